@@ -1,0 +1,254 @@
+"""Pydantic models of the catalog as it is written in ``catalog/`` (YAML) and as it is served.
+
+The files people edit:
+
+* ``catalog/manifest.yaml``: :class:`Manifest` (catalog version in CalVer ``YYYY.MM.N``, the blog
+  host every relative post URL is resolved against).
+* ``catalog/posts/*.yaml``: a YAML list of :class:`Post` entries.
+* ``catalog/tracks/*.yaml``: one :class:`Track` per file, holding its path as a list of :class:`Step`.
+* ``catalog/CHANGELOG.md``: one ``## <version>`` heading per catalog version.
+
+Every model is frozen (immutable) and forbids unknown fields, so a typo in a field name is an error
+that names the field rather than a silently ignored key.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+CALVER_RE = re.compile(r"^(?P<year>20\d\d)\.(?P<month>0[1-9]|1[0-2])\.(?P<micro>0|[1-9]\d*)$")
+URL_RE = re.compile(r"^https?://[A-Za-z0-9.-]+(?::\d+)?(?:/[^\s<>\"]*)?$")
+PATH_RE = re.compile(r"^/[^\s<>\"]*$")
+
+Level = Literal["intro", "core", "advanced", "capstone"]
+LEVELS: tuple[str, ...] = ("intro", "core", "advanced", "capstone")
+"""Step levels in reading order; the path order breaks ties by this rank."""
+
+PostType = Literal["explainer", "tutorial", "benchmark", "problem-and-solution", "announcement"]
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=True)
+
+
+class LocalizedText(_Frozen):
+    """A short text in English and, where the track is bilingual, Chinese (``zh``)."""
+
+    en: str = Field(min_length=1)
+    zh: str | None = Field(default=None, min_length=1)
+
+    def get(self, lang: str) -> str:
+        """The text in ``lang`` ("en" or "zh"), falling back to English when there is no Chinese."""
+        if lang == "zh" and self.zh:
+            return self.zh
+        return self.en
+
+
+class Published(_Frozen):
+    """When a post was published: a day, or a range of days where only the seed order brackets it.
+
+    Written in YAML either as ``'2026-03-13'`` (precision ``day``) or as
+    ``{from: '2026-08-14', to: '2026-11-30'}`` (precision ``range``, both ends inclusive).
+    """
+
+    earliest: dt.date = Field(alias="from")
+    latest: dt.date = Field(alias="to")
+
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_day(cls, value: object) -> object:
+        if isinstance(value, (str, dt.date)):
+            return {"from": value, "to": value}
+        return value
+
+    @model_validator(mode="after")
+    def _ordered(self) -> "Published":
+        if self.latest < self.earliest:
+            raise ValueError("'to' is before 'from'")
+        return self
+
+    @property
+    def precision(self) -> Literal["day", "range"]:
+        """``day`` when the exact day is known, ``range`` otherwise."""
+        return "day" if self.earliest == self.latest else "range"
+
+    def label(self) -> str:
+        """``2026-03-13`` for a day, ``2026-08-14..2026-11-30`` for a range (ISO dates)."""
+        if self.precision == "day":
+            return self.earliest.isoformat()
+        return f"{self.earliest.isoformat()}..{self.latest.isoformat()}"
+
+
+class Source(_Frozen):
+    """Where a post was published: the vLLM blog, or a company's blog (named)."""
+
+    kind: Literal["vllm-blog", "company"]
+    name: str | None = None
+
+    @model_validator(mode="after")
+    def _company_named(self) -> "Source":
+        if self.kind == "company" and not self.name:
+            raise ValueError("a company source needs a name")
+        return self
+
+    def label(self) -> str:
+        """Human label: ``vLLM blog`` or the company name."""
+        return "vLLM blog" if self.kind == "vllm-blog" else str(self.name)
+
+
+class Post(_Frozen):
+    """One blog post.
+
+    ``id`` is a stable slug; when a post is renamed or merged its old ids go in ``aliases`` so that
+    people's progress follows it. ``url`` is absolute (``https://…``) or a path (``/2026/…html``) on
+    the manifest's ``blog_base_url``; ``None`` where the URL is not known (never a guess).
+    """
+
+    id: str
+    title: str = Field(min_length=1)
+    url: str | None = None
+    published: Published
+    authors: tuple[str, ...] = ()
+    source: Source
+    type: PostType | None = None
+    tags: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()
+    summary: LocalizedText
+
+    @field_validator("id")
+    @classmethod
+    def _slug(cls, value: str) -> str:
+        if not SLUG_RE.match(value):
+            raise ValueError(f"{value!r} is not a slug (lower-case letters, digits and single hyphens)")
+        return value
+
+    @field_validator("aliases")
+    @classmethod
+    def _alias_slugs(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for alias in value:
+            if not SLUG_RE.match(alias):
+                raise ValueError(f"alias {alias!r} is not a slug")
+        return value
+
+    @field_validator("url")
+    @classmethod
+    def _url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        if not (URL_RE.match(value) or PATH_RE.match(value)):
+            raise ValueError(f"{value!r} is not an http(s) URL or a /path on the blog host")
+        return value
+
+
+class ExternalPrerequisite(_Frozen):
+    """Something outside this catalog that a step's note points to (title, URL if known).
+
+    ``kind`` is ``prerequisite`` (know it before the step) or ``follow-up`` (the note says to read
+    it after the step).
+    """
+
+    title: str = Field(min_length=1)
+    url: str | None = None
+    kind: Literal["prerequisite", "follow-up"] = "prerequisite"
+    note: LocalizedText | None = None
+
+    @field_validator("url")
+    @classmethod
+    def _url(cls, value: str | None) -> str | None:
+        if value is not None and not URL_RE.match(value):
+            raise ValueError(f"{value!r} is not an http(s) URL")
+        return value
+
+
+class SoftClaim(_Frozen):
+    """A soft ordering claim a source note makes ("read this first/last"), optionally within a group.
+
+    ``among`` lists the post ids of the group the claim speaks of (the whole path when empty).
+    The checker warns when a claim does not hold in the computed order or when two claims collide.
+    """
+
+    position: Literal["first", "last"]
+    among: tuple[str, ...] = ()
+    source: str = "seed note"
+
+
+class Step(_Frozen):
+    """A post's place in a track's path.
+
+    ``after`` names the post ids of steps in the same track that must be read first (hard
+    prerequisites); ``level`` is intro, core, advanced or capstone; ``note`` says why and when to read
+    it (English, plus Chinese on bilingual tracks).
+    """
+
+    post: str
+    level: Level = "core"
+    after: tuple[str, ...] = ()
+    note: LocalizedText | None = None
+    external_prerequisites: tuple[ExternalPrerequisite, ...] = ()
+    claims: tuple[SoftClaim, ...] = ()
+
+
+class Resolution(_Frozen):
+    """How the catalog resolved conflicting notes about the given steps, and why."""
+
+    steps: tuple[str, ...] = Field(min_length=1)
+    reason: LocalizedText
+
+
+class Track(_Frozen):
+    """A topic track and its reading path.
+
+    ``names`` holds the English and Chinese names (both required); ``aliases`` are what people type
+    ("spec decode", "投机解码"); ``bilingual`` tracks need Chinese step notes and post summaries.
+    """
+
+    id: str
+    names: LocalizedText
+    aliases: tuple[str, ...] = ()
+    description: LocalizedText
+    bilingual: bool = False
+    steps: tuple[Step, ...] = Field(min_length=1)
+    resolutions: tuple[Resolution, ...] = ()
+
+    @field_validator("id")
+    @classmethod
+    def _slug(cls, value: str) -> str:
+        if not SLUG_RE.match(value):
+            raise ValueError(f"{value!r} is not a slug")
+        return value
+
+    @field_validator("names")
+    @classmethod
+    def _both_names(cls, value: LocalizedText) -> LocalizedText:
+        if not value.zh:
+            raise ValueError("a track needs a Chinese name (names.zh)")
+        return value
+
+
+class Manifest(_Frozen):
+    """``catalog/manifest.yaml``: the catalog version (CalVer ``YYYY.MM.N``) and the blog host."""
+
+    version: str
+    blog_base_url: str = "https://vllm-project.github.io"
+    title: str = "vLLM reading paths"
+
+    @field_validator("version")
+    @classmethod
+    def _calver(cls, value: str) -> str:
+        if not CALVER_RE.match(value):
+            raise ValueError(f"{value!r} is not CalVer YYYY.MM.N (for example 2026.11.0)")
+        return value
+
+    @field_validator("blog_base_url")
+    @classmethod
+    def _base(cls, value: str) -> str:
+        if not URL_RE.match(value):
+            raise ValueError(f"{value!r} is not an http(s) URL")
+        return value.rstrip("/")
