@@ -1,7 +1,7 @@
 """What changed between two catalog versions (``vllm-path catalog diff OLD NEW``).
 
-Either side is a catalog folder or a git revision (``2026.11.0``-tagged commit, ``HEAD~1``,
-``REV:path/to/catalog``); a revision is extracted with ``git archive`` into a temporary folder.
+Either side is a catalog folder, a catalog version (``2026.11.0``: the newest commit whose
+manifest declares it) or a git revision (``HEAD~1``, ``REV:path/to/catalog``); a revision is extracted with ``git archive`` into a temporary folder.
 A post that disappeared but whose id lives on as an alias of a new post counts as *renamed*, so
 people's progress and a digest's announcement follow it.
 """
@@ -9,6 +9,7 @@ people's progress and a digest's announcement follow it.
 from __future__ import annotations
 
 import io
+import re
 import subprocess
 import tarfile
 import tempfile
@@ -18,6 +19,7 @@ from typing import Any
 
 from bot.catalog.compiled import Catalog
 from bot.catalog.loader import load_catalog
+from bot.catalog.models import CALVER_RE
 
 
 @dataclass(frozen=True)
@@ -82,11 +84,13 @@ class CatalogDiff:
         return "\n".join(out)
 
 
-def _text_fields(obj: Any, prefix: str = "") -> dict[str, Any]:
-    if obj is None:
-        return {}
-    data = obj.model_dump(mode="json", by_alias=True) if hasattr(obj, "model_dump") else obj
-    return {f"{prefix}{k}": v for k, v in data.items()}
+def _plain(value: Any) -> Any:
+    """Models and tuples of models as JSON-ready data."""
+    if hasattr(value, "model_dump"):
+        return value.model_dump(mode="json", by_alias=True)
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    return value
 
 
 def diff_catalogs(old: Catalog, new: Catalog) -> CatalogDiff:
@@ -114,9 +118,7 @@ def diff_catalogs(old: Catalog, new: Catalog) -> CatalogDiff:
         for name in ("title", "url", "summary", "tags", "authors", "published", "type"):
             a, b = getattr(before, name), getattr(post, name)
             if a != b:
-                dump = lambda v: v.model_dump(mode="json", by_alias=True) if hasattr(v, "model_dump") else (
-                    list(v) if isinstance(v, tuple) else v)
-                result.text_changed.append(TextChange("post", post.id, name, dump(a), dump(b)))
+                result.text_changed.append(TextChange("post", post.id, name, _plain(a), _plain(b)))
 
     old_tracks = {t.id for t in old.tracks}
     new_tracks = {t.id for t in new.tracks}
@@ -136,24 +138,20 @@ def diff_catalogs(old: Catalog, new: Catalog) -> CatalogDiff:
         if common_a != common_b:
             result.steps_reordered[tid] = {"old": common_a, "new": common_b}
         ta, tb = old.track(tid), new.track(tid)
-        for name in ("names", "aliases", "description"):
+        for name in ("names", "aliases", "description", "resolutions"):
             if getattr(ta, name) != getattr(tb, name):
-                va, vb = getattr(ta, name), getattr(tb, name)
-                result.text_changed.append(TextChange(
-                    "track", tid, name,
-                    va.model_dump() if hasattr(va, "model_dump") else list(va),
-                    vb.model_dump() if hasattr(vb, "model_dump") else list(vb)))
+                result.text_changed.append(TextChange("track", tid, name, _plain(getattr(ta, name)),
+                                                      _plain(getattr(tb, name))))
         old_steps = {current(s.post): s for s in ta.steps}
         for step in tb.steps:
             before_step = old_steps.get(step.post)
             if before_step is None:
                 continue
-            for name in ("note", "level", "external_prerequisites"):
+            for name in ("note", "level", "after", "external_prerequisites"):
                 va, vb = getattr(before_step, name), getattr(step, name)
                 if va != vb:
-                    conv = lambda v: (v.model_dump() if hasattr(v, "model_dump") else
-                                      [x.model_dump() for x in v] if isinstance(v, tuple) else v)
-                    result.text_changed.append(TextChange("step", f"{tid}/{step.post}", name, conv(va), conv(vb)))
+                    result.text_changed.append(TextChange("step", f"{tid}/{step.post}", name,
+                                                          _plain(va), _plain(vb)))
     return result
 
 
@@ -166,6 +164,8 @@ def resolve_catalog_ref(ref: str, repo: Path | None = None, tmp: Path | None = N
     path = Path(ref)
     if path.is_dir():
         return path
+    if CALVER_RE.match(ref):
+        ref = _commit_of_version(ref, repo or Path.cwd())
     rev, _, sub = ref.partition(":")
     sub = sub or "catalog"
     cwd = repo or Path.cwd()
@@ -184,6 +184,22 @@ def resolve_catalog_ref(ref: str, repo: Path | None = None, tmp: Path | None = N
     with tarfile.open(fileobj=io.BytesIO(data)) as tar:
         tar.extractall(target, filter="data")
     return target / sub
+
+
+def _commit_of_version(version: str, cwd: Path) -> str:
+    """The newest commit whose ``catalog/manifest.yaml`` declares ``version`` (``version`` itself
+    when git finds none, so the caller's error names what was asked for)."""
+    try:
+        commits = subprocess.run(["git", "log", "--format=%H", "--", "catalog/manifest.yaml"], cwd=cwd,
+                                 check=True, capture_output=True, text=True).stdout.split()
+        for commit in commits:
+            text = subprocess.run(["git", "show", f"{commit}:catalog/manifest.yaml"], cwd=cwd,
+                                  check=True, capture_output=True, text=True).stdout
+            if re.search(rf"^version:\s*['\"]?{re.escape(version)}['\"]?\s*$", text, re.MULTILINE):
+                return commit
+    except (subprocess.CalledProcessError, FileNotFoundError):
+        pass
+    return version
 
 
 def diff_refs(old_ref: str, new_ref: str) -> CatalogDiff:
