@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from bot.catalog.compiled import Catalog
 from bot.catalog.models import Manifest, Post, Track
-from bot.paths import CycleError, compute_order, soft_claim_warnings
+import bot.paths as paths  # module import: bot.paths imports the catalog models too
 
 CHANGELOG_HEADING = re.compile(r"^##\s+\[?(?P<version>\d{4}\.\d{2}\.\d+)\]?", re.MULTILINE)
 
@@ -192,12 +192,12 @@ def check_catalog(directory: str | Path) -> tuple[Catalog | None, list[CatalogIs
         if len(known) != len(track.steps):
             continue  # duplicate step, reported
         try:
-            orders[track.id] = compute_order(track, by_id)
-        except CycleError as exc:
+            orders[track.id] = paths.compute_order(track, by_id)
+        except paths.CycleError as exc:
             issues.append(CatalogIssue(rel, f"track '{track.id}' step '{exc.cycle[0]}'", "after",
                                        f"cycle in the path: {' -> '.join(exc.cycle)}"))
             continue
-        for message, step_id in soft_claim_warnings(track, orders[track.id]):
+        for message, step_id in paths.soft_claim_warnings(track, orders[track.id]):
             issues.append(CatalogIssue(rel, f"track '{track.id}' step '{step_id}'", "claims",
                                        message, "warning"))
 

@@ -1,0 +1,108 @@
+"""What a running process holds: settings, the store, and the current catalog with its search index.
+
+The catalog can be reloaded while the app runs (SIGHUP, ``vllm-path catalog reload``): a new
+version is loaded and checked first, and swapped in only when valid; an invalid one is refused
+with the checker's errors logged, and the last good version keeps serving.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from bot.catalog import Catalog, CatalogError, load_catalog
+from bot.config import Settings
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A catalog version and the search index built on it (swapped together, atomically)."""
+
+    catalog: Catalog
+    matcher: "Matcher"  # noqa: F821 - bot.search.Matcher, imported lazily
+
+
+class CatalogHolder:
+    """Holds the catalog currently served. Reads are lock-free; :meth:`reload` swaps atomically."""
+
+    def __init__(self, directory: str | Path):
+        self.directory = Path(directory)
+        self._lock = threading.Lock()
+        self._loaded = self._load()
+
+    def _load(self) -> Loaded:
+        from bot.search import Matcher
+
+        catalog = load_catalog(self.directory)
+        return Loaded(catalog, Matcher(catalog))
+
+    @property
+    def loaded(self) -> Loaded:
+        """The current catalog and matcher (take it once per request for a consistent view)."""
+        return self._loaded
+
+    @property
+    def catalog(self) -> Catalog:
+        """The current catalog."""
+        return self._loaded.catalog
+
+    def reload(self) -> tuple[bool, list[str]]:
+        """Load the catalog folder again.
+
+        Returns ``(True, [])`` when the new version was swapped in, ``(False, errors)`` when it was
+        refused (the previous version keeps serving). Never raises for a broken catalog.
+        """
+        with self._lock:
+            try:
+                fresh = self._load()
+            except CatalogError as exc:
+                errors = [str(i) for i in exc.errors]
+                for line in errors:
+                    log.error("catalog reload refused: %s", line)
+                log.error("catalog reload refused: %d error(s); still serving %s",
+                          len(errors), self._loaded.catalog.version)
+                return False, errors
+            old = self._loaded.catalog.version
+            self._loaded = fresh
+            log.info("catalog reloaded: %s -> %s", old, fresh.catalog.version)
+            return True, []
+
+
+class Runtime:
+    """Settings + store + catalog holder, shared by the Slack app, the console and the scheduler."""
+
+    def __init__(self, settings: Settings, store, holder: CatalogHolder):
+        self.settings = settings
+        self.store = store
+        self.holder = holder
+
+    @classmethod
+    def create(cls, settings: Settings | None = None, *, migrate: bool = True) -> "Runtime":
+        """Load the catalog (raises :class:`CatalogError` if invalid) and open the database
+        (running migrations first unless ``migrate`` is false)."""
+        from bot.store import Store
+
+        settings = settings or Settings()
+        holder = CatalogHolder(settings.catalog_dir)
+        store = Store.from_url(settings.database_url, migrate=migrate)
+        runtime = cls(settings, store, holder)
+        runtime.record_catalog_version()
+        return runtime
+
+    def record_catalog_version(self) -> None:
+        """Remember the served catalog version's paths (track id -> post ids) so digests can later
+        announce what a newer version added. Idempotent."""
+        cat = self.holder.catalog
+        snapshot = {t.id: list(cat.order(t.id)) for t in cat.tracks}
+        self.store.record_catalog_version(cat.version, snapshot)
+
+    def reload_catalog(self) -> tuple[bool, list[str]]:
+        """Reload the catalog (see :meth:`CatalogHolder.reload`) and record a new version."""
+        ok, errors = self.holder.reload()
+        if ok:
+            self.record_catalog_version()
+        return ok, errors

@@ -1,0 +1,160 @@
+"""The ``/vllm-path`` grammar: command text -> a typed :class:`Command`. Pure, no I/O.
+
+::
+
+    /vllm-path [help]                       help
+    /vllm-path <track>|<query>              a track's path, or posts matching the query
+    /vllm-path next                         my next read in each followed track
+    /vllm-path read|unread <post or query>  progress
+    /vllm-path follow|unfollow <track>
+    /vllm-path subscribe <track> [weekday] [HH:MM] [time zone]    (in a channel)
+    /vllm-path unsubscribe <track>  |  subscriptions
+    /vllm-path dm on [weekday] [HH:MM] [time zone]  |  dm off
+    /vllm-path lang en|zh
+
+Whether ``<track>|<query>`` names a track is decided by the matcher, not here. A first word that
+is close to a keyword but not one (``folow spec``) gives ``kind="did_you_mean"``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from rapidfuzz import fuzz, process
+
+MAX_TEXT = 500
+"""Characters of command text that are read; longer text is cut (the reply says so)."""
+
+Kind = Literal["help", "query", "next", "read", "unread", "follow", "unfollow", "subscribe",
+               "unsubscribe", "subscriptions", "dm", "lang", "did_you_mean"]
+
+KEYWORDS: dict[str, str] = {
+    "help": "help", "?": "help", "帮助": "help", "h": "help",
+    "next": "next", "下一篇": "next",
+    "read": "read", "done": "read", "已读": "read",
+    "unread": "unread", "未读": "unread",
+    "follow": "follow", "关注": "follow",
+    "unfollow": "unfollow", "取消关注": "unfollow",
+    "subscribe": "subscribe", "sub": "subscribe", "订阅": "subscribe",
+    "unsubscribe": "unsubscribe", "unsub": "unsubscribe", "取消订阅": "unsubscribe",
+    "subscriptions": "subscriptions", "subs": "subscriptions",
+    "dm": "dm", "私信": "dm",
+    "lang": "lang", "language": "lang", "语言": "lang",
+}
+"""First words that select a command (English and Chinese)."""
+
+_FUZZY_KEYWORDS = ("help", "next", "read", "unread", "follow", "unfollow", "subscribe",
+                   "unsubscribe", "subscriptions", "lang")
+
+WEEKDAY_WORDS: dict[str, int] = {}
+for _i, _names in enumerate((
+        ("mon", "monday", "mondays", "周一", "星期一"), ("tue", "tues", "tuesday", "tuesdays", "周二", "星期二"),
+        ("wed", "wednesday", "wednesdays", "周三", "星期三"), ("thu", "thur", "thurs", "thursday", "thursdays", "周四", "星期四"),
+        ("fri", "friday", "fridays", "周五", "星期五"), ("sat", "saturday", "saturdays", "周六", "星期六"),
+        ("sun", "sunday", "sundays", "周日", "星期日", "星期天"))):
+    for _n in _names:
+        WEEKDAY_WORDS[_n] = _i
+
+_TIME = re.compile(r"^(\d{1,2})(?::(\d{2}))?\s*(am|pm)?$", re.IGNORECASE)
+_TZ_LIKE = re.compile(r"^(?:[A-Za-z_]+(?:/[A-Za-z0-9_+\-]+)+|UTC|GMT|Z)$")
+
+
+@dataclass(frozen=True)
+class Command:
+    """A parsed command.
+
+    ``arg`` is the rest of the text (the track or query) after the keyword; for ``subscribe`` and
+    ``dm`` the schedule parts are split out: ``weekday`` 0=Monday…6=Sunday, ``at_time`` ``HH:MM``
+    (24 h), ``timezone`` as typed (validated later with zoneinfo); ``enabled`` for ``dm on|off``.
+    ``error`` is an i18n key with ``error_value`` when a part could not be parsed; ``truncated``
+    says the input was longer than :data:`MAX_TEXT`.
+    """
+
+    kind: Kind
+    arg: str = ""
+    weekday: int | None = None
+    at_time: str | None = None
+    timezone: str | None = None
+    enabled: bool | None = None
+    suggestion: str | None = None
+    error: str | None = None
+    error_value: str | None = None
+    truncated: bool = False
+
+
+def _split_schedule(words: list[str]) -> tuple[list[str], int | None, str | None, str | None, str | None, str | None]:
+    """Take weekday, time and time zone off the end of ``words``; return the rest and the parts."""
+    weekday = at_time = tz = None
+    error = error_value = None
+    rest = list(words)
+    # Scan from the end: time zone, time, weekday may come in any order after the track.
+    while rest:
+        word = rest[-1]
+        low = word.casefold()
+        if tz is None and _TZ_LIKE.match(word) and low not in WEEKDAY_WORDS:
+            tz = "UTC" if low in ("utc", "gmt", "z") else word
+        elif at_time is None and _TIME.match(low) and (":" in low or low.endswith(("am", "pm"))):
+            m = _TIME.match(low)
+            hour, minute = int(m.group(1)), int(m.group(2) or 0)
+            if m.group(3):
+                if not 1 <= hour <= 12:
+                    error, error_value = "sub.bad_time", word
+                hour = hour % 12 + (12 if m.group(3).lower() == "pm" else 0)
+            if hour > 23 or minute > 59:
+                error, error_value = "sub.bad_time", word
+            at_time = f"{hour:02d}:{minute:02d}"
+        elif weekday is None and low in WEEKDAY_WORDS:
+            weekday = WEEKDAY_WORDS[low]
+        elif re.match(r"^\d{1,2}:\d+$", low) or re.match(r"^\d{1,2}(am|pm)$", low):
+            error, error_value = "sub.bad_time", word
+            rest.pop()
+            continue
+        else:
+            break
+        rest.pop()
+    return rest, weekday, at_time, tz, error, error_value
+
+
+def parse(text: str) -> Command:
+    """Parse slash-command text. Never raises; unknown text is a ``query``."""
+    raw = text or ""
+    truncated = len(raw) > MAX_TEXT
+    raw = raw[:MAX_TEXT]
+    words = raw.split()
+    if not words:
+        return Command("help", truncated=truncated)
+    first = words[0].casefold().lstrip("/")
+    rest = words[1:]
+    arg = " ".join(rest)
+    kind = KEYWORDS.get(first)
+    if kind is None:
+        # A near-miss of a keyword followed by more words ("folow spec", "subscibe pd monday").
+        if rest and len(first) >= 4 and first.isascii():
+            best = process.extractOne(first, _FUZZY_KEYWORDS, scorer=fuzz.ratio, score_cutoff=80)
+            if best:
+                return Command("did_you_mean", arg=raw.strip(), suggestion=f"{best[0]} {arg}".strip(),
+                               truncated=truncated)
+        return Command("query", arg=raw.strip(), truncated=truncated)
+    if kind in ("help", "next", "subscriptions"):
+        return Command(kind, arg=arg, truncated=truncated)
+    if kind == "lang":
+        return Command("lang", arg=arg.casefold(), truncated=truncated)
+    if kind == "dm":
+        if not rest:
+            return Command("dm", enabled=None, truncated=truncated)
+        switch = rest[0].casefold()
+        if switch in ("off", "stop", "关闭", "关"):
+            return Command("dm", enabled=False, truncated=truncated)
+        if switch in ("on", "start", "开启", "开"):
+            left, weekday, at_time, tz, err, errv = _split_schedule(rest[1:])
+            return Command("dm", enabled=True, weekday=weekday, at_time=at_time, timezone=tz,
+                           error=err or ("dm.unknown_part" if left else None),
+                           error_value=errv or (" ".join(left) or None), truncated=truncated)
+        return Command("dm", enabled=None, arg=arg, truncated=truncated)
+    if kind == "subscribe":
+        left, weekday, at_time, tz, err, errv = _split_schedule(rest)
+        return Command("subscribe", arg=" ".join(left), weekday=weekday, at_time=at_time,
+                       timezone=tz, error=err, error_value=errv, truncated=truncated)
+    return Command(kind, arg=arg, truncated=truncated)

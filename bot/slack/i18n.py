@@ -1,0 +1,168 @@
+"""Every user-facing string, in English (``en``) and Chinese (``zh``).
+
+:func:`t` looks a key up and formats it with ``str.format`` keywords. Values passed in are
+inserted as given: callers escape user and catalog text for mrkdwn first (:func:`bot.slack.mrkdwn.esc`).
+"""
+
+from __future__ import annotations
+
+LANGS = ("en", "zh")
+
+WEEKDAYS = {
+    "en": ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"),
+    "zh": ("周一", "周二", "周三", "周四", "周五", "周六", "周日"),
+}
+
+STRINGS: dict[str, dict[str, str]] = {
+    "help.title": {"en": "vllm-path: reading paths through the vLLM blog",
+                   "zh": "vllm-path：vLLM 博客阅读路径"},
+    "help.intro": {
+        "en": "Pick a topic and I show its posts in reading order, where you are, and the one post to read next.",
+        "zh": "选一个主题，我按阅读顺序列出文章、标出你的进度，并告诉你下一篇读什么。"},
+    "help.commands": {
+        "en": ("*Find*\n"
+               "`/vllm-path speculative` · a track's path with your progress (also `pd`, `quant`, `推测解码` …)\n"
+               "`/vllm-path nixl` · posts matching a query, and where each sits in its path\n"
+               "`/vllm-path next` · your next read in every track you follow\n"
+               "*Progress*\n"
+               "`/vllm-path read p-eagle` · mark a post read (an id or a query) · `unread …` undoes it\n"
+               "`/vllm-path follow pd` · follow a track · `unfollow pd`\n"
+               "*Digests*\n"
+               "`/vllm-path subscribe spec monday 09:00 Europe/Berlin` · weekly digest in this channel\n"
+               "`/vllm-path unsubscribe spec` · `/vllm-path subscriptions` · this channel's digests\n"
+               "`/vllm-path dm on friday 08:30` · a weekly DM with your own next reads · `dm off`\n"
+               "*Settings*\n"
+               "`/vllm-path lang zh` · reply in Chinese (`lang en` for English)"),
+        "zh": ("*查找*\n"
+               "`/vllm-path 推测解码` · 某个主题的阅读路径和你的进度（也可用 `pd`、`量化`、`speculative` …）\n"
+               "`/vllm-path nixl` · 搜索文章，并显示每篇在路径中的位置\n"
+               "`/vllm-path next` · 你关注的每个主题的下一篇\n"
+               "*进度*\n"
+               "`/vllm-path read p-eagle` · 标记已读（文章 id 或搜索词）· `unread …` 取消\n"
+               "`/vllm-path follow pd` · 关注主题 · `unfollow pd` 取消关注\n"
+               "*周报*\n"
+               "`/vllm-path subscribe spec monday 09:00 Asia/Shanghai` · 在本频道订阅每周推荐\n"
+               "`/vllm-path unsubscribe spec` · `/vllm-path subscriptions` · 本频道的订阅\n"
+               "`/vllm-path dm on friday 08:30` · 每周私信你的下一篇 · `dm off`\n"
+               "*设置*\n"
+               "`/vllm-path lang en` · 用英文回复（`lang zh` 用中文）")},
+    "help.tracks": {"en": "*Tracks:* {tracks}", "zh": "*主题：* {tracks}"},
+    "help.footer": {"en": "Replies are visible only to you unless you press *Share to channel*. Catalog {version}.",
+                    "zh": "回复仅你可见，点击 *分享到频道* 才会公开。目录版本 {version}。"},
+    "track.progress": {"en": "{read} of {total} read · catalog {version}",
+                       "zh": "已读 {read}/{total} · 目录版本 {version}"},
+    "track.path": {"en": "*Reading path*", "zh": "*阅读路径*"},
+    "track.next": {"en": "*Read next:* {post}", "zh": "*下一篇：* {post}"},
+    "track.done": {"en": "You have read the whole path. :tada: New posts will show up here when the catalog adds them.",
+                   "zh": "你已读完整条路径 :tada: 目录新增文章后会显示在这里。"},
+    "track.read_first": {"en": "Read first: {items}", "zh": "先读：{items}"},
+    "track.background": {"en": "Background: {items}", "zh": "背景知识：{items}"},
+    "track.then": {"en": "Afterwards (outside this catalog): {items}", "zh": "之后可读（目录外）：{items}"},
+    "track.more_steps": {"en": "… and {n} more steps", "zh": "… 还有 {n} 步"},
+    "step.position": {"en": "step {position} of {of} in {track}", "zh": "{track} 第 {position}/{of} 步"},
+    "step.next": {"en": "next: {post}", "zh": "下一篇：{post}"},
+    "step.last": {"en": "last step", "zh": "最后一步"},
+    "btn.mark_read": {"en": "Mark read", "zh": "标记已读"},
+    "btn.mark_unread": {"en": "Mark unread", "zh": "标记未读"},
+    "btn.follow": {"en": "Follow track", "zh": "关注主题"},
+    "btn.unfollow": {"en": "Unfollow", "zh": "取消关注"},
+    "btn.share": {"en": "Share to channel", "zh": "分享到频道"},
+    "btn.open_path": {"en": "Open path", "zh": "查看路径"},
+    "btn.dm_on": {"en": "Turn on weekly DM", "zh": "开启每周私信"},
+    "btn.dm_off": {"en": "Turn off weekly DM", "zh": "关闭每周私信"},
+    "btn.snooze": {"en": "Snooze a week", "zh": "暂停一周"},
+    "btn.stop": {"en": "Stop", "zh": "停止"},
+    "search.header": {"en": "Posts matching “{query}”", "zh": "与“{query}”匹配的文章"},
+    "search.track_hint": {"en": "This looks like the *{track}* track: `/vllm-path {track_id}` shows its path.",
+                          "zh": "这像是 *{track}* 主题：`/vllm-path {track_id}` 查看路径。"},
+    "search.none": {"en": "No post matches “{query}”.", "zh": "没有与“{query}”匹配的文章。"},
+    "search.empty": {"en": "Type a topic or a few words, for example `/vllm-path speculative`, `/vllm-path nixl` or `/vllm-path 量化`.",
+                     "zh": "请输入主题或关键词，例如 `/vllm-path speculative`、`/vllm-path nixl` 或 `/vllm-path 量化`。"},
+    "search.not_in_track": {"en": "not in a path yet", "zh": "尚未加入路径"},
+    "didyoumean.command": {"en": "Did you mean `/vllm-path {suggestion}`?", "zh": "你是不是想输入 `/vllm-path {suggestion}`？"},
+    "didyoumean.track": {"en": "Did you mean the *{track}* track? Try `/vllm-path {track_id}`.",
+                         "zh": "你是不是想找 *{track}* 主题？试试 `/vllm-path {track_id}`。"},
+    "didyoumean.help": {"en": "`/vllm-path help` lists everything I understand.", "zh": "`/vllm-path help` 列出所有命令。"},
+    "next.header": {"en": "Your next reads", "zh": "你的下一篇"},
+    "next.none_followed": {"en": "You don't follow any track yet. Follow one with `/vllm-path follow spec`, or open one with `/vllm-path speculative`.",
+                           "zh": "你还没有关注任何主题。用 `/vllm-path follow spec` 关注，或用 `/vllm-path 推测解码` 查看路径。"},
+    "next.track_line": {"en": "*{track}* ({read}/{total}): {post}", "zh": "*{track}*（{read}/{total}）：{post}"},
+    "next.track_done": {"en": "*{track}*: path complete :white_check_mark:", "zh": "*{track}*：已读完 :white_check_mark:"},
+    "read.done": {"en": "Marked read: {posts}", "zh": "已标记为已读：{posts}"},
+    "read.already": {"en": "Already read: {posts}", "zh": "已经读过：{posts}"},
+    "unread.done": {"en": "Marked unread: {posts}", "zh": "已标记为未读：{posts}"},
+    "unread.already": {"en": "{posts} was not marked read.", "zh": "{posts} 本来就未标记已读。"},
+    "read.which": {"en": "Which post? Give its id or a few words: `/vllm-path read p-eagle`.",
+                   "zh": "哪一篇？请给出文章 id 或关键词：`/vllm-path read p-eagle`。"},
+    "read.no_match": {"en": "No post matches “{query}”, so nothing was marked.",
+                      "zh": "没有与“{query}”匹配的文章，未做任何标记。"},
+    "follow.done": {"en": "You now follow *{track}*. Your next read: {post}", "zh": "已关注 *{track}*。下一篇：{post}"},
+    "done": {"en": "Done.", "zh": "好的。"},
+    "follow.done_short": {"en": "You now follow *{track}*.", "zh": "已关注 *{track}*。"},
+    "follow.already": {"en": "You already follow *{track}*.", "zh": "你已经关注了 *{track}*。"},
+    "unfollow.done": {"en": "You no longer follow *{track}*. Your progress is kept.", "zh": "已取消关注 *{track}*，阅读进度会保留。"},
+    "unfollow.not": {"en": "You were not following *{track}*.", "zh": "你没有关注 *{track}*。"},
+    "track.which": {"en": "Which track? One of: {tracks}", "zh": "哪个主题？可选：{tracks}"},
+    "track.unknown": {"en": "No track matches “{query}”. Tracks: {tracks}", "zh": "没有与“{query}”匹配的主题。可选主题：{tracks}"},
+    "sub.done": {"en": "This channel now gets a weekly *{track}* digest on {weekday}s at {time} ({tz}). First one: {first}. Nobody is @-mentioned.",
+                 "zh": "本频道已订阅 *{track}* 每周推荐：每{weekday} {time}（{tz}）。第一期：{first}。不会 @ 任何人。"},
+    "sub.updated": {"en": "Updated: the *{track}* digest now comes on {weekday}s at {time} ({tz}). Next one: {first}.",
+                    "zh": "已更新：*{track}* 推荐改为每{weekday} {time}（{tz}）。下一期：{first}。"},
+    "sub.not_channel": {"en": "Digests go to channels: run `/vllm-path subscribe …` in the channel that should get them. For yourself, use `/vllm-path dm on`.",
+                        "zh": "周报只能发到频道：请在目标频道里运行 `/vllm-path subscribe …`。个人推荐请用 `/vllm-path dm on`。"},
+    "sub.bad_tz": {"en": "“{tz}” is not a time zone I know. Use an IANA name such as Europe/Berlin, America/Los_Angeles or Asia/Shanghai.",
+                   "zh": "无法识别时区“{tz}”。请使用 IANA 名称，例如 Asia/Shanghai、Europe/Berlin。"},
+    "sub.bad_time": {"en": "“{value}” is not a time: use HH:MM in 24-hour form, e.g. 09:00.",
+                     "zh": "“{value}”不是有效时间：请用 24 小时制 HH:MM，例如 09:00。"},
+    "unsub.done": {"en": "This channel no longer gets the *{track}* digest.", "zh": "本频道已取消 *{track}* 推荐。"},
+    "unsub.not": {"en": "This channel has no *{track}* digest.", "zh": "本频道没有订阅 *{track}*。"},
+    "subs.header": {"en": "Digests in this channel", "zh": "本频道的订阅"},
+    "subs.none": {"en": "This channel has no digests. Start one with `/vllm-path subscribe spec monday 09:00`.",
+                  "zh": "本频道还没有订阅。用 `/vllm-path subscribe spec monday 09:00` 开始。"},
+    "subs.line": {"en": "*{track}*: {weekday}s {time} ({tz}), {steps} step(s) a week, {progress}",
+                  "zh": "*{track}*：每{weekday} {time}（{tz}），每周 {steps} 篇，{progress}"},
+    "subs.progress": {"en": "{sent} of {total} steps sent", "zh": "已发送 {sent}/{total} 步"},
+    "subs.paused": {"en": ":double_vertical_bar: paused: {reason}", "zh": ":double_vertical_bar: 已暂停：{reason}"},
+    "dm.on": {"en": "Weekly DM on: {weekday}s at {time} ({tz}), with your next read in each track you follow.",
+              "zh": "已开启每周私信：每{weekday} {time}（{tz}），推送你关注主题的下一篇。"},
+    "dm.unknown_part": {"en": "I didn't understand “{value}”. Try `/vllm-path dm on friday 08:30 Europe/Berlin`.",
+                        "zh": "无法理解“{value}”。试试 `/vllm-path dm on friday 08:30 Asia/Shanghai`。"},
+    "dm.usage": {"en": "Use `/vllm-path dm on [weekday] [HH:MM] [time zone]` or `/vllm-path dm off`.",
+                 "zh": "用法：`/vllm-path dm on [星期] [HH:MM] [时区]` 或 `/vllm-path dm off`。"},
+    "dm.off": {"en": "Weekly DM off.", "zh": "已关闭每周私信。"},
+    "dm.status_off": {"en": "Weekly DM: off", "zh": "每周私信：关闭"},
+    "dm.snoozed": {"en": "Snoozed: no DM until {until}.", "zh": "已暂停：{until} 之前不再私信。"},
+    "lang.done": {"en": "I'll reply in English.", "zh": "之后我会用中文回复。"},
+    "lang.bad": {"en": "Use `/vllm-path lang en` or `/vllm-path lang zh`.", "zh": "请使用 `/vllm-path lang en` 或 `/vllm-path lang zh`。"},
+    "error.generic": {"en": "Something went wrong on my side and nothing was changed. Please try again in a moment.",
+                      "zh": "我这边出了点问题，没有做任何更改。请稍后再试。"},
+    "error.too_long": {"en": "That was long: I only read the first {n} characters.", "zh": "输入太长，我只读取了前 {n} 个字符。"},
+    "share.footer": {"en": "Shared from /vllm-path · catalog {version}", "zh": "来自 /vllm-path 的分享 · 目录版本 {version}"},
+    "share.done": {"en": "Shared to the channel.", "zh": "已分享到频道。"},
+    "home.header": {"en": "Your vLLM reading paths", "zh": "你的 vLLM 阅读路径"},
+    "home.following": {"en": "*Tracks you follow*", "zh": "*你关注的主题*"},
+    "home.none_followed": {"en": "You don't follow a track yet. Pick one below or type `/vllm-path help`.",
+                           "zh": "你还没有关注主题。可在下方选择，或输入 `/vllm-path help`。"},
+    "home.other_tracks": {"en": "*More tracks*", "zh": "*更多主题*"},
+    "home.dm": {"en": "*Weekly DM*", "zh": "*每周私信*"},
+    "home.channels": {"en": "*Digests in your channels*", "zh": "*你所在频道的订阅*"},
+    "home.no_channels": {"en": "None of your channels get a digest yet.", "zh": "你所在的频道还没有订阅。"},
+    "home.more": {"en": "… and {n} more", "zh": "… 还有 {n} 个"},
+    "digest.snoozed": {"en": "Snoozed until {until}.", "zh": "已暂停到 {until}。"},
+    "digest.stopped": {"en": "Stopped.", "zh": "已停止。"},
+}
+
+
+def t(key: str, lang: str = "en", **values: object) -> str:
+    """The string ``key`` in ``lang`` (``en`` or ``zh``; English when missing), formatted with ``values``.
+
+    Raises ``KeyError`` for an unknown key (a programming error, caught by the tests).
+    """
+    entry = STRINGS[key]
+    template = entry.get(lang) or entry["en"]
+    return template.format(**values) if values else template
+
+
+def weekday_name(index: int, lang: str = "en") -> str:
+    """Weekday name for 0=Monday … 6=Sunday."""
+    return WEEKDAYS.get(lang, WEEKDAYS["en"])[index]

@@ -1,0 +1,54 @@
+"""Button clicks (``block_actions``): ack at once; a lazy listener updates the ephemeral message
+through ``response_url`` (``replace_original``), posts a share ``in_channel``, or republishes
+App Home when the click came from the Home tab."""
+
+from __future__ import annotations
+
+import logging
+import re
+
+from slack_bolt import Ack, App, Respond
+from slack_sdk import WebClient
+
+from bot.slack.handlers import Caller, Handlers
+from bot.slack.i18n import t
+from bot.slack.listeners.events import publish_home
+from bot.slack.views.blocks import decode_value
+
+log = logging.getLogger(__name__)
+
+KINDS = ("mark_read", "mark_unread", "follow", "unfollow", "share", "dm_on", "dm_off")
+ACTION = re.compile(r"^(%s):" % "|".join(KINDS))
+
+
+def register(app: App, handlers: Handlers) -> None:
+    """Attach the block_actions listener for every button kind."""
+
+    def ack_action(ack: Ack) -> None:
+        ack()
+
+    def handle_action(body: dict, respond: Respond, client: WebClient) -> None:
+        action = (body.get("actions") or [{}])[0]
+        kind = (action.get("action_id") or "").split(":", 1)[0]
+        user = body.get("user") or {}
+        team_id = user.get("team_id") or (body.get("team") or {}).get("id") or ""
+        channel_id = (body.get("channel") or {}).get("id") or (body.get("container") or {}).get("channel_id") or ""
+        caller = Caller(team_id=team_id, user_id=user.get("id") or "", channel_id=channel_id)
+        from_home = (body.get("container") or {}).get("type") == "view" or (body.get("view") or {}).get("type") == "home"
+        try:
+            reply = handlers.action(caller, kind, decode_value(action.get("value")))
+        except Exception:  # noqa: BLE001
+            log.exception("button %s failed (team %s)", kind, caller.team_id)
+            if body.get("response_url"):
+                respond(text=t("error.generic"), response_type="ephemeral", replace_original=False)
+            return
+        if from_home or reply is None:
+            publish_home(handlers, client, caller)
+            return
+        # A share is a new in-channel message; a click on a digest (a message everyone in the
+        # channel sees) answers the clicker privately and leaves the digest as it is.
+        data = decode_value(action.get("value"))
+        keep_original = kind == "share" or str(data.get("v", "")).startswith("digest")
+        respond(**reply.payload(), replace_original=not keep_original)
+
+    app.action(ACTION)(ack=ack_action, lazy=[handle_action])

@@ -1,0 +1,73 @@
+"""Events API listeners: ``app_home_opened`` (publish Home), ``app_uninstalled`` and
+``tokens_revoked`` (forget the team's tokens, pause its digests). Events are de-duplicated by
+``event_id`` so Slack's retries change nothing twice."""
+
+from __future__ import annotations
+
+import logging
+
+from slack_bolt import App
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
+
+from bot.slack.handlers import Caller, Handlers
+
+log = logging.getLogger(__name__)
+
+
+def first_delivery(handlers: Handlers, body: dict) -> bool:
+    """True the first time an ``event_id`` is seen (retries with ``X-Slack-Retry-Num`` are dropped)."""
+    event_id = body.get("event_id")
+    if not event_id:
+        return True
+    return handlers.rt.store.record_event(event_id, body.get("team_id") or "")
+
+
+def user_channels(client: WebClient, user_id: str, limit: int = 400) -> list[str] | None:
+    """Channel ids ``user_id`` is in (that the bot can see), or ``None`` when Slack refused."""
+    out: list[str] = []
+    cursor = None
+    try:
+        while len(out) < limit:
+            resp = client.users_conversations(user=user_id, types="public_channel,private_channel",
+                                              exclude_archived=True, limit=200, cursor=cursor)
+            out.extend(c["id"] for c in resp.get("channels") or [] if isinstance(c, dict) and "id" in c)
+            cursor = (resp.get("response_metadata") or {}).get("next_cursor")
+            if not cursor:
+                break
+    except SlackApiError as exc:
+        log.warning("users.conversations failed: %s", exc.response.get("error"))
+        return None
+    return out
+
+
+def publish_home(handlers: Handlers, client: WebClient, caller: Caller) -> None:
+    """Render and publish App Home for ``caller`` (Slack errors are logged, not raised)."""
+    view = handlers.home(caller, user_channels(client, caller.user_id))
+    try:
+        client.views_publish(user_id=caller.user_id, view=view)
+    except SlackApiError as exc:
+        log.warning("views.publish failed: %s", exc.response.get("error"))
+
+
+def register(app: App, handlers: Handlers) -> None:
+    """Attach the event listeners."""
+
+    @app.event("app_home_opened")
+    def home_opened(body: dict, event: dict, client: WebClient) -> None:
+        if event.get("tab", "home") != "home" or not first_delivery(handlers, body):
+            return
+        publish_home(handlers, client, Caller(team_id=body.get("team_id") or "", user_id=event.get("user") or ""))
+
+    @app.event("app_uninstalled")
+    def uninstalled(body: dict) -> None:
+        if first_delivery(handlers, body):
+            handlers.rt.store.remove_team(body.get("team_id") or "")
+            log.info("app uninstalled from team %s: tokens removed, digests paused", body.get("team_id"))
+
+    @app.event("tokens_revoked")
+    def revoked(body: dict, event: dict) -> None:
+        # Only the bot token matters to us; revoked user tokens change nothing.
+        if (event.get("tokens") or {}).get("bot") and first_delivery(handlers, body):
+            handlers.rt.store.remove_team(body.get("team_id") or "")
+            log.info("tokens revoked in team %s: tokens removed, digests paused", body.get("team_id"))

@@ -1,0 +1,197 @@
+"""Small Block Kit builders on top of ``slack_sdk.models.blocks``, with Slack's limits applied.
+
+Every builder returns a slack-sdk model; :func:`to_dicts` serialises them (``to_dict()`` runs
+slack-sdk's validation) and :func:`check_limits` adds the checks slack-sdk's models leave out
+(blocks per message or view, unique ids, field and button sizes). Texts longer than a limit are
+cut with an ellipsis rather than rejected by Slack.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Sequence
+
+from slack_sdk.errors import SlackObjectFormationError
+from slack_sdk.models.blocks import (
+    ActionsBlock,
+    Block,
+    ButtonElement,
+    ContextBlock,
+    DividerBlock,
+    HeaderBlock,
+    MarkdownTextObject,
+    PlainTextObject,
+    SectionBlock,
+)
+
+from bot.slack.mrkdwn import plain, truncate
+
+MAX_BLOCKS_MESSAGE = 50
+MAX_BLOCKS_VIEW = 100
+MAX_SECTION_TEXT = 3000
+MAX_FIELD_TEXT = 2000
+MAX_HEADER_TEXT = 150
+MAX_BUTTON_TEXT = 75
+MAX_BUTTON_VALUE = 2000
+MAX_ACTION_ELEMENTS = 25
+MAX_CONTEXT_ELEMENTS = 10
+MAX_ID = 255
+MAX_FALLBACK_TEXT = 3000
+"""Slack's Block Kit limits (characters or counts), from Slack's documentation."""
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A message to send: ``text`` (plain-text fallback, still mrkdwn-escaped), ``blocks`` (dicts),
+    ``response_type`` ``ephemeral`` (only the asker sees it) or ``in_channel``."""
+
+    text: str
+    blocks: list[dict[str, Any]] = field(default_factory=list)
+    response_type: str = "ephemeral"
+
+    def payload(self) -> dict[str, Any]:
+        """The message as Slack receives it: ``{"response_type", "text", "blocks"}``."""
+        return {"response_type": self.response_type, "text": self.text, "blocks": self.blocks}
+
+
+def mrkdwn(text: str) -> MarkdownTextObject:
+    """A mrkdwn text object (caller escapes catalog and user text)."""
+    return MarkdownTextObject(text=text)
+
+
+def header(text: str) -> HeaderBlock:
+    """A header block, cut to 150 characters."""
+    return HeaderBlock(text=PlainTextObject(text=truncate(text, MAX_HEADER_TEXT), emoji=True))
+
+
+def section(text: str, accessory: ButtonElement | None = None) -> SectionBlock:
+    """A mrkdwn section, cut to 3,000 characters."""
+    return SectionBlock(text=mrkdwn(truncate(text, MAX_SECTION_TEXT)), accessory=accessory)
+
+
+def sections(lines: Iterable[str], limit: int = MAX_SECTION_TEXT - 100) -> list[SectionBlock]:
+    """Pack lines into as few sections as fit ``limit`` characters each (a longer line is cut)."""
+    out: list[SectionBlock] = []
+    chunk: list[str] = []
+    size = 0
+    for line in lines:
+        line = truncate(line, limit)
+        if chunk and size + len(line) + 1 > limit:
+            out.append(section("\n".join(chunk)))
+            chunk, size = [], 0
+        chunk.append(line)
+        size += len(line) + 1
+    if chunk:
+        out.append(section("\n".join(chunk)))
+    return out
+
+
+def context(*texts: str) -> ContextBlock:
+    """A context block of up to 10 mrkdwn texts."""
+    return ContextBlock(elements=[mrkdwn(truncate(t, MAX_SECTION_TEXT)) for t in texts[:MAX_CONTEXT_ELEMENTS]])
+
+
+def divider() -> DividerBlock:
+    """A divider."""
+    return DividerBlock()
+
+
+def encode_value(data: dict[str, Any]) -> str:
+    """A button value: compact JSON, at most 2,000 characters (long strings in it are cut first)."""
+    clean = {k: (truncate(v, 150) if isinstance(v, str) else v) for k, v in data.items() if v is not None}
+    value = json.dumps(clean, ensure_ascii=False, separators=(",", ":"))
+    return value[:MAX_BUTTON_VALUE]
+
+
+def decode_value(value: str | None) -> dict[str, Any]:
+    """The data of a button value; ``{}`` for anything that is not our JSON (never raises)."""
+    try:
+        data = json.loads(value or "{}")
+    except (TypeError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def button(text: str, action_id: str, data: dict[str, Any], style: str | None = None) -> ButtonElement:
+    """A button; ``data`` travels in its ``value`` as JSON; text cut to 75 characters."""
+    return ButtonElement(text=PlainTextObject(text=truncate(text, MAX_BUTTON_TEXT), emoji=True),
+                         action_id=action_id[:MAX_ID], value=encode_value(data), style=style)
+
+
+def actions(buttons: Sequence[ButtonElement]) -> ActionsBlock:
+    """An actions block of up to 25 elements."""
+    return ActionsBlock(elements=list(buttons)[:MAX_ACTION_ELEMENTS])
+
+
+def to_dicts(blocks: Sequence[Block], max_blocks: int = MAX_BLOCKS_MESSAGE) -> list[dict[str, Any]]:
+    """Serialise (running slack-sdk's validation), keeping at most ``max_blocks`` blocks."""
+    return [b.to_dict() for b in list(blocks)[:max_blocks]]
+
+
+def make_reply(blocks: Sequence[Block], fallback: str, response_type: str = "ephemeral") -> Reply:
+    """A :class:`Reply` from models: blocks serialised within the message limit, fallback text cut."""
+    return Reply(text=truncate(plain(fallback), MAX_FALLBACK_TEXT), blocks=to_dicts(blocks),
+                 response_type=response_type)
+
+
+class LimitError(ValueError):
+    """A payload breaks one of Slack's Block Kit limits; the message says which and where."""
+
+
+def check_limits(blocks: Sequence[dict[str, Any]], surface: str = "message") -> None:
+    """Check serialised blocks against the limits slack-sdk's models do not enforce.
+
+    ``surface`` is ``message`` (50 blocks) or ``home``/``modal`` (100 blocks). Also checks: each
+    block parses with slack-sdk's models, unique ``block_id``/``action_id`` (≤255 characters),
+    section text ≤3,000, field text ≤2,000, header ≤150, button text ≤75 and value ≤2,000,
+    ≤25 elements per actions block and ≤10 per context block. Raises :class:`LimitError`.
+    """
+    limit = MAX_BLOCKS_MESSAGE if surface == "message" else MAX_BLOCKS_VIEW
+    if len(blocks) > limit:
+        raise LimitError(f"{len(blocks)} blocks in a {surface} (limit {limit})")
+    block_ids: set[str] = set()
+    action_ids: set[str] = set()
+    for i, raw in enumerate(blocks):
+        try:
+            parsed = Block.parse(raw)
+            if parsed is None:
+                raise LimitError(f"block {i}: not a Block Kit block: {raw!r:.200}")
+            parsed.to_dict()  # slack-sdk's own validation
+        except SlackObjectFormationError as exc:
+            raise LimitError(f"block {i}: {exc}") from exc
+        kind = raw.get("type")
+        bid = raw.get("block_id")
+        if bid is not None:
+            if len(bid) > MAX_ID or bid in block_ids:
+                raise LimitError(f"block {i}: block_id {bid!r} too long or repeated")
+            block_ids.add(bid)
+        if kind == "section":
+            text = (raw.get("text") or {}).get("text", "")
+            if len(text) > MAX_SECTION_TEXT:
+                raise LimitError(f"block {i}: section text of {len(text)} characters")
+            for f in raw.get("fields") or []:
+                if len(f.get("text", "")) > MAX_FIELD_TEXT:
+                    raise LimitError(f"block {i}: field text over {MAX_FIELD_TEXT}")
+            if len(raw.get("fields") or []) > 10:
+                raise LimitError(f"block {i}: more than 10 fields")
+        if kind == "header" and len(raw["text"]["text"]) > MAX_HEADER_TEXT:
+            raise LimitError(f"block {i}: header over {MAX_HEADER_TEXT}")
+        if kind == "context" and len(raw.get("elements", [])) > MAX_CONTEXT_ELEMENTS:
+            raise LimitError(f"block {i}: more than {MAX_CONTEXT_ELEMENTS} context elements")
+        if kind == "actions" and len(raw.get("elements", [])) > MAX_ACTION_ELEMENTS:
+            raise LimitError(f"block {i}: more than {MAX_ACTION_ELEMENTS} elements")
+        elements = list(raw.get("elements") or []) if kind == "actions" else []
+        if raw.get("accessory"):
+            elements.append(raw["accessory"])
+        for el in elements:
+            if el.get("type") != "button":
+                continue
+            aid = el.get("action_id", "")
+            if len(aid) > MAX_ID or aid in action_ids:
+                raise LimitError(f"block {i}: action_id {aid!r} too long or repeated")
+            action_ids.add(aid)
+            if len(el["text"]["text"]) > MAX_BUTTON_TEXT:
+                raise LimitError(f"block {i}: button text over {MAX_BUTTON_TEXT}")
+            if len(el.get("value") or "") > MAX_BUTTON_VALUE:
+                raise LimitError(f"block {i}: button value over {MAX_BUTTON_VALUE}")

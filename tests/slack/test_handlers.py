@@ -1,0 +1,116 @@
+"""Command and button handlers against a real database (SQLite and PostgreSQL) and the real catalog."""
+
+from __future__ import annotations
+
+from bot import paths
+from bot.slack.handlers import Caller, Handlers, UserInfo, next_fire_label
+
+ALICE = Caller("T1", "U1", "C1")
+
+
+def handlers(runtime, locale=None, tz=None):
+    return Handlers(runtime, users_info=lambda team, user: UserInfo(locale=locale, tz=tz))
+
+
+def test_track_query_shows_the_path_and_the_next_step(runtime):
+    h = handlers(runtime)
+    reply = h.command(ALICE, "speculative")
+    first = runtime.holder.catalog.post(runtime.holder.catalog.order("spec")[0])
+    assert first.title in reply.text
+    assert reply.response_type == "ephemeral"
+
+
+def test_read_follow_next_flow(runtime):
+    h = handlers(runtime)
+    cat = runtime.holder.catalog
+    order = cat.order("pd")
+    h.command(ALICE, "follow pd")
+    assert runtime.store.follows("T1", "U1") == ["pd"]
+    h.command(ALICE, f"read {order[0]}")
+    assert order[0] in runtime.store.read_posts("T1", "U1")
+    reply = h.command(ALICE, "next")
+    assert cat.post(order[1]).title in reply.text
+    # Idempotent: reading again changes nothing and says so.
+    again = h.command(ALICE, f"read {order[0]}")
+    assert "Already read" in again.text
+    h.command(ALICE, f"unread {order[0]}")
+    assert order[0] not in runtime.store.read_posts("T1", "U1")
+
+
+def test_read_by_query_marks_the_best_match(runtime):
+    h = handlers(runtime)
+    h.command(ALICE, "read torch.compile")
+    assert "torch-compile" in runtime.store.read_posts("T1", "U1")
+    reply = h.command(ALICE, "read &&&")
+    assert "nothing was marked" in reply.text
+    assert runtime.store.read_posts("T1", "U1") == {"torch-compile"}
+
+
+def test_buttons_mark_read_and_redraw(runtime):
+    h = handlers(runtime)
+    cat = runtime.holder.catalog
+    first = cat.order("spec")[0]
+    reply = h.action(ALICE, "mark_read", {"p": first, "t": "spec", "v": "track:spec"})
+    assert first in runtime.store.read_posts("T1", "U1")
+    nxt = paths.next_step(cat, "spec", {first})
+    assert cat.post(nxt.post).title in reply.text
+    share = h.action(ALICE, "share", {"t": "spec", "v": "track:spec"})
+    assert share.response_type == "in_channel"
+    assert h.action(ALICE, "follow", {"t": "spec", "v": "home"}) is None
+    assert runtime.store.follows("T1", "U1") == ["spec"]
+    # Garbage in a button value changes nothing.
+    h.action(ALICE, "mark_read", {"p": "no-such-post", "v": "track:spec"})
+    assert runtime.store.read_posts("T1", "U1") == {first}
+
+
+def test_subscribe_in_channel_with_schedule(runtime):
+    h = handlers(runtime, tz="America/Los_Angeles")
+    reply = h.command(ALICE, "subscribe spec decode friday 10:30")
+    assert "Fridays at 10:30 (America/Los_Angeles)" in reply.text
+    subs = runtime.store.subscriptions("T1", "C1")
+    assert [(s.track_id, s.weekday, s.at_time, s.timezone) for s in subs] == [
+        ("spec", 4, "10:30", "America/Los_Angeles")]
+    assert "Updated" in h.command(ALICE, "subscribe spec monday 09:00 europe/berlin").text
+    assert runtime.store.subscriptions("T1", "C1")[0].timezone == "Europe/Berlin"
+    assert "Speculative decoding" in h.command(ALICE, "subscriptions").text
+    assert "time zone" in h.command(ALICE, "subscribe pd monday 09:00 Mars/Olympus").text
+    assert "channel" in h.command(Caller("T1", "U1", "D123"), "subscribe pd").text
+    assert "no longer" in h.command(ALICE, "unsubscribe spec").text
+    assert runtime.store.subscriptions("T1", "C1") == []
+
+
+def test_dm_and_lang(runtime):
+    h = handlers(runtime, locale="zh-CN")
+    assert "每周私信" in h.command(ALICE, "dm on thursday 08:00 Asia/Shanghai").text
+    dm = runtime.store.get_dm("T1", "U1")
+    assert (dm.enabled, dm.weekday, dm.at_time, dm.timezone) == (True, 3, "08:00", "Asia/Shanghai")
+    h.command(ALICE, "lang en")
+    assert "Weekly DM off" in h.command(ALICE, "dm off").text
+    assert runtime.store.get_dm("T1", "U1").enabled is False
+
+
+def test_workspaces_are_isolated(runtime):
+    h = handlers(runtime)
+    other = Caller("T2", "U1", "C1")
+    h.command(ALICE, "follow spec")
+    h.command(ALICE, "read p-eagle")
+    h.command(ALICE, "subscribe pd")
+    assert runtime.store.follows("T2", "U1") == []
+    assert runtime.store.read_posts("T2", "U1") == set()
+    assert "no digests" in h.command(other, "subscriptions").text
+
+
+def test_unknown_things_get_a_friendly_did_you_mean(runtime):
+    h = handlers(runtime)
+    assert "follow spec" in h.command(ALICE, "folow spec").text
+    reply = h.command(ALICE, "follow specualtive")
+    assert runtime.store.follows("T1", "U1") == ["spec"]
+    assert "Which track" in h.command(ALICE, "follow").text
+    assert "lang en" in h.command(ALICE, "lang fr").text
+
+
+def test_next_fire_label_uses_the_local_zone():
+    from datetime import datetime, timezone
+    now = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)  # a Monday
+    assert next_fire_label(0, "09:00", "Europe/Berlin", now) == "Mon 2026-12-07 09:00 Europe/Berlin"
+    assert next_fire_label(0, "14:00", "Europe/Berlin", now) == "Mon 2026-11-30 14:00 Europe/Berlin"

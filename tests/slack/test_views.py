@@ -1,0 +1,108 @@
+"""Every message and view the app renders is valid Block Kit within Slack's limits, and never
+carries a mention, a channel ping or a link that the catalog did not put there."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from bot.catalog import load_catalog
+from bot.search import Matcher
+from bot.slack.views import messages as views
+from bot.slack.views.blocks import LimitError, check_limits
+from tests.evaldata import REPO
+
+CATALOG = load_catalog(REPO / "catalog")
+MATCHER = Matcher(CATALOG)
+EVERYTHING = {p.id for p in CATALOG.posts}
+CATALOG_URLS = {CATALOG.url_of(p) for p in CATALOG.posts} | {
+    x.url for t in CATALOG.tracks for s in t.steps for x in s.external_prerequisites}
+LIVE = re.compile(r"<(?P<body>[^>]*)>")
+
+
+def assert_safe(payload_blocks: list[dict], text: str, surface: str = "message") -> None:
+    check_limits(payload_blocks, surface)
+    blob = str(payload_blocks) + text
+    for m in LIVE.finditer(blob):
+        body = m.group("body")
+        if re.match(r"^#[CG][A-Z0-9]+$", body):
+            continue  # a channel reference from our own subscription table
+        assert not body.startswith(("!", "@", "#")), body
+        url = body.split("|", 1)[0]
+        assert url in CATALOG_URLS, body
+
+
+@pytest.mark.parametrize("track_id", [t.id for t in CATALOG.tracks])
+@pytest.mark.parametrize("read", ["nothing", "half", "everything"])
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_track_message_fits(track_id, read, lang):
+    order = CATALOG.order(track_id)
+    done = {"nothing": set(), "half": set(order[: len(order) // 2]), "everything": EVERYTHING}[read]
+    for followed in (True, False):
+        reply = views.track_reply(CATALOG, track_id, done, lang, followed=followed)
+        assert_safe(reply.blocks, reply.text)
+        assert reply.response_type == "ephemeral"
+    shared = views.track_reply(CATALOG, track_id, done, lang, followed=False, shared=True)
+    assert shared.response_type == "in_channel"
+    assert_safe(shared.blocks, shared.text)
+    assert "actions" not in {b["type"] for b in shared.blocks}
+
+
+def test_track_message_marks_progress_and_next():
+    order = CATALOG.order("spec")
+    reply = views.track_reply(CATALOG, "spec", {order[0]}, "en", followed=False)
+    text = str(reply.blocks)
+    assert views.ICON_READ in text and views.ICON_NEXT in text
+    # The next step is the second one of the path; its Mark read button carries its id.
+    buttons = [e for b in reply.blocks if b["type"] == "actions" for e in b["elements"]]
+    assert any(order[1] in e["value"] for e in buttons if e["action_id"].startswith("mark_read"))
+    done = views.track_reply(CATALOG, "spec", EVERYTHING, "en", followed=True)
+    assert "whole path" in str(done.blocks)
+
+
+@pytest.mark.parametrize("query", ["nixl", "eagle", "量化", "x" * 3000, "<!channel> & <@U123> <https://evil.example|click>",
+                                   "\u202eevil", "&", "", "🙂" * 500])
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_search_message_fits_and_escapes(query, lang):
+    result = MATCHER.search(query, limit=5)
+    reply = views.search_reply(CATALOG, query, result, set(), lang)
+    assert_safe(reply.blocks, reply.text)
+    assert "<!channel>" not in str(reply.blocks) and "<@U123>" not in str(reply.blocks)
+
+
+def test_next_and_help_and_subscriptions_fit():
+    all_tracks = [t.id for t in CATALOG.tracks]
+    for read in (set(), EVERYTHING):
+        reply = views.next_reply(CATALOG, all_tracks, read, "en")
+        assert_safe(reply.blocks, reply.text)
+    for lang in ("en", "zh"):
+        reply = views.help_reply(CATALOG, lang)
+        assert_safe(reply.blocks, reply.text)
+
+
+def test_home_view_fits_however_much_is_read():
+    class Sub:
+        def __init__(self, i):
+            self.channel_id, self.track_id, self.weekday, self.at_time = f"C{i:08d}", "spec", 0, "09:00"
+            self.timezone, self.steps_per_week, self.cursor = "Europe/Berlin", 1, 3
+            self.status, self.pause_reason = ("paused", "channel_not_found") if i % 2 else ("active", None)
+
+    for read in (set(), EVERYTHING):
+        state = views.HomeState(follows=[t.id for t in CATALOG.tracks], read=read, dm=None,
+                                channel_subs=[Sub(i) for i in range(300)], lang="zh")
+        view = views.home_view(CATALOG, state)
+        assert view["type"] == "home"
+        assert_safe(view["blocks"], "", surface="home")
+
+
+def test_check_limits_rejects_what_slack_would():
+    block = {"type": "section", "text": {"type": "mrkdwn", "text": "x"}}
+    with pytest.raises(LimitError):
+        check_limits([block] * 51)
+    check_limits([block] * 51, surface="home")
+    with pytest.raises(LimitError):
+        check_limits([{"type": "section", "text": {"type": "mrkdwn", "text": "x" * 3001}}])
+    button = {"type": "button", "text": {"type": "plain_text", "text": "b"}, "action_id": "a"}
+    with pytest.raises(LimitError):
+        check_limits([{"type": "actions", "elements": [button, dict(button)]}])
