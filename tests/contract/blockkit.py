@@ -1,0 +1,215 @@
+"""Block Kit checks for ``blocks`` and ``view`` arguments, beyond what Slack's spec can say.
+
+Slack's Web API spec declares ``blocks`` as a string holding JSON, with no Block Kit schema, so
+Prism cannot check block payloads. This module checks them in two layers:
+
+1. **slack-sdk's own models**: ``Block.parse`` + ``to_dict()`` (and ``View`` for views), which run
+   the models' validators (e.g. a button's ``text`` is plain_text, a section has text or fields,
+   a header's text length). An unknown block ``type`` -- which ``Block.parse`` silently skips --
+   and a key the model does not know (a typo such as ``acessory``, silently dropped by the
+   model) are reported too.
+2. **Our own limit checks**, because the models check several only when serialising and some not
+   at all (``/work/shared/reference/slack-facts.md``): at most 50 blocks per message and 100 per
+   Home/modal view; section text 3,000 characters and at most 10 fields of 2,000; header text
+   150; button text plain_text of at most 75 characters, value 2,000; 25 elements per actions block, 10 per context block;
+   100 options per select; ``block_id``/``action_id`` at most 255 characters and unique within
+   the message or view; a view payload at most 250 kB.
+
+>>> validate_blocks([{"type": "section", "text": {"type": "mrkdwn", "text": "hi"}}], surface="message")
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections import Counter
+from typing import Any, Iterator
+
+from slack_sdk.errors import SlackObjectFormationError
+from slack_sdk.models.blocks import Block
+from slack_sdk.models.views import View
+
+MAX_BLOCKS = {"message": 50, "home": 100, "modal": 100}
+SECTION_TEXT_MAX = 3000
+SECTION_FIELDS_MAX = 10
+FIELD_TEXT_MAX = 2000
+HEADER_TEXT_MAX = 150
+BUTTON_TEXT_MAX = 75
+BUTTON_VALUE_MAX = 2000
+ACTIONS_ELEMENTS_MAX = 25
+CONTEXT_ELEMENTS_MAX = 10
+SELECT_OPTIONS_MAX = 100
+ID_MAX = 255
+VIEW_PAYLOAD_MAX_BYTES = 250_000
+
+# Keys slack-sdk's models may legitimately drop or rename on a round trip (none known today).
+_ROUND_TRIP_EXEMPT: set[str] = set()
+
+
+class BlockKitError(AssertionError):
+    """A Block Kit payload Slack would refuse. ``problems`` lists every reason found."""
+
+    def __init__(self, problems: list[str]):
+        self.problems = problems
+        super().__init__("; ".join(problems))
+
+
+def _text(obj: Any) -> str:
+    """The string of a text object (``{"type": ..., "text": ...}``) or ""."""
+    if isinstance(obj, dict):
+        value = obj.get("text", "")
+        return value if isinstance(value, str) else ""
+    return obj if isinstance(obj, str) else ""
+
+
+def _walk(node: Any, path: str) -> Iterator[tuple[str, dict]]:
+    """Every dict inside ``node`` (depth first) with a readable path."""
+    if isinstance(node, dict):
+        yield path, node
+        for key, value in node.items():
+            yield from _walk(value, f"{path}.{key}")
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from _walk(value, f"{path}[{i}]")
+
+
+def _model_problems(block: dict, where: str) -> list[str]:
+    """Layer 1: slack-sdk's models (parse, validators, unknown type, dropped keys)."""
+    sdk_logger = logging.getLogger("slack_sdk.models")
+    previous = sdk_logger.level
+    sdk_logger.setLevel(logging.ERROR)  # parse() logs a warning for unknown types/keys
+    try:
+        model = Block.parse(block)
+        if model is None:
+            return [f"{where}: unknown block type {block.get('type')!r}"]
+        rendered = model.to_dict()
+    except (SlackObjectFormationError, TypeError, ValueError, AttributeError, KeyError) as exc:
+        return [f"{where} ({block.get('type')}): slack-sdk model refused it: {exc}"]
+    finally:
+        sdk_logger.setLevel(previous)
+    dropped = set(block) - set(rendered) - _ROUND_TRIP_EXEMPT
+    if dropped:
+        return [f"{where} ({block.get('type')}): unknown key(s) {sorted(dropped)}"]
+    return []
+
+
+def _limit_problems(block: dict, where: str) -> list[str]:
+    """Layer 2: limits the models do not (or not always) check."""
+    problems = []
+    kind = block.get("type")
+    if kind == "section":
+        if len(_text(block.get("text"))) > SECTION_TEXT_MAX:
+            problems.append(f"{where}: section text longer than {SECTION_TEXT_MAX} characters")
+        fields = block.get("fields") or []
+        if len(fields) > SECTION_FIELDS_MAX:
+            problems.append(f"{where}: {len(fields)} section fields (max {SECTION_FIELDS_MAX})")
+        for j, fld in enumerate(fields):
+            if len(_text(fld)) > FIELD_TEXT_MAX:
+                problems.append(f"{where}.fields[{j}]: field text longer than {FIELD_TEXT_MAX} characters")
+    elif kind == "header":
+        if len(_text(block.get("text"))) > HEADER_TEXT_MAX:
+            problems.append(f"{where}: header text longer than {HEADER_TEXT_MAX} characters")
+    elif kind == "actions":
+        n = len(block.get("elements") or [])
+        if n > ACTIONS_ELEMENTS_MAX:
+            problems.append(f"{where}: {n} elements in an actions block (max {ACTIONS_ELEMENTS_MAX})")
+    elif kind == "context":
+        n = len(block.get("elements") or [])
+        if n > CONTEXT_ELEMENTS_MAX:
+            problems.append(f"{where}: {n} elements in a context block (max {CONTEXT_ELEMENTS_MAX})")
+    for path, node in _walk(block, where):
+        if node is block:
+            continue
+        if node.get("type") == "button":
+            if isinstance(node.get("text"), dict) and node["text"].get("type") != "plain_text":
+                problems.append(f"{path}: button text must be a plain_text object")
+            if len(_text(node.get("text"))) > BUTTON_TEXT_MAX:
+                problems.append(f"{path}: button text longer than {BUTTON_TEXT_MAX} characters")
+            value = node.get("value")
+            if isinstance(value, str) and len(value) > BUTTON_VALUE_MAX:
+                problems.append(f"{path}: button value longer than {BUTTON_VALUE_MAX} characters")
+        options = node.get("options")
+        if isinstance(options, list) and str(node.get("type", "")).endswith("select") \
+                and len(options) > SELECT_OPTIONS_MAX:
+            problems.append(f"{path}: {len(options)} options (max {SELECT_OPTIONS_MAX})")
+    return problems
+
+
+def block_kit_problems(blocks: Any, surface: str = "message") -> list[str]:
+    """Every reason ``blocks`` would be refused on ``surface`` ("message", "home" or "modal")."""
+    if surface not in MAX_BLOCKS:
+        raise ValueError(f"surface must be one of {sorted(MAX_BLOCKS)}, not {surface!r}")
+    if isinstance(blocks, str):  # form-encoded calls carry blocks as a JSON string
+        try:
+            blocks = json.loads(blocks)
+        except ValueError as exc:
+            return [f"blocks is a string but not JSON: {exc}"]
+    if not isinstance(blocks, list):
+        return [f"blocks must be a list, not {type(blocks).__name__}"]
+    problems = []
+    limit = MAX_BLOCKS[surface]
+    if len(blocks) > limit:
+        problems.append(f"{len(blocks)} blocks in a {surface} (max {limit})")
+    block_ids: Counter[str] = Counter()
+    action_ids: Counter[str] = Counter()
+    for i, block in enumerate(blocks):
+        where = f"blocks[{i}]"
+        if not isinstance(block, dict) or "type" not in block:
+            problems.append(f"{where}: not a block object with a type")
+            continue
+        problems += _model_problems(block, where)
+        problems += _limit_problems(block, where)
+        if "block_id" in block:
+            block_ids[str(block["block_id"])] += 1
+        for path, node in _walk(block, where):
+            if node is not block and "action_id" in node:
+                action_ids[str(node["action_id"])] += 1
+    for label, ids in (("block_id", block_ids), ("action_id", action_ids)):
+        for ident, count in ids.items():
+            if len(ident) > ID_MAX:
+                problems.append(f"{label} {ident[:20]!r}... longer than {ID_MAX} characters")
+            if count > 1:
+                problems.append(f"{label} {ident!r} used {count} times in one {surface}")
+    return problems
+
+
+def validate_blocks(blocks: Any, surface: str = "message") -> None:
+    """Raise :class:`BlockKitError` unless ``blocks`` is valid for ``surface``."""
+    __tracebackhide__ = True
+    problems = block_kit_problems(blocks, surface)
+    if problems:
+        raise BlockKitError(problems)
+
+
+def view_problems(view: Any) -> list[str]:
+    """Every reason a ``view`` (views.publish/open/update/push) would be refused."""
+    if isinstance(view, str):
+        try:
+            view = json.loads(view)
+        except ValueError as exc:
+            return [f"view is a string but not JSON: {exc}"]
+    if not isinstance(view, dict):
+        return [f"view must be an object, not {type(view).__name__}"]
+    kind = view.get("type")
+    if kind not in ("home", "modal"):
+        return [f"view type must be 'home' or 'modal', not {kind!r}"]
+    problems = []
+    if kind == "modal" and not _text(view.get("title")):
+        problems.append("a modal view needs a plain_text title")
+    size = len(json.dumps(view, ensure_ascii=False).encode("utf-8"))
+    if size > VIEW_PAYLOAD_MAX_BYTES:
+        problems.append(f"view payload is {size} bytes (max {VIEW_PAYLOAD_MAX_BYTES})")
+    try:
+        View(**view).to_dict()
+    except (SlackObjectFormationError, TypeError, ValueError, AttributeError, KeyError) as exc:
+        problems.append(f"slack-sdk View model refused it: {exc}")
+    problems += block_kit_problems(view.get("blocks", []), surface=kind)
+    return problems
+
+
+def validate_view(view: Any) -> None:
+    """Raise :class:`BlockKitError` unless ``view`` is a valid Home tab or modal view."""
+    __tracebackhide__ = True
+    problems = view_problems(view)
+    if problems:
+        raise BlockKitError(problems)

@@ -1,0 +1,3 @@
+"""Fixtures for tests/contract (defined in fixtures.py so other test folders can import them)."""
+
+from tests.contract.fixtures import prism, slack_api, slack_api_server, slack_client  # noqa: F401
