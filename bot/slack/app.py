@@ -61,20 +61,19 @@ def build_app(runtime: Runtime, client: WebClient | None = None, *, verify_reque
         raise_error_for_unhandled_request=False,
     )
     if client is not None:
-        app = App(client=client, token=client.token, token_verification_enabled=False, **common)
+        # auth.test runs now, at start, so the first request's ack never waits for it.
+        app = App(client=client, token_verification_enabled=True, **common)
     elif settings.oauth_enabled:
         oauth = OAuthSettings(
             client_id=settings.slack_client_id,
             client_secret=settings.slack_client_secret.get_secret_value(),
             scopes=[s.strip() for s in settings.slack_scopes.split(",") if s.strip()],
-            installation_store=runtime.store.installation_store(),
+            installation_store=runtime.store.installation_store(client_id=settings.slack_client_id),
             state_store=runtime.store.oauth_state_store(),
         )
-        app = App(client=make_client(runtime, token=None), oauth_settings=oauth,
-                  installation_store=runtime.store.installation_store(), **common)
+        app = App(client=make_client(runtime, token=None), oauth_settings=oauth, **common)
     elif settings.slack_bot_token is not None:
-        app = App(client=make_client(runtime), token=settings.slack_bot_token.get_secret_value(),
-                  token_verification_enabled=False, **common)
+        app = App(client=make_client(runtime), token_verification_enabled=True, **common)
     else:
         raise ValueError("no Slack credentials: set SLACK_BOT_TOKEN (one workspace) or "
                          "SLACK_CLIENT_ID and SLACK_CLIENT_SECRET (OAuth)")
@@ -82,7 +81,8 @@ def build_app(runtime: Runtime, client: WebClient | None = None, *, verify_reque
     def fetch_user(team_id: str, user_id: str) -> UserInfo:
         extra = {}
         if client is None and settings.oauth_enabled:
-            bot = runtime.store.installation_store().find_bot(enterprise_id=None, team_id=team_id)
+            store = runtime.store.installation_store(client_id=settings.slack_client_id)
+            bot = store.find_bot(enterprise_id=None, team_id=team_id)
             if bot is None or not bot.bot_token:
                 return UserInfo()
             extra["token"] = bot.bot_token

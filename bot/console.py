@@ -1,0 +1,573 @@
+"""The local console: talk to the real Bolt app without a Slack workspace.
+
+``vllm-path console`` starts a :class:`~bot.slack.standin.SlackStandIn` (Slack's Web API and
+response URLs on loopback), builds the runtime and the same Bolt app the Slack doors serve, and
+feeds it requests in Slack's real formats through ``app.dispatch``. Replies the app sends (to the
+response URL, or through ``chat.postMessage`` / ``views.publish``) are printed as text, with every
+button numbered so that typing its number presses it.
+
+``vllm-path ask TEXT`` is the one-shot form of the same thing. :func:`render_blocks` (Block Kit ->
+text) is pure and usable on its own.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import sys
+import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from bot.slack import standin as si
+
+REPLY_TIMEOUT_S = 10.0
+"""Seconds to wait for the first reply to a command, a click or Home."""
+SETTLE_S = 0.3
+"""Seconds of quiet after the first reply before printing (replies can come in several parts)."""
+
+VISIBLE_METHODS = frozenset({"chat.postMessage", "chat.postEphemeral", "chat.update",
+                             "chat.delete", "chat.unfurl", "views.publish", "views.open",
+                             "views.update", "views.push"})
+"""Web API methods whose effect a person would see; the console prints them."""
+
+
+# --- Block Kit -> text (pure) --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Control:
+    """A pressable element found in blocks: ``number`` shown as ``[n]``, ``label`` its text,
+    ``action`` what Slack puts in ``actions[0]`` when it is pressed (``type``, ``action_id``,
+    ``block_id``, and ``value`` or ``selected_option``), ``url`` for link buttons."""
+
+    number: int
+    label: str
+    action: dict[str, Any]
+    url: str | None = None
+
+
+_ENTITY = re.compile(r"<([^<>]*)>")
+_EMOJI_CODE = re.compile(r":([a-z0-9_+\-]+):")
+EMOJI = {"arrow_right": "➡️", "white_small_square": "▫️", "white_check_mark": "✅",
+         "tada": "🎉", "double_vertical_bar": "⏸️", "warning": "⚠️", "x": "❌",
+         "books": "📚", "bookmark": "🔖", "calendar": "📅", "bell": "🔔", "star": "⭐",
+         "sparkles": "✨", "new": "🆕", "link": "🔗", "mailbox": "📫", "wave": "👋"}
+"""Emoji shortcodes shown as characters in the console (others stay as ``:code:``)."""
+
+
+def mrkdwn_to_text(text: str) -> str:
+    """Slack mrkdwn shown readably: ``<url|label>`` -> ``label (url)``, ``<url>`` -> ``url``,
+    ``<@U1>`` -> ``@U1``, ``<#C1|name>`` -> ``#name``, ``<!here>`` -> ``@here``,
+    ``<!date^…|fallback>`` -> ``fallback``, common emoji codes (``:tada:``) -> characters; then ``&lt;``, ``&gt;``, ``&amp;`` are unescaped."""
+
+    def entity(m: re.Match[str]) -> str:
+        inner = m.group(1)
+        target, _, label = inner.partition("|")
+        if target.startswith("@"):
+            return "@" + (label or target[1:])
+        if target.startswith("#"):
+            return "#" + (label or target[1:])
+        if target.startswith("!"):
+            if label:
+                return label
+            word = target[1:].split("^", 1)[0]
+            return "@" + word
+        if label and label != target:
+            return f"{label} ({target})"
+        return target
+
+    text = _ENTITY.sub(entity, text)
+    text = _EMOJI_CODE.sub(lambda m: EMOJI.get(m.group(1), m.group(0)), text)
+    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+
+
+def _text(obj: Any) -> str:
+    """A text object (``plain_text`` or ``mrkdwn``) as display text."""
+    if not isinstance(obj, Mapping):
+        return str(obj or "")
+    raw = str(obj.get("text") or "")
+    return mrkdwn_to_text(raw) if obj.get("type") == "mrkdwn" else raw
+
+
+def _rich_text(elements: Iterable[Any]) -> str:
+    out: list[str] = []
+    for el in elements or []:
+        if not isinstance(el, Mapping):
+            continue
+        kind = el.get("type")
+        if kind in ("rich_text_section", "rich_text_preformatted", "rich_text_quote"):
+            out.append(_rich_text(el.get("elements") or []))
+            if kind != "rich_text_section":
+                out.append("\n")
+        elif kind == "rich_text_list":
+            for item in el.get("elements") or []:
+                out.append("• " + _rich_text(item.get("elements") or []) + "\n")
+        elif kind == "text":
+            out.append(str(el.get("text") or ""))
+        elif kind == "link":
+            url = str(el.get("url") or "")
+            label = str(el.get("text") or "")
+            out.append(f"{label} ({url})" if label and label != url else url)
+        elif kind in ("user", "usergroup"):
+            out.append("@" + str(el.get("user_id") or el.get("usergroup_id") or ""))
+        elif kind == "channel":
+            out.append("#" + str(el.get("channel_id") or ""))
+        elif kind == "emoji":
+            out.append(f":{el.get('name', '')}:")
+        elif kind == "broadcast":
+            out.append("@" + str(el.get("range") or ""))
+    return "".join(out)
+
+
+def render_blocks(blocks: Sequence[Mapping[str, Any]] | None, start: int = 1
+                  ) -> tuple[str, list[Control]]:
+    """Render Block Kit ``blocks`` (dicts) as readable text and list what can be pressed.
+
+    Buttons become ``[n] label`` (numbered from ``start``); overflow and static-select options
+    are numbered the same way. Headers become ``== text ==``, dividers a rule, context blocks a
+    ``·``-joined line, images ``[image: alt]``; mrkdwn goes through :func:`mrkdwn_to_text`.
+    Blocks without a ``block_id`` get the one Slack would make up (``auto-<index>`` here, so the
+    result is deterministic). Returns ``(text, controls)``; never raises on unknown block types.
+    """
+    lines: list[str] = []
+    controls: list[Control] = []
+    counter = itertools.count(start)
+
+    def press(element: Mapping[str, Any], block_id: str) -> list[str]:
+        kind = element.get("type")
+        if kind == "button":
+            label = _text(element.get("text"))
+            n = next(counter)
+            controls.append(Control(n, label, si.button_action(element, block_id),
+                                    element.get("url")))
+            return [f"[{n}] {label}" + (" ↗" if element.get("url") else "")]
+        if kind in ("overflow", "static_select"):
+            options = list(element.get("options") or [])
+            for group in element.get("option_groups") or []:
+                options.extend(group.get("options") or [])
+            shown = []
+            for option in options:
+                n = next(counter)
+                label = _text(option.get("text"))
+                action = {"type": kind, "block_id": block_id,
+                          "action_id": element.get("action_id", ""),
+                          "selected_option": dict(option)}
+                controls.append(Control(n, label, action, option.get("url")))
+                shown.append(f"[{n}] {label}")
+            prefix = "⋯ " if kind == "overflow" else _text(element.get("placeholder")) + ": "
+            return [prefix + "  ".join(shown)] if shown else []
+        if kind == "image":
+            return [f"[image: {element.get('alt_text', '')}]"]
+        if kind in ("plain_text", "mrkdwn"):
+            return [_text(element)]
+        return [f"({kind})"] if kind else []
+
+    for index, block in enumerate(blocks or []):
+        if not isinstance(block, Mapping):
+            continue
+        kind = block.get("type")
+        block_id = str(block.get("block_id") or f"auto-{index}")
+        if kind == "header":
+            lines.append(f"== {_text(block.get('text'))} ==")
+        elif kind == "section":
+            parts = []
+            if block.get("text"):
+                parts.append(_text(block.get("text")))
+            for f in block.get("fields") or []:
+                parts.append("  " + _text(f))
+            accessory = block.get("accessory")
+            if isinstance(accessory, Mapping):
+                extra = press(accessory, block_id)
+                if extra:
+                    if parts:
+                        parts[-1] = parts[-1] + "   " + "  ".join(extra)
+                    else:
+                        parts.extend(extra)
+            lines.append("\n".join(parts))
+        elif kind == "divider":
+            lines.append("─" * 40)
+        elif kind == "context":
+            bits = []
+            for el in block.get("elements") or []:
+                if isinstance(el, Mapping):
+                    bits.extend(press(el, block_id))
+            lines.append("  " + " · ".join(b for b in bits if b))
+        elif kind == "actions":
+            bits = []
+            for el in block.get("elements") or []:
+                if isinstance(el, Mapping):
+                    bits.extend(press(el, block_id))
+            lines.append("  ".join(bits))
+        elif kind == "image":
+            title = _text(block.get("title")) if block.get("title") else ""
+            lines.append(f"[image: {block.get('alt_text', '')}]" + (f" {title}" if title else ""))
+        elif kind == "rich_text":
+            lines.append(_rich_text(block.get("elements") or []).rstrip("\n"))
+        elif kind == "input":
+            lines.append(f"{_text(block.get('label'))}: (input)")
+        elif kind == "markdown":
+            lines.append(str(block.get("text") or ""))
+        else:
+            lines.append(f"[{kind} block]")
+    return "\n".join(lines), controls
+
+
+# --- the console ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Surface:
+    """Something printed that buttons belong to: a message (``message_ts``, ``is_ephemeral``,
+    ``channel_id``, the message dict) or a view (the view dict as published)."""
+
+    kind: str  # "message" | "view"
+    payload: dict[str, Any]
+    message_ts: str | None = None
+    is_ephemeral: bool = True
+    channel_id: str = si.CONSOLE_CHANNEL_ID
+
+
+@dataclass
+class Printed:
+    """One thing the app made visible: a ``title`` line, its ``text``, its ``controls``, the
+    ``surface`` they belong to and the ``raw`` payload (message or view dict)."""
+
+    title: str
+    text: str
+    controls: list[Control]
+    surface: Surface
+    raw: dict[str, Any] = field(default_factory=dict)
+
+    def render(self) -> str:
+        """The title line and the text, ready to print."""
+        return f"── {self.title} ──\n{self.text}".rstrip()
+
+
+class Console:
+    """A conversation with the app as one Slack user in one channel.
+
+    ``app`` is a Bolt ``App`` whose client points at ``standin`` (see :func:`open_console`).
+    :meth:`command`, :meth:`press` and :meth:`home` send Slack's requests and return what
+    became visible (a list of :class:`Printed`, empty when nothing came within ``timeout``
+    seconds); :meth:`handle` interprets one typed line; :meth:`run` is the REPL.
+    """
+
+    def __init__(self, app: Any, standin: si.SlackStandIn, *, user_id: str = si.CONSOLE_USER_ID,
+                 team_id: str = si.CONSOLE_TEAM_ID, channel_id: str = si.CONSOLE_CHANNEL_ID,
+                 timeout: float = REPLY_TIMEOUT_S, settle: float = SETTLE_S):
+        self.app = app
+        self.standin = standin
+        self.user_id = user_id
+        self.team_id = team_id
+        self.channel_id = channel_id
+        self.timeout = timeout
+        self.settle = settle
+        self.controls: dict[int, tuple[Control, Surface]] = {}
+        self._next_number = 1
+        self._ts = itertools.count(1)
+        self._pressed: Surface | None = None
+
+    # -- sending --
+
+    def _dispatch(self, body: bytes, content_type: str) -> Any:
+        from slack_bolt.request import BoltRequest
+
+        headers = {"content-type": [content_type]}
+        return self.app.dispatch(BoltRequest(body=body.decode("utf-8"), headers=headers))
+
+    def _exchange(self, body: bytes, content_type: str, pressed: Surface | None = None
+                  ) -> list[Printed]:
+        mark_calls = len(self.standin.calls())
+        mark_resp = len(self.standin.responses())
+        self._pressed = pressed
+        self._next_number = 1
+        response = self._dispatch(body, content_type)
+        printed: list[Printed] = []
+        if response.status != 200:
+            printed.append(Printed(f"error: HTTP {response.status}", str(response.body or ""),
+                                   [], Surface("message", {})))
+        elif response.body:
+            try:
+                ack_message = json.loads(response.body)
+            except ValueError:
+                ack_message = {"text": str(response.body)}
+            if isinstance(ack_message, dict) and (ack_message.get("text") or ack_message.get("blocks")):
+                printed.append(self._message("reply (only visible to you)", ack_message,
+                                             ephemeral=True))
+
+        def visible() -> list[Any]:
+            calls = [c for c in self.standin.calls()[mark_calls:] if c.method in VISIBLE_METHODS]
+            return calls + self.standin.responses()[mark_resp:]
+
+        if not printed:
+            try:
+                self.standin.wait_for(visible, self.timeout)
+            except TimeoutError:
+                return []
+        # let the rest of a multi-part reply arrive
+        seen = len(visible())
+        while True:
+            time.sleep(self.settle)
+            now = len(visible())
+            if now == seen:
+                break
+            seen = now
+        records: list[Any] = [c for c in self.standin.calls()[mark_calls:]
+                              if c.method in VISIBLE_METHODS]
+        records += self.standin.responses()[mark_resp:]
+        for record in sorted(records, key=lambda r: r.at):
+            if isinstance(record, si.ResponsePost):
+                printed.append(self._from_response(record))
+            else:
+                printed.extend(self._from_call(record))
+        self.controls = {c.number: (c, p.surface) for p in printed for c in p.controls}
+        return printed
+
+    def command(self, text: str) -> list[Printed]:
+        """Send ``/vllm-path text`` as this console user; returns what became visible."""
+        body = si.slash_command_body(text, user_id=self.user_id, team_id=self.team_id,
+                                     channel_id=self.channel_id,
+                                     response_url=self.standin.response_url())
+        return self._exchange(body, "application/x-www-form-urlencoded")
+
+    def press(self, number: int) -> list[Printed]:
+        """Press control ``[number]`` from the last output; raises ``KeyError`` if there is none."""
+        control, surface = self.controls[number]
+        if surface.kind == "view":
+            body = si.block_actions_body(control.action, view=surface.payload,
+                                         user_id=self.user_id, team_id=self.team_id)
+        else:
+            body = si.block_actions_body(
+                control.action, message_ts=surface.message_ts,
+                message=None if surface.is_ephemeral else surface.payload,
+                is_ephemeral=surface.is_ephemeral, response_url=self.standin.response_url(),
+                user_id=self.user_id, team_id=self.team_id, channel_id=surface.channel_id)
+        return self._exchange(body, "application/x-www-form-urlencoded", pressed=surface)
+
+    def home(self) -> list[Printed]:
+        """Open the App Home tab (an ``app_home_opened`` event); returns the published view."""
+        published = [c for c in self.standin.calls("views.publish")
+                     if c.ok and c.args.get("user_id") == self.user_id]
+        last_view = published[-1].response.get("view") if published else None
+        event = si.app_home_opened_event(self.user_id, view=last_view)
+        body = si.event_body(event, team_id=self.team_id)
+        return self._exchange(body, "application/json")
+
+    # -- turning records into printed surfaces --
+
+    def _message(self, title: str, message: dict[str, Any], *, ephemeral: bool,
+                 ts: str | None = None, channel_id: str | None = None) -> Printed:
+        text, controls = (self._render(message.get("blocks")) if message.get("blocks")
+                          else (mrkdwn_to_text(str(message.get("text") or "")), []))
+        surface = Surface("message", {k: v for k, v in message.items()
+                                      if k in ("text", "blocks", "ts")},
+                          message_ts=ts or self._fake_ts(), is_ephemeral=ephemeral,
+                          channel_id=channel_id or self.channel_id)
+        return Printed(title, text, controls, surface, dict(message))
+
+    def _fake_ts(self) -> str:
+        return f"{int(time.time())}.{next(self._ts):06d}"
+
+    def _from_response(self, post: si.ResponsePost) -> Printed:
+        body = post.body
+        if body.get("delete_original"):
+            return Printed("message deleted", "", [], Surface("message", {}), dict(body))
+        pressed = self._pressed
+        if body.get("replace_original") and pressed is not None and pressed.kind == "message":
+            title = "message updated" + (" (only visible to you)" if pressed.is_ephemeral else "")
+            return self._message(title, body, ephemeral=pressed.is_ephemeral,
+                                 ts=pressed.message_ts, channel_id=pressed.channel_id)
+        if body.get("response_type") == "in_channel":
+            return self._message(f"posted in #{si.CONSOLE_CHANNEL_NAME} (everyone sees it)", body,
+                                 ephemeral=False)
+        return self._message("reply (only visible to you)", body, ephemeral=True)
+
+    def _from_call(self, call: si.ApiCall) -> list[Printed]:
+        args = call.args
+        status = "" if call.ok else f" -> {call.response.get('error') or call.status}"
+        if call.method.startswith("views."):
+            view = call.response.get("view") or args.get("view") or {}
+            if isinstance(view, str):
+                view = json.loads(view)
+            text, controls = self._render(view.get("blocks"))
+            where = "App Home" if view.get("type") == "home" else f"{view.get('type', 'view')}"
+            return [Printed(f"{where} ({call.method}{status})", text, controls,
+                            Surface("view", dict(view)), dict(view))]
+        if call.method == "chat.postMessage":
+            channel = str(args.get("channel") or "")
+            where = f"DM {channel}" if channel.startswith("D") else f"#{channel}"
+            printed = self._message(f"{where} (chat.postMessage{status})", args, ephemeral=False,
+                                    ts=call.response.get("ts"), channel_id=channel)
+            return [printed]
+        if call.method == "chat.postEphemeral":
+            return [self._message(f"ephemeral in #{args.get('channel')} (chat.postEphemeral"
+                                  f"{status})", args, ephemeral=True,
+                                  ts=call.response.get("message_ts"))]
+        if call.method == "chat.update":
+            return [self._message(f"message updated (chat.update{status})", args,
+                                  ephemeral=False, ts=str(args.get("ts") or ""),
+                                  channel_id=str(args.get("channel") or ""))]
+        return [Printed(f"{call.method}{status}", json.dumps(args, ensure_ascii=False)[:300], [],
+                        Surface("message", {}))]
+
+    def _render(self, blocks: Any) -> tuple[str, list[Control]]:
+        """:func:`render_blocks` numbering on from the controls already shown in this output."""
+        text, controls = render_blocks(blocks, start=self._next_number)
+        self._next_number += len(controls)
+        return text, controls
+
+    # -- the REPL --
+
+    def calls_text(self) -> str:
+        """The Web API calls recorded so far, one per line (method, channel/user, text)."""
+        lines = []
+        for i, call in enumerate(self.standin.calls(), 1):
+            who = call.args.get("channel") or call.args.get("user_id") or call.args.get("user") or ""
+            text = str(call.args.get("text") or "").replace("\n", " ")
+            result = "ok" if call.ok else str(call.response.get("error") or call.status)
+            lines.append(f"{i:3}. {call.method:<20} {str(who):<12} {result:<8} {text[:60]}".rstrip())
+        return "\n".join(lines) if lines else "(no Web API calls yet)"
+
+    def handle(self, line: str) -> tuple[bool, str]:
+        """Interpret one typed line; returns ``(keep_going, output_text)``."""
+        line = line.strip()
+        if not line:
+            return True, ""
+        word = line.lower()
+        if word in ("quit", "exit", ":q", "/quit"):
+            return False, ""
+        if word == "home":
+            return True, _join(self.home())
+        if word == "calls":
+            return True, self.calls_text()
+        if line.isdigit():
+            number = int(line)
+            if number not in self.controls:
+                have = ", ".join(str(n) for n in sorted(self.controls)) or "none"
+                return True, f"No button [{number}] in the last reply (buttons: {have})."
+            control = self.controls[number][0]
+            note = f"(pressed [{number}] {control.label}" + (
+                f" — in Slack this also opens {control.url}" if control.url else "") + ")"
+            return True, note + "\n" + _join(self.press(number))
+        text = line
+        for prefix in (si.SLASH_COMMAND + " ", si.SLASH_COMMAND):
+            if text.startswith(prefix):
+                text = text[len(prefix):].strip()
+                break
+        return True, _join(self.command(text))
+
+    def run(self, stdin: TextIO, stdout: TextIO, *, interactive: bool | None = None) -> int:
+        """Read lines from ``stdin`` until ``quit`` or end of input, printing replies to ``stdout``.
+
+        Prompts and the banner are shown only when ``interactive`` (default: ``stdin`` is a TTY);
+        with a script on stdin each command is echoed after ``> ``. Returns the exit code (0).
+        """
+        interactive = stdin.isatty() if interactive is None else interactive
+        use_input = interactive and stdin is sys.stdin and stdout is sys.stdout
+        if use_input:
+            try:
+                import readline  # noqa: F401 - line editing and history for input()
+            except ImportError:  # pragma: no cover - not on every platform
+                pass
+        if interactive:
+            stdout.write(BANNER + "\n")
+        while True:
+            try:
+                if use_input:
+                    try:
+                        line = input("> ") + "\n"
+                    except EOFError:
+                        line = ""
+                else:
+                    if interactive:
+                        stdout.write("> ")
+                        stdout.flush()
+                    line = stdin.readline()
+            except KeyboardInterrupt:
+                line = ""
+            if not line:
+                if interactive:
+                    stdout.write("\n")
+                return 0
+            if not interactive and line.strip():
+                stdout.write(f"> {line.strip()}\n")
+            try:
+                keep, output = self.handle(line)
+            except KeyboardInterrupt:
+                keep, output = True, "(interrupted)"
+            except Exception as exc:  # noqa: BLE001 - the console must survive a bad line
+                keep, output = True, f"console error: {type(exc).__name__}: {exc}"
+            if output:
+                stdout.write(output.rstrip() + "\n")
+            stdout.flush()
+            if not keep:
+                return 0
+
+
+def _join(printed: list[Printed]) -> str:
+    if not printed:
+        return f"(no reply within {REPLY_TIMEOUT_S:.0f} s)"
+    return "\n\n".join(p.render() for p in printed)
+
+
+BANNER = """\
+vllm-path console — the Slack app running locally, no workspace needed.
+Type what you would type after /vllm-path, for example:
+  speculative              the reading path on speculative decoding
+  quantization fp8         posts matching a query
+  follow speculative       follow a track     ·  next   your next reads
+  lang zh                  answer in Chinese  ·  help   everything the bot understands
+Console keys: a number presses that button · home (App Home) · calls (Web API calls) · quit"""
+
+
+# --- setting it up -------------------------------------------------------------------------------
+
+
+def console_settings(settings: Any = None) -> Any:
+    """The settings with every Slack credential removed, so that the console never talks to
+    Slack and no secret reaches the stand-in (database and catalog settings are kept)."""
+    from bot.config import Settings
+
+    settings = settings or Settings()
+    return settings.model_copy(update={
+        "slack_bot_token": None, "slack_signing_secret": None, "slack_app_token": None,
+        "slack_client_id": None, "slack_client_secret": None, "slack_api_url": None})
+
+
+@contextmanager
+def open_console(settings: Any = None, *, runtime: Any = None, user_id: str = si.CONSOLE_USER_ID,
+                 timeout: float = REPLY_TIMEOUT_S) -> Iterator[Console]:
+    """Start a stand-in, build the runtime (unless given) and the app, yield a :class:`Console`;
+    the stand-in is closed on exit. Raises the runtime's errors (an invalid catalog:
+    :class:`bot.catalog.CatalogError`)."""
+    from slack_sdk import WebClient
+
+    from bot.runtime import Runtime
+    from bot.slack.app import build_app
+
+    with si.SlackStandIn() as standin:
+        rt = runtime or Runtime.create(console_settings(settings))
+        client = WebClient(token="xoxb-console-local", base_url=standin.api_url, timeout=10)
+        app = build_app(rt, client=client, verify_requests=False)
+        yield Console(app, standin, user_id=user_id, timeout=timeout)
+
+
+def ask(text: str, *, user_id: str = si.CONSOLE_USER_ID, settings: Any = None,
+        runtime: Any = None, timeout: float = REPLY_TIMEOUT_S) -> list[Printed]:
+    """One command through the console machinery; returns what became visible (may be empty)."""
+    with open_console(settings, runtime=runtime, user_id=user_id, timeout=timeout) as console:
+        return console.command(text)
+
+
+def main(stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
+    """``vllm-path console``: the REPL on stdin/stdout. Returns the exit code."""
+    from bot.logging_setup import setup_logging
+
+    settings = console_settings()
+    setup_logging(settings.model_copy(update={"log_level": "WARNING"}))
+    with open_console(settings) as console:
+        return console.run(stdin or sys.stdin, stdout or sys.stdout)

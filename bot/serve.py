@@ -1,0 +1,310 @@
+"""The Slack doors of ``vllm-path serve``: Socket Mode, or signed HTTP behind waitress.
+
+* Socket Mode when ``SLACK_APP_TOKEN`` (``xapp-…``) is set: no public URL needed.
+* HTTP otherwise, with ``SLACK_SIGNING_SECRET``: Bolt's WSGI adapter served by waitress at
+  ``POST /slack/events`` (commands, interactivity and events share the one URL), plus
+  ``GET /slack/install`` and ``GET /slack/oauth_redirect`` when OAuth is configured
+  (``SLACK_CLIENT_ID`` / ``SLACK_CLIENT_SECRET``), and ``GET /healthz`` (``200 ok``).
+
+Both doors need a way to call Slack: ``SLACK_BOT_TOKEN`` (one workspace) or OAuth (many).
+``SIGHUP`` reloads the catalog (the last good version keeps serving when the new one is refused);
+``SIGTERM``/``SIGINT`` stop the server after the requests in flight. Secrets are never logged
+(:func:`bot.logging_setup.setup_logging` masks them in every record as a last line of defence).
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from bot.config import Settings
+
+log = logging.getLogger(__name__)
+
+EVENTS_PATH = "/slack/events"
+HEALTH_PATH = "/healthz"
+
+
+class ConfigError(Exception):
+    """The environment does not configure a usable door; the message says what to set."""
+
+
+def door_for(settings: Settings) -> str:
+    """Which door ``serve`` opens for these settings: ``"socket"`` or ``"http"``.
+
+    Raises :class:`ConfigError` naming the variables to set when neither is configured, or when
+    the app could not call Slack (no bot token and no OAuth client).
+    """
+    can_call_slack = bool(settings.slack_bot_token or settings.oauth_enabled)
+    if settings.slack_app_token is not None:
+        if not settings.slack_app_token.get_secret_value().startswith("xapp-"):
+            raise ConfigError("SLACK_APP_TOKEN must be an app-level token (it starts with "
+                              "'xapp-'); create one with the connections:write scope under "
+                              "Basic Information > App-Level Tokens.")
+        if not can_call_slack:
+            raise ConfigError(_missing_message("Socket Mode has SLACK_APP_TOKEN but no "
+                                               "SLACK_BOT_TOKEN (or SLACK_CLIENT_ID/"
+                                               "SLACK_CLIENT_SECRET)."))
+        return "socket"
+    if settings.slack_signing_secret is not None:
+        if not can_call_slack:
+            raise ConfigError(_missing_message("HTTP mode has SLACK_SIGNING_SECRET but no "
+                                               "SLACK_BOT_TOKEN (or SLACK_CLIENT_ID/"
+                                               "SLACK_CLIENT_SECRET)."))
+        return "http"
+    raise ConfigError(_missing_message("No Slack credentials are configured."))
+
+
+def _missing_message(first: str) -> str:
+    return (f"{first}\n"
+            "To connect to Slack, set either\n"
+            "  SLACK_APP_TOKEN (Socket Mode, xapp-…), or\n"
+            "  SLACK_SIGNING_SECRET (HTTP, requests at /slack/events),\n"
+            "and either SLACK_BOT_TOKEN (one workspace, xoxb-…) or SLACK_CLIENT_ID + "
+            "SLACK_CLIENT_SECRET (OAuth install for many workspaces).\n"
+            "To try the bot without Slack, run: vllm-path console")
+
+
+# --- signals -------------------------------------------------------------------------------------
+
+
+def reload_catalog_logged(runtime: Any) -> bool:
+    """``runtime.reload_catalog()`` with its outcome logged; returns whether it was swapped in."""
+    try:
+        ok, errors = runtime.reload_catalog()
+    except Exception:  # noqa: BLE001 - a reload must never take the server down
+        log.exception("catalog reload failed")
+        return False
+    if ok:
+        log.info("SIGHUP: catalog reloaded, now serving %s", runtime.holder.catalog.version)
+    else:
+        log.error("SIGHUP: catalog reload refused (%d error(s)); still serving %s",
+                  len(errors), runtime.holder.catalog.version)
+    return ok
+
+
+def install_signal_handlers(runtime: Any, stop: Callable[[], None]) -> None:
+    """SIGHUP reloads the catalog on a worker thread; SIGTERM and SIGINT call ``stop``.
+
+    Only possible on the main thread; elsewhere (tests) nothing is installed.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def on_hup(signum: int, frame: Any) -> None:
+        threading.Thread(target=reload_catalog_logged, args=(runtime,),
+                         name="catalog-reload", daemon=True).start()
+
+    def on_stop(signum: int, frame: Any) -> None:
+        log.info("signal %s: stopping", signal.Signals(signum).name)
+        stop()
+
+    if hasattr(signal, "SIGHUP"):
+        signal.signal(signal.SIGHUP, on_hup)
+    signal.signal(signal.SIGTERM, on_stop)
+    signal.signal(signal.SIGINT, on_stop)
+
+
+# --- HTTP ----------------------------------------------------------------------------------------
+
+
+def make_wsgi_app(runtime: Any, app: Any) -> Callable[..., Iterable[bytes]]:
+    """A WSGI application: ``GET|HEAD /healthz`` answers ``200 ok``; everything else goes to
+    Bolt's :class:`~slack_bolt.adapter.wsgi.SlackRequestHandler` (``POST /slack/events``, and the
+    OAuth install/redirect paths when ``app.oauth_flow`` is set; other paths get 404).
+
+    ``runtime`` is accepted for symmetry and future checks (the health check does not touch the
+    database, so that a slow database does not take the instance out of a load balancer).
+    """
+    from slack_bolt.adapter.wsgi import SlackRequestHandler
+
+    bolt = SlackRequestHandler(app, path=EVENTS_PATH)
+
+    def wsgi(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        if environ.get("PATH_INFO") == HEALTH_PATH and environ.get("REQUEST_METHOD") in ("GET", "HEAD"):
+            start_response("200 OK", [("Content-Type", "text/plain; charset=utf-8"),
+                                      ("Content-Length", "2")])
+            return [b"ok"]
+        return bolt(environ, start_response)
+
+    return wsgi
+
+
+class HttpDoor:
+    """The HTTP door: waitress serving :func:`make_wsgi_app` on ``host:port`` (0 = a free port).
+
+    :meth:`serve_forever` blocks until :meth:`stop`; :meth:`start` runs it on a daemon thread
+    (tests); :meth:`close` stops, waits for the loop to end and frees the port. ``threads`` is
+    waitress's worker count. Usable as a context manager (starts, then closes).
+    """
+
+    def __init__(self, runtime: Any, app: Any, host: str = "127.0.0.1", port: int = 3000,
+                 threads: int = 8):
+        import waitress
+
+        self.runtime = runtime
+        self.app = app
+        self._map: dict[int, Any] = {}
+        self._server = waitress.create_server(make_wsgi_app(runtime, app), map=self._map,
+                                              host=host, port=port, threads=threads,
+                                              ident="vllm-path", clear_untrusted_proxy_headers=True)
+        self._stop = threading.Event()
+        self._done = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    @property
+    def host(self) -> str:
+        """The address actually bound."""
+        return str(self._listen[0])
+
+    @property
+    def port(self) -> int:
+        """The port actually bound (useful with ``port=0``)."""
+        return int(self._listen[1])
+
+    @property
+    def _listen(self) -> tuple[str, int]:
+        server = self._server
+        if hasattr(server, "effective_port"):
+            return server.effective_host, server.effective_port
+        return server.effective_listen[0]
+
+    @property
+    def url(self) -> str:
+        """``http://HOST:PORT`` of the door."""
+        host = self.host
+        return f"http://[{host}]:{self.port}" if ":" in host else f"http://{host}:{self.port}"
+
+    def serve_forever(self) -> None:
+        """Serve until :meth:`stop` is called, then close connections and the worker threads."""
+        from waitress import wasyncore
+
+        try:
+            while not self._stop.is_set() and self._map:
+                wasyncore.loop(timeout=0.2, map=self._map, count=1)
+        finally:
+            self._server.task_dispatcher.shutdown(cancel_pending=False, timeout=5)
+            wasyncore.close_all(self._map)
+            self._done.set()
+
+    def start(self) -> "HttpDoor":
+        """Serve on a daemon thread; returns ``self``."""
+        self._thread = threading.Thread(target=self.serve_forever, name="http-door", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Ask the loop to end (returns at once; safe from a signal handler)."""
+        self._stop.set()
+
+    def close(self, timeout: float = 10.0) -> None:
+        """Stop and wait up to ``timeout`` seconds for the loop to finish. Idempotent."""
+        self.stop()
+        if self._thread is not None:
+            self._thread.join(timeout)
+        elif not self._done.is_set():
+            from waitress import wasyncore
+
+            self._server.task_dispatcher.shutdown(cancel_pending=True, timeout=timeout)
+            wasyncore.close_all(self._map)
+            self._done.set()
+
+    def __enter__(self) -> "HttpDoor":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def serve_http(runtime: Any, host: str = "127.0.0.1", port: int = 3000, threads: int = 8, *,
+               app: Any = None, background: bool = False) -> HttpDoor:
+    """Open the HTTP door. ``app`` defaults to ``build_app(runtime)``.
+
+    With ``background=True`` the server runs on a daemon thread and the started
+    :class:`HttpDoor` is returned at once (close it when done). Otherwise this blocks, with
+    SIGHUP/SIGTERM/SIGINT handled (see :func:`install_signal_handlers`), until stopped, and
+    returns the closed door.
+    """
+    if app is None:
+        from bot.slack.app import build_app
+
+        app = build_app(runtime)
+    door = HttpDoor(runtime, app, host=host, port=port, threads=threads)
+    if background:
+        return door.start()
+    install_signal_handlers(runtime, door.stop)
+    log.info("HTTP door listening on %s (POST %s, GET %s)", door.url, EVENTS_PATH, HEALTH_PATH)
+    if getattr(app, "oauth_flow", None) is not None:
+        flow = app.oauth_flow
+        log.info("OAuth install at %s%s, redirect %s", door.url, flow.install_path,
+                 flow.redirect_uri_path)
+    door.serve_forever()
+    log.info("HTTP door closed")
+    return door
+
+
+# --- Socket Mode ---------------------------------------------------------------------------------
+
+
+def serve_socket_mode(runtime: Any, *, app: Any = None,
+                      stop: threading.Event | None = None) -> None:
+    """Connect through Socket Mode with ``SLACK_APP_TOKEN`` and block until SIGTERM/SIGINT (or
+    until ``stop`` is set, when given: then no signal handler is installed).
+
+    Raises :class:`ConfigError` when ``SLACK_APP_TOKEN`` is not set.
+    """
+    from slack_bolt.adapter.socket_mode import SocketModeHandler
+
+    token = runtime.settings.slack_app_token
+    if token is None:
+        raise ConfigError("SLACK_APP_TOKEN is not set")
+    if app is None:
+        from bot.slack.app import build_app
+
+        app = build_app(runtime)
+    handler = SocketModeHandler(app, token.get_secret_value())
+    stopped = stop or threading.Event()
+    if stop is None:
+        install_signal_handlers(runtime, stopped.set)
+    handler.connect()
+    log.info("Socket Mode connected")
+    try:
+        while not stopped.wait(0.5):
+            pass
+    finally:
+        handler.close()
+        log.info("Socket Mode closed")
+
+
+def serve(settings: Settings | None = None, host: str = "127.0.0.1", port: int = 3000,
+          threads: int = 8) -> None:
+    """``vllm-path serve``: pick the door from the settings, build the runtime and the app, run.
+
+    Raises :class:`ConfigError` when no door is configured (the CLI exits 2 with its message).
+    """
+    from bot.logging_setup import setup_logging
+    from bot.runtime import Runtime
+
+    settings = settings or Settings()
+    setup_logging(settings)
+    door = door_for(settings)
+    runtime = Runtime.create(settings)
+    log.info("catalog %s loaded; database %s", runtime.holder.catalog.version,
+             _safe_db_url(settings.database_url))
+    if door == "socket":
+        serve_socket_mode(runtime)
+    else:
+        serve_http(runtime, host, port, threads)
+
+
+def _safe_db_url(url: str) -> str:
+    """The database URL with any password masked, for logs."""
+    try:
+        from sqlalchemy.engine import make_url
+
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:  # noqa: BLE001
+        return url.split("@")[-1]

@@ -1,0 +1,52 @@
+"""Fixtures for end-to-end tests: a Slack stand-in, a runtime on a fresh SQLite file, and the real
+HTTP door (waitress + Bolt's WSGI adapter) on a free loopback port with a known signing secret."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.config import Settings
+from bot.slack.standin import SlackStandIn
+from tests.e2e.helpers import BOT_TOKEN, SIGNING_SECRET, FakeSlack
+
+
+def e2e_settings(tmp_path, standin: SlackStandIn, **overrides) -> Settings:
+    """Settings for a test: SQLite in ``tmp_path``, Web API at the stand-in, a fake bot token and
+    signing secret; nothing read from the environment or a ``.env`` file."""
+    values = dict(database_url=f"sqlite:///{tmp_path}/t.db", slack_bot_token=BOT_TOKEN,
+                  slack_signing_secret=SIGNING_SECRET, slack_app_token=None,
+                  slack_client_id=None, slack_client_secret=None,
+                  slack_api_url=standin.api_url)
+    values.update(overrides)
+    return Settings(_env_file=None, **values)
+
+
+@pytest.fixture
+def standin():
+    with SlackStandIn() as s:
+        yield s
+
+
+@pytest.fixture
+def runtime(tmp_path, standin):
+    from bot.runtime import Runtime
+
+    rt = Runtime.create(e2e_settings(tmp_path, standin))
+    yield rt
+    rt.store.close()
+
+
+@pytest.fixture
+def door(runtime):
+    """The HTTP door serving ``build_app(runtime)`` (client built from settings, as in production)."""
+    from bot.serve import serve_http
+
+    d = serve_http(runtime, "127.0.0.1", 0, threads=4, background=True)
+    yield d
+    d.close()
+
+
+@pytest.fixture
+def slack(door, standin, runtime):
+    """Plays Slack: sends signed requests to the door and collects what the app sends back."""
+    return FakeSlack(door.url, standin, runtime)

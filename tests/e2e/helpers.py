@@ -1,0 +1,110 @@
+"""Playing Slack against the HTTP door: signed requests in, replies collected at the stand-in."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from bot.slack.standin import ResponsePost, SlackStandIn
+from tests.e2e.slack_requests import (
+    HttpResult,
+    app_home_opened_event,
+    block_actions_body,
+    button_action,
+    event_body,
+    signed_post,
+    slash_command_body,
+)
+
+SIGNING_SECRET = "e2e-fake-signing-secret-0123456789"
+BOT_TOKEN = "xoxb-e2e-fake-bot-token"
+TEAM = "T0E2E"
+USER = "U0E2E"
+CHANNEL = "C0E2E"
+
+
+def iter_elements(blocks: list[Mapping[str, Any]]) -> Iterator[tuple[dict, str]]:
+    """Every interactive element in ``blocks`` with its block id (accessories and actions)."""
+    for block in blocks or []:
+        block_id = block.get("block_id", "")
+        if isinstance(block.get("accessory"), Mapping):
+            yield dict(block["accessory"]), block_id
+        for el in block.get("elements") or []:
+            if isinstance(el, Mapping) and el.get("action_id"):
+                yield dict(el), block_id
+
+
+def find_button(blocks: list[Mapping[str, Any]], prefix: str) -> tuple[dict, str]:
+    """The first button whose ``action_id`` starts with ``prefix``; raises ``LookupError``."""
+    for el, block_id in iter_elements(blocks):
+        if el.get("type") == "button" and str(el.get("action_id", "")).startswith(prefix):
+            return el, block_id
+    ids = [el.get("action_id") for el, _ in iter_elements(blocks)]
+    raise LookupError(f"no button {prefix!r}… among {ids}")
+
+
+def block_texts(blocks: list[Mapping[str, Any]]) -> str:
+    """All text in ``blocks`` joined (section/header/context texts, fields, button labels)."""
+    return json.dumps(blocks, ensure_ascii=False)
+
+
+@dataclass
+class FakeSlack:
+    """Sends Slack's signed requests to ``url`` (the door) and waits for replies at ``standin``."""
+
+    url: str
+    standin: SlackStandIn
+    runtime: Any
+    secret: str = SIGNING_SECRET
+    team: str = TEAM
+    user: str = USER
+    channel: str = CHANNEL
+
+    @property
+    def events_url(self) -> str:
+        return self.url + "/slack/events"
+
+    def command(self, text: str, *, user: str | None = None) -> tuple[HttpResult, str]:
+        """Send ``/vllm-path text``; returns the HTTP answer (the ack) and the response URL used."""
+        response_url = self.standin.response_url()
+        body = slash_command_body(text, user_id=user or self.user, team_id=self.team,
+                                  channel_id=self.channel, channel_name="e2e",
+                                  response_url=response_url)
+        return signed_post(self.events_url, body, self.secret), response_url
+
+    def ask(self, text: str, *, timeout: float = 10.0) -> ResponsePost:
+        """Send a command and wait for its reply at the response URL."""
+        result, response_url = self.command(text)
+        assert result.status == 200, (result.status, result.text)
+        return self.standin.wait_for_response(response_url, timeout=timeout)
+
+    def click(self, message: Mapping[str, Any], prefix: str, *, ephemeral: bool = True
+              ) -> tuple[HttpResult, str]:
+        """Click the first button ``prefix…`` in ``message`` (a reply body); returns the HTTP
+        answer and the fresh response URL Slack attached to the click."""
+        element, block_id = find_button(message.get("blocks") or [], prefix)
+        response_url = self.standin.response_url()
+        body = block_actions_body(button_action(element, block_id), message_ts="1700000000.000100",
+                                  message=None if ephemeral else dict(message),
+                                  is_ephemeral=ephemeral, response_url=response_url,
+                                  user_id=self.user, team_id=self.team, channel_id=self.channel,
+                                  channel_name="e2e")
+        return signed_post(self.events_url, body, self.secret), response_url
+
+    def click_in_view(self, view: Mapping[str, Any], prefix: str) -> HttpResult:
+        """Click the first button ``prefix…`` in a published view (App Home)."""
+        element, block_id = find_button(view.get("blocks") or [], prefix)
+        body = block_actions_body(button_action(element, block_id), view=view,
+                                  user_id=self.user, team_id=self.team)
+        return signed_post(self.events_url, body, self.secret)
+
+    def event(self, event: Mapping[str, Any], *, event_id: str | None = None) -> HttpResult:
+        """Deliver an Events API event (signed JSON)."""
+        body = event_body(event, team_id=self.team, event_id=event_id)
+        return signed_post(self.events_url, body, self.secret, json_body=True)
+
+    def open_home(self, *, user: str | None = None, event_id: str | None = None) -> HttpResult:
+        """Deliver ``app_home_opened`` for ``user`` (default the test user)."""
+        return self.event(app_home_opened_event(user or self.user), event_id=event_id)

@@ -1,0 +1,156 @@
+"""The console and `ask`: the real app fed locally; and the pure Block Kit -> text renderer."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from bot.cli import main
+from bot.config import Settings
+from bot.console import console_settings, mrkdwn_to_text, open_console, render_blocks
+
+# --- render_blocks (pure) -----------------------------------------------------------------------
+
+
+def test_mrkdwn_links_mentions_and_escapes_are_readable():
+    assert mrkdwn_to_text("<https://a.b/c|EAGLE &amp; co> and <https://x.y>") == \
+        "EAGLE & co (https://a.b/c) and https://x.y"
+    assert mrkdwn_to_text("<@U1> in <#C1|general> <!here> &lt;b&gt;") == "@U1 in #general @here <b>"
+    assert mrkdwn_to_text("<!date^1700000000^{date}|Nov 14> :tada: :unknown_code:") == \
+        "Nov 14 🎉 :unknown_code:"
+    # escaped text stays text: no link is formed by unescaping
+    assert mrkdwn_to_text("&lt;https://evil|click&gt;") == "<https://evil|click>"
+
+
+def test_render_blocks_numbers_buttons_across_blocks():
+    blocks = [
+        {"type": "header", "text": {"type": "plain_text", "text": "Speculative decoding"}},
+        {"type": "section", "block_id": "s1", "text": {"type": "mrkdwn", "text": "*Read* <https://u|Post>"},
+         "accessory": {"type": "button", "action_id": "mark_read:1", "value": "v1",
+                       "text": {"type": "plain_text", "text": "Mark read"}}},
+        {"type": "divider"},
+        {"type": "context", "elements": [{"type": "mrkdwn", "text": "1 of 9"},
+                                         {"type": "plain_text", "text": "v1"}]},
+        {"type": "actions", "block_id": "a1", "elements": [
+            {"type": "button", "action_id": "follow:x", "value": "f",
+             "text": {"type": "plain_text", "text": "Follow"}},
+            {"type": "button", "action_id": "open", "url": "https://v.ai",
+             "text": {"type": "plain_text", "text": "Open"}}]},
+        {"type": "image", "image_url": "https://i", "alt_text": "chart"},
+        {"type": "mystery"},
+    ]
+    text, controls = render_blocks(blocks, start=3)
+    assert text.splitlines()[0] == "== Speculative decoding =="
+    assert "*Read* Post (https://u)   [3] Mark read" in text
+    assert "1 of 9 · v1" in text and "[4] Follow  [5] Open ↗" in text
+    assert "[image: chart]" in text and "[mystery block]" in text
+    assert [c.number for c in controls] == [3, 4, 5]
+    assert controls[0].action == {"type": "button", "block_id": "s1", "action_id": "mark_read:1",
+                                  "value": "v1",
+                                  "text": {"type": "plain_text", "text": "Mark read"}}
+    assert controls[1].action["block_id"] == "a1" and controls[2].url == "https://v.ai"
+
+
+def test_render_blocks_overflow_options_and_fields():
+    blocks = [{"type": "section", "fields": [{"type": "mrkdwn", "text": "*a*"}],
+               "accessory": {"type": "overflow", "action_id": "more", "options": [
+                   {"text": {"type": "plain_text", "text": "Unfollow"}, "value": "u"}]}}]
+    text, controls = render_blocks(blocks)
+    assert "*a*" in text and "⋯ [1] Unfollow" in text
+    assert controls[0].action["selected_option"]["value"] == "u"
+    assert controls[0].action["block_id"] == "auto-0"
+    assert render_blocks([]) == ("", []) and render_blocks(None) == ("", [])
+
+
+# --- the console against the real app -----------------------------------------------------------
+
+
+@pytest.fixture
+def console_settings_tmp(tmp_path):
+    return Settings(_env_file=None, database_url=f"sqlite:///{tmp_path}/c.db",
+                    slack_bot_token="xoxb-should-be-dropped", slack_signing_secret="dropped-too")
+
+
+def test_console_settings_drop_every_slack_credential(console_settings_tmp):
+    s = console_settings(console_settings_tmp)
+    assert s.secret_values() == [] and s.slack_api_url is None
+    assert s.database_url == console_settings_tmp.database_url
+
+
+def test_console_command_press_and_home(console_settings_tmp):
+    with open_console(console_settings_tmp) as console:
+        printed = console.command("speculative")
+        assert len(printed) == 1 and printed[0].title.startswith("reply")
+        assert "Speculative decoding" in printed[0].text
+        labels = {c.label: n for n, (c, _) in console.controls.items()}
+        assert "Mark read" in labels
+
+        _, out = console.handle(str(labels["Mark read"]))
+        assert out.startswith("(pressed [") and "message updated" in out and "1 of" in out
+        read = console.app.handlers.rt.store.read_posts("T0CONSOLE", "U0CONSOLE")
+        assert len(read) == 1
+
+        share = next(n for n, (c, _) in console.controls.items() if c.label.startswith("Share"))
+        shared = console.press(share)
+        assert shared[0].title.startswith("posted in #console")
+
+        home = console.home()
+        assert home and home[0].title.startswith("App Home")
+        assert home[0].surface.kind == "view"
+        assert "views.publish" in console.calls_text()
+
+        keep, out = console.handle("99")
+        assert keep and "No button [99]" in out
+        assert console.handle("quit") == (False, "")
+
+
+def test_console_reads_a_script_from_stdin(console_settings_tmp):
+    script = io.StringIO("/vllm-path help\n\nspeculative\n1\nquit\nnever reached\n")
+    out = io.StringIO()
+    with open_console(console_settings_tmp) as console:
+        assert console.run(script, out) == 0
+    text = out.getvalue()
+    assert "> /vllm-path help" in text and "> speculative" in text and "> 1" in text
+    assert "never reached" not in text
+    assert "vllm-path console" not in text  # no banner when stdin is not a TTY
+    assert "message updated" in text
+
+
+def test_console_times_out_politely(console_settings_tmp):
+    with open_console(console_settings_tmp, timeout=0.5) as console:
+        console.app = _SilentApp()
+        assert console.command("speculative") == []
+        assert "no reply" in console.handle("speculative")[1]
+
+
+class _SilentApp:
+    def dispatch(self, request):
+        from slack_bolt.response import BoltResponse
+
+        return BoltResponse(status=200, body="")
+
+
+def test_console_cli_with_no_credentials_in_a_fresh_directory(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for var in ("SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN", "DATABASE_URL"):
+        monkeypatch.delenv(var, raising=False)
+    result = CliRunner().invoke(main, ["console"], input="speculative\nhome\ncalls\n")
+    assert result.exit_code == 0, result.output
+    assert "Speculative decoding" in result.output and "App Home" in result.output
+    assert (tmp_path / "vllm-path.db").exists()  # the SQLite default in the working directory
+
+
+def test_ask_json_prints_the_message_as_slack_receives_it(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path}/a.db")
+    result = CliRunner().invoke(main, ["ask", "speculative", "--json", "--user", "U0ASK"])
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.output)
+    assert set(payload) == {"response_type", "text", "blocks"}
+    assert payload["response_type"] == "ephemeral" and payload["blocks"]
+    text = CliRunner().invoke(main, ["ask", "speculative"])
+    assert text.exit_code == 0 and "[1] Mark read" in text.output
+

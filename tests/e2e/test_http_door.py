@@ -1,0 +1,168 @@
+"""End to end through the HTTP door: signed requests in Slack's real formats go to waitress + Bolt's
+WSGI adapter on a loopback port; the app answers through the stand-in (response URLs, Web API)."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from tests.e2e.helpers import (
+    BOT_TOKEN,
+    SIGNING_SECRET,
+    block_texts,
+    find_button,
+)
+from tests.e2e.slack_requests import (
+    app_home_opened_event,
+    event_body,
+    get,
+    post,
+    signed_headers,
+    signed_post,
+    slash_command_body,
+)
+
+def test_healthz_and_unknown_paths(door):
+    ok = get(door.url + "/healthz")
+    assert ok.status == 200 and ok.text == "ok"
+    assert get(door.url + "/nope").status == 404
+    assert get(door.url + "/slack/events").status == 404  # Slack only POSTs
+    assert get(door.url + "/slack/install").status == 404  # OAuth is off with a bot token
+
+
+def test_slash_command_replies_with_the_speculative_path(slack, standin):
+    ack, response_url = slack.command("speculative")
+    assert ack.status == 200
+    reply = standin.wait_for_response(response_url, timeout=10).body
+    assert reply.get("response_type", "ephemeral") == "ephemeral"
+    assert reply.get("replace_original") is False
+    assert reply["text"]  # the plain-text fallback Slack shows in notifications
+    texts = block_texts(reply["blocks"])
+    assert "Speculative decoding" in texts
+    assert "EAGLE" in texts  # a step of the speculative-decoding path
+    action_ids = [el.get("action_id", "") for b in reply["blocks"]
+                  for el in b.get("elements", []) if b["type"] == "actions"]
+    assert any(a.startswith("mark_read:") for a in action_ids)
+    assert len(set(action_ids)) == len(action_ids)
+    # the bot token (never the signing secret) went to the Web API, and only as a header
+    assert all(c.authorized for c in standin.calls())
+
+
+def test_mark_read_click_replaces_the_ephemeral_message(slack, standin, runtime):
+    reply = slack.ask("speculative").body
+    element, _ = find_button(reply["blocks"], "mark_read:")
+    post_id = json.loads(element["value"])["p"]
+    assert post_id not in runtime.store.read_posts(slack.team, slack.user)
+
+    ack, response_url = slack.click(reply, "mark_read:")
+    assert ack.status == 200
+    updated = standin.wait_for_response(response_url, timeout=10).body
+    assert updated["replace_original"] is True
+    assert updated.get("response_type", "ephemeral") == "ephemeral"
+    assert "1 of" in block_texts(updated["blocks"])  # progress redrawn
+    assert post_id in runtime.store.read_posts(slack.team, slack.user)
+    # the next Mark read now points at the following step
+    nxt, _ = find_button(updated["blocks"], "mark_read:")
+    assert json.loads(nxt["value"])["p"] != post_id
+
+
+def test_follow_then_share_in_channel(slack, standin, runtime):
+    reply = slack.ask("speculative").body
+    element, _ = find_button(reply["blocks"], "follow:")
+    track = json.loads(element["value"])["t"]
+    assert runtime.holder.catalog.track(track).names.en == "Speculative decoding"
+    _, url = slack.click(reply, "follow:")
+    followed = standin.wait_for_response(url, timeout=10).body
+    assert followed["replace_original"] is True
+    assert runtime.store.follows(slack.team, slack.user) == [track]
+    find_button(followed["blocks"], "unfollow:")
+
+    _, url = slack.click(followed, "share:")
+    shared = standin.wait_for_response(url, timeout=10).body
+    assert shared["response_type"] == "in_channel"
+    assert shared.get("replace_original") is False
+    assert "Speculative decoding" in block_texts(shared["blocks"])
+    assert "mark_read:" not in block_texts(shared["blocks"])  # no personal buttons for everyone
+
+
+def test_app_home_opened_publishes_home(slack, standin):
+    result = slack.open_home()
+    assert result.status == 200
+    call = standin.wait_for_call("views.publish", timeout=10)
+    assert call.ok and call.args["user_id"] == slack.user
+    view = call.args["view"]
+    assert view["type"] == "home" and view["blocks"]
+    assert call.authorized
+
+
+def test_click_in_home_republishes_home(slack, standin, runtime):
+    slack.open_home()
+    view = standin.wait_for_call("views.publish", timeout=10).response["view"]
+    element, _ = find_button(view["blocks"], "follow:")
+    track = json.loads(element["value"])["t"]
+    assert slack.click_in_view(view, "follow:").status == 200
+    second = standin.wait_for_call("views.publish", count=2, timeout=10)
+    assert track in runtime.store.follows(slack.team, slack.user)
+    assert second.args["user_id"] == slack.user
+    assert standin.responses() == []  # Home clicks have no response_url
+
+
+def test_event_retries_are_processed_once(slack, standin):
+    event = app_home_opened_event(slack.user)
+    body = event_body(event, team_id=slack.team, event_id="Ev0RETRY")
+    first = signed_post(slack.events_url, body, SIGNING_SECRET, json_body=True)
+    standin.wait_for_call("views.publish", timeout=10)
+    headers = signed_headers(body, SIGNING_SECRET, content_type="application/json")
+    headers.update({"X-Slack-Retry-Num": "1", "X-Slack-Retry-Reason": "http_timeout"})
+    retry = post(slack.events_url, body, headers)
+    assert first.status == 200 and retry.status == 200
+    time.sleep(0.5)
+    assert len(standin.calls("views.publish")) == 1
+
+
+def test_url_verification_challenge_is_echoed(slack):
+    body = json.dumps({"token": "x", "challenge": "c-123", "type": "url_verification"}).encode()
+    result = signed_post(slack.events_url, body, SIGNING_SECRET, json_body=True)
+    assert result.status == 200 and "c-123" in result.text
+
+
+def test_ack_comes_before_slow_work(slack, standin):
+    slack.ask("help")  # warm-up: Bolt's one-time auth.test for the bot token
+    standin.configure(latency_s=1.5)  # every Web API call (users.info, ...) is slow
+    started = time.monotonic()
+    ack, response_url = slack.command("speculative")
+    acked = time.monotonic() - started
+    assert ack.status == 200 and acked < 1.0
+    assert standin.wait_for_response(response_url, timeout=15).body["blocks"]
+
+
+def test_first_request_does_not_wait_for_auth_test(slack, standin):
+    standin.configure(latency_s=1.5)
+    started = time.monotonic()
+    ack, _ = slack.command("speculative")
+    assert ack.status == 200 and time.monotonic() - started < 1.0
+
+
+def test_unsigned_forged_stale_and_tampered_requests_get_401(slack, standin, door):
+    url = slack.events_url
+    body = slash_command_body("speculative", response_url=standin.response_url("forged"))
+    assert post(url, body, {"Content-Type": "application/x-www-form-urlencoded"}).status == 401
+    assert signed_post(url, body, "not-the-secret").status == 401
+    stale = int(time.time()) - 301
+    assert signed_post(url, body, SIGNING_SECRET, timestamp=stale).status == 401
+    headers = signed_headers(body, SIGNING_SECRET)
+    assert post(url, body.replace(b"speculative", b"quantization"), headers).status == 401
+    bad_event = event_body(app_home_opened_event("U1"))
+    assert signed_post(url, bad_event, "not-the-secret", json_body=True).status == 401
+    time.sleep(0.5)
+    assert standin.responses() == [] and standin.calls("views.publish") == []
+
+
+def test_secrets_never_reach_the_stand_in_as_text(slack, standin):
+    slack.ask("speculative")
+    slack.open_home()
+    standin.wait_for_call("views.publish", timeout=10)
+    dumped = repr(standin.calls()) + repr(standin.responses())
+    assert SIGNING_SECRET not in dumped and BOT_TOKEN not in dumped

@@ -1,0 +1,93 @@
+"""manifest.yaml parses and matches the code: the command, the events, the one request URL, scopes."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import yaml
+
+from bot.config import REPO_ROOT, Settings
+from bot.serve import EVENTS_PATH
+from bot.slack.standin import SLASH_COMMAND, app_home_opened_event, event_body, slash_command_body
+
+MANIFEST = REPO_ROOT / "manifest.yaml"
+LISTENERS = REPO_ROOT / "bot" / "slack" / "listeners"
+
+
+@pytest.fixture(scope="module")
+def manifest() -> dict:
+    return yaml.safe_load(MANIFEST.read_text(encoding="utf-8"))
+
+
+def _path(url: str) -> str:
+    return re.sub(r"^https://[^/]+", "", url)
+
+
+def test_manifest_names_the_slash_command(manifest):
+    (command,) = manifest["features"]["slash_commands"]
+    assert command["command"] == SLASH_COMMAND
+    assert command["should_escape"] is False
+    assert command["description"] and command["usage_hint"]
+    assert _path(command["url"]) == EVENTS_PATH
+
+
+def test_every_url_is_the_one_events_path(manifest):
+    s = manifest["settings"]
+    assert s["interactivity"]["is_enabled"] is True
+    assert _path(s["interactivity"]["request_url"]) == EVENTS_PATH
+    assert _path(s["event_subscriptions"]["request_url"]) == EVENTS_PATH
+    assert s["socket_mode_enabled"] is False and s["org_deploy_enabled"] is False
+    assert _path(manifest["oauth_config"]["redirect_urls"][0]) == "/slack/oauth_redirect"
+
+
+def test_app_home_and_bot_user(manifest):
+    home = manifest["features"]["app_home"]
+    assert home["home_tab_enabled"] is True and home["messages_tab_enabled"] is True
+    assert manifest["features"]["bot_user"]["display_name"]
+    assert manifest["display_information"]["name"]
+
+
+def test_scopes_match_the_settings_default(manifest):
+    default = Settings.model_fields["slack_scopes"].default
+    assert manifest["oauth_config"]["scopes"]["bot"] == default.split(",")
+
+
+def test_events_match_the_listeners_in_the_code(manifest):
+    source = "\n".join(p.read_text(encoding="utf-8") for p in LISTENERS.glob("*.py"))
+    registered = set(re.findall(r"""\.event\(\s*["']([a-z_]+)["']""", source))
+    assert registered, "no app.event(...) listeners found"
+    assert set(manifest["settings"]["event_subscriptions"]["bot_events"]) == registered
+
+
+def test_the_app_handles_what_the_manifest_subscribes(manifest, tmp_path):
+    """Each subscribed event and the command reach a listener (Bolt answers 404 when none does)."""
+    from slack_bolt.request import BoltRequest
+
+    from bot.console import console_settings, open_console
+
+    settings = console_settings(Settings(_env_file=None, database_url=f"sqlite:///{tmp_path}/m.db"))
+    events = {"app_home_opened": app_home_opened_event("U1"),
+              "app_uninstalled": {"type": "app_uninstalled"},
+              "tokens_revoked": {"type": "tokens_revoked", "tokens": {"bot": ["U0BOT"]}}}
+    with open_console(settings) as console:
+        for name in manifest["settings"]["event_subscriptions"]["bot_events"]:
+            body = event_body(events[name], team_id="T9").decode()
+            resp = console.app.dispatch(BoltRequest(body=body,
+                                                    headers={"content-type": ["application/json"]}))
+            assert resp.status == 200, name
+        console.standin.wait_for_call("views.publish", timeout=10)  # before the stand-in closes
+        command = manifest["features"]["slash_commands"][0]["command"]
+        url = console.standin.response_url()
+        body = slash_command_body("help", command=command, response_url=url).decode()
+        resp = console.app.dispatch(BoltRequest(
+            body=body, headers={"content-type": ["application/x-www-form-urlencoded"]}))
+        assert resp.status == 200
+        console.standin.wait_for_response(url, timeout=10)
+
+
+def test_procfile_runs_the_two_processes():
+    lines = dict(line.split(":", 1) for line in
+                 (REPO_ROOT / "Procfile").read_text().strip().splitlines())
+    assert lines["web"].strip() == "vllm-path serve --host 0.0.0.0 --port $PORT"
+    assert lines["clock"].strip() == "vllm-path scheduler"

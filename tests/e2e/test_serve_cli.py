@@ -1,0 +1,184 @@
+"""`vllm-path serve` as a real process: door selection, exit 2 without credentials, signals."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from bot.cli import main
+from bot.config import DEFAULT_CATALOG_DIR, Settings
+from bot.serve import ConfigError, door_for
+from tests.e2e.helpers import BOT_TOKEN, SIGNING_SECRET
+from tests.e2e.slack_requests import get, signed_post, slash_command_body
+
+SLACK_VARS = ("SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN", "SLACK_CLIENT_ID",
+              "SLACK_CLIENT_SECRET", "SLACK_API_URL")
+
+
+def _settings(**values) -> Settings:
+    base = {k.lower(): None for k in SLACK_VARS}
+    base.update(values)
+    return Settings(_env_file=None, **base)
+
+
+def test_door_selection():
+    assert door_for(_settings(slack_app_token="xapp-1", slack_bot_token="xoxb-1")) == "socket"
+    assert door_for(_settings(slack_signing_secret="s", slack_bot_token="xoxb-1")) == "http"
+    assert door_for(_settings(slack_signing_secret="s", slack_client_id="1.2",
+                              slack_client_secret="c")) == "http"
+    for bad in (_settings(), _settings(slack_signing_secret="s"),
+                _settings(slack_app_token="xapp-1"),
+                _settings(slack_app_token="xoxb-wrong-kind", slack_bot_token="xoxb-1")):
+        with pytest.raises(ConfigError):
+            door_for(bad)
+
+
+def test_serve_without_credentials_exits_2_and_points_to_the_console(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # no .env here
+    for var in SLACK_VARS:
+        monkeypatch.delenv(var, raising=False)
+    result = CliRunner().invoke(main, ["serve", "--port", "0"])
+    assert result.exit_code == 2
+    for name in ("SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_BOT_TOKEN", "SLACK_CLIENT_ID",
+                 "SLACK_CLIENT_SECRET", "vllm-path console"):
+        assert name in result.output
+
+
+def test_serve_with_a_wrong_app_token_does_not_print_it(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for var in SLACK_VARS:
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("SLACK_APP_TOKEN", "xoxb-secret-value-123")
+    result = CliRunner().invoke(main, ["serve"])
+    assert result.exit_code == 2 and "xoxb-secret-value-123" not in result.output
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_for(predicate, timeout: float, what: str):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+@pytest.mark.slow
+def test_serve_process_answers_reloads_on_sighup_and_stops_on_sigterm(tmp_path, standin):
+    catalog = tmp_path / "catalog"
+    shutil.copytree(DEFAULT_CATALOG_DIR, catalog)
+    port = _free_port()
+    log_path = tmp_path / "serve.log"
+    env = {k: v for k, v in os.environ.items() if k not in SLACK_VARS}
+    env.update(DATABASE_URL=f"sqlite:///{tmp_path}/serve.db", CATALOG_DIR=str(catalog),
+               SLACK_BOT_TOKEN=BOT_TOKEN, SLACK_SIGNING_SECRET=SIGNING_SECRET,
+               SLACK_API_URL=standin.api_url, LOG_LEVEL="INFO")
+    exe = Path(sys.executable).with_name("vllm-path")
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen([str(exe), "serve", "--port", str(port)], cwd=tmp_path, env=env,
+                                stdout=log, stderr=subprocess.STDOUT)
+    try:
+        url = f"http://127.0.0.1:{port}"
+
+        def healthy():
+            try:
+                return get(url + "/healthz", timeout=1).status == 200
+            except OSError:
+                assert proc.poll() is None, log_path.read_text()
+                return False
+
+        _wait_for(healthy, 30, "/healthz")
+        response_url = standin.response_url()
+        body = slash_command_body("speculative", response_url=response_url)
+        assert signed_post(url + "/slack/events", body, SIGNING_SECRET).status == 200
+        assert standin.wait_for_response(response_url, timeout=15).body["blocks"]
+
+        proc.send_signal(signal.SIGHUP)
+        _wait_for(lambda: "catalog reloaded" in log_path.read_text(), 15, "reload log line")
+
+        (catalog / "manifest.yaml").write_text("version: [unclosed\n")
+        proc.send_signal(signal.SIGHUP)
+        _wait_for(lambda: "reload refused" in log_path.read_text(), 15, "refusal log line")
+        second = standin.response_url()
+        body = slash_command_body("speculative", response_url=second)
+        assert signed_post(url + "/slack/events", body, SIGNING_SECRET).status == 200
+        assert standin.wait_for_response(second, timeout=15).body["blocks"]  # last good catalog
+
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=15) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    text = log_path.read_text()
+    assert SIGNING_SECRET not in text and BOT_TOKEN not in text
+
+
+def test_socket_mode_door_connects_with_the_app_token_and_closes(tmp_path, standin, monkeypatch):
+    import threading
+
+    import slack_bolt.adapter.socket_mode as sm
+
+    from bot.runtime import Runtime
+    from bot.serve import serve_socket_mode
+    from tests.e2e.conftest import e2e_settings
+
+    seen = {}
+    stop = threading.Event()
+
+    class FakeHandler:
+        def __init__(self, app, app_token):
+            seen.update(app=app, token=app_token)
+
+        def connect(self):
+            seen["connected"] = True
+            stop.set()
+
+        def close(self):
+            seen["closed"] = True
+
+    monkeypatch.setattr(sm, "SocketModeHandler", FakeHandler)
+    runtime = Runtime.create(e2e_settings(tmp_path, standin, slack_app_token="xapp-1-test",
+                                          slack_signing_secret=None))
+    serve_socket_mode(runtime, stop=stop)
+    assert seen["token"] == "xapp-1-test" and seen["connected"] and seen["closed"]
+    assert hasattr(seen["app"], "handlers")  # the app from build_app
+    runtime.store.close()
+
+
+def test_oauth_install_and_redirect_paths_are_served(tmp_path, standin):
+    from bot.runtime import Runtime
+    from bot.serve import serve_http
+    from tests.e2e.conftest import e2e_settings
+
+    runtime = Runtime.create(e2e_settings(tmp_path, standin, slack_bot_token=None,
+                                          slack_client_id="111.222",
+                                          slack_client_secret="oauth-client-secret"))
+    door = serve_http(runtime, "127.0.0.1", 0, background=True)
+    try:
+        install = get(door.url + "/slack/install")
+        assert install.status in (200, 302)
+        where = install.text + install.headers.get("location", "")
+        assert "slack.com/oauth/v2/authorize" in where and "client_id=111.222" in where
+        assert "oauth-client-secret" not in where
+        redirect = get(door.url + "/slack/oauth_redirect?code=x&state=forged")
+        assert redirect.status >= 400  # a state this server never issued is refused
+        assert get(door.url + "/healthz").status == 200
+    finally:
+        door.close()
+        runtime.store.close()

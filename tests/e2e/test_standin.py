@@ -1,0 +1,267 @@
+"""The Slack stand-in answers a real slack-sdk WebClient like Slack does, and injects Slack's faults."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from urllib.parse import parse_qs
+
+import pytest
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
+from slack_sdk.http_retry.builtin_handlers import (
+    RateLimitErrorRetryHandler,
+    ServerErrorRetryHandler,
+)
+from slack_sdk.signature import SignatureVerifier
+from slack_sdk.webhook import WebhookClient
+
+from bot.slack.standin import SlackStandIn, block_actions_body, event_body, slash_command_body
+from tests.e2e.slack_requests import get, post, signed_headers
+
+TOKEN = "xoxb-standin-test-token"
+
+
+@pytest.fixture
+def standin():
+    with SlackStandIn() as s:
+        yield s
+
+
+@pytest.fixture
+def client(standin):
+    return WebClient(token=TOKEN, base_url=standin.api_url)
+
+
+def test_api_url_is_joined_with_method_names_by_the_sdk(standin, client):
+    client.auth_test()
+    assert standin.api_url.endswith("/api/")
+    (call,) = standin.calls()
+    assert call.method == "auth.test"
+
+
+def test_post_message_records_args_and_answers_increasing_ts(standin, client):
+    blocks = [{"type": "section", "text": {"type": "mrkdwn", "text": "*hi*"}}]
+    first = client.chat_postMessage(channel="C1", text="hi", blocks=blocks)
+    second = client.chat_postMessage(channel="C1", text="again")
+    assert first["ok"] and first["channel"] == "C1"
+    assert float(second["ts"]) > float(first["ts"])
+    calls = standin.calls("chat.postMessage")
+    assert [c.args["text"] for c in calls] == ["hi", "again"]
+    assert calls[0].args["blocks"] == blocks  # decoded from the form field
+    assert calls[0].channel == "C1" and calls[0].ok
+
+
+def test_token_is_never_recorded_only_its_presence(standin, client):
+    client.chat_postMessage(channel="C1", text="x")
+    WebClient(base_url=standin.api_url).api_call("api.test")
+    with_token, without = standin.calls()
+    assert with_token.authorized and not without.authorized
+    assert with_token.token_fingerprint and len(with_token.token_fingerprint) == 8
+    assert TOKEN not in repr(standin.calls()) and TOKEN not in repr(standin)
+
+
+def test_plausible_bodies_for_the_methods_the_app_uses(standin, client):
+    auth = client.auth_test()
+    assert auth["team_id"] == standin.team_id and auth["user_id"] and auth["bot_id"]
+    dm = client.conversations_open(users="U1")
+    assert dm["channel"]["id"].startswith("D")
+    assert client.conversations_open(users="U1")["channel"]["id"] == dm["channel"]["id"]
+    view = {"type": "home", "blocks": [{"type": "divider"}]}
+    published = client.views_publish(user_id="U1", view=view)
+    assert published["view"]["type"] == "home" and published["view"]["id"]
+    assert standin.calls("views.publish")[0].args["view"] == view
+    user = client.users_info(user="U7")["user"]
+    assert user["id"] == "U7" and user["tz"] == "Europe/Berlin" and user["locale"] == "en-US"
+    convs = client.users_conversations()
+    assert convs["channels"][0]["id"] and convs["response_metadata"]["next_cursor"] == ""
+    eph = client.chat_postEphemeral(channel="C1", user="U1", text="psst")
+    assert eph["message_ts"]
+    upd = client.chat_update(channel="C1", ts="123.456", text="new")
+    assert upd["ts"] == "123.456"
+    assert client.api_call("reactions.add")["ok"] is True
+
+
+def test_every_kth_call_is_rate_limited_and_the_sdk_retries_after_retry_after(standin):
+    standin.configure(rate_limit_every=2, retry_after_s=1)
+    client = WebClient(token=TOKEN, base_url=standin.api_url,
+                       retry_handlers=[RateLimitErrorRetryHandler(max_retry_count=2)])
+    client.chat_postMessage(channel="C1", text="one")
+    started = time.monotonic()
+    client.chat_postMessage(channel="C1", text="two")  # 2nd call 429, retried as 3rd
+    waited = time.monotonic() - started
+    statuses = [c.status for c in standin.calls("chat.postMessage")]
+    assert statuses == [200, 429, 200]
+    assert waited >= 1.0  # Retry-After: 1 honoured (sdk adds up to 1 s of jitter)
+
+
+def test_without_a_retry_handler_a_429_surfaces_as_an_error(standin, client):
+    standin.configure(rate_limit_every=1, retry_after_s=7)
+    with pytest.raises(SlackApiError) as err:
+        client.chat_postMessage(channel="C1", text="x")
+    assert err.value.response.status_code == 429
+    assert err.value.response.headers["Retry-After"] == "7"
+
+
+def test_per_channel_bucket_models_one_message_per_second(standin, client):
+    standin.configure(channel_rate_per_s=1.0, channel_burst=1)
+    client.chat_postMessage(channel="C1", text="a")
+    with pytest.raises(SlackApiError) as err:
+        client.chat_postMessage(channel="C1", text="b")
+    assert err.value.response.status_code == 429
+    assert int(err.value.response.headers["Retry-After"]) >= 1
+    client.chat_postMessage(channel="C2", text="other channel is not limited")
+    client.chat_update(channel="C1", ts="1.2", text="other methods are not limited")
+    time.sleep(1.05)
+    client.chat_postMessage(channel="C1", text="after a second")
+    assert [c.status for c in standin.calls("chat.postMessage")] == [200, 429, 200, 200]
+
+
+def test_paced_sender_with_retry_handler_gets_everything_through(standin):
+    standin.configure(channel_rate_per_s=4.0, channel_burst=1)
+    client = WebClient(token=TOKEN, base_url=standin.api_url,
+                       retry_handlers=[RateLimitErrorRetryHandler(max_retry_count=3)])
+    for i in range(3):
+        client.chat_postMessage(channel="C1", text=str(i))
+    oks = [c.args["text"] for c in standin.calls("chat.postMessage") if c.ok]
+    assert oks == ["0", "1", "2"]
+
+
+def test_channel_and_method_errors_come_with_http_200(standin, client):
+    standin.configure(channel_errors={"C_GONE": "channel_not_found"},
+                      method_errors={"users.info": "user_not_found"})
+    with pytest.raises(SlackApiError) as err:
+        client.chat_postMessage(channel="C_GONE", text="x")
+    assert err.value.response.status_code == 200
+    assert err.value.response["error"] == "channel_not_found"
+    with pytest.raises(SlackApiError):
+        client.users_info(user="U1")
+    assert client.chat_postMessage(channel="C_OK", text="x")["ok"]
+
+
+def test_server_errors_and_retry(standin):
+    standin.configure(server_error_every=1, fault_methods={"chat.postMessage"})
+    client = WebClient(token=TOKEN, base_url=standin.api_url)
+    with pytest.raises(SlackApiError) as err:
+        client.chat_postMessage(channel="C1", text="x")
+    assert err.value.response.status_code == 500
+    assert client.auth_test()["ok"]  # other methods are not counted
+    standin.configure(server_error_every=2, fault_methods={"chat.postMessage"})
+    retrying = WebClient(token=TOKEN, base_url=standin.api_url,
+                         retry_handlers=[ServerErrorRetryHandler(max_retry_count=1)])
+    retrying.chat_postMessage(channel="C1", text="a")
+    retrying.chat_postMessage(channel="C1", text="b")
+    assert [c.status for c in standin.calls("chat.postMessage")][-3:] == [200, 500, 200]
+
+
+def test_latency_is_added(standin, client):
+    standin.configure(latency_s=0.2)
+    started = time.monotonic()
+    client.auth_test()
+    assert time.monotonic() - started >= 0.2
+
+
+def test_configure_refuses_unknown_or_negative(standin):
+    with pytest.raises(TypeError):
+        standin.configure(nonsense=1)
+    with pytest.raises(ValueError):
+        standin.configure(latency_s=-1)
+
+
+def test_response_urls_record_posts_and_allow_five(standin):
+    url = standin.response_url()
+    assert url != standin.response_url() and standin.response_url("x") == standin.response_url("x")
+    hook = WebhookClient(url)
+    for i in range(5):
+        assert hook.send(text=f"r{i}", response_type="ephemeral").status_code == 200
+    assert hook.send(text="sixth").status_code == 404
+    posts = standin.responses(url)
+    assert [p.body["text"] for p in posts[:5]] == [f"r{i}" for i in range(5)]
+    assert posts[0].body["response_type"] == "ephemeral"
+    assert standin.responses(standin.response_url("other")) == []
+
+
+def test_wait_for_wakes_on_a_post_from_another_thread(standin):
+    url = standin.response_url()
+    threading.Timer(0.2, lambda: post(url, json.dumps({"text": "late"}).encode(),
+                                      {"Content-Type": "application/json"})).start()
+    got = standin.wait_for_response(url, timeout=3)
+    assert got.body == {"text": "late"}
+    with pytest.raises(TimeoutError):
+        standin.wait_for(lambda: False, timeout=0.1)
+
+
+def test_reset_forgets_records_and_faults(standin, client):
+    standin.configure(latency_s=0.01)
+    client.auth_test()
+    standin.reset()
+    assert standin.calls() == [] and standin.faults.latency_s == 0
+
+
+def test_unknown_path_is_404_and_close_frees_the_port():
+    s = SlackStandIn()
+    assert get(s.base_url + "/nope").status == 404
+    s.close()
+    s.close()
+    with pytest.raises(OSError):
+        get(s.base_url + "/nope", timeout=1)
+
+
+# --- request builders ---------------------------------------------------------------------------
+
+SLASH_FIELDS = {"token", "team_id", "team_domain", "channel_id", "channel_name", "user_id",
+                "user_name", "command", "text", "api_app_id", "is_enterprise_install",
+                "response_url", "trigger_id"}
+
+
+def test_slash_command_body_has_every_field_slack_sends():
+    body = slash_command_body("speculative <b> & more", response_url="http://x/r")
+    fields = {k: v[0] for k, v in parse_qs(body.decode(), keep_blank_values=True).items()}
+    assert set(fields) == SLASH_FIELDS
+    assert fields["command"] == "/vllm-path" and fields["text"] == "speculative <b> & more"
+    grid = parse_qs(slash_command_body("x", enterprise_id="E1", enterprise_name="Grid").decode())
+    assert grid["enterprise_id"] == ["E1"] and grid["enterprise_name"] == ["Grid"]
+
+
+def test_block_actions_body_message_and_view_containers():
+    action = {"type": "button", "action_id": "mark_read:p1", "block_id": "b1", "value": "p1"}
+    body = block_actions_body(action, message={"text": "t", "blocks": []}, message_ts="1.2",
+                              response_url="http://x/r")
+    payload = json.loads(parse_qs(body.decode())["payload"][0])
+    assert payload["type"] == "block_actions"
+    assert payload["container"] == {"type": "message", "message_ts": "1.2",
+                                    "channel_id": "C0CONSOLE", "is_ephemeral": False}
+    assert payload["message"]["ts"] == "1.2" and payload["channel"]["id"] == "C0CONSOLE"
+    assert payload["actions"][0]["action_id"] == "mark_read:p1"
+    assert payload["actions"][0]["action_ts"] and payload["response_url"] == "http://x/r"
+    eph = json.loads(parse_qs(block_actions_body(action, message_ts="1.3", is_ephemeral=True)
+                              .decode())["payload"][0])
+    assert "message" not in eph and eph["container"]["is_ephemeral"] is True
+    home = json.loads(parse_qs(block_actions_body(action, view={"id": "V1", "type": "home"})
+                               .decode())["payload"][0])
+    assert home["container"] == {"type": "view", "view_id": "V1"}
+    assert "channel" not in home and "message" not in home and "response_url" not in home
+    with pytest.raises(ValueError):
+        block_actions_body(action)
+    with pytest.raises(ValueError):
+        block_actions_body(action, message_ts="1", view={"id": "V"})
+
+
+def test_event_body_wrapper():
+    wrapper = json.loads(event_body({"type": "app_home_opened", "user": "U1"}, team_id="T9",
+                                    event_id="Ev1"))
+    assert wrapper["type"] == "event_callback" and wrapper["team_id"] == "T9"
+    assert wrapper["event_id"] == "Ev1" and wrapper["event"]["user"] == "U1"
+    assert wrapper["authorizations"][0]["team_id"] == "T9"
+
+
+def test_signed_headers_verify_with_slack_sdk_and_break_on_tampering():
+    body = slash_command_body("x")
+    headers = signed_headers(body, "s3cret")
+    verifier = SignatureVerifier("s3cret")
+    assert verifier.is_valid_request(body, headers)
+    assert not verifier.is_valid_request(body + b"&x=1", headers)
+    assert not SignatureVerifier("other").is_valid_request(body, headers)
+    old = signed_headers(body, "s3cret", timestamp=int(time.time()) - 400)
+    assert not verifier.is_valid_request(body, old)
