@@ -117,9 +117,29 @@ def _split_schedule(words: list[str]) -> tuple[list[str], int | None, str | None
     return rest, weekday, at_time, tz, error, error_value
 
 
+_MARKUP = re.compile(r"<([^<>]*)>")
+
+
+def _unmarkup(match: re.Match) -> str:
+    body = match.group(1)
+    if body.startswith(("!", "@")):
+        return " "  # <!channel>, <!here>, <@U123>: never part of a query
+    if "|" in body:
+        return body.split("|", 1)[1]  # <#C123|general>, <https://…|label>: keep the label
+    return " " if body.startswith("#") else body  # <#C123> without a label; a bare <url>
+
+
+def plain_text(text: str) -> str:
+    """Slack's escaped command text as the person typed it: mentions and channel pings dropped,
+    links and channel references reduced to their labels, ``&amp;``/``&lt;``/``&gt;`` decoded."""
+    text = _MARKUP.sub(_unmarkup, text)
+    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+
+
 def parse(text: str) -> Command:
-    """Parse slash-command text. Never raises; unknown text is a ``query``."""
-    raw = text or ""
+    """Parse slash-command text (as Slack sends it, escaped). Never raises; unknown text is a
+    ``query``."""
+    raw = plain_text(text or "")
     truncated = len(raw) > MAX_TEXT
     raw = raw[:MAX_TEXT]
     words = raw.split()

@@ -64,3 +64,10 @@ def test_near_miss_keyword_suggests_the_command():
 def test_long_text_is_cut_and_flagged():
     cmd = parse("x" * 3000)
     assert cmd.truncated and len(cmd.arg) == MAX_TEXT
+
+
+def test_slack_markup_never_reaches_a_query():
+    cmd = parse("&lt;b&gt; <!channel> nixl <@U123> <https://example.com|kv cache> &amp;")
+    assert cmd.kind == "query"
+    assert "<!channel>" not in cmd.arg and "U123" not in cmd.arg
+    assert "nixl" in cmd.arg and "kv cache" in cmd.arg and "<b>" in cmd.arg and "&" in cmd.arg
