@@ -20,6 +20,9 @@ from bot.catalog.compiled import Catalog
 from bot.catalog.models import Manifest, Post, Track
 import bot.paths as paths  # module import: bot.paths imports the catalog models too
 
+_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+"""libyaml's safe loader when PyYAML was built with it (about 10x faster), else the pure-Python one."""
+
 CHANGELOG_HEADING = re.compile(r"^##\s+\[?(?P<version>\d{4}\.\d{2}\.\d+)\]?", re.MULTILINE)
 
 
@@ -63,7 +66,7 @@ def _field_path(loc: tuple[Any, ...]) -> str:
 def _read_yaml(path: Path, rel: str, issues: list[CatalogIssue]) -> Any:
     try:
         with path.open(encoding="utf-8") as fh:
-            return yaml.safe_load(fh)
+            return yaml.load(fh, Loader=_SAFE_LOADER)  # noqa: S506 - a safe loader, C-accelerated
     except FileNotFoundError:
         issues.append(CatalogIssue(rel, "-", "-", "file is missing"))
     except yaml.YAMLError as exc:

@@ -1,0 +1,223 @@
+"""Relevance of bot.search.Matcher against two baselines, on an eval file of labelled queries.
+
+    python benchmarks/relevance.py [--queries FILE] [--catalog DIR] [--json] [--verbose]
+
+The eval file is tab-separated ``query, kind, expected`` (``#`` lines are comments):
+
+* ``kind=post``: ``expected`` lists acceptable post titles separated by `` || ``; a query's rank is
+  the position of the first acceptable title among the first 10 results.
+* ``kind=track``: ``expected`` is a track id. A system's track ranking is: for our matcher, the
+  track ``match_track`` names (if any), then the tracks of its post results in order of first
+  appearance; for the baselines (which rank posts only), the tracks of their post results in
+  order of first appearance. The row ``matcher match_track`` is the strict reading the app uses:
+  ``match_track`` alone names the expected track (hit@1 = hit@3 = MRR = accuracy).
+
+Systems, on the same catalog and queries:
+
+* ``matcher``: ``bot.search.Matcher`` (search + match_track);
+* ``bm25``: bm25s (Lucene BM25, default parameters) over title + English and Chinese summaries,
+  tokenized by ``bm25s.tokenize`` with English stop words;
+* ``wratio``: ``rapidfuzz.process.extract(query, titles, scorer=fuzz.WRatio,
+  processor=utils.default_process)``.
+
+Reported per system and per kind: hit@1, hit@3 and MRR (reciprocal rank, 0 when not in the top
+10). Exit code 0 always (this is a report); ``--check`` exits 1 unless the matcher's hit@3 beats
+both baselines' on all queries.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO_ROOT))
+
+from bot.catalog import Catalog, load_catalog  # noqa: E402
+from bot.search import Matcher  # noqa: E402
+
+DEFAULT_QUERIES = [REPO_ROOT.parent / "shared" / "eval" / "queries-dev.tsv",
+                   REPO_ROOT / "tests" / "data" / "queries-dev.tsv"]
+TOP = 10
+
+
+@dataclass(frozen=True)
+class Query:
+    text: str
+    kind: str  # "post" | "track"
+    expected: tuple[str, ...]  # titles (post) or a track id (track)
+
+
+def read_queries(path: Path) -> list[Query]:
+    """Parse an eval TSV (``query, kind, expected``; ``#`` comments, blank lines skipped)."""
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        text, kind, expected = line.split("\t")[:3]
+        values = tuple(v.strip() for v in expected.split("||")) if kind == "post" else (expected.strip(),)
+        out.append(Query(text, kind.strip(), values))
+    return out
+
+
+def default_queries() -> Path:
+    for path in DEFAULT_QUERIES:
+        if path.is_file():
+            return path
+    raise SystemExit("no queries file found (shared/eval/queries-dev.tsv or tests/data/)")
+
+
+# --- systems: query -> (ranked post ids, ranked track ids or None to derive from posts) -----------
+
+System = Callable[[str], tuple[list[str], list[str] | None]]
+
+
+def matcher_system(cat: Catalog) -> System:
+    matcher = Matcher(cat)
+
+    def run(query: str) -> tuple[list[str], list[str] | None]:
+        result = matcher.search(query, limit=TOP)
+        posts = [r.post_id for r in result.results]
+        track = matcher.match_track(query)
+        tracks = [track.track_id] if track else []
+        return posts, _tracks_from_posts(cat, posts, tracks)
+
+    return run
+
+
+def bm25_system(cat: Catalog) -> System:
+    import bm25s
+
+    corpus = [" ".join(filter(None, (p.title, p.summary.en, p.summary.zh))) for p in cat.posts]
+    retriever = bm25s.BM25()
+    retriever.index(bm25s.tokenize(corpus, stopwords="en", show_progress=False), show_progress=False)
+    ids = [p.id for p in cat.posts]
+
+    def run(query: str) -> tuple[list[str], list[str] | None]:
+        tokens = bm25s.tokenize([query], stopwords="en", show_progress=False)
+        if not tokens.vocab:
+            return [], None
+        docs, scores = retriever.retrieve(tokens, k=min(TOP, len(ids)), show_progress=False)
+        posts = [ids[int(d)] for d, s in zip(docs[0], scores[0]) if s > 0]
+        return posts, None
+
+    return run
+
+
+def wratio_system(cat: Catalog) -> System:
+    from rapidfuzz import fuzz, process, utils
+
+    titles = [p.title for p in cat.posts]
+    ids = [p.id for p in cat.posts]
+
+    def run(query: str) -> tuple[list[str], list[str] | None]:
+        hits = process.extract(query, titles, scorer=fuzz.WRatio, processor=utils.default_process,
+                               limit=TOP)
+        return [ids[i] for _, score, i in hits if score > 0], None
+
+    return run
+
+
+def _tracks_from_posts(cat: Catalog, posts: list[str], first: list[str] | None = None) -> list[str]:
+    out = list(first or [])
+    for pid in posts:
+        for tid in cat.tracks_of(pid):
+            if tid not in out:
+                out.append(tid)
+    return out
+
+
+# --- metrics ------------------------------------------------------------------------------------
+
+
+def rank_of(cat: Catalog, query: Query, posts: list[str], tracks: list[str] | None) -> int | None:
+    """1-based rank of the first acceptable answer in the top 10, or None."""
+    if query.kind == "track":
+        ranking = tracks if tracks is not None else _tracks_from_posts(cat, posts)
+        candidates = ranking[:TOP]
+        return candidates.index(query.expected[0]) + 1 if query.expected[0] in candidates else None
+    wanted = {t.casefold() for t in query.expected}
+    for i, pid in enumerate(posts[:TOP]):
+        if cat.post(pid).title.casefold() in wanted:
+            return i + 1
+    return None
+
+
+def metrics(ranks: list[int | None]) -> dict[str, float]:
+    n = len(ranks) or 1
+    return {
+        "n": len(ranks),
+        "hit@1": sum(1 for r in ranks if r == 1) / n,
+        "hit@3": sum(1 for r in ranks if r is not None and r <= 3) / n,
+        "mrr": sum(1.0 / r for r in ranks if r) / n,
+    }
+
+
+def evaluate(cat: Catalog, queries: list[Query], systems: dict[str, System]) -> dict:
+    report: dict = {"catalog_version": cat.version, "queries": len(queries), "systems": {},
+                    "misses": {}}
+    for name, system in systems.items():
+        per_kind: dict[str, list[int | None]] = {"all": [], "post": [], "track": []}
+        misses = []
+        for q in queries:
+            posts, tracks = system(q.text)
+            r = rank_of(cat, q, posts, tracks)
+            per_kind["all"].append(r)
+            per_kind[q.kind].append(r)
+            if r is None or r > 3:
+                misses.append({"query": q.text, "kind": q.kind, "rank": r})
+        report["systems"][name] = {k: metrics(v) for k, v in per_kind.items() if v}
+        report["misses"][name] = misses
+    # The strict reading of a track query: does match_track alone name the expected track?
+    matcher = Matcher(cat)
+    strict = [1 if (m := matcher.match_track(q.text)) and m.track_id == q.expected[0] else None
+              for q in queries if q.kind == "track"]
+    if strict:
+        report["systems"]["matcher"]["match_track"] = metrics(strict)
+    return report
+
+
+def render(report: dict, verbose: bool) -> str:
+    lines = [f"catalog {report['catalog_version']}, {report['queries']} queries "
+             f"({report['source']})", ""]
+    lines.append(f"{'system':<10} {'kind':<11} {'n':>3}  {'hit@1':>6} {'hit@3':>6} {'MRR':>6}")
+    for name, kinds in report["systems"].items():
+        for kind, m in kinds.items():
+            lines.append(f"{name:<10} {kind:<11} {m['n']:>3}  {m['hit@1']:>6.3f} {m['hit@3']:>6.3f} "
+                         f"{m['mrr']:>6.3f}")
+    if verbose:
+        for name, misses in report["misses"].items():
+            lines.append(f"\n{name}: {len(misses)} miss(es) at hit@3")
+            for m in misses:
+                lines.append(f"  [{m['kind']}] {m['query']!r}: rank {m['rank']}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--queries", type=Path, default=None, help="eval TSV (default: queries-dev)")
+    parser.add_argument("--catalog", type=Path, default=REPO_ROOT / "catalog")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument("--verbose", "-v", action="store_true", help="list the misses")
+    parser.add_argument("--check", action="store_true",
+                        help="exit 1 unless the matcher beats both baselines on hit@3")
+    args = parser.parse_args(argv)
+    path = args.queries or default_queries()
+    cat = load_catalog(args.catalog)
+    systems = {"matcher": matcher_system(cat), "bm25": bm25_system(cat), "wratio": wratio_system(cat)}
+    report = evaluate(cat, read_queries(path), systems)
+    report["source"] = str(path)
+    print(json.dumps(report, ensure_ascii=False, indent=2) if args.json else render(report, args.verbose))
+    if args.check:
+        ours = report["systems"]["matcher"]["all"]["hit@3"]
+        if not all(ours > report["systems"][b]["all"]["hit@3"] for b in ("bm25", "wratio")):
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

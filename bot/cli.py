@@ -1,0 +1,351 @@
+"""The one entry point, ``vllm-path``: catalog tooling, search, the Slack doors and the scheduler.
+
+Exit codes: 0 success, 1 a check failed or the input was refused, 2 a usage or configuration error.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from bot.config import Settings
+
+
+def _settings() -> Settings:
+    return Settings()
+
+
+def _load(catalog_dir: str | None):
+    """Load the catalog or exit 1 with every error listed."""
+    from bot.catalog import CatalogError, load_catalog
+
+    path = Path(catalog_dir) if catalog_dir else _settings().catalog_dir
+    try:
+        return load_catalog(path)
+    except CatalogError as exc:
+        for issue in exc.errors:
+            click.echo(f"error: {issue}", err=True)
+        click.echo(f"{len(exc.errors)} error(s) in {path}", err=True)
+        sys.exit(1)
+
+
+def _dump(data: object) -> None:
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+catalog_option = click.option("--catalog", "catalog_dir", type=click.Path(file_okay=False),
+                              help="Catalog folder (default: CATALOG_DIR or the repo's catalog/).")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def main() -> None:
+    """vllm-path: reading paths through the vLLM blog, in Slack and in your terminal.
+
+    Start with `vllm-path console` (no Slack workspace needed).
+    """
+
+
+# --- catalog -----------------------------------------------------------------------------------
+
+
+@main.group()
+def catalog() -> None:
+    """Check, export, show and diff the versioned catalog."""
+
+
+@catalog.command("check")
+@click.argument("directory", required=False, type=click.Path(file_okay=False))
+def catalog_check(directory: str | None) -> None:
+    """Validate the catalog: exit 0 when valid (warnings listed), 1 with every error otherwise."""
+    from bot.catalog import check_catalog
+
+    path = Path(directory) if directory else _settings().catalog_dir
+    cat, issues = check_catalog(path)
+    for issue in issues:
+        click.echo(f"{issue.severity}: {issue}", err=issue.severity == "error")
+    errors = [i for i in issues if i.severity == "error"]
+    if errors or cat is None:
+        click.echo(f"catalog check failed: {len(errors)} error(s), "
+                   f"{len(issues) - len(errors)} warning(s) in {path}", err=True)
+        sys.exit(1)
+    click.echo(f"catalog {cat.version} ok: {len(cat.posts)} posts, {len(cat.tracks)} tracks, "
+               f"{len(issues)} warning(s)")
+
+
+@catalog.command("export")
+@click.option("--json", "as_json", is_flag=True, default=True, help="Print JSON (the default).")
+@catalog_option
+def catalog_export(as_json: bool, catalog_dir: str | None) -> None:
+    """Print the compiled catalog as JSON: version, posts, tracks with steps in path order."""
+    from bot.catalog.export import export_catalog
+
+    _dump(export_catalog(_load(catalog_dir)))
+
+
+@catalog.command("show")
+@click.argument("track")
+@click.option("--lang", type=click.Choice(["en", "zh"]), default="en")
+@catalog_option
+def catalog_show(track: str, lang: str, catalog_dir: str | None) -> None:
+    """Show a track's path in reading order (TRACK is a track id, name or alias)."""
+    from bot.catalog.export import render_track
+
+    cat = _load(catalog_dir)
+    track_id = _resolve_track(cat, track)
+    if track_id is None:
+        click.echo(f"No track matches {track!r}. Tracks: {', '.join(t.id for t in cat.tracks)}", err=True)
+        sys.exit(1)
+    click.echo(render_track(cat, track_id, lang))
+
+
+@catalog.command("diff")
+@click.argument("old")
+@click.argument("new")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+def catalog_diff(old: str, new: str, as_json: bool) -> None:
+    """What changed between two catalogs (folders or git revisions such as HEAD~1)."""
+    from bot.catalog import CatalogError
+    from bot.catalog.diff import diff_refs
+
+    try:
+        result = diff_refs(old, new)
+    except (ValueError, CatalogError) as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(1)
+    if as_json:
+        _dump(result.to_dict())
+    else:
+        click.echo(result.render())
+
+
+def _resolve_track(cat, text: str) -> str | None:
+    """A track id for an exact id, name or alias (case-insensitive); fuzzy matching is search's job."""
+    key = text.strip().casefold()
+    for track in cat.tracks:
+        names = {track.id, track.names.en, track.names.zh or "", *track.aliases}
+        if key in {n.casefold() for n in names}:
+            return track.id
+    try:
+        from bot.search import Matcher
+    except ImportError:  # pragma: no cover - search is part of the package
+        return None
+    match = Matcher(cat).match_track(text)
+    return match.track_id if match else None
+
+
+# --- search and next (owned with bot/search.py) ------------------------------------------------
+
+
+def _post_brief(cat, post_id: str) -> dict:
+    post = cat.post(post_id)
+    return {"post_id": post.id, "title": post.title}
+
+
+def _search_json(cat, result) -> dict:
+    """The ``search --json`` document (see the command's help)."""
+    from bot.paths import positions, read_after
+
+    track = None
+    if result.track is not None:
+        track = {"id": result.track.track_id, "name": cat.track(result.track.track_id).names.en}
+    results = []
+    for match in result.results:
+        post = cat.post(match.post_id)
+        places = positions(cat, post.id)
+        after = read_after(cat, places[0].track_id, post.id) if places else ()
+        results.append({
+            "post_id": post.id,
+            "title": post.title,
+            "url": cat.url_of(post),
+            "score": match.score,
+            "tracks": [{"id": p.track_id, "position": p.position, "of": p.of} for p in places],
+            "next": _post_brief(cat, after[0].post) if after else None,
+        })
+    return {"query": result.query, "catalog_version": cat.version, "track": track,
+            "results": results}
+
+
+@main.command("search")
+@click.argument("query")
+@click.option("--limit", default=5, show_default=True, type=click.IntRange(1, 50),
+              help="At most this many posts.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+@catalog_option
+def search_cmd(query: str, limit: int, as_json: bool, catalog_dir: str | None) -> None:
+    """Find posts (and the track QUERY names) in English or Chinese; typos are fine.
+
+    JSON: {"query", "catalog_version", "track": {"id", "name"} | null, "results": [{"post_id",
+    "title", "url", "score" (0-100), "tracks": [{"id", "position", "of"}], "next": {"post_id",
+    "title"} | null}]}; "next" is what comes after the post in its first track. An empty or
+    punctuation-only query gives no results (exit 0).
+    """
+    from bot.search import Matcher
+
+    cat = _load(catalog_dir)
+    result = Matcher(cat).search(query, limit=limit)
+    data = _search_json(cat, result)
+    if as_json:
+        _dump(data)
+        return
+    if data["track"]:
+        click.echo(f"Track: {data['track']['name']} ({data['track']['id']}): "
+                   f"`vllm-path next {data['track']['id']}` shows where to start")
+    if not data["results"]:
+        click.echo(result.hint or f"No post matches {query!r}.")
+        return
+    for i, item in enumerate(data["results"], 1):
+        click.echo(f"{i}. {item['title']}  [{item['score']:.1f}]")
+        click.echo(f"   {item['url'] or '(no URL known)'}  ({item['post_id']})")
+        places = ", ".join(f"{p['id']} step {p['position']} of {p['of']}" for p in item["tracks"])
+        nxt = f"; next: {item['next']['title']}" if item["next"] else ""
+        click.echo(f"   {places or 'not in a track'}{nxt}")
+
+
+@main.command("next")
+@click.argument("track")
+@click.option("--read", "read", multiple=True, metavar="POST_ID",
+              help="A post already read (id or former id); repeat for several.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+@catalog_option
+def next_cmd(track: str, read: tuple[str, ...], as_json: bool, catalog_dir: str | None) -> None:
+    """The next step of TRACK (id, name, alias, even misspelt) for a reader who has read --read.
+
+    The next step is the first one in path order whose prerequisites are all read. JSON:
+    {"catalog_version", "track": {"id", "name"}, "next": {"post_id", "title", "url", "level",
+    "position", "of", "note", "after": [{"post_id", "title", "read"}], "external_prerequisites":
+    [{"title", "url"}]} | null, "progress": {"read", "total"}, "done"}. Exit 1 for an unknown track
+    or post id.
+    """
+    from bot.paths import next_step, progress
+
+    cat = _load(catalog_dir)
+    track_id = _resolve_track(cat, track)
+    if track_id is None:
+        click.echo(f"No track matches {track!r}. Tracks: {', '.join(t.id for t in cat.tracks)}",
+                   err=True)
+        sys.exit(1)
+    unknown = [p for p in read if not cat.has_post(p)]
+    if unknown:
+        click.echo(f"Unknown post id(s): {', '.join(unknown)}", err=True)
+        sys.exit(1)
+    done = {cat.resolve_post_id(p) for p in read}
+    trk = cat.track(track_id)
+    step = next_step(cat, track_id, done)
+    n_read, total = progress(cat, track_id, done)
+    nxt = None
+    if step is not None:
+        post = cat.post(step.post)
+        nxt = {
+            "post_id": post.id, "title": post.title, "url": cat.url_of(post), "level": step.level,
+            "position": cat.order(track_id).index(post.id) + 1, "of": total,
+            "note": step.note.en if step.note else None,
+            "after": [dict(_post_brief(cat, ref), read=ref in done)
+                      for ref in cat.order(track_id) if ref in set(step.after)],
+            "external_prerequisites": [{"title": e.title, "url": e.url}
+                                       for e in step.external_prerequisites],
+        }
+    data = {"catalog_version": cat.version, "track": {"id": trk.id, "name": trk.names.en},
+            "next": nxt, "progress": {"read": n_read, "total": total}, "done": step is None}
+    if as_json:
+        _dump(data)
+        return
+    click.echo(f"{trk.names.en} ({trk.id}): {n_read} of {total} read")
+    if nxt is None:
+        click.echo("Path done: every step is read.")
+        return
+    click.echo(f"Next: step {nxt['position']} of {total} ({nxt['level']}): {nxt['title']}")
+    click.echo(f"  {nxt['url'] or '(no URL known)'}  ({nxt['post_id']})")
+    if nxt["note"]:
+        click.echo(f"  Why: {nxt['note']}")
+    for ref in nxt["after"]:
+        click.echo(f"  Read first: {ref['title']} ({'read' if ref['read'] else 'unread'})")
+    for ext in nxt["external_prerequisites"]:
+        click.echo(f"  Know first: {ext['title']}" + (f" <{ext['url']}>" if ext["url"] else ""))
+
+
+# --- the Slack doors: console, ask, serve ------------------------------------------------------
+
+
+@main.command("console")
+def console_cmd() -> None:
+    """Talk to the bot in your terminal: the real Slack app against a local stand-in for Slack.
+
+    No Slack workspace or credentials needed (SQLite by default). Type `speculative`, `help`,
+    a number to press a button, `home`, `calls`, `quit`. Reads a script from stdin too:
+    `vllm-path console < script.txt`.
+    """
+    from bot.catalog import CatalogError
+    from bot.console import main as console_main
+
+    try:
+        sys.exit(console_main())
+    except CatalogError as exc:
+        for issue in exc.errors:
+            click.echo(f"error: {issue}", err=True)
+        sys.exit(1)
+
+
+@main.command("ask")
+@click.argument("text", nargs=-1, required=True)
+@click.option("--user", "user_id", default="U0CONSOLE", show_default=True,
+              help="Slack user id to ask as.")
+@click.option("--json", "as_json", is_flag=True,
+              help='Print the message as Slack receives it: {"response_type", "text", "blocks"}.')
+def ask_cmd(text: tuple[str, ...], user_id: str, as_json: bool) -> None:
+    """Send one `/vllm-path TEXT` through the app and print the reply (exit 1 if none comes)."""
+    from bot.catalog import CatalogError
+    from bot.console import ask
+
+    try:
+        printed = ask(" ".join(text), user_id=user_id)
+    except CatalogError as exc:
+        for issue in exc.errors:
+            click.echo(f"error: {issue}", err=True)
+        sys.exit(1)
+    if not printed:
+        click.echo("no reply within the timeout", err=True)
+        sys.exit(1)
+    if as_json:
+        raw = printed[0].raw
+        _dump({"response_type": raw.get("response_type", "ephemeral"), "text": raw.get("text", ""),
+               "blocks": raw.get("blocks", [])})
+    else:
+        click.echo("\n\n".join(p.text for p in printed))
+
+
+@main.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True, help="HTTP door: address to bind.")
+@click.option("--port", default=3000, show_default=True, type=int, help="HTTP door: port.")
+@click.option("--threads", default=8, show_default=True, type=int, help="HTTP worker threads.")
+def serve_cmd(host: str, port: int, threads: int) -> None:
+    """Serve Slack: Socket Mode with SLACK_APP_TOKEN, else HTTP with SLACK_SIGNING_SECRET.
+
+    HTTP: POST /slack/events (commands, buttons, events), GET /healthz, and /slack/install +
+    /slack/oauth_redirect with OAuth. SIGHUP reloads the catalog.
+    """
+    from bot.catalog import CatalogError
+    from bot.serve import ConfigError, serve
+
+    try:
+        serve(_settings(), host=host, port=port, threads=threads)
+    except ConfigError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    except CatalogError as exc:
+        for issue in exc.errors:
+            click.echo(f"error: {issue}", err=True)
+        sys.exit(1)
+
+
+# --- digests: `scheduler` and `digest preview|run-now` live in bot/digest/cli.py -----------------
+
+from bot.digest.cli import register as _register_digest_commands  # noqa: E402
+
+_register_digest_commands(main)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
