@@ -88,7 +88,8 @@ class Runtime:
 
         settings = settings or Settings()
         holder = CatalogHolder(settings.catalog_dir)
-        store = Store.from_url(settings.database_url, migrate=migrate)
+        store = Store.from_url(settings.database_url, migrate=migrate, client_id=settings.slack_client_id,
+                               default_timezone=settings.default_timezone)
         runtime = cls(settings, store, holder)
         runtime.record_catalog_version()
         return runtime

@@ -1,0 +1,32 @@
+"""The app's state: SQLAlchemy 2 models, Alembic migrations and the :class:`Store` repository.
+
+Typical use::
+
+    from bot.config import Settings
+    from bot.store import Store
+
+    store = Store.from_url(Settings().database_url)   # migrates to head, then ready
+    store.mark_read("T1", "U1", ["post-a"])            # -> {"post-a"}
+
+SQLite by default (a file in the working directory, created on first run); PostgreSQL through
+``DATABASE_URL`` (``postgres://`` URLs use the psycopg 3 driver).
+"""
+
+from bot.store.db import make_engine, make_session_factory, migrate, utcnow
+from bot.store.models import DM_TRACK, Base
+from bot.store.repo import UNINSTALLED, Delivery, DmSettings, Store, Subscription, TeamRemoval
+
+__all__ = [
+    "DM_TRACK",
+    "UNINSTALLED",
+    "Base",
+    "Delivery",
+    "DmSettings",
+    "Store",
+    "Subscription",
+    "TeamRemoval",
+    "make_engine",
+    "make_session_factory",
+    "migrate",
+    "utcnow",
+]

@@ -1,0 +1,178 @@
+"""Engines, sessions, the UTC datetime column type and running the migrations.
+
+SQLite (the default, one file in the working directory) and PostgreSQL (psycopg 3) are supported.
+Every engine made here heals after a database restart (``pool_pre_ping``); SQLite engines turn on
+foreign keys, WAL journaling and a busy timeout, and open write transactions with
+``BEGIN IMMEDIATE`` so that concurrent writers queue on the busy timeout instead of failing.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Connection, DateTime, Engine, create_engine, event
+from sqlalchemy.engine import Dialect, make_url
+from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.pool import StaticPool
+from sqlalchemy.types import TypeDecorator
+
+from bot.config import sqlalchemy_url
+
+MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
+"""Alembic's script location, inside the package so that it ships with the wheel."""
+
+SQLITE_BUSY_TIMEOUT_MS = 15_000
+"""How long (milliseconds) an SQLite writer waits for another writer's lock before failing."""
+
+_IMMEDIATE = "vp_sqlite_begin_immediate"
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """A timezone-aware UTC timestamp on every backend.
+
+    Binds: an aware ``datetime`` (converted to UTC); a naive one is taken to be UTC already.
+    Results: always an aware ``datetime`` in UTC. PostgreSQL stores ``timestamptz``; SQLite stores
+    the UTC wall time as ISO text (which sorts, and so compares, correctly).
+    """
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        value = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+        if dialect.name == "sqlite":
+            return value.replace(tzinfo=None)
+        return value
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def utcnow() -> datetime:
+    """The current time, timezone-aware, in UTC."""
+    return datetime.now(UTC)
+
+
+def make_engine(url: str, **kwargs: Any) -> Engine:
+    """Build an :class:`~sqlalchemy.Engine` for a ``DATABASE_URL``.
+
+    ``url`` may be any SQLAlchemy URL; ``postgres://`` / ``postgresql://`` are switched to the
+    psycopg 3 driver (:func:`bot.config.sqlalchemy_url`). For an SQLite file URL the parent
+    directory is created if missing (the file itself is created on first connect); ``sqlite://``
+    (in memory) gets one shared connection so that every session sees the same database.
+    Extra ``kwargs`` go to :func:`sqlalchemy.create_engine`.
+
+    Raises :class:`sqlalchemy.exc.ArgumentError` for an unparseable URL and
+    :class:`ValueError` for a backend other than SQLite or PostgreSQL.
+    """
+    url = sqlalchemy_url(url)
+    parsed = make_url(url)
+    backend = parsed.get_backend_name()
+    if backend not in ("sqlite", "postgresql"):
+        raise ValueError(f"unsupported database backend {backend!r}: use sqlite or postgresql")
+    options: dict[str, Any] = {"pool_pre_ping": True}
+    if backend == "sqlite":
+        options["connect_args"] = {"check_same_thread": False}
+        database = parsed.database or ""
+        if database in ("", ":memory:") or "mode=memory" in str(parsed.query):
+            options["poolclass"] = StaticPool
+        elif not database.startswith("file:"):
+            Path(database).expanduser().resolve().parent.mkdir(parents=True, exist_ok=True)
+    options.update(kwargs)
+    engine = create_engine(parsed, **options)
+    if backend == "sqlite":
+        _configure_sqlite(engine)
+    return engine
+
+
+def _configure_sqlite(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn: Any, _record: Any) -> None:
+        # Take transactions over from pysqlite, which would otherwise BEGIN lazily (DEFERRED) and
+        # make read-then-write transactions fail with SQLITE_BUSY instead of waiting.
+        dbapi_conn.isolation_level = None
+        cursor = dbapi_conn.cursor()
+        try:
+            cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+            cursor.execute("PRAGMA foreign_keys = ON")
+            cursor.execute("PRAGMA journal_mode = WAL")
+            cursor.execute("PRAGMA synchronous = NORMAL")
+        finally:
+            cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        if conn.get_execution_options().get(_IMMEDIATE):
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+        else:
+            conn.exec_driver_sql("BEGIN")
+
+
+def make_session_factory(engine: Engine) -> sessionmaker[Session]:
+    """A 2.0-style session factory bound to ``engine``; objects stay readable after commit."""
+    return sessionmaker(engine, expire_on_commit=False)
+
+
+@contextmanager
+def write_session(engine: Engine) -> Iterator[Session]:
+    """One short write transaction: commits on success, rolls back on any exception.
+
+    On SQLite the transaction starts with ``BEGIN IMMEDIATE`` (the write lock is taken up front,
+    waiting up to :data:`SQLITE_BUSY_TIMEOUT_MS`), so a read followed by a write in the same
+    transaction cannot be overtaken by another writer.
+    """
+    with engine.connect() as conn:
+        conn = conn.execution_options(**{_IMMEDIATE: True})
+        with Session(bind=conn, expire_on_commit=False) as session, session.begin():
+            yield session
+
+
+@contextmanager
+def read_session(engine: Engine) -> Iterator[Session]:
+    """One short read transaction (``BEGIN`` deferred on SQLite); rolled back at the end."""
+    with Session(bind=engine, expire_on_commit=False) as session:
+        yield session
+
+
+MIGRATION_LOCK_ID = 0x766C6C6D70617468  # "vllmpath": PostgreSQL advisory lock key
+"""Serialises concurrent migrations (a web process and the clock starting together)."""
+
+_MIGRATE_IN_PROCESS = threading.Lock()  # Alembic's ``context``/``op`` proxies are process-global
+
+
+def migrate(url: str | Engine, revision: str = "head") -> None:
+    """Run Alembic's ``upgrade`` to ``revision`` (default ``head``) against ``url``.
+
+    ``url`` is a ``DATABASE_URL`` string (normalised as in :func:`make_engine`) or an existing
+    engine (needed for in-memory SQLite, which lives only in that engine's connection). Uses the
+    migrations shipped in this package; no ``alembic.ini`` is read. Idempotent, and safe when
+    several processes start at once: the upgrade runs in one transaction holding a PostgreSQL
+    advisory lock (SQLite: the write lock), so the others wait and then find the schema at
+    ``head``. Raises SQLAlchemy/Alembic errors on failure (the transaction is rolled back).
+    """
+    from alembic import command
+    from alembic.config import Config
+
+    engine = url if isinstance(url, Engine) else make_engine(url)
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
+    try:
+        with _MIGRATE_IN_PROCESS, engine.connect() as conn:
+            conn = conn.execution_options(**{_IMMEDIATE: True})
+            with conn.begin():
+                if conn.dialect.name == "postgresql":
+                    conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({MIGRATION_LOCK_ID})")
+                cfg.attributes["connection"] = conn
+                command.upgrade(cfg, revision)
+    finally:
+        if engine is not url:
+            engine.dispose()

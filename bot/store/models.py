@@ -1,0 +1,215 @@
+"""The tables, as typed SQLAlchemy 2 declarative models.
+
+Every row of the app's own tables carries the Slack team id (``team_id``), and every lookup filters
+on it, so that workspaces never see each other's data. Times are aware UTC datetimes
+(:class:`~bot.store.db.UTCDateTime`). Slack's installation and OAuth-state tables are defined by
+slack_sdk's SQLAlchemy stores; they are added to the same :data:`Base.metadata` (from those
+classes' own table builders) so that Alembic's autogenerate and the migration test cover them.
+
+Changing a model needs a new migration in ``bot/store/migrations/versions/``;
+``tests/store/test_store_migrations.py`` fails while the two disagree.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from slack_sdk.oauth.installation_store.sqlalchemy import SQLAlchemyInstallationStore
+from slack_sdk.oauth.state_store.sqlalchemy import SQLAlchemyOAuthStateStore
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    CheckConstraint,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    UniqueConstraint,
+    text,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+from bot.store.db import UTCDateTime
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+# Column widths. Slack ids are ~9-12 characters; catalog ids are slugs.
+SLACK_ID = 32
+SLUG = 255
+
+LANGS = ("en", "zh")
+STATUSES = ("active", "paused")
+DELIVERY_STATUSES = ("claimed", "sent", "failed")
+DM_TRACK = "*"
+"""The ``track_id`` of a personal DM digest in :class:`DigestDelivery` (it covers all tracks)."""
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+    type_annotation_map = {datetime: UTCDateTime()}
+
+
+def _in(column: str, values: tuple[str, ...]) -> str:
+    return f"{column} IN ({', '.join(repr(v) for v in values)})"
+
+
+class ReadingProgress(Base):
+    """A post a user has read: one row per (team, user, post)."""
+
+    __tablename__ = "reading_progress"
+
+    team_id: Mapped[str] = mapped_column(String(SLACK_ID), primary_key=True)
+    user_id: Mapped[str] = mapped_column(String(SLACK_ID), primary_key=True)
+    post_id: Mapped[str] = mapped_column(String(SLUG), primary_key=True)
+    read_at: Mapped[datetime]
+
+
+class TrackFollow(Base):
+    """A user following a track (their DM digest and "next" suggestions use it)."""
+
+    __tablename__ = "track_follows"
+    __table_args__ = (Index(None, "team_id", "track_id"),)
+
+    team_id: Mapped[str] = mapped_column(String(SLACK_ID), primary_key=True)
+    user_id: Mapped[str] = mapped_column(String(SLACK_ID), primary_key=True)
+    track_id: Mapped[str] = mapped_column(String(SLUG), primary_key=True)
+    followed_at: Mapped[datetime]
+
+
+class UserSettings(Base):
+    """Per-user preferences; ``lang`` NULL means "follow Slack's locale"."""
+
+    __tablename__ = "user_settings"
+    __table_args__ = (CheckConstraint(_in("lang", LANGS), name="lang"),)
+
+    team_id: Mapped[str] = mapped_column(String(SLACK_ID), primary_key=True)
+    user_id: Mapped[str] = mapped_column(String(SLACK_ID), primary_key=True)
+    lang: Mapped[str | None] = mapped_column(String(8))
+
+
+class ChannelSubscription(Base):
+    """A channel receiving a track's path, ``steps_per_week`` steps on ``weekday`` at ``at_time``.
+
+    ``cursor`` counts the path steps already sent to the channel; ``last_catalog_version`` is the
+    catalog version of the last digest (to announce what a newer version added).
+    """
+
+    __tablename__ = "channel_subscriptions"
+    __table_args__ = (
+        UniqueConstraint("team_id", "channel_id", "track_id"),
+        Index(None, "status"),
+        CheckConstraint("weekday BETWEEN 0 AND 6", name="weekday"),
+        CheckConstraint("steps_per_week BETWEEN 1 AND 3", name="steps_per_week"),
+        CheckConstraint("cursor >= 0", name="cursor"),
+        CheckConstraint(_in("status", STATUSES), name="status"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    team_id: Mapped[str] = mapped_column(String(SLACK_ID))
+    channel_id: Mapped[str] = mapped_column(String(SLACK_ID))
+    track_id: Mapped[str] = mapped_column(String(SLUG))
+    weekday: Mapped[int]
+    at_time: Mapped[str] = mapped_column(String(5))
+    timezone: Mapped[str] = mapped_column(String(64))
+    steps_per_week: Mapped[int] = mapped_column(server_default=text("1"))
+    cursor: Mapped[int] = mapped_column(server_default=text("0"))
+    last_catalog_version: Mapped[str | None] = mapped_column(String(64))
+    status: Mapped[str] = mapped_column(String(16), server_default=text("'active'"))
+    pause_reason: Mapped[str | None] = mapped_column(String(500))
+    created_by: Mapped[str | None] = mapped_column(String(SLACK_ID))
+    created_at: Mapped[datetime]
+    updated_at: Mapped[datetime]
+
+
+class DmPreference(Base):
+    """A user's personal weekly DM digest: on/off, when, snooze and pause state."""
+
+    __tablename__ = "dm_preferences"
+    __table_args__ = (
+        Index(None, "status", "enabled"),
+        CheckConstraint("weekday BETWEEN 0 AND 6", name="weekday"),
+        CheckConstraint(_in("status", STATUSES), name="status"),
+    )
+
+    team_id: Mapped[str] = mapped_column(String(SLACK_ID), primary_key=True)
+    user_id: Mapped[str] = mapped_column(String(SLACK_ID), primary_key=True)
+    enabled: Mapped[bool] = mapped_column(Boolean)
+    weekday: Mapped[int]
+    at_time: Mapped[str] = mapped_column(String(5))
+    timezone: Mapped[str] = mapped_column(String(64))
+    snoozed_until: Mapped[datetime | None]
+    status: Mapped[str] = mapped_column(String(16), server_default=text("'active'"))
+    pause_reason: Mapped[str | None] = mapped_column(String(500))
+    updated_at: Mapped[datetime]
+
+
+class DigestDelivery(Base):
+    """The delivery ledger: one row per (team, destination, track, period), claimed before a send.
+
+    ``destination`` is a channel id (channel digest) or a user id (DM digest, ``track_id='*'``);
+    ``period`` an ISO week such as ``2026-W49``.
+    """
+
+    __tablename__ = "digest_deliveries"
+    __table_args__ = (
+        UniqueConstraint("team_id", "destination", "track_id", "period"),
+        Index(None, "period"),
+        CheckConstraint(_in("status", DELIVERY_STATUSES), name="status"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    team_id: Mapped[str] = mapped_column(String(SLACK_ID))
+    destination: Mapped[str] = mapped_column(String(SLACK_ID))
+    track_id: Mapped[str] = mapped_column(String(SLUG))
+    period: Mapped[str] = mapped_column(String(16))
+    status: Mapped[str] = mapped_column(String(16))
+    claimed_at: Mapped[datetime]
+    claimed_by: Mapped[str] = mapped_column(String(200))
+    attempts: Mapped[int] = mapped_column(server_default=text("1"))
+    sent_at: Mapped[datetime | None]
+    message_ts: Mapped[str | None] = mapped_column(String(32))
+    error: Mapped[str | None] = mapped_column(String(1000))
+
+
+class ProcessedEvent(Base):
+    """A Slack event id already handled (Slack retries deliveries; we act once)."""
+
+    __tablename__ = "processed_events"
+    __table_args__ = (Index(None, "received_at"),)
+
+    event_id: Mapped[str] = mapped_column(String(SLUG), primary_key=True)
+    team_id: Mapped[str] = mapped_column(String(SLACK_ID))
+    received_at: Mapped[datetime]
+
+
+class CatalogVersion(Base):
+    """A catalog version seen by the app, with each track's path: ``{track_id: [post ids]}``."""
+
+    __tablename__ = "catalog_versions"
+    __table_args__ = (Index(None, "first_seen_at"),)
+
+    version: Mapped[str] = mapped_column(String(64), primary_key=True)
+    first_seen_at: Mapped[datetime]
+    snapshot: Mapped[dict[str, Any]] = mapped_column(JSON)
+
+
+# Slack's own tables, exactly as slack_sdk's stores define them (they use the default names).
+slack_installations = SQLAlchemyInstallationStore.build_installations_table(
+    Base.metadata, SQLAlchemyInstallationStore.default_installations_table_name
+)
+slack_bots = SQLAlchemyInstallationStore.build_bots_table(
+    Base.metadata, SQLAlchemyInstallationStore.default_bots_table_name
+)
+slack_oauth_states = SQLAlchemyOAuthStateStore.build_oauth_states_table(
+    Base.metadata, SQLAlchemyOAuthStateStore.default_table_name
+)
+
+APP_TABLES = frozenset(Base.metadata.tables)
+"""Every table the migrations own (APScheduler's ``apscheduler_jobs`` is not one of them)."""
