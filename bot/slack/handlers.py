@@ -104,6 +104,20 @@ class Handlers:
     def _read(self, caller: Caller) -> set[str]:
         return self.rt.store.read_posts(caller.team_id, caller.user_id)
 
+    def _mark_read(self, caller: Caller, post_ids: list[str]) -> set[str]:
+        """Record current post ids as read; a post already read under a former id (an alias, from
+        before a rename) counts as read. Returns the ids newly marked."""
+        cat = self.rt.holder.catalog
+        done = {cat.resolve_post_id(p) or p for p in self._read(caller)}
+        fresh = [p for p in post_ids if p not in done]
+        return self.rt.store.mark_read(caller.team_id, caller.user_id, fresh) if fresh else set()
+
+    def _mark_unread(self, caller: Caller, post_ids: list[str]) -> set[str]:
+        """Forget that posts were read, including progress stored under their former ids."""
+        cat = self.rt.holder.catalog
+        ids = list(dict.fromkeys(x for p in post_ids for x in (p, *cat.post(p).aliases)))
+        return self.rt.store.mark_unread(caller.team_id, caller.user_id, ids)
+
     def _tracks_list(self, lang: str) -> str:
         cat = self.rt.holder.catalog
         return ", ".join(f"`{tr.id}` ({esc(tr.names.get(lang))})" for tr in cat.tracks)
@@ -226,14 +240,14 @@ class Handlers:
             return views.text_reply(msg + ("\n" + suggestion if suggestion else ""))
         titles = ", ".join(views.post_link(cat, p) for p in post_ids)
         if read:
-            changed = self.rt.store.mark_read(caller.team_id, caller.user_id, post_ids)
+            changed = self._mark_read(caller, post_ids)
             msg = t("read.done" if changed else "read.already", lang, posts=titles)
             # Show where that leaves the reader in the post's first track.
             tracks = cat.tracks_of(post_ids[0])
             if tracks:
                 return self.track_view(caller, tracks[0], lang, notice=msg)
             return views.text_reply(msg)
-        changed = self.rt.store.mark_unread(caller.team_id, caller.user_id, post_ids)
+        changed = self._mark_unread(caller, post_ids)
         return views.text_reply(t("unread.done" if changed else "unread.already", lang, posts=titles))
 
     def follow(self, caller: Caller, text: str, lang: str, *, follow: bool) -> Reply:
@@ -313,16 +327,19 @@ class Handlers:
         cat = self.rt.holder.catalog
         store = self.rt.store
         lang = self.lang(caller)
+        if kind in ("snooze", "stop"):  # a digest's own buttons (bot/digest/actions.py)
+            from bot.digest.actions import handle_digest_action
+            return handle_digest_action(self.rt, caller, kind, data, lang=lang)
         post_id = data.get("p") if isinstance(data.get("p"), str) else None
         track_id = data.get("t") if isinstance(data.get("t"), str) and cat.has_track(data["t"]) else None
         notice = None
         if kind in ("mark_read", "mark_unread") and post_id and cat.has_post(post_id):
             pid = cat.resolve_post_id(post_id)
             if kind == "mark_read":
-                store.mark_read(caller.team_id, caller.user_id, [pid])
+                self._mark_read(caller, [pid])
                 notice = t("read.done", lang, posts=views.post_link(cat, pid))
             else:
-                store.mark_unread(caller.team_id, caller.user_id, [pid])
+                self._mark_unread(caller, [pid])
                 notice = t("unread.done", lang, posts=views.post_link(cat, pid))
         elif kind == "follow" and track_id:
             store.follow(caller.team_id, caller.user_id, track_id)

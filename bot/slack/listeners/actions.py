@@ -17,7 +17,8 @@ from bot.slack.views.blocks import decode_value
 
 log = logging.getLogger(__name__)
 
-KINDS = ("mark_read", "mark_unread", "follow", "unfollow", "share", "dm_on", "dm_off")
+KINDS = ("mark_read", "mark_unread", "follow", "unfollow", "share", "dm_on", "dm_off",
+         "snooze", "stop")
 ACTION = re.compile(r"^(%s):" % "|".join(KINDS))
 
 

@@ -23,18 +23,26 @@ def first_delivery(handlers: Handlers, body: dict) -> bool:
     return handlers.rt.store.record_event(event_id, body.get("team_id") or "")
 
 
-def user_channels(client: WebClient, user_id: str, limit: int = 400) -> list[str] | None:
-    """Channel ids ``user_id`` is in (that the bot can see), or ``None`` when Slack refused."""
+MAX_CHANNEL_PAGES = 3
+"""Pages of ``users.conversations`` (200 channels each) read per Home publish: a Tier 3 method, so
+App Home lists digests of at most 600 of a person's channels rather than spending the rate limit."""
+
+
+def user_channels(client: WebClient, user_id: str) -> list[str] | None:
+    """Channel ids ``user_id`` is in (that the bot can see; at most :data:`MAX_CHANNEL_PAGES`
+    pages), or ``None`` when Slack refused."""
     out: list[str] = []
     cursor = None
+    seen: set[str] = set()
     try:
-        while len(out) < limit:
+        for _ in range(MAX_CHANNEL_PAGES):
             resp = client.users_conversations(user=user_id, types="public_channel,private_channel",
                                               exclude_archived=True, limit=200, cursor=cursor)
             out.extend(c["id"] for c in resp.get("channels") or [] if isinstance(c, dict) and "id" in c)
             cursor = (resp.get("response_metadata") or {}).get("next_cursor")
-            if not cursor:
+            if not cursor or cursor in seen:
                 break
+            seen.add(cursor)
     except SlackApiError as exc:
         log.warning("users.conversations failed: %s", exc.response.get("error"))
         return None

@@ -1,0 +1,453 @@
+"""Digest composition: pure functions from catalog + reader state to a Block Kit :class:`Reply`.
+
+Nothing here touches the database, the clock or Slack; :mod:`bot.digest.deliver` does that.
+
+**Channel digests** walk a track's path like a reading club. A subscription's ``cursor`` counts
+the steps of the path (in the order of the catalog version ``last_catalog_version``) that the
+channel has been through; each digest brings the next ``steps_per_week`` (1-3) steps, each with
+its note and what to read first, and announces what a newer catalog version added to the track
+since the last digest. The digest that reaches the end of the path carries a closing message;
+after it only additions are announced (no message at all in a week with nothing new).
+
+**DM digests** list the next read in each track a person follows, skipping what they have read.
+They are built for fan-outs to many people: :class:`DmComposer` precomputes each track's
+fragments once per catalog version and caches the next step per (track, read posts of that
+track), so composing for 100,000 people costs a few dictionary look-ups each. The blocks of the
+returned replies are shared between replies: treat them as read-only.
+
+Buttons use action ids ``<kind>:<n>`` (unique within a message) and values with ``v`` =
+``"digest:<subscription id>"`` (channel digest) or ``"digest-dm"`` (DM digest), ``p`` post id and
+``t`` track id; kinds ``mark_read``, ``follow``, ``snooze``, ``stop``. Catalog text is escaped
+(:func:`bot.slack.mrkdwn.esc`); digests never mention anyone.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections.abc import Iterable, Mapping, Sequence
+from itertools import repeat
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Protocol
+from zoneinfo import ZoneInfo
+
+from slack_sdk.models.blocks import ConfirmObject
+
+from bot import paths
+from bot.catalog import Catalog
+from bot.digest.texts import dt
+from bot.slack.i18n import t
+from bot.slack.mrkdwn import esc, link, truncate
+from bot.slack.views.blocks import (
+    MAX_SECTION_TEXT,
+    Reply,
+    actions,
+    button,
+    context,
+    divider,
+    encode_value,
+    header,
+    make_reply,
+    section,
+    sections,
+)
+
+MAX_NOTE = 700
+"""Characters of a step's note shown in a channel digest (a DM shows up to ``MAX_DM_NOTE``)."""
+MAX_DM_NOTE = 300
+MAX_NEW_LISTED = 10
+"""Additions listed one by one in a digest; more are summed up in one line."""
+DIGEST_DM_VIEW = "digest-dm"
+
+
+def period_of(fire: datetime, timezone: str) -> str:
+    """The ledger period of a digest: the ISO week (``'2026-W49'``) of ``fire`` (an aware
+    datetime) in the subscription's local ``timezone`` (IANA name)."""
+    year, week, _ = fire.astimezone(ZoneInfo(timezone)).isocalendar()
+    return f"{year}-W{week:02d}"
+
+
+def week_end(fire: datetime, timezone: str) -> datetime:
+    """The end of ``fire``'s ISO week in ``timezone`` (next Monday 00:00 local), aware."""
+    local = fire.astimezone(ZoneInfo(timezone))
+    monday = (local - timedelta(days=local.weekday())).date()
+    return datetime.combine(monday + timedelta(days=7), datetime.min.time(), ZoneInfo(timezone))
+
+
+class SubscriptionLike(Protocol):
+    """What composition needs of a :class:`bot.store.Subscription`."""
+
+    id: int
+    track_id: str
+    cursor: int
+    steps_per_week: int
+    last_catalog_version: str | None
+
+
+@dataclass(frozen=True)
+class ChannelDigest:
+    """A composed channel digest.
+
+    ``reply`` is None when there is nothing to post this week (path done, nothing added).
+    ``cursor`` is the subscription's new cursor and ``version`` the catalog version it refers to
+    (store both once the digest is sent); ``done`` is True when the path is complete after this
+    digest. ``steps`` are the post ids walked this week, ``added`` those announced as new.
+    """
+
+    reply: Reply | None
+    cursor: int
+    done: bool
+    steps: tuple[str, ...]
+    added: tuple[str, ...]
+    version: str
+
+
+@dataclass(frozen=True)
+class _Walk:
+    steps: tuple[str, ...]
+    new: tuple[tuple[str, str], ...]  # (post id, kind: behind | ahead | moved)
+    added: frozenset[str]  # every post a newer catalog version added to the track
+    cursor: int
+    total: int
+
+
+def _walk(catalog: Catalog, track_id: str, cursor: int, steps_per_week: int,
+          old_order: Sequence[str] | None) -> _Walk:
+    """Where a channel is on the current path and what it reads next.
+
+    ``old_order`` is the track's path in the catalog version the cursor refers to (None when
+    that is the current version, or unknown). The posts the channel has been through are the
+    first ``cursor`` posts of that order (former ids resolved); the frontier is just after the
+    last of them in the current order; this week's steps follow the frontier. Posts before the
+    frontier that the channel has not seen (added by a newer version, or moved up) and posts
+    added after it are announced.
+    """
+    order = catalog.order(track_id)
+    k = max(1, min(3, steps_per_week))
+    if old_order is None:
+        seen = set(order[:cursor])
+        added: set[str] = set()
+    else:
+        resolved = [catalog.resolve_post_id(p) or p for p in old_order]
+        seen = set(resolved[:cursor])
+        known = set(resolved)
+        added = {p for p in order if p not in known}
+    pos = {p: i for i, p in enumerate(order)}
+    frontier = max((pos[p] for p in seen if p in pos), default=-1) + 1
+    steps = tuple(order[frontier:frontier + k])
+    new: list[tuple[str, str]] = []
+    for i, p in enumerate(order):
+        if p in seen or p in steps:
+            continue
+        if i < frontier:
+            new.append((p, "behind" if p in added else "moved"))
+        elif p in added:
+            new.append((p, "ahead"))
+    return _Walk(steps, tuple(new), frozenset(added), frontier + len(steps), len(order))
+
+
+def _step_lines(catalog: Catalog, track_id: str, post_id: str, lang: str, total: int,
+                badge: str | None = None) -> str:
+    post = catalog.post(post_id)
+    step = catalog.step(track_id, post_id)
+    position = catalog.order(track_id).index(post_id) + 1
+    meta = dt("step_meta", lang, position=position, total=total, level=step.level,
+              source=esc(post.source.label()), date=post.published.label())
+    lines = [f"*{link(catalog.url_of(post), post.title)}*", f"_{meta}_" + (f" · *{badge}*" if badge else "")]
+    if step.note:
+        lines.append(esc(truncate(step.note.get(lang), MAX_NOTE)))
+    before = paths.read_before(catalog, track_id, post_id)
+    if before:
+        lines.append(t("track.read_first", lang,
+                       items=", ".join(link(catalog.url_of(catalog.post(s.post)), catalog.post(s.post).title)
+                                       for s in before)))
+    if step.external_prerequisites:
+        lines.append(t("track.background", lang,
+                       items=", ".join(link(x.url, x.title) for x in step.external_prerequisites)))
+    return "\n".join(lines)
+
+
+def compose_channel_digest(catalog: Catalog, sub: SubscriptionLike,
+                           snapshot: Mapping[str, Sequence[str]] | None = None,
+                           lang: str = "en") -> ChannelDigest:
+    """The digest a subscribed channel gets this week.
+
+    ``snapshot`` is the store's ``catalog_snapshot(sub.last_catalog_version)`` (``{track id:
+    [post ids in path order]}``) or None when unknown; it is ignored when that version is the
+    current one. Raises ``KeyError`` when the catalog has no track ``sub.track_id`` (the
+    caller pauses such a subscription).
+    """
+    track_id = sub.track_id
+    track = catalog.track(track_id)
+    old_order = None
+    if (snapshot is not None and sub.last_catalog_version not in (None, catalog.version)
+            and track_id in snapshot):
+        old_order = list(snapshot[track_id])
+    walk = _walk(catalog, track_id, max(0, sub.cursor), sub.steps_per_week, old_order)
+    added = tuple(p for p in catalog.order(track_id) if p in walk.added)
+    done = walk.cursor >= walk.total
+    if not walk.steps and not walk.new:
+        return ChannelDigest(None, walk.cursor, done, (), (), catalog.version)
+
+    name = esc(track.names.get(lang))
+    view = {"v": f"digest:{sub.id}"}
+    n = iter(range(10_000))
+    blocks: list[Any] = [header(dt("header", lang, track=track.names.get(lang)))]
+    if sub.cursor == 0 and sub.last_catalog_version is None:
+        blocks.append(section(dt("intro", lang, track=name, total=walk.total, k=sub.steps_per_week)))
+    badge = dt("new_badge", lang, version=catalog.version)
+    for post_id in walk.steps:
+        text = _step_lines(catalog, track_id, post_id, lang, walk.total,
+                           badge if post_id in walk.added else None)
+        blocks.append(section(text, accessory=button(
+            t("btn.mark_read", lang), f"mark_read:{next(n)}", {"p": post_id, "t": track_id, **view})))
+    if walk.new:
+        lines = [dt("new_header", lang)]
+        for post_id, kind in walk.new[:MAX_NEW_LISTED]:
+            post = catalog.post(post_id)
+            position = catalog.order(track_id).index(post_id) + 1
+            where = dt({"behind": "new_behind", "ahead": "new_ahead", "moved": "moved"}[kind], lang,
+                       position=position, total=walk.total)
+            lines.append(f"• {link(catalog.url_of(post), post.title)} · _{where}_")
+        if len(walk.new) > MAX_NEW_LISTED:
+            lines.append(dt("more", lang, n=len(walk.new) - MAX_NEW_LISTED, track_id=track_id))
+        if walk.steps:
+            blocks.append(divider())
+        blocks.extend(sections(lines)[:3])
+    if done and walk.steps:
+        blocks.append(section(dt("closing", lang, total=walk.total, track=name)))
+    stop = button(t("btn.stop", lang), f"stop:{next(n)}", view, style="danger")
+    stop.confirm = ConfirmObject(
+        title=dt("stop_confirm_title", lang),
+        text=dt("stop_confirm_text", lang, track=name, track_id=track_id),
+        confirm=dt("stop_confirm_yes", lang), deny=dt("stop_confirm_no", lang), style="danger")
+    blocks.append(actions([
+        button(t("btn.follow", lang), f"follow:{next(n)}", {"t": track_id, **view}),
+        button(t("btn.snooze", lang), f"snooze:{next(n)}", view),
+        stop,
+    ]))
+    blocks.append(context(dt("footer", lang, version=catalog.version, sent=min(walk.cursor, walk.total),
+                             total=walk.total, track_id=track_id)))
+    if walk.steps:
+        fallback = dt("fallback", lang, track=name,
+                      posts="; ".join(esc(catalog.post(p).title) for p in walk.steps))
+    else:
+        fallback = dt("fallback_new", lang, track=name,
+                      posts="; ".join(esc(catalog.post(p).title) for p, _ in walk.new[:MAX_NEW_LISTED]))
+    reply = make_reply(blocks, fallback, "in_channel")
+    return ChannelDigest(reply, walk.cursor, done, walk.steps, added, catalog.version)
+
+
+def preview_subscription(track_id: str, steps_per_week: int = 1, cursor: int = 0,
+                         id: int = 0) -> SubscriptionLike:
+    """A stand-in subscription for previews: a channel newly subscribed to ``track_id``."""
+    return _PreviewSub(id, track_id, cursor, steps_per_week, None)
+
+
+@dataclass(frozen=True)
+class _PreviewSub:
+    id: int
+    track_id: str
+    cursor: int
+    steps_per_week: int
+    last_catalog_version: str | None
+
+
+# --- DM digests ----------------------------------------------------------------------------------
+
+
+_MISSING: Any = object()
+WORD_BITS = 60
+"""Bits per word of a reader's read mask (machine-size ints, cheap to mask and hash)."""
+_FULL_WORD = (1 << WORD_BITS) - 1
+
+
+class DmComposer:
+    """Composes DM digests for one catalog version and language, fast enough for big fan-outs.
+
+    Each step of each track gets a bit in one of a few words of :data:`WORD_BITS` bits
+    (machine-size ints, which Python adds and masks fast), a track's bits side by side in one
+    word; a post's former ids map to the same bits. The part of a DM about one track (a
+    section with the next step and its Mark read button) depends only on which of that track's
+    posts the reader has read, so it is rendered once per (track, read bits of the track) and
+    reused: composing for a reader costs one pass over what they have read per word and a few
+    dictionary look-ups per followed track. A track's Mark read button has the action id
+    ``mark_read:<i>`` with ``i`` the track's index in the catalog (unique within a message
+    whatever the tracks followed). Thread-safe: the caches only gain entries, equal for every
+    caller.
+    """
+
+    def __init__(self, catalog: Catalog, lang: str = "en"):
+        self.catalog = catalog
+        self.lang = lang
+        self._track_index = {tr.id: i for i, tr in enumerate(catalog.tracks)}
+        # One bit per (track, step), a track's bits side by side in one word where they fit.
+        self._pair: dict[tuple[str, str], tuple[int, int]] = {}
+        word, used = 0, 0
+        for tr in catalog.tracks:
+            order = catalog.order(tr.id)
+            if used and used + len(order) > WORD_BITS:
+                word, used = word + 1, 0
+            for pid in order:
+                if used == WORD_BITS:
+                    word, used = word + 1, 0
+                self._pair[(tr.id, pid)] = (word, 1 << used)
+                used += 1
+        self._words = word + 1
+        self._word_bits: list[dict[str, int]] = [{} for _ in range(self._words)]
+        for (_tid, pid), (w, bit) in self._pair.items():
+            self._word_bits[w][pid] = self._word_bits[w].get(pid, 0) | bit
+        for post in catalog.posts:
+            for alias in post.aliases:
+                for bits in self._word_bits:
+                    if post.id in bits:
+                        bits.setdefault(alias, bits[post.id])
+        # post id or former id -> all its bits at once, word w at bits [w * WORD_BITS, ...)
+        self._all_bits: dict[str, int] = {}
+        for w, bits in enumerate(self._word_bits):
+            for pid, value in bits.items():
+                self._all_bits[pid] = self._all_bits.get(pid, 0) | (value << (w * WORD_BITS))
+        self._shifts = tuple(w * WORD_BITS for w in range(self._words))
+        # track id -> (word, mask) when the track's bits share a word, else (-1, ((w, m), ...))
+        self._plan: dict[str, tuple[int, Any]] = {}
+        for tr in catalog.tracks:
+            masks: dict[int, int] = {}
+            for pid in catalog.order(tr.id):
+                w, bit = self._pair[(tr.id, pid)]
+                masks[w] = masks.get(w, 0) | bit
+            first = next(iter(masks))
+            self._plan[tr.id] = ((first, masks[first]) if len(masks) == 1
+                                 else (-1, tuple(sorted(masks.items()))))
+        # track id -> {read bits of the track: (section block, fallback line) | None when done}
+        self._parts: dict[str, dict[Any, tuple[dict[str, Any], str] | None]] = {
+            tr.id: {} for tr in catalog.tracks}
+        n = len(catalog.tracks)
+        view = {"v": DIGEST_DM_VIEW}
+        self._head = header(dt("dm_header", lang)).to_dict()
+        self._tail = [actions([button(t("btn.snooze", lang), f"snooze:{n}", view),
+                               button(t("btn.stop", lang), f"stop:{n + 1}", view)]).to_dict(),
+                      context(dt("dm_footer", lang, version=catalog.version)).to_dict()]
+        self._fallback = dt("dm_fallback", lang, posts="{posts}")
+        self._section_tpl = section("-", accessory=button(
+            t("btn.mark_read", lang), "mark_read:0", view)).to_dict()
+        self._has_aliases = any(post.aliases for post in catalog.posts)
+
+    def read_mask(self, read: Iterable[str]) -> tuple[int, ...]:
+        """The read bits, one int per word, of the posts in ``read`` (post ids or former ids;
+        unknown ids ignored)."""
+        get = self._all_bits.get
+        if not self._has_aliases and isinstance(read, (set, frozenset)):
+            mask = sum(map(get, read, repeat(0)))  # distinct ids, distinct bits: a sum is an or
+        else:
+            mask = 0
+            for pid in read:
+                mask |= get(pid, 0)
+        full = _FULL_WORD
+        return tuple([(mask >> shift) & full for shift in self._shifts])
+
+    def _read_in(self, track_id: str, key: Any) -> set[str]:
+        """The post ids of ``track_id`` whose bits are set in ``key`` (as made in compose)."""
+        word, mask = self._plan[track_id]
+        words = {word: key} if word >= 0 else {w: k for (w, _m), k in zip(mask, key)}
+        out = set()
+        for pid in self.catalog.order(track_id):
+            w, bit = self._pair[(track_id, pid)]
+            if words.get(w, 0) & bit:
+                out.add(pid)
+        return out
+
+    def _part(self, track_id: str, key: Any) -> tuple[dict[str, Any], str] | None:
+        """The DM's part about ``track_id`` for a reader whose read bits in it are ``key``
+        (rendered on first use); None when that reader has finished the track."""
+        parts = self._parts[track_id]
+        if key in parts:
+            return parts[key]
+        cat, lang = self.catalog, self.lang
+        order = cat.order(track_id)
+        done = self._read_in(track_id, key)
+        step = paths.next_step(cat, track_id, done)
+        part = None
+        if step is not None:
+            post = cat.post(step.post)
+            name = esc(cat.track(track_id).names.get(lang))
+            line = t("next.track_line", lang, track=name, read=len(done), total=len(order),
+                     post=f"*{link(cat.url_of(post), post.title)}*")
+            meta = dt("dm_meta", lang, position=order.index(step.post) + 1, total=len(order),
+                      level=step.level)
+            text = f"{line}\n_{meta}_"
+            if step.note:
+                text += "\n" + esc(truncate(step.note.get(lang), MAX_DM_NOTE))
+            # The slack-sdk-built template with this part's text and button filled in: the
+            # same dict section(text, accessory=button(...)).to_dict() gives, at a fraction of
+            # the cost (tests compare the two).
+            tpl = self._section_tpl
+            block = {**tpl, "text": {**tpl["text"], "text": truncate(text, MAX_SECTION_TEXT)},
+                     "accessory": {**tpl["accessory"],
+                                   "action_id": f"mark_read:{self._track_index[track_id]}",
+                                   "value": encode_value({"p": step.post, "t": track_id,
+                                                          "v": DIGEST_DM_VIEW})}}
+            part = (block, f"{name}: {esc(post.title)}")
+        parts[key] = part
+        return part
+
+    def compose(self, follows: Sequence[str], read: Iterable[str] | tuple[int, ...]) -> Reply | None:
+        """The DM for a reader following ``follows`` (distinct track ids, in the order shown;
+        unknown ids skipped, at most 20 tracks) who has read ``read`` (post ids, or the words from
+        :meth:`read_mask`). None when there is nothing to suggest (no known track followed, or
+        every followed path done)."""
+        words = read if isinstance(read, tuple) else self.read_mask(read)
+        blocks = [self._head]
+        lines = []
+        plans = self._plan
+        parts = self._parts
+        missing = _MISSING
+        for tid in follows:
+            plan = plans.get(tid)
+            if plan is None:
+                continue
+            word, mask = plan
+            key = words[word] & mask if word >= 0 else tuple([words[w] & m for w, m in mask])
+            part = parts[tid].get(key, missing)
+            if part is missing:
+                part = self._part(tid, key)
+            if part is None:
+                continue
+            blocks.append(part[0])
+            lines.append(part[1])
+            if len(lines) >= 20:
+                break
+        if not lines:
+            return None
+        blocks.extend(self._tail)
+        text = self._fallback.format(posts="; ".join(lines))
+        return Reply(text=truncate(text, 3000), blocks=blocks, response_type="in_channel")
+
+
+_composers: dict[tuple[int, str], tuple[weakref.ref, DmComposer]] = {}
+_composers_lock = threading.Lock()
+
+
+def dm_composer(catalog: Catalog, lang: str = "en") -> DmComposer:
+    """The shared :class:`DmComposer` for ``catalog`` and ``lang`` (built on first use; dropped
+    when the catalog object is garbage-collected)."""
+    key = (id(catalog), lang)
+    hit = _composers.get(key)
+    if hit is not None and hit[0]() is catalog:
+        return hit[1]
+    with _composers_lock:
+        hit = _composers.get(key)
+        if hit is not None and hit[0]() is catalog:
+            return hit[1]
+        composer = DmComposer(catalog, lang)
+        ref = weakref.ref(catalog, lambda _r, key=key, cache=_composers: cache.pop(key, None))
+        _composers[key] = (ref, composer)
+        return composer
+
+
+def compose_dm(catalog: Catalog, follows: Sequence[str], read: Iterable[str],
+               lang: str = "en") -> Reply | None:
+    """A person's weekly DM: the next read in each followed track (skipping what they have read,
+    and tracks they have finished), with Mark read buttons, Snooze a week and Stop. None when
+    there is nothing to suggest. See :class:`DmComposer` for the caching."""
+    return dm_composer(catalog, lang).compose(follows, read)

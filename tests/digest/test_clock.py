@@ -1,0 +1,201 @@
+"""The clock with a controlled wall clock: a real BackgroundScheduler, its SQLAlchemy job store on
+the app's database, the real job functions, the real stand-in for Slack.
+
+* 8 weeks across the DST changes of America/Los_Angeles (2026-03-08) and Europe/Berlin
+  (2026-03-29): exactly 8 digests per subscription and DM, each at the chosen local time.
+* Downtime: a restart later in the same week sends that week's digest once; after days of
+  downtime nothing stale is sent, and no burst.
+* Subscriptions changed through the app while the clock runs are followed.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+import pytest
+import time_machine
+
+from bot.digest.compose import period_of
+from bot.digest.schedule import JOBSTORE, DigestClock
+from tests.digest.clockdriver import ClockDriver
+from tests.digest.conftest import TEAM
+
+START = datetime(2026, 3, 1, 0, 0, tzinfo=UTC)  # a Sunday
+END = START + timedelta(weeks=8)
+
+# (channel, track, weekday 0=Mon, HH:MM, zone)
+SCHEDULES = [
+    ("CLAMON", "spec", 0, "09:00", "America/Los_Angeles"),
+    ("CLASUN", "pd", 6, "03:00", "America/Los_Angeles"),  # the US change is Sunday 02:00 -> 03:00
+    ("CBEFRI", "quant", 4, "18:30", "Europe/Berlin"),
+    ("CBESUN", "rl", 6, "10:00", "Europe/Berlin"),  # the EU change is on a Sunday too
+    ("CSHWED", "agentic", 2, "20:00", "Asia/Shanghai"),
+]
+
+
+def _clock(runtime, **kw) -> DigestClock:
+    kw.setdefault("reconcile_every_s", 3600)
+    kw.setdefault("workers", 4)
+    kw.setdefault("team_rate_per_s", 100)
+    # Pacing runs on the real monotonic clock while the wall clock jumps weeks in milliseconds:
+    # keep the per-channel gap short here (pacing has its own tests).
+    kw.setdefault("channel_interval_s", 0.01)
+    return DigestClock(runtime, **kw)
+
+
+def _posts_by_channel(standin) -> Counter:
+    return Counter(c.channel for c in standin.calls("chat.postMessage") if c.ok)
+
+
+def test_eight_weeks_across_dst_exactly_eight_digests_each_at_local_time(
+        sqlite_runtime, standin, catalog) -> None:
+    store = sqlite_runtime.store
+    with time_machine.travel(START - timedelta(days=1), tick=False) as traveller:
+        subs = {ch: store.subscribe(TEAM, ch, track, wd, at, tz)
+                for ch, track, wd, at, tz in SCHEDULES}
+        store.set_dm(TEAM, "UDM", True, weekday=0, at_time="08:00", timezone="Europe/Berlin")
+        store.follow(TEAM, "UDM", "spec")
+        store.follow(TEAM, "UDM", "ops")
+        clock = _clock(sqlite_runtime)
+        clock.start()
+        try:
+            driver = ClockDriver(clock, traveller)
+            stepped = driver.run_until(END)
+        finally:
+            clock.shutdown(wait=True)
+    assert not driver.errors
+    posts = _posts_by_channel(standin)
+    assert {ch: posts[ch] for ch in subs} == {ch: 8 for ch in subs}
+    dm_channel = standin.calls("conversations.open")[0].response["channel"]["id"]
+    assert posts[dm_channel] == 8 and sum(posts.values()) == 8 * (len(subs) + 1)
+    # Each at the chosen local time (ledger claim time = the scheduler's time of the send).
+    for ch, _track, wd, at, tz in SCHEDULES:
+        rows = [r for r in store.deliveries() if r.destination == ch]
+        assert len(rows) == 8 and len({r.period for r in rows}) == 8
+        for r in rows:
+            local = r.claimed_at.astimezone(ZoneInfo(tz))
+            assert (local.weekday(), f"{local:%H:%M}") == (wd, at), (ch, local)
+            assert r.status == "sent"
+    for r in (r for r in store.deliveries() if r.destination == "UDM"):
+        local = r.claimed_at.astimezone(ZoneInfo("Europe/Berlin"))
+        assert (local.weekday(), f"{local:%H:%M}") == (0, "08:00")
+    # The UTC times did move with DST (the test really crossed both changes).
+    la = sorted(r.claimed_at for r in store.deliveries() if r.destination == "CLAMON")
+    assert {t.hour for t in la} == {17, 16}
+    be = sorted(r.claimed_at for r in store.deliveries() if r.destination == "CBESUN")
+    assert {t.hour for t in be} == {9, 8}
+    # Reading club: rl has 8 steps at 1 a week, so the channel walked it all and got the close.
+    assert store.get_subscription(subs["CBESUN"].id).cursor == len(catalog.order("rl"))
+    rl_posts = [c for c in standin.calls("chat.postMessage") if c.channel == "CBESUN"]
+    assert "That was the last step" in str(rl_posts[-1].args["blocks"])
+    assert len(stepped) >= 8 * 6 // 2
+
+
+def test_restart_later_in_the_week_sends_that_weeks_digest_once_and_no_burst(
+        sqlite_runtime, standin) -> None:
+    store = sqlite_runtime.store
+    monday_9_la = datetime(2026, 3, 2, 17, 0, tzinfo=UTC)
+    with time_machine.travel(START, tick=False) as traveller:
+        sub = store.subscribe(TEAM, "C1", "spec", 0, "09:00", "America/Los_Angeles")
+        clock = _clock(sqlite_runtime)
+        clock.start()
+        ClockDriver(clock, traveller).step()  # week 10's digest
+        clock.shutdown(wait=True)
+        assert _posts_by_channel(standin)["C1"] == 1
+        # Down for 2.5 weeks: back on the Wednesday of the third week after.
+        traveller.move_to(monday_9_la + timedelta(weeks=3, days=2))
+        clock = _clock(sqlite_runtime)
+        clock.start()
+        driver = ClockDriver(clock, traveller)
+        clock.scheduler.wakeup()
+        standin.wait_for(lambda: _posts_by_channel(standin)["C1"] >= 2, timeout=10)
+        clock.reconcile()  # catch-up runs again: nothing more
+        clock.shutdown(wait=True)
+        periods = sorted(r.period for r in store.deliveries() if r.status == "sent")
+        assert periods == ["2026-W10", "2026-W13"]  # that week's, once; not W11/W12
+        assert _posts_by_channel(standin)["C1"] == 2
+        assert store.get_subscription(sub.id).cursor == 2
+        # Down again until the next-but-one Monday 08:00 (before its 09:00): last week's digest
+        # is stale (a new week began), so nothing goes out until 09:00.
+        traveller.move_to(datetime(2026, 4, 6, 8, 0, tzinfo=ZoneInfo("America/Los_Angeles")))
+        clock = _clock(sqlite_runtime)
+        clock.start()
+        driver = ClockDriver(clock, traveller)
+        clock.reconcile()
+        assert _posts_by_channel(standin)["C1"] == 2
+        driver.step()
+        clock.shutdown(wait=True)
+    assert not driver.errors
+    assert sorted(r.period for r in store.deliveries()) == ["2026-W10", "2026-W13", "2026-W15"]
+    assert _posts_by_channel(standin)["C1"] == 3
+
+
+def test_changes_made_through_the_app_while_the_clock_runs_are_followed(
+        sqlite_runtime, standin, holder) -> None:
+    from bot.slack.handlers import Caller, Handlers
+
+    store = sqlite_runtime.store
+    handlers = Handlers(sqlite_runtime)
+    sunday = datetime(2026, 12, 6, 12, 0, tzinfo=UTC)
+    with time_machine.travel(sunday, tick=False) as traveller:
+        moved = store.subscribe(TEAM, "CMOVE", "spec", 0, "09:00", "UTC")
+        stopped = store.subscribe(TEAM, "CSTOP", "pd", 0, "09:00", "UTC")
+        paused = store.subscribe(TEAM, "CPAUSE", "quant", 0, "09:00", "UTC")
+        clock = _clock(sqlite_runtime, reconcile_every_s=60)
+        clock.start()
+        driver = ClockDriver(clock, traveller)
+        assert {j.id for j in clock.scheduler.get_jobs(jobstore=JOBSTORE)} == {
+            f"sub:{s.id}" for s in (moved, stopped, paused)}
+        # Through the app: reschedule, unsubscribe, subscribe a new channel, turn a DM on.
+        in_channel = lambda ch: Caller(TEAM, "UADMIN", ch)  # noqa: E731
+        assert "Tuesday" in handlers.command(in_channel("CMOVE"), "subscribe spec tuesday 10:00 UTC").text
+        handlers.command(in_channel("CSTOP"), "unsubscribe pd")
+        handlers.command(in_channel("CNEW"), "subscribe rl monday 12:00 UTC")
+        handlers.command(in_channel("D0ADMIN"), "follow ops")
+        handlers.command(in_channel("D0ADMIN"), "dm on monday 11:00 UTC")
+        store.pause_subscription(paused.id, "paused for a test")
+        # The reconcile job (every 60 s) notices on its next run.
+        traveller.shift(61)
+        clock.scheduler.wakeup()
+        standin.wait_for(lambda: len(clock.scheduler.get_jobs(jobstore=JOBSTORE)) == 3
+                         and "sub:%d" % paused.id not in {j.id for j in clock.scheduler.get_jobs()},
+                         timeout=10)
+        new = next(s for s in store.subscriptions(TEAM) if s.channel_id == "CNEW")
+        jobs = {j.id: j for j in clock.scheduler.get_jobs(jobstore=JOBSTORE)}
+        assert set(jobs) == {f"sub:{moved.id}", f"sub:{new.id}", f"dm:{TEAM}:UADMIN"}
+        assert jobs[f"sub:{moved.id}"].name == "tue 10:00 UTC"
+        # Jobs are import paths and plain ids: nothing of this process is pickled with them.
+        assert {(j.func_ref, type(j.args[0])) for j in jobs.values()} == {
+            ("bot.digest.schedule:run_subscription", int), ("bot.digest.schedule:run_dm", str)}
+        assert "day_of_week='tue'" in str(jobs[f"sub:{moved.id}"].trigger)
+        driver.run_until(sunday + timedelta(days=7))
+        clock.shutdown(wait=True)
+    assert not driver.errors
+    sent = {(r.destination, r.claimed_at.strftime("%a %H:%M")) for r in store.deliveries()}
+    assert sent == {("CMOVE", "Tue 10:00"), ("CNEW", "Mon 12:00"), ("UADMIN", "Mon 11:00")}
+    assert not [c for c in standin.calls("chat.postMessage") if c.channel in ("CSTOP", "CPAUSE")]
+
+
+@pytest.mark.parametrize("kind", ["postgres"])
+def test_a_repeated_local_hour_sends_once_on_postgres(kind, pg_url, standin, holder) -> None:
+    """01:30 on 2026-11-01 happens twice in Los Angeles: APScheduler fires twice, the ledger's
+    ISO-week key lets one digest through."""
+    from tests.digest.conftest import make_runtime
+
+    runtime = make_runtime(pg_url, standin, holder)
+    try:
+        with time_machine.travel(datetime(2026, 10, 31, 12, tzinfo=UTC), tick=False) as traveller:
+            runtime.store.subscribe(TEAM, "CFOLD", "spec", 6, "01:30", "America/Los_Angeles")
+            clock = _clock(runtime)
+            clock.start()
+            driver = ClockDriver(clock, traveller)
+            fired = [driver.step(), driver.step()]
+            clock.shutdown(wait=True)
+        assert [f.astimezone(UTC).hour for f in fired] == [8, 9]
+        assert _posts_by_channel(standin)["CFOLD"] == 1
+        assert [r.period for r in runtime.store.deliveries()] == [
+            period_of(fired[0], "America/Los_Angeles")]
+    finally:
+        runtime.store.close()

@@ -1,0 +1,177 @@
+"""The pacer (real threads, real clock) and the schedule arithmetic (APScheduler's CronTrigger)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from bot.digest.deliver import Pacer
+from bot.digest.schedule import in_window, latest_fire, next_fire, signature, trigger_for
+
+
+def _run(pacer: Pacer, items: list[tuple[str, str]], threads: int, hold: float = 0.0):
+    """Send ``items`` ((team, key) pairs) through ``pacer`` from ``threads`` threads; returns
+    (team, key, start, end) per send, monotonic seconds."""
+    out: list[tuple[str, str, float, float]] = []
+    lock = threading.Lock()
+    queue = list(items)
+
+    def worker() -> None:
+        while True:
+            with lock:
+                if not queue:
+                    return
+                team, key = queue.pop(0)
+            with pacer.slot(team, key):
+                start = time.monotonic()
+                if hold:
+                    time.sleep(hold)
+                end = time.monotonic()
+            with lock:
+                out.append((team, key, start, end))
+
+    ts = [threading.Thread(target=worker) for _ in range(threads)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join(60)
+    return out
+
+
+def test_posts_to_one_channel_are_spaced_and_never_overlap() -> None:
+    pacer = Pacer(channel_interval_s=0.2, team_rate_per_s=None)
+    sends = _run(pacer, [("T", "C1")] * 6, threads=4, hold=0.05)
+    starts = sorted(s for *_, s, _e in sends)
+    gaps = [b - a for a, b in zip(starts, starts[1:])]
+    assert min(gaps) >= 0.2 - 0.005, gaps
+    spans = sorted((s, e) for *_, s, e in sends)
+    assert all(e1 <= s2 for (_, e1), (s2, _) in zip(spans, spans[1:]))  # one at a time
+
+
+def test_a_slow_send_pushes_the_next_one_a_full_interval_past_its_end() -> None:
+    pacer = Pacer(channel_interval_s=0.1, team_rate_per_s=None)
+    sends = sorted(_run(pacer, [("T", "C1")] * 2, threads=2, hold=0.25), key=lambda s: s[2])
+    assert sends[1][2] - sends[0][3] >= 0.1 - 0.005  # e.g. a retry after a 429 took long
+
+
+def test_the_workspace_rate_holds_across_channels_and_busy_channels_do_not_block_others() -> None:
+    pacer = Pacer(channel_interval_s=1.0, team_rate_per_s=20.0)
+    items = [("T", f"C{i}") for i in range(30)] + [("T", "C0")] * 2
+    t0 = time.monotonic()
+    sends = _run(pacer, items, threads=8)
+    elapsed = time.monotonic() - t0
+    starts = sorted(s for *_, s, _e in sends)
+    # 32 sends at <= 20/s: at least 31 gaps of 50 ms; and not much slower than that rate, even
+    # though C0's two extra posts must each wait a second.
+    assert starts[-1] - starts[0] >= 31 * 0.05 - 0.01
+    assert elapsed < 2.6
+    window = [s for s in starts if s - starts[0] < 1.0]
+    assert len(window) <= 21
+    c0 = sorted(s for _t, k, s, _e in sends if k == "C0")
+    assert all(b - a >= 1.0 - 0.005 for a, b in zip(c0, c0[1:]))
+
+
+def test_workspaces_are_paced_independently() -> None:
+    pacer = Pacer(channel_interval_s=0.0, team_rate_per_s=5.0)
+    t0 = time.monotonic()
+    _run(pacer, [("T1", f"C{i}") for i in range(5)] + [("T2", f"C{i}") for i in range(5)], threads=10)
+    assert time.monotonic() - t0 < 1.5  # 5 per workspace at 5/s each: about 1 s, not 2
+
+
+def test_pacer_refuses_nonsense() -> None:
+    with pytest.raises(ValueError):
+        Pacer(channel_interval_s=-1)
+    with pytest.raises(ValueError):
+        Pacer(team_rate_per_s=0)
+
+
+# --- schedule arithmetic ---------------------------------------------------------------------------
+
+
+def test_weekday_is_given_to_apscheduler_by_name() -> None:
+    trigger = trigger_for(0, "09:00", "Europe/Berlin")
+    assert "day_of_week='mon'" in str(trigger)
+    assert signature(6, "18:30", "Asia/Tokyo") == "sun 18:30 Asia/Tokyo"
+
+
+@pytest.mark.parametrize("tz", ["America/Los_Angeles", "Europe/Berlin", "Asia/Shanghai"])
+def test_latest_and_next_fire_keep_the_local_time_across_dst(tz: str) -> None:
+    now = datetime(2026, 2, 20, tzinfo=UTC)
+    seen = []
+    for _ in range(10):
+        fire = next_fire(0, "09:00", tz, now)
+        local = fire.astimezone(ZoneInfo(tz))
+        assert (local.weekday(), local.hour, local.minute) == (0, 9, 0)
+        assert latest_fire(0, "09:00", tz, fire) == fire
+        assert latest_fire(0, "09:00", tz, fire + timedelta(days=6)) == fire
+        assert latest_fire(0, "09:00", tz, fire - timedelta(seconds=1)) == fire - timedelta(days=7) \
+            or latest_fire(0, "09:00", tz, fire - timedelta(seconds=1)) < fire
+        seen.append(fire)
+        now = fire
+    offsets = {f.astimezone(ZoneInfo(tz)).utcoffset() for f in seen}
+    assert len(offsets) == (1 if tz == "Asia/Shanghai" else 2)  # the DST change is crossed
+
+
+def test_a_repeated_wall_time_fires_twice_and_a_skipped_one_an_hour_later() -> None:
+    # 2026-11-01 01:30 happens twice in Los Angeles; 2026-03-29 02:30 never happens in Berlin.
+    la = [next_fire(6, "01:30", "America/Los_Angeles", datetime(2026, 10, 31, tzinfo=UTC))]
+    la.append(next_fire(6, "01:30", "America/Los_Angeles", la[0]))
+    assert [f.astimezone(UTC).hour for f in la] == [8, 9]
+    assert la[1].astimezone(UTC) - la[0].astimezone(UTC) == timedelta(hours=1)
+    # latest_fire sees both instants (the ledger's ISO-week key then sends once)
+    assert latest_fire(6, "01:30", "America/Los_Angeles", la[1].astimezone(UTC)
+                       + timedelta(minutes=1)).astimezone(UTC) == la[1].astimezone(UTC)
+    assert latest_fire(6, "01:30", "America/Los_Angeles", la[0].astimezone(UTC)
+                       + timedelta(minutes=1)).astimezone(UTC) == la[0].astimezone(UTC)
+    berlin = next_fire(6, "02:30", "Europe/Berlin", datetime(2026, 3, 28, tzinfo=UTC))
+    assert berlin.astimezone(UTC) == datetime(2026, 3, 29, 1, 30, tzinfo=UTC)  # 03:30 CEST
+
+
+def test_catch_up_window_is_the_rest_of_the_iso_week_at_least_some_hours() -> None:
+    monday = datetime(2026, 12, 7, 8, 0, tzinfo=UTC)  # Monday 09:00 Berlin
+    tz = "Europe/Berlin"
+    assert in_window(monday, monday, tz)
+    assert in_window(monday, monday + timedelta(days=6, hours=14), tz)  # Sunday 23:00 Berlin
+    assert not in_window(monday, monday + timedelta(days=6, hours=16), tz)  # next Monday 01:00
+    assert not in_window(monday, monday - timedelta(seconds=1), tz)
+    sunday_night = datetime(2026, 12, 13, 22, 30, tzinfo=UTC)  # Sunday 23:30 Berlin
+    assert in_window(sunday_night, sunday_night + timedelta(hours=2), tz)  # past the week's end
+    assert not in_window(sunday_night, sunday_night + timedelta(hours=7), tz)
+
+
+def test_a_429_widens_the_workspace_gap_which_then_eases_back() -> None:
+    pacer = Pacer(channel_interval_s=0.0, team_rate_per_s=100.0)  # 10 ms apart
+    pacer.rate_limited("T")
+    pacer.rate_limited("T")
+    assert pacer._team_gap["T"] == pytest.approx(0.01 * 1.1 * 1.1)
+    for _ in range(30):
+        pacer.rate_limited("T")
+    assert pacer._team_gap["T"] == pytest.approx(0.02)  # at most twice the configured gap
+    sends = sorted(s for *_, s, _e in _run(pacer, [("T", f"C{i}") for i in range(10)], threads=4))
+    assert all(b - a >= 0.0125 for a, b in zip(sends, sends[1:5]))  # still wide at first
+    assert pacer._team_gap["T"] < 0.02  # and easing back
+    Pacer(team_rate_per_s=None).rate_limited("T")  # no cap: nothing to widen
+
+
+def test_clients_retry_429s_through_the_pacer(standin) -> None:
+    from slack_sdk import WebClient
+    from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler
+
+    from bot.digest.deliver import PacedRateLimitRetryHandler, paced
+
+    client = paced(WebClient(token="xoxb-test", base_url=standin.api_url,
+                             retry_handlers=[RateLimitErrorRetryHandler(max_retry_count=2)]))
+    assert [type(h) for h in client.retry_handlers] == [PacedRateLimitRetryHandler]
+    standin.configure(rate_limit_every=2, retry_after_s=1)
+    pacer = Pacer(channel_interval_s=0.0, team_rate_per_s=50.0)
+    with pacer.slot("T", "C1"):
+        client.chat_postMessage(channel="C1", text="a")
+    with pacer.slot("T", "C2"):
+        client.chat_postMessage(channel="C2", text="b")  # 429, then retried
+    statuses = [c.status for c in standin.calls("chat.postMessage")]
+    assert statuses == [200, 429, 200]
+    assert pacer._team_gap["T"] > 1 / 50.0  # the 429 widened the workspace gap

@@ -1,0 +1,159 @@
+"""Real ``vllm-path scheduler`` processes against a real database and the HTTP stand-in for Slack.
+
+* Two clock processes on one PostgreSQL database, 200 channel subscriptions and 20 DM digests
+  all due at the same minute: every digest delivered exactly once, counted at the stand-in.
+* A clock killed with SIGKILL in the middle of a fan-out, then restarted: every remaining digest
+  delivered, none twice.
+
+Each process runs ``vllm-path`` with its wall clock started a few seconds before the digests'
+time (``tests/digest/fake_clock_entry.py``, time_machine ticking at real speed), so the real
+cron jobs fire within seconds.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from bot.store import Store
+from tests.digest.conftest import TEAM
+
+REPO = Path(__file__).resolve().parents[2]
+FIRE = datetime(2026, 12, 7, 9, 0, tzinfo=UTC)
+ZONES = ["UTC", "Europe/Berlin", "America/Los_Angeles", "Asia/Tokyo", "Asia/Kolkata",
+         "America/Sao_Paulo", "Australia/Sydney", "Asia/Shanghai"]
+TRACKS = ["spec", "pd", "quant", "rl", "agentic", "ops", "models", "internals"]
+
+
+def _local(zone: str) -> tuple[int, str]:
+    local = FIRE.astimezone(ZoneInfo(zone))
+    return local.weekday(), f"{local:%H:%M}"
+
+
+def _seed(db_url: str, subs: int, dms: int) -> None:
+    """``subs`` channel subscriptions and ``dms`` DM digests, all due at FIRE (each in its own
+    zone's local time), created a day before."""
+    store = Store.from_url(db_url, clock=lambda: FIRE - timedelta(days=1))
+    try:
+        for i in range(subs):
+            zone = ZONES[i % len(ZONES)]
+            weekday, at = _local(zone)
+            store.subscribe(TEAM, f"C{i:04d}", TRACKS[i % len(TRACKS)], weekday, at, zone,
+                            steps_per_week=1 + i % 3)
+        for i in range(dms):
+            zone = ZONES[i % len(ZONES)]
+            weekday, at = _local(zone)
+            store.set_dm(TEAM, f"U{i:04d}", True, weekday=weekday, at_time=at, timezone=zone)
+            store.follow(TEAM, f"U{i:04d}", TRACKS[i % len(TRACKS)])
+    finally:
+        store.close()
+
+
+def _start(db_url: str, standin, start: datetime, log: Path, *args: str) -> subprocess.Popen:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "DATABASE_URL"))}
+    env.update(DATABASE_URL=db_url, SLACK_BOT_TOKEN="xoxb-test", SLACK_API_URL=standin.api_url,
+               LOG_LEVEL="INFO", PYTHONUNBUFFERED="1")
+    cmd = [sys.executable, "-m", "tests.digest.fake_clock_entry", start.isoformat(), "scheduler",
+           "--reconcile-every", "1", "--workers", "8", "--team-rate", "200", *args]
+    return subprocess.Popen(cmd, cwd=REPO, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT)
+
+
+def _stop(procs: list[subprocess.Popen]) -> None:
+    for p in procs:
+        if p.poll() is None:
+            p.send_signal(signal.SIGTERM)
+    for p in procs:
+        try:
+            p.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait(timeout=5)
+
+
+def _ok_posts(standin) -> Counter:
+    return Counter(c.channel for c in standin.calls("chat.postMessage") if c.ok)
+
+
+def _dm_channels(standin) -> set[str]:
+    return {c.response["channel"]["id"] for c in standin.calls("conversations.open") if c.ok}
+
+
+@pytest.mark.postgres
+@pytest.mark.slow
+def test_two_clock_processes_on_postgres_deliver_every_digest_exactly_once(
+        pg_url, standin, tmp_path) -> None:
+    _seed(pg_url, subs=200, dms=20)
+    procs = [_start(pg_url, standin, FIRE - timedelta(seconds=6), tmp_path / f"clock{i}.log")
+             for i in range(2)]
+    try:
+        standin.wait_for(lambda: sum(_ok_posts(standin).values()) >= 220, timeout=60)
+        time.sleep(3)  # would a straggler post a second time?
+    finally:
+        _stop(procs)
+    logs = "\n".join((tmp_path / f"clock{i}.log").read_text(errors="replace") for i in range(2))
+    posts = _ok_posts(standin)
+    channels = {f"C{i:04d}" for i in range(200)}
+    assert {ch: posts[ch] for ch in channels} == {ch: 1 for ch in channels}, logs[-3000:]
+    dm_channels = _dm_channels(standin)
+    assert len(dm_channels) == 20 and all(posts[d] == 1 for d in dm_channels)
+    assert sum(posts.values()) == 220
+    store = Store.from_url(pg_url, migrate=False)
+    try:
+        rows = store.deliveries()
+    finally:
+        store.close()
+    assert len(rows) == 220 and all(r.status == "sent" for r in rows)
+    claimants = Counter(r.claimed_by.split(":")[1] for r in rows)
+    assert len(claimants) == 2, f"both processes should have sent some: {claimants}"
+    assert all(p.returncode == 0 for p in procs), logs[-3000:]
+
+
+@pytest.mark.slow
+def test_a_clock_killed_mid_fan_out_resumes_on_restart_and_sends_none_twice(
+        sqlite_url, standin, tmp_path) -> None:
+    _seed(sqlite_url, subs=30, dms=0)
+    standin.configure(latency_s=0.25)  # a slow Slack, so the kill lands mid-fan-out
+    started = time.monotonic()
+    first = _start(sqlite_url, standin, FIRE - timedelta(seconds=4), tmp_path / "first.log",
+                   "--workers", "2", "--stale-after", "2")
+    try:
+        standin.wait_for(lambda: sum(_ok_posts(standin).values()) >= 6, timeout=40)
+    finally:
+        first.send_signal(signal.SIGKILL)
+        first.wait(timeout=10)
+    at_kill = sum(_ok_posts(standin).values())
+    time.sleep(0.5)  # a request in flight at the kill still lands at Slack
+    landed = sum(_ok_posts(standin).values())
+    assert 0 < at_kill < 30, "the kill should land in the middle of the fan-out"
+    # Restart with the wall clock where it would be now.
+    now = FIRE - timedelta(seconds=4) + timedelta(seconds=time.monotonic() - started)
+    second = _start(sqlite_url, standin, now, tmp_path / "second.log",
+                    "--workers", "2", "--stale-after", "2")
+    try:
+        standin.wait_for(lambda: sum(_ok_posts(standin).values()) >= 30, timeout=60)
+        time.sleep(3)
+    finally:
+        _stop([second])
+    log = (tmp_path / "first.log").read_text(errors="replace") + \
+        (tmp_path / "second.log").read_text(errors="replace")
+    posts = _ok_posts(standin)
+    assert {f"C{i:04d}": posts[f"C{i:04d}"] for i in range(30)} == \
+        {f"C{i:04d}": 1 for i in range(30)}, log[-4000:]
+    store = Store.from_url(sqlite_url, migrate=False)
+    try:
+        rows = store.deliveries()
+        subs = store.active_subscriptions()
+    finally:
+        store.close()
+    assert len(rows) == 30 and all(r.status == "sent" for r in rows), log[-4000:]
+    assert all(s.cursor == s.steps_per_week for s in subs)  # each advanced once
+    assert landed >= at_kill and second.returncode == 0
