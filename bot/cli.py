@@ -6,7 +6,9 @@ Exit codes: 0 success, 1 a check failed or the input was refused, 2 a usage or c
 from __future__ import annotations
 
 import json
+import os
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -119,6 +121,101 @@ def catalog_diff(old: str, new: str, as_json: bool) -> None:
         _dump(result.to_dict())
     else:
         click.echo(result.render())
+
+
+DEFAULT_PID_FILE = "vllm-path.pid"
+"""Where ``serve`` writes its process id (working directory), for ``catalog reload``."""
+PID_GLOB = "vllm-path*.pid"
+"""``catalog reload`` signals every process named by a pid file matching this (``serve``'s, and
+a ``scheduler``'s ``vllm-path-scheduler.pid`` when it writes one)."""
+
+
+@contextmanager
+def write_pid_file(path: str | Path | None):
+    """Write this process's id to ``path`` while the block runs, then remove it (only if it
+    still holds our id). ``None`` or ``''``: nothing is written."""
+    if not path:
+        yield None
+        return
+    target = Path(path)
+    target.write_text(f"{os.getpid()}\n", encoding="ascii")
+    try:
+        yield target
+    finally:
+        try:
+            if target.read_text(encoding="ascii").strip() == str(os.getpid()):
+                target.unlink()
+        except OSError:
+            pass
+
+
+def _our_process(pid: int) -> bool:
+    """Whether ``pid`` is alive and (where /proc tells) a vllm-path process, so that a stale pid
+    file whose number was reused by another program is never signalled."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return False
+    cmdline = Path(f"/proc/{pid}/cmdline")
+    if cmdline.exists():
+        try:
+            argv = cmdline.read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
+        except OSError:
+            return False
+        return "vllm-path" in argv or "bot.cli" in argv
+    return True
+
+
+@catalog.command("reload")
+@click.option("--pid-file", "pid_files", multiple=True, type=click.Path(dir_okay=False),
+              help=f"Pid file of a running process (repeatable; default: every {PID_GLOB} in the "
+                   "working directory).")
+def catalog_reload(pid_files: tuple[str, ...]) -> None:
+    """Make the running `serve` (and `scheduler`) load the catalog again, like SIGHUP.
+
+    Checks CATALOG_DIR first: an invalid catalog is refused here with every error (exit 1), and
+    the running processes keep serving their version. Otherwise sends SIGHUP to each process
+    named by a pid file; each reloads, logs the outcome, and keeps the last good version if the
+    reload is refused. Exit 0 when at least one process was signalled, 1 otherwise.
+    """
+    import signal
+
+    from bot.catalog import check_catalog
+
+    settings = _settings()
+    cat, issues = check_catalog(settings.catalog_dir)
+    errors = [i for i in issues if i.severity == "error"]
+    if errors or cat is None:
+        for issue in errors:
+            click.echo(f"error: {issue}", err=True)
+        click.echo(f"catalog reload refused: {len(errors)} error(s) in {settings.catalog_dir}; "
+                   "running processes keep their current version", err=True)
+        sys.exit(1)
+    paths = [Path(p) for p in pid_files] or sorted(Path.cwd().glob(PID_GLOB))
+    signalled = 0
+    for path in paths:
+        try:
+            pid = int(path.read_text(encoding="ascii").strip())
+        except (OSError, ValueError):
+            click.echo(f"warning: {path}: no readable pid", err=True)
+            continue
+        if not _our_process(pid):
+            click.echo(f"warning: {path}: process {pid} is not running (stale pid file)", err=True)
+            continue
+        if not hasattr(signal, "SIGHUP"):  # pragma: no cover - Windows
+            click.echo("error: SIGHUP is not available on this platform", err=True)
+            sys.exit(2)
+        os.kill(pid, signal.SIGHUP)
+        signalled += 1
+        click.echo(f"sent SIGHUP to process {pid} ({path}): it reloads catalog {cat.version} "
+                   "and logs the outcome")
+    if not signalled:
+        where = ", ".join(str(p) for p in paths) or f"{PID_GLOB} in {Path.cwd()}"
+        click.echo(f"catalog {cat.version} is valid, but no running vllm-path process was found "
+                   f"({where}); start `vllm-path serve` or send it SIGHUP", err=True)
+        sys.exit(1)
 
 
 def _resolve_track(cat, text: str) -> str | None:
@@ -320,17 +417,24 @@ def ask_cmd(text: tuple[str, ...], user_id: str, as_json: bool) -> None:
 @click.option("--host", default="127.0.0.1", show_default=True, help="HTTP door: address to bind.")
 @click.option("--port", default=3000, show_default=True, type=int, help="HTTP door: port.")
 @click.option("--threads", default=8, show_default=True, type=int, help="HTTP worker threads.")
-def serve_cmd(host: str, port: int, threads: int) -> None:
+@click.option("--pid-file", default=DEFAULT_PID_FILE, show_default=True,
+              help="Write the process id here while serving (for `vllm-path catalog reload`); "
+                   "'' writes none.")
+def serve_cmd(host: str, port: int, threads: int, pid_file: str) -> None:
     """Serve Slack: Socket Mode with SLACK_APP_TOKEN, else HTTP with SLACK_SIGNING_SECRET.
 
     HTTP: POST /slack/events (commands, buttons, events), GET /healthz, and /slack/install +
-    /slack/oauth_redirect with OAuth. SIGHUP reloads the catalog.
+    /slack/oauth_redirect with OAuth. SIGHUP (or `vllm-path catalog reload`) reloads the catalog.
     """
     from bot.catalog import CatalogError
+    from bot.logging_setup import setup_logging
     from bot.serve import ConfigError, serve
 
+    settings = _settings()
+    setup_logging(settings)
     try:
-        serve(_settings(), host=host, port=port, threads=threads)
+        with write_pid_file(pid_file):
+            serve(settings, host=host, port=port, threads=threads)
     except ConfigError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)

@@ -20,6 +20,7 @@ from slack_sdk.http_retry.builtin_handlers import (
     RateLimitErrorRetryHandler,
     ServerErrorRetryHandler,
 )
+from slack_sdk.signature import SignatureVerifier
 
 from bot.runtime import Runtime
 from bot.slack.handlers import Handlers, UserInfo, UserInfoCache
@@ -41,6 +42,28 @@ def make_client(runtime: Runtime, token: str | None = None) -> WebClient:
         token = settings.slack_bot_token.get_secret_value()
     kwargs = {"base_url": settings.slack_api_url} if settings.slack_api_url else {}
     return WebClient(token=token, retry_handlers=retry_handlers(), timeout=10, **kwargs)
+
+
+class _RefusingVerifier(SignatureVerifier):
+    """slack-sdk's verifier, except that a malformed ``X-Slack-Request-Timestamp`` (not an
+    integer) is an invalid signature rather than a ``ValueError`` (which Bolt answers with 500 and
+    a logged traceback, for any unauthenticated caller to trigger)."""
+
+    def is_valid(self, body, timestamp, signature) -> bool:  # type: ignore[no-untyped-def]
+        try:
+            return super().is_valid(body, timestamp, signature)
+        except (TypeError, ValueError):
+            return False
+
+
+def _refuse_malformed_signatures(app: App, secret: str | None) -> None:
+    """Give Bolt's request-verification middleware the :class:`_RefusingVerifier` (401 for a
+    non-numeric timestamp; tests/reliability/test_signatures.py checks it)."""
+    from slack_bolt.middleware.request_verification import RequestVerification
+
+    for middleware in getattr(app, "_middleware_list", []):
+        if isinstance(middleware, RequestVerification) and secret:
+            middleware._verifier = _RefusingVerifier(signing_secret=secret)
 
 
 def build_app(runtime: Runtime, client: WebClient | None = None, *, verify_requests: bool = True) -> App:
@@ -97,6 +120,8 @@ def build_app(runtime: Runtime, client: WebClient | None = None, *, verify_reque
         user = resp.get("user") or {}
         return UserInfo(locale=user.get("locale"), tz=user.get("tz"))
 
+    if verify_requests:
+        _refuse_malformed_signatures(app, secret)
     handlers = Handlers(runtime, users_info=UserInfoCache(fetch_user))
     commands.register(app, handlers)
     actions.register(app, handlers)

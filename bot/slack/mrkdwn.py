@@ -36,10 +36,27 @@ def truncate(text: str, limit: int) -> str:
     return text[: max(0, limit - 1)].rstrip() + "…"
 
 
+_LINK = re.compile(r"<(https?://[^|>]+)\|([^>]+)>")
+_AUTOLINK = re.compile(r"(?i)(://|\bwww\.)")
+_WORD_JOINER = "\u2060"
+
+
+def _defang(text: str) -> str:
+    """Break ``scheme://`` and ``www.`` so that Slack does not auto-link a URL typed by a user
+    (the fallback ``text`` has no ``verbatim`` switch); the text reads the same."""
+    return _AUTOLINK.sub(lambda m: m.group(1)[:-1] + _WORD_JOINER + m.group(1)[-1], text)
+
+
 def plain(text: str) -> str:
     """Fallback ``text`` of a message built from mrkdwn: links become ``label (url)``, bold marks go.
 
-    The result is still mrkdwn-escaped (Slack parses a message's top-level ``text`` too).
+    The result is still mrkdwn-escaped (Slack parses a message's top-level ``text`` too). URLs
+    that are not ours (not inside a ``<url|label>`` the app built) are defanged (:func:`_defang`).
     """
-    text = re.sub(r"<(https?://[^|>]+)\|([^>]+)>", r"\2 (\1)", text)
-    return text.replace("*", "")
+    out, pos = [], 0
+    for m in _LINK.finditer(text):
+        out.append(_defang(text[pos:m.start()]))
+        out.append(f"{_defang(m.group(2))} ({m.group(1)})")
+        pos = m.end()
+    out.append(_defang(text[pos:]))
+    return "".join(out).replace("*", "")

@@ -55,14 +55,29 @@ class Reply:
         return {"response_type": self.response_type, "text": self.text, "blocks": self.blocks}
 
 
+BLANK = "–"
+"""Stands in for a text that is empty once escaped (catalog text made only of control or bidi
+characters passes the catalog's checks): Slack refuses a message with an empty text object."""
+
+
+def nonblank(text: str) -> str:
+    """``text``, or :data:`BLANK` when it is empty or only whitespace."""
+    return text if text.strip() else BLANK
+
+
 def mrkdwn(text: str) -> MarkdownTextObject:
-    """A mrkdwn text object (caller escapes catalog and user text)."""
-    return MarkdownTextObject(text=text)
+    """A mrkdwn text object (caller escapes catalog and user text).
+
+    ``verbatim`` is on: Slack then still renders our formatting and the ``<url|label>`` links we
+    build, but does not auto-link bare URLs, channel names or ``@channel``-style mentions that
+    appear in (escaped) catalog or user text.
+    """
+    return MarkdownTextObject(text=nonblank(text), verbatim=True)
 
 
 def header(text: str) -> HeaderBlock:
     """A header block, cut to 150 characters."""
-    return HeaderBlock(text=PlainTextObject(text=truncate(text, MAX_HEADER_TEXT), emoji=True))
+    return HeaderBlock(text=PlainTextObject(text=nonblank(truncate(text, MAX_HEADER_TEXT)), emoji=True))
 
 
 def section(text: str, accessory: ButtonElement | None = None) -> SectionBlock:
@@ -115,7 +130,7 @@ def decode_value(value: str | None) -> dict[str, Any]:
 
 def button(text: str, action_id: str, data: dict[str, Any], style: str | None = None) -> ButtonElement:
     """A button; ``data`` travels in its ``value`` as JSON; text cut to 75 characters."""
-    return ButtonElement(text=PlainTextObject(text=truncate(text, MAX_BUTTON_TEXT), emoji=True),
+    return ButtonElement(text=PlainTextObject(text=nonblank(truncate(text, MAX_BUTTON_TEXT)), emoji=True),
                          action_id=action_id[:MAX_ID], value=encode_value(data), style=style)
 
 
@@ -131,7 +146,7 @@ def to_dicts(blocks: Sequence[Block], max_blocks: int = MAX_BLOCKS_MESSAGE) -> l
 
 def make_reply(blocks: Sequence[Block], fallback: str, response_type: str = "ephemeral") -> Reply:
     """A :class:`Reply` from models: blocks serialised within the message limit, fallback text cut."""
-    return Reply(text=truncate(plain(fallback), MAX_FALLBACK_TEXT), blocks=to_dicts(blocks),
+    return Reply(text=nonblank(truncate(plain(fallback), MAX_FALLBACK_TEXT)), blocks=to_dicts(blocks),
                  response_type=response_type)
 
 
