@@ -442,6 +442,30 @@ def serve_cmd(host: str, port: int, threads: int, pid_file: str) -> None:
         for issue in exc.errors:
             click.echo(f"error: {issue}", err=True)
         sys.exit(1)
+    except Exception as exc:  # noqa: BLE001 - start-up failures get one readable line, not a traceback
+        from bot.logging_setup import redact, secrets_of
+
+        click.echo(f"error: could not start: {redact(_startup_problem(exc), secrets_of(settings))}", err=True)
+        sys.exit(2)
+
+
+def _startup_problem(exc: BaseException) -> str:
+    """One line for a start-up failure: Slack refusing the token, Slack out of reach, or else the
+    exception's type and message."""
+    from slack_sdk.errors import SlackApiError
+
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, SlackApiError):
+            return (f"Slack refused the bot token ({seen.response.get('error')}): check "
+                    "SLACK_BOT_TOKEN (or the OAuth settings)")
+        if isinstance(seen, OSError) and not isinstance(seen, FileNotFoundError):
+            return f"cannot reach Slack's Web API ({type(seen).__name__}: {seen}); check SLACK_API_URL and the network"
+        seen = seen.__cause__ or seen.__context__
+    text = str(exc)
+    if "token" in text and "invalid" in text:
+        return "Slack refused the bot token (auth.test): check SLACK_BOT_TOKEN"
+    return f"{type(exc).__name__}: {text}"
 
 
 # --- digests: `scheduler` and `digest preview|run-now` live in bot/digest/cli.py -----------------

@@ -913,13 +913,16 @@ class Matcher:
         ranked = []
         for doc, k in zip(hits.tolist(), key.tolist()):
             similarity = self._similarity(doc, latin, cjk)
-            score = 100.0 * (0.85 * float(coverage[doc]) + 0.15 * similarity / 100.0)
-            score = round(min(score, 100.0), 1)
+            raw = 100.0 * (0.85 * float(coverage[doc]) + 0.15 * similarity / 100.0)
+            score = round(min(raw, 100.0), 1)
             if score >= MIN_SCORE:
-                ranked.append((-score, -k, self._post_ids[doc], doc))
+                # Among equal (capped) scores, a post whose title starts with the query is the one
+                # it names ("p-eagle" -> "P-EAGLE: …" before a post that mentions P-EAGLE).
+                names_it = bool(latin) and self._titles[doc].startswith(latin)
+                ranked.append((-score, -names_it, -raw, -k, self._post_ids[doc], doc))
         ranked.sort()
         matches = tuple(PostMatch(pid, -neg, _field_of(float(best_field[doc])))
-                        for neg, _, pid, doc in ranked[:limit])
+                        for neg, *_, pid, doc in ranked[:limit])
         return SearchResult(query, track, matches, None)
 
     def _similarity(self, doc: int, latin: str, cjk: str) -> float:

@@ -98,12 +98,16 @@ def scheduler_cmd(reconcile_every: float, workers: int, channel_interval: float,
         install_signal_handlers(runtime, stop.set)
     except ImportError:  # pragma: no cover
         pass
+    from bot.cli import write_pid_file
+
     clock.start()
     click.echo(f"digest clock running (catalog {runtime.holder.catalog.version}); "
                "Ctrl-C or SIGTERM stops it", err=True)
     try:
-        while not stop.wait(1.0):
-            pass
+        # The pid file lets `vllm-path catalog reload` reach the clock too.
+        with write_pid_file("vllm-path-scheduler.pid"):
+            while not stop.wait(1.0):
+                pass
     except KeyboardInterrupt:
         pass
     finally:

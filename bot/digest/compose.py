@@ -38,7 +38,7 @@ from bot import paths
 from bot.catalog import Catalog
 from bot.digest.texts import dt
 from bot.slack.i18n import t
-from bot.slack.mrkdwn import esc, link, truncate
+from bot.slack.mrkdwn import esc, link, plain, truncate
 from bot.slack.views.blocks import (
     MAX_SECTION_TEXT,
     Reply,
@@ -49,6 +49,7 @@ from bot.slack.views.blocks import (
     encode_value,
     header,
     make_reply,
+    mrkdwn,
     section,
     sections,
 )
@@ -220,7 +221,7 @@ def compose_channel_digest(catalog: Catalog, sub: SubscriptionLike,
     stop = button(t("btn.stop", lang), f"stop:{next(n)}", view, style="danger")
     stop.confirm = ConfirmObject(
         title=dt("stop_confirm_title", lang),
-        text=dt("stop_confirm_text", lang, track=name, track_id=track_id),
+        text=mrkdwn(dt("stop_confirm_text", lang, track=name, track_id=track_id)),
         confirm=dt("stop_confirm_yes", lang), deny=dt("stop_confirm_no", lang), style="danger")
     blocks.append(actions([
         button(t("btn.follow", lang), f"follow:{next(n)}", {"t": track_id, **view}),
@@ -387,7 +388,7 @@ class DmComposer:
                                    "action_id": f"mark_read:{self._track_index[track_id]}",
                                    "value": encode_value({"p": step.post, "t": track_id,
                                                           "v": DIGEST_DM_VIEW})}}
-            part = (block, f"{name}: {esc(post.title)}")
+            part = (block, plain(f"{name}: {esc(post.title)}"))  # fallback text: defanged once, cached
         parts[key] = part
         return part
 

@@ -58,7 +58,44 @@ for _i, _names in enumerate((
         WEEKDAY_WORDS[_n] = _i
 
 _TIME = re.compile(r"^(\d{1,2})(?::(\d{2}))?\s*(am|pm)?$", re.IGNORECASE)
-_TZ_LIKE = re.compile(r"^(?:[A-Za-z_]+(?:/[A-Za-z0-9_+\-]+)+|UTC|GMT|Z)$")
+_TZ_LIKE = re.compile(r"^(?:[A-Za-z_]+(?:/[A-Za-z0-9_+\-]+)+|UTC|GMT|Z)$", re.IGNORECASE)
+
+TZ_ABBREVIATIONS: dict[str, str] = {
+    "pt": "America/Los_Angeles", "pst": "America/Los_Angeles", "pdt": "America/Los_Angeles",
+    "mt": "America/Denver", "mdt": "America/Denver",
+    "et": "America/New_York", "edt": "America/New_York",
+    "bst": "Europe/London", "cest": "Europe/Berlin", "jst": "Asia/Tokyo", "kst": "Asia/Seoul",
+    "北京时间": "Asia/Shanghai",
+}
+"""Unambiguous time-zone abbreviations people type, as IANA zones (CST and IST are ambiguous and
+left out; zone names without a slash that zoneinfo knows, such as CET or EST, are taken as is)."""
+
+
+def _zone_names() -> dict[str, str]:
+    from zoneinfo import available_timezones
+
+    return {z.casefold(): z for z in available_timezones() if "/" not in z}
+
+
+_SINGLE_ZONES: dict[str, str] | None = None
+
+
+def _as_zone(word: str) -> str | None:
+    """The time zone a word names (IANA ``Area/City`` as typed, a slash-less zoneinfo name, or an
+    abbreviation from :data:`TZ_ABBREVIATIONS`), else ``None``."""
+    global _SINGLE_ZONES
+    low = word.casefold()
+    if low in WEEKDAY_WORDS:
+        return None
+    if low in ("utc", "gmt", "z"):
+        return "UTC"
+    if _TZ_LIKE.match(word):
+        return word
+    if low in TZ_ABBREVIATIONS:
+        return TZ_ABBREVIATIONS[low]
+    if _SINGLE_ZONES is None:
+        _SINGLE_ZONES = _zone_names()
+    return _SINGLE_ZONES.get(low) if word.isupper() or word[:1].isupper() else None
 
 
 @dataclass(frozen=True)
@@ -93,8 +130,8 @@ def _split_schedule(words: list[str]) -> tuple[list[str], int | None, str | None
     while rest:
         word = rest[-1]
         low = word.casefold()
-        if tz is None and _TZ_LIKE.match(word) and low not in WEEKDAY_WORDS:
-            tz = "UTC" if low in ("utc", "gmt", "z") else word
+        if tz is None and _as_zone(word):
+            tz = _as_zone(word)
         elif at_time is None and _TIME.match(low) and (":" in low or low.endswith(("am", "pm"))):
             m = _TIME.match(low)
             hour, minute = int(m.group(1)), int(m.group(2) or 0)

@@ -29,6 +29,8 @@ from bot.slack.views.blocks import Reply
 
 log = logging.getLogger(__name__)
 
+CLEAR_MARGIN = 3.0
+"""Score points by which the best search match must lead for ``read <query>`` to mark it."""
 DEFAULT_WEEKDAY = 0
 DEFAULT_TIME = "09:00"
 _CHANNEL_ID = re.compile(r"^[CGD][A-Z0-9]{2,30}$")
@@ -129,16 +131,24 @@ class Handlers:
         match = self.rt.holder.loaded.matcher.match_track(text)
         return match.track_id if match else None
 
-    def _resolve_posts(self, text: str) -> list[str]:
-        """Post ids named by ``text``: exact ids / former ids (space-separated), else the best match."""
+    def _resolve_posts(self, text: str):
+        """Post ids named by ``text``: exact ids / former ids (space-separated), else the search's
+        best match when it is clear. Returns ``(post ids, search result or None)``; when the
+        best matches are close (:data:`CLEAR_MARGIN` points) the ids are empty and the result
+        lets the person pick."""
         loaded = self.rt.holder.loaded
         cat = loaded.catalog
         words = text.split()
         ids = [cat.resolve_post_id(w.strip("`,")) for w in words]
         if words and all(ids):
-            return list(dict.fromkeys(ids))
-        result = loaded.matcher.search(text, limit=1)
-        return [result.results[0].post_id] if result.results else []
+            return list(dict.fromkeys(ids)), None
+        result = loaded.matcher.search(text, limit=5)
+        if not result.results:
+            return [], None
+        top = result.results
+        if len(top) > 1 and top[1].score >= top[0].score - CLEAR_MARGIN:
+            return [], result
+        return [top[0].post_id], None
 
     def _suggest(self, text: str, lang: str) -> str | None:
         """A did-you-mean line: the closest track name or alias for unmatched text."""
@@ -233,7 +243,10 @@ class Handlers:
         cat = self.rt.holder.catalog
         if not text.strip():
             return views.text_reply(t("read.which", lang))
-        post_ids = self._resolve_posts(text)
+        post_ids, candidates = self._resolve_posts(text)
+        if candidates is not None:  # several posts match about as well: let the reader pick
+            return views.search_reply(cat, text, candidates, self._read(caller), lang,
+                                      notice=t("read.pick", lang))
         if not post_ids:
             suggestion = self._suggest(text, lang)
             msg = t("read.no_match", lang, query=esc(truncate(text, 100)))
@@ -284,19 +297,43 @@ class Handlers:
             return views.text_reply(t(cmd.error, lang, value=esc(cmd.error_value or "")))
         tid = self._resolve_track(cmd.arg)
         if tid is None:
-            return views.text_reply(self._unknown_track(cmd.arg, lang))
-        tz, bad = self._timezone(caller, cmd.timezone)
+            return views.text_reply(self._unknown_schedule_part(cmd.arg, lang)
+                                    or self._unknown_track(cmd.arg, lang))
+        existing = {s.track_id: s for s in self.rt.store.subscriptions(caller.team_id, caller.channel_id)}
+        old = existing.get(tid)
+        # Parts left out keep the channel's current schedule (re-subscribing resumes a paused
+        # digest without moving it), else the defaults and the person's Slack time zone.
+        if cmd.timezone is None and old is not None:
+            tz, bad = old.timezone, None
+        else:
+            tz, bad = self._timezone(caller, cmd.timezone)
         if tz is None:
             return views.text_reply(t("sub.bad_tz", lang, tz=esc(truncate(bad or "", 60))))
-        existing = {s.track_id for s in self.rt.store.subscriptions(caller.team_id, caller.channel_id)}
-        weekday = DEFAULT_WEEKDAY if cmd.weekday is None else cmd.weekday
-        at_time = cmd.at_time or DEFAULT_TIME
-        self.rt.store.subscribe(caller.team_id, caller.channel_id, tid, weekday, at_time, tz,
-                                created_by=caller.user_id)
-        first = next_fire_label(weekday, at_time, tz)
-        key = "sub.updated" if tid in existing else "sub.done"
+        weekday = cmd.weekday if cmd.weekday is not None else (old.weekday if old else DEFAULT_WEEKDAY)
+        at_time = cmd.at_time or (old.at_time if old else DEFAULT_TIME)
+        sub = self.rt.store.subscribe(caller.team_id, caller.channel_id, tid, weekday, at_time, tz,
+                                      created_by=caller.user_id)
+        first = next_fire_label(weekday, at_time, tz, lang=lang)
+        if old is None:
+            key = "sub.done"
+        elif (old.weekday, old.at_time, old.timezone, old.status) == (sub.weekday, sub.at_time, sub.timezone, sub.status):
+            key = "sub.already"
+        elif old.status != "active":
+            key = "sub.resumed"
+        else:
+            key = "sub.updated"
         return views.text_reply(t(key, lang, track=views.track_name(cat, tid, lang),
                                   weekday=weekday_name(weekday, lang), time=at_time, tz=tz, first=first))
+
+    def _unknown_schedule_part(self, text: str, lang: str) -> str | None:
+        """When the leading words name a track and the rest is not a schedule, say which words
+        were not understood (instead of blaming the track)."""
+        words = text.split()
+        for cut in range(len(words) - 1, 0, -1):
+            if self._resolve_track(" ".join(words[:cut])):
+                rest = " ".join(words[cut:])
+                return t("sub.bad_part", lang, value=esc(truncate(rest, 80)))
+        return None
 
     def dm(self, caller: Caller, cmd: grammar.Command, lang: str) -> Reply:
         """``dm on [weekday] [HH:MM] [zone]`` / ``dm off``."""
@@ -409,12 +446,15 @@ def _canonical_zone(name: str) -> str | None:
     return zone
 
 
-def next_fire_label(weekday: int, at_time: str, tz: str, now: datetime | None = None) -> str:
-    """When a weekly schedule next fires, as ``Mon 2026-12-07 09:00 Europe/Berlin`` (local time).
-
-    Uses APScheduler's ``CronTrigger`` (no hand-rolled calendar arithmetic)."""
+def next_fire_label(weekday: int, at_time: str, tz: str, now: datetime | None = None,
+                    lang: str = "en") -> str:
+    """When a weekly schedule next fires, as ``Monday 2026-12-07 09:00 Europe/Berlin`` (local
+    time; the weekday in ``lang``). Uses APScheduler's ``CronTrigger`` (no hand-rolled calendar
+    arithmetic)."""
     hour, minute = (int(x) for x in at_time.split(":"))
     trigger = CronTrigger(day_of_week=weekday, hour=hour, minute=minute, timezone=ZoneInfo(tz))
     now = now or datetime.now(dt_timezone.utc)
     fire = trigger.get_next_fire_time(None, now)
-    return fire.strftime("%a %Y-%m-%d %H:%M ") + tz if fire else "-"
+    if not fire:
+        return "-"
+    return f"{weekday_name(fire.weekday(), lang)} {fire:%Y-%m-%d %H:%M} {tz}"

@@ -79,7 +79,8 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
     backend = parsed.get_backend_name()
     if backend not in ("sqlite", "postgresql"):
         raise ValueError(f"unsupported database backend {backend!r}: use sqlite or postgresql")
-    options: dict[str, Any] = {"pool_pre_ping": True}
+    # hide_parameters: SQL errors never carry bound values (an installation row holds tokens).
+    options: dict[str, Any] = {"pool_pre_ping": True, "hide_parameters": True}
     if backend == "sqlite":
         options["connect_args"] = {"check_same_thread": False}
         database = parsed.database or ""

@@ -163,14 +163,6 @@ class _Sub:
     last_catalog_version: str | None
 
 
-DIGEST_BUG = ("bot/digest/compose.py, two findings: (1) the Stop button's confirm text is a str, "
-              "which slack-sdk makes a non-verbatim mrkdwn object, so Slack would auto-link URLs, "
-              "#channels and @mentions of catalog text in it (build it with "
-              "bot.slack.views.blocks.mrkdwn(...)); (2) the DM digest's fallback text skips "
-              "bot.slack.mrkdwn.plain(), so URLs in catalog titles are not defanged there")
-
-
-@pytest.mark.xfail(reason=DIGEST_BUG, strict=False)
 @_no_shrink(fuzz_settings(ci=30, fuzz=1_000))
 @given(data=st.data(), lang=st.sampled_from(("en", "zh")))
 def test_digests_of_a_hostile_catalog_are_safe(base_catalog, data, lang):

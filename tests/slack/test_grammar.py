@@ -71,3 +71,10 @@ def test_slack_markup_never_reaches_a_query():
     assert cmd.kind == "query"
     assert "<!channel>" not in cmd.arg and "U123" not in cmd.arg
     assert "nixl" in cmd.arg and "kv cache" in cmd.arg and "<b>" in cmd.arg and "&" in cmd.arg
+
+
+@pytest.mark.parametrize("typed,zone", [("utc", "UTC"), ("CET", "CET"), ("PST", "America/Los_Angeles"),
+                                        ("europe/berlin", "europe/berlin"), ("Japan", "Japan")])
+def test_time_zone_spellings(typed, zone):
+    cmd = parse(f"subscribe spec friday 10:00 {typed}")
+    assert (cmd.arg, cmd.timezone) == ("spec", zone)

@@ -112,5 +112,36 @@ def test_unknown_things_get_a_friendly_did_you_mean(runtime):
 def test_next_fire_label_uses_the_local_zone():
     from datetime import datetime, timezone
     now = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)  # a Monday
-    assert next_fire_label(0, "09:00", "Europe/Berlin", now) == "Mon 2026-12-07 09:00 Europe/Berlin"
-    assert next_fire_label(0, "14:00", "Europe/Berlin", now) == "Mon 2026-11-30 14:00 Europe/Berlin"
+    assert next_fire_label(0, "09:00", "Europe/Berlin", now) == "Monday 2026-12-07 09:00 Europe/Berlin"
+    assert next_fire_label(0, "09:00", "Europe/Berlin", now, lang="zh") == "周一 2026-12-07 09:00 Europe/Berlin"
+    assert next_fire_label(0, "14:00", "Europe/Berlin", now) == "Monday 2026-11-30 14:00 Europe/Berlin"
+
+
+def test_resubscribing_keeps_the_schedule_and_resumes_a_paused_digest(runtime):
+    h = handlers(runtime, tz="Asia/Shanghai")
+    h.command(ALICE, "subscribe spec friday 10:00 Europe/Berlin")
+    sub = runtime.store.subscriptions("T1", "C1")[0]
+    assert "already gets" in h.command(ALICE, "subscribe spec").text
+    runtime.store.pause_subscription(sub.id, "channel_not_found")
+    assert "/vllm-path subscribe spec" in h.command(ALICE, "subscriptions").text
+    reply = h.command(ALICE, "subscribe spec")
+    assert "Resumed" in reply.text
+    again = runtime.store.subscriptions("T1", "C1")[0]
+    assert (again.weekday, again.at_time, again.timezone, again.status) == (4, "10:00", "Europe/Berlin", "active")
+    h.command(ALICE, "subscribe spec monday")
+    assert runtime.store.subscriptions("T1", "C1")[0].at_time == "10:00"  # only the weekday moved
+
+
+def test_subscribe_blames_the_words_it_did_not_understand(runtime):
+    h = handlers(runtime)
+    reply = h.command(ALICE, "subscribe spec funday")
+    assert "funday" in reply.text and "No track" not in reply.text
+    assert runtime.store.subscriptions("T1", "C1") == []
+    assert h.command(ALICE, "subscribe spec friday 10:00 utc").text.count("UTC") >= 1
+
+
+def test_read_with_an_unclear_query_lets_the_reader_pick(runtime):
+    h = handlers(runtime)
+    reply = h.command(ALICE, "read kimi k3")
+    assert runtime.store.read_posts("T1", "U1") == set()
+    assert "Mark read" in str(reply.blocks) and "nothing was marked yet" in reply.text

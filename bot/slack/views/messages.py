@@ -142,7 +142,7 @@ def track_reply(catalog: Catalog, track_id: str, read: set[str], lang: str, *, f
         text = link(catalog.url_of(post), post.title)
         if nxt and step.post == nxt.post:
             text = f"*{text}*"
-        lines.append(f"{icon} {i}. {text} · _{step.level}_")
+        lines.append(f"{icon} {i}. {text} · _{t('level.' + step.level, lang)}_")
     blocks.extend(sections(lines)[:4])
 
     buttons = []
@@ -210,7 +210,7 @@ def search_reply(catalog: Catalog, query: str, result, read: set[str], lang: str
         tid = result.track.track_id
         blocks.append(context(t("search.track_hint", lang, track=track_name(catalog, tid, lang), track_id=tid)))
     done = {catalog.resolve_post_id(p) for p in read} - {None}
-    fallback = [t("search.header", lang, query=shown_query)]
+    fallback = ([notice] if notice else []) + [t("search.header", lang, query=shown_query)]
     for match in result.results[:MAX_RESULTS]:
         post = catalog.post(match.post_id)
         mark = ICON_READ + " " if post.id in done else ""
@@ -224,7 +224,7 @@ def search_reply(catalog: Catalog, query: str, result, read: set[str], lang: str
             accessory = button(t("btn.mark_read", lang), ids("mark_read"), {"p": post.id, "v": f"search:{query[:150]}"})
         blocks.append(section(text, accessory=accessory))
         fallback.append(f"• {esc(post.title)}")
-    blocks.append(context(f"catalog {catalog.version}"))
+    blocks.append(context(t("catalog.version", lang, version=catalog.version)))
     return make_reply(blocks, "\n".join(fallback))
 
 
@@ -269,9 +269,10 @@ def subscription_line(catalog: Catalog, sub, lang: str) -> str:
     total = len(catalog.order(sub.track_id)) if catalog.has_track(sub.track_id) else 0
     progress = t("subs.progress", lang, sent=min(sub.cursor, total), total=total)
     line = t("subs.line", lang, track=name, weekday=weekday_name(sub.weekday, lang), time=sub.at_time,
-             tz=esc(sub.timezone), steps=sub.steps_per_week, progress=progress)
+             tz=esc(sub.timezone), n=sub.steps_per_week,
+             steps=f"{sub.steps_per_week} step" + ("s" if sub.steps_per_week != 1 else ""), progress=progress)
     if sub.status != "active":
-        line += "\n" + t("subs.paused", lang, reason=esc(sub.pause_reason or "paused"))
+        line += "\n" + t("subs.paused", lang, reason=esc(sub.pause_reason or "paused"), track_id=esc(sub.track_id))
     return line
 
 
@@ -306,7 +307,7 @@ def home_view(catalog: Catalog, state: HomeState) -> dict:
 
     lang = state.lang
     ids = _Ids()
-    blocks = [header(t("home.header", lang)), context(f"catalog {catalog.version}"),
+    blocks = [header(t("home.header", lang)), context(t("catalog.version", lang, version=catalog.version)),
               section(t("home.following", lang))]
     follows = [tid for tid in state.follows if catalog.has_track(tid)]
     if not follows:
@@ -338,7 +339,7 @@ def home_view(catalog: Catalog, state: HomeState) -> dict:
     if dm is not None and getattr(dm, "enabled", False):
         status = t("dm.on", lang, weekday=weekday_name(dm.weekday, lang), time=dm.at_time, tz=esc(dm.timezone))
         if getattr(dm, "status", "active") != "active":
-            status += "\n" + t("subs.paused", lang, reason=esc(dm.pause_reason or ""))
+            status += "\n" + t("dm.paused", lang, reason=esc(dm.pause_reason or ""))
         blocks.append(section(status, accessory=button(t("btn.dm_off", lang), ids("dm_off"), {"v": "home"})))
     else:
         blocks.append(section(t("dm.status_off", lang),
