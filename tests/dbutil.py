@@ -62,8 +62,9 @@ def postgres_unavailable() -> str | None:
 
 
 @contextmanager
-def fresh_database_url(kind: str, tmp_path: Path) -> Iterator[str]:
-    """Yield the URL of a new, empty database of ``kind`` (``'sqlite'`` | ``'postgres'``).
+def fresh_database_url(kind: str, tmp_path: Path, template: str | None = None) -> Iterator[str]:
+    """Yield the URL of a new, empty database of ``kind`` (``'sqlite'`` | ``'postgres'``);
+    with ``template`` (PostgreSQL only), a copy of that database instead of an empty one.
 
     The PostgreSQL database is dropped on exit; calls ``pytest.skip`` when the server is not
     reachable. Raises ValueError for another ``kind``.
@@ -80,7 +81,8 @@ def fresh_database_url(kind: str, tmp_path: Path) -> Iterator[str]:
     admin = create_engine(admin_url(), isolation_level="AUTOCOMMIT")
     try:
         with admin.connect() as conn:
-            conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
+            copy = f' TEMPLATE "{template}"' if template else ""
+            conn.exec_driver_sql(f'CREATE DATABASE "{name}"{copy}')
         try:
             yield make_url(admin_url()).set(database=name).render_as_string(hide_password=False)
         finally:

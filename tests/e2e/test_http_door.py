@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import time
 
-import pytest
 
 from tests.e2e.helpers import (
     BOT_TOKEN,

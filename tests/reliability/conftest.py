@@ -134,27 +134,14 @@ def migrated_database_url(kind: str, tmp_path: Path, templates: dict[str, str],
         shutil.copyfile(_template("sqlite", templates, tmp_path_factory), target)
         yield f"sqlite:///{target}"
         return
-    from sqlalchemy import create_engine
-    from sqlalchemy.engine import make_url
-
-    from tests.dbutil import admin_url, postgres_unavailable
+    from tests.dbutil import fresh_database_url, postgres_unavailable
 
     reason = postgres_unavailable()
     if reason is not None:
         pytest.skip(reason)
     template = _template("postgres", templates, tmp_path_factory)
-    name = f"vp_test_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(admin_url(), isolation_level="AUTOCOMMIT")
-    try:
-        with admin.connect() as conn:
-            conn.exec_driver_sql(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
-        try:
-            yield make_url(admin_url()).set(database=name).render_as_string(hide_password=False)
-        finally:
-            with admin.connect() as conn:
-                conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    finally:
-        admin.dispose()
+    with fresh_database_url("postgres", tmp_path, template=template) as url:
+        yield url
 
 
 @pytest.fixture(params=DB_KINDS)

@@ -103,7 +103,7 @@ def test_workspaces_are_isolated(runtime):
 def test_unknown_things_get_a_friendly_did_you_mean(runtime):
     h = handlers(runtime)
     assert "follow spec" in h.command(ALICE, "folow spec").text
-    reply = h.command(ALICE, "follow specualtive")
+    h.command(ALICE, "follow specualtive")
     assert runtime.store.follows("T1", "U1") == ["spec"]
     assert "Which track" in h.command(ALICE, "follow").text
     assert "lang en" in h.command(ALICE, "lang fr").text

@@ -31,7 +31,7 @@ from bot.slack.views.blocks import (
 
 MAX_RESULTS = 5
 _CHANNEL_RE = __import__("re").compile(r"^[CG][A-Z0-9]{2,30}$")
-ICON_READ, ICON_NEXT, ICON_TODO = ":white_check_mark:", ":arrow_right:", ":white_small_square:"
+ICON_READ, ICON_NEXT, ICON_UNREAD = ":white_check_mark:", ":arrow_right:", ":white_small_square:"
 
 
 class _Ids:
@@ -138,7 +138,7 @@ def track_reply(catalog: Catalog, track_id: str, read: set[str], lang: str, *, f
     lines = [t("track.path", lang)]
     for i, step in enumerate(steps, start=1):
         post = catalog.post(step.post)
-        icon = ICON_READ if step.post in done else ICON_NEXT if nxt and step.post == nxt.post else ICON_TODO
+        icon = ICON_READ if step.post in done else ICON_NEXT if nxt and step.post == nxt.post else ICON_UNREAD
         text = link(catalog.url_of(post), post.title)
         if nxt and step.post == nxt.post:
             text = f"*{text}*"
