@@ -61,6 +61,17 @@ def postgres_unavailable() -> str | None:
         engine.dispose()
 
 
+def skip_without_postgres() -> None:
+    """Skip the calling test with the reason when PostgreSQL is unreachable, or fail it when
+    ``POSTGRES_REQUIRED=1`` (CI sets it, so a broken server cannot pass as skipped tests)."""
+    reason = postgres_unavailable()
+    if reason is None:
+        return
+    if os.environ.get("POSTGRES_REQUIRED") == "1":
+        pytest.fail(reason + " (POSTGRES_REQUIRED=1)", pytrace=False)
+    pytest.skip(reason)
+
+
 @contextmanager
 def fresh_database_url(kind: str, tmp_path: Path, template: str | None = None) -> Iterator[str]:
     """Yield the URL of a new, empty database of ``kind`` (``'sqlite'`` | ``'postgres'``);
@@ -74,9 +85,7 @@ def fresh_database_url(kind: str, tmp_path: Path, template: str | None = None) -
         return
     if kind != "postgres":
         raise ValueError(f"unknown database kind {kind!r}")
-    reason = postgres_unavailable()
-    if reason is not None:
-        pytest.skip(reason)
+    skip_without_postgres()
     name = f"vp_test_{uuid.uuid4().hex[:12]}"
     admin = create_engine(admin_url(), isolation_level="AUTOCOMMIT")
     try:

@@ -134,11 +134,9 @@ def migrated_database_url(kind: str, tmp_path: Path, templates: dict[str, str],
         shutil.copyfile(_template("sqlite", templates, tmp_path_factory), target)
         yield f"sqlite:///{target}"
         return
-    from tests.dbutil import fresh_database_url, postgres_unavailable
+    from tests.dbutil import fresh_database_url, skip_without_postgres
 
-    reason = postgres_unavailable()
-    if reason is not None:
-        pytest.skip(reason)
+    skip_without_postgres()
     template = _template("postgres", templates, tmp_path_factory)
     with fresh_database_url("postgres", tmp_path, template=template) as url:
         yield url
