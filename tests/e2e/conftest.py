@@ -28,10 +28,11 @@ def standin():
 
 
 @pytest.fixture
-def runtime(tmp_path, standin):
+def runtime(tmp_path, standin, any_db_url):
+    """The runtime behind the door: once on SQLite and once on PostgreSQL (``any_db_url``)."""
     from bot.runtime import Runtime
 
-    rt = Runtime.create(e2e_settings(tmp_path, standin))
+    rt = Runtime.create(e2e_settings(tmp_path, standin, database_url=any_db_url))
     yield rt
     rt.store.close()
 
