@@ -5,9 +5,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import os
+
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 from tests.dbutil import DB_KINDS, fresh_database_url
+
+# In CI (CI=true) property tests draw the same examples on every run of the same code, so a red
+# CI always means a reproducible finding; locally they explore new examples each run.
+hypothesis_settings.register_profile("ci-derandomized", derandomize=True, database=None)
+if os.environ.get("CI") == "true":
+    hypothesis_settings.load_profile("ci-derandomized")
 
 
 @pytest.fixture(params=DB_KINDS)

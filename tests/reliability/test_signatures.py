@@ -146,7 +146,7 @@ def test_a_forged_uninstall_event_is_refused_and_the_real_one_still_counts(slack
 def test_non_ascii_bodies_verify(slack):
     """A command in Chinese with emoji, bidi marks and live syntax; and a JSON event whose raw
     body carries UTF-8 (Slack signs the bytes it sends)."""
-    reply = slack.ask("read 推测解码 🎉 \u202e <!channel> \u200fשלום").body
+    reply = slack.ask("read 稀疏注意力 DeepSeek-V3.2-Exp 🎉 \u202e <!channel> \u200fשלום").body
     assert reply["text"]
     store = slack.runtime.store
     assert store.read_posts(slack.team, slack.user)  # executed: the best match was marked read

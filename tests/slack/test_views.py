@@ -106,3 +106,14 @@ def test_check_limits_rejects_what_slack_would():
     button = {"type": "button", "text": {"type": "plain_text", "text": "b"}, "action_id": "a"}
     with pytest.raises(LimitError):
         check_limits([{"type": "actions", "elements": [button, dict(button)]}])
+
+
+def test_no_string_of_ours_carries_live_syntax():
+    """Every i18n and digest string is mrkdwn: a literal `<…>` in one would be parsed by Slack."""
+    from bot.digest.texts import STRINGS as DIGEST_STRINGS
+    from bot.slack.i18n import STRINGS
+
+    for table in (STRINGS, DIGEST_STRINGS):
+        for key, langs in table.items():
+            for text in langs.values():
+                assert "<" not in text and ">" not in text, key
