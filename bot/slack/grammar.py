@@ -18,6 +18,7 @@ is close to a keyword but not one (``folow spec``) gives ``kind="did_you_mean"``
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -71,19 +72,25 @@ TZ_ABBREVIATIONS: dict[str, str] = {
 left out; zone names without a slash that zoneinfo knows, such as CET or EST, are taken as is)."""
 
 
-def _zone_names() -> dict[str, str]:
+@functools.lru_cache(maxsize=1)
+def _zones() -> dict[str, str]:
+    """Every IANA zone zoneinfo knows, keyed by its case-folded name (built once)."""
     from zoneinfo import available_timezones
 
-    return {z.casefold(): z for z in available_timezones() if "/" not in z}
+    zones = {z.casefold(): z for z in available_timezones()}
+    zones.setdefault("utc", "UTC")
+    return zones
 
 
-_SINGLE_ZONES: dict[str, str] | None = None
+def canonical_zone(name: str) -> str | None:
+    """The IANA zone for ``name`` in its canonical spelling (case-insensitive: ``europe/berlin``
+    -> ``Europe/Berlin``; ``UTC`` accepted), or ``None`` when zoneinfo does not know it."""
+    return _zones().get(name.strip().casefold())
 
 
 def _as_zone(word: str) -> str | None:
     """The time zone a word names (IANA ``Area/City`` as typed, a slash-less zoneinfo name, or an
     abbreviation from :data:`TZ_ABBREVIATIONS`), else ``None``."""
-    global _SINGLE_ZONES
     low = word.casefold()
     if low in WEEKDAY_WORDS:
         return None
@@ -93,9 +100,8 @@ def _as_zone(word: str) -> str | None:
         return word
     if low in TZ_ABBREVIATIONS:
         return TZ_ABBREVIATIONS[low]
-    if _SINGLE_ZONES is None:
-        _SINGLE_ZONES = _zone_names()
-    return _SINGLE_ZONES.get(low) if word.isupper() or word[:1].isupper() else None
+    zone = canonical_zone(word) if word.isupper() or word[:1].isupper() else None
+    return zone if zone and "/" not in zone else None
 
 
 @dataclass(frozen=True)

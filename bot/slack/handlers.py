@@ -14,9 +14,7 @@ import time
 from dataclasses import dataclass
 from datetime import datetime, timezone as dt_timezone
 from typing import Callable
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
-from apscheduler.triggers.cron import CronTrigger
 from rapidfuzz import fuzz, process
 
 from bot import paths
@@ -283,10 +281,10 @@ class Handlers:
     def _timezone(self, caller: Caller, typed: str | None) -> tuple[str | None, str | None]:
         """``(IANA zone, error text)`` for a typed zone, else the person's Slack zone or the default."""
         if typed:
-            zone = _canonical_zone(typed)
+            zone = grammar.canonical_zone(typed)
             return (zone, None) if zone else (None, typed)
         tz = self.users_info(caller.team_id, caller.user_id).tz
-        return (tz if tz and _canonical_zone(tz) else self.rt.settings.default_timezone), None
+        return (tz if tz and grammar.canonical_zone(tz) else self.rt.settings.default_timezone), None
 
     def subscribe(self, caller: Caller, cmd: grammar.Command, lang: str) -> Reply:
         """``subscribe <track> [weekday] [HH:MM] [zone]`` in a channel."""
@@ -427,34 +425,14 @@ class Handlers:
         return views.home_view(self.rt.holder.catalog, state)
 
 
-_ZONES: dict[str, str] | None = None
-
-
-def _canonical_zone(name: str) -> str | None:
-    """The IANA zone for ``name`` (case-insensitive; ``UTC`` accepted), or ``None``."""
-    global _ZONES
-    if _ZONES is None:
-        _ZONES = {z.casefold(): z for z in available_timezones()}
-        _ZONES.setdefault("utc", "UTC")
-    zone = _ZONES.get(name.strip().casefold())
-    if zone is None:
-        return None
-    try:
-        ZoneInfo(zone)
-    except (ZoneInfoNotFoundError, ValueError):
-        return None
-    return zone
-
-
 def next_fire_label(weekday: int, at_time: str, tz: str, now: datetime | None = None,
                     lang: str = "en") -> str:
     """When a weekly schedule next fires, as ``Monday 2026-12-07 09:00 Europe/Berlin`` (local
-    time; the weekday in ``lang``). Uses APScheduler's ``CronTrigger`` (no hand-rolled calendar
-    arithmetic)."""
-    hour, minute = (int(x) for x in at_time.split(":"))
-    trigger = CronTrigger(day_of_week=weekday, hour=hour, minute=minute, timezone=ZoneInfo(tz))
-    now = now or datetime.now(dt_timezone.utc)
-    fire = trigger.get_next_fire_time(None, now)
+    time; the weekday in ``lang``): the clock's own :func:`bot.digest.schedule.next_fire`, so the
+    reply and the scheduler never disagree."""
+    from bot.digest.schedule import next_fire
+
+    fire = next_fire(weekday, at_time, tz, now or datetime.now(dt_timezone.utc))
     if not fire:
         return "-"
     return f"{weekday_name(fire.weekday(), lang)} {fire:%Y-%m-%d %H:%M} {tz}"
