@@ -7,6 +7,8 @@ inserted as given: callers escape catalog text for mrkdwn first.
 
 from __future__ import annotations
 
+from bot.slack.i18n import lookup
+
 STRINGS: dict[str, dict[str, str]] = {
     "header": {"en": "{track}: this week's reading", "zh": "{track}：本周阅读"},
     "intro": {
@@ -64,9 +66,6 @@ STRINGS: dict[str, dict[str, str]] = {
 
 
 def dt(key: str, lang: str = "en", **values: object) -> str:
-    """The digest string ``key`` in ``lang`` (English when missing), formatted with ``values``.
-
-    Raises ``KeyError`` for an unknown key (a programming error, caught by the tests)."""
-    entry = STRINGS[key]
-    template = entry.get(lang) or entry["en"]
-    return template.format(**values) if values else template
+    """The digest string ``key`` in ``lang`` (English when missing), formatted with ``values``
+    (:func:`bot.slack.i18n.lookup` over this module's table). Raises ``KeyError`` for an unknown key."""
+    return lookup(STRINGS, key, lang, **values)

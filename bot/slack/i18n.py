@@ -169,14 +169,18 @@ STRINGS: dict[str, dict[str, str]] = {
 }
 
 
-def t(key: str, lang: str = "en", **values: object) -> str:
-    """The string ``key`` in ``lang`` (``en`` or ``zh``; English when missing), formatted with ``values``.
-
-    Raises ``KeyError`` for an unknown key (a programming error, caught by the tests).
-    """
-    entry = STRINGS[key]
+def lookup(table: dict[str, dict[str, str]], key: str, lang: str = "en", **values: object) -> str:
+    """The string ``key`` of ``table`` in ``lang`` (English when missing), formatted with
+    ``values``. Raises ``KeyError`` for an unknown key (a programming error, caught by the tests)."""
+    entry = table[key]
     template = entry.get(lang) or entry["en"]
     return template.format(**values) if values else template
+
+
+def t(key: str, lang: str = "en", **values: object) -> str:
+    """The app's string ``key`` in ``lang`` (``en`` or ``zh``), formatted with ``values``
+    (see :func:`lookup`)."""
+    return lookup(STRINGS, key, lang, **values)
 
 
 def weekday_name(index: int, lang: str = "en") -> str:
