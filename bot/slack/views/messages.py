@@ -9,6 +9,7 @@ catalog URLs.
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
@@ -30,7 +31,7 @@ from bot.slack.views.blocks import (
 )
 
 MAX_RESULTS = 5
-_CHANNEL_RE = __import__("re").compile(r"^[CG][A-Z0-9]{2,30}$")
+_CHANNEL_RE = re.compile(r"^[CG][A-Z0-9]{2,30}$")
 ICON_READ, ICON_NEXT, ICON_UNREAD = ":white_check_mark:", ":arrow_right:", ":white_small_square:"
 
 
