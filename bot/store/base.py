@@ -1,0 +1,100 @@
+"""The shared core of the repository: :class:`StoreCore`.
+
+Each aggregate module (``progress``, ``follows``, ``settings``, ``subscriptions``, ``ledger``,
+``events``, ``catalog_versions``, ``installations``) adds methods to it; :class:`bot.store.Store`
+combines them behind one facade.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from datetime import datetime
+from typing import Any, Self
+
+from slack_sdk.oauth.installation_store.sqlalchemy import SQLAlchemyInstallationStore
+from sqlalchemy import Engine
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session, sessionmaker
+
+from bot.store import db
+from bot.store.validate import check_aware, check_timezone
+
+
+class StoreCore:
+    """What every aggregate of :class:`~bot.store.Store` shares: the engine, the clock, and
+    short read/write transactions.
+
+    Build with :meth:`from_url` (which migrates by default) or from an existing engine.
+    ``client_id`` is the Slack app's client id, used by :meth:`installation_store`;
+    ``default_timezone`` (IANA) is used for new DM settings; ``clock`` returns the current aware
+    UTC time (tests pass a fake one).
+    """
+
+    def __init__(
+        self,
+        engine: Engine,
+        *,
+        client_id: str | None = None,
+        default_timezone: str = "UTC",
+        clock: Callable[[], datetime] = db.utcnow,
+        owns_engine: bool = False,
+    ) -> None:
+        dialect = engine.dialect.name
+        if dialect not in ("sqlite", "postgresql"):
+            raise ValueError(f"unsupported database dialect {dialect!r}")
+        self._engine = engine
+        self._dialect = dialect
+        self._client_id = client_id
+        self._default_timezone = check_timezone(default_timezone)
+        self._clock = clock
+        self._owns_engine = owns_engine
+        self._sessions = db.make_session_factory(engine)
+        self._installation_stores: dict[str, SQLAlchemyInstallationStore] = {}
+
+    @classmethod
+    def from_url(cls, url: str, *, migrate: bool = True, **kwargs: Any) -> Self:
+        """A store on a new engine for ``url`` (a ``DATABASE_URL``); runs ``alembic upgrade head``
+        first unless ``migrate=False``. ``kwargs`` as for :class:`~bot.store.Store`. :meth:`close` disposes
+        the engine."""
+        engine = db.make_engine(url)
+        try:
+            if migrate:
+                db.migrate(engine)
+        except BaseException:
+            engine.dispose()
+            raise
+        return cls(engine, owns_engine=True, **kwargs)
+
+    @property
+    def engine(self) -> Engine:
+        return self._engine
+
+    @property
+    def session_factory(self) -> sessionmaker[Session]:
+        """A 2.0-style session factory on the same engine (for code that needs raw queries)."""
+        return self._sessions
+
+    def close(self) -> None:
+        """Dispose of the engine's pool if this store created the engine."""
+        if self._owns_engine:
+            self._engine.dispose()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _now(self) -> datetime:
+        return check_aware(self._clock(), "clock()")
+
+    def _insert(self, model: Any) -> Any:
+        module = postgresql if self._dialect == "postgresql" else sqlite
+        return module.insert(model)
+
+    def _write(self) -> AbstractContextManager[Session]:
+        return db.write_session(self._engine)
+
+    def _read(self) -> AbstractContextManager[Session]:
+        return db.read_session(self._engine)

@@ -1,0 +1,57 @@
+"""Reading progress: which posts each person has read, and when (UTC)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+
+from sqlalchemy import delete, select
+
+from bot.store.base import StoreCore
+from bot.store.models import ReadingProgress
+from bot.store.validate import check_id, check_ids
+
+
+class ProgressRepo(StoreCore):
+    """Per-user reading progress, keyed by (team, user, post id)."""
+
+    def mark_read(self, team: str, user: str, post_ids: Iterable[str]) -> set[str]:
+        """Record posts as read now. Returns the ids that were not read before (already-read ids
+        are left with their original ``read_at``)."""
+        check_id(team, "team"), check_id(user, "user")
+        ids = check_ids(post_ids, "post id")
+        if not ids:
+            return set()
+        now = self._now()
+        rows = [{"team_id": team, "user_id": user, "post_id": p, "read_at": now} for p in ids]
+        stmt = (self._insert(ReadingProgress).values(rows).on_conflict_do_nothing()
+                .returning(ReadingProgress.post_id))
+        with self._write() as s:
+            return set(s.execute(stmt).scalars())
+
+    def mark_unread(self, team: str, user: str, post_ids: Iterable[str]) -> set[str]:
+        """Forget that posts were read. Returns the ids that had been read."""
+        check_id(team, "team"), check_id(user, "user")
+        ids = check_ids(post_ids, "post id")
+        if not ids:
+            return set()
+        stmt = (delete(ReadingProgress)
+                .where(ReadingProgress.team_id == team, ReadingProgress.user_id == user,
+                       ReadingProgress.post_id.in_(ids))
+                .returning(ReadingProgress.post_id)
+                .execution_options(synchronize_session=False))
+        with self._write() as s:
+            return set(s.execute(stmt).scalars())
+
+    def read_posts(self, team: str, user: str) -> set[str]:
+        """The ids of every post ``user`` has read in ``team``."""
+        with self._read() as s:
+            return set(s.scalars(select(ReadingProgress.post_id).where(
+                ReadingProgress.team_id == team, ReadingProgress.user_id == user)))
+
+    def read_log(self, team: str, user: str) -> dict[str, datetime]:
+        """``{post_id: read_at (UTC)}`` for ``user`` in ``team``."""
+        with self._read() as s:
+            rows = s.execute(select(ReadingProgress.post_id, ReadingProgress.read_at).where(
+                ReadingProgress.team_id == team, ReadingProgress.user_id == user))
+            return {post: at for post, at in rows}

@@ -1,0 +1,118 @@
+"""Per-user settings: the reply language and the weekly DM digest (schedule, snooze, pause)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import or_, select, update
+
+from bot.store.base import StoreCore
+from bot.store.models import LANGS, DmPreference, UserSettings
+from bot.store.snapshots import DmSettings, snapshot
+from bot.store.validate import check_at_time, check_aware, check_id, check_reason, check_timezone, check_weekday
+
+
+DEFAULT_DM_WEEKDAY = 0
+"""Weekday of a new DM digest row (0 = Monday)."""
+DEFAULT_DM_TIME = "09:00"
+"""Local time of a new DM digest row, in the row's time zone."""
+
+
+class SettingsRepo(StoreCore):
+    """Per-user language and DM digest settings, keyed by (team, user)."""
+
+    def get_lang(self, team: str, user: str) -> str | None:
+        """The user's chosen language (``'en'`` | ``'zh'``), or None (use Slack's locale)."""
+        with self._read() as s:
+            return s.scalar(select(UserSettings.lang).where(
+                UserSettings.team_id == team, UserSettings.user_id == user))
+
+    def set_lang(self, team: str, user: str, lang: str | None) -> None:
+        """Choose a language (``'en'`` | ``'zh'``) or None to follow Slack's locale.
+        Raises ValueError for another value."""
+        check_id(team, "team"), check_id(user, "user")
+        if lang is not None and lang not in LANGS:
+            raise ValueError(f"lang must be one of {LANGS} or None, got {lang!r}")
+        stmt = self._insert(UserSettings).values(team_id=team, user_id=user, lang=lang)
+        stmt = stmt.on_conflict_do_update(index_elements=["team_id", "user_id"],
+                                          set_={"lang": stmt.excluded.lang})
+        with self._write() as s:
+            s.execute(stmt)
+
+    def set_dm(self, team: str, user: str, enabled: bool, weekday: int | None = None,
+               at_time: str | None = None, timezone: str | None = None) -> DmSettings:
+        """Turn the user's weekly DM digest on or off and optionally set when it comes
+        (``weekday`` 0..6, ``at_time`` ``'HH:MM'``, IANA ``timezone``). Arguments left None keep
+        their current value (defaults for a new row: Monday, 09:00, the store's default timezone).
+        Enabling also reactivates a paused digest. Raises ValueError for bad arguments."""
+        check_id(team, "team"), check_id(user, "user")
+        changes: dict[str, Any] = {"enabled": bool(enabled)}
+        if weekday is not None:
+            changes["weekday"] = check_weekday(weekday)
+        if at_time is not None:
+            changes["at_time"] = check_at_time(at_time)
+        if timezone is not None:
+            changes["timezone"] = check_timezone(timezone)
+        if enabled:
+            changes.update(status="active", pause_reason=None)
+        now = self._now()
+        insert = (self._insert(DmPreference)
+                  .values(team_id=team, user_id=user, enabled=False, weekday=DEFAULT_DM_WEEKDAY,
+                          at_time=DEFAULT_DM_TIME, timezone=self._default_timezone,
+                          status="active", updated_at=now)
+                  .on_conflict_do_nothing())
+        with self._write() as s:
+            s.execute(insert)
+            row = s.execute(select(DmPreference).where(
+                DmPreference.team_id == team, DmPreference.user_id == user).with_for_update()
+            ).scalar_one()
+            changes = {k: v for k, v in changes.items() if getattr(row, k) != v}
+            if changes:
+                for name, value in {**changes, "updated_at": now}.items():
+                    setattr(row, name, value)
+                s.flush()
+            return snapshot(DmSettings, row)
+
+    def get_dm(self, team: str, user: str) -> DmSettings | None:
+        """The user's DM digest settings, or None if never set."""
+        with self._read() as s:
+            row = s.get(DmPreference, (team, user))
+            return None if row is None else snapshot(DmSettings, row)
+
+    def dm_recipients(self, at: datetime | None = None,
+                      team: str | None = None) -> list[DmSettings]:
+        """Users whose DM digest is enabled, active and not snoozed at ``at`` (aware; default
+        now), across all teams or only ``team``; ordered by team then user."""
+        at = self._now() if at is None else check_aware(at, "at")
+        stmt = select(DmPreference).where(
+            DmPreference.enabled.is_(True), DmPreference.status == "active",
+            or_(DmPreference.snoozed_until.is_(None), DmPreference.snoozed_until <= at))
+        if team is not None:
+            stmt = stmt.where(DmPreference.team_id == team)
+        stmt = stmt.order_by(DmPreference.team_id, DmPreference.user_id)
+        with self._read() as s:
+            return [snapshot(DmSettings, r) for r in s.scalars(stmt)]
+
+    def snooze_dm(self, team: str, user: str, until: datetime | None) -> bool:
+        """Skip the user's DM digests until ``until`` (aware datetime; None clears the snooze).
+        True if the user has DM settings."""
+        if until is not None:
+            check_aware(until, "until")
+        return self._update_dm(team, user, snoozed_until=until)
+
+    def pause_dm(self, team: str, user: str, reason: str) -> bool:
+        """Pause the DM digest with a visible ``reason``. True if the user has DM settings."""
+        return self._update_dm(team, user, status="paused", pause_reason=check_reason(reason))
+
+    def resume_dm(self, team: str, user: str) -> bool:
+        """Reactivate a paused DM digest. True if the user has DM settings."""
+        return self._update_dm(team, user, status="active", pause_reason=None)
+
+    def _update_dm(self, team: str, user: str, **values: Any) -> bool:
+        stmt = (update(DmPreference)
+                .where(DmPreference.team_id == team, DmPreference.user_id == user)
+                .values(updated_at=self._now(), **values)
+                .execution_options(synchronize_session=False))
+        with self._write() as s:
+            return s.execute(stmt).rowcount > 0

@@ -1,0 +1,98 @@
+"""Snapshots the :class:`~bot.store.Store` returns: plain frozen dataclasses, never live ORM rows.
+
+Times are timezone-aware UTC ``datetime`` values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+
+@dataclass(frozen=True, slots=True)
+class Subscription:
+    """A channel subscription. ``weekday`` 0=Mon..6=Sun; ``at_time`` ``'HH:MM'`` in ``timezone``
+    (IANA); ``cursor`` = path steps already sent; ``status`` ``'active'`` or ``'paused'``."""
+
+    id: int
+    team_id: str
+    channel_id: str
+    track_id: str
+    weekday: int
+    at_time: str
+    timezone: str
+    steps_per_week: int
+    cursor: int
+    last_catalog_version: str | None
+    status: str
+    pause_reason: str | None
+    created_by: str | None
+    created_at: datetime
+    updated_at: datetime
+
+    @property
+    def active(self) -> bool:
+        return self.status == "active"
+
+
+@dataclass(frozen=True, slots=True)
+class DmSettings:
+    """A user's DM digest settings; ``snoozed_until`` is UTC or ``None``."""
+
+    team_id: str
+    user_id: str
+    enabled: bool
+    weekday: int
+    at_time: str
+    timezone: str
+    snoozed_until: datetime | None
+    status: str
+    pause_reason: str | None
+    updated_at: datetime
+
+    def is_due_candidate(self, at: datetime) -> bool:
+        """Enabled, active and not snoozed at ``at`` (aware)."""
+        return (self.enabled and self.status == "active"
+                and (self.snoozed_until is None or self.snoozed_until <= at))
+
+
+@dataclass(frozen=True, slots=True)
+class Delivery:
+    """A delivery-ledger row. ``status``: ``'claimed'`` | ``'sent'`` | ``'failed'``;
+    ``track_id`` is ``'*'`` for a DM digest; ``period`` an ISO week (``'2026-W49'``)."""
+
+    id: int
+    team_id: str
+    destination: str
+    track_id: str
+    period: str
+    status: str
+    claimed_at: datetime
+    claimed_by: str
+    attempts: int
+    sent_at: datetime | None
+    message_ts: str | None
+    error: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class TeamRemoval:
+    """What :meth:`Store.remove_team` did (row counts)."""
+
+    installations_deleted: int
+    bots_deleted: int
+    subscriptions_paused: int
+    dms_paused: int
+
+
+_T = TypeVar("_T", bound="DataclassInstance")
+
+
+def snapshot(cls: type[_T], row: Any) -> _T:
+    """An instance of the dataclass ``cls`` with each field read from the same-named attribute
+    of ``row`` (an ORM object)."""
+    return cls(**{f.name: getattr(row, f.name) for f in fields(cls)})

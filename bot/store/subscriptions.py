@@ -1,0 +1,150 @@
+"""Channel subscriptions: which channel gets which track's digest, when, and how far along."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import delete, select, update
+from sqlalchemy.orm import Session
+
+from bot.store.base import StoreCore
+from bot.store.models import ChannelSubscription
+from bot.store.snapshots import Subscription, snapshot
+from bot.store.validate import (
+    check_at_time,
+    check_id,
+    check_reason,
+    check_steps,
+    check_timezone,
+    check_weekday,
+)
+
+
+def advance_cursor_in(s: Session, id: int, steps: int, catalog_version: str | None,
+                      now: datetime) -> bool:
+    """In the open session ``s``: add ``steps`` to subscription ``id``'s cursor, stamp
+    ``updated_at`` = ``now`` and (unless None) record ``catalog_version``. False if no such row."""
+    values: dict[str, Any] = {"cursor": ChannelSubscription.cursor + steps, "updated_at": now}
+    if catalog_version is not None:
+        values["last_catalog_version"] = catalog_version
+    stmt = (update(ChannelSubscription).where(ChannelSubscription.id == id).values(**values)
+            .execution_options(synchronize_session=False))
+    return s.execute(stmt).rowcount > 0
+
+
+def set_cursor_in(s: Session, id: int, cursor: int, catalog_version: str | None,
+                  now: datetime) -> None:
+    """In the open session ``s``: set subscription ``id``'s cursor to ``cursor``, stamp
+    ``updated_at`` = ``now`` and (unless None) record ``catalog_version``."""
+    values: dict[str, Any] = {"cursor": cursor, "updated_at": now}
+    if catalog_version is not None:
+        values["last_catalog_version"] = catalog_version
+    s.execute(update(ChannelSubscription).where(ChannelSubscription.id == id)
+              .values(**values).execution_options(synchronize_session=False))
+
+
+class SubscriptionsRepo(StoreCore):
+    """Channel subscriptions, keyed by (team, channel, track id) and by row id."""
+
+    def subscribe(self, team: str, channel: str, track: str, weekday: int, at_time: str,
+                  timezone: str, steps_per_week: int = 1,
+                  created_by: str | None = None) -> Subscription:
+        """Subscribe ``channel`` to ``track``: ``steps_per_week`` (1..3) steps every ``weekday``
+        (0=Mon..6=Sun) at ``at_time`` (``'HH:MM'``) in ``timezone`` (IANA name).
+
+        Upsert on (team, channel, track): re-subscribing updates the schedule and reactivates a
+        paused subscription, keeping its cursor; identical arguments change nothing (not even
+        ``updated_at``). Returns the resulting subscription. Raises ValueError for bad arguments.
+        """
+        check_id(team, "team"), check_id(channel, "channel"), check_id(track, "track")
+        schedule = {"weekday": check_weekday(weekday), "at_time": check_at_time(at_time),
+                    "timezone": check_timezone(timezone), "steps_per_week": check_steps(steps_per_week)}
+        now = self._now()
+        key = (ChannelSubscription.team_id == team, ChannelSubscription.channel_id == channel,
+               ChannelSubscription.track_id == track)
+        insert = (self._insert(ChannelSubscription)
+                  .values(team_id=team, channel_id=channel, track_id=track, cursor=0,
+                          status="active", created_by=created_by, created_at=now,
+                          updated_at=now, **schedule)
+                  .on_conflict_do_nothing().returning(ChannelSubscription.id))
+        with self._write() as s:
+            new_id = s.execute(insert).scalar()
+            row = s.execute(select(ChannelSubscription).where(*key).with_for_update()).scalar_one()
+            if new_id is None:
+                changes = {k: v for k, v in schedule.items() if getattr(row, k) != v}
+                if row.status != "active" or row.pause_reason is not None:
+                    changes.update(status="active", pause_reason=None)
+                if changes:
+                    for name, value in {**changes, "updated_at": now}.items():
+                        setattr(row, name, value)
+                    s.flush()
+            return snapshot(Subscription, row)
+
+    def unsubscribe(self, team: str, channel: str, track: str) -> bool:
+        """Delete the subscription. True if there was one. Its ledger rows are kept."""
+        stmt = (delete(ChannelSubscription)
+                .where(ChannelSubscription.team_id == team,
+                       ChannelSubscription.channel_id == channel,
+                       ChannelSubscription.track_id == track)
+                .execution_options(synchronize_session=False))
+        with self._write() as s:
+            return s.execute(stmt).rowcount > 0
+
+    def subscriptions(self, team: str, channel: str | None = None) -> list[Subscription]:
+        """The team's subscriptions (of any status), optionally only ``channel``'s, ordered by
+        channel then track."""
+        stmt = select(ChannelSubscription).where(ChannelSubscription.team_id == team)
+        if channel is not None:
+            stmt = stmt.where(ChannelSubscription.channel_id == channel)
+        stmt = stmt.order_by(ChannelSubscription.channel_id, ChannelSubscription.track_id)
+        with self._read() as s:
+            return [snapshot(Subscription, r) for r in s.scalars(stmt)]
+
+    def get_subscription(self, id: int, team: str | None = None) -> Subscription | None:
+        """The subscription ``id``, or None; with ``team``, None also when it belongs to
+        another team (use this from anything a Slack user can drive)."""
+        with self._read() as s:
+            row = s.get(ChannelSubscription, id)
+            if row is None or (team is not None and row.team_id != team):
+                return None
+            return snapshot(Subscription, row)
+
+    def active_subscriptions(self, team: str | None = None) -> list[Subscription]:
+        """Active subscriptions of every team (or of ``team``), ordered by team, channel, track."""
+        stmt = select(ChannelSubscription).where(ChannelSubscription.status == "active")
+        if team is not None:
+            stmt = stmt.where(ChannelSubscription.team_id == team)
+        stmt = stmt.order_by(ChannelSubscription.team_id, ChannelSubscription.channel_id,
+                             ChannelSubscription.track_id)
+        with self._read() as s:
+            return [snapshot(Subscription, r) for r in s.scalars(stmt)]
+
+    def advance_cursor(self, id: int, steps: int,
+                       catalog_version: str | None = None) -> Subscription | None:
+        """Add ``steps`` (>= 0) to the subscription's cursor atomically and record the catalog
+        version its digest used (unchanged when None). Returns the updated subscription, or None
+        if it no longer exists."""
+        if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
+            raise ValueError(f"steps must be an int >= 0, got {steps!r}")
+        with self._write() as s:
+            if not advance_cursor_in(s, id, steps, catalog_version, self._now()):
+                return None
+            return snapshot(Subscription, s.get(ChannelSubscription, id,
+                                                 populate_existing=True))
+
+    def pause_subscription(self, id: int, reason: str) -> bool:
+        """Pause with a visible ``reason`` (e.g. ``'channel archived'``). True if it exists."""
+        stmt = (update(ChannelSubscription).where(ChannelSubscription.id == id)
+                .values(status="paused", pause_reason=check_reason(reason), updated_at=self._now())
+                .execution_options(synchronize_session=False))
+        with self._write() as s:
+            return s.execute(stmt).rowcount > 0
+
+    def resume_subscription(self, id: int) -> bool:
+        """Reactivate (clearing the pause reason). True if it exists."""
+        stmt = (update(ChannelSubscription).where(ChannelSubscription.id == id)
+                .values(status="active", pause_reason=None, updated_at=self._now())
+                .execution_options(synchronize_session=False))
+        with self._write() as s:
+            return s.execute(stmt).rowcount > 0
