@@ -20,11 +20,11 @@ from slack_sdk.http_retry.builtin_handlers import (
     RateLimitErrorRetryHandler,
     ServerErrorRetryHandler,
 )
-from slack_sdk.signature import SignatureVerifier
 
 from bot.runtime import Runtime
 from bot.slack.handlers import Handlers, UserInfo, UserInfoCache
 from bot.slack.listeners import actions, commands, events
+from bot.slack.signing import SignedRequestVerification
 
 log = logging.getLogger(__name__)
 
@@ -44,28 +44,6 @@ def make_client(runtime: Runtime, token: str | None = None) -> WebClient:
     return WebClient(token=token, retry_handlers=retry_handlers(), timeout=10, **kwargs)
 
 
-class _RefusingVerifier(SignatureVerifier):
-    """slack-sdk's verifier, except that a malformed ``X-Slack-Request-Timestamp`` (not an
-    integer) is an invalid signature rather than a ``ValueError`` (which Bolt answers with 500 and
-    a logged traceback, for any unauthenticated caller to trigger)."""
-
-    def is_valid(self, body, timestamp, signature) -> bool:  # type: ignore[no-untyped-def]
-        try:
-            return super().is_valid(body, timestamp, signature)
-        except (TypeError, ValueError):
-            return False
-
-
-def _refuse_malformed_signatures(app: App, secret: str | None) -> None:
-    """Give Bolt's request-verification middleware the :class:`_RefusingVerifier` (401 for a
-    non-numeric timestamp; tests/reliability/test_signatures.py checks it)."""
-    from slack_bolt.middleware.request_verification import RequestVerification
-
-    for middleware in getattr(app, "_middleware_list", []):
-        if isinstance(middleware, RequestVerification) and secret:
-            middleware._verifier = _RefusingVerifier(signing_secret=secret)
-
-
 def build_app(runtime: Runtime, client: WebClient | None = None, *, verify_requests: bool = True) -> App:
     """Build the Bolt app.
 
@@ -79,7 +57,9 @@ def build_app(runtime: Runtime, client: WebClient | None = None, *, verify_reque
     secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else None
     common = dict(
         signing_secret=secret or ("console-not-verified" if not verify_requests else None),
-        request_verification_enabled=verify_requests,
+        # Bolt's own check is replaced by ours, at the same place in the chain (before_authorize).
+        request_verification_enabled=False,
+        before_authorize=SignedRequestVerification(secret or "") if verify_requests else None,
         process_before_response=False,
         raise_error_for_unhandled_request=False,
     )
@@ -120,8 +100,6 @@ def build_app(runtime: Runtime, client: WebClient | None = None, *, verify_reque
         user = resp.get("user") or {}
         return UserInfo(locale=user.get("locale"), tz=user.get("tz"))
 
-    if verify_requests:
-        _refuse_malformed_signatures(app, secret)
     handlers = Handlers(runtime, users_info=UserInfoCache(fetch_user))
     commands.register(app, handlers)
     actions.register(app, handlers)

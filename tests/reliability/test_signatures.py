@@ -180,3 +180,34 @@ def test_without_verification_the_forged_command_would_run(door_runtime, standin
         assert door_runtime.store.follows(slack.team, slack.user) == ["pd"]
     finally:
         door.close()
+
+
+def _verify(middleware, body: bytes, headers: dict[str, str]) -> int:
+    from slack_bolt.request import BoltRequest
+    from slack_bolt.response import BoltResponse
+
+    req = BoltRequest(body=body.decode("utf-8"), headers=headers)
+    passed = BoltResponse(status=200, body="passed")
+    return middleware.process(req=req, resp=BoltResponse(status=200), next=lambda: passed).status
+
+
+def test_the_verification_middleware_with_an_injected_clock():
+    """The middleware alone (as Bolt's ``before_authorize``), on a fixed clock: a genuine
+    signature passes within Slack's 5-minute window and is refused 301 s either side of it;
+    timestamps that are not plain ASCII digits are refused, not raised."""
+    from bot.slack.signing import SignedRequestVerification
+
+    now = 1_800_000_000
+    middleware = SignedRequestVerification(SIGNING_SECRET, clock=lambda: float(now))
+    body = slash_command_body("follow pd", team_id="T1", user_id="U1", channel_id="C1",
+                              response_url="https://hooks.slack.com/commands/T1/1/x")
+    for ts, expected in ((now, 200), (now - 300, 200), (now + 300, 200), (now - 301, 401),
+                         (now + 301, 401)):
+        headers = signed_headers(body, SIGNING_SECRET, ts, content_type=FORM)
+        assert _verify(middleware, body, headers) == expected, ts
+    for bad in ("yesterday", "", "-1", "1.8e9", "１８００００００００", " 1800000000"):
+        headers = signed_headers(body, SIGNING_SECRET, now, content_type=FORM)
+        headers["X-Slack-Request-Timestamp"] = bad
+        assert _verify(middleware, body, headers) == 401, bad
+    assert _verify(SignedRequestVerification("", clock=lambda: float(now)), body,
+                   signed_headers(body, SIGNING_SECRET, now, content_type=FORM)) == 401
