@@ -10,22 +10,40 @@ $(PY):
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 
-install: $(PY)
-	$(PY) -m pip install -q -e .
+# Stamp files: pip runs again only when pyproject.toml (or the lock of the contract tests) is newer
+# than the last successful install; `make install` / `make install-test` force it.
+STAMP := $(VENV)/.installed
+STAMP_TEST := $(VENV)/.installed-test
+NPM_STAMP := tests/contract/node_modules/.installed
 
-install-test: $(PY)
+install:
+	@rm -f $(STAMP)
+	@$(MAKE) --no-print-directory $(STAMP)
+
+install-test:
+	@rm -f $(STAMP_TEST) $(NPM_STAMP)
+	@$(MAKE) --no-print-directory $(STAMP_TEST) $(NPM_STAMP)
+
+$(STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install -q -e .
+	@touch $@
+
+$(STAMP_TEST): pyproject.toml | $(PY)
 	$(PY) -m pip install -q -e '.[test]'
+	@touch $@ $(STAMP)
+
+$(NPM_STAMP): tests/contract/package-lock.json
 	@if command -v npm >/dev/null 2>&1; then \
-		npm ci --prefix tests/contract --no-audit --no-fund --loglevel=error; \
+		npm ci --prefix tests/contract --no-audit --no-fund --loglevel=error && touch $@; \
 	else echo "npm not found: the contract tests against Prism will be skipped"; fi
 
-run: install
+run: $(STAMP)
 	$(VENV)/bin/vllm-path console
 
-test: install-test
+test: $(STAMP_TEST) $(NPM_STAMP)
 	$(PY) -m pytest
 
-bench: install-test
+bench: $(STAMP_TEST)
 	$(PY) benchmarks/relevance.py
 	$(PY) benchmarks/search_speed.py
 	$(PY) benchmarks/command_latency.py
