@@ -45,7 +45,7 @@ applied to every operation by rule, never to a hand-picked list -- so the contra
     URL-encoded string"). That is right for a form body, but in a JSON body slack-sdk sends the
     array/object itself. In the JSON media type only, every string field whose description
     mentions JSON accepts a string, an array or an object. There is no Block Kit schema in the
-    spec; ``blockkit.py`` checks block payloads separately.
+    spec; ``bot/slack/blockkit.py`` checks block payloads separately.
 
 (e) **Booleans in form bodies** -- slack-sdk turns ``True``/``False`` into ``"1"``/``"0"`` in form
     bodies (``convert_bool_to_0_or_1``), which Slack accepts. Prism coerces ``"true"``/``"false"``

@@ -11,7 +11,7 @@ on any ``blocks``/``view`` argument that is not valid Block Kit within Slack's l
 Replies to slash commands and message buttons are not Web API calls: they go to the
 ``response_url`` Slack put in the request, here a :class:`~bot.slack.standin.SlackStandIn` used
 for nothing else (its own Web API must see no call at all). Their blocks are checked with
-:mod:`tests.contract.blockkit` too.
+:mod:`bot.slack.blockkit` too.
 
 Prism answers every valid call with the 200 *example* from Slack's spec, so what the app gets
 back is Slack's documented data: ``users.info`` says the person's zone is
@@ -39,7 +39,8 @@ from slack_sdk.errors import SlackApiError
 
 from bot.config import Settings
 from bot.slack.standin import SlackStandIn
-from tests.contract import blockkit, events
+from bot.slack import blockkit
+from tests.contract import events
 from tests.contract.adapt_spec import adapt_web_spec, load_web_spec
 from tests.e2e.helpers import FakeSlack, find_button
 from tests.e2e.slack_requests import get, signed_post

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.contract.blockkit import BlockKitError, block_kit_problems, validate_blocks, validate_view
+from bot.slack.blockkit import BlockKitError, block_kit_problems, validate_blocks, validate_view
 
 
 def section(text="hello", **extra):

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from bot.cli import main
 from bot.digest.compose import compose_channel_digest, preview_subscription
-from bot.slack.views.blocks import check_limits
+from bot.slack.blockkit import validate_blocks
 from bot.store import Store
 from tests.digest.conftest import TEAM
 
@@ -30,7 +30,7 @@ def test_preview_json_is_the_first_digest_of_a_new_subscription(catalog, tmp_pat
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert set(data) == {"text", "blocks"}
-    check_limits(data["blocks"])
+    validate_blocks(data["blocks"])
     expected = compose_channel_digest(catalog, preview_subscription("spec", 2)).reply
     assert data == {"text": expected.text, "blocks": expected.blocks}
     assert not (tmp_path / "none.db").exists()  # a preview opens no database

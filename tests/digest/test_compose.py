@@ -18,7 +18,8 @@ from bot.digest.compose import (
     preview_subscription,
 )
 from bot.slack.mrkdwn import esc
-from bot.slack.views.blocks import check_limits, decode_value
+from bot.slack.blockkit import validate_blocks
+from bot.slack.views.blocks import decode_value
 
 
 def _sub(track: str, k: int = 1, cursor: int = 0, version: str | None = None, id: int = 7):
@@ -105,7 +106,7 @@ def test_a_channel_walks_every_step_of_every_track_once_in_path_order(catalog: C
         assert len(sent) == -(-len(catalog.order(track.id)) // k)  # ceil: weeks to the end
         assert digests[-1].reply is None and digests[-1].done  # after the end: nothing to say
         for d in sent:
-            check_limits(d.reply.blocks)
+            validate_blocks(d.reply.blocks)
             assert d.reply.text and d.reply.response_type == "in_channel"
 
 
@@ -157,7 +158,7 @@ def test_zh_digest_uses_chinese_notes_on_bilingual_tracks(catalog: Catalog) -> N
     step = catalog.step("spec", digest.steps[0])
     assert step.note.zh[:20] in _all_text(digest.reply)
     assert "推测解码" in digest.reply.blocks[0]["text"]["text"]
-    check_limits(digest.reply.blocks)
+    validate_blocks(digest.reply.blocks)
 
 
 def test_catalog_text_is_escaped_and_nothing_mentions_anyone(catalog: Catalog) -> None:
@@ -193,7 +194,7 @@ def test_additions_of_a_new_catalog_version_are_announced_once(catalog: Catalog)
                                                   last_catalog_version=digest.version), snapshot)
     assert "New in this track" not in _all_text(nxt.reply)
     assert nxt.steps == (order[digest.cursor],)
-    check_limits(digest.reply.blocks)
+    validate_blocks(digest.reply.blocks)
 
 
 def test_after_the_end_only_additions_are_announced(catalog: Catalog) -> None:
@@ -250,7 +251,7 @@ def test_dm_lists_the_next_unread_step_of_each_followed_track(catalog: Catalog) 
     read = {spec[0], spec[1], pd[0]}
     reply = compose_dm(catalog, ["spec", "pd", "no-such-track"], read)
     assert reply is not None
-    check_limits(reply.blocks)
+    validate_blocks(reply.blocks)
     marks = [b for b in _buttons(reply.blocks) if b["action_id"].startswith("mark_read")]
     assert [decode_value(b["value"])["p"] for b in marks] == [
         paths.next_step(catalog, "spec", read).post, paths.next_step(catalog, "pd", read).post]
@@ -281,12 +282,12 @@ def test_dm_cache_gives_the_same_message_as_a_fresh_composer(catalog: Catalog) -
         b = DmComposer(catalog, "zh").compose(follows, read)
         assert (a is None and b is None) or (a.text == b.text and a.blocks == b.blocks)
         if a is not None:
-            check_limits(a.blocks)
+            validate_blocks(a.blocks)
 
 
 def test_dm_following_every_track_fits_in_one_message(catalog: Catalog) -> None:
     reply = compose_dm(catalog, [t.id for t in catalog.tracks], set(), "zh")
-    check_limits(reply.blocks)
+    validate_blocks(reply.blocks)
     assert len(reply.text) <= 3000
 
 

@@ -17,7 +17,7 @@ Rules (Slack's mrkdwn, see ``/work/shared/reference/slack-facts.md`` and the tex
   no ``#name`` and no ``@name``. (The app sends ``verbatim: true``, so this holds trivially.)
 * The top-level ``text`` (the notification fallback) holds no bare ``http(s)://`` URL other than
   an allowed one.
-* Block Kit: :func:`bot.slack.views.blocks.check_limits` (slack-sdk's model validation plus the
+* Block Kit: :func:`bot.slack.blockkit.validate_blocks` (slack-sdk's model validation plus the
   limits it leaves out), non-empty texts, fallback text 1..4,000 characters, ``response_type``
   ``ephemeral`` or ``in_channel``, a JSON body that encodes as UTF-8, a view ≤ 250 kB.
 """
@@ -29,7 +29,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from bot.slack.views.blocks import LimitError, check_limits
+from bot.slack.blockkit import BlockKitError, validate_blocks
 
 MAX_TOP_TEXT = 4000
 MAX_VIEW_BYTES = 250_000
@@ -114,8 +114,8 @@ def check_autoparse(text: str, allowed_urls: set[str], where: str, *, names: boo
 def _check_blocks(blocks: list[Mapping[str, Any]], surface: str, allowed_urls: set[str],
                   allowed_channels: set[str]) -> None:
     try:
-        check_limits(blocks, surface)
-    except LimitError as exc:
+        validate_blocks(blocks, surface)
+    except BlockKitError as exc:
         raise Unsafe(f"Block Kit limit: {exc}") from exc
     for i, obj in enumerate(iter_text_objects(blocks)):
         where = f"{surface} text object {i} ({obj['type']})"

@@ -10,7 +10,7 @@ import pytest
 from bot.catalog import load_catalog
 from bot.search import Matcher
 from bot.slack.views import messages as views
-from bot.slack.views.blocks import LimitError, check_limits
+from bot.slack.blockkit import BlockKitError, validate_blocks
 from tests.evaldata import REPO
 
 CATALOG = load_catalog(REPO / "catalog")
@@ -22,7 +22,7 @@ LIVE = re.compile(r"<(?P<body>[^>]*)>")
 
 
 def assert_safe(payload_blocks: list[dict], text: str, surface: str = "message") -> None:
-    check_limits(payload_blocks, surface)
+    validate_blocks(payload_blocks, surface)
     blob = str(payload_blocks) + text
     for m in LIVE.finditer(blob):
         body = m.group("body")
@@ -96,16 +96,16 @@ def test_home_view_fits_however_much_is_read():
         assert_safe(view["blocks"], "", surface="home")
 
 
-def test_check_limits_rejects_what_slack_would():
+def test_the_block_kit_checker_rejects_what_slack_would():
     block = {"type": "section", "text": {"type": "mrkdwn", "text": "x"}}
-    with pytest.raises(LimitError):
-        check_limits([block] * 51)
-    check_limits([block] * 51, surface="home")
-    with pytest.raises(LimitError):
-        check_limits([{"type": "section", "text": {"type": "mrkdwn", "text": "x" * 3001}}])
+    with pytest.raises(BlockKitError):
+        validate_blocks([block] * 51)
+    validate_blocks([block] * 51, surface="home")
+    with pytest.raises(BlockKitError):
+        validate_blocks([{"type": "section", "text": {"type": "mrkdwn", "text": "x" * 3001}}])
     button = {"type": "button", "text": {"type": "plain_text", "text": "b"}, "action_id": "a"}
-    with pytest.raises(LimitError):
-        check_limits([{"type": "actions", "elements": [button, dict(button)]}])
+    with pytest.raises(BlockKitError):
+        validate_blocks([{"type": "actions", "elements": [button, dict(button)]}])
 
 
 def test_no_string_of_ours_carries_live_syntax():

@@ -1,8 +1,8 @@
 """Small Block Kit builders on top of ``slack_sdk.models.blocks``, with Slack's limits applied.
 
 Every builder returns a slack-sdk model; :func:`to_dicts` serialises them (``to_dict()`` runs
-slack-sdk's validation) and :func:`check_limits` adds the checks slack-sdk's models leave out
-(blocks per message or view, unique ids, field and button sizes). Texts longer than a limit are
+slack-sdk's validation); :func:`bot.slack.blockkit.validate_blocks` checks what slack-sdk's models
+leave out (blocks per message or view, unique ids, field and button sizes). Texts longer than a limit are
 cut with an ellipsis rather than rejected by Slack.
 """
 
@@ -12,7 +12,6 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
-from slack_sdk.errors import SlackObjectFormationError
 from slack_sdk.models.blocks import (
     ActionsBlock,
     Block,
@@ -25,18 +24,20 @@ from slack_sdk.models.blocks import (
     SectionBlock,
 )
 
+from bot.slack import blockkit
 from bot.slack.mrkdwn import plain, truncate
 
-MAX_BLOCKS_MESSAGE = 50
-MAX_BLOCKS_VIEW = 100
-MAX_SECTION_TEXT = 3000
-MAX_FIELD_TEXT = 2000
-MAX_HEADER_TEXT = 150
-MAX_BUTTON_TEXT = 75
-MAX_BUTTON_VALUE = 2000
-MAX_ACTION_ELEMENTS = 25
-MAX_CONTEXT_ELEMENTS = 10
-MAX_ID = 255
+# Slack's limits, from the one checker (bot.slack.blockkit) that tests and the stand-in run.
+MAX_BLOCKS_MESSAGE = blockkit.MAX_BLOCKS["message"]
+MAX_BLOCKS_VIEW = blockkit.MAX_BLOCKS["home"]
+MAX_SECTION_TEXT = blockkit.SECTION_TEXT_MAX
+MAX_FIELD_TEXT = blockkit.FIELD_TEXT_MAX
+MAX_HEADER_TEXT = blockkit.HEADER_TEXT_MAX
+MAX_BUTTON_TEXT = blockkit.BUTTON_TEXT_MAX
+MAX_BUTTON_VALUE = blockkit.BUTTON_VALUE_MAX
+MAX_ACTION_ELEMENTS = blockkit.ACTIONS_ELEMENTS_MAX
+MAX_CONTEXT_ELEMENTS = blockkit.CONTEXT_ELEMENTS_MAX
+MAX_ID = blockkit.ID_MAX
 MAX_FALLBACK_TEXT = 3000
 """Slack's Block Kit limits (characters or counts), from Slack's documentation."""
 
@@ -150,63 +151,3 @@ def make_reply(blocks: Sequence[Block], fallback: str, response_type: str = "eph
                  response_type=response_type)
 
 
-class LimitError(ValueError):
-    """A payload breaks one of Slack's Block Kit limits; the message says which and where."""
-
-
-def check_limits(blocks: Sequence[dict[str, Any]], surface: str = "message") -> None:
-    """Check serialised blocks against the limits slack-sdk's models do not enforce.
-
-    ``surface`` is ``message`` (50 blocks) or ``home``/``modal`` (100 blocks). Also checks: each
-    block parses with slack-sdk's models, unique ``block_id``/``action_id`` (≤255 characters),
-    section text ≤3,000, field text ≤2,000, header ≤150, button text ≤75 and value ≤2,000,
-    ≤25 elements per actions block and ≤10 per context block. Raises :class:`LimitError`.
-    """
-    limit = MAX_BLOCKS_MESSAGE if surface == "message" else MAX_BLOCKS_VIEW
-    if len(blocks) > limit:
-        raise LimitError(f"{len(blocks)} blocks in a {surface} (limit {limit})")
-    block_ids: set[str] = set()
-    action_ids: set[str] = set()
-    for i, raw in enumerate(blocks):
-        try:
-            parsed = Block.parse(raw)
-            if parsed is None:
-                raise LimitError(f"block {i}: not a Block Kit block: {raw!r:.200}")
-            parsed.to_dict()  # slack-sdk's own validation
-        except SlackObjectFormationError as exc:
-            raise LimitError(f"block {i}: {exc}") from exc
-        kind = raw.get("type")
-        bid = raw.get("block_id")
-        if bid is not None:
-            if len(bid) > MAX_ID or bid in block_ids:
-                raise LimitError(f"block {i}: block_id {bid!r} too long or repeated")
-            block_ids.add(bid)
-        if kind == "section":
-            text = (raw.get("text") or {}).get("text", "")
-            if len(text) > MAX_SECTION_TEXT:
-                raise LimitError(f"block {i}: section text of {len(text)} characters")
-            for f in raw.get("fields") or []:
-                if len(f.get("text", "")) > MAX_FIELD_TEXT:
-                    raise LimitError(f"block {i}: field text over {MAX_FIELD_TEXT}")
-            if len(raw.get("fields") or []) > 10:
-                raise LimitError(f"block {i}: more than 10 fields")
-        if kind == "header" and len(raw["text"]["text"]) > MAX_HEADER_TEXT:
-            raise LimitError(f"block {i}: header over {MAX_HEADER_TEXT}")
-        if kind == "context" and len(raw.get("elements", [])) > MAX_CONTEXT_ELEMENTS:
-            raise LimitError(f"block {i}: more than {MAX_CONTEXT_ELEMENTS} context elements")
-        if kind == "actions" and len(raw.get("elements", [])) > MAX_ACTION_ELEMENTS:
-            raise LimitError(f"block {i}: more than {MAX_ACTION_ELEMENTS} elements")
-        elements = list(raw.get("elements") or []) if kind == "actions" else []
-        if raw.get("accessory"):
-            elements.append(raw["accessory"])
-        for el in elements:
-            if el.get("type") != "button":
-                continue
-            aid = el.get("action_id", "")
-            if len(aid) > MAX_ID or aid in action_ids:
-                raise LimitError(f"block {i}: action_id {aid!r} too long or repeated")
-            action_ids.add(aid)
-            if len(el["text"]["text"]) > MAX_BUTTON_TEXT:
-                raise LimitError(f"block {i}: button text over {MAX_BUTTON_TEXT}")
-            if len(el.get("value") or "") > MAX_BUTTON_VALUE:
-                raise LimitError(f"block {i}: button value over {MAX_BUTTON_VALUE}")

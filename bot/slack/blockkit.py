@@ -1,7 +1,9 @@
-"""Block Kit checks for ``blocks`` and ``view`` arguments, beyond what Slack's spec can say.
+"""The one Block Kit checker: would Slack accept these ``blocks`` or this ``view``?
 
-Slack's Web API spec declares ``blocks`` as a string holding JSON, with no Block Kit schema, so
-Prism cannot check block payloads. This module checks them in two layers:
+Used by the views' tests, the contract tests (Slack's Web API spec declares ``blocks`` as a string
+holding JSON, with no Block Kit schema, so Prism cannot check block payloads) and the Slack
+stand-in (:mod:`bot.slack.standin`), which refuses what Slack would refuse. The builders in
+:mod:`bot.slack.views.blocks` take their limits from the constants here. Two layers:
 
 1. **slack-sdk's own models**: ``Block.parse`` + ``to_dict()`` (and ``View`` for views), which run
    the models' validators (e.g. a button's ``text`` is plain_text, a section has text or fields,
@@ -9,7 +11,7 @@ Prism cannot check block payloads. This module checks them in two layers:
    and a key the model does not know (a typo such as ``acessory``, silently dropped by the
    model) are reported too.
 2. **Our own limit checks**, because the models check several only when serialising and some not
-   at all (``/work/shared/reference/slack-facts.md``): at most 50 blocks per message and 100 per
+   at all (Slack's Block Kit reference, https://docs.slack.dev/reference/block-kit/): at most 50 blocks per message and 100 per
    Home/modal view; section text 3,000 characters and at most 10 fields of 2,000; header text
    150; button text plain_text of at most 75 characters, value 2,000; 25 elements per actions block, 10 per context block;
    100 options per select; ``block_id``/``action_id`` at most 255 characters and unique within
@@ -23,7 +25,8 @@ from __future__ import annotations
 import json
 import logging
 from collections import Counter
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from slack_sdk.errors import SlackObjectFormationError
 from slack_sdk.models.blocks import Block
@@ -46,10 +49,10 @@ VIEW_PAYLOAD_MAX_BYTES = 250_000
 _ROUND_TRIP_EXEMPT: set[str] = set()
 
 
-class BlockKitError(AssertionError):
+class BlockKitError(ValueError):
     """A Block Kit payload Slack would refuse. ``problems`` lists every reason found."""
 
-    def __init__(self, problems: list[str]):
+    def __init__(self, problems: list[str]) -> None:
         self.problems = problems
         super().__init__("; ".join(problems))
 
@@ -62,7 +65,7 @@ def _text(obj: Any) -> str:
     return obj if isinstance(obj, str) else ""
 
 
-def _walk(node: Any, path: str) -> Iterator[tuple[str, dict]]:
+def _walk(node: Any, path: str) -> Iterator[tuple[str, dict[str, Any]]]:
     """Every dict inside ``node`` (depth first) with a readable path."""
     if isinstance(node, dict):
         yield path, node
@@ -73,7 +76,7 @@ def _walk(node: Any, path: str) -> Iterator[tuple[str, dict]]:
             yield from _walk(value, f"{path}[{i}]")
 
 
-def _model_problems(block: dict, where: str) -> list[str]:
+def _model_problems(block: dict[str, Any], where: str) -> list[str]:
     """Layer 1: slack-sdk's models (parse, validators, unknown type, dropped keys)."""
     sdk_logger = logging.getLogger("slack_sdk.models")
     previous = sdk_logger.level
@@ -93,9 +96,9 @@ def _model_problems(block: dict, where: str) -> list[str]:
     return []
 
 
-def _limit_problems(block: dict, where: str) -> list[str]:
+def _limit_problems(block: dict[str, Any], where: str) -> list[str]:
     """Layer 2: limits the models do not (or not always) check."""
-    problems = []
+    problems: list[str] = []
     kind = block.get("type")
     if kind == "section":
         if len(_text(block.get("text"))) > SECTION_TEXT_MAX:
@@ -146,7 +149,7 @@ def block_kit_problems(blocks: Any, surface: str = "message") -> list[str]:
             return [f"blocks is a string but not JSON: {exc}"]
     if not isinstance(blocks, list):
         return [f"blocks must be a list, not {type(blocks).__name__}"]
-    problems = []
+    problems: list[str] = []
     limit = MAX_BLOCKS[surface]
     if len(blocks) > limit:
         problems.append(f"{len(blocks)} blocks in a {surface} (max {limit})")
@@ -193,7 +196,7 @@ def view_problems(view: Any) -> list[str]:
     kind = view.get("type")
     if kind not in ("home", "modal"):
         return [f"view type must be 'home' or 'modal', not {kind!r}"]
-    problems = []
+    problems: list[str] = []
     if kind == "modal" and not _text(view.get("title")):
         problems.append("a modal view needs a plain_text title")
     size = len(json.dumps(view, ensure_ascii=False).encode("utf-8"))
