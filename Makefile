@@ -1,10 +1,11 @@
 # Two commands on a fresh machine (Python 3.11+; Node.js/npm optional, for the contract tests):
 #   make run    installs into .venv and starts the local console (no Slack workspace needed)
-#   make test   installs into .venv (+ Prism from tests/contract/package-lock.json) and runs the tests
+#   make test   installs into .venv (+ Prism from tests/contract/package-lock.json), runs ruff and
+#               mypy (configured in pyproject.toml), then the tests
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: run test install install-test bench
+.PHONY: run test lint install install-test bench
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -40,7 +41,11 @@ $(NPM_STAMP): tests/contract/package-lock.json
 run: $(STAMP)
 	$(VENV)/bin/vllm-path console
 
-test: $(STAMP_TEST) $(NPM_STAMP)
+lint: $(STAMP_TEST)
+	$(VENV)/bin/ruff check bot tests benchmarks
+	$(VENV)/bin/mypy
+
+test: lint $(NPM_STAMP)
 	$(PY) -m pytest
 
 bench: $(STAMP_TEST)

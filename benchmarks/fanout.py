@@ -11,7 +11,7 @@ first fan-out of a catalog version) and again warm; and :func:`compose_channel_d
 ``--subs`` channel subscriptions at random places in their paths. Target: 100,000 people x 10
 tracks in at most 2 s (cold).
 
-**Deliver.** A :class:`~tests.digest.standin_ext.DigestStandIn` on loopback allows ``--rate``
+**Deliver.** A :class:`~bot.slack.standin.SlackStandIn` on loopback allows ``--rate``
 ``chat.postMessage`` per second per workspace (a token bucket of ``--burst`` tokens, default 2:
 Slack's limits tolerate short bursts; ``--burst 1`` is a strict limiter) and 1 per second per
 channel (burst 1), answering 429 + ``Retry-After`` beyond. Two fan-outs through the real
@@ -124,8 +124,8 @@ def bench_delivery(database_url: str | None, deliveries: int, rate: float, headr
     from bot.config import Settings
     from bot.digest.schedule import DigestClock
     from bot.runtime import CatalogHolder, Runtime
+    from bot.slack.standin import SlackStandIn
     from bot.store import Store
-    from tests.digest.standin_ext import DigestStandIn
 
     holder = CatalogHolder(DEFAULT_CATALOG_DIR)
     track_ids = [t.id for t in holder.catalog.tracks]
@@ -137,8 +137,8 @@ def bench_delivery(database_url: str | None, deliveries: int, rate: float, headr
                 ("channel", [("CONE", track_ids[i]) for i in range(8)], 1.0)):
             url = database_url or f"sqlite:///{tmp}/{scenario}.db"
             store = Store.from_url(url)
-            with DigestStandIn(team_id=TEAM, team_rate_per_s=rate, team_burst=burst) as standin:
-                standin.configure(channel_rate_per_s=1.0)
+            with SlackStandIn(team_id=TEAM) as standin:
+                standin.configure(team_rate_per_s=rate, team_burst=burst, channel_rate_per_s=1.0)
                 settings = Settings(_env_file=None, database_url=url, slack_bot_token="xoxb-bench",
                                     slack_api_url=standin.api_url, slack_client_id=None,
                                     slack_client_secret=None, slack_app_token=None)

@@ -30,9 +30,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))
@@ -102,7 +102,7 @@ def bm25_system(cat: Catalog) -> System:
         if not tokens.vocab:
             return [], None
         docs, scores = retriever.retrieve(tokens, k=min(TOP, len(ids)), show_progress=False)
-        posts = [ids[int(d)] for d, s in zip(docs[0], scores[0]) if s > 0]
+        posts = [ids[int(d)] for d, s in zip(docs[0], scores[0], strict=True) if s > 0]
         return posts, None
 
     return run

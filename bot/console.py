@@ -16,8 +16,10 @@ import itertools
 import json
 import re
 import sys
+import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, TextIO
@@ -26,8 +28,6 @@ from bot.slack import standin as si
 
 REPLY_TIMEOUT_S = 10.0
 """Seconds to wait for the first reply to a command, a click or Home."""
-SETTLE_S = 0.3
-"""Seconds of quiet after the first reply before printing (replies can come in several parts)."""
 
 VISIBLE_METHODS = frozenset({"chat.postMessage", "chat.postEphemeral", "chat.update",
                              "chat.delete", "chat.unfurl", "views.publish", "views.open",
@@ -62,7 +62,8 @@ EMOJI = {"arrow_right": "➡️", "white_small_square": "▫️", "white_check_m
 def mrkdwn_to_text(text: str) -> str:
     """Slack mrkdwn shown readably: ``<url|label>`` -> ``label (url)``, ``<url>`` -> ``url``,
     ``<@U1>`` -> ``@U1``, ``<#C1|name>`` -> ``#name``, ``<!here>`` -> ``@here``,
-    ``<!date^…|fallback>`` -> ``fallback``, common emoji codes (``:tada:``) -> characters; then ``&lt;``, ``&gt;``, ``&amp;`` are unescaped."""
+    ``<!date^…|fallback>`` -> ``fallback``, common emoji codes (``:tada:``) -> characters; then
+    ``&lt;``, ``&gt;``, ``&amp;`` are unescaped."""
 
     def entity(m: re.Match[str]) -> str:
         inner = m.group(1)
@@ -247,10 +248,47 @@ class Printed:
         return f"── {self.title} ──\n{self.text}".rstrip()
 
 
+class ListenerExecutor(ThreadPoolExecutor):
+    """The executor Bolt runs listeners and lazy listeners on (``App(listener_executor=...)``),
+    counting the tasks not yet finished so that the console knows when the app is done with a
+    request: :meth:`wait_idle` returns as soon as the last task ends (a condition is signalled; no
+    polling, no fixed sleep). A task submitted by another task (a lazy listener started by a
+    listener) is counted before its parent ends, so "idle" means the whole reply went out."""
+
+    def __init__(self, max_workers: int = 5) -> None:
+        super().__init__(max_workers=max_workers, thread_name_prefix="console-listener")
+        self._idle = threading.Condition()
+        self._pending = 0
+
+    def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Future[Any]:
+        with self._idle:
+            self._pending += 1
+        try:
+            future = super().submit(fn, *args, **kwargs)
+        except BaseException:
+            self._done()
+            raise
+        future.add_done_callback(lambda _f: self._done())
+        return future
+
+    def _done(self) -> None:
+        with self._idle:
+            self._pending -= 1
+            if self._pending == 0:
+                self._idle.notify_all()
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Block until no task is pending or running; ``timeout`` in seconds. True if idle."""
+        with self._idle:
+            return self._idle.wait_for(lambda: self._pending == 0, timeout)
+
+
 class Console:
     """A conversation with the app as one Slack user in one channel.
 
-    ``app`` is a Bolt ``App`` whose client points at ``standin`` (see :func:`open_console`).
+    ``app`` is a Bolt ``App`` whose client points at ``standin`` (see :func:`open_console`);
+    ``listeners`` is the :class:`ListenerExecutor` the app runs its listeners on, so that a reply
+    is printed as soon as the app has finished with the request.
     :meth:`command`, :meth:`press` and :meth:`home` send Slack's requests and return what
     became visible (a list of :class:`Printed`, empty when nothing came within ``timeout``
     seconds); :meth:`handle` interprets one typed line; :meth:`run` is the REPL.
@@ -258,14 +296,14 @@ class Console:
 
     def __init__(self, app: Any, standin: si.SlackStandIn, *, user_id: str = si.CONSOLE_USER_ID,
                  team_id: str = si.CONSOLE_TEAM_ID, channel_id: str = si.CONSOLE_CHANNEL_ID,
-                 timeout: float = REPLY_TIMEOUT_S, settle: float = SETTLE_S):
+                 timeout: float = REPLY_TIMEOUT_S, listeners: ListenerExecutor):
         self.app = app
         self.standin = standin
         self.user_id = user_id
         self.team_id = team_id
         self.channel_id = channel_id
         self.timeout = timeout
-        self.settle = settle
+        self.listeners = listeners
         self.controls: dict[int, tuple[Control, Surface]] = {}
         self._next_number = 1
         self._ts = itertools.count(1)
@@ -299,23 +337,9 @@ class Console:
                 printed.append(self._message("reply (only visible to you)", ack_message,
                                              ephemeral=True))
 
-        def visible() -> list[Any]:
-            calls = [c for c in self.standin.calls()[mark_calls:] if c.method in VISIBLE_METHODS]
-            return calls + self.standin.responses()[mark_resp:]
-
-        if not printed:
-            try:
-                self.standin.wait_for(visible, self.timeout)
-            except TimeoutError:
-                return []
-        # let the rest of a multi-part reply arrive
-        seen = len(visible())
-        while True:
-            time.sleep(self.settle)
-            now = len(visible())
-            if now == seen:
-                break
-            seen = now
+        # Every part of the reply is sent by a listener task; when the last one ends, all of them
+        # have reached the stand-in (each post is recorded before the stand-in answers it).
+        self.listeners.wait_idle(self.timeout)
         records: list[Any] = [c for c in self.standin.calls()[mark_calls:]
                               if c.method in VISIBLE_METHODS]
         records += self.standin.responses()[mark_resp:]
@@ -552,8 +576,12 @@ def open_console(settings: Any = None, *, runtime: Any = None, user_id: str = si
     with si.SlackStandIn() as standin:
         rt = runtime or Runtime.create(console_settings(settings))
         client = WebClient(token="xoxb-console-local", base_url=standin.api_url, timeout=10)
-        app = build_app(rt, client=client, verify_requests=False)
-        yield Console(app, standin, user_id=user_id, timeout=timeout)
+        listeners = ListenerExecutor()
+        try:
+            app = build_app(rt, client=client, verify_requests=False, listener_executor=listeners)
+            yield Console(app, standin, user_id=user_id, timeout=timeout, listeners=listeners)
+        finally:
+            listeners.shutdown(wait=False, cancel_futures=True)
 
 
 def ask(text: str, *, user_id: str = si.CONSOLE_USER_ID, settings: Any = None,

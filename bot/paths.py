@@ -10,8 +10,9 @@ day), then the post id.
 from __future__ import annotations
 
 import heapq
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable, Mapping
+from typing import TYPE_CHECKING
 
 from bot.catalog.models import LEVELS, Post, Step, Track
 
@@ -144,7 +145,7 @@ class Position:
     of: int
 
 
-def next_step(catalog: "Catalog", track_id: str, read: Iterable[str]) -> Step | None:
+def next_step(catalog: Catalog, track_id: str, read: Iterable[str]) -> Step | None:
     """The next step of a track for a reader who has read ``read`` (post ids or former ids).
 
     The first step in path order that is unread and whose prerequisites (``after``) are all read;
@@ -157,14 +158,14 @@ def next_step(catalog: "Catalog", track_id: str, read: Iterable[str]) -> Step | 
     return None
 
 
-def progress(catalog: "Catalog", track_id: str, read: Iterable[str]) -> tuple[int, int]:
+def progress(catalog: Catalog, track_id: str, read: Iterable[str]) -> tuple[int, int]:
     """``(read steps, total steps)`` of a track for a reader. Raises ``KeyError`` for an unknown track."""
     done = _resolve(catalog, read)
     order = catalog.order(track_id)
     return sum(1 for pid in order if pid in done), len(order)
 
 
-def positions(catalog: "Catalog", post_id: str) -> list[Position]:
+def positions(catalog: Catalog, post_id: str) -> list[Position]:
     """A post's place in each of its tracks ("step 3 of 9"), in catalog track order."""
     pid = catalog.resolve_post_id(post_id)
     if pid is None:
@@ -176,7 +177,7 @@ def positions(catalog: "Catalog", post_id: str) -> list[Position]:
     return out
 
 
-def read_before(catalog: "Catalog", track_id: str, post_id: str) -> tuple[Step, ...]:
+def read_before(catalog: Catalog, track_id: str, post_id: str) -> tuple[Step, ...]:
     """The steps of ``track_id`` to read before ``post_id`` (its ``after`` list, in path order).
 
     External prerequisites are on the step itself (``catalog.step(...).external_prerequisites``).
@@ -187,7 +188,7 @@ def read_before(catalog: "Catalog", track_id: str, post_id: str) -> tuple[Step, 
     return tuple(s for s in catalog.path(track_id) if s.post in refs)
 
 
-def read_after(catalog: "Catalog", track_id: str, post_id: str) -> tuple[Step, ...]:
+def read_after(catalog: Catalog, track_id: str, post_id: str) -> tuple[Step, ...]:
     """What comes after ``post_id`` in ``track_id``: the steps that name it in ``after`` and the
     next step in path order (deduplicated, in path order). Raises ``KeyError`` when not a step."""
     pid = catalog.resolve_post_id(post_id) or post_id
@@ -200,7 +201,7 @@ def read_after(catalog: "Catalog", track_id: str, post_id: str) -> tuple[Step, .
     return tuple(s for s in catalog.path(track_id) if s.post in wanted)
 
 
-def _resolve(catalog: "Catalog", read: Iterable[str]) -> set[str]:
+def _resolve(catalog: Catalog, read: Iterable[str]) -> set[str]:
     out = set()
     for pid in read:
         resolved = catalog.resolve_post_id(pid)

@@ -23,7 +23,7 @@ class Loaded:
     """A catalog version and the search index built on it (swapped together, atomically)."""
 
     catalog: Catalog
-    matcher: "Matcher"  # noqa: F821 - bot.search.Matcher, imported lazily
+    matcher: Matcher  # noqa: F821 - bot.search.Matcher, imported lazily
 
 
 class CatalogHolder:
@@ -81,7 +81,7 @@ class Runtime:
         self.holder = holder
 
     @classmethod
-    def create(cls, settings: Settings | None = None, *, migrate: bool = True) -> "Runtime":
+    def create(cls, settings: Settings | None = None, *, migrate: bool = True) -> Runtime:
         """Load the catalog (raises :class:`CatalogError` if invalid) and open the database
         (running migrations first unless ``migrate`` is false)."""
         from bot.store import Store

@@ -76,6 +76,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -300,7 +301,7 @@ def _text_terms(text: str, joins: bool, surface: set[str], cjk_runs: list[str] |
     if cjk_runs is not None:
         cjk_runs.extend(runs)
     if joins:  # joins of Latin words that are adjacent (no CJK run between them)
-        out.extend(stem(a[1] + b[1]) for a, b in zip(parts, parts[1:]) if a[1] and b[1])
+        out.extend(stem(a[1] + b[1]) for a, b in pairwise(parts) if a[1] and b[1])
     return out
 
 
@@ -454,7 +455,7 @@ class Matcher:
     for ten thousand); afterwards the matcher never changes and may be shared between threads.
     """
 
-    def __init__(self, catalog: "Catalog") -> None:
+    def __init__(self, catalog: Catalog) -> None:
         posts = catalog.posts
         self._n = len(posts)
         self._post_ids: tuple[str, ...] = tuple(p.id for p in posts)
@@ -476,14 +477,15 @@ class Matcher:
         finally:
             if gc_was_enabled:
                 gc.enable()
-        for array in (self._flat_docs, self._flat_vals, self._recency,
-                      *(a for pair in self._merged.values() for a in pair)):
+        arrays: list[np.ndarray] = [self._flat_docs, self._flat_vals, self._recency,
+                                    *(a for pair in self._merged.values() for a in pair)]
+        for array in arrays:
             array.flags.writeable = False  # read-only: safe to share between threads
         self._expand_word = lru_cache(maxsize=8192)(self._expand_word_uncached)
 
     # --- building -------------------------------------------------------------------------------
 
-    def _build_vocabulary(self, catalog: "Catalog") -> None:
+    def _build_vocabulary(self, catalog: Catalog) -> None:
         """Synonym groups keyed by unit sequences; the Chinese segmentation dictionary."""
         cjk_words: set[str] = set()
         for group in SYNONYMS:
@@ -502,7 +504,7 @@ class Matcher:
                 t for t in (_member_terms(m) for m in group) if t)))
         self._phrase_max = max(len(k) for k in self._phrases)
 
-    def _build_index(self, catalog: "Catalog") -> None:
+    def _build_index(self, catalog: Catalog) -> None:
         """Inverted index: per term, the posts (ascending) and field values, stored as slices of
         two flat arrays (``term -> (start, end)``); terms also found in track names are merged
         with the track field into their own arrays."""
@@ -514,7 +516,7 @@ class Matcher:
         zh_texts: list[str] = []
         w_title, w_tags, w_id, w_summary, w_track = (
             FIELD_WEIGHTS[f] for f in ("title", "tags", "id", "summary", "track"))
-        for doc, post in enumerate(catalog.posts):
+        for post in catalog.posts:
             cjk_runs: list[str] = []
             title = set(_text_terms(post.title, True, surface, cjk_runs))
             # One pass per field: tags (and ids) are read as one text, so a few joins span two
@@ -552,24 +554,24 @@ class Matcher:
         self._merged: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         # The names and aliases of a post's tracks are its weakest field.
         doc_index = {pid: i for i, pid in enumerate(self._post_ids)}
-        track_docs: dict[str, list[int]] = {}
+        track_docs: dict[str, list[np.ndarray]] = {}
         for track in catalog.tracks:
-            order = catalog.orders.get(track.id, ())
-            members = np.array(sorted(doc_index[p] for p in order if p in doc_index), dtype=np.int32)
-            terms: set[str] = set()
+            path = catalog.orders.get(track.id, ())
+            members = np.array(sorted(doc_index[p] for p in path if p in doc_index), dtype=np.int32)
+            track_terms: set[str] = set()
             for text in (track.id, track.names.en, track.names.zh or "", *track.aliases):
-                terms.update(_text_terms(text, True, surface))
-            for term in terms:
+                track_terms.update(_text_terms(text, True, surface))
+            for term in track_terms:
                 track_docs.setdefault(term, []).append(members)
-        for term, arrays in track_docs.items():
+        for term, member_arrays in track_docs.items():
             dense = np.zeros(self._n, dtype=np.float32)
-            for members in arrays:
+            for members in member_arrays:
                 dense[members] = w_track
             if term in self._term_index:
-                ids, vals = self._posting(term)
-                dense[ids] = vals
-            ids = np.flatnonzero(dense).astype(np.int32)
-            self._merged[term] = (ids, dense[ids])
+                posting_ids, posting_vals = self._posting(term)
+                dense[posting_ids] = posting_vals
+            merged_ids = np.flatnonzero(dense).astype(np.int32)
+            self._merged[term] = (merged_ids, dense[merged_ids])
         # Known Latin words (for typo correction): the posts', the tracks' and the vocabulary's.
         for member in (m for group in SYNONYMS for m in group):
             surface.update(w for c, w in _parts(member) if w)
@@ -591,7 +593,7 @@ class Matcher:
         self._surface_by_len = {k: tuple(v) for k, v in by_len.items()}
         self._deletes = deletes
 
-    def _build_tracks(self, catalog: "Catalog") -> None:
+    def _build_tracks(self, catalog: Catalog) -> None:
         """Each track's names as normalized text and canonical unit keys."""
         self._track_names: list[tuple[str, str, str, tuple[str, ...]]] = []
         for track in catalog.tracks:
@@ -911,7 +913,7 @@ class Matcher:
         latin = " ".join(w for c, w in _PARTS_RE.findall(norm) if w)[:SIMILARITY_CHARS]
         cjk = " ".join(c for c, w in _PARTS_RE.findall(norm) if c)[:SIMILARITY_CHARS]
         ranked = []
-        for doc, k in zip(hits.tolist(), key.tolist()):
+        for doc, k in zip(hits.tolist(), key.tolist(), strict=True):
             similarity = self._similarity(doc, latin, cjk)
             raw = 100.0 * (0.85 * float(coverage[doc]) + 0.15 * similarity / 100.0)
             score = round(min(raw, 100.0), 1)

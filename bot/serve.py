@@ -190,7 +190,7 @@ class HttpDoor:
             wasyncore.close_all(self._map)
             self._done.set()
 
-    def start(self) -> "HttpDoor":
+    def start(self) -> HttpDoor:
         """Serve on a daemon thread; returns ``self``."""
         self._thread = threading.Thread(target=self.serve_forever, name="http-door", daemon=True)
         self._thread.start()
@@ -212,7 +212,7 @@ class HttpDoor:
             wasyncore.close_all(self._map)
             self._done.set()
 
-    def __enter__(self) -> "HttpDoor":
+    def __enter__(self) -> HttpDoor:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

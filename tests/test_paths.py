@@ -14,11 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.catalog import Catalog, load_catalog
-from bot.catalog.models import (ExternalPrerequisite, LocalizedText, Manifest, Post, Published,
-                                Source, Step, Track)
+from bot.catalog.models import ExternalPrerequisite, LocalizedText, Manifest, Post, Published, Source, Step, Track
 from bot.cli import main
-from bot.paths import (CycleError, compute_order, next_step, positions, progress, read_after,
-                       read_before)
+from bot.paths import CycleError, compute_order, next_step, positions, progress, read_after, read_before
 from tests.evaldata import REPO, eval_file, read_tsv
 
 

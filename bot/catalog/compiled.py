@@ -7,9 +7,9 @@ mappings are ``types.MappingProxyType`` so nothing downstream can change a loade
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Mapping
 
 from bot.catalog.models import Manifest, Post, Step, Track
 
@@ -33,7 +33,7 @@ class Catalog:
     @classmethod
     def build(cls, *, manifest: Manifest, posts: list[Post], tracks: list[Track],
               orders: dict[str, tuple[str, ...]], warnings: tuple[str, ...] = (),
-              changelog_versions: tuple[str, ...] = ()) -> "Catalog":
+              changelog_versions: tuple[str, ...] = ()) -> Catalog:
         """Assemble a catalog from validated parts (the loader's job; no checks here).
 
         Tracks are kept in a stable order: the six core tracks first in file order, as sorted by id.

@@ -1,7 +1,8 @@
 """What changed between two catalog versions (``vllm-path catalog diff OLD NEW``).
 
 Either side is a catalog folder, a catalog version (``2026.11.0``: the newest commit whose
-manifest declares it) or a git revision (``HEAD~1``, ``REV:path/to/catalog``); a revision is extracted with ``git archive`` into a temporary folder.
+manifest declares it) or a git revision (``HEAD~1``, ``REV:path/to/catalog``); a revision is
+extracted with ``git archive`` into a temporary folder.
 A post that disappeared but whose id lives on as an alias of a new post counts as *renamed*, so
 people's progress and a digest's announcement follow it.
 """

@@ -16,9 +16,9 @@ from typing import Any, Literal
 import yaml
 from pydantic import ValidationError
 
+import bot.paths as paths  # module import: bot.paths imports the catalog models too
 from bot.catalog.compiled import Catalog
 from bot.catalog.models import Manifest, Post, Track
-import bot.paths as paths  # module import: bot.paths imports the catalog models too
 
 _SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 """libyaml's safe loader when PyYAML was built with it (about 10x faster), else the pure-Python one."""

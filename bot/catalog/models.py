@@ -69,7 +69,7 @@ class Published(_Frozen):
         return value
 
     @model_validator(mode="after")
-    def _ordered(self) -> "Published":
+    def _ordered(self) -> Published:
         if self.latest < self.earliest:
             raise ValueError("'to' is before 'from'")
         return self
@@ -93,7 +93,7 @@ class Source(_Frozen):
     name: str | None = None
 
     @model_validator(mode="after")
-    def _company_named(self) -> "Source":
+    def _company_named(self) -> Source:
         if self.kind == "company" and not self.name:
             raise ValueError("a company source needs a name")
         return self

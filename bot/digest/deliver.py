@@ -36,11 +36,11 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Iterator
+from typing import Any
 
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError

@@ -10,6 +10,7 @@ turn on Bolt's OAuth flow with the SQLAlchemy installation and state stores on o
 from __future__ import annotations
 
 import logging
+from concurrent.futures import Executor
 
 from slack_bolt import App
 from slack_bolt.oauth.oauth_settings import OAuthSettings
@@ -44,13 +45,16 @@ def make_client(runtime: Runtime, token: str | None = None) -> WebClient:
     return WebClient(token=token, retry_handlers=retry_handlers(), timeout=10, **kwargs)
 
 
-def build_app(runtime: Runtime, client: WebClient | None = None, *, verify_requests: bool = True) -> App:
+def build_app(runtime: Runtime, client: WebClient | None = None, *, verify_requests: bool = True,
+              listener_executor: Executor | None = None) -> App:
     """Build the Bolt app.
 
     ``client``: a ready ``WebClient`` (console, tests); its token is used and ``auth.test`` is not
     called at start. Otherwise the client comes from settings: OAuth when a client id and secret
     are set, else the bot token. ``verify_requests=False`` turns signature checks off (the local
-    console only). Raises ``ValueError`` when neither a token nor OAuth is configured and no
+    console only). ``listener_executor``: where Bolt runs listeners and lazy listeners (default:
+    Bolt's own thread pool; the console passes one that tells it when a reply is complete).
+    Raises ``ValueError`` when neither a token nor OAuth is configured and no
     client is given.
     """
     settings = runtime.settings
@@ -62,6 +66,7 @@ def build_app(runtime: Runtime, client: WebClient | None = None, *, verify_reque
         before_authorize=SignedRequestVerification(secret or "") if verify_requests else None,
         process_before_response=False,
         raise_error_for_unhandled_request=False,
+        listener_executor=listener_executor,
     )
     if client is not None:
         # auth.test runs now, at start, so the first request's ack never waits for it.

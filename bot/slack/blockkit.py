@@ -11,11 +11,12 @@ stand-in (:mod:`bot.slack.standin`), which refuses what Slack would refuse. The 
    and a key the model does not know (a typo such as ``acessory``, silently dropped by the
    model) are reported too.
 2. **Our own limit checks**, because the models check several only when serialising and some not
-   at all (Slack's Block Kit reference, https://docs.slack.dev/reference/block-kit/): at most 50 blocks per message and 100 per
-   Home/modal view; section text 3,000 characters and at most 10 fields of 2,000; header text
-   150; button text plain_text of at most 75 characters, value 2,000; 25 elements per actions block, 10 per context block;
-   100 options per select; ``block_id``/``action_id`` at most 255 characters and unique within
-   the message or view; a view payload at most 250 kB.
+   at all (Slack's Block Kit reference, https://docs.slack.dev/reference/block-kit/): at most 50
+   blocks per message and 100 per Home/modal view; section text 3,000 characters and at most 10
+   fields of 2,000; header text 150; button text plain_text of at most 75 characters, value
+   2,000; 25 elements per actions block, 10 per context block; 100 options per select;
+   ``block_id``/``action_id`` at most 255 characters and unique within the message or view; a
+   view payload at most 250 kB.
 
 >>> validate_blocks([{"type": "section", "text": {"type": "mrkdwn", "text": "hi"}}], surface="message")
 """
@@ -164,7 +165,7 @@ def block_kit_problems(blocks: Any, surface: str = "message") -> list[str]:
         problems += _limit_problems(block, where)
         if "block_id" in block:
             block_ids[str(block["block_id"])] += 1
-        for path, node in _walk(block, where):
+        for _path, node in _walk(block, where):
             if node is not block and "action_id" in node:
                 action_ids[str(node["action_id"])] += 1
     for label, ids in (("block_id", block_ids), ("action_id", action_ids)):

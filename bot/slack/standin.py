@@ -1,12 +1,21 @@
 """A local stand-in for Slack: the Web API and response URLs on loopback, plus Slack's requests.
 
-Two halves, both modelled on what Slack really does (see ``/work/shared/reference/slack-facts.md``):
+The one stand-in: the console, the tests and the benchmarks all use this module. Two halves,
+both modelled on what Slack really does (Slack's Web API reference, https://docs.slack.dev/reference/methods):
 
 * :class:`SlackStandIn` is an HTTP server on ``127.0.0.1`` that answers the Web API methods the
-  app calls (``chat.postMessage``, ``views.publish``, ...) with plausible ``ok`` bodies and accepts
-  posts to response URLs. It records every call so that the console can print what the app sent
-  and tests can assert on it, and it can inject Slack's failure modes (429 with ``Retry-After``,
-  a per-channel ``chat.postMessage`` rate limit, error codes with HTTP 200, latency, HTTP 500).
+  app calls (``chat.postMessage``, ``views.publish``, ``conversations.history``, ...) with
+  plausible ``ok`` bodies and accepts posts to response URLs. It records every call so that the
+  console can print what the app sent and tests can assert on it, and it can inject Slack's
+  failure modes (429 with ``Retry-After``, per-channel and per-workspace ``chat.postMessage`` rate
+  limits, error codes with HTTP 200, latency, HTTP 500).
+* It is as strict as Slack where the app could get it wrong: a call without a token is
+  ``not_authed``; a method it does not serve is ``unknown_method``; blocks or a view that
+  :mod:`bot.slack.blockkit` refuses are ``invalid_blocks`` / ``invalid_arguments`` (a response
+  URL answers 400 ``invalid_blocks``); a message with neither text nor blocks is ``no_text``, one
+  whose ``text`` is over 4,000 characters ``msg_too_long``; with ``token_scopes`` given, a call
+  whose scope (:data:`METHOD_SCOPES`) the token lacks is ``missing_scope``. All refusals go
+  through :meth:`SlackStandIn.refusal`, the one place to add a check.
 * :func:`slash_command_body`, :func:`block_actions_body`, :func:`event_body` and
   :func:`signed_headers` build the requests Slack sends to an app, byte for byte in Slack's
   formats, so that the console and the end-to-end tests drive the real Bolt parsing.
@@ -30,6 +39,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, TypeVar
 from urllib.parse import parse_qs, urlencode, urlsplit
 
+from bot.slack import blockkit
+
 T = TypeVar("T")
 
 CONSOLE_TEAM_ID = "T0CONSOLE"
@@ -47,6 +58,35 @@ SLASH_COMMAND = "/vllm-path"
 """The slash command the app registers (also in ``manifest.yaml``)."""
 
 _JSON_ARGS = ("blocks", "attachments", "view", "metadata", "unfurls", "channels")
+
+MAX_MESSAGE_TEXT = 4000
+"""Characters of a message's top-level ``text`` beyond which Slack answers ``msg_too_long`` (in
+practice; Slack documents 40,000 as the hard truncation)."""
+
+METHOD_SCOPES: Mapping[str, str | None] = {
+    "api.test": None,
+    "auth.test": None,
+    "chat.postMessage": "chat:write",
+    "chat.postEphemeral": "chat:write",
+    "chat.update": "chat:write",
+    "chat.delete": "chat:write",
+    "conversations.open": "im:write",
+    "conversations.history": "channels:history",
+    "conversations.info": "channels:read",
+    "conversations.list": "channels:read",
+    "users.conversations": "channels:read",
+    "users.info": "users:read",
+    "views.publish": None,
+    "views.open": None,
+    "views.update": None,
+    "views.push": None,
+}
+"""The Web API methods the stand-in serves, each with the bot-token scope Slack requires for it
+(``None``: no scope needed). Any other method is answered ``unknown_method``."""
+
+_NO_TOKEN_METHODS = frozenset({"api.test"})
+_MESSAGE_METHODS = frozenset({"chat.postMessage", "chat.postEphemeral", "chat.update"})
+_VIEW_METHODS = frozenset({"views.publish", "views.open", "views.update", "views.push"})
 
 
 # --- records -------------------------------------------------------------------------------------
@@ -114,6 +154,9 @@ class Faults:
     * ``method_errors``: method -> error code (e.g. ``{"chat.postMessage": "token_revoked"}``),
       same shape, for every call of that method.
     * ``fault_methods``: methods the every-k counters apply to; ``None`` = all methods.
+    * ``team_rate_per_s``: workspace-wide token bucket for ``chat.postMessage`` across channels
+      (Slack caps a workspace's messages too): at most ``team_burst`` at once, refilled at this
+      many per second; over it, 429 with ``Retry-After``. ``None`` = off.
     """
 
     latency_s: float = 0.0
@@ -125,6 +168,8 @@ class Faults:
     channel_errors: Mapping[str, str] = field(default_factory=dict)
     method_errors: Mapping[str, str] = field(default_factory=dict)
     fault_methods: frozenset[str] | None = None
+    team_rate_per_s: float | None = None
+    team_burst: int = 1
 
 
 # --- the server ----------------------------------------------------------------------------------
@@ -141,17 +186,24 @@ class SlackStandIn:
     ``team_id`` is what ``auth.test`` reports; ``channels`` is what ``users.conversations`` lists
     (default one public channel ``C0CONSOLE``); ``response_url_limit`` is how many posts one
     response URL accepts (Slack: 5); later posts are answered 404 ``used_url``.
+    ``token_scopes`` maps a token (the ``xoxb-...`` string) to the scopes it was granted; when
+    given, calls are checked against :data:`METHOD_SCOPES` and an unknown token is
+    ``invalid_auth`` (``None``, the default, checks no scopes). Tokens are kept only in memory, to
+    compare; they are never recorded or printed.
     """
 
     def __init__(self, *, team_id: str = CONSOLE_TEAM_ID, team_name: str = "Console",
                  channels: Iterable[Mapping[str, Any]] | None = None,
-                 response_url_limit: int = 5, port: int = 0):
+                 response_url_limit: int = 5, port: int = 0,
+                 token_scopes: Mapping[str, Iterable[str]] | None = None):
         self.team_id = team_id
         self.team_name = team_name
         self.channels = [dict(c) for c in channels] if channels is not None else [
             {"id": CONSOLE_CHANNEL_ID, "name": CONSOLE_CHANNEL_NAME, "is_channel": True,
              "is_private": False, "is_member": True, "is_archived": False}]
         self.response_url_limit = response_url_limit
+        self._token_scopes = (None if token_scopes is None
+                              else {k: frozenset(v) for k, v in token_scopes.items()})
         self._cond = threading.Condition()
         self._faults = Faults()
         self._calls: list[ApiCall] = []
@@ -159,6 +211,7 @@ class SlackStandIn:
         self._fault_counter = 0
         self._error_counter = 0
         self._buckets: dict[str, tuple[float, float]] = {}  # channel -> (tokens, last monotonic)
+        self._team_bucket: tuple[float, float] | None = None  # (tokens, last monotonic)
         self._ts = itertools.count(1)
         self._ts_base = int(time.time())
         self._ids = itertools.count(1)
@@ -224,6 +277,7 @@ class SlackStandIn:
             self._fault_counter = 0
             self._error_counter = 0
             self._buckets.clear()
+            self._team_bucket = None
             return self._faults
 
     # -- records --
@@ -280,6 +334,7 @@ class SlackStandIn:
             self._fault_counter = 0
             self._error_counter = 0
             self._buckets.clear()
+            self._team_bucket = None
             self._cond.notify_all()
 
     def close(self) -> None:
@@ -291,7 +346,7 @@ class SlackStandIn:
         self._server.server_close()
         self._thread.join(timeout=5)
 
-    def __enter__(self) -> "SlackStandIn":
+    def __enter__(self) -> SlackStandIn:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -307,16 +362,48 @@ class SlackStandIn:
         faults = self.faults
         if faults.latency_s:
             time.sleep(faults.latency_s)
-        status, headers, body = self._decide(method, args, faults)
-        fingerprint = None
-        if auth:
-            token = auth.split(" ", 1)[-1].encode()
-            fingerprint = hashlib.sha256(token).hexdigest()[:8]
+        token = auth.split(" ", 1)[-1] if auth else None
+        refused = self.refusal(method, args, token)
+        if refused is not None:
+            status, headers, body = 200, {}, {"ok": False, "error": refused}
+        else:
+            status, headers, body = self._decide(method, args, faults)
+        fingerprint = hashlib.sha256(token.encode()).hexdigest()[:8] if token else None
         record = ApiCall(method, args, bool(auth), fingerprint, status, body, time.monotonic())
         with self._cond:
             self._calls.append(record)
             self._cond.notify_all()
         return status, headers, body
+
+    def refusal(self, method: str, args: Mapping[str, Any], token: str | None) -> str | None:
+        """The Slack error code this call gets whatever the faults (``None``: it is acceptable).
+
+        In Slack's order: authentication (``not_authed``, ``invalid_auth``), the method
+        (``unknown_method``), the token's scopes (``missing_scope``), then the arguments
+        (``no_text``, ``msg_too_long``, ``invalid_blocks``, ``invalid_arguments``). ``token`` is the
+        bearer token or ``None``."""
+        if token is None and method not in _NO_TOKEN_METHODS:
+            return "not_authed"
+        if method not in METHOD_SCOPES:
+            return "unknown_method"
+        if self._token_scopes is not None and method not in _NO_TOKEN_METHODS:
+            granted = self._token_scopes.get(token or "")
+            if granted is None:
+                return "invalid_auth"
+            needed = METHOD_SCOPES[method]
+            if needed is not None and needed not in granted:
+                return "missing_scope"
+        if method in _MESSAGE_METHODS:
+            text, blocks = args.get("text"), args.get("blocks")
+            if not text and not blocks and not args.get("attachments"):
+                return "no_text"
+            if isinstance(text, str) and len(text) > MAX_MESSAGE_TEXT:
+                return "msg_too_long"
+            if blocks and blockkit.block_kit_problems(blocks, "message"):
+                return "invalid_blocks"
+        if method in _VIEW_METHODS and blockkit.view_problems(args.get("view")):
+            return "invalid_arguments"
+        return None
 
     def _decide(self, method: str, args: dict[str, Any], faults: Faults
                 ) -> tuple[int, dict[str, str], dict[str, Any]]:
@@ -341,7 +428,26 @@ class SlackStandIn:
             return 200, {}, {"ok": False, "error": faults.method_errors[method]}
         if channel is not None and str(channel) in faults.channel_errors:
             return 200, {}, {"ok": False, "error": faults.channel_errors[str(channel)]}
+        if method == "chat.postMessage" and faults.team_rate_per_s:
+            with self._cond:
+                wait = self._take_team_token(faults)
+            if wait > 0:
+                return 429, {"Retry-After": str(max(1, math.ceil(wait)))}, \
+                    {"ok": False, "error": "ratelimited"}
         return 200, {}, self._ok_body(method, args)
+
+    def _take_team_token(self, faults: Faults) -> float:
+        """The workspace-wide bucket (lock held); as :meth:`_take_token`."""
+        rate = float(faults.team_rate_per_s or 0)
+        burst = max(1, faults.team_burst)
+        now = time.monotonic()
+        tokens, last = self._team_bucket or (float(burst), now)
+        tokens = min(float(burst), tokens + (now - last) * rate)
+        if tokens >= 1.0:
+            self._team_bucket = (tokens - 1.0, now)
+            return 0.0
+        self._team_bucket = (tokens, now)
+        return (1.0 - tokens) / rate
 
     def _take_token(self, channel: str, faults: Faults) -> float:
         """Token bucket for one channel (lock held). Returns 0 when a message may go now, else the
@@ -403,6 +509,8 @@ class SlackStandIn:
         if method in ("users.conversations", "conversations.list"):
             return {"ok": True, "channels": [dict(c) for c in self.channels],
                     "response_metadata": {"next_cursor": ""}}
+        if method == "conversations.history":
+            return self._history(str(channel or ""), int(args.get("limit") or 100))
         if method == "conversations.info":
             for c in self.channels:
                 if c.get("id") == channel:
@@ -411,7 +519,29 @@ class SlackStandIn:
                                             "is_archived": False}}
         return {"ok": True}
 
+    def _history(self, channel: str, limit: int) -> dict[str, Any]:
+        """``conversations.history`` from the messages accepted in ``channel``: newest first, with
+        the ``metadata`` each was posted with (Slack returns it when ``include_all_metadata`` is
+        set). ``oldest``/``latest`` are not applied: the stand-in's ``ts`` values are synthetic."""
+        messages = []
+        for call in self.calls("chat.postMessage"):
+            if not call.ok or call.channel != channel:
+                continue
+            message = {"type": "message", "ts": call.response.get("ts"),
+                       "text": call.args.get("text", ""), "bot_id": BOT_ID}
+            if call.args.get("metadata"):
+                message["metadata"] = call.args["metadata"]
+            messages.append(message)
+        messages.reverse()
+        return {"ok": True, "messages": messages[:limit], "has_more": len(messages) > limit}
+
     def _answer_response(self, key: str, url: str, body: dict[str, Any]) -> tuple[int, str]:
+        blocks = body.get("blocks")
+        if blocks and blockkit.block_kit_problems(blocks, "message"):
+            with self._cond:
+                self._responses.append(ResponsePost(key, url, body, 400, time.monotonic()))
+                self._cond.notify_all()
+            return 400, "invalid_blocks"
         with self._cond:
             used = sum(1 for r in self._responses if r.key == key and r.status == 200)
             status = 200 if used < self.response_url_limit else 404
@@ -447,7 +577,7 @@ def _handler_for(standin: SlackStandIn) -> type[BaseHTTPRequestHandler]:
         protocol_version = "HTTP/1.1"
         server_version = "SlackStandIn/1"
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - quiet
+        def log_message(self, format: str, *args: Any) -> None:  # quiet: the stand-in logs nothing
             return
 
         def _read(self) -> bytes:

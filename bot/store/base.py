@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from datetime import datetime
-from typing import Any, Self
+from typing import Any, Self, cast
 
 from slack_sdk.oauth.installation_store.sqlalchemy import SQLAlchemyInstallationStore
-from sqlalchemy import Engine
+from sqlalchemy import CursorResult, Engine, Executable
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -98,3 +98,9 @@ class StoreCore:
 
     def _read(self) -> AbstractContextManager[Session]:
         return db.read_session(self._engine)
+
+
+def changed(s: Session, stmt: Executable) -> int:
+    """Execute an ``UPDATE`` or ``DELETE`` (without ``RETURNING``) in ``s`` and return how many
+    rows it matched (the DBAPI's ``rowcount``)."""
+    return cast(CursorResult[Any], s.execute(stmt)).rowcount

@@ -6,7 +6,7 @@ from datetime import timedelta
 
 from sqlalchemy import delete
 
-from bot.store.base import StoreCore
+from bot.store.base import StoreCore, changed
 from bot.store.models import ProcessedEvent
 from bot.store.validate import check_id
 
@@ -31,4 +31,4 @@ class EventsRepo(StoreCore):
         stmt = (delete(ProcessedEvent).where(ProcessedEvent.received_at < cutoff)
                 .execution_options(synchronize_session=False))
         with self._write() as s:
-            return s.execute(stmt).rowcount
+            return changed(s, stmt)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy import delete, select
 
-from bot.store.base import StoreCore
+from bot.store.base import StoreCore, changed
 from bot.store.models import TrackFollow
 from bot.store.validate import check_id
 
@@ -28,7 +28,7 @@ class FollowsRepo(StoreCore):
                        TrackFollow.track_id == track)
                 .execution_options(synchronize_session=False))
         with self._write() as s:
-            return s.execute(stmt).rowcount > 0
+            return changed(s, stmt) > 0
 
     def follows(self, team: str, user: str) -> list[str]:
         """Track ids ``user`` follows, oldest follow first."""

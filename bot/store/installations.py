@@ -7,11 +7,10 @@ from slack_sdk.oauth.installation_store.sqlalchemy import SQLAlchemyInstallation
 from slack_sdk.oauth.state_store.sqlalchemy import SQLAlchemyOAuthStateStore
 from sqlalchemy import delete, update
 
-from bot.store.base import StoreCore
+from bot.store.base import StoreCore, changed
 from bot.store.models import ChannelSubscription, DmPreference, slack_bots, slack_installations
 from bot.store.snapshots import TeamRemoval
 from bot.store.validate import check_id
-
 
 UNINSTALLED = "app uninstalled"
 """``pause_reason`` set by :meth:`InstallationsRepo.remove_team`."""
@@ -29,19 +28,19 @@ class InstallationsRepo(StoreCore):
         check_id(team, "team")
         now = self._now()
         with self._write() as s:
-            installations = s.execute(
-                delete(slack_installations).where(slack_installations.c.team_id == team)).rowcount
-            bots = s.execute(delete(slack_bots).where(slack_bots.c.team_id == team)).rowcount
-            subs = s.execute(
+            installations = changed(s, 
+                delete(slack_installations).where(slack_installations.c.team_id == team))
+            bots = changed(s, delete(slack_bots).where(slack_bots.c.team_id == team))
+            subs = changed(s, 
                 update(ChannelSubscription)
                 .where(ChannelSubscription.team_id == team, ChannelSubscription.status == "active")
                 .values(status="paused", pause_reason=UNINSTALLED, updated_at=now)
-                .execution_options(synchronize_session=False)).rowcount
-            dms = s.execute(
+                .execution_options(synchronize_session=False))
+            dms = changed(s, 
                 update(DmPreference)
                 .where(DmPreference.team_id == team, DmPreference.status == "active")
                 .values(status="paused", pause_reason=UNINSTALLED, updated_at=now)
-                .execution_options(synchronize_session=False)).rowcount
+                .execution_options(synchronize_session=False))
         return TeamRemoval(installations, bots, subs, dms)
 
     def resume_team(self, team: str) -> int:
@@ -52,12 +51,12 @@ class InstallationsRepo(StoreCore):
         total = 0
         with self._write() as s:
             for model in (ChannelSubscription, DmPreference):
-                total += s.execute(
+                total += changed(s, 
                     update(model)
                     .where(model.team_id == team, model.status == "paused",
                            model.pause_reason == UNINSTALLED)
                     .values(status="active", pause_reason=None, updated_at=now)
-                    .execution_options(synchronize_session=False)).rowcount
+                    .execution_options(synchronize_session=False))
         return total
 
     # --- slack_sdk stores ----------------------------------------------------------------------

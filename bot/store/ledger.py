@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlalchemy import and_, or_, select, update
 
-from bot.store.base import StoreCore
+from bot.store.base import StoreCore, changed
 from bot.store.models import DigestDelivery
 from bot.store.snapshots import Delivery, snapshot
 from bot.store.subscriptions import advance_cursor_in, set_cursor_in
@@ -59,7 +59,7 @@ class LedgerRepo(StoreCore):
         with self._write() as s:
             if s.execute(insert).first() is not None:
                 return True
-            return s.execute(takeover).rowcount == 1
+            return changed(s, takeover) == 1
 
     def mark_sent(self, team: str, destination: str, track: str, period: str,
                   message_ts: str | None = None, *, claimed_by: str | None = None,
@@ -82,7 +82,7 @@ class LedgerRepo(StoreCore):
                 .values(status="sent", sent_at=self._now(), message_ts=message_ts)
                 .execution_options(synchronize_session=False))
         with self._write() as s:
-            if s.execute(stmt).rowcount != 1:
+            if changed(s, stmt) != 1:
                 return False
             if subscription_id is not None:
                 advance_cursor_in(s, subscription_id, steps, catalog_version, self._now())
@@ -100,7 +100,7 @@ class LedgerRepo(StoreCore):
                 .values(status="failed", error=str(error)[:1000])
                 .execution_options(synchronize_session=False))
         with self._write() as s:
-            return s.execute(stmt).rowcount == 1
+            return changed(s, stmt) == 1
 
     SKIPPED_PREFIX = "skipped: "
     """``error`` of a ledger row that is ``'sent'`` with no message: the period was handled
@@ -139,7 +139,7 @@ class LedgerRepo(StoreCore):
                         error=(self.SKIPPED_PREFIX + check_reason(reason))[:1000])
                 .execution_options(synchronize_session=False))
         with self._write() as s:
-            return s.execute(stmt).rowcount == 1
+            return changed(s, stmt) == 1
 
     def renew_claim(self, team: str, destination: str, track: str, period: str,
                     claimed_by: str) -> bool:
@@ -152,7 +152,7 @@ class LedgerRepo(StoreCore):
                 .values(claimed_at=self._now())
                 .execution_options(synchronize_session=False))
         with self._write() as s:
-            return s.execute(stmt).rowcount == 1
+            return changed(s, stmt) == 1
 
     def mark_sent_at_cursor(self, team: str, destination: str, track: str, period: str,
                             message_ts: str | None, *, subscription_id: int, cursor: int,
@@ -172,7 +172,7 @@ class LedgerRepo(StoreCore):
                 .values(status="sent", sent_at=now, message_ts=message_ts)
                 .execution_options(synchronize_session=False))
         with self._write() as s:
-            if s.execute(stmt).rowcount != 1:
+            if changed(s, stmt) != 1:
                 return False
             set_cursor_in(s, subscription_id, cursor, catalog_version, now)
             return True

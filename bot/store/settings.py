@@ -7,11 +7,10 @@ from typing import Any
 
 from sqlalchemy import or_, select, update
 
-from bot.store.base import StoreCore
+from bot.store.base import StoreCore, changed
 from bot.store.models import LANGS, DmPreference, UserSettings
 from bot.store.snapshots import DmSettings, snapshot
 from bot.store.validate import check_at_time, check_aware, check_id, check_reason, check_timezone, check_weekday
-
 
 DEFAULT_DM_WEEKDAY = 0
 """Weekday of a new DM digest row (0 = Monday)."""
@@ -115,4 +114,4 @@ class SettingsRepo(StoreCore):
                 .values(updated_at=self._now(), **values)
                 .execution_options(synchronize_session=False))
         with self._write() as s:
-            return s.execute(stmt).rowcount > 0
+            return changed(s, stmt) > 0

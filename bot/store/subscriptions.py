@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
-from bot.store.base import StoreCore
+from bot.store.base import StoreCore, changed
 from bot.store.models import ChannelSubscription
 from bot.store.snapshots import Subscription, snapshot
 from bot.store.validate import (
@@ -30,7 +30,7 @@ def advance_cursor_in(s: Session, id: int, steps: int, catalog_version: str | No
         values["last_catalog_version"] = catalog_version
     stmt = (update(ChannelSubscription).where(ChannelSubscription.id == id).values(**values)
             .execution_options(synchronize_session=False))
-    return s.execute(stmt).rowcount > 0
+    return changed(s, stmt) > 0
 
 
 def set_cursor_in(s: Session, id: int, cursor: int, catalog_version: str | None,
@@ -89,7 +89,7 @@ class SubscriptionsRepo(StoreCore):
                        ChannelSubscription.track_id == track)
                 .execution_options(synchronize_session=False))
         with self._write() as s:
-            return s.execute(stmt).rowcount > 0
+            return changed(s, stmt) > 0
 
     def subscriptions(self, team: str, channel: str | None = None) -> list[Subscription]:
         """The team's subscriptions (of any status), optionally only ``channel``'s, ordered by
@@ -139,7 +139,7 @@ class SubscriptionsRepo(StoreCore):
                 .values(status="paused", pause_reason=check_reason(reason), updated_at=self._now())
                 .execution_options(synchronize_session=False))
         with self._write() as s:
-            return s.execute(stmt).rowcount > 0
+            return changed(s, stmt) > 0
 
     def resume_subscription(self, id: int) -> bool:
         """Reactivate (clearing the pause reason). True if it exists."""
@@ -147,4 +147,4 @@ class SubscriptionsRepo(StoreCore):
                 .values(status="active", pause_reason=None, updated_at=self._now())
                 .execution_options(synchronize_session=False))
         with self._write() as s:
-            return s.execute(stmt).rowcount > 0
+            return changed(s, stmt) > 0

@@ -39,7 +39,8 @@ def test_export_lists_every_post_once_and_each_is_in_a_track(exported):
 
 def test_every_seed_post_is_in_the_catalog_with_its_facts(exported):
     by_title = {p["title"]: p for p in exported["posts"]}
-    facts = read_tsv(eval_file("post-facts.tsv", "reference")) if eval_file("post-facts.tsv", "reference").is_file() else []
+    facts_file = eval_file("post-facts.tsv", "reference")
+    facts = read_tsv(facts_file) if facts_file.is_file() else []
     if not facts:
         pytest.skip("shared/reference/post-facts.tsv not available")
     for row in facts[1:] if facts[0][0] == "source_seed" else facts:

@@ -40,8 +40,9 @@ import copy
 import itertools
 import json
 import time
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import jsonschema
 from referencing import Registry, Resource

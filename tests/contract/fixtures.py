@@ -13,7 +13,7 @@ fixtures skip with "Node.js/Prism not installed: run `npm ci --prefix tests/cont
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
 

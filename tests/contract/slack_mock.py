@@ -95,7 +95,7 @@ class PrismServer:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self) -> "PrismServer":
+    def start(self) -> PrismServer:
         reason = prism_missing_reason()
         if reason:
             raise PrismUnavailable(reason)
@@ -217,7 +217,7 @@ def _parse_args(query: str, content_type: str, body: bytes) -> dict[str, Any]:
 
 
 class _ProxyHandler(BaseHTTPRequestHandler):
-    server: "_ProxyHTTPServer"
+    server: _ProxyHTTPServer
     protocol_version = "HTTP/1.1"
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - keep pytest output quiet
@@ -270,7 +270,7 @@ class _ProxyHandler(BaseHTTPRequestHandler):
 
 class _ProxyHTTPServer(ThreadingHTTPServer):
     daemon_threads = True
-    recorder: "RecordingProxy"
+    recorder: RecordingProxy
 
 
 class RecordingProxy:
@@ -287,7 +287,7 @@ class RecordingProxy:
         self._thread: threading.Thread | None = None
 
     # -- lifecycle -------------------------------------------------------------------------
-    def start(self) -> "RecordingProxy":
+    def start(self) -> RecordingProxy:
         self._server = _ProxyHTTPServer(("127.0.0.1", 0), _ProxyHandler)
         self._server.recorder = self
         self._thread = threading.Thread(target=self._server.serve_forever, name="slack-proxy",

@@ -38,8 +38,8 @@ import pytest
 from slack_sdk.errors import SlackApiError
 
 from bot.config import Settings
-from bot.slack.standin import SlackStandIn
 from bot.slack import blockkit
+from bot.slack.standin import SlackStandIn
 from tests.contract import events
 from tests.contract.adapt_spec import adapt_web_spec, load_web_spec
 from tests.e2e.helpers import FakeSlack, find_button

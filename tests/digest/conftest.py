@@ -11,9 +11,9 @@ import pytest
 from bot.catalog import Catalog
 from bot.config import DEFAULT_CATALOG_DIR, Settings
 from bot.runtime import CatalogHolder, Runtime
+from bot.slack.standin import SlackStandIn
 from bot.store import Store
 from tests.dbutil import DB_KINDS, fresh_database_url
-from tests.digest.standin_ext import DigestStandIn
 
 TEAM = "T0DIGEST"
 
@@ -30,8 +30,8 @@ def catalog(holder: CatalogHolder) -> Catalog:
 
 
 @pytest.fixture
-def standin() -> Iterator[DigestStandIn]:
-    with DigestStandIn(team_id=TEAM) as s:
+def standin() -> Iterator[SlackStandIn]:
+    with SlackStandIn(team_id=TEAM) as s:
         yield s
 
 
@@ -53,7 +53,7 @@ def pg_url(tmp_path: Path) -> Iterator[str]:
         yield url
 
 
-def settings_for(db_url: str, standin: DigestStandIn | None, **extra: object) -> Settings:
+def settings_for(db_url: str, standin: SlackStandIn | None, **extra: object) -> Settings:
     """Settings for one workspace (``xoxb-test``) against the stand-in, ignoring any .env."""
     values: dict[str, object] = {"database_url": db_url, "slack_bot_token": "xoxb-test",
                                  "slack_app_token": None, "slack_client_id": None,
@@ -64,7 +64,7 @@ def settings_for(db_url: str, standin: DigestStandIn | None, **extra: object) ->
     return Settings(_env_file=None, **values)  # type: ignore[call-arg]
 
 
-def make_runtime(db_url: str, standin: DigestStandIn | None, holder: CatalogHolder,
+def make_runtime(db_url: str, standin: SlackStandIn | None, holder: CatalogHolder,
                  **extra: object) -> Runtime:
     """A runtime on a migrated store for ``db_url`` sharing the session's catalog holder."""
     store = Store.from_url(db_url)
@@ -74,7 +74,7 @@ def make_runtime(db_url: str, standin: DigestStandIn | None, holder: CatalogHold
 
 
 @pytest.fixture
-def runtime(db_url: str, standin: DigestStandIn, holder: CatalogHolder) -> Iterator[Runtime]:
+def runtime(db_url: str, standin: SlackStandIn, holder: CatalogHolder) -> Iterator[Runtime]:
     rt = make_runtime(db_url, standin, holder)
     try:
         yield rt
@@ -83,7 +83,7 @@ def runtime(db_url: str, standin: DigestStandIn, holder: CatalogHolder) -> Itera
 
 
 @pytest.fixture
-def sqlite_runtime(sqlite_url: str, standin: DigestStandIn,
+def sqlite_runtime(sqlite_url: str, standin: SlackStandIn,
                    holder: CatalogHolder) -> Iterator[Runtime]:
     rt = make_runtime(sqlite_url, standin, holder)
     try:

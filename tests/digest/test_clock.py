@@ -160,7 +160,7 @@ def test_changes_made_through_the_app_while_the_clock_runs_are_followed(
         traveller.shift(61)
         clock.scheduler.wakeup()
         standin.wait_for(lambda: len(clock.scheduler.get_jobs(jobstore=JOBSTORE)) == 3
-                         and "sub:%d" % paused.id not in {j.id for j in clock.scheduler.get_jobs()},
+                         and f"sub:{paused.id}" not in {j.id for j in clock.scheduler.get_jobs()},
                          timeout=10)
         new = next(s for s in store.subscriptions(TEAM) if s.channel_id == "CNEW")
         jobs = {j.id: j for j in clock.scheduler.get_jobs(jobstore=JOBSTORE)}

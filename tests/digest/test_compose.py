@@ -17,8 +17,8 @@ from bot.digest.compose import (
     period_of,
     preview_subscription,
 )
-from bot.slack.mrkdwn import esc
 from bot.slack.blockkit import validate_blocks
+from bot.slack.mrkdwn import esc
 from bot.slack.views.blocks import decode_value
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from datetime import UTC, datetime, timedelta
+from itertools import pairwise
 
 from slack_sdk import WebClient
 
@@ -117,7 +118,7 @@ def test_429s_everything_delivered_pacing_holds_and_a_missing_channel_is_paused(
     # Pacing holds for every attempt, retries included: about a second apart per channel.
     for channel, ats in attempts.items():
         ats.sort()
-        assert all(b - a >= 0.95 for a, b in zip(ats, ats[1:])), (channel, ats)
+        assert all(b - a >= 0.95 for a, b in pairwise(ats)), (channel, ats)
     assert all(r.status == "sent" for r in store.deliveries() if r.destination != "CGONE")
     # The missing channel's subscription is paused with its reason, visible in the channel.
     gone = store.subscriptions(TEAM, "CGONE")[0]
@@ -250,7 +251,7 @@ def test_pacing_keeps_posts_to_one_channel_a_second_apart_in_one_process(runtime
     for s in subs:
         assert d.deliver_subscription(s.id, FIRE).outcome is Outcome.SENT
     ats = [c.at for c in _posts(standin)]
-    assert all(b - a >= 0.99 for a, b in zip(ats, ats[1:])) and time.monotonic() - t0 < 4
+    assert all(b - a >= 0.99 for a, b in pairwise(ats)) and time.monotonic() - t0 < 4
 
 
 def test_a_channel_digest_speaks_the_subscribers_language(runtime, standin) -> None:

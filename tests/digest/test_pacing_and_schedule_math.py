@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import time
 from datetime import UTC, datetime, timedelta
+from itertools import pairwise
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -46,10 +47,10 @@ def test_posts_to_one_channel_are_spaced_and_never_overlap() -> None:
     pacer = Pacer(channel_interval_s=0.2, team_rate_per_s=None)
     sends = _run(pacer, [("T", "C1")] * 6, threads=4, hold=0.05)
     starts = sorted(s for *_, s, _e in sends)
-    gaps = [b - a for a, b in zip(starts, starts[1:])]
+    gaps = [b - a for a, b in pairwise(starts)]
     assert min(gaps) >= 0.2 - 0.005, gaps
     spans = sorted((s, e) for *_, s, e in sends)
-    assert all(e1 <= s2 for (_, e1), (s2, _) in zip(spans, spans[1:]))  # one at a time
+    assert all(e1 <= s2 for (_, e1), (s2, _) in pairwise(spans))  # one at a time
 
 
 def test_a_slow_send_pushes_the_next_one_a_full_interval_past_its_end() -> None:
@@ -72,7 +73,7 @@ def test_the_workspace_rate_holds_across_channels_and_busy_channels_do_not_block
     window = [s for s in starts if s - starts[0] < 1.0]
     assert len(window) <= 21
     c0 = sorted(s for _t, k, s, _e in sends if k == "C0")
-    assert all(b - a >= 1.0 - 0.005 for a, b in zip(c0, c0[1:]))
+    assert all(b - a >= 1.0 - 0.005 for a, b in pairwise(c0))
 
 
 def test_workspaces_are_paced_independently() -> None:
@@ -152,7 +153,7 @@ def test_a_429_widens_the_workspace_gap_which_then_eases_back() -> None:
         pacer.rate_limited("T")
     assert pacer._team_gap["T"] == pytest.approx(0.02)  # at most twice the configured gap
     sends = sorted(s for *_, s, _e in _run(pacer, [("T", f"C{i}") for i in range(10)], threads=4))
-    assert all(b - a >= 0.0125 for a, b in zip(sends, sends[1:5]))  # still wide at first
+    assert all(b - a >= 0.0125 for a, b in pairwise(sends[:5]))  # still wide at first
     assert pacer._team_gap["T"] < 0.02  # and easing back
     Pacer(team_rate_per_s=None).rate_limited("T")  # no cap: nothing to widen
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import time
 
-
 from tests.e2e.helpers import (
     BOT_TOKEN,
     SIGNING_SECRET,
@@ -22,6 +21,7 @@ from tests.e2e.slack_requests import (
     signed_post,
     slash_command_body,
 )
+
 
 def test_healthz_and_unknown_paths(door):
     ok = get(door.url + "/healthz")

@@ -80,7 +80,9 @@ def test_plausible_bodies_for_the_methods_the_app_uses(standin, client):
     assert eph["message_ts"]
     upd = client.chat_update(channel="C1", ts="123.456", text="new")
     assert upd["ts"] == "123.456"
-    assert client.api_call("reactions.add")["ok"] is True
+    with pytest.raises(SlackApiError) as refused:  # a method the stand-in does not serve
+        client.api_call("reactions.add")
+    assert refused.value.response["error"] == "unknown_method"
 
 
 def test_every_kth_call_is_rate_limited_and_the_sdk_retries_after_retry_after(standin):

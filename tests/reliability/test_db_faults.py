@@ -57,9 +57,9 @@ def pg_url(pg, request):
 
 @pytest.fixture
 def standin():
-    from tests.digest.standin_ext import DigestStandIn
+    from bot.slack.standin import SlackStandIn
 
-    with DigestStandIn(team_id=TEAM) as s:
+    with SlackStandIn(team_id=TEAM) as s:
         yield s
 
 

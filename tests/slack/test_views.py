@@ -9,8 +9,8 @@ import pytest
 
 from bot.catalog import load_catalog
 from bot.search import Matcher
-from bot.slack.views import messages as views
 from bot.slack.blockkit import BlockKitError, validate_blocks
+from bot.slack.views import messages as views
 from tests.evaldata import REPO
 
 CATALOG = load_catalog(REPO / "catalog")

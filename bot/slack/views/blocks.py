@@ -9,8 +9,9 @@ cut with an ellipsis rather than rejected by Slack.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from slack_sdk.models.blocks import (
     ActionsBlock,
