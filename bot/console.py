@@ -314,7 +314,7 @@ class Console:
     def _dispatch(self, body: bytes, content_type: str) -> Any:
         from slack_bolt.request import BoltRequest
 
-        headers = {"content-type": [content_type]}
+        headers: dict[str, str | Sequence[str]] = {"content-type": [content_type]}
         return self.app.dispatch(BoltRequest(body=body.decode("utf-8"), headers=headers))
 
     def _exchange(self, body: bytes, content_type: str, pressed: Surface | None = None

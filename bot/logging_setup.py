@@ -27,6 +27,7 @@ import sys
 import threading
 import traceback
 from collections.abc import Iterable
+from types import TracebackType
 from typing import Any
 
 REDACTED = "[redacted]"
@@ -120,7 +121,8 @@ def _install_record_factory() -> None:
 def _install_excepthooks() -> None:
     log = logging.getLogger("vllm-path")
 
-    def excepthook(exc_type, exc, tb) -> None:  # type: ignore[no-untyped-def]
+    def excepthook(exc_type: type[BaseException], exc: BaseException,
+                   tb: TracebackType | None) -> None:
         if issubclass(exc_type, KeyboardInterrupt):
             sys.__excepthook__(exc_type, exc, tb)
             return
@@ -131,7 +133,7 @@ def _install_excepthooks() -> None:
             return
         name = args.thread.name if args.thread is not None else "?"
         log.error("uncaught exception in thread %s", name,
-                  exc_info=(args.exc_type, args.exc_value, args.exc_traceback))
+                  exc_info=args.exc_value if args.exc_value is not None else True)
 
     sys.excepthook = excepthook
     threading.excepthook = thread_excepthook
@@ -161,6 +163,6 @@ def setup_logging(settings: Any, *, stream: Any = None) -> None:
             _install_excepthooks()
             logging.captureWarnings(True)
             _installed = True
-        for handler in root.handlers:
-            if not any(isinstance(f, RedactSecrets) for f in handler.filters):
-                handler.addFilter(RedactSecrets())
+        for existing in root.handlers:
+            if not any(isinstance(f, RedactSecrets) for f in existing.filters):
+                existing.addFilter(RedactSecrets())

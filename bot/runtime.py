@@ -11,9 +11,13 @@ import logging
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bot.catalog import Catalog, CatalogError, load_catalog
 from bot.config import Settings
+
+if TYPE_CHECKING:  # bot.search (numpy, the index) is imported only when a catalog is loaded
+    from bot.search import Matcher
 
 log = logging.getLogger(__name__)
 
@@ -23,7 +27,7 @@ class Loaded:
     """A catalog version and the search index built on it (swapped together, atomically)."""
 
     catalog: Catalog
-    matcher: Matcher  # noqa: F821 - bot.search.Matcher, imported lazily
+    matcher: Matcher
 
 
 class CatalogHolder:

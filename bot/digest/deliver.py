@@ -306,7 +306,7 @@ class Deliverer:
         """Deliver the digest of subscription ``sub`` (or its id) for the week of ``fire`` (the
         scheduled time, aware). Never raises for Slack or network errors (they are recorded)."""
         if isinstance(sub, int):
-            found = self.store.get_subscription(sub)
+            found: Subscription | None = self.store.get_subscription(sub)
             if found is None:
                 return Attempt(Outcome.INACTIVE)
             sub = found

@@ -35,8 +35,8 @@ from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from functools import lru_cache
-from typing import Any
+from functools import lru_cache, partial
+from typing import Any, TypeGuard
 from zoneinfo import ZoneInfo
 
 from apscheduler.executors.pool import ThreadPoolExecutor as APSThreadPool
@@ -289,7 +289,7 @@ class DigestClock:
         future.add_done_callback(self._done)
         return future
 
-    def _unqueue(self, key: tuple[str, str, str, str]) -> None:
+    def _unqueue(self, key: tuple[str, str, str, str], _future: Future[Any] | None = None) -> None:
         with self._inflight_lock:
             self._queued.discard(key)
 
@@ -304,7 +304,8 @@ class DigestClock:
         with self._idle:
             return self._idle.wait_for(lambda: self._pending == 0 and not self._inflight, timeout)
 
-    def _eligible(self, fire: datetime | None, changed_at: datetime, now: datetime, tz: str) -> bool:
+    def _eligible(self, fire: datetime | None, changed_at: datetime, now: datetime,
+                  tz: str) -> TypeGuard[datetime]:
         """A scheduled time is due when it falls after the row's last change (a digest is not
         sent for a time before the subscription, or its new schedule, existed) and within its
         catch-up window."""
@@ -433,7 +434,7 @@ class DigestClock:
                     continue
                 self._queued.add(key)
             future = self._submit(func, *args)
-            future.add_done_callback(lambda _f, key=key: self._unqueue(key))
+            future.add_done_callback(partial(self._unqueue, key))
             futures.append(future)
         if futures:
             log.info("catch-up: %d digest(s) due and not yet delivered", len(futures))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from concurrent.futures import Executor
+from typing import Any
 
 from slack_bolt import App
 from slack_bolt.oauth.oauth_settings import OAuthSettings
@@ -21,6 +22,7 @@ from slack_sdk.http_retry.builtin_handlers import (
     RateLimitErrorRetryHandler,
     ServerErrorRetryHandler,
 )
+from slack_sdk.http_retry.handler import RetryHandler
 
 from bot.runtime import Runtime
 from bot.slack.handlers import Handlers, UserInfo, UserInfoCache
@@ -30,7 +32,7 @@ from bot.slack.signing import SignedRequestVerification
 log = logging.getLogger(__name__)
 
 
-def retry_handlers() -> list:
+def retry_handlers() -> list[RetryHandler]:
     """slack-sdk's retry handlers: 429 (waits ``Retry-After``), 5xx and connection errors."""
     return [RateLimitErrorRetryHandler(max_retry_count=3), ServerErrorRetryHandler(max_retry_count=2),
             ConnectionErrorRetryHandler(max_retry_count=2)]
@@ -41,12 +43,18 @@ def make_client(runtime: Runtime, token: str | None = None) -> WebClient:
     settings = runtime.settings
     if token is None and settings.slack_bot_token is not None:
         token = settings.slack_bot_token.get_secret_value()
-    kwargs = {"base_url": settings.slack_api_url} if settings.slack_api_url else {}
-    return WebClient(token=token, retry_handlers=retry_handlers(), timeout=10, **kwargs)
+    return WebClient(token=token, base_url=settings.slack_api_url or WebClient.BASE_URL,
+                     retry_handlers=retry_handlers(), timeout=10)
+
+
+class BotApp(App):
+    """Bolt's ``App`` carrying our :class:`Handlers` (``app.handlers``) for the console and tests."""
+
+    handlers: Handlers
 
 
 def build_app(runtime: Runtime, client: WebClient | None = None, *, verify_requests: bool = True,
-              listener_executor: Executor | None = None) -> App:
+              listener_executor: Executor | None = None) -> BotApp:
     """Build the Bolt app.
 
     ``client``: a ready ``WebClient`` (console, tests); its token is used and ``auth.test`` is not
@@ -59,7 +67,7 @@ def build_app(runtime: Runtime, client: WebClient | None = None, *, verify_reque
     """
     settings = runtime.settings
     secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else None
-    common = dict(
+    common: dict[str, Any] = dict(
         signing_secret=secret or ("console-not-verified" if not verify_requests else None),
         # Bolt's own check is replaced by ours, at the same place in the chain (before_authorize).
         request_verification_enabled=False,
@@ -70,8 +78,8 @@ def build_app(runtime: Runtime, client: WebClient | None = None, *, verify_reque
     )
     if client is not None:
         # auth.test runs now, at start, so the first request's ack never waits for it.
-        app = App(client=client, token_verification_enabled=True, **common)
-    elif settings.oauth_enabled:
+        app = BotApp(client=client, token_verification_enabled=True, **common)
+    elif settings.oauth_enabled and settings.slack_client_secret is not None:
         oauth = OAuthSettings(
             client_id=settings.slack_client_id,
             client_secret=settings.slack_client_secret.get_secret_value(),
@@ -79,9 +87,9 @@ def build_app(runtime: Runtime, client: WebClient | None = None, *, verify_reque
             installation_store=runtime.store.installation_store(client_id=settings.slack_client_id),
             state_store=runtime.store.oauth_state_store(),
         )
-        app = App(client=make_client(runtime, token=None), oauth_settings=oauth, **common)
+        app = BotApp(client=make_client(runtime, token=None), oauth_settings=oauth, **common)
     elif settings.slack_bot_token is not None:
-        app = App(client=make_client(runtime), token_verification_enabled=True, **common)
+        app = BotApp(client=make_client(runtime), token_verification_enabled=True, **common)
     else:
         raise ValueError("no Slack credentials: set SLACK_BOT_TOKEN (one workspace) or "
                          "SLACK_CLIENT_ID and SLACK_CLIENT_SECRET (OAuth)")
@@ -109,5 +117,5 @@ def build_app(runtime: Runtime, client: WebClient | None = None, *, verify_reque
     commands.register(app, handlers)
     actions.register(app, handlers)
     events.register(app, handlers)
-    app.handlers = handlers  # type: ignore[attr-defined] - for the console and tests
+    app.handlers = handlers
     return app

@@ -314,16 +314,20 @@ class SlackStandIn:
                           timeout: float = 5.0) -> ResponsePost:
         """Wait until at least ``count`` posts reached ``url`` (any response URL when ``None``) and
         return the ``count``-th. ``timeout`` in seconds; raises :class:`TimeoutError`."""
-        found = self.wait_for(lambda: len(self.responses(url)) >= count and self.responses(url),
-                              timeout)
-        return found[count - 1]
+        def enough() -> list[ResponsePost]:
+            posts = self.responses(url)
+            return posts if len(posts) >= count else []
+
+        return self.wait_for(enough, timeout)[count - 1]
 
     def wait_for_call(self, method: str, count: int = 1, timeout: float = 5.0) -> ApiCall:
         """Wait until at least ``count`` calls of ``method`` arrived and return the ``count``-th.
         ``timeout`` in seconds; raises :class:`TimeoutError`."""
-        found = self.wait_for(lambda: len(self.calls(method)) >= count and self.calls(method),
-                              timeout)
-        return found[count - 1]
+        def enough() -> list[ApiCall]:
+            calls = self.calls(method)
+            return calls if len(calls) >= count else []
+
+        return self.wait_for(enough, timeout)[count - 1]
 
     def reset(self) -> None:
         """Forget every record and turn every fault off (the server keeps running)."""
@@ -364,6 +368,7 @@ class SlackStandIn:
             time.sleep(faults.latency_s)
         token = auth.split(" ", 1)[-1] if auth else None
         refused = self.refusal(method, args, token)
+        headers: dict[str, str]
         if refused is not None:
             status, headers, body = 200, {}, {"ok": False, "error": refused}
         else:
@@ -761,6 +766,7 @@ def signed_headers(body: bytes, secret: str, timestamp: int | None = None,
 
     ts = str(int(time.time()) if timestamp is None else timestamp)
     signature = SignatureVerifier(secret).generate_signature(timestamp=ts, body=body)
+    assert signature is not None  # slack-sdk returns None only for a None timestamp or body
     return {"Content-Type": content_type, "X-Slack-Request-Timestamp": ts,
             "X-Slack-Signature": signature}
 

@@ -14,7 +14,15 @@ SQLite by default (a file in the working directory, created on first run); Postg
 
 from bot.store.db import make_engine, make_session_factory, migrate, utcnow
 from bot.store.models import DM_TRACK, Base
-from bot.store.repo import UNINSTALLED, Delivery, DmSettings, Store, Subscription, TeamRemoval
+from bot.store.repo import (
+    UNINSTALLED,
+    Delivery,
+    DmSettings,
+    ReaderState,
+    Store,
+    Subscription,
+    TeamRemoval,
+)
 
 __all__ = [
     "DM_TRACK",
@@ -22,6 +30,7 @@ __all__ = [
     "Base",
     "Delivery",
     "DmSettings",
+    "ReaderState",
     "Store",
     "Subscription",
     "TeamRemoval",

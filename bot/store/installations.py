@@ -28,15 +28,15 @@ class InstallationsRepo(StoreCore):
         check_id(team, "team")
         now = self._now()
         with self._write() as s:
-            installations = changed(s, 
+            installations = changed(s,
                 delete(slack_installations).where(slack_installations.c.team_id == team))
             bots = changed(s, delete(slack_bots).where(slack_bots.c.team_id == team))
-            subs = changed(s, 
+            subs = changed(s,
                 update(ChannelSubscription)
                 .where(ChannelSubscription.team_id == team, ChannelSubscription.status == "active")
                 .values(status="paused", pause_reason=UNINSTALLED, updated_at=now)
                 .execution_options(synchronize_session=False))
-            dms = changed(s, 
+            dms = changed(s,
                 update(DmPreference)
                 .where(DmPreference.team_id == team, DmPreference.status == "active")
                 .values(status="paused", pause_reason=UNINSTALLED, updated_at=now)
@@ -51,7 +51,7 @@ class InstallationsRepo(StoreCore):
         total = 0
         with self._write() as s:
             for model in (ChannelSubscription, DmPreference):
-                total += changed(s, 
+                total += changed(s,
                     update(model)
                     .where(model.team_id == team, model.status == "paused",
                            model.pause_reason == UNINSTALLED)

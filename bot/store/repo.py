@@ -13,6 +13,7 @@ module                        aggregate
 :mod:`bot.store.events`       Slack event de-duplication
 :mod:`bot.store.catalog_versions`  catalog versions seen and their path snapshots
 :mod:`bot.store.installations`  Slack installations, uninstall and reinstall
+:mod:`bot.store.reader`       one person's language, reads and follows in one round trip
 ============================  ==============================================================
 
 Each method opens its own short transaction and returns plain frozen dataclasses
@@ -35,6 +36,7 @@ from bot.store.installations import UNINSTALLED, InstallationsRepo
 from bot.store.ledger import LedgerRepo
 from bot.store.models import DM_TRACK
 from bot.store.progress import ProgressRepo
+from bot.store.reader import ReaderRepo, ReaderState
 from bot.store.settings import SettingsRepo
 from bot.store.snapshots import Delivery, DmSettings, Subscription, TeamRemoval
 from bot.store.subscriptions import SubscriptionsRepo
@@ -49,6 +51,7 @@ class Store(
     EventsRepo,
     CatalogVersionsRepo,
     InstallationsRepo,
+    ReaderRepo,
 ):
     """The app's state, behind small methods that each run one short transaction.
 
@@ -66,6 +69,7 @@ __all__ = [
     "UNINSTALLED",
     "Delivery",
     "DmSettings",
+    "ReaderState",
     "Store",
     "Subscription",
     "TeamRemoval",

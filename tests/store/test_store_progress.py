@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot.store import Store
+from tests.store.conftest import FakeClock
 
 
 def test_mark_read_reports_only_newly_read(store: Store) -> None:
@@ -75,3 +76,24 @@ def test_invalid_ids_are_rejected(store: Store) -> None:
         store.mark_read("T1", "U1", "a")  # a bare string is not a list of ids
     with pytest.raises(ValueError):
         store.follow("T1", "U1", "  ")
+
+
+def test_reader_state_equals_the_three_separate_reads(store: Store, clock: FakeClock) -> None:
+    """The one-statement read gives what get_lang, read_posts and follows give, on both databases,
+    for someone unknown, someone with only some rows, and someone with all of them."""
+    empty = store.reader_state("T1", "U9")
+    assert (empty.lang, empty.read, empty.follows) == (None, frozenset(), ())
+    store.mark_read("T1", "U1", ["a", "b"])
+    store.follow("T1", "U1", "perf")
+    clock.advance(5)
+    store.follow("T1", "U1", "agents")
+    store.follow("T1", "U2", "other")
+    store.mark_read("T2", "U1", ["elsewhere"])
+    partial = store.reader_state("T1", "U1")
+    assert partial.lang is None and partial.read == {"a", "b"}
+    assert list(partial.follows) == store.follows("T1", "U1") == ["perf", "agents"]
+    store.set_lang("T1", "U1", "zh")
+    full = store.reader_state("T1", "U1")
+    assert full.lang == store.get_lang("T1", "U1") == "zh"
+    assert full.read == store.read_posts("T1", "U1")
+    assert list(full.follows) == store.follows("T1", "U1")
