@@ -5,7 +5,7 @@ Web API (slackapi/slack-api-specs, MIT, see ``spec/LICENSE``). The file is never
 function here works on a deep copy and :func:`write_adapted_spec` writes the result elsewhere.
 
 The spec is from 2020 and disagrees with what slack-sdk (3.x) puts on the wire; the project's notes
-(``shared/slack-api-specs/README.md``, summarised in ``docs/slack-contract.md``) list points
+(``docs/slack-contract.md``) list points
 (a)-(d), and measuring Prism 5.14.2 against slack-sdk 3.48 found (e). Each adaptation is generic --
 applied to every operation by rule, never to a hand-picked list -- so the contract stays Slack's:
 

@@ -3,8 +3,8 @@ syntax the app did not mean to send.
 
 :func:`check_message` / :func:`check_view` raise :class:`Unsafe` naming the rule and the text.
 
-Rules (Slack's mrkdwn, see ``/work/shared/reference/slack-facts.md`` and the text object's
-``verbatim`` field in Slack's Block Kit reference):
+Rules (Slack's mrkdwn, https://docs.slack.dev/messaging/formatting-message-text, and the text
+object's ``verbatim`` field in Slack's Block Kit reference):
 
 * Every ``<`` in a mrkdwn text object or in the top-level ``text`` opens a link the app built
   from the catalog — ``<https://…|label>`` whose URL is one of ``allowed_urls`` — or a channel
