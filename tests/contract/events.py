@@ -3,7 +3,8 @@
 Builders (importable from app tests: ``from tests.contract.events import app_home_opened``) return
 the JSON body Slack POSTs to the Request URL -- an ``event_callback`` wrapper with the fields
 listed in Slack's Events API reference (https://docs.slack.dev/apis/events-api/): ``token,
-team_id, api_app_id, event{...}, type: "event_callback", event_id, event_time, authorizations[...], event_context`` -- plus
+team_id, api_app_id, event{...}, type: "event_callback", event_id, event_time, authorizations[...],
+event_context`` -- plus
 ``authed_users``, which Slack's wrapper schemas still *require* (see below). Every builder takes
 keyword overrides for any wrapper field; pass ``omit=("event_id",)`` to drop fields.
 
