@@ -41,17 +41,16 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO_ROOT))
-
-from bot.catalog import Catalog  # noqa: E402
-from bot.config import DEFAULT_CATALOG_DIR  # noqa: E402
-from bot.digest.compose import (  # noqa: E402
+from bot.catalog import Catalog
+from bot.config import DEFAULT_CATALOG_DIR
+from bot.digest.compose import (
     _composers,
     compose_channel_digest,
     compose_dm,
     preview_subscription,
 )
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
 
 TEAM = "TBENCH"
 

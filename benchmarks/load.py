@@ -34,8 +34,6 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
 from bot.slack.standin import SlackStandIn, signed_headers, slash_command_body
 
 SECRET = "load-benchmark-fake-signing-secret"
@@ -77,7 +75,7 @@ def start_server(workdir: Path, standin: SlackStandIn, database_url: str, thread
     env.update(DATABASE_URL=database_url, SLACK_SIGNING_SECRET=SECRET, SLACK_BOT_TOKEN=TOKEN,
                SLACK_API_URL=standin.api_url, LOG_LEVEL="WARNING")
     exe = Path(sys.executable).with_name("vllm-path")
-    log = open(workdir / "serve.log", "wb")  # noqa: SIM115 - the server writes it until it stops
+    log = open(workdir / "serve.log", "wb")  # the server writes it until it stops
     proc = subprocess.Popen([str(exe), "serve", "--port", str(port), "--threads", str(threads)],
                             cwd=workdir, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"

@@ -34,11 +34,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO_ROOT))
+from bot.catalog import Catalog, load_catalog
+from bot.search import Matcher
 
-from bot.catalog import Catalog, load_catalog  # noqa: E402
-from bot.search import Matcher  # noqa: E402
+REPO_ROOT = Path(__file__).resolve().parent.parent
 
 DEFAULT_QUERIES = [REPO_ROOT.parent / "shared" / "eval" / "queries-dev.tsv",
                    REPO_ROOT / "tests" / "data" / "queries-dev.tsv"]

@@ -35,13 +35,12 @@ from pathlib import Path
 
 import psutil
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO_ROOT))
+from bot.catalog import Catalog
+from bot.catalog.models import LocalizedText, Manifest, Post, Published, Source, Step, Track
+from bot.paths import compute_order, next_step
+from bot.search import Matcher, stem
 
-from bot.catalog import Catalog  # noqa: E402
-from bot.catalog.models import LocalizedText, Manifest, Post, Published, Source, Step, Track  # noqa: E402
-from bot.paths import compute_order, next_step  # noqa: E402
-from bot.search import Matcher, stem  # noqa: E402
+REPO_ROOT = Path(__file__).resolve().parent.parent
 
 TARGETS = {"search_p99_ms": 5.0, "build_s": 2.0, "real_load_index_ms": 300.0, "real_rss_mb": 150.0}
 
@@ -240,7 +239,10 @@ def query_mix(cat: Catalog, n: int, seed: int) -> list[str]:
 
 def _percentiles(samples_ms: list[float]) -> dict[str, float]:
     s = sorted(samples_ms)
-    pick = lambda p: s[min(len(s) - 1, int(round(p / 100 * (len(s) - 1))))]  # noqa: E731
+
+    def pick(p: float) -> float:
+        return s[min(len(s) - 1, round(p / 100 * (len(s) - 1)))]
+
     return {"p50_ms": round(pick(50), 3), "p99_ms": round(pick(99), 3), "max_ms": round(s[-1], 3),
             "mean_ms": round(statistics.fmean(s), 3), "n": len(s)}
 

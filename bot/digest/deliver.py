@@ -318,7 +318,7 @@ class Deliverer:
             return Attempt(Outcome.TAKEN, period)
         try:
             return self._deliver_claimed_subscription(sub, fire, key)
-        except Exception as exc:  # noqa: BLE001 - record and go on with the fan-out
+        except Exception as exc:  # record and go on with the fan-out
             log.exception("digest for subscription %s (%s) failed", sub.id, period)
             self.store.mark_failed(*key, error=f"{type(exc).__name__}: {exc}"[:1000],
                                    claimed_by=self.claimant)
@@ -362,7 +362,7 @@ class Deliverer:
                     unfurl_links=False, unfurl_media=False, metadata=_metadata(key))
         except SlackApiError as exc:
             return self._slack_error(key, exc, sub=sub)
-        except Exception as exc:  # noqa: BLE001 - connection errors after retries, timeouts
+        except Exception as exc:  # connection errors after retries, timeouts
             return self._failed(key, f"{type(exc).__name__}: {exc}")
         ts = resp.get("ts")
         self.store.mark_sent_at_cursor(*key, message_ts=ts, subscription_id=sub.id,
@@ -401,7 +401,7 @@ class Deliverer:
             return Attempt(Outcome.TAKEN, period)
         try:
             return self._deliver_claimed_dm(team, user, fire, key)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             log.exception("DM digest for a user of team %s (%s) failed", team, period)
             self.store.mark_failed(*key, error=f"{type(exc).__name__}: {exc}"[:1000],
                                    claimed_by=self.claimant)
@@ -434,7 +434,7 @@ class Deliverer:
                     unfurl_media=False, metadata=_metadata(key))
         except SlackApiError as exc:
             return self._slack_error(key, exc, dm=(team, user))
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             return self._failed(key, f"{type(exc).__name__}: {exc}")
         ts = resp.get("ts")
         self.store.mark_sent(*key, message_ts=ts, claimed_by=self.claimant)
@@ -478,7 +478,7 @@ class Deliverer:
                             "a digest whose sender died mid-request may be posted twice",
                             exc.response.get("error"))
             return None
-        except Exception:  # noqa: BLE001 - network: fall back to sending
+        except Exception:  # network: fall back to sending
             return None
         wanted = "/".join(key)
         for message in resp.get("messages") or []:

@@ -107,7 +107,7 @@ def build_app(runtime: Runtime, client: WebClient | None = None, *, verify_reque
         except SlackApiError as exc:
             log.info("users.info failed for a user of team %s: %s", team_id, exc.response.get("error"))
             return UserInfo()
-        except Exception as exc:  # noqa: BLE001 - network trouble must not break a reply
+        except Exception as exc:  # network trouble must not break a reply
             log.info("users.info failed: %s", type(exc).__name__)
             return UserInfo()
         user = resp.get("user") or {}

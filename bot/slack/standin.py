@@ -65,6 +65,7 @@ practice; Slack documents 40,000 as the hard truncation)."""
 
 METHOD_SCOPES: Mapping[str, str | None] = {
     "api.test": None,
+    "oauth.v2.access": None,
     "auth.test": None,
     "chat.postMessage": "chat:write",
     "chat.postEphemeral": "chat:write",
@@ -84,7 +85,7 @@ METHOD_SCOPES: Mapping[str, str | None] = {
 """The Web API methods the stand-in serves, each with the bot-token scope Slack requires for it
 (``None``: no scope needed). Any other method is answered ``unknown_method``."""
 
-_NO_TOKEN_METHODS = frozenset({"api.test"})
+_NO_TOKEN_METHODS = frozenset({"api.test", "oauth.v2.access"})  # OAuth uses the client id/secret
 _MESSAGE_METHODS = frozenset({"chat.postMessage", "chat.postEphemeral", "chat.update"})
 _VIEW_METHODS = frozenset({"views.publish", "views.open", "views.update", "views.push"})
 

@@ -3,7 +3,8 @@
 ``tests/contract/conftest.py`` imports them, so tests under ``tests/contract/`` get them as is.
 Tests elsewhere can import them into their own ``conftest.py``::
 
-    from tests.contract.fixtures import prism, slack_api, slack_api_server, slack_client  # noqa: F401
+    from tests.contract.fixtures import prism, slack_api, slack_api_server, slack_client
+    __all__ = ["prism", "slack_api", "slack_api_server", "slack_client"]
 
 Prism is started once per test process however many conftest files import these (see
 ``slack_mock.shared_prism``). When Node.js or ``tests/contract/node_modules`` is missing the

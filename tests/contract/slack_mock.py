@@ -220,7 +220,7 @@ class _ProxyHandler(BaseHTTPRequestHandler):
     server: _ProxyHTTPServer
     protocol_version = "HTTP/1.1"
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - keep pytest output quiet
+    def log_message(self, format: str, *args: Any) -> None:  # keep pytest output quiet
         pass
 
     def _forward(self) -> None:

@@ -12,7 +12,7 @@ import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from bot.slack.standin import (  # noqa: F401 - re-exported
+from bot.slack.standin import (
     CONSOLE_CHANNEL_ID,
     CONSOLE_TEAM_ID,
     CONSOLE_USER_ID,
@@ -24,6 +24,24 @@ from bot.slack.standin import (  # noqa: F401 - re-exported
     signed_headers,
     slash_command_body,
 )
+
+# Re-exported for the tests that build Slack's requests through this module.
+__all__ = [
+    "CONSOLE_CHANNEL_ID",
+    "CONSOLE_TEAM_ID",
+    "CONSOLE_USER_ID",
+    "SLASH_COMMAND",
+    "HttpResult",
+    "app_home_opened_event",
+    "block_actions_body",
+    "button_action",
+    "event_body",
+    "get",
+    "post",
+    "signed_headers",
+    "signed_post",
+    "slash_command_body",
+]
 
 
 @dataclass(frozen=True)

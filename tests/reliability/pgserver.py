@@ -21,6 +21,7 @@ import tempfile
 import time
 from functools import lru_cache
 from pathlib import Path
+from typing import Self
 
 
 def _bindir() -> Path | None:
@@ -154,7 +155,7 @@ class PrivatePostgres:
 
     # -- lifecycle --
 
-    def __enter__(self) -> PrivatePostgres:  # noqa: PYI034
+    def __enter__(self) -> Self:
         try:
             self.init()
             self.start()

@@ -26,6 +26,7 @@ import threading
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 from slack_sdk.oauth.installation_store import Installation
@@ -59,7 +60,7 @@ class OAuthStandIn(SlackStandIn):
         super().__init__(**kwargs)
         self.tokens = tokens
 
-    def _ok_body(self, method, args):  # type: ignore[no-untyped-def]
+    def _ok_body(self, method: str, args: dict[str, Any]) -> dict[str, Any]:
         if method == "oauth.v2.access":
             return {"ok": True, "access_token": self.tokens["oauth bot token"], "token_type": "bot",
                     "scope": "commands,chat:write", "bot_user_id": "U0NEWBOT", "app_id": "A0SECRET",

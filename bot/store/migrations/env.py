@@ -13,6 +13,7 @@ from __future__ import annotations
 from logging.config import fileConfig
 
 from alembic import context
+from sqlalchemy import Connection
 
 from bot.store.models import APP_TABLES, Base
 
@@ -38,7 +39,7 @@ def _url() -> str:
     return Settings().database_url
 
 
-def _configure(connection) -> None:  # type: ignore[no-untyped-def]
+def _configure(connection: Connection) -> None:
     context.configure(
         connection=connection,
         target_metadata=target_metadata,
