@@ -73,5 +73,5 @@ def _first(req: BoltRequest, name: str) -> str | None:
 
 
 def _refused(why: str) -> BoltResponse:
-    log.info("refused a request: %s", why)
+    log.info("Invalid request signature (refused with 401): %s", why)
     return BoltResponse(status=401, body={"error": "invalid request"})

@@ -1,28 +1,4 @@
-"""A local stand-in for Slack: the Web API and response URLs on loopback, plus Slack's requests.
-
-The one stand-in: the console, the tests and the benchmarks all use this module. Two halves,
-both modelled on what Slack really does (Slack's Web API reference, https://docs.slack.dev/reference/methods):
-
-* :class:`SlackStandIn` is an HTTP server on ``127.0.0.1`` that answers the Web API methods the
-  app calls (``chat.postMessage``, ``views.publish``, ``conversations.history``, ...) with
-  plausible ``ok`` bodies and accepts posts to response URLs. It records every call so that the
-  console can print what the app sent and tests can assert on it, and it can inject Slack's
-  failure modes (429 with ``Retry-After``, per-channel and per-workspace ``chat.postMessage`` rate
-  limits, error codes with HTTP 200, latency, HTTP 500).
-* It is as strict as Slack where the app could get it wrong: a call without a token is
-  ``not_authed``; a method it does not serve is ``unknown_method``; blocks or a view that
-  :mod:`bot.slack.blockkit` refuses are ``invalid_blocks`` / ``invalid_arguments`` (a response
-  URL answers 400 ``invalid_blocks``); a message with neither text nor blocks is ``no_text``, one
-  whose ``text`` is over 4,000 characters ``msg_too_long``; with ``token_scopes`` given, a call
-  whose scope (:data:`METHOD_SCOPES`) the token lacks is ``missing_scope``. All refusals go
-  through :meth:`SlackStandIn.refusal`, the one place to add a check.
-* :func:`slash_command_body`, :func:`block_actions_body`, :func:`event_body` and
-  :func:`signed_headers` build the requests Slack sends to an app, byte for byte in Slack's
-  formats, so that the console and the end-to-end tests drive the real Bolt parsing.
-
-Tokens are never stored: a call records only whether an ``Authorization`` header was present and
-a short fingerprint (first 8 hex digits of its SHA-256), enough to tell workspaces apart.
-"""
+"""The stand-in's HTTP server: Slack's Web API and response URLs on loopback (see the package doc)."""
 
 from __future__ import annotations
 
@@ -34,28 +10,25 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, TypeVar
-from urllib.parse import parse_qs, urlencode, urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 from bot.slack import blockkit
+from bot.slack.standin.ids import (
+    BOT_ID,
+    BOT_USER_ID,
+    CONSOLE_APP_ID,
+    CONSOLE_CHANNEL_ID,
+    CONSOLE_CHANNEL_NAME,
+    CONSOLE_TEAM_DOMAIN,
+    CONSOLE_TEAM_ID,
+    CONSOLE_USER_ID,
+)
+from bot.slack.standin.records import ApiCall, Faults, ResponsePost
 
 T = TypeVar("T")
-
-CONSOLE_TEAM_ID = "T0CONSOLE"
-"""Team id the stand-in reports (``auth.test``) and the console uses."""
-CONSOLE_TEAM_DOMAIN = "console"
-CONSOLE_USER_ID = "U0CONSOLE"
-CONSOLE_USER_NAME = "you"
-CONSOLE_CHANNEL_ID = "C0CONSOLE"
-CONSOLE_CHANNEL_NAME = "console"
-CONSOLE_APP_ID = "A0CONSOLE"
-BOT_USER_ID = "U0BOT"
-BOT_ID = "B0BOT"
-
-SLASH_COMMAND = "/vllm-path"
-"""The slash command the app registers (also in ``manifest.yaml``)."""
 
 _JSON_ARGS = ("blocks", "attachments", "view", "metadata", "unfurls", "channels")
 
@@ -88,92 +61,6 @@ METHOD_SCOPES: Mapping[str, str | None] = {
 _NO_TOKEN_METHODS = frozenset({"api.test", "oauth.v2.access"})  # OAuth uses the client id/secret
 _MESSAGE_METHODS = frozenset({"chat.postMessage", "chat.postEphemeral", "chat.update"})
 _VIEW_METHODS = frozenset({"views.publish", "views.open", "views.update", "views.push"})
-
-
-# --- records -------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ApiCall:
-    """One Web API call the stand-in received.
-
-    ``method`` e.g. ``"chat.postMessage"``; ``args`` the parsed arguments (form, query string or
-    JSON body; form values that hold JSON such as ``blocks`` or ``view`` are decoded); ``authorized``
-    whether an ``Authorization`` header came with it; ``token_fingerprint`` the first 8 hex digits
-    of the SHA-256 of that header's token (never the token); ``status`` the HTTP status answered;
-    ``response`` the JSON body answered; ``at`` ``time.monotonic()`` seconds when it arrived.
-    """
-
-    method: str
-    args: dict[str, Any]
-    authorized: bool
-    token_fingerprint: str | None
-    status: int
-    response: dict[str, Any]
-    at: float
-
-    @property
-    def ok(self) -> bool:
-        """True when Slack would have accepted the call (HTTP 200 and ``"ok": true``)."""
-        return self.status == 200 and bool(self.response.get("ok"))
-
-    @property
-    def channel(self) -> str | None:
-        """The ``channel`` argument, when the method has one."""
-        value = self.args.get("channel")
-        return str(value) if value is not None else None
-
-
-@dataclass(frozen=True)
-class ResponsePost:
-    """One post to a response URL: ``key`` its id (the last path segment), ``url``, ``body`` the
-    JSON sent (``response_type``, ``text``, ``blocks``, ``replace_original``, ...), ``status`` the
-    HTTP status answered, ``at`` ``time.monotonic()`` seconds."""
-
-    key: str
-    url: str
-    body: dict[str, Any]
-    status: int
-    at: float
-
-
-@dataclass(frozen=True)
-class Faults:
-    """Failure modes the stand-in injects into Web API calls (response URLs are never faulted).
-
-    * ``latency_s``: seconds added before answering every Web API call.
-    * ``rate_limit_every``: every k-th Web API call (counted over ``fault_methods``) is answered
-      HTTP 429 with ``Retry-After: retry_after_s``; 0 turns it off.
-    * ``server_error_every``: every k-th call (counted separately) is answered HTTP 500; 0 = off.
-    * ``channel_rate_per_s``: per-channel token bucket for ``chat.postMessage`` (Slack allows about
-      1 message per second per channel): at most ``channel_burst`` messages at once, refilled at
-      this many per second; a message over the limit gets 429 with ``Retry-After`` = whole seconds
-      until the next token (at least 1). ``None`` = off.
-    * ``channel_errors``: channel id -> Slack error code (e.g. ``"channel_not_found"``,
-      ``"is_archived"``), answered ``{"ok": false, "error": code}`` with HTTP 200 to any call whose
-      ``channel`` argument is that channel.
-    * ``method_errors``: method -> error code (e.g. ``{"chat.postMessage": "token_revoked"}``),
-      same shape, for every call of that method.
-    * ``fault_methods``: methods the every-k counters apply to; ``None`` = all methods.
-    * ``team_rate_per_s``: workspace-wide token bucket for ``chat.postMessage`` across channels
-      (Slack caps a workspace's messages too): at most ``team_burst`` at once, refilled at this
-      many per second; over it, 429 with ``Retry-After``. ``None`` = off.
-    """
-
-    latency_s: float = 0.0
-    rate_limit_every: int = 0
-    retry_after_s: int = 1
-    server_error_every: int = 0
-    channel_rate_per_s: float | None = None
-    channel_burst: int = 1
-    channel_errors: Mapping[str, str] = field(default_factory=dict)
-    method_errors: Mapping[str, str] = field(default_factory=dict)
-    fault_methods: frozenset[str] | None = None
-    team_rate_per_s: float | None = None
-    team_burst: int = 1
-
-
-# --- the server ----------------------------------------------------------------------------------
 
 
 class SlackStandIn:
@@ -630,147 +517,3 @@ def _handler_for(standin: SlackStandIn) -> type[BaseHTTPRequestHandler]:
         do_GET = _handle
 
     return Handler
-
-
-# --- requests Slack sends to an app --------------------------------------------------------------
-
-
-def slash_command_body(text: str, *, command: str = SLASH_COMMAND,
-                       user_id: str = CONSOLE_USER_ID, user_name: str = CONSOLE_USER_NAME,
-                       team_id: str = CONSOLE_TEAM_ID, team_domain: str = CONSOLE_TEAM_DOMAIN,
-                       channel_id: str = CONSOLE_CHANNEL_ID,
-                       channel_name: str = CONSOLE_CHANNEL_NAME,
-                       response_url: str = "https://hooks.slack.com/commands/T0/1/x",
-                       api_app_id: str = CONSOLE_APP_ID, enterprise_id: str | None = None,
-                       enterprise_name: str | None = None, trigger_id: str | None = None,
-                       token: str = "verification-token-unused") -> bytes:
-    """A slash command request body as Slack sends it: ``application/x-www-form-urlencoded``
-    bytes with every field Slack documents (``token, team_id, team_domain, [enterprise_id,
-    enterprise_name,] channel_id, channel_name, user_id, user_name, command, text, api_app_id,
-    is_enterprise_install, response_url, trigger_id``)."""
-    fields: list[tuple[str, str]] = [("token", token), ("team_id", team_id),
-                                     ("team_domain", team_domain)]
-    if enterprise_id:
-        fields += [("enterprise_id", enterprise_id), ("enterprise_name", enterprise_name or "")]
-    fields += [("channel_id", channel_id), ("channel_name", channel_name),
-               ("user_id", user_id), ("user_name", user_name), ("command", command),
-               ("text", text), ("api_app_id", api_app_id),
-               ("is_enterprise_install", "false"), ("response_url", response_url),
-               ("trigger_id", trigger_id or _trigger_id())]
-    return urlencode(fields).encode("utf-8")
-
-
-def block_actions_body(action: Mapping[str, Any], *, message: Mapping[str, Any] | None = None,
-                       view: Mapping[str, Any] | None = None, message_ts: str | None = None,
-                       is_ephemeral: bool = False, response_url: str | None = None,
-                       user_id: str = CONSOLE_USER_ID, user_name: str = CONSOLE_USER_NAME,
-                       team_id: str = CONSOLE_TEAM_ID, team_domain: str = CONSOLE_TEAM_DOMAIN,
-                       channel_id: str = CONSOLE_CHANNEL_ID,
-                       channel_name: str = CONSOLE_CHANNEL_NAME,
-                       api_app_id: str = CONSOLE_APP_ID,
-                       token: str = "verification-token-unused") -> bytes:
-    """A ``block_actions`` request body: form field ``payload`` holding the JSON Slack sends.
-
-    ``action`` is the element clicked as it appears in ``actions[0]``; build it with
-    :func:`button_action` (or pass ``action_id``, ``block_id``, ``type``, ``value`` /
-    ``selected_option`` yourself; ``action_ts`` is added when missing).
-
-    A click in a message: give ``message_ts`` (and ``message``, the message as posted, for a
-    non-ephemeral one) — the payload gets a ``message`` container, ``channel`` and
-    ``response_url``. Ephemeral messages are not stored by Slack, so with ``is_ephemeral=True``
-    the ``message`` field is left out unless given. A click in a view (App Home, modal): give
-    ``view`` — the payload gets a ``view`` container and ``view`` and no ``channel``/``message``/
-    ``response_url``. Raises ``ValueError`` when neither or both are given.
-    """
-    if (view is not None) == (message_ts is not None or message is not None):
-        raise ValueError("give either a message (message_ts/message) or a view")
-    act = dict(action)
-    act.setdefault("action_ts", f"{time.time():.6f}")
-    payload: dict[str, Any] = {
-        "type": "block_actions",
-        "user": {"id": user_id, "username": user_name, "name": user_name, "team_id": team_id},
-        "api_app_id": api_app_id,
-        "token": token,
-        "trigger_id": _trigger_id(),
-        "team": {"id": team_id, "domain": team_domain},
-        "enterprise": None,
-        "is_enterprise_install": False,
-        "state": {"values": {}},
-        "actions": [act],
-    }
-    if view is not None:
-        payload["container"] = {"type": "view", "view_id": view.get("id", "V0000000001")}
-        payload["view"] = dict(view)
-    else:
-        ts = message_ts or (message or {}).get("ts") or f"{time.time():.6f}"
-        payload["container"] = {"type": "message", "message_ts": ts, "channel_id": channel_id,
-                                "is_ephemeral": is_ephemeral}
-        payload["channel"] = {"id": channel_id, "name": channel_name}
-        if message is not None:
-            payload["message"] = {"type": "message", "ts": ts, **dict(message)}
-        payload["response_url"] = response_url or "https://hooks.slack.com/actions/T0/1/x"
-    return urlencode({"payload": json.dumps(payload)}).encode("utf-8")
-
-
-def button_action(element: Mapping[str, Any], block_id: str) -> dict[str, Any]:
-    """``actions[0]`` for a click on ``element`` (a Block Kit button dict) in block ``block_id``."""
-    act: dict[str, Any] = {"type": "button", "block_id": block_id,
-                           "action_id": element.get("action_id", ""),
-                           "text": element.get("text", {"type": "plain_text", "text": ""})}
-    if "value" in element:
-        act["value"] = element["value"]
-    if "style" in element:
-        act["style"] = element["style"]
-    return act
-
-
-def event_body(event: Mapping[str, Any], *, team_id: str = CONSOLE_TEAM_ID,
-               event_id: str | None = None, api_app_id: str = CONSOLE_APP_ID,
-               user_id: str = BOT_USER_ID, token: str = "verification-token-unused") -> bytes:
-    """An Events API request body: the ``event_callback`` JSON wrapper around ``event`` (with
-    ``event_id``, ``event_time`` in epoch seconds, ``authorizations`` naming the bot user and
-    ``event_context``), as UTF-8 bytes."""
-    wrapper = {
-        "token": token,
-        "team_id": team_id,
-        "api_app_id": api_app_id,
-        "event": dict(event),
-        "type": "event_callback",
-        "event_id": event_id or f"Ev{uuid.uuid4().hex[:10].upper()}",
-        "event_time": int(time.time()),
-        "authorizations": [{"enterprise_id": None, "team_id": team_id, "user_id": user_id,
-                            "is_bot": True, "is_enterprise_install": False}],
-        "is_ext_shared_channel": False,
-        "event_context": f"4-{uuid.uuid4().hex}",
-    }
-    return json.dumps(wrapper).encode("utf-8")
-
-
-def app_home_opened_event(user_id: str = CONSOLE_USER_ID, *, tab: str = "home",
-                          channel: str = "D0CONSOLE",
-                          view: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """An ``app_home_opened`` event (the ``event`` part): ``type, user, channel, tab, event_ts``
-    and ``view`` when one was published before."""
-    event: dict[str, Any] = {"type": "app_home_opened", "user": user_id, "channel": channel,
-                             "tab": tab, "event_ts": f"{time.time():.6f}"}
-    if view is not None:
-        event["view"] = dict(view)
-    return event
-
-
-def signed_headers(body: bytes, secret: str, timestamp: int | None = None,
-                   content_type: str = "application/x-www-form-urlencoded") -> dict[str, str]:
-    """Headers Slack sends with ``body``: ``Content-Type``, ``X-Slack-Request-Timestamp`` (epoch
-    seconds, default now) and ``X-Slack-Signature`` (v0 HMAC-SHA256 made by slack-sdk's
-    :class:`~slack_sdk.signature.SignatureVerifier`)."""
-    from slack_sdk.signature import SignatureVerifier
-
-    ts = str(int(time.time()) if timestamp is None else timestamp)
-    signature = SignatureVerifier(secret).generate_signature(timestamp=ts, body=body)
-    assert signature is not None  # slack-sdk returns None only for a None timestamp or body
-    return {"Content-Type": content_type, "X-Slack-Request-Timestamp": ts,
-            "X-Slack-Signature": signature}
-
-
-def _trigger_id() -> str:
-    return f"{int(time.time())}.{uuid.uuid4().int % 10**12}.{uuid.uuid4().hex}"

@@ -1,0 +1,87 @@
+"""What the stand-in records (Web API calls, response-URL posts) and the faults it injects."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ApiCall:
+    """One Web API call the stand-in received.
+
+    ``method`` e.g. ``"chat.postMessage"``; ``args`` the parsed arguments (form, query string or
+    JSON body; form values that hold JSON such as ``blocks`` or ``view`` are decoded); ``authorized``
+    whether an ``Authorization`` header came with it; ``token_fingerprint`` the first 8 hex digits
+    of the SHA-256 of that header's token (never the token); ``status`` the HTTP status answered;
+    ``response`` the JSON body answered; ``at`` ``time.monotonic()`` seconds when it arrived.
+    """
+
+    method: str
+    args: dict[str, Any]
+    authorized: bool
+    token_fingerprint: str | None
+    status: int
+    response: dict[str, Any]
+    at: float
+
+    @property
+    def ok(self) -> bool:
+        """True when Slack would have accepted the call (HTTP 200 and ``"ok": true``)."""
+        return self.status == 200 and bool(self.response.get("ok"))
+
+    @property
+    def channel(self) -> str | None:
+        """The ``channel`` argument, when the method has one."""
+        value = self.args.get("channel")
+        return str(value) if value is not None else None
+
+
+@dataclass(frozen=True)
+class ResponsePost:
+    """One post to a response URL: ``key`` its id (the last path segment), ``url``, ``body`` the
+    JSON sent (``response_type``, ``text``, ``blocks``, ``replace_original``, ...), ``status`` the
+    HTTP status answered, ``at`` ``time.monotonic()`` seconds."""
+
+    key: str
+    url: str
+    body: dict[str, Any]
+    status: int
+    at: float
+
+
+@dataclass(frozen=True)
+class Faults:
+    """Failure modes the stand-in injects into Web API calls (response URLs are never faulted).
+
+    * ``latency_s``: seconds added before answering every Web API call.
+    * ``rate_limit_every``: every k-th Web API call (counted over ``fault_methods``) is answered
+      HTTP 429 with ``Retry-After: retry_after_s``; 0 turns it off.
+    * ``server_error_every``: every k-th call (counted separately) is answered HTTP 500; 0 = off.
+    * ``channel_rate_per_s``: per-channel token bucket for ``chat.postMessage`` (Slack allows about
+      1 message per second per channel): at most ``channel_burst`` messages at once, refilled at
+      this many per second; a message over the limit gets 429 with ``Retry-After`` = whole seconds
+      until the next token (at least 1). ``None`` = off.
+    * ``channel_errors``: channel id -> Slack error code (e.g. ``"channel_not_found"``,
+      ``"is_archived"``), answered ``{"ok": false, "error": code}`` with HTTP 200 to any call whose
+      ``channel`` argument is that channel.
+    * ``method_errors``: method -> error code (e.g. ``{"chat.postMessage": "token_revoked"}``),
+      same shape, for every call of that method.
+    * ``fault_methods``: methods the every-k counters apply to; ``None`` = all methods.
+    * ``team_rate_per_s``: workspace-wide token bucket for ``chat.postMessage`` across channels
+      (Slack caps a workspace's messages too): at most ``team_burst`` at once, refilled at this
+      many per second; over it, 429 with ``Retry-After``. ``None`` = off.
+    """
+
+    latency_s: float = 0.0
+    rate_limit_every: int = 0
+    retry_after_s: int = 1
+    server_error_every: int = 0
+    channel_rate_per_s: float | None = None
+    channel_burst: int = 1
+    channel_errors: Mapping[str, str] = field(default_factory=dict)
+    method_errors: Mapping[str, str] = field(default_factory=dict)
+    fault_methods: frozenset[str] | None = None
+    team_rate_per_s: float | None = None
+    team_burst: int = 1
