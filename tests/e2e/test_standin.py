@@ -267,3 +267,69 @@ def test_signed_headers_verify_with_slack_sdk_and_break_on_tampering():
     assert not SignatureVerifier("other").is_valid_request(body, headers)
     old = signed_headers(body, "s3cret", timestamp=int(time.time()) - 400)
     assert not verifier.is_valid_request(body, old)
+
+
+def _error(call) -> str:
+    with pytest.raises(SlackApiError) as refused:
+        call()
+    return refused.value.response["error"]
+
+
+def test_it_refuses_what_slack_refuses(standin, client):
+    """No token, a method it does not serve, a message with nothing in it or too long a text,
+    blocks or a view the Block Kit checker refuses: Slack's error codes, nothing accepted."""
+    anonymous = WebClient(base_url=standin.api_url)
+    assert _error(lambda: anonymous.chat_postMessage(channel="C1", text="x")) == "not_authed"
+    assert _error(lambda: client.api_call("chat.scheduleMessage")) == "unknown_method"
+    with pytest.warns(UserWarning, match="text"):  # slack-sdk warns too
+        assert _error(lambda: client.chat_postMessage(channel="C1")) == "no_text"
+    assert _error(lambda: client.chat_postMessage(channel="C1", text="x" * 4001)) == "msg_too_long"
+    too_many = [{"type": "divider"}] * 51
+    assert _error(lambda: client.chat_postMessage(channel="C1", text="x", blocks=too_many)) \
+        == "invalid_blocks"
+    bad_view = {"type": "home", "blocks": [{"type": "sektion"}]}
+    assert _error(lambda: client.views_publish(user_id="U1", view=bad_view)) == "invalid_arguments"
+    assert not any(c.ok for c in standin.calls())
+    client.chat_postMessage(channel="C1", text="x" * 4000, blocks=too_many[:50])  # at the limits
+
+
+def test_a_response_url_refuses_invalid_blocks_without_using_up_the_url(standin):
+    url = standin.response_url()
+    bad = WebhookClient(url).send_dict({"text": "x", "blocks": [{"type": "divider"}] * 51})
+    assert (bad.status_code, bad.body) == (400, "invalid_blocks")
+    for _ in range(standin.response_url_limit):
+        assert WebhookClient(url).send_dict({"text": "ok"}).status_code == 200
+
+
+def test_with_token_scopes_a_call_needs_its_scope(standin):
+    scoped = SlackStandIn(token_scopes={"xoxb-writer": ["chat:write"], "xoxb-reader": ["users:read"]})
+    try:
+        writer = WebClient(token="xoxb-writer", base_url=scoped.api_url)
+        reader = WebClient(token="xoxb-reader", base_url=scoped.api_url)
+        stranger = WebClient(token="xoxb-unknown", base_url=scoped.api_url)
+        assert writer.chat_postMessage(channel="C1", text="hi")["ok"]
+        assert _error(lambda: reader.chat_postMessage(channel="C1", text="hi")) == "missing_scope"
+        assert reader.users_info(user="U1")["ok"]
+        assert _error(lambda: writer.users_info(user="U1")) == "missing_scope"
+        assert _error(lambda: stranger.auth_test()) == "invalid_auth"
+        assert writer.auth_test()["ok"]  # auth.test needs no scope
+    finally:
+        scoped.close()
+
+
+def test_workspace_rate_limit_and_history(standin, client):
+    """``team_rate_per_s`` caps chat.postMessage across channels (429 + Retry-After); history
+    answers newest first from the accepted messages of one channel, with their metadata."""
+    standin.configure(team_rate_per_s=0.5, team_burst=2)
+    meta = {"event_type": "digest", "event_payload": {"k": 1}}
+    client.chat_postMessage(channel="C1", text="one", metadata=meta)
+    client.chat_postMessage(channel="C2", text="two")
+    with pytest.raises(SlackApiError) as limited:
+        client.chat_postMessage(channel="C3", text="three")
+    assert limited.value.response.status_code == 429
+    assert int(limited.value.response.headers["Retry-After"]) >= 1
+    standin.configure(team_rate_per_s=None)
+    client.chat_postMessage(channel="C1", text="four")
+    history = client.conversations_history(channel="C1")["messages"]
+    assert [m["text"] for m in history] == ["four", "one"]
+    assert history[1]["metadata"] == meta and "metadata" not in history[0]
