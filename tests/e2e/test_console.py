@@ -154,3 +154,31 @@ def test_ask_json_prints_the_message_as_slack_receives_it(tmp_path, monkeypatch)
     text = CliRunner().invoke(main, ["ask", "speculative"])
     assert text.exit_code == 0 and "[1] Mark read" in text.output
 
+
+
+def test_the_listener_executor_is_idle_only_when_nested_tasks_are_done():
+    """What the console waits on: a task that starts another (a listener starting a lazy
+    listener) keeps the executor busy until both have ended."""
+    import threading
+
+    from bot.console import ListenerExecutor
+
+    executor = ListenerExecutor(max_workers=2)
+    gate, ran = threading.Event(), []
+
+    def lazy() -> None:
+        gate.wait(30)
+        ran.append("lazy")
+
+    def listener() -> None:
+        executor.submit(lazy)
+        ran.append("listener")
+
+    try:
+        executor.submit(listener)
+        assert executor.wait_idle(0.2) is False  # the lazy task is held at the gate
+        gate.set()
+        assert executor.wait_idle(30) is True
+        assert sorted(ran) == ["lazy", "listener"]
+    finally:
+        executor.shutdown(wait=True)
