@@ -21,8 +21,9 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from bot.digest.compose import DIGEST_DM_VIEW, period_of
-from bot.digest.schedule import next_fire
+from bot.digest.compose import DIGEST_DM_VIEW
+from bot.digest.weekly import period_of
+from bot.digest.weekly import next_fire
 from bot.digest.texts import dt
 from bot.slack.i18n import weekday_name
 from bot.slack.mrkdwn import esc

@@ -28,15 +28,14 @@ import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import repeat
 from dataclasses import dataclass
-from datetime import datetime, timedelta
 from typing import Any, Protocol
-from zoneinfo import ZoneInfo
 
 from slack_sdk.models.blocks import ConfirmObject
 
 from bot import paths
 from bot.catalog import Catalog
 from bot.digest.texts import dt
+
 from bot.slack.i18n import t
 from bot.slack.mrkdwn import esc, link, plain, truncate
 from bot.slack.views.blocks import (
@@ -60,20 +59,6 @@ MAX_DM_NOTE = 300
 MAX_NEW_LISTED = 10
 """Additions listed one by one in a digest; more are summed up in one line."""
 DIGEST_DM_VIEW = "digest-dm"
-
-
-def period_of(fire: datetime, timezone: str) -> str:
-    """The ledger period of a digest: the ISO week (``'2026-W49'``) of ``fire`` (an aware
-    datetime) in the subscription's local ``timezone`` (IANA name)."""
-    year, week, _ = fire.astimezone(ZoneInfo(timezone)).isocalendar()
-    return f"{year}-W{week:02d}"
-
-
-def week_end(fire: datetime, timezone: str) -> datetime:
-    """The end of ``fire``'s ISO week in ``timezone`` (next Monday 00:00 local), aware."""
-    local = fire.astimezone(ZoneInfo(timezone))
-    monday = (local - timedelta(days=local.weekday())).date()
-    return datetime.combine(monday + timedelta(days=7), datetime.min.time(), ZoneInfo(timezone))
 
 
 class SubscriptionLike(Protocol):

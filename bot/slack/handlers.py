@@ -18,6 +18,8 @@ from typing import Callable
 from rapidfuzz import fuzz, process
 
 from bot import paths
+from bot.digest.weekly import DEFAULT_TIME, DEFAULT_WEEKDAY, next_fire
+from bot.digest.actions import handle_digest_action
 from bot.runtime import Runtime
 from bot.slack import grammar
 from bot.slack.i18n import LANGS, t, weekday_name
@@ -29,8 +31,6 @@ log = logging.getLogger(__name__)
 
 CLEAR_MARGIN = 3.0
 """Score points by which the best search match must lead for ``read <query>`` to mark it."""
-DEFAULT_WEEKDAY = 0
-DEFAULT_TIME = "09:00"
 _CHANNEL_ID = re.compile(r"^[CGD][A-Z0-9]{2,30}$")
 
 
@@ -363,7 +363,6 @@ class Handlers:
         store = self.rt.store
         lang = self.lang(caller)
         if kind in ("snooze", "stop"):  # a digest's own buttons (bot/digest/actions.py)
-            from bot.digest.actions import handle_digest_action
             return handle_digest_action(self.rt, caller, kind, data, lang=lang)
         post_id = data.get("p") if isinstance(data.get("p"), str) else None
         track_id = data.get("t") if isinstance(data.get("t"), str) and cat.has_track(data["t"]) else None
@@ -428,10 +427,8 @@ class Handlers:
 def next_fire_label(weekday: int, at_time: str, tz: str, now: datetime | None = None,
                     lang: str = "en") -> str:
     """When a weekly schedule next fires, as ``Monday 2026-12-07 09:00 Europe/Berlin`` (local
-    time; the weekday in ``lang``): the clock's own :func:`bot.digest.schedule.next_fire`, so the
+    time; the weekday in ``lang``): the clock's own :func:`bot.digest.weekly.next_fire`, so the
     reply and the scheduler never disagree."""
-    from bot.digest.schedule import next_fire
-
     fire = next_fire(weekday, at_time, tz, now or datetime.now(dt_timezone.utc))
     if not fire:
         return "-"

@@ -14,9 +14,9 @@ from bot.digest.compose import (
     DmComposer,
     compose_channel_digest,
     compose_dm,
-    period_of,
     preview_subscription,
 )
+from bot.digest.weekly import period_of
 from bot.slack.mrkdwn import esc
 from bot.slack.views.blocks import check_limits, decode_value
 

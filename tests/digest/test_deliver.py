@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 from slack_sdk import WebClient
 
-from bot.digest.compose import period_of
+from bot.digest.weekly import period_of
 from bot.digest.deliver import METADATA_EVENT, Deliverer, Outcome, Pacer
 from bot.digest.schedule import DigestClock
 from bot.slack.views import messages as views
