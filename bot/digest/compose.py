@@ -38,7 +38,7 @@ from bot.digest.plan import SubscriptionLike, plan_channel_digest
 from bot.digest.texts import dt
 
 from bot.slack.i18n import t
-from bot.slack.mrkdwn import esc, link, plain, truncate
+from bot.slack.mrkdwn import Mrkdwn, as_plain, esc, link, plain, truncate
 from bot.slack.views.blocks import (
     MAX_SECTION_TEXT,
     Reply,
@@ -86,19 +86,20 @@ def _step_lines(catalog: Catalog, track_id: str, post_id: str, lang: str, total:
     step = catalog.step(track_id, post_id)
     position = catalog.order(track_id).index(post_id) + 1
     meta = dt("step_meta", lang, position=position, total=total, level=step.level,
-              source=esc(post.source.label()), date=post.published.label())
-    lines = [f"*{link(catalog.url_of(post), post.title)}*", f"_{meta}_" + (f" · *{badge}*" if badge else "")]
+              source=post.source.label(), date=post.published.label())
+    lines = [Mrkdwn("*{}*").format(link(catalog.url_of(post), post.title)),
+             Mrkdwn("_{}_").format(meta) + (Mrkdwn(" · *{}*").format(badge) if badge else "")]
     if step.note:
         lines.append(esc(truncate(step.note.get(lang), MAX_NOTE)))
     before = paths.read_before(catalog, track_id, post_id)
     if before:
         lines.append(t("track.read_first", lang,
-                       items=", ".join(link(catalog.url_of(catalog.post(s.post)), catalog.post(s.post).title)
-                                       for s in before)))
+                       items=Mrkdwn(", ").join(link(catalog.url_of(catalog.post(s.post)),
+                                                    catalog.post(s.post).title) for s in before)))
     if step.external_prerequisites:
         lines.append(t("track.background", lang,
-                       items=", ".join(link(x.url, x.title) for x in step.external_prerequisites)))
-    return "\n".join(lines)
+                       items=Mrkdwn(", ").join(link(x.url, x.title) for x in step.external_prerequisites)))
+    return Mrkdwn("\n").join(lines)
 
 
 def compose_channel_digest(catalog: Catalog, sub: SubscriptionLike,
@@ -136,7 +137,7 @@ def compose_channel_digest(catalog: Catalog, sub: SubscriptionLike,
             position = catalog.order(track_id).index(post_id) + 1
             where = dt({"behind": "new_behind", "ahead": "new_ahead", "moved": "moved"}[kind], lang,
                        position=position, total=plan.total)
-            lines.append(f"• {link(catalog.url_of(post), post.title)} · _{where}_")
+            lines.append(Mrkdwn("• {} · _{}_").format(link(catalog.url_of(post), post.title), where))
         if len(plan.new) > MAX_NEW_LISTED:
             lines.append(dt("more", lang, n=len(plan.new) - MAX_NEW_LISTED, track_id=track_id))
         if plan.steps:
@@ -146,9 +147,10 @@ def compose_channel_digest(catalog: Catalog, sub: SubscriptionLike,
         blocks.append(section(dt("closing", lang, total=plan.total, track=name)))
     stop = button(t("btn.stop", lang), f"stop:{next(n)}", view, style="danger")
     stop.confirm = ConfirmObject(
-        title=dt("stop_confirm_title", lang),
+        title=as_plain(dt("stop_confirm_title", lang)),
         text=mrkdwn(dt("stop_confirm_text", lang, track=name, track_id=track_id)),
-        confirm=dt("stop_confirm_yes", lang), deny=dt("stop_confirm_no", lang), style="danger")
+        confirm=as_plain(dt("stop_confirm_yes", lang)), deny=as_plain(dt("stop_confirm_no", lang)),
+        style="danger")
     blocks.append(actions([
         button(t("btn.follow", lang), f"follow:{next(n)}", {"t": track_id, **view}),
         button(t("btn.snooze", lang), f"snooze:{next(n)}", view),
@@ -158,10 +160,10 @@ def compose_channel_digest(catalog: Catalog, sub: SubscriptionLike,
                              total=plan.total, track_id=track_id)))
     if plan.steps:
         fallback = dt("fallback", lang, track=name,
-                      posts="; ".join(esc(catalog.post(p).title) for p in plan.steps))
+                      posts=Mrkdwn("; ").join(catalog.post(p).title for p in plan.steps))
     else:
         fallback = dt("fallback_new", lang, track=name,
-                      posts="; ".join(esc(catalog.post(p).title) for p, _ in plan.new[:MAX_NEW_LISTED]))
+                      posts=Mrkdwn("; ").join(catalog.post(p).title for p, _ in plan.new[:MAX_NEW_LISTED]))
     reply = make_reply(blocks, fallback, "in_channel")
     return ChannelDigest(reply, plan.cursor, plan.done, plan.steps, plan.added, plan.version)
 
@@ -255,7 +257,8 @@ class DmComposer:
         self._tail = [actions([button(t("btn.snooze", lang), f"snooze:{n}", view),
                                button(t("btn.stop", lang), f"stop:{n + 1}", view)]).to_dict(),
                       context(dt("dm_footer", lang, version=catalog.version)).to_dict()]
-        self._fallback = dt("dm_fallback", lang, posts="{posts}")
+        # a plain str template: the lines put into it are escaped already (see _part)
+        self._fallback = str(dt("dm_fallback", lang, posts=Mrkdwn("{posts}")))
         self._section_tpl = section("-", accessory=button(
             t("btn.mark_read", lang), "mark_read:0", view)).to_dict()
         self._has_aliases = any(post.aliases for post in catalog.posts)
@@ -299,22 +302,22 @@ class DmComposer:
             post = cat.post(step.post)
             name = esc(cat.track(track_id).names.get(lang))
             line = t("next.track_line", lang, track=name, read=len(done), total=len(order),
-                     post=f"*{link(cat.url_of(post), post.title)}*")
+                     post=Mrkdwn("*{}*").format(link(cat.url_of(post), post.title)))
             meta = dt("dm_meta", lang, position=order.index(step.post) + 1, total=len(order),
                       level=step.level)
-            text = f"{line}\n_{meta}_"
+            text = Mrkdwn("{}\n_{}_").format(line, meta)
             if step.note:
-                text += "\n" + esc(truncate(step.note.get(lang), MAX_DM_NOTE))
+                text += Mrkdwn("\n") + truncate(step.note.get(lang), MAX_DM_NOTE)
             # The slack-sdk-built template with this part's text and button filled in: the
             # same dict section(text, accessory=button(...)).to_dict() gives, at a fraction of
             # the cost (tests compare the two).
             tpl = self._section_tpl
-            block = {**tpl, "text": {**tpl["text"], "text": truncate(text, MAX_SECTION_TEXT)},
+            block = {**tpl, "text": {**tpl["text"], "text": str(truncate(text, MAX_SECTION_TEXT))},
                      "accessory": {**tpl["accessory"],
                                    "action_id": f"mark_read:{self._track_index[track_id]}",
                                    "value": encode_value({"p": step.post, "t": track_id,
                                                           "v": DIGEST_DM_VIEW})}}
-            part = (block, plain(f"{name}: {esc(post.title)}"))  # fallback text: defanged once, cached
+            part = (block, plain(Mrkdwn("{}: {}").format(name, post.title)))  # fallback text: defanged once, cached
         parts[key] = part
         return part
 

@@ -23,7 +23,7 @@ from bot.digest.actions import handle_digest_action
 from bot.runtime import Runtime
 from bot.slack import grammar
 from bot.slack.i18n import LANGS, t, weekday_name
-from bot.slack.mrkdwn import esc, truncate
+from bot.slack.mrkdwn import Mrkdwn, truncate
 from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply
 
@@ -120,7 +120,7 @@ class Handlers:
 
     def _tracks_list(self, lang: str) -> str:
         cat = self.rt.holder.catalog
-        return ", ".join(f"`{tr.id}` ({esc(tr.names.get(lang))})" for tr in cat.tracks)
+        return Mrkdwn(", ").join(Mrkdwn("`{}` ({})").format(tr.id, tr.names.get(lang)) for tr in cat.tracks)
 
     def _resolve_track(self, text: str):
         """A track id for text (id, name, alias, typo) via the matcher, else ``None``."""
@@ -160,7 +160,7 @@ class Handlers:
         if not best:
             return None
         tid = choices[best[0]]
-        return t("didyoumean.track", lang, track=esc(cat.track(tid).names.get(lang)), track_id=tid)
+        return t("didyoumean.track", lang, track=cat.track(tid).names.get(lang), track_id=tid)
 
     # --- slash command ---------------------------------------------------------------------------
 
@@ -171,7 +171,7 @@ class Handlers:
         reply = self._dispatch(caller, cmd, lang)
         if cmd.truncated:
             notice = t("error.too_long", lang, n=grammar.MAX_TEXT)
-            reply = Reply(text=notice + "\n" + reply.text,
+            reply = Reply(text=str(notice + "\n" + Mrkdwn(reply.text)),
                           blocks=[views.section(notice).to_dict()] + reply.blocks[:49],
                           response_type=reply.response_type)
         return reply
@@ -183,7 +183,7 @@ class Handlers:
             return views.help_reply(cat, lang)
         if cmd.kind == "did_you_mean":
             return views.help_reply(cat, lang, prefix=t("didyoumean.command", lang,
-                                                        suggestion=esc(truncate(cmd.suggestion or "", 200))))
+                                                        suggestion=truncate(cmd.suggestion or "", 200)))
         if cmd.kind == "query":
             return self.query(caller, cmd.arg, lang)
         if cmd.kind == "next":
@@ -216,8 +216,8 @@ class Handlers:
         if not text.strip():
             return t("track.which", lang, tracks=self._tracks_list(lang))
         suggestion = self._suggest(text, lang)
-        base = t("track.unknown", lang, query=esc(truncate(text, 100)), tracks=self._tracks_list(lang))
-        return base + ("\n" + suggestion if suggestion else "")
+        base = t("track.unknown", lang, query=truncate(text, 100), tracks=self._tracks_list(lang))
+        return base + (Mrkdwn("\n") + suggestion if suggestion else Mrkdwn())
 
     def query(self, caller: Caller, text: str, lang: str, notice: str | None = None) -> Reply:
         """A track's path when ``text`` names a track, otherwise search results."""
@@ -247,9 +247,9 @@ class Handlers:
                                       notice=t("read.pick", lang))
         if not post_ids:
             suggestion = self._suggest(text, lang)
-            msg = t("read.no_match", lang, query=esc(truncate(text, 100)))
-            return views.text_reply(msg + ("\n" + suggestion if suggestion else ""))
-        titles = ", ".join(views.post_link(cat, p) for p in post_ids)
+            msg = t("read.no_match", lang, query=truncate(text, 100))
+            return views.text_reply(msg + (Mrkdwn("\n") + suggestion if suggestion else Mrkdwn()))
+        titles = Mrkdwn(", ").join(views.post_link(cat, p) for p in post_ids)
         if read:
             changed = self._mark_read(caller, post_ids)
             msg = t("read.done" if changed else "read.already", lang, posts=titles)
@@ -292,7 +292,7 @@ class Handlers:
         if not caller.channel_id or caller.channel_id.startswith("D"):
             return views.text_reply(t("sub.not_channel", lang))
         if cmd.error:
-            return views.text_reply(t(cmd.error, lang, value=esc(cmd.error_value or "")))
+            return views.text_reply(t(cmd.error, lang, value=cmd.error_value or ""))
         tid = self._resolve_track(cmd.arg)
         if tid is None:
             return views.text_reply(self._unknown_schedule_part(cmd.arg, lang)
@@ -306,7 +306,7 @@ class Handlers:
         else:
             tz, bad = self._timezone(caller, cmd.timezone)
         if tz is None:
-            return views.text_reply(t("sub.bad_tz", lang, tz=esc(truncate(bad or "", 60))))
+            return views.text_reply(t("sub.bad_tz", lang, tz=truncate(bad or "", 60)))
         weekday = cmd.weekday if cmd.weekday is not None else (old.weekday if old else DEFAULT_WEEKDAY)
         at_time = cmd.at_time or (old.at_time if old else DEFAULT_TIME)
         sub = self.rt.store.subscribe(caller.team_id, caller.channel_id, tid, weekday, at_time, tz,
@@ -330,7 +330,7 @@ class Handlers:
         for cut in range(len(words) - 1, 0, -1):
             if self._resolve_track(" ".join(words[:cut])):
                 rest = " ".join(words[cut:])
-                return t("sub.bad_part", lang, value=esc(truncate(rest, 80)))
+                return t("sub.bad_part", lang, value=truncate(rest, 80))
         return None
 
     def dm(self, caller: Caller, cmd: grammar.Command, lang: str) -> Reply:
@@ -342,10 +342,10 @@ class Handlers:
             store.set_dm(caller.team_id, caller.user_id, False)
             return views.text_reply(t("dm.off", lang))
         if cmd.error:
-            return views.text_reply(t(cmd.error, lang, value=esc(truncate(cmd.error_value or "", 100))))
+            return views.text_reply(t(cmd.error, lang, value=truncate(cmd.error_value or "", 100)))
         tz, bad = self._timezone(caller, cmd.timezone)
         if tz is None:
-            return views.text_reply(t("sub.bad_tz", lang, tz=esc(truncate(bad or "", 60))))
+            return views.text_reply(t("sub.bad_tz", lang, tz=truncate(bad or "", 60)))
         weekday = DEFAULT_WEEKDAY if cmd.weekday is None else cmd.weekday
         at_time = cmd.at_time or DEFAULT_TIME
         store.set_dm(caller.team_id, caller.user_id, True, weekday=weekday, at_time=at_time, timezone=tz)
