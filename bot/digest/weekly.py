@@ -142,3 +142,16 @@ def in_window(fire: datetime, now: datetime, timezone: str, min_window_s: float 
     if now < fire:
         return False
     return now < week_end(fire, timezone) or (now - fire).total_seconds() < min_window_s
+
+
+def subscription_change(old: tuple[WeeklySchedule, bool] | None,
+                        new: tuple[WeeklySchedule, bool]) -> str:
+    """What (re-)subscribing did, for the reply: ``"new"`` (no subscription before),
+    ``"same"`` (same schedule and state), ``"resumed"`` (it was paused: subscribing again
+    resumes it where it left off) or ``"updated"`` (active, schedule changed). ``old`` and
+    ``new`` are ``(schedule, active)`` before and after."""
+    if old is None:
+        return "new"
+    if old == new:
+        return "same"
+    return "resumed" if not old[1] else "updated"

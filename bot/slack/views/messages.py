@@ -9,7 +9,6 @@ catalog URLs.
 from __future__ import annotations
 
 import itertools
-import re
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
@@ -17,6 +16,7 @@ from bot import paths
 from bot.catalog import Catalog
 from bot.catalog.models import Step
 from bot.slack.i18n import t, weekday_name
+from bot.slack.ids import is_channel_id
 from bot.slack.mrkdwn import Mrkdwn, as_plain, link, truncate
 from bot.slack.views.blocks import (
     Reply,
@@ -31,7 +31,6 @@ from bot.slack.views.blocks import (
 )
 
 MAX_RESULTS = 5
-_CHANNEL_RE = re.compile(r"^[CG][A-Z0-9]{2,30}$")
 ICON_READ, ICON_NEXT, ICON_UNREAD = ":white_check_mark:", ":arrow_right:", ":white_small_square:"
 
 
@@ -356,7 +355,7 @@ def home_view(catalog: Catalog, state: HomeState) -> dict:
     if not subs:
         blocks.append(section(t("home.no_channels", lang)))
     else:
-        lines = [(Mrkdwn("<#{}> · ").format(Mrkdwn(s.channel_id)) if _CHANNEL_RE.match(s.channel_id)
+        lines = [(Mrkdwn("<#{}> · ").format(Mrkdwn(s.channel_id)) if is_channel_id(s.channel_id)
                   else Mrkdwn()) + subscription_line(catalog, s, lang) for s in subs]
         packed = sections(lines)
         if len(packed) > room:
