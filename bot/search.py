@@ -5,6 +5,10 @@ Use :class:`Matcher`: build it once per catalog version (``Matcher(catalog)``), 
 after construction; the only mutable part is an internal ``functools.lru_cache`` of per-word
 expansions, which is thread-safe).
 
+This module is longer than our ~500-line guide on purpose: it is one concern (reading a query
+against one index: normalisation, vocabulary, typo correction, track matching and ranking share
+the same tokens and tables), and split files would have to pass those internals back and forth.
+
 How a query is read
 -------------------
 1. **Preprocessing** (:func:`normalize`): Unicode NFKC (full-width letters, ligatures, ``²``),

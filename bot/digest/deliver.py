@@ -1,5 +1,8 @@
 """Digest delivery: the ledger claim, pacing under Slack's limits, sending, and Slack's errors.
 
+(About 500 lines, one concern: the steps of one send share the ledger key and the error
+classification, and read best in order.)
+
 One send (:meth:`Deliverer.deliver_subscription`, :meth:`Deliverer.deliver_dm`) goes:
 
 1. **claim** the ledger key (team, destination, track or ``'*'``, ISO week) with
