@@ -24,7 +24,7 @@ from slack_sdk.signature import SignatureVerifier
 
 from bot.runtime import Runtime
 from bot.slack.handlers import Handlers, UserInfo, UserInfoCache
-from bot.slack.listeners import actions, commands, events
+from bot.slack.listeners import actions, commands, errors, events
 
 log = logging.getLogger(__name__)
 
@@ -126,5 +126,6 @@ def build_app(runtime: Runtime, client: WebClient | None = None, *, verify_reque
     commands.register(app, handlers)
     actions.register(app, handlers)
     events.register(app, handlers)
+    errors.register(app)
     app.handlers = handlers  # type: ignore[attr-defined] - for the console and tests
     return app

@@ -12,7 +12,7 @@ import re
 from slack_bolt import Ack, App, BoltContext, Respond
 
 from bot.slack.handlers import Caller, Handlers
-from bot.slack.i18n import t
+from bot.slack.listeners.errors import answers_failure
 
 log = logging.getLogger(__name__)
 
@@ -34,14 +34,9 @@ def register(app: App, handlers: Handlers) -> None:
     def ack_command(ack: Ack) -> None:
         ack()
 
+    @answers_failure("slash command")
     def answer_command(body: dict, respond: Respond, context: BoltContext) -> None:
-        caller = caller_of(context, body)
-        try:
-            reply = handlers.command(caller, body.get("text") or "")
-        except Exception:  # noqa: BLE001 - any failure gets a friendly reply, details in the log
-            log.exception("slash command failed (team %s)", caller.team_id)
-            respond(text=t("error.generic"), response_type="ephemeral", replace_original=False)
-            return
+        reply = handlers.command(caller_of(context, body), body.get("text") or "")
         respond(**reply.payload(), replace_original=False)
 
     app.command(COMMAND)(ack=ack_command, lazy=[answer_command])
