@@ -117,7 +117,8 @@ def latest_fire(weekday: int, at_time: str, timezone: str, now: datetime) -> dat
 def next_fire(weekday: int, at_time: str, timezone: str, now: datetime) -> datetime | None:
     """The next scheduled time strictly after ``now`` (aware), in the schedule's zone."""
     trigger = trigger_for(weekday, at_time, timezone)
-    return trigger.get_next_fire_time(None, now.astimezone(UTC) + timedelta(microseconds=1))
+    fire: datetime | None = trigger.get_next_fire_time(None, now.astimezone(UTC) + timedelta(microseconds=1))
+    return fire
 
 
 def period_of(fire: datetime, timezone: str) -> str:

@@ -7,6 +7,7 @@ break a circle, it only hides it.
 from __future__ import annotations
 
 import ast
+import itertools
 from pathlib import Path
 
 import pytest
@@ -110,7 +111,7 @@ def test_no_import_circle_in_bot() -> None:
     graph = import_graph()
     circle = find_circle(graph)
     if circle:
-        hops = [f"{a} (line {graph[a][b]}) -> {b}" for a, b in zip(circle, circle[1:])]
+        hops = [f"{a} (line {graph[a][b]}) -> {b}" for a, b in itertools.pairwise(circle)]
         pytest.fail("import circle: " + "; ".join(hops))
 
 

@@ -10,11 +10,10 @@ dictionary look-up (:func:`run_command`, :func:`run_button`), not a chain of ``i
 
 from __future__ import annotations
 
-from bot.slack.commands.registry import BUTTONS, COMMANDS, run_button, run_command
-from bot.slack.commands.session import ButtonValue, Session
+from bot.slack.commands import buttons as _buttons  # noqa: F401
 
 # The use cases register themselves on import: one module per command, named after what it does.
-from bot.slack.commands import (  # noqa: E402,F401
+from bot.slack.commands import (  # noqa: F401
     dm,
     follow,
     help,
@@ -24,6 +23,7 @@ from bot.slack.commands import (  # noqa: E402,F401
     subscribe,
     subscriptions,
 )
-from bot.slack.commands import buttons as _buttons  # noqa: E402,F401
+from bot.slack.commands.registry import BUTTONS, COMMANDS, run_button, run_command
+from bot.slack.commands.session import ButtonValue, Session
 
 __all__ = ["BUTTONS", "COMMANDS", "ButtonValue", "Session", "run_button", "run_command"]

@@ -95,11 +95,11 @@ class ButtonValue(BaseModel):
     @classmethod
     def parse(cls, data: dict[str, Any]) -> ButtonValue:
         """The value of decoded ``data``; fields of the wrong type are dropped."""
-        clean = {k: data.get(k) for k in ("p", "t") if isinstance(data.get(k), str)}
+        clean: dict[str, str] = {k: v for k in ("p", "t") if isinstance(v := data.get(k), str)}
         raw_v = data.get("v")
         clean["v"] = str(raw_v) if raw_v else ""
         try:
-            return cls(**clean)
+            return cls.model_validate(clean)
         except ValidationError:  # pragma: no cover - the fields are checked above
             return cls()
 

@@ -9,9 +9,9 @@ from bot.slack import grammar
 from bot.slack.commands.registry import command
 from bot.slack.commands.session import Session
 from bot.slack.i18n import t, weekday_name
+from bot.slack.mrkdwn import Mrkdwn, truncate
 from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply
-from bot.slack.mrkdwn import Mrkdwn, truncate
 
 _OUTCOME_KEY = {"new": "sub.done", "same": "sub.already", "resumed": "sub.resumed",
                 "updated": "sub.updated"}
@@ -54,6 +54,8 @@ def subscribe(s: Session, cmd: grammar.Command) -> Reply:
     existing = {x.track_id: x for x in s.rt.store.subscriptions(caller.team_id, caller.channel_id)}
     old = existing.get(tid)
     before = WeeklySchedule(weekday=old.weekday, at_time=old.at_time, timezone=old.timezone) if old else None
+    tz: str | None
+    bad: str | None
     if cmd.timezone is None and before is not None:
         tz, bad = before.timezone, None
     else:

@@ -31,7 +31,7 @@ def answers_failure(what: str) -> Callable[[Callable[..., None]], Callable[..., 
         def run(**kwargs: Any) -> None:
             try:
                 listener(**kwargs)
-            except Exception:  # noqa: BLE001 - any failure gets a friendly reply, details in the log
+            except Exception:
                 body = kwargs.get("body") or {}
                 team = body.get("team_id") or (body.get("team") or {}).get("id")
                 log.exception("%s failed (team %s)", what, team)
