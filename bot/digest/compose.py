@@ -38,7 +38,7 @@ from bot.digest.plan import SubscriptionLike, plan_channel_digest
 from bot.digest.texts import dt
 
 from bot.slack.i18n import t
-from bot.slack.mrkdwn import Mrkdwn, as_plain, esc, link, plain, truncate
+from bot.slack.mrkdwn import Mrkdwn, as_plain, link, plain, truncate
 from bot.slack.views.blocks import (
     MAX_SECTION_TEXT,
     Reply,
@@ -90,7 +90,7 @@ def _step_lines(catalog: Catalog, track_id: str, post_id: str, lang: str, total:
     lines = [Mrkdwn("*{}*").format(link(catalog.url_of(post), post.title)),
              Mrkdwn("_{}_").format(meta) + (Mrkdwn(" · *{}*").format(badge) if badge else "")]
     if step.note:
-        lines.append(esc(truncate(step.note.get(lang), MAX_NOTE)))
+        lines.append(truncate(step.note.get(lang), MAX_NOTE))
     before = paths.read_before(catalog, track_id, post_id)
     if before:
         lines.append(t("track.read_first", lang,
@@ -118,7 +118,7 @@ def compose_channel_digest(catalog: Catalog, sub: SubscriptionLike,
     if plan.empty:
         return ChannelDigest(None, plan.cursor, plan.done, (), (), plan.version)
 
-    name = esc(track.names.get(lang))
+    name = track.names.get(lang)
     view = {"v": f"digest:{sub.id}"}
     n = iter(range(10_000))
     blocks: list[Any] = [header(dt("header", lang, track=track.names.get(lang)))]
@@ -300,7 +300,7 @@ class DmComposer:
         part = None
         if step is not None:
             post = cat.post(step.post)
-            name = esc(cat.track(track_id).names.get(lang))
+            name = cat.track(track_id).names.get(lang)
             line = t("next.track_line", lang, track=name, read=len(done), total=len(order),
                      post=Mrkdwn("*{}*").format(link(cat.url_of(post), post.title)))
             meta = dt("dm_meta", lang, position=order.index(step.post) + 1, total=len(order),
