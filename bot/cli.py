@@ -8,30 +8,17 @@ from __future__ import annotations
 import json
 import os
 import sys
-from contextlib import contextmanager
 from pathlib import Path
 
 import click
 
+from bot.cli_common import load_catalog_or_exit as _load
+from bot.cli_common import write_pid_file
 from bot.config import Settings
 
 
 def _settings() -> Settings:
     return Settings()
-
-
-def _load(catalog_dir: str | None):
-    """Load the catalog or exit 1 with every error listed."""
-    from bot.catalog import CatalogError, load_catalog
-
-    path = Path(catalog_dir) if catalog_dir else _settings().catalog_dir
-    try:
-        return load_catalog(path)
-    except CatalogError as exc:
-        for issue in exc.errors:
-            click.echo(f"error: {issue}", err=True)
-        click.echo(f"{len(exc.errors)} error(s) in {path}", err=True)
-        sys.exit(1)
 
 
 def _dump(data: object) -> None:
@@ -96,7 +83,9 @@ def catalog_show(track: str, lang: str, catalog_dir: str | None) -> None:
     from bot.catalog.export import render_track
 
     cat = _load(catalog_dir)
-    track_id = _resolve_track(cat, track)
+    from bot.search import track_named  # deferred: the search index pulls in numpy and rapidfuzz
+
+    track_id = track_named(cat, track)
     if track_id is None:
         click.echo(f"No track matches {track!r}. Tracks: {', '.join(t.id for t in cat.tracks)}", err=True)
         sys.exit(1)
@@ -128,25 +117,6 @@ DEFAULT_PID_FILE = "vllm-path.pid"
 PID_GLOB = "vllm-path*.pid"
 """``catalog reload`` signals every process named by a pid file matching this (``serve``'s, and
 a ``scheduler``'s ``vllm-path-scheduler.pid`` when it writes one)."""
-
-
-@contextmanager
-def write_pid_file(path: str | Path | None):
-    """Write this process's id to ``path`` while the block runs, then remove it (only if it
-    still holds our id). ``None`` or ``''``: nothing is written."""
-    if not path:
-        yield None
-        return
-    target = Path(path)
-    target.write_text(f"{os.getpid()}\n", encoding="ascii")
-    try:
-        yield target
-    finally:
-        try:
-            if target.read_text(encoding="ascii").strip() == str(os.getpid()):
-                target.unlink()
-        except OSError:
-            pass
 
 
 def _our_process(pid: int) -> bool:
@@ -216,21 +186,6 @@ def catalog_reload(pid_files: tuple[str, ...]) -> None:
         click.echo(f"catalog {cat.version} is valid, but no running vllm-path process was found "
                    f"({where}); start `vllm-path serve` or send it SIGHUP", err=True)
         sys.exit(1)
-
-
-def _resolve_track(cat, text: str) -> str | None:
-    """A track id for an exact id, name or alias (case-insensitive); fuzzy matching is search's job."""
-    key = text.strip().casefold()
-    for track in cat.tracks:
-        names = {track.id, track.names.en, track.names.zh or "", *track.aliases}
-        if key in {n.casefold() for n in names}:
-            return track.id
-    try:
-        from bot.search import Matcher
-    except ImportError:  # pragma: no cover - search is part of the package
-        return None
-    match = Matcher(cat).match_track(text)
-    return match.track_id if match else None
 
 
 # --- search and next (owned with bot/search.py) ------------------------------------------------
@@ -319,7 +274,9 @@ def next_cmd(track: str, read: tuple[str, ...], as_json: bool, catalog_dir: str 
     from bot.paths import next_step, progress
 
     cat = _load(catalog_dir)
-    track_id = _resolve_track(cat, track)
+    from bot.search import track_named  # deferred: the search index pulls in numpy and rapidfuzz
+
+    track_id = track_named(cat, track)
     if track_id is None:
         click.echo(f"No track matches {track!r}. Tracks: {', '.join(t.id for t in cat.tracks)}",
                    err=True)

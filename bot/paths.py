@@ -208,3 +208,16 @@ def _resolve(catalog: Catalog, read: Iterable[str]) -> set[str]:
         if resolved:
             out.add(resolved)
     return out
+
+
+def unread_among(catalog: Catalog, read: Iterable[str], post_ids: Iterable[str]) -> list[str]:
+    """The posts of ``post_ids`` (current ids) not yet read, in the given order. Progress kept
+    under a post's former id (an alias, from before a rename or merge) counts as read."""
+    done = {catalog.resolve_post_id(p) or p for p in read}
+    return [p for p in post_ids if p not in done]
+
+
+def with_former_ids(catalog: Catalog, post_ids: Iterable[str]) -> list[str]:
+    """``post_ids`` each followed by its former ids (aliases), without repeats: every id under
+    which progress on these posts may be stored."""
+    return list(dict.fromkeys(x for p in post_ids for x in (p, *catalog.post(p).aliases)))

@@ -5,6 +5,10 @@ Use :class:`Matcher`: build it once per catalog version (``Matcher(catalog)``), 
 after construction; the only mutable part is an internal ``functools.lru_cache`` of per-word
 expansions, which is thread-safe).
 
+This module is longer than our ~500-line guide on purpose: it is one concern (reading a query
+against one index: normalisation, vocabulary, typo correction, track matching and ranking share
+the same tokens and tables), and split files would have to pass those internals back and forth.
+
 How a query is read
 -------------------
 1. **Preprocessing** (:func:`normalize`): Unicode NFKC (full-width letters, ligatures, ``²``),
@@ -937,3 +941,22 @@ class Matcher:
         if cjk:
             parts.append(fuzz.partial_ratio(cjk, self._zh_texts[doc]) if len(cjk) >= 2 else 0.0)
         return sum(parts) / len(parts) if parts else 0.0
+
+
+def track_named(catalog: Catalog, text: str, matcher: Matcher | None = None) -> str | None:
+    """The one answer to "does this text name a track": the track id, or ``None``.
+
+    An exact id, English or Chinese name or alias (case-insensitive) names its track; otherwise
+    :meth:`Matcher.match_track` decides (typos, stemming, vocabulary). ``matcher`` defaults to a
+    new :class:`Matcher` over ``catalog`` (pass the runtime's, built once, on hot paths). Blank
+    text names nothing.
+    """
+    key = text.strip().casefold()
+    if not key:
+        return None
+    for track in catalog.tracks:
+        names = {track.id, track.names.en, track.names.zh or "", *track.aliases}
+        if key in {n.casefold() for n in names}:
+            return track.id
+    match = (matcher or Matcher(catalog)).match_track(text)
+    return match.track_id if match else None

@@ -21,11 +21,11 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from bot.digest.compose import DIGEST_DM_VIEW, period_of
-from bot.digest.schedule import next_fire
+from bot.digest.compose import DIGEST_DM_VIEW
+from bot.digest.weekly import period_of
+from bot.digest.weekly import next_fire
 from bot.digest.texts import dt
 from bot.slack.i18n import weekday_name
-from bot.slack.mrkdwn import esc
 from bot.slack.views.blocks import Reply
 from bot.slack.views.messages import text_reply, track_name
 
@@ -64,7 +64,7 @@ def handle_digest_action(runtime: Any, caller: Any, kind: str, data: dict,
         return text_reply(dt("gone", lang))
     catalog = runtime.holder.catalog
     name = track_name(catalog, sub.track_id, lang) if catalog.has_track(sub.track_id) \
-        else esc(sub.track_id)
+        else sub.track_id
     if kind == "snooze":
         # Skip the next digest that is still to come: when this week's went out early (run-now),
         # its ledger key is already settled and the snooze applies to the week after.
@@ -81,7 +81,7 @@ def handle_digest_action(runtime: Any, caller: Any, kind: str, data: dict,
             fire = next_fire(sub.weekday, sub.at_time, sub.timezone, fire + timedelta(minutes=1))
         local = fire.astimezone(ZoneInfo(sub.timezone))
         return text_reply(dt("snoozed_channel", lang, track=name,
-                             when=f"{_when(local, lang)} ({esc(sub.timezone)})"))
+                             when=f"{_when(local, lang)} ({sub.timezone})"))
     store.pause_subscription(sub.id, f"stopped by {caller.user_id}")
     return text_reply(dt("stopped_channel", lang, track=name, track_id=sub.track_id))
 

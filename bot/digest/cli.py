@@ -13,6 +13,8 @@ import threading
 
 import click
 
+from bot.cli_common import load_catalog_or_exit, write_pid_file
+
 log = logging.getLogger(__name__)
 
 
@@ -98,7 +100,6 @@ def scheduler_cmd(reconcile_every: float, workers: int, channel_interval: float,
         install_signal_handlers(runtime, stop.set)
     except ImportError:  # pragma: no cover
         pass
-    from bot.cli import write_pid_file
 
     clock.start()
     click.echo(f"digest clock running (catalog {runtime.holder.catalog.version}); "
@@ -134,17 +135,16 @@ def digest() -> None:
 def digest_preview(track_text: str, channel: str | None, team: str | None, steps: int, lang: str,
                    as_json: bool) -> None:
     """Show a channel digest without sending it (nothing is recorded)."""
-    from bot.cli import _resolve_track
     from bot.digest.compose import compose_channel_digest, preview_subscription
 
     if channel is None:  # the catalog alone: no database is opened or created
-        from bot.cli import _load
-
-        runtime, catalog = None, _load(None)
+        runtime, catalog = None, load_catalog_or_exit(None)
     else:
         runtime = _runtime()
         catalog = runtime.holder.catalog
-    track = _resolve_track(catalog, track_text)
+    from bot.search import track_named  # deferred: the search index pulls in numpy and rapidfuzz
+
+    track = track_named(catalog, track_text)
     if track is None:
         click.echo(f"error: no track matches {track_text!r}; tracks: "
                    f"{', '.join(t.id for t in catalog.tracks)}", err=True)
@@ -204,14 +204,15 @@ def digest_run_now(track_text: str | None, dms: bool, workers: int, channel_inte
                    team_rate: float, stale_after: float) -> None:
     """Send this week's digest of every active subscription now (exactly once per week: one
     already sent this week, by the clock or an earlier run, is not sent again)."""
-    from bot.cli import _resolve_track
     from bot.digest.schedule import DigestClock
 
     runtime = _runtime()
     _require_credentials(runtime)
     track = None
     if track_text:
-        track = _resolve_track(runtime.holder.catalog, track_text)
+        from bot.search import track_named  # deferred: the search index pulls in numpy and rapidfuzz
+
+        track = track_named(runtime.holder.catalog, track_text)
         if track is None:
             click.echo(f"error: no track matches {track_text!r}", err=True)
             sys.exit(2)

@@ -28,17 +28,17 @@ import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import repeat
 from dataclasses import dataclass
-from datetime import datetime, timedelta
-from typing import Any, Protocol
-from zoneinfo import ZoneInfo
+from typing import Any
 
 from slack_sdk.models.blocks import ConfirmObject
 
 from bot import paths
 from bot.catalog import Catalog
+from bot.digest.plan import SubscriptionLike, plan_channel_digest
 from bot.digest.texts import dt
+
 from bot.slack.i18n import t
-from bot.slack.mrkdwn import esc, link, plain, truncate
+from bot.slack.mrkdwn import Mrkdwn, as_plain, link, plain, truncate
 from bot.slack.views.blocks import (
     MAX_SECTION_TEXT,
     Reply,
@@ -62,30 +62,6 @@ MAX_NEW_LISTED = 10
 DIGEST_DM_VIEW = "digest-dm"
 
 
-def period_of(fire: datetime, timezone: str) -> str:
-    """The ledger period of a digest: the ISO week (``'2026-W49'``) of ``fire`` (an aware
-    datetime) in the subscription's local ``timezone`` (IANA name)."""
-    year, week, _ = fire.astimezone(ZoneInfo(timezone)).isocalendar()
-    return f"{year}-W{week:02d}"
-
-
-def week_end(fire: datetime, timezone: str) -> datetime:
-    """The end of ``fire``'s ISO week in ``timezone`` (next Monday 00:00 local), aware."""
-    local = fire.astimezone(ZoneInfo(timezone))
-    monday = (local - timedelta(days=local.weekday())).date()
-    return datetime.combine(monday + timedelta(days=7), datetime.min.time(), ZoneInfo(timezone))
-
-
-class SubscriptionLike(Protocol):
-    """What composition needs of a :class:`bot.store.Subscription`."""
-
-    id: int
-    track_id: str
-    cursor: int
-    steps_per_week: int
-    last_catalog_version: str | None
-
-
 @dataclass(frozen=True)
 class ChannelDigest:
     """A composed channel digest.
@@ -104,69 +80,26 @@ class ChannelDigest:
     version: str
 
 
-@dataclass(frozen=True)
-class _Walk:
-    steps: tuple[str, ...]
-    new: tuple[tuple[str, str], ...]  # (post id, kind: behind | ahead | moved)
-    added: frozenset[str]  # every post a newer catalog version added to the track
-    cursor: int
-    total: int
-
-
-def _walk(catalog: Catalog, track_id: str, cursor: int, steps_per_week: int,
-          old_order: Sequence[str] | None) -> _Walk:
-    """Where a channel is on the current path and what it reads next.
-
-    ``old_order`` is the track's path in the catalog version the cursor refers to (None when
-    that is the current version, or unknown). The posts the channel has been through are the
-    first ``cursor`` posts of that order (former ids resolved); the frontier is just after the
-    last of them in the current order; this week's steps follow the frontier. Posts before the
-    frontier that the channel has not seen (added by a newer version, or moved up) and posts
-    added after it are announced.
-    """
-    order = catalog.order(track_id)
-    k = max(1, min(3, steps_per_week))
-    if old_order is None:
-        seen = set(order[:cursor])
-        added: set[str] = set()
-    else:
-        resolved = [catalog.resolve_post_id(p) or p for p in old_order]
-        seen = set(resolved[:cursor])
-        known = set(resolved)
-        added = {p for p in order if p not in known}
-    pos = {p: i for i, p in enumerate(order)}
-    frontier = max((pos[p] for p in seen if p in pos), default=-1) + 1
-    steps = tuple(order[frontier:frontier + k])
-    new: list[tuple[str, str]] = []
-    for i, p in enumerate(order):
-        if p in seen or p in steps:
-            continue
-        if i < frontier:
-            new.append((p, "behind" if p in added else "moved"))
-        elif p in added:
-            new.append((p, "ahead"))
-    return _Walk(steps, tuple(new), frozenset(added), frontier + len(steps), len(order))
-
-
 def _step_lines(catalog: Catalog, track_id: str, post_id: str, lang: str, total: int,
                 badge: str | None = None) -> str:
     post = catalog.post(post_id)
     step = catalog.step(track_id, post_id)
     position = catalog.order(track_id).index(post_id) + 1
     meta = dt("step_meta", lang, position=position, total=total, level=step.level,
-              source=esc(post.source.label()), date=post.published.label())
-    lines = [f"*{link(catalog.url_of(post), post.title)}*", f"_{meta}_" + (f" · *{badge}*" if badge else "")]
+              source=post.source.label(), date=post.published.label())
+    lines = [Mrkdwn("*{}*").format(link(catalog.url_of(post), post.title)),
+             Mrkdwn("_{}_").format(meta) + (Mrkdwn(" · *{}*").format(badge) if badge else "")]
     if step.note:
-        lines.append(esc(truncate(step.note.get(lang), MAX_NOTE)))
+        lines.append(truncate(step.note.get(lang), MAX_NOTE))
     before = paths.read_before(catalog, track_id, post_id)
     if before:
         lines.append(t("track.read_first", lang,
-                       items=", ".join(link(catalog.url_of(catalog.post(s.post)), catalog.post(s.post).title)
-                                       for s in before)))
+                       items=Mrkdwn(", ").join(link(catalog.url_of(catalog.post(s.post)),
+                                                    catalog.post(s.post).title) for s in before)))
     if step.external_prerequisites:
         lines.append(t("track.background", lang,
-                       items=", ".join(link(x.url, x.title) for x in step.external_prerequisites)))
-    return "\n".join(lines)
+                       items=Mrkdwn(", ").join(link(x.url, x.title) for x in step.external_prerequisites)))
+    return Mrkdwn("\n").join(lines)
 
 
 def compose_channel_digest(catalog: Catalog, sub: SubscriptionLike,
@@ -179,65 +112,60 @@ def compose_channel_digest(catalog: Catalog, sub: SubscriptionLike,
     current one. Raises ``KeyError`` when the catalog has no track ``sub.track_id`` (the
     caller pauses such a subscription).
     """
-    track_id = sub.track_id
+    plan = plan_channel_digest(catalog, sub, snapshot)
+    track_id = plan.track_id
     track = catalog.track(track_id)
-    old_order = None
-    if (snapshot is not None and sub.last_catalog_version not in (None, catalog.version)
-            and track_id in snapshot):
-        old_order = list(snapshot[track_id])
-    walk = _walk(catalog, track_id, max(0, sub.cursor), sub.steps_per_week, old_order)
-    added = tuple(p for p in catalog.order(track_id) if p in walk.added)
-    done = walk.cursor >= walk.total
-    if not walk.steps and not walk.new:
-        return ChannelDigest(None, walk.cursor, done, (), (), catalog.version)
+    if plan.empty:
+        return ChannelDigest(None, plan.cursor, plan.done, (), (), plan.version)
 
-    name = esc(track.names.get(lang))
+    name = track.names.get(lang)
     view = {"v": f"digest:{sub.id}"}
     n = iter(range(10_000))
     blocks: list[Any] = [header(dt("header", lang, track=track.names.get(lang)))]
-    if sub.cursor == 0 and sub.last_catalog_version is None:
-        blocks.append(section(dt("intro", lang, track=name, total=walk.total, k=sub.steps_per_week)))
+    if plan.first:
+        blocks.append(section(dt("intro", lang, track=name, total=plan.total, k=sub.steps_per_week)))
     badge = dt("new_badge", lang, version=catalog.version)
-    for post_id in walk.steps:
-        text = _step_lines(catalog, track_id, post_id, lang, walk.total,
-                           badge if post_id in walk.added else None)
+    for post_id in plan.steps:
+        text = _step_lines(catalog, track_id, post_id, lang, plan.total,
+                           badge if post_id in plan.added else None)
         blocks.append(section(text, accessory=button(
             t("btn.mark_read", lang), f"mark_read:{next(n)}", {"p": post_id, "t": track_id, **view})))
-    if walk.new:
+    if plan.new:
         lines = [dt("new_header", lang)]
-        for post_id, kind in walk.new[:MAX_NEW_LISTED]:
+        for post_id, kind in plan.new[:MAX_NEW_LISTED]:
             post = catalog.post(post_id)
             position = catalog.order(track_id).index(post_id) + 1
             where = dt({"behind": "new_behind", "ahead": "new_ahead", "moved": "moved"}[kind], lang,
-                       position=position, total=walk.total)
-            lines.append(f"• {link(catalog.url_of(post), post.title)} · _{where}_")
-        if len(walk.new) > MAX_NEW_LISTED:
-            lines.append(dt("more", lang, n=len(walk.new) - MAX_NEW_LISTED, track_id=track_id))
-        if walk.steps:
+                       position=position, total=plan.total)
+            lines.append(Mrkdwn("• {} · _{}_").format(link(catalog.url_of(post), post.title), where))
+        if len(plan.new) > MAX_NEW_LISTED:
+            lines.append(dt("more", lang, n=len(plan.new) - MAX_NEW_LISTED, track_id=track_id))
+        if plan.steps:
             blocks.append(divider())
         blocks.extend(sections(lines)[:3])
-    if done and walk.steps:
-        blocks.append(section(dt("closing", lang, total=walk.total, track=name)))
+    if plan.closing:
+        blocks.append(section(dt("closing", lang, total=plan.total, track=name)))
     stop = button(t("btn.stop", lang), f"stop:{next(n)}", view, style="danger")
     stop.confirm = ConfirmObject(
-        title=dt("stop_confirm_title", lang),
+        title=as_plain(dt("stop_confirm_title", lang)),
         text=mrkdwn(dt("stop_confirm_text", lang, track=name, track_id=track_id)),
-        confirm=dt("stop_confirm_yes", lang), deny=dt("stop_confirm_no", lang), style="danger")
+        confirm=as_plain(dt("stop_confirm_yes", lang)), deny=as_plain(dt("stop_confirm_no", lang)),
+        style="danger")
     blocks.append(actions([
         button(t("btn.follow", lang), f"follow:{next(n)}", {"t": track_id, **view}),
         button(t("btn.snooze", lang), f"snooze:{next(n)}", view),
         stop,
     ]))
-    blocks.append(context(dt("footer", lang, version=catalog.version, sent=min(walk.cursor, walk.total),
-                             total=walk.total, track_id=track_id)))
-    if walk.steps:
+    blocks.append(context(dt("footer", lang, version=catalog.version, sent=min(plan.cursor, plan.total),
+                             total=plan.total, track_id=track_id)))
+    if plan.steps:
         fallback = dt("fallback", lang, track=name,
-                      posts="; ".join(esc(catalog.post(p).title) for p in walk.steps))
+                      posts=Mrkdwn("; ").join(catalog.post(p).title for p in plan.steps))
     else:
         fallback = dt("fallback_new", lang, track=name,
-                      posts="; ".join(esc(catalog.post(p).title) for p, _ in walk.new[:MAX_NEW_LISTED]))
+                      posts=Mrkdwn("; ").join(catalog.post(p).title for p, _ in plan.new[:MAX_NEW_LISTED]))
     reply = make_reply(blocks, fallback, "in_channel")
-    return ChannelDigest(reply, walk.cursor, done, walk.steps, added, catalog.version)
+    return ChannelDigest(reply, plan.cursor, plan.done, plan.steps, plan.added, plan.version)
 
 
 def preview_subscription(track_id: str, steps_per_week: int = 1, cursor: int = 0,
@@ -329,7 +257,8 @@ class DmComposer:
         self._tail = [actions([button(t("btn.snooze", lang), f"snooze:{n}", view),
                                button(t("btn.stop", lang), f"stop:{n + 1}", view)]).to_dict(),
                       context(dt("dm_footer", lang, version=catalog.version)).to_dict()]
-        self._fallback = dt("dm_fallback", lang, posts="{posts}")
+        # a plain str template: the lines put into it are escaped already (see _part)
+        self._fallback = str(dt("dm_fallback", lang, posts=Mrkdwn("{posts}")))
         self._section_tpl = section("-", accessory=button(
             t("btn.mark_read", lang), "mark_read:0", view)).to_dict()
         self._has_aliases = any(post.aliases for post in catalog.posts)
@@ -371,24 +300,24 @@ class DmComposer:
         part = None
         if step is not None:
             post = cat.post(step.post)
-            name = esc(cat.track(track_id).names.get(lang))
+            name = cat.track(track_id).names.get(lang)
             line = t("next.track_line", lang, track=name, read=len(done), total=len(order),
-                     post=f"*{link(cat.url_of(post), post.title)}*")
+                     post=Mrkdwn("*{}*").format(link(cat.url_of(post), post.title)))
             meta = dt("dm_meta", lang, position=order.index(step.post) + 1, total=len(order),
                       level=step.level)
-            text = f"{line}\n_{meta}_"
+            text = Mrkdwn("{}\n_{}_").format(line, meta)
             if step.note:
-                text += "\n" + esc(truncate(step.note.get(lang), MAX_DM_NOTE))
+                text += Mrkdwn("\n") + truncate(step.note.get(lang), MAX_DM_NOTE)
             # The slack-sdk-built template with this part's text and button filled in: the
             # same dict section(text, accessory=button(...)).to_dict() gives, at a fraction of
             # the cost (tests compare the two).
             tpl = self._section_tpl
-            block = {**tpl, "text": {**tpl["text"], "text": truncate(text, MAX_SECTION_TEXT)},
+            block = {**tpl, "text": {**tpl["text"], "text": str(truncate(text, MAX_SECTION_TEXT))},
                      "accessory": {**tpl["accessory"],
                                    "action_id": f"mark_read:{self._track_index[track_id]}",
                                    "value": encode_value({"p": step.post, "t": track_id,
                                                           "v": DIGEST_DM_VIEW})}}
-            part = (block, plain(f"{name}: {esc(post.title)}"))  # fallback text: defanged once, cached
+            part = (block, plain(Mrkdwn("{}: {}").format(name, post.title)))  # fallback text: defanged once, cached
         parts[key] = part
         return part
 

@@ -1,5 +1,8 @@
 """Digest delivery: the ledger claim, pacing under Slack's limits, sending, and Slack's errors.
 
+(About 500 lines, one concern: the steps of one send share the ledger key and the error
+classification, and read best in order.)
+
 One send (:meth:`Deliverer.deliver_subscription`, :meth:`Deliverer.deliver_dm`) goes:
 
 1. **claim** the ledger key (team, destination, track or ``'*'``, ISO week) with
@@ -46,7 +49,8 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler
 
-from bot.digest.compose import compose_channel_digest, dm_composer, period_of
+from bot.digest.compose import compose_channel_digest, dm_composer
+from bot.digest.weekly import period_of
 from bot.store import DM_TRACK, Subscription
 
 log = logging.getLogger(__name__)

@@ -44,17 +44,21 @@ from apscheduler.jobstores.base import ConflictingIdError, JobLookupError
 from apscheduler.jobstores.memory import MemoryJobStore
 from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
 from apscheduler.schedulers.background import BackgroundScheduler
-from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
-from bot.digest.compose import period_of, week_end
 from bot.digest.deliver import Attempt, Deliverer, Outcome, Pacer
+from bot.digest.weekly import (
+    in_window,
+    latest_fire,
+    next_fire,
+    period_of,
+    signature,
+    trigger_for,
+)
 from bot.store import DM_TRACK
 
 log = logging.getLogger(__name__)
 
-WEEKDAY_NAMES = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
-"""APScheduler 3 ``day_of_week`` names for 0=Monday … 6=Sunday (its numbers differ from cron's)."""
 SUB_FUNC = "bot.digest.schedule:run_subscription"
 DM_FUNC = "bot.digest.schedule:run_dm"
 RECONCILE_FUNC = "bot.digest.schedule:reconcile"
@@ -68,54 +72,7 @@ _clock: DigestClock | None = None
 _clock_lock = threading.Lock()
 
 
-# --- schedule arithmetic (APScheduler's CronTrigger; no hand-rolled calendar) -------------------
-
-
-@lru_cache(maxsize=4096)
-def trigger_for(weekday: int, at_time: str, timezone: str) -> CronTrigger:
-    """The weekly trigger: ``weekday`` 0=Mon..6=Sun, ``at_time`` ``'HH:MM'``, IANA ``timezone``."""
-    hour, minute = (int(x) for x in at_time.split(":"))
-    return CronTrigger(day_of_week=WEEKDAY_NAMES[weekday], hour=hour, minute=minute,
-                       timezone=ZoneInfo(timezone))
-
-
-def signature(weekday: int, at_time: str, timezone: str) -> str:
-    """A job's schedule as text (stored as the job's name to spot schedule changes)."""
-    return f"{WEEKDAY_NAMES[weekday]} {at_time} {timezone}"
-
-
-def latest_fire(weekday: int, at_time: str, timezone: str, now: datetime) -> datetime | None:
-    """The latest scheduled time not after ``now`` (aware), in the schedule's zone; None if the
-    schedule has not fired in the 8 days before ``now`` (it always has: it is weekly).
-
-    A wall time that a DST change repeats fires at both instants (the ledger sends once); one
-    that a DST change skips fires an hour later that day (APScheduler's CronTrigger)."""
-    trigger = trigger_for(weekday, at_time, timezone)
-    now = now.astimezone(UTC)  # arithmetic in UTC: local times in a repeated hour differ by fold only
-    fire = trigger.get_next_fire_time(None, now - timedelta(days=8))
-    latest = None
-    while fire is not None and fire <= now:
-        if latest is not None and fire.astimezone(UTC) <= latest.astimezone(UTC):
-            break  # pragma: no cover - the trigger did not advance
-        latest = fire
-        fire = trigger.get_next_fire_time(fire, fire.astimezone(UTC) + timedelta(seconds=1))
-    return latest
-
-
-def next_fire(weekday: int, at_time: str, timezone: str, now: datetime) -> datetime | None:
-    """The next scheduled time strictly after ``now`` (aware), in the schedule's zone."""
-    trigger = trigger_for(weekday, at_time, timezone)
-    return trigger.get_next_fire_time(None, now.astimezone(UTC) + timedelta(microseconds=1))
-
-
-def in_window(fire: datetime, now: datetime, timezone: str, min_window_s: float = 6 * 3600) -> bool:
-    """Whether a digest scheduled at ``fire`` may still go out at ``now``: until the end of
-    ``fire``'s ISO week in ``timezone`` (so a restart later in the same week still sends it,
-    and a restart after days of downtime sends nothing stale), and in any case for
-    ``min_window_s`` seconds after ``fire`` (a Sunday-night digest is not lost to a short delay)."""
-    if now < fire:
-        return False
-    return now < week_end(fire, timezone) or (now - fire).total_seconds() < min_window_s
+# Schedule arithmetic (APScheduler's CronTrigger) lives in bot.digest.weekly, pure.
 
 
 # --- job functions (referenced by import path in the job store) -----------------------------------

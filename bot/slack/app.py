@@ -26,7 +26,7 @@ from slack_sdk.http_retry.handler import RetryHandler
 
 from bot.runtime import Runtime
 from bot.slack.handlers import Handlers, UserInfo, UserInfoCache
-from bot.slack.listeners import actions, commands, events
+from bot.slack.listeners import actions, commands, errors, events
 from bot.slack.signing import SignedRequestVerification
 
 log = logging.getLogger(__name__)
@@ -117,5 +117,6 @@ def build_app(runtime: Runtime, client: WebClient | None = None, *, verify_reque
     commands.register(app, handlers)
     actions.register(app, handlers)
     events.register(app, handlers)
+    errors.register(app)
     app.handlers = handlers
     return app

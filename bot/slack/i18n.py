@@ -1,10 +1,13 @@
 """Every user-facing string, in English (``en``) and Chinese (``zh``).
 
-:func:`t` looks a key up and formats it with ``str.format`` keywords. Values passed in are
-inserted as given: callers escape user and catalog text for mrkdwn first (:func:`bot.slack.mrkdwn.esc`).
+:func:`t` looks a key up and formats it with ``str.format`` keywords into a
+:class:`~bot.slack.mrkdwn.Mrkdwn`: the templates are our own mrkdwn, and every value that is not
+already ``Mrkdwn`` (catalog or user text, numbers) is escaped on the way in.
 """
 
 from __future__ import annotations
+
+from bot.slack.mrkdwn import Mrkdwn
 
 LANGS = ("en", "zh")
 
@@ -169,15 +172,16 @@ STRINGS: dict[str, dict[str, str]] = {
 }
 
 
-def lookup(table: dict[str, dict[str, str]], key: str, lang: str = "en", **values: object) -> str:
+def lookup(table: dict[str, dict[str, str]], key: str, lang: str = "en", **values: object) -> Mrkdwn:
     """The string ``key`` of ``table`` in ``lang`` (English when missing), formatted with
-    ``values``. Raises ``KeyError`` for an unknown key (a programming error, caught by the tests)."""
+    ``values`` (escaped unless already :class:`Mrkdwn`). Raises ``KeyError`` for an unknown key
+    (a programming error, caught by the tests)."""
     entry = table[key]
-    template = entry.get(lang) or entry["en"]
+    template = Mrkdwn(entry.get(lang) or entry["en"])
     return template.format(**values) if values else template
 
 
-def t(key: str, lang: str = "en", **values: object) -> str:
+def t(key: str, lang: str = "en", **values: object) -> Mrkdwn:
     """The app's string ``key`` in ``lang`` (``en`` or ``zh``), formatted with ``values``
     (see :func:`lookup`)."""
     return lookup(STRINGS, key, lang, **values)

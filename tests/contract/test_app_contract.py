@@ -412,7 +412,8 @@ def test_scheduler_digest_and_dm_fan_out_then_digest_buttons(slack, slack_api, r
     buttons are clicked."""
     import time_machine
 
-    from bot.digest.compose import DIGEST_DM_VIEW, period_of
+    from bot.digest.compose import DIGEST_DM_VIEW
+    from bot.digest.weekly import period_of
     from bot.digest.schedule import DigestClock
     from tests.digest.clockdriver import ClockDriver
 
@@ -516,7 +517,7 @@ def test_digest_take_over_checks_history_first(slack_api, runtime):
     """A claim left by a sender that died is taken over: the deliverer first looks in
     conversations.history for the digest it may have posted (Slack's example has none), then
     posts it."""
-    from bot.digest.compose import period_of
+    from bot.digest.weekly import period_of
     from bot.digest.deliver import Deliverer, Outcome, Pacer
 
     store = runtime.store

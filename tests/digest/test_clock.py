@@ -17,7 +17,7 @@ from zoneinfo import ZoneInfo
 import pytest
 import time_machine
 
-from bot.digest.compose import period_of
+from bot.digest.weekly import period_of
 from bot.digest.schedule import JOBSTORE, DigestClock
 from tests.digest.clockdriver import ClockDriver
 from tests.digest.conftest import TEAM

@@ -14,10 +14,10 @@ from bot.digest.compose import (
     DmComposer,
     compose_channel_digest,
     compose_dm,
-    period_of,
     preview_subscription,
 )
 from bot.slack.blockkit import validate_blocks
+from bot.digest.weekly import period_of
 from bot.slack.mrkdwn import esc
 from bot.slack.views.blocks import decode_value
 
@@ -292,12 +292,14 @@ def test_dm_following_every_track_fits_in_one_message(catalog: Catalog) -> None:
 
 
 def test_dm_parts_are_exactly_what_the_slack_sdk_builders_make(catalog: Catalog) -> None:
+    from bot.slack.mrkdwn import Mrkdwn
     from bot.slack.views.blocks import button, section
 
     reply = compose_dm(catalog, ["spec", "quant"], {catalog.order("quant")[0]})
     for block in reply.blocks[1:3]:
         acc = block["accessory"]
-        expected = section(block["text"]["text"], accessory=button(
+        # the text is mrkdwn already (Mrkdwn): the builder must not escape it again
+        expected = section(Mrkdwn(block["text"]["text"]), accessory=button(
             acc["text"]["text"], acc["action_id"], decode_value(acc["value"]))).to_dict()
         assert block == expected
 

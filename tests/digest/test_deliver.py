@@ -10,7 +10,7 @@ from itertools import pairwise
 
 from slack_sdk import WebClient
 
-from bot.digest.compose import period_of
+from bot.digest.weekly import period_of
 from bot.digest.deliver import METADATA_EVENT, Deliverer, Outcome, Pacer
 from bot.digest.schedule import DigestClock
 from bot.slack.views import messages as views

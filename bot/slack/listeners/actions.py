@@ -7,11 +7,11 @@ from __future__ import annotations
 import logging
 import re
 
-from slack_bolt import Ack, App, Respond
+from slack_bolt import Ack, App, BoltContext, Respond
 from slack_sdk import WebClient
 
 from bot.slack.handlers import Caller, Handlers
-from bot.slack.i18n import t
+from bot.slack.listeners.errors import answers_failure
 from bot.slack.listeners.events import publish_home
 from bot.slack.views.blocks import decode_value
 
@@ -28,21 +28,19 @@ def register(app: App, handlers: Handlers) -> None:
     def ack_action(ack: Ack) -> None:
         ack()
 
-    def handle_action(body: dict, respond: Respond, client: WebClient) -> None:
+    @answers_failure("button")
+    def handle_action(body: dict, respond: Respond, client: WebClient, context: BoltContext) -> None:
         action = (body.get("actions") or [{}])[0]
         kind = (action.get("action_id") or "").split(":", 1)[0]
+        # ids from Bolt's context (org-wide installs, Slack Connect); the body only as a fallback
         user = body.get("user") or {}
-        team_id = user.get("team_id") or (body.get("team") or {}).get("id") or ""
-        channel_id = (body.get("channel") or {}).get("id") or (body.get("container") or {}).get("channel_id") or ""
-        caller = Caller(team_id=team_id, user_id=user.get("id") or "", channel_id=channel_id)
+        team_id = context.team_id or user.get("team_id") or (body.get("team") or {}).get("id") or ""
+        channel_id = (context.channel_id or (body.get("channel") or {}).get("id")
+                      or (body.get("container") or {}).get("channel_id") or "")
+        caller = Caller(team_id=team_id, user_id=context.user_id or user.get("id") or "",
+                        channel_id=channel_id)
         from_home = (body.get("container") or {}).get("type") == "view" or (body.get("view") or {}).get("type") == "home"
-        try:
-            reply = handlers.action(caller, kind, decode_value(action.get("value")))
-        except Exception:  # noqa: BLE001
-            log.exception("button %s failed (team %s)", kind, caller.team_id)
-            if body.get("response_url"):
-                respond(text=t("error.generic"), response_type="ephemeral", replace_original=False)
-            return
+        reply = handlers.action(caller, kind, decode_value(action.get("value")))
         if from_home or reply is None:
             publish_home(handlers, client, caller)
             return

@@ -9,15 +9,23 @@ from __future__ import annotations
 import logging
 import re
 
-from slack_bolt import Ack, App, Respond
+from slack_bolt import Ack, App, BoltContext, Respond
 
 from bot.slack.handlers import Caller, Handlers
-from bot.slack.i18n import t
+from bot.slack.listeners.errors import answers_failure
 
 log = logging.getLogger(__name__)
 
 COMMAND = re.compile(r"^/vllm-path")
 """Matches ``/vllm-path`` and staging variants such as ``/vllm-path-dev``."""
+
+
+def caller_of(context: BoltContext, body: dict) -> Caller:
+    """Who asked, from Bolt's ``context`` (which resolves org-wide installs and Slack Connect:
+    the user's own team); the body's fields only where the context has none."""
+    return Caller(team_id=context.team_id or body.get("team_id") or "",
+                  user_id=context.user_id or body.get("user_id") or "",
+                  channel_id=context.channel_id or body.get("channel_id") or "")
 
 
 def register(app: App, handlers: Handlers) -> None:
@@ -26,15 +34,9 @@ def register(app: App, handlers: Handlers) -> None:
     def ack_command(ack: Ack) -> None:
         ack()
 
-    def answer_command(body: dict, respond: Respond) -> None:
-        caller = Caller(team_id=body.get("team_id") or "", user_id=body.get("user_id") or "",
-                        channel_id=body.get("channel_id") or "")
-        try:
-            reply = handlers.command(caller, body.get("text") or "")
-        except Exception:  # noqa: BLE001 - any failure gets a friendly reply, details in the log
-            log.exception("slash command failed (team %s)", caller.team_id)
-            respond(text=t("error.generic"), response_type="ephemeral", replace_original=False)
-            return
+    @answers_failure("slash command")
+    def answer_command(body: dict, respond: Respond, context: BoltContext) -> None:
+        reply = handlers.command(caller_of(context, body), body.get("text") or "")
         respond(**reply.payload(), replace_original=False)
 
     app.command(COMMAND)(ack=ack_command, lazy=[answer_command])

@@ -26,7 +26,7 @@ from slack_sdk.models.blocks import (
 )
 
 from bot.slack import blockkit
-from bot.slack.mrkdwn import plain, truncate
+from bot.slack.mrkdwn import Mrkdwn, as_plain, esc, plain, truncate
 
 # Slack's limits, from the one checker (bot.slack.blockkit) that tests and the stand-in run.
 MAX_BLOCKS_MESSAGE = blockkit.MAX_BLOCKS["message"]
@@ -68,45 +68,47 @@ def nonblank(text: str) -> str:
 
 
 def mrkdwn(text: str) -> MarkdownTextObject:
-    """A mrkdwn text object (caller escapes catalog and user text).
+    """A mrkdwn text object: ``text`` is :class:`Mrkdwn`, or plain text that is escaped here.
 
     ``verbatim`` is on: Slack then still renders our formatting and the ``<url|label>`` links we
     build, but does not auto-link bare URLs, channel names or ``@channel``-style mentions that
     appear in (escaped) catalog or user text.
     """
-    return MarkdownTextObject(text=nonblank(text), verbatim=True)
+    return MarkdownTextObject(text=nonblank(str(esc(text))), verbatim=True)
 
 
 def header(text: str) -> HeaderBlock:
-    """A header block, cut to 150 characters."""
-    return HeaderBlock(text=PlainTextObject(text=nonblank(truncate(text, MAX_HEADER_TEXT)), emoji=True))
+    """A header block (plain text; :class:`Mrkdwn` is unescaped), cut to 150 characters."""
+    return HeaderBlock(text=PlainTextObject(text=nonblank(truncate(as_plain(text), MAX_HEADER_TEXT)),
+                                            emoji=True))
 
 
 def section(text: str, accessory: ButtonElement | None = None) -> SectionBlock:
-    """A mrkdwn section, cut to 3,000 characters."""
-    return SectionBlock(text=mrkdwn(truncate(text, MAX_SECTION_TEXT)), accessory=accessory)
+    """A mrkdwn section (plain ``str`` escaped), cut to 3,000 characters."""
+    return SectionBlock(text=mrkdwn(truncate(esc(text), MAX_SECTION_TEXT)), accessory=accessory)
 
 
 def sections(lines: Iterable[str], limit: int = MAX_SECTION_TEXT - 100) -> list[SectionBlock]:
-    """Pack lines into as few sections as fit ``limit`` characters each (a longer line is cut)."""
+    """Pack lines into as few sections as fit ``limit`` characters each (a longer line is cut;
+    plain ``str`` lines are escaped)."""
     out: list[SectionBlock] = []
-    chunk: list[str] = []
+    chunk: list[Mrkdwn] = []
     size = 0
     for line in lines:
-        line = truncate(line, limit)
+        line = truncate(esc(line), limit)
         if chunk and size + len(line) + 1 > limit:
-            out.append(section("\n".join(chunk)))
+            out.append(section(Mrkdwn("\n").join(chunk)))
             chunk, size = [], 0
         chunk.append(line)
         size += len(line) + 1
     if chunk:
-        out.append(section("\n".join(chunk)))
+        out.append(section(Mrkdwn("\n").join(chunk)))
     return out
 
 
 def context(*texts: str) -> ContextBlock:
     """A context block of up to 10 mrkdwn texts."""
-    return ContextBlock(elements=[mrkdwn(truncate(t, MAX_SECTION_TEXT)) for t in texts[:MAX_CONTEXT_ELEMENTS]])
+    return ContextBlock(elements=[mrkdwn(truncate(esc(t), MAX_SECTION_TEXT)) for t in texts[:MAX_CONTEXT_ELEMENTS]])
 
 
 def divider() -> DividerBlock:
@@ -132,7 +134,7 @@ def decode_value(value: str | None) -> dict[str, Any]:
 
 def button(text: str, action_id: str, data: dict[str, Any], style: str | None = None) -> ButtonElement:
     """A button; ``data`` travels in its ``value`` as JSON; text cut to 75 characters."""
-    return ButtonElement(text=PlainTextObject(text=nonblank(truncate(text, MAX_BUTTON_TEXT)), emoji=True),
+    return ButtonElement(text=PlainTextObject(text=nonblank(truncate(as_plain(text), MAX_BUTTON_TEXT)), emoji=True),
                          action_id=action_id[:MAX_ID], value=encode_value(data), style=style)
 
 

@@ -9,7 +9,6 @@ catalog URLs.
 from __future__ import annotations
 
 import itertools
-import re
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
@@ -17,7 +16,8 @@ from bot import paths
 from bot.catalog import Catalog
 from bot.catalog.models import Step
 from bot.slack.i18n import t, weekday_name
-from bot.slack.mrkdwn import esc, link, truncate
+from bot.slack.ids import is_channel_id
+from bot.slack.mrkdwn import Mrkdwn, as_plain, link, truncate
 from bot.slack.views.blocks import (
     Reply,
     actions,
@@ -31,7 +31,6 @@ from bot.slack.views.blocks import (
 )
 
 MAX_RESULTS = 5
-_CHANNEL_RE = re.compile(r"^[CG][A-Z0-9]{2,30}$")
 ICON_READ, ICON_NEXT, ICON_UNREAD = ":white_check_mark:", ":arrow_right:", ":white_small_square:"
 
 
@@ -46,42 +45,42 @@ class _Ids:
 
 
 def track_name(catalog: Catalog, track_id: str, lang: str) -> str:
-    """The track's display name in ``lang`` (escaped)."""
-    return esc(catalog.track(track_id).names.get(lang))
+    """The track's display name in ``lang`` (plain text: :func:`t` and the builders escape it)."""
+    return catalog.track(track_id).names.get(lang)
 
 
-def post_link(catalog: Catalog, post_id: str, bold: bool = False) -> str:
+def post_link(catalog: Catalog, post_id: str, bold: bool = False) -> Mrkdwn:
     """``<url|title>`` for a post (escaped), bold when asked."""
     post = catalog.post(post_id)
     text = link(catalog.url_of(post), post.title)
-    return f"*{text}*" if bold else text
+    return Mrkdwn("*{}*").format(text) if bold else text
 
 
-def _position_line(catalog: Catalog, post_id: str, lang: str) -> str:
+def _position_line(catalog: Catalog, post_id: str, lang: str) -> Mrkdwn:
     """"step 3 of 9 in Speculative decoding · next: X" for each of the post's tracks."""
     parts = []
     for pos in paths.positions(catalog, post_id)[:3]:
         where = t("step.position", lang, position=pos.position, of=pos.of,
                   track=track_name(catalog, pos.track_id, lang))
         after = paths.read_after(catalog, pos.track_id, post_id)
-        nxt = t("step.next", lang, post=esc(truncate(catalog.post(after[0].post).title, 80))) if after \
+        nxt = t("step.next", lang, post=truncate(catalog.post(after[0].post).title, 80)) if after \
             else t("step.last", lang)
-        parts.append(f"{where} · {nxt}")
-    return "\n".join(parts) if parts else t("search.not_in_track", lang)
+        parts.append(Mrkdwn("{} · {}").format(where, nxt))
+    return Mrkdwn("\n").join(parts) if parts else t("search.not_in_track", lang)
 
 
-def _prereq_lines(catalog: Catalog, track_id: str, step: Step, lang: str) -> list[str]:
+def _prereq_lines(catalog: Catalog, track_id: str, step: Step, lang: str) -> list[Mrkdwn]:
     lines = []
     before = paths.read_before(catalog, track_id, step.post)
     if before:
-        items = ", ".join(post_link(catalog, s.post) for s in before)
+        items = Mrkdwn(", ").join(post_link(catalog, s.post) for s in before)
         lines.append(t("track.read_first", lang, items=items))
     before_ext = [x for x in step.external_prerequisites if x.kind == "prerequisite"]
     after_ext = [x for x in step.external_prerequisites if x.kind == "follow-up"]
     if before_ext:
-        lines.append(t("track.background", lang, items=", ".join(link(x.url, x.title) for x in before_ext)))
+        lines.append(t("track.background", lang, items=Mrkdwn(", ").join(link(x.url, x.title) for x in before_ext)))
     if after_ext:
-        lines.append(t("track.then", lang, items=", ".join(link(x.url, x.title) for x in after_ext)))
+        lines.append(t("track.then", lang, items=Mrkdwn(", ").join(link(x.url, x.title) for x in after_ext)))
     return lines
 
 
@@ -90,7 +89,7 @@ def _prereq_lines(catalog: Catalog, track_id: str, step: Step, lang: str) -> lis
 
 def help_reply(catalog: Catalog, lang: str, prefix: str | None = None) -> Reply:
     """The help message: grammar with examples, the track list, catalog version."""
-    tracks = ", ".join(f"`{tr.id}` {esc(tr.names.get(lang))}" for tr in catalog.tracks)
+    tracks = Mrkdwn(", ").join(Mrkdwn("`{}` {}").format(tr.id, tr.names.get(lang)) for tr in catalog.tracks)
     blocks = [header(t("help.title", lang))]
     if prefix:
         blocks.append(section(prefix))
@@ -134,7 +133,7 @@ def track_reply(catalog: Catalog, track_id: str, read: set[str], lang: str, *, f
         blocks.append(context(t("share.footer", lang, version=catalog.version)))
     else:
         blocks.append(context(t("track.progress", lang, read=read_count, total=len(steps), version=catalog.version)))
-    blocks.append(section(esc(track.description.get(lang))))
+    blocks.append(section(track.description.get(lang)))
 
     lines = [t("track.path", lang)]
     for i, step in enumerate(steps, start=1):
@@ -142,8 +141,8 @@ def track_reply(catalog: Catalog, track_id: str, read: set[str], lang: str, *, f
         icon = ICON_READ if step.post in done else ICON_NEXT if nxt and step.post == nxt.post else ICON_UNREAD
         text = link(catalog.url_of(post), post.title)
         if nxt and step.post == nxt.post:
-            text = f"*{text}*"
-        lines.append(f"{icon} {i}. {text} · _{t('level.' + step.level, lang)}_")
+            text = Mrkdwn("*{}*").format(text)
+        lines.append(Mrkdwn("{} {}. {} · _{}_").format(Mrkdwn(icon), i, text, t("level." + step.level, lang)))
     blocks.extend(sections(lines)[:4])
 
     buttons = []
@@ -151,13 +150,14 @@ def track_reply(catalog: Catalog, track_id: str, read: set[str], lang: str, *, f
         post = catalog.post(nxt.post)
         position = catalog.order(track_id).index(nxt.post) + 1
         detail = [t("track.next", lang, post=post_link(catalog, nxt.post)),
-                  f"_{t('step.position', lang, position=position, of=len(steps), track=esc(track.names.get(lang)))}"
-                  f" · {esc(post.source.label())} · {post.published.label()}_"]
+                  Mrkdwn("_{} · {} · {}_").format(
+                      t("step.position", lang, position=position, of=len(steps), track=track.names.get(lang)),
+                      post.source.label(), post.published.label())]
         if nxt.note:
-            detail.append(esc(nxt.note.get(lang)))
+            detail.append(nxt.note.get(lang))
         detail.extend(_prereq_lines(catalog, track_id, nxt, lang))
         blocks.append(divider())
-        blocks.append(section("\n".join(detail)))
+        blocks.append(section(Mrkdwn("\n").join(detail)))
         buttons.append(button(t("btn.mark_read", lang), ids("mark_read"),
                               {"p": nxt.post, "t": track_id, **view}, style="primary"))
     elif not shared:
@@ -171,13 +171,15 @@ def track_reply(catalog: Catalog, track_id: str, read: set[str], lang: str, *, f
         buttons.append(button(t("btn.share", lang), ids("share"), {"t": track_id, **view}))
         blocks.append(actions(buttons))
     if shared:
-        fallback = f"{esc(track.names.get(lang))}: " + " > ".join(
-            esc(catalog.post(s.post).title) for s in steps[:5]) + (" …" if len(steps) > 5 else "")
+        fallback = Mrkdwn("{}: {}{}").format(
+            track.names.get(lang), Mrkdwn(" > ").join(catalog.post(s.post).title for s in steps[:5]),
+            " …" if len(steps) > 5 else "")
     else:
-        fallback = f"{esc(track.names.get(lang))}: " + (
-            t("track.next", lang, post=esc(catalog.post(nxt.post).title)) if nxt else t("track.done", lang))
+        fallback = Mrkdwn("{}: {}").format(
+            track.names.get(lang),
+            t("track.next", lang, post=catalog.post(nxt.post).title) if nxt else t("track.done", lang))
     if notice:
-        fallback = f"{notice}\n{fallback}"
+        fallback = Mrkdwn("{}\n{}").format(notice, fallback)
     return make_reply(blocks, fallback, "in_channel" if shared else "ephemeral")
 
 
@@ -191,7 +193,7 @@ def search_reply(catalog: Catalog, query: str, result, read: set[str], lang: str
     ``result`` is a :class:`bot.search.SearchResult`. With no results: the matcher's hint (empty
     or punctuation-only query) or "no match" plus ``suggestion`` (a did-you-mean line, escaped).
     """
-    shown_query = esc(truncate(" ".join(query.split()), 100))
+    shown_query = truncate(" ".join(query.split()), 100)
     ids = _Ids()
     blocks = []
     if notice:
@@ -204,9 +206,10 @@ def search_reply(catalog: Catalog, query: str, result, read: set[str], lang: str
         if suggestion:
             blocks.append(section(suggestion))
         blocks.append(context(t("didyoumean.help", lang)))
-        return make_reply(blocks, "\n".join(b.text.text for b in blocks if getattr(b, "text", None)))
+        return make_reply(blocks, Mrkdwn("\n").join(Mrkdwn(b.text.text) for b in blocks
+                                                       if getattr(b, "text", None)))
 
-    blocks.append(section(f"*{t('search.header', lang, query=shown_query)}*"))
+    blocks.append(section(Mrkdwn("*{}*").format(t("search.header", lang, query=shown_query))))
     if result.track is not None:
         tid = result.track.track_id
         blocks.append(context(t("search.track_hint", lang, track=track_name(catalog, tid, lang), track_id=tid)))
@@ -215,18 +218,18 @@ def search_reply(catalog: Catalog, query: str, result, read: set[str], lang: str
     for match in result.results[:MAX_RESULTS]:
         post = catalog.post(match.post_id)
         mark = ICON_READ + " " if post.id in done else ""
-        text = (f"{mark}*{link(catalog.url_of(post), post.title)}*\n"
-                f"_{esc(post.source.label())} · {post.published.label()} · `{post.id}`_\n"
-                f"{esc(truncate(post.summary.get(lang), 300))}\n"
-                f"{_position_line(catalog, post.id, lang)}")
+        text = Mrkdwn("{}*{}*\n_{} · {} · `{}`_\n{}\n{}").format(
+            Mrkdwn(mark), link(catalog.url_of(post), post.title), post.source.label(),
+            post.published.label(), post.id, truncate(post.summary.get(lang), 300),
+            _position_line(catalog, post.id, lang))
         if post.id in done:
             accessory = button(t("btn.mark_unread", lang), ids("mark_unread"), {"p": post.id, "v": f"search:{query[:150]}"})
         else:
             accessory = button(t("btn.mark_read", lang), ids("mark_read"), {"p": post.id, "v": f"search:{query[:150]}"})
         blocks.append(section(text, accessory=accessory))
-        fallback.append(f"• {esc(post.title)}")
+        fallback.append(Mrkdwn("• {}").format(post.title))
     blocks.append(context(t("catalog.version", lang, version=catalog.version)))
-    return make_reply(blocks, "\n".join(fallback))
+    return make_reply(blocks, Mrkdwn("\n").join(fallback))
 
 
 # --- next across followed tracks -----------------------------------------------------------------
@@ -254,26 +257,26 @@ def next_reply(catalog: Catalog, follows: Sequence[str], read: set[str], lang: s
         else:
             line = t("next.track_line", lang, track=name, read=done, total=total,
                      post=post_link(catalog, nxt.post))
-            note = f"\n{esc(truncate(nxt.note.get(lang), 400))}" if nxt.note else ""
+            note = Mrkdwn("\n{}").format(truncate(nxt.note.get(lang), 400)) if nxt.note else Mrkdwn()
             blocks.append(section(line + note, accessory=button(
                 t("btn.mark_read", lang), ids("mark_read"), {"p": nxt.post, "t": tid, "v": "next"})))
         fallback.append(line)
-    return make_reply(blocks, "\n".join(fallback))
+    return make_reply(blocks, Mrkdwn("\n").join(fallback))
 
 
 # --- subscriptions -------------------------------------------------------------------------------
 
 
-def subscription_line(catalog: Catalog, sub, lang: str) -> str:
+def subscription_line(catalog: Catalog, sub, lang: str) -> Mrkdwn:
     """One line describing a channel subscription (schedule, progress, pause reason)."""
-    name = track_name(catalog, sub.track_id, lang) if catalog.has_track(sub.track_id) else esc(sub.track_id)
+    name = track_name(catalog, sub.track_id, lang) if catalog.has_track(sub.track_id) else sub.track_id
     total = len(catalog.order(sub.track_id)) if catalog.has_track(sub.track_id) else 0
     progress = t("subs.progress", lang, sent=min(sub.cursor, total), total=total)
     line = t("subs.line", lang, track=name, weekday=weekday_name(sub.weekday, lang), time=sub.at_time,
-             tz=esc(sub.timezone), n=sub.steps_per_week,
+             tz=sub.timezone, n=sub.steps_per_week,
              steps=f"{sub.steps_per_week} step" + ("s" if sub.steps_per_week != 1 else ""), progress=progress)
     if sub.status != "active":
-        line += "\n" + t("subs.paused", lang, reason=esc(sub.pause_reason or "paused"), track_id=esc(sub.track_id))
+        line += "\n" + t("subs.paused", lang, reason=sub.pause_reason or "paused", track_id=sub.track_id)
     return line
 
 
@@ -286,7 +289,7 @@ def subscriptions_reply(catalog: Catalog, subs: Iterable, lang: str) -> Reply:
         return make_reply(blocks, t("subs.none", lang))
     lines = [subscription_line(catalog, s, lang) for s in subs]
     blocks.extend(sections(lines)[:40])
-    return make_reply(blocks, "\n".join(lines))
+    return make_reply(blocks, Mrkdwn("\n").join(lines))
 
 
 @dataclass(frozen=True)
@@ -318,7 +321,7 @@ def home_view(catalog: Catalog, state: HomeState) -> dict:
         nxt = paths.next_step(catalog, tid, state.read)
         filled = round(10 * done / total) if total else 0
         bar = "▰" * filled + "▱" * (10 - filled)
-        line = f"*{track_name(catalog, tid, lang)}*  {bar} {done}/{total}\n"
+        line = Mrkdwn("*{}*  {} {}/{}\n").format(track_name(catalog, tid, lang), bar, done, total)
         if nxt is None:
             line += t("track.done", lang)
             accessory = button(t("btn.unfollow", lang), ids("unfollow"), {"t": tid, "v": "home"})
@@ -332,15 +335,15 @@ def home_view(catalog: Catalog, state: HomeState) -> dict:
         blocks.append(divider())
         blocks.append(section(t("home.other_tracks", lang)))
         for start in range(0, len(others), 5):
-            blocks.append(actions([button(f"{t('btn.follow', lang)}: {tr.names.get(lang)}", ids("follow"),
+            blocks.append(actions([button(f"{as_plain(t('btn.follow', lang))}: {tr.names.get(lang)}", ids("follow"),
                                           {"t": tr.id, "v": "home"}) for tr in others[start:start + 5]]))
     blocks.append(divider())
     blocks.append(section(t("home.dm", lang)))
     dm = state.dm
     if dm is not None and getattr(dm, "enabled", False):
-        status = t("dm.on", lang, weekday=weekday_name(dm.weekday, lang), time=dm.at_time, tz=esc(dm.timezone))
+        status = t("dm.on", lang, weekday=weekday_name(dm.weekday, lang), time=dm.at_time, tz=dm.timezone)
         if getattr(dm, "status", "active") != "active":
-            status += "\n" + t("dm.paused", lang, reason=esc(dm.pause_reason or ""))
+            status += "\n" + t("dm.paused", lang, reason=dm.pause_reason or "")
         blocks.append(section(status, accessory=button(t("btn.dm_off", lang), ids("dm_off"), {"v": "home"})))
     else:
         blocks.append(section(t("dm.status_off", lang),
@@ -352,8 +355,8 @@ def home_view(catalog: Catalog, state: HomeState) -> dict:
     if not subs:
         blocks.append(section(t("home.no_channels", lang)))
     else:
-        lines = [(f"<#{s.channel_id}> · " if _CHANNEL_RE.match(s.channel_id) else "")
-                 + subscription_line(catalog, s, lang) for s in subs]
+        lines = [(Mrkdwn("<#{}> · ").format(Mrkdwn(s.channel_id)) if is_channel_id(s.channel_id)
+                  else Mrkdwn()) + subscription_line(catalog, s, lang) for s in subs]
         packed = sections(lines)
         if len(packed) > room:
             packed = packed[:room - 1] + [section(t("home.more", lang, n=len(subs)))]

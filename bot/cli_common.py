@@ -1,0 +1,48 @@
+"""Helpers shared by the top-level CLI (``bot/cli.py``) and the digest CLI (``bot/digest/cli.py``).
+
+Both import from here, never from each other (``bot.cli`` registers ``bot.digest.cli``'s commands).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import click
+
+from bot.catalog import Catalog, CatalogError, load_catalog
+from bot.config import Settings
+
+
+def load_catalog_or_exit(catalog_dir: str | None) -> Catalog:
+    """Load the catalog or exit 1 with every error listed."""
+    path = Path(catalog_dir) if catalog_dir else Settings().catalog_dir
+    try:
+        return load_catalog(path)
+    except CatalogError as exc:
+        for issue in exc.errors:
+            click.echo(f"error: {issue}", err=True)
+        click.echo(f"{len(exc.errors)} error(s) in {path}", err=True)
+        sys.exit(1)
+
+
+@contextmanager
+def write_pid_file(path: str | Path | None) -> Iterator[Path | None]:
+    """Write this process's id to ``path`` while the block runs, then remove it (only if it
+    still holds our id). ``None`` or ``''``: nothing is written."""
+    if not path:
+        yield None
+        return
+    target = Path(path)
+    target.write_text(f"{os.getpid()}\n", encoding="ascii")
+    try:
+        yield target
+    finally:
+        try:
+            if target.read_text(encoding="ascii").strip() == str(os.getpid()):
+                target.unlink()
+        except OSError:
+            pass

@@ -1,0 +1,107 @@
+"""What each button does (the action id's prefix is the kind): progress and follow buttons
+redraw the message they live in; *Share* posts the track in the channel; *DM on/off* change the
+DM digest; a digest's *Snooze* and *Stop* are :mod:`bot.digest.actions`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from bot.digest.actions import handle_digest_action
+from bot.digest.weekly import WeeklySchedule
+from bot.slack.commands.registry import button
+from bot.slack.commands.session import ButtonValue, Session
+from bot.slack.i18n import t
+from bot.slack.views import messages as views
+from bot.slack.views.blocks import Reply
+
+
+def _digest(kind: str) -> Callable[[Session, ButtonValue], Reply | None]:
+    """The use case of a digest's ``kind`` button (``snooze`` or ``stop``)."""
+
+    def run(s: Session, value: ButtonValue) -> Reply | None:
+        return handle_digest_action(s.rt, s.caller, kind, value.model_dump(exclude_none=True), lang=s.lang)
+
+    return run
+
+
+button("snooze")(_digest("snooze"))
+button("stop")(_digest("stop"))
+
+
+def _post(s: Session, value: ButtonValue) -> str | None:
+    cat = s.rt.holder.catalog
+    return cat.resolve_post_id(value.p) if value.p and cat.has_post(value.p) else None
+
+
+def _track(s: Session, value: ButtonValue) -> str | None:
+    return value.t if value.t and s.rt.holder.catalog.has_track(value.t) else None
+
+
+@button("mark_read")
+def mark_read(s: Session, value: ButtonValue) -> Reply | None:
+    """Mark the button's post read, then redraw."""
+    pid = _post(s, value)
+    notice = None
+    if pid:
+        s.mark_read([pid])
+        notice = t("read.done", s.lang, posts=views.post_link(s.rt.holder.catalog, pid))
+    return s.redraw(value.v, notice)
+
+
+@button("mark_unread")
+def mark_unread(s: Session, value: ButtonValue) -> Reply | None:
+    """Mark the button's post unread, then redraw."""
+    pid = _post(s, value)
+    notice = None
+    if pid:
+        s.mark_unread([pid])
+        notice = t("unread.done", s.lang, posts=views.post_link(s.rt.holder.catalog, pid))
+    return s.redraw(value.v, notice)
+
+
+@button("follow")
+def follow(s: Session, value: ButtonValue) -> Reply | None:
+    """Follow the button's track, then redraw."""
+    tid = _track(s, value)
+    notice = None
+    if tid:
+        s.rt.store.follow(s.caller.team_id, s.caller.user_id, tid)
+        notice = t("follow.done_short", s.lang, track=views.track_name(s.rt.holder.catalog, tid, s.lang))
+    return s.redraw(value.v, notice)
+
+
+@button("unfollow")
+def unfollow(s: Session, value: ButtonValue) -> Reply | None:
+    """Unfollow the button's track, then redraw."""
+    tid = _track(s, value)
+    notice = None
+    if tid:
+        s.rt.store.unfollow(s.caller.team_id, s.caller.user_id, tid)
+        notice = t("unfollow.done", s.lang, track=views.track_name(s.rt.holder.catalog, tid, s.lang))
+    return s.redraw(value.v, notice)
+
+
+@button("share")
+def share(s: Session, value: ButtonValue) -> Reply | None:
+    """The track's path for everyone in the channel (no personal progress)."""
+    tid = _track(s, value)
+    if tid:
+        return views.track_reply(s.rt.holder.catalog, tid, set(), s.lang, followed=False, shared=True)
+    return s.redraw(value.v, None)
+
+
+@button("dm_on")
+def dm_on(s: Session, value: ButtonValue) -> Reply | None:
+    """Weekly DM on, at the default time (Monday 09:00) in the person's zone."""
+    tz, _ = s.timezone(None)
+    when = WeeklySchedule(timezone=tz or "UTC")
+    s.rt.store.set_dm(s.caller.team_id, s.caller.user_id, True, weekday=when.weekday,
+                      at_time=when.at_time, timezone=when.timezone)
+    return s.redraw(value.v, None)
+
+
+@button("dm_off")
+def dm_off(s: Session, value: ButtonValue) -> Reply | None:
+    """Weekly DM off."""
+    s.rt.store.set_dm(s.caller.team_id, s.caller.user_id, False)
+    return s.redraw(value.v, None)

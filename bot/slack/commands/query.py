@@ -1,0 +1,20 @@
+"""Free text: a track's path when the text names a track, else search results; and ``next``."""
+
+from __future__ import annotations
+
+from bot.slack import grammar
+from bot.slack.commands.registry import command
+from bot.slack.commands.session import Session
+from bot.slack.views.blocks import Reply
+
+
+@command("query")
+def find(s: Session, cmd: grammar.Command) -> Reply:
+    """``/vllm-path <text>``: the track it names, or the posts matching it."""
+    return s.query(cmd.arg)
+
+
+@command("next")
+def next_reads(s: Session, cmd: grammar.Command) -> Reply:
+    """``next``: the next read in every followed track."""
+    return s.next_reply()

@@ -1,0 +1,246 @@
+"""Who is asking and the shared steps of the use cases: language, progress, track and post
+resolution, the redraw of the message a button lived in.
+
+:class:`Caller`, :class:`UserInfo` and the ``users.info`` cache live here too (the listeners
+build a :class:`Session` from Bolt's ``context``). Nothing here talks to Slack except through
+the optional ``users_info`` callable, which must never raise.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+from rapidfuzz import fuzz, process
+
+from bot import paths
+from bot.runtime import Runtime
+from bot.search import SearchResult, track_named
+from bot.slack import grammar
+from bot.slack.i18n import LANGS, t
+from bot.slack.mrkdwn import Mrkdwn, truncate
+from bot.slack.views import messages as views
+from bot.slack.views.blocks import Reply
+
+CLEAR_MARGIN = 3.0
+"""Score points by which the best search match must lead for ``read <query>`` to mark it."""
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who asked, from where: Slack team, user and channel ids (``channel_id`` may be a DM ``D…``)."""
+
+    team_id: str
+    user_id: str
+    channel_id: str = ""
+
+
+@dataclass(frozen=True)
+class UserInfo:
+    """A person's Slack locale (``en-US``, ``zh-CN`` …) and IANA time zone, when known."""
+
+    locale: str | None = None
+    tz: str | None = None
+
+
+UsersInfo = Callable[[str, str], UserInfo]
+"""``(team_id, user_id) -> UserInfo``; must not raise (return ``UserInfo()`` on failure)."""
+
+
+class UserInfoCache:
+    """Remembers ``users.info`` answers for ``ttl`` seconds, so a command costs at most one call."""
+
+    def __init__(self, fetch: UsersInfo, ttl: float = 3600.0):
+        self._fetch = fetch
+        self._ttl = ttl
+        self._data: dict[tuple[str, str], tuple[float, UserInfo]] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, team_id: str, user_id: str) -> UserInfo:
+        key = (team_id, user_id)
+        now = time.monotonic()
+        with self._lock:
+            hit = self._data.get(key)
+            if hit and now - hit[0] < self._ttl:
+                return hit[1]
+        info = self._fetch(team_id, user_id)
+        with self._lock:
+            if len(self._data) > 10_000:
+                self._data.clear()
+            self._data[key] = (now, info)
+        return info
+
+
+def no_users_info(team_id: str, user_id: str) -> UserInfo:
+    """A ``UsersInfo`` that knows nothing (English, the default time zone)."""
+    return UserInfo()
+
+
+class ButtonValue(BaseModel):
+    """A button's value (JSON, see :func:`bot.slack.views.blocks.encode_value`): ``p`` a post
+    id, ``t`` a track id, ``v`` the view the button lives in (``track:<id>``, ``search:<query>``,
+    ``next``, ``home``, ``digest:<subscription id>``, ``digest-dm``). Unknown keys are ignored;
+    a malformed value reads as empty (:meth:`parse`)."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    p: str | None = None
+    t: str | None = None
+    v: str = ""
+
+    @classmethod
+    def parse(cls, data: dict[str, Any]) -> ButtonValue:
+        """The value of decoded ``data``; fields of the wrong type are dropped."""
+        clean: dict[str, str] = {k: v for k in ("p", "t") if isinstance(v := data.get(k), str)}
+        raw_v = data.get("v")
+        clean["v"] = str(raw_v) if raw_v else ""
+        try:
+            return cls.model_validate(clean)
+        except ValidationError:  # pragma: no cover - the fields are checked above
+            return cls()
+
+
+@dataclass
+class Session:
+    """One request: the runtime, the ``caller``, the ``users_info`` look-up and the language
+    (``lang``: the ``/vllm-path lang`` setting, else the Slack locale, zh* -> zh, else en)."""
+
+    rt: Runtime
+    caller: Caller
+    users_info: UsersInfo = no_users_info
+    lang: str = field(default="")
+
+    def __post_init__(self) -> None:
+        if not self.lang:
+            self.lang = self._language()
+
+    def _language(self) -> str:
+        chosen = self.rt.store.get_lang(self.caller.team_id, self.caller.user_id)
+        if chosen in LANGS:
+            return chosen
+        locale = (self.users_info(self.caller.team_id, self.caller.user_id).locale or "").lower()
+        return "zh" if locale.startswith("zh") else "en"
+
+    # --- progress (the rule "progress under former ids" is paths.unread_among / with_former_ids)
+
+    def read(self) -> set[str]:
+        """Post ids the caller has read (as stored: may include former ids)."""
+        return self.rt.store.read_posts(self.caller.team_id, self.caller.user_id)
+
+    def mark_read(self, post_ids: list[str]) -> set[str]:
+        """Record current post ids as read; returns the ids newly marked."""
+        fresh = paths.unread_among(self.rt.holder.catalog, self.read(), post_ids)
+        return self.rt.store.mark_read(self.caller.team_id, self.caller.user_id, fresh) if fresh else set()
+
+    def mark_unread(self, post_ids: list[str]) -> set[str]:
+        """Forget that posts were read, including progress stored under their former ids."""
+        ids = paths.with_former_ids(self.rt.holder.catalog, post_ids)
+        return self.rt.store.mark_unread(self.caller.team_id, self.caller.user_id, ids)
+
+    def follows(self) -> list[str]:
+        """Track ids the caller follows."""
+        return self.rt.store.follows(self.caller.team_id, self.caller.user_id)
+
+    # --- resolving what was typed
+
+    def resolve_track(self, text: str) -> str | None:
+        """A track id for text (id, name, alias, typo), else ``None``."""
+        return track_named(self.rt.holder.catalog, text, self.rt.holder.loaded.matcher)
+
+    def resolve_posts(self, text: str) -> tuple[list[str], SearchResult | None]:
+        """Post ids named by ``text``: exact ids / former ids (space-separated), else the search's
+        best match when it is clear. Returns ``(post ids, search result or None)``; when the
+        best matches are close (:data:`CLEAR_MARGIN` points) the ids are empty and the result
+        lets the person pick."""
+        loaded = self.rt.holder.loaded
+        cat = loaded.catalog
+        words = text.split()
+        ids = [cat.resolve_post_id(w.strip("`,")) for w in words]
+        if words and all(ids):
+            return list(dict.fromkeys(i for i in ids if i)), None
+        result = loaded.matcher.search(text, limit=5)
+        if not result.results:
+            return [], None
+        top = result.results
+        if len(top) > 1 and top[1].score >= top[0].score - CLEAR_MARGIN:
+            return [], result
+        return [top[0].post_id], None
+
+    def suggest(self, text: str) -> Mrkdwn | None:
+        """A did-you-mean line: the closest track name or alias for unmatched text."""
+        cat = self.rt.holder.catalog
+        choices = {}
+        for tr in cat.tracks:
+            for name in (tr.id, tr.names.en, tr.names.zh or "", *tr.aliases):
+                if name:
+                    choices[name.casefold()] = tr.id
+        best = process.extractOne(text.casefold()[:100], list(choices), scorer=fuzz.WRatio, score_cutoff=70)
+        if not best:
+            return None
+        tid = choices[best[0]]
+        return t("didyoumean.track", self.lang, track=cat.track(tid).names.get(self.lang), track_id=tid)
+
+    def tracks_list(self) -> Mrkdwn:
+        """Every track as ``\\`id\\` (name)``, comma-separated."""
+        cat = self.rt.holder.catalog
+        return Mrkdwn(", ").join(Mrkdwn("`{}` ({})").format(tr.id, tr.names.get(self.lang))
+                                 for tr in cat.tracks)
+
+    def unknown_track(self, text: str) -> Mrkdwn:
+        """The answer when ``text`` names no track: the list, and a did-you-mean when close."""
+        if not text.strip():
+            return t("track.which", self.lang, tracks=self.tracks_list())
+        suggestion = self.suggest(text)
+        base = t("track.unknown", self.lang, query=truncate(text, 100), tracks=self.tracks_list())
+        return base + (Mrkdwn("\n") + suggestion if suggestion else Mrkdwn())
+
+    def timezone(self, typed: str | None) -> tuple[str | None, str | None]:
+        """``(IANA zone, error text)`` for a typed zone, else the person's Slack zone or the default."""
+        if typed:
+            zone = grammar.canonical_zone(typed)
+            return (zone, None) if zone else (None, typed)
+        tz = self.users_info(self.caller.team_id, self.caller.user_id).tz
+        return (tz if tz and grammar.canonical_zone(tz) else self.rt.settings.default_timezone), None
+
+    # --- replies shared by several use cases
+
+    def track_view(self, track_id: str, notice: str | None = None) -> Reply:
+        """The track reply for the caller (progress, next step, buttons)."""
+        followed = track_id in self.follows()
+        return views.track_reply(self.rt.holder.catalog, track_id, self.read(), self.lang,
+                                 followed=followed, notice=notice)
+
+    def query(self, text: str, notice: str | None = None) -> Reply:
+        """A track's path when ``text`` names a track, otherwise search results."""
+        loaded = self.rt.holder.loaded
+        track_id = self.resolve_track(text)
+        if track_id is not None:
+            return self.track_view(track_id, notice=notice)
+        result = loaded.matcher.search(text, limit=views.MAX_RESULTS)
+        suggestion = None if result.results or not text.strip() else self.suggest(text)
+        return views.search_reply(loaded.catalog, text, result, self.read(), self.lang,
+                                  notice=notice, suggestion=suggestion)
+
+    def next_reply(self, notice: str | None = None) -> Reply:
+        """The caller's next read in each followed track."""
+        return views.next_reply(self.rt.holder.catalog, self.follows(), self.read(), self.lang,
+                                notice=notice)
+
+    def redraw(self, view: str, notice: str | None) -> Reply | None:
+        """The message a button lived in, drawn again with the new state (``None`` for Home)."""
+        cat = self.rt.holder.catalog
+        if view == "home":
+            return None
+        if view.startswith("track:") and cat.has_track(view[6:]):
+            return self.track_view(view[6:], notice=notice)
+        if view.startswith("search:"):
+            return self.query(view[7:], notice=notice)
+        if view.startswith("digest"):
+            return views.text_reply(notice or t("done", self.lang))
+        if view == "next":
+            return self.next_reply(notice=notice)
+        return views.text_reply(notice or t("error.generic", self.lang))

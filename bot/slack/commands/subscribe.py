@@ -1,0 +1,85 @@
+"""``subscribe <track> [weekday] [HH:MM] [zone]`` and ``unsubscribe <track>`` in a channel."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from bot.digest.weekly import WeeklySchedule, next_fire, subscription_change
+from bot.slack import grammar
+from bot.slack.commands.registry import command
+from bot.slack.commands.session import Session
+from bot.slack.i18n import t, weekday_name
+from bot.slack.mrkdwn import Mrkdwn, truncate
+from bot.slack.views import messages as views
+from bot.slack.views.blocks import Reply
+
+_OUTCOME_KEY = {"new": "sub.done", "same": "sub.already", "resumed": "sub.resumed",
+                "updated": "sub.updated"}
+
+
+def next_fire_label(weekday: int, at_time: str, tz: str, now: datetime | None = None,
+                    lang: str = "en") -> str:
+    """When a weekly schedule next fires, as ``Monday 2026-12-07 09:00 Europe/Berlin`` (local
+    time; the weekday in ``lang``): the clock's own :func:`bot.digest.weekly.next_fire`, so the
+    reply and the scheduler never disagree. ``now`` defaults to the wall clock (UTC)."""
+    fire = next_fire(weekday, at_time, tz, now or datetime.now(UTC))
+    if not fire:
+        return "-"
+    return f"{weekday_name(fire.weekday(), lang)} {fire:%Y-%m-%d %H:%M} {tz}"
+
+
+def _unknown_schedule_part(s: Session, text: str) -> Mrkdwn | None:
+    """When the leading words name a track and the rest is not a schedule, say which words
+    were not understood (instead of blaming the track)."""
+    words = text.split()
+    for cut in range(len(words) - 1, 0, -1):
+        if s.resolve_track(" ".join(words[:cut])):
+            return t("sub.bad_part", s.lang, value=truncate(" ".join(words[cut:]), 80))
+    return None
+
+
+@command("subscribe")
+def subscribe(s: Session, cmd: grammar.Command) -> Reply:
+    """Subscribe this channel to a track's weekly digest. Parts left out keep the channel's
+    current schedule (so re-subscribing resumes a paused digest without moving it), else the
+    defaults (:class:`WeeklySchedule`: Monday 09:00) and the person's Slack time zone."""
+    cat, lang, caller = s.rt.holder.catalog, s.lang, s.caller
+    if not caller.channel_id or caller.channel_id.startswith("D"):
+        return views.text_reply(t("sub.not_channel", lang))
+    if cmd.error:
+        return views.text_reply(t(cmd.error, lang, value=cmd.error_value or ""))
+    tid = s.resolve_track(cmd.arg)
+    if tid is None:
+        return views.text_reply(_unknown_schedule_part(s, cmd.arg) or s.unknown_track(cmd.arg))
+    existing = {x.track_id: x for x in s.rt.store.subscriptions(caller.team_id, caller.channel_id)}
+    old = existing.get(tid)
+    before = WeeklySchedule(weekday=old.weekday, at_time=old.at_time, timezone=old.timezone) if old else None
+    tz: str | None
+    bad: str | None
+    if cmd.timezone is None and before is not None:
+        tz, bad = before.timezone, None
+    else:
+        tz, bad = s.timezone(cmd.timezone)
+    if tz is None:
+        return views.text_reply(t("sub.bad_tz", lang, tz=truncate(bad or "", 60)))
+    wanted = WeeklySchedule.of(cmd.weekday, cmd.at_time, tz, fallback=before)
+    sub = s.rt.store.subscribe(caller.team_id, caller.channel_id, tid, wanted.weekday, wanted.at_time,
+                               wanted.timezone, created_by=caller.user_id)
+    after = WeeklySchedule(weekday=sub.weekday, at_time=sub.at_time, timezone=sub.timezone)
+    outcome = subscription_change((before, old.status == "active") if old and before else None,
+                                  (after, sub.status == "active"))
+    first = next_fire_label(wanted.weekday, wanted.at_time, tz, lang=lang)
+    return views.text_reply(t(_OUTCOME_KEY[outcome], lang, track=views.track_name(cat, tid, lang),
+                              weekday=weekday_name(wanted.weekday, lang), time=wanted.at_time, tz=tz,
+                              first=first))
+
+
+@command("unsubscribe")
+def unsubscribe(s: Session, cmd: grammar.Command) -> Reply:
+    """Remove this channel's subscription to the track ``cmd.arg`` names."""
+    tid = s.resolve_track(cmd.arg)
+    if tid is None:
+        return views.text_reply(s.unknown_track(cmd.arg))
+    name = views.track_name(s.rt.holder.catalog, tid, s.lang)
+    removed = s.rt.store.unsubscribe(s.caller.team_id, s.caller.channel_id, tid)
+    return views.text_reply(t("unsub.done" if removed else "unsub.not", s.lang, track=name))

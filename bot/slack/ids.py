@@ -1,0 +1,23 @@
+"""Slack ids: the one pattern for conversation ids, and which of them can hold a subscription.
+
+Conversation ids start with ``C`` (public channel), ``G`` (private channel or group DM, older
+workspaces) or ``D`` (a DM), then 2-30 upper-case letters or digits (Slack's id alphabet).
+"""
+
+from __future__ import annotations
+
+import re
+
+CONVERSATION_ID = re.compile(r"^[CGD][A-Z0-9]{2,30}$")
+"""Any conversation: channel, private channel or group DM, DM."""
+
+
+def is_conversation_id(value: str) -> bool:
+    """Whether ``value`` looks like a Slack conversation id (``C…``, ``G…``, ``D…``)."""
+    return bool(CONVERSATION_ID.match(value))
+
+
+def is_channel_id(value: str) -> bool:
+    """A conversation that can have digests and be linked as ``<#id>``: a channel (``C…`` or
+    ``G…``), not a DM (``D…``)."""
+    return is_conversation_id(value) and not value.startswith("D")

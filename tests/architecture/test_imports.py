@@ -1,0 +1,129 @@
+"""The shape of ``bot/``'s imports, computed from the source with :mod:`ast`.
+
+Imports inside functions count like top-level ones: hiding an import in a function does not
+break a circle, it only hides it.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BOT = ROOT / "bot"
+PURE_MIDDLE = ("bot.catalog", "bot.paths", "bot.search", "bot.digest.plan", "bot.digest.weekly")
+"""Modules (and packages) that know nothing of Slack: the domain in the middle."""
+SLACK = ("slack_sdk", "slack_bolt", "bot.slack")
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def bot_modules() -> dict[str, Path]:
+    """``{dotted name: file}`` for every module and package under ``bot/``."""
+    return {_module_name(p): p for p in sorted(BOT.rglob("*.py")) if "migrations" not in p.parts}
+
+
+def imports_of(path: Path, name: str, known: set[str]) -> dict[str, int]:
+    """Every module ``path`` imports, anywhere in the file: ``{dotted name: first line}``.
+
+    ``from a.b import c`` counts as ``a.b.c`` when that is a module of ours, else as ``a.b``.
+    Relative imports are resolved against ``name``.
+    """
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    is_package = path.name == "__init__.py"
+    found: dict[str, int] = {}
+    for node in ast.walk(tree):
+        targets: list[str] = []
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = name.split(".") if is_package else name.split(".")[:-1]
+                anchor = anchor[: len(anchor) - (node.level - 1)]
+                base = ".".join(anchor + ([base] if base else []))
+            for alias in node.names:
+                full = f"{base}.{alias.name}"
+                targets.append(full if full in known else base)
+        for target in targets:
+            found.setdefault(target, node.lineno)
+    return found
+
+
+def import_graph() -> dict[str, dict[str, int]]:
+    """``{module: {imported bot module: line}}`` over ``bot/`` (edges to ourselves only)."""
+    modules = bot_modules()
+    known = set(modules)
+    graph: dict[str, dict[str, int]] = {}
+    for name, path in modules.items():
+        edges = {}
+        for target, line in imports_of(path, name, known).items():
+            while target and target not in known and "." in target:
+                target = target.rsplit(".", 1)[0]
+            if target in known and target != name:
+                edges[target] = line
+        graph[name] = edges
+    return graph
+
+
+def find_circle(graph: dict[str, dict[str, int]]) -> list[str] | None:
+    """One import circle as ``[a, b, …, a]``, or None when the graph has none."""
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph.get(node, {})):
+            if state.get(nxt) == 1:
+                return stack[stack.index(nxt):] + [nxt]
+            if nxt not in state:
+                found = visit(nxt)
+                if found:
+                    return found
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state:
+            found = visit(node)
+            if found:
+                return found
+    return None
+
+
+def test_the_checker_finds_a_circle_and_names_it() -> None:
+    graph = {"bot.a": {"bot.b": 1}, "bot.b": {"bot.c": 3}, "bot.c": {"bot.a": 7}, "bot.d": {}}
+    assert find_circle(graph) == ["bot.a", "bot.b", "bot.c", "bot.a"]
+    assert find_circle({"bot.a": {"bot.b": 1}, "bot.b": {}}) is None
+
+
+def test_no_import_circle_in_bot() -> None:
+    graph = import_graph()
+    circle = find_circle(graph)
+    if circle:
+        hops = [f"{a} (line {graph[a][b]}) -> {b}" for a, b in itertools.pairwise(circle)]
+        pytest.fail("import circle: " + "; ".join(hops))
+
+
+@pytest.mark.parametrize("middle", PURE_MIDDLE)
+def test_the_pure_middle_imports_nothing_of_slack(middle: str) -> None:
+    modules = bot_modules()
+    mine = {n: p for n, p in modules.items() if n == middle or n.startswith(middle + ".")}
+    if not mine:
+        pytest.skip(f"{middle} does not exist")
+    bad = []
+    for name, path in mine.items():
+        for target, line in imports_of(path, name, set(modules)).items():
+            if any(target == s or target.startswith(s + ".") for s in SLACK):
+                bad.append(f"{path.relative_to(ROOT)}:{line} imports {target}")
+    assert not bad, "\n".join(bad)
