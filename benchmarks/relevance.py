@@ -29,7 +29,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -89,21 +91,42 @@ def matcher_system(cat: Catalog) -> System:
     return run
 
 
+_CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+|[^\W_]+")
+
+
+def bigram_tokens(text: str) -> list[str]:
+    """The fair baseline's analyzer: NFKC + lower case; Latin words minus bm25s's English stop
+    words; CJK runs as character bigrams (a one-character run as itself)."""
+    from bm25s.stopwords import STOPWORDS_EN
+
+    out: list[str] = []
+    for run in _CJK_RE.findall(unicodedata.normalize("NFKC", text).lower()):
+        if "\u3040" <= run[0] <= "\ufaff":
+            out.extend([run] if len(run) == 1 else [a + b for a, b in zip(run, run[1:])])
+        elif run not in STOPWORDS_EN:
+            out.append(run)
+    return out
+
+
 def bm25_system(cat: Catalog) -> System:
+    """BM25 (bm25s, Lucene, default parameters) over title + English and Chinese summaries, with
+    :func:`bigram_tokens` (character bigrams for Chinese): the fair baseline."""
     import bm25s
 
-    corpus = [" ".join(filter(None, (p.title, p.summary.en, p.summary.zh))) for p in cat.posts]
+    corpus = [bigram_tokens(" ".join(filter(None, (p.title, p.summary.en, p.summary.zh))))
+              for p in cat.posts]
     retriever = bm25s.BM25()
-    retriever.index(bm25s.tokenize(corpus, stopwords="en", show_progress=False), show_progress=False)
+    retriever.index(corpus, show_progress=False)
     ids = [p.id for p in cat.posts]
+    vocab = retriever.vocab_dict
 
     def run(query: str) -> tuple[list[str], list[str] | None]:
-        tokens = bm25s.tokenize([query], stopwords="en", show_progress=False)
-        if not tokens.vocab:
+        tokens = [t for t in bigram_tokens(query) if t in vocab]
+        if not tokens:
             return [], None
-        docs, scores = retriever.retrieve(tokens, k=min(TOP, len(ids)), show_progress=False)
-        posts = [ids[int(d)] for d, s in zip(docs[0], scores[0]) if s > 0]
-        return posts, None
+        scores = retriever.get_scores(tokens)
+        order = sorted(range(len(ids)), key=lambda i: -scores[i])[:TOP]
+        return [ids[i] for i in order if scores[i] > 0], None
 
     return run
 

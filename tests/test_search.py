@@ -21,7 +21,7 @@ from bot.catalog import Catalog, load_catalog
 from bot.catalog.models import LocalizedText, Manifest, Post, Published, Source, Step, Track
 from bot.cli import main
 from bot.paths import compute_order
-from bot.search import HINT_EMPTY, MIN_SCORE, SYNONYMS, Matcher, normalize, stem
+from bot.search import HINT_EMPTY, MIN_SCORE, Matcher, default_vocabulary, normalize, stem
 from tests.evaldata import DATA, REPO, eval_file, read_tsv
 
 # --- a small catalog built here -----------------------------------------------------------------
@@ -385,9 +385,9 @@ def test_the_eval_file_is_the_shared_one_or_its_committed_copy():
 
 
 def test_vocabulary_names_no_post(repo_catalog):
-    """SYNONYMS is domain vocabulary, not a query -> answer table: no entry is a post's title."""
+    """The vocabulary is domain vocabulary, not a query -> answer table: no entry is a post's title."""
     titles = {normalize(p.title) for p in repo_catalog.posts}
-    for group in SYNONYMS:
+    for group in default_vocabulary().synonyms:
         for term in group:
             assert normalize(term) not in titles, term
 
