@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from rapidfuzz import fuzz
+from rapidfuzz import fuzz, process
 
 from bot.search.analysis import _PARTS_RE, _bigrams, _Concept, _Unit, normalize, stem
 from bot.search.index import (
@@ -13,7 +13,8 @@ from bot.search.index import (
 )
 from bot.search.results import LinkResult, PostMatch, SearchResult, TrackMatch
 
-__all__ = ["FUZZY_WEIGHT", "MAX_TOTAL", "RELATIVE_FLOOR", "Matcher"]
+__all__ = ["FUZZY_WEIGHT", "MAX_TOTAL", "RELATIVE_FLOOR", "SUGGEST_CUTOFF", "SUGGEST_MIN_CHARS",
+           "Matcher"]
 
 FUZZY_WEIGHT = 0.5
 """The fuzzy (coverage) score's share of the fused score; BM25 has the rest."""
@@ -27,6 +28,12 @@ MAX_TOTAL = 100
 
 _CANDIDATES = 60
 """Posts re-scored per signal (the best by coverage, the best by BM25)."""
+
+SUGGEST_MIN_CHARS = 2
+"""A did-you-mean track needs a query of at least this many letters, unless it is an alias."""
+
+SUGGEST_CUTOFF = 70.0
+"""``fuzz.WRatio`` a did-you-mean track name needs (0..100)."""
 
 _COVERAGE_FLOOR = 0.1
 _BM25_FLOOR = 0.05
@@ -101,6 +108,31 @@ class Matcher(Index):
         if not whole and len(ranked) > 1 and ranked[1][1][0] >= score - AMBIGUITY_MARGIN:
             return None  # a partial name of two tracks ("serving") names neither
         return TrackMatch(tid, score, name)
+
+    def suggest_track(self, text: str) -> TrackMatch | None:
+        """A did-you-mean track for text that matched nothing, or ``None``.
+
+        Needs a real signal: a query of fewer than :data:`SUGGEST_MIN_CHARS` letters (``v``,
+        ``a``, ``推``) gets a suggestion only when it is exactly a track's id or alias; longer text
+        is compared with every track id, name and alias by ``rapidfuzz.fuzz.WRatio`` (after
+        :func:`normalize`), best score at least :data:`SUGGEST_CUTOFF`. ``score`` is that 0..100
+        score, ``matched`` the name it matched.
+        """
+        norm = normalize(text[: MAX_QUERY_CHARS * 4])[:MAX_QUERY_CHARS]
+        if not norm:
+            return None
+        exact = self._track_exact.get(norm) or self._track_exact.get(norm.replace(" ", ""))
+        if exact:
+            return TrackMatch(exact[0], 100.0, exact[1])
+        if len(norm.replace(" ", "")) < SUGGEST_MIN_CHARS:
+            return None
+        choices = {n: (tid, name) for tid, name, n, _ in self._track_names}
+        best = process.extractOne(norm, list(choices), scorer=fuzz.WRatio, processor=None,
+                                  score_cutoff=SUGGEST_CUTOFF)
+        if best is None:
+            return None
+        tid, name = choices[best[0]]
+        return TrackMatch(tid, round(float(best[1]), 1), name)
 
     def _key_weight(self, key: str) -> float:
         """Weight of a name unit for coverage: 1, or for a word in over half the posts the share of
