@@ -32,6 +32,8 @@ __all__ = ["clean", "decode_slack", "fold", "fold_accents"]
 _ANGLE_RE = re.compile(r"<([^<>]*)>")
 _SPACE_RE = re.compile(r"\s+")
 _COMBINING_RE = re.compile("[\u0300-\u036f]")
+_ACCENTED_RE = re.compile("[\u00c0-\u024f\u0300-\u036f\u1e00-\u1eff]")
+"""Characters that may carry a Latin accent (precomposed Latin-1/Extended, combining marks)."""
 
 
 def _angle(match: re.Match[str]) -> str:
@@ -82,7 +84,7 @@ def fold_accents(text: str) -> str:
     """Remove Latin/Greek/Cyrillic accents (combining marks U+0300–U+036F): ``é`` → ``e``.
 
     Text without such marks is returned unchanged (fast path for ASCII)."""
-    if text.isascii():
+    if text.isascii() or not _ACCENTED_RE.search(text):
         return text
     decomposed = unicodedata.normalize("NFD", text)
     if not _COMBINING_RE.search(decomposed):

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import operator
 import re
+import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
-from bot.text import fold
+from bot.text import fold, fold_accents
 
 __all__ = ["normalize", "stem"]
 
@@ -52,7 +53,7 @@ def _parts(text: str) -> list[tuple[str, str]]:
     """``normalize`` as ``[(cjk run, "") or ("", latin word)]``."""
     if not text:
         return []
-    return _PARTS_RE.findall(fold(text))
+    return _PARTS_RE.findall(fold_accents(unicodedata.normalize("NFKC", text).casefold()))
 
 
 _ASCII_WORD_RE = re.compile(r"[a-z0-9]+")

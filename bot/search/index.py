@@ -19,7 +19,7 @@ from bot.search.analysis import (
     _bigrams, normalize, stem,
 )
 from bot.search.links import LinkIndex
-from bot.search.ranking import RankedIndex
+from bot.search.ranking import RankedIndex, ignorable_terms
 from bot.search.vocabulary import Vocabulary, default_vocabulary
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -118,7 +118,6 @@ class Index:
             self._build_vocabulary(catalog)
             self._build_index(catalog)
             self._build_tracks(catalog)
-            self._ranked = RankedIndex(catalog, vocab)
             self._group_tokens = [
                 list(dict.fromkeys(t for m in group for t in self._ranked.query_tokens(m)))
                 for group in vocab.synonyms]
@@ -159,6 +158,7 @@ class Index:
         all_terms: list[str] = []
         all_vals: list[float] = []
         per_doc: list[int] = []  # how many terms each post has
+        title_terms: list[set[str]] = []
         surface: set[str] = set()  # Latin words of titles, tags, ids (then track names, vocabulary)
         prose: set[str] = set()    # Latin words of summaries
         zh_texts: list[str] = []
@@ -168,6 +168,7 @@ class Index:
         for doc, post in enumerate(catalog.posts):
             cjk_runs: list[str] = []
             title = set(_text_terms(post.title, True, surface, cjk_runs))
+            title_terms.append(title)
             # One pass per field: tags (and ids) are read as one text, so a few joins span two
             # tags ("rl" + "rollout"); they are harmless and it halves the tokenizer calls.
             tags = set(_text_terms("\n".join(post.tags), True, surface, cjk_runs))
@@ -204,6 +205,17 @@ class Index:
         self._starts = (ends - counts).tolist()
         self._ends = ends.tolist()
         self._counts = counts.tolist()
+        # Ranked retrieval (BM25) over the same terms, stop and question words left out, title
+        # terms counted twice.
+        skip = np.zeros(len(index) + 1, dtype=bool)
+        skip[[index[t] for t in ignorable_terms(self._vocab) if t in index]] = True
+        kept = ~skip[term_ids]
+        owner = np.repeat(np.arange(len(per_doc)), per_doc)[kept]
+        ends = np.cumsum(np.bincount(owner, minlength=len(per_doc)))
+        docs_terms = np.split(term_ids[kept], ends[:-1]) if len(per_doc) else []
+        corpus = [d.tolist() + [index[t] for t in title if not skip[index[t]]]
+                  for d, title in zip(docs_terms, title_terms)]
+        self._ranked = RankedIndex(corpus, index, self._vocab)
         self._merged: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         # The names and aliases of a post's tracks are its weakest field.
         doc_index = {pid: i for i, pid in enumerate(self._post_ids)}

@@ -26,8 +26,9 @@ results stop where the matches stop."""
 MAX_TOTAL = 100
 """At most this many good matches are counted and paged through."""
 
-_CANDIDATES = 60
-"""Posts re-scored per signal (the best by coverage, the best by BM25)."""
+_CANDIDATES = 40
+"""At most this many posts (the best by their score without similarity) are re-scored with
+rapidfuzz; more when a later page is asked for."""
 
 SUGGEST_MIN_CHARS = 2
 """A did-you-mean track needs a query of at least this many letters, unless it is an alias."""
@@ -35,8 +36,6 @@ SUGGEST_MIN_CHARS = 2
 SUGGEST_CUTOFF = 70.0
 """``fuzz.WRatio`` a did-you-mean track name needs (0..100)."""
 
-_COVERAGE_FLOOR = 0.1
-_BM25_FLOOR = 0.05
 _MAX_URL_CHARS = 2000
 
 
@@ -244,24 +243,25 @@ class Matcher(Index):
         if not norm:
             return SearchResult(query, None, (), HINT_EMPTY)
         track = self.match_track(query)
-        ranked = self._rank(norm)
+        ranked, extra = self._rank(norm, offset + limit + 1)
         if not ranked:
             return SearchResult(query, track, (), None)
-        best = ranked[0][0]
-        floor = max(MIN_SCORE, RELATIVE_FLOOR * best)
-        good = [r for r in ranked if r[0] >= floor - 1e-9][:MAX_TOTAL]
+        floor = max(MIN_SCORE, RELATIVE_FLOOR * ranked[0][0])
+        good = [r for r in ranked if r[0] >= floor - 1e-9]
         page = good[offset:offset + limit]
         matches = tuple(PostMatch(self._post_ids[doc], round(score, 1), field,
                                   self._catalog.tracks_of(self._post_ids[doc]))
                         for score, doc, field in page)
-        return SearchResult(query, track, matches, None, len(good), offset)
+        return SearchResult(query, track, matches, None, min(MAX_TOTAL, len(good) + extra), offset)
 
-    def _rank(self, norm: str) -> list[tuple[float, int, str]]:
-        """``[(fused score 0..100, doc, matched field)]`` of the candidates, best first."""
+    def _rank(self, norm: str, need: int = 0) -> tuple[list[tuple[float, int, str]], int]:
+        """``([(fused score 0..100, doc, matched field)], extra)``: the re-scored candidates
+        (at least ``need`` of them when there are), best first, and how many further posts are
+        good matches (counted, not ranked)."""
         concepts = self._concepts(norm)
         total = sum(c.weight for c in concepts)
         if self._n == 0:
-            return []
+            return [], 0
         scores = np.zeros(self._n, dtype=np.float64)
         best_part = np.zeros(self._n, dtype=np.float32)   # the largest concept contribution ...
         best_field = np.zeros(self._n, dtype=np.float32)  # ... and the field value it came from
@@ -286,43 +286,46 @@ class Matcher(Index):
             best_field[better] = field[better]
         coverage = scores / total if total > 0 else scores
         bm25 = self._bm25(norm)
-        # Candidates: the posts with the most coverage and the posts BM25 ranks best.
-        keep = _CANDIDATES
-        candidates: set[int] = set()
-        hits = np.flatnonzero(coverage >= _COVERAGE_FLOOR)
+        w_fuzzy = FUZZY_WEIGHT if bm25 is not None else 1.0
+        ranked_part = (1.0 - w_fuzzy) * 100.0 * bm25 if bm25 is not None else 0.0
+        # Bounds of the fused score before the similarity is known (it adds 0..15 fuzzy points).
+        low = w_fuzzy * 100.0 * np.minimum(1.0, 0.85 * coverage) + ranked_part
+        high = w_fuzzy * 100.0 * np.minimum(1.0, 0.85 * coverage + 0.15 * (coverage > 0)) \
+            + ranked_part
+        best_low = float(low.max())
+        floor = max(MIN_SCORE, RELATIVE_FLOOR * best_low)  # the real floor is at least this
+        hits = np.flatnonzero(high >= floor - 1e-9)
+        if not len(hits):
+            return [], 0
+        keep = max(_CANDIDATES, need)
+        rest = np.empty(0, dtype=np.int64)
         if len(hits) > keep:
-            hits = hits[np.argpartition(-(coverage[hits] + self._recency[hits]), keep - 1)[:keep]]
-        candidates.update(hits.tolist())
-        if bm25 is not None:
-            hits = np.flatnonzero(bm25 >= _BM25_FLOOR)
-            if len(hits) > keep:
-                hits = hits[np.argpartition(-bm25[hits], keep - 1)[:keep]]
-            candidates.update(hits.tolist())
-        if not candidates:
-            return []
+            order = np.argpartition(-(high[hits] + self._recency[hits]), keep - 1)
+            hits, rest = hits[order[:keep]], hits[order[keep:]]
         parts = _PARTS_RE.findall(norm)
         latin = " ".join(w for c, w in parts if w)[:SIMILARITY_CHARS]
         cjk = " ".join(c for c, w in parts if c)[:SIMILARITY_CHARS]
         ranked = []
-        for doc in candidates:
-            cov = float(coverage[doc])
-            fuzzy = 0.0
+        for doc, cov, lo in zip(hits.tolist(), coverage[hits].tolist(), low[hits].tolist()):
+            score = lo
             if cov > 0:
                 fuzzy = min(100.0, 100.0 * (0.85 * cov + 0.15 * self._similarity(doc, latin, cjk)
                                             / 100.0))
-            b = float(bm25[doc]) if bm25 is not None else 0.0
-            score = FUZZY_WEIGHT * fuzzy + (1.0 - FUZZY_WEIGHT) * 100.0 * b if bm25 is not None \
-                else fuzzy
+                score += w_fuzzy * (fuzzy - min(100.0, 85.0 * cov))
             if score < MIN_SCORE:
                 continue
             # Among equal scores, a post whose title starts with the query is the one it names
             # ("p-eagle" -> "P-EAGLE: …" before a post that mentions P-EAGLE); then the newer.
             names_it = bool(latin) and self._titles[doc].startswith(latin)
-            field = _field_of(float(best_field[doc])) if cov > 0 else "answers"
-            ranked.append((-round(score, 1), -names_it, -score, -float(self._recency[doc]),
-                           self._post_ids[doc], doc, field))
+            ranked.append((-round(score, 1), -names_it, -score, -float(self._recency[doc]), doc))
         ranked.sort()
-        return [(-r[0], r[5], r[6]) for r in ranked]
+        out = [(-r[0], r[4], _field_of(float(best_field[r[4]])) if coverage[r[4]] > 0
+                else "answers") for r in ranked[:MAX_TOTAL]]
+        # Posts past the re-scored ones that are good matches whatever their similarity.
+        extra = 0
+        if len(rest) and out:
+            extra = int(np.count_nonzero(low[rest] >= max(MIN_SCORE, RELATIVE_FLOOR * out[0][0])))
+        return out, extra
 
     def _bm25(self, norm: str) -> np.ndarray | None:
         """BM25 of every post (0..1, divided by the best) for the query and its synonym groups'
@@ -331,7 +334,7 @@ class Matcher(Index):
         groups = {u.group for u in self._units(norm) if u.group is not None}
         for gid in sorted(groups):
             tokens.extend(self._group_tokens[gid])
-        raw = self._ranked.scores(tokens)
+        raw = self._ranked.scores(tokens, self._counts)
         if raw is None:
             return None
         top = float(raw.max())
