@@ -98,4 +98,8 @@ def fold(text: str) -> str:
     ``"ÉAGLE"`` → ``"eagle"``; ``"Straße"`` → ``"strasse"``; ``"ｆｏｌｌｏｗ　ｓｐｅｃ"`` →
     ``"follow spec"``; ``"推测解码"`` unchanged.
     """
-    return fold_accents(clean(text).casefold())
+    cleaned = clean(text).casefold()
+    folded = fold_accents(cleaned)
+    if folded is not cleaned:  # a removed mark may leave a space ("¯" is NFKC " " + U+0304)
+        folded = _SPACE_RE.sub(" ", folded).strip()
+    return folded

@@ -19,7 +19,7 @@ __all__ = ["FUZZY_WEIGHT", "MAX_TOTAL", "RELATIVE_FLOOR", "SUGGEST_CUTOFF", "SUG
 FUZZY_WEIGHT = 0.5
 """The fuzzy (coverage) score's share of the fused score; BM25 has the rest."""
 
-RELATIVE_FLOOR = 0.5
+RELATIVE_FLOOR = 0.6
 """A post is a good match only when it scores at least this share of the best post's score: the
 results stop where the matches stop."""
 
@@ -150,11 +150,13 @@ class Matcher(Index):
         """The query's concepts with their alternatives and weights (see the module docstring)."""
         units = self._units(norm)
         content = [i for i, u in enumerate(units) if u.group is not None or u.text not in self._ignorable]
-        keep = set(content) if content else set(range(len(units)))  # stop words only: keep them
+        if not content:
+            return []  # only stop and question words: nothing to search for
+        content_set = set(content)
         raw: list[list[tuple[tuple[str, ...], float]]] = []
         fuzzy_budget = MAX_FUZZY_WORDS
         for i, unit in enumerate(units):
-            if i not in keep:
+            if i not in content_set:
                 continue
             group_alts = ([(terms, _SIM_SYNONYM) for terms in self._group_terms[unit.group]]
                           if unit.group is not None else [])
