@@ -16,7 +16,7 @@ from bot.search.results import LinkResult, PostMatch, SearchResult, TrackMatch
 __all__ = ["FUZZY_WEIGHT", "MAX_TOTAL", "RELATIVE_FLOOR", "SUGGEST_CUTOFF", "SUGGEST_MIN_CHARS",
            "Matcher"]
 
-FUZZY_WEIGHT = 0.5
+FUZZY_WEIGHT = 0.6
 """The fuzzy (coverage) score's share of the fused score; BM25 has the rest."""
 
 RELATIVE_FLOOR = 0.6
