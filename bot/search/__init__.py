@@ -70,22 +70,36 @@ the did-you-mean: no suggestion for a query of fewer than two letters unless it 
 """
 
 from bot.search.analysis import normalize, stem
-from bot.text import clean, fold
 from bot.search.index import (
-    FIELD_WEIGHTS, HINT_EMPTY, MAX_QUERY_CHARS, MIN_SCORE, TRACK_THRESHOLD,
+    FIELD_WEIGHTS,
+    HINT_EMPTY,
+    MAX_QUERY_CHARS,
+    MIN_SCORE,
+    TRACK_THRESHOLD,
 )
 from bot.search.links import LinkIndex, resolve_link
 from bot.search.matcher import (
-    FUZZY_WEIGHT, MAX_TOTAL, RELATIVE_FLOOR, SUGGEST_CUTOFF, SUGGEST_MIN_CHARS, Matcher,
+    FUZZY_WEIGHT,
+    MAX_TOTAL,
+    RELATIVE_FLOOR,
+    SUGGEST_CUTOFF,
+    SUGGEST_MIN_CHARS,
+    Matcher,
 )
 from bot.search.results import LinkResult, PostMatch, SearchResult, TrackMatch
 from bot.search.vocabulary import (
-    Vocabulary, VocabularyError, default_vocabulary, load_vocabulary, validate,
+    Vocabulary,
+    VocabularyError,
+    default_vocabulary,
+    load_vocabulary,
+    validate,
 )
+from bot.text import clean, fold
 
 __all__ = [
     "FIELD_WEIGHTS", "FUZZY_WEIGHT", "HINT_EMPTY", "MAX_QUERY_CHARS", "MAX_TOTAL", "MIN_SCORE",
-    "RELATIVE_FLOOR", "SUGGEST_CUTOFF", "SUGGEST_MIN_CHARS", "TRACK_THRESHOLD", "LinkIndex", "LinkResult", "Matcher", "PostMatch",
+    "RELATIVE_FLOOR", "SUGGEST_CUTOFF", "SUGGEST_MIN_CHARS", "TRACK_THRESHOLD", "LinkIndex",
+    "LinkResult", "Matcher", "PostMatch",
     "SearchResult", "TrackMatch", "Vocabulary", "VocabularyError", "default_vocabulary",
     "clean", "fold", "load_vocabulary", "normalize", "resolve_link", "stem", "validate",
 ]

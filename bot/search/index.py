@@ -15,8 +15,17 @@ import numpy as np
 from rapidfuzz import fuzz, process
 
 from bot.search.analysis import (
-    _PARTS_RE, _cjk_segment, _deletes, _member_terms, _parts, _text_terms, _Unit, _unit_key,
-    _bigrams, normalize, stem,
+    _PARTS_RE,
+    _bigrams,
+    _cjk_segment,
+    _deletes,
+    _member_terms,
+    _parts,
+    _text_terms,
+    _Unit,
+    _unit_key,
+    normalize,
+    stem,
 )
 from bot.search.links import LinkIndex
 from bot.search.ranking import RankedIndex, ignorable_terms
@@ -125,8 +134,9 @@ class Index:
         finally:
             if gc_was_enabled:
                 gc.enable()
-        for array in (self._flat_docs, self._flat_vals, self._recency,
-                      *(a for pair in self._merged.values() for a in pair)):
+        arrays: list[np.ndarray] = [self._flat_docs, self._flat_vals, self._recency]
+        arrays.extend(a for pair in self._merged.values() for a in pair)
+        for array in arrays:
             array.flags.writeable = False  # read-only: safe to share between threads
         self._expand_word = lru_cache(maxsize=8192)(self._expand_word_uncached)
 
@@ -184,8 +194,7 @@ class Index:
             for term in multi:
                 best[term] += _FIELD_BONUS * ((term in title) + (term in tags) + (term in ids)
                                               + (term in summary) - 1)
-            for term in _text_terms(answers_of.get(post.id, ()) and "\n".join(answers_of[post.id]),
-                                    True, prose):
+            for term in _text_terms("\n".join(answers_of.get(post.id, ())), True, prose):
                 if best.get(term, 0.0) < w_answers:
                     best[term] = w_answers
             all_terms.extend(best)
@@ -219,24 +228,25 @@ class Index:
         self._merged: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         # The names and aliases of a post's tracks are its weakest field.
         doc_index = {pid: i for i, pid in enumerate(self._post_ids)}
-        track_docs: dict[str, list[int]] = {}
+        track_docs: dict[str, list[np.ndarray]] = {}
         for track in catalog.tracks:
-            order = catalog.orders.get(track.id, ())
-            members = np.array(sorted(doc_index[p] for p in order if p in doc_index), dtype=np.int32)
-            terms: set[str] = set()
+            track_order = catalog.orders.get(track.id, ())
+            members = np.array(sorted(doc_index[p] for p in track_order if p in doc_index),
+                               dtype=np.int32)
+            name_terms: set[str] = set()
             for text in (track.id, track.names.en, track.names.zh or "", *track.aliases):
-                terms.update(_text_terms(text, True, surface))
-            for term in terms:
+                name_terms.update(_text_terms(text, True, surface))
+            for term in name_terms:
                 track_docs.setdefault(term, []).append(members)
         for term, arrays in track_docs.items():
             dense = np.zeros(self._n, dtype=np.float32)
-            for members in arrays:
-                dense[members] = w_track
+            for track_members in arrays:
+                dense[track_members] = w_track
             if term in self._term_index:
-                ids, vals = self._posting(term)
-                dense[ids] = vals
-            ids = np.flatnonzero(dense).astype(np.int32)
-            self._merged[term] = (ids, dense[ids])
+                own_ids, own_vals = self._posting(term)
+                dense[own_ids] = own_vals
+            merged_ids = np.flatnonzero(dense).astype(np.int32)
+            self._merged[term] = (merged_ids, dense[merged_ids])
         # Known Latin words (for typo correction): the posts', the tracks' and the vocabulary's.
         for member in (m for group in self._vocab.synonyms for m in group):
             surface.update(w for c, w in _parts(member) if w)

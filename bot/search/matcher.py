@@ -2,16 +2,31 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 from rapidfuzz import fuzz, process
 
-from bot.search.analysis import _PARTS_RE, _bigrams, _Concept, _Unit, normalize, stem
+from bot.search.analysis import _PARTS_RE, _bigrams, _Concept, normalize, stem
 from bot.search.index import (
-    _GENERIC_DF, _GENERIC_FACTOR, _SIM_SYNONYM, AMBIGUITY_MARGIN, HINT_EMPTY, MAX_CONCEPTS,
-    MAX_FUZZY_WORDS, MAX_QUERY_CHARS, MAX_RAW_CONCEPTS, MIN_SCORE, SHORT_QUERY_CHARS,
-    SIMILARITY_CHARS, TRACK_THRESHOLD, Index, _field_of,
+    _GENERIC_DF,
+    _GENERIC_FACTOR,
+    _SIM_SYNONYM,
+    AMBIGUITY_MARGIN,
+    HINT_EMPTY,
+    MAX_CONCEPTS,
+    MAX_FUZZY_WORDS,
+    MAX_QUERY_CHARS,
+    MAX_RAW_CONCEPTS,
+    MIN_SCORE,
+    SHORT_QUERY_CHARS,
+    SIMILARITY_CHARS,
+    TRACK_THRESHOLD,
+    Index,
+    _field_of,
 )
 from bot.search.results import LinkResult, PostMatch, SearchResult, TrackMatch
+from bot.text import clean
 
 __all__ = ["FUZZY_WEIGHT", "MAX_TOTAL", "RELATIVE_FLOOR", "SUGGEST_CUTOFF", "SUGGEST_MIN_CHARS",
            "Matcher"]
@@ -37,6 +52,7 @@ SUGGEST_CUTOFF = 70.0
 """``fuzz.WRatio`` a did-you-mean track name needs (0..100)."""
 
 _MAX_URL_CHARS = 2000
+_URL_RE = re.compile(r"\b[a-z][a-z0-9+.-]*://\S*", re.IGNORECASE)
 
 
 class Matcher(Index):
@@ -77,7 +93,8 @@ class Matcher(Index):
             return None  # a sentence, not a name
         corrected, factor = self._correct(norm)
         units = [u for u in self._units(corrected)
-                 if not (u.group is None and (u.text in self._ignorable or u.text in self._vocab.track_stopwords))]
+                 if not (u.group is None and (u.text in self._ignorable
+                                              or u.text in self._vocab.track_stopwords))]
         q_canon = self._canon_keys(units)
         if not q_canon:
             return None
@@ -241,7 +258,10 @@ class Matcher(Index):
                 hit = PostMatch(link.post_id, 100.0, "link", self._catalog.tracks_of(link.post_id))
                 return SearchResult(query, None, (hit,) if offset == 0 else (), None, 1, offset,
                                     link)
-        norm = normalize(query[: MAX_QUERY_CHARS * 4])[:MAX_QUERY_CHARS]
+        text = query[: MAX_QUERY_CHARS * 4]
+        if "://" in text or "<" in text:  # a link inside a sentence is not a topic: drop it
+            text = _URL_RE.sub(" ", clean(text))
+        norm = normalize(text)[:MAX_QUERY_CHARS]
         if not norm:
             return SearchResult(query, None, (), HINT_EMPTY)
         track = self.match_track(query)

@@ -17,6 +17,7 @@ Scores are bm25s's Lucene BM25 (``k1=1.5``, ``b=0.75``), summed over the query's
 from __future__ import annotations
 
 import re
+
 import bm25s
 import numpy as np
 from bm25s.tokenization import Tokenized
@@ -105,4 +106,5 @@ class RankedIndex:
             ids = sorted((i for i in ids if df[i] * 2 <= self.n), key=df.__getitem__)[:max_terms]
         if not ids:
             return None
-        return self._bm25.get_scores_from_ids(sorted(ids))
+        scores: np.ndarray = self._bm25.get_scores_from_ids(sorted(ids))
+        return scores
