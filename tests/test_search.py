@@ -579,6 +579,7 @@ def test_a_url_elsewhere_is_foreign_and_words_with_dots_are_not_urls(repo_catalo
     assert link is not None and link.status == "foreign"
     assert repo_matcher.resolve_link("torch.compile") is None
     assert repo_matcher.resolve_link("v0.6.0") is None
+    assert repo_matcher.resolve_link("deepseek-v3.2/exp") is None
     assert top_ids(repo_matcher, "torch.compile", k=1) == ["torch-compile"]
 
 

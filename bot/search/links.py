@@ -6,7 +6,8 @@ Accepted forms (all resolve to the same post): either blog host (``vocabulary.ya
 slash, a query string or a ``#fragment``, the ``.html``-less form (``/2024/10/17/spec-decode``),
 and a summary page (``summary_hosts``: ``https://yomu.fyi/post/slug.md`` with or without ``.md``).
 A URL on a blog or summary host that no catalog post has is ``status="unknown"`` (the post is
-not in the catalog yet); a URL elsewhere is ``"foreign"``; text that is not one URL is ``None``.
+not in the catalog yet); a URL elsewhere is ``"foreign"``; text that is not one URL is ``None``
+(a word with a dot and a slash but no ``http(s)://`` is a URL only on a blog or summary host).
 """
 
 from __future__ import annotations
@@ -38,10 +39,10 @@ def _key(host: str, path: str) -> tuple[str, str]:
     return host, path
 
 
-def split_url(text: str) -> tuple[str, str, str] | None:
-    """``(url as read, host, path)`` when ``text`` (after Slack markup is decoded and trimmed) is
-    one URL, with or without ``http(s)://``; else ``None``. A bare word with a dot (``v0.6``,
-    ``torch.compile``) is not a URL unless it starts with a scheme or has a path."""
+def split_url(text: str) -> tuple[str, str, str, bool] | None:
+    """``(url as read, host, path, has scheme)`` when ``text`` (after Slack markup is decoded and
+    trimmed) is one URL, with or without ``http(s)://``; else ``None``. A bare word with a dot
+    (``v0.6``, ``torch.compile``) is not a URL unless it starts with a scheme or has a path."""
     url = clean(text).strip("<>").strip()
     if not url or " " in url:
         return None
@@ -53,7 +54,7 @@ def split_url(text: str) -> tuple[str, str, str] | None:
         return None
     parts = urlsplit(url if has_scheme else "https://" + url)
     host = (parts.hostname or "").casefold()
-    return url, host, parts.path or "/"
+    return url, host, parts.path or "/", has_scheme
 
 
 class LinkIndex:
@@ -83,9 +84,11 @@ class LinkIndex:
         split = split_url(text)
         if split is None:
             return None
-        url, host, path = split
+        url, host, path, has_scheme = split
         host, path = _key(host, path)
         on_blog = host in self.blog_hosts
+        if not has_scheme and not on_blog and host not in self.summary_hosts:
+            return None  # "deepseek-v3.2/exp" is a query, not a link
         post_id = self._posts.get(("" if on_blog else host, path))
         if post_id is not None:
             return LinkResult("post", url, post_id)
