@@ -51,15 +51,17 @@ Chinese against the post's Chinese text)::
 zh as character bigrams) and answers, stop and question words removed, the query expanded with
 its synonym groups. Divided by the best post's BM25 score: ``bm25 = 0..1``.
 
-The shown score fuses both (:data:`FUZZY_WEIGHT`)::
+The shown score fuses both (:data:`FUZZY_WEIGHT` = 0.6)::
 
-    score = FUZZY_WEIGHT × fuzzy + (1 - FUZZY_WEIGHT) × 100 × bm25 × agreement
+    score = FUZZY_WEIGHT × fuzzy + (1 - FUZZY_WEIGHT) × 100 × bm25      (0..100)
 
-where ``agreement`` is 1 when the BM25 signal is confident (its best post has a clear score) and
-less otherwise (see :meth:`Matcher.search`). Results **stop where the matches stop**: a post is a
-good match when its score is at least :data:`MIN_SCORE` and at least :data:`RELATIVE_FLOOR` times
-the best post's; ``SearchResult.total`` counts the good matches and ``offset``/``limit`` page
-through them. Each result names its tracks. Ties go to the newer post.
+(``fuzzy`` alone when no query term is in the BM25 index). A convex combination of scores rather
+than of ranks (reciprocal-rank fusion) because ranks cannot say where the matches stop: results
+**stop where the matches stop** — a post is a good match when its score is at least
+:data:`MIN_SCORE` and at least :data:`RELATIVE_FLOOR` times the best post's; ``SearchResult.total``
+counts the good matches and ``offset``/``limit`` page through them (``search llm-d`` returns the
+llm-d posts, not the posts that merely say "LLM"). Only the best candidates by their score without
+similarity are re-scored with rapidfuzz. Each result names its tracks. Ties go to the newer post.
 
 Track matching
 --------------
