@@ -725,3 +725,16 @@ def test_question(repo_catalog, repo_matcher, query, kind, expected):
     wanted = {t.strip().casefold() for t in expected.split("||")}
     titles = [repo_catalog.post(r.post_id).title.casefold() for r in result.results[:3]]
     assert wanted & set(titles), f"{query!r} -> {titles}"
+
+
+@pytest.mark.parametrize("query, track, tag", [
+    ("cheaper inference with fp8", "quant", "fp8"),
+    ("split prefill and decode onto different machines", "pd", None),
+])
+def test_the_questions_of_the_issue_find_their_posts(repo_catalog, repo_matcher, query, track, tag):
+    results = repo_matcher.search(query, limit=3).results
+    assert results
+    for r in results[:2]:
+        assert track in r.tracks, (query, r.post_id)
+        if tag:
+            assert tag in repo_catalog.post(r.post_id).tags, (query, r.post_id)
