@@ -46,6 +46,11 @@ def normalize(text: str) -> str:
     return " ".join(_TOKEN_RE.findall(fold(text)))
 
 
+def _normalize_text(text: str) -> str:
+    """:func:`normalize` for catalog text (titles): no Slack markup to decode, so it skips that."""
+    return " ".join(_TOKEN_RE.findall(fold_accents(unicodedata.normalize("NFKC", text).casefold())))
+
+
 _PARTS_RE = re.compile(rf"([{_CJK}]+)|([^\W_{_CJK}]+)")
 
 

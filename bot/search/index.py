@@ -20,6 +20,7 @@ from bot.search.analysis import (
     _cjk_segment,
     _deletes,
     _member_terms,
+    _normalize_text,
     _parts,
     _text_terms,
     _Unit,
@@ -112,7 +113,7 @@ class Index:
         posts = catalog.posts
         self._n = len(posts)
         self._post_ids: tuple[str, ...] = tuple(p.id for p in posts)
-        self._titles = tuple(normalize(p.title) for p in posts)
+        self._titles = tuple(_normalize_text(p.title) for p in posts)
         # Newer first on ties: a tiny bonus (< 1e-6 of a score point) by publication rank.
         order = sorted(range(self._n), key=lambda i: (posts[i].published.latest, posts[i].id))
         recency = np.zeros(self._n, dtype=np.float64)
