@@ -1,11 +1,15 @@
-"""Relevance of bot.search.Matcher against two baselines, on an eval file of labelled queries.
+"""Relevance of bot.search.Matcher against two baselines, on eval files of labelled queries.
 
-    python benchmarks/relevance.py [--queries FILE] [--catalog DIR] [--json] [--verbose]
+    python benchmarks/relevance.py [--queries FILE ...] [--catalog DIR] [--json] [-v] [--check]
 
-The eval file is tab-separated ``query, kind, expected`` (``#`` lines are comments):
+By default every set is run, in one run on one catalog: ``queries-dev`` and ``questions-dev``
+(``../shared/eval/`` when present, else the committed copies in ``tests/data/``) and our own
+``tests/data/queries-extra.tsv``. An eval file is tab-separated ``query, kind, expected`` (``#``
+lines are comments):
 
 * ``kind=post``: ``expected`` lists acceptable post titles separated by `` || ``; a query's rank is
-  the position of the first acceptable title among the first 10 results.
+  the position of the first acceptable title among the first 10 results. A row whose titles are
+  all missing from the catalog counts as a miss (and is listed under ``absent``).
 * ``kind=track``: ``expected`` is a track id. A system's track ranking is: for our matcher, the
   track ``match_track`` names (if any), then the tracks of its post results in order of first
   appearance; for the baselines (which rank posts only), the tracks of their post results in
@@ -15,22 +19,25 @@ The eval file is tab-separated ``query, kind, expected`` (``#`` lines are commen
 Systems, on the same catalog and queries:
 
 * ``matcher``: ``bot.search.Matcher`` (search + match_track);
-* ``bm25``: bm25s (Lucene BM25, default parameters) over title + English and Chinese summaries,
-  tokenized by ``bm25s.tokenize`` with English stop words;
+* ``bm25``: the fair baseline: bm25s (Lucene BM25, default parameters) over title + English and
+  Chinese summaries, with :func:`bigram_tokens` (NFKC, lower case, bm25s's English stop words,
+  Chinese as character bigrams);
 * ``wratio``: ``rapidfuzz.process.extract(query, titles, scorer=fuzz.WRatio,
   processor=utils.default_process)``.
 
-Reported per system and per kind: hit@1, hit@3 and MRR (reciprocal rank, 0 when not in the top
-10). Exit code 0 always (this is a report); ``--check`` exits 1 unless the matcher's hit@3 beats
-both baselines' on all queries.
+Reported per set, system and kind: hit@1, hit@3 and MRR (reciprocal rank, 0 when not in the top
+10). Exit code 0 (this is a report); ``--check`` exits 1 unless, on every set, the matcher's hit@3
+and MRR are both above both baselines'.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Callable
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,8 +46,9 @@ from bot.search import Matcher
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
-DEFAULT_QUERIES = [REPO_ROOT.parent / "shared" / "eval" / "queries-dev.tsv",
-                   REPO_ROOT / "tests" / "data" / "queries-dev.tsv"]
+SHARED_EVAL = REPO_ROOT.parent / "shared" / "eval"
+TEST_DATA = REPO_ROOT / "tests" / "data"
+DEFAULT_SETS = ("queries-dev.tsv", "queries-extra.tsv", "questions-dev.tsv")
 TOP = 10
 
 
@@ -63,11 +71,17 @@ def read_queries(path: Path) -> list[Query]:
     return out
 
 
-def default_queries() -> Path:
-    for path in DEFAULT_QUERIES:
-        if path.is_file():
-            return path
-    raise SystemExit("no queries file found (shared/eval/queries-dev.tsv or tests/data/)")
+def default_queries() -> list[Path]:
+    """The default sets: each from ``../shared/eval`` when present, else ``tests/data``."""
+    out = []
+    for name in DEFAULT_SETS:
+        for path in (SHARED_EVAL / name, TEST_DATA / name):
+            if path.is_file():
+                out.append(path)
+                break
+    if not out:
+        raise SystemExit("no queries file found (shared/eval/ or tests/data/)")
+    return out
 
 
 # --- systems: query -> (ranked post ids, ranked track ids or None to derive from posts) -----------
@@ -88,21 +102,42 @@ def matcher_system(cat: Catalog) -> System:
     return run
 
 
+_CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+|[^\W_]+")
+
+
+def bigram_tokens(text: str) -> list[str]:
+    """The fair baseline's analyzer: NFKC + lower case; Latin words minus bm25s's English stop
+    words; CJK runs as character bigrams (a one-character run as itself)."""
+    from bm25s.stopwords import STOPWORDS_EN
+
+    out: list[str] = []
+    for run in _CJK_RE.findall(unicodedata.normalize("NFKC", text).lower()):
+        if "\u3040" <= run[0] <= "\ufaff":
+            out.extend([run] if len(run) == 1 else [a + b for a, b in zip(run, run[1:])])
+        elif run not in STOPWORDS_EN:
+            out.append(run)
+    return out
+
+
 def bm25_system(cat: Catalog) -> System:
+    """BM25 (bm25s, Lucene, default parameters) over title + English and Chinese summaries, with
+    :func:`bigram_tokens` (character bigrams for Chinese): the fair baseline."""
     import bm25s
 
-    corpus = [" ".join(filter(None, (p.title, p.summary.en, p.summary.zh))) for p in cat.posts]
+    corpus = [bigram_tokens(" ".join(filter(None, (p.title, p.summary.en, p.summary.zh))))
+              for p in cat.posts]
     retriever = bm25s.BM25()
-    retriever.index(bm25s.tokenize(corpus, stopwords="en", show_progress=False), show_progress=False)
+    retriever.index(corpus, show_progress=False)
     ids = [p.id for p in cat.posts]
+    vocab = retriever.vocab_dict
 
     def run(query: str) -> tuple[list[str], list[str] | None]:
-        tokens = bm25s.tokenize([query], stopwords="en", show_progress=False)
-        if not tokens.vocab:
+        tokens = [t for t in bigram_tokens(query) if t in vocab]
+        if not tokens:
             return [], None
-        docs, scores = retriever.retrieve(tokens, k=min(TOP, len(ids)), show_progress=False)
-        posts = [ids[int(d)] for d, s in zip(docs[0], scores[0], strict=True) if s > 0]
-        return posts, None
+        scores = retriever.get_scores(tokens)
+        order = sorted(range(len(ids)), key=lambda i: -scores[i])[:TOP]
+        return [ids[i] for i in order if scores[i] > 0], None
 
     return run
 
@@ -180,14 +215,38 @@ def evaluate(cat: Catalog, queries: list[Query], systems: dict[str, System]) -> 
     return report
 
 
+def absent_rows(cat: Catalog, queries: list[Query]) -> list[str]:
+    """Post rows none of whose expected titles the catalog holds (they count as misses)."""
+    titles = {p.title.casefold() for p in cat.posts}
+    return [q.text for q in queries
+            if q.kind == "post" and not titles & {t.casefold() for t in q.expected}]
+
+
+def render_all(reports: list[dict], verbose: bool) -> str:
+    """The text report of every set."""
+    return "\n\n".join(render(r, verbose) for r in reports)
+
+
+def ahead(report: dict) -> bool:
+    """True when the matcher's hit@3 and MRR (all rows) are both above every baseline's."""
+    ours = report["systems"]["matcher"]["all"]
+    return all(ours["hit@3"] > report["systems"][b]["all"]["hit@3"]
+               and ours["mrr"] > report["systems"][b]["all"]["mrr"] for b in ("bm25", "wratio"))
+
+
 def render(report: dict, verbose: bool) -> str:
+    ahead_note = "matcher ahead of both baselines in hit@3 and MRR" if report.get("matcher_ahead") \
+        else "matcher NOT ahead of every baseline"
     lines = [f"catalog {report['catalog_version']}, {report['queries']} queries "
-             f"({report['source']})", ""]
+             f"({report['source']}): {ahead_note}", ""]
     lines.append(f"{'system':<10} {'kind':<11} {'n':>3}  {'hit@1':>6} {'hit@3':>6} {'MRR':>6}")
     for name, kinds in report["systems"].items():
         for kind, m in kinds.items():
             lines.append(f"{name:<10} {kind:<11} {m['n']:>3}  {m['hit@1']:>6.3f} {m['hit@3']:>6.3f} "
                          f"{m['mrr']:>6.3f}")
+    if report.get("absent"):
+        lines.append(f"rows whose answers the catalog lacks (count as misses): {len(report['absent'])}")
+        lines.extend(f"  {q!r}" for q in report["absent"])
     if verbose:
         for name, misses in report["misses"].items():
             lines.append(f"\n{name}: {len(misses)} miss(es) at hit@3")
@@ -198,23 +257,30 @@ def render(report: dict, verbose: bool) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--queries", type=Path, default=None, help="eval TSV (default: queries-dev)")
+    parser.add_argument("--queries", type=Path, action="append", default=None,
+                        help="an eval TSV (repeatable; default: every set)")
     parser.add_argument("--catalog", type=Path, default=REPO_ROOT / "catalog")
-    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument("--json", action="store_true", help="print the reports as JSON")
     parser.add_argument("--verbose", "-v", action="store_true", help="list the misses")
     parser.add_argument("--check", action="store_true",
-                        help="exit 1 unless the matcher beats both baselines on hit@3")
+                        help="exit 1 unless the matcher is ahead of both baselines in hit@3 and MRR "
+                             "on every set")
     args = parser.parse_args(argv)
-    path = args.queries or default_queries()
+    paths = args.queries or default_queries()
     cat = load_catalog(args.catalog)
     systems = {"matcher": matcher_system(cat), "bm25": bm25_system(cat), "wratio": wratio_system(cat)}
-    report = evaluate(cat, read_queries(path), systems)
-    report["source"] = str(path)
-    print(json.dumps(report, ensure_ascii=False, indent=2) if args.json else render(report, args.verbose))
-    if args.check:
-        ours = report["systems"]["matcher"]["all"]["hit@3"]
-        if not all(ours > report["systems"][b]["all"]["hit@3"] for b in ("bm25", "wratio")):
-            return 1
+    reports = []
+    for path in paths:
+        queries = read_queries(path)
+        report = evaluate(cat, queries, systems)
+        report["source"] = str(path)
+        report["absent"] = absent_rows(cat, queries)
+        report["matcher_ahead"] = ahead(report)
+        reports.append(report)
+    print(json.dumps(reports, ensure_ascii=False, indent=2) if args.json
+          else render_all(reports, args.verbose))
+    if args.check and not all(r["matcher_ahead"] for r in reports):
+        return 1
     return 0
 
 

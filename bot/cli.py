@@ -224,36 +224,54 @@ def _search_json(cat, result) -> dict:
 @click.argument("query")
 @click.option("--limit", default=5, show_default=True, type=click.IntRange(1, 50),
               help="At most this many posts.")
+@click.option("--offset", default=0, show_default=True, type=click.IntRange(0, 100),
+              help="Skip this many good matches (paging: the next page starts at offset + limit).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 @catalog_option
-def search_cmd(query: str, limit: int, as_json: bool, catalog_dir: str | None) -> None:
-    """Find posts (and the track QUERY names) in English or Chinese; typos are fine.
+def search_cmd(query: str, limit: int, offset: int, as_json: bool, catalog_dir: str | None) -> None:
+    """Find posts (and the track QUERY names) in English or Chinese; typos are fine; a link to a
+    post finds that post.
 
-    JSON: {"query", "catalog_version", "track": {"id", "name"} | null, "results": [{"post_id",
-    "title", "url", "score" (0-100), "tracks": [{"id", "position", "of"}], "next": {"post_id",
-    "title"} | null}]}; "next" is what comes after the post in its first track. An empty or
-    punctuation-only query gives no results (exit 0).
+    JSON: {"query", "catalog_version", "track": {"id", "name"} | null, "total" (good matches),
+    "offset", "link": {"status": "post" | "unknown" | "foreign", "url", "post_id"} | null,
+    "results": [{"post_id", "title", "url", "score" (0-100), "tracks": [{"id", "position", "of"}],
+    "next": {"post_id", "title"} | null}]}; "next" is what comes after the post in its first
+    track; link status "unknown" means a blog URL whose post is not in the catalog yet. An empty
+    or punctuation-only query gives no results (exit 0).
     """
-    from bot.search import Matcher
+    from bot.search import Matcher, load_vocabulary
 
     cat = _load(catalog_dir)
-    result = Matcher(cat).search(query, limit=limit)
+    directory = Path(catalog_dir) if catalog_dir else _settings().catalog_dir
+    vocabulary = load_vocabulary(directory) if (directory / "vocabulary.yaml").is_file() else None
+    result = Matcher(cat, vocabulary).search(query, limit=limit, offset=offset)
     data = _search_json(cat, result)
+    data["total"] = result.total
+    data["offset"] = result.offset
+    data["link"] = (None if result.link is None else
+                    {"status": result.link.status, "url": result.link.url,
+                     "post_id": result.link.post_id})
     if as_json:
         _dump(data)
         return
     if data["track"]:
         click.echo(f"Track: {data['track']['name']} ({data['track']['id']}): "
                    f"`vllm-path next {data['track']['id']}` shows where to start")
+    if result.link is not None and result.link.status == "unknown":
+        click.echo(f"{result.link.url} is not in the catalog yet.")
+        return
     if not data["results"]:
         click.echo(result.hint or f"No post matches {query!r}.")
         return
-    for i, item in enumerate(data["results"], 1):
+    for i, item in enumerate(data["results"], offset + 1):
         click.echo(f"{i}. {item['title']}  [{item['score']:.1f}]")
         click.echo(f"   {item['url'] or '(no URL known)'}  ({item['post_id']})")
         places = ", ".join(f"{p['id']} step {p['position']} of {p['of']}" for p in item["tracks"])
         nxt = f"; next: {item['next']['title']}" if item["next"] else ""
         click.echo(f"   {places or 'not in a track'}{nxt}")
+    if result.has_more:
+        click.echo(f"{result.total - offset - len(result.results)} more: "
+                   f"--offset {offset + len(result.results)}")
 
 
 @main.command("next")

@@ -1,0 +1,196 @@
+"""Text analysis for search: normalisation, the stemmer, index terms, CJK bigrams and segmentation.
+
+Pure functions over ``str``; see :mod:`bot.search` for how a query is read.
+"""
+
+from __future__ import annotations
+
+import operator
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+
+from bot.text import fold, fold_accents
+
+__all__ = ["normalize", "stem"]
+
+_CJK = ("\u2e80-\u2fdf\u3040-\u30ff\u3100-\u312f\u3190-\u31ff\u3400-\u4dbf"
+        "\u4e00-\u9fff\uf900-\ufaff")
+_TOKEN_RE = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+")
+
+
+_SUFFIXES = ("izations", "isations", "ization", "isation", "ations", "ation", "ators", "ator",
+             "ities", "ity", "ives", "ive", "ings", "ing", "ions", "ion", "ized", "ised", "izes",
+             "ises", "ize", "ise", "ated", "ates", "ate", "ers", "er", "ed")
+_SUFFIXES_BY_LAST: dict[str, tuple[str, ...]] = {}
+for _suffix in _SUFFIXES:  # the same priority order, looked up by the word's last letter
+    _SUFFIXES_BY_LAST[_suffix[-1]] = _SUFFIXES_BY_LAST.get(_suffix[-1], ()) + (_suffix,)
+del _suffix
+
+
+
+# --- preprocessing ------------------------------------------------------------------------------
+
+
+def normalize(text: str) -> str:
+    """The preprocessing every query and indexed text goes through.
+
+    :func:`bot.text.fold` (Slack markup decoded, Unicode NFKC, ``str.casefold``, accents folded),
+    then only runs of letters/digits (Latin, Cyrillic, Hangul …) and runs of CJK characters are
+    kept, joined by one space: punctuation, symbols, emoji and underscores separate words and
+    disappear. Returns ``""`` when nothing is left.
+    """
+    if not text:
+        return ""
+    return " ".join(_TOKEN_RE.findall(fold(text)))
+
+
+def _normalize_text(text: str) -> str:
+    """:func:`normalize` for catalog text (titles): no Slack markup to decode, so it skips that."""
+    return " ".join(_TOKEN_RE.findall(fold_accents(unicodedata.normalize("NFKC", text).casefold())))
+
+
+_PARTS_RE = re.compile(rf"([{_CJK}]+)|([^\W_{_CJK}]+)")
+
+
+def _parts(text: str) -> list[tuple[str, str]]:
+    """``normalize`` as ``[(cjk run, "") or ("", latin word)]``."""
+    if not text:
+        return []
+    return _PARTS_RE.findall(fold_accents(unicodedata.normalize("NFKC", text).casefold()))
+
+
+_ASCII_WORD_RE = re.compile(r"[a-z0-9]+")
+_ASCII_WORD2_RE = re.compile(r"[a-z0-9]{2,}")
+
+
+def _text_terms(text: str, joins: bool, surface: set[str], cjk_runs: list[str] | None = None
+                ) -> list[str]:
+    """Index terms of raw text: stems of Latin words (2+ chars), stems of joined adjacent Latin
+    words (when ``joins``), CJK bigrams. Adds the Latin words to ``surface`` (and the CJK runs to
+    ``cjk_runs``). Same result as going through :func:`normalize`; ASCII text takes a fast path."""
+    if not text:
+        return []
+    if text.isascii():  # NFKC and casefold are lower() here; words are [a-z0-9]+
+        lowered = text.lower()
+        if not joins:
+            words = _ASCII_WORD2_RE.findall(lowered)
+            surface.update(words)
+            return list(map(stem, words))
+        words = _ASCII_WORD_RE.findall(lowered)
+        surface.update(words)
+        out = list(map(stem, _ASCII_WORD2_RE.findall(lowered)))
+        if len(words) > 1:
+            out.extend(map(stem, map(operator.add, words, words[1:])))
+        return out
+    parts = _parts(text)
+    runs = [c for c, _ in parts if c]
+    words = [w for _, w in parts if w]
+    surface.update(words)
+    out = list(map(stem, [w for w in words if len(w) > 1]))
+    for run in runs:
+        if len(run) > 1:
+            out.extend(map(operator.add, run, run[1:]))
+        else:
+            out.append(run)
+    if cjk_runs is not None:
+        cjk_runs.extend(runs)
+    if joins:  # joins of Latin words that are adjacent (no CJK run between them)
+        out.extend(stem(a[1] + b[1]) for a, b in zip(parts, parts[1:]) if a[1] and b[1])
+    return out
+
+
+def _deletes(word: str) -> set[str]:
+    """The word and every string one character shorter (the symmetric-delete neighbourhood)."""
+    return {word} | {word[:i] + word[i + 1:] for i in range(len(word))}
+
+
+def _member_terms(member: str) -> tuple[str, ...]:
+    """Terms a vocabulary entry requires (all of them): stems and CJK bigrams."""
+    terms: list[str] = []
+    for cjk, latin in _parts(member):
+        if cjk:
+            terms.extend(_bigrams(cjk))
+        elif len(latin) >= 2:
+            terms.append(stem(latin))
+    return tuple(dict.fromkeys(terms))
+
+
+@lru_cache(maxsize=1 << 18)
+def stem(word: str) -> str:
+    """A light suffix stemmer for (normalized) Latin words; words with digits are kept as they are.
+
+    Strips one derivational/inflectional suffix (``-ization``, ``-ation``, ``-ing``, ``-ed``,
+    ``-s`` …) when at least 3 letters remain, then a final ``e``: ``decoding``/``decode`` → ``decod``,
+    ``quantization``/``quantisation``/``quantized`` → ``quant``, ``gpus`` → ``gpu``.
+    """
+    if len(word) < 4 or not word.isalpha():
+        return word
+    for suffix in _SUFFIXES_BY_LAST.get(word[-1], ()):
+        if word.endswith(suffix) and len(word) - len(suffix) >= (4 if suffix == "ed" else 3):
+            word = word[: -len(suffix)]
+            break
+    else:
+        if word.endswith(("ches", "shes", "xes", "sses")) and len(word) > 5:
+            word = word[:-2]
+        elif word.endswith("s") and not word.endswith(("ss", "is")):
+            word = word[:-1]
+    if len(word) >= 5 and word.endswith("e"):
+        word = word[:-1]
+    return word
+
+
+def _bigrams(run: str) -> list[str]:
+    if len(run) == 1:
+        return [run]
+    return list(map(operator.add, run, run[1:]))
+
+
+def _cjk_segment(run: str, dictionary: frozenset[str], max_len: int) -> list[tuple[str, bool]]:
+    """Forward maximum matching: ``[(piece, is_dictionary_word)]``; left-over characters are
+    grouped into chunks."""
+    out: list[tuple[str, bool]] = []
+    chunk = ""
+    i = 0
+    while i < len(run):
+        for n in range(min(max_len, len(run) - i), 1, -1):
+            piece = run[i:i + n]
+            if piece in dictionary:
+                if chunk:
+                    out.append((chunk, False))
+                    chunk = ""
+                out.append((piece, True))
+                i += n
+                break
+        else:
+            if run[i] in dictionary:
+                if chunk:
+                    out.append((chunk, False))
+                    chunk = ""
+                out.append((run[i], True))
+            else:
+                chunk += run[i]
+            i += 1
+    if chunk:
+        out.append((chunk, False))
+    return out
+
+
+@dataclass(frozen=True)
+class _Concept:
+    weight: float
+    alternatives: tuple[tuple[tuple[str, ...], float], ...]  # (conjunctive terms, similarity)
+
+
+@dataclass(frozen=True)
+class _Unit:
+    """A query/name word after segmentation: Latin word, CJK dictionary word or CJK chunk."""
+
+    text: str
+    kind: str  # "latin" | "cjkword" | "cjkchunk"
+    group: int | None = None  # synonym group covering it
+
+
+def _unit_key(unit: _Unit) -> str:
+    return stem(unit.text) if unit.kind == "latin" else unit.text

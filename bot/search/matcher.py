@@ -1,0 +1,376 @@
+"""Track matching and post search (:class:`Matcher`); see :mod:`bot.search` for the design."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+from rapidfuzz import fuzz, process
+
+from bot.search.analysis import _PARTS_RE, _bigrams, _Concept, normalize, stem
+from bot.search.index import (
+    _GENERIC_DF,
+    _GENERIC_FACTOR,
+    _SIM_SYNONYM,
+    AMBIGUITY_MARGIN,
+    HINT_EMPTY,
+    MAX_CONCEPTS,
+    MAX_FUZZY_WORDS,
+    MAX_QUERY_CHARS,
+    MAX_RAW_CONCEPTS,
+    MIN_SCORE,
+    SHORT_QUERY_CHARS,
+    SIMILARITY_CHARS,
+    TRACK_THRESHOLD,
+    Index,
+    _field_of,
+)
+from bot.search.results import LinkResult, PostMatch, SearchResult, TrackMatch
+from bot.text import clean
+
+__all__ = ["FUZZY_WEIGHT", "MAX_TOTAL", "RELATIVE_FLOOR", "SUGGEST_CUTOFF", "SUGGEST_MIN_CHARS",
+           "Matcher"]
+
+FUZZY_WEIGHT = 0.6
+"""The fuzzy (coverage) score's share of the fused score; BM25 has the rest."""
+
+RELATIVE_FLOOR = 0.6
+"""A post is a good match only when it scores at least this share of the best post's score: the
+results stop where the matches stop."""
+
+MAX_TOTAL = 100
+"""At most this many good matches are counted and paged through."""
+
+_CANDIDATES = 40
+"""At most this many posts (the best by their score without similarity) are re-scored with
+rapidfuzz; more when a later page is asked for."""
+
+SUGGEST_MIN_CHARS = 2
+"""A did-you-mean track needs a query of at least this many letters, unless it is an alias."""
+
+SUGGEST_CUTOFF = 70.0
+"""``fuzz.WRatio`` a did-you-mean track name needs (0..100)."""
+
+_MAX_URL_CHARS = 2000
+_URL_RE = re.compile(r"\b[a-z][a-z0-9+.-]*://\S*", re.IGNORECASE)
+
+
+class Matcher(Index):
+    """Track matching and post search over one catalog version.
+
+    ``Matcher(catalog)`` builds the index with the app's shipped vocabulary;
+    ``Matcher(catalog, vocabulary)`` with another (:func:`bot.search.load_vocabulary` of the
+    catalog folder). Building takes tens of milliseconds for a hundred posts, about a second for ten
+    thousand; afterwards the matcher never changes and may be shared between threads.
+    """
+
+
+    def match_track(self, query: str) -> TrackMatch | None:
+        """The track the query names, or ``None``.
+
+        Scores (0..100): 100 when the normalized query equals a track's id, English or Chinese name
+        or alias (spaces ignored: ``pd分离`` = ``PD 分离``); 95 when equal after vocabulary
+        canonicalisation and stemming (``disaggregated`` = ``disaggregation``, ``model
+        quantization`` = ``模型量化``); 60-95 when every word of the query is a word of one name,
+        rising with the share of the name covered (a word found in over half the posts, such as
+        ``vllm``, weighs the share of posts without it, at least a quarter, and cannot name a track
+        alone); such a partial match is dropped when another track scores within
+        :data:`AMBIGUITY_MARGIN`. A typo-corrected query (``specualtive decodng``) scores times the
+        correction's ``fuzz.ratio``/100. Below :data:`TRACK_THRESHOLD` there is no match. A query
+        with a word that belongs to no single name (``eagle``, ``fp8 kv cache``, ``amd mi300x``)
+        does not match, nor does one of :data:`SHORT_QUERY_CHARS` letters or fewer that is not
+        exactly an id or alias (``tts``, ``kv``), nor a sentence much longer than any name.
+        """
+        norm = normalize(query[: MAX_QUERY_CHARS * 4])[:MAX_QUERY_CHARS]
+        if not norm or not self._track_names:
+            return None
+        exact = self._track_exact.get(norm) or self._track_exact.get(norm.replace(" ", ""))
+        if exact:
+            return TrackMatch(exact[0], 100.0, exact[1])
+        if len(norm.replace(" ", "")) <= SHORT_QUERY_CHARS:
+            return None  # an abbreviation names a track only when it is an id or alias (above)
+        if len(norm.split()) > 2 * self._max_name_units + 2:
+            return None  # a sentence, not a name
+        corrected, factor = self._correct(norm)
+        units = [u for u in self._units(corrected)
+                 if not (u.group is None and (u.text in self._ignorable
+                                              or u.text in self._vocab.track_stopwords))]
+        q_canon = self._canon_keys(units)
+        if not q_canon:
+            return None
+        q_set = set(q_canon)
+        per_track: dict[str, tuple[float, str, bool]] = {}  # track -> (score, name, whole name)
+        for tid, name, _, canon in self._track_names:
+            if not canon:
+                continue
+            if tuple(q_canon) == canon:
+                score, whole = 95.0, True
+            else:
+                if not q_set <= set(canon):
+                    continue
+                weights = {k: self._key_weight(k) for k in canon}
+                if max(weights[k] for k in q_set) < 0.5:
+                    continue  # only generic words ("vllm") in common
+                covered = sum(weights[k] for k in q_set)
+                score = 60.0 + 35.0 * covered / sum(weights[k] for k in set(canon))
+                whole = False
+            score = round(score * factor, 1)
+            if score > per_track.get(tid, (0.0, "", False))[0]:
+                per_track[tid] = (score, name, whole)
+        ranked = sorted(per_track.items(), key=lambda kv: -kv[1][0])
+        if not ranked or ranked[0][1][0] < TRACK_THRESHOLD:
+            return None
+        tid, (score, name, whole) = ranked[0]
+        if not whole and len(ranked) > 1 and ranked[1][1][0] >= score - AMBIGUITY_MARGIN:
+            return None  # a partial name of two tracks ("serving") names neither
+        return TrackMatch(tid, score, name)
+
+    def suggest_track(self, text: str) -> TrackMatch | None:
+        """A did-you-mean track for text that matched nothing, or ``None``.
+
+        Needs a real signal: a query of fewer than :data:`SUGGEST_MIN_CHARS` letters (``v``,
+        ``a``, ``推``) gets a suggestion only when it is exactly a track's id or alias; longer text
+        is compared with every track id, name and alias by ``rapidfuzz.fuzz.WRatio`` (after
+        :func:`normalize`), best score at least :data:`SUGGEST_CUTOFF`. ``score`` is that 0..100
+        score, ``matched`` the name it matched.
+        """
+        norm = normalize(text[: MAX_QUERY_CHARS * 4])[:MAX_QUERY_CHARS]
+        if not norm:
+            return None
+        exact = self._track_exact.get(norm) or self._track_exact.get(norm.replace(" ", ""))
+        if exact:
+            return TrackMatch(exact[0], 100.0, exact[1])
+        if len(norm.replace(" ", "")) < SUGGEST_MIN_CHARS:
+            return None
+        choices = {n: (tid, name) for tid, name, n, _ in self._track_names}
+        best = process.extractOne(norm, list(choices), scorer=fuzz.WRatio, processor=None,
+                                  score_cutoff=SUGGEST_CUTOFF)
+        if best is None:
+            return None
+        tid, name = choices[best[0]]
+        return TrackMatch(tid, round(float(best[1]), 1), name)
+
+    def _key_weight(self, key: str) -> float:
+        """Weight of a name unit for coverage: 1, or for a word in over half the posts the share of
+        posts without it (at least :data:`_GENERIC_FACTOR`)."""
+        if key.startswith("="):
+            df = max((min(self._df(t) for t in terms) for terms in self._group_terms[int(key[1:])]),
+                     default=0)
+        else:
+            df = self._df(key)
+        share = df / max(self._n, 1)
+        return max(_GENERIC_FACTOR, 1.0 - share) if share > _GENERIC_DF else 1.0
+
+    # --- post search ----------------------------------------------------------------------------
+
+    def _concepts(self, norm: str) -> list[_Concept]:
+        """The query's concepts with their alternatives and weights (see the module docstring)."""
+        units = self._units(norm)
+        content = [i for i, u in enumerate(units) if u.group is not None or u.text not in self._ignorable]
+        if not content:
+            return []  # only stop and question words: nothing to search for
+        content_set = set(content)
+        raw: list[list[tuple[tuple[str, ...], float]]] = []
+        fuzzy_budget = MAX_FUZZY_WORDS
+        for i, unit in enumerate(units):
+            if i not in content_set:
+                continue
+            group_alts = ([(terms, _SIM_SYNONYM) for terms in self._group_terms[unit.group]]
+                          if unit.group is not None else [])
+            if unit.kind == "latin":
+                alts: list[tuple[tuple[str, ...], float]] = []
+                if len(unit.text) >= 2:
+                    alts.append(((stem(unit.text),), 1.0))
+                for j in (i - 1, i + 1):
+                    if 0 <= j < len(units) and units[j].kind == "latin":
+                        pair = unit.text + units[j].text if j > i else units[j].text + unit.text
+                        alts.append(((stem(pair),), 1.0))
+                if len(unit.text) >= 4 and unit.text not in self._surface and fuzzy_budget > 0:
+                    fuzzy_budget -= 1
+                    alts.extend(((stem(word),), sim) for word, sim in self._expand_word(unit.text))
+                raw.append(alts + group_alts)
+            elif unit.kind == "cjkword":
+                raw.append([(tuple(_bigrams(unit.text)), 1.0)] + group_alts)
+            elif len(unit.text) >= 2 or len(units) == 1:  # left-over CJK: one concept per bigram
+                raw.extend([((bg,), 1.0)] for bg in _bigrams(unit.text))
+            if len(raw) >= MAX_RAW_CONCEPTS:
+                break
+        concepts: list[_Concept] = []
+        pending: list[int] = []
+        present: list[float] = []
+        for alts in raw[:MAX_RAW_CONCEPTS]:
+            alts = [a for a in dict.fromkeys(alts) if all(self._has(t) for t in a[0])]
+            if not alts:
+                pending.append(len(concepts))
+                concepts.append(_Concept(0.0, ()))
+                continue
+            primary = [a for a in alts if a[1] >= 1.0] or alts
+            weight = max(min(self._idf(t) for t in terms) for terms, _ in primary)
+            df = max(min(self._df(t) for t in terms) for terms, _ in primary)
+            if df / max(self._n, 1) > _GENERIC_DF:
+                weight *= _GENERIC_FACTOR
+            present.append(weight)
+            concepts.append(_Concept(weight, tuple(alts)))
+        if not present:
+            return []
+        missing = sorted(present)[len(present) // 2]  # a word found nowhere weighs a median concept
+        concepts = [c if c.alternatives else _Concept(missing, ()) for c in concepts]
+        if len(concepts) > MAX_CONCEPTS:  # a long query: keep its rarest (most telling) words
+            concepts = sorted(concepts, key=lambda c: -c.weight)[:MAX_CONCEPTS]
+        return concepts
+
+    def _alternative(self, terms: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+        """Posts having all ``terms``: ``(doc numbers, smallest field value)``."""
+        ids, vals = self._posting(terms[0])
+        for term in terms[1:]:
+            ids2, vals2 = self._posting(term)
+            ids, i1, i2 = np.intersect1d(ids, ids2, assume_unique=True, return_indices=True)
+            vals = np.minimum(vals[i1], vals2[i2])
+        return ids, vals
+
+    def resolve_link(self, text: str) -> LinkResult | None:
+        """What the URL in ``text`` points to, or ``None`` when ``text`` is not one URL (see
+        :mod:`bot.search.links`): ``status`` ``post`` (with ``post_id``), ``unknown`` (a blog or
+        summary host, but no catalog post: not in the catalog yet) or ``foreign``."""
+        return self._links.resolve(text[:_MAX_URL_CHARS])
+
+    def search(self, query: str, limit: int = 5, offset: int = 0) -> SearchResult:
+        """Rank posts for ``query`` (see :mod:`bot.search` for the scoring).
+
+        Returns the good matches ``offset .. offset + limit`` (``limit`` clamped to 1..50,
+        ``offset`` to 0..:data:`MAX_TOTAL`), best first, with ``total`` (how many good matches
+        there are, at most :data:`MAX_TOTAL`) and the track the query names
+        (:meth:`match_track`). A good match scores at least :data:`MIN_SCORE` and at least
+        :data:`RELATIVE_FLOOR` × the best post's score. A query that is one URL is resolved
+        (:meth:`resolve_link`): a catalog post's URL gives that post alone (score 100,
+        ``matched="link"``); an unknown post on a blog host, or a URL elsewhere, gives no posts and
+        ``link`` says which. An empty query or one of only punctuation, symbols or emoji gives no
+        results and ``hint`` = :data:`HINT_EMPTY`; a query that matches nothing gives no results
+        and no hint.
+        """
+        limit = max(1, min(int(limit), 50))
+        offset = max(0, min(int(offset), MAX_TOTAL))
+        if "." in query and len(query) <= _MAX_URL_CHARS:
+            link = self.resolve_link(query)
+            if link is not None:
+                if link.status != "post" or link.post_id is None:
+                    return SearchResult(query, None, (), None, 0, offset, link)
+                hit = PostMatch(link.post_id, 100.0, "link", self._catalog.tracks_of(link.post_id))
+                return SearchResult(query, None, (hit,) if offset == 0 else (), None, 1, offset,
+                                    link)
+        text = query[: MAX_QUERY_CHARS * 4]
+        if "://" in text or "<" in text:  # a link inside a sentence is not a topic: drop it
+            text = _URL_RE.sub(" ", clean(text))
+        norm = normalize(text)[:MAX_QUERY_CHARS]
+        if not norm:
+            return SearchResult(query, None, (), HINT_EMPTY)
+        track = self.match_track(query)
+        ranked, extra = self._rank(norm, offset + limit + 1)
+        if not ranked:
+            return SearchResult(query, track, (), None)
+        floor = max(MIN_SCORE, RELATIVE_FLOOR * ranked[0][0])
+        good = [r for r in ranked if r[0] >= floor - 1e-9]
+        page = good[offset:offset + limit]
+        matches = tuple(PostMatch(self._post_ids[doc], round(score, 1), field,
+                                  self._catalog.tracks_of(self._post_ids[doc]))
+                        for score, doc, field in page)
+        return SearchResult(query, track, matches, None, min(MAX_TOTAL, len(good) + extra), offset)
+
+    def _rank(self, norm: str, need: int = 0) -> tuple[list[tuple[float, int, str]], int]:
+        """``([(fused score 0..100, doc, matched field)], extra)``: the re-scored candidates
+        (at least ``need`` of them when there are), best first, and how many further posts are
+        good matches (counted, not ranked)."""
+        concepts = self._concepts(norm)
+        total = sum(c.weight for c in concepts)
+        if self._n == 0:
+            return [], 0
+        scores = np.zeros(self._n, dtype=np.float64)
+        best_part = np.zeros(self._n, dtype=np.float32)   # the largest concept contribution ...
+        best_field = np.zeros(self._n, dtype=np.float32)  # ... and the field value it came from
+        for concept in concepts:
+            if not concept.alternatives or concept.weight < 0.01 * total:
+                continue  # found nowhere, or too common to move a score by a point
+            value = np.zeros(self._n, dtype=np.float32)
+            field = np.zeros(self._n, dtype=np.float32)
+            for terms, sim in concept.alternatives:
+                ids, vals = self._alternative(terms)
+                if not len(ids):
+                    continue
+                cand = vals * np.float32(sim)
+                better = cand > value[ids]
+                sel = ids[better]
+                value[sel] = cand[better]
+                field[sel] = vals[better]
+            part = value * np.float32(concept.weight)
+            scores += part
+            better = part > best_part
+            best_part[better] = part[better]
+            best_field[better] = field[better]
+        coverage = scores / total if total > 0 else scores
+        bm25 = self._bm25(norm)
+        w_fuzzy = FUZZY_WEIGHT if bm25 is not None else 1.0
+        ranked_part = (1.0 - w_fuzzy) * 100.0 * bm25 if bm25 is not None else 0.0
+        # Bounds of the fused score before the similarity is known (it adds 0..15 fuzzy points).
+        low = w_fuzzy * 100.0 * np.minimum(1.0, 0.85 * coverage) + ranked_part
+        high = w_fuzzy * 100.0 * np.minimum(1.0, 0.85 * coverage + 0.15 * (coverage > 0)) \
+            + ranked_part
+        best_low = float(low.max())
+        floor = max(MIN_SCORE, RELATIVE_FLOOR * best_low)  # the real floor is at least this
+        hits = np.flatnonzero(high >= floor - 1e-9)
+        if not len(hits):
+            return [], 0
+        keep = max(_CANDIDATES, need)
+        rest = np.empty(0, dtype=np.int64)
+        if len(hits) > keep:
+            order = np.argpartition(-(high[hits] + self._recency[hits]), keep - 1)
+            hits, rest = hits[order[:keep]], hits[order[keep:]]
+        parts = _PARTS_RE.findall(norm)
+        latin = " ".join(w for c, w in parts if w)[:SIMILARITY_CHARS]
+        cjk = " ".join(c for c, w in parts if c)[:SIMILARITY_CHARS]
+        ranked = []
+        for doc, cov, lo in zip(hits.tolist(), coverage[hits].tolist(), low[hits].tolist()):
+            score = lo
+            if cov > 0:
+                fuzzy = min(100.0, 100.0 * (0.85 * cov + 0.15 * self._similarity(doc, latin, cjk)
+                                            / 100.0))
+                score += w_fuzzy * (fuzzy - min(100.0, 85.0 * cov))
+            if score < MIN_SCORE:
+                continue
+            # Among equal scores, a post whose title starts with the query is the one it names
+            # ("p-eagle" -> "P-EAGLE: …" before a post that mentions P-EAGLE); then the newer.
+            names_it = bool(latin) and self._titles[doc].startswith(latin)
+            ranked.append((-round(score, 1), -names_it, -score, -float(self._recency[doc]), doc))
+        ranked.sort()
+        out = [(-r[0], r[4], _field_of(float(best_field[r[4]])) if coverage[r[4]] > 0
+                else "answers") for r in ranked[:MAX_TOTAL]]
+        # Posts past the re-scored ones that are good matches whatever their similarity.
+        extra = 0
+        if len(rest) and out:
+            extra = int(np.count_nonzero(low[rest] >= max(MIN_SCORE, RELATIVE_FLOOR * out[0][0])))
+        return out, extra
+
+    def _bm25(self, norm: str) -> np.ndarray | None:
+        """BM25 of every post (0..1, divided by the best) for the query and its synonym groups'
+        terms, or ``None`` when no query token is in the index."""
+        tokens = self._ranked.query_tokens(norm)
+        groups = {u.group for u in self._units(norm) if u.group is not None}
+        for gid in sorted(groups):
+            tokens.extend(self._group_tokens[gid])
+        raw = self._ranked.scores(tokens, self._counts)
+        if raw is None:
+            return None
+        top = float(raw.max())
+        if top <= 0:
+            return None
+        return raw / top
+
+    def _similarity(self, doc: int, latin: str, cjk: str) -> float:
+        """rapidfuzz ``partial_ratio`` (0..100) of the query's Latin words against the title and of
+        its Chinese against the post's Chinese text (title, tags, summary), averaged when it has
+        both."""
+        parts = []
+        if latin:
+            parts.append(fuzz.partial_ratio(latin, self._titles[doc]) if len(latin) >= 3 else 0.0)
+        if cjk:
+            parts.append(fuzz.partial_ratio(cjk, self._zh_texts[doc]) if len(cjk) >= 2 else 0.0)
+        return sum(parts) / len(parts) if parts else 0.0

@@ -1,0 +1,215 @@
+"""Search vocabulary as catalog data: ``catalog/vocabulary.yaml`` and ``catalog/answers.yaml``.
+
+``vocabulary.yaml`` (a mapping; every key required except where said):
+
+* ``version``: ``1``;
+* ``synonyms``: a list of groups, each a list of 2+ distinct non-empty strings (English and
+  Chinese equivalent terms; the first is the canonical form);
+* ``stopwords``, ``question_words``, ``track_stopwords``: lists of non-empty strings (see
+  :class:`Vocabulary`);
+* ``blog_hosts``, ``summary_hosts``: lists of host names (``blog.vllm.ai``), no scheme or path.
+
+``answers.yaml`` (optional): a mapping from post id to a list of non-empty strings, the questions
+and terms that post answers, in our own words (``time to first token``, ``cheaper serving``).
+Ranked retrieval reads them as one more field of the post. An id the catalog does not hold is an
+error in :func:`validate` when the catalog's post ids are given (it is ignored by the matcher, so
+a post that was removed does not break search).
+
+:func:`load_vocabulary` raises :class:`VocabularyError` naming the file and the key
+(``vocabulary.yaml: synonyms[3][1]: must be a non-empty string``); :func:`validate` returns the
+same messages as a list, for ``vllm-path catalog check``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from bot.config import DEFAULT_CATALOG_DIR
+
+__all__ = ["ANSWERS_FILE", "VOCABULARY_FILE", "Vocabulary", "VocabularyError", "default_vocabulary",
+           "load_vocabulary", "validate"]
+
+VOCABULARY_FILE = "vocabulary.yaml"
+ANSWERS_FILE = "answers.yaml"
+_HOST_RE = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$")
+_LIST_KEYS = ("stopwords", "question_words", "track_stopwords", "blog_hosts", "summary_hosts")
+
+try:  # libyaml's C loader when PyYAML has it (several times faster), else the pure-Python one
+    _Loader: type = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover
+    _Loader = yaml.SafeLoader
+
+
+class VocabularyError(ValueError):
+    """A malformed vocabulary or answers file. ``errors`` lists every problem, each naming the
+    file and key."""
+
+    def __init__(self, errors: list[str]) -> None:
+        super().__init__("; ".join(errors))
+        self.errors = list(errors)
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """The words search reads from the catalog folder.
+
+    ``synonyms``: groups of equivalent terms (first = canonical); ``stopwords``: words with no
+    topic, dropped from queries unless nothing else is left; ``question_words``: words of a
+    question (``why``, ``how``, ``first``, ``怎么``) treated as stop words; ``track_stopwords``:
+    words ignored when deciding whether a query names a track (``track``, ``路径``);
+    ``blog_hosts``/``summary_hosts``: hosts whose links resolve to catalog posts; ``answers``:
+    post id → questions and terms the post answers.
+    """
+
+    synonyms: tuple[tuple[str, ...], ...]
+    stopwords: frozenset[str]
+    question_words: frozenset[str]
+    track_stopwords: frozenset[str]
+    blog_hosts: tuple[str, ...]
+    summary_hosts: tuple[str, ...]
+    answers: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+    @property
+    def ignorable(self) -> frozenset[str]:
+        """Stop words and question words: never a match on their own."""
+        return self.stopwords | self.question_words
+
+
+def _strings(value: Any, where: str, errors: list[str], min_len: int = 0) -> list[str]:
+    if not isinstance(value, list):
+        errors.append(f"{where}: must be a list of strings")
+        return []
+    out = []
+    for i, item in enumerate(value):
+        if not isinstance(item, str) or not item.strip():
+            errors.append(f"{where}[{i}]: must be a non-empty string (got {item!r})")
+        else:
+            out.append(item.strip())
+    if len(out) < min_len:
+        errors.append(f"{where}: needs at least {min_len} entries")
+    return out
+
+
+def _read(path: Path, errors: list[str]) -> Any:
+    try:
+        return yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)  # noqa: S506 - safe loader
+    except OSError as exc:
+        errors.append(f"{path.name}: cannot be read ({exc.strerror})")
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        errors.append(f"{path.name}: not valid YAML{where}")
+    return None
+
+
+def _parse(directory: Path, post_ids: Collection[str] | None) -> tuple[Vocabulary | None, list[str]]:
+    errors: list[str] = []
+    raw = _read(directory / VOCABULARY_FILE, errors)
+    name = VOCABULARY_FILE
+    if errors:
+        return None, errors
+    if not isinstance(raw, dict):
+        return None, [f"{name}: must be a mapping with the keys version, synonyms, "
+                      + ", ".join(_LIST_KEYS)]
+    unknown = sorted(set(raw) - {"version", "synonyms", *_LIST_KEYS})
+    errors.extend(f"{name}: {key}: unknown key" for key in unknown)
+    if raw.get("version") != 1:
+        errors.append(f"{name}: version: must be 1 (got {raw.get('version')!r})")
+    groups: list[tuple[str, ...]] = []
+    seen: dict[str, int] = {}
+    synonyms = raw.get("synonyms")
+    if not isinstance(synonyms, list):
+        errors.append(f"{name}: synonyms: must be a list of groups (lists of strings)")
+    else:
+        for g, group in enumerate(synonyms):
+            terms = _strings(group, f"{name}: synonyms[{g}]", errors, min_len=2)
+            folded = [t.casefold() for t in terms]
+            if len(set(folded)) != len(folded):
+                errors.append(f"{name}: synonyms[{g}]: a term is listed twice")
+            for term in folded:
+                if term in seen and seen[term] != g:
+                    errors.append(f"{name}: synonyms[{g}]: {term!r} is already in synonyms[{seen[term]}]")
+                seen.setdefault(term, g)
+            if terms:
+                groups.append(tuple(terms))
+    lists: dict[str, list[str]] = {}
+    for key in _LIST_KEYS:
+        if key not in raw:
+            errors.append(f"{name}: {key}: missing")
+            lists[key] = []
+            continue
+        lists[key] = _strings(raw[key], f"{name}: {key}", errors)
+    for key in ("blog_hosts", "summary_hosts"):
+        for i, host in enumerate(lists[key]):
+            if not _HOST_RE.match(host):
+                errors.append(f"{name}: {key}[{i}]: {host!r} is not a host name (like blog.vllm.ai)")
+    answers = _parse_answers(directory, post_ids, errors)
+    if errors:
+        return None, errors
+    vocab = Vocabulary(
+        synonyms=tuple(groups),
+        stopwords=frozenset(w.casefold() for w in lists["stopwords"]),
+        question_words=frozenset(w.casefold() for w in lists["question_words"]),
+        track_stopwords=frozenset(w.casefold() for w in lists["track_stopwords"]),
+        blog_hosts=tuple(h.casefold() for h in lists["blog_hosts"]),
+        summary_hosts=tuple(h.casefold() for h in lists["summary_hosts"]),
+        answers=answers,
+    )
+    return vocab, []
+
+
+def _parse_answers(directory: Path, post_ids: Collection[str] | None,
+                   errors: list[str]) -> dict[str, tuple[str, ...]]:
+    path = directory / ANSWERS_FILE
+    if not path.is_file():
+        return {}
+    raw = _read(path, errors)
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        errors.append(f"{ANSWERS_FILE}: must be a mapping of post id to a list of strings")
+        return {}
+    out: dict[str, tuple[str, ...]] = {}
+    for key, value in raw.items():
+        if not isinstance(key, str):
+            errors.append(f"{ANSWERS_FILE}: {key!r}: a key must be a post id")
+            continue
+        if post_ids is not None and key not in post_ids:
+            errors.append(f"{ANSWERS_FILE}: {key}: no post with this id in the catalog")
+        out[key] = tuple(_strings(value, f"{ANSWERS_FILE}: {key}", errors, min_len=1))
+    return out
+
+
+def load_vocabulary(directory: str | Path) -> Vocabulary:
+    """Read ``vocabulary.yaml`` (required) and ``answers.yaml`` (optional) from a catalog folder.
+
+    Raises :class:`VocabularyError` listing every problem, each naming the file and key.
+    """
+    vocab, errors = _parse(Path(directory), None)
+    if vocab is None:
+        raise VocabularyError(errors)
+    return vocab
+
+
+def validate(directory: str | Path, post_ids: Collection[str] | None = None) -> list[str]:
+    """Every problem of the catalog folder's search vocabulary, as messages naming the file and
+    key (``[]`` when it is valid). With ``post_ids`` (the catalog's post ids), an ``answers.yaml``
+    key that names no post is a problem too. Never raises; for ``vllm-path catalog check``."""
+    return _parse(Path(directory), post_ids)[1]
+
+
+_DEFAULT: list[Vocabulary] = []
+
+
+def default_vocabulary() -> Vocabulary:
+    """The vocabulary of the catalog shipped with the app (``bot.config.DEFAULT_CATALOG_DIR``),
+    loaded once. Raises :class:`VocabularyError` if that file is malformed."""
+    if not _DEFAULT:
+        _DEFAULT.append(load_vocabulary(DEFAULT_CATALOG_DIR))
+    return _DEFAULT[0]
