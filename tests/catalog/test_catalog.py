@@ -160,3 +160,25 @@ def test_export_shape_has_steps_with_fields(exported):
     assert set(step) >= {"post_id", "after", "level", "external_prerequisites"}
     assert exported["version"] == load_catalog(CATALOG).version
     assert export_catalog(load_catalog(CATALOG)) == exported
+
+
+def test_posts_the_blog_tags_speculative_decoding_are_steps_of_the_spec_track(exported):
+    spec = {s["post_id"] for t in exported["tracks"] if t["id"] == "spec" for s in t["steps"]}
+    tagged = {p["id"] for p in exported["posts"] if "speculative-decoding" in p["blog_tags"]}
+    assert {"anatomy-of-vllm", "extract-hidden-states"} <= tagged
+    assert tagged <= spec, tagged - spec
+
+
+def test_concept_posts_open_their_paths_before_the_case_studies():
+    cat = load_catalog(CATALOG)
+    assert cat.order("spec")[:3] == ("spec-decode", "anatomy-of-vllm", "laguna-xs2-dflash-llm-compressor")
+    assert cat.order("internals")[:2] == ("vllm-pagedattention-launch", "anatomy-of-vllm")
+    assert cat.order("agentic")[0] == "vllm-pagedattention-launch"
+    assert cat.order("apis")[0] == "struct-decode-intro"
+    pd = cat.order("pd")
+    for case in ("redhat-pd-tuning-without-new-hardware", "large-scale-serving-wide-ep",
+                 "encoder-disaggregation", "pegaflow"):
+        assert pd.index("taking-vllm-apart") < pd.index(case), case
+    for tid, case in (("agentic", "bidirectional-kv-transfer"), ("ops", "redhat-pd-tuning-without-new-hardware")):
+        order = cat.order(tid)
+        assert order.index("taking-vllm-apart") < order.index(case), (tid, case)
