@@ -18,9 +18,11 @@ def export_catalog(catalog: Catalog) -> dict[str, Any]:
     """The compiled catalog as JSON-ready data.
 
     Shape: ``{"version", "posts": [{"id", "title", "url", "published", "published_precision",
-    "authors", "source", "type", "tags", "aliases", "summary", "tracks"}], "tracks": [{"id",
-    "names", "aliases", "description", "bilingual", "steps": [{"post_id", "position", "after",
-    "level", "note", "external_prerequisites"}], "resolutions"}], "warnings"}``; ``steps`` are in
+    "authors", "source", "link_kind", "type", "tags", "blog_tags", "aliases", "summary", "tracks"}],
+    "tracks": [{"id", "names", "aliases", "description", "bilingual", "steps": [{"post_id",
+    "position", "after", "level", "note", "external_prerequisites"}], "resolutions"}],
+    "warnings"}``; ``link_kind`` is ``article`` or ``summary`` (the url opens a summary page of the
+    article, not the article), ``blog_tags`` the blog's own tags; ``steps`` are in
     path order, ``url`` is absolute (or ``null`` when not known), ``published`` is an ISO date or
     ``FROM..TO`` for a range.
     """
@@ -34,8 +36,10 @@ def export_catalog(catalog: Catalog) -> dict[str, Any]:
             "published_precision": post.published.precision,
             "authors": list(post.authors),
             "source": post.source.label(),
+            "link_kind": post.source.link_kind,
             "type": post.type,
             "tags": list(post.tags),
+            "blog_tags": list(post.blog_tags),
             "aliases": list(post.aliases),
             "summary": _text(post.summary),
             "tracks": list(catalog.tracks_of(post.id)),

@@ -87,10 +87,16 @@ class Published(_Frozen):
 
 
 class Source(_Frozen):
-    """Where a post was published: the vLLM blog, or a company's blog (named)."""
+    """Where a post was published: the vLLM blog, or a company's blog (named).
+
+    ``link_kind`` says what the post's ``url`` opens: ``article`` (the post itself, the default) or
+    ``summary`` (a third-party summary page of the company's article, such as the yomu.fyi pages
+    seed 002 links to), so that views can label the link honestly.
+    """
 
     kind: Literal["vllm-blog", "company"]
     name: str | None = None
+    link_kind: Literal["article", "summary"] = "article"
 
     @model_validator(mode="after")
     def _company_named(self) -> Source:
@@ -109,6 +115,8 @@ class Post(_Frozen):
     ``id`` is a stable slug; when a post is renamed or merged its old ids go in ``aliases`` so that
     people's progress follows it. ``url`` is absolute (``https://…``) or a path (``/2026/…html``) on
     the manifest's ``blog_base_url``; ``None`` where the URL is not known (never a guess).
+    ``tags`` are our search terms; ``blog_tags`` are the tags the vLLM blog itself gives the post
+    (its Jekyll front matter, shared/reference/blog-front-matter.tsv), kept verbatim as facts.
     """
 
     id: str
@@ -119,6 +127,7 @@ class Post(_Frozen):
     source: Source
     type: PostType | None = None
     tags: tuple[str, ...] = ()
+    blog_tags: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()
     summary: LocalizedText
 

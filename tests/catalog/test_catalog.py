@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import unicodedata
 
 import pytest
 from click.testing import CliRunner
@@ -26,14 +27,16 @@ def exported() -> dict:
 def test_check_passes_on_the_repo_catalog():
     result = CliRunner().invoke(main, ["catalog", "check", str(CATALOG)])
     assert result.exit_code == 0, result.output
-    assert "ok: 107 posts" in result.output
+    # 104 seed posts + the 3 referenced posts of 2026.12.0 + the 50 other posts of the blog's
+    # 2026-08-21 snapshot (2026.12.1).
+    assert "ok: 157 posts" in result.output
 
 
 def test_export_lists_every_post_once_and_each_is_in_a_track(exported):
     posts = exported["posts"]
-    assert len(posts) == 107
-    assert len({p["id"] for p in posts}) == 107
-    assert len({p["title"] for p in posts}) == 107
+    assert len(posts) == 157
+    assert len({p["id"] for p in posts}) == 157
+    assert len({p["title"] for p in posts}) == 157
     assert all(p["tracks"] for p in posts), [p["id"] for p in posts if not p["tracks"]]
 
 
@@ -53,6 +56,33 @@ def test_every_seed_post_is_in_the_catalog_with_its_facts(exported):
             assert post["url"] is None  # unknown rather than guessed
         if date:
             assert post["published"] == date
+
+
+def test_every_post_of_the_blog_snapshot_is_in_the_catalog_once_with_its_facts(exported):
+    path = eval_file("blog-front-matter.tsv", "reference")
+    if not path.is_file():
+        pytest.skip("shared/reference/blog-front-matter.tsv not available")
+    rows = read_tsv(path)
+    if rows and rows[0][0] == "date":
+        rows = rows[1:]
+    assert len(rows) == 125
+    by_url: dict[str, list[dict]] = {}
+    for post in exported["posts"]:
+        by_url.setdefault(post["url"], []).append(post)
+    for date, _slug, url, title, _authors, tags, _summary in rows:
+        assert len(by_url.get(url, [])) == 1, url
+        post = by_url[url][0]
+        # The blog writes a few titles with no-break spaces; the catalog keeps the seed's spaces.
+        assert (unicodedata.normalize("NFKC", post["title"]), post["published"]) == (
+            unicodedata.normalize("NFKC", title), date), url
+        assert post["blog_tags"] == [t for t in tags.split(",") if t], url
+        assert post["tracks"], url
+
+
+def test_summary_pages_are_marked_as_such(exported):
+    for post in exported["posts"]:
+        on_yomu = (post["url"] or "").startswith("https://yomu.fyi/")
+        assert (post["link_kind"] == "summary") == on_yomu, post["id"]
 
 
 def test_required_tracks_have_english_and_chinese_names(exported):
@@ -131,3 +161,25 @@ def test_export_shape_has_steps_with_fields(exported):
     assert set(step) >= {"post_id", "after", "level", "external_prerequisites"}
     assert exported["version"] == load_catalog(CATALOG).version
     assert export_catalog(load_catalog(CATALOG)) == exported
+
+
+def test_posts_the_blog_tags_speculative_decoding_are_steps_of_the_spec_track(exported):
+    spec = {s["post_id"] for t in exported["tracks"] if t["id"] == "spec" for s in t["steps"]}
+    tagged = {p["id"] for p in exported["posts"] if "speculative-decoding" in p["blog_tags"]}
+    assert {"anatomy-of-vllm", "extract-hidden-states"} <= tagged
+    assert tagged <= spec, tagged - spec
+
+
+def test_concept_posts_open_their_paths_before_the_case_studies():
+    cat = load_catalog(CATALOG)
+    assert cat.order("spec")[:3] == ("spec-decode", "anatomy-of-vllm", "laguna-xs2-dflash-llm-compressor")
+    assert cat.order("internals")[:2] == ("vllm-pagedattention-launch", "anatomy-of-vllm")
+    assert cat.order("agentic")[0] == "vllm-pagedattention-launch"
+    assert cat.order("apis")[0] == "struct-decode-intro"
+    pd = cat.order("pd")
+    for case in ("redhat-pd-tuning-without-new-hardware", "large-scale-serving-wide-ep",
+                 "encoder-disaggregation", "pegaflow"):
+        assert pd.index("taking-vllm-apart") < pd.index(case), case
+    for tid, case in (("agentic", "bidirectional-kv-transfer"), ("ops", "redhat-pd-tuning-without-new-hardware")):
+        order = cat.order(tid)
+        assert order.index("taking-vllm-apart") < order.index(case), (tid, case)

@@ -1,4 +1,5 @@
-"""`catalog diff` between the seed version 2026.11.0 and 2026.12.0, and its detection of changes."""
+"""`catalog diff` between the catalog versions (2026.11.0, 2026.12.0, the repo's), and its detection of
+changes."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ from bot.cli import main
 from tests.evaldata import REPO
 
 V1 = REPO / "tests/fixtures/catalog-2026.11.0"
-V2 = REPO / "catalog"
+V2 = REPO / "tests/fixtures/catalog-2026.12.0"
+CURRENT = REPO / "catalog"
 ADDED = {"spec-decode", "speculators-parallel-drafting", "vllm-router-release"}
 
 
@@ -25,6 +27,7 @@ def test_the_two_versions():
     assert load_catalog(V1).version == "2026.11.0"
     assert len(load_catalog(V1).posts) == 104
     assert load_catalog(V2).version == "2026.12.0"
+    assert len(load_catalog(V2).posts) == 107
 
 
 def test_diff_between_the_two_versions_json():
@@ -57,6 +60,20 @@ def test_diff_by_git_revision():
     result = CliRunner().invoke(main, ["catalog", "diff", "2026.11.0", str(V2), "--json"])
     assert result.exit_code == 0, result.output
     assert set(json.loads(result.output)["posts_added"]) == ADDED
+
+
+def test_diff_from_2026_12_0_to_the_repo_catalog_lists_the_whole_blog_backfill():
+    """2026.12.1 added the 50 posts of the blog's 2026-08-21 snapshot the catalog lacked, and three
+    tracks for groups of them; nothing was removed or renamed."""
+    result = CliRunner().invoke(main, ["catalog", "diff", str(V2), str(CURRENT), "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["old_version"] == "2026.12.0"
+    assert len(data["posts_added"]) == 50
+    assert {"vllm-pagedattention-launch", "anatomy-of-vllm", "struct-decode-intro",
+            "extract-hidden-states"} <= set(data["posts_added"])
+    assert data["posts_removed"] == [] and data["posts_renamed"] == []
+    assert {"anatomy-of-vllm", "extract-hidden-states"} <= set(data["steps_added"]["spec"])
 
 
 def test_rename_reorder_and_rewording_are_detected(tmp_path: Path):

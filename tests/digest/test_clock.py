@@ -30,7 +30,8 @@ SCHEDULES = [
     ("CLAMON", "spec", 0, "09:00", "America/Los_Angeles"),
     ("CLASUN", "pd", 6, "03:00", "America/Los_Angeles"),  # the US change is Sunday 02:00 -> 03:00
     ("CBEFRI", "quant", 4, "18:30", "Europe/Berlin"),
-    ("CBESUN", "rl", 6, "10:00", "Europe/Berlin"),  # the EU change is on a Sunday too
+    # the EU change is on a Sunday too; an 8-step track, walked to its end in the 8 weeks
+    ("CBESUN", "developers", 6, "10:00", "Europe/Berlin"),
     ("CSHWED", "agentic", 2, "20:00", "Asia/Shanghai"),
 ]
 
@@ -86,8 +87,9 @@ def test_eight_weeks_across_dst_exactly_eight_digests_each_at_local_time(
     assert {t.hour for t in la} == {17, 16}
     be = sorted(r.claimed_at for r in store.deliveries() if r.destination == "CBESUN")
     assert {t.hour for t in be} == {9, 8}
-    # Reading club: rl has 8 steps at 1 a week, so the channel walked it all and got the close.
-    assert store.get_subscription(subs["CBESUN"].id).cursor == len(catalog.order("rl"))
+    # Reading club: the track has 8 steps at 1 a week, so the channel walked it all and got the close.
+    assert len(catalog.order("developers")) == 8
+    assert store.get_subscription(subs["CBESUN"].id).cursor == len(catalog.order("developers"))
     rl_posts = [c for c in standin.calls("chat.postMessage") if c.channel == "CBESUN"]
     assert "That was the last step" in str(rl_posts[-1].args["blocks"])
     assert len(stepped) >= 8 * 6 // 2

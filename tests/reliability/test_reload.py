@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from bot.catalog import load_catalog
+from bot.config import DEFAULT_CATALOG_DIR
 from bot.slack.handlers import Caller, Handlers
 from bot.slack.standin import SlackStandIn, slash_command_body
 from tests.e2e.slack_requests import get, signed_post
@@ -33,7 +35,8 @@ from tests.reliability.catalogs import (
 )
 from tests.reliability.conftest import BOT_TOKEN, SIGNING_SECRET
 
-OLD_VERSION, NEW_VERSION = "2026.12.0", "2099.01.0"
+# The repo catalog's own version (the copy starts there), and a later one to move to.
+OLD_VERSION, NEW_VERSION = load_catalog(DEFAULT_CATALOG_DIR).version, "2099.01.0"
 ALICE = Caller("T0RELOAD", "U0ALICE", "C0RELOAD")
 
 
