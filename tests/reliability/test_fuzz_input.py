@@ -130,12 +130,11 @@ def test_the_checker_refuses_auto_parsed_text_unless_verbatim(text, allowed):
 
 def test_without_escaping_the_fuzz_finds_a_mention(module_runtime, allowed, monkeypatch):
     """Removing the protection (mrkdwn escaping) makes the property fail on the first hostile
-    input: the reply echoes a live ``<!channel>``."""
-    import bot.slack.handlers as handlers_module
-    import bot.slack.views.messages as messages_module
+    input: the reply echoes a live ``<!channel>``. The escaping is one function now
+    (``bot.slack.mrkdwn._escape_text``, behind ``Mrkdwn``, ``t()`` and the Block Kit builders)."""
+    import bot.slack.mrkdwn as mrkdwn_module
 
-    monkeypatch.setattr(handlers_module, "esc", lambda s: s)
-    monkeypatch.setattr(messages_module, "esc", lambda s: s)
+    monkeypatch.setattr(mrkdwn_module, "_escape_text", lambda s: s)
     reply = Handlers(module_runtime).command(Caller(TEAMS[0], USERS[0], CHANNELS[0]),
                                              "<!channel> <@U123>")
     with pytest.raises(Unsafe):
