@@ -115,8 +115,8 @@ def load_catalog(directory: str | Path, *, check_versions: bool = True) -> Catal
     return catalog
 
 
-def check_catalog(directory: str | Path, *,
-                  check_versions: bool = True) -> tuple[Catalog | None, list[CatalogIssue]]:
+def check_catalog(directory: str | Path, *, check_versions: bool = True,
+                  allow_drafts: bool = False) -> tuple[Catalog | None, list[CatalogIssue]]:
     """Validate ``directory``; return ``(catalog or None when there are errors, all issues)``.
 
     Besides the models and cross-references it checks the version history (manifest version
@@ -210,7 +210,7 @@ def check_catalog(directory: str | Path, *,
         issues.append(CatalogIssue("posts/", "-", "url",
                                    f"{len(no_url)} post(s) without a URL", "warning"))
     for rel, post in posts:
-        if post.is_draft:
+        if post.is_draft and not allow_drafts:
             issues.append(CatalogIssue(
                 rel, f"post '{post.id}'", "status",
                 f"draft {post.title!r} cannot be published: write its summary (summary.en, and summary.zh on a "
@@ -241,7 +241,7 @@ def check_catalog(directory: str | Path, *,
         return None, issues
     catalog = Catalog.build(
         manifest=manifest,
-        posts=[p for _, p in posts],
+        posts=[p for _, p in posts if not p.is_draft],
         tracks=[t for _, t in tracks],
         orders=orders,
         warnings=tuple(str(i) for i in issues if i.severity == "warning"),
