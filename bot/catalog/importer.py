@@ -35,9 +35,10 @@ import tempfile
 import unicodedata
 import urllib.error
 import urllib.request
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 from urllib.parse import urlsplit
 
 import feedparser
@@ -219,7 +220,7 @@ def fetch(url: str, timeout: float = FETCH_TIMEOUT_S) -> bytes:
     :class:`ImportSourceError` when it is unreachable or answers other than 200."""
     request = urllib.request.Request(url, headers={"User-Agent": "vllm-path catalog import"})
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310 - http(s) only
+        with urllib.request.urlopen(request, timeout=timeout) as response:
             body: bytes = response.read(MAX_FEED_BYTES + 1)
     except urllib.error.HTTPError as exc:
         raise ImportSourceError(f"{_public(url)}: the server answered HTTP {exc.code} {exc.reason}") from None
@@ -236,7 +237,7 @@ def _day(raw: str | None, parsed: Any) -> dt.date | None:
     if raw:
         text = raw.strip()
         try:
-            return dt.datetime.fromisoformat(text.replace("Z", "+00:00")).date()
+            return dt.datetime.fromisoformat(text).date()
         except ValueError:
             pass
         try:

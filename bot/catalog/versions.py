@@ -8,9 +8,10 @@
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from bot.catalog.models import CALVER_RE
 
@@ -98,24 +99,24 @@ def version_problems(manifest_version: str,
     if not_below:
         top = max(not_below, key=lambda e: calver_key(e.version))
         problems.append((f"version {manifest_version}", "version",
-                         f"manifest.yaml version {manifest_version} is not greater than "
+                         (f"manifest.yaml version {manifest_version} is not greater than "
                          f"{top.version}, the previous entry of CHANGELOG.md (line {top.line}); "
-                         "a new catalog needs a greater version", "error"))
-    for before, after in zip(entries, entries[1:]):
+                         "a new catalog needs a greater version"), "error"))
+    for before, after in itertools.pairwise(entries):
         if calver_key(after.version) >= calver_key(before.version):
             what = "twice" if after.version == before.version else f"after {before.version}"
             problems.append((f"version {after.version}", "heading",
-                             f"CHANGELOG.md line {after.line}: entries go newest first, but "
-                             f"{after.version} comes {what}", "error"))
+                             (f"CHANGELOG.md line {after.line}: entries go newest first, but "
+                             f"{after.version} comes {what}"), "error"))
     for entry in entries:
         month = version_month(entry.version)
         if entry.date is None:
             problems.append((f"version {entry.version}", "date",
-                             f"CHANGELOG.md line {entry.line}: the heading has no date "
-                             f"('## {entry.version} — YYYY-MM-DD')", "warning"))
+                             (f"CHANGELOG.md line {entry.line}: the heading has no date "
+                             f"('## {entry.version} — YYYY-MM-DD')"), "warning"))
         elif month is not None and entry.date < month:
             problems.append((f"version {entry.version}", "date",
-                             f"CHANGELOG.md line {entry.line}: dated {entry.date.isoformat()}, "
-                             f"before the month its version names ({month.strftime('%Y-%m')})",
+                             (f"CHANGELOG.md line {entry.line}: dated {entry.date.isoformat()}, "
+                             f"before the month its version names ({month.strftime('%Y-%m')})"),
                              "error"))
     return problems

@@ -32,5 +32,6 @@ def catalog_copy(dest: Path) -> Path:
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
     """Run ``vllm-path ARGS`` in a subprocess (the real entry point), capturing its output."""
-    return subprocess.run([sys.executable, "-m", "bot.cli", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "bot.cli", *args], check=False, capture_output=True,
+                          text=True,
                           cwd=REPO, timeout=300)

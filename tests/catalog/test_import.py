@@ -22,8 +22,13 @@ import pytest
 import yaml
 
 from bot.catalog import check_catalog, load_catalog
-from bot.catalog.importer import (DRAFTS_FILE, ImportSourceError, missing_posts, normalize_title,
-                                  parse_feed)
+from bot.catalog.importer import (
+    DRAFTS_FILE,
+    ImportSourceError,
+    missing_posts,
+    normalize_title,
+    parse_feed,
+)
 from tests.catalog.helpers import catalog_copy, run_cli
 
 BLOG = "https://vllm-project.github.io"
@@ -233,7 +238,7 @@ def test_missing_source_and_folder_without_posts_are_refused(copy: Path, tmp_pat
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
+    def log_message(self, format: str, *args: object) -> None:
         pass
 
 
@@ -242,7 +247,7 @@ def served(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     """A real HTTP server on 127.0.0.1 serving ``tmp_path/www``: ``(base URL, folder)``."""
     www = tmp_path / "www"
     www.mkdir()
-    handler = lambda *a, **k: _Quiet(*a, directory=str(www), **k)  # noqa: E731
+    handler = lambda *a, **k: _Quiet(*a, directory=str(www), **k)
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

@@ -42,7 +42,8 @@ def shared_dir() -> Path | None:
 def norm(text: str) -> str:
     """NFKC, case-folded, typographic quotes/dashes as ASCII, whitespace collapsed."""
     text = unicodedata.normalize("NFKC", text).casefold()
-    text = text.translate(str.maketrans({"‘": "'", "’": "'", "“": '"', "”": '"', "–": "-", "—": "-"}))
+    table: dict[str, str | int | None] = {"‘": "'", "’": "'", "“": '"', "”": '"', "–": "-", "—": "-"}
+    text = text.translate(str.maketrans(table))
     return " ".join(text.split())
 
 
@@ -92,8 +93,8 @@ def reference_texts(shared: Path) -> tuple[list[Text], set[str]]:
         path = shared / "reference" / name
         if path.is_file():
             with path.open(encoding="utf-8") as fh:
-                for row in csv.reader(fh, delimiter="\t"):
-                    titles.update(cell for cell in row[1:3] if len(cell) >= 25 and len(cell.split()) >= 3)
+                for cells in csv.reader(fh, delimiter="\t"):
+                    titles.update(cell for cell in cells[1:3] if len(cell) >= 25 and len(cell.split()) >= 3)
     for path in sorted((shared / "seeds").glob("*.txt")):
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
             line = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", line).strip(" #>-*")

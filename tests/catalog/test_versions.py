@@ -11,8 +11,12 @@ import pytest
 import yaml
 
 from bot.catalog import check_catalog
-from bot.catalog.versions import (calver_key, changelog_entries, newest_version,
-                                  version_problems)
+from bot.catalog.versions import (
+    calver_key,
+    changelog_entries,
+    newest_version,
+    version_problems,
+)
 from tests.catalog.helpers import catalog_copy, run_cli
 
 
