@@ -599,6 +599,9 @@ def draft_yaml(post: NewPost) -> str:
     lines.append("  source:\n    kind: vllm-blog")
     lines.append("  tags:" + ("" if post.tags else " []"))
     lines.extend(f"  - {_scalar(t)}" for t in post.tags)
+    if "blog_tags" in Post.model_fields:  # the blog's own tags, kept verbatim (issue 11 data)
+        lines.append("  blog_tags:" + ("" if post.tags else " []"))
+        lines.extend(f"  - {_scalar(t)}" for t in post.tags)
     lines.append("  status: draft")
     lines.append("  # summary: to write in our own words (en, and zh on a bilingual track)")
     return "\n".join(lines) + "\n"

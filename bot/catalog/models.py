@@ -145,10 +145,6 @@ class Post(_Frozen):
     ``id`` is a stable slug; when a post is renamed or merged its old ids go in ``aliases`` so that
     people's progress follows it. ``url`` is absolute (``https://…``) or a path (``/2026/…html``) on
     the manifest's ``blog_base_url``; ``None`` where the URL is not known (never a guess).
-    ``status`` is ``published`` (the default) or ``draft``: a draft is written by ``vllm-path catalog
-    import`` with the facts only; it may omit ``summary`` (then it holds :data:`DRAFT_SUMMARY`),
-    and ``catalog check`` refuses a catalog that still has one, so a person writes its summary and
-    places it in a track before it is published.
     """
 
     id: str
@@ -162,6 +158,10 @@ class Post(_Frozen):
     aliases: tuple[str, ...] = ()
     summary: LocalizedText
     status: Literal["published", "draft"] = "published"
+    """``published`` (the default) or ``draft``: a draft is written by ``vllm-path catalog import``
+    with the facts only; it may omit ``summary`` (then it holds :data:`DRAFT_SUMMARY`), and
+    ``catalog check`` refuses a catalog that still has one, so a person writes its summary and
+    places it in a track before it is published."""
 
     @model_validator(mode="before")
     @classmethod
@@ -179,18 +179,22 @@ class Post(_Frozen):
         """Where a reader can read this post, and what that link is: ``(url, kind)``.
 
         ``kind`` is ``article`` (the post itself; a ``/path`` resolves against
-        ``manifest.blog_base_url``), ``summary`` (a page summarising a company's article, on one of
-        ``manifest.summary_hosts`` such as yomu.fyi) or ``archive`` (no URL is known yet: the URL
-        is ``manifest.archive_url``, the blog's list of posts). Pure; never raises.
+        ``manifest.blog_base_url``), ``summary`` (a page summarising a company's article: the
+        source says ``link_kind: summary``, or the URL is on one of ``manifest.summary_hosts``
+        such as yomu.fyi) or ``archive`` (no URL is known yet: the URL is
+        ``manifest.archive_url``, the blog's list of posts). Pure; never raises.
         """
         if self.url is None:
             return manifest.archive_url, "archive"
         if self.url.startswith("/"):
-            return manifest.blog_base_url + self.url, "article"
-        host = (urlsplit(self.url).hostname or "").casefold()
-        if any(host == h or host.endswith("." + h) for h in manifest.summary_hosts):
-            return self.url, "summary"
-        return self.url, "article"
+            url = manifest.blog_base_url + self.url
+        else:
+            url = self.url
+        host = (urlsplit(url).hostname or "").casefold()
+        on_summary_host = any(host == h or host.endswith("." + h) for h in manifest.summary_hosts)
+        if getattr(self.source, "link_kind", None) == "summary" or on_summary_host:
+            return url, "summary"
+        return url, "article"
 
     @field_validator("id")
     @classmethod

@@ -83,7 +83,7 @@ def test_rename_reorder_and_rewording_are_detected(tmp_path: Path):
     manifest = new / "manifest.yaml"
     manifest.write_text(manifest.read_text().replace("2026.12.0", "2026.12.1"))
     changelog = new / "CHANGELOG.md"
-    changelog.write_text(changelog.read_text().replace("## 2026.12.0", "## 2026.12.1 — 2026-12-02\n\nTest.\n\n## 2026.12.0", 1))
+    changelog.write_text(changelog.read_text().replace("## 2026.12.0", "## 2026.12.1\n\nTest.\n\n## 2026.12.0", 1))
 
     diff = diff_catalogs(load_catalog(V2), load_catalog(new))
     assert diff.posts_renamed == [(old_id, "renamed-post")]
