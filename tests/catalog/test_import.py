@@ -334,7 +334,7 @@ def test_likely_tracks_come_from_tags_and_similar_posts(copy: Path):
     from bot.catalog.importer import SourcePost, load_for_import, plan_against
 
     cat, known = load_for_import(copy)
-    posts = [SourcePost("Extracting hidden states from vLLM", f"{BLOG}/2026/12/05/hidden-states.html",
+    posts = [SourcePost("Capturing drafter features at serving time", f"{BLOG}/2026/12/05/hidden-states.html",
                         dt.date(2026, 12, 5), (), ("speculative-decoding",), "entry 1"),
              SourcePost("Serving P/D disaggregated prefill and decode with NIXL KV transfer",
                         f"{BLOG}/2026/12/06/pd-nixl.html", dt.date(2026, 12, 6), (), (), "entry 2")]

@@ -37,6 +37,15 @@ def add_entry(root: Path, heading: str) -> None:
     changelog.write_text(f"{head}\n## {heading}\n\nTest.\n{sep}{rest}", encoding="utf-8")
 
 
+def current(root: Path) -> str:
+    return str(yaml.safe_load((root / "manifest.yaml").read_text(encoding="utf-8"))["version"])
+
+
+def bump(version: str, by: int = 1) -> str:
+    year, month, micro = version.split(".")
+    return f"{year}.{month}.{int(micro) + by}"
+
+
 def errors(root: Path) -> list[str]:
     cat, issues = check_catalog(root)
     found = [str(i) for i in issues if i.severity == "error"]
@@ -84,9 +93,10 @@ def test_the_copy_passes_and_counts_urlless_posts_as_warnings(copy: Path):
 
 
 def test_version_set_back_is_refused_naming_file_and_field(copy: Path):
-    set_version(copy, "2026.11.0")
+    newest = current(copy)
+    set_version(copy, "2026.11.0")  # an older version that has a changelog entry
     found = errors(copy)
-    assert any(e.startswith("manifest.yaml: version 2026.11.0: version:") and "2026.12.0" in e
+    assert any(e.startswith("manifest.yaml: version 2026.11.0: version:") and newest in e
                for e in found), found
     result = run_cli("catalog", "check", str(copy))
     assert result.returncode == 1
@@ -94,21 +104,23 @@ def test_version_set_back_is_refused_naming_file_and_field(copy: Path):
 
 
 def test_version_equal_to_previous_entry_is_refused(copy: Path):
-    add_entry(copy, "2026.12.0 — 2026-12-02")  # a second entry for the same version
+    version = current(copy)
+    add_entry(copy, f"{version} — 2026-12-28")  # a second entry for the same version
     found = errors(copy)
-    assert any(e.startswith("manifest.yaml: version 2026.12.0: version:") for e in found), found
+    assert any(e.startswith(f"manifest.yaml: version {version}: version:") for e in found), found
 
 
 def test_greater_version_is_accepted_and_numeric(copy: Path):
-    add_entry(copy, "2026.12.9 — 2026-12-05")
-    set_version(copy, "2026.12.9")
+    nine, ten = "2026.12.9", "2026.12.10"
+    assert calver_key(current(copy)) < calver_key(nine)
+    add_entry(copy, f"{nine} — 2026-12-05")
+    set_version(copy, nine)
     assert errors(copy) == []
-    add_entry(copy, "2026.12.10 — 2026-12-06")
-    set_version(copy, "2026.12.10")
+    add_entry(copy, f"{ten} — 2026-12-06")
+    set_version(copy, ten)
     assert errors(copy) == []  # 10 > 9 as numbers (as text it would be "less")
-    set_version(copy, "2026.12.9")
-    assert any("manifest.yaml: version 2026.12.9: version:" in e and "2026.12.10" in e
-               for e in errors(copy))
+    set_version(copy, nine)
+    assert any(f"manifest.yaml: version {nine}: version:" in e and ten in e for e in errors(copy))
 
 
 def test_changelog_date_before_the_versions_month_is_refused(copy: Path):
@@ -155,12 +167,13 @@ def test_diff_still_reads_a_version_dated_before_the_rule(copy: Path, tmp_path: 
     from bot.catalog.diff import diff_refs
 
     old = catalog_copy(tmp_path / "old")
+    version = current(old)
     changelog = old / "CHANGELOG.md"
     text = changelog.read_text(encoding="utf-8")
-    changelog.write_text(re.sub(r"^## 2026\.12\.0 — \S+", "## 2026.12.0 — 2026-11-30", text,
+    changelog.write_text(re.sub(rf"^## {re.escape(version)} — \S+", f"## {version} — 2026-01-01", text,
                                 flags=re.MULTILINE), encoding="utf-8")
-    assert errors(old)  # refused by `catalog check` ...
-    add_entry(copy, "2026.12.1 — 2026-12-02")
-    set_version(copy, "2026.12.1")
+    assert errors(old)  # refused by `catalog check` (dated before its month) ...
+    add_entry(copy, f"{bump(version)} — 2026-12-30")
+    set_version(copy, bump(version))
     result = diff_refs(str(old), str(copy))  # ... but `catalog diff` still reads it
-    assert (result.old_version, result.new_version) == ("2026.12.0", "2026.12.1")
+    assert (result.old_version, result.new_version) == (version, bump(version))
