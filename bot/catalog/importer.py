@@ -607,29 +607,53 @@ def draft_yaml(post: NewPost) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _replace_field(text: str, post_id: str, field_name: str, new_lines: list[str]) -> str:
-    """Replace the lines of one field of one post in a posts file, leaving every other byte."""
+FIELD_ORDER = ("id", "title", "url", "published", "authors", "source")
+"""The order our posts files write a post's first fields in; a missing field is inserted there."""
+
+
+def _end_of(data: Any, n: int, keys: list[Any], index: int, total: int) -> int:
+    """The line (0-based) where key ``keys[index]`` of item ``n`` of ``data`` ends: the next
+    key's line, the next item's line, or ``total`` (the end of the file)."""
+    if index + 1 < len(keys):
+        return int(data[n].lc.key(keys[index + 1])[0])
+    return int(data.lc.item(n + 1)[0]) if n + 1 < len(data) else total
+
+
+def _edit_fields(text: str, edits: list[tuple[str, str, list[str]]]) -> str:
+    """Apply ``(post_id, field, new_lines)`` edits to a posts file's text: each replaces the lines
+    of that field of that post (or is inserted at its place in :data:`FIELD_ORDER` when the post
+    lacks it), indented like the post's keys; every other byte stays. The file is parsed once
+    (ruamel.yaml, for line numbers) and the edits are applied from the bottom up. Raises
+    ``KeyError`` for an unknown post id."""
     from ruamel.yaml import YAML
 
     data = YAML(typ="rt").load(text)
-    for item in data:
-        if item.get("id") != post_id:
-            continue
+    lines = text.splitlines(keepends=True)
+    items = {item.get("id"): (n, item) for n, item in enumerate(data)}
+    spans: list[tuple[int, int, int, list[str]]] = []
+    for post_id, field_name, new_lines in edits:
+        n, item = items[post_id]
         keys = list(item.keys())
-        line, col = item.lc.key(field_name)
-        i = keys.index(field_name)
-        if i + 1 < len(keys):
-            end = item.lc.key(keys[i + 1])[0]
+        col = item.lc.key(keys[0])[1]
+        if field_name in item:
+            i = keys.index(field_name)
+            start, stop = int(item.lc.key(field_name)[0]), _end_of(data, n, keys, i, len(lines))
         else:
-            nxt = data.index(item) + 1
-            end = data.lc.item(nxt)[0] if nxt < len(data) else len(text.splitlines())
-        lines = text.splitlines(keepends=True)
-        while end > line + 1 and not lines[end - 1].strip():
-            end -= 1  # keep blank lines (and their place) before the next key
-        indent = " " * col
-        lines[line:end] = [f"{indent}{new}\n" for new in new_lines]
-        return "".join(lines)
-    raise KeyError(post_id)
+            wanted = FIELD_ORDER.index(field_name) if field_name in FIELD_ORDER else len(FIELD_ORDER)
+            before = [k for k in keys if k in FIELD_ORDER and FIELD_ORDER.index(k) < wanted]
+            i = keys.index(before[-1]) if before else len(keys) - 1
+            start = stop = _end_of(data, n, keys, i, len(lines))
+            first = int(item.lc.key(keys[i])[0]) + 1
+            while start > first and not lines[start - 1].strip():
+                start -= 1  # insert before the blank lines that end the previous field
+            stop = start
+        while stop > start + 1 and not lines[stop - 1].strip():
+            stop -= 1  # blank lines before the next key stay where they are
+        spans.append((start, stop, col, new_lines))
+    # Bottom up; at one line, a replacement before an insertion so that both survive.
+    for start, stop, col, new_lines in sorted(spans, key=lambda s: (s[0], s[1]), reverse=True):
+        lines[start:stop] = [f"{' ' * col}{new}\n" for new in new_lines]
+    return "".join(lines)
 
 
 def _fill_lines(fill: Fill) -> list[str]:
@@ -657,11 +681,11 @@ def apply_import(plan: ImportPlan, catalog_dir: str | Path) -> list[str]:
     the first file is replaced. Returns the files written (relative to the catalog folder)."""
     root = Path(catalog_dir)
     texts: dict[str, str] = {}
+    by_file: dict[str, list[tuple[str, str, list[str]]]] = {}
     for fill in plan.fills:
-        text = texts.get(fill.file)
-        if text is None:
-            text = (root / fill.file).read_text(encoding="utf-8")
-        texts[fill.file] = _replace_field(text, fill.post_id, fill.field, _fill_lines(fill))
+        by_file.setdefault(fill.file, []).append((fill.post_id, fill.field, _fill_lines(fill)))
+    for rel, edits in by_file.items():
+        texts[rel] = _edit_fields((root / rel).read_text(encoding="utf-8"), edits)
     if plan.new_posts:
         path = root / DRAFTS_FILE
         text = path.read_text(encoding="utf-8") if path.exists() else DRAFTS_HEADER
