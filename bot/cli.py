@@ -112,6 +112,26 @@ def catalog_diff(old: str, new: str, as_json: bool) -> None:
         click.echo(result.render())
 
 
+@catalog.command("import")
+@click.argument("source")
+@click.option("--write", is_flag=True, help="Write new posts as drafts and fill unknown fields.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+@catalog_option
+def catalog_import(source: str, write: bool, as_json: bool, catalog_dir: str | None) -> None:
+    """Compare SOURCE (an Atom/RSS feed file or http(s) URL, or a Jekyll blog source folder with
+    _posts/) with the catalog: posts it lacks (with likely tracks), fields it can fill, conflicts.
+
+    Nothing changes without --write; then new posts become drafts in posts/drafts.yaml (which
+    `catalog check` refuses until a person writes their summaries) and only unknown fields
+    (url: null, a date range, no authors) are filled. Exit 1 with the reason, writing nothing,
+    when the source is unreachable or malformed.
+    """
+    from bot.catalog.importer import run_import
+
+    path = Path(catalog_dir) if catalog_dir else _settings().catalog_dir
+    sys.exit(run_import(source, path, write=write, as_json=as_json))
+
+
 DEFAULT_PID_FILE = "vllm-path.pid"
 """Where ``serve`` writes its process id (working directory), for ``catalog reload``."""
 PID_GLOB = "vllm-path*.pid"

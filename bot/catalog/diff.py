@@ -205,8 +205,11 @@ def _commit_of_version(version: str, cwd: Path) -> str:
 
 def diff_refs(old_ref: str, new_ref: str) -> CatalogDiff:
     """Load both sides (folders or git revisions) and diff them. Raises ``ValueError`` or
-    :class:`~bot.catalog.loader.CatalogError` when a side cannot be loaded."""
+    :class:`~bot.catalog.loader.CatalogError` when a side cannot be loaded. The version-history
+    rules of ``catalog check`` are not applied: an old version stays readable after a rule is
+    added."""
     with tempfile.TemporaryDirectory(prefix="vllm-path-diff-") as tmp:
         a = resolve_catalog_ref(old_ref, tmp=Path(tmp) / "old")
         b = resolve_catalog_ref(new_ref, tmp=Path(tmp) / "new")
-        return diff_catalogs(load_catalog(a), load_catalog(b))
+        return diff_catalogs(load_catalog(a, check_versions=False),
+                             load_catalog(b, check_versions=False))

@@ -19,6 +19,7 @@ from pydantic import ValidationError
 import bot.paths as paths  # module import: bot.paths imports the catalog models too
 from bot.catalog.compiled import Catalog
 from bot.catalog.models import Manifest, Post, Track
+from bot.catalog.versions import ChangelogEntry, changelog_entries, version_problems
 
 _SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 """libyaml's safe loader when PyYAML was built with it (about 10x faster), else the pure-Python one."""
@@ -100,20 +101,29 @@ def changelog_versions(text: str) -> list[str]:
     return [m.group("version") for m in CHANGELOG_HEADING.finditer(text)]
 
 
-def load_catalog(directory: str | Path) -> Catalog:
+def load_catalog(directory: str | Path, *, check_versions: bool = True) -> Catalog:
     """Load and check the catalog in ``directory``.
 
     Returns an immutable :class:`Catalog` (its ``warnings`` list the soft problems). Raises
     :class:`CatalogError` with every error found (file, entry, field) when the catalog is invalid.
+    ``check_versions=False`` skips the publishing rules of the version history
+    (:func:`bot.catalog.versions.version_problems`), for reading an old version (``catalog diff``).
     """
-    catalog, issues = check_catalog(directory)
+    catalog, issues = check_catalog(directory, check_versions=check_versions)
     if catalog is None:
         raise CatalogError(issues)
     return catalog
 
 
-def check_catalog(directory: str | Path) -> tuple[Catalog | None, list[CatalogIssue]]:
-    """Validate ``directory``; return ``(catalog or None when there are errors, all issues)``."""
+def check_catalog(directory: str | Path, *, check_versions: bool = True,
+                  allow_drafts: bool = False) -> tuple[Catalog | None, list[CatalogIssue]]:
+    """Validate ``directory``; return ``(catalog or None when there are errors, all issues)``.
+
+    Besides the models and cross-references it checks the version history (manifest version
+    greater than the previous changelog entry's, compared as numbers; no changelog date before
+    its version's month; skipped with ``check_versions=False``), refuses draft posts, and warns
+    for each post without a URL plus one warning counting them (field ``url``).
+    """
     root = Path(directory)
     issues: list[CatalogIssue] = []
     if not root.is_dir():
@@ -175,13 +185,36 @@ def check_catalog(directory: str | Path) -> tuple[Catalog | None, list[CatalogIs
     # --- changelog -----------------------------------------------------------------------------
     changelog_path = root / "CHANGELOG.md"
     versions: list[str] = []
+    entries: list[ChangelogEntry] = []
     if changelog_path.is_file():
-        versions = changelog_versions(changelog_path.read_text(encoding="utf-8"))
+        text = changelog_path.read_text(encoding="utf-8")
+        versions = changelog_versions(text)
+        entries = changelog_entries(text)
     if manifest is not None and manifest.version not in versions:
         issues.append(CatalogIssue(
             "CHANGELOG.md", f"version {manifest.version}", "heading",
             f"manifest.yaml declares version {manifest.version} but CHANGELOG.md has no "
             f"'## {manifest.version}' entry"))
+    if manifest is not None and check_versions:
+        for entry, field, message, severity in version_problems(manifest.version, entries):
+            rel = "manifest.yaml" if field == "version" else "CHANGELOG.md"
+            issues.append(CatalogIssue(rel, entry, field, message,
+                                       "error" if severity == "error" else "warning"))
+
+    # --- drafts and posts without a URL -------------------------------------------------------
+    no_url = [(rel, p) for rel, p in posts if p.url is None and not p.is_draft]
+    for rel, post in no_url:
+        issues.append(CatalogIssue(rel, f"post '{post.id}'", "url",
+                                   "no URL known yet: readers get the blog's archive page", "warning"))
+    if no_url:
+        issues.append(CatalogIssue("posts/", "-", "url",
+                                   f"{len(no_url)} post(s) without a URL", "warning"))
+    for rel, post in posts:
+        if post.is_draft and not allow_drafts:
+            issues.append(CatalogIssue(
+                rel, f"post '{post.id}'", "status",
+                f"draft {post.title!r} cannot be published: write its summary (summary.en, and summary.zh on a "
+                "bilingual track), make it a step of a track, then remove 'status: draft'"))
 
     issues.extend(_cross_check(posts, tracks))
 
@@ -208,7 +241,7 @@ def check_catalog(directory: str | Path) -> tuple[Catalog | None, list[CatalogIs
         return None, issues
     catalog = Catalog.build(
         manifest=manifest,
-        posts=[p for _, p in posts],
+        posts=[p for _, p in posts if not p.is_draft],
         tracks=[t for _, t in tracks],
         orders=orders,
         warnings=tuple(str(i) for i in issues if i.severity == "warning"),
@@ -287,7 +320,7 @@ def _cross_check(posts: list[tuple[str, Post]], tracks: list[tuple[str, Track]])
                     issues.append(CatalogIssue(rel, f"track '{track.id}'", "resolutions.steps",
                                                f"unknown step reference {ref!r}"))
     for rel, post in posts:
-        if tracks and not in_track.get(post.id):
+        if tracks and not in_track.get(post.id) and not post.is_draft:
             issues.append(CatalogIssue(rel, f"post '{post.id}'", "tracks",
                                        "the post is not a step of any track"))
         if post.id in bilingual_posts and not post.summary.zh:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from typing import Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -85,6 +86,34 @@ class Published(_Frozen):
             return self.earliest.isoformat()
         return f"{self.earliest.isoformat()}..{self.latest.isoformat()}"
 
+    def display(self, lang: str = "en") -> str:
+        """The date for a reader: see :func:`format_published`."""
+        return format_published(self, lang)
+
+
+_MONTHS_EN = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def format_day(day: dt.date, lang: str = "en") -> str:
+    """A calendar day for a reader: ``14 Aug 2026`` (en) or ``2026年8月14日`` (zh). Pure."""
+    if lang == "zh":
+        return f"{day.year}年{day.month}月{day.day}日"
+    return f"{day.day} {_MONTHS_EN[day.month - 1]} {day.year}"
+
+
+def format_published(published: "Published", lang: str = "en") -> str:
+    """When a post was published, in words a reader expects (English ``en`` or Chinese ``zh``).
+
+    A known day reads ``13 Mar 2026`` / ``2026年3月13日``. A range (the day is not known, only that
+    the post came out on or after ``from``; its ``to`` is the day the seed was read, not a fact
+    about the post) reads ``after 14 Aug 2026`` / ``2026年8月14日之后``. Pure; never raises.
+    """
+    if published.precision == "day":
+        return format_day(published.earliest, lang)
+    if lang == "zh":
+        return f"{format_day(published.earliest, 'zh')}之后"
+    return f"after {format_day(published.earliest, 'en')}"
+
 
 class Source(_Frozen):
     """Where a post was published: the vLLM blog, or a company's blog (named).
@@ -109,6 +138,13 @@ class Source(_Frozen):
         return "vLLM blog" if self.kind == "vllm-blog" else str(self.name)
 
 
+ReadKind = Literal["article", "summary", "archive"]
+"""What a post's reading link leads to (:meth:`Post.read_link`)."""
+
+DRAFT_SUMMARY = "(draft: summary not written yet)"
+"""The placeholder a draft post without a summary carries (``catalog check`` refuses drafts)."""
+
+
 class Post(_Frozen):
     """One blog post.
 
@@ -130,6 +166,44 @@ class Post(_Frozen):
     blog_tags: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()
     summary: LocalizedText
+    status: Literal["published", "draft"] = "published"
+    """``published`` (the default) or ``draft``: a draft is written by ``vllm-path catalog import``
+    with the facts only; it may omit ``summary`` (then it holds :data:`DRAFT_SUMMARY`), and
+    ``catalog check`` refuses a catalog that still has one, so a person writes its summary and
+    places it in a track before it is published."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _draft_summary(cls, value: object) -> object:
+        if isinstance(value, dict) and value.get("status") == "draft" and not value.get("summary"):
+            return {**value, "summary": {"en": DRAFT_SUMMARY}}
+        return value
+
+    @property
+    def is_draft(self) -> bool:
+        """Whether the post is a draft (facts imported, summary and track place not written yet)."""
+        return self.status == "draft"
+
+    def read_link(self, manifest: "Manifest") -> tuple[str, ReadKind]:
+        """Where a reader can read this post, and what that link is: ``(url, kind)``.
+
+        ``kind`` is ``article`` (the post itself; a ``/path`` resolves against
+        ``manifest.blog_base_url``), ``summary`` (a page summarising a company's article: the
+        source says ``link_kind: summary``, or the URL is on one of ``manifest.summary_hosts``
+        such as yomu.fyi) or ``archive`` (no URL is known yet: the URL is
+        ``manifest.archive_url``, the blog's list of posts). Pure; never raises.
+        """
+        if self.url is None:
+            return manifest.archive_url, "archive"
+        if self.url.startswith("/"):
+            url = manifest.blog_base_url + self.url
+        else:
+            url = self.url
+        host = (urlsplit(url).hostname or "").casefold()
+        on_summary_host = any(host == h or host.endswith("." + h) for h in manifest.summary_hosts)
+        if getattr(self.source, "link_kind", None) == "summary" or on_summary_host:
+            return url, "summary"
+        return url, "article"
 
     @field_validator("id")
     @classmethod
@@ -242,11 +316,32 @@ class Track(_Frozen):
 
 
 class Manifest(_Frozen):
-    """``catalog/manifest.yaml``: the catalog version (CalVer ``YYYY.MM.N``) and the blog host."""
+    """``catalog/manifest.yaml``: the catalog version (CalVer ``YYYY.MM.N``) and the blog host.
+
+    ``blog_archive_url`` is the page that lists every post of the blog, linked for a post whose
+    URL is not known yet; when not set it is the blog's home page (``<blog_base_url>/``, where
+    the Jekyll blog lists its posts), so a move of the blog stays a one-line change.
+    ``summary_hosts`` are the hosts whose links are summaries of another company's article
+    (yomu.fyi, seed 002), not the article itself.
+    """
 
     version: str
     blog_base_url: str = "https://vllm-project.github.io"
+    blog_archive_url: str | None = None
+    summary_hosts: tuple[str, ...] = ("yomu.fyi",)
     title: str = "vLLM reading paths"
+
+    @property
+    def archive_url(self) -> str:
+        """The blog's archive page: ``blog_archive_url``, else ``<blog_base_url>/``."""
+        return self.blog_archive_url or self.blog_base_url + "/"
+
+    @field_validator("blog_archive_url")
+    @classmethod
+    def _archive(cls, value: str | None) -> str | None:
+        if value is not None and not URL_RE.match(value):
+            raise ValueError(f"{value!r} is not an http(s) URL")
+        return value
 
     @field_validator("version")
     @classmethod

@@ -26,7 +26,8 @@ def bump_version(root: Path, version: str, note: str = "Test edit.") -> None:
     changelog = root / "CHANGELOG.md"
     text = changelog.read_text(encoding="utf-8")
     head, sep, rest = text.partition("\n## ")
-    changelog.write_text(f"{head}\n## {version} — 2026-12-01\n\n{note}\n{sep}{rest}", encoding="utf-8")
+    dated = f"{version[:4]}-{version[5:7]}-01"  # the first day of the version's month
+    changelog.write_text(f"{head}\n## {version} — {dated}\n\n{note}\n{sep}{rest}", encoding="utf-8")
 
 
 def rename_post(root: Path, old: str, new: str, title: str | None = None) -> None:
