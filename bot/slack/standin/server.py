@@ -255,26 +255,38 @@ class SlackStandIn:
         if faults.latency_s:
             time.sleep(faults.latency_s)
         token = auth.split(" ", 1)[-1] if auth else None
-        refused = self.refusal(method, args, token)
+        refused = self._auth_refusal(method, token)
         headers: dict[str, str]
         if refused is not None:
             status, headers, body = 200, {}, {"ok": False, "error": refused}
+            decided = time.monotonic()
         else:
+            # Rate limits and injected faults first (they count arrivals, so the time spent
+            # checking blocks must not shift them), then the arguments of an accepted call.
             status, headers, body = self._decide(method, args, faults)
+            decided = time.monotonic()
+            bad_args = self._argument_refusal(method, args) if status == 200 and body.get("ok") else None
+            if bad_args is not None:
+                status, headers, body = 200, {}, {"ok": False, "error": bad_args}
         fingerprint = hashlib.sha256(token.encode()).hexdigest()[:8] if token else None
-        record = ApiCall(method, args, bool(auth), fingerprint, status, body, time.monotonic())
+        record = ApiCall(method, args, bool(auth), fingerprint, status, body, decided)
         with self._cond:
             self._calls.append(record)
             self._cond.notify_all()
         return status, headers, body
 
     def refusal(self, method: str, args: Mapping[str, Any], token: str | None) -> str | None:
-        """The Slack error code this call gets whatever the faults (``None``: it is acceptable).
+        """The Slack error code this call gets (``None``: it is acceptable). When serving, the
+        authentication checks come before the injected faults and rate limits, the argument
+        checks after them (rate limits count every arrival).
 
         In Slack's order: authentication (``not_authed``, ``invalid_auth``), the method
         (``unknown_method``), the token's scopes (``missing_scope``), then the arguments
         (``no_text``, ``msg_too_long``, ``invalid_blocks``, ``invalid_arguments``). ``token`` is the
         bearer token or ``None``."""
+        return self._auth_refusal(method, token) or self._argument_refusal(method, args)
+
+    def _auth_refusal(self, method: str, token: str | None) -> str | None:
         if token is None and method not in _NO_TOKEN_METHODS:
             return "not_authed"
         if method not in METHOD_SCOPES:
@@ -286,6 +298,9 @@ class SlackStandIn:
             needed = METHOD_SCOPES[method]
             if needed is not None and needed not in granted:
                 return "missing_scope"
+        return None
+
+    def _argument_refusal(self, method: str, args: Mapping[str, Any]) -> str | None:
         if method in _MESSAGE_METHODS:
             text, blocks = args.get("text"), args.get("blocks")
             if not text and not blocks and not args.get("attachments"):
