@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
+from bot.catalog.versions import newest_version
 from bot.store.base import StoreCore
 from bot.store.models import CatalogVersion
 from bot.store.validate import check_id, check_ids
@@ -39,8 +40,11 @@ class CatalogVersionsRepo(StoreCore):
             return None if data is None else {k: list(v) for k, v in data.items()}
 
     def latest_catalog_version(self) -> str | None:
-        """The most recently first-seen catalog version, or None if none recorded."""
+        """The most recently first-seen catalog version, or None if none recorded. Versions first
+        seen at the same instant are ordered as CalVer numbers (``2026.12.10`` over ``2026.12.9``,
+        :func:`bot.catalog.versions.newest_version`), not as text."""
         with self._read() as s:
-            return s.scalar(select(CatalogVersion.version)
-                            .order_by(CatalogVersion.first_seen_at.desc(),
-                                      CatalogVersion.version.desc()).limit(1))
+            newest = select(func.max(CatalogVersion.first_seen_at)).scalar_subquery()
+            versions = s.scalars(select(CatalogVersion.version)
+                                 .where(CatalogVersion.first_seen_at == newest)).all()
+            return newest_version(versions)

@@ -192,6 +192,13 @@ def test_catalog_versions(store: Store, clock) -> None:  # type: ignore[no-untyp
         store.record_catalog_version("v3", {"perf": "abc"})  # type: ignore[dict-item]
 
 
+def test_versions_first_seen_together_are_ordered_as_numbers(store: Store) -> None:
+    # The clock fixture does not move between the two records: both are first seen at one instant.
+    assert store.record_catalog_version("2026.12.9", {}) is True
+    assert store.record_catalog_version("2026.12.10", {}) is True
+    assert store.latest_catalog_version() == "2026.12.10"
+
+
 def test_concurrent_subscribes_make_one_row(store: Store, store_url: str) -> None:
     subs = _race(store_url, 8, lambda s, i: s.subscribe("T1", "C1", "perf", i % 7, "09:00", "UTC"))
     assert len({sub.id for sub in subs}) == 1  # type: ignore[attr-defined]
