@@ -122,17 +122,20 @@ class SharedPacer:
             self._pause(stats.reset_time - self._clock())
 
     def _team_turn(self, team: str) -> None:
-        self._wait_blocked(team)
-        if self.team_item is not None:
-            self._acquire(self.team_item, "team", team)
-            if self.blocked_for(team) > 0:  # a 429 arrived while we queued: wait it out too
-                self._wait_blocked(team)
+        """A turn under the workspace limit, then no send while the workspace is blocked (a
+        429 that arrives while we queue is waited out too; the turn is taken again after)."""
+        while True:
+            if self.team_item is not None:
+                self._acquire(self.team_item, "team", team)
+            left = self.blocked_for(team)
+            if left <= 0:
+                return
+            self._wait_blocked(team)
 
     @contextmanager
     def slot(self, team: str, key: str) -> Iterator[None]:
         """Wait (blocking the thread) for a turn to send to ``key`` (channel or user id) in
         ``team`` under the shared limits; the body is the send."""
-        self._wait_blocked(team)
         self._acquire(self.channel_item, "channel", team, key)
         self._team_turn(team)
         _current.slot = (self, team)
