@@ -381,6 +381,16 @@ def run_once(args: argparse.Namespace, workers: int, teams: int, messages: int,
     time.sleep(2.0)  # a duplicate would show up now, if any
     stats = standin_stats(port)
     wall = time.monotonic() - t0
+    cpu_s = 0.0
+    try:
+        import psutil
+
+        for p in procs:
+            if p.poll() is None:
+                times = psutil.Process(p.pid).cpu_times()
+                cpu_s += times.user + times.system
+    except ImportError:  # pragma: no cover - psutil ships with the test extras
+        cpu_s = float("nan")
     stop_workers(procs)
     enqueuer.close()
     clock.shutdown()
@@ -399,7 +409,9 @@ def run_once(args: argparse.Namespace, workers: int, teams: int, messages: int,
             "http_429": stats["http_429"], "http_429_team": stats["http_429_team"],
             "http_429_channel": stats["http_429_channel"], "ledger_sent": sent_rows,
             "killed_worker_at": killed, "enqueued": dict(counts),
-            "enqueue_s": round(enqueue_s, 1), "wall_s": round(wall, 1),
+            "enqueue_s": round(enqueue_s, 1),
+            "worker_cpu_ms_per_dm": round(cpu_s * 1000 / max(1, stats["ok_posts"]), 2),
+            "load_avg_1m": round(os.getloadavg()[0], 1), "wall_s": round(wall, 1),
             "seed_s": round(seed_s, 1), "threads_per_worker": args.threads,
             "per_team_rate": args.rate, "per_team_burst": args.burst}
 

@@ -109,7 +109,10 @@ def worker_runtime(settings: Any, threads: int) -> Any:
     engine = make_engine(settings.database_url)
     if not isinstance(engine.pool, StaticPool):
         engine.dispose()
-        engine = make_engine(settings.database_url, pool_size=threads + 2, max_overflow=threads)
+        # No pre-ping per checkout (a round trip per query at hundreds of sends a second): a
+        # connection the server dropped fails that send, which Dramatiq retries.
+        engine = make_engine(settings.database_url, pool_size=threads + 2, max_overflow=threads,
+                             pool_pre_ping=False, pool_recycle=600)
     try:
         migrate(engine)
     except BaseException:

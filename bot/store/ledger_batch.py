@@ -43,6 +43,7 @@ Key = tuple[str, str, str, str]
 """A ledger key: (team, destination, track or ``'*'``, ISO week)."""
 
 SKIPPED_PREFIX = Store.SKIPPED_PREFIX
+_MISSING: Any = object()
 
 
 @dataclass
@@ -273,8 +274,9 @@ class BatchedLedgerStore:
     ``claim_delivery``, ``renew_claim``, ``mark_sent`` (without a subscription) and
     ``mark_skipped`` are batched (a call with ``claimed_by`` unset goes to the store directly);
     ``delivery`` answers from the claim this process just made (the attempt count a sender needs
-    to know whether it took over), else from the database. Every other attribute is the
-    store's.
+    to know whether it took over), else from the database; ``get_lang`` reads a person's
+    follows and read posts in the same transaction for the two calls that follow it. Every
+    other attribute is the store's.
     """
 
     def __init__(self, store: Store, batcher: LedgerBatcher | None = None):
@@ -282,6 +284,7 @@ class BatchedLedgerStore:
         self.batcher = batcher or LedgerBatcher(store)
         self._claims: dict[Key, Delivery] = {}
         self._claims_lock = threading.Lock()
+        self._local = threading.local()
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._store, name)
@@ -335,6 +338,45 @@ class BatchedLedgerStore:
         self._forget((team, destination, track, period))
         return self._store.mark_failed(team, destination, track, period, error,
                                        claimed_by=claimed_by)
+
+    # -- a DM's reads in one transaction (the sender asks for them one after the other) --
+
+    def get_lang(self, team: str, user: str) -> str | None:
+        """See :meth:`Store.get_lang`; also reads the person's follows and read posts in the
+        same transaction, for the :meth:`follows` and :meth:`read_posts` calls that follow
+        it in this thread (each answered once from there)."""
+        from sqlalchemy import select
+
+        from bot.store.models import ReadingProgress, TrackFollow, UserSettings
+
+        with db.read_session(self._store.engine) as s:
+            lang = s.scalar(select(UserSettings.lang).where(
+                UserSettings.team_id == team, UserSettings.user_id == user))
+            follows = list(s.scalars(
+                select(TrackFollow.track_id)
+                .where(TrackFollow.team_id == team, TrackFollow.user_id == user)
+                .order_by(TrackFollow.followed_at, TrackFollow.track_id)))
+            read = set(s.scalars(select(ReadingProgress.post_id).where(
+                ReadingProgress.team_id == team, ReadingProgress.user_id == user)))
+        self._local.prefetched = {("follows", team, user): follows,
+                                  ("read_posts", team, user): read}
+        return lang
+
+    def _prefetched(self, what: str, team: str, user: str) -> Any:
+        cache = getattr(self._local, "prefetched", None)
+        if cache is None:
+            return _MISSING
+        return cache.pop((what, team, user), _MISSING)
+
+    def follows(self, team: str, user: str) -> list[str]:
+        """See :meth:`Store.follows` (from :meth:`get_lang`'s transaction when just read)."""
+        got = self._prefetched("follows", team, user)
+        return self._store.follows(team, user) if got is _MISSING else list(got)
+
+    def read_posts(self, team: str, user: str) -> set[str]:
+        """See :meth:`Store.read_posts` (from :meth:`get_lang`'s transaction when just read)."""
+        got = self._prefetched("read_posts", team, user)
+        return self._store.read_posts(team, user) if got is _MISSING else set(got)
 
     def _forget(self, key: Key) -> None:
         with self._claims_lock:
