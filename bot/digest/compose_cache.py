@@ -54,7 +54,7 @@ class NextStepIndex:
 
     def __init__(self, composer: DmComposer):
         catalog = composer.catalog
-        self._steps: dict[str, list[tuple[str, tuple[tuple[int, int], ...],
+        self._steps: dict[str, list[tuple[str, tuple[tuple[int, int]],
                                           tuple[tuple[int, int], ...] | None]]] = {}
         self._plan = composer._plan
         for track in catalog.tracks:
@@ -62,7 +62,7 @@ class NextStepIndex:
             word, mask = composer._plan[tid]
             words = [word] if word >= 0 else [w for w, _m in mask]
             position = {w: i for i, w in enumerate(words)}
-            steps = []
+            steps: list[tuple[str, tuple[tuple[int, int]], tuple[tuple[int, int], ...] | None]] = []
             for step in catalog.path(tid):
                 w, bit = composer._pair[(tid, step.post)]
                 own = ((position[w], bit),)
@@ -139,8 +139,10 @@ def dm_composer(catalog: Catalog, lang: str = "en") -> KeyedDmComposer:
         if hit is not None and hit[0]() is catalog:
             return hit[1]
         composer = KeyedDmComposer(catalog, lang)
-        ref = weakref.ref(catalog, lambda _r, key=key, cache=_composers: cache.pop(key, None))
-        _composers[key] = (ref, composer)
+        def _drop(_ref: weakref.ref, key: tuple[int, str] = key) -> None:
+            _composers.pop(key, None)
+
+        _composers[key] = (weakref.ref(catalog, _drop), composer)
         return composer
 
 

@@ -145,11 +145,13 @@ class DigestQueue:
 
     def __init__(self, broker: dramatiq.Broker):
         self.broker = broker
-        options = {"queue_name": QUEUE_NAME, "max_retries": MAX_RETRIES,
-                   "min_backoff": MIN_BACKOFF_MS, "max_backoff": MAX_BACKOFF_MS}
-        self.send_dm = dramatiq.actor(send_dm, actor_name=SEND_DM, broker=broker, **options)
-        self.send_subscription = dramatiq.actor(send_subscription, actor_name=SEND_SUBSCRIPTION,
-                                                broker=broker, **options)
+        options: dict[str, Any] = {"max_retries": MAX_RETRIES, "min_backoff": MIN_BACKOFF_MS,
+                                   "max_backoff": MAX_BACKOFF_MS}
+        self.send_dm: dramatiq.Actor[Any, Any] = dramatiq.actor(
+            actor_name=SEND_DM, queue_name=QUEUE_NAME, broker=broker, **options)(send_dm)
+        self.send_subscription: dramatiq.Actor[Any, Any] = dramatiq.actor(
+            actor_name=SEND_SUBSCRIPTION, queue_name=QUEUE_NAME, broker=broker,
+            **options)(send_subscription)
 
     @classmethod
     def from_settings(cls, settings: Any, **broker_kwargs: Any) -> DigestQueue | None:

@@ -104,8 +104,8 @@ class SharedPacer:
 
     def blocked_for(self, team: str) -> float:
         """Seconds left of ``team``'s Retry-After block (0 when not blocked)."""
-        ttl = self._redis.pttl(self._blocked_key(team))
-        return ttl / 1000 if ttl and ttl > 0 else 0.0
+        ttl = int(self._redis.pttl(self._blocked_key(team)))  # type: ignore[arg-type]
+        return ttl / 1000 if ttl > 0 else 0.0
 
     def _wait_blocked(self, team: str) -> None:
         while (left := self.blocked_for(team)) > 0:

@@ -67,7 +67,7 @@ class DigestWorker:
                                  team_rate_per_s=settings.slack_team_rate_per_s,
                                  channel_rate_per_s=settings.slack_channel_rate_per_s)
         self.deliverer = Deliverer(self.runtime, clients=SharedClients(self.runtime),
-                                   pacer=self.pacer,  # type: ignore[arg-type] - same interface
+                                   pacer=self.pacer,  # type: ignore[arg-type]  # Pacer's interface
                                    stale_after_s=self.options.stale_after_s)
         queue = digest_queue.DigestQueue.from_settings(
             settings, heartbeat_timeout_s=self.options.heartbeat_timeout_s)

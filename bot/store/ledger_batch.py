@@ -33,9 +33,8 @@ from typing import Any
 from sqlalchemy import String, and_, column, or_, update, values
 from sqlalchemy.dialects import postgresql, sqlite
 
-from bot.store import db
+from bot.store import Delivery, Store, db
 from bot.store.models import DigestDelivery
-from bot.store import Delivery, Store
 
 log = logging.getLogger(__name__)
 
@@ -213,7 +212,7 @@ class LedgerBatcher:
             changes = {"status": "sent", "sent_at": now, "message_ts": v.c.extra}
         else:
             changes = {"status": "sent", "sent_at": now, "message_ts": None, "error": v.c.extra}
-        stmt = (update(t.__table__)
+        stmt = (update(DigestDelivery.__table__)  # type: ignore[arg-type]
                 .where(t.team_id == v.c.team_id, t.destination == v.c.destination,
                        t.track_id == v.c.track_id, t.period == v.c.period,
                        t.status == "claimed", t.claimed_by == v.c.claimed_by)
