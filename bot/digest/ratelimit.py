@@ -4,13 +4,18 @@
 ``rate_limited``, ``retry_slot``) but keeps its state in Redis, so any number of worker
 processes on any number of machines together stay under:
 
-* **per workspace** at most ``team_rate_per_s`` ``chat.postMessage`` calls per second, and
 * **per destination** (a channel or a person's DM) at most ``channel_rate_per_s`` (Slack: about
-  one message per second per channel, short bursts tolerated);
-
-both through the ``limits`` package's moving-window limiter on Redis storage (a Lua script per
-hit, atomic across processes). A rate is written as a moving window of whole seconds: 2.5/s is
-"5 per 2 seconds", 10/s is "10 per second" (:func:`window_item`).
+  one message per second per channel), through the ``limits`` package's moving-window limiter
+  on Redis storage (a Lua script per hit, atomic across processes; a rate is written as a
+  moving window of whole seconds, 1/s is "1 per second", 0.5/s "1 per 2 seconds":
+  :func:`window_item`), and
+* **per workspace** at most ``team_rate_per_s`` ``chat.postMessage`` calls per second, *evenly
+  spaced*: each send reserves the workspace's next start time, ``1 / team_rate_per_s`` seconds
+  after the previous one (GCRA, the "virtual scheduling" form of a token bucket; one Redis
+  script, :data:`_RESERVE`, on Redis's own clock), then sleeps until it. A moving window would
+  let all workers fire a whole second's allowance at once at each window edge, which a
+  per-second limiter on Slack's side answers with 429s as soon as arrival times jitter;
+  reservations also spare the workers polling the limiter.
 
 **Retry-After for everyone.** When Slack answers 429 with ``Retry-After: n`` (seconds), the
 workspace is *blocked* for n seconds in Redis (key ``<namespace>:blocked:<team>``, its TTL the
@@ -64,6 +69,20 @@ def window_item(rate_per_s: float, max_window_s: int = 10) -> RateLimitItem:
     return RateLimitItemPerSecond(max(1, frac.numerator), max(1, frac.denominator))
 
 
+_RESERVE = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+local interval = tonumber(ARGV[1])
+local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
+local start = math.max(tat, now)
+local ttl = math.ceil((start + interval - now) * 1000) + 60000
+redis.call('SET', KEYS[1], string.format('%.6f', start + interval), 'PX', ttl)
+return string.format('%.6f', start - now)
+"""
+"""Reserve a workspace's next send start: KEYS[1] holds the earliest start of the next send
+(epoch seconds, Redis's clock); returns how many seconds the caller waits for its turn."""
+
+
 class SharedPacer:
     """Rate limits shared through Redis (see the module docstring); thread-safe.
 
@@ -78,11 +97,12 @@ class SharedPacer:
                  clock: Callable[[], float] = time.time,
                  sleep: Callable[[float], None] = time.sleep):
         self.namespace = namespace
-        self.team_item = window_item(team_rate_per_s) if team_rate_per_s else None
+        self.team_interval_s = 1.0 / team_rate_per_s if team_rate_per_s else None
         self.channel_item = window_item(channel_rate_per_s)
         self._storage = RedisStorage(redis_url, key_prefix=f"{namespace}:limits")
         self._limiter = MovingWindowRateLimiter(self._storage)
         self._redis = redis.Redis.from_url(redis_url)
+        self._reserve = self._redis.register_script(_RESERVE)
         self._clock = clock
         self._sleep = sleep
         self.waited_s = 0.0  # total seconds this process's sends waited for a turn (a gauge)
@@ -125,8 +145,11 @@ class SharedPacer:
         """A turn under the workspace limit, then no send while the workspace is blocked (a
         429 that arrives while we queue is waited out too; the turn is taken again after)."""
         while True:
-            if self.team_item is not None:
-                self._acquire(self.team_item, "team", team)
+            if self.team_interval_s is not None:
+                wait = float(self._reserve(keys=[f"{self.namespace}:next:{team}"],
+                                           args=[f"{self.team_interval_s:.6f}"]))
+                if wait > 0:
+                    self._pause(wait)
             left = self.blocked_for(team)
             if left <= 0:
                 return
@@ -155,8 +178,9 @@ class SharedPacer:
     def clear(self) -> None:
         """Forget all limits and blocks of this namespace (tests and benchmarks)."""
         self._storage.reset()
-        for key in self._redis.scan_iter(f"{self.namespace}:blocked:*"):
-            self._redis.delete(key)
+        for pattern in (f"{self.namespace}:blocked:*", f"{self.namespace}:next:*"):
+            for key in self._redis.scan_iter(pattern):
+                self._redis.delete(key)
 
 
 def _retry_after(response: Any) -> float:
