@@ -31,7 +31,6 @@ from pathlib import Path
 
 import pytest
 
-from bot.config import DEFAULT_CATALOG_DIR
 from bot.digest.queue import DigestQueue, EnqueueingDeliverer, make_broker
 from bot.digest.schedule import DigestClock
 from bot.store import DM_TRACK, Store
@@ -263,4 +262,3 @@ def test_keyed_dm_parts_say_exactly_what_exact_ones_say(catalog, lang):
         if want is not None and got is not None:
             assert (got.text, got.blocks) == (want.text, want.blocks)
     assert all(len(v) <= 10 for v in keyed._parts.values())  # bounded
-    assert DEFAULT_CATALOG_DIR.exists()
