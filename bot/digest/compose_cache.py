@@ -110,7 +110,8 @@ class KeyedDmComposer(DmComposer):
         :class:`DmComposer` on a miss."""
         next_post, count = self._index.key(track_id, key)
         ck = (self.catalog.version, self.lang, track_id, next_post, count)
-        part = _parts.get(ck, _MISSING)
+        with _parts_lock:  # an LRU lookup reorders its entries: not safe without the lock
+            part = _parts.get(ck, _MISSING)
         if part is _MISSING:
             part = super()._part(track_id, key)  # renders (and notes the exact key)
             with _parts_lock:
