@@ -98,7 +98,9 @@ class DigestWorker:
 def worker_runtime(settings: Any, threads: int) -> Any:
     """The runtime of a worker: the catalog and the migrated database, with a connection pool
     big enough for ``threads`` sending threads and the ledger batcher (a pool smaller than
-    the threads would open and close connections all the time). Raises
+    the threads would open and close connections all the time; at most 16 connections per
+    worker, threads beyond that wait for one, so that many workers fit PostgreSQL's
+    ``max_connections``). Raises
     :class:`bot.catalog.CatalogError` for an invalid catalog."""
     from sqlalchemy.pool import StaticPool
 
@@ -111,8 +113,8 @@ def worker_runtime(settings: Any, threads: int) -> Any:
         engine.dispose()
         # No pre-ping per checkout (a round trip per query at hundreds of sends a second): a
         # connection the server dropped fails that send, which Dramatiq retries.
-        engine = make_engine(settings.database_url, pool_size=threads + 2, max_overflow=threads,
-                             pool_pre_ping=False, pool_recycle=600)
+        engine = make_engine(settings.database_url, pool_size=min(threads + 2, 16),
+                             max_overflow=0, pool_pre_ping=False, pool_recycle=600)
     try:
         migrate(engine)
     except BaseException:
