@@ -37,7 +37,7 @@ import threading
 import time
 from collections import OrderedDict, defaultdict
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import dramatiq
@@ -136,7 +136,8 @@ def _settle(runner: _Runner, attempt: Any, key: tuple[str, str, str, str] | None
     if row.status == "claimed":
         # Another sender holds the key: it may be sending now, or it died. Come back when its
         # claim is stale (then the ledger lets this message take over, or shows it was sent).
-        age = (datetime.now(row.claimed_at.tzinfo) - row.claimed_at).total_seconds()
+        claimed_at = row.claimed_at if row.claimed_at.tzinfo else row.claimed_at.replace(tzinfo=UTC)
+        age = (datetime.now(UTC) - claimed_at).total_seconds()
         delay_s = max(1.0, deliverer.stale_after_s - age + 1.0)
         raise dramatiq.Retry(f"ledger key held by {row.claimed_by}", delay=int(delay_s * 1000))
     raise dramatiq.Retry("ledger key not claimable yet")

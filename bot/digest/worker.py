@@ -74,6 +74,19 @@ class DigestWorker:
         assert queue is not None
         self.queue = queue
         self.worker: dramatiq.Worker | None = None
+        self._tried: str | None = None
+
+    def maybe_reload_catalog(self) -> bool:
+        """Load the catalog again when another process recorded a newer version than the one
+        this worker serves (the clock does the same); True if a reload was tried."""
+        latest = self.store.latest_catalog_version()
+        if not latest or latest == self.runtime.holder.catalog.version or latest == self._tried:
+            return False
+        self._tried = latest
+        ok, errors = self.runtime.holder.reload()
+        log.info("catalog %s recorded by another process: reload %s", latest,
+                 "done" if ok else f"refused ({len(errors)} errors)")
+        return True
 
     def start(self) -> None:
         """Start consuming in background threads."""
@@ -140,7 +153,10 @@ def run(runtime: Any, options: WorkerOptions | None = None) -> None:
     signal.signal(signal.SIGINT, _on_signal)
     worker.start()
     try:
-        while not stop.wait(1.0):
-            pass
+        while not stop.wait(30.0):
+            try:
+                worker.maybe_reload_catalog()
+            except Exception:  # noqa: BLE001 - a database hiccup: try again next time
+                log.warning("could not check for a newer catalog", exc_info=True)
     finally:
         worker.stop()
