@@ -397,7 +397,9 @@ def run_once(args: argparse.Namespace, workers: int, teams: int, messages: int,
     sent_rows = sum(1 for r in store.deliveries() if r.status == "sent")
     store.close()
     SharedPacer(args.redis_url, namespace=namespace).clear()
-    queue.broker.client.flushdb() if args.flush_redis else None
+    for key in queue.broker.client.scan_iter(f"{namespace}*"):  # this run's keys only
+        queue.broker.client.delete(key)
+    queue.broker.close()
     server.kill()
     span = stats["last_ok"] - stats["first_ok"]
     achieved = (stats["ok_posts"] - 1) / span if span > 0 else float("nan")
@@ -430,7 +432,6 @@ def main(argv: list[str] | None = None) -> int:
                         help="pacing check: one workspace, 2 then 4 workers")
     parser.add_argument("--database-url", default=os.environ.get("TEST_DATABASE_URL", DEFAULT_DB))
     parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/0")
-    parser.add_argument("--flush-redis", action="store_true")
     parser.add_argument("--stall-s", type=float, default=120.0)
     parser.add_argument("--log-dir", default="/tmp/vp-bench-fanout-queue")
     parser.add_argument("--verbose", action="store_true")
