@@ -140,8 +140,9 @@ def dm_composer(catalog: Catalog, lang: str = "en") -> KeyedDmComposer:
         if hit is not None and hit[0]() is catalog:
             return hit[1]
         composer = KeyedDmComposer(catalog, lang)
-        def _drop(_ref: weakref.ref, key: tuple[int, str] = key) -> None:
-            _composers.pop(key, None)
+        def _drop(_ref: weakref.ref, key: tuple[int, str] = key,
+                  cache: dict[Any, Any] = _composers) -> None:  # bound now: at interpreter
+            cache.pop(key, None)                              # exit the global may be None
 
         _composers[key] = (weakref.ref(catalog, _drop), composer)
         return composer
