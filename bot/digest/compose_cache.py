@@ -33,6 +33,8 @@ from bot.catalog import Catalog
 from bot.digest.compose import DmComposer
 
 _MISSING: Any = object()
+_NEVER = 1 << 4096
+"""A need mask no read bits can meet (a prerequisite outside the track)."""
 
 DEFAULT_MAX_PARTS = 20_000
 """Rendered parts kept (each a few hundred bytes): every (track, next step, count) of a catalog
@@ -57,6 +59,7 @@ class NextStepIndex:
         self._steps: dict[str, list[tuple[str, tuple[tuple[int, int]],
                                           tuple[tuple[int, int], ...] | None]]] = {}
         self._plan = composer._plan
+        self._single: dict[str, list[tuple[str, int, int]]] = {}
         for track in catalog.tracks:
             tid = track.id
             word, mask = composer._plan[tid]
@@ -77,10 +80,20 @@ class NextStepIndex:
                 steps.append((step.post, own,
                               None if need is None else tuple(sorted(need.items()))))
             self._steps[tid] = steps
+            if len(words) == 1:  # one word: plain int masks, an impossible need never met
+                self._single[tid] = [(post, own[0][1], _NEVER if need is None else
+                                      sum(m for _w, m in need))
+                                     for post, own, need in steps]
 
     def key(self, track_id: str, bits: Any) -> tuple[str | None, int]:
         """``(next post id or None when done, steps read)`` for ``bits`` (an int, or a tuple of
         ints for a track spread over several words, as the composer makes them)."""
+        single = self._single.get(track_id)
+        if single is not None:
+            for post, bit, mask in single:
+                if not bits & bit and bits & mask == mask:
+                    return post, bits.bit_count()
+            return None, bits.bit_count()
         words = bits if isinstance(bits, tuple) else (bits,)
         count = sum(int(w).bit_count() for w in words)
         for post, own, need in self._steps[track_id]:
@@ -103,24 +116,27 @@ class KeyedDmComposer(DmComposer):
         super().__init__(catalog, lang)
         self.max_exact = max_exact
         self._index = NextStepIndex(self)
-        self._lock = threading.Lock()
+        # at most one entry per (track, next step, read count): bounded by the catalog's size
+        self._keyed: dict[tuple[Any, ...], Any] = {}
 
     def _part(self, track_id: str, key: Any) -> tuple[dict[str, Any], str] | None:
         """The part for read bits ``key`` of ``track_id``: from the keyed LRU, rendered by
         :class:`DmComposer` on a miss."""
         next_post, count = self._index.key(track_id, key)
         ck = (self.catalog.version, self.lang, track_id, next_post, count)
-        with _parts_lock:  # an LRU lookup reorders its entries: not safe without the lock
-            part = _parts.get(ck, _MISSING)
+        part = self._keyed.get(ck, _MISSING)  # this composer's view of the shared LRU
         if part is _MISSING:
-            part = super()._part(track_id, key)  # renders (and notes the exact key)
-            with _parts_lock:
-                _parts[ck] = part
+            with _parts_lock:  # an LRU lookup reorders its entries: not safe without the lock
+                part = _parts.get(ck, _MISSING)
+            if part is _MISSING:
+                part = super()._part(track_id, key)  # renders (and notes the exact key)
+                with _parts_lock:
+                    _parts[ck] = part
+            self._keyed[ck] = part
         exact = self._parts[track_id]
-        with self._lock:
-            if len(exact) >= self.max_exact:
-                exact.clear()
-            exact[key] = part
+        if len(exact) >= self.max_exact:  # a racing clear only costs a look-up again
+            exact.clear()
+        exact[key] = part
         return part
 
 
