@@ -53,3 +53,10 @@ bench: $(STAMP_TEST)
 	$(PY) benchmarks/search_speed.py
 	$(PY) benchmarks/command_latency.py
 	$(PY) benchmarks/fanout.py
+
+# Digest fan-out through the task queue: 1 clock + 4 worker processes on Redis and PostgreSQL,
+# 100,000 DMs over 200 workspaces against a rate-limited stand-in Slack (~4 min); prints one JSON
+# line last. BENCH_FANOUT_ARGS="--messages 10000" for a quicker run, "--kill" to SIGKILL a worker.
+.PHONY: bench-fanout
+bench-fanout: install-test
+	$(PY) benchmarks/fanout_queue.py $(BENCH_FANOUT_ARGS)

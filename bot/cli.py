@@ -444,6 +444,36 @@ def serve_cmd(host: str, port: int, threads: int, pid_file: str) -> None:
         sys.exit(2)
 
 
+@main.command("worker")
+@click.option("--threads", default=16, show_default=True, type=click.IntRange(1, 256),
+              help="Digests sent at once by this process.")
+@click.option("--heartbeat-timeout", default=60.0, show_default=True, type=click.FloatRange(1),
+              help="Seconds without a heartbeat after which a worker's messages are redelivered.")
+@click.option("--stale-after", default=300.0, show_default=True, type=click.FloatRange(1),
+              help="Seconds after which a dead sender's ledger claim is taken over.")
+def worker_cmd(threads: int, heartbeat_timeout: float, stale_after: float) -> None:
+    """Send digests from the queue (needs REDIS_URL and the clock's DATABASE_URL) until SIGTERM.
+
+    Run one `scheduler` and any number of workers; see bot/digest/worker.py."""
+    from bot.catalog import CatalogError
+    from bot.digest.worker import WorkerOptions, run, worker_runtime
+    from bot.logging_setup import setup_logging
+
+    settings = _settings()
+    setup_logging(settings)
+    if not settings.redis_url:
+        click.echo("error: REDIS_URL is not set: a worker needs the queue's broker", err=True)
+        sys.exit(2)
+    try:
+        runtime = worker_runtime(settings, threads)
+    except CatalogError as exc:
+        for issue in exc.errors:
+            click.echo(f"error: {issue}", err=True)
+        sys.exit(1)
+    run(runtime, WorkerOptions(threads=threads, heartbeat_timeout_s=heartbeat_timeout,
+                               stale_after_s=stale_after))
+
+
 def _startup_problem(exc: BaseException) -> str:
     """One line for a start-up failure: Slack refusing the token, Slack out of reach, or else the
     exception's type and message."""

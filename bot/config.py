@@ -24,6 +24,11 @@ class Settings(BaseSettings):
     ``SLACK_SIGNING_SECRET``, ``SLACK_APP_TOKEN`` (Socket Mode), ``SLACK_CLIENT_ID`` /
     ``SLACK_CLIENT_SECRET`` (OAuth for many workspaces), ``SLACK_API_URL`` (Web API base URL,
     e.g. a local stand-in), ``LOG_LEVEL``, ``DEFAULT_TIMEZONE`` (IANA name, default ``UTC``).
+    Digest fan-out on a task queue (:mod:`bot.digest.queue`): ``REDIS_URL`` (the Dramatiq broker
+    and the shared rate limits; unset: the clock sends in process), ``QUEUE_NAMESPACE`` (key prefix
+    in Redis, default ``vllm-path``), ``SLACK_TEAM_RATE_PER_S`` (posts per second per workspace
+    that all workers together stay under, default 10), ``SLACK_CHANNEL_RATE_PER_S`` (per channel
+    or DM, default 1).
     """
 
     model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
@@ -39,6 +44,11 @@ class Settings(BaseSettings):
     slack_api_url: str | None = None
     log_level: str = "INFO"
     default_timezone: str = "UTC"
+    # --- task queue (issue 16): unset REDIS_URL = in-process delivery, as before ---
+    redis_url: str | None = None
+    queue_namespace: str = "vllm-path"
+    slack_team_rate_per_s: float = Field(default=10.0, gt=0)
+    slack_channel_rate_per_s: float = Field(default=1.0, gt=0)
 
     def secret_values(self) -> list[str]:
         """Every secret configured, as plain strings (for log redaction and leak tests)."""

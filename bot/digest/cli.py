@@ -90,9 +90,14 @@ def scheduler_cmd(reconcile_every: float, workers: int, channel_interval: float,
     _require_credentials(runtime)
     if logging.getLogger().level > logging.DEBUG:  # APScheduler logs every job run at INFO
         logging.getLogger("apscheduler").setLevel(logging.WARNING)
+    # issue 16: with REDIS_URL the clock enqueues (workers send); without it, it sends itself.
+    from bot.digest.queue import DigestQueue, EnqueueingDeliverer
+
+    queue = DigestQueue.from_settings(runtime.settings)
     clock = DigestClock(runtime, workers=workers, reconcile_every_s=reconcile_every,
                         stale_after_s=stale_after, channel_interval_s=channel_interval,
-                        team_rate_per_s=team_rate)
+                        team_rate_per_s=team_rate,
+                        deliverer=queue and EnqueueingDeliverer(queue, stale_after_s=stale_after))
     stop = threading.Event()
     try:
         from bot.serve import install_signal_handlers

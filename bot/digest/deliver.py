@@ -49,7 +49,8 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler
 
-from bot.digest.compose import compose_channel_digest, dm_composer
+from bot.digest.compose import compose_channel_digest
+from bot.digest.compose_cache import dm_composer  # issue 16: parts cached by next step + count
 from bot.digest.weekly import period_of
 from bot.store import DM_TRACK, Subscription
 

@@ -1,0 +1,453 @@
+"""Digest fan-out through the task queue: 1 clock, N worker processes, a rate-limited Slack.
+
+    python benchmarks/fanout_queue.py [--workers 4] [--teams 200] [--messages 100000]
+        [--rate 2.5] [--burst 5] [--threads 32] [--kill] [--database-url URL]
+        [--redis-url redis://127.0.0.1:6379/0]
+
+What runs, all real: PostgreSQL (a fresh database ``vp_bench_fanout`` on the server of
+``--database-url``, default the local test server), Redis (Dramatiq's broker and the shared
+limits), ``--workers`` ``vllm-path worker`` processes, and in this process the clock
+(:class:`bot.digest.schedule.DigestClock` with the queue's
+:class:`~bot.digest.queue.EnqueueingDeliverer`, ``run_now(dms=True)``): ``--messages`` people
+spread over ``--teams`` workspaces, each with a weekly DM digest due.
+
+**The stand-in Slack** (an asyncio HTTP server on 127.0.0.1 in its own process, written here to
+be fast enough for thousands of calls per second) answers ``conversations.open``,
+``chat.postMessage`` and ``conversations.history``. Per workspace it allows ``--rate`` posts per
+second (a token bucket holding ``--burst``), per channel 1 per second (bucket of 1), and answers
+beyond that ``429`` with ``Retry-After`` (whole seconds, as Slack does), counting every 429. Like
+any network limiter it forgives ``--tolerance`` seconds (default 0.05) of arrival jitter. It
+tells workspaces apart by the person in the DM (``U<team>X<n>``), since the benchmark uses one
+bot token. It counts each post by the ledger key in its message metadata, so duplicates and
+losses are counted where Slack would see them.
+
+Printed last, one JSON line: workers, teams, messages, delivered (distinct digests posted),
+duplicates, lost, allowed_per_s (``--rate`` x teams), achieved_per_s (posts per second from the
+first to the last), rate_ratio (achieved / allowed), http_429 and wall time. Target:
+rate_ratio >= 0.90 with 4 workers at >= 500 allowed per second; with ``--kill`` (one worker
+SIGKILLed a third of the way through): delivered = messages, duplicates = 0.
+
+``--one-workspace`` runs the pacing check instead: ``--messages`` DMs in ONE workspace with 2
+and then 4 workers; the stand-in must count no 429.
+
+Imports nothing from ``tests``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import multiprocessing
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from collections import Counter, defaultdict
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO_ROOT))
+
+DEFAULT_DB = "postgresql://postgres@127.0.0.1:5432/test"
+BENCH_DB = "vp_bench_fanout"
+
+
+# --- the stand-in Slack ----------------------------------------------------------------------------
+
+
+class Bucket:
+    """A token bucket: ``rate`` per second, holding at most ``burst``; ``tolerance`` seconds of
+    arrival jitter forgiven."""
+
+    __slots__ = ("rate", "burst", "tolerance", "tokens", "last")
+
+    def __init__(self, rate: float, burst: float, tolerance: float):
+        self.rate, self.burst, self.tolerance = rate, burst, tolerance
+        self.tokens, self.last = burst, time.monotonic()
+
+    def take(self, now: float) -> float:
+        """0 when a call may pass now (a token taken), else the seconds until it could."""
+        self.tokens = min(self.burst, self.tokens + (now - self.last) * self.rate)
+        self.last = now
+        if self.tokens + self.tolerance * self.rate >= 1.0:
+            self.tokens -= 1.0
+            return 0.0
+        return (1.0 - self.tokens) / self.rate
+
+
+class StandIn:
+    """The stand-in's state (one event loop: no locks)."""
+
+    def __init__(self, team_rate: float, team_burst: float, channel_rate: float,
+                 tolerance: float):
+        self.team_rate, self.team_burst = team_rate, team_burst
+        self.channel_rate, self.tolerance = channel_rate, tolerance
+        self.teams: dict[str, Bucket] = {}
+        self.channels: dict[str, Bucket] = {}
+        self.history: defaultdict[str, list[dict[str, Any]]] = defaultdict(list)
+        self.keys: Counter[str] = Counter()
+        self.ok = 0
+        self.first_ok = 0.0
+        self.last_ok = 0.0
+        self.limited_team = 0
+        self.limited_channel = 0
+        self.calls: Counter[str] = Counter()
+        self.ts = 0
+
+    @staticmethod
+    def team_of(channel: str) -> str:
+        return "T" + channel[1:].split("X", 1)[0]
+
+    def answer(self, method: str, args: dict[str, Any]) -> tuple[int, dict[str, str], dict]:
+        self.calls[method] += 1
+        if method == "conversations.open":
+            users = str(args.get("users") or "")
+            if not users.startswith("U"):
+                return 200, {}, {"ok": False, "error": "user_not_found"}
+            return 200, {}, {"ok": True, "channel": {"id": "D" + users[1:]}}
+        if method == "conversations.history":
+            channel = str(args.get("channel") or "")
+            return 200, {}, {"ok": True, "messages": list(reversed(self.history.get(channel, []))),
+                             "has_more": False}
+        if method != "chat.postMessage":
+            return 200, {}, {"ok": True}
+        channel = str(args.get("channel") or "")
+        if not channel.startswith("D") or "X" not in channel:
+            return 200, {}, {"ok": False, "error": "channel_not_found"}
+        now = time.monotonic()
+        team = self.team_of(channel)
+        bucket = self.teams.get(team)
+        if bucket is None:
+            bucket = self.teams[team] = Bucket(self.team_rate, self.team_burst, self.tolerance)
+        chan = self.channels.get(channel)
+        if chan is None:
+            chan = self.channels[channel] = Bucket(self.channel_rate, 1.0, self.tolerance)
+        wait = chan.take(now)
+        if wait > 0:
+            self.limited_channel += 1
+            return 429, {"Retry-After": str(max(1, math.ceil(wait)))}, \
+                {"ok": False, "error": "ratelimited"}
+        wait = bucket.take(now)
+        if wait > 0:
+            chan.tokens += 1.0  # the channel's token was not used
+            self.limited_team += 1
+            return 429, {"Retry-After": str(max(1, math.ceil(wait)))}, \
+                {"ok": False, "error": "ratelimited"}
+        self.ts += 1
+        ts = f"{1_700_000_000 + self.ts // 1_000_000}.{self.ts % 1_000_000:06d}"
+        meta = args.get("metadata")
+        if isinstance(meta, str):
+            meta = json.loads(meta)
+        key = ((meta or {}).get("event_payload") or {}).get("key", f"?{ts}")
+        self.keys[key] += 1
+        self.history[channel].append({"type": "message", "ts": ts, "metadata": meta})
+        self.ok += 1
+        wall = time.time()
+        self.first_ok = self.first_ok or wall
+        self.last_ok = wall
+        return 200, {}, {"ok": True, "channel": channel, "ts": ts}
+
+    def stats(self) -> dict[str, Any]:
+        return {"ok_posts": self.ok, "delivered": len(self.keys),
+                "duplicates": sum(n - 1 for n in self.keys.values() if n > 1),
+                "http_429": self.limited_team + self.limited_channel,
+                "http_429_team": self.limited_team, "http_429_channel": self.limited_channel,
+                "first_ok": self.first_ok, "last_ok": self.last_ok, "calls": dict(self.calls)}
+
+
+def _parse(content_type: str, body: bytes, query: str) -> dict[str, Any]:
+    args: dict[str, Any] = {k: v[0] for k, v in parse_qs(query).items()}
+    if body:
+        if "json" in content_type:
+            args.update(json.loads(body))
+        else:
+            args.update({k: v[0] for k, v in parse_qs(body.decode()).items()})
+    return args
+
+
+async def _handle(state: StandIn, reader: asyncio.StreamReader,
+                  writer: asyncio.StreamWriter) -> None:
+    try:
+        while True:
+            head = await reader.readuntil(b"\r\n\r\n")
+            lines = head.decode("latin-1").split("\r\n")
+            verb, target, _ = lines[0].split(" ", 2)
+            headers = {}
+            for line in lines[1:]:
+                if ":" in line:
+                    name, value = line.split(":", 1)
+                    headers[name.strip().lower()] = value.strip()
+            length = int(headers.get("content-length") or 0)
+            body = await reader.readexactly(length) if length else b""
+            url = urlsplit(target)
+            if url.path == "/stats":
+                status, extra, payload = 200, {}, state.stats()
+            else:
+                method = url.path.rsplit("/", 1)[-1]
+                if not headers.get("authorization", "").startswith("Bearer xoxb-"):
+                    status, extra, payload = 200, {}, {"ok": False, "error": "not_authed"}
+                else:
+                    status, extra, payload = state.answer(
+                        method, _parse(headers.get("content-type", ""), body, url.query))
+            data = json.dumps(payload).encode()
+            close = headers.get("connection", "").lower() == "close"
+            out = [f"HTTP/1.1 {status} {'OK' if status == 200 else 'Too Many Requests'}",
+                   "Content-Type: application/json; charset=utf-8",
+                   f"Content-Length: {len(data)}"]
+            out += [f"{k}: {v}" for k, v in extra.items()]
+            out.append("Connection: close" if close else "Connection: keep-alive")
+            writer.write(("\r\n".join(out) + "\r\n\r\n").encode() + data)
+            await writer.drain()
+            if close or verb == "":
+                break
+    except (asyncio.IncompleteReadError, ConnectionError):
+        pass
+    finally:
+        writer.close()
+
+
+def serve_standin(port: int, ready: Any, team_rate: float, team_burst: float,
+                  channel_rate: float, tolerance: float) -> None:
+    """Run the stand-in on 127.0.0.1:``port`` until killed (a child process)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    state = StandIn(team_rate, team_burst, channel_rate, tolerance)
+
+    async def main() -> None:
+        server = await asyncio.start_server(lambda r, w: _handle(state, r, w), "127.0.0.1", port,
+                                            backlog=1024)
+        ready.set()
+        async with server:
+            await server.serve_forever()
+
+    asyncio.run(main())
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def standin_stats(port: int) -> dict[str, Any]:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/stats", timeout=10) as resp:
+        return dict(json.loads(resp.read()))
+
+
+# --- the database --------------------------------------------------------------------------------
+
+
+def fresh_database(server_url: str) -> str:
+    """Drop and create ``vp_bench_fanout`` on the server of ``server_url``; its URL."""
+    import psycopg
+
+    base = server_url.replace("postgresql+psycopg://", "postgresql://")
+    with psycopg.connect(base, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")
+        conn.execute(f"CREATE DATABASE {BENCH_DB}")
+    return base.rsplit("/", 1)[0] + f"/{BENCH_DB}"
+
+
+def seed(db_url: str, teams: int, messages: int, seed_: int = 7) -> list[tuple[str, str]]:
+    """``messages`` people over ``teams`` workspaces, each with a DM digest (Mondays 09:00 UTC),
+    1-3 followed tracks and a random part of them read. Bulk inserts (setup, not measured)."""
+    from sqlalchemy import insert
+
+    from bot.catalog import load_catalog
+    from bot.config import DEFAULT_CATALOG_DIR
+    from bot.store import Store
+    from bot.store.models import DmPreference, ReadingProgress, TrackFollow
+
+    catalog = load_catalog(DEFAULT_CATALOG_DIR)
+    tracks = [t.id for t in catalog.tracks]
+    rng = random.Random(seed_)
+    store = Store.from_url(db_url)
+    now = datetime.now(UTC)
+    people = [(f"T{i % teams:04d}", f"U{i % teams:04d}X{i // teams:06d}") for i in range(messages)]
+    dms, follows, reads = [], [], []
+    for team, user in people:
+        dms.append({"team_id": team, "user_id": user, "enabled": True, "weekday": 0,
+                    "at_time": "09:00", "timezone": "UTC", "snoozed_until": None,
+                    "status": "active", "updated_at": now})
+        for tid in rng.sample(tracks, rng.randint(1, 3)):
+            follows.append({"team_id": team, "user_id": user, "track_id": tid, "followed_at": now})
+            order = catalog.order(tid)
+            for pid in rng.sample(order, rng.randint(0, min(3, len(order) - 1))):
+                reads.append({"team_id": team, "user_id": user, "post_id": pid, "read_at": now})
+    reads = list({(r["team_id"], r["user_id"], r["post_id"]): r for r in reads}.values())
+    with store.engine.begin() as conn:
+        for model, rows in ((DmPreference, dms), (TrackFollow, follows),
+                            (ReadingProgress, reads)):
+            for i in range(0, len(rows), 5000):
+                conn.execute(insert(model), rows[i:i + 5000])
+    store.close()
+    return people
+
+
+# --- a run ---------------------------------------------------------------------------------------
+
+
+def start_workers(n: int, env: dict[str, str], threads: int, log_dir: Path) -> list[subprocess.Popen]:
+    procs = []
+    for i in range(n):
+        log = (log_dir / f"worker{i}.log").open("wb")
+        procs.append(subprocess.Popen(
+            [sys.executable, "-m", "bot.cli", "worker", "--threads", str(threads),
+             "--heartbeat-timeout", "10", "--stale-after", "15"],
+            cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT))
+    return procs
+
+
+def stop_workers(procs: list[subprocess.Popen]) -> None:
+    for p in procs:
+        if p.poll() is None:
+            p.send_signal(signal.SIGTERM)
+    for p in procs:
+        try:
+            p.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+
+
+def run_once(args: argparse.Namespace, workers: int, teams: int, messages: int,
+             kill: bool) -> dict[str, Any]:
+    from bot.config import Settings
+    from bot.digest.queue import DigestQueue, EnqueueingDeliverer, make_broker
+    from bot.digest.ratelimit import SharedPacer
+    from bot.digest.schedule import DigestClock
+    from bot.runtime import CatalogHolder, Runtime
+    from bot.store import Store
+
+    db_url = fresh_database(args.database_url)
+    t_seed = time.monotonic()
+    seed(db_url, teams, messages)
+    seed_s = time.monotonic() - t_seed
+    namespace = f"vp-bench-{os.getpid()}-{int(time.time())}"
+    port = free_port()
+    ctx = multiprocessing.get_context("spawn")
+    ready = ctx.Event()
+    server = ctx.Process(target=serve_standin, daemon=True,
+                         args=(port, ready, args.rate, args.burst, 1.0, args.tolerance))
+    server.start()
+    ready.wait(30)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "DATABASE_URL"))}
+    env.update(DATABASE_URL=db_url, REDIS_URL=args.redis_url, QUEUE_NAMESPACE=namespace,
+               SLACK_BOT_TOKEN="xoxb-bench", SLACK_API_URL=f"http://127.0.0.1:{port}/api/",
+               SLACK_TEAM_RATE_PER_S=str(args.rate), SLACK_CHANNEL_RATE_PER_S="1",
+               LOG_LEVEL="WARNING", PYTHONUNBUFFERED="1")
+    log_dir = Path(args.log_dir)
+    log_dir.mkdir(parents=True, exist_ok=True)
+    procs = start_workers(workers, env, args.threads, log_dir)
+    settings = Settings(_env_file=None, database_url=db_url, redis_url=args.redis_url,
+                        queue_namespace=namespace, slack_bot_token="xoxb-bench",
+                        slack_api_url=f"http://127.0.0.1:{port}/api/", slack_client_id=None,
+                        slack_client_secret=None, slack_app_token=None)
+    store = Store.from_url(db_url)
+    runtime = Runtime(settings, store, CatalogHolder(settings.catalog_dir))
+    queue = DigestQueue(make_broker(args.redis_url, namespace=namespace))
+    enqueuer = EnqueueingDeliverer(queue, stale_after_s=15)
+    clock = DigestClock(runtime, deliverer=enqueuer,  # type: ignore[arg-type]
+                        reconcile_every_s=None, workers=4)
+    t0 = time.monotonic()
+    counts = clock.run_now(dms=True)
+    enqueuer.flush(timeout=600)
+    enqueue_s = time.monotonic() - t0
+    killed = None
+    last_progress, last_delivered = time.monotonic(), -1
+    stats = standin_stats(port)
+    while stats["delivered"] < messages:
+        time.sleep(1.0)
+        stats = standin_stats(port)
+        if kill and killed is None and stats["delivered"] >= messages // 3:
+            procs[0].send_signal(signal.SIGKILL)
+            killed = stats["delivered"]
+        if stats["delivered"] != last_delivered:
+            last_delivered, last_progress = stats["delivered"], time.monotonic()
+        elif time.monotonic() - last_progress > args.stall_s:
+            break
+        if args.verbose:
+            print(f"  {stats['delivered']:,}/{messages:,} delivered, backlog "
+                  f"{queue.backlog():,}, 429s {stats['http_429']}", file=sys.stderr)
+    time.sleep(2.0)  # a duplicate would show up now, if any
+    stats = standin_stats(port)
+    wall = time.monotonic() - t0
+    cpu_s = 0.0
+    try:
+        import psutil
+
+        for p in procs:
+            if p.poll() is None:
+                times = psutil.Process(p.pid).cpu_times()
+                cpu_s += times.user + times.system
+    except ImportError:  # pragma: no cover - psutil ships with the test extras
+        cpu_s = float("nan")
+    stop_workers(procs)
+    enqueuer.close()
+    clock.shutdown()
+    sent_rows = sum(1 for r in store.deliveries() if r.status == "sent")
+    store.close()
+    SharedPacer(args.redis_url, namespace=namespace).clear()
+    for key in queue.broker.client.scan_iter(f"{namespace}*"):  # this run's keys only
+        queue.broker.client.delete(key)
+    queue.broker.close()
+    server.kill()
+    span = stats["last_ok"] - stats["first_ok"]
+    achieved = (stats["ok_posts"] - 1) / span if span > 0 else float("nan")
+    allowed = args.rate * teams
+    return {"workers": workers, "teams": teams, "messages": messages,
+            "delivered": stats["delivered"], "duplicates": stats["duplicates"],
+            "lost": messages - stats["delivered"], "allowed_per_s": allowed,
+            "achieved_per_s": round(achieved, 2), "rate_ratio": round(achieved / allowed, 3),
+            "http_429": stats["http_429"], "http_429_team": stats["http_429_team"],
+            "http_429_channel": stats["http_429_channel"], "ledger_sent": sent_rows,
+            "killed_worker_at": killed, "enqueued": dict(counts),
+            "enqueue_s": round(enqueue_s, 1),
+            "worker_cpu_ms_per_dm": round(cpu_s * 1000 / max(1, stats["ok_posts"]), 2),
+            "load_avg_1m": round(os.getloadavg()[0], 1), "wall_s": round(wall, 1),
+            "seed_s": round(seed_s, 1), "threads_per_worker": args.threads,
+            "per_team_rate": args.rate, "per_team_burst": args.burst}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--teams", type=int, default=200)
+    parser.add_argument("--messages", type=int, default=100_000)
+    parser.add_argument("--rate", type=float, default=2.5, help="posts/s allowed per workspace")
+    parser.add_argument("--burst", type=float, default=5.0, help="workspace bucket size")
+    parser.add_argument("--tolerance", type=float, default=0.05)
+    parser.add_argument("--threads", type=int, default=32, help="threads per worker")
+    parser.add_argument("--kill", action="store_true", help="SIGKILL one worker mid-run")
+    parser.add_argument("--one-workspace", action="store_true",
+                        help="pacing check: one workspace, 2 then 4 workers")
+    parser.add_argument("--database-url", default=os.environ.get("TEST_DATABASE_URL", DEFAULT_DB))
+    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/0")
+    parser.add_argument("--stall-s", type=float, default=120.0)
+    parser.add_argument("--log-dir", default="/tmp/vp-bench-fanout-queue")
+    parser.add_argument("--verbose", action="store_true")
+    args = parser.parse_args(argv)
+    if args.one_workspace:
+        results = [run_once(args, n, 1, args.messages, False) for n in (2, 4)]
+        for r in results[:-1]:
+            print(json.dumps(r))
+        print(json.dumps(results[-1]))
+        return 0 if all(r["http_429"] == 0 and r["lost"] == 0 for r in results) else 1
+    result = run_once(args, args.workers, args.teams, args.messages, args.kill)
+    print(json.dumps(result))
+    ok = result["lost"] == 0 and result["duplicates"] == 0 and (
+        args.kill or result["rate_ratio"] >= 0.9)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

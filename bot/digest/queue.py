@@ -1,0 +1,311 @@
+"""Digest sends on a task queue: Dramatiq on Redis. The clock decides, workers send.
+
+With ``REDIS_URL`` set, the clock (:class:`bot.digest.schedule.DigestClock`) is given an
+:class:`EnqueueingDeliverer`: where it would send a digest it enqueues one Dramatiq message per
+ledger key instead — ``digest.send_dm(team, user, fire)`` or ``digest.send_subscription(sub_id,
+fire)`` with ``fire`` the scheduled time (ISO 8601, aware) — and any number of
+``vllm-path worker`` processes (:mod:`bot.digest.worker`) consume them and send through
+:class:`bot.digest.deliver.Deliverer`, under Slack's limits shared in Redis
+(:mod:`bot.digest.ratelimit`), with the ledger bookkeeping batched
+(:mod:`bot.store.ledger_batch`). Without ``REDIS_URL`` nothing here is used: the clock sends in
+process as it always did.
+
+**Exactly once.** The delivery ledger stays the guard: a worker claims the key before it sends,
+so a message delivered twice (a clock that enqueued again, Redis redelivering the messages of a
+worker that died — after the broker's heartbeat timeout) never posts twice. A message whose key
+another claimant still holds is retried by Dramatiq once that claim would be stale (the holder
+may have died mid-send: the new attempt looks for its message first, see the ``Deliverer``).
+
+**Retries with back-off** are Dramatiq's (its ``Retries`` middleware, exponential with jitter,
+``min_backoff`` .. ``max_backoff`` milliseconds): a retryable failure (5xx after slack-sdk's own
+retries, a connection error, a database error) raises :class:`DeliveryFailed` and the message is
+retried while the ledger allows attempts.
+
+**Order.** The clock's sends are buffered for a moment and enqueued round-robin by workspace
+(:meth:`EnqueueingDeliverer.flush`), so one big workspace paced at its own limit does not hold
+every worker while the others wait.
+
+Times are aware datetimes; durations seconds unless a name says ``_ms``.
+"""
+
+from __future__ import annotations
+
+import enum
+import itertools
+import logging
+import threading
+import time
+from collections import OrderedDict, defaultdict
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import dramatiq
+from dramatiq.brokers.redis import RedisBroker
+
+from bot.store import DM_TRACK
+
+log = logging.getLogger(__name__)
+
+QUEUE_NAME = "digests"
+SEND_DM = "digest.send_dm"
+SEND_SUBSCRIPTION = "digest.send_subscription"
+MAX_RETRIES = 12
+MIN_BACKOFF_MS = 2_000
+MAX_BACKOFF_MS = 15 * 60_000
+
+
+class DeliveryFailed(Exception):
+    """A retryable delivery failure; Dramatiq retries the message with back-off."""
+
+
+def make_broker(redis_url: str, *, namespace: str = "vllm-path",
+                heartbeat_timeout_s: float = 60.0) -> RedisBroker:
+    """A Dramatiq ``RedisBroker`` on ``redis_url`` with keys under ``namespace``.
+
+    ``heartbeat_timeout_s``: after how long without a heartbeat a worker counts as dead and its
+    unacknowledged messages go back to the queue (Dramatiq's default is 60 s)."""
+    # maintenance (giving a dead worker's messages back) runs on 5% of fetches rather than
+    # Dramatiq's 0.1%, so that a killed worker's messages come back within seconds of its
+    # heartbeat timeout even when the queue is quiet; it is one short script in Redis.
+    return RedisBroker(url=redis_url, namespace=namespace,
+                       heartbeat_timeout=int(heartbeat_timeout_s * 1000),
+                       maintenance_chance=50_000)
+
+
+class _Runner:
+    """What the actors of a worker process run on: its ``Deliverer`` and the plain store."""
+
+    def __init__(self, deliverer: Any, store: Any):
+        self.deliverer = deliverer
+        self.store = store
+
+
+_runner: _Runner | None = None
+
+
+def install_runner(deliverer: Any, store: Any) -> None:
+    """Make this process's actors send with ``deliverer`` (a :class:`Deliverer`); ``store`` is
+    the unbatched :class:`bot.store.Store` used to look at the ledger. Called by the worker."""
+    global _runner
+    _runner = _Runner(deliverer, store)
+
+
+def _require_runner() -> _Runner:
+    if _runner is None:
+        raise RuntimeError("a digest message reached a process that is not a worker "
+                           "(install_runner was not called)")
+    return _runner
+
+
+def send_dm(team: str, user: str, fire: str) -> None:
+    """Actor body: send ``user``'s DM digest of the week of ``fire`` (ISO 8601). Raises
+    :class:`DeliveryFailed` or ``dramatiq.Retry`` to be retried."""
+    runner = _require_runner()
+    attempt = runner.deliverer.deliver_dm(team, user, datetime.fromisoformat(fire))
+    key = (team, user, DM_TRACK, attempt.period) if attempt.period else None
+    _settle(runner, attempt, key)
+
+
+def send_subscription(sub_id: int, fire: str) -> None:
+    """Actor body: send subscription ``sub_id``'s digest of the week of ``fire`` (ISO 8601)."""
+    runner = _require_runner()
+    attempt = runner.deliverer.deliver_subscription(int(sub_id), datetime.fromisoformat(fire))
+    key = None
+    if attempt.period:
+        sub = runner.store.get_subscription(int(sub_id))
+        if sub is not None:
+            key = (sub.team_id, sub.channel_id, sub.track_id, attempt.period)
+    _settle(runner, attempt, key)
+
+
+def _settle(runner: _Runner, attempt: Any, key: tuple[str, str, str, str] | None) -> str:
+    """Turn an attempt into an ack (return its outcome's name) or a retry (raise)."""
+    outcome = attempt.outcome.value
+    log.debug("digest %s: %s", "/".join(key) if key else "?", outcome)
+    if outcome == "failed":
+        raise DeliveryFailed(f"digest {key[3] if key else ''} failed: {attempt.error}")
+    if outcome != "taken" or key is None:
+        return outcome
+    row = runner.store.delivery(*key)
+    deliverer = runner.deliverer
+    if row is None or row.status == "sent":
+        return outcome
+    if row.status == "failed" and row.attempts >= deliverer.max_attempts:
+        return outcome  # given up on; the ledger keeps the error
+    if row.status == "claimed":
+        # Another sender holds the key: it may be sending now, or it died. Come back when its
+        # claim is stale (then the ledger lets this message take over, or shows it was sent).
+        claimed_at = row.claimed_at if row.claimed_at.tzinfo else row.claimed_at.replace(tzinfo=UTC)
+        age = (datetime.now(UTC) - claimed_at).total_seconds()
+        delay_s = max(1.0, deliverer.stale_after_s - age + 1.0)
+        raise dramatiq.Retry(f"ledger key held by {row.claimed_by}", delay=int(delay_s * 1000))
+    raise dramatiq.Retry("ledger key not claimable yet")
+
+
+class DigestQueue:
+    """The digest actors declared on a broker (the clock's side enqueues, a worker consumes).
+
+    ``broker``: a Dramatiq broker (:func:`make_broker`; tests may pass a ``StubBroker``)."""
+
+    def __init__(self, broker: dramatiq.Broker):
+        self.broker = broker
+        options: dict[str, Any] = {"max_retries": MAX_RETRIES, "min_backoff": MIN_BACKOFF_MS,
+                                   "max_backoff": MAX_BACKOFF_MS}
+        self.send_dm: dramatiq.Actor[Any, Any] = dramatiq.actor(
+            actor_name=SEND_DM, queue_name=QUEUE_NAME, broker=broker, **options)(send_dm)
+        self.send_subscription: dramatiq.Actor[Any, Any] = dramatiq.actor(
+            actor_name=SEND_SUBSCRIPTION, queue_name=QUEUE_NAME, broker=broker,
+            **options)(send_subscription)
+
+    @classmethod
+    def from_settings(cls, settings: Any, **broker_kwargs: Any) -> DigestQueue | None:
+        """The queue on ``settings.redis_url``, or None when it is not set (in-process mode)."""
+        if not settings.redis_url:
+            return None
+        return cls(make_broker(settings.redis_url, namespace=settings.queue_namespace,
+                               **broker_kwargs))
+
+    def backlog(self) -> int:
+        """Messages waiting in the queue (not counting delayed retries): what an operator
+        watches. Raises ``redis.exceptions.ConnectionError`` when Redis is unreachable."""
+        broker = self.broker
+        if isinstance(broker, RedisBroker):
+            return int(broker.client.llen(f"{broker.namespace}:{QUEUE_NAME}"))
+        return broker.queues[QUEUE_NAME].qsize() if hasattr(broker, "queues") else 0
+
+
+class QueueOutcome(enum.Enum):
+    """What the clock did with a digest when it sends through the queue."""
+
+    QUEUED = "queued"
+    DUPLICATE = "already_queued"
+
+
+@dataclass(frozen=True)
+class Queued:
+    """The clock's result for one digest in queue mode (``outcome.value`` as
+    :func:`bot.digest.schedule.tally` counts it)."""
+
+    outcome: QueueOutcome
+    period: str | None = None
+
+
+class EnqueueingDeliverer:
+    """Stands in for the clock's :class:`~bot.digest.deliver.Deliverer`: each digest becomes a
+    message on ``queue`` (see the module docstring). Thread-safe.
+
+    ``stale_after_s`` / ``max_attempts``: the workers' ledger settings (the clock's catch-up
+    reads them). ``requeue_after_s``: the same digest (same destination and scheduled time) is
+    enqueued again only after this long (the catch-up runs every 30 s; its messages are still
+    in the queue). ``linger_s``: sends are buffered until none came for this long (or
+    ``max_buffer`` are waiting), then enqueued round-robin by workspace.
+    """
+
+    def __init__(self, queue: DigestQueue, *, stale_after_s: float = 300.0, max_attempts: int = 3,
+                 requeue_after_s: float | None = None, linger_s: float = 0.2,
+                 max_buffer: int = 200_000):
+        self.queue = queue
+        self.stale_after_s = stale_after_s
+        self.max_attempts = max_attempts
+        self.requeue_after_s = requeue_after_s if requeue_after_s is not None else 2 * stale_after_s
+        self.linger_s = linger_s
+        self.max_buffer = max_buffer
+        self._recent: OrderedDict[tuple[Any, ...], float] = OrderedDict()
+        self._buffer: list[tuple[str, Any, tuple[Any, ...]]] = []
+        self._last_add = 0.0
+        self._cond = threading.Condition()
+        self._closed = False
+        self._sending = False
+        self.enqueued = 0
+        self._thread = threading.Thread(target=self._run, name="digest-enqueue", daemon=True)
+        self._thread.start()
+
+    def _fresh(self, key: tuple[Any, ...]) -> bool:
+        now = time.monotonic()
+        with self._cond:
+            while self._recent:  # forget old entries (oldest first)
+                at = next(iter(self._recent.values()))
+                if now - at < self.requeue_after_s:
+                    break
+                self._recent.popitem(last=False)
+            if key in self._recent:
+                return False
+            self._recent[key] = now
+            return True
+
+    def _add(self, team: str, actor: Any, args: tuple[Any, ...]) -> None:
+        with self._cond:
+            self._buffer.append((team, actor, args))
+            self._last_add = time.monotonic()
+            self._cond.notify_all()
+
+    def deliver_dm(self, team: str, user: str, fire: datetime) -> Queued:
+        """Enqueue ``user``'s DM digest for the week of ``fire`` (aware)."""
+        if not self._fresh(("dm", team, user, fire.isoformat())):
+            return Queued(QueueOutcome.DUPLICATE)
+        self._add(team, self.queue.send_dm, (team, user, fire.isoformat()))
+        return Queued(QueueOutcome.QUEUED)
+
+    def deliver_subscription(self, sub: Any, fire: datetime) -> Queued:
+        """Enqueue the digest of subscription ``sub`` (a Subscription or its id) for the week
+        of ``fire`` (aware)."""
+        sub_id = sub if isinstance(sub, int) else sub.id
+        team = "" if isinstance(sub, int) else sub.team_id
+        if not self._fresh(("sub", sub_id, fire.isoformat())):
+            return Queued(QueueOutcome.DUPLICATE)
+        self._add(team, self.queue.send_subscription, (sub_id, fire.isoformat()))
+        return Queued(QueueOutcome.QUEUED)
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while not self._buffer and not self._closed:
+                    self._cond.wait()
+                if not self._buffer and self._closed:
+                    return
+                while (not self._closed and len(self._buffer) < self.max_buffer
+                       and time.monotonic() - self._last_add < self.linger_s):
+                    self._cond.wait(self.linger_s)
+                batch, self._buffer = self._buffer, []
+                self._sending = True
+            try:
+                self._enqueue(batch)
+            finally:
+                with self._cond:
+                    self._sending = False
+                    self._cond.notify_all()
+
+    def _enqueue(self, batch: list[tuple[str, Any, tuple[Any, ...]]]) -> None:
+        by_team: defaultdict[str, list[tuple[Any, tuple[Any, ...]]]] = defaultdict(list)
+        for team, actor, args in batch:
+            by_team[team].append((actor, args))
+        for group in itertools.zip_longest(*by_team.values()):  # round-robin by workspace
+            for item in group:
+                if item is None:
+                    continue
+                actor, args = item
+                try:
+                    actor.send(*args)
+                    self.enqueued += 1
+                except Exception:  # noqa: BLE001 - the catch-up enqueues it again later
+                    log.exception("could not enqueue a digest; the catch-up will try again")
+        log.info("enqueued %d digest(s) for %d workspace(s)", len(batch), len(by_team))
+
+    def flush(self, timeout: float = 60.0) -> bool:
+        """Enqueue what is buffered now and wait until it is on the queue; True if that took
+        less than ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            self._last_add = 0.0
+            self._cond.notify_all()
+            return self._cond.wait_for(lambda: not self._buffer and not self._sending,
+                                       max(0.0, deadline - time.monotonic()))
+
+    def close(self) -> None:
+        """Enqueue what is buffered and stop the enqueuing thread."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+        self._thread.join(timeout=120)
+

@@ -1,0 +1,241 @@
+"""Slack's rate limits shared by every worker process, kept in Redis (the queue broker's store).
+
+:class:`SharedPacer` has the interface of :class:`bot.digest.deliver.Pacer` (``slot``,
+``rate_limited``, ``retry_slot``) but keeps its state in Redis, so any number of worker
+processes on any number of machines together stay under:
+
+* **per destination** (a channel or a person's DM) at most ``channel_rate_per_s`` (Slack: about
+  one message per second per channel), through the ``limits`` package's moving-window limiter
+  on Redis storage (a Lua script per hit, atomic across processes; a rate is written as a
+  moving window of whole seconds, 1/s is "1 per second", 0.5/s "1 per 2 seconds":
+  :func:`window_item`), and
+* **per workspace** at most ``team_rate_per_s`` ``chat.postMessage`` calls per second, *evenly
+  spaced*: each send reserves the workspace's next start time, ``1 / team_rate_per_s`` seconds
+  after the previous one (GCRA, the "virtual scheduling" form of a token bucket; one Redis
+  script, :data:`_RESERVE`, on Redis's own clock), then sleeps until it. A moving window would
+  let all workers fire a whole second's allowance at once at each window edge, which a
+  per-second limiter on Slack's side answers with 429s as soon as arrival times jitter;
+  reservations also spare the workers polling the limiter.
+
+**Retry-After for everyone.** When Slack answers 429 with ``Retry-After: n`` (seconds), the
+workspace is *blocked* for n seconds in Redis (key ``<namespace>:blocked:<team>``, its TTL the
+block; a later 429 can only extend it). Every worker checks that key before each send to that
+workspace, so one 429 slows all workers, not only the one that got it.
+:class:`SharedRateLimitRetryHandler` (slack-sdk's 429 handler, which sleeps ``Retry-After`` and
+retries) sets the block; :class:`SharedClients` puts it on every Web API client of a worker.
+
+Times: ``time.time()`` epoch seconds (the limiter's clock); durations seconds.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from fractions import Fraction
+from typing import Any
+
+import redis
+from limits import RateLimitItem, RateLimitItemPerSecond
+from limits.storage import RedisStorage
+from limits.strategies import MovingWindowRateLimiter
+from slack_sdk import WebClient
+from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler
+
+from bot.digest.deliver import Clients
+
+log = logging.getLogger(__name__)
+
+_current = threading.local()
+"""The shared pacer and workspace the current thread is sending in, for the 429 handler."""
+
+
+def window_item(rate_per_s: float, max_window_s: int = 10) -> RateLimitItem:
+    """A ``limits`` item for ``rate_per_s`` (> 0) as a moving window of whole seconds, the
+    smallest window (up to ``max_window_s``) whose amount is a whole number, else the closest
+    rate not above ``rate_per_s``: 1 -> 1 per 1 s, 2.5 -> 5 per 2 s, 0.5 -> 1 per 2 s.
+    Raises ValueError for a rate <= 0."""
+    if rate_per_s <= 0:
+        raise ValueError(f"rate must be > 0, got {rate_per_s!r}")
+    frac = Fraction(rate_per_s).limit_denominator(max_window_s)
+    if frac > rate_per_s:  # never round up past the limit
+        window = max(1, frac.denominator)
+        amount = int(rate_per_s * window)
+        if amount < 1:
+            amount, window = 1, int(1 / rate_per_s) + 1
+        return RateLimitItemPerSecond(amount, window)
+    return RateLimitItemPerSecond(max(1, frac.numerator), max(1, frac.denominator))
+
+
+_RESERVE = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+local interval = tonumber(ARGV[1])
+local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
+local start = math.max(tat, now)
+local ttl = math.ceil((start + interval - now) * 1000) + 60000
+redis.call('SET', KEYS[1], string.format('%.6f', start + interval), 'PX', ttl)
+return string.format('%.6f', start - now)
+"""
+"""Reserve a workspace's next send start: KEYS[1] holds the earliest start of the next send
+(epoch seconds, Redis's clock); returns how many seconds the caller waits for its turn."""
+
+
+class SharedPacer:
+    """Rate limits shared through Redis (see the module docstring); thread-safe.
+
+    ``redis_url``: the broker's Redis; ``namespace``: key prefix (one per deployment);
+    ``team_rate_per_s`` / ``channel_rate_per_s``: the limits (None: no workspace cap);
+    ``clock`` / ``sleep``: epoch seconds and its sleep (tests may pass fakes). Raises
+    ``redis.exceptions.ConnectionError`` from a send's slot when Redis is unreachable.
+    """
+
+    def __init__(self, redis_url: str, *, namespace: str = "vllm-path",
+                 team_rate_per_s: float | None = 10.0, channel_rate_per_s: float = 1.0,
+                 clock: Callable[[], float] = time.time,
+                 sleep: Callable[[float], None] = time.sleep):
+        self.namespace = namespace
+        self.team_interval_s = 1.0 / team_rate_per_s if team_rate_per_s else None
+        self.channel_item = window_item(channel_rate_per_s)
+        self._storage = RedisStorage(redis_url, key_prefix=f"{namespace}:limits")
+        self._limiter = MovingWindowRateLimiter(self._storage)
+        self._redis = redis.Redis.from_url(redis_url)
+        self._reserve = self._redis.register_script(_RESERVE)
+        self._clock = clock
+        self._sleep = sleep
+        self.waited_s = 0.0  # total seconds this process's sends waited for a turn (a gauge)
+
+    def _blocked_key(self, team: str) -> str:
+        return f"{self.namespace}:blocked:{team}"
+
+    def block(self, team: str, seconds: float) -> None:
+        """Slack said ``Retry-After: seconds`` for ``team``: hold every worker's sends to that
+        workspace for that long (a block already longer is kept)."""
+        ms = max(1, int(seconds * 1000))
+        key = self._blocked_key(team)
+        pipe = self._redis.pipeline()
+        pipe.set(key, "1", px=ms, nx=True)
+        pipe.pexpire(key, ms, gt=True)
+        pipe.execute()
+        log.warning("workspace %s rate-limited by Slack: all workers hold its sends %.1f s",
+                    team, seconds)
+
+    def blocked_for(self, team: str) -> float:
+        """Seconds left of ``team``'s Retry-After block (0 when not blocked)."""
+        ttl = int(self._redis.pttl(self._blocked_key(team)))  # type: ignore[arg-type]
+        return ttl / 1000 if ttl > 0 else 0.0
+
+    def _wait_blocked(self, team: str) -> None:
+        while (left := self.blocked_for(team)) > 0:
+            self._pause(left)
+
+    def _pause(self, seconds: float) -> None:
+        seconds = max(0.002, seconds)
+        self.waited_s += seconds
+        self._sleep(seconds)
+
+    def _acquire(self, item: RateLimitItem, *ids: str) -> None:
+        while not self._limiter.hit(item, *ids):
+            stats = self._limiter.get_window_stats(item, *ids)
+            self._pause(stats.reset_time - self._clock())
+
+    def _team_turn(self, team: str) -> None:
+        """A turn under the workspace limit, then no send while the workspace is blocked (a
+        429 that arrives while we queue is waited out too; the turn is taken again after)."""
+        while True:
+            if self.team_interval_s is not None:
+                wait = float(self._reserve(keys=[f"{self.namespace}:next:{team}"],
+                                           args=[f"{self.team_interval_s:.6f}"]))
+                if wait > 0:
+                    self._pause(wait)
+            left = self.blocked_for(team)
+            if left <= 0:
+                return
+            self._wait_blocked(team)
+
+    @contextmanager
+    def slot(self, team: str, key: str) -> Iterator[None]:
+        """Wait (blocking the thread) for a turn to send to ``key`` (channel or user id) in
+        ``team`` under the shared limits; the body is the send."""
+        self._acquire(self.channel_item, "channel", team, key)
+        self._team_turn(team)
+        _current.slot = (self, team)
+        try:
+            yield
+        finally:
+            _current.slot = None
+
+    def rate_limited(self, team: str, retry_after_s: float = 1.0) -> None:
+        """A send in ``team`` got a 429: block the workspace for ``retry_after_s`` seconds."""
+        self.block(team, retry_after_s)
+
+    def retry_slot(self, team: str) -> None:
+        """Before retrying a send after a 429: wait out the block and queue for a turn again."""
+        self._team_turn(team)
+
+    def clear(self) -> None:
+        """Forget all limits and blocks of this namespace (tests and benchmarks)."""
+        self._storage.reset()
+        for pattern in (f"{self.namespace}:blocked:*", f"{self.namespace}:next:*"):
+            for key in self._redis.scan_iter(pattern):
+                self._redis.delete(key)
+
+
+def _retry_after(response: Any) -> float:
+    for name, value in (response.headers or {}).items():
+        if name.lower() == "retry-after":
+            raw = value[0] if isinstance(value, list) else value
+            try:
+                return max(0.0, float(raw))
+            except (TypeError, ValueError):
+                return 1.0
+    return 1.0
+
+
+class SharedRateLimitRetryHandler(RateLimitErrorRetryHandler):
+    """slack-sdk's 429 handler (sleeps ``Retry-After`` and retries) that first blocks the
+    workspace for every worker (:meth:`SharedPacer.block`) and, before the retry, queues for a
+    workspace turn again, when the send runs in a :meth:`SharedPacer.slot`."""
+
+    def prepare_for_next_attempt(self, **kwargs: Any) -> None:
+        current = getattr(_current, "slot", None)
+        response = kwargs.get("response")
+        if current is not None and response is not None:
+            current[0].rate_limited(current[1], _retry_after(response))
+        super().prepare_for_next_attempt(**kwargs)
+        if current is not None:
+            current[0].retry_slot(current[1])
+
+
+def shared(client: WebClient) -> WebClient:
+    """``client`` with its 429 handler swapped for a :class:`SharedRateLimitRetryHandler` of
+    the same retry count (other handlers kept)."""
+    handlers = []
+    for handler in client.retry_handlers:
+        if isinstance(handler, RateLimitErrorRetryHandler):
+            handler = SharedRateLimitRetryHandler(max_retry_count=handler.max_retry_count,
+                                                  interval_calculator=handler.interval_calculator)
+        handlers.append(handler)
+    client.retry_handlers = handlers
+    return client
+
+
+class SharedClients(Clients):
+    """:class:`bot.digest.deliver.Clients` whose clients carry the shared 429 handler."""
+
+    def for_team(self, team: str) -> WebClient | None:
+        """The client for ``team`` (None when the app has no token there)."""
+        token = self.token_for(team)
+        if token is None:
+            return None
+        with self._lock:
+            client = self._clients.get(token)
+            if client is None:
+                # deferred: bot.slack.app imports the digest package (see bot/digest/deliver.py)
+                from bot.slack.app import make_client
+
+                client = shared(make_client(self.runtime, token=token))
+                self._clients[token] = client
+            return client

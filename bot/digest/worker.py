@@ -1,0 +1,162 @@
+"""``vllm-path worker``: a process that consumes digest messages and sends them.
+
+Run one clock (``vllm-path scheduler``) and any number of workers, on any machines, all with
+the same ``DATABASE_URL`` and ``REDIS_URL`` (see :mod:`bot.digest.queue`). A worker:
+
+* builds the app's runtime (catalog, migrated database) and a
+  :class:`~bot.digest.deliver.Deliverer` whose store batches the ledger bookkeeping
+  (:class:`~bot.store.ledger_batch.BatchedLedgerStore`), whose pacer is shared through Redis
+  (:class:`~bot.digest.ratelimit.SharedPacer`) and whose Slack clients block a whole workspace
+  on a 429 (:class:`~bot.digest.ratelimit.SharedClients`);
+* runs a Dramatiq ``Worker`` with ``threads`` threads on the ``digests`` queue;
+* on SIGTERM or SIGINT stops taking messages, lets the sends in flight finish (at most
+  ``shutdown_timeout_s``; the rest go back to the queue for another worker), flushes the ledger
+  batches and exits 0.
+
+A worker killed without warning (``kill -9``) loses nothing: Redis gives its unacknowledged
+messages to the other workers once ``heartbeat_timeout_s`` passed, and the ledger makes the
+retry take over its claims once they are ``stale_after_s`` old (looking for a message it
+may have posted first).
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+import dramatiq
+
+from bot.digest import queue as digest_queue
+from bot.digest.deliver import Deliverer
+from bot.digest.ratelimit import SharedClients, SharedPacer
+from bot.store.ledger_batch import BatchedLedgerStore
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class WorkerOptions:
+    """A worker's settings: ``threads`` sending at once; ``heartbeat_timeout_s`` after which
+    a silent worker's messages are redelivered; ``stale_after_s`` after which a dead sender's
+    ledger claim is taken over; ``shutdown_timeout_s`` to let sends finish on SIGTERM."""
+
+    threads: int = 16
+    heartbeat_timeout_s: float = 60.0
+    stale_after_s: float = 300.0
+    shutdown_timeout_s: float = 8.0
+
+
+class DigestWorker:
+    """One worker process's parts (see the module docstring). ``runtime``: a
+    :class:`bot.runtime.Runtime` with ``settings.redis_url`` set; raises ValueError otherwise."""
+
+    def __init__(self, runtime: Any, options: WorkerOptions | None = None):
+        from bot.runtime import Runtime
+
+        settings = runtime.settings
+        if not settings.redis_url:
+            raise ValueError("REDIS_URL is not set: a worker needs the queue's broker")
+        self.options = options or WorkerOptions()
+        self.store = runtime.store
+        self.batched = BatchedLedgerStore(runtime.store)
+        self.runtime = Runtime(settings, self.batched, runtime.holder)
+        self.pacer = SharedPacer(settings.redis_url, namespace=settings.queue_namespace,
+                                 team_rate_per_s=settings.slack_team_rate_per_s,
+                                 channel_rate_per_s=settings.slack_channel_rate_per_s)
+        self.deliverer = Deliverer(self.runtime, clients=SharedClients(self.runtime),
+                                   pacer=self.pacer,  # type: ignore[arg-type]  # Pacer's interface
+                                   stale_after_s=self.options.stale_after_s)
+        queue = digest_queue.DigestQueue.from_settings(
+            settings, heartbeat_timeout_s=self.options.heartbeat_timeout_s)
+        assert queue is not None
+        self.queue = queue
+        self.worker: dramatiq.Worker | None = None
+        self._tried: str | None = None
+
+    def maybe_reload_catalog(self) -> bool:
+        """Load the catalog again when another process recorded a newer version than the one
+        this worker serves (the clock does the same); True if a reload was tried."""
+        latest = self.store.latest_catalog_version()
+        if not latest or latest == self.runtime.holder.catalog.version or latest == self._tried:
+            return False
+        self._tried = latest
+        ok, errors = self.runtime.holder.reload()
+        log.info("catalog %s recorded by another process: reload %s", latest,
+                 "done" if ok else f"refused ({len(errors)} errors)")
+        return True
+
+    def start(self) -> None:
+        """Start consuming in background threads."""
+        digest_queue.install_runner(self.deliverer, self.store)
+        self.worker = dramatiq.Worker(self.queue.broker, queues={digest_queue.QUEUE_NAME},
+                                      worker_threads=self.options.threads, worker_timeout=200)
+        self.worker.start()
+        log.info("digest worker started: %d threads, claimant %s", self.options.threads,
+                 self.deliverer.claimant)
+
+    def stop(self) -> None:
+        """Stop taking messages, let sends in flight finish, flush the ledger batches."""
+        if self.worker is not None:
+            self.worker.stop(timeout=int(self.options.shutdown_timeout_s * 1000))
+            self.worker = None
+        self.batched.close()
+        self.queue.broker.close()
+        log.info("digest worker stopped (%d ledger batches for %d calls)",
+                 self.batched.batcher.batches, self.batched.batcher.calls)
+
+
+def worker_runtime(settings: Any, threads: int) -> Any:
+    """The runtime of a worker: the catalog and the migrated database, with a connection pool
+    big enough for ``threads`` sending threads and the ledger batcher (a pool smaller than
+    the threads would open and close connections all the time; at most 16 connections per
+    worker, threads beyond that wait for one, so that many workers fit PostgreSQL's
+    ``max_connections``). Raises
+    :class:`bot.catalog.CatalogError` for an invalid catalog."""
+    from sqlalchemy.pool import StaticPool
+
+    from bot.runtime import CatalogHolder, Runtime
+    from bot.store import Store, make_engine, migrate
+
+    holder = CatalogHolder(settings.catalog_dir)
+    engine = make_engine(settings.database_url)
+    if not isinstance(engine.pool, StaticPool):
+        engine.dispose()
+        # No pre-ping per checkout (a round trip per query at hundreds of sends a second): a
+        # connection the server dropped fails that send, which Dramatiq retries.
+        engine = make_engine(settings.database_url, pool_size=min(threads + 2, 16),
+                             max_overflow=0, pool_pre_ping=False, pool_recycle=600)
+    try:
+        migrate(engine)
+    except BaseException:
+        engine.dispose()
+        raise
+    store = Store(engine, owns_engine=True, client_id=settings.slack_client_id,
+                  default_timezone=settings.default_timezone)
+    runtime = Runtime(settings, store, holder)
+    runtime.record_catalog_version()
+    return runtime
+
+
+def run(runtime: Any, options: WorkerOptions | None = None) -> None:
+    """Run a worker until SIGTERM or SIGINT (the ``vllm-path worker`` command)."""
+    worker = DigestWorker(runtime, options)
+    stop = threading.Event()
+
+    def _on_signal(signum: int, _frame: Any) -> None:
+        log.info("signal %d: stopping the digest worker", signum)
+        stop.set()
+
+    signal.signal(signal.SIGTERM, _on_signal)
+    signal.signal(signal.SIGINT, _on_signal)
+    worker.start()
+    try:
+        while not stop.wait(30.0):
+            try:
+                worker.maybe_reload_catalog()
+            except Exception:  # noqa: BLE001 - a database hiccup: try again next time
+                log.warning("could not check for a newer catalog", exc_info=True)
+    finally:
+        worker.stop()

@@ -1,0 +1,386 @@
+"""Delivery-ledger bookkeeping in batches: many claims and "sent" marks, one transaction.
+
+A worker sending hundreds of digests a second would spend most of its time committing one
+short transaction per claim, renewal and "sent" mark (:class:`bot.store.Store`'s ledger methods).
+:class:`LedgerBatcher` collects those calls from all the sending threads of a process and runs
+whatever is pending as **one transaction per batch** (group commit): the rows are written in
+workspace order (team, destination), each row with the very statement the :class:`Store` uses
+for it alone — the INSERT … ON CONFLICT DO NOTHING of a claim (one multi-row INSERT for all the
+claims of a batch), the conditional UPDATE of a take-over, a renewal or a mark — so each row is
+still individually exactly-once: a caller learns whether *its* row was claimed or marked. The
+batch grows with the load by itself (while one batch commits, the next one gathers), so a lone
+call waits for no timer.
+
+If a batch's transaction fails (a lost connection, a deadlock between processes), its calls are
+run again one by one through the :class:`Store`, each in its own transaction, and each caller
+gets its own answer or exception.
+
+:class:`BatchedLedgerStore` is a :class:`Store` whose ledger methods go through a batcher and
+which delegates everything else; :class:`bot.digest.deliver.Deliverer` uses it unchanged.
+
+Times are aware UTC datetimes; durations seconds.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import String, and_, column, or_, update, values
+from sqlalchemy.dialects import postgresql, sqlite
+
+from bot.store import Delivery, Store, db
+from bot.store.models import DigestDelivery
+
+log = logging.getLogger(__name__)
+
+Key = tuple[str, str, str, str]
+"""A ledger key: (team, destination, track or ``'*'``, ISO week)."""
+
+SKIPPED_PREFIX = Store.SKIPPED_PREFIX
+_MISSING: Any = object()
+
+
+@dataclass
+class _Call:
+    kind: str  # 'claim' | 'renew' | 'sent' | 'skipped'
+    key: Key
+    claimed_by: str
+    args: dict[str, Any]
+    done: threading.Event = field(default_factory=threading.Event)
+    result: Any = None
+    error: BaseException | None = None
+
+
+class LedgerBatcher:
+    """Runs ledger calls of many threads as batches (see the module docstring); thread-safe.
+
+    ``store``: the :class:`Store` whose engine and ledger table are written; ``max_batch``:
+    calls per transaction at most; ``clock``: aware UTC now. :meth:`close` stops the flusher
+    (pending calls are flushed first).
+    """
+
+    def __init__(self, store: Store, *, max_batch: int = 500,
+                 clock: Callable[[], datetime] = db.utcnow):
+        self.store = store
+        self.max_batch = max_batch
+        self._clock = clock
+        self._dialect = store.engine.dialect.name
+        self._cond = threading.Condition()
+        self._pending: list[_Call] = []
+        self._closed = False
+        self.batches = 0  # transactions committed (a gauge for operators and benchmarks)
+        self.calls = 0
+        self._thread = threading.Thread(target=self._run, name="ledger-batcher", daemon=True)
+        self._thread.start()
+
+    # -- the calls (each blocks until its batch committed) --
+
+    def claim(self, key: Key, claimed_by: str, stale_after_s: float, max_attempts: int) -> Any:
+        """Like :meth:`Store.claim_delivery`; returns the claimed row as a :class:`Delivery`,
+        or None when another claimant holds or finished the key."""
+        if stale_after_s < 0:
+            raise ValueError(f"stale_after_s must be >= 0, got {stale_after_s!r}")
+        return self._submit(_Call("claim", key, claimed_by, {
+            "stale_after_s": stale_after_s, "max_attempts": max_attempts}))
+
+    def renew(self, key: Key, claimed_by: str) -> bool:
+        """Like :meth:`Store.renew_claim`."""
+        return bool(self._submit(_Call("renew", key, claimed_by, {})))
+
+    def mark_sent(self, key: Key, claimed_by: str, message_ts: str | None) -> bool:
+        """Like :meth:`Store.mark_sent` without a subscription."""
+        return bool(self._submit(_Call("sent", key, claimed_by, {"message_ts": message_ts})))
+
+    def mark_skipped(self, key: Key, claimed_by: str, reason: str) -> bool:
+        """Like :meth:`Store.mark_skipped`."""
+        return bool(self._submit(_Call("skipped", key, claimed_by, {"reason": reason})))
+
+    def close(self) -> None:
+        """Flush what is pending and stop the flusher thread."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+        self._thread.join(timeout=30)
+
+    def _submit(self, call: _Call) -> Any:
+        with self._cond:
+            if self._closed:
+                raise RuntimeError("the ledger batcher is closed")
+            self._pending.append(call)
+            self._cond.notify_all()
+        call.done.wait()
+        if call.error is not None:
+            raise call.error
+        return call.result
+
+    # -- the flusher --
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while not self._pending and not self._closed:
+                    self._cond.wait()
+                if not self._pending and self._closed:
+                    return
+                batch = self._pending[:self.max_batch]
+                del self._pending[:self.max_batch]
+            try:
+                self._flush(batch)
+            except Exception:  # noqa: BLE001 - fall back to one transaction per call
+                log.warning("a ledger batch of %d failed; writing its rows one by one",
+                            len(batch), exc_info=True)
+                for call in batch:
+                    self._one(call)
+            finally:
+                for call in batch:
+                    call.done.set()
+
+    def _flush(self, batch: list[_Call]) -> None:
+        batch.sort(key=lambda c: c.key)  # workspace order: the same lock order in every process
+        now = self._clock()
+        with db.write_session(self.store.engine) as s:
+            claims = [c for c in batch if c.kind == "claim"]
+            if claims:
+                self._claims(s, claims, now)
+            for kind in ("renew", "sent", "skipped"):
+                calls = [c for c in batch if c.kind == kind]
+                if calls:
+                    self._marks(s, kind, calls, now)
+        self.batches += 1
+        self.calls += len(batch)
+
+    def _claims(self, s: Any, claims: list[_Call], now: datetime) -> None:
+        """One multi-row INSERT … ON CONFLICT DO NOTHING for the batch's claims; a key that
+        already had a row is tried as a take-over (its own conditional UPDATE)."""
+        module = postgresql if self._dialect == "postgresql" else sqlite
+        first = {c.key: c for c in reversed(claims)}  # the first claimant of a key in the batch
+        rows = [{"team_id": c.key[0], "destination": c.key[1], "track_id": c.key[2],
+                 "period": c.key[3], "status": "claimed", "claimed_at": now,
+                 "claimed_by": c.claimed_by, "attempts": 1} for c in first.values()]
+        stmt = (module.insert(DigestDelivery).values(rows).on_conflict_do_nothing()
+                .returning(DigestDelivery.id, DigestDelivery.team_id, DigestDelivery.destination,
+                           DigestDelivery.track_id, DigestDelivery.period))
+        inserted = {(r.team_id, r.destination, r.track_id, r.period): r.id
+                    for r in s.execute(stmt)}
+        for call in claims:
+            row_id = inserted.pop(call.key, None) if first.get(call.key) is call else None
+            if row_id is not None:
+                call.result = _claimed(row_id, call, now, 1)
+                continue
+            stale = now - timedelta(seconds=call.args["stale_after_s"])
+            takeover = (update(DigestDelivery)
+                        .where(_key(call.key),
+                               or_(and_(DigestDelivery.status == "claimed",
+                                        DigestDelivery.claimed_at < stale),
+                                   and_(DigestDelivery.status == "failed",
+                                        DigestDelivery.attempts < call.args["max_attempts"])))
+                        .values(status="claimed", claimed_at=now, claimed_by=call.claimed_by,
+                                attempts=DigestDelivery.attempts + 1)
+                        .returning(DigestDelivery.id, DigestDelivery.attempts))
+            row = s.execute(takeover).first()
+            call.result = None if row is None else _claimed(row.id, call, now, row.attempts)
+
+    def _marks(self, s: Any, kind: str, calls: list[_Call], now: datetime) -> None:
+        """One UPDATE … FROM (VALUES …) RETURNING for the batch's calls of one ``kind``: each row
+        changes only while it is ``'claimed'`` by that call's claimant, and the RETURNING tells
+        each call whether its row did."""
+        if self._dialect != "postgresql":  # SQLite: no UPDATE … FROM (VALUES …) AS alias (cols);
+            for c in calls:                # in-process statements cost little, the commit counts
+                c.result = self._mark_one(s, kind, c, now)
+            return
+        data = []
+        for c in calls:
+            extra: Any = None
+            if kind == "sent":
+                extra = c.args["message_ts"]
+            elif kind == "skipped":
+                extra = (SKIPPED_PREFIX + str(c.args["reason"]))[:1000]
+            data.append((*c.key, c.claimed_by, extra))
+        v = values(column("team_id", String), column("destination", String),
+                   column("track_id", String), column("period", String),
+                   column("claimed_by", String), column("extra", String),
+                   name="batch").data(data)
+        t = DigestDelivery
+        if kind == "renew":
+            changes: dict[str, Any] = {"claimed_at": now}
+        elif kind == "sent":
+            changes = {"status": "sent", "sent_at": now, "message_ts": v.c.extra}
+        else:
+            changes = {"status": "sent", "sent_at": now, "message_ts": None, "error": v.c.extra}
+        stmt = (update(DigestDelivery.__table__)  # type: ignore[arg-type]
+                .where(t.team_id == v.c.team_id, t.destination == v.c.destination,
+                       t.track_id == v.c.track_id, t.period == v.c.period,
+                       t.status == "claimed", t.claimed_by == v.c.claimed_by)
+                .values(**changes)
+                .returning(t.team_id, t.destination, t.track_id, t.period, t.claimed_by))
+        done = {(r.team_id, r.destination, r.track_id, r.period, r.claimed_by)
+                for r in s.execute(stmt)}
+        for c in calls:
+            c.result = (*c.key, c.claimed_by) in done
+
+    def _mark_one(self, s: Any, kind: str, call: _Call, now: datetime) -> bool:
+        if kind == "renew":
+            changes: dict[str, Any] = {"claimed_at": now}
+        elif kind == "sent":
+            changes = {"status": "sent", "sent_at": now, "message_ts": call.args["message_ts"]}
+        else:
+            changes = {"status": "sent", "sent_at": now, "message_ts": None,
+                       "error": (SKIPPED_PREFIX + str(call.args["reason"]))[:1000]}
+        stmt = (update(DigestDelivery)
+                .where(_key(call.key), DigestDelivery.status == "claimed",
+                       DigestDelivery.claimed_by == call.claimed_by)
+                .values(**changes).execution_options(synchronize_session=False))
+        return bool(s.execute(stmt).rowcount == 1)
+
+    def _one(self, call: _Call) -> None:
+        store, key = self.store, call.key
+        try:
+            if call.kind == "claim":
+                ok = store.claim_delivery(*key, claimed_by=call.claimed_by, **call.args)
+                call.result = store.delivery(*key) if ok else None
+            elif call.kind == "renew":
+                call.result = store.renew_claim(*key, claimed_by=call.claimed_by)
+            elif call.kind == "sent":
+                call.result = store.mark_sent(*key, message_ts=call.args["message_ts"],
+                                              claimed_by=call.claimed_by)
+            else:
+                call.result = store.mark_skipped(*key, reason=call.args["reason"],
+                                                 claimed_by=call.claimed_by)
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
+            call.error = exc
+
+
+def _key(key: Key) -> Any:
+    return and_(DigestDelivery.team_id == key[0], DigestDelivery.destination == key[1],
+                DigestDelivery.track_id == key[2], DigestDelivery.period == key[3])
+
+
+def _claimed(row_id: int, call: _Call, now: datetime, attempts: int) -> Delivery:
+    team, destination, track, period = call.key
+    return Delivery(id=row_id, team_id=team, destination=destination, track_id=track,
+                    period=period, status="claimed", claimed_at=now, claimed_by=call.claimed_by,
+                    attempts=attempts, sent_at=None, message_ts=None, error=None)
+
+
+class BatchedLedgerStore:
+    """A :class:`Store` whose ledger calls go through a :class:`LedgerBatcher`.
+
+    ``claim_delivery``, ``renew_claim``, ``mark_sent`` (without a subscription) and
+    ``mark_skipped`` are batched (a call with ``claimed_by`` unset goes to the store directly);
+    ``delivery`` answers from the claim this process just made (the attempt count a sender needs
+    to know whether it took over), else from the database; ``get_lang`` reads a person's
+    follows and read posts in the same transaction for the two calls that follow it. Every
+    other attribute is the store's.
+    """
+
+    def __init__(self, store: Store, batcher: LedgerBatcher | None = None):
+        self._store = store
+        self.batcher = batcher or LedgerBatcher(store)
+        self._claims: dict[Key, Delivery] = {}
+        self._claims_lock = threading.Lock()
+        self._local = threading.local()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+    def claim_delivery(self, team: str, destination: str, track: str, period: str,
+                       claimed_by: str, stale_after_s: float = 600,
+                       max_attempts: int = 3) -> bool:
+        """See :meth:`Store.claim_delivery` (batched)."""
+        key = (team, destination, track, period)
+        row = self.batcher.claim(key, claimed_by, stale_after_s, max_attempts)
+        if row is None:
+            return False
+        with self._claims_lock:
+            self._claims[key] = row
+        return True
+
+    def delivery(self, team: str, destination: str, track: str, period: str) -> Delivery | None:
+        """The ledger row: the one this process just claimed (taken once), else the database's."""
+        with self._claims_lock:
+            row = self._claims.pop((team, destination, track, period), None)
+        return row if row is not None else self._store.delivery(team, destination, track, period)
+
+    def renew_claim(self, team: str, destination: str, track: str, period: str,
+                    claimed_by: str) -> bool:
+        """See :meth:`Store.renew_claim` (batched)."""
+        return self.batcher.renew((team, destination, track, period), claimed_by)
+
+    def mark_sent(self, team: str, destination: str, track: str, period: str,
+                  message_ts: str | None = None, *, claimed_by: str | None = None,
+                  subscription_id: int | None = None, steps: int = 0,
+                  catalog_version: str | None = None) -> bool:
+        """See :meth:`Store.mark_sent` (batched without a subscription and with a claimant)."""
+        self._forget((team, destination, track, period))
+        if subscription_id is not None or claimed_by is None:
+            return self._store.mark_sent(team, destination, track, period, message_ts,
+                                         claimed_by=claimed_by, subscription_id=subscription_id,
+                                         steps=steps, catalog_version=catalog_version)
+        return self.batcher.mark_sent((team, destination, track, period), claimed_by, message_ts)
+
+    def mark_skipped(self, team: str, destination: str, track: str, period: str, reason: str,
+                     *, claimed_by: str | None = None) -> bool:
+        """See :meth:`Store.mark_skipped` (batched with a claimant)."""
+        self._forget((team, destination, track, period))
+        if claimed_by is None:
+            return self._store.mark_skipped(team, destination, track, period, reason)
+        return self.batcher.mark_skipped((team, destination, track, period), claimed_by, reason)
+
+    def mark_failed(self, team: str, destination: str, track: str, period: str, error: str,
+                    *, claimed_by: str | None = None) -> bool:
+        """See :meth:`Store.mark_failed` (not batched: failures are rare)."""
+        self._forget((team, destination, track, period))
+        return self._store.mark_failed(team, destination, track, period, error,
+                                       claimed_by=claimed_by)
+
+    # -- a DM's reads in one transaction (the sender asks for them one after the other) --
+
+    def get_lang(self, team: str, user: str) -> str | None:
+        """See :meth:`Store.get_lang`; also reads the person's follows and read posts in the
+        same transaction, for the :meth:`follows` and :meth:`read_posts` calls that follow
+        it in this thread (each answered once from there)."""
+        from sqlalchemy import select
+
+        from bot.store.models import ReadingProgress, TrackFollow, UserSettings
+
+        with db.read_session(self._store.engine) as s:
+            lang = s.scalar(select(UserSettings.lang).where(
+                UserSettings.team_id == team, UserSettings.user_id == user))
+            follows = list(s.scalars(
+                select(TrackFollow.track_id)
+                .where(TrackFollow.team_id == team, TrackFollow.user_id == user)
+                .order_by(TrackFollow.followed_at, TrackFollow.track_id)))
+            read = set(s.scalars(select(ReadingProgress.post_id).where(
+                ReadingProgress.team_id == team, ReadingProgress.user_id == user)))
+        self._local.prefetched = {("follows", team, user): follows,
+                                  ("read_posts", team, user): read}
+        return lang
+
+    def _prefetched(self, what: str, team: str, user: str) -> Any:
+        cache = getattr(self._local, "prefetched", None)
+        if cache is None:
+            return _MISSING
+        return cache.pop((what, team, user), _MISSING)
+
+    def follows(self, team: str, user: str) -> list[str]:
+        """See :meth:`Store.follows` (from :meth:`get_lang`'s transaction when just read)."""
+        got = self._prefetched("follows", team, user)
+        return self._store.follows(team, user) if got is _MISSING else list(got)
+
+    def read_posts(self, team: str, user: str) -> set[str]:
+        """See :meth:`Store.read_posts` (from :meth:`get_lang`'s transaction when just read)."""
+        got = self._prefetched("read_posts", team, user)
+        return self._store.read_posts(team, user) if got is _MISSING else set(got)
+
+    def _forget(self, key: Key) -> None:
+        with self._claims_lock:
+            self._claims.pop(key, None)
+
+    def close(self) -> None:
+        """Stop the batcher (the store itself is closed by its owner)."""
+        self.batcher.close()

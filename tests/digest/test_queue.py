@@ -1,0 +1,264 @@
+"""The digest task queue (issue 16): Dramatiq on a real Redis, real worker processes.
+
+* Two ``vllm-path worker`` processes, started and stopped here, deliver a batch of DM and
+  channel digests that the clock enqueued twice (as two clocks would): each posted exactly
+  once at the HTTP stand-in for Slack, every ledger row ``sent``, both workers exit 0 on SIGTERM.
+* The pieces on their own: the batched ledger keeps each row exactly-once when two batchers
+  (as two processes) race for the same keys (SQLite and PostgreSQL); a Retry-After block set
+  by one pacer is seen by another (as by another worker); the keyed DM composer says exactly
+  what the exact-set one says.
+* Without ``REDIS_URL`` there is no queue: the clock delivers in process (the other digest
+  tests run that path unchanged).
+
+Needs Redis at ``TEST_REDIS_URL`` (default ``redis://127.0.0.1:6379/0``); skipped with the
+reason when it does not answer, failed instead when ``QUEUE_REQUIRED=1`` (CI sets it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import uuid
+from collections import Counter
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from bot.digest.queue import DigestQueue, EnqueueingDeliverer, make_broker
+from bot.digest.schedule import DigestClock
+from bot.store import DM_TRACK, Store
+from bot.store.ledger_batch import BatchedLedgerStore
+from tests.dbutil import fresh_database_url, postgres_unavailable
+from tests.digest.conftest import TEAM, make_runtime, settings_for
+
+REPO = Path(__file__).resolve().parents[2]
+REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+NOW = datetime(2026, 12, 7, 9, 30, tzinfo=UTC)
+PERIOD = "2026-W50"
+
+
+def _redis_or_skip() -> str:
+    import redis
+
+    try:
+        redis.Redis.from_url(REDIS_URL, socket_connect_timeout=3).ping()
+    except Exception as exc:  # noqa: BLE001 - any failure means "no broker here"
+        reason = f"Redis not reachable at {REDIS_URL}: {type(exc).__name__}: {exc}"
+        if os.environ.get("QUEUE_REQUIRED") == "1":
+            pytest.fail(reason + " (QUEUE_REQUIRED=1)", pytrace=False)
+        pytest.skip(reason)
+    return REDIS_URL
+
+
+@pytest.fixture
+def redis_url() -> str:
+    return _redis_or_skip()
+
+
+@pytest.fixture
+def namespace(redis_url: str) -> Iterator[str]:
+    """A Redis key prefix of this test only, deleted afterwards."""
+    import redis
+
+    ns = f"vp-test-{uuid.uuid4().hex[:10]}"
+    yield ns
+    client = redis.Redis.from_url(redis_url)
+    for key in client.scan_iter(f"{ns}*"):
+        client.delete(key)
+    for key in client.scan_iter(f"*{ns}*"):
+        client.delete(key)
+
+
+@pytest.fixture
+def queue_db_url(tmp_path: Path) -> Iterator[str]:
+    """PostgreSQL (how several workers run) when the test server answers, else SQLite."""
+    kind = "sqlite" if postgres_unavailable() else "postgres"
+    with fresh_database_url(kind, tmp_path) as url:
+        yield url
+
+
+# --- two real workers ------------------------------------------------------------------------------
+
+
+def _worker(db_url: str, redis_url: str, namespace: str, api_url: str, log: Path
+            ) -> subprocess.Popen:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("SLACK_", "DATABASE_URL", "REDIS_URL", "QUEUE_"))}
+    env.update(DATABASE_URL=db_url, REDIS_URL=redis_url, QUEUE_NAMESPACE=namespace,
+               SLACK_BOT_TOKEN="xoxb-test", SLACK_API_URL=api_url,
+               SLACK_TEAM_RATE_PER_S="50", SLACK_CHANNEL_RATE_PER_S="1",
+               LOG_LEVEL="INFO", PYTHONUNBUFFERED="1")
+    return subprocess.Popen([sys.executable, "-m", "bot.cli", "worker", "--threads", "4"],
+                            cwd=REPO, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT)
+
+
+def _seed(store: Store, dms: int, subs: int) -> None:
+    tracks = ["spec", "pd", "quant", "rl", "agentic", "ops", "models", "internals"]
+    for i in range(dms):
+        store.set_dm(TEAM, f"U{i:04d}", True, weekday=0, at_time="09:00", timezone="UTC")
+        store.follow(TEAM, f"U{i:04d}", tracks[i % len(tracks)])
+    for i in range(subs):
+        store.subscribe(TEAM, f"C{i:04d}", tracks[i % len(tracks)], 0, "09:00", "UTC")
+
+
+def _posted_keys(standin) -> Counter:
+    keys: Counter = Counter()
+    for call in standin.calls("chat.postMessage"):
+        if call.ok:
+            meta = call.args.get("metadata") or {}
+            if isinstance(meta, str):
+                meta = json.loads(meta)
+            keys[(meta.get("event_payload") or {}).get("key")] += 1
+    return keys
+
+
+@pytest.mark.slow
+def test_two_workers_deliver_each_digest_exactly_once(queue_db_url, redis_url, namespace,
+                                                      standin, holder, tmp_path):
+    dms, subs = 24, 8
+    runtime = make_runtime(queue_db_url, standin, holder, redis_url=redis_url,
+                           queue_namespace=namespace)
+    _seed(runtime.store, dms, subs)
+    workers = [_worker(queue_db_url, redis_url, namespace, standin.api_url,
+                       tmp_path / f"worker{i}.log") for i in range(2)]
+    queue = DigestQueue(make_broker(redis_url, namespace=namespace))
+    try:
+        for _clock in range(2):  # two clocks enqueue the same week: the ledger sends once
+            enqueuer = EnqueueingDeliverer(queue, linger_s=0.05)
+            clock = DigestClock(runtime, deliverer=enqueuer,  # type: ignore[arg-type]
+                                reconcile_every_s=None, workers=4)
+            counts = clock.run_now(dms=True, at=NOW)
+            assert counts == {"queued": dms + subs}
+            assert enqueuer.flush(timeout=30)
+            enqueuer.close()
+            clock.shutdown()
+        standin.wait_for(lambda: len(_posted_keys(standin)) >= dms + subs, timeout=90)
+        standin.wait_for(lambda: queue.backlog() == 0, timeout=60)
+        standin.wait_for(lambda: all(r.status == "sent" for r in runtime.store.deliveries())
+                         and len(runtime.store.deliveries()) == dms + subs, timeout=60)
+    finally:
+        for proc in workers:
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
+        codes = []
+        for proc in workers:
+            try:
+                codes.append(proc.wait(timeout=30))
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                codes.append(proc.wait())
+        queue.broker.close()
+    keys = _posted_keys(standin)
+    assert len(keys) == dms + subs
+    assert max(keys.values()) == 1, [k for k, n in keys.items() if n > 1]
+    expected = {f"{TEAM}/U{i:04d}/{DM_TRACK}/{PERIOD}" for i in range(dms)}
+    assert expected <= set(keys)
+    rows = runtime.store.deliveries()
+    assert {r.status for r in rows} == {"sent"}
+    assert all(r.attempts == 1 for r in rows)
+    assert codes == [0, 0], [(tmp_path / f"worker{i}.log").read_text()[-2000:] for i in range(2)]
+    runtime.store.close()
+
+
+def test_without_redis_url_there_is_no_queue(sqlite_url, standin):
+    assert DigestQueue.from_settings(settings_for(sqlite_url, standin)) is None
+
+
+def test_the_worker_command_refuses_to_start_without_a_broker(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("REDIS_URL", "SLACK_"))}
+    env["DATABASE_URL"] = f"sqlite:///{tmp_path}/x.db"
+    proc = subprocess.run([sys.executable, "-m", "bot.cli", "worker"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert "REDIS_URL" in proc.stderr
+
+
+# --- the pieces ------------------------------------------------------------------------------------
+
+
+def test_batched_ledger_claims_each_key_once_across_two_batchers(db_url):
+    """Two batchers on one database, like two worker processes, race for 40 keys from 16
+    threads: each key is claimed by exactly one, only the claimant's marks count, and every
+    row ends ``sent`` by its claimant."""
+    store_a, store_b = Store.from_url(db_url), Store.from_url(db_url, migrate=False)
+    a, b = BatchedLedgerStore(store_a), BatchedLedgerStore(store_b)
+    won: dict[tuple[str, str], list[str]] = {}
+    lock = threading.Lock()
+    order = [(who, i) for i in range(40) for who in ("a", "b")]
+    random.Random(5).shuffle(order)
+
+    def work(chunk: list[tuple[str, int]]) -> None:
+        for who, i in chunk:
+            ledger = a if who == "a" else b
+            key = (TEAM, f"U{i:03d}", DM_TRACK, PERIOD)
+            if ledger.claim_delivery(*key, claimed_by=who, stale_after_s=600):
+                with lock:
+                    won.setdefault(key[:2], []).append(who)
+                assert ledger.delivery(*key).attempts == 1
+                assert ledger.renew_claim(*key, claimed_by=who)
+                other = "b" if who == "a" else "a"
+                assert not ledger.mark_sent(*key, message_ts="1.0", claimed_by=other)
+                assert ledger.mark_sent(*key, message_ts=f"{i}.1", claimed_by=who)
+                assert not ledger.mark_sent(*key, message_ts="2.0", claimed_by=who)
+
+    threads = [threading.Thread(target=work, args=(order[k::16],)) for k in range(16)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    a.close(), b.close()
+    assert len(won) == 40 and all(len(v) == 1 for v in won.values())
+    rows = {r.destination: r for r in store_a.deliveries()}
+    assert len(rows) == 40
+    for (_team, user), (who,) in won.items():
+        assert rows[user].status == "sent" and rows[user].claimed_by == who
+        assert rows[user].message_ts == f"{int(user[1:])}.1"
+    assert a.batcher.calls + b.batcher.calls >= 40 * 4
+    store_a.close(), store_b.close()
+
+
+def test_a_retry_after_block_is_seen_by_every_worker(redis_url, namespace):
+    from bot.digest.ratelimit import SharedPacer, _retry_after, window_item
+
+    first = SharedPacer(redis_url, namespace=namespace, team_rate_per_s=10)
+    second = SharedPacer(redis_url, namespace=namespace, team_rate_per_s=10)
+    assert second.blocked_for(TEAM) == 0
+    first.block(TEAM, 30)
+    assert 25 < second.blocked_for(TEAM) <= 30
+    second.block(TEAM, 5)  # a shorter block never shortens a longer one
+    assert first.blocked_for(TEAM) > 25
+    assert second.blocked_for("T0OTHER") == 0
+
+    class Response:
+        headers = {"retry-after": ["7"]}
+
+    assert _retry_after(Response()) == 7.0
+    assert (window_item(2.5).amount, window_item(2.5).get_expiry()) == (5, 2)
+    assert (window_item(1).amount, window_item(1).get_expiry()) == (1, 1)
+    assert window_item(0.5).amount / window_item(0.5).get_expiry() <= 0.5
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_keyed_dm_parts_say_exactly_what_exact_ones_say(catalog, lang):
+    from bot.digest.compose import DmComposer
+    from bot.digest.compose_cache import KeyedDmComposer
+
+    exact, keyed = DmComposer(catalog, lang), KeyedDmComposer(catalog, lang, max_exact=10)
+    rng = random.Random(11)
+    tracks = [t.id for t in catalog.tracks]
+    posts = [p.id for p in catalog.posts] + [a for p in catalog.posts for a in p.aliases]
+    for _ in range(3000):
+        follows = rng.sample(tracks, rng.randint(1, len(tracks)))
+        read = set(rng.sample(posts, rng.randint(0, len(posts))))
+        want, got = exact.compose(follows, read), keyed.compose(follows, read)
+        assert (want is None) == (got is None)
+        if want is not None and got is not None:
+            assert (got.text, got.blocks) == (want.text, want.blocks)
+    assert all(len(v) <= 10 for v in keyed._parts.values())  # bounded
