@@ -58,11 +58,15 @@ def _seed(db_url: str, subs: int, dms: int) -> None:
         store.close()
 
 
-def _start(db_url: str, standin, start: datetime, log: Path, *args: str) -> subprocess.Popen:
+def _start(db_url: str, standin, start: datetime, log: Path, *args: str,
+           anchor: float | None = None) -> subprocess.Popen:
+    """A ``vllm-path scheduler`` process whose wall clock reads ``start`` at real epoch time
+    ``anchor`` (default: when it starts), ticking at real speed."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "DATABASE_URL"))}
     env.update(DATABASE_URL=db_url, SLACK_BOT_TOKEN="xoxb-test", SLACK_API_URL=standin.api_url,
                LOG_LEVEL="INFO", PYTHONUNBUFFERED="1")
-    cmd = [sys.executable, "-m", "tests.digest.fake_clock_entry", start.isoformat(), "scheduler",
+    when = start.isoformat() + (f"@{anchor!r}" if anchor is not None else "")
+    cmd = [sys.executable, "-m", "tests.digest.fake_clock_entry", when, "scheduler",
            "--reconcile-every", "1", "--workers", "8", "--team-rate", "200", *args]
     return subprocess.Popen(cmd, cwd=REPO, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT)
 
@@ -92,10 +96,15 @@ def _dm_channels(standin) -> set[str]:
 def test_two_clock_processes_on_postgres_deliver_every_digest_exactly_once(
         pg_url, standin, tmp_path) -> None:
     _seed(pg_url, subs=200, dms=20)
-    procs = [_start(pg_url, standin, FIRE - timedelta(seconds=6), tmp_path / f"clock{i}.log")
-             for i in range(2)]
+    # Both processes agree on the time however late a loaded machine starts either (the anchor),
+    # and Slack answers in 0.2 s, so one process alone needs several seconds for the fan-out: the
+    # second one has that long to join in.
+    standin.configure(latency_s=0.2)
+    anchor = time.time()
+    procs = [_start(pg_url, standin, FIRE - timedelta(seconds=8), tmp_path / f"clock{i}.log",
+                    anchor=anchor) for i in range(2)]
     try:
-        standin.wait_for(lambda: sum(_ok_posts(standin).values()) >= 220, timeout=60)
+        standin.wait_for(lambda: sum(_ok_posts(standin).values()) >= 220, timeout=120)
         time.sleep(3)  # would a straggler post a second time?
     finally:
         _stop(procs)
@@ -122,9 +131,9 @@ def test_a_clock_killed_mid_fan_out_resumes_on_restart_and_sends_none_twice(
         sqlite_url, standin, tmp_path) -> None:
     _seed(sqlite_url, subs=30, dms=0)
     standin.configure(latency_s=0.25)  # a slow Slack, so the kill lands mid-fan-out
-    started = time.monotonic()
+    anchor = time.time()
     first = _start(sqlite_url, standin, FIRE - timedelta(seconds=4), tmp_path / "first.log",
-                   "--workers", "2", "--stale-after", "2")
+                   "--workers", "2", "--stale-after", "2", anchor=anchor)
     try:
         standin.wait_for(lambda: sum(_ok_posts(standin).values()) >= 6, timeout=40)
     finally:
@@ -134,10 +143,9 @@ def test_a_clock_killed_mid_fan_out_resumes_on_restart_and_sends_none_twice(
     time.sleep(0.5)  # a request in flight at the kill still lands at Slack
     landed = sum(_ok_posts(standin).values())
     assert 0 < at_kill < 30, "the kill should land in the middle of the fan-out"
-    # Restart with the wall clock where it would be now.
-    now = FIRE - timedelta(seconds=4) + timedelta(seconds=time.monotonic() - started)
-    second = _start(sqlite_url, standin, now, tmp_path / "second.log",
-                    "--workers", "2", "--stale-after", "2")
+    # Restart with the wall clock where it would be now (the same anchor).
+    second = _start(sqlite_url, standin, FIRE - timedelta(seconds=4), tmp_path / "second.log",
+                    "--workers", "2", "--stale-after", "2", anchor=anchor)
     try:
         standin.wait_for(lambda: sum(_ok_posts(standin).values()) >= 30, timeout=60)
         time.sleep(3)
