@@ -140,12 +140,18 @@ class SlackStandIn:
 
     ``team_id`` is what ``auth.test`` reports; ``channels`` is what ``users.conversations`` lists
     (default one public channel ``C0CONSOLE``); ``response_url_limit`` is how many posts one
-    response URL accepts (Slack: 5); later posts are answered 404 ``used_url``.
+    response URL accepts (Slack: 5); later posts are answered 404 ``used_url``. ``scopes`` are
+    the token's scopes (default: the manifest's, :func:`bot.slack.scopes.default_bot_scopes`): a
+    call whose scope is missing is refused ``missing_scope`` as Slack does.
     """
 
     def __init__(self, *, team_id: str = CONSOLE_TEAM_ID, team_name: str = "Console",
                  channels: Iterable[Mapping[str, Any]] | None = None,
-                 response_url_limit: int = 5, port: int = 0):
+                 response_url_limit: int = 5, port: int = 0,
+                 scopes: Iterable[str] | None = None):
+        from bot.slack.scopes import default_bot_scopes, parse_scopes
+
+        self.scopes = default_bot_scopes() if scopes is None else parse_scopes(scopes)
         self.team_id = team_id
         self.team_name = team_name
         self.channels = [dict(c) for c in channels] if channels is not None else [
@@ -320,6 +326,9 @@ class SlackStandIn:
 
     def _decide(self, method: str, args: dict[str, Any], faults: Faults
                 ) -> tuple[int, dict[str, str], dict[str, Any]]:
+        refused = self._scope_refusal(method, args)
+        if refused is not None:
+            return 200, {}, refused
         counted = faults.fault_methods is None or method in faults.fault_methods
         with self._cond:
             if counted and faults.server_error_every:
@@ -356,6 +365,16 @@ class SlackStandIn:
             return 0.0
         self._buckets[channel] = (tokens, now)
         return (1.0 - tokens) / rate
+
+    def _scope_refusal(self, method: str, args: dict[str, Any]) -> dict[str, Any] | None:
+        """Slack's ``missing_scope`` answer when the token's :attr:`scopes` do not allow
+        ``method`` on its conversation (see :mod:`bot.slack.scopes`), else None."""
+        from bot.slack.scopes import conversation_kind, scope_refusal
+
+        channel = str(args.get("channel") or "")
+        private = next((bool(c.get("is_private")) for c in self.channels
+                        if c.get("id") == channel), None)
+        return scope_refusal(method, self.scopes, conversation_kind(channel, private))
 
     def _next_ts(self) -> str:
         n = next(self._ts)
