@@ -83,6 +83,7 @@ class Outcome(enum.Enum):
     PAUSED = "paused"  # a permanent Slack error paused it
     FAILED = "failed"  # retryable failure; recorded, retried later while attempts remain
     INACTIVE = "inactive"  # the subscription or DM no longer exists or is not active
+    STOPPED = "stopped"  # not started: the process is shutting down; the next run sends it
 
 
 def claimant_id() -> str:
@@ -295,6 +296,18 @@ class Deliverer:
         self.verify = verify
         self._dm_channels: dict[tuple[str, str], str] = {}
         self._warned_history = False
+        self._stopping = threading.Event()
+
+    def stop_claiming(self) -> None:
+        """Claim nothing more (graceful shutdown): sends already claimed go on to the end and are
+        recorded; every later call returns :attr:`Outcome.STOPPED` without touching the ledger,
+        so the next run's catch-up sends those digests."""
+        self._stopping.set()
+
+    @property
+    def stopping(self) -> bool:
+        """True once :meth:`stop_claiming` was called."""
+        return self._stopping.is_set()
 
     @property
     def store(self) -> Any:
@@ -314,6 +327,8 @@ class Deliverer:
             return Attempt(Outcome.INACTIVE)
         period = period_of(fire, sub.timezone)
         key = (sub.team_id, sub.channel_id, sub.track_id, period)
+        if self.stopping:
+            return Attempt(Outcome.STOPPED, period)
         if not self._claim(key):
             return Attempt(Outcome.TAKEN, period)
         try:
@@ -397,6 +412,8 @@ class Deliverer:
         if dm.snoozed_until is not None and dm.snoozed_until > fire:
             self.store.skip_delivery(*key, reason="snoozed", claimed_by=self.claimant)
             return Attempt(Outcome.SNOOZED, period)
+        if self.stopping:
+            return Attempt(Outcome.STOPPED, period)
         if not self._claim(key):
             return Attempt(Outcome.TAKEN, period)
         try:

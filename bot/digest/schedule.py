@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections import Counter
 from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -193,6 +194,7 @@ class DigestClock:
         self._reconcile_lock = threading.Lock()
         self._stopping = threading.Event()
         self._reload_tried: str | None = None
+        self.shutdown_s: float | None = None
 
     @property
     def store(self) -> Any:
@@ -237,18 +239,29 @@ class DigestClock:
         log.info("digest clock started: %d jobs, reconcile every %s s, %d workers",
                  len(self.scheduler.get_jobs(jobstore=JOBSTORE)), self.reconcile_every_s, self.workers)
 
-    def shutdown(self, wait: bool = True) -> None:
-        """Stop scheduling; with ``wait``, let running sends finish."""
+    def shutdown(self, wait: bool = True) -> float:
+        """Stop (SIGTERM): claim no new sends, drop queued catch-up work, and with ``wait`` let
+        the sends already claimed finish and be recorded; what was not sent stays unclaimed in the
+        ledger, so the next run's catch-up sends it (exactly once). Takes about one send with its
+        pacing wait, not the rest of a fan-out. Returns the seconds it took (also logged and kept
+        as :attr:`shutdown_s`)."""
         global _clock
+        started = time.monotonic()
         self._stopping.set()
+        self.deliverer.stop_claiming()
         with self._reconcile_lock:  # let a running reconcile finish: APScheduler's shutdown holds
             pass                    # the job store lock that reconcile's job sync needs
+        self._pool.shutdown(wait=False, cancel_futures=True)  # queued catch-up: not started
         if self.scheduler is not None and self.scheduler.running:
             self.scheduler.shutdown(wait=wait)
-        self._pool.shutdown(wait=wait, cancel_futures=not wait)
+        self._pool.shutdown(wait=wait)
         with _clock_lock:
             if _clock is self:
                 _clock = None
+        self.shutdown_s = time.monotonic() - started
+        log.info("digest clock stopped in %.2f s: sends in flight finished and recorded; "
+                 "digests not yet sent go out on the next run", self.shutdown_s)
+        return self.shutdown_s
 
     # -- cron job bodies --
 
