@@ -416,7 +416,8 @@ def ask_cmd(text: tuple[str, ...], user_id: str, as_json: bool) -> None:
 @main.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True, help="HTTP door: address to bind.")
 @click.option("--port", default=3000, show_default=True, type=int, help="HTTP door: port.")
-@click.option("--threads", default=8, show_default=True, type=int, help="HTTP worker threads.")
+@click.option("--threads", default=32, show_default=True, type=int,
+              help="HTTP worker threads (acks hold one only briefly; 32 covers bursts).")
 @click.option("--pid-file", default=DEFAULT_PID_FILE, show_default=True,
               help="Write the process id here while serving (for `vllm-path catalog reload`); "
                    "'' writes none.")

@@ -10,6 +10,7 @@ turn on Bolt's OAuth flow with the SQLAlchemy installation and state stores on o
 from __future__ import annotations
 
 import logging
+from concurrent.futures import ThreadPoolExecutor
 
 from slack_bolt import App
 from slack_bolt.oauth.oauth_settings import OAuthSettings
@@ -27,6 +28,13 @@ from bot.slack.handlers import Handlers, UserInfo, UserInfoCache
 from bot.slack.listeners import actions, commands, events
 
 log = logging.getLogger(__name__)
+
+ACK_THREADS = 32
+"""Bolt's ``listener_executor``: runs the ack functions (and non-lazy listeners such as App Home
+events). Acks are instant; the pool only needs to cover requests arriving at once."""
+LAZY_THREADS = 64
+"""The lazy listeners' own pool: they mostly wait on Slack (Web API, response URLs; a slow Slack
+answers in seconds), so many threads, and never the acks' pool, so no ack waits behind them."""
 
 
 def retry_handlers() -> list:
@@ -66,6 +74,22 @@ def _refuse_malformed_signatures(app: App, secret: str | None) -> None:
             middleware._verifier = _RefusingVerifier(signing_secret=secret)
 
 
+def _separate_lazy_pool(app: App) -> None:
+    """Run lazy listeners on a pool of :data:`LAZY_THREADS` of their own. Bolt runs them on its
+    ``listener_executor``, the same pool as the acks (``App.__init__`` builds one
+    ``ThreadLazyListenerRunner`` on it and has no parameter for another), so with a slow Slack
+    the follow-up work filled the pool and acks queued behind it for seconds."""
+    from slack_bolt.lazy_listener.thread_runner import ThreadLazyListenerRunner
+
+    runner = getattr(app, "_listener_runner", None)
+    if runner is None or not hasattr(runner, "lazy_listener_runner"):  # pragma: no cover
+        log.warning("Bolt's listener runner changed: lazy listeners share the ack pool")
+        return
+    runner.lazy_listener_runner = ThreadLazyListenerRunner(
+        logger=app.logger,
+        executor=ThreadPoolExecutor(max_workers=LAZY_THREADS, thread_name_prefix="bolt-lazy"))
+
+
 def build_app(runtime: Runtime, client: WebClient | None = None, *, verify_requests: bool = True) -> App:
     """Build the Bolt app.
 
@@ -78,6 +102,7 @@ def build_app(runtime: Runtime, client: WebClient | None = None, *, verify_reque
     settings = runtime.settings
     secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else None
     common = dict(
+        listener_executor=ThreadPoolExecutor(max_workers=ACK_THREADS, thread_name_prefix="bolt-ack"),
         signing_secret=secret or ("console-not-verified" if not verify_requests else None),
         request_verification_enabled=verify_requests,
         process_before_response=False,
@@ -120,6 +145,7 @@ def build_app(runtime: Runtime, client: WebClient | None = None, *, verify_reque
         user = resp.get("user") or {}
         return UserInfo(locale=user.get("locale"), tz=user.get("tz"))
 
+    _separate_lazy_pool(app)
     if verify_requests:
         _refuse_malformed_signatures(app, secret)
     handlers = Handlers(runtime, users_info=UserInfoCache(fetch_user))
