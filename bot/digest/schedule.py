@@ -63,6 +63,11 @@ RECONCILE_ID = "digest:reconcile"
 JOBSTORE = "default"
 LOCAL_JOBSTORE = "local"
 WEEK_S = 7 * 24 * 3600
+MISSED_AFTER_S = 120.0
+"""A due digest nobody has claimed this many seconds after its time is a missed slot (logged at
+WARNING with its channel); sooner, its cron job is probably just about to send it."""
+LATE_LOG_LIMIT = 500
+"""At most this many channels named in one catch-up WARNING line (the rest are counted)."""
 
 _FAR_FUTURE = datetime(9999, 1, 1, tzinfo=UTC)
 _clock: DigestClock | None = None
@@ -421,16 +426,19 @@ class DigestClock:
                 memo[key] = latest_fire(weekday, at_time, tz, now)
             return memo[key]
 
+        fires: dict[tuple[str, str, str, str], datetime] = {}
         for sub in self.store.active_subscriptions():
             fire = latest(sub.weekday, sub.at_time, sub.timezone)
-            if self._eligible(fire, sub.updated_at, now, sub.timezone):
+            if fire is not None and self._eligible(fire, sub.updated_at, now, sub.timezone):
                 key = (sub.team_id, sub.channel_id, sub.track_id, period_of(fire, sub.timezone))
                 candidates.append((key, (self.run_subscription, (sub.id,))))
+                fires[key] = fire
         for dm in self.store.dm_recipients(at=_FAR_FUTURE):
             fire = latest(dm.weekday, dm.at_time, dm.timezone)
-            if self._eligible(fire, dm.updated_at, now, dm.timezone):
+            if fire is not None and self._eligible(fire, dm.updated_at, now, dm.timezone):
                 key = (dm.team_id, dm.user_id, DM_TRACK, period_of(fire, dm.timezone))
                 candidates.append((key, (self.run_dm, (dm.team_id, dm.user_id))))
+                fires[key] = fire
         if not candidates:
             return []
         rows = {}
@@ -438,6 +446,7 @@ class DigestClock:
             for row in self.store.deliveries(period=period):
                 rows[(row.team_id, row.destination, row.track_id, row.period)] = row
         futures = []
+        late: list[str] = []  # missed slots, stale claims, retries: worth an operator's look
         for key, (func, args) in candidates:
             if not self._unsettled(rows.get(key), now):
                 continue
@@ -448,9 +457,30 @@ class DigestClock:
             future = self._submit(func, *args)
             future.add_done_callback(lambda _f, key=key: self._unqueue(key))
             futures.append(future)
-        if futures:
-            log.info("catch-up: %d digest(s) due and not yet delivered", len(futures))
+            why = self._lateness(rows.get(key), fires[key], now)
+            if why:
+                late.append(f"{key[1]} ({'/'.join((key[0], key[2], key[3]))}: {why})")
+        if late:
+            shown = late[:LATE_LOG_LIMIT]
+            more = f" and {len(late) - len(shown)} more" if len(late) > len(shown) else ""
+            log.warning("catch-up: %d digest(s) not delivered on time, sending now: %s%s",
+                        len(late), ", ".join(shown), more)
+        if len(futures) > len(late):
+            log.info("catch-up: %d digest(s) due now and not yet claimed", len(futures) - len(late))
         return futures
+
+    def _lateness(self, row: Any, fire: datetime, now: datetime) -> str | None:
+        """Why a due delivery is late, or None when it is simply due now (its cron job may be
+        about to send it): ``'missed slot, due <fire>'`` (no claim and the time passed more than
+        :data:`MISSED_AFTER_S` ago: the clock was down or behind), ``'stale claim of <claimant>'``
+        (a sender died), ``'retry n'`` (an earlier attempt failed)."""
+        if row is None:
+            if (now - fire).total_seconds() > MISSED_AFTER_S:
+                return f"missed slot, due {fire.astimezone(UTC):%Y-%m-%d %H:%M} UTC"
+            return None
+        if row.status == "claimed":
+            return f"stale claim of {row.claimed_by}"
+        return f"retry {row.attempts + 1} after {row.error or 'a failure'}"
 
     def _unsettled(self, row: Any, now: datetime) -> bool:
         """Whether a ledger row (or its absence) leaves the delivery to be done now."""
