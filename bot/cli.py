@@ -127,17 +127,28 @@ DEFAULT_PID_FILE = "vllm-path.pid"
 """Where ``serve`` writes its process id (working directory), for ``catalog reload``."""
 PID_GLOB = "vllm-path*.pid"
 """``catalog reload`` signals every process named by a pid file matching this (``serve``'s, and
-a ``scheduler``'s ``vllm-path-scheduler.pid`` when it writes one)."""
+each ``scheduler``'s ``vllm-path-scheduler-<pid>.pid``)."""
 
 
 @contextmanager
 def write_pid_file(path: str | Path | None):
     """Write this process's id to ``path`` while the block runs, then remove it (only if it
-    still holds our id). ``None`` or ``''``: nothing is written."""
+    still holds our id). ``None`` or ``''``: nothing is written. Raises ``click.ClickException``
+    when ``path`` names another vllm-path process that is still running (a second ``serve`` in
+    the same folder would otherwise take the file over and, on exit, delete it, leaving
+    ``catalog reload`` blind to the first); a stale file is replaced."""
     if not path:
         yield None
         return
     target = Path(path)
+    try:
+        other = int(target.read_text(encoding="ascii").strip())
+    except (OSError, ValueError):
+        other = None
+    if other is not None and other != os.getpid() and _our_process(other):
+        raise click.ClickException(
+            f"{target} names process {other}, a vllm-path process still running in this folder; "
+            "stop it first, or give this one its own --pid-file")
     target.write_text(f"{os.getpid()}\n", encoding="ascii")
     try:
         yield target
@@ -436,6 +447,8 @@ def serve_cmd(host: str, port: int, threads: int, pid_file: str) -> None:
     try:
         with write_pid_file(pid_file):
             serve(settings, host=host, port=port, threads=threads)
+    except click.ClickException:
+        raise
     except ConfigError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
