@@ -30,6 +30,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, TypeVar
 from urllib.parse import parse_qs, urlencode, urlsplit
 
+from bot.slack.scopes import conversation_kind, default_bot_scopes, parse_scopes, scope_refusal
+
 T = TypeVar("T")
 
 CONSOLE_TEAM_ID = "T0CONSOLE"
@@ -149,8 +151,6 @@ class SlackStandIn:
                  channels: Iterable[Mapping[str, Any]] | None = None,
                  response_url_limit: int = 5, port: int = 0,
                  scopes: Iterable[str] | None = None):
-        from bot.slack.scopes import default_bot_scopes, parse_scopes
-
         self.scopes = default_bot_scopes() if scopes is None else parse_scopes(scopes)
         self.team_id = team_id
         self.team_name = team_name
@@ -369,8 +369,6 @@ class SlackStandIn:
     def _scope_refusal(self, method: str, args: dict[str, Any]) -> dict[str, Any] | None:
         """Slack's ``missing_scope`` answer when the token's :attr:`scopes` do not allow
         ``method`` on its conversation (see :mod:`bot.slack.scopes`), else None."""
-        from bot.slack.scopes import conversation_kind, scope_refusal
-
         channel = str(args.get("channel") or "")
         private = next((bool(c.get("is_private")) for c in self.channels
                         if c.get("id") == channel), None)

@@ -4,6 +4,7 @@ start over a running one's pid file (instead of taking it over and deleting it o
 
 from __future__ import annotations
 
+import os
 import subprocess
 
 import pytest
@@ -46,8 +47,6 @@ def test_a_stale_pid_file_is_replaced_and_only_the_owner_removes_it(tmp_path) ->
     target = tmp_path / "vllm-path.pid"
     target.write_text("999999999\n")  # no such process
     with write_pid_file(target):
-        import os
-
         assert target.read_text().strip() == str(os.getpid())
         target.write_text("1\n")  # another process took it over meanwhile
     assert target.read_text().strip() == "1"  # not ours: left alone
