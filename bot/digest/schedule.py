@@ -480,7 +480,7 @@ class DigestClock:
             return None
         if row.status == "claimed":
             return f"stale claim of {row.claimed_by}"
-        return f"retry {row.attempts + 1} after {row.error or 'a failure'}"
+        return f"retry {row.attempts + 1} after {(row.error or 'a failure')[:120]}"
 
     def _unsettled(self, row: Any, now: datetime) -> bool:
         """Whether a ledger row (or its absence) leaves the delivery to be done now."""
