@@ -86,6 +86,22 @@ def _stop(procs: list[subprocess.Popen]) -> None:
             p.wait(timeout=5)
 
 
+def _wait_for_posts(standin, count: int, logs: list[Path], timeout: float = 180) -> None:
+    """Wait until the stand-in accepted ``count`` posts; on time-out, fail with how many came
+    and the tail of each process's log."""
+    try:
+        standin.wait_for(lambda: sum(_ok_posts(standin).values()) >= count, timeout=timeout)
+    except TimeoutError:
+        noteworthy = []
+        for path in logs:
+            lines = path.read_text(errors="replace").splitlines()
+            noteworthy += [f"{path.name}: {line}" for line in lines
+                           if ("WARNING" in line or "ERROR" in line or "Traceback" in line)
+                           and "maximum number of running instances" not in line]
+        pytest.fail(f"{sum(_ok_posts(standin).values())} of {count} posts after {timeout} s\n"
+                    + "\n".join(noteworthy[-60:]))
+
+
 def _ok_posts(standin) -> Counter:
     return Counter(c.channel for c in standin.calls("chat.postMessage") if c.ok)
 
@@ -104,10 +120,13 @@ def test_two_clock_processes_on_postgres_deliver_every_digest_exactly_once(
     # second one has that long to join in.
     standin.configure(latency_s=0.2)
     anchor = time.time()
+    # --stale-after 20: a send whose process lost its database connection mid-way (the shared
+    # server refusing clients on a loaded machine) leaves its claim; the other clock takes it over
+    # after 20 s, finds the post in the channel's history if it was made, and sends it if not.
     procs = [_start(pg_url, standin, FIRE - timedelta(seconds=8), tmp_path / f"clock{i}.log",
-                    anchor=anchor) for i in range(2)]
+                    "--stale-after", "20", anchor=anchor) for i in range(2)]
     try:
-        standin.wait_for(lambda: sum(_ok_posts(standin).values()) >= 220, timeout=120)
+        _wait_for_posts(standin, 220, [tmp_path / f"clock{i}.log" for i in range(2)])
         time.sleep(3)  # would a straggler post a second time?
     finally:
         _stop(procs)
@@ -165,7 +184,7 @@ def test_a_clock_killed_mid_fan_out_resumes_on_restart_and_sends_none_twice(
     first = _start(sqlite_url, standin, FIRE - timedelta(seconds=4), tmp_path / "first.log",
                    *args, anchor=anchor)
     try:
-        standin.wait_for(lambda: sum(_ok_posts(standin).values()) >= 40, timeout=60)
+        _wait_for_posts(standin, 40, [tmp_path / "first.log"])
     finally:
         first.send_signal(signal.SIGKILL)
         first.wait(timeout=10)
@@ -175,7 +194,7 @@ def test_a_clock_killed_mid_fan_out_resumes_on_restart_and_sends_none_twice(
     second = _start(sqlite_url, standin, FIRE - timedelta(seconds=4), tmp_path / "second.log",
                     *args, anchor=anchor)
     try:
-        standin.wait_for(lambda: sum(_ok_posts(standin).values()) >= 200, timeout=120)
+        _wait_for_posts(standin, 200, [tmp_path / "first.log", tmp_path / "second.log"])
         time.sleep(3)  # would a straggler post a second time?
     finally:
         _stop([second])
@@ -199,7 +218,7 @@ def test_sigterm_mid_fan_out_stops_within_10_s_and_the_restart_sends_the_rest_on
     first = _start(sqlite_url, standin, FIRE - timedelta(seconds=4), tmp_path / "first.log",
                    "--team-rate", "40", anchor=anchor)
     try:
-        standin.wait_for(lambda: sum(_ok_posts(standin).values()) >= 40, timeout=60)
+        _wait_for_posts(standin, 40, [tmp_path / "first.log"])
     finally:
         first.send_signal(signal.SIGTERM)
         signalled = time.monotonic()
@@ -228,7 +247,7 @@ def test_sigterm_mid_fan_out_stops_within_10_s_and_the_restart_sends_the_rest_on
     second = _start(sqlite_url, standin, FIRE - timedelta(seconds=4), tmp_path / "second.log",
                     "--team-rate", "40", anchor=anchor)
     try:
-        standin.wait_for(lambda: sum(_ok_posts(standin).values()) >= 400, timeout=120)
+        _wait_for_posts(standin, 400, [tmp_path / "first.log", tmp_path / "second.log"])
         time.sleep(3)
     finally:
         _stop([second])
