@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from bot.cli_common import load_catalog_or_exit as _load
-from bot.cli_common import write_pid_file
+from bot.cli_common import our_process, write_pid_file
 from bot.config import Settings
 
 
@@ -136,26 +136,7 @@ DEFAULT_PID_FILE = "vllm-path.pid"
 """Where ``serve`` writes its process id (working directory), for ``catalog reload``."""
 PID_GLOB = "vllm-path*.pid"
 """``catalog reload`` signals every process named by a pid file matching this (``serve``'s, and
-a ``scheduler``'s ``vllm-path-scheduler.pid`` when it writes one)."""
-
-
-def _our_process(pid: int) -> bool:
-    """Whether ``pid`` is alive and (where /proc tells) a vllm-path process, so that a stale pid
-    file whose number was reused by another program is never signalled."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return False
-    cmdline = Path(f"/proc/{pid}/cmdline")
-    if cmdline.exists():
-        try:
-            argv = cmdline.read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
-        except OSError:
-            return False
-        return "vllm-path" in argv or "bot.cli" in argv
-    return True
+each ``scheduler``'s ``vllm-path-scheduler-<pid>.pid``)."""
 
 
 @catalog.command("reload")
@@ -191,7 +172,7 @@ def catalog_reload(pid_files: tuple[str, ...]) -> None:
         except (OSError, ValueError):
             click.echo(f"warning: {path}: no readable pid", err=True)
             continue
-        if not _our_process(pid):
+        if not our_process(pid):
             click.echo(f"warning: {path}: process {pid} is not running (stale pid file)", err=True)
             continue
         if not hasattr(signal, "SIGHUP"):  # pragma: no cover - Windows
@@ -411,7 +392,8 @@ def ask_cmd(text: tuple[str, ...], user_id: str, as_json: bool) -> None:
 @main.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True, help="HTTP door: address to bind.")
 @click.option("--port", default=3000, show_default=True, type=int, help="HTTP door: port.")
-@click.option("--threads", default=8, show_default=True, type=int, help="HTTP worker threads.")
+@click.option("--threads", default=32, show_default=True, type=int,
+              help="HTTP worker threads (acks hold one only briefly; 32 covers bursts).")
 @click.option("--pid-file", default=DEFAULT_PID_FILE, show_default=True,
               help="Write the process id here while serving (for `vllm-path catalog reload`); "
                    "'' writes none.")
@@ -430,6 +412,8 @@ def serve_cmd(host: str, port: int, threads: int, pid_file: str) -> None:
     try:
         with write_pid_file(pid_file):
             serve(settings, host=host, port=port, threads=threads)
+    except click.ClickException:
+        raise
     except ConfigError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)

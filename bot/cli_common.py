@@ -32,11 +32,22 @@ def load_catalog_or_exit(catalog_dir: str | None) -> Catalog:
 @contextmanager
 def write_pid_file(path: str | Path | None) -> Iterator[Path | None]:
     """Write this process's id to ``path`` while the block runs, then remove it (only if it
-    still holds our id). ``None`` or ``''``: nothing is written."""
+    still holds our id). ``None`` or ``''``: nothing is written. Raises ``click.ClickException``
+    when ``path`` names another vllm-path process that is still running (a second ``serve`` in
+    the same folder would otherwise take the file over and, on exit, delete it, leaving
+    ``catalog reload`` blind to the first); a stale file is replaced."""
     if not path:
         yield None
         return
     target = Path(path)
+    try:
+        other = int(target.read_text(encoding="ascii").strip())
+    except (OSError, ValueError):
+        other = None
+    if other is not None and other != os.getpid() and our_process(other):
+        raise click.ClickException(
+            f"{target} names process {other}, a vllm-path process still running in this folder; "
+            "stop it first, or give this one its own --pid-file")
     target.write_text(f"{os.getpid()}\n", encoding="ascii")
     try:
         yield target
@@ -46,3 +57,22 @@ def write_pid_file(path: str | Path | None) -> Iterator[Path | None]:
                 target.unlink()
         except OSError:
             pass
+
+
+def our_process(pid: int) -> bool:
+    """Whether ``pid`` is alive and (where /proc tells) a vllm-path process, so that a stale pid
+    file whose number was reused by another program is never signalled."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return False
+    cmdline = Path(f"/proc/{pid}/cmdline")
+    if cmdline.exists():
+        try:
+            argv = cmdline.read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
+        except OSError:
+            return False
+        return "vllm-path" in argv or "bot.cli" in argv
+    return True

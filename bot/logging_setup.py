@@ -10,7 +10,12 @@ secret reaches any log output, whatever handler writes it:
   (OAuth installations in the database) are masked too
 
 are replaced by ``[redacted]`` in the message, its arguments, the exception text (tracebacks,
-including SQLAlchemy's ``[parameters: …]``) and the stack text. Redaction happens when a record
+including SQLAlchemy's ``[parameters: …]``) and the stack text. Request and response bodies are
+withheld, whoever logs them (:func:`withhold_bodies`): Bolt logs the whole body of a request whose
+signature it refuses at INFO; slack-sdk logs every Web API and response-URL request and response
+body at DEBUG; Socket Mode logs its envelopes. Response URLs (``hooks.slack.com/commands/…``,
+``…/actions/…``, any ``response_url`` field) and ``token`` fields (Slack's legacy verification
+token) are masked too. Redaction happens when a record
 is *created* (a wrapped log-record factory), so handlers added later (pytest's capture, a
 library's own handler) only ever see redacted records; the same :class:`RedactSecrets` filter is
 also attached to the root handlers. Uncaught exceptions (main thread and other threads) and
@@ -35,6 +40,27 @@ REDACTED = "[redacted]"
 SLACK_TOKEN_RE = re.compile(r"(?:xoxe\.)?xox[a-z]-[A-Za-z0-9-]+|xapp-[A-Za-z0-9-]+")
 """Slack token shapes: bot/user/app-level/refresh/config tokens (``xoxb-``, ``xoxp-``, ``xapp-`` …)."""
 
+RESPONSE_URL_RE = re.compile(
+    r"""https?(?::|%3A)(?://|%2F%2F)[^\s'"&,)}\]]*?(?:/|%2F)(?:commands|actions|response)"""
+    r"""(?:/|%2F)[^\s'"&,)}\]]+""", re.IGNORECASE)
+"""A response URL, plain or form-encoded: Slack's ``https://hooks.slack.com/commands/T…/…/…`` and
+``…/actions/…`` (and the stand-in's ``…/response/<key>``)."""
+
+_FIELD_RES = (
+    # response_url / token fields in JSON, Python reprs and form bodies
+    re.compile(r"""((?<![A-Za-z0-9_])["']?(?:response_url|token)["']?\s*[:=]\s*["']?)[^"'&,\s}]+""", re.IGNORECASE),
+)
+
+BODY_LABEL_RE = re.compile(
+    r"""(?:\b(?:request body|body|body_params|json_body|query_params)\s*[:=]\s*)"""
+    r"""|(?:\b(?:message|payload|envelope)\s*[:=]\s*(?=[\[{'"b]))""", re.IGNORECASE)
+"""Where a logged body starts: ``body: …`` (Bolt's refused-signature line, slack-sdk's request and
+response lines), ``request body: …``, ``body_params`` / ``json_body`` / ``query_params``, and a
+``message:`` / ``payload:`` / ``envelope:`` followed by a dict, list, string or bytes (Socket
+Mode)."""
+
+BODY_WITHHELD = "[body withheld]"
+
 MIN_SECRET_LENGTH = 6
 """Configured values shorter than this are not redacted by value (they would mangle ordinary
 text); Slack's secrets are far longer."""
@@ -57,25 +83,62 @@ def redact(text: str, secrets: Iterable[str] | None = None) -> str:
     return SLACK_TOKEN_RE.sub(REDACTED, text)
 
 
+def withhold_bodies(text: str) -> str:
+    """``text`` cut at the first logged body (see :data:`BODY_LABEL_RE`), which is replaced by
+    ``[body withheld]``; response URLs and ``token``/``response_url`` fields elsewhere in it are
+    masked. Text without any of these is returned unchanged."""
+    if not text:
+        return text
+    found = BODY_LABEL_RE.search(text)
+    if found:
+        text = text[:found.end()] + BODY_WITHHELD
+    for pattern in _FIELD_RES:
+        text = pattern.sub(lambda m: m.group(1) + REDACTED, text)
+    return RESPONSE_URL_RE.sub("[response_url]", text)
+
+
+def slack_error(response: Any) -> str:
+    """A refused Web API call in one line: Slack's ``error`` code plus its
+    ``response_metadata.messages`` (the reasons Slack gives, e.g. for ``invalid_arguments`` on
+    ``views.publish``) and ``needed`` for ``missing_scope``. ``response`` is a ``SlackResponse``
+    or its ``dict`` body."""
+    get = response.get if hasattr(response, "get") else (lambda _k, _d=None: _d)
+    code = str(get("error") or f"http_{getattr(response, 'status_code', '?')}")
+    extra = []
+    needed = get("needed")
+    if needed:
+        extra.append(f"needed: {needed}")
+    messages = (get("response_metadata") or {}).get("messages") or []
+    extra.extend(str(m) for m in messages)
+    return f"{code} ({'; '.join(extra)})" if extra else code
+
+
 def _redact_record(record: logging.LogRecord) -> logging.LogRecord:
     """Redact a record in place: message with its args merged, exception and stack text."""
     try:
         message = record.getMessage()
     except Exception:  # a broken format string: keep the raw parts, redacted
         message = f"{record.msg!r} % {record.args!r}"
-    clean = redact(message)
+    clean = redact(withhold_bodies(message))
     if clean != message or record.args:
         record.msg, record.args = clean, None
     if record.exc_info and record.exc_info[0] is not None and not record.exc_text:
         record.exc_text = "".join(traceback.format_exception(*record.exc_info)).rstrip("\n")
     if record.exc_text:
-        record.exc_text = redact(record.exc_text)
+        record.exc_text = redact(_mask_fields(record.exc_text))
         # The formatted text is kept; the live exception (whose str() may hold a secret) is
         # dropped so that no formatter re-renders it unredacted.
         record.exc_info = None
     if record.stack_info:
         record.stack_info = redact(record.stack_info)
     return record
+
+
+def _mask_fields(text: str) -> str:
+    """Response URLs and ``token``/``response_url`` fields masked (bodies kept: tracebacks)."""
+    for pattern in _FIELD_RES:
+        text = pattern.sub(lambda m: m.group(1) + REDACTED, text)
+    return RESPONSE_URL_RE.sub("[response_url]", text)
 
 
 class RedactSecrets(logging.Filter):

@@ -142,7 +142,7 @@ class HttpDoor:
     """
 
     def __init__(self, runtime: Any, app: Any, host: str = "127.0.0.1", port: int = 3000,
-                 threads: int = 8):
+                 threads: int = 32):
         import waitress
 
         self.runtime = runtime
@@ -219,7 +219,7 @@ class HttpDoor:
         self.close()
 
 
-def serve_http(runtime: Any, host: str = "127.0.0.1", port: int = 3000, threads: int = 8, *,
+def serve_http(runtime: Any, host: str = "127.0.0.1", port: int = 3000, threads: int = 32, *,
                app: Any = None, background: bool = False) -> HttpDoor:
     """Open the HTTP door. ``app`` defaults to ``build_app(runtime)``.
 
@@ -280,7 +280,7 @@ def serve_socket_mode(runtime: Any, *, app: Any = None,
 
 
 def serve(settings: Settings | None = None, host: str = "127.0.0.1", port: int = 3000,
-          threads: int = 8) -> None:
+          threads: int = 32) -> None:
     """``vllm-path serve``: pick the door from the settings, build the runtime and the app, run.
 
     Raises :class:`ConfigError` when no door is configured (the CLI exits 2 with its message).

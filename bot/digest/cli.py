@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sys
 import threading
 
@@ -110,8 +111,9 @@ def scheduler_cmd(reconcile_every: float, workers: int, channel_interval: float,
     click.echo(f"digest clock running (catalog {runtime.holder.catalog.version}); "
                "Ctrl-C or SIGTERM stops it", err=True)
     try:
-        # The pid file lets `vllm-path catalog reload` reach the clock too.
-        with write_pid_file("vllm-path-scheduler.pid"):
+        # The pid file lets `vllm-path catalog reload` reach the clock too; one per process,
+        # since several clocks may run side by side (one database, exactly-once ledger).
+        with write_pid_file(f"vllm-path-scheduler-{os.getpid()}.pid"):
             while not stop.wait(1.0):
                 pass
     except KeyboardInterrupt:

@@ -12,8 +12,9 @@ One send (:meth:`Deliverer.deliver_subscription`, :meth:`Deliverer.deliver_dm`) 
 2. if the claim is a take-over (attempt > 1), **look for the message** the earlier attempt may have
    posted before it died: digests carry Slack message metadata naming their ledger key, and
    ``conversations.history`` (``include_all_metadata``) finds it; if found, the key is marked sent
-   without posting again. (Without a history scope this check is skipped with a warning, and a
-   sender killed mid-request may post that digest twice.)
+   without posting again. This needs the history scopes the manifest ships (``channels:history``,
+   ``groups:history``, ``im:history``); an install without them skips the check with a warning,
+   and a sender killed mid-request may then post that digest twice.
 3. **compose** (pure, :mod:`bot.digest.compose`); nothing to say -> the key is settled as skipped.
 4. **pace**: wait for a slot of :class:`Pacer` (per channel at least ``channel_interval_s`` apart,
    per workspace at most ``team_rate_per_s``), then renew the claim (so a claim that waited is not
@@ -52,6 +53,7 @@ from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler
 from bot.digest.compose import compose_channel_digest
 from bot.digest.compose_cache import dm_composer  # issue 16: parts cached by next step + count
 from bot.digest.weekly import period_of
+from bot.logging_setup import slack_error
 from bot.store import DM_TRACK, Subscription
 
 log = logging.getLogger(__name__)
@@ -88,6 +90,7 @@ class Outcome(enum.Enum):
     PAUSED = "paused"  # a permanent Slack error paused it
     FAILED = "failed"  # retryable failure; recorded, retried later while attempts remain
     INACTIVE = "inactive"  # the subscription or DM no longer exists or is not active
+    STOPPED = "stopped"  # not started: the process is shutting down; the next run sends it
 
 
 def claimant_id() -> str:
@@ -300,6 +303,18 @@ class Deliverer:
         self.verify = verify
         self._dm_channels: dict[tuple[str, str], str] = {}
         self._warned_history = False
+        self._stopping = threading.Event()
+
+    def stop_claiming(self) -> None:
+        """Claim nothing more (graceful shutdown): sends already claimed go on to the end and are
+        recorded; every later call returns :attr:`Outcome.STOPPED` without touching the ledger,
+        so the next run's catch-up sends those digests."""
+        self._stopping.set()
+
+    @property
+    def stopping(self) -> bool:
+        """True once :meth:`stop_claiming` was called."""
+        return self._stopping.is_set()
 
     @property
     def store(self) -> Any:
@@ -319,6 +334,8 @@ class Deliverer:
             return Attempt(Outcome.INACTIVE)
         period = period_of(fire, sub.timezone)
         key = (sub.team_id, sub.channel_id, sub.track_id, period)
+        if self.stopping:
+            return Attempt(Outcome.STOPPED, period)
         if not self._claim(key):
             return Attempt(Outcome.TAKEN, period)
         try:
@@ -402,6 +419,8 @@ class Deliverer:
         if dm.snoozed_until is not None and dm.snoozed_until > fire:
             self.store.skip_delivery(*key, reason="snoozed", claimed_by=self.claimant)
             return Attempt(Outcome.SNOOZED, period)
+        if self.stopping:
+            return Attempt(Outcome.STOPPED, period)
         if not self._claim(key):
             return Attempt(Outcome.TAKEN, period)
         try:
@@ -480,8 +499,8 @@ class Deliverer:
             if not self._warned_history:
                 self._warned_history = True
                 log.warning("cannot read conversation history to check for an earlier post (%s); "
-                            "a digest whose sender died mid-request may be posted twice",
-                            exc.response.get("error"))
+                            "a digest whose sender died mid-request may be posted twice (reinstall "
+                            "the app with the manifest's history scopes)", slack_error(exc.response))
             return None
         except Exception:  # network: fall back to sending
             return None
@@ -497,26 +516,28 @@ class Deliverer:
                      sub: Subscription | None = None, dm: tuple[str, str] | None = None) -> Attempt:
         code = str(exc.response.get("error") or f"http_{exc.response.status_code}")
         if code in PERMANENT_ERRORS:
-            return self._permanent(key, code, sub=sub, dm=dm)
-        return self._failed(key, code)
+            return self._permanent(key, code, sub=sub, dm=dm, detail=slack_error(exc.response))
+        return self._failed(key, slack_error(exc.response))
 
     def _permanent(self, key: tuple[str, str, str, str], code: str, *,
                    sub: Subscription | None = None, dm: tuple[str, str] | None = None,
-                   reason: str | None = None) -> Attempt:
+                   reason: str | None = None, detail: str | None = None) -> Attempt:
+        """Pause with a visible reason; ``detail`` (Slack's error with its ``messages``) goes to
+        the ledger and the log, the reason people see stays short."""
         text = f"Slack error {code}: {PERMANENT_ERRORS[code]}" if reason is None else reason
-        self.store.mark_failed(*key, error=text, claimed_by=self.claimant)
+        self.store.mark_failed(*key, error=detail or text, claimed_by=self.claimant)
         if sub is not None:
             self.store.pause_subscription(sub.id, text)
-            log.warning("subscription %s paused: %s", sub.id, text)
+            log.warning("subscription %s (channel %s) paused: %s", sub.id, key[1], detail or text)
         if dm is not None:
             self.store.pause_dm(dm[0], dm[1], text)
-            log.warning("a DM digest of team %s paused: %s", dm[0], text)
+            log.warning("a DM digest of team %s paused: %s", dm[0], detail or text)
         return Attempt(Outcome.PAUSED, key[3], error=code)
 
     def _failed(self, key: tuple[str, str, str, str], error: str) -> Attempt:
         self.store.mark_failed(*key, error=error, claimed_by=self.claimant)
-        log.warning("digest %s failed (will retry while attempts remain): %s", key[3], error)
-        return Attempt(Outcome.FAILED, key[3], error=error.split(":")[0])
+        log.warning("digest %s failed (will retry while attempts remain): %s", "/".join(key), error)
+        return Attempt(Outcome.FAILED, key[3], error=error.split(":")[0].split(" (")[0])
 
 
 def _metadata(key: Iterable[str]) -> dict[str, Any]:

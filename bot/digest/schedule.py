@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections import Counter
 from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -66,6 +67,11 @@ RECONCILE_ID = "digest:reconcile"
 JOBSTORE = "default"
 LOCAL_JOBSTORE = "local"
 WEEK_S = 7 * 24 * 3600
+MISSED_AFTER_S = 120.0
+"""A due digest nobody has claimed this many seconds after its time is a missed slot (logged at
+WARNING with its channel); sooner, its cron job is probably just about to send it."""
+LATE_LOG_LIMIT = 500
+"""At most this many channels named in one catch-up WARNING line (the rest are counted)."""
 
 _FAR_FUTURE = datetime(9999, 1, 1, tzinfo=UTC)
 _clock: DigestClock | None = None
@@ -150,6 +156,7 @@ class DigestClock:
         self._reconcile_lock = threading.Lock()
         self._stopping = threading.Event()
         self._reload_tried: str | None = None
+        self.shutdown_s: float | None = None
 
     @property
     def store(self) -> Any:
@@ -194,18 +201,29 @@ class DigestClock:
         log.info("digest clock started: %d jobs, reconcile every %s s, %d workers",
                  len(self.scheduler.get_jobs(jobstore=JOBSTORE)), self.reconcile_every_s, self.workers)
 
-    def shutdown(self, wait: bool = True) -> None:
-        """Stop scheduling; with ``wait``, let running sends finish."""
+    def shutdown(self, wait: bool = True) -> float:
+        """Stop (SIGTERM): claim no new sends, drop queued catch-up work, and with ``wait`` let
+        the sends already claimed finish and be recorded; what was not sent stays unclaimed in the
+        ledger, so the next run's catch-up sends it (exactly once). Takes about one send with its
+        pacing wait, not the rest of a fan-out. Returns the seconds it took (also logged and kept
+        as :attr:`shutdown_s`)."""
         global _clock
+        started = time.monotonic()
         self._stopping.set()
+        self.deliverer.stop_claiming()
         with self._reconcile_lock:  # let a running reconcile finish: APScheduler's shutdown holds
             pass                    # the job store lock that reconcile's job sync needs
+        self._pool.shutdown(wait=False, cancel_futures=True)  # queued catch-up: not started
         if self.scheduler is not None and self.scheduler.running:
             self.scheduler.shutdown(wait=wait)
-        self._pool.shutdown(wait=wait, cancel_futures=not wait)
+        self._pool.shutdown(wait=wait)
         with _clock_lock:
             if _clock is self:
                 _clock = None
+        self.shutdown_s = time.monotonic() - started
+        log.info("digest clock stopped in %.2f s: sends in flight finished and recorded; "
+                 "digests not yet sent go out on the next run", self.shutdown_s)
+        return self.shutdown_s
 
     # -- cron job bodies --
 
@@ -366,16 +384,19 @@ class DigestClock:
                 memo[key] = latest_fire(weekday, at_time, tz, now)
             return memo[key]
 
+        fires: dict[tuple[str, str, str, str], datetime] = {}
         for sub in self.store.active_subscriptions():
             fire = latest(sub.weekday, sub.at_time, sub.timezone)
-            if self._eligible(fire, sub.updated_at, now, sub.timezone):
+            if fire is not None and self._eligible(fire, sub.updated_at, now, sub.timezone):
                 key = (sub.team_id, sub.channel_id, sub.track_id, period_of(fire, sub.timezone))
                 candidates.append((key, (self.run_subscription, (sub.id,))))
+                fires[key] = fire
         for dm in self.store.dm_recipients(at=_FAR_FUTURE):
             fire = latest(dm.weekday, dm.at_time, dm.timezone)
-            if self._eligible(fire, dm.updated_at, now, dm.timezone):
+            if fire is not None and self._eligible(fire, dm.updated_at, now, dm.timezone):
                 key = (dm.team_id, dm.user_id, DM_TRACK, period_of(fire, dm.timezone))
                 candidates.append((key, (self.run_dm, (dm.team_id, dm.user_id))))
+                fires[key] = fire
         if not candidates:
             return []
         rows = {}
@@ -383,6 +404,7 @@ class DigestClock:
             for row in self.store.deliveries(period=period):
                 rows[(row.team_id, row.destination, row.track_id, row.period)] = row
         futures = []
+        late: list[str] = []  # missed slots, stale claims, retries: worth an operator's look
         for key, (func, args) in candidates:
             if not self._unsettled(rows.get(key), now):
                 continue
@@ -393,9 +415,30 @@ class DigestClock:
             future = self._submit(func, *args)
             future.add_done_callback(partial(self._unqueue, key))
             futures.append(future)
-        if futures:
-            log.info("catch-up: %d digest(s) due and not yet delivered", len(futures))
+            why = self._lateness(rows.get(key), fires[key], now)
+            if why:
+                late.append(f"{key[1]} ({'/'.join((key[0], key[2], key[3]))}: {why})")
+        if late:
+            shown = late[:LATE_LOG_LIMIT]
+            more = f" and {len(late) - len(shown)} more" if len(late) > len(shown) else ""
+            log.warning("catch-up: %d digest(s) not delivered on time, sending now: %s%s",
+                        len(late), ", ".join(shown), more)
+        if len(futures) > len(late):
+            log.info("catch-up: %d digest(s) due now and not yet claimed", len(futures) - len(late))
         return futures
+
+    def _lateness(self, row: Any, fire: datetime, now: datetime) -> str | None:
+        """Why a due delivery is late, or None when it is simply due now (its cron job may be
+        about to send it): ``'missed slot, due <fire>'`` (no claim and the time passed more than
+        :data:`MISSED_AFTER_S` ago: the clock was down or behind), ``'stale claim of <claimant>'``
+        (a sender died), ``'retry n'`` (an earlier attempt failed)."""
+        if row is None:
+            if (now - fire).total_seconds() > MISSED_AFTER_S:
+                return f"missed slot, due {fire.astimezone(UTC):%Y-%m-%d %H:%M} UTC"
+            return None
+        if row.status == "claimed":
+            return f"stale claim of {row.claimed_by}"
+        return f"retry {row.attempts + 1} after {(row.error or 'a failure')[:120]}"
 
     def _unsettled(self, row: Any, now: datetime) -> bool:
         """Whether a ledger row (or its absence) leaves the delivery to be done now."""

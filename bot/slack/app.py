@@ -10,7 +10,7 @@ turn on Bolt's OAuth flow with the SQLAlchemy installation and state stores on o
 from __future__ import annotations
 
 import logging
-from concurrent.futures import Executor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import Any
 
 from slack_bolt import App
@@ -30,6 +30,13 @@ from bot.slack.listeners import actions, commands, errors, events
 from bot.slack.signing import SignedRequestVerification
 
 log = logging.getLogger(__name__)
+
+ACK_THREADS = 32
+"""Bolt's ``listener_executor``: runs the ack functions (and non-lazy listeners such as App Home
+events). Acks are instant; the pool only needs to cover requests arriving at once."""
+LAZY_THREADS = 64
+"""The lazy listeners' own pool: they mostly wait on Slack (Web API, response URLs; a slow Slack
+answers in seconds), so many threads, and never the acks' pool, so no ack waits behind them."""
 
 
 def retry_handlers() -> list[RetryHandler]:
@@ -53,6 +60,22 @@ class BotApp(App):
     handlers: Handlers
 
 
+def _separate_lazy_pool(app: App) -> None:
+    """Run lazy listeners on a pool of :data:`LAZY_THREADS` of their own. Bolt runs them on its
+    ``listener_executor``, the same pool as the acks (``App.__init__`` builds one
+    ``ThreadLazyListenerRunner`` on it and has no parameter for another), so with a slow Slack
+    the follow-up work filled the pool and acks queued behind it for seconds."""
+    from slack_bolt.lazy_listener.thread_runner import ThreadLazyListenerRunner
+
+    runner = getattr(app, "_listener_runner", None)
+    if runner is None or not hasattr(runner, "lazy_listener_runner"):  # pragma: no cover
+        log.warning("Bolt's listener runner changed: lazy listeners share the ack pool")
+        return
+    runner.lazy_listener_runner = ThreadLazyListenerRunner(
+        logger=app.logger,
+        executor=ThreadPoolExecutor(max_workers=LAZY_THREADS, thread_name_prefix="bolt-lazy"))
+
+
 def build_app(runtime: Runtime, client: WebClient | None = None, *, verify_requests: bool = True,
               listener_executor: Executor | None = None) -> BotApp:
     """Build the Bolt app.
@@ -74,7 +97,9 @@ def build_app(runtime: Runtime, client: WebClient | None = None, *, verify_reque
         before_authorize=SignedRequestVerification(secret or "") if verify_requests else None,
         process_before_response=False,
         raise_error_for_unhandled_request=False,
-        listener_executor=listener_executor,
+        # Acks get a pool of their own; the lazy follow-ups get another (_separate_lazy_pool).
+        listener_executor=listener_executor or ThreadPoolExecutor(
+            max_workers=ACK_THREADS, thread_name_prefix="bolt-ack"),
     )
     if client is not None:
         # auth.test runs now, at start, so the first request's ack never waits for it.
@@ -113,6 +138,8 @@ def build_app(runtime: Runtime, client: WebClient | None = None, *, verify_reque
         user = resp.get("user") or {}
         return UserInfo(locale=user.get("locale"), tz=user.get("tz"))
 
+    if listener_executor is None:
+        _separate_lazy_pool(app)
     handlers = Handlers(runtime, users_info=UserInfoCache(fetch_user))
     commands.register(app, handlers)
     actions.register(app, handlers)

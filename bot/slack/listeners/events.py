@@ -10,6 +10,7 @@ from slack_bolt import App
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
+from bot.logging_setup import slack_error
 from bot.slack.handlers import Caller, Handlers
 
 log = logging.getLogger(__name__)
@@ -44,7 +45,7 @@ def user_channels(client: WebClient, user_id: str) -> list[str] | None:
                 break
             seen.add(cursor)
     except SlackApiError as exc:
-        log.warning("users.conversations failed: %s", exc.response.get("error"))
+        log.warning("users.conversations failed: %s", slack_error(exc.response))
         return None
     return out
 
@@ -55,7 +56,7 @@ def publish_home(handlers: Handlers, client: WebClient, caller: Caller) -> None:
     try:
         client.views_publish(user_id=caller.user_id, view=view)
     except SlackApiError as exc:
-        log.warning("views.publish failed: %s", exc.response.get("error"))
+        log.warning("views.publish failed: %s", slack_error(exc.response))
 
 
 def register(app: App, handlers: Handlers) -> None:

@@ -13,8 +13,9 @@ both modelled on what Slack really does (Slack's Web API reference, https://docs
   ``not_authed``; a method it does not serve is ``unknown_method``; blocks or a view that
   :mod:`bot.slack.blockkit` refuses are ``invalid_blocks`` / ``invalid_arguments`` (a response
   URL answers 400 ``invalid_blocks``); a message with neither text nor blocks is ``no_text``, one
-  whose ``text`` is over 4,000 characters ``msg_too_long``; with ``token_scopes`` given, a call
-  whose scope (:data:`METHOD_SCOPES`) the token lacks is ``missing_scope``. All refusals go
+  whose ``text`` is over 4,000 characters ``msg_too_long``; a call whose scope
+  (:mod:`bot.slack.scopes`) the token lacks is ``missing_scope`` (the manifest's scopes by default;
+  ``scopes=`` or per-token ``token_scopes=`` to change them). All refusals go
   through :meth:`SlackStandIn.refusal`, the one place to add a check.
 * :func:`slash_command_body`, :func:`block_actions_body`, :func:`event_body` and
   :func:`signed_headers` build the requests Slack sends to an app, byte for byte in Slack's
@@ -58,7 +59,7 @@ from bot.slack.standin.requests import (
 )
 from bot.slack.standin.server import (
     MAX_MESSAGE_TEXT,
-    METHOD_SCOPES,
+    SERVED_METHODS,
     SlackStandIn,
 )
 
@@ -75,7 +76,7 @@ __all__ = [
     "CONSOLE_USER_NAME",
     "Faults",
     "MAX_MESSAGE_TEXT",
-    "METHOD_SCOPES",
+    "SERVED_METHODS",
     "ResponsePost",
     "SLASH_COMMAND",
     "SlackStandIn",

@@ -28,6 +28,8 @@ from bot.slack.standin.ids import (
 )
 from bot.slack.standin.records import ApiCall, Faults, ResponsePost
 
+from bot.slack.scopes import conversation_kind, default_bot_scopes, parse_scopes, scope_refusal
+
 T = TypeVar("T")
 
 _JSON_ARGS = ("blocks", "attachments", "view", "metadata", "unfurls", "channels")
@@ -36,27 +38,27 @@ MAX_MESSAGE_TEXT = 4000
 """Characters of a message's top-level ``text`` beyond which Slack answers ``msg_too_long`` (in
 practice; Slack documents 40,000 as the hard truncation)."""
 
-METHOD_SCOPES: Mapping[str, str | None] = {
-    "api.test": None,
-    "oauth.v2.access": None,
-    "auth.test": None,
-    "chat.postMessage": "chat:write",
-    "chat.postEphemeral": "chat:write",
-    "chat.update": "chat:write",
-    "chat.delete": "chat:write",
-    "conversations.open": "im:write",
-    "conversations.history": "channels:history",
-    "conversations.info": "channels:read",
-    "conversations.list": "channels:read",
-    "users.conversations": "channels:read",
-    "users.info": "users:read",
-    "views.publish": None,
-    "views.open": None,
-    "views.update": None,
-    "views.push": None,
-}
-"""The Web API methods the stand-in serves, each with the bot-token scope Slack requires for it
-(``None``: no scope needed). Any other method is answered ``unknown_method``."""
+SERVED_METHODS: frozenset[str] = frozenset({
+    "api.test",
+    "oauth.v2.access",
+    "auth.test",
+    "chat.postMessage",
+    "chat.postEphemeral",
+    "chat.update",
+    "chat.delete",
+    "conversations.open",
+    "conversations.history",
+    "conversations.info",
+    "conversations.list",
+    "users.conversations",
+    "users.info",
+    "views.publish",
+    "views.open",
+    "views.update",
+    "views.push",
+})
+"""The Web API methods the stand-in serves (their scopes: :mod:`bot.slack.scopes`). Any other
+method is answered ``unknown_method``."""
 
 _NO_TOKEN_METHODS = frozenset({"api.test", "oauth.v2.access"})  # OAuth uses the client id/secret
 _MESSAGE_METHODS = frozenset({"chat.postMessage", "chat.postEphemeral", "chat.update"})
@@ -73,17 +75,22 @@ class SlackStandIn:
 
     ``team_id`` is what ``auth.test`` reports; ``channels`` is what ``users.conversations`` lists
     (default one public channel ``C0CONSOLE``); ``response_url_limit`` is how many posts one
-    response URL accepts (Slack: 5); later posts are answered 404 ``used_url``.
+    response URL accepts (Slack: 5); later posts are answered 404 ``used_url``. ``scopes`` are
+    the scopes of any token (default: the manifest's, :func:`bot.slack.scopes.default_bot_scopes`):
+    a call whose scope (:mod:`bot.slack.scopes`, narrowed by conversation kind) is missing is
+    refused ``missing_scope`` with ``needed`` and ``provided``, as Slack does.
     ``token_scopes`` maps a token (the ``xoxb-...`` string) to the scopes it was granted; when
-    given, calls are checked against :data:`METHOD_SCOPES` and an unknown token is
-    ``invalid_auth`` (``None``, the default, checks no scopes). Tokens are kept only in memory, to
-    compare; they are never recorded or printed.
+    given, each call is checked against its own token's scopes and an unknown token is
+    ``invalid_auth``. Tokens are kept only in memory, to compare; they are never recorded or
+    printed.
     """
 
     def __init__(self, *, team_id: str = CONSOLE_TEAM_ID, team_name: str = "Console",
                  channels: Iterable[Mapping[str, Any]] | None = None,
                  response_url_limit: int = 5, port: int = 0,
-                 token_scopes: Mapping[str, Iterable[str]] | None = None):
+                 token_scopes: Mapping[str, Iterable[str]] | None = None,
+                 scopes: Iterable[str] | None = None):
+        self.scopes = default_bot_scopes() if scopes is None else parse_scopes(scopes)
         self.team_id = team_id
         self.team_name = team_name
         self.channels = [dict(c) for c in channels] if channels is not None else [
@@ -255,10 +262,10 @@ class SlackStandIn:
         if faults.latency_s:
             time.sleep(faults.latency_s)
         token = auth.split(" ", 1)[-1] if auth else None
-        refused = self._auth_refusal(method, token)
+        refused = self._auth_refusal(method, args, token)
         headers: dict[str, str]
         if refused is not None:
-            status, headers, body = 200, {}, {"ok": False, "error": refused}
+            status, headers, body = 200, {}, refused
             decided = time.monotonic()
         else:
             # Rate limits and injected faults first (they count arrivals, so the time spent
@@ -284,21 +291,28 @@ class SlackStandIn:
         (``unknown_method``), the token's scopes (``missing_scope``), then the arguments
         (``no_text``, ``msg_too_long``, ``invalid_blocks``, ``invalid_arguments``). ``token`` is the
         bearer token or ``None``."""
-        return self._auth_refusal(method, token) or self._argument_refusal(method, args)
+        refused = self._auth_refusal(method, args, token)
+        return str(refused["error"]) if refused else self._argument_refusal(method, args)
 
-    def _auth_refusal(self, method: str, token: str | None) -> str | None:
+    def _auth_refusal(self, method: str, args: Mapping[str, Any], token: str | None
+                      ) -> dict[str, Any] | None:
+        """Slack's answer body when authentication, the method or the token's scopes refuse the
+        call, else None."""
         if token is None and method not in _NO_TOKEN_METHODS:
-            return "not_authed"
-        if method not in METHOD_SCOPES:
-            return "unknown_method"
-        if self._token_scopes is not None and method not in _NO_TOKEN_METHODS:
+            return {"ok": False, "error": "not_authed"}
+        if method not in SERVED_METHODS:
+            return {"ok": False, "error": "unknown_method"}
+        if method in _NO_TOKEN_METHODS:
+            return None
+        granted: frozenset[str] | None = self.scopes
+        if self._token_scopes is not None:
             granted = self._token_scopes.get(token or "")
             if granted is None:
-                return "invalid_auth"
-            needed = METHOD_SCOPES[method]
-            if needed is not None and needed not in granted:
-                return "missing_scope"
-        return None
+                return {"ok": False, "error": "invalid_auth"}
+        channel = str(args.get("channel") or "")
+        private = next((bool(c.get("is_private")) for c in self.channels
+                        if c.get("id") == channel), None)
+        return scope_refusal(method, granted, conversation_kind(channel, private))
 
     def _argument_refusal(self, method: str, args: Mapping[str, Any]) -> str | None:
         if method in _MESSAGE_METHODS:

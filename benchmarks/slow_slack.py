@@ -1,0 +1,165 @@
+"""Acks under a slow Slack: 60 signed ``/vllm-path`` commands at once through the HTTP door while
+the stand-in's Web API answers every call in 1.5 s.
+
+Each command comes from a different person, so each answer first asks Slack ``users.info`` (their
+locale and time zone) — the slow follow-up work that runs in Bolt's lazy listener — and then posts
+the reply to its response URL. Slack shows ``operation_timeout`` when the HTTP answer (the ack)
+takes over 3 s; our target is every ack under 1 s and every reply delivered.
+
+Two setups in the same run, on the same machine, same stand-in, same requests:
+
+* ``app``: :func:`bot.slack.app.build_app` as shipped (acks on their own ``listener_executor``,
+  lazy listeners on a pool of their own) behind :class:`bot.serve.HttpDoor` with its default
+  waitress threads;
+* ``baseline``: the same app with Bolt's defaults put back (one 5-thread pool for acks and lazy
+  listeners alike) behind 8 waitress threads, which is what ``serve`` ran before.
+
+A request's ack time runs from sending the signed POST to reading the HTTP answer; its reply
+time from sending to the stand-in receiving the post at its response URL.
+
+Run: ``.venv/bin/python benchmarks/slow_slack.py [-n 60] [--latency 1.5] [--rounds 1] [--check]``.
+Prints ack p50/p99/max, time to full reply, and counts; ``--check`` exits 1 unless every ack of
+the shipped app is under 1 s and every reply arrived.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bot.config import Settings  # noqa: E402
+from bot.runtime import Runtime  # noqa: E402
+from bot.serve import HttpDoor  # noqa: E402
+from bot.slack.app import build_app  # noqa: E402
+from bot.slack.standin import SlackStandIn, signed_headers, slash_command_body  # noqa: E402
+
+SECRET = "bench-signing-secret"
+TOKEN = "xoxb-bench"
+ACK_TARGET_S = 1.0
+
+
+def _pct(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    k = min(len(ordered) - 1, max(0, round(p / 100 * (len(ordered) - 1))))
+    return ordered[k]
+
+
+def _bolt_defaults(app) -> None:  # type: ignore[no-untyped-def]
+    """Put Bolt's default executors back: one ``ThreadPoolExecutor(max_workers=5)`` shared by
+    the ack functions and the lazy listeners (``slack_bolt.App.__init__``)."""
+    from slack_bolt.lazy_listener.thread_runner import ThreadLazyListenerRunner
+
+    shared = ThreadPoolExecutor(max_workers=5)
+    runner = app._listener_runner
+    runner.listener_executor = shared
+    runner.lazy_listener_runner = ThreadLazyListenerRunner(logger=app.logger, executor=shared)
+
+
+def _fire(door: HttpDoor, standin: SlackStandIn, n: int, round_no: int, label: str,
+          reply_timeout: float) -> dict[str, object]:
+    """``n`` commands at once (a barrier releases them together); ack and reply times."""
+    barrier = threading.Barrier(n)
+    acks: list[float] = []
+    statuses: list[int] = []
+    sent_at: dict[str, float] = {}
+    lock = threading.Lock()
+
+    def one(i: int) -> None:
+        url = standin.response_url(f"{label}-{round_no}-{i}")
+        body = slash_command_body("speculative", user_id=f"U{label[:1].upper()}{round_no}{i:04d}",
+                                  response_url=url)
+        headers = signed_headers(body, SECRET)
+        req = urllib.request.Request(door.url + "/slack/events", data=body, headers=headers,
+                                     method="POST")
+        barrier.wait()
+        started = time.monotonic()
+        try:
+            with urllib.request.urlopen(req, timeout=30) as resp:
+                resp.read()
+                status = resp.status
+        except urllib.error.HTTPError as exc:
+            status = exc.code
+        took = time.monotonic() - started
+        with lock:
+            acks.append(took)
+            statuses.append(status)
+            sent_at[url] = started
+
+    with ThreadPoolExecutor(max_workers=n) as pool:
+        list(pool.map(one, range(n)))
+    deadline = time.monotonic() + reply_timeout
+    replies: dict[str, float] = {}
+    while time.monotonic() < deadline:
+        for post in standin.responses():
+            if post.url in sent_at and post.url not in replies and post.status == 200:
+                replies[post.url] = post.at - sent_at[post.url]
+        if len(replies) == n:
+            break
+        time.sleep(0.05)
+    return {"acks": acks, "statuses": statuses, "replies": list(replies.values())}
+
+
+def _report(label: str, results: list[dict[str, object]], n: int) -> tuple[float, int]:
+    acks = [a for r in results for a in r["acks"]]  # type: ignore[attr-defined]
+    replies = [a for r in results for a in r["replies"]]  # type: ignore[attr-defined]
+    non200 = sum(1 for r in results for s in r["statuses"] if s != 200)  # type: ignore[attr-defined]
+    over1 = sum(1 for a in acks if a >= 1.0)
+    over3 = sum(1 for a in acks if a >= 3.0)
+    expected = n * len(results)
+    print(f"  {label:8}: ack p50 {_pct(acks, 50):6.3f} s  p99 {_pct(acks, 99):6.3f} s  "
+          f"max {max(acks):6.3f} s | acks >= 1 s: {over1}, >= 3 s: {over3}, non-200: {non200} | "
+          f"replies {len(replies)}/{expected}"
+          + (f", full reply p50 {_pct(replies, 50):.2f} s max {max(replies):.2f} s"
+             if replies else ""))
+    return max(acks), expected - len(replies)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("-n", type=int, default=60, help="concurrent commands per round")
+    parser.add_argument("--latency", type=float, default=1.5, help="Web API latency, seconds")
+    parser.add_argument("--rounds", type=int, default=1, help="rounds per setup (alternating)")
+    parser.add_argument("--check", action="store_true",
+                        help="exit 1 unless every ack of the app is under 1 s and every reply came")
+    args = parser.parse_args(argv)
+
+    results: dict[str, list[dict[str, object]]] = {"app": [], "baseline": []}
+    with SlackStandIn() as standin, tempfile.TemporaryDirectory() as tmp:
+        settings = Settings(_env_file=None, database_url=f"sqlite:///{tmp}/bench.db",
+                            slack_bot_token=TOKEN, slack_signing_secret=SECRET,
+                            slack_app_token=None, slack_client_id=None, slack_client_secret=None,
+                            slack_api_url=standin.api_url)
+        runtime = Runtime.create(settings)
+        app = build_app(runtime)  # auth.test at start, before the latency is turned on
+        baseline = build_app(runtime)
+        _bolt_defaults(baseline)
+        standin.configure(latency_s=args.latency)
+        with HttpDoor(runtime, app, port=0) as shipped, \
+                HttpDoor(runtime, baseline, port=0, threads=8) as old:
+            for round_no in range(args.rounds):
+                for label, door in (("app", shipped), ("baseline", old)):
+                    results[label].append(_fire(door, standin, args.n, round_no, label,
+                                                reply_timeout=60 + args.n * args.latency))
+        runtime.store.close()
+
+    print(f"{args.n} concurrent signed `/vllm-path speculative` from different people, Web API "
+          f"latency {args.latency} s, {args.rounds} round(s) per setup")
+    worst, lost = _report("app", results["app"], args.n)
+    _report("baseline", results["baseline"], args.n)
+    ok = worst < ACK_TARGET_S and lost == 0
+    print(f"  target: every ack < {ACK_TARGET_S:.0f} s and every reply delivered: "
+          f"{'ok' if ok else 'MISSED'}")
+    return 1 if args.check and not ok else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,94 @@
+"""Which OAuth scope each Slack Web API method the app calls needs, and Slack's refusal when the
+token lacks it.
+
+The table follows Slack's method reference (``/work/shared/slack-api-specs/slack_web_openapi_v2.json``,
+each method's ``security.slackAuth``; ``chat:write:bot`` there is today's granular ``chat:write``).
+A method whose acceptable scopes depend on the kind of conversation (``conversations.history``
+needs ``channels:history`` for a public channel, ``groups:history`` for a private one,
+``im:history`` for a DM) is narrowed by :func:`acceptable_scopes`. Slack answers a call whose
+token lacks the scope with HTTP 200 and ``{"ok": false, "error": "missing_scope", "needed": …,
+"provided": …}`` (:func:`scope_refusal`); the stand-in Slack uses it to be as strict as Slack.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+SCOPES_BY_METHOD: Mapping[str, frozenset[str]] = {
+    "chat.postMessage": frozenset({"chat:write"}),
+    "chat.postEphemeral": frozenset({"chat:write"}),
+    "chat.update": frozenset({"chat:write"}),
+    "chat.delete": frozenset({"chat:write"}),
+    "chat.scheduleMessage": frozenset({"chat:write"}),
+    "conversations.open": frozenset({"channels:write", "groups:write", "im:write", "mpim:write"}),
+    "conversations.history": frozenset({"channels:history", "groups:history", "im:history",
+                                        "mpim:history"}),
+    "conversations.replies": frozenset({"channels:history", "groups:history", "im:history",
+                                        "mpim:history"}),
+    "conversations.info": frozenset({"channels:read", "groups:read", "im:read", "mpim:read"}),
+    "conversations.list": frozenset({"channels:read", "groups:read", "im:read", "mpim:read"}),
+    "users.conversations": frozenset({"channels:read", "groups:read", "im:read", "mpim:read"}),
+    "users.info": frozenset({"users:read"}),
+    "team.info": frozenset({"team:read"}),
+}
+"""Web API method -> the scopes any one of which lets a bot token call it. Methods not listed
+(``auth.test``, ``views.publish``, ``views.open`` …) need no scope."""
+
+_BY_KIND_SUFFIX = {"public": "channels", "private": "groups", "im": "im", "mpim": "mpim"}
+
+
+def conversation_kind(channel_id: str, is_private: bool | None = None) -> str | None:
+    """``'im'`` for a DM id (``D…``), ``'private'`` for a private channel (a ``G…`` id, or
+    ``is_private``), ``'public'`` for another ``C…`` id; None when unknown."""
+    if not channel_id:
+        return None
+    if channel_id.startswith("D"):
+        return "im"
+    if channel_id.startswith("G") or is_private:
+        return "private"
+    if channel_id.startswith("C"):
+        return "public"
+    return None
+
+
+def acceptable_scopes(method: str, kind: str | None = None) -> frozenset[str]:
+    """The scopes any one of which allows ``method`` on a conversation of ``kind`` (see
+    :func:`conversation_kind`; None: any kind). Empty: no scope needed."""
+    scopes = SCOPES_BY_METHOD.get(method, frozenset())
+    if kind is None or len(scopes) <= 1:
+        return scopes
+    prefix = _BY_KIND_SUFFIX.get(kind)
+    narrowed = frozenset(s for s in scopes if s.split(":")[0] == prefix)
+    return narrowed or scopes
+
+
+def parse_scopes(scopes: str | Iterable[str]) -> frozenset[str]:
+    """A scope set from Slack's comma-separated form (``"commands,chat:write"``) or an iterable."""
+    items = scopes.split(",") if isinstance(scopes, str) else scopes
+    return frozenset(s.strip() for s in items if s and s.strip())
+
+
+def scope_refusal(method: str, granted: Iterable[str], kind: str | None = None
+                  ) -> dict[str, Any] | None:
+    """Slack's answer to ``method`` called with a token holding ``granted`` scopes on a
+    conversation of ``kind``: None when allowed, else the ``missing_scope`` body (``needed``
+    names the scope to add, ``provided`` the token's scopes, comma-separated)."""
+    needed = acceptable_scopes(method, kind)
+    have = parse_scopes(granted)
+    if not needed or needed & have:
+        return None
+    return {"ok": False, "error": "missing_scope", "needed": ",".join(sorted(needed)),
+            "provided": ",".join(sorted(have))}
+
+
+def default_bot_scopes() -> frozenset[str]:
+    """The bot scopes the app asks for (``Settings.slack_scopes``' default, kept in step with
+    ``manifest.yaml``)."""
+    from bot.config import Settings
+
+    return parse_scopes(str(Settings.model_fields["slack_scopes"].default))
+
+
+__all__ = ["SCOPES_BY_METHOD", "acceptable_scopes", "conversation_kind", "default_bot_scopes",
+           "parse_scopes", "scope_refusal"]
