@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 from urllib.parse import parse_qs, urlsplit
 
 from bot.slack import blockkit
+from bot.slack.scopes import conversation_kind, default_bot_scopes, parse_scopes, scope_refusal
 from bot.slack.standin.ids import (
     BOT_ID,
     BOT_USER_ID,
@@ -27,8 +28,6 @@ from bot.slack.standin.ids import (
     CONSOLE_USER_ID,
 )
 from bot.slack.standin.records import ApiCall, Faults, ResponsePost
-
-from bot.slack.scopes import conversation_kind, default_bot_scopes, parse_scopes, scope_refusal
 
 T = TypeVar("T")
 
