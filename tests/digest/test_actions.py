@@ -7,9 +7,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from bot.digest.weekly import period_of
 from bot.digest.deliver import Deliverer, Outcome, Pacer
-from bot.digest.weekly import next_fire
+from bot.digest.weekly import next_fire, period_of
 from bot.slack.handlers import Caller, Handlers
 from tests.digest.conftest import TEAM, make_runtime
 
@@ -119,8 +118,7 @@ def test_snooze_after_an_early_digest_skips_the_following_week(tmp_path):
 
     from bot.config import Settings
     from bot.digest.actions import handle_digest_action
-    from bot.digest.weekly import period_of
-    from bot.digest.weekly import next_fire
+    from bot.digest.weekly import next_fire, period_of
     from bot.runtime import Runtime
     from bot.slack.handlers import Caller
 

@@ -17,8 +17,8 @@ from zoneinfo import ZoneInfo
 import pytest
 import time_machine
 
-from bot.digest.weekly import period_of
 from bot.digest.schedule import JOBSTORE, DigestClock
+from bot.digest.weekly import period_of
 from tests.digest.clockdriver import ClockDriver
 from tests.digest.conftest import TEAM
 

@@ -16,8 +16,8 @@ from bot.digest.compose import (
     compose_dm,
     preview_subscription,
 )
-from bot.slack.blockkit import validate_blocks
 from bot.digest.weekly import period_of
+from bot.slack.blockkit import validate_blocks
 from bot.slack.mrkdwn import esc
 from bot.slack.views.blocks import decode_value
 

@@ -12,12 +12,12 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from bot.config import Settings
-from bot.digest.compose import period_of
 from bot.digest.deliver import METADATA_EVENT, Deliverer, Outcome, Pacer
+from bot.digest.weekly import period_of
 from bot.slack.scopes import SCOPES_BY_METHOD, acceptable_scopes, default_bot_scopes, scope_refusal
+from bot.slack.standin import SlackStandIn
 from bot.store import Store
 from tests.digest.conftest import TEAM, make_runtime
-from tests.digest.standin_ext import DigestStandIn
 
 REPO = Path(__file__).resolve().parents[2]
 FIRE = datetime(2026, 12, 7, 8, 0, tzinfo=UTC)
@@ -54,7 +54,7 @@ def test_the_history_scope_needed_depends_on_the_conversation() -> None:
 
 
 def test_the_standin_refuses_a_call_whose_scope_the_token_lacks() -> None:
-    with DigestStandIn(team_id=TEAM, scopes="commands,chat:write") as standin:
+    with SlackStandIn(team_id=TEAM, scopes="commands,chat:write") as standin:
         client = WebClient(token="xoxb-test", base_url=standin.api_url)
         client.chat_postMessage(channel="C1", text="hello")
         with pytest.raises(SlackApiError) as caught:
@@ -66,7 +66,7 @@ def test_the_standin_refuses_a_call_whose_scope_the_token_lacks() -> None:
         assert [c.ok for c in standin.calls()] == [True, False, False]
 
 
-def _stale_claim_with_a_landed_post(db_url: str, standin: DigestStandIn, runtime) -> tuple:
+def _stale_claim_with_a_landed_post(db_url: str, standin: SlackStandIn, runtime) -> tuple:
     """A sender claimed 10 minutes ago, Slack accepted its post, and it died before recording."""
     store = runtime.store
     sub = store.subscribe(TEAM, "C1", "rl", 0, "09:00", "UTC")
@@ -87,7 +87,7 @@ def _stale_claim_with_a_landed_post(db_url: str, standin: DigestStandIn, runtime
 ])
 def test_recovery_after_a_crash_needs_the_history_scope_the_manifest_ships(
         sqlite_url, holder, scopes, outcome, posts) -> None:
-    with DigestStandIn(team_id=TEAM, scopes=scopes) as standin:
+    with SlackStandIn(team_id=TEAM, scopes=scopes) as standin:
         runtime = make_runtime(sqlite_url, standin, holder)
         try:
             sub, key = _stale_claim_with_a_landed_post(sqlite_url, standin, runtime)
