@@ -180,6 +180,8 @@ class QueueOutcome(enum.Enum):
 
     QUEUED = "queued"
     DUPLICATE = "already_queued"
+    STOPPED = "stopped"
+    """The clock is shutting down: not enqueued; the next run's catch-up enqueues it."""
 
 
 @dataclass(frozen=True)
@@ -216,6 +218,7 @@ class EnqueueingDeliverer:
         self._last_add = 0.0
         self._cond = threading.Condition()
         self._closed = False
+        self._stopping = False
         self._sending = False
         self.enqueued = 0
         self._thread = threading.Thread(target=self._run, name="digest-enqueue", daemon=True)
@@ -242,6 +245,8 @@ class EnqueueingDeliverer:
 
     def deliver_dm(self, team: str, user: str, fire: datetime) -> Queued:
         """Enqueue ``user``'s DM digest for the week of ``fire`` (aware)."""
+        if self._stopping:
+            return Queued(QueueOutcome.STOPPED)
         if not self._fresh(("dm", team, user, fire.isoformat())):
             return Queued(QueueOutcome.DUPLICATE)
         self._add(team, self.queue.send_dm, (team, user, fire.isoformat()))
@@ -250,6 +255,8 @@ class EnqueueingDeliverer:
     def deliver_subscription(self, sub: Any, fire: datetime) -> Queued:
         """Enqueue the digest of subscription ``sub`` (a Subscription or its id) for the week
         of ``fire`` (aware)."""
+        if self._stopping:
+            return Queued(QueueOutcome.STOPPED)
         sub_id = sub if isinstance(sub, int) else sub.id
         team = "" if isinstance(sub, int) else sub.team_id
         if not self._fresh(("sub", sub_id, fire.isoformat())):
@@ -301,6 +308,16 @@ class EnqueueingDeliverer:
             self._cond.notify_all()
             return self._cond.wait_for(lambda: not self._buffer and not self._sending,
                                        max(0.0, deadline - time.monotonic()))
+
+    def stop_claiming(self, timeout: float = 5.0) -> None:
+        """Graceful shutdown (the clock's SIGTERM, as :meth:`Deliverer.stop_claiming
+        <bot.digest.deliver.Deliverer.stop_claiming>`): enqueue nothing new (later calls answer
+        :attr:`QueueOutcome.STOPPED`; the next run's catch-up enqueues those digests) and put what
+        is buffered on the queue within ``timeout`` seconds (the workers' ledger claims keep any
+        digest enqueued twice to one send)."""
+        with self._cond:
+            self._stopping = True
+        self.flush(timeout=timeout)
 
     def close(self) -> None:
         """Enqueue what is buffered and stop the enqueuing thread."""

@@ -205,6 +205,7 @@ def test_a_digest_fan_out_across_a_restart_delivers_each_digest_exactly_once(pg_
                 f.result()
         wait_until_accepting(pg)
         cut = len([c for c in standin.calls("chat.postMessage") if c.ok])
+        left_after_restart = unsettled()  # posted but not recorded, or not posted at all
         deadline = time.monotonic() + 60
         while (left := unsettled()) and time.monotonic() < deadline:
             time.sleep(1.1)  # past stale_after_s: unfinished claims may be taken over
@@ -226,5 +227,6 @@ def test_a_digest_fan_out_across_a_restart_delivers_each_digest_exactly_once(pg_
         assert rows[c].message_ts == per_channel[c][0].response["ts"]
     cursors = {s.cursor for s in store.subscriptions(TEAM)}
     assert len(cursors) == 1 and cursors != {0}  # every cursor moved once, the same way
-    assert 0 < cut < len(channels) or failures  # the restart did cut the fan-out
+    # The restart did cut the fan-out: posts missing, a call failing, or posts left unrecorded.
+    assert 0 < cut < len(channels) or failures or left_after_restart
     runtime.store.close()
