@@ -168,9 +168,9 @@ def test_a_digest_fan_out_across_a_restart_delivers_each_digest_exactly_once(pg_
     """The digest clock runs (its scheduler's job store is on the same server) while a fan-out of
     30 channel digests is cut by a restart; then passes like the clock's catch-up retry what is
     not settled. Slack must have received each digest once, and the ledger must say so."""
-    from bot.digest.weekly import period_of
     from bot.digest.deliver import Deliverer, Pacer
     from bot.digest.schedule import DigestClock
+    from bot.digest.weekly import period_of
     from bot.runtime import Runtime
 
     runtime = Runtime.create(door_settings(pg_url, standin))
