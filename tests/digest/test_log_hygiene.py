@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from bot.digest.schedule import DigestClock
+from bot.digest.weekly import WeeklySchedule
 from bot.logging_setup import setup_logging
 from bot.runtime import Runtime
 from bot.serve import HttpDoor
@@ -79,8 +80,8 @@ def test_a_full_flow_logs_no_body_token_or_response_url(sqlite_url, holder, capt
                                 log_level="DEBUG")
         setup_logging(settings)
         seeding = Store.from_url(sqlite_url, clock=lambda: now - timedelta(days=8))
-        seeding.subscribe(TEAM, "CMISSED1", "spec", due.weekday(), f"{due:%H:%M}", "UTC")
-        seeding.subscribe(TEAM, "CMISSED2", "pd", due.weekday(), f"{due:%H:%M}", "UTC")
+        seeding.subscribe(TEAM, "CMISSED1", "spec", WeeklySchedule.of(due.weekday(), f"{due:%H:%M}", "UTC"))
+        seeding.subscribe(TEAM, "CMISSED2", "pd", WeeklySchedule.of(due.weekday(), f"{due:%H:%M}", "UTC"))
         seeding.close()
         runtime = Runtime(settings, Store.from_url(sqlite_url), holder)
         runtime.record_catalog_version()
