@@ -19,10 +19,10 @@ from bot.logging_setup import setup_logging
 from bot.runtime import Runtime
 from bot.serve import HttpDoor
 from bot.slack.app import build_app
+from bot.slack.standin import SlackStandIn as DigestStandIn
 from bot.slack.standin import app_home_opened_event, event_body, signed_headers, slash_command_body
 from bot.store import Store
 from tests.digest.conftest import TEAM, settings_for
-from tests.digest.standin_ext import DigestStandIn
 from tests.e2e.slack_requests import post
 
 SECRET = "log-hygiene-signing-secret-0123456789"

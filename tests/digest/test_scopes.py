@@ -12,13 +12,12 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from bot.config import Settings
-from bot.digest.compose import period_of
 from bot.digest.deliver import METADATA_EVENT, Deliverer, Outcome, Pacer
-from bot.digest.weekly import WeeklySchedule
+from bot.digest.weekly import WeeklySchedule, period_of
 from bot.slack.scopes import SCOPES_BY_METHOD, acceptable_scopes, default_bot_scopes, scope_refusal
+from bot.slack.standin import SlackStandIn as DigestStandIn
 from bot.store import Store
 from tests.digest.conftest import TEAM, make_runtime
-from tests.digest.standin_ext import DigestStandIn
 
 REPO = Path(__file__).resolve().parents[2]
 FIRE = datetime(2026, 12, 7, 8, 0, tzinfo=UTC)
