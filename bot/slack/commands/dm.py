@@ -6,7 +6,7 @@ from bot.slack import grammar
 from bot.slack.commands.registry import command
 from bot.slack.commands.session import Session
 from bot.slack.commands.subscribe import schedule_refusal, with_note
-from bot.slack.i18n import t, weekday_name
+from bot.slack.i18n import t
 from bot.slack.mrkdwn import truncate
 from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply
@@ -28,6 +28,5 @@ def dm(s: Session, cmd: grammar.Command) -> Reply:
     zone = "" if cmd.schedule.timezone else (s.timezone(None)[0] or s.rt.settings.default_timezone)
     when = cmd.schedule.resolve(zone)
     store.set_dm(caller.team_id, caller.user_id, True, schedule=when)
-    text = t("dm.on", lang, weekday=weekday_name(when.weekday, lang), time=when.at_time,
-             tz=when.timezone)
+    text = t("dm.on", lang, **views.schedule_words(when, lang))
     return views.text_reply(with_note(text, cmd, lang))

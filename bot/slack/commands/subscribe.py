@@ -78,8 +78,7 @@ def subscribe(s: Session, cmd: grammar.Command) -> Reply:
                                   (sub.schedule, sub.status == "active"))
     first = next_fire_label(wanted, lang=lang)
     text = t(_OUTCOME_KEY[outcome], lang, track=views.track_name(cat, tid, lang),
-             weekday=weekday_name(wanted.weekday, lang), time=wanted.at_time, tz=wanted.timezone,
-             first=first)
+             **views.schedule_words(wanted, lang), first=first)
     return views.text_reply(with_note(text, cmd, lang))
 
 
