@@ -111,11 +111,12 @@ def test_unknown_things_get_a_friendly_did_you_mean(runtime):
 
 
 def test_next_fire_label_uses_the_local_zone():
-    from datetime import datetime, timezone
-    now = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)  # a Monday
-    assert next_fire_label(WeeklySchedule.of(0, "09:00", "Europe/Berlin"), now) == "Monday 2026-12-07 09:00 Europe/Berlin"
-    assert next_fire_label(WeeklySchedule.of(0, "09:00", "Europe/Berlin"), now, lang="zh") == "周一 2026-12-07 09:00 Europe/Berlin"
-    assert next_fire_label(WeeklySchedule.of(0, "14:00", "Europe/Berlin"), now) == "Monday 2026-11-30 14:00 Europe/Berlin"
+    from datetime import UTC, datetime
+    now = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)  # a Monday
+    nine, two = WeeklySchedule.of(0, "09:00", "Europe/Berlin"), WeeklySchedule.of(0, "14:00", "Europe/Berlin")
+    assert next_fire_label(nine, now) == "Monday 2026-12-07 09:00 Europe/Berlin"
+    assert next_fire_label(nine, now, lang="zh") == "周一 2026-12-07 09:00 Europe/Berlin"
+    assert next_fire_label(two, now) == "Monday 2026-11-30 14:00 Europe/Berlin"
 
 
 def test_resubscribing_keeps_the_schedule_and_resumes_a_paused_digest(runtime):
