@@ -281,16 +281,20 @@ def _split_schedule(words: list[str], prefix: str) -> _Split:
             weekday = WEEKDAY_WORDS[low]
         elif re.match(r"^\d{1,2}:\d+$", low) or re.match(r"^\d{1,2}(am|pm)$", low):
             bad_time = bad_time or word
-        elif _NUMBER.match(low) and number is None and weekday is None:
+        elif _NUMBER.match(low) and number is None:
             number = word  # a weekday (or an hour) given as a number: refused below
         else:
             break
         rest.pop()
     typed_zone = zone.zone if zone is not None else None
     if number is not None:
-        day = _CRON_WEEKDAY.get(int(number)) if len(number) == 1 else None
+        value = int(number)
+        if weekday is None and len(number) == 1:
+            weekday = _CRON_WEEKDAY.get(value)  # "7": cron's and ISO's Sunday
+        elif at_time is None and value < 24:
+            at_time = f"{value:02d}:00"  # "mon 9", "12": an hour without minutes
         return _Split(rest, error="sub.weekday_number", error_value=number,
-                      suggestion=_right_form(prefix, rest, day, at_time, typed_zone))
+                      suggestion=_right_form(prefix, rest, weekday, at_time, typed_zone))
     if zone is not None and zone.choices:
         return _Split(rest, error="sub.ambiguous_tz", error_value=zone_word, error_choices=zone.choices,
                       suggestion=_right_form(prefix, rest, weekday, at_time, zone.choices[0]))

@@ -109,6 +109,7 @@ def test_abbreviations_map_to_zones_with_daylight_saving():
     ("subscribe spec 1 10:00", "sub.weekday_number", "1",
      "/vllm-path subscribe spec mon 10:00 Europe/Berlin"),
     ("dm on 3 08:00 Asia/Tokyo", "sub.weekday_number", "3", "/vllm-path dm on wed 08:00 Asia/Tokyo"),
+    ("subscribe spec mon 9", "sub.weekday_number", "9", "/vllm-path subscribe spec mon 09:00 Europe/Berlin"),
     ("subscribe spec mon 09:00 IST", "sub.ambiguous_tz", "IST",
      "/vllm-path subscribe spec mon 09:00 Asia/Kolkata"),
 ])
