@@ -49,6 +49,7 @@ from bot.digest.compose import (
     compose_dm,
     preview_subscription,
 )
+from bot.digest.weekly import WeeklySchedule
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -144,7 +145,7 @@ def bench_delivery(database_url: str | None, deliveries: int, rate: float, headr
                 runtime = Runtime(settings, store, holder)
                 runtime.record_catalog_version()
                 for channel, track in subs:
-                    store.subscribe(TEAM, channel, track, 0, "09:00", "UTC")
+                    store.subscribe(TEAM, channel, track, WeeklySchedule.of(0, "09:00", "UTC"))
                 clock = DigestClock(runtime, workers=8, reconcile_every_s=None,
                                     team_rate_per_s=rate * headroom,
                                     channel_interval_s=1.0 / headroom)

@@ -250,8 +250,50 @@ def check_catalog(directory: str | Path, *, check_versions: bool = True,
     return catalog, issues
 
 
+TRACK_NAME_MAX = 120
+"""Characters of a track name (each of ``names.en`` / ``names.zh``). The tightest Block Kit field
+that shows a name whole is the channel digest's header block (Slack: 150 characters of
+plain text), ``"{name}: this week's reading"``: 150 less the 21 characters around the name is
+129, rounded down to leave room for other languages' wording. Longer names are still cut by the
+builders (``bot.slack.views.blocks``), but then every digest would show them cut."""
+TRACK_ID_MAX = 60
+"""Characters of a track id: the digest's Stop confirm dialog (Slack: 300 characters of text)
+shows the name and the id whole (``/vllm-path subscribe <id>``) around 112 characters of
+wording: 300 - 112 - :data:`TRACK_NAME_MAX` = 68, rounded down."""
+POST_TITLE_MAX = 250
+"""Characters of a post title: the tightest field that shows titles whole is a channel digest's
+notification text (fallback, cut at 3,000 characters), which lists up to 10 new posts after the
+track name: (3,000 - 120 - 40) / 10 = 284, less the separators, rounded down."""
+
+
+def _view_limit_issues(posts: list[tuple[str, Post]],
+                       tracks: list[tuple[str, Track]]) -> list[CatalogIssue]:
+    """Names and titles longer than the views can show whole (see :data:`TRACK_NAME_MAX`,
+    :data:`TRACK_ID_MAX`, :data:`POST_TITLE_MAX`), one issue per file, entry and field."""
+    issues: list[CatalogIssue] = []
+    for rel, post in posts:
+        if len(post.title) > POST_TITLE_MAX:
+            issues.append(CatalogIssue(rel, f"post '{post.id}'", "title",
+                                       f"{len(post.title)} characters; at most {POST_TITLE_MAX} fit whole "
+                                       "in a digest's notification text (10 titles in 3,000 characters)"))
+    for rel, track in tracks:
+        for lang in ("en", "zh"):
+            name = getattr(track.names, lang) or ""
+            if len(name) > TRACK_NAME_MAX:
+                issues.append(CatalogIssue(rel, f"track '{track.id}'", f"names.{lang}",
+                                           f"{len(name)} characters; at most {TRACK_NAME_MAX} fit whole in "
+                                           "the digest's header block (150 characters with "
+                                           "\"{name}: this week's reading\")"))
+        if len(track.id) > TRACK_ID_MAX:
+            issues.append(CatalogIssue(rel, f"track '{track.id}'", "id",
+                                       f"{len(track.id)} characters; at most {TRACK_ID_MAX} fit whole, with "
+                                       "the name, in the digest's Stop confirm text (300 characters)"))
+    return issues
+
+
 def _cross_check(posts: list[tuple[str, Post]], tracks: list[tuple[str, Track]]) -> list[CatalogIssue]:
     issues: list[CatalogIssue] = []
+    issues.extend(_view_limit_issues(posts, tracks))
     # Duplicate ids, titles and URLs across all post files.
     for attr, label in (("id", "id"), ("title", "title"), ("url", "url")):
         seen: dict[str, str] = {}

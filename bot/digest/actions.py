@@ -22,8 +22,6 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from bot.digest.compose import DIGEST_DM_VIEW
-from bot.digest.weekly import period_of
-from bot.digest.weekly import next_fire
 from bot.digest.texts import dt
 from bot.slack.i18n import weekday_name
 from bot.slack.views.blocks import Reply
@@ -68,9 +66,10 @@ def handle_digest_action(runtime: Any, caller: Any, kind: str, data: dict,
     if kind == "snooze":
         # Skip the next digest that is still to come: when this week's went out early (run-now),
         # its ledger key is already settled and the snooze applies to the week after.
-        fire = next_fire(sub.weekday, sub.at_time, sub.timezone, now)
+        schedule = sub.schedule
+        fire = schedule.next_fire(now)
         for _ in range(2):
-            period = period_of(fire, sub.timezone)
+            period = schedule.period_of(fire)
             if store.skip_delivery(sub.team_id, sub.channel_id, sub.track_id, period,
                                    reason=f"snoozed by {caller.user_id}",
                                    claimed_by=f"user:{caller.user_id}"):
@@ -78,7 +77,7 @@ def handle_digest_action(runtime: Any, caller: Any, kind: str, data: dict,
             settled = store.delivery(sub.team_id, sub.channel_id, sub.track_id, period)
             if settled is not None and (settled.error or "").startswith(store.SKIPPED_PREFIX + "snoozed"):
                 break  # already snoozed by someone: say which digest is skipped, change nothing
-            fire = next_fire(sub.weekday, sub.at_time, sub.timezone, fire + timedelta(minutes=1))
+            fire = schedule.next_fire(fire + timedelta(minutes=1))
         local = fire.astimezone(ZoneInfo(sub.timezone))
         return text_reply(dt("snoozed_channel", lang, track=name,
                              when=f"{_when(local, lang)} ({sub.timezone})"))

@@ -26,30 +26,28 @@ from __future__ import annotations
 import threading
 import weakref
 from collections.abc import Iterable, Mapping, Sequence
-from itertools import repeat
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any
-
-from slack_sdk.models.blocks import ConfirmObject
 
 from bot import paths
 from bot.catalog import Catalog
 from bot.digest.plan import SubscriptionLike, plan_channel_digest
 from bot.digest.texts import dt
-
 from bot.slack.i18n import t
-from bot.slack.mrkdwn import Mrkdwn, as_plain, link, plain, truncate
+from bot.slack.mrkdwn import Mrkdwn, link, plain, truncate
 from bot.slack.views.blocks import (
     MAX_SECTION_TEXT,
     Reply,
     actions,
     button,
+    confirm_dialog,
     context,
+    cut,
     divider,
     encode_value,
     header,
     make_reply,
-    mrkdwn,
     section,
     sections,
 )
@@ -145,12 +143,9 @@ def compose_channel_digest(catalog: Catalog, sub: SubscriptionLike,
         blocks.extend(sections(lines)[:3])
     if plan.closing:
         blocks.append(section(dt("closing", lang, total=plan.total, track=name)))
-    stop = button(t("btn.stop", lang), f"stop:{next(n)}", view, style="danger")
-    stop.confirm = ConfirmObject(
-        title=as_plain(dt("stop_confirm_title", lang)),
-        text=mrkdwn(dt("stop_confirm_text", lang, track=name, track_id=track_id)),
-        confirm=as_plain(dt("stop_confirm_yes", lang)), deny=as_plain(dt("stop_confirm_no", lang)),
-        style="danger")
+    stop = button(t("btn.stop", lang), f"stop:{next(n)}", view, style="danger", confirm=confirm_dialog(
+        dt("stop_confirm_title", lang), dt("stop_confirm_text", lang, track=name, track_id=track_id),
+        dt("stop_confirm_yes", lang), dt("stop_confirm_no", lang), style="danger"))
     blocks.append(actions([
         button(t("btn.follow", lang), f"follow:{next(n)}", {"t": track_id, **view}),
         button(t("btn.snooze", lang), f"snooze:{next(n)}", view),
@@ -312,7 +307,7 @@ class DmComposer:
             # same dict section(text, accessory=button(...)).to_dict() gives, at a fraction of
             # the cost (tests compare the two).
             tpl = self._section_tpl
-            block = {**tpl, "text": {**tpl["text"], "text": str(truncate(text, MAX_SECTION_TEXT))},
+            block = {**tpl, "text": {**tpl["text"], "text": str(cut(text, MAX_SECTION_TEXT))},
                      "accessory": {**tpl["accessory"],
                                    "action_id": f"mark_read:{self._track_index[track_id]}",
                                    "value": encode_value({"p": step.post, "t": track_id,

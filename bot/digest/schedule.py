@@ -48,14 +48,7 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.interval import IntervalTrigger
 
 from bot.digest.deliver import Attempt, Deliverer, Outcome, Pacer
-from bot.digest.weekly import (
-    in_window,
-    latest_fire,
-    next_fire,
-    period_of,
-    signature,
-    trigger_for,
-)
+from bot.digest.weekly import WeeklySchedule, in_window, next_fire
 from bot.store import DM_TRACK
 
 log = logging.getLogger(__name__)
@@ -233,11 +226,12 @@ class DigestClock:
         if sub is None or not sub.active:
             return None
         now = self.now()
-        fire = latest_fire(sub.weekday, sub.at_time, sub.timezone, now)
-        if not self._eligible(fire, sub.updated_at, now, sub.timezone):
+        schedule = sub.schedule
+        fire = schedule.latest_fire(now)
+        if not self._eligible(fire, sub.updated_at, now, schedule.timezone):
             log.info("subscription %s: nothing due at %s", sub_id, now.isoformat())
             return None
-        key = (sub.team_id, sub.channel_id, sub.track_id, period_of(fire, sub.timezone))
+        key = (sub.team_id, sub.channel_id, sub.track_id, schedule.period_of(fire))
         return self._guarded(key, lambda: self.deliverer.deliver_subscription(sub, fire))
 
     def run_dm(self, team: str, user: str) -> Attempt | None:
@@ -246,10 +240,11 @@ class DigestClock:
         if dm is None or not dm.enabled or dm.status != "active":
             return None
         now = self.now()
-        fire = latest_fire(dm.weekday, dm.at_time, dm.timezone, now)
-        if not self._eligible(fire, dm.updated_at, now, dm.timezone):
+        schedule = dm.schedule
+        fire = schedule.latest_fire(now)
+        if not self._eligible(fire, dm.updated_at, now, schedule.timezone):
             return None
-        key = (team, user, DM_TRACK, period_of(fire, dm.timezone))
+        key = (team, user, DM_TRACK, schedule.period_of(fire))
         return self._guarded(key, lambda: self.deliverer.deliver_dm(team, user, fire))
 
     def _submit(self, func: Any, *args: Any) -> Future:
@@ -327,14 +322,13 @@ class DigestClock:
                      "done" if ok else f"refused ({len(errors)} errors)",
                      self.runtime.holder.catalog.version)
 
-    def desired_jobs(self) -> dict[str, tuple[str, tuple[Any, ...], int, str, str]]:
-        """``{job id: (function ref, args, weekday, at_time, timezone)}`` from the database."""
-        out: dict[str, tuple[str, tuple[Any, ...], int, str, str]] = {}
+    def desired_jobs(self) -> dict[str, tuple[str, tuple[Any, ...], WeeklySchedule]]:
+        """``{job id: (function ref, args, schedule)}`` from the database."""
+        out: dict[str, tuple[str, tuple[Any, ...], WeeklySchedule]] = {}
         for sub in self.store.active_subscriptions():
-            out[f"sub:{sub.id}"] = (SUB_FUNC, (sub.id,), sub.weekday, sub.at_time, sub.timezone)
+            out[f"sub:{sub.id}"] = (SUB_FUNC, (sub.id,), sub.schedule)
         for dm in self.store.dm_recipients(at=_FAR_FUTURE):
-            out[f"dm:{dm.team_id}:{dm.user_id}"] = (DM_FUNC, (dm.team_id, dm.user_id), dm.weekday,
-                                                     dm.at_time, dm.timezone)
+            out[f"dm:{dm.team_id}:{dm.user_id}"] = (DM_FUNC, (dm.team_id, dm.user_id), dm.schedule)
         return out
 
     def sync_jobs(self) -> ReconcileReport:
@@ -353,13 +347,13 @@ class DigestClock:
                 report.removed += 1
             except JobLookupError:  # another clock process removed it first
                 pass
-        for job_id, (func, args, weekday, at_time, tz) in desired.items():
-            sig = signature(weekday, at_time, tz)
+        for job_id, (func, args, schedule) in desired.items():
+            sig = schedule.signature
             job = existing.get(job_id)
             if job is not None and job.name == sig and tuple(job.args) == args:
                 continue
             try:
-                scheduler.add_job(func, trigger_for(weekday, at_time, tz), args=args, id=job_id,
+                scheduler.add_job(func, schedule.trigger, args=args, id=job_id,
                                   name=sig, jobstore=JOBSTORE, replace_existing=True)
             except (ConflictingIdError, JobLookupError):  # a concurrent clock got there first
                 continue
@@ -376,25 +370,26 @@ class DigestClock:
         Returns their futures (each resolves to an :class:`Attempt` or None)."""
         now = self.now()
         candidates: list[tuple[tuple[str, str, str, str], Any]] = []
-        memo: dict[tuple[int, str, str], datetime | None] = {}
+        memo: dict[WeeklySchedule, datetime | None] = {}
 
-        def latest(weekday: int, at_time: str, tz: str) -> datetime | None:
-            key = (weekday, at_time, tz)  # many rows share a schedule
-            if key not in memo:
-                memo[key] = latest_fire(weekday, at_time, tz, now)
-            return memo[key]
+        def latest(schedule: WeeklySchedule) -> datetime | None:
+            if schedule not in memo:  # many rows share a schedule
+                memo[schedule] = schedule.latest_fire(now)
+            return memo[schedule]
 
         fires: dict[tuple[str, str, str, str], datetime] = {}
         for sub in self.store.active_subscriptions():
-            fire = latest(sub.weekday, sub.at_time, sub.timezone)
-            if fire is not None and self._eligible(fire, sub.updated_at, now, sub.timezone):
-                key = (sub.team_id, sub.channel_id, sub.track_id, period_of(fire, sub.timezone))
+            schedule = sub.schedule
+            fire = latest(schedule)
+            if fire is not None and self._eligible(fire, sub.updated_at, now, schedule.timezone):
+                key = (sub.team_id, sub.channel_id, sub.track_id, schedule.period_of(fire))
                 candidates.append((key, (self.run_subscription, (sub.id,))))
                 fires[key] = fire
         for dm in self.store.dm_recipients(at=_FAR_FUTURE):
-            fire = latest(dm.weekday, dm.at_time, dm.timezone)
-            if fire is not None and self._eligible(fire, dm.updated_at, now, dm.timezone):
-                key = (dm.team_id, dm.user_id, DM_TRACK, period_of(fire, dm.timezone))
+            schedule = dm.schedule
+            fire = latest(schedule)
+            if fire is not None and self._eligible(fire, dm.updated_at, now, schedule.timezone):
+                key = (dm.team_id, dm.user_id, DM_TRACK, schedule.period_of(fire))
                 candidates.append((key, (self.run_dm, (dm.team_id, dm.user_id))))
                 fires[key] = fire
         if not candidates:
@@ -496,12 +491,9 @@ __all__ = [
     "Outcome",
     "ReconcileReport",
     "in_window",
-    "latest_fire",
     "next_fire",
     "reconcile",
     "run_dm",
     "run_subscription",
-    "signature",
     "tally",
-    "trigger_for",
 ]

@@ -29,6 +29,26 @@ WEEKDAY_NAMES = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 _HHMM = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
 
 
+def _check_weekday(value: int) -> int:
+    if not 0 <= value <= 6:
+        raise ValueError("weekday must be 0 (Monday) … 6 (Sunday)")
+    return value
+
+
+def _check_time(value: str) -> str:
+    if not _HHMM.match(value):
+        raise ValueError("at_time must be HH:MM (00:00-23:59)")
+    return value
+
+
+def _check_zone(value: str) -> str:
+    try:
+        ZoneInfo(value)
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise ValueError(f"unknown time zone {value!r}") from exc
+    return value
+
+
 class WeeklySchedule(BaseModel):
     """Every ``weekday`` (0=Monday…6=Sunday) at ``at_time`` (``HH:MM``, 24 h, local) in
     ``timezone`` (an IANA name zoneinfo knows). Immutable; validated once on construction
@@ -44,25 +64,17 @@ class WeeklySchedule(BaseModel):
     @field_validator("weekday")
     @classmethod
     def _weekday(cls, value: int) -> int:
-        if not 0 <= value <= 6:
-            raise ValueError("weekday must be 0 (Monday) … 6 (Sunday)")
-        return value
+        return _check_weekday(value)
 
     @field_validator("at_time")
     @classmethod
     def _at_time(cls, value: str) -> str:
-        if not _HHMM.match(value):
-            raise ValueError("at_time must be HH:MM (00:00-23:59)")
-        return value
+        return _check_time(value)
 
     @field_validator("timezone")
     @classmethod
     def _zone(cls, value: str) -> str:
-        try:
-            ZoneInfo(value)
-        except (ZoneInfoNotFoundError, ValueError) as exc:
-            raise ValueError(f"unknown time zone {value!r}") from exc
-        return value
+        return _check_zone(value)
 
     @classmethod
     def of(cls, weekday: int | None, at_time: str | None, timezone: str,
@@ -77,10 +89,60 @@ class WeeklySchedule(BaseModel):
         """The next time this schedule fires strictly after ``now`` (aware), in its zone."""
         return next_fire(self.weekday, self.at_time, self.timezone, now)
 
+    def latest_fire(self, now: datetime) -> datetime | None:
+        """The latest time this schedule fired not after ``now`` (aware), in its zone
+        (see :func:`latest_fire`)."""
+        return latest_fire(self.weekday, self.at_time, self.timezone, now)
+
+    def period_of(self, fire: datetime) -> str:
+        """The ledger period (ISO week in this schedule's zone, ``2026-W49``) of ``fire``."""
+        return period_of(fire, self.timezone)
+
+    @property
+    def trigger(self) -> CronTrigger:
+        """APScheduler's weekly ``CronTrigger`` for this schedule (cached per schedule)."""
+        return trigger_for(self.weekday, self.at_time, self.timezone)
+
     @property
     def signature(self) -> str:
         """The schedule as text, ``mon 09:00 Europe/Berlin`` (stored as a clock job's name)."""
         return signature(self.weekday, self.at_time, self.timezone)
+
+
+class ScheduleParts(BaseModel):
+    """The parts of a weekly schedule a person typed (``subscribe spec fri 10:00 Europe/Berlin``,
+    ``dm on 08:30``); a part left out is ``None``. Validated like :class:`WeeklySchedule`
+    (weekday 0-6, ``HH:MM``, an IANA zone), so :meth:`resolve` cannot fail. Raises
+    ``pydantic.ValidationError`` on construction for a bad part."""
+
+    model_config = ConfigDict(frozen=True)
+
+    weekday: int | None = None
+    at_time: str | None = None
+    timezone: str | None = None
+
+    @field_validator("weekday")
+    @classmethod
+    def _weekday(cls, value: int | None) -> int | None:
+        return None if value is None else _check_weekday(value)
+
+    @field_validator("at_time")
+    @classmethod
+    def _at_time(cls, value: str | None) -> str | None:
+        return None if value is None else _check_time(value)
+
+    @field_validator("timezone")
+    @classmethod
+    def _zone(cls, value: str | None) -> str | None:
+        return None if value is None else _check_zone(value)
+
+    def resolve(self, zone: str, fallback: WeeklySchedule | None = None) -> WeeklySchedule:
+        """The full schedule: typed parts win; parts left out come from ``fallback`` (e.g. the
+        channel's current schedule, its zone included), else Monday 09:00 in ``zone`` (the
+        person's Slack zone or the app's default, an IANA name)."""
+        return WeeklySchedule.of(self.weekday, self.at_time,
+                                 self.timezone or (fallback.timezone if fallback else zone),
+                                 fallback=fallback)
 
 
 @lru_cache(maxsize=4096)

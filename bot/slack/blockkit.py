@@ -14,7 +14,9 @@ stand-in (:mod:`bot.slack.standin`), which refuses what Slack would refuse. The 
    at all (Slack's Block Kit reference, https://docs.slack.dev/reference/block-kit/): at most 50
    blocks per message and 100 per Home/modal view; section text 3,000 characters and at most 10
    fields of 2,000; header text 150; button text plain_text of at most 75 characters, value
-   2,000; 25 elements per actions block, 10 per context block; 100 options per select;
+   2,000; 25 elements per actions block, 10 per context block (each text at most 3,000); 100
+   options per select, option text 75 and value 150; a confirm dialog's title 100, text 300,
+   confirm and deny 30;
    ``block_id``/``action_id`` at most 255 characters and unique within the message or view; a
    view payload at most 250 kB.
 
@@ -43,6 +45,13 @@ BUTTON_VALUE_MAX = 2000
 ACTIONS_ELEMENTS_MAX = 25
 CONTEXT_ELEMENTS_MAX = 10
 SELECT_OPTIONS_MAX = 100
+OPTION_TEXT_MAX = 75
+OPTION_VALUE_MAX = 150
+CONFIRM_TITLE_MAX = 100
+CONFIRM_TEXT_MAX = 300
+CONFIRM_BUTTON_MAX = 30
+TEXT_OBJECT_MAX = 3000
+FALLBACK_TEXT_MAX = 4000
 ID_MAX = 255
 VIEW_PAYLOAD_MAX_BYTES = 250_000
 
@@ -132,6 +141,20 @@ def _limit_problems(block: dict[str, Any], where: str) -> list[str]:
             value = node.get("value")
             if isinstance(value, str) and len(value) > BUTTON_VALUE_MAX:
                 problems.append(f"{path}: button value longer than {BUTTON_VALUE_MAX} characters")
+        if path.endswith(".confirm"):
+            for key, limit in (("title", CONFIRM_TITLE_MAX), ("text", CONFIRM_TEXT_MAX),
+                               ("confirm", CONFIRM_BUTTON_MAX), ("deny", CONFIRM_BUTTON_MAX)):
+                if len(_text(node.get(key))) > limit:
+                    problems.append(f"{path}: confirm {key} longer than {limit} characters")
+        if path.rsplit(".", 1)[-1].startswith(("options[", "initial_option")):
+            if len(_text(node.get("text"))) > OPTION_TEXT_MAX:
+                problems.append(f"{path}: option text longer than {OPTION_TEXT_MAX} characters")
+            value = node.get("value")
+            if isinstance(value, str) and len(value) > OPTION_VALUE_MAX:
+                problems.append(f"{path}: option value longer than {OPTION_VALUE_MAX} characters")
+        if kind == "context" and node.get("type") in ("mrkdwn", "plain_text") \
+                and len(_text(node)) > TEXT_OBJECT_MAX:
+            problems.append(f"{path}: context text longer than {TEXT_OBJECT_MAX} characters")
         options = node.get("options")
         if isinstance(options, list) and str(node.get("type", "")).endswith("select") \
                 and len(options) > SELECT_OPTIONS_MAX:
@@ -209,6 +232,14 @@ def view_problems(view: Any) -> list[str]:
         problems.append(f"slack-sdk View model refused it: {exc}")
     problems += block_kit_problems(view.get("blocks", []), surface=kind)
     return problems
+
+
+def validate_fallback(text: Any) -> None:
+    """Raise :class:`BlockKitError` unless ``text`` (a message's top-level notification text)
+    is a string of 1 to 4,000 characters."""
+    if not isinstance(text, str) or not 1 <= len(text) <= FALLBACK_TEXT_MAX:
+        size = len(text) if isinstance(text, str) else type(text).__name__
+        raise BlockKitError([f"fallback text must be 1-{FALLBACK_TEXT_MAX} characters, got {size}"])
 
 
 def validate_view(view: Any) -> None:

@@ -25,6 +25,8 @@ from typing import Literal
 
 from rapidfuzz import fuzz, process
 
+from bot.digest.weekly import WEEKDAY_NAMES, ScheduleParts
+
 MAX_TEXT = 500
 """Characters of command text that are read; longer text is cut (the reply says so)."""
 
@@ -51,25 +53,69 @@ _FUZZY_KEYWORDS = ("help", "next", "read", "unread", "follow", "unfollow", "subs
 
 WEEKDAY_WORDS: dict[str, int] = {}
 for _i, _names in enumerate((
-        ("mon", "monday", "mondays", "周一", "星期一"), ("tue", "tues", "tuesday", "tuesdays", "周二", "星期二"),
-        ("wed", "wednesday", "wednesdays", "周三", "星期三"), ("thu", "thur", "thurs", "thursday", "thursdays", "周四", "星期四"),
-        ("fri", "friday", "fridays", "周五", "星期五"), ("sat", "saturday", "saturdays", "周六", "星期六"),
-        ("sun", "sunday", "sundays", "周日", "星期日", "星期天"))):
+        ("mon", "monday", "mondays", "周一", "星期一", "礼拜一"),
+        ("tue", "tues", "tuesday", "tuesdays", "周二", "星期二", "礼拜二"),
+        ("wed", "wednesday", "wednesdays", "周三", "星期三", "礼拜三"),
+        ("thu", "thur", "thurs", "thursday", "thursdays", "周四", "星期四", "礼拜四"),
+        ("fri", "friday", "fridays", "周五", "星期五", "礼拜五"),
+        ("sat", "saturday", "saturdays", "周六", "星期六", "礼拜六"),
+        ("sun", "sunday", "sundays", "周日", "周天", "星期日", "星期天", "礼拜日", "礼拜天"))):
     for _n in _names:
         WEEKDAY_WORDS[_n] = _i
 
 _TIME = re.compile(r"^(\d{1,2})(?::(\d{2}))?\s*(am|pm)?$", re.IGNORECASE)
-_TZ_LIKE = re.compile(r"^(?:[A-Za-z_]+(?:/[A-Za-z0-9_+\-]+)+|UTC|GMT|Z)$", re.IGNORECASE)
+_NUMBER = re.compile(r"^\d+$")
+_CRON_FIELD = re.compile(r"^[\d*/,\-]+$")
+_IANA_AREAS = frozenset({"africa", "america", "antarctica", "arctic", "asia", "atlantic", "australia",
+                         "europe", "indian", "pacific", "etc", "us", "canada", "brazil", "mexico", "chile"})
+"""First parts of IANA ``Area/City`` names: a slashed word starting with one (or capitalised like
+``Mars/Olympus``) is a time zone, checked with zoneinfo; any other slashed word (``p/d``) is part
+of the track."""
 
-TZ_ABBREVIATIONS: dict[str, str] = {
+TZ_ABBREVIATIONS: dict[str, str | tuple[str, ...]] = {
+    # UTC
+    "utc": "UTC", "gmt": "UTC", "z": "UTC", "zulu": "UTC",
+    # North America: the city zones, so daylight saving applies (EST in July is EDT)
+    "et": "America/New_York", "est": "America/New_York", "edt": "America/New_York",
+    "eastern": "America/New_York",
+    "ct": "America/Chicago", "cdt": "America/Chicago", "central": "America/Chicago",
+    "mt": "America/Denver", "mst": "America/Denver", "mdt": "America/Denver",
+    "mountain": "America/Denver",
     "pt": "America/Los_Angeles", "pst": "America/Los_Angeles", "pdt": "America/Los_Angeles",
-    "mt": "America/Denver", "mdt": "America/Denver",
-    "et": "America/New_York", "edt": "America/New_York",
-    "bst": "Europe/London", "cest": "Europe/Berlin", "jst": "Asia/Tokyo", "kst": "Asia/Seoul",
-    "北京时间": "Asia/Shanghai",
+    "pacific": "America/Los_Angeles",
+    "akst": "America/Anchorage", "akdt": "America/Anchorage", "hst": "Pacific/Honolulu",
+    "adt": "America/Halifax", "nst": "America/St_Johns", "ndt": "America/St_Johns",
+    # Europe
+    "wet": "Europe/Lisbon", "west": "Europe/Lisbon",
+    "cet": "Europe/Berlin", "cest": "Europe/Berlin", "met": "Europe/Berlin", "mest": "Europe/Berlin",
+    "eet": "Europe/Athens", "eest": "Europe/Athens", "msk": "Europe/Moscow",
+    # Asia and Oceania
+    "pkt": "Asia/Karachi", "hkt": "Asia/Hong_Kong", "sgt": "Asia/Singapore",
+    "jst": "Asia/Tokyo", "kst": "Asia/Seoul", "北京时间": "Asia/Shanghai",
+    "aest": "Australia/Sydney", "aedt": "Australia/Sydney", "acst": "Australia/Adelaide",
+    "acdt": "Australia/Adelaide", "awst": "Australia/Perth",
+    "nzst": "Pacific/Auckland", "nzdt": "Pacific/Auckland",
+    # Abbreviations that name several zones: the reply asks which one
+    "ist": ("Asia/Kolkata", "Europe/Dublin", "Asia/Jerusalem"),
+    "cst": ("America/Chicago", "Asia/Shanghai", "America/Havana"),
+    "bst": ("Europe/London", "Asia/Dhaka"),
+    "ast": ("America/Halifax", "Asia/Riyadh"),
+    "sst": ("Pacific/Pago_Pago", "Asia/Singapore"),
 }
-"""Unambiguous time-zone abbreviations people type, as IANA zones (CST and IST are ambiguous and
-left out; zone names without a slash that zoneinfo knows, such as CET or EST, are taken as is)."""
+"""The one table of time-zone abbreviations people type (case-insensitive), as IANA zones.
+
+A US or European abbreviation maps to the zone of a city that observes it, so daylight saving
+applies whichever half of the pair is typed: ``EST``, ``EDT`` and ``ET`` are all
+``America/New_York`` (09:00 ``EST`` is 14:00 UTC in January and 13:00 UTC in July). ``MST`` is
+``America/Denver``, which observes daylight saving; Arizona does not: type ``America/Phoenix``
+there (the reply says so, :data:`ZONE_NOTES`). ``CET``/``CEST`` are ``Europe/Berlin`` (Central
+European Time, same rules as Paris). A tuple means the abbreviation names several zones (``IST``
+is India, Ireland and Israel; ``CST`` US Central, China and Cuba; ``BST`` British Summer Time and
+Bangladesh): the parser refuses it and lists the choices. zoneinfo's own slash-less legacy
+names (``EST`` = fixed UTC-5, ``MST`` = fixed UTC-7) are never used for these."""
+
+ZONE_NOTES: dict[str, str] = {"mst": "tz.mst_note"}
+"""Abbreviations whose mapping the reply explains (an i18n key)."""
 
 
 @functools.lru_cache(maxsize=1)
@@ -88,20 +134,38 @@ def canonical_zone(name: str) -> str | None:
     return _zones().get(name.strip().casefold())
 
 
-def _as_zone(word: str) -> str | None:
-    """The time zone a word names (IANA ``Area/City`` as typed, a slash-less zoneinfo name, or an
-    abbreviation from :data:`TZ_ABBREVIATIONS`), else ``None``."""
+@dataclass(frozen=True)
+class _Zone:
+    """What a word says about the time zone: ``zone`` (canonical IANA name), or ``unknown``
+    (it looks like an IANA name zoneinfo does not know), or ``choices`` (an ambiguous
+    abbreviation); ``note`` is an i18n key explaining the mapping."""
+
+    zone: str | None = None
+    unknown: bool = False
+    choices: tuple[str, ...] = ()
+    note: str | None = None
+
+
+def _as_zone(word: str) -> _Zone | None:
+    """The time zone a word names (an IANA ``Area/City`` in any case, an abbreviation from
+    :data:`TZ_ABBREVIATIONS`, or a slash-less zoneinfo name typed capitalised such as ``Japan``),
+    else ``None`` (the word is not a time zone)."""
     low = word.casefold()
     if low in WEEKDAY_WORDS:
         return None
-    if low in ("utc", "gmt", "z"):
-        return "UTC"
-    if _TZ_LIKE.match(word):
-        return word
     if low in TZ_ABBREVIATIONS:
-        return TZ_ABBREVIATIONS[low]
-    zone = canonical_zone(word) if word.isupper() or word[:1].isupper() else None
-    return zone if zone and "/" not in zone else None
+        mapped = TZ_ABBREVIATIONS[low]
+        if isinstance(mapped, tuple):
+            return _Zone(choices=mapped)
+        return _Zone(zone=mapped, note=ZONE_NOTES.get(low))
+    if "/" in word:
+        area, _, city = word.partition("/")
+        if area.casefold() not in _IANA_AREAS and not (area[:1].isupper() and city[:1].isupper()):
+            return None  # "p/d", "prefill/decode": part of the track
+        zone = canonical_zone(word)
+        return _Zone(zone=zone) if zone else _Zone(unknown=True)
+    zone = canonical_zone(word) if word[:1].isupper() else None
+    return _Zone(zone=zone) if zone else None
 
 
 @dataclass(frozen=True)
@@ -109,55 +173,137 @@ class Command:
     """A parsed command.
 
     ``arg`` is the rest of the text (the track or query) after the keyword; for ``subscribe`` and
-    ``dm`` the schedule parts are split out: ``weekday`` 0=Monday…6=Sunday, ``at_time`` ``HH:MM``
-    (24 h), ``timezone`` as typed (validated later with zoneinfo); ``enabled`` for ``dm on|off``.
-    ``error`` is an i18n key with ``error_value`` when a part could not be parsed; ``truncated``
-    says the input was longer than :data:`MAX_TEXT`.
+    ``dm on`` the schedule is split out as ``schedule`` (:class:`~bot.digest.weekly.ScheduleParts`,
+    validated; parts not typed are ``None``); ``enabled`` for ``dm on|off``. ``error`` is an i18n
+    key with ``error_value`` when a part could not be parsed (``error_choices``: the zones an
+    ambiguous abbreviation may mean); ``suggestion`` is the command to type instead (for a
+    near-miss keyword, or the right form of a schedule that was refused); ``note`` an i18n key the
+    reply adds (how an abbreviation was read); ``truncated`` says the input was longer than
+    :data:`MAX_TEXT`.
     """
 
     kind: Kind
     arg: str = ""
-    weekday: int | None = None
-    at_time: str | None = None
-    timezone: str | None = None
+    schedule: ScheduleParts | None = None
     enabled: bool | None = None
     suggestion: str | None = None
     error: str | None = None
     error_value: str | None = None
+    error_choices: tuple[str, ...] = ()
+    note: str | None = None
     truncated: bool = False
 
 
-def _split_schedule(words: list[str]) -> tuple[list[str], int | None, str | None, str | None, str | None, str | None]:
-    """Take weekday, time and time zone off the end of ``words``; return the rest and the parts."""
-    weekday = at_time = tz = None
-    error = error_value = None
+@dataclass(frozen=True)
+class _Split:
+    """The schedule parts taken off the end of a command's words (see :func:`_split_schedule`)."""
+
+    rest: list[str]
+    schedule: ScheduleParts | None = None
+    error: str | None = None
+    error_value: str | None = None
+    error_choices: tuple[str, ...] = ()
+    suggestion: str | None = None
+    note: str | None = None
+
+
+_EXAMPLE_ZONE = "Europe/Berlin"
+_CRON_WEEKDAY = {0: 6, 7: 6, 1: 0, 2: 1, 3: 2, 4: 3, 5: 4, 6: 5}
+"""Cron's day-of-week numbers (0 and 7 = Sunday, 1 = Monday; ISO's 1-7 agree from 1 to 7) as
+0=Monday…6=Sunday."""
+
+
+def _right_form(prefix: str, rest: list[str], weekday: int | None, at_time: str | None,
+                zone: str | None) -> str:
+    """The command written the way the grammar reads it, for an error reply:
+    ``/vllm-path subscribe quant sun 09:00 Europe/Berlin``."""
+    day = WEEKDAY_NAMES[weekday] if weekday is not None else "mon"
+    words = [prefix, *rest, day, at_time or "09:00", zone or _EXAMPLE_ZONE]
+    return "/vllm-path " + " ".join(w for w in words if w)
+
+
+def _crontab(words: list[str]) -> tuple[int, list[str], int | None, str | None] | None:
+    """Where crontab text starts in ``words`` (five fields ``min hour dom month dow``, or any run
+    of numbers and ``*``/``,``/``-``/``/`` that holds a ``*``), with the weekday and time it
+    names when it is a plain weekly line (``0 9 * * 0``), else ``None``."""
+    start = len(words)
+    while start > 0 and _CRON_FIELD.match(words[start - 1]):
+        start -= 1
+    run = words[start:]
+    if not any("*" in w for w in run):
+        return None
+    weekday = at_time = None
+    if len(run) >= 5:
+        minute, hour, dom, month, dow = run[-5:]
+        if (dom, month) == ("*", "*") and _NUMBER.match(minute) and _NUMBER.match(hour) \
+                and _NUMBER.match(dow) and int(minute) < 60 and int(hour) < 24 and int(dow) <= 7:
+            weekday, at_time = _CRON_WEEKDAY[int(dow)], f"{int(hour):02d}:{int(minute):02d}"
+    return start, run, weekday, at_time
+
+
+def _split_schedule(words: list[str], prefix: str) -> _Split:
+    """Take weekday, time and time zone off the end of ``words`` (any order after the track).
+
+    Refused with a message that shows the right form (``prefix`` is the command, e.g.
+    ``subscribe``): crontab text (``0 9 * * 0``), a weekday given as a number (``7``), a time
+    that is not ``HH:MM``/``9am``, an ambiguous zone abbreviation (``IST``: the choices are
+    listed) and an ``Area/City`` zone zoneinfo does not know."""
+    cron = _crontab(words)
+    if cron is not None:
+        start, run, cron_day, cron_time = cron
+        return _Split(words[:start], error="sub.crontab", error_value=" ".join(run),
+                      suggestion=_right_form(prefix, words[:start], cron_day, cron_time, None))
+    weekday: int | None = None
+    at_time: str | None = None
+    zone: _Zone | None = None
+    bad_time: str | None = None
+    number: str | None = None
     rest = list(words)
-    # Scan from the end: time zone, time, weekday may come in any order after the track.
     while rest:
         word = rest[-1]
         low = word.casefold()
-        if tz is None and _as_zone(word):
-            tz = _as_zone(word)
+        found = _as_zone(word) if zone is None else None
+        if found is not None:
+            zone = found
+            zone_word = word
         elif at_time is None and _TIME.match(low) and (":" in low or low.endswith(("am", "pm"))):
             m = _TIME.match(low)
+            assert m is not None
             hour, minute = int(m.group(1)), int(m.group(2) or 0)
             if m.group(3):
                 if not 1 <= hour <= 12:
-                    error, error_value = "sub.bad_time", word
+                    bad_time = word
                 hour = hour % 12 + (12 if m.group(3).lower() == "pm" else 0)
             if hour > 23 or minute > 59:
-                error, error_value = "sub.bad_time", word
-            at_time = f"{hour:02d}:{minute:02d}"
+                bad_time = word
+            at_time = f"{hour:02d}:{minute:02d}" if bad_time is None else "09:00"
         elif weekday is None and low in WEEKDAY_WORDS:
             weekday = WEEKDAY_WORDS[low]
         elif re.match(r"^\d{1,2}:\d+$", low) or re.match(r"^\d{1,2}(am|pm)$", low):
-            error, error_value = "sub.bad_time", word
-            rest.pop()
-            continue
+            bad_time = bad_time or word
+        elif _NUMBER.match(low) and number is None:
+            number = word  # a weekday (or an hour) given as a number: refused below
         else:
             break
         rest.pop()
-    return rest, weekday, at_time, tz, error, error_value
+    typed_zone = zone.zone if zone is not None else None
+    if number is not None:
+        value = int(number)
+        if weekday is None and len(number) == 1:
+            weekday = _CRON_WEEKDAY.get(value)  # "7": cron's and ISO's Sunday
+        elif at_time is None and value < 24:
+            at_time = f"{value:02d}:00"  # "mon 9", "12": an hour without minutes
+        return _Split(rest, error="sub.weekday_number", error_value=number,
+                      suggestion=_right_form(prefix, rest, weekday, at_time, typed_zone))
+    if zone is not None and zone.choices:
+        return _Split(rest, error="sub.ambiguous_tz", error_value=zone_word, error_choices=zone.choices,
+                      suggestion=_right_form(prefix, rest, weekday, at_time, zone.choices[0]))
+    if zone is not None and zone.unknown:
+        return _Split(rest, error="sub.bad_tz", error_value=zone_word)
+    if bad_time is not None:
+        return _Split(rest, error="sub.bad_time", error_value=bad_time)
+    return _Split(rest, ScheduleParts(weekday=weekday, at_time=at_time, timezone=typed_zone),
+                  note=zone.note if zone is not None else None)
 
 
 _MARKUP = re.compile(r"<([^<>]*)>")
@@ -211,13 +357,18 @@ def parse(text: str) -> Command:
         if switch in ("off", "stop", "关闭", "关"):
             return Command("dm", enabled=False, truncated=truncated)
         if switch in ("on", "start", "开启", "开"):
-            left, weekday, at_time, tz, err, errv = _split_schedule(rest[1:])
-            return Command("dm", enabled=True, weekday=weekday, at_time=at_time, timezone=tz,
-                           error=err or ("dm.unknown_part" if left else None),
-                           error_value=errv or (" ".join(left) or None), truncated=truncated)
+            split = _split_schedule(rest[1:], "dm on")
+            unknown = bool(split.rest) and split.error is None
+            return Command("dm", enabled=True, schedule=None if unknown else split.schedule,
+                           error="dm.unknown_part" if unknown else split.error,
+                           error_value=" ".join(split.rest) if unknown else split.error_value,
+                           error_choices=split.error_choices, suggestion=split.suggestion,
+                           note=split.note, truncated=truncated)
         return Command("dm", enabled=None, arg=arg, truncated=truncated)
     if kind == "subscribe":
-        left, weekday, at_time, tz, err, errv = _split_schedule(rest)
-        return Command("subscribe", arg=" ".join(left), weekday=weekday, at_time=at_time,
-                       timezone=tz, error=err, error_value=errv, truncated=truncated)
+        split = _split_schedule(rest, "subscribe")
+        return Command("subscribe", arg=" ".join(split.rest), schedule=split.schedule,
+                       error=split.error, error_value=split.error_value,
+                       error_choices=split.error_choices, suggestion=split.suggestion,
+                       note=split.note, truncated=truncated)
     return Command(kind, arg=arg, truncated=truncated)

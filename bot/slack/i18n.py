@@ -125,6 +125,22 @@ STRINGS: dict[str, dict[str, str]] = {
                    "zh": "无法识别时区“{tz}”。请使用 IANA 名称，例如 Asia/Shanghai、Europe/Berlin。"},
     "sub.bad_time": {"en": "“{value}” is not a time: use HH:MM in 24-hour form, e.g. 09:00.",
                      "zh": "“{value}”不是有效时间：请用 24 小时制 HH:MM，例如 09:00。"},
+    "sub.crontab": {
+        "en": "“{value}” looks like crontab text; I read schedules as words: a weekday name, HH:MM "
+              "and a time zone. Write it as `{form}`.",
+        "zh": "“{value}”像是 crontab 写法；请用星期名称、HH:MM 和时区来写，例如 `{form}`。"},
+    "sub.weekday_number": {
+        "en": "“{value}” is a number; write the weekday as a name (mon … sun, or 周一 … 周日) "
+              "and the time as HH:MM, e.g. `{form}`.",
+        "zh": "“{value}”是数字；请用星期名称（周一 … 周日，或 mon … sun）和 HH:MM 时间，例如 `{form}`。"},
+    "sub.ambiguous_tz": {
+        "en": "“{value}” names several time zones ({choices}). Which one? Type its IANA name, "
+              "e.g. `{form}`.",
+        "zh": "“{value}”可能指多个时区（{choices}），是哪一个？请输入 IANA 名称，例如 `{form}`。"},
+    "tz.mst_note": {
+        "en": "MST is read as America/Denver, which observes daylight saving; for Arizona "
+              "(no daylight saving) use America/Phoenix.",
+        "zh": "MST 按 America/Denver 处理（实行夏令时）；亚利桑那州（不实行夏令时）请用 America/Phoenix。"},
     "unsub.done": {"en": "This channel no longer gets the *{track}* digest.", "zh": "本频道已取消 *{track}* 推荐。"},
     "unsub.not": {"en": "This channel has no *{track}* digest.", "zh": "本频道没有订阅 *{track}*。"},
     "subs.header": {"en": "Digests in this channel", "zh": "本频道的订阅"},

@@ -7,14 +7,15 @@ from typing import Any
 
 from sqlalchemy import or_, select, update
 
+from bot.digest.weekly import DEFAULT_TIME, DEFAULT_WEEKDAY, WeeklySchedule
 from bot.store.base import StoreCore, changed
 from bot.store.models import LANGS, DmPreference, UserSettings
 from bot.store.snapshots import DmSettings, snapshot
-from bot.store.validate import check_at_time, check_aware, check_id, check_reason, check_timezone, check_weekday
+from bot.store.validate import check_aware, check_id, check_reason
 
-DEFAULT_DM_WEEKDAY = 0
+DEFAULT_DM_WEEKDAY = DEFAULT_WEEKDAY
 """Weekday of a new DM digest row (0 = Monday)."""
-DEFAULT_DM_TIME = "09:00"
+DEFAULT_DM_TIME = DEFAULT_TIME
 """Local time of a new DM digest row, in the row's time zone."""
 
 
@@ -39,20 +40,20 @@ class SettingsRepo(StoreCore):
         with self._write() as s:
             s.execute(stmt)
 
-    def set_dm(self, team: str, user: str, enabled: bool, weekday: int | None = None,
-               at_time: str | None = None, timezone: str | None = None) -> DmSettings:
+    def set_dm(self, team: str, user: str, enabled: bool,
+               schedule: WeeklySchedule | None = None) -> DmSettings:
         """Turn the user's weekly DM digest on or off and optionally set when it comes
-        (``weekday`` 0..6, ``at_time`` ``'HH:MM'``, IANA ``timezone``). Arguments left None keep
-        their current value (defaults for a new row: Monday, 09:00, the store's default timezone).
-        Enabling also reactivates a paused digest. Raises ValueError for bad arguments."""
+        (``schedule``, a validated :class:`~bot.digest.weekly.WeeklySchedule`, stored as its
+        three columns). Left None, the current schedule stays (for a new row: Monday, 09:00,
+        the store's default timezone). Enabling also reactivates a paused digest. Raises
+        ValueError for bad arguments."""
         check_id(team, "team"), check_id(user, "user")
         changes: dict[str, Any] = {"enabled": bool(enabled)}
-        if weekday is not None:
-            changes["weekday"] = check_weekday(weekday)
-        if at_time is not None:
-            changes["at_time"] = check_at_time(at_time)
-        if timezone is not None:
-            changes["timezone"] = check_timezone(timezone)
+        if schedule is not None:
+            if not isinstance(schedule, WeeklySchedule):
+                raise ValueError(f"schedule must be a WeeklySchedule, got {schedule!r}")
+            changes.update(weekday=schedule.weekday, at_time=schedule.at_time,
+                           timezone=schedule.timezone)
         if enabled:
             changes.update(status="active", pause_reason=None)
         now = self._now()

@@ -9,6 +9,8 @@ from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from bot.digest.weekly import WeeklySchedule
+
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
 
@@ -38,6 +40,11 @@ class Subscription:
     def active(self) -> bool:
         return self.status == "active"
 
+    @property
+    def schedule(self) -> WeeklySchedule:
+        """The three schedule columns as one :class:`~bot.digest.weekly.WeeklySchedule`."""
+        return WeeklySchedule(weekday=self.weekday, at_time=self.at_time, timezone=self.timezone)
+
 
 @dataclass(frozen=True, slots=True)
 class DmSettings:
@@ -53,6 +60,11 @@ class DmSettings:
     status: str
     pause_reason: str | None
     updated_at: datetime
+
+    @property
+    def schedule(self) -> WeeklySchedule:
+        """The three schedule columns as one :class:`~bot.digest.weekly.WeeklySchedule`."""
+        return WeeklySchedule(weekday=self.weekday, at_time=self.at_time, timezone=self.timezone)
 
     def is_due_candidate(self, at: datetime) -> bool:
         """Enabled, active and not snoozed at ``at`` (aware)."""

@@ -8,17 +8,11 @@ from typing import Any
 from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
+from bot.digest.weekly import WeeklySchedule
 from bot.store.base import StoreCore, changed
 from bot.store.models import ChannelSubscription
 from bot.store.snapshots import Subscription, snapshot
-from bot.store.validate import (
-    check_at_time,
-    check_id,
-    check_reason,
-    check_steps,
-    check_timezone,
-    check_weekday,
-)
+from bot.store.validate import check_id, check_reason, check_steps
 
 
 def advance_cursor_in(s: Session, id: int, steps: int, catalog_version: str | None,
@@ -47,32 +41,33 @@ def set_cursor_in(s: Session, id: int, cursor: int, catalog_version: str | None,
 class SubscriptionsRepo(StoreCore):
     """Channel subscriptions, keyed by (team, channel, track id) and by row id."""
 
-    def subscribe(self, team: str, channel: str, track: str, weekday: int, at_time: str,
-                  timezone: str, steps_per_week: int = 1,
-                  created_by: str | None = None) -> Subscription:
-        """Subscribe ``channel`` to ``track``: ``steps_per_week`` (1..3) steps every ``weekday``
-        (0=Mon..6=Sun) at ``at_time`` (``'HH:MM'``) in ``timezone`` (IANA name).
+    def subscribe(self, team: str, channel: str, track: str, schedule: WeeklySchedule,
+                  steps_per_week: int = 1, created_by: str | None = None) -> Subscription:
+        """Subscribe ``channel`` to ``track``: ``steps_per_week`` (1..3) steps on ``schedule``
+        (a validated :class:`~bot.digest.weekly.WeeklySchedule`, stored as its three columns).
 
         Upsert on (team, channel, track): re-subscribing updates the schedule and reactivates a
         paused subscription, keeping its cursor; identical arguments change nothing (not even
         ``updated_at``). Returns the resulting subscription. Raises ValueError for bad arguments.
         """
         check_id(team, "team"), check_id(channel, "channel"), check_id(track, "track")
-        schedule = {"weekday": check_weekday(weekday), "at_time": check_at_time(at_time),
-                    "timezone": check_timezone(timezone), "steps_per_week": check_steps(steps_per_week)}
+        if not isinstance(schedule, WeeklySchedule):
+            raise ValueError(f"schedule must be a WeeklySchedule, got {schedule!r}")
+        values = {"weekday": schedule.weekday, "at_time": schedule.at_time,
+                  "timezone": schedule.timezone, "steps_per_week": check_steps(steps_per_week)}
         now = self._now()
         key = (ChannelSubscription.team_id == team, ChannelSubscription.channel_id == channel,
                ChannelSubscription.track_id == track)
         insert = (self._insert(ChannelSubscription)
                   .values(team_id=team, channel_id=channel, track_id=track, cursor=0,
                           status="active", created_by=created_by, created_at=now,
-                          updated_at=now, **schedule)
+                          updated_at=now, **values)
                   .on_conflict_do_nothing().returning(ChannelSubscription.id))
         with self._write() as s:
             new_id = s.execute(insert).scalar()
             row = s.execute(select(ChannelSubscription).where(*key).with_for_update()).scalar_one()
             if new_id is None:
-                changes = {k: v for k, v in schedule.items() if getattr(row, k) != v}
+                changes = {k: v for k, v in values.items() if getattr(row, k) != v}
                 if row.status != "active" or row.pause_reason is not None:
                     changes.update(status="active", pause_reason=None)
                 if changes:

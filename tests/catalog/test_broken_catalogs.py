@@ -150,3 +150,52 @@ def test_unresolved_soft_claim_conflict_is_a_warning_not_an_error(copy: Path):
     assert any("unresolved" in w for w in warnings)
     result = check_cli(copy)
     assert result.returncode == 0 and "warning:" in result.stdout
+
+
+def _long_name(n: int) -> str:
+    """A track name of exactly ``n`` characters with escapes and marks near any cut point."""
+    return ("Speculative & <structured> *decoding* at scale — " * 10)[:n]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_track_name_longer_than_the_views_can_show_is_refused(copy: Path, lang: str):
+    """A 300-character name (and already a 180-character one) is refused, naming the field
+    that limits it; a name at the limit passes."""
+    from bot.catalog.loader import TRACK_NAME_MAX
+
+    def named(n: int):
+        return lambda data: data["names"].__setitem__(lang, _long_name(n))
+
+    edit_yaml(copy / "tracks" / "spec.yaml", named(300))
+    assert_refused(copy, "tracks/spec.yaml", "track 'spec'", f"names.{lang}")
+    assert "header block" in " ".join(errors_of(copy))
+    edit_yaml(copy / "tracks" / "spec.yaml", named(180))
+    assert any(e.startswith(f"tracks/spec.yaml: track 'spec': names.{lang}:") for e in errors_of(copy))
+    edit_yaml(copy / "tracks" / "spec.yaml", named(TRACK_NAME_MAX))
+    assert not [e for e in check_catalog(copy)[1] if e.severity == "error" and e.field.startswith("names")]
+
+
+def test_a_post_title_longer_than_the_views_can_show_is_refused(copy: Path):
+    from bot.catalog.loader import POST_TITLE_MAX
+
+    path = copy / "posts" / "vllm-blog.yaml"
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    posts = data["posts"] if isinstance(data, dict) else data
+    posts[0]["title"] = "T" * (POST_TITLE_MAX + 1)
+    path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    errors = errors_of(copy)
+    assert any(e.startswith(f"posts/vllm-blog.yaml: post '{posts[0]['id']}': title:") for e in errors), errors
+
+
+def test_the_catalog_limits_fit_the_fields_that_show_names_whole():
+    """The limits are derived from Slack's fields: a name at the limit fits the digest header
+    whole (en and zh wording), and name and id at their limits fit the Stop confirm text."""
+    from bot.catalog.loader import TRACK_ID_MAX, TRACK_NAME_MAX
+    from bot.digest.texts import STRINGS
+    from bot.slack import blockkit
+
+    for lang in ("en", "zh"):
+        header = STRINGS["header"][lang].replace("{track}", "")
+        assert TRACK_NAME_MAX + len(header) <= blockkit.HEADER_TEXT_MAX
+        confirm = STRINGS["stop_confirm_text"][lang].replace("{track}", "").replace("{track_id}", "")
+        assert TRACK_NAME_MAX + TRACK_ID_MAX + len(confirm) <= blockkit.CONFIRM_TEXT_MAX

@@ -38,6 +38,7 @@ import pytest
 from slack_sdk.errors import SlackApiError
 
 from bot.config import Settings
+from bot.digest.weekly import WeeklySchedule
 from bot.slack import blockkit
 from bot.slack.standin import SlackStandIn
 from tests.contract import events
@@ -303,8 +304,8 @@ def test_slash_commands_through_the_signed_http_door(slack, slack_api, runtime):
 
 def test_app_home_opened_publishes_home(slack, slack_api, runtime):
     # A digest in one of the channels users.conversations lists (Slack's example) shows on Home.
-    runtime.store.subscribe(TEAM, PRISM_USER_CHANNELS[0], TRACK, 0, "09:00", "UTC", created_by=USER)
-    runtime.store.subscribe(TEAM, "C0NOTMINE1", "pd", 0, "09:00", "UTC", created_by=USER)
+    runtime.store.subscribe(TEAM, PRISM_USER_CHANNELS[0], TRACK, WeeklySchedule.of(0, "09:00", "UTC"), created_by=USER)
+    runtime.store.subscribe(TEAM, "C0NOTMINE1", "pd", WeeklySchedule.of(0, "09:00", "UTC"), created_by=USER)
     view = open_home(slack, slack_api)
     settle(slack_api)
 
@@ -413,8 +414,8 @@ def test_scheduler_digest_and_dm_fan_out_then_digest_buttons(slack, slack_api, r
     import time_machine
 
     from bot.digest.compose import DIGEST_DM_VIEW
-    from bot.digest.weekly import period_of
     from bot.digest.schedule import DigestClock
+    from bot.digest.weekly import period_of
     from tests.digest.clockdriver import ClockDriver
 
     store = runtime.store
@@ -490,9 +491,9 @@ def test_digest_run_now_cli_against_prism(tmp_path, slack_api, runtime):
     SLACK_API_URL at the proxy: conversations.open, then chat.postMessage to the DM and the
     channel, all 200."""
     store = runtime.store
-    store.subscribe(TEAM, CHANNEL, TRACK, 2, "10:00", "UTC", created_by=USER)
+    store.subscribe(TEAM, CHANNEL, TRACK, WeeklySchedule.of(2, "10:00", "UTC"), created_by=USER)
     store.follow(TEAM, USER, "pd")
-    store.set_dm(TEAM, USER, True, weekday=2, at_time="10:00", timezone="UTC")
+    store.set_dm(TEAM, USER, True, schedule=WeeklySchedule.of(2, "10:00", "UTC"))
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("SLACK_") and k not in ("DATABASE_URL", "CATALOG_DIR")}
     env.update(DATABASE_URL=runtime.settings.database_url, SLACK_BOT_TOKEN=BOT_TOKEN,
@@ -517,11 +518,11 @@ def test_digest_take_over_checks_history_first(slack_api, runtime):
     """A claim left by a sender that died is taken over: the deliverer first looks in
     conversations.history for the digest it may have posted (Slack's example has none), then
     posts it."""
-    from bot.digest.weekly import period_of
     from bot.digest.deliver import Deliverer, Outcome, Pacer
+    from bot.digest.weekly import period_of
 
     store = runtime.store
-    store.subscribe(TEAM, CHANNEL, TRACK, 0, "09:00", "UTC", created_by=USER)
+    store.subscribe(TEAM, CHANNEL, TRACK, WeeklySchedule.of(0, "09:00", "UTC"), created_by=USER)
     (sub,) = store.subscriptions(TEAM, CHANNEL)
     fire = datetime.now(UTC)
     key = (TEAM, CHANNEL, TRACK, period_of(fire, "UTC"))
@@ -548,9 +549,9 @@ def _fan_out(runtime) -> None:
     from bot.digest.schedule import DigestClock
 
     store = runtime.store
-    store.subscribe(TEAM, CHANNEL, TRACK, 0, "09:00", "UTC", created_by=USER)
+    store.subscribe(TEAM, CHANNEL, TRACK, WeeklySchedule.of(0, "09:00", "UTC"), created_by=USER)
     store.follow(TEAM, USER, TRACK)
-    store.set_dm(TEAM, USER, True, weekday=0, at_time="09:00", timezone="UTC")
+    store.set_dm(TEAM, USER, True, schedule=WeeklySchedule.of(0, "09:00", "UTC"))
     clock = DigestClock(runtime, reconcile_every_s=None, channel_interval_s=0.0,
                         team_rate_per_s=None, workers=2)
     try:

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from bot.digest.deliver import Deliverer, Outcome, Pacer
-from bot.digest.weekly import next_fire, period_of
+from bot.digest.weekly import WeeklySchedule, next_fire, period_of
 from bot.slack.handlers import Caller, Handlers
 from tests.digest.conftest import TEAM, make_runtime
 
@@ -19,7 +19,7 @@ def _deliverer(runtime) -> Deliverer:
 
 def test_snoozing_a_channel_digest_skips_its_next_one_only(runtime, standin) -> None:
     store = runtime.store
-    sub = store.subscribe(TEAM, "C1", "spec", 0, "09:00", "Europe/Berlin")
+    sub = store.subscribe(TEAM, "C1", "spec", WeeklySchedule.of(0, "09:00", "Europe/Berlin"))
     reply = Handlers(runtime).action(Caller(TEAM, "U1", "C1"), "snooze", {"v": f"digest:{sub.id}"})
     assert "skips its next one" in reply.text and reply.response_type == "ephemeral"
     fire = next_fire(0, "09:00", "Europe/Berlin", datetime.now(UTC))
@@ -34,7 +34,7 @@ def test_snoozing_a_channel_digest_skips_its_next_one_only(runtime, standin) -> 
 
 def test_stopping_a_channel_digest_pauses_it_with_who_stopped_it(runtime, catalog) -> None:
     store = runtime.store
-    sub = store.subscribe(TEAM, "C1", "pd", 0, "09:00", "UTC")
+    sub = store.subscribe(TEAM, "C1", "pd", WeeklySchedule.of(0, "09:00", "UTC"))
     handlers = Handlers(runtime)
     reply = handlers.action(Caller(TEAM, "U9", "C1"), "stop", {"v": f"digest:{sub.id}"})
     assert "stopped in this channel" in reply.text and "/vllm-path subscribe pd" in reply.text
@@ -49,7 +49,7 @@ def test_stopping_a_channel_digest_pauses_it_with_who_stopped_it(runtime, catalo
 
 @pytest.mark.parametrize("caller", [Caller("TOTHER", "U1", "C1"), Caller(TEAM, "U1", "CELSE")])
 def test_a_digest_of_another_workspace_or_channel_is_left_alone(runtime, caller) -> None:
-    sub = runtime.store.subscribe(TEAM, "C1", "pd", 0, "09:00", "UTC")
+    sub = runtime.store.subscribe(TEAM, "C1", "pd", WeeklySchedule.of(0, "09:00", "UTC"))
     for kind in ("snooze", "stop"):
         reply = Handlers(runtime).action(caller, kind, {"v": f"digest:{sub.id}"})
         assert "no longer exists" in reply.text
@@ -60,7 +60,7 @@ def test_a_digest_of_another_workspace_or_channel_is_left_alone(runtime, caller)
 
 def test_dm_snooze_skips_a_week_and_stop_turns_the_dm_off(runtime, standin) -> None:
     store = runtime.store
-    store.set_dm(TEAM, "U1", True, weekday=0, at_time="09:00", timezone="UTC")
+    store.set_dm(TEAM, "U1", True, schedule=WeeklySchedule.of(0, "09:00", "UTC"))
     store.follow(TEAM, "U1", "pd")
     handlers = Handlers(runtime)
     me = Caller(TEAM, "U1", "D1")
@@ -89,7 +89,7 @@ def test_clicks_on_a_posted_digest_through_the_http_door(tmp_path, standin, hold
                            slack_bot_token=BOT_TOKEN, slack_signing_secret=SIGNING_SECRET)
     door = serve_http(runtime, "127.0.0.1", 0, threads=4, background=True)
     try:
-        sub = runtime.store.subscribe(E2E_TEAM, CHANNEL, "spec", 0, "09:00", "UTC")
+        sub = runtime.store.subscribe(E2E_TEAM, CHANNEL, "spec", WeeklySchedule.of(0, "09:00", "UTC"))
         assert _deliverer(runtime).deliver_subscription(sub.id, datetime.now(UTC)).outcome \
             is Outcome.SENT
         posted = standin.calls("chat.postMessage")[0].response["message"]
@@ -123,7 +123,7 @@ def test_snooze_after_an_early_digest_skips_the_following_week(tmp_path):
     from bot.slack.handlers import Caller
 
     rt = Runtime.create(Settings(database_url=f"sqlite:///{tmp_path / 's.db'}", _env_file=None))
-    sub = rt.store.subscribe("T9", "C9", "spec", 0, "09:00", "Europe/Berlin")
+    sub = rt.store.subscribe("T9", "C9", "spec", WeeklySchedule.of(0, "09:00", "Europe/Berlin"))
     fire = next_fire(sub.weekday, sub.at_time, sub.timezone, datetime.now(UTC))
     this_week = period_of(fire, sub.timezone)
     assert rt.store.claim_delivery("T9", "C9", "spec", this_week, "early")

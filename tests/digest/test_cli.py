@@ -9,6 +9,7 @@ from click.testing import CliRunner
 
 from bot.cli import main
 from bot.digest.compose import compose_channel_digest, preview_subscription
+from bot.digest.weekly import WeeklySchedule
 from bot.slack.blockkit import validate_blocks
 from bot.store import Store
 from tests.digest.conftest import TEAM
@@ -38,7 +39,7 @@ def test_preview_json_is_the_first_digest_of_a_new_subscription(catalog, tmp_pat
 
 def test_preview_text_and_a_subscribed_channels_next_digest(catalog, sqlite_url) -> None:
     store = Store.from_url(sqlite_url)
-    sub = store.subscribe(TEAM, "C1", "pd", 0, "09:00", "UTC", steps_per_week=1)
+    sub = store.subscribe(TEAM, "C1", "pd", WeeklySchedule.of(0, "09:00", "UTC"), steps_per_week=1)
     store.advance_cursor(sub.id, 2, catalog.version)
     store.close()
     runner = CliRunner()
@@ -58,9 +59,9 @@ def test_preview_text_and_a_subscribed_channels_next_digest(catalog, sqlite_url)
 
 def test_run_now_sends_this_weeks_digests_once(sqlite_url, standin) -> None:
     store = Store.from_url(sqlite_url)
-    store.subscribe(TEAM, "C1", "spec", 0, "09:00", "UTC")
-    store.subscribe(TEAM, "C2", "pd", 3, "18:00", "Asia/Tokyo")
-    store.subscribe(TEAM, "C3", "spec", 0, "09:00", "UTC")
+    store.subscribe(TEAM, "C1", "spec", WeeklySchedule.of(0, "09:00", "UTC"))
+    store.subscribe(TEAM, "C2", "pd", WeeklySchedule.of(3, "18:00", "Asia/Tokyo"))
+    store.subscribe(TEAM, "C3", "spec", WeeklySchedule.of(0, "09:00", "UTC"))
     store.close()
     runner = CliRunner()
     args = ["digest", "run-now", "--track", "spec", "--channel-interval", "0.01"]
@@ -76,7 +77,7 @@ def test_run_now_sends_this_weeks_digests_once(sqlite_url, standin) -> None:
 
 def test_run_now_reports_paused_subscriptions_and_needs_credentials(sqlite_url, standin) -> None:
     store = Store.from_url(sqlite_url)
-    store.subscribe(TEAM, "CGONE", "spec", 0, "09:00", "UTC")
+    store.subscribe(TEAM, "CGONE", "spec", WeeklySchedule.of(0, "09:00", "UTC"))
     store.close()
     standin.configure(channel_errors={"CGONE": "channel_not_found"})
     result = CliRunner().invoke(main, ["digest", "run-now"], env=_env(sqlite_url, standin))

@@ -18,7 +18,7 @@ import pytest
 import time_machine
 
 from bot.digest.schedule import JOBSTORE, DigestClock
-from bot.digest.weekly import period_of
+from bot.digest.weekly import WeeklySchedule, period_of
 from tests.digest.clockdriver import ClockDriver
 from tests.digest.conftest import TEAM
 
@@ -54,9 +54,9 @@ def test_eight_weeks_across_dst_exactly_eight_digests_each_at_local_time(
         sqlite_runtime, standin, catalog) -> None:
     store = sqlite_runtime.store
     with time_machine.travel(START - timedelta(days=1), tick=False) as traveller:
-        subs = {ch: store.subscribe(TEAM, ch, track, wd, at, tz)
+        subs = {ch: store.subscribe(TEAM, ch, track, WeeklySchedule.of(wd, at, tz))
                 for ch, track, wd, at, tz in SCHEDULES}
-        store.set_dm(TEAM, "UDM", True, weekday=0, at_time="08:00", timezone="Europe/Berlin")
+        store.set_dm(TEAM, "UDM", True, schedule=WeeklySchedule.of(0, "08:00", "Europe/Berlin"))
         store.follow(TEAM, "UDM", "spec")
         store.follow(TEAM, "UDM", "ops")
         clock = _clock(sqlite_runtime)
@@ -100,7 +100,7 @@ def test_restart_later_in_the_week_sends_that_weeks_digest_once_and_no_burst(
     store = sqlite_runtime.store
     monday_9_la = datetime(2026, 3, 2, 17, 0, tzinfo=UTC)
     with time_machine.travel(START, tick=False) as traveller:
-        sub = store.subscribe(TEAM, "C1", "spec", 0, "09:00", "America/Los_Angeles")
+        sub = store.subscribe(TEAM, "C1", "spec", WeeklySchedule.of(0, "09:00", "America/Los_Angeles"))
         clock = _clock(sqlite_runtime)
         clock.start()
         ClockDriver(clock, traveller).step()  # week 10's digest
@@ -142,9 +142,9 @@ def test_changes_made_through_the_app_while_the_clock_runs_are_followed(
     handlers = Handlers(sqlite_runtime)
     sunday = datetime(2026, 12, 6, 12, 0, tzinfo=UTC)
     with time_machine.travel(sunday, tick=False) as traveller:
-        moved = store.subscribe(TEAM, "CMOVE", "spec", 0, "09:00", "UTC")
-        stopped = store.subscribe(TEAM, "CSTOP", "pd", 0, "09:00", "UTC")
-        paused = store.subscribe(TEAM, "CPAUSE", "quant", 0, "09:00", "UTC")
+        moved = store.subscribe(TEAM, "CMOVE", "spec", WeeklySchedule.of(0, "09:00", "UTC"))
+        stopped = store.subscribe(TEAM, "CSTOP", "pd", WeeklySchedule.of(0, "09:00", "UTC"))
+        paused = store.subscribe(TEAM, "CPAUSE", "quant", WeeklySchedule.of(0, "09:00", "UTC"))
         clock = _clock(sqlite_runtime, reconcile_every_s=60)
         clock.start()
         driver = ClockDriver(clock, traveller)
@@ -189,7 +189,7 @@ def test_a_repeated_local_hour_sends_once_on_postgres(kind, pg_url, standin, hol
     runtime = make_runtime(pg_url, standin, holder)
     try:
         with time_machine.travel(datetime(2026, 10, 31, 12, tzinfo=UTC), tick=False) as traveller:
-            runtime.store.subscribe(TEAM, "CFOLD", "spec", 6, "01:30", "America/Los_Angeles")
+            runtime.store.subscribe(TEAM, "CFOLD", "spec", WeeklySchedule.of(6, "01:30", "America/Los_Angeles"))
             clock = _clock(runtime)
             clock.start()
             driver = ClockDriver(clock, traveller)

@@ -11,7 +11,7 @@ from slack_sdk import WebClient
 
 from bot.digest.deliver import METADATA_EVENT, Clients, Deliverer, Outcome, Pacer
 from bot.digest.schedule import DigestClock
-from bot.digest.weekly import period_of
+from bot.digest.weekly import WeeklySchedule, period_of
 from bot.slack.views import messages as views
 from bot.store import Store
 from tests.digest.conftest import TEAM
@@ -31,7 +31,7 @@ def _posts(standin, channel=None, ok=True):
 
 def test_a_digest_is_posted_once_and_moves_the_cursor(runtime, standin, catalog) -> None:
     store = runtime.store
-    sub = store.subscribe(TEAM, "C1", "spec", 0, "09:00", "Europe/Berlin", steps_per_week=2)
+    sub = store.subscribe(TEAM, "C1", "spec", WeeklySchedule.of(0, "09:00", "Europe/Berlin"), steps_per_week=2)
     d = _deliverer(runtime)
     first = d.deliver_subscription(sub.id, FIRE)
     assert first.outcome is Outcome.SENT and first.period == "2026-W50"
@@ -59,9 +59,9 @@ def test_a_digest_is_posted_once_and_moves_the_cursor(runtime, standin, catalog)
 
 def test_permanent_errors_pause_the_subscription_with_a_visible_reason(runtime, standin, catalog) -> None:
     store = runtime.store
-    gone = store.subscribe(TEAM, "CGONE", "pd", 0, "09:00", "UTC")
-    archived = store.subscribe(TEAM, "CARCH", "pd", 0, "09:00", "UTC")
-    fine = store.subscribe(TEAM, "CFINE", "pd", 0, "09:00", "UTC")
+    gone = store.subscribe(TEAM, "CGONE", "pd", WeeklySchedule.of(0, "09:00", "UTC"))
+    archived = store.subscribe(TEAM, "CARCH", "pd", WeeklySchedule.of(0, "09:00", "UTC"))
+    fine = store.subscribe(TEAM, "CFINE", "pd", WeeklySchedule.of(0, "09:00", "UTC"))
     standin.configure(channel_errors={"CGONE": "channel_not_found", "CARCH": "is_archived"})
     d = _deliverer(runtime)
     outcomes = [d.deliver_subscription(s.id, FIRE).outcome for s in (gone, archived, fine)]
@@ -90,7 +90,7 @@ def test_429s_everything_delivered_pacing_holds_and_a_missing_channel_is_paused(
     plan = [("C1", "spec"), ("C1", "pd"), ("C1", "quant"), ("C1", "rl"), ("C2", "spec"),
             ("C2", "pd"), ("C3", "ops"), ("C4", "agentic"), ("CGONE", "pd")]
     for channel, track in plan:
-        store.subscribe(TEAM, channel, track, 0, "09:00", "UTC")
+        store.subscribe(TEAM, channel, track, WeeklySchedule.of(0, "09:00", "UTC"))
     # A quarter second of slack over Slack's 1 per second: the stand-in measures arrival times,
     # which a loaded machine jitters by far more than the pacer's own clock.
     clock = DigestClock(runtime, workers=4, reconcile_every_s=None, channel_interval_s=1.25,
@@ -131,7 +131,7 @@ def test_429s_everything_delivered_pacing_holds_and_a_missing_channel_is_paused(
 def test_a_take_over_finds_the_message_a_dead_sender_posted_and_does_not_repost(
         runtime, standin, db_url) -> None:
     store = runtime.store
-    sub = store.subscribe(TEAM, "C1", "rl", 0, "09:00", "UTC")
+    sub = store.subscribe(TEAM, "C1", "rl", WeeklySchedule.of(0, "09:00", "UTC"))
     period = period_of(FIRE, "UTC")
     key = (TEAM, "C1", "rl", period)
     # A sender claimed 10 minutes ago, posted, and died before recording it.
@@ -151,7 +151,7 @@ def test_a_take_over_finds_the_message_a_dead_sender_posted_and_does_not_repost(
 
 def test_a_take_over_sends_when_the_dead_sender_posted_nothing(runtime, standin, db_url) -> None:
     store = runtime.store
-    sub = store.subscribe(TEAM, "C1", "rl", 0, "09:00", "UTC")
+    sub = store.subscribe(TEAM, "C1", "rl", WeeklySchedule.of(0, "09:00", "UTC"))
     key = (TEAM, "C1", "rl", period_of(FIRE, "UTC"))
     past = Store.from_url(db_url, migrate=False, clock=lambda: datetime.now(UTC) - timedelta(minutes=10))
     assert past.claim_delivery(*key, claimed_by="dead:1")
@@ -167,7 +167,7 @@ def test_a_take_over_sends_when_the_dead_sender_posted_nothing(runtime, standin,
 
 def test_retryable_failures_are_recorded_and_a_later_attempt_sends(runtime, standin) -> None:
     store = runtime.store
-    sub = store.subscribe(TEAM, "C1", "ops", 0, "09:00", "UTC")
+    sub = store.subscribe(TEAM, "C1", "ops", WeeklySchedule.of(0, "09:00", "UTC"))
     standin.configure(server_error_every=1)  # every call 500: slack-sdk retries, then gives up
     d = _deliverer(runtime)
     failed = d.deliver_subscription(sub.id, FIRE)
@@ -182,7 +182,7 @@ def test_retryable_failures_are_recorded_and_a_later_attempt_sends(runtime, stan
 
 
 def test_a_track_gone_from_the_catalog_pauses_its_subscriptions(runtime, standin) -> None:
-    sub = runtime.store.subscribe(TEAM, "C1", "retired-track", 0, "09:00", "UTC")
+    sub = runtime.store.subscribe(TEAM, "C1", "retired-track", WeeklySchedule.of(0, "09:00", "UTC"))
     attempt = _deliverer(runtime).deliver_subscription(sub.id, FIRE)
     assert attempt.outcome is Outcome.PAUSED and not _posts(standin)
     assert "no longer in the catalog" in runtime.store.get_subscription(sub.id).pause_reason
@@ -190,7 +190,7 @@ def test_a_track_gone_from_the_catalog_pauses_its_subscriptions(runtime, standin
 
 def test_a_finished_path_posts_nothing_and_settles_the_week(runtime, standin, catalog) -> None:
     store = runtime.store
-    sub = store.subscribe(TEAM, "C1", "rl", 0, "09:00", "UTC")
+    sub = store.subscribe(TEAM, "C1", "rl", WeeklySchedule.of(0, "09:00", "UTC"))
     store.advance_cursor(sub.id, len(catalog.order("rl")), catalog.version)
     assert _deliverer(runtime).deliver_subscription(sub.id, FIRE).outcome is Outcome.NOTHING
     row = store.delivery(TEAM, "C1", "rl", period_of(FIRE, "UTC"))
@@ -203,7 +203,7 @@ def test_a_finished_path_posts_nothing_and_settles_the_week(runtime, standin, ca
 
 def test_a_dm_opens_the_im_and_lists_unread_next_steps(runtime, standin, catalog) -> None:
     store = runtime.store
-    store.set_dm(TEAM, "U1", True, weekday=0, at_time="09:00", timezone="Europe/Berlin")
+    store.set_dm(TEAM, "U1", True, schedule=WeeklySchedule.of(0, "09:00", "Europe/Berlin"))
     store.follow(TEAM, "U1", "spec")
     store.follow(TEAM, "U1", "rl")
     store.mark_read(TEAM, "U1", list(catalog.order("rl")) + [catalog.order("spec")[0]])
@@ -223,7 +223,7 @@ def test_a_dm_opens_the_im_and_lists_unread_next_steps(runtime, standin, catalog
 
 def test_a_dm_with_nothing_to_suggest_or_snoozed_posts_nothing(runtime, standin, catalog) -> None:
     store = runtime.store
-    store.set_dm(TEAM, "U2", True, weekday=0, at_time="09:00", timezone="UTC")
+    store.set_dm(TEAM, "U2", True, schedule=WeeklySchedule.of(0, "09:00", "UTC"))
     d = _deliverer(runtime)
     assert d.deliver_dm(TEAM, "U2", FIRE).outcome is Outcome.NOTHING  # follows nothing
     store.follow(TEAM, "U2", "pd")
@@ -286,7 +286,7 @@ class _StampingClients(Clients):
 
 def test_pacing_keeps_posts_to_one_channel_a_second_apart_in_one_process(runtime, standin) -> None:
     store = runtime.store
-    subs = [store.subscribe(TEAM, "CSAME", t, 0, "09:00", "UTC") for t in ("spec", "pd", "quant")]
+    subs = [store.subscribe(TEAM, "CSAME", t, WeeklySchedule.of(0, "09:00", "UTC")) for t in ("spec", "pd", "quant")]
     clock = _VirtualClock()
     clients = _StampingClients(runtime, clock)
     d = _deliverer(runtime, clients=clients,
@@ -303,7 +303,7 @@ def test_pacing_keeps_posts_to_one_channel_a_second_apart_in_one_process(runtime
 def test_a_channel_digest_speaks_the_subscribers_language(runtime, standin) -> None:
     store = runtime.store
     store.set_lang(TEAM, "UZH", "zh")
-    sub = store.subscribe(TEAM, "C1", "spec", 0, "09:00", "Asia/Shanghai", created_by="UZH")
+    sub = store.subscribe(TEAM, "C1", "spec", WeeklySchedule.of(0, "09:00", "Asia/Shanghai"), created_by="UZH")
     assert _deliverer(runtime).deliver_subscription(sub.id, FIRE).outcome is Outcome.SENT
     header = _posts(standin)[0].args["blocks"][0]["text"]["text"]
     assert header == "推测解码：本周阅读"

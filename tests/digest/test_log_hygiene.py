@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from bot.digest.schedule import DigestClock
+from bot.digest.weekly import WeeklySchedule
 from bot.logging_setup import setup_logging
 from bot.runtime import Runtime
 from bot.serve import HttpDoor
@@ -78,8 +79,8 @@ def test_a_full_flow_logs_no_body_token_or_response_url(sqlite_url, holder, capt
                                 log_level="DEBUG")
         setup_logging(settings)
         seeding = Store.from_url(sqlite_url, clock=lambda: now - timedelta(days=8))
-        seeding.subscribe(TEAM, "CMISSED1", "spec", due.weekday(), f"{due:%H:%M}", "UTC")
-        seeding.subscribe(TEAM, "CMISSED2", "pd", due.weekday(), f"{due:%H:%M}", "UTC")
+        seeding.subscribe(TEAM, "CMISSED1", "spec", WeeklySchedule.of(due.weekday(), f"{due:%H:%M}", "UTC"))
+        seeding.subscribe(TEAM, "CMISSED2", "pd", WeeklySchedule.of(due.weekday(), f"{due:%H:%M}", "UTC"))
         seeding.close()
         runtime = Runtime(settings, Store.from_url(sqlite_url), holder)
         runtime.record_catalog_version()
@@ -125,9 +126,9 @@ def test_a_full_flow_logs_no_body_token_or_response_url(sqlite_url, holder, capt
                  "hooks.slack.com", "team_domain=", "trigger_id", "'blocks'", '"blocks"']
     leaks = [(word, line) for line in texts for word in forbidden if word in line]
     assert not leaks, leaks[:5]
-    # The refused signature was logged (by our verifier, bot/slack/signing.py) with the reason only.
-    refused = [line for line in lines if "Invalid request signature" in line]
-    assert refused and all("body" not in line and "{" not in line for line in refused), refused
+    # The refused signature was logged (by bot.slack.signing, before Bolt), without its body
+    # (no line holds MARK, above); a body Bolt would log is withheld by bot.logging_setup.
+    assert any("Invalid request signature" in line for line in lines)
     # A refused views.publish keeps Slack's reasons.
     refused = [r for r in captured.records if PUBLISH_REFUSAL in r.getMessage()]
     assert refused and all(r.levelno == logging.WARNING for r in refused)

@@ -27,6 +27,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from bot.digest.weekly import WeeklySchedule
 from bot.store import Store
 from tests.digest.conftest import TEAM
 
@@ -50,12 +51,12 @@ def _seed(db_url: str, subs: int, dms: int) -> None:
         for i in range(subs):
             zone = ZONES[i % len(ZONES)]
             weekday, at = _local(zone)
-            store.subscribe(TEAM, f"C{i:04d}", TRACKS[i % len(TRACKS)], weekday, at, zone,
+            store.subscribe(TEAM, f"C{i:04d}", TRACKS[i % len(TRACKS)], WeeklySchedule.of(weekday, at, zone),
                             steps_per_week=1 + i % 3)
         for i in range(dms):
             zone = ZONES[i % len(ZONES)]
             weekday, at = _local(zone)
-            store.set_dm(TEAM, f"U{i:04d}", True, weekday=weekday, at_time=at, timezone=zone)
+            store.set_dm(TEAM, f"U{i:04d}", True, schedule=WeeklySchedule.of(weekday, at, zone))
             store.follow(TEAM, f"U{i:04d}", TRACKS[i % len(TRACKS)])
     finally:
         store.close()

@@ -33,6 +33,7 @@ import pytest
 
 from bot.digest.queue import DigestQueue, EnqueueingDeliverer, make_broker
 from bot.digest.schedule import DigestClock
+from bot.digest.weekly import WeeklySchedule
 from bot.store import DM_TRACK, Store
 from bot.store.ledger_batch import BatchedLedgerStore
 from tests.dbutil import fresh_database_url, postgres_unavailable
@@ -102,10 +103,10 @@ def _worker(db_url: str, redis_url: str, namespace: str, api_url: str, log: Path
 def _seed(store: Store, dms: int, subs: int) -> None:
     tracks = ["spec", "pd", "quant", "rl", "agentic", "ops", "models", "internals"]
     for i in range(dms):
-        store.set_dm(TEAM, f"U{i:04d}", True, weekday=0, at_time="09:00", timezone="UTC")
+        store.set_dm(TEAM, f"U{i:04d}", True, schedule=WeeklySchedule.of(0, "09:00", "UTC"))
         store.follow(TEAM, f"U{i:04d}", tracks[i % len(tracks)])
     for i in range(subs):
-        store.subscribe(TEAM, f"C{i:04d}", tracks[i % len(tracks)], 0, "09:00", "UTC")
+        store.subscribe(TEAM, f"C{i:04d}", tracks[i % len(tracks)], WeeklySchedule.of(0, "09:00", "UTC"))
 
 
 def _posted_keys(standin) -> Counter:

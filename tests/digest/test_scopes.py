@@ -13,7 +13,7 @@ from slack_sdk.errors import SlackApiError
 
 from bot.config import Settings
 from bot.digest.deliver import METADATA_EVENT, Deliverer, Outcome, Pacer
-from bot.digest.weekly import period_of
+from bot.digest.weekly import WeeklySchedule, period_of
 from bot.slack.scopes import SCOPES_BY_METHOD, acceptable_scopes, default_bot_scopes, scope_refusal
 from bot.slack.standin import SlackStandIn
 from bot.store import Store
@@ -69,7 +69,7 @@ def test_the_standin_refuses_a_call_whose_scope_the_token_lacks() -> None:
 def _stale_claim_with_a_landed_post(db_url: str, standin: SlackStandIn, runtime) -> tuple:
     """A sender claimed 10 minutes ago, Slack accepted its post, and it died before recording."""
     store = runtime.store
-    sub = store.subscribe(TEAM, "C1", "rl", 0, "09:00", "UTC")
+    sub = store.subscribe(TEAM, "C1", "rl", WeeklySchedule.of(0, "09:00", "UTC"))
     key = (TEAM, "C1", "rl", period_of(FIRE, "UTC"))
     past = Store.from_url(db_url, migrate=False,
                           clock=lambda: datetime.now(UTC) - timedelta(minutes=10))

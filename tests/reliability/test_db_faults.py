@@ -24,6 +24,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from bot.digest.weekly import WeeklySchedule
 from bot.slack.i18n import t
 from tests.e2e.helpers import FakeSlack
 from tests.reliability.conftest import SIGNING_SECRET, door_settings
@@ -176,7 +177,7 @@ def test_a_digest_fan_out_across_a_restart_delivers_each_digest_exactly_once(pg_
     runtime = Runtime.create(door_settings(pg_url, standin))
     store = runtime.store
     channels = [f"C0FAN{i:02d}" for i in range(30)]
-    subs = [store.subscribe(TEAM, c, "spec", 0, "09:00", "UTC") for c in channels]
+    subs = [store.subscribe(TEAM, c, "spec", WeeklySchedule.of(0, "09:00", "UTC")) for c in channels]
     standin.configure(latency_s=0.03)
     deliverer = Deliverer(runtime, pacer=Pacer(channel_interval_s=0.0, team_rate_per_s=20.0),
                           stale_after_s=1.0)

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
+from bot.digest.weekly import ScheduleParts
 from bot.slack.grammar import MAX_TEXT, parse
 
 
@@ -31,12 +34,12 @@ def test_keywords(text, kind, arg):
 
 def test_subscribe_schedule_parts():
     cmd = parse("subscribe spec decode friday 10:30 Europe/Berlin")
-    assert (cmd.kind, cmd.arg, cmd.weekday, cmd.at_time, cmd.timezone) == (
-        "subscribe", "spec decode", 4, "10:30", "Europe/Berlin")
+    assert (cmd.kind, cmd.arg, cmd.schedule) == (
+        "subscribe", "spec decode", ScheduleParts(weekday=4, at_time="10:30", timezone="Europe/Berlin"))
     cmd = parse("subscribe pd")
-    assert (cmd.arg, cmd.weekday, cmd.at_time, cmd.timezone) == ("pd", None, None, None)
+    assert (cmd.arg, cmd.schedule) == ("pd", ScheduleParts())
     cmd = parse("subscribe 量化 周三 9:05pm UTC")
-    assert (cmd.arg, cmd.weekday, cmd.at_time, cmd.timezone) == ("量化", 2, "21:05", "UTC")
+    assert (cmd.arg, cmd.schedule) == ("量化", ScheduleParts(weekday=2, at_time="21:05", timezone="UTC"))
 
 
 def test_subscribe_bad_time_is_reported():
@@ -47,7 +50,8 @@ def test_subscribe_bad_time_is_reported():
 def test_dm():
     assert parse("dm off").enabled is False
     cmd = parse("dm on thursday 08:15 America/Los_Angeles")
-    assert (cmd.enabled, cmd.weekday, cmd.at_time, cmd.timezone) == (True, 3, "08:15", "America/Los_Angeles")
+    assert (cmd.enabled, cmd.schedule) == (
+        True, ScheduleParts(weekday=3, at_time="08:15", timezone="America/Los_Angeles"))
     assert parse("dm").enabled is None
     assert parse("dm on next tuesday").error == "dm.unknown_part"
 
@@ -73,8 +77,58 @@ def test_slack_markup_never_reaches_a_query():
     assert "nixl" in cmd.arg and "kv cache" in cmd.arg and "<b>" in cmd.arg and "&" in cmd.arg
 
 
-@pytest.mark.parametrize("typed,zone", [("utc", "UTC"), ("CET", "CET"), ("PST", "America/Los_Angeles"),
-                                        ("europe/berlin", "europe/berlin"), ("Japan", "Japan")])
+@pytest.mark.parametrize("typed,zone", [
+    ("utc", "UTC"), ("GMT", "UTC"), ("CET", "Europe/Berlin"), ("cest", "Europe/Berlin"),
+    ("PST", "America/Los_Angeles"), ("ET", "America/New_York"), ("EST", "America/New_York"),
+    ("edt", "America/New_York"), ("CT", "America/Chicago"), ("MST", "America/Denver"),
+    ("europe/berlin", "Europe/Berlin"), ("Japan", "Japan"), ("北京时间", "Asia/Shanghai")])
 def test_time_zone_spellings(typed, zone):
     cmd = parse(f"subscribe spec friday 10:00 {typed}")
-    assert (cmd.arg, cmd.timezone) == ("spec", zone)
+    assert cmd.error is None
+    assert (cmd.arg, cmd.schedule.timezone) == ("spec", zone)
+
+
+def test_abbreviations_map_to_zones_with_daylight_saving():
+    """EST is New York's zone, not zoneinfo's fixed UTC-5: 09:00 is 14:00 UTC in January and
+    13:00 UTC in July (EDT). MST is Denver (with DST) and the reply says so."""
+    schedule = parse("subscribe spec mon 09:00 EST").schedule.resolve("UTC")
+    january = schedule.next_fire(datetime(2027, 1, 1, tzinfo=UTC))
+    july = schedule.next_fire(datetime(2027, 7, 1, tzinfo=UTC))
+    assert january.astimezone(UTC) == datetime(2027, 1, 4, 14, 0, tzinfo=UTC)
+    assert july.astimezone(UTC) == datetime(2027, 7, 5, 13, 0, tzinfo=UTC)
+    mst = parse("subscribe spec mon 09:00 MST")
+    assert mst.schedule.timezone == "America/Denver" and mst.note == "tz.mst_note"
+
+
+@pytest.mark.parametrize("text,error,value,form", [
+    ("subscribe quant 0 9 * * 0", "sub.crontab", "0 9 * * 0",
+     "/vllm-path subscribe quant sun 09:00 Europe/Berlin"),
+    ("subscribe quant 30 18 * * 5", "sub.crontab", "30 18 * * 5",
+     "/vllm-path subscribe quant fri 18:30 Europe/Berlin"),
+    ("subscribe spec 7 09:00 UTC", "sub.weekday_number", "7", "/vllm-path subscribe spec sun 09:00 UTC"),
+    ("subscribe spec 1 10:00", "sub.weekday_number", "1",
+     "/vllm-path subscribe spec mon 10:00 Europe/Berlin"),
+    ("dm on 3 08:00 Asia/Tokyo", "sub.weekday_number", "3", "/vllm-path dm on wed 08:00 Asia/Tokyo"),
+    ("subscribe spec mon 9", "sub.weekday_number", "9", "/vllm-path subscribe spec mon 09:00 Europe/Berlin"),
+    ("subscribe spec mon 09:00 IST", "sub.ambiguous_tz", "IST",
+     "/vllm-path subscribe spec mon 09:00 Asia/Kolkata"),
+])
+def test_numbers_crontab_and_ambiguous_zones_are_refused_with_the_right_form(text, error, value, form):
+    cmd = parse(text)
+    assert (cmd.schedule, cmd.error, cmd.error_value, cmd.suggestion) == (None, error, value, form)
+    if form.startswith("/vllm-path subscribe"):
+        assert cmd.arg == form.split()[2]  # the numbers are not taken as part of the track
+
+
+@pytest.mark.parametrize("typed,choices", [
+    ("IST", {"Asia/Kolkata", "Europe/Dublin", "Asia/Jerusalem"}),
+    ("cst", {"America/Chicago", "Asia/Shanghai"}), ("BST", {"Europe/London", "Asia/Dhaka"})])
+def test_an_ambiguous_abbreviation_asks_which_zone(typed, choices):
+    cmd = parse(f"subscribe spec mon 09:00 {typed}")
+    assert cmd.error == "sub.ambiguous_tz" and choices <= set(cmd.error_choices)
+
+
+def test_slashed_words_that_are_no_zone_stay_in_the_track():
+    assert parse("subscribe p/d fri").arg == "p/d"
+    cmd = parse("subscribe spec fri Europe/Atlantis")
+    assert (cmd.error, cmd.error_value) == ("sub.bad_tz", "Europe/Atlantis")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bot import paths
+from bot.digest.weekly import WeeklySchedule
 from bot.slack.handlers import Caller, Handlers, UserInfo, next_fire_label
 
 ALICE = Caller("T1", "U1", "C1")
@@ -110,11 +111,12 @@ def test_unknown_things_get_a_friendly_did_you_mean(runtime):
 
 
 def test_next_fire_label_uses_the_local_zone():
-    from datetime import datetime, timezone
-    now = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)  # a Monday
-    assert next_fire_label(0, "09:00", "Europe/Berlin", now) == "Monday 2026-12-07 09:00 Europe/Berlin"
-    assert next_fire_label(0, "09:00", "Europe/Berlin", now, lang="zh") == "周一 2026-12-07 09:00 Europe/Berlin"
-    assert next_fire_label(0, "14:00", "Europe/Berlin", now) == "Monday 2026-11-30 14:00 Europe/Berlin"
+    from datetime import UTC, datetime
+    now = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)  # a Monday
+    nine, two = WeeklySchedule.of(0, "09:00", "Europe/Berlin"), WeeklySchedule.of(0, "14:00", "Europe/Berlin")
+    assert next_fire_label(nine, now) == "Monday 2026-12-07 09:00 Europe/Berlin"
+    assert next_fire_label(nine, now, lang="zh") == "周一 2026-12-07 09:00 Europe/Berlin"
+    assert next_fire_label(two, now) == "Monday 2026-11-30 14:00 Europe/Berlin"
 
 
 def test_resubscribing_keeps_the_schedule_and_resumes_a_paused_digest(runtime):
@@ -130,6 +132,24 @@ def test_resubscribing_keeps_the_schedule_and_resumes_a_paused_digest(runtime):
     assert (again.weekday, again.at_time, again.timezone, again.status) == (4, "10:00", "Europe/Berlin", "active")
     h.command(ALICE, "subscribe spec monday")
     assert runtime.store.subscriptions("T1", "C1")[0].at_time == "10:00"  # only the weekday moved
+
+
+def test_schedules_typed_as_numbers_crontab_or_ambiguous_zones_get_the_right_form(runtime):
+    """Refused, nothing stored, and the reply shows the command written the right way."""
+    h = Handlers(runtime)
+    for text, shown in (
+            ("subscribe quant 0 9 * * 0", "/vllm-path subscribe quant sun 09:00 Europe/Berlin"),
+            ("subscribe spec 7 09:00 UTC", "/vllm-path subscribe spec sun 09:00 UTC"),
+            ("subscribe spec mon 09:00 IST", "/vllm-path subscribe spec mon 09:00 Asia/Kolkata")):
+        reply = h.command(ALICE, text)
+        assert shown in reply.text, reply.text
+    assert "Asia/Kolkata, Europe/Dublin, Asia/Jerusalem" in h.command(ALICE, "subscribe spec mon 09:00 IST").text
+    assert runtime.store.subscriptions(ALICE.team_id, ALICE.channel_id) == []
+    reply = h.command(ALICE, "subscribe spec mon 09:00 EST")
+    assert "America/New_York" in reply.text
+    assert [s.timezone for s in runtime.store.subscriptions(ALICE.team_id, ALICE.channel_id)] == [
+        "America/New_York"]
+    assert "America/Phoenix" in h.command(ALICE, "subscribe pd mon 09:00 MST").text
 
 
 def test_subscribe_blames_the_words_it_did_not_understand(runtime):

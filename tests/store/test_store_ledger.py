@@ -9,6 +9,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
+from bot.digest.weekly import WeeklySchedule
 from bot.store import Store, make_engine, utcnow
 
 KEY = ("T1", "C1", "perf", "2026-W49")
@@ -134,7 +135,7 @@ def test_mark_sent_without_a_claim_does_nothing(store: Store) -> None:
 
 
 def test_mark_sent_advances_the_cursor_once(store: Store) -> None:
-    sub = store.subscribe("T1", "C1", "perf", 0, "09:00", "UTC", 2)
+    sub = store.subscribe("T1", "C1", "perf", WeeklySchedule.of(0, "09:00", "UTC"), 2)
     assert store.claim_delivery(*KEY, claimed_by="p1")
     assert store.mark_sent(*KEY, "1.2", subscription_id=sub.id, steps=2, catalog_version="v3")
     assert store.mark_sent(*KEY, "1.2", subscription_id=sub.id, steps=2, catalog_version="v3") is False
@@ -200,7 +201,7 @@ def test_versions_first_seen_together_are_ordered_as_numbers(store: Store) -> No
 
 
 def test_concurrent_subscribes_make_one_row(store: Store, store_url: str) -> None:
-    subs = _race(store_url, 8, lambda s, i: s.subscribe("T1", "C1", "perf", i % 7, "09:00", "UTC"))
+    subs = _race(store_url, 8, lambda s, i: s.subscribe("T1", "C1", "perf", WeeklySchedule.of(i % 7, "09:00", "UTC")))
     assert len({sub.id for sub in subs}) == 1  # type: ignore[attr-defined]
     assert len(store.subscriptions("T1")) == 1
 
@@ -248,7 +249,7 @@ def test_renew_claim_keeps_a_slow_sender_from_being_taken_over(store: Store, clo
 
 
 def test_mark_sent_at_cursor_sets_the_cursor_once(store: Store) -> None:
-    sub = store.subscribe("T1", "C1", "perf", 0, "09:00", "UTC", 2)
+    sub = store.subscribe("T1", "C1", "perf", WeeklySchedule.of(0, "09:00", "UTC"), 2)
     store.advance_cursor(sub.id, 5, "v1")
     assert store.mark_sent_at_cursor(*KEY, "1.1", subscription_id=sub.id, cursor=3,
                                      catalog_version="v2") is False  # not claimed

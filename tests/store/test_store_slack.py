@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 import pytest
 from slack_sdk.oauth.installation_store import Installation
 
+from bot.digest.weekly import WeeklySchedule
 from bot.store import UNINSTALLED, Store
 
 
@@ -61,10 +62,10 @@ def test_remove_team_deletes_tokens_and_pauses_only_that_team(store: Store) -> N
     inst = store.installation_store()
     inst.save(_installation("T1"))
     inst.save(_installation("T2", token="xoxb-2"))
-    sub1 = store.subscribe("T1", "C1", "perf", 0, "09:00", "UTC")
-    sub1b = store.subscribe("T1", "C2", "perf", 0, "09:00", "UTC")
+    sub1 = store.subscribe("T1", "C1", "perf", WeeklySchedule.of(0, "09:00", "UTC"))
+    sub1b = store.subscribe("T1", "C2", "perf", WeeklySchedule.of(0, "09:00", "UTC"))
     store.pause_subscription(sub1b.id, "channel archived")
-    sub2 = store.subscribe("T2", "C1", "perf", 0, "09:00", "UTC")
+    sub2 = store.subscribe("T2", "C1", "perf", WeeklySchedule.of(0, "09:00", "UTC"))
     store.set_dm("T1", "U1", True)
     store.set_dm("T2", "U1", True)
     store.mark_read("T1", "U1", ["a"])

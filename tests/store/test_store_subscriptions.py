@@ -6,23 +6,24 @@ from datetime import timedelta, timezone
 
 import pytest
 
+from bot.digest.weekly import WeeklySchedule
 from bot.store import Store
 
 
 def test_subscribe_creates_then_updates_in_place(store: Store, clock) -> None:  # type: ignore[no-untyped-def]
-    sub = store.subscribe("T1", "C1", "perf", 0, "09:00", "Europe/Paris", created_by="U1")
+    sub = store.subscribe("T1", "C1", "perf", WeeklySchedule.of(0, "09:00", "Europe/Paris"), created_by="U1")
     assert (sub.weekday, sub.at_time, sub.timezone, sub.steps_per_week, sub.cursor) == (
         0, "09:00", "Europe/Paris", 1, 0)
     assert sub.active and sub.created_by == "U1" and sub.last_catalog_version is None
     assert sub.created_at == sub.updated_at == clock.now
 
     clock.advance(60)
-    again = store.subscribe("T1", "C1", "perf", 0, "09:00", "Europe/Paris", created_by="U2")
+    again = store.subscribe("T1", "C1", "perf", WeeklySchedule.of(0, "09:00", "Europe/Paris"), created_by="U2")
     assert again == sub  # identical arguments change nothing, not even updated_at
 
     store.advance_cursor(sub.id, 2, "v1")
     clock.advance(60)
-    changed = store.subscribe("T1", "C1", "perf", 4, "17:30", "Asia/Shanghai", 3)
+    changed = store.subscribe("T1", "C1", "perf", WeeklySchedule.of(4, "17:30", "Asia/Shanghai"), 3)
     assert changed.id == sub.id
     assert (changed.weekday, changed.at_time, changed.timezone, changed.steps_per_week) == (
         4, "17:30", "Asia/Shanghai", 3)
@@ -32,18 +33,18 @@ def test_subscribe_creates_then_updates_in_place(store: Store, clock) -> None:  
 
 
 def test_resubscribing_reactivates_a_paused_subscription(store: Store) -> None:
-    sub = store.subscribe("T1", "C1", "perf", 0, "09:00", "UTC")
+    sub = store.subscribe("T1", "C1", "perf", WeeklySchedule.of(0, "09:00", "UTC"))
     assert store.pause_subscription(sub.id, "channel archived") is True
     paused = store.get_subscription(sub.id)
     assert paused is not None and paused.status == "paused"
     assert paused.pause_reason == "channel archived"
     assert store.active_subscriptions() == []
-    again = store.subscribe("T1", "C1", "perf", 0, "09:00", "UTC")
+    again = store.subscribe("T1", "C1", "perf", WeeklySchedule.of(0, "09:00", "UTC"))
     assert again.status == "active" and again.pause_reason is None
 
 
 def test_pause_and_resume(store: Store) -> None:
-    sub = store.subscribe("T1", "C1", "perf", 0, "09:00", "UTC")
+    sub = store.subscribe("T1", "C1", "perf", WeeklySchedule.of(0, "09:00", "UTC"))
     store.pause_subscription(sub.id, "bot removed")
     assert store.resume_subscription(sub.id) is True
     assert store.get_subscription(sub.id).active  # type: ignore[union-attr]
@@ -52,8 +53,8 @@ def test_pause_and_resume(store: Store) -> None:
 
 
 def test_subscriptions_are_isolated_between_teams(store: Store) -> None:
-    a = store.subscribe("T1", "C1", "perf", 0, "09:00", "UTC")
-    b = store.subscribe("T2", "C1", "perf", 3, "10:00", "UTC")
+    a = store.subscribe("T1", "C1", "perf", WeeklySchedule.of(0, "09:00", "UTC"))
+    b = store.subscribe("T2", "C1", "perf", WeeklySchedule.of(3, "10:00", "UTC"))
     assert a.id != b.id
     assert [s.id for s in store.subscriptions("T1")] == [a.id]
     assert [s.id for s in store.subscriptions("T2", channel="C1")] == [b.id]
@@ -65,10 +66,10 @@ def test_subscriptions_are_isolated_between_teams(store: Store) -> None:
 
 
 def test_subscriptions_filter_by_channel_and_list_active_across_teams(store: Store) -> None:
-    store.subscribe("T1", "C1", "perf", 0, "09:00", "UTC")
-    store.subscribe("T1", "C1", "intro", 0, "09:00", "UTC")
-    store.subscribe("T1", "C2", "perf", 0, "09:00", "UTC")
-    store.subscribe("T2", "C9", "perf", 0, "09:00", "UTC")
+    store.subscribe("T1", "C1", "perf", WeeklySchedule.of(0, "09:00", "UTC"))
+    store.subscribe("T1", "C1", "intro", WeeklySchedule.of(0, "09:00", "UTC"))
+    store.subscribe("T1", "C2", "perf", WeeklySchedule.of(0, "09:00", "UTC"))
+    store.subscribe("T2", "C9", "perf", WeeklySchedule.of(0, "09:00", "UTC"))
     assert [s.track_id for s in store.subscriptions("T1", "C1")] == ["intro", "perf"]
     assert [(s.team_id, s.channel_id) for s in store.active_subscriptions()] == [
         ("T1", "C1"), ("T1", "C1"), ("T1", "C2"), ("T2", "C9")]
@@ -76,7 +77,7 @@ def test_subscriptions_filter_by_channel_and_list_active_across_teams(store: Sto
 
 
 def test_advance_cursor(store: Store) -> None:
-    sub = store.subscribe("T1", "C1", "perf", 0, "09:00", "UTC", 2)
+    sub = store.subscribe("T1", "C1", "perf", WeeklySchedule.of(0, "09:00", "UTC"), 2)
     after = store.advance_cursor(sub.id, 2, "v1")
     assert after is not None and (after.cursor, after.last_catalog_version) == (2, "v1")
     after = store.advance_cursor(sub.id, 1)
@@ -93,8 +94,9 @@ def test_advance_cursor(store: Store) -> None:
 ])
 def test_subscribe_rejects_bad_schedules(store: Store, kwargs: dict) -> None:
     args = {"weekday": 0, "at_time": "09:00", "timezone": "UTC", "steps_per_week": 1} | kwargs
-    with pytest.raises(ValueError):
-        store.subscribe("T1", "C1", "perf", **args)
+    steps = args.pop("steps_per_week")
+    with pytest.raises(ValueError):  # pydantic's ValidationError is a ValueError
+        store.subscribe("T1", "C1", "perf", WeeklySchedule(**args), steps_per_week=steps)
     assert store.subscriptions("T1") == []
 
 
@@ -102,7 +104,7 @@ def test_database_constraints_back_up_the_checks(store: Store) -> None:
     """The CHECK constraints hold even for writes that bypass the repository."""
     import sqlalchemy as sa
 
-    sub = store.subscribe("T1", "C1", "perf", 0, "09:00", "UTC")
+    sub = store.subscribe("T1", "C1", "perf", WeeklySchedule.of(0, "09:00", "UTC"))
     with pytest.raises(sa.exc.IntegrityError):
         with store.engine.begin() as conn:
             conn.execute(sa.text("UPDATE channel_subscriptions SET steps_per_week = 9 WHERE id = :i"),
@@ -116,13 +118,15 @@ def test_dm_settings_defaults_updates_and_isolation(store: Store, clock) -> None
         True, 0, "09:00", "UTC", "active")
     clock.advance(10)
     assert store.set_dm("T1", "U1", True) == dm  # no change, no new updated_at
-    dm = store.set_dm("T1", "U1", True, weekday=4, at_time="18:15", timezone="Asia/Tokyo")
+    dm = store.set_dm("T1", "U1", True, schedule=WeeklySchedule.of(4, "18:15", "Asia/Tokyo"))
     assert (dm.weekday, dm.at_time, dm.timezone) == (4, "18:15", "Asia/Tokyo")
     dm = store.set_dm("T1", "U1", False)
     assert not dm.enabled and (dm.weekday, dm.at_time) == (4, "18:15")
     assert store.get_dm("T2", "U1") is None
     with pytest.raises(ValueError):
-        store.set_dm("T1", "U1", True, at_time="noon")
+        store.set_dm("T1", "U1", True, schedule=WeeklySchedule(at_time="noon"))
+    with pytest.raises(ValueError):
+        store.set_dm("T1", "U1", True, schedule=(0, "09:00", "UTC"))  # type: ignore[arg-type]
 
 
 def test_dm_recipients_skip_disabled_paused_and_snoozed(store: Store, clock) -> None:  # type: ignore[no-untyped-def]

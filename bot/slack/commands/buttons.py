@@ -95,8 +95,7 @@ def dm_on(s: Session, value: ButtonValue) -> Reply | None:
     """Weekly DM on, at the default time (Monday 09:00) in the person's zone."""
     tz, _ = s.timezone(None)
     when = WeeklySchedule(timezone=tz or "UTC")
-    s.rt.store.set_dm(s.caller.team_id, s.caller.user_id, True, weekday=when.weekday,
-                      at_time=when.at_time, timezone=when.timezone)
+    s.rt.store.set_dm(s.caller.team_id, s.caller.user_id, True, schedule=when)
     return s.redraw(value.v, None)
 
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from bot.digest.weekly import WeeklySchedule
 from bot.slack import grammar
 from bot.slack.commands.registry import command
 from bot.slack.commands.session import Session
-from bot.slack.i18n import t, weekday_name
+from bot.slack.commands.subscribe import schedule_refusal, with_note
+from bot.slack.i18n import t
 from bot.slack.mrkdwn import truncate
 from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply
@@ -21,13 +21,12 @@ def dm(s: Session, cmd: grammar.Command) -> Reply:
     if cmd.enabled is False:
         store.set_dm(caller.team_id, caller.user_id, False)
         return views.text_reply(t("dm.off", lang))
-    if cmd.error:
-        return views.text_reply(t(cmd.error, lang, value=truncate(cmd.error_value or "", 100)))
-    tz, bad = s.timezone(cmd.timezone)
-    if tz is None:
-        return views.text_reply(t("sub.bad_tz", lang, tz=truncate(bad or "", 60)))
-    when = WeeklySchedule.of(cmd.weekday, cmd.at_time, tz)
-    store.set_dm(caller.team_id, caller.user_id, True, weekday=when.weekday, at_time=when.at_time,
-                 timezone=when.timezone)
-    return views.text_reply(t("dm.on", lang, weekday=weekday_name(when.weekday, lang),
-                              time=when.at_time, tz=when.timezone))
+    if cmd.error or cmd.schedule is None:
+        if cmd.error == "dm.unknown_part":
+            return views.text_reply(t(cmd.error, lang, value=truncate(cmd.error_value or "", 100)))
+        return views.text_reply(schedule_refusal(cmd, lang))
+    zone = "" if cmd.schedule.timezone else (s.timezone(None)[0] or s.rt.settings.default_timezone)
+    when = cmd.schedule.resolve(zone)
+    store.set_dm(caller.team_id, caller.user_id, True, schedule=when)
+    text = t("dm.on", lang, **views.schedule_words(when, lang))
+    return views.text_reply(with_note(text, cmd, lang))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from bot.digest.weekly import WeeklySchedule, next_fire, subscription_change
+from bot.digest.weekly import WeeklySchedule, subscription_change
 from bot.slack import grammar
 from bot.slack.commands.registry import command
 from bot.slack.commands.session import Session
@@ -17,15 +17,14 @@ _OUTCOME_KEY = {"new": "sub.done", "same": "sub.already", "resumed": "sub.resume
                 "updated": "sub.updated"}
 
 
-def next_fire_label(weekday: int, at_time: str, tz: str, now: datetime | None = None,
-                    lang: str = "en") -> str:
+def next_fire_label(schedule: WeeklySchedule, now: datetime | None = None, lang: str = "en") -> str:
     """When a weekly schedule next fires, as ``Monday 2026-12-07 09:00 Europe/Berlin`` (local
-    time; the weekday in ``lang``): the clock's own :func:`bot.digest.weekly.next_fire`, so the
+    time; the weekday in ``lang``): the clock's own :meth:`WeeklySchedule.next_fire`, so the
     reply and the scheduler never disagree. ``now`` defaults to the wall clock (UTC)."""
-    fire = next_fire(weekday, at_time, tz, now or datetime.now(UTC))
+    fire = schedule.next_fire(now or datetime.now(UTC))
     if not fire:
         return "-"
-    return f"{weekday_name(fire.weekday(), lang)} {fire:%Y-%m-%d %H:%M} {tz}"
+    return f"{weekday_name(fire.weekday(), lang)} {fire:%Y-%m-%d %H:%M} {schedule.timezone}"
 
 
 def _unknown_schedule_part(s: Session, text: str) -> Mrkdwn | None:
@@ -38,6 +37,21 @@ def _unknown_schedule_part(s: Session, text: str) -> Mrkdwn | None:
     return None
 
 
+def schedule_refusal(cmd: grammar.Command, lang: str) -> Mrkdwn:
+    """The reply to a schedule the grammar refused (``cmd.error``): what was wrong and, where
+    the grammar could tell, the command written the right way (``cmd.suggestion``) or the zones
+    an ambiguous abbreviation may mean (``cmd.error_choices``)."""
+    value = truncate(cmd.error_value or "", 80)
+    return t(cmd.error or "sub.bad_part", lang, value=value, tz=value,
+             form=truncate(cmd.suggestion or "", 200),
+             choices=Mrkdwn(", ").join(cmd.error_choices))
+
+
+def with_note(text: Mrkdwn, cmd: grammar.Command, lang: str) -> Mrkdwn:
+    """``text`` followed by the grammar's note on how a zone abbreviation was read, if any."""
+    return text if cmd.note is None else Mrkdwn("{} {}").format(text, t(cmd.note, lang))
+
+
 @command("subscribe")
 def subscribe(s: Session, cmd: grammar.Command) -> Reply:
     """Subscribe this channel to a track's weekly digest. Parts left out keep the channel's
@@ -46,32 +60,26 @@ def subscribe(s: Session, cmd: grammar.Command) -> Reply:
     cat, lang, caller = s.rt.holder.catalog, s.lang, s.caller
     if not caller.channel_id or caller.channel_id.startswith("D"):
         return views.text_reply(t("sub.not_channel", lang))
-    if cmd.error:
-        return views.text_reply(t(cmd.error, lang, value=cmd.error_value or ""))
+    if cmd.error or cmd.schedule is None:
+        return views.text_reply(schedule_refusal(cmd, lang))
     tid = s.resolve_track(cmd.arg)
     if tid is None:
         return views.text_reply(_unknown_schedule_part(s, cmd.arg) or s.unknown_track(cmd.arg))
     existing = {x.track_id: x for x in s.rt.store.subscriptions(caller.team_id, caller.channel_id)}
     old = existing.get(tid)
-    before = WeeklySchedule(weekday=old.weekday, at_time=old.at_time, timezone=old.timezone) if old else None
-    tz: str | None
-    bad: str | None
-    if cmd.timezone is None and before is not None:
-        tz, bad = before.timezone, None
-    else:
-        tz, bad = s.timezone(cmd.timezone)
-    if tz is None:
-        return views.text_reply(t("sub.bad_tz", lang, tz=truncate(bad or "", 60)))
-    wanted = WeeklySchedule.of(cmd.weekday, cmd.at_time, tz, fallback=before)
-    sub = s.rt.store.subscribe(caller.team_id, caller.channel_id, tid, wanted.weekday, wanted.at_time,
-                               wanted.timezone, created_by=caller.user_id)
-    after = WeeklySchedule(weekday=sub.weekday, at_time=sub.at_time, timezone=sub.timezone)
+    before = old.schedule if old else None
+    zone = ""
+    if cmd.schedule.timezone is None and before is None:
+        zone = s.timezone(None)[0] or s.rt.settings.default_timezone
+    wanted = cmd.schedule.resolve(zone, fallback=before)
+    sub = s.rt.store.subscribe(caller.team_id, caller.channel_id, tid, wanted,
+                               created_by=caller.user_id)
     outcome = subscription_change((before, old.status == "active") if old and before else None,
-                                  (after, sub.status == "active"))
-    first = next_fire_label(wanted.weekday, wanted.at_time, tz, lang=lang)
-    return views.text_reply(t(_OUTCOME_KEY[outcome], lang, track=views.track_name(cat, tid, lang),
-                              weekday=weekday_name(wanted.weekday, lang), time=wanted.at_time, tz=tz,
-                              first=first))
+                                  (sub.schedule, sub.status == "active"))
+    first = next_fire_label(wanted, lang=lang)
+    text = t(_OUTCOME_KEY[outcome], lang, track=views.track_name(cat, tid, lang),
+             **views.schedule_words(wanted, lang), first=first)
+    return views.text_reply(with_note(text, cmd, lang))
 
 
 @command("unsubscribe")

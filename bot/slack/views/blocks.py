@@ -9,18 +9,21 @@ cut with an ellipsis rather than rejected by Slack.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from slack_sdk.models.blocks import (
     ActionsBlock,
     Block,
     ButtonElement,
+    ConfirmObject,
     ContextBlock,
     DividerBlock,
     HeaderBlock,
     MarkdownTextObject,
+    Option,
     PlainTextObject,
     SectionBlock,
 )
@@ -39,8 +42,37 @@ MAX_BUTTON_VALUE = blockkit.BUTTON_VALUE_MAX
 MAX_ACTION_ELEMENTS = blockkit.ACTIONS_ELEMENTS_MAX
 MAX_CONTEXT_ELEMENTS = blockkit.CONTEXT_ELEMENTS_MAX
 MAX_ID = blockkit.ID_MAX
+MAX_TEXT_OBJECT = blockkit.TEXT_OBJECT_MAX
+MAX_OPTION_TEXT = blockkit.OPTION_TEXT_MAX
+MAX_OPTION_VALUE = blockkit.OPTION_VALUE_MAX
+MAX_CONFIRM_TITLE = blockkit.CONFIRM_TITLE_MAX
+MAX_CONFIRM_TEXT = blockkit.CONFIRM_TEXT_MAX
+MAX_CONFIRM_BUTTON = blockkit.CONFIRM_BUTTON_MAX
 MAX_FALLBACK_TEXT = 3000
-"""Slack's Block Kit limits (characters or counts), from Slack's documentation."""
+"""Slack's Block Kit limits (characters or counts), from Slack's documentation (the fallback
+text is cut at 3,000 of Slack's 4,000 so that Slack never truncates a notification itself)."""
+
+_OPEN_TAIL = re.compile(r"(&[a-z#0-9]*|<[^>]*)$")
+"""An escape (``&amp;``) or a ``<link|label>`` that a cut would leave open at the end."""
+
+
+_Text = TypeVar("_Text", str, Mrkdwn)
+
+
+def cut(text: _Text, limit: int) -> _Text:
+    """``text`` cut to at most ``limit`` characters with an ellipsis (a :class:`Mrkdwn` stays
+    :class:`Mrkdwn`). A cut never leaves half an escape (``&am``) or an open ``<link`` at the
+    end: those are dropped whole, so cut mrkdwn stays inert and well-formed. Every text the
+    builders below take from catalog or user data goes through here."""
+    if len(text) <= limit:
+        return text
+    body = str(text)[: max(0, limit - 1)].rstrip()
+    open_tail = _OPEN_TAIL.search(body)
+    if open_tail:
+        body = body[:open_tail.start()].rstrip()
+    if isinstance(text, Mrkdwn):
+        return Mrkdwn(body + "…")
+    return body + "…"
 
 
 @dataclass(frozen=True)
@@ -79,13 +111,13 @@ def mrkdwn(text: str) -> MarkdownTextObject:
 
 def header(text: str) -> HeaderBlock:
     """A header block (plain text; :class:`Mrkdwn` is unescaped), cut to 150 characters."""
-    return HeaderBlock(text=PlainTextObject(text=nonblank(truncate(as_plain(text), MAX_HEADER_TEXT)),
+    return HeaderBlock(text=PlainTextObject(text=nonblank(cut(as_plain(text), MAX_HEADER_TEXT)),
                                             emoji=True))
 
 
 def section(text: str, accessory: ButtonElement | None = None) -> SectionBlock:
     """A mrkdwn section (plain ``str`` escaped), cut to 3,000 characters."""
-    return SectionBlock(text=mrkdwn(truncate(esc(text), MAX_SECTION_TEXT)), accessory=accessory)
+    return SectionBlock(text=mrkdwn(cut(esc(text), MAX_SECTION_TEXT)), accessory=accessory)
 
 
 def sections(lines: Iterable[str], limit: int = MAX_SECTION_TEXT - 100) -> list[SectionBlock]:
@@ -95,7 +127,7 @@ def sections(lines: Iterable[str], limit: int = MAX_SECTION_TEXT - 100) -> list[
     chunk: list[Mrkdwn] = []
     size = 0
     for line in lines:
-        line = truncate(esc(line), limit)
+        line = cut(esc(line), limit)
         if chunk and size + len(line) + 1 > limit:
             out.append(section(Mrkdwn("\n").join(chunk)))
             chunk, size = [], 0
@@ -108,7 +140,7 @@ def sections(lines: Iterable[str], limit: int = MAX_SECTION_TEXT - 100) -> list[
 
 def context(*texts: str) -> ContextBlock:
     """A context block of up to 10 mrkdwn texts."""
-    return ContextBlock(elements=[mrkdwn(truncate(esc(t), MAX_SECTION_TEXT)) for t in texts[:MAX_CONTEXT_ELEMENTS]])
+    return ContextBlock(elements=[mrkdwn(cut(esc(t), MAX_TEXT_OBJECT)) for t in texts[:MAX_CONTEXT_ELEMENTS]])
 
 
 def divider() -> DividerBlock:
@@ -132,10 +164,30 @@ def decode_value(value: str | None) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def button(text: str, action_id: str, data: dict[str, Any], style: str | None = None) -> ButtonElement:
-    """A button; ``data`` travels in its ``value`` as JSON; text cut to 75 characters."""
-    return ButtonElement(text=PlainTextObject(text=nonblank(truncate(as_plain(text), MAX_BUTTON_TEXT)), emoji=True),
-                         action_id=action_id[:MAX_ID], value=encode_value(data), style=style)
+def button(text: str, action_id: str, data: dict[str, Any], style: str | None = None,
+           confirm: ConfirmObject | None = None) -> ButtonElement:
+    """A button; ``data`` travels in its ``value`` as JSON; text cut to 75 characters;
+    ``confirm``: a dialog from :func:`confirm_dialog`."""
+    return ButtonElement(text=PlainTextObject(text=nonblank(cut(as_plain(text), MAX_BUTTON_TEXT)), emoji=True),
+                         action_id=action_id[:MAX_ID], value=encode_value(data), style=style,
+                         confirm=confirm)
+
+
+def confirm_dialog(title: str, text: str, yes: str, no: str, style: str | None = None) -> ConfirmObject:
+    """A confirm dialog: ``title`` (plain text, cut to 100 characters), ``text`` (mrkdwn,
+    verbatim, plain ``str`` escaped, cut to 300), ``yes`` / ``no`` button labels (plain text,
+    cut to 30); ``style`` ``danger`` or ``primary`` for the confirm button."""
+    return ConfirmObject(title=nonblank(cut(as_plain(title), MAX_CONFIRM_TITLE)),
+                         text=mrkdwn(cut(esc(text), MAX_CONFIRM_TEXT)),
+                         confirm=nonblank(cut(as_plain(yes), MAX_CONFIRM_BUTTON)),
+                         deny=nonblank(cut(as_plain(no), MAX_CONFIRM_BUTTON)), style=style)
+
+
+def option(text: str, value: str) -> Option:
+    """A select or overflow option: ``text`` plain text cut to 75 characters, ``value`` cut to
+    150 (keep values short ids; a cut value would not round-trip)."""
+    return Option(text=PlainTextObject(text=nonblank(cut(as_plain(text), MAX_OPTION_TEXT)), emoji=True),
+                  value=value[:MAX_OPTION_VALUE])
 
 
 def actions(buttons: Sequence[ButtonElement]) -> ActionsBlock:
@@ -150,7 +202,7 @@ def to_dicts(blocks: Sequence[Block], max_blocks: int = MAX_BLOCKS_MESSAGE) -> l
 
 def make_reply(blocks: Sequence[Block], fallback: str, response_type: str = "ephemeral") -> Reply:
     """A :class:`Reply` from models: blocks serialised within the message limit, fallback text cut."""
-    return Reply(text=nonblank(truncate(plain(fallback), MAX_FALLBACK_TEXT)), blocks=to_dicts(blocks),
+    return Reply(text=nonblank(cut(plain(fallback), MAX_FALLBACK_TEXT)), blocks=to_dicts(blocks),
                  response_type=response_type)
 
 

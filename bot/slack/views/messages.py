@@ -9,12 +9,13 @@ catalog URLs.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 from bot import paths
 from bot.catalog import Catalog
 from bot.catalog.models import Step
+from bot.digest.weekly import WeeklySchedule
 from bot.slack.i18n import t, weekday_name
 from bot.slack.ids import is_channel_id
 from bot.slack.mrkdwn import Mrkdwn, as_plain, link, truncate
@@ -267,13 +268,19 @@ def next_reply(catalog: Catalog, follows: Sequence[str], read: set[str], lang: s
 # --- subscriptions -------------------------------------------------------------------------------
 
 
+def schedule_words(schedule: WeeklySchedule, lang: str) -> dict[str, str]:
+    """A schedule's parts as the strings' ``{weekday}``, ``{time}`` and ``{tz}`` (weekday name
+    in ``lang``, ``HH:MM`` local, the IANA zone)."""
+    return {"weekday": weekday_name(schedule.weekday, lang), "time": schedule.at_time,
+            "tz": schedule.timezone}
+
+
 def subscription_line(catalog: Catalog, sub, lang: str) -> Mrkdwn:
     """One line describing a channel subscription (schedule, progress, pause reason)."""
     name = track_name(catalog, sub.track_id, lang) if catalog.has_track(sub.track_id) else sub.track_id
     total = len(catalog.order(sub.track_id)) if catalog.has_track(sub.track_id) else 0
     progress = t("subs.progress", lang, sent=min(sub.cursor, total), total=total)
-    line = t("subs.line", lang, track=name, weekday=weekday_name(sub.weekday, lang), time=sub.at_time,
-             tz=sub.timezone, n=sub.steps_per_week,
+    line = t("subs.line", lang, track=name, **schedule_words(sub.schedule, lang), n=sub.steps_per_week,
              steps=f"{sub.steps_per_week} step" + ("s" if sub.steps_per_week != 1 else ""), progress=progress)
     if sub.status != "active":
         line += "\n" + t("subs.paused", lang, reason=sub.pause_reason or "paused", track_id=sub.track_id)
@@ -341,7 +348,8 @@ def home_view(catalog: Catalog, state: HomeState) -> dict:
     blocks.append(section(t("home.dm", lang)))
     dm = state.dm
     if dm is not None and getattr(dm, "enabled", False):
-        status = t("dm.on", lang, weekday=weekday_name(dm.weekday, lang), time=dm.at_time, tz=dm.timezone)
+        when: WeeklySchedule = dm.schedule  # type: ignore[attr-defined]  # a DmSettings snapshot
+        status = t("dm.on", lang, **schedule_words(when, lang))
         if getattr(dm, "status", "active") != "active":
             status += "\n" + t("dm.paused", lang, reason=dm.pause_reason or "")
         blocks.append(section(status, accessory=button(t("btn.dm_off", lang), ids("dm_off"), {"v": "home"})))
