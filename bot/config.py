@@ -23,7 +23,11 @@ class Settings(BaseSettings):
     ``vllm-path.db`` in the working directory), ``CATALOG_DIR``, ``SLACK_BOT_TOKEN``,
     ``SLACK_SIGNING_SECRET``, ``SLACK_APP_TOKEN`` (Socket Mode), ``SLACK_CLIENT_ID`` /
     ``SLACK_CLIENT_SECRET`` (OAuth for many workspaces), ``SLACK_API_URL`` (Web API base URL,
-    e.g. a local stand-in), ``LOG_LEVEL``, ``DEFAULT_TIMEZONE`` (IANA name, default ``UTC``).
+    e.g. a local stand-in), ``LOG_LEVEL``, ``DEFAULT_TIMEZONE`` (IANA name, default ``UTC``),
+    ``CATALOG_FEED_URL`` (the blog's Atom/RSS feed: the clock checks it once a day for posts the
+    catalog lacks), ``CATALOG_ADMIN_CHANNEL`` (channel id that gets one notice per new post) and
+    ``CATALOG_ADMIN_TEAM`` (that channel's workspace, needed with OAuth), ``CATALOG_WATCH_AT``
+    (``HH:MM`` UTC of the daily check, default ``06:00``).
     """
 
     model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
@@ -39,6 +43,10 @@ class Settings(BaseSettings):
     slack_api_url: str | None = None
     log_level: str = "INFO"
     default_timezone: str = "UTC"
+    catalog_feed_url: str | None = None
+    catalog_admin_channel: str | None = None
+    catalog_admin_team: str = ""
+    catalog_watch_at: str = "06:00"
 
     def secret_values(self) -> list[str]:
         """Every secret configured, as plain strings (for log redaction and leak tests)."""
