@@ -75,6 +75,8 @@ def test_read_a_summary_link_and_an_unknown_blog_link(runtime):
     reply = h.command(ALICE, "read https://vllm-project.github.io/2030/01/01/not-yet.html")
     assert "not in the catalog yet" in reply.text
     assert runtime.store.read_posts("T1", "U1") == {summary.id}
+    searched = h.command(ALICE, "<https://blog.vllm.ai/2030/01/01/not-yet.html>")
+    assert "not in the catalog yet" in searched.text and "Did you mean" not in searched.text
 
 
 def test_next_track_gives_that_tracks_next_step_only(runtime):

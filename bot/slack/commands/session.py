@@ -237,7 +237,8 @@ class Session:
         result = loaded.matcher.search(text, limit=views.MAX_RESULTS, offset=offset)
         if offset and not result.results and result.total:  # the page is gone: show the first
             result = loaded.matcher.search(text, limit=views.MAX_RESULTS)
-        suggestion = None if result.results or not text.strip() else self.suggest(text)
+        quiet = bool(result.results) or not text.strip() or result.link is not None  # a link: no guess
+        suggestion = None if quiet else self.suggest(text)
         return views.search_reply(loaded.catalog, text, result, self.read(), self.lang,
                                   notice=notice, suggestion=suggestion)
 
