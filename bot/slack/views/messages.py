@@ -12,12 +12,14 @@ import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from slack_sdk.models.blocks import Block
+
 from bot import paths
 from bot.catalog import Catalog
 from bot.catalog.models import Step
 from bot.slack.i18n import t, weekday_name
 from bot.slack.ids import is_channel_id
-from bot.slack.mrkdwn import Mrkdwn, as_plain, link, truncate
+from bot.slack.mrkdwn import Mrkdwn, as_plain, esc, link, truncate
 from bot.slack.views.blocks import (
     Reply,
     actions,
@@ -93,7 +95,7 @@ def _prereq_lines(catalog: Catalog, track_id: str, step: Step, lang: str) -> lis
 def help_reply(catalog: Catalog, lang: str, prefix: str | None = None) -> Reply:
     """The help message: grammar with examples, the track list, catalog version."""
     tracks = Mrkdwn(", ").join(Mrkdwn("`{}` {}").format(tr.id, tr.names.get(lang)) for tr in catalog.tracks)
-    blocks = [header(t("help.title", lang))]
+    blocks: list[Block] = [header(t("help.title", lang))]
     if prefix:
         blocks.append(section(prefix))
     blocks += [
@@ -142,13 +144,13 @@ def track_reply(catalog: Catalog, track_id: str, read: set[str], lang: str, *, f
     """
     track = catalog.track(track_id)
     steps = catalog.path(track_id)
-    done = set() if shared else {catalog.resolve_post_id(p) for p in read} - {None}
+    done: set[str] = set() if shared else {pid for p in read if (pid := catalog.resolve_post_id(p))}
     nxt = None if shared else paths.next_step(catalog, track_id, done)
     read_count = sum(1 for s in steps if s.post in done)
     ids = _Ids()
     view = {"v": f"track:{track_id}"}
 
-    blocks = [header(f"{track.names.en} · {track.names.zh}" if track.names.zh else track.names.en)]
+    blocks: list[Block] = [header(f"{track.names.en} · {track.names.zh}" if track.names.zh else track.names.en)]
     if notice:
         blocks.append(section(notice))
     if shared:
@@ -193,7 +195,7 @@ def track_reply(catalog: Catalog, track_id: str, read: set[str], lang: str, *, f
                       t("step.position", lang, position=position, of=len(steps), track=track.names.get(lang)),
                       post.source.label(), post_date(post, lang))]
         if nxt.note:
-            detail.append(nxt.note.get(lang))
+            detail.append(esc(nxt.note.get(lang)))
         detail.extend(_prereq_lines(catalog, track_id, nxt, lang))
         blocks.append(divider())
         blocks.append(section(Mrkdwn("\n").join(detail)))
@@ -238,7 +240,7 @@ def search_reply(catalog: Catalog, query: str, result, read: set[str], lang: str
     """
     shown_query = truncate(" ".join(query.split()), 100)
     ids = _Ids()
-    blocks = []
+    blocks: list[Block] = []
     if notice:
         blocks.append(section(notice))
     if not result.results:
@@ -252,8 +254,8 @@ def search_reply(catalog: Catalog, query: str, result, read: set[str], lang: str
         if suggestion:
             blocks.append(section(suggestion))
         blocks.append(context(t("didyoumean.help", lang)))
-        return make_reply(blocks, Mrkdwn("\n").join(Mrkdwn(b.text.text) for b in blocks
-                                                       if getattr(b, "text", None)))
+        return make_reply(blocks, Mrkdwn("\n").join(Mrkdwn(text.text) for b in blocks
+                                                       if (text := getattr(b, "text", None))))
 
     blocks.append(section(Mrkdwn("*{}*").format(t("search.header", lang, query=shown_query))))
     if result.track is not None:
@@ -299,7 +301,7 @@ def next_reply(catalog: Catalog, follows: Sequence[str], read: set[str], lang: s
                notice: str | None = None) -> Reply:
     """The reader's next read in each followed track (unknown track ids are skipped)."""
     follows = [tid for tid in follows if catalog.has_track(tid)]
-    blocks = [header(t("next.header", lang))]
+    blocks: list[Block] = [header(t("next.header", lang))]
     if notice:
         blocks.append(section(notice))
     if not follows:
@@ -343,7 +345,7 @@ def subscription_line(catalog: Catalog, sub, lang: str) -> Mrkdwn:
 def subscriptions_reply(catalog: Catalog, subs: Iterable, lang: str) -> Reply:
     """The digests of a channel."""
     subs = list(subs)
-    blocks = [header(t("subs.header", lang))]
+    blocks: list[Block] = [header(t("subs.header", lang))]
     if not subs:
         blocks.append(section(t("subs.none", lang)))
         return make_reply(blocks, t("subs.none", lang))
@@ -371,7 +373,7 @@ def home_view(catalog: Catalog, state: HomeState) -> dict:
 
     lang = state.lang
     ids = _Ids()
-    blocks = [header(t("home.header", lang)), context(t("catalog.version", lang, version=catalog.version)),
+    blocks: list[Block] = [header(t("home.header", lang)), context(t("catalog.version", lang, version=catalog.version)),
               section(t("home.following", lang))]
     follows = [tid for tid in state.follows if catalog.has_track(tid)]
     if not follows:
