@@ -48,6 +48,7 @@ from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
 from bot.digest.deliver import Attempt, Deliverer, Outcome, Pacer
+from bot.digest.watch import check_feed
 from bot.digest.weekly import (
     in_window,
     latest_fire,
@@ -107,8 +108,6 @@ def watch_feed() -> None:
     (:func:`bot.digest.watch.check_feed`)."""
     clock = _running()
     if clock is not None:
-        from bot.digest.watch import check_feed
-
         check_feed(clock.runtime, clients=clock.deliverer.clients)
 
 

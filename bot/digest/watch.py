@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.catalog.importer import ImportSourceError, SourcePost, fetch, missing_posts
+from bot.digest.deliver import Clients
 from bot.slack.mrkdwn import Mrkdwn, link, truncate
 from bot.slack.views.blocks import context, make_reply, section
 
@@ -86,8 +87,6 @@ def check_feed(runtime: Any, *, clients: Any = None) -> WatchReport:
     if not claimed:
         return WatchReport(tuple(missing))
     if clients is None:
-        from bot.digest.deliver import Clients
-
         clients = Clients(runtime)
     client = clients.for_team(settings.catalog_admin_team)
     error = None
