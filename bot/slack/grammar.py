@@ -4,7 +4,7 @@
 
     /vllm-path [help]                       help
     /vllm-path <track>|<query>              a track's path, or posts matching the query
-    /vllm-path next                         my next read in each followed track
+    /vllm-path next [track]                 my next read in each followed track (or in one track)
     /vllm-path read|unread <post or query>  progress
     /vllm-path follow|unfollow <track>
     /vllm-path subscribe <track> [weekday] [HH:MM] [time zone]    (in a channel)
