@@ -66,7 +66,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "step.next": {"en": "next: {post}", "zh": "下一篇：{post}"},
     "step.last": {"en": "last step", "zh": "最后一步"},
     "link.summary": {"en": "(summary of the {company} article)", "zh": "（{company} 原文的摘要）"},
-    "link.none": {"en": "(no link yet: see {archive})", "zh": "（暂无链接：见{archive}）"},
+    "link.none": {"en": "(no link yet: see {archive})", "zh": "(暂无链接：见{archive})"},
     "link.archive": {"en": "the vLLM blog archive", "zh": "vLLM 博客文章列表"},
     "track.showing": {"en": "Steps {first}–{last} of {total}", "zh": "第 {first}–{last} 步，共 {total} 步"},
     "search.more_count": {"en": "Showing {first}–{last} of {total} matches",
