@@ -48,11 +48,19 @@ def catalog() -> None:
 @catalog.command("check")
 @click.argument("directory", required=False, type=click.Path(file_okay=False))
 def catalog_check(directory: str | None) -> None:
-    """Validate the catalog: exit 0 when valid (warnings listed), 1 with every error otherwise."""
+    """Validate the catalog and its search vocabulary (``vocabulary.yaml``, ``answers.yaml``:
+    :func:`bot.search.validate`, every answers key a post id): exit 0 when valid (warnings
+    listed), 1 with every error otherwise."""
     from bot.catalog import check_catalog
+    from bot.catalog.loader import CatalogIssue
+    from bot.search.vocabulary import validate  # yaml only: no index is built
 
     path = Path(directory) if directory else _settings().catalog_dir
     cat, issues = check_catalog(path)
+    post_ids = {p.id for p in cat.posts} if cat is not None else None
+    for message in validate(path, post_ids) if path.is_dir() else []:
+        file, _, rest = message.partition(": ")
+        issues.append(CatalogIssue(file, "search vocabulary", "-", rest or message))
     for issue in issues:
         click.echo(f"{issue.severity}: {issue}", err=issue.severity == "error")
     errors = [i for i in issues if i.severity == "error"]

@@ -29,6 +29,10 @@ class Settings(BaseSettings):
     in Redis, default ``vllm-path``), ``SLACK_TEAM_RATE_PER_S`` (posts per second per workspace
     that all workers together stay under, default 10), ``SLACK_CHANNEL_RATE_PER_S`` (per channel
     or DM, default 1).
+    ``CATALOG_FEED_URL`` (the blog's Atom/RSS feed: the clock checks it once a day for posts the
+    catalog lacks), ``CATALOG_ADMIN_CHANNEL`` (channel id that gets one notice per new post) and
+    ``CATALOG_ADMIN_TEAM`` (that channel's workspace, needed with OAuth), ``CATALOG_WATCH_AT``
+    (``HH:MM`` UTC of the daily check, default ``06:00``).
     """
 
     model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
@@ -50,6 +54,11 @@ class Settings(BaseSettings):
     queue_namespace: str = "vllm-path"
     slack_team_rate_per_s: float = Field(default=10.0, gt=0)
     slack_channel_rate_per_s: float = Field(default=1.0, gt=0)
+    # --- the catalog feed watch ---
+    catalog_feed_url: str | None = None
+    catalog_admin_channel: str | None = None
+    catalog_admin_team: str = ""
+    catalog_watch_at: str = "06:00"
 
     def secret_values(self) -> list[str]:
         """Every secret configured, as plain strings (for log redaction and leak tests)."""

@@ -39,10 +39,13 @@ class CatalogHolder:
         self._loaded = self._load()
 
     def _load(self) -> Loaded:
-        from bot.search import Matcher
+        """Load the catalog folder and build its matcher with the folder's own search vocabulary
+        (``vocabulary.yaml``, ``answers.yaml``). Raises :class:`CatalogError` for an invalid
+        catalog or :class:`bot.search.VocabularyError` for a malformed vocabulary/answers file."""
+        from bot.search import Matcher, load_vocabulary
 
         catalog = load_catalog(self.directory)
-        return Loaded(catalog, Matcher(catalog))
+        return Loaded(catalog, Matcher(catalog, load_vocabulary(self.directory)))
 
     @property
     def loaded(self) -> Loaded:
@@ -58,12 +61,16 @@ class CatalogHolder:
         """Load the catalog folder again.
 
         Returns ``(True, [])`` when the new version was swapped in, ``(False, errors)`` when it was
-        refused (the previous version keeps serving). Never raises for a broken catalog.
+        refused (the previous version keeps serving): an invalid catalog, or a malformed
+        ``vocabulary.yaml``/``answers.yaml`` (each error names the file and key). Never raises for
+        a broken catalog.
         """
+        from bot.search import VocabularyError
+
         with self._lock:
             try:
                 fresh = self._load()
-            except CatalogError as exc:
+            except (CatalogError, VocabularyError) as exc:
                 errors = [str(i) for i in exc.errors]
                 for line in errors:
                     log.error("catalog reload refused: %s", line)

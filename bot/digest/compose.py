@@ -18,7 +18,9 @@ returned replies are shared between replies: treat them as read-only.
 Buttons use action ids ``<kind>:<n>`` (unique within a message) and values with ``v`` =
 ``"digest:<subscription id>"`` (channel digest) or ``"digest-dm"`` (DM digest), ``p`` post id and
 ``t`` track id; kinds ``mark_read``, ``follow``, ``snooze``, ``stop``. Catalog text is escaped
-(:func:`bot.slack.mrkdwn.esc`); digests never mention anyone.
+(:func:`bot.slack.mrkdwn.esc`); digests never mention anyone. Every post a digest names has a way
+to read it (:func:`bot.slack.views.links.read_link`: the article, a summary that says so, or
+"no link yet" with the blog's archive).
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ from bot.slack.views.blocks import (
     section,
     sections,
 )
+from bot.slack.views.links import post_date, read_link
 
 MAX_NOTE = 700
 """Characters of a step's note shown in a channel digest (a DM shows up to ``MAX_DM_NOTE``)."""
@@ -84,16 +87,16 @@ def _step_lines(catalog: Catalog, track_id: str, post_id: str, lang: str, total:
     step = catalog.step(track_id, post_id)
     position = catalog.order(track_id).index(post_id) + 1
     meta = dt("step_meta", lang, position=position, total=total, level=step.level,
-              source=post.source.label(), date=post.published.label())
-    lines = [Mrkdwn("*{}*").format(link(catalog.url_of(post), post.title)),
+              source=post.source.label(), date=post_date(post, lang))
+    lines = [read_link(catalog, post, lang, bold=True),
              Mrkdwn("_{}_").format(meta) + (Mrkdwn(" · *{}*").format(badge) if badge else "")]
     if step.note:
         lines.append(truncate(step.note.get(lang), MAX_NOTE))
     before = paths.read_before(catalog, track_id, post_id)
     if before:
         lines.append(t("track.read_first", lang,
-                       items=Mrkdwn(", ").join(link(catalog.url_of(catalog.post(s.post)),
-                                                    catalog.post(s.post).title) for s in before)))
+                       items=Mrkdwn(", ").join(read_link(catalog, catalog.post(s.post), lang)
+                                               for s in before)))
     if step.external_prerequisites:
         lines.append(t("track.background", lang,
                        items=Mrkdwn(", ").join(link(x.url, x.title) for x in step.external_prerequisites)))
@@ -135,7 +138,7 @@ def compose_channel_digest(catalog: Catalog, sub: SubscriptionLike,
             position = catalog.order(track_id).index(post_id) + 1
             where = dt({"behind": "new_behind", "ahead": "new_ahead", "moved": "moved"}[kind], lang,
                        position=position, total=plan.total)
-            lines.append(Mrkdwn("• {} · _{}_").format(link(catalog.url_of(post), post.title), where))
+            lines.append(Mrkdwn("• {} · _{}_").format(read_link(catalog, post, lang), where))
         if len(plan.new) > MAX_NEW_LISTED:
             lines.append(dt("more", lang, n=len(plan.new) - MAX_NEW_LISTED, track_id=track_id))
         if plan.steps:
@@ -297,7 +300,7 @@ class DmComposer:
             post = cat.post(step.post)
             name = cat.track(track_id).names.get(lang)
             line = t("next.track_line", lang, track=name, read=len(done), total=len(order),
-                     post=Mrkdwn("*{}*").format(link(cat.url_of(post), post.title)))
+                     post=read_link(cat, post, lang, bold=True))
             meta = dt("dm_meta", lang, position=order.index(step.post) + 1, total=len(order),
                       level=step.level)
             text = Mrkdwn("{}\n_{}_").format(line, meta)

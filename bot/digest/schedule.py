@@ -35,20 +35,25 @@ from collections import Counter
 from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
-from functools import lru_cache, partial
+from datetime import UTC, datetime
+from functools import partial
 from typing import Any, TypeGuard
-from zoneinfo import ZoneInfo
 
 from apscheduler.executors.pool import ThreadPoolExecutor as APSThreadPool
 from apscheduler.jobstores.base import ConflictingIdError, JobLookupError
 from apscheduler.jobstores.memory import MemoryJobStore
 from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
 from apscheduler.schedulers.background import BackgroundScheduler
+from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
 from bot.digest.deliver import Attempt, Deliverer, Outcome, Pacer
-from bot.digest.weekly import WeeklySchedule, in_window, next_fire
+from bot.digest.watch import check_feed
+from bot.digest.weekly import (
+    WeeklySchedule,
+    in_window,
+    next_fire,
+)
 from bot.store import DM_TRACK
 
 log = logging.getLogger(__name__)
@@ -57,6 +62,8 @@ SUB_FUNC = "bot.digest.schedule:run_subscription"
 DM_FUNC = "bot.digest.schedule:run_dm"
 RECONCILE_FUNC = "bot.digest.schedule:reconcile"
 RECONCILE_ID = "digest:reconcile"
+WATCH_FUNC = "bot.digest.schedule:watch_feed"
+WATCH_ID = "catalog:watch"
 JOBSTORE = "default"
 LOCAL_JOBSTORE = "local"
 WEEK_S = 7 * 24 * 3600
@@ -96,6 +103,14 @@ def run_dm(team: str, user: str) -> None:
     clock = _running()
     if clock is not None:
         clock.run_dm(team, user)
+
+
+def watch_feed() -> None:
+    """Daily job (only with ``CATALOG_FEED_URL``): announce posts the catalog lacks
+    (:func:`bot.digest.watch.check_feed`)."""
+    clock = _running()
+    if clock is not None:
+        check_feed(clock.runtime, clients=clock.deliverer.clients)
 
 
 def reconcile() -> None:
@@ -189,6 +204,11 @@ class DigestClock:
             self.scheduler.add_job(RECONCILE_FUNC, IntervalTrigger(seconds=self.reconcile_every_s),
                                    id=RECONCILE_ID, jobstore=LOCAL_JOBSTORE, replace_existing=True,
                                    misfire_grace_time=None)
+        settings = getattr(self.runtime, "settings", None)
+        if settings is not None and settings.catalog_feed_url:  # the daily feed watch
+            hour, minute = (int(x) for x in settings.catalog_watch_at.split(":", 1))
+            self.scheduler.add_job(WATCH_FUNC, CronTrigger(hour=hour, minute=minute, timezone=UTC),
+                                   id=WATCH_ID, jobstore=LOCAL_JOBSTORE, replace_existing=True)
         self.scheduler.resume()
         self.catch_up()
         log.info("digest clock started: %d jobs, reconcile every %s s, %d workers",

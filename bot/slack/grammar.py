@@ -4,7 +4,7 @@
 
     /vllm-path [help]                       help
     /vllm-path <track>|<query>              a track's path, or posts matching the query
-    /vllm-path next                         my next read in each followed track
+    /vllm-path next [track]                 my next read in each followed track (or in one track)
     /vllm-path read|unread <post or query>  progress
     /vllm-path follow|unfollow <track>
     /vllm-path subscribe <track> [weekday] [HH:MM] [time zone]    (in a channel)
@@ -26,6 +26,7 @@ from typing import Literal
 from rapidfuzz import fuzz, process
 
 from bot.digest.weekly import WEEKDAY_NAMES, ScheduleParts
+from bot.text import clean
 
 MAX_TEXT = 500
 """Characters of command text that are read; longer text is cut (the reply says so)."""
@@ -325,10 +326,31 @@ def plain_text(text: str) -> str:
     return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
 
 
+_LABELLED_LINK = re.compile(r"<((?:https?|ftp)://[^<>|\s]+)\|([^<>]*)>", re.IGNORECASE)
+
+
+def _link_labels(text: str) -> str:
+    """A labelled link ``<url|label>`` among other words becomes its label (the words the person
+    sees); a link that is the whole argument (``read <url|label>``, ``<url|label>``) stays a link,
+    so that :func:`bot.text.clean` makes it its URL (a pasted link is a query)."""
+    if "|" not in text or "<" not in text:
+        return text
+    rest = _LABELLED_LINK.sub(" ", text).split()
+    if len(_LABELLED_LINK.findall(text)) == 1 and (
+            not rest or (len(rest) == 1 and clean(rest[0]).casefold().lstrip("/") in KEYWORDS)):
+        return text
+    return _LABELLED_LINK.sub(lambda m: m.group(2), text)
+
+
 def parse(text: str) -> Command:
     """Parse slash-command text (as Slack sends it, escaped). Never raises; unknown text is a
-    ``query``."""
-    raw = plain_text(text or "")
+    ``query``.
+
+    The text is normalised by :func:`bot.text.clean` first, the same function search uses:
+    Slack markup and entities decoded (a pasted link becomes its URL; a labelled link among other
+    words its label), NFKC (full-width ``ｆｏｌｌｏｗ　ｓｐｅｃ`` reads ``follow spec``), whitespace
+    collapsed."""
+    raw = clean(_link_labels(text or ""))
     truncated = len(raw) > MAX_TEXT
     raw = raw[:MAX_TEXT]
     words = raw.split()

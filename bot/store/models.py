@@ -200,6 +200,19 @@ class CatalogVersion(Base):
     snapshot: Mapped[dict[str, Any]] = mapped_column(JSON)
 
 
+class CatalogFeedNotice(Base):
+    """A post of the blog's feed (``CATALOG_FEED_URL``) that the catalog lacked and that the
+    catalog admins have been told about once (:mod:`bot.catalog_watch`). App-wide, like
+    :class:`CatalogVersion`: it is about the catalog, not a workspace's data, so it has no
+    ``team_id``. ``url`` is the post's absolute URL as the feed gives it."""
+
+    __tablename__ = "catalog_feed_notices"
+
+    url: Mapped[str] = mapped_column(String(2000), primary_key=True)
+    title: Mapped[str] = mapped_column(String(1000))
+    notified_at: Mapped[datetime]
+
+
 # Slack's own tables, exactly as slack_sdk's stores define them (they use the default names).
 slack_installations = SQLAlchemyInstallationStore.build_installations_table(
     Base.metadata, SQLAlchemyInstallationStore.default_installations_table_name

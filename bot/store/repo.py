@@ -12,6 +12,7 @@ module                        aggregate
 :mod:`bot.store.ledger`       the digest delivery ledger (claim, sent, failed, skipped)
 :mod:`bot.store.events`       Slack event de-duplication
 :mod:`bot.store.catalog_versions`  catalog versions seen and their path snapshots
+:mod:`bot.store.feed_notices`  blog posts the feed watch announced to the catalog admins
 :mod:`bot.store.installations`  Slack installations, uninstall and reinstall
 :mod:`bot.store.reader`       one person's language, reads and follows in one round trip
 ============================  ==============================================================
@@ -31,6 +32,7 @@ from __future__ import annotations
 
 from bot.store.catalog_versions import CatalogVersionsRepo
 from bot.store.events import EventsRepo
+from bot.store.feed_notices import FeedNoticesRepo
 from bot.store.follows import FollowsRepo
 from bot.store.installations import UNINSTALLED, InstallationsRepo
 from bot.store.ledger import LedgerRepo
@@ -50,6 +52,7 @@ class Store(
     LedgerRepo,
     EventsRepo,
     CatalogVersionsRepo,
+    FeedNoticesRepo,
     InstallationsRepo,
     ReaderRepo,
 ):

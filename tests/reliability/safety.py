@@ -48,8 +48,9 @@ class Unsafe(AssertionError):
 
 
 def allowed_urls_of(catalog: Any) -> set[str]:
-    """Every URL the catalog holds: post URLs (absolute) and external prerequisites' URLs."""
-    urls = {catalog.url_of(p) for p in catalog.posts}
+    """Every URL the catalog holds: post URLs (absolute), external prerequisites' URLs, and the
+    blog's archive page (the manifest's ``archive_url``, linked for a post without a URL)."""
+    urls = {catalog.url_of(p) for p in catalog.posts} | {catalog.manifest.archive_url}
     for track in catalog.tracks:
         for step in track.steps:
             urls.update(x.url for x in step.external_prerequisites)

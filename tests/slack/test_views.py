@@ -17,7 +17,8 @@ CATALOG = load_catalog(REPO / "catalog")
 MATCHER = Matcher(CATALOG)
 EVERYTHING = {p.id for p in CATALOG.posts}
 CATALOG_URLS = {CATALOG.url_of(p) for p in CATALOG.posts} | {
-    x.url for t in CATALOG.tracks for s in t.steps for x in s.external_prerequisites}
+    x.url for t in CATALOG.tracks for s in t.steps for x in s.external_prerequisites} | {
+    CATALOG.manifest.archive_url}  # the blog's archive, linked for a post with no URL yet
 LIVE = re.compile(r"<(?P<body>[^>]*)>")
 
 

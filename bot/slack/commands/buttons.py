@@ -44,7 +44,7 @@ def mark_read(s: Session, value: ButtonValue) -> Reply | None:
     notice = None
     if pid:
         s.mark_read([pid])
-        notice = t("read.done", s.lang, posts=views.post_link(s.rt.holder.catalog, pid))
+        notice = t("read.done", s.lang, posts=views.post_link(s.rt.holder.catalog, pid, lang=s.lang))
     return s.redraw(value.v, notice)
 
 
@@ -55,7 +55,7 @@ def mark_unread(s: Session, value: ButtonValue) -> Reply | None:
     notice = None
     if pid:
         s.mark_unread([pid])
-        notice = t("unread.done", s.lang, posts=views.post_link(s.rt.holder.catalog, pid))
+        notice = t("unread.done", s.lang, posts=views.post_link(s.rt.holder.catalog, pid, lang=s.lang))
     return s.redraw(value.v, notice)
 
 
@@ -104,3 +104,30 @@ def dm_off(s: Session, value: ButtonValue) -> Reply | None:
     """Weekly DM off."""
     s.rt.store.set_dm(s.caller.team_id, s.caller.user_id, False)
     return s.redraw(value.v, None)
+
+
+@button("more_results")
+def more_results(s: Session, value: ButtonValue) -> Reply | None:
+    """The next page of a search (``v`` = ``search:<query>``, ``o`` = the first result to show):
+    replaces the message it lives in."""
+    if not value.v.startswith("search:"):
+        return s.redraw(value.v, None)
+    return s.search(value.v[len("search:"):], offset=value.o)
+
+
+@button("open_path")
+def open_path(s: Session, value: ButtonValue) -> Reply | None:
+    """The path of the button's track (from a search result), with the reader's progress."""
+    tid = _track(s, value)
+    if tid is None:
+        return s.redraw(value.v, None)
+    return s.track_view(tid)
+
+
+@button("more_steps")
+def more_steps(s: Session, value: ButtonValue) -> Reply | None:
+    """Another page of a long track's steps (``t`` the track, ``o`` the first step to list)."""
+    tid = _track(s, value)
+    if tid is None:
+        return s.redraw(value.v, None)
+    return s.track_view(tid, offset=value.o)

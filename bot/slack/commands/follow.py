@@ -24,7 +24,7 @@ def follow(s: Session, cmd: grammar.Command) -> Reply:
         if not s.rt.store.follow(team, user, tid):
             return views.text_reply(t("follow.already", s.lang, track=name))
         nxt = paths.next_step(cat, tid, s.read())
-        post = views.post_link(cat, nxt.post) if nxt else t("track.done", s.lang)
+        post = views.post_link(cat, nxt.post, lang=s.lang) if nxt else t("track.done", s.lang)
         return s.track_view(tid, notice=t("follow.done", s.lang, track=name, post=post))
     removed = s.rt.store.unfollow(team, user, tid)
     return views.text_reply(t("unfollow.done" if removed else "unfollow.not", s.lang, track=name))

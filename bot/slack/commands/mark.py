@@ -13,20 +13,28 @@ from bot.slack.views.blocks import Reply
 
 @command("read", "unread")
 def mark(s: Session, cmd: grammar.Command) -> Reply:
-    """Resolve the posts (exact ids, else a clear search match; close matches let the reader
-    pick), update progress, confirm; after ``read`` show the post's first track."""
+    """Resolve the posts (a link to a catalog post in any form :func:`bot.search.resolve_link`
+    reads; exact ids; else a clear search match, close matches letting the reader pick), update
+    progress, confirm; after ``read`` show the post's first track. A link on the blog host that
+    no catalog post has says the post is not in the catalog yet."""
     cat = s.rt.holder.catalog
     text, read = cmd.arg, cmd.kind == "read"
     if not text.strip():
         return views.text_reply(t("read.which", s.lang))
-    post_ids, candidates = s.resolve_posts(text)
+    link = s.rt.holder.loaded.matcher.resolve_link(text)
+    if link is not None and link.status == "unknown":  # on the blog host, but not in the catalog
+        return views.text_reply(t("search.unknown_link", s.lang, url=truncate(link.url, 300)))
+    if link is not None and link.status == "post" and link.post_id:
+        post_ids, candidates = [link.post_id], None
+    else:
+        post_ids, candidates = s.resolve_posts(text)
     if candidates is not None:  # several posts match about as well: let the reader pick
         return views.search_reply(cat, text, candidates, s.read(), s.lang, notice=t("read.pick", s.lang))
     if not post_ids:
         suggestion = s.suggest(text)
         msg = t("read.no_match", s.lang, query=truncate(text, 100))
         return views.text_reply(msg + (Mrkdwn("\n") + suggestion if suggestion else Mrkdwn()))
-    titles = Mrkdwn(", ").join(views.post_link(cat, p) for p in post_ids)
+    titles = Mrkdwn(", ").join(views.post_link(cat, p, lang=s.lang) for p in post_ids)
     if read:
         changed = s.mark_read(post_ids)
         msg = t("read.done" if changed else "read.already", s.lang, posts=titles)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from bot.slack import grammar
 from bot.slack.commands.registry import command
 from bot.slack.commands.session import Session
+from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply
 
 
@@ -16,5 +17,11 @@ def find(s: Session, cmd: grammar.Command) -> Reply:
 
 @command("next")
 def next_reads(s: Session, cmd: grammar.Command) -> Reply:
-    """``next``: the next read in every followed track."""
-    return s.next_reply()
+    """``next``: the next read in every followed track; ``next <track>``: that track's next step
+    (followed or not); a name that matches no track gets the track list and a did-you-mean."""
+    if not cmd.arg.strip():
+        return s.next_reply()
+    tid = s.resolve_track(cmd.arg)
+    if tid is None:
+        return views.text_reply(s.unknown_track(cmd.arg))
+    return views.next_reply(s.rt.holder.catalog, [tid], s.read(), s.lang)

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
-from rapidfuzz import fuzz, process
 
 from bot import paths
 from bot.runtime import Runtime
@@ -25,6 +24,9 @@ from bot.slack.i18n import LANGS, t
 from bot.slack.mrkdwn import Mrkdwn, truncate
 from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply
+
+MAX_OFFSET = 10_000
+"""The largest paging offset a button value may carry."""
 
 CLEAR_MARGIN = 3.0
 """Score points by which the best search match must lead for ``read <query>`` to mark it."""
@@ -83,7 +85,8 @@ def no_users_info(team_id: str, user_id: str) -> UserInfo:
 class ButtonValue(BaseModel):
     """A button's value (JSON, see :func:`bot.slack.views.blocks.encode_value`): ``p`` a post
     id, ``t`` a track id, ``v`` the view the button lives in (``track:<id>``, ``search:<query>``,
-    ``next``, ``home``, ``digest:<subscription id>``, ``digest-dm``). Unknown keys are ignored;
+    ``next``, ``home``, ``digest:<subscription id>``, ``digest-dm``), ``o`` a paging offset.
+    Unknown keys are ignored;
     a malformed value reads as empty (:meth:`parse`)."""
 
     model_config = ConfigDict(frozen=True, extra="ignore")
@@ -91,13 +94,20 @@ class ButtonValue(BaseModel):
     p: str | None = None
     t: str | None = None
     v: str = ""
+    o: int = 0
+    """Paging: the index of the first item to show (a search's results for ``More results``, a
+    track's steps for ``Show more steps``); 0..:data:`MAX_OFFSET`."""
 
     @classmethod
     def parse(cls, data: dict[str, Any]) -> ButtonValue:
-        """The value of decoded ``data``; fields of the wrong type are dropped."""
-        clean: dict[str, str] = {k: v for k in ("p", "t") if isinstance(v := data.get(k), str)}
+        """The value of decoded ``data``; fields of the wrong type are dropped (an offset that is
+        not a whole number reads as 0, one out of range is clamped)."""
+        clean: dict[str, Any] = {k: v for k in ("p", "t") if isinstance(v := data.get(k), str)}
         raw_v = data.get("v")
         clean["v"] = str(raw_v) if raw_v else ""
+        raw_o = data.get("o")
+        if isinstance(raw_o, int) and not isinstance(raw_o, bool):
+            clean["o"] = max(0, min(raw_o, MAX_OFFSET))
         try:
             return cls.model_validate(clean)
         except ValidationError:  # pragma: no cover - the fields are checked above
@@ -171,18 +181,15 @@ class Session:
         return [top[0].post_id], None
 
     def suggest(self, text: str) -> Mrkdwn | None:
-        """A did-you-mean line: the closest track name or alias for unmatched text."""
-        cat = self.rt.holder.catalog
-        choices = {}
-        for tr in cat.tracks:
-            for name in (tr.id, tr.names.en, tr.names.zh or "", *tr.aliases):
-                if name:
-                    choices[name.casefold()] = tr.id
-        best = process.extractOne(text.casefold()[:100], list(choices), scorer=fuzz.WRatio, score_cutoff=70)
-        if not best:
+        """A did-you-mean line for unmatched text: the track :meth:`bot.search.Matcher.suggest_track`
+        finds (no suggestion for fewer than two letters unless the text is a track alias)."""
+        loaded = self.rt.holder.loaded
+        match = loaded.matcher.suggest_track(text)
+        if match is None:
             return None
-        tid = choices[best[0]]
-        return t("didyoumean.track", self.lang, track=cat.track(tid).names.get(self.lang), track_id=tid)
+        tid = match.track_id
+        return t("didyoumean.track", self.lang, track=loaded.catalog.track(tid).names.get(self.lang),
+                 track_id=tid)
 
     def tracks_list(self) -> Mrkdwn:
         """Every track as ``\\`id\\` (name)``, comma-separated."""
@@ -208,20 +215,30 @@ class Session:
 
     # --- replies shared by several use cases
 
-    def track_view(self, track_id: str, notice: str | None = None) -> Reply:
-        """The track reply for the caller (progress, next step, buttons)."""
+    def track_view(self, track_id: str, notice: str | None = None, offset: int | None = None) -> Reply:
+        """The track reply for the caller (progress, next step, buttons); ``offset`` the first
+        step listed (``None``: the page around the reader's next step)."""
         followed = track_id in self.follows()
         return views.track_reply(self.rt.holder.catalog, track_id, self.read(), self.lang,
-                                 followed=followed, notice=notice)
+                                 followed=followed, notice=notice, offset=offset)
 
-    def query(self, text: str, notice: str | None = None) -> Reply:
-        """A track's path when ``text`` names a track, otherwise search results."""
-        loaded = self.rt.holder.loaded
+    def query(self, text: str, notice: str | None = None, offset: int = 0) -> Reply:
+        """A track's path when ``text`` names a track, otherwise search results: the good matches
+        ``offset .. offset + views.MAX_RESULTS`` with a *More results* button when more follow."""
         track_id = self.resolve_track(text)
         if track_id is not None:
             return self.track_view(track_id, notice=notice)
-        result = loaded.matcher.search(text, limit=views.MAX_RESULTS)
-        suggestion = None if result.results or not text.strip() else self.suggest(text)
+        return self.search(text, notice=notice, offset=offset)
+
+    def search(self, text: str, notice: str | None = None, offset: int = 0) -> Reply:
+        """Search results for ``text`` from ``offset`` (see :meth:`query`), without the track
+        look-up (a *More results* click pages the same search)."""
+        loaded = self.rt.holder.loaded
+        result = loaded.matcher.search(text, limit=views.MAX_RESULTS, offset=offset)
+        if offset and not result.results and result.total:  # the page is gone: show the first
+            result = loaded.matcher.search(text, limit=views.MAX_RESULTS)
+        quiet = bool(result.results) or not text.strip() or result.link is not None  # a link: no guess
+        suggestion = None if quiet else self.suggest(text)
         return views.search_reply(loaded.catalog, text, result, self.read(), self.lang,
                                   notice=notice, suggestion=suggestion)
 

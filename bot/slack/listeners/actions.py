@@ -18,7 +18,7 @@ from bot.slack.views.blocks import decode_value
 log = logging.getLogger(__name__)
 
 KINDS = ("mark_read", "mark_unread", "follow", "unfollow", "share", "dm_on", "dm_off",
-         "snooze", "stop")
+         "snooze", "stop", "more_results", "open_path", "more_steps")
 ACTION = re.compile(r"^(%s):" % "|".join(KINDS))
 
 

@@ -12,13 +12,15 @@ import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from slack_sdk.models.blocks import Block
+
 from bot import paths
 from bot.catalog import Catalog
 from bot.catalog.models import Step
 from bot.digest.weekly import WeeklySchedule
 from bot.slack.i18n import t, weekday_name
 from bot.slack.ids import is_channel_id
-from bot.slack.mrkdwn import Mrkdwn, as_plain, link, truncate
+from bot.slack.mrkdwn import Mrkdwn, as_plain, esc, link, truncate
 from bot.slack.views.blocks import (
     Reply,
     actions,
@@ -30,8 +32,11 @@ from bot.slack.views.blocks import (
     section,
     sections,
 )
+from bot.slack.views.links import post_date, read_link
 
 MAX_RESULTS = 5
+STEPS_PER_PAGE = 20
+"""Steps a track view lists at once; a longer track pages (*Show more steps* / *Earlier steps*)."""
 ICON_READ, ICON_NEXT, ICON_UNREAD = ":white_check_mark:", ":arrow_right:", ":white_small_square:"
 
 
@@ -50,11 +55,11 @@ def track_name(catalog: Catalog, track_id: str, lang: str) -> str:
     return catalog.track(track_id).names.get(lang)
 
 
-def post_link(catalog: Catalog, post_id: str, bold: bool = False) -> Mrkdwn:
-    """``<url|title>`` for a post (escaped), bold when asked."""
-    post = catalog.post(post_id)
-    text = link(catalog.url_of(post), post.title)
-    return Mrkdwn("*{}*").format(text) if bold else text
+def post_link(catalog: Catalog, post_id: str, bold: bool = False, lang: str = "en") -> Mrkdwn:
+    """The post's title as a way to read it (escaped, bold when asked): an article link, a
+    summary link that says so, or "no link yet" with the blog's archive
+    (:func:`bot.slack.views.links.read_link`)."""
+    return read_link(catalog, catalog.post(post_id), lang, bold=bold)
 
 
 def _position_line(catalog: Catalog, post_id: str, lang: str) -> Mrkdwn:
@@ -64,7 +69,7 @@ def _position_line(catalog: Catalog, post_id: str, lang: str) -> Mrkdwn:
         where = t("step.position", lang, position=pos.position, of=pos.of,
                   track=track_name(catalog, pos.track_id, lang))
         after = paths.read_after(catalog, pos.track_id, post_id)
-        nxt = t("step.next", lang, post=truncate(catalog.post(after[0].post).title, 80)) if after \
+        nxt = t("step.next", lang, post=read_link(catalog, catalog.post(after[0].post), lang)) if after \
             else t("step.last", lang)
         parts.append(Mrkdwn("{} · {}").format(where, nxt))
     return Mrkdwn("\n").join(parts) if parts else t("search.not_in_track", lang)
@@ -74,7 +79,7 @@ def _prereq_lines(catalog: Catalog, track_id: str, step: Step, lang: str) -> lis
     lines = []
     before = paths.read_before(catalog, track_id, step.post)
     if before:
-        items = Mrkdwn(", ").join(post_link(catalog, s.post) for s in before)
+        items = Mrkdwn(", ").join(post_link(catalog, s.post, lang=lang) for s in before)
         lines.append(t("track.read_first", lang, items=items))
     before_ext = [x for x in step.external_prerequisites if x.kind == "prerequisite"]
     after_ext = [x for x in step.external_prerequisites if x.kind == "follow-up"]
@@ -91,7 +96,7 @@ def _prereq_lines(catalog: Catalog, track_id: str, step: Step, lang: str) -> lis
 def help_reply(catalog: Catalog, lang: str, prefix: str | None = None) -> Reply:
     """The help message: grammar with examples, the track list, catalog version."""
     tracks = Mrkdwn(", ").join(Mrkdwn("`{}` {}").format(tr.id, tr.names.get(lang)) for tr in catalog.tracks)
-    blocks = [header(t("help.title", lang))]
+    blocks: list[Block] = [header(t("help.title", lang))]
     if prefix:
         blocks.append(section(prefix))
     blocks += [
@@ -111,23 +116,42 @@ def text_reply(text: str, response_type: str = "ephemeral") -> Reply:
 # --- a track -----------------------------------------------------------------------------------
 
 
+def step_page(total: int, next_index: int | None, offset: int | None) -> int:
+    """The first step (0-based) of the page a track view lists: ``offset`` rounded down to a
+    page of :data:`STEPS_PER_PAGE` and clamped to the path, else the page holding the reader's
+    next step (``next_index``), else the first page."""
+    if total <= STEPS_PER_PAGE:
+        return 0
+    last_page = (total - 1) // STEPS_PER_PAGE * STEPS_PER_PAGE
+    if offset is None:
+        offset = next_index or 0
+    return max(0, min(offset // STEPS_PER_PAGE * STEPS_PER_PAGE, last_page))
+
+
 def track_reply(catalog: Catalog, track_id: str, read: set[str], lang: str, *, followed: bool,
-                notice: str | None = None, shared: bool = False) -> Reply:
+                notice: str | None = None, shared: bool = False, offset: int | None = None) -> Reply:
     """A track's path in order with the reader's progress (read ✓, next →), the next step with its
     note and prerequisites, and buttons Mark read / Follow (or Unfollow) / Share to channel.
 
+    A path longer than :data:`STEPS_PER_PAGE` lists one page of steps (by default the page with
+    the reader's next step; ``offset`` picks another, see :func:`step_page`), says which steps
+    it shows and how many follow, and offers *Earlier steps* / *Show more steps* buttons (value
+    ``{"t": track, "o": first step, "v": "track:<id>"}``). Every listed post has a way to read it
+    (:func:`bot.slack.views.links.read_link`).
+
     ``notice`` (escaped mrkdwn) goes on top, e.g. after a click. ``shared=True`` renders the
-    in-channel version: no personal progress, no buttons.
+    in-channel version: no personal progress, no buttons (a long path says how many steps follow
+    and which command shows them).
     """
     track = catalog.track(track_id)
     steps = catalog.path(track_id)
-    done = set() if shared else {catalog.resolve_post_id(p) for p in read} - {None}
+    done: set[str] = set() if shared else {pid for p in read if (pid := catalog.resolve_post_id(p))}
     nxt = None if shared else paths.next_step(catalog, track_id, done)
     read_count = sum(1 for s in steps if s.post in done)
     ids = _Ids()
     view = {"v": f"track:{track_id}"}
 
-    blocks = [header(f"{track.names.en} · {track.names.zh}" if track.names.zh else track.names.en)]
+    blocks: list[Block] = [header(f"{track.names.en} · {track.names.zh}" if track.names.zh else track.names.en)]
     if notice:
         blocks.append(section(notice))
     if shared:
@@ -136,26 +160,43 @@ def track_reply(catalog: Catalog, track_id: str, read: set[str], lang: str, *, f
         blocks.append(context(t("track.progress", lang, read=read_count, total=len(steps), version=catalog.version)))
     blocks.append(section(track.description.get(lang)))
 
+    order = catalog.order(track_id)
+    start = step_page(len(steps), order.index(nxt.post) if nxt else None, offset)
+    end = min(len(steps), start + STEPS_PER_PAGE)
     lines = [t("track.path", lang)]
-    for i, step in enumerate(steps, start=1):
+    if start or end < len(steps):
+        lines.append(Mrkdwn("_{}_").format(t("track.showing", lang, first=start + 1, last=end, total=len(steps))))
+    for i, step in enumerate(steps[start:end], start=start + 1):
         post = catalog.post(step.post)
-        icon = ICON_READ if step.post in done else ICON_NEXT if nxt and step.post == nxt.post else ICON_UNREAD
-        text = link(catalog.url_of(post), post.title)
-        if nxt and step.post == nxt.post:
-            text = Mrkdwn("*{}*").format(text)
+        is_next = nxt is not None and step.post == nxt.post
+        icon = ICON_READ if step.post in done else ICON_NEXT if is_next else ICON_UNREAD
+        text = read_link(catalog, post, lang, bold=is_next)
         lines.append(Mrkdwn("{} {}. {} · _{}_").format(Mrkdwn(icon), i, text, t("level." + step.level, lang)))
-    blocks.extend(sections(lines)[:4])
+    if end < len(steps):
+        lines.append(t("track.more_steps", lang, n=len(steps) - end))
+        if shared:
+            lines.append(Mrkdwn("`/vllm-path {}`").format(track_id))
+    blocks.extend(sections(lines))
+    if not shared and (start or end < len(steps)):
+        paging = []
+        if start:
+            paging.append(button(t("btn.earlier_steps", lang), ids("more_steps"),
+                                 {"t": track_id, "o": max(0, start - STEPS_PER_PAGE), **view}))
+        if end < len(steps):
+            paging.append(button(t("btn.more_steps", lang), ids("more_steps"),
+                                 {"t": track_id, "o": end, **view}))
+        blocks.append(actions(paging))
 
     buttons = []
     if nxt is not None:
         post = catalog.post(nxt.post)
         position = catalog.order(track_id).index(nxt.post) + 1
-        detail = [t("track.next", lang, post=post_link(catalog, nxt.post)),
+        detail = [t("track.next", lang, post=post_link(catalog, nxt.post, lang=lang)),
                   Mrkdwn("_{} · {} · {}_").format(
                       t("step.position", lang, position=position, of=len(steps), track=track.names.get(lang)),
-                      post.source.label(), post.published.label())]
+                      post.source.label(), post_date(post, lang))]
         if nxt.note:
-            detail.append(nxt.note.get(lang))
+            detail.append(esc(nxt.note.get(lang)))
         detail.extend(_prereq_lines(catalog, track_id, nxt, lang))
         blocks.append(divider())
         blocks.append(section(Mrkdwn("\n").join(detail)))
@@ -189,26 +230,33 @@ def track_reply(catalog: Catalog, track_id: str, read: set[str], lang: str, *, f
 
 def search_reply(catalog: Catalog, query: str, result, read: set[str], lang: str,
                  notice: str | None = None, suggestion: str | None = None) -> Reply:
-    """Up to 5 matching posts, each with its place in its tracks and what comes next.
+    """One page of matching posts (at most :data:`MAX_RESULTS`; the matcher stops where the
+    matches stop), each with a way to read it, its place in its tracks, *Mark read* and an
+    *Open path* button for its first track; a *More results* button when more good matches
+    follow (value ``{"v": "search:<query>", "o": <next offset>}``).
 
-    ``result`` is a :class:`bot.search.SearchResult`. With no results: the matcher's hint (empty
-    or punctuation-only query) or "no match" plus ``suggestion`` (a did-you-mean line, escaped).
+    ``result`` is a :class:`bot.search.SearchResult`. With no results: the post is not in the
+    catalog yet (a blog link no post has), the matcher's hint (empty or punctuation-only query) or
+    "no match" plus ``suggestion`` (a did-you-mean line, escaped).
     """
     shown_query = truncate(" ".join(query.split()), 100)
     ids = _Ids()
-    blocks = []
+    blocks: list[Block] = []
     if notice:
         blocks.append(section(notice))
     if not result.results:
-        if not query.strip() or result.hint:
+        link_result = getattr(result, "link", None)
+        if link_result is not None and link_result.status == "unknown":
+            blocks.append(section(t("search.unknown_link", lang, url=truncate(link_result.url, 300))))
+        elif not query.strip() or result.hint:
             blocks.append(section(t("search.empty", lang)))
         else:
             blocks.append(section(t("search.none", lang, query=shown_query)))
         if suggestion:
             blocks.append(section(suggestion))
         blocks.append(context(t("didyoumean.help", lang)))
-        return make_reply(blocks, Mrkdwn("\n").join(Mrkdwn(b.text.text) for b in blocks
-                                                       if getattr(b, "text", None)))
+        return make_reply(blocks, Mrkdwn("\n").join(Mrkdwn(text.text) for b in blocks
+                                                       if (text := getattr(b, "text", None))))
 
     blocks.append(section(Mrkdwn("*{}*").format(t("search.header", lang, query=shown_query))))
     if result.track is not None:
@@ -216,20 +264,34 @@ def search_reply(catalog: Catalog, query: str, result, read: set[str], lang: str
         blocks.append(context(t("search.track_hint", lang, track=track_name(catalog, tid, lang), track_id=tid)))
     done = {catalog.resolve_post_id(p) for p in read} - {None}
     fallback = ([notice] if notice else []) + [t("search.header", lang, query=shown_query)]
-    for match in result.results[:MAX_RESULTS]:
+    view = f"search:{query[:150]}"
+    shown = result.results[:MAX_RESULTS]
+    for match in shown:
         post = catalog.post(match.post_id)
         mark = ICON_READ + " " if post.id in done else ""
-        text = Mrkdwn("{}*{}*\n_{} · {} · `{}`_\n{}\n{}").format(
-            Mrkdwn(mark), link(catalog.url_of(post), post.title), post.source.label(),
-            post.published.label(), post.id, truncate(post.summary.get(lang), 300),
+        text = Mrkdwn("{}{}\n_{} · {} · `{}`_\n{}\n{}").format(
+            Mrkdwn(mark), read_link(catalog, post, lang, bold=True), post.source.label(),
+            post_date(post, lang), post.id, truncate(post.summary.get(lang), 300),
             _position_line(catalog, post.id, lang))
         if post.id in done:
-            accessory = button(t("btn.mark_unread", lang), ids("mark_unread"), {"p": post.id, "v": f"search:{query[:150]}"})
+            accessory = button(t("btn.mark_unread", lang), ids("mark_unread"), {"p": post.id, "v": view})
         else:
-            accessory = button(t("btn.mark_read", lang), ids("mark_read"), {"p": post.id, "v": f"search:{query[:150]}"})
+            accessory = button(t("btn.mark_read", lang), ids("mark_read"), {"p": post.id, "v": view})
         blocks.append(section(text, accessory=accessory))
+        tracks = catalog.tracks_of(post.id)
+        if tracks:
+            label = Mrkdwn("{}: {}").format(t("btn.open_path", lang), track_name(catalog, tracks[0], lang))
+            blocks.append(actions([button(label, ids("open_path"), {"t": tracks[0], "v": view})]))
         fallback.append(Mrkdwn("• {}").format(post.title))
-    blocks.append(context(t("catalog.version", lang, version=catalog.version)))
+    total = getattr(result, "total", len(shown)) or len(shown)
+    offset = getattr(result, "offset", 0)
+    footer = [t("catalog.version", lang, version=catalog.version)]
+    if total > len(shown):
+        footer.insert(0, t("search.more_count", lang, first=offset + 1, last=offset + len(shown), total=total))
+    blocks.append(context(*footer))
+    if offset + len(shown) < total:
+        blocks.append(actions([button(t("btn.more_results", lang), ids("more_results"),
+                                      {"v": view, "o": offset + len(shown)})]))
     return make_reply(blocks, Mrkdwn("\n").join(fallback))
 
 
@@ -240,7 +302,7 @@ def next_reply(catalog: Catalog, follows: Sequence[str], read: set[str], lang: s
                notice: str | None = None) -> Reply:
     """The reader's next read in each followed track (unknown track ids are skipped)."""
     follows = [tid for tid in follows if catalog.has_track(tid)]
-    blocks = [header(t("next.header", lang))]
+    blocks: list[Block] = [header(t("next.header", lang))]
     if notice:
         blocks.append(section(notice))
     if not follows:
@@ -257,7 +319,7 @@ def next_reply(catalog: Catalog, follows: Sequence[str], read: set[str], lang: s
             blocks.append(section(line))
         else:
             line = t("next.track_line", lang, track=name, read=done, total=total,
-                     post=post_link(catalog, nxt.post))
+                     post=post_link(catalog, nxt.post, lang=lang))
             note = Mrkdwn("\n{}").format(truncate(nxt.note.get(lang), 400)) if nxt.note else Mrkdwn()
             blocks.append(section(line + note, accessory=button(
                 t("btn.mark_read", lang), ids("mark_read"), {"p": nxt.post, "t": tid, "v": "next"})))
@@ -290,7 +352,7 @@ def subscription_line(catalog: Catalog, sub, lang: str) -> Mrkdwn:
 def subscriptions_reply(catalog: Catalog, subs: Iterable, lang: str) -> Reply:
     """The digests of a channel."""
     subs = list(subs)
-    blocks = [header(t("subs.header", lang))]
+    blocks: list[Block] = [header(t("subs.header", lang))]
     if not subs:
         blocks.append(section(t("subs.none", lang)))
         return make_reply(blocks, t("subs.none", lang))
@@ -318,7 +380,7 @@ def home_view(catalog: Catalog, state: HomeState) -> dict:
 
     lang = state.lang
     ids = _Ids()
-    blocks = [header(t("home.header", lang)), context(t("catalog.version", lang, version=catalog.version)),
+    blocks: list[Block] = [header(t("home.header", lang)), context(t("catalog.version", lang, version=catalog.version)),
               section(t("home.following", lang))]
     follows = [tid for tid in state.follows if catalog.has_track(tid)]
     if not follows:
@@ -333,7 +395,7 @@ def home_view(catalog: Catalog, state: HomeState) -> dict:
             line += t("track.done", lang)
             accessory = button(t("btn.unfollow", lang), ids("unfollow"), {"t": tid, "v": "home"})
         else:
-            line += t("track.next", lang, post=post_link(catalog, nxt.post))
+            line += t("track.next", lang, post=post_link(catalog, nxt.post, lang=lang))
             accessory = button(t("btn.mark_read", lang), ids("mark_read"), {"p": nxt.post, "t": tid, "v": "home"},
                                style="primary")
         blocks.append(section(line, accessory=accessory))

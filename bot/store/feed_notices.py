@@ -1,0 +1,38 @@
+"""Feed notices: which posts of the blog's feed the catalog admins were told about (once each)."""
+
+from __future__ import annotations
+
+from sqlalchemy import delete, select
+
+from bot.store.base import StoreCore
+from bot.store.models import CatalogFeedNotice
+
+MAX_URL = 2000
+MAX_TITLE = 1000
+
+
+class FeedNoticesRepo(StoreCore):
+    """The posts :mod:`bot.catalog_watch` has announced to ``CATALOG_ADMIN_CHANNEL``."""
+
+    def noticed_urls(self) -> set[str]:
+        """The URLs of every post already announced."""
+        with self._read() as s:
+            return set(s.scalars(select(CatalogFeedNotice.url)))
+
+    def claim_feed_notice(self, url: str, title: str) -> bool:
+        """Claim the notice for a post (``url`` absolute, at most 2,000 characters). True the
+        first time only (the primary key settles races between clocks): announce the post only
+        when this returns True, and :meth:`release_feed_notice` when the announcement failed.
+        Raises ``ValueError`` for an empty or too long URL."""
+        if not url or len(url) > MAX_URL:
+            raise ValueError("url must be 1..2000 characters")
+        stmt = (self._insert(CatalogFeedNotice)
+                .values(url=url, title=title[:MAX_TITLE], notified_at=self._now())
+                .on_conflict_do_nothing().returning(CatalogFeedNotice.url))
+        with self._write() as s:
+            return s.execute(stmt).first() is not None
+
+    def release_feed_notice(self, url: str) -> None:
+        """Forget a claim whose announcement failed (the next check tries again)."""
+        with self._write() as s:
+            s.execute(delete(CatalogFeedNotice).where(CatalogFeedNotice.url == url))
