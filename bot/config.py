@@ -23,7 +23,9 @@ class Settings(BaseSettings):
     ``vllm-path.db`` in the working directory), ``CATALOG_DIR``, ``SLACK_BOT_TOKEN``,
     ``SLACK_SIGNING_SECRET``, ``SLACK_APP_TOKEN`` (Socket Mode), ``SLACK_CLIENT_ID`` /
     ``SLACK_CLIENT_SECRET`` (OAuth for many workspaces), ``SLACK_API_URL`` (Web API base URL,
-    e.g. a local stand-in), ``LOG_LEVEL``, ``DEFAULT_TIMEZONE`` (IANA name, default ``UTC``).
+    e.g. a local stand-in), ``LOG_LEVEL``, ``DEFAULT_TIMEZONE`` (IANA name, default ``UTC``),
+    ``TOKEN_ENCRYPTION_KEY`` (Fernet keys, comma separated, the first encrypts: Slack tokens
+    at rest; see :mod:`bot.store.crypto` and README "Token encryption").
     """
 
     model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
@@ -37,6 +39,7 @@ class Settings(BaseSettings):
     slack_client_secret: SecretStr | None = None
     slack_scopes: str = "commands,chat:write,im:write,users:read,channels:read,groups:read"
     slack_api_url: str | None = None
+    token_encryption_key: SecretStr | None = None
     log_level: str = "INFO"
     default_timezone: str = "UTC"
 
@@ -44,7 +47,7 @@ class Settings(BaseSettings):
         """Every secret configured, as plain strings (for log redaction and leak tests)."""
         out: list[str] = []
         for value in (self.slack_bot_token, self.slack_signing_secret, self.slack_app_token,
-                      self.slack_client_secret):
+                      self.slack_client_secret, self.token_encryption_key):
             if value is not None and value.get_secret_value():
                 out.append(value.get_secret_value())
         return out

@@ -238,12 +238,13 @@ class Clients:
         self._clients: dict[str, WebClient] = {}
 
     def token_for(self, team: str) -> str | None:
+        """The bot token for tenant ``team`` (a team id, or an enterprise id for an org-wide
+        install): :meth:`bot.store.Store.bot_token_for` with OAuth (Grid-aware, decrypted,
+        refreshed when rotation is on), else ``SLACK_BOT_TOKEN``."""
         settings = self.runtime.settings
         if settings.oauth_enabled:
-            bot = self.runtime.store.installation_store().find_bot(enterprise_id=None, team_id=team)
-            if bot is not None and bot.bot_token:
-                return bot.bot_token
-            return None
+            token: str | None = self.runtime.store.bot_token_for(team)
+            return token
         if settings.slack_bot_token is not None:
             return settings.slack_bot_token.get_secret_value() or None
         return None
