@@ -59,8 +59,9 @@ METADATA_EVENT = "vllm_path_digest"
 """``metadata.event_type`` of every digest message; ``event_payload.key`` is its ledger key."""
 
 PERMANENT_ERRORS: dict[str, str] = {
-    "channel_not_found": "the channel no longer exists, or it is private and the app is not in it",
-    "not_in_channel": "the app is not a member of the channel",
+    "channel_not_found": ("the channel no longer exists, or it is private and the app is not in it: "
+                          "invite the app with /invite @vllm-path"),
+    "not_in_channel": "the app is not a member of the channel: invite it with /invite @vllm-path",
     "is_archived": "the channel is archived",
     "account_inactive": "the app's bot user is deactivated",
     "invalid_auth": "the app's token is not valid for this workspace",
@@ -71,6 +72,7 @@ PERMANENT_ERRORS: dict[str, str] = {
     "user_not_found": "the person is no longer in the workspace",
     "user_disabled": "the person's account is deactivated",
     "cannot_dm_bot": "that user is a bot",
+    "user_not_visible": "the app cannot see this person (another organisation, or restricted)",
     "no_token": "the app has no token for this workspace (not installed)",
 }
 """Slack error codes that no retry will fix, with the explanation shown as the pause reason."""

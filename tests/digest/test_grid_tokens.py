@@ -131,3 +131,18 @@ def test_with_rotation_on_a_digest_after_the_expiry_is_sent_with_a_refreshed_tok
     assert _deliverer(oauth_runtime).deliver_subscription(
         sub.id, FIRE.replace(day=14)).outcome is Outcome.SENT
     assert len(grid_standin.calls("oauth.v2.access")) == 1
+
+
+def test_user_not_visible_pauses_a_dm_for_good_and_not_in_channel_says_to_invite(
+        runtime: Runtime, standin: SlackStandIn) -> None:
+    store = runtime.store
+    store.set_dm("T0CONNECT", "U0EXTERNAL", True, 0, "09:00", "UTC")
+    store.follow("T0CONNECT", "U0EXTERNAL", "spec")
+    standin.configure(method_errors={"conversations.open": "user_not_visible"})
+    attempt = _deliverer(runtime).deliver_dm("T0CONNECT", "U0EXTERNAL", FIRE)
+    assert attempt.outcome is Outcome.PAUSED and attempt.error == "user_not_visible"
+    assert store.get_dm("T0CONNECT", "U0EXTERNAL").status == "paused"
+    standin.configure(method_errors={}, channel_errors={"G0PRIVATE": "not_in_channel"})
+    sub = store.subscribe("T0CONNECT", "G0PRIVATE", "spec", 0, "09:00", "UTC")
+    assert _deliverer(runtime).deliver_subscription(sub.id, FIRE).outcome is Outcome.PAUSED
+    assert "/invite @vllm-path" in (store.get_subscription(sub.id).pause_reason or "")
