@@ -43,7 +43,8 @@ def register(app: App, handlers: Handlers) -> None:
         # A share is a new in-channel message; a click on a digest (a message everyone in the
         # channel sees) answers the clicker privately and leaves the digest as it is.
         data = decode_value(action.get("value"))
-        keep_original = kind == "share" or str(data.get("v", "")).startswith("digest")
+        keep_original = (kind == "share" or str(data.get("v", "")).startswith("digest")
+                         or reply.keep_original)
         respond(**reply.payload(), replace_original=not keep_original)
 
     app.action(ACTION)(ack=ack_action, lazy=[handle_action])
