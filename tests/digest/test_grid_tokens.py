@@ -146,3 +146,21 @@ def test_user_not_visible_pauses_a_dm_for_good_and_not_in_channel_says_to_invite
     sub = store.subscribe("T0CONNECT", "G0PRIVATE", "spec", 0, "09:00", "UTC")
     assert _deliverer(runtime).deliver_subscription(sub.id, FIRE).outcome is Outcome.PAUSED
     assert "/invite @vllm-path" in (store.get_subscription(sub.id).pause_reason or "")
+
+
+def test_a_private_channel_the_bot_is_not_in_pauses_with_how_to_invite_it(
+        db_url: str, holder: CatalogHolder) -> None:
+    channels = [{"id": "G0PRIV", "name": "private", "is_private": True, "is_member": False},
+                {"id": "C0PUB", "name": "public", "is_private": False, "is_member": True}]
+    with SlackStandIn(channels=channels) as standin:
+        rt = Runtime(settings_for(db_url, standin), Store.from_url(db_url), holder)
+        try:
+            store = rt.store
+            private = store.subscribe("T0ETQ", "G0PRIV", "spec", 0, "09:00", "UTC")
+            public = store.subscribe("T0ETQ", "C0PUB", "spec", 0, "09:00", "UTC")
+            assert _deliverer(rt).deliver_subscription(private.id, FIRE).outcome is Outcome.PAUSED
+            assert _deliverer(rt).deliver_subscription(public.id, FIRE).outcome is Outcome.SENT
+            reason = store.get_subscription(private.id).pause_reason or ""
+            assert "not_in_channel" in reason and "/invite @vllm-path" in reason
+        finally:
+            rt.store.close()

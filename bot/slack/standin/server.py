@@ -80,6 +80,10 @@ class SlackStandIn:
     ``invalid_auth`` (``None``, the default, checks no scopes). Tokens are kept only in memory, to
     compare; they are never recorded or printed.
 
+    Channel membership: posting to (or reading the history of) a channel of ``channels`` whose
+    ``is_member`` is false answers ``not_in_channel``, as Slack does (a public channel accepts
+    posts from a token with ``chat:write.public``).
+
     Token rotation (``oauth_client=(client_id, client_secret)``): :meth:`issue_rotating_token`
     grants an access token that expires (calls with it after the expiry get
     ``token_expired``) and a refresh token; ``oauth.v2.access`` with
@@ -306,6 +310,16 @@ class SlackStandIn:
             needed = METHOD_SCOPES[method]
             if needed is not None and needed not in granted:
                 return "missing_scope"
+        if method in ("chat.postMessage", "chat.postEphemeral", "conversations.history"):
+            channel = next((c for c in self.channels if c.get("id") == args.get("channel")), None)
+            if channel is not None and not channel.get("is_member", True):
+                # Slack: a private channel needs the bot as a member; a public one too unless the
+                # token has chat:write.public (posting only).
+                public_ok = (not channel.get("is_private") and method == "chat.postMessage"
+                             and self._token_scopes is not None
+                             and "chat:write.public" in self._token_scopes.get(token or "", ()))
+                if not public_ok:
+                    return "not_in_channel"
         if method in _MESSAGE_METHODS:
             text, blocks = args.get("text"), args.get("blocks")
             if not text and not blocks and not args.get("attachments"):
