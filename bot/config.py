@@ -32,7 +32,9 @@ class Settings(BaseSettings):
     ``CATALOG_FEED_URL`` (the blog's Atom/RSS feed: the clock checks it once a day for posts the
     catalog lacks), ``CATALOG_ADMIN_CHANNEL`` (channel id that gets one notice per new post) and
     ``CATALOG_ADMIN_TEAM`` (that channel's workspace, needed with OAuth), ``CATALOG_WATCH_AT``
-    (``HH:MM`` UTC of the daily check, default ``06:00``).
+    (``HH:MM`` UTC of the daily check, default ``06:00``),
+    ``TOKEN_ENCRYPTION_KEY`` (Fernet keys, comma separated, the first encrypts: Slack tokens
+    at rest; see :mod:`bot.store.crypto` and README "Token encryption").
     """
 
     model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
@@ -47,6 +49,7 @@ class Settings(BaseSettings):
     slack_scopes: str = ("commands,chat:write,im:write,users:read,channels:read,groups:read,"
                          "channels:history,groups:history,im:history")
     slack_api_url: str | None = None
+    token_encryption_key: SecretStr | None = None
     log_level: str = "INFO"
     default_timezone: str = "UTC"
     # --- task queue (issue 16): unset REDIS_URL = in-process delivery, as before ---
@@ -64,7 +67,7 @@ class Settings(BaseSettings):
         """Every secret configured, as plain strings (for log redaction and leak tests)."""
         out: list[str] = []
         for value in (self.slack_bot_token, self.slack_signing_secret, self.slack_app_token,
-                      self.slack_client_secret):
+                      self.slack_client_secret, self.token_encryption_key):
             if value is not None and value.get_secret_value():
                 out.append(value.get_secret_value())
         return out

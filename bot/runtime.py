@@ -13,8 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from slack_sdk import WebClient
+from slack_sdk.oauth.token_rotation import TokenRotator
+
 from bot.catalog import Catalog, CatalogError, load_catalog
 from bot.config import Settings
+from bot.store.crypto import TokenCipher, local_key_cipher
 
 if TYPE_CHECKING:  # bot.search (numpy, the index) is imported only when a catalog is loaded
     from bot.search import Matcher
@@ -83,6 +87,27 @@ class CatalogHolder:
             return True, []
 
 
+def token_cipher(settings: Settings) -> TokenCipher | None:
+    """The cipher for tokens at rest: ``TOKEN_ENCRYPTION_KEY`` when set; else, with OAuth on (the
+    only mode that stores tokens), a key generated into a local file with a warning
+    (:func:`bot.store.crypto.local_key_cipher`); else None (nothing is stored)."""
+    if settings.token_encryption_key is not None:
+        return TokenCipher.from_setting(settings.token_encryption_key.get_secret_value())
+    if settings.oauth_enabled:
+        return local_key_cipher()
+    return None
+
+
+def token_rotator(settings: Settings) -> TokenRotator | None:
+    """slack-sdk's ``TokenRotator`` for rotating bot tokens used outside a request (OAuth only:
+    a refresh needs the client id and secret); its Web API base URL is ``SLACK_API_URL``."""
+    if not (settings.oauth_enabled and settings.slack_client_id and settings.slack_client_secret):
+        return None
+    return TokenRotator(client_id=settings.slack_client_id,
+                        client_secret=settings.slack_client_secret.get_secret_value(),
+                        client=WebClient(base_url=settings.slack_api_url or WebClient.BASE_URL))
+
+
 class Runtime:
     """Settings + store + catalog holder, shared by the Slack app, the console and the scheduler."""
 
@@ -100,7 +125,9 @@ class Runtime:
         settings = settings or Settings()
         holder = CatalogHolder(settings.catalog_dir)
         store = Store.from_url(settings.database_url, migrate=migrate, client_id=settings.slack_client_id,
-                               default_timezone=settings.default_timezone)
+                               default_timezone=settings.default_timezone,
+                               token_cipher=token_cipher(settings),
+                               token_rotator=token_rotator(settings))
         runtime = cls(settings, store, holder)
         runtime.record_catalog_version()
         return runtime

@@ -39,23 +39,47 @@ def door_for(settings: Settings) -> str:
     the app could not call Slack (no bot token and no OAuth client).
     """
     can_call_slack = bool(settings.slack_bot_token or settings.oauth_enabled)
+    half = _half_oauth(settings)
     if settings.slack_app_token is not None:
         if not settings.slack_app_token.get_secret_value().startswith("xapp-"):
             raise ConfigError("SLACK_APP_TOKEN must be an app-level token (it starts with "
                               "'xapp-'); create one with the connections:write scope under "
                               "Basic Information > App-Level Tokens.")
+        if not can_call_slack and half:
+            raise ConfigError(_missing_message(f"{half} is missing (Socket Mode with OAuth)."))
         if not can_call_slack:
             raise ConfigError(_missing_message("Socket Mode has SLACK_APP_TOKEN but no "
                                                "SLACK_BOT_TOKEN (or SLACK_CLIENT_ID/"
                                                "SLACK_CLIENT_SECRET)."))
         return "socket"
     if settings.slack_signing_secret is not None:
+        if not can_call_slack and half:
+            raise ConfigError(_missing_message(f"{half} is missing (HTTP mode with OAuth)."))
         if not can_call_slack:
             raise ConfigError(_missing_message("HTTP mode has SLACK_SIGNING_SECRET but no "
                                                "SLACK_BOT_TOKEN (or SLACK_CLIENT_ID/"
                                                "SLACK_CLIENT_SECRET)."))
         return "http"
+    if settings.oauth_enabled:
+        raise ConfigError(_missing_message(
+            "SLACK_SIGNING_SECRET is missing: SLACK_CLIENT_ID and SLACK_CLIENT_SECRET are set "
+            "(OAuth), and Slack's requests and the OAuth redirect arrive over HTTP, signed with "
+            "the signing secret (Basic Information > App Credentials > Signing Secret)."))
+    if settings.slack_bot_token is not None or half:
+        raise ConfigError(_missing_message(
+            "SLACK_SIGNING_SECRET (HTTP) or SLACK_APP_TOKEN (Socket Mode) is missing: "
+            + ("SLACK_BOT_TOKEN is set" if settings.slack_bot_token is not None
+               else f"{half} is missing too") + ", but nothing says how Slack reaches the app."))
     raise ConfigError(_missing_message("No Slack credentials are configured."))
+
+
+def _half_oauth(settings: Settings) -> str | None:
+    """The OAuth variable that is missing when only one of the pair is set, else None."""
+    if settings.slack_client_id and settings.slack_client_secret is None:
+        return "SLACK_CLIENT_SECRET"
+    if settings.slack_client_secret is not None and not settings.slack_client_id:
+        return "SLACK_CLIENT_ID"
+    return None
 
 
 def _missing_message(first: str) -> str:

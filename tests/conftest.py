@@ -17,6 +17,10 @@ hypothesis_settings.register_profile("ci-derandomized", derandomize=True, databa
 if os.environ.get("CI") == "true":
     hypothesis_settings.load_profile("ci-derandomized")
 
+# Tests that run with OAuth settings would otherwise generate ./vllm-path-token.key (the local-run
+# fallback, tested on its own in tests/store/test_token_crypto.py); one fixed test key instead.
+os.environ.setdefault("TOKEN_ENCRYPTION_KEY", "kX0lQbXm3TqgWkC6uFjM0hM3M6nq4Y1v2Wc7pQnCj0g=")
+
 
 @pytest.fixture(params=DB_KINDS)
 def any_db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:

@@ -369,7 +369,8 @@ def console_settings(settings: Any = None) -> Any:
     settings = settings or Settings()
     return settings.model_copy(update={
         "slack_bot_token": None, "slack_signing_secret": None, "slack_app_token": None,
-        "slack_client_id": None, "slack_client_secret": None, "slack_api_url": None})
+        "slack_client_id": None, "slack_client_secret": None, "slack_api_url": None,
+        "token_encryption_key": None})
 
 
 @contextmanager

@@ -62,8 +62,9 @@ METADATA_EVENT = "vllm_path_digest"
 """``metadata.event_type`` of every digest message; ``event_payload.key`` is its ledger key."""
 
 PERMANENT_ERRORS: dict[str, str] = {
-    "channel_not_found": "the channel no longer exists, or it is private and the app is not in it",
-    "not_in_channel": "the app is not a member of the channel",
+    "channel_not_found": ("the channel no longer exists, or it is private and the app is not in it: "
+                          "invite the app with /invite @vllm-path"),
+    "not_in_channel": "the app is not a member of the channel: invite it with /invite @vllm-path",
     "is_archived": "the channel is archived",
     "account_inactive": "the app's bot user is deactivated",
     "invalid_auth": "the app's token is not valid for this workspace",
@@ -74,6 +75,7 @@ PERMANENT_ERRORS: dict[str, str] = {
     "user_not_found": "the person is no longer in the workspace",
     "user_disabled": "the person's account is deactivated",
     "cannot_dm_bot": "that user is a bot",
+    "user_not_visible": "the app cannot see this person (another organisation, or restricted)",
     "no_token": "the app has no token for this workspace (not installed)",
 }
 """Slack error codes that no retry will fix, with the explanation shown as the pause reason."""
@@ -242,12 +244,13 @@ class Clients:
         self._clients: dict[str, WebClient] = {}
 
     def token_for(self, team: str) -> str | None:
+        """The bot token for tenant ``team`` (a team id, or an enterprise id for an org-wide
+        install): :meth:`bot.store.Store.bot_token_for` with OAuth (Grid-aware, decrypted,
+        refreshed when rotation is on), else ``SLACK_BOT_TOKEN``."""
         settings = self.runtime.settings
         if settings.oauth_enabled:
-            bot = self.runtime.store.installation_store().find_bot(enterprise_id=None, team_id=team)
-            if bot is not None and bot.bot_token:
-                return bot.bot_token
-            return None
+            token: str | None = self.runtime.store.bot_token_for(team)
+            return token
         if settings.slack_bot_token is not None:
             return settings.slack_bot_token.get_secret_value() or None
         return None

@@ -14,6 +14,7 @@ from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import Any
 
 from slack_bolt import App
+from slack_bolt.oauth.callback_options import CallbackOptions
 from slack_bolt.oauth.oauth_settings import OAuthSettings
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
@@ -26,6 +27,7 @@ from slack_sdk.http_retry.handler import RetryHandler
 
 from bot.runtime import Runtime
 from bot.slack.handlers import Handlers, UserInfo, UserInfoCache
+from bot.slack.installs import success_callback
 from bot.slack.listeners import actions, commands, errors, events
 from bot.slack.signing import SignedRequestVerification
 
@@ -111,6 +113,9 @@ def build_app(runtime: Runtime, client: WebClient | None = None, *, verify_reque
             scopes=[s.strip() for s in settings.slack_scopes.split(",") if s.strip()],
             installation_store=runtime.store.installation_store(client_id=settings.slack_client_id),
             state_store=runtime.store.oauth_state_store(),
+            callback_options=CallbackOptions(
+                success=success_callback(runtime, lambda token: make_client(runtime, token=token)),
+                failure=lambda args: args.default.failure(args)),
         )
         app = BotApp(client=make_client(runtime, token=None), oauth_settings=oauth, **common)
     elif settings.slack_bot_token is not None:
@@ -122,11 +127,11 @@ def build_app(runtime: Runtime, client: WebClient | None = None, *, verify_reque
     def fetch_user(team_id: str, user_id: str) -> UserInfo:
         extra = {}
         if client is None and settings.oauth_enabled:
-            store = runtime.store.installation_store(client_id=settings.slack_client_id)
-            bot = store.find_bot(enterprise_id=None, team_id=team_id)
-            if bot is None or not bot.bot_token:
+            # team_id is the tenant (a team id, or an enterprise id for an org-wide install)
+            token = runtime.store.bot_token_for(team_id)
+            if not token:
                 return UserInfo()
-            extra["token"] = bot.bot_token
+            extra["token"] = token
         try:
             resp = app.client.users_info(user=user_id, include_locale=True, **extra)
         except SlackApiError as exc:

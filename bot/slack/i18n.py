@@ -173,6 +173,15 @@ STRINGS: dict[str, dict[str, str]] = {
                         "zh": "无法理解“{value}”。试试 `/vllm-path dm on friday 08:30 Asia/Shanghai`。"},
     "dm.usage": {"en": "Use `/vllm-path dm on [weekday] [HH:MM] [time zone]` or `/vllm-path dm off`.",
                  "zh": "用法：`/vllm-path dm on [星期] [HH:MM] [时区]` 或 `/vllm-path dm off`。"},
+    "error.outdated": {
+        "en": "This message is out of date: the catalog has changed since. Ask again, e.g. `/vllm-path next`.",
+        "zh": "这条消息已过期：目录已更新。请重新查询，例如 `/vllm-path next`。"},
+    "install.resumed_channel": {
+        "en": "vllm-path is installed again: this channel's weekly digest resumes on its usual schedule.",
+        "zh": "vllm-path 已重新安装：本频道的每周摘要按原定时间恢复。"},
+    "install.resumed_dm": {
+        "en": "vllm-path is installed again: your weekly DM digest resumes on its usual schedule.",
+        "zh": "vllm-path 已重新安装：你的每周私信摘要按原定时间恢复。"},
     "dm.paused": {"en": ":double_vertical_bar: paused: {reason} · `/vllm-path dm on` resumes it",
                   "zh": ":double_vertical_bar: 已暂停：{reason} · `/vllm-path dm on` 可恢复"},
     "dm.off": {"en": "Weekly DM off.", "zh": "已关闭每周私信。"},

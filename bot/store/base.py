@@ -13,11 +13,13 @@ from datetime import datetime
 from typing import Any, Self, cast
 
 from slack_sdk.oauth.installation_store.sqlalchemy import SQLAlchemyInstallationStore
+from slack_sdk.oauth.token_rotation import TokenRotator
 from sqlalchemy import CursorResult, Engine, Executable
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session, sessionmaker
 
 from bot.store import db
+from bot.store.crypto import TokenCipher, ephemeral_cipher
 from bot.store.validate import check_aware, check_timezone
 
 
@@ -28,7 +30,10 @@ class StoreCore:
     Build with :meth:`from_url` (which migrates by default) or from an existing engine.
     ``client_id`` is the Slack app's client id, used by :meth:`installation_store`;
     ``default_timezone`` (IANA) is used for new DM settings; ``clock`` returns the current aware
-    UTC time (tests pass a fake one).
+    UTC time (tests pass a fake one). ``token_cipher`` encrypts Slack tokens at rest (default: a
+    key generated for this process, :func:`bot.store.crypto.ephemeral_cipher`);
+    ``token_rotator`` (slack-sdk's ``TokenRotator``) refreshes rotating bot tokens used outside
+    a request (:meth:`~bot.store.installations.InstallationsRepo.bot_token_for`).
     """
 
     def __init__(
@@ -39,6 +44,8 @@ class StoreCore:
         default_timezone: str = "UTC",
         clock: Callable[[], datetime] = db.utcnow,
         owns_engine: bool = False,
+        token_cipher: TokenCipher | None = None,
+        token_rotator: TokenRotator | None = None,
     ) -> None:
         dialect = engine.dialect.name
         if dialect not in ("sqlite", "postgresql"):
@@ -50,6 +57,8 @@ class StoreCore:
         self._clock = clock
         self._owns_engine = owns_engine
         self._sessions = db.make_session_factory(engine)
+        self._cipher = token_cipher or ephemeral_cipher()
+        self._token_rotator = token_rotator
         self._installation_stores: dict[str, SQLAlchemyInstallationStore] = {}
 
     @classmethod

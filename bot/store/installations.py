@@ -1,80 +1,315 @@
-"""Slack installations: slack_sdk's SQLAlchemy installation and OAuth state stores on our
-engine, and what an uninstall or a reinstall does to a workspace's state."""
+"""Slack installations: slack_sdk's SQLAlchemy installation and OAuth state stores on our engine
+(tokens encrypted at rest), the one token lookup for work outside a request (the digest clock and
+workers, ``users.info``), token rotation, and what an uninstall or a reinstall does to a
+workspace's state.
+
+**Which installation (the tenant rule).** Everything the app keeps per workspace is keyed by a
+*tenant id*: the Slack team id of a workspace install, or the enterprise id of an org-wide
+(Enterprise Grid) install, as Bolt's ``context`` resolves the installation that authorised a
+request (:func:`tenant_of`). User ids are unique across an Enterprise Grid org, so a reader of an
+org-wide install has one record wherever in the org they click.
+"""
 
 from __future__ import annotations
 
+import copy
+import logging
+from dataclasses import dataclass
+
+from slack_sdk.oauth.installation_store.models.bot import Bot
+from slack_sdk.oauth.installation_store.models.installation import Installation
 from slack_sdk.oauth.installation_store.sqlalchemy import SQLAlchemyInstallationStore
 from slack_sdk.oauth.state_store.sqlalchemy import SQLAlchemyOAuthStateStore
-from sqlalchemy import delete, update
+from slack_sdk.oauth.token_rotation import TokenRotator
+from sqlalchemy import ColumnElement, Engine, Table, and_, delete, desc, or_, select, update
+from sqlalchemy.orm import Session
 
 from bot.store.base import StoreCore, changed
+from bot.store.crypto import TokenCipher
 from bot.store.models import ChannelSubscription, DmPreference, slack_bots, slack_installations
 from bot.store.snapshots import TeamRemoval
 from bot.store.validate import check_id
 
+log = logging.getLogger(__name__)
+
 UNINSTALLED = "app uninstalled"
-"""``pause_reason`` set by :meth:`InstallationsRepo.remove_team`."""
+"""``pause_reason`` set by :meth:`InstallationsRepo.remove_installation`."""
+
+AUTH_ERRORS = ("no_token", "invalid_auth", "account_inactive", "token_revoked", "not_authed",
+               "token_expired", "missing_scope")
+"""Slack error codes of a digest paused "for auth": a reinstall fixes them, so
+:meth:`InstallationsRepo.resume_after_install` resumes digests paused with them (the pause reason
+is ``'Slack error <code>: …'``, written by :mod:`bot.digest.deliver`)."""
+
+ROTATE_MINUTES_BEFORE_EXPIRY = 10
+"""A rotating bot token is refreshed when it expires within this many minutes (Slack's rotating
+tokens live 12 hours)."""
+
+_TOKEN_FIELDS = ("bot_token", "bot_refresh_token", "user_token", "user_refresh_token")
+
+
+def tenant_of(enterprise_id: str | None, team_id: str | None,
+              is_enterprise_install: bool | None) -> str:
+    """The tenant id under which the app keeps a workspace's state: ``enterprise_id`` for an
+    org-wide install (or when there is no team id), else ``team_id``. The three values are
+    Bolt's ``context.enterprise_id``, ``context.team_id``, ``context.is_enterprise_install``
+    (for events, from ``authorizations[0]``). Raises ValueError when neither id is given."""
+    if enterprise_id and (is_enterprise_install or not team_id):
+        return enterprise_id
+    if team_id:
+        return team_id
+    raise ValueError("neither an enterprise id nor a team id")
+
+
+class EncryptedInstallationStore(SQLAlchemyInstallationStore):
+    """slack_sdk's SQLAlchemy installation store that seals every token (bot, user, refresh)
+    with a :class:`~bot.store.crypto.TokenCipher` before it is written and opens it when read.
+    The tables keep slack_sdk's shape; the token columns hold ``fernet:…`` text."""
+
+    def __init__(self, client_id: str, engine: Engine, cipher: TokenCipher):
+        super().__init__(client_id=client_id, engine=engine)
+        self.cipher = cipher
+
+    def _sealed(self, obj: Installation | Bot) -> Installation | Bot:
+        out = copy.copy(obj)
+        for name in _TOKEN_FIELDS:
+            if hasattr(out, name):
+                setattr(out, name, self.cipher.seal(getattr(out, name)))
+        return out
+
+    def _opened(self, obj: Installation | Bot | None) -> Installation | Bot | None:
+        if obj is None:
+            return None
+        for name in _TOKEN_FIELDS:
+            if hasattr(obj, name):
+                setattr(obj, name, self.cipher.open(getattr(obj, name)))
+        return obj
+
+    def save(self, installation: Installation) -> None:
+        sealed = self._sealed(installation)
+        assert isinstance(sealed, Installation)
+        super().save(sealed)
+
+    def save_bot(self, bot: Bot) -> None:
+        sealed = self._sealed(bot)
+        assert isinstance(sealed, Bot)
+        super().save_bot(sealed)
+
+    def find_bot(self, *, enterprise_id: str | None, team_id: str | None,
+                 is_enterprise_install: bool | None = False) -> Bot | None:
+        found = self._opened(super().find_bot(enterprise_id=enterprise_id, team_id=team_id,
+                                              is_enterprise_install=is_enterprise_install))
+        return found if isinstance(found, Bot) else None
+
+    def find_installation(self, *, enterprise_id: str | None, team_id: str | None,
+                          user_id: str | None = None,
+                          is_enterprise_install: bool | None = False) -> Installation | None:
+        found = self._opened(super().find_installation(
+            enterprise_id=enterprise_id, team_id=team_id, user_id=user_id,
+            is_enterprise_install=is_enterprise_install))
+        return found if isinstance(found, Installation) else None
+
+
+@dataclass(frozen=True)
+class Resumed:
+    """What :meth:`InstallationsRepo.resume_after_install` reactivated: channel ids (of
+    subscriptions) and user ids (of DM digests), each once, sorted."""
+
+    channels: tuple[str, ...]
+    users: tuple[str, ...]
+
+    def __len__(self) -> int:
+        return len(self.channels) + len(self.users)
 
 
 class InstallationsRepo(StoreCore):
-    """Workspace installs and uninstalls."""
+    """Workspace and org-wide installs, uninstalls, reinstalls and the tokens they hold."""
 
-    def remove_team(self, team: str) -> TeamRemoval:
-        """The app was uninstalled from ``team`` (``app_uninstalled`` / ``tokens_revoked``):
-        delete its Slack installation and bot rows (all client ids) and pause all its channel
-        subscriptions and DM digests with reason ``'app uninstalled'``. Progress, follows and
-        the ledger are kept (a reinstall picks up where it left off; see :meth:`resume_team`).
-        Idempotent."""
-        check_id(team, "team")
+    # --- uninstall / reinstall -----------------------------------------------------------------
+
+    def remove_installation(self, enterprise_id: str | None, team_id: str | None,
+                            is_enterprise_install: bool | None = False) -> TeamRemoval:
+        """The app was uninstalled (``app_uninstalled``) or its bot token revoked
+        (``tokens_revoked``) for the installation Bolt's context names: an org-wide one
+        (``enterprise_id``, no team id or ``is_enterprise_install``) or a workspace one
+        (``team_id``, with its ``enterprise_id`` inside a Grid org). Deletes its installation and
+        bot rows (all client ids) and pauses the tenant's channel subscriptions and DM digests
+        with reason :data:`UNINSTALLED`. Progress, follows and the ledger are kept (a reinstall
+        picks up where it left off, :meth:`resume_after_install`). Idempotent. Raises ValueError
+        when neither id is given."""
+        tenant = tenant_of(enterprise_id, team_id, is_enterprise_install)
+        check_id(tenant, "team")
+        org_wide = tenant != team_id
         now = self._now()
         with self._write() as s:
-            installations = changed(s,
-                delete(slack_installations).where(slack_installations.c.team_id == team))
-            bots = changed(s, delete(slack_bots).where(slack_bots.c.team_id == team))
+            installations = changed(s, delete(slack_installations).where(
+                _rows_of(slack_installations, enterprise_id, team_id, org_wide)))
+            bots = changed(s, delete(slack_bots).where(
+                _rows_of(slack_bots, enterprise_id, team_id, org_wide)))
             subs = changed(s,
                 update(ChannelSubscription)
-                .where(ChannelSubscription.team_id == team, ChannelSubscription.status == "active")
+                .where(ChannelSubscription.team_id == tenant, ChannelSubscription.status == "active")
                 .values(status="paused", pause_reason=UNINSTALLED, updated_at=now)
                 .execution_options(synchronize_session=False))
             dms = changed(s,
                 update(DmPreference)
-                .where(DmPreference.team_id == team, DmPreference.status == "active")
+                .where(DmPreference.team_id == tenant, DmPreference.status == "active")
                 .values(status="paused", pause_reason=UNINSTALLED, updated_at=now)
                 .execution_options(synchronize_session=False))
         return TeamRemoval(installations, bots, subs, dms)
 
-    def resume_team(self, team: str) -> int:
-        """After a reinstall: reactivate the subscriptions and DM digests that
-        :meth:`remove_team` paused (others paused for other reasons stay paused). Returns how
-        many were resumed."""
+    def remove_team(self, team: str) -> TeamRemoval:
+        """:meth:`remove_installation` for a workspace install outside any Grid org, or for the
+        tenant id ``team`` (a team id). Kept for callers that have only a team id."""
+        check_id(team, "team")
+        return self.remove_installation(None, team, False)
+
+    def resume_after_install(self, tenant: str) -> Resumed:
+        """After a (re)install of ``tenant``: reactivate the channel subscriptions and DM digests
+        paused for auth (by :meth:`remove_installation`, or by a digest that met one of
+        :data:`AUTH_ERRORS`); others paused for other reasons (channel archived, bot not in the
+        channel) stay paused. Returns what was resumed (for a note in each)."""
         now = self._now()
-        total = 0
+        channels: set[str] = set()
+        users: set[str] = set()
         with self._write() as s:
             for model in (ChannelSubscription, DmPreference):
-                total += changed(s,
-                    update(model)
-                    .where(model.team_id == team, model.status == "paused",
-                           model.pause_reason == UNINSTALLED)
-                    .values(status="active", pause_reason=None, updated_at=now)
-                    .execution_options(synchronize_session=False))
+                where = (model.team_id == tenant, model.status == "paused", _auth_pause(model))
+                if model is ChannelSubscription:
+                    channels.update(s.scalars(select(ChannelSubscription.channel_id).where(*where)))
+                else:
+                    users.update(s.scalars(select(DmPreference.user_id).where(*where)))
+                s.execute(update(model).where(*where)
+                          .values(status="active", pause_reason=None, updated_at=now)
+                          .execution_options(synchronize_session=False))
+        return Resumed(tuple(sorted(channels)), tuple(sorted(users)))
+
+    def resume_team(self, team: str) -> int:
+        """:meth:`resume_after_install` returning only how many were resumed."""
+        return len(self.resume_after_install(team))
+
+    # --- tokens outside a request ----------------------------------------------------------------
+
+    def installation_key(self, tenant: str) -> tuple[str | None, str | None, bool] | None:
+        """``(enterprise_id, team_id, is_enterprise_install)`` of the newest installation with a
+        bot token for ``tenant`` (a team id: a workspace install, inside a Grid org or not; an
+        enterprise id: an org-wide install), as Bolt's installation store keys it; None if the
+        app is not installed there."""
+        client_id = self._client_id
+        c = slack_bots.c
+        stmt = (select(c.enterprise_id, c.team_id, c.is_enterprise_install)
+                .where(c.bot_token.is_not(None),
+                       or_(c.team_id == tenant,
+                           and_(c.enterprise_id == tenant, c.team_id.is_(None))))
+                .order_by(desc(c.installed_at)).limit(1))
+        if client_id:
+            stmt = stmt.where(c.client_id == client_id)
+        with self._read() as s:
+            row = s.execute(stmt).first()
+        if row is None:
+            return None
+        return row[0], row[1], bool(row[2]) or row[1] is None
+
+    def bot_token_for(self, tenant: str) -> str | None:
+        """The bot token for ``tenant`` (see :func:`tenant_of`), found the way Bolt's
+        installation store resolves it (``find_installation`` / ``find_bot`` with the enterprise
+        id and the org-wide flag), decrypted; refreshed first through slack-sdk's
+        :class:`~slack_sdk.oauth.token_rotation.TokenRotator` when token rotation is on and the
+        token expires within :data:`ROTATE_MINUTES_BEFORE_EXPIRY` minutes (the rotated
+        installation is saved). None when the app is not installed there. Raises
+        ``slack_sdk.oauth.token_rotation.SlackTokenRotationError`` when the refresh is refused."""
+        key = self.installation_key(tenant)
+        if key is None:
+            return None
+        enterprise_id, team_id, org_wide = key
+        store = self.installation_store()
+        installation = store.find_installation(enterprise_id=enterprise_id, team_id=team_id,
+                                               is_enterprise_install=org_wide)
+        rotator = self._token_rotator
+        if installation is not None and installation.bot_token:
+            if rotator is not None and installation.bot_refresh_token:
+                rotated = rotator.perform_token_rotation(
+                    installation=installation,
+                    minutes_before_expiration=ROTATE_MINUTES_BEFORE_EXPIRY)
+                if rotated is not None:
+                    store.save(rotated)
+                    log.info("rotated the bot token of %s", tenant)
+                    installation = rotated
+            return installation.bot_token
+        bot = store.find_bot(enterprise_id=enterprise_id, team_id=team_id,
+                             is_enterprise_install=org_wide)
+        if bot is None:
+            return None
+        if rotator is not None and bot.bot_refresh_token:
+            fresh = rotator.perform_bot_token_rotation(
+                bot=bot, minutes_before_expiration=ROTATE_MINUTES_BEFORE_EXPIRY)
+            if fresh is not None:
+                store.save_bot(fresh)
+                bot = fresh
+        return bot.bot_token or None
+
+    def reseal_tokens(self) -> int:
+        """Re-encrypt every stored token under the current (first) key of
+        ``TOKEN_ENCRYPTION_KEY`` (after adding a new key in front; plain legacy tokens are
+        sealed). Returns how many rows changed."""
+        total = 0
+        with self._write() as s:
+            for table in (slack_installations, slack_bots):
+                total += _reseal_table(s, table, self._cipher)
         return total
 
     # --- slack_sdk stores ----------------------------------------------------------------------
 
-    def installation_store(self, client_id: str | None = None) -> SQLAlchemyInstallationStore:
+    def installation_store(self, client_id: str | None = None) -> EncryptedInstallationStore:
         """slack_sdk's SQLAlchemy installation store on this engine and the migrated tables
-        (``slack_installations``, ``slack_bots``), for Bolt's OAuth settings / authorize.
-        ``client_id`` defaults to the store's; ValueError if neither is set."""
+        (``slack_installations``, ``slack_bots``), tokens encrypted at rest, for Bolt's OAuth
+        settings / authorize. ``client_id`` defaults to the store's; ValueError if neither is
+        set."""
         client_id = client_id or self._client_id
         if not client_id:
             raise ValueError("installation_store needs the Slack app's client_id")
-        if client_id not in self._installation_stores:
-            self._installation_stores[client_id] = SQLAlchemyInstallationStore(
-                client_id=client_id, engine=self._engine)
-        return self._installation_stores[client_id]
+        store = self._installation_stores.get(client_id)
+        if not isinstance(store, EncryptedInstallationStore):
+            store = EncryptedInstallationStore(client_id=client_id, engine=self._engine,
+                                               cipher=self._cipher)
+            self._installation_stores[client_id] = store
+        return store
 
     def oauth_state_store(self, expiration_seconds: int = 600) -> SQLAlchemyOAuthStateStore:
         """slack_sdk's SQLAlchemy OAuth state store (``slack_oauth_states``) on this engine;
         states expire after ``expiration_seconds``."""
         return SQLAlchemyOAuthStateStore(expiration_seconds=expiration_seconds,
                                          engine=self._engine)
+
+    def set_token_rotator(self, rotator: TokenRotator | None) -> None:
+        """Turn token rotation on (a ``TokenRotator`` with the app's client id and secret) or
+        off (None) for :meth:`bot_token_for`."""
+        self._token_rotator = rotator
+
+
+def _rows_of(table: Table, enterprise_id: str | None, team_id: str | None,
+             org_wide: bool) -> ColumnElement[bool]:
+    c = table.c
+    if org_wide:
+        return and_(c.enterprise_id == enterprise_id, c.team_id.is_(None))
+    if enterprise_id:
+        return and_(c.team_id == team_id, or_(c.enterprise_id == enterprise_id,
+                                               c.enterprise_id.is_(None)))
+    return c.team_id == team_id
+
+
+def _auth_pause(model: type[ChannelSubscription] | type[DmPreference]) -> ColumnElement[bool]:
+    reasons = [model.pause_reason == UNINSTALLED]
+    reasons += [model.pause_reason.like(f"Slack error {code}:%") for code in AUTH_ERRORS]
+    return or_(*reasons)
+
+
+def _reseal_table(s: Session, table: Table, cipher: TokenCipher) -> int:
+    names = [n for n in _TOKEN_FIELDS if n in table.c]
+    count = 0
+    for row in s.execute(select(table.c.id, *[table.c[n] for n in names])).all():
+        values = {n: cipher.reseal(getattr(row, n)) for n in names}
+        if any(values[n] != getattr(row, n) for n in names):
+            s.execute(update(table).where(table.c.id == row.id).values(**values))
+            count += 1
+    return count

@@ -42,6 +42,23 @@ def test_door_selection():
             door_for(bad)
 
 
+def test_serve_names_exactly_the_variable_its_mode_lacks():
+    def first_line(settings: Settings) -> str:
+        with pytest.raises(ConfigError) as raised:
+            door_for(settings)
+        return str(raised.value).splitlines()[0]
+
+    oauth_only = first_line(_settings(slack_client_id="1.2", slack_client_secret="c"))
+    assert oauth_only.startswith("SLACK_SIGNING_SECRET is missing") and "No Slack" not in oauth_only
+    assert first_line(_settings(slack_signing_secret="s", slack_client_id="1.2")).startswith(
+        "SLACK_CLIENT_SECRET is missing")
+    assert first_line(_settings(slack_app_token="xapp-1", slack_client_secret="c")).startswith(
+        "SLACK_CLIENT_ID is missing")
+    token_only = first_line(_settings(slack_bot_token="xoxb-1"))
+    assert "SLACK_SIGNING_SECRET (HTTP) or SLACK_APP_TOKEN (Socket Mode) is missing" in token_only
+    assert first_line(_settings()) == "No Slack credentials are configured."
+
+
 def test_serve_without_credentials_exits_2_and_points_to_the_console(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # no .env here
     for var in SLACK_VARS:

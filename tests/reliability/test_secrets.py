@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cryptography.fernet import Fernet
 from slack_sdk.oauth.installation_store import Installation
 
 from bot.config import Settings
@@ -46,6 +47,7 @@ from bot.slack.standin import (
     signed_headers,
     slash_command_body,
 )
+from bot.store.crypto import TokenCipher
 from tests.e2e.slack_requests import get, post, signed_post
 from tests.reliability.catalogs import break_catalog, copy_catalog
 from tests.reliability.test_reload import _exe, _free_port
@@ -83,6 +85,7 @@ def _secrets() -> dict[str, str]:
         "database password": f"dbpass{tag}",
         "oauth bot token": f"xoxb-5555-6666-oauthbot{tag}",
         "oauth user token": f"xoxp-7777-8888-oauthuser{tag}",
+        "token encryption key": Fernet.generate_key().decode(),
     }
 
 
@@ -201,7 +204,8 @@ def test_serve_with_known_fake_secrets_leaks_none_of_them(tmp_path, db_url):
     catalog = copy_catalog(tmp_path / "catalog")
     from bot.store import Store
 
-    with Store.from_url(db_url) as store:
+    with Store.from_url(db_url, token_cipher=TokenCipher.from_setting(
+            secrets["token encryption key"])) as store:
         store.installation_store(CLIENT_ID).save(Installation(
             app_id="A0SECRET", team_id="T0SECRET", bot_token=secrets["installed bot token"],
             bot_id="B0SECRET", bot_user_id="U0BOTSECRET", bot_scopes="commands,chat:write",
@@ -211,11 +215,13 @@ def test_serve_with_known_fake_secrets_leaks_none_of_them(tmp_path, db_url):
     with OAuthStandIn(secrets, team_id="T0SECRET") as standin:
         port = _free_port()
         env = {k: v for k, v in os.environ.items()
-               if not k.startswith(("SLACK_", "DATABASE_URL", "CATALOG_DIR", "LOG_LEVEL"))}
+               if not k.startswith(("SLACK_", "DATABASE_URL", "CATALOG_DIR", "LOG_LEVEL",
+                                     "TOKEN_ENCRYPTION_KEY"))}
         env.update(DATABASE_URL=db_url, CATALOG_DIR=str(catalog), SLACK_API_URL=standin.api_url,
                    SLACK_SIGNING_SECRET=secrets["signing secret"],
                    SLACK_BOT_TOKEN=secrets["bot token"], SLACK_CLIENT_ID=CLIENT_ID,
                    SLACK_CLIENT_SECRET=secrets["client secret"], LOG_LEVEL="DEBUG",
+                   TOKEN_ENCRYPTION_KEY=secrets["token encryption key"],
                    PYTHONFAULTHANDLER="1")
         proc = subprocess.Popen([_exe(), "serve", "--port", str(port)], cwd=tmp_path, env=env,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -268,9 +274,14 @@ def test_serve_with_known_fake_secrets_leaks_none_of_them(tmp_path, db_url):
     assert any(c.method == "users.info" and c.authorized for c in standin.calls())
     from bot.store import Store
 
-    with Store.from_url(db_url, migrate=False) as store:  # the OAuth install did complete
+    cipher = TokenCipher.from_setting(secrets["token encryption key"])
+    with Store.from_url(db_url, migrate=False, token_cipher=cipher) as store:  # the install did complete
         bot = store.installation_store(CLIENT_ID).find_bot(enterprise_id=None, team_id="T0NEWTEAM")
         assert bot is not None and bot.bot_token == secrets["oauth bot token"]
+        with store.engine.connect() as conn:  # and no token is in the tables in plain text
+            raw = " ".join(str(row) for table in ("slack_installations", "slack_bots")
+                           for row in conn.exec_driver_sql(f"SELECT * FROM {table}"))
+    assert "fernet:" in raw and _leaks(raw, secrets) == []
 
 
 # --- in process: setup_logging ------------------------------------------------------------------

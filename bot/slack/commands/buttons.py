@@ -34,12 +34,19 @@ def _post(s: Session, value: ButtonValue) -> str | None:
 
 
 def _track(s: Session, value: ButtonValue) -> str | None:
-    return value.t if value.t and s.rt.holder.catalog.has_track(value.t) else None
+    return s.current_track(value.t) if value.t else None
+
+
+def _gone(s: Session, value: ButtonValue) -> bool:
+    """The button names a post or a track today's catalog no longer has (under any alias)."""
+    return bool((value.p and _post(s, value) is None) or (value.t and _track(s, value) is None))
 
 
 @button("mark_read")
 def mark_read(s: Session, value: ButtonValue) -> Reply | None:
     """Mark the button's post read, then redraw."""
+    if _gone(s, value):
+        return s.outdated()
     pid = _post(s, value)
     notice = None
     if pid:
@@ -51,6 +58,8 @@ def mark_read(s: Session, value: ButtonValue) -> Reply | None:
 @button("mark_unread")
 def mark_unread(s: Session, value: ButtonValue) -> Reply | None:
     """Mark the button's post unread, then redraw."""
+    if _gone(s, value):
+        return s.outdated()
     pid = _post(s, value)
     notice = None
     if pid:
@@ -62,6 +71,8 @@ def mark_unread(s: Session, value: ButtonValue) -> Reply | None:
 @button("follow")
 def follow(s: Session, value: ButtonValue) -> Reply | None:
     """Follow the button's track, then redraw."""
+    if _gone(s, value):
+        return s.outdated()
     tid = _track(s, value)
     notice = None
     if tid:
@@ -73,6 +84,8 @@ def follow(s: Session, value: ButtonValue) -> Reply | None:
 @button("unfollow")
 def unfollow(s: Session, value: ButtonValue) -> Reply | None:
     """Unfollow the button's track, then redraw."""
+    if _gone(s, value):
+        return s.outdated()
     tid = _track(s, value)
     notice = None
     if tid:
@@ -84,6 +97,8 @@ def unfollow(s: Session, value: ButtonValue) -> Reply | None:
 @button("share")
 def share(s: Session, value: ButtonValue) -> Reply | None:
     """The track's path for everyone in the channel (no personal progress)."""
+    if _gone(s, value):
+        return s.outdated()
     tid = _track(s, value)
     if tid:
         return views.track_reply(s.rt.holder.catalog, tid, set(), s.lang, followed=False, shared=True)

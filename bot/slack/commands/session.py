@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -249,15 +249,36 @@ class Session:
 
     def redraw(self, view: str, notice: str | None) -> Reply | None:
         """The message a button lived in, drawn again with the new state (``None`` for Home)."""
-        cat = self.rt.holder.catalog
         if view == "home":
             return None
-        if view.startswith("track:") and cat.has_track(view[6:]):
-            return self.track_view(view[6:], notice=notice)
+        if view.startswith("track:"):
+            tid = self.current_track(view[6:])
+            return self.track_view(tid, notice=notice) if tid else self.outdated(notice)
         if view.startswith("search:"):
             return self.query(view[7:], notice=notice)
         if view.startswith("digest"):
             return views.text_reply(notice or t("done", self.lang))
         if view == "next":
             return self.next_reply(notice=notice)
-        return views.text_reply(notice or t("error.generic", self.lang))
+        return views.text_reply(notice) if notice else self.outdated()
+
+    def current_track(self, track_id: str) -> str | None:
+        """Today's id of a track a button named: the id itself, or the track that lists it
+        among its aliases (a renamed track keeps its old id there); None if none does."""
+        cat = self.rt.holder.catalog
+        if cat.has_track(track_id):
+            return track_id
+        wanted = track_id.casefold()
+        for track in cat.tracks:
+            if any(a.casefold() == wanted for a in track.aliases):
+                return track.id
+        return None
+
+    def outdated(self, notice: str | None = None) -> Reply:
+        """The answer to a button from a message an earlier catalog drew (its track or post is
+        gone): says so plainly (after ``notice``, when something was done) and keeps the
+        message."""
+        text = t("error.outdated", self.lang)
+        if notice:
+            text = Mrkdwn("{}\n{}").format(notice, text)
+        return replace(views.text_reply(text), keep_original=True)

@@ -10,16 +10,17 @@ import re
 from slack_bolt import Ack, App, BoltContext, Respond
 from slack_sdk import WebClient
 
-from bot.slack.handlers import Caller, Handlers
+from bot.slack.handlers import Handlers
 from bot.slack.listeners.errors import answers_failure
 from bot.slack.listeners.events import publish_home
+from bot.slack.listeners.identity import caller_of
 from bot.slack.views.blocks import decode_value
 
 log = logging.getLogger(__name__)
 
 KINDS = ("mark_read", "mark_unread", "follow", "unfollow", "share", "dm_on", "dm_off",
          "snooze", "stop", "more_results", "open_path", "more_steps")
-ACTION = re.compile(r"^(%s):" % "|".join(KINDS))
+ACTION = re.compile(r"^({}):".format("|".join(KINDS)))
 
 
 def register(app: App, handlers: Handlers) -> None:
@@ -32,14 +33,9 @@ def register(app: App, handlers: Handlers) -> None:
     def handle_action(body: dict, respond: Respond, client: WebClient, context: BoltContext) -> None:
         action = (body.get("actions") or [{}])[0]
         kind = (action.get("action_id") or "").split(":", 1)[0]
-        # ids from Bolt's context (org-wide installs, Slack Connect); the body only as a fallback
-        user = body.get("user") or {}
-        team_id = context.team_id or user.get("team_id") or (body.get("team") or {}).get("id") or ""
-        channel_id = (context.channel_id or (body.get("channel") or {}).get("id")
-                      or (body.get("container") or {}).get("channel_id") or "")
-        caller = Caller(team_id=team_id, user_id=context.user_id or user.get("id") or "",
-                        channel_id=channel_id)
-        from_home = (body.get("container") or {}).get("type") == "view" or (body.get("view") or {}).get("type") == "home"
+        caller = caller_of(context, body)  # the one rule: bot/slack/listeners/identity.py
+        from_home = ((body.get("container") or {}).get("type") == "view"
+                     or (body.get("view") or {}).get("type") == "home")
         reply = handlers.action(caller, kind, decode_value(action.get("value")))
         if from_home or reply is None:
             publish_home(handlers, client, caller)
@@ -47,7 +43,8 @@ def register(app: App, handlers: Handlers) -> None:
         # A share is a new in-channel message; a click on a digest (a message everyone in the
         # channel sees) answers the clicker privately and leaves the digest as it is.
         data = decode_value(action.get("value"))
-        keep_original = kind == "share" or str(data.get("v", "")).startswith("digest")
+        keep_original = (kind == "share" or str(data.get("v", "")).startswith("digest")
+                         or reply.keep_original)
         respond(**reply.payload(), replace_original=not keep_original)
 
     app.action(ACTION)(ack=ack_action, lazy=[handle_action])

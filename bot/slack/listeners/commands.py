@@ -11,21 +11,14 @@ import re
 
 from slack_bolt import Ack, App, BoltContext, Respond
 
-from bot.slack.handlers import Caller, Handlers
+from bot.slack.handlers import Handlers
 from bot.slack.listeners.errors import answers_failure
+from bot.slack.listeners.identity import caller_of
 
 log = logging.getLogger(__name__)
 
 COMMAND = re.compile(r"^/vllm-path")
 """Matches ``/vllm-path`` and staging variants such as ``/vllm-path-dev``."""
-
-
-def caller_of(context: BoltContext, body: dict) -> Caller:
-    """Who asked, from Bolt's ``context`` (which resolves org-wide installs and Slack Connect:
-    the user's own team); the body's fields only where the context has none."""
-    return Caller(team_id=context.team_id or body.get("team_id") or "",
-                  user_id=context.user_id or body.get("user_id") or "",
-                  channel_id=context.channel_id or body.get("channel_id") or "")
 
 
 def register(app: App, handlers: Handlers) -> None:

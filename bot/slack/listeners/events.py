@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import logging
 
-from slack_bolt import App
+from slack_bolt import App, BoltContext
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from bot.logging_setup import slack_error
 from bot.slack.handlers import Caller, Handlers
+from bot.slack.listeners.identity import caller_of, tenant
 
 log = logging.getLogger(__name__)
 
@@ -63,20 +64,27 @@ def register(app: App, handlers: Handlers) -> None:
     """Attach the event listeners."""
 
     @app.event("app_home_opened")
-    def home_opened(body: dict, event: dict, client: WebClient) -> None:
+    def home_opened(body: dict, event: dict, client: WebClient, context: BoltContext) -> None:
         if event.get("tab", "home") != "home" or not first_delivery(handlers, body):
             return
-        publish_home(handlers, client, Caller(team_id=body.get("team_id") or "", user_id=event.get("user") or ""))
+        caller = caller_of(context)
+        publish_home(handlers, client, Caller(team_id=caller.team_id,
+                                              user_id=event.get("user") or caller.user_id))
 
     @app.event("app_uninstalled")
-    def uninstalled(body: dict) -> None:
+    def uninstalled(body: dict, context: BoltContext) -> None:
+        # The installation is the one the event was delivered for (authorizations[0] via
+        # Bolt's context), not the outer team_id; an org-wide one has no team id.
         if first_delivery(handlers, body):
-            handlers.rt.store.remove_team(body.get("team_id") or "")
-            log.info("app uninstalled from team %s: tokens removed, digests paused", body.get("team_id"))
+            removal = handlers.rt.store.remove_installation(
+                context.enterprise_id, context.team_id, context.is_enterprise_install)
+            log.info("app uninstalled from %s: tokens removed, %d digests paused", tenant(context),
+                     removal.subscriptions_paused + removal.dms_paused)
 
     @app.event("tokens_revoked")
-    def revoked(body: dict, event: dict) -> None:
+    def revoked(body: dict, event: dict, context: BoltContext) -> None:
         # Only the bot token matters to us; revoked user tokens change nothing.
         if (event.get("tokens") or {}).get("bot") and first_delivery(handlers, body):
-            handlers.rt.store.remove_team(body.get("team_id") or "")
-            log.info("tokens revoked in team %s: tokens removed, digests paused", body.get("team_id"))
+            handlers.rt.store.remove_installation(
+                context.enterprise_id, context.team_id, context.is_enterprise_install)
+            log.info("bot token revoked in %s: tokens removed, digests paused", tenant(context))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import itertools
 import json
@@ -82,13 +83,26 @@ class SlackStandIn:
     given, each call is checked against its own token's scopes and an unknown token is
     ``invalid_auth``. Tokens are kept only in memory, to compare; they are never recorded or
     printed.
+
+    Channel membership: posting to (or reading the history of) a channel of ``channels`` whose
+    ``is_member`` is false answers ``not_in_channel``, as Slack does (a public channel accepts
+    posts from a token with ``chat:write.public``).
+
+    Token rotation (``oauth_client=(client_id, client_secret)``): :meth:`issue_rotating_token`
+    grants an access token that expires (calls with it after the expiry get
+    ``token_expired``) and a refresh token; ``oauth.v2.access`` with
+    ``grant_type=refresh_token`` (client id and secret by HTTP Basic auth or in the body, as
+    slack-sdk sends them) answers a new access token, a new refresh token (the old one stops
+    working) and ``expires_in``; a wrong client is ``invalid_client_id`` / ``bad_client_secret``,
+    an unknown refresh token ``invalid_refresh_token``.
     """
 
     def __init__(self, *, team_id: str = CONSOLE_TEAM_ID, team_name: str = "Console",
                  channels: Iterable[Mapping[str, Any]] | None = None,
                  response_url_limit: int = 5, port: int = 0,
                  token_scopes: Mapping[str, Iterable[str]] | None = None,
-                 scopes: Iterable[str] | None = None):
+                 scopes: Iterable[str] | None = None,
+                 oauth_client: tuple[str, str] | None = None):
         self.scopes = default_bot_scopes() if scopes is None else parse_scopes(scopes)
         self.team_id = team_id
         self.team_name = team_name
@@ -98,6 +112,9 @@ class SlackStandIn:
         self.response_url_limit = response_url_limit
         self._token_scopes = (None if token_scopes is None
                               else {k: frozenset(v) for k, v in token_scopes.items()})
+        self._oauth_client = oauth_client
+        self._token_expiry: dict[str, float] = {}  # rotating access token -> epoch seconds
+        self._refresh_tokens: dict[str, frozenset[str]] = {}  # refresh token -> scopes
         self._cond = threading.Condition()
         self._faults = Faults()
         self._calls: list[ApiCall] = []
@@ -263,9 +280,11 @@ class SlackStandIn:
         token = auth.split(" ", 1)[-1] if auth else None
         refused = self._auth_refusal(method, args, token)
         headers: dict[str, str]
+        decided = time.monotonic()
         if refused is not None:
             status, headers, body = 200, {}, refused
-            decided = time.monotonic()
+        elif method == "oauth.v2.access" and args.get("grant_type") == "refresh_token":
+            status, headers, body = 200, {}, self._refresh(args, auth)
         else:
             # Rate limits and injected faults first (they count arrivals, so the time spent
             # checking blocks must not shift them), then the arguments of an accepted call.
@@ -303,15 +322,31 @@ class SlackStandIn:
             return {"ok": False, "error": "unknown_method"}
         if method in _NO_TOKEN_METHODS:
             return None
+        if token is not None:
+            with self._cond:
+                expiry = self._token_expiry.get(token)
+            if expiry is not None and expiry <= time.time():
+                return {"ok": False, "error": "token_expired"}
         granted: frozenset[str] | None = self.scopes
         if self._token_scopes is not None:
             granted = self._token_scopes.get(token or "")
             if granted is None:
                 return {"ok": False, "error": "invalid_auth"}
-        channel = str(args.get("channel") or "")
-        private = next((bool(c.get("is_private")) for c in self.channels
-                        if c.get("id") == channel), None)
-        return scope_refusal(method, granted, conversation_kind(channel, private))
+        channel_id = str(args.get("channel") or "")
+        channel = next((c for c in self.channels if c.get("id") == channel_id), None)
+        private = bool(channel.get("is_private")) if channel is not None else None
+        refused = scope_refusal(method, granted, conversation_kind(channel_id, private))
+        if refused is not None:
+            return refused
+        if (method in ("chat.postMessage", "chat.postEphemeral", "conversations.history")
+                and channel is not None and not channel.get("is_member", True)):
+            # Slack: a private channel needs the bot as a member; a public one too unless the
+            # token has chat:write.public (posting only).
+            public_ok = (not channel.get("is_private") and method == "chat.postMessage"
+                         and "chat:write.public" in granted)
+            if not public_ok:
+                return {"ok": False, "error": "not_in_channel"}
+        return None
 
     def _argument_refusal(self, method: str, args: Mapping[str, Any]) -> str | None:
         if method in _MESSAGE_METHODS:
@@ -387,6 +422,45 @@ class SlackStandIn:
     def _next_ts(self) -> str:
         n = next(self._ts)
         return f"{self._ts_base + n // 1_000_000}.{n % 1_000_000:06d}"
+
+    def issue_rotating_token(self, scopes: Iterable[str], expires_in_s: float
+                             ) -> tuple[str, str]:
+        """Grant a rotating bot token with ``scopes`` that expires in ``expires_in_s`` seconds
+        (may be negative: already expired) and its refresh token; returns ``(access, refresh)``.
+        Needs ``token_scopes`` (scope checks on) to be meaningful."""
+        n = next(self._ids)
+        access, refresh = f"xoxe.xoxb-1-rot{n:04d}{uuid.uuid4().hex[:8]}", f"xoxe-1-ref{n:04d}{uuid.uuid4().hex[:8]}"
+        with self._cond:
+            if self._token_scopes is None:
+                self._token_scopes = {}
+            self._token_scopes[access] = frozenset(scopes)
+            self._token_expiry[access] = time.time() + expires_in_s
+            self._refresh_tokens[refresh] = frozenset(scopes)
+        return access, refresh
+
+    def _refresh(self, args: Mapping[str, Any], auth: str | None) -> dict[str, Any]:
+        """``oauth.v2.access`` with ``grant_type=refresh_token`` (see the class docstring)."""
+        client_id, secret = args.get("client_id"), args.get("client_secret")
+        if auth and auth.startswith("Basic "):
+            try:
+                client_id, _, secret = base64.b64decode(auth[6:]).decode().partition(":")
+            except (ValueError, UnicodeDecodeError):
+                return {"ok": False, "error": "invalid_client_id"}
+        if self._oauth_client is None or client_id != self._oauth_client[0]:
+            return {"ok": False, "error": "invalid_client_id"}
+        if secret != self._oauth_client[1]:
+            return {"ok": False, "error": "bad_client_secret"}
+        with self._cond:
+            scopes = self._refresh_tokens.pop(str(args.get("refresh_token") or ""), None)
+        if scopes is None:
+            return {"ok": False, "error": "invalid_refresh_token"}
+        expires_in = 43200
+        access, refresh = self.issue_rotating_token(scopes, expires_in)
+        return {"ok": True, "access_token": access, "token_type": "bot",
+                "scope": ",".join(sorted(scopes)), "bot_user_id": BOT_USER_ID,
+                "app_id": CONSOLE_APP_ID, "team": {"id": self.team_id, "name": self.team_name},
+                "enterprise": None, "is_enterprise_install": False,
+                "refresh_token": refresh, "expires_in": expires_in}
 
     def _ok_body(self, method: str, args: dict[str, Any]) -> dict[str, Any]:
         channel = args.get("channel")

@@ -78,11 +78,14 @@ def cut(text: _Text, limit: int) -> _Text:
 @dataclass(frozen=True)
 class Reply:
     """A message to send: ``text`` (plain-text fallback, still mrkdwn-escaped), ``blocks`` (dicts),
-    ``response_type`` ``ephemeral`` (only the asker sees it) or ``in_channel``."""
+    ``response_type`` ``ephemeral`` (only the asker sees it) or ``in_channel``;
+    ``keep_original``: a button's answer that must not replace the message the button was in
+    (e.g. "this message is out of date")."""
 
     text: str
     blocks: list[dict[str, Any]] = field(default_factory=list)
     response_type: str = "ephemeral"
+    keep_original: bool = False
 
     def payload(self) -> dict[str, Any]:
         """The message as Slack receives it: ``{"response_type", "text", "blocks"}``."""

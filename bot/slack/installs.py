@@ -1,0 +1,73 @@
+"""A (re)install through OAuth: resume what was paused for auth and say so where it resumed.
+
+Bolt's OAuth flow saves the installation in the installation store and then calls the success
+callback of :class:`slack_bolt.oauth.callback_options.CallbackOptions`; :func:`success_callback`
+wraps Bolt's default success page with :func:`resume_after_install`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from slack_bolt.oauth.callback_options import SuccessArgs
+from slack_bolt.response import BoltResponse
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
+from slack_sdk.oauth.installation_store.models.installation import Installation
+
+from bot.runtime import Runtime
+from bot.slack.i18n import t
+from bot.store.installations import Resumed, tenant_of
+
+log = logging.getLogger(__name__)
+
+
+def resume_after_install(runtime: Runtime, installation: Installation,
+                         client: WebClient) -> Resumed:
+    """After ``installation`` was saved: resume the tenant's channel subscriptions and DM
+    digests paused for auth (:meth:`bot.store.Store.resume_after_install`) and post one short
+    note (no mention) in each resumed channel and DM with ``client`` (the new bot token).
+    A note Slack refuses is logged and skipped; the digests stay resumed."""
+    tenant = tenant_of(installation.enterprise_id, installation.team_id,
+                       installation.is_enterprise_install)
+    resumed = runtime.store.resume_after_install(tenant)
+    for channel in resumed.channels:
+        _note(client, channel, str(t("install.resumed_channel")))
+    for user in resumed.users:
+        lang = runtime.store.get_lang(tenant, user) or "en"
+        try:
+            im = (client.conversations_open(users=user).get("channel") or {}).get("id")
+        except SlackApiError as exc:
+            log.info("reinstall note: conversations.open failed: %s", exc.response.get("error"))
+            continue
+        if im:
+            _note(client, im, str(t("install.resumed_dm", lang)))
+    if len(resumed):
+        log.info("reinstalled in %s: %d channel digests and %d DM digests resumed", tenant,
+                 len(resumed.channels), len(resumed.users))
+    return resumed
+
+
+def _note(client: WebClient, channel: str, text: str) -> None:
+    try:
+        client.chat_postMessage(channel=channel, text=text, unfurl_links=False)
+    except SlackApiError as exc:
+        log.info("reinstall note not posted: %s", exc.response.get("error"))
+
+
+def success_callback(runtime: Runtime,
+                     make_client: Callable[[str], WebClient]) -> Callable[[SuccessArgs], BoltResponse]:
+    """Bolt's OAuth ``success`` callback: :func:`resume_after_install` with a client for the new
+    bot token (``make_client(token)``), then Bolt's default success page."""
+
+    def success(args: SuccessArgs) -> BoltResponse:
+        installation = args.installation
+        if installation.bot_token:
+            try:
+                resume_after_install(runtime, installation, make_client(installation.bot_token))
+            except Exception:  # the install itself succeeded; never fail the page
+                log.exception("resuming digests after an install failed")
+        return args.default.success(args)
+
+    return success

@@ -1,0 +1,37 @@
+"""The one rule for "which team and which user" of any request (slash command, button click,
+event, unfurl): read from Bolt's ``context``, which resolves the installation that authorised
+the request the way Bolt's installation store does (``team.id`` of a click, ``team_id`` of a
+command, ``authorizations[0]`` of an event; ``enterprise_id`` and ``is_enterprise_install``
+alongside). The team half is the *tenant id* of :func:`bot.store.installations.tenant_of`: the
+enterprise id for an org-wide install, else the team id. So a click whose ``user.team_id``
+(T222) differs from ``team.id`` (T111) and a slash command by the same person land on one
+reader record, and an event whose outer ``team_id`` differs from its authorizations is
+attributed to the installation it was delivered for."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from slack_bolt import BoltContext
+
+from bot.slack.commands.session import Caller
+from bot.store.installations import tenant_of
+
+
+def tenant(context: BoltContext) -> str:
+    """The tenant id of the installation Bolt's ``context`` names ("" when it names none)."""
+    try:
+        return tenant_of(context.enterprise_id, context.team_id, context.is_enterprise_install)
+    except ValueError:
+        return ""
+
+
+def caller_of(context: BoltContext, body: dict[str, Any] | None = None) -> Caller:
+    """Who asked, from where: tenant (:func:`tenant`), ``context.user_id`` and
+    ``context.channel_id`` (for a click from a message, the container's channel when Bolt has
+    none). ``body`` is only read for that channel fallback."""
+    channel = context.channel_id or ""
+    if not channel and body:
+        channel = ((body.get("channel") or {}).get("id")
+                   or (body.get("container") or {}).get("channel_id") or "")
+    return Caller(team_id=tenant(context), user_id=context.user_id or "", channel_id=channel)

@@ -1,0 +1,104 @@
+"""Slack tokens encrypted at rest: cryptography's Fernet, with MultiFernet for key rotation.
+
+Keys come from ``TOKEN_ENCRYPTION_KEY`` (:class:`bot.config.Settings`): one or more Fernet keys
+(url-safe base64 of 32 random bytes, ``Fernet.generate_key()``), comma separated, the **first**
+encrypts and every one decrypts. Rotating the key: put a new key first, keep the old one after
+it, run ``vllm-path tokens rotate-key`` (re-encrypts every stored token under the first key), then
+drop the old key. See README "Token encryption".
+
+A sealed value is ``fernet:`` followed by the Fernet token. :meth:`TokenCipher.seal` leaves an
+already sealed value as it is (so nested saves never encrypt twice); :meth:`TokenCipher.open`
+passes a value without the prefix through unchanged (rows written before encryption existed),
+and the next save of that installation seals it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from cryptography.fernet import Fernet, InvalidToken, MultiFernet
+
+log = logging.getLogger(__name__)
+
+PREFIX = "fernet:"
+"""Marks a sealed token in the installation tables."""
+
+LOCAL_KEY_FILE = "vllm-path-token.key"
+"""Where a local run without ``TOKEN_ENCRYPTION_KEY`` keeps its generated key (working dir)."""
+
+
+class TokenCipher:
+    """Encrypts and decrypts Slack tokens. ``keys``: Fernet keys, the first encrypts.
+
+    Raises ValueError for no key or a malformed one (the message never contains a key)."""
+
+    def __init__(self, keys: Sequence[str | bytes]):
+        if not keys:
+            raise ValueError("TokenCipher needs at least one Fernet key")
+        try:
+            self._fernet = MultiFernet([Fernet(k) for k in keys])
+        except (ValueError, TypeError):
+            raise ValueError("TOKEN_ENCRYPTION_KEY holds a value that is not a Fernet key "
+                             "(url-safe base64 of 32 bytes; make one with "
+                             "`python -c 'from cryptography.fernet import Fernet; "
+                             "print(Fernet.generate_key().decode())'`)") from None
+
+    @classmethod
+    def from_setting(cls, value: str) -> TokenCipher:
+        """From ``TOKEN_ENCRYPTION_KEY``'s text: keys separated by commas, the first current."""
+        return cls([k.strip() for k in value.split(",") if k.strip()])
+
+    def seal(self, value: str | None) -> str | None:
+        """``value`` encrypted under the current key (None and sealed values unchanged)."""
+        if value is None or value == "" or value.startswith(PREFIX):
+            return value
+        return PREFIX + self._fernet.encrypt(value.encode()).decode()
+
+    def open(self, value: str | None) -> str | None:
+        """The plain token of a sealed ``value`` (unsealed values pass through). Raises
+        ValueError when no configured key opens it (the key was changed without keeping the
+        old one)."""
+        if value is None or not value.startswith(PREFIX):
+            return value
+        try:
+            return self._fernet.decrypt(value[len(PREFIX):].encode()).decode()
+        except InvalidToken:
+            raise ValueError("a stored Slack token cannot be decrypted with TOKEN_ENCRYPTION_KEY "
+                             "(was the key replaced without keeping the old one?)") from None
+
+    def reseal(self, value: str | None) -> str | None:
+        """``value`` re-encrypted under the current key (plain values are sealed)."""
+        if value is None or not value.startswith(PREFIX):
+            return self.seal(value)
+        return PREFIX + self._fernet.rotate(value[len(PREFIX):].encode()).decode()
+
+
+_process_key: bytes | None = None
+
+
+def ephemeral_cipher() -> TokenCipher:
+    """A cipher with a key generated once per process (tests, stores built without settings):
+    tokens it seals cannot be read by another process."""
+    global _process_key
+    if _process_key is None:
+        _process_key = Fernet.generate_key()
+    return TokenCipher([_process_key])
+
+
+def local_key_cipher(directory: Path | None = None) -> TokenCipher:
+    """For a local run without ``TOKEN_ENCRYPTION_KEY``: the key in ``LOCAL_KEY_FILE`` in
+    ``directory`` (default: the working directory), generated (mode 0600) on first use. Logs
+    where the key is, never the key."""
+    path = (directory or Path.cwd()) / LOCAL_KEY_FILE
+    if not path.exists():
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(Fernet.generate_key())
+        log.warning("TOKEN_ENCRYPTION_KEY is not set: generated a token encryption key in %s "
+                    "(keep it with the database; set TOKEN_ENCRYPTION_KEY in production)", path)
+    else:
+        log.warning("TOKEN_ENCRYPTION_KEY is not set: using the token encryption key in %s", path)
+    return TokenCipher([path.read_bytes().strip()])
