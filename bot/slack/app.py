@@ -26,9 +26,11 @@ from slack_sdk.http_retry.builtin_handlers import (
 from slack_sdk.http_retry.handler import RetryHandler
 
 from bot.runtime import Runtime
+from bot.slack.commands.session import CHANNEL_INVITE, CHANNEL_OK
 from bot.slack.handlers import Handlers, UserInfo, UserInfoCache
 from bot.slack.installs import success_callback
 from bot.slack.listeners import actions, commands, errors, events
+from bot.slack.mrkdwn import Mrkdwn
 from bot.slack.signing import SignedRequestVerification
 
 log = logging.getLogger(__name__)
@@ -124,16 +126,21 @@ def build_app(runtime: Runtime, client: WebClient | None = None, *, verify_reque
         raise ValueError("no Slack credentials: set SLACK_BOT_TOKEN (one workspace) or "
                          "SLACK_CLIENT_ID and SLACK_CLIENT_SECRET (OAuth)")
 
-    def fetch_user(team_id: str, user_id: str) -> UserInfo:
-        extra = {}
+    def token_for(team_id: str) -> tuple[bool, str | None]:
+        """``(installed, token)``: the tenant's bot token under OAuth; ``None`` (the client's own
+        token) with one bot token; ``(False, None)`` when the tenant is not installed."""
         if client is None and settings.oauth_enabled:
             # team_id is the tenant (a team id, or an enterprise id for an org-wide install)
             token = runtime.store.bot_token_for(team_id)
-            if not token:
-                return UserInfo()
-            extra["token"] = token
+            return bool(token), token or None
+        return True, None
+
+    def fetch_user(team_id: str, user_id: str) -> UserInfo:
+        installed, token = token_for(team_id)
+        if not installed:
+            return UserInfo()
         try:
-            resp = app.client.users_info(user=user_id, include_locale=True, **extra)
+            resp = app.client.users_info(user=user_id, include_locale=True, token=token)
         except SlackApiError as exc:
             log.info("users.info failed for a user of team %s: %s", team_id, exc.response.get("error"))
             return UserInfo()
@@ -141,11 +148,49 @@ def build_app(runtime: Runtime, client: WebClient | None = None, *, verify_reque
             log.info("users.info failed: %s", type(exc).__name__)
             return UserInfo()
         user = resp.get("user") or {}
-        return UserInfo(locale=user.get("locale"), tz=user.get("tz"))
+        profile = user.get("profile") or {}
+        name = (profile.get("display_name") or profile.get("real_name") or user.get("real_name")
+                or None)
+        return UserInfo(locale=user.get("locale"), tz=user.get("tz"), name=name,
+                        is_admin=bool(user.get("is_admin") or user.get("is_owner")))
+
+    def check_channel(team_id: str, channel_id: str) -> str:
+        # conversations.info: a private channel the bot is not in is channel_not_found to it; a
+        # public one shows is_member false. The manifest has no channels:join, so both ask for
+        # /invite. Any other failure keeps today's behaviour (subscribe goes ahead).
+        installed, token = token_for(team_id)
+        if not installed:
+            return CHANNEL_OK
+        try:
+            resp = app.client.conversations_info(channel=channel_id, token=token)
+        except SlackApiError as exc:
+            error = exc.response.get("error")
+            log.info("conversations.info failed for a channel of team %s: %s", team_id, error)
+            return CHANNEL_INVITE if error == "channel_not_found" else CHANNEL_OK
+        except Exception as exc:  # network trouble must not break a reply
+            log.info("conversations.info failed: %s", type(exc).__name__)
+            return CHANNEL_OK
+        channel = resp.get("channel") or {}
+        if channel.get("is_im") or channel.get("is_mpim") or channel.get("is_member", True):
+            return CHANNEL_OK
+        return CHANNEL_INVITE
+
+    def announce(team_id: str, channel_id: str, text: Mrkdwn) -> None:
+        installed, token = token_for(team_id)
+        if not installed:
+            return
+        try:
+            app.client.chat_postMessage(channel=channel_id, text=str(text), token=token)
+        except SlackApiError as exc:  # e.g. not_in_channel: the command still answers
+            log.info("announcement not posted in a channel of team %s: %s", team_id,
+                     exc.response.get("error"))
+        except Exception as exc:
+            log.info("announcement not posted: %s", type(exc).__name__)
 
     if listener_executor is None:
         _separate_lazy_pool(app)
-    handlers = Handlers(runtime, users_info=UserInfoCache(fetch_user))
+    handlers = Handlers(runtime, users_info=UserInfoCache(fetch_user), channel_check=check_channel,
+                        announce=announce)
     commands.register(app, handlers)
     actions.register(app, handlers)
     events.register(app, handlers)

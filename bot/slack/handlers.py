@@ -17,10 +17,14 @@ from bot.slack import grammar
 from bot.slack.commands import ButtonValue, Session, run_button, run_command
 from bot.slack.commands.session import (
     CLEAR_MARGIN,
+    Announce,
     Caller,
+    ChannelCheck,
     UserInfo,
     UserInfoCache,
     UsersInfo,
+    any_channel,
+    no_announce,
     no_users_info,
 )
 from bot.slack.commands.subscribe import next_fire_label
@@ -36,13 +40,17 @@ __all__ = ["CLEAR_MARGIN", "Caller", "Handlers", "UserInfo", "UserInfoCache", "U
 class Handlers:
     """Command and action handlers bound to a :class:`Runtime` (store + catalog holder)."""
 
-    def __init__(self, runtime: Runtime, users_info: UsersInfo = no_users_info):
+    def __init__(self, runtime: Runtime, users_info: UsersInfo = no_users_info,
+                 channel_check: ChannelCheck = any_channel, announce: Announce = no_announce):
         self.rt = runtime
         self.users_info = users_info
+        self.channel_check = channel_check
+        self.announce = announce
 
     def session(self, caller: Caller, lang: str | None = None) -> Session:
         """A :class:`Session` for ``caller`` (language looked up unless given)."""
-        return Session(self.rt, caller, self.users_info, lang or "")
+        return Session(self.rt, caller, self.users_info, lang or "",
+                       channel_check=self.channel_check, announce=self.announce)
 
     def lang(self, caller: Caller) -> str:
         """``/vllm-path lang`` setting, else the Slack locale (zh* -> zh), else English."""

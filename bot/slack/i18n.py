@@ -33,6 +33,7 @@ STRINGS: dict[str, dict[str, str]] = {
                "*Digests*\n"
                "`/vllm-path subscribe spec monday 09:00 Europe/Berlin` · weekly digest in this channel\n"
                "`/vllm-path unsubscribe spec` · `/vllm-path subscriptions` · this channel's digests\n"
+               "Stopping or removing a channel's digest: the person who set it up, or a workspace admin\n"
                "`/vllm-path dm on friday 08:30` · a weekly DM with your own next reads · `dm off`\n"
                "*Settings*\n"
                "`/vllm-path lang zh` · reply in Chinese (`lang en` for English)"),
@@ -46,6 +47,7 @@ STRINGS: dict[str, dict[str, str]] = {
                "*周报*\n"
                "`/vllm-path subscribe spec monday 09:00 Asia/Shanghai` · 在本频道订阅每周推荐\n"
                "`/vllm-path unsubscribe spec` · `/vllm-path subscriptions` · 本频道的订阅\n"
+               "停止或取消频道订阅：仅限设置者或工作区管理员\n"
                "`/vllm-path dm on friday 08:30` · 每周私信你的下一篇 · `dm off`\n"
                "*设置*\n"
                "`/vllm-path lang en` · 用英文回复（`lang zh` 用中文）")},
@@ -152,6 +154,26 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "MST is read as America/Denver, which observes daylight saving; for Arizona "
               "(no daylight saving) use America/Phoenix.",
         "zh": "MST 按 America/Denver 处理（实行夏令时）；亚利桑那州（不实行夏令时）请用 America/Phoenix。"},
+    "someone": {"en": "someone", "zh": "某人"},
+    "sub.invite": {"en": "I can't post in this channel yet, so nothing is set up. Invite me first with "
+                         "`/invite @vllm-path`, then run `/vllm-path subscribe {track_id}` again.",
+                   "zh": "我还不能在本频道发消息，所以没有订阅。请先用 `/invite @vllm-path` 邀请我，"
+                         "再运行 `/vllm-path subscribe {track_id}`。"},
+    "sub.not_allowed": {"en": "Only the person who set up this digest ({person}) or a workspace admin can stop it.",
+                        "zh": "只有设置这个推荐的人（{person}）或工作区管理员可以停止它。"},
+    "announce.new": {"en": "{person} subscribed this channel to the weekly {track} digest ({weekday}s {time} {tz}).",
+                     "zh": "{person} 为本频道订阅了每周 {track} 推荐（每{weekday} {time} {tz}）。"},
+    "announce.resumed": {"en": "{person} resumed this channel's weekly {track} digest ({weekday}s {time} {tz}).",
+                         "zh": "{person} 恢复了本频道的每周 {track} 推荐（每{weekday} {time} {tz}）。"},
+    "announce.updated": {"en": "{person} moved this channel's weekly {track} digest to {weekday}s {time} {tz}.",
+                         "zh": "{person} 将本频道的每周 {track} 推荐改到每{weekday} {time} {tz}。"},
+    "announce.unsub": {"en": "{person} unsubscribed this channel from the weekly {track} digest.",
+                       "zh": "{person} 为本频道取消了每周 {track} 推荐。"},
+    "announce.snooze": {"en": "{person} snoozed this channel's {track} digest: the next one is skipped, "
+                              "it comes back after.",
+                        "zh": "{person} 暂停了本频道下一期 {track} 推荐，之后照常。"},
+    "announce.stop": {"en": "{person} stopped this channel's weekly {track} digest.",
+                      "zh": "{person} 停止了本频道的每周 {track} 推荐。"},
     "unsub.done": {"en": "This channel no longer gets the *{track}* digest.", "zh": "本频道已取消 *{track}* 推荐。"},
     "unsub.not": {"en": "This channel has no *{track}* digest.", "zh": "本频道没有订阅 *{track}*。"},
     "subs.header": {"en": "Digests in this channel", "zh": "本频道的订阅"},

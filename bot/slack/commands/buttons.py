@@ -13,13 +13,41 @@ from bot.slack.commands.session import ButtonValue, Session
 from bot.slack.i18n import t
 from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply
+from bot.store.snapshots import Subscription
+
+
+def _channel_digest(s: Session, value: ButtonValue) -> Subscription | None:
+    """The channel subscription a digest button names (``v`` = ``digest:<id>``), if it is of the
+    caller's workspace and channel (else None: a DM digest, or one that is gone)."""
+    if not value.v.startswith("digest:"):
+        return None
+    try:
+        sub_id = int(value.v.split(":", 1)[1])
+    except ValueError:
+        return None
+    sub = s.rt.store.get_subscription(sub_id, team=s.caller.team_id)
+    if sub is None or (s.caller.channel_id and sub.channel_id != s.caller.channel_id):
+        return None
+    return sub
 
 
 def _digest(kind: str) -> Callable[[Session, ButtonValue], Reply | None]:
-    """The use case of a digest's ``kind`` button (``snooze`` or ``stop``)."""
+    """The use case of a digest's ``kind`` button (``snooze`` or ``stop``). A channel digest's
+    *Stop* is allowed to the person who set it up and to workspace admins
+    (:meth:`Session.may_stop`); each change is announced in the channel in one line."""
 
     def run(s: Session, value: ButtonValue) -> Reply | None:
-        return handle_digest_action(s.rt, s.caller, kind, value.model_dump(exclude_none=True), lang=s.lang)
+        sub = _channel_digest(s, value)
+        if sub is not None and kind == "stop" and not s.may_stop(sub.created_by):
+            return views.text_reply(t("sub.not_allowed", s.lang, person=s.person(sub.created_by or "")))
+        reply = handle_digest_action(s.rt, s.caller, kind, value.model_dump(exclude_none=True), lang=s.lang)
+        if sub is not None:
+            cat = s.rt.holder.catalog
+            track = views.track_name(cat, sub.track_id, s.lang) if cat.has_track(sub.track_id) \
+                else sub.track_id
+            s.announce(sub.team_id, sub.channel_id,
+                       t(f"announce.{kind}", s.lang, person=s.person(s.caller.user_id), track=track))
+        return reply
 
     return run
 

@@ -43,10 +43,14 @@ class Caller:
 
 @dataclass(frozen=True)
 class UserInfo:
-    """A person's Slack locale (``en-US``, ``zh-CN`` …) and IANA time zone, when known."""
+    """A person's Slack locale (``en-US``, ``zh-CN`` …), IANA time zone and name (profile
+    display name, else real name), when known; ``is_admin`` is ``users.info``'s ``is_admin`` or
+    ``is_owner`` (a workspace admin or owner)."""
 
     locale: str | None = None
     tz: str | None = None
+    name: str | None = None
+    is_admin: bool = False
 
 
 UsersInfo = Callable[[str, str], UserInfo]
@@ -80,6 +84,32 @@ class UserInfoCache:
 def no_users_info(team_id: str, user_id: str) -> UserInfo:
     """A ``UsersInfo`` that knows nothing (English, the default time zone)."""
     return UserInfo()
+
+
+CHANNEL_OK = "ok"
+""":data:`ChannelCheck` answer: the bot can post in the channel."""
+CHANNEL_INVITE = "invite"
+""":data:`ChannelCheck` answer: the bot cannot post there until someone runs ``/invite``
+(a private channel it is not in, which Slack reports as ``channel_not_found``, or a public
+channel it is not in: the manifest has no ``channels:join``)."""
+
+ChannelCheck = Callable[[str, str], str]
+"""``(team_id, channel_id) -> CHANNEL_OK | CHANNEL_INVITE`` from ``conversations.info``; must
+not raise (an answer it cannot read is :data:`CHANNEL_OK`, so a Slack hiccup keeps today's
+behaviour)."""
+
+Announce = Callable[[str, str, Mrkdwn], None]
+"""``(team_id, channel_id, text)``: post one line in the channel (``chat.postMessage``); must not
+raise (a refused post, e.g. ``not_in_channel``, is logged and dropped)."""
+
+
+def any_channel(team_id: str, channel_id: str) -> str:
+    """A :data:`ChannelCheck` that lets every channel through (no Slack to ask)."""
+    return CHANNEL_OK
+
+
+def no_announce(team_id: str, channel_id: str, text: Mrkdwn) -> None:
+    """An :data:`Announce` that posts nothing (no Slack to post to)."""
 
 
 class ButtonValue(BaseModel):
@@ -123,6 +153,8 @@ class Session:
     caller: Caller
     users_info: UsersInfo = no_users_info
     lang: str = field(default="")
+    channel_check: ChannelCheck = any_channel
+    announce: Announce = no_announce
 
     def __post_init__(self) -> None:
         if not self.lang:
@@ -134,6 +166,28 @@ class Session:
             return chosen
         locale = (self.users_info(self.caller.team_id, self.caller.user_id).locale or "").lower()
         return "zh" if locale.startswith("zh") else "en"
+
+    # --- people and channels
+
+    def person(self, user_id: str) -> str:
+        """How to name ``user_id`` in a message: their Slack display or real name (``users.info``,
+        cached), else "someone" (never a raw id, never a mention)."""
+        if not user_id:
+            return str(t("someone", self.lang))
+        return self.users_info(self.caller.team_id, user_id).name or str(t("someone", self.lang))
+
+    def may_stop(self, created_by: str | None) -> bool:
+        """Whether the caller may stop or remove a channel digest set up by ``created_by``: the
+        person who set it up, or a workspace admin or owner (``users.info``). A digest with no
+        recorded creator may be stopped by anyone (as before)."""
+        if not created_by or created_by == self.caller.user_id:
+            return True
+        return self.users_info(self.caller.team_id, self.caller.user_id).is_admin
+
+    def tell_channel(self, text: Mrkdwn) -> None:
+        """Post ``text`` as one line in the caller's channel (never raises)."""
+        if self.caller.channel_id and not self.caller.channel_id.startswith("D"):
+            self.announce(self.caller.team_id, self.caller.channel_id, text)
 
     # --- progress (the rule "progress under former ids" is paths.unread_among / with_former_ids)
 

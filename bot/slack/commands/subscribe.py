@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from bot.digest.weekly import WeeklySchedule, subscription_change
 from bot.slack import grammar
 from bot.slack.commands.registry import command
-from bot.slack.commands.session import Session
+from bot.slack.commands.session import CHANNEL_OK, Session
 from bot.slack.i18n import t, weekday_name
 from bot.slack.mrkdwn import Mrkdwn, truncate
 from bot.slack.views import messages as views
@@ -15,6 +15,8 @@ from bot.slack.views.blocks import Reply
 
 _OUTCOME_KEY = {"new": "sub.done", "same": "sub.already", "resumed": "sub.resumed",
                 "updated": "sub.updated"}
+_ANNOUNCE_KEY = {"new": "announce.new", "resumed": "announce.resumed", "updated": "announce.updated"}
+"""The channel's one line for each change of its digest (a "same" subscribe changes nothing)."""
 
 
 def next_fire_label(schedule: WeeklySchedule, now: datetime | None = None, lang: str = "en") -> str:
@@ -65,6 +67,8 @@ def subscribe(s: Session, cmd: grammar.Command) -> Reply:
     tid = s.resolve_track(cmd.arg)
     if tid is None:
         return views.text_reply(_unknown_schedule_part(s, cmd.arg) or s.unknown_track(cmd.arg))
+    if s.channel_check(caller.team_id, caller.channel_id) != CHANNEL_OK:
+        return views.text_reply(t("sub.invite", lang, track_id=tid))
     existing = {x.track_id: x for x in s.rt.store.subscriptions(caller.team_id, caller.channel_id)}
     old = existing.get(tid)
     before = old.schedule if old else None
@@ -77,17 +81,27 @@ def subscribe(s: Session, cmd: grammar.Command) -> Reply:
     outcome = subscription_change((before, old.status == "active") if old and before else None,
                                   (sub.schedule, sub.status == "active"))
     first = next_fire_label(wanted, lang=lang)
-    text = t(_OUTCOME_KEY[outcome], lang, track=views.track_name(cat, tid, lang),
-             **views.schedule_words(wanted, lang), first=first)
+    track = views.track_name(cat, tid, lang)
+    text = t(_OUTCOME_KEY[outcome], lang, track=track, **views.schedule_words(wanted, lang), first=first)
+    if outcome in _ANNOUNCE_KEY:
+        s.tell_channel(t(_ANNOUNCE_KEY[outcome], lang, person=s.person(caller.user_id), track=track,
+                         **views.schedule_words(wanted, lang)))
     return views.text_reply(with_note(text, cmd, lang))
 
 
 @command("unsubscribe")
 def unsubscribe(s: Session, cmd: grammar.Command) -> Reply:
-    """Remove this channel's subscription to the track ``cmd.arg`` names."""
+    """Remove this channel's subscription to the track ``cmd.arg`` names: allowed to the person
+    who set it up and to workspace admins (:meth:`Session.may_stop`); others are told who may."""
     tid = s.resolve_track(cmd.arg)
     if tid is None:
         return views.text_reply(s.unknown_track(cmd.arg))
     name = views.track_name(s.rt.holder.catalog, tid, s.lang)
+    current = next((x for x in s.rt.store.subscriptions(s.caller.team_id, s.caller.channel_id)
+                    if x.track_id == tid), None)
+    if current is not None and not s.may_stop(current.created_by):
+        return views.text_reply(t("sub.not_allowed", s.lang, person=s.person(current.created_by or "")))
     removed = s.rt.store.unsubscribe(s.caller.team_id, s.caller.channel_id, tid)
+    if removed:
+        s.tell_channel(t("announce.unsub", s.lang, person=s.person(s.caller.user_id), track=name))
     return views.text_reply(t("unsub.done" if removed else "unsub.not", s.lang, track=name))

@@ -84,6 +84,13 @@ class SlackStandIn:
     ``invalid_auth``. Tokens are kept only in memory, to compare; they are never recorded or
     printed.
 
+    ``users`` maps a user id to ``real_name``, ``display_name``, ``is_admin``, ``is_owner``
+    (what ``users.info`` answers; any other id is ``user_not_found``); without it every id is
+    a person named by their id, not an admin.
+
+    ``conversations.info`` answers a channel of ``channels``; any other id, and a private channel
+    whose ``is_member`` is false, is ``channel_not_found`` (Slack hides those from the bot).
+
     Channel membership: posting to (or reading the history of) a channel of ``channels`` whose
     ``is_member`` is false answers ``not_in_channel``, as Slack does (a public channel accepts
     posts from a token with ``chat:write.public``).
@@ -102,7 +109,9 @@ class SlackStandIn:
                  response_url_limit: int = 5, port: int = 0,
                  token_scopes: Mapping[str, Iterable[str]] | None = None,
                  scopes: Iterable[str] | None = None,
-                 oauth_client: tuple[str, str] | None = None):
+                 oauth_client: tuple[str, str] | None = None,
+                 users: Mapping[str, Mapping[str, Any]] | None = None):
+        self.users = {k: dict(v) for k, v in users.items()} if users is not None else None
         self.scopes = default_bot_scopes() if scopes is None else parse_scopes(scopes)
         self.team_id = team_id
         self.team_name = team_name
@@ -496,22 +505,30 @@ class SlackStandIn:
                     "user_id": BOT_USER_ID, "bot_id": BOT_ID, "is_enterprise_install": False}
         if method == "users.info":
             user = str(args.get("user") or CONSOLE_USER_ID)
+            known = (self.users.get(user) if self.users is not None
+                     else {"real_name": "Console User"} if user == CONSOLE_USER_ID else {})
+            if known is None:
+                return {"ok": False, "error": "user_not_found"}
+            real = str(known.get("real_name") or user)
+            display = str(known.get("display_name") or real)
             return {"ok": True, "user": {
-                "id": user, "team_id": self.team_id, "name": user.lower(), "real_name": user,
+                "id": user, "team_id": self.team_id, "name": user.lower(), "real_name": real,
                 "deleted": False, "is_bot": False, "tz": "Europe/Berlin",
                 "tz_label": "Central European Time", "tz_offset": 3600, "locale": "en-US",
-                "profile": {"display_name": user, "real_name": user}}}
+                "is_admin": bool(known.get("is_admin")), "is_owner": bool(known.get("is_owner")),
+                "profile": {"display_name": display, "real_name": real}}}
         if method in ("users.conversations", "conversations.list"):
             return {"ok": True, "channels": [dict(c) for c in self.channels],
                     "response_metadata": {"next_cursor": ""}}
         if method == "conversations.history":
             return self._history(str(channel or ""), int(args.get("limit") or 100))
         if method == "conversations.info":
+            # Slack: an id the bot cannot see is channel_not_found, and a private channel is
+            # visible to the bot only when it is a member; a public one shows is_member.
             for c in self.channels:
-                if c.get("id") == channel:
+                if c.get("id") == channel and (c.get("is_member", True) or not c.get("is_private")):
                     return {"ok": True, "channel": dict(c)}
-            return {"ok": True, "channel": {"id": channel, "is_member": True,
-                                            "is_archived": False}}
+            return {"ok": False, "error": "channel_not_found"}
         return {"ok": True}
 
     def _history(self, channel: str, limit: int) -> dict[str, Any]:
