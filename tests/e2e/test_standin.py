@@ -333,3 +333,26 @@ def test_workspace_rate_limit_and_history(standin, client):
     history = client.conversations_history(channel="C1")["messages"]
     assert [m["text"] for m in history] == ["four", "one"]
     assert history[1]["metadata"] == meta and "metadata" not in history[0]
+
+
+def test_conversations_info_answers_as_slack_does():
+    """A channel the bot can see is answered with ``is_member`` / ``is_private``; an unknown id and
+    a private channel the bot is not in are ``channel_not_found``; ``users.info`` answers the
+    configured people (name, admin) and ``user_not_found`` for anyone else."""
+    channels = [{"id": "C0IN", "is_private": False, "is_member": True},
+                {"id": "C0OUT", "is_private": False, "is_member": False},
+                {"id": "G0PRIV", "is_private": True, "is_member": False}]
+    users = {"U0ANA": {"real_name": "Ana Lima", "display_name": "Ana", "is_owner": True}}
+    with SlackStandIn(channels=channels, users=users) as s:
+        c = WebClient(token="xoxb-test", base_url=s.api_url)
+        assert c.conversations_info(channel="C0IN")["channel"]["is_member"] is True
+        assert c.conversations_info(channel="C0OUT")["channel"]["is_member"] is False
+        for hidden in ("G0PRIV", "C0NONE"):
+            with pytest.raises(SlackApiError) as err:
+                c.conversations_info(channel=hidden)
+            assert err.value.response["error"] == "channel_not_found"
+        ana = c.users_info(user="U0ANA")["user"]
+        assert (ana["profile"]["display_name"], ana["is_owner"], ana["is_admin"]) == ("Ana", True, False)
+        with pytest.raises(SlackApiError) as err:
+            c.users_info(user="U0NOBODY")
+        assert err.value.response["error"] == "user_not_found"
