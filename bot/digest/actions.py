@@ -12,7 +12,9 @@ digest message itself is left as everyone saw it.
 * Stop a DM: the weekly DM is turned off (``Store.set_dm(..., False)``).
 * Stop a channel digest: the subscription is paused with the reason ``stopped by <user id>``
   (shown in ``/vllm-path subscriptions`` and App Home); ``/vllm-path subscribe`` resumes it
-  where it left off. Anyone in the channel may stop it (the button asks for confirmation).
+  where it left off. Only the person who set it up or a workspace admin may stop it, and each
+  snooze or stop is announced in the channel in one line: both are checked and done by the
+  button's use case (``bot/slack/commands/buttons.py``) around this function.
 """
 
 from __future__ import annotations
