@@ -174,7 +174,11 @@ def door_settings(db_url: str, standin, **overrides):
 def standin():
     from bot.slack.standin import SlackStandIn
 
-    with SlackStandIn(team_id="T0REL1") as s:
+    # The channels the tests subscribe in: Slack answers conversations.info only for channels the
+    # bot can see, and subscribe needs the bot to be a member (as after /invite @vllm-path).
+    channels = [{"id": c, "name": c.lower(), "is_channel": True, "is_private": False,
+                 "is_member": True, "is_archived": False} for c in ("C0CONSOLE", "C0SAME", "C0E2E", "C0REL1")]
+    with SlackStandIn(team_id="T0REL1", channels=channels) as s:
         yield s
 
 
