@@ -35,7 +35,7 @@ class Settings(BaseSettings):
     slack_app_token: SecretStr | None = None
     slack_client_id: str | None = None
     slack_client_secret: SecretStr | None = None
-    slack_scopes: str = "commands,chat:write,im:write,users:read,channels:read,groups:read"
+    slack_scopes: str = "commands,chat:write,im:write,users:read,channels:read,groups:read,links:read,links:write"
     slack_api_url: str | None = None
     log_level: str = "INFO"
     default_timezone: str = "UTC"

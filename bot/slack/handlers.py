@@ -24,6 +24,7 @@ from bot.slack.commands.session import (
     no_users_info,
 )
 from bot.slack.commands.subscribe import next_fire_label
+from bot.slack.commands.unfurl import unfurls_for
 from bot.slack.i18n import t
 from bot.slack.ids import is_conversation_id
 from bot.slack.views import messages as views
@@ -75,6 +76,11 @@ class Handlers:
         when the click came from App Home (the caller republishes Home instead).
         """
         return run_button(self.session(caller), kind, ButtonValue.parse(data))
+
+    def unfurls(self, caller: Caller, urls: list[str]) -> dict[str, dict[str, Any]]:
+        """``chat.unfurl``'s ``unfurls`` map for the links ``caller`` shared (empty: nothing of
+        ours), in the sharer's language."""
+        return unfurls_for(self.session(caller), urls)
 
     def home(self, caller: Caller, channel_ids: list[str] | None) -> dict[str, Any]:
         """The Home view for ``caller``; ``channel_ids`` are the channels they are in (``None``:

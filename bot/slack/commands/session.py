@@ -83,19 +83,21 @@ def no_users_info(team_id: str, user_id: str) -> UserInfo:
 class ButtonValue(BaseModel):
     """A button's value (JSON, see :func:`bot.slack.views.blocks.encode_value`): ``p`` a post
     id, ``t`` a track id, ``v`` the view the button lives in (``track:<id>``, ``search:<query>``,
-    ``next``, ``home``, ``digest:<subscription id>``, ``digest-dm``). Unknown keys are ignored;
-    a malformed value reads as empty (:meth:`parse`)."""
+    ``next``, ``home``, ``digest:<subscription id>``, ``digest-dm``, ``unfurl``, ``reminders``),
+    ``d`` the day a *Remind me* button asks for (``next week``) or a reminder's id. Unknown keys
+    are ignored; a malformed value reads as empty (:meth:`parse`)."""
 
     model_config = ConfigDict(frozen=True, extra="ignore")
 
     p: str | None = None
     t: str | None = None
     v: str = ""
+    d: str | None = None
 
     @classmethod
     def parse(cls, data: dict[str, Any]) -> ButtonValue:
         """The value of decoded ``data``; fields of the wrong type are dropped."""
-        clean: dict[str, str] = {k: v for k in ("p", "t") if isinstance(v := data.get(k), str)}
+        clean: dict[str, str] = {k: v for k in ("p", "t", "d") if isinstance(v := data.get(k), str)}
         raw_v = data.get("v")
         clean["v"] = str(raw_v) if raw_v else ""
         try:
@@ -239,7 +241,7 @@ class Session:
             return self.track_view(view[6:], notice=notice)
         if view.startswith("search:"):
             return self.query(view[7:], notice=notice)
-        if view.startswith("digest"):
+        if view.startswith("digest") or view == "unfurl":
             return views.text_reply(notice or t("done", self.lang))
         if view == "next":
             return self.next_reply(notice=notice)

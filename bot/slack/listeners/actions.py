@@ -18,8 +18,8 @@ from bot.slack.views.blocks import decode_value
 log = logging.getLogger(__name__)
 
 KINDS = ("mark_read", "mark_unread", "follow", "unfollow", "share", "dm_on", "dm_off",
-         "snooze", "stop")
-ACTION = re.compile(r"^(%s):" % "|".join(KINDS))
+         "snooze", "stop", "remind", "cancel_reminder")
+ACTION = re.compile(r"^({}):".format("|".join(KINDS)))
 
 
 def register(app: App, handlers: Handlers) -> None:
@@ -39,15 +39,17 @@ def register(app: App, handlers: Handlers) -> None:
                       or (body.get("container") or {}).get("channel_id") or "")
         caller = Caller(team_id=team_id, user_id=context.user_id or user.get("id") or "",
                         channel_id=channel_id)
-        from_home = (body.get("container") or {}).get("type") == "view" or (body.get("view") or {}).get("type") == "home"
+        from_home = ((body.get("container") or {}).get("type") == "view"
+                     or (body.get("view") or {}).get("type") == "home")
         reply = handlers.action(caller, kind, decode_value(action.get("value")))
         if from_home or reply is None:
             publish_home(handlers, client, caller)
             return
-        # A share is a new in-channel message; a click on a digest (a message everyone in the
-        # channel sees) answers the clicker privately and leaves the digest as it is.
+        # A share is a new in-channel message; a click on a digest or a link unfurl (messages
+        # everyone in the channel sees) answers the clicker privately and leaves them as they are.
         data = decode_value(action.get("value"))
-        keep_original = kind == "share" or str(data.get("v", "")).startswith("digest")
+        view = str(data.get("v", ""))
+        keep_original = kind == "share" or view.startswith("digest") or view == "unfurl"
         respond(**reply.payload(), replace_original=not keep_original)
 
     app.action(ACTION)(ack=ack_action, lazy=[handle_action])

@@ -44,6 +44,7 @@ METHOD_SCOPES: Mapping[str, str | None] = {
     "chat.postEphemeral": "chat:write",
     "chat.update": "chat:write",
     "chat.delete": "chat:write",
+    "chat.unfurl": "links:write",
     "conversations.open": "im:write",
     "conversations.history": "channels:history",
     "conversations.info": "channels:read",
@@ -296,6 +297,8 @@ class SlackStandIn:
                 return "invalid_blocks"
         if method in _VIEW_METHODS and blockkit.view_problems(args.get("view")):
             return "invalid_arguments"
+        if method == "chat.unfurl":
+            return _unfurl_refusal(args)
         return None
 
     def _decide(self, method: str, args: dict[str, Any], faults: Faults
@@ -441,6 +444,30 @@ class SlackStandIn:
             self._responses.append(ResponsePost(key, url, body, status, time.monotonic()))
             self._cond.notify_all()
         return status, ("ok" if status == 200 else "used_url")
+
+
+def _unfurl_refusal(args: Mapping[str, Any]) -> str | None:
+    """Why Slack refuses a ``chat.unfurl`` call (``None``: acceptable). It needs the message
+    (``channel`` + ``ts``) or the composer's ``unfurl_id`` + ``source``, and ``unfurls``: a JSON
+    object mapping each shared http(s) URL to an attachment with Block Kit ``blocks`` (or ``text``)
+    that Slack would accept in a message."""
+    if not ((args.get("channel") and args.get("ts")) or (args.get("unfurl_id") and args.get("source"))):
+        return "invalid_arguments"
+    unfurls = args.get("unfurls")
+    if unfurls is None or unfurls == "":
+        return "missing_unfurls"
+    if isinstance(unfurls, str):
+        return "invalid_json"
+    if not isinstance(unfurls, dict) or not unfurls:
+        return "json_not_object" if not isinstance(unfurls, dict) else "missing_unfurls"
+    for url, card in unfurls.items():
+        if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+            return "cannot_unfurl_url"
+        if not isinstance(card, dict) or not (card.get("blocks") or card.get("text")):
+            return "invalid_unfurls"
+        if card.get("blocks") and blockkit.block_kit_problems(card["blocks"], "message"):
+            return "invalid_blocks"
+    return None
 
 
 def _parse_args(content_type: str, raw: bytes, query: str) -> dict[str, Any]:
