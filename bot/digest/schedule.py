@@ -34,10 +34,9 @@ from collections import Counter
 from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
-from functools import lru_cache, partial
+from datetime import UTC, datetime
+from functools import partial
 from typing import Any, TypeGuard
-from zoneinfo import ZoneInfo
 
 from apscheduler.executors.pool import ThreadPoolExecutor as APSThreadPool
 from apscheduler.jobstores.base import ConflictingIdError, JobLookupError
@@ -47,6 +46,7 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.interval import IntervalTrigger
 
 from bot.digest.deliver import Attempt, Deliverer, Outcome, Pacer
+from bot.digest.reminders import send_due_reminders
 from bot.digest.weekly import (
     in_window,
     latest_fire,
@@ -63,6 +63,10 @@ SUB_FUNC = "bot.digest.schedule:run_subscription"
 DM_FUNC = "bot.digest.schedule:run_dm"
 RECONCILE_FUNC = "bot.digest.schedule:reconcile"
 RECONCILE_ID = "digest:reconcile"
+REMINDERS_FUNC = "bot.digest.schedule:send_reminders"
+REMINDERS_ID = "reminders:due"
+REMINDERS_EVERY_S = 60
+"""Seconds between runs of the job that sends due reminders (:mod:`bot.digest.reminders`)."""
 JOBSTORE = "default"
 LOCAL_JOBSTORE = "local"
 WEEK_S = 7 * 24 * 3600
@@ -97,6 +101,13 @@ def run_dm(team: str, user: str) -> None:
     clock = _running()
     if clock is not None:
         clock.run_dm(team, user)
+
+
+def send_reminders() -> None:
+    """Interval job: send the reminders that are due (:func:`bot.digest.reminders.send_due_reminders`)."""
+    clock = _running()
+    if clock is not None:
+        send_due_reminders(clock.runtime, clock.deliverer, clock.now())
 
 
 def reconcile() -> None:
@@ -189,6 +200,9 @@ class DigestClock:
             self.scheduler.add_job(RECONCILE_FUNC, IntervalTrigger(seconds=self.reconcile_every_s),
                                    id=RECONCILE_ID, jobstore=LOCAL_JOBSTORE, replace_existing=True,
                                    misfire_grace_time=None)
+        self.scheduler.add_job(REMINDERS_FUNC, IntervalTrigger(seconds=REMINDERS_EVERY_S),
+                               id=REMINDERS_ID, jobstore=LOCAL_JOBSTORE, replace_existing=True,
+                               next_run_time=self.now(), misfire_grace_time=None)
         self.scheduler.resume()
         self.catch_up()
         log.info("digest clock started: %d jobs, reconcile every %s s, %d workers",

@@ -11,6 +11,7 @@
     /vllm-path unsubscribe <track>  |  subscriptions
     /vllm-path dm on [weekday] [HH:MM] [time zone]  |  dm off
     /vllm-path lang en|zh
+    /vllm-path remind <post or query> [day]  |  reminders [cancel <n>]
 
 Whether ``<track>|<query>`` names a track is decided by the matcher, not here. A first word that
 is close to a keyword but not one (``folow spec``) gives ``kind="did_you_mean"``.
@@ -29,7 +30,7 @@ MAX_TEXT = 500
 """Characters of command text that are read; longer text is cut (the reply says so)."""
 
 Kind = Literal["help", "query", "next", "read", "unread", "follow", "unfollow", "subscribe",
-               "unsubscribe", "subscriptions", "dm", "lang", "did_you_mean"]
+               "unsubscribe", "subscriptions", "dm", "lang", "remind", "reminders", "did_you_mean"]
 
 KEYWORDS: dict[str, str] = {
     "help": "help", "?": "help", "帮助": "help", "h": "help",
@@ -43,6 +44,8 @@ KEYWORDS: dict[str, str] = {
     "subscriptions": "subscriptions", "subs": "subscriptions",
     "dm": "dm", "私信": "dm",
     "lang": "lang", "language": "lang", "语言": "lang",
+    "remind": "remind", "提醒": "remind",
+    "reminders": "reminders", "提醒列表": "reminders",
 }
 """First words that select a command (English and Chinese)."""
 

@@ -66,6 +66,24 @@ STRINGS: dict[str, dict[str, str]] = {
     "step.next": {"en": "next: {post}", "zh": "下一篇：{post}"},
     "step.last": {"en": "last step", "zh": "最后一步"},
     "step.before": {"en": "before: {post}", "zh": "上一篇：{post}"},
+    "btn.cancel": {"en": "Cancel", "zh": "取消"},
+    "remind.set": {"en": "I will remind you of {post} on {when}.",
+                   "zh": "我会在 {when} 提醒你阅读 {post}。"},
+    "remind.dm": {"en": "You asked me to remind you of {post}:", "zh": "你让我提醒你阅读 {post}："},
+    "remind.bad_day": {
+        "en": ("I could not use “{value}” as a day: try `tomorrow`, `next monday`, `in 3 days` or "
+               "`2026-12-07` (a day after today, within a year)."),
+        "zh": "无法识别日期“{value}”：可以用 `tomorrow`、`next monday`、`in 3 days` 或 `2026-12-07`（今天之后、一年以内）。"},
+    "remind.which": {
+        "en": "Which post? For example `/vllm-path remind p-eagle next monday` (a post id or a query, then the day).",
+        "zh": "提醒哪篇文章？例如 `/vllm-path remind p-eagle next monday`（文章 id 或搜索词，后接日期）。"},
+    "reminders.header": {"en": "Your reminders", "zh": "你的提醒"},
+    "reminders.none": {
+        "en": ("No reminders. Set one with `/vllm-path remind p-eagle next monday` or *Remind me next week* "
+               "on a shared link."),
+        "zh": "暂无提醒。可用 `/vllm-path remind p-eagle next monday`，或点击分享链接上的 *下周提醒我*。"},
+    "reminders.cancelled": {"en": "Reminder cancelled.", "zh": "已取消提醒。"},
+    "reminders.not_found": {"en": "That reminder is already sent or cancelled.", "zh": "该提醒已发送或已取消。"},
     "btn.remind_next_week": {"en": "Remind me next week", "zh": "下周提醒我"},
     "unfurl.footer": {"en": "vllm-path · catalog {version} · `/vllm-path help`",
                       "zh": "vllm-path · 目录版本 {version} · `/vllm-path help`"},

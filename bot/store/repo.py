@@ -14,6 +14,7 @@ module                        aggregate
 :mod:`bot.store.catalog_versions`  catalog versions seen and their path snapshots
 :mod:`bot.store.installations`  Slack installations, uninstall and reinstall
 :mod:`bot.store.reader`       one person's language, reads and follows in one round trip
+:mod:`bot.store.reminders`    reminders of a post on a chosen day (issue 15)
 ============================  ==============================================================
 
 Each method opens its own short transaction and returns plain frozen dataclasses
@@ -37,6 +38,7 @@ from bot.store.ledger import LedgerRepo
 from bot.store.models import DM_TRACK
 from bot.store.progress import ProgressRepo
 from bot.store.reader import ReaderRepo, ReaderState
+from bot.store.reminders import RemindersRepo
 from bot.store.settings import SettingsRepo
 from bot.store.snapshots import Delivery, DmSettings, Subscription, TeamRemoval
 from bot.store.subscriptions import SubscriptionsRepo
@@ -52,6 +54,7 @@ class Store(
     CatalogVersionsRepo,
     InstallationsRepo,
     ReaderRepo,
+    RemindersRepo,
 ):
     """The app's state, behind small methods that each run one short transaction.
 

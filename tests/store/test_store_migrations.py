@@ -25,6 +25,7 @@ from tests.dbutil import admin_url, fresh_database_url
 OUR_TABLES = {
     "reading_progress", "track_follows", "user_settings", "channel_subscriptions",
     "dm_preferences", "digest_deliveries", "processed_events", "catalog_versions",
+    "reminders",  # issue 15 (migration i15_0001)
 }
 SLACK_TABLES = {"slack_installations", "slack_bots", "slack_oauth_states"}
 

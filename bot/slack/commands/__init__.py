@@ -20,6 +20,7 @@ from bot.slack.commands import (  # noqa: F401
     lang,
     mark,
     query,
+    remind,
     subscribe,
     subscriptions,
 )

@@ -25,6 +25,7 @@ from bot.slack.i18n import LANGS, t
 from bot.slack.mrkdwn import Mrkdwn, truncate
 from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply
+from bot.slack.views.reminders import reminders_reply
 
 CLEAR_MARGIN = 3.0
 """Score points by which the best search match must lead for ``read <query>`` to mark it."""
@@ -243,6 +244,9 @@ class Session:
             return self.query(view[7:], notice=notice)
         if view.startswith("digest") or view == "unfurl":
             return views.text_reply(notice or t("done", self.lang))
+        if view == "reminders":
+            return reminders_reply(cat, self.rt.store.reminders(self.caller.team_id, self.caller.user_id),
+                                   self.lang, notice=notice)
         if view == "next":
             return self.next_reply(notice=notice)
         return views.text_reply(notice or t("error.generic", self.lang))

@@ -78,14 +78,18 @@ class SlackStandIn:
     ``token_scopes`` maps a token (the ``xoxb-...`` string) to the scopes it was granted; when
     given, calls are checked against :data:`METHOD_SCOPES` and an unknown token is
     ``invalid_auth`` (``None``, the default, checks no scopes). Tokens are kept only in memory, to
-    compare; they are never recorded or printed.
+    compare; they are never recorded or printed. ``users`` maps a user id to fields that
+    ``users.info`` reports for that user instead of the defaults (``tz``, ``is_admin``,
+    ``is_owner``, ``locale`` ...).
     """
 
     def __init__(self, *, team_id: str = CONSOLE_TEAM_ID, team_name: str = "Console",
                  channels: Iterable[Mapping[str, Any]] | None = None,
                  response_url_limit: int = 5, port: int = 0,
-                 token_scopes: Mapping[str, Iterable[str]] | None = None):
+                 token_scopes: Mapping[str, Iterable[str]] | None = None,
+                 users: Mapping[str, Mapping[str, Any]] | None = None):
         self.team_id = team_id
+        self.users = {k: dict(v) for k, v in (users or {}).items()}
         self.team_name = team_name
         self.channels = [dict(c) for c in channels] if channels is not None else [
             {"id": CONSOLE_CHANNEL_ID, "name": CONSOLE_CHANNEL_NAME, "is_channel": True,
@@ -401,7 +405,8 @@ class SlackStandIn:
                 "id": user, "team_id": self.team_id, "name": user.lower(), "real_name": user,
                 "deleted": False, "is_bot": False, "tz": "Europe/Berlin",
                 "tz_label": "Central European Time", "tz_offset": 3600, "locale": "en-US",
-                "profile": {"display_name": user, "real_name": user}}}
+                "is_admin": False, "is_owner": False,
+                "profile": {"display_name": user, "real_name": user}, **self.users.get(user, {})}}
         if method in ("users.conversations", "conversations.list"):
             return {"ok": True, "channels": [dict(c) for c in self.channels],
                     "response_metadata": {"next_cursor": ""}}
