@@ -160,6 +160,8 @@ def track_reply(catalog: Catalog, track_id: str, read: set[str], lang: str, *, f
         blocks.append(section(Mrkdwn("\n").join(detail)))
         buttons.append(button(t("btn.mark_read", lang), ids("mark_read"),
                               {"p": nxt.post, "t": track_id, **view}, style="primary"))
+        buttons.append(button(t("btn.remind_next_week", lang), ids("remind"),
+                              {"p": nxt.post, "d": "next week", **view}))
     elif not shared:
         blocks.append(divider())
         blocks.append(section(t("track.done", lang)))
