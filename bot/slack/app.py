@@ -111,7 +111,8 @@ def build_app(runtime: Runtime, client: WebClient | None = None, *, verify_reque
             log.info("users.info failed: %s", type(exc).__name__)
             return UserInfo()
         user = resp.get("user") or {}
-        return UserInfo(locale=user.get("locale"), tz=user.get("tz"))
+        return UserInfo(locale=user.get("locale"), tz=user.get("tz"),
+                         is_admin=bool(user.get("is_admin")), is_owner=bool(user.get("is_owner")))
 
     handlers = Handlers(runtime, users_info=UserInfoCache(fetch_user))
     commands.register(app, handlers)

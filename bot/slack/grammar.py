@@ -12,6 +12,7 @@
     /vllm-path dm on [weekday] [HH:MM] [time zone]  |  dm off
     /vllm-path lang en|zh
     /vllm-path remind <post or query> [day]  |  reminders [cancel <n>]
+    /vllm-path stats                        reading insights (workspace admins and owners)
 
 Whether ``<track>|<query>`` names a track is decided by the matcher, not here. A first word that
 is close to a keyword but not one (``folow spec``) gives ``kind="did_you_mean"``.
@@ -30,7 +31,8 @@ MAX_TEXT = 500
 """Characters of command text that are read; longer text is cut (the reply says so)."""
 
 Kind = Literal["help", "query", "next", "read", "unread", "follow", "unfollow", "subscribe",
-               "unsubscribe", "subscriptions", "dm", "lang", "remind", "reminders", "did_you_mean"]
+               "unsubscribe", "subscriptions", "dm", "lang", "remind", "reminders", "stats",
+               "did_you_mean"]
 
 KEYWORDS: dict[str, str] = {
     "help": "help", "?": "help", "帮助": "help", "h": "help",
@@ -46,6 +48,7 @@ KEYWORDS: dict[str, str] = {
     "lang": "lang", "language": "lang", "语言": "lang",
     "remind": "remind", "提醒": "remind",
     "reminders": "reminders", "提醒列表": "reminders",
+    "stats": "stats", "统计": "stats",
 }
 """First words that select a command (English and Chinese)."""
 
@@ -203,7 +206,7 @@ def parse(text: str) -> Command:
                 return Command("did_you_mean", arg=raw.strip(), suggestion=f"{best[0]} {arg}".strip(),
                                truncated=truncated)
         return Command("query", arg=raw.strip(), truncated=truncated)
-    if kind in ("help", "next", "subscriptions"):
+    if kind in ("help", "next", "subscriptions", "stats"):
         return Command(kind, arg=arg, truncated=truncated)
     if kind == "lang":
         return Command("lang", arg=arg.casefold(), truncated=truncated)

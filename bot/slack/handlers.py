@@ -23,12 +23,14 @@ from bot.slack.commands.session import (
     UsersInfo,
     no_users_info,
 )
+from bot.slack.commands.stats import team_insights
 from bot.slack.commands.subscribe import next_fire_label
 from bot.slack.commands.unfurl import unfurls_for
 from bot.slack.i18n import t
 from bot.slack.ids import is_conversation_id
 from bot.slack.views import messages as views
-from bot.slack.views.blocks import Reply
+from bot.slack.views.blocks import MAX_BLOCKS_VIEW, Reply, divider
+from bot.slack.views.insights import insights_blocks
 
 __all__ = ["CLEAR_MARGIN", "Caller", "Handlers", "UserInfo", "UserInfoCache", "UsersInfo",
            "next_fire_label", "no_users_info"]
@@ -94,4 +96,10 @@ class Handlers:
         state = views.HomeState(follows=s.follows(), read=s.read(),
                                 dm=store.get_dm(caller.team_id, caller.user_id),
                                 channel_subs=subs, lang=s.lang)
-        return views.home_view(self.rt.holder.catalog, state)
+        view = views.home_view(self.rt.holder.catalog, state)
+        info = self.users_info(caller.team_id, caller.user_id)
+        if info.is_admin or info.is_owner:
+            extra = [b.to_dict() for b in [divider(), *insights_blocks(
+                self.rt.holder.catalog, team_insights(self.rt, caller.team_id), s.lang)]]
+            view["blocks"] = (view["blocks"] + extra)[:MAX_BLOCKS_VIEW]
+        return view

@@ -15,6 +15,7 @@ module                        aggregate
 :mod:`bot.store.installations`  Slack installations, uninstall and reinstall
 :mod:`bot.store.reader`       one person's language, reads and follows in one round trip
 :mod:`bot.store.reminders`    reminders of a post on a chosen day (issue 15)
+:mod:`bot.store.insights`     reads and delivery outcomes of a team, for admins' insights
 ============================  ==============================================================
 
 Each method opens its own short transaction and returns plain frozen dataclasses
@@ -33,6 +34,7 @@ from __future__ import annotations
 from bot.store.catalog_versions import CatalogVersionsRepo
 from bot.store.events import EventsRepo
 from bot.store.follows import FollowsRepo
+from bot.store.insights import InsightsRepo
 from bot.store.installations import UNINSTALLED, InstallationsRepo
 from bot.store.ledger import LedgerRepo
 from bot.store.models import DM_TRACK
@@ -55,6 +57,7 @@ class Store(
     InstallationsRepo,
     ReaderRepo,
     RemindersRepo,
+    InsightsRepo,
 ):
     """The app's state, behind small methods that each run one short transaction.
 

@@ -21,6 +21,7 @@ from bot.slack.commands import (  # noqa: F401
     mark,
     query,
     remind,
+    stats,
     subscribe,
     subscriptions,
 )

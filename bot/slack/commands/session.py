@@ -42,10 +42,13 @@ class Caller:
 
 @dataclass(frozen=True)
 class UserInfo:
-    """A person's Slack locale (``en-US``, ``zh-CN`` …) and IANA time zone, when known."""
+    """A person's Slack locale (``en-US``, ``zh-CN`` …), IANA time zone, and whether they are a
+    workspace admin or owner (``users.info`` ``is_admin`` / ``is_owner``), when known."""
 
     locale: str | None = None
     tz: str | None = None
+    is_admin: bool = False
+    is_owner: bool = False
 
 
 UsersInfo = Callable[[str, str], UserInfo]
