@@ -10,7 +10,7 @@ from datetime import datetime
 from sqlalchemy import func, select
 
 from bot.store.base import StoreCore
-from bot.store.models import DigestDelivery, ReadingProgress
+from bot.store.models import ChannelSubscription, DigestDelivery, ReadingProgress
 from bot.store.validate import check_id
 
 
@@ -37,3 +37,17 @@ class InsightsRepo(StoreCore):
                              .where(DigestDelivery.team_id == team, DigestDelivery.claimed_at >= since)
                              .group_by(DigestDelivery.destination, DigestDelivery.status, skipped))
             return [(d, "skipped" if sk and st == "sent" else st, int(n)) for d, st, sk, n in rows]
+
+    def operator_totals(self) -> tuple[dict[str, int], dict[str, int]]:
+        """Counts for operators' metrics, all workspaces: ledger rows by outcome (``sent``,
+        ``skipped``, ``failed``, ``claimed``) and channel subscriptions by status."""
+        skipped = func.coalesce(DigestDelivery.error, "").like("skipped:%")
+        deliveries: dict[str, int] = {}
+        with self._read() as s:
+            for status, sk, n in s.execute(select(DigestDelivery.status, skipped, func.count())
+                                           .group_by(DigestDelivery.status, skipped)):
+                key = "skipped" if sk and status == "sent" else status
+                deliveries[key] = deliveries.get(key, 0) + int(n)
+            subs = {status: int(n) for status, n in s.execute(
+                select(ChannelSubscription.status, func.count()).group_by(ChannelSubscription.status))}
+        return deliveries, subs

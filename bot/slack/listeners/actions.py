@@ -10,6 +10,7 @@ import re
 from slack_bolt import Ack, App, BoltContext, Respond
 from slack_sdk import WebClient
 
+from bot import metrics
 from bot.slack.handlers import Caller, Handlers
 from bot.slack.listeners.errors import answers_failure
 from bot.slack.listeners.events import publish_home
@@ -51,5 +52,6 @@ def register(app: App, handlers: Handlers) -> None:
         view = str(data.get("v", ""))
         keep_original = kind == "share" or view.startswith("digest") or view == "unfurl"
         respond(**reply.payload(), replace_original=not keep_original)
+        metrics.observe_reply("action", context)
 
     app.action(ACTION)(ack=ack_action, lazy=[handle_action])

@@ -13,6 +13,7 @@ from slack_bolt import Ack, App, BoltContext
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
+from bot import metrics
 from bot.slack.handlers import Caller, Handlers
 from bot.slack.listeners.errors import answers_failure
 
@@ -105,7 +106,8 @@ def register(app: App, handlers: Handlers) -> None:
         team_id = context.team_id or body.get("team_id") or ""
         caller = Caller(team_id=team_id, user_id=context.user_id or event.get("user") or "",
                         channel_id=context.channel_id or event.get("channel") or "")
-        unfurl_links(handlers, client, caller, event)
+        if unfurl_links(handlers, client, caller, event):
+            metrics.observe_reply("unfurl", context)
 
     app.event("link_shared")(ack=ack_event, lazy=[link_shared])
 
