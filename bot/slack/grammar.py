@@ -116,7 +116,8 @@ class Command:
 
     ``arg`` is the rest of the text (the track or query) after the keyword; for ``subscribe`` and
     ``dm`` the schedule parts are split out: ``weekday`` 0=Monday…6=Sunday, ``at_time`` ``HH:MM``
-    (24 h), ``timezone`` as typed (validated later with zoneinfo); ``enabled`` for ``dm on|off``.
+    (24 h), ``timezone`` as typed (validated later with zoneinfo); ``enabled`` for ``dm on|off``;
+    ``steps`` the steps per week a ``subscribe`` asks for (``3 steps``; checked by the use case).
     ``error`` is an i18n key with ``error_value`` when a part could not be parsed; ``truncated``
     says the input was longer than :data:`MAX_TEXT`.
     """
@@ -127,6 +128,7 @@ class Command:
     at_time: str | None = None
     timezone: str | None = None
     enabled: bool | None = None
+    steps: int | None = None
     suggestion: str | None = None
     error: str | None = None
     error_value: str | None = None
@@ -185,6 +187,28 @@ def plain_text(text: str) -> str:
     return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
 
 
+_STEPS = re.compile(r"^(\d{1,2})\s*(?:steps?|篇|步)?$", re.IGNORECASE)
+
+
+def _take_steps(words: list[str]) -> tuple[list[str], int | None]:
+    """Take ``N steps`` (``3 steps``, ``3steps``, ``2 step``, ``3 篇``; optionally followed by ``a
+    week`` / ``per week``) out of ``words``; returns the other words and N (``None``: not given)."""
+    low = [w.casefold() for w in words]
+    for i, word in enumerate(low):
+        m = _STEPS.match(word)
+        if not m:
+            continue
+        glued = not word.isdigit()
+        nxt = low[i + 1] if i + 1 < len(low) else ""
+        if not glued and nxt not in ("step", "steps", "篇", "步"):
+            continue
+        end = i + 1 if glued else i + 2
+        while end < len(low) and low[end] in ("a", "per", "week", "每周", "/week"):
+            end += 1
+        return words[:i] + words[end:], int(m.group(1))
+    return words, None
+
+
 def parse(text: str) -> Command:
     """Parse slash-command text (as Slack sends it, escaped). Never raises; unknown text is a
     ``query``."""
@@ -223,7 +247,8 @@ def parse(text: str) -> Command:
                            error_value=errv or (" ".join(left) or None), truncated=truncated)
         return Command("dm", enabled=None, arg=arg, truncated=truncated)
     if kind == "subscribe":
+        rest, steps = _take_steps(rest)
         left, weekday, at_time, tz, err, errv = _split_schedule(rest)
         return Command("subscribe", arg=" ".join(left), weekday=weekday, at_time=at_time,
-                       timezone=tz, error=err, error_value=errv, truncated=truncated)
+                       timezone=tz, steps=steps, error=err, error_value=errv, truncated=truncated)
     return Command(kind, arg=arg, truncated=truncated)

@@ -31,9 +31,10 @@ STRINGS: dict[str, dict[str, str]] = {
                "`/vllm-path read p-eagle` · mark a post read (an id or a query) · `unread …` undoes it\n"
                "`/vllm-path follow pd` · follow a track · `unfollow pd`\n"
                "*Digests*\n"
-               "`/vllm-path subscribe spec monday 09:00 Europe/Berlin` · weekly digest in this channel\n"
+               "`/vllm-path subscribe spec monday 09:00 Europe/Berlin 2 steps` · weekly digest in this channel\n"
                "`/vllm-path unsubscribe spec` · `/vllm-path subscriptions` · this channel's digests\n"
                "`/vllm-path dm on friday 08:30` · a weekly DM with your own next reads · `dm off`\n"
+               "`/vllm-path remind p-eagle next monday` · a DM at 09:00 that day · `reminders`\n"
                "*Settings*\n"
                "`/vllm-path lang zh` · reply in Chinese (`lang en` for English)"),
         "zh": ("*查找*\n"
@@ -44,9 +45,10 @@ STRINGS: dict[str, dict[str, str]] = {
                "`/vllm-path read p-eagle` · 标记已读（文章 id 或搜索词）· `unread …` 取消\n"
                "`/vllm-path follow pd` · 关注主题 · `unfollow pd` 取消关注\n"
                "*周报*\n"
-               "`/vllm-path subscribe spec monday 09:00 Asia/Shanghai` · 在本频道订阅每周推荐\n"
+               "`/vllm-path subscribe spec monday 09:00 Asia/Shanghai 2 steps` · 在本频道订阅每周推荐\n"
                "`/vllm-path unsubscribe spec` · `/vllm-path subscriptions` · 本频道的订阅\n"
                "`/vllm-path dm on friday 08:30` · 每周私信你的下一篇 · `dm off`\n"
+               "`/vllm-path remind p-eagle next monday` · 当天 09:00 私信提醒 · `reminders`\n"
                "*设置*\n"
                "`/vllm-path lang en` · 用英文回复（`lang zh` 用中文）")},
     "help.tracks": {"en": "*Tracks:* {tracks}", "zh": "*主题：* {tracks}"},
@@ -67,6 +69,10 @@ STRINGS: dict[str, dict[str, str]] = {
     "step.last": {"en": "last step", "zh": "最后一步"},
     "step.before": {"en": "before: {post}", "zh": "上一篇：{post}"},
     "btn.cancel": {"en": "Cancel", "zh": "取消"},
+    "btn.close": {"en": "Close", "zh": "关闭"},
+    "sub.steps": {"en": "{n} steps each week.", "zh": "每周 {n} 篇。"},
+    "sub.bad_steps": {"en": "A digest sends {min} to {max} steps a week, not {n}.",
+                      "zh": "每周推荐可发送 {min} 到 {max} 篇，不能是 {n}。"},
     "stats.header": {"en": "Reading insights", "zh": "阅读概况"},
     "stats.activity": {
         "en": ("*{active}* readers active in the last {days} days ({total} ever) · reads per week, "

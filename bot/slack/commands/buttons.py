@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from bot.digest.actions import handle_digest_action
 from bot.digest.weekly import WeeklySchedule
+from bot.slack.commands.dm import dm_schedule
 from bot.slack.commands.registry import button
 from bot.slack.commands.session import ButtonValue, Session
 from bot.slack.i18n import t
@@ -81,6 +82,13 @@ def unfollow(s: Session, value: ButtonValue) -> Reply | None:
     return s.redraw(value.v, notice)
 
 
+@button("open_path")
+def open_path(s: Session, value: ButtonValue) -> Reply | None:
+    """*Open path* (App Home): the track view, shown by the listener in a modal."""
+    tid = _track(s, value)
+    return s.track_view(tid) if tid else None
+
+
 @button("share")
 def share(s: Session, value: ButtonValue) -> Reply | None:
     """The track's path for everyone in the channel (no personal progress)."""
@@ -92,9 +100,9 @@ def share(s: Session, value: ButtonValue) -> Reply | None:
 
 @button("dm_on")
 def dm_on(s: Session, value: ButtonValue) -> Reply | None:
-    """Weekly DM on, at the default time (Monday 09:00) in the person's zone."""
-    tz, _ = s.timezone(None)
-    when = WeeklySchedule(timezone=tz or "UTC")
+    """Weekly DM on: the last DM schedule, else Monday 09:00 in the person's zone."""
+    when, _ = dm_schedule(s, None, None, None)
+    when = when or WeeklySchedule(timezone="UTC")
     s.rt.store.set_dm(s.caller.team_id, s.caller.user_id, True, weekday=when.weekday,
                       at_time=when.at_time, timezone=when.timezone)
     return s.redraw(value.v, None)

@@ -14,13 +14,22 @@ from bot import metrics
 from bot.slack.handlers import Caller, Handlers
 from bot.slack.listeners.errors import answers_failure
 from bot.slack.listeners.events import publish_home
+from bot.slack.views import messages as views
 from bot.slack.views.blocks import decode_value
 
 log = logging.getLogger(__name__)
 
 KINDS = ("mark_read", "mark_unread", "follow", "unfollow", "share", "dm_on", "dm_off",
-         "snooze", "stop", "remind", "cancel_reminder")
+         "snooze", "stop", "remind", "cancel_reminder", "open_path")
 ACTION = re.compile(r"^({}):".format("|".join(KINDS)))
+
+
+def _modal_track(view: dict, kind: str, data: dict) -> str | None:
+    """The track a modal shows (its ``callback_id`` ``track:<id>``), or the one *Open path* opens."""
+    if kind == "open_path" and isinstance(data.get("t"), str):
+        return str(data["t"])
+    callback = str(view.get("callback_id") or "")
+    return callback[6:] if callback.startswith("track:") else None
 
 
 def register(app: App, handlers: Handlers) -> None:
@@ -40,9 +49,22 @@ def register(app: App, handlers: Handlers) -> None:
                       or (body.get("container") or {}).get("channel_id") or "")
         caller = Caller(team_id=team_id, user_id=context.user_id or user.get("id") or "",
                         channel_id=channel_id)
-        from_home = ((body.get("container") or {}).get("type") == "view"
-                     or (body.get("view") or {}).get("type") == "home")
+        view_payload = body.get("view") or {}
+        in_modal = view_payload.get("type") == "modal"
+        from_home = not in_modal and ((body.get("container") or {}).get("type") == "view"
+                                      or view_payload.get("type") == "home")
         reply = handlers.action(caller, kind, decode_value(action.get("value")))
+        track_id = _modal_track(view_payload, kind, decode_value(action.get("value")))
+        if reply is not None and track_id is not None and kind != "share" and (in_modal or kind == "open_path"):
+            # Open path on Home opens the track in a modal; a click inside it redraws it in place
+            modal = views.track_modal(handlers.rt.holder.catalog, track_id, reply, handlers.lang(caller))
+            if in_modal:
+                client.views_update(view_id=view_payload.get("id"), view=modal)
+            else:
+                client.views_open(trigger_id=body.get("trigger_id"), view=modal)
+            if kind != "open_path":
+                publish_home(handlers, client, caller)
+            return
         if from_home or reply is None:
             publish_home(handlers, client, caller)
             return

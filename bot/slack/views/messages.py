@@ -9,8 +9,10 @@ catalog URLs.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+
+from slack_sdk.models.blocks import Block
 
 from bot import paths
 from bot.catalog import Catalog
@@ -31,6 +33,9 @@ from bot.slack.views.blocks import (
 )
 
 MAX_RESULTS = 5
+MAX_STEP_BUTTONS = 30
+"""Longest path whose steps each get a *Mark read* button in the track view (one section per step
+keeps the message under Slack's 50 blocks); longer paths are packed into a few sections."""
 ICON_READ, ICON_NEXT, ICON_UNREAD = ":white_check_mark:", ":arrow_right:", ":white_small_square:"
 
 
@@ -69,9 +74,12 @@ def _position_line(catalog: Catalog, post_id: str, lang: str) -> Mrkdwn:
     return Mrkdwn("\n").join(parts) if parts else t("search.not_in_track", lang)
 
 
-def _prereq_lines(catalog: Catalog, track_id: str, step: Step, lang: str) -> list[Mrkdwn]:
+def _prereq_lines(catalog: Catalog, track_id: str, step: Step, lang: str,
+                  done: Collection[str | None] = frozenset()) -> list[Mrkdwn]:
+    """What to read first (the steps of ``after`` not in ``done``, the reader's read posts),
+    what to know first and what to read after, for ``step``."""
     lines = []
-    before = paths.read_before(catalog, track_id, step.post)
+    before = [s for s in paths.read_before(catalog, track_id, step.post) if s.post not in done]
     if before:
         items = Mrkdwn(", ").join(post_link(catalog, s.post) for s in before)
         lines.append(t("track.read_first", lang, items=items))
@@ -126,7 +134,7 @@ def track_reply(catalog: Catalog, track_id: str, read: set[str], lang: str, *, f
     ids = _Ids()
     view = {"v": f"track:{track_id}"}
 
-    blocks = [header(f"{track.names.en} · {track.names.zh}" if track.names.zh else track.names.en)]
+    blocks: list[Block] = [header(f"{track.names.en} · {track.names.zh}" if track.names.zh else track.names.en)]
     if notice:
         blocks.append(section(notice))
     if shared:
@@ -143,7 +151,15 @@ def track_reply(catalog: Catalog, track_id: str, read: set[str], lang: str, *, f
         if nxt and step.post == nxt.post:
             text = Mrkdwn("*{}*").format(text)
         lines.append(Mrkdwn("{} {}. {} · _{}_").format(Mrkdwn(icon), i, text, t("level." + step.level, lang)))
-    blocks.extend(sections(lines)[:4])
+    if shared or len(steps) > MAX_STEP_BUTTONS:
+        blocks.extend(sections(lines)[:4])
+    else:
+        # one section per step, each with its own Mark read (or Mark unread once read)
+        blocks.append(section(lines[0]))
+        for step, line in zip(steps, lines[1:], strict=True):
+            kind = "mark_unread" if step.post in done else "mark_read"
+            blocks.append(section(line, accessory=button(t("btn." + kind, lang), ids(kind),
+                                                         {"p": step.post, "t": track_id, **view})))
 
     buttons = []
     if nxt is not None:
@@ -155,7 +171,7 @@ def track_reply(catalog: Catalog, track_id: str, read: set[str], lang: str, *, f
                       post.source.label(), post.published.label())]
         if nxt.note:
             detail.append(nxt.note.get(lang))
-        detail.extend(_prereq_lines(catalog, track_id, nxt, lang))
+        detail.extend(_prereq_lines(catalog, track_id, nxt, lang, done))
         blocks.append(divider())
         blocks.append(section(Mrkdwn("\n").join(detail)))
         buttons.append(button(t("btn.mark_read", lang), ids("mark_read"),
@@ -305,6 +321,20 @@ class HomeState:
     lang: str = "en"
 
 
+MODAL_TITLE_MAX = 24
+"""Characters of a modal's title (Slack's limit)."""
+
+
+def track_modal(catalog: Catalog, track_id: str, reply: Reply, lang: str) -> dict:
+    """A track reply as a modal (``views.open`` / ``views.update`` payload): opened by *Open
+    path* on App Home, redrawn in place when a button in it is pressed."""
+    title = truncate(track_name(catalog, track_id, lang), MODAL_TITLE_MAX)
+    return {"type": "modal", "callback_id": f"track:{track_id}",
+            "title": {"type": "plain_text", "text": title},
+            "close": {"type": "plain_text", "text": as_plain(t("btn.close", lang))},
+            "blocks": reply.blocks[:100]}
+
+
 def home_view(catalog: Catalog, state: HomeState) -> dict:
     """The App Home tab (``views.publish`` payload): followed tracks with progress and next read,
     the other tracks to follow, the DM setting, and digests of the person's channels; at most 100
@@ -332,6 +362,10 @@ def home_view(catalog: Catalog, state: HomeState) -> dict:
             accessory = button(t("btn.mark_read", lang), ids("mark_read"), {"p": nxt.post, "t": tid, "v": "home"},
                                style="primary")
         blocks.append(section(line, accessory=accessory))
+        row = [button(t("btn.open_path", lang), ids("open_path"), {"t": tid, "v": "home"})]
+        if nxt is not None:
+            row.append(button(t("btn.unfollow", lang), ids("unfollow"), {"t": tid, "v": "home"}))
+        blocks.append(actions(row))
     others = [tr for tr in catalog.tracks if tr.id not in follows]
     if others:
         blocks.append(divider())
