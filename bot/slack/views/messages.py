@@ -245,6 +245,9 @@ def search_reply(catalog: Catalog, query: str, result, read: set[str], lang: str
         else:
             accessory = button(t("btn.mark_read", lang), ids("mark_read"), {"p": post.id, "v": f"search:{query[:150]}"})
         blocks.append(section(text, accessory=accessory))
+        if post.id not in done:
+            blocks.append(actions([button(t("btn.remind_next_week", lang), ids("remind"),
+                                          {"p": post.id, "d": "next week", "v": f"search:{query[:150]}"})]))
         fallback.append(Mrkdwn("• {}").format(post.title))
     blocks.append(context(t("catalog.version", lang, version=catalog.version)))
     return make_reply(blocks, Mrkdwn("\n").join(fallback))
