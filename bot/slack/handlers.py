@@ -10,6 +10,7 @@ optional ``users_info`` callable (for the locale and time zone), which must neve
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from bot.runtime import Runtime
@@ -99,7 +100,10 @@ class Handlers:
         view = views.home_view(self.rt.holder.catalog, state)
         info = self.users_info(caller.team_id, caller.user_id)
         if info.is_admin or info.is_owner:
-            extra = [b.to_dict() for b in [divider(), *insights_blocks(
-                self.rt.holder.catalog, team_insights(self.rt, caller.team_id), s.lang)]]
+            # as for the digests above, Home names only channels the person is in
+            ins = team_insights(self.rt, caller.team_id)
+            mine = set(channel_ids or ())
+            ins = dataclasses.replace(ins, channels=tuple(c for c in ins.channels if c.channel_id in mine))
+            extra = [b.to_dict() for b in [divider(), *insights_blocks(self.rt.holder.catalog, ins, s.lang)]]
             view["blocks"] = (view["blocks"] + extra)[:MAX_BLOCKS_VIEW]
         return view
