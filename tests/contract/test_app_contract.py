@@ -39,7 +39,7 @@ from slack_sdk.errors import SlackApiError
 
 from bot.config import Settings
 from bot.slack import blockkit
-from bot.slack.standin import SlackStandIn
+from bot.slack.standin import SlackStandIn, link_shared_event
 from tests.contract import events
 from tests.contract.adapt_spec import adapt_web_spec, load_web_spec
 from tests.e2e.helpers import FakeSlack, find_button
@@ -330,8 +330,6 @@ def test_link_unfurl_and_the_open_path_modal(slack, slack_api, runtime):
     """link_shared -> chat.unfurl (channel, ts, unfurls); Open path on Home -> views.open
     (trigger_id, modal); a click in the modal -> views.update (view_id, modal)."""
     url = "https://vllm-project.github.io/2024/10/17/spec-decode.html"
-    from bot.slack.standin import link_shared_event
-
     assert slack.event(link_shared_event([url], user_id=USER, channel=CHANNEL,
                                          message_ts="1700000000.000100")).status == 200
     (unfurl,) = wait_calls(slack_api, "chat.unfurl")
