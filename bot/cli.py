@@ -350,6 +350,31 @@ def next_cmd(track: str, read: tuple[str, ...], as_json: bool, catalog_dir: str 
 # --- the Slack doors: console, ask, serve ------------------------------------------------------
 
 
+@main.command("stats")
+@click.option("--team", "team_id", required=True, help="Slack team id (T…) of the workspace.")
+@click.option("--json", "as_json", is_flag=True, help="Print the numbers as JSON.")
+@click.option("--lang", default="en", type=click.Choice(["en", "zh"]), help="Language of the text.")
+def stats_cmd(team_id: str, as_json: bool, lang: str) -> None:
+    """Reading insights of one workspace (what `/vllm-path stats` shows its admins): active
+    readers, reads per week, completion per track, most-read posts, digest health. Counts only;
+    a post or step read by 3 people or fewer shows no number."""
+    from bot.console import render_blocks
+    from bot.digest.cli import _runtime
+    from bot.slack.commands.stats import team_insights
+    from bot.slack.views.insights import insights_blocks
+
+    runtime = _runtime()
+    try:
+        ins = team_insights(runtime, team_id)
+        if as_json:
+            _dump(ins.as_dict())
+        else:
+            text, _ = render_blocks([b.to_dict() for b in insights_blocks(runtime.holder.catalog, ins, lang)])
+            click.echo(text)
+    finally:
+        runtime.store.close()
+
+
 @main.command("console")
 def console_cmd() -> None:
     """Talk to the bot in your terminal: the real Slack app against a local stand-in for Slack.

@@ -48,6 +48,7 @@ from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
 from bot.digest.deliver import Attempt, Deliverer, Outcome, Pacer
+from bot.digest.reminders import send_due_reminders
 from bot.digest.watch import check_feed
 from bot.digest.weekly import (
     WeeklySchedule,
@@ -64,6 +65,10 @@ RECONCILE_FUNC = "bot.digest.schedule:reconcile"
 RECONCILE_ID = "digest:reconcile"
 WATCH_FUNC = "bot.digest.schedule:watch_feed"
 WATCH_ID = "catalog:watch"
+REMINDERS_FUNC = "bot.digest.schedule:send_reminders"
+REMINDERS_ID = "reminders:due"
+REMINDERS_EVERY_S = 60
+"""Seconds between runs of the job that sends due reminders (:mod:`bot.digest.reminders`)."""
 JOBSTORE = "default"
 LOCAL_JOBSTORE = "local"
 WEEK_S = 7 * 24 * 3600
@@ -111,6 +116,13 @@ def watch_feed() -> None:
     clock = _running()
     if clock is not None:
         check_feed(clock.runtime, clients=clock.deliverer.clients)
+
+
+def send_reminders() -> None:
+    """Interval job: send the reminders that are due (:func:`bot.digest.reminders.send_due_reminders`)."""
+    clock = _running()
+    if clock is not None:
+        send_due_reminders(clock.runtime, clock.deliverer, clock.now())
 
 
 def reconcile() -> None:
@@ -209,6 +221,9 @@ class DigestClock:
             hour, minute = (int(x) for x in settings.catalog_watch_at.split(":", 1))
             self.scheduler.add_job(WATCH_FUNC, CronTrigger(hour=hour, minute=minute, timezone=UTC),
                                    id=WATCH_ID, jobstore=LOCAL_JOBSTORE, replace_existing=True)
+        self.scheduler.add_job(REMINDERS_FUNC, IntervalTrigger(seconds=REMINDERS_EVERY_S),
+                               id=REMINDERS_ID, jobstore=LOCAL_JOBSTORE, replace_existing=True,
+                               next_run_time=self.now(), misfire_grace_time=None)
         self.scheduler.resume()
         self.catch_up()
         log.info("digest clock started: %d jobs, reconcile every %s s, %d workers",

@@ -10,10 +10,12 @@ turn on Bolt's OAuth flow with the SQLAlchemy installation and state stores on o
 from __future__ import annotations
 
 import logging
+import time
+from collections.abc import Callable
 from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import Any
 
-from slack_bolt import App
+from slack_bolt import App, BoltContext
 from slack_bolt.oauth.callback_options import CallbackOptions
 from slack_bolt.oauth.oauth_settings import OAuthSettings
 from slack_sdk import WebClient
@@ -24,7 +26,11 @@ from slack_sdk.http_retry.builtin_handlers import (
     ServerErrorRetryHandler,
 )
 from slack_sdk.http_retry.handler import RetryHandler
+from slack_sdk.http_retry.request import HttpRequest
+from slack_sdk.http_retry.response import HttpResponse
+from slack_sdk.http_retry.state import RetryState
 
+from bot import metrics
 from bot.runtime import Runtime
 from bot.slack.handlers import Handlers, UserInfo, UserInfoCache
 from bot.slack.installs import success_callback
@@ -41,9 +47,21 @@ LAZY_THREADS = 64
 answers in seconds), so many threads, and never the acks' pool, so no ack waits behind them."""
 
 
+class CountingRateLimitRetryHandler(RateLimitErrorRetryHandler):
+    """slack-sdk's 429 handler (waits ``Retry-After``) that also counts each 429 for the
+    ``vllm_path_slack_ratelimited_total`` metric."""
+
+    def _can_retry(self, *, state: RetryState, request: HttpRequest, response: HttpResponse | None = None,
+                   error: Exception | None = None) -> bool:
+        limited = response is not None and response.status_code == 429
+        if limited:
+            metrics.SLACK_RATELIMITED.inc()
+        return super()._can_retry(state=state, request=request, response=response, error=error)
+
+
 def retry_handlers() -> list[RetryHandler]:
-    """slack-sdk's retry handlers: 429 (waits ``Retry-After``), 5xx and connection errors."""
-    return [RateLimitErrorRetryHandler(max_retry_count=3), ServerErrorRetryHandler(max_retry_count=2),
+    """slack-sdk's retry handlers: 429 (waits ``Retry-After``; counted), 5xx and connection errors."""
+    return [CountingRateLimitRetryHandler(max_retry_count=3), ServerErrorRetryHandler(max_retry_count=2),
             ConnectionErrorRetryHandler(max_retry_count=2)]
 
 
@@ -141,11 +159,19 @@ def build_app(runtime: Runtime, client: WebClient | None = None, *, verify_reque
             log.info("users.info failed: %s", type(exc).__name__)
             return UserInfo()
         user = resp.get("user") or {}
-        return UserInfo(locale=user.get("locale"), tz=user.get("tz"))
+        return UserInfo(locale=user.get("locale"), tz=user.get("tz"),
+                         is_admin=bool(user.get("is_admin")), is_owner=bool(user.get("is_owner")))
 
     if listener_executor is None:
         _separate_lazy_pool(app)
     handlers = Handlers(runtime, users_info=UserInfoCache(fetch_user))
+
+    @app.use
+    def stamp_arrival(context: BoltContext, next: Callable[[], None]) -> None:
+        # when the request reached the app, for the reply-latency metric (lazy listeners get a copy)
+        context[metrics.RECEIVED_AT] = time.monotonic()
+        next()
+
     commands.register(app, handlers)
     actions.register(app, handlers)
     events.register(app, handlers)

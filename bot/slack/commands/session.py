@@ -24,6 +24,7 @@ from bot.slack.i18n import LANGS, t
 from bot.slack.mrkdwn import Mrkdwn, truncate
 from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply
+from bot.slack.views.reminders import reminders_reply
 
 MAX_OFFSET = 10_000
 """The largest paging offset a button value may carry."""
@@ -43,10 +44,13 @@ class Caller:
 
 @dataclass(frozen=True)
 class UserInfo:
-    """A person's Slack locale (``en-US``, ``zh-CN`` …) and IANA time zone, when known."""
+    """A person's Slack locale (``en-US``, ``zh-CN`` …), IANA time zone, and whether they are a
+    workspace admin or owner (``users.info`` ``is_admin`` / ``is_owner``), when known."""
 
     locale: str | None = None
     tz: str | None = None
+    is_admin: bool = False
+    is_owner: bool = False
 
 
 UsersInfo = Callable[[str, str], UserInfo]
@@ -85,9 +89,9 @@ def no_users_info(team_id: str, user_id: str) -> UserInfo:
 class ButtonValue(BaseModel):
     """A button's value (JSON, see :func:`bot.slack.views.blocks.encode_value`): ``p`` a post
     id, ``t`` a track id, ``v`` the view the button lives in (``track:<id>``, ``search:<query>``,
-    ``next``, ``home``, ``digest:<subscription id>``, ``digest-dm``), ``o`` a paging offset.
-    Unknown keys are ignored;
-    a malformed value reads as empty (:meth:`parse`)."""
+    ``next``, ``home``, ``digest:<subscription id>``, ``digest-dm``, ``unfurl``, ``reminders``),
+    ``o`` a paging offset, ``d`` the day a *Remind me* button asks for (``next week``) or a
+    reminder's id. Unknown keys are ignored; a malformed value reads as empty (:meth:`parse`)."""
 
     model_config = ConfigDict(frozen=True, extra="ignore")
 
@@ -98,11 +102,14 @@ class ButtonValue(BaseModel):
     """Paging: the index of the first item to show (a search's results for ``More results``, a
     track's steps for ``Show more steps``); 0..:data:`MAX_OFFSET`."""
 
+    d: str | None = None
+    """The day a *Remind me* button asks for, or a reminder's id."""
+
     @classmethod
     def parse(cls, data: dict[str, Any]) -> ButtonValue:
         """The value of decoded ``data``; fields of the wrong type are dropped (an offset that is
         not a whole number reads as 0, one out of range is clamped)."""
-        clean: dict[str, Any] = {k: v for k in ("p", "t") if isinstance(v := data.get(k), str)}
+        clean: dict[str, Any] = {k: v for k in ("p", "t", "d") if isinstance(v := data.get(k), str)}
         raw_v = data.get("v")
         clean["v"] = str(raw_v) if raw_v else ""
         raw_o = data.get("o")
@@ -256,8 +263,11 @@ class Session:
             return self.track_view(tid, notice=notice) if tid else self.outdated(notice)
         if view.startswith("search:"):
             return self.query(view[7:], notice=notice)
-        if view.startswith("digest"):
+        if view.startswith("digest") or view == "unfurl":
             return views.text_reply(notice or t("done", self.lang))
+        if view == "reminders":
+            return reminders_reply(self.rt.holder.catalog, self.rt.store.reminders(self.caller.team_id, self.caller.user_id),
+                                   self.lang, notice=notice)
         if view == "next":
             return self.next_reply(notice=notice)
         return views.text_reply(notice) if notice else self.outdated()

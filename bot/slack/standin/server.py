@@ -46,6 +46,7 @@ SERVED_METHODS: frozenset[str] = frozenset({
     "chat.postEphemeral",
     "chat.update",
     "chat.delete",
+    "chat.unfurl",
     "conversations.open",
     "conversations.history",
     "conversations.info",
@@ -94,7 +95,9 @@ class SlackStandIn:
     ``grant_type=refresh_token`` (client id and secret by HTTP Basic auth or in the body, as
     slack-sdk sends them) answers a new access token, a new refresh token (the old one stops
     working) and ``expires_in``; a wrong client is ``invalid_client_id`` / ``bad_client_secret``,
-    an unknown refresh token ``invalid_refresh_token``.
+    an unknown refresh token ``invalid_refresh_token`` ``users`` maps a user id to fields that
+    ``users.info`` reports for that user instead of the defaults (``tz``, ``is_admin``,
+    ``is_owner``, ``locale`` ...).
     """
 
     def __init__(self, *, team_id: str = CONSOLE_TEAM_ID, team_name: str = "Console",
@@ -102,9 +105,11 @@ class SlackStandIn:
                  response_url_limit: int = 5, port: int = 0,
                  token_scopes: Mapping[str, Iterable[str]] | None = None,
                  scopes: Iterable[str] | None = None,
-                 oauth_client: tuple[str, str] | None = None):
+                 oauth_client: tuple[str, str] | None = None,
+                 users: Mapping[str, Mapping[str, Any]] | None = None):
         self.scopes = default_bot_scopes() if scopes is None else parse_scopes(scopes)
         self.team_id = team_id
+        self.users = {k: dict(v) for k, v in (users or {}).items()}
         self.team_name = team_name
         self.channels = [dict(c) for c in channels] if channels is not None else [
             {"id": CONSOLE_CHANNEL_ID, "name": CONSOLE_CHANNEL_NAME, "is_channel": True,
@@ -359,6 +364,8 @@ class SlackStandIn:
                 return "invalid_blocks"
         if method in _VIEW_METHODS and blockkit.view_problems(args.get("view")):
             return "invalid_arguments"
+        if method == "chat.unfurl":
+            return _unfurl_refusal(args)
         return None
 
     def _decide(self, method: str, args: dict[str, Any], faults: Faults
@@ -500,7 +507,8 @@ class SlackStandIn:
                 "id": user, "team_id": self.team_id, "name": user.lower(), "real_name": user,
                 "deleted": False, "is_bot": False, "tz": "Europe/Berlin",
                 "tz_label": "Central European Time", "tz_offset": 3600, "locale": "en-US",
-                "profile": {"display_name": user, "real_name": user}}}
+                "is_admin": False, "is_owner": False,
+                "profile": {"display_name": user, "real_name": user}, **self.users.get(user, {})}}
         if method in ("users.conversations", "conversations.list"):
             return {"ok": True, "channels": [dict(c) for c in self.channels],
                     "response_metadata": {"next_cursor": ""}}
@@ -543,6 +551,30 @@ class SlackStandIn:
             self._responses.append(ResponsePost(key, url, body, status, time.monotonic()))
             self._cond.notify_all()
         return status, ("ok" if status == 200 else "used_url")
+
+
+def _unfurl_refusal(args: Mapping[str, Any]) -> str | None:
+    """Why Slack refuses a ``chat.unfurl`` call (``None``: acceptable). It needs the message
+    (``channel`` + ``ts``) or the composer's ``unfurl_id`` + ``source``, and ``unfurls``: a JSON
+    object mapping each shared http(s) URL to an attachment with Block Kit ``blocks`` (or ``text``)
+    that Slack would accept in a message."""
+    if not ((args.get("channel") and args.get("ts")) or (args.get("unfurl_id") and args.get("source"))):
+        return "invalid_arguments"
+    unfurls = args.get("unfurls")
+    if unfurls is None or unfurls == "":
+        return "missing_unfurls"
+    if isinstance(unfurls, str):
+        return "invalid_json"
+    if not isinstance(unfurls, dict) or not unfurls:
+        return "json_not_object" if not isinstance(unfurls, dict) else "missing_unfurls"
+    for url, card in unfurls.items():
+        if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+            return "cannot_unfurl_url"
+        if not isinstance(card, dict) or not (card.get("blocks") or card.get("text")):
+            return "invalid_unfurls"
+        if card.get("blocks") and blockkit.block_kit_problems(card["blocks"], "message"):
+            return "invalid_blocks"
+    return None
 
 
 def _parse_args(content_type: str, raw: bytes, query: str) -> dict[str, Any]:
