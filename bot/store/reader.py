@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import String, bindparam, cast, literal, null, select, union_all
 from sqlalchemy.sql.expression import CompoundSelect
@@ -28,7 +29,7 @@ class ReaderState:
     follows: tuple[str, ...]
 
 
-def _reader_statement() -> CompoundSelect[tuple[str, str | None, datetime | None]]:
+def _reader_statement() -> CompoundSelect[Any]:
     """The combined read, built once: ``:team`` and ``:user`` are bound at each execution (so
     neither the statement nor its compiled SQL is rebuilt per request)."""
     team, user = bindparam("team", type_=String), bindparam("user", type_=String)
