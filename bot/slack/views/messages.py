@@ -9,8 +9,11 @@ catalog URLs.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Any
+
+from slack_sdk.models.blocks import Block
 
 from bot import paths
 from bot.catalog import Catalog
@@ -18,6 +21,7 @@ from bot.catalog.models import Step
 from bot.slack.i18n import t, weekday_name
 from bot.slack.ids import is_channel_id
 from bot.slack.mrkdwn import Mrkdwn, as_plain, link, truncate
+from bot.slack.views import parts
 from bot.slack.views.blocks import (
     Reply,
     actions,
@@ -110,66 +114,101 @@ def text_reply(text: str, response_type: str = "ephemeral") -> Reply:
 # --- a track -----------------------------------------------------------------------------------
 
 
+def _step_lines(catalog: Catalog, track_id: str, lang: str) -> tuple[dict[tuple[bool, bool], Mrkdwn], ...]:
+    """Each step's line of the path, for every (read, next) state: ``lines[i][(read, is_next)]``."""
+    out = []
+    for i, step in enumerate(catalog.path(track_id), start=1):
+        post = catalog.post(step.post)
+        plain_link = link(catalog.url_of(post), post.title)
+        level = t("level." + step.level, lang)
+        variants = {}
+        for done in (False, True):
+            for is_next in (False, True):
+                icon = ICON_READ if done else ICON_NEXT if is_next else ICON_UNREAD
+                text = Mrkdwn("*{}*").format(plain_link) if is_next else plain_link
+                variants[(done, is_next)] = Mrkdwn("{} {}. {} · _{}_").format(Mrkdwn(icon), i, text, level)
+        out.append(variants)
+    return tuple(out)
+
+
+def _next_detail(catalog: Catalog, track_id: str, nxt: Step, lang: str) -> Mrkdwn:
+    """The next step's section: link, position, source and date, note, what to read first."""
+    track = catalog.track(track_id)
+    post = catalog.post(nxt.post)
+    position = catalog.order(track_id).index(nxt.post) + 1
+    detail = [t("track.next", lang, post=post_link(catalog, nxt.post)),
+              Mrkdwn("_{} · {} · {}_").format(
+                  t("step.position", lang, position=position, of=len(catalog.path(track_id)),
+                    track=track.names.get(lang)),
+                  post.source.label(), post.published.label())]
+    if nxt.note:
+        detail.append(nxt.note.get(lang))
+    detail.extend(_prereq_lines(catalog, track_id, nxt, lang))
+    return Mrkdwn("\n").join(detail)
+
+
+def _track_buttons(track_id: str, nxt: Step | None, lang: str, followed: bool) -> dict[str, Any]:
+    """The actions block of a personal track view: Mark read (when a step is next), Follow or
+    Unfollow, Share."""
+    ids = _Ids()
+    view = {"v": f"track:{track_id}"}
+    buttons = []
+    if nxt is not None:
+        buttons.append(button(t("btn.mark_read", lang), ids("mark_read"),
+                              {"p": nxt.post, "t": track_id, **view}, style="primary"))
+    if followed:
+        buttons.append(button(t("btn.unfollow", lang), ids("unfollow"), {"t": track_id, **view}))
+    else:
+        buttons.append(button(t("btn.follow", lang), ids("follow"), {"t": track_id, **view}))
+    buttons.append(button(t("btn.share", lang), ids("share"), {"t": track_id, **view}))
+    return actions(buttons).to_dict()
+
+
 def track_reply(catalog: Catalog, track_id: str, read: set[str], lang: str, *, followed: bool,
                 notice: str | None = None, shared: bool = False) -> Reply:
     """A track's path in order with the reader's progress (read ✓, next →), the next step with its
     note and prerequisites, and buttons Mark read / Follow (or Unfollow) / Share to channel.
 
     ``notice`` (escaped mrkdwn) goes on top, e.g. after a click. ``shared=True`` renders the
-    in-channel version: no personal progress, no buttons.
+    in-channel version: no personal progress, no buttons. The parts that depend only on the
+    catalog, the language and the next step are rendered once (:mod:`bot.slack.views.parts`).
     """
     track = catalog.track(track_id)
     steps = catalog.path(track_id)
     done = set() if shared else {catalog.resolve_post_id(p) for p in read} - {None}
     nxt = None if shared else paths.next_step(catalog, track_id, done)
     read_count = sum(1 for s in steps if s.post in done)
-    ids = _Ids()
-    view = {"v": f"track:{track_id}"}
 
-    blocks = [header(f"{track.names.en} · {track.names.zh}" if track.names.zh else track.names.en)]
+    blocks: list[Block | dict[str, Any]] = [parts.block(catalog, ("track.header", track_id), lambda: header(
+        f"{track.names.en} · {track.names.zh}" if track.names.zh else track.names.en).to_dict())]
     if notice:
         blocks.append(section(notice))
     if shared:
         blocks.append(context(t("share.footer", lang, version=catalog.version)))
     else:
-        blocks.append(context(t("track.progress", lang, read=read_count, total=len(steps), version=catalog.version)))
-    blocks.append(section(track.description.get(lang)))
+        blocks.append(parts.block(catalog, ("track.progress", lang, track_id, read_count), lambda: context(
+            t("track.progress", lang, read=read_count, total=len(steps), version=catalog.version)).to_dict()))
+    blocks.append(parts.block(catalog, ("track.description", lang, track_id),
+                              lambda: section(track.description.get(lang)).to_dict()))
 
+    variants = parts.piece(catalog, ("track.steps", lang, track_id),
+                           lambda: _step_lines(catalog, track_id, lang))
+    next_post = nxt.post if nxt else None
     lines = [t("track.path", lang)]
-    for i, step in enumerate(steps, start=1):
-        post = catalog.post(step.post)
-        icon = ICON_READ if step.post in done else ICON_NEXT if nxt and step.post == nxt.post else ICON_UNREAD
-        text = link(catalog.url_of(post), post.title)
-        if nxt and step.post == nxt.post:
-            text = Mrkdwn("*{}*").format(text)
-        lines.append(Mrkdwn("{} {}. {} · _{}_").format(Mrkdwn(icon), i, text, t("level." + step.level, lang)))
+    lines.extend(v[(step.post in done, step.post == next_post)]
+                 for step, v in zip(steps, variants, strict=True))
     blocks.extend(sections(lines)[:4])
 
-    buttons = []
     if nxt is not None:
-        post = catalog.post(nxt.post)
-        position = catalog.order(track_id).index(nxt.post) + 1
-        detail = [t("track.next", lang, post=post_link(catalog, nxt.post)),
-                  Mrkdwn("_{} · {} · {}_").format(
-                      t("step.position", lang, position=position, of=len(steps), track=track.names.get(lang)),
-                      post.source.label(), post.published.label())]
-        if nxt.note:
-            detail.append(nxt.note.get(lang))
-        detail.extend(_prereq_lines(catalog, track_id, nxt, lang))
         blocks.append(divider())
-        blocks.append(section(Mrkdwn("\n").join(detail)))
-        buttons.append(button(t("btn.mark_read", lang), ids("mark_read"),
-                              {"p": nxt.post, "t": track_id, **view}, style="primary"))
+        blocks.append(parts.block(catalog, ("track.next", lang, track_id, nxt.post),
+                                  lambda: section(_next_detail(catalog, track_id, nxt, lang)).to_dict()))
     elif not shared:
         blocks.append(divider())
-        blocks.append(section(t("track.done", lang)))
+        blocks.append(parts.block(catalog, ("track.done", lang), lambda: section(t("track.done", lang)).to_dict()))
     if not shared:
-        if followed:
-            buttons.append(button(t("btn.unfollow", lang), ids("unfollow"), {"t": track_id, **view}))
-        else:
-            buttons.append(button(t("btn.follow", lang), ids("follow"), {"t": track_id, **view}))
-        buttons.append(button(t("btn.share", lang), ids("share"), {"t": track_id, **view}))
-        blocks.append(actions(buttons))
+        blocks.append(parts.block(catalog, ("track.buttons", lang, track_id, next_post, followed),
+                                  lambda: _track_buttons(track_id, nxt, lang, followed)))
     if shared:
         fallback = Mrkdwn("{}: {}{}").format(
             track.names.get(lang), Mrkdwn(" > ").join(catalog.post(s.post).title for s in steps[:5]),
