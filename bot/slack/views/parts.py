@@ -12,7 +12,6 @@ garbage-collected) and bounded: a catalog's table is emptied when it reaches :da
 
 from __future__ import annotations
 
-import copy
 import threading
 import weakref
 from collections.abc import Callable, Hashable
@@ -68,4 +67,14 @@ def piece(catalog: Catalog, key: Hashable, make: Callable[[], T]) -> T:
 def block(catalog: Catalog, key: Hashable, make: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     """A Block Kit dict made once by ``make`` (slack-sdk's models and their validation), handed
     out as a deep copy so that a caller changing its reply cannot change the next one."""
-    return copy.deepcopy(piece(catalog, key, make))
+    return _fresh(piece(catalog, key, make))
+
+
+def _fresh(value: Any) -> Any:
+    """A copy of JSON-shaped data (dicts, lists, then immutable leaves): ``copy.deepcopy`` without
+    its memo, a few times quicker on Block Kit dicts."""
+    if type(value) is dict:
+        return {k: _fresh(v) for k, v in value.items()}
+    if type(value) is list:
+        return [_fresh(v) for v in value]
+    return value
