@@ -175,7 +175,8 @@ def track_reply(catalog: Catalog, track_id: str, read: set[str], lang: str, *, f
     """
     track = catalog.track(track_id)
     steps = catalog.path(track_id)
-    done = set() if shared else {catalog.resolve_post_id(p) for p in read} - {None}
+    done: set[str] = set() if shared else {
+        pid for p in read if (pid := catalog.resolve_post_id(p)) is not None}
     nxt = None if shared else paths.next_step(catalog, track_id, done)
     read_count = sum(1 for s in steps if s.post in done)
 
@@ -194,10 +195,14 @@ def track_reply(catalog: Catalog, track_id: str, read: set[str], lang: str, *, f
     variants = parts.piece(catalog, ("track.steps", lang, track_id),
                            lambda: _step_lines(catalog, track_id, lang))
     next_post = nxt.post if nxt else None
-    lines = [t("track.path", lang)]
-    lines.extend(v[(step.post in done, step.post == next_post)]
-                 for step, v in zip(steps, variants, strict=True))
-    blocks.extend(sections(lines)[:4])
+    states = tuple((step.post in done, step.post == next_post) for step in steps)
+
+    def path_sections() -> list[dict[str, Any]]:
+        lines = [t("track.path", lang)]
+        lines.extend(v[state] for state, v in zip(states, variants, strict=True))
+        return [b.to_dict() for b in sections(lines)[:4]]
+
+    blocks.extend(parts.block(catalog, ("track.path", lang, track_id, states), path_sections))
 
     if nxt is not None:
         blocks.append(divider())

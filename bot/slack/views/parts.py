@@ -19,9 +19,10 @@ from typing import Any, TypeVar
 
 from bot.catalog import Catalog
 
-MAX_PIECES = 8192
-"""Pieces kept per catalog (a piece is a few hundred bytes; the real catalog needs about 2,000
-for every track, post and language)."""
+MAX_PIECES = 4096
+"""Pieces kept per catalog. Most are a few hundred bytes; a track's path sections for one
+reading state (which steps are read, which is next) are a few kB, and there is one per state
+met, so the bound keeps the cache to some megabytes whatever people read."""
 
 T = TypeVar("T")
 
@@ -64,10 +65,15 @@ def piece(catalog: Catalog, key: Hashable, make: Callable[[], T]) -> T:
     return value
 
 
-def block(catalog: Catalog, key: Hashable, make: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-    """A Block Kit dict made once by ``make`` (slack-sdk's models and their validation), handed
-    out as a deep copy so that a caller changing its reply cannot change the next one."""
-    return _fresh(piece(catalog, key, make))
+BlockDicts = TypeVar("BlockDicts", dict[str, Any], list[dict[str, Any]])
+
+
+def block(catalog: Catalog, key: Hashable, make: Callable[[], BlockDicts]) -> BlockDicts:
+    """A Block Kit dict (or a list of them) made once by ``make`` (slack-sdk's models and their
+    validation), handed out as a deep copy so that a caller changing its reply cannot change
+    the next one."""
+    fresh: BlockDicts = _fresh(piece(catalog, key, make))
+    return fresh
 
 
 def _fresh(value: Any) -> Any:
