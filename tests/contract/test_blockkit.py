@@ -110,7 +110,6 @@ def test_home_view_passes_and_bad_views_fail():
 
 def test_a_block_checked_again_gets_the_same_answer() -> None:
     """The checker remembers blocks it has seen: a refused block stays refused, at its place."""
-
     bad = {"type": "header", "text": {"type": "plain_text", "text": "x" * 151}}
     good = {"type": "section", "text": {"type": "mrkdwn", "text": "fine"}}
     first = block_kit_problems([good, bad])
