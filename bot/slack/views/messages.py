@@ -94,7 +94,7 @@ def _prereq_lines(catalog: Catalog, track_id: str, step: Step, lang: str) -> lis
 def help_reply(catalog: Catalog, lang: str, prefix: str | None = None) -> Reply:
     """The help message: grammar with examples, the track list, catalog version."""
     tracks = Mrkdwn(", ").join(Mrkdwn("`{}` {}").format(tr.id, tr.names.get(lang)) for tr in catalog.tracks)
-    blocks = [header(t("help.title", lang))]
+    blocks: list[Block] = [header(t("help.title", lang))]
     if prefix:
         blocks.append(section(prefix))
     blocks += [
@@ -136,7 +136,7 @@ def _next_detail(catalog: Catalog, track_id: str, nxt: Step, lang: str) -> Mrkdw
     track = catalog.track(track_id)
     post = catalog.post(nxt.post)
     position = catalog.order(track_id).index(nxt.post) + 1
-    detail = [t("track.next", lang, post=post_link(catalog, nxt.post)),
+    detail: list[str] = [t("track.next", lang, post=post_link(catalog, nxt.post)),
               Mrkdwn("_{} · {} · {}_").format(
                   t("step.position", lang, position=position, of=len(catalog.path(track_id)),
                     track=track.names.get(lang)),
@@ -283,7 +283,7 @@ def next_reply(catalog: Catalog, follows: Sequence[str], read: set[str], lang: s
                notice: str | None = None) -> Reply:
     """The reader's next read in each followed track (unknown track ids are skipped)."""
     follows = [tid for tid in follows if catalog.has_track(tid)]
-    blocks = [header(t("next.header", lang))]
+    blocks: list[Block] = [header(t("next.header", lang))]
     if notice:
         blocks.append(section(notice))
     if not follows:
@@ -327,7 +327,7 @@ def subscription_line(catalog: Catalog, sub, lang: str) -> Mrkdwn:
 def subscriptions_reply(catalog: Catalog, subs: Iterable, lang: str) -> Reply:
     """The digests of a channel."""
     subs = list(subs)
-    blocks = [header(t("subs.header", lang))]
+    blocks: list[Block] = [header(t("subs.header", lang))]
     if not subs:
         blocks.append(section(t("subs.none", lang)))
         return make_reply(blocks, t("subs.none", lang))
