@@ -106,7 +106,7 @@ class Index:
     (:func:`bot.search.vocabulary.default_vocabulary`).
     """
 
-    def __init__(self, catalog: "Catalog", vocabulary: Vocabulary | None = None) -> None:
+    def __init__(self, catalog: Catalog, vocabulary: Vocabulary | None = None) -> None:
         self._vocab = vocab = vocabulary if vocabulary is not None else default_vocabulary()
         self._ignorable = vocab.ignorable
         self._catalog = catalog
@@ -143,7 +143,7 @@ class Index:
 
     # --- building -------------------------------------------------------------------------------
 
-    def _build_vocabulary(self, catalog: "Catalog") -> None:
+    def _build_vocabulary(self, catalog: Catalog) -> None:
         """Synonym groups keyed by unit sequences; the Chinese segmentation dictionary."""
         cjk_words: set[str] = set()
         for group in self._vocab.synonyms:
@@ -162,7 +162,7 @@ class Index:
                 t for t in (_member_terms(m) for m in group) if t)))
         self._phrase_max = max(len(k) for k in self._phrases)
 
-    def _build_index(self, catalog: "Catalog") -> None:
+    def _build_index(self, catalog: Catalog) -> None:
         """Inverted index: per term, the posts (ascending) and field values, stored as slices of
         two flat arrays (``term -> (start, end)``); terms also found in track names are merged
         with the track field into their own arrays."""
@@ -269,7 +269,7 @@ class Index:
         self._surface_by_len = {k: tuple(v) for k, v in by_len.items()}
         self._deletes = deletes
 
-    def _build_tracks(self, catalog: "Catalog") -> None:
+    def _build_tracks(self, catalog: Catalog) -> None:
         """Each track's names as normalized text and canonical unit keys."""
         self._track_names: list[tuple[str, str, str, tuple[str, ...]]] = []
         for track in catalog.tracks:

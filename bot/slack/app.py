@@ -80,7 +80,7 @@ class BotApp(App):
     handlers: Handlers
 
 
-def _separate_lazy_pool(app: App) -> None:
+def separate_lazy_pool(app: App) -> None:
     """Run lazy listeners on a pool of :data:`LAZY_THREADS` of their own. Bolt runs them on its
     ``listener_executor``, the same pool as the acks (``App.__init__`` builds one
     ``ThreadLazyListenerRunner`` on it and has no parameter for another), so with a slow Slack
@@ -117,7 +117,7 @@ def build_app(runtime: Runtime, client: WebClient | None = None, *, verify_reque
         before_authorize=SignedRequestVerification(secret or "") if verify_requests else None,
         process_before_response=False,
         raise_error_for_unhandled_request=False,
-        # Acks get a pool of their own; the lazy follow-ups get another (_separate_lazy_pool).
+        # Acks get a pool of their own; the lazy follow-ups get another (separate_lazy_pool).
         listener_executor=listener_executor or ThreadPoolExecutor(
             max_workers=ACK_THREADS, thread_name_prefix="bolt-ack"),
     )
@@ -163,7 +163,7 @@ def build_app(runtime: Runtime, client: WebClient | None = None, *, verify_reque
                          is_admin=bool(user.get("is_admin")), is_owner=bool(user.get("is_owner")))
 
     if listener_executor is None:
-        _separate_lazy_pool(app)
+        separate_lazy_pool(app)
     handlers = Handlers(runtime, users_info=UserInfoCache(fetch_user))
 
     @app.use

@@ -76,7 +76,7 @@ def follow(s: Session, value: ButtonValue) -> Reply | None:
     tid = _track(s, value)
     notice = None
     if tid:
-        s.rt.store.follow(s.caller.team_id, s.caller.user_id, tid)
+        s.follow(tid)
         notice = t("follow.done_short", s.lang, track=views.track_name(s.rt.holder.catalog, tid, s.lang))
     return s.redraw(value.v, notice)
 
@@ -89,7 +89,7 @@ def unfollow(s: Session, value: ButtonValue) -> Reply | None:
     tid = _track(s, value)
     notice = None
     if tid:
-        s.rt.store.unfollow(s.caller.team_id, s.caller.user_id, tid)
+        s.unfollow(tid)
         notice = t("unfollow.done", s.lang, track=views.track_name(s.rt.holder.catalog, tid, s.lang))
     return s.redraw(value.v, notice)
 
