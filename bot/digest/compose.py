@@ -277,7 +277,7 @@ class DmComposer:
     def _read_in(self, track_id: str, key: Any) -> set[str]:
         """The post ids of ``track_id`` whose bits are set in ``key`` (as made in compose)."""
         word, mask = self._plan[track_id]
-        words = {word: key} if word >= 0 else {w: k for (w, _m), k in zip(mask, key)}
+        words = {word: key} if word >= 0 else {w: k for (w, _m), k in zip(mask, key, strict=False)}
         out = set()
         for pid in self.catalog.order(track_id):
             w, bit = self._pair[(track_id, pid)]

@@ -176,7 +176,7 @@ class Index:
         w_title, w_tags, w_id, w_answers, w_summary, w_track = (
             FIELD_WEIGHTS[f] for f in ("title", "tags", "id", "answers", "summary", "track"))
         answers_of = self._vocab.answers
-        for doc, post in enumerate(catalog.posts):
+        for post in catalog.posts:
             cjk_runs: list[str] = []
             title = set(_text_terms(post.title, True, surface, cjk_runs))
             title_terms.append(title)
@@ -224,7 +224,7 @@ class Index:
         ends = np.cumsum(np.bincount(owner, minlength=len(per_doc)))
         docs_terms = np.split(term_ids[kept], ends[:-1]) if len(per_doc) else []
         corpus = [d.tolist() + [index[t] for t in title if not skip[index[t]]]
-                  for d, title in zip(docs_terms, title_terms)]
+                  for d, title in zip(docs_terms, title_terms, strict=False)]
         self._ranked = RankedIndex(corpus, index, self._vocab)
         self._merged: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         # The names and aliases of a post's tracks are its weakest field.

@@ -137,7 +137,7 @@ def _compare(name: str, actual: Any) -> None:
     if expected != json.loads(text):
         # what came out, for a diff with the golden file (git ignores *.actual.json)
         path.with_suffix(".actual.json").write_text(text, encoding="utf-8")
-        for i, (want, got) in enumerate(zip(expected, actual)):
+        for i, (want, got) in enumerate(zip(expected, actual, strict=False)):
             assert got == want, f"{name}: step {i} ({want.get('step')!r}) differs"
         assert len(actual) == len(expected), f"{name}: {len(actual)} steps, golden has {len(expected)}"
 

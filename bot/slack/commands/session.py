@@ -312,8 +312,8 @@ class Session:
         if view.startswith("digest") or view == "unfurl":
             return views.text_reply(notice or t("done", self.lang))
         if view == "reminders":
-            return reminders_reply(self.rt.holder.catalog, self.rt.store.reminders(self.caller.team_id, self.caller.user_id),
-                                   self.lang, notice=notice)
+            mine = self.rt.store.reminders(self.caller.team_id, self.caller.user_id)
+            return reminders_reply(self.rt.holder.catalog, mine, self.lang, notice=notice)
         if view == "next":
             return self.next_reply(notice=notice)
         return views.text_reply(notice) if notice else self.outdated()

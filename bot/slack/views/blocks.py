@@ -200,7 +200,7 @@ def actions(buttons: Sequence[ButtonElement]) -> ActionsBlock:
 
 def to_dicts(blocks: Sequence[Block | dict[str, Any]], max_blocks: int = MAX_BLOCKS_MESSAGE) -> list[dict[str, Any]]:
     """Serialise (running slack-sdk's validation), keeping at most ``max_blocks`` blocks; a dict
-    is a block the models serialised already (:mod:`bot.slack.views.parts`) and is kept as is."""
+    is a block serialised already and is kept as is."""
     return [b if isinstance(b, dict) else b.to_dict() for b in list(blocks)[:max_blocks]]
 
 
