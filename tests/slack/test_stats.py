@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 from click.testing import CliRunner
 
 from bot.cli import main
+from bot.digest.weekly import WeeklySchedule
 from bot.insights import compute, sparkline
 from bot.runtime import Runtime
 from bot.slack.commands.stats import team_insights
@@ -35,9 +36,9 @@ def _seed(runtime: Runtime) -> list[str]:
     store.mark_read(SMALL, "U1", [order[0]])
     store.mark_read(SMALL, "U2", [order[0]])
     clock["now"] = NOW - timedelta(days=2)
-    sub = store.subscribe(TEAM, "CPAUSED", "spec", 0, "09:00", "UTC")
+    sub = store.subscribe(TEAM, "CPAUSED", "spec", WeeklySchedule.of(0, "09:00", "UTC"))
     store.pause_subscription(sub.id, "channel_not_found")
-    store.subscribe(TEAM, "CACTIVE", "pd", 0, "09:00", "UTC")
+    store.subscribe(TEAM, "CACTIVE", "pd", WeeklySchedule.of(0, "09:00", "UTC"))
     for week in ("2026-W47", "2026-W48"):
         assert store.claim_delivery(TEAM, "CACTIVE", "pd", week, "test")
         store.mark_sent(TEAM, "CACTIVE", "pd", week, "1.0")
