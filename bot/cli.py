@@ -10,6 +10,7 @@ import os
 import signal
 import sys
 from pathlib import Path
+from typing import Any, cast
 
 import click
 
@@ -311,11 +312,12 @@ def next_cmd(track: str, read: tuple[str, ...], as_json: bool, catalog_dir: str 
     if unknown:
         click.echo(f"Unknown post id(s): {', '.join(unknown)}", err=True)
         sys.exit(1)
-    done = {cat.resolve_post_id(p) for p in read}
+    # Every id resolves: the unknown ones exited above.
+    done = cast(set[str], {cat.resolve_post_id(p) for p in read})
     trk = cat.track(track_id)
     step = next_step(cat, track_id, done)
     n_read, total = progress(cat, track_id, done)
-    nxt = None
+    nxt: dict[str, Any] | None = None
     if step is not None:
         post = cat.post(step.post)
         nxt = {

@@ -37,7 +37,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
-from typing import Any, TypeGuard
+from typing import Any, Protocol, TypeGuard, cast
 
 from apscheduler.executors.pool import ThreadPoolExecutor as APSThreadPool
 from apscheduler.jobstores.base import ConflictingIdError, JobLookupError
@@ -115,7 +115,8 @@ def watch_feed() -> None:
     (:func:`bot.digest.watch.check_feed`)."""
     clock = _running()
     if clock is not None:
-        check_feed(clock.runtime, clients=clock.deliverer.clients)
+        # Only a sending Deliverer has clients (an EnqueueingDeliverer has none).
+        check_feed(clock.runtime, clients=cast(Deliverer, clock.deliverer).clients)
 
 
 def send_reminders() -> None:
@@ -145,6 +146,19 @@ class ReconcileReport:
     submitted: int = 0
 
 
+class ClockDeliverer(Protocol):
+    """What the clock needs of its deliverer: a :class:`~bot.digest.deliver.Deliverer` (sends
+    itself) or a :class:`bot.digest.queue.EnqueueingDeliverer` (enqueues for the workers)."""
+
+    @property
+    def stale_after_s(self) -> float: ...
+    @property
+    def max_attempts(self) -> int: ...
+    def deliver_subscription(self, sub: Any, fire: datetime) -> object: ...
+    def deliver_dm(self, team: str, user: str, fire: datetime) -> object: ...
+    def stop_claiming(self) -> None: ...
+
+
 class DigestClock:
     """The scheduler process's brain (see the module docstring).
 
@@ -155,12 +169,12 @@ class DigestClock:
     many seconds times its attempts after its last claim.
     """
 
-    def __init__(self, runtime: Any, *, deliverer: Deliverer | None = None, workers: int = 8,
+    def __init__(self, runtime: Any, *, deliverer: ClockDeliverer | None = None, workers: int = 8,
                  reconcile_every_s: float | None = 30.0, stale_after_s: float = 300.0,
                  channel_interval_s: float = 1.05, team_rate_per_s: float | None = 10.0,
                  retry_failed_after_s: float = 60.0, min_window_s: float = 6 * 3600):
         self.runtime = runtime
-        self.deliverer = deliverer or Deliverer(
+        self.deliverer: ClockDeliverer = deliverer or Deliverer(
             runtime, pacer=Pacer(channel_interval_s, team_rate_per_s), stale_after_s=stale_after_s)
         self.workers = workers
         self.reconcile_every_s = reconcile_every_s

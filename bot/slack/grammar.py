@@ -37,7 +37,7 @@ Kind = Literal["help", "query", "next", "read", "unread", "follow", "unfollow", 
                "unsubscribe", "subscriptions", "dm", "lang", "remind", "reminders", "stats",
                "did_you_mean"]
 
-KEYWORDS: dict[str, str] = {
+KEYWORDS: dict[str, Kind] = {
     "help": "help", "?": "help", "帮助": "help", "h": "help",
     "next": "next", "下一篇": "next",
     "read": "read", "done": "read", "已读": "read",

@@ -340,11 +340,12 @@ class SlackStandIn:
                 expiry = self._token_expiry.get(token)
             if expiry is not None and expiry <= time.time():
                 return {"ok": False, "error": "token_expired"}
-        granted: frozenset[str] | None = self.scopes
+        granted: frozenset[str] = self.scopes
         if self._token_scopes is not None:
-            granted = self._token_scopes.get(token or "")
-            if granted is None:
+            token_granted = self._token_scopes.get(token or "")
+            if token_granted is None:
                 return {"ok": False, "error": "invalid_auth"}
+            granted = token_granted
         channel_id = str(args.get("channel") or "")
         channel = next((c for c in self.channels if c.get("id") == channel_id), None)
         private = bool(channel.get("is_private")) if channel is not None else None

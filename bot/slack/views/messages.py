@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from slack_sdk.models.blocks import Block
 
@@ -206,10 +207,11 @@ def track_reply(catalog: Catalog, track_id: str, read: set[str], lang: str, *, f
     if nxt is not None:
         post = catalog.post(nxt.post)
         position = catalog.order(track_id).index(nxt.post) + 1
-        detail = [t("track.next", lang, post=post_link(catalog, nxt.post, lang=lang)),
-                  Mrkdwn("_{} · {} · {}_").format(
-                      t("step.position", lang, position=position, of=len(steps), track=track.names.get(lang)),
-                      post.source.label(), post_date(post, lang))]
+        detail: list[str] = [
+            t("track.next", lang, post=post_link(catalog, nxt.post, lang=lang)),
+            Mrkdwn("_{} · {} · {}_").format(
+                t("step.position", lang, position=position, of=len(steps), track=track.names.get(lang)),
+                post.source.label(), post_date(post, lang))]
         if nxt.note:
             detail.append(nxt.note.get(lang))
         detail.extend(_prereq_lines(catalog, track_id, nxt, lang, done))
@@ -384,14 +386,34 @@ def subscriptions_reply(catalog: Catalog, subs: Iterable, lang: str) -> Reply:
     return make_reply(blocks, Mrkdwn("\n").join(lines))
 
 
+class HomeDm(Protocol):
+    """What App Home reads of a person's DM settings (:class:`bot.store.DmSettings` has it)."""
+
+    @property
+    def enabled(self) -> bool: ...
+    @property
+    def schedule(self) -> WeeklySchedule: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def pause_reason(self) -> str | None: ...
+
+
+class HomeChannelSub(Protocol):
+    """What App Home reads of a channel subscription (:class:`bot.store.Subscription` has it)."""
+
+    @property
+    def channel_id(self) -> str: ...
+
+
 @dataclass(frozen=True)
 class HomeState:
     """What App Home shows for one person: follows, read posts, DM preference, channel digests."""
 
     follows: Sequence[str]
     read: set[str]
-    dm: object | None
-    channel_subs: Sequence[object]
+    dm: HomeDm | None
+    channel_subs: Sequence[HomeChannelSub]
     lang: str = "en"
 
 
@@ -451,7 +473,7 @@ def home_view(catalog: Catalog, state: HomeState) -> dict:
     blocks.append(section(t("home.dm", lang)))
     dm = state.dm
     if dm is not None and getattr(dm, "enabled", False):
-        when: WeeklySchedule = dm.schedule  # type: ignore[attr-defined]  # a DmSettings snapshot
+        when: WeeklySchedule = dm.schedule
         status = t("dm.on", lang, **schedule_words(when, lang))
         if getattr(dm, "status", "active") != "active":
             status += "\n" + t("dm.paused", lang, reason=dm.pause_reason or "")
