@@ -224,11 +224,6 @@ class EnqueueingDeliverer:
         self._thread = threading.Thread(target=self._run, name="digest-enqueue", daemon=True)
         self._thread.start()
 
-    def stop_claiming(self) -> None:
-        """The clock is stopping (SIGTERM; :meth:`bot.digest.schedule.DigestClock.shutdown`
-        calls this on any deliverer). Enqueueing claims no ledger key (the workers do), so there
-        is nothing to release: digests already buffered are still enqueued by :meth:`close`."""
-
     def _fresh(self, key: tuple[Any, ...]) -> bool:
         now = time.monotonic()
         with self._cond:

@@ -37,7 +37,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
-from typing import Any, Protocol, TypeGuard, cast
+from typing import Any, Protocol, TypeGuard
 
 from apscheduler.executors.pool import ThreadPoolExecutor as APSThreadPool
 from apscheduler.jobstores.base import ConflictingIdError, JobLookupError
@@ -115,15 +115,14 @@ def watch_feed() -> None:
     (:func:`bot.digest.watch.check_feed`)."""
     clock = _running()
     if clock is not None:
-        # Only a sending Deliverer has clients (an EnqueueingDeliverer has none).
-        check_feed(clock.runtime, clients=cast(Deliverer, clock.deliverer).clients)
+        check_feed(clock.runtime, clients=clock.own_sender().clients)
 
 
 def send_reminders() -> None:
     """Interval job: send the reminders that are due (:func:`bot.digest.reminders.send_due_reminders`)."""
     clock = _running()
     if clock is not None:
-        send_due_reminders(clock.runtime, clock.deliverer, clock.now())
+        send_due_reminders(clock.runtime, clock.own_sender(), clock.now())
 
 
 def reconcile() -> None:
@@ -242,6 +241,18 @@ class DigestClock:
         self.catch_up()
         log.info("digest clock started: %d jobs, reconcile every %s s, %d workers",
                  len(self.scheduler.get_jobs(jobstore=JOBSTORE)), self.reconcile_every_s, self.workers)
+
+    def own_sender(self) -> Deliverer:
+        """The in-process sender for the clock's own few sends (due reminders, the catalog feed
+        notice): the clock's :class:`Deliverer`, or in queue mode (``REDIS_URL``: its deliverer
+        only enqueues) a :class:`Deliverer` of its own, made once. Same ledger, so still
+        exactly once."""
+        if isinstance(self.deliverer, Deliverer):
+            return self.deliverer
+        sender = getattr(self, "_own_sender", None)
+        if sender is None:
+            sender = self._own_sender = Deliverer(self.runtime)
+        return sender
 
     def shutdown(self, wait: bool = True) -> float:
         """Stop (SIGTERM): claim no new sends, drop queued catch-up work, and with ``wait`` let
