@@ -11,10 +11,15 @@ body is signed before the clock starts) to the moment the stand-in recorded the 
 request's response URL (``time.monotonic()`` on both sides; same process). The two apps take
 turns in rounds, so that both see the same machine load; the p99 is over all requests of each.
 
+The no-op app is configured as ours (acks on a pool of 32, the reply from a lazy listener on a
+pool of 64 of its own: see :func:`_noop_app`), so that the ratio is what our work costs; the
+load average before and after is printed with the figures (the machine may be shared).
+
 Run: ``python benchmarks/command_latency.py [--clients 50] [--rounds 4] [--per-client 5]
-[--check]``. Prints p50/p99 in milliseconds for both and the ratio; ``--check`` exits 1 when the
-p99 ratio is above the target (1.5). ``--profile N`` instead runs N commands through the real
-app in one thread under cProfile and prints where the time goes.
+[--threads 32] [--noop-inline] [--check]``. Prints p50/p99 in milliseconds for both and the
+ratio; ``--check`` exits 1 when the p99 ratio is above the target (1.5). ``--profile N``
+instead runs N commands through the real app in one thread under cProfile and prints where the
+time goes.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import argparse
 import cProfile
 import io
 import logging
+import os
 import pstats
 import statistics
 import sys
@@ -40,7 +46,7 @@ from slack_sdk import WebClient
 from bot.config import Settings
 from bot.runtime import Runtime
 from bot.serve import HttpDoor
-from bot.slack.app import build_app
+from bot.slack.app import ACK_THREADS, build_app, separate_lazy_pool
 from bot.slack.standin import SlackStandIn, signed_headers, slash_command_body
 
 SECRET = "bench-signing-secret"
@@ -60,21 +66,46 @@ def _post(url: str, body: bytes, secret: str) -> float:
     return started
 
 
+def _load(avg: tuple[float, float, float]) -> str:
+    return " / ".join(f"{x:.2f}" for x in avg)
+
+
 def _pct(values: list[float], p: float) -> float:
     ordered = sorted(values)
     k = min(len(ordered) - 1, max(0, round(p / 100 * (len(ordered) - 1))))
     return ordered[k]
 
 
-def _noop_app(standin: SlackStandIn) -> App:
-    app = App(signing_secret=SECRET, client=WebClient(token=TOKEN, base_url=standin.api_url),
-              token_verification_enabled=False, process_before_response=False)
+def _noop_app(standin: SlackStandIn, inline: bool = False) -> App:
+    """The baseline: a Bolt app configured as ours (:func:`bot.slack.app.build_app`): acks on a
+    pool of :data:`~bot.slack.app.ACK_THREADS`, the reply from a lazy listener on its own pool of
+    :data:`~bot.slack.app.LAZY_THREADS`; Bolt checks the signature (ours does it in its own
+    ``before_authorize`` middleware; both get the same signed bodies). Its reply is ``"ok"``
+    through the response URL. ``inline=True``: the older baseline, Bolt's default
+    5-thread pool and the reply posted from the ack listener itself."""
+    if inline:
+        app = App(signing_secret=SECRET, client=WebClient(token=TOKEN, base_url=standin.api_url),
+                  token_verification_enabled=False, process_before_response=False)
 
-    @app.command("/vllm-path")
-    def reply(ack: Ack, respond: Respond) -> None:
+        @app.command("/vllm-path")
+        def reply(ack: Ack, respond: Respond) -> None:
+            ack()
+            respond(text="ok", response_type="ephemeral")
+
+        return app
+    app = App(signing_secret=SECRET, client=WebClient(token=TOKEN, base_url=standin.api_url),
+              token_verification_enabled=False, process_before_response=False,
+              listener_executor=ThreadPoolExecutor(max_workers=ACK_THREADS,
+                                                   thread_name_prefix="noop-ack"))
+    separate_lazy_pool(app)
+
+    def ack_now(ack: Ack) -> None:
         ack()
+
+    def answer(respond: Respond) -> None:
         respond(text="ok", response_type="ephemeral")
 
+    app.command("/vllm-path")(ack=ack_now, lazy=[answer])
     return app
 
 
@@ -106,7 +137,8 @@ def measure(args: argparse.Namespace) -> int:
     with SlackStandIn() as standin, tempfile.TemporaryDirectory() as tmp:
         runtime = Runtime.create(_settings(standin, tmp))
         real_app = build_app(runtime)
-        noop_app = _noop_app(standin)
+        noop_app = _noop_app(standin, inline=args.noop_inline)
+        load_before = os.getloadavg()
         real_t: list[float] = []
         noop_t: list[float] = []
         with HttpDoor(runtime, real_app, port=0, threads=args.threads) as real, \
@@ -120,6 +152,7 @@ def measure(args: argparse.Namespace) -> int:
                     into += _round(url, standin, args.text, args.clients, args.per_client)
                     standin.reset()  # keep the stand-in's record lists short
         runtime.store.close()
+        load_after = os.getloadavg()
 
     ms = 1000.0
     r50, r99 = _pct(real_t, 50) * ms, _pct(real_t, 99) * ms
@@ -127,7 +160,10 @@ def measure(args: argparse.Namespace) -> int:
     ratio50, ratio99 = r50 / n50, r99 / n99
     print(f"time to the full reply, signed `/vllm-path {args.text}` over loopback HTTP "
           f"(waitress {args.threads} threads + Bolt WSGI), {args.clients} concurrent clients, "
-          f"N={len(real_t)} each")
+          f"N={len(real_t)} each; no-op app: "
+          f"{'inline reply, Bolt default pool' if args.noop_inline else 'same pools as ours, lazy reply'}")
+    print(f"  load average (1, 5, 15 min): before {_load(load_before)}, after {_load(load_after)}; "
+          f"{os.cpu_count()} CPUs")
     print(f"  real app : p50 {r50:7.1f} ms   p99 {r99:7.1f} ms   mean "
           f"{statistics.mean(real_t) * ms:7.1f} ms")
     print(f"  no-op app: p50 {n50:7.1f} ms   p99 {n99:7.1f} ms   mean "
@@ -185,7 +221,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clients", type=int, default=50, help="concurrent clients")
     parser.add_argument("--rounds", type=int, default=4, help="rounds per app (alternating)")
     parser.add_argument("--per-client", type=int, default=5, help="requests per client per round")
-    parser.add_argument("--threads", type=int, default=8, help="waitress threads per server")
+    parser.add_argument("--threads", type=int, default=32,
+                        help="waitress threads per server (32: what `vllm-path serve` runs)")
+    parser.add_argument("--noop-inline", action="store_true",
+                        help="baseline: the no-op app with Bolt's default pool, reply in the ack listener")
     parser.add_argument("--text", default="speculative", help="command text")
     parser.add_argument("--check", action="store_true",
                         help=f"exit 1 when the p99 ratio > {TARGET_P99_RATIO}")

@@ -33,11 +33,12 @@ and MRR are both above both baselines'.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import re
 import sys
-from collections.abc import Callable
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -113,7 +114,7 @@ def bigram_tokens(text: str) -> list[str]:
     out: list[str] = []
     for run in _CJK_RE.findall(unicodedata.normalize("NFKC", text).lower()):
         if "\u3040" <= run[0] <= "\ufaff":
-            out.extend([run] if len(run) == 1 else [a + b for a, b in zip(run, run[1:])])
+            out.extend([run] if len(run) == 1 else [a + b for a, b in itertools.pairwise(run)])
         elif run not in STOPWORDS_EN:
             out.append(run)
     return out

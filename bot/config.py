@@ -47,7 +47,7 @@ class Settings(BaseSettings):
     slack_client_id: str | None = None
     slack_client_secret: SecretStr | None = None
     slack_scopes: str = ("commands,chat:write,im:write,users:read,channels:read,groups:read,"
-                         "channels:history,groups:history,im:history")
+                         "channels:history,groups:history,im:history,links:read,links:write")
     slack_api_url: str | None = None
     token_encryption_key: SecretStr | None = None
     log_level: str = "INFO"

@@ -4,7 +4,8 @@
 * HTTP otherwise, with ``SLACK_SIGNING_SECRET``: Bolt's WSGI adapter served by waitress at
   ``POST /slack/events`` (commands, interactivity and events share the one URL), plus
   ``GET /slack/install`` and ``GET /slack/oauth_redirect`` when OAuth is configured
-  (``SLACK_CLIENT_ID`` / ``SLACK_CLIENT_SECRET``), and ``GET /healthz`` (``200 ok``).
+  (``SLACK_CLIENT_ID`` / ``SLACK_CLIENT_SECRET``), ``GET /healthz`` (``200 ok``) and ``GET /metrics``
+  (Prometheus, :mod:`bot.metrics`).
 
 Both doors need a way to call Slack: ``SLACK_BOT_TOKEN`` (one workspace) or OAuth (many).
 ``SIGHUP`` reloads the catalog (the last good version keeps serving when the new one is refused);
@@ -14,9 +15,11 @@ Both doors need a way to call Slack: ``SLACK_BOT_TOKEN`` (one workspace) or OAut
 
 from __future__ import annotations
 
+import io
 import logging
 import signal
 import threading
+import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -26,6 +29,7 @@ log = logging.getLogger(__name__)
 
 EVENTS_PATH = "/slack/events"
 HEALTH_PATH = "/healthz"
+METRICS_PATH = "/metrics"
 
 
 class ConfigError(Exception):
@@ -136,23 +140,54 @@ def install_signal_handlers(runtime: Any, stop: Callable[[], None]) -> None:
 
 
 def make_wsgi_app(runtime: Any, app: Any) -> Callable[..., Iterable[bytes]]:
-    """A WSGI application: ``GET|HEAD /healthz`` answers ``200 ok``; everything else goes to
-    Bolt's :class:`~slack_bolt.adapter.wsgi.SlackRequestHandler` (``POST /slack/events``, and the
-    OAuth install/redirect paths when ``app.oauth_flow`` is set; other paths get 404).
+    """A WSGI application: ``GET|HEAD /healthz`` answers ``200 ok``; ``GET /metrics`` the
+    Prometheus metrics (:mod:`bot.metrics`); everything else goes to Bolt's
+    :class:`~slack_bolt.adapter.wsgi.SlackRequestHandler` (``POST /slack/events``, and the OAuth
+    install/redirect paths when ``app.oauth_flow`` is set; other paths get 404), counted by kind
+    and outcome with the time to the answer (the ack).
 
-    ``runtime`` is accepted for symmetry and future checks (the health check does not touch the
-    database, so that a slow database does not take the instance out of a load balancer).
+    The health check does not touch the database, so that a slow database does not take the
+    instance out of a load balancer; ``runtime`` feeds the metrics (ledger, catalog version).
     """
     from slack_bolt.adapter.wsgi import SlackRequestHandler
 
+    from bot import metrics
+
     bolt = SlackRequestHandler(app, path=EVENTS_PATH)
+    registry = metrics.runtime_registry(runtime)
 
     def wsgi(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
-        if environ.get("PATH_INFO") == HEALTH_PATH and environ.get("REQUEST_METHOD") in ("GET", "HEAD"):
+        path, method = environ.get("PATH_INFO"), environ.get("REQUEST_METHOD")
+        if path == HEALTH_PATH and method in ("GET", "HEAD"):
             start_response("200 OK", [("Content-Type", "text/plain; charset=utf-8"),
                                       ("Content-Length", "2")])
             return [b"ok"]
-        return bolt(environ, start_response)
+        if path == METRICS_PATH and method == "GET":
+            body = metrics.exposition(registry)
+            start_response("200 OK", [("Content-Type", metrics.CONTENT_TYPE),
+                                      ("Content-Length", str(len(body)))])
+            return [body]
+        if path != EVENTS_PATH or method != "POST":
+            return bolt(environ, start_response)
+        started = time.monotonic()
+        try:
+            length = int(environ.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            length = 0
+        raw = environ["wsgi.input"].read(length) if length > 0 else b""
+        environ["wsgi.input"] = io.BytesIO(raw)
+        kind = metrics.request_kind(str(environ.get("CONTENT_TYPE") or ""), raw)
+        status: list[int] = []
+
+        def recording_start_response(code: str, headers: Any, *rest: Any) -> Any:
+            status.append(int(code.split(" ", 1)[0]))
+            return start_response(code, headers, *rest)
+
+        try:
+            return bolt(environ, recording_start_response)
+        finally:
+            metrics.ACK_SECONDS.labels(kind).observe(time.monotonic() - started)
+            metrics.REQUESTS.labels(kind, metrics.outcome_of(status[0] if status else 500)).inc()
 
     return wsgi
 

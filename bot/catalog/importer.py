@@ -694,7 +694,7 @@ def apply_import(plan: ImportPlan, catalog_dir: str | Path) -> list[str]:
         if not text.endswith("\n"):
             text += "\n"
         texts[DRAFTS_FILE] = text + "".join(draft_yaml(p) for p in plan.new_posts)
-    for rel, text in texts.items():
+    for text in texts.values():
         yaml.safe_load(text)  # never write a file we cannot read back
     for rel, text in texts.items():
         _write_atomic(root / rel, text)

@@ -101,7 +101,7 @@ def format_day(day: dt.date, lang: str = "en") -> str:
     return f"{day.day} {_MONTHS_EN[day.month - 1]} {day.year}"
 
 
-def format_published(published: "Published", lang: str = "en") -> str:
+def format_published(published: Published, lang: str = "en") -> str:
     """When a post was published, in words a reader expects (English ``en`` or Chinese ``zh``).
 
     A known day reads ``13 Mar 2026`` / ``2026年3月13日``. A range (the day is not known, only that
@@ -184,7 +184,7 @@ class Post(_Frozen):
         """Whether the post is a draft (facts imported, summary and track place not written yet)."""
         return self.status == "draft"
 
-    def read_link(self, manifest: "Manifest") -> tuple[str, ReadKind]:
+    def read_link(self, manifest: Manifest) -> tuple[str, ReadKind]:
         """Where a reader can read this post, and what that link is: ``(url, kind)``.
 
         ``kind`` is ``article`` (the post itself; a ``/path`` resolves against

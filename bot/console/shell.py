@@ -182,6 +182,13 @@ class Console:
                 user_id=self.user_id, team_id=self.team_id, channel_id=surface.channel_id)
         return self._exchange(body, "application/x-www-form-urlencoded", pressed=surface)
 
+    def paste(self, url: str) -> list[Printed]:
+        """Paste ``url`` in the console's channel (a ``link_shared`` event, as Slack sends for an
+        unfurl domain); returns the unfurl the app attached (nothing for a URL not ours)."""
+        event = si.link_shared_event([url], user_id=self.user_id, channel=self.channel_id,
+                                     message_ts=self._fake_ts())
+        return self._exchange(si.event_body(event, team_id=self.team_id), "application/json")
+
     def home(self) -> list[Printed]:
         """Open the App Home tab (an ``app_home_opened`` event); returns the published view."""
         published = [c for c in self.standin.calls("views.publish")
@@ -241,6 +248,14 @@ class Console:
             return [self._message(f"ephemeral in #{args.get('channel')} (chat.postEphemeral"
                                   f"{status})", args, ephemeral=True,
                                   ts=call.response.get("message_ts"))]
+        if call.method == "chat.unfurl":
+            raw = args.get("unfurls")
+            cards: dict[str, Any] = raw if isinstance(raw, dict) else {}
+            return [self._message(f"unfurl of {url} in #{args.get('channel') or 'composer'} "
+                                  f"(chat.unfurl{status})", card, ephemeral=False,
+                                  ts=str(args.get("ts") or ""),
+                                  channel_id=str(args.get("channel") or ""))
+                    for url, card in cards.items() if isinstance(card, dict)]
         if call.method == "chat.update":
             return [self._message(f"message updated (chat.update{status})", args,
                                   ephemeral=False, ts=str(args.get("ts") or ""),
@@ -278,6 +293,12 @@ class Console:
             return True, _join(self.home())
         if word == "calls":
             return True, self.calls_text()
+        if word.startswith("paste ") or word == "paste":
+            url = line[5:].strip()
+            if not url:
+                return True, "Usage: paste <url> (shows the unfurl Slack would show)"
+            printed = self.paste(url)
+            return True, _join(printed) if printed else "(no unfurl: the link is not in the catalog)"
         if line.isdigit():
             number = int(line)
             if number not in self.controls:
@@ -355,7 +376,8 @@ Type what you would type after /vllm-path, for example:
   quantization fp8         posts matching a query
   follow speculative       follow a track     ·  next   your next reads
   lang zh                  answer in Chinese  ·  help   everything the bot understands
-Console keys: a number presses that button · home (App Home) · calls (Web API calls) · quit"""
+Console keys: a number presses that button · home (App Home) · calls (Web API calls) ·
+paste <url> (the unfurl of a shared link) · quit"""
 
 
 # --- setting it up -------------------------------------------------------------------------------

@@ -82,7 +82,7 @@ def handle_digest_action(runtime: Any, caller: Any, kind: str, data: dict,
             fire = schedule.next_fire(fire + timedelta(minutes=1))
         local = fire.astimezone(ZoneInfo(sub.timezone))
         return text_reply(dt("snoozed_channel", lang, track=name,
-                             when=f"{_when(local, lang)} ({sub.timezone})"))
+                             when=f"{_when(local, lang)} {sub.timezone}"))
     store.pause_subscription(sub.id, f"stopped by {caller.user_id}")
     return text_reply(dt("stopped_channel", lang, track=name, track_id=sub.track_id))
 

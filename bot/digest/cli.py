@@ -98,7 +98,8 @@ def scheduler_cmd(reconcile_every: float, workers: int, channel_interval: float,
     clock = DigestClock(runtime, workers=workers, reconcile_every_s=reconcile_every,
                         stale_after_s=stale_after, channel_interval_s=channel_interval,
                         team_rate_per_s=team_rate,
-                        deliverer=queue and EnqueueingDeliverer(queue, stale_after_s=stale_after))
+                        deliverer=(EnqueueingDeliverer(queue, stale_after_s=stale_after)
+                                   if queue is not None else None))
     stop = threading.Event()
     try:
         from bot.serve import install_signal_handlers
@@ -156,7 +157,7 @@ def digest_preview(track_text: str, channel: str | None, team: str | None, steps
         click.echo(f"error: no track matches {track_text!r}; tracks: "
                    f"{', '.join(t.id for t in catalog.tracks)}", err=True)
         sys.exit(2)
-    if channel is None:
+    if runtime is None:  # no --channel (the runtime is opened exactly when one is given)
         sub = preview_subscription(track, steps_per_week=steps)
         snapshot = None
     else:

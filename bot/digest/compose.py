@@ -88,8 +88,8 @@ def _step_lines(catalog: Catalog, track_id: str, post_id: str, lang: str, total:
     position = catalog.order(track_id).index(post_id) + 1
     meta = dt("step_meta", lang, position=position, total=total, level=step.level,
               source=post.source.label(), date=post_date(post, lang))
-    lines = [read_link(catalog, post, lang, bold=True),
-             Mrkdwn("_{}_").format(meta) + (Mrkdwn(" · *{}*").format(badge) if badge else "")]
+    lines: list[str] = [read_link(catalog, post, lang, bold=True),
+                        Mrkdwn("_{}_").format(meta) + (Mrkdwn(" · *{}*").format(badge) if badge else "")]
     if step.note:
         lines.append(truncate(step.note.get(lang), MAX_NOTE))
     before = paths.read_before(catalog, track_id, post_id)
@@ -277,7 +277,7 @@ class DmComposer:
     def _read_in(self, track_id: str, key: Any) -> set[str]:
         """The post ids of ``track_id`` whose bits are set in ``key`` (as made in compose)."""
         word, mask = self._plan[track_id]
-        words = {word: key} if word >= 0 else {w: k for (w, _m), k in zip(mask, key)}
+        words = {word: key} if word >= 0 else {w: k for (w, _m), k in zip(mask, key, strict=False)}
         out = set()
         for pid in self.catalog.order(track_id):
             w, bit = self._pair[(track_id, pid)]
@@ -352,7 +352,7 @@ class DmComposer:
         return Reply(text=truncate(text, 3000), blocks=blocks, response_type="in_channel")
 
 
-_composers: dict[tuple[int, str], tuple[weakref.ref, DmComposer]] = {}
+_composers: dict[tuple[int, str], tuple[weakref.ref[Catalog], DmComposer]] = {}
 _composers_lock = threading.Lock()
 
 
@@ -368,7 +368,13 @@ def dm_composer(catalog: Catalog, lang: str = "en") -> DmComposer:
         if hit is not None and hit[0]() is catalog:
             return hit[1]
         composer = DmComposer(catalog, lang)
-        ref = weakref.ref(catalog, lambda _r, key=key, cache=_composers: cache.pop(key, None))
+
+        def forget(_r: weakref.ref[Catalog], key: tuple[int, str] = key,
+                   cache: dict[tuple[int, str], tuple[weakref.ref[Catalog], DmComposer]] = _composers
+                   ) -> None:
+            cache.pop(key, None)
+
+        ref = weakref.ref(catalog, forget)
         _composers[key] = (ref, composer)
         return composer
 

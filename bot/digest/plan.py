@@ -33,11 +33,17 @@ NewKind = Literal["behind", "ahead", "moved"]
 class SubscriptionLike(Protocol):
     """What planning needs of a channel subscription (:class:`bot.store.Subscription` has it)."""
 
-    id: int
-    track_id: str
-    cursor: int
-    steps_per_week: int
-    last_catalog_version: str | None
+    # Read-only (properties), so frozen dataclasses such as ``Subscription`` match.
+    @property
+    def id(self) -> int: ...
+    @property
+    def track_id(self) -> str: ...
+    @property
+    def cursor(self) -> int: ...
+    @property
+    def steps_per_week(self) -> int: ...
+    @property
+    def last_catalog_version(self) -> str | None: ...
 
 
 @dataclass(frozen=True)

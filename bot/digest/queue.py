@@ -38,7 +38,7 @@ import time
 from collections import OrderedDict, defaultdict
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 import dramatiq
 from dramatiq.brokers.redis import RedisBroker
@@ -171,7 +171,7 @@ class DigestQueue:
         watches. Raises ``redis.exceptions.ConnectionError`` when Redis is unreachable."""
         broker = self.broker
         if isinstance(broker, RedisBroker):
-            return int(broker.client.llen(f"{broker.namespace}:{QUEUE_NAME}"))
+            return int(cast(int, broker.client.llen(f"{broker.namespace}:{QUEUE_NAME}")))  # sync client
         return broker.queues[QUEUE_NAME].qsize() if hasattr(broker, "queues") else 0
 
 

@@ -37,7 +37,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
-from typing import Any, TypeGuard
+from typing import Any, Protocol, TypeGuard
 
 from apscheduler.executors.pool import ThreadPoolExecutor as APSThreadPool
 from apscheduler.jobstores.base import ConflictingIdError, JobLookupError
@@ -48,6 +48,7 @@ from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
 from bot.digest.deliver import Attempt, Deliverer, Outcome, Pacer
+from bot.digest.reminders import send_due_reminders
 from bot.digest.watch import check_feed
 from bot.digest.weekly import (
     WeeklySchedule,
@@ -64,6 +65,10 @@ RECONCILE_FUNC = "bot.digest.schedule:reconcile"
 RECONCILE_ID = "digest:reconcile"
 WATCH_FUNC = "bot.digest.schedule:watch_feed"
 WATCH_ID = "catalog:watch"
+REMINDERS_FUNC = "bot.digest.schedule:send_reminders"
+REMINDERS_ID = "reminders:due"
+REMINDERS_EVERY_S = 60
+"""Seconds between runs of the job that sends due reminders (:mod:`bot.digest.reminders`)."""
 JOBSTORE = "default"
 LOCAL_JOBSTORE = "local"
 WEEK_S = 7 * 24 * 3600
@@ -110,7 +115,14 @@ def watch_feed() -> None:
     (:func:`bot.digest.watch.check_feed`)."""
     clock = _running()
     if clock is not None:
-        check_feed(clock.runtime, clients=clock.deliverer.clients)
+        check_feed(clock.runtime, clients=clock.own_sender().clients)
+
+
+def send_reminders() -> None:
+    """Interval job: send the reminders that are due (:func:`bot.digest.reminders.send_due_reminders`)."""
+    clock = _running()
+    if clock is not None:
+        send_due_reminders(clock.runtime, clock.own_sender(), clock.now())
 
 
 def reconcile() -> None:
@@ -133,6 +145,19 @@ class ReconcileReport:
     submitted: int = 0
 
 
+class ClockDeliverer(Protocol):
+    """What the clock needs of its deliverer: a :class:`~bot.digest.deliver.Deliverer` (sends
+    itself) or a :class:`bot.digest.queue.EnqueueingDeliverer` (enqueues for the workers)."""
+
+    @property
+    def stale_after_s(self) -> float: ...
+    @property
+    def max_attempts(self) -> int: ...
+    def deliver_subscription(self, sub: Any, fire: datetime) -> object: ...
+    def deliver_dm(self, team: str, user: str, fire: datetime) -> object: ...
+    def stop_claiming(self) -> None: ...
+
+
 class DigestClock:
     """The scheduler process's brain (see the module docstring).
 
@@ -143,12 +168,12 @@ class DigestClock:
     many seconds times its attempts after its last claim.
     """
 
-    def __init__(self, runtime: Any, *, deliverer: Deliverer | None = None, workers: int = 8,
+    def __init__(self, runtime: Any, *, deliverer: ClockDeliverer | None = None, workers: int = 8,
                  reconcile_every_s: float | None = 30.0, stale_after_s: float = 300.0,
                  channel_interval_s: float = 1.05, team_rate_per_s: float | None = 10.0,
                  retry_failed_after_s: float = 60.0, min_window_s: float = 6 * 3600):
         self.runtime = runtime
-        self.deliverer = deliverer or Deliverer(
+        self.deliverer: ClockDeliverer = deliverer or Deliverer(
             runtime, pacer=Pacer(channel_interval_s, team_rate_per_s), stale_after_s=stale_after_s)
         self.workers = workers
         self.reconcile_every_s = reconcile_every_s
@@ -209,10 +234,25 @@ class DigestClock:
             hour, minute = (int(x) for x in settings.catalog_watch_at.split(":", 1))
             self.scheduler.add_job(WATCH_FUNC, CronTrigger(hour=hour, minute=minute, timezone=UTC),
                                    id=WATCH_ID, jobstore=LOCAL_JOBSTORE, replace_existing=True)
+        self.scheduler.add_job(REMINDERS_FUNC, IntervalTrigger(seconds=REMINDERS_EVERY_S),
+                               id=REMINDERS_ID, jobstore=LOCAL_JOBSTORE, replace_existing=True,
+                               next_run_time=self.now(), misfire_grace_time=None)
         self.scheduler.resume()
         self.catch_up()
         log.info("digest clock started: %d jobs, reconcile every %s s, %d workers",
                  len(self.scheduler.get_jobs(jobstore=JOBSTORE)), self.reconcile_every_s, self.workers)
+
+    def own_sender(self) -> Deliverer:
+        """The in-process sender for the clock's own few sends (due reminders, the catalog feed
+        notice): the clock's :class:`Deliverer`, or in queue mode (``REDIS_URL``: its deliverer
+        only enqueues) a :class:`Deliverer` of its own, made once. Same ledger, so still
+        exactly once."""
+        if isinstance(self.deliverer, Deliverer):
+            return self.deliverer
+        sender = getattr(self, "_own_sender", None)
+        if sender is None:
+            sender = self._own_sender = Deliverer(self.runtime)
+        return sender
 
     def shutdown(self, wait: bool = True) -> float:
         """Stop (SIGTERM): claim no new sends, drop queued catch-up work, and with ``wait`` let

@@ -5,6 +5,7 @@ Pure functions over ``str``; see :mod:`bot.search` for how a query is read.
 
 from __future__ import annotations
 
+import itertools
 import operator
 import re
 import unicodedata
@@ -97,7 +98,7 @@ def _text_terms(text: str, joins: bool, surface: set[str], cjk_runs: list[str] |
     if cjk_runs is not None:
         cjk_runs.extend(runs)
     if joins:  # joins of Latin words that are adjacent (no CJK run between them)
-        out.extend(stem(a[1] + b[1]) for a, b in zip(parts, parts[1:]) if a[1] and b[1])
+        out.extend(stem(a[1] + b[1]) for a, b in itertools.pairwise(parts) if a[1] and b[1])
     return out
 
 

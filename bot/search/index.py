@@ -106,7 +106,7 @@ class Index:
     (:func:`bot.search.vocabulary.default_vocabulary`).
     """
 
-    def __init__(self, catalog: "Catalog", vocabulary: Vocabulary | None = None) -> None:
+    def __init__(self, catalog: Catalog, vocabulary: Vocabulary | None = None) -> None:
         self._vocab = vocab = vocabulary if vocabulary is not None else default_vocabulary()
         self._ignorable = vocab.ignorable
         self._catalog = catalog
@@ -143,7 +143,7 @@ class Index:
 
     # --- building -------------------------------------------------------------------------------
 
-    def _build_vocabulary(self, catalog: "Catalog") -> None:
+    def _build_vocabulary(self, catalog: Catalog) -> None:
         """Synonym groups keyed by unit sequences; the Chinese segmentation dictionary."""
         cjk_words: set[str] = set()
         for group in self._vocab.synonyms:
@@ -162,7 +162,7 @@ class Index:
                 t for t in (_member_terms(m) for m in group) if t)))
         self._phrase_max = max(len(k) for k in self._phrases)
 
-    def _build_index(self, catalog: "Catalog") -> None:
+    def _build_index(self, catalog: Catalog) -> None:
         """Inverted index: per term, the posts (ascending) and field values, stored as slices of
         two flat arrays (``term -> (start, end)``); terms also found in track names are merged
         with the track field into their own arrays."""
@@ -176,7 +176,7 @@ class Index:
         w_title, w_tags, w_id, w_answers, w_summary, w_track = (
             FIELD_WEIGHTS[f] for f in ("title", "tags", "id", "answers", "summary", "track"))
         answers_of = self._vocab.answers
-        for doc, post in enumerate(catalog.posts):
+        for post in catalog.posts:
             cjk_runs: list[str] = []
             title = set(_text_terms(post.title, True, surface, cjk_runs))
             title_terms.append(title)
@@ -224,7 +224,7 @@ class Index:
         ends = np.cumsum(np.bincount(owner, minlength=len(per_doc)))
         docs_terms = np.split(term_ids[kept], ends[:-1]) if len(per_doc) else []
         corpus = [d.tolist() + [index[t] for t in title if not skip[index[t]]]
-                  for d, title in zip(docs_terms, title_terms)]
+                  for d, title in zip(docs_terms, title_terms, strict=False)]
         self._ranked = RankedIndex(corpus, index, self._vocab)
         self._merged: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         # The names and aliases of a post's tracks are its weakest field.
@@ -269,7 +269,7 @@ class Index:
         self._surface_by_len = {k: tuple(v) for k, v in by_len.items()}
         self._deletes = deletes
 
-    def _build_tracks(self, catalog: "Catalog") -> None:
+    def _build_tracks(self, catalog: Catalog) -> None:
         """Each track's names as normalized text and canonical unit keys."""
         self._track_names: list[tuple[str, str, str, tuple[str, ...]]] = []
         for track in catalog.tracks:

@@ -60,7 +60,7 @@ def split_url(text: str) -> tuple[str, str, str, bool] | None:
 class LinkIndex:
     """The catalog's post URLs by normalised ``(host, path)`` (read-only after construction)."""
 
-    def __init__(self, catalog: "Catalog", vocabulary: Vocabulary) -> None:
+    def __init__(self, catalog: Catalog, vocabulary: Vocabulary) -> None:
         base = urlsplit(catalog.manifest.blog_base_url)
         self.blog_hosts = frozenset({*(h.removeprefix("www.") for h in vocabulary.blog_hosts),
                                      (base.hostname or "").casefold().removeprefix("www.")} - {""})
@@ -97,7 +97,7 @@ class LinkIndex:
         return LinkResult("foreign", url)
 
 
-def resolve_link(catalog: "Catalog", text: str, vocabulary: Vocabulary | None = None
+def resolve_link(catalog: Catalog, text: str, vocabulary: Vocabulary | None = None
                  ) -> LinkResult | None:
     """Resolve a pasted link against ``catalog`` (for ``read``/``unread``/``search``).
 

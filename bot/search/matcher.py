@@ -328,7 +328,8 @@ class Matcher(Index):
         latin = " ".join(w for c, w in parts if w)[:SIMILARITY_CHARS]
         cjk = " ".join(c for c, w in parts if c)[:SIMILARITY_CHARS]
         ranked = []
-        for doc, cov, lo in zip(hits.tolist(), coverage[hits].tolist(), low[hits].tolist()):
+        for doc, cov, lo in zip(hits.tolist(), coverage[hits].tolist(), low[hits].tolist(),
+                                strict=False):
             score = lo
             if cov > 0:
                 fuzzy = min(100.0, 100.0 * (0.85 * cov + 0.15 * self._similarity(doc, latin, cjk)

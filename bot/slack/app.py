@@ -10,10 +10,12 @@ turn on Bolt's OAuth flow with the SQLAlchemy installation and state stores on o
 from __future__ import annotations
 
 import logging
+import time
+from collections.abc import Callable
 from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import Any
 
-from slack_bolt import App
+from slack_bolt import App, BoltContext
 from slack_bolt.oauth.callback_options import CallbackOptions
 from slack_bolt.oauth.oauth_settings import OAuthSettings
 from slack_sdk import WebClient
@@ -24,7 +26,11 @@ from slack_sdk.http_retry.builtin_handlers import (
     ServerErrorRetryHandler,
 )
 from slack_sdk.http_retry.handler import RetryHandler
+from slack_sdk.http_retry.request import HttpRequest
+from slack_sdk.http_retry.response import HttpResponse
+from slack_sdk.http_retry.state import RetryState
 
+from bot import metrics
 from bot.runtime import Runtime
 from bot.slack.commands.session import CHANNEL_INVITE, CHANNEL_OK
 from bot.slack.handlers import Handlers, UserInfo, UserInfoCache
@@ -43,9 +49,21 @@ LAZY_THREADS = 64
 answers in seconds), so many threads, and never the acks' pool, so no ack waits behind them."""
 
 
+class CountingRateLimitRetryHandler(RateLimitErrorRetryHandler):
+    """slack-sdk's 429 handler (waits ``Retry-After``) that also counts each 429 for the
+    ``vllm_path_slack_ratelimited_total`` metric."""
+
+    def _can_retry(self, *, state: RetryState, request: HttpRequest, response: HttpResponse | None = None,
+                   error: Exception | None = None) -> bool:
+        limited = response is not None and response.status_code == 429
+        if limited:
+            metrics.SLACK_RATELIMITED.inc()
+        return super()._can_retry(state=state, request=request, response=response, error=error)
+
+
 def retry_handlers() -> list[RetryHandler]:
-    """slack-sdk's retry handlers: 429 (waits ``Retry-After``), 5xx and connection errors."""
-    return [RateLimitErrorRetryHandler(max_retry_count=3), ServerErrorRetryHandler(max_retry_count=2),
+    """slack-sdk's retry handlers: 429 (waits ``Retry-After``; counted), 5xx and connection errors."""
+    return [CountingRateLimitRetryHandler(max_retry_count=3), ServerErrorRetryHandler(max_retry_count=2),
             ConnectionErrorRetryHandler(max_retry_count=2)]
 
 
@@ -64,7 +82,7 @@ class BotApp(App):
     handlers: Handlers
 
 
-def _separate_lazy_pool(app: App) -> None:
+def separate_lazy_pool(app: App) -> None:
     """Run lazy listeners on a pool of :data:`LAZY_THREADS` of their own. Bolt runs them on its
     ``listener_executor``, the same pool as the acks (``App.__init__`` builds one
     ``ThreadLazyListenerRunner`` on it and has no parameter for another), so with a slow Slack
@@ -101,7 +119,7 @@ def build_app(runtime: Runtime, client: WebClient | None = None, *, verify_reque
         before_authorize=SignedRequestVerification(secret or "") if verify_requests else None,
         process_before_response=False,
         raise_error_for_unhandled_request=False,
-        # Acks get a pool of their own; the lazy follow-ups get another (_separate_lazy_pool).
+        # Acks get a pool of their own; the lazy follow-ups get another (separate_lazy_pool).
         listener_executor=listener_executor or ThreadPoolExecutor(
             max_workers=ACK_THREADS, thread_name_prefix="bolt-ack"),
     )
@@ -152,7 +170,7 @@ def build_app(runtime: Runtime, client: WebClient | None = None, *, verify_reque
         name = (profile.get("display_name") or profile.get("real_name") or user.get("real_name")
                 or None)
         return UserInfo(locale=user.get("locale"), tz=user.get("tz"), name=name,
-                        is_admin=bool(user.get("is_admin") or user.get("is_owner")))
+                        is_admin=bool(user.get("is_admin")), is_owner=bool(user.get("is_owner")))
 
     def check_channel(team_id: str, channel_id: str) -> str:
         # conversations.info: a private channel the bot is not in is channel_not_found to it; a
@@ -188,9 +206,16 @@ def build_app(runtime: Runtime, client: WebClient | None = None, *, verify_reque
             log.info("announcement not posted: %s", type(exc).__name__)
 
     if listener_executor is None:
-        _separate_lazy_pool(app)
+        separate_lazy_pool(app)
     handlers = Handlers(runtime, users_info=UserInfoCache(fetch_user), channel_check=check_channel,
                         announce=announce)
+
+    @app.use
+    def stamp_arrival(context: BoltContext, next: Callable[[], None]) -> None:
+        # when the request reached the app, for the reply-latency metric (lazy listeners get a copy)
+        context[metrics.RECEIVED_AT] = time.monotonic()
+        next()
+
     commands.register(app, handlers)
     actions.register(app, handlers)
     events.register(app, handlers)

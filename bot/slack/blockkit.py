@@ -162,6 +162,28 @@ def _limit_problems(block: dict[str, Any], where: str) -> list[str]:
     return problems
 
 
+_CHECKED: dict[tuple[str, str], tuple[str, ...]] = {}
+_CHECKED_MAX = 4096
+"""What :func:`_block_problems` found for a block already checked, by (place, canonical JSON):
+the check is a pure function of the block, and the stand-in sees the same blocks again and
+again (a benchmark's replies), where parsing them through the models costs about 1 ms each."""
+
+
+def _block_problems(block: dict[str, Any], where: str) -> list[str]:
+    """Both layers for one block, remembered by the block's content (bounded)."""
+    try:
+        key = (where, json.dumps(block, sort_keys=True, ensure_ascii=False, allow_nan=False))
+    except (TypeError, ValueError):  # not JSON-shaped: check it afresh (the models will say why)
+        return _model_problems(block, where) + _limit_problems(block, where)
+    found = _CHECKED.get(key)
+    if found is None:
+        found = tuple(_model_problems(block, where) + _limit_problems(block, where))
+        if len(_CHECKED) >= _CHECKED_MAX:
+            _CHECKED.clear()
+        _CHECKED[key] = found
+    return list(found)
+
+
 def block_kit_problems(blocks: Any, surface: str = "message") -> list[str]:
     """Every reason ``blocks`` would be refused on ``surface`` ("message", "home" or "modal")."""
     if surface not in MAX_BLOCKS:
@@ -184,8 +206,7 @@ def block_kit_problems(blocks: Any, surface: str = "message") -> list[str]:
         if not isinstance(block, dict) or "type" not in block:
             problems.append(f"{where}: not a block object with a type")
             continue
-        problems += _model_problems(block, where)
-        problems += _limit_problems(block, where)
+        problems += _block_problems(block, where)
         if "block_id" in block:
             block_ids[str(block["block_id"])] += 1
         for _path, node in _walk(block, where):

@@ -11,6 +11,8 @@
     /vllm-path unsubscribe <track>  |  subscriptions
     /vllm-path dm on [weekday] [HH:MM] [time zone]  |  dm off
     /vllm-path lang en|zh
+    /vllm-path remind <post or query> [day]  |  reminders [cancel <n>]
+    /vllm-path stats                        reading insights (workspace admins and owners)
 
 Whether ``<track>|<query>`` names a track is decided by the matcher, not here. A first word that
 is close to a keyword but not one (``folow spec``) gives ``kind="did_you_mean"``.
@@ -32,9 +34,10 @@ MAX_TEXT = 500
 """Characters of command text that are read; longer text is cut (the reply says so)."""
 
 Kind = Literal["help", "query", "next", "read", "unread", "follow", "unfollow", "subscribe",
-               "unsubscribe", "subscriptions", "dm", "lang", "did_you_mean"]
+               "unsubscribe", "subscriptions", "dm", "lang", "remind", "reminders", "stats",
+               "did_you_mean"]
 
-KEYWORDS: dict[str, str] = {
+KEYWORDS: dict[str, Kind] = {
     "help": "help", "?": "help", "帮助": "help", "h": "help",
     "next": "next", "下一篇": "next",
     "read": "read", "done": "read", "已读": "read",
@@ -46,6 +49,9 @@ KEYWORDS: dict[str, str] = {
     "subscriptions": "subscriptions", "subs": "subscriptions",
     "dm": "dm", "私信": "dm",
     "lang": "lang", "language": "lang", "语言": "lang",
+    "remind": "remind", "提醒": "remind",
+    "reminders": "reminders", "提醒列表": "reminders",
+    "stats": "stats", "统计": "stats",
 }
 """First words that select a command (English and Chinese)."""
 
@@ -180,13 +186,15 @@ class Command:
     ambiguous abbreviation may mean); ``suggestion`` is the command to type instead (for a
     near-miss keyword, or the right form of a schedule that was refused); ``note`` an i18n key the
     reply adds (how an abbreviation was read); ``truncated`` says the input was longer than
-    :data:`MAX_TEXT`.
+    :data:`MAX_TEXT`;
+    ``steps`` the steps per week a ``subscribe`` asks for (``3 steps``; checked by the use case).
     """
 
     kind: Kind
     arg: str = ""
     schedule: ScheduleParts | None = None
     enabled: bool | None = None
+    steps: int | None = None
     suggestion: str | None = None
     error: str | None = None
     error_value: str | None = None
@@ -342,6 +350,28 @@ def _link_labels(text: str) -> str:
     return _LABELLED_LINK.sub(lambda m: m.group(2), text)
 
 
+_STEPS = re.compile(r"^(\d{1,2})\s*(?:steps?|篇|步)?$", re.IGNORECASE)
+
+
+def _take_steps(words: list[str]) -> tuple[list[str], int | None]:
+    """Take ``N steps`` (``3 steps``, ``3steps``, ``2 step``, ``3 篇``; optionally followed by ``a
+    week`` / ``per week``) out of ``words``; returns the other words and N (``None``: not given)."""
+    low = [w.casefold() for w in words]
+    for i, word in enumerate(low):
+        m = _STEPS.match(word)
+        if not m:
+            continue
+        glued = not word.isdigit()
+        nxt = low[i + 1] if i + 1 < len(low) else ""
+        if not glued and nxt not in ("step", "steps", "篇", "步"):
+            continue
+        end = i + 1 if glued else i + 2
+        while end < len(low) and low[end] in ("a", "per", "week", "每周", "/week"):
+            end += 1
+        return words[:i] + words[end:], int(m.group(1))
+    return words, None
+
+
 def parse(text: str) -> Command:
     """Parse slash-command text (as Slack sends it, escaped). Never raises; unknown text is a
     ``query``.
@@ -368,7 +398,7 @@ def parse(text: str) -> Command:
                 return Command("did_you_mean", arg=raw.strip(), suggestion=f"{best[0]} {arg}".strip(),
                                truncated=truncated)
         return Command("query", arg=raw.strip(), truncated=truncated)
-    if kind in ("help", "next", "subscriptions"):
+    if kind in ("help", "next", "subscriptions", "stats"):
         return Command(kind, arg=arg, truncated=truncated)
     if kind == "lang":
         return Command("lang", arg=arg.casefold(), truncated=truncated)
@@ -388,8 +418,9 @@ def parse(text: str) -> Command:
                            note=split.note, truncated=truncated)
         return Command("dm", enabled=None, arg=arg, truncated=truncated)
     if kind == "subscribe":
+        rest, steps = _take_steps(rest)
         split = _split_schedule(rest, "subscribe")
-        return Command("subscribe", arg=" ".join(split.rest), schedule=split.schedule,
+        return Command("subscribe", arg=" ".join(split.rest), schedule=split.schedule, steps=steps,
                        error=split.error, error_value=split.error_value,
                        error_choices=split.error_choices, suggestion=split.suggestion,
                        note=split.note, truncated=truncated)

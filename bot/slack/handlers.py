@@ -10,6 +10,7 @@ optional ``users_info`` callable (for the locale and time zone), which must neve
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from bot.runtime import Runtime
@@ -27,11 +28,14 @@ from bot.slack.commands.session import (
     no_announce,
     no_users_info,
 )
+from bot.slack.commands.stats import team_insights
 from bot.slack.commands.subscribe import next_fire_label
+from bot.slack.commands.unfurl import unfurls_for
 from bot.slack.i18n import t
 from bot.slack.ids import is_conversation_id
 from bot.slack.views import messages as views
-from bot.slack.views.blocks import Reply
+from bot.slack.views.blocks import MAX_BLOCKS_VIEW, Reply, divider
+from bot.slack.views.insights import insights_blocks
 
 __all__ = ["CLEAR_MARGIN", "Caller", "Handlers", "UserInfo", "UserInfoCache", "UsersInfo",
            "next_fire_label", "no_users_info"]
@@ -84,6 +88,11 @@ class Handlers:
         """
         return run_button(self.session(caller), kind, ButtonValue.parse(data))
 
+    def unfurls(self, caller: Caller, urls: list[str]) -> dict[str, dict[str, Any]]:
+        """``chat.unfurl``'s ``unfurls`` map for the links ``caller`` shared (empty: nothing of
+        ours), in the sharer's language."""
+        return unfurls_for(self.session(caller), urls)
+
     def home(self, caller: Caller, channel_ids: list[str] | None) -> dict[str, Any]:
         """The Home view for ``caller``; ``channel_ids`` are the channels they are in (``None``:
         unknown, so no channel digests are listed)."""
@@ -96,4 +105,13 @@ class Handlers:
         state = views.HomeState(follows=s.follows(), read=s.read(),
                                 dm=store.get_dm(caller.team_id, caller.user_id),
                                 channel_subs=subs, lang=s.lang)
-        return views.home_view(self.rt.holder.catalog, state)
+        view = views.home_view(self.rt.holder.catalog, state)
+        info = self.users_info(caller.team_id, caller.user_id)
+        if info.is_admin or info.is_owner:
+            # as for the digests above, Home names only channels the person is in
+            ins = team_insights(self.rt, caller.team_id)
+            mine = set(channel_ids or ())
+            ins = dataclasses.replace(ins, channels=tuple(c for c in ins.channels if c.channel_id in mine))
+            extra = [b.to_dict() for b in [divider(), *insights_blocks(self.rt.holder.catalog, ins, s.lang)]]
+            view["blocks"] = (view["blocks"] + extra)[:MAX_BLOCKS_VIEW]
+        return view

@@ -31,10 +31,11 @@ STRINGS: dict[str, dict[str, str]] = {
                "`/vllm-path read p-eagle` · mark a post read (an id or a query) · `unread …` undoes it\n"
                "`/vllm-path follow pd` · follow a track · `unfollow pd`\n"
                "*Digests*\n"
-               "`/vllm-path subscribe spec monday 09:00 Europe/Berlin` · weekly digest in this channel\n"
+               "`/vllm-path subscribe spec monday 09:00 Europe/Berlin 2 steps` · weekly digest in this channel\n"
                "`/vllm-path unsubscribe spec` · `/vllm-path subscriptions` · this channel's digests\n"
                "Stopping or removing a channel's digest: the person who set it up, or a workspace admin\n"
                "`/vllm-path dm on friday 08:30` · a weekly DM with your own next reads · `dm off`\n"
+               "`/vllm-path remind p-eagle next monday` · a DM at 09:00 that day · `reminders`\n"
                "*Settings*\n"
                "`/vllm-path lang zh` · reply in Chinese (`lang en` for English)"),
         "zh": ("*查找*\n"
@@ -45,10 +46,11 @@ STRINGS: dict[str, dict[str, str]] = {
                "`/vllm-path read p-eagle` · 标记已读（文章 id 或搜索词）· `unread …` 取消\n"
                "`/vllm-path follow pd` · 关注主题 · `unfollow pd` 取消关注\n"
                "*周报*\n"
-               "`/vllm-path subscribe spec monday 09:00 Asia/Shanghai` · 在本频道订阅每周推荐\n"
+               "`/vllm-path subscribe spec monday 09:00 Asia/Shanghai 2 steps` · 在本频道订阅每周推荐\n"
                "`/vllm-path unsubscribe spec` · `/vllm-path subscriptions` · 本频道的订阅\n"
                "停止或取消频道订阅：仅限设置者或工作区管理员\n"
                "`/vllm-path dm on friday 08:30` · 每周私信你的下一篇 · `dm off`\n"
+               "`/vllm-path remind p-eagle next monday` · 当天 09:00 私信提醒 · `reminders`\n"
                "*设置*\n"
                "`/vllm-path lang en` · 用英文回复（`lang zh` 用中文）")},
     "help.tracks": {"en": "*Tracks:* {tracks}", "zh": "*主题：* {tracks}"},
@@ -78,6 +80,56 @@ STRINGS: dict[str, dict[str, str]] = {
     "btn.more_results": {"en": "More results", "zh": "更多结果"},
     "btn.more_steps": {"en": "Show more steps", "zh": "显示更多步骤"},
     "btn.earlier_steps": {"en": "Earlier steps", "zh": "前面的步骤"},
+    "step.before": {"en": "before: {post}", "zh": "上一篇：{post}"},
+    "btn.cancel": {"en": "Cancel", "zh": "取消"},
+    "btn.close": {"en": "Close", "zh": "关闭"},
+    "sub.steps": {"en": "{n} steps each week.", "zh": "每周 {n} 篇。"},
+    "sub.bad_steps": {"en": "A digest sends {min} to {max} steps a week, not {n}.",
+                      "zh": "每周推荐可发送 {min} 到 {max} 篇，不能是 {n}。"},
+    "stats.header": {"en": "Reading insights", "zh": "阅读概况"},
+    "stats.activity": {
+        "en": ("*{active}* readers active in the last {days} days ({total} ever) · reads per week, "
+               "last {weeks} weeks: `{spark}` ({counts})"),
+        "zh": "最近 {days} 天活跃读者 *{active}* 人（累计 {total} 人）· 最近 {weeks} 周每周阅读：`{spark}`（{counts}）"},
+    "stats.funnels": {"en": "*Completion per track* (readers who reached each step)",
+                      "zh": "*各主题完成情况*（到达每一步的读者数）"},
+    "stats.funnel": {"en": "*{track}* · {readers} readers · {steps} steps\n{funnel}",
+                     "zh": "*{track}* · {readers} 位读者 · 共 {steps} 步\n{funnel}"},
+    "stats.top": {"en": "*Most read*", "zh": "*最多人读*"},
+    "stats.readers": {"en": "{n} readers", "zh": "{n} 位读者"},
+    "stats.top_hidden": {"en": "*Most read*: no post has more than {n} readers yet.",
+                         "zh": "*最多人读*：还没有超过 {n} 位读者的文章。"},
+    "stats.digests": {"en": "*Digests* (last {days} days)", "zh": "*周报*（最近 {days} 天）"},
+    "stats.channel": {
+        "en": "{channel} · {active} active, {paused} paused · {sent} sent, {skipped} skipped, {failed} failed",
+        "zh": "{channel} · {active} 个进行中，{paused} 个已暂停 · 已发送 {sent}，跳过 {skipped}，失败 {failed}"},
+    "stats.reasons": {"en": "paused: {reasons}", "zh": "暂停原因：{reasons}"},
+    "stats.footer": {"en": "Counts only; a post or step read by {n} people or fewer shows no number.",
+                     "zh": "仅显示人数；某篇文章或某一步的读者不超过 {n} 人时不显示数字。"},
+    "stats.refused": {"en": "Reading insights are for workspace admins and owners.",
+                      "zh": "阅读概况仅对工作区管理员和所有者开放。"},
+    "remind.set": {"en": "I will remind you of {post} on {when}.",
+                   "zh": "我会在 {when} 私信提醒你阅读：{post}"},
+    "remind.dm": {"en": "You asked me to remind you of {post}:", "zh": "你让我提醒你阅读 {post}："},
+    "remind.bad_day": {
+        "en": ("I could not use “{value}” as a day: try `tomorrow`, `next monday`, `in 3 days` or "
+               "`2026-12-07` (a day after today, within a year)."),
+        "zh": "无法识别日期“{value}”：可以用 `tomorrow`、`next monday`、`in 3 days` 或 `2026-12-07`（今天之后、一年以内）。"},
+    "remind.which": {
+        "en": "Which post? For example `/vllm-path remind p-eagle next monday` (a post id or a query, then the day).",
+        "zh": "提醒哪篇文章？例如 `/vllm-path remind p-eagle next monday`（文章 id 或搜索词，后接日期）。"},
+    "reminders.header": {"en": "Your reminders", "zh": "你的提醒"},
+    "reminders.none": {
+        "en": ("No reminders. Set one with `/vllm-path remind p-eagle next monday` or *Remind me next week* "
+               "on a shared link."),
+        "zh": "暂无提醒。可用 `/vllm-path remind p-eagle next monday`，或点击分享链接上的 *下周提醒我*。"},
+    "reminders.cancelled": {"en": "Reminder cancelled.", "zh": "已取消提醒。"},
+    "reminders.not_found": {"en": "That reminder is already sent or cancelled.", "zh": "该提醒已发送或已取消。"},
+    "btn.remind_next_week": {"en": "Remind me next week", "zh": "下周提醒我"},
+    "unfurl.footer": {"en": "vllm-path · catalog {version} · `/vllm-path help`",
+                      "zh": "vllm-path · 目录版本 {version} · `/vllm-path help`"},
+    "unfurl.not_in_catalog": {"en": "vllm-path: this post is not in the catalog yet.",
+                              "zh": "vllm-path：这篇文章尚未收入目录。"},
     "btn.mark_read": {"en": "Mark read", "zh": "标记已读"},
     "btn.mark_unread": {"en": "Mark unread", "zh": "标记未读"},
     "btn.follow": {"en": "Follow track", "zh": "关注主题"},

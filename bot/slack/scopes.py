@@ -21,6 +21,7 @@ SCOPES_BY_METHOD: Mapping[str, frozenset[str]] = {
     "chat.update": frozenset({"chat:write"}),
     "chat.delete": frozenset({"chat:write"}),
     "chat.scheduleMessage": frozenset({"chat:write"}),
+    "chat.unfurl": frozenset({"links:write"}),
     "conversations.open": frozenset({"channels:write", "groups:write", "im:write", "mpim:write"}),
     "conversations.history": frozenset({"channels:history", "groups:history", "im:history",
                                         "mpim:history"}),

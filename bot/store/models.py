@@ -232,5 +232,30 @@ slack_oauth_states = SQLAlchemyOAuthStateStore.build_oauth_states_table(
     Base.metadata, SQLAlchemyOAuthStateStore.default_table_name
 )
 
+REMINDER_STATUSES = ("pending", "sent", "cancelled")
+
+
+class Reminder(Base):
+    """A post someone asked to be reminded of (issue 15): sent as a DM at ``due_at`` (UTC; 09:00
+    on the chosen day in the reader's ``timezone``), once, through the delivery ledger."""
+
+    __tablename__ = "reminders"
+    __table_args__ = (
+        Index(None, "status", "due_at"),
+        Index(None, "team_id", "user_id"),
+        CheckConstraint(_in("status", REMINDER_STATUSES), name="status"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    team_id: Mapped[str] = mapped_column(String(SLACK_ID))
+    user_id: Mapped[str] = mapped_column(String(SLACK_ID))
+    post_id: Mapped[str] = mapped_column(String(SLUG))
+    due_at: Mapped[datetime]
+    timezone: Mapped[str] = mapped_column(String(64))
+    status: Mapped[str] = mapped_column(String(16), server_default=text("'pending'"))
+    created_at: Mapped[datetime]
+    sent_at: Mapped[datetime | None]
+
+
 APP_TABLES = frozenset(Base.metadata.tables)
 """Every table the migrations own (APScheduler's ``apscheduler_jobs`` is not one of them)."""

@@ -15,6 +15,8 @@ module                        aggregate
 :mod:`bot.store.feed_notices`  blog posts the feed watch announced to the catalog admins
 :mod:`bot.store.installations`  Slack installations, uninstall and reinstall
 :mod:`bot.store.reader`       one person's language, reads and follows in one round trip
+:mod:`bot.store.reminders`    reminders of a post on a chosen day (issue 15)
+:mod:`bot.store.insights`     reads and delivery outcomes of a team, for admins' insights
 ============================  ==============================================================
 
 Each method opens its own short transaction and returns plain frozen dataclasses
@@ -34,11 +36,13 @@ from bot.store.catalog_versions import CatalogVersionsRepo
 from bot.store.events import EventsRepo
 from bot.store.feed_notices import FeedNoticesRepo
 from bot.store.follows import FollowsRepo
+from bot.store.insights import InsightsRepo
 from bot.store.installations import UNINSTALLED, InstallationsRepo
 from bot.store.ledger import LedgerRepo
 from bot.store.models import DM_TRACK
 from bot.store.progress import ProgressRepo
 from bot.store.reader import ReaderRepo, ReaderState
+from bot.store.reminders import RemindersRepo
 from bot.store.settings import SettingsRepo
 from bot.store.snapshots import Delivery, DmSettings, Subscription, TeamRemoval
 from bot.store.subscriptions import SubscriptionsRepo
@@ -55,6 +59,8 @@ class Store(
     FeedNoticesRepo,
     InstallationsRepo,
     ReaderRepo,
+    RemindersRepo,
+    InsightsRepo,
 ):
     """The app's state, behind small methods that each run one short transaction.
 

@@ -14,7 +14,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 BOT = ROOT / "bot"
-PURE_MIDDLE = ("bot.catalog", "bot.paths", "bot.search", "bot.digest.plan", "bot.digest.weekly")
+PURE_MIDDLE = ("bot.catalog", "bot.paths", "bot.search", "bot.digest.plan", "bot.digest.weekly",
+               "bot.links", "bot.reminder_day", "bot.insights")
 """Modules (and packages) that know nothing of Slack: the domain in the middle."""
 SLACK = ("slack_sdk", "slack_bolt", "bot.slack")
 

@@ -16,6 +16,7 @@ import socket
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 from xml.sax.saxutils import escape
 
 import pytest
@@ -247,7 +248,9 @@ def served(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     """A real HTTP server on 127.0.0.1 serving ``tmp_path/www``: ``(base URL, folder)``."""
     www = tmp_path / "www"
     www.mkdir()
-    handler = lambda *a, **k: _Quiet(*a, directory=str(www), **k)
+    def handler(*a: Any, **k: Any) -> _Quiet:
+        return _Quiet(*a, directory=str(www), **k)
+
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

@@ -184,11 +184,14 @@ def shared() -> Path:
 def test_the_checker_catches_a_copy_and_lets_facts_repeat():
     refs = [Text("seed x line 1", "We make vLLM rollout and the training forward give bitwise identical "
                  "logprobs on DeepSeek-V4-Flash, and open-source the agent skill."),
-            Text("seed x line 2", "本文是『PD 分离服务』路径中面向多轮场景的进阶篇，应在掌握 P-D 分离与默认 NIXL pull connector 后阅读。")]
+            Text("seed x line 2", "本文是『PD 分离服务』路径中面向多轮场景的进阶篇，"
+                 "应在掌握 P-D 分离与默认 NIXL pull connector 后阅读。")]
     title = "Finish RL Training Faster: Bitwise-Consistent, High-Performance, Agent-Driven"
     ours = [
-        Text("a.en", "Rollouts in vLLM now give bitwise identical logprobs on DeepSeek-V4-Flash, and open-source the agent skill."),
-        Text("b.en", "Says that vLLM rollout and the training forward give bitwise identical logprobs, in its own way."),
+        Text("a.en", "Rollouts in vLLM now give bitwise identical logprobs on DeepSeek-V4-Flash, "
+                     "and open-source the agent skill."),
+        Text("b.en", "Says that vLLM rollout and the training forward give bitwise identical logprobs, "
+                     "in its own way."),
         Text("c.zh", "这是『PD 分离服务』路径中面向多轮场景的进阶篇，应在掌握 P-D 分离之后阅读。"),
         Text("d.en", f"Read {title} first: it explains the mismatch between rollouts and training in new words."),
         Text("e.zh", "在 DeepSeek-V4-Flash 和 NVFP4 Nemotron-3.5-Lightning-30B-A3B 上逐位一致。"),

@@ -106,3 +106,14 @@ def test_home_view_passes_and_bad_views_fail():
         validate_view({"type": "home", "blocks": [{"type": "divider"}] * 101})
     with pytest.raises(BlockKitError, match="bytes"):
         validate_view({"type": "home", "blocks": [section("x" * 2900, block_id=f"b{i}") for i in range(90)]})
+
+
+def test_a_block_checked_again_gets_the_same_answer() -> None:
+    """The checker remembers blocks it has seen: a refused block stays refused, at its place."""
+    bad = {"type": "header", "text": {"type": "plain_text", "text": "x" * 151}}
+    good = {"type": "section", "text": {"type": "mrkdwn", "text": "fine"}}
+    first = block_kit_problems([good, bad])
+    assert first and all(p.startswith("blocks[1]") for p in first)
+    assert block_kit_problems([good, bad]) == first
+    assert block_kit_problems([bad])[0].startswith("blocks[0]")
+    assert block_kit_problems([good]) == []

@@ -15,6 +15,7 @@ import pytest
 from slack_sdk.oauth.installation_store import Installation
 
 from bot.digest.deliver import Deliverer, Outcome, Pacer
+from bot.digest.weekly import WeeklySchedule
 from bot.runtime import CatalogHolder, Runtime, token_rotator
 from bot.slack.standin import SlackStandIn
 from bot.store import Store
@@ -71,9 +72,9 @@ def test_a_grid_workspace_install_and_an_org_wide_install_each_get_their_digests
     store = oauth_runtime.store
     _install(store, enterprise_id=ORG, team_id=WS_IN_ORG, token=WS_TOKEN)
     _install(store, enterprise_id=OTHER_ORG, team_id=None, token=ORG_TOKEN, org_wide=True)
-    ws = store.subscribe(WS_IN_ORG, "C0WS", "spec", 0, "09:00", "UTC")
-    org = store.subscribe(OTHER_ORG, "C0ORG", "spec", 0, "09:00", "UTC")
-    store.set_dm(OTHER_ORG, "W0READER", True, 0, "09:00", "UTC")
+    ws = store.subscribe(WS_IN_ORG, "C0WS", "spec", WeeklySchedule.of(0, "09:00", "UTC"))
+    org = store.subscribe(OTHER_ORG, "C0ORG", "spec", WeeklySchedule.of(0, "09:00", "UTC"))
+    store.set_dm(OTHER_ORG, "W0READER", True, schedule=WeeklySchedule.of(0, "09:00", "UTC"))
     store.follow(OTHER_ORG, "W0READER", "spec")
     d = _deliverer(oauth_runtime)
     assert d.deliver_subscription(ws.id, FIRE).outcome is Outcome.SENT
@@ -109,7 +110,7 @@ def test_with_rotation_on_a_digest_after_the_expiry_is_sent_with_a_refreshed_tok
     expired, refresh = grid_standin.issue_rotating_token(SCOPES, expires_in_s=-60)
     _install(store, enterprise_id=None, team_id="T0ROTATE", token=expired, refresh=refresh,
              expires_at=int(time.time()) - 60)
-    sub = store.subscribe("T0ROTATE", "C0ROT", "spec", 0, "09:00", "UTC")
+    sub = store.subscribe("T0ROTATE", "C0ROT", "spec", WeeklySchedule.of(0, "09:00", "UTC"))
     # Slack refuses the expired token (the stand-in as strictly as Slack).
     from slack_sdk import WebClient
     from slack_sdk.errors import SlackApiError
@@ -136,14 +137,14 @@ def test_with_rotation_on_a_digest_after_the_expiry_is_sent_with_a_refreshed_tok
 def test_user_not_visible_pauses_a_dm_for_good_and_not_in_channel_says_to_invite(
         runtime: Runtime, standin: SlackStandIn) -> None:
     store = runtime.store
-    store.set_dm("T0CONNECT", "U0EXTERNAL", True, 0, "09:00", "UTC")
+    store.set_dm("T0CONNECT", "U0EXTERNAL", True, schedule=WeeklySchedule.of(0, "09:00", "UTC"))
     store.follow("T0CONNECT", "U0EXTERNAL", "spec")
     standin.configure(method_errors={"conversations.open": "user_not_visible"})
     attempt = _deliverer(runtime).deliver_dm("T0CONNECT", "U0EXTERNAL", FIRE)
     assert attempt.outcome is Outcome.PAUSED and attempt.error == "user_not_visible"
     assert store.get_dm("T0CONNECT", "U0EXTERNAL").status == "paused"
     standin.configure(method_errors={}, channel_errors={"G0PRIVATE": "not_in_channel"})
-    sub = store.subscribe("T0CONNECT", "G0PRIVATE", "spec", 0, "09:00", "UTC")
+    sub = store.subscribe("T0CONNECT", "G0PRIVATE", "spec", WeeklySchedule.of(0, "09:00", "UTC"))
     assert _deliverer(runtime).deliver_subscription(sub.id, FIRE).outcome is Outcome.PAUSED
     assert "/invite @vllm-path" in (store.get_subscription(sub.id).pause_reason or "")
 
@@ -156,8 +157,8 @@ def test_a_private_channel_the_bot_is_not_in_pauses_with_how_to_invite_it(
         rt = Runtime(settings_for(db_url, standin), Store.from_url(db_url), holder)
         try:
             store = rt.store
-            private = store.subscribe("T0ETQ", "G0PRIV", "spec", 0, "09:00", "UTC")
-            public = store.subscribe("T0ETQ", "C0PUB", "spec", 0, "09:00", "UTC")
+            private = store.subscribe("T0ETQ", "G0PRIV", "spec", WeeklySchedule.of(0, "09:00", "UTC"))
+            public = store.subscribe("T0ETQ", "C0PUB", "spec", WeeklySchedule.of(0, "09:00", "UTC"))
             assert _deliverer(rt).deliver_subscription(private.id, FIRE).outcome is Outcome.PAUSED
             assert _deliverer(rt).deliver_subscription(public.id, FIRE).outcome is Outcome.SENT
             reason = store.get_subscription(private.id).pause_reason or ""

@@ -100,10 +100,14 @@ class FakeSlack:
                                   user_id=self.user, team_id=self.team)
         return signed_post(self.events_url, body, self.secret)
 
-    def event(self, event: Mapping[str, Any], *, event_id: str | None = None) -> HttpResult:
-        """Deliver an Events API event (signed JSON)."""
+    def event(self, event: Mapping[str, Any], *, event_id: str | None = None,
+              retry_num: int | None = None) -> HttpResult:
+        """Deliver an Events API event (signed JSON); ``retry_num`` sends it as Slack's retry
+        (``X-Slack-Retry-Num``, ``X-Slack-Retry-Reason: http_timeout``)."""
         body = event_body(event, team_id=self.team, event_id=event_id)
-        return signed_post(self.events_url, body, self.secret, json_body=True)
+        headers = ({"X-Slack-Retry-Num": str(retry_num), "X-Slack-Retry-Reason": "http_timeout"}
+                   if retry_num is not None else None)
+        return signed_post(self.events_url, body, self.secret, json_body=True, headers=headers)
 
     def open_home(self, *, user: str | None = None, event_id: str | None = None) -> HttpResult:
         """Deliver ``app_home_opened`` for ``user`` (default the test user)."""

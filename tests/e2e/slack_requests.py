@@ -83,7 +83,9 @@ def _open(req: urllib.request.Request, timeout: float) -> HttpResult:
 
 
 def signed_post(url: str, body: bytes, secret: str, *, json_body: bool = False,
-                timestamp: int | None = None) -> HttpResult:
-    """POST ``body`` signed with ``secret`` the way Slack signs it (form or JSON content type)."""
+                timestamp: int | None = None, headers: Mapping[str, str] | None = None) -> HttpResult:
+    """POST ``body`` signed with ``secret`` the way Slack signs it (form or JSON content type);
+    ``headers`` are added (``X-Slack-Retry-Num`` for a retry)."""
     ctype = "application/json" if json_body else "application/x-www-form-urlencoded"
-    return post(url, body, signed_headers(body, secret, timestamp, content_type=ctype))
+    return post(url, body, {**signed_headers(body, secret, timestamp, content_type=ctype),
+                            **dict(headers or {})})

@@ -107,6 +107,20 @@ def test_console_command_press_and_home(console_settings_tmp):
         assert console.handle("quit") == (False, "")
 
 
+def test_console_paste_shows_the_unfurl_and_its_buttons_work(console_settings_tmp):
+    with open_console(console_settings_tmp) as console:
+        _, out = console.handle("paste https://vllm-project.github.io/2024/10/17/spec-decode.html")
+        assert "unfurl of https://vllm-project.github.io/2024/10/17/spec-decode.html" in out
+        assert "step " in out and "Speculative decoding" in out and "next: " in out
+        labels = {c.label: n for n, (c, _) in console.controls.items()}
+        assert {"Mark read", "Remind me next week"} <= set(labels)
+        _, out = console.handle(str(labels["Mark read"]))
+        assert "only visible to you" in out
+        assert console.app.handlers.rt.store.read_posts("T0CONSOLE", "U0CONSOLE") == {"spec-decode"}
+        _, out = console.handle("paste https://example.com/a-page")
+        assert out == "(no unfurl: the link is not in the catalog)"
+
+
 def test_console_reads_a_script_from_stdin(console_settings_tmp):
     script = io.StringIO("/vllm-path help\n\nspeculative\n1\nquit\nnever reached\n")
     out = io.StringIO()

@@ -165,3 +165,19 @@ def test_secrets_never_reach_the_stand_in_as_text(slack, standin):
     standin.wait_for_call("views.publish", timeout=10)
     dumped = repr(standin.calls()) + repr(standin.responses())
     assert SIGNING_SECRET not in dumped and BOT_TOKEN not in dumped
+
+
+def test_open_path_on_home_opens_the_track_in_a_modal_that_redraws_in_place(slack, standin, runtime):
+    slack.ask("follow spec")
+    slack.open_home()
+    home = standin.wait_for_call("views.publish", timeout=10).response["view"]
+    assert slack.click_in_view(home, "open_path:").status == 200
+    opened = standin.wait_for_call("views.open", timeout=10)
+    assert opened.ok and opened.args["trigger_id"]
+    modal = opened.response["view"]
+    assert modal["type"] == "modal" and "Speculative decoding" in block_texts(modal["blocks"])
+    assert slack.click_in_view(modal, "mark_read:").status == 200
+    updated = standin.wait_for_call("views.update", timeout=10)
+    assert updated.ok and updated.args["view_id"] == modal["id"]
+    assert "1 of" in block_texts(updated.args["view"]["blocks"])
+    assert len(runtime.store.read_posts(slack.team, slack.user)) == 1

@@ -9,7 +9,13 @@ import yaml
 
 from bot.config import REPO_ROOT, Settings
 from bot.serve import EVENTS_PATH
-from bot.slack.standin import SLASH_COMMAND, app_home_opened_event, event_body, slash_command_body
+from bot.slack.standin import (
+    SLASH_COMMAND,
+    app_home_opened_event,
+    event_body,
+    link_shared_event,
+    slash_command_body,
+)
 
 MANIFEST = REPO_ROOT / "manifest.yaml"
 LISTENERS = REPO_ROOT / "bot" / "slack" / "listeners"
@@ -69,7 +75,8 @@ def test_the_app_handles_what_the_manifest_subscribes(manifest, tmp_path):
     settings = console_settings(Settings(_env_file=None, database_url=f"sqlite:///{tmp_path}/m.db"))
     events = {"app_home_opened": app_home_opened_event("U1"),
               "app_uninstalled": {"type": "app_uninstalled"},
-              "tokens_revoked": {"type": "tokens_revoked", "tokens": {"bot": ["U0BOT"]}}}
+              "tokens_revoked": {"type": "tokens_revoked", "tokens": {"bot": ["U0BOT"]}},
+              "link_shared": link_shared_event(["https://yomu.fyi/nothing-here"])}
     with open_console(settings) as console:
         for name in manifest["settings"]["event_subscriptions"]["bot_events"]:
             body = event_body(events[name], team_id="T9").decode()
@@ -84,6 +91,17 @@ def test_the_app_handles_what_the_manifest_subscribes(manifest, tmp_path):
             body=body, headers={"content-type": ["application/x-www-form-urlencoded"]}))
         assert resp.status == 200
         console.standin.wait_for_response(url, timeout=10)
+
+
+def test_unfurl_domains_match_the_catalog(manifest):
+    """Every host whose links we resolve is an unfurl domain, and no other."""
+    from bot.catalog import load_catalog
+    from bot.links import unfurl_domains
+
+    catalog = load_catalog(REPO_ROOT / "catalog")
+    assert set(manifest["features"]["unfurl_domains"]) == set(unfurl_domains(catalog))
+    bot_scopes = manifest["oauth_config"]["scopes"]["bot"]
+    assert "links:read" in bot_scopes and "links:write" in bot_scopes
 
 
 def test_procfile_runs_the_two_processes():

@@ -92,6 +92,8 @@ def _press_all(console: Console, command: str, log: list[dict[str, Any]], limit:
     log.append(_record(console, f"{command} (before presses)", first))
     for number in numbers:
         _show(console, command)
+        if number not in console.controls:  # the view has fewer buttons by now (a path read to the end)
+            continue
         label = console.controls[number][0].label
         log.append(_record(console, f"{command} press [{number}] {label}", console.press(number)))
 
@@ -114,7 +116,7 @@ def _ask_script(lang: str, db_url: str) -> list[dict[str, Any]]:
         for track in catalog.tracks:
             log.append(_record(console, f"track {track.id}", console.command(track.id)))
         log.append(_record(console, "home", console.home()))
-        _press_all(console, "spec", log)
+        _press_all(console, "spec", log, limit=20)
         _press_all(console, "nixl", log, limit=4)
         _press_all(console, "next", log, limit=4)
         _press_all(console, "home", log, limit=8)
@@ -135,7 +137,7 @@ def _compare(name: str, actual: Any) -> None:
     if expected != json.loads(text):
         # what came out, for a diff with the golden file (git ignores *.actual.json)
         path.with_suffix(".actual.json").write_text(text, encoding="utf-8")
-        for i, (want, got) in enumerate(zip(expected, actual)):
+        for i, (want, got) in enumerate(zip(expected, actual, strict=False)):
             assert got == want, f"{name}: step {i} ({want.get('step')!r}) differs"
         assert len(actual) == len(expected), f"{name}: {len(actual)} steps, golden has {len(expected)}"
 

@@ -12,6 +12,7 @@ from urllib.parse import parse_qs, urlencode
 from slack_sdk import WebClient
 from slack_sdk.oauth.installation_store import Installation
 
+from bot.digest.weekly import WeeklySchedule
 from bot.slack.installs import resume_after_install
 from bot.slack.standin import event_body, slash_command_body
 from tests.e2e.helpers import find_button
@@ -92,8 +93,8 @@ def _wait(predicate: Any, timeout: float = 10.0) -> None:
 def test_an_uninstall_whose_outer_team_differs_from_its_authorizations_pauses_the_right_team(
         door, standin, door_runtime) -> None:
     store = door_runtime.store
-    mine = store.subscribe("T0MINE", "C0MINE", "spec", 0, "09:00", "UTC")
-    other = store.subscribe("T0OUTER", "C0OUTER", "spec", 0, "09:00", "UTC")
+    mine = store.subscribe("T0MINE", "C0MINE", "spec", WeeklySchedule.of(0, "09:00", "UTC"))
+    other = store.subscribe("T0OUTER", "C0OUTER", "spec", WeeklySchedule.of(0, "09:00", "UTC"))
     body = _event({"type": "app_uninstalled", "event_ts": f"{time.time():.6f}"},
                   outer_team="T0OUTER",
                   authorization={"enterprise_id": None, "team_id": "T0MINE",
@@ -111,7 +112,7 @@ def test_an_org_wide_uninstall_cleans_up_without_an_exception(door, standin, doo
         app_id="A0REL", enterprise_id=ORG, team_id=None, is_enterprise_install=True,
         bot_token="xoxb-org-wide", bot_id="B0ORG", bot_user_id="U0ORGBOT", bot_scopes="commands",
         user_id="U0ADMIN", installed_at=time.time()))
-    sub = store.subscribe(ORG, "C0ORG", "spec", 0, "09:00", "UTC")
+    sub = store.subscribe(ORG, "C0ORG", "spec", WeeklySchedule.of(0, "09:00", "UTC"))
     store.set_dm(ORG, USER, True)
     body = _event({"type": "app_uninstalled", "event_ts": f"{time.time():.6f}"},
                   outer_team=T111,
@@ -128,9 +129,9 @@ def test_an_org_wide_uninstall_cleans_up_without_an_exception(door, standin, doo
 
 def test_a_reinstall_resumes_what_was_paused_for_auth_with_a_note(door_runtime, standin) -> None:
     store = door_runtime.store
-    gone = store.subscribe("T0BACK", "C0BACK", "spec", 0, "09:00", "UTC")
-    token_err = store.subscribe("T0BACK", "C0AUTH", "spec", 0, "09:00", "UTC")
-    archived = store.subscribe("T0BACK", "C0ARCH", "spec", 0, "09:00", "UTC")
+    gone = store.subscribe("T0BACK", "C0BACK", "spec", WeeklySchedule.of(0, "09:00", "UTC"))
+    token_err = store.subscribe("T0BACK", "C0AUTH", "spec", WeeklySchedule.of(0, "09:00", "UTC"))
+    archived = store.subscribe("T0BACK", "C0ARCH", "spec", WeeklySchedule.of(0, "09:00", "UTC"))
     store.set_dm("T0BACK", "U0DM", True)
     store.remove_team("T0BACK")  # app_uninstalled: gone, the DM paused
     store.resume_subscription(token_err.id)

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from datetime import UTC
+
+from sqlalchemy import event
+
 from bot import paths
 from bot.digest.weekly import WeeklySchedule
 from bot.slack.handlers import Caller, Handlers, UserInfo, next_fire_label
@@ -111,7 +115,7 @@ def test_unknown_things_get_a_friendly_did_you_mean(runtime):
 
 
 def test_next_fire_label_uses_the_local_zone():
-    from datetime import UTC, datetime
+    from datetime import datetime
     now = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)  # a Monday
     nine, two = WeeklySchedule.of(0, "09:00", "Europe/Berlin"), WeeklySchedule.of(0, "14:00", "Europe/Berlin")
     assert next_fire_label(nine, now) == "Monday 2026-12-07 09:00 Europe/Berlin"
@@ -165,3 +169,44 @@ def test_read_with_an_unclear_query_lets_the_reader_pick(runtime):
     reply = h.command(ALICE, "read kimi k3")
     assert runtime.store.read_posts("T1", "U1") == set()
     assert "Mark read" in str(reply.blocks) and "nothing was marked yet" in reply.text
+
+
+def _selects(runtime):
+    """The SELECT statements the store's engine runs, recorded as they run."""
+    seen: list[str] = []
+
+    def record(conn, cursor, statement, parameters, context, executemany):
+        if statement.lstrip().upper().startswith("SELECT"):
+            seen.append(statement)
+
+    event.listen(runtime.store._engine, "before_cursor_execute", record)
+    return seen, lambda: event.remove(runtime.store._engine, "before_cursor_execute", record)
+
+
+def test_a_track_view_reads_the_reader_state_in_one_statement(runtime):
+    h = handlers(runtime)
+    h.command(ALICE, "follow pd")
+    h.command(ALICE, "read p-eagle")
+    seen, stop = _selects(runtime)
+    try:
+        h.command(ALICE, "speculative")
+        h.action(ALICE, "unfollow", {"t": "pd", "v": "next"})
+    finally:
+        stop()
+    # one read for the command; the button: one read, then its write, then no second read
+    assert len(seen) == 2, seen
+
+
+def test_session_state_follows_its_own_writes(runtime):
+    h = handlers(runtime)
+    cat = runtime.holder.catalog
+    order = cat.order("pd")
+    s = h.session(ALICE)
+    assert s.follows() == [] and s.read() == set()
+    assert s.follow("pd") and not s.follow("pd")
+    assert s.follow("spec")
+    assert s.mark_read([order[0], order[1]]) == {order[0], order[1]}
+    assert s.mark_unread([order[0]]) == {order[0]}
+    assert s.unfollow("pd") and not s.unfollow("pd")
+    assert s.follows() == runtime.store.follows("T1", "U1") == ["spec"]
+    assert s.read() == runtime.store.read_posts("T1", "U1") == {order[1]}

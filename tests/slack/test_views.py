@@ -8,6 +8,7 @@ import re
 import pytest
 
 from bot.catalog import load_catalog
+from bot.digest.weekly import WeeklySchedule
 from bot.search import Matcher
 from bot.slack.blockkit import BlockKitError, validate_blocks
 from bot.slack.views import messages as views
@@ -88,6 +89,7 @@ def test_home_view_fits_however_much_is_read():
             self.channel_id, self.track_id, self.weekday, self.at_time = f"C{i:08d}", "spec", 0, "09:00"
             self.timezone, self.steps_per_week, self.cursor = "Europe/Berlin", 1, 3
             self.status, self.pause_reason = ("paused", "channel_not_found") if i % 2 else ("active", None)
+            self.schedule = WeeklySchedule.of(self.weekday, self.at_time, self.timezone)
 
     for read in (set(), EVERYTHING):
         state = views.HomeState(follows=[t.id for t in CATALOG.tracks], read=read, dm=None,

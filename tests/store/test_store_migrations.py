@@ -26,6 +26,7 @@ OUR_TABLES = {
     "reading_progress", "track_follows", "user_settings", "channel_subscriptions",
     "dm_preferences", "digest_deliveries", "processed_events", "catalog_versions",
     "catalog_feed_notices",
+    "reminders",  # issue 15 (migration i15_0001)
 }
 SLACK_TABLES = {"slack_installations", "slack_bots", "slack_oauth_states"}
 

@@ -20,6 +20,8 @@ from bot.slack.commands import (  # noqa: F401
     lang,
     mark,
     query,
+    remind,
+    stats,
     subscribe,
     subscriptions,
 )

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from bot.digest.actions import handle_digest_action
-from bot.digest.weekly import WeeklySchedule
+from bot.slack.commands.dm import dm_schedule
 from bot.slack.commands.registry import button
 from bot.slack.commands.session import ButtonValue, Session
 from bot.slack.i18n import t
@@ -104,7 +104,7 @@ def follow(s: Session, value: ButtonValue) -> Reply | None:
     tid = _track(s, value)
     notice = None
     if tid:
-        s.rt.store.follow(s.caller.team_id, s.caller.user_id, tid)
+        s.follow(tid)
         notice = t("follow.done_short", s.lang, track=views.track_name(s.rt.holder.catalog, tid, s.lang))
     return s.redraw(value.v, notice)
 
@@ -117,7 +117,7 @@ def unfollow(s: Session, value: ButtonValue) -> Reply | None:
     tid = _track(s, value)
     notice = None
     if tid:
-        s.rt.store.unfollow(s.caller.team_id, s.caller.user_id, tid)
+        s.unfollow(tid)
         notice = t("unfollow.done", s.lang, track=views.track_name(s.rt.holder.catalog, tid, s.lang))
     return s.redraw(value.v, notice)
 
@@ -135,9 +135,8 @@ def share(s: Session, value: ButtonValue) -> Reply | None:
 
 @button("dm_on")
 def dm_on(s: Session, value: ButtonValue) -> Reply | None:
-    """Weekly DM on, at the default time (Monday 09:00) in the person's zone."""
-    tz, _ = s.timezone(None)
-    when = WeeklySchedule(timezone=tz or "UTC")
+    """Weekly DM on: the last DM schedule, else Monday 09:00 in the person's zone."""
+    when = dm_schedule(s)
     s.rt.store.set_dm(s.caller.team_id, s.caller.user_id, True, schedule=when)
     return s.redraw(value.v, None)
 
@@ -160,7 +159,8 @@ def more_results(s: Session, value: ButtonValue) -> Reply | None:
 
 @button("open_path")
 def open_path(s: Session, value: ButtonValue) -> Reply | None:
-    """The path of the button's track (from a search result), with the reader's progress."""
+    """*Open path*: the path of the button's track with the reader's progress (from a search
+    result it replaces the message; from App Home the listener shows it in a modal)."""
     tid = _track(s, value)
     if tid is None:
         return s.redraw(value.v, None)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bot.digest.weekly import ScheduleParts, WeeklySchedule
 from bot.slack import grammar
 from bot.slack.commands.registry import command
 from bot.slack.commands.session import Session
@@ -12,9 +13,27 @@ from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply
 
 
+def last_dm_schedule(s: Session) -> WeeklySchedule | None:
+    """The caller's last DM schedule (kept while the DM is off), or None if never set."""
+    last = s.rt.store.get_dm(s.caller.team_id, s.caller.user_id)
+    if last is None:
+        return None
+    return WeeklySchedule(weekday=last.weekday, at_time=last.at_time, timezone=last.timezone)
+
+
+def dm_schedule(s: Session, parts: ScheduleParts | None = None) -> WeeklySchedule:
+    """The DM schedule for ``dm on`` with the ``parts`` typed: parts left out keep the caller's
+    last DM schedule (its zone included, even when the DM is off), else Monday 09:00 in their
+    Slack zone (or the app's default zone)."""
+    before = last_dm_schedule(s)
+    zone = s.timezone(None)[0] or s.rt.settings.default_timezone
+    return (parts or ScheduleParts()).resolve(zone, fallback=before)
+
+
 @command("dm")
 def dm(s: Session, cmd: grammar.Command) -> Reply:
-    """Turn the DM digest on (parts left out: Monday 09:00 and the person's Slack zone) or off."""
+    """Turn the DM digest on (parts left out: the last DM schedule, else Monday 09:00 and the
+    person's Slack zone) or off."""
     store, lang, caller = s.rt.store, s.lang, s.caller
     if cmd.enabled is None:
         return views.text_reply(t("dm.usage", lang))
@@ -25,8 +44,7 @@ def dm(s: Session, cmd: grammar.Command) -> Reply:
         if cmd.error == "dm.unknown_part":
             return views.text_reply(t(cmd.error, lang, value=truncate(cmd.error_value or "", 100)))
         return views.text_reply(schedule_refusal(cmd, lang))
-    zone = "" if cmd.schedule.timezone else (s.timezone(None)[0] or s.rt.settings.default_timezone)
-    when = cmd.schedule.resolve(zone)
+    when = dm_schedule(s, cmd.schedule)
     store.set_dm(caller.team_id, caller.user_id, True, schedule=when)
     text = t("dm.on", lang, **views.schedule_words(when, lang))
     return views.text_reply(with_note(text, cmd, lang))

@@ -19,12 +19,11 @@ def follow(s: Session, cmd: grammar.Command) -> Reply:
     if tid is None:
         return views.text_reply(s.unknown_track(cmd.arg))
     name = views.track_name(cat, tid, s.lang)
-    team, user = s.caller.team_id, s.caller.user_id
     if cmd.kind == "follow":
-        if not s.rt.store.follow(team, user, tid):
+        if not s.follow(tid):
             return views.text_reply(t("follow.already", s.lang, track=name))
         nxt = paths.next_step(cat, tid, s.read())
         post = views.post_link(cat, nxt.post, lang=s.lang) if nxt else t("track.done", s.lang)
         return s.track_view(tid, notice=t("follow.done", s.lang, track=name, post=post))
-    removed = s.rt.store.unfollow(team, user, tid)
+    removed = s.unfollow(tid)
     return views.text_reply(t("unfollow.done" if removed else "unfollow.not", s.lang, track=name))

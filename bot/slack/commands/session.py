@@ -24,6 +24,8 @@ from bot.slack.i18n import LANGS, t
 from bot.slack.mrkdwn import Mrkdwn, truncate
 from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply
+from bot.slack.views.reminders import reminders_reply
+from bot.store import ReaderState
 
 MAX_OFFSET = 10_000
 """The largest paging offset a button value may carry."""
@@ -44,13 +46,14 @@ class Caller:
 @dataclass(frozen=True)
 class UserInfo:
     """A person's Slack locale (``en-US``, ``zh-CN`` …), IANA time zone and name (profile
-    display name, else real name), when known; ``is_admin`` is ``users.info``'s ``is_admin`` or
-    ``is_owner`` (a workspace admin or owner)."""
+    display name, else real name), and whether they are a workspace admin or owner
+    (``users.info`` ``is_admin`` / ``is_owner``), when known."""
 
     locale: str | None = None
     tz: str | None = None
     name: str | None = None
     is_admin: bool = False
+    is_owner: bool = False
 
 
 UsersInfo = Callable[[str, str], UserInfo]
@@ -115,9 +118,9 @@ def no_announce(team_id: str, channel_id: str, text: Mrkdwn) -> None:
 class ButtonValue(BaseModel):
     """A button's value (JSON, see :func:`bot.slack.views.blocks.encode_value`): ``p`` a post
     id, ``t`` a track id, ``v`` the view the button lives in (``track:<id>``, ``search:<query>``,
-    ``next``, ``home``, ``digest:<subscription id>``, ``digest-dm``), ``o`` a paging offset.
-    Unknown keys are ignored;
-    a malformed value reads as empty (:meth:`parse`)."""
+    ``next``, ``home``, ``digest:<subscription id>``, ``digest-dm``, ``unfurl``, ``reminders``),
+    ``o`` a paging offset, ``d`` the day a *Remind me* button asks for (``next week``) or a
+    reminder's id. Unknown keys are ignored; a malformed value reads as empty (:meth:`parse`)."""
 
     model_config = ConfigDict(frozen=True, extra="ignore")
 
@@ -128,11 +131,14 @@ class ButtonValue(BaseModel):
     """Paging: the index of the first item to show (a search's results for ``More results``, a
     track's steps for ``Show more steps``); 0..:data:`MAX_OFFSET`."""
 
+    d: str | None = None
+    """The day a *Remind me* button asks for, or a reminder's id."""
+
     @classmethod
     def parse(cls, data: dict[str, Any]) -> ButtonValue:
         """The value of decoded ``data``; fields of the wrong type are dropped (an offset that is
         not a whole number reads as 0, one out of range is clamped)."""
-        clean: dict[str, Any] = {k: v for k in ("p", "t") if isinstance(v := data.get(k), str)}
+        clean: dict[str, Any] = {k: v for k in ("p", "t", "d") if isinstance(v := data.get(k), str)}
         raw_v = data.get("v")
         clean["v"] = str(raw_v) if raw_v else ""
         raw_o = data.get("o")
@@ -147,7 +153,13 @@ class ButtonValue(BaseModel):
 @dataclass
 class Session:
     """One request: the runtime, the ``caller``, the ``users_info`` look-up and the language
-    (``lang``: the ``/vllm-path lang`` setting, else the Slack locale, zh* -> zh, else en)."""
+    (``lang``: the ``/vllm-path lang`` setting, else the Slack locale, zh* -> zh, else en).
+
+    The caller's reading state (chosen language, posts read, tracks followed) is read from the
+    store once per request, in one statement (:meth:`bot.store.Store.reader_state`), on first
+    use; the session's own writes (:meth:`mark_read`, :meth:`mark_unread`, :meth:`follow`,
+    :meth:`unfollow`) keep that copy equal to what the store holds. A write made around the
+    session (``s.rt.store.…``) is not seen by :meth:`read` / :meth:`follows` afterwards."""
 
     rt: Runtime
     caller: Caller
@@ -155,13 +167,24 @@ class Session:
     lang: str = field(default="")
     channel_check: ChannelCheck = any_channel
     announce: Announce = no_announce
+    _state: ReaderState | None = field(default=None, init=False, repr=False)
+    _read: set[str] = field(default_factory=set, init=False, repr=False)
+    _follows: list[str] = field(default_factory=list, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if not self.lang:
             self.lang = self._language()
 
+    def _reader(self) -> ReaderState:
+        """The caller's reading state, read once (one statement) and cached on the session."""
+        if self._state is None:
+            self._state = self.rt.store.reader_state(self.caller.team_id, self.caller.user_id)
+            self._read = set(self._state.read)
+            self._follows = list(self._state.follows)
+        return self._state
+
     def _language(self) -> str:
-        chosen = self.rt.store.get_lang(self.caller.team_id, self.caller.user_id)
+        chosen = self._reader().lang
         if chosen in LANGS:
             return chosen
         locale = (self.users_info(self.caller.team_id, self.caller.user_id).locale or "").lower()
@@ -182,7 +205,8 @@ class Session:
         recorded creator may be stopped by anyone (as before)."""
         if not created_by or created_by == self.caller.user_id:
             return True
-        return self.users_info(self.caller.team_id, self.caller.user_id).is_admin
+        info = self.users_info(self.caller.team_id, self.caller.user_id)
+        return info.is_admin or info.is_owner
 
     def tell_channel(self, text: Mrkdwn) -> None:
         """Post ``text`` as one line in the caller's channel (never raises)."""
@@ -192,22 +216,50 @@ class Session:
     # --- progress (the rule "progress under former ids" is paths.unread_among / with_former_ids)
 
     def read(self) -> set[str]:
-        """Post ids the caller has read (as stored: may include former ids)."""
-        return self.rt.store.read_posts(self.caller.team_id, self.caller.user_id)
+        """Post ids the caller has read (as stored: may include former ids); a fresh copy."""
+        self._reader()
+        return set(self._read)
 
     def mark_read(self, post_ids: list[str]) -> set[str]:
         """Record current post ids as read; returns the ids newly marked."""
-        fresh = paths.unread_among(self.rt.holder.catalog, self.read(), post_ids)
-        return self.rt.store.mark_read(self.caller.team_id, self.caller.user_id, fresh) if fresh else set()
+        self._reader()
+        fresh = paths.unread_among(self.rt.holder.catalog, self._read, post_ids)
+        if not fresh:
+            return set()
+        marked = self.rt.store.mark_read(self.caller.team_id, self.caller.user_id, fresh)
+        self._read.update(fresh)  # every fresh id is stored now (newly, or by a racing request)
+        return marked
 
     def mark_unread(self, post_ids: list[str]) -> set[str]:
         """Forget that posts were read, including progress stored under their former ids."""
+        self._reader()
         ids = paths.with_former_ids(self.rt.holder.catalog, post_ids)
-        return self.rt.store.mark_unread(self.caller.team_id, self.caller.user_id, ids)
+        removed = self.rt.store.mark_unread(self.caller.team_id, self.caller.user_id, ids)
+        self._read.difference_update(ids)
+        return removed
 
     def follows(self) -> list[str]:
-        """Track ids the caller follows."""
-        return self.rt.store.follows(self.caller.team_id, self.caller.user_id)
+        """Track ids the caller follows, oldest follow first; a fresh copy."""
+        self._reader()
+        return list(self._follows)
+
+    def follow(self, track_id: str) -> bool:
+        """Follow ``track_id``; ``False`` when the caller already followed it."""
+        self._reader()
+        added = self.rt.store.follow(self.caller.team_id, self.caller.user_id, track_id)
+        if added and self._follows:
+            self._state = None  # its place among equal follow times is the store's: read again
+        elif added:
+            self._follows.append(track_id)
+        return added
+
+    def unfollow(self, track_id: str) -> bool:
+        """Stop following ``track_id``; ``False`` when the caller did not follow it."""
+        self._reader()
+        removed = self.rt.store.unfollow(self.caller.team_id, self.caller.user_id, track_id)
+        if track_id in self._follows:
+            self._follows.remove(track_id)
+        return removed
 
     # --- resolving what was typed
 
@@ -310,8 +362,11 @@ class Session:
             return self.track_view(tid, notice=notice) if tid else self.outdated(notice)
         if view.startswith("search:"):
             return self.query(view[7:], notice=notice)
-        if view.startswith("digest"):
+        if view.startswith("digest") or view == "unfurl":
             return views.text_reply(notice or t("done", self.lang))
+        if view == "reminders":
+            mine = self.rt.store.reminders(self.caller.team_id, self.caller.user_id)
+            return reminders_reply(self.rt.holder.catalog, mine, self.lang, notice=notice)
         if view == "next":
             return self.next_reply(notice=notice)
         return views.text_reply(notice) if notice else self.outdated()

@@ -1,4 +1,4 @@
-"""``subscribe <track> [weekday] [HH:MM] [zone]`` and ``unsubscribe <track>`` in a channel."""
+"""``subscribe <track> [weekday] [HH:MM] [zone] [N steps]`` and ``unsubscribe [track]`` in a channel."""
 
 from __future__ import annotations
 
@@ -12,6 +12,9 @@ from bot.slack.i18n import t, weekday_name
 from bot.slack.mrkdwn import Mrkdwn, truncate
 from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply
+
+MIN_STEPS, MAX_STEPS = 1, 3
+"""Steps a channel digest may send each week (the store's check constraint)."""
 
 _OUTCOME_KEY = {"new": "sub.done", "same": "sub.already", "resumed": "sub.resumed",
                 "updated": "sub.updated"}
@@ -64,6 +67,8 @@ def subscribe(s: Session, cmd: grammar.Command) -> Reply:
         return views.text_reply(t("sub.not_channel", lang))
     if cmd.error or cmd.schedule is None:
         return views.text_reply(schedule_refusal(cmd, lang))
+    if cmd.steps is not None and not MIN_STEPS <= cmd.steps <= MAX_STEPS:
+        return views.text_reply(t("sub.bad_steps", lang, n=cmd.steps, min=MIN_STEPS, max=MAX_STEPS))
     tid = s.resolve_track(cmd.arg)
     if tid is None:
         return views.text_reply(_unknown_schedule_part(s, cmd.arg) or s.unknown_track(cmd.arg))
@@ -76,13 +81,18 @@ def subscribe(s: Session, cmd: grammar.Command) -> Reply:
     if cmd.schedule.timezone is None and before is None:
         zone = s.timezone(None)[0] or s.rt.settings.default_timezone
     wanted = cmd.schedule.resolve(zone, fallback=before)
+    steps = cmd.steps or (old.steps_per_week if old else MIN_STEPS)
     sub = s.rt.store.subscribe(caller.team_id, caller.channel_id, tid, wanted,
-                               created_by=caller.user_id)
+                               steps_per_week=steps, created_by=caller.user_id)
     outcome = subscription_change((before, old.status == "active") if old and before else None,
                                   (sub.schedule, sub.status == "active"))
+    if outcome == "same" and old is not None and old.steps_per_week != sub.steps_per_week:
+        outcome = "updated"
     first = next_fire_label(wanted, lang=lang)
     track = views.track_name(cat, tid, lang)
     text = t(_OUTCOME_KEY[outcome], lang, track=track, **views.schedule_words(wanted, lang), first=first)
+    if sub.steps_per_week != 1:
+        text += Mrkdwn(" ") + t("sub.steps", lang, n=sub.steps_per_week)
     if outcome in _ANNOUNCE_KEY:
         s.tell_channel(t(_ANNOUNCE_KEY[outcome], lang, person=s.person(caller.user_id), track=track,
                          **views.schedule_words(wanted, lang)))
@@ -92,7 +102,11 @@ def subscribe(s: Session, cmd: grammar.Command) -> Reply:
 @command("unsubscribe")
 def unsubscribe(s: Session, cmd: grammar.Command) -> Reply:
     """Remove this channel's subscription to the track ``cmd.arg`` names: allowed to the person
-    who set it up and to workspace admins (:meth:`Session.may_stop`); others are told who may."""
+    who set it up and to workspace admins (:meth:`Session.may_stop`); others are told who may.
+    With no track, list this channel's subscriptions (the ones there are to remove)."""
+    if not cmd.arg.strip():
+        subs = s.rt.store.subscriptions(s.caller.team_id, s.caller.channel_id) if s.caller.channel_id else []
+        return views.subscriptions_reply(s.rt.holder.catalog, subs, s.lang)
     tid = s.resolve_track(cmd.arg)
     if tid is None:
         return views.text_reply(s.unknown_track(cmd.arg))

@@ -11,6 +11,7 @@ import re
 
 from slack_bolt import Ack, App, BoltContext, Respond
 
+from bot import metrics
 from bot.slack.handlers import Handlers
 from bot.slack.listeners.errors import answers_failure
 from bot.slack.listeners.identity import caller_of
@@ -31,5 +32,6 @@ def register(app: App, handlers: Handlers) -> None:
     def answer_command(body: dict, respond: Respond, context: BoltContext) -> None:
         reply = handlers.command(caller_of(context, body), body.get("text") or "")
         respond(**reply.payload(), replace_original=False)
+        metrics.observe_reply("command", context)
 
     app.command(COMMAND)(ack=ack_command, lazy=[answer_command])

@@ -1,17 +1,22 @@
-"""Events API listeners: ``app_home_opened`` (publish Home), ``app_uninstalled`` and
+"""Events API listeners: ``app_home_opened`` (publish Home), ``link_shared`` (unfurl catalog
+links with ``chat.unfurl``, after the ack, in a lazy listener), ``app_uninstalled`` and
 ``tokens_revoked`` (forget the team's tokens, pause its digests). Events are de-duplicated by
 ``event_id`` so Slack's retries change nothing twice."""
 
 from __future__ import annotations
 
+import hashlib
 import logging
+from typing import Any
 
-from slack_bolt import App, BoltContext
+from slack_bolt import Ack, App, BoltContext
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
+from bot import metrics
 from bot.logging_setup import slack_error
 from bot.slack.handlers import Caller, Handlers
+from bot.slack.listeners.errors import answers_failure
 from bot.slack.listeners.identity import caller_of, tenant
 
 log = logging.getLogger(__name__)
@@ -60,8 +65,54 @@ def publish_home(handlers: Handlers, client: WebClient, caller: Caller) -> None:
         log.warning("views.publish failed: %s", slack_error(exc.response))
 
 
+def unfurl_once(handlers: Handlers, team_id: str, where: str, url: str) -> bool:
+    """True the first time a link of one message (``where``: channel and message ts, or the
+    composer's ``unfurl_id``) is unfurled: a message's link is unfurled once, whatever Slack
+    sends again."""
+    key = "unfurl:" + hashlib.sha256(f"{team_id}|{where}|{url}".encode()).hexdigest()[:40]
+    return handlers.rt.store.record_event(key, team_id or "-")
+
+
+def unfurl_links(handlers: Handlers, client: WebClient, caller: Caller, event: dict[str, Any]) -> bool:
+    """Answer one ``link_shared`` event with one ``chat.unfurl`` call for the links that are ours.
+
+    ``event`` carries ``channel``, ``message_ts`` (or ``unfurl_id`` + ``source`` for links typed in
+    the composer) and ``links[{domain, url}]`` (Slack's Events API reference). Returns whether a
+    call was made; Slack errors are logged, not raised."""
+    urls = [str(x.get("url")) for x in event.get("links") or [] if isinstance(x, dict) and x.get("url")]
+    unfurls = handlers.unfurls(caller, urls)
+    composer = event.get("source") == "composer" and event.get("unfurl_id")
+    where = str(event.get("unfurl_id")) if composer else f"{event.get('channel')}|{event.get('message_ts')}"
+    unfurls = {u: card for u, card in unfurls.items() if unfurl_once(handlers, caller.team_id, where, u)}
+    if not unfurls:
+        return False
+    target: dict[str, Any] = ({"unfurl_id": event["unfurl_id"], "source": "composer"} if composer
+                              else {"channel": event.get("channel"), "ts": event.get("message_ts")})
+    try:
+        client.chat_unfurl(unfurls=unfurls, **target)
+    except SlackApiError as exc:
+        log.warning("chat.unfurl failed: %s", exc.response.get("error"))
+    return True
+
+
 def register(app: App, handlers: Handlers) -> None:
     """Attach the event listeners."""
+
+    def ack_event(ack: Ack) -> None:
+        ack()
+
+    @answers_failure("link_shared")
+    def link_shared(body: dict, event: dict, client: WebClient, context: BoltContext) -> None:
+        if not first_delivery(handlers, body):
+            return
+        found = caller_of(context)  # the one rule: bot/slack/listeners/identity.py
+        caller = Caller(team_id=found.team_id or body.get("team_id") or "",
+                        user_id=found.user_id or event.get("user") or "",
+                        channel_id=found.channel_id or event.get("channel") or "")
+        if unfurl_links(handlers, client, caller, event):
+            metrics.observe_reply("unfurl", context)
+
+    app.event("link_shared")(ack=ack_event, lazy=[link_shared])
 
     @app.event("app_home_opened")
     def home_opened(body: dict, event: dict, client: WebClient, context: BoltContext) -> None:

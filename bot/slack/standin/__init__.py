@@ -54,6 +54,7 @@ from bot.slack.standin.requests import (
     block_actions_body,
     button_action,
     event_body,
+    link_shared_event,
     signed_headers,
     slash_command_body,
 )
@@ -84,6 +85,7 @@ __all__ = [
     "block_actions_body",
     "button_action",
     "event_body",
+    "link_shared_event",
     "signed_headers",
     "slash_command_body",
 ]

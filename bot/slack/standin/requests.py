@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 from bot.slack.standin.ids import (
     BOT_USER_ID,
@@ -132,6 +132,27 @@ def event_body(event: Mapping[str, Any], *, team_id: str = CONSOLE_TEAM_ID,
         "event_context": f"4-{uuid.uuid4().hex}",
     }
     return json.dumps(wrapper).encode("utf-8")
+
+
+def link_shared_event(urls: Iterable[str], *, user_id: str = CONSOLE_USER_ID,
+                      channel: str = CONSOLE_CHANNEL_ID, message_ts: str | None = None,
+                      thread_ts: str | None = None, source: str = "conversations_history",
+                      unfurl_id: str | None = None) -> dict[str, Any]:
+    """A ``link_shared`` event (the ``event`` part): ``type, channel, is_bot_user_member, user,
+    message_ts, unfurl_id, thread_ts?, source, links[{domain, url}], event_ts``. For
+    ``source="composer"`` Slack sends a placeholder ``channel`` (``COMPOSER``) and ``message_ts``."""
+    now = f"{time.time():.6f}"
+    links = [{"domain": (urlsplit(u).hostname or ""), "url": u} for u in urls]
+    composer = source == "composer"
+    event: dict[str, Any] = {
+        "type": "link_shared", "channel": "COMPOSER" if composer else channel,
+        "is_bot_user_member": True, "user": user_id,
+        "message_ts": (f"{uuid.uuid4()}" if composer else message_ts or now),
+        "unfurl_id": unfurl_id or f"C{uuid.uuid4().hex[:8].upper()}.{now}.{uuid.uuid4().hex[:8]}",
+        "source": source, "links": links, "event_ts": now}
+    if thread_ts is not None:
+        event["thread_ts"] = thread_ts
+    return event
 
 
 def app_home_opened_event(user_id: str = CONSOLE_USER_ID, *, tab: str = "home",

@@ -46,6 +46,7 @@ SERVED_METHODS: frozenset[str] = frozenset({
     "chat.postEphemeral",
     "chat.update",
     "chat.delete",
+    "chat.unfurl",
     "conversations.open",
     "conversations.history",
     "conversations.info",
@@ -63,6 +64,14 @@ method is answered ``unknown_method``."""
 _NO_TOKEN_METHODS = frozenset({"api.test", "oauth.v2.access"})  # OAuth uses the client id/secret
 _MESSAGE_METHODS = frozenset({"chat.postMessage", "chat.postEphemeral", "chat.update"})
 _VIEW_METHODS = frozenset({"views.publish", "views.open", "views.update", "views.push"})
+
+
+class _Server(ThreadingHTTPServer):
+    """``ThreadingHTTPServer`` with a listen backlog of 128 instead of 5: with dozens of clients
+    connecting at once (a benchmark's lazy replies), a backlog of 5 drops SYNs and the kernel's
+    1 s / 3 s retransmits would show up as our latency. Slack does not refuse connections so."""
+
+    request_queue_size = 128
 
 
 class SlackStandIn:
@@ -101,7 +110,8 @@ class SlackStandIn:
     ``grant_type=refresh_token`` (client id and secret by HTTP Basic auth or in the body, as
     slack-sdk sends them) answers a new access token, a new refresh token (the old one stops
     working) and ``expires_in``; a wrong client is ``invalid_client_id`` / ``bad_client_secret``,
-    an unknown refresh token ``invalid_refresh_token``.
+    an unknown refresh token ``invalid_refresh_token`` ``users`` may also set other fields
+    ``users.info`` reports for that user (``tz``, ``locale`` ...).
     """
 
     def __init__(self, *, team_id: str = CONSOLE_TEAM_ID, team_name: str = "Console",
@@ -135,7 +145,7 @@ class SlackStandIn:
         self._ts = itertools.count(1)
         self._ts_base = int(time.time())
         self._ids = itertools.count(1)
-        self._server = ThreadingHTTPServer(("127.0.0.1", port), _handler_for(self))
+        self._server = _Server(("127.0.0.1", port), _handler_for(self))
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever,
                                         kwargs={"poll_interval": 0.1},
@@ -336,11 +346,12 @@ class SlackStandIn:
                 expiry = self._token_expiry.get(token)
             if expiry is not None and expiry <= time.time():
                 return {"ok": False, "error": "token_expired"}
-        granted: frozenset[str] | None = self.scopes
+        granted: frozenset[str] = self.scopes
         if self._token_scopes is not None:
-            granted = self._token_scopes.get(token or "")
-            if granted is None:
+            token_granted = self._token_scopes.get(token or "")
+            if token_granted is None:
                 return {"ok": False, "error": "invalid_auth"}
+            granted = token_granted
         channel_id = str(args.get("channel") or "")
         channel = next((c for c in self.channels if c.get("id") == channel_id), None)
         private = bool(channel.get("is_private")) if channel is not None else None
@@ -368,6 +379,8 @@ class SlackStandIn:
                 return "invalid_blocks"
         if method in _VIEW_METHODS and blockkit.view_problems(args.get("view")):
             return "invalid_arguments"
+        if method == "chat.unfurl":
+            return _unfurl_refusal(args)
         return None
 
     def _decide(self, method: str, args: dict[str, Any], faults: Faults
@@ -515,8 +528,9 @@ class SlackStandIn:
                 "id": user, "team_id": self.team_id, "name": user.lower(), "real_name": real,
                 "deleted": False, "is_bot": False, "tz": "Europe/Berlin",
                 "tz_label": "Central European Time", "tz_offset": 3600, "locale": "en-US",
-                "is_admin": bool(known.get("is_admin")), "is_owner": bool(known.get("is_owner")),
-                "profile": {"display_name": display, "real_name": real}}}
+                "is_admin": False, "is_owner": False,
+                "profile": {"display_name": display, "real_name": real},
+                **{k: v for k, v in known.items() if k not in ("real_name", "display_name")}}}
         if method in ("users.conversations", "conversations.list"):
             return {"ok": True, "channels": [dict(c) for c in self.channels],
                     "response_metadata": {"next_cursor": ""}}
@@ -560,6 +574,30 @@ class SlackStandIn:
             self._responses.append(ResponsePost(key, url, body, status, time.monotonic()))
             self._cond.notify_all()
         return status, ("ok" if status == 200 else "used_url")
+
+
+def _unfurl_refusal(args: Mapping[str, Any]) -> str | None:
+    """Why Slack refuses a ``chat.unfurl`` call (``None``: acceptable). It needs the message
+    (``channel`` + ``ts``) or the composer's ``unfurl_id`` + ``source``, and ``unfurls``: a JSON
+    object mapping each shared http(s) URL to an attachment with Block Kit ``blocks`` (or ``text``)
+    that Slack would accept in a message."""
+    if not ((args.get("channel") and args.get("ts")) or (args.get("unfurl_id") and args.get("source"))):
+        return "invalid_arguments"
+    unfurls = args.get("unfurls")
+    if unfurls is None or unfurls == "":
+        return "missing_unfurls"
+    if isinstance(unfurls, str):
+        return "invalid_json"
+    if not isinstance(unfurls, dict) or not unfurls:
+        return "json_not_object" if not isinstance(unfurls, dict) else "missing_unfurls"
+    for url, card in unfurls.items():
+        if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+            return "cannot_unfurl_url"
+        if not isinstance(card, dict) or not (card.get("blocks") or card.get("text")):
+            return "invalid_unfurls"
+        if card.get("blocks") and blockkit.block_kit_problems(card["blocks"], "message"):
+            return "invalid_blocks"
+    return None
 
 
 def _parse_args(content_type: str, raw: bytes, query: str) -> dict[str, Any]:

@@ -198,12 +198,13 @@ def actions(buttons: Sequence[ButtonElement]) -> ActionsBlock:
     return ActionsBlock(elements=list(buttons)[:MAX_ACTION_ELEMENTS])
 
 
-def to_dicts(blocks: Sequence[Block], max_blocks: int = MAX_BLOCKS_MESSAGE) -> list[dict[str, Any]]:
-    """Serialise (running slack-sdk's validation), keeping at most ``max_blocks`` blocks."""
-    return [b.to_dict() for b in list(blocks)[:max_blocks]]
+def to_dicts(blocks: Sequence[Block | dict[str, Any]], max_blocks: int = MAX_BLOCKS_MESSAGE) -> list[dict[str, Any]]:
+    """Serialise (running slack-sdk's validation), keeping at most ``max_blocks`` blocks; a dict
+    is a block serialised already and is kept as is."""
+    return [b if isinstance(b, dict) else b.to_dict() for b in list(blocks)[:max_blocks]]
 
 
-def make_reply(blocks: Sequence[Block], fallback: str, response_type: str = "ephemeral") -> Reply:
+def make_reply(blocks: Sequence[Block | dict[str, Any]], fallback: str, response_type: str = "ephemeral") -> Reply:
     """A :class:`Reply` from models: blocks serialised within the message limit, fallback text cut."""
     return Reply(text=nonblank(cut(plain(fallback), MAX_FALLBACK_TEXT)), blocks=to_dicts(blocks),
                  response_type=response_type)

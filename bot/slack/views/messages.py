@@ -9,8 +9,9 @@ catalog URLs.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from slack_sdk.models.blocks import Block
 
@@ -20,7 +21,7 @@ from bot.catalog.models import Step
 from bot.digest.weekly import WeeklySchedule
 from bot.slack.i18n import t, weekday_name
 from bot.slack.ids import is_channel_id
-from bot.slack.mrkdwn import Mrkdwn, as_plain, esc, link, truncate
+from bot.slack.mrkdwn import Mrkdwn, as_plain, link, truncate
 from bot.slack.views.blocks import (
     Reply,
     actions,
@@ -75,9 +76,12 @@ def _position_line(catalog: Catalog, post_id: str, lang: str) -> Mrkdwn:
     return Mrkdwn("\n").join(parts) if parts else t("search.not_in_track", lang)
 
 
-def _prereq_lines(catalog: Catalog, track_id: str, step: Step, lang: str) -> list[Mrkdwn]:
+def _prereq_lines(catalog: Catalog, track_id: str, step: Step, lang: str,
+                  done: Collection[str | None] = frozenset()) -> list[Mrkdwn]:
+    """What to read first (the steps of ``after`` not in ``done``, the reader's read posts),
+    what to know first and what to read after, for ``step``."""
     lines = []
-    before = paths.read_before(catalog, track_id, step.post)
+    before = [s for s in paths.read_before(catalog, track_id, step.post) if s.post not in done]
     if before:
         items = Mrkdwn(", ").join(post_link(catalog, s.post, lang=lang) for s in before)
         lines.append(t("track.read_first", lang, items=items))
@@ -172,36 +176,51 @@ def track_reply(catalog: Catalog, track_id: str, read: set[str], lang: str, *, f
         icon = ICON_READ if step.post in done else ICON_NEXT if is_next else ICON_UNREAD
         text = read_link(catalog, post, lang, bold=is_next)
         lines.append(Mrkdwn("{} {}. {} · _{}_").format(Mrkdwn(icon), i, text, t("level." + step.level, lang)))
-    if end < len(steps):
-        lines.append(t("track.more_steps", lang, n=len(steps) - end))
-        if shared:
-            lines.append(Mrkdwn("`/vllm-path {}`").format(track_id))
-    blocks.extend(sections(lines))
-    if not shared and (start or end < len(steps)):
-        paging = []
-        if start:
-            paging.append(button(t("btn.earlier_steps", lang), ids("more_steps"),
-                                 {"t": track_id, "o": max(0, start - STEPS_PER_PAGE), **view}))
-        if end < len(steps):
-            paging.append(button(t("btn.more_steps", lang), ids("more_steps"),
-                                 {"t": track_id, "o": end, **view}))
-        blocks.append(actions(paging))
+    step_lines = lines[1:]
+    head = [lines[0]]
+    if start or end < len(steps):
+        head.append(step_lines.pop(0))  # "Steps 41-60 of 90"
+    more = t("track.more_steps", lang, n=len(steps) - end) if end < len(steps) else None
+    if shared:
+        tail = [more, Mrkdwn("`/vllm-path {}`").format(track_id)] if more else []
+        blocks.extend(sections([*head, *step_lines, *tail]))
+    else:
+        # one section per listed step, each with its own Mark read (or Mark unread once read)
+        blocks.append(section(Mrkdwn("\n").join(head)))
+        for step, line in zip(steps[start:end], step_lines, strict=True):
+            kind = "mark_unread" if step.post in done else "mark_read"
+            blocks.append(section(line, accessory=button(t("btn." + kind, lang), ids(kind),
+                                                         {"p": step.post, "t": track_id, **view})))
+        if more:
+            blocks.append(section(more))
+        if start or end < len(steps):
+            paging = []
+            if start:
+                paging.append(button(t("btn.earlier_steps", lang), ids("more_steps"),
+                                     {"t": track_id, "o": max(0, start - STEPS_PER_PAGE), **view}))
+            if end < len(steps):
+                paging.append(button(t("btn.more_steps", lang), ids("more_steps"),
+                                     {"t": track_id, "o": end, **view}))
+            blocks.append(actions(paging))
 
     buttons = []
     if nxt is not None:
         post = catalog.post(nxt.post)
         position = catalog.order(track_id).index(nxt.post) + 1
-        detail = [t("track.next", lang, post=post_link(catalog, nxt.post, lang=lang)),
-                  Mrkdwn("_{} · {} · {}_").format(
-                      t("step.position", lang, position=position, of=len(steps), track=track.names.get(lang)),
-                      post.source.label(), post_date(post, lang))]
+        detail: list[str] = [
+            t("track.next", lang, post=post_link(catalog, nxt.post, lang=lang)),
+            Mrkdwn("_{} · {} · {}_").format(
+                t("step.position", lang, position=position, of=len(steps), track=track.names.get(lang)),
+                post.source.label(), post_date(post, lang))]
         if nxt.note:
-            detail.append(esc(nxt.note.get(lang)))
-        detail.extend(_prereq_lines(catalog, track_id, nxt, lang))
+            detail.append(nxt.note.get(lang))
+        detail.extend(_prereq_lines(catalog, track_id, nxt, lang, done))
         blocks.append(divider())
         blocks.append(section(Mrkdwn("\n").join(detail)))
         buttons.append(button(t("btn.mark_read", lang), ids("mark_read"),
                               {"p": nxt.post, "t": track_id, **view}, style="primary"))
+        buttons.append(button(t("btn.remind_next_week", lang), ids("remind"),
+                              {"p": nxt.post, "d": "next week", **view}))
     elif not shared:
         blocks.append(divider())
         blocks.append(section(t("track.done", lang)))
@@ -279,9 +298,15 @@ def search_reply(catalog: Catalog, query: str, result, read: set[str], lang: str
             accessory = button(t("btn.mark_read", lang), ids("mark_read"), {"p": post.id, "v": view})
         blocks.append(section(text, accessory=accessory))
         tracks = catalog.tracks_of(post.id)
+        row = []
         if tracks:
             label = Mrkdwn("{}: {}").format(t("btn.open_path", lang), track_name(catalog, tracks[0], lang))
-            blocks.append(actions([button(label, ids("open_path"), {"t": tracks[0], "v": view})]))
+            row.append(button(label, ids("open_path"), {"t": tracks[0], "v": view}))
+        if post.id not in done:
+            row.append(button(t("btn.remind_next_week", lang), ids("remind"),
+                              {"p": post.id, "d": "next week", "v": view}))
+        if row:
+            blocks.append(actions(row))
         fallback.append(Mrkdwn("• {}").format(post.title))
     total = getattr(result, "total", len(shown)) or len(shown)
     offset = getattr(result, "offset", 0)
@@ -361,15 +386,49 @@ def subscriptions_reply(catalog: Catalog, subs: Iterable, lang: str) -> Reply:
     return make_reply(blocks, Mrkdwn("\n").join(lines))
 
 
+class HomeDm(Protocol):
+    """What App Home reads of a person's DM settings (:class:`bot.store.DmSettings` has it)."""
+
+    @property
+    def enabled(self) -> bool: ...
+    @property
+    def schedule(self) -> WeeklySchedule: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def pause_reason(self) -> str | None: ...
+
+
+class HomeChannelSub(Protocol):
+    """What App Home reads of a channel subscription (:class:`bot.store.Subscription` has it)."""
+
+    @property
+    def channel_id(self) -> str: ...
+
+
 @dataclass(frozen=True)
 class HomeState:
     """What App Home shows for one person: follows, read posts, DM preference, channel digests."""
 
     follows: Sequence[str]
     read: set[str]
-    dm: object | None
-    channel_subs: Sequence[object]
+    dm: HomeDm | None
+    channel_subs: Sequence[HomeChannelSub]
     lang: str = "en"
+
+
+MODAL_TITLE_MAX = 24
+"""Characters of a modal's title (Slack's limit)."""
+
+
+def track_modal(catalog: Catalog, track_id: str, reply: Reply, lang: str) -> dict:
+    """A track reply as a modal (``views.open`` / ``views.update`` payload): opened by *Open
+    path* on App Home, redrawn in place when a button in it is pressed."""
+    title = truncate(track_name(catalog, track_id, lang), MODAL_TITLE_MAX)
+    return {"type": "modal", "callback_id": f"track:{track_id}",
+            "title": {"type": "plain_text", "text": title},
+            "close": {"type": "plain_text", "text": as_plain(t("btn.close", lang))},
+            "blocks": reply.blocks[:100]}
 
 
 def home_view(catalog: Catalog, state: HomeState) -> dict:
@@ -399,6 +458,10 @@ def home_view(catalog: Catalog, state: HomeState) -> dict:
             accessory = button(t("btn.mark_read", lang), ids("mark_read"), {"p": nxt.post, "t": tid, "v": "home"},
                                style="primary")
         blocks.append(section(line, accessory=accessory))
+        row = [button(t("btn.open_path", lang), ids("open_path"), {"t": tid, "v": "home"})]
+        if nxt is not None:
+            row.append(button(t("btn.unfollow", lang), ids("unfollow"), {"t": tid, "v": "home"}))
+        blocks.append(actions(row))
     others = [tr for tr in catalog.tracks if tr.id not in follows]
     if others:
         blocks.append(divider())
@@ -410,7 +473,7 @@ def home_view(catalog: Catalog, state: HomeState) -> dict:
     blocks.append(section(t("home.dm", lang)))
     dm = state.dm
     if dm is not None and getattr(dm, "enabled", False):
-        when: WeeklySchedule = dm.schedule  # type: ignore[attr-defined]  # a DmSettings snapshot
+        when: WeeklySchedule = dm.schedule
         status = t("dm.on", lang, **schedule_words(when, lang))
         if getattr(dm, "status", "active") != "active":
             status += "\n" + t("dm.paused", lang, reason=dm.pause_reason or "")

@@ -1,7 +1,7 @@
 """Catalog feed notices: the blog posts the daily feed watch has told the admins about.
 
 Revision ID: b1112_0001
-Revises: 0001
+Revises: i15_0001
 Create Date: 2026-11-30
 """
 
@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "b1112_0001"
-down_revision: str | Sequence[str] | None = "0001"
+down_revision: str | Sequence[str] | None = "i15_0001"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -1,0 +1,73 @@
+"""Send the reminders that are due: a DM to each reader at 09:00 their time, once.
+
+The clock (:mod:`bot.digest.schedule`) calls :func:`send_due_reminders` from one interval job
+(and once at start, so a restart sends what came due while it was down). Each send is first
+claimed in the delivery ledger, like a digest: key (team, user, ``reminder-<id>``, ISO week of
+the due day in the reader's zone), so two clocks, a restart or a retry never send it twice.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+from typing import Any
+
+from slack_sdk.errors import SlackApiError
+
+from bot.digest.weekly import period_of
+from bot.slack.views.reminders import reminder_message
+from bot.store.reminders import Reminder
+
+log = logging.getLogger(__name__)
+
+
+def ledger_key(reminder: Reminder) -> tuple[str, str, str, str]:
+    """The reminder's ledger key: (team, user, ``reminder-<id>``, ISO week of its due day)."""
+    return (reminder.team_id, reminder.user_id, f"reminder-{reminder.id}",
+            period_of(reminder.due_at, reminder.timezone))
+
+
+def send_due_reminders(runtime: Any, deliverer: Any, now: datetime) -> int:
+    """Send every pending reminder due at ``now`` (aware) through ``deliverer`` (a
+    :class:`bot.digest.deliver.Deliverer`: its clients, pacer and ledger claimant). Returns how
+    many DMs were sent. Slack errors are logged and the claim marked failed (retried on a later
+    run, up to the ledger's attempts); nothing is raised for them."""
+    store = runtime.store
+    catalog = runtime.holder.catalog
+    sent = 0
+    for reminder in store.due_reminders(now):
+        key = ledger_key(reminder)
+        if not store.claim_delivery(*key, claimed_by=deliverer.claimant):
+            done = store.delivery(*key)
+            if done is not None and done.status == "sent":
+                store.mark_reminder_sent(reminder.id)  # sent before a crash: settle the row
+            continue
+        post_id = catalog.resolve_post_id(reminder.post_id)
+        if post_id is None:
+            store.mark_skipped(*key, reason="post no longer in the catalog", claimed_by=deliverer.claimant)
+            store.mark_reminder_sent(reminder.id)
+            continue
+        client = deliverer.clients.for_team(reminder.team_id)
+        if client is None:
+            store.mark_failed(*key, error="no_token", claimed_by=deliverer.claimant)
+            continue
+        lang = store.get_lang(reminder.team_id, reminder.user_id) or "en"
+        reply = reminder_message(catalog, post_id, lang)
+        try:
+            opened = client.conversations_open(users=reminder.user_id)
+            channel = (opened.get("channel") or {}).get("id")
+            with deliverer.pacer.slot(reminder.team_id, reminder.user_id):
+                resp = client.chat_postMessage(channel=channel, text=reply.text, blocks=reply.blocks,
+                                               unfurl_links=False, unfurl_media=False)
+        except SlackApiError as exc:
+            log.warning("reminder %s: Slack error %s", reminder.id, exc.response.get("error"))
+            store.mark_failed(*key, error=str(exc.response.get("error"))[:1000], claimed_by=deliverer.claimant)
+            continue
+        except Exception as exc:
+            log.exception("reminder %s failed", reminder.id)
+            store.mark_failed(*key, error=type(exc).__name__, claimed_by=deliverer.claimant)
+            continue
+        store.mark_sent(*key, message_ts=resp.get("ts"), claimed_by=deliverer.claimant)
+        store.mark_reminder_sent(reminder.id)
+        sent += 1
+    return sent

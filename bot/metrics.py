@@ -1,0 +1,129 @@
+"""Prometheus metrics for operators (``GET /metrics`` on the HTTP door), with prometheus-client.
+
+Names follow Prometheus' conventions (https://prometheus.io/docs/practices/naming/): a
+``vllm_path_`` prefix, base units (seconds), ``_total`` on counters.
+
+=====================================  ==================================================================
+``vllm_path_requests_total``           requests Slack sent to the door, by ``kind`` (``command``,
+                                       ``action``, ``event``, ``other``) and ``outcome`` (``ok``,
+                                       ``unauthorized``, ``refused``, ``error``)
+``vllm_path_ack_seconds``              time to the HTTP answer (Slack's 3-second ack), by ``kind``
+``vllm_path_reply_seconds``            time from receipt to the reply sent (response URL, unfurl), by ``kind``
+``vllm_path_slack_ratelimited_total``  Web API answers 429 seen by this process (retried after ``Retry-After``)
+``vllm_path_digests_total``            ledger deliveries by ``outcome`` (``sent``, ``skipped``, ``failed``,
+                                       ``claimed``), all workspaces, read from the database at scrape time
+``vllm_path_subscriptions``            channel digests by ``status`` (``active``, ``paused``), from the database
+``vllm_path_catalog_info``             1, labelled with the catalog ``version`` this process serves
+=====================================  ==================================================================
+
+The request metrics live in this process (:data:`REGISTRY`); the database-backed ones are
+collected per door by :class:`RuntimeCollector`, so every web process reports the same ledger.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import parse_qs
+
+from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
+
+REGISTRY = CollectorRegistry(auto_describe=True)
+"""This process's request metrics (not prometheus-client's global registry: tests build many apps)."""
+
+_LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 30.0)
+
+REQUESTS = Counter("vllm_path_requests", "Requests Slack sent to the HTTP door.", ["kind", "outcome"],
+                   registry=REGISTRY)
+ACK_SECONDS = Histogram("vllm_path_ack_seconds", "Seconds from a request's arrival to its HTTP answer.",
+                        ["kind"], buckets=_LATENCY_BUCKETS, registry=REGISTRY)
+REPLY_SECONDS = Histogram("vllm_path_reply_seconds", "Seconds from a request's arrival to the reply sent.",
+                          ["kind"], buckets=_LATENCY_BUCKETS, registry=REGISTRY)
+SLACK_RATELIMITED = Counter("vllm_path_slack_ratelimited", "Slack Web API answers HTTP 429 (rate limited).",
+                            registry=REGISTRY)
+
+RECEIVED_AT = "vllm_path_received_at"
+"""Bolt ``context`` key: ``time.monotonic()`` when the app got the request (set by a middleware)."""
+
+
+def observe_reply(kind: str, context: Any) -> None:
+    """Record the time from the request's arrival (``context[RECEIVED_AT]``) to now as the reply
+    latency of ``kind``; nothing when the arrival is unknown."""
+    started = context.get(RECEIVED_AT) if context is not None else None
+    if isinstance(started, float):
+        REPLY_SECONDS.labels(kind).observe(max(0.0, time.monotonic() - started))
+
+
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+"""The content type of the text exposition format."""
+
+
+def request_kind(content_type: str, body: bytes) -> str:
+    """``command``, ``action`` (any interactive payload), ``event`` (Events API) or ``other``, from
+    a request body as Slack sends it (never raises)."""
+    try:
+        text = body.decode("utf-8", "replace")
+        if "json" in content_type:
+            data = json.loads(text or "{}")
+            return "event" if isinstance(data, dict) and data.get("type") == "event_callback" else "other"
+        form = parse_qs(text)
+        if "command" in form:
+            return "command"
+        if "payload" in form:
+            return "action"
+    except ValueError:
+        pass
+    return "other"
+
+
+def outcome_of(status: int) -> str:
+    """``ok`` (2xx/3xx), ``unauthorized`` (401: bad signature), ``refused`` (other 4xx), ``error`` (5xx)."""
+    if status < 400:
+        return "ok"
+    if status == 401:
+        return "unauthorized"
+    return "refused" if status < 500 else "error"
+
+
+class RuntimeCollector(Collector):
+    """Metrics read at scrape time from a :class:`bot.runtime.Runtime`: the ledger's deliveries,
+    the subscriptions' statuses (the database, all workspaces, counts only) and the catalog version.
+    A database error leaves the database-backed metrics out of that scrape."""
+
+    def __init__(self, runtime: Any) -> None:
+        self.runtime = runtime
+
+    def collect(self) -> Iterator[Metric]:
+        info = GaugeMetricFamily("vllm_path_catalog_info", "The catalog version this process serves.",
+                                 labels=["version"])
+        info.add_metric([self.runtime.holder.catalog.version], 1)
+        yield info
+        try:
+            deliveries, subs = self.runtime.store.operator_totals()
+        except Exception:  # a scrape must not fail because the database is slow or down
+            return
+        digests = CounterMetricFamily("vllm_path_digests", "Digest deliveries in the ledger, by outcome.",
+                                      labels=["outcome"])
+        for outcome in ("sent", "skipped", "failed", "claimed"):
+            digests.add_metric([outcome], deliveries.get(outcome, 0))
+        yield digests
+        gauge = GaugeMetricFamily("vllm_path_subscriptions", "Channel digests by status.", labels=["status"])
+        for status in ("active", "paused"):
+            gauge.add_metric([status], subs.get(status, 0))
+        yield gauge
+
+
+def exposition(runtime_registry: CollectorRegistry) -> bytes:
+    """The text exposition of this process's metrics and ``runtime_registry``'s."""
+    return generate_latest(REGISTRY) + generate_latest(runtime_registry)
+
+
+def runtime_registry(runtime: Any) -> CollectorRegistry:
+    """A registry holding a :class:`RuntimeCollector` for ``runtime`` (one per door)."""
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(RuntimeCollector(runtime))
+    return registry

@@ -1,0 +1,131 @@
+"""The day a reader asks to be reminded on, and when the reminder goes out (pure, no I/O).
+
+A reminder goes out at :data:`REMIND_AT` (09:00) on the chosen day in the reader's time zone (their
+Slack ``tz`` from ``users.info``). The day is read from the end of the words typed, relative to
+the reader's *local* today:
+
+=====================================  ===================================================
+``tomorrow`` · ``明天``                 today + 1
+``next week`` · ``下周``                today + 7
+``in 3 days`` · ``in 2 weeks`` · ``3天后``  today + n days / weeks
+``monday`` · ``next monday`` · ``下周一``  the first such weekday *after* today
+``2026-12-07`` · ``dec 7`` · ``7 december``  that date (a month-day already past: next year)
+=====================================  ===================================================
+
+A day that is not after today, or more than :data:`MAX_DAYS_AHEAD` days away, is refused.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+from zoneinfo import ZoneInfo
+
+REMIND_AT = time(9, 0)
+"""The local time of day a reminder is sent."""
+MAX_DAYS_AHEAD = 366
+"""The furthest a reminder may be set, in days."""
+
+_WEEKDAYS = {
+    **{n: 0 for n in ("mon", "monday", "周一", "星期一")},
+    **{n: 1 for n in ("tue", "tues", "tuesday", "周二", "星期二")},
+    **{n: 2 for n in ("wed", "wednesday", "周三", "星期三")},
+    **{n: 3 for n in ("thu", "thur", "thurs", "thursday", "周四", "星期四")},
+    **{n: 4 for n in ("fri", "friday", "周五", "星期五")},
+    **{n: 5 for n in ("sat", "saturday", "周六", "星期六")},
+    **{n: 6 for n in ("sun", "sunday", "周日", "星期日", "星期天")},
+}
+_MONTHS = {name: i for i, names in enumerate((
+    ("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"), ("may",),
+    ("jun", "june"), ("jul", "july"), ("aug", "august"), ("sep", "sept", "september"),
+    ("oct", "october"), ("nov", "november"), ("dec", "december")), start=1) for name in names}
+_ISO = re.compile(r"^(\d{4})-(\d{1,2})-(\d{1,2})$")
+_ZH_IN = re.compile(r"^(\d{1,3})(天|周)后$")
+_UNITS = {"day": 1, "days": 1, "d": 1, "week": 7, "weeks": 7, "w": 7}
+
+
+@dataclass(frozen=True)
+class DayChoice:
+    """The words before the day phrase (``rest``, e.g. a post id) and the ``day`` they asked
+    for (``None`` when no day phrase ended the words); ``error`` names a phrase that looked like
+    a day but cannot be used (in the past, too far, not a date)."""
+
+    rest: list[str]
+    day: date | None = None
+    error: str | None = None
+
+
+def _month_day(month: int, day: int, today: date) -> date | None:
+    for year in (today.year, today.year + 1):
+        try:
+            candidate = date(year, month, day)
+        except ValueError:
+            return None
+        if candidate > today:
+            return candidate
+    return None
+
+
+def _phrase(words: list[str], today: date) -> date | None | str:
+    """The day ``words`` (lower-case, the whole phrase) name; ``None`` if they are no day phrase,
+    ``"bad"`` if they look like one but name no valid date."""
+    text = " ".join(words)
+    if text in ("tomorrow", "明天"):
+        return today + timedelta(days=1)
+    if text in ("next week", "下周", "下星期"):
+        return today + timedelta(days=7)
+    if len(words) == 3 and words[0] == "in" and words[1].isdigit() and words[2] in _UNITS:
+        return today + timedelta(days=int(words[1]) * _UNITS[words[2]])
+    if m := _ZH_IN.match(text):
+        return today + timedelta(days=int(m.group(1)) * (1 if m.group(2) == "天" else 7))
+    weekday_word: str | None = None
+    if len(words) == 1:
+        w = words[0]
+        weekday_word = "周" + w[2:] if w.startswith("下周") and len(w) == 3 else w
+    elif len(words) == 2 and words[0] == "next":
+        weekday_word = words[1]
+    if weekday_word is not None and weekday_word in _WEEKDAYS:
+        ahead = (_WEEKDAYS[weekday_word] - today.weekday()) % 7 or 7
+        return today + timedelta(days=ahead)
+    if len(words) == 1 and (m := _ISO.match(words[0])):
+        try:
+            return date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+        except ValueError:
+            return "bad"
+    if len(words) == 2:
+        a, b = words
+        if a in _MONTHS and b.isdigit():
+            return _month_day(_MONTHS[a], int(b), today) or "bad"
+        if b in _MONTHS and a.isdigit():
+            return _month_day(_MONTHS[b], int(a), today) or "bad"
+    return None
+
+
+def choose_day(words: list[str], today: date) -> DayChoice:
+    """Take a day phrase off the end of ``words`` (as typed), relative to the reader's local
+    ``today``. Longest phrase first (``in 3 days`` before ``days``)."""
+    low = [w.casefold().strip(",.") for w in words]
+    for size in (3, 2, 1):
+        if len(low) < size:
+            continue
+        found = _phrase(low[-size:], today)
+        if found is None:
+            continue
+        rest = list(words[:-size])
+        if isinstance(found, str):
+            return DayChoice(rest, None, " ".join(words[-size:]))
+        if found <= today or (found - today).days > MAX_DAYS_AHEAD:
+            return DayChoice(rest, None, " ".join(words[-size:]))
+        return DayChoice(rest, found)
+    return DayChoice(list(words))
+
+
+def local_today(now: datetime, zone: str) -> date:
+    """The reader's date at ``now`` (aware) in IANA ``zone``."""
+    return now.astimezone(ZoneInfo(zone)).date()
+
+
+def due_at(day: date, zone: str) -> datetime:
+    """The instant (aware UTC) of :data:`REMIND_AT` on ``day`` in IANA ``zone``."""
+    return datetime.combine(day, REMIND_AT, tzinfo=ZoneInfo(zone)).astimezone(UTC)

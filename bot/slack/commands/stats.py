@@ -1,0 +1,43 @@
+"""``stats``: reading insights of the workspace, for its admins and owners only.
+
+Who may see them comes from Slack (``users.info`` ``is_admin`` / ``is_owner``); the numbers are
+:func:`bot.insights.compute` over the team's rows; :mod:`bot.slack.views.insights` renders them.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from bot.insights import ACTIVE_DAYS, Insights, compute
+from bot.runtime import Runtime
+from bot.slack import grammar
+from bot.slack.commands.registry import command
+from bot.slack.commands.session import Session
+from bot.slack.i18n import t
+from bot.slack.views import messages as views
+from bot.slack.views.blocks import Reply
+from bot.slack.views.insights import insights_reply
+
+
+def team_insights(rt: Runtime, team_id: str, now: datetime | None = None) -> Insights:
+    """The insights of ``team_id`` at ``now`` (default: the current time, UTC) from the store of
+    ``rt`` (a :class:`bot.runtime.Runtime`)."""
+    now = now or datetime.now(UTC)
+    store, catalog = rt.store, rt.holder.catalog
+    return compute(catalog, team_id, store.team_reads(team_id), now,
+                   subscriptions=store.subscriptions(team_id),
+                   deliveries=store.delivery_counts(team_id, now - timedelta(days=ACTIVE_DAYS)))
+
+
+def is_admin(s: Session) -> bool:
+    """Whether the caller is an admin or owner of the workspace (``users.info``)."""
+    info = s.users_info(s.caller.team_id, s.caller.user_id)
+    return info.is_admin or info.is_owner
+
+
+@command("stats")
+def stats(s: Session, cmd: grammar.Command) -> Reply:
+    """The insights for an admin or owner; a polite refusal for anyone else."""
+    if not is_admin(s):
+        return views.text_reply(t("stats.refused", s.lang))
+    return insights_reply(s.rt.holder.catalog, team_insights(s.rt, s.caller.team_id), s.lang)

@@ -1,0 +1,37 @@
+"""Link unfurls: the cards for the links of one ``link_shared`` event (or the console's ``paste``).
+
+Each shared URL is resolved once (:func:`bot.links.resolve_link`, the one place URLs become
+posts): a catalog post gets its card (:func:`bot.slack.views.unfurl.post_unfurl`), a vLLM blog
+page the catalog lacks gets one line, anything else nothing. A post linked twice in one message
+(the same URL twice, or through two blog hosts) is unfurled once, at its first URL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from bot.links import resolve_link
+from bot.slack.commands.session import Session
+from bot.slack.views import unfurl as views
+
+MAX_LINKS = 5
+"""Links unfurled per message (Slack sends at most five in one ``link_shared`` event)."""
+
+
+def unfurls_for(session: Session, urls: Iterable[str]) -> dict[str, dict[str, Any]]:
+    """``chat.unfurl``'s ``unfurls`` map (URL as shared -> ``{"blocks": [...]}``) for ``urls``, in
+    the sharer's language; empty when none of them is ours."""
+    catalog = session.rt.holder.catalog
+    out: dict[str, dict[str, Any]] = {}
+    seen: set[str] = set()
+    for url in list(dict.fromkeys(urls))[:MAX_LINKS]:
+        target = resolve_link(catalog, url)
+        if target.kind == "post" and target.post_id is not None:
+            if target.post_id in seen:
+                continue
+            seen.add(target.post_id)
+            out[url] = views.post_unfurl(catalog, target.post_id, session.lang)
+        elif target.kind == "blog":
+            out[url] = views.not_in_catalog_unfurl(session.lang)
+    return out

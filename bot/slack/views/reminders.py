@@ -1,0 +1,75 @@
+"""Render reminders (pure): the confirmation, the list with *Cancel* buttons, and the DM itself."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date, datetime
+from zoneinfo import ZoneInfo
+
+from slack_sdk.models.blocks import Block
+
+from bot.catalog import Catalog
+from bot.slack.i18n import t, weekday_name
+from bot.slack.mrkdwn import Mrkdwn
+from bot.slack.views.blocks import Reply, actions, button, context, header, make_reply, section, sections
+from bot.slack.views.messages import post_link
+from bot.slack.views.unfurl import track_lines
+from bot.store.reminders import Reminder
+
+MAX_LISTED = 20
+"""Reminders listed with a *Cancel* button (the rest are counted)."""
+
+
+def when_label(day: date, at: str, zone: str, lang: str) -> Mrkdwn:
+    """``Monday 2026-12-07 09:00 Europe/Berlin``: weekday, date, local time and zone, no brackets."""
+    return Mrkdwn("{} {} {} {}").format(weekday_name(day.weekday(), lang), day.isoformat(), at, zone)
+
+
+def due_label(due_at: datetime, zone: str, lang: str) -> Mrkdwn:
+    """:func:`when_label` of an aware instant in IANA ``zone``."""
+    local = due_at.astimezone(ZoneInfo(zone))
+    return when_label(local.date(), local.strftime("%H:%M"), zone, lang)
+
+
+def _post(catalog: Catalog, post_id: str) -> Mrkdwn:
+    return post_link(catalog, post_id) if catalog.has_post(post_id) else Mrkdwn("`{}`").format(post_id)
+
+
+def reminder_set_notice(catalog: Catalog, reminder: Reminder, lang: str) -> Mrkdwn:
+    """"I will remind you of <post> on Monday 2026-12-07 09:00 Asia/Kolkata." (escaped mrkdwn)."""
+    return t("remind.set", lang, post=_post(catalog, reminder.post_id),
+             when=due_label(reminder.due_at, reminder.timezone, lang))
+
+
+def reminders_reply(catalog: Catalog, reminders: Sequence[Reminder], lang: str,
+                    notice: str | None = None) -> Reply:
+    """The reader's pending reminders, soonest first, each with a *Cancel* button."""
+    blocks: list[Block] = [header(t("reminders.header", lang))]
+    if notice:
+        blocks.append(section(notice))
+    if not reminders:
+        blocks.append(section(t("reminders.none", lang)))
+        return make_reply(blocks, Mrkdwn("\n").join(x for x in (notice, t("reminders.none", lang)) if x))
+    lines = []
+    for i, r in enumerate(reminders[:MAX_LISTED]):
+        line = Mrkdwn("{} · {}").format(due_label(r.due_at, r.timezone, lang), _post(catalog, r.post_id))
+        lines.append(line)
+        blocks.append(section(line, accessory=button(t("btn.cancel", lang), f"cancel_reminder:{i}",
+                                                     {"d": str(r.id), "v": "reminders"})))
+    if len(reminders) > MAX_LISTED:
+        blocks.append(context(t("home.more", lang, n=len(reminders))))
+    return make_reply(blocks, Mrkdwn("\n").join(([Mrkdwn(notice)] if notice else []) + lines))
+
+
+def reminder_message(catalog: Catalog, post_id: str, lang: str) -> Reply:
+    """The reminder DM: the post, its summary and its place in its tracks, and *Mark read*."""
+    post = catalog.post(post_id)
+    lines = track_lines(catalog, post.id, lang)
+    blocks: list[Block] = [section(t("remind.dm", lang, post=post_link(catalog, post.id, bold=True))),
+              section(Mrkdwn("_{} · {}_\n{}").format(post.published.label(), post.source.label(),
+                                                     post.summary.get(lang)))]
+    if lines:
+        blocks.extend(sections(lines))
+    blocks.append(actions([button(t("btn.mark_read", lang), "mark_read:0", {"p": post.id, "v": "digest-dm"},
+                                  style="primary")]))
+    return make_reply(blocks, t("remind.dm", lang, post=post.title))

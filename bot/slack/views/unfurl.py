@@ -1,0 +1,84 @@
+"""Render a shared post as a link unfurl (``chat.unfurl``'s ``unfurls`` entry), pure.
+
+One card per post: its title (linked), date and source, a one-line summary, its place in each of
+its tracks ("step 4 of 13 in Speculative decoding") with the step before and after, and the
+buttons *Mark read*, *Follow track* and *Remind me next week*. The card is seen by everyone in the
+conversation, so it carries no one's progress; a click answers the clicker privately (the
+buttons' view is ``unfurl``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.catalog import Catalog
+from bot.slack.i18n import t
+from bot.slack.mrkdwn import Mrkdwn, link, truncate
+from bot.slack.views.blocks import actions, button, context, section, to_dicts
+from bot.slack.views.messages import track_name
+
+MAX_TRACKS = 3
+"""Tracks shown on one card (a post in more tracks shows its first three, in catalog order)."""
+SUMMARY_CHARS = 200
+"""Characters of the summary shown (one line in Slack's unfurl width, cut with an ellipsis)."""
+VIEW = "unfurl"
+"""The ``v`` of the card's buttons: a click answers privately and leaves the card as it is."""
+REMIND_NEXT_WEEK = "next week"
+"""The day the *Remind me next week* button asks for (parsed like ``remind <post> next week``)."""
+
+
+def _neighbour(catalog: Catalog, track_id: str, post_id: str, step: int, lang: str) -> Mrkdwn | None:
+    order = catalog.order(track_id)
+    i = order.index(post_id) + step
+    if not 0 <= i < len(order):
+        return None
+    other = catalog.post(order[i])
+    return link(catalog.url_of(other), truncate(other.title, 80))
+
+
+def track_lines(catalog: Catalog, post_id: str, lang: str) -> list[Mrkdwn]:
+    """One line per track (at most :data:`MAX_TRACKS`): "step 4 of 13 in Speculative decoding ·
+    before: X · next: Y" (``last step`` at the end of a path)."""
+    out = []
+    for tid in catalog.tracks_of(post_id)[:MAX_TRACKS]:
+        order = catalog.order(tid)
+        where = t("step.position", lang, position=order.index(post_id) + 1, of=len(order),
+                  track=track_name(catalog, tid, lang))
+        parts = [Mrkdwn("*{}*").format(where)]
+        before = _neighbour(catalog, tid, post_id, -1, lang)
+        if before is not None:
+            parts.append(t("step.before", lang, post=before))
+        after = _neighbour(catalog, tid, post_id, +1, lang)
+        parts.append(t("step.next", lang, post=after) if after is not None else t("step.last", lang))
+        out.append(Mrkdwn(" · ").join(parts))
+    return out
+
+
+def post_unfurl(catalog: Catalog, post_id: str, lang: str) -> dict[str, Any]:
+    """The ``unfurls`` entry for a catalog post: ``{"blocks": [...]}`` within Block Kit's message
+    limits. Raises ``KeyError`` for an unknown post id."""
+    post = catalog.post(post_id)
+    ids = iter(range(100))
+    head = Mrkdwn("*{}*\n_{} · {}_\n{}").format(
+        link(catalog.url_of(post), post.title), post.published.label(), post.source.label(),
+        truncate(" ".join(post.summary.get(lang).split()), SUMMARY_CHARS))
+    blocks: list[Any] = [section(head)]
+    lines = track_lines(catalog, post.id, lang)
+    blocks.append(section(Mrkdwn("\n").join(lines)) if lines else context(t("search.not_in_track", lang)))
+    buttons = [button(t("btn.mark_read", lang), f"mark_read:{next(ids)}", {"p": post.id, "v": VIEW},
+                      style="primary")]
+    tracks = catalog.tracks_of(post.id)[:MAX_TRACKS]
+    for tid in tracks:
+        label = t("btn.follow", lang) if len(tracks) == 1 else \
+            Mrkdwn("{}: {}").format(t("btn.follow", lang), track_name(catalog, tid, lang))
+        buttons.append(button(label, f"follow:{next(ids)}", {"t": tid, "p": post.id, "v": VIEW}))
+    buttons.append(button(t("btn.remind_next_week", lang), f"remind:{next(ids)}",
+                          {"p": post.id, "v": VIEW, "d": REMIND_NEXT_WEEK}))
+    blocks.append(actions(buttons))
+    blocks.append(context(t("unfurl.footer", lang, version=catalog.version)))
+    return {"blocks": to_dicts(blocks)}
+
+
+def not_in_catalog_unfurl(lang: str) -> dict[str, Any]:
+    """The one-line card for a vLLM blog page the catalog does not hold yet."""
+    return {"blocks": to_dicts([context(t("unfurl.not_in_catalog", lang))])}

@@ -1,0 +1,53 @@
+"""Workspace-wide reading facts for admins' insights: reads with their times, recent deliveries.
+
+Raw rows only; the counting (and the privacy threshold) is :mod:`bot.insights`, pure.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import func, select
+
+from bot.store.base import StoreCore
+from bot.store.models import ChannelSubscription, DigestDelivery, ReadingProgress
+from bot.store.validate import check_id
+
+
+class InsightsRepo(StoreCore):
+    """Per-team reads and delivery outcomes (never across teams)."""
+
+    def team_reads(self, team: str) -> list[tuple[str, str, datetime]]:
+        """Every read of ``team``: ``(user id, post id as stored, read_at UTC)``, oldest first."""
+        check_id(team, "team")
+        with self._read() as s:
+            rows = s.execute(select(ReadingProgress.user_id, ReadingProgress.post_id, ReadingProgress.read_at)
+                             .where(ReadingProgress.team_id == team)
+                             .order_by(ReadingProgress.read_at, ReadingProgress.user_id))
+            return [(u, p, at) for u, p, at in rows]
+
+    def delivery_counts(self, team: str, since: datetime) -> list[tuple[str, str, int]]:
+        """Ledger rows of ``team`` claimed since ``since`` (aware) by destination and outcome:
+        ``(destination channel or user id, 'sent' | 'skipped' | 'failed' | 'claimed', count)``
+        (a period settled without posting is ``skipped``)."""
+        check_id(team, "team")
+        skipped = func.coalesce(DigestDelivery.error, "").like("skipped:%")
+        with self._read() as s:
+            rows = s.execute(select(DigestDelivery.destination, DigestDelivery.status, skipped, func.count())
+                             .where(DigestDelivery.team_id == team, DigestDelivery.claimed_at >= since)
+                             .group_by(DigestDelivery.destination, DigestDelivery.status, skipped))
+            return [(d, "skipped" if sk and st == "sent" else st, int(n)) for d, st, sk, n in rows]
+
+    def operator_totals(self) -> tuple[dict[str, int], dict[str, int]]:
+        """Counts for operators' metrics, all workspaces: ledger rows by outcome (``sent``,
+        ``skipped``, ``failed``, ``claimed``) and channel subscriptions by status."""
+        skipped = func.coalesce(DigestDelivery.error, "").like("skipped:%")
+        deliveries: dict[str, int] = {}
+        with self._read() as s:
+            for status, sk, n in s.execute(select(DigestDelivery.status, skipped, func.count())
+                                           .group_by(DigestDelivery.status, skipped)):
+                key = "skipped" if sk and status == "sent" else status
+                deliveries[key] = deliveries.get(key, 0) + int(n)
+            subs = {status: int(n) for status, n in s.execute(
+                select(ChannelSubscription.status, func.count()).group_by(ChannelSubscription.status))}
+        return deliveries, subs

@@ -1,0 +1,90 @@
+"""Reminders: posts people asked to be reminded of on a chosen day (a DM at 09:00 their time)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import select, update
+
+from bot.store.base import StoreCore, changed
+from bot.store.models import Reminder as ReminderRow
+from bot.store.validate import check_id
+
+
+@dataclass(frozen=True, slots=True)
+class Reminder:
+    """A reminder: ``due_at`` aware UTC (09:00 on the chosen day in ``timezone``, IANA);
+    ``status`` ``pending``, ``sent`` or ``cancelled``."""
+
+    id: int
+    team_id: str
+    user_id: str
+    post_id: str
+    due_at: datetime
+    timezone: str
+    status: str
+    created_at: datetime
+    sent_at: datetime | None
+
+
+def _snap(row: ReminderRow) -> Reminder:
+    return Reminder(row.id, row.team_id, row.user_id, row.post_id, row.due_at, row.timezone,
+                    row.status, row.created_at, row.sent_at)
+
+
+class RemindersRepo(StoreCore):
+    """Per-user reminders, keyed by id; every read and write is scoped by team (and user)."""
+
+    def add_reminder(self, team: str, user: str, post: str, due_at: datetime, timezone: str) -> Reminder:
+        """Remind ``user`` of ``post`` at ``due_at`` (aware). A pending reminder of the same post
+        is moved to the new time instead of adding a second one. Raises ValueError for bad
+        arguments (a naive ``due_at`` included)."""
+        check_id(team, "team"), check_id(user, "user"), check_id(post, "post"), check_id(timezone, "timezone")
+        if due_at.tzinfo is None:
+            raise ValueError("due_at must be timezone-aware")
+        now = self._now()
+        with self._write() as s:
+            row = s.scalars(select(ReminderRow).where(
+                ReminderRow.team_id == team, ReminderRow.user_id == user,
+                ReminderRow.post_id == post, ReminderRow.status == "pending")).first()
+            if row is None:
+                row = ReminderRow(team_id=team, user_id=user, post_id=post, due_at=due_at,
+                                  timezone=timezone, status="pending", created_at=now)
+                s.add(row)
+            else:
+                row.due_at, row.timezone = due_at, timezone
+            s.flush()
+            return _snap(row)
+
+    def reminders(self, team: str, user: str) -> list[Reminder]:
+        """``user``'s pending reminders, soonest first."""
+        with self._read() as s:
+            return [_snap(r) for r in s.scalars(
+                select(ReminderRow).where(ReminderRow.team_id == team, ReminderRow.user_id == user,
+                                          ReminderRow.status == "pending")
+                .order_by(ReminderRow.due_at, ReminderRow.id))]
+
+    def cancel_reminder(self, team: str, user: str, reminder_id: int) -> bool:
+        """Cancel one of ``user``'s pending reminders. True if it was pending."""
+        stmt = (update(ReminderRow)
+                .where(ReminderRow.id == reminder_id, ReminderRow.team_id == team,
+                       ReminderRow.user_id == user, ReminderRow.status == "pending")
+                .values(status="cancelled").execution_options(synchronize_session=False))
+        with self._write() as s:
+            return changed(s, stmt) == 1
+
+    def due_reminders(self, now: datetime, limit: int = 500) -> list[Reminder]:
+        """Pending reminders whose ``due_at`` is at or before ``now`` (aware), oldest first."""
+        with self._read() as s:
+            return [_snap(r) for r in s.scalars(
+                select(ReminderRow).where(ReminderRow.status == "pending", ReminderRow.due_at <= now)
+                .order_by(ReminderRow.due_at, ReminderRow.id).limit(limit))]
+
+    def mark_reminder_sent(self, reminder_id: int) -> bool:
+        """Record a pending reminder as sent. True if it was pending."""
+        stmt = (update(ReminderRow)
+                .where(ReminderRow.id == reminder_id, ReminderRow.status == "pending")
+                .values(status="sent", sent_at=self._now()).execution_options(synchronize_session=False))
+        with self._write() as s:
+            return changed(s, stmt) == 1

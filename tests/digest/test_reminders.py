@@ -1,0 +1,143 @@
+"""Remind me later: set in the reader's zone, sent once as a DM at 09:00 local by the real clock
+(APScheduler with a controlled wall clock), through the ledger; survives a restart; cancellable."""
+
+from __future__ import annotations
+
+import threading
+from datetime import UTC, date, datetime, timedelta
+
+import pytest
+import time_machine
+from apscheduler.events import EVENT_JOB_EXECUTED, JobExecutionEvent
+from slack_sdk import WebClient
+
+from bot.digest.reminders import ledger_key
+from bot.digest.schedule import REMINDERS_ID, DigestClock
+from bot.reminder_day import choose_day, due_at
+from bot.runtime import Runtime
+from bot.slack.app import build_app
+from bot.slack.handlers import Caller
+from bot.slack.standin import SlackStandIn
+from bot.store import Store
+from tests.digest.conftest import TEAM, settings_for
+
+USER = "UKOLKATA"
+SET_AT = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)  # Monday 17:30 in Kolkata
+DUE = datetime(2026, 12, 3, 3, 30, tzinfo=UTC)  # Thursday 09:00 in Kolkata (UTC+05:30)
+
+
+@pytest.fixture
+def standin():
+    with SlackStandIn(team_id=TEAM, users={USER: {"tz": "Asia/Kolkata"}}) as s:
+        yield s
+
+
+def _runtime(db_url: str, standin: SlackStandIn, holder) -> Runtime:
+    runtime = Runtime(settings_for(db_url, standin), Store.from_url(db_url), holder)
+    runtime.record_catalog_version()
+    return runtime
+
+
+def _ask(runtime: Runtime, standin: SlackStandIn, text: str) -> str:
+    client = WebClient(token="xoxb-test", base_url=standin.api_url)
+    app = build_app(runtime, client=client)
+    return app.handlers.command(Caller(TEAM, USER, "C1"), text).text
+
+
+class _Runs:
+    """Waits for runs of the reminders job on a started clock."""
+
+    def __init__(self, clock: DigestClock) -> None:
+        self.clock = clock
+        self.times: list[datetime] = []
+        self._cond = threading.Condition()
+        clock.scheduler.add_listener(self._on, EVENT_JOB_EXECUTED)
+
+    def _on(self, event: JobExecutionEvent) -> None:
+        if event.job_id == REMINDERS_ID:
+            with self._cond:
+                self.times.append(event.scheduled_run_time.astimezone(UTC))
+                self._cond.notify_all()
+
+    def at(self, traveller, when: datetime, timeout: float = 20.0) -> None:
+        """Move the wall clock to ``when`` and wait until the job has run for it."""
+        traveller.move_to(when)
+        self.clock.scheduler.wakeup()
+        with self._cond:
+            assert self._cond.wait_for(lambda: any(t >= when - timedelta(seconds=60) for t in self.times),
+                                       timeout), f"reminders job did not run at {when}"
+
+
+def _dms(standin: SlackStandIn) -> list:
+    return [c for c in standin.calls("chat.postMessage") if c.ok and str(c.args.get("channel", "")).startswith("D")]
+
+
+def test_in_3_days_in_kolkata_is_sent_once_at_nine_local_after_a_restart_and_can_be_cancelled(
+        db_url, standin, holder) -> None:
+    with time_machine.travel(SET_AT, tick=False) as traveller:
+        runtime = _runtime(db_url, standin, holder)
+        reply = _ask(runtime, standin, "remind spec-decode in 3 days")
+        assert "Thursday 2026-12-03 09:00 Asia/Kolkata." in reply and "))" not in reply
+        other = _ask(runtime, standin, "remind p-eagle in 3 days")
+        assert "Asia/Kolkata" in other
+        (first, second) = runtime.store.reminders(TEAM, USER)
+        assert first.due_at == DUE and first.post_id == "spec-decode"
+        listed = _ask(runtime, standin, "reminders cancel 2")
+        assert "Reminder cancelled." in listed
+        assert [r.post_id for r in runtime.store.reminders(TEAM, USER)] == ["spec-decode"]
+        runtime.store.close()
+
+        # a restart: a new process, the same database
+        runtime = _runtime(db_url, standin, holder)
+        clock = DigestClock(runtime, reconcile_every_s=None, channel_interval_s=0.01, team_rate_per_s=100)
+        clock.start()
+        try:
+            runs = _Runs(clock)
+            runs.at(traveller, DUE - timedelta(minutes=2))
+            assert _dms(standin) == []
+            runs.at(traveller, DUE)
+            runs.at(traveller, DUE + timedelta(minutes=5))
+            runs.at(traveller, DUE + timedelta(days=1))
+        finally:
+            clock.shutdown(wait=True)
+        dms = _dms(standin)
+        assert len(dms) == 1
+        assert "How Speculative Decoding Boosts vLLM Performance" in dms[0].args["text"]
+        assert runtime.store.reminders(TEAM, USER) == []
+        assert runtime.store.delivery(*ledger_key(first)).status == "sent"
+        runtime.store.close()
+
+
+def test_a_click_on_remind_me_next_week_and_the_list(runtime, standin) -> None:
+    with time_machine.travel(SET_AT, tick=False):
+        client = WebClient(token="xoxb-test", base_url=standin.api_url)
+        app = build_app(runtime, client=client)
+        caller = Caller(TEAM, "UBERLIN", "C1")
+        answer = app.handlers.action(caller, "remind", {"p": "spec-decode", "v": "unfurl", "d": "next week"})
+        assert answer is not None and "Monday 2026-12-07 09:00 Europe/Berlin." in answer.text
+        listed = app.handlers.command(caller, "reminders")
+        assert "spec-decode" in str(listed.blocks) or "Speculative" in listed.text
+        (reminder,) = runtime.store.reminders(TEAM, "UBERLIN")
+        app.handlers.action(caller, "cancel_reminder", {"d": str(reminder.id), "v": "reminders"})
+        assert runtime.store.reminders(TEAM, "UBERLIN") == []
+
+
+@pytest.mark.parametrize("typed, expected", [
+    ("p next monday", date(2026, 12, 7)), ("p monday", date(2026, 12, 7)), ("p in 3 days", date(2026, 12, 3)),
+    ("p tomorrow", date(2026, 12, 1)), ("p 2026-12-24", date(2026, 12, 24)), ("p dec 7", date(2026, 12, 7)),
+    ("p 下周一", date(2026, 12, 7)), ("p 3天后", date(2026, 12, 3)), ("p jan 5", date(2027, 1, 5)),
+])
+def test_day_phrases_relative_to_the_local_today(typed, expected) -> None:
+    choice = choose_day(typed.split(), date(2026, 11, 30))
+    assert (choice.rest, choice.day, choice.error) == (["p"], expected, None)
+
+
+@pytest.mark.parametrize("typed", ["p 2026-11-30", "p 2020-01-01", "p in 0 days", "p in 500 days", "p 2026-02-30"])
+def test_days_not_after_today_or_too_far_are_refused(typed) -> None:
+    choice = choose_day(typed.split(), date(2026, 11, 30))
+    assert choice.day is None and choice.error
+
+
+def test_nine_local_across_zones() -> None:
+    assert due_at(date(2026, 12, 3), "Asia/Kolkata") == DUE
+    assert due_at(date(2026, 7, 1), "Europe/Berlin") == datetime(2026, 7, 1, 7, 0, tzinfo=UTC)
