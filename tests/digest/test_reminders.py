@@ -28,7 +28,8 @@ DUE = datetime(2026, 12, 3, 3, 30, tzinfo=UTC)  # Thursday 09:00 in Kolkata (UTC
 
 @pytest.fixture
 def standin():
-    with SlackStandIn(team_id=TEAM, users={USER: {"tz": "Asia/Kolkata"}}) as s:
+    # the people of the workspace (the stand-in answers user_not_found for anyone else)
+    with SlackStandIn(team_id=TEAM, users={USER: {"tz": "Asia/Kolkata"}, "UBERLIN": {}}) as s:
         yield s
 
 
