@@ -263,11 +263,16 @@ class Clients:
         with self._lock:
             client = self._clients.get(token)
             if client is None:
+                # deferred: bot.slack.app imports the digest package (an import circle otherwise)
                 from bot.slack.app import make_client
 
-                client = paced(make_client(self.runtime, token=token))
+                client = self.wrap(make_client(self.runtime, token=token))
                 self._clients[token] = client
             return client
+
+    def wrap(self, client: WebClient) -> WebClient:
+        """The client as this process sends with it: paced by :func:`paced` (in-process limits)."""
+        return paced(client)
 
 
 # --- delivery ------------------------------------------------------------------------------------

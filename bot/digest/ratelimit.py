@@ -225,17 +225,6 @@ def shared(client: WebClient) -> WebClient:
 class SharedClients(Clients):
     """:class:`bot.digest.deliver.Clients` whose clients carry the shared 429 handler."""
 
-    def for_team(self, team: str) -> WebClient | None:
-        """The client for ``team`` (None when the app has no token there)."""
-        token = self.token_for(team)
-        if token is None:
-            return None
-        with self._lock:
-            client = self._clients.get(token)
-            if client is None:
-                # deferred: bot.slack.app imports the digest package (see bot/digest/deliver.py)
-                from bot.slack.app import make_client
-
-                client = shared(make_client(self.runtime, token=token))
-                self._clients[token] = client
-            return client
+    def wrap(self, client: WebClient) -> WebClient:
+        """The client with the 429 handler shared by every worker (:func:`shared`)."""
+        return shared(client)
