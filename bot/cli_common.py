@@ -1,10 +1,12 @@
-"""Helpers shared by the top-level CLI (``bot/cli.py``) and the digest CLI (``bot/digest/cli.py``).
+"""Helpers shared by the command modules of the CLI (``bot/cli_catalog.py``, ``bot/cli_reading.py``,
+``bot/cli_doors.py``, ``bot/digest/cli.py``).
 
-Both import from here, never from each other (``bot.cli`` registers ``bot.digest.cli``'s commands).
+They import from here, never from each other or from ``bot/cli.py`` (which registers their commands).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from collections.abc import Iterator
@@ -15,6 +17,21 @@ import click
 
 from bot.catalog import Catalog, CatalogError, load_catalog
 from bot.config import Settings
+
+DEFAULT_PID_FILE = "vllm-path.pid"
+"""Where ``serve`` writes its process id (working directory), for ``catalog reload``."""
+PID_GLOB = "vllm-path*.pid"
+"""``catalog reload`` signals every process named by a pid file matching this (``serve``'s, and
+each ``scheduler``'s ``vllm-path-scheduler-<pid>.pid``)."""
+
+catalog_option = click.option("--catalog", "catalog_dir", type=click.Path(file_okay=False),
+                              help="Catalog folder (default: CATALOG_DIR or the repo's catalog/).")
+"""``--catalog DIR`` for the commands that read the catalog (``catalog_dir``: ``str | None``)."""
+
+
+def dump_json(data: object) -> None:
+    """Print ``data`` as indented JSON (non-ASCII kept as is) on stdout."""
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2))
 
 
 def load_catalog_or_exit(catalog_dir: str | None) -> Catalog:

@@ -351,12 +351,12 @@ def test_likely_tracks_come_from_tags_and_similar_posts(copy: Path):
 
 
 def test_fills_edit_only_their_lines_even_where_a_field_is_missing():
-    from bot.catalog.importer import _edit_fields
+    from bot.catalog.importer.drafts import edit_fields
 
     text = ("# header\n- id: a\n  title: A\n  published:\n    from: '2026-08-14'\n    to: '2026-11-30'\n\n"
             "  source:\n    kind: vllm-blog\n  summary:\n    en: x\n"
             "# comment\n- id: b\n  title: B\n  url: null\n  published: '2026-01-02'\n  authors: []\n")
-    out = _edit_fields(text, [("a", "url", ["url: /a.html"]), ("a", "published", ["published: '2026-09-01'"]),
+    out = edit_fields(text, [("a", "url", ["url: /a.html"]), ("a", "published", ["published: '2026-09-01'"]),
                               ("a", "authors", ["authors:", "- Ann"]), ("b", "url", ["url: /b.html"]),
                               ("b", "authors", ["authors:", "- Bo"])])
     assert out == ("# header\n- id: a\n  title: A\n  url: /a.html\n  published: '2026-09-01'\n  authors:\n"
