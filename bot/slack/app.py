@@ -36,6 +36,7 @@ from bot.slack.commands.session import CHANNEL_INVITE, CHANNEL_OK
 from bot.slack.handlers import Handlers, UserInfo, UserInfoCache
 from bot.slack.installs import success_callback
 from bot.slack.listeners import actions, commands, errors, events
+from bot.slack.listeners.context import provide_handlers
 from bot.slack.mrkdwn import Mrkdwn
 from bot.slack.signing import SignedRequestVerification
 
@@ -216,9 +217,10 @@ def build_app(runtime: Runtime, client: WebClient | None = None, *, verify_reque
         context[metrics.RECEIVED_AT] = time.monotonic()
         next()
 
-    commands.register(app, handlers)
-    actions.register(app, handlers)
-    events.register(app, handlers)
+    app.use(provide_handlers(handlers))  # listeners read them from Bolt's context
+    commands.register(app)
+    actions.register(app)
+    events.register(app)
     errors.register(app)
     app.handlers = handlers
     return app

@@ -11,7 +11,7 @@ from slack_bolt import Ack, App, BoltContext, Respond
 from slack_sdk import WebClient
 
 from bot import metrics
-from bot.slack.handlers import Handlers
+from bot.slack.listeners.context import handlers_of
 from bot.slack.listeners.errors import answers_failure
 from bot.slack.listeners.events import publish_home
 from bot.slack.listeners.identity import caller_of
@@ -34,44 +34,49 @@ def _modal_track(view: dict, kind: str, data: dict) -> str | None:
     return callback[6:] if callback.startswith("track:") else None
 
 
-def register(app: App, handlers: Handlers) -> None:
-    """Attach the block_actions listener for every button kind."""
+def ack_action(ack: Ack) -> None:
+    """Ack at once (on Bolt's listener executor); the work is :func:`handle_action`'s."""
+    ack()
 
-    def ack_action(ack: Ack) -> None:
-        ack()
 
-    @answers_failure("button")
-    def handle_action(body: dict, respond: Respond, client: WebClient, context: BoltContext) -> None:
-        action = (body.get("actions") or [{}])[0]
-        kind = (action.get("action_id") or "").split(":", 1)[0]
-        caller = caller_of(context, body)  # the one rule: bot/slack/listeners/identity.py
-        view_payload = body.get("view") or {}
-        in_modal = view_payload.get("type") == "modal"
-        from_home = not in_modal and ((body.get("container") or {}).get("type") == "view"
-                                      or view_payload.get("type") == "home")
-        reply = handlers.action(caller, kind, decode_value(action.get("value")))
-        track_id = _modal_track(view_payload, kind, decode_value(action.get("value")))
-        if (reply is not None and track_id is not None and kind != "share"
-                and (in_modal or (kind == "open_path" and from_home))):
-            # Open path on Home opens the track in a modal; a click inside it redraws it in place
-            modal = views.track_modal(handlers.rt.holder.catalog, track_id, reply, handlers.lang(caller))
-            if in_modal:
-                client.views_update(view_id=view_payload.get("id"), view=modal)
-            else:
-                client.views_open(trigger_id=body.get("trigger_id"), view=modal)
-            if kind != "open_path":
-                publish_home(handlers, client, caller)
-            return
-        if from_home or reply is None:
+@answers_failure("button")
+def handle_action(body: dict, respond: Respond, client: WebClient, context: BoltContext) -> None:
+    """Lazy: run the clicked button's use case and redraw where the click came from (the
+    message through ``response_url``, a modal, or App Home)."""
+    handlers = handlers_of(context)
+    action = (body.get("actions") or [{}])[0]
+    kind = (action.get("action_id") or "").split(":", 1)[0]
+    caller = caller_of(context, body)  # the one rule: bot/slack/listeners/identity.py
+    view_payload = body.get("view") or {}
+    in_modal = view_payload.get("type") == "modal"
+    from_home = not in_modal and ((body.get("container") or {}).get("type") == "view"
+                                  or view_payload.get("type") == "home")
+    reply = handlers.action(caller, kind, decode_value(action.get("value")))
+    track_id = _modal_track(view_payload, kind, decode_value(action.get("value")))
+    if (reply is not None and track_id is not None and kind != "share"
+            and (in_modal or (kind == "open_path" and from_home))):
+        # Open path on Home opens the track in a modal; a click inside it redraws it in place
+        modal = views.track_modal(handlers.rt.holder.catalog, track_id, reply, handlers.lang(caller))
+        if in_modal:
+            client.views_update(view_id=view_payload.get("id"), view=modal)
+        else:
+            client.views_open(trigger_id=body.get("trigger_id"), view=modal)
+        if kind != "open_path":
             publish_home(handlers, client, caller)
-            return
-        # A share is a new in-channel message; a click on a digest or a link unfurl (messages
-        # everyone in the channel sees) answers the clicker privately and leaves them as they are.
-        data = decode_value(action.get("value"))
-        view = str(data.get("v", ""))
-        keep_original = (kind == "share" or view.startswith("digest") or view == "unfurl"
-                         or reply.keep_original)
-        respond(**reply.payload(), replace_original=not keep_original)
-        metrics.observe_reply("action", context)
+        return
+    if from_home or reply is None:
+        publish_home(handlers, client, caller)
+        return
+    # A share is a new in-channel message; a click on a digest or a link unfurl (messages
+    # everyone in the channel sees) answers the clicker privately and leaves them as they are.
+    data = decode_value(action.get("value"))
+    view = str(data.get("v", ""))
+    keep_original = (kind == "share" or view.startswith("digest") or view == "unfurl"
+                     or reply.keep_original)
+    respond(**reply.payload(), replace_original=not keep_original)
+    metrics.observe_reply("action", context)
 
+
+def register(app: App) -> None:
+    """Attach the block_actions listener for every button kind."""
     app.action(ACTION)(ack=ack_action, lazy=[handle_action])

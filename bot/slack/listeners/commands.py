@@ -12,7 +12,7 @@ import re
 from slack_bolt import Ack, App, BoltContext, Respond
 
 from bot import metrics
-from bot.slack.handlers import Handlers
+from bot.slack.listeners.context import handlers_of
 from bot.slack.listeners.errors import answers_failure
 from bot.slack.listeners.identity import caller_of
 
@@ -22,16 +22,19 @@ COMMAND = re.compile(r"^/vllm-path")
 """Matches ``/vllm-path`` and staging variants such as ``/vllm-path-dev``."""
 
 
-def register(app: App, handlers: Handlers) -> None:
+def ack_command(ack: Ack) -> None:
+    """Ack at once (on Bolt's listener executor); the answer comes from :func:`answer_command`."""
+    ack()
+
+
+@answers_failure("slash command")
+def answer_command(body: dict, respond: Respond, context: BoltContext) -> None:
+    """Lazy: answer the command's text for the caller through ``response_url``."""
+    reply = handlers_of(context).command(caller_of(context, body), body.get("text") or "")
+    respond(**reply.payload(), replace_original=False)
+    metrics.observe_reply("command", context)
+
+
+def register(app: App) -> None:
     """Attach the slash-command listener to ``app``."""
-
-    def ack_command(ack: Ack) -> None:
-        ack()
-
-    @answers_failure("slash command")
-    def answer_command(body: dict, respond: Respond, context: BoltContext) -> None:
-        reply = handlers.command(caller_of(context, body), body.get("text") or "")
-        respond(**reply.payload(), replace_original=False)
-        metrics.observe_reply("command", context)
-
     app.command(COMMAND)(ack=ack_command, lazy=[answer_command])

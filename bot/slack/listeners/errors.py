@@ -45,10 +45,13 @@ def answers_failure(what: str) -> Callable[[Callable[..., None]], Callable[..., 
     return wrap
 
 
+def on_error(error: Exception, body: dict[str, Any]) -> None:
+    """Bolt's ``@app.error`` handler: log the failure with its traceback, the team only (no
+    payload, no secrets)."""
+    team = body.get("team_id") or (body.get("team") or {}).get("id")
+    log.error("listener failed (team %s): %s", team, type(error).__name__, exc_info=error)
+
+
 def register(app: App) -> None:
     """Attach the app's one error handler (errors before the ack, event listeners)."""
-
-    @app.error
-    def on_error(error: Exception, body: dict[str, Any]) -> None:
-        team = body.get("team_id") or (body.get("team") or {}).get("id")
-        log.error("listener failed (team %s): %s", team, type(error).__name__, exc_info=error)
+    app.error(on_error)

@@ -16,6 +16,7 @@ from slack_sdk.errors import SlackApiError
 from bot import metrics
 from bot.logging_setup import slack_error
 from bot.slack.handlers import Caller, Handlers
+from bot.slack.listeners.context import handlers_of
 from bot.slack.listeners.errors import answers_failure
 from bot.slack.listeners.identity import caller_of, tenant
 
@@ -95,47 +96,60 @@ def unfurl_links(handlers: Handlers, client: WebClient, caller: Caller, event: d
     return True
 
 
-def register(app: App, handlers: Handlers) -> None:
+def ack_event(ack: Ack) -> None:
+    """Ack at once (on Bolt's listener executor); the unfurl is :func:`link_shared`'s."""
+    ack()
+
+
+@answers_failure("link_shared")
+def link_shared(body: dict, event: dict, client: WebClient, context: BoltContext) -> None:
+    """Lazy: unfurl the catalog links of a ``link_shared`` event (once per event id)."""
+    handlers = handlers_of(context)
+    if not first_delivery(handlers, body):
+        return
+    found = caller_of(context)  # the one rule: bot/slack/listeners/identity.py
+    caller = Caller(team_id=found.team_id or body.get("team_id") or "",
+                    user_id=found.user_id or event.get("user") or "",
+                    channel_id=found.channel_id or event.get("channel") or "")
+    if unfurl_links(handlers, client, caller, event):
+        metrics.observe_reply("unfurl", context)
+
+
+def home_opened(body: dict, event: dict, client: WebClient, context: BoltContext) -> None:
+    """``app_home_opened`` on the Home tab: publish the person's Home (once per event id)."""
+    handlers = handlers_of(context)
+    if event.get("tab", "home") != "home" or not first_delivery(handlers, body):
+        return
+    caller = caller_of(context)
+    publish_home(handlers, client, Caller(team_id=caller.team_id,
+                                          user_id=event.get("user") or caller.user_id))
+
+
+def uninstalled(body: dict, context: BoltContext) -> None:
+    """``app_uninstalled``: forget the installation's tokens and pause its digests."""
+    # The installation is the one the event was delivered for (authorizations[0] via
+    # Bolt's context), not the outer team_id; an org-wide one has no team id.
+    handlers = handlers_of(context)
+    if first_delivery(handlers, body):
+        removal = handlers.rt.store.remove_installation(
+            context.enterprise_id, context.team_id, context.is_enterprise_install)
+        log.info("app uninstalled from %s: tokens removed, %d digests paused", tenant(context),
+                 removal.subscriptions_paused + removal.dms_paused)
+
+
+def revoked(body: dict, event: dict, context: BoltContext) -> None:
+    """``tokens_revoked`` naming the bot token: as :func:`uninstalled`."""
+    # Only the bot token matters to us; revoked user tokens change nothing.
+    handlers = handlers_of(context)
+    if (event.get("tokens") or {}).get("bot") and first_delivery(handlers, body):
+        handlers.rt.store.remove_installation(
+            context.enterprise_id, context.team_id, context.is_enterprise_install)
+        log.info("bot token revoked in %s: tokens removed, digests paused", tenant(context))
+
+
+def register(app: App) -> None:
     """Attach the event listeners."""
-
-    def ack_event(ack: Ack) -> None:
-        ack()
-
-    @answers_failure("link_shared")
-    def link_shared(body: dict, event: dict, client: WebClient, context: BoltContext) -> None:
-        if not first_delivery(handlers, body):
-            return
-        found = caller_of(context)  # the one rule: bot/slack/listeners/identity.py
-        caller = Caller(team_id=found.team_id or body.get("team_id") or "",
-                        user_id=found.user_id or event.get("user") or "",
-                        channel_id=found.channel_id or event.get("channel") or "")
-        if unfurl_links(handlers, client, caller, event):
-            metrics.observe_reply("unfurl", context)
-
     app.event("link_shared")(ack=ack_event, lazy=[link_shared])
-
-    @app.event("app_home_opened")
-    def home_opened(body: dict, event: dict, client: WebClient, context: BoltContext) -> None:
-        if event.get("tab", "home") != "home" or not first_delivery(handlers, body):
-            return
-        caller = caller_of(context)
-        publish_home(handlers, client, Caller(team_id=caller.team_id,
-                                              user_id=event.get("user") or caller.user_id))
-
-    @app.event("app_uninstalled")
-    def uninstalled(body: dict, context: BoltContext) -> None:
-        # The installation is the one the event was delivered for (authorizations[0] via
-        # Bolt's context), not the outer team_id; an org-wide one has no team id.
-        if first_delivery(handlers, body):
-            removal = handlers.rt.store.remove_installation(
-                context.enterprise_id, context.team_id, context.is_enterprise_install)
-            log.info("app uninstalled from %s: tokens removed, %d digests paused", tenant(context),
-                     removal.subscriptions_paused + removal.dms_paused)
-
-    @app.event("tokens_revoked")
-    def revoked(body: dict, event: dict, context: BoltContext) -> None:
-        # Only the bot token matters to us; revoked user tokens change nothing.
-        if (event.get("tokens") or {}).get("bot") and first_delivery(handlers, body):
-            handlers.rt.store.remove_installation(
-                context.enterprise_id, context.team_id, context.is_enterprise_install)
-            log.info("bot token revoked in %s: tokens removed, digests paused", tenant(context))
+    app.event("app_home_opened")(home_opened)
+    app.event("app_uninstalled")(uninstalled)
+    app.event("tokens_revoked")(revoked)

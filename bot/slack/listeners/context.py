@@ -1,0 +1,60 @@
+"""What a listener reads from Bolt's ``context`` besides Bolt's own keys: the app's
+:class:`~bot.slack.handlers.Handlers` (store, catalog holder, Slack look-ups), put there for
+every request by the middleware :func:`provide_handlers` that :func:`bot.slack.app.build_app`
+installs. Listeners are module-level functions taking Bolt's arguments and reach the handlers
+with :func:`handlers_of`: Bolt's way of giving listeners more than its own arguments is a
+global middleware that adds to ``context``.
+
+Bolt hands a lazy listener a copy of the request in which every custom context value is
+deep-copied (``BoltContext.to_copyable``); a value that cannot be copied is dropped with a
+warning. The handlers are one object shared by every request (a database pool, the catalog
+holder, caches), so they travel in :class:`Shared`, whose copy is itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from slack_bolt import BoltContext
+
+from bot.slack.handlers import Handlers
+
+HANDLERS = "vllm_path_handlers"
+"""The context key holding the app's :class:`Shared` handlers."""
+
+
+class Shared:
+    """A value shared by every request: ``copy.copy`` and ``copy.deepcopy`` return the holder
+    itself, so Bolt's copy of the context for a lazy listener keeps the same object."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __copy__(self) -> Shared:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Shared:
+        return self
+
+
+def provide_handlers(handlers: Handlers) -> Callable[[BoltContext, Callable[[], None]], None]:
+    """A Bolt middleware (``app.use``) that puts ``handlers`` into every request's context."""
+    shared = Shared(handlers)
+
+    def put_handlers(context: BoltContext, next: Callable[[], None]) -> None:
+        context[HANDLERS] = shared
+        next()
+
+    return put_handlers
+
+
+def handlers_of(context: BoltContext) -> Handlers:
+    """The app's handlers from Bolt's ``context`` (a lazy listener's copy too). Raises
+    ``LookupError`` when the app was not built by :func:`bot.slack.app.build_app`."""
+    shared = context.get(HANDLERS)
+    if not isinstance(shared, Shared) or not isinstance(shared.value, Handlers):
+        raise LookupError("no Handlers in Bolt's context: build the app with bot.slack.app.build_app")
+    return shared.value
