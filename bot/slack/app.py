@@ -77,6 +77,13 @@ def make_client(runtime: Runtime, token: str | None = None) -> WebClient:
                      retry_handlers=retry_handlers(), timeout=10)
 
 
+def stamp_arrival(context: BoltContext, next: Callable[[], None]) -> None:
+    """Bolt middleware: when the request reached the app (``time.monotonic()``), for the
+    reply-latency metric (lazy listeners get a copy)."""
+    context[metrics.RECEIVED_AT] = time.monotonic()
+    next()
+
+
 class BotApp(App):
     """Bolt's ``App`` carrying our :class:`Handlers` (``app.handlers``) for the console and tests."""
 
@@ -211,12 +218,7 @@ def build_app(runtime: Runtime, client: WebClient | None = None, *, verify_reque
     handlers = Handlers(runtime, users_info=UserInfoCache(fetch_user), channel_check=check_channel,
                         announce=announce)
 
-    @app.use
-    def stamp_arrival(context: BoltContext, next: Callable[[], None]) -> None:
-        # when the request reached the app, for the reply-latency metric (lazy listeners get a copy)
-        context[metrics.RECEIVED_AT] = time.monotonic()
-        next()
-
+    app.use(stamp_arrival)
     app.use(provide_handlers(handlers))  # listeners read them from Bolt's context
     commands.register(app)
     actions.register(app)
