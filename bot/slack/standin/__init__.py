@@ -24,7 +24,10 @@ both modelled on what Slack really does (Slack's Web API reference, https://docs
 Tokens are never stored: a call records only whether an ``Authorization`` header was present and
 a short fingerprint (first 8 hex digits of its SHA-256), enough to tell workspaces apart.
 
-Modules: :mod:`~bot.slack.standin.server` (the server), :mod:`~bot.slack.standin.records` (what it
+Modules: :mod:`~bot.slack.standin.server` (the workspace: state, checks of tokens and scopes,
+faults and rate limits), :mod:`~bot.slack.standin.answers` (the answers, per Web API family),
+:mod:`~bot.slack.standin.refusals` (served methods, argument checks),
+:mod:`~bot.slack.standin.transport` (HTTP), :mod:`~bot.slack.standin.records` (what it
 records, the faults), :mod:`~bot.slack.standin.requests` (Slack's requests to an app),
 :mod:`~bot.slack.standin.ids` (the console's workspace, user and channel). Everything is importable
 from this package.
@@ -49,6 +52,7 @@ from bot.slack.standin.records import (
     Faults,
     ResponsePost,
 )
+from bot.slack.standin.refusals import MAX_MESSAGE_TEXT, SERVED_METHODS
 from bot.slack.standin.requests import (
     app_home_opened_event,
     block_actions_body,
@@ -58,11 +62,7 @@ from bot.slack.standin.requests import (
     signed_headers,
     slash_command_body,
 )
-from bot.slack.standin.server import (
-    MAX_MESSAGE_TEXT,
-    SERVED_METHODS,
-    SlackStandIn,
-)
+from bot.slack.standin.server import SlackStandIn
 
 __all__ = [
     "ApiCall",

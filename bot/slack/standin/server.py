@@ -1,77 +1,39 @@
-"""The stand-in's HTTP server: Slack's Web API and response URLs on loopback (see the package doc)."""
+"""The stand-in workspace: its state (team, people, channels, tokens), the checks of a call's token
+and scopes, injected faults and rate limits, and the records; HTTP is :mod:`~bot.slack.standin.transport`,
+the answers :mod:`~bot.slack.standin.answers` (see the package doc)."""
 
 from __future__ import annotations
 
 import base64
 import hashlib
 import itertools
-import json
 import math
 import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, TypeVar
-from urllib.parse import parse_qs, urlsplit
 
 from bot.slack import blockkit
 from bot.slack.scopes import conversation_kind, default_bot_scopes, parse_scopes, scope_refusal
+from bot.slack.standin.answers import ok_body
 from bot.slack.standin.ids import (
-    BOT_ID,
     BOT_USER_ID,
     CONSOLE_APP_ID,
     CONSOLE_CHANNEL_ID,
     CONSOLE_CHANNEL_NAME,
-    CONSOLE_TEAM_DOMAIN,
     CONSOLE_TEAM_ID,
-    CONSOLE_USER_ID,
 )
 from bot.slack.standin.records import ApiCall, Faults, ResponsePost
+from bot.slack.standin.refusals import (
+    NO_TOKEN_METHODS,
+    SERVED_METHODS,
+    argument_refusal,
+)
+from bot.slack.standin.transport import LoopbackServer, handler_for
 
 T = TypeVar("T")
-
-_JSON_ARGS = ("blocks", "attachments", "view", "metadata", "unfurls", "channels")
-
-MAX_MESSAGE_TEXT = 4000
-"""Characters of a message's top-level ``text`` beyond which Slack answers ``msg_too_long`` (in
-practice; Slack documents 40,000 as the hard truncation)."""
-
-SERVED_METHODS: frozenset[str] = frozenset({
-    "api.test",
-    "oauth.v2.access",
-    "auth.test",
-    "chat.postMessage",
-    "chat.postEphemeral",
-    "chat.update",
-    "chat.delete",
-    "chat.unfurl",
-    "conversations.open",
-    "conversations.history",
-    "conversations.info",
-    "conversations.list",
-    "users.conversations",
-    "users.info",
-    "views.publish",
-    "views.open",
-    "views.update",
-    "views.push",
-})
-"""The Web API methods the stand-in serves (their scopes: :mod:`bot.slack.scopes`). Any other
-method is answered ``unknown_method``."""
-
-_NO_TOKEN_METHODS = frozenset({"api.test", "oauth.v2.access"})  # OAuth uses the client id/secret
-_MESSAGE_METHODS = frozenset({"chat.postMessage", "chat.postEphemeral", "chat.update"})
-_VIEW_METHODS = frozenset({"views.publish", "views.open", "views.update", "views.push"})
-
-
-class _Server(ThreadingHTTPServer):
-    """``ThreadingHTTPServer`` with a listen backlog of 128 instead of 5: with dozens of clients
-    connecting at once (a benchmark's lazy replies), a backlog of 5 drops SYNs and the kernel's
-    1 s / 3 s retransmits would show up as our latency. Slack does not refuse connections so."""
-
-    request_queue_size = 128
 
 
 class SlackStandIn:
@@ -145,7 +107,7 @@ class SlackStandIn:
         self._ts = itertools.count(1)
         self._ts_base = int(time.time())
         self._ids = itertools.count(1)
-        self._server = _Server(("127.0.0.1", port), _handler_for(self))
+        self._server = LoopbackServer(("127.0.0.1", port), handler_for(self))
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever,
                                         kwargs={"poll_interval": 0.1},
@@ -291,8 +253,10 @@ class SlackStandIn:
 
     # -- answering (called on server threads) --
 
-    def _answer_api(self, method: str, args: dict[str, Any], auth: str | None
-                    ) -> tuple[int, dict[str, str], dict[str, Any]]:
+    def answer_api(self, method: str, args: dict[str, Any], auth: str | None
+                   ) -> tuple[int, dict[str, str], dict[str, Any]]:
+        """Answer one Web API call (server threads): ``(HTTP status, extra headers, JSON body)``.
+        ``auth`` is the ``Authorization`` header; the call is recorded (:meth:`calls`)."""
         faults = self.faults
         if faults.latency_s:
             time.sleep(faults.latency_s)
@@ -309,7 +273,7 @@ class SlackStandIn:
             # checking blocks must not shift them), then the arguments of an accepted call.
             status, headers, body = self._decide(method, args, faults)
             decided = time.monotonic()
-            bad_args = self._argument_refusal(method, args) if status == 200 and body.get("ok") else None
+            bad_args = argument_refusal(method, args) if status == 200 and body.get("ok") else None
             if bad_args is not None:
                 status, headers, body = 200, {}, {"ok": False, "error": bad_args}
         fingerprint = hashlib.sha256(token.encode()).hexdigest()[:8] if token else None
@@ -329,17 +293,17 @@ class SlackStandIn:
         (``no_text``, ``msg_too_long``, ``invalid_blocks``, ``invalid_arguments``). ``token`` is the
         bearer token or ``None``."""
         refused = self._auth_refusal(method, args, token)
-        return str(refused["error"]) if refused else self._argument_refusal(method, args)
+        return str(refused["error"]) if refused else argument_refusal(method, args)
 
     def _auth_refusal(self, method: str, args: Mapping[str, Any], token: str | None
                       ) -> dict[str, Any] | None:
         """Slack's answer body when authentication, the method or the token's scopes refuse the
         call, else None."""
-        if token is None and method not in _NO_TOKEN_METHODS:
+        if token is None and method not in NO_TOKEN_METHODS:
             return {"ok": False, "error": "not_authed"}
         if method not in SERVED_METHODS:
             return {"ok": False, "error": "unknown_method"}
-        if method in _NO_TOKEN_METHODS:
+        if method in NO_TOKEN_METHODS:
             return None
         if token is not None:
             with self._cond:
@@ -366,21 +330,6 @@ class SlackStandIn:
                          and "chat:write.public" in granted)
             if not public_ok:
                 return {"ok": False, "error": "not_in_channel"}
-        return None
-
-    def _argument_refusal(self, method: str, args: Mapping[str, Any]) -> str | None:
-        if method in _MESSAGE_METHODS:
-            text, blocks = args.get("text"), args.get("blocks")
-            if not text and not blocks and not args.get("attachments"):
-                return "no_text"
-            if isinstance(text, str) and len(text) > MAX_MESSAGE_TEXT:
-                return "msg_too_long"
-            if blocks and blockkit.block_kit_problems(blocks, "message"):
-                return "invalid_blocks"
-        if method in _VIEW_METHODS and blockkit.view_problems(args.get("view")):
-            return "invalid_arguments"
-        if method == "chat.unfurl":
-            return _unfurl_refusal(args)
         return None
 
     def _decide(self, method: str, args: dict[str, Any], faults: Faults
@@ -441,9 +390,14 @@ class SlackStandIn:
         self._buckets[channel] = (tokens, now)
         return (1.0 - tokens) / rate
 
-    def _next_ts(self) -> str:
+    def next_ts(self) -> str:
+        """A fresh message ``ts`` (``<seconds>.<6 digits>``, increasing)."""
         n = next(self._ts)
         return f"{self._ts_base + n // 1_000_000}.{n % 1_000_000:06d}"
+
+    def next_id(self) -> int:
+        """A fresh number for ids (views, response URLs, tokens)."""
+        return next(self._ids)
 
     def issue_rotating_token(self, scopes: Iterable[str], expires_in_s: float
                              ) -> tuple[str, str]:
@@ -485,83 +439,13 @@ class SlackStandIn:
                 "refresh_token": refresh, "expires_in": expires_in}
 
     def _ok_body(self, method: str, args: dict[str, Any]) -> dict[str, Any]:
-        channel = args.get("channel")
-        if method == "chat.postMessage":
-            ts = self._next_ts()
-            return {"ok": True, "channel": channel, "ts": ts,
-                    "message": {"type": "message", "user": BOT_USER_ID, "bot_id": BOT_ID,
-                                "text": args.get("text", ""), "blocks": args.get("blocks", []),
-                                "ts": ts}}
-        if method == "chat.postEphemeral":
-            ts = self._next_ts()
-            return {"ok": True, "channel": channel, "ts": ts, "message_ts": ts}
-        if method == "chat.update":
-            return {"ok": True, "channel": channel, "ts": args.get("ts") or self._next_ts(),
-                    "text": args.get("text", "")}
-        if method == "chat.delete":
-            return {"ok": True, "channel": channel, "ts": args.get("ts")}
-        if method == "conversations.open":
-            users = str(args.get("users") or args.get("channel") or "")
-            digest = hashlib.sha1(users.encode()).hexdigest()[:8].upper()
-            return {"ok": True, "channel": {"id": f"D{digest}"}}
-        if method in ("views.publish", "views.open", "views.update", "views.push"):
-            view = args.get("view") or {}
-            if isinstance(view, str):
-                view = json.loads(view)
-            view_id = args.get("view_id") or f"V{next(self._ids):08d}"
-            return {"ok": True, "view": {**view, "id": view_id, "team_id": self.team_id,
-                                         "hash": f"{time.time():.6f}", "app_id": CONSOLE_APP_ID,
-                                         "bot_id": BOT_ID}}
-        if method == "auth.test":
-            return {"ok": True, "url": f"https://{CONSOLE_TEAM_DOMAIN}.slack.com/",
-                    "team": self.team_name, "user": "vllm-path", "team_id": self.team_id,
-                    "user_id": BOT_USER_ID, "bot_id": BOT_ID, "is_enterprise_install": False}
-        if method == "users.info":
-            user = str(args.get("user") or CONSOLE_USER_ID)
-            known = (self.users.get(user) if self.users is not None
-                     else {"real_name": "Console User"} if user == CONSOLE_USER_ID else {})
-            if known is None:
-                return {"ok": False, "error": "user_not_found"}
-            real = str(known.get("real_name") or user)
-            display = str(known.get("display_name") or real)
-            return {"ok": True, "user": {
-                "id": user, "team_id": self.team_id, "name": user.lower(), "real_name": real,
-                "deleted": False, "is_bot": False, "tz": "Europe/Berlin",
-                "tz_label": "Central European Time", "tz_offset": 3600, "locale": "en-US",
-                "is_admin": False, "is_owner": False,
-                "profile": {"display_name": display, "real_name": real},
-                **{k: v for k, v in known.items() if k not in ("real_name", "display_name")}}}
-        if method in ("users.conversations", "conversations.list"):
-            return {"ok": True, "channels": [dict(c) for c in self.channels],
-                    "response_metadata": {"next_cursor": ""}}
-        if method == "conversations.history":
-            return self._history(str(channel or ""), int(args.get("limit") or 100))
-        if method == "conversations.info":
-            # Slack: an id the bot cannot see is channel_not_found, and a private channel is
-            # visible to the bot only when it is a member; a public one shows is_member.
-            for c in self.channels:
-                if c.get("id") == channel and (c.get("is_member", True) or not c.get("is_private")):
-                    return {"ok": True, "channel": dict(c)}
-            return {"ok": False, "error": "channel_not_found"}
-        return {"ok": True}
+        """The body of an accepted call: :func:`bot.slack.standin.answers.ok_body`. A subclass may
+        answer a method otherwise (tests answer ``oauth.v2.access`` with tokens)."""
+        return ok_body(self, method, args)
 
-    def _history(self, channel: str, limit: int) -> dict[str, Any]:
-        """``conversations.history`` from the messages accepted in ``channel``: newest first, with
-        the ``metadata`` each was posted with (Slack returns it when ``include_all_metadata`` is
-        set). ``oldest``/``latest`` are not applied: the stand-in's ``ts`` values are synthetic."""
-        messages = []
-        for call in self.calls("chat.postMessage"):
-            if not call.ok or call.channel != channel:
-                continue
-            message = {"type": "message", "ts": call.response.get("ts"),
-                       "text": call.args.get("text", ""), "bot_id": BOT_ID}
-            if call.args.get("metadata"):
-                message["metadata"] = call.args["metadata"]
-            messages.append(message)
-        messages.reverse()
-        return {"ok": True, "messages": messages[:limit], "has_more": len(messages) > limit}
-
-    def _answer_response(self, key: str, url: str, body: dict[str, Any]) -> tuple[int, str]:
+    def answer_response(self, key: str, url: str, body: dict[str, Any]) -> tuple[int, str]:
+        """Answer one post to response URL ``key`` (server threads): ``(HTTP status, text)``;
+        recorded (:meth:`responses`)."""
         blocks = body.get("blocks")
         if blocks and blockkit.block_kit_problems(blocks, "message"):
             with self._cond:
@@ -576,101 +460,3 @@ class SlackStandIn:
         return status, ("ok" if status == 200 else "used_url")
 
 
-def _unfurl_refusal(args: Mapping[str, Any]) -> str | None:
-    """Why Slack refuses a ``chat.unfurl`` call (``None``: acceptable). It needs the message
-    (``channel`` + ``ts``) or the composer's ``unfurl_id`` + ``source``, and ``unfurls``: a JSON
-    object mapping each shared http(s) URL to an attachment with Block Kit ``blocks`` (or ``text``)
-    that Slack would accept in a message."""
-    if not ((args.get("channel") and args.get("ts")) or (args.get("unfurl_id") and args.get("source"))):
-        return "invalid_arguments"
-    unfurls = args.get("unfurls")
-    if unfurls is None or unfurls == "":
-        return "missing_unfurls"
-    if isinstance(unfurls, str):
-        return "invalid_json"
-    if not isinstance(unfurls, dict) or not unfurls:
-        return "json_not_object" if not isinstance(unfurls, dict) else "missing_unfurls"
-    for url, card in unfurls.items():
-        if not isinstance(url, str) or not url.startswith(("http://", "https://")):
-            return "cannot_unfurl_url"
-        if not isinstance(card, dict) or not (card.get("blocks") or card.get("text")):
-            return "invalid_unfurls"
-        if card.get("blocks") and blockkit.block_kit_problems(card["blocks"], "message"):
-            return "invalid_blocks"
-    return None
-
-
-def _parse_args(content_type: str, raw: bytes, query: str) -> dict[str, Any]:
-    """Web API arguments from a query string plus a form or JSON body; JSON-valued form fields
-    (``blocks``, ``view``, ...) are decoded."""
-    args: dict[str, Any] = {k: v[-1] for k, v in parse_qs(query).items()}
-    ctype = content_type.split(";")[0].strip().lower()
-    if raw and ctype == "application/json":
-        data = json.loads(raw.decode("utf-8"))
-        if isinstance(data, dict):
-            args.update(data)
-    elif raw:
-        args.update({k: v[-1] for k, v in parse_qs(raw.decode("utf-8"),
-                                                    keep_blank_values=True).items()})
-    for name in _JSON_ARGS:
-        value = args.get(name)
-        if isinstance(value, str) and value[:1] in ("[", "{"):
-            try:
-                args[name] = json.loads(value)
-            except ValueError:
-                pass
-    return args
-
-
-def _handler_for(standin: SlackStandIn) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-        server_version = "SlackStandIn/1"
-
-        def log_message(self, format: str, *args: Any) -> None:  # quiet: the stand-in logs nothing
-            return
-
-        def _read(self) -> bytes:
-            length = int(self.headers.get("Content-Length") or 0)
-            return self.rfile.read(length) if length else b""
-
-        def _send(self, status: int, body: bytes, content_type: str,
-                  headers: Mapping[str, str] | None = None) -> None:
-            self.send_response(status)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(body)))
-            for k, v in (headers or {}).items():
-                self.send_header(k, v)
-            self.end_headers()
-            self.wfile.write(body)
-
-        def _handle(self) -> None:
-            parts = urlsplit(self.path)
-            raw = self._read()
-            if parts.path.startswith("/api/"):
-                method = parts.path[len("/api/"):].strip("/")
-                try:
-                    args = _parse_args(self.headers.get("Content-Type", ""), raw, parts.query)
-                except ValueError:
-                    self._send(200, b'{"ok": false, "error": "invalid_json"}', "application/json")
-                    return
-                status, headers, body = standin._answer_api(
-                    method, args, self.headers.get("Authorization"))
-                self._send(status, json.dumps(body).encode(), "application/json; charset=utf-8",
-                           headers)
-            elif parts.path.startswith("/response/") and self.command == "POST":
-                key = parts.path[len("/response/"):].strip("/")
-                try:
-                    body = json.loads(raw.decode("utf-8") or "{}")
-                except ValueError:
-                    self._send(400, b"invalid_payload", "text/plain")
-                    return
-                status, text = standin._answer_response(key, standin.base_url + parts.path, body)
-                self._send(status, text.encode(), "text/html")
-            else:
-                self._send(404, b"not found", "text/plain")
-
-        do_POST = _handle
-        do_GET = _handle
-
-    return Handler

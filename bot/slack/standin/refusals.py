@@ -1,0 +1,86 @@
+"""What the stand-in serves and the checks of a call's arguments that Slack makes (the method
+list, message text and Block Kit, views, ``chat.unfurl``). Pure: no state of the server; the
+checks that need it (tokens, scopes, membership) are :meth:`SlackStandIn.refusal`'s, which calls
+:func:`argument_refusal` last.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from bot.slack import blockkit
+
+MAX_MESSAGE_TEXT = 4000
+"""Characters of a message's top-level ``text`` beyond which Slack answers ``msg_too_long`` (in
+practice; Slack documents 40,000 as the hard truncation)."""
+
+SERVED_METHODS: frozenset[str] = frozenset({
+    "api.test",
+    "oauth.v2.access",
+    "auth.test",
+    "chat.postMessage",
+    "chat.postEphemeral",
+    "chat.update",
+    "chat.delete",
+    "chat.unfurl",
+    "conversations.open",
+    "conversations.history",
+    "conversations.info",
+    "conversations.list",
+    "users.conversations",
+    "users.info",
+    "views.publish",
+    "views.open",
+    "views.update",
+    "views.push",
+})
+"""The Web API methods the stand-in serves (their scopes: :mod:`bot.slack.scopes`). Any other
+method is answered ``unknown_method``."""
+
+NO_TOKEN_METHODS = frozenset({"api.test", "oauth.v2.access"})  # OAuth uses the client id/secret
+MESSAGE_METHODS = frozenset({"chat.postMessage", "chat.postEphemeral", "chat.update"})
+VIEW_METHODS = frozenset({"views.publish", "views.open", "views.update", "views.push"})
+
+
+def argument_refusal(method: str, args: Mapping[str, Any]) -> str | None:
+    """The error code Slack gives a call whose arguments it refuses (``None``: acceptable):
+    ``no_text``, ``msg_too_long`` and ``invalid_blocks`` for messages, ``invalid_arguments`` for a
+    view :mod:`bot.slack.blockkit` refuses, :func:`unfurl_refusal` for ``chat.unfurl``."""
+    if method in MESSAGE_METHODS:
+        text, blocks = args.get("text"), args.get("blocks")
+        if not text and not blocks and not args.get("attachments"):
+            return "no_text"
+        if isinstance(text, str) and len(text) > MAX_MESSAGE_TEXT:
+            return "msg_too_long"
+        if blocks and blockkit.block_kit_problems(blocks, "message"):
+            return "invalid_blocks"
+    if method in VIEW_METHODS and blockkit.view_problems(args.get("view")):
+        return "invalid_arguments"
+    if method == "chat.unfurl":
+        return unfurl_refusal(args)
+    return None
+
+
+def unfurl_refusal(args: Mapping[str, Any]) -> str | None:
+    """Why Slack refuses a ``chat.unfurl`` call (``None``: acceptable). It needs the message
+    (``channel`` + ``ts``) or the composer's ``unfurl_id`` + ``source``, and ``unfurls``: a JSON
+    object mapping each shared http(s) URL to an attachment with Block Kit ``blocks`` (or ``text``)
+    that Slack would accept in a message."""
+    if not ((args.get("channel") and args.get("ts")) or (args.get("unfurl_id") and args.get("source"))):
+        return "invalid_arguments"
+    unfurls = args.get("unfurls")
+    if unfurls is None or unfurls == "":
+        return "missing_unfurls"
+    if isinstance(unfurls, str):
+        return "invalid_json"
+    if not isinstance(unfurls, dict) or not unfurls:
+        return "json_not_object" if not isinstance(unfurls, dict) else "missing_unfurls"
+    for url, card in unfurls.items():
+        if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+            return "cannot_unfurl_url"
+        if not isinstance(card, dict) or not (card.get("blocks") or card.get("text")):
+            return "invalid_unfurls"
+        if card.get("blocks") and blockkit.block_kit_problems(card["blocks"], "message"):
+            return "invalid_blocks"
+    return None
