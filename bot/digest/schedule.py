@@ -1,5 +1,10 @@
 """The clock: APScheduler 3 jobs that deliver digests on time, in each subscriber's time zone.
 
+(About 560 lines, one concern: the jobs, the reconcile and the catch-up share one scheduler, one
+sending pool and its set of ledger keys in flight, and read best together; the job functions stay
+here because the job store keeps their import paths, ``bot.digest.schedule:run_subscription``
+and the like, in the database.)
+
 ``vllm-path scheduler`` (the Procfile's ``clock:`` process) runs a :class:`DigestClock`:
 
 * A ``BackgroundScheduler`` with a ``SQLAlchemyJobStore`` on the app's database holds one cron job
