@@ -77,8 +77,8 @@ def remind_button(s: Session, value: ButtonValue) -> Reply | None:
     cat = s.rt.holder.catalog
     pid = cat.resolve_post_id(value.p) if value.p else None
     if pid is None or not cat.has_post(pid):
-        return s.redraw(value.v, t("error.generic", s.lang))
-    return s.redraw(value.v, set_reminder(s, pid, (value.d or "").split()))
+        return s.redraw(value.v, t("error.generic", s.lang), offset=value.o)
+    return s.redraw(value.v, set_reminder(s, pid, (value.d or "").split()), offset=value.o)
 
 
 @button("cancel_reminder")
@@ -86,4 +86,4 @@ def cancel_button(s: Session, value: ButtonValue) -> Reply | None:
     """*Cancel* on a listed reminder (its id in ``d``), then redraw the list."""
     ok = bool(value.d and value.d.isdigit()
               and s.rt.store.cancel_reminder(s.caller.team_id, s.caller.user_id, int(value.d)))
-    return s.redraw(value.v, t("reminders.cancelled" if ok else "reminders.not_found", s.lang))
+    return s.redraw(value.v, t("reminders.cancelled" if ok else "reminders.not_found", s.lang), offset=value.o)

@@ -339,6 +339,8 @@ def search_reply(catalog: Catalog, query: str, result, read: set[str], lang: str
     fallback = ([notice] if notice else []) + [t("search.header", lang, query=shown_query)]
     view = f"search:{query[:150]}"
     shown = result.results[:MAX_RESULTS]
+    offset = getattr(result, "offset", 0)
+    page = {"v": view, "o": offset or None}  # a click on a later page redraws that page
     for match in shown:
         post = catalog.post(match.post_id)
         mark = ICON_READ + " " if post.id in done else ""
@@ -347,9 +349,9 @@ def search_reply(catalog: Catalog, query: str, result, read: set[str], lang: str
             post_date(post, lang), post.id, truncate(post.summary.get(lang), 300),
             _position_line(catalog, post.id, lang))
         if post.id in done:
-            accessory = button(t("btn.mark_unread", lang), ids("mark_unread"), {"p": post.id, "v": view})
+            accessory = button(t("btn.mark_unread", lang), ids("mark_unread"), {"p": post.id, **page})
         else:
-            accessory = button(t("btn.mark_read", lang), ids("mark_read"), {"p": post.id, "v": view})
+            accessory = button(t("btn.mark_read", lang), ids("mark_read"), {"p": post.id, **page})
         blocks.append(section(text, accessory=accessory))
         tracks = catalog.tracks_of(post.id)
         row = []
@@ -358,12 +360,11 @@ def search_reply(catalog: Catalog, query: str, result, read: set[str], lang: str
             row.append(button(label, ids("open_path"), {"t": tracks[0], "v": view}))
         if post.id not in done:
             row.append(button(t("btn.remind_next_week", lang), ids("remind"),
-                              {"p": post.id, "d": "next week", "v": view}))
+                              {"p": post.id, "d": "next week", **page}))
         if row:
             blocks.append(actions(row))
         fallback.append(Mrkdwn("• {}").format(post.title))
     total = getattr(result, "total", len(shown)) or len(shown)
-    offset = getattr(result, "offset", 0)
     footer = [t("catalog.version", lang, version=catalog.version)]
     if total > len(shown):
         footer.insert(0, t("search.more_count", lang, first=offset + 1, last=offset + len(shown), total=total))
