@@ -50,10 +50,15 @@ def remind(s: Session, cmd: grammar.Command) -> Reply:
         return views.text_reply(t("remind.bad_day", s.lang, value=truncate(choice.error, 60)))
     if not choice.rest:
         return views.text_reply(t("remind.which", s.lang))
-    post_ids, _ = s.resolve_posts(" ".join(choice.rest))
+    query = " ".join(choice.rest)
+    post_ids, candidates = s.resolve_posts(query)
+    day_words = words[len(choice.rest):]
+    if candidates is not None:  # several posts match about as well: let the reader pick
+        notice = t("remind.pick", s.lang, query=truncate(query, 100), example=candidates.results[0].post_id,
+                   day=truncate(" ".join(day_words) or "next week", 40))
+        return views.search_reply(s.rt.holder.catalog, query, candidates, s.read(), s.lang, notice=notice)
     if len(post_ids) != 1:
         return views.text_reply(t("remind.which", s.lang))
-    day_words = words[len(choice.rest):]
     return views.text_reply(set_reminder(s, post_ids[0], day_words))
 
 
