@@ -234,6 +234,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "subs.header": {"en": "Digests in this channel", "zh": "本频道的订阅"},
     "subs.none": {"en": "This channel has no digests. Start one with `/vllm-path subscribe spec monday 09:00`.",
                   "zh": "本频道还没有订阅。用 `/vllm-path subscribe spec monday 09:00` 开始。"},
+    "subs.hint": {"en": "Stop one: `/vllm-path unsubscribe {track}` · change its day: `/vllm-path subscribe {track} friday 16:30`",
+                  "zh": "停止：`/vllm-path unsubscribe {track}` · 改时间：`/vllm-path subscribe {track} friday 16:30`"},
     "subs.line": {"en": "*{track}*: {weekday}s {time} ({tz}), {steps} a week, {progress}",
                   "zh": "*{track}*：每{weekday} {time}（{tz}），每周 {n} 篇，{progress}"},
     "subs.progress": {"en": "{sent} of {total} steps sent", "zh": "已发送 {sent}/{total} 步"},

@@ -430,7 +430,7 @@ def subscription_line(catalog: Catalog, sub, lang: str) -> Mrkdwn:
 
 
 def subscriptions_reply(catalog: Catalog, subs: Iterable, lang: str) -> Reply:
-    """The digests of a channel."""
+    """The digests of a channel, and how to stop or move one (named with the first's track)."""
     subs = list(subs)
     blocks: list[Block] = [header(t("subs.header", lang))]
     if not subs:
@@ -438,6 +438,7 @@ def subscriptions_reply(catalog: Catalog, subs: Iterable, lang: str) -> Reply:
         return make_reply(blocks, t("subs.none", lang))
     lines = [subscription_line(catalog, s, lang) for s in subs]
     blocks.extend(sections(lines)[:40])
+    blocks.append(context(t("subs.hint", lang, track=subs[0].track_id)))
     return make_reply(blocks, Mrkdwn("\n").join(lines))
 
 
