@@ -2,13 +2,17 @@
 no-op Bolt app on the same kind of server.
 
 Both servers are the same setup: waitress + Bolt's WSGI adapter (:class:`bot.serve.HttpDoor`) on
-loopback, signature verification on, the Web API and the response URLs at one local
-:class:`~bot.slack.standin.SlackStandIn`. One serves the real app (``build_app``), the other a
+loopback, signature verification on, each in **its own process** (as an app runs in production:
+Slack's side is elsewhere), the Web API and the response URLs at one local
+:class:`~bot.slack.standin.SlackStandIn` in the benchmark's process, which also runs the clients.
+So neither the load generator nor Slack's side of the exchange (the stand-in parses each reply
+and checks its blocks against Block Kit's limits, as Slack does) is charged to the app's process;
+both apps share the machine's two cores with them alike. One serves the real app (``build_app``), the other a
 Bolt app whose only listener acks and posts a one-line reply to the response URL (the same path
 the real reply takes). ``--clients`` closed-loop clients (default 50) each send a signed command
 and wait for its reply before sending the next. A request's time runs from sending the POST (the
 body is signed before the clock starts) to the moment the stand-in recorded the post to that
-request's response URL (``time.monotonic()`` on both sides; same process). The two apps take
+request's response URL (``time.monotonic()`` on both sides, both in the benchmark's process). The two apps take
 turns in rounds, so that both see the same machine load; the p99 is over all requests of each.
 
 The no-op app is configured as ours (acks on a pool of 32, the reply from a lazy listener on a
@@ -31,6 +35,7 @@ import logging
 import os
 import pstats
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -76,7 +81,7 @@ def _pct(values: list[float], p: float) -> float:
     return ordered[k]
 
 
-def _noop_app(standin: SlackStandIn, inline: bool = False) -> App:
+def _noop_app(api_url: str, inline: bool = False) -> App:
     """The baseline: a Bolt app configured as ours (:func:`bot.slack.app.build_app`): acks on a
     pool of :data:`~bot.slack.app.ACK_THREADS`, the reply from a lazy listener on its own pool of
     :data:`~bot.slack.app.LAZY_THREADS`; Bolt checks the signature (ours does it in its own
@@ -84,7 +89,7 @@ def _noop_app(standin: SlackStandIn, inline: bool = False) -> App:
     through the response URL. ``inline=True``: the older baseline, Bolt's default
     5-thread pool and the reply posted from the ack listener itself."""
     if inline:
-        app = App(signing_secret=SECRET, client=WebClient(token=TOKEN, base_url=standin.api_url),
+        app = App(signing_secret=SECRET, client=WebClient(token=TOKEN, base_url=api_url),
                   token_verification_enabled=False, process_before_response=False)
 
         @app.command("/vllm-path")
@@ -93,7 +98,7 @@ def _noop_app(standin: SlackStandIn, inline: bool = False) -> App:
             respond(text="ok", response_type="ephemeral")
 
         return app
-    app = App(signing_secret=SECRET, client=WebClient(token=TOKEN, base_url=standin.api_url),
+    app = App(signing_secret=SECRET, client=WebClient(token=TOKEN, base_url=api_url),
               token_verification_enabled=False, process_before_response=False,
               listener_executor=ThreadPoolExecutor(max_workers=ACK_THREADS,
                                                    thread_name_prefix="noop-ack"))
@@ -133,17 +138,46 @@ def _settings(standin: SlackStandIn, tmp: str) -> Settings:
                     slack_client_id=None, slack_client_secret=None, slack_api_url=standin.api_url)
 
 
+def serve(args: argparse.Namespace) -> int:
+    """Child process: serve one app (``--serve real`` or ``noop``) over HTTP with the Web API at
+    ``--api-url``; print the door's URL on stdout, run until stdin closes."""
+    logging.getLogger("waitress.queue").setLevel(logging.ERROR)
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = Settings(_env_file=None, database_url=f"sqlite:///{tmp}/bench.db",
+                            slack_bot_token=TOKEN, slack_signing_secret=SECRET, slack_app_token=None,
+                            slack_client_id=None, slack_client_secret=None, slack_api_url=args.api_url)
+        runtime = Runtime.create(settings)
+        app = build_app(runtime) if args.serve == "real" else _noop_app(args.api_url, inline=args.noop_inline)
+        with HttpDoor(runtime, app, port=0, threads=args.threads) as door:
+            print(door.url, flush=True)
+            sys.stdin.read()  # the parent closes our stdin when it is done
+        runtime.store.close()
+    return 0
+
+
+def _start_server(kind: str, api_url: str, args: argparse.Namespace) -> tuple[subprocess.Popen[str], str]:
+    """Start ``kind``'s server process; returns it and its base URL."""
+    cmd = [sys.executable, __file__, "--serve", kind, "--api-url", api_url, "--threads", str(args.threads)]
+    if args.noop_inline:
+        cmd.append("--noop-inline")
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    url = proc.stdout.readline().strip()
+    if not url.startswith("http"):
+        proc.kill()
+        raise RuntimeError(f"the {kind} server did not start")
+    return proc, url
+
+
 def measure(args: argparse.Namespace) -> int:
-    with SlackStandIn() as standin, tempfile.TemporaryDirectory() as tmp:
-        runtime = Runtime.create(_settings(standin, tmp))
-        real_app = build_app(runtime)
-        noop_app = _noop_app(standin, inline=args.noop_inline)
+    with SlackStandIn() as standin:
+        real_proc, real_base = _start_server("real", standin.api_url, args)
+        noop_proc, noop_base = _start_server("noop", standin.api_url, args)
         load_before = os.getloadavg()
         real_t: list[float] = []
         noop_t: list[float] = []
-        with HttpDoor(runtime, real_app, port=0, threads=args.threads) as real, \
-                HttpDoor(runtime, noop_app, port=0, threads=args.threads) as noop:
-            real_url, noop_url = real.url + "/slack/events", noop.url + "/slack/events"
+        try:
+            real_url, noop_url = real_base + "/slack/events", noop_base + "/slack/events"
             _round(real_url, standin, args.text, min(args.clients, 8), 2)  # warm-up
             _round(noop_url, standin, args.text, min(args.clients, 8), 2)
             for i in range(args.rounds):
@@ -151,7 +185,11 @@ def measure(args: argparse.Namespace) -> int:
                 for url, into in order if i % 2 == 0 else order[::-1]:
                     into += _round(url, standin, args.text, args.clients, args.per_client)
                     standin.reset()  # keep the stand-in's record lists short
-        runtime.store.close()
+        finally:
+            for proc in (real_proc, noop_proc):
+                assert proc.stdin is not None
+                proc.stdin.close()
+                proc.wait(timeout=30)
         load_after = os.getloadavg()
 
     ms = 1000.0
@@ -230,7 +268,11 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"exit 1 when the p99 ratio > {TARGET_P99_RATIO}")
     parser.add_argument("--profile", type=int, default=0, metavar="N",
                         help="profile N commands in one thread instead of measuring")
+    parser.add_argument("--serve", choices=["real", "noop"], help=argparse.SUPPRESS)  # child process
+    parser.add_argument("--api-url", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.serve:
+        return serve(args)
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)  # 50 clients queue on purpose
     return profile(args) if args.profile else measure(args)
 

@@ -6,6 +6,7 @@ the reader's *local* today:
 
 =====================================  ===================================================
 ``tomorrow`` · ``明天``                 today + 1
+``today`` · ``yesterday`` · ``昨天``     refused (named in the error, not read as part of the post)
 ``next week`` · ``下周``                today + 7
 ``in 3 days`` · ``in 2 weeks`` · ``3天后``  today + n days / weeks
 ``monday`` · ``next monday`` · ``下周一``  the first such weekday *after* today
@@ -73,6 +74,10 @@ def _phrase(words: list[str], today: date) -> date | None | str:
     text = " ".join(words)
     if text in ("tomorrow", "明天"):
         return today + timedelta(days=1)
+    if text in ("today", "今天", "tonight", "now"):
+        return today  # refused by choose_day (not after today), with the words named
+    if text in ("yesterday", "昨天"):
+        return today - timedelta(days=1)
     if text in ("next week", "下周", "下星期"):
         return today + timedelta(days=7)
     if len(words) == 3 and words[0] == "in" and words[1].isdigit() and words[2] in _UNITS:

@@ -118,6 +118,9 @@ STRINGS: dict[str, dict[str, str]] = {
     "remind.which": {
         "en": "Which post? For example `/vllm-path remind p-eagle next monday` (a post id or a query, then the day).",
         "zh": "提醒哪篇文章？例如 `/vllm-path remind p-eagle next monday`（文章 id 或搜索词，后接日期）。"},
+    "remind.pick": {
+        "en": "Several posts match “{query}”. Name one by its id (under each title), e.g. `/vllm-path remind {example} {day}`, or press *Remind me next week* on one.",
+        "zh": "有多篇文章匹配“{query}”。请用文章 id（标题下方）指明，例如 `/vllm-path remind {example} {day}`，或在某篇上点 *下周提醒我*。"},
     "reminders.header": {"en": "Your reminders", "zh": "你的提醒"},
     "reminders.none": {
         "en": ("No reminders. Set one with `/vllm-path remind p-eagle next monday` or *Remind me next week* "
@@ -231,6 +234,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "subs.header": {"en": "Digests in this channel", "zh": "本频道的订阅"},
     "subs.none": {"en": "This channel has no digests. Start one with `/vllm-path subscribe spec monday 09:00`.",
                   "zh": "本频道还没有订阅。用 `/vllm-path subscribe spec monday 09:00` 开始。"},
+    "subs.hint": {"en": "Stop one: `/vllm-path unsubscribe {track}` · change its day: `/vllm-path subscribe {track} friday 16:30`",
+                  "zh": "停止：`/vllm-path unsubscribe {track}` · 改时间：`/vllm-path subscribe {track} friday 16:30`"},
     "subs.line": {"en": "*{track}*: {weekday}s {time} ({tz}), {steps} a week, {progress}",
                   "zh": "*{track}*：每{weekday} {time}（{tz}），每周 {n} 篇，{progress}"},
     "subs.progress": {"en": "{sent} of {total} steps sent", "zh": "已发送 {sent}/{total} 步"},

@@ -156,6 +156,21 @@ def test_more_results_pages_through_every_good_match(tmp_path):
         assert pages >= 3 and len(seen) == total and len(set(seen)) == total
 
 
+def test_mark_read_on_a_later_search_page_redraws_that_page(tmp_path):
+    settings = Settings(_env_file=None, database_url=f"sqlite:///{tmp_path}/c.db")
+    with open_console(settings) as console:
+        console.command("fp8")
+        labels = {c.label: n for n, (c, _) in console.controls.items()}
+        console.press(labels["More results"])
+        page_two = re.findall(r"`([a-z0-9-]+)`_", json.dumps(console_last_blocks(console)))
+        mark = next(n for n, (c, _) in console.controls.items() if c.label == "Mark read")
+        printed = console.press(mark)
+        assert printed and "message updated" in printed[-1].title
+        redrawn = re.findall(r"`([a-z0-9-]+)`_", json.dumps(console_last_blocks(console)))
+        assert redrawn == page_two  # still page 2, not back to the first five
+        assert "6–10 of" in json.dumps(console_last_blocks(console), ensure_ascii=False)
+
+
 def console_last_blocks(console) -> list:
     """The blocks of the last message the console printed (the stand-in recorded them)."""
     responses = console.standin.responses()

@@ -80,7 +80,7 @@ def mark_read(s: Session, value: ButtonValue) -> Reply | None:
     if pid:
         s.mark_read([pid])
         notice = t("read.done", s.lang, posts=views.post_link(s.rt.holder.catalog, pid, lang=s.lang))
-    return s.redraw(value.v, notice)
+    return s.redraw(value.v, notice, offset=value.o)
 
 
 @button("mark_unread")
@@ -93,7 +93,7 @@ def mark_unread(s: Session, value: ButtonValue) -> Reply | None:
     if pid:
         s.mark_unread([pid])
         notice = t("unread.done", s.lang, posts=views.post_link(s.rt.holder.catalog, pid, lang=s.lang))
-    return s.redraw(value.v, notice)
+    return s.redraw(value.v, notice, offset=value.o)
 
 
 @button("follow")
@@ -106,7 +106,7 @@ def follow(s: Session, value: ButtonValue) -> Reply | None:
     if tid:
         s.follow(tid)
         notice = t("follow.done_short", s.lang, track=views.track_name(s.rt.holder.catalog, tid, s.lang))
-    return s.redraw(value.v, notice)
+    return s.redraw(value.v, notice, offset=value.o)
 
 
 @button("unfollow")
@@ -119,7 +119,7 @@ def unfollow(s: Session, value: ButtonValue) -> Reply | None:
     if tid:
         s.unfollow(tid)
         notice = t("unfollow.done", s.lang, track=views.track_name(s.rt.holder.catalog, tid, s.lang))
-    return s.redraw(value.v, notice)
+    return s.redraw(value.v, notice, offset=value.o)
 
 
 @button("share")
@@ -130,7 +130,7 @@ def share(s: Session, value: ButtonValue) -> Reply | None:
     tid = _track(s, value)
     if tid:
         return views.track_reply(s.rt.holder.catalog, tid, set(), s.lang, followed=False, shared=True)
-    return s.redraw(value.v, None)
+    return s.redraw(value.v, None, offset=value.o)
 
 
 @button("dm_on")
@@ -138,14 +138,14 @@ def dm_on(s: Session, value: ButtonValue) -> Reply | None:
     """Weekly DM on: the last DM schedule, else Monday 09:00 in the person's zone."""
     when = dm_schedule(s)
     s.rt.store.set_dm(s.caller.team_id, s.caller.user_id, True, schedule=when)
-    return s.redraw(value.v, None)
+    return s.redraw(value.v, None, offset=value.o)
 
 
 @button("dm_off")
 def dm_off(s: Session, value: ButtonValue) -> Reply | None:
     """Weekly DM off."""
     s.rt.store.set_dm(s.caller.team_id, s.caller.user_id, False)
-    return s.redraw(value.v, None)
+    return s.redraw(value.v, None, offset=value.o)
 
 
 @button("more_results")
@@ -153,7 +153,7 @@ def more_results(s: Session, value: ButtonValue) -> Reply | None:
     """The next page of a search (``v`` = ``search:<query>``, ``o`` = the first result to show):
     replaces the message it lives in."""
     if not value.v.startswith("search:"):
-        return s.redraw(value.v, None)
+        return s.redraw(value.v, None, offset=value.o)
     return s.search(value.v[len("search:"):], offset=value.o)
 
 
@@ -163,7 +163,7 @@ def open_path(s: Session, value: ButtonValue) -> Reply | None:
     result it replaces the message; from App Home the listener shows it in a modal)."""
     tid = _track(s, value)
     if tid is None:
-        return s.redraw(value.v, None)
+        return s.redraw(value.v, None, offset=value.o)
     return s.track_view(tid)
 
 
@@ -172,5 +172,5 @@ def more_steps(s: Session, value: ButtonValue) -> Reply | None:
     """Another page of a long track's steps (``t`` the track, ``o`` the first step to list)."""
     tid = _track(s, value)
     if tid is None:
-        return s.redraw(value.v, None)
+        return s.redraw(value.v, None, offset=value.o)
     return s.track_view(tid, offset=value.o)

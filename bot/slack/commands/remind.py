@@ -50,10 +50,15 @@ def remind(s: Session, cmd: grammar.Command) -> Reply:
         return views.text_reply(t("remind.bad_day", s.lang, value=truncate(choice.error, 60)))
     if not choice.rest:
         return views.text_reply(t("remind.which", s.lang))
-    post_ids, _ = s.resolve_posts(" ".join(choice.rest))
+    query = " ".join(choice.rest)
+    post_ids, candidates = s.resolve_posts(query)
+    day_words = words[len(choice.rest):]
+    if candidates is not None:  # several posts match about as well: let the reader pick
+        notice = t("remind.pick", s.lang, query=truncate(query, 100), example=candidates.results[0].post_id,
+                   day=truncate(" ".join(day_words) or "next week", 40))
+        return views.search_reply(s.rt.holder.catalog, query, candidates, s.read(), s.lang, notice=notice)
     if len(post_ids) != 1:
         return views.text_reply(t("remind.which", s.lang))
-    day_words = words[len(choice.rest):]
     return views.text_reply(set_reminder(s, post_ids[0], day_words))
 
 
@@ -77,8 +82,8 @@ def remind_button(s: Session, value: ButtonValue) -> Reply | None:
     cat = s.rt.holder.catalog
     pid = cat.resolve_post_id(value.p) if value.p else None
     if pid is None or not cat.has_post(pid):
-        return s.redraw(value.v, t("error.generic", s.lang))
-    return s.redraw(value.v, set_reminder(s, pid, (value.d or "").split()))
+        return s.redraw(value.v, t("error.generic", s.lang), offset=value.o)
+    return s.redraw(value.v, set_reminder(s, pid, (value.d or "").split()), offset=value.o)
 
 
 @button("cancel_reminder")
@@ -86,4 +91,4 @@ def cancel_button(s: Session, value: ButtonValue) -> Reply | None:
     """*Cancel* on a listed reminder (its id in ``d``), then redraw the list."""
     ok = bool(value.d and value.d.isdigit()
               and s.rt.store.cancel_reminder(s.caller.team_id, s.caller.user_id, int(value.d)))
-    return s.redraw(value.v, t("reminders.cancelled" if ok else "reminders.not_found", s.lang))
+    return s.redraw(value.v, t("reminders.cancelled" if ok else "reminders.not_found", s.lang), offset=value.o)

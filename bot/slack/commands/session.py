@@ -353,15 +353,17 @@ class Session:
         return views.next_reply(self.rt.holder.catalog, self.follows(), self.read(), self.lang,
                                 notice=notice)
 
-    def redraw(self, view: str, notice: str | None) -> Reply | None:
-        """The message a button lived in, drawn again with the new state (``None`` for Home)."""
+    def redraw(self, view: str, notice: str | None, offset: int | None = None) -> Reply | None:
+        """The message a button lived in, drawn again with the new state (``None`` for Home);
+        ``offset``: the first result of the search page the button was on (the button value's
+        ``o``), so a click on page 2 redraws page 2."""
         if view == "home":
             return None
         if view.startswith("track:"):
             tid = self.current_track(view[6:])
             return self.track_view(tid, notice=notice) if tid else self.outdated(notice)
         if view.startswith("search:"):
-            return self.query(view[7:], notice=notice)
+            return self.query(view[7:], notice=notice, offset=offset or 0)
         if view.startswith("digest") or view == "unfurl":
             return views.text_reply(notice or t("done", self.lang))
         if view == "reminders":

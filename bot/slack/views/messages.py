@@ -8,7 +8,6 @@ catalog URLs.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -34,6 +33,7 @@ from bot.slack.views.blocks import (
     sections,
 )
 from bot.slack.views.links import post_date, read_link
+from bot.slack.views.parts import memo, rendered
 
 MAX_RESULTS = 5
 STEPS_PER_PAGE = 20
@@ -44,11 +44,16 @@ ICON_READ, ICON_NEXT, ICON_UNREAD = ":white_check_mark:", ":arrow_right:", ":whi
 class _Ids:
     """Hands out unique action ids within one message."""
 
-    def __init__(self) -> None:
-        self._n = itertools.count()
+    def __init__(self, first: int = 0) -> None:
+        self._next = first
 
     def __call__(self, kind: str) -> str:
-        return f"{kind}:{next(self._n)}"
+        n, self._next = self._next, self._next + 1
+        return f"{kind}:{n}"
+
+    def peek(self) -> int:
+        """The number the next id gets."""
+        return self._next
 
 
 def track_name(catalog: Catalog, track_id: str, lang: str) -> str:
@@ -146,102 +151,151 @@ def track_reply(catalog: Catalog, track_id: str, read: set[str], lang: str, *, f
     ``notice`` (escaped mrkdwn) goes on top, e.g. after a click. ``shared=True`` renders the
     in-channel version: no personal progress, no buttons (a long path says how many steps follow
     and which command shows them).
+
+    The blocks of the personal version are assembled from parts kept per catalog
+    (:mod:`bot.slack.views.parts`: a step's section by its place and state, the next step's
+    detail by what of its prerequisites is unread, …), so a reply costs a few look-ups once the
+    parts have been rendered; the result is the same as rendering every block afresh.
     """
+    if shared:
+        return _shared_track_reply(catalog, track_id, lang, notice, offset)
     track = catalog.track(track_id)
     steps = catalog.path(track_id)
-    done: set[str] = set() if shared else {pid for p in read if (pid := catalog.resolve_post_id(p))}
-    nxt = None if shared else paths.next_step(catalog, track_id, done)
+    done: set[str] = {pid for p in read if (pid := catalog.resolve_post_id(p))}
+    nxt = paths.next_step(catalog, track_id, done)
     read_count = sum(1 for s in steps if s.post in done)
-    ids = _Ids()
     view = {"v": f"track:{track_id}"}
+    total = len(steps)
+    order = catalog.order(track_id)
+    start = step_page(total, order.index(nxt.post) if nxt else None, offset)
+    end = min(total, start + STEPS_PER_PAGE)
+    paged = bool(start or end < total)
 
+    def step_line(i: int, step: Step, icon: str, bold: bool) -> Mrkdwn:
+        text = read_link(catalog, catalog.post(step.post), lang, bold=bold)
+        return Mrkdwn("{} {}. {} · _{}_").format(Mrkdwn(icon), i + 1, text, t("level." + step.level, lang))
+
+    def head_section() -> Block:
+        head = [t("track.path", lang)]
+        if paged:
+            head.append(Mrkdwn("_{}_").format(t("track.showing", lang, first=start + 1, last=end, total=total)))
+        return section(Mrkdwn("\n").join(head))
+
+    blocks: list[Block | dict] = [rendered(catalog, ("header", track_id), lambda: header(
+        f"{track.names.en} · {track.names.zh}" if track.names.zh else track.names.en))]
+    if notice:
+        blocks.append(section(notice))
+    blocks.append(rendered(catalog, ("progress", lang, track_id, read_count), lambda: context(
+        t("track.progress", lang, read=read_count, total=total, version=catalog.version))))
+    blocks.append(rendered(catalog, ("description", lang, track_id),
+                           lambda: section(track.description.get(lang))))
+    blocks.append(rendered(catalog, ("path_head", lang, track_id, start, paged), head_section))
+    # one section per listed step, each with its own Mark read (or Mark unread once read)
+    for i in range(start, end):
+        step = steps[i]
+        is_next = nxt is not None and step.post == nxt.post
+        state = "read" if step.post in done else "next" if is_next else "unread"
+
+        def step_section(i: int = i, step: Step = step, state: str = state) -> Block:
+            icon = {"read": ICON_READ, "next": ICON_NEXT, "unread": ICON_UNREAD}[state]
+            kind = "mark_unread" if state == "read" else "mark_read"
+            return section(step_line(i, step, icon, state == "next"),
+                           accessory=button(t("btn." + kind, lang), f"{kind}:{i - start}",
+                                            {"p": step.post, "t": track_id, **view}))
+        blocks.append(rendered(catalog, ("step", lang, track_id, i, state, i - start), step_section))
+    ids = _Ids(end - start)
+    if end < total:
+        blocks.append(rendered(catalog, ("more_steps", lang, track_id, end),
+                               lambda: section(t("track.more_steps", lang, n=total - end))))
+    if paged:
+        paging = []
+        if start:
+            paging.append(button(t("btn.earlier_steps", lang), ids("more_steps"),
+                                 {"t": track_id, "o": max(0, start - STEPS_PER_PAGE), **view}))
+        if end < total:
+            paging.append(button(t("btn.more_steps", lang), ids("more_steps"),
+                                 {"t": track_id, "o": end, **view}))
+        blocks.append(actions(paging))
+
+    if nxt is not None:
+        unread_before = tuple(s.post for s in paths.read_before(catalog, track_id, nxt.post) if s.post not in done)
+        blocks.append(divider())
+        blocks.append(rendered(catalog, ("next_detail", lang, track_id, nxt.post, unread_before),
+                               lambda: section(_next_detail(catalog, track_id, nxt, lang, done))))
+    else:
+        blocks.append(divider())
+        blocks.append(rendered(catalog, ("done", lang), lambda: section(t("track.done", lang))))
+    first_id = ids.peek()
+
+    def buttons() -> Block:
+        ids = _Ids(first_id)
+        row = []
+        if nxt is not None:
+            row.append(button(t("btn.mark_read", lang), ids("mark_read"),
+                              {"p": nxt.post, "t": track_id, **view}, style="primary"))
+            row.append(button(t("btn.remind_next_week", lang), ids("remind"),
+                              {"p": nxt.post, "d": "next week", **view}))
+        if followed:
+            row.append(button(t("btn.unfollow", lang), ids("unfollow"), {"t": track_id, **view}))
+        else:
+            row.append(button(t("btn.follow", lang), ids("follow"), {"t": track_id, **view}))
+        row.append(button(t("btn.share", lang), ids("share"), {"t": track_id, **view}))
+        return actions(row)
+    blocks.append(rendered(catalog, ("buttons", lang, track_id, nxt.post if nxt else None, followed, first_id),
+                           buttons))
+    fallback = memo(catalog, ("track_fallback", lang, track_id, nxt.post if nxt else None), lambda: Mrkdwn(
+        "{}: {}").format(track.names.get(lang),
+                         t("track.next", lang, post=catalog.post(nxt.post).title) if nxt else t("track.done", lang)))
+    if notice:
+        fallback = Mrkdwn("{}\n{}").format(notice, fallback)
+    return make_reply(blocks, fallback, "ephemeral")
+
+
+def _next_detail(catalog: Catalog, track_id: str, nxt: Step, lang: str, done: Collection[str]) -> Mrkdwn:
+    """The next step's detail: its link, place, source and date, note and prerequisites."""
+    track = catalog.track(track_id)
+    post = catalog.post(nxt.post)
+    position = catalog.order(track_id).index(nxt.post) + 1
+    detail: list[str] = [
+        t("track.next", lang, post=post_link(catalog, nxt.post, lang=lang)),
+        Mrkdwn("_{} · {} · {}_").format(
+            t("step.position", lang, position=position, of=len(catalog.path(track_id)), track=track.names.get(lang)),
+            post.source.label(), post_date(post, lang))]
+    if nxt.note:
+        detail.append(nxt.note.get(lang))
+    detail.extend(_prereq_lines(catalog, track_id, nxt, lang, done))
+    return Mrkdwn("\n").join(detail)
+
+
+def _shared_track_reply(catalog: Catalog, track_id: str, lang: str, notice: str | None,
+                        offset: int | None) -> Reply:
+    """The in-channel version of :func:`track_reply`: the path (first page) with no personal
+    progress and no buttons; a long path says how many steps follow and which command shows
+    them."""
+    track = catalog.track(track_id)
+    steps = catalog.path(track_id)
     blocks: list[Block] = [header(f"{track.names.en} · {track.names.zh}" if track.names.zh else track.names.en)]
     if notice:
         blocks.append(section(notice))
-    if shared:
-        blocks.append(context(t("share.footer", lang, version=catalog.version)))
-    else:
-        blocks.append(context(t("track.progress", lang, read=read_count, total=len(steps), version=catalog.version)))
+    blocks.append(context(t("share.footer", lang, version=catalog.version)))
     blocks.append(section(track.description.get(lang)))
-
-    order = catalog.order(track_id)
-    start = step_page(len(steps), order.index(nxt.post) if nxt else None, offset)
+    start = step_page(len(steps), None, offset)
     end = min(len(steps), start + STEPS_PER_PAGE)
-    lines = [t("track.path", lang)]
+    lines: list[str] = [t("track.path", lang)]
     if start or end < len(steps):
         lines.append(Mrkdwn("_{}_").format(t("track.showing", lang, first=start + 1, last=end, total=len(steps))))
     for i, step in enumerate(steps[start:end], start=start + 1):
-        post = catalog.post(step.post)
-        is_next = nxt is not None and step.post == nxt.post
-        icon = ICON_READ if step.post in done else ICON_NEXT if is_next else ICON_UNREAD
-        text = read_link(catalog, post, lang, bold=is_next)
-        lines.append(Mrkdwn("{} {}. {} · _{}_").format(Mrkdwn(icon), i, text, t("level." + step.level, lang)))
-    step_lines = lines[1:]
-    head = [lines[0]]
-    if start or end < len(steps):
-        head.append(step_lines.pop(0))  # "Steps 41-60 of 90"
+        text = read_link(catalog, catalog.post(step.post), lang, bold=False)
+        lines.append(Mrkdwn("{} {}. {} · _{}_").format(Mrkdwn(ICON_UNREAD), i, text, t("level." + step.level, lang)))
     more = t("track.more_steps", lang, n=len(steps) - end) if end < len(steps) else None
-    if shared:
-        tail = [more, Mrkdwn("`/vllm-path {}`").format(track_id)] if more else []
-        blocks.extend(sections([*head, *step_lines, *tail]))
-    else:
-        # one section per listed step, each with its own Mark read (or Mark unread once read)
-        blocks.append(section(Mrkdwn("\n").join(head)))
-        for step, line in zip(steps[start:end], step_lines, strict=True):
-            kind = "mark_unread" if step.post in done else "mark_read"
-            blocks.append(section(line, accessory=button(t("btn." + kind, lang), ids(kind),
-                                                         {"p": step.post, "t": track_id, **view})))
-        if more:
-            blocks.append(section(more))
-        if start or end < len(steps):
-            paging = []
-            if start:
-                paging.append(button(t("btn.earlier_steps", lang), ids("more_steps"),
-                                     {"t": track_id, "o": max(0, start - STEPS_PER_PAGE), **view}))
-            if end < len(steps):
-                paging.append(button(t("btn.more_steps", lang), ids("more_steps"),
-                                     {"t": track_id, "o": end, **view}))
-            blocks.append(actions(paging))
-
-    buttons = []
-    if nxt is not None:
-        post = catalog.post(nxt.post)
-        position = catalog.order(track_id).index(nxt.post) + 1
-        detail: list[str] = [
-            t("track.next", lang, post=post_link(catalog, nxt.post, lang=lang)),
-            Mrkdwn("_{} · {} · {}_").format(
-                t("step.position", lang, position=position, of=len(steps), track=track.names.get(lang)),
-                post.source.label(), post_date(post, lang))]
-        if nxt.note:
-            detail.append(nxt.note.get(lang))
-        detail.extend(_prereq_lines(catalog, track_id, nxt, lang, done))
-        blocks.append(divider())
-        blocks.append(section(Mrkdwn("\n").join(detail)))
-        buttons.append(button(t("btn.mark_read", lang), ids("mark_read"),
-                              {"p": nxt.post, "t": track_id, **view}, style="primary"))
-        buttons.append(button(t("btn.remind_next_week", lang), ids("remind"),
-                              {"p": nxt.post, "d": "next week", **view}))
-    elif not shared:
-        blocks.append(divider())
-        blocks.append(section(t("track.done", lang)))
-    if not shared:
-        if followed:
-            buttons.append(button(t("btn.unfollow", lang), ids("unfollow"), {"t": track_id, **view}))
-        else:
-            buttons.append(button(t("btn.follow", lang), ids("follow"), {"t": track_id, **view}))
-        buttons.append(button(t("btn.share", lang), ids("share"), {"t": track_id, **view}))
-        blocks.append(actions(buttons))
-    if shared:
-        fallback = Mrkdwn("{}: {}{}").format(
-            track.names.get(lang), Mrkdwn(" > ").join(catalog.post(s.post).title for s in steps[:5]),
-            " …" if len(steps) > 5 else "")
-    else:
-        fallback = Mrkdwn("{}: {}").format(
-            track.names.get(lang),
-            t("track.next", lang, post=catalog.post(nxt.post).title) if nxt else t("track.done", lang))
+    tail = [more, Mrkdwn("`/vllm-path {}`").format(track_id)] if more else []
+    blocks.extend(sections([*lines, *tail]))
+    fallback = Mrkdwn("{}: {}{}").format(
+        track.names.get(lang), Mrkdwn(" > ").join(catalog.post(s.post).title for s in steps[:5]),
+        " …" if len(steps) > 5 else "")
     if notice:
         fallback = Mrkdwn("{}\n{}").format(notice, fallback)
-    return make_reply(blocks, fallback, "in_channel" if shared else "ephemeral")
+    return make_reply(blocks, fallback, "in_channel")
 
 
 # --- search ------------------------------------------------------------------------------------
@@ -285,6 +339,8 @@ def search_reply(catalog: Catalog, query: str, result, read: set[str], lang: str
     fallback = ([notice] if notice else []) + [t("search.header", lang, query=shown_query)]
     view = f"search:{query[:150]}"
     shown = result.results[:MAX_RESULTS]
+    offset = getattr(result, "offset", 0)
+    page = {"v": view, "o": offset or None}  # a click on a later page redraws that page
     for match in shown:
         post = catalog.post(match.post_id)
         mark = ICON_READ + " " if post.id in done else ""
@@ -293,9 +349,9 @@ def search_reply(catalog: Catalog, query: str, result, read: set[str], lang: str
             post_date(post, lang), post.id, truncate(post.summary.get(lang), 300),
             _position_line(catalog, post.id, lang))
         if post.id in done:
-            accessory = button(t("btn.mark_unread", lang), ids("mark_unread"), {"p": post.id, "v": view})
+            accessory = button(t("btn.mark_unread", lang), ids("mark_unread"), {"p": post.id, **page})
         else:
-            accessory = button(t("btn.mark_read", lang), ids("mark_read"), {"p": post.id, "v": view})
+            accessory = button(t("btn.mark_read", lang), ids("mark_read"), {"p": post.id, **page})
         blocks.append(section(text, accessory=accessory))
         tracks = catalog.tracks_of(post.id)
         row = []
@@ -304,12 +360,11 @@ def search_reply(catalog: Catalog, query: str, result, read: set[str], lang: str
             row.append(button(label, ids("open_path"), {"t": tracks[0], "v": view}))
         if post.id not in done:
             row.append(button(t("btn.remind_next_week", lang), ids("remind"),
-                              {"p": post.id, "d": "next week", "v": view}))
+                              {"p": post.id, "d": "next week", **page}))
         if row:
             blocks.append(actions(row))
         fallback.append(Mrkdwn("• {}").format(post.title))
     total = getattr(result, "total", len(shown)) or len(shown)
-    offset = getattr(result, "offset", 0)
     footer = [t("catalog.version", lang, version=catalog.version)]
     if total > len(shown):
         footer.insert(0, t("search.more_count", lang, first=offset + 1, last=offset + len(shown), total=total))
@@ -375,7 +430,7 @@ def subscription_line(catalog: Catalog, sub, lang: str) -> Mrkdwn:
 
 
 def subscriptions_reply(catalog: Catalog, subs: Iterable, lang: str) -> Reply:
-    """The digests of a channel."""
+    """The digests of a channel, and how to stop or move one (named with the first's track)."""
     subs = list(subs)
     blocks: list[Block] = [header(t("subs.header", lang))]
     if not subs:
@@ -383,6 +438,7 @@ def subscriptions_reply(catalog: Catalog, subs: Iterable, lang: str) -> Reply:
         return make_reply(blocks, t("subs.none", lang))
     lines = [subscription_line(catalog, s, lang) for s in subs]
     blocks.extend(sections(lines)[:40])
+    blocks.append(context(t("subs.hint", lang, track=subs[0].track_id)))
     return make_reply(blocks, Mrkdwn("\n").join(lines))
 
 

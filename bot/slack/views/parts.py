@@ -1,0 +1,85 @@
+"""Rendered Block Kit parts kept per catalog, so a reply is assembled rather than rebuilt.
+
+A track reply lists up to 20 steps, each a section with a link, an icon and a *Mark read*
+button; building them through slack-sdk's models (validation included) is most of a slash
+command's cost. What a step's section shows depends only on the catalog, the language, the
+track, the step's place on its page and whether it is read, next or unread, so it is built once
+and its serialised dict is reused by every reader in that state.
+
+The cache is one bounded ``cachetools.LRUCache`` per catalog object (dropped with the catalog,
+so ``catalog reload`` starts afresh), guarded by a lock. Cached dicts are shared: treat
+:attr:`bot.slack.views.blocks.Reply.blocks` as read-only (nothing in the app changes a block
+after rendering; replies are serialised to JSON as they are).
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections.abc import Callable, Hashable
+from typing import Any, TypeVar
+
+from cachetools import LRUCache
+from slack_sdk.models.blocks import Block
+
+from bot.catalog import Catalog
+
+MAX_PARTS = 20_000
+"""Rendered parts kept per catalog (each a dict of well under 1 KB): enough for every step of
+every track in every state and language of a catalog many times the blog's size."""
+
+_MISSING = object()
+_caches: dict[int, tuple[weakref.ref, LRUCache, threading.Lock]] = {}
+_caches_lock = threading.Lock()
+
+
+def _cache_of(catalog: Catalog) -> tuple[LRUCache, threading.Lock]:
+    key = id(catalog)
+    hit = _caches.get(key)
+    if hit is not None and hit[0]() is catalog:
+        return hit[1], hit[2]
+    with _caches_lock:
+        hit = _caches.get(key)
+        if hit is not None and hit[0]() is catalog:
+            return hit[1], hit[2]
+
+        def _drop(_ref: weakref.ref, key: int = key, caches: dict[Any, Any] = _caches) -> None:
+            caches.pop(key, None)  # bound now: at interpreter exit the global may be None
+
+        cache: LRUCache = LRUCache(maxsize=MAX_PARTS)
+        lock = threading.Lock()
+        _caches[key] = (weakref.ref(catalog, _drop), cache, lock)
+        return cache, lock
+
+
+_T = TypeVar("_T")
+
+
+def memo(catalog: Catalog, key: Hashable, build: Callable[[], _T]) -> _T:
+    """The value kept for ``key`` (a tuple naming everything the value depends on besides
+    ``catalog``; its first item names the kind of part), computed with ``build()`` on first use.
+    Two threads missing at once both build; the values are equal, the last one is kept."""
+    cache, lock = _cache_of(catalog)
+    with lock:
+        hit = cache.get(key, _MISSING)
+    if hit is not _MISSING:
+        return hit
+    value = build()
+    with lock:
+        cache[key] = value
+    return value
+
+
+def rendered(catalog: Catalog, key: Hashable, build: Callable[[], Block]) -> dict[str, Any]:
+    """The serialised block for ``key`` (see :func:`memo`), built with ``build()`` and
+    ``to_dict()`` (slack-sdk's validation) on first use.
+
+    The returned dict is shared between replies: do not change it.
+    """
+    return memo(catalog, ("block", key), lambda: build().to_dict())
+
+
+def cache_info(catalog: Catalog) -> dict[str, int]:
+    """``{'parts': n, 'max_parts': m}`` for ``catalog``'s cache."""
+    cache, _ = _cache_of(catalog)
+    return {"parts": len(cache), "max_parts": int(cache.maxsize)}
