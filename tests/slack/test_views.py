@@ -12,6 +12,7 @@ from bot.digest.weekly import WeeklySchedule
 from bot.search import Matcher
 from bot.slack.blockkit import BlockKitError, validate_blocks
 from bot.slack.views import messages as views
+from bot.slack.views import search as search_views
 from tests.evaldata import REPO
 
 CATALOG = load_catalog(REPO / "catalog")
@@ -68,7 +69,7 @@ def test_track_message_marks_progress_and_next():
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_search_message_fits_and_escapes(query, lang):
     result = MATCHER.search(query, limit=5)
-    reply = views.search_reply(CATALOG, query, result, set(), lang)
+    reply = search_views.search_reply(CATALOG, query, result, set(), lang)
     assert_safe(reply.blocks, reply.text)
     assert "<!channel>" not in str(reply.blocks) and "<@U123>" not in str(reply.blocks)
 

@@ -9,6 +9,7 @@ from bot.slack.i18n import t
 from bot.slack.mrkdwn import Mrkdwn, truncate
 from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply
+from bot.slack.views.search import search_reply
 
 
 @command("read", "unread")
@@ -29,7 +30,7 @@ def mark(s: Session, cmd: grammar.Command) -> Reply:
     else:
         post_ids, candidates = s.resolve_posts(text)
     if candidates is not None:  # several posts match about as well: let the reader pick
-        return views.search_reply(cat, text, candidates, s.read(), s.lang, notice=t("read.pick", s.lang))
+        return search_reply(cat, text, candidates, s.read(), s.lang, notice=t("read.pick", s.lang))
     if not post_ids:
         suggestion = s.suggest(text)
         msg = t("read.no_match", s.lang, query=truncate(text, 100))

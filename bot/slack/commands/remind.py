@@ -18,6 +18,7 @@ from bot.slack.mrkdwn import Mrkdwn, truncate
 from bot.slack.views import messages as views
 from bot.slack.views import reminders as rviews
 from bot.slack.views.blocks import Reply
+from bot.slack.views.search import search_reply
 
 DEFAULT_DAYS = 7
 """Days ahead when no day is named (``remind p-eagle``: a week from today)."""
@@ -56,7 +57,7 @@ def remind(s: Session, cmd: grammar.Command) -> Reply:
     if candidates is not None:  # several posts match about as well: let the reader pick
         notice = t("remind.pick", s.lang, query=truncate(query, 100), example=candidates.results[0].post_id,
                    day=truncate(" ".join(day_words) or "next week", 40))
-        return views.search_reply(s.rt.holder.catalog, query, candidates, s.read(), s.lang, notice=notice)
+        return search_reply(s.rt.holder.catalog, query, candidates, s.read(), s.lang, notice=notice)
     if len(post_ids) != 1:
         return views.text_reply(t("remind.which", s.lang))
     return views.text_reply(set_reminder(s, post_ids[0], day_words))

@@ -25,6 +25,7 @@ from bot.slack.mrkdwn import Mrkdwn, truncate
 from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply
 from bot.slack.views.reminders import reminders_reply
+from bot.slack.views.search import search_reply
 from bot.store import ReaderState
 
 MAX_OFFSET = 10_000
@@ -345,7 +346,7 @@ class Session:
             result = loaded.matcher.search(text, limit=views.MAX_RESULTS)
         quiet = bool(result.results) or not text.strip() or result.link is not None  # a link: no guess
         suggestion = None if quiet else self.suggest(text)
-        return views.search_reply(loaded.catalog, text, result, self.read(), self.lang,
+        return search_reply(loaded.catalog, text, result, self.read(), self.lang,
                                   notice=notice, suggestion=suggestion)
 
     def next_reply(self, notice: str | None = None) -> Reply:

@@ -1,0 +1,103 @@
+"""Render a search as Block Kit: one page of matching posts, each with its way to read it, its
+place in its tracks and its buttons (pure: catalog + matcher result + reader state in,
+:class:`~bot.slack.views.blocks.Reply` out). Button ``action_id`` s as in
+:mod:`bot.slack.views.messages`."""
+
+from __future__ import annotations
+
+from slack_sdk.models.blocks import Block
+
+from bot import paths
+from bot.catalog import Catalog
+from bot.slack.i18n import t
+from bot.slack.mrkdwn import Mrkdwn, truncate
+from bot.slack.views.blocks import Reply, actions, button, context, make_reply, section
+from bot.slack.views.links import post_date, read_link
+from bot.slack.views.messages import ICON_READ, MAX_RESULTS, ActionIds, track_name
+
+
+def _position_line(catalog: Catalog, post_id: str, lang: str) -> Mrkdwn:
+    """"step 3 of 9 in Speculative decoding · next: X" for each of the post's tracks."""
+    parts = []
+    for pos in paths.positions(catalog, post_id)[:3]:
+        where = t("step.position", lang, position=pos.position, of=pos.of,
+                  track=track_name(catalog, pos.track_id, lang))
+        after = paths.read_after(catalog, pos.track_id, post_id)
+        nxt = t("step.next", lang, post=read_link(catalog, catalog.post(after[0].post), lang)) if after \
+            else t("step.last", lang)
+        parts.append(Mrkdwn("{} · {}").format(where, nxt))
+    return Mrkdwn("\n").join(parts) if parts else t("search.not_in_track", lang)
+
+
+def search_reply(catalog: Catalog, query: str, result, read: set[str], lang: str,
+                 notice: str | None = None, suggestion: str | None = None) -> Reply:
+    """One page of matching posts (at most :data:`MAX_RESULTS`; the matcher stops where the
+    matches stop), each with a way to read it, its place in its tracks, *Mark read* and an
+    *Open path* button for its first track; a *More results* button when more good matches
+    follow (value ``{"v": "search:<query>", "o": <next offset>}``).
+
+    ``result`` is a :class:`bot.search.SearchResult`. With no results: the post is not in the
+    catalog yet (a blog link no post has), the matcher's hint (empty or punctuation-only query) or
+    "no match" plus ``suggestion`` (a did-you-mean line, escaped).
+    """
+    shown_query = truncate(" ".join(query.split()), 100)
+    ids = ActionIds()
+    blocks: list[Block] = []
+    if notice:
+        blocks.append(section(notice))
+    if not result.results:
+        link_result = getattr(result, "link", None)
+        if link_result is not None and link_result.status == "unknown":
+            blocks.append(section(t("search.unknown_link", lang, url=truncate(link_result.url, 300))))
+        elif not query.strip() or result.hint:
+            blocks.append(section(t("search.empty", lang)))
+        else:
+            blocks.append(section(t("search.none", lang, query=shown_query)))
+        if suggestion:
+            blocks.append(section(suggestion))
+        blocks.append(context(t("didyoumean.help", lang)))
+        return make_reply(blocks, Mrkdwn("\n").join(Mrkdwn(text.text) for b in blocks
+                                                       if (text := getattr(b, "text", None))))
+
+    blocks.append(section(Mrkdwn("*{}*").format(t("search.header", lang, query=shown_query))))
+    if result.track is not None:
+        tid = result.track.track_id
+        blocks.append(context(t("search.track_hint", lang, track=track_name(catalog, tid, lang), track_id=tid)))
+    done = {catalog.resolve_post_id(p) for p in read} - {None}
+    fallback = ([notice] if notice else []) + [t("search.header", lang, query=shown_query)]
+    view = f"search:{query[:150]}"
+    shown = result.results[:MAX_RESULTS]
+    offset = getattr(result, "offset", 0)
+    page = {"v": view, "o": offset or None}  # a click on a later page redraws that page
+    for match in shown:
+        post = catalog.post(match.post_id)
+        mark = ICON_READ + " " if post.id in done else ""
+        text = Mrkdwn("{}{}\n_{} · {} · `{}`_\n{}\n{}").format(
+            Mrkdwn(mark), read_link(catalog, post, lang, bold=True), post.source.label(),
+            post_date(post, lang), post.id, truncate(post.summary.get(lang), 300),
+            _position_line(catalog, post.id, lang))
+        if post.id in done:
+            accessory = button(t("btn.mark_unread", lang), ids("mark_unread"), {"p": post.id, **page})
+        else:
+            accessory = button(t("btn.mark_read", lang), ids("mark_read"), {"p": post.id, **page})
+        blocks.append(section(text, accessory=accessory))
+        tracks = catalog.tracks_of(post.id)
+        row = []
+        if tracks:
+            label = Mrkdwn("{}: {}").format(t("btn.open_path", lang), track_name(catalog, tracks[0], lang))
+            row.append(button(label, ids("open_path"), {"t": tracks[0], "v": view}))
+        if post.id not in done:
+            row.append(button(t("btn.remind_next_week", lang), ids("remind"),
+                              {"p": post.id, "d": "next week", **page}))
+        if row:
+            blocks.append(actions(row))
+        fallback.append(Mrkdwn("• {}").format(post.title))
+    total = getattr(result, "total", len(shown)) or len(shown)
+    footer = [t("catalog.version", lang, version=catalog.version)]
+    if total > len(shown):
+        footer.insert(0, t("search.more_count", lang, first=offset + 1, last=offset + len(shown), total=total))
+    blocks.append(context(*footer))
+    if offset + len(shown) < total:
+        blocks.append(actions([button(t("btn.more_results", lang), ids("more_results"),
+                                      {"v": view, "o": offset + len(shown)})]))
+    return make_reply(blocks, Mrkdwn("\n").join(fallback))
