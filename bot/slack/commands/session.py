@@ -360,8 +360,8 @@ class Session:
         if view.startswith("track:"):
             tid = self.current_track(view[6:])
             return self.track_view(tid, notice=notice) if tid else self.outdated(notice)
-        if view.startswith("search:"):
-            return self.query(view[7:], notice=notice)
+        if view.startswith("search:"):  # search results stay search results (``search spec``)
+            return self.search(view[7:], notice=notice)
         if view.startswith("digest") or view == "unfurl":
             return views.text_reply(notice or t("done", self.lang))
         if view == "reminders":
