@@ -49,19 +49,35 @@ def normalize(text: str) -> str:
 
 def _normalize_text(text: str) -> str:
     """:func:`normalize` for catalog text (titles): no Slack markup to decode, so it skips that."""
-    return " ".join(_TOKEN_RE.findall(fold_accents(unicodedata.normalize("NFKC", text).casefold())))
+    if text.isascii():  # NFKC and casefold are lower() here; words are [a-z0-9]+
+        return " ".join(_ASCII_WORD_RE.findall(text.lower()))
+    return " ".join(_TOKEN_RE.findall(_fold_text(text)))
 
 
 _PARTS_RE = re.compile(rf"([{_CJK}]+)|([^\W_{_CJK}]+)")
+
+
+_FULLWIDTH_PUNCT_RE = re.compile("[\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff5e]")
+"""Full-width ASCII punctuation (``，：（）！`` …): NFKC makes each an ASCII separator, so it is read
+as a space first; most Chinese text is then already NFKC-normal and Python's quick check skips the
+full normalisation pass."""
+
+
+def _fold_text(text: str) -> str:
+    """NFKC, ``casefold``, accents folded (catalog text: no Slack markup to decode); the same words
+    and CJK runs as :func:`bot.text.fold` (only separators may differ: they are dropped anyway)."""
+    return fold_accents(unicodedata.normalize("NFKC", _FULLWIDTH_PUNCT_RE.sub(" ", text)).casefold())
 
 
 def _parts(text: str) -> list[tuple[str, str]]:
     """``normalize`` as ``[(cjk run, "") or ("", latin word)]``."""
     if not text:
         return []
-    return _PARTS_RE.findall(fold_accents(unicodedata.normalize("NFKC", text).casefold()))
+    return _PARTS_RE.findall(_fold_text(text))
 
 
+_CJK_RUN_RE = re.compile(rf"[{_CJK}]+")
+_WORD_RUN_RE = re.compile(rf"[^\W_{_CJK}]+")
 _ASCII_WORD_RE = re.compile(r"[a-z0-9]+")
 _ASCII_WORD2_RE = re.compile(r"[a-z0-9]{2,}")
 
@@ -85,9 +101,15 @@ def _text_terms(text: str, joins: bool, surface: set[str], cjk_runs: list[str] |
         if len(words) > 1:
             out.extend(map(stem, map(operator.add, words, words[1:])))
         return out
-    parts = _parts(text)
-    runs = [c for c, _ in parts if c]
-    words = [w for _, w in parts if w]
+    if not joins:  # no adjacency needed: CJK runs and words by two scans (the same maximal runs)
+        norm = _fold_text(text)
+        runs = _CJK_RUN_RE.findall(norm)
+        words = _WORD_RUN_RE.findall(norm)
+        parts = []
+    else:
+        parts = _parts(text)
+        runs = [c for c, _ in parts if c]
+        words = [w for _, w in parts if w]
     surface.update(words)
     out = list(map(stem, [w for w in words if len(w) > 1]))
     for run in runs:

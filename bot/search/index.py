@@ -96,7 +96,7 @@ _GENERIC_FACTOR = 0.25  # ... and its concept weighs a quarter
 
 _BIT_TITLE, _BIT_TAGS, _BIT_ID, _BIT_SUMMARY, _BIT_ANSWERS = 1, 2, 4, 8, 16
 _FIELD_BITS = np.array([_BIT_TITLE, _BIT_TAGS, _BIT_ID, _BIT_SUMMARY, _BIT_SUMMARY, _BIT_ANSWERS],
-                       dtype=np.int64)
+                       dtype=np.uint8)
 """The field of each text :meth:`Index._build_index` reads per post, in order (title, tags, ids,
 English summary, Chinese summary, answers)."""
 
@@ -228,11 +228,14 @@ class Index:
         term_ids = np.fromiter(map(index.__getitem__, all_terms), dtype=np.int64,
                                count=len(all_terms))
         # One key per occurrence, term-major: sorting groups a term's posts, ascending.
-        chunk_docs = np.repeat(np.arange(n, dtype=np.int64), len(_FIELD_BITS))
-        keys = term_ids * max(n, 1) + np.repeat(chunk_docs, lengths)
+        chunk_docs = np.repeat(np.arange(n, dtype=np.int32), len(_FIELD_BITS))
+        keys = term_ids * max(n, 1)
+        keys += np.repeat(chunk_docs, lengths)
+        del term_ids
         bits = np.repeat(np.tile(_FIELD_BITS, n), lengths)
-        order = np.argsort(keys, kind="stable")
+        order = np.argsort(keys)  # the keys' order; equal keys are merged below, so any sort
         keys, bits = keys[order], bits[order]
+        del order
         first = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1]))) if len(keys) \
             else np.zeros(0, dtype=np.int64)
         masks = np.bitwise_or.reduceat(bits, first) if len(first) else bits
