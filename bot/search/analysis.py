@@ -9,8 +9,8 @@ import itertools
 import operator
 import re
 import unicodedata
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from bot.text import fold, fold_accents
 
@@ -170,14 +170,17 @@ def _bigrams(run: str) -> list[str]:
     return list(map(operator.add, run, run[1:]))
 
 
-def _cjk_segment(run: str, dictionary: frozenset[str], max_len: int) -> list[tuple[str, bool]]:
+def _cjk_segment(run: str, dictionary: frozenset[str], max_len: int,
+                 firsts: frozenset[str] | None = None) -> list[tuple[str, bool]]:
     """Forward maximum matching: ``[(piece, is_dictionary_word)]``; left-over characters are
-    grouped into chunks."""
+    grouped into chunks. ``firsts`` (optional): the first characters of the dictionary's words of
+    2+ characters; a position whose character is not one of them skips the longer tries."""
     out: list[tuple[str, bool]] = []
     chunk = ""
     i = 0
     while i < len(run):
-        for n in range(min(max_len, len(run) - i), 1, -1):
+        longest = min(max_len, len(run) - i) if firsts is None or run[i] in firsts else 1
+        for n in range(longest, 1, -1):
             piece = run[i:i + n]
             if piece in dictionary:
                 if chunk:
@@ -200,15 +203,16 @@ def _cjk_segment(run: str, dictionary: frozenset[str], max_len: int) -> list[tup
     return out
 
 
-@dataclass(frozen=True)
-class _Concept:
+class _Concept(NamedTuple):
+    """A query concept: its weight and alternatives (a tuple: cheap to make, immutable)."""
+
     weight: float
     alternatives: tuple[tuple[tuple[str, ...], float], ...]  # (conjunctive terms, similarity)
 
 
-@dataclass(frozen=True)
-class _Unit:
-    """A query/name word after segmentation: Latin word, CJK dictionary word or CJK chunk."""
+class _Unit(NamedTuple):
+    """A query/name word after segmentation: Latin word, CJK dictionary word or CJK chunk (a tuple:
+    a query makes dozens, and a frozen dataclass costs several times more to create)."""
 
     text: str
     kind: str  # "latin" | "cjkword" | "cjkchunk"

@@ -183,6 +183,7 @@ class Index:
                 cjk_words.update(c for c, _ in _parts(member) if c)
         self._cjk_dict = frozenset(cjk_words)
         self._cjk_max = max((len(w) for w in cjk_words), default=1)
+        self._cjk_firsts = frozenset(w[0] for w in cjk_words if len(w) > 1)
         self._phrases: dict[tuple[str, ...], int] = {}
         self._group_terms: list[tuple[tuple[str, ...], ...]] = []
         for gid, group in enumerate(self._vocab.synonyms):
@@ -193,6 +194,7 @@ class Index:
             self._group_terms.append(tuple(dict.fromkeys(
                 t for t in (_member_terms(m) for m in group) if t)))
         self._phrase_max = max(len(k) for k in self._phrases)
+        self._phrase_firsts = frozenset(k[0] for k in self._phrases)
 
     def _build_index(self, catalog: Catalog) -> None:
         """Inverted index: per term, the posts (ascending) and field values, stored as slices of
@@ -328,7 +330,8 @@ class Index:
         units: list[_Unit] = []
         for cjk, latin in _PARTS_RE.findall(norm):
             if cjk:
-                for piece, known in _cjk_segment(cjk, self._cjk_dict, self._cjk_max):
+                for piece, known in _cjk_segment(cjk, self._cjk_dict, self._cjk_max,
+                                                 self._cjk_firsts):
                     units.append(_Unit(piece, "cjkword" if known else "cjkchunk"))
             else:
                 units.append(_Unit(latin, "latin"))
@@ -336,7 +339,11 @@ class Index:
             return units
         keys = [_unit_key(u) for u in units]
         i = 0
+        firsts = self._phrase_firsts
         while i < len(units):
+            if keys[i] not in firsts:  # no phrase starts with this word
+                i += 1
+                continue
             for n in range(min(self._phrase_max, len(units) - i), 0, -1):
                 gid = self._phrases.get(tuple(keys[i:i + n]))
                 if gid is not None:

@@ -81,7 +81,10 @@ class Matcher(Index):
         does not match, nor does one of :data:`SHORT_QUERY_CHARS` letters or fewer that is not
         exactly an id or alias (``tts``, ``kv``), nor a sentence much longer than any name.
         """
-        norm = normalize(query[: MAX_QUERY_CHARS * 4])[:MAX_QUERY_CHARS]
+        return self._match_track(normalize(query[: MAX_QUERY_CHARS * 4])[:MAX_QUERY_CHARS])
+
+    def _match_track(self, norm: str) -> TrackMatch | None:
+        """:meth:`match_track` of an already normalized query (at most MAX_QUERY_CHARS)."""
         if not norm or not self._track_names:
             return None
         exact = self._track_exact.get(norm) or self._track_exact.get(norm.replace(" ", ""))
@@ -206,15 +209,33 @@ class Matcher(Index):
             key = tuple(raw_alts)
             concept = seen.get(key)  # a pasted text repeats its words
             if concept is None:
-                found = tuple(a for a in dict.fromkeys(raw_alts) if all(t in dfs for t in a[0]))
+                found: list[tuple[tuple[str, ...], float]] = []
+                his: list[int] = []  # per alternative found: the df of its most common term ...
+                los: list[int] = []  # ... and of its rarest
+                for alt in dict.fromkeys(raw_alts):
+                    terms = alt[0]
+                    if len(terms) == 1:
+                        hi = lo = dfs.get(terms[0], -1)
+                        if hi < 0:
+                            continue
+                    else:
+                        ds = [dfs.get(t, -1) for t in terms]
+                        hi, lo = max(ds), min(ds)
+                        if lo < 0:
+                            continue  # a term found nowhere
+                    found.append(alt)
+                    his.append(hi)
+                    los.append(lo)
                 if found:
-                    primary = [a for a in found if a[1] >= 1.0] or found
-                    # The idf of terms that must all match is the rarest's: idf falls with df.
-                    weight = idf_by_df[min(max(dfs[t] for t in terms) for terms, _ in primary)]
-                    df = max(min(dfs[t] for t in terms) for terms, _ in primary)
+                    primary = [i for i, alt in enumerate(found) if alt[1] >= 1.0] \
+                        or range(len(found))
+                    # All terms of an alternative must match: its idf is its most common term's
+                    # (idf falls with df); the concept weighs its best primary alternative.
+                    weight = idf_by_df[min(his[i] for i in primary)]
+                    df = max(los[i] for i in primary)
                     if df / max(self._n, 1) > _GENERIC_DF:
                         weight *= _GENERIC_FACTOR
-                    concept = _Concept(weight, found)
+                    concept = _Concept(weight, tuple(found))
                 else:
                     concept = _Concept(0.0, ())
                 seen[key] = concept
@@ -280,12 +301,14 @@ class Matcher(Index):
                 return SearchResult(query, None, (hit,) if offset == 0 else (), None, 1, offset,
                                     link)
         text = query[: MAX_QUERY_CHARS * 4]
-        if "://" in text or "<" in text:  # a link inside a sentence is not a topic: drop it
+        has_link = "://" in text or "<" in text
+        if has_link:  # a link inside a sentence is not a topic: drop it
             text = _URL_RE.sub(" ", clean(text))
         norm = normalize(text)[:MAX_QUERY_CHARS]
         if not norm:
             return SearchResult(query, None, (), HINT_EMPTY)
-        track = self.match_track(query)
+        # match_track reads the query as typed, which is `text` unless a link was dropped.
+        track = self.match_track(query) if has_link else self._match_track(norm)
         ranked, extra = self._rank(norm, offset + limit + 1)
         if not ranked:
             return SearchResult(query, track, (), None)
