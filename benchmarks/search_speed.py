@@ -5,18 +5,22 @@
 1. Builds a synthetic catalog of ``--posts`` posts (default 10,000) with realistic English and
    Chinese titles, tags and summaries (models × versions × techniques × hardware), in 50 tracks of
    200 steps with prerequisites, and reports:
-   * index build time (``Matcher(catalog)``, best of 3 fresh builds, all 3 shown; target <= 2 s);
+   * index build time (``Matcher(catalog)``, 3 fresh builds, all 3 shown; the target (<= 2 s) is
+     checked on the slowest, never the best);
    * per-query latency of ``Matcher.search`` (p50, p99, max; target p99 <= 5 ms) on a mix of
      queries: short names, model names, multi-word topics, typos, Chinese without spaces, mixed
      Chinese/English, ~3,000-character pastes, punctuation and emoji; every query is distinct and
-     the matcher's per-word typo cache is cleared before each run, so caches do not flatter the
-     figures; each query's time is the best of 3 runs (drops scheduler noise, not work);
+     the matcher's per-word typo cache is cleared before each query, so caches do not flatter the
+     figures; the mix is run 3 times and the percentiles are over all 3 × queries samples;
    * per-call latency of ``match_track`` and of ``paths.next_step`` (random tracks, random read sets);
    * the RSS the index adds, and the process's peak RSS (catalog models included).
-2. In a fresh subprocess: the real catalog's ``load_catalog`` + ``Matcher`` time (target <= 300 ms)
-   and the process's peak RSS after importing the app, loading and indexing (target <= 150 MB).
+2. In 3 fresh subprocesses: the real catalog's ``load_catalog`` + ``Matcher`` time (target <= 300
+   ms, checked on the slowest run) and the process's peak RSS after importing the app, loading and
+   indexing (target <= 150 MB, the largest run).
 
-Prints a table (or JSON) and exits 0; ``--check`` exits 1 when a target is missed.
+The 1-, 5- and 15-minute load averages are printed before and after (timings on a busy machine
+are not comparable). Prints a table (or JSON) and exits 0; ``--check`` exits 1 when a target is
+missed.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import argparse
 import datetime as dt
 import gc
 import json
+import os
 import random
 import resource
 import statistics
@@ -313,14 +318,15 @@ def real_catalog(catalog_dir: Path) -> dict:
     """Load + index the real catalog in a fresh interpreter; report times and peak RSS."""
     code = REAL_SNIPPET.format(root=str(REPO_ROOT), catalog=str(catalog_dir))
     runs = []
-    for _ in range(3):  # the best of 3 (first-run disk cache effects)
+    for _ in range(3):  # all 3 reported; the slowest is the one checked
         proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
         if proc.returncode != 0:
             raise SystemExit(f"loading the real catalog failed:\n{proc.stderr[-2000:]}")
         runs.append(json.loads(proc.stdout))
-    best = min(runs, key=lambda r: r["load_index_ms"])
-    best["peak_rss_mb"] = max(r["peak_rss_mb"] for r in runs)
-    return {k: round(v, 1) if isinstance(v, float) else v for k, v in best.items()}
+    worst = dict(max(runs, key=lambda r: r["load_index_ms"]))
+    worst["peak_rss_mb"] = max(r["peak_rss_mb"] for r in runs)
+    worst["load_index_runs_ms"] = [round(r["load_index_ms"], 1) for r in runs]
+    return {k: round(v, 1) if isinstance(v, float) else v for k, v in worst.items()}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -336,7 +342,8 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     sum(range(10**7))  # a fixed CPU-bound loop: compare machines (about 0.15 s on an idle EPYC vCPU)
     report: dict = {"python": sys.version.split()[0], "targets": TARGETS,
-                    "calibration_s": round(time.perf_counter() - t0, 3)}
+                    "calibration_s": round(time.perf_counter() - t0, 3),
+                    "load_before": [round(x, 2) for x in os.getloadavg()]}
     report["real_catalog"] = real_catalog(args.catalog)
 
     t0 = time.perf_counter()
@@ -355,7 +362,7 @@ def main(argv: list[str] | None = None) -> int:
         builds.append(time.perf_counter() - t0)
         if i == 0:
             report["synthetic"]["index_rss_mb"] = round((proc.memory_info().rss - rss0) / 2**20, 1)
-    report["synthetic"]["index_build_s"] = round(min(builds), 3)
+    report["synthetic"]["index_build_s"] = round(max(builds), 3)  # the slowest: never best-of-N
     report["synthetic"]["index_build_runs_s"] = [round(b, 3) for b in builds]
 
     queries = query_mix(cat, args.queries, args.seed)
@@ -389,20 +396,23 @@ def main(argv: list[str] | None = None) -> int:
     if report["real_catalog"]["peak_rss_mb"] > TARGETS["real_rss_mb"]:
         missed.append("real RSS")
     report["missed_targets"] = missed
+    report["load_after"] = [round(x, 2) for x in os.getloadavg()]
 
     if args.json:
         print(json.dumps(report, ensure_ascii=False, indent=2))
     else:
         r, s = report["real_catalog"], report["synthetic"]
         print(f"python {report['python']}; calibration loop sum(range(10**7)) "
-              f"{report['calibration_s']} s")
+              f"{report['calibration_s']} s; load average (1, 5, 15 min) before "
+              f"{report['load_before']}, after {report['load_after']}")
         print(f"real catalog {r['version']} ({r['posts']} posts, {r['tracks']} tracks): "
               f"load {r['load_ms']} ms + index {r['index_ms']} ms = {r['load_index_ms']} ms "
-              f"(target <= {TARGETS['real_load_index_ms']:.0f}); peak RSS {r['peak_rss_mb']} MB "
+              f"(slowest of {', '.join(map(str, r['load_index_runs_ms']))}; target <= "
+              f"{TARGETS['real_load_index_ms']:.0f}); peak RSS {r['peak_rss_mb']} MB "
               f"(target <= {TARGETS['real_rss_mb']:.0f}; app imports {r['import_ms']} ms)")
         print(f"synthetic catalog: {s['posts']} posts, {s['tracks']} tracks "
               f"(generated in {s['catalog_build_s']} s); index build {s['index_build_s']} s "
-              f"(best of {', '.join(map(str, s['index_build_runs_s']))}; target <= "
+              f"(slowest of {', '.join(map(str, s['index_build_runs_s']))}; target <= "
               f"{TARGETS['build_s']:.0f}); the index adds {s['index_rss_mb']} MB RSS; process peak "
               f"RSS {s['peak_rss_mb']} MB")
         for key, label in (("search", "search"), ("baseline_bm25", "bm25 bigrams"),

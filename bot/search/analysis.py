@@ -9,8 +9,8 @@ import itertools
 import operator
 import re
 import unicodedata
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from bot.text import fold, fold_accents
 
@@ -49,19 +49,35 @@ def normalize(text: str) -> str:
 
 def _normalize_text(text: str) -> str:
     """:func:`normalize` for catalog text (titles): no Slack markup to decode, so it skips that."""
-    return " ".join(_TOKEN_RE.findall(fold_accents(unicodedata.normalize("NFKC", text).casefold())))
+    if text.isascii():  # NFKC and casefold are lower() here; words are [a-z0-9]+
+        return " ".join(_ASCII_WORD_RE.findall(text.lower()))
+    return " ".join(_TOKEN_RE.findall(_fold_text(text)))
 
 
 _PARTS_RE = re.compile(rf"([{_CJK}]+)|([^\W_{_CJK}]+)")
+
+
+_FULLWIDTH_PUNCT_RE = re.compile("[\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff5e]")
+"""Full-width ASCII punctuation (``，：（）！`` …): NFKC makes each an ASCII separator, so it is read
+as a space first; most Chinese text is then already NFKC-normal and Python's quick check skips the
+full normalisation pass."""
+
+
+def _fold_text(text: str) -> str:
+    """NFKC, ``casefold``, accents folded (catalog text: no Slack markup to decode); the same words
+    and CJK runs as :func:`bot.text.fold` (only separators may differ: they are dropped anyway)."""
+    return fold_accents(unicodedata.normalize("NFKC", _FULLWIDTH_PUNCT_RE.sub(" ", text)).casefold())
 
 
 def _parts(text: str) -> list[tuple[str, str]]:
     """``normalize`` as ``[(cjk run, "") or ("", latin word)]``."""
     if not text:
         return []
-    return _PARTS_RE.findall(fold_accents(unicodedata.normalize("NFKC", text).casefold()))
+    return _PARTS_RE.findall(_fold_text(text))
 
 
+_CJK_RUN_RE = re.compile(rf"[{_CJK}]+")
+_WORD_RUN_RE = re.compile(rf"[^\W_{_CJK}]+")
 _ASCII_WORD_RE = re.compile(r"[a-z0-9]+")
 _ASCII_WORD2_RE = re.compile(r"[a-z0-9]{2,}")
 
@@ -85,9 +101,15 @@ def _text_terms(text: str, joins: bool, surface: set[str], cjk_runs: list[str] |
         if len(words) > 1:
             out.extend(map(stem, map(operator.add, words, words[1:])))
         return out
-    parts = _parts(text)
-    runs = [c for c, _ in parts if c]
-    words = [w for _, w in parts if w]
+    if not joins:  # no adjacency needed: CJK runs and words by two scans (the same maximal runs)
+        norm = _fold_text(text)
+        runs = _CJK_RUN_RE.findall(norm)
+        words = _WORD_RUN_RE.findall(norm)
+        parts = []
+    else:
+        parts = _parts(text)
+        runs = [c for c, _ in parts if c]
+        words = [w for _, w in parts if w]
     surface.update(words)
     out = list(map(stem, [w for w in words if len(w) > 1]))
     for run in runs:
@@ -148,14 +170,17 @@ def _bigrams(run: str) -> list[str]:
     return list(map(operator.add, run, run[1:]))
 
 
-def _cjk_segment(run: str, dictionary: frozenset[str], max_len: int) -> list[tuple[str, bool]]:
+def _cjk_segment(run: str, dictionary: frozenset[str], max_len: int,
+                 firsts: frozenset[str] | None = None) -> list[tuple[str, bool]]:
     """Forward maximum matching: ``[(piece, is_dictionary_word)]``; left-over characters are
-    grouped into chunks."""
+    grouped into chunks. ``firsts`` (optional): the first characters of the dictionary's words of
+    2+ characters; a position whose character is not one of them skips the longer tries."""
     out: list[tuple[str, bool]] = []
     chunk = ""
     i = 0
     while i < len(run):
-        for n in range(min(max_len, len(run) - i), 1, -1):
+        longest = min(max_len, len(run) - i) if firsts is None or run[i] in firsts else 1
+        for n in range(longest, 1, -1):
             piece = run[i:i + n]
             if piece in dictionary:
                 if chunk:
@@ -178,15 +203,16 @@ def _cjk_segment(run: str, dictionary: frozenset[str], max_len: int) -> list[tup
     return out
 
 
-@dataclass(frozen=True)
-class _Concept:
+class _Concept(NamedTuple):
+    """A query concept: its weight and alternatives (a tuple: cheap to make, immutable)."""
+
     weight: float
     alternatives: tuple[tuple[tuple[str, ...], float], ...]  # (conjunctive terms, similarity)
 
 
-@dataclass(frozen=True)
-class _Unit:
-    """A query/name word after segmentation: Latin word, CJK dictionary word or CJK chunk."""
+class _Unit(NamedTuple):
+    """A query/name word after segmentation: Latin word, CJK dictionary word or CJK chunk (a tuple:
+    a query makes dozens, and a frozen dataclass costs several times more to create)."""
 
     text: str
     kind: str  # "latin" | "cjkword" | "cjkchunk"

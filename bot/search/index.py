@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import bisect
 import gc
+import itertools
 import math
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -29,7 +30,7 @@ from bot.search.analysis import (
     stem,
 )
 from bot.search.links import LinkIndex
-from bot.search.ranking import RankedIndex, ignorable_terms
+from bot.search.ranking import Postings, RankedIndex, ignorable_terms
 from bot.search.vocabulary import Vocabulary, default_vocabulary
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -93,10 +94,42 @@ _GENERIC_FACTOR = 0.25  # ... and its concept weighs a quarter
 
 
 
+_BIT_TITLE, _BIT_TAGS, _BIT_ID, _BIT_SUMMARY, _BIT_ANSWERS = 1, 2, 4, 8, 16
+_FIELD_BITS = np.array([_BIT_TITLE, _BIT_TAGS, _BIT_ID, _BIT_SUMMARY, _BIT_SUMMARY, _BIT_ANSWERS],
+                       dtype=np.uint8)
+"""The field of each text :meth:`Index._build_index` reads per post, in order (title, tags, ids,
+English summary, Chinese summary, answers)."""
+
+
+def _mask_value(mask: int) -> float:
+    """The posting value of a term found in the fields of ``mask`` (bits as ``_FIELD_BITS``): the
+    best field's weight, plus :data:`_FIELD_BONUS` per further field of title, tags, id and
+    summary; a term only in the summary or in no such field weighs ``answers`` when it is there."""
+    fields = [(bit, FIELD_WEIGHTS[f]) for bit, f in ((_BIT_TITLE, "title"), (_BIT_TAGS, "tags"),
+                                                     (_BIT_ID, "id"), (_BIT_SUMMARY, "summary"))
+              if mask & bit]
+    value = max((w for _, w in fields), default=0.0)
+    if len(fields) > 1:
+        value += _FIELD_BONUS * (len(fields) - 1)
+    if mask & _BIT_ANSWERS and value < FIELD_WEIGHTS["answers"]:
+        value = FIELD_WEIGHTS["answers"]
+    return value
+
+
+_MASK_VALUES = np.array([_mask_value(m) for m in range(32)], dtype=np.float32)
+
+_FIELD_OF: dict[float, str] = {}
+"""Memo of :func:`_field_of` (posting values are few distinct floats)."""
+
+
 def _field_of(value: float) -> str:
     """The field whose weight a posting value carries (weight plus at most 0.09 of bonus)."""
-    return max(((w, f) for f, w in FIELD_WEIGHTS.items() if w <= value + 1e-4),
-               default=(0.0, "track"))[1]
+    field = _FIELD_OF.get(value)
+    if field is None:  # posting values are a few dozen distinct floats: remember each one's field
+        field = _FIELD_OF[value] = max(
+            ((w, f) for f, w in FIELD_WEIGHTS.items() if w <= value + 1e-4),
+            default=(0.0, "track"))[1]
+    return field
 
 
 class Index:
@@ -117,8 +150,7 @@ class Index:
         # Newer first on ties: a tiny bonus (< 1e-6 of a score point) by publication rank.
         order = sorted(range(self._n), key=lambda i: (posts[i].published.latest, posts[i].id))
         recency = np.zeros(self._n, dtype=np.float64)
-        for rank, doc in enumerate(order):
-            recency[doc] = (rank + 1) / (self._n + 1)
+        recency[order] = np.arange(1, self._n + 1) / (self._n + 1)
         self._recency = recency * 1e-9
         # The build allocates hundreds of thousands of small objects and frees none: pausing the
         # cyclic garbage collector meanwhile saves it from rescanning the catalog again and again.
@@ -151,6 +183,7 @@ class Index:
                 cjk_words.update(c for c, _ in _parts(member) if c)
         self._cjk_dict = frozenset(cjk_words)
         self._cjk_max = max((len(w) for w in cjk_words), default=1)
+        self._cjk_firsts = frozenset(w[0] for w in cjk_words if len(w) > 1)
         self._phrases: dict[tuple[str, ...], int] = {}
         self._group_terms: list[tuple[tuple[str, ...], ...]] = []
         for gid, group in enumerate(self._vocab.synonyms):
@@ -161,57 +194,59 @@ class Index:
             self._group_terms.append(tuple(dict.fromkeys(
                 t for t in (_member_terms(m) for m in group) if t)))
         self._phrase_max = max(len(k) for k in self._phrases)
+        self._phrase_firsts = frozenset(k[0] for k in self._phrases)
 
     def _build_index(self, catalog: Catalog) -> None:
         """Inverted index: per term, the posts (ascending) and field values, stored as slices of
         two flat arrays (``term -> (start, end)``); terms also found in track names are merged
-        with the track field into their own arrays."""
-        all_terms: list[str] = []
-        all_vals: list[float] = []
-        per_doc: list[int] = []  # how many terms each post has
-        title_terms: list[set[str]] = []
+        with the track field into their own arrays.
+
+        Each text is analysed once; the terms of all posts' fields go into one flat list, and the
+        per-(term, post) work (which fields hold the term, its value, BM25 term frequencies) is
+        done with array operations on the sorted (term, post) pairs."""
+        chunks: list[list[str]] = []  # the terms of one field of one post, fields in _FIELD_BITS
         surface: set[str] = set()  # Latin words of titles, tags, ids (then track names, vocabulary)
         prose: set[str] = set()    # Latin words of summaries
         zh_texts: list[str] = []
-        w_title, w_tags, w_id, w_answers, w_summary, w_track = (
-            FIELD_WEIGHTS[f] for f in ("title", "tags", "id", "answers", "summary", "track"))
         answers_of = self._vocab.answers
         for post in catalog.posts:
             cjk_runs: list[str] = []
-            title = set(_text_terms(post.title, True, surface, cjk_runs))
-            title_terms.append(title)
+            chunks.append(_text_terms(post.title, True, surface, cjk_runs))
             # One pass per field: tags (and ids) are read as one text, so a few joins span two
             # tags ("rl" + "rollout"); they are harmless and it halves the tokenizer calls.
-            tags = set(_text_terms("\n".join(post.tags), True, surface, cjk_runs))
-            ids = set(_text_terms(" ".join((post.id, *post.aliases)), True, surface))
-            summary = set(_text_terms(post.summary.en, False, prose))
-            summary.update(_text_terms(post.summary.zh or "", False, prose, cjk_runs))
+            chunks.append(_text_terms("\n".join(post.tags), True, surface, cjk_runs))
+            chunks.append(_text_terms(" ".join((post.id, *post.aliases)), True, surface))
+            chunks.append(_text_terms(post.summary.en, False, prose))
+            chunks.append(_text_terms(post.summary.zh or "", False, prose, cjk_runs))
+            answers = answers_of.get(post.id)
+            chunks.append(_text_terms("\n".join(answers), True, prose) if answers else [])
             zh_texts.append(" ".join(cjk_runs))
-            best = dict.fromkeys(summary, w_summary)  # heavier fields overwrite lighter ones
-            best.update(dict.fromkeys(ids, w_id))
-            best.update(dict.fromkeys(tags, w_tags))
-            best.update(dict.fromkeys(title, w_title))
-            multi = (title & (tags | ids | summary)) | (tags & (ids | summary)) | (ids & summary)
-            for term in multi:
-                best[term] += _FIELD_BONUS * ((term in title) + (term in tags) + (term in ids)
-                                              + (term in summary) - 1)
-            for term in _text_terms("\n".join(answers_of.get(post.id, ())), True, prose):
-                if best.get(term, 0.0) < w_answers:
-                    best[term] = w_answers
-            all_terms.extend(best)
-            all_vals.extend(best.values())
-            per_doc.append(len(best))
         self._zh_texts = tuple(zh_texts)
+        n = self._n
+        all_terms = list(itertools.chain.from_iterable(chunks))
         index = {t: i for i, t in enumerate(dict.fromkeys(all_terms))}
+        self._term_index = index
+        lengths = np.fromiter(map(len, chunks), dtype=np.int64, count=len(chunks))
         term_ids = np.fromiter(map(index.__getitem__, all_terms), dtype=np.int64,
                                count=len(all_terms))
-        order = np.argsort(term_ids, kind="stable")  # stable: docs stay ascending within a term
-        docs = np.repeat(np.arange(len(per_doc), dtype=np.int32), per_doc)
-        self._flat_docs = docs[order]
-        self._flat_vals = np.fromiter(all_vals, dtype=np.float32, count=len(all_vals))[order]
-        counts = np.bincount(term_ids, minlength=len(index))
+        # One key per occurrence, term-major: sorting groups a term's posts, ascending.
+        chunk_docs = np.repeat(np.arange(n, dtype=np.int32), len(_FIELD_BITS))
+        keys = term_ids * max(n, 1)
+        keys += np.repeat(chunk_docs, lengths)
+        del term_ids
+        bits = np.repeat(np.tile(_FIELD_BITS, n), lengths)
+        order = np.argsort(keys)  # the keys' order; equal keys are merged below, so any sort
+        keys, bits = keys[order], bits[order]
+        del order
+        first = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1]))) if len(keys) \
+            else np.zeros(0, dtype=np.int64)
+        masks = np.bitwise_or.reduceat(bits, first) if len(first) else bits
+        pair_terms = keys[first] // max(n, 1)
+        pair_docs = (keys[first] % max(n, 1)).astype(np.int32)
+        self._flat_docs = pair_docs
+        self._flat_vals = _MASK_VALUES[masks]
+        counts = np.bincount(pair_terms, minlength=len(index))
         ends = np.cumsum(counts)
-        self._term_index = index
         self._starts = (ends - counts).tolist()
         self._ends = ends.tolist()
         self._counts = counts.tolist()
@@ -219,13 +254,10 @@ class Index:
         # terms counted twice.
         skip = np.zeros(len(index) + 1, dtype=bool)
         skip[[index[t] for t in ignorable_terms(self._vocab) if t in index]] = True
-        kept = ~skip[term_ids]
-        owner = np.repeat(np.arange(len(per_doc)), per_doc)[kept]
-        ends = np.cumsum(np.bincount(owner, minlength=len(per_doc)))
-        docs_terms = np.split(term_ids[kept], ends[:-1]) if len(per_doc) else []
-        corpus = [d.tolist() + [index[t] for t in title if not skip[index[t]]]
-                  for d, title in zip(docs_terms, title_terms, strict=False)]
-        self._ranked = RankedIndex(corpus, index, self._vocab)
+        kept = ~skip[pair_terms]
+        tf = np.where(masks[kept] & _BIT_TITLE, 2.0, 1.0).astype(np.float32)
+        self._ranked = RankedIndex(Postings(pair_terms[kept], pair_docs[kept], tf, n), index,
+                                   self._vocab)
         self._merged: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         # The names and aliases of a post's tracks are its weakest field.
         doc_index = {pid: i for i, pid in enumerate(self._post_ids)}
@@ -242,12 +274,18 @@ class Index:
         for term, arrays in track_docs.items():
             dense = np.zeros(self._n, dtype=np.float32)
             for track_members in arrays:
-                dense[track_members] = w_track
+                dense[track_members] = FIELD_WEIGHTS["track"]
             if term in self._term_index:
                 own_ids, own_vals = self._posting(term)
                 dense[own_ids] = own_vals
             merged_ids = np.flatnonzero(dense).astype(np.int32)
             self._merged[term] = (merged_ids, dense[merged_ids])
+        # Posts per term for query analysis (0 for a term only in track names): has/df/idf in
+        # one lookup; idf by df, computed once per df value (as _idf).
+        self._df_of: dict[str, int] = dict(zip(index, self._counts, strict=True))
+        for term in self._merged:
+            self._df_of.setdefault(term, 0)
+        self._idf_by_df = [math.log(1.0 + (n - df + 0.5) / (df + 0.5)) for df in range(n + 1)]
         # Known Latin words (for typo correction): the posts', the tracks' and the vocabulary's.
         for member in (m for group in self._vocab.synonyms for m in group):
             surface.update(w for c, w in _parts(member) if w)
@@ -278,6 +316,7 @@ class Index:
                 if norm:
                     self._track_names.append(
                         (track.id, name, norm, tuple(self._canon_keys(self._units(norm)))))
+        self._track_name_sets = [frozenset(c) for *_, c in self._track_names]
         self._track_exact: dict[str, tuple[str, str]] = {}
         for tid, name, norm, _ in self._track_names:
             self._track_exact.setdefault(norm, (tid, name))
@@ -291,7 +330,8 @@ class Index:
         units: list[_Unit] = []
         for cjk, latin in _PARTS_RE.findall(norm):
             if cjk:
-                for piece, known in _cjk_segment(cjk, self._cjk_dict, self._cjk_max):
+                for piece, known in _cjk_segment(cjk, self._cjk_dict, self._cjk_max,
+                                                 self._cjk_firsts):
                     units.append(_Unit(piece, "cjkword" if known else "cjkchunk"))
             else:
                 units.append(_Unit(latin, "latin"))
@@ -299,7 +339,11 @@ class Index:
             return units
         keys = [_unit_key(u) for u in units]
         i = 0
+        firsts = self._phrase_firsts
         while i < len(units):
+            if keys[i] not in firsts:  # no phrase starts with this word
+                i += 1
+                continue
             for n in range(min(self._phrase_max, len(units) - i), 0, -1):
                 gid = self._phrases.get(tuple(keys[i:i + n]))
                 if gid is not None:
@@ -363,7 +407,7 @@ class Index:
         # only for long words with no such neighbour (two typos in one word).
         near = {w for v in _deletes(word) for w in self._deletes.get(v, ())}
         if near:
-            hits = process.extract(word, list(near), scorer=fuzz.ratio, processor=None,
+            hits = process.extract(word, sorted(near), scorer=fuzz.ratio, processor=None,
                                    score_cutoff=FUZZY_CUTOFF, limit=5)
         elif len(word) >= FULL_SCAN_CHARS:
             lo, hi = max(3, math.floor(len(word) * 0.74)), math.ceil(len(word) * 1.36)

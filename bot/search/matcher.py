@@ -7,7 +7,7 @@ import re
 import numpy as np
 from rapidfuzz import fuzz, process
 
-from bot.search.analysis import _PARTS_RE, _bigrams, _Concept, normalize, stem
+from bot.search.analysis import _PARTS_RE, _bigrams, _Concept, _Unit, normalize, stem
 from bot.search.index import (
     _GENERIC_DF,
     _GENERIC_FACTOR,
@@ -81,7 +81,10 @@ class Matcher(Index):
         does not match, nor does one of :data:`SHORT_QUERY_CHARS` letters or fewer that is not
         exactly an id or alias (``tts``, ``kv``), nor a sentence much longer than any name.
         """
-        norm = normalize(query[: MAX_QUERY_CHARS * 4])[:MAX_QUERY_CHARS]
+        return self._match_track(normalize(query[: MAX_QUERY_CHARS * 4])[:MAX_QUERY_CHARS])
+
+    def _match_track(self, norm: str) -> TrackMatch | None:
+        """:meth:`match_track` of an already normalized query (at most MAX_QUERY_CHARS)."""
         if not norm or not self._track_names:
             return None
         exact = self._track_exact.get(norm) or self._track_exact.get(norm.replace(" ", ""))
@@ -100,13 +103,15 @@ class Matcher(Index):
             return None
         q_set = set(q_canon)
         per_track: dict[str, tuple[float, str, bool]] = {}  # track -> (score, name, whole name)
-        for tid, name, _, canon in self._track_names:
+        q_tuple = tuple(q_canon)
+        for (tid, name, _, canon), canon_set in zip(self._track_names, self._track_name_sets,
+                                                    strict=True):
             if not canon:
                 continue
-            if tuple(q_canon) == canon:
+            if q_tuple == canon:
                 score, whole = 95.0, True
             else:
-                if not q_set <= set(canon):
+                if not q_set <= canon_set:
                     continue
                 weights = {k: self._key_weight(k) for k in canon}
                 if max(weights[k] for k in q_set) < 0.5:
@@ -163,9 +168,9 @@ class Matcher(Index):
 
     # --- post search ----------------------------------------------------------------------------
 
-    def _concepts(self, norm: str) -> list[_Concept]:
-        """The query's concepts with their alternatives and weights (see the module docstring)."""
-        units = self._units(norm)
+    def _concepts(self, units: list[_Unit]) -> list[_Concept]:
+        """The query's concepts with their alternatives and weights (see the module docstring);
+        ``units`` are the normalized query's (:meth:`_units`)."""
         content = [i for i, u in enumerate(units) if u.group is not None or u.text not in self._ignorable]
         if not content:
             return []  # only stop and question words: nothing to search for
@@ -198,19 +203,47 @@ class Matcher(Index):
         concepts: list[_Concept] = []
         pending: list[int] = []
         present: list[float] = []
-        for alts in raw[:MAX_RAW_CONCEPTS]:
-            alts = [a for a in dict.fromkeys(alts) if all(self._has(t) for t in a[0])]
-            if not alts:
+        dfs, idf_by_df = self._df_of, self._idf_by_df
+        seen: dict[tuple[tuple[tuple[str, ...], float], ...], _Concept] = {}
+        for raw_alts in raw[:MAX_RAW_CONCEPTS]:
+            key = tuple(raw_alts)
+            concept = seen.get(key)  # a pasted text repeats its words
+            if concept is None:
+                found: list[tuple[tuple[str, ...], float]] = []
+                his: list[int] = []  # per alternative found: the df of its most common term ...
+                los: list[int] = []  # ... and of its rarest
+                for alt in dict.fromkeys(raw_alts):
+                    terms = alt[0]
+                    if len(terms) == 1:
+                        hi = lo = dfs.get(terms[0], -1)
+                        if hi < 0:
+                            continue
+                    else:
+                        ds = [dfs.get(t, -1) for t in terms]
+                        hi, lo = max(ds), min(ds)
+                        if lo < 0:
+                            continue  # a term found nowhere
+                    found.append(alt)
+                    his.append(hi)
+                    los.append(lo)
+                if found:
+                    primary = [i for i, alt in enumerate(found) if alt[1] >= 1.0] \
+                        or range(len(found))
+                    # All terms of an alternative must match: its idf is its most common term's
+                    # (idf falls with df); the concept weighs its best primary alternative.
+                    weight = idf_by_df[min(his[i] for i in primary)]
+                    df = max(los[i] for i in primary)
+                    if df / max(self._n, 1) > _GENERIC_DF:
+                        weight *= _GENERIC_FACTOR
+                    concept = _Concept(weight, tuple(found))
+                else:
+                    concept = _Concept(0.0, ())
+                seen[key] = concept
+            if not concept.alternatives:
                 pending.append(len(concepts))
-                concepts.append(_Concept(0.0, ()))
-                continue
-            primary = [a for a in alts if a[1] >= 1.0] or alts
-            weight = max(min(self._idf(t) for t in terms) for terms, _ in primary)
-            df = max(min(self._df(t) for t in terms) for terms, _ in primary)
-            if df / max(self._n, 1) > _GENERIC_DF:
-                weight *= _GENERIC_FACTOR
-            present.append(weight)
-            concepts.append(_Concept(weight, tuple(alts)))
+            else:
+                present.append(concept.weight)
+            concepts.append(concept)
         if not present:
             return []
         missing = sorted(present)[len(present) // 2]  # a word found nowhere weighs a median concept
@@ -220,12 +253,21 @@ class Matcher(Index):
         return concepts
 
     def _alternative(self, terms: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
-        """Posts having all ``terms``: ``(doc numbers, smallest field value)``."""
-        ids, vals = self._posting(terms[0])
-        for term in terms[1:]:
-            ids2, vals2 = self._posting(term)
-            ids, i1, i2 = np.intersect1d(ids, ids2, assume_unique=True, return_indices=True)
-            vals = np.minimum(vals[i1], vals2[i2])
+        """Posts having all ``terms``: ``(doc numbers ascending, smallest field value)``.
+
+        Starts from the shortest posting list and looks each of its posts up in the others
+        (binary search: the lists are sorted), so a rare term bounds the work."""
+        if len(terms) == 1:
+            return self._posting(terms[0])
+        postings = sorted((self._posting(t) for t in terms), key=lambda p: len(p[0]))
+        ids, vals = postings[0]
+        for ids2, vals2 in postings[1:]:
+            if not len(ids) or not len(ids2):
+                return ids[:0], vals[:0]
+            pos = np.searchsorted(ids2, ids)
+            np.minimum(pos, len(ids2) - 1, out=pos)
+            found = ids2[pos] == ids
+            ids, vals = ids[found], np.minimum(vals[found], vals2[pos[found]])
         return ids, vals
 
     def resolve_link(self, text: str) -> LinkResult | None:
@@ -259,12 +301,14 @@ class Matcher(Index):
                 return SearchResult(query, None, (hit,) if offset == 0 else (), None, 1, offset,
                                     link)
         text = query[: MAX_QUERY_CHARS * 4]
-        if "://" in text or "<" in text:  # a link inside a sentence is not a topic: drop it
+        has_link = "://" in text or "<" in text
+        if has_link:  # a link inside a sentence is not a topic: drop it
             text = _URL_RE.sub(" ", clean(text))
         norm = normalize(text)[:MAX_QUERY_CHARS]
         if not norm:
             return SearchResult(query, None, (), HINT_EMPTY)
-        track = self.match_track(query)
+        # match_track reads the query as typed, which is `text` unless a link was dropped.
+        track = self.match_track(query) if has_link else self._match_track(norm)
         ranked, extra = self._rank(norm, offset + limit + 1)
         if not ranked:
             return SearchResult(query, track, (), None)
@@ -280,34 +324,59 @@ class Matcher(Index):
         """``([(fused score 0..100, doc, matched field)], extra)``: the re-scored candidates
         (at least ``need`` of them when there are), best first, and how many further posts are
         good matches (counted, not ranked)."""
-        concepts = self._concepts(norm)
+        units = self._units(norm)
+        concepts = self._concepts(units)
         total = sum(c.weight for c in concepts)
         if self._n == 0:
             return [], 0
         scores = np.zeros(self._n, dtype=np.float64)
         best_part = np.zeros(self._n, dtype=np.float32)   # the largest concept contribution ...
         best_field = np.zeros(self._n, dtype=np.float32)  # ... and the field value it came from
+        alternatives: dict[tuple[str, ...], tuple[np.ndarray, np.ndarray]] = {}
+        dense_from = self._n // 8  # a concept touching more posts is merged with whole-array ops
         for concept in concepts:
             if not concept.alternatives or concept.weight < 0.01 * total:
                 continue  # found nowhere, or too common to move a score by a point
-            value = np.zeros(self._n, dtype=np.float32)
-            field = np.zeros(self._n, dtype=np.float32)
+            value = np.zeros(self._n, dtype=np.float32)  # the concept's best alternative per post
+            field = np.zeros(self._n, dtype=np.float32)  # ... and its field value
+            changed: list[np.ndarray] = []
             for terms, sim in concept.alternatives:
-                ids, vals = self._alternative(terms)
+                posting = alternatives.get(terms)
+                if posting is None:  # a synonym group's alternatives recur in each of its words
+                    posting = alternatives[terms] = self._alternative(terms)
+                ids, vals = posting
                 if not len(ids):
                     continue
                 cand = vals * np.float32(sim)
+                if not changed:  # the first alternative found: every post of it is better than 0
+                    value[ids] = cand
+                    field[ids] = vals
+                    changed.append(ids)
+                    continue
                 better = cand > value[ids]
                 sel = ids[better]
                 value[sel] = cand[better]
                 field[sel] = vals[better]
-            part = value * np.float32(concept.weight)
-            scores += part
-            better = part > best_part
-            best_part[better] = part[better]
-            best_field[better] = field[better]
+                changed.append(sel)
+            if not changed:
+                continue
+            touched = changed[0] if len(changed) == 1 else np.concatenate(changed)
+            if len(touched) > dense_from:
+                part = value * np.float32(concept.weight)
+                scores += part
+                upd = part > best_part
+                np.copyto(best_field, field, where=upd)
+                np.copyto(best_part, part, where=upd)
+                continue
+            # Only the posts this concept touched change. (A post may be listed twice; the
+            # fancy-indexed updates write the same value for it twice.)
+            part = value[touched] * np.float32(concept.weight)
+            scores[touched] += part
+            better = part > best_part[touched]
+            best_part[touched[better]] = part[better]
+            best_field[touched[better]] = field[touched[better]]
         coverage = scores / total if total > 0 else scores
-        bm25 = self._bm25(norm)
+        bm25 = self._bm25(norm, units)
         w_fuzzy = FUZZY_WEIGHT if bm25 is not None else 1.0
         ranked_part = (1.0 - w_fuzzy) * 100.0 * bm25 if bm25 is not None else 0.0
         # Bounds of the fused score before the similarity is known (it adds 0..15 fuzzy points).
@@ -328,33 +397,39 @@ class Matcher(Index):
         latin = " ".join(w for c, w in parts if w)[:SIMILARITY_CHARS]
         cjk = " ".join(c for c, w in parts if c)[:SIMILARITY_CHARS]
         ranked = []
-        for doc, cov, lo in zip(hits.tolist(), coverage[hits].tolist(), low[hits].tolist(),
-                                strict=False):
+        hit_docs, hit_cov = hits.tolist(), coverage[hits].tolist()
+        hit_recency = self._recency[hits].tolist()
+        similarity = self._similarities([d for d, c in zip(hit_docs, hit_cov, strict=True) if c > 0],
+                                        latin, cjk)
+        fields = dict(zip(hit_docs, zip(hit_cov, best_field[hits].tolist(), strict=True),
+                          strict=True))
+        for doc, cov, lo, rec in zip(hit_docs, hit_cov, low[hits].tolist(), hit_recency,
+                                     strict=True):
             score = lo
             if cov > 0:
-                fuzzy = min(100.0, 100.0 * (0.85 * cov + 0.15 * self._similarity(doc, latin, cjk)
-                                            / 100.0))
+                fuzzy = min(100.0, 100.0 * (0.85 * cov + 0.15 * similarity[doc] / 100.0))
                 score += w_fuzzy * (fuzzy - min(100.0, 85.0 * cov))
             if score < MIN_SCORE:
                 continue
             # Among equal scores, a post whose title starts with the query is the one it names
             # ("p-eagle" -> "P-EAGLE: …" before a post that mentions P-EAGLE); then the newer.
             names_it = bool(latin) and self._titles[doc].startswith(latin)
-            ranked.append((-round(score, 1), -names_it, -score, -float(self._recency[doc]), doc))
+            ranked.append((-round(score, 1), -names_it, -score, -rec, doc))
         ranked.sort()
-        out = [(-r[0], r[4], _field_of(float(best_field[r[4]])) if coverage[r[4]] > 0
-                else "answers") for r in ranked[:MAX_TOTAL]]
+        out = [(-r[0], r[4], _field_of(fields[r[4]][1]) if fields[r[4]][0] > 0 else "answers")
+               for r in ranked[:MAX_TOTAL]]
         # Posts past the re-scored ones that are good matches whatever their similarity.
         extra = 0
         if len(rest) and out:
             extra = int(np.count_nonzero(low[rest] >= max(MIN_SCORE, RELATIVE_FLOOR * out[0][0])))
         return out, extra
 
-    def _bm25(self, norm: str) -> np.ndarray | None:
+    def _bm25(self, norm: str, units: list[_Unit]) -> np.ndarray | None:
         """BM25 of every post (0..1, divided by the best) for the query and its synonym groups'
-        terms, or ``None`` when no query token is in the index."""
+        terms (``units``: the query's, :meth:`_units`), or ``None`` when no query token is in the
+        index."""
         tokens = self._ranked.query_tokens(norm)
-        groups = {u.group for u in self._units(norm) if u.group is not None}
+        groups = {u.group for u in units if u.group is not None}
         for gid in sorted(groups):
             tokens.extend(self._group_tokens[gid])
         raw = self._ranked.scores(tokens, self._counts)
@@ -365,13 +440,20 @@ class Matcher(Index):
             return None
         return raw / top
 
-    def _similarity(self, doc: int, latin: str, cjk: str) -> float:
-        """rapidfuzz ``partial_ratio`` (0..100) of the query's Latin words against the title and of
-        its Chinese against the post's Chinese text (title, tags, summary), averaged when it has
-        both."""
-        parts = []
-        if latin:
-            parts.append(fuzz.partial_ratio(latin, self._titles[doc]) if len(latin) >= 3 else 0.0)
-        if cjk:
-            parts.append(fuzz.partial_ratio(cjk, self._zh_texts[doc]) if len(cjk) >= 2 else 0.0)
-        return sum(parts) / len(parts) if parts else 0.0
+    def _similarities(self, docs: list[int], latin: str, cjk: str) -> dict[int, float]:
+        """Per post of ``docs``: rapidfuzz ``partial_ratio`` (0..100) of the query's Latin words
+        against the title and of its Chinese against the post's Chinese text (title, tags,
+        summary), averaged when it has both (0 for a Latin part under 3 letters or a Chinese one
+        under 2). One ``process.cdist`` call per part (the same scores as one call per post)."""
+        parts: list[list[float]] = []
+        for text, texts, shortest in ((latin, self._titles, 3), (cjk, self._zh_texts, 2)):
+            if not text:
+                continue
+            if len(text) < shortest or not docs:
+                parts.append([0.0] * len(docs))
+            else:
+                parts.append(process.cdist([text], [texts[d] for d in docs], scorer=fuzz.partial_ratio,
+                                           processor=None, dtype=np.float64)[0].tolist())
+        if not parts:
+            return dict.fromkeys(docs, 0.0)
+        return {d: sum(p[i] for p in parts) / len(parts) for i, d in enumerate(docs)}

@@ -4,6 +4,7 @@
 
     /vllm-path [help]                       help
     /vllm-path <track>|<query>              a track's path, or posts matching the query
+    /vllm-path search <query>               posts matching the query (never a track's path)
     /vllm-path next [track]                 my next read in each followed track (or in one track)
     /vllm-path read|unread <post or query>  progress
     /vllm-path follow|unfollow <track>
@@ -33,12 +34,13 @@ from bot.text import clean
 MAX_TEXT = 500
 """Characters of command text that are read; longer text is cut (the reply says so)."""
 
-Kind = Literal["help", "query", "next", "read", "unread", "follow", "unfollow", "subscribe",
+Kind = Literal["help", "query", "search", "next", "read", "unread", "follow", "unfollow", "subscribe",
                "unsubscribe", "subscriptions", "dm", "lang", "remind", "reminders", "stats",
                "did_you_mean"]
 
 KEYWORDS: dict[str, Kind] = {
     "help": "help", "?": "help", "帮助": "help", "h": "help",
+    "search": "search", "搜索": "search",
     "next": "next", "下一篇": "next",
     "read": "read", "done": "read", "已读": "read",
     "unread": "unread", "未读": "unread",

@@ -25,7 +25,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "help.commands": {
         "en": ("*Find*\n"
                "`/vllm-path speculative` · a track's path with your progress (also `pd`, `quant`, `推测解码` …)\n"
-               "`/vllm-path nixl` · posts matching a query, and where each sits in its path\n"
+               "`/vllm-path nixl` · posts matching a query, and where each sits in its path (`search spec`: posts only, never a path)\n"
                "`/vllm-path next` · your next read in every track you follow\n"
                "*Progress*\n"
                "`/vllm-path read p-eagle` · mark a post read (an id or a query) · `unread …` undoes it\n"
@@ -40,7 +40,7 @@ STRINGS: dict[str, dict[str, str]] = {
                "`/vllm-path lang zh` · reply in Chinese (`lang en` for English)"),
         "zh": ("*查找*\n"
                "`/vllm-path 推测解码` · 某个主题的阅读路径和你的进度（也可用 `pd`、`量化`、`speculative` …）\n"
-               "`/vllm-path nixl` · 搜索文章，并显示每篇在路径中的位置\n"
+               "`/vllm-path nixl` · 搜索文章，并显示每篇在路径中的位置（`search spec`：只搜文章，不显示路径）\n"
                "`/vllm-path next` · 你关注的每个主题的下一篇\n"
                "*进度*\n"
                "`/vllm-path read p-eagle` · 标记已读（文章 id 或搜索词）· `unread …` 取消\n"

@@ -25,6 +25,21 @@ def test_track_query_shows_the_path_and_the_next_step(runtime):
     assert reply.response_type == "ephemeral"
 
 
+def test_search_keyword_lists_posts_even_for_a_track_name(runtime):
+    h = handlers(runtime)
+    cat = runtime.holder.catalog
+    path = h.command(ALICE, "speculative")
+    assert path.blocks != h.command(ALICE, "search speculative").blocks
+    search = runtime.holder.loaded.matcher.search("speculative", limit=5)
+    reply = h.command(ALICE, "search speculative")
+    for match in search.results:
+        assert cat.post(match.post_id).title in reply.text
+    llmd = runtime.holder.loaded.matcher.search("llm-d", limit=5)
+    assert llmd.results
+    assert h.command(ALICE, "search llm-d").blocks == h.command(ALICE, "llm-d").blocks
+    assert "Type a topic" in h.command(ALICE, "search").text
+
+
 def test_read_follow_next_flow(runtime):
     h = handlers(runtime)
     cat = runtime.holder.catalog

@@ -1,4 +1,5 @@
-"""Free text: a track's path when the text names a track, else search results; and ``next``."""
+"""Free text: a track's path when the text names a track, else search results; ``search <text>``:
+search results only; and ``next``."""
 
 from __future__ import annotations
 
@@ -13,6 +14,13 @@ from bot.slack.views.blocks import Reply
 def find(s: Session, cmd: grammar.Command) -> Reply:
     """``/vllm-path <text>``: the track it names, or the posts matching it."""
     return s.query(cmd.arg)
+
+
+@command("search")
+def search_posts(s: Session, cmd: grammar.Command) -> Reply:
+    """``search <text>``: the posts matching the text, even when it names a track (``search
+    speculative`` lists posts, not the path); ``search`` alone gets the search hint."""
+    return s.search(cmd.arg)
 
 
 @command("next")

@@ -347,7 +347,7 @@ class Session:
         quiet = bool(result.results) or not text.strip() or result.link is not None  # a link: no guess
         suggestion = None if quiet else self.suggest(text)
         return search_reply(loaded.catalog, text, result, self.read(), self.lang,
-                                  notice=notice, suggestion=suggestion)
+                            notice=notice, suggestion=suggestion)
 
     def next_reply(self, notice: str | None = None) -> Reply:
         """The caller's next read in each followed track."""
@@ -363,8 +363,8 @@ class Session:
         if view.startswith("track:"):
             tid = self.current_track(view[6:])
             return self.track_view(tid, notice=notice) if tid else self.outdated(notice)
-        if view.startswith("search:"):
-            return self.query(view[7:], notice=notice, offset=offset or 0)
+        if view.startswith("search:"):  # search results stay search results (``search spec``)
+            return self.search(view[7:], notice=notice, offset=offset or 0)
         if view.startswith("digest") or view == "unfurl":
             return views.text_reply(notice or t("done", self.lang))
         if view == "reminders":
