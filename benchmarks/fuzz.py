@@ -35,7 +35,8 @@ def main() -> int:
     profile = "ci" if args.ci else "fuzz"
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "fuzz.json"
-        env = dict(os.environ, HYPOTHESIS_PROFILE=profile, FUZZ_REPORT=str(report))
+        env = dict(os.environ, HYPOTHESIS_PROFILE=profile, FUZZ_REPORT=str(report),
+                   HYPOTHESIS_EXPLORE="1")  # new examples each run (the suite itself is derandomized)
         cmd = [sys.executable, "-m", "pytest", *FILES, "-q", "-p", "no:cacheprovider",
                "--timeout=0"]
         if not args.postgres:

@@ -129,14 +129,17 @@ def test_the_checker_refuses_auto_parsed_text_unless_verbatim(text, allowed):
 
 
 def test_without_escaping_the_fuzz_finds_a_mention(module_runtime, allowed, monkeypatch):
-    """Removing the protection (mrkdwn escaping) makes the property fail on the first hostile
-    input: the reply echoes a live ``<!channel>``. The escaping is one function now
+    """Removing the protection (mrkdwn escaping) makes the property fail on a hostile input: the
+    reply echoes a live ``<!channel>``. The escaping is one function now
     (``bot.slack.mrkdwn._escape_text``, behind ``Mrkdwn``, ``t()`` and the Block Kit builders)."""
     import bot.slack.mrkdwn as mrkdwn_module
 
     monkeypatch.setattr(mrkdwn_module, "_escape_text", lambda s: s)
-    reply = Handlers(module_runtime).command(Caller(TEAMS[0], USERS[0], CHANNELS[0]),
-                                             "<!channel> <@U123>")
+    # Slack sends a typed "<!channel>" as entities (real mentions are dropped from queries); a
+    # person the fuzz examples never were, so no language or progress they set changes the reply
+    reply = Handlers(module_runtime).command(Caller(TEAMS[0], "U0NOTFUZZED", CHANNELS[0]),
+                                             "zzqxv &lt;!channel&gt;")
+    assert "<!channel>" in json.dumps(reply.payload())  # echoed as "no post matches …"
     with pytest.raises(Unsafe):
         check_reply(reply, allowed)
 
