@@ -42,6 +42,7 @@ import time
 import urllib.request
 from collections.abc import Callable
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 from slack_bolt import Ack, App, Respond
@@ -169,6 +170,15 @@ def _start_server(kind: str, api_url: str, args: argparse.Namespace) -> tuple[su
     return proc, url
 
 
+def _cpu_s(pid: int) -> float:
+    """User + system CPU seconds a process has used so far (``/proc/<pid>/stat``; 0 elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def measure(args: argparse.Namespace) -> int:
     with SlackStandIn() as standin:
         real_proc, real_base = _start_server("real", standin.api_url, args)
@@ -176,14 +186,19 @@ def measure(args: argparse.Namespace) -> int:
         load_before = os.getloadavg()
         real_t: list[float] = []
         noop_t: list[float] = []
+        cpu = {"real": 0.0, "noop": 0.0}
         try:
             real_url, noop_url = real_base + "/slack/events", noop_base + "/slack/events"
             _round(real_url, standin, args.text, min(args.clients, 8), 2)  # warm-up
             _round(noop_url, standin, args.text, min(args.clients, 8), 2)
+            procs = {real_url: ("real", real_proc.pid), noop_url: ("noop", noop_proc.pid)}
             for i in range(args.rounds):
                 order = [(real_url, real_t), (noop_url, noop_t)]
                 for url, into in order if i % 2 == 0 else order[::-1]:
+                    kind, pid = procs[url]
+                    used = _cpu_s(pid)
                     into += _round(url, standin, args.text, args.clients, args.per_client)
+                    cpu[kind] += _cpu_s(pid) - used
                     standin.reset()  # keep the stand-in's record lists short
         finally:
             for proc in (real_proc, noop_proc):
@@ -206,6 +221,9 @@ def measure(args: argparse.Namespace) -> int:
           f"{statistics.mean(real_t) * ms:7.1f} ms")
     print(f"  no-op app: p50 {n50:7.1f} ms   p99 {n99:7.1f} ms   mean "
           f"{statistics.mean(noop_t) * ms:7.1f} ms")
+    if cpu["real"] and cpu["noop"]:
+        print(f"  server CPU per request (user + system, /proc): real app "
+              f"{cpu['real'] / len(real_t) * ms:.2f} ms, no-op app {cpu['noop'] / len(noop_t) * ms:.2f} ms")
     verdict = "ok" if ratio99 <= TARGET_P99_RATIO else "ABOVE TARGET"
     print(f"  ratio    : p50 {ratio50:.2f}x  p99 {ratio99:.2f}x   "
           f"(target p99 <= {TARGET_P99_RATIO}x: {verdict})")
@@ -246,7 +264,7 @@ def profile(args: argparse.Namespace) -> int:
         took = time.perf_counter() - started
         runtime.store.close()
     out = io.StringIO()
-    pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(45)
+    pstats.Stats(profiler, stream=out).sort_stats(os.environ.get("PROFILE_SORT", "cumulative")).print_stats(45)
     print(f"{args.profile} commands in {took:.2f} s under cProfile "
           f"({took / args.profile * 1000:.1f} ms each, profiler overhead included)")
     print(out.getvalue())

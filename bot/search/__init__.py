@@ -120,9 +120,9 @@ def track_named(catalog: Catalog, text: str, matcher: Matcher | None = None) -> 
     key = text.strip().casefold()
     if not key:
         return None
-    for track in catalog.tracks:
-        names = {track.id, track.names.en, track.names.zh or "", *track.aliases}
-        if key in {n.casefold() for n in names}:
-            return track.id
-    match = (matcher or Matcher(catalog)).match_track(text)
+    matcher = matcher or Matcher(catalog)
+    named = matcher.track_by_name(key)
+    if named is not None:
+        return named
+    match = matcher.match_track(text)
     return match.track_id if match else None

@@ -64,6 +64,21 @@ class Matcher(Index):
     thousand; afterwards the matcher never changes and may be shared between threads.
     """
 
+    _names_folded: dict[str, str] | None = None
+
+    def track_by_name(self, key: str) -> str | None:
+        """The track whose id, English or Chinese name or alias is ``key`` (case-folded, as
+        :func:`bot.search.track_named` compares), else ``None``; the table is built on first use
+        (a track listed earlier wins a name two tracks share)."""
+        table = self._names_folded
+        if table is None:
+            table = {}
+            for track in self._catalog.tracks:
+                for name in (track.id, track.names.en, track.names.zh or "", *track.aliases):
+                    table.setdefault(name.casefold(), track.id)
+            table.pop("", None)
+            self._names_folded = table
+        return table.get(key)
 
     def match_track(self, query: str) -> TrackMatch | None:
         """The track the query names, or ``None``.

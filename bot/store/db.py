@@ -80,7 +80,9 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
     if backend not in ("sqlite", "postgresql"):
         raise ValueError(f"unsupported database backend {backend!r}: use sqlite or postgresql")
     # hide_parameters: SQL errors never carry bound values (an installation row holds tokens).
-    options: dict[str, Any] = {"pool_pre_ping": True, "hide_parameters": True}
+    # pool_pre_ping for a server's connections, which a restart or an idle timeout can cut; an
+    # SQLite connection is a local file handle, so the ping would be one wasted query per use.
+    options: dict[str, Any] = {"pool_pre_ping": backend == "postgresql", "hide_parameters": True}
     if backend == "sqlite":
         options["connect_args"] = {"check_same_thread": False}
         database = parsed.database or ""

@@ -6,8 +6,8 @@ command's cost. What a step's section shows depends only on the catalog, the lan
 track, the step's place on its page and whether it is read, next or unread, so it is built once
 and its serialised dict is reused by every reader in that state.
 
-The cache is one bounded ``cachetools.LRUCache`` per catalog object (dropped with the catalog,
-so ``catalog reload`` starts afresh), guarded by a lock. Cached dicts are shared: treat
+The cache is one bounded dict per catalog object (dropped with the catalog, so ``catalog
+reload`` starts afresh; see :func:`memo`). Cached dicts are shared: treat
 :attr:`bot.slack.views.blocks.Reply.blocks` as read-only (nothing in the app changes a block
 after rendering; replies are serialised to JSON as they are).
 """
@@ -19,7 +19,6 @@ import weakref
 from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
-from cachetools import LRUCache
 from slack_sdk.models.blocks import Block
 
 from bot.catalog import Catalog
@@ -29,27 +28,26 @@ MAX_PARTS = 20_000
 every track in every state and language of a catalog many times the blog's size."""
 
 _MISSING = object()
-_caches: dict[int, tuple[weakref.ref, LRUCache, threading.Lock]] = {}
+_caches: dict[int, tuple[weakref.ref, dict[Hashable, Any]]] = {}
 _caches_lock = threading.Lock()
 
 
-def _cache_of(catalog: Catalog) -> tuple[LRUCache, threading.Lock]:
+def _cache_of(catalog: Catalog) -> dict[Hashable, Any]:
     key = id(catalog)
     hit = _caches.get(key)
     if hit is not None and hit[0]() is catalog:
-        return hit[1], hit[2]
+        return hit[1]
     with _caches_lock:
         hit = _caches.get(key)
         if hit is not None and hit[0]() is catalog:
-            return hit[1], hit[2]
+            return hit[1]
 
         def _drop(_ref: weakref.ref, key: int = key, caches: dict[Any, Any] = _caches) -> None:
             caches.pop(key, None)  # bound now: at interpreter exit the global may be None
 
-        cache: LRUCache = LRUCache(maxsize=MAX_PARTS)
-        lock = threading.Lock()
-        _caches[key] = (weakref.ref(catalog, _drop), cache, lock)
-        return cache, lock
+        cache: dict[Hashable, Any] = {}
+        _caches[key] = (weakref.ref(catalog, _drop), cache)
+        return cache
 
 
 _T = TypeVar("_T")
@@ -58,15 +56,19 @@ _T = TypeVar("_T")
 def memo(catalog: Catalog, key: Hashable, build: Callable[[], _T]) -> _T:
     """The value kept for ``key`` (a tuple naming everything the value depends on besides
     ``catalog``; its first item names the kind of part), computed with ``build()`` on first use.
-    Two threads missing at once both build; the values are equal, the last one is kept."""
-    cache, lock = _cache_of(catalog)
-    with lock:
-        hit = cache.get(key, _MISSING)
+
+    A plain dict per catalog: reading and storing one entry are atomic in CPython, so threads
+    share it without a lock (two threads missing at once both build equal values; the last is
+    kept). When it holds :data:`MAX_PARTS` entries it is emptied and refills with what is in use.
+    """
+    cache = _cache_of(catalog)
+    hit = cache.get(key, _MISSING)
     if hit is not _MISSING:
         return hit
     value = build()
-    with lock:
-        cache[key] = value
+    if len(cache) >= MAX_PARTS:
+        cache.clear()
+    cache[key] = value
     return value
 
 
@@ -81,5 +83,4 @@ def rendered(catalog: Catalog, key: Hashable, build: Callable[[], Block]) -> dic
 
 def cache_info(catalog: Catalog) -> dict[str, int]:
     """``{'parts': n, 'max_parts': m}`` for ``catalog``'s cache."""
-    cache, _ = _cache_of(catalog)
-    return {"parts": len(cache), "max_parts": int(cache.maxsize)}
+    return {"parts": len(_cache_of(catalog)), "max_parts": MAX_PARTS}
