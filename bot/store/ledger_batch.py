@@ -24,10 +24,10 @@ gets its own answer or exception.
 
 **Reads, batched too.** :class:`DmReadBatcher` answers what a DM send reads about its person —
 the DM settings, the language, the tracks followed and the posts read — for all the sending
-threads at once: one read transaction and four statements per batch (each person's rows joined
-from ``unnest`` of the batch's (team, user) pairs) instead of two transactions and four
-statements per DM. Reads carry no exactly-once duty (the ledger claim does), so a batch only
-shares the cost.
+threads at once: one read transaction and one statement per batch (a row per person of
+``unnest`` of the batch's (team, user) pairs, follows and reads aggregated into arrays) instead
+of two transactions and four statements per DM. Reads carry no exactly-once duty (the ledger
+claim does), so a batch only shares the cost.
 
 :class:`BatchedLedgerStore` is a :class:`Store` whose ledger methods go through a batcher and
 which delegates everything else; :class:`bot.digest.deliver.Deliverer` uses it unchanged.
@@ -42,6 +42,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from dataclasses import fields as dataclass_fields
 from datetime import datetime, timedelta
 from typing import Any, cast
 
@@ -50,7 +51,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from bot.store import Delivery, Store, db
 from bot.store.models import DigestDelivery, DmPreference, ReadingProgress, TrackFollow, UserSettings
-from bot.store.snapshots import DmSettings, snapshot
+from bot.store.snapshots import DmSettings
 
 log = logging.getLogger(__name__)
 
@@ -368,8 +369,8 @@ class _Read:
 
 
 class DmReadBatcher(_Batching):
-    """Reads :class:`DmReads` for many threads in batches: one read transaction and four
-    statements per batch on PostgreSQL (see the module docstring); on SQLite the store's own
+    """Reads :class:`DmReads` for many threads in batches: one read transaction and one
+    statement per batch on PostgreSQL (see the module docstring); on SQLite the store's own
     reads, one person after the other. Thread-safe; :meth:`close` stops the flusher."""
 
     name = "dm-read-batcher"
@@ -378,7 +379,7 @@ class DmReadBatcher(_Batching):
         self.store = store
         self._pg = store.engine.dialect.name == "postgresql"
         if self._pg:
-            self._statements = _pg_read_statements()
+            self._statement = _pg_read_statement()
         super().__init__(max_batch)
 
     def get(self, team: str, user: str) -> DmReads:
@@ -393,21 +394,15 @@ class DmReadBatcher(_Batching):
             return
         people = list(dict.fromkeys(c.who for c in batch))
         params = {"team_ids": [t for t, _u in people], "user_ids": [u for _t, u in people]}
-        dm_stmt, lang_stmt, follows_stmt, read_stmt = self._statements
+        found: dict[tuple[str, str], DmReads] = {}
         with db.read_session(self.store.engine) as s:
-            dms = {(r.team_id, r.user_id): snapshot(DmSettings, r)
-                   for r in s.execute(dm_stmt, params)}
-            langs = {(r.team_id, r.user_id): r.lang for r in s.execute(lang_stmt, params)}
-            follows: dict[tuple[str, str], list[str]] = {}
-            for r in s.execute(follows_stmt, params):
-                follows.setdefault((r.team_id, r.user_id), []).append(r.track_id)
-            reads: dict[tuple[str, str], set[str]] = {}
-            for r in s.execute(read_stmt, params):
-                reads.setdefault((r.team_id, r.user_id), set()).add(r.post_id)
+            for r in s.execute(self._statement, params):
+                dm = (DmSettings(**{name: getattr(r, f"dm_{name}") for name in _DM_FIELDS})
+                      if r.dm_team_id is not None else None)
+                found[(r.who_team, r.who_user)] = DmReads(
+                    dm, r.lang, tuple(r.follows or ()), frozenset(r.reads or ()))
         for call in batch:
-            who = call.who
-            call.result = DmReads(dms.get(who), langs.get(who), tuple(follows.get(who, ())),
-                                  frozenset(reads.get(who, ())))
+            call.result = found.get(call.who) or DmReads(None, None, (), frozenset())
 
     def _read_one(self, team: str, user: str) -> DmReads:
         store = self.store
@@ -421,23 +416,33 @@ class DmReadBatcher(_Batching):
             call.error = exc
 
 
-def _pg_read_statements() -> tuple[Any, Any, Any, Any]:
-    """The four reads of :class:`DmReadBatcher` on PostgreSQL, each joined to ``unnest`` of the
-    array parameters ``team_ids`` and ``user_ids``: DM settings rows, languages, follows (in
-    follow order) and read posts."""
-    def joined(model: Any, *cols: str) -> Any:
-        who = _unnest("who", ("team_id", "user_id"))
-        t = model.__table__
-        return (select(*(t.c[c] for c in cols))
-                .select_from(t.join(who, and_(t.c.team_id == who.c.team_id,
-                                              t.c.user_id == who.c.user_id))))
+_DM_FIELDS = tuple(f.name for f in dataclass_fields(DmSettings))
 
-    dm_cols = tuple(c.name for c in DmPreference.__table__.c)
-    follows = joined(TrackFollow, "team_id", "user_id", "track_id").order_by(
-        TrackFollow.__table__.c.team_id, TrackFollow.__table__.c.user_id,
-        TrackFollow.__table__.c.followed_at, TrackFollow.__table__.c.track_id)
-    return (joined(DmPreference, *dm_cols), joined(UserSettings, "team_id", "user_id", "lang"),
-            follows, joined(ReadingProgress, "team_id", "user_id", "post_id"))
+
+def _pg_read_statement() -> Any:
+    """The read of :class:`DmReadBatcher` on PostgreSQL: one row per (team, user) of ``unnest``
+    of the array parameters ``team_ids`` and ``user_ids``, with the DM settings columns
+    (``dm_<column>``, NULL when never set), ``lang``, ``follows`` (track ids in follow order)
+    and ``reads`` (post ids), the last two as arrays (NULL when empty)."""
+    who = _unnest("who", ("team_id", "user_id"))
+    dm = cast(Table, DmPreference.__table__)
+    us = cast(Table, UserSettings.__table__)
+    tf = cast(Table, TrackFollow.__table__)
+    rp = cast(Table, ReadingProgress.__table__)
+    follows = (select(func.array_agg(postgresql.aggregate_order_by(
+                   tf.c.track_id, tf.c.followed_at, tf.c.track_id)))
+               .where(tf.c.team_id == who.c.team_id, tf.c.user_id == who.c.user_id)
+               .scalar_subquery())
+    reads = (select(func.array_agg(rp.c.post_id))
+             .where(rp.c.team_id == who.c.team_id, rp.c.user_id == who.c.user_id)
+             .scalar_subquery())
+    return (select(who.c.team_id.label("who_team"), who.c.user_id.label("who_user"),
+                   *(dm.c[name].label(f"dm_{name}") for name in _DM_FIELDS), us.c.lang,
+                   follows.label("follows"), reads.label("reads"))
+            .select_from(who.outerjoin(dm, and_(dm.c.team_id == who.c.team_id,
+                                                dm.c.user_id == who.c.user_id))
+                         .outerjoin(us, and_(us.c.team_id == who.c.team_id,
+                                             us.c.user_id == who.c.user_id))))
 
 
 class BatchedLedgerStore:
