@@ -116,27 +116,44 @@ class KeyedDmComposer(DmComposer):
         super().__init__(catalog, lang)
         self.max_exact = max_exact
         self._index = NextStepIndex(self)
-        # at most one entry per (track, next step, read count): bounded by the catalog's size
+        self._single = self._index._single
+        self._version = catalog.version
+        # (track, next step, read count) -> part: bounded by the catalog's size
         self._keyed: dict[tuple[Any, ...], Any] = {}
 
     def _part(self, track_id: str, key: Any) -> tuple[dict[str, Any], str] | None:
-        """The part for read bits ``key`` of ``track_id``: from the keyed LRU, rendered by
-        :class:`DmComposer` on a miss."""
-        next_post, count = self._index.key(track_id, key)
-        ck = (self.catalog.version, self.lang, track_id, next_post, count)
+        """The part for read bits ``key`` of ``track_id``: from this composer's keyed parts, else
+        the shared keyed LRU, else rendered by :class:`DmComposer`; noted under ``key`` in the
+        track's exact shortcuts (cleared when they hold ``max_exact``)."""
+        single = self._single.get(track_id)
+        if single is not None:  # the common case, inlined: one word, plain int masks
+            next_post = None
+            for post, bit, need in single:
+                if not key & bit and key & need == need:
+                    next_post = post
+                    break
+            ck = (track_id, next_post, key.bit_count())
+        else:
+            ck = (track_id, *self._index.key(track_id, key))
         part = self._keyed.get(ck, _MISSING)  # this composer's view of the shared LRU
         if part is _MISSING:
-            with _parts_lock:  # an LRU lookup reorders its entries: not safe without the lock
-                part = _parts.get(ck, _MISSING)
-            if part is _MISSING:
-                part = super()._part(track_id, key)  # renders (and notes the exact key)
-                with _parts_lock:
-                    _parts[ck] = part
-            self._keyed[ck] = part
+            part = self._keyed_miss(track_id, key, ck)
         exact = self._parts[track_id]
         if len(exact) >= self.max_exact:  # a racing clear only costs a look-up again
             exact.clear()
         exact[key] = part
+        return part
+
+    def _keyed_miss(self, track_id: str, key: Any, ck: tuple[Any, ...]
+                    ) -> tuple[dict[str, Any], str] | None:
+        shared = (self._version, self.lang, *ck)
+        with _parts_lock:  # an LRU lookup reorders its entries: not safe without the lock
+            part = _parts.get(shared, _MISSING)
+        if part is _MISSING:
+            part = super()._part(track_id, key)  # renders (and notes the exact key)
+            with _parts_lock:
+                _parts[shared] = part
+        self._keyed[ck] = part
         return part
 
 

@@ -286,6 +286,31 @@ def test_a_retry_after_block_is_seen_by_every_worker(redis_url, namespace):
     assert window_item(0.5).amount / window_item(0.5).get_expiry() <= 0.5
 
 
+def test_a_block_holds_the_next_send_of_another_worker(redis_url, namespace):
+    """The workspace turn and the Retry-After block come back in one round trip: a send whose
+    turn is now still waits out a block another worker set (the injected sleep lets the block
+    run out), and without a block a send waits only for its workspace spacing."""
+    from bot.digest.ratelimit import SharedPacer
+
+    first = SharedPacer(redis_url, namespace=namespace, team_rate_per_s=10)
+    slept: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        first._redis.delete(first._blocked_key(TEAM))  # the block runs out meanwhile
+
+    second = SharedPacer(redis_url, namespace=namespace, team_rate_per_s=10, sleep=sleep)
+    first.block(TEAM, 30)
+    with second.slot(TEAM, "U1"):
+        pass
+    assert 25 < slept[0] <= 30  # the block; then a turn taken again (0.1 s spacing)
+    assert all(0 < s <= 0.1 for s in slept[1:])
+    before = len(slept)
+    with second.slot(TEAM, "U2"):  # no block now: only the workspace spacing is waited
+        pass
+    assert len(slept) == before + 1 and 0 < slept[-1] < 1  # two turns reserved: <= 0.2 s
+
+
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_keyed_dm_parts_say_exactly_what_exact_ones_say(catalog, lang):
     from bot.digest.compose import DmComposer
