@@ -33,6 +33,10 @@ from bot.catalog import Catalog
 from bot.digest.compose import DmComposer
 
 _MISSING: Any = object()
+_BEYOND: Any = object()
+"""The next step is not decided by a track's first :data:`PREFIX_STEPS` steps."""
+PREFIX_STEPS = 12
+"""Steps of a track whose read bits index the next-step table (4,096 entries per track)."""
 _NEVER = 1 << 4096
 """A need mask no read bits can meet (a prerequisite outside the track)."""
 
@@ -118,6 +122,17 @@ class KeyedDmComposer(DmComposer):
         self._index = NextStepIndex(self)
         self._single = self._index._single
         self._version = catalog.version
+        # one-word tracks whose steps hold consecutive bits in path order: the next step as
+        # decided by the first PREFIX_STEPS steps' bits, tabled per prefix (filled on use);
+        # exact shortcuts are kept only for tracks whose every read pattern fits max_exact
+        self._prefix: dict[str, tuple[int, int, list[Any], bool]] = {}
+        for tid, single in self._single.items():
+            if single and single[0][1] > 0:
+                shift = single[0][1].bit_length() - 1
+                if [bit for _p, bit, _n in single] == [1 << (shift + i) for i in range(len(single))]:
+                    steps = min(len(single), PREFIX_STEPS)
+                    self._prefix[tid] = (shift, (1 << steps) - 1, [_MISSING] * (1 << steps),
+                                         (1 << len(single)) <= max_exact)
         # (track, next step, read count) -> part: bounded by the catalog's size
         self._keyed: dict[tuple[Any, ...], Any] = {}
 
@@ -125,24 +140,44 @@ class KeyedDmComposer(DmComposer):
         """The part for read bits ``key`` of ``track_id``: from this composer's keyed parts, else
         the shared keyed LRU, else rendered by :class:`DmComposer`; noted under ``key`` in the
         track's exact shortcuts (cleared when they hold ``max_exact``)."""
-        single = self._single.get(track_id)
-        if single is not None:  # the common case, inlined: one word, plain int masks
-            next_post = None
-            for post, bit, need in single:
-                if not key & bit and key & need == need:
-                    next_post = post
-                    break
+        prefix = self._prefix.get(track_id)
+        if prefix is not None:  # the common case: one word, the first steps' answer tabled
+            shift, low_mask, table, keep_exact = prefix
+            low = (key >> shift) & low_mask
+            next_post = table[low]
+            if next_post is _MISSING:
+                next_post = table[low] = self._next_in_prefix(track_id, low)
+            if next_post is _BEYOND:
+                next_post = self._index.key(track_id, key)[0]
             ck = (track_id, next_post, key.bit_count())
         else:
+            keep_exact = True
             ck = (track_id, *self._index.key(track_id, key))
         part = self._keyed.get(ck, _MISSING)  # this composer's view of the shared LRU
         if part is _MISSING:
             part = self._keyed_miss(track_id, key, ck)
-        exact = self._parts[track_id]
-        if len(exact) >= self.max_exact:  # a racing clear only costs a look-up again
-            exact.clear()
-        exact[key] = part
+        if keep_exact:
+            exact = self._parts[track_id]
+            if len(exact) >= self.max_exact:  # a racing clear only costs a look-up again
+                exact.clear()
+            exact[key] = part
         return part
+
+    def _next_in_prefix(self, track_id: str, low: int) -> str | None:
+        """The next step of a reader whose read bits of the track's first steps (its
+        ``PREFIX_STEPS`` lowest bits, shifted down) are ``low``, when those bits decide it;
+        :data:`_BEYOND` when the next step lies further (or needs a later step's bit)."""
+        single = self._single[track_id]
+        shift = self._prefix[track_id][0]
+        for i, (post, bit, need) in enumerate(single[:PREFIX_STEPS]):
+            if need >> shift >= 1 << PREFIX_STEPS:
+                return _BEYOND  # a prerequisite beyond the prefix: let the full walk decide
+            bit, need = bit >> shift, need >> shift
+            if not low & bit and low & need == need:
+                return post
+            if i == len(single) - 1:
+                return None  # every step of the track is in the prefix: done
+        return _BEYOND
 
     def _keyed_miss(self, track_id: str, key: Any, ck: tuple[Any, ...]
                     ) -> tuple[dict[str, Any], str] | None:
@@ -151,6 +186,9 @@ class KeyedDmComposer(DmComposer):
             part = _parts.get(shared, _MISSING)
         if part is _MISSING:
             part = super()._part(track_id, key)  # renders (and notes the exact key)
+            prefix = self._prefix.get(track_id)
+            if prefix is not None and not prefix[3]:
+                self._parts[track_id].pop(key, None)  # this track keeps no exact shortcuts
             with _parts_lock:
                 _parts[shared] = part
         self._keyed[ck] = part
