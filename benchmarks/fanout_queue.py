@@ -23,7 +23,10 @@ losses are counted where Slack would see them.
 
 Printed last, one JSON line: workers, teams, messages, delivered (distinct digests posted),
 duplicates, lost, allowed_per_s (``--rate`` x teams), achieved_per_s (posts per second from the
-first to the last), rate_ratio (achieved / allowed), http_429 and wall time. Target:
+first to the last), rate_ratio (achieved / allowed), http_429, wall time and ``cpu_ms_per_dm``:
+CPU milliseconds per delivered DM of the workers (after their start-up), this run's PostgreSQL
+backends, the Redis server (shared with anything else using it), the stand-in and the clock's
+enqueuing (``psutil``; a run with a high ``--rate`` is CPU-bound and shows the cost). Target:
 rate_ratio >= 0.90 with 4 workers at >= 500 allowed per second; with ``--kill`` (one worker
 SIGKILLed a third of the way through): delivered = messages, duplicates = 0.
 
