@@ -306,8 +306,8 @@ class Deliverer:
     def __init__(self, runtime: Any, *, clients: Clients | None = None, pacer: Pacer | None = None,
                  claimant: str | None = None, stale_after_s: float = 300.0, max_attempts: int = 3,
                  verify: bool = True, renew_after_s: float = 0.0):
-        if not 0 <= renew_after_s < stale_after_s:
-            raise ValueError("renew_after_s must be >= 0 and below stale_after_s")
+        if renew_after_s < 0 or (renew_after_s > 0 and renew_after_s >= stale_after_s):
+            raise ValueError("renew_after_s must be 0 (always renew) or below stale_after_s")
         self.runtime = runtime
         self.clients = clients or Clients(runtime)
         self.pacer = pacer or Pacer()
