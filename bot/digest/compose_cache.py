@@ -13,8 +13,14 @@ version, fixed per composer).
   bit is clear and its ``after`` bits are all set, the same rule as :func:`bot.paths.next_step`);
 * rendered parts live in a ``cachetools.LRUCache`` keyed by ``(catalog version, language, track,
   next step, read count)`` (``max_parts`` entries, shared by the composers of a process);
-* the composer's own exact-bits lookup stays as a first-level shortcut, cleared whenever a track
-  holds more than ``max_exact`` entries, so memory is bounded whatever people read.
+* for a one-word track (every track of today's catalog) the next step is read from a table
+  indexed by the read bits of its first :data:`PREFIX_STEPS` steps (filled on use; the walk
+  over the steps only when those bits do not decide it), so a read pattern seen for the first
+  time costs a few integer operations and two look-ups;
+* the composer's own exact-bits lookup stays as a first-level shortcut for tracks whose every
+  read pattern fits ``max_exact`` entries (bigger tracks skip it: random readers would fill and
+  clear it over and over), cleared whenever a track holds more, so memory is bounded whatever
+  people read.
 
 :func:`dm_composer` is the drop-in for :func:`bot.digest.compose.dm_composer` that the delivery
 code uses. Thread-safe: the caches are guarded by a lock where they change, and two threads
