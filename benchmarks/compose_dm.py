@@ -65,15 +65,16 @@ def one(people: int, tracks: int, kind: str, composer_kind: str) -> dict:
                 else DmComposer(catalog, "en"))
     gc.collect()
     gc.freeze()
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), time.process_time()
     sent = 0
     for follows, read in pop:
         if composer.compose(follows, read) is not None:
             sent += 1
     seconds = time.perf_counter() - t0
+    cpu_s = time.process_time() - cpu0
     exact = sum(len(v) for v in composer._parts.values())
     result = {"people": people, "tracks_each": tracks, "readers": kind,
-              "composer": composer_kind, "seconds": round(seconds, 3),
+              "composer": composer_kind, "seconds": round(seconds, 3), "cpu_s": round(cpu_s, 3),
               "us_per_person": round(seconds / people * 1e6, 2), "dms": sent,
               "exact_entries": exact,
               "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}

@@ -23,7 +23,10 @@ losses are counted where Slack would see them.
 
 Printed last, one JSON line: workers, teams, messages, delivered (distinct digests posted),
 duplicates, lost, allowed_per_s (``--rate`` x teams), achieved_per_s (posts per second from the
-first to the last), rate_ratio (achieved / allowed), http_429 and wall time. Target:
+first to the last), rate_ratio (achieved / allowed), http_429, wall time and ``cpu_ms_per_dm``:
+CPU milliseconds per delivered DM of the workers (after their start-up), this run's PostgreSQL
+backends, the Redis server (shared with anything else using it), the stand-in and the clock's
+enqueuing (``psutil``; a run with a high ``--rate`` is CPU-bound and shows the cost). Target:
 rate_ratio >= 0.90 with 4 workers at >= 500 allowed per second; with ``--kill`` (one worker
 SIGKILLed a third of the way through): delivered = messages, duplicates = 0.
 
@@ -319,6 +322,46 @@ def stop_workers(procs: list[subprocess.Popen]) -> None:
             p.wait()
 
 
+def _cpu_by_component(worker_pids: list[int], standin_pid: int) -> dict[str, float]:
+    """CPU seconds (user + system) so far of the workers, the stand-in Slack, this run's
+    PostgreSQL backends (those connected to the benchmark's database) and the Redis server
+    (shared with anything else using it on this machine)."""
+    import psutil
+
+    def cpu(proc: psutil.Process) -> float:
+        try:
+            t = proc.cpu_times()
+            return float(t.user + t.system)
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            return 0.0
+
+    out = {"workers": sum(cpu(psutil.Process(pid)) for pid in worker_pids
+                          if psutil.pid_exists(pid)),
+           "standin": cpu(psutil.Process(standin_pid)), "postgres": 0.0, "redis": 0.0}
+    for proc in psutil.process_iter(["name", "cmdline"]):
+        line = " ".join(proc.info["cmdline"] or [])
+        if line.startswith("postgres:") and f" {BENCH_DB} " in line:
+            out["postgres"] += cpu(proc)
+        elif (proc.info["name"] or "").startswith("redis-server"):
+            out["redis"] += cpu(proc)
+    return out
+
+
+def _wait_idle(pids: list[int], quiet_s: float = 1.0, timeout_s: float = 60.0) -> None:
+    """Wait until the processes ``pids`` used under 5 % of a core for ``quiet_s`` (started)."""
+    import psutil
+
+    procs = [psutil.Process(pid) for pid in pids]
+    deadline = time.monotonic() + timeout_s
+    last = sum(sum(p.cpu_times()[:2]) for p in procs)
+    while time.monotonic() < deadline:
+        time.sleep(quiet_s)
+        now = sum(sum(p.cpu_times()[:2]) for p in procs)
+        if now - last < 0.05 * quiet_s * len(procs):
+            return
+        last = now
+
+
 def run_once(args: argparse.Namespace, workers: int, teams: int, messages: int,
              kill: bool) -> dict[str, Any]:
     from bot.config import Settings
@@ -358,9 +401,13 @@ def run_once(args: argparse.Namespace, workers: int, teams: int, messages: int,
     enqueuer = EnqueueingDeliverer(queue, stale_after_s=15)
     clock = DigestClock(runtime, deliverer=enqueuer,  # type: ignore[arg-type]
                         reconcile_every_s=None, workers=4)
+    _wait_idle([p.pid for p in procs])  # the workers' start-up (imports, catalog) not counted
+    cpu_at_start = _cpu_by_component([p.pid for p in procs], server.pid)
     t0 = time.monotonic()
+    clock_cpu0 = time.process_time()
     counts = clock.run_now(dms=True)
     enqueuer.flush(timeout=600)
+    clock_cpu_s = time.process_time() - clock_cpu0
     enqueue_s = time.monotonic() - t0
     killed = None
     last_progress, last_delivered = time.monotonic(), -1
@@ -381,16 +428,9 @@ def run_once(args: argparse.Namespace, workers: int, teams: int, messages: int,
     time.sleep(2.0)  # a duplicate would show up now, if any
     stats = standin_stats(port)
     wall = time.monotonic() - t0
-    cpu_s = 0.0
-    try:
-        import psutil
-
-        for p in procs:
-            if p.poll() is None:
-                times = psutil.Process(p.pid).cpu_times()
-                cpu_s += times.user + times.system
-    except ImportError:  # pragma: no cover - psutil ships with the test extras
-        cpu_s = float("nan")
+    cpu_at_end = _cpu_by_component([p.pid for p in procs], server.pid)
+    cpu = {k: cpu_at_end[k] - cpu_at_start.get(k, 0.0) for k in cpu_at_end}
+    cpu["clock"] = clock_cpu_s
     stop_workers(procs)
     enqueuer.close()
     clock.shutdown()
@@ -412,7 +452,9 @@ def run_once(args: argparse.Namespace, workers: int, teams: int, messages: int,
             "http_429_channel": stats["http_429_channel"], "ledger_sent": sent_rows,
             "killed_worker_at": killed, "enqueued": dict(counts),
             "enqueue_s": round(enqueue_s, 1),
-            "worker_cpu_ms_per_dm": round(cpu_s * 1000 / max(1, stats["ok_posts"]), 2),
+            "worker_cpu_ms_per_dm": round(cpu["workers"] * 1000 / max(1, stats["ok_posts"]), 2),
+            "cpu_ms_per_dm": {k: round(v * 1000 / max(1, stats["ok_posts"]), 2)
+                              for k, v in sorted(cpu.items())},
             "load_avg_1m": round(os.getloadavg()[0], 1), "wall_s": round(wall, 1),
             "seed_s": round(seed_s, 1), "threads_per_worker": args.threads,
             "per_team_rate": args.rate, "per_team_burst": args.burst}

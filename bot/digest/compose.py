@@ -249,6 +249,9 @@ class DmComposer:
         # track id -> {read bits of the track: (section block, fallback line) | None when done}
         self._parts: dict[str, dict[Any, tuple[dict[str, Any], str] | None]] = {
             tr.id: {} for tr in catalog.tracks}
+        # track id -> (word, mask, its parts): what compose looks up per followed track, at once
+        self._entries: dict[str, tuple[int, Any, dict[Any, Any]]] = {
+            tid: (word, mask, self._parts[tid]) for tid, (word, mask) in self._plan.items()}
         n = len(catalog.tracks)
         view = {"v": DIGEST_DM_VIEW}
         self._head = header(dt("dm_header", lang)).to_dict()
@@ -326,17 +329,16 @@ class DmComposer:
         every followed path done)."""
         words = read if isinstance(read, tuple) else self.read_mask(read)
         blocks = [self._head]
-        lines = []
-        plans = self._plan
-        parts = self._parts
+        lines: list[str] = []
+        entries = self._entries
         missing = _MISSING
         for tid in follows:
-            plan = plans.get(tid)
-            if plan is None:
+            entry = entries.get(tid)
+            if entry is None:
                 continue
-            word, mask = plan
+            word, mask, parts = entry
             key = words[word] & mask if word >= 0 else tuple([words[w] & m for w, m in mask])
-            part = parts[tid].get(key, missing)
+            part = parts.get(key, missing)
             if part is missing:
                 part = self._part(tid, key)
             if part is None:

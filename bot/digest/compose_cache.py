@@ -13,8 +13,14 @@ version, fixed per composer).
   bit is clear and its ``after`` bits are all set, the same rule as :func:`bot.paths.next_step`);
 * rendered parts live in a ``cachetools.LRUCache`` keyed by ``(catalog version, language, track,
   next step, read count)`` (``max_parts`` entries, shared by the composers of a process);
-* the composer's own exact-bits lookup stays as a first-level shortcut, cleared whenever a track
-  holds more than ``max_exact`` entries, so memory is bounded whatever people read.
+* for a one-word track (every track of today's catalog) the next step is read from a table
+  indexed by the read bits of its first :data:`PREFIX_STEPS` steps (filled on use; the walk
+  over the steps only when those bits do not decide it), so a read pattern seen for the first
+  time costs a few integer operations and two look-ups;
+* the composer's own exact-bits lookup stays as a first-level shortcut for tracks whose every
+  read pattern fits ``max_exact`` entries (bigger tracks skip it: random readers would fill and
+  clear it over and over), cleared whenever a track holds more, so memory is bounded whatever
+  people read.
 
 :func:`dm_composer` is the drop-in for :func:`bot.digest.compose.dm_composer` that the delivery
 code uses. Thread-safe: the caches are guarded by a lock where they change, and two threads
@@ -33,6 +39,10 @@ from bot.catalog import Catalog
 from bot.digest.compose import DmComposer
 
 _MISSING: Any = object()
+_BEYOND: Any = object()
+"""The next step is not decided by a track's first :data:`PREFIX_STEPS` steps."""
+PREFIX_STEPS = 12
+"""Steps of a track whose read bits index the next-step table (4,096 entries per track)."""
 _NEVER = 1 << 4096
 """A need mask no read bits can meet (a prerequisite outside the track)."""
 
@@ -116,27 +126,78 @@ class KeyedDmComposer(DmComposer):
         super().__init__(catalog, lang)
         self.max_exact = max_exact
         self._index = NextStepIndex(self)
-        # at most one entry per (track, next step, read count): bounded by the catalog's size
+        self._single = self._index._single
+        self._version = catalog.version
+        # one-word tracks whose steps hold consecutive bits in path order: the next step as
+        # decided by the first PREFIX_STEPS steps' bits, tabled per prefix (filled on use);
+        # exact shortcuts are kept only for tracks whose every read pattern fits max_exact
+        self._prefix: dict[str, tuple[int, int, list[Any], bool]] = {}
+        for tid, single in self._single.items():
+            if single and single[0][1] > 0:
+                shift = single[0][1].bit_length() - 1
+                if [bit for _p, bit, _n in single] == [1 << (shift + i) for i in range(len(single))]:
+                    steps = min(len(single), PREFIX_STEPS)
+                    self._prefix[tid] = (shift, (1 << steps) - 1, [_MISSING] * (1 << steps),
+                                         (1 << len(single)) <= max_exact)
+        # (track, next step, read count) -> part: bounded by the catalog's size
         self._keyed: dict[tuple[Any, ...], Any] = {}
 
     def _part(self, track_id: str, key: Any) -> tuple[dict[str, Any], str] | None:
-        """The part for read bits ``key`` of ``track_id``: from the keyed LRU, rendered by
-        :class:`DmComposer` on a miss."""
-        next_post, count = self._index.key(track_id, key)
-        ck = (self.catalog.version, self.lang, track_id, next_post, count)
+        """The part for read bits ``key`` of ``track_id``: from this composer's keyed parts, else
+        the shared keyed LRU, else rendered by :class:`DmComposer`; noted under ``key`` in the
+        track's exact shortcuts (cleared when they hold ``max_exact``)."""
+        prefix = self._prefix.get(track_id)
+        if prefix is not None:  # the common case: one word, the first steps' answer tabled
+            shift, low_mask, table, keep_exact = prefix
+            low = (key >> shift) & low_mask
+            next_post = table[low]
+            if next_post is _MISSING:
+                next_post = table[low] = self._next_in_prefix(track_id, low)
+            if next_post is _BEYOND:
+                next_post = self._index.key(track_id, key)[0]
+            ck = (track_id, next_post, key.bit_count())
+        else:
+            keep_exact = True
+            ck = (track_id, *self._index.key(track_id, key))
         part = self._keyed.get(ck, _MISSING)  # this composer's view of the shared LRU
         if part is _MISSING:
-            with _parts_lock:  # an LRU lookup reorders its entries: not safe without the lock
-                part = _parts.get(ck, _MISSING)
-            if part is _MISSING:
-                part = super()._part(track_id, key)  # renders (and notes the exact key)
-                with _parts_lock:
-                    _parts[ck] = part
-            self._keyed[ck] = part
-        exact = self._parts[track_id]
-        if len(exact) >= self.max_exact:  # a racing clear only costs a look-up again
-            exact.clear()
-        exact[key] = part
+            part = self._keyed_miss(track_id, key, ck)
+        if keep_exact:
+            exact = self._parts[track_id]
+            if len(exact) >= self.max_exact:  # a racing clear only costs a look-up again
+                exact.clear()
+            exact[key] = part
+        return part
+
+    def _next_in_prefix(self, track_id: str, low: int) -> str | None:
+        """The next step of a reader whose read bits of the track's first steps (its
+        ``PREFIX_STEPS`` lowest bits, shifted down) are ``low``, when those bits decide it;
+        :data:`_BEYOND` when the next step lies further (or needs a later step's bit)."""
+        single = self._single[track_id]
+        shift = self._prefix[track_id][0]
+        for i, (post, bit, need) in enumerate(single[:PREFIX_STEPS]):
+            if need >> shift >= 1 << PREFIX_STEPS:
+                return _BEYOND  # a prerequisite beyond the prefix: let the full walk decide
+            bit, need = bit >> shift, need >> shift
+            if not low & bit and low & need == need:
+                return post
+            if i == len(single) - 1:
+                return None  # every step of the track is in the prefix: done
+        return _BEYOND
+
+    def _keyed_miss(self, track_id: str, key: Any, ck: tuple[Any, ...]
+                    ) -> tuple[dict[str, Any], str] | None:
+        shared = (self._version, self.lang, *ck)
+        with _parts_lock:  # an LRU lookup reorders its entries: not safe without the lock
+            part = _parts.get(shared, _MISSING)
+        if part is _MISSING:
+            part = super()._part(track_id, key)  # renders (and notes the exact key)
+            prefix = self._prefix.get(track_id)
+            if prefix is not None and not prefix[3]:
+                self._parts[track_id].pop(key, None)  # this track keeps no exact shortcuts
+            with _parts_lock:
+                _parts[shared] = part
+        self._keyed[ck] = part
         return part
 
 

@@ -77,10 +77,12 @@ local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
 local start = math.max(tat, now)
 local ttl = math.ceil((start + interval - now) * 1000) + 60000
 redis.call('SET', KEYS[1], string.format('%.6f', start + interval), 'PX', ttl)
-return string.format('%.6f', start - now)
+return {string.format('%.6f', start - now), redis.call('PTTL', KEYS[2])}
 """
 """Reserve a workspace's next send start: KEYS[1] holds the earliest start of the next send
-(epoch seconds, Redis's clock); returns how many seconds the caller waits for its turn."""
+(epoch seconds, Redis's clock); returns how many seconds the caller waits for its turn and,
+in the same round trip, the milliseconds left of the workspace's Retry-After block KEYS[2]
+(negative when there is none)."""
 
 
 class SharedPacer:
@@ -145,12 +147,18 @@ class SharedPacer:
         """A turn under the workspace limit, then no send while the workspace is blocked (a
         429 that arrives while we queue is waited out too; the turn is taken again after)."""
         while True:
-            if self.team_interval_s is not None:
-                wait = float(self._reserve(keys=[f"{self.namespace}:next:{team}"],
-                                           args=[f"{self.team_interval_s:.6f}"]))
+            if self.team_interval_s is None:
+                left = self.blocked_for(team)
+            else:
+                wait_s, blocked_ms = self._reserve(
+                    keys=[f"{self.namespace}:next:{team}", self._blocked_key(team)],
+                    args=[f"{self.team_interval_s:.6f}"])
+                wait = float(wait_s)
                 if wait > 0:
                     self._pause(wait)
-            left = self.blocked_for(team)
+                    left = self.blocked_for(team)  # a 429 may have come while this one waited
+                else:  # the block as of the reservation (same round trip): that is now
+                    left = int(blocked_ms) / 1000 if int(blocked_ms) > 0 else 0.0
             if left <= 0:
                 return
             self._wait_blocked(team)

@@ -37,6 +37,13 @@ from bot.store.ledger_batch import BatchedLedgerStore
 log = logging.getLogger(__name__)
 
 
+RENEW_AFTER_SHARE = 0.1
+"""A worker renews a ledger claim before its send only when the claim is older than this share
+of ``stale_after_s`` (see :class:`~bot.digest.deliver.Deliverer`'s ``renew_after_s``): most
+sends go out within milliseconds of their claim, and the renewal would be one more ledger write
+each."""
+
+
 @dataclass
 class WorkerOptions:
     """A worker's settings: ``threads`` sending at once; ``heartbeat_timeout_s`` after which
@@ -68,7 +75,8 @@ class DigestWorker:
                                  channel_rate_per_s=settings.slack_channel_rate_per_s)
         self.deliverer = Deliverer(self.runtime, clients=SharedClients(self.runtime),
                                    pacer=self.pacer,  # type: ignore[arg-type]  # Pacer's interface
-                                   stale_after_s=self.options.stale_after_s)
+                                   stale_after_s=self.options.stale_after_s,
+                                   renew_after_s=self.options.stale_after_s * RENEW_AFTER_SHARE)
         queue = digest_queue.DigestQueue.from_settings(
             settings, heartbeat_timeout_s=self.options.heartbeat_timeout_s)
         assert queue is not None

@@ -11,9 +11,23 @@ still individually exactly-once: a caller learns whether *its* row was claimed o
 batch grows with the load by itself (while one batch commits, the next one gathers), so a lone
 call waits for no timer.
 
+On PostgreSQL each kind of change is **one statement of a fixed shape** whatever the batch size:
+the batch's keys travel as array parameters and ``unnest(...)`` turns them back into rows
+(``INSERT … SELECT … FROM unnest(…) ON CONFLICT DO NOTHING RETURNING``, ``UPDATE … FROM
+unnest(…) … RETURNING``), so SQLAlchemy compiles each statement once per process (its compiled
+cache) instead of once per batch, as a multi-row ``VALUES`` of a new length would need. SQLite
+(tests, one process) writes row by row inside the batch's transaction.
+
 If a batch's transaction fails (a lost connection, a deadlock between processes), its calls are
 run again one by one through the :class:`Store`, each in its own transaction, and each caller
 gets its own answer or exception.
+
+**Reads, batched too.** :class:`DmReadBatcher` answers what a DM send reads about its person —
+the DM settings, the language, the tracks followed and the posts read — for all the sending
+threads at once: one read transaction and one statement per batch (a row per person of
+``unnest`` of the batch's (team, user) pairs, follows and reads aggregated into arrays) instead
+of two transactions and four statements per DM. Reads carry no exactly-once duty (the ledger
+claim does), so a batch only shares the cost.
 
 :class:`BatchedLedgerStore` is a :class:`Store` whose ledger methods go through a batcher and
 which delegates everything else; :class:`bot.digest.deliver.Deliverer` uses it unchanged.
@@ -25,16 +39,19 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from dataclasses import fields as dataclass_fields
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import String, and_, column, or_, update, values
+from sqlalchemy import String, Table, and_, bindparam, func, literal, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from bot.store import Delivery, Store, db
-from bot.store.models import DigestDelivery
+from bot.store.models import DigestDelivery, DmPreference, ReadingProgress, TrackFollow, UserSettings
+from bot.store.snapshots import DmSettings
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +73,79 @@ class _Call:
     error: BaseException | None = None
 
 
-class LedgerBatcher:
+def _unnest(name: str, columns: tuple[str, ...]) -> Any:
+    """``unnest(:<col>s, …) AS name(col, …)``: one row per index of the array parameters
+    ``<col>s`` (lists of strings), as a FROM item (PostgreSQL)."""
+    arrays = [bindparam(f"{c}s", type_=postgresql.ARRAY(String)) for c in columns]
+    return func.unnest(*arrays).table_valued(*columns).render_derived(name=name)
+
+
+class _Batching:
+    """A flusher thread that runs the calls submitted by many threads in batches:
+    subclasses implement ``_flush(batch)`` (one transaction, setting each call's ``result``)
+    and ``_one(call)`` (the fallback when a batch fails: one call in its own transaction,
+    setting ``result`` or ``error``)."""
+
+    name = "batcher"
+
+    def __init__(self, max_batch: int):
+        self.max_batch = max_batch
+        self._cond = threading.Condition()
+        self._pending: list[Any] = []
+        self._closed = False
+        self.batches = 0  # transactions committed (a gauge for operators and benchmarks)
+        self.calls = 0
+        self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
+        self._thread.start()
+
+    def close(self) -> None:
+        """Flush what is pending and stop the flusher thread."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+        self._thread.join(timeout=30)
+
+    def _submit(self, call: Any) -> Any:
+        with self._cond:
+            if self._closed:
+                raise RuntimeError(f"the {self.name} is closed")
+            self._pending.append(call)
+            self._cond.notify()
+        call.done.wait()
+        if call.error is not None:
+            raise call.error
+        return call.result
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while not self._pending and not self._closed:
+                    self._cond.wait()
+                if not self._pending and self._closed:
+                    return
+                batch = self._pending[:self.max_batch]
+                del self._pending[:self.max_batch]
+            try:
+                self._flush(batch)
+                self.batches += 1
+                self.calls += len(batch)
+            except Exception:  # noqa: BLE001 - fall back to one transaction per call
+                log.warning("a batch of %d (%s) failed; running its calls one by one",
+                            len(batch), self.name, exc_info=True)
+                for call in batch:
+                    self._one(call)
+            finally:
+                for call in batch:
+                    call.done.set()
+
+    def _flush(self, batch: list[Any]) -> None:
+        raise NotImplementedError
+
+    def _one(self, call: Any) -> None:
+        raise NotImplementedError
+
+
+class LedgerBatcher(_Batching):
     """Runs ledger calls of many threads as batches (see the module docstring); thread-safe.
 
     ``store``: the :class:`Store` whose engine and ledger table are written; ``max_batch``:
@@ -64,19 +153,17 @@ class LedgerBatcher:
     (pending calls are flushed first).
     """
 
+    name = "ledger-batcher"
+
     def __init__(self, store: Store, *, max_batch: int = 500,
                  clock: Callable[[], datetime] = db.utcnow):
         self.store = store
-        self.max_batch = max_batch
         self._clock = clock
         self._dialect = store.engine.dialect.name
-        self._cond = threading.Condition()
-        self._pending: list[_Call] = []
-        self._closed = False
-        self.batches = 0  # transactions committed (a gauge for operators and benchmarks)
-        self.calls = 0
-        self._thread = threading.Thread(target=self._run, name="ledger-batcher", daemon=True)
-        self._thread.start()
+        if self._dialect == "postgresql":
+            self._pg_claim = _pg_claim_statement()
+            self._pg_marks = {kind: _pg_mark_statement(kind) for kind in ("renew", "sent", "skipped")}
+        super().__init__(max_batch)
 
     # -- the calls (each blocks until its batch committed) --
 
@@ -100,45 +187,7 @@ class LedgerBatcher:
         """Like :meth:`Store.mark_skipped`."""
         return bool(self._submit(_Call("skipped", key, claimed_by, {"reason": reason})))
 
-    def close(self) -> None:
-        """Flush what is pending and stop the flusher thread."""
-        with self._cond:
-            self._closed = True
-            self._cond.notify_all()
-        self._thread.join(timeout=30)
-
-    def _submit(self, call: _Call) -> Any:
-        with self._cond:
-            if self._closed:
-                raise RuntimeError("the ledger batcher is closed")
-            self._pending.append(call)
-            self._cond.notify_all()
-        call.done.wait()
-        if call.error is not None:
-            raise call.error
-        return call.result
-
     # -- the flusher --
-
-    def _run(self) -> None:
-        while True:
-            with self._cond:
-                while not self._pending and not self._closed:
-                    self._cond.wait()
-                if not self._pending and self._closed:
-                    return
-                batch = self._pending[:self.max_batch]
-                del self._pending[:self.max_batch]
-            try:
-                self._flush(batch)
-            except Exception:  # noqa: BLE001 - fall back to one transaction per call
-                log.warning("a ledger batch of %d failed; writing its rows one by one",
-                            len(batch), exc_info=True)
-                for call in batch:
-                    self._one(call)
-            finally:
-                for call in batch:
-                    call.done.set()
 
     def _flush(self, batch: list[_Call]) -> None:
         batch.sort(key=lambda c: c.key)  # workspace order: the same lock order in every process
@@ -151,22 +200,28 @@ class LedgerBatcher:
                 calls = [c for c in batch if c.kind == kind]
                 if calls:
                     self._marks(s, kind, calls, now)
-        self.batches += 1
-        self.calls += len(batch)
 
     def _claims(self, s: Any, claims: list[_Call], now: datetime) -> None:
-        """One multi-row INSERT … ON CONFLICT DO NOTHING for the batch's claims; a key that
-        already had a row is tried as a take-over (its own conditional UPDATE)."""
-        module = postgresql if self._dialect == "postgresql" else sqlite
+        """One INSERT … ON CONFLICT DO NOTHING for the batch's claims; a key that already had a
+        row is tried as a take-over (its own conditional UPDATE)."""
         first = {c.key: c for c in reversed(claims)}  # the first claimant of a key in the batch
-        rows = [{"team_id": c.key[0], "destination": c.key[1], "track_id": c.key[2],
-                 "period": c.key[3], "status": "claimed", "claimed_at": now,
-                 "claimed_by": c.claimed_by, "attempts": 1} for c in first.values()]
-        stmt = (module.insert(DigestDelivery).values(rows).on_conflict_do_nothing()
+        if self._dialect == "postgresql":
+            firsts = list(first.values())
+            result = s.execute(self._pg_claim, {
+                "team_ids": [c.key[0] for c in firsts],
+                "destinations": [c.key[1] for c in firsts],
+                "track_ids": [c.key[2] for c in firsts],
+                "periods": [c.key[3] for c in firsts],
+                "claimed_bys": [c.claimed_by for c in firsts], "now": now})
+        else:
+            rows = [{"team_id": c.key[0], "destination": c.key[1], "track_id": c.key[2],
+                     "period": c.key[3], "status": "claimed", "claimed_at": now,
+                     "claimed_by": c.claimed_by, "attempts": 1} for c in first.values()]
+            result = s.execute(
+                sqlite.insert(DigestDelivery).values(rows).on_conflict_do_nothing()
                 .returning(DigestDelivery.id, DigestDelivery.team_id, DigestDelivery.destination,
                            DigestDelivery.track_id, DigestDelivery.period))
-        inserted = {(r.team_id, r.destination, r.track_id, r.period): r.id
-                    for r in s.execute(stmt)}
+        inserted = {(r.team_id, r.destination, r.track_id, r.period): r.id for r in result}
         for call in claims:
             row_id = inserted.pop(call.key, None) if first.get(call.key) is call else None
             if row_id is not None:
@@ -186,40 +241,26 @@ class LedgerBatcher:
             call.result = None if row is None else _claimed(row.id, call, now, row.attempts)
 
     def _marks(self, s: Any, kind: str, calls: list[_Call], now: datetime) -> None:
-        """One UPDATE … FROM (VALUES …) RETURNING for the batch's calls of one ``kind``: each row
+        """One UPDATE … FROM unnest(…) RETURNING for the batch's calls of one ``kind``: each row
         changes only while it is ``'claimed'`` by that call's claimant, and the RETURNING tells
         each call whether its row did."""
-        if self._dialect != "postgresql":  # SQLite: no UPDATE … FROM (VALUES …) AS alias (cols);
+        if self._dialect != "postgresql":  # SQLite: no UPDATE … FROM unnest;
             for c in calls:                # in-process statements cost little, the commit counts
                 c.result = self._mark_one(s, kind, c, now)
             return
-        data = []
+        extras: list[str | None] = []
         for c in calls:
-            extra: Any = None
+            extra: str | None = None
             if kind == "sent":
                 extra = c.args["message_ts"]
             elif kind == "skipped":
                 extra = (SKIPPED_PREFIX + str(c.args["reason"]))[:1000]
-            data.append((*c.key, c.claimed_by, extra))
-        v = values(column("team_id", String), column("destination", String),
-                   column("track_id", String), column("period", String),
-                   column("claimed_by", String), column("extra", String),
-                   name="batch").data(data)
-        t = DigestDelivery
-        if kind == "renew":
-            changes: dict[str, Any] = {"claimed_at": now}
-        elif kind == "sent":
-            changes = {"status": "sent", "sent_at": now, "message_ts": v.c.extra}
-        else:
-            changes = {"status": "sent", "sent_at": now, "message_ts": None, "error": v.c.extra}
-        stmt = (update(DigestDelivery.__table__)  # type: ignore[arg-type]
-                .where(t.team_id == v.c.team_id, t.destination == v.c.destination,
-                       t.track_id == v.c.track_id, t.period == v.c.period,
-                       t.status == "claimed", t.claimed_by == v.c.claimed_by)
-                .values(**changes)
-                .returning(t.team_id, t.destination, t.track_id, t.period, t.claimed_by))
-        done = {(r.team_id, r.destination, r.track_id, r.period, r.claimed_by)
-                for r in s.execute(stmt)}
+            extras.append(extra)
+        rows = s.execute(self._pg_marks[kind], {
+            "team_ids": [c.key[0] for c in calls], "destinations": [c.key[1] for c in calls],
+            "track_ids": [c.key[2] for c in calls], "periods": [c.key[3] for c in calls],
+            "claimed_bys": [c.claimed_by for c in calls], "extras": extras, "now": now})
+        done = {(r.team_id, r.destination, r.track_id, r.period, r.claimed_by) for r in rows}
         for c in calls:
             c.result = (*c.key, c.claimed_by) in done
 
@@ -255,6 +296,47 @@ class LedgerBatcher:
             call.error = exc
 
 
+_KEY_COLUMNS = ("team_id", "destination", "track_id", "period", "claimed_by")
+
+
+def _pg_claim_statement() -> Any:
+    """INSERT the claims of a batch from ``unnest`` of its array parameters (``team_ids``,
+    ``destinations``, ``track_ids``, ``periods``, ``claimed_bys``; ``now``), skipping keys that
+    have a row; RETURNING the rows inserted."""
+    batch = _unnest("batch", _KEY_COLUMNS)
+    t = cast(Table, DigestDelivery.__table__)
+    rows = select(batch.c.team_id, batch.c.destination, batch.c.track_id, batch.c.period,
+                  literal("claimed", String), bindparam("now", type_=db.UTCDateTime()),
+                  batch.c.claimed_by, literal(1))
+    return (postgresql.insert(t)
+            .from_select(["team_id", "destination", "track_id", "period", "status", "claimed_at",
+                          "claimed_by", "attempts"], rows)
+            .on_conflict_do_nothing()
+            .returning(t.c.id, t.c.team_id, t.c.destination, t.c.track_id, t.c.period))
+
+
+def _pg_mark_statement(kind: str) -> Any:
+    """The UPDATE of a batch's marks of ``kind`` (``'renew'`` | ``'sent'`` | ``'skipped'``)
+    from ``unnest`` of its array parameters (the key columns and ``extras``: the message ts of
+    a sent mark, the reason of a skipped one); each row only while claimed by that claimant.
+    RETURNING the keys and claimants of the rows changed."""
+    batch = _unnest("batch", (*_KEY_COLUMNS, "extra"))
+    t = cast(Table, DigestDelivery.__table__)
+    now = bindparam("now", type_=db.UTCDateTime())
+    if kind == "renew":
+        changes: dict[str, Any] = {"claimed_at": now}
+    elif kind == "sent":
+        changes = {"status": "sent", "sent_at": now, "message_ts": batch.c.extra}
+    else:
+        changes = {"status": "sent", "sent_at": now, "message_ts": None, "error": batch.c.extra}
+    return (update(t)
+            .where(t.c.team_id == batch.c.team_id, t.c.destination == batch.c.destination,
+                   t.c.track_id == batch.c.track_id, t.c.period == batch.c.period,
+                   t.c.status == "claimed", t.c.claimed_by == batch.c.claimed_by)
+            .values(**changes)
+            .returning(t.c.team_id, t.c.destination, t.c.track_id, t.c.period, t.c.claimed_by))
+
+
 def _key(key: Key) -> Any:
     return and_(DigestDelivery.team_id == key[0], DigestDelivery.destination == key[1],
                 DigestDelivery.track_id == key[2], DigestDelivery.period == key[3])
@@ -267,20 +349,119 @@ def _claimed(row_id: int, call: _Call, now: datetime, attempts: int) -> Delivery
                     attempts=attempts, sent_at=None, message_ts=None, error=None)
 
 
+@dataclass(frozen=True)
+class DmReads:
+    """What a DM send reads about one person: their DM settings (None when never set), chosen
+    language (None: Slack's locale), followed track ids (oldest follow first) and read post ids."""
+
+    dm: DmSettings | None
+    lang: str | None
+    follows: tuple[str, ...]
+    read: frozenset[str]
+
+
+@dataclass
+class _Read:
+    who: tuple[str, str]
+    done: threading.Event = field(default_factory=threading.Event)
+    result: Any = None
+    error: BaseException | None = None
+
+
+class DmReadBatcher(_Batching):
+    """Reads :class:`DmReads` for many threads in batches: one read transaction and one
+    statement per batch on PostgreSQL (see the module docstring); on SQLite the store's own
+    reads, one person after the other. Thread-safe; :meth:`close` stops the flusher."""
+
+    name = "dm-read-batcher"
+
+    def __init__(self, store: Store, *, max_batch: int = 500):
+        self.store = store
+        self._pg = store.engine.dialect.name == "postgresql"
+        if self._pg:
+            self._statement = _pg_read_statement()
+        super().__init__(max_batch)
+
+    def get(self, team: str, user: str) -> DmReads:
+        """``user``'s :class:`DmReads` in ``team`` (blocks until its batch was read)."""
+        result: DmReads = self._submit(_Read((team, user)))
+        return result
+
+    def _flush(self, batch: list[_Read]) -> None:
+        if not self._pg:
+            for call in batch:
+                call.result = self._read_one(*call.who)
+            return
+        people = list(dict.fromkeys(c.who for c in batch))
+        params = {"team_ids": [t for t, _u in people], "user_ids": [u for _t, u in people]}
+        found: dict[tuple[str, str], DmReads] = {}
+        with db.read_session(self.store.engine) as s:
+            for r in s.execute(self._statement, params):
+                dm = (DmSettings(**{name: getattr(r, f"dm_{name}") for name in _DM_FIELDS})
+                      if r.dm_team_id is not None else None)
+                found[(r.who_team, r.who_user)] = DmReads(
+                    dm, r.lang, tuple(r.follows or ()), frozenset(r.reads or ()))
+        for call in batch:
+            call.result = found.get(call.who) or DmReads(None, None, (), frozenset())
+
+    def _read_one(self, team: str, user: str) -> DmReads:
+        store = self.store
+        return DmReads(store.get_dm(team, user), store.get_lang(team, user),
+                       tuple(store.follows(team, user)), frozenset(store.read_posts(team, user)))
+
+    def _one(self, call: _Read) -> None:
+        try:
+            call.result = self._read_one(*call.who)
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
+            call.error = exc
+
+
+_DM_FIELDS = tuple(f.name for f in dataclass_fields(DmSettings))
+
+
+def _pg_read_statement() -> Any:
+    """The read of :class:`DmReadBatcher` on PostgreSQL: one row per (team, user) of ``unnest``
+    of the array parameters ``team_ids`` and ``user_ids``, with the DM settings columns
+    (``dm_<column>``, NULL when never set), ``lang``, ``follows`` (track ids in follow order)
+    and ``reads`` (post ids), the last two as arrays (NULL when empty)."""
+    who = _unnest("who", ("team_id", "user_id"))
+    dm = cast(Table, DmPreference.__table__)
+    us = cast(Table, UserSettings.__table__)
+    tf = cast(Table, TrackFollow.__table__)
+    rp = cast(Table, ReadingProgress.__table__)
+    follows = (select(func.array_agg(postgresql.aggregate_order_by(
+                   tf.c.track_id, tf.c.followed_at, tf.c.track_id)))
+               .where(tf.c.team_id == who.c.team_id, tf.c.user_id == who.c.user_id)
+               .scalar_subquery())
+    reads = (select(func.array_agg(rp.c.post_id))
+             .where(rp.c.team_id == who.c.team_id, rp.c.user_id == who.c.user_id)
+             .scalar_subquery())
+    return (select(who.c.team_id.label("who_team"), who.c.user_id.label("who_user"),
+                   *(dm.c[name].label(f"dm_{name}") for name in _DM_FIELDS), us.c.lang,
+                   follows.label("follows"), reads.label("reads"))
+            .select_from(who.outerjoin(dm, and_(dm.c.team_id == who.c.team_id,
+                                                dm.c.user_id == who.c.user_id))
+                         .outerjoin(us, and_(us.c.team_id == who.c.team_id,
+                                             us.c.user_id == who.c.user_id))))
+
+
 class BatchedLedgerStore:
     """A :class:`Store` whose ledger calls go through a :class:`LedgerBatcher`.
 
     ``claim_delivery``, ``renew_claim``, ``mark_sent`` (without a subscription) and
     ``mark_skipped`` are batched (a call with ``claimed_by`` unset goes to the store directly);
     ``delivery`` answers from the claim this process just made (the attempt count a sender needs
-    to know whether it took over), else from the database; ``get_lang`` reads a person's
-    follows and read posts in the same transaction for the two calls that follow it. Every
-    other attribute is the store's.
+    to know whether it took over), else from the database; ``get_dm`` reads a person's DM
+    settings, language, follows and read posts through a :class:`DmReadBatcher` (batched with
+    the other sending threads), and the ``get_lang``, ``follows`` and ``read_posts`` calls that
+    follow it in the same thread are answered from there. Every other attribute is the store's.
     """
 
-    def __init__(self, store: Store, batcher: LedgerBatcher | None = None):
+    def __init__(self, store: Store, batcher: LedgerBatcher | None = None,
+                 reads: DmReadBatcher | None = None):
         self._store = store
         self.batcher = batcher or LedgerBatcher(store)
+        self.reads = reads or DmReadBatcher(store)
         self._claims: dict[Key, Delivery] = {}
         self._claims_lock = threading.Lock()
         self._local = threading.local()
@@ -338,16 +519,24 @@ class BatchedLedgerStore:
         return self._store.mark_failed(team, destination, track, period, error,
                                        claimed_by=claimed_by)
 
-    # -- a DM's reads in one transaction (the sender asks for them one after the other) --
+    # -- a DM's reads in one batch (the sender asks for them one after the other) --
+
+    def get_dm(self, team: str, user: str) -> DmSettings | None:
+        """See :meth:`Store.get_dm` (batched, :class:`DmReadBatcher`); the person's language,
+        follows and read posts come with it, for the :meth:`get_lang`, :meth:`follows` and
+        :meth:`read_posts` calls that follow in this thread (each answered once from there)."""
+        got = self.reads.get(team, user)
+        self._prefetch({("lang", team, user): got.lang, ("follows", team, user): got.follows,
+                        ("read_posts", team, user): got.read})
+        return got.dm
 
     def get_lang(self, team: str, user: str) -> str | None:
-        """See :meth:`Store.get_lang`; also reads the person's follows and read posts in the
-        same transaction, for the :meth:`follows` and :meth:`read_posts` calls that follow
-        it in this thread (each answered once from there)."""
-        from sqlalchemy import select
-
-        from bot.store.models import ReadingProgress, TrackFollow, UserSettings
-
+        """See :meth:`Store.get_lang` (from :meth:`get_dm`'s batch when just read); otherwise it
+        also reads the person's follows and read posts in the same transaction, for the
+        :meth:`follows` and :meth:`read_posts` calls that follow it in this thread."""
+        got = self._prefetched("lang", team, user)
+        if got is not _MISSING:
+            return cast(str | None, got)
         with db.read_session(self._store.engine) as s:
             lang = s.scalar(select(UserSettings.lang).where(
                 UserSettings.team_id == team, UserSettings.user_id == user))
@@ -357,13 +546,20 @@ class BatchedLedgerStore:
                 .order_by(TrackFollow.followed_at, TrackFollow.track_id)))
             read = set(s.scalars(select(ReadingProgress.post_id).where(
                 ReadingProgress.team_id == team, ReadingProgress.user_id == user)))
-        self._local.prefetched = {("follows", team, user): follows,
-                                  ("read_posts", team, user): read}
+        self._prefetch({("follows", team, user): follows, ("read_posts", team, user): read})
         return lang
+
+    PREFETCH_TTL_S = 30.0
+    """How long what :meth:`get_dm` or :meth:`get_lang` read ahead answers the calls that
+    follow in the same thread (one send's worth; older is read again)."""
+
+    def _prefetch(self, values: dict[tuple[str, str, str], Any]) -> None:
+        self._local.prefetched = values
+        self._local.prefetched_at = time.monotonic()
 
     def _prefetched(self, what: str, team: str, user: str) -> Any:
         cache = getattr(self._local, "prefetched", None)
-        if cache is None:
+        if cache is None or time.monotonic() - self._local.prefetched_at > self.PREFETCH_TTL_S:
             return _MISSING
         return cache.pop((what, team, user), _MISSING)
 
@@ -382,5 +578,6 @@ class BatchedLedgerStore:
             self._claims.pop(key, None)
 
     def close(self) -> None:
-        """Stop the batcher (the store itself is closed by its owner)."""
+        """Stop the batchers (the store itself is closed by its owner)."""
         self.batcher.close()
+        self.reads.close()

@@ -225,6 +225,46 @@ def test_batched_ledger_claims_each_key_once_across_two_batchers(db_url):
     store_a.close(), store_b.close()
 
 
+def test_batched_dm_reads_say_what_the_store_says(db_url):
+    """The worker's batched reads (one statement for many people on PostgreSQL) answer each
+    person's DM settings, language, follows in follow order and read posts exactly as the
+    store's own reads do, for people with and without each of them, many threads at once."""
+    from bot.store.ledger_batch import DmReadBatcher, DmReads
+
+    store = Store.from_url(db_url)
+    people = [f"U{i:03d}" for i in range(30)]
+    tracks = ["spec", "pd", "quant", "rl"]
+    for i, user in enumerate(people):
+        if i % 3:
+            store.set_dm(TEAM, user, i % 2 == 0, schedule=WeeklySchedule.of(i % 7, "09:00", "UTC"))
+        if i % 4 == 0:
+            store.set_lang(TEAM, user, "zh")
+        for track in tracks[i % 4:] if i % 5 else []:
+            store.follow(TEAM, user, track)
+        if i % 2:
+            store.mark_read(TEAM, user, [f"post-{i}", "post-x"])
+    reader = DmReadBatcher(store)
+    got: dict[str, DmReads] = {}
+
+    def read(chunk: list[str]) -> None:
+        for user in chunk:
+            got[user] = reader.get(TEAM, user)
+
+    threads = [threading.Thread(target=read, args=(people[k::8],)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    reader.close()
+    for user in people:
+        assert got[user] == DmReads(store.get_dm(TEAM, user), store.get_lang(TEAM, user),
+                                    tuple(store.follows(TEAM, user)),
+                                    frozenset(store.read_posts(TEAM, user))), user
+    assert any(r.dm is None for r in got.values()) and any(r.read for r in got.values())
+    assert any(len(r.follows) > 1 for r in got.values())
+    store.close()
+
+
 def test_a_retry_after_block_is_seen_by_every_worker(redis_url, namespace):
     from bot.digest.ratelimit import SharedPacer, _retry_after, window_item
 
@@ -244,6 +284,31 @@ def test_a_retry_after_block_is_seen_by_every_worker(redis_url, namespace):
     assert (window_item(2.5).amount, window_item(2.5).get_expiry()) == (5, 2)
     assert (window_item(1).amount, window_item(1).get_expiry()) == (1, 1)
     assert window_item(0.5).amount / window_item(0.5).get_expiry() <= 0.5
+
+
+def test_a_block_holds_the_next_send_of_another_worker(redis_url, namespace):
+    """The workspace turn and the Retry-After block come back in one round trip: a send whose
+    turn is now still waits out a block another worker set (the injected sleep lets the block
+    run out), and without a block a send waits only for its workspace spacing."""
+    from bot.digest.ratelimit import SharedPacer
+
+    first = SharedPacer(redis_url, namespace=namespace, team_rate_per_s=10)
+    slept: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        first._redis.delete(first._blocked_key(TEAM))  # the block runs out meanwhile
+
+    second = SharedPacer(redis_url, namespace=namespace, team_rate_per_s=10, sleep=sleep)
+    first.block(TEAM, 30)
+    with second.slot(TEAM, "U1"):
+        pass
+    assert 25 < slept[0] <= 30  # the block; then a turn taken again (0.1 s spacing)
+    assert all(0 < s <= 0.1 for s in slept[1:])
+    before = len(slept)
+    with second.slot(TEAM, "U2"):  # no block now: only the workspace spacing is waited
+        pass
+    assert len(slept) == before + 1 and 0 < slept[-1] < 1  # two turns reserved: <= 0.2 s
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
