@@ -1,5 +1,9 @@
 """Delivery-ledger bookkeeping in batches: many claims and "sent" marks, one transaction.
 
+(About 580 lines, one concern: group commit for the sending threads of a worker. The ledger's
+writes and a DM's reads share the gathering and fallback machinery below; split, each half would
+carry its own copy of it.)
+
 A worker sending hundreds of digests a second would spend most of its time committing one
 short transaction per claim, renewal and "sent" mark (:class:`bot.store.Store`'s ledger methods).
 :class:`LedgerBatcher` collects those calls from all the sending threads of a process and runs
