@@ -60,7 +60,9 @@ def ask_cmd(text: tuple[str, ...], user_id: str, as_json: bool) -> None:
         click.echo("no reply within the timeout", err=True)
         sys.exit(1)
     if as_json:
-        raw = printed[0].raw
+        # The reply to the asker (it carries response_type); not a channel post made on the way,
+        # e.g. the one-line announcement `subscribe` posts before its ephemeral confirmation.
+        raw = next((p.raw for p in printed if "response_type" in p.raw), printed[0].raw)
         dump_json({"response_type": raw.get("response_type", "ephemeral"), "text": raw.get("text", ""),
                "blocks": raw.get("blocks", [])})
     else:

@@ -16,6 +16,7 @@ Scores are bm25s's Lucene BM25 (``k1=1.5``, ``b=0.75``), summed over the query's
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass
 from typing import Any, cast
@@ -29,6 +30,11 @@ from bot.search.analysis import _bigrams, _parts, stem
 from bot.search.vocabulary import Vocabulary
 
 __all__ = ["Postings", "RankedIndex", "bm25_tokens", "ignorable_terms"]
+
+# bm25s sets its logger to DEBUG when imported, so every index build printed a DEBUG line past the
+# process's LOG_LEVEL (in `ask`, `search`, the console); let it follow the root logger's level.
+logging.getLogger("bm25s").setLevel(logging.NOTSET)
+
 
 def _cjk_cutter(words: frozenset[str]) -> re.Pattern[str] | None:
     cjk = sorted((w for w in words if w and not w.isascii()), key=len, reverse=True)

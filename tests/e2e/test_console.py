@@ -169,6 +169,18 @@ def test_ask_json_prints_the_message_as_slack_receives_it(tmp_path, monkeypatch)
     assert text.exit_code == 0 and "[1] Mark read" in text.output
 
 
+def test_ask_json_prints_the_reply_not_the_channel_announcement(tmp_path, monkeypatch):
+    """`subscribe` posts a one-line announcement in the channel before its ephemeral reply;
+    `--json` prints the reply (the announcement has no response_type)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path}/a.db")
+    result = CliRunner().invoke(main, ["ask", "--json", "subscribe spec mon 09:00 UTC"])
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.output)
+    assert payload["response_type"] == "ephemeral"
+    assert "now gets" in payload["text"] and "subscribed this channel" not in payload["text"]
+
+
 
 def test_the_listener_executor_is_idle_only_when_nested_tasks_are_done():
     """What the console waits on: a task that starts another (a listener starting a lazy

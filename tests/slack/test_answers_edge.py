@@ -66,6 +66,17 @@ def test_read_and_unread_take_any_form_of_a_post_link(runtime, typed):
     assert pid not in runtime.store.read_posts("T1", "U1")
 
 
+def test_post_ids_are_read_whatever_their_case(runtime):
+    """Ids are lowercase slugs; `read P-EAGLE` marks that post instead of offering a pick list."""
+    pid = "p-eagle"  # its title matches several P-EAGLE and EAGLE posts about as well
+    assert runtime.holder.catalog.has_post(pid)
+    h = handlers(runtime)
+    reply = h.command(ALICE, f"read {pid.upper()}")
+    assert runtime.store.read_posts("T1", "U1") == {pid}, reply.text
+    h.command(ALICE, f"unread {pid.title()}")
+    assert runtime.store.read_posts("T1", "U1") == set()
+
+
 def test_read_a_summary_link_and_an_unknown_blog_link(runtime):
     cat = runtime.holder.catalog
     summary = next(p for p in cat.posts if p.url and "yomu.fyi" in p.url)

@@ -276,7 +276,8 @@ class Session:
         loaded = self.rt.holder.loaded
         cat = loaded.catalog
         words = text.split()
-        ids = [cat.resolve_post_id(w.strip("`,")) for w in words]
+        # ids are lowercase slugs: `read P-EAGLE` names p-eagle as `read p-eagle` does
+        ids = [cat.resolve_post_id(w.strip("`,").casefold()) for w in words]
         if words and all(ids):
             return list(dict.fromkeys(i for i in ids if i)), None
         result = loaded.matcher.search(text, limit=5)
