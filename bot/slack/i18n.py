@@ -26,7 +26,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": ("*Find*\n"
                "`/vllm-path speculative` · a track's path with your progress (also `pd`, `quant`, `推测解码` …)\n"
                "`/vllm-path nixl` · posts matching a query, and where each sits in its path (`search spec`: posts only, never a path)\n"
-               "`/vllm-path next` · your next read in every track you follow\n"
+               "`/vllm-path next` · your next read in every track you follow · `next spec`: in one track\n"
                "*Progress*\n"
                "`/vllm-path read p-eagle` · mark a post read (an id or a query) · `unread …` undoes it\n"
                "`/vllm-path follow pd` · follow a track · `unfollow pd`\n"
@@ -35,13 +35,14 @@ STRINGS: dict[str, dict[str, str]] = {
                "`/vllm-path unsubscribe spec` · `/vllm-path subscriptions` · this channel's digests\n"
                "Stopping or removing a channel's digest: the person who set it up, or a workspace admin\n"
                "`/vllm-path dm on friday 08:30` · a weekly DM with your own next reads · `dm off`\n"
-               "`/vllm-path remind p-eagle next monday` · a DM at 09:00 that day · `reminders`\n"
+               "`/vllm-path remind p-eagle next monday` · a DM at 09:00 that day · `reminders` lists yours, each with *Cancel*\n"
                "*Settings*\n"
-               "`/vllm-path lang zh` · reply in Chinese (`lang en` for English)"),
+               "`/vllm-path lang zh` · reply in Chinese (`lang en` for English)\n"
+               "`/vllm-path stats` · the workspace's reading insights (workspace admins)"),
         "zh": ("*查找*\n"
                "`/vllm-path 推测解码` · 某个主题的阅读路径和你的进度（也可用 `pd`、`量化`、`speculative` …）\n"
                "`/vllm-path nixl` · 搜索文章，并显示每篇在路径中的位置（`search spec`：只搜文章，不显示路径）\n"
-               "`/vllm-path next` · 你关注的每个主题的下一篇\n"
+               "`/vllm-path next` · 你关注的每个主题的下一篇 · `next spec`：只看一个主题\n"
                "*进度*\n"
                "`/vllm-path read p-eagle` · 标记已读（文章 id 或搜索词）· `unread …` 取消\n"
                "`/vllm-path follow pd` · 关注主题 · `unfollow pd` 取消关注\n"
@@ -50,9 +51,10 @@ STRINGS: dict[str, dict[str, str]] = {
                "`/vllm-path unsubscribe spec` · `/vllm-path subscriptions` · 本频道的订阅\n"
                "停止或取消频道订阅：仅限设置者或工作区管理员\n"
                "`/vllm-path dm on friday 08:30` · 每周私信你的下一篇 · `dm off`\n"
-               "`/vllm-path remind p-eagle next monday` · 当天 09:00 私信提醒 · `reminders`\n"
+               "`/vllm-path remind p-eagle next monday` · 当天 09:00 私信提醒 · `reminders` 列出你的提醒（可 *取消*）\n"
                "*设置*\n"
-               "`/vllm-path lang en` · 用英文回复（`lang zh` 用中文）")},
+               "`/vllm-path lang en` · 用英文回复（`lang zh` 用中文）\n"
+               "`/vllm-path stats` · 本工作区的阅读统计（工作区管理员）")},
     "help.tracks": {"en": "*Tracks:* {tracks}", "zh": "*主题：* {tracks}"},
     "help.footer": {"en": "Replies are visible only to you unless you press *Share to channel*. Catalog {version}.",
                     "zh": "回复仅你可见，点击 *分享到频道* 才会公开。目录版本 {version}。"},
@@ -119,8 +121,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "Which post? For example `/vllm-path remind p-eagle next monday` (a post id or a query, then the day).",
         "zh": "提醒哪篇文章？例如 `/vllm-path remind p-eagle next monday`（文章 id 或搜索词，后接日期）。"},
     "remind.pick": {
-        "en": "Several posts match “{query}”. Name one by its id (under each title), e.g. `/vllm-path remind {example} {day}`, or press *Remind me next week* on one.",
-        "zh": "有多篇文章匹配“{query}”。请用文章 id（标题下方）指明，例如 `/vllm-path remind {example} {day}`，或在某篇上点 *下周提醒我*。"},
+        "en": "I am not sure which post “{query}” means. Name one by its id (under each title), e.g. `/vllm-path remind {example} {day}`, or press *Remind me next week* on one.",
+        "zh": "不确定“{query}”指的是哪篇文章。请用文章 id（标题下方）指明，例如 `/vllm-path remind {example} {day}`，或在某篇上点 *下周提醒我*。"},
     "reminders.header": {"en": "Your reminders", "zh": "你的提醒"},
     "reminders.none": {
         "en": ("No reminders. Set one with `/vllm-path remind p-eagle next monday` or *Remind me next week* "
@@ -183,8 +185,8 @@ STRINGS: dict[str, dict[str, str]] = {
                     "zh": "已恢复：*{track}* 推荐从上次停下的地方继续，每{weekday} {time}（{tz}）。下一期：{first}。"},
     "sub.bad_part": {"en": "I didn't understand “{value}”. Use `/vllm-path subscribe &lt;track&gt; [weekday] [HH:MM] [time zone]`, e.g. `/vllm-path subscribe spec friday 10:00 Europe/Berlin`.",
                      "zh": "无法理解“{value}”。用法：`/vllm-path subscribe &lt;主题&gt; [星期] [HH:MM] [时区]`，例如 `/vllm-path subscribe spec friday 10:00 Asia/Shanghai`。"},
-    "read.pick": {"en": "Several posts match about as well, so nothing was marked yet: press *Mark read* on the one you read.",
-                  "zh": "有几篇文章匹配程度相近，所以还没有标记：请在你读过的那篇上点 *标记已读*。"},
+    "read.pick": {"en": "I am not sure which post you mean, so nothing was marked yet: press *Mark read* on the one you read.",
+                  "zh": "不确定你指的是哪篇文章，所以还没有标记：请在你读过的那篇上点 *标记已读*。"},
     "sub.updated": {"en": "Updated: the *{track}* digest now comes on {weekday}s at {time} ({tz}). Next one: {first}.",
                     "zh": "已更新：*{track}* 推荐改为每{weekday} {time}（{tz}）。下一期：{first}。"},
     "sub.not_channel": {"en": "Digests go to channels: run `/vllm-path subscribe …` in the channel that should get them. For yourself, use `/vllm-path dm on`.",

@@ -161,7 +161,7 @@ def test_nine_local_across_zones() -> None:
 def test_remind_with_a_query_that_matches_several_posts_lets_the_reader_pick(runtime, standin) -> None:
     with time_machine.travel(SET_AT, tick=False):
         reply = _ask(runtime, standin, "remind eagle tomorrow")
-        assert "Several posts match “eagle”" in reply and "tomorrow`" in reply
+        assert "not sure which post “eagle” means" in reply and "tomorrow`" in reply
         assert runtime.store.reminders(TEAM, USER) == []
         refused = _ask(runtime, standin, "remind spec-decode yesterday")
         assert "“yesterday”" in refused and runtime.store.reminders(TEAM, USER) == []

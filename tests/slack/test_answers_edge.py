@@ -44,6 +44,23 @@ def test_full_width_commands_are_commands(runtime):
     assert "Pick a topic" in reply.text
 
 
+@pytest.mark.parametrize("typed", ["read hello world", "read nonexistent-post-xyz", "read that post from yesterday",
+                                   "read good stuff", "remind hello world tomorrow"])
+def test_loose_text_marks_nothing_and_offers_the_matches_to_pick(runtime, typed):
+    h = handlers(runtime)
+    reply = h.command(ALICE, typed)
+    assert runtime.store.read_posts("T1", "U1") == set()
+    assert runtime.store.reminders("T1", "U1") == []
+    assert "not sure which post" in reply.text or "No post matches" in reply.text
+
+
+def test_a_named_post_or_title_is_still_marked_at_once(runtime):
+    h = handlers(runtime)
+    h.command(ALICE, "read anatomy of vllm")
+    h.command(ALICE, "read P-EAGLE")
+    assert runtime.store.read_posts("T1", "U1") == {"anatomy-of-vllm", "p-eagle"}
+
+
 SPEC_DECODE = "spec-decode-2-8x"
 
 
