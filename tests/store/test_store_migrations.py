@@ -148,7 +148,9 @@ def test_sqlite_engine_pragmas(tmp_path) -> None:  # type: ignore[no-untyped-def
             assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
             assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() >= 1000
         assert path.exists()
-        assert engine.pool._pre_ping  # type: ignore[attr-defined]
+        # a local file needs no ping before each use; a server's connections do (below)
+        assert not engine.pool._pre_ping  # type: ignore[attr-defined]
+        assert make_engine("postgresql://u@127.0.0.1:1/x").pool._pre_ping  # type: ignore[attr-defined]
     finally:
         engine.dispose()
 
