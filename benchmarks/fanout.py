@@ -47,6 +47,7 @@ from bot.digest.compose import (
     _composers,
     compose_channel_digest,
     compose_dm,
+    dm_composer,
     preview_subscription,
 )
 from bot.digest.weekly import WeeklySchedule
@@ -108,7 +109,7 @@ def bench_compose(catalog: Catalog, people: int, tracks: int, subs: int) -> dict
         "people": people, "tracks_each": tracks, "dm_cold_s": round(cold, 3),
         "dm_warm_s": round(warm, 3), "dm_us_per_person_cold": round(cold / people * 1e6, 2),
         "dms_with_something_to_say": sent,
-        "distinct_next_states": sum(len(v) for v in _composers[(id(catalog), "en")][1]._parts.values()),
+        "distinct_next_states": sum(len(v) for v in dm_composer(catalog, "en")._parts.values()),
         "channel_subs": subs, "channel_s": round(channel_s, 3),
         "channel_ms_per_digest": round(channel_s / max(1, subs) * 1e3, 3),
         "channel_digests_with_something": sum(1 for c in channel if c.reply is not None),

@@ -25,8 +25,6 @@ to read it (:func:`bot.slack.views.links.read_link`: the article, a summary that
 
 from __future__ import annotations
 
-import threading
-import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import repeat
@@ -34,6 +32,7 @@ from typing import Any
 
 from bot import paths
 from bot.catalog import Catalog
+from bot.catalog.attached import PerCatalog
 from bot.digest.plan import SubscriptionLike, plan_channel_digest
 from bot.digest.texts import dt
 from bot.slack.i18n import t
@@ -354,31 +353,13 @@ class DmComposer:
         return Reply(text=truncate(text, 3000), blocks=blocks, response_type="in_channel")
 
 
-_composers: dict[tuple[int, str], tuple[weakref.ref[Catalog], DmComposer]] = {}
-_composers_lock = threading.Lock()
+_composers: PerCatalog[DmComposer] = PerCatalog()
 
 
 def dm_composer(catalog: Catalog, lang: str = "en") -> DmComposer:
     """The shared :class:`DmComposer` for ``catalog`` and ``lang`` (built on first use; dropped
     when the catalog object is garbage-collected)."""
-    key = (id(catalog), lang)
-    hit = _composers.get(key)
-    if hit is not None and hit[0]() is catalog:
-        return hit[1]
-    with _composers_lock:
-        hit = _composers.get(key)
-        if hit is not None and hit[0]() is catalog:
-            return hit[1]
-        composer = DmComposer(catalog, lang)
-
-        def forget(_r: weakref.ref[Catalog], key: tuple[int, str] = key,
-                   cache: dict[tuple[int, str], tuple[weakref.ref[Catalog], DmComposer]] = _composers
-                   ) -> None:
-            cache.pop(key, None)
-
-        ref = weakref.ref(catalog, forget)
-        _composers[key] = (ref, composer)
-        return composer
+    return _composers.get(catalog, lang, lambda: DmComposer(catalog, lang))
 
 
 def compose_dm(catalog: Catalog, follows: Sequence[str], read: Iterable[str],

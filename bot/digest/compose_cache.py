@@ -30,12 +30,12 @@ rendering the same key produce equal parts.
 from __future__ import annotations
 
 import threading
-import weakref
 from typing import Any
 
 from cachetools import LRUCache
 
 from bot.catalog import Catalog
+from bot.catalog.attached import PerCatalog
 from bot.digest.compose import DmComposer
 
 _MISSING: Any = object()
@@ -201,28 +201,13 @@ class KeyedDmComposer(DmComposer):
         return part
 
 
-_composers: dict[tuple[int, str], tuple[weakref.ref, KeyedDmComposer]] = {}
-_composers_lock = threading.Lock()
+_composers: PerCatalog[KeyedDmComposer] = PerCatalog()
 
 
 def dm_composer(catalog: Catalog, lang: str = "en") -> KeyedDmComposer:
     """The shared :class:`KeyedDmComposer` for ``catalog`` and ``lang`` (built on first use;
     dropped when the catalog object is garbage-collected)."""
-    key = (id(catalog), lang)
-    hit = _composers.get(key)
-    if hit is not None and hit[0]() is catalog:
-        return hit[1]
-    with _composers_lock:
-        hit = _composers.get(key)
-        if hit is not None and hit[0]() is catalog:
-            return hit[1]
-        composer = KeyedDmComposer(catalog, lang)
-        def _drop(_ref: weakref.ref, key: tuple[int, str] = key,
-                  cache: dict[Any, Any] = _composers) -> None:  # bound now: at interpreter
-            cache.pop(key, None)                              # exit the global may be None
-
-        _composers[key] = (weakref.ref(catalog, _drop), composer)
-        return composer
+    return _composers.get(catalog, lang, lambda: KeyedDmComposer(catalog, lang))
 
 
 def cache_info() -> dict[str, int]:
@@ -234,5 +219,4 @@ def clear() -> None:
     """Empty the shared parts cache and forget the composers (tests, benchmarks)."""
     with _parts_lock:
         _parts.clear()
-    with _composers_lock:
-        _composers.clear()
+    _composers.clear()

@@ -44,6 +44,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from dataclasses import fields as dataclass_fields
@@ -84,7 +85,7 @@ def _unnest(name: str, columns: tuple[str, ...]) -> Any:
     return func.unnest(*arrays).table_valued(*columns).render_derived(name=name)
 
 
-class _Batching:
+class _Batching(ABC):
     """A flusher thread that runs the calls submitted by many threads in batches:
     subclasses implement ``_flush(batch)`` (one transaction, setting each call's ``result``)
     and ``_one(call)`` (the fallback when a batch fails: one call in its own transaction,
@@ -142,11 +143,13 @@ class _Batching:
                 for call in batch:
                     call.done.set()
 
+    @abstractmethod
     def _flush(self, batch: list[Any]) -> None:
-        raise NotImplementedError
+        """Run ``batch`` (pending calls) in one transaction, setting each call's answer."""
 
+    @abstractmethod
     def _one(self, call: Any) -> None:
-        raise NotImplementedError
+        """Run one call on its own (the fallback when its batch failed)."""
 
 
 class LedgerBatcher(_Batching):

@@ -14,40 +14,24 @@ after rendering; replies are serialised to JSON as they are).
 
 from __future__ import annotations
 
-import threading
-import weakref
 from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
 from slack_sdk.models.blocks import Block
 
 from bot.catalog import Catalog
+from bot.catalog.attached import PerCatalog
 
 MAX_PARTS = 20_000
 """Rendered parts kept per catalog (each a dict of well under 1 KB): enough for every step of
 every track in every state and language of a catalog many times the blog's size."""
 
 _MISSING = object()
-_caches: dict[int, tuple[weakref.ref, dict[Hashable, Any]]] = {}
-_caches_lock = threading.Lock()
+_caches: PerCatalog[dict[Hashable, Any]] = PerCatalog()
 
 
 def _cache_of(catalog: Catalog) -> dict[Hashable, Any]:
-    key = id(catalog)
-    hit = _caches.get(key)
-    if hit is not None and hit[0]() is catalog:
-        return hit[1]
-    with _caches_lock:
-        hit = _caches.get(key)
-        if hit is not None and hit[0]() is catalog:
-            return hit[1]
-
-        def _drop(_ref: weakref.ref, key: int = key, caches: dict[Any, Any] = _caches) -> None:
-            caches.pop(key, None)  # bound now: at interpreter exit the global may be None
-
-        cache: dict[Hashable, Any] = {}
-        _caches[key] = (weakref.ref(catalog, _drop), cache)
-        return cache
+    return _caches.get(catalog, "parts", dict)
 
 
 _T = TypeVar("_T")
