@@ -106,10 +106,10 @@ def claimant_id() -> str:
 class Pacer:
     """Spaces sends under Slack's limits; thread-safe, for one process.
 
-    * per destination (``key``): sends start at least ``channel_interval_s`` apart and never
-      overlap (Slack: about 1 ``chat.postMessage`` per second per channel); after a send that took
-      longer than the interval (it was retried after a 429, say) the next waits a full interval
-      after it ended;
+    * per destination (``key``): attempts start at least ``channel_interval_s`` apart and never
+      overlap (Slack: about 1 ``chat.postMessage`` per second per channel), a retry after a 429
+      included (it waits for the destination's turn like a new send, :meth:`retry_slot`); after an
+      attempt that took longer than the interval the next waits a full interval after it ended;
     * per workspace (``team``): consecutive send starts at least ``1 / team_rate_per_s``
       seconds apart (None: no cap), measured from when each send really started, so a thread
       that woke up late never makes the next one early. A send first waits for its
@@ -178,29 +178,35 @@ class Pacer:
         with self._lock:
             key_lock = self._key_locks.setdefault(k, threading.Lock())
         with key_lock:
-            wait = self._key_next.get(k, 0.0) - self._clock()
-            if wait > 0:
-                self._sleep(wait)
-            start = self._team_turn(team)
-            _current.slot = (self, team)
+            self._wait_for_key(k)
+            self._key_next[k] = self._team_turn(team) + self.channel_interval_s
+            _current.slot = (self, team, key)
             try:
                 yield
             finally:
                 _current.slot = None
                 end = self._clock()
-                nxt = start + self.channel_interval_s
-                if end - start > self.channel_interval_s:
-                    nxt = end + self.channel_interval_s
-                self._key_next[k] = nxt
+                if end > self._key_next[k]:  # the last attempt outlasted the interval
+                    self._key_next[k] = end + self.channel_interval_s
 
-    def retry_slot(self, team: str) -> None:
-        """Queue for the workspace again before a retry of the send in progress (so that a
-        retry after a 429 counts against the workspace rate instead of crowding other sends)."""
-        self._team_turn(team)
+    def _wait_for_key(self, k: tuple[str, str]) -> None:
+        wait = self._key_next.get(k, 0.0) - self._clock()
+        if wait > 0:
+            self._sleep(wait)
+
+    def retry_slot(self, team: str, key: str) -> None:
+        """Before a retry of the send in progress to ``key`` (calling thread holds its slot):
+        wait for the destination's next turn, at least ``channel_interval_s`` after the attempt
+        that was refused, then queue for the workspace again, so that a retry after a 429 counts
+        against both limits like a new send."""
+        k = (team, key)
+        self._wait_for_key(k)
+        self._key_next[k] = self._team_turn(team) + self.channel_interval_s
 
 
 _current = threading.local()
-"""The pacer slot the current thread is sending in (``(pacer, team)``), for the retry handler."""
+"""The pacer slot the current thread is sending in (``(pacer, team, key)``), for the retry
+handler."""
 
 
 class PacedRateLimitRetryHandler(RateLimitErrorRetryHandler):
@@ -214,7 +220,7 @@ class PacedRateLimitRetryHandler(RateLimitErrorRetryHandler):
             current[0].rate_limited(current[1])
         super().prepare_for_next_attempt(**kwargs)
         if current is not None:
-            current[0].retry_slot(current[1])
+            current[0].retry_slot(current[1], current[2])
 
 
 def paced(client: WebClient) -> WebClient:

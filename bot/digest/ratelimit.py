@@ -169,7 +169,7 @@ class SharedPacer:
         ``team`` under the shared limits; the body is the send."""
         self._acquire(self.channel_item, "channel", team, key)
         self._team_turn(team)
-        _current.slot = (self, team)
+        _current.slot = (self, team, key)
         try:
             yield
         finally:
@@ -179,8 +179,11 @@ class SharedPacer:
         """A send in ``team`` got a 429: block the workspace for ``retry_after_s`` seconds."""
         self.block(team, retry_after_s)
 
-    def retry_slot(self, team: str) -> None:
-        """Before retrying a send after a 429: wait out the block and queue for a turn again."""
+    def retry_slot(self, team: str, key: str) -> None:
+        """Before retrying a send to ``key`` after a 429: take a turn under the destination's
+        limit again (the refused attempt counted against it), wait out the workspace's block and
+        queue for a workspace turn again."""
+        self._acquire(self.channel_item, "channel", team, key)
         self._team_turn(team)
 
     def clear(self) -> None:
@@ -214,7 +217,7 @@ class SharedRateLimitRetryHandler(RateLimitErrorRetryHandler):
             current[0].rate_limited(current[1], _retry_after(response))
         super().prepare_for_next_attempt(**kwargs)
         if current is not None:
-            current[0].retry_slot(current[1])
+            current[0].retry_slot(current[1], current[2])
 
 
 def shared(client: WebClient) -> WebClient:

@@ -84,6 +84,37 @@ def test_a_slow_send_pushes_the_next_one_a_full_interval_past_its_end() -> None:
     assert sends[1][2] - sends[0][3] >= 0.1  # e.g. a retry after a 429 took long
 
 
+class _ManualClock:
+    """A monotonic clock that moves only when slept on (or :meth:`advance`d); logs the sleeps."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+def test_a_retry_after_a_429_takes_a_channel_turn_and_the_next_send_waits_a_turn_after_it() -> None:
+    # The case that failed on a busy CI machine: a 429's Retry-After (1 s + slack-sdk's jitter)
+    # shorter than the channel interval let the retry, and then the next send, come too soon.
+    clock = _ManualClock()
+    pacer = Pacer(channel_interval_s=1.25, team_rate_per_s=None, clock=clock, sleep=clock.advance)
+    attempts: list[float] = []
+    with pacer.slot("T", "C1"):
+        attempts.append(clock())
+        clock.advance(0.05)  # the attempt is refused with 429 Retry-After: 1
+        clock.advance(1.1)  # slack-sdk's handler sleeps Retry-After plus its jitter
+        pacer.retry_slot("T", "C1")
+        attempts.append(clock())
+        clock.advance(0.05)
+    with pacer.slot("T", "C1"):
+        attempts.append(clock())
+    assert [round(b - a, 6) for a, b in pairwise(attempts)] == [1.25, 1.25]
+
+
 def test_the_workspace_rate_holds_across_channels_and_busy_channels_do_not_block_others() -> None:
     items = [("T", f"C{i}") for i in range(30)] + [("T", "C0")] * 2
     sends = _run(dict(channel_interval_s=1.0, team_rate_per_s=20.0), items, threads=8)
