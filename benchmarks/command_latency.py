@@ -16,8 +16,11 @@ request's response URL (``time.monotonic()`` on both sides, both in the benchmar
 turns in rounds, so that both see the same machine load; the p99 is over all requests of each.
 
 The no-op app is configured as ours (acks on a pool of 32, the reply from a lazy listener on a
-pool of 64 of its own: see :func:`_noop_app`), so that the ratio is what our work costs; the
-load average before and after is printed with the figures (the machine may be shared).
+pool of 64 of its own: see :func:`_noop_app`), and both server processes freeze their start-up
+heap as ``vllm-path serve`` does (:func:`bot.serve.freeze_startup_heap`), so that the ratio is
+what our work costs. Printed with the figures: the load average before and after (the machine
+may be shared), the tail (p90 / p95 / p99 / max), the CPU each server process spent per request
+(``/proc``) and the CPU of this benchmark's own process (clients + stand-in) per request.
 
 Run: ``python benchmarks/command_latency.py [--clients 50] [--rounds 4] [--per-client 5]
 [--threads 32] [--noop-inline] [--check]``. Prints p50/p99 in milliseconds for both and the
@@ -51,7 +54,7 @@ from slack_sdk import WebClient
 
 from bot.config import Settings
 from bot.runtime import Runtime
-from bot.serve import HttpDoor
+from bot.serve import HttpDoor, freeze_startup_heap
 from bot.slack.app import ACK_THREADS, build_app, separate_lazy_pool
 from bot.slack.standin import SlackStandIn, signed_headers, slash_command_body
 
@@ -149,6 +152,7 @@ def serve(args: argparse.Namespace) -> int:
                             slack_client_id=None, slack_client_secret=None, slack_api_url=args.api_url)
         runtime = Runtime.create(settings)
         app = build_app(runtime) if args.serve == "real" else _noop_app(args.api_url, inline=args.noop_inline)
+        freeze_startup_heap()  # as `vllm-path serve` does before its door opens, for both apps
         with HttpDoor(runtime, app, port=0, threads=args.threads) as door:
             print(door.url, flush=True)
             sys.stdin.read()  # the parent closes our stdin when it is done
@@ -187,6 +191,7 @@ def measure(args: argparse.Namespace) -> int:
         real_t: list[float] = []
         noop_t: list[float] = []
         cpu = {"real": 0.0, "noop": 0.0}
+        slack_cpu = {"real": 0.0, "noop": 0.0}
         try:
             real_url, noop_url = real_base + "/slack/events", noop_base + "/slack/events"
             _round(real_url, standin, args.text, min(args.clients, 8), 2)  # warm-up
@@ -196,9 +201,10 @@ def measure(args: argparse.Namespace) -> int:
                 order = [(real_url, real_t), (noop_url, noop_t)]
                 for url, into in order if i % 2 == 0 else order[::-1]:
                     kind, pid = procs[url]
-                    used = _cpu_s(pid)
+                    used, own = _cpu_s(pid), time.process_time()
                     into += _round(url, standin, args.text, args.clients, args.per_client)
                     cpu[kind] += _cpu_s(pid) - used
+                    slack_cpu[kind] += time.process_time() - own
                     standin.reset()  # keep the stand-in's record lists short
         finally:
             for proc in (real_proc, noop_proc):
@@ -221,9 +227,14 @@ def measure(args: argparse.Namespace) -> int:
           f"{statistics.mean(real_t) * ms:7.1f} ms")
     print(f"  no-op app: p50 {n50:7.1f} ms   p99 {n99:7.1f} ms   mean "
           f"{statistics.mean(noop_t) * ms:7.1f} ms")
+    print("  tail     : p90 / p95 / p99 / max, real "
+          + " / ".join(f"{_pct(real_t, p) * ms:.0f}" for p in (90, 95, 99, 100))
+          + " ms; no-op " + " / ".join(f"{_pct(noop_t, p) * ms:.0f}" for p in (90, 95, 99, 100)) + " ms")
     if cpu["real"] and cpu["noop"]:
         print(f"  server CPU per request (user + system, /proc): real app "
               f"{cpu['real'] / len(real_t) * ms:.2f} ms, no-op app {cpu['noop'] / len(noop_t) * ms:.2f} ms")
+    print(f"  benchmark process CPU per request (clients + stand-in Slack): real app "
+          f"{slack_cpu['real'] / len(real_t) * ms:.2f} ms, no-op app {slack_cpu['noop'] / len(noop_t) * ms:.2f} ms")
     verdict = "ok" if ratio99 <= TARGET_P99_RATIO else "ABOVE TARGET"
     print(f"  ratio    : p50 {ratio50:.2f}x  p99 {ratio99:.2f}x   "
           f"(target p99 <= {TARGET_P99_RATIO}x: {verdict})")

@@ -10,12 +10,10 @@ turn on Bolt's OAuth flow with the SQLAlchemy installation and state stores on o
 from __future__ import annotations
 
 import logging
-import time
-from collections.abc import Callable
 from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import Any
 
-from slack_bolt import App, BoltContext
+from slack_bolt import App
 from slack_bolt.oauth.callback_options import CallbackOptions
 from slack_bolt.oauth.oauth_settings import OAuthSettings
 from slack_sdk import WebClient
@@ -75,13 +73,6 @@ def make_client(runtime: Runtime, token: str | None = None) -> WebClient:
         token = settings.slack_bot_token.get_secret_value()
     return WebClient(token=token, base_url=settings.slack_api_url or WebClient.BASE_URL,
                      retry_handlers=retry_handlers(), timeout=10)
-
-
-def stamp_arrival(context: BoltContext, next: Callable[[], None]) -> None:
-    """Bolt middleware: when the request reached the app (``time.monotonic()``), for the
-    reply-latency metric (lazy listeners get a copy)."""
-    context[metrics.RECEIVED_AT] = time.monotonic()
-    next()
 
 
 class BotApp(App):
@@ -218,8 +209,7 @@ def build_app(runtime: Runtime, client: WebClient | None = None, *, verify_reque
     handlers = Handlers(runtime, users_info=UserInfoCache(fetch_user), channel_check=check_channel,
                         announce=announce)
 
-    app.use(stamp_arrival)
-    app.use(provide_handlers(handlers))  # listeners read them from Bolt's context
+    app.use(provide_handlers(handlers))  # listeners read them (and the arrival time) from context
     commands.register(app)
     actions.register(app)
     events.register(app)

@@ -31,6 +31,12 @@ SQLITE_BUSY_TIMEOUT_MS = 15_000
 
 _IMMEDIATE = "vp_sqlite_begin_immediate"
 
+SQLITE_POOL_SIZE = 64
+"""Connections an SQLite file engine keeps open: as many as the threads that read at once (the
+lazy-listener pool, :data:`bot.slack.app.LAZY_THREADS`). An SQLite connection is a file handle
+and a small page cache; with SQLAlchemy's default pool of 5 (+10 overflow) every read beyond the
+fifth opened a connection, ran the four pragmas of :func:`_configure_sqlite` and closed it."""
+
 
 class UTCDateTime(TypeDecorator[datetime]):
     """A timezone-aware UTC timestamp on every backend.
@@ -88,8 +94,10 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
         database = parsed.database or ""
         if database in ("", ":memory:") or "mode=memory" in str(parsed.query):
             options["poolclass"] = StaticPool
-        elif not database.startswith("file:"):
-            Path(database).expanduser().resolve().parent.mkdir(parents=True, exist_ok=True)
+        else:
+            options.update(pool_size=SQLITE_POOL_SIZE, max_overflow=SQLITE_POOL_SIZE // 4)
+            if not database.startswith("file:"):
+                Path(database).expanduser().resolve().parent.mkdir(parents=True, exist_ok=True)
     options.update(kwargs)
     engine = create_engine(parsed, **options)
     if backend == "sqlite":
@@ -118,6 +126,7 @@ def _configure_sqlite(engine: Engine) -> None:
             conn.exec_driver_sql("BEGIN IMMEDIATE")
         else:
             conn.exec_driver_sql("BEGIN")
+
 
 
 def make_session_factory(engine: Engine) -> sessionmaker[Session]:

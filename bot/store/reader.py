@@ -7,10 +7,10 @@ A command typically needs all three; reading them through :meth:`ReaderRepo.read
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from sqlalchemy import String, bindparam, cast, literal, null, select, union_all
+from sqlalchemy.engine import Dialect
 from sqlalchemy.sql.expression import CompoundSelect
 
 from bot.store.base import StoreCore
@@ -47,23 +47,65 @@ def _reader_statement() -> CompoundSelect[Any]:
 _READER_STATE = _reader_statement()
 
 
+class _RawStatement:
+    """``statement`` compiled once for ``dialect`` by SQLAlchemy, for execution on the pool's
+    DBAPI connection: its SQL text, and its parameters in the driver's style (a list in
+    positional order for SQLite's ``qmark``, a dict for psycopg's ``pyformat``)."""
+
+    def __init__(self, statement: CompoundSelect[Any], dialect: Dialect) -> None:
+        compiled = statement.compile(dialect=dialect)
+        self.sql = compiled.string
+        self._defaults = {name: param.value for name, param in compiled.binds.items()}
+        self._positions = compiled.positiontup
+
+    def params(self, **values: Any) -> list[Any] | dict[str, Any]:
+        merged = {**self._defaults, **values}
+        if self._positions is None:
+            return merged
+        return [merged[name] for name in self._positions]
+
+
+_RAW_BY_DIALECT: dict[str, _RawStatement] = {}
+
+
 class ReaderRepo(StoreCore):
     """The combined per-person read."""
 
+    def _raw_reader_statement(self) -> _RawStatement:
+        dialect = self._engine.dialect
+        raw = _RAW_BY_DIALECT.get(dialect.name)
+        if raw is None:
+            raw = _RAW_BY_DIALECT[dialect.name] = _RawStatement(_READER_STATE, dialect)
+        return raw
+
     def reader_state(self, team: str, user: str) -> ReaderState:
         """``user``'s :class:`ReaderState` in ``team`` (empty for someone never seen). One
-        statement in one short read transaction, on a Core connection (no ORM session: the
-        rows are plain values)."""
+        statement, built and compiled by SQLAlchemy once per dialect and run on a pooled DBAPI
+        connection (no ``BEGIN`` on SQLite: one statement is one snapshot): this read comes with
+        every command, and SQLAlchemy's execution layer (execution context, result processing)
+        cost more than the query itself (``benchmarks/command_latency.py``)."""
+        raw = self._raw_reader_statement()
         chosen: str | None = None
         posts: set[str] = set()
-        followed: list[tuple[datetime, str]] = []
-        with self._engine.connect() as conn:
-            for kind, value, at in conn.execute(_READER_STATE, {"team": team, "user": user}):
-                if kind == "lang":
-                    chosen = value
-                elif kind == "read":
-                    posts.add(value)
-                else:
-                    followed.append((at, value))
-        followed.sort()  # as follows(): by followed_at, then track id
+        followed: list[tuple[Any, str]] = []
+        dbapi_conn = self._engine.raw_connection()
+        try:
+            cursor = dbapi_conn.cursor()
+            try:
+                cursor.execute(raw.sql, raw.params(team=team, user=user))
+                rows = cursor.fetchall()
+            finally:
+                cursor.close()
+        finally:
+            dbapi_conn.close()  # back to the pool, which rolls the read transaction back
+        for kind, value, at in rows:
+            if kind == "lang":
+                chosen = value
+            elif kind == "read":
+                posts.add(value)
+            else:
+                followed.append((at, value))
+        # As follows(): by followed_at, then track id. ``at`` is the driver's value (a datetime on
+        # PostgreSQL, SQLite's fixed-width UTC text), which sorts in time order either way.
+        followed.sort()
         return ReaderState(chosen, frozenset(posts), tuple(track for _, track in followed))

@@ -297,6 +297,13 @@ def test_a_response_url_refuses_invalid_blocks_without_using_up_the_url(standin)
     url = standin.response_url()
     bad = WebhookClient(url).send_dict({"text": "x", "blocks": [{"type": "divider"}] * 51})
     assert (bad.status_code, bad.body) == (400, "invalid_blocks")
+    # The verdict is remembered by the body's text: the same body is refused again, and a body
+    # that differs by one block is judged on its own.
+    again = WebhookClient(url).send_dict({"text": "x", "blocks": [{"type": "divider"}] * 51})
+    assert (again.status_code, again.body) == (400, "invalid_blocks")
+    fine = WebhookClient(standin.response_url()).send_dict(
+        {"text": "x", "blocks": [{"type": "divider"}] * 50})
+    assert fine.status_code == 200
     for _ in range(standin.response_url_limit):
         assert WebhookClient(url).send_dict({"text": "ok"}).status_code == 200
 

@@ -187,15 +187,30 @@ def test_read_with_an_unclear_query_lets_the_reader_pick(runtime):
 
 
 def _selects(runtime):
-    """The SELECT statements the store's engine runs, recorded as they run."""
+    """The SELECT statements the store runs, recorded as they run: those through SQLAlchemy's
+    execution layer, and the reader-state read (one statement on the pool's DBAPI connection,
+    which that layer does not see)."""
     seen: list[str] = []
 
     def record(conn, cursor, statement, parameters, context, executemany):
         if statement.lstrip().upper().startswith("SELECT"):
             seen.append(statement)
 
-    event.listen(runtime.store._engine, "before_cursor_execute", record)
-    return seen, lambda: event.remove(runtime.store._engine, "before_cursor_execute", record)
+    store = runtime.store
+    reader_state = store.reader_state
+
+    def recorded_reader_state(team, user):
+        seen.append("SELECT <reader state>")
+        return reader_state(team, user)
+
+    event.listen(store._engine, "before_cursor_execute", record)
+    store.reader_state = recorded_reader_state
+
+    def stop():
+        event.remove(store._engine, "before_cursor_execute", record)
+        del store.reader_state
+
+    return seen, stop
 
 
 def test_a_track_view_reads_the_reader_state_in_one_statement(runtime):

@@ -8,6 +8,7 @@ from typing import Any, cast
 import pytest
 from slack_bolt import BoltContext
 
+from bot import metrics
 from bot.runtime import Runtime
 from bot.slack.handlers import Handlers
 from bot.slack.listeners.context import HANDLERS, handlers_of, provide_handlers
@@ -22,6 +23,7 @@ def test_the_middleware_puts_the_handlers_into_the_context_and_calls_next() -> N
     provide_handlers(handlers)(context, lambda: called.append(True))
     assert called == [True]
     assert handlers_of(context) is handlers
+    assert isinstance(context[metrics.RECEIVED_AT], float)  # for the reply-latency metric
 
 
 def test_a_lazy_listeners_copy_of_the_context_keeps_the_same_handlers(caplog: Any) -> None:

@@ -139,6 +139,35 @@ def test_apscheduler_table_is_left_alone_by_the_comparison(db_url: str) -> None:
     assert _diff(db_url, Base.metadata) == []
 
 
+def test_an_sqlite_file_engine_keeps_a_connection_per_concurrent_reader(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # With SQLAlchemy's default pool (5 + 10 overflow) every reader past the fifth opened a
+    # connection (four pragmas) and closed it again, round after round.
+    from bot.store.db import SQLITE_POOL_SIZE
+
+    engine = make_engine(f"sqlite:///{tmp_path / 'app.db'}")
+    opened: list[int] = []
+    sa.event.listen(engine, "connect", lambda *_: opened.append(1))
+    readers = 24
+    assert readers <= SQLITE_POOL_SIZE
+    try:
+        for _ in range(4):
+            barrier = threading.Barrier(readers)
+
+            def read(barrier: threading.Barrier = barrier) -> None:
+                with engine.connect() as conn:
+                    barrier.wait(timeout=30)  # all hold a connection at once
+                    conn.exec_driver_sql("SELECT 1").scalar()
+
+            threads = [threading.Thread(target=read) for _ in range(readers)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(60)
+        assert len(opened) == readers  # opened once, kept for the next rounds
+    finally:
+        engine.dispose()
+
+
 def test_sqlite_engine_pragmas(tmp_path) -> None:  # type: ignore[no-untyped-def]
     path = tmp_path / "nested" / "dir" / "app.db"
     engine = make_engine(f"sqlite:///{path}")

@@ -13,11 +13,13 @@ holder, caches), so they travel in :class:`Shared`, whose copy is itself.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
 from slack_bolt import BoltContext
 
+from bot import metrics
 from bot.slack.handlers import Handlers
 
 HANDLERS = "vllm_path_handlers"
@@ -41,10 +43,14 @@ class Shared:
 
 
 def provide_handlers(handlers: Handlers) -> Callable[[BoltContext, Callable[[], None]], None]:
-    """A Bolt middleware (``app.use``) that puts ``handlers`` into every request's context."""
+    """A Bolt middleware (``app.use``) that puts ``handlers`` into every request's context, and
+    the request's arrival time (``time.monotonic()`` seconds, :data:`bot.metrics.RECEIVED_AT`)
+    for the reply-latency metric. One middleware for both: Bolt builds each middleware's
+    arguments afresh on every request."""
     shared = Shared(handlers)
 
     def put_handlers(context: BoltContext, next: Callable[[], None]) -> None:
+        context[metrics.RECEIVED_AT] = time.monotonic()
         context[HANDLERS] = shared
         next()
 

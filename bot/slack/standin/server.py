@@ -102,6 +102,7 @@ class SlackStandIn:
         self._responses: list[ResponsePost] = []
         self._fault_counter = 0
         self._error_counter = 0
+        self._verdicts: dict[bytes, bool] = {}  # raw response-URL body -> blocks refused
         self._buckets: dict[str, tuple[float, float]] = {}  # channel -> (tokens, last monotonic)
         self._team_bucket: tuple[float, float] | None = None  # (tokens, last monotonic)
         self._ts = itertools.count(1)
@@ -438,16 +439,32 @@ class SlackStandIn:
                 "enterprise": None, "is_enterprise_install": False,
                 "refresh_token": refresh, "expires_in": expires_in}
 
+    _VERDICTS_MAX = 256
+
+    def _blocks_refused(self, body: dict[str, Any], raw: bytes | None) -> bool:
+        """Whether Slack would refuse ``body``'s blocks in a message (remembered by ``raw``)."""
+        refused = self._verdicts.get(raw) if raw is not None else None
+        if refused is None:
+            blocks = body.get("blocks")
+            refused = bool(blocks and blockkit.block_kit_problems(blocks, "message"))
+            if raw is not None:
+                if len(self._verdicts) >= self._VERDICTS_MAX:
+                    self._verdicts.clear()
+                self._verdicts[raw] = refused
+        return refused
+
     def _ok_body(self, method: str, args: dict[str, Any]) -> dict[str, Any]:
         """The body of an accepted call: :func:`bot.slack.standin.answers.ok_body`. A subclass may
         answer a method otherwise (tests answer ``oauth.v2.access`` with tokens)."""
         return ok_body(self, method, args)
 
-    def answer_response(self, key: str, url: str, body: dict[str, Any]) -> tuple[int, str]:
+    def answer_response(self, key: str, url: str, body: dict[str, Any],
+                        raw: bytes | None = None) -> tuple[int, str]:
         """Answer one post to response URL ``key`` (server threads): ``(HTTP status, text)``;
-        recorded (:meth:`responses`)."""
-        blocks = body.get("blocks")
-        if blocks and blockkit.block_kit_problems(blocks, "message"):
+        recorded (:meth:`responses`). ``raw``: the JSON text ``body`` was parsed from, when known;
+        the Block Kit verdict is remembered by it (a verdict depends on the body alone), so a
+        reply posted again is not walked again."""
+        if self._blocks_refused(body, raw):
             with self._cond:
                 self._responses.append(ResponsePost(key, url, body, 400, time.monotonic()))
                 self._cond.notify_all()

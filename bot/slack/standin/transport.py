@@ -28,7 +28,8 @@ class Answers(Protocol):
         ``Authorization`` header."""
         ...
 
-    def answer_response(self, key: str, url: str, body: dict[str, Any]) -> tuple[int, str]:
+    def answer_response(self, key: str, url: str, body: dict[str, Any],
+                        raw: bytes | None = None) -> tuple[int, str]:
         """A post to response URL ``key``: ``(HTTP status, text body)``."""
         ...
 
@@ -107,7 +108,8 @@ def handler_for(standin: Answers) -> type[BaseHTTPRequestHandler]:
                 except ValueError:
                     self._send(400, b"invalid_payload", "text/plain")
                     return
-                status, text = standin.answer_response(key, standin.base_url + parts.path, body)
+                status, text = standin.answer_response(key, standin.base_url + parts.path, body,
+                                                       raw=raw)
                 self._send(status, text.encode(), "text/html")
             else:
                 self._send(404, b"not found", "text/plain")
