@@ -58,7 +58,19 @@ KEYWORDS: dict[str, Kind] = {
 """First words that select a command (English and Chinese)."""
 
 _FUZZY_KEYWORDS = ("help", "next", "read", "unread", "follow", "unfollow", "subscribe",
-                   "unsubscribe", "subscriptions", "lang")
+                   "unsubscribe", "subscriptions", "lang", "remind", "reminders")
+
+_NEAR_KEYWORDS = ("help", "next", "read", "unread", "follow", "unfollow", "subscribe",
+                  "unsubscribe", "subscriptions", "lang", "language", "remind", "reminders",
+                  "stats", "search", "dm")
+"""English keywords a lone mistyped word is compared with (:func:`near_command`)."""
+
+LANG_WORDS: dict[str, str] = {
+    "en": "en", "english": "en", "英文": "en", "英语": "en", "en-us": "en", "en-gb": "en",
+    "zh": "zh", "chinese": "zh", "中文": "zh", "汉语": "zh", "简体中文": "zh", "zh-cn": "zh",
+    "zh-hans": "zh", "cn": "zh",
+}
+"""What ``lang`` accepts for each language (English and Chinese names, common locale codes)."""
 
 WEEKDAY_WORDS: dict[str, int] = {}
 for _i, _names in enumerate((
@@ -403,7 +415,8 @@ def parse(text: str) -> Command:
     if kind in ("help", "next", "subscriptions", "stats"):
         return Command(kind, arg=arg, truncated=truncated)
     if kind == "lang":
-        return Command("lang", arg=arg.casefold(), truncated=truncated)
+        chosen = arg.casefold()
+        return Command("lang", arg=LANG_WORDS.get(chosen, chosen), truncated=truncated)
     if kind == "dm":
         if not rest:
             return Command("dm", enabled=None, truncated=truncated)
@@ -427,3 +440,20 @@ def parse(text: str) -> Command:
                        error_choices=split.error_choices, suggestion=split.suggestion,
                        note=split.note, truncated=truncated)
     return Command(kind, arg=arg, truncated=truncated)
+
+
+def near_command(text: str) -> str | None:
+    """The command ``text`` probably meant when it matched no post and its first word is a near
+    miss of an English keyword (``hlep``, ``remnd spec``, ``reminder``, ``subscription``, ``dms
+    on``): that keyword and the rest of the text, else ``None``. Words shorter than three
+    letters and keywords themselves give ``None`` (rapidfuzz's ratio, cutoff 75)."""
+    words = clean(text or "").split()
+    if not words:
+        return None
+    first = words[0].casefold().lstrip("/")
+    if len(first) < 3 or not first.isascii() or not first.isalpha() or first in KEYWORDS:
+        return None
+    best = process.extractOne(first, _NEAR_KEYWORDS, scorer=fuzz.ratio, score_cutoff=75)
+    if best is None:
+        return None
+    return " ".join([best[0], *words[1:]])

@@ -127,6 +127,17 @@ def test_did_you_mean_needs_a_real_signal(runtime):
     assert "Did you mean the Speculative decoding track" in h.command(ALICE, "follow speculatve-decodng-plz").text
 
 
+def test_a_mistyped_command_alone_is_answered_with_the_command_not_a_track(runtime):
+    h = handlers(runtime)
+    for typed, meant in (("hlep", "help"), ("reminder", "reminders"), ("nxt", "next"),
+                         ("subscription", "subscriptions"), ("dms on", "dm on")):
+        text = h.command(ALICE, typed).text
+        assert f"Did you mean `/vllm-path {meant}`?" in text, (typed, text)
+        assert "track?" not in text, (typed, text)
+    # A mistyped track still gets the track.
+    assert "Did you mean the Quantization track?" in h.command(ALICE, "qaunt").text
+
+
 # --- B: the catalog folder's vocabulary -------------------------------------------------------------
 
 
@@ -301,3 +312,13 @@ def test_every_track_walked_to_its_end_recommends_only_readable_posts(runtime, l
                 assert_readable(cat, after.post, json.dumps(clicked.blocks, ensure_ascii=False), lang)
         assert paths.next_step(cat, track.id, read) is None
         assert compose_dm(cat, [track.id], read, lang) is None
+
+
+def test_a_chinese_what_is_question_about_a_track_opens_the_track(runtime):
+    h = handlers(runtime)
+    for question, track in (("什么是推测解码", "spec"), ("推测解码是什么", "spec"),
+                            ("什么是 PD 分离", "pd"), ("量化是什么", "quant")):
+        assert runtime.holder.loaded.matcher.match_track(question).track_id == track, question
+        reply = h.command(ALICE, question)
+        name = runtime.holder.catalog.track(track).names.en
+        assert reply.blocks[0]["type"] == "header" and name in reply.blocks[0]["text"]["text"], question

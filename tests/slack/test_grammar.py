@@ -67,6 +67,29 @@ def test_near_miss_keyword_suggests_the_command():
     assert cmd.kind == "did_you_mean" and cmd.suggestion.startswith("subscribe pd")
     # A single word that is not a keyword is a query, not a command typo.
     assert parse("eagle").kind == "query"
+    cmd = parse("remnd spec tomorrow")
+    assert cmd.kind == "did_you_mean" and cmd.suggestion == "remind spec tomorrow"
+
+
+def test_a_lone_near_miss_of_a_keyword_names_the_command_it_meant():
+    from bot.slack.grammar import near_command
+
+    assert near_command("hlep") == "help"
+    assert near_command("reminder") == "reminders"
+    assert near_command("subscription") == "subscriptions"
+    assert near_command("dms on") == "dm on"
+    assert near_command("nxt") == "next"
+    assert near_command("ＨＬＥＰ") == "help"  # full-width, as a Chinese input method types it
+    # Not a near miss: real words, keywords themselves, short or non-Latin text, numbers.
+    for text in ("eagle", "speculative", "quantization", "help", "ab", "推测解码", "fp8", ""):
+        assert near_command(text) is None, text
+
+
+def test_lang_takes_the_languages_by_name_too():
+    for typed, lang in (("中文", "zh"), ("Chinese", "zh"), ("zh-CN", "zh"), ("english", "en"),
+                        ("英文", "en"), ("EN", "en")):
+        assert parse(f"lang {typed}").arg == lang, typed
+    assert parse("lang klingon").arg == "klingon"  # refused by the command, with the choices
 
 
 def test_long_text_is_cut_and_flagged():

@@ -294,6 +294,14 @@ class Session:
             return [], result
         return [top[0].post_id], None
 
+    def suggest_command(self, text: str) -> Mrkdwn | None:
+        """A did-you-mean line naming a command, when ``text`` (which matched no post) starts
+        with a near miss of one (:func:`bot.slack.grammar.near_command`)."""
+        meant = grammar.near_command(text)
+        if meant is None:
+            return None
+        return t("didyoumean.command", self.lang, suggestion=truncate(meant, 200))
+
     def suggest(self, text: str) -> Mrkdwn | None:
         """A did-you-mean line for unmatched text: the track :meth:`bot.search.Matcher.suggest_track`
         finds (no suggestion for fewer than two letters unless the text is a track alias)."""
@@ -352,7 +360,7 @@ class Session:
         if offset and not result.results and result.total:  # the page is gone: show the first
             result = loaded.matcher.search(text, limit=views.MAX_RESULTS)
         quiet = bool(result.results) or not text.strip() or result.link is not None  # a link: no guess
-        suggestion = None if quiet else self.suggest(text)
+        suggestion = None if quiet else self.suggest_command(text) or self.suggest(text)
         return search_reply(loaded.catalog, text, result, self.read(), self.lang,
                             notice=notice, suggestion=suggestion)
 
