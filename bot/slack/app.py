@@ -14,6 +14,7 @@ from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import Any
 
 from slack_bolt import App
+from slack_bolt.logger.messages import warning_client_prioritized_and_token_skipped
 from slack_bolt.oauth.callback_options import CallbackOptions
 from slack_bolt.oauth.oauth_settings import OAuthSettings
 from slack_sdk import WebClient
@@ -97,6 +98,18 @@ def separate_lazy_pool(app: App) -> None:
         executor=ThreadPoolExecutor(max_workers=LAZY_THREADS, thread_name_prefix="bolt-lazy"))
 
 
+class _SameTokenNotice(logging.Filter):
+    """Drops Bolt's warning that ``token`` "will be unused" because a ``client`` was given: Bolt
+    reads ``SLACK_BOT_TOKEN`` from the environment by itself, and we pass a client built from the
+    same token on purpose (our retry handlers and base URL). Other records pass."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.getMessage() != warning_client_prioritized_and_token_skipped()
+
+
+_SAME_TOKEN_NOTICE = _SameTokenNotice()
+
+
 def build_app(runtime: Runtime, client: WebClient | None = None, *, verify_requests: bool = True,
               listener_executor: Executor | None = None) -> BotApp:
     """Build the Bolt app.
@@ -111,6 +124,7 @@ def build_app(runtime: Runtime, client: WebClient | None = None, *, verify_reque
     """
     settings = runtime.settings
     secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else None
+    logging.getLogger(f"slack_bolt.{App.__name__}").addFilter(_SAME_TOKEN_NOTICE)  # idempotent
     common: dict[str, Any] = dict(
         signing_secret=secret or ("console-not-verified" if not verify_requests else None),
         # Bolt's own check is replaced by ours, at the same place in the chain (before_authorize).

@@ -231,3 +231,27 @@ def test_the_start_up_heap_is_frozen_and_a_reload_refreezes_it() -> None:
     done = subprocess.run([sys.executable, "-c", _HEAP_SCRIPT], capture_output=True, text=True,
                           timeout=120, cwd=Path(__file__).resolve().parents[2])
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
+
+
+def test_building_the_app_with_the_token_in_the_environment_warns_of_nothing(
+        tmp_path, standin, monkeypatch, caplog) -> None:
+    # Bolt reads SLACK_BOT_TOKEN itself and warns that it "will be unused" beside our client
+    # (built from the same token); an operator must not be told their token is ignored.
+    import logging
+
+    from bot.runtime import Runtime
+    from bot.slack.app import build_app
+
+    monkeypatch.setenv("SLACK_BOT_TOKEN", BOT_TOKEN)
+    runtime = Runtime.create(Settings(_env_file=None, database_url=f"sqlite:///{tmp_path}/x.db",
+                                      slack_bot_token=BOT_TOKEN, slack_signing_secret=SIGNING_SECRET,
+                                      slack_api_url=standin.api_url))
+    try:
+        with caplog.at_level(logging.INFO):
+            build_app(runtime)
+            logging.getLogger("slack_bolt.App").warning("some other Bolt warning")
+    finally:
+        runtime.store.close()
+    messages = [r.getMessage() for r in caplog.records]
+    assert not [m for m in messages if "will be unused" in m], messages
+    assert "some other Bolt warning" in messages  # only that one notice is dropped
