@@ -167,13 +167,37 @@ class _Zone:
     note: str | None = None
 
 
+_UTC_OFFSET = re.compile(r"^(?:utc|gmt)([+-])(\d{1,2})(?::?(\d{2}))?$")
+
+
+def _offset_zone(low: str) -> _Zone | None:
+    """``UTC+8``, ``GMT-5``, ``utc+05:30`` (case-folded): a fixed offset as IANA's ``Etc/GMT``
+    zone, whose sign is reversed (UTC+8 is ``Etc/GMT-8``) and which has no daylight saving (the
+    reply says so); an offset IANA has no ``Etc`` zone for (half hours, beyond -12..+14) is an
+    unknown zone. ``None``: not an offset."""
+    m = _UTC_OFFSET.match(low)
+    if m is None:
+        return None
+    sign, hours, minutes = m.group(1), int(m.group(2)), int(m.group(3) or 0)
+    east = hours if sign == "+" else -hours
+    if minutes or not -12 <= east <= 14:
+        return _Zone(unknown=True)
+    if east == 0:
+        return _Zone(zone="UTC")
+    return _Zone(zone=f"Etc/GMT{'-' if east > 0 else '+'}{abs(east)}", note="tz.offset_note")
+
+
 def _as_zone(word: str) -> _Zone | None:
     """The time zone a word names (an IANA ``Area/City`` in any case, an abbreviation from
-    :data:`TZ_ABBREVIATIONS`, or a slash-less zoneinfo name typed capitalised such as ``Japan``),
-    else ``None`` (the word is not a time zone)."""
+    :data:`TZ_ABBREVIATIONS`, a fixed offset such as ``UTC+8`` (:func:`_offset_zone`), or a
+    slash-less zoneinfo name typed capitalised such as ``Japan``), else ``None`` (the word is not
+    a time zone)."""
     low = word.casefold()
     if low in WEEKDAY_WORDS:
         return None
+    offset = _offset_zone(low)
+    if offset is not None:
+        return offset
     if low in TZ_ABBREVIATIONS:
         mapped = TZ_ABBREVIATIONS[low]
         if isinstance(mapped, tuple):
@@ -264,6 +288,21 @@ def _crontab(words: list[str]) -> tuple[int, list[str], int | None, str | None] 
     return start, run, weekday, at_time
 
 
+_MERIDIEM = {"am": "am", "a.m.": "am", "pm": "pm", "p.m.": "pm"}
+
+
+def _join_meridiem(words: list[str]) -> list[str]:
+    """``9:00 PM`` and ``8 a.m.`` typed as two words become one (``9:00pm``, ``8am``)."""
+    out: list[str] = []
+    for word in words:
+        half = _MERIDIEM.get(word.casefold())
+        if half and out and re.match(r"^\d{1,2}(?::\d{2})?$", out[-1]):
+            out[-1] += half
+        else:
+            out.append(word)
+    return out
+
+
 def _split_schedule(words: list[str], prefix: str) -> _Split:
     """Take weekday, time and time zone off the end of ``words`` (any order after the track).
 
@@ -271,6 +310,7 @@ def _split_schedule(words: list[str], prefix: str) -> _Split:
     ``subscribe``): crontab text (``0 9 * * 0``), a weekday given as a number (``7``), a time
     that is not ``HH:MM``/``9am``, an ambiguous zone abbreviation (``IST``: the choices are
     listed) and an ``Area/City`` zone zoneinfo does not know."""
+    words = _join_meridiem(words)
     cron = _crontab(words)
     if cron is not None:
         start, run, cron_day, cron_time = cron

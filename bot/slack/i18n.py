@@ -207,6 +207,12 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "“{value}” names several time zones ({choices}). Which one? Type its IANA name, "
               "e.g. `{form}`.",
         "zh": "“{value}”可能指多个时区（{choices}），是哪一个？请输入 IANA 名称，例如 `{form}`。"},
+    "tz.offset_note": {
+        "en": "A fixed UTC offset has no daylight saving, and IANA writes it with the sign "
+              "reversed (UTC+8 is Etc/GMT-8). For local time the year round use your city's "
+              "zone, e.g. Asia/Shanghai.",
+        "zh": "固定的 UTC 偏移不实行夏令时，IANA 把它写成符号相反的形式（UTC+8 即 Etc/GMT-8）。"
+              "如需全年跟随当地时间，请使用所在城市的时区，例如 Asia/Shanghai。"},
     "tz.mst_note": {
         "en": "MST is read as America/Denver, which observes daylight saving; for Arizona "
               "(no daylight saving) use America/Phoenix.",

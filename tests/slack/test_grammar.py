@@ -159,3 +159,21 @@ def test_slashed_words_that_are_no_zone_stay_in_the_track():
     assert parse("subscribe p/d fri").arg == "p/d"
     cmd = parse("subscribe spec fri Europe/Atlantis")
     assert (cmd.error, cmd.error_value) == ("sub.bad_tz", "Europe/Atlantis")
+
+
+def test_times_with_a_spaced_am_pm_and_fixed_utc_offsets_are_read():
+    cmd = parse("subscribe spec mon 9:00 PM PT")
+    assert cmd.schedule == ScheduleParts(weekday=0, at_time="21:00", timezone="America/Los_Angeles")
+    assert parse("dm on fri 8 a.m. ET").schedule == ScheduleParts(
+        weekday=4, at_time="08:00", timezone="America/New_York")
+    # A fixed offset is IANA's Etc/GMT zone, sign reversed, and the reply says so.
+    for typed, zone in (("UTC+8", "Etc/GMT-8"), ("GMT+1", "Etc/GMT-1"), ("utc-5", "Etc/GMT+5"),
+                        ("UTC+14", "Etc/GMT-14"), ("UTC-0", "UTC"), ("GMT+00:00", "UTC")):
+        cmd = parse(f"subscribe spec mon 09:00 {typed}")
+        assert cmd.error is None and cmd.schedule.timezone == zone, typed
+        assert cmd.arg == "spec"
+    assert parse("subscribe spec mon 09:00 UTC+8").note == "tz.offset_note"
+    # No Etc zone for half hours or beyond the real offsets: refused, naming what was typed.
+    for typed in ("UTC+5:30", "GMT+15", "UTC-13"):
+        cmd = parse(f"subscribe spec mon 09:00 {typed}")
+        assert (cmd.error, cmd.error_value) == ("sub.bad_tz", typed), typed
