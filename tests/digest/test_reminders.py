@@ -96,6 +96,10 @@ def test_in_3_days_in_kolkata_is_sent_once_at_nine_local_after_a_restart_and_can
         assert "Asia/Kolkata" in other
         (first, second) = runtime.store.reminders(TEAM, USER)
         assert first.due_at == DUE and first.post_id == "spec-decode"
+        # The list numbers them as `reminders cancel <n>` counts them.
+        numbered = _ask(runtime, standin, "reminders")
+        assert "1. Thursday 2026-12-03" in numbered and "\n2. Thursday 2026-12-03" in numbered
+        assert numbered.index("2. ") > numbered.index("1. ")
         listed = _ask(runtime, standin, "reminders cancel 2")
         assert "Reminder cancelled." in listed
         assert [r.post_id for r in runtime.store.reminders(TEAM, USER)] == ["spec-decode"]

@@ -43,7 +43,8 @@ def reminder_set_notice(catalog: Catalog, reminder: Reminder, lang: str) -> Mrkd
 
 def reminders_reply(catalog: Catalog, reminders: Sequence[Reminder], lang: str,
                     notice: str | None = None) -> Reply:
-    """The reader's pending reminders, soonest first, each with a *Cancel* button."""
+    """The reader's pending reminders, soonest first, numbered (the ``n`` of ``reminders cancel
+    <n>``), each with a *Cancel* button."""
     blocks: list[Block] = [header(t("reminders.header", lang))]
     if notice:
         blocks.append(section(notice))
@@ -52,7 +53,9 @@ def reminders_reply(catalog: Catalog, reminders: Sequence[Reminder], lang: str,
         return make_reply(blocks, Mrkdwn("\n").join(x for x in (notice, t("reminders.none", lang)) if x))
     lines = []
     for i, r in enumerate(reminders[:MAX_LISTED]):
-        line = Mrkdwn("{} · {}").format(due_label(r.due_at, r.timezone, lang), _post(catalog, r.post_id))
+        # numbered as `/vllm-path reminders cancel <n>` counts them
+        line = Mrkdwn("{}. {} · {}").format(i + 1, due_label(r.due_at, r.timezone, lang),
+                                            _post(catalog, r.post_id))
         lines.append(line)
         blocks.append(section(line, accessory=button(t("btn.cancel", lang), f"cancel_reminder:{i}",
                                                      {"d": str(r.id), "v": "reminders"})))
