@@ -128,7 +128,6 @@ def _configure_sqlite(engine: Engine) -> None:
             conn.exec_driver_sql("BEGIN")
 
 
-
 def make_session_factory(engine: Engine) -> sessionmaker[Session]:
     """A 2.0-style session factory bound to ``engine``; objects stay readable after commit."""
     return sessionmaker(engine, expire_on_commit=False)
