@@ -54,6 +54,7 @@ from bot.digest.compose import compose_channel_digest
 from bot.digest.compose_cache import dm_composer  # issue 16: parts cached by next step + count
 from bot.digest.weekly import period_of
 from bot.logging_setup import slack_error
+from bot.slack.retry import CountingRateLimitRetryHandler
 from bot.store import DM_TRACK, Subscription
 
 log = logging.getLogger(__name__)
@@ -106,10 +107,13 @@ def claimant_id() -> str:
 class Pacer:
     """Spaces sends under Slack's limits; thread-safe, for one process.
 
-    * per destination (``key``): attempts start at least ``channel_interval_s`` apart and never
-      overlap (Slack: about 1 ``chat.postMessage`` per second per channel), a retry after a 429
-      included (it waits for the destination's turn like a new send, :meth:`retry_slot`); after an
-      attempt that took longer than the interval the next waits a full interval after it ended;
+    * per destination (``key``): an attempt starts at least ``channel_interval_s`` after the
+      previous attempt to that destination *ended* (its answer came back), and attempts never
+      overlap (Slack: about 1 ``chat.postMessage`` per second per channel). Measured from the
+      end, the spacing holds where Slack measures it, at arrival, however long a loaded machine
+      takes between granting a slot and the request going out (an earlier arrival is always
+      before the earlier answer). A retry after a 429 waits for the destination like a new send
+      (:meth:`retry_slot`; the 429 answer is the end of that attempt);
     * per workspace (``team``): consecutive send starts at least ``1 / team_rate_per_s``
       seconds apart (None: no cap), measured from when each send really started, so a thread
       that woke up late never makes the next one early. A send first waits for its
@@ -179,29 +183,31 @@ class Pacer:
             key_lock = self._key_locks.setdefault(k, threading.Lock())
         with key_lock:
             self._wait_for_key(k)
-            self._key_next[k] = self._team_turn(team) + self.channel_interval_s
+            self._team_turn(team)
             _current.slot = (self, team, key)
             try:
                 yield
             finally:
                 _current.slot = None
-                end = self._clock()
-                if end > self._key_next[k]:  # the last attempt outlasted the interval
-                    self._key_next[k] = end + self.channel_interval_s
+                self.attempt_ended(team, key)
 
     def _wait_for_key(self, k: tuple[str, str]) -> None:
         wait = self._key_next.get(k, 0.0) - self._clock()
         if wait > 0:
             self._sleep(wait)
 
+    def attempt_ended(self, team: str, key: str) -> None:
+        """An attempt to ``key`` has its answer (sent, refused, or a 429 about to be retried):
+        the next may start ``channel_interval_s`` from now."""
+        self._key_next[(team, key)] = self._clock() + self.channel_interval_s
+
     def retry_slot(self, team: str, key: str) -> None:
-        """Before a retry of the send in progress to ``key`` (calling thread holds its slot):
-        wait for the destination's next turn, at least ``channel_interval_s`` after the attempt
-        that was refused, then queue for the workspace again, so that a retry after a 429 counts
-        against both limits like a new send."""
-        k = (team, key)
-        self._wait_for_key(k)
-        self._key_next[k] = self._team_turn(team) + self.channel_interval_s
+        """Before a retry of the send in progress to ``key`` (calling thread holds its slot, and
+        :meth:`attempt_ended` was called when the 429 came back): wait for the destination's next
+        turn, then queue for the workspace again, so that a retry after a 429 counts against both
+        limits like a new send."""
+        self._wait_for_key((team, key))
+        self._team_turn(team)
 
 
 _current = threading.local()
@@ -209,14 +215,16 @@ _current = threading.local()
 handler."""
 
 
-class PacedRateLimitRetryHandler(RateLimitErrorRetryHandler):
-    """slack-sdk's 429 handler (sleeps ``Retry-After``, then retries) that also tells the
-    :class:`Pacer` the send runs in, if any: the workspace's sends are spaced a little wider
-    (:meth:`Pacer.rate_limited`) and the retry queues for a workspace turn like any send."""
+class PacedRateLimitRetryHandler(CountingRateLimitRetryHandler):
+    """slack-sdk's 429 handler (counts the 429, sleeps ``Retry-After``, then retries) that also
+    tells the :class:`Pacer` the send runs in, if any: the attempt ended, the workspace's sends
+    are spaced a little wider (:meth:`Pacer.rate_limited`), and the retry waits for the
+    destination and the workspace like any send (:meth:`Pacer.retry_slot`)."""
 
     def prepare_for_next_attempt(self, **kwargs: Any) -> None:
         current = getattr(_current, "slot", None)
         if current is not None:
+            current[0].attempt_ended(current[1], current[2])
             current[0].rate_limited(current[1])
         super().prepare_for_next_attempt(**kwargs)
         if current is not None:
@@ -224,11 +232,12 @@ class PacedRateLimitRetryHandler(RateLimitErrorRetryHandler):
 
 
 def paced(client: WebClient) -> WebClient:
-    """``client`` with its ``RateLimitErrorRetryHandler`` swapped for a
-    :class:`PacedRateLimitRetryHandler` of the same retry count (other handlers kept)."""
+    """``client`` with its 429 handler (slack-sdk's ``RateLimitErrorRetryHandler`` or a subclass,
+    such as the app's counting one) swapped for a :class:`PacedRateLimitRetryHandler` of the same
+    retry count (other handlers kept)."""
     handlers = []
     for handler in client.retry_handlers:
-        if type(handler) is RateLimitErrorRetryHandler:
+        if isinstance(handler, RateLimitErrorRetryHandler):
             handler = PacedRateLimitRetryHandler(max_retry_count=handler.max_retry_count,
                                                  interval_calculator=handler.interval_calculator)
         handlers.append(handler)

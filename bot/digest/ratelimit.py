@@ -45,6 +45,7 @@ from slack_sdk import WebClient
 from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler
 
 from bot.digest.deliver import Clients
+from bot.slack.retry import CountingRateLimitRetryHandler
 
 log = logging.getLogger(__name__)
 
@@ -205,8 +206,8 @@ def _retry_after(response: Any) -> float:
     return 1.0
 
 
-class SharedRateLimitRetryHandler(RateLimitErrorRetryHandler):
-    """slack-sdk's 429 handler (sleeps ``Retry-After`` and retries) that first blocks the
+class SharedRateLimitRetryHandler(CountingRateLimitRetryHandler):
+    """slack-sdk's 429 handler (counts the 429, sleeps ``Retry-After`` and retries) that first blocks the
     workspace for every worker (:meth:`SharedPacer.block`) and, before the retry, queues for a
     workspace turn again, when the send runs in a :meth:`SharedPacer.slot`."""
 

@@ -21,15 +21,10 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.builtin_handlers import (
     ConnectionErrorRetryHandler,
-    RateLimitErrorRetryHandler,
     ServerErrorRetryHandler,
 )
 from slack_sdk.http_retry.handler import RetryHandler
-from slack_sdk.http_retry.request import HttpRequest
-from slack_sdk.http_retry.response import HttpResponse
-from slack_sdk.http_retry.state import RetryState
 
-from bot import metrics
 from bot.runtime import Runtime
 from bot.slack.commands.session import CHANNEL_INVITE, CHANNEL_OK
 from bot.slack.handlers import Handlers, UserInfo, UserInfoCache
@@ -37,6 +32,7 @@ from bot.slack.installs import success_callback
 from bot.slack.listeners import actions, commands, errors, events
 from bot.slack.listeners.context import provide_handlers
 from bot.slack.mrkdwn import Mrkdwn
+from bot.slack.retry import CountingRateLimitRetryHandler
 from bot.slack.signing import SignedRequestVerification
 
 log = logging.getLogger(__name__)
@@ -47,18 +43,6 @@ events). Acks are instant; the pool only needs to cover requests arriving at onc
 LAZY_THREADS = 64
 """The lazy listeners' own pool: they mostly wait on Slack (Web API, response URLs; a slow Slack
 answers in seconds), so many threads, and never the acks' pool, so no ack waits behind them."""
-
-
-class CountingRateLimitRetryHandler(RateLimitErrorRetryHandler):
-    """slack-sdk's 429 handler (waits ``Retry-After``) that also counts each 429 for the
-    ``vllm_path_slack_ratelimited_total`` metric."""
-
-    def _can_retry(self, *, state: RetryState, request: HttpRequest, response: HttpResponse | None = None,
-                   error: Exception | None = None) -> bool:
-        limited = response is not None and response.status_code == 429
-        if limited:
-            metrics.SLACK_RATELIMITED.inc()
-        return super()._can_retry(state=state, request=request, response=response, error=error)
 
 
 def retry_handlers() -> list[RetryHandler]:

@@ -91,8 +91,8 @@ def test_429s_everything_delivered_pacing_holds_and_a_missing_channel_is_paused(
             ("C2", "pd"), ("C3", "ops"), ("C4", "agentic"), ("CGONE", "pd")]
     for channel, track in plan:
         store.subscribe(TEAM, channel, track, WeeklySchedule.of(0, "09:00", "UTC"))
-    # A quarter second of slack over Slack's 1 per second: the stand-in measures arrival times,
-    # which a loaded machine jitters by far more than the pacer's own clock.
+    # The pacer spaces each attempt from the previous one's answer, so the arrival times the
+    # stand-in records are at least the interval apart however a loaded machine delays a request.
     clock = DigestClock(runtime, workers=4, reconcile_every_s=None, channel_interval_s=1.25,
                         team_rate_per_s=20)
     try:
