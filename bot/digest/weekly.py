@@ -146,6 +146,14 @@ class ScheduleParts(BaseModel):
 
 
 @lru_cache(maxsize=4096)
+def zone_label(timezone: str) -> str:
+    """How a zone is shown to people: the IANA name, except IANA's fixed-offset zones, whose sign
+    is reversed (``Etc/GMT-8`` is UTC+8), shown as ``UTC+8``."""
+    if timezone.startswith("Etc/GMT") and timezone[7:8] in ("+", "-") and timezone[8:].isdigit():
+        return f"UTC{'-' if timezone[7] == '+' else '+'}{timezone[8:]}"
+    return timezone
+
+
 def trigger_for(weekday: int, at_time: str, timezone: str) -> CronTrigger:
     """The weekly trigger: ``weekday`` 0=Mon..6=Sun, ``at_time`` ``'HH:MM'``, IANA ``timezone``."""
     hour, minute = (int(x) for x in at_time.split(":"))

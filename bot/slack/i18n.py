@@ -112,6 +112,8 @@ STRINGS: dict[str, dict[str, str]] = {
                       "zh": "阅读概况仅对工作区管理员和所有者开放。"},
     "remind.set": {"en": "I will remind you of {post} on {when}.",
                    "zh": "我会在 {when} 私信提醒你阅读：{post}"},
+    "remind.moved": {"en": "I will remind you of {post} on {when} instead of {before}.",
+                     "zh": "改为在 {when} 私信提醒你阅读：{post}（原定 {before}）"},
     "remind.dm": {"en": "You asked me to remind you of {post}:", "zh": "你让我提醒你阅读 {post}："},
     "remind.bad_day": {
         "en": ("I could not use “{value}” as a day: try `tomorrow`, `next monday`, `in 3 days` or "
@@ -129,6 +131,7 @@ STRINGS: dict[str, dict[str, str]] = {
                "on a shared link."),
         "zh": "暂无提醒。可用 `/vllm-path remind p-eagle next monday`，或点击分享链接上的 *下周提醒我*。"},
     "reminders.cancelled": {"en": "Reminder cancelled.", "zh": "已取消提醒。"},
+    "reminders.cancelled_post": {"en": "Cancelled the reminder of {post}.", "zh": "已取消提醒：{post}"},
     "reminders.not_found": {"en": "That reminder is already sent or cancelled.", "zh": "该提醒已发送或已取消。"},
     "btn.remind_next_week": {"en": "Remind me next week", "zh": "下周提醒我"},
     "unfurl.footer": {"en": "vllm-path · catalog {version} · `/vllm-path help`",
@@ -208,11 +211,10 @@ STRINGS: dict[str, dict[str, str]] = {
               "e.g. `{form}`.",
         "zh": "“{value}”可能指多个时区（{choices}），是哪一个？请输入 IANA 名称，例如 `{form}`。"},
     "tz.offset_note": {
-        "en": "A fixed UTC offset has no daylight saving, and IANA writes it with the sign "
-              "reversed (UTC+8 is Etc/GMT-8). For local time the year round use your city's "
-              "zone, e.g. Asia/Shanghai.",
-        "zh": "固定的 UTC 偏移不实行夏令时，IANA 把它写成符号相反的形式（UTC+8 即 Etc/GMT-8）。"
-              "如需全年跟随当地时间，请使用所在城市的时区，例如 Asia/Shanghai。"},
+        "en": "A fixed UTC offset has no daylight saving; to follow local time the year round, "
+              "use your city's zone, e.g. Europe/London or Asia/Shanghai.",
+        "zh": "固定的 UTC 偏移不实行夏令时；如需全年跟随当地时间，请使用所在城市的时区，"
+              "例如 Asia/Shanghai。"},
     "tz.mst_note": {
         "en": "MST is read as America/Denver, which observes daylight saving; for Arizona "
               "(no daylight saving) use America/Phoenix.",

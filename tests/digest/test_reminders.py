@@ -101,7 +101,10 @@ def test_in_3_days_in_kolkata_is_sent_once_at_nine_local_after_a_restart_and_can
         assert "1. Thursday 2026-12-03" in numbered and "\n2. Thursday 2026-12-03" in numbered
         assert numbered.index("2. ") > numbered.index("1. ")
         listed = _ask(runtime, standin, "reminders cancel 2")
-        assert "Reminder cancelled." in listed
+        assert "Cancelled the reminder of P-EAGLE" in listed  # names what it cancelled
+        again = _ask(runtime, standin, "remind spec-decode in 4 days")  # moves the pending one
+        assert "instead of Thursday 2026-12-03 09:00 Asia/Kolkata" in again
+        _ask(runtime, standin, "remind spec-decode in 3 days")
         assert [r.post_id for r in runtime.store.reminders(TEAM, USER)] == ["spec-decode"]
         runtime.store.close()
 

@@ -322,3 +322,12 @@ def test_a_chinese_what_is_question_about_a_track_opens_the_track(runtime):
         reply = h.command(ALICE, question)
         name = runtime.holder.catalog.track(track).names.en
         assert reply.blocks[0]["type"] == "header" and name in reply.blocks[0]["text"]["text"], question
+
+
+def test_a_fixed_offset_schedule_is_shown_as_utc_plus_in_every_reply(runtime):
+    h = handlers(runtime)
+    reply = h.command(ALICE, "subscribe spec mon 09:00 UTC+8")
+    assert "UTC+8" in reply.text and "Etc/GMT" not in reply.text, reply.text
+    listed = h.command(ALICE, "subscriptions")
+    assert "(UTC+8)" in listed.text and "Etc/GMT" not in listed.text, listed.text
+    assert h.command(ALICE, "dm on fri 9:00 UTC-5").text.count("UTC-5") == 1

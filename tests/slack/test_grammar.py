@@ -177,3 +177,11 @@ def test_times_with_a_spaced_am_pm_and_fixed_utc_offsets_are_read():
     for typed in ("UTC+5:30", "GMT+15", "UTC-13"):
         cmd = parse(f"subscribe spec mon 09:00 {typed}")
         assert (cmd.error, cmd.error_value) == ("sub.bad_tz", typed), typed
+
+
+def test_fixed_offset_zones_are_shown_the_way_people_write_them():
+    from bot.digest.weekly import zone_label
+
+    assert [zone_label(z) for z in ("Etc/GMT-8", "Etc/GMT+5", "Etc/GMT-14", "UTC", "Europe/Berlin",
+                                    "Etc/UTC", "Etc/GMT")] == [
+        "UTC+8", "UTC-5", "UTC+14", "UTC", "Europe/Berlin", "Etc/UTC", "Etc/GMT"]

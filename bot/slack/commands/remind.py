@@ -38,8 +38,10 @@ def set_reminder(s: Session, post_id: str, words: list[str]) -> Mrkdwn:
     if choice.error or choice.rest:
         return t("remind.bad_day", s.lang, value=truncate(choice.error or " ".join(words), 60))
     day = choice.day or today + timedelta(days=DEFAULT_DAYS)
-    reminder = s.rt.store.add_reminder(s.caller.team_id, s.caller.user_id, post_id, due_at(day, zone), zone)
-    return rviews.reminder_set_notice(s.rt.holder.catalog, reminder, s.lang)
+    store, team, user = s.rt.store, s.caller.team_id, s.caller.user_id
+    before = next((r for r in store.reminders(team, user) if r.post_id == post_id), None)
+    reminder = store.add_reminder(team, user, post_id, due_at(day, zone), zone)  # moves `before`
+    return rviews.reminder_set_notice(s.rt.holder.catalog, reminder, s.lang, before=before)
 
 
 @command("remind")
@@ -73,7 +75,8 @@ def reminders(s: Session, cmd: grammar.Command) -> Reply:
         pending = store.reminders(team, user)
         n = int(words[1])
         ok = 1 <= n <= len(pending) and store.cancel_reminder(team, user, pending[n - 1].id)
-        notice = t("reminders.cancelled" if ok else "reminders.not_found", s.lang)
+        notice = (rviews.reminder_cancelled_notice(s.rt.holder.catalog, pending[n - 1], s.lang)
+                  if ok else t("reminders.not_found", s.lang))
     return rviews.reminders_reply(s.rt.holder.catalog, store.reminders(team, user), s.lang, notice=notice)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from bot.digest.weekly import WeeklySchedule, subscription_change
+from bot.digest.weekly import WeeklySchedule, subscription_change, zone_label
 from bot.slack import grammar
 from bot.slack.commands.registry import command
 from bot.slack.commands.session import CHANNEL_OK, Session
@@ -29,7 +29,7 @@ def next_fire_label(schedule: WeeklySchedule, now: datetime | None = None, lang:
     fire = schedule.next_fire(now or datetime.now(UTC))
     if not fire:
         return "-"
-    return f"{weekday_name(fire.weekday(), lang)} {fire:%Y-%m-%d %H:%M} {schedule.timezone}"
+    return f"{weekday_name(fire.weekday(), lang)} {fire:%Y-%m-%d %H:%M} {zone_label(schedule.timezone)}"
 
 
 def _unknown_schedule_part(s: Session, text: str) -> Mrkdwn | None:

@@ -17,7 +17,7 @@ from slack_sdk.models.blocks import Block
 from bot import paths
 from bot.catalog import Catalog
 from bot.catalog.models import Step
-from bot.digest.weekly import WeeklySchedule
+from bot.digest.weekly import WeeklySchedule, zone_label
 from bot.slack.i18n import t, weekday_name
 from bot.slack.ids import is_channel_id
 from bot.slack.mrkdwn import Mrkdwn, as_plain, link, truncate
@@ -322,9 +322,9 @@ def next_reply(catalog: Catalog, follows: Sequence[str], read: set[str], lang: s
 
 def schedule_words(schedule: WeeklySchedule, lang: str) -> dict[str, str]:
     """A schedule's parts as the strings' ``{weekday}``, ``{time}`` and ``{tz}`` (weekday name
-    in ``lang``, ``HH:MM`` local, the IANA zone)."""
+    in ``lang``, ``HH:MM`` local, the zone as :func:`bot.digest.weekly.zone_label` shows it)."""
     return {"weekday": weekday_name(schedule.weekday, lang), "time": schedule.at_time,
-            "tz": schedule.timezone}
+            "tz": zone_label(schedule.timezone)}
 
 
 def subscription_line(catalog: Catalog, sub, lang: str) -> Mrkdwn:

@@ -9,6 +9,7 @@ from zoneinfo import ZoneInfo
 from slack_sdk.models.blocks import Block
 
 from bot.catalog import Catalog
+from bot.digest.weekly import zone_label
 from bot.slack.i18n import t, weekday_name
 from bot.slack.mrkdwn import Mrkdwn
 from bot.slack.views.blocks import Reply, actions, button, context, header, make_reply, section, sections
@@ -22,7 +23,8 @@ MAX_LISTED = 20
 
 def when_label(day: date, at: str, zone: str, lang: str) -> Mrkdwn:
     """``Monday 2026-12-07 09:00 Europe/Berlin``: weekday, date, local time and zone, no brackets."""
-    return Mrkdwn("{} {} {} {}").format(weekday_name(day.weekday(), lang), day.isoformat(), at, zone)
+    return Mrkdwn("{} {} {} {}").format(weekday_name(day.weekday(), lang), day.isoformat(), at,
+                                        zone_label(zone))
 
 
 def due_label(due_at: datetime, zone: str, lang: str) -> Mrkdwn:
@@ -35,10 +37,21 @@ def _post(catalog: Catalog, post_id: str) -> Mrkdwn:
     return post_link(catalog, post_id) if catalog.has_post(post_id) else Mrkdwn("`{}`").format(post_id)
 
 
-def reminder_set_notice(catalog: Catalog, reminder: Reminder, lang: str) -> Mrkdwn:
-    """"I will remind you of <post> on Monday 2026-12-07 09:00 Asia/Kolkata." (escaped mrkdwn)."""
-    return t("remind.set", lang, post=_post(catalog, reminder.post_id),
-             when=due_label(reminder.due_at, reminder.timezone, lang))
+def reminder_set_notice(catalog: Catalog, reminder: Reminder, lang: str,
+                        before: Reminder | None = None) -> Mrkdwn:
+    """"I will remind you of <post> on Monday 2026-12-07 09:00 Asia/Kolkata." (escaped mrkdwn);
+    with ``before`` (the pending reminder of that post it replaced, at another time) "… instead
+    of <its time>"."""
+    when = due_label(reminder.due_at, reminder.timezone, lang)
+    if before is not None and before.due_at != reminder.due_at:
+        return t("remind.moved", lang, post=_post(catalog, reminder.post_id), when=when,
+                 before=due_label(before.due_at, before.timezone, lang))
+    return t("remind.set", lang, post=_post(catalog, reminder.post_id), when=when)
+
+
+def reminder_cancelled_notice(catalog: Catalog, reminder: Reminder, lang: str) -> Mrkdwn:
+    """"Cancelled the reminder of <post>." (escaped mrkdwn)."""
+    return t("reminders.cancelled_post", lang, post=_post(catalog, reminder.post_id))
 
 
 def reminders_reply(catalog: Catalog, reminders: Sequence[Reminder], lang: str,
