@@ -145,7 +145,6 @@ class ScheduleParts(BaseModel):
                                  fallback=fallback)
 
 
-@lru_cache(maxsize=4096)
 def zone_label(timezone: str) -> str:
     """How a zone is shown to people: the IANA name, except IANA's fixed-offset zones, whose sign
     is reversed (``Etc/GMT-8`` is UTC+8), shown as ``UTC+8``."""
@@ -154,6 +153,7 @@ def zone_label(timezone: str) -> str:
     return timezone
 
 
+@lru_cache(maxsize=4096)
 def trigger_for(weekday: int, at_time: str, timezone: str) -> CronTrigger:
     """The weekly trigger: ``weekday`` 0=Mon..6=Sun, ``at_time`` ``'HH:MM'``, IANA ``timezone``."""
     hour, minute = (int(x) for x in at_time.split(":"))
