@@ -184,16 +184,8 @@ def _block_problems(block: dict[str, Any], where: str) -> list[str]:
     return list(found)
 
 
-_CHECKED_LISTS: dict[tuple[str, str], tuple[str, ...]] = {}
-_CHECKED_LISTS_MAX = 256
-"""What :func:`block_kit_problems` found for a whole list of blocks already checked, by (surface,
-JSON text): the same reply checked again costs one ``json.dumps`` instead of a walk over every
-block (about 0.6 ms for an 18-step track reply)."""
-
-
 def block_kit_problems(blocks: Any, surface: str = "message") -> list[str]:
-    """Every reason ``blocks`` would be refused on ``surface`` ("message", "home" or "modal").
-    A pure function of ``blocks`` and ``surface``; verdicts are remembered by content (bounded)."""
+    """Every reason ``blocks`` would be refused on ``surface`` ("message", "home" or "modal")."""
     if surface not in MAX_BLOCKS:
         raise ValueError(f"surface must be one of {sorted(MAX_BLOCKS)}, not {surface!r}")
     if isinstance(blocks, str):  # form-encoded calls carry blocks as a JSON string
@@ -203,20 +195,6 @@ def block_kit_problems(blocks: Any, surface: str = "message") -> list[str]:
             return [f"blocks is a string but not JSON: {exc}"]
     if not isinstance(blocks, list):
         return [f"blocks must be a list, not {type(blocks).__name__}"]
-    try:
-        key = (surface, json.dumps(blocks, ensure_ascii=False, allow_nan=False))
-    except (TypeError, ValueError):  # not JSON-shaped: check it afresh (the models will say why)
-        return _list_problems(blocks, surface)
-    found = _CHECKED_LISTS.get(key)
-    if found is None:
-        found = tuple(_list_problems(blocks, surface))
-        if len(_CHECKED_LISTS) >= _CHECKED_LISTS_MAX:
-            _CHECKED_LISTS.clear()
-        _CHECKED_LISTS[key] = found
-    return list(found)
-
-
-def _list_problems(blocks: list[Any], surface: str) -> list[str]:
     problems: list[str] = []
     limit = MAX_BLOCKS[surface]
     if len(blocks) > limit:
