@@ -60,9 +60,7 @@ KEYWORDS: dict[str, Kind] = {
 _FUZZY_KEYWORDS = ("help", "next", "read", "unread", "follow", "unfollow", "subscribe",
                    "unsubscribe", "subscriptions", "lang", "remind", "reminders")
 
-_NEAR_KEYWORDS = ("help", "next", "read", "unread", "follow", "unfollow", "subscribe",
-                  "unsubscribe", "subscriptions", "lang", "language", "remind", "reminders",
-                  "stats", "search", "dm")
+_NEAR_KEYWORDS = _FUZZY_KEYWORDS + ("language", "stats", "search", "dm")
 """English keywords a lone mistyped word is compared with (:func:`near_command`)."""
 
 LANG_WORDS: dict[str, str] = {
