@@ -738,3 +738,14 @@ def test_the_questions_of_the_issue_find_their_posts(repo_catalog, repo_matcher,
         assert track in r.tracks, (query, r.post_id)
         if tag:
             assert tag in repo_catalog.post(r.post_id).tags, (query, r.post_id)
+
+
+def test_the_postings_bm25_refuses_methods_that_score_absent_terms():
+    import bm25s
+
+    from bot.search.ranking import _PostingsBM25
+
+    for method in bm25s.BM25().methods_requiring_nonoccurrence:
+        with pytest.raises(ValueError, match="absent terms"):
+            _PostingsBM25(method=method)
+    assert _PostingsBM25().method == "lucene"

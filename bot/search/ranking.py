@@ -100,15 +100,20 @@ class _PostingsBM25(bm25s.BM25):
     0.6 s for 10,000 posts); this override (the extension point bm25s documents) computes the same
     score matrix (the same idf and term-frequency functions of ``method``, the same float32 CSC
     layout: a column per term, rows ascending) from the flat arrays in a few tens of milliseconds.
-    Retrieval (``get_scores_from_ids``) is bm25s's, unchanged. Methods that need a non-occurrence
-    array (``bm25l``, ``bm25+``) are not supported (``NotImplementedError``).
+    Retrieval (``get_scores_from_ids``) is bm25s's, unchanged. Only the methods whose score is
+    zero where a term is absent (``lucene``, the default, ``robertson``, ``atire``) fit a sparse
+    matrix built from postings; the constructor refuses ``bm25l`` and ``bm25+`` (``ValueError``).
     """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.method in self.methods_requiring_nonoccurrence:
+            raise ValueError(f"BM25 method {self.method!r} scores absent terms too: "
+                             "use lucene, robertson or atire")
 
     def build_index_from_ids(self, unique_token_ids: Any, corpus_token_ids: Any,
                              show_progress: bool = True, leave_progress: bool = False
                              ) -> dict[str, Any]:
-        if self.method in self.methods_requiring_nonoccurrence:
-            raise NotImplementedError(f"BM25 method {self.method!r} needs a non-occurrence array")
         postings: Postings = corpus_token_ids
         self.nonoccurrence_array = None
         n_docs, n_vocab = postings.n_docs, len(unique_token_ids)
