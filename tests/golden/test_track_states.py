@@ -86,3 +86,31 @@ def test_a_cached_reply_is_not_changed_by_a_later_one(lang: str) -> None:
     posts = [s.post for s in catalog.path(track)]
     track_reply(catalog, track, set(posts[:1]), lang, followed=True, notice="x")
     assert json.dumps(first.payload(), sort_keys=True) == before
+
+
+def test_a_reply_without_a_notice_is_kept_per_reading_state(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The whole reply is kept per (track, language, posts read, followed, page): the same state
+    gets the same reply object (no rendering), any other state its own, a click's notice is never
+    kept, and the cache stays within its bound."""
+    from bot.slack.views import parts
+
+    catalog = load_catalog(DEFAULT_CATALOG_DIR)
+    track = catalog.tracks[0].id
+    posts = [s.post for s in catalog.path(track)]
+    first = track_reply(catalog, track, set(), "en", followed=False)
+    assert track_reply(catalog, track, set(), "en", followed=False) is first
+    others = [track_reply(catalog, track, {posts[0]}, "en", followed=False),
+              track_reply(catalog, track, set(), "zh", followed=False),
+              track_reply(catalog, track, set(), "en", followed=True),
+              track_reply(catalog, track, set(), "en", followed=False, offset=0)]
+    assert all(o is not first for o in others)
+    assert len({json.dumps(o.payload(), sort_keys=True) for o in others[:3]} | {
+        json.dumps(first.payload(), sort_keys=True)}) == 4
+    noticed = track_reply(catalog, track, set(), "en", followed=False, notice="Marked")
+    assert noticed is not track_reply(catalog, track, set(), "en", followed=False, notice="Marked")
+    assert parts.cache_info(catalog)["replies"] == 5
+
+    monkeypatch.setattr(parts, "MAX_REPLIES", 3)
+    for post in posts[:6]:
+        track_reply(catalog, track, {post}, "en", followed=True)
+        assert parts.cache_info(catalog)["replies"] <= 3

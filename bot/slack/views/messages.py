@@ -33,7 +33,7 @@ from bot.slack.views.blocks import (
     sections,
 )
 from bot.slack.views.links import post_date, read_link
-from bot.slack.views.parts import memo, rendered
+from bot.slack.views.parts import memo, memo_reply, rendered
 
 MAX_RESULTS = 5
 STEPS_PER_PAGE = 20
@@ -141,11 +141,23 @@ def track_reply(catalog: Catalog, track_id: str, read: set[str], lang: str, *, f
 
     The blocks of the personal version are assembled from parts kept per catalog
     (:mod:`bot.slack.views.parts`: a step's section by its place and state, the next step's
-    detail by what of its prerequisites is unread, …), so a reply costs a few look-ups once the
-    parts have been rendered; the result is the same as rendering every block afresh.
+    detail by what of its prerequisites is unread, …), and without a ``notice`` the whole reply
+    is kept per reading state (:func:`~bot.slack.views.parts.memo_reply`: the track, language,
+    posts read, followed or not, page), so most commands cost one look-up; the result is the
+    same as rendering every block afresh. The returned reply is shared: do not change it.
     """
     if shared:
         return _shared_track_reply(catalog, track_id, lang, notice, offset)
+    if notice:  # a notice is one click's answer: not worth keeping
+        return _personal_track_reply(catalog, track_id, read, lang, followed, notice, offset)
+    return memo_reply(catalog, ("track", track_id, lang, frozenset(read), followed, offset),
+                      lambda: _personal_track_reply(catalog, track_id, read, lang, followed, None, offset))
+
+
+def _personal_track_reply(catalog: Catalog, track_id: str, read: Collection[str], lang: str,
+                          followed: bool, notice: str | None, offset: int | None) -> Reply:
+    """:func:`track_reply` for the reader (progress, buttons), built from the parts kept per
+    catalog."""
     track = catalog.track(track_id)
     steps = catalog.path(track_id)
     done: set[str] = {pid for p in read if (pid := catalog.resolve_post_id(p))}

@@ -26,12 +26,17 @@ MAX_PARTS = 20_000
 """Rendered parts kept per catalog (each a dict of well under 1 KB): enough for every step of
 every track in every state and language of a catalog many times the blog's size."""
 
+MAX_REPLIES = 2_000
+"""Whole replies kept per catalog (:func:`memo_reply`). A reply is a list of references to
+parts that are kept anyway plus a few blocks of its own, about 2 KB; the bound keeps the cache
+under ~4 MB whatever the mix of reading states."""
+
 _MISSING = object()
 _caches: PerCatalog[dict[Hashable, Any]] = PerCatalog()
 
 
-def _cache_of(catalog: Catalog) -> dict[Hashable, Any]:
-    return _caches.get(catalog, "parts", dict)
+def _cache_of(catalog: Catalog, name: str = "parts") -> dict[Hashable, Any]:
+    return _caches.get(catalog, name, dict)
 
 
 _T = TypeVar("_T")
@@ -45,12 +50,24 @@ def memo(catalog: Catalog, key: Hashable, build: Callable[[], _T]) -> _T:
     share it without a lock (two threads missing at once both build equal values; the last is
     kept). When it holds :data:`MAX_PARTS` entries it is emptied and refills with what is in use.
     """
-    cache = _cache_of(catalog)
+    return _memo_in(_cache_of(catalog), MAX_PARTS, key, build)
+
+
+def memo_reply(catalog: Catalog, key: Hashable, build: Callable[[], _T]) -> _T:
+    """A whole reply kept for ``key`` (a tuple naming everything the reply depends on besides
+    ``catalog``, its first item the kind of reply), built with ``build()`` on first use; at most
+    :data:`MAX_REPLIES` per catalog (emptied when full, as :func:`memo`). Most readers of a track
+    are in one of a few states (nothing read yet, the first steps read), so a command's reply is
+    mostly a look-up. The value is shared: do not change it."""
+    return _memo_in(_cache_of(catalog, "replies"), MAX_REPLIES, key, build)
+
+
+def _memo_in(cache: dict[Hashable, Any], limit: int, key: Hashable, build: Callable[[], _T]) -> _T:
     hit = cache.get(key, _MISSING)
     if hit is not _MISSING:
         return hit
     value = build()
-    if len(cache) >= MAX_PARTS:
+    if len(cache) >= limit:
         cache.clear()
     cache[key] = value
     return value
@@ -66,5 +83,6 @@ def rendered(catalog: Catalog, key: Hashable, build: Callable[[], Block]) -> dic
 
 
 def cache_info(catalog: Catalog) -> dict[str, int]:
-    """``{'parts': n, 'max_parts': m}`` for ``catalog``'s cache."""
-    return {"parts": len(_cache_of(catalog)), "max_parts": MAX_PARTS}
+    """``{'parts': n, 'max_parts': m, 'replies': r, 'max_replies': M}`` for ``catalog``'s caches."""
+    return {"parts": len(_cache_of(catalog)), "max_parts": MAX_PARTS,
+            "replies": len(_cache_of(catalog, "replies")), "max_replies": MAX_REPLIES}
