@@ -194,6 +194,37 @@ def test_wait_for_wakes_on_a_post_from_another_thread(standin):
         standin.wait_for(lambda: False, timeout=0.1)
 
 
+def test_a_waiter_for_one_url_is_woken_by_its_own_posts_only(standin):
+    """Many clients wait at once (the latency benchmark's 50): each waits on its own URL, so a
+    post to another URL neither satisfies nor wakes it, the count-th post is returned, and the
+    time limit still holds."""
+    mine, other = standin.response_url(), standin.response_url()
+    send = lambda url, text: post(url, json.dumps({"text": text}).encode(),  # noqa: E731
+                                  {"Content-Type": "application/json"})
+    threading.Timer(0.05, lambda: (send(other, "not yours"), send(mine, "first"),
+                                   send(mine, "second"))).start()
+    assert standin.wait_for_response(mine, count=2, timeout=3).body == {"text": "second"}
+    assert [p.body["text"] for p in standin.responses(mine)] == ["first", "second"]
+    assert standin.wait_for_response(other, timeout=0.1).body == {"text": "not yours"}
+    with pytest.raises(TimeoutError):
+        standin.wait_for_response(mine, count=3, timeout=0.1)
+    with pytest.raises(TimeoutError):
+        standin.wait_for_response(standin.response_url(), timeout=0.1)
+    assert len(standin.responses()) == 3  # every post, in arrival order
+    assert standin.wait_for_response(None, count=3, timeout=0.1).body == {"text": "second"}
+
+
+def test_the_five_posts_a_response_url_allows_count_again_after_reset(standin):
+    url = standin.response_url()
+    hook = WebhookClient(url)
+    for _ in range(standin.response_url_limit):
+        assert hook.send(text="x").status_code == 200
+    assert hook.send(text="x").status_code == 404
+    standin.reset()
+    assert standin.responses(url) == []
+    assert hook.send(text="x").status_code == 200
+
+
 def test_reset_forgets_records_and_faults(standin, client):
     standin.configure(latency_s=0.01)
     client.auth_test()

@@ -96,10 +96,17 @@ class SlackStandIn:
         self._oauth_client = oauth_client
         self._token_expiry: dict[str, float] = {}  # rotating access token -> epoch seconds
         self._refresh_tokens: dict[str, frozenset[str]] = {}  # refresh token -> scopes
-        self._cond = threading.Condition()
+        self._cond_lock = threading.RLock()
+        self._cond = threading.Condition(self._cond_lock)
         self._faults = Faults()
         self._calls: list[ApiCall] = []
         self._responses: list[ResponsePost] = []
+        # the same posts by URL, and a condition per URL someone waits on (sharing ``_cond``'s
+        # lock): a benchmark's 50 clients each wait for their own URL, and one post should wake
+        # its waiter, not all 50 to scan every record
+        self._responses_by_url: dict[str, list[ResponsePost]] = {}
+        self._url_conds: dict[str, threading.Condition] = {}
+        self._ok_by_key: dict[str, int] = {}  # response URL key -> posts answered 200
         self._fault_counter = 0
         self._error_counter = 0
         self._verdicts: dict[bytes, bool] = {}  # raw response-URL body -> blocks refused
@@ -184,7 +191,9 @@ class SlackStandIn:
     def responses(self, url: str | None = None) -> list[ResponsePost]:
         """Posts to response URLs so far, oldest first (only those to ``url`` when given)."""
         with self._cond:
-            return [r for r in self._responses if url is None or r.url == url]
+            if url is not None:
+                return list(self._responses_by_url.get(url, ()))
+            return list(self._responses)
 
     def wait_for(self, predicate: Callable[[], T], timeout: float = 5.0) -> T:
         """Wait until ``predicate()`` returns something truthy and return it.
@@ -206,12 +215,46 @@ class SlackStandIn:
     def wait_for_response(self, url: str | None = None, count: int = 1,
                           timeout: float = 5.0) -> ResponsePost:
         """Wait until at least ``count`` posts reached ``url`` (any response URL when ``None``) and
-        return the ``count``-th. ``timeout`` in seconds; raises :class:`TimeoutError`."""
+        return the ``count``-th. ``timeout`` in seconds; raises :class:`TimeoutError`.
+
+        With ``url``, the waiter is woken only by posts to that URL (many clients waiting at
+        once cost one wake-up per post, not one per client)."""
+        if url is not None:
+            return self._wait_for_url(url, count, timeout)
+
         def enough() -> list[ResponsePost]:
             posts = self.responses(url)
             return posts if len(posts) >= count else []
 
         return self.wait_for(enough, timeout)[count - 1]
+
+    def _wait_for_url(self, url: str, count: int, timeout: float) -> ResponsePost:
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            cond = self._url_conds.setdefault(url, threading.Condition(self._cond_lock))
+            try:
+                while True:
+                    posts = self._responses_by_url.get(url, ())
+                    if len(posts) >= count:
+                        return posts[count - 1]
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        raise TimeoutError(f"stand-in: condition not met within {timeout} s")
+                    cond.wait(left)
+            finally:
+                if self._url_conds.get(url) is cond:
+                    del self._url_conds[url]
+
+    def _record_response(self, post: ResponsePost) -> None:
+        """Keep ``post`` and wake whoever waits for it (the caller holds ``_cond``)."""
+        self._responses.append(post)
+        self._responses_by_url.setdefault(post.url, []).append(post)
+        if post.status == 200:
+            self._ok_by_key[post.key] = self._ok_by_key.get(post.key, 0) + 1
+        cond = self._url_conds.get(post.url)
+        if cond is not None:
+            cond.notify_all()
+        self._cond.notify_all()
 
     def wait_for_call(self, method: str, count: int = 1, timeout: float = 5.0) -> ApiCall:
         """Wait until at least ``count`` calls of ``method`` arrived and return the ``count``-th.
@@ -227,6 +270,8 @@ class SlackStandIn:
         with self._cond:
             self._calls.clear()
             self._responses.clear()
+            self._responses_by_url.clear()
+            self._ok_by_key.clear()
             self._faults = Faults()
             self._fault_counter = 0
             self._error_counter = 0
@@ -466,14 +511,12 @@ class SlackStandIn:
         reply posted again is not walked again."""
         if self._blocks_refused(body, raw):
             with self._cond:
-                self._responses.append(ResponsePost(key, url, body, 400, time.monotonic()))
-                self._cond.notify_all()
+                self._record_response(ResponsePost(key, url, body, 400, time.monotonic()))
             return 400, "invalid_blocks"
         with self._cond:
-            used = sum(1 for r in self._responses if r.key == key and r.status == 200)
+            used = self._ok_by_key.get(key, 0)
             status = 200 if used < self.response_url_limit else 404
-            self._responses.append(ResponsePost(key, url, body, status, time.monotonic()))
-            self._cond.notify_all()
+            self._record_response(ResponsePost(key, url, body, status, time.monotonic()))
         return status, ("ok" if status == 200 else "used_url")
 
 
