@@ -20,7 +20,7 @@ pool of 64 of its own: see :func:`_noop_app`), and both server processes freeze 
 heap as ``vllm-path serve`` does (:func:`bot.serve.freeze_startup_heap`), so that the ratio is
 what our work costs. Printed with the figures: the load average before and after (the machine
 may be shared), the tail (p90 / p95 / p99 / max), the CPU each server process spent per request
-(``/proc``) and the CPU of this benchmark's own process (clients + stand-in) per request.
+(``/proc``, user and system apart) and the CPU of this benchmark's own process (clients + stand-in) per request.
 
 Run: ``python benchmarks/command_latency.py [--clients 50] [--rounds 4] [--per-client 5]
 [--threads 32] [--noop-inline] [--check]``. Prints p50/p99 in milliseconds for both and the
@@ -174,13 +174,15 @@ def _start_server(kind: str, api_url: str, args: argparse.Namespace) -> tuple[su
     return proc, url
 
 
-def _cpu_s(pid: int) -> float:
-    """User + system CPU seconds a process has used so far (``/proc/<pid>/stat``; 0 elsewhere)."""
+def _cpu_s(pid: int) -> tuple[float, float]:
+    """``(user, system)`` CPU seconds a process has used so far (``/proc/<pid>/stat``; zeros
+    elsewhere)."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return 0.0, 0.0
+    tick = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / tick, int(fields[12]) / tick
 
 
 def measure(args: argparse.Namespace) -> int:
@@ -190,7 +192,7 @@ def measure(args: argparse.Namespace) -> int:
         load_before = os.getloadavg()
         real_t: list[float] = []
         noop_t: list[float] = []
-        cpu = {"real": 0.0, "noop": 0.0}
+        cpu = {"real": [0.0, 0.0], "noop": [0.0, 0.0]}  # user, system seconds
         slack_cpu = {"real": 0.0, "noop": 0.0}
         try:
             real_url, noop_url = real_base + "/slack/events", noop_base + "/slack/events"
@@ -203,7 +205,8 @@ def measure(args: argparse.Namespace) -> int:
                     kind, pid = procs[url]
                     used, own = _cpu_s(pid), time.process_time()
                     into += _round(url, standin, args.text, args.clients, args.per_client)
-                    cpu[kind] += _cpu_s(pid) - used
+                    spent = zip(cpu[kind], _cpu_s(pid), used, strict=True)
+                    cpu[kind] = [total + now - then for total, now, then in spent]
                     slack_cpu[kind] += time.process_time() - own
                     standin.reset()  # keep the stand-in's record lists short
         finally:
@@ -230,9 +233,12 @@ def measure(args: argparse.Namespace) -> int:
     print("  tail     : p90 / p95 / p99 / max, real "
           + " / ".join(f"{_pct(real_t, p) * ms:.0f}" for p in (90, 95, 99, 100))
           + " ms; no-op " + " / ".join(f"{_pct(noop_t, p) * ms:.0f}" for p in (90, 95, 99, 100)) + " ms")
-    if cpu["real"] and cpu["noop"]:
-        print(f"  server CPU per request (user + system, /proc): real app "
-              f"{cpu['real'] / len(real_t) * ms:.2f} ms, no-op app {cpu['noop'] / len(noop_t) * ms:.2f} ms")
+    if sum(cpu["real"]) and sum(cpu["noop"]):
+        def per_request(kind: str, n: int) -> str:
+            user, system = (x / n * ms for x in cpu[kind])
+            return f"{user + system:.2f} ms ({user:.2f} user + {system:.2f} system)"
+        print(f"  server CPU per request (/proc): real app {per_request('real', len(real_t))}, "
+              f"no-op app {per_request('noop', len(noop_t))}")
     print(f"  benchmark process CPU per request (clients + stand-in Slack): real app "
           f"{slack_cpu['real'] / len(real_t) * ms:.2f} ms, no-op app {slack_cpu['noop'] / len(noop_t) * ms:.2f} ms")
     verdict = "ok" if ratio99 <= TARGET_P99_RATIO else "ABOVE TARGET"
