@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -85,3 +87,63 @@ class Faults:
     fault_methods: frozenset[str] | None = None
     team_rate_per_s: float | None = None
     team_burst: int = 1
+
+
+class ResponseLog:
+    """The posts to response URLs, oldest first, also kept by URL, with the number each key had
+    answered 200 (a response URL allows five). Its methods are called with ``lock`` held (the
+    stand-in's condition lock).
+
+    A waiter for one URL (:meth:`wait_for`) is woken by posts to that URL only: a benchmark's 50
+    clients each wait for their own URL, and one post should wake its waiter, not all of them to
+    rescan every record. ``on_post`` runs after each post (the stand-in wakes its generic
+    waiters there)."""
+
+    def __init__(self, lock: threading.RLock) -> None:
+        self._lock = lock
+        self.posts: list[ResponsePost] = []
+        self._by_url: dict[str, list[ResponsePost]] = {}
+        self._ok_by_key: dict[str, int] = {}
+        self._waiting: dict[str, threading.Condition] = {}
+
+    def add(self, post: ResponsePost) -> None:
+        """Keep ``post`` and wake whoever waits for its URL."""
+        self.posts.append(post)
+        self._by_url.setdefault(post.url, []).append(post)
+        if post.status == 200:
+            self._ok_by_key[post.key] = self._ok_by_key.get(post.key, 0) + 1
+        waiter = self._waiting.get(post.url)
+        if waiter is not None:
+            waiter.notify_all()
+
+    def answered(self, key: str) -> int:
+        """How many posts to response URL ``key`` were answered 200."""
+        return self._ok_by_key.get(key, 0)
+
+    def to(self, url: str) -> list[ResponsePost]:
+        """The posts to ``url``, oldest first (a copy)."""
+        return list(self._by_url.get(url, ()))
+
+    def wait_for(self, url: str, count: int, timeout: float) -> ResponsePost:
+        """The ``count``-th post to ``url``, waiting up to ``timeout`` seconds for it (call with
+        the lock held; the wait releases it). Raises :class:`TimeoutError`."""
+        deadline = time.monotonic() + timeout
+        waiter = self._waiting.setdefault(url, threading.Condition(self._lock))
+        try:
+            while True:
+                posts = self._by_url.get(url, ())
+                if len(posts) >= count:
+                    return posts[count - 1]
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError(f"stand-in: condition not met within {timeout} s")
+                waiter.wait(left)
+        finally:
+            if self._waiting.get(url) is waiter:
+                del self._waiting[url]
+
+    def clear(self) -> None:
+        """Forget every post (waiters keep waiting)."""
+        self.posts.clear()
+        self._by_url.clear()
+        self._ok_by_key.clear()

@@ -25,7 +25,7 @@ from bot.slack.standin.ids import (
     CONSOLE_CHANNEL_NAME,
     CONSOLE_TEAM_ID,
 )
-from bot.slack.standin.records import ApiCall, Faults, ResponsePost
+from bot.slack.standin.records import ApiCall, Faults, ResponseLog, ResponsePost
 from bot.slack.standin.refusals import (
     NO_TOKEN_METHODS,
     SERVED_METHODS,
@@ -100,13 +100,7 @@ class SlackStandIn:
         self._cond = threading.Condition(self._cond_lock)
         self._faults = Faults()
         self._calls: list[ApiCall] = []
-        self._responses: list[ResponsePost] = []
-        # the same posts by URL, and a condition per URL someone waits on (sharing ``_cond``'s
-        # lock): a benchmark's 50 clients each wait for their own URL, and one post should wake
-        # its waiter, not all 50 to scan every record
-        self._responses_by_url: dict[str, list[ResponsePost]] = {}
-        self._url_conds: dict[str, threading.Condition] = {}
-        self._ok_by_key: dict[str, int] = {}  # response URL key -> posts answered 200
+        self._responses = ResponseLog(self._cond_lock)
         self._fault_counter = 0
         self._error_counter = 0
         self._verdicts: dict[bytes, bool] = {}  # raw response-URL body -> blocks refused
@@ -191,9 +185,7 @@ class SlackStandIn:
     def responses(self, url: str | None = None) -> list[ResponsePost]:
         """Posts to response URLs so far, oldest first (only those to ``url`` when given)."""
         with self._cond:
-            if url is not None:
-                return list(self._responses_by_url.get(url, ()))
-            return list(self._responses)
+            return self._responses.to(url) if url is not None else list(self._responses.posts)
 
     def wait_for(self, predicate: Callable[[], T], timeout: float = 5.0) -> T:
         """Wait until ``predicate()`` returns something truthy and return it.
@@ -220,7 +212,8 @@ class SlackStandIn:
         With ``url``, the waiter is woken only by posts to that URL (many clients waiting at
         once cost one wake-up per post, not one per client)."""
         if url is not None:
-            return self._wait_for_url(url, count, timeout)
+            with self._cond:
+                return self._responses.wait_for(url, count, timeout)
 
         def enough() -> list[ResponsePost]:
             posts = self.responses(url)
@@ -228,32 +221,9 @@ class SlackStandIn:
 
         return self.wait_for(enough, timeout)[count - 1]
 
-    def _wait_for_url(self, url: str, count: int, timeout: float) -> ResponsePost:
-        deadline = time.monotonic() + timeout
-        with self._cond:
-            cond = self._url_conds.setdefault(url, threading.Condition(self._cond_lock))
-            try:
-                while True:
-                    posts = self._responses_by_url.get(url, ())
-                    if len(posts) >= count:
-                        return posts[count - 1]
-                    left = deadline - time.monotonic()
-                    if left <= 0:
-                        raise TimeoutError(f"stand-in: condition not met within {timeout} s")
-                    cond.wait(left)
-            finally:
-                if self._url_conds.get(url) is cond:
-                    del self._url_conds[url]
-
     def _record_response(self, post: ResponsePost) -> None:
         """Keep ``post`` and wake whoever waits for it (the caller holds ``_cond``)."""
-        self._responses.append(post)
-        self._responses_by_url.setdefault(post.url, []).append(post)
-        if post.status == 200:
-            self._ok_by_key[post.key] = self._ok_by_key.get(post.key, 0) + 1
-        cond = self._url_conds.get(post.url)
-        if cond is not None:
-            cond.notify_all()
+        self._responses.add(post)
         self._cond.notify_all()
 
     def wait_for_call(self, method: str, count: int = 1, timeout: float = 5.0) -> ApiCall:
@@ -270,8 +240,6 @@ class SlackStandIn:
         with self._cond:
             self._calls.clear()
             self._responses.clear()
-            self._responses_by_url.clear()
-            self._ok_by_key.clear()
             self._faults = Faults()
             self._fault_counter = 0
             self._error_counter = 0
@@ -295,7 +263,7 @@ class SlackStandIn:
         self.close()
 
     def __repr__(self) -> str:
-        return f"SlackStandIn({self.base_url}, calls={len(self._calls)}, responses={len(self._responses)})"
+        return f"SlackStandIn({self.base_url}, calls={len(self._calls)}, responses={len(self._responses.posts)})"
 
     # -- answering (called on server threads) --
 
@@ -514,7 +482,7 @@ class SlackStandIn:
                 self._record_response(ResponsePost(key, url, body, 400, time.monotonic()))
             return 400, "invalid_blocks"
         with self._cond:
-            used = self._ok_by_key.get(key, 0)
+            used = self._responses.answered(key)
             status = 200 if used < self.response_url_limit else 404
             self._record_response(ResponsePost(key, url, body, status, time.monotonic()))
         return status, ("ok" if status == 200 else "used_url")
