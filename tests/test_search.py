@@ -600,8 +600,27 @@ def test_no_track_suggestion_for_a_single_letter(small, query):
     assert small.suggest_track(query) is None
 
 
+@pytest.mark.parametrize("query", ["the", "how do i", "why", "what is the", "为什么", "the a"])
+def test_no_track_suggestion_for_stop_or_question_words_alone(repo_catalog, query):
+    """"the" used to suggest the Engine internals track (a partial match inside a name)."""
+    assert Matcher(repo_catalog).suggest_track(query) is None
+
+
+@pytest.mark.parametrize("query, expected", [
+    ("hello world", None),  # "world" holds the alias "rl": no partial alignment
+    ("frobnicate the widgets", None), ("banana bread", None),
+    ("serving", None),  # as close to PD as to agentic serving: no coin toss
+    ("agentc", "agentic"), ("enigne internals", "internals"), ("speculatve decodng", "spec"),
+    ("semantic ruoter", "router"), ("推测解吗", "spec"),
+])
+def test_did_you_mean_on_the_whole_catalog(repo_catalog, query, expected):
+    match = Matcher(repo_catalog).suggest_track(query)
+    assert (match.track_id if match else None) == expected
+
+
 @pytest.mark.parametrize("query, expected", [
     ("pd", "pd"), ("rl", "rl"), ("amd", "hardware"), ("spekulative", "spec"), ("hardwre", "hardware"),
+    ("the spekulative", "spec"),
 ])
 def test_suggestions_come_from_a_real_signal(small, query, expected):
     match = small.suggest_track(query)

@@ -48,8 +48,9 @@ rapidfuzz; more when a later page is asked for."""
 SUGGEST_MIN_CHARS = 2
 """A did-you-mean track needs a query of at least this many letters, unless it is an alias."""
 
-SUGGEST_CUTOFF = 70.0
-"""``fuzz.WRatio`` a did-you-mean track name needs (0..100)."""
+SUGGEST_CUTOFF = 75.0
+"""The word-by-word ``fuzz.ratio`` score a did-you-mean track name needs (0..100; see
+:meth:`Matcher.suggest_track`)."""
 
 _MAX_URL_CHARS = 2000
 _URL_RE = re.compile(r"\b[a-z][a-z0-9+.-]*://\S*", re.IGNORECASE)
@@ -149,10 +150,15 @@ class Matcher(Index):
         """A did-you-mean track for text that matched nothing, or ``None``.
 
         Needs a real signal: a query of fewer than :data:`SUGGEST_MIN_CHARS` letters (``v``,
-        ``a``, ``推``) gets a suggestion only when it is exactly a track's id or alias; longer text
-        is compared with every track id, name and alias by ``rapidfuzz.fuzz.WRatio`` (after
-        :func:`normalize`), best score at least :data:`SUGGEST_CUTOFF`. ``score`` is that 0..100
-        score, ``matched`` the name it matched.
+        ``a``, ``推``) gets a suggestion only when it is exactly a track's id or alias; stop and
+        question words are left out first (``the`` alone suggests nothing). Otherwise every word
+        left must be close to a word of one track name (id, English or Chinese name, alias):
+        a name's score is the mean, over the query's words, of ``rapidfuzz.fuzz.ratio`` with the
+        closest word of the name (after :func:`normalize`), and the best name needs at least
+        :data:`SUGGEST_CUTOFF`. Word by word, not by partial alignment, so a word that merely
+        contains a short alias (``world`` holds ``rl``) or a junk word beside a near one
+        (``frobnicate widgets``) suggests nothing; two tracks equally close (``serving``) suggest
+        neither. ``score`` is that 0..100 score, ``matched`` the name it matched.
         """
         norm = normalize(text[: MAX_QUERY_CHARS * 4])[:MAX_QUERY_CHARS]
         if not norm:
@@ -160,15 +166,28 @@ class Matcher(Index):
         exact = self._track_exact.get(norm) or self._track_exact.get(norm.replace(" ", ""))
         if exact:
             return TrackMatch(exact[0], 100.0, exact[1])
-        if len(norm.replace(" ", "")) < SUGGEST_MIN_CHARS:
+        # stop and question words carry no topic: "the" or "how do i" suggests nothing
+        words = [w for w in norm.split() if w not in self._ignorable]
+        if len("".join(words)) < SUGGEST_MIN_CHARS:
             return None
-        choices = {n: (tid, name) for tid, name, n, _ in self._track_names}
-        best = process.extractOne(norm, list(choices), scorer=fuzz.WRatio, processor=None,
-                                  score_cutoff=SUGGEST_CUTOFF)
-        if best is None:
+        # track -> (score, -words in the name, name): at equal scores the shorter name is the
+        # closer one ("agentc" is the alias "agentic" more than the RL alias "agentic rl")
+        best: dict[str, tuple[float, int, str]] = {}
+        for tid, name, name_norm, _ in self._track_names:
+            name_words = name_norm.split()
+            score = sum(max(fuzz.ratio(w, n) for n in name_words) for w in words) / len(words)
+            if len(words) > 1:  # a typo that splits or joins words: the whole text against the name
+                score = max(score, fuzz.ratio("".join(words), name_norm.replace(" ", "")))
+            ranked_name = (score, -len(name_words), name)
+            if tid not in best or ranked_name[:2] > best[tid][:2]:
+                best[tid] = ranked_name
+        ranked = sorted(best.items(), key=lambda kv: kv[1][:2], reverse=True)
+        if not ranked or ranked[0][1][0] < SUGGEST_CUTOFF:
             return None
-        tid, name = choices[best[0]]
-        return TrackMatch(tid, round(float(best[1]), 1), name)
+        tid, (score, size, name) = ranked[0]
+        if len(ranked) > 1 and ranked[1][1][:2] >= (score, size):
+            return None  # as close to another track: a guess would be a coin toss
+        return TrackMatch(tid, round(score, 1), name)
 
     def _key_weight(self, key: str) -> float:
         """Weight of a name unit for coverage: 1, or for a word in over half the posts the share of
