@@ -27,13 +27,22 @@ import html
 import re
 import unicodedata
 
-__all__ = ["clean", "decode_slack", "fold", "fold_accents"]
+__all__ = ["clean", "decode_slack", "fold", "fold_accents", "has_han"]
 
 _ANGLE_RE = re.compile(r"<([^<>]*)>")
 _SPACE_RE = re.compile(r"\s+")
 _COMBINING_RE = re.compile("[\u0300-\u036f]")
 _ACCENTED_RE = re.compile("[\u00c0-\u024f\u0300-\u036f\u1e00-\u1eff]")
 """Characters that may carry a Latin accent (precomposed Latin-1/Extended, combining marks)."""
+
+
+_HAN_RE = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+
+def has_han(text: str) -> bool:
+    """Whether ``text`` holds a Chinese character (CJK Unified Ideographs, Extension A and the
+    compatibility block): the sign that a command was typed in Chinese."""
+    return _HAN_RE.search(text) is not None
 
 
 def _angle(match: re.Match[str]) -> str:

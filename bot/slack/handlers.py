@@ -51,10 +51,11 @@ class Handlers:
         self.channel_check = channel_check
         self.announce = announce
 
-    def session(self, caller: Caller, lang: str | None = None) -> Session:
-        """A :class:`Session` for ``caller`` (language looked up unless given)."""
+    def session(self, caller: Caller, lang: str | None = None, typed: str = "") -> Session:
+        """A :class:`Session` for ``caller`` (language looked up unless given; ``typed``: the
+        command's text, which answers in Chinese when it is Chinese and no language was chosen)."""
         return Session(self.rt, caller, self.users_info, lang or "",
-                       channel_check=self.channel_check, announce=self.announce)
+                       channel_check=self.channel_check, announce=self.announce, typed=typed)
 
     def lang(self, caller: Caller) -> str:
         """``/vllm-path lang`` setting, else the Slack locale (zh* -> zh), else English."""
@@ -63,7 +64,7 @@ class Handlers:
     def command(self, caller: Caller, text: str) -> Reply:
         """Answer ``/vllm-path <text>`` for ``caller``. Never raises for bad input."""
         cmd = grammar.parse(text)
-        session = self.session(caller)
+        session = self.session(caller, typed=text)
         reply = run_command(session, cmd)
         if cmd.truncated:
             notice = t("error.too_long", session.lang, n=grammar.MAX_TEXT)

@@ -109,6 +109,19 @@ def test_dm_and_lang(runtime):
     assert runtime.store.get_dm("T1", "U1").enabled is False
 
 
+def test_a_command_typed_in_chinese_is_answered_in_chinese_unless_a_language_was_chosen(runtime):
+    h = handlers(runtime, locale="en-US")
+    assert "已读 0/" in h.command(ALICE, "推测解码").text + str(h.command(ALICE, "推测解码").blocks)
+    english = str(h.command(ALICE, "speculative").blocks)
+    assert "0 of " in english and "已读" not in english
+    h.command(ALICE, "lang en")  # a chosen language wins over the text
+    chosen = str(h.command(ALICE, "推测解码").blocks)
+    assert "0 of " in chosen and "已读" not in chosen
+    zh_locale = handlers(runtime, locale="zh-CN")
+    bob = Caller("T1", "U2", "C1")
+    assert "已读 0/" in str(zh_locale.command(bob, "speculative").blocks)  # the locale, as before
+
+
 def test_workspaces_are_isolated(runtime):
     h = handlers(runtime)
     other = Caller("T2", "U1", "C1")

@@ -27,6 +27,7 @@ from bot.slack.views.blocks import Reply
 from bot.slack.views.reminders import reminders_reply
 from bot.slack.views.search import search_reply
 from bot.store import ReaderState
+from bot.text import has_han
 
 MAX_OFFSET = 10_000
 """The largest paging offset a button value may carry."""
@@ -158,7 +159,8 @@ class ButtonValue(BaseModel):
 @dataclass
 class Session:
     """One request: the runtime, the ``caller``, the ``users_info`` look-up and the language
-    (``lang``: the ``/vllm-path lang`` setting, else the Slack locale, zh* -> zh, else en).
+    (``lang``: the ``/vllm-path lang`` setting, else Chinese when the command's text ``typed``
+    holds Chinese characters, else the Slack locale, zh* -> zh, else en).
 
     The caller's reading state (chosen language, posts read, tracks followed) is read from the
     store once per request, in one statement (:meth:`bot.store.Store.reader_state`), on first
@@ -172,6 +174,7 @@ class Session:
     lang: str = field(default="")
     channel_check: ChannelCheck = any_channel
     announce: Announce = no_announce
+    typed: str = ""
     _state: ReaderState | None = field(default=None, init=False, repr=False)
     _read: set[str] = field(default_factory=set, init=False, repr=False)
     _follows: list[str] = field(default_factory=list, init=False, repr=False)
@@ -192,6 +195,8 @@ class Session:
         chosen = self._reader().lang
         if chosen in LANGS:
             return chosen
+        if has_han(self.typed):
+            return "zh"
         locale = (self.users_info(self.caller.team_id, self.caller.user_id).locale or "").lower()
         return "zh" if locale.startswith("zh") else "en"
 
