@@ -81,13 +81,15 @@ class Handlers:
         """The track reply for ``caller`` (progress, next step, buttons)."""
         return self.session(caller, lang).track_view(track_id, notice=notice)
 
-    def action(self, caller: Caller, kind: str, data: dict[str, Any]) -> Reply | None:
-        """Handle a button click (``kind`` = the action id's prefix, ``data`` = its decoded value).
+    def action(self, caller: Caller, kind: str, data: dict[str, Any], label: str = "") -> Reply | None:
+        """Handle a button click (``kind`` = the action id's prefix, ``data`` = its decoded value,
+        ``label`` = the button's text as Slack sends it in the payload: a Chinese label means the
+        message was in Chinese, and its redraw stays so when the reader chose no language).
 
         Returns the redrawn message for ``response_url`` (or an in-channel share), or ``None``
         when the click came from App Home (the caller republishes Home instead).
         """
-        return run_button(self.session(caller), kind, ButtonValue.parse(data))
+        return run_button(self.session(caller, typed=label), kind, ButtonValue.parse(data))
 
     def unfurls(self, caller: Caller, urls: list[str]) -> dict[str, dict[str, Any]]:
         """``chat.unfurl``'s ``unfurls`` map for the links ``caller`` shared (empty: nothing of

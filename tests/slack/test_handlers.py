@@ -117,6 +117,13 @@ def test_a_command_typed_in_chinese_is_answered_in_chinese_unless_a_language_was
     h.command(ALICE, "lang en")  # a chosen language wins over the text
     chosen = str(h.command(ALICE, "推测解码").blocks)
     assert "0 of " in chosen and "已读" not in chosen
+    first = runtime.holder.catalog.order("spec")[0]
+    value = {"p": first, "t": "spec", "v": "track:spec"}
+    bob_h, bob = handlers(runtime, locale="en-US"), Caller("T1", "U3", "C1")
+    redrawn = bob_h.action(bob, "mark_read", value, "标记已读")  # a click in the Chinese reply
+    assert redrawn is not None and "已读 1/" in str(redrawn.blocks)
+    english_click = bob_h.action(bob, "mark_unread", value, "Mark unread")
+    assert english_click is not None and "0 of " in str(english_click.blocks)
     zh_locale = handlers(runtime, locale="zh-CN")
     bob = Caller("T1", "U2", "C1")
     assert "已读 0/" in str(zh_locale.command(bob, "speculative").blocks)  # the locale, as before

@@ -51,7 +51,8 @@ def handle_action(body: dict, respond: Respond, client: WebClient, context: Bolt
     in_modal = view_payload.get("type") == "modal"
     from_home = not in_modal and ((body.get("container") or {}).get("type") == "view"
                                   or view_payload.get("type") == "home")
-    reply = handlers.action(caller, kind, decode_value(action.get("value")))
+    label = str((action.get("text") or {}).get("text") or "")  # the clicked button's label
+    reply = handlers.action(caller, kind, decode_value(action.get("value")), label)
     track_id = _modal_track(view_payload, kind, decode_value(action.get("value")))
     if (reply is not None and track_id is not None and kind != "share"
             and (in_modal or (kind == "open_path" and from_home))):
