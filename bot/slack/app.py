@@ -19,10 +19,6 @@ from slack_bolt.oauth.callback_options import CallbackOptions
 from slack_bolt.oauth.oauth_settings import OAuthSettings
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
-from slack_sdk.http_retry.builtin_handlers import (
-    ConnectionErrorRetryHandler,
-    ServerErrorRetryHandler,
-)
 from slack_sdk.http_retry.handler import RetryHandler
 
 from bot.runtime import Runtime
@@ -32,7 +28,7 @@ from bot.slack.installs import success_callback
 from bot.slack.listeners import actions, commands, errors, events
 from bot.slack.listeners.context import provide_handlers
 from bot.slack.mrkdwn import Mrkdwn
-from bot.slack.retry import CountingRateLimitRetryHandler
+from bot.slack.retry import app_retry_handlers
 from bot.slack.signing import SignedRequestVerification
 
 log = logging.getLogger(__name__)
@@ -46,9 +42,9 @@ answers in seconds), so many threads, and never the acks' pool, so no ack waits 
 
 
 def retry_handlers() -> list[RetryHandler]:
-    """slack-sdk's retry handlers: 429 (waits ``Retry-After``; counted), 5xx and connection errors."""
-    return [CountingRateLimitRetryHandler(max_retry_count=3), ServerErrorRetryHandler(max_retry_count=2),
-            ConnectionErrorRetryHandler(max_retry_count=2)]
+    """slack-sdk's retry handlers: 429 (waits ``Retry-After``; counted), 5xx and connection errors
+    (:func:`bot.slack.retry.app_retry_handlers`: cheap to copy, as Bolt does per request)."""
+    return app_retry_handlers()
 
 
 def make_client(runtime: Runtime, token: str | None = None) -> WebClient:

@@ -1,9 +1,17 @@
 """slack-sdk's 429 retry handler that counts each 429 for the metrics (a leaf module: the Slack
-app's clients and the digest senders' paced clients both build on it)."""
+app's clients and the digest senders' paced clients both build on it), and the retry handlers
+of the Bolt app's client (:func:`app_retry_handlers`)."""
 
 from __future__ import annotations
 
-from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler
+from typing import Any
+
+from slack_sdk.http_retry.builtin_handlers import (
+    ConnectionErrorRetryHandler,
+    RateLimitErrorRetryHandler,
+    ServerErrorRetryHandler,
+)
+from slack_sdk.http_retry.handler import RetryHandler
 from slack_sdk.http_retry.request import HttpRequest
 from slack_sdk.http_retry.response import HttpResponse
 from slack_sdk.http_retry.state import RetryState
@@ -20,3 +28,38 @@ class CountingRateLimitRetryHandler(RateLimitErrorRetryHandler):
         if response is not None and response.status_code == 429:
             metrics.SLACK_RATELIMITED.inc()
         return super()._can_retry(state=state, request=request, response=response, error=error)
+
+
+class _SameOnCopy:
+    """A retry handler is configuration (retry count, back-off); the state of one request's
+    retries is slack-sdk's ``RetryState``. So a copy may be the handler itself: Bolt deep-copies
+    each request's context, the ``WebClient`` and its retry handlers included, for every lazy
+    listener (``BoltContext.to_copyable``), and walking three handlers' back-off objects was a
+    third of that copy's cost on every slash command (``benchmarks/command_latency.py``)."""
+
+    def __copy__(self) -> Any:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Any:
+        return self
+
+
+class _AppRateLimitRetryHandler(_SameOnCopy, CountingRateLimitRetryHandler):
+    pass
+
+
+class _AppServerErrorRetryHandler(_SameOnCopy, ServerErrorRetryHandler):
+    pass
+
+
+class _AppConnectionErrorRetryHandler(_SameOnCopy, ConnectionErrorRetryHandler):
+    pass
+
+
+def app_retry_handlers() -> list[RetryHandler]:
+    """The Bolt app's client's retry handlers, new objects on each call: a 429 waits
+    ``Retry-After`` and retries up to 3 times (counted for the metrics), a 5xx and a connection
+    error retry twice with slack-sdk's back-off. Copies of them (Bolt's per-request copies) are
+    the same objects."""
+    return [_AppRateLimitRetryHandler(max_retry_count=3), _AppServerErrorRetryHandler(max_retry_count=2),
+            _AppConnectionErrorRetryHandler(max_retry_count=2)]
