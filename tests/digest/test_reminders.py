@@ -100,6 +100,9 @@ def test_in_3_days_in_kolkata_is_sent_once_at_nine_local_after_a_restart_and_can
         numbered = _ask(runtime, standin, "reminders")
         assert "1. Thursday 2026-12-03" in numbered and "\n2. Thursday 2026-12-03" in numbered
         assert numbered.index("2. ") > numbered.index("1. ")
+        assert "There is no reminder 3" in _ask(runtime, standin, "reminders cancel 3")
+        assert "reminders cancel 1" in _ask(runtime, standin, "reminders cancel abc")  # the form
+        assert len(runtime.store.reminders(TEAM, USER)) == 2  # neither cancelled anything
         listed = _ask(runtime, standin, "reminders cancel 2")
         assert "Cancelled the reminder of P-EAGLE" in listed  # names what it cancelled
         again = _ask(runtime, standin, "remind spec-decode in 4 days")  # moves the pending one

@@ -83,6 +83,14 @@ def test_read_and_unread_take_any_form_of_a_post_link(runtime, typed):
     assert pid not in runtime.store.read_posts("T1", "U1")
 
 
+def test_read_or_unread_without_a_post_shows_that_command_and_nonsense_marks_nothing(runtime):
+    h = handlers(runtime)
+    assert "`/vllm-path read p-eagle`" in h.command(ALICE, "read").text
+    assert "`/vllm-path unread p-eagle`" in h.command(ALICE, "unread").text
+    reply = h.command(ALICE, "read nonexistent-post-xyz")  # "post" is a stop word: no RL posts
+    assert "No post matches" in reply.text and runtime.store.read_posts("T1", "U1") == set()
+
+
 def test_post_ids_are_read_whatever_their_case(runtime):
     """Ids are lowercase slugs; `read P-EAGLE` marks that post instead of offering a pick list."""
     pid = "p-eagle"  # its title matches several P-EAGLE and EAGLE posts about as well

@@ -21,7 +21,7 @@ def mark(s: Session, cmd: grammar.Command) -> Reply:
     cat = s.rt.holder.catalog
     text, read = cmd.arg, cmd.kind == "read"
     if not text.strip():
-        return views.text_reply(t("read.which", s.lang))
+        return views.text_reply(t("read.which" if read else "unread.which", s.lang))
     link = s.rt.holder.loaded.matcher.resolve_link(text)
     if link is not None and link.status == "unknown":  # on the blog host, but not in the catalog
         return views.text_reply(t("search.unknown_link", s.lang, url=truncate(link.url, 300)))

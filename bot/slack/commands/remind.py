@@ -74,9 +74,14 @@ def reminders(s: Session, cmd: grammar.Command) -> Reply:
     if len(words) == 2 and words[0].casefold() in ("cancel", "取消") and words[1].isdigit():
         pending = store.reminders(team, user)
         n = int(words[1])
-        ok = 1 <= n <= len(pending) and store.cancel_reminder(team, user, pending[n - 1].id)
-        notice = (rviews.reminder_cancelled_notice(s.rt.holder.catalog, pending[n - 1], s.lang)
-                  if ok else t("reminders.not_found", s.lang))
+        if not 1 <= n <= len(pending):
+            notice = t("reminders.no_number", s.lang, n=n)
+        elif store.cancel_reminder(team, user, pending[n - 1].id):
+            notice = rviews.reminder_cancelled_notice(s.rt.holder.catalog, pending[n - 1], s.lang)
+        else:  # sent or cancelled between the list and the cancel
+            notice = t("reminders.not_found", s.lang)
+    elif words:  # "reminders cancel abc", "reminders foo": say what works, and list them
+        notice = t("reminders.usage", s.lang)
     return rviews.reminders_reply(s.rt.holder.catalog, store.reminders(team, user), s.lang, notice=notice)
 
 
