@@ -84,7 +84,8 @@ def search_reply(catalog: Catalog, query: str, result, read: set[str], lang: str
         tracks = catalog.tracks_of(post.id)
         row = []
         if tracks:
-            label = Mrkdwn("{}: {}").format(t("btn.open_path", lang), track_name(catalog, tracks[0], lang))
+            label = Mrkdwn("{}：{}" if lang == "zh" else "{}: {}").format(
+                t("btn.open_path", lang), track_name(catalog, tracks[0], lang))
             row.append(button(label, ids("open_path"), {"t": tracks[0], "v": view}))
         if post.id not in done:
             row.append(button(t("btn.remind_next_week", lang), ids("remind"),
