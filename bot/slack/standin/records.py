@@ -96,8 +96,7 @@ class ResponseLog:
 
     A waiter for one URL (:meth:`wait_for`) is woken by posts to that URL only: a benchmark's 50
     clients each wait for their own URL, and one post should wake its waiter, not all of them to
-    rescan every record. ``on_post`` runs after each post (the stand-in wakes its generic
-    waiters there)."""
+    rescan every record (the stand-in wakes its generic waiters itself)."""
 
     def __init__(self, lock: threading.RLock) -> None:
         self._lock = lock
