@@ -57,6 +57,11 @@ KEYWORDS: dict[str, Kind] = {
 }
 """First words that select a command (English and Chinese)."""
 
+_JOINED_KEYWORDS = sorted((k for k in KEYWORDS if not k.isascii() and k != "语言"), key=len, reverse=True)
+"""Chinese keywords that may be typed joined to what follows (``关注推测解码``, ``已读p-eagle``):
+Chinese is written without spaces. Longest first (``提醒列表`` before ``提醒``); not ``语言``,
+which starts ordinary queries (``语言模型``)."""
+
 _FUZZY_KEYWORDS = ("help", "next", "read", "unread", "follow", "unfollow", "subscribe",
                    "unsubscribe", "subscriptions", "lang", "remind", "reminders")
 
@@ -440,6 +445,10 @@ def parse(text: str) -> Command:
         return Command("help", truncated=truncated)
     first = words[0].casefold().lstrip("/")
     rest = words[1:]
+    if first not in KEYWORDS and not first.isascii():
+        joined = next((k for k in _JOINED_KEYWORDS if first.startswith(k)), None)
+        if joined is not None:  # "关注推测解码" reads "关注 推测解码"
+            first, rest = joined, [words[0].lstrip("/")[len(joined):], *rest]
     arg = " ".join(rest)
     kind = KEYWORDS.get(first)
     if kind is None:

@@ -185,3 +185,21 @@ def test_fixed_offset_zones_are_shown_the_way_people_write_them():
     assert [zone_label(z) for z in ("Etc/GMT-8", "Etc/GMT+5", "Etc/GMT-14", "UTC", "Europe/Berlin",
                                     "Etc/UTC", "Etc/GMT")] == [
         "UTC+8", "UTC-5", "UTC+14", "UTC", "Europe/Berlin", "Etc/UTC", "Etc/GMT"]
+
+
+@pytest.mark.parametrize("text, kind, arg", [
+    ("关注推测解码", "follow", "推测解码"), ("关注 推测解码", "follow", "推测解码"),
+    ("取消关注量化", "unfollow", "量化"), ("已读p-eagle", "read", "p-eagle"),
+    ("未读p-eagle", "unread", "p-eagle"), ("下一篇推测解码", "next", "推测解码"),
+    ("提醒列表", "reminders", ""), ("提醒p-eagle 明天", "remind", "p-eagle 明天"),
+    ("取消订阅推测解码", "unsubscribe", "推测解码"), ("搜索nixl", "search", "nixl"),
+])
+def test_a_chinese_keyword_may_be_joined_to_what_follows(text, kind, arg):
+    """Chinese is written without spaces: 关注推测解码 reads as 关注 推测解码."""
+    cmd = parse(text)
+    assert (cmd.kind, cmd.arg) == (kind, arg)
+
+
+@pytest.mark.parametrize("text", ["语言模型推理", "推测解码", "量化是什么", "关"])
+def test_text_that_only_starts_like_a_keyword_stays_a_query(text):
+    assert parse(text).kind == "query"
