@@ -133,9 +133,11 @@ class Source(_Frozen):
             raise ValueError("a company source needs a name")
         return self
 
-    def label(self) -> str:
-        """Human label: ``vLLM blog`` or the company name."""
-        return "vLLM blog" if self.kind == "vllm-blog" else str(self.name)
+    def label(self, lang: str = "en") -> str:
+        """Human label: ``vLLM blog`` (``vLLM 博客`` for ``lang="zh"``) or the company name."""
+        if self.kind == "vllm-blog":
+            return "vLLM 博客" if lang == "zh" else "vLLM blog"
+        return str(self.name)
 
 
 ReadKind = Literal["article", "summary", "archive"]

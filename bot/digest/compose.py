@@ -86,7 +86,7 @@ def _step_lines(catalog: Catalog, track_id: str, post_id: str, lang: str, total:
     step = catalog.step(track_id, post_id)
     position = catalog.order(track_id).index(post_id) + 1
     meta = dt("step_meta", lang, position=position, total=total, level=t("level." + step.level, lang),
-              source=post.source.label(), date=post_date(post, lang))
+              source=post.source.label(lang), date=post_date(post, lang))
     lines: list[str] = [read_link(catalog, post, lang, bold=True),
                         Mrkdwn("_{}_").format(meta) + (Mrkdwn(" · *{}*").format(badge) if badge else "")]
     if step.note:

@@ -111,9 +111,9 @@ STRINGS: dict[str, dict[str, str]] = {
     "stats.refused": {"en": "Reading insights are for workspace admins and owners.",
                       "zh": "阅读概况仅对工作区管理员和所有者开放。"},
     "remind.set": {"en": "I will remind you of {post} on {when}.",
-                   "zh": "我会在 {when} 私信提醒你阅读：{post}"},
+                   "zh": "我会在{when} 私信提醒你阅读：{post}"},
     "remind.moved": {"en": "I will remind you of {post} on {when} instead of {before}.",
-                     "zh": "改为在 {when} 私信提醒你阅读：{post}（原定 {before}）"},
+                     "zh": "改为在{when} 私信提醒你阅读：{post}（原定 {before}）"},
     "remind.dm": {"en": "You asked me to remind you of {post}:", "zh": "你让我提醒你阅读 {post}："},
     "remind.bad_day": {
         "en": ("I could not use “{value}” as a day: try `tomorrow`, `next monday`, `in 3 days` or "

@@ -54,7 +54,13 @@ def schedule_refusal(cmd: grammar.Command, lang: str) -> Mrkdwn:
 
 def with_note(text: Mrkdwn, cmd: grammar.Command, lang: str) -> Mrkdwn:
     """``text`` followed by the grammar's note on how a zone abbreviation was read, if any."""
-    return text if cmd.note is None else Mrkdwn("{} {}").format(text, t(cmd.note, lang))
+    return text if cmd.note is None else sentences(lang, text, t(cmd.note, lang))
+
+
+def sentences(lang: str, *parts: Mrkdwn) -> Mrkdwn:
+    """Sentences one after the other: a space between them in English, none in Chinese (a
+    Chinese sentence ends with a full-width 。)."""
+    return Mrkdwn("" if lang == "zh" else " ").join(parts)
 
 
 @command("subscribe")
@@ -92,7 +98,7 @@ def subscribe(s: Session, cmd: grammar.Command) -> Reply:
     track = views.track_name(cat, tid, lang)
     text = t(_OUTCOME_KEY[outcome], lang, track=track, **views.schedule_words(wanted, lang), first=first)
     if sub.steps_per_week != 1:
-        text += Mrkdwn(" ") + t("sub.steps", lang, n=sub.steps_per_week)
+        text = sentences(lang, text, t("sub.steps", lang, n=sub.steps_per_week))
     if outcome in _ANNOUNCE_KEY:
         s.tell_channel(t(_ANNOUNCE_KEY[outcome], lang, person=s.person(caller.user_id), track=track,
                          **views.schedule_words(wanted, lang)))

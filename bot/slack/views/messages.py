@@ -259,7 +259,7 @@ def _next_detail(catalog: Catalog, track_id: str, nxt: Step, lang: str, done: Co
         t("track.next", lang, post=post_link(catalog, nxt.post, lang=lang)),
         Mrkdwn("_{} · {} · {}_").format(
             t("step.position", lang, position=position, of=len(catalog.path(track_id)), track=track.names.get(lang)),
-            post.source.label(), post_date(post, lang))]
+            post.source.label(lang), post_date(post, lang))]
     if nxt.note:
         detail.append(nxt.note.get(lang))
     detail.extend(_prereq_lines(catalog, track_id, nxt, lang, done))

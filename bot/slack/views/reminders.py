@@ -13,6 +13,7 @@ from bot.digest.weekly import zone_label
 from bot.slack.i18n import t, weekday_name
 from bot.slack.mrkdwn import Mrkdwn
 from bot.slack.views.blocks import Reply, actions, button, context, header, make_reply, section, sections
+from bot.slack.views.links import post_date
 from bot.slack.views.messages import post_link
 from bot.slack.views.unfurl import track_lines
 from bot.store.reminders import Reminder
@@ -33,8 +34,9 @@ def due_label(due_at: datetime, zone: str, lang: str) -> Mrkdwn:
     return when_label(local.date(), local.strftime("%H:%M"), zone, lang)
 
 
-def _post(catalog: Catalog, post_id: str) -> Mrkdwn:
-    return post_link(catalog, post_id) if catalog.has_post(post_id) else Mrkdwn("`{}`").format(post_id)
+def _post(catalog: Catalog, post_id: str, lang: str) -> Mrkdwn:
+    return (post_link(catalog, post_id, lang=lang) if catalog.has_post(post_id)
+            else Mrkdwn("`{}`").format(post_id))
 
 
 def reminder_set_notice(catalog: Catalog, reminder: Reminder, lang: str,
@@ -44,14 +46,14 @@ def reminder_set_notice(catalog: Catalog, reminder: Reminder, lang: str,
     of <its time>"."""
     when = due_label(reminder.due_at, reminder.timezone, lang)
     if before is not None and before.due_at != reminder.due_at:
-        return t("remind.moved", lang, post=_post(catalog, reminder.post_id), when=when,
+        return t("remind.moved", lang, post=_post(catalog, reminder.post_id, lang), when=when,
                  before=due_label(before.due_at, before.timezone, lang))
-    return t("remind.set", lang, post=_post(catalog, reminder.post_id), when=when)
+    return t("remind.set", lang, post=_post(catalog, reminder.post_id, lang), when=when)
 
 
 def reminder_cancelled_notice(catalog: Catalog, reminder: Reminder, lang: str) -> Mrkdwn:
     """"Cancelled the reminder of <post>." (escaped mrkdwn)."""
-    return t("reminders.cancelled_post", lang, post=_post(catalog, reminder.post_id))
+    return t("reminders.cancelled_post", lang, post=_post(catalog, reminder.post_id, lang))
 
 
 def reminders_reply(catalog: Catalog, reminders: Sequence[Reminder], lang: str,
@@ -68,7 +70,7 @@ def reminders_reply(catalog: Catalog, reminders: Sequence[Reminder], lang: str,
     for i, r in enumerate(reminders[:MAX_LISTED]):
         # numbered as `/vllm-path reminders cancel <n>` counts them
         line = Mrkdwn("{}. {} · {}").format(i + 1, due_label(r.due_at, r.timezone, lang),
-                                            _post(catalog, r.post_id))
+                                            _post(catalog, r.post_id, lang))
         lines.append(line)
         blocks.append(section(line, accessory=button(t("btn.cancel", lang), f"cancel_reminder:{i}",
                                                      {"d": str(r.id), "v": "reminders"})))
@@ -81,8 +83,8 @@ def reminder_message(catalog: Catalog, post_id: str, lang: str) -> Reply:
     """The reminder DM: the post, its summary and its place in its tracks, and *Mark read*."""
     post = catalog.post(post_id)
     lines = track_lines(catalog, post.id, lang)
-    blocks: list[Block] = [section(t("remind.dm", lang, post=post_link(catalog, post.id, bold=True))),
-              section(Mrkdwn("_{} · {}_\n{}").format(post.published.label(), post.source.label(),
+    blocks: list[Block] = [section(t("remind.dm", lang, post=post_link(catalog, post.id, bold=True, lang=lang))),
+              section(Mrkdwn("_{} · {}_\n{}").format(post_date(post, lang), post.source.label(lang),
                                                      post.summary.get(lang)))]
     if lines:
         blocks.extend(sections(lines))

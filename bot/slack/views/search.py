@@ -73,7 +73,7 @@ def search_reply(catalog: Catalog, query: str, result, read: set[str], lang: str
         post = catalog.post(match.post_id)
         mark = ICON_READ + " " if post.id in done else ""
         text = Mrkdwn("{}{}\n_{} · {} · `{}`_\n{}\n{}").format(
-            Mrkdwn(mark), read_link(catalog, post, lang, bold=True), post.source.label(),
+            Mrkdwn(mark), read_link(catalog, post, lang, bold=True), post.source.label(lang),
             post_date(post, lang), post.id, truncate(post.summary.get(lang), 300),
             _position_line(catalog, post.id, lang))
         if post.id in done:

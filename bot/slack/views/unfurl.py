@@ -15,6 +15,7 @@ from bot.catalog import Catalog
 from bot.slack.i18n import t
 from bot.slack.mrkdwn import Mrkdwn, link, truncate
 from bot.slack.views.blocks import actions, button, context, section, to_dicts
+from bot.slack.views.links import post_date
 from bot.slack.views.messages import track_name
 
 MAX_TRACKS = 3
@@ -60,7 +61,7 @@ def post_unfurl(catalog: Catalog, post_id: str, lang: str) -> dict[str, Any]:
     post = catalog.post(post_id)
     ids = iter(range(100))
     head = Mrkdwn("*{}*\n_{} · {}_\n{}").format(
-        link(catalog.url_of(post), post.title), post.published.label(), post.source.label(),
+        link(catalog.url_of(post), post.title), post_date(post, lang), post.source.label(lang),
         truncate(" ".join(post.summary.get(lang).split()), SUMMARY_CHARS))
     blocks: list[Any] = [section(head)]
     lines = track_lines(catalog, post.id, lang)
