@@ -90,7 +90,7 @@ STRINGS: dict[str, dict[str, str]] = {
                       "zh": "每周推荐可发送 {min} 到 {max} 篇，不能是 {n}。"},
     "stats.header": {"en": "Reading insights", "zh": "阅读概况"},
     "stats.activity": {
-        "en": ("*{active}* readers active in the last {days} days ({total} ever) · reads per week, "
+        "en": ("Active readers in the last {days} days: *{active}* ({total} ever) · reads per week, "
                "last {weeks} weeks: `{spark}` ({counts})"),
         "zh": "最近 {days} 天活跃读者 *{active}* 人（累计 {total} 人）· 最近 {weeks} 周每周阅读：`{spark}`（{counts}）"},
     "stats.funnels": {"en": "*Completion per track* (readers who reached each step)",
@@ -135,6 +135,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "reminders.not_found": {"en": "That reminder is already sent or cancelled.", "zh": "该提醒已发送或已取消。"},
     "reminders.no_number": {"en": "There is no reminder {n}: the list below numbers your pending reminders.",
                             "zh": "没有第 {n} 个提醒：下方列表为待发送的提醒编号。"},
+    "reminders.no_number_none": {"en": "There is no reminder {n}.", "zh": "没有第 {n} 个提醒。"},
     "reminders.usage": {"en": "Use `/vllm-path reminders` to list your reminders and "
                               "`/vllm-path reminders cancel 1` to cancel the first.",
                         "zh": "用 `/vllm-path reminders` 查看提醒，用 `/vllm-path reminders cancel 1` 取消第一个。"},

@@ -75,7 +75,7 @@ def reminders(s: Session, cmd: grammar.Command) -> Reply:
         pending = store.reminders(team, user)
         n = int(words[1])
         if not 1 <= n <= len(pending):
-            notice = t("reminders.no_number", s.lang, n=n)
+            notice = t("reminders.no_number" if pending else "reminders.no_number_none", s.lang, n=n)
         elif store.cancel_reminder(team, user, pending[n - 1].id):
             notice = rviews.reminder_cancelled_notice(s.rt.holder.catalog, pending[n - 1], s.lang)
         else:  # sent or cancelled between the list and the cancel
