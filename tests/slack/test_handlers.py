@@ -142,6 +142,9 @@ def test_workspaces_are_isolated(runtime):
 
 def test_unknown_things_get_a_friendly_did_you_mean(runtime):
     h = handlers(runtime)
+    assert "Try `/vllm-path follow spec`" in h.command(ALICE, "follow sepc").text  # the same command
+    assert "Try `/vllm-path next spec`" in h.command(ALICE, "next sepc").text
+    assert runtime.store.follows("T1", "U1") == []
     assert "follow spec" in h.command(ALICE, "folow spec").text
     h.command(ALICE, "follow specualtive")
     assert runtime.store.follows("T1", "U1") == ["spec"]

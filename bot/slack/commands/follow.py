@@ -17,7 +17,7 @@ def follow(s: Session, cmd: grammar.Command) -> Reply:
     cat = s.rt.holder.catalog
     tid = s.resolve_track(cmd.arg)
     if tid is None:
-        return views.text_reply(s.unknown_track(cmd.arg))
+        return views.text_reply(s.unknown_track(cmd.arg, cmd.kind))
     name = views.track_name(cat, tid, s.lang)
     if cmd.kind == "follow":
         if not s.follow(tid):

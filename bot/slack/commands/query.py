@@ -31,5 +31,5 @@ def next_reads(s: Session, cmd: grammar.Command) -> Reply:
         return s.next_reply()
     tid = s.resolve_track(cmd.arg)
     if tid is None:
-        return views.text_reply(s.unknown_track(cmd.arg))
+        return views.text_reply(s.unknown_track(cmd.arg, "next"))
     return views.next_reply(s.rt.holder.catalog, [tid], s.read(), s.lang)

@@ -307,16 +307,18 @@ class Session:
             return None
         return t("didyoumean.command", self.lang, suggestion=truncate(meant, 200))
 
-    def suggest(self, text: str) -> Mrkdwn | None:
+    def suggest(self, text: str, command: str = "") -> Mrkdwn | None:
         """A did-you-mean line for unmatched text: the track :meth:`bot.search.Matcher.suggest_track`
-        finds (no suggestion for fewer than two letters unless the text is a track alias)."""
+        finds (no suggestion for fewer than two letters unless the text is a track alias), with
+        the command to try (``command`` before the track id: ``follow sepc`` suggests
+        ``/vllm-path follow spec``)."""
         loaded = self.rt.holder.loaded
         match = loaded.matcher.suggest_track(text)
         if match is None:
             return None
         tid = match.track_id
         return t("didyoumean.track", self.lang, track=loaded.catalog.track(tid).names.get(self.lang),
-                 track_id=tid)
+                 track_id=f"{command} {tid}" if command else tid)
 
     def tracks_list(self) -> Mrkdwn:
         """Every track as ``\\`id\\` (name)``, comma-separated."""
@@ -324,11 +326,12 @@ class Session:
         return Mrkdwn(", ").join(Mrkdwn("`{}` ({})").format(tr.id, tr.names.get(self.lang))
                                  for tr in cat.tracks)
 
-    def unknown_track(self, text: str) -> Mrkdwn:
-        """The answer when ``text`` names no track: the list, and a did-you-mean when close."""
+    def unknown_track(self, text: str, command: str = "") -> Mrkdwn:
+        """The answer when ``text`` names no track: the list, and a did-you-mean when close (the
+        suggested command is ``command`` with the track, see :meth:`suggest`)."""
         if not text.strip():
             return t("track.which", self.lang, tracks=self.tracks_list())
-        suggestion = self.suggest(text)
+        suggestion = self.suggest(text, command)
         base = t("track.unknown", self.lang, query=truncate(text, 100), tracks=self.tracks_list())
         return base + (Mrkdwn("\n") + suggestion if suggestion else Mrkdwn())
 

@@ -77,7 +77,7 @@ def subscribe(s: Session, cmd: grammar.Command) -> Reply:
         return views.text_reply(t("sub.bad_steps", lang, n=cmd.steps, min=MIN_STEPS, max=MAX_STEPS))
     tid = s.resolve_track(cmd.arg)
     if tid is None:
-        return views.text_reply(_unknown_schedule_part(s, cmd.arg) or s.unknown_track(cmd.arg))
+        return views.text_reply(_unknown_schedule_part(s, cmd.arg) or s.unknown_track(cmd.arg, "subscribe"))
     if s.channel_check(caller.team_id, caller.channel_id) != CHANNEL_OK:
         return views.text_reply(t("sub.invite", lang, track_id=tid))
     existing = {x.track_id: x for x in s.rt.store.subscriptions(caller.team_id, caller.channel_id)}
@@ -115,7 +115,7 @@ def unsubscribe(s: Session, cmd: grammar.Command) -> Reply:
         return views.subscriptions_reply(s.rt.holder.catalog, subs, s.lang)
     tid = s.resolve_track(cmd.arg)
     if tid is None:
-        return views.text_reply(s.unknown_track(cmd.arg))
+        return views.text_reply(s.unknown_track(cmd.arg, "unsubscribe"))
     name = views.track_name(s.rt.holder.catalog, tid, s.lang)
     current = next((x for x in s.rt.store.subscriptions(s.caller.team_id, s.caller.channel_id)
                     if x.track_id == tid), None)
