@@ -372,25 +372,6 @@ def _split_schedule(words: list[str], prefix: str) -> _Split:
                   note=zone.note if zone is not None else None)
 
 
-_MARKUP = re.compile(r"<([^<>]*)>")
-
-
-def _unmarkup(match: re.Match) -> str:
-    body = match.group(1)
-    if body.startswith(("!", "@")):
-        return " "  # <!channel>, <!here>, <@U123>: never part of a query
-    if "|" in body:
-        return body.split("|", 1)[1]  # <#C123|general>, <https://…|label>: keep the label
-    return " " if body.startswith("#") else body  # <#C123> without a label; a bare <url>
-
-
-def plain_text(text: str) -> str:
-    """Slack's escaped command text as the person typed it: mentions and channel pings dropped,
-    links and channel references reduced to their labels, ``&amp;``/``&lt;``/``&gt;`` decoded."""
-    text = _MARKUP.sub(_unmarkup, text)
-    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
-
-
 _LABELLED_LINK = re.compile(r"<((?:https?|ftp)://[^<>|\s]+)\|([^<>]*)>", re.IGNORECASE)
 
 
