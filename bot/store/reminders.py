@@ -36,10 +36,12 @@ def _snap(row: ReminderRow) -> Reminder:
 class RemindersRepo(StoreCore):
     """Per-user reminders, keyed by id; every read and write is scoped by team (and user)."""
 
-    def add_reminder(self, team: str, user: str, post: str, due_at: datetime, timezone: str) -> Reminder:
+    def add_reminder(self, team: str, user: str, post: str, due_at: datetime,
+                     timezone: str) -> tuple[Reminder, Reminder | None]:
         """Remind ``user`` of ``post`` at ``due_at`` (aware). A pending reminder of the same post
-        is moved to the new time instead of adding a second one. Raises ValueError for bad
-        arguments (a naive ``due_at`` included)."""
+        is moved to the new time instead of adding a second one. Returns ``(the reminder, the
+        pending one as it was before the move, or None)``. Raises ValueError for bad arguments
+        (a naive ``due_at`` included)."""
         check_id(team, "team"), check_id(user, "user"), check_id(post, "post"), check_id(timezone, "timezone")
         if due_at.tzinfo is None:
             raise ValueError("due_at must be timezone-aware")
@@ -48,6 +50,7 @@ class RemindersRepo(StoreCore):
             row = s.scalars(select(ReminderRow).where(
                 ReminderRow.team_id == team, ReminderRow.user_id == user,
                 ReminderRow.post_id == post, ReminderRow.status == "pending")).first()
+            before = None if row is None else _snap(row)
             if row is None:
                 row = ReminderRow(team_id=team, user_id=user, post_id=post, due_at=due_at,
                                   timezone=timezone, status="pending", created_at=now)
@@ -55,7 +58,7 @@ class RemindersRepo(StoreCore):
             else:
                 row.due_at, row.timezone = due_at, timezone
             s.flush()
-            return _snap(row)
+            return _snap(row), before
 
     def reminders(self, team: str, user: str) -> list[Reminder]:
         """``user``'s pending reminders, soonest first."""

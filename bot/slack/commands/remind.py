@@ -38,9 +38,8 @@ def set_reminder(s: Session, post_id: str, words: list[str]) -> Mrkdwn:
     if choice.error or choice.rest:
         return t("remind.bad_day", s.lang, value=truncate(choice.error or " ".join(words), 60))
     day = choice.day or today + timedelta(days=DEFAULT_DAYS)
-    store, team, user = s.rt.store, s.caller.team_id, s.caller.user_id
-    before = next((r for r in store.reminders(team, user) if r.post_id == post_id), None)
-    reminder = store.add_reminder(team, user, post_id, due_at(day, zone), zone)  # moves `before`
+    reminder, before = s.rt.store.add_reminder(s.caller.team_id, s.caller.user_id, post_id,
+                                               due_at(day, zone), zone)
     return rviews.reminder_set_notice(s.rt.holder.catalog, reminder, s.lang, before=before)
 
 
