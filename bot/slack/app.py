@@ -19,7 +19,6 @@ from slack_bolt.oauth.callback_options import CallbackOptions
 from slack_bolt.oauth.oauth_settings import OAuthSettings
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
-from slack_sdk.http_retry.handler import RetryHandler
 
 from bot.runtime import Runtime
 from bot.slack.commands.session import CHANNEL_INVITE, CHANNEL_OK
@@ -41,19 +40,13 @@ LAZY_THREADS = 64
 answers in seconds), so many threads, and never the acks' pool, so no ack waits behind them."""
 
 
-def retry_handlers() -> list[RetryHandler]:
-    """slack-sdk's retry handlers: 429 (waits ``Retry-After``; counted), 5xx and connection errors
-    (:func:`bot.slack.retry.app_retry_handlers`: cheap to copy, as Bolt does per request)."""
-    return app_retry_handlers()
-
-
 def make_client(runtime: Runtime, token: str | None = None) -> WebClient:
     """A ``WebClient`` for our settings (base URL, retry handlers); ``token`` defaults to the bot token."""
     settings = runtime.settings
     if token is None and settings.slack_bot_token is not None:
         token = settings.slack_bot_token.get_secret_value()
     return WebClient(token=token, base_url=settings.slack_api_url or WebClient.BASE_URL,
-                     retry_handlers=retry_handlers(), timeout=10)
+                     retry_handlers=app_retry_handlers(), timeout=10)
 
 
 class BotApp(App):

@@ -235,7 +235,7 @@ def test_clients_retry_429s_through_the_pacer(standin) -> None:
                              retry_handlers=[RateLimitErrorRetryHandler(max_retry_count=2)]))
     assert [type(h) for h in client.retry_handlers] == [PacedRateLimitRetryHandler]
     # The app's clients carry a subclass (it counts 429s): swapped too, the count kept.
-    from bot.slack.app import retry_handlers
+    from bot.slack.retry import app_retry_handlers as retry_handlers
 
     app_client = paced(WebClient(token="xoxb-test", retry_handlers=retry_handlers()))
     assert type(app_client.retry_handlers[0]) is PacedRateLimitRetryHandler
