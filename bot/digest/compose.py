@@ -35,7 +35,7 @@ from bot.catalog import Catalog
 from bot.catalog.attached import PerCatalog
 from bot.digest.plan import SubscriptionLike, plan_channel_digest
 from bot.digest.texts import dt
-from bot.slack.i18n import t
+from bot.slack.i18n import level_name, t
 from bot.slack.mrkdwn import Mrkdwn, link, plain, truncate
 from bot.slack.views.blocks import (
     MAX_SECTION_TEXT,
@@ -85,7 +85,7 @@ def _step_lines(catalog: Catalog, track_id: str, post_id: str, lang: str, total:
     post = catalog.post(post_id)
     step = catalog.step(track_id, post_id)
     position = catalog.order(track_id).index(post_id) + 1
-    meta = dt("step_meta", lang, position=position, total=total, level=t("level." + step.level, lang),
+    meta = dt("step_meta", lang, position=position, total=total, level=level_name(step.level, lang),
               source=post.source.label(lang), date=post_date(post, lang))
     lines: list[str] = [read_link(catalog, post, lang, bold=True),
                         Mrkdwn("_{}_").format(meta) + (Mrkdwn(" · *{}*").format(badge) if badge else "")]
@@ -304,7 +304,7 @@ class DmComposer:
             line = t("next.track_line", lang, track=name, read=len(done), total=len(order),
                      post=read_link(cat, post, lang, bold=True))
             meta = dt("dm_meta", lang, position=order.index(step.post) + 1, total=len(order),
-                      level=t("level." + step.level, lang))
+                      level=level_name(step.level, lang))
             text = Mrkdwn("{}\n_{}_").format(line, meta)
             if step.note:
                 text += Mrkdwn("\n") + truncate(step.note.get(lang), MAX_DM_NOTE)

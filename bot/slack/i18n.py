@@ -320,6 +320,12 @@ def t(key: str, lang: str = "en", **values: object) -> Mrkdwn:
     return lookup(STRINGS, key, lang, **values)
 
 
+def level_name(level: str, lang: str = "en") -> Mrkdwn:
+    """A step's level (``intro``, ``core``, ``advanced``, ``capstone``) as a reader sees it in
+    ``lang`` (入门, 核心 … in Chinese)."""
+    return t("level." + level, lang)
+
+
 def weekday_name(index: int, lang: str = "en") -> str:
     """Weekday name for 0=Monday … 6=Sunday."""
     return WEEKDAYS.get(lang, WEEKDAYS["en"])[index]

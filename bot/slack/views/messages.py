@@ -18,7 +18,7 @@ from bot import paths
 from bot.catalog import Catalog
 from bot.catalog.models import Step
 from bot.digest.weekly import WeeklySchedule, zone_label
-from bot.slack.i18n import t, weekday_name
+from bot.slack.i18n import level_name, t, weekday_name
 from bot.slack.ids import is_channel_id
 from bot.slack.mrkdwn import Mrkdwn, as_plain, link, truncate
 from bot.slack.views.blocks import (
@@ -172,7 +172,7 @@ def _personal_track_reply(catalog: Catalog, track_id: str, read: Collection[str]
 
     def step_line(i: int, step: Step, icon: str, bold: bool) -> Mrkdwn:
         text = read_link(catalog, catalog.post(step.post), lang, bold=bold)
-        return Mrkdwn("{} {}. {} · _{}_").format(Mrkdwn(icon), i + 1, text, t("level." + step.level, lang))
+        return Mrkdwn("{} {}. {} · _{}_").format(Mrkdwn(icon), i + 1, text, level_name(step.level, lang))
 
     def head_section() -> Block:
         head = [t("track.path", lang)]
@@ -285,7 +285,7 @@ def _shared_track_reply(catalog: Catalog, track_id: str, lang: str, notice: str 
         lines.append(Mrkdwn("_{}_").format(t("track.showing", lang, first=start + 1, last=end, total=len(steps))))
     for i, step in enumerate(steps[start:end], start=start + 1):
         text = read_link(catalog, catalog.post(step.post), lang, bold=False)
-        lines.append(Mrkdwn("{} {}. {} · _{}_").format(Mrkdwn(ICON_UNREAD), i, text, t("level." + step.level, lang)))
+        lines.append(Mrkdwn("{} {}. {} · _{}_").format(Mrkdwn(ICON_UNREAD), i, text, level_name(step.level, lang)))
     more = t("track.more_steps", lang, n=len(steps) - end) if end < len(steps) else None
     tail = [more, Mrkdwn("`/vllm-path {}`").format(track_id)] if more else []
     blocks.extend(sections([*lines, *tail]))
