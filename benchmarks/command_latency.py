@@ -5,8 +5,9 @@ Both servers are the same setup: waitress + Bolt's WSGI adapter (:class:`bot.ser
 loopback, signature verification on, each in **its own process** (as an app runs in production:
 Slack's side is elsewhere), the Web API and the response URLs at one local
 :class:`~bot.slack.standin.SlackStandIn` in the benchmark's process, which also runs the clients.
-So neither the load generator nor Slack's side of the exchange (the stand-in parses each reply
-and checks its blocks against Block Kit's limits, as Slack does) is charged to the app's process;
+So neither the load generator nor Slack's side of the exchange (the stand-in checks each reply's
+blocks against Block Kit's limits, as Slack does, once per distinct body: it remembers the verdict
+by the body's bytes and parses a recorded reply only when it is read) is charged to the app's process;
 both apps share the machine's two cores with them alike. One serves the real app (``build_app``), the other a
 Bolt app whose only listener acks and posts a one-line reply to the response URL (the same path
 the real reply takes). ``--clients`` closed-loop clients (default 50) each send a signed command

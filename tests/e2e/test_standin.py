@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import threading
 import time
+import urllib.error
+import urllib.request
 from urllib.parse import parse_qs
 
 import pytest
@@ -394,3 +396,35 @@ def test_conversations_info_answers_as_slack_does():
         with pytest.raises(SlackApiError) as err:
             c.users_info(user="U0NOBODY")
         assert err.value.response["error"] == "user_not_found"
+
+
+def _post_raw(url: str, raw: bytes) -> tuple[int, bytes]:
+    req = urllib.request.Request(url, data=raw, method="POST",
+                                 headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            return resp.status, resp.read()
+    except urllib.error.HTTPError as refused:
+        return refused.code, refused.read()
+
+
+def test_a_response_url_refuses_what_is_not_a_json_object_every_time(standin):
+    """Slack answers 400 ``invalid_payload`` to a body that is not a JSON object. The stand-in
+    remembers verdicts by the body's bytes; a refused body is never remembered as fine, so the
+    same bytes are refused again, and nothing is recorded."""
+    url = standin.response_url()
+    for raw in (b"{not json", b"{not json", b"[1, 2]", b"[1, 2]", b"\xff\xfe", b'"text"'):
+        assert _post_raw(url, raw) == (400, b"invalid_payload")
+    assert standin.responses() == []
+
+
+def test_a_reply_posted_twice_is_recorded_twice_with_its_body(standin):
+    """A body the stand-in has seen before (its verdict remembered, not parsed again on arrival)
+    is still recorded, and its ``body`` reads as the JSON that was posted."""
+    url = standin.response_url()
+    raw = json.dumps({"text": "Read next", "blocks": [{"type": "divider"}]}).encode()
+    assert _post_raw(url, raw)[0] == 200
+    assert _post_raw(url, raw)[0] == 200
+    posts = standin.responses()
+    assert [p.body for p in posts] == [{"text": "Read next", "blocks": [{"type": "divider"}]}] * 2
+    assert [p.status for p in posts] == [200, 200]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import itertools
+import json
 import math
 import threading
 import time
@@ -454,16 +455,21 @@ class SlackStandIn:
 
     _VERDICTS_MAX = 256
 
-    def _blocks_refused(self, body: dict[str, Any], raw: bytes | None) -> bool:
-        """Whether Slack would refuse ``body``'s blocks in a message (remembered by ``raw``)."""
-        refused = self._verdicts.get(raw) if raw is not None else None
+    def _blocks_refused(self, raw: bytes) -> bool:
+        """Whether Slack would refuse the blocks of the message posted as ``raw`` (JSON text).
+        The verdict depends on those bytes alone, so it is remembered by them: a reply posted
+        again is neither parsed nor walked again. Raises ``ValueError`` when ``raw`` is not a
+        JSON object (never remembered)."""
+        refused = self._verdicts.get(raw)
         if refused is None:
+            body = json.loads(raw.decode("utf-8") or "{}")
+            if not isinstance(body, dict):
+                raise ValueError("a response-URL body is a JSON object")
             blocks = body.get("blocks")
             refused = bool(blocks and blockkit.block_kit_problems(blocks, "message"))
-            if raw is not None:
-                if len(self._verdicts) >= self._VERDICTS_MAX:
-                    self._verdicts.clear()
-                self._verdicts[raw] = refused
+            if len(self._verdicts) >= self._VERDICTS_MAX:
+                self._verdicts.clear()
+            self._verdicts[raw] = refused
         return refused
 
     def _ok_body(self, method: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -471,20 +477,19 @@ class SlackStandIn:
         answer a method otherwise (tests answer ``oauth.v2.access`` with tokens)."""
         return ok_body(self, method, args)
 
-    def answer_response(self, key: str, url: str, body: dict[str, Any],
-                        raw: bytes | None = None) -> tuple[int, str]:
+    def answer_response(self, key: str, url: str, raw: bytes) -> tuple[int, str]:
         """Answer one post to response URL ``key`` (server threads): ``(HTTP status, text)``;
-        recorded (:meth:`responses`). ``raw``: the JSON text ``body`` was parsed from, when known;
-        the Block Kit verdict is remembered by it (a verdict depends on the body alone), so a
-        reply posted again is not walked again."""
-        if self._blocks_refused(body, raw):
+        recorded (:meth:`responses`, whose ``body`` is parsed from ``raw`` when first read).
+        ``raw``: the JSON text posted. Raises ``ValueError`` when it is not a JSON object (the
+        transport answers 400 ``invalid_payload``, as Slack does, and records nothing)."""
+        if self._blocks_refused(raw):
             with self._cond:
-                self._record_response(ResponsePost(key, url, body, 400, time.monotonic()))
+                self._record_response(ResponsePost(key, url, raw, 400, time.monotonic()))
             return 400, "invalid_blocks"
         with self._cond:
             used = self._responses.answered(key)
             status = 200 if used < self.response_url_limit else 404
-            self._record_response(ResponsePost(key, url, body, status, time.monotonic()))
+            self._record_response(ResponsePost(key, url, raw, status, time.monotonic()))
         return status, ("ok" if status == 200 else "used_url")
 
 

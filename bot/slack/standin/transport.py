@@ -28,9 +28,9 @@ class Answers(Protocol):
         ``Authorization`` header."""
         ...
 
-    def answer_response(self, key: str, url: str, body: dict[str, Any],
-                        raw: bytes | None = None) -> tuple[int, str]:
-        """A post to response URL ``key``: ``(HTTP status, text body)``."""
+    def answer_response(self, key: str, url: str, raw: bytes) -> tuple[int, str]:
+        """A post of JSON text ``raw`` to response URL ``key``: ``(HTTP status, text body)``;
+        raises ``ValueError`` when ``raw`` is not a JSON object."""
         ...
 
 
@@ -104,12 +104,10 @@ def handler_for(standin: Answers) -> type[BaseHTTPRequestHandler]:
             elif parts.path.startswith("/response/") and self.command == "POST":
                 key = parts.path[len("/response/"):].strip("/")
                 try:
-                    body = json.loads(raw.decode("utf-8") or "{}")
-                except ValueError:
+                    status, text = standin.answer_response(key, standin.base_url + parts.path, raw)
+                except ValueError:  # not JSON (UnicodeDecodeError is one too): Slack's answer
                     self._send(400, b"invalid_payload", "text/plain")
                     return
-                status, text = standin.answer_response(key, standin.base_url + parts.path, body,
-                                                       raw=raw)
                 self._send(status, text.encode(), "text/html")
             else:
                 self._send(404, b"not found", "text/plain")
