@@ -234,6 +234,9 @@ def test_short_queries_find_their_posts_first_and_do_not_tie_everything(small, q
     ("quantisation", "quantization"),
     ("disagregated serving", "disaggregated serving"),
     ("spekulative", "speculative"),
+    ("eagel", "eagle"),          # two letters swapped in a five-letter word
+    ("eagke", "eagle"),          # one letter mistyped
+    ("quantizaiton", "quantization"),
 ])
 def test_typos_and_spelling_variants_find_the_same_posts(small, variant, canonical):
     assert top_ids(small, canonical, k=1)[0] in top_ids(small, variant, k=3)
@@ -324,6 +327,26 @@ def test_match_track_names_the_track(small, query, expected):
     "vllm", "speculative decoding on tpu",
 ])
 def test_match_track_does_not_fire_on_post_queries(small, query):
+    assert small.match_track(query) is None
+
+
+def test_four_letter_words_are_not_corrected_by_one_edit(small):
+    """One edit in four letters is a quarter of the word: ``eagl`` completes to ``eagle`` (a
+    prefix), but ``tpux``/``tpuu`` are not read as anything they are one edit from."""
+    assert top_ids(small, "eagl", k=1) in (["p-eagle"], ["eagle-three"])
+    assert small.search("rixl").results == ()
+
+
+@pytest.mark.parametrize("query, expected", [
+    ("推侧解码", "spec"), ("推测解吗", "spec"), ("硬件平抬", "hardware"), ("PD 分离服物", "pd"),
+])
+def test_a_chinese_track_name_with_one_character_mistyped_names_the_track(small, query, expected):
+    match = small.match_track(query)
+    assert match is not None and match.track_id == expected and match.score < 100
+
+
+@pytest.mark.parametrize("query", ["推测", "量花", "推测解码器", "解码推测", "推侧解吗", "pd 分离服", "spex"])
+def test_more_than_one_mistyped_character_or_a_short_name_names_no_track_by_typo(small, query):
     assert small.match_track(query) is None
 
 

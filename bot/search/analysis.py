@@ -164,6 +164,21 @@ def stem(word: str) -> str:
     return word
 
 
+_HAN_CHAR = re.compile(rf"[{_CJK}]")
+
+
+def one_han_apart(a: str, b: str, min_chars: int = 4) -> bool:
+    """Whether ``a`` and ``b`` (spaces ignored) have the same length, at least ``min_chars``
+    characters, and differ in exactly one place, where both hold a CJK character: the typo of a
+    Chinese name typed by sound (``推侧解码`` for ``推测解码``: 侧 and 测 are both *cè*)."""
+    a, b = a.replace(" ", ""), b.replace(" ", "")
+    if len(a) != len(b) or len(a) < min_chars:
+        return False
+    diffs = [(x, y) for x, y in zip(a, b, strict=True) if x != y]
+    return (len(diffs) == 1 and bool(_HAN_CHAR.match(diffs[0][0]))
+            and bool(_HAN_CHAR.match(diffs[0][1])))
+
+
 def _bigrams(run: str) -> list[str]:
     if len(run) == 1:
         return [run]

@@ -77,6 +77,18 @@ AMBIGUITY_MARGIN = 3.0
 FUZZY_CUTOFF = 85.0
 """``rapidfuzz.fuzz.ratio`` cutoff for typo correction of words of 4+ characters."""
 
+NEAR_CUTOFF = 80.0
+"""The ``fuzz.ratio`` cutoff for a known word one edit away (found through the symmetric
+deletes) from an unknown word of :data:`NEAR_MIN_CHARS` or more: one swapped or mistyped letter in
+a five-letter word (``eagel``, ``medsua``) scores 80, under :data:`FUZZY_CUTOFF`."""
+
+NEAR_MIN_CHARS = 5
+"""Shorter unknown words are corrected only at :data:`FUZZY_CUTOFF` (one edit in four letters is
+a quarter of the word)."""
+
+TYPO_HAN_SCORE = 90.0
+"""The track score of a query that is one track's Chinese name with one character mistyped."""
+
 FIELD_WEIGHTS = {"title": 1.0, "tags": 0.9, "id": 0.8, "answers": 0.7, "summary": 0.6, "track": 0.4}
 """How much a match in each field of a post counts (the best field of a term wins). ``answers``
 are the questions and terms of ``catalog/answers.yaml`` (no multi-field bonus)."""
@@ -411,8 +423,9 @@ class Index:
         # only for long words with no such neighbour (two typos in one word).
         near = {w for v in _deletes(word) for w in self._deletes.get(v, ())}
         if near:
+            cutoff = NEAR_CUTOFF if len(word) >= NEAR_MIN_CHARS else FUZZY_CUTOFF
             hits = process.extract(word, sorted(near), scorer=fuzz.ratio, processor=None,
-                                   score_cutoff=FUZZY_CUTOFF, limit=5)
+                                   score_cutoff=cutoff, limit=5)
         elif len(word) >= FULL_SCAN_CHARS:
             lo, hi = max(3, math.floor(len(word) * 0.74)), math.ceil(len(word) * 1.36)
             choices = [w for n in range(lo, hi + 1) for w in self._surface_by_len.get(n, ())]

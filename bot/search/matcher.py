@@ -7,7 +7,7 @@ import re
 import numpy as np
 from rapidfuzz import fuzz, process
 
-from bot.search.analysis import _PARTS_RE, _bigrams, _Concept, _Unit, normalize, stem
+from bot.search.analysis import _PARTS_RE, _bigrams, _Concept, _Unit, normalize, one_han_apart, stem
 from bot.search.index import (
     _GENERIC_DF,
     _GENERIC_FACTOR,
@@ -22,6 +22,7 @@ from bot.search.index import (
     SHORT_QUERY_CHARS,
     SIMILARITY_CHARS,
     TRACK_THRESHOLD,
+    TYPO_HAN_SCORE,
     Index,
     _field_of,
 )
@@ -87,14 +88,15 @@ class Matcher(Index):
         Scores (0..100): 100 when the normalized query equals a track's id, English or Chinese name
         or alias (spaces ignored: ``pd分离`` = ``PD 分离``); 95 when equal after vocabulary
         canonicalisation and stemming (``disaggregated`` = ``disaggregation``, ``model
-        quantization`` = ``模型量化``); 60-95 when every word of the query is a word of one name,
-        rising with the share of the name covered (a word found in over half the posts, such as
-        ``vllm``, weighs the share of posts without it, at least a quarter, and cannot name a track
-        alone); such a partial match is dropped when another track scores within
-        :data:`AMBIGUITY_MARGIN`. A typo-corrected query (``specualtive decodng``) scores times the
-        correction's ``fuzz.ratio``/100. Below :data:`TRACK_THRESHOLD` there is no match. A query
-        with a word that belongs to no single name (``eagle``, ``fp8 kv cache``, ``amd mi300x``)
-        does not match, nor does one of :data:`SHORT_QUERY_CHARS` letters or fewer that is not
+        quantization`` = ``模型量化``); 90 when it is one track's Chinese name with one character
+        mistyped (``推侧解码``, :func:`~bot.search.analysis.one_han_apart`); 60-95 when every word
+        of the query is a word of one name, rising with the share of the name covered (a word found
+        in over half the posts, such as ``vllm``, weighs the share of posts without it, at least a
+        quarter, and cannot name a track alone); such a partial match is dropped when another
+        track scores within :data:`AMBIGUITY_MARGIN`. A typo-corrected query (``specualtive
+        decodng``) scores times the correction's ``fuzz.ratio``/100. Below :data:`TRACK_THRESHOLD`
+        there is no match. A query with a word that belongs to no single name (``eagle``, ``fp8 kv
+        cache``, ``amd mi300x``) does not match, nor does one of :data:`SHORT_QUERY_CHARS` letters or fewer that is not
         exactly an id or alias (``tts``, ``kv``), nor a sentence much longer than any name.
         """
         return self._match_track(normalize(query[: MAX_QUERY_CHARS * 4])[:MAX_QUERY_CHARS])
@@ -108,6 +110,10 @@ class Matcher(Index):
             return TrackMatch(exact[0], 100.0, exact[1])
         if len(norm.replace(" ", "")) <= SHORT_QUERY_CHARS:
             return None  # an abbreviation names a track only when it is an id or alias (above)
+        typo = {(tid, name) for tid, name, name_norm, _ in self._track_names if one_han_apart(norm, name_norm)}
+        if len({tid for tid, _ in typo}) == 1:  # one Chinese character off one track's name
+            tid, name = min(typo)
+            return TrackMatch(tid, TYPO_HAN_SCORE, name)
         if len(norm.split()) > 2 * self._max_name_units + 2:
             return None  # a sentence, not a name
         corrected, factor = self._correct(norm)

@@ -16,7 +16,11 @@
     /vllm-path stats                        reading insights (workspace admins and owners)
 
 Whether ``<track>|<query>`` names a track is decided by the matcher, not here. A first word that
-is close to a keyword but not one (``folow spec``) gives ``kind="did_you_mean"``.
+is close to a keyword but not one (``folow spec``) gives ``kind="did_you_mean"``. "What next"
+said the other way round (``spec next``, ``what's next?``, ``推测解码的下一篇``) is ``next``.
+
+The grammar is one concern, the whole command language: its keyword table, the schedule words
+and the phrases above are read together, and split apart they would be read apart.
 """
 
 from __future__ import annotations
@@ -228,7 +232,9 @@ class Command:
     near-miss keyword, or the right form of a schedule that was refused); ``note`` an i18n key the
     reply adds (how an abbreviation was read); ``truncated`` says the input was longer than
     :data:`MAX_TEXT`;
-    ``steps`` the steps per week a ``subscribe`` asks for (``3 steps``; checked by the use case).
+    ``steps`` the steps per week a ``subscribe`` asks for (``3 steps``; checked by the use case);
+    ``query`` the whole text when a ``next`` was read from text that may also be a search
+    (``qwen3 next``): the use case searches it when ``arg`` names no track.
     """
 
     kind: Kind
@@ -242,6 +248,7 @@ class Command:
     error_choices: tuple[str, ...] = ()
     note: str | None = None
     truncated: bool = False
+    query: str | None = None
 
 
 @dataclass(frozen=True)
@@ -410,6 +417,33 @@ def _take_steps(words: list[str]) -> tuple[list[str], int | None]:
     return words, None
 
 
+_NEXT_FILLER = frozenset({"what", "what's", "whats", "is", "are", "my", "me", "i", "should", "shall",
+                          "do", "to", "read", "the", "up", "comes", "come", "in", "for", "on", "of"})
+"""English words around "next" that ask the question and name no track (``what should i read next``)."""
+
+_NEXT_ZH_FILLER = re.compile(r"^(?:我的|我)|(?:的|文章|读什么|看什么|读哪篇|看哪篇|是什么|是哪篇|呢|吗)+$")
+
+
+def _next_topic(text: str) -> str:
+    """``text`` (after "next", or before it) without the words that only ask the question."""
+    words = [w for w in text.casefold().strip(" ?？。").split() if w not in _NEXT_FILLER]
+    return _NEXT_ZH_FILLER.sub("", " ".join(words)).strip()
+
+
+def _next_last(words: list[str]) -> str | None:
+    """The track text of a "what next" with the keyword last, or ``None``: ``spec next``,
+    ``what should I read next?`` (``""``, every followed track), ``推测解码下一篇``,
+    ``推测解码的下一篇是什么``; at most five words before it (a longer text is a query)."""
+    low = " ".join(words).casefold().rstrip(" ?？。")
+    low = re.sub(r"(?:是什么|是哪篇|读什么|呢|吗)+$", "", low)
+    if low.endswith("下一篇") and len(low) > len("下一篇"):
+        return _next_topic(low[: -len("下一篇")])
+    parts = low.split()
+    if 1 <= len(parts) <= 6 and parts[-1] == "next":
+        return _next_topic(" ".join(parts[:-1]))
+    return None
+
+
 def parse(text: str) -> Command:
     """Parse slash-command text (as Slack sends it, escaped). Never raises; unknown text is a
     ``query``.
@@ -432,6 +466,8 @@ def parse(text: str) -> Command:
             first, rest = joined, [words[0].lstrip("/")[len(joined):], *rest]
     arg = " ".join(rest)
     kind = KEYWORDS.get(first)
+    if kind is None and (topic := _next_last(words)) is not None:
+        return Command("next", arg=topic, truncated=truncated, query=raw.strip())
     if kind is None:
         # A near-miss of a keyword followed by more words ("folow spec", "subscibe pd monday").
         if rest and len(first) >= 4 and first.isascii():
@@ -440,7 +476,9 @@ def parse(text: str) -> Command:
                 return Command("did_you_mean", arg=raw.strip(), suggestion=f"{best[0]} {arg}".strip(),
                                truncated=truncated)
         return Command("query", arg=raw.strip(), truncated=truncated)
-    if kind in ("help", "next", "subscriptions", "stats"):
+    if kind == "next":
+        return Command(kind, arg=_next_topic(arg), truncated=truncated)
+    if kind in ("help", "subscriptions", "stats"):
         return Command(kind, arg=arg, truncated=truncated)
     if kind == "lang":
         chosen = arg.casefold()

@@ -142,8 +142,11 @@ def test_a_mistyped_command_alone_is_answered_with_the_command_not_a_track(runti
         text = h.command(ALICE, typed).text
         assert f"Did you mean `/vllm-path {meant}`?" in text, (typed, text)
         assert "track?" not in text, (typed, text)
-    # A mistyped track still gets the track.
-    assert "Did you mean the Quantization track?" in h.command(ALICE, "qaunt").text
+    # A mistyped track still gets the track: its posts (the typo is read as "quant") and a
+    # pointer to the track.
+    qaunt = h.command(ALICE, "qaunt")
+    assert "This looks like the *Quantization* track: `/vllm-path quant` shows its path." in str(qaunt.blocks)
+    assert "Quantization" in qaunt.text
 
 
 # --- B: the catalog folder's vocabulary -------------------------------------------------------------

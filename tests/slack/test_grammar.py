@@ -203,3 +203,25 @@ def test_a_chinese_keyword_may_be_joined_to_what_follows(text, kind, arg):
 @pytest.mark.parametrize("text", ["语言模型推理", "推测解码", "量化是什么", "关"])
 def test_text_that_only_starts_like_a_keyword_stays_a_query(text):
     assert parse(text).kind == "query"
+
+
+@pytest.mark.parametrize("text, arg", [
+    ("spec next", "spec"), ("speculative decoding next", "speculative decoding"),
+    ("what's next?", ""), ("What should I read next", ""), ("what comes next", ""), ("next?", ""),
+    ("推测解码下一篇", "推测解码"), ("推测解码 下一篇", "推测解码"), ("推测解码的下一篇", "推测解码"),
+    ("推测解码的下一篇是什么？", "推测解码"), ("我的下一篇", ""), ("下一篇读什么", ""),
+    ("next 读什么", ""), ("next spec", "spec"), ("下一篇？", ""), ("下一篇文章", ""),
+])
+def test_what_next_asked_the_other_way_round_is_next(text, arg):
+    """The keyword last (``spec next``, 推测解码的下一篇) or wrapped in a question (``what's next?``,
+    下一篇读什么): the question words are dropped, what is left names the track."""
+    cmd = parse(text)
+    assert (cmd.kind, cmd.arg) == ("next", arg)
+
+
+@pytest.mark.parametrize("text", [
+    "a very long sentence about serving that happens to end in next",
+    "nextjs", "the next big thing", "multi-token prediction: what comes after next-token",
+])
+def test_next_inside_a_query_leaves_it_a_query(text):
+    assert parse(text).kind == "query"

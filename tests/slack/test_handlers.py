@@ -263,3 +263,15 @@ def test_session_state_follows_its_own_writes(runtime):
     assert s.unfollow("pd") and not s.unfollow("pd")
     assert s.follows() == runtime.store.follows("T1", "U1") == ["spec"]
     assert s.read() == runtime.store.read_posts("T1", "U1") == {order[1]}
+
+
+def test_next_asked_with_the_keyword_last_names_the_track_or_searches_the_whole_text(runtime):
+    """``pd next`` and 推测解码的下一篇 are ``next <track>``; ``qwen3 next`` names no track, so it
+    is searched as typed and finds the Qwen3-Next post."""
+    h = handlers(runtime)
+    cat = runtime.holder.catalog
+    assert h.command(ALICE, "pd next").blocks == h.command(ALICE, "next pd").blocks
+    assert h.command(ALICE, "推测解码的下一篇").blocks == h.command(ALICE, "下一篇 推测解码").blocks
+    qwen = h.command(ALICE, "qwen3 next")
+    assert cat.post("qwen3-next").title in qwen.text
+    assert qwen.blocks == h.command(ALICE, "search qwen3 next").blocks

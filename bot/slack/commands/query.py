@@ -26,10 +26,13 @@ def search_posts(s: Session, cmd: grammar.Command) -> Reply:
 @command("next")
 def next_reads(s: Session, cmd: grammar.Command) -> Reply:
     """``next``: the next read in every followed track; ``next <track>``: that track's next step
-    (followed or not); a name that matches no track gets the track list and a did-you-mean."""
+    (followed or not); a name that matches no track gets the track list and a did-you-mean, or,
+    when the keyword came last (``qwen3 next``: a post's name), the search for the whole text."""
     if not cmd.arg.strip():
         return s.next_reply()
     tid = s.resolve_track(cmd.arg)
+    if tid is None and cmd.query:
+        return s.query(cmd.query)
     if tid is None:
         return views.text_reply(s.unknown_track(cmd.arg, "next"))
     return views.next_reply(s.rt.holder.catalog, [tid], s.read(), s.lang)

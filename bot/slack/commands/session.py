@@ -362,12 +362,17 @@ class Session:
 
     def search(self, text: str, notice: str | None = None, offset: int = 0) -> Reply:
         """Search results for ``text`` from ``offset`` (see :meth:`query`), without the track
-        look-up (a *More results* click pages the same search)."""
+        look-up (a *More results* click pages the same search). Results for one word close
+        to a track's name (:meth:`bot.search.Matcher.suggest_track`) point at the track too."""
         loaded = self.rt.holder.loaded
         result = loaded.matcher.search(text, limit=views.MAX_RESULTS, offset=offset)
         if offset and not result.results and result.total:  # the page is gone: show the first
             result = loaded.matcher.search(text, limit=views.MAX_RESULTS)
         quiet = bool(result.results) or not text.strip() or result.link is not None  # a link: no guess
+        if result.results and result.track is None and len(text.split()) == 1:
+            # posts found for a word near a track name ("qaunt" finds quantization posts): point at it
+            near = loaded.matcher.suggest_track(text)
+            result = replace(result, track=near) if near is not None else result
         suggestion = None if quiet else self.suggest_command(text) or self.suggest(text)
         return search_reply(loaded.catalog, text, result, self.read(), self.lang,
                             notice=notice, suggestion=suggestion)
