@@ -142,6 +142,26 @@ is India, Ireland and Israel; ``CST`` US Central, China and Cuba; ``BST`` Britis
 Bangladesh): the parser refuses it and lists the choices. zoneinfo's own slash-less legacy
 names (``EST`` = fixed UTC-5, ``MST`` = fixed UTC-7) are never used for these."""
 
+CITY_ZONES: dict[str, str] = {
+    "beijing": "Asia/Shanghai", "北京": "Asia/Shanghai", "shenzhen": "Asia/Shanghai",
+    "深圳": "Asia/Shanghai", "hangzhou": "Asia/Shanghai", "杭州": "Asia/Shanghai",
+    "guangzhou": "Asia/Shanghai", "广州": "Asia/Shanghai", "上海": "Asia/Shanghai",
+    "china": "Asia/Shanghai", "中国": "Asia/Shanghai", "香港": "Asia/Hong_Kong",
+    "台北": "Asia/Taipei", "东京": "Asia/Tokyo", "新加坡": "Asia/Singapore",
+    "new york": "America/New_York", "nyc": "America/New_York", "boston": "America/New_York",
+    "washington": "America/New_York", "san francisco": "America/Los_Angeles",
+    "sf": "America/Los_Angeles", "bay area": "America/Los_Angeles",
+    "silicon valley": "America/Los_Angeles", "seattle": "America/Los_Angeles",
+    "san jose": "America/Los_Angeles", "austin": "America/Chicago", "dallas": "America/Chicago",
+    "bangalore": "Asia/Kolkata", "bengaluru": "Asia/Kolkata", "mumbai": "Asia/Kolkata",
+    "delhi": "Asia/Kolkata", "new delhi": "Asia/Kolkata", "hyderabad": "Asia/Kolkata",
+    "india": "Asia/Kolkata", "munich": "Europe/Berlin", "münchen": "Europe/Berlin",
+    "uk": "Europe/London", "tel aviv": "Asia/Jerusalem", "hong kong": "Asia/Hong_Kong",
+}
+"""Places people name instead of a zone (case-insensitive; one or two words) that are not the
+city of an IANA ``Area/City`` name, as the zone they keep. An IANA city typed alone (``Berlin``,
+``Tokyo``, ``New York``, ``los_angeles``) is read without this table (:func:`_city_zone`)."""
+
 ZONE_NOTES: dict[str, str] = {"mst": "tz.mst_note"}
 """Abbreviations whose mapping the reply explains (an i18n key)."""
 
@@ -154,6 +174,25 @@ def _zones() -> dict[str, str]:
     zones = {z.casefold(): z for z in available_timezones()}
     zones.setdefault("utc", "UTC")
     return zones
+
+
+@functools.lru_cache(maxsize=1)
+def _cities() -> dict[str, str]:
+    """IANA zones by their city alone (``berlin`` -> ``Europe/Berlin``, ``new york`` ->
+    ``America/New_York``), for the cities only one zone has (built once)."""
+    seen: dict[str, list[str]] = {}
+    for zone in _zones().values():
+        area, _, city = zone.rpartition("/")
+        if area.split("/")[0].casefold() in _IANA_AREAS - {"etc", "us", "canada", "brazil", "mexico", "chile"}:
+            seen.setdefault(city.replace("_", " ").casefold(), []).append(zone)
+    return {city: zones[0] for city, zones in seen.items() if len(zones) == 1}
+
+
+def _city_zone(text: str) -> str | None:
+    """The zone of a place: :data:`CITY_ZONES`, else an IANA city typed alone (any case, space
+    or underscore), else ``None``."""
+    low = text.casefold().replace("_", " ")
+    return CITY_ZONES.get(low) or _cities().get(low)
 
 
 def canonical_zone(name: str) -> str | None:
@@ -216,8 +255,39 @@ def _as_zone(word: str) -> _Zone | None:
             return None  # "p/d", "prefill/decode": part of the track
         zone = canonical_zone(word)
         return _Zone(zone=zone) if zone else _Zone(unknown=True)
-    zone = canonical_zone(word) if word[:1].isupper() else None
+    zone = (canonical_zone(word) if word[:1].isupper() else None) or _city_zone(word)
     return _Zone(zone=zone) if zone else None
+
+
+def _as_zone_pair(first: str, second: str) -> _Zone | None:
+    """A zone typed as two words: ``America/New York``, ``New York``, ``san francisco``."""
+    if "/" in first:
+        zone = canonical_zone(f"{first}_{second}")
+        return _Zone(zone=zone) if zone else None
+    zone = _city_zone(f"{first} {second}")
+    return _Zone(zone=zone) if zone else None
+
+
+_ZH_TIME = re.compile(r"^(上午|早上|早晨|凌晨|中午|下午|晚上|傍晚)?(\d{1,2})[点點时時](半|(\d{1,2})分?)?$")
+_SPOKEN_TIMES = {"noon": "12:00", "midday": "12:00", "中午": "12:00", "midnight": "00:00"}
+
+
+def _time_word(low: str) -> str:
+    """A time typed another common way, as ``H:MM`` (``9.30``, ``21h``, ``21h30``, ``noon``,
+    ``上午9点``, ``下午3点半``); other words unchanged."""
+    if low in _SPOKEN_TIMES:
+        return _SPOKEN_TIMES[low]
+    m = re.match(r"^(\d{1,2})(?:\.(\d{2})|h(\d{2})?)$", low)
+    if m:
+        return f"{m.group(1)}:{m.group(2) or m.group(3) or '00'}"
+    m = _ZH_TIME.match(low)
+    if m:
+        hour = int(m.group(2))
+        if m.group(1) in ("下午", "晚上", "傍晚") and hour < 12 or m.group(1) == "中午" and hour < 3:
+            hour += 12
+        minute = 30 if m.group(3) == "半" else int(m.group(4) or 0)
+        return f"{hour}:{minute:02d}"
+    return low
 
 
 @dataclass(frozen=True)
@@ -334,9 +404,15 @@ def _split_schedule(words: list[str], prefix: str) -> _Split:
     rest = list(words)
     while rest:
         word = rest[-1]
-        low = word.casefold()
+        low = _time_word(word.casefold())
+        pair = _as_zone_pair(rest[-2], word) if zone is None and len(rest) >= 2 else None
+        if pair is not None:
+            zone, zone_word = pair, f"{rest[-2]} {word}"
+            rest.pop()
         found = _as_zone(word) if zone is None else None
-        if found is not None:
+        if pair is not None:
+            pass
+        elif found is not None:
             zone = found
             zone_word = word
         elif at_time is None and _TIME.match(low) and (":" in low or low.endswith(("am", "pm"))):

@@ -225,3 +225,35 @@ def test_what_next_asked_the_other_way_round_is_next(text, arg):
 ])
 def test_next_inside_a_query_leaves_it_a_query(text):
     assert parse(text).kind == "query"
+
+
+@pytest.mark.parametrize("text, weekday, at_time, zone", [
+    ("subscribe spec monday 9:00 Beijing", 0, "09:00", "Asia/Shanghai"),
+    ("subscribe spec 周一 上午9点 北京", 0, "09:00", "Asia/Shanghai"),
+    ("subscribe spec tue 下午3点半 Tokyo", 1, "15:30", "Asia/Tokyo"),
+    ("subscribe spec 晚上9点", None, "21:00", None),
+    ("subscribe spec friday 9.30", 4, "09:30", None),
+    ("subscribe spec friday 21h", 4, "21:00", None),
+    ("subscribe spec friday 21h30", 4, "21:30", None),
+    ("subscribe spec friday noon", 4, "12:00", None),
+    ("subscribe spec tuesday 9am America/New York", 1, "09:00", "America/New_York"),
+    ("subscribe spec tue 9am New York", 1, "09:00", "America/New_York"),
+    ("subscribe spec fri 10:00 san francisco", 4, "10:00", "America/Los_Angeles"),
+    ("subscribe spec fri 10:00 berlin", 4, "10:00", "Europe/Berlin"),
+    ("subscribe spec fri 10:00 Bangalore", 4, "10:00", "Asia/Kolkata"),
+])
+def test_schedules_typed_the_ways_people_write_them(text, weekday, at_time, zone):
+    """Times with a dot, an h, a word or in Chinese; places instead of zones (a city of an IANA
+    zone alone, in any case, or a well-known place such as Beijing); a zone typed as two words."""
+    cmd = parse(text)
+    assert (cmd.kind, cmd.arg, cmd.error) == ("subscribe", "spec", None)
+    assert cmd.schedule == ScheduleParts(weekday=weekday, at_time=at_time, timezone=zone)
+
+
+@pytest.mark.parametrize("text, bad", [
+    ("subscribe spec fri 25h", "25h"), ("subscribe spec fri 21h77", "21h77"),
+    ("subscribe spec fri 9.75", "9.75"), ("subscribe spec 下午25点", "下午25点"),
+])
+def test_a_time_typed_another_way_is_still_checked(text, bad):
+    cmd = parse(text)
+    assert (cmd.error, cmd.error_value) == ("sub.bad_time", bad)
