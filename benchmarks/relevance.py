@@ -11,7 +11,9 @@ lines are comments):
   the position of the first acceptable title among the first 10 results. A row whose titles are
   all missing from the catalog counts as a miss (and is listed under ``absent``).
 * ``kind=track``: ``expected`` is a track id. A system's track ranking is: for our matcher, the
-  track ``match_track`` names (if any), then the tracks of its post results in order of first
+  track its search result names (``SearchResult.track``: the track ``match_track`` names, whose
+  path the reply shows, else the track whose name the query holds, which the reply points at
+  beside the posts), then the tracks of its post results in order of first
   appearance; for the baselines (which rank posts only), the tracks of their post results in
   order of first appearance. The row ``matcher match_track`` is the strict reading the app uses:
   ``match_track`` alone names the expected track (hit@1 = hit@3 = MRR = accuracy).
@@ -96,7 +98,7 @@ def matcher_system(cat: Catalog) -> System:
     def run(query: str) -> tuple[list[str], list[str] | None]:
         result = matcher.search(query, limit=TOP)
         posts = [r.post_id for r in result.results]
-        track = matcher.match_track(query)
+        track = result.track  # the track the reply names: its path, or the hint beside the posts
         tracks = [track.track_id] if track else []
         return posts, _tracks_from_posts(cat, posts, tracks)
 

@@ -791,3 +791,39 @@ def test_the_postings_bm25_refuses_methods_that_score_absent_terms():
         with pytest.raises(ValueError, match="absent terms"):
             _PostingsBM25(method=method)
     assert _PostingsBM25().method == "lucene"
+
+
+# --- the track a question holds (the search's hint) -----------------------------------------------
+
+
+@pytest.mark.parametrize("query, expected", [
+    ("how small can fp8 quantization make my weights", "quant"),
+    ("does 推测解码 work with batching", "spec"),
+    ("what do engine internals say about amd", "internals"),  # two words of a name beat one
+])
+def test_a_search_points_at_the_track_whose_name_the_query_holds(small, query, expected):
+    """The hint beside the posts; it never opens the track (match_track stays None)."""
+    result = small.search(query)
+    assert small.match_track(query) is None
+    assert result.track is not None and result.track.track_id == expected
+    assert result.track.score < 80
+
+
+@pytest.mark.parametrize("query", ["rl or 量化 first", "serving on a laptop",
+                                   "fp8 quantization of the kv cache", "reinforcement learning on amd"])
+def test_a_search_points_at_no_track_for_a_tie_or_no_name(small, query):
+    assert small.search(query).track is None
+
+
+@pytest.mark.parametrize("query, expected", [
+    ("如何把模型量化到更小", "quant"),            # 模型量化 (two words) beats 模型 (generic anyway)
+    ("what hardware does vllm support", "hardware"),
+])
+def test_on_the_repo_catalog_a_question_points_at_its_track(repo_matcher, query, expected):
+    result = repo_matcher.search(query)
+    assert result.track is not None and result.track.track_id == expected
+
+
+def test_a_generic_name_is_no_hint(repo_matcher):
+    """``models`` is in over half the posts: it points at no track on its own."""
+    assert repo_matcher.search("image and video generation models").track is None

@@ -31,6 +31,7 @@ from bot.search.analysis import (
 )
 from bot.search.links import LinkIndex
 from bot.search.ranking import Postings, RankedIndex, ignorable_terms
+from bot.search.results import TrackMatch
 from bot.search.vocabulary import Vocabulary, default_vocabulary
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -86,6 +87,9 @@ NEAR_MIN_CHARS = 5
 """Shorter unknown words are corrected only at :data:`FUZZY_CUTOFF` (one edit in four letters is
 a quarter of the word)."""
 
+CONTAINED_SCORE = 70.0
+"""The score of a track whose name a query holds among other words (:meth:`Index._track_in`)."""
+
 TYPO_HAN_SCORE = 90.0
 """The track score of a query that is one track's Chinese name with one character mistyped."""
 
@@ -103,7 +107,6 @@ _SIM_FUZZY = 0.9
 _SIM_PREFIX = 0.75
 _GENERIC_DF = 0.5      # a term in more than half the posts is generic ...
 _GENERIC_FACTOR = 0.25  # ... and its concept weighs a quarter
-
 
 
 _BIT_TITLE, _BIT_TAGS, _BIT_ID, _BIT_SUMMARY, _BIT_ANSWERS = 1, 2, 4, 8, 16
@@ -333,6 +336,7 @@ class Index:
                     self._track_names.append(
                         (track.id, name, norm, tuple(self._canon_keys(self._units(norm)))))
         self._track_name_sets = [frozenset(c) for *_, c in self._track_names]
+        self._name_heads: dict[str, list[tuple[str, str, tuple[str, ...]]]] | None = None
         self._track_exact: dict[str, tuple[str, str]] = {}
         for tid, name, norm, _ in self._track_names:
             self._track_exact.setdefault(norm, (tid, name))
@@ -461,3 +465,36 @@ class Index:
         return " ".join(words), worst
 
     # --- track matching ---------------------------------------------------------------------------
+
+    def _key_weight(self, key: str) -> float:
+        """Weight of a name unit for coverage: 1, or for a word in over half the posts the share of
+        posts without it (at least :data:`_GENERIC_FACTOR`)."""
+        if key.startswith("="):
+            df = max((min(self._df(t) for t in terms) for terms in self._group_terms[int(key[1:])]),
+                     default=0)
+        else:
+            df = self._df(key)
+        share = df / max(self._n, 1)
+        return max(_GENERIC_FACTOR, 1.0 - share) if share > _GENERIC_DF else 1.0
+
+    def _track_in(self, norm: str) -> TrackMatch | None:
+        """The track whose name (id, alias) a normalized query holds as a run of canonical words
+        (``如何把模型量化到更小`` holds ``模型量化``), scored :data:`CONTAINED_SCORE`: of several,
+        the most words held; ``None`` for none, a tie, or generic names (``models``: in over half
+        the posts). A search's hint, never the track itself."""
+        keys = tuple(self._canon_keys(self._units(norm)))
+        if self._name_heads is None:  # specific names by first key, on first use (needs the df)
+            self._name_heads = {}
+            for tid, name, _, canon in (n for n in self._track_names if n[3]):
+                if max(map(self._key_weight, canon)) >= 0.5:
+                    self._name_heads.setdefault(canon[0], []).append((tid, name, canon))
+        found: dict[str, tuple[int, str]] = {}
+        for i, key in enumerate(keys):
+            for tid, name, canon in self._name_heads.get(key, ()):
+                if keys[i:i + len(canon)] == canon:
+                    found[tid] = max(found.get(tid, (0, "")), (len(canon), name))
+        ranked = sorted(found.items(), key=lambda kv: kv[1][0], reverse=True)
+        if not ranked or len(ranked) > 1 and ranked[1][1][0] >= ranked[0][1][0]:
+            return None  # two tracks' names as long: neither
+        return TrackMatch(ranked[0][0], CONTAINED_SCORE, ranked[0][1][1])
+

@@ -195,17 +195,6 @@ class Matcher(Index):
             return None  # as close to another track: a guess would be a coin toss
         return TrackMatch(tid, round(score, 1), name)
 
-    def _key_weight(self, key: str) -> float:
-        """Weight of a name unit for coverage: 1, or for a word in over half the posts the share of
-        posts without it (at least :data:`_GENERIC_FACTOR`)."""
-        if key.startswith("="):
-            df = max((min(self._df(t) for t in terms) for terms in self._group_terms[int(key[1:])]),
-                     default=0)
-        else:
-            df = self._df(key)
-        share = df / max(self._n, 1)
-        return max(_GENERIC_FACTOR, 1.0 - share) if share > _GENERIC_DF else 1.0
-
     # --- post search ----------------------------------------------------------------------------
 
     def _concepts(self, units: list[_Unit]) -> list[_Concept]:
@@ -349,6 +338,7 @@ class Matcher(Index):
             return SearchResult(query, None, (), HINT_EMPTY)
         # match_track reads the query as typed, which is `text` unless a link was dropped.
         track = self.match_track(query) if has_link else self._match_track(norm)
+        track = track or self._track_in(norm)
         ranked, extra = self._rank(norm, offset + limit + 1)
         if not ranked:
             return SearchResult(query, track, (), None)
