@@ -45,18 +45,18 @@ Kind = Literal["help", "query", "search", "next", "read", "unread", "follow", "u
 KEYWORDS: dict[str, Kind] = {
     "help": "help", "?": "help", "帮助": "help", "h": "help",
     "search": "search", "搜索": "search",
-    "next": "next", "下一篇": "next",
-    "read": "read", "done": "read", "已读": "read",
+    "next": "next", "下一篇": "next", "下一步": "next", "接下来": "next",
+    "read": "read", "done": "read", "已读": "read", "标记已读": "read",
     "unread": "unread", "未读": "unread",
     "follow": "follow", "关注": "follow",
     "unfollow": "unfollow", "取消关注": "unfollow",
     "subscribe": "subscribe", "sub": "subscribe", "订阅": "subscribe",
-    "unsubscribe": "unsubscribe", "unsub": "unsubscribe", "取消订阅": "unsubscribe",
+    "unsubscribe": "unsubscribe", "unsub": "unsubscribe", "取消订阅": "unsubscribe", "退订": "unsubscribe",
     "subscriptions": "subscriptions", "subs": "subscriptions",
     "dm": "dm", "私信": "dm",
     "lang": "lang", "language": "lang", "语言": "lang",
     "remind": "remind", "提醒": "remind",
-    "reminders": "reminders", "提醒列表": "reminders",
+    "reminders": "reminders", "提醒列表": "reminders", "我的提醒": "reminders",
     "stats": "stats", "统计": "stats",
 }
 """First words that select a command (English and Chinese)."""
@@ -502,7 +502,7 @@ _NEXT_ZH_FILLER = re.compile(r"^(?:我的|我)|(?:的|文章|读什么|看什么
 
 def _next_topic(text: str) -> str:
     """``text`` (after "next", or before it) without the words that only ask the question."""
-    words = [w for w in text.casefold().strip(" ?？。").split() if w not in _NEXT_FILLER]
+    words = [w for w in text.casefold().replace("’", "'").strip(" ?？。").split() if w not in _NEXT_FILLER]
     return _NEXT_ZH_FILLER.sub("", " ".join(words)).strip()
 
 
@@ -510,13 +510,18 @@ def _next_last(words: list[str]) -> str | None:
     """The track text of a "what next" with the keyword last, or ``None``: ``spec next``,
     ``what should I read next?`` (``""``, every followed track), ``推测解码下一篇``,
     ``推测解码的下一篇是什么``; at most five words before it (a longer text is a query)."""
-    low = " ".join(words).casefold().rstrip(" ?？。")
+    low = " ".join(words).casefold().replace("’", "'").rstrip(" ?？。")
     low = re.sub(r"(?:是什么|是哪篇|读什么|呢|吗)+$", "", low)
-    if low.endswith("下一篇") and len(low) > len("下一篇"):
-        return _next_topic(low[: -len("下一篇")])
+    for key in ("下一篇", "下一步"):
+        if low.endswith(key) and len(low) > len(key):
+            return _next_topic(low[: -len(key)])
     parts = low.split()
     if 1 <= len(parts) <= 6 and parts[-1] == "next":
         return _next_topic(" ".join(parts[:-1]))
+    if "next" in parts[:6] and len(parts) <= 10:  # "what's next in pd", "what should i read next for spec"
+        at = parts.index("next")
+        if parts[at + 1:at + 2] in (["in"], ["for"], ["on"], ["of"]) and _next_topic(" ".join(parts[:at])) == "":
+            return _next_topic(" ".join(parts[at + 2:]))
     return None
 
 

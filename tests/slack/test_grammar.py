@@ -257,3 +257,17 @@ def test_schedules_typed_the_ways_people_write_them(text, weekday, at_time, zone
 def test_a_time_typed_another_way_is_still_checked(text, bad):
     cmd = parse(text)
     assert (cmd.error, cmd.error_value) == ("sub.bad_time", bad)
+
+
+@pytest.mark.parametrize("text, kind, arg", [
+    ("what’s next?", "next", ""), ("what's next in pd?", "next", "pd"),
+    ("what should I read next for spec", "next", "spec"),
+    ("标记已读 p-eagle", "read", "p-eagle"), ("标记已读p-eagle", "read", "p-eagle"),
+    ("退订 spec", "unsubscribe", "spec"), ("下一步", "next", ""), ("推测解码 下一步", "next", "推测解码"),
+    ("接下来读什么", "next", ""), ("下一步读什么", "next", ""), ("我的提醒", "reminders", ""),
+])
+def test_more_ways_to_say_the_commands(text, kind, arg):
+    """A curly apostrophe (phones type one), ``next in <track>``, the Chinese button label and
+    common synonyms (退订, 下一步, 接下来, 我的提醒)."""
+    cmd = parse(text)
+    assert (cmd.kind, cmd.arg) == (kind, arg)
