@@ -275,3 +275,17 @@ def test_next_asked_with_the_keyword_last_names_the_track_or_searches_the_whole_
     qwen = h.command(ALICE, "qwen3 next")
     assert cat.post("qwen3-next").title in qwen.text
     assert qwen.blocks == h.command(ALICE, "search qwen3 next").blocks
+
+
+def test_read_or_remind_with_a_topic_asks_which_post_and_changes_nothing(runtime):
+    """A track's name or a topic several posts share (``kv cache``, ``fp8``, ``nixl``) is no one
+    post: nothing is marked and no reminder is set; a distinctive title part still acts."""
+    h = handlers(runtime)
+    for topic in ("quantization", "量化", "kv cache", "fp8", "nixl"):
+        h.command(ALICE, f"read {topic}")
+        h.command(ALICE, f"remind {topic} tomorrow")
+        assert runtime.store.read_posts("T1", "U1") == set(), topic
+    assert runtime.store.read_posts("T1", "U1") == set()
+    assert runtime.store.reminders("T1", "U1") == []
+    h.command(ALICE, "read eagle 3.1")
+    assert runtime.store.read_posts("T1", "U1") == {"eagle-3-1"}

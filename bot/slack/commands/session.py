@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from bot import paths
 from bot.runtime import Runtime
-from bot.search import SearchResult, track_named
+from bot.search import TRACK_THRESHOLD, SearchResult, track_named
 from bot.slack import grammar
 from bot.slack.i18n import LANGS, t
 from bot.slack.mrkdwn import Mrkdwn, truncate
@@ -32,12 +32,16 @@ from bot.text import has_han
 MAX_OFFSET = 10_000
 """The largest paging offset a button value may carry."""
 
-CLEAR_MARGIN = 3.0
+CLEAR_MARGIN = 15.0
+"""Score points by which the best search match must lead the second for ``read`` / ``unread`` /
+``remind <query>`` to act on it without asking. A title or its distinctive part leads by 16-32
+(``eagle 3.1``, ``agentx``, ``torch.compile``); a topic that several posts share leads by 2-10
+(``kv cache``, ``fp8``, ``nixl``, ``dspark``, ``autoround``): those ask which post."""
+
 CONFIDENT_SCORE = 80.0
 """The search score (0-100) a best match needs before ``read`` / ``unread`` / ``remind`` act on it
 without asking: named posts, titles and links score 88-100 on the eval sets, while loose text
 (``hello world``, ``that post from yesterday``, an unknown id) tops out at 35-72."""
-"""Score points by which the best search match must lead for ``read <query>`` to mark it."""
 
 
 @dataclass(frozen=True)
@@ -280,8 +284,9 @@ class Session:
     def resolve_posts(self, text: str) -> tuple[list[str], SearchResult | None]:
         """Post ids named by ``text``: exact ids / former ids (space-separated), else the search's
         best match when it is clear. Returns ``(post ids, search result or None)``; when the
-        best matches are close (:data:`CLEAR_MARGIN` points) or the best is weak (under
-        :data:`CONFIDENT_SCORE`) the ids are empty and the result lets the person pick."""
+        best matches are close (:data:`CLEAR_MARGIN` points), the best is weak (under
+        :data:`CONFIDENT_SCORE`) or the text names a track, the ids are empty and the result lets
+        the person pick."""
         loaded = self.rt.holder.loaded
         cat = loaded.catalog
         words = text.split()
@@ -297,6 +302,8 @@ class Session:
             return [], result
         if len(top) > 1 and top[1].score >= top[0].score - CLEAR_MARGIN:
             return [], result
+        if result.track is not None and result.track.score >= TRACK_THRESHOLD:
+            return [], result  # a track's name ("quantization", 量化) is a topic, not one post
         return [top[0].post_id], None
 
     def suggest_command(self, text: str) -> Mrkdwn | None:
