@@ -289,3 +289,15 @@ def test_read_or_remind_with_a_topic_asks_which_post_and_changes_nothing(runtime
     assert runtime.store.reminders("T1", "U1") == []
     h.command(ALICE, "read eagle 3.1")
     assert runtime.store.read_posts("T1", "U1") == {"eagle-3-1"}
+
+
+def test_reading_a_post_of_two_tracks_shows_the_one_the_reader_follows(runtime):
+    h = handlers(runtime)
+    cat = runtime.holder.catalog
+    tracks = cat.tracks_of("anatomy-of-vllm")
+    assert len(tracks) >= 2
+    followed = tracks[1]
+    h.command(ALICE, f"follow {followed}")
+    reply = h.command(ALICE, "read anatomy-of-vllm")
+    assert cat.track(followed).names.en in str(reply.blocks[0])
+    assert cat.track(tracks[0]).names.en not in str(reply.blocks[0])

@@ -16,7 +16,8 @@ from bot.slack.views.search import search_reply
 def mark(s: Session, cmd: grammar.Command) -> Reply:
     """Resolve the posts (a link to a catalog post in any form :func:`bot.search.resolve_link`
     reads; exact ids; else a clear search match, close matches letting the reader pick), update
-    progress, confirm; after ``read`` show the post's first track. A link on the blog host that
+    progress, confirm; after ``read`` show the post's track: the first the reader follows, else
+    the post's first. A link on the blog host that
     no catalog post has says the post is not in the catalog yet."""
     cat = s.rt.holder.catalog
     text, read = cmd.arg, cmd.kind == "read"
@@ -39,9 +40,10 @@ def mark(s: Session, cmd: grammar.Command) -> Reply:
     if read:
         changed = s.mark_read(post_ids)
         msg = t("read.done" if changed else "read.already", s.lang, posts=titles)
-        tracks = cat.tracks_of(post_ids[0])  # where that leaves the reader in the post's first track
-        if tracks:
-            return s.track_view(tracks[0], notice=msg)
+        tracks = cat.tracks_of(post_ids[0])
+        if tracks:  # where that leaves the reader: in a track they follow, else the post's first
+            followed = [tid for tid in tracks if tid in s.follows()]
+            return s.track_view((followed or tracks)[0], notice=msg)
         return views.text_reply(msg)
     changed = s.mark_unread(post_ids)
     return views.text_reply(t("unread.done" if changed else "unread.already", s.lang, posts=titles))
