@@ -4,14 +4,16 @@ A reminder goes out at :data:`REMIND_AT` (09:00) on the chosen day in the reader
 Slack ``tz`` from ``users.info``). The day is read from the end of the words typed, relative to
 the reader's *local* today:
 
-=====================================  ===================================================
-``tomorrow`` · ``明天``                 today + 1
-``today`` · ``yesterday`` · ``昨天``     refused (named in the error, not read as part of the post)
-``next week`` · ``下周``                today + 7
-``in 3 days`` · ``in 2 weeks`` · ``3天后``  today + n days / weeks
-``monday`` · ``next monday`` · ``下周一``  the first such weekday *after* today
-``2026-12-07`` · ``dec 7`` · ``7 december``  that date (a month-day already past: next year)
-=====================================  ===================================================
+===============================================  ==============================================
+``tomorrow`` · ``明天``                           today + 1
+``day after tomorrow`` · ``后天``                 today + 2
+``today`` · ``yesterday`` · ``昨天``              refused (named in the error, not read as part of the post)
+``next week`` · ``下周``                          today + 7
+``in 3 days`` · ``in a week`` · ``3天后`` · ``一周后``  today + n days / weeks
+``monday`` · ``this/next monday`` · ``下周一``    the first such weekday *after* today
+``2026-12-07`` · ``2026/12/07`` · ``12月7日``     that date (a month-day already past: next year)
+``dec 7`` · ``dec 7th`` · ``7 december``          that date, as above
+===============================================  ==============================================
 
 A day that is not after today, or more than :data:`MAX_DAYS_AHEAD` days away, is refused.
 """
@@ -41,8 +43,11 @@ _MONTHS = {name: i for i, names in enumerate((
     ("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"), ("may",),
     ("jun", "june"), ("jul", "july"), ("aug", "august"), ("sep", "sept", "september"),
     ("oct", "october"), ("nov", "november"), ("dec", "december")), start=1) for name in names}
-_ISO = re.compile(r"^(\d{4})-(\d{1,2})-(\d{1,2})$")
-_ZH_IN = re.compile(r"^(\d{1,3})(天|周)后$")
+_ISO = re.compile(r"^(\d{4})[-/](\d{1,2})[-/](\d{1,2})$")
+_ZH_IN = re.compile(r"^(\d{1,3}|一|两|二|三)(天|周|个星期|星期)后$")
+_ZH_COUNT = {"一": 1, "两": 2, "二": 2, "三": 3}
+_ZH_DATE = re.compile(r"^(\d{1,2})月(\d{1,2})[日号]$")
+_ORDINAL = re.compile(r"^(\d{1,2})(?:st|nd|rd|th)$")
 _UNITS = {"day": 1, "days": 1, "d": 1, "week": 7, "weeks": 7, "w": 7}
 
 
@@ -74,21 +79,27 @@ def _phrase(words: list[str], today: date) -> date | None | str:
     text = " ".join(words)
     if text in ("tomorrow", "明天"):
         return today + timedelta(days=1)
+    if text in ("day after tomorrow", "后天"):
+        return today + timedelta(days=2)
     if text in ("today", "今天", "tonight", "now"):
         return today  # refused by choose_day (not after today), with the words named
     if text in ("yesterday", "昨天"):
         return today - timedelta(days=1)
     if text in ("next week", "下周", "下星期"):
         return today + timedelta(days=7)
-    if len(words) == 3 and words[0] == "in" and words[1].isdigit() and words[2] in _UNITS:
-        return today + timedelta(days=int(words[1]) * _UNITS[words[2]])
+    if len(words) == 3 and words[0] == "in" and (words[1].isdigit() or words[1] in ("a", "one")) \
+            and words[2] in _UNITS:
+        return today + timedelta(days=(int(words[1]) if words[1].isdigit() else 1) * _UNITS[words[2]])
     if m := _ZH_IN.match(text):
-        return today + timedelta(days=int(m.group(1)) * (1 if m.group(2) == "天" else 7))
+        count = _ZH_COUNT.get(m.group(1)) or int(m.group(1))
+        return today + timedelta(days=count * (1 if m.group(2) == "天" else 7))
+    if m := _ZH_DATE.match(text):
+        return _month_day(int(m.group(1)), int(m.group(2)), today) or "bad"
     weekday_word: str | None = None
     if len(words) == 1:
         w = words[0]
         weekday_word = "周" + w[2:] if w.startswith("下周") and len(w) == 3 else w
-    elif len(words) == 2 and words[0] == "next":
+    elif len(words) == 2 and words[0] in ("next", "this", "on"):
         weekday_word = words[1]
     if weekday_word is not None and weekday_word in _WEEKDAYS:
         ahead = (_WEEKDAYS[weekday_word] - today.weekday()) % 7 or 7
@@ -99,7 +110,7 @@ def _phrase(words: list[str], today: date) -> date | None | str:
         except ValueError:
             return "bad"
     if len(words) == 2:
-        a, b = words
+        a, b = (_ORDINAL.sub(r"\1", w) for w in words)
         if a in _MONTHS and b.isdigit():
             return _month_day(_MONTHS[a], int(b), today) or "bad"
         if b in _MONTHS and a.isdigit():

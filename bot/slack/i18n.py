@@ -118,7 +118,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "remind.bad_day": {
         "en": ("I could not use “{value}” as a day: try `tomorrow`, `next monday`, `in 3 days` or "
                "`2026-12-07` (a day after today, within a year)."),
-        "zh": "无法识别日期“{value}”：可以用 `tomorrow`、`next monday`、`in 3 days` 或 `2026-12-07`（今天之后、一年以内）。"},
+        "zh": "无法识别日期“{value}”：可以用 `明天`、`下周一`、`3天后`、`12月7日` 或 `2026-12-07`（今天之后、一年以内）。"},
     "remind.which": {
         "en": "Which post? For example `/vllm-path remind p-eagle next monday` (a post id or a query, then the day).",
         "zh": "提醒哪篇文章？例如 `/vllm-path remind p-eagle next monday`（文章 id 或搜索词，后接日期）。"},
