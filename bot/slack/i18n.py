@@ -234,6 +234,9 @@ STRINGS: dict[str, dict[str, str]] = {
                          "再运行 `/vllm-path subscribe {track_id}`。"},
     "sub.not_allowed": {"en": "Only the person who set up this digest ({person}) or a workspace admin can stop it.",
                         "zh": "只有设置这个推荐的人（{person}）或工作区管理员可以停止它。"},
+    "sub.change_not_allowed": {
+        "en": "Only the person who set up this digest ({person}) or a workspace admin can change its schedule.",
+        "zh": "只有设置这个推荐的人（{person}）或工作区管理员可以修改它的时间。"},
     "announce.new": {"en": "{person} subscribed this channel to the weekly {track} digest ({weekday}s {time} {tz}).",
                      "zh": "{person} 为本频道订阅了每周『{track}』推荐（每{weekday} {time} {tz}）。"},
     "announce.resumed": {"en": "{person} resumed this channel's weekly {track} digest ({weekday}s {time} {tz}).",

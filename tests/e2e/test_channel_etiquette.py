@@ -152,3 +152,22 @@ def test_snooze_is_announced_and_a_failed_announcement_does_not_fail_the_command
 
 def test_help_says_who_may_stop_a_digest(slack):
     assert "the person who set it up, or a workspace admin" in json.dumps(slack.ask("help").body)
+
+
+def test_moving_someone_elses_digest_is_refused_the_same_subscribe_is_fine_and_an_admin_may(
+        slack, standin, runtime):
+    """Changing a digest's schedule or steps is for those who may stop it; a subscribe that
+    changes nothing answers anyone."""
+    slack.ask("subscribe spec monday 09:00 Europe/Berlin")
+    bob = replace(slack, user="U0BOB")
+    refused = bob.ask("subscribe spec sunday 08:00").body["text"]
+    assert refused == ("Only the person who set up this digest (Ana) or a workspace admin can change "
+                       "its schedule.")
+    assert bob.ask("subscribe spec 2 steps").body["text"] == refused
+    [sub] = runtime.store.subscriptions(slack.team, CHANNEL)
+    assert (sub.schedule.weekday, sub.schedule.at_time, sub.steps_per_week) == (0, "09:00", 1)
+    assert "already" in bob.ask("subscribe spec").body["text"]
+    admin = replace(slack, user="U0ADM")
+    assert "Fridays" in admin.ask("subscribe spec friday 10:00").body["text"]
+    [moved] = runtime.store.subscriptions(slack.team, CHANNEL)
+    assert moved.schedule.weekday == 4

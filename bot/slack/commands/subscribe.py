@@ -67,7 +67,8 @@ def sentences(lang: str, *parts: Mrkdwn) -> Mrkdwn:
 def subscribe(s: Session, cmd: grammar.Command) -> Reply:
     """Subscribe this channel to a track's weekly digest. Parts left out keep the channel's
     current schedule (so re-subscribing resumes a paused digest without moving it), else the
-    defaults (:class:`WeeklySchedule`: Monday 09:00) and the person's Slack time zone."""
+    defaults (:class:`WeeklySchedule`: Monday 09:00) and the person's Slack time zone. Changing
+    an existing digest's schedule or steps is for those who may stop it (:meth:`Session.may_stop`)."""
     cat, lang, caller = s.rt.holder.catalog, s.lang, s.caller
     if not caller.channel_id or caller.channel_id.startswith("D"):
         return views.text_reply(t("sub.not_channel", lang))
@@ -88,6 +89,9 @@ def subscribe(s: Session, cmd: grammar.Command) -> Reply:
         zone = s.timezone(None)[0] or s.rt.settings.default_timezone
     wanted = cmd.schedule.resolve(zone, fallback=before)
     steps = cmd.steps or (old.steps_per_week if old else MIN_STEPS)
+    if old is not None and (wanted != before or steps != old.steps_per_week) \
+            and not s.may_stop(old.created_by):  # moving a digest is as much the owner's as stopping it
+        return views.text_reply(t("sub.change_not_allowed", lang, person=s.person(old.created_by or "")))
     sub = s.rt.store.subscribe(caller.team_id, caller.channel_id, tid, wanted,
                                steps_per_week=steps, created_by=caller.user_id)
     outcome = subscription_change((before, old.status == "active") if old and before else None,
