@@ -301,3 +301,26 @@ def test_reading_a_post_of_two_tracks_shows_the_one_the_reader_follows(runtime):
     reply = h.command(ALICE, "read anatomy-of-vllm")
     assert cat.track(followed).names.en in str(reply.blocks[0])
     assert cat.track(tracks[0]).names.en not in str(reply.blocks[0])
+
+
+def test_setting_up_a_send_in_chinese_keeps_chinese_for_what_is_sent_later(runtime):
+    """Digests, DMs and reminders go out with no command to read a language from: a person
+    answered in Chinese who chose no language gets Chinese kept (and is told so, once); an
+    English reader and an explicit choice are left alone."""
+    h = handlers(runtime)
+    reply = h.command(ALICE, "提醒 p-eagle 明天")
+    assert "推荐和提醒也会用中文发送" in reply.text
+    assert runtime.store.get_lang("T1", "U1") == "zh"
+    assert "推荐和提醒也会用中文发送" not in h.command(ALICE, "私信 开").text  # said once
+    bob = Caller("T1", "U2", "C1")
+    h.command(bob, "remind p-eagle tomorrow")
+    h.command(bob, "dm on")
+    assert runtime.store.get_lang("T1", "U2") is None
+    carol = Caller("T1", "U3", "C1")
+    h.command(carol, "lang en")
+    h.command(carol, "提醒 p-eagle 明天")
+    assert runtime.store.get_lang("T1", "U3") == "en"
+    zh_locale = handlers(runtime, locale="zh-CN")
+    dave = Caller("T1", "U4", "C1")
+    assert "推荐和提醒也会用中文发送" in zh_locale.command(dave, "dm on").text
+    assert runtime.store.get_lang("T1", "U4") == "zh"

@@ -6,7 +6,7 @@ from bot.digest.weekly import ScheduleParts, WeeklySchedule
 from bot.slack import grammar
 from bot.slack.commands.registry import command
 from bot.slack.commands.session import Session
-from bot.slack.commands.subscribe import schedule_refusal, with_note
+from bot.slack.commands.subscribe import schedule_refusal, sentences, with_note
 from bot.slack.i18n import t
 from bot.slack.mrkdwn import truncate
 from bot.slack.views import messages as views
@@ -46,5 +46,6 @@ def dm(s: Session, cmd: grammar.Command) -> Reply:
         return views.text_reply(schedule_refusal(cmd, lang))
     when = dm_schedule(s, cmd.schedule)
     store.set_dm(caller.team_id, caller.user_id, True, schedule=when)
-    text = t("dm.on", lang, **views.schedule_words(when, lang))
-    return views.text_reply(with_note(text, cmd, lang))
+    text = with_note(t("dm.on", lang, **views.schedule_words(when, lang)), cmd, lang)
+    extra = [x for x in (None if s.follows() else t("dm.no_follows", lang), s.keep_language()) if x]
+    return views.text_reply(sentences(lang, text, *extra))

@@ -40,7 +40,9 @@ def set_reminder(s: Session, post_id: str, words: list[str]) -> Mrkdwn:
     day = choice.day or today + timedelta(days=DEFAULT_DAYS)
     reminder, before = s.rt.store.add_reminder(s.caller.team_id, s.caller.user_id, post_id,
                                                due_at(day, zone), zone)
-    return rviews.reminder_set_notice(s.rt.holder.catalog, reminder, s.lang, before=before)
+    notice = rviews.reminder_set_notice(s.rt.holder.catalog, reminder, s.lang, before=before)
+    kept = s.keep_language()
+    return notice + (Mrkdwn("" if s.lang == "zh" else " ") + kept if kept else Mrkdwn())
 
 
 @command("remind")

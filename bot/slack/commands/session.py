@@ -222,6 +222,18 @@ class Session:
         info = self.users_info(self.caller.team_id, self.caller.user_id)
         return info.is_admin or info.is_owner
 
+    def keep_language(self) -> Mrkdwn | None:
+        """Call when setting up something sent later (a channel digest, the weekly DM, a
+        reminder): it goes out with no command to read a language from, so it speaks the
+        person's chosen ``lang``, else English. Someone who chose none but is answered in
+        Chinese (typed in Chinese, or a Chinese Slack locale) gets Chinese kept as their choice,
+        so what comes later reads as this reply does; returns the sentence saying so, else
+        ``None``."""
+        if self.lang == "en" or self._reader().lang in LANGS:
+            return None
+        self.rt.store.set_lang(self.caller.team_id, self.caller.user_id, self.lang)
+        return t("lang.kept", self.lang)
+
     def tell_channel(self, text: Mrkdwn) -> None:
         """Post ``text`` as one line in the caller's channel (never raises)."""
         if self.caller.channel_id and not self.caller.channel_id.startswith("D"):
