@@ -264,12 +264,17 @@ def _as_zone_pair(first: str, second: str) -> _Zone | None:
     if "/" in first:
         zone = canonical_zone(f"{first}_{second}")
         return _Zone(zone=zone) if zone else None
-    zone = _city_zone(f"{first} {second}")
+    zone = _city_zone(first) if second.casefold() == "time" else _city_zone(f"{first} {second}")
     return _Zone(zone=zone) if zone else None
 
 
 _ZH_TIME = re.compile(r"^(上午|早上|早晨|凌晨|中午|下午|晚上|傍晚)?(\d{1,2})[点點时時](半|(\d{1,2})分?)?$")
 _SPOKEN_TIMES = {"noon": "12:00", "midday": "12:00", "中午": "12:00", "midnight": "00:00"}
+_ZH_NUMBERS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9,
+               "十": 10, "十一": 11, "十二": 12}
+_ZH_HOUR = re.compile(r"(十[一二]?|[一二两三四五六七八九])(?=[点點时時])")
+_SCHEDULE_FILLER = frozenset({"every", "each", "at", "on", "每", "每周", "每个"})
+"""Words between schedule parts that say nothing (``every monday at 9``)."""
 
 
 def _time_word(low: str) -> str:
@@ -277,9 +282,13 @@ def _time_word(low: str) -> str:
     ``上午9点``, ``下午3点半``); other words unchanged."""
     if low in _SPOKEN_TIMES:
         return _SPOKEN_TIMES[low]
-    m = re.match(r"^(\d{1,2})(?:\.(\d{2})|h(\d{2})?)$", low)
+    m = re.match(r"^(\d{1,2})(?:\.(\d{2})|h(\d{2})?)(am|pm)?$", low)
     if m:
-        return f"{m.group(1)}:{m.group(2) or m.group(3) or '00'}"
+        return f"{m.group(1)}:{m.group(2) or m.group(3) or '00'}{m.group(4) or ''}"
+    m = re.match(r"^([01]\d|2[0-3])([0-5]\d)$", low)  # 0900, 2130
+    if m:
+        return f"{m.group(1)}:{m.group(2)}"
+    low = _ZH_HOUR.sub(lambda h: str(_ZH_NUMBERS[h.group(1)]), low)  # 三点半 -> 3点半
     m = _ZH_TIME.match(low)
     if m:
         hour = int(m.group(2))
@@ -404,7 +413,15 @@ def _split_schedule(words: list[str], prefix: str) -> _Split:
     rest = list(words)
     while rest:
         word = rest[-1]
+        if word.casefold() in _SCHEDULE_FILLER and len(rest) > 1:
+            rest.pop()
+            continue
+        if _NUMBER.match(word) and at_time is None and len(rest) > 1 and rest[-2].casefold() == "at" \
+                and int(word) < 24:
+            word = f"{int(word)}:00"  # "at 9": an hour
         low = _time_word(word.casefold())
+        if low.startswith("每") and low[1:] in WEEKDAY_WORDS:  # 每周一: every Monday
+            low = low[1:]
         pair = _as_zone_pair(rest[-2], word) if zone is None and len(rest) >= 2 else None
         if pair is not None:
             zone, zone_word = pair, f"{rest[-2]} {word}"

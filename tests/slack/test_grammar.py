@@ -241,6 +241,12 @@ def test_next_inside_a_query_leaves_it_a_query(text):
     ("subscribe spec fri 10:00 san francisco", 4, "10:00", "America/Los_Angeles"),
     ("subscribe spec fri 10:00 berlin", 4, "10:00", "Europe/Berlin"),
     ("subscribe spec fri 10:00 Bangalore", 4, "10:00", "Asia/Kolkata"),
+    ("subscribe spec every monday at 9", 0, "09:00", None),
+    ("subscribe spec monday 0900", 0, "09:00", None),
+    ("subscribe spec monday 9.30am", 0, "09:30", None),
+    ("subscribe spec monday 9am Beijing time", 0, "09:00", "Asia/Shanghai"),
+    ("subscribe spec 周一 下午三点半", 0, "15:30", None),
+    ("subscribe spec 每周一 上午十点", 0, "10:00", None),
 ])
 def test_schedules_typed_the_ways_people_write_them(text, weekday, at_time, zone):
     """Times with a dot, an h, a word or in Chinese; places instead of zones (a city of an IANA
