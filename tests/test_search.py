@@ -21,7 +21,7 @@ from bot.catalog import Catalog, load_catalog
 from bot.catalog.models import LocalizedText, Manifest, Post, Published, Source, Step, Track
 from bot.cli import main
 from bot.paths import compute_order
-from bot.search import HINT_EMPTY, MIN_SCORE, Matcher, default_vocabulary, normalize, stem
+from bot.search import HINT_EMPTY, MIN_SCORE, Matcher, default_vocabulary, normalize, stem, track_named
 from tests.evaldata import DATA, REPO, eval_file, read_tsv
 
 # --- a small catalog built here -----------------------------------------------------------------
@@ -827,3 +827,16 @@ def test_on_the_repo_catalog_a_question_points_at_its_track(repo_matcher, query,
 def test_a_generic_name_is_no_hint(repo_matcher):
     """``models`` is in over half the posts: it points at no track on its own."""
     assert repo_matcher.search("image and video generation models").track is None
+
+
+@pytest.mark.parametrize("question", [
+    "what should I read first?", "where do I start", "I'm new to vllm", "我是新手，从哪里开始", "我应该先读什么",
+])
+def test_where_to_start_opens_the_getting_started_track(repo_catalog, repo_matcher, question):
+    assert track_named(repo_catalog, question, repo_matcher) == "developers"
+
+
+def test_a_beginner_question_about_a_topic_still_searches_it(repo_catalog, repo_matcher):
+    assert track_named(repo_catalog, "beginner guide to quantization", repo_matcher) is None
+    first = repo_matcher.search("beginner guide to quantization").results[0]
+    assert "quant" in repo_catalog.tracks_of(first.post_id)
