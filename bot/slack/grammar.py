@@ -510,6 +510,9 @@ def _take_steps(words: list[str]) -> tuple[list[str], int | None]:
     return words, None
 
 
+_GREETINGS = frozenset({"hi", "hello", "hey", "hi there", "hello there", "yo", "你好", "您好", "嗨", "哈喽"})
+"""A greeting alone gets the help (what a first-time user needs)."""
+
 _NEXT_FILLER = frozenset({"what", "what's", "whats", "is", "are", "my", "me", "i", "should", "shall",
                           "do", "to", "read", "the", "up", "comes", "come", "in", "for", "on", "of"})
 """English words around "next" that ask the question and name no track (``what should i read next``)."""
@@ -554,7 +557,7 @@ def parse(text: str) -> Command:
     truncated = len(raw) > MAX_TEXT
     raw = raw[:MAX_TEXT]
     words = raw.split()
-    if not words:
+    if not words or raw.casefold().strip(" !！.。~～") in _GREETINGS:  # "hi": say what I do
         return Command("help", truncated=truncated)
     first = words[0].casefold().lstrip("/")
     rest = words[1:]

@@ -198,6 +198,9 @@ STRINGS: dict[str, dict[str, str]] = {
                      "zh": "无法理解“{value}”。用法：`/vllm-path subscribe &lt;主题&gt; [星期] [HH:MM] [时区]`，例如 `/vllm-path subscribe spec friday 10:00 Asia/Shanghai`。"},
     "read.pick": {"en": "I am not sure which post you mean, so nothing was marked yet: press *Mark read* on the one you read.",
                   "zh": "不确定你指的是哪篇文章，所以还没有标记：请在你读过的那篇上点 *标记已读*。"},
+    "unread.pick": {"en": "I am not sure which post you mean, so nothing was changed: name it by its id (under each "
+                          "title), e.g. `/vllm-path unread {example}`.",
+                    "zh": "不确定你指的是哪篇文章，所以没有改动：请用文章 id（标题下方）指明，例如 `/vllm-path unread {example}`。"},
     "sub.updated": {"en": "Updated: the *{track}* digest now comes on {weekday}s at {time} ({tz}). Next one: {first}.",
                     "zh": "已更新：*{track}* 推荐改为每{weekday} {time}（{tz}）。下一期：{first}。"},
     "sub.not_channel": {"en": "Digests go to channels: run `/vllm-path subscribe …` in the channel that should get them. For yourself, use `/vllm-path dm on`.",

@@ -277,3 +277,12 @@ def test_more_ways_to_say_the_commands(text, kind, arg):
     common synonyms (退订, 下一步, 接下来, 我的提醒)."""
     cmd = parse(text)
     assert (cmd.kind, cmd.arg) == (kind, arg)
+
+
+@pytest.mark.parametrize("text", ["hi", "Hello!", "hey", "你好", "您好！", "嗨"])
+def test_a_greeting_alone_gets_the_help(text):
+    assert parse(text).kind == "help"
+
+
+def test_a_greeting_with_a_topic_is_not_help():
+    assert parse("hello world").kind == "query"

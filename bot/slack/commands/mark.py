@@ -31,7 +31,9 @@ def mark(s: Session, cmd: grammar.Command) -> Reply:
     else:
         post_ids, candidates = s.resolve_posts(text)
     if candidates is not None:  # several posts match about as well: let the reader pick
-        return search_reply(cat, text, candidates, s.read(), s.lang, notice=t("read.pick", s.lang))
+        notice = (t("read.pick", s.lang) if read
+                  else t("unread.pick", s.lang, example=candidates.results[0].post_id))
+        return search_reply(cat, text, candidates, s.read(), s.lang, notice=notice)
     if not post_ids:
         suggestion = s.suggest(text)
         msg = t("read.no_match", s.lang, query=truncate(text, 100))
