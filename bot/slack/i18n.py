@@ -291,6 +291,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "dm.status_off": {"en": "Weekly DM: off", "zh": "每周私信：关闭"},
     "dm.snoozed": {"en": "Snoozed: no DM until {until}.", "zh": "已暂停：{until} 之前不再私信。"},
     "lang.done": {"en": "I'll reply in English.", "zh": "之后我会用中文回复。"},
+    "follow.post_tracks": {"en": "That post is in several tracks: {tracks}. Pick one, e.g. `/vllm-path {command} {track_id}`.",
+                           "zh": "这篇文章属于多个主题：{tracks}。请选一个，例如 `/vllm-path {command} {track_id}`。"},
     "lang.kept": {"en": "Digests and reminders will be in English too (`/vllm-path lang zh` switches).",
                   "zh": "推荐和提醒也会用中文发送（`/vllm-path lang en` 可改为英文）。"},
     "dm.no_follows": {"en": "You follow no track yet, so there is nothing to send: `/vllm-path follow spec` adds one.",

@@ -324,3 +324,17 @@ def test_setting_up_a_send_in_chinese_keeps_chinese_for_what_is_sent_later(runti
     dave = Caller("T1", "U4", "C1")
     assert "推荐和提醒也会用中文发送" in zh_locale.command(dave, "dm on").text
     assert runtime.store.get_lang("T1", "U4") == "zh"
+
+
+def test_follow_a_post_follows_its_track_or_offers_its_tracks(runtime):
+    h = handlers(runtime)
+    cat = runtime.holder.catalog
+    url = cat.post("p-eagle").url
+    assert url
+    h.command(ALICE, f"follow {url}")
+    assert runtime.store.follows("T1", "U1") == ["spec"]
+    h.command(ALICE, "unfollow p-eagle")
+    assert runtime.store.follows("T1", "U1") == []
+    several = h.command(ALICE, "follow anatomy-of-vllm")
+    assert "several tracks" in several.text and "`internals`" in several.text and "`spec`" in several.text
+    assert runtime.store.follows("T1", "U1") == []
