@@ -329,9 +329,9 @@ def test_setting_up_a_send_in_chinese_keeps_chinese_for_what_is_sent_later(runti
 def test_follow_a_post_follows_its_track_or_offers_its_tracks(runtime):
     h = handlers(runtime)
     cat = runtime.holder.catalog
-    url = cat.post("p-eagle").url
-    assert url
-    h.command(ALICE, f"follow {url}")
+    path = cat.post("p-eagle").url
+    assert path
+    h.command(ALICE, f"follow <https://vllm-project.github.io{path}>")  # as Slack sends a pasted link
     assert runtime.store.follows("T1", "U1") == ["spec"]
     h.command(ALICE, "unfollow p-eagle")
     assert runtime.store.follows("T1", "U1") == []
