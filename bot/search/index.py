@@ -477,12 +477,12 @@ class Index:
         share = df / max(self._n, 1)
         return max(_GENERIC_FACTOR, 1.0 - share) if share > _GENERIC_DF else 1.0
 
-    def _track_in(self, norm: str) -> TrackMatch | None:
-        """The track whose name (id, alias) a normalized query holds as a run of canonical words
+    def _track_in(self, units: list[_Unit]) -> TrackMatch | None:
+        """The track whose name (id, alias) a query (its :meth:`_units`) holds as a run of canonical words
         (``如何把模型量化到更小`` holds ``模型量化``), scored :data:`CONTAINED_SCORE`: of several,
         the most words held; ``None`` for none, a tie, or generic names (``models``: in over half
         the posts). A search's hint, never the track itself."""
-        keys = tuple(self._canon_keys(self._units(norm)))
+        keys = tuple(self._canon_keys(units))
         if self._name_heads is None:  # specific names by first key, on first use (needs the df)
             self._name_heads = {}
             for tid, name, _, canon in (n for n in self._track_names if n[3]):

@@ -338,8 +338,9 @@ class Matcher(Index):
             return SearchResult(query, None, (), HINT_EMPTY)
         # match_track reads the query as typed, which is `text` unless a link was dropped.
         track = self.match_track(query) if has_link else self._match_track(norm)
-        track = track or self._track_in(norm)
-        ranked, extra = self._rank(norm, offset + limit + 1)
+        units = self._units(norm)
+        track = track or self._track_in(units)
+        ranked, extra = self._rank(norm, offset + limit + 1, units)
         if not ranked:
             return SearchResult(query, track, (), None)
         floor = max(MIN_SCORE, RELATIVE_FLOOR * ranked[0][0])
@@ -350,11 +351,12 @@ class Matcher(Index):
                         for score, doc, field in page)
         return SearchResult(query, track, matches, None, min(MAX_TOTAL, len(good) + extra), offset)
 
-    def _rank(self, norm: str, need: int = 0) -> tuple[list[tuple[float, int, str]], int]:
+    def _rank(self, norm: str, need: int = 0, units: list[_Unit] | None = None
+              ) -> tuple[list[tuple[float, int, str]], int]:
         """``([(fused score 0..100, doc, matched field)], extra)``: the re-scored candidates
         (at least ``need`` of them when there are), best first, and how many further posts are
-        good matches (counted, not ranked)."""
-        units = self._units(norm)
+        good matches (counted, not ranked). ``units``: ``norm``'s, when already split."""
+        units = self._units(norm) if units is None else units
         concepts = self._concepts(units)
         total = sum(c.weight for c in concepts)
         if self._n == 0:
