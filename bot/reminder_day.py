@@ -49,6 +49,8 @@ _ZH_COUNT = {"一": 1, "两": 2, "二": 2, "三": 3}
 _ZH_DATE = re.compile(r"^(\d{1,2})月(\d{1,2})[日号]$")
 _ORDINAL = re.compile(r"^(\d{1,2})(?:st|nd|rd|th)$")
 _UNITS = {"day": 1, "days": 1, "d": 1, "week": 7, "weeks": 7, "w": 7}
+_COUNTS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+           "eight": 8, "nine": 9, "ten": 10}
 
 
 @dataclass(frozen=True)
@@ -63,6 +65,8 @@ class DayChoice:
 
 
 def _month_day(month: int, day: int, today: date) -> date | None:
+    if (month, day) == (today.month, today.day):
+        return today  # refused by choose_day (not after today), not moved a year ahead
     for year in (today.year, today.year + 1):
         try:
             candidate = date(year, month, day)
@@ -87,9 +91,10 @@ def _phrase(words: list[str], today: date) -> date | None | str:
         return today - timedelta(days=1)
     if text in ("next week", "下周", "下星期"):
         return today + timedelta(days=7)
-    if len(words) == 3 and words[0] == "in" and (words[1].isdigit() or words[1] in ("a", "one")) \
+    if len(words) == 3 and words[0] == "in" and (words[1].isdigit() or words[1] in _COUNTS) \
             and words[2] in _UNITS:
-        return today + timedelta(days=(int(words[1]) if words[1].isdigit() else 1) * _UNITS[words[2]])
+        count = int(words[1]) if words[1].isdigit() else _COUNTS[words[1]]
+        return today + timedelta(days=count * _UNITS[words[2]])
     if m := _ZH_IN.match(text):
         count = _ZH_COUNT.get(m.group(1)) or int(m.group(1))
         return today + timedelta(days=count * (1 if m.group(2) == "天" else 7))
@@ -98,7 +103,7 @@ def _phrase(words: list[str], today: date) -> date | None | str:
     weekday_word: str | None = None
     if len(words) == 1:
         w = words[0]
-        weekday_word = "周" + w[2:] if w.startswith("下周") and len(w) == 3 else w
+        weekday_word = "周" + w[2:] if w[:2] in ("下周", "本周", "这周") and len(w) == 3 else w
     elif len(words) == 2 and words[0] in ("next", "this", "on"):
         weekday_word = words[1]
     if weekday_word is not None and weekday_word in _WEEKDAYS:

@@ -235,7 +235,6 @@ def test_short_queries_find_their_posts_first_and_do_not_tie_everything(small, q
     ("disagregated serving", "disaggregated serving"),
     ("spekulative", "speculative"),
     ("eagel", "eagle"),          # two letters swapped in a five-letter word
-    ("eagke", "eagle"),          # one letter mistyped
     ("quantizaiton", "quantization"),
 ])
 def test_typos_and_spelling_variants_find_the_same_posts(small, variant, canonical):
@@ -840,3 +839,20 @@ def test_a_beginner_question_about_a_topic_still_searches_it(repo_catalog, repo_
     assert track_named(repo_catalog, "beginner guide to quantization", repo_matcher) is None
     first = repo_matcher.search("beginner guide to quantization").results[0]
     assert "quant" in repo_catalog.tracks_of(first.post_id)
+
+
+@pytest.mark.parametrize("word", ["stock", "beach", "hells", "quart", "state"])
+def test_a_real_word_one_letter_off_a_known_word_is_not_corrected_into_it(repo_catalog, repo_matcher, word):
+    """Under the typo cutoff only two swapped letters count (``eagel``): a mistyped letter in a
+    five-letter word is too often another word (``stock`` / stack, ``quart`` / quant)."""
+    for match in repo_matcher.search(word).results:
+        post = repo_catalog.post(match.post_id)
+        assert word[:4] in normalize(" ".join((post.title, post.id, *post.tags, post.summary.en))), (word, post.id)
+
+
+@pytest.mark.parametrize("question, track", [
+    ("where do I start with spec", "spec"), ("what should I read first about pd", "pd"),
+    ("从哪里开始学推测解码", "spec"), ("量化从哪里开始", "quant"),
+])
+def test_where_to_start_with_a_topic_opens_the_topic(repo_catalog, repo_matcher, question, track):
+    assert track_named(repo_catalog, question, repo_matcher) == track

@@ -164,6 +164,14 @@ def stem(word: str) -> str:
     return word
 
 
+def swapped(a: str, b: str) -> bool:
+    """Whether ``b`` is ``a`` with two neighbouring letters swapped (``eagel`` / ``eagle``)."""
+    if len(a) != len(b) or a == b:
+        return False
+    i = next(i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y)
+    return i + 1 < len(a) and a[i] == b[i + 1] and a[i + 1] == b[i] and a[i + 2:] == b[i + 2:]
+
+
 _HAN_CHAR = re.compile(rf"[{_CJK}]")
 
 

@@ -28,6 +28,7 @@ from bot.search.analysis import (
     _unit_key,
     normalize,
     stem,
+    swapped,
 )
 from bot.search.links import LinkIndex
 from bot.search.ranking import Postings, RankedIndex, ignorable_terms
@@ -79,9 +80,9 @@ FUZZY_CUTOFF = 85.0
 """``rapidfuzz.fuzz.ratio`` cutoff for typo correction of words of 4+ characters."""
 
 NEAR_CUTOFF = 80.0
-"""The ``fuzz.ratio`` cutoff for a known word one edit away (found through the symmetric
-deletes) from an unknown word of :data:`NEAR_MIN_CHARS` or more: one swapped or mistyped letter in
-a five-letter word (``eagel``, ``medsua``) scores 80, under :data:`FUZZY_CUTOFF`."""
+"""The ``fuzz.ratio`` cutoff for a known word that is an unknown word of :data:`NEAR_MIN_CHARS` or
+more with two neighbouring letters swapped (``eagel``, ``qaunt``, ``medsua``: 80-83, under
+:data:`FUZZY_CUTOFF`); a mistyped letter in so short a word is too often another word."""
 
 NEAR_MIN_CHARS = 5
 """Shorter unknown words are corrected only at :data:`FUZZY_CUTOFF` (one edit in four letters is
@@ -107,7 +108,6 @@ _SIM_FUZZY = 0.9
 _SIM_PREFIX = 0.75
 _GENERIC_DF = 0.5      # a term in more than half the posts is generic ...
 _GENERIC_FACTOR = 0.25  # ... and its concept weighs a quarter
-
 
 _BIT_TITLE, _BIT_TAGS, _BIT_ID, _BIT_SUMMARY, _BIT_ANSWERS = 1, 2, 4, 8, 16
 _FIELD_BITS = np.array([_BIT_TITLE, _BIT_TAGS, _BIT_ID, _BIT_SUMMARY, _BIT_SUMMARY, _BIT_ANSWERS],
@@ -426,10 +426,10 @@ class Index:
         # transposition), scored with rapidfuzz; a full scan of the words of a compatible length
         # only for long words with no such neighbour (two typos in one word).
         near = {w for v in _deletes(word) for w in self._deletes.get(v, ())}
-        if near:
-            cutoff = NEAR_CUTOFF if len(word) >= NEAR_MIN_CHARS else FUZZY_CUTOFF
-            hits = process.extract(word, sorted(near), scorer=fuzz.ratio, processor=None,
-                                   score_cutoff=cutoff, limit=5)
+        if near:  # under FUZZY_CUTOFF only two swapped letters: "stock" is no typo of "stack"
+            hits = [h for h in process.extract(word, sorted(near), scorer=fuzz.ratio, processor=None,
+                                               score_cutoff=NEAR_CUTOFF, limit=5)
+                    if h[1] >= FUZZY_CUTOFF or len(word) >= NEAR_MIN_CHARS and swapped(word, h[0])]
         elif len(word) >= FULL_SCAN_CHARS:
             lo, hi = max(3, math.floor(len(word) * 0.74)), math.ceil(len(word) * 1.36)
             choices = [w for n in range(lo, hi + 1) for w in self._surface_by_len.get(n, ())]

@@ -121,6 +121,9 @@ class Matcher(Index):
                  if not (u.group is None and (u.text in self._ignorable
                                               or u.text in self._vocab.track_stopwords))]
         q_canon = self._canon_keys(units)
+        start = self._canon_keys(self._units("getting started"))  # "where do i start", 新手 ...
+        if len(q_canon) > len(start) and set(start) <= set(q_canon):  # ... with a topic: the topic
+            q_canon = [k for k in q_canon if k not in start]
         if not q_canon:
             return None
         q_set = set(q_canon)

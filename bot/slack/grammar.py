@@ -269,7 +269,8 @@ def _as_zone_pair(first: str, second: str) -> _Zone | None:
 
 
 _ZH_TIME = re.compile(r"^(上午|早上|早晨|凌晨|中午|下午|晚上|傍晚)?(\d{1,2})[点點时時](半|(\d{1,2})分?)?$")
-_SPOKEN_TIMES = {"noon": "12:00", "midday": "12:00", "中午": "12:00", "midnight": "00:00"}
+_SPOKEN_TIMES = {"noon": "12:00", "midday": "12:00", "中午": "12:00", "midnight": "24:00"}
+"""``midnight`` (and 晚上12点) is refused as a time: "friday midnight" may be either end of Friday."""
 _ZH_NUMBERS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9,
                "十": 10, "十一": 11, "十二": 12}
 _ZH_HOUR = re.compile(r"(十[一二]?|[一二两三四五六七八九])(?=[点點时時])")
@@ -294,6 +295,8 @@ def _time_word(low: str) -> str:
         hour = int(m.group(2))
         if m.group(1) in ("下午", "晚上", "傍晚") and hour < 12 or m.group(1) == "中午" and hour < 3:
             hour += 12
+        elif m.group(1) in ("晚上", "凌晨") and hour == 12:
+            hour = 24  # midnight: the end of that day or the start? refused (use 00:00 and the day)
         minute = 30 if m.group(3) == "半" else int(m.group(4) or 0)
         return f"{hour}:{minute:02d}"
     return low
@@ -413,7 +416,7 @@ def _split_schedule(words: list[str], prefix: str) -> _Split:
     rest = list(words)
     while rest:
         word = rest[-1]
-        if word.casefold() in _SCHEDULE_FILLER and len(rest) > 1:
+        if word.casefold() in _SCHEDULE_FILLER:
             rest.pop()
             continue
         if _NUMBER.match(word) and at_time is None and len(rest) > 1 and rest[-2].casefold() == "at" \
@@ -453,6 +456,8 @@ def _split_schedule(words: list[str], prefix: str) -> _Split:
             break
         rest.pop()
     typed_zone = zone.zone if zone is not None else None
+    if number is not None and weekday is not None and at_time is None and int(number) < 24:
+        at_time, number = f"{int(number):02d}:00", None  # "monday 9": the weekday is a name, 9 an hour
     if number is not None:
         value = int(number)
         if weekday is None and len(number) == 1:

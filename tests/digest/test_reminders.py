@@ -154,6 +154,7 @@ def test_a_click_on_remind_me_next_week_and_the_list(runtime, standin) -> None:
     ("p in a week", date(2026, 12, 7)), ("p 一周后", date(2026, 12, 7)), ("p 两周后", date(2026, 12, 14)),
     ("p this friday", date(2026, 12, 4)), ("p 2026/12/07", date(2026, 12, 7)),
     ("p dec 7th", date(2026, 12, 7)), ("p 12月7日", date(2026, 12, 7)), ("p 1月5号", date(2027, 1, 5)),
+    ("p 本周五", date(2026, 12, 4)), ("p 这周五", date(2026, 12, 4)), ("p in three days", date(2026, 12, 3)),
 ])
 def test_day_phrases_relative_to_the_local_today(typed, expected) -> None:
     choice = choose_day(typed.split(), date(2026, 11, 30))
@@ -161,7 +162,8 @@ def test_day_phrases_relative_to_the_local_today(typed, expected) -> None:
 
 
 @pytest.mark.parametrize("typed", ["p 2026-11-30", "p 2020-01-01", "p in 0 days", "p in 500 days", "p 2026-02-30",
-                                   "p yesterday", "p today", "p 昨天", "p 13月40日", "p 2026/02/30"])
+                                   "p yesterday", "p today", "p 昨天", "p 13月40日", "p 2026/02/30",
+                                   "p nov 30", "p 11月30日", "p 30th nov"])
 def test_days_not_after_today_or_too_far_are_refused(typed) -> None:
     choice = choose_day(typed.split(), date(2026, 11, 30))
     assert choice.day is None and choice.error

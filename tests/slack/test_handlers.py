@@ -124,6 +124,10 @@ def test_a_command_typed_in_chinese_is_answered_in_chinese_unless_a_language_was
     assert redrawn is not None and "已读 1/" in str(redrawn.blocks)
     english_click = bob_h.action(bob, "mark_unread", value, "Mark unread")
     assert english_click is not None and "0 of " in str(english_click.blocks)
+    erin = Caller("T1", "U5", "C1")
+    h.command(ALICE, "subscribe spec")
+    h.command(erin, "订阅 spec")  # changes nothing: keeps nothing
+    assert runtime.store.get_lang("T1", "U5") is None
     zh_locale = handlers(runtime, locale="zh-CN")
     bob = Caller("T1", "U2", "C1")
     assert "已读 0/" in str(zh_locale.command(bob, "speculative").blocks)  # the locale, as before
@@ -275,6 +279,9 @@ def test_next_asked_with_the_keyword_last_names_the_track_or_searches_the_whole_
     qwen = h.command(ALICE, "qwen3 next")
     assert cat.post("qwen3-next").title in qwen.text
     assert qwen.blocks == h.command(ALICE, "search qwen3 next").blocks
+    # a track's name mistyped is still that track; a topic alone is searched without "next"
+    assert h.command(ALICE, "qaunt next").blocks == h.command(ALICE, "next quant").blocks
+    assert h.command(ALICE, "eagle next").blocks == h.command(ALICE, "search eagle").blocks
 
 
 def test_read_or_remind_with_a_topic_asks_which_post_and_changes_nothing(runtime):
@@ -309,9 +316,9 @@ def test_setting_up_a_send_in_chinese_keeps_chinese_for_what_is_sent_later(runti
     English reader and an explicit choice are left alone."""
     h = handlers(runtime)
     reply = h.command(ALICE, "提醒 p-eagle 明天")
-    assert "推荐和提醒也会用中文发送" in reply.text
+    assert "之后我的回复、推荐和提醒都会用中文" in reply.text
     assert runtime.store.get_lang("T1", "U1") == "zh"
-    assert "推荐和提醒也会用中文发送" not in h.command(ALICE, "私信 开").text  # said once
+    assert "之后我的回复、推荐和提醒都会用中文" not in h.command(ALICE, "私信 开").text  # said once
     bob = Caller("T1", "U2", "C1")
     h.command(bob, "remind p-eagle tomorrow")
     h.command(bob, "dm on")
@@ -320,9 +327,13 @@ def test_setting_up_a_send_in_chinese_keeps_chinese_for_what_is_sent_later(runti
     h.command(carol, "lang en")
     h.command(carol, "提醒 p-eagle 明天")
     assert runtime.store.get_lang("T1", "U3") == "en"
+    erin = Caller("T1", "U5", "C1")
+    h.command(ALICE, "subscribe spec")
+    h.command(erin, "订阅 spec")  # changes nothing: keeps nothing
+    assert runtime.store.get_lang("T1", "U5") is None
     zh_locale = handlers(runtime, locale="zh-CN")
     dave = Caller("T1", "U4", "C1")
-    assert "推荐和提醒也会用中文发送" in zh_locale.command(dave, "dm on").text
+    assert "之后我的回复、推荐和提醒都会用中文" in zh_locale.command(dave, "dm on").text
     assert runtime.store.get_lang("T1", "U4") == "zh"
 
 

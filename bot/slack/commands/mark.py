@@ -31,8 +31,10 @@ def mark(s: Session, cmd: grammar.Command) -> Reply:
     else:
         post_ids, candidates = s.resolve_posts(text)
     if candidates is not None:  # several posts match about as well: let the reader pick
-        notice = (t("read.pick", s.lang) if read
-                  else t("unread.pick", s.lang, example=candidates.results[0].post_id))
+        done = s.read()  # unread: the example is a post the reader has read, when one matches
+        example = next((r.post_id for r in candidates.results if r.post_id in done),
+                       candidates.results[0].post_id)
+        notice = t("read.pick", s.lang) if read else t("unread.pick", s.lang, example=example)
         return search_reply(cat, text, candidates, s.read(), s.lang, notice=notice)
     if not post_ids:
         suggestion = s.suggest(text)

@@ -3,11 +3,16 @@ search results only; and ``next``."""
 
 from __future__ import annotations
 
+from bot.search import normalize
 from bot.slack import grammar
 from bot.slack.commands.registry import command
 from bot.slack.commands.session import Session
 from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply
+
+NEAR_TRACK_SCORE = 80.0
+"""How close (``Matcher.suggest_track``, 0..100) the topic of ``<topic> next`` must be to a
+track's name to be read as that track mistyped (``qaunt next``: 80)."""
 
 
 @command("query")
@@ -31,8 +36,16 @@ def next_reads(s: Session, cmd: grammar.Command) -> Reply:
     if not cmd.arg.strip():
         return s.next_reply()
     tid = s.resolve_track(cmd.arg)
-    if tid is None and cmd.query:
-        return s.query(cmd.query)
+    if tid is None and cmd.query:  # "qaunt next": a track's name mistyped, else a search as typed
+        loaded = s.rt.holder.loaded
+        near = loaded.matcher.suggest_track(cmd.arg)
+        if near is None or near.score < NEAR_TRACK_SCORE:
+            # "qwen3 next" names the Qwen3-Next post; in "eagle next" the word "next" would only
+            # lead to it too: search the topic alone unless the best post for all of it has the topic
+            top = loaded.matcher.search(cmd.query, limit=1).results
+            title = normalize(loaded.catalog.post(top[0].post_id).title) if top else ""
+            return s.query(cmd.query if normalize(cmd.arg) in title else cmd.arg)
+        tid = near.track_id
     if tid is None:
         return views.text_reply(s.unknown_track(cmd.arg, "next"))
     return views.next_reply(s.rt.holder.catalog, [tid], s.read(), s.lang)

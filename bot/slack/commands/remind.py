@@ -42,7 +42,7 @@ def set_reminder(s: Session, post_id: str, words: list[str]) -> Mrkdwn:
                                                due_at(day, zone), zone)
     notice = rviews.reminder_set_notice(s.rt.holder.catalog, reminder, s.lang, before=before)
     kept = s.keep_language()
-    return notice + (Mrkdwn("" if s.lang == "zh" else " ") + kept if kept else Mrkdwn())
+    return notice + (Mrkdwn("\n") + kept if kept else Mrkdwn())
 
 
 @command("remind")

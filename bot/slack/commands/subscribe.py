@@ -106,7 +106,7 @@ def subscribe(s: Session, cmd: grammar.Command) -> Reply:
     if outcome in _ANNOUNCE_KEY:
         s.tell_channel(t(_ANNOUNCE_KEY[outcome], lang, person=s.person(caller.user_id), track=track,
                          **views.schedule_words(wanted, lang)))
-    kept = s.keep_language()
+    kept = s.keep_language() if outcome != "same" else None  # a subscribe that changes nothing keeps nothing
     text = with_note(text, cmd, lang)
     return views.text_reply(sentences(lang, text, kept) if kept else text)
 
