@@ -96,8 +96,10 @@ class Matcher(Index):
         track scores within :data:`AMBIGUITY_MARGIN`. A typo-corrected query (``specualtive
         decodng``) scores times the correction's ``fuzz.ratio``/100. Below :data:`TRACK_THRESHOLD`
         there is no match. A query with a word that belongs to no single name (``eagle``, ``fp8 kv
-        cache``, ``amd mi300x``) does not match, nor does one of :data:`SHORT_QUERY_CHARS` letters or fewer that is not
-        exactly an id or alias (``tts``, ``kv``), nor a sentence much longer than any name.
+        cache``, ``amd mi300x``) does not match, nor does one of :data:`SHORT_QUERY_CHARS` letters
+        or fewer that is not exactly an id or alias (``tts``, ``kv``), nor a sentence much longer
+        than any name. "Where do I start" with a topic (``where do I start with spec``, 从哪里开始学
+        推测解码) is read as the topic.
         """
         return self._match_track(normalize(query[: MAX_QUERY_CHARS * 4])[:MAX_QUERY_CHARS])
 
