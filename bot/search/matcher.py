@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import cached_property
 
 import numpy as np
 from rapidfuzz import fuzz, process
@@ -29,8 +30,7 @@ from bot.search.index import (
 from bot.search.results import LinkResult, PostMatch, SearchResult, TrackMatch
 from bot.text import clean
 
-__all__ = ["FUZZY_WEIGHT", "MAX_TOTAL", "RELATIVE_FLOOR", "SUGGEST_CUTOFF", "SUGGEST_MIN_CHARS",
-           "Matcher"]
+__all__ = ["FUZZY_WEIGHT", "MAX_TOTAL", "RELATIVE_FLOOR", "SUGGEST_CUTOFF", "SUGGEST_MIN_CHARS", "Matcher"]
 
 FUZZY_WEIGHT = 0.6
 """The fuzzy (coverage) score's share of the fused score; BM25 has the rest."""
@@ -103,6 +103,11 @@ class Matcher(Index):
         """
         return self._match_track(normalize(query[: MAX_QUERY_CHARS * 4])[:MAX_QUERY_CHARS])
 
+    @cached_property
+    def _start_keys(self) -> list[str]:
+        """The keys of "getting started" (the where-to-start group): with a topic, the topic wins."""
+        return self._canon_keys(self._units("getting started"))
+
     def _match_track(self, norm: str) -> TrackMatch | None:
         """:meth:`match_track` of an already normalized query (at most MAX_QUERY_CHARS)."""
         if not norm or not self._track_names:
@@ -123,9 +128,8 @@ class Matcher(Index):
                  if not (u.group is None and (u.text in self._ignorable
                                               or u.text in self._vocab.track_stopwords))]
         q_canon = self._canon_keys(units)
-        start = self._canon_keys(self._units("getting started"))  # "where do i start", 新手 ...
-        if len(q_canon) > len(start) and set(start) <= set(q_canon):  # ... with a topic: the topic
-            q_canon = [k for k in q_canon if k not in start]
+        if len(q_canon) > len(self._start_keys) and set(self._start_keys) <= set(q_canon):
+            q_canon = [k for k in q_canon if k not in self._start_keys]  # "where do i start with spec"
         if not q_canon:
             return None
         q_set = set(q_canon)

@@ -522,13 +522,14 @@ _NEXT_FILLER = frozenset({"what", "what's", "whats", "is", "are", "my", "me", "i
                           "do", "to", "read", "the", "up", "comes", "come", "in", "for", "on", "of"})
 """English words around "next" that ask the question and name no track (``what should i read next``)."""
 
-_NEXT_ZH_FILLER = re.compile(r"^(?:我的|我)|(?:的|文章|读什么|看什么|读哪篇|看哪篇|是什么|是哪篇|呢|吗)+$")
+_NEXT_ZH_TAIL = re.compile(r"(?:的|文章|读什么|看什么|读哪篇|看哪篇|是什么|是哪篇|呢|吗)+$")
+"""Chinese words that end a "what next" question and name no track (推测解码的下一篇**是什么**)."""
 
 
 def _next_topic(text: str) -> str:
     """``text`` (after "next", or before it) without the words that only ask the question."""
     words = [w for w in text.casefold().replace("’", "'").strip(" ?？。").split() if w not in _NEXT_FILLER]
-    return _NEXT_ZH_FILLER.sub("", " ".join(words)).strip()
+    return _NEXT_ZH_TAIL.sub("", re.sub(r"^(?:我的|我)", "", " ".join(words))).strip()
 
 
 def _next_last(words: list[str]) -> str | None:
@@ -536,7 +537,7 @@ def _next_last(words: list[str]) -> str | None:
     ``what should I read next?`` (``""``, every followed track), ``推测解码下一篇``,
     ``推测解码的下一篇是什么``; at most five words before it (a longer text is a query)."""
     low = " ".join(words).casefold().replace("’", "'").rstrip(" ?？。")
-    low = re.sub(r"(?:是什么|是哪篇|读什么|呢|吗)+$", "", low)
+    low = _NEXT_ZH_TAIL.sub("", low)
     for key in ("下一篇", "下一步"):
         if low.endswith(key) and len(low) > len(key):
             return _next_topic(low[: -len(key)])

@@ -124,10 +124,6 @@ def test_a_command_typed_in_chinese_is_answered_in_chinese_unless_a_language_was
     assert redrawn is not None and "已读 1/" in str(redrawn.blocks)
     english_click = bob_h.action(bob, "mark_unread", value, "Mark unread")
     assert english_click is not None and "0 of " in str(english_click.blocks)
-    erin = Caller("T1", "U5", "C1")
-    h.command(ALICE, "subscribe spec")
-    h.command(erin, "订阅 spec")  # changes nothing: keeps nothing
-    assert runtime.store.get_lang("T1", "U5") is None
     zh_locale = handlers(runtime, locale="zh-CN")
     bob = Caller("T1", "U2", "C1")
     assert "已读 0/" in str(zh_locale.command(bob, "speculative").blocks)  # the locale, as before

@@ -14,11 +14,9 @@ from bot.slack.views.blocks import Reply
 
 def _tracks_of_post(s: Session, text: str) -> tuple[str, ...]:
     """The tracks of the post ``text`` names exactly (its id or former id, or its link), else ``()``."""
-    loaded = s.rt.holder.loaded
-    link = loaded.matcher.resolve_link(text)
-    post = (link.post_id if link is not None and link.status == "post"
-            else loaded.catalog.resolve_post_id(text.strip().strip("`").casefold()))
-    return loaded.catalog.tracks_of(post) if post else ()
+    link = s.rt.holder.loaded.matcher.resolve_link(text)
+    ids = [link.post_id] if link is not None and link.post_id else s.exact_post_ids(text.split())
+    return s.rt.holder.catalog.tracks_of(ids[0]) if ids and len(ids) == 1 else ()
 
 
 @command("follow", "unfollow")

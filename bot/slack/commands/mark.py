@@ -46,7 +46,8 @@ def mark(s: Session, cmd: grammar.Command) -> Reply:
         msg = t("read.done" if changed else "read.already", s.lang, posts=titles)
         tracks = cat.tracks_of(post_ids[0])
         if tracks:  # where that leaves the reader: in a track they follow, else the post's first
-            followed = [tid for tid in tracks if tid in s.follows()]
+            follows = s.follows()
+            followed = [tid for tid in tracks if tid in follows]
             return s.track_view((followed or tracks)[0], notice=msg)
         return views.text_reply(msg)
     changed = s.mark_unread(post_ids)

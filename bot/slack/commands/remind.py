@@ -55,9 +55,8 @@ def remind(s: Session, cmd: grammar.Command) -> Reply:
     if not choice.rest:
         return views.text_reply(t("remind.which", s.lang))
     if choice.day is None and len(choice.rest) > 1:  # "p-eagle next monday at 3pm": a clear post,
-        cat = s.rt.holder.catalog                    # then words that are no day: blame those
-        named = next((k for k in range(len(choice.rest) - 1, 0, -1)
-                      if all(cat.resolve_post_id(w.strip("`,").casefold()) for w in choice.rest[:k])), None)
+        named = next((k for k in range(len(choice.rest) - 1, 0, -1)  # then no day: blame those words
+                      if s.exact_post_ids(choice.rest[:k]) is not None), None)
         if named is not None:
             return views.text_reply(t("remind.bad_day", s.lang, value=truncate(" ".join(choice.rest[named:]), 60)))
     query = " ".join(choice.rest)

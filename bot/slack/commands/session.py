@@ -293,6 +293,14 @@ class Session:
         """A track id for text (id, name, alias, typo), else ``None``."""
         return track_named(self.rt.holder.catalog, text, self.rt.holder.loaded.matcher)
 
+    def exact_post_ids(self, words: list[str]) -> list[str] | None:
+        """The posts ``words`` name when every word is a post id or former id (ids are lowercase
+        slugs: ``P-EAGLE`` names p-eagle), in order without repeats; ``None`` otherwise (or for
+        no words)."""
+        cat = self.rt.holder.catalog
+        ids = [cat.resolve_post_id(w.strip("`,").casefold()) for w in words]
+        return list(dict.fromkeys(i for i in ids if i)) if words and all(ids) else None
+
     def resolve_posts(self, text: str) -> tuple[list[str], SearchResult | None]:
         """Post ids named by ``text``: exact ids / former ids (space-separated), else the search's
         best match when it is clear. Returns ``(post ids, search result or None)``; when the
@@ -300,12 +308,9 @@ class Session:
         :data:`CONFIDENT_SCORE`) or the text names a track, the ids are empty and the result lets
         the person pick."""
         loaded = self.rt.holder.loaded
-        cat = loaded.catalog
-        words = text.split()
-        # ids are lowercase slugs: `read P-EAGLE` names p-eagle as `read p-eagle` does
-        ids = [cat.resolve_post_id(w.strip("`,").casefold()) for w in words]
-        if words and all(ids):
-            return list(dict.fromkeys(i for i in ids if i)), None
+        ids = self.exact_post_ids(text.split())
+        if ids is not None:
+            return ids, None
         result = loaded.matcher.search(text, limit=5)
         if not result.results:
             return [], None
