@@ -5,29 +5,36 @@ Both servers are the same setup: waitress + Bolt's WSGI adapter (:class:`bot.ser
 loopback, signature verification on, each in **its own process** (as an app runs in production:
 Slack's side is elsewhere), the Web API and the response URLs at one local
 :class:`~bot.slack.standin.SlackStandIn` in the benchmark's process, which also runs the clients.
-So neither the load generator nor Slack's side of the exchange (the stand-in checks each reply's
-blocks against Block Kit's limits, as Slack does, once per distinct body: it remembers the verdict
-by the body's bytes and parses a recorded reply only when it is read) is charged to the app's process;
-both apps share the machine's two cores with them alike. One serves the real app (``build_app``), the other a
-Bolt app whose only listener acks and posts a one-line reply to the response URL (the same path
-the real reply takes). ``--clients`` closed-loop clients (default 50) each send a signed command
-and wait for its reply before sending the next. A request's time runs from sending the POST (the
-body is signed before the clock starts) to the moment the stand-in recorded the post to that
-request's response URL (``time.monotonic()`` on both sides, both in the benchmark's process). The two apps take
-turns in rounds, so that both see the same machine load; the p99 is over all requests of each.
+So neither the load generator nor Slack's side of the exchange is charged to the app's process;
+both apps share the machine's two cores with them alike. One serves the real app
+(``build_app``), the other a Bolt app whose only listener answers "ok" the same way ours answers
+this command: in the ack (``--noop ack``, the default; :func:`_noop_app` has the older
+baselines). Ours answers a read-only command in its ack once it knows the person's language
+without asking Slack: the warm-up's first command remembers the one benchmark user's
+``users.info``, as a person's first command of the hour does in production.
 
-The no-op app is configured as ours (acks on a pool of 32, the reply from a lazy listener on a
-pool of 64 of its own: see :func:`_noop_app`), and both server processes freeze their start-up
-heap as ``vllm-path serve`` does (:func:`bot.serve.freeze_startup_heap`), so that the ratio is
-what our work costs. Printed with the figures: the load average before and after (the machine
-may be shared), the tail (p90 / p95 / p99 / max), the CPU each server process spent per request
-(``/proc``, user and system apart) and the CPU of this benchmark's own process (clients + stand-in) per request.
+``--clients`` closed-loop clients (default 50) each send a signed command and wait for its
+reply before sending the next. The reply is what Slack shows: the ack's body when it carries a
+message (handed to the stand-in, :meth:`~bot.slack.standin.SlackStandIn.answer_ack`, which checks
+its blocks against Block Kit's limits as Slack does), else the post to that request's response
+URL. A request's time runs from sending the POST (the body is signed before the clock starts)
+to the moment the stand-in recorded the reply (``time.monotonic()`` on both sides, both in the
+benchmark's process). The stand-in checks each distinct body once (it remembers the verdict by
+the body's bytes) and parses a recorded reply only when it is read. The two apps take turns in
+rounds, so that both see the same machine load; the p99 is over all requests of each.
+
+The no-op app is configured as ours (acks on a pool of 32, lazy listeners on a pool of 64 of
+their own), and both server processes freeze their start-up heap as ``vllm-path serve`` does
+(:func:`bot.serve.freeze_startup_heap`), so that the ratio is what our work costs. Printed with
+the figures: the load average before and after (the machine may be shared), the tail (p90 /
+p95 / p99 / max), the CPU each server process spent per request (``/proc``, user and system
+apart) and the CPU of this benchmark's own process (clients + stand-in) per request.
 
 Run: ``python benchmarks/command_latency.py [--clients 50] [--rounds 4] [--per-client 5]
-[--threads 32] [--noop-inline] [--check]``. Prints p50/p99 in milliseconds for both and the
-ratio; ``--check`` exits 1 when the p99 ratio is above the target (1.5). ``--profile N``
-instead runs N commands through the real app in one thread under cProfile and prints where the
-time goes.
+[--threads 32] [--noop ack|lazy|inline] [--text speculative] [--check]``. Prints p50/p99 in
+milliseconds for both and the ratio; ``--check`` exits 1 when the p99 ratio is above the target
+(1.5). ``--profile N`` instead runs N commands through the real app in one thread under
+cProfile and prints where the time goes.
 """
 
 from __future__ import annotations
@@ -64,16 +71,17 @@ TOKEN = "xoxb-bench"
 TARGET_P99_RATIO = 1.5
 
 
-def _post(url: str, body: bytes, secret: str) -> float:
-    """Send the signed POST; returns ``time.monotonic()`` when it was sent. Raises on non-200."""
+def _post(url: str, body: bytes, secret: str) -> tuple[float, bytes]:
+    """Send the signed POST; returns ``time.monotonic()`` when it was sent and the answer's body
+    (the ack). Raises on non-200."""
     headers = signed_headers(body, secret)
     req = urllib.request.Request(url, data=body, headers=headers, method="POST")
     started = time.monotonic()
     with urllib.request.urlopen(req, timeout=30) as resp:
-        resp.read()
+        acked = resp.read()
         if resp.status != 200:
             raise RuntimeError(f"HTTP {resp.status}")
-    return started
+    return started, acked
 
 
 def _load(avg: tuple[float, float, float]) -> str:
@@ -86,14 +94,23 @@ def _pct(values: list[float], p: float) -> float:
     return ordered[k]
 
 
-def _noop_app(api_url: str, inline: bool = False) -> App:
-    """The baseline: a Bolt app configured as ours (:func:`bot.slack.app.build_app`): acks on a
-    pool of :data:`~bot.slack.app.ACK_THREADS`, the reply from a lazy listener on its own pool of
-    :data:`~bot.slack.app.LAZY_THREADS`; Bolt checks the signature (ours does it in its own
-    ``before_authorize`` middleware; both get the same signed bodies). Its reply is ``"ok"``
-    through the response URL. ``inline=True``: the older baseline, Bolt's default
-    5-thread pool and the reply posted from the ack listener itself."""
-    if inline:
+NOOP_DESCRIPTIONS = {"ack": "same pools as ours, reply in the ack",
+                     "lazy": "same pools as ours, reply from a lazy listener",
+                     "inline": "Bolt's default pool, reply posted from the ack listener"}
+NOOP_KINDS = tuple(NOOP_DESCRIPTIONS)
+"""The no-op baselines: ``ack`` (default) answers "ok" in its ack, as ours answers a read-only
+command; ``lazy`` acks empty and posts "ok" to the response URL from a lazy listener on its own
+pool (the baseline until stop 21, when ours answered that way too); ``inline``: Bolt's default
+5-thread pool, "ok" posted to the response URL from the ack listener itself."""
+
+
+def _noop_app(api_url: str, kind: str = "ack") -> App:
+    """The baseline (:data:`NOOP_KINDS`): a Bolt app configured as ours
+    (:func:`bot.slack.app.build_app`): acks on a pool of :data:`~bot.slack.app.ACK_THREADS`,
+    lazy listeners on their own pool of :data:`~bot.slack.app.LAZY_THREADS`; Bolt checks the
+    signature (ours does it in its own ``before_authorize`` middleware; both get the same signed
+    bodies). Its reply is ``"ok"``, in the ack (``ack``) or through the response URL."""
+    if kind == "inline":
         app = App(signing_secret=SECRET, client=WebClient(token=TOKEN, base_url=api_url),
                   token_verification_enabled=False, process_before_response=False)
 
@@ -108,6 +125,13 @@ def _noop_app(api_url: str, inline: bool = False) -> App:
               listener_executor=ThreadPoolExecutor(max_workers=ACK_THREADS,
                                                    thread_name_prefix="noop-ack"))
     separate_lazy_pool(app)
+
+    if kind == "ack":
+        def answer_in_ack(ack: Ack) -> None:
+            ack(text="ok", response_type="ephemeral")
+
+        app.command("/vllm-path")(answer_in_ack)
+        return app
 
     def ack_now(ack: Ack) -> None:
         ack()
@@ -127,7 +151,9 @@ def _round(events_url: str, standin: SlackStandIn, text: str, clients: int,
         took = []
         for _ in range(per_client):
             url = standin.response_url()
-            sent = _post(events_url, slash_command_body(text, response_url=url), SECRET)
+            sent, acked = _post(events_url, slash_command_body(text, response_url=url), SECRET)
+            if acked.strip():  # the reply came in the ack: Slack shows it (and checks its blocks)
+                standin.answer_ack(url, acked)
             reply = standin.wait_for_response(url, timeout=60)
             took.append(reply.at - sent)
         return took
@@ -152,7 +178,7 @@ def serve(args: argparse.Namespace) -> int:
                             slack_bot_token=TOKEN, slack_signing_secret=SECRET, slack_app_token=None,
                             slack_client_id=None, slack_client_secret=None, slack_api_url=args.api_url)
         runtime = Runtime.create(settings)
-        app = build_app(runtime) if args.serve == "real" else _noop_app(args.api_url, inline=args.noop_inline)
+        app = build_app(runtime) if args.serve == "real" else _noop_app(args.api_url, args.noop)
         freeze_startup_heap()  # as `vllm-path serve` does before its door opens, for both apps
         with HttpDoor(runtime, app, port=0, threads=args.threads) as door:
             print(door.url, flush=True)
@@ -163,9 +189,8 @@ def serve(args: argparse.Namespace) -> int:
 
 def _start_server(kind: str, api_url: str, args: argparse.Namespace) -> tuple[subprocess.Popen[str], str]:
     """Start ``kind``'s server process; returns it and its base URL."""
-    cmd = [sys.executable, __file__, "--serve", kind, "--api-url", api_url, "--threads", str(args.threads)]
-    if args.noop_inline:
-        cmd.append("--noop-inline")
+    cmd = [sys.executable, __file__, "--serve", kind, "--api-url", api_url, "--threads", str(args.threads),
+           "--noop", args.noop]
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None
     url = proc.stdout.readline().strip()
@@ -224,7 +249,7 @@ def measure(args: argparse.Namespace) -> int:
     print(f"time to the full reply, signed `/vllm-path {args.text}` over loopback HTTP "
           f"(waitress {args.threads} threads + Bolt WSGI), {args.clients} concurrent clients, "
           f"N={len(real_t)} each; no-op app: "
-          f"{'inline reply, Bolt default pool' if args.noop_inline else 'same pools as ours, lazy reply'}")
+          f"{NOOP_DESCRIPTIONS[args.noop]}")
     print(f"  load average (1, 5, 15 min): before {_load(load_before)}, after {_load(load_after)}; "
           f"{os.cpu_count()} CPUs")
     print(f"  real app : p50 {r50:7.1f} ms   p99 {r99:7.1f} ms   mean "
@@ -297,8 +322,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per-client", type=int, default=5, help="requests per client per round")
     parser.add_argument("--threads", type=int, default=32,
                         help="waitress threads per server (32: what `vllm-path serve` runs)")
-    parser.add_argument("--noop-inline", action="store_true",
-                        help="baseline: the no-op app with Bolt's default pool, reply in the ack listener")
+    parser.add_argument("--noop", choices=NOOP_KINDS, default="ack",
+                        help="the no-op baseline: reply in its ack (default, as ours answers), from a "
+                             "lazy listener, or posted from its ack listener on Bolt's default pool")
     parser.add_argument("--text", default="speculative", help="command text")
     parser.add_argument("--check", action="store_true",
                         help=f"exit 1 when the p99 ratio > {TARGET_P99_RATIO}")

@@ -57,14 +57,20 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[k]
 
 
-def _post(url: str, body: bytes, headers: dict[str, str], timeout: float) -> int:
+def _post(standin: SlackStandIn, url: str, body: bytes, headers: dict[str, str], timeout: float,
+          response_url: str) -> int:
+    """Send a signed command; an ack that carries the reply is shown by Slack, so it is handed to
+    the stand-in as the reply to ``response_url``. Returns the HTTP status."""
     req = urllib.request.Request(url, data=body, headers=headers, method="POST")
     try:
         with urllib.request.urlopen(req, timeout=timeout) as resp:
-            resp.read()
-            return resp.status
+            acked = resp.read()
+            status = resp.status
     except urllib.error.HTTPError as err:
         return err.code
+    if status == 200 and acked.strip():
+        standin.answer_ack(response_url, acked)
+    return status
 
 
 def start_server(workdir: Path, standin: SlackStandIn, database_url: str, threads: int
@@ -104,7 +110,7 @@ def run(clients: int, per_client: int, threads: int, database_url: str | None,
             # Warm-up (imports, first queries): one command, not measured.
             url = standin.response_url()
             body = slash_command_body("help", team_id=TEAM, user_id="U0WARM", response_url=url)
-            _post(events, body, signed_headers(body, SECRET), ack_timeout)
+            _post(standin, events, body, signed_headers(body, SECRET), ack_timeout, url)
             standin.wait_for_response(url, timeout=30)
 
             results: list[dict] = []
@@ -121,7 +127,7 @@ def run(clients: int, per_client: int, threads: int, database_url: str | None,
                     headers = signed_headers(body, SECRET)
                     t0 = time.monotonic()
                     try:
-                        status = _post(events, body, headers, ack_timeout)
+                        status = _post(standin, events, body, headers, ack_timeout, url)
                     except OSError as exc:
                         status = f"{type(exc).__name__}"
                     t1 = time.monotonic()

@@ -84,11 +84,13 @@ def _fire(door: HttpDoor, standin: SlackStandIn, n: int, round_no: int, label: s
         started = time.monotonic()
         try:
             with urllib.request.urlopen(req, timeout=30) as resp:
-                resp.read()
+                acked = resp.read()
                 status = resp.status
         except urllib.error.HTTPError as exc:
-            status = exc.code
+            status, acked = exc.code, b""
         took = time.monotonic() - started
+        if status == 200 and acked.strip():  # a reply in the ack: Slack shows it
+            standin.answer_ack(url, acked)
         with lock:
             acks.append(took)
             statuses.append(status)

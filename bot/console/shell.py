@@ -127,8 +127,8 @@ class Console:
         headers: dict[str, str | Sequence[str]] = {"content-type": [content_type]}
         return self.app.dispatch(BoltRequest(body=body.decode("utf-8"), headers=headers))
 
-    def _exchange(self, body: bytes, content_type: str, pressed: Surface | None = None
-                  ) -> list[Printed]:
+    def _exchange(self, body: bytes, content_type: str, pressed: Surface | None = None,
+                  response_url: str | None = None) -> list[Printed]:
         mark_calls = len(self.standin.calls())
         mark_resp = len(self.standin.responses())
         self._pressed = pressed
@@ -143,7 +143,11 @@ class Console:
                 ack_message = json.loads(response.body)
             except ValueError:
                 ack_message = {"text": str(response.body)}
-            if isinstance(ack_message, dict) and (ack_message.get("text") or ack_message.get("blocks")):
+            shown = isinstance(ack_message, dict) and bool(ack_message.get("text")
+                                                           or ack_message.get("blocks"))
+            if shown and response_url:  # a command's reply in its ack: Slack checks and shows it
+                self.standin.answer_ack(response_url, str(response.body).encode("utf-8"))
+            elif shown:
                 printed.append(self._message("reply (only visible to you)", ack_message,
                                              ephemeral=True))
 
@@ -163,10 +167,10 @@ class Console:
 
     def command(self, text: str) -> list[Printed]:
         """Send ``/vllm-path text`` as this console user; returns what became visible."""
+        response_url = self.standin.response_url()
         body = si.slash_command_body(text, user_id=self.user_id, team_id=self.team_id,
-                                     channel_id=self.channel_id,
-                                     response_url=self.standin.response_url())
-        return self._exchange(body, "application/x-www-form-urlencoded")
+                                     channel_id=self.channel_id, response_url=response_url)
+        return self._exchange(body, "application/x-www-form-urlencoded", response_url=response_url)
 
     def press(self, number: int) -> list[Printed]:
         """Press control ``[number]`` from the last output; raises ``KeyError`` if there is none."""
@@ -214,6 +218,9 @@ class Console:
         return f"{int(time.time())}.{next(self._ts):06d}"
 
     def _from_response(self, post: si.ResponsePost) -> Printed:
+        if post.status != 200:
+            return Printed(f"error: Slack refused the reply (HTTP {post.status})", "", [],
+                           Surface("message", {}), {})
         body = post.body
         if body.get("delete_original"):
             return Printed("message deleted", "", [], Surface("message", {}), dict(body))

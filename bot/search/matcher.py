@@ -28,7 +28,7 @@ from bot.search.index import (
     _field_of,
 )
 from bot.search.results import LinkResult, PostMatch, SearchResult, TrackMatch
-from bot.text import clean
+from bot.text import clean, has_han
 
 __all__ = ["FUZZY_WEIGHT", "MAX_TOTAL", "RELATIVE_FLOOR", "SUGGEST_CUTOFF", "SUGGEST_MIN_CHARS", "Matcher"]
 
@@ -117,8 +117,9 @@ class Matcher(Index):
             return TrackMatch(exact[0], 100.0, exact[1])
         if len(norm.replace(" ", "")) <= SHORT_QUERY_CHARS:
             return None  # an abbreviation names a track only when it is an id or alias (above)
-        typo = {(tid, name) for tid, name, name_norm, _ in self._track_names if one_han_apart(norm, name_norm)}
-        if len({tid for tid, _ in typo}) == 1:  # one Chinese character off one track's name
+        typo = {(tid, name) for tid, name, name_norm, _ in (self._track_names if has_han(norm) else ())
+                if one_han_apart(norm, name_norm)}  # a Chinese name with one character off
+        if len({tid for tid, _ in typo}) == 1:  # ... of one track
             tid, name = min(typo)
             return TrackMatch(tid, TYPO_HAN_SCORE, name)
         if len(norm.split()) > 2 * self._max_name_units + 2:
@@ -467,8 +468,7 @@ class Matcher(Index):
 
     def _bm25(self, norm: str, units: list[_Unit]) -> np.ndarray | None:
         """BM25 of every post (0..1, divided by the best) for the query and its synonym groups'
-        terms (``units``: the query's, :meth:`_units`), or ``None`` when no query token is in the
-        index."""
+        terms (``units``: the query's, :meth:`_units`); ``None`` when no query token is indexed."""
         tokens = self._ranked.query_tokens(norm)
         groups = {u.group for u in units if u.group is not None}
         for gid in sorted(groups):

@@ -21,6 +21,7 @@ from bot.slack.commands.session import (
     Announce,
     Caller,
     ChannelCheck,
+    NotCached,
     UserInfo,
     UserInfoCache,
     UsersInfo,
@@ -37,7 +38,12 @@ from bot.slack.views import messages as views
 from bot.slack.views.blocks import MAX_BLOCKS_VIEW, Reply, divider
 from bot.slack.views.insights import insights_blocks
 
-__all__ = ["CLEAR_MARGIN", "Caller", "Handlers", "UserInfo", "UserInfoCache", "UsersInfo",
+ANSWERED_IN_ACK = frozenset({"query", "search", "next", "help", "did_you_mean"})
+"""Command kinds that only read the catalog and the caller's reading state, so their reply can
+go in the slash command's ack (:meth:`Handlers.answer_now`): no write to repeat when the reply
+has to come after the ack after all."""
+
+__all__ = ["ANSWERED_IN_ACK", "CLEAR_MARGIN", "Caller", "Handlers", "UserInfo", "UserInfoCache", "UsersInfo",
            "next_fire_label", "no_users_info"]
 
 
@@ -65,13 +71,30 @@ class Handlers:
         """Answer ``/vllm-path <text>`` for ``caller``. Never raises for bad input."""
         cmd = grammar.parse(text)
         session = self.session(caller, typed=text)
-        reply = run_command(session, cmd)
-        if cmd.truncated:
-            notice = t("error.too_long", session.lang, n=grammar.MAX_TEXT)
-            reply = Reply(text=str(notice) + "\n" + reply.text,
-                          blocks=[views.section(notice).to_dict()] + reply.blocks[:49],
-                          response_type=reply.response_type)
-        return reply
+        return _noting_cut(cmd, session.lang, run_command(session, cmd))
+
+    def answer_now(self, caller: Caller, text: str) -> Reply | None:
+        """The reply to ``/vllm-path <text>`` when it can go in the command's ack: a command that
+        only reads (:data:`ANSWERED_IN_ACK`) and needs nothing from Slack's Web API (the caller's
+        language is chosen or typed, or their ``users.info`` is remembered). ``None``: answer
+        after the ack with :meth:`command` (nothing was written). Raises what the store raises."""
+        cmd = grammar.parse(text)
+        local = self._local_users_info()
+        if cmd.kind not in ANSWERED_IN_ACK or local is None:
+            return None
+        try:
+            session = Session(self.rt, caller, local, channel_check=_needs_slack,
+                              announce=_needs_slack, typed=text)
+            return _noting_cut(cmd, session.lang, run_command(session, cmd))
+        except NotCached:
+            return None
+
+    def _local_users_info(self) -> UsersInfo | None:
+        """``users_info`` restricted to what needs no Web API call (raising :class:`NotCached`
+        otherwise); ``None`` when that cannot be told (a look-up of unknown kind)."""
+        if isinstance(self.users_info, UserInfoCache):
+            return self.users_info.cached
+        return no_users_info if self.users_info is no_users_info else None
 
     def query(self, caller: Caller, text: str, lang: str, notice: str | None = None) -> Reply:
         """A track's path when ``text`` names a track, otherwise search results."""
@@ -118,3 +141,18 @@ class Handlers:
             extra = [b.to_dict() for b in [divider(), *insights_blocks(self.rt.holder.catalog, ins, s.lang)]]
             view["blocks"] = (view["blocks"] + extra)[:MAX_BLOCKS_VIEW]
         return view
+
+
+def _needs_slack(*_: Any) -> Any:
+    """Channel check and announcement of a reply given in the ack: they would call Slack."""
+    raise NotCached("a Web API call")
+
+
+def _noting_cut(cmd: grammar.Command, lang: str, reply: Reply) -> Reply:
+    """``reply``, with a first line saying the command's text was cut when it was too long."""
+    if not cmd.truncated:
+        return reply
+    notice = t("error.too_long", lang, n=grammar.MAX_TEXT)
+    return Reply(text=str(notice) + "\n" + reply.text,
+                 blocks=[views.section(notice).to_dict()] + reply.blocks[:49],
+                 response_type=reply.response_type)

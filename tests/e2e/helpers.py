@@ -25,6 +25,15 @@ USER = "U0E2E"
 CHANNEL = "C0E2E"
 
 
+def ack_shown(standin: SlackStandIn, result: HttpResult, response_url: str) -> HttpResult:
+    """Slack's side of a slash command's HTTP answer ``result``: a body that carries a message
+    is shown as the reply (recorded at ``response_url``, as the stand-in records response-URL
+    posts). Returns ``result``."""
+    if result.status == 200 and result.body.strip():
+        standin.answer_ack(response_url, result.body)
+    return result
+
+
 def iter_elements(blocks: list[Mapping[str, Any]]) -> Iterator[tuple[dict, str]]:
     """Every interactive element in ``blocks`` with its block id (accessories and actions)."""
     for block in blocks or []:
@@ -67,12 +76,16 @@ class FakeSlack:
         return self.url + "/slack/events"
 
     def command(self, text: str, *, user: str | None = None) -> tuple[HttpResult, str]:
-        """Send ``/vllm-path text``; returns the HTTP answer (the ack) and the response URL used."""
+        """Send ``/vllm-path text``; returns the HTTP answer (the ack) and the response URL used.
+        An ack that carries the reply is handed to the stand-in as Slack does
+        (:meth:`~bot.slack.standin.SlackStandIn.answer_ack`), so the reply is waited for the same
+        way either way."""
         response_url = self.standin.response_url()
         body = slash_command_body(text, user_id=user or self.user, team_id=self.team,
                                   channel_id=self.channel, channel_name="e2e",
                                   response_url=response_url)
-        return signed_post(self.events_url, body, self.secret), response_url
+        result = signed_post(self.events_url, body, self.secret)
+        return ack_shown(self.standin, result, response_url), response_url
 
     def ask(self, text: str, *, timeout: float = 10.0) -> ResponsePost:
         """Send a command and wait for its reply at the response URL."""

@@ -181,3 +181,82 @@ def test_open_path_on_home_opens_the_track_in_a_modal_that_redraws_in_place(slac
     assert updated.ok and updated.args["view_id"] == modal["id"]
     assert "1 of" in block_texts(updated.args["view"]["blocks"])
     assert len(runtime.store.read_posts(slack.team, slack.user)) == 1
+
+
+def _ack_message(result) -> dict:
+    assert result.status == 200 and result.headers["content-type"].startswith("application/json")
+    return json.loads(result.body)
+
+
+def test_a_read_only_command_of_a_known_person_is_answered_in_its_ack(slack, standin):
+    """Once the person's users.info is remembered, a track's path, search, next and help come
+    in the HTTP answer itself: one exchange, no post to the response URL."""
+    first = slack.ask("help")  # the first command of the hour asks Slack users.info first
+    assert not first.ack
+    for text in ("speculative", "search nixl", "next spec", "help", "sepculative"):
+        result, url = slack.command(text)
+        message = _ack_message(result)
+        assert message["response_type"] == "ephemeral" and message["blocks"], text
+        assert [(p.ack, p.status) for p in standin.responses(url)] == [(True, 200)], text
+
+
+def test_a_known_persons_path_under_a_slow_slack_needs_no_web_api_call(slack, standin):
+    slack.ask("help")
+    standin.configure(latency_s=1.5)  # every Web API call is slow: none may be waited for
+    calls = len(standin.calls())
+    result, url = slack.command("speculative")
+    assert "Speculative decoding" in _ack_message(result)["text"]
+    assert len(standin.calls()) == calls
+
+
+def test_writes_and_a_first_command_are_answered_after_the_ack(slack, standin, runtime):
+    """Writing commands (nothing to repeat if they had to wait) and a person whose language is
+    not yet known get an empty ack and the reply at the response URL."""
+    result, url = slack.command("speculative", user="U0FIRST")
+    assert result.body == b"" and not standin.wait_for_response(url, timeout=10).ack
+    for text in ("follow spec", "read eagle 3.1", "subscribe spec", "lang zh"):
+        result, url = slack.command(text, user="U0FIRST")
+        assert result.status == 200 and result.body == b"", text
+        assert not standin.wait_for_response(url, timeout=10).ack, text
+    assert runtime.store.follows(slack.team, "U0FIRST") == ["spec"]
+    result, _ = slack.command("speculative", user="U0FIRST")
+    assert "推测解码" in _ack_message(result)["text"]  # the language chosen: no users.info needed
+
+
+def test_a_reply_in_the_ack_reaches_slack_through_socket_mode_as_a_message(runtime, standin):
+    """Socket Mode sends the ack's JSON back as the envelope's payload (Bolt's adapter parses a
+    body with the JSON content type); the reply must arrive there as a message, not as text."""
+    from urllib.parse import parse_qsl
+
+    from slack_bolt.adapter.socket_mode.internals import send_response
+    from slack_bolt.request import BoltRequest
+    from slack_sdk import WebClient
+    from slack_sdk.socket_mode.request import SocketModeRequest
+
+    from bot.slack.app import build_app
+    from bot.slack.standin import slash_command_body
+
+    app = build_app(runtime, client=WebClient(token="xoxb-socket", base_url=standin.api_url),
+                    verify_requests=False)
+    sent = []
+
+    class Client:
+        logger = __import__("logging").getLogger("socket-mode-test")
+
+        def send_socket_mode_response(self, response):
+            sent.append(response)
+
+    def through_socket_mode(text: str, response_url: str = ""):
+        form = slash_command_body(text, response_url=response_url or standin.response_url()).decode()
+        payload = dict(parse_qsl(form))  # Socket Mode delivers the command's fields as JSON
+        bolt_response = app.dispatch(BoltRequest(body=payload, mode="socket_mode"))
+        send_response(Client(), SocketModeRequest(type="slash_commands", envelope_id="E1",
+                                                  payload={}), bolt_response, 0.0)
+        return sent[-1].payload
+
+    first = standin.response_url()
+    assert through_socket_mode("help", first) is None  # empty ack: the users.info comes first
+    assert not standin.wait_for_response(first, timeout=10).ack
+    payload = through_socket_mode("speculative")
+    assert payload["response_type"] == "ephemeral" and payload["blocks"]
+    assert "Speculative decoding" in payload["text"]

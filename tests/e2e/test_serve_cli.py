@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from bot.cli import main
 from bot.config import DEFAULT_CATALOG_DIR, Settings
 from bot.serve import ConfigError, door_for
-from tests.e2e.helpers import BOT_TOKEN, SIGNING_SECRET
+from tests.e2e.helpers import BOT_TOKEN, SIGNING_SECRET, ack_shown
 from tests.e2e.slack_requests import get, signed_post, slash_command_body
 
 SLACK_VARS = ("SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN", "SLACK_CLIENT_ID",
@@ -122,7 +122,8 @@ def test_serve_process_answers_reloads_on_sighup_and_stops_on_sigterm(tmp_path, 
         _wait_for(healthy, 30, "/healthz")
         response_url = standin.response_url()
         body = slash_command_body("speculative", response_url=response_url)
-        assert signed_post(url + "/slack/events", body, SIGNING_SECRET).status == 200
+        acked = signed_post(url + "/slack/events", body, SIGNING_SECRET)
+        assert ack_shown(standin, acked, response_url).status == 200
         assert standin.wait_for_response(response_url, timeout=15).body["blocks"]
 
         proc.send_signal(signal.SIGHUP)
@@ -133,7 +134,8 @@ def test_serve_process_answers_reloads_on_sighup_and_stops_on_sigterm(tmp_path, 
         _wait_for(lambda: "reload refused" in log_path.read_text(), 15, "refusal log line")
         second = standin.response_url()
         body = slash_command_body("speculative", response_url=second)
-        assert signed_post(url + "/slack/events", body, SIGNING_SECRET).status == 200
+        acked = signed_post(url + "/slack/events", body, SIGNING_SECRET)
+        assert ack_shown(standin, acked, second).status == 200
         assert standin.wait_for_response(second, timeout=15).body["blocks"]  # last good catalog
 
         proc.send_signal(signal.SIGTERM)

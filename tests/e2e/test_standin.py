@@ -428,3 +428,26 @@ def test_a_reply_posted_twice_is_recorded_twice_with_its_body(standin):
     posts = standin.responses()
     assert [p.body for p in posts] == [{"text": "Read next", "blocks": [{"type": "divider"}]}] * 2
     assert [p.status for p in posts] == [200, 200]
+
+
+def test_a_reply_in_the_ack_is_recorded_as_the_reply_and_leaves_the_url_its_five_posts(standin):
+    """Slack shows a slash command's ack body as the reply; the command's response URL can
+    still take five posts afterwards."""
+    url = standin.response_url()
+    ack = json.dumps({"response_type": "ephemeral", "text": "in the ack"}).encode()
+    assert standin.answer_ack(url, ack) == 200
+    first = standin.wait_for_response(url, timeout=1)
+    assert first.ack and first.status == 200 and first.body["text"] == "in the ack"
+    hook = WebhookClient(url)
+    assert [hook.send(text=f"r{i}").status_code for i in range(6)] == [200] * 5 + [404]
+    assert [p.ack for p in standin.responses(url)] == [True] + [False] * 6
+
+
+def test_a_reply_in_the_ack_is_held_to_block_kits_limits(standin):
+    url = standin.response_url()
+    blocks = [{"type": "section", "text": {"type": "mrkdwn", "text": "x"}}] * 51
+    assert standin.answer_ack(url, json.dumps({"text": "t", "blocks": blocks}).encode()) == 400
+    assert standin.wait_for_response(url, timeout=1).status == 400
+    with pytest.raises(ValueError):
+        standin.answer_ack(url, b"[1, 2]")
+    assert len(standin.responses(url)) == 1

@@ -15,7 +15,7 @@ from slack_sdk.oauth.installation_store import Installation
 from bot.digest.weekly import WeeklySchedule
 from bot.slack.installs import resume_after_install
 from bot.slack.standin import event_body, slash_command_body
-from tests.e2e.helpers import find_button
+from tests.e2e.helpers import ack_shown, find_button
 from tests.e2e.slack_requests import signed_post
 from tests.reliability.conftest import SIGNING_SECRET
 
@@ -59,7 +59,8 @@ def test_a_click_and_a_command_in_an_org_wide_install_keep_one_readers_progress(
         door, standin, door_runtime) -> None:
     url = door.url + "/slack/events"
     first_url = standin.response_url()
-    assert signed_post(url, _org_wide_command("speculative", first_url), SIGNING_SECRET).status == 200
+    acked = signed_post(url, _org_wide_command("speculative", first_url), SIGNING_SECRET)
+    assert ack_shown(standin, acked, first_url).status == 200
     reply = standin.wait_for_response(first_url, timeout=10).body
     element, block_id = find_button(reply["blocks"], "mark_read:")
     click_url = standin.response_url()
@@ -72,7 +73,8 @@ def test_a_click_and_a_command_in_an_org_wide_install_keep_one_readers_progress(
     assert store.read_posts(T111, USER) == set() and store.read_posts(T222, USER) == set()
     # The next /vllm-path speculative no longer offers the post just marked read as next.
     again_url = standin.response_url()
-    signed_post(url, _org_wide_command("speculative", again_url), SIGNING_SECRET)
+    ack_shown(standin, signed_post(url, _org_wide_command("speculative", again_url), SIGNING_SECRET),
+              again_url)
     again = standin.wait_for_response(again_url, timeout=10).body
     assert find_button(again["blocks"], "mark_read:")[0]["value"] != element["value"]
 

@@ -25,6 +25,7 @@ from bot.catalog import load_catalog
 from bot.config import DEFAULT_CATALOG_DIR
 from bot.slack.handlers import Caller, Handlers
 from bot.slack.standin import SlackStandIn, slash_command_body
+from tests.e2e.helpers import ack_shown
 from tests.e2e.slack_requests import get, signed_post
 from tests.reliability.catalogs import (
     BROKEN_STEP,
@@ -160,7 +161,8 @@ class Served:
         url = self.standin.response_url()
         body = slash_command_body(text, team_id="T0RELOAD", user_id=user, channel_id="C0RELOAD",
                                   response_url=url)
-        assert signed_post(self.url + "/slack/events", body, SIGNING_SECRET).status == 200
+        acked = signed_post(self.url + "/slack/events", body, SIGNING_SECRET)
+        assert ack_shown(self.standin, acked, url).status == 200
         return self.standin.wait_for_response(url, timeout=15).body
 
     def version_served(self) -> str:

@@ -48,6 +48,7 @@ from bot.slack.standin import (
     slash_command_body,
 )
 from bot.store.crypto import TokenCipher
+from tests.e2e.helpers import ack_shown
 from tests.e2e.slack_requests import get, post, signed_post
 from tests.reliability.catalogs import break_catalog, copy_catalog
 from tests.reliability.test_reload import _exe, _free_port
@@ -114,7 +115,7 @@ def _drive(url: str, standin: SlackStandIn, proc: subprocess.Popen, secret: str,
         response_url = standin.response_url()
         body = slash_command_body(text, team_id=team, user_id=user, channel_id="C0SECRET",
                                   response_url=response_url)
-        keep(signed_post(events, body, secret))
+        keep(ack_shown(standin, signed_post(events, body, secret), response_url))
         return response_url
 
     keep(get(url + "/healthz"))

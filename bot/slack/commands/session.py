@@ -24,6 +24,7 @@ from bot.slack.i18n import LANGS, t
 from bot.slack.mrkdwn import Mrkdwn, truncate
 from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply
+from bot.slack.views.parts import memo_reply
 from bot.slack.views.reminders import reminders_reply
 from bot.slack.views.search import search_reply
 from bot.store import ReaderState
@@ -70,6 +71,11 @@ UsersInfo = Callable[[str, str], UserInfo]
 """``(team_id, user_id) -> UserInfo``; must not raise (return ``UserInfo()`` on failure)."""
 
 
+class NotCached(LookupError):
+    """Raised by :meth:`UserInfoCache.cached` (and the look-ups of a reply given in the ack) when
+    answering would need a ``users.info`` or other Web API call."""
+
+
 class UserInfoCache:
     """Remembers ``users.info`` answers for ``ttl`` seconds, so a command costs at most one call."""
 
@@ -78,6 +84,15 @@ class UserInfoCache:
         self._ttl = ttl
         self._data: dict[tuple[str, str], tuple[float, UserInfo]] = {}
         self._lock = threading.Lock()
+
+    def cached(self, team_id: str, user_id: str) -> UserInfo:
+        """The remembered answer for the person, without calling Slack. Raises
+        :class:`NotCached` when there is none younger than ``ttl`` seconds."""
+        with self._lock:
+            hit = self._data.get((team_id, user_id))
+        if hit is None or time.monotonic() - hit[0] >= self._ttl:
+            raise NotCached(user_id)
+        return hit[1]
 
     def __call__(self, team_id: str, user_id: str) -> UserInfo:
         key = (team_id, user_id)
@@ -387,7 +402,19 @@ class Session:
     def search(self, text: str, notice: str | None = None, offset: int = 0) -> Reply:
         """Search results for ``text`` from ``offset`` (see :meth:`query`), without the track
         look-up (a *More results* click pages the same search). Results for one word close
-        to a track's name (:meth:`bot.search.Matcher.suggest_track`) point at the track too."""
+        to a track's name (:meth:`bot.search.Matcher.suggest_track`) point at the track too.
+
+        Without a ``notice`` the reply is kept per catalog, text, page, language and posts read
+        (:func:`~bot.slack.views.parts.memo_reply`, as a track's path is): what it shows depends
+        on nothing else, so a topic many people look up is mostly a look-up. The returned reply
+        is shared: do not change it."""
+        if notice:  # a notice is one click's answer: not worth keeping
+            return self._search(text, notice, offset)
+        return memo_reply(self.rt.holder.loaded.catalog,
+                          ("search", text, offset, self.lang, frozenset(self.read())),
+                          lambda: self._search(text, None, offset))
+
+    def _search(self, text: str, notice: str | None, offset: int) -> Reply:
         loaded = self.rt.holder.loaded
         result = loaded.matcher.search(text, limit=views.MAX_RESULTS, offset=offset)
         if offset and not result.results and result.total:  # the page is gone: show the first

@@ -1,7 +1,13 @@
-"""The ``/vllm-path`` slash command: ack at once, answer through ``response_url`` in a lazy listener.
+"""The ``/vllm-path`` slash command: the reply in the ack when it is ready at once, otherwise an
+empty ack and the reply through ``response_url`` from a lazy listener.
 
-Nothing slow (database, Web API) runs before the ack; the reply goes through ``response_url``
-so it works in DMs and private channels where the bot is not a member.
+A command that only reads (a track's path, search, ``next``, help) and needs nothing from
+Slack's Web API is answered in the ack itself (:meth:`bot.slack.handlers.Handlers.answer_now`):
+one HTTP exchange, nothing to wait for from Slack, however slow its API is. Everything else (a
+write, a ``users.info`` not yet remembered, a channel check) is acked at once and answered after
+the ack. Bolt picks the listener: the first one's matcher (:func:`answerable_now`) computes the
+reply and keeps it in the request's ``context``; when there is none, the second listener runs.
+Both replies work in DMs and in private channels the bot is not a member of.
 """
 
 from __future__ import annotations
@@ -15,11 +21,41 @@ from bot import metrics
 from bot.slack.listeners.context import handlers_of
 from bot.slack.listeners.errors import answers_failure
 from bot.slack.listeners.identity import caller_of
+from bot.slack.views.blocks import Reply
 
 log = logging.getLogger(__name__)
 
 COMMAND = re.compile(r"^/vllm-path")
 """Matches ``/vllm-path`` and staging variants such as ``/vllm-path-dev``."""
+
+READY_REPLY = "vllm_path_ready_reply"
+"""The ``context`` key under which :func:`answerable_now` leaves the reply for the ack."""
+
+
+def answerable_now(body: dict, context: BoltContext) -> bool:
+    """Bolt matcher: ``True`` (the reply kept in ``context[READY_REPLY]``) when the command's
+    reply is ready without Slack's Web API; ``False`` sends the command to the listener that
+    answers after the ack, which also reports a failure here (logged at info, no payload)."""
+    try:
+        reply = handlers_of(context).answer_now(caller_of(context, body), body.get("text") or "")
+    except Exception as exc:  # the lazy listener tries again and answers the failure
+        log.info("reply not ready for the ack (team %s): %s", body.get("team_id"), type(exc).__name__)
+        return False
+    if reply is None:
+        return False
+    context[READY_REPLY] = reply
+    return True
+
+
+def answer_in_ack(ack: Ack, context: BoltContext) -> None:
+    """Ack with the reply :func:`answerable_now` made (ephemeral unless it says otherwise).
+
+    The reply goes as its JSON text, serialised once per reply (:attr:`Reply.body_json`): Bolt
+    sends a text-only ack's string as the body unchanged, with the JSON content type when it
+    starts with ``{`` (``slack_bolt.response.BoltResponse``), which Slack reads as the message."""
+    reply: Reply = context[READY_REPLY]
+    ack(reply.body_json)
+    metrics.observe_reply("command", context)
 
 
 def ack_command(ack: Ack) -> None:
@@ -36,5 +72,6 @@ def answer_command(body: dict, respond: Respond, context: BoltContext) -> None:
 
 
 def register(app: App) -> None:
-    """Attach the slash-command listener to ``app``."""
+    """Attach the slash-command listeners to ``app`` (Bolt runs the first that matches)."""
+    app.command(COMMAND, matchers=[answerable_now])(answer_in_ack)
     app.command(COMMAND)(ack=ack_command, lazy=[answer_command])

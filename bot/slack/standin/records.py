@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from bot.slack import blockkit
+
 
 @dataclass(frozen=True)
 class ApiCall:
@@ -54,6 +56,9 @@ class ResponsePost:
     raw: bytes
     status: int
     at: float
+    ack: bool = False
+    """True when the message came as the slash command's ack (the HTTP answer's body), which
+    Slack shows as the reply without using one of the URL's five posts."""
 
     @cached_property
     def body(self) -> dict[str, Any]:
@@ -119,7 +124,7 @@ class ResponseLog:
         """Keep ``post`` and wake whoever waits for its URL."""
         self.posts.append(post)
         self._by_url.setdefault(post.url, []).append(post)
-        if post.status == 200:
+        if post.status == 200 and not post.ack:
             self._ok_by_key[post.key] = self._ok_by_key.get(post.key, 0) + 1
         waiter = self._waiting.get(post.url)
         if waiter is not None:
@@ -156,3 +161,30 @@ class ResponseLog:
         self.posts.clear()
         self._by_url.clear()
         self._ok_by_key.clear()
+
+
+class BlockVerdicts:
+    """Whether Slack would refuse a message's blocks, remembered by the message's bytes: the
+    verdict depends on them alone, so a reply sent again is neither parsed nor walked again
+    (at most ``limit`` bytes strings are kept; the memory is cleared when full). Thread-safe
+    enough for the stand-in: a lost race computes one verdict twice."""
+
+    def __init__(self, limit: int = 256) -> None:
+        self._limit = limit
+        self._seen: dict[bytes, bool] = {}
+
+    def refused(self, raw: bytes) -> bool:
+        """``True`` when the blocks of the message ``raw`` (JSON text) break Block Kit's limits
+        (:func:`bot.slack.blockkit.block_kit_problems`). Raises ``ValueError`` when ``raw`` is not a
+        JSON object (never remembered)."""
+        refused = self._seen.get(raw)
+        if refused is None:
+            body = json.loads(raw.decode("utf-8") or "{}")
+            if not isinstance(body, dict):
+                raise ValueError("a message body is a JSON object")
+            blocks = body.get("blocks")
+            refused = bool(blocks and blockkit.block_kit_problems(blocks, "message"))
+            if len(self._seen) >= self._limit:
+                self._seen.clear()
+            self._seen[raw] = refused
+        return refused

@@ -7,7 +7,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import itertools
-import json
 import math
 import threading
 import time
@@ -16,7 +15,6 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any, TypeVar
 
-from bot.slack import blockkit
 from bot.slack.scopes import conversation_kind, default_bot_scopes, parse_scopes, scope_refusal
 from bot.slack.standin.answers import ok_body
 from bot.slack.standin.ids import (
@@ -26,7 +24,7 @@ from bot.slack.standin.ids import (
     CONSOLE_CHANNEL_NAME,
     CONSOLE_TEAM_ID,
 )
-from bot.slack.standin.records import ApiCall, Faults, ResponseLog, ResponsePost
+from bot.slack.standin.records import ApiCall, BlockVerdicts, Faults, ResponseLog, ResponsePost
 from bot.slack.standin.refusals import (
     NO_TOKEN_METHODS,
     SERVED_METHODS,
@@ -104,7 +102,7 @@ class SlackStandIn:
         self._responses = ResponseLog(self._cond_lock)
         self._fault_counter = 0
         self._error_counter = 0
-        self._verdicts: dict[bytes, bool] = {}  # raw response-URL body -> blocks refused
+        self._verdicts = BlockVerdicts()
         self._buckets: dict[str, tuple[float, float]] = {}  # channel -> (tokens, last monotonic)
         self._team_bucket: tuple[float, float] | None = None  # (tokens, last monotonic)
         self._ts = itertools.count(1)
@@ -453,24 +451,11 @@ class SlackStandIn:
                 "enterprise": None, "is_enterprise_install": False,
                 "refresh_token": refresh, "expires_in": expires_in}
 
-    _VERDICTS_MAX = 256
-
     def _blocks_refused(self, raw: bytes) -> bool:
-        """Whether Slack would refuse the blocks of the message posted as ``raw`` (JSON text).
-        The verdict depends on those bytes alone, so it is remembered by them: a reply posted
-        again is neither parsed nor walked again. Raises ``ValueError`` when ``raw`` is not a
-        JSON object (never remembered)."""
-        refused = self._verdicts.get(raw)
-        if refused is None:
-            body = json.loads(raw.decode("utf-8") or "{}")
-            if not isinstance(body, dict):
-                raise ValueError("a response-URL body is a JSON object")
-            blocks = body.get("blocks")
-            refused = bool(blocks and blockkit.block_kit_problems(blocks, "message"))
-            if len(self._verdicts) >= self._VERDICTS_MAX:
-                self._verdicts.clear()
-            self._verdicts[raw] = refused
-        return refused
+        """Whether Slack would refuse the blocks of the message sent as ``raw`` (JSON text;
+        :class:`~bot.slack.standin.records.BlockVerdicts`). Raises ``ValueError`` when ``raw`` is
+        not a JSON object."""
+        return self._verdicts.refused(raw)
 
     def _ok_body(self, method: str, args: dict[str, Any]) -> dict[str, Any]:
         """The body of an accepted call: :func:`bot.slack.standin.answers.ok_body`. A subclass may
@@ -491,5 +476,17 @@ class SlackStandIn:
             status = 200 if used < self.response_url_limit else 404
             self._record_response(ResponsePost(key, url, raw, status, time.monotonic()))
         return status, ("ok" if status == 200 else "used_url")
+
+    def answer_ack(self, url: str, raw: bytes) -> int:
+        """Slack's side of a slash command acked with a message: ``raw``, the HTTP answer's body
+        (JSON text), is shown as the reply to the command whose response URL is ``url``, and is
+        recorded with those posts (``ResponsePost.ack``; it does not use up one of the URL's five
+        posts). Returns 200, or 400 when its blocks break Block Kit's limits (Slack shows an
+        error instead). Raises ``ValueError`` when ``raw`` is not a JSON object."""
+        status = 400 if self._blocks_refused(raw) else 200
+        with self._cond:
+            self._record_response(ResponsePost(url.rstrip("/").rsplit("/", 1)[-1], url, raw,
+                                               status, time.monotonic(), ack=True))
+        return status
 
 

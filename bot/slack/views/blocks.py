@@ -12,6 +12,7 @@ import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, TypeVar
 
 from slack_sdk.models.blocks import (
@@ -90,6 +91,13 @@ class Reply:
     def payload(self) -> dict[str, Any]:
         """The message as Slack receives it: ``{"response_type", "text", "blocks"}``."""
         return {"response_type": self.response_type, "text": self.text, "blocks": self.blocks}
+
+    @cached_property
+    def body_json(self) -> str:
+        """:meth:`payload` as compact JSON text (UTF-8 characters kept, not ``\\u`` escaped),
+        made once per reply: a reply kept per reading state (``memo_reply``) is serialised once
+        however often it is sent."""
+        return json.dumps(self.payload(), ensure_ascii=False, separators=(",", ":"))
 
 
 BLANK = "–"

@@ -1,0 +1,115 @@
+"""Which commands are answered in the slash command's ack (``Handlers.answer_now``): only those
+that read, and only when nothing has to be asked of Slack first."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.slack import grammar
+from bot.slack.commands import COMMANDS
+from bot.slack.commands.session import NotCached
+from bot.slack.handlers import (
+    ANSWERED_IN_ACK,
+    Caller,
+    Handlers,
+    UserInfo,
+    UserInfoCache,
+    no_users_info,
+)
+
+ALICE = Caller("T1", "U1", "C1")
+
+
+class CountingFetch:
+    """A ``users.info`` that counts its calls (a Web API call each)."""
+
+    def __init__(self, locale: str | None = None) -> None:
+        self.calls = 0
+        self.locale = locale
+
+    def __call__(self, team_id: str, user_id: str) -> UserInfo:
+        self.calls += 1
+        return UserInfo(locale=self.locale)
+
+
+def test_only_reading_commands_go_in_the_ack():
+    assert ANSWERED_IN_ACK <= set(COMMANDS)
+    for kind in ("read", "unread", "follow", "unfollow", "subscribe", "unsubscribe", "dm", "lang",
+                 "remind", "reminders", "stats", "subscriptions"):
+        assert kind not in ANSWERED_IN_ACK
+
+
+@pytest.mark.parametrize("text", ["speculative", "search nixl", "next", "next pd", "help",
+                                  "sepculative", "qaunt", "what's next?"])
+def test_a_reading_command_of_a_remembered_person_is_the_same_reply_as_after_the_ack(runtime, text):
+    fetch = CountingFetch()
+    h = Handlers(runtime, users_info=UserInfoCache(fetch))
+    assert h.answer_now(ALICE, text) is None and fetch.calls == 0  # not remembered: no call made
+    later = h.command(ALICE, text)
+    assert fetch.calls == 1
+    now = h.answer_now(ALICE, text)
+    assert grammar.parse(text).kind in ANSWERED_IN_ACK
+    assert now is not None and now.payload() == later.payload() and fetch.calls == 1
+
+
+@pytest.mark.parametrize("text", ["read eagle 3.1", "follow spec", "lang zh", "subscribe spec",
+                                  "dm on", "remind eagle 3.1 tomorrow", "stats"])
+def test_a_writing_or_slack_asking_command_is_never_answered_in_the_ack(runtime, text):
+    fetch = CountingFetch()
+    h = Handlers(runtime, users_info=UserInfoCache(fetch))
+    h.command(ALICE, "help")  # remembered
+    before = runtime.store.reader_state("T1", "U1")
+    assert h.answer_now(ALICE, text) is None
+    assert runtime.store.reader_state("T1", "U1") == before  # nothing written
+
+
+def test_a_chosen_or_typed_language_needs_no_users_info(runtime):
+    fetch = CountingFetch(locale="zh-CN")
+    h = Handlers(runtime, users_info=UserInfoCache(fetch))
+    zh = h.answer_now(ALICE, "推测解码")
+    assert zh is not None and fetch.calls == 0
+    runtime.store.set_lang("T1", "U2", "en")
+    en = h.answer_now(Caller("T1", "U2", "C1"), "speculative")
+    assert en is not None and "Read next" in en.text and fetch.calls == 0
+    assert h.answer_now(Caller("T1", "U3", "C1"), "speculative") is None  # locale unknown yet
+
+
+def test_a_look_up_of_unknown_kind_is_never_answered_in_the_ack_but_none_at_all_is(runtime):
+    assert Handlers(runtime, users_info=lambda t, u: UserInfo()).answer_now(ALICE, "help") is None
+    assert Handlers(runtime, users_info=no_users_info).answer_now(ALICE, "help") is not None
+
+
+def test_the_cache_says_what_it_does_not_remember():
+    fetch = CountingFetch()
+    fresh = UserInfoCache(fetch)
+    with pytest.raises(NotCached):
+        fresh.cached("T1", "U1")
+    fresh("T1", "U1")
+    assert fresh.cached("T1", "U1") == UserInfo() and fetch.calls == 1
+    expired = UserInfoCache(fetch, ttl=0.0)
+    expired("T1", "U1")
+    with pytest.raises(NotCached):
+        expired.cached("T1", "U1")
+
+
+def test_a_cut_command_says_so_in_the_ack_too(runtime):
+    h = Handlers(runtime, users_info=no_users_info)
+    long_text = "speculative " + "x" * (grammar.MAX_TEXT + 50)
+    now = h.answer_now(ALICE, long_text)
+    assert now is not None and now.payload() == h.command(ALICE, long_text).payload()
+    assert now.blocks[0] != h.command(ALICE, "speculative").blocks[0]
+
+
+def test_a_kept_search_reply_is_the_fresh_one_and_changes_with_what_was_read(runtime):
+    """Search replies are kept per text, page, language and posts read (as a track's path):
+    the kept reply is the one rendered afresh, and marking a result read gives a new one."""
+    h = Handlers(runtime)
+    first = h.command(ALICE, "nixl")
+    assert first.payload() == h.session(ALICE, typed="nixl")._search("nixl", None, 0).payload()
+    assert h.command(ALICE, "nixl") is first
+    top = runtime.holder.loaded.matcher.search("nixl", limit=1).results[0].post_id
+    h.command(ALICE, f"read {top}")
+    after = h.command(ALICE, "nixl")
+    assert after.payload() != first.payload()
+    assert after.payload() == h.session(ALICE, typed="nixl")._search("nixl", None, 0).payload()
+    assert h.command(Caller("T1", "U9", "C1"), "nixl") is first  # nothing read: the same reply
