@@ -46,8 +46,10 @@ def _host(netloc: str) -> str:
 
 
 def _path(path: str) -> str:
-    path = path or "/"
-    return path.rstrip("/") or "/"
+    """A post's path as compared: no trailing slash, no ``.html`` (the blog serves
+    ``/2024/10/17/spec-decode`` and ``…/spec-decode.html`` alike, and people paste both)."""
+    path = (path or "/").rstrip("/")
+    return path.removesuffix(".html") or "/"
 
 
 def blog_hosts(catalog: Catalog) -> tuple[str, ...]:

@@ -19,6 +19,8 @@ def catalog():
     "http://www.vllm-project.github.io/2024/10/17/spec-decode.html/",
     "https://blog.vllm.ai/2024/10/17/spec-decode.html?utm_source=slack#results",
     "<https://BLOG.vllm.ai/2024/10/17/spec-decode.html|the post>",
+    "http://vllm-project.github.io/2024/10/17/spec-decode",
+    "https://blog.vllm.ai/2024/10/17/spec-decode/",
 ])
 def test_blog_urls_on_either_host_resolve_to_the_post(catalog, url):
     target = resolve_link(catalog, url)

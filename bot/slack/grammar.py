@@ -40,7 +40,7 @@ MAX_TEXT = 500
 
 Kind = Literal["help", "query", "search", "next", "read", "unread", "follow", "unfollow", "subscribe",
                "unsubscribe", "subscriptions", "dm", "lang", "remind", "reminders", "stats",
-               "did_you_mean"]
+               "did_you_mean", "thanks"]
 
 KEYWORDS: dict[str, Kind] = {
     "help": "help", "?": "help", "帮助": "help", "h": "help",
@@ -518,6 +518,14 @@ def _take_steps(words: list[str]) -> tuple[list[str], int | None]:
 _GREETINGS = frozenset({"hi", "hello", "hey", "hi there", "hello there", "yo", "你好", "您好", "嗨", "哈喽"})
 """A greeting alone gets the help (what a first-time user needs)."""
 
+_GREETING_LEAD = re.compile(r"^(?:hi there|hello there|hi|hello|hey|yo|你好|您好|嗨|哈喽)[\s,，!！.。~～]+(?=\S)",
+                            re.IGNORECASE)
+"""A greeting before the command (``hey, what's next?``, ``你好，推测解码``): read what follows."""
+
+_THANKS = frozenset({"thanks", "thank you", "thanks a lot", "thank you very much", "thx", "ty", "cheers",
+                     "谢谢", "多谢", "感谢", "谢啦", "谢谢你"})
+"""Thanks alone gets a short "you're welcome" (never a search for "thanks")."""
+
 _NEXT_FILLER = frozenset({"what", "what's", "whats", "is", "are", "my", "me", "i", "should", "shall",
                           "do", "to", "read", "the", "up", "comes", "come", "in", "for", "on", "of"})
 """English words around "next" that ask the question and name no track (``what should i read next``)."""
@@ -562,9 +570,13 @@ def parse(text: str) -> Command:
     raw = clean(_link_labels(text or ""))
     truncated = len(raw) > MAX_TEXT
     raw = raw[:MAX_TEXT]
+    if raw.casefold().strip(" !！.。~～") not in _GREETINGS:
+        raw = _GREETING_LEAD.sub("", raw)
     words = raw.split()
     if not words or raw.casefold().strip(" !！.。~～") in _GREETINGS:  # "hi": say what I do
         return Command("help", truncated=truncated)
+    if raw.casefold().strip(" !！.。~～") in _THANKS:
+        return Command("thanks", truncated=truncated)
     first = words[0].casefold().lstrip("/")
     rest = words[1:]
     if first not in KEYWORDS and not first.isascii():

@@ -22,6 +22,7 @@ from bot.slack.app import build_app
 from bot.slack.standin import SlackStandIn, app_home_opened_event, event_body, signed_headers, slash_command_body
 from bot.store import Store
 from tests.digest.conftest import TEAM, settings_for
+from tests.e2e.helpers import ack_shown
 from tests.e2e.slack_requests import post
 
 SECRET = "log-hygiene-signing-secret-0123456789"
@@ -94,7 +95,8 @@ def test_a_full_flow_logs_no_body_token_or_response_url(sqlite_url, holder, capt
                     urls.append(url)
                     body = slash_command_body(text, team_id=TEAM, response_url=url,
                                               token=VERIFICATION)
-                    assert post(events, body, signed_headers(body, SECRET)).status == 200
+                    acked = post(events, body, signed_headers(body, SECRET))
+                    assert ack_shown(standin, acked, url).status == 200  # a reply in the ack too
                     standin.wait_for_response(url, timeout=30)
                 forged_url = standin.response_url()
                 urls.append(forged_url)

@@ -90,6 +90,8 @@ def test_the_app_handles_what_the_manifest_subscribes(manifest, tmp_path):
         resp = console.app.dispatch(BoltRequest(
             body=body, headers={"content-type": ["application/x-www-form-urlencoded"]}))
         assert resp.status == 200
+        if resp.body:  # answered in the ack: Slack shows it
+            console.standin.answer_ack(url, resp.body.encode())
         console.standin.wait_for_response(url, timeout=10)
 
 

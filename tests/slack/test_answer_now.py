@@ -40,7 +40,8 @@ def test_only_reading_commands_go_in_the_ack():
 
 
 @pytest.mark.parametrize("text", ["speculative", "search nixl", "next", "next pd", "help",
-                                  "sepculative", "qaunt", "what's next?"])
+                                  "sepculative", "qaunt", "what's next?", "thanks",
+                                  "hey, what's next?"])
 def test_a_reading_command_of_a_remembered_person_is_the_same_reply_as_after_the_ack(runtime, text):
     fetch = CountingFetch()
     h = Handlers(runtime, users_info=UserInfoCache(fetch))
@@ -113,3 +114,9 @@ def test_a_kept_search_reply_is_the_fresh_one_and_changes_with_what_was_read(run
     assert after.payload() != first.payload()
     assert after.payload() == h.session(ALICE, typed="nixl")._search("nixl", None, 0).payload()
     assert h.command(Caller("T1", "U9", "C1"), "nixl") is first  # nothing read: the same reply
+
+
+def test_thanks_gets_a_short_welcome_in_the_readers_language(runtime):
+    h = Handlers(runtime)
+    assert "welcome" in h.command(ALICE, "thanks!").text
+    assert "不客气" in h.command(ALICE, "谢谢").text

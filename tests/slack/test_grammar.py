@@ -279,10 +279,31 @@ def test_more_ways_to_say_the_commands(text, kind, arg):
     assert (cmd.kind, cmd.arg) == (kind, arg)
 
 
-@pytest.mark.parametrize("text", ["hi", "Hello!", "hey", "你好", "您好！", "嗨"])
+@pytest.mark.parametrize("text", ["hi", "Hello!", "hey", "你好", "您好！", "嗨", "hi there", "Hello there!"])
 def test_a_greeting_alone_gets_the_help(text):
     assert parse(text).kind == "help"
 
 
 def test_a_greeting_with_a_topic_is_not_help():
     assert parse("hello world").kind == "query"
+
+
+@pytest.mark.parametrize(("text", "kind", "arg"), [
+    ("hey, what's next?", "next", ""),
+    ("hi there, nixl", "query", "nixl"),
+    ("你好，推测解码", "query", "推测解码"),
+    ("Hello! follow spec", "follow", "spec"),
+    ("yo spec next", "next", "spec"),
+])
+def test_a_greeting_before_a_command_is_read_past(text, kind, arg):
+    cmd = parse(text)
+    assert (cmd.kind, cmd.arg) == (kind, arg)
+
+
+@pytest.mark.parametrize("text", ["thanks", "Thank you!", "thx", "谢谢", "多谢！", "thanks a lot."])
+def test_thanks_alone_is_thanks_not_a_search(text):
+    assert parse(text).kind == "thanks"
+
+
+def test_thanks_with_a_topic_is_a_search():
+    assert parse("thanks spec").kind == "query"

@@ -83,6 +83,23 @@ def test_buttons_mark_read_and_redraw(runtime):
     assert runtime.store.read_posts("T1", "U1") == {first}
 
 
+def test_an_old_button_pressed_again_says_it_was_already_done(runtime):
+    """A reply stays in Slack: its Mark read / Follow buttons can be pressed after the command
+    or another button already did it. The notice says so instead of "Marked read" again."""
+    h = handlers(runtime)
+    first = runtime.holder.catalog.order("spec")[0]
+    read = {"p": first, "t": "spec", "v": "track:spec"}
+    assert "Marked read" in h.action(ALICE, "mark_read", read).text
+    assert "Already read" in h.action(ALICE, "mark_read", read).text
+    assert "Marked unread" in h.action(ALICE, "mark_unread", read).text
+    assert "was not marked read" in h.action(ALICE, "mark_unread", read).text
+    track = {"t": "spec", "v": "track:spec"}
+    assert "You now follow" in h.action(ALICE, "follow", track).text
+    assert "already follow" in h.action(ALICE, "follow", track).text
+    assert "no longer follow" in h.action(ALICE, "unfollow", track).text
+    assert "were not following" in h.action(ALICE, "unfollow", track).text
+
+
 def test_subscribe_in_channel_with_schedule(runtime):
     h = handlers(runtime, tz="America/Los_Angeles")
     reply = h.command(ALICE, "subscribe spec decode friday 10:30")

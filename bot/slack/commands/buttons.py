@@ -77,9 +77,9 @@ def mark_read(s: Session, value: ButtonValue) -> Reply | None:
         return s.outdated()
     pid = _post(s, value)
     notice = None
-    if pid:
-        s.mark_read([pid])
-        notice = t("read.done", s.lang, posts=views.post_link(s.rt.holder.catalog, pid, lang=s.lang))
+    if pid:  # an old button may mark a post read again: say it already was
+        key = "read.done" if s.mark_read([pid]) else "read.already"
+        notice = t(key, s.lang, posts=views.post_link(s.rt.holder.catalog, pid, lang=s.lang))
     return s.redraw(value.v, notice, offset=value.o)
 
 
@@ -91,8 +91,8 @@ def mark_unread(s: Session, value: ButtonValue) -> Reply | None:
     pid = _post(s, value)
     notice = None
     if pid:
-        s.mark_unread([pid])
-        notice = t("unread.done", s.lang, posts=views.post_link(s.rt.holder.catalog, pid, lang=s.lang))
+        key = "unread.done" if s.mark_unread([pid]) else "unread.already"
+        notice = t(key, s.lang, posts=views.post_link(s.rt.holder.catalog, pid, lang=s.lang))
     return s.redraw(value.v, notice, offset=value.o)
 
 
@@ -104,8 +104,8 @@ def follow(s: Session, value: ButtonValue) -> Reply | None:
     tid = _track(s, value)
     notice = None
     if tid:
-        s.follow(tid)
-        notice = t("follow.done_short", s.lang, track=views.track_name(s.rt.holder.catalog, tid, s.lang))
+        key = "follow.done_short" if s.follow(tid) else "follow.already"
+        notice = t(key, s.lang, track=views.track_name(s.rt.holder.catalog, tid, s.lang))
     return s.redraw(value.v, notice, offset=value.o)
 
 
@@ -117,8 +117,8 @@ def unfollow(s: Session, value: ButtonValue) -> Reply | None:
     tid = _track(s, value)
     notice = None
     if tid:
-        s.unfollow(tid)
-        notice = t("unfollow.done", s.lang, track=views.track_name(s.rt.holder.catalog, tid, s.lang))
+        key = "unfollow.done" if s.unfollow(tid) else "unfollow.not"
+        notice = t(key, s.lang, track=views.track_name(s.rt.holder.catalog, tid, s.lang))
     return s.redraw(value.v, notice, offset=value.o)
 
 

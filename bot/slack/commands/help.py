@@ -17,6 +17,12 @@ def show_help(s: Session, cmd: grammar.Command) -> Reply:
     return views.help_reply(s.rt.holder.catalog, s.lang)
 
 
+@command("thanks")
+def thanks(s: Session, cmd: grammar.Command) -> Reply:
+    """``thanks`` (``谢谢``): a one-line "you're welcome" with the command for the next read."""
+    return views.text_reply(t("thanks", s.lang))
+
+
 @command("did_you_mean")
 def did_you_mean(s: Session, cmd: grammar.Command) -> Reply:
     """The help, headed by the command the text probably meant."""
