@@ -183,6 +183,9 @@ def stats_cmd(team_id: str, as_json: bool, lang: str) -> None:
     runtime = _runtime()
     try:
         ins = team_insights(runtime, team_id)
+        if ins.readers_total == 0 and not ins.channels:  # a mistyped id looks like an empty workspace
+            click.echo(f"note: nothing recorded for {team_id!r} (no reader, no channel digest): check the "
+                       "id (a workspace's starts with T, an Enterprise Grid org's with E).", err=True)
         if as_json:
             dump_json(ins.as_dict())
         else:

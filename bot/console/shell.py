@@ -306,8 +306,11 @@ class Console:
                 return True, "Usage: paste <url> (shows the unfurl Slack would show)"
             printed = self.paste(url)
             return True, _join(printed) if printed else "(no unfurl: the link is not in the catalog)"
-        if line.isdigit():
-            number = int(line)
+        if word in (":help", ":keys", ":h"):
+            return True, BANNER
+        pressed = line.split(None, 1)[1] if word.startswith("press ") else line
+        if pressed.strip().isdigit():  # "3" or "press 3"
+            number = int(pressed)
             if number not in self.controls:
                 have = ", ".join(str(n) for n in sorted(self.controls)) or "none"
                 return True, f"No button [{number}] in the last reply (buttons: {have})."
@@ -383,8 +386,8 @@ Type what you would type after /vllm-path, for example:
   quantization fp8         posts matching a query
   follow speculative       follow a track     ·  next   your next reads
   lang zh                  answer in Chinese  ·  help   everything the bot understands
-Console keys: a number presses that button · home (App Home) · calls (Web API calls) ·
-paste <url> (the unfurl of a shared link) · quit"""
+Console keys: a number (or press N) presses that button · home (App Home) · calls (Web API
+calls) · paste <url> (the unfurl of a shared link) · :help (this text) · quit"""
 
 
 # --- setting it up -------------------------------------------------------------------------------

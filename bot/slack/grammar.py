@@ -40,7 +40,7 @@ MAX_TEXT = 500
 
 Kind = Literal["help", "query", "search", "next", "read", "unread", "follow", "unfollow", "subscribe",
                "unsubscribe", "subscriptions", "dm", "lang", "remind", "reminders", "stats",
-               "did_you_mean", "thanks"]
+               "did_you_mean", "thanks", "latest"]
 
 KEYWORDS: dict[str, Kind] = {
     "help": "help", "?": "help", "帮助": "help", "h": "help",
@@ -526,6 +526,14 @@ _THANKS = frozenset({"thanks", "thank you", "thanks a lot", "thank you very much
                      "谢谢", "多谢", "感谢", "谢啦", "谢谢你"})
 """Thanks alone gets a short "you're welcome" (never a search for "thanks")."""
 
+_LATEST = re.compile(
+    r"^(?:(?:what'?s|what is|whats|anything|any)\s+(?:new|the latest)"
+    r"(?:\s+(?:this week|this month|today|lately|recently|on the blog|in vllm|on the vllm blog))?"
+    r"|(?:the\s+)?(?:latest|newest|new|recent|most recent)(?:\s+(?:vllm\s+)?(?:blog\s+)?posts?)?"
+    r"|(?:最近)?(?:有)?(?:什么)?(?:最新|新)(?:的)?(?:文章|博客|博文)?(?:吗|呢)?"
+    r"|最近(?:的)?(?:文章|博客|博文)(?:有哪些|有什么)?)$")
+"""Asking for the newest posts (``what's new?``, ``latest posts``, ``最新文章``), not for a topic."""
+
 _NEXT_FILLER = frozenset({"what", "what's", "whats", "is", "are", "my", "me", "i", "should", "shall",
                           "do", "to", "read", "the", "up", "comes", "come", "in", "for", "on", "of"})
 """English words around "next" that ask the question and name no track (``what should i read next``)."""
@@ -577,6 +585,8 @@ def parse(text: str) -> Command:
         return Command("help", truncated=truncated)
     if raw.casefold().strip(" !！.。~～") in _THANKS:
         return Command("thanks", truncated=truncated)
+    if _LATEST.match(raw.casefold().strip(" !！.。~～?？")):
+        return Command("latest", truncated=truncated)
     first = words[0].casefold().lstrip("/")
     rest = words[1:]
     if first not in KEYWORDS and not first.isascii():

@@ -38,7 +38,7 @@ from bot.slack.views import messages as views
 from bot.slack.views.blocks import MAX_BLOCKS_VIEW, Reply, divider
 from bot.slack.views.insights import insights_blocks
 
-ANSWERED_IN_ACK = frozenset({"query", "search", "next", "help", "did_you_mean", "thanks"})
+ANSWERED_IN_ACK = frozenset({"query", "search", "next", "help", "did_you_mean", "thanks", "latest"})
 """Command kinds that only read the catalog and the caller's reading state, so their reply can
 go in the slash command's ack (:meth:`Handlers.answer_now`): no write to repeat when the reply
 has to come after the ack after all."""

@@ -27,6 +27,7 @@ STRINGS: dict[str, dict[str, str]] = {
                "`/vllm-path speculative` · a track's path with your progress (also `pd`, `quant`, `推测解码` …)\n"
                "`/vllm-path nixl` · posts matching a query, and where each sits in its path (`search spec`: posts only, never a path)\n"
                "`/vllm-path next` · your next read in every track you follow · `next spec`: in one track\n"
+               "`/vllm-path what's new` · the newest posts\n"
                "*Progress*\n"
                "`/vllm-path read p-eagle` · mark a post read (an id or a query) · `unread …` undoes it\n"
                "`/vllm-path follow pd` · follow a track · `unfollow pd`\n"
@@ -43,6 +44,7 @@ STRINGS: dict[str, dict[str, str]] = {
                "`/vllm-path 推测解码` · 某个主题的阅读路径和你的进度（也可用 `pd`、`量化`、`speculative` …）\n"
                "`/vllm-path nixl` · 搜索文章，并显示每篇在路径中的位置（`search spec`：只搜文章，不显示路径）\n"
                "`/vllm-path next` · 你关注的每个主题的下一篇 · `next spec`：只看一个主题\n"
+               "`/vllm-path 最新文章` · 最新发布的文章\n"
                "*进度*\n"
                "`/vllm-path read p-eagle` · 标记已读（文章 id 或搜索词）· `unread …` 取消\n"
                "`/vllm-path follow pd` · 关注主题 · `unfollow pd` 取消关注\n"
@@ -75,6 +77,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "link.none": {"en": "(no link yet: see {archive})", "zh": "(暂无链接：见 {archive})"},
     "link.archive": {"en": "the vLLM blog archive", "zh": "vLLM 博客文章列表"},
     "track.showing": {"en": "Steps {first}–{last} of {total}", "zh": "第 {first}–{last} 步，共 {total} 步"},
+    "latest.header": {"en": "Newest posts", "zh": "最新文章"},
     "search.more_count": {"en": "Showing {first}–{last} of {total} matches",
                           "zh": "共 {total} 篇匹配，当前第 {first}–{last} 篇"},
     "search.unknown_link": {"en": "That link is on the vLLM blog, but the post is not in the catalog yet: {url}",
@@ -122,6 +125,9 @@ STRINGS: dict[str, dict[str, str]] = {
     "remind.which": {
         "en": "Which post? For example `/vllm-path remind p-eagle next monday` (a post id or a query, then the day).",
         "zh": "提醒哪篇文章？例如 `/vllm-path remind p-eagle next monday`（文章 id 或搜索词，后接日期）。"},
+    "remind.no_match": {
+        "en": "No post matches “{query}”, so no reminder was set. Use a post's id or words from its title, e.g. `/vllm-path remind p-eagle next monday`.",
+        "zh": "没有与“{query}”匹配的文章，未设置提醒。请用文章 id 或标题中的词，例如 `/vllm-path remind p-eagle next monday`。"},
     "remind.pick": {
         "en": "I am not sure which post “{query}” means. Name one by its id (under each title), e.g. `/vllm-path remind {example} {day}`, or press *Remind me next week* on one.",
         "zh": "不确定“{query}”指的是哪篇文章。请用文章 id（标题下方）指明，例如 `/vllm-path remind {example} {day}`，或在某篇上点 *下周提醒我*。"},

@@ -104,7 +104,22 @@ def test_console_command_press_and_home(console_settings_tmp):
 
         keep, out = console.handle("99")
         assert keep and "No button [99]" in out
+        assert "No button [98]" in console.handle("press 98")[1]
+        assert "Console keys" in console.handle(":help")[1]
         assert console.handle("quit") == (False, "")
+
+
+def test_a_reply_in_the_ack_is_shown_once_and_its_buttons_work(console_settings_tmp):
+    """Once the console user's users.info is remembered, a path comes in the ack: the console
+    shows it (through the stand-in, which checks it as Slack does) and its buttons work."""
+    with open_console(console_settings_tmp) as console:
+        console.command("help")  # the first command asks users.info
+        printed = console.command("speculative")
+        assert len(printed) == 1 and "Speculative decoding" in printed[0].text
+        assert [p.ack for p in console.standin.responses()][-1] is True
+        labels = {c.label: n for n, (c, _) in console.controls.items()}
+        _, out = console.handle(f"press {labels['Mark read']}")
+        assert "message updated" in out and "1 of" in out
 
 
 def test_console_paste_shows_the_unfurl_and_its_buttons_work(console_settings_tmp):

@@ -48,6 +48,7 @@ COMMANDS = [
     "help", "hlep", "", "frobnicate the widgets",
     # finding: track names in both languages, queries, a query with no hits
     "speculative", "推测解码", "pd", "量化", "nixl", "quantization fp8", "zzqxv wqqz",
+    "what's new", "最新文章", "thanks",
     # progress
     "next", "read p-eagle", "read p-eagle", "unread p-eagle", "unread p-eagle", "read",
     "read zzqxv", "read speculative decoding", "read eagle",

@@ -3,6 +3,8 @@ that read, and only when nothing has to be asked of Slack first."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from bot.slack import grammar
@@ -41,7 +43,7 @@ def test_only_reading_commands_go_in_the_ack():
 
 @pytest.mark.parametrize("text", ["speculative", "search nixl", "next", "next pd", "help",
                                   "sepculative", "qaunt", "what's next?", "thanks",
-                                  "hey, what's next?"])
+                                  "hey, what's next?", "what's new?"])
 def test_a_reading_command_of_a_remembered_person_is_the_same_reply_as_after_the_ack(runtime, text):
     fetch = CountingFetch()
     h = Handlers(runtime, users_info=UserInfoCache(fetch))
@@ -120,3 +122,24 @@ def test_thanks_gets_a_short_welcome_in_the_readers_language(runtime):
     h = Handlers(runtime)
     assert "welcome" in h.command(ALICE, "thanks!").text
     assert "不客气" in h.command(ALICE, "谢谢").text
+
+
+def test_whats_new_lists_the_newest_posts_and_pages_through_them(runtime):
+    """``what's new`` shows the newest posts, newest first (a post known only to be after a day
+    before it), and *More results* pages on through the same list, not a search for the words."""
+    from bot.slack.views.search import MAX_RESULTS
+
+    cat = runtime.holder.catalog
+    h = Handlers(runtime)
+    newest = sorted((p for p in cat.posts if not p.is_draft),
+                    key=lambda p: (p.published.latest, p.published.earliest), reverse=True)
+    reply = h.command(ALICE, "what's new?")
+    assert reply.text.startswith("Newest posts")
+    titles = [p.title for p in newest[:MAX_RESULTS]]
+    assert [line.removeprefix("• ") for line in reply.text.splitlines()[1:]] == titles
+    assert all(newest[i].published.latest >= newest[i + 1].published.latest for i in range(len(newest) - 1))
+    more = next(e for b in reply.blocks for e in b.get("elements", [])
+                if e.get("action_id", "").startswith("more_results"))
+    page2 = h.action(ALICE, "more_results", json.loads(more["value"]))
+    assert page2.text.splitlines()[1].removeprefix("• ") == newest[MAX_RESULTS].title
+    assert "最新文章" in h.command(ALICE, "最新文章").text

@@ -307,3 +307,15 @@ def test_thanks_alone_is_thanks_not_a_search(text):
 
 def test_thanks_with_a_topic_is_a_search():
     assert parse("thanks spec").kind == "query"
+
+
+@pytest.mark.parametrize("text", ["what's new?", "What is new this week", "anything new", "latest",
+                                  "latest posts", "newest posts", "recent posts", "what's the latest?",
+                                  "最新文章", "有什么新文章吗", "最近的文章", "最新"])
+def test_asking_what_is_new_is_latest(text):
+    assert parse(text).kind == "latest"
+
+
+@pytest.mark.parametrize("text", ["new quantization posts", "latest eagle", "what's new in quantization"])
+def test_new_with_a_topic_is_a_search(text):
+    assert parse(text).kind == "query"

@@ -362,3 +362,11 @@ def test_follow_a_post_follows_its_track_or_offers_its_tracks(runtime):
     several = h.command(ALICE, "follow anatomy-of-vllm")
     assert "several tracks" in several.text and "`internals`" in several.text and "`spec`" in several.text
     assert runtime.store.follows("T1", "U1") == []
+
+
+def test_remind_of_a_post_nothing_matches_says_so_and_sets_nothing(runtime):
+    h = handlers(runtime)
+    reply = h.command(ALICE, "remind nonexistentpost tomorrow")
+    assert "No post matches “nonexistentpost”" in reply.text and "no reminder was set" in reply.text
+    assert runtime.store.reminders("T1", "U1") == []
+    assert "Which post?" in h.command(ALICE, "remind").text

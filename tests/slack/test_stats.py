@@ -98,6 +98,10 @@ def test_stats_from_the_terminal(runtime, monkeypatch) -> None:
     assert data["team_id"] == TEAM and data["readers_total"] == 7
     text = CliRunner().invoke(main, ["stats", "--team", TEAM]).output
     assert "Reading insights" in text and "6 → 5 → 0" in text
+    assert "nothing recorded" not in text
+    unknown = CliRunner().invoke(main, ["stats", "--team", "TNOPE", "--json"])
+    assert unknown.exit_code == 0 and "nothing recorded for 'TNOPE'" in unknown.stderr
+    assert json.loads(unknown.stdout)["readers_total"] == 0  # the JSON on stdout stays clean
 
 
 def test_sparkline_and_an_empty_workspace(runtime) -> None:

@@ -28,6 +28,12 @@ def search_posts(s: Session, cmd: grammar.Command) -> Reply:
     return s.search(cmd.arg)
 
 
+@command("latest")
+def newest(s: Session, cmd: grammar.Command) -> Reply:
+    """``what's new`` / ``latest posts`` / ``最新文章``: the newest posts of the catalog."""
+    return s.latest()
+
+
 @command("next")
 def next_reads(s: Session, cmd: grammar.Command) -> Reply:
     """``next``: the next read in every followed track; ``next <track>``: that track's next step

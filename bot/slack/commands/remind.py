@@ -66,6 +66,8 @@ def remind(s: Session, cmd: grammar.Command) -> Reply:
         notice = t("remind.pick", s.lang, query=truncate(query, 100), example=candidates.results[0].post_id,
                    day=truncate(" ".join(day_words) or "next week", 40))
         return search_reply(s.rt.holder.catalog, query, candidates, s.read(), s.lang, notice=notice)
+    if not post_ids:
+        return views.text_reply(t("remind.no_match", s.lang, query=truncate(query, 100)))
     if len(post_ids) != 1:
         return views.text_reply(t("remind.which", s.lang))
     return views.text_reply(set_reminder(s, post_ids[0], day_words))

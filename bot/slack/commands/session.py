@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from bot import paths
 from bot.runtime import Runtime
-from bot.search import TRACK_THRESHOLD, SearchResult, track_named
+from bot.search import TRACK_THRESHOLD, PostMatch, SearchResult, track_named
 from bot.slack import grammar
 from bot.slack.i18n import LANGS, t
 from bot.slack.mrkdwn import Mrkdwn, truncate
@@ -428,6 +428,28 @@ class Session:
         return search_reply(loaded.catalog, text, result, self.read(), self.lang,
                             notice=notice, suggestion=suggestion)
 
+    def latest(self, notice: str | None = None, offset: int = 0) -> Reply:
+        """The newest posts of the catalog (``what's new``), a page of ``views.MAX_RESULTS`` from
+        ``offset``, shown as search results are (place in their tracks, *Mark read*, …); newest
+        by publication date (a post known only to be after a day comes before it), drafts left
+        out. Kept per page, language and posts read unless there is a ``notice``."""
+        catalog = self.rt.holder.loaded.catalog
+
+        def build() -> Reply:
+            order = [p.id for p in sorted((p for p in catalog.posts if not p.is_draft),
+                                          key=lambda p: (p.published.latest, p.published.earliest),
+                                          reverse=True)]
+            start = offset if offset < len(order) else 0
+            page = tuple(PostMatch(pid, 100.0, "date", catalog.tracks_of(pid))
+                         for pid in order[start:start + views.MAX_RESULTS])
+            result = SearchResult("", None, page, None, total=len(order), offset=start)
+            return search_reply(catalog, "", result, self.read(), self.lang, notice=notice,
+                                header=t("latest.header", self.lang), view="latest")
+
+        if notice:
+            return build()
+        return memo_reply(catalog, ("latest", offset, self.lang, frozenset(self.read())), build)
+
     def next_reply(self, notice: str | None = None) -> Reply:
         """The caller's next read in each followed track."""
         return views.next_reply(self.rt.holder.catalog, self.follows(), self.read(), self.lang,
@@ -451,6 +473,8 @@ class Session:
             return reminders_reply(self.rt.holder.catalog, mine, self.lang, notice=notice)
         if view == "next":
             return self.next_reply(notice=notice)
+        if view == "latest":
+            return self.latest(notice=notice, offset=offset or 0)
         return views.text_reply(notice) if notice else self.outdated()
 
     def current_track(self, track_id: str) -> str | None:

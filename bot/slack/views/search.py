@@ -30,7 +30,8 @@ def _position_line(catalog: Catalog, post_id: str, lang: str) -> Mrkdwn:
 
 
 def search_reply(catalog: Catalog, query: str, result, read: set[str], lang: str,
-                 notice: str | None = None, suggestion: str | None = None) -> Reply:
+                 notice: str | None = None, suggestion: str | None = None,
+                 header: str | None = None, view: str | None = None) -> Reply:
     """One page of matching posts (at most :data:`MAX_RESULTS`; the matcher stops where the
     matches stop), each with a way to read it, its place in its tracks, *Mark read* and an
     *Open path* button for its first track; a *More results* button when more good matches
@@ -38,7 +39,8 @@ def search_reply(catalog: Catalog, query: str, result, read: set[str], lang: str
 
     ``result`` is a :class:`bot.search.SearchResult`. With no results: the post is not in the
     catalog yet (a blog link no post has), the matcher's hint (empty or punctuation-only query) or
-    "no match" plus ``suggestion`` (a did-you-mean line, escaped).
+    "no match" plus ``suggestion`` (a did-you-mean line, escaped). ``header`` and ``view``
+    replace "Posts matching …" and the ``search:<query>`` the buttons redraw (the newest posts).
     """
     shown_query = truncate(" ".join(query.split()), 100)
     ids = ActionIds()
@@ -59,13 +61,14 @@ def search_reply(catalog: Catalog, query: str, result, read: set[str], lang: str
         return make_reply(blocks, Mrkdwn("\n").join(Mrkdwn(text.text) for b in blocks
                                                        if (text := getattr(b, "text", None))))
 
-    blocks.append(section(Mrkdwn("*{}*").format(t("search.header", lang, query=shown_query))))
+    title = header or t("search.header", lang, query=shown_query)
+    blocks.append(section(Mrkdwn("*{}*").format(title)))
     if result.track is not None:
         tid = result.track.track_id
         blocks.append(context(t("search.track_hint", lang, track=track_name(catalog, tid, lang), track_id=tid)))
     done = {catalog.resolve_post_id(p) for p in read} - {None}
-    fallback = ([notice] if notice else []) + [t("search.header", lang, query=shown_query)]
-    view = f"search:{query[:150]}"
+    fallback = ([notice] if notice else []) + [title]
+    view = view or f"search:{query[:150]}"
     shown = result.results[:MAX_RESULTS]
     offset = getattr(result, "offset", 0)
     page = {"v": view, "o": offset or None}  # a click on a later page redraws that page
