@@ -515,23 +515,29 @@ def _take_steps(words: list[str]) -> tuple[list[str], int | None]:
     return words, None
 
 
-_GREETINGS = frozenset({"hi", "hello", "hey", "hi there", "hello there", "yo", "你好", "您好", "嗨", "哈喽"})
+_GREETINGS = frozenset({"hi", "hello", "hey", "hi there", "hello there", "hey there", "yo", "good morning",
+                        "good afternoon", "good evening", "你好", "您好", "嗨", "哈喽", "早上好", "下午好", "晚上好"})
 """A greeting alone gets the help (what a first-time user needs)."""
 
-_GREETING_LEAD = re.compile(r"^(?:hi there|hello there|hi|hello|hey|yo|你好|您好|嗨|哈喽)[\s,，!！.。~～]+(?=\S)",
-                            re.IGNORECASE)
-"""A greeting before the command (``hey, what's next?``, ``你好，推测解码``): read what follows."""
+_GREETING_LEAD = re.compile(
+    r"^(?:(?:hi|hello|hey) there|good (?:morning|afternoon|evening)|hi|hello|hey|yo|thanks|thank you|thx"
+    r"|你好|您好|嗨|哈喽|早上好|下午好|晚上好|谢谢|多谢)[\s,，!！.。~～]+(?=\S)", re.IGNORECASE)
+"""A greeting or thanks before the command (``hey, what's next?``, ``thanks, next``, ``你好，推测解码``):
+read what follows."""
 
 _THANKS = frozenset({"thanks", "thank you", "thanks a lot", "thank you very much", "thx", "ty", "cheers",
                      "谢谢", "多谢", "感谢", "谢啦", "谢谢你"})
 """Thanks alone gets a short "you're welcome" (never a search for "thanks")."""
 
 _LATEST = re.compile(
-    r"^(?:(?:what'?s|what is|whats|anything|any)\s+(?:new|the latest)"
-    r"(?:\s+(?:this week|this month|today|lately|recently|on the blog|in vllm|on the vllm blog))?"
-    r"|(?:the\s+)?(?:latest|newest|new|recent|most recent)(?:\s+(?:vllm\s+)?(?:blog\s+)?posts?)?"
-    r"|(?:最近)?(?:有)?(?:什么)?(?:最新|新)(?:的)?(?:文章|博客|博文)?(?:吗|呢)?"
-    r"|最近(?:的)?(?:文章|博客|博文)(?:有哪些|有什么)?)$")
+    r"^(?:(?:show me|give me|list)\s+)?(?:(?:what'?s|what is|whats|anything|any)\s+(?:new|the latest|news)"
+    r"(?:\s+(?:posts?|articles?))?(?:\s+(?:this week|this month|today|lately|recently|on the blog|in vllm"
+    r"|on the vllm blog))?"
+    r"|(?:the\s+)?(?:latest|newest|new|recent|most recent)"
+    r"(?:\s+(?:vllm\s+)?(?:blog(?:\s+(?:posts?|articles?))?|posts?|articles?|news))?"
+    r"(?:\s+(?:on the blog|from the blog|please|pls))?"
+    r"|(?:最近|本周|这周)?(?:有)?(?:什么)?(?:最新|新)(?:的)?(?:文章|博客|博文)?(?:有哪些|有什么)?(?:吗|呢)?"
+    r"|(?:最近|本周|这周)(?:有什么|有哪些)?(?:的)?(?:文章|博客|博文|更新)(?:有哪些|有什么)?(?:吗|呢)?)$")
 """Asking for the newest posts (``what's new?``, ``latest posts``, ``最新文章``), not for a topic."""
 
 _NEXT_FILLER = frozenset({"what", "what's", "whats", "is", "are", "my", "me", "i", "should", "shall",
@@ -578,7 +584,7 @@ def parse(text: str) -> Command:
     raw = clean(_link_labels(text or ""))
     truncated = len(raw) > MAX_TEXT
     raw = raw[:MAX_TEXT]
-    if raw.casefold().strip(" !！.。~～") not in _GREETINGS:
+    if raw.casefold().strip(" !！.。~～") not in _GREETINGS | _THANKS:
         raw = _GREETING_LEAD.sub("", raw)
     words = raw.split()
     if not words or raw.casefold().strip(" !！.。~～") in _GREETINGS:  # "hi": say what I do

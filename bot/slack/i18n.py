@@ -78,6 +78,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "link.archive": {"en": "the vLLM blog archive", "zh": "vLLM 博客文章列表"},
     "track.showing": {"en": "Steps {first}–{last} of {total}", "zh": "第 {first}–{last} 步，共 {total} 步"},
     "latest.header": {"en": "Newest posts", "zh": "最新文章"},
+    "latest.more_count": {"en": "Posts {first}–{last} of {total}, newest first",
+                          "zh": "共 {total} 篇，按发布时间从新到旧，当前第 {first}–{last} 篇"},
     "search.more_count": {"en": "Showing {first}–{last} of {total} matches",
                           "zh": "共 {total} 篇匹配，当前第 {first}–{last} 篇"},
     "search.unknown_link": {"en": "That link is on the vLLM blog, but the post is not in the catalog yet: {url}",

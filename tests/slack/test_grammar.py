@@ -279,7 +279,8 @@ def test_more_ways_to_say_the_commands(text, kind, arg):
     assert (cmd.kind, cmd.arg) == (kind, arg)
 
 
-@pytest.mark.parametrize("text", ["hi", "Hello!", "hey", "你好", "您好！", "嗨", "hi there", "Hello there!"])
+@pytest.mark.parametrize("text", ["hi", "Hello!", "hey", "你好", "您好！", "嗨", "hi there", "Hello there!",
+                                  "hey there!", "good morning", "早上好"])
 def test_a_greeting_alone_gets_the_help(text):
     assert parse(text).kind == "help"
 
@@ -294,13 +295,15 @@ def test_a_greeting_with_a_topic_is_not_help():
     ("你好，推测解码", "query", "推测解码"),
     ("Hello! follow spec", "follow", "spec"),
     ("yo spec next", "next", "spec"),
+    ("thanks, next", "next", ""),
 ])
 def test_a_greeting_before_a_command_is_read_past(text, kind, arg):
     cmd = parse(text)
     assert (cmd.kind, cmd.arg) == (kind, arg)
 
 
-@pytest.mark.parametrize("text", ["thanks", "Thank you!", "thx", "谢谢", "多谢！", "thanks a lot."])
+@pytest.mark.parametrize("text", ["thanks", "Thank you!", "thx", "谢谢", "多谢！", "thanks a lot.",
+                                  "thank you very much"])
 def test_thanks_alone_is_thanks_not_a_search(text):
     assert parse(text).kind == "thanks"
 
@@ -311,7 +314,10 @@ def test_thanks_with_a_topic_is_a_search():
 
 @pytest.mark.parametrize("text", ["what's new?", "What is new this week", "anything new", "latest",
                                   "latest posts", "newest posts", "recent posts", "what's the latest?",
-                                  "最新文章", "有什么新文章吗", "最近的文章", "最新"])
+                                  "最新文章", "有什么新文章吗", "最近的文章", "最新", "any new posts?",
+                                  "latest news", "show me the latest posts", "latest vllm blog", "最近更新",
+                                  "本周新文章", "最近有什么文章", "最新的文章有哪些", "hey there, latest",
+                                  "thank you, latest", "谢谢，最新文章"])
 def test_asking_what_is_new_is_latest(text):
     assert parse(text).kind == "latest"
 

@@ -99,7 +99,8 @@ def search_reply(catalog: Catalog, query: str, result, read: set[str], lang: str
     total = getattr(result, "total", len(shown)) or len(shown)
     footer = [t("catalog.version", lang, version=catalog.version)]
     if total > len(shown):
-        footer.insert(0, t("search.more_count", lang, first=offset + 1, last=offset + len(shown), total=total))
+        count_key = "search.more_count" if header is None else "latest.more_count"
+        footer.insert(0, t(count_key, lang, first=offset + 1, last=offset + len(shown), total=total))
     blocks.append(context(*footer))
     if offset + len(shown) < total:
         blocks.append(actions([button(t("btn.more_results", lang), ids("more_results"),
