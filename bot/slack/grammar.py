@@ -529,6 +529,11 @@ _THANKS = frozenset({"thanks", "thank you", "thanks a lot", "thank you very much
                      "谢谢", "多谢", "感谢", "谢啦", "谢谢你"})
 """Thanks alone gets a short "you're welcome" (never a search for "thanks")."""
 
+_GREETINGS_OR_THANKS = _GREETINGS | _THANKS
+
+_MARKS = " !！.。~～"
+"""Punctuation around a greeting, thanks or "what's new" that changes nothing."""
+
 _LATEST = re.compile(
     r"^(?:(?:show me|give me|list)\s+)?(?:(?:what'?s|what is|whats|anything|any)\s+(?:new|the latest|news)"
     r"(?:\s+(?:posts?|articles?))?(?:\s+(?:this week|this month|today|lately|recently|on the blog|in vllm"
@@ -584,14 +589,16 @@ def parse(text: str) -> Command:
     raw = clean(_link_labels(text or ""))
     truncated = len(raw) > MAX_TEXT
     raw = raw[:MAX_TEXT]
-    if raw.casefold().strip(" !！.。~～") not in _GREETINGS | _THANKS:
+    bare = raw.casefold().strip(_MARKS)
+    if bare not in _GREETINGS_OR_THANKS:  # one before a command: read what follows
         raw = _GREETING_LEAD.sub("", raw)
+        bare = raw.casefold().strip(_MARKS)
     words = raw.split()
-    if not words or raw.casefold().strip(" !！.。~～") in _GREETINGS:  # "hi": say what I do
+    if not words or bare in _GREETINGS:  # "hi": say what I do
         return Command("help", truncated=truncated)
-    if raw.casefold().strip(" !！.。~～") in _THANKS:
+    if bare in _THANKS:
         return Command("thanks", truncated=truncated)
-    if _LATEST.match(raw.casefold().strip(" !！.。~～?？")):
+    if _LATEST.match(bare.strip(_MARKS + "?？")):
         return Command("latest", truncated=truncated)
     first = words[0].casefold().lstrip("/")
     rest = words[1:]

@@ -24,7 +24,7 @@ from bot.slack.i18n import LANGS, t
 from bot.slack.mrkdwn import Mrkdwn, truncate
 from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply
-from bot.slack.views.parts import memo_reply
+from bot.slack.views.parts import memo, memo_reply
 from bot.slack.views.reminders import reminders_reply
 from bot.slack.views.search import search_reply
 from bot.store import ReaderState
@@ -436,9 +436,9 @@ class Session:
         catalog = self.rt.holder.loaded.catalog
 
         def build() -> Reply:
-            order = [p.id for p in sorted((p for p in catalog.posts if not p.is_draft),
-                                          key=lambda p: (p.published.latest, p.published.earliest),
-                                          reverse=True)]
+            order = memo(catalog, ("newest order",), lambda: [p.id for p in sorted(
+                (p for p in catalog.posts if not p.is_draft),
+                key=lambda p: (p.published.latest, p.published.earliest), reverse=True)])
             start = offset if offset < len(order) else 0
             page = tuple(PostMatch(pid, 100.0, "date", catalog.tracks_of(pid))
                          for pid in order[start:start + views.MAX_RESULTS])

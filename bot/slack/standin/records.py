@@ -12,6 +12,14 @@ from typing import Any
 
 from bot.slack import blockkit
 
+RESPONSE_PREFIX = "/response/"
+"""Where the stand-in serves response URLs: ``<base>/response/<key>``."""
+
+
+def response_key(path: str) -> str | None:
+    """The key of a response URL's path (``/response/<key>``), ``None`` for any other path."""
+    return path[len(RESPONSE_PREFIX):].strip("/") if path.startswith(RESPONSE_PREFIX) else None
+
 
 @dataclass(frozen=True)
 class ApiCall:

@@ -14,6 +14,7 @@ import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 from bot.slack.scopes import conversation_kind, default_bot_scopes, parse_scopes, scope_refusal
 from bot.slack.standin.answers import ok_body
@@ -24,7 +25,14 @@ from bot.slack.standin.ids import (
     CONSOLE_CHANNEL_NAME,
     CONSOLE_TEAM_ID,
 )
-from bot.slack.standin.records import ApiCall, BlockVerdicts, Faults, ResponseLog, ResponsePost
+from bot.slack.standin.records import (
+    ApiCall,
+    BlockVerdicts,
+    Faults,
+    ResponseLog,
+    ResponsePost,
+    response_key,
+)
 from bot.slack.standin.refusals import (
     NO_TOKEN_METHODS,
     SERVED_METHODS,
@@ -140,7 +148,7 @@ class SlackStandIn:
         """
         if key is None:
             key = f"R{next(self._ids):04d}{uuid.uuid4().hex[:8]}"
-        return f"{self.base_url}/response/{key}"
+        return f"{self.base_url}/response/{key}"  # records.response_key reads it back
 
     # -- faults --
 
@@ -485,8 +493,8 @@ class SlackStandIn:
         error instead). Raises ``ValueError`` when ``raw`` is not a JSON object."""
         status = 400 if self._blocks_refused(raw) else 200
         with self._cond:
-            self._record_response(ResponsePost(url.rstrip("/").rsplit("/", 1)[-1], url, raw,
-                                               status, time.monotonic(), ack=True))
+            key = response_key(urlsplit(url).path) or url
+            self._record_response(ResponsePost(key, url, raw, status, time.monotonic(), ack=True))
         return status
 
 

@@ -11,6 +11,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Protocol
 from urllib.parse import parse_qs, urlsplit
 
+from bot.slack.standin.records import response_key
+
 _JSON_ARGS = ("blocks", "attachments", "view", "metadata", "unfurls", "channels")
 
 
@@ -101,8 +103,7 @@ def handler_for(standin: Answers) -> type[BaseHTTPRequestHandler]:
                     method, args, self.headers.get("Authorization"))
                 self._send(status, json.dumps(body).encode(), "application/json; charset=utf-8",
                            headers)
-            elif parts.path.startswith("/response/") and self.command == "POST":
-                key = parts.path[len("/response/"):].strip("/")
+            elif (key := response_key(parts.path)) is not None and self.command == "POST":
                 try:
                     status, text = standin.answer_response(key, standin.base_url + parts.path, raw)
                 except ValueError:  # not JSON (UnicodeDecodeError is one too): Slack's answer
