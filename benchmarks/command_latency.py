@@ -1,10 +1,10 @@
 """Time to the full reply of a signed ``/vllm-path speculative``, 50 clients at once, against a
 no-op Bolt app on the same kind of server.
 
-Both servers are the same setup: waitress + Bolt's WSGI adapter (:class:`bot.serve.HttpDoor`) on
+Both servers are the same setup: waitress + Bolt's WSGI adapter (:class:`bot.doors.serve.HttpDoor`) on
 loopback, signature verification on, each in **its own process** (as an app runs in production:
 Slack's side is elsewhere), the Web API and the response URLs at one local
-:class:`~bot.slack.standin.SlackStandIn` in the benchmark's process, which also runs the clients.
+:class:`~bot.doors.standin.SlackStandIn` in the benchmark's process, which also runs the clients.
 So neither the load generator nor Slack's side of the exchange is charged to the app's process;
 both apps share the machine's two cores with them alike. One serves the real app
 (``build_app``), the other a Bolt app whose only listener answers "ok" the same way ours answers
@@ -15,7 +15,7 @@ without asking Slack: the warm-up's first command remembers the one benchmark us
 
 ``--clients`` closed-loop clients (default 50) each send a signed command and wait for its
 reply before sending the next. The reply is what Slack shows: the ack's body when it carries a
-message (handed to the stand-in, :meth:`~bot.slack.standin.SlackStandIn.answer_ack`, which checks
+message (handed to the stand-in, :meth:`~bot.doors.standin.SlackStandIn.answer_ack`, which checks
 its blocks against Block Kit's limits as Slack does), else the post to that request's response
 URL. A request's time runs from sending the POST (the body is signed before the clock starts)
 to the moment the stand-in recorded the reply (``time.monotonic()`` on both sides, both in the
@@ -25,7 +25,7 @@ rounds, so that both see the same machine load; the p99 is over all requests of 
 
 The no-op app is configured as ours (acks on a pool of 32, lazy listeners on a pool of 64 of
 their own), and both server processes freeze their start-up heap as ``vllm-path serve`` does
-(:func:`bot.serve.freeze_startup_heap`), so that the ratio is what our work costs. Printed with
+(:func:`bot.doors.serve.freeze_startup_heap`), so that the ratio is what our work costs. Printed with
 the figures: the load average before and after (the machine may be shared), the tail (p90 /
 p95 / p99 / max), the CPU each server process spent per request (``/proc``, user and system
 apart) and the CPU of this benchmark's own process (clients + stand-in) per request.
@@ -61,10 +61,10 @@ from slack_bolt.request import BoltRequest
 from slack_sdk import WebClient
 
 from bot.config import Settings
+from bot.doors.serve import HttpDoor, freeze_startup_heap
+from bot.doors.standin import SlackStandIn, signed_headers, slash_command_body
 from bot.runtime import Runtime
-from bot.serve import HttpDoor, freeze_startup_heap
 from bot.slack.app import ACK_THREADS, build_app, separate_lazy_pool
-from bot.slack.standin import SlackStandIn, signed_headers, slash_command_body
 
 SECRET = "bench-signing-secret"
 TOKEN = "xoxb-bench"

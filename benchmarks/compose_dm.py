@@ -6,8 +6,8 @@
 Two populations: **in order** (each has read a prefix of each path) and **random** (each has
 read a random subset of each path: out-of-order readers). For each, in one run and each in a
 fresh process (so that peak memory is its own): the composer the delivery code uses
-(:func:`bot.digest.compose_cache.dm_composer`: parts cached by track, next step and count, in a
-bounded LRU) and, as the baseline, :class:`bot.digest.compose.DmComposer` (parts cached by the
+(:func:`bot.slack.views.digest_cache.dm_composer`: parts cached by track, next step and count, in a
+bounded LRU) and, as the baseline, :class:`bot.slack.views.digest.DmComposer` (parts cached by the
 exact set of posts read, unbounded). Timed: composing every reader's DM once, cold (the first
 fan-out of a catalog version). Printed: seconds, distinct parts rendered, cache sizes and the
 process's peak RSS (``ru_maxrss``).
@@ -54,10 +54,10 @@ def population(catalog, people: int, tracks_each: int, kind: str,
 
 
 def one(people: int, tracks: int, kind: str, composer_kind: str) -> dict:
-    from bot.catalog import load_catalog
     from bot.config import DEFAULT_CATALOG_DIR
-    from bot.digest import compose_cache
-    from bot.digest.compose import DmComposer
+    from bot.domain.catalog import load_catalog
+    from bot.slack.views import digest_cache as compose_cache
+    from bot.slack.views.digest import DmComposer
 
     catalog = load_catalog(DEFAULT_CATALOG_DIR)
     pop = population(catalog, people, tracks, kind)

@@ -6,12 +6,12 @@
 
 **Compose.** ``--people`` synthetic readers (seeded) each follow ``--tracks`` tracks of the real
 catalog and have read a prefix of each path (uniform length) plus now and then a post out of
-order. Timed: :func:`bot.digest.compose.compose_dm` for every reader, with a cold cache (the
+order. Timed: :func:`bot.slack.views.digest.compose_dm` for every reader, with a cold cache (the
 first fan-out of a catalog version) and again warm; and :func:`compose_channel_digest` for
 ``--subs`` channel subscriptions at random places in their paths. Target: 100,000 people x 10
 tracks in at most 2 s (cold).
 
-**Deliver.** A :class:`~bot.slack.standin.SlackStandIn` on loopback allows ``--rate``
+**Deliver.** A :class:`~bot.doors.standin.SlackStandIn` on loopback allows ``--rate``
 ``chat.postMessage`` per second per workspace (a token bucket of ``--burst`` tokens, default 2:
 Slack's limits tolerate short bursts; ``--burst 1`` is a strict limiter) and 1 per second per
 channel (burst 1), answering 429 + ``Retry-After`` beyond. Two fan-outs through the real
@@ -41,16 +41,16 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from bot.catalog import Catalog
 from bot.config import DEFAULT_CATALOG_DIR
-from bot.digest.compose import (
+from bot.domain.catalog import Catalog
+from bot.domain.schedule import WeeklySchedule
+from bot.slack.views.digest import (
     _composers,
     compose_channel_digest,
     compose_dm,
     dm_composer,
     preview_subscription,
 )
-from bot.digest.weekly import WeeklySchedule
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -123,9 +123,9 @@ def bench_compose(catalog: Catalog, people: int, tracks: int, subs: int) -> dict
 def bench_delivery(database_url: str | None, deliveries: int, rate: float, headroom: float = 0.95,
                    burst: int = 1) -> dict:
     from bot.config import Settings
-    from bot.digest.schedule import DigestClock
+    from bot.digest.clock import DigestClock
+    from bot.doors.standin import SlackStandIn
     from bot.runtime import CatalogHolder, Runtime
-    from bot.slack.standin import SlackStandIn
     from bot.store import Store
 
     holder = CatalogHolder(DEFAULT_CATALOG_DIR)
@@ -187,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true")
     args = parser.parse_args(argv)
 
-    from bot.catalog import load_catalog
+    from bot.domain.catalog import load_catalog
 
     catalog = load_catalog(DEFAULT_CATALOG_DIR)
     report = {"catalog": catalog.version,

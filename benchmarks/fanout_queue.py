@@ -7,7 +7,7 @@
 What runs, all real: PostgreSQL (a fresh database ``vp_bench_fanout`` on the server of
 ``--database-url``, default the local test server), Redis (Dramatiq's broker and the shared
 limits), ``--workers`` ``vllm-path worker`` processes, and in this process the clock
-(:class:`bot.digest.schedule.DigestClock` with the queue's
+(:class:`bot.digest.clock.DigestClock` with the queue's
 :class:`~bot.digest.queue.EnqueueingDeliverer`, ``run_now(dms=True)``): ``--messages`` people
 spread over ``--teams`` workspaces, each with a weekly DM digest due.
 
@@ -265,8 +265,8 @@ def seed(db_url: str, teams: int, messages: int, seed_: int = 7) -> list[tuple[s
     1-3 followed tracks and a random part of them read. Bulk inserts (setup, not measured)."""
     from sqlalchemy import insert
 
-    from bot.catalog import load_catalog
     from bot.config import DEFAULT_CATALOG_DIR
+    from bot.domain.catalog import load_catalog
     from bot.store import Store
     from bot.store.models import DmPreference, ReadingProgress, TrackFollow
 
@@ -304,7 +304,7 @@ def start_workers(n: int, env: dict[str, str], threads: int, log_dir: Path) -> l
     for i in range(n):
         log = (log_dir / f"worker{i}.log").open("wb")
         procs.append(subprocess.Popen(
-            [sys.executable, "-m", "bot.cli", "worker", "--threads", str(threads),
+            [sys.executable, "-m", "bot.cli.main", "worker", "--threads", str(threads),
              "--heartbeat-timeout", "10", "--stale-after", "15"],
             cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT))
     return procs
@@ -365,9 +365,9 @@ def _wait_idle(pids: list[int], quiet_s: float = 1.0, timeout_s: float = 60.0) -
 def run_once(args: argparse.Namespace, workers: int, teams: int, messages: int,
              kill: bool) -> dict[str, Any]:
     from bot.config import Settings
+    from bot.digest.clock import DigestClock
     from bot.digest.queue import DigestQueue, EnqueueingDeliverer, make_broker
     from bot.digest.ratelimit import SharedPacer
-    from bot.digest.schedule import DigestClock
     from bot.runtime import CatalogHolder, Runtime
     from bot.store import Store
 

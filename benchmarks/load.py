@@ -34,7 +34,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from bot.slack.standin import SlackStandIn, signed_headers, slash_command_body
+from bot.doors.standin import SlackStandIn, signed_headers, slash_command_body
 
 SECRET = "load-benchmark-fake-signing-secret"
 TOKEN = "xoxb-load-benchmark-fake-token"

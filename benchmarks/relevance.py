@@ -1,4 +1,4 @@
-"""Relevance of bot.search.Matcher against two baselines, on eval files of labelled queries.
+"""Relevance of bot.domain.search.Matcher against two baselines, on eval files of labelled queries.
 
     python benchmarks/relevance.py [--queries FILE ...] [--catalog DIR] [--json] [-v] [--check]
 
@@ -20,7 +20,7 @@ lines are comments):
 
 Systems, on the same catalog and queries:
 
-* ``matcher``: ``bot.search.Matcher`` (search + match_track);
+* ``matcher``: ``bot.domain.search.Matcher`` (search + match_track);
 * ``bm25``: the fair baseline: bm25s (Lucene BM25, default parameters) over title + English and
   Chinese summaries, with :func:`bigram_tokens` (NFKC, lower case, bm25s's English stop words,
   Chinese as character bigrams);
@@ -44,8 +44,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.catalog import Catalog, load_catalog
-from bot.search import Matcher
+from bot.domain.catalog import Catalog, load_catalog
+from bot.domain.search import Matcher
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 

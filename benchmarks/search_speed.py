@@ -40,10 +40,10 @@ from pathlib import Path
 
 import psutil
 
-from bot.catalog import Catalog
-from bot.catalog.models import LocalizedText, Manifest, Post, Published, Source, Step, Track
-from bot.paths import compute_order, next_step
-from bot.search import Matcher, stem
+from bot.domain.catalog import Catalog
+from bot.domain.catalog.models import LocalizedText, Manifest, Post, Published, Source, Step, Track
+from bot.domain.paths import compute_order, next_step
+from bot.domain.search import Matcher, stem
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -297,9 +297,9 @@ REAL_SNIPPET = r"""
 import json, resource, sys, time
 t0 = time.perf_counter()
 sys.path.insert(0, {root!r})
-import bot.cli, bot.catalog, bot.search, bot.paths
-from bot.catalog import load_catalog
-from bot.search import Matcher
+import bot.cli.main, bot.domain.catalog, bot.domain.search, bot.domain.paths
+from bot.domain.catalog import load_catalog
+from bot.domain.search import Matcher
 t1 = time.perf_counter()
 cat = load_catalog({catalog!r})
 t2 = time.perf_counter()

@@ -9,7 +9,7 @@ takes over 3 s; our target is every ack under 1 s and every reply delivered.
 Two setups in the same run, on the same machine, same stand-in, same requests:
 
 * ``app``: :func:`bot.slack.app.build_app` as shipped (acks on their own ``listener_executor``,
-  lazy listeners on a pool of their own) behind :class:`bot.serve.HttpDoor` with its default
+  lazy listeners on a pool of their own) behind :class:`bot.doors.serve.HttpDoor` with its default
   waitress threads;
 * ``baseline``: the same app with Bolt's defaults put back (one 5-thread pool for acks and lazy
   listeners alike) behind 8 waitress threads, which is what ``serve`` ran before.
@@ -37,10 +37,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bot.config import Settings  # noqa: E402
+from bot.doors.serve import HttpDoor  # noqa: E402
+from bot.doors.standin import SlackStandIn, signed_headers, slash_command_body  # noqa: E402
 from bot.runtime import Runtime  # noqa: E402
-from bot.serve import HttpDoor  # noqa: E402
 from bot.slack.app import build_app  # noqa: E402
-from bot.slack.standin import SlackStandIn, signed_headers, slash_command_body  # noqa: E402
 
 SECRET = "bench-signing-secret"
 TOKEN = "xoxb-bench"

@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING
 from slack_sdk import WebClient
 from slack_sdk.oauth.token_rotation import TokenRotator
 
-from bot.catalog import Catalog, CatalogError, load_catalog
 from bot.config import Settings
+from bot.domain.catalog import Catalog, CatalogError, load_catalog
 from bot.store.crypto import TokenCipher, local_key_cipher
 
-if TYPE_CHECKING:  # bot.search (numpy, the index) is imported only when a catalog is loaded
-    from bot.search import Matcher
+if TYPE_CHECKING:  # bot.domain.search (numpy, the index) is imported only when a catalog is loaded
+    from bot.domain.search import Matcher
 
 log = logging.getLogger(__name__)
 
@@ -45,8 +45,8 @@ class CatalogHolder:
     def _load(self) -> Loaded:
         """Load the catalog folder and build its matcher with the folder's own search vocabulary
         (``vocabulary.yaml``, ``answers.yaml``). Raises :class:`CatalogError` for an invalid
-        catalog or :class:`bot.search.VocabularyError` for a malformed vocabulary/answers file."""
-        from bot.search import Matcher, load_vocabulary
+        catalog or :class:`bot.domain.search.VocabularyError` for a malformed vocabulary/answers file."""
+        from bot.domain.search import Matcher, load_vocabulary
 
         catalog = load_catalog(self.directory)
         return Loaded(catalog, Matcher(catalog, load_vocabulary(self.directory)))
@@ -69,7 +69,7 @@ class CatalogHolder:
         ``vocabulary.yaml``/``answers.yaml`` (each error names the file and key). Never raises for
         a broken catalog.
         """
-        from bot.search import VocabularyError
+        from bot.domain.search import VocabularyError
 
         with self._lock:
             try:

@@ -15,7 +15,7 @@ One send (:meth:`Deliverer.deliver_subscription`, :meth:`Deliverer.deliver_dm`) 
    without posting again. This needs the history scopes the manifest ships (``channels:history``,
    ``groups:history``, ``im:history``); an install without them skips the check with a warning,
    and a sender killed mid-request may then post that digest twice.
-3. **compose** (pure, :mod:`bot.digest.compose`); nothing to say -> the key is settled as skipped.
+3. **compose** (pure, :mod:`bot.slack.views.digest`); nothing to say -> the key is settled as skipped.
 4. **pace**: wait for a slot of :class:`Pacer` (per channel at least ``channel_interval_s`` apart,
    per workspace at most ``team_rate_per_s``), then renew the claim (so a claim that waited is not
    taken over while it is sent) and **send** ``chat.postMessage`` (a DM first opens the IM with
@@ -50,11 +50,11 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler
 
-from bot.digest.compose import compose_channel_digest
-from bot.digest.compose_cache import dm_composer  # issue 16: parts cached by next step + count
-from bot.digest.weekly import period_of
+from bot.domain.schedule import period_of
 from bot.logging_setup import slack_error
 from bot.slack.retry import CountingRateLimitRetryHandler
+from bot.slack.views.digest import compose_channel_digest
+from bot.slack.views.digest_cache import dm_composer  # issue 16: parts cached by next step + count
 from bot.store import DM_TRACK, Subscription
 
 log = logging.getLogger(__name__)

@@ -1,6 +1,6 @@
 """Digest sends on a task queue: Dramatiq on Redis. The clock decides, workers send.
 
-With ``REDIS_URL`` set, the clock (:class:`bot.digest.schedule.DigestClock`) is given an
+With ``REDIS_URL`` set, the clock (:class:`bot.digest.clock.DigestClock`) is given an
 :class:`EnqueueingDeliverer`: where it would send a digest it enqueues one Dramatiq message per
 ledger key instead — ``digest.send_dm(team, user, fire)`` or ``digest.send_subscription(sub_id,
 fire)`` with ``fire`` the scheduled time (ISO 8601, aware) — and any number of
@@ -187,7 +187,7 @@ class QueueOutcome(enum.Enum):
 @dataclass(frozen=True)
 class Queued:
     """The clock's result for one digest in queue mode (``outcome.value`` as
-    :func:`bot.digest.schedule.tally` counts it)."""
+    :func:`bot.digest.clock.tally` counts it)."""
 
     outcome: QueueOutcome
     period: str | None = None

@@ -1,6 +1,6 @@
 """Send the reminders that are due: a DM to each reader at 09:00 their time, once.
 
-The clock (:mod:`bot.digest.schedule`) calls :func:`send_due_reminders` from one interval job
+The clock (:mod:`bot.digest.clock`) calls :func:`send_due_reminders` from one interval job
 (and once at start, so a restart sends what came due while it was down). Each send is first
 claimed in the delivery ledger, like a digest: key (team, user, ``reminder-<id>``, ISO week of
 the due day in the reader's zone), so two clocks, a restart or a retry never send it twice.
@@ -14,7 +14,7 @@ from typing import Any
 
 from slack_sdk.errors import SlackApiError
 
-from bot.digest.weekly import period_of
+from bot.domain.schedule import period_of
 from bot.slack.views.reminders import reminder_message
 from bot.store.reminders import Reminder
 

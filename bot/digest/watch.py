@@ -1,8 +1,8 @@
 """The daily watch of the blog's feed: tell the catalog admins what the catalog lacks.
 
-With ``CATALOG_FEED_URL`` set, the clock (:mod:`bot.digest.schedule`) runs :func:`check_feed` once
-a day. It fetches the feed (:func:`bot.catalog.importer.fetch`), lists the posts the served catalog
-lacks (:func:`bot.catalog.importer.missing_posts`), and posts **one** short notice to
+With ``CATALOG_FEED_URL`` set, the clock (:mod:`bot.digest.clock`) runs :func:`check_feed` once
+a day. It fetches the feed (:func:`bot.cli.importer.fetch`), lists the posts the served catalog
+lacks (:func:`bot.cli.importer.missing_posts`), and posts **one** short notice to
 ``CATALOG_ADMIN_CHANNEL`` naming the posts not announced before, with the import command to run.
 Each post is announced once: the store remembers it (:meth:`bot.store.Store.claim_feed_notice`,
 table ``catalog_feed_notices``); a failed post forgets the claims so the next check tries again.
@@ -18,7 +18,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from bot.catalog.importer import ImportSourceError, SourcePost, fetch, missing_posts
+from bot.cli.importer import ImportSourceError, SourcePost, fetch, missing_posts
 from bot.digest.deliver import Clients
 from bot.slack.mrkdwn import Mrkdwn, link, truncate
 from bot.slack.views.blocks import context, make_reply, section

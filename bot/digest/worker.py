@@ -122,7 +122,7 @@ def worker_runtime(settings: Any, threads: int) -> Any:
     the threads would open and close connections all the time; at most 16 connections per
     worker, threads beyond that wait for one, so that many workers fit PostgreSQL's
     ``max_connections``). Raises
-    :class:`bot.catalog.CatalogError` for an invalid catalog."""
+    :class:`bot.domain.catalog.CatalogError` for an invalid catalog."""
     from sqlalchemy.pool import StaticPool
 
     from bot.runtime import CatalogHolder, Runtime

@@ -2,7 +2,7 @@
 
 Used by the views' tests, the contract tests (Slack's Web API spec declares ``blocks`` as a string
 holding JSON, with no Block Kit schema, so Prism cannot check block payloads) and the Slack
-stand-in (:mod:`bot.slack.standin`), which refuses what Slack would refuse. The builders in
+stand-in (:mod:`bot.doors.standin`), which refuses what Slack would refuse. The builders in
 :mod:`bot.slack.views.blocks` take their limits from the constants here. Two layers:
 
 1. **slack-sdk's own models**: ``Block.parse`` + ``to_dict()`` (and ``View`` for views), which run

@@ -32,8 +32,8 @@ from typing import Literal
 
 from rapidfuzz import fuzz, process
 
-from bot.digest.weekly import WEEKDAY_NAMES, ScheduleParts
-from bot.text import clean
+from bot.domain.schedule import WEEKDAY_NAMES, ScheduleParts
+from bot.domain.text import clean
 
 MAX_TEXT = 500
 """Characters of command text that are read; longer text is cut (the reply says so)."""
@@ -307,7 +307,7 @@ class Command:
     """A parsed command.
 
     ``arg`` is the rest of the text (the track or query) after the keyword; for ``subscribe`` and
-    ``dm on`` the schedule is split out as ``schedule`` (:class:`~bot.digest.weekly.ScheduleParts`,
+    ``dm on`` the schedule is split out as ``schedule`` (:class:`~bot.domain.schedule.ScheduleParts`,
     validated; parts not typed are ``None``); ``enabled`` for ``dm on|off``. ``error`` is an i18n
     key with ``error_value`` when a part could not be parsed (``error_choices``: the zones an
     ambiguous abbreviation may mean); ``suggestion`` is the command to type instead (for a
@@ -483,7 +483,7 @@ _LABELLED_LINK = re.compile(r"<((?:https?|ftp)://[^<>|\s]+)\|([^<>]*)>", re.IGNO
 def _link_labels(text: str) -> str:
     """A labelled link ``<url|label>`` among other words becomes its label (the words the person
     sees); a link that is the whole argument (``read <url|label>``, ``<url|label>``) stays a link,
-    so that :func:`bot.text.clean` makes it its URL (a pasted link is a query)."""
+    so that :func:`bot.domain.text.clean` makes it its URL (a pasted link is a query)."""
     if "|" not in text or "<" not in text:
         return text
     rest = _LABELLED_LINK.sub(" ", text).split()
@@ -582,7 +582,7 @@ def parse(text: str) -> Command:
     """Parse slash-command text (as Slack sends it, escaped). Never raises; unknown text is a
     ``query``.
 
-    The text is normalised by :func:`bot.text.clean` first, the same function search uses:
+    The text is normalised by :func:`bot.domain.text.clean` first, the same function search uses:
     Slack markup and entities decoded (a pasted link becomes its URL; a labelled link among other
     words its label), NFKC (full-width ``ｆｏｌｌｏｗ　ｓｐｅｃ`` reads ``follow spec``), whitespace
     collapsed."""

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 
 from sqlalchemy import func, select
 
-from bot.catalog.versions import newest_version
+from bot.domain.catalog.versions import newest_version
 from bot.store.base import StoreCore
 from bot.store.models import CatalogVersion
 from bot.store.validate import check_id, check_ids
@@ -42,7 +42,7 @@ class CatalogVersionsRepo(StoreCore):
     def latest_catalog_version(self) -> str | None:
         """The most recently first-seen catalog version, or None if none recorded. Versions first
         seen at the same instant are ordered as CalVer numbers (``2026.12.10`` over ``2026.12.9``,
-        :func:`bot.catalog.versions.newest_version`), not as text."""
+        :func:`bot.domain.catalog.versions.newest_version`), not as text."""
         with self._read() as s:
             newest = select(func.max(CatalogVersion.first_seen_at)).scalar_subquery()
             versions = s.scalars(select(CatalogVersion.version)

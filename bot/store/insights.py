@@ -1,6 +1,6 @@
 """Workspace-wide reading facts for admins' insights: reads with their times, recent deliveries.
 
-Raw rows only; the counting (and the privacy threshold) is :mod:`bot.insights`, pure.
+Raw rows only; the counting (and the privacy threshold) is :mod:`bot.domain.insights`, pure.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ from typing import Any
 
 from sqlalchemy import or_, select, update
 
-from bot.digest.weekly import DEFAULT_TIME, DEFAULT_WEEKDAY, WeeklySchedule
+from bot.domain.schedule import DEFAULT_TIME, DEFAULT_WEEKDAY, WeeklySchedule
 from bot.store.base import StoreCore, changed
 from bot.store.models import LANGS, DmPreference, UserSettings
 from bot.store.snapshots import DmSettings, snapshot
@@ -43,7 +43,7 @@ class SettingsRepo(StoreCore):
     def set_dm(self, team: str, user: str, enabled: bool,
                schedule: WeeklySchedule | None = None) -> DmSettings:
         """Turn the user's weekly DM digest on or off and optionally set when it comes
-        (``schedule``, a validated :class:`~bot.digest.weekly.WeeklySchedule`, stored as its
+        (``schedule``, a validated :class:`~bot.domain.schedule.WeeklySchedule`, stored as its
         three columns). Left None, the current schedule stays (for a new row: Monday, 09:00,
         the store's default timezone). Enabling also reactivates a paused digest. Raises
         ValueError for bad arguments."""

@@ -9,7 +9,7 @@ from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from bot.digest.weekly import WeeklySchedule
+from bot.domain.schedule import WeeklySchedule
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -42,7 +42,7 @@ class Subscription:
 
     @property
     def schedule(self) -> WeeklySchedule:
-        """The three schedule columns as one :class:`~bot.digest.weekly.WeeklySchedule`."""
+        """The three schedule columns as one :class:`~bot.domain.schedule.WeeklySchedule`."""
         return WeeklySchedule(weekday=self.weekday, at_time=self.at_time, timezone=self.timezone)
 
 
@@ -63,7 +63,7 @@ class DmSettings:
 
     @property
     def schedule(self) -> WeeklySchedule:
-        """The three schedule columns as one :class:`~bot.digest.weekly.WeeklySchedule`."""
+        """The three schedule columns as one :class:`~bot.domain.schedule.WeeklySchedule`."""
         return WeeklySchedule(weekday=self.weekday, at_time=self.at_time, timezone=self.timezone)
 
     def is_due_candidate(self, at: datetime) -> bool:

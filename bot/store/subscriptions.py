@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
-from bot.digest.weekly import WeeklySchedule
+from bot.domain.schedule import WeeklySchedule
 from bot.store.base import StoreCore, changed
 from bot.store.models import ChannelSubscription
 from bot.store.snapshots import Subscription, snapshot
@@ -44,7 +44,7 @@ class SubscriptionsRepo(StoreCore):
     def subscribe(self, team: str, channel: str, track: str, schedule: WeeklySchedule,
                   steps_per_week: int = 1, created_by: str | None = None) -> Subscription:
         """Subscribe ``channel`` to ``track``: ``steps_per_week`` (1..3) steps on ``schedule``
-        (a validated :class:`~bot.digest.weekly.WeeklySchedule`, stored as its three columns).
+        (a validated :class:`~bot.domain.schedule.WeeklySchedule`, stored as its three columns).
 
         Upsert on (team, channel, track): re-subscribing updates the schedule and reactivates a
         paused subscription, keeping its cursor; identical arguments change nothing (not even

@@ -14,10 +14,14 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 BOT = ROOT / "bot"
-PURE_MIDDLE = ("bot.catalog", "bot.paths", "bot.search", "bot.digest.plan", "bot.digest.weekly",
-               "bot.links", "bot.reminder_day", "bot.insights")
-"""Modules (and packages) that know nothing of Slack: the domain in the middle."""
-SLACK = ("slack_sdk", "slack_bolt", "bot.slack")
+DOMAIN = "bot.domain"
+"""The pure middle: everything under ``bot/domain/`` knows nothing of Slack, SQL or the network."""
+NOT_IN_DOMAIN = ("slack_sdk", "slack_bolt", "bot.slack", "sqlalchemy", "bot.store", "bot.digest", "bot.doors",
+                 "bot.cli", "bot.web", "bot.runtime", "bot.metrics", "socket", "http", "urllib.request", "requests",
+                 "httpx", "redis", "dramatiq", "psycopg", "waitress")
+"""What a domain module may not import (``urllib.parse`` is fine: it is pure)."""
+NOT_IN_DIGEST = ("bot.slack.views", "bot.slack.i18n", "bot.slack.blockkit", "slack_sdk.models")
+"""``bot/digest/`` decides when and sends; rendering (Block Kit, reader-facing strings) lives in views."""
 
 
 def _module_name(path: Path) -> str:
@@ -116,15 +120,33 @@ def test_no_import_circle_in_bot() -> None:
         pytest.fail("import circle: " + "; ".join(hops))
 
 
-@pytest.mark.parametrize("middle", PURE_MIDDLE)
-def test_the_pure_middle_imports_nothing_of_slack(middle: str) -> None:
+def _forbidden_imports(prefix: str, forbidden: tuple[str, ...]) -> list[str]:
+    """``"file:line imports X"`` for each import under ``prefix`` of a name in ``forbidden``."""
     modules = bot_modules()
-    mine = {n: p for n, p in modules.items() if n == middle or n.startswith(middle + ".")}
-    if not mine:
-        pytest.skip(f"{middle} does not exist")
+    mine = {n: p for n, p in modules.items() if n == prefix or n.startswith(prefix + ".")}
+    assert mine, f"{prefix} does not exist"
     bad = []
     for name, path in mine.items():
         for target, line in imports_of(path, name, set(modules)).items():
-            if any(target == s or target.startswith(s + ".") for s in SLACK):
+            if any(target == s or target.startswith(s + ".") for s in forbidden):
                 bad.append(f"{path.relative_to(ROOT)}:{line} imports {target}")
+    return bad
+
+
+def test_the_domain_imports_nothing_of_slack_sql_or_the_network() -> None:
+    bad = _forbidden_imports(DOMAIN, NOT_IN_DOMAIN)
     assert not bad, "\n".join(bad)
+
+
+def test_the_digest_renders_nothing() -> None:
+    bad = _forbidden_imports("bot.digest", NOT_IN_DIGEST)
+    assert not bad, "\n".join(bad)
+
+
+def test_the_check_sees_a_forbidden_import(tmp_path: Path) -> None:
+    """The rule can fail: a module that imports Slack is reported with its line."""
+    source = "import os\nfrom slack_sdk import WebClient\n"
+    path = tmp_path / "mod.py"
+    path.write_text(source, encoding="utf-8")
+    found = imports_of(path, "bot.domain.mod", set())
+    assert any(t.startswith("slack_sdk") for t in found)

@@ -9,7 +9,7 @@ as Slack's signed requests, App Home publishing, and the digest clock's channel 
 on any ``blocks``/``view`` argument that is not valid Block Kit within Slack's limits.
 
 Replies to slash commands and message buttons are not Web API calls: they go to the
-``response_url`` Slack put in the request, here a :class:`~bot.slack.standin.SlackStandIn` used
+``response_url`` Slack put in the request, here a :class:`~bot.doors.standin.SlackStandIn` used
 for nothing else (its own Web API must see no call at all). Their blocks are checked with
 :mod:`bot.slack.blockkit` too.
 
@@ -38,9 +38,9 @@ import pytest
 from slack_sdk.errors import SlackApiError
 
 from bot.config import Settings
-from bot.digest.weekly import WeeklySchedule
+from bot.domain.schedule import WeeklySchedule
+from bot.doors.standin import SlackStandIn, link_shared_event
 from bot.slack import blockkit
-from bot.slack.standin import SlackStandIn, link_shared_event
 from tests.contract import events
 from tests.contract.adapt_spec import adapt_web_spec, load_web_spec
 from tests.e2e.helpers import FakeSlack, find_button
@@ -118,7 +118,7 @@ def runtime(tmp_path, slack_api):
 def door(runtime):
     """The real HTTP door: ``build_app(runtime)`` without a client, so the app builds its
     WebClient from settings (SLACK_API_URL = the proxy) and calls auth.test at start."""
-    from bot.serve import serve_http
+    from bot.doors.serve import serve_http
 
     d = serve_http(runtime, "127.0.0.1", 0, threads=4, background=True)
     yield d
@@ -441,9 +441,9 @@ def test_scheduler_digest_and_dm_fan_out_then_digest_buttons(slack, slack_api, r
     buttons are clicked."""
     import time_machine
 
-    from bot.digest.compose import DIGEST_DM_VIEW
-    from bot.digest.schedule import DigestClock
-    from bot.digest.weekly import period_of
+    from bot.digest.clock import DigestClock
+    from bot.domain.schedule import period_of
+    from bot.slack.views.digest import DIGEST_DM_VIEW
     from tests.digest.clockdriver import ClockDriver
 
     store = runtime.store
@@ -532,7 +532,7 @@ def test_digest_run_now_cli_against_prism(tmp_path, slack_api, runtime):
                SLACK_SIGNING_SECRET=SIGNING_SECRET, SLACK_API_URL=slack_api.base_url,
                LOG_LEVEL="WARNING")
     exe = Path(sys.executable).with_name("vllm-path")
-    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "bot.cli"]
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "bot.cli.main"]
     proc = subprocess.run(cmd + ["digest", "run-now", "--dms", "--channel-interval", "0"],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
@@ -551,7 +551,7 @@ def test_digest_take_over_checks_history_first(slack_api, runtime):
     conversations.history for the digest it may have posted (Slack's example has none), then
     posts it."""
     from bot.digest.deliver import Deliverer, Outcome, Pacer
-    from bot.digest.weekly import period_of
+    from bot.domain.schedule import period_of
 
     store = runtime.store
     store.subscribe(TEAM, CHANNEL, TRACK, WeeklySchedule.of(0, "09:00", "UTC"), created_by=USER)
@@ -578,7 +578,7 @@ def test_digest_take_over_checks_history_first(slack_api, runtime):
 
 def _fan_out(runtime) -> None:
     """This week's digests now (the clock's run_now: channel and DM), through the app's clients."""
-    from bot.digest.schedule import DigestClock
+    from bot.digest.clock import DigestClock
 
     store = runtime.store
     store.subscribe(TEAM, CHANNEL, TRACK, WeeklySchedule.of(0, "09:00", "UTC"), created_by=USER)

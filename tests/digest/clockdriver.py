@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 
 from apscheduler.events import EVENT_JOB_ERROR, EVENT_JOB_EXECUTED, JobExecutionEvent
 
-from bot.digest.schedule import JOBSTORE, DigestClock
+from bot.digest.clock import JOBSTORE, DigestClock
 
 _FAR = datetime(9999, 1, 1, tzinfo=UTC)
 

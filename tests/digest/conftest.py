@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.catalog import Catalog
 from bot.config import DEFAULT_CATALOG_DIR, Settings
+from bot.domain.catalog import Catalog
+from bot.doors.standin import SlackStandIn
 from bot.runtime import CatalogHolder, Runtime
-from bot.slack.standin import SlackStandIn
 from bot.store import Store
 from tests.dbutil import DB_KINDS, fresh_database_url
 

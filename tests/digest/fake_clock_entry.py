@@ -32,7 +32,7 @@ def instant(arg: str, now: float | None = None) -> datetime:
 
 def main(argv: list[str]) -> None:
     with time_machine.travel(instant(argv[0]), tick=True):
-        from bot.cli import main as cli
+        from bot.cli.main import main as cli
 
         cli(argv[1:], prog_name="vllm-path")
 

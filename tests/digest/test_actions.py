@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from bot.digest.deliver import Deliverer, Outcome, Pacer
-from bot.digest.weekly import WeeklySchedule, next_fire, period_of
+from bot.domain.schedule import WeeklySchedule, next_fire, period_of
 from bot.slack.handlers import Caller, Handlers
 from tests.digest.conftest import TEAM, make_runtime
 
@@ -81,7 +81,7 @@ def test_dm_snooze_skips_a_week_and_stop_turns_the_dm_off(runtime, standin) -> N
 def test_clicks_on_a_posted_digest_through_the_http_door(tmp_path, standin, holder, catalog) -> None:
     """The digest as posted to the stand-in, clicked with signed block_actions requests: every
     answer goes privately to the clicker and the channel's digest is left as it is."""
-    from bot.serve import serve_http
+    from bot.doors.serve import serve_http
     from tests.e2e.helpers import BOT_TOKEN, CHANNEL, SIGNING_SECRET, USER, FakeSlack
     from tests.e2e.helpers import TEAM as E2E_TEAM
 
@@ -117,9 +117,9 @@ def test_snooze_after_an_early_digest_skips_the_following_week(tmp_path):
     from datetime import UTC, datetime, timedelta
 
     from bot.config import Settings
-    from bot.digest.actions import handle_digest_action
-    from bot.digest.weekly import next_fire, period_of
+    from bot.domain.schedule import next_fire, period_of
     from bot.runtime import Runtime
+    from bot.slack.commands.digest_actions import handle_digest_action
     from bot.slack.handlers import Caller
 
     rt = Runtime.create(Settings(database_url=f"sqlite:///{tmp_path / 's.db'}", _env_file=None))

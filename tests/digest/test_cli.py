@@ -7,10 +7,10 @@ import json
 
 from click.testing import CliRunner
 
-from bot.cli import main
-from bot.digest.compose import compose_channel_digest, preview_subscription
-from bot.digest.weekly import WeeklySchedule
+from bot.cli.main import main
+from bot.domain.schedule import WeeklySchedule
 from bot.slack.blockkit import validate_blocks
+from bot.slack.views.digest import compose_channel_digest, preview_subscription
 from bot.store import Store
 from tests.digest.conftest import TEAM
 

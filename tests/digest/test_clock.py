@@ -17,8 +17,8 @@ from zoneinfo import ZoneInfo
 import pytest
 import time_machine
 
-from bot.digest.schedule import JOBSTORE, DigestClock
-from bot.digest.weekly import WeeklySchedule, period_of
+from bot.digest.clock import JOBSTORE, DigestClock
+from bot.domain.schedule import WeeklySchedule, period_of
 from tests.digest.clockdriver import ClockDriver
 from tests.digest.conftest import TEAM
 
@@ -170,7 +170,7 @@ def test_changes_made_through_the_app_while_the_clock_runs_are_followed(
         assert jobs[f"sub:{moved.id}"].name == "tue 10:00 UTC"
         # Jobs are import paths and plain ids: nothing of this process is pickled with them.
         assert {(j.func_ref, type(j.args[0])) for j in jobs.values()} == {
-            ("bot.digest.schedule:run_subscription", int), ("bot.digest.schedule:run_dm", str)}
+            ("bot.digest.clock:run_subscription", int), ("bot.digest.clock:run_dm", str)}
         assert "day_of_week='tue'" in str(jobs[f"sub:{moved.id}"].trigger)
         driver.run_until(sunday + timedelta(days=7))
         clock.shutdown(wait=True)

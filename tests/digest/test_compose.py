@@ -7,19 +7,19 @@ from dataclasses import replace
 
 import pytest
 
-from bot import paths
-from bot.catalog import Catalog
-from bot.digest.compose import (
+from bot.domain import paths
+from bot.domain.catalog import Catalog
+from bot.domain.schedule import period_of
+from bot.slack.blockkit import validate_blocks
+from bot.slack.mrkdwn import esc
+from bot.slack.views.blocks import decode_value
+from bot.slack.views.digest import (
     ChannelDigest,
     DmComposer,
     compose_channel_digest,
     compose_dm,
     preview_subscription,
 )
-from bot.digest.weekly import period_of
-from bot.slack.blockkit import validate_blocks
-from bot.slack.mrkdwn import esc
-from bot.slack.views.blocks import decode_value
 
 
 def _sub(track: str, k: int = 1, cursor: int = 0, version: str | None = None, id: int = 7):

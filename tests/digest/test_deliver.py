@@ -9,9 +9,9 @@ from itertools import pairwise
 
 from slack_sdk import WebClient
 
+from bot.digest.clock import DigestClock
 from bot.digest.deliver import METADATA_EVENT, Clients, Deliverer, Outcome, Pacer
-from bot.digest.schedule import DigestClock
-from bot.digest.weekly import WeeklySchedule, period_of
+from bot.domain.schedule import WeeklySchedule, period_of
 from bot.slack.views import messages as views
 from bot.store import Store
 from tests.digest.conftest import TEAM

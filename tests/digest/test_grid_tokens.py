@@ -15,9 +15,9 @@ import pytest
 from slack_sdk.oauth.installation_store import Installation
 
 from bot.digest.deliver import Deliverer, Outcome, Pacer
-from bot.digest.weekly import WeeklySchedule
+from bot.domain.schedule import WeeklySchedule
+from bot.doors.standin import SlackStandIn
 from bot.runtime import CatalogHolder, Runtime, token_rotator
-from bot.slack.standin import SlackStandIn
 from bot.store import Store
 from tests.digest.conftest import settings_for
 

@@ -13,13 +13,13 @@ from typing import Any
 
 import pytest
 
-from bot.digest.schedule import DigestClock
-from bot.digest.weekly import WeeklySchedule
+from bot.digest.clock import DigestClock
+from bot.domain.schedule import WeeklySchedule
+from bot.doors.serve import HttpDoor
+from bot.doors.standin import SlackStandIn, app_home_opened_event, event_body, signed_headers, slash_command_body
 from bot.logging_setup import setup_logging
 from bot.runtime import Runtime
-from bot.serve import HttpDoor
 from bot.slack.app import build_app
-from bot.slack.standin import SlackStandIn, app_home_opened_event, event_body, signed_headers, slash_command_body
 from bot.store import Store
 from tests.digest.conftest import TEAM, settings_for
 from tests.e2e.helpers import ack_shown

@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from bot.digest.deliver import Pacer
-from bot.digest.weekly import in_window, latest_fire, next_fire, signature, trigger_for
+from bot.domain.schedule import in_window, latest_fire, next_fire, signature, trigger_for
 
 
 class _SeenClock:

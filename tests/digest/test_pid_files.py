@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from bot.slack.standin import SlackStandIn
+from bot.doors.standin import SlackStandIn
 from tests.reliability.catalogs import copy_catalog
 from tests.reliability.test_reload import Served, _exe, _free_port
 
@@ -42,7 +42,7 @@ def test_a_second_serve_in_the_same_folder_refuses_and_reload_still_finds_the_fi
 
 
 def test_a_stale_pid_file_is_replaced_and_only_the_owner_removes_it(tmp_path) -> None:
-    from bot.cli import write_pid_file
+    from bot.cli.main import write_pid_file
 
     target = tmp_path / "vllm-path.pid"
     target.write_text("999999999\n")  # no such process

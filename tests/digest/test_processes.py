@@ -27,7 +27,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.digest.weekly import WeeklySchedule
+from bot.domain.schedule import WeeklySchedule
 from bot.store import Store
 from tests.digest.conftest import TEAM
 

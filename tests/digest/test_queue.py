@@ -31,9 +31,9 @@ from pathlib import Path
 
 import pytest
 
+from bot.digest.clock import DigestClock
 from bot.digest.queue import DigestQueue, EnqueueingDeliverer, make_broker
-from bot.digest.schedule import DigestClock
-from bot.digest.weekly import WeeklySchedule
+from bot.domain.schedule import WeeklySchedule
 from bot.store import DM_TRACK, Store
 from bot.store.ledger_batch import BatchedLedgerStore
 from tests.dbutil import fresh_database_url, postgres_unavailable
@@ -96,7 +96,7 @@ def _worker(db_url: str, redis_url: str, namespace: str, api_url: str, log: Path
                SLACK_BOT_TOKEN="xoxb-test", SLACK_API_URL=api_url,
                SLACK_TEAM_RATE_PER_S="50", SLACK_CHANNEL_RATE_PER_S="1",
                LOG_LEVEL="INFO", PYTHONUNBUFFERED="1")
-    return subprocess.Popen([sys.executable, "-m", "bot.cli", "worker", "--threads", "4"],
+    return subprocess.Popen([sys.executable, "-m", "bot.cli.main", "worker", "--threads", "4"],
                             cwd=REPO, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT)
 
 
@@ -175,7 +175,7 @@ def test_without_redis_url_there_is_no_queue(sqlite_url, standin):
 def test_the_worker_command_refuses_to_start_without_a_broker(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("REDIS_URL", "SLACK_"))}
     env["DATABASE_URL"] = f"sqlite:///{tmp_path}/x.db"
-    proc = subprocess.run([sys.executable, "-m", "bot.cli", "worker"], cwd=tmp_path, env=env,
+    proc = subprocess.run([sys.executable, "-m", "bot.cli.main", "worker"], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
     assert "REDIS_URL" in proc.stderr
@@ -313,8 +313,8 @@ def test_a_block_holds_the_next_send_of_another_worker(redis_url, namespace):
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_keyed_dm_parts_say_exactly_what_exact_ones_say(catalog, lang):
-    from bot.digest.compose import DmComposer
-    from bot.digest.compose_cache import KeyedDmComposer
+    from bot.slack.views.digest import DmComposer
+    from bot.slack.views.digest_cache import KeyedDmComposer
 
     exact, keyed = DmComposer(catalog, lang), KeyedDmComposer(catalog, lang, max_exact=10)
     rng = random.Random(11)

@@ -11,13 +11,13 @@ import time_machine
 from apscheduler.events import EVENT_JOB_EXECUTED, JobExecutionEvent
 from slack_sdk import WebClient
 
+from bot.digest.clock import REMINDERS_ID, DigestClock
 from bot.digest.reminders import ledger_key
-from bot.digest.schedule import REMINDERS_ID, DigestClock
-from bot.reminder_day import choose_day, due_at
+from bot.domain.reminder_day import choose_day, due_at
+from bot.doors.standin import SlackStandIn
 from bot.runtime import Runtime
 from bot.slack.app import build_app
 from bot.slack.handlers import Caller
-from bot.slack.standin import SlackStandIn
 from bot.store import Store
 from tests.digest.conftest import TEAM, settings_for
 

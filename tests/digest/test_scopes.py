@@ -13,9 +13,9 @@ from slack_sdk.errors import SlackApiError
 
 from bot.config import Settings
 from bot.digest.deliver import METADATA_EVENT, Deliverer, Outcome, Pacer
-from bot.digest.weekly import WeeklySchedule, period_of
+from bot.domain.schedule import WeeklySchedule, period_of
+from bot.doors.standin import SlackStandIn
 from bot.slack.scopes import SCOPES_BY_METHOD, acceptable_scopes, default_bot_scopes, scope_refusal
-from bot.slack.standin import SlackStandIn
 from bot.store import Store
 from tests.digest.conftest import TEAM, make_runtime
 

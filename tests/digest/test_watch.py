@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from bot.digest import schedule
-from bot.digest.schedule import WATCH_ID, DigestClock
+from bot.digest import clock as schedule
+from bot.digest.clock import WATCH_ID, DigestClock
 from bot.digest.watch import check_feed
+from bot.doors.standin import SlackStandIn
 from bot.runtime import CatalogHolder
-from bot.slack.standin import SlackStandIn
 from bot.store import Store
 from tests.digest.conftest import make_runtime
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from bot.config import Settings
-from bot.slack.standin import SlackStandIn
+from bot.doors.standin import SlackStandIn
 from tests.e2e.helpers import BOT_TOKEN, SIGNING_SECRET, FakeSlack
 
 
@@ -40,7 +40,7 @@ def runtime(tmp_path, standin, any_db_url):
 @pytest.fixture
 def door(runtime):
     """The HTTP door serving ``build_app(runtime)`` (client built from settings, as in production)."""
-    from bot.serve import serve_http
+    from bot.doors.serve import serve_http
 
     d = serve_http(runtime, "127.0.0.1", 0, threads=4, background=True)
     yield d

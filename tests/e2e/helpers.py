@@ -7,7 +7,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bot.slack.standin import ResponsePost, SlackStandIn
+from bot.doors.standin import ResponsePost, SlackStandIn
 from tests.e2e.slack_requests import (
     HttpResult,
     app_home_opened_event,
@@ -78,7 +78,7 @@ class FakeSlack:
     def command(self, text: str, *, user: str | None = None) -> tuple[HttpResult, str]:
         """Send ``/vllm-path text``; returns the HTTP answer (the ack) and the response URL used.
         An ack that carries the reply is handed to the stand-in as Slack does
-        (:meth:`~bot.slack.standin.SlackStandIn.answer_ack`), so the reply is waited for the same
+        (:meth:`~bot.doors.standin.SlackStandIn.answer_ack`), so the reply is waited for the same
         way either way."""
         response_url = self.standin.response_url()
         body = slash_command_body(text, user_id=user or self.user, team_id=self.team,

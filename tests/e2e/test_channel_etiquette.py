@@ -10,7 +10,7 @@ from dataclasses import replace
 
 import pytest
 
-from bot.slack.standin import SlackStandIn
+from bot.doors.standin import SlackStandIn
 from tests.e2e.helpers import CHANNEL
 
 PRIVATE = "G0PRIV"  # private, the bot is not a member: Slack hides it (channel_not_found)

@@ -8,9 +8,9 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from bot.cli import main
+from bot.cli.main import main
 from bot.config import Settings
-from bot.console import console_settings, mrkdwn_to_text, open_console, render_blocks
+from bot.doors.console import console_settings, mrkdwn_to_text, open_console, render_blocks
 
 # --- render_blocks (pure) -----------------------------------------------------------------------
 
@@ -202,7 +202,7 @@ def test_the_listener_executor_is_idle_only_when_nested_tasks_are_done():
     listener) keeps the executor busy until both have ended."""
     import threading
 
-    from bot.console import ListenerExecutor
+    from bot.doors.console import ListenerExecutor
 
     executor = ListenerExecutor(max_workers=2)
     gate, ran = threading.Event(), []

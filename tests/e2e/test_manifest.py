@@ -8,8 +8,8 @@ import pytest
 import yaml
 
 from bot.config import REPO_ROOT, Settings
-from bot.serve import EVENTS_PATH
-from bot.slack.standin import (
+from bot.doors.serve import EVENTS_PATH
+from bot.doors.standin import (
     SLASH_COMMAND,
     app_home_opened_event,
     event_body,
@@ -70,7 +70,7 @@ def test_the_app_handles_what_the_manifest_subscribes(manifest, tmp_path):
     """Each subscribed event and the command reach a listener (Bolt answers 404 when none does)."""
     from slack_bolt.request import BoltRequest
 
-    from bot.console import console_settings, open_console
+    from bot.doors.console import console_settings, open_console
 
     settings = console_settings(Settings(_env_file=None, database_url=f"sqlite:///{tmp_path}/m.db"))
     events = {"app_home_opened": app_home_opened_event("U1"),
@@ -97,8 +97,8 @@ def test_the_app_handles_what_the_manifest_subscribes(manifest, tmp_path):
 
 def test_unfurl_domains_match_the_catalog(manifest):
     """Every host whose links we resolve is an unfurl domain, and no other."""
-    from bot.catalog import load_catalog
-    from bot.links import unfurl_domains
+    from bot.domain.catalog import load_catalog
+    from bot.domain.links import unfurl_domains
 
     catalog = load_catalog(REPO_ROOT / "catalog")
     assert set(manifest["features"]["unfurl_domains"]) == set(unfurl_domains(catalog))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from bot.slack.standin import link_shared_event
+from bot.doors.standin import link_shared_event
 from tests.e2e.slack_requests import get, post
 
 

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from bot.cli import main
+from bot.cli.main import main
 from bot.config import DEFAULT_CATALOG_DIR, Settings
-from bot.serve import ConfigError, door_for
+from bot.doors.serve import ConfigError, door_for
 from tests.e2e.helpers import BOT_TOKEN, SIGNING_SECRET, ack_shown
 from tests.e2e.slack_requests import get, signed_post, slash_command_body
 
@@ -153,8 +153,8 @@ def test_socket_mode_door_connects_with_the_app_token_and_closes(tmp_path, stand
 
     import slack_bolt.adapter.socket_mode as sm
 
+    from bot.doors.serve import serve_socket_mode
     from bot.runtime import Runtime
-    from bot.serve import serve_socket_mode
     from tests.e2e.conftest import e2e_settings
 
     seen = {}
@@ -181,8 +181,8 @@ def test_socket_mode_door_connects_with_the_app_token_and_closes(tmp_path, stand
 
 
 def test_oauth_install_and_redirect_paths_are_served(tmp_path, standin):
+    from bot.doors.serve import serve_http
     from bot.runtime import Runtime
-    from bot.serve import serve_http
     from tests.e2e.conftest import e2e_settings
 
     runtime = Runtime.create(e2e_settings(tmp_path, standin, slack_bot_token=None,
@@ -205,7 +205,7 @@ def test_oauth_install_and_redirect_paths_are_served(tmp_path, standin):
 
 _HEAP_SCRIPT = """
 import gc, weakref
-from bot.serve import freeze_startup_heap, refreeze_heap
+from bot.doors.serve import freeze_startup_heap, refreeze_heap
 
 refreeze_heap()
 assert gc.get_freeze_count() == 0, "a process that never froze its heap is left alone"

@@ -19,7 +19,7 @@ from slack_sdk.http_retry.builtin_handlers import (
 from slack_sdk.signature import SignatureVerifier
 from slack_sdk.webhook import WebhookClient
 
-from bot.slack.standin import SlackStandIn, block_actions_body, event_body, slash_command_body
+from bot.doors.standin import SlackStandIn, block_actions_body, event_body, slash_command_body
 from tests.e2e.slack_requests import get, post, signed_headers
 
 TOKEN = "xoxb-standin-test-token"

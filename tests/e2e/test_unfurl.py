@@ -7,8 +7,8 @@ import time
 
 import pytest
 
+from bot.doors.standin import SlackStandIn, link_shared_event
 from bot.slack.blockkit import block_kit_problems
-from bot.slack.standin import SlackStandIn, link_shared_event
 from tests.e2e.helpers import BOT_TOKEN, FakeSlack, block_texts
 
 SPEC_DECODE = "https://vllm-project.github.io/2024/10/17/spec-decode.html"

@@ -30,10 +30,10 @@ import pytest
 import time_machine
 from click.testing import CliRunner
 
-from bot.catalog.loader import load_catalog
-from bot.cli import main
+from bot.cli.main import main
 from bot.config import DEFAULT_CATALOG_DIR, Settings
-from bot.console import Console, open_console
+from bot.domain.catalog.loader import load_catalog
+from bot.doors.console import Console, open_console
 
 DATA = Path(__file__).parent / "data"
 UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.catalog.loader import load_catalog
 from bot.config import DEFAULT_CATALOG_DIR
+from bot.domain.catalog.loader import load_catalog
 from bot.slack.views.messages import track_reply
 
 DATA = Path(__file__).parent / "data" / "track-states.json"

@@ -172,7 +172,7 @@ def door_settings(db_url: str, standin, **overrides):
 
 @pytest.fixture
 def standin():
-    from bot.slack.standin import SlackStandIn
+    from bot.doors.standin import SlackStandIn
 
     # The channels the tests subscribe in: Slack answers conversations.info only for channels the
     # bot can see, and subscribe needs the bot to be a member (as after /invite @vllm-path).
@@ -194,7 +194,7 @@ def door_runtime(db_url, standin):
 @pytest.fixture
 def door(door_runtime):
     """The real HTTP door (waitress + Bolt's WSGI adapter) on a free loopback port."""
-    from bot.serve import serve_http
+    from bot.doors.serve import serve_http
 
     d = serve_http(door_runtime, "127.0.0.1", 0, threads=4, background=True)
     yield d

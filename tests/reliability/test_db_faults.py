@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from bot.digest.weekly import WeeklySchedule
+from bot.domain.schedule import WeeklySchedule
 from bot.slack.i18n import t
 from tests.e2e.helpers import FakeSlack
 from tests.reliability.conftest import SIGNING_SECRET, door_settings
@@ -58,7 +58,7 @@ def pg_url(pg, request):
 
 @pytest.fixture
 def standin():
-    from bot.slack.standin import SlackStandIn
+    from bot.doors.standin import SlackStandIn
 
     with SlackStandIn(team_id=TEAM) as s:
         yield s
@@ -67,8 +67,8 @@ def standin():
 @pytest.fixture
 def app(pg_url, standin):
     """The runtime, the HTTP door and a FakeSlack on the private server."""
+    from bot.doors.serve import serve_http
     from bot.runtime import Runtime
-    from bot.serve import serve_http
 
     runtime = Runtime.create(door_settings(pg_url, standin))
     door = serve_http(runtime, "127.0.0.1", 0, threads=6, background=True)
@@ -169,9 +169,9 @@ def test_a_digest_fan_out_across_a_restart_delivers_each_digest_exactly_once(pg_
     """The digest clock runs (its scheduler's job store is on the same server) while a fan-out of
     30 channel digests is cut by a restart; then passes like the clock's catch-up retry what is
     not settled. Slack must have received each digest once, and the ledger must say so."""
+    from bot.digest.clock import DigestClock
     from bot.digest.deliver import Deliverer, Pacer
-    from bot.digest.schedule import DigestClock
-    from bot.digest.weekly import period_of
+    from bot.domain.schedule import period_of
     from bot.runtime import Runtime
 
     runtime = Runtime.create(door_settings(pg_url, standin))

@@ -14,10 +14,10 @@ import pytest
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
-from bot.catalog import Catalog
-from bot.catalog.models import Post, Track
+from bot.domain.catalog import Catalog
+from bot.domain.catalog.models import Post, Track
+from bot.domain.search import Matcher
 from bot.runtime import Loaded, Runtime
-from bot.search import Matcher
 from bot.slack.handlers import Caller, Handlers, UserInfo
 from bot.slack.views import messages as views
 from tests.reliability.profiles import count, fuzz_settings
@@ -168,7 +168,7 @@ class _Sub:
 def test_digests_of_a_hostile_catalog_are_safe(base_catalog, data, lang):
     """Channel digests at the start, middle and end of each path (announcing the steps an older
     version did not have), and a person's DM digest."""
-    from bot.digest.compose import compose_channel_digest, compose_dm
+    from bot.slack.views.digest import compose_channel_digest, compose_dm
 
     count("hostile catalog -> digests")
     catalog, chosen = data.draw(hostile_catalogs(base_catalog))

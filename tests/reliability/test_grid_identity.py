@@ -12,9 +12,9 @@ from urllib.parse import parse_qs, urlencode
 from slack_sdk import WebClient
 from slack_sdk.oauth.installation_store import Installation
 
-from bot.digest.weekly import WeeklySchedule
+from bot.domain.schedule import WeeklySchedule
+from bot.doors.standin import event_body, slash_command_body
 from bot.slack.installs import resume_after_install
-from bot.slack.standin import event_body, slash_command_body
 from tests.e2e.helpers import ack_shown, find_button
 from tests.e2e.slack_requests import signed_post
 from tests.reliability.conftest import SIGNING_SECRET

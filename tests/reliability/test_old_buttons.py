@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 
+from bot.doors.standin import block_actions_body
 from bot.slack.i18n import t
-from bot.slack.standin import block_actions_body
 from bot.slack.views.blocks import encode_value
 from tests.e2e.slack_requests import signed_post
 from tests.reliability.conftest import SIGNING_SECRET

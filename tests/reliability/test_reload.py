@@ -21,10 +21,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.catalog import load_catalog
 from bot.config import DEFAULT_CATALOG_DIR
+from bot.domain.catalog import load_catalog
+from bot.doors.standin import SlackStandIn, slash_command_body
 from bot.slack.handlers import Caller, Handlers
-from bot.slack.standin import SlackStandIn, slash_command_body
 from tests.e2e.helpers import ack_shown
 from tests.e2e.slack_requests import get, signed_post
 from tests.reliability.catalogs import (
@@ -209,7 +209,7 @@ def served(tmp_path, db_url, catalog_copy):
 @pytest.mark.slow
 @pytest.mark.parametrize("how", ["SIGHUP", "vllm-path catalog reload"])
 def test_the_running_server_reloads_and_keeps_the_last_good_version(served, catalog_copy, how):
-    from bot.catalog import load_catalog
+    from bot.domain.catalog import load_catalog
 
     old = load_catalog(catalog_copy).order("spec")[0]
     assert served.version_served() == OLD_VERSION

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from bot.slack.standin import (
+from bot.doors.standin import (
     block_actions_body,
     event_body,
     signed_headers,
@@ -91,7 +91,7 @@ def test_simultaneous_duplicates_write_once_and_both_get_a_reply(slack, text):
 def test_a_click_delivered_twice_marks_read_once(slack):
     store = slack.runtime.store
     reply = slack.ask("speculative").body
-    from bot.slack.standin import button_action
+    from bot.doors.standin import button_action
     from tests.e2e.helpers import find_button
 
     element, block_id = find_button(reply["blocks"], "mark_read:")

@@ -33,6 +33,12 @@ from cryptography.fernet import Fernet
 from slack_sdk.oauth.installation_store import Installation
 
 from bot.config import Settings
+from bot.doors.standin import (
+    SlackStandIn,
+    event_body,
+    signed_headers,
+    slash_command_body,
+)
 from bot.logging_setup import (
     BODY_WITHHELD,
     REDACTED,
@@ -40,12 +46,6 @@ from bot.logging_setup import (
     RedactSecrets,
     redact,
     setup_logging,
-)
-from bot.slack.standin import (
-    SlackStandIn,
-    event_body,
-    signed_headers,
-    slash_command_body,
 )
 from bot.store.crypto import TokenCipher
 from tests.e2e.helpers import ack_shown

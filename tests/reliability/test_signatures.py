@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import time
 
-from bot.slack.standin import event_body, signed_headers, slash_command_body
+from bot.doors.standin import event_body, signed_headers, slash_command_body
 from tests.e2e.slack_requests import post, signed_post
 from tests.reliability.conftest import SIGNING_SECRET
 from tests.reliability.dbstate import snapshot
@@ -112,7 +112,7 @@ def test_a_body_altered_after_signing_is_refused(slack):
 
 
 def test_a_forged_button_click_is_refused(slack):
-    from bot.slack.standin import block_actions_body
+    from bot.doors.standin import block_actions_body
 
     url = slack.standin.response_url()
     action = {"type": "button", "block_id": "b", "action_id": "follow:0",
@@ -165,7 +165,7 @@ def test_non_ascii_bodies_verify(slack):
 def test_without_verification_the_forged_command_would_run(door_runtime, standin):
     """The protection is what makes the refusals above pass: the same forged request to an app
     built with verification off is executed."""
-    from bot.serve import serve_http
+    from bot.doors.serve import serve_http
     from bot.slack.app import build_app
     from tests.e2e.helpers import FakeSlack
 

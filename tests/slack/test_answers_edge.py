@@ -13,18 +13,18 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from bot import paths
-from bot.catalog import Catalog
-from bot.catalog.models import LocalizedText, Manifest, Post, Published, Source, Step, Track
-from bot.cli import main
+from bot.cli.main import main
 from bot.config import DEFAULT_CATALOG_DIR, Settings
-from bot.console import open_console
-from bot.digest.compose import compose_channel_digest, compose_dm, preview_subscription
+from bot.domain import paths
+from bot.domain.catalog import Catalog
+from bot.domain.catalog.models import LocalizedText, Manifest, Post, Published, Source, Step, Track
+from bot.doors.console import open_console
 from bot.runtime import CatalogHolder
 from bot.slack.blockkit import validate_blocks
 from bot.slack.handlers import Caller, Handlers, UserInfo
 from bot.slack.mrkdwn import esc
 from bot.slack.views import messages as views
+from bot.slack.views.digest import compose_channel_digest, compose_dm, preview_subscription
 
 ALICE = Caller("T1", "U1", "C1")
 

@@ -15,13 +15,13 @@ from typing import Any
 
 import pytest
 
-from bot.catalog import load_catalog
 from bot.config import DEFAULT_CATALOG_DIR, Settings
-from bot.console import open_console
-from bot.digest.compose import compose_channel_digest, compose_dm, preview_subscription
+from bot.domain.catalog import load_catalog
+from bot.doors.console import open_console
 from bot.slack.i18n import t
 from bot.slack.mrkdwn import Mrkdwn, esc
 from bot.slack.views.blocks import section
+from bot.slack.views.digest import compose_channel_digest, compose_dm, preview_subscription
 
 HOSTILE = "*bold* _it_ ~s~ <!here> a|b & c"
 POST = "p-eagle"

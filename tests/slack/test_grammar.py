@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from bot.digest.weekly import ScheduleParts
+from bot.domain.schedule import ScheduleParts
 from bot.slack.grammar import MAX_TEXT, parse
 
 
@@ -179,7 +179,7 @@ def test_times_with_a_spaced_am_pm_and_fixed_utc_offsets_are_read():
 
 
 def test_fixed_offset_zones_are_shown_the_way_people_write_them():
-    from bot.digest.weekly import zone_label
+    from bot.domain.schedule import zone_label
 
     assert [zone_label(z) for z in ("Etc/GMT-8", "Etc/GMT+5", "Etc/GMT-14", "UTC", "Europe/Berlin",
                                     "Etc/UTC", "Etc/GMT")] == [

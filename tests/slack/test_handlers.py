@@ -6,8 +6,8 @@ from datetime import UTC
 
 from sqlalchemy import event
 
-from bot import paths
-from bot.digest.weekly import WeeklySchedule
+from bot.domain import paths
+from bot.domain.schedule import WeeklySchedule
 from bot.slack.handlers import Caller, Handlers, UserInfo, next_fire_label
 
 ALICE = Caller("T1", "U1", "C1")

@@ -9,15 +9,15 @@ from typing import Any
 
 import pytest
 
-from bot.catalog import Catalog
-from bot.catalog.models import Track
-from bot.digest.compose import compose_channel_digest, compose_dm
+from bot.domain.catalog import Catalog
+from bot.domain.catalog.models import Track
 from bot.runtime import Runtime
 from bot.slack import blockkit
 from bot.slack.handlers import Caller, Handlers, UserInfo
 from bot.slack.mrkdwn import Mrkdwn
 from bot.slack.views import messages as views
 from bot.slack.views.blocks import cut
+from bot.slack.views.digest import compose_channel_digest, compose_dm
 from tests.reliability.safety import allowed_urls_of, check_reply, check_view
 
 NAME = ("Speculative & <structured> *decoding* at scale — " * 10)[:180]
@@ -36,8 +36,8 @@ class _Sub:
 class _Holder:
     def __init__(self, catalog: Catalog):
         self.catalog = catalog
+        from bot.domain.search import Matcher
         from bot.runtime import Loaded
-        from bot.search import Matcher
         self.loaded = Loaded(catalog, Matcher(catalog))
 
 

@@ -8,9 +8,9 @@ from datetime import UTC, datetime, timedelta
 
 from click.testing import CliRunner
 
-from bot.cli import main
-from bot.digest.weekly import WeeklySchedule
-from bot.insights import compute, sparkline
+from bot.cli.main import main
+from bot.domain.insights import compute, sparkline
+from bot.domain.schedule import WeeklySchedule
 from bot.runtime import Runtime
 from bot.slack.commands.stats import team_insights
 from bot.slack.handlers import Caller, Handlers, UserInfo

@@ -7,9 +7,9 @@ import re
 
 import pytest
 
-from bot.catalog import load_catalog
-from bot.digest.weekly import WeeklySchedule
-from bot.search import Matcher
+from bot.domain.catalog import load_catalog
+from bot.domain.schedule import WeeklySchedule
+from bot.domain.search import Matcher
 from bot.slack.blockkit import BlockKitError, validate_blocks
 from bot.slack.views import messages as views
 from bot.slack.views import search as search_views

@@ -2,7 +2,7 @@
 
 For each track and each step, a reader who has read every step before it is shown that step as
 next; the Chinese track view must carry the step's Chinese note (not the English fallback of
-:meth:`bot.catalog.models.LocalizedText.get`).
+:meth:`bot.domain.catalog.models.LocalizedText.get`).
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import json
 
 import pytest
 
-from bot.catalog import Catalog, load_catalog
 from bot.config import Settings
+from bot.domain.catalog import Catalog, load_catalog
 from bot.slack.views import messages as views
 
 

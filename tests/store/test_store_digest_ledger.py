@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.digest.weekly import WeeklySchedule
+from bot.domain.schedule import WeeklySchedule
 from bot.store import Store
 
 KEY = ("T1", "C1", "perf", "2026-W49")

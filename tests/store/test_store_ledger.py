@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from bot.digest.weekly import WeeklySchedule
+from bot.domain.schedule import WeeklySchedule
 from bot.store import Store, make_engine, utcnow
 
 KEY = ("T1", "C1", "perf", "2026-W49")

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pytest
 from slack_sdk.oauth.installation_store import Installation
 
-from bot.digest.weekly import WeeklySchedule
+from bot.domain.schedule import WeeklySchedule
 from bot.store import UNINSTALLED, Store
 
 

@@ -6,7 +6,7 @@ from datetime import timedelta, timezone
 
 import pytest
 
-from bot.digest.weekly import WeeklySchedule
+from bot.domain.schedule import WeeklySchedule
 from bot.store import Store
 
 

@@ -1,12 +1,12 @@
 """What each button does (the action id's prefix is the kind): progress and follow buttons
 redraw the message they live in; *Share* posts the track in the channel; *DM on/off* change the
-DM digest; a digest's *Snooze* and *Stop* are :mod:`bot.digest.actions`."""
+DM digest; a digest's *Snooze* and *Stop* are :mod:`bot.slack.commands.digest_actions`."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from bot.digest.actions import handle_digest_action
+from bot.slack.commands.digest_actions import handle_digest_action
 from bot.slack.commands.dm import dm_schedule
 from bot.slack.commands.registry import button
 from bot.slack.commands.session import ButtonValue, Session

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.digest.weekly import ScheduleParts, WeeklySchedule
+from bot.domain.schedule import ScheduleParts, WeeklySchedule
 from bot.slack import grammar
 from bot.slack.commands.registry import command
 from bot.slack.commands.session import Session

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot import paths
+from bot.domain import paths
 from bot.slack import grammar
 from bot.slack.commands.registry import command
 from bot.slack.commands.session import Session

@@ -14,7 +14,7 @@ from bot.slack.views.search import search_reply
 
 @command("read", "unread")
 def mark(s: Session, cmd: grammar.Command) -> Reply:
-    """Resolve the posts (a link to a catalog post in any form :func:`bot.search.resolve_link`
+    """Resolve the posts (a link to a catalog post in any form :func:`bot.domain.search.resolve_link`
     reads; exact ids; else a clear search match, close matches letting the reader pick), update
     progress, confirm; after ``read`` show the post's track: the first the reader follows, else
     the post's first. A link on the blog host that

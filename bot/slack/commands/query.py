@@ -3,7 +3,7 @@ search results only; and ``next``."""
 
 from __future__ import annotations
 
-from bot.search import normalize
+from bot.domain.search import normalize
 from bot.slack import grammar
 from bot.slack.commands.registry import command
 from bot.slack.commands.session import Session

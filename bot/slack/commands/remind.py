@@ -1,6 +1,6 @@
 """``remind <post> [day]``, ``reminders [cancel <n>]`` and the *Remind me* / *Cancel* buttons.
 
-The day is read by :func:`bot.reminder_day.choose_day` in the reader's local date (their Slack
+The day is read by :func:`bot.domain.reminder_day.choose_day` in the reader's local date (their Slack
 time zone, else the default zone); no day means a week from today. The reminder is stored
 (:mod:`bot.store.reminders`) and sent by the clock (:mod:`bot.digest.reminders`) at 09:00 local.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from bot.reminder_day import choose_day, due_at, local_today
+from bot.domain.reminder_day import choose_day, due_at, local_today
 from bot.slack import grammar
 from bot.slack.commands.registry import button, command
 from bot.slack.commands.session import ButtonValue, Session

@@ -16,9 +16,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from bot import paths
+from bot.domain import paths
+from bot.domain.search import TRACK_THRESHOLD, PostMatch, SearchResult, track_named
+from bot.domain.text import has_han
 from bot.runtime import Runtime
-from bot.search import TRACK_THRESHOLD, PostMatch, SearchResult, track_named
 from bot.slack import grammar
 from bot.slack.i18n import LANGS, t
 from bot.slack.mrkdwn import Mrkdwn, truncate
@@ -28,7 +29,6 @@ from bot.slack.views.parts import memo, memo_reply
 from bot.slack.views.reminders import reminders_reply
 from bot.slack.views.search import search_reply
 from bot.store import ReaderState
-from bot.text import has_han
 
 MAX_OFFSET = 10_000
 """The largest paging offset a button value may carry."""
@@ -347,7 +347,7 @@ class Session:
         return t("didyoumean.command", self.lang, suggestion=truncate(meant, 200))
 
     def suggest(self, text: str, command: str = "") -> Mrkdwn | None:
-        """A did-you-mean line for unmatched text: the track :meth:`bot.search.Matcher.suggest_track`
+        """A did-you-mean line for unmatched text: the track :meth:`bot.domain.search.Matcher.suggest_track`
         finds (no suggestion for fewer than two letters unless the text is a track alias), with
         the command to try (``command`` before the track id: ``follow sepc`` suggests
         ``/vllm-path follow spec``)."""
@@ -402,7 +402,7 @@ class Session:
     def search(self, text: str, notice: str | None = None, offset: int = 0) -> Reply:
         """Search results for ``text`` from ``offset`` (see :meth:`query`), without the track
         look-up (a *More results* click pages the same search). Results for one word close
-        to a track's name (:meth:`bot.search.Matcher.suggest_track`) point at the track too.
+        to a track's name (:meth:`bot.domain.search.Matcher.suggest_track`) point at the track too.
 
         Without a ``notice`` the reply is kept per catalog, text, page, language and posts read
         (:func:`~bot.slack.views.parts.memo_reply`, as a track's path is): what it shows depends

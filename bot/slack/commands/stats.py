@@ -1,14 +1,14 @@
 """``stats``: reading insights of the workspace, for its admins and owners only.
 
 Who may see them comes from Slack (``users.info`` ``is_admin`` / ``is_owner``); the numbers are
-:func:`bot.insights.compute` over the team's rows; :mod:`bot.slack.views.insights` renders them.
+:func:`bot.domain.insights.compute` over the team's rows; :mod:`bot.slack.views.insights` renders them.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from bot.insights import ACTIVE_DAYS, Insights, compute
+from bot.domain.insights import ACTIVE_DAYS, Insights, compute
 from bot.runtime import Runtime
 from bot.slack import grammar
 from bot.slack.commands.registry import command

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from bot.digest.weekly import WeeklySchedule, subscription_change, zone_label
+from bot.domain.schedule import WeeklySchedule, subscription_change, zone_label
 from bot.slack import grammar
 from bot.slack.commands.registry import command
 from bot.slack.commands.session import CHANNEL_OK, Session

@@ -22,7 +22,7 @@ def list_subscriptions(s: Session, cmd: grammar.Command) -> Reply:
 
 
 _BY_USER = re.compile(r"^((?:stopped|snoozed) by )([UW][A-Z0-9]{2,})$")
-"""A pause reason naming a person by Slack user id (``bot.digest.actions``)."""
+"""A pause reason naming a person by Slack user id (``bot.slack.commands.digest_actions``)."""
 
 
 def _named(s: Session, reason: str) -> str:

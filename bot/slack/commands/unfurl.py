@@ -1,6 +1,6 @@
 """Link unfurls: the cards for the links of one ``link_shared`` event (or the console's ``paste``).
 
-Each shared URL is resolved once (:func:`bot.links.resolve_link`, the one place URLs become
+Each shared URL is resolved once (:func:`bot.domain.links.resolve_link`, the one place URLs become
 posts): a catalog post gets its card (:func:`bot.slack.views.unfurl.post_unfurl`), a vLLM blog
 page the catalog lacks gets one line, anything else nothing. A post linked twice in one message
 (the same URL twice, or through two blog hosts) is unfurled once, at its first URL.
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from bot.links import resolve_link
+from bot.domain.links import resolve_link
 from bot.slack.commands.session import Session
 from bot.slack.views import unfurl as views
 

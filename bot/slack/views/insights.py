@@ -1,11 +1,11 @@
-"""Render reading insights (:class:`bot.insights.Insights`) as Block Kit, for admins (pure)."""
+"""Render reading insights (:class:`bot.domain.insights.Insights`) as Block Kit, for admins (pure)."""
 
 from __future__ import annotations
 
 from slack_sdk.models.blocks import Block
 
-from bot.catalog import Catalog
-from bot.insights import ACTIVE_DAYS, MIN_READERS, WEEKS, Insights, TrackFunnel
+from bot.domain.catalog import Catalog
+from bot.domain.insights import ACTIVE_DAYS, MIN_READERS, WEEKS, Insights, TrackFunnel
 from bot.slack.i18n import t
 from bot.slack.ids import is_channel_id
 from bot.slack.mrkdwn import Mrkdwn

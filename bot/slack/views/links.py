@@ -1,6 +1,6 @@
 """How a recommended post is linked, everywhere a reply, button or digest names one: no dead end.
 
-One rule, from :meth:`bot.catalog.models.Post.read_link`:
+One rule, from :meth:`bot.domain.catalog.models.Post.read_link`:
 
 * ``article`` — the title links the article: ``<url|Title>``;
 * ``summary`` — the title links a summary page (yomu.fyi, seed 002) and says so:
@@ -8,14 +8,14 @@ One rule, from :meth:`bot.catalog.models.Post.read_link`:
 * ``archive`` — no URL is known yet: the title in plain words with ``no link yet`` and the blog's
   archive page (the manifest's ``archive_url``): ``Title (no link yet: <archive|vLLM blog archive>)``.
 
-Dates read ``13 Mar 2026`` or ``after 14 Aug 2026`` (:func:`bot.catalog.models.format_published`),
+Dates read ``13 Mar 2026`` or ``after 14 Aug 2026`` (:func:`bot.domain.catalog.models.format_published`),
 never a raw range. Pure: catalog in, :class:`~bot.slack.mrkdwn.Mrkdwn` out.
 """
 
 from __future__ import annotations
 
-from bot.catalog import Catalog
-from bot.catalog.models import Post
+from bot.domain.catalog import Catalog
+from bot.domain.catalog.models import Post
 from bot.slack.i18n import t
 from bot.slack.mrkdwn import Mrkdwn, as_plain, link
 

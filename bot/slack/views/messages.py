@@ -14,10 +14,10 @@ from typing import Protocol
 
 from slack_sdk.models.blocks import Block
 
-from bot import paths
-from bot.catalog import Catalog
-from bot.catalog.models import Step
-from bot.digest.weekly import WeeklySchedule, zone_label
+from bot.domain import paths
+from bot.domain.catalog import Catalog
+from bot.domain.catalog.models import Step
+from bot.domain.schedule import WeeklySchedule, zone_label
 from bot.slack.i18n import level_name, t, weekday_name
 from bot.slack.ids import is_channel_id
 from bot.slack.mrkdwn import Mrkdwn, as_plain, link, truncate
@@ -334,7 +334,7 @@ def next_reply(catalog: Catalog, follows: Sequence[str], read: set[str], lang: s
 
 def schedule_words(schedule: WeeklySchedule, lang: str) -> dict[str, str]:
     """A schedule's parts as the strings' ``{weekday}``, ``{time}`` and ``{tz}`` (weekday name
-    in ``lang``, ``HH:MM`` local, the zone as :func:`bot.digest.weekly.zone_label` shows it)."""
+    in ``lang``, ``HH:MM`` local, the zone as :func:`bot.domain.schedule.zone_label` shows it)."""
     return {"weekday": weekday_name(schedule.weekday, lang), "time": schedule.at_time,
             "tz": zone_label(schedule.timezone)}
 

@@ -19,8 +19,8 @@ from typing import Any, TypeVar
 
 from slack_sdk.models.blocks import Block
 
-from bot.catalog import Catalog
-from bot.catalog.attached import PerCatalog
+from bot.domain.catalog import Catalog
+from bot.domain.catalog.attached import PerCatalog
 
 MAX_PARTS = 20_000
 """Rendered parts kept per catalog (each a dict of well under 1 KB): enough for every step of

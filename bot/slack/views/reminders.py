@@ -8,8 +8,8 @@ from zoneinfo import ZoneInfo
 
 from slack_sdk.models.blocks import Block
 
-from bot.catalog import Catalog
-from bot.digest.weekly import zone_label
+from bot.domain.catalog import Catalog
+from bot.domain.schedule import zone_label
 from bot.slack.i18n import t, weekday_name
 from bot.slack.mrkdwn import Mrkdwn
 from bot.slack.views.blocks import Reply, actions, button, context, header, make_reply, section, sections

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from slack_sdk.models.blocks import Block
 
-from bot import paths
-from bot.catalog import Catalog
+from bot.domain import paths
+from bot.domain.catalog import Catalog
 from bot.slack.i18n import t
 from bot.slack.mrkdwn import Mrkdwn, truncate
 from bot.slack.views.blocks import Reply, actions, button, context, make_reply, section
@@ -37,7 +37,7 @@ def search_reply(catalog: Catalog, query: str, result, read: set[str], lang: str
     *Open path* button for its first track; a *More results* button when more good matches
     follow (value ``{"v": "search:<query>", "o": <next offset>}``).
 
-    ``result`` is a :class:`bot.search.SearchResult`. With no results: the post is not in the
+    ``result`` is a :class:`bot.domain.search.SearchResult`. With no results: the post is not in the
     catalog yet (a blog link no post has), the matcher's hint (empty or punctuation-only query) or
     "no match" plus ``suggestion`` (a did-you-mean line, escaped). ``header`` and ``view``
     replace "Posts matching …" and the ``search:<query>`` the buttons redraw (the newest posts).

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.catalog import Catalog
+from bot.domain.catalog import Catalog
 from bot.slack.i18n import t
 from bot.slack.mrkdwn import Mrkdwn, link, truncate
 from bot.slack.views.blocks import actions, button, context, section, to_dicts

@@ -1,0 +1,1 @@
+"""The ``vllm-path`` command line: the entry point (:mod:`bot.cli.main`) and its command groups."""

@@ -1,0 +1,95 @@
+"""Helpers shared by the command modules of the CLI (``bot/cli/catalog.py``, ``bot/cli/reading.py``,
+``bot/cli/doors.py``, ``bot/cli/digest.py``).
+
+They import from here, never from each other or from ``bot/cli/main.py`` (which registers their commands).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import click
+
+from bot.config import Settings
+from bot.domain.catalog import Catalog, CatalogError, load_catalog
+
+DEFAULT_PID_FILE = "vllm-path.pid"
+"""Where ``serve`` writes its process id (working directory), for ``catalog reload``."""
+PID_GLOB = "vllm-path*.pid"
+"""``catalog reload`` signals every process named by a pid file matching this (``serve``'s, and
+each ``scheduler``'s ``vllm-path-scheduler-<pid>.pid``)."""
+
+catalog_option = click.option("--catalog", "catalog_dir", type=click.Path(file_okay=False),
+                              help="Catalog folder (default: CATALOG_DIR or the repo's catalog/).")
+"""``--catalog DIR`` for the commands that read the catalog (``catalog_dir``: ``str | None``)."""
+
+
+def dump_json(data: object) -> None:
+    """Print ``data`` as indented JSON (non-ASCII kept as is) on stdout."""
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def load_catalog_or_exit(catalog_dir: str | None) -> Catalog:
+    """Load the catalog or exit 1 with every error listed."""
+    path = Path(catalog_dir) if catalog_dir else Settings().catalog_dir
+    try:
+        return load_catalog(path)
+    except CatalogError as exc:
+        for issue in exc.errors:
+            click.echo(f"error: {issue}", err=True)
+        click.echo(f"{len(exc.errors)} error(s) in {path}", err=True)
+        sys.exit(1)
+
+
+@contextmanager
+def write_pid_file(path: str | Path | None) -> Iterator[Path | None]:
+    """Write this process's id to ``path`` while the block runs, then remove it (only if it
+    still holds our id). ``None`` or ``''``: nothing is written. Raises ``click.ClickException``
+    when ``path`` names another vllm-path process that is still running (a second ``serve`` in
+    the same folder would otherwise take the file over and, on exit, delete it, leaving
+    ``catalog reload`` blind to the first); a stale file is replaced."""
+    if not path:
+        yield None
+        return
+    target = Path(path)
+    try:
+        other = int(target.read_text(encoding="ascii").strip())
+    except (OSError, ValueError):
+        other = None
+    if other is not None and other != os.getpid() and our_process(other):
+        raise click.ClickException(
+            f"{target} names process {other}, a vllm-path process still running in this folder; "
+            "stop it first, or give this one its own --pid-file")
+    target.write_text(f"{os.getpid()}\n", encoding="ascii")
+    try:
+        yield target
+    finally:
+        try:
+            if target.read_text(encoding="ascii").strip() == str(os.getpid()):
+                target.unlink()
+        except OSError:
+            pass
+
+
+def our_process(pid: int) -> bool:
+    """Whether ``pid`` is alive and (where /proc tells) a vllm-path process, so that a stale pid
+    file whose number was reused by another program is never signalled."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return False
+    cmdline = Path(f"/proc/{pid}/cmdline")
+    if cmdline.exists():
+        try:
+            argv = cmdline.read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
+        except OSError:
+            return False
+        return "vllm-path" in argv or "bot.cli.main" in argv
+    return True

@@ -1,0 +1,240 @@
+"""``vllm-path scheduler`` and ``vllm-path digest preview|run-now`` (registered by bot/cli/main.py).
+
+Exit codes as for the rest of the CLI: 0 success, 1 something was refused or failed, 2 a usage or
+configuration error.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+import threading
+
+import click
+
+from bot.cli.common import load_catalog_or_exit, write_pid_file
+
+log = logging.getLogger(__name__)
+
+
+def register(main: click.Group) -> None:
+    """Add the ``scheduler`` command and the ``digest`` group to the top-level CLI."""
+    main.add_command(scheduler_cmd)
+    main.add_command(digest)
+
+
+def _runtime():
+    """Settings, logging and the runtime (catalog + migrated database), or exit 1 listing the
+    catalog's errors."""
+    from bot.config import Settings
+    from bot.domain.catalog import CatalogError
+    from bot.runtime import Runtime
+
+    settings = Settings()
+    try:
+        from bot.logging_setup import setup_logging
+
+        setup_logging(settings)
+    except ImportError:  # pragma: no cover - logging setup ships with the app
+        logging.basicConfig(level=settings.log_level)
+    try:
+        return Runtime.create(settings)
+    except CatalogError as exc:
+        for issue in exc.errors:
+            click.echo(f"error: {issue}", err=True)
+        sys.exit(1)
+
+
+def _require_credentials(runtime) -> None:
+    settings = runtime.settings
+    if settings.slack_bot_token is None and not settings.oauth_enabled:
+        click.echo("error: no Slack credentials: set SLACK_BOT_TOKEN (one workspace) or "
+                   "SLACK_CLIENT_ID and SLACK_CLIENT_SECRET (OAuth)", err=True)
+        sys.exit(2)
+
+
+pacing_options = [
+    click.option("--workers", default=8, show_default=True, type=click.IntRange(1, 64),
+                 help="Digests sent at once."),
+    click.option("--channel-interval", default=1.05, show_default=True,
+                 type=click.FloatRange(0, 60), help="Seconds between two posts to one channel."),
+    click.option("--team-rate", default=10.0, show_default=True, type=click.FloatRange(0.1, 1000),
+                 help="Posts per second per workspace, at most."),
+    click.option("--stale-after", default=300.0, show_default=True, type=click.FloatRange(1),
+                 help="Seconds after which another sender's unfinished claim is taken over."),
+]
+
+
+def _with_pacing(func):
+    for option in reversed(pacing_options):
+        func = option(func)
+    return func
+
+
+@click.command("scheduler")
+@click.option("--reconcile-every", default=30.0, show_default=True, type=click.FloatRange(0.5),
+              help="Seconds between syncs of the jobs with the database (and catch-up).")
+@_with_pacing
+def scheduler_cmd(reconcile_every: float, workers: int, channel_interval: float, team_rate: float,
+                  stale_after: float) -> None:
+    """Run the digest clock (the Procfile's clock: process) until SIGTERM/SIGINT.
+
+    One cron job per channel subscription and per DM digest, in each one's time zone, in an
+    APScheduler job store on DATABASE_URL. Several clock processes on one PostgreSQL database
+    still deliver every digest once. SIGHUP reloads the catalog.
+    """
+    from bot.digest.clock import DigestClock
+
+    runtime = _runtime()
+    _require_credentials(runtime)
+    if logging.getLogger().level > logging.DEBUG:  # APScheduler logs every job run at INFO
+        logging.getLogger("apscheduler").setLevel(logging.WARNING)
+    # issue 16: with REDIS_URL the clock enqueues (workers send); without it, it sends itself.
+    from bot.digest.queue import DigestQueue, EnqueueingDeliverer
+
+    queue = DigestQueue.from_settings(runtime.settings)
+    clock = DigestClock(runtime, workers=workers, reconcile_every_s=reconcile_every,
+                        stale_after_s=stale_after, channel_interval_s=channel_interval,
+                        team_rate_per_s=team_rate,
+                        deliverer=(EnqueueingDeliverer(queue, stale_after_s=stale_after)
+                                   if queue is not None else None))
+    stop = threading.Event()
+    try:
+        from bot.doors.serve import install_signal_handlers
+
+        install_signal_handlers(runtime, stop.set)
+    except ImportError:  # pragma: no cover
+        pass
+
+    clock.start()
+    click.echo(f"digest clock running (catalog {runtime.holder.catalog.version}); "
+               "Ctrl-C or SIGTERM stops it", err=True)
+    try:
+        # The pid file lets `vllm-path catalog reload` reach the clock too; one per process,
+        # since several clocks may run side by side (one database, exactly-once ledger).
+        with write_pid_file(f"vllm-path-scheduler-{os.getpid()}.pid"):
+            while not stop.wait(1.0):
+                pass
+    except KeyboardInterrupt:
+        pass
+    finally:
+        clock.shutdown(wait=True)
+        runtime.store.close()
+
+
+@click.group("digest")
+def digest() -> None:
+    """Preview digests and send this week's now."""
+
+
+@digest.command("preview")
+@click.option("--track", "track_text", required=True, help="Track id, name or alias.")
+@click.option("--channel", default=None,
+              help="A subscribed channel id: its next digest (default: a newly subscribed channel's first).")
+@click.option("--team", default=None,
+              help="Team id, when the channel id is subscribed in several workspaces.")
+@click.option("--steps", default=1, show_default=True, type=click.IntRange(1, 3),
+              help="Steps per week (newly subscribed channel only).")
+@click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True)
+@click.option("--json", "as_json", is_flag=True,
+              help='Print {"text", "blocks"} exactly as they would be posted.')
+def digest_preview(track_text: str, channel: str | None, team: str | None, steps: int, lang: str,
+                   as_json: bool) -> None:
+    """Show a channel digest without sending it (nothing is recorded)."""
+    from bot.slack.views.digest import compose_channel_digest, preview_subscription
+
+    if channel is None:  # the catalog alone: no database is opened or created
+        runtime, catalog = None, load_catalog_or_exit(None)
+    else:
+        runtime = _runtime()
+        catalog = runtime.holder.catalog
+    from bot.domain.search import track_named  # deferred: the search index pulls in numpy and rapidfuzz
+
+    track = track_named(catalog, track_text)
+    if track is None:
+        click.echo(f"error: no track matches {track_text!r}; tracks: "
+                   f"{', '.join(t.id for t in catalog.tracks)}", err=True)
+        sys.exit(2)
+    if runtime is None:  # no --channel (the runtime is opened exactly when one is given)
+        sub = preview_subscription(track, steps_per_week=steps)
+        snapshot = None
+    else:
+        subs = [s for s in _all_subscriptions(runtime.store, team)
+                if s.channel_id == channel and s.track_id == track]
+        if not subs:
+            click.echo(f"error: channel {channel} has no {track} subscription", err=True)
+            sys.exit(1)
+        if len({s.team_id for s in subs}) > 1:
+            click.echo("error: that channel id is subscribed in several workspaces: add --team", err=True)
+            sys.exit(2)
+        sub = subs[0]
+        snapshot = (runtime.store.catalog_snapshot(sub.last_catalog_version)
+                    if sub.last_catalog_version else None)
+    result = compose_channel_digest(catalog, sub, snapshot, lang=lang)
+    if result.reply is None:
+        if as_json:
+            click.echo(json.dumps({"text": None, "blocks": []}))
+        click.echo("nothing to send this week: the path is done and nothing was added", err=True)
+        return
+    if as_json:
+        click.echo(json.dumps({"text": result.reply.text, "blocks": result.reply.blocks},
+                              ensure_ascii=False, indent=2))
+        return
+    try:
+        from bot.doors.console import render_blocks
+
+        click.echo(render_blocks(result.reply.blocks)[0])
+    except ImportError:  # pragma: no cover
+        click.echo(result.reply.text)
+    click.echo(f"\n(steps this week: {', '.join(result.steps) or '-'}; cursor {sub.cursor} -> "
+               f"{result.cursor}{'; path done' if result.done else ''})", err=True)
+
+
+def _all_subscriptions(store, team: str | None):
+    if team is not None:
+        return store.subscriptions(team)
+    from sqlalchemy import select
+
+    from bot.store.models import ChannelSubscription
+
+    with store.session_factory() as s:
+        teams = sorted(set(s.scalars(select(ChannelSubscription.team_id))))
+    return [sub for t in teams for sub in store.subscriptions(t)]
+
+
+@digest.command("run-now")
+@click.option("--track", "track_text", default=None, help="Only this track's subscriptions.")
+@click.option("--dms/--no-dms", default=False, show_default=True, help="Also the DM digests.")
+@_with_pacing
+def digest_run_now(track_text: str | None, dms: bool, workers: int, channel_interval: float,
+                   team_rate: float, stale_after: float) -> None:
+    """Send this week's digest of every active subscription now (exactly once per week: one
+    already sent this week, by the clock or an earlier run, is not sent again)."""
+    from bot.digest.clock import DigestClock
+
+    runtime = _runtime()
+    _require_credentials(runtime)
+    track = None
+    if track_text:
+        from bot.domain.search import track_named  # deferred: the search index pulls in numpy and rapidfuzz
+
+        track = track_named(runtime.holder.catalog, track_text)
+        if track is None:
+            click.echo(f"error: no track matches {track_text!r}", err=True)
+            sys.exit(2)
+    clock = DigestClock(runtime, workers=workers, reconcile_every_s=None, stale_after_s=stale_after,
+                        channel_interval_s=channel_interval, team_rate_per_s=team_rate)
+    try:
+        counts = clock.run_now(track=track, dms=dms)
+    finally:
+        clock.shutdown(wait=True)
+        runtime.store.close()
+    total = sum(counts.values())
+    parts = ", ".join(f"{name} {n}" for name, n in sorted(counts.items())) or "nothing to do"
+    click.echo(f"{total} digest(s): {parts}")
+    if counts.get("failed") or counts.get("paused"):
+        click.echo("some digests failed or were paused: see the log and `/vllm-path subscriptions`",
+                   err=True)
+        sys.exit(1)

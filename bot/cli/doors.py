@@ -1,0 +1,153 @@
+"""``vllm-path console``, ``ask``, ``serve`` and ``worker``: the doors to the app, and the processes
+that run it (registered by bot/cli/main.py)."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from bot.cli.common import DEFAULT_PID_FILE, dump_json, write_pid_file
+from bot.config import Settings
+from bot.domain.catalog import CatalogError
+from bot.doors.serve import ConfigError, serve
+from bot.logging_setup import redact, secrets_of, setup_logging
+
+
+def register(main: click.Group) -> None:
+    """Add ``console``, ``ask``, ``serve`` and ``worker`` to the top-level CLI."""
+    main.add_command(console_cmd)
+    main.add_command(ask_cmd)
+    main.add_command(serve_cmd)
+    main.add_command(worker_cmd)
+
+
+@click.command("console")
+def console_cmd() -> None:
+    """Talk to the bot in your terminal: the real Slack app against a local stand-in for Slack.
+
+    No Slack workspace or credentials needed (SQLite by default). Type `speculative`, `help`,
+    a number to press a button, `home`, `calls`, `quit`. Reads a script from stdin too:
+    `vllm-path console < script.txt`.
+    """
+    from bot.doors.console import main as console_main  # deferred: slack_sdk and the Slack stand-in (~0.4 s)
+
+    try:
+        sys.exit(console_main())
+    except CatalogError as exc:
+        for issue in exc.errors:
+            click.echo(f"error: {issue}", err=True)
+        sys.exit(1)
+
+
+@click.command("ask")
+@click.argument("text", nargs=-1, required=True)
+@click.option("--user", "user_id", default="U0CONSOLE", show_default=True,
+              help="Slack user id to ask as.")
+@click.option("--json", "as_json", is_flag=True,
+              help='Print the message as Slack receives it: {"response_type", "text", "blocks"}.')
+def ask_cmd(text: tuple[str, ...], user_id: str, as_json: bool) -> None:
+    """Send one `/vllm-path TEXT` through the app and print the reply (exit 1 if none comes)."""
+    from bot.doors.console import ask  # deferred: slack_sdk and the Slack stand-in (~0.4 s)
+
+    try:
+        printed = ask(" ".join(text), user_id=user_id)
+    except CatalogError as exc:
+        for issue in exc.errors:
+            click.echo(f"error: {issue}", err=True)
+        sys.exit(1)
+    if not printed:
+        click.echo("no reply within the timeout", err=True)
+        sys.exit(1)
+    if as_json:
+        # The reply to the asker (it carries response_type); not a channel post made on the way,
+        # e.g. the one-line announcement `subscribe` posts before its ephemeral confirmation.
+        raw = next((p.raw for p in printed if "response_type" in p.raw), printed[0].raw)
+        dump_json({"response_type": raw.get("response_type", "ephemeral"), "text": raw.get("text", ""),
+               "blocks": raw.get("blocks", [])})
+    else:
+        click.echo("\n\n".join(p.text for p in printed))
+
+
+@click.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True, help="HTTP door: address to bind.")
+@click.option("--port", default=3000, show_default=True, type=int, help="HTTP door: port.")
+@click.option("--threads", default=32, show_default=True, type=int,
+              help="HTTP worker threads (acks hold one only briefly; 32 covers bursts).")
+@click.option("--pid-file", default=DEFAULT_PID_FILE, show_default=True,
+              help="Write the process id here while serving (for `vllm-path catalog reload`); "
+                   "'' writes none.")
+def serve_cmd(host: str, port: int, threads: int, pid_file: str) -> None:
+    """Serve Slack: Socket Mode with SLACK_APP_TOKEN, else HTTP with SLACK_SIGNING_SECRET.
+
+    HTTP: POST /slack/events (commands, buttons, events), GET /healthz, and /slack/install +
+    /slack/oauth_redirect with OAuth. SIGHUP (or `vllm-path catalog reload`) reloads the catalog.
+    """
+
+    settings = Settings()
+    setup_logging(settings)
+    try:
+        with write_pid_file(pid_file):
+            serve(settings, host=host, port=port, threads=threads)
+    except click.ClickException:
+        raise
+    except ConfigError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    except CatalogError as exc:
+        for issue in exc.errors:
+            click.echo(f"error: {issue}", err=True)
+        sys.exit(1)
+    except Exception as exc:  # noqa: BLE001 - start-up failures get one readable line, not a traceback
+
+        click.echo(f"error: could not start: {redact(_startup_problem(exc), secrets_of(settings))}", err=True)
+        sys.exit(2)
+
+
+@click.command("worker")
+@click.option("--threads", default=16, show_default=True, type=click.IntRange(1, 256),
+              help="Digests sent at once by this process.")
+@click.option("--heartbeat-timeout", default=60.0, show_default=True, type=click.FloatRange(1),
+              help="Seconds without a heartbeat after which a worker's messages are redelivered.")
+@click.option("--stale-after", default=300.0, show_default=True, type=click.FloatRange(1),
+              help="Seconds after which a dead sender's ledger claim is taken over.")
+def worker_cmd(threads: int, heartbeat_timeout: float, stale_after: float) -> None:
+    """Send digests from the queue (needs REDIS_URL and the clock's DATABASE_URL) until SIGTERM.
+
+    Run one `scheduler` and any number of workers; see bot/digest/worker.py."""
+    # deferred: dramatiq, redis and SQLAlchemy (~1.8 s at start-up) for this command only
+    from bot.digest.worker import WorkerOptions, run, worker_runtime
+
+    settings = Settings()
+    setup_logging(settings)
+    if not settings.redis_url:
+        click.echo("error: REDIS_URL is not set: a worker needs the queue's broker", err=True)
+        sys.exit(2)
+    try:
+        runtime = worker_runtime(settings, threads)
+    except CatalogError as exc:
+        for issue in exc.errors:
+            click.echo(f"error: {issue}", err=True)
+        sys.exit(1)
+    run(runtime, WorkerOptions(threads=threads, heartbeat_timeout_s=heartbeat_timeout,
+                               stale_after_s=stale_after))
+
+
+def _startup_problem(exc: BaseException) -> str:
+    """One line for a start-up failure: Slack refusing the token, Slack out of reach, or else the
+    exception's type and message."""
+    from slack_sdk.errors import SlackApiError  # deferred: slack_sdk (~0.1 s) only for this command
+
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, SlackApiError):
+            return (f"Slack refused the bot token ({seen.response.get('error')}): check "
+                    "SLACK_BOT_TOKEN (or the OAuth settings)")
+        if isinstance(seen, OSError) and not isinstance(seen, FileNotFoundError):
+            return f"cannot reach Slack's Web API ({type(seen).__name__}: {seen}); check SLACK_API_URL and the network"
+        seen = seen.__cause__ or seen.__context__
+    text = str(exc)
+    if "token" in text and "invalid" in text:
+        return "Slack refused the bot token (auth.test): check SLACK_BOT_TOKEN"
+    return f"{type(exc).__name__}: {text}"
+

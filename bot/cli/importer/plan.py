@@ -1,0 +1,334 @@
+"""Comparing a source with the catalog: the :class:`ImportPlan` of an import.
+
+A source post is the same post as a catalog post when its URL is the same, or else its
+normalised title (:func:`normalize_title`). A post the catalog lacks becomes a :class:`NewPost`
+with the tracks it most likely belongs to (:func:`guess_tracks`); a field the catalog does not
+know yet becomes a :class:`Fill`; a known field that differs a :class:`Conflict` (reported, never
+changed). :func:`missing_posts` is the pure core the daily feed watch calls. Reading the source is
+:mod:`bot.cli.importer.sources`; writing the plan :mod:`bot.cli.importer.drafts`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import yaml
+
+from bot.cli.importer.sources import (
+    FETCH_TIMEOUT_S,
+    Skipped,
+    SourcePost,
+    parse_feed,
+    public_source,
+    read_source,
+)
+from bot.domain.catalog.compiled import Catalog
+from bot.domain.catalog.loader import CatalogError, check_catalog
+from bot.domain.catalog.models import SLUG_RE, Post
+
+TRACK_MIN_SCORE = 40.0
+"""Track guesses below this score (0..100) are not shown."""
+
+
+@dataclass(frozen=True)
+class TrackGuess:
+    """A track a new post likely belongs to: ``score`` 0..100; ``via`` says why (the tag or
+    title that names the track, or the most similar post of the track)."""
+
+    track_id: str
+    score: float
+    via: str
+
+
+@dataclass(frozen=True)
+class NewPost:
+    """A post the catalog lacks, as it would be written as a draft. ``url`` is a ``/path`` when
+    it is on the catalog's blog host, else absolute."""
+
+    id: str
+    title: str
+    url: str
+    published: dt.date
+    authors: tuple[str, ...]
+    tags: tuple[str, ...]
+    tracks: tuple[TrackGuess, ...]
+    origin: str
+
+
+@dataclass(frozen=True)
+class Fill:
+    """An unknown field of an existing post that the source knows: ``field`` is ``url``,
+    ``published`` or ``authors``; ``old``/``new`` as written in YAML."""
+
+    post_id: str
+    file: str
+    field: str
+    old: Any
+    new: Any
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """A known field of an existing post that differs from the source: never changed here."""
+
+    post_id: str
+    file: str
+    field: str
+    catalog: Any
+    source: Any
+
+
+@dataclass
+class ImportPlan:
+    """What an import would do (see :mod:`bot.cli.importer`). ``unchanged`` counts source posts the
+    catalog already has with nothing to fill."""
+
+    source: str
+    new_posts: list[NewPost] = field(default_factory=list)
+    fills: list[Fill] = field(default_factory=list)
+    conflicts: list[Conflict] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    unchanged: int = 0
+
+    @property
+    def changes(self) -> bool:
+        """Whether ``--write`` would change a file."""
+        return bool(self.new_posts or self.fills)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: ``{"source", "new_posts": [{"id", "title", "url", "published" (ISO day),
+        "authors", "tags", "tracks": [{"track_id", "score", "via"}], "origin"}], "fills": [{"post_id",
+        "file", "field", "old", "new"}], "conflicts": [{"post_id", "file", "field", "catalog",
+        "source"}], "skipped": [{"origin", "reason"}], "unchanged"}``."""
+        data = asdict(self)
+        for post in data["new_posts"]:
+            post["published"] = post["published"].isoformat()
+        return data
+
+    def render(self) -> str:
+        """The plan as terminal text."""
+        out = [f"import from {self.source}"]
+        out.append(f"new posts the catalog lacks: {len(self.new_posts)}")
+        for p in self.new_posts:
+            out.append(f"  + {p.title}")
+            out.append(f"    id: {p.id}   url: {p.url}   date: {p.published.isoformat()}")
+            out.append(f"    authors: {', '.join(p.authors) or '-'}   tags: {', '.join(p.tags) or '-'}")
+            guesses = ", ".join(f"{g.track_id} ({g.score:.0f}, {g.via})" for g in p.tracks)
+            out.append(f"    tracks: {guesses or 'no likely track'}")
+            out.append("    summary: (to write: drafts cannot be published without one)")
+        out.append(f"fields to fill in existing posts: {len(self.fills)}")
+        for f in self.fills:
+            out.append(f"  ~ {f.file}: post '{f.post_id}': {f.field}: {_show(f.old)} -> {_show(f.new)}")
+        if self.conflicts:
+            out.append(f"conflicts (not changed; check by hand): {len(self.conflicts)}")
+            for c in self.conflicts:
+                out.append(f"  ! {c.file}: post '{c.post_id}': {c.field}: catalog {_show(c.catalog)}, "
+                           f"source {_show(c.source)}")
+        if self.skipped:
+            out.append(f"source entries skipped: {len(self.skipped)}")
+            for s in self.skipped:
+                out.append(f"  - {s.origin}: {s.reason}")
+        out.append(f"already in the catalog with nothing to fill: {self.unchanged}")
+        return "\n".join(out)
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, dict):
+        return "..".join(str(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(map(str, value)) + "]"
+    return "null" if value is None else str(value)
+
+
+def normalize_title(title: str) -> str:
+    """A title for matching: NFKC, case-folded, typographic quotes and dashes as ASCII, every run
+    of punctuation or spaces as one space. ``“vLLM”: Fast—Cheap`` → ``vllm fast cheap``."""
+    text = unicodedata.normalize("NFKC", title).casefold()
+    text = "".join(" " if unicodedata.category(ch)[0] in "PSZ" else ch for ch in text)
+    return " ".join(text.split())
+
+
+@dataclass(frozen=True)
+class _Known:
+    """A post of the catalog files (published or draft) and the file it is in."""
+
+    post: Post
+    file: str
+
+
+def _absolute(url: str | None, base: str) -> str | None:
+    if url is None:
+        return None
+    return base + url if url.startswith("/") else url
+
+
+def _relative(url: str, base: str) -> str:
+    """``url`` as a ``/path`` when it is on the blog host ``base``, else as given."""
+    b, u = urlsplit(base), urlsplit(url)
+    if (u.hostname or "").casefold() == (b.hostname or "").casefold() and u.port == b.port and u.path.startswith("/"):
+        return u.path + (f"?{u.query}" if u.query else "")
+    return url
+
+
+def slugify(text: str) -> str:
+    """An ASCII slug: accents dropped, other non-ASCII removed, words joined by ``-``."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii").lower()
+    return re.sub(r"[^a-z0-9]+", "-", ascii_text).strip("-")[:80].strip("-")
+
+
+def _new_id(sp: SourcePost, taken: set[str]) -> str:
+    path_slug = slugify(Path(urlsplit(sp.url).path).stem)
+    base = slugify(sp.title) or path_slug or f"post-{sp.date.isoformat()}"
+    if path_slug and len(path_slug) >= 3:
+        base = path_slug
+    if not SLUG_RE.match(base):
+        base = f"post-{sp.date.isoformat()}"
+    candidate, n = base, 2
+    while candidate in taken:
+        candidate, n = f"{base}-{n}", n + 1
+    taken.add(candidate)
+    return candidate
+
+
+def guess_tracks(matcher: Any, catalog: Catalog, title: str, tags: Iterable[str],
+                 limit: int = 3) -> tuple[TrackGuess, ...]:
+    """The tracks a post most likely belongs to, best first (at most ``limit``, score ≥
+    :data:`TRACK_MIN_SCORE`).
+
+    Two signals from :class:`bot.domain.search.Matcher` (read-only use): a tag or the title naming a
+    track (:meth:`~bot.domain.search.Matcher.match_track`, its score) and the most similar catalog post
+    of each track (:meth:`~bot.domain.search.Matcher.search` on the title and tags, that post's score
+    times 0.9, since a neighbour is weaker evidence than a name). A track's score is the larger.
+    """
+    best: dict[str, TrackGuess] = {}
+
+    def offer(track_id: str, score: float, via: str) -> None:
+        if track_id not in best or score > best[track_id].score:
+            best[track_id] = TrackGuess(track_id, round(float(score), 1), via)
+
+    tag_list = [t for t in tags if t.strip()]
+    for text, label in [*((t, f"tag {t!r}") for t in tag_list), (title, "title")]:
+        match = matcher.match_track(text.replace("-", " "))
+        if match is not None:
+            offer(match.track_id, match.score, label)
+    query = " ".join([title, *(t.replace("-", " ") for t in tag_list)])
+    for result in matcher.search(query, limit=10).results:
+        for track_id in catalog.tracks_of(result.post_id):
+            offer(track_id, result.score * 0.9, f"like {result.post_id!r}")
+    ranked = sorted(best.values(), key=lambda g: (-g.score, g.track_id))
+    return tuple(g for g in ranked if g.score >= TRACK_MIN_SCORE)[:limit]
+
+
+def _compare(known: _Known, sp: SourcePost, base: str, plan: ImportPlan) -> bool:
+    """Add the fills and conflicts of one matched post; True when it had something to fill."""
+    post, filled = known.post, False
+    source_url = _relative(sp.url, base)
+    current = _absolute(post.url, base)
+    if post.url is None:
+        plan.fills.append(Fill(post.id, known.file, "url", None, source_url))
+        filled = True
+    elif current != sp.url and _relative(current or "", base) != source_url:
+        plan.conflicts.append(Conflict(post.id, known.file, "url", post.url, source_url))
+    pub = post.published
+    if pub.precision == "range":
+        if pub.earliest <= sp.date <= pub.latest:
+            plan.fills.append(Fill(post.id, known.file, "published",
+                                   {"from": pub.earliest.isoformat(), "to": pub.latest.isoformat()},
+                                   sp.date.isoformat()))
+            filled = True
+        else:
+            plan.conflicts.append(Conflict(post.id, known.file, "published", pub.label(),
+                                           sp.date.isoformat()))
+    elif pub.earliest != sp.date:
+        plan.conflicts.append(Conflict(post.id, known.file, "published", pub.label(), sp.date.isoformat()))
+    if not post.authors and sp.authors:
+        plan.fills.append(Fill(post.id, known.file, "authors", [], list(sp.authors)))
+        filled = True
+    return filled
+
+
+def plan_against(posts: list[SourcePost], skipped: list[Skipped], known: list[_Known],
+                 catalog: Catalog, source: str, matcher: Any | None = None) -> ImportPlan:
+    """Compare source posts with the catalog's posts (``known``: published and drafts). Pure but
+    for building a :class:`bot.domain.search.Matcher` when none is given."""
+    base = catalog.manifest.blog_base_url
+    plan = ImportPlan(public_source(source), skipped=list(skipped))
+    by_url: dict[str, _Known] = {}
+    by_title: dict[str, _Known] = {}
+    for k in known:
+        url = _absolute(k.post.url, base)
+        if url:
+            by_url[url] = k
+        by_title.setdefault(normalize_title(k.post.title), k)
+    taken = {k.post.id for k in known} | {a for k in known for a in k.post.aliases}
+    seen: set[str] = set()
+    for sp in posts:
+        key = normalize_title(sp.title)
+        if key in seen or sp.url in seen:
+            plan.skipped.append(Skipped(sp.origin, "the same post appears earlier in the source"))
+            continue
+        seen.update((key, sp.url))
+        match = by_url.get(sp.url) or by_title.get(key)
+        if match is not None:
+            if not _compare(match, sp, base, plan):
+                plan.unchanged += 1
+            continue
+        if matcher is None:
+            from bot.domain.search import Matcher
+
+            matcher = Matcher(catalog)
+        plan.new_posts.append(NewPost(
+            id=_new_id(sp, taken), title=sp.title, url=_relative(sp.url, base), published=sp.date,
+            authors=sp.authors, tags=sp.tags, tracks=guess_tracks(matcher, catalog, sp.title, sp.tags),
+            origin=sp.origin))
+    return plan
+
+
+def _read_known(root: Path) -> list[_Known]:
+    """Every post of ``root/posts/*.yaml`` (drafts included). The catalog is valid here."""
+    out: list[_Known] = []
+    for path in sorted((root / "posts").glob("*.yaml")):
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or []
+        for raw in data:
+            out.append(_Known(Post.model_validate(raw), f"posts/{path.name}"))
+    return out
+
+
+def load_for_import(root: Path) -> tuple[Catalog, list[_Known]]:
+    """The catalog in ``root`` (drafts set aside, version rules not applied) and all its posts.
+    Raises :class:`~bot.domain.catalog.loader.CatalogError` when it has other errors."""
+    catalog, issues = check_catalog(root, check_versions=False, allow_drafts=True)
+    if catalog is None:
+        raise CatalogError(issues)
+    return catalog, _read_known(root)
+
+
+def plan_import(source: str, catalog_dir: str | Path, timeout: float = FETCH_TIMEOUT_S) -> ImportPlan:
+    """Read ``source`` and compare it with the catalog in ``catalog_dir`` (see the module
+    docstring). Raises :class:`ImportSourceError` (source) or
+    :class:`~bot.domain.catalog.loader.CatalogError` (the catalog has errors other than drafts)."""
+    root = Path(catalog_dir)
+    catalog, known = load_for_import(root)
+    posts, skipped = read_source(source, catalog.manifest.blog_base_url, timeout)
+    return plan_against(posts, skipped, known, catalog, source)
+
+
+def missing_posts(feed: bytes | str, catalog: Catalog) -> list[SourcePost]:
+    """The posts of a feed document that ``catalog`` lacks (neither its URL nor its normalised
+    title is in the catalog), in feed order. Pure: the daily watch of ``CATALOG_FEED_URL`` fetches
+    the feed (:func:`fetch`), calls this, and notifies about posts it has not notified before.
+    Raises :class:`ImportSourceError` for a malformed feed; entries without title, link or date
+    are left out."""
+    posts, _ = parse_feed(feed, "CATALOG_FEED_URL")
+    base = catalog.manifest.blog_base_url
+    urls = {_absolute(p.url, base) for p in catalog.posts}
+    titles = {normalize_title(p.title) for p in catalog.posts}
+    return [p for p in posts if p.url not in urls and normalize_title(p.title) not in titles]
+

@@ -1,0 +1,236 @@
+"""Reading an import source: an Atom/RSS feed (a file or an ``http(s)`` URL, read with feedparser)
+or a Jekyll blog source folder (``_posts/YYYY-MM-DD-slug.md``, read with python-frontmatter).
+
+Everything here answers "what posts does the source hold": :func:`read_source` returns
+:class:`SourcePost` values and the :class:`Skipped` entries, or raises :class:`ImportSourceError`
+with the reason. Comparing them with the catalog is :mod:`bot.cli.importer.plan`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import email.utils
+import re
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import feedparser
+import frontmatter
+import yaml
+
+FETCH_TIMEOUT_S = 20.0
+"""Seconds to wait for an ``http(s)`` source before giving up."""
+
+MAX_FEED_BYTES = 20 * 1024 * 1024
+"""A feed larger than this (bytes) is refused rather than read."""
+
+
+class ImportSourceError(Exception):
+    """The source cannot be read: unreachable, not a feed, malformed or truncated. The message says
+    why (for a person; no secrets: URLs are printed without their query string)."""
+
+
+@dataclass(frozen=True)
+class SourcePost:
+    """A post as the source gives it. ``url`` is absolute; ``date`` the day (the source's own
+    calendar day, not converted to UTC); ``origin`` names the entry (``entry 3``, ``_posts/…md``)."""
+
+    title: str
+    url: str
+    date: dt.date
+    authors: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    origin: str = ""
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A source entry that was not read, and why."""
+
+    origin: str
+    reason: str
+
+
+def public_source(source: str) -> str:
+    """A source for messages: a URL without its query string or credentials."""
+    if source.startswith(("http://", "https://")):
+        parts = urlsplit(source)
+        return f"{parts.scheme}://{parts.hostname or ''}{f':{parts.port}' if parts.port else ''}{parts.path}"
+    return source
+
+
+def fetch(url: str, timeout: float = FETCH_TIMEOUT_S) -> bytes:
+    """GET ``url`` and return its body (at most :data:`MAX_FEED_BYTES`). Raises
+    :class:`ImportSourceError` when it is unreachable or answers other than 200."""
+    request = urllib.request.Request(url, headers={"User-Agent": "vllm-path catalog import"})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            body: bytes = response.read(MAX_FEED_BYTES + 1)
+    except urllib.error.HTTPError as exc:
+        raise ImportSourceError(f"{public_source(url)}: the server answered HTTP {exc.code} {exc.reason}") from None
+    except (urllib.error.URLError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise ImportSourceError(f"{public_source(url)}: unreachable ({reason})") from None
+    if len(body) > MAX_FEED_BYTES:
+        raise ImportSourceError(f"{public_source(url)}: larger than {MAX_FEED_BYTES} bytes")
+    return body
+
+
+def _day(raw: str | None, parsed: Any) -> dt.date | None:
+    """The calendar day of an entry date as written (ISO 8601 or RFC 822), else feedparser's."""
+    if raw:
+        text = raw.strip()
+        try:
+            return dt.datetime.fromisoformat(text).date()
+        except ValueError:
+            pass
+        try:
+            return email.utils.parsedate_to_datetime(text).date()
+        except (TypeError, ValueError, IndexError):
+            pass
+    if parsed:
+        return dt.date(parsed.tm_year, parsed.tm_mon, parsed.tm_mday)
+    return None
+
+
+def parse_feed(data: bytes | str, source: str = "feed") -> tuple[list[SourcePost], list[Skipped]]:
+    """Read an Atom or RSS document. Returns its posts and the entries skipped (no title, link or
+    date). Raises :class:`ImportSourceError` when the document is not a well-formed feed (a
+    truncated file, HTML, an empty file). Pure."""
+    parsed = feedparser.parse(data.encode("utf-8") if isinstance(data, str) else data)
+    problem = parsed.get("bozo_exception") if parsed.get("bozo") else None
+    if problem is not None and not isinstance(problem, feedparser.CharacterEncodingOverride):
+        where = ""
+        line = getattr(problem, "getLineNumber", None)
+        if callable(line):
+            where = f" at line {line()}, column {problem.getColumnNumber()}"
+        raise ImportSourceError(f"{source}: not a well-formed feed{where}: {problem}")
+    if not parsed.get("version"):
+        raise ImportSourceError(f"{source}: not an Atom or RSS feed")
+    posts: list[SourcePost] = []
+    skipped: list[Skipped] = []
+    for index, entry in enumerate(parsed.entries, start=1):
+        title = " ".join(str(entry.get("title") or "").split())
+        origin = f"entry {index}" + (f" ({title!r})" if title else "")
+        link = str(entry.get("link") or "").strip()
+        day = _day(entry.get("published") or entry.get("updated"),
+                   entry.get("published_parsed") or entry.get("updated_parsed"))
+        missing = [name for name, value in (("title", title), ("link", link), ("date", day)) if not value]
+        if missing:
+            skipped.append(Skipped(origin, f"no {' or '.join(missing)}"))
+            continue
+        if not link.startswith(("http://", "https://")):
+            skipped.append(Skipped(origin, f"link {link!r} is not an http(s) URL"))
+            continue
+        authors = tuple(a["name"].strip() for a in entry.get("authors", []) if a.get("name", "").strip())
+        tags = tuple(dict.fromkeys(t["term"].strip() for t in entry.get("tags", []) if t.get("term", "").strip()))
+        assert day is not None
+        posts.append(SourcePost(title, link, day, authors, tags, origin))
+    return posts, skipped
+
+
+_POST_NAME = re.compile(r"^(?P<date>\d{4}-\d{2}-\d{2})-(?P<slug>.+)\.(?:md|markdown|html)$")
+
+
+def _list(value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value.strip(),) if value.strip() else ()
+    if isinstance(value, (list, tuple)):
+        return tuple(str(v).strip() for v in value if str(v).strip())
+    return (str(value),)
+
+
+def _authors(value: Any) -> tuple[str, ...]:
+    """Jekyll ``author``: a list, or one string of comma-separated names (``A, B, and C``)."""
+    names: list[str] = []
+    for item in _list(value):
+        for part in item.split(","):
+            part = re.sub(r"^and\s+", "", part.strip())
+            if part:
+                names.append(part)
+    return tuple(names)
+
+
+def _tags(value: Any) -> tuple[str, ...]:
+    if isinstance(value, str):  # Jekyll: a space-separated string, or a list
+        return tuple(value.split())
+    return _list(value)
+
+
+def read_jekyll(folder: Path, blog_base_url: str) -> tuple[list[SourcePost], list[Skipped]]:
+    """Read a Jekyll source: ``folder/_posts/*`` (or ``folder`` itself when it is ``_posts``).
+
+    A post's day and slug come from its file name ``YYYY-MM-DD-slug.md`` (a front-matter ``date``
+    overrides the day), its URL from a front-matter ``permalink`` or Jekyll's default
+    ``/[categories/]YYYY/MM/DD/slug.html`` on ``blog_base_url``. Files whose front matter cannot be
+    read, or that lack a title, are skipped with the reason. Raises :class:`ImportSourceError` when
+    there is no ``_posts`` folder.
+    """
+    posts_dir = folder if folder.name == "_posts" else folder / "_posts"
+    if not posts_dir.is_dir():
+        raise ImportSourceError(f"{folder}: no _posts folder (expected a Jekyll blog source)")
+    posts: list[SourcePost] = []
+    skipped: list[Skipped] = []
+    for path in sorted(p for p in posts_dir.iterdir() if p.is_file()):
+        origin = f"_posts/{path.name}"
+        m = _POST_NAME.match(path.name)
+        if not m:
+            if path.suffix in (".md", ".markdown", ".html"):
+                skipped.append(Skipped(origin, "file name is not YYYY-MM-DD-slug.md"))
+            continue
+        try:
+            meta = frontmatter.loads(path.read_text(encoding="utf-8")).metadata
+        except (yaml.YAMLError, UnicodeDecodeError, ValueError) as exc:
+            skipped.append(Skipped(origin, f"front matter is not readable: {' '.join(str(exc).split())}"))
+            continue
+        title = " ".join(str(meta.get("title") or "").split())
+        if not title:
+            skipped.append(Skipped(origin, "no title"))
+            continue
+        try:
+            day = dt.date.fromisoformat(m.group("date"))
+            if meta.get("date") is not None:
+                raw = meta["date"]
+                day = raw if isinstance(raw, dt.date) and not isinstance(raw, dt.datetime) else (
+                    raw.date() if isinstance(raw, dt.datetime) else _day(str(raw), None) or day)
+        except ValueError:
+            skipped.append(Skipped(origin, "the date in the file name is not a real day"))
+            continue
+        slug = str(meta.get("slug") or m.group("slug"))
+        if meta.get("permalink"):
+            url_path = "/" + str(meta["permalink"]).lstrip("/")
+        else:
+            categories = [c.lower() for c in _tags(meta.get("categories") or meta.get("category"))]
+            prefix = "".join(f"/{c}" for c in categories)
+            url_path = f"{prefix}/{day:%Y/%m/%d}/{slug}.html"
+        authors = _authors(meta.get("author") if meta.get("author") is not None else meta.get("authors"))
+        posts.append(SourcePost(title, blog_base_url.rstrip("/") + url_path, day, authors,
+                                _tags(meta.get("tags")), origin))
+    return posts, skipped
+
+
+def read_source(source: str, blog_base_url: str, timeout: float = FETCH_TIMEOUT_S
+                ) -> tuple[list[SourcePost], list[Skipped]]:
+    """Read SOURCE: an ``http(s)`` feed URL, a Jekyll source folder, or a feed file. Raises
+    :class:`ImportSourceError` with the reason when it cannot be read."""
+    if source.startswith(("http://", "https://")):
+        return parse_feed(fetch(source, timeout), public_source(source))
+    path = Path(source)
+    if path.is_dir():
+        return read_jekyll(path, blog_base_url)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise ImportSourceError(f"{source}: no such file or folder") from None
+    except OSError as exc:
+        raise ImportSourceError(f"{source}: cannot be read ({exc.strerror or exc})") from None
+    if not data.strip():
+        raise ImportSourceError(f"{source}: the file is empty")
+    return parse_feed(data, source)
+

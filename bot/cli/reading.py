@@ -1,0 +1,198 @@
+"""``vllm-path search``, ``next`` and ``stats``: what a reader (or a workspace admin) would look up,
+in the terminal (registered by bot/cli/main.py)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any, cast
+
+import click
+
+from bot.cli.common import catalog_option, dump_json, load_catalog_or_exit
+from bot.config import Settings
+from bot.domain.paths import next_step, positions, progress, read_after
+
+
+def register(main: click.Group) -> None:
+    """Add ``search``, ``next`` and ``stats`` to the top-level CLI."""
+    main.add_command(search_cmd)
+    main.add_command(next_cmd)
+    main.add_command(stats_cmd)
+
+
+def _post_brief(cat, post_id: str) -> dict:
+    post = cat.post(post_id)
+    return {"post_id": post.id, "title": post.title}
+
+
+def _search_json(cat, result) -> dict:
+    """The ``search --json`` document (see the command's help)."""
+
+    track = None
+    if result.track is not None:
+        track = {"id": result.track.track_id, "name": cat.track(result.track.track_id).names.en}
+    results = []
+    for match in result.results:
+        post = cat.post(match.post_id)
+        places = positions(cat, post.id)
+        after = read_after(cat, places[0].track_id, post.id) if places else ()
+        results.append({
+            "post_id": post.id,
+            "title": post.title,
+            "url": cat.url_of(post),
+            "score": match.score,
+            "tracks": [{"id": p.track_id, "position": p.position, "of": p.of} for p in places],
+            "next": _post_brief(cat, after[0].post) if after else None,
+        })
+    return {"query": result.query, "catalog_version": cat.version, "track": track,
+            "results": results}
+
+
+@click.command("search")
+@click.argument("query")
+@click.option("--limit", default=5, show_default=True, type=click.IntRange(1, 50),
+              help="At most this many posts.")
+@click.option("--offset", default=0, show_default=True, type=click.IntRange(0, 100),
+              help="Skip this many good matches (paging: the next page starts at offset + limit).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+@catalog_option
+def search_cmd(query: str, limit: int, offset: int, as_json: bool, catalog_dir: str | None) -> None:
+    """Find posts (and the track QUERY names) in English or Chinese; typos are fine; a link to a
+    post finds that post.
+
+    JSON: {"query", "catalog_version", "track": {"id", "name"} | null, "total" (good matches),
+    "offset", "link": {"status": "post" | "unknown" | "foreign", "url", "post_id"} | null,
+    "results": [{"post_id", "title", "url", "score" (0-100), "tracks": [{"id", "position", "of"}],
+    "next": {"post_id", "title"} | null}]}; "next" is what comes after the post in its first
+    track; link status "unknown" means a blog URL whose post is not in the catalog yet. An empty
+    or punctuation-only query gives no results (exit 0).
+    """
+    from bot.domain.search import (  # deferred: the search index pulls in numpy, rapidfuzz and bm25s
+        Matcher,
+        load_vocabulary,
+    )
+
+    cat = load_catalog_or_exit(catalog_dir)
+    directory = Path(catalog_dir) if catalog_dir else Settings().catalog_dir
+    vocabulary = load_vocabulary(directory) if (directory / "vocabulary.yaml").is_file() else None
+    result = Matcher(cat, vocabulary).search(query, limit=limit, offset=offset)
+    data = _search_json(cat, result)
+    data["total"] = result.total
+    data["offset"] = result.offset
+    data["link"] = (None if result.link is None else
+                    {"status": result.link.status, "url": result.link.url,
+                     "post_id": result.link.post_id})
+    if as_json:
+        dump_json(data)
+        return
+    if data["track"]:
+        click.echo(f"Track: {data['track']['name']} ({data['track']['id']}): "
+                   f"`vllm-path next {data['track']['id']}` shows where to start")
+    if result.link is not None and result.link.status == "unknown":
+        click.echo(f"{result.link.url} is not in the catalog yet.")
+        return
+    if not data["results"]:
+        click.echo(result.hint or f"No post matches {query!r}.")
+        return
+    for i, item in enumerate(data["results"], offset + 1):
+        click.echo(f"{i}. {item['title']}  [{item['score']:.1f}]")
+        click.echo(f"   {item['url'] or '(no URL known)'}  ({item['post_id']})")
+        places = ", ".join(f"{p['id']} step {p['position']} of {p['of']}" for p in item["tracks"])
+        nxt = f"; next: {item['next']['title']}" if item["next"] else ""
+        click.echo(f"   {places or 'not in a track'}{nxt}")
+    if result.has_more:
+        click.echo(f"{result.total - offset - len(result.results)} more: "
+                   f"--offset {offset + len(result.results)}")
+
+
+@click.command("next")
+@click.argument("track")
+@click.option("--read", "read", multiple=True, metavar="POST_ID",
+              help="A post already read (id or former id); repeat for several.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+@catalog_option
+def next_cmd(track: str, read: tuple[str, ...], as_json: bool, catalog_dir: str | None) -> None:
+    """The next step of TRACK (id, name, alias, even misspelt) for a reader who has read --read.
+
+    The next step is the first one in path order whose prerequisites are all read. JSON:
+    {"catalog_version", "track": {"id", "name"}, "next": {"post_id", "title", "url", "level",
+    "position", "of", "note", "after": [{"post_id", "title", "read"}], "external_prerequisites":
+    [{"title", "url"}]} | null, "progress": {"read", "total"}, "done"}. Exit 1 for an unknown track
+    or post id.
+    """
+
+    cat = load_catalog_or_exit(catalog_dir)
+    from bot.domain.search import track_named  # deferred: the search index pulls in numpy and rapidfuzz
+
+    track_id = track_named(cat, track)
+    if track_id is None:
+        click.echo(f"No track matches {track!r}. Tracks: {', '.join(t.id for t in cat.tracks)}",
+                   err=True)
+        sys.exit(1)
+    unknown = [p for p in read if not cat.has_post(p)]
+    if unknown:
+        click.echo(f"Unknown post id(s): {', '.join(unknown)}", err=True)
+        sys.exit(1)
+    # Every id resolves: the unknown ones exited above.
+    done = cast(set[str], {cat.resolve_post_id(p) for p in read})
+    trk = cat.track(track_id)
+    step = next_step(cat, track_id, done)
+    n_read, total = progress(cat, track_id, done)
+    nxt: dict[str, Any] | None = None
+    if step is not None:
+        post = cat.post(step.post)
+        nxt = {
+            "post_id": post.id, "title": post.title, "url": cat.url_of(post), "level": step.level,
+            "position": cat.order(track_id).index(post.id) + 1, "of": total,
+            "note": step.note.en if step.note else None,
+            "after": [dict(_post_brief(cat, ref), read=ref in done)
+                      for ref in cat.order(track_id) if ref in set(step.after)],
+            "external_prerequisites": [{"title": e.title, "url": e.url}
+                                       for e in step.external_prerequisites],
+        }
+    data = {"catalog_version": cat.version, "track": {"id": trk.id, "name": trk.names.en},
+            "next": nxt, "progress": {"read": n_read, "total": total}, "done": step is None}
+    if as_json:
+        dump_json(data)
+        return
+    click.echo(f"{trk.names.en} ({trk.id}): {n_read} of {total} read")
+    if nxt is None:
+        click.echo("Path done: every step is read.")
+        return
+    click.echo(f"Next: step {nxt['position']} of {total} ({nxt['level']}): {nxt['title']}")
+    click.echo(f"  {nxt['url'] or '(no URL known)'}  ({nxt['post_id']})")
+    if nxt["note"]:
+        click.echo(f"  Why: {nxt['note']}")
+    for ref in nxt["after"]:
+        click.echo(f"  Read first: {ref['title']} ({'read' if ref['read'] else 'unread'})")
+    for ext in nxt["external_prerequisites"]:
+        click.echo(f"  Know first: {ext['title']}" + (f" <{ext['url']}>" if ext["url"] else ""))
+
+
+@click.command("stats")
+@click.option("--team", "team_id", required=True, help="Slack team id (T…) of the workspace.")
+@click.option("--json", "as_json", is_flag=True, help="Print the numbers as JSON.")
+@click.option("--lang", default="en", type=click.Choice(["en", "zh"]), help="Language of the text.")
+def stats_cmd(team_id: str, as_json: bool, lang: str) -> None:
+    """Reading insights of one workspace (what `/vllm-path stats` shows its admins): active
+    readers, reads per week, completion per track, most-read posts, digest health. Counts only;
+    a post or step read by 3 people or fewer shows no number."""
+    from bot.cli.digest import _runtime
+    from bot.doors.console import render_blocks
+    from bot.slack.commands.stats import team_insights
+    from bot.slack.views.insights import insights_blocks
+
+    runtime = _runtime()
+    try:
+        ins = team_insights(runtime, team_id)
+        if ins.readers_total == 0 and not ins.channels:  # a mistyped id looks like an empty workspace
+            click.echo(f"note: nothing recorded for {team_id!r} (no reader, no channel digest): check the "
+                       "id (a workspace's starts with T, an Enterprise Grid org's with E).", err=True)
+        if as_json:
+            dump_json(ins.as_dict())
+        else:
+            text, _ = render_blocks([b.to_dict() for b in insights_blocks(runtime.holder.catalog, ins, lang)])
+            click.echo(text)
+    finally:
+        runtime.store.close()

@@ -1,0 +1,564 @@
+"""The clock: APScheduler 3 jobs that deliver digests on time, in each subscriber's time zone.
+
+(About 560 lines, one concern: the jobs, the reconcile and the catch-up share one scheduler, one
+sending pool and its set of ledger keys in flight, and read best together; the job functions stay
+here because the job store keeps their import paths, ``bot.digest.clock:run_subscription``
+and the like, in the database.)
+
+``vllm-path scheduler`` (the Procfile's ``clock:`` process) runs a :class:`DigestClock`:
+
+* A ``BackgroundScheduler`` with a ``SQLAlchemyJobStore`` on the app's database holds one cron job
+  per active channel subscription (id ``sub:<id>``) and per enabled DM digest
+  (``dm:<team>:<user>``): ``CronTrigger(day_of_week='mon'..'sun', hour, minute,
+  timezone=ZoneInfo(tz))``, so a 09:00 digest stays at 09:00 local across DST changes. A job is
+  an importable function and plain ids (:func:`run_subscription`, :func:`run_dm`), nothing
+  unpicklable. Jobs coalesce (after downtime a job runs once, not once per missed week) and have
+  a misfire grace of a week; the job function itself decides what is still worth sending.
+* A reconcile job (its own in-memory store, so every clock process runs it) every
+  ``reconcile_every_s`` seconds brings the jobs in line with the database (subscriptions and DM
+  settings changed through the app while the clock runs), picks up a newer catalog version
+  recorded by another process, and **catches up**: for every active subscription and DM, the
+  latest scheduled time not after now is due when it falls after the subscription's last change
+  and within its catch-up window (the rest of that ISO week in the subscriber's zone, at least
+  ``min_window_s``), and its ledger key is not settled. That covers a clock that was down at the
+  scheduled time (a restart later in the same week sends that week's digest once; after days of
+  downtime nothing but the current week), a fan-out cut short by a crash (claims left by the dead
+  process are taken over once stale), and retryable failures (retried while attempts remain).
+* Every send goes through :class:`bot.digest.deliver.Deliverer`, whose ledger claim makes it
+  exactly-once across any number of clock processes, restarts and retries.
+
+The job functions find the running clock through a module global set by :meth:`DigestClock.start`
+(one clock per process). Times are aware datetimes (UTC unless said otherwise); durations seconds.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import partial
+from typing import Any, Protocol, TypeGuard
+
+from apscheduler.executors.pool import ThreadPoolExecutor as APSThreadPool
+from apscheduler.jobstores.base import ConflictingIdError, JobLookupError
+from apscheduler.jobstores.memory import MemoryJobStore
+from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
+from apscheduler.schedulers.background import BackgroundScheduler
+from apscheduler.triggers.cron import CronTrigger
+from apscheduler.triggers.interval import IntervalTrigger
+
+from bot.digest.deliver import Attempt, Deliverer, Outcome, Pacer
+from bot.digest.reminders import send_due_reminders
+from bot.digest.watch import check_feed
+from bot.domain.schedule import (
+    WeeklySchedule,
+    in_window,
+    next_fire,
+)
+from bot.store import DM_TRACK
+
+log = logging.getLogger(__name__)
+
+SUB_FUNC = "bot.digest.clock:run_subscription"
+DM_FUNC = "bot.digest.clock:run_dm"
+RECONCILE_FUNC = "bot.digest.clock:reconcile"
+RECONCILE_ID = "digest:reconcile"
+WATCH_FUNC = "bot.digest.clock:watch_feed"
+WATCH_ID = "catalog:watch"
+REMINDERS_FUNC = "bot.digest.clock:send_reminders"
+REMINDERS_ID = "reminders:due"
+REMINDERS_EVERY_S = 60
+"""Seconds between runs of the job that sends due reminders (:mod:`bot.digest.reminders`)."""
+JOBSTORE = "default"
+LOCAL_JOBSTORE = "local"
+WEEK_S = 7 * 24 * 3600
+MISSED_AFTER_S = 120.0
+"""A due digest nobody has claimed this many seconds after its time is a missed slot (logged at
+WARNING with its channel); sooner, its cron job is probably just about to send it."""
+LATE_LOG_LIMIT = 500
+"""At most this many channels named in one catch-up WARNING line (the rest are counted)."""
+
+_FAR_FUTURE = datetime(9999, 1, 1, tzinfo=UTC)
+_clock: DigestClock | None = None
+_clock_lock = threading.Lock()
+
+
+# Schedule arithmetic (APScheduler's CronTrigger) lives in bot.domain.schedule, pure.
+
+
+# --- job functions (referenced by import path in the job store) -----------------------------------
+
+
+def _running() -> DigestClock | None:
+    clock = _clock
+    if clock is None:
+        log.error("a digest job ran but no DigestClock is running in this process")
+    return clock
+
+
+def run_subscription(sub_id: int) -> None:
+    """Cron job of a channel subscription: deliver the digest of its latest scheduled time."""
+    clock = _running()
+    if clock is not None:
+        clock.run_subscription(sub_id)
+
+
+def run_dm(team: str, user: str) -> None:
+    """Cron job of a DM digest: deliver the person's digest of its latest scheduled time."""
+    clock = _running()
+    if clock is not None:
+        clock.run_dm(team, user)
+
+
+def watch_feed() -> None:
+    """Daily job (only with ``CATALOG_FEED_URL``): announce posts the catalog lacks
+    (:func:`bot.digest.watch.check_feed`)."""
+    clock = _running()
+    if clock is not None:
+        check_feed(clock.runtime, clients=clock.own_sender().clients)
+
+
+def send_reminders() -> None:
+    """Interval job: send the reminders that are due (:func:`bot.digest.reminders.send_due_reminders`)."""
+    clock = _running()
+    if clock is not None:
+        send_due_reminders(clock.runtime, clock.own_sender(), clock.now())
+
+
+def reconcile() -> None:
+    """Interval job: sync jobs with the database, reload a newer catalog, catch up."""
+    clock = _running()
+    if clock is not None:
+        clock.reconcile()
+
+
+# --- the clock -------------------------------------------------------------------------------------
+
+
+@dataclass
+class ReconcileReport:
+    """What one reconcile did: jobs ``added``/``updated``/``removed`` and catch-up ``submitted``."""
+
+    added: int = 0
+    updated: int = 0
+    removed: int = 0
+    submitted: int = 0
+
+
+class ClockDeliverer(Protocol):
+    """What the clock needs of its deliverer: a :class:`~bot.digest.deliver.Deliverer` (sends
+    itself) or a :class:`bot.digest.queue.EnqueueingDeliverer` (enqueues for the workers)."""
+
+    @property
+    def stale_after_s(self) -> float: ...
+    @property
+    def max_attempts(self) -> int: ...
+    def deliver_subscription(self, sub: Any, fire: datetime) -> object: ...
+    def deliver_dm(self, team: str, user: str, fire: datetime) -> object: ...
+    def stop_claiming(self) -> None: ...
+
+
+class DigestClock:
+    """The scheduler process's brain (see the module docstring).
+
+    ``runtime``: a :class:`bot.runtime.Runtime`. ``deliverer``: default one with a :class:`Pacer`
+    of ``channel_interval_s`` / ``team_rate_per_s``. ``workers``: threads sending at once (cron
+    jobs and catch-up each). ``reconcile_every_s``: seconds between reconciles (None: only at
+    start and on demand). ``retry_failed_after_s``: a failed send is retried no sooner than this
+    many seconds times its attempts after its last claim.
+    """
+
+    def __init__(self, runtime: Any, *, deliverer: ClockDeliverer | None = None, workers: int = 8,
+                 reconcile_every_s: float | None = 30.0, stale_after_s: float = 300.0,
+                 channel_interval_s: float = 1.05, team_rate_per_s: float | None = 10.0,
+                 retry_failed_after_s: float = 60.0, min_window_s: float = 6 * 3600):
+        self.runtime = runtime
+        self.deliverer: ClockDeliverer = deliverer or Deliverer(
+            runtime, pacer=Pacer(channel_interval_s, team_rate_per_s), stale_after_s=stale_after_s)
+        self.workers = workers
+        self.reconcile_every_s = reconcile_every_s
+        self.retry_failed_after_s = retry_failed_after_s
+        self.min_window_s = min_window_s
+        self.scheduler: BackgroundScheduler | None = None
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="digest-catchup")
+        self._inflight: set[tuple[str, str, str, str]] = set()  # ledger keys being sent
+        self._inflight_lock = threading.Lock()
+        self._queued: set[tuple[str, str, str, str]] = set()  # ledger keys queued for catch-up
+        self._idle = threading.Condition(self._inflight_lock)
+        self._pending = 0
+        self._reconcile_lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._reload_tried: str | None = None
+        self.shutdown_s: float | None = None
+
+    @property
+    def store(self) -> Any:
+        return self.runtime.store
+
+    @staticmethod
+    def now() -> datetime:
+        """The current time, aware UTC."""
+        return datetime.now(UTC)
+
+    # -- lifecycle --
+
+    def build_scheduler(self) -> BackgroundScheduler:
+        """A ``BackgroundScheduler`` on the app's database (not started)."""
+        jobstore = SQLAlchemyJobStore(engine=self.store.engine)
+        _create_jobstore_table(jobstore)
+        return BackgroundScheduler(
+            jobstores={JOBSTORE: jobstore, LOCAL_JOBSTORE: MemoryJobStore()},
+            executors={"default": APSThreadPool(max_workers=self.workers)},
+            job_defaults={"coalesce": True, "misfire_grace_time": WEEK_S, "max_instances": 1},
+            timezone=UTC,
+        )
+
+    def start(self) -> None:
+        """Start scheduling in background threads: sync the jobs, catch up, then run. One clock
+        per process (the job functions find it through a module global); raises RuntimeError if
+        another one is running."""
+        global _clock
+        with _clock_lock:
+            if _clock is not None and _clock is not self:
+                raise RuntimeError("a DigestClock is already running in this process")
+            _clock = self
+        self.scheduler = self.build_scheduler()
+        self.scheduler.start(paused=True)
+        self.sync_jobs()
+        if self.reconcile_every_s:
+            self.scheduler.add_job(RECONCILE_FUNC, IntervalTrigger(seconds=self.reconcile_every_s),
+                                   id=RECONCILE_ID, jobstore=LOCAL_JOBSTORE, replace_existing=True,
+                                   misfire_grace_time=None)
+        settings = getattr(self.runtime, "settings", None)
+        if settings is not None and settings.catalog_feed_url:  # the daily feed watch
+            hour, minute = (int(x) for x in settings.catalog_watch_at.split(":", 1))
+            self.scheduler.add_job(WATCH_FUNC, CronTrigger(hour=hour, minute=minute, timezone=UTC),
+                                   id=WATCH_ID, jobstore=LOCAL_JOBSTORE, replace_existing=True)
+        self.scheduler.add_job(REMINDERS_FUNC, IntervalTrigger(seconds=REMINDERS_EVERY_S),
+                               id=REMINDERS_ID, jobstore=LOCAL_JOBSTORE, replace_existing=True,
+                               next_run_time=self.now(), misfire_grace_time=None)
+        self.scheduler.resume()
+        self.catch_up()
+        log.info("digest clock started: %d jobs, reconcile every %s s, %d workers",
+                 len(self.scheduler.get_jobs(jobstore=JOBSTORE)), self.reconcile_every_s, self.workers)
+
+    def own_sender(self) -> Deliverer:
+        """The in-process sender for the clock's own few sends (due reminders, the catalog feed
+        notice): the clock's :class:`Deliverer`, or in queue mode (``REDIS_URL``: its deliverer
+        only enqueues) a :class:`Deliverer` of its own, made once. Same ledger, so still
+        exactly once."""
+        if isinstance(self.deliverer, Deliverer):
+            return self.deliverer
+        sender = getattr(self, "_own_sender", None)
+        if sender is None:
+            sender = self._own_sender = Deliverer(self.runtime)
+        return sender
+
+    def shutdown(self, wait: bool = True) -> float:
+        """Stop (SIGTERM): claim no new sends, drop queued catch-up work, and with ``wait`` let
+        the sends already claimed finish and be recorded; what was not sent stays unclaimed in the
+        ledger, so the next run's catch-up sends it (exactly once). Takes about one send with its
+        pacing wait, not the rest of a fan-out. Returns the seconds it took (also logged and kept
+        as :attr:`shutdown_s`)."""
+        global _clock
+        started = time.monotonic()
+        self._stopping.set()
+        self.deliverer.stop_claiming()
+        with self._reconcile_lock:  # let a running reconcile finish: APScheduler's shutdown holds
+            pass                    # the job store lock that reconcile's job sync needs
+        self._pool.shutdown(wait=False, cancel_futures=True)  # queued catch-up: not started
+        if self.scheduler is not None and self.scheduler.running:
+            self.scheduler.shutdown(wait=wait)
+        self._pool.shutdown(wait=wait)
+        with _clock_lock:
+            if _clock is self:
+                _clock = None
+        self.shutdown_s = time.monotonic() - started
+        log.info("digest clock stopped in %.2f s: sends in flight finished and recorded; "
+                 "digests not yet sent go out on the next run", self.shutdown_s)
+        return self.shutdown_s
+
+    # -- cron job bodies --
+
+    def run_subscription(self, sub_id: int) -> Attempt | None:
+        """Deliver subscription ``sub_id``'s digest for its latest scheduled time, if still due."""
+        sub = self.store.get_subscription(sub_id)
+        if sub is None or not sub.active:
+            return None
+        now = self.now()
+        schedule = sub.schedule
+        fire = schedule.latest_fire(now)
+        if not self._eligible(fire, sub.updated_at, now, schedule.timezone):
+            log.info("subscription %s: nothing due at %s", sub_id, now.isoformat())
+            return None
+        key = (sub.team_id, sub.channel_id, sub.track_id, schedule.period_of(fire))
+        return self._guarded(key, lambda: self.deliverer.deliver_subscription(sub, fire))
+
+    def run_dm(self, team: str, user: str) -> Attempt | None:
+        """Deliver ``user``'s DM digest for its latest scheduled time, if still due."""
+        dm = self.store.get_dm(team, user)
+        if dm is None or not dm.enabled or dm.status != "active":
+            return None
+        now = self.now()
+        schedule = dm.schedule
+        fire = schedule.latest_fire(now)
+        if not self._eligible(fire, dm.updated_at, now, schedule.timezone):
+            return None
+        key = (team, user, DM_TRACK, schedule.period_of(fire))
+        return self._guarded(key, lambda: self.deliverer.deliver_dm(team, user, fire))
+
+    def _submit(self, func: Any, *args: Any) -> Future:
+        """Run ``func(*args)`` on the catch-up workers, counted by :meth:`idle`."""
+        with self._idle:
+            self._pending += 1
+        try:
+            future = self._pool.submit(func, *args)
+        except BaseException:
+            self._done(None)
+            raise
+        future.add_done_callback(self._done)
+        return future
+
+    def _unqueue(self, key: tuple[str, str, str, str], _future: Future[Any] | None = None) -> None:
+        with self._inflight_lock:
+            self._queued.discard(key)
+
+    def _done(self, _future: Future | None) -> None:
+        with self._idle:
+            self._pending -= 1
+            self._idle.notify_all()
+
+    def idle(self, timeout: float | None = None) -> bool:
+        """Wait until no catch-up or run-now work is queued or running and no cron job of this
+        process is sending (``timeout`` seconds; None waits for ever). True if idle."""
+        with self._idle:
+            return self._idle.wait_for(lambda: self._pending == 0 and not self._inflight, timeout)
+
+    def _eligible(self, fire: datetime | None, changed_at: datetime, now: datetime,
+                  tz: str) -> TypeGuard[datetime]:
+        """A scheduled time is due when it falls after the row's last change (a digest is not
+        sent for a time before the subscription, or its new schedule, existed) and within its
+        catch-up window."""
+        return (fire is not None and fire > changed_at
+                and in_window(fire, now, tz, self.min_window_s))
+
+    def _guarded(self, key: tuple[str, str, str, str], send: Any) -> Attempt | None:
+        """Run ``send`` unless the same ledger key is already being sent by this process."""
+        with self._inflight_lock:
+            if key in self._inflight:
+                return None
+            self._inflight.add(key)
+        try:
+            attempt = send()
+            log.info("digest %s: %s", "/".join(key), attempt.outcome.value)
+            return attempt
+        finally:
+            with self._inflight_lock:
+                self._inflight.discard(key)
+                self._idle.notify_all()
+
+    # -- reconcile --
+
+    def reconcile(self) -> ReconcileReport:
+        """Sync jobs with the database, reload a newer catalog, and catch up (see module doc).
+        Safe to call from any thread; concurrent calls run one after the other."""
+        if self._stopping.is_set():
+            return ReconcileReport()
+        with self._reconcile_lock:
+            if self._stopping.is_set():
+                return ReconcileReport()
+            self._maybe_reload_catalog()
+            report = self.sync_jobs()
+            report.submitted = len(self.catch_up())
+            return report
+
+    def _maybe_reload_catalog(self) -> None:
+        latest = self.store.latest_catalog_version()
+        current = self.runtime.holder.catalog.version
+        if latest and latest != current and latest != self._reload_tried:
+            self._reload_tried = latest
+            ok, errors = self.runtime.reload_catalog()
+            log.info("catalog %s recorded by another process: reload %s (now serving %s)", latest,
+                     "done" if ok else f"refused ({len(errors)} errors)",
+                     self.runtime.holder.catalog.version)
+
+    def desired_jobs(self) -> dict[str, tuple[str, tuple[Any, ...], WeeklySchedule]]:
+        """``{job id: (function ref, args, schedule)}`` from the database."""
+        out: dict[str, tuple[str, tuple[Any, ...], WeeklySchedule]] = {}
+        for sub in self.store.active_subscriptions():
+            out[f"sub:{sub.id}"] = (SUB_FUNC, (sub.id,), sub.schedule)
+        for dm in self.store.dm_recipients(at=_FAR_FUTURE):
+            out[f"dm:{dm.team_id}:{dm.user_id}"] = (DM_FUNC, (dm.team_id, dm.user_id), dm.schedule)
+        return out
+
+    def sync_jobs(self) -> ReconcileReport:
+        """Add, reschedule and remove cron jobs so that they match the database. A job whose
+        schedule is unchanged keeps its next run time (and any pending misfire)."""
+        report = ReconcileReport()
+        scheduler = self.scheduler
+        if scheduler is None:
+            return report
+        desired = self.desired_jobs()
+        existing = {job.id: job for job in scheduler.get_jobs(jobstore=JOBSTORE)
+                    if job.id.startswith(("sub:", "dm:"))}
+        for job_id in existing.keys() - desired.keys():
+            try:
+                scheduler.remove_job(job_id, jobstore=JOBSTORE)
+                report.removed += 1
+            except JobLookupError:  # another clock process removed it first
+                pass
+        for job_id, (func, args, schedule) in desired.items():
+            sig = schedule.signature
+            job = existing.get(job_id)
+            if job is not None and job.name == sig and tuple(job.args) == args:
+                continue
+            try:
+                scheduler.add_job(func, schedule.trigger, args=args, id=job_id,
+                                  name=sig, jobstore=JOBSTORE, replace_existing=True)
+            except (ConflictingIdError, JobLookupError):  # a concurrent clock got there first
+                continue
+            if job is None:
+                report.added += 1
+            else:
+                report.updated += 1
+        if report.added or report.updated or report.removed:
+            log.info("digest jobs: +%d ~%d -%d", report.added, report.updated, report.removed)
+        return report
+
+    def catch_up(self) -> list[Future]:
+        """Submit every due but unsettled delivery (see module doc) to the catch-up workers.
+        Returns their futures (each resolves to an :class:`Attempt` or None)."""
+        now = self.now()
+        candidates: list[tuple[tuple[str, str, str, str], Any]] = []
+        memo: dict[WeeklySchedule, datetime | None] = {}
+
+        def latest(schedule: WeeklySchedule) -> datetime | None:
+            if schedule not in memo:  # many rows share a schedule
+                memo[schedule] = schedule.latest_fire(now)
+            return memo[schedule]
+
+        fires: dict[tuple[str, str, str, str], datetime] = {}
+        for sub in self.store.active_subscriptions():
+            schedule = sub.schedule
+            fire = latest(schedule)
+            if fire is not None and self._eligible(fire, sub.updated_at, now, schedule.timezone):
+                key = (sub.team_id, sub.channel_id, sub.track_id, schedule.period_of(fire))
+                candidates.append((key, (self.run_subscription, (sub.id,))))
+                fires[key] = fire
+        for dm in self.store.dm_recipients(at=_FAR_FUTURE):
+            schedule = dm.schedule
+            fire = latest(schedule)
+            if fire is not None and self._eligible(fire, dm.updated_at, now, schedule.timezone):
+                key = (dm.team_id, dm.user_id, DM_TRACK, schedule.period_of(fire))
+                candidates.append((key, (self.run_dm, (dm.team_id, dm.user_id))))
+                fires[key] = fire
+        if not candidates:
+            return []
+        rows = {}
+        for period in {key[3] for key, _ in candidates}:
+            for row in self.store.deliveries(period=period):
+                rows[(row.team_id, row.destination, row.track_id, row.period)] = row
+        futures = []
+        late: list[str] = []  # missed slots, stale claims, retries: worth an operator's look
+        for key, (func, args) in candidates:
+            if not self._unsettled(rows.get(key), now):
+                continue
+            with self._inflight_lock:  # already queued or being sent by this process
+                if key in self._queued or key in self._inflight:
+                    continue
+                self._queued.add(key)
+            future = self._submit(func, *args)
+            future.add_done_callback(partial(self._unqueue, key))
+            futures.append(future)
+            why = self._lateness(rows.get(key), fires[key], now)
+            if why:
+                late.append(f"{key[1]} ({'/'.join((key[0], key[2], key[3]))}: {why})")
+        if late:
+            shown = late[:LATE_LOG_LIMIT]
+            more = f" and {len(late) - len(shown)} more" if len(late) > len(shown) else ""
+            log.warning("catch-up: %d digest(s) not delivered on time, sending now: %s%s",
+                        len(late), ", ".join(shown), more)
+        if len(futures) > len(late):
+            log.info("catch-up: %d digest(s) due now and not yet claimed", len(futures) - len(late))
+        return futures
+
+    def _lateness(self, row: Any, fire: datetime, now: datetime) -> str | None:
+        """Why a due delivery is late, or None when it is simply due now (its cron job may be
+        about to send it): ``'missed slot, due <fire>'`` (no claim and the time passed more than
+        :data:`MISSED_AFTER_S` ago: the clock was down or behind), ``'stale claim of <claimant>'``
+        (a sender died), ``'retry n'`` (an earlier attempt failed)."""
+        if row is None:
+            if (now - fire).total_seconds() > MISSED_AFTER_S:
+                return f"missed slot, due {fire.astimezone(UTC):%Y-%m-%d %H:%M} UTC"
+            return None
+        if row.status == "claimed":
+            return f"stale claim of {row.claimed_by}"
+        return f"retry {row.attempts + 1} after {(row.error or 'a failure')[:120]}"
+
+    def _unsettled(self, row: Any, now: datetime) -> bool:
+        """Whether a ledger row (or its absence) leaves the delivery to be done now."""
+        if row is None:
+            return True
+        age = (now - row.claimed_at).total_seconds()
+        if row.status == "claimed":
+            return age >= self.deliverer.stale_after_s
+        if row.status == "failed":
+            return (row.attempts < self.deliverer.max_attempts
+                    and age >= self.retry_failed_after_s * max(1, row.attempts))
+        return False
+
+    # -- on demand --
+
+    def run_now(self, track: str | None = None, dms: bool = False,
+                at: datetime | None = None) -> Counter:
+        """Deliver this week's digest of every active subscription (of ``track`` only, when
+        given) now, and with ``dms`` every enabled DM digest, using the catch-up workers; a
+        digest already sent this week is not sent again. ``at`` (aware; default now) picks the
+        week. Returns outcome counts by name (``{'sent': 3, 'taken': 1, …}``)."""
+        now = at or self.now()
+        futures: list[Future] = []
+        for sub in self.store.active_subscriptions():
+            if track is None or sub.track_id == track:
+                futures.append(self._submit(self.deliverer.deliver_subscription, sub, now))
+        if dms:
+            for dm in self.store.dm_recipients(at=now):
+                futures.append(self._submit(self.deliverer.deliver_dm, dm.team_id,
+                                                 dm.user_id, now))
+        return tally(f.result() for f in futures)
+
+
+def tally(attempts: Iterable[Attempt | None]) -> Counter:
+    """Outcome counts (``{'sent': 3, 'taken': 1, …}``) of some attempts (None ones skipped)."""
+    return Counter(a.outcome.value for a in attempts if a is not None)
+
+
+def _create_jobstore_table(jobstore: SQLAlchemyJobStore) -> None:
+    """Create APScheduler's table up front, tolerating a second clock process creating it at the
+    same moment (PostgreSQL's CREATE TABLE is not race-free even with checkfirst)."""
+    from sqlalchemy.exc import IntegrityError, ProgrammingError
+
+    for attempt in range(3):
+        try:
+            jobstore.jobs_t.create(jobstore.engine, checkfirst=True)
+            return
+        except (IntegrityError, ProgrammingError):
+            if attempt == 2:
+                raise
+
+
+__all__ = [
+    "DigestClock",
+    "Outcome",
+    "ReconcileReport",
+    "in_window",
+    "next_fire",
+    "reconcile",
+    "run_dm",
+    "run_subscription",
+    "tally",
+]

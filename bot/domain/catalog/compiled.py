@@ -1,0 +1,114 @@
+"""The compiled, immutable catalog the rest of the app reads.
+
+Built once by :func:`bot.domain.catalog.loader.load_catalog`; holds the validated models, each track's
+path in reading order, and lookup tables (post by id or former id, a post's tracks). Read-only
+mappings are ``types.MappingProxyType`` so nothing downstream can change a loaded catalog.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from bot.domain.catalog.models import Manifest, Post, Step, Track
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """A loaded catalog version. Create it with :func:`bot.domain.catalog.load_catalog`."""
+
+    manifest: Manifest
+    posts: tuple[Post, ...]
+    tracks: tuple[Track, ...]
+    orders: Mapping[str, tuple[str, ...]]
+    warnings: tuple[str, ...]
+    changelog_versions: tuple[str, ...]
+    _posts: Mapping[str, Post]
+    _aliases: Mapping[str, str]
+    _tracks: Mapping[str, Track]
+    _steps: Mapping[tuple[str, str], Step]
+    _post_tracks: Mapping[str, tuple[str, ...]]
+
+    @classmethod
+    def build(cls, *, manifest: Manifest, posts: list[Post], tracks: list[Track],
+              orders: dict[str, tuple[str, ...]], warnings: tuple[str, ...] = (),
+              changelog_versions: tuple[str, ...] = ()) -> Catalog:
+        """Assemble a catalog from validated parts (the loader's job; no checks here).
+
+        Tracks are kept in a stable order: the six core tracks first in file order, as sorted by id.
+        """
+        steps = {(t.id, s.post): s for t in tracks for s in t.steps}
+        post_tracks: dict[str, list[str]] = {}
+        for t in tracks:
+            for pid in orders[t.id]:
+                post_tracks.setdefault(pid, []).append(t.id)
+        aliases = {a: p.id for p in posts for a in p.aliases}
+        return cls(
+            manifest=manifest,
+            posts=tuple(posts),
+            tracks=tuple(tracks),
+            orders=MappingProxyType(dict(orders)),
+            warnings=tuple(warnings),
+            changelog_versions=tuple(changelog_versions),
+            _posts=MappingProxyType({p.id: p for p in posts}),
+            _aliases=MappingProxyType(aliases),
+            _tracks=MappingProxyType({t.id: t for t in tracks}),
+            _steps=MappingProxyType(steps),
+            _post_tracks=MappingProxyType({k: tuple(v) for k, v in post_tracks.items()}),
+        )
+
+    @property
+    def version(self) -> str:
+        """The catalog version (CalVer ``YYYY.MM.N``) from the manifest."""
+        return self.manifest.version
+
+    def resolve_post_id(self, post_id: str) -> str | None:
+        """The current id of a post given its id or a former id (alias); ``None`` if unknown."""
+        if post_id in self._posts:
+            return post_id
+        return self._aliases.get(post_id)
+
+    def post(self, post_id: str) -> Post:
+        """The post with this id or former id. Raises ``KeyError`` when there is none."""
+        resolved = self.resolve_post_id(post_id)
+        if resolved is None:
+            raise KeyError(post_id)
+        return self._posts[resolved]
+
+    def has_post(self, post_id: str) -> bool:
+        """Whether ``post_id`` (or a former id) names a post of this catalog."""
+        return self.resolve_post_id(post_id) is not None
+
+    def track(self, track_id: str) -> Track:
+        """The track with this id. Raises ``KeyError`` when there is none."""
+        return self._tracks[track_id]
+
+    def has_track(self, track_id: str) -> bool:
+        """Whether ``track_id`` names a track of this catalog."""
+        return track_id in self._tracks
+
+    def order(self, track_id: str) -> tuple[str, ...]:
+        """The post ids of a track's path in reading order. Raises ``KeyError`` for an unknown track."""
+        return self.orders[track_id]
+
+    def path(self, track_id: str) -> tuple[Step, ...]:
+        """A track's steps in reading order. Raises ``KeyError`` for an unknown track."""
+        return tuple(self._steps[(track_id, pid)] for pid in self.orders[track_id])
+
+    def step(self, track_id: str, post_id: str) -> Step:
+        """The step of ``post_id`` in ``track_id``. Raises ``KeyError`` when it is not a step there."""
+        return self._steps[(track_id, post_id)]
+
+    def tracks_of(self, post_id: str) -> tuple[str, ...]:
+        """Ids of the tracks whose path includes the post (in catalog track order)."""
+        resolved = self.resolve_post_id(post_id)
+        return self._post_tracks.get(resolved or "", ())
+
+    def url_of(self, post: Post) -> str | None:
+        """The absolute URL of a post: relative ``/paths`` resolve against the manifest's blog host."""
+        if post.url is None:
+            return None
+        if post.url.startswith("/"):
+            return self.manifest.blog_base_url + post.url
+        return post.url

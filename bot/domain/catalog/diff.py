@@ -1,0 +1,215 @@
+"""What changed between two catalog versions (``vllm-path catalog diff OLD NEW``).
+
+Either side is a catalog folder, a catalog version (``2026.11.0``: the newest commit whose
+manifest declares it) or a git revision (``HEAD~1``, ``REV:path/to/catalog``); a revision is
+extracted with ``git archive`` into a temporary folder.
+A post that disappeared but whose id lives on as an alias of a new post counts as *renamed*, so
+people's progress and a digest's announcement follow it.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import subprocess
+import tarfile
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bot.domain.catalog.compiled import Catalog
+from bot.domain.catalog.loader import load_catalog
+from bot.domain.catalog.models import CALVER_RE
+
+
+@dataclass(frozen=True)
+class TextChange:
+    """One re-worded field: ``kind`` is post, track or step; ``id`` names it (``track/post`` for steps)."""
+
+    kind: str
+    id: str
+    field: str
+    old: Any
+    new: Any
+
+
+@dataclass
+class CatalogDiff:
+    """The changes from ``old_version`` to ``new_version``. Lists are sorted; dicts keyed by track id."""
+
+    old_version: str
+    new_version: str
+    posts_added: list[str] = field(default_factory=list)
+    posts_removed: list[str] = field(default_factory=list)
+    posts_renamed: list[tuple[str, str]] = field(default_factory=list)
+    tracks_added: list[str] = field(default_factory=list)
+    tracks_removed: list[str] = field(default_factory=list)
+    steps_added: dict[str, list[str]] = field(default_factory=dict)
+    steps_removed: dict[str, list[str]] = field(default_factory=dict)
+    steps_reordered: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    text_changed: list[TextChange] = field(default_factory=list)
+
+    @property
+    def empty(self) -> bool:
+        """True when nothing changed but (possibly) the version number."""
+        return not any((self.posts_added, self.posts_removed, self.posts_renamed, self.tracks_added,
+                        self.tracks_removed, self.steps_added, self.steps_removed,
+                        self.steps_reordered, self.text_changed))
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready data (renames as ``{"old", "new"}`` objects)."""
+        data = asdict(self)
+        data["posts_renamed"] = [{"old": o, "new": n} for o, n in self.posts_renamed]
+        return data
+
+    def render(self) -> str:
+        """Human-readable summary for a terminal or a pull request."""
+        out = [f"catalog {self.old_version} -> {self.new_version}"]
+        if self.empty:
+            out.append("  no changes")
+        for label, items in (("posts added", self.posts_added), ("posts removed", self.posts_removed),
+                             ("tracks added", self.tracks_added), ("tracks removed", self.tracks_removed)):
+            if items:
+                out.append(f"  {label}: {', '.join(items)}")
+        for old, new in self.posts_renamed:
+            out.append(f"  post renamed: {old} -> {new}")
+        for tid, items in sorted(self.steps_added.items()):
+            out.append(f"  track {tid}: steps added: {', '.join(items)}")
+        for tid, items in sorted(self.steps_removed.items()):
+            out.append(f"  track {tid}: steps removed: {', '.join(items)}")
+        for tid, orders in sorted(self.steps_reordered.items()):
+            out.append(f"  track {tid}: re-ordered: {' > '.join(orders['old'])}  =>  {' > '.join(orders['new'])}")
+        for ch in self.text_changed:
+            out.append(f"  {ch.kind} {ch.id}: {ch.field} changed")
+        return "\n".join(out)
+
+
+def _plain(value: Any) -> Any:
+    """Models and tuples of models as JSON-ready data."""
+    if hasattr(value, "model_dump"):
+        return value.model_dump(mode="json", by_alias=True)
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def diff_catalogs(old: Catalog, new: Catalog) -> CatalogDiff:
+    """Compare two loaded catalogs. Pure; never raises for valid catalogs."""
+    result = CatalogDiff(old.version, new.version)
+    old_ids = {p.id for p in old.posts}
+    new_ids = {p.id for p in new.posts}
+    renamed: dict[str, str] = {}
+    for post in new.posts:
+        for alias in post.aliases:
+            if alias in old_ids and alias not in new_ids:
+                renamed[alias] = post.id
+    result.posts_renamed = sorted(renamed.items())
+    result.posts_removed = sorted(old_ids - new_ids - set(renamed))
+    result.posts_added = sorted(new_ids - old_ids - set(renamed.values()))
+
+    def current(pid: str) -> str:
+        return renamed.get(pid, pid)
+
+    for post in new.posts:
+        before_id = next((o for o, n in renamed.items() if n == post.id), post.id)
+        if before_id not in old_ids:
+            continue
+        before = old.post(before_id)
+        for name in ("title", "url", "summary", "tags", "authors", "published", "type"):
+            a, b = getattr(before, name), getattr(post, name)
+            if a != b:
+                result.text_changed.append(TextChange("post", post.id, name, _plain(a), _plain(b)))
+
+    old_tracks = {t.id for t in old.tracks}
+    new_tracks = {t.id for t in new.tracks}
+    result.tracks_added = sorted(new_tracks - old_tracks)
+    result.tracks_removed = sorted(old_tracks - new_tracks)
+    for tid in sorted(old_tracks & new_tracks):
+        a_order = [current(p) for p in old.order(tid)]
+        b_order = list(new.order(tid))
+        added = [p for p in b_order if p not in a_order]
+        removed = [p for p in a_order if p not in b_order]
+        if added:
+            result.steps_added[tid] = added
+        if removed:
+            result.steps_removed[tid] = removed
+        common_a = [p for p in a_order if p in b_order]
+        common_b = [p for p in b_order if p in a_order]
+        if common_a != common_b:
+            result.steps_reordered[tid] = {"old": common_a, "new": common_b}
+        ta, tb = old.track(tid), new.track(tid)
+        for name in ("names", "aliases", "description", "resolutions"):
+            if getattr(ta, name) != getattr(tb, name):
+                result.text_changed.append(TextChange("track", tid, name, _plain(getattr(ta, name)),
+                                                      _plain(getattr(tb, name))))
+        old_steps = {current(s.post): s for s in ta.steps}
+        for step in tb.steps:
+            before_step = old_steps.get(step.post)
+            if before_step is None:
+                continue
+            for name in ("note", "level", "after", "external_prerequisites"):
+                va, vb = getattr(before_step, name), getattr(step, name)
+                if va != vb:
+                    result.text_changed.append(TextChange("step", f"{tid}/{step.post}", name,
+                                                          _plain(va), _plain(vb)))
+    return result
+
+
+def resolve_catalog_ref(ref: str, repo: Path | None = None, tmp: Path | None = None) -> Path:
+    """A catalog folder for ``ref``: an existing folder as is, else a git revision extracted.
+
+    ``REV`` means ``REV:catalog``; ``REV:some/path`` names another folder. Raises ``ValueError``
+    when ``ref`` is neither a folder nor a revision git knows.
+    """
+    path = Path(ref)
+    if path.is_dir():
+        return path
+    if CALVER_RE.match(ref):
+        ref = _commit_of_version(ref, repo or Path.cwd())
+    rev, _, sub = ref.partition(":")
+    sub = sub or "catalog"
+    cwd = repo or Path.cwd()
+    try:
+        top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=cwd, check=True,
+                             capture_output=True, text=True).stdout.strip()
+        data = subprocess.run(["git", "archive", "--format=tar", rev, sub], cwd=top, check=True,
+                              capture_output=True).stdout
+    except (subprocess.CalledProcessError, FileNotFoundError) as exc:
+        detail = getattr(exc, "stderr", b"") or b""
+        if isinstance(detail, bytes):
+            detail = detail.decode(errors="replace")
+        raise ValueError(f"{ref!r} is neither a catalog folder nor a git revision with {sub}/ "
+                         f"({detail.strip() or exc})") from exc
+    target = Path(tmp or tempfile.mkdtemp(prefix="vllm-path-catalog-"))
+    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+        tar.extractall(target, filter="data")
+    return target / sub
+
+
+def _commit_of_version(version: str, cwd: Path) -> str:
+    """The newest commit whose ``catalog/manifest.yaml`` declares ``version`` (``version`` itself
+    when git finds none, so the caller's error names what was asked for)."""
+    try:
+        commits = subprocess.run(["git", "log", "--format=%H", "--", "catalog/manifest.yaml"], cwd=cwd,
+                                 check=True, capture_output=True, text=True).stdout.split()
+        for commit in commits:
+            text = subprocess.run(["git", "show", f"{commit}:catalog/manifest.yaml"], cwd=cwd,
+                                  check=True, capture_output=True, text=True).stdout
+            if re.search(rf"^version:\s*['\"]?{re.escape(version)}['\"]?\s*$", text, re.MULTILINE):
+                return commit
+    except (subprocess.CalledProcessError, FileNotFoundError):
+        pass
+    return version
+
+
+def diff_refs(old_ref: str, new_ref: str) -> CatalogDiff:
+    """Load both sides (folders or git revisions) and diff them. Raises ``ValueError`` or
+    :class:`~bot.domain.catalog.loader.CatalogError` when a side cannot be loaded. The version-history
+    rules of ``catalog check`` are not applied: an old version stays readable after a rule is
+    added."""
+    with tempfile.TemporaryDirectory(prefix="vllm-path-diff-") as tmp:
+        a = resolve_catalog_ref(old_ref, tmp=Path(tmp) / "old")
+        b = resolve_catalog_ref(new_ref, tmp=Path(tmp) / "new")
+        return diff_catalogs(load_catalog(a, check_versions=False),
+                             load_catalog(b, check_versions=False))

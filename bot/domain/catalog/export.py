@@ -1,0 +1,99 @@
+"""The compiled catalog as plain data (``vllm-path catalog export --json``) and as terminal text."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.domain.catalog.compiled import Catalog
+from bot.domain.catalog.models import LocalizedText
+
+
+def _text(value: LocalizedText | None) -> dict[str, str] | None:
+    if value is None:
+        return None
+    return {k: v for k, v in (("en", value.en), ("zh", value.zh)) if v}
+
+
+def export_catalog(catalog: Catalog) -> dict[str, Any]:
+    """The compiled catalog as JSON-ready data.
+
+    Shape: ``{"version", "posts": [{"id", "title", "url", "published", "published_precision",
+    "authors", "source", "link_kind", "type", "tags", "blog_tags", "aliases", "summary", "tracks"}],
+    "tracks": [{"id", "names", "aliases", "description", "bilingual", "steps": [{"post_id",
+    "position", "after", "level", "note", "external_prerequisites"}], "resolutions"}],
+    "warnings"}``; ``link_kind`` is ``article`` or ``summary`` (the url opens a summary page of the
+    article, not the article), ``blog_tags`` the blog's own tags; ``steps`` are in
+    path order, ``url`` is absolute (or ``null`` when not known), ``published`` is an ISO date or
+    ``FROM..TO`` for a range.
+    """
+    posts = []
+    for post in catalog.posts:
+        posts.append({
+            "id": post.id,
+            "title": post.title,
+            "url": catalog.url_of(post),
+            "published": post.published.label(),
+            "published_precision": post.published.precision,
+            "authors": list(post.authors),
+            "source": post.source.label(),
+            "link_kind": post.source.link_kind,
+            "type": post.type,
+            "tags": list(post.tags),
+            "blog_tags": list(post.blog_tags),
+            "aliases": list(post.aliases),
+            "summary": _text(post.summary),
+            "tracks": list(catalog.tracks_of(post.id)),
+        })
+    tracks = []
+    for track in catalog.tracks:
+        steps = []
+        for i, step in enumerate(catalog.path(track.id), start=1):
+            steps.append({
+                "post_id": step.post,
+                "position": i,
+                "after": list(step.after),
+                "level": step.level,
+                "note": _text(step.note),
+                "external_prerequisites": [
+                    {"title": x.title, "url": x.url, "kind": x.kind, "note": _text(x.note)}
+                    for x in step.external_prerequisites
+                ],
+            })
+        tracks.append({
+            "id": track.id,
+            "names": _text(track.names),
+            "aliases": list(track.aliases),
+            "description": _text(track.description),
+            "bilingual": track.bilingual,
+            "steps": steps,
+            "resolutions": [{"steps": list(r.steps), "reason": _text(r.reason)} for r in track.resolutions],
+        })
+    return {"version": catalog.version, "posts": posts, "tracks": tracks,
+            "warnings": list(catalog.warnings)}
+
+
+def render_track(catalog: Catalog, track_id: str, lang: str = "en") -> str:
+    """A track's path in reading order as terminal text (one numbered line per step, then its note).
+
+    Raises ``KeyError`` for an unknown track.
+    """
+    track = catalog.track(track_id)
+    lines = [f"{track.names.en} / {track.names.zh}  [{track.id}]  catalog {catalog.version}",
+             track.description.get(lang), ""]
+    path = catalog.path(track_id)
+    for i, step in enumerate(path, start=1):
+        post = catalog.post(step.post)
+        after = f"  (after {', '.join(step.after)})" if step.after else ""
+        lines.append(f"{i:>2}. [{step.level}] {post.title}  ({post.published.label()}){after}")
+        lines.append(f"    id: {post.id}   {catalog.url_of(post) or 'URL not known'}")
+        for ext in step.external_prerequisites:
+            label = "first know" if ext.kind == "prerequisite" else "then read"
+            lines.append(f"    {label}: {ext.title}" + (f" <{ext.url}>" if ext.url else ""))
+        if step.note:
+            lines.append(f"    {step.note.get(lang)}")
+    if track.resolutions:
+        lines.append("")
+        lines.append("Resolved conflicts in the notes:")
+        for res in track.resolutions:
+            lines.append(f"  - {', '.join(res.steps)}: {res.reason.get(lang)}")
+    return "\n".join(lines)

@@ -1,0 +1,122 @@
+"""Catalog versions (CalVer ``YYYY.MM.N``) compared as numbers, and the changelog's entries.
+
+``2026.12.10`` is newer than ``2026.12.9``: compare with :func:`calver_key` (or pick with
+:func:`newest_version`), never as strings. The changelog (``catalog/CHANGELOG.md``) has one
+``## <version> — <YYYY-MM-DD>`` heading per version, newest first (:func:`changelog_entries`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from bot.domain.catalog.models import CALVER_RE
+
+CHANGELOG_ENTRY = re.compile(
+    r"^##\s+\[?(?P<version>\d{4}\.\d{2}\.\d+)\]?(?:[^\n\d]*(?P<date>\d{4}-\d{2}-\d{2}))?",
+    re.MULTILINE)
+"""A changelog heading: ``## 2026.12.0 — 2026-12-01`` (the date is optional here; the checker
+asks for it)."""
+
+
+def calver_key(version: str) -> tuple[int, int, int, int, str]:
+    """A sort key that orders CalVer versions as numbers: ``(1, year, month, micro, "")``.
+
+    A string that is not CalVer sorts before every CalVer version, by its text
+    (``(0, 0, 0, 0, text)``), so mixed lists (tests use ``v1``/``v2``) still sort. Pure.
+    """
+    m = CALVER_RE.match(version)
+    if not m:
+        return (0, 0, 0, 0, version)
+    return (1, int(m.group("year")), int(m.group("month")), int(m.group("micro")), "")
+
+
+def newest_version(versions: Iterable[str]) -> str | None:
+    """The newest of ``versions`` by :func:`calver_key` (``2026.12.10`` over ``2026.12.9``);
+    ``None`` for none. Use it to break ties between versions first seen at the same instant."""
+    items = list(versions)
+    return max(items, key=calver_key) if items else None
+
+
+@dataclass(frozen=True)
+class ChangelogEntry:
+    """One ``## <version> — <date>`` heading: ``date`` is ``None`` when the heading has none;
+    ``line`` is its 1-based line number in the file."""
+
+    version: str
+    date: dt.date | None
+    line: int
+
+
+def changelog_entries(text: str) -> list[ChangelogEntry]:
+    """The entries of a changelog in file order (newest first by convention).
+
+    A heading whose date is not a real day (``2026-13-01``) has ``date`` ``None``. Pure.
+    """
+    out: list[ChangelogEntry] = []
+    for m in CHANGELOG_ENTRY.finditer(text):
+        day: dt.date | None = None
+        if m.group("date"):
+            try:
+                day = dt.date.fromisoformat(m.group("date"))
+            except ValueError:
+                day = None
+        out.append(ChangelogEntry(m.group("version"), day, text.count("\n", 0, m.start()) + 1))
+    return out
+
+
+def version_month(version: str) -> dt.date | None:
+    """The first day of the month a CalVer version names (``2026.12.3`` → 2026-12-01)."""
+    m = CALVER_RE.match(version)
+    if not m:
+        return None
+    return dt.date(int(m.group("year")), int(m.group("month")), 1)
+
+
+def version_problems(manifest_version: str,
+                     entries: list[ChangelogEntry]) -> list[tuple[str, str, str, str]]:
+    """What is wrong with the manifest's version against the changelog.
+
+    Returns ``(entry, field, message, severity)`` tuples (severity ``error`` or ``warning``):
+
+    * error, field ``version``: the manifest version is not greater (as numbers) than the
+      previous changelog entry, i.e. every other entry (setting it back to ``2026.11.0`` over
+      ``2026.12.0``, or re-using ``2026.12.0``, is refused);
+    * error, field ``date``: an entry dated before the month its version names (``2026.12.0``
+      dated ``2026-11-30``);
+    * error, field ``heading``: entries not newest first, or a version with two entries;
+    * warning, field ``date``: an entry heading without a date.
+
+    Entries are named ``version <v>``. Pure.
+    """
+    problems: list[tuple[str, str, str, str]] = []
+    key = calver_key(manifest_version)
+    own = next((i for i, e in enumerate(entries) if e.version == manifest_version), None)
+    not_below = [e for i, e in enumerate(entries) if i != own and calver_key(e.version) >= key]
+    if not_below:
+        top = max(not_below, key=lambda e: calver_key(e.version))
+        problems.append((f"version {manifest_version}", "version",
+                         (f"manifest.yaml version {manifest_version} is not greater than "
+                         f"{top.version}, the previous entry of CHANGELOG.md (line {top.line}); "
+                         "a new catalog needs a greater version"), "error"))
+    for before, after in itertools.pairwise(entries):
+        if calver_key(after.version) >= calver_key(before.version):
+            what = "twice" if after.version == before.version else f"after {before.version}"
+            problems.append((f"version {after.version}", "heading",
+                             (f"CHANGELOG.md line {after.line}: entries go newest first, but "
+                             f"{after.version} comes {what}"), "error"))
+    for entry in entries:
+        month = version_month(entry.version)
+        if entry.date is None:
+            problems.append((f"version {entry.version}", "date",
+                             (f"CHANGELOG.md line {entry.line}: the heading has no date "
+                             f"('## {entry.version} — YYYY-MM-DD')"), "warning"))
+        elif month is not None and entry.date < month:
+            problems.append((f"version {entry.version}", "date",
+                             (f"CHANGELOG.md line {entry.line}: dated {entry.date.isoformat()}, "
+                             f"before the month its version names ({month.strftime('%Y-%m')})"),
+                             "error"))
+    return problems

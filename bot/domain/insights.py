@@ -1,0 +1,151 @@
+"""Reading insights for a workspace's admins (pure: plain rows in, counts out; no Slack, no I/O).
+
+What an admin sees (``/vllm-path stats``, App Home, ``vllm-path stats --team T``): readers active
+in the last :data:`ACTIVE_DAYS` days, reads per ISO week for the last :data:`WEEKS` weeks, each
+track as a funnel (how many readers reached each step: read at least that many of its steps), the
+most-read posts, and digest health per channel. Counts only: no one's reading is named, and a
+count that concerns one post or step is shown only when it is above :data:`MIN_READERS` - 1
+readers (3); smaller ones (other than 0) are hidden (``None``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from bot.domain.catalog import Catalog
+
+ACTIVE_DAYS = 28
+"""A reader is active when they marked a post read within this many days (4 weeks)."""
+WEEKS = 8
+"""Weeks shown in the reads-per-week sparkline."""
+MIN_READERS = 4
+"""Smallest count of readers shown for one post or one step (above 3: no one can be singled out)."""
+TOP_POSTS = 5
+"""Posts listed under *most read*."""
+SPARKS = "▁▂▃▄▅▆▇█"
+
+
+@dataclass(frozen=True)
+class TrackFunnel:
+    """``reached[k]``: readers who read at least ``k + 1`` steps of the track; ``steps`` the path
+    length; ``readers`` those with at least one step read. Counts from 1 to
+    ``MIN_READERS - 1`` are ``None`` (hidden)."""
+
+    track_id: str
+    steps: int
+    readers: int | None
+    reached: tuple[int | None, ...]
+
+
+@dataclass(frozen=True)
+class ChannelHealth:
+    """A channel's digests: subscriptions ``active`` / ``paused`` (with the ``reasons``) and the
+    ledger's ``sent`` / ``skipped`` / ``failed`` periods in the last :data:`ACTIVE_DAYS` days."""
+
+    channel_id: str
+    active: int = 0
+    paused: int = 0
+    reasons: tuple[str, ...] = ()
+    sent: int = 0
+    skipped: int = 0
+    failed: int = 0
+
+
+@dataclass(frozen=True)
+class Insights:
+    """The numbers for one workspace at ``now`` (UTC)."""
+
+    team_id: str
+    now: datetime
+    readers_total: int
+    readers_active: int
+    reads_per_week: tuple[tuple[str, int], ...]
+    funnels: tuple[TrackFunnel, ...]
+    top_posts: tuple[tuple[str, int], ...]
+    channels: tuple[ChannelHealth, ...] = field(default=())
+
+    def sparkline(self) -> str:
+        """Reads per week as block characters, oldest week first (``▁`` for none)."""
+        return sparkline([n for _, n in self.reads_per_week])
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready: times as ISO 8601 strings."""
+        data = asdict(self)
+        data["now"] = self.now.isoformat()
+        data["sparkline"] = self.sparkline()
+        return data
+
+
+def sparkline(values: Sequence[int]) -> str:
+    """One block character per value, scaled to the largest (``▁`` for 0)."""
+    top = max(values, default=0)
+    if top <= 0:
+        return SPARKS[0] * len(values)
+    return "".join(SPARKS[0] if v <= 0 else SPARKS[max(1, round(v / top * (len(SPARKS) - 1)))] for v in values)
+
+
+def _week(at: datetime) -> str:
+    year, week, _ = at.isocalendar()
+    return f"{year}-W{week:02d}"
+
+
+def _shown(n: int) -> int | None:
+    return n if n >= MIN_READERS or n == 0 else None
+
+
+def compute(catalog: Catalog, team_id: str, reads: Iterable[tuple[str, str, datetime]], now: datetime,
+            subscriptions: Iterable[Any] = (), deliveries: Iterable[tuple[str, str, int]] = ()) -> Insights:
+    """The insights of ``team_id`` at ``now`` (aware UTC).
+
+    ``reads``: ``(user id, post id as stored, read_at)`` rows (former post ids count for the
+    current post); ``subscriptions``: objects with ``channel_id``, ``status``, ``pause_reason``
+    (the store's :class:`~bot.store.snapshots.Subscription`); ``deliveries``: ``(destination,
+    outcome, count)`` from the ledger (DM destinations, user ids, are left out).
+    """
+    by_user: dict[str, set[str]] = defaultdict(set)
+    active: set[str] = set()
+    weeks: Counter[str] = Counter()
+    since = now - timedelta(days=ACTIVE_DAYS)
+    for user, stored, at in reads:
+        post = catalog.resolve_post_id(stored)
+        if post is None:
+            continue
+        by_user[user].add(post)
+        if at >= since:
+            active.add(user)
+        weeks[_week(at)] += 1
+    week_keys = [_week(now - timedelta(weeks=i)) for i in range(WEEKS - 1, -1, -1)]
+
+    funnels = []
+    for track in catalog.tracks:
+        order = catalog.order(track.id)
+        counts = [sum(1 for p in order if p in posts) for posts in by_user.values()]
+        counts = [c for c in counts if c]
+        reached = tuple(_shown(sum(1 for c in counts if c >= k)) for k in range(1, len(order) + 1))
+        funnels.append(TrackFunnel(track.id, len(order), _shown(len(counts)), reached))
+
+    per_post = Counter(p for posts in by_user.values() for p in posts)
+    top = tuple((p, n) for p, n in sorted(per_post.items(), key=lambda x: (-x[1], x[0]))
+                if n >= MIN_READERS)[:TOP_POSTS]
+
+    health: dict[str, dict[str, Any]] = defaultdict(lambda: {"active": 0, "paused": 0, "reasons": [],
+                                                              "sent": 0, "skipped": 0, "failed": 0})
+    for sub in subscriptions:
+        h = health[sub.channel_id]
+        if sub.status == "active":
+            h["active"] += 1
+        else:
+            h["paused"] += 1
+            if sub.pause_reason and sub.pause_reason not in h["reasons"]:
+                h["reasons"].append(sub.pause_reason)
+    for destination, outcome, n in deliveries:
+        if destination in health and outcome in ("sent", "skipped", "failed"):
+            health[destination][outcome] += n
+    channels = tuple(ChannelHealth(cid, h["active"], h["paused"], tuple(h["reasons"]), h["sent"],
+                                   h["skipped"], h["failed"]) for cid, h in sorted(health.items()))
+    return Insights(team_id, now, len(by_user), len(active),
+                    tuple((w, weeks.get(w, 0)) for w in week_keys), tuple(funnels), top, channels)

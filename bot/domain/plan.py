@@ -1,0 +1,138 @@
+"""The digest decision, pure: which steps of a track a channel gets this week and what is new.
+
+No Slack, no database, no clock: plain functions over the immutable :class:`~bot.domain.catalog.Catalog`
+returning plain frozen data. The Slack view (:func:`bot.slack.views.digest.compose_channel_digest`)
+and the console render a :class:`ChannelPlan`; the deliverer stores its ``cursor`` and
+``version`` once the digest is sent.
+
+A subscription's ``cursor`` counts the steps of the path (in the order of the catalog version
+``last_catalog_version``) that the channel has been through; each digest brings the next
+``steps_per_week`` (1-3) steps and announces what a newer catalog version added to the track. The
+digest that reaches the end of the path is the *closing* one; after it only additions are
+announced, and a week with nothing new has no digest (:attr:`ChannelPlan.empty`).
+
+Progress survives renames: a post walked under a former id (an alias) counts as walked under its
+current id (:meth:`Catalog.resolve_post_id`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+from bot.domain.catalog import Catalog
+
+MIN_STEPS_PER_WEEK = 1
+MAX_STEPS_PER_WEEK = 3
+NewKind = Literal["behind", "ahead", "moved"]
+"""Why a post is announced: added before the channel's place (``behind``), added after it
+(``ahead``), or moved up before it by a re-ordering (``moved``)."""
+
+
+class SubscriptionLike(Protocol):
+    """What planning needs of a channel subscription (:class:`bot.store.Subscription` has it)."""
+
+    # Read-only (properties), so frozen dataclasses such as ``Subscription`` match.
+    @property
+    def id(self) -> int: ...
+    @property
+    def track_id(self) -> str: ...
+    @property
+    def cursor(self) -> int: ...
+    @property
+    def steps_per_week(self) -> int: ...
+    @property
+    def last_catalog_version(self) -> str | None: ...
+
+
+@dataclass(frozen=True)
+class ChannelPlan:
+    """This week's digest of one subscription, as data.
+
+    ``steps``: post ids to send, in path order; ``new``: ``(post id, kind)`` announcements in path
+    order; ``added``: every post a newer catalog version added to the track (a subset of the
+    path, path order); ``cursor``: the subscription's cursor after this digest, over ``total``
+    steps; ``closing``: this digest completes the path; ``first``: the channel's very first digest
+    (it carries an introduction); ``version``: the catalog version ``cursor`` refers to.
+    """
+
+    track_id: str
+    steps: tuple[str, ...]
+    new: tuple[tuple[str, NewKind], ...]
+    added: tuple[str, ...]
+    cursor: int
+    total: int
+    closing: bool
+    first: bool
+    version: str
+
+    @property
+    def done(self) -> bool:
+        """The path is complete after this digest (or was already)."""
+        return self.cursor >= self.total
+
+    @property
+    def empty(self) -> bool:
+        """Nothing to post this week: no step left and nothing new."""
+        return not self.steps and not self.new
+
+
+def walk(catalog: Catalog, track_id: str, cursor: int, steps_per_week: int,
+         old_order: Sequence[str] | None) -> tuple[tuple[str, ...], tuple[tuple[str, NewKind], ...],
+                                                  frozenset[str], int, int]:
+    """Where a channel is on the current path and what it reads next.
+
+    ``old_order`` is the track's path in the catalog version the cursor refers to (None when
+    that is the current version, or unknown). The posts the channel has been through are the
+    first ``cursor`` posts of that order (former ids resolved); the frontier is just after the
+    last of them in the current order; this week's steps follow the frontier. Posts before the
+    frontier that the channel has not seen (added by a newer version, or moved up) and posts
+    added after it are announced. Returns ``(steps, new, added, new cursor, total)``.
+    """
+    order = catalog.order(track_id)
+    k = max(MIN_STEPS_PER_WEEK, min(MAX_STEPS_PER_WEEK, steps_per_week))
+    if old_order is None:
+        seen = set(order[:cursor])
+        added: set[str] = set()
+    else:
+        resolved = [catalog.resolve_post_id(p) or p for p in old_order]
+        seen = set(resolved[:cursor])
+        known = set(resolved)
+        added = {p for p in order if p not in known}
+    pos = {p: i for i, p in enumerate(order)}
+    frontier = max((pos[p] for p in seen if p in pos), default=-1) + 1
+    steps = tuple(order[frontier:frontier + k])
+    new: list[tuple[str, NewKind]] = []
+    for i, p in enumerate(order):
+        if p in seen or p in steps:
+            continue
+        if i < frontier:
+            new.append((p, "behind" if p in added else "moved"))
+        elif p in added:
+            new.append((p, "ahead"))
+    return steps, tuple(new), frozenset(added), frontier + len(steps), len(order)
+
+
+def plan_channel_digest(catalog: Catalog, sub: SubscriptionLike,
+                        snapshot: Mapping[str, Sequence[str]] | None = None) -> ChannelPlan:
+    """This week's :class:`ChannelPlan` for ``sub``.
+
+    ``snapshot`` is the store's ``catalog_snapshot(sub.last_catalog_version)`` (``{track id:
+    [post ids in path order]}``) or None when unknown; it is ignored when that version is the
+    current one. Raises ``KeyError`` when the catalog has no track ``sub.track_id`` (the caller
+    pauses such a subscription).
+    """
+    track_id = sub.track_id
+    catalog.track(track_id)  # KeyError for a track the catalog no longer has
+    old_order = None
+    if (snapshot is not None and sub.last_catalog_version not in (None, catalog.version)
+            and track_id in snapshot):
+        old_order = list(snapshot[track_id])
+    steps, new, added, cursor, total = walk(catalog, track_id, max(0, sub.cursor),
+                                            sub.steps_per_week, old_order)
+    return ChannelPlan(
+        track_id=track_id, steps=steps, new=new,
+        added=tuple(p for p in catalog.order(track_id) if p in added),
+        cursor=cursor, total=total, closing=cursor >= total and bool(steps),
+        first=sub.cursor == 0 and sub.last_catalog_version is None, version=catalog.version)

@@ -1,0 +1,128 @@
+"""Query → the track it names (if any) and ranked posts, in English and Chinese; links → posts.
+
+Use :class:`Matcher`: build it once per catalog version (``Matcher(catalog)``, or
+``Matcher(catalog, load_vocabulary(catalog_dir))`` for a catalog folder other than the shipped
+one), then call :meth:`Matcher.match_track`, :meth:`Matcher.search` and
+:meth:`Matcher.resolve_link` from any thread (the index is read-only after construction; the only
+mutable part is an internal ``functools.lru_cache`` of per-word expansions, which is thread-safe).
+Pure: no Slack, Bolt or Block Kit import.
+
+Modules: :mod:`~bot.domain.search.analysis` (normalisation, stemmer, terms), :mod:`~bot.domain.search.vocabulary`
+(``catalog/vocabulary.yaml`` and ``catalog/answers.yaml``), :mod:`~bot.domain.search.index` (the fuzzy
+index), :mod:`~bot.domain.search.ranking` (BM25), :mod:`~bot.domain.search.links` (URLs),
+:mod:`~bot.domain.search.matcher` (matching and fusion), :mod:`~bot.domain.search.results` (what is returned).
+
+How a query is read
+-------------------
+1. **Preprocessing** (:func:`normalize`): :func:`bot.domain.text.fold` (Slack markup and entities
+   decoded, NFKC — full-width letters, ligatures, ``²`` —, case folding, accents folded: ``Café``
+   → ``cafe``), then every run of punctuation, symbols and emoji becomes one space; CJK runs are
+   kept whole and separated from Latin words. ``"P-EAGLE"`` → ``"p eagle"``, ``"torch.compile"``
+   → ``"torch compile"``, ``"ＧＰＴ－ＯＳＳ"`` → ``"gpt oss"``, ``"&"`` / ``"🦅"`` → ``""``. At most
+   :data:`MAX_QUERY_CHARS` characters of a query are read (Slack sends up to ~3,000).
+2. **Links.** A query that is one URL of a catalog post (either blog host, Slack's ``<…|label>``,
+   trailing slash, fragment, ``.html``-less, a yomu.fyi summary) returns that post alone
+   (``matched="link"``); an unknown post on the blog host returns no post and
+   ``link.status == "unknown"`` (see :mod:`bot.domain.search.links`).
+3. **Terms.** Latin words are reduced by a small suffix stemmer (:func:`stem`); adjacent words
+   are also joined (``wide ep`` → ``wideep``); CJK runs are indexed as character **bigrams**.
+4. **Vocabulary** (``catalog/vocabulary.yaml``, data a catalog editor changes): groups of
+   equivalent terms in both languages (``spec`` ↔ ``speculative decoding`` ↔ ``推测解码``), stop
+   words and question words (``why``, ``how``, ``first``, ``怎么``: they never drive a match on
+   their own), track stop words, and the blog and summary hosts. Chinese entries also segment
+   Chinese text (forward maximum matching).
+5. **Typos** (rapidfuzz): a Latin word of 4+ letters not in the catalog's vocabulary is corrected
+   against the known words one edit away (a symmetric-delete index), longer ones by a scan.
+
+Two signals, fused
+------------------
+**Coverage** (the fuzzy matcher): an inverted index maps each term to the posts containing it and
+the weight of its best field: title 1.0, tags 0.9, post id and former ids 0.8, answers (the
+questions and terms of ``catalog/answers.yaml``) 0.7, summaries 0.6, names of the post's tracks
+0.4 (:data:`FIELD_WEIGHTS`). A query is a list of concepts (one per word), each with alternatives
+(the word, joins, synonyms 0.9, typo corrections, prefix completions 0.75), weighted by inverse
+document frequency; a post's coverage is the weighted share of concepts it matches. The best
+candidates are re-scored with rapidfuzz (``partial_ratio`` of the query against the title, of its
+Chinese against the post's Chinese text)::
+
+    fuzzy = 100 × (0.85 × coverage + 0.15 × similarity / 100)   (0..100)
+
+**Ranked retrieval** (:mod:`bot.domain.search.ranking`): BM25 (bm25s) over title, tags, summaries (en,
+zh as character bigrams) and answers, stop and question words removed, the query expanded with
+its synonym groups. Divided by the best post's BM25 score: ``bm25 = 0..1``.
+
+The shown score fuses both (:data:`FUZZY_WEIGHT` = 0.6)::
+
+    score = FUZZY_WEIGHT × fuzzy + (1 - FUZZY_WEIGHT) × 100 × bm25      (0..100)
+
+(``fuzzy`` alone when no query term is in the BM25 index). A convex combination of scores rather
+than of ranks (reciprocal-rank fusion) because ranks cannot say where the matches stop: results
+**stop where the matches stop** — a post is a good match when its score is at least
+:data:`MIN_SCORE` and at least :data:`RELATIVE_FLOOR` times the best post's; ``SearchResult.total``
+counts the good matches and ``offset``/``limit`` page through them (``search llm-d`` returns the
+llm-d posts, not the posts that merely say "LLM"). Only the best candidates by their score without
+similarity are re-scored with rapidfuzz. Each result names its tracks. Ties go to the newer post.
+
+Track matching
+--------------
+:meth:`Matcher.match_track` fires only when the query *names* a track: every word of the query
+must belong to one name (``speculative``, ``pd disaggregation``, ``推测解码``, typos allowed), so
+post-level queries (``eagle``, ``fp8 kv cache``) give ``None``. :meth:`Matcher.suggest_track` is
+the did-you-mean: no suggestion for a query of fewer than two letters unless it is a track alias.
+"""
+
+from bot.domain.catalog import Catalog
+from bot.domain.search.analysis import normalize, stem
+from bot.domain.search.index import (
+    FIELD_WEIGHTS,
+    HINT_EMPTY,
+    MAX_QUERY_CHARS,
+    MIN_SCORE,
+    TRACK_THRESHOLD,
+)
+from bot.domain.search.links import LinkIndex, resolve_link
+from bot.domain.search.matcher import (
+    FUZZY_WEIGHT,
+    MAX_TOTAL,
+    RELATIVE_FLOOR,
+    SUGGEST_CUTOFF,
+    SUGGEST_MIN_CHARS,
+    Matcher,
+)
+from bot.domain.search.results import LinkResult, PostMatch, SearchResult, TrackMatch
+from bot.domain.search.vocabulary import (
+    Vocabulary,
+    VocabularyError,
+    default_vocabulary,
+    load_vocabulary,
+    validate,
+)
+from bot.domain.text import clean, fold
+
+__all__ = [
+    "FIELD_WEIGHTS", "FUZZY_WEIGHT", "HINT_EMPTY", "MAX_QUERY_CHARS", "MAX_TOTAL", "MIN_SCORE",
+    "RELATIVE_FLOOR", "SUGGEST_CUTOFF", "SUGGEST_MIN_CHARS", "TRACK_THRESHOLD", "LinkIndex",
+    "LinkResult", "Matcher", "PostMatch",
+    "SearchResult", "TrackMatch", "Vocabulary", "VocabularyError", "default_vocabulary",
+    "clean", "fold", "load_vocabulary", "normalize", "resolve_link", "stem", "track_named",
+    "validate",
+]
+
+
+def track_named(catalog: Catalog, text: str, matcher: Matcher | None = None) -> str | None:
+    """The one answer to "does this text name a track": the track id, or ``None``.
+
+    An exact id, English or Chinese name or alias (case-insensitive) names its track; otherwise
+    :meth:`Matcher.match_track` decides (typos, stemming, vocabulary). ``matcher`` defaults to a
+    new :class:`Matcher` over ``catalog`` (pass the runtime's, built once, on hot paths). Blank
+    text names nothing.
+    """
+    key = text.strip().casefold()
+    if not key:
+        return None
+    matcher = matcher or Matcher(catalog)
+    named = matcher.track_by_name(key)
+    if named is not None:
+        return named
+    match = matcher.match_track(text)
+    return match.track_id if match else None

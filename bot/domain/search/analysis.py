@@ -1,0 +1,246 @@
+"""Text analysis for search: normalisation, the stemmer, index terms, CJK bigrams and segmentation.
+
+Pure functions over ``str``; see :mod:`bot.domain.search` for how a query is read.
+"""
+
+from __future__ import annotations
+
+import itertools
+import operator
+import re
+import unicodedata
+from functools import lru_cache
+from typing import NamedTuple
+
+from bot.domain.text import fold, fold_accents
+
+__all__ = ["normalize", "stem"]
+
+_CJK = ("\u2e80-\u2fdf\u3040-\u30ff\u3100-\u312f\u3190-\u31ff\u3400-\u4dbf"
+        "\u4e00-\u9fff\uf900-\ufaff")
+_TOKEN_RE = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+")
+
+
+_SUFFIXES = ("izations", "isations", "ization", "isation", "ations", "ation", "ators", "ator",
+             "ities", "ity", "ives", "ive", "ings", "ing", "ions", "ion", "ized", "ised", "izes",
+             "ises", "ize", "ise", "ated", "ates", "ate", "ers", "er", "ed")
+_SUFFIXES_BY_LAST: dict[str, tuple[str, ...]] = {}
+for _suffix in _SUFFIXES:  # the same priority order, looked up by the word's last letter
+    _SUFFIXES_BY_LAST[_suffix[-1]] = _SUFFIXES_BY_LAST.get(_suffix[-1], ()) + (_suffix,)
+del _suffix
+
+
+
+# --- preprocessing ------------------------------------------------------------------------------
+
+
+def normalize(text: str) -> str:
+    """The preprocessing every query and indexed text goes through.
+
+    :func:`bot.domain.text.fold` (Slack markup decoded, Unicode NFKC, ``str.casefold``, accents folded),
+    then only runs of letters/digits (Latin, Cyrillic, Hangul …) and runs of CJK characters are
+    kept, joined by one space: punctuation, symbols, emoji and underscores separate words and
+    disappear. Returns ``""`` when nothing is left.
+    """
+    if not text:
+        return ""
+    return " ".join(_TOKEN_RE.findall(fold(text)))
+
+
+def _normalize_text(text: str) -> str:
+    """:func:`normalize` for catalog text (titles): no Slack markup to decode, so it skips that."""
+    if text.isascii():  # NFKC and casefold are lower() here; words are [a-z0-9]+
+        return " ".join(_ASCII_WORD_RE.findall(text.lower()))
+    return " ".join(_TOKEN_RE.findall(_fold_text(text)))
+
+
+_PARTS_RE = re.compile(rf"([{_CJK}]+)|([^\W_{_CJK}]+)")
+
+
+_FULLWIDTH_PUNCT_RE = re.compile("[\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff5e]")
+"""Full-width ASCII punctuation (``，：（）！`` …): NFKC makes each an ASCII separator, so it is read
+as a space first; most Chinese text is then already NFKC-normal and Python's quick check skips the
+full normalisation pass."""
+
+
+def _fold_text(text: str) -> str:
+    """NFKC, ``casefold``, accents folded (catalog text: no Slack markup to decode); the same words
+    and CJK runs as :func:`bot.domain.text.fold` (only separators may differ: they are dropped anyway)."""
+    return fold_accents(unicodedata.normalize("NFKC", _FULLWIDTH_PUNCT_RE.sub(" ", text)).casefold())
+
+
+def _parts(text: str) -> list[tuple[str, str]]:
+    """``normalize`` as ``[(cjk run, "") or ("", latin word)]``."""
+    if not text:
+        return []
+    return _PARTS_RE.findall(_fold_text(text))
+
+
+_CJK_RUN_RE = re.compile(rf"[{_CJK}]+")
+_WORD_RUN_RE = re.compile(rf"[^\W_{_CJK}]+")
+_ASCII_WORD_RE = re.compile(r"[a-z0-9]+")
+_ASCII_WORD2_RE = re.compile(r"[a-z0-9]{2,}")
+
+
+def _text_terms(text: str, joins: bool, surface: set[str], cjk_runs: list[str] | None = None
+                ) -> list[str]:
+    """Index terms of raw text: stems of Latin words (2+ chars), stems of joined adjacent Latin
+    words (when ``joins``), CJK bigrams. Adds the Latin words to ``surface`` (and the CJK runs to
+    ``cjk_runs``). Same result as going through :func:`normalize`; ASCII text takes a fast path."""
+    if not text:
+        return []
+    if text.isascii():  # NFKC and casefold are lower() here; words are [a-z0-9]+
+        lowered = text.lower()
+        if not joins:
+            words = _ASCII_WORD2_RE.findall(lowered)
+            surface.update(words)
+            return list(map(stem, words))
+        words = _ASCII_WORD_RE.findall(lowered)
+        surface.update(words)
+        out = list(map(stem, _ASCII_WORD2_RE.findall(lowered)))
+        if len(words) > 1:
+            out.extend(map(stem, map(operator.add, words, words[1:])))
+        return out
+    if not joins:  # no adjacency needed: CJK runs and words by two scans (the same maximal runs)
+        norm = _fold_text(text)
+        runs = _CJK_RUN_RE.findall(norm)
+        words = _WORD_RUN_RE.findall(norm)
+        parts = []
+    else:
+        parts = _parts(text)
+        runs = [c for c, _ in parts if c]
+        words = [w for _, w in parts if w]
+    surface.update(words)
+    out = list(map(stem, [w for w in words if len(w) > 1]))
+    for run in runs:
+        if len(run) > 1:
+            out.extend(map(operator.add, run, run[1:]))
+        else:
+            out.append(run)
+    if cjk_runs is not None:
+        cjk_runs.extend(runs)
+    if joins:  # joins of Latin words that are adjacent (no CJK run between them)
+        out.extend(stem(a[1] + b[1]) for a, b in itertools.pairwise(parts) if a[1] and b[1])
+    return out
+
+
+def _deletes(word: str) -> set[str]:
+    """The word and every string one character shorter (the symmetric-delete neighbourhood)."""
+    return {word} | {word[:i] + word[i + 1:] for i in range(len(word))}
+
+
+def _member_terms(member: str) -> tuple[str, ...]:
+    """Terms a vocabulary entry requires (all of them): stems and CJK bigrams."""
+    terms: list[str] = []
+    for cjk, latin in _parts(member):
+        if cjk:
+            terms.extend(_bigrams(cjk))
+        elif len(latin) >= 2:
+            terms.append(stem(latin))
+    return tuple(dict.fromkeys(terms))
+
+
+@lru_cache(maxsize=1 << 18)
+def stem(word: str) -> str:
+    """A light suffix stemmer for (normalized) Latin words; words with digits are kept as they are.
+
+    Strips one derivational/inflectional suffix (``-ization``, ``-ation``, ``-ing``, ``-ed``,
+    ``-s`` …) when at least 3 letters remain, then a final ``e``: ``decoding``/``decode`` → ``decod``,
+    ``quantization``/``quantisation``/``quantized`` → ``quant``, ``gpus`` → ``gpu``.
+    """
+    if len(word) < 4 or not word.isalpha():
+        return word
+    for suffix in _SUFFIXES_BY_LAST.get(word[-1], ()):
+        if word.endswith(suffix) and len(word) - len(suffix) >= (4 if suffix == "ed" else 3):
+            word = word[: -len(suffix)]
+            break
+    else:
+        if word.endswith(("ches", "shes", "xes", "sses")) and len(word) > 5:
+            word = word[:-2]
+        elif word.endswith("s") and not word.endswith(("ss", "is")):
+            word = word[:-1]
+    if len(word) >= 5 and word.endswith("e"):
+        word = word[:-1]
+    return word
+
+
+def swapped(a: str, b: str) -> bool:
+    """Whether ``b`` is ``a`` with two neighbouring letters swapped (``eagel`` / ``eagle``)."""
+    if len(a) != len(b) or a == b:
+        return False
+    i = next(i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y)
+    return i + 1 < len(a) and a[i] == b[i + 1] and a[i + 1] == b[i] and a[i + 2:] == b[i + 2:]
+
+
+_HAN_CHAR = re.compile(rf"[{_CJK}]")
+
+
+def one_han_apart(a: str, b: str, min_chars: int = 4) -> bool:
+    """Whether ``a`` and ``b`` (spaces ignored) have the same length, at least ``min_chars``
+    characters, and differ in exactly one place, where both hold a CJK character: the typo of a
+    Chinese name typed by sound (``推侧解码`` for ``推测解码``: 侧 and 测 are both *cè*)."""
+    a, b = a.replace(" ", ""), b.replace(" ", "")
+    if len(a) != len(b) or len(a) < min_chars:
+        return False
+    diffs = [(x, y) for x, y in zip(a, b, strict=True) if x != y]
+    return (len(diffs) == 1 and bool(_HAN_CHAR.match(diffs[0][0]))
+            and bool(_HAN_CHAR.match(diffs[0][1])))
+
+
+def _bigrams(run: str) -> list[str]:
+    if len(run) == 1:
+        return [run]
+    return list(map(operator.add, run, run[1:]))
+
+
+def _cjk_segment(run: str, dictionary: frozenset[str], max_len: int,
+                 firsts: frozenset[str] | None = None) -> list[tuple[str, bool]]:
+    """Forward maximum matching: ``[(piece, is_dictionary_word)]``; left-over characters are
+    grouped into chunks. ``firsts`` (optional): the first characters of the dictionary's words of
+    2+ characters; a position whose character is not one of them skips the longer tries."""
+    out: list[tuple[str, bool]] = []
+    chunk = ""
+    i = 0
+    while i < len(run):
+        longest = min(max_len, len(run) - i) if firsts is None or run[i] in firsts else 1
+        for n in range(longest, 1, -1):
+            piece = run[i:i + n]
+            if piece in dictionary:
+                if chunk:
+                    out.append((chunk, False))
+                    chunk = ""
+                out.append((piece, True))
+                i += n
+                break
+        else:
+            if run[i] in dictionary:
+                if chunk:
+                    out.append((chunk, False))
+                    chunk = ""
+                out.append((run[i], True))
+            else:
+                chunk += run[i]
+            i += 1
+    if chunk:
+        out.append((chunk, False))
+    return out
+
+
+class _Concept(NamedTuple):
+    """A query concept: its weight and alternatives (a tuple: cheap to make, immutable)."""
+
+    weight: float
+    alternatives: tuple[tuple[tuple[str, ...], float], ...]  # (conjunctive terms, similarity)
+
+
+class _Unit(NamedTuple):
+    """A query/name word after segmentation: Latin word, CJK dictionary word or CJK chunk (a tuple:
+    a query makes dozens, and a frozen dataclass costs several times more to create)."""
+
+    text: str
+    kind: str  # "latin" | "cjkword" | "cjkchunk"
+    group: int | None = None  # synonym group covering it
+
+
+def _unit_key(unit: _Unit) -> str:
+    return stem(unit.text) if unit.kind == "latin" else unit.text

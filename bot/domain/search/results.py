@@ -1,0 +1,77 @@
+"""What search returns: plain, immutable data (no Slack, no rendering)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = ["LinkResult", "PostMatch", "SearchResult", "TrackMatch"]
+
+
+@dataclass(frozen=True)
+class TrackMatch:
+    """A track the query names. ``score`` is 0..100 (100: the query is exactly an id, name or
+    alias); ``matched`` is the id/name/alias it matched."""
+
+    track_id: str
+    score: float
+    matched: str
+
+
+@dataclass(frozen=True)
+class PostMatch:
+    """A ranked post. ``score`` is 0..100 (>= ``MIN_SCORE``); ``matched`` names the best field
+    that matched: ``title``, ``tags``, ``id`` (id or former id), ``summary``, ``answers`` (the
+    questions and terms of ``catalog/answers.yaml``), ``track`` or ``link`` (the query was a link
+    to the post). ``tracks`` are the ids of the tracks the post is a step of, in catalog order
+    (``Catalog.tracks_of``; empty for a post in no track)."""
+
+    post_id: str
+    score: float
+    matched: str
+    tracks: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class LinkResult:
+    """What a link in a query points to (:func:`bot.domain.search.resolve_link`).
+
+    ``status``: ``"post"`` — ``post_id`` is the catalog post at that URL; ``"unknown"`` — the URL
+    is on a blog host (or a summary host) but no catalog post has it: the post is not in the
+    catalog yet; ``"foreign"`` — a URL on another host (not ours to answer; search it as text).
+    ``url`` is the URL as read from the query (Slack's ``<…|label>`` removed).
+    """
+
+    status: Literal["post", "unknown", "foreign"]
+    url: str
+    post_id: str | None = None
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """What ``Matcher.search`` returns.
+
+    ``query`` is the query as given; ``track`` the track it names (or ``None``); ``results`` the
+    posts of the requested page, best first (empty when nothing scores at least ``MIN_SCORE``);
+    ``hint`` is ``HINT_EMPTY`` when the query has nothing to search for (empty, only punctuation,
+    symbols or emoji), else ``None`` (a query that matches nothing has no results and no hint).
+
+    Paging: ``total`` is the number of good matches (those above the score floor, see
+    ``bot.domain.search.RELATIVE_FLOOR``; at most ``MAX_TOTAL``), ``offset`` the index of
+    ``results[0]`` among them; more exist when ``offset + len(results) < total``. ``link`` is set
+    when the query was a URL (see :class:`LinkResult`): ``status="unknown"`` means the post is not
+    in the catalog yet (no results, no hint).
+    """
+
+    query: str
+    track: TrackMatch | None
+    results: tuple[PostMatch, ...]
+    hint: str | None
+    total: int = 0
+    offset: int = 0
+    link: LinkResult | None = None
+
+    @property
+    def has_more(self) -> bool:
+        """True when good matches follow this page (offer "More results")."""
+        return self.offset + len(self.results) < self.total

@@ -1,0 +1,444 @@
+"""The console itself: a :class:`Console` driving the Bolt app through the stand-in, its REPL,
+and :func:`ask` (see :mod:`bot.doors.console`)."""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+import json
+import sys
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from bot.doors import standin as si
+from bot.doors.console.render import Control, mrkdwn_to_text, render_blocks
+
+REPLY_TIMEOUT_S = 10.0
+"""Seconds to wait for the first reply to a command, a click or Home."""
+
+VISIBLE_METHODS = frozenset({"chat.postMessage", "chat.postEphemeral", "chat.update",
+                             "chat.delete", "chat.unfurl", "views.publish", "views.open",
+                             "views.update", "views.push"})
+"""Web API methods whose effect a person would see; the console prints them."""
+
+
+# --- the console ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Surface:
+    """Something printed that buttons belong to: a message (``message_ts``, ``is_ephemeral``,
+    ``channel_id``, the message dict) or a view (the view dict as published)."""
+
+    kind: str  # "message" | "view"
+    payload: dict[str, Any]
+    message_ts: str | None = None
+    is_ephemeral: bool = True
+    channel_id: str = si.CONSOLE_CHANNEL_ID
+
+
+@dataclass
+class Printed:
+    """One thing the app made visible: a ``title`` line, its ``text``, its ``controls``, the
+    ``surface`` they belong to and the ``raw`` payload (message or view dict)."""
+
+    title: str
+    text: str
+    controls: list[Control]
+    surface: Surface
+    raw: dict[str, Any] = field(default_factory=dict)
+
+    def render(self) -> str:
+        """The title line and the text, ready to print."""
+        return f"── {self.title} ──\n{self.text}".rstrip()
+
+
+class ListenerExecutor(ThreadPoolExecutor):
+    """The executor Bolt runs listeners and lazy listeners on (``App(listener_executor=...)``),
+    counting the tasks not yet finished so that the console knows when the app is done with a
+    request: :meth:`wait_idle` returns as soon as the last task ends (a condition is signalled; no
+    polling, no fixed sleep). A task submitted by another task (a lazy listener started by a
+    listener) is counted before its parent ends, so "idle" means the whole reply went out."""
+
+    def __init__(self, max_workers: int = 5) -> None:
+        super().__init__(max_workers=max_workers, thread_name_prefix="console-listener")
+        self._idle = threading.Condition()
+        self._pending = 0
+
+    def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Future[Any]:
+        with self._idle:
+            self._pending += 1
+        try:
+            future = super().submit(fn, *args, **kwargs)
+        except BaseException:
+            self._done()
+            raise
+        future.add_done_callback(lambda _f: self._done())
+        return future
+
+    def _done(self) -> None:
+        with self._idle:
+            self._pending -= 1
+            if self._pending == 0:
+                self._idle.notify_all()
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Block until no task is pending or running; ``timeout`` in seconds. True if idle."""
+        with self._idle:
+            return self._idle.wait_for(lambda: self._pending == 0, timeout)
+
+
+class Console:
+    """A conversation with the app as one Slack user in one channel.
+
+    ``app`` is a Bolt ``App`` whose client points at ``standin`` (see :func:`open_console`);
+    ``listeners`` is the :class:`ListenerExecutor` the app runs its listeners on, so that a reply
+    is printed as soon as the app has finished with the request.
+    :meth:`command`, :meth:`press` and :meth:`home` send Slack's requests and return what
+    became visible (a list of :class:`Printed`, empty when nothing came within ``timeout``
+    seconds); :meth:`handle` interprets one typed line; :meth:`run` is the REPL.
+    """
+
+    def __init__(self, app: Any, standin: si.SlackStandIn, *, user_id: str = si.CONSOLE_USER_ID,
+                 team_id: str = si.CONSOLE_TEAM_ID, channel_id: str = si.CONSOLE_CHANNEL_ID,
+                 timeout: float = REPLY_TIMEOUT_S, listeners: ListenerExecutor):
+        self.app = app
+        self.standin = standin
+        self.user_id = user_id
+        self.team_id = team_id
+        self.channel_id = channel_id
+        self.timeout = timeout
+        self.listeners = listeners
+        self.controls: dict[int, tuple[Control, Surface]] = {}
+        self._next_number = 1
+        self._ts = itertools.count(1)
+        self._pressed: Surface | None = None
+
+    # -- sending --
+
+    def _dispatch(self, body: bytes, content_type: str) -> Any:
+        from slack_bolt.request import BoltRequest
+
+        headers: dict[str, str | Sequence[str]] = {"content-type": [content_type]}
+        return self.app.dispatch(BoltRequest(body=body.decode("utf-8"), headers=headers))
+
+    def _exchange(self, body: bytes, content_type: str, pressed: Surface | None = None,
+                  response_url: str | None = None) -> list[Printed]:
+        mark_calls = len(self.standin.calls())
+        mark_resp = len(self.standin.responses())
+        self._pressed = pressed
+        self._next_number = 1
+        response = self._dispatch(body, content_type)
+        printed: list[Printed] = []
+        if response.status != 200:
+            printed.append(Printed(f"error: HTTP {response.status}", str(response.body or ""),
+                                   [], Surface("message", {})))
+        elif response.body:
+            try:
+                ack_message = json.loads(response.body)
+            except ValueError:
+                ack_message = {"text": str(response.body)}
+            shown = isinstance(ack_message, dict) and bool(ack_message.get("text")
+                                                           or ack_message.get("blocks"))
+            if shown and response_url:  # a command's reply in its ack: Slack checks and shows it
+                self.standin.answer_ack(response_url, str(response.body).encode("utf-8"))
+            elif shown:
+                printed.append(self._message("reply (only visible to you)", ack_message,
+                                             ephemeral=True))
+
+        # Every part of the reply is sent by a listener task; when the last one ends, all of them
+        # have reached the stand-in (each post is recorded before the stand-in answers it).
+        self.listeners.wait_idle(self.timeout)
+        records: list[Any] = [c for c in self.standin.calls()[mark_calls:]
+                              if c.method in VISIBLE_METHODS]
+        records += self.standin.responses()[mark_resp:]
+        for record in sorted(records, key=lambda r: r.at):
+            if isinstance(record, si.ResponsePost):
+                printed.append(self._from_response(record))
+            else:
+                printed.extend(self._from_call(record))
+        self.controls = {c.number: (c, p.surface) for p in printed for c in p.controls}
+        return printed
+
+    def command(self, text: str) -> list[Printed]:
+        """Send ``/vllm-path text`` as this console user; returns what became visible."""
+        response_url = self.standin.response_url()
+        body = si.slash_command_body(text, user_id=self.user_id, team_id=self.team_id,
+                                     channel_id=self.channel_id, response_url=response_url)
+        return self._exchange(body, "application/x-www-form-urlencoded", response_url=response_url)
+
+    def press(self, number: int) -> list[Printed]:
+        """Press control ``[number]`` from the last output; raises ``KeyError`` if there is none."""
+        control, surface = self.controls[number]
+        if surface.kind == "view":
+            body = si.block_actions_body(control.action, view=surface.payload,
+                                         user_id=self.user_id, team_id=self.team_id)
+        else:
+            body = si.block_actions_body(
+                control.action, message_ts=surface.message_ts,
+                message=None if surface.is_ephemeral else surface.payload,
+                is_ephemeral=surface.is_ephemeral, response_url=self.standin.response_url(),
+                user_id=self.user_id, team_id=self.team_id, channel_id=surface.channel_id)
+        return self._exchange(body, "application/x-www-form-urlencoded", pressed=surface)
+
+    def paste(self, url: str) -> list[Printed]:
+        """Paste ``url`` in the console's channel (a ``link_shared`` event, as Slack sends for an
+        unfurl domain); returns the unfurl the app attached (nothing for a URL not ours)."""
+        event = si.link_shared_event([url], user_id=self.user_id, channel=self.channel_id,
+                                     message_ts=self._fake_ts())
+        return self._exchange(si.event_body(event, team_id=self.team_id), "application/json")
+
+    def home(self) -> list[Printed]:
+        """Open the App Home tab (an ``app_home_opened`` event); returns the published view."""
+        published = [c for c in self.standin.calls("views.publish")
+                     if c.ok and c.args.get("user_id") == self.user_id]
+        last_view = published[-1].response.get("view") if published else None
+        event = si.app_home_opened_event(self.user_id, view=last_view)
+        body = si.event_body(event, team_id=self.team_id)
+        return self._exchange(body, "application/json")
+
+    # -- turning records into printed surfaces --
+
+    def _message(self, title: str, message: dict[str, Any], *, ephemeral: bool,
+                 ts: str | None = None, channel_id: str | None = None) -> Printed:
+        text, controls = (self._render(message.get("blocks")) if message.get("blocks")
+                          else (mrkdwn_to_text(str(message.get("text") or "")), []))
+        surface = Surface("message", {k: v for k, v in message.items()
+                                      if k in ("text", "blocks", "ts")},
+                          message_ts=ts or self._fake_ts(), is_ephemeral=ephemeral,
+                          channel_id=channel_id or self.channel_id)
+        return Printed(title, text, controls, surface, dict(message))
+
+    def _fake_ts(self) -> str:
+        return f"{int(time.time())}.{next(self._ts):06d}"
+
+    def _from_response(self, post: si.ResponsePost) -> Printed:
+        if post.status != 200:
+            return Printed(f"error: Slack refused the reply (HTTP {post.status})", "", [],
+                           Surface("message", {}), {})
+        body = post.body
+        if body.get("delete_original"):
+            return Printed("message deleted", "", [], Surface("message", {}), dict(body))
+        pressed = self._pressed
+        if body.get("replace_original") and pressed is not None and pressed.kind == "message":
+            title = "message updated" + (" (only visible to you)" if pressed.is_ephemeral else "")
+            return self._message(title, body, ephemeral=pressed.is_ephemeral,
+                                 ts=pressed.message_ts, channel_id=pressed.channel_id)
+        if body.get("response_type") == "in_channel":
+            return self._message(f"posted in #{si.CONSOLE_CHANNEL_NAME} (everyone sees it)", body,
+                                 ephemeral=False)
+        return self._message("reply (only visible to you)", body, ephemeral=True)
+
+    def _from_call(self, call: si.ApiCall) -> list[Printed]:
+        args = call.args
+        status = "" if call.ok else f" -> {call.response.get('error') or call.status}"
+        if call.method.startswith("views."):
+            view = call.response.get("view") or args.get("view") or {}
+            if isinstance(view, str):
+                view = json.loads(view)
+            text, controls = self._render(view.get("blocks"))
+            where = "App Home" if view.get("type") == "home" else f"{view.get('type', 'view')}"
+            return [Printed(f"{where} ({call.method}{status})", text, controls,
+                            Surface("view", dict(view)), dict(view))]
+        if call.method == "chat.postMessage":
+            channel = str(args.get("channel") or "")
+            where = f"DM {channel}" if channel.startswith("D") else f"#{channel}"
+            printed = self._message(f"{where} (chat.postMessage{status})", args, ephemeral=False,
+                                    ts=call.response.get("ts"), channel_id=channel)
+            return [printed]
+        if call.method == "chat.postEphemeral":
+            return [self._message(f"ephemeral in #{args.get('channel')} (chat.postEphemeral"
+                                  f"{status})", args, ephemeral=True,
+                                  ts=call.response.get("message_ts"))]
+        if call.method == "chat.unfurl":
+            raw = args.get("unfurls")
+            cards: dict[str, Any] = raw if isinstance(raw, dict) else {}
+            return [self._message(f"unfurl of {url} in #{args.get('channel') or 'composer'} "
+                                  f"(chat.unfurl{status})", card, ephemeral=False,
+                                  ts=str(args.get("ts") or ""),
+                                  channel_id=str(args.get("channel") or ""))
+                    for url, card in cards.items() if isinstance(card, dict)]
+        if call.method == "chat.update":
+            return [self._message(f"message updated (chat.update{status})", args,
+                                  ephemeral=False, ts=str(args.get("ts") or ""),
+                                  channel_id=str(args.get("channel") or ""))]
+        return [Printed(f"{call.method}{status}", json.dumps(args, ensure_ascii=False)[:300], [],
+                        Surface("message", {}))]
+
+    def _render(self, blocks: Any) -> tuple[str, list[Control]]:
+        """:func:`render_blocks` numbering on from the controls already shown in this output."""
+        text, controls = render_blocks(blocks, start=self._next_number)
+        self._next_number += len(controls)
+        return text, controls
+
+    # -- the REPL --
+
+    def calls_text(self) -> str:
+        """The Web API calls recorded so far, one per line (method, channel/user, text)."""
+        lines = []
+        for i, call in enumerate(self.standin.calls(), 1):
+            who = call.args.get("channel") or call.args.get("user_id") or call.args.get("user") or ""
+            text = str(call.args.get("text") or "").replace("\n", " ")
+            result = "ok" if call.ok else str(call.response.get("error") or call.status)
+            lines.append(f"{i:3}. {call.method:<20} {str(who):<12} {result:<8} {text[:60]}".rstrip())
+        return "\n".join(lines) if lines else "(no Web API calls yet)"
+
+    def handle(self, line: str) -> tuple[bool, str]:
+        """Interpret one typed line; returns ``(keep_going, output_text)``."""
+        line = line.strip()
+        if not line:
+            return True, ""
+        word = line.lower()
+        if word in ("quit", "exit", ":q", "/quit"):
+            return False, ""
+        if word == "home":
+            return True, _join(self.home())
+        if word == "calls":
+            return True, self.calls_text()
+        if word.startswith("paste ") or word == "paste":
+            url = line[5:].strip()
+            if not url:
+                return True, "Usage: paste <url> (shows the unfurl Slack would show)"
+            printed = self.paste(url)
+            return True, _join(printed) if printed else "(no unfurl: the link is not in the catalog)"
+        if word in (":help", ":keys", ":h"):
+            return True, BANNER
+        pressed = line.split(None, 1)[1] if word.startswith("press ") else line
+        if pressed.strip().isdigit():  # "3" or "press 3"
+            number = int(pressed)
+            if number not in self.controls:
+                have = ", ".join(str(n) for n in sorted(self.controls)) or "none"
+                return True, f"No button [{number}] in the last reply (buttons: {have})."
+            control = self.controls[number][0]
+            note = f"(pressed [{number}] {control.label}" + (
+                f" — in Slack this also opens {control.url}" if control.url else "") + ")"
+            return True, note + "\n" + _join(self.press(number))
+        text = line
+        for prefix in (si.SLASH_COMMAND + " ", si.SLASH_COMMAND):
+            if text.startswith(prefix):
+                text = text[len(prefix):].strip()
+                break
+        return True, _join(self.command(text))
+
+    def run(self, stdin: TextIO, stdout: TextIO, *, interactive: bool | None = None) -> int:
+        """Read lines from ``stdin`` until ``quit`` or end of input, printing replies to ``stdout``.
+
+        Prompts and the banner are shown only when ``interactive`` (default: ``stdin`` is a TTY);
+        with a script on stdin each command is echoed after ``> ``. Returns the exit code (0).
+        """
+        interactive = stdin.isatty() if interactive is None else interactive
+        use_input = interactive and stdin is sys.stdin and stdout is sys.stdout
+        if use_input:
+            try:
+                importlib.import_module("readline")  # line editing and history for input()
+            except ImportError:  # pragma: no cover - not on every platform
+                pass
+        if interactive:
+            stdout.write(BANNER + "\n")
+        while True:
+            try:
+                if use_input:
+                    try:
+                        line = input("> ") + "\n"
+                    except EOFError:
+                        line = ""
+                else:
+                    if interactive:
+                        stdout.write("> ")
+                        stdout.flush()
+                    line = stdin.readline()
+            except KeyboardInterrupt:
+                line = ""
+            if not line:
+                if interactive:
+                    stdout.write("\n")
+                return 0
+            if not interactive and line.strip():
+                stdout.write(f"> {line.strip()}\n")
+            try:
+                keep, output = self.handle(line)
+            except KeyboardInterrupt:
+                keep, output = True, "(interrupted)"
+            except Exception as exc:  # the console must survive a bad line
+                keep, output = True, f"console error: {type(exc).__name__}: {exc}"
+            if output:
+                stdout.write(output.rstrip() + "\n")
+            stdout.flush()
+            if not keep:
+                return 0
+
+
+def _join(printed: list[Printed]) -> str:
+    if not printed:
+        return f"(no reply within {REPLY_TIMEOUT_S:.0f} s)"
+    return "\n\n".join(p.render() for p in printed)
+
+
+BANNER = """\
+vllm-path console — the Slack app running locally, no workspace needed.
+Type what you would type after /vllm-path, for example:
+  speculative              the reading path on speculative decoding
+  quantization fp8         posts matching a query
+  follow speculative       follow a track     ·  next   your next reads
+  lang zh                  answer in Chinese  ·  help   everything the bot understands
+Console keys: a number (or press N) presses that button · home (App Home) · calls (Web API
+calls) · paste <url> (the unfurl of a shared link) · :help (this text) · quit"""
+
+
+# --- setting it up -------------------------------------------------------------------------------
+
+
+def console_settings(settings: Any = None) -> Any:
+    """The settings with every Slack credential removed, so that the console never talks to
+    Slack and no secret reaches the stand-in (database and catalog settings are kept)."""
+    from bot.config import Settings
+
+    settings = settings or Settings()
+    return settings.model_copy(update={
+        "slack_bot_token": None, "slack_signing_secret": None, "slack_app_token": None,
+        "slack_client_id": None, "slack_client_secret": None, "slack_api_url": None,
+        "token_encryption_key": None})
+
+
+@contextmanager
+def open_console(settings: Any = None, *, runtime: Any = None, user_id: str = si.CONSOLE_USER_ID,
+                 timeout: float = REPLY_TIMEOUT_S) -> Iterator[Console]:
+    """Start a stand-in, build the runtime (unless given) and the app, yield a :class:`Console`;
+    the stand-in is closed on exit. Raises the runtime's errors (an invalid catalog:
+    :class:`bot.domain.catalog.CatalogError`)."""
+    from slack_sdk import WebClient
+
+    from bot.runtime import Runtime
+    from bot.slack.app import build_app
+
+    with si.SlackStandIn() as standin:
+        rt = runtime or Runtime.create(console_settings(settings))
+        client = WebClient(token="xoxb-console-local", base_url=standin.api_url, timeout=10)
+        listeners = ListenerExecutor()
+        try:
+            app = build_app(rt, client=client, verify_requests=False, listener_executor=listeners)
+            yield Console(app, standin, user_id=user_id, timeout=timeout, listeners=listeners)
+        finally:
+            listeners.shutdown(wait=False, cancel_futures=True)
+
+
+def ask(text: str, *, user_id: str = si.CONSOLE_USER_ID, settings: Any = None,
+        runtime: Any = None, timeout: float = REPLY_TIMEOUT_S) -> list[Printed]:
+    """One command through the console machinery; returns what became visible (may be empty)."""
+    with open_console(settings, runtime=runtime, user_id=user_id, timeout=timeout) as console:
+        return console.command(text)
+
+
+def main(stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
+    """``vllm-path console``: the REPL on stdin/stdout. Returns the exit code."""
+    from bot.logging_setup import setup_logging
+
+    settings = console_settings()
+    setup_logging(settings.model_copy(update={"log_level": "WARNING"}))
+    with open_console(settings) as console:
+        return console.run(stdin or sys.stdin, stdout or sys.stdout)

@@ -1,0 +1,153 @@
+"""The stand-in's answers to accepted Web API calls, one function per method family (``chat.*``,
+``conversations.*``, ``users.*``, ``views.*``, ``auth.*``), as Slack's Web API reference shapes
+them. Called by :class:`~bot.doors.standin.server.SlackStandIn` once a call passed the refusals,
+faults and rate limits; the workspace they describe is the stand-in's (:class:`Workspace`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from bot.doors.standin.ids import BOT_ID, BOT_USER_ID, CONSOLE_APP_ID, CONSOLE_TEAM_DOMAIN, CONSOLE_USER_ID
+from bot.doors.standin.records import ApiCall
+
+
+class Workspace(Protocol):
+    """What the answers read of the stand-in: its team, people and channels, and its counters."""
+
+    team_id: str
+    team_name: str
+    users: dict[str, dict[str, Any]] | None
+    channels: list[dict[str, Any]]
+
+    def next_ts(self) -> str:
+        """A fresh message ``ts``."""
+        ...
+
+    def next_id(self) -> int:
+        """A fresh number for ids (views, response URLs, tokens)."""
+        ...
+
+    def calls(self, method: str | None = None) -> list[ApiCall]:
+        """The calls recorded so far (of ``method`` only, when given)."""
+        ...
+
+
+def chat(ws: Workspace, method: str, args: dict[str, Any]) -> dict[str, Any]:
+    """``chat.postMessage``, ``chat.postEphemeral``, ``chat.update``, ``chat.delete`` (others:
+    ``{"ok": true}``)."""
+    channel = args.get("channel")
+    if method == "chat.postMessage":
+        ts = ws.next_ts()
+        return {"ok": True, "channel": channel, "ts": ts,
+                "message": {"type": "message", "user": BOT_USER_ID, "bot_id": BOT_ID,
+                            "text": args.get("text", ""), "blocks": args.get("blocks", []),
+                            "ts": ts}}
+    if method == "chat.postEphemeral":
+        ts = ws.next_ts()
+        return {"ok": True, "channel": channel, "ts": ts, "message_ts": ts}
+    if method == "chat.update":
+        return {"ok": True, "channel": channel, "ts": args.get("ts") or ws.next_ts(),
+                "text": args.get("text", "")}
+    if method == "chat.delete":
+        return {"ok": True, "channel": channel, "ts": args.get("ts")}
+    return {"ok": True}
+
+
+def conversations(ws: Workspace, method: str, args: dict[str, Any]) -> dict[str, Any]:
+    """``conversations.open``, ``.list``, ``.history``, ``.info``."""
+    channel = args.get("channel")
+    if method == "conversations.open":
+        users = str(args.get("users") or args.get("channel") or "")
+        digest = hashlib.sha1(users.encode()).hexdigest()[:8].upper()
+        return {"ok": True, "channel": {"id": f"D{digest}"}}
+    if method == "conversations.list":
+        return {"ok": True, "channels": [dict(c) for c in ws.channels],
+                "response_metadata": {"next_cursor": ""}}
+    if method == "conversations.history":
+        return history(ws, str(channel or ""), int(args.get("limit") or 100))
+    if method == "conversations.info":
+        # Slack: an id the bot cannot see is channel_not_found, and a private channel is
+        # visible to the bot only when it is a member; a public one shows is_member.
+        for c in ws.channels:
+            if c.get("id") == channel and (c.get("is_member", True) or not c.get("is_private")):
+                return {"ok": True, "channel": dict(c)}
+        return {"ok": False, "error": "channel_not_found"}
+    return {"ok": True}
+
+
+def history(ws: Workspace, channel: str, limit: int) -> dict[str, Any]:
+    """``conversations.history`` from the messages accepted in ``channel``: newest first, with
+    the ``metadata`` each was posted with (Slack returns it when ``include_all_metadata`` is
+    set). ``oldest``/``latest`` are not applied: the stand-in's ``ts`` values are synthetic."""
+    messages = []
+    for call in ws.calls("chat.postMessage"):
+        if not call.ok or call.channel != channel:
+            continue
+        message = {"type": "message", "ts": call.response.get("ts"),
+                   "text": call.args.get("text", ""), "bot_id": BOT_ID}
+        if call.args.get("metadata"):
+            message["metadata"] = call.args["metadata"]
+        messages.append(message)
+    messages.reverse()
+    return {"ok": True, "messages": messages[:limit], "has_more": len(messages) > limit}
+
+
+def users(ws: Workspace, method: str, args: dict[str, Any]) -> dict[str, Any]:
+    """``users.info`` (the ``users`` the stand-in was given, else everyone a person named by
+    their id) and ``users.conversations`` (the stand-in's channels)."""
+    if method == "users.conversations":
+        return {"ok": True, "channels": [dict(c) for c in ws.channels],
+                "response_metadata": {"next_cursor": ""}}
+    if method != "users.info":
+        return {"ok": True}
+    user = str(args.get("user") or CONSOLE_USER_ID)
+    known = (ws.users.get(user) if ws.users is not None
+             else {"real_name": "Console User"} if user == CONSOLE_USER_ID else {})
+    if known is None:
+        return {"ok": False, "error": "user_not_found"}
+    real = str(known.get("real_name") or user)
+    display = str(known.get("display_name") or real)
+    return {"ok": True, "user": {
+        "id": user, "team_id": ws.team_id, "name": user.lower(), "real_name": real,
+        "deleted": False, "is_bot": False, "tz": "Europe/Berlin",
+        "tz_label": "Central European Time", "tz_offset": 3600, "locale": "en-US",
+        "is_admin": False, "is_owner": False,
+        "profile": {"display_name": display, "real_name": real},
+        **{k: v for k, v in known.items() if k not in ("real_name", "display_name")}}}
+
+
+def views(ws: Workspace, method: str, args: dict[str, Any]) -> dict[str, Any]:
+    """``views.publish``, ``.open``, ``.update``, ``.push``: the view as Slack stores it."""
+    view = args.get("view") or {}
+    if isinstance(view, str):
+        view = json.loads(view)
+    view_id = args.get("view_id") or f"V{ws.next_id():08d}"
+    return {"ok": True, "view": {**view, "id": view_id, "team_id": ws.team_id,
+                                 "hash": f"{time.time():.6f}", "app_id": CONSOLE_APP_ID,
+                                 "bot_id": BOT_ID}}
+
+
+def auth(ws: Workspace, method: str, args: dict[str, Any]) -> dict[str, Any]:
+    """``auth.test``: the stand-in's team and bot user (others: ``{"ok": true}``)."""
+    if method == "auth.test":
+        return {"ok": True, "url": f"https://{CONSOLE_TEAM_DOMAIN}.slack.com/",
+                "team": ws.team_name, "user": "vllm-path", "team_id": ws.team_id,
+                "user_id": BOT_USER_ID, "bot_id": BOT_ID, "is_enterprise_install": False}
+    return {"ok": True}
+
+
+FAMILIES: dict[str, Callable[[Workspace, str, dict[str, Any]], dict[str, Any]]] = {
+    "chat": chat, "conversations": conversations, "users": users, "views": views, "auth": auth}
+"""The answer function of each method family (the method name before its first dot)."""
+
+
+def ok_body(ws: Workspace, method: str, args: dict[str, Any]) -> dict[str, Any]:
+    """The body Slack answers an accepted call of ``method`` with (``{"ok": true}`` for a method
+    no family details, e.g. ``api.test``, ``chat.unfurl``)."""
+    family = FAMILIES.get(method.split(".", 1)[0])
+    return family(ws, method, args) if family is not None else {"ok": True}

@@ -1,0 +1,500 @@
+"""The stand-in workspace: its state (team, people, channels, tokens), the checks of a call's token
+and scopes, injected faults and rate limits, and the records; HTTP is :mod:`~bot.doors.standin.transport`,
+the answers :mod:`~bot.doors.standin.answers` (see the package doc)."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import itertools
+import math
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
+from typing import Any, TypeVar
+from urllib.parse import urlsplit
+
+from bot.doors.standin.answers import ok_body
+from bot.doors.standin.ids import (
+    BOT_USER_ID,
+    CONSOLE_APP_ID,
+    CONSOLE_CHANNEL_ID,
+    CONSOLE_CHANNEL_NAME,
+    CONSOLE_TEAM_ID,
+)
+from bot.doors.standin.records import (
+    ApiCall,
+    BlockVerdicts,
+    Faults,
+    ResponseLog,
+    ResponsePost,
+    response_key,
+)
+from bot.doors.standin.refusals import (
+    NO_TOKEN_METHODS,
+    SERVED_METHODS,
+    argument_refusal,
+)
+from bot.doors.standin.transport import LoopbackServer, handler_for
+from bot.slack.scopes import conversation_kind, default_bot_scopes, parse_scopes, scope_refusal
+
+T = TypeVar("T")
+
+
+class SlackStandIn:
+    """Slack's Web API and response URLs, served on ``127.0.0.1`` from a daemon thread.
+
+    ``SlackStandIn()`` starts listening at once on a free port (``port=0``); use it as a context
+    manager or call :meth:`close`. Point ``slack_sdk.WebClient(base_url=standin.api_url)`` (or
+    ``SLACK_API_URL``) at :attr:`api_url`, and put :meth:`response_url` values into the requests
+    sent to the app. Thread-safe: the server answers on many threads while tests read records.
+
+    ``team_id`` is what ``auth.test`` reports; ``channels`` is what ``users.conversations`` lists
+    (default one public channel ``C0CONSOLE``); ``response_url_limit`` is how many posts one
+    response URL accepts (Slack: 5); later posts are answered 404 ``used_url``. ``scopes`` are
+    the scopes of any token (default: the manifest's, :func:`bot.slack.scopes.default_bot_scopes`):
+    a call whose scope (:mod:`bot.slack.scopes`, narrowed by conversation kind) is missing is
+    refused ``missing_scope`` with ``needed`` and ``provided``, as Slack does.
+    ``token_scopes`` maps a token (the ``xoxb-...`` string) to the scopes it was granted; when
+    given, each call is checked against its own token's scopes and an unknown token is
+    ``invalid_auth``. Tokens are kept only in memory, to compare; they are never recorded or
+    printed.
+
+    ``users`` maps a user id to ``real_name``, ``display_name``, ``is_admin``, ``is_owner``
+    (what ``users.info`` answers; any other id is ``user_not_found``); without it every id is
+    a person named by their id, not an admin.
+
+    ``conversations.info`` answers a channel of ``channels``; any other id, and a private channel
+    whose ``is_member`` is false, is ``channel_not_found`` (Slack hides those from the bot).
+
+    Channel membership: posting to (or reading the history of) a channel of ``channels`` whose
+    ``is_member`` is false answers ``not_in_channel``, as Slack does (a public channel accepts
+    posts from a token with ``chat:write.public``).
+
+    Token rotation (``oauth_client=(client_id, client_secret)``): :meth:`issue_rotating_token`
+    grants an access token that expires (calls with it after the expiry get
+    ``token_expired``) and a refresh token; ``oauth.v2.access`` with
+    ``grant_type=refresh_token`` (client id and secret by HTTP Basic auth or in the body, as
+    slack-sdk sends them) answers a new access token, a new refresh token (the old one stops
+    working) and ``expires_in``; a wrong client is ``invalid_client_id`` / ``bad_client_secret``,
+    an unknown refresh token ``invalid_refresh_token`` ``users`` may also set other fields
+    ``users.info`` reports for that user (``tz``, ``locale`` ...).
+    """
+
+    def __init__(self, *, team_id: str = CONSOLE_TEAM_ID, team_name: str = "Console",
+                 channels: Iterable[Mapping[str, Any]] | None = None,
+                 response_url_limit: int = 5, port: int = 0,
+                 token_scopes: Mapping[str, Iterable[str]] | None = None,
+                 scopes: Iterable[str] | None = None,
+                 oauth_client: tuple[str, str] | None = None,
+                 users: Mapping[str, Mapping[str, Any]] | None = None):
+        self.users = {k: dict(v) for k, v in users.items()} if users is not None else None
+        self.scopes = default_bot_scopes() if scopes is None else parse_scopes(scopes)
+        self.team_id = team_id
+        self.team_name = team_name
+        self.channels = [dict(c) for c in channels] if channels is not None else [
+            {"id": CONSOLE_CHANNEL_ID, "name": CONSOLE_CHANNEL_NAME, "is_channel": True,
+             "is_private": False, "is_member": True, "is_archived": False}]
+        self.response_url_limit = response_url_limit
+        self._token_scopes = (None if token_scopes is None
+                              else {k: frozenset(v) for k, v in token_scopes.items()})
+        self._oauth_client = oauth_client
+        self._token_expiry: dict[str, float] = {}  # rotating access token -> epoch seconds
+        self._refresh_tokens: dict[str, frozenset[str]] = {}  # refresh token -> scopes
+        self._cond_lock = threading.RLock()
+        self._cond = threading.Condition(self._cond_lock)
+        self._faults = Faults()
+        self._calls: list[ApiCall] = []
+        self._responses = ResponseLog(self._cond_lock)
+        self._fault_counter = 0
+        self._error_counter = 0
+        self._verdicts = BlockVerdicts()
+        self._buckets: dict[str, tuple[float, float]] = {}  # channel -> (tokens, last monotonic)
+        self._team_bucket: tuple[float, float] | None = None  # (tokens, last monotonic)
+        self._ts = itertools.count(1)
+        self._ts_base = int(time.time())
+        self._ids = itertools.count(1)
+        self._server = LoopbackServer(("127.0.0.1", port), handler_for(self))
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever,
+                                        kwargs={"poll_interval": 0.1},
+                                        name="slack-standin", daemon=True)
+        self._thread.start()
+        self._closed = False
+
+    # -- addresses --
+
+    @property
+    def port(self) -> int:
+        """The TCP port the stand-in listens on."""
+        return self._server.server_address[1]
+
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:PORT`` (no trailing slash)."""
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def api_url(self) -> str:
+        """The Web API base URL, ending in ``/api/`` as slack-sdk expects (it appends the method)."""
+        return f"{self.base_url}/api/"
+
+    def response_url(self, key: str | int | None = None) -> str:
+        """A response URL served by the stand-in: ``http://127.0.0.1:PORT/response/<key>``.
+
+        Without ``key`` a fresh unique key is made; the same ``key`` always gives the same URL.
+        """
+        if key is None:
+            key = f"R{next(self._ids):04d}{uuid.uuid4().hex[:8]}"
+        return f"{self.base_url}/response/{key}"  # records.response_key reads it back
+
+    # -- faults --
+
+    @property
+    def faults(self) -> Faults:
+        """The faults in force (an immutable snapshot)."""
+        with self._cond:
+            return self._faults
+
+    def configure(self, **changes: Any) -> Faults:
+        """Change some :class:`Faults` fields (keyword arguments by field name), resetting the
+        every-k counters and the per-channel buckets; returns the new faults.
+
+        Raises ``TypeError`` for an unknown field and ``ValueError`` for a negative value.
+        """
+        for name in ("latency_s", "rate_limit_every", "retry_after_s", "server_error_every",
+                     "channel_burst"):
+            if name in changes and changes[name] < 0:
+                raise ValueError(f"{name} must be >= 0")
+        if "fault_methods" in changes and changes["fault_methods"] is not None:
+            changes["fault_methods"] = frozenset(changes["fault_methods"])
+        for name in ("channel_errors", "method_errors"):
+            if name in changes:
+                changes[name] = dict(changes[name] or {})
+        with self._cond:
+            self._faults = replace(self._faults, **changes)
+            self._fault_counter = 0
+            self._error_counter = 0
+            self._buckets.clear()
+            self._team_bucket = None
+            return self._faults
+
+    # -- records --
+
+    def calls(self, method: str | None = None) -> list[ApiCall]:
+        """Web API calls received so far, oldest first (only ``method``'s when given), including
+        the ones answered with a fault."""
+        with self._cond:
+            return [c for c in self._calls if method is None or c.method == method]
+
+    def responses(self, url: str | None = None) -> list[ResponsePost]:
+        """Posts to response URLs so far, oldest first (only those to ``url`` when given)."""
+        with self._cond:
+            return self._responses.to(url) if url is not None else list(self._responses.posts)
+
+    def wait_for(self, predicate: Callable[[], T], timeout: float = 5.0) -> T:
+        """Wait until ``predicate()`` returns something truthy and return it.
+
+        The predicate is re-evaluated whenever a call or response post is recorded (and at least
+        every 50 ms). ``timeout`` is in seconds. Raises :class:`TimeoutError` when it runs out.
+        """
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                result = predicate()
+                if result:
+                    return result
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError(f"stand-in: condition not met within {timeout} s")
+                self._cond.wait(min(left, 0.05))
+
+    def wait_for_response(self, url: str | None = None, count: int = 1,
+                          timeout: float = 5.0) -> ResponsePost:
+        """Wait until at least ``count`` posts reached ``url`` (any response URL when ``None``) and
+        return the ``count``-th. ``timeout`` in seconds; raises :class:`TimeoutError`.
+
+        With ``url``, the waiter is woken only by posts to that URL (many clients waiting at
+        once cost one wake-up per post, not one per client)."""
+        if url is not None:
+            with self._cond:
+                return self._responses.wait_for(url, count, timeout)
+
+        def enough() -> list[ResponsePost]:
+            posts = self.responses(url)
+            return posts if len(posts) >= count else []
+
+        return self.wait_for(enough, timeout)[count - 1]
+
+    def _record_response(self, post: ResponsePost) -> None:
+        """Keep ``post`` and wake whoever waits for it (the caller holds ``_cond``)."""
+        self._responses.add(post)
+        self._cond.notify_all()
+
+    def wait_for_call(self, method: str, count: int = 1, timeout: float = 5.0) -> ApiCall:
+        """Wait until at least ``count`` calls of ``method`` arrived and return the ``count``-th.
+        ``timeout`` in seconds; raises :class:`TimeoutError`."""
+        def enough() -> list[ApiCall]:
+            calls = self.calls(method)
+            return calls if len(calls) >= count else []
+
+        return self.wait_for(enough, timeout)[count - 1]
+
+    def reset(self) -> None:
+        """Forget every record and turn every fault off (the server keeps running)."""
+        with self._cond:
+            self._calls.clear()
+            self._responses.clear()
+            self._faults = Faults()
+            self._fault_counter = 0
+            self._error_counter = 0
+            self._buckets.clear()
+            self._team_bucket = None
+            self._cond.notify_all()
+
+    def close(self) -> None:
+        """Stop the server and free the port. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5)
+
+    def __enter__(self) -> SlackStandIn:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"SlackStandIn({self.base_url}, calls={len(self._calls)}, responses={len(self._responses.posts)})"
+
+    # -- answering (called on server threads) --
+
+    def answer_api(self, method: str, args: dict[str, Any], auth: str | None
+                   ) -> tuple[int, dict[str, str], dict[str, Any]]:
+        """Answer one Web API call (server threads): ``(HTTP status, extra headers, JSON body)``.
+        ``auth`` is the ``Authorization`` header; the call is recorded (:meth:`calls`)."""
+        faults = self.faults
+        if faults.latency_s:
+            time.sleep(faults.latency_s)
+        token = auth.split(" ", 1)[-1] if auth else None
+        refused = self._auth_refusal(method, args, token)
+        headers: dict[str, str]
+        decided = time.monotonic()
+        if refused is not None:
+            status, headers, body = 200, {}, refused
+        elif method == "oauth.v2.access" and args.get("grant_type") == "refresh_token":
+            status, headers, body = 200, {}, self._refresh(args, auth)
+        else:
+            # Rate limits and injected faults first (they count arrivals, so the time spent
+            # checking blocks must not shift them), then the arguments of an accepted call.
+            status, headers, body = self._decide(method, args, faults)
+            decided = time.monotonic()
+            bad_args = argument_refusal(method, args) if status == 200 and body.get("ok") else None
+            if bad_args is not None:
+                status, headers, body = 200, {}, {"ok": False, "error": bad_args}
+        fingerprint = hashlib.sha256(token.encode()).hexdigest()[:8] if token else None
+        record = ApiCall(method, args, bool(auth), fingerprint, status, body, decided)
+        with self._cond:
+            self._calls.append(record)
+            self._cond.notify_all()
+        return status, headers, body
+
+    def refusal(self, method: str, args: Mapping[str, Any], token: str | None) -> str | None:
+        """The Slack error code this call gets (``None``: it is acceptable). When serving, the
+        authentication checks come before the injected faults and rate limits, the argument
+        checks after them (rate limits count every arrival).
+
+        In Slack's order: authentication (``not_authed``, ``invalid_auth``), the method
+        (``unknown_method``), the token's scopes (``missing_scope``), then the arguments
+        (``no_text``, ``msg_too_long``, ``invalid_blocks``, ``invalid_arguments``). ``token`` is the
+        bearer token or ``None``."""
+        refused = self._auth_refusal(method, args, token)
+        return str(refused["error"]) if refused else argument_refusal(method, args)
+
+    def _auth_refusal(self, method: str, args: Mapping[str, Any], token: str | None
+                      ) -> dict[str, Any] | None:
+        """Slack's answer body when authentication, the method or the token's scopes refuse the
+        call, else None."""
+        if token is None and method not in NO_TOKEN_METHODS:
+            return {"ok": False, "error": "not_authed"}
+        if method not in SERVED_METHODS:
+            return {"ok": False, "error": "unknown_method"}
+        if method in NO_TOKEN_METHODS:
+            return None
+        if token is not None:
+            with self._cond:
+                expiry = self._token_expiry.get(token)
+            if expiry is not None and expiry <= time.time():
+                return {"ok": False, "error": "token_expired"}
+        granted: frozenset[str] = self.scopes
+        if self._token_scopes is not None:
+            token_granted = self._token_scopes.get(token or "")
+            if token_granted is None:
+                return {"ok": False, "error": "invalid_auth"}
+            granted = token_granted
+        channel_id = str(args.get("channel") or "")
+        channel = next((c for c in self.channels if c.get("id") == channel_id), None)
+        private = bool(channel.get("is_private")) if channel is not None else None
+        refused = scope_refusal(method, granted, conversation_kind(channel_id, private))
+        if refused is not None:
+            return refused
+        if (method in ("chat.postMessage", "chat.postEphemeral", "conversations.history")
+                and channel is not None and not channel.get("is_member", True)):
+            # Slack: a private channel needs the bot as a member; a public one too unless the
+            # token has chat:write.public (posting only).
+            public_ok = (not channel.get("is_private") and method == "chat.postMessage"
+                         and "chat:write.public" in granted)
+            if not public_ok:
+                return {"ok": False, "error": "not_in_channel"}
+        return None
+
+    def _decide(self, method: str, args: dict[str, Any], faults: Faults
+                ) -> tuple[int, dict[str, str], dict[str, Any]]:
+        counted = faults.fault_methods is None or method in faults.fault_methods
+        with self._cond:
+            if counted and faults.server_error_every:
+                self._error_counter += 1
+                if self._error_counter % faults.server_error_every == 0:
+                    return 500, {}, {"ok": False, "error": "internal_error"}
+            if counted and faults.rate_limit_every:
+                self._fault_counter += 1
+                if self._fault_counter % faults.rate_limit_every == 0:
+                    return 429, {"Retry-After": str(faults.retry_after_s)}, \
+                        {"ok": False, "error": "ratelimited"}
+            channel = args.get("channel")
+            if method == "chat.postMessage" and faults.channel_rate_per_s and channel:
+                wait = self._take_token(str(channel), faults)
+                if wait > 0:
+                    return 429, {"Retry-After": str(max(1, math.ceil(wait)))}, \
+                        {"ok": False, "error": "ratelimited"}
+        if method in faults.method_errors:
+            return 200, {}, {"ok": False, "error": faults.method_errors[method]}
+        if channel is not None and str(channel) in faults.channel_errors:
+            return 200, {}, {"ok": False, "error": faults.channel_errors[str(channel)]}
+        if method == "chat.postMessage" and faults.team_rate_per_s:
+            with self._cond:
+                wait = self._take_team_token(faults)
+            if wait > 0:
+                return 429, {"Retry-After": str(max(1, math.ceil(wait)))}, \
+                    {"ok": False, "error": "ratelimited"}
+        return 200, {}, self._ok_body(method, args)
+
+    def _take_team_token(self, faults: Faults) -> float:
+        """The workspace-wide bucket (lock held); as :meth:`_take_token`."""
+        rate = float(faults.team_rate_per_s or 0)
+        burst = max(1, faults.team_burst)
+        now = time.monotonic()
+        tokens, last = self._team_bucket or (float(burst), now)
+        tokens = min(float(burst), tokens + (now - last) * rate)
+        if tokens >= 1.0:
+            self._team_bucket = (tokens - 1.0, now)
+            return 0.0
+        self._team_bucket = (tokens, now)
+        return (1.0 - tokens) / rate
+
+    def _take_token(self, channel: str, faults: Faults) -> float:
+        """Token bucket for one channel (lock held). Returns 0 when a message may go now, else the
+        seconds until the next token."""
+        rate = float(faults.channel_rate_per_s or 0)
+        burst = max(1, faults.channel_burst)
+        now = time.monotonic()
+        tokens, last = self._buckets.get(channel, (float(burst), now))
+        tokens = min(float(burst), tokens + (now - last) * rate)
+        if tokens >= 1.0:
+            self._buckets[channel] = (tokens - 1.0, now)
+            return 0.0
+        self._buckets[channel] = (tokens, now)
+        return (1.0 - tokens) / rate
+
+    def next_ts(self) -> str:
+        """A fresh message ``ts`` (``<seconds>.<6 digits>``, increasing)."""
+        n = next(self._ts)
+        return f"{self._ts_base + n // 1_000_000}.{n % 1_000_000:06d}"
+
+    def next_id(self) -> int:
+        """A fresh number for ids (views, response URLs, tokens)."""
+        return next(self._ids)
+
+    def issue_rotating_token(self, scopes: Iterable[str], expires_in_s: float
+                             ) -> tuple[str, str]:
+        """Grant a rotating bot token with ``scopes`` that expires in ``expires_in_s`` seconds
+        (may be negative: already expired) and its refresh token; returns ``(access, refresh)``.
+        Needs ``token_scopes`` (scope checks on) to be meaningful."""
+        n = next(self._ids)
+        access, refresh = f"xoxe.xoxb-1-rot{n:04d}{uuid.uuid4().hex[:8]}", f"xoxe-1-ref{n:04d}{uuid.uuid4().hex[:8]}"
+        with self._cond:
+            if self._token_scopes is None:
+                self._token_scopes = {}
+            self._token_scopes[access] = frozenset(scopes)
+            self._token_expiry[access] = time.time() + expires_in_s
+            self._refresh_tokens[refresh] = frozenset(scopes)
+        return access, refresh
+
+    def _refresh(self, args: Mapping[str, Any], auth: str | None) -> dict[str, Any]:
+        """``oauth.v2.access`` with ``grant_type=refresh_token`` (see the class docstring)."""
+        client_id, secret = args.get("client_id"), args.get("client_secret")
+        if auth and auth.startswith("Basic "):
+            try:
+                client_id, _, secret = base64.b64decode(auth[6:]).decode().partition(":")
+            except (ValueError, UnicodeDecodeError):
+                return {"ok": False, "error": "invalid_client_id"}
+        if self._oauth_client is None or client_id != self._oauth_client[0]:
+            return {"ok": False, "error": "invalid_client_id"}
+        if secret != self._oauth_client[1]:
+            return {"ok": False, "error": "bad_client_secret"}
+        with self._cond:
+            scopes = self._refresh_tokens.pop(str(args.get("refresh_token") or ""), None)
+        if scopes is None:
+            return {"ok": False, "error": "invalid_refresh_token"}
+        expires_in = 43200
+        access, refresh = self.issue_rotating_token(scopes, expires_in)
+        return {"ok": True, "access_token": access, "token_type": "bot",
+                "scope": ",".join(sorted(scopes)), "bot_user_id": BOT_USER_ID,
+                "app_id": CONSOLE_APP_ID, "team": {"id": self.team_id, "name": self.team_name},
+                "enterprise": None, "is_enterprise_install": False,
+                "refresh_token": refresh, "expires_in": expires_in}
+
+    def _blocks_refused(self, raw: bytes) -> bool:
+        """Whether Slack would refuse the blocks of the message sent as ``raw`` (JSON text;
+        :class:`~bot.doors.standin.records.BlockVerdicts`). Raises ``ValueError`` when ``raw`` is
+        not a JSON object."""
+        return self._verdicts.refused(raw)
+
+    def _ok_body(self, method: str, args: dict[str, Any]) -> dict[str, Any]:
+        """The body of an accepted call: :func:`bot.doors.standin.answers.ok_body`. A subclass may
+        answer a method otherwise (tests answer ``oauth.v2.access`` with tokens)."""
+        return ok_body(self, method, args)
+
+    def answer_response(self, key: str, url: str, raw: bytes) -> tuple[int, str]:
+        """Answer one post to response URL ``key`` (server threads): ``(HTTP status, text)``;
+        recorded (:meth:`responses`, whose ``body`` is parsed from ``raw`` when first read).
+        ``raw``: the JSON text posted. Raises ``ValueError`` when it is not a JSON object (the
+        transport answers 400 ``invalid_payload``, as Slack does, and records nothing)."""
+        if self._blocks_refused(raw):
+            with self._cond:
+                self._record_response(ResponsePost(key, url, raw, 400, time.monotonic()))
+            return 400, "invalid_blocks"
+        with self._cond:
+            used = self._responses.answered(key)
+            status = 200 if used < self.response_url_limit else 404
+            self._record_response(ResponsePost(key, url, raw, status, time.monotonic()))
+        return status, ("ok" if status == 200 else "used_url")
+
+    def answer_ack(self, url: str, raw: bytes) -> int:
+        """Slack's side of a slash command acked with a message: ``raw``, the HTTP answer's body
+        (JSON text), is shown as the reply to the command whose response URL is ``url``, and is
+        recorded with those posts (``ResponsePost.ack``; it does not use up one of the URL's five
+        posts). Returns 200, or 400 when its blocks break Block Kit's limits (Slack shows an
+        error instead). Raises ``ValueError`` when ``raw`` is not a JSON object."""
+        status = 400 if self._blocks_refused(raw) else 200
+        with self._cond:
+            key = response_key(urlsplit(url).path) or url
+            self._record_response(ResponsePost(key, url, raw, status, time.monotonic(), ack=True))
+        return status
+
+

@@ -1,0 +1,119 @@
+"""The stand-in's HTTP side: a threading server on loopback that parses Web API calls
+(``/api/<method>``, form or JSON) and response-URL posts (``/response/<key>``) and hands them to
+:class:`~bot.doors.standin.server.SlackStandIn`, which decides the answers.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Protocol
+from urllib.parse import parse_qs, urlsplit
+
+from bot.doors.standin.records import response_key
+
+_JSON_ARGS = ("blocks", "attachments", "view", "metadata", "unfurls", "channels")
+
+
+class Answers(Protocol):
+    """What the HTTP side asks of the stand-in (:class:`~bot.doors.standin.server.SlackStandIn`)."""
+
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:<port>``."""
+        ...
+
+    def answer_api(self, method: str, args: dict[str, Any], auth: str | None
+                   ) -> tuple[int, dict[str, str], dict[str, Any]]:
+        """A Web API call: ``(HTTP status, extra headers, JSON body)``; ``auth`` is the
+        ``Authorization`` header."""
+        ...
+
+    def answer_response(self, key: str, url: str, raw: bytes) -> tuple[int, str]:
+        """A post of JSON text ``raw`` to response URL ``key``: ``(HTTP status, text body)``;
+        raises ``ValueError`` when ``raw`` is not a JSON object."""
+        ...
+
+
+class LoopbackServer(ThreadingHTTPServer):
+    """``ThreadingHTTPServer`` with a listen backlog of 128 instead of 5: with dozens of clients
+    connecting at once (a benchmark's lazy replies), a backlog of 5 drops SYNs and the kernel's
+    1 s / 3 s retransmits would show up as our latency. Slack does not refuse connections so."""
+
+    request_queue_size = 128
+
+
+def parse_args(content_type: str, raw: bytes, query: str) -> dict[str, Any]:
+    """Web API arguments from a query string plus a form or JSON body; JSON-valued form fields
+    (``blocks``, ``view``, ...) are decoded."""
+    args: dict[str, Any] = {k: v[-1] for k, v in parse_qs(query).items()}
+    ctype = content_type.split(";")[0].strip().lower()
+    if raw and ctype == "application/json":
+        data = json.loads(raw.decode("utf-8"))
+        if isinstance(data, dict):
+            args.update(data)
+    elif raw:
+        args.update({k: v[-1] for k, v in parse_qs(raw.decode("utf-8"),
+                                                    keep_blank_values=True).items()})
+    for name in _JSON_ARGS:
+        value = args.get(name)
+        if isinstance(value, str) and value[:1] in ("[", "{"):
+            try:
+                args[name] = json.loads(value)
+            except ValueError:
+                pass
+    return args
+
+
+def handler_for(standin: Answers) -> type[BaseHTTPRequestHandler]:
+    """The request handler class serving ``standin``."""
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        server_version = "SlackStandIn/1"
+
+        def log_message(self, format: str, *args: Any) -> None:  # quiet: the stand-in logs nothing
+            return
+
+        def _read(self) -> bytes:
+            length = int(self.headers.get("Content-Length") or 0)
+            return self.rfile.read(length) if length else b""
+
+        def _send(self, status: int, body: bytes, content_type: str,
+                  headers: Mapping[str, str] | None = None) -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(body)))
+            for k, v in (headers or {}).items():
+                self.send_header(k, v)
+            self.end_headers()
+            self.wfile.write(body)
+
+        def _handle(self) -> None:
+            parts = urlsplit(self.path)
+            raw = self._read()
+            if parts.path.startswith("/api/"):
+                method = parts.path[len("/api/"):].strip("/")
+                try:
+                    args = parse_args(self.headers.get("Content-Type", ""), raw, parts.query)
+                except ValueError:
+                    self._send(200, b'{"ok": false, "error": "invalid_json"}', "application/json")
+                    return
+                status, headers, body = standin.answer_api(
+                    method, args, self.headers.get("Authorization"))
+                self._send(status, json.dumps(body).encode(), "application/json; charset=utf-8",
+                           headers)
+            elif (key := response_key(parts.path)) is not None and self.command == "POST":
+                try:
+                    status, text = standin.answer_response(key, standin.base_url + parts.path, raw)
+                except ValueError:  # not JSON (UnicodeDecodeError is one too): Slack's answer
+                    self._send(400, b"invalid_payload", "text/plain")
+                    return
+                self._send(status, text.encode(), "text/html")
+            else:
+                self._send(404, b"not found", "text/plain")
+
+        do_POST = _handle
+        do_GET = _handle
+
+    return Handler

@@ -1,0 +1,100 @@
+"""What the digest's own buttons do: *Snooze a week* and *Stop* (``snooze:<n>``, ``stop:<n>``).
+
+*Mark read* and *Follow* on a digest are the app's ordinary buttons (``bot.slack.handlers``). The
+button value's ``v`` says which digest: ``"digest:<subscription id>"`` (a channel digest) or
+``"digest-dm"`` (the clicker's own DM digest). The answer goes privately to the clicker; the
+digest message itself is left as everyone saw it.
+
+* Snooze a DM: no DM digest for 7 days (``Store.snooze_dm``).
+* Snooze a channel digest: the subscription's next scheduled digest is skipped: its ledger key
+  is settled in advance (``Store.skip_delivery``), so the schedule, the cursor and every clock
+  process agree without a new column; it resumes the week after.
+* Stop a DM: the weekly DM is turned off (``Store.set_dm(..., False)``).
+* Stop a channel digest: the subscription is paused with the reason ``stopped by <user id>``
+  (shown in ``/vllm-path subscriptions`` and App Home); ``/vllm-path subscribe`` resumes it
+  where it left off. Only the person who set it up or a workspace admin may stop it, and each
+  snooze or stop is announced in the channel in one line: both are checked and done by the
+  button's use case (``bot/slack/commands/buttons.py``) around this function.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from bot.digest.texts import dt
+from bot.slack.i18n import weekday_name
+from bot.slack.views.blocks import Reply
+from bot.slack.views.digest import DIGEST_DM_VIEW
+from bot.slack.views.messages import text_reply, track_name
+
+SNOOZE_DM_DAYS = 7
+KINDS = ("snooze", "stop")
+
+
+def handle_digest_action(runtime: Any, caller: Any, kind: str, data: dict,
+                         lang: str | None = None) -> Reply:
+    """Answer a click on *Snooze a week* (``kind='snooze'``) or *Stop* (``'stop'``) of a digest.
+
+    ``caller`` has ``team_id``, ``user_id``, ``channel_id``; ``data`` is the button's decoded
+    value; ``lang`` defaults to the caller's chosen language or English. A subscription of
+    another workspace, or one that no longer exists, is answered "no longer exists" and left
+    alone. Returns the private answer; raises nothing for bad input.
+    """
+    store = runtime.store
+    lang = lang or store.get_lang(caller.team_id, caller.user_id) or "en"
+    view = str(data.get("v") or "")
+    now = datetime.now(UTC)
+    if kind not in KINDS:
+        return text_reply(dt("gone", lang))
+    if view == DIGEST_DM_VIEW:
+        if kind == "snooze":
+            until = now + timedelta(days=SNOOZE_DM_DAYS)
+            if not store.snooze_dm(caller.team_id, caller.user_id, until):
+                return text_reply(dt("gone", lang))
+            dm = store.get_dm(caller.team_id, caller.user_id)
+            local = until.astimezone(ZoneInfo(dm.timezone if dm else "UTC"))
+            return text_reply(dt("snoozed_dm", lang, until=_when(local, lang)))
+        store.set_dm(caller.team_id, caller.user_id, False)
+        return text_reply(dt("stopped_dm", lang))
+    sub_id = _sub_id(view)
+    sub = store.get_subscription(sub_id, team=caller.team_id) if sub_id is not None else None
+    if sub is None or (caller.channel_id and sub.channel_id != caller.channel_id):
+        return text_reply(dt("gone", lang))
+    catalog = runtime.holder.catalog
+    name = track_name(catalog, sub.track_id, lang) if catalog.has_track(sub.track_id) \
+        else sub.track_id
+    if kind == "snooze":
+        # Skip the next digest that is still to come: when this week's went out early (run-now),
+        # its ledger key is already settled and the snooze applies to the week after.
+        schedule = sub.schedule
+        fire = schedule.next_fire(now)
+        for _ in range(2):
+            period = schedule.period_of(fire)
+            if store.skip_delivery(sub.team_id, sub.channel_id, sub.track_id, period,
+                                   reason=f"snoozed by {caller.user_id}",
+                                   claimed_by=f"user:{caller.user_id}"):
+                break
+            settled = store.delivery(sub.team_id, sub.channel_id, sub.track_id, period)
+            if settled is not None and (settled.error or "").startswith(store.SKIPPED_PREFIX + "snoozed"):
+                break  # already snoozed by someone: say which digest is skipped, change nothing
+            fire = schedule.next_fire(fire + timedelta(minutes=1))
+        local = fire.astimezone(ZoneInfo(sub.timezone))
+        return text_reply(dt("snoozed_channel", lang, track=name,
+                             when=f"{_when(local, lang)} {sub.timezone}"))
+    store.pause_subscription(sub.id, f"stopped by {caller.user_id}")
+    return text_reply(dt("stopped_channel", lang, track=name, track_id=sub.track_id))
+
+
+def _sub_id(view: str) -> int | None:
+    if not view.startswith("digest:"):
+        return None
+    try:
+        return int(view.split(":", 1)[1])
+    except ValueError:
+        return None
+
+
+def _when(local: datetime, lang: str) -> str:
+    return f"{weekday_name(local.weekday(), lang)} {local:%Y-%m-%d %H:%M}"
