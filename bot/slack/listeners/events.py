@@ -23,12 +23,20 @@ from bot.slack.listeners.identity import caller_of, tenant
 log = logging.getLogger(__name__)
 
 
-def first_delivery(handlers: Handlers, body: dict) -> bool:
-    """True the first time an ``event_id`` is seen (retries with ``X-Slack-Retry-Num`` are dropped)."""
+def event_tenant(body: dict, context: BoltContext) -> str:
+    """The tenant an event was delivered for: the installation Bolt's ``context`` names (the
+    enterprise id of an org-wide install, whose bodies carry no outer ``team_id``; else the team
+    id), falling back to the body's ``team_id`` / ``enterprise_id``, else ``"-"``."""
+    return tenant(context) or body.get("team_id") or body.get("enterprise_id") or "-"
+
+
+def first_delivery(handlers: Handlers, body: dict, context: BoltContext) -> bool:
+    """True the first time an ``event_id`` is seen for its tenant (:func:`event_tenant`); Slack's
+    retries (``X-Slack-Retry-Num``) of an event already handled are dropped."""
     event_id = body.get("event_id")
     if not event_id:
         return True
-    return handlers.rt.store.record_event(event_id, body.get("team_id") or "")
+    return handlers.rt.store.record_event(event_id, event_tenant(body, context))
 
 
 MAX_CHANNEL_PAGES = 3
@@ -97,7 +105,8 @@ def unfurl_links(handlers: Handlers, client: WebClient, caller: Caller, event: d
 
 
 def ack_event(ack: Ack) -> None:
-    """Ack at once (on Bolt's listener executor); the unfurl is :func:`link_shared`'s."""
+    """Ack at once (on Bolt's listener executor); the work (an unfurl, a Home publish) is the lazy
+    listener's, so no Web API call ever runs on the pool that sends acks."""
     ack()
 
 
@@ -105,23 +114,24 @@ def ack_event(ack: Ack) -> None:
 def link_shared(body: dict, event: dict, client: WebClient, context: BoltContext) -> None:
     """Lazy: unfurl the catalog links of a ``link_shared`` event (once per event id)."""
     handlers = handlers_of(context)
-    if not first_delivery(handlers, body):
+    if not first_delivery(handlers, body, context):
         return
     found = caller_of(context)  # the one rule: bot/slack/listeners/identity.py
-    caller = Caller(team_id=found.team_id or body.get("team_id") or "",
+    caller = Caller(team_id=found.team_id or event_tenant(body, context),
                     user_id=found.user_id or event.get("user") or "",
                     channel_id=found.channel_id or event.get("channel") or "")
     if unfurl_links(handlers, client, caller, event):
         metrics.observe_reply("unfurl", context)
 
 
+@answers_failure("app_home_opened")
 def home_opened(body: dict, event: dict, client: WebClient, context: BoltContext) -> None:
-    """``app_home_opened`` on the Home tab: publish the person's Home (once per event id)."""
+    """Lazy: ``app_home_opened`` on the Home tab publishes the person's Home (once per event id)."""
     handlers = handlers_of(context)
-    if event.get("tab", "home") != "home" or not first_delivery(handlers, body):
+    if event.get("tab", "home") != "home" or not first_delivery(handlers, body, context):
         return
     caller = caller_of(context)
-    publish_home(handlers, client, Caller(team_id=caller.team_id,
+    publish_home(handlers, client, Caller(team_id=caller.team_id or event_tenant(body, context),
                                           user_id=event.get("user") or caller.user_id))
 
 
@@ -130,7 +140,7 @@ def uninstalled(body: dict, context: BoltContext) -> None:
     # The installation is the one the event was delivered for (authorizations[0] via
     # Bolt's context), not the outer team_id; an org-wide one has no team id.
     handlers = handlers_of(context)
-    if first_delivery(handlers, body):
+    if first_delivery(handlers, body, context):
         removal = handlers.rt.store.remove_installation(
             context.enterprise_id, context.team_id, context.is_enterprise_install)
         log.info("app uninstalled from %s: tokens removed, %d digests paused", tenant(context),
@@ -141,7 +151,7 @@ def revoked(body: dict, event: dict, context: BoltContext) -> None:
     """``tokens_revoked`` naming the bot token: as :func:`uninstalled`."""
     # Only the bot token matters to us; revoked user tokens change nothing.
     handlers = handlers_of(context)
-    if (event.get("tokens") or {}).get("bot") and first_delivery(handlers, body):
+    if (event.get("tokens") or {}).get("bot") and first_delivery(handlers, body, context):
         handlers.rt.store.remove_installation(
             context.enterprise_id, context.team_id, context.is_enterprise_install)
         log.info("bot token revoked in %s: tokens removed, digests paused", tenant(context))
@@ -150,6 +160,6 @@ def revoked(body: dict, event: dict, context: BoltContext) -> None:
 def register(app: App) -> None:
     """Attach the event listeners."""
     app.event("link_shared")(ack=ack_event, lazy=[link_shared])
-    app.event("app_home_opened")(home_opened)
+    app.event("app_home_opened")(ack=ack_event, lazy=[home_opened])
     app.event("app_uninstalled")(uninstalled)
     app.event("tokens_revoked")(revoked)
