@@ -74,10 +74,15 @@ def ask_cmd(text: tuple[str, ...], user_id: str, as_json: bool) -> None:
 @click.option("--port", default=3000, show_default=True, type=int, help="HTTP door: port.")
 @click.option("--threads", default=32, show_default=True, type=int,
               help="HTTP worker threads (acks hold one only briefly; 32 covers bursts).")
+@click.option("--connection-limit", default=1000, show_default=True, type=click.IntRange(10, 100000),
+              help="HTTP door: most connections kept open at once (idle ones included).")
+@click.option("--idle-timeout", default=30, show_default=True, type=click.IntRange(1, 3600),
+              help="HTTP door: seconds an idle connection is kept before it is closed.")
 @click.option("--pid-file", default=DEFAULT_PID_FILE, show_default=True,
               help="Write the process id here while serving (for `vllm-path catalog reload`); "
                    "'' writes none.")
-def serve_cmd(host: str, port: int, threads: int, pid_file: str) -> None:
+def serve_cmd(host: str, port: int, threads: int, connection_limit: int, idle_timeout: int,
+              pid_file: str) -> None:
     """Serve Slack: Socket Mode with SLACK_APP_TOKEN, else HTTP with SLACK_SIGNING_SECRET.
 
     HTTP: POST /slack/events (commands, buttons, events), GET /healthz, and /slack/install +
@@ -88,7 +93,8 @@ def serve_cmd(host: str, port: int, threads: int, pid_file: str) -> None:
     setup_logging(settings)
     try:
         with write_pid_file(pid_file):
-            serve(settings, host=host, port=port, threads=threads)
+            serve(settings, host=host, port=port, threads=threads,
+                  connection_limit=connection_limit, channel_timeout=idle_timeout)
     except click.ClickException:
         raise
     except ConfigError as exc:

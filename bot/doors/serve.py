@@ -169,12 +169,14 @@ def install_signal_handlers(runtime: Any, stop: Callable[[], None]) -> None:
 # --- HTTP ----------------------------------------------------------------------------------------
 
 
-def make_wsgi_app(runtime: Any, app: Any) -> Callable[..., Iterable[bytes]]:
+def make_wsgi_app(runtime: Any, app: Any, verify_requests: bool = True) -> Callable[..., Iterable[bytes]]:
     """A WSGI application: ``GET|HEAD /healthz`` answers ``200 ok``; ``GET /metrics`` the
     Prometheus metrics (:mod:`bot.metrics`); everything else goes to Bolt's
     :class:`~slack_bolt.adapter.wsgi.SlackRequestHandler` (``POST /slack/events``, and the OAuth
     install/redirect paths when ``app.oauth_flow`` is set; other paths get 404), counted by kind
-    and outcome with the time to the answer (the ack).
+    and outcome with the time to the answer (the ack). Requests to ``/slack/events`` pass
+    :mod:`bot.doors.guard` first (size, signature, well-formed body) unless ``verify_requests``
+    is False (tests of an app built without verification).
 
     The health check does not touch the database, so that a slow database does not take the
     instance out of a load balancer; ``runtime`` feeds the metrics (ledger, catalog version).
@@ -182,9 +184,13 @@ def make_wsgi_app(runtime: Any, app: Any) -> Callable[..., Iterable[bytes]]:
     from slack_bolt.adapter.wsgi import SlackRequestHandler
 
     from bot import metrics
+    from bot.doors import guard
+    from bot.slack.signing import SignedRequestVerification
 
     bolt = SlackRequestHandler(app, path=EVENTS_PATH)
     registry = metrics.runtime_registry(runtime)
+    secret = runtime.settings.slack_signing_secret
+    verifier = SignedRequestVerification(secret.get_secret_value() if secret is not None else "")
 
     def wsgi(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         path, method = environ.get("PATH_INFO"), environ.get("REQUEST_METHOD")
@@ -200,11 +206,19 @@ def make_wsgi_app(runtime: Any, app: Any) -> Callable[..., Iterable[bytes]]:
         if path != EVENTS_PATH or method != "POST":
             return bolt(environ, start_response)
         started = time.monotonic()
+        if guard.too_large(environ.get("CONTENT_LENGTH")):
+            return _refuse(start_response, guard.Refusal(413, "request body too large"))
         try:
             length = int(environ.get("CONTENT_LENGTH") or 0)
         except ValueError:
             length = 0
         raw = environ["wsgi.input"].read(length) if length > 0 else b""
+        refusal = None if not verify_requests else guard.check(raw, str(environ.get("CONTENT_TYPE") or ""),
+                              environ.get("HTTP_X_SLACK_REQUEST_TIMESTAMP"),
+                              environ.get("HTTP_X_SLACK_SIGNATURE"), verifier)
+        if refusal is not None:
+            metrics.REQUESTS.labels("unknown", metrics.outcome_of(refusal.status)).inc()
+            return _refuse(start_response, refusal)
         environ["wsgi.input"] = io.BytesIO(raw)
         kind = metrics.request_kind(str(environ.get("CONTENT_TYPE") or ""), raw)
         status: list[int] = []
@@ -222,24 +236,50 @@ def make_wsgi_app(runtime: Any, app: Any) -> Callable[..., Iterable[bytes]]:
     return wsgi
 
 
+def _refuse(start_response: Callable[..., Any], refusal: Any) -> list[bytes]:
+    """Answer a refused request (:class:`bot.doors.guard.Refusal`) with its status and JSON body;
+    ``Connection: close`` for 413, since the unread body is still on the socket."""
+    body = refusal.body
+    headers = [("Content-Type", "application/json"), ("Content-Length", str(len(body)))]
+    if refusal.status == 413:
+        headers.append(("Connection", "close"))
+    start_response(refusal.status_line, headers)
+    return [body]
+
+
+CONNECTION_LIMIT = 1000
+"""Default most open connections the HTTP door keeps (waitress's own default is 100, which a
+hundred idle sockets would exhaust)."""
+CHANNEL_TIMEOUT = 30
+"""Default seconds an idle connection is kept before the door closes it."""
+
+
 class HttpDoor:
     """The HTTP door: waitress serving :func:`make_wsgi_app` on ``host:port`` (0 = a free port).
 
     :meth:`serve_forever` blocks until :meth:`stop`; :meth:`start` runs it on a daemon thread
     (tests); :meth:`close` stops, waits for the loop to end and frees the port. ``threads`` is
-    waitress's worker count. Usable as a context manager (starts, then closes).
+    waitress's worker count; ``connection_limit`` the most connections kept open and
+    ``channel_timeout`` the seconds an idle one is kept (see :data:`CONNECTION_LIMIT`); bodies
+    over :data:`bot.doors.guard.MAX_BODY_BYTES` are refused. Usable as a context manager.
     """
 
     def __init__(self, runtime: Any, app: Any, host: str = "127.0.0.1", port: int = 3000,
-                 threads: int = 32):
+                 threads: int = 32, connection_limit: int = CONNECTION_LIMIT,
+                 channel_timeout: int = CHANNEL_TIMEOUT, verify_requests: bool = True):
         import waitress
+
+        from bot.doors.guard import MAX_BODY_BYTES
 
         self.runtime = runtime
         self.app = app
         self._map: dict[int, Any] = {}
-        self._server = waitress.create_server(make_wsgi_app(runtime, app), map=self._map,
+        self._server = waitress.create_server(make_wsgi_app(runtime, app, verify_requests), map=self._map,
                                               host=host, port=port, threads=threads,
-                                              ident="vllm-path", clear_untrusted_proxy_headers=True)
+                                              ident="vllm-path", clear_untrusted_proxy_headers=True,
+                                              connection_limit=connection_limit,
+                                              channel_timeout=channel_timeout,
+                                              max_request_body_size=MAX_BODY_BYTES)
         self._stop = threading.Event()
         self._done = threading.Event()
         self._thread: threading.Thread | None = None
@@ -309,7 +349,8 @@ class HttpDoor:
 
 
 def serve_http(runtime: Any, host: str = "127.0.0.1", port: int = 3000, threads: int = 32, *,
-               app: Any = None, background: bool = False) -> HttpDoor:
+               app: Any = None, background: bool = False, connection_limit: int = CONNECTION_LIMIT,
+               channel_timeout: int = CHANNEL_TIMEOUT, verify_requests: bool = True) -> HttpDoor:
     """Open the HTTP door. ``app`` defaults to ``build_app(runtime)``.
 
     With ``background=True`` the server runs on a daemon thread and the started
@@ -321,7 +362,9 @@ def serve_http(runtime: Any, host: str = "127.0.0.1", port: int = 3000, threads:
         from bot.slack.app import build_app
 
         app = build_app(runtime)
-    door = HttpDoor(runtime, app, host=host, port=port, threads=threads)
+    door = HttpDoor(runtime, app, host=host, port=port, threads=threads,
+                    connection_limit=connection_limit, channel_timeout=channel_timeout,
+                    verify_requests=verify_requests)
     if background:
         return door.start()
     install_signal_handlers(runtime, door.stop)
@@ -369,7 +412,8 @@ def serve_socket_mode(runtime: Any, *, app: Any = None,
 
 
 def serve(settings: Settings | None = None, host: str = "127.0.0.1", port: int = 3000,
-          threads: int = 32) -> None:
+          threads: int = 32, connection_limit: int = CONNECTION_LIMIT,
+          channel_timeout: int = CHANNEL_TIMEOUT) -> None:
     """``vllm-path serve``: pick the door from the settings, build the runtime and the app, run.
 
     Raises :class:`ConfigError` when no door is configured (the CLI exits 2 with its message).
@@ -390,7 +434,8 @@ def serve(settings: Settings | None = None, host: str = "127.0.0.1", port: int =
     if door == "socket":
         serve_socket_mode(runtime, app=app)
     else:
-        serve_http(runtime, host, port, threads, app=app)
+        serve_http(runtime, host, port, threads, app=app, connection_limit=connection_limit,
+                   channel_timeout=channel_timeout)
 
 
 def _safe_db_url(url: str) -> str:

@@ -16,6 +16,8 @@ The rules are Slack's (https://docs.slack.dev/authentication/verifying-requests-
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import logging
 import time
 from collections.abc import Callable
@@ -40,21 +42,43 @@ class SignedRequestVerification(Middleware):
     def __init__(self, signing_secret: str, *, clock: Callable[[], float] = time.time) -> None:
         self._verifier = (SignatureVerifier(signing_secret=signing_secret, clock=_Clock(clock))
                           if signing_secret else None)
+        self._secret = signing_secret.encode() if signing_secret else None
+        self._clock = clock
 
     def process(self, *, req: BoltRequest, resp: BoltResponse,
                 next: Callable[[], BoltResponse]) -> BoltResponse:
         if req.mode == "socket_mode":
             return next()
+        why = self.problem(req.raw_body, _first(req, "x-slack-request-timestamp"),
+                           _first(req, "x-slack-signature"))
+        return _refused(why) if why else next()
+
+    def problem(self, raw_body: str | bytes, timestamp: str | None, signature: str | None) -> str | None:
+        """Why a request with this raw body and these header values is refused, or None when its
+        signature is good (also used by the HTTP door before it parses anything)."""
         if self._verifier is None:
-            return _refused("no signing secret configured for the HTTP door")
-        timestamp = _first(req, "x-slack-request-timestamp")
-        signature = _first(req, "x-slack-signature")
+            return "no signing secret configured for the HTTP door"
         if (timestamp is None or signature is None or not timestamp.isascii()
                 or not timestamp.isdigit()):
-            return _refused("missing or malformed signature headers")
-        if not self._verifier.is_valid(req.raw_body, timestamp, signature):
-            return _refused("signature does not match or timestamp out of range")
-        return next()
+            return "missing or malformed signature headers"
+        if isinstance(raw_body, bytes):
+            try:
+                raw_body = raw_body.decode("utf-8")
+            except UnicodeDecodeError:  # slack-sdk decodes as UTF-8: check such bytes here
+                return self._bytes_problem(raw_body, timestamp, signature)
+        if not self._verifier.is_valid(raw_body, timestamp, signature):
+            return "signature does not match or timestamp out of range"
+        return None
+
+    def _bytes_problem(self, raw: bytes, timestamp: str, signature: str) -> str | None:
+        """:meth:`problem` for a body that is not UTF-8: the same rule, on the bytes."""
+        assert self._secret is not None
+        if abs(self._clock() - int(timestamp)) > 300:
+            return "signature does not match or timestamp out of range"
+        mac = hmac.new(self._secret, b"v0:" + timestamp.encode() + b":" + raw, hashlib.sha256)
+        if not hmac.compare_digest("v0=" + mac.hexdigest(), signature):
+            return "signature does not match or timestamp out of range"
+        return None
 
 
 class _Clock(Clock):

@@ -170,7 +170,8 @@ def test_without_verification_the_forged_command_would_run(door_runtime, standin
     from tests.e2e.helpers import FakeSlack
 
     app = build_app(door_runtime, verify_requests=False)
-    door = serve_http(door_runtime, "127.0.0.1", 0, threads=2, app=app, background=True)
+    door = serve_http(door_runtime, "127.0.0.1", 0, threads=2, app=app, background=True,
+                      verify_requests=False)
     try:
         slack = FakeSlack(door.url, standin, door_runtime, secret=SIGNING_SECRET, team="T0REL1",
                           user="U0REL1", channel="C0REL1")

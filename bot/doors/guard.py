@@ -1,0 +1,90 @@
+"""The HTTP door's guard: what is refused before Bolt reads a request to ``POST /slack/events``.
+
+Slack's request bodies are small (a slash command or an event is a few kB; a modal's state at
+most some hundred kB), so a body over :data:`MAX_BODY_BYTES` is refused with 413 from its
+``Content-Length`` before a byte of it is read (waitress's ``max_request_body_size`` refuses
+chunked ones the same way). Then the signature is checked on the raw bytes: every request
+without a good signature gets 401, however malformed its body (not JSON, not UTF-8, nested ten
+thousand deep), and nothing of it is parsed or logged. A signed body that Slack would never send
+(a ``payload`` that is not JSON, text that is not UTF-8) gets 400. Neither leaves a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from urllib.parse import parse_qs
+
+from bot.slack.signing import SignedRequestVerification
+
+MAX_BODY_BYTES = 1024 * 1024
+"""Largest request body accepted at ``/slack/events``, in bytes (1 MiB)."""
+MAX_JSON_DEPTH = 64
+"""Deepest nesting of JSON a signed body may have; Slack's payloads stay under 20 levels."""
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """An answer given instead of Bolt's: HTTP ``status`` (400, 401 or 413) and a short JSON
+    ``error`` word for the body."""
+
+    status: int
+    error: str
+
+    @property
+    def status_line(self) -> str:
+        """``"401 Unauthorized"`` and the like, for WSGI's ``start_response``."""
+        return {400: "400 Bad Request", 401: "401 Unauthorized", 413: "413 Payload Too Large"}[self.status]
+
+    @property
+    def body(self) -> bytes:
+        """``{"error": "<word>"}`` as UTF-8 bytes."""
+        return json.dumps({"error": self.error}).encode()
+
+
+def too_large(content_length: str | None, limit: int = MAX_BODY_BYTES) -> bool:
+    """Whether a declared ``Content-Length`` (a header value, or None) is over ``limit`` bytes."""
+    try:
+        return int(content_length or 0) > limit
+    except ValueError:
+        return False
+
+
+def check(raw: bytes, content_type: str, timestamp: str | None, signature: str | None,
+          verifier: SignedRequestVerification) -> Refusal | None:
+    """None when Bolt may have the request; else the :class:`Refusal` to answer with.
+
+    ``raw`` is the body as received; ``timestamp`` / ``signature`` the values of
+    ``X-Slack-Request-Timestamp`` / ``X-Slack-Signature``. The signature is checked first."""
+    if verifier.problem(raw, timestamp, signature) is not None:
+        return Refusal(401, "invalid request")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return Refusal(400, "body is not UTF-8")
+    if content_type.split(";", 1)[0].strip().lower() == "application/json":
+        return None if _json_ok(text) else Refusal(400, "body is not valid JSON")
+    payload = parse_qs(text, keep_blank_values=True).get("payload")
+    if payload and not _json_ok(payload[0]):
+        return Refusal(400, "payload is not valid JSON")
+    return None
+
+
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_BRACKET = re.compile(r"[\[\]{}]")
+
+
+def _json_ok(text: str) -> bool:
+    """Whether ``text`` is JSON nested at most :data:`MAX_JSON_DEPTH` deep (the depth is measured
+    before parsing, so a hostile depth cannot exhaust the parser's stack)."""
+    depth = 0
+    for bracket in _BRACKET.findall(_STRING.sub("", text)):
+        depth += 1 if bracket in "[{" else -1
+        if depth > MAX_JSON_DEPTH:
+            return False
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
