@@ -62,10 +62,11 @@ class SignedRequestVerification(Middleware):
                 or not timestamp.isdigit()):
             return "missing or malformed signature headers"
         if isinstance(raw_body, bytes):
+            raw = raw_body
             try:
-                raw_body = raw_body.decode("utf-8")
+                raw_body = raw.decode("utf-8")
             except UnicodeDecodeError:  # slack-sdk decodes as UTF-8: check such bytes here
-                return self._bytes_problem(raw_body, timestamp, signature)
+                return self._bytes_problem(raw, timestamp, signature)
         if not self._verifier.is_valid(raw_body, timestamp, signature):
             return "signature does not match or timestamp out of range"
         return None
