@@ -48,10 +48,9 @@ def _runtime():
 
 
 def _require_credentials(runtime) -> None:
-    settings = runtime.settings
-    if settings.slack_bot_token is None and not settings.oauth_enabled:
-        click.echo("error: no Slack credentials: set SLACK_BOT_TOKEN (one workspace) or "
-                   "SLACK_CLIENT_ID and SLACK_CLIENT_SECRET (OAuth)", err=True)
+    missing = runtime.settings.missing_slack_credentials()
+    if missing:
+        click.echo(f"error: {missing}", err=True)
         sys.exit(2)
 
 

@@ -129,14 +129,38 @@ def worker_cmd(threads: int, heartbeat_timeout: float, stale_after: float) -> No
     if not settings.redis_url:
         click.echo("error: REDIS_URL is not set: a worker needs the queue's broker", err=True)
         sys.exit(2)
+    missing = settings.missing_slack_credentials()
+    if missing:  # before anything is read from the queue: a worker without them would fail digests
+        click.echo(f"error: {missing}; a worker sends to Slack and needs the same Slack settings "
+                   "as the scheduler", err=True)
+        sys.exit(2)
+    broker = _broker_problem(settings.redis_url)
+    if broker:
+        click.echo(f"error: cannot reach the broker at REDIS_URL ({broker})", err=True)
+        sys.exit(2)
     try:
         runtime = worker_runtime(settings, threads)
     except CatalogError as exc:
         for issue in exc.errors:
             click.echo(f"error: {issue}", err=True)
         sys.exit(1)
+    except Exception as exc:  # noqa: BLE001 - the database out of reach: one readable line
+        click.echo(f"error: cannot open the database at DATABASE_URL: "
+                   f"{redact(f'{type(exc).__name__}: {exc}', secrets_of(settings))}", err=True)
+        sys.exit(2)
     run(runtime, WorkerOptions(threads=threads, heartbeat_timeout_s=heartbeat_timeout,
                                stale_after_s=stale_after))
+
+
+def _broker_problem(redis_url: str) -> str | None:
+    """Why the Redis broker at ``redis_url`` does not answer a PING within 3 seconds, or None."""
+    import redis  # deferred: only the worker needs it
+
+    try:
+        redis.Redis.from_url(redis_url, socket_connect_timeout=3, socket_timeout=3).ping()
+    except Exception as exc:  # noqa: BLE001 - any failure means "not usable"
+        return type(exc).__name__
+    return None
 
 
 def _startup_problem(exc: BaseException) -> str:
