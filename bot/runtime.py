@@ -128,6 +128,8 @@ class Runtime:
                                default_timezone=settings.default_timezone,
                                token_cipher=token_cipher(settings),
                                token_rotator=token_rotator(settings))
+        if migrate:
+            store.seal_tokens()  # an upgrade leaves no token readable in plain text
         runtime = cls(settings, store, holder)
         runtime.record_catalog_version()
         return runtime

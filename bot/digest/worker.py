@@ -125,7 +125,7 @@ def worker_runtime(settings: Any, threads: int) -> Any:
     :class:`bot.domain.catalog.CatalogError` for an invalid catalog."""
     from sqlalchemy.pool import StaticPool
 
-    from bot.runtime import CatalogHolder, Runtime
+    from bot.runtime import CatalogHolder, Runtime, token_cipher, token_rotator
     from bot.store import Store, make_engine, migrate
 
     holder = CatalogHolder(settings.catalog_dir)
@@ -141,8 +141,12 @@ def worker_runtime(settings: Any, threads: int) -> Any:
     except BaseException:
         engine.dispose()
         raise
+    # The same cipher and rotator as every other process: an OAuth install's tokens are sealed
+    # with TOKEN_ENCRYPTION_KEY, which a worker must read to send.
     store = Store(engine, owns_engine=True, client_id=settings.slack_client_id,
-                  default_timezone=settings.default_timezone)
+                  default_timezone=settings.default_timezone,
+                  token_cipher=token_cipher(settings), token_rotator=token_rotator(settings))
+    store.seal_tokens()
     runtime = Runtime(settings, store, holder)
     runtime.record_catalog_version()
     return runtime

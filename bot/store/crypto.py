@@ -3,8 +3,8 @@
 Keys come from ``TOKEN_ENCRYPTION_KEY`` (:class:`bot.config.Settings`): one or more Fernet keys
 (url-safe base64 of 32 random bytes, ``Fernet.generate_key()``), comma separated, the **first**
 encrypts and every one decrypts. Rotating the key: put a new key first, keep the old one after
-it, run ``vllm-path tokens rotate-key`` (re-encrypts every stored token under the first key), then
-drop the old key. See README "Token encryption".
+it and restart (every process re-encrypts the stored tokens under the first key at start, as
+``vllm-path tokens reseal`` does), then drop the old key. See README "Token encryption".
 
 A sealed value is ``fernet:`` followed by the Fernet token. :meth:`TokenCipher.seal` leaves an
 already sealed value as it is (so nested saves never encrypt twice); :meth:`TokenCipher.open`
@@ -39,7 +39,9 @@ class TokenCipher:
         if not keys:
             raise ValueError("TokenCipher needs at least one Fernet key")
         try:
-            self._fernet = MultiFernet([Fernet(k) for k in keys])
+            fernets = [Fernet(k) for k in keys]
+            self._fernet = MultiFernet(fernets)
+            self._current = fernets[0]
         except (ValueError, TypeError):
             raise ValueError("TOKEN_ENCRYPTION_KEY holds a value that is not a Fernet key "
                              "(url-safe base64 of 32 bytes; make one with "
@@ -68,6 +70,23 @@ class TokenCipher:
         except InvalidToken:
             raise ValueError("a stored Slack token cannot be decrypted with TOKEN_ENCRYPTION_KEY "
                              "(was the key replaced without keeping the old one?)") from None
+
+    def state(self, value: str | None) -> str:
+        """How a stored ``value`` stands: ``"current"`` (sealed under the first key, or empty),
+        ``"plain"`` (written before encryption existed), ``"older"`` (sealed under another
+        configured key) or ``"unreadable"`` (no configured key opens it)."""
+        if not value:
+            return "current"
+        if not value.startswith(PREFIX):
+            return "plain"
+        token = value[len(PREFIX):].encode()
+        for fernet, name in ((self._current, "current"), (self._fernet, "older")):
+            try:
+                fernet.decrypt(token)
+                return name
+            except InvalidToken:
+                continue
+        return "unreadable"
 
     def reseal(self, value: str | None) -> str | None:
         """``value`` re-encrypted under the current key (plain values are sealed)."""

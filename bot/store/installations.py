@@ -258,6 +258,45 @@ class InstallationsRepo(StoreCore):
                 total += _reseal_table(s, table, self._cipher)
         return total
 
+    def seal_tokens(self) -> dict[str, int]:
+        """Bring every stored token under the first key of ``TOKEN_ENCRYPTION_KEY``, at start:
+        plain tokens (a database from a release before encryption) are sealed and tokens sealed
+        under an older key still configured are re-encrypted; tokens already current are not
+        touched. Returns how many stored (non-empty) tokens were in each state before: ``plain``,
+        ``older``, ``current``.
+
+        Raises :class:`TokenKeyError` (naming the count, never a key) when a stored token opens
+        with none of the configured keys, or when the first key could not read them: e.g. the
+        old key dropped before the tokens were moved under the new one, or the keys given in the
+        wrong order. Nothing is changed then."""
+        counts = {"plain": 0, "older": 0, "current": 0, "unreadable": 0}
+        with self._write() as s:
+            pending = []
+            for table in (slack_installations, slack_bots):
+                names = [n for n in _TOKEN_FIELDS if n in table.c]
+                for row in s.execute(select(table.c.id, *[table.c[n] for n in names])).all():
+                    states = {n: self._cipher.state(getattr(row, n)) for n in names if getattr(row, n)}
+                    for state in states.values():
+                        counts[state] += 1
+                    if any(v in ("plain", "older") for v in states.values()):
+                        pending.append((table, row.id, {n: self._cipher.reseal(getattr(row, n))
+                                                        for n, v in states.items() if v != "current"}))
+            if counts["unreadable"]:
+                raise TokenKeyError(
+                    f"{counts['unreadable']} stored Slack token(s) cannot be read with any key in "
+                    "TOKEN_ENCRYPTION_KEY: put back the key they were sealed with (first the new "
+                    "key, then the old one, comma separated) and start again")
+            for table, row_id, values in pending:
+                s.execute(update(table).where(table.c.id == row_id).values(**values))
+        if counts["plain"]:
+            log.warning("sealed %d Slack token(s) stored in plain text by an older release",
+                        counts["plain"])
+        if counts["older"]:
+            log.info("re-encrypted %d Slack token(s) under the first key of TOKEN_ENCRYPTION_KEY",
+                     counts["older"])
+        del counts["unreadable"]
+        return counts
+
     # --- slack_sdk stores ----------------------------------------------------------------------
 
     def installation_store(self, client_id: str | None = None) -> EncryptedInstallationStore:
@@ -285,6 +324,11 @@ class InstallationsRepo(StoreCore):
         """Turn token rotation on (a ``TokenRotator`` with the app's client id and secret) or
         off (None) for :meth:`bot_token_for`."""
         self._token_rotator = rotator
+
+
+class TokenKeyError(ValueError):
+    """``TOKEN_ENCRYPTION_KEY`` cannot read the stored tokens (see
+    :meth:`InstallationsRepo.seal_tokens`); the message names what to do, never a key."""
 
 
 def _rows_of(table: Table, enterprise_id: str | None, team_id: str | None,

@@ -53,3 +53,93 @@ def test_reseal_moves_every_stored_token_to_the_new_key(tmp_path: Path) -> None:
         assert store.bot_token_for("T0") == "xoxb-rotate-me"
         found = store.installation_store().find_installation(enterprise_id=None, team_id="T0")
         assert found is not None and found.user_token == "xoxp-user"
+
+
+def _raw_tokens(url: str) -> list[str]:
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(url)
+    try:
+        with engine.connect() as conn:
+            rows = conn.execute(text("SELECT bot_token FROM slack_installations UNION ALL "
+                                     "SELECT bot_token FROM slack_bots")).all()
+    finally:
+        engine.dispose()
+    return [r[0] for r in rows]
+
+
+def _write_plain_tokens(url: str) -> None:
+    """As a release before encryption wrote them (e6626ce's tables): plain text in the columns."""
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(url)
+    try:
+        with engine.begin() as conn:
+            conn.execute(text("UPDATE slack_installations SET bot_token = 'xoxb-plain-old'"))
+            conn.execute(text("UPDATE slack_bots SET bot_token = 'xoxb-plain-old'"))
+    finally:
+        engine.dispose()
+
+
+def _installed(url: str, key: str) -> None:
+    with Store.from_url(url, client_id="1.2", token_cipher=TokenCipher.from_setting(key)) as store:
+        store.installation_store().save(Installation(
+            app_id="A0", team_id="T0", bot_token="xoxb-sealed", bot_id="B0",
+            bot_user_id="U0B", user_id="U0", installed_at=time.time()))
+
+
+def test_an_upgrade_seals_plain_tokens_at_start_with_a_warning(tmp_path: Path, caplog) -> None:
+    from bot.config import Settings
+    from bot.runtime import Runtime
+
+    url = f"sqlite:///{tmp_path}/old.db"
+    key = Fernet.generate_key().decode()
+    _installed(url, key)
+    _write_plain_tokens(url)
+    assert _raw_tokens(url) == ["xoxb-plain-old", "xoxb-plain-old"]
+    with caplog.at_level(logging.WARNING):
+        rt = Runtime.create(Settings(_env_file=None, database_url=url, token_encryption_key=key,
+                                     slack_client_id="1.2", slack_client_secret="s"))
+    try:
+        assert all(t.startswith("fernet:") for t in _raw_tokens(url))
+        assert rt.store.bot_token_for("T0") == "xoxb-plain-old"
+        assert "sealed 2 Slack token(s)" in caplog.text and "xoxb-plain-old" not in caplog.text
+    finally:
+        rt.store.close()
+
+
+def test_a_key_list_that_cannot_read_the_tokens_is_refused_and_changes_nothing(tmp_path: Path) -> None:
+    from bot.store.installations import TokenKeyError
+
+    url = f"sqlite:///{tmp_path}/k.db"
+    old, new = Fernet.generate_key().decode(), Fernet.generate_key().decode()
+    _installed(url, old)
+    before = _raw_tokens(url)
+    with Store.from_url(url, client_id="1.2", token_cipher=TokenCipher.from_setting(new)) as store:
+        with pytest.raises(TokenKeyError, match="cannot be read") as raised:
+            store.seal_tokens()
+        assert old not in str(raised.value) and new not in str(raised.value)
+    assert _raw_tokens(url) == before
+    # New key first, old after: moved under the new key; then the new key alone reads them.
+    with Store.from_url(url, client_id="1.2", token_cipher=TokenCipher.from_setting(f"{new},{old}")) as store:
+        assert store.seal_tokens() == {"plain": 0, "older": 2, "current": 0}
+        assert store.seal_tokens() == {"plain": 0, "older": 0, "current": 2}  # nothing left to do
+    with Store.from_url(url, client_id="1.2", token_cipher=TokenCipher.from_setting(new)) as store:
+        assert store.bot_token_for("T0") == "xoxb-sealed"
+
+
+def test_tokens_reseal_command_exists_and_reports(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    url = f"sqlite:///{tmp_path}/c.db"
+    key = Fernet.generate_key().decode()
+    _installed(url, key)
+    _write_plain_tokens(url)
+    env = {**os.environ, "DATABASE_URL": url, "TOKEN_ENCRYPTION_KEY": key, "SLACK_CLIENT_ID": "1.2"}
+    done = subprocess.run([sys.executable, "-m", "bot.cli.main", "tokens", "reseal"], env=env,
+                          capture_output=True, text=True, timeout=60, cwd=Path(__file__).resolve().parents[2])
+    assert done.returncode == 0, done.stderr
+    assert "sealed 2 plain" in done.stdout
+    assert all(t.startswith("fernet:") for t in _raw_tokens(url))

@@ -2,7 +2,8 @@
 (``fernet:`` + a Fernet token, see ``bot/store/crypto.py``), longer than slack_sdk's String(200).
 
 Existing plain tokens stay readable (the cipher passes unsealed values through) and are sealed on
-the installation's next save or by ``vllm-path tokens reseal``.
+the next start of any process (:meth:`bot.store.installations.InstallationsRepo.seal_tokens`) or by
+``vllm-path tokens reseal``.
 
 Revision ID: i13_0001
 Revises: b1112_0001

@@ -1,0 +1,46 @@
+"""``vllm-path tokens reseal``: bring every stored Slack token under the first key of
+``TOKEN_ENCRYPTION_KEY`` (plain ones from an older release are sealed). Every process does the
+same at start; this command does it without starting one, and reports the counts."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from bot.config import Settings
+
+
+def register(main: click.Group) -> None:
+    """Add the ``tokens`` group to the top-level CLI."""
+    main.add_command(tokens)
+
+
+@click.group("tokens")
+def tokens() -> None:
+    """Slack tokens at rest (encrypted with TOKEN_ENCRYPTION_KEY)."""
+
+
+@tokens.command("reseal")
+def reseal_cmd() -> None:
+    """Seal plain tokens and re-encrypt older ones under the first key of TOKEN_ENCRYPTION_KEY.
+
+    To change the key: put the new key first and the old one after it (comma separated), run
+    this (or restart), then drop the old key. Exits 1, changing nothing, when a stored token
+    opens with none of the keys given."""
+    from bot.runtime import token_cipher  # deferred: SQLAlchemy and the store for this command only
+    from bot.store import Store
+    from bot.store.installations import TokenKeyError
+
+    settings = Settings()
+    store = Store.from_url(settings.database_url, client_id=settings.slack_client_id,
+                           token_cipher=token_cipher(settings))
+    try:
+        counts = store.seal_tokens()
+    except TokenKeyError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(1)
+    finally:
+        store.close()
+    click.echo(f"sealed {counts['plain']} plain, re-encrypted {counts['older']}, "
+               f"{counts['current']} already under the first key")
