@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import logging
+import time
 from dataclasses import dataclass
 
 from slack_sdk.oauth.installation_store.models.bot import Bot
@@ -26,6 +27,7 @@ from sqlalchemy.orm import Session
 
 from bot.store.base import StoreCore, changed
 from bot.store.crypto import TokenCipher
+from bot.store.locks import shared_lock
 from bot.store.models import ChannelSubscription, DmPreference, slack_bots, slack_installations
 from bot.store.snapshots import TeamRemoval
 from bot.store.validate import check_id
@@ -226,6 +228,26 @@ class InstallationsRepo(StoreCore):
         installation = store.find_installation(enterprise_id=enterprise_id, team_id=team_id,
                                                is_enterprise_install=org_wide)
         rotator = self._token_rotator
+        if rotator is not None and _expiring(installation) is not None:
+            # One refresh across every process: the loser of the lock re-reads what the winner saved.
+            with shared_lock(self._engine, f"token-rotation:{tenant}"):
+                return self._bot_token_locked(key, store, rotator, tenant)
+        return self._bot_token_found(installation, key, store, rotator, tenant)
+
+    def _bot_token_locked(self, key: tuple[str | None, str | None, bool], store: EncryptedInstallationStore,
+                          rotator: TokenRotator, tenant: str) -> str | None:
+        """:meth:`bot_token_for` under the rotation lock: read again, then refresh if still due."""
+        enterprise_id, team_id, org_wide = key
+        installation = store.find_installation(enterprise_id=enterprise_id, team_id=team_id,
+                                               is_enterprise_install=org_wide)
+        return self._bot_token_found(installation, key, store, rotator, tenant)
+
+    def _bot_token_found(self, installation: Installation | None, key: tuple[str | None, str | None, bool],
+                         store: EncryptedInstallationStore, rotator: TokenRotator | None,
+                         tenant: str) -> str | None:
+        """The bot token of ``installation`` (or of the bot row when it has none), refreshed
+        when due."""
+        enterprise_id, team_id, org_wide = key
         if installation is not None and installation.bot_token:
             if rotator is not None and installation.bot_refresh_token:
                 rotated = rotator.perform_token_rotation(
@@ -324,6 +346,17 @@ class InstallationsRepo(StoreCore):
         """Turn token rotation on (a ``TokenRotator`` with the app's client id and secret) or
         off (None) for :meth:`bot_token_for`."""
         self._token_rotator = rotator
+
+
+def _expiring(installation: Installation | None) -> float | None:
+    """When a rotating bot token of ``installation`` expires (Unix seconds), if that is within
+    :data:`ROTATE_MINUTES_BEFORE_EXPIRY` minutes; else None."""
+    if installation is None or not installation.bot_refresh_token:
+        return None
+    expires = installation.bot_token_expires_at
+    if expires is None or expires - time.time() > ROTATE_MINUTES_BEFORE_EXPIRY * 60:
+        return None
+    return float(expires)
 
 
 class TokenKeyError(ValueError):

@@ -1,0 +1,61 @@
+"""A lock shared by every process on one database, for work that must not run twice at once:
+refreshing a rotating Slack token (Slack invalidates a refresh token on first use, so a second
+process refreshing with the same one gets ``invalid_refresh_token``).
+
+PostgreSQL: a session-level advisory lock (``pg_advisory_lock``) keyed by a hash of the name, on
+a connection of its own, released before the connection goes back to the pool. SQLite (one
+machine): an exclusive ``flock`` on a file beside the database (``<db>.locks/<hash>``); an
+in-memory database has one process, so a process-wide lock is enough there.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+from sqlalchemy import Engine, text
+
+_memory_locks: dict[str, threading.Lock] = {}
+_memory_guard = threading.Lock()
+
+
+def _key(name: str) -> int:
+    """A signed 64-bit key for ``pg_advisory_lock`` from ``name``."""
+    return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big", signed=True)
+
+
+@contextlib.contextmanager
+def shared_lock(engine: Engine, name: str) -> Iterator[None]:
+    """Hold the lock called ``name`` across every process using ``engine``'s database while the
+    block runs (waits for it; no time-out: the holder only makes one HTTP call)."""
+    if engine.dialect.name == "postgresql":
+        with engine.connect() as conn:
+            conn.execute(text("SELECT pg_advisory_lock(:k)"), {"k": _key(name)})
+            try:
+                yield
+            finally:
+                conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": _key(name)})
+                conn.commit()
+        return
+    database = engine.url.database
+    if not database or database == ":memory:":
+        with _memory_guard:
+            lock = _memory_locks.setdefault(name, threading.Lock())
+        with lock:
+            yield
+        return
+    import fcntl  # POSIX; SQLite shared between processes lives on one machine
+
+    folder = Path(database + ".locks")
+    folder.mkdir(exist_ok=True)
+    fd = os.open(folder / hashlib.sha256(name.encode()).hexdigest()[:16], os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
