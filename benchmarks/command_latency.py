@@ -107,7 +107,7 @@ pool (the baseline until stop 21, when ours answered that way too); ``inline``: 
 def _noop_app(api_url: str, kind: str = "ack") -> App:
     """The baseline (:data:`NOOP_KINDS`): a Bolt app configured as ours
     (:func:`bot.slack.app.build_app`): acks on a pool of :data:`~bot.slack.app.ACK_THREADS`,
-    lazy listeners on their own pool of :data:`~bot.slack.app.LAZY_THREADS`; Bolt checks the
+    lazy listeners on their own pool of :data:`~bot.slack.lazy.THREADS`; Bolt checks the
     signature (ours does it in its own ``before_authorize`` middleware; both get the same signed
     bodies). Its reply is ``"ok"``, in the ack (``ack``) or through the response URL."""
     if kind == "inline":

@@ -45,6 +45,10 @@ REPLY_SECONDS = Histogram("vllm_path_reply_seconds", "Seconds from a request's a
                           ["kind"], buckets=_LATENCY_BUCKETS, registry=REGISTRY)
 SLACK_RATELIMITED = Counter("vllm_path_slack_ratelimited", "Slack Web API answers HTTP 429 (rate limited).",
                             registry=REGISTRY)
+LAZY_SHED = Counter("vllm_path_lazy_shed", "Follow-ups refused with a busy answer (the lazy queue was full).",
+                    registry=REGISTRY)
+LAZY_DROPPED = Counter("vllm_path_lazy_dropped", "Follow-ups dropped at shutdown after the grace period.",
+                       registry=REGISTRY)
 
 RECEIVED_AT = "vllm_path_received_at"
 """Bolt ``context`` key: ``time.monotonic()`` when the app got the request (set by a middleware)."""

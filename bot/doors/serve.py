@@ -18,6 +18,7 @@ from __future__ import annotations
 import gc
 import io
 import logging
+import os
 import signal
 import threading
 import time
@@ -247,6 +248,11 @@ def _refuse(start_response: Callable[..., Any], refusal: Any) -> list[bytes]:
     return [body]
 
 
+HTTP_GRACE_S = 3.0
+"""Seconds a stopping door keeps answering the requests that have arrived."""
+LAZY_GRACE_S = 5.0
+"""Seconds after that for the follow-ups already running (replies waiting on Slack); then they are
+dropped, counted and logged, so a stop takes under 10 s in all (platforms kill at about 30 s)."""
 CONNECTION_LIMIT = 1000
 """Default most open connections the HTTP door keeps (waitress's own default is 100, which a
 hundred idle sockets would exhaust)."""
@@ -282,6 +288,8 @@ class HttpDoor:
                                               max_request_body_size=MAX_BODY_BYTES)
         self._stop = threading.Event()
         self._done = threading.Event()
+        self.dropped = 0
+        """Follow-ups dropped when the door stopped (see :meth:`_drain_lazy`)."""
         self._thread: threading.Thread | None = None
 
     @property
@@ -315,9 +323,70 @@ class HttpDoor:
             while not self._stop.is_set() and self._map:
                 wasyncore.loop(timeout=0.2, map=self._map, count=1)
         finally:
-            self._server.task_dispatcher.shutdown(cancel_pending=False, timeout=5)
+            deadline = time.monotonic() + HTTP_GRACE_S
+            self._stop_accepting()
+            self._finish_in_flight(deadline)
+            self._server.task_dispatcher.shutdown(cancel_pending=False, timeout=max(0.1, deadline - time.monotonic()))
             wasyncore.close_all(self._map)
+            self.dropped = self._drain_lazy()
             self._done.set()
+
+    def _stop_accepting(self) -> None:
+        """Take the connections already queued in the kernel (they have arrived), then close the
+        listening socket: later ones are refused at once rather than reset."""
+        server = self._server
+        server.accepting = False
+        for _ in range(10_000):  # what the backlog holds; accept() answers None when it is empty
+            before = len(self._map)
+            server.handle_accept()
+            if len(self._map) == before:
+                break
+        fileno = getattr(server, "_fileno", None)
+        if fileno is not None:
+            self._map.pop(fileno, None)
+        try:
+            server.socket.close()
+        except OSError:  # already closed
+            pass
+
+    def _finish_in_flight(self, deadline: float) -> None:
+        """Keep the loop running until every request that has arrived is answered and its answer
+        written out (or ``deadline``, ``time.monotonic()`` seconds); idle keep-alive connections
+        are closed after."""
+        from waitress import wasyncore
+
+        stopped_at = time.time()
+
+        def busy(ch: Any) -> bool:
+            if getattr(ch, "requests", None) or getattr(ch, "total_outbufs_len", 0):
+                return True  # a request to answer, or an answer not yet written out
+            if getattr(ch, "request", None) is not None:
+                return True  # a request still arriving
+            # Just accepted and nothing read yet: its request is on the way.
+            return bool(getattr(ch, "last_activity", 0) >= stopped_at - 1.0
+                        and getattr(ch, "creation_time", 0) == getattr(ch, "last_activity", -1))
+
+        def any_busy() -> bool:
+            return any(busy(ch) for ch in list(self._map.values()))
+
+        while any_busy() and time.monotonic() < deadline:
+            wasyncore.loop(timeout=0.05, map=self._map, count=1)
+
+    def _drain_lazy(self) -> int:
+        """Give the follow-ups (lazy listeners) what is left of the grace period; return how many
+        were dropped (logged with the count, and counted in ``/metrics``)."""
+        from bot import metrics
+        from bot.slack.app import lazy_runner
+
+        runner = lazy_runner(self.app)
+        if runner is None:
+            return 0
+        dropped = runner.drain(LAZY_GRACE_S)
+        if dropped:
+            metrics.LAZY_DROPPED.inc(dropped)
+            log.warning("stopping: %d follow-up(s) could not finish within %.0f s and were dropped",
+                        dropped, HTTP_GRACE_S + LAZY_GRACE_S)
+        return dropped
 
     def start(self) -> HttpDoor:
         """Serve on a daemon thread; returns ``self``."""
@@ -374,7 +443,7 @@ def serve_http(runtime: Any, host: str = "127.0.0.1", port: int = 3000, threads:
         log.info("OAuth install at %s%s, redirect %s", door.url, flow.install_path,
                  flow.redirect_uri_path)
     door.serve_forever()
-    log.info("HTTP door closed")
+    log.info("HTTP door closed (%d follow-up(s) dropped)", door.dropped)
     return door
 
 
@@ -433,9 +502,14 @@ def serve(settings: Settings | None = None, host: str = "127.0.0.1", port: int =
     freeze_startup_heap()
     if door == "socket":
         serve_socket_mode(runtime, app=app)
-    else:
-        serve_http(runtime, host, port, threads, app=app, connection_limit=connection_limit,
-                   channel_timeout=channel_timeout)
+        return
+    closed = serve_http(runtime, host, port, threads, app=app, connection_limit=connection_limit,
+                        channel_timeout=channel_timeout)
+    if closed.dropped:
+        # Threads still waiting on Slack would hold the exit until their calls time out: the
+        # drop is logged, so leave now rather than be killed by the platform.
+        logging.shutdown()
+        os._exit(0)
 
 
 def _safe_db_url(url: str) -> str:

@@ -35,9 +35,6 @@ log = logging.getLogger(__name__)
 ACK_THREADS = 32
 """Bolt's ``listener_executor``: runs the ack functions (and non-lazy listeners such as App Home
 events). Acks are instant; the pool only needs to cover requests arriving at once."""
-LAZY_THREADS = 64
-"""The lazy listeners' own pool: they mostly wait on Slack (Web API, response URLs; a slow Slack
-answers in seconds), so many threads, and never the acks' pool, so no ack waits behind them."""
 
 
 def make_client(runtime: Runtime, token: str | None = None) -> WebClient:
@@ -56,19 +53,26 @@ class BotApp(App):
 
 
 def separate_lazy_pool(app: App) -> None:
-    """Run lazy listeners on a pool of :data:`LAZY_THREADS` of their own. Bolt runs them on its
-    ``listener_executor``, the same pool as the acks (``App.__init__`` builds one
-    ``ThreadLazyListenerRunner`` on it and has no parameter for another), so with a slow Slack
+    """Run lazy listeners on a bounded pool of their own (:class:`bot.slack.lazy.BoundedLazyRunner`).
+    Bolt runs them on its ``listener_executor``, the same pool as the acks (``App.__init__`` builds
+    one ``ThreadLazyListenerRunner`` on it and has no parameter for another), so with a slow Slack
     the follow-up work filled the pool and acks queued behind it for seconds."""
-    from slack_bolt.lazy_listener.thread_runner import ThreadLazyListenerRunner
+    from bot.slack.lazy import BoundedLazyRunner
 
     runner = getattr(app, "_listener_runner", None)
     if runner is None or not hasattr(runner, "lazy_listener_runner"):  # pragma: no cover
         log.warning("Bolt's listener runner changed: lazy listeners share the ack pool")
         return
-    runner.lazy_listener_runner = ThreadLazyListenerRunner(
-        logger=app.logger,
-        executor=ThreadPoolExecutor(max_workers=LAZY_THREADS, thread_name_prefix="bolt-lazy"))
+    runner.lazy_listener_runner = BoundedLazyRunner(app.logger)
+
+
+def lazy_runner(app: App) -> Any:
+    """The app's :class:`bot.slack.lazy.BoundedLazyRunner`, or None (an app built with a
+    listener executor of its own: the console, some tests)."""
+    from bot.slack.lazy import BoundedLazyRunner
+
+    runner = getattr(getattr(app, "_listener_runner", None), "lazy_listener_runner", None)
+    return runner if isinstance(runner, BoundedLazyRunner) else None
 
 
 class _SameTokenNotice(logging.Filter):

@@ -324,6 +324,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "home.more": {"en": "… and {n} more", "zh": "… 还有 {n} 个"},
     "digest.snoozed": {"en": "Snoozed until {until}.", "zh": "已暂停到 {until}。"},
     "digest.stopped": {"en": "Stopped.", "zh": "已停止。"},
+    "busy": {"en": "Sorry, I have too much to do right now: please try again in a minute.",
+             "zh": "抱歉，我现在有点忙，请一分钟后再试。"},
 }
 
 

@@ -33,7 +33,7 @@ _IMMEDIATE = "vp_sqlite_begin_immediate"
 
 SQLITE_POOL_SIZE = 64
 """Connections an SQLite file engine keeps open: as many as the threads that read at once (the
-lazy-listener pool, :data:`bot.slack.app.LAZY_THREADS`). An SQLite connection is a file handle
+lazy-listener pool, :data:`bot.slack.lazy.THREADS`). An SQLite connection is a file handle
 and a small page cache; with SQLAlchemy's default pool of 5 (+10 overflow) every read beyond the
 fifth opened a connection, ran the four pragmas of :func:`_configure_sqlite` and closed it."""
 

@@ -1,0 +1,147 @@
+"""The lazy listeners' runner: their own bounded pool, a "busy" answer past the bound, and a
+drain with a grace period when the server stops.
+
+Bolt runs lazy listeners (the work after an ack: replies that wait on Slack, App Home publishes,
+unfurls) through a ``LazyListenerRunner``; this one keeps them off the ack pool, lets at most
+:data:`QUEUE_BOUND` wait for a thread, and past that answers the person at once ("busy, try again",
+through the request's ``response_url``, on a small pool of its own) instead of letting the wait
+grow without a bound. :meth:`BoundedLazyRunner.drain` stops it: what runs may finish within the
+grace period, what still waits is dropped, and the count is returned for the log.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import urllib.request
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
+
+from slack_bolt.lazy_listener.internals import build_runnable_function
+from slack_bolt.lazy_listener.runner import LazyListenerRunner
+from slack_bolt.request import BoltRequest
+
+from bot import metrics
+from bot.slack.i18n import t
+
+log = logging.getLogger(__name__)
+
+THREADS = 64
+"""Lazy listeners running at once: they mostly wait on Slack (a slow Slack answers in seconds)."""
+QUEUE_BOUND = 256
+"""Lazy listeners that may wait for a thread; one more gets the busy answer."""
+BUSY_TIMEOUT_S = 3.0
+"""Seconds a busy answer may take to reach Slack's ``response_url``."""
+
+
+class BoundedLazyRunner(LazyListenerRunner):
+    """A ``LazyListenerRunner`` on :data:`THREADS` threads with at most ``bound`` jobs waiting.
+
+    ``logger`` is Bolt's; ``busy_text`` gives the busy answer's text (a function so the string
+    table stays the one place for it). Thread-safe."""
+
+    def __init__(self, logger: logging.Logger, *, threads: int = THREADS, bound: int = QUEUE_BOUND,
+                 busy_text: Callable[[], str] = lambda: str(t("busy"))) -> None:
+        self.logger = logger
+        self.bound = bound
+        self._busy_text = busy_text
+        self._pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="bolt-lazy")
+        self._busy_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="bolt-busy")
+        self._lock = threading.Lock()
+        self._waiting = 0
+        self._busy_waiting = 0
+        self._futures: set[Future[None]] = set()
+        self._closed = False
+
+    def start(self, function: Callable[..., None], request: BoltRequest) -> None:
+        """Run ``function`` for ``request`` on the pool, or answer busy when ``bound`` jobs wait
+        already (or the runner is draining)."""
+        job = build_runnable_function(func=function, logger=self.logger, request=request)
+        with self._lock:
+            full = self._closed or self._waiting >= self.bound
+            if not full:
+                self._waiting += 1
+        if full:
+            self._shed(request)
+            return
+
+        def run() -> None:
+            with self._lock:
+                self._waiting -= 1
+            job()
+
+        future = self._pool.submit(run)
+        with self._lock:
+            self._futures.add(future)
+        future.add_done_callback(self._forget)
+
+    def _forget(self, future: Future[None]) -> None:
+        with self._lock:
+            self._futures.discard(future)
+
+    @property
+    def waiting(self) -> int:
+        """Jobs submitted and not yet started."""
+        with self._lock:
+            return self._waiting
+
+    def _shed(self, request: BoltRequest) -> None:
+        """Tell the person to try again (when the request has a ``response_url``), counted."""
+        metrics.LAZY_SHED.inc()
+        url = _response_url(request.body)
+        if not url:
+            return
+        with self._lock:
+            if self._busy_waiting >= self.bound:
+                return  # even the busy answers are backed up: drop, counted above
+            self._busy_waiting += 1
+        self._busy_pool.submit(self._post_busy, url)
+
+    def _post_busy(self, url: str) -> None:
+        with self._lock:
+            self._busy_waiting -= 1
+        body = json.dumps({"response_type": "ephemeral", "replace_original": False,
+                           "text": self._busy_text()}).encode()
+        req = urllib.request.Request(url, data=body, method="POST",
+                                     headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=BUSY_TIMEOUT_S) as answer:  # noqa: S310 - Slack's response URL
+                answer.read()
+        except OSError as exc:
+            log.warning("busy answer not delivered: %s", type(exc).__name__)
+
+    def drain(self, grace_s: float) -> int:
+        """Stop taking jobs; wait up to ``grace_s`` seconds for the running ones; drop those that
+        still wait (and any still running after the grace period: the process exits). Returns how
+        many were dropped."""
+        with self._lock:
+            self._closed = True
+            pending = list(self._futures)
+        dropped = sum(1 for f in pending if f.cancel())
+        running = [f for f in pending if not f.cancelled()]
+        done = threading.Event()
+
+        def wait_all() -> None:
+            for f in running:
+                f.exception()
+            done.set()
+
+        threading.Thread(target=wait_all, daemon=True, name="lazy-drain").start()
+        done.wait(grace_s)
+        unfinished = sum(1 for f in running if not f.done())
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        self._busy_pool.shutdown(wait=False, cancel_futures=True)
+        return dropped + unfinished
+
+
+def _response_url(body: Any) -> str | None:
+    """The ``response_url`` of a slash command or a block action body, if any."""
+    if not isinstance(body, dict):
+        return None
+    url = body.get("response_url")
+    if not url and isinstance(body.get("response_urls"), list) and body["response_urls"]:
+        first = body["response_urls"][0]
+        url = first.get("response_url") if isinstance(first, dict) else None
+    return url if isinstance(url, str) and url.startswith(("https://", "http://")) else None
