@@ -477,7 +477,11 @@ def serve_socket_mode(runtime: Any, *, app: Any = None,
             pass
     finally:
         handler.close()
-        log.info("Socket Mode closed")
+        from bot.slack.app import lazy_runner
+
+        runner = lazy_runner(app)
+        dropped = runner.drain(LAZY_GRACE_S) if runner is not None else 0
+        log.info("Socket Mode closed (%d follow-up(s) dropped)", dropped)
 
 
 def serve(settings: Settings | None = None, host: str = "127.0.0.1", port: int = 3000,
