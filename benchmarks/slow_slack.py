@@ -20,6 +20,12 @@ time from sending to the stand-in receiving the post at its response URL.
 Run: ``.venv/bin/python benchmarks/slow_slack.py [-n 60] [--latency 1.5] [--rounds 1] [--check]``.
 Prints ack p50/p99/max, time to full reply, and counts; ``--check`` exits 1 unless every ack of
 the shipped app is under 1 s and every reply arrived.
+
+``--mix`` (issue 27) models a workspace instead of a burst: ``--clients`` people (default 200), each
+sending one request after another for ``--seconds`` (default 60) with the Web API at ``--latency``:
+half slash commands, a quarter *Mark read* clicks, a quarter App Home opens (``app_home_opened``,
+whose ``views.publish`` must never run on the ack pool). It reports the ack p50/p99/max per kind,
+acks over 3 s (Slack shows the person an error) and non-200 answers; ``--check`` exits 1 on any.
 """
 
 from __future__ import annotations
@@ -33,12 +39,21 @@ import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bot.config import Settings  # noqa: E402
 from bot.doors.serve import HttpDoor  # noqa: E402
-from bot.doors.standin import SlackStandIn, signed_headers, slash_command_body  # noqa: E402
+from bot.doors.standin import (  # noqa: E402
+    SlackStandIn,
+    app_home_opened_event,
+    block_actions_body,
+    button_action,
+    event_body,
+    signed_headers,
+    slash_command_body,
+)
 from bot.runtime import Runtime  # noqa: E402
 from bot.slack.app import build_app  # noqa: E402
 
@@ -125,6 +140,100 @@ def _report(label: str, results: list[dict[str, object]], n: int) -> tuple[float
     return max(acks), expected - len(replies)
 
 
+def _mark_read_button(door: HttpDoor, standin: SlackStandIn) -> tuple[dict[str, Any], str]:
+    """A *Mark read* button of a real reply (element, block id), to click in the mix."""
+    url = standin.response_url("mix-seed")
+    body = slash_command_body("speculative", user_id="U0MIXSEED", response_url=url)
+    req = urllib.request.Request(door.url + "/slack/events", data=body, method="POST",
+                                 headers=signed_headers(body, SECRET))
+    with urllib.request.urlopen(req, timeout=30) as resp:
+        acked = resp.read()
+    if acked.strip():
+        standin.answer_ack(url, acked)
+    reply = standin.wait_for_response(url, timeout=60).body
+    for block in reply.get("blocks") or []:
+        for element in block.get("elements") or ([block["accessory"]] if "accessory" in block else []):
+            if str(element.get("action_id", "")).startswith("mark_read:"):
+                return element, str(block.get("block_id", ""))
+    raise SystemExit("no Mark read button in the reply")
+
+
+def _mix(door: HttpDoor, standin: SlackStandIn, clients: int, seconds: float) -> dict[str, list[Any]]:
+    """``clients`` people sending requests back to back for ``seconds``: ack times and statuses
+    by kind (``command``, ``click``, ``home``)."""
+    element, block_id = _mark_read_button(door, standin)
+    out: dict[str, list[Any]] = {"command": [], "click": [], "home": [], "status": []}
+    lock = threading.Lock()
+    stop_at = time.monotonic() + seconds
+
+    def request(kind: str, person: str, n: int) -> tuple[bytes, dict[str, str]]:
+        if kind == "command":
+            body = slash_command_body("speculative" if n % 2 else "follow pd", user_id=person,
+                                      response_url=standin.response_url())
+            return body, signed_headers(body, SECRET)
+        if kind == "click":
+            body = block_actions_body(button_action(element, block_id), user_id=person,
+                                      response_url=standin.response_url(), is_ephemeral=True,
+                                      message_ts="1700000000.000100")
+            return body, signed_headers(body, SECRET)
+        body = event_body(app_home_opened_event(person))
+        return body, signed_headers(body, SECRET, content_type="application/json")
+
+    def client(i: int) -> None:
+        person, n = f"U0MIX{i:04d}", 0
+        while time.monotonic() < stop_at:
+            kind = ("command", "command", "click", "home")[(i + n) % 4]
+            body, headers = request(kind, person, n)
+            req = urllib.request.Request(door.url + "/slack/events", data=body, headers=headers,
+                                         method="POST")
+            started = time.monotonic()
+            try:
+                with urllib.request.urlopen(req, timeout=30) as resp:
+                    resp.read()
+                    status = resp.status
+            except urllib.error.HTTPError as exc:
+                status = exc.code
+            except OSError:
+                status = 0
+            with lock:
+                out[kind].append(time.monotonic() - started)
+                out["status"].append(status)
+            n += 1
+
+    with ThreadPoolExecutor(max_workers=clients) as pool:
+        list(pool.map(client, range(clients)))
+    return out
+
+
+def _mix_main(args: argparse.Namespace) -> int:
+    with SlackStandIn() as standin, tempfile.TemporaryDirectory() as tmp:
+        settings = Settings(_env_file=None, database_url=f"sqlite:///{tmp}/bench.db",
+                            slack_bot_token=TOKEN, slack_signing_secret=SECRET,
+                            slack_app_token=None, slack_client_id=None, slack_client_secret=None,
+                            slack_api_url=standin.api_url)
+        runtime = Runtime.create(settings)
+        app = build_app(runtime)
+        with HttpDoor(runtime, app, port=0) as door:
+            _mark_read_button(door, standin)  # warm: the catalog index and the first reply
+            standin.configure(latency_s=args.latency)
+            out = _mix(door, standin, args.clients, args.seconds)
+        runtime.store.close()
+    every = out["command"] + out["click"] + out["home"]
+    over3 = sum(1 for a in every if a >= 3.0)
+    non200 = sum(1 for st in out["status"] if st != 200)
+    print(f"mix: {args.clients} people back to back for {args.seconds:.0f} s (commands 1/2, Mark read "
+          f"clicks 1/4, App Home opens 1/4), Web API latency {args.latency} s, {len(every)} requests")
+    for kind in ("command", "click", "home"):
+        acks = out[kind]
+        if acks:
+            print(f"  {kind:8}: {len(acks):6d} acks  p50 {_pct(acks, 50):6.3f} s  p99 {_pct(acks, 99):6.3f} s"
+                  f"  max {max(acks):6.3f} s")
+    print(f"  all     : p99 {_pct(every, 99):.3f} s, acks >= 3 s: {over3}, non-200: {non200}")
+    ok = over3 == 0 and non200 == 0
+    print(f"  target: no ack over 3 s and no non-200: {'ok' if ok else 'MISSED'}")
+    return 1 if args.check and not ok else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-n", type=int, default=60, help="concurrent commands per round")
@@ -132,7 +241,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=1, help="rounds per setup (alternating)")
     parser.add_argument("--check", action="store_true",
                         help="exit 1 unless every ack of the app is under 1 s and every reply came")
+    parser.add_argument("--mix", action="store_true",
+                        help="commands, clicks and App Home opens from --clients people for --seconds")
+    parser.add_argument("--clients", type=int, default=200, help="--mix: people sending at once")
+    parser.add_argument("--seconds", type=float, default=60.0, help="--mix: how long")
     args = parser.parse_args(argv)
+    if args.mix:
+        return _mix_main(args)
 
     results: dict[str, list[dict[str, object]]] = {"app": [], "baseline": []}
     with SlackStandIn() as standin, tempfile.TemporaryDirectory() as tmp:
