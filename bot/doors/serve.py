@@ -187,9 +187,11 @@ def make_wsgi_app(runtime: Any, app: Any, verify_requests: bool = True) -> Calla
     from bot import metrics
     from bot.doors import guard
     from bot.slack.signing import SignedRequestVerification
+    from bot.web.routes import routes
 
     bolt = SlackRequestHandler(app, path=EVENTS_PATH)
     registry = metrics.runtime_registry(runtime)
+    web_routes = routes(runtime)
     secret = runtime.settings.slack_signing_secret
     verifier = SignedRequestVerification(secret.get_secret_value() if secret is not None else "")
 
@@ -204,6 +206,11 @@ def make_wsgi_app(runtime: Any, app: Any, verify_requests: bool = True) -> Calla
             start_response("200 OK", [("Content-Type", metrics.CONTENT_TYPE),
                                       ("Content-Length", str(len(body)))])
             return [body]
+        page = web_routes(str(path or ""), str(method or ""), environ)
+        if page is not None:
+            status_line, headers, body = page
+            start_response(status_line, headers)
+            return [] if method == "HEAD" else [body]
         if path != EVENTS_PATH or method != "POST":
             return bolt(environ, start_response)
         started = time.monotonic()

@@ -23,12 +23,13 @@ from slack_sdk.errors import SlackApiError
 from bot.runtime import Runtime
 from bot.slack.commands.session import CHANNEL_INVITE, CHANNEL_OK
 from bot.slack.handlers import Handlers, UserInfo, UserInfoCache
-from bot.slack.installs import success_callback
+from bot.slack.installs import after_install
 from bot.slack.listeners import actions, commands, errors, events
 from bot.slack.listeners.context import provide_handlers
 from bot.slack.mrkdwn import Mrkdwn
 from bot.slack.retry import app_retry_handlers
 from bot.slack.signing import SignedRequestVerification
+from bot.web.oauth import PageOAuthFlow, failure, success_page
 
 log = logging.getLogger(__name__)
 
@@ -124,10 +125,11 @@ def build_app(runtime: Runtime, client: WebClient | None = None, *, verify_reque
             installation_store=runtime.store.installation_store(client_id=settings.slack_client_id),
             state_store=runtime.store.oauth_state_store(),
             callback_options=CallbackOptions(
-                success=success_callback(runtime, lambda token: make_client(runtime, token=token)),
-                failure=lambda args: args.default.failure(args)),
+                success=success_page(after_install(runtime, lambda token: make_client(runtime, token=token))),
+                failure=failure),
         )
-        app = BotApp(client=make_client(runtime, token=None), oauth_settings=oauth, **common)
+        app = BotApp(client=make_client(runtime, token=None),
+                     oauth_flow=PageOAuthFlow(client=make_client(runtime, token=None), settings=oauth), **common)
     elif settings.slack_bot_token is not None:
         app = BotApp(client=make_client(runtime), token_verification_enabled=True, **common)
     else:

@@ -326,6 +326,19 @@ STRINGS: dict[str, dict[str, str]] = {
     "digest.stopped": {"en": "Stopped.", "zh": "已停止。"},
     "busy": {"en": "Sorry, I have too much to do right now: please try again in a minute.",
              "zh": "抱歉，我现在有点忙，请一分钟后再试。"},
+    "install.welcome": {
+        "en": ("*Thanks for installing vllm-path.* It turns the vLLM blog into reading paths you can finish.\n"
+               "Three commands to start:\n"
+               "• `/vllm-path help`: what it can do (only you see the answer)\n"
+               "• `/vllm-path speculative`: a reading path, with the minutes each post takes\n"
+               "• `/vllm-path plan 30m`: a weekly reading budget; then `/vllm-path dm on` for your own weekly next read\n"
+               "For a channel's weekly digest, invite the app there first: `/invite @vllm-path`, then `/vllm-path subscribe spec`."),
+        "zh": ("*感谢安装 vllm-path。* 它把 vLLM 博客整理成读得完的阅读路径。\n"
+               "从这三个命令开始：\n"
+               "• `/vllm-path help`：看看它能做什么（只有你能看到回复）\n"
+               "• `/vllm-path 推测解码`：一条阅读路径，附每篇文章的阅读时长\n"
+               "• `/vllm-path plan 30m`：设定每周阅读时间；再用 `/vllm-path dm on` 每周私信你下一篇\n"
+               "想在频道里收每周摘要，先邀请应用：`/invite @vllm-path`，再 `/vllm-path subscribe spec`。")},
 }
 
 

@@ -1,8 +1,9 @@
-"""A (re)install through OAuth: resume what was paused for auth and say so where it resumed.
+"""A (re)install through OAuth: resume what was paused for auth and say so where it resumed,
+and welcome the person who installed, once per tenant.
 
 Bolt's OAuth flow saves the installation in the installation store and then calls the success
-callback of :class:`slack_bolt.oauth.callback_options.CallbackOptions`; :func:`success_callback`
-wraps Bolt's default success page with :func:`resume_after_install`.
+callback of :class:`slack_bolt.oauth.callback_options.CallbackOptions`; :func:`after_install` is the
+work that callback runs (:mod:`bot.web.oauth` renders the page after it).
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ import logging
 from collections.abc import Callable
 
 from slack_bolt.oauth.callback_options import SuccessArgs
-from slack_bolt.response import BoltResponse
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 from slack_sdk.oauth.installation_store.models.installation import Installation
@@ -56,18 +56,39 @@ def _note(client: WebClient, channel: str, text: str) -> None:
         log.info("reinstall note not posted: %s", exc.response.get("error"))
 
 
-def success_callback(runtime: Runtime,
-                     make_client: Callable[[str], WebClient]) -> Callable[[SuccessArgs], BoltResponse]:
-    """Bolt's OAuth ``success`` callback: :func:`resume_after_install` with a client for the new
-    bot token (``make_client(token)``), then Bolt's default success page."""
+def welcome(runtime: Runtime, installation: Installation, client: WebClient) -> bool:
+    """DM the installer (``installation.user_id``) the three commands to start, the first time
+    the app is installed for the tenant (:meth:`bot.store.Store.claim_welcome`); a reinstall sends
+    nothing. Returns whether a welcome was sent; a DM Slack refuses is logged (and may be sent
+    again at the next install)."""
+    user = installation.user_id
+    if not user:
+        return False
+    tenant = tenant_of(installation.enterprise_id, installation.team_id, installation.is_enterprise_install)
+    if not runtime.store.claim_welcome(tenant, user):
+        return False
+    try:
+        im = (client.conversations_open(users=user).get("channel") or {}).get("id")
+        if im:
+            client.chat_postMessage(channel=im, text=str(t("install.welcome")), unfurl_links=False)
+            return True
+    except SlackApiError as exc:
+        log.info("welcome DM not sent: %s", exc.response.get("error"))
+    runtime.store.release_welcome(tenant)
+    return False
 
-    def success(args: SuccessArgs) -> BoltResponse:
+
+def after_install(runtime: Runtime,
+                  make_client: Callable[[str], WebClient]) -> Callable[[SuccessArgs], None]:
+    """What a successful install runs before its page: :func:`resume_after_install` and
+    :func:`welcome`, with a client for the new bot token (``make_client(token)``)."""
+
+    def run(args: SuccessArgs) -> None:
         installation = args.installation
-        if installation.bot_token:
-            try:
-                resume_after_install(runtime, installation, make_client(installation.bot_token))
-            except Exception:  # the install itself succeeded; never fail the page
-                log.exception("resuming digests after an install failed")
-        return args.default.success(args)
+        if not installation.bot_token:
+            return
+        client = make_client(installation.bot_token)
+        resume_after_install(runtime, installation, client)
+        welcome(runtime, installation, client)
 
-    return success
+    return run

@@ -28,7 +28,13 @@ from sqlalchemy.orm import Session
 from bot.store.base import StoreCore, changed
 from bot.store.crypto import TokenCipher
 from bot.store.locks import shared_lock
-from bot.store.models import ChannelSubscription, DmPreference, slack_bots, slack_installations
+from bot.store.models import (
+    ChannelSubscription,
+    DmPreference,
+    InstallationWelcome,
+    slack_bots,
+    slack_installations,
+)
 from bot.store.snapshots import TeamRemoval
 from bot.store.validate import check_id
 
@@ -318,6 +324,21 @@ class InstallationsRepo(StoreCore):
                      counts["older"])
         del counts["unreadable"]
         return counts
+
+    def claim_welcome(self, tenant: str, user_id: str) -> bool:
+        """Claim the welcome DM of ``tenant`` for its installer ``user_id``: True the first time
+        only (the primary key settles a race between two callbacks), so a reinstall sends none."""
+        check_id(tenant, "tenant"), check_id(user_id, "user_id")
+        stmt = (self._insert(InstallationWelcome)
+                .values(tenant_id=tenant, user_id=user_id, welcomed_at=self._now())
+                .on_conflict_do_nothing().returning(InstallationWelcome.tenant_id))
+        with self._write() as s:
+            return s.execute(stmt).first() is not None
+
+    def release_welcome(self, tenant: str) -> None:
+        """Forget a welcome claim whose DM Slack refused (the next install tries again)."""
+        with self._write() as s:
+            s.execute(delete(InstallationWelcome).where(InstallationWelcome.tenant_id == tenant))
 
     # --- slack_sdk stores ----------------------------------------------------------------------
 
