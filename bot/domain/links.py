@@ -9,17 +9,19 @@ a trailing slash do not matter):
   path on either host);
 * any other host a catalog post's absolute ``url`` is on (``yomu.fyi`` summary pages today).
 
-Another helper is adding URL resolvers to the search package; when they land this module should
-delegate to them, and callers keep calling :func:`resolve_link`.
+The matching itself is :class:`bot.domain.search.links.LinkIndex`'s (the one resolver, shared with
+search, ``read`` and ``follow``); callers keep calling :func:`resolve_link`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 from urllib.parse import urlsplit
 
 from bot.domain.catalog import Catalog
+from bot.domain.search.links import LinkIndex
+from bot.domain.search.vocabulary import default_vocabulary
 
 BLOG_HOST_ALIASES: tuple[str, ...] = ("blog.vllm.ai",)
 """Hosts that serve the vLLM blog besides the manifest's ``blog_base_url`` host."""
@@ -45,13 +47,6 @@ def _host(netloc: str) -> str:
     return host[4:] if host.startswith("www.") else host
 
 
-def _path(path: str) -> str:
-    """A post's path as compared: no trailing slash, no ``.html`` (the blog serves
-    ``/2024/10/17/spec-decode`` and ``…/spec-decode.html`` alike, and people paste both)."""
-    path = (path or "/").rstrip("/")
-    return path.removesuffix(".html") or "/"
-
-
 def blog_hosts(catalog: Catalog) -> tuple[str, ...]:
     """Hosts of the vLLM blog: the manifest's ``blog_base_url`` host, then the aliases."""
     main = _host(urlsplit(catalog.manifest.blog_base_url).netloc)
@@ -68,30 +63,17 @@ def unfurl_domains(catalog: Catalog) -> tuple[str, ...]:
     return tuple(dict.fromkeys(h for h in hosts if h))
 
 
-def _index(catalog: Catalog) -> dict[tuple[str, str], str]:
-    """``(host or "blog", path) -> post id`` for every post with a URL."""
-    out: dict[tuple[str, str], str] = {}
-    blog = set(blog_hosts(catalog))
-    for post in catalog.posts:
-        if not post.url:
-            continue
-        if post.url.startswith("/"):
-            out[("blog", _path(post.url))] = post.id
-            continue
-        parts = urlsplit(post.url)
-        host = _host(parts.netloc)
-        out[("blog" if host in blog else host, _path(parts.path))] = post.id
-    return out
+_CACHE: dict[int, tuple[Catalog, LinkIndex]] = {}
 
 
-_CACHE: dict[int, tuple[Catalog, dict[tuple[str, str], str]]] = {}
-
-
-def _cached_index(catalog: Catalog) -> dict[tuple[str, str], str]:
+def _cached_index(catalog: Catalog) -> LinkIndex:
     hit = _CACHE.get(id(catalog))
     if hit is not None and hit[0] is catalog:
         return hit[1]
-    index = _index(catalog)
+    vocabulary = default_vocabulary()
+    hosts = tuple(dict.fromkeys((*vocabulary.blog_hosts, *BLOG_HOST_ALIASES)))
+    summary = tuple(dict.fromkeys((*vocabulary.summary_hosts, *SUMMARY_HOSTS)))
+    index = LinkIndex(catalog, replace(vocabulary, blog_hosts=hosts, summary_hosts=summary))
     if len(_CACHE) > 8:
         _CACHE.clear()
     _CACHE[id(catalog)] = (catalog, index)
@@ -102,7 +84,11 @@ def resolve_link(catalog: Catalog, url: str) -> LinkTarget:
     """The post ``url`` points to, as a :class:`LinkTarget` (never raises).
 
     Slack sends links as written in the message, possibly wrapped in ``<…>`` or with a
-    ``|label``; both are stripped first. Only ``http`` and ``https`` URLs match.
+    ``|label``; both are stripped first. Only ``http`` and ``https`` URLs match. Every form
+    :mod:`bot.domain.search.links` accepts finds the post (the one resolver): either blog host, a
+    trailing slash, a query string or ``#fragment``, the ``.html``-less path, a post's
+    ``redirect_from`` path and its source file on GitHub (``blob`` and
+    ``raw.githubusercontent.com`` links). A blog-host page no post has is ``blog``.
     """
     raw = url.strip().strip("<>").split("|", 1)[0]
     try:
@@ -111,10 +97,10 @@ def resolve_link(catalog: Catalog, url: str) -> LinkTarget:
         return LinkTarget(url, "other")
     if parts.scheme.lower() not in ("http", "https"):
         return LinkTarget(url, "other")
-    host = _host(parts.netloc)
-    is_blog = host in blog_hosts(catalog)
-    key = ("blog" if is_blog else host, _path(parts.path))
-    post_id = _cached_index(catalog).get(key)
-    if post_id is not None:
-        return LinkTarget(url, "post", post_id)
-    return LinkTarget(url, "blog" if is_blog else "other")
+    index = _cached_index(catalog)
+    found = index.resolve(raw)
+    if found is not None and found.status == "post" and found.post_id is not None:
+        return LinkTarget(url, "post", found.post_id)
+    if _host(parts.netloc) in blog_hosts(catalog) or _host(parts.netloc) in index.blog_hosts:
+        return LinkTarget(url, "blog")
+    return LinkTarget(url, "other")

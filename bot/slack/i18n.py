@@ -150,8 +150,6 @@ STRINGS: dict[str, dict[str, str]] = {
     "btn.remind_next_week": {"en": "Remind me next week", "zh": "下周提醒我"},
     "unfurl.footer": {"en": "vllm-path · catalog {version} · `/vllm-path help`",
                       "zh": "vllm-path · 目录版本 {version} · `/vllm-path help`"},
-    "unfurl.not_in_catalog": {"en": "vllm-path: this post is not in the catalog yet.",
-                              "zh": "vllm-path：这篇文章尚未收入目录。"},
     "btn.mark_read": {"en": "Mark read", "zh": "标记已读"},
     "btn.mark_unread": {"en": "Mark unread", "zh": "标记未读"},
     "btn.follow": {"en": "Follow track", "zh": "关注主题"},

@@ -15,6 +15,9 @@ SPEC_DECODE = "https://vllm-project.github.io/2024/10/17/spec-decode.html"
 NEW_HOST = "https://blog.vllm.ai/2024/10/17/spec-decode.html"
 UNKNOWN_BLOG = "https://vllm-project.github.io/2099/01/01/not-a-post.html"
 ELSEWHERE = "https://example.com/2024/10/17/spec-decode.html"
+BLOG_HOME = "https://vllm-project.github.io/"
+REDIRECTED = "https://blog.vllm.ai/2026/02/03/dsr1-gb200.html"
+"""An old link the blog redirects (``redirect_from`` of the WideEP part I post)."""
 
 SCOPES = ["commands", "chat:write", "im:write", "users:read", "channels:read", "groups:read",
           "links:read", "links:write"]
@@ -75,11 +78,22 @@ def test_unknown_urls_get_no_unfurl(slack: FakeSlack, standin):
     assert standin.calls("chat.unfurl") == []
 
 
-def test_a_blog_page_not_in_the_catalog_gets_one_line(slack: FakeSlack, standin):
-    slack.event(link_shared_event([UNKNOWN_BLOG], user_id=slack.user, channel=slack.channel))
+@pytest.mark.parametrize("url", [UNKNOWN_BLOG, BLOG_HOME, "https://blog.vllm.ai/", "https://blog.vllm.ai/about/"])
+def test_a_blog_page_not_in_the_catalog_is_left_to_slacks_preview(slack: FakeSlack, standin, url):
+    ack = slack.event(link_shared_event([url], user_id=slack.user, channel=slack.channel))
+    assert ack.status == 200
+    _settle(standin)
+    assert standin.calls("chat.unfurl") == []
+
+
+def test_in_one_message_only_the_known_links_are_unfurled(slack: FakeSlack, standin):
+    slack.event(link_shared_event([BLOG_HOME, REDIRECTED, UNKNOWN_BLOG], user_id=slack.user,
+                                  channel=slack.channel, message_ts="1700000000.000400"))
     call = standin.wait_for_call("chat.unfurl", timeout=3)
-    (card,) = call.args["unfurls"].values()
-    assert len(card["blocks"]) == 1 and "not in the catalog yet" in block_texts(card["blocks"])
+    assert list(call.args["unfurls"]) == [REDIRECTED]
+    assert "Driving vLLM WideEP" in block_texts(call.args["unfurls"][REDIRECTED]["blocks"])
+    _settle(standin)
+    assert len(standin.calls("chat.unfurl")) == 1
 
 
 def test_the_same_post_twice_in_a_thread_message_is_unfurled_once(slack: FakeSlack, standin):

@@ -155,11 +155,15 @@ class Post(_Frozen):
     the manifest's ``blog_base_url``; ``None`` where the URL is not known (never a guess).
     ``tags`` are our search terms; ``blog_tags`` are the tags the vLLM blog itself gives the post
     (its Jekyll front matter, shared/reference/blog-front-matter.tsv), kept verbatim as facts.
+    ``redirect_from`` (optional) lists the older paths on the blog host that the blog redirects to
+    this post (the ``redirect_from`` key of its Jekyll front matter, jekyll-redirect-from), facts
+    kept so that an old link a reader pastes still finds the post.
     """
 
     id: str
     title: str = Field(min_length=1)
     url: str | None = None
+    redirect_from: tuple[str, ...] = ()
     published: Published
     authors: tuple[str, ...] = ()
     source: Source
@@ -229,6 +233,14 @@ class Post(_Frozen):
             return None
         if not (URL_RE.match(value) or PATH_RE.match(value)):
             raise ValueError(f"{value!r} is not an http(s) URL or a /path on the blog host")
+        return value
+
+    @field_validator("redirect_from")
+    @classmethod
+    def _redirect_paths(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for path in value:
+            if not PATH_RE.match(path):
+                raise ValueError(f"redirect_from {path!r} is not a /path on the blog host")
         return value
 
 

@@ -5,6 +5,12 @@ Accepted forms (all resolve to the same post): either blog host (``vocabulary.ya
 ``www.``, with or without Slack's angle brackets and label (``<https://…|label>``), a trailing
 slash, a query string or a ``#fragment``, the ``.html``-less form (``/2024/10/17/spec-decode``),
 and a summary page (``summary_hosts``: ``https://yomu.fyi/post/slug.md`` with or without ``.md``).
+A post is found at its ``url`` (a Jekyll permalink, with the front matter's categories where it
+sets some), at each of its ``redirect_from`` paths (old links the blog redirects), and at its
+source file in the blog's repository (:data:`BLOG_SOURCE_REPO`):
+``https://github.com/<repo>/blob/<branch>/_posts/<file>.md`` (also ``raw``, ``blame`` and
+``edit`` in place of ``blob``) and ``https://raw.githubusercontent.com/<repo>/<branch>/_posts/<file>.md``;
+the file name comes from :func:`source_file_name`.
 A URL on a blog or summary host that no catalog post has is ``status="unknown"`` (the post is
 not in the catalog yet); a URL elsewhere is ``"foreign"``; text that is not one URL is ``None``
 (a word with a dot and a slash but no ``http(s)://`` is a URL only on a blog or summary host).
@@ -14,7 +20,7 @@ from __future__ import annotations
 
 import re
 from typing import TYPE_CHECKING
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from bot.domain.search.results import LinkResult
 from bot.domain.search.vocabulary import Vocabulary, default_vocabulary
@@ -22,8 +28,20 @@ from bot.domain.text import clean
 
 if TYPE_CHECKING:  # pragma: no cover
     from bot.domain.catalog.compiled import Catalog
+    from bot.domain.catalog.models import Post
 
-__all__ = ["LinkIndex", "resolve_link"]
+__all__ = ["BLOG_SOURCE_REPO", "LinkIndex", "github_source_file", "resolve_link",
+           "source_file_name"]
+
+BLOG_SOURCE_REPO = "vllm-project/vllm-project.github.io"
+"""The GitHub repository (``owner/name``) holding the vLLM blog's source; its posts are
+``_posts/YYYY-MM-DD-slug.md`` (Jekyll's naming, shared/reference/README.md)."""
+
+GITHUB_HOSTS = ("github.com", "raw.githubusercontent.com")
+"""Hosts of links to a post's source file (see :func:`github_source_file`)."""
+
+_GITHUB_VIEWS = frozenset({"blob", "raw", "blame", "edit"})
+_POST_FILE_RE = re.compile(r"^(\d{4}-\d{2}-\d{2})-(.+?)(?:\.(?:md|markdown|html?))?$", re.IGNORECASE)
 
 _URL_RE = re.compile(r"^(?:https?://)?(?:www\.)?([a-z0-9-]+(?:\.[a-z0-9-]+)+)(?::\d+)?(/\S*)?$",
                      re.IGNORECASE)
@@ -57,6 +75,53 @@ def split_url(text: str) -> tuple[str, str, str, bool] | None:
     return url, host, parts.path or "/", has_scheme
 
 
+def source_file_name(post: Post) -> str | None:
+    """The post's file in the blog source, without folder: ``"2024-10-17-spec-decode.md"``.
+
+    Derived from the post's facts by Jekyll's naming (``_posts/YYYY-MM-DD-slug.md``, whose
+    permalink ends in ``/slug.html``): the published day and the last segment of ``url``.
+    ``None`` when the post has no URL on the blog (no ``url``, an absolute URL elsewhere, such as a
+    yomu.fyi summary page) or no exact day (a ``published`` range). Pure; never raises.
+    """
+    url = post.url
+    if not url or post.published.precision != "day" or post.source.kind != "vllm-blog":
+        return None
+    path = urlsplit(url).path if not url.startswith("/") else url
+    slug = _SUFFIX_RE.sub("", path.rstrip("/").rsplit("/", 1)[-1])
+    if not slug:
+        return None
+    return f"{post.published.earliest.isoformat()}-{slug}.md"
+
+
+def github_source_file(host: str, path: str) -> str | None:
+    """The blog post file named by a link to the blog source on GitHub, without ``.md``, case
+    folded (``"2024-10-17-spec-decode"``), or ``None`` when the link is not to a post's file.
+
+    ``host`` is the link's host (``github.com`` or ``raw.githubusercontent.com``), ``path`` its
+    path: ``/<owner>/<repo>/blob/<branch>/_posts/<file>.md`` on github.com (``raw``, ``blame``,
+    ``edit`` too) or ``/<owner>/<repo>/<branch>/_posts/<file>.md`` on raw.githubusercontent.com
+    (the branch may hold slashes, ``refs/heads/main``). The repository is
+    :data:`BLOG_SOURCE_REPO` (GitHub names are case-insensitive). Pure; never raises.
+    """
+    host = host.casefold().removeprefix("www.")
+    if host not in GITHUB_HOSTS:
+        return None
+    parts = [unquote(p) for p in path.split("/") if p]
+    if len(parts) < 5 or "/".join(parts[:2]).casefold() != BLOG_SOURCE_REPO.casefold():
+        return None
+    rest = parts[2:]
+    if host == "github.com":
+        if rest[0] not in _GITHUB_VIEWS:
+            return None
+        rest = rest[1:]
+    if "_posts" not in rest[1:-1]:
+        return None
+    match = _POST_FILE_RE.match(rest[-1])
+    if match is None:
+        return None
+    return f"{match.group(1)}-{match.group(2)}".casefold()
+
+
 class LinkIndex:
     """The catalog's post URLs by normalised ``(host, path)`` (read-only after construction)."""
 
@@ -66,7 +131,13 @@ class LinkIndex:
                                      (base.hostname or "").casefold().removeprefix("www.")} - {""})
         self.summary_hosts = frozenset(h.removeprefix("www.") for h in vocabulary.summary_hosts)
         self._posts: dict[tuple[str, str], str] = {}
+        self._files: dict[str, str] = {}
         for post in catalog.posts:
+            for extra in post.redirect_from:
+                self._posts.setdefault(_key("", extra), post.id)
+            name = source_file_name(post)
+            if name is not None:
+                self._files.setdefault(_SUFFIX_RE.sub("", name).casefold(), post.id)
             if not post.url:
                 continue
             if post.url.startswith("/"):
@@ -90,6 +161,9 @@ class LinkIndex:
         if not has_scheme and not on_blog and host not in self.summary_hosts:
             return None  # "deepseek-v3.2/exp" is a query, not a link
         post_id = self._posts.get(("" if on_blog else host, path))
+        if post_id is None and host in GITHUB_HOSTS:
+            source = github_source_file(host, path)
+            post_id = self._files.get(source) if source is not None else None
         if post_id is not None:
             return LinkResult("post", url, post_id)
         if on_blog or host in self.summary_hosts:

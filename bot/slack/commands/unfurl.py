@@ -1,9 +1,10 @@
 """Link unfurls: the cards for the links of one ``link_shared`` event (or the console's ``paste``).
 
 Each shared URL is resolved once (:func:`bot.domain.links.resolve_link`, the one place URLs become
-posts): a catalog post gets its card (:func:`bot.slack.views.unfurl.post_unfurl`), a vLLM blog
-page the catalog lacks gets one line, anything else nothing. A post linked twice in one message
-(the same URL twice, or through two blog hosts) is unfurled once, at its first URL.
+posts): a catalog post gets its card (:func:`bot.slack.views.unfurl.post_unfurl`); anything
+else gets nothing, a vLLM blog page the catalog lacks (the blog's home page, an unknown path)
+included, so Slack's own preview of it shows. A post linked twice in one message (the same URL
+twice, or through two blog hosts) is unfurled once, at its first URL.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ MAX_LINKS = 5
 
 def unfurls_for(session: Session, urls: Iterable[str]) -> dict[str, dict[str, Any]]:
     """``chat.unfurl``'s ``unfurls`` map (URL as shared -> ``{"blocks": [...]}``) for ``urls``, in
-    the sharer's language; empty when none of them is ours."""
+    the sharer's language; empty when none of them is a catalog post (then no ``chat.unfurl``
+    call is made and Slack shows its own preview)."""
     catalog = session.rt.holder.catalog
     out: dict[str, dict[str, Any]] = {}
     seen: set[str] = set()
@@ -32,6 +34,4 @@ def unfurls_for(session: Session, urls: Iterable[str]) -> dict[str, dict[str, An
                 continue
             seen.add(target.post_id)
             out[url] = views.post_unfurl(catalog, target.post_id, session.lang)
-        elif target.kind == "blog":
-            out[url] = views.not_in_catalog_unfurl(session.lang)
     return out

@@ -78,8 +78,3 @@ def post_unfurl(catalog: Catalog, post_id: str, lang: str) -> dict[str, Any]:
     blocks.append(actions(buttons))
     blocks.append(context(t("unfurl.footer", lang, version=catalog.version)))
     return {"blocks": to_dicts(blocks)}
-
-
-def not_in_catalog_unfurl(lang: str) -> dict[str, Any]:
-    """The one-line card for a vLLM blog page the catalog does not hold yet."""
-    return {"blocks": to_dicts([context(t("unfurl.not_in_catalog", lang))])}
