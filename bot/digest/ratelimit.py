@@ -1,6 +1,6 @@
 """Slack's rate limits shared by every worker process, kept in Redis (the queue broker's store).
 
-:class:`SharedPacer` has the interface of :class:`bot.digest.deliver.Pacer` (``slot``,
+:class:`SharedPacer` has the interface of :class:`bot.digest.pacing.Pacer` (``slot``,
 ``rate_limited``, ``retry_slot``) but keeps its state in Redis, so any number of worker
 processes on any number of machines together stay under:
 
@@ -44,7 +44,7 @@ from limits.strategies import MovingWindowRateLimiter
 from slack_sdk import WebClient
 from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler
 
-from bot.digest.deliver import Clients
+from bot.digest.clients import Clients
 from bot.slack.retry import CountingRateLimitRetryHandler
 
 log = logging.getLogger(__name__)
@@ -235,7 +235,7 @@ def shared(client: WebClient) -> WebClient:
 
 
 class SharedClients(Clients):
-    """:class:`bot.digest.deliver.Clients` whose clients carry the shared 429 handler."""
+    """:class:`bot.digest.clients.Clients` whose clients carry the shared 429 handler."""
 
     def wrap(self, client: WebClient) -> WebClient:
         """The client with the 429 handler shared by every worker (:func:`shared`)."""

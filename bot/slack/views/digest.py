@@ -188,6 +188,56 @@ WORD_BITS = 60
 _FULL_WORD = (1 << WORD_BITS) - 1
 
 
+def _bit_layout(catalog: Catalog) -> tuple[dict[tuple[str, str], tuple[int, int]], int]:
+    """``({(track id, post id): (word, bit)}, number of words)``: one bit per step of each
+    track, a track's bits side by side in one word of :data:`WORD_BITS` where they fit."""
+    pair: dict[tuple[str, str], tuple[int, int]] = {}
+    word, used = 0, 0
+    for tr in catalog.tracks:
+        order = catalog.order(tr.id)
+        if used and used + len(order) > WORD_BITS:
+            word, used = word + 1, 0
+        for pid in order:
+            if used == WORD_BITS:
+                word, used = word + 1, 0
+            pair[(tr.id, pid)] = (word, 1 << used)
+            used += 1
+    return pair, word + 1
+
+
+def _bits_by_post(catalog: Catalog, pair: dict[tuple[str, str], tuple[int, int]],
+                  words: int) -> dict[str, int]:
+    """Post id or former id -> all its bits at once, word ``w`` at bits ``[w * WORD_BITS, …)``."""
+    word_bits: list[dict[str, int]] = [{} for _ in range(words)]
+    for (_tid, pid), (w, bit) in pair.items():
+        word_bits[w][pid] = word_bits[w].get(pid, 0) | bit
+    for post in catalog.posts:
+        for alias in post.aliases:
+            for bits in word_bits:
+                if post.id in bits:
+                    bits.setdefault(alias, bits[post.id])
+    out: dict[str, int] = {}
+    for w, bits in enumerate(word_bits):
+        for pid, value in bits.items():
+            out[pid] = out.get(pid, 0) | (value << (w * WORD_BITS))
+    return out
+
+
+def _track_masks(catalog: Catalog, pair: dict[tuple[str, str], tuple[int, int]]
+                 ) -> dict[str, tuple[int, Any]]:
+    """Track id -> ``(word, mask)`` when the track's bits share a word, else
+    ``(-1, ((word, mask), ...))``."""
+    plan: dict[str, tuple[int, Any]] = {}
+    for tr in catalog.tracks:
+        masks: dict[int, int] = {}
+        for pid in catalog.order(tr.id):
+            w, bit = pair[(tr.id, pid)]
+            masks[w] = masks.get(w, 0) | bit
+        first = next(iter(masks))
+        plan[tr.id] = (first, masks[first]) if len(masks) == 1 else (-1, tuple(sorted(masks.items())))
+    return plan
+
+
 class DmComposer:
     """Composes DM digests for one catalog version and language, fast enough for big fan-outs.
 
@@ -208,42 +258,11 @@ class DmComposer:
         self.lang = lang
         self._track_index = {tr.id: i for i, tr in enumerate(catalog.tracks)}
         # One bit per (track, step), a track's bits side by side in one word where they fit.
-        self._pair: dict[tuple[str, str], tuple[int, int]] = {}
-        word, used = 0, 0
-        for tr in catalog.tracks:
-            order = catalog.order(tr.id)
-            if used and used + len(order) > WORD_BITS:
-                word, used = word + 1, 0
-            for pid in order:
-                if used == WORD_BITS:
-                    word, used = word + 1, 0
-                self._pair[(tr.id, pid)] = (word, 1 << used)
-                used += 1
-        self._words = word + 1
-        self._word_bits: list[dict[str, int]] = [{} for _ in range(self._words)]
-        for (_tid, pid), (w, bit) in self._pair.items():
-            self._word_bits[w][pid] = self._word_bits[w].get(pid, 0) | bit
-        for post in catalog.posts:
-            for alias in post.aliases:
-                for bits in self._word_bits:
-                    if post.id in bits:
-                        bits.setdefault(alias, bits[post.id])
-        # post id or former id -> all its bits at once, word w at bits [w * WORD_BITS, ...)
-        self._all_bits: dict[str, int] = {}
-        for w, bits in enumerate(self._word_bits):
-            for pid, value in bits.items():
-                self._all_bits[pid] = self._all_bits.get(pid, 0) | (value << (w * WORD_BITS))
+        self._pair, self._words = _bit_layout(catalog)
+        self._all_bits = _bits_by_post(catalog, self._pair, self._words)
         self._shifts = tuple(w * WORD_BITS for w in range(self._words))
         # track id -> (word, mask) when the track's bits share a word, else (-1, ((w, m), ...))
-        self._plan: dict[str, tuple[int, Any]] = {}
-        for tr in catalog.tracks:
-            masks: dict[int, int] = {}
-            for pid in catalog.order(tr.id):
-                w, bit = self._pair[(tr.id, pid)]
-                masks[w] = masks.get(w, 0) | bit
-            first = next(iter(masks))
-            self._plan[tr.id] = ((first, masks[first]) if len(masks) == 1
-                                 else (-1, tuple(sorted(masks.items()))))
+        self._plan = _track_masks(catalog, self._pair)
         # track id -> {read bits of the track: (section block, fallback line) | None when done}
         self._parts: dict[str, dict[Any, tuple[dict[str, Any], str] | None]] = {
             tr.id: {} for tr in catalog.tracks}
