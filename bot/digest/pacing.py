@@ -31,6 +31,14 @@ class SendPacer(Protocol):
         """Wait for a turn again before retrying the send in progress after a 429."""
         ...
 
+    def attempt_ended(self, team: str, key: str) -> None:
+        """The attempt to ``key`` in progress has its answer."""
+        ...
+
+    def rate_limited(self, team: str, retry_after_s: float = 1.0) -> None:
+        """Slack answered 429 with ``Retry-After: retry_after_s`` for a send in ``team``."""
+        ...
+
 
 class Pacer:
     """Spaces sends under Slack's limits; thread-safe, for one process.
@@ -90,8 +98,9 @@ class Pacer:
     WIDEN = 0.1
     """Per 429, how much the workspace gap widens (10 %), up to twice the configured gap."""
 
-    def rate_limited(self, team: str) -> None:
-        """Slack answered 429 for a send in ``team``: space the workspace's sends a little
+    def rate_limited(self, team: str, retry_after_s: float = 1.0) -> None:
+        """Slack answered 429 (``Retry-After: retry_after_s``, which slack-sdk's handler sleeps in
+        the sending thread) for a send in ``team``: space the workspace's sends a little
         wider (see :data:`WIDEN`; they ease back by :data:`RECOVER` per send), so a limit a bit
         below ``team_rate_per_s`` or jittery arrivals stop costing 429s."""
         if self.team_rate_per_s is None:
@@ -139,21 +148,36 @@ class Pacer:
 
 
 _current = threading.local()
-"""The pacer slot the current thread is sending in (``(pacer, team, key)``), for the retry
-handler."""
+"""The pacer slot the current thread is sending in (``(pacer, team, key)``, any
+:class:`SendPacer`), for the retry handler."""
+
+
+def retry_after(response: Any) -> float:
+    """Seconds of a 429 answer's ``Retry-After`` header (1 when absent or unreadable)."""
+    for name, value in (response.headers or {}).items():
+        if name.lower() == "retry-after":
+            raw = value[0] if isinstance(value, list) else value
+            try:
+                return max(0.0, float(raw))
+            except (TypeError, ValueError):
+                return 1.0
+    return 1.0
 
 
 class PacedRateLimitRetryHandler(CountingRateLimitRetryHandler):
     """slack-sdk's 429 handler (counts the 429, sleeps ``Retry-After``, then retries) that also
-    tells the :class:`Pacer` the send runs in, if any: the attempt ended, the workspace's sends
-    are spaced a little wider (:meth:`Pacer.rate_limited`), and the retry waits for the
-    destination and the workspace like any send (:meth:`Pacer.retry_slot`)."""
+    tells the pacer the send runs in, if any (:class:`Pacer` in memory or
+    :class:`bot.digest.ratelimit.SharedPacer` in Redis, the same calls): the attempt ended, the
+    workspace was rate-limited (:meth:`Pacer.rate_limited`: its sends spaced a little wider; the
+    shared pacer holds every worker's sends there for ``Retry-After``), and the retry waits for
+    the destination and the workspace like any send (:meth:`Pacer.retry_slot`)."""
 
     def prepare_for_next_attempt(self, **kwargs: Any) -> None:
         current = getattr(_current, "slot", None)
+        response = kwargs.get("response")
         if current is not None:
             current[0].attempt_ended(current[1], current[2])
-            current[0].rate_limited(current[1])
+            current[0].rate_limited(current[1], retry_after(response) if response is not None else 1.0)
         super().prepare_for_next_attempt(**kwargs)
         if current is not None:
             current[0].retry_slot(current[1], current[2])

@@ -6,8 +6,8 @@ the same ``DATABASE_URL`` and ``REDIS_URL`` (see :mod:`bot.digest.queue`). A wor
 * builds the app's runtime (catalog, migrated database) and a
   :class:`~bot.digest.deliver.Deliverer` whose store batches the ledger bookkeeping
   (:class:`~bot.store.ledger_batch.BatchedLedgerStore`), whose pacer is shared through Redis
-  (:class:`~bot.digest.ratelimit.SharedPacer`) and whose Slack clients block a whole workspace
-  on a 429 (:class:`~bot.digest.ratelimit.SharedClients`);
+  (:class:`~bot.digest.ratelimit.SharedPacer`), which blocks a whole workspace for every worker
+  on a 429;
 * runs a Dramatiq ``Worker`` with ``threads`` threads on the ``digests`` queue;
 * on SIGTERM or SIGINT stops taking messages, lets the sends in flight finish (at most
   ``shutdown_timeout_s``; the rest go back to the queue for another worker), flushes the ledger
@@ -31,8 +31,9 @@ import dramatiq
 
 from bot.config import Settings
 from bot.digest import queue as digest_queue
+from bot.digest.clients import Clients
 from bot.digest.deliver import Deliverer
-from bot.digest.ratelimit import SharedClients, SharedPacer
+from bot.digest.ratelimit import SharedPacer
 from bot.runtime import Runtime
 from bot.store.ledger_batch import BatchedLedgerStore
 
@@ -73,7 +74,7 @@ class DigestWorker:
         self.pacer = SharedPacer(settings.redis_url, namespace=settings.queue_namespace,
                                  team_rate_per_s=settings.slack_team_rate_per_s,
                                  channel_rate_per_s=settings.slack_channel_rate_per_s)
-        self.deliverer = Deliverer(self.runtime, clients=SharedClients(self.runtime),
+        self.deliverer = Deliverer(self.runtime, clients=Clients(self.runtime),
                                    pacer=self.pacer,
                                    stale_after_s=self.options.stale_after_s,
                                    renew_after_s=self.options.stale_after_s * RENEW_AFTER_SHARE)

@@ -28,8 +28,7 @@ version, fixed per composer).
 
 :func:`dm_composer` is the drop-in for :func:`bot.slack.views.digest.dm_composer` that the digest's
 renderer (:mod:`bot.slack.views.digest_render`) uses. Thread-safe: the caches are guarded by a
-lock where they change, and two threads
-rendering the same key produce equal parts.
+lock where they change, and two threads rendering the same key produce equal parts.
 """
 
 from __future__ import annotations
