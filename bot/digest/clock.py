@@ -309,7 +309,7 @@ class DigestClock:
         key = (team, user, DM_TRACK, schedule.period_of(fire))
         return self._guarded(key, lambda: self.deliverer.deliver_dm(team, user, fire))
 
-    def _submit(self, func: Any, *args: Any) -> Future:
+    def _submit(self, func: Callable[..., Attempt | Queued | None], *args: object) -> Future:
         """Run ``func(*args)`` on the catch-up workers, counted by :meth:`idle`."""
         with self._idle:
             self._pending += 1

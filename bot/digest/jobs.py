@@ -17,6 +17,7 @@ from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
 from apscheduler.schedulers.base import BaseScheduler
 
 from bot.domain.schedule import WeeklySchedule
+from bot.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +40,7 @@ Jobs = dict[str, tuple[str, tuple[Any, ...], WeeklySchedule]]
 """``{job id: (function ref, args, schedule)}``."""
 
 
-def desired_jobs(store: Any, sub_func: str, dm_func: str) -> Jobs:
+def desired_jobs(store: Store, sub_func: str, dm_func: str) -> Jobs:
     """The jobs the database asks for (``store``: a :class:`bot.store.Store`): ``sub:<id>``
     runs ``sub_func`` with the subscription id, ``dm:<team>:<user>`` runs ``dm_func``."""
     out: Jobs = {}

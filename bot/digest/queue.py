@@ -44,7 +44,7 @@ import dramatiq
 from dramatiq.brokers.redis import RedisBroker
 
 from bot.config import Settings
-from bot.store import DM_TRACK, Subscription
+from bot.store import DM_TRACK, Store, Subscription
 
 if TYPE_CHECKING:
     from bot.digest.deliver import Attempt, Deliverer
@@ -80,7 +80,7 @@ def make_broker(redis_url: str, *, namespace: str = "vllm-path",
 class _Runner:
     """What the actors of a worker process run on: its ``Deliverer`` and the plain store."""
 
-    def __init__(self, deliverer: Deliverer, store: Any):
+    def __init__(self, deliverer: Deliverer, store: Store):
         self.deliverer = deliverer
         self.store = store
 
@@ -88,7 +88,7 @@ class _Runner:
 _runner: _Runner | None = None
 
 
-def install_runner(deliverer: Deliverer, store: Any) -> None:
+def install_runner(deliverer: Deliverer, store: Store) -> None:
     """Make this process's actors send with ``deliverer`` (a :class:`Deliverer`); ``store`` is
     the unbatched :class:`bot.store.Store` used to look at the ledger. Called by the worker."""
     global _runner
