@@ -11,7 +11,7 @@ import logging
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from slack_sdk import WebClient
 from slack_sdk.oauth.token_rotation import TokenRotator
@@ -21,6 +21,7 @@ from bot.domain.catalog import Catalog, CatalogError, load_catalog
 from bot.store.crypto import TokenCipher, local_key_cipher
 
 if TYPE_CHECKING:  # bot.domain.search (numpy, the index) is imported only when a catalog is loaded
+    from bot.digest.render import DigestRenderer
     from bot.domain.search import Matcher
 
 log = logging.getLogger(__name__)
@@ -109,12 +110,30 @@ def token_rotator(settings: Settings) -> TokenRotator | None:
 
 
 class Runtime:
-    """Settings + store + catalog holder, shared by the Slack app, the console and the scheduler."""
+    """Settings + store + catalog holder, shared by the Slack app, the console and the scheduler.
 
-    def __init__(self, settings: Settings, store, holder: CatalogHolder):
+    The composition root of the digest: ``renderer`` (a
+    :class:`bot.digest.render.DigestRenderer`) is what the clock and the workers render digests,
+    reminders and feed notices with; None (the default) means Slack's,
+    :data:`bot.slack.views.digest_render.RENDERER`, taken on first use. ``store`` is a
+    :class:`bot.store.Store` or a store with its interface (a worker's batching one).
+    """
+
+    def __init__(self, settings: Settings, store: Any, holder: CatalogHolder,
+                 renderer: DigestRenderer | None = None):
         self.settings = settings
         self.store = store
         self.holder = holder
+        self._renderer = renderer
+
+    @property
+    def renderer(self) -> DigestRenderer:
+        """What the digest renders with (see the class docstring)."""
+        if self._renderer is None:
+            from bot.slack.views.digest_render import RENDERER  # Block Kit: on first use
+
+            self._renderer = RENDERER
+        return self._renderer
 
     @classmethod
     def create(cls, settings: Settings | None = None, *, migrate: bool = True) -> Runtime:

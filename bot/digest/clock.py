@@ -1,9 +1,9 @@
 """The clock: APScheduler 3 jobs that deliver digests on time, in each subscriber's time zone.
 
-(About 560 lines, one concern: the jobs, the reconcile and the catch-up share one scheduler, one
-sending pool and its set of ledger keys in flight, and read best together; the job functions stay
-here because the job store keeps their import paths, ``bot.digest.clock:run_subscription``
-and the like, in the database.)
+(The job functions stay here because the job store keeps their import paths,
+``bot.digest.clock:run_subscription`` and the like, in the database; keeping the jobs in line
+with the database is :mod:`bot.digest.jobs`, judging a ledger row in the catch-up
+:mod:`bot.digest.due`.)
 
 ``vllm-path scheduler`` (the Procfile's ``clock:`` process) runs a :class:`DigestClock`:
 
@@ -37,15 +37,13 @@ import logging
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
-from typing import Any, Protocol, TypeGuard
+from typing import TYPE_CHECKING, Any, Protocol, TypeGuard
 
 from apscheduler.executors.pool import ThreadPoolExecutor as APSThreadPool
-from apscheduler.jobstores.base import ConflictingIdError, JobLookupError
 from apscheduler.jobstores.memory import MemoryJobStore
 from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
 from apscheduler.schedulers.background import BackgroundScheduler
@@ -53,6 +51,16 @@ from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
 from bot.digest.deliver import Attempt, Deliverer, Outcome, Pacer
+from bot.digest.due import lateness, unsettled
+from bot.digest.jobs import (
+    FAR_FUTURE,
+    JOBSTORE,
+    Jobs,
+    ReconcileReport,
+    create_jobstore_table,
+    desired_jobs,
+    sync_jobs,
+)
 from bot.digest.reminders import send_due_reminders
 from bot.digest.watch import check_feed
 from bot.domain.schedule import (
@@ -60,7 +68,11 @@ from bot.domain.schedule import (
     in_window,
     next_fire,
 )
-from bot.store import DM_TRACK
+from bot.runtime import Runtime
+from bot.store import DM_TRACK, Delivery, Subscription
+
+if TYPE_CHECKING:  # Dramatiq is loaded only in queue mode
+    from bot.digest.queue import Queued
 
 log = logging.getLogger(__name__)
 
@@ -74,16 +86,11 @@ REMINDERS_FUNC = "bot.digest.clock:send_reminders"
 REMINDERS_ID = "reminders:due"
 REMINDERS_EVERY_S = 60
 """Seconds between runs of the job that sends due reminders (:mod:`bot.digest.reminders`)."""
-JOBSTORE = "default"
 LOCAL_JOBSTORE = "local"
 WEEK_S = 7 * 24 * 3600
-MISSED_AFTER_S = 120.0
-"""A due digest nobody has claimed this many seconds after its time is a missed slot (logged at
-WARNING with its channel); sooner, its cron job is probably just about to send it."""
 LATE_LOG_LIMIT = 500
 """At most this many channels named in one catch-up WARNING line (the rest are counted)."""
 
-_FAR_FUTURE = datetime(9999, 1, 1, tzinfo=UTC)
 _clock: DigestClock | None = None
 _clock_lock = threading.Lock()
 
@@ -140,16 +147,6 @@ def reconcile() -> None:
 # --- the clock -------------------------------------------------------------------------------------
 
 
-@dataclass
-class ReconcileReport:
-    """What one reconcile did: jobs ``added``/``updated``/``removed`` and catch-up ``submitted``."""
-
-    added: int = 0
-    updated: int = 0
-    removed: int = 0
-    submitted: int = 0
-
-
 class ClockDeliverer(Protocol):
     """What the clock needs of its deliverer: a :class:`~bot.digest.deliver.Deliverer` (sends
     itself) or a :class:`bot.digest.queue.EnqueueingDeliverer` (enqueues for the workers)."""
@@ -158,8 +155,8 @@ class ClockDeliverer(Protocol):
     def stale_after_s(self) -> float: ...
     @property
     def max_attempts(self) -> int: ...
-    def deliver_subscription(self, sub: Any, fire: datetime) -> object: ...
-    def deliver_dm(self, team: str, user: str, fire: datetime) -> object: ...
+    def deliver_subscription(self, sub: Subscription, fire: datetime) -> Attempt | Queued: ...
+    def deliver_dm(self, team: str, user: str, fire: datetime) -> Attempt | Queued: ...
     def stop_claiming(self) -> None: ...
 
 
@@ -173,7 +170,7 @@ class DigestClock:
     many seconds times its attempts after its last claim.
     """
 
-    def __init__(self, runtime: Any, *, deliverer: ClockDeliverer | None = None, workers: int = 8,
+    def __init__(self, runtime: Runtime, *, deliverer: ClockDeliverer | None = None, workers: int = 8,
                  reconcile_every_s: float | None = 30.0, stale_after_s: float = 300.0,
                  channel_interval_s: float = 1.05, team_rate_per_s: float | None = 10.0,
                  retry_failed_after_s: float = 60.0, min_window_s: float = 6 * 3600):
@@ -210,7 +207,7 @@ class DigestClock:
     def build_scheduler(self) -> BackgroundScheduler:
         """A ``BackgroundScheduler`` on the app's database (not started)."""
         jobstore = SQLAlchemyJobStore(engine=self.store.engine)
-        _create_jobstore_table(jobstore)
+        create_jobstore_table(jobstore)
         return BackgroundScheduler(
             jobstores={JOBSTORE: jobstore, LOCAL_JOBSTORE: MemoryJobStore()},
             executors={"default": APSThreadPool(max_workers=self.workers)},
@@ -285,7 +282,7 @@ class DigestClock:
 
     # -- cron job bodies --
 
-    def run_subscription(self, sub_id: int) -> Attempt | None:
+    def run_subscription(self, sub_id: int) -> Attempt | Queued | None:
         """Deliver subscription ``sub_id``'s digest for its latest scheduled time, if still due."""
         sub = self.store.get_subscription(sub_id)
         if sub is None or not sub.active:
@@ -299,7 +296,7 @@ class DigestClock:
         key = (sub.team_id, sub.channel_id, sub.track_id, schedule.period_of(fire))
         return self._guarded(key, lambda: self.deliverer.deliver_subscription(sub, fire))
 
-    def run_dm(self, team: str, user: str) -> Attempt | None:
+    def run_dm(self, team: str, user: str) -> Attempt | Queued | None:
         """Deliver ``user``'s DM digest for its latest scheduled time, if still due."""
         dm = self.store.get_dm(team, user)
         if dm is None or not dm.enabled or dm.status != "active":
@@ -312,7 +309,7 @@ class DigestClock:
         key = (team, user, DM_TRACK, schedule.period_of(fire))
         return self._guarded(key, lambda: self.deliverer.deliver_dm(team, user, fire))
 
-    def _submit(self, func: Any, *args: Any) -> Future:
+    def _submit(self, func: Callable[..., Attempt | Queued | None], *args: object) -> Future:
         """Run ``func(*args)`` on the catch-up workers, counted by :meth:`idle`."""
         with self._idle:
             self._pending += 1
@@ -347,7 +344,8 @@ class DigestClock:
         return (fire is not None and fire > changed_at
                 and in_window(fire, now, tz, self.min_window_s))
 
-    def _guarded(self, key: tuple[str, str, str, str], send: Any) -> Attempt | None:
+    def _guarded(self, key: tuple[str, str, str, str], send: Callable[[], Attempt | Queued]
+                 ) -> Attempt | Queued | None:
         """Run ``send`` unless the same ledger key is already being sent by this process."""
         with self._inflight_lock:
             if key in self._inflight:
@@ -387,48 +385,16 @@ class DigestClock:
                      "done" if ok else f"refused ({len(errors)} errors)",
                      self.runtime.holder.catalog.version)
 
-    def desired_jobs(self) -> dict[str, tuple[str, tuple[Any, ...], WeeklySchedule]]:
+    def desired_jobs(self) -> Jobs:
         """``{job id: (function ref, args, schedule)}`` from the database."""
-        out: dict[str, tuple[str, tuple[Any, ...], WeeklySchedule]] = {}
-        for sub in self.store.active_subscriptions():
-            out[f"sub:{sub.id}"] = (SUB_FUNC, (sub.id,), sub.schedule)
-        for dm in self.store.dm_recipients(at=_FAR_FUTURE):
-            out[f"dm:{dm.team_id}:{dm.user_id}"] = (DM_FUNC, (dm.team_id, dm.user_id), dm.schedule)
-        return out
+        return desired_jobs(self.store, SUB_FUNC, DM_FUNC)
 
     def sync_jobs(self) -> ReconcileReport:
-        """Add, reschedule and remove cron jobs so that they match the database. A job whose
-        schedule is unchanged keeps its next run time (and any pending misfire)."""
-        report = ReconcileReport()
-        scheduler = self.scheduler
-        if scheduler is None:
-            return report
-        desired = self.desired_jobs()
-        existing = {job.id: job for job in scheduler.get_jobs(jobstore=JOBSTORE)
-                    if job.id.startswith(("sub:", "dm:"))}
-        for job_id in existing.keys() - desired.keys():
-            try:
-                scheduler.remove_job(job_id, jobstore=JOBSTORE)
-                report.removed += 1
-            except JobLookupError:  # another clock process removed it first
-                pass
-        for job_id, (func, args, schedule) in desired.items():
-            sig = schedule.signature
-            job = existing.get(job_id)
-            if job is not None and job.name == sig and tuple(job.args) == args:
-                continue
-            try:
-                scheduler.add_job(func, schedule.trigger, args=args, id=job_id,
-                                  name=sig, jobstore=JOBSTORE, replace_existing=True)
-            except (ConflictingIdError, JobLookupError):  # a concurrent clock got there first
-                continue
-            if job is None:
-                report.added += 1
-            else:
-                report.updated += 1
-        if report.added or report.updated or report.removed:
-            log.info("digest jobs: +%d ~%d -%d", report.added, report.updated, report.removed)
-        return report
+        """Add, reschedule and remove cron jobs so that they match the database
+        (:func:`bot.digest.jobs.sync_jobs`)."""
+        if self.scheduler is None:
+            return ReconcileReport()
+        return sync_jobs(self.scheduler, self.desired_jobs())
 
     def catch_up(self) -> list[Future]:
         """Submit every due but unsettled delivery (see module doc) to the catch-up workers.
@@ -450,7 +416,7 @@ class DigestClock:
                 key = (sub.team_id, sub.channel_id, sub.track_id, schedule.period_of(fire))
                 candidates.append((key, (self.run_subscription, (sub.id,))))
                 fires[key] = fire
-        for dm in self.store.dm_recipients(at=_FAR_FUTURE):
+        for dm in self.store.dm_recipients(at=FAR_FUTURE):
             schedule = dm.schedule
             fire = latest(schedule)
             if fire is not None and self._eligible(fire, dm.updated_at, now, schedule.timezone):
@@ -475,7 +441,7 @@ class DigestClock:
             future = self._submit(func, *args)
             future.add_done_callback(partial(self._unqueue, key))
             futures.append(future)
-            why = self._lateness(rows.get(key), fires[key], now)
+            why = lateness(rows.get(key), fires[key], now)
             if why:
                 late.append(f"{key[1]} ({'/'.join((key[0], key[2], key[3]))}: {why})")
         if late:
@@ -487,30 +453,11 @@ class DigestClock:
             log.info("catch-up: %d digest(s) due now and not yet claimed", len(futures) - len(late))
         return futures
 
-    def _lateness(self, row: Any, fire: datetime, now: datetime) -> str | None:
-        """Why a due delivery is late, or None when it is simply due now (its cron job may be
-        about to send it): ``'missed slot, due <fire>'`` (no claim and the time passed more than
-        :data:`MISSED_AFTER_S` ago: the clock was down or behind), ``'stale claim of <claimant>'``
-        (a sender died), ``'retry n'`` (an earlier attempt failed)."""
-        if row is None:
-            if (now - fire).total_seconds() > MISSED_AFTER_S:
-                return f"missed slot, due {fire.astimezone(UTC):%Y-%m-%d %H:%M} UTC"
-            return None
-        if row.status == "claimed":
-            return f"stale claim of {row.claimed_by}"
-        return f"retry {row.attempts + 1} after {(row.error or 'a failure')[:120]}"
-
-    def _unsettled(self, row: Any, now: datetime) -> bool:
+    def _unsettled(self, row: Delivery | None, now: datetime) -> bool:
         """Whether a ledger row (or its absence) leaves the delivery to be done now."""
-        if row is None:
-            return True
-        age = (now - row.claimed_at).total_seconds()
-        if row.status == "claimed":
-            return age >= self.deliverer.stale_after_s
-        if row.status == "failed":
-            return (row.attempts < self.deliverer.max_attempts
-                    and age >= self.retry_failed_after_s * max(1, row.attempts))
-        return False
+        return unsettled(row, now, stale_after_s=self.deliverer.stale_after_s,
+                         max_attempts=self.deliverer.max_attempts,
+                         retry_failed_after_s=self.retry_failed_after_s)
 
     # -- on demand --
 
@@ -532,23 +479,9 @@ class DigestClock:
         return tally(f.result() for f in futures)
 
 
-def tally(attempts: Iterable[Attempt | None]) -> Counter:
+def tally(attempts: Iterable[Attempt | Queued | None]) -> Counter:
     """Outcome counts (``{'sent': 3, 'taken': 1, …}``) of some attempts (None ones skipped)."""
     return Counter(a.outcome.value for a in attempts if a is not None)
-
-
-def _create_jobstore_table(jobstore: SQLAlchemyJobStore) -> None:
-    """Create APScheduler's table up front, tolerating a second clock process creating it at the
-    same moment (PostgreSQL's CREATE TABLE is not race-free even with checkfirst)."""
-    from sqlalchemy.exc import IntegrityError, ProgrammingError
-
-    for attempt in range(3):
-        try:
-            jobstore.jobs_t.create(jobstore.engine, checkfirst=True)
-            return
-        except (IntegrityError, ProgrammingError):
-            if attempt == 2:
-                raise
 
 
 __all__ = [

@@ -1,8 +1,5 @@
 """Digest delivery: the ledger claim, pacing under Slack's limits, sending, and Slack's errors.
 
-(About 500 lines, one concern: the steps of one send share the ledger key and the error
-classification, and read best in order.)
-
 One send (:meth:`Deliverer.deliver_subscription`, :meth:`Deliverer.deliver_dm`) goes:
 
 1. **claim** the ledger key (team, destination, track or ``'*'``, ISO week) with
@@ -15,13 +12,15 @@ One send (:meth:`Deliverer.deliver_subscription`, :meth:`Deliverer.deliver_dm`) 
    without posting again. This needs the history scopes the manifest ships (``channels:history``,
    ``groups:history``, ``im:history``); an install without them skips the check with a warning,
    and a sender killed mid-request may then post that digest twice.
-3. **compose** (pure, :mod:`bot.slack.views.digest`); nothing to say -> the key is settled as skipped.
-4. **pace**: wait for a slot of :class:`Pacer` (per channel at least ``channel_interval_s`` apart,
+3. **compose** (the runtime's renderer, :class:`bot.digest.render.DigestRenderer`); nothing to
+   say -> the key is settled as skipped.
+4. **pace**: wait for a slot of the pacer (:class:`bot.digest.pacing.Pacer`: per channel at
+   least ``channel_interval_s`` apart,
    per workspace at most ``team_rate_per_s``), then renew the claim (so a claim that waited is not
    taken over while it is sent) and **send** ``chat.postMessage`` (a DM first opens the IM with
    ``conversations.open``). 429s, 5xx and connection errors are retried inside slack-sdk by the
    retry handlers of :func:`bot.slack.app.make_client`, honouring ``Retry-After``; its 429
-   handler is swapped for :class:`PacedRateLimitRetryHandler`, which also tells the pacer (the
+   handler is swapped for :class:`bot.digest.pacing.PacedRateLimitRetryHandler`, which also tells the pacer (the
    workspace's sends spread out a little) and queues the retry for a workspace turn.
 5. **record**: ``mark_sent`` (a channel digest's cursor and catalog version move in the same
    transaction); a permanent Slack error (:data:`PERMANENT_ERRORS`) pauses the subscription or DM
@@ -40,21 +39,21 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
-from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler
 
+from bot.digest.clients import Clients
+from bot.digest.pacing import PacedRateLimitRetryHandler, Pacer, SendPacer, paced
+from bot.domain.catalog import Catalog
+from bot.domain.plan import plan_channel_digest
 from bot.domain.schedule import period_of
 from bot.logging_setup import slack_error
-from bot.slack.retry import CountingRateLimitRetryHandler
-from bot.slack.views.digest import compose_channel_digest
-from bot.slack.views.digest_cache import dm_composer  # issue 16: parts cached by next step + count
+from bot.runtime import Runtime
 from bot.store import DM_TRACK, Subscription
 
 log = logging.getLogger(__name__)
@@ -101,195 +100,6 @@ def claimant_id() -> str:
     return f"{socket.gethostname()[:80]}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
 
 
-# --- pacing --------------------------------------------------------------------------------------
-
-
-class Pacer:
-    """Spaces sends under Slack's limits; thread-safe, for one process.
-
-    * per destination (``key``): an attempt starts at least ``channel_interval_s`` after the
-      previous attempt to that destination *ended* (its answer came back), and attempts never
-      overlap (Slack: about 1 ``chat.postMessage`` per second per channel). Measured from the
-      end, the spacing holds where Slack measures it, at arrival, however long a loaded machine
-      takes between granting a slot and the request going out (an earlier arrival is always
-      before the earlier answer). A retry after a 429 waits for the destination like a new send
-      (:meth:`retry_slot`; the 429 answer is the end of that attempt);
-    * per workspace (``team``): consecutive send starts at least ``1 / team_rate_per_s``
-      seconds apart (None: no cap), measured from when each send really started, so a thread
-      that woke up late never makes the next one early. A send first waits for its
-      destination, then queues for the workspace, so a busy channel never holds up the others.
-
-    Use ``with pacer.slot(team, key): send()``. ``clock`` is a monotonic clock in seconds,
-    ``sleep`` its sleep (tests may pass fakes).
-    """
-
-    def __init__(self, channel_interval_s: float = 1.05, team_rate_per_s: float | None = 10.0,
-                 clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], None] = time.sleep):
-        if channel_interval_s < 0 or (team_rate_per_s is not None and team_rate_per_s <= 0):
-            raise ValueError("channel_interval_s must be >= 0 and team_rate_per_s > 0 or None")
-        self.channel_interval_s = channel_interval_s
-        self.team_rate_per_s = team_rate_per_s
-        self._clock = clock
-        self._sleep = sleep
-        self._lock = threading.Lock()
-        self._key_locks: dict[tuple[str, str], threading.Lock] = {}
-        self._key_next: dict[tuple[str, str], float] = {}
-        self._team_locks: dict[str, threading.Lock] = {}
-        self._team_next: dict[str, float] = {}
-        self._team_gap: dict[str, float] = {}
-
-    def _team_turn(self, team: str) -> float:
-        """Wait for the workspace's next start; returns the start time."""
-        if self.team_rate_per_s is None:
-            return self._clock()
-        with self._lock:
-            team_lock = self._team_locks.setdefault(team, threading.Lock())
-        with team_lock:
-            wait = self._team_next.get(team, 0.0) - self._clock()
-            if wait > 0:
-                self._sleep(wait)
-            start = self._clock()
-            base = 1.0 / self.team_rate_per_s
-            gap = self._team_gap.get(team, base)
-            self._team_next[team] = start + gap
-            if gap > base:  # ease back towards the configured rate after a 429
-                self._team_gap[team] = max(base, gap * (1 - self.RECOVER))
-            return start
-
-    RECOVER = 0.01
-    """Per send, how much a widened workspace gap shrinks back (1 %)."""
-    WIDEN = 0.1
-    """Per 429, how much the workspace gap widens (10 %), up to twice the configured gap."""
-
-    def rate_limited(self, team: str) -> None:
-        """Slack answered 429 for a send in ``team``: space the workspace's sends a little
-        wider (see :data:`WIDEN`; they ease back by :data:`RECOVER` per send), so a limit a bit
-        below ``team_rate_per_s`` or jittery arrivals stop costing 429s."""
-        if self.team_rate_per_s is None:
-            return
-        base = 1.0 / self.team_rate_per_s
-        with self._lock:
-            self._team_gap[team] = min(2 * base, self._team_gap.get(team, base) * (1 + self.WIDEN))
-
-    @contextmanager
-    def slot(self, team: str, key: str) -> Iterator[None]:
-        """Wait for a turn to send to ``key`` (channel or user id) in ``team``; the body is the
-        send. Blocks the calling thread while waiting. A retry inside the body (slack-sdk's
-        :class:`PacedRateLimitRetryHandler`) queues for the workspace again
-        (:meth:`retry_slot`)."""
-        k = (team, key)
-        with self._lock:
-            key_lock = self._key_locks.setdefault(k, threading.Lock())
-        with key_lock:
-            self._wait_for_key(k)
-            self._team_turn(team)
-            _current.slot = (self, team, key)
-            try:
-                yield
-            finally:
-                _current.slot = None
-                self.attempt_ended(team, key)
-
-    def _wait_for_key(self, k: tuple[str, str]) -> None:
-        wait = self._key_next.get(k, 0.0) - self._clock()
-        if wait > 0:
-            self._sleep(wait)
-
-    def attempt_ended(self, team: str, key: str) -> None:
-        """An attempt to ``key`` has its answer (sent, refused, or a 429 about to be retried):
-        the next may start ``channel_interval_s`` from now."""
-        self._key_next[(team, key)] = self._clock() + self.channel_interval_s
-
-    def retry_slot(self, team: str, key: str) -> None:
-        """Before a retry of the send in progress to ``key`` (calling thread holds its slot, and
-        :meth:`attempt_ended` was called when the 429 came back): wait for the destination's next
-        turn, then queue for the workspace again, so that a retry after a 429 counts against both
-        limits like a new send."""
-        self._wait_for_key((team, key))
-        self._team_turn(team)
-
-
-_current = threading.local()
-"""The pacer slot the current thread is sending in (``(pacer, team, key)``), for the retry
-handler."""
-
-
-class PacedRateLimitRetryHandler(CountingRateLimitRetryHandler):
-    """slack-sdk's 429 handler (counts the 429, sleeps ``Retry-After``, then retries) that also
-    tells the :class:`Pacer` the send runs in, if any: the attempt ended, the workspace's sends
-    are spaced a little wider (:meth:`Pacer.rate_limited`), and the retry waits for the
-    destination and the workspace like any send (:meth:`Pacer.retry_slot`)."""
-
-    def prepare_for_next_attempt(self, **kwargs: Any) -> None:
-        current = getattr(_current, "slot", None)
-        if current is not None:
-            current[0].attempt_ended(current[1], current[2])
-            current[0].rate_limited(current[1])
-        super().prepare_for_next_attempt(**kwargs)
-        if current is not None:
-            current[0].retry_slot(current[1], current[2])
-
-
-def paced(client: WebClient) -> WebClient:
-    """``client`` with its 429 handler (slack-sdk's ``RateLimitErrorRetryHandler`` or a subclass,
-    such as the app's counting one) swapped for a :class:`PacedRateLimitRetryHandler` of the same
-    retry count (other handlers kept)."""
-    handlers = []
-    for handler in client.retry_handlers:
-        if isinstance(handler, RateLimitErrorRetryHandler):
-            handler = PacedRateLimitRetryHandler(max_retry_count=handler.max_retry_count,
-                                                 interval_calculator=handler.interval_calculator)
-        handlers.append(handler)
-    client.retry_handlers = handlers
-    return client
-
-
-# --- Slack clients -------------------------------------------------------------------------------
-
-
-class Clients:
-    """``WebClient`` per workspace: the bot token from the OAuth installation store when OAuth is
-    configured, else ``SLACK_BOT_TOKEN``; base URL and retry handlers from
-    :func:`bot.slack.app.make_client`. Clients are cached per token."""
-
-    def __init__(self, runtime: Any):
-        self.runtime = runtime
-        self._lock = threading.Lock()
-        self._clients: dict[str, WebClient] = {}
-
-    def token_for(self, team: str) -> str | None:
-        """The bot token for tenant ``team`` (a team id, or an enterprise id for an org-wide
-        install): :meth:`bot.store.Store.bot_token_for` with OAuth (Grid-aware, decrypted,
-        refreshed when rotation is on), else ``SLACK_BOT_TOKEN``."""
-        settings = self.runtime.settings
-        if settings.oauth_enabled:
-            token: str | None = self.runtime.store.bot_token_for(team)
-            return token
-        if settings.slack_bot_token is not None:
-            return settings.slack_bot_token.get_secret_value() or None
-        return None
-
-    def for_team(self, team: str) -> WebClient | None:
-        """The client for ``team``, or None when the app has no token there."""
-        token = self.token_for(team)
-        if token is None:
-            return None
-        with self._lock:
-            client = self._clients.get(token)
-            if client is None:
-                # deferred: bot.slack.app imports the digest package (an import circle otherwise)
-                from bot.slack.app import make_client
-
-                client = self.wrap(make_client(self.runtime, token=token))
-                self._clients[token] = client
-            return client
-
-    def wrap(self, client: WebClient) -> WebClient:
-        """The client as this process sends with it: paced by :func:`paced` (in-process limits)."""
-        return paced(client)
-
-
 # --- delivery ------------------------------------------------------------------------------------
 
 
@@ -318,14 +128,15 @@ class Deliverer:
     saves a ledger write per send without opening that window (0, the default: always renew).
     """
 
-    def __init__(self, runtime: Any, *, clients: Clients | None = None, pacer: Pacer | None = None,
+    def __init__(self, runtime: Runtime, *, clients: Clients | None = None,
+                 pacer: SendPacer | None = None,
                  claimant: str | None = None, stale_after_s: float = 300.0, max_attempts: int = 3,
                  verify: bool = True, renew_after_s: float = 0.0):
         if renew_after_s < 0 or (renew_after_s > 0 and renew_after_s >= stale_after_s):
             raise ValueError("renew_after_s must be 0 (always renew) or below stale_after_s")
         self.runtime = runtime
         self.clients = clients or Clients(runtime)
-        self.pacer = pacer or Pacer()
+        self.pacer: SendPacer = pacer or Pacer()
         self.claimant = claimant or claimant_id()
         self.stale_after_s = stale_after_s
         self.max_attempts = max_attempts
@@ -403,7 +214,7 @@ class Deliverer:
                     else None)
         # A channel has no language of its own: the digest speaks the subscriber's.
         lang = (self.store.get_lang(sub.team_id, sub.created_by) if sub.created_by else None) or "en"
-        digest = compose_channel_digest(catalog, sub, snapshot, lang=lang)
+        digest = self.runtime.renderer.channel_digest(catalog, sub, snapshot, lang)
         if digest.reply is None:
             self.store.mark_skipped(*key, reason="nothing new in the track",
                                     claimed_by=self.claimant)
@@ -426,15 +237,16 @@ class Deliverer:
         return Attempt(Outcome.SENT, period, ts=ts)
 
     def _finish_recovered(self, key: tuple[str, str, str, str], ts: str, sub: Subscription,
-                          catalog: Any) -> Attempt:
+                          catalog: Catalog) -> Attempt:
         """An earlier attempt posted the digest: record it, moving the cursor as that digest did
-        (composition is deterministic for the same cursor and catalog)."""
+        (the plan, :func:`bot.domain.plan.plan_channel_digest`, is deterministic for the same
+        cursor and catalog)."""
         snapshot = (self.store.catalog_snapshot(sub.last_catalog_version)
                     if sub.last_catalog_version and sub.last_catalog_version != catalog.version
                     else None)
-        digest = compose_channel_digest(catalog, sub, snapshot, lang="en")
+        plan = plan_channel_digest(catalog, sub, snapshot)
         self.store.mark_sent_at_cursor(*key, message_ts=ts, subscription_id=sub.id,
-                                       cursor=digest.cursor, catalog_version=digest.version,
+                                       cursor=plan.cursor, catalog_version=plan.version,
                                        claimed_by=self.claimant)
         log.info("digest %s was already posted (ts %s) by an earlier attempt", "/".join(key), ts)
         return Attempt(Outcome.RECOVERED, key[3], ts=ts)
@@ -474,8 +286,8 @@ class Deliverer:
             return self._permanent(key, "no_token", dm=(team, user))
         catalog = self.runtime.holder.catalog
         lang = self.store.get_lang(team, user) or "en"
-        reply = dm_composer(catalog, lang).compose(self.store.follows(team, user),
-                                                   self.store.read_posts(team, user))
+        reply = self.runtime.renderer.dm_digest(catalog, self.store.follows(team, user),
+                                                self.store.read_posts(team, user), lang)
         if reply is None:
             self.store.mark_skipped(*key, reason="nothing to suggest", claimed_by=self.claimant)
             return Attempt(Outcome.NOTHING, period)
@@ -590,3 +402,7 @@ class Deliverer:
 
 def _metadata(key: Iterable[str]) -> dict[str, Any]:
     return {"event_type": METADATA_EVENT, "event_payload": {"key": "/".join(key)}}
+
+
+__all__ = ["METADATA_EVENT", "PERMANENT_ERRORS", "Attempt", "Clients", "Deliverer", "Outcome",
+           "PacedRateLimitRetryHandler", "Pacer", "claimant_id", "paced"]

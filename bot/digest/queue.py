@@ -38,12 +38,16 @@ import time
 from collections import OrderedDict, defaultdict
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import dramatiq
 from dramatiq.brokers.redis import RedisBroker
 
-from bot.store import DM_TRACK
+from bot.config import Settings
+from bot.store import DM_TRACK, Store, Subscription
+
+if TYPE_CHECKING:
+    from bot.digest.deliver import Attempt, Deliverer
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +80,7 @@ def make_broker(redis_url: str, *, namespace: str = "vllm-path",
 class _Runner:
     """What the actors of a worker process run on: its ``Deliverer`` and the plain store."""
 
-    def __init__(self, deliverer: Any, store: Any):
+    def __init__(self, deliverer: Deliverer, store: Store):
         self.deliverer = deliverer
         self.store = store
 
@@ -84,7 +88,7 @@ class _Runner:
 _runner: _Runner | None = None
 
 
-def install_runner(deliverer: Any, store: Any) -> None:
+def install_runner(deliverer: Deliverer, store: Store) -> None:
     """Make this process's actors send with ``deliverer`` (a :class:`Deliverer`); ``store`` is
     the unbatched :class:`bot.store.Store` used to look at the ledger. Called by the worker."""
     global _runner
@@ -119,7 +123,7 @@ def send_subscription(sub_id: int, fire: str) -> None:
     _settle(runner, attempt, key)
 
 
-def _settle(runner: _Runner, attempt: Any, key: tuple[str, str, str, str] | None) -> str:
+def _settle(runner: _Runner, attempt: Attempt, key: tuple[str, str, str, str] | None) -> str:
     """Turn an attempt into an ack (return its outcome's name) or a retry (raise)."""
     outcome = attempt.outcome.value
     log.debug("digest %s: %s", "/".join(key) if key else "?", outcome)
@@ -159,7 +163,7 @@ class DigestQueue:
             **options)(send_subscription)
 
     @classmethod
-    def from_settings(cls, settings: Any, **broker_kwargs: Any) -> DigestQueue | None:
+    def from_settings(cls, settings: Settings, **broker_kwargs: Any) -> DigestQueue | None:
         """The queue on ``settings.redis_url``, or None when it is not set (in-process mode)."""
         if not settings.redis_url:
             return None
@@ -252,7 +256,7 @@ class EnqueueingDeliverer:
         self._add(team, self.queue.send_dm, (team, user, fire.isoformat()))
         return Queued(QueueOutcome.QUEUED)
 
-    def deliver_subscription(self, sub: Any, fire: datetime) -> Queued:
+    def deliver_subscription(self, sub: Subscription | int, fire: datetime) -> Queued:
         """Enqueue the digest of subscription ``sub`` (a Subscription or its id) for the week
         of ``fire`` (aware)."""
         if self._stopping:

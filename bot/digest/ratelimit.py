@@ -1,6 +1,6 @@
 """Slack's rate limits shared by every worker process, kept in Redis (the queue broker's store).
 
-:class:`SharedPacer` has the interface of :class:`bot.digest.deliver.Pacer` (``slot``,
+:class:`SharedPacer` has the interface of :class:`bot.digest.pacing.Pacer` (``slot``,
 ``rate_limited``, ``retry_slot``) but keeps its state in Redis, so any number of worker
 processes on any number of machines together stay under:
 
@@ -21,8 +21,9 @@ processes on any number of machines together stay under:
 workspace is *blocked* for n seconds in Redis (key ``<namespace>:blocked:<team>``, its TTL the
 block; a later 429 can only extend it). Every worker checks that key before each send to that
 workspace, so one 429 slows all workers, not only the one that got it.
-:class:`SharedRateLimitRetryHandler` (slack-sdk's 429 handler, which sleeps ``Retry-After`` and
-retries) sets the block; :class:`SharedClients` puts it on every Web API client of a worker.
+:class:`bot.digest.pacing.PacedRateLimitRetryHandler` (slack-sdk's 429 handler, which sleeps
+``Retry-After`` and retries; the same for both pacers) sets the block through
+:meth:`SharedPacer.rate_limited`.
 
 Times: ``time.time()`` epoch seconds (the limiter's clock); durations seconds.
 """
@@ -30,27 +31,19 @@ Times: ``time.time()`` epoch seconds (the limiter's clock); durations seconds.
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from fractions import Fraction
-from typing import Any
 
 import redis
 from limits import RateLimitItem, RateLimitItemPerSecond
 from limits.storage import RedisStorage
 from limits.strategies import MovingWindowRateLimiter
-from slack_sdk import WebClient
-from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler
 
-from bot.digest.deliver import Clients
-from bot.slack.retry import CountingRateLimitRetryHandler
+from bot.digest.pacing import _current
 
 log = logging.getLogger(__name__)
-
-_current = threading.local()
-"""The shared pacer and workspace the current thread is sending in, for the 429 handler."""
 
 
 def window_item(rate_per_s: float, max_window_s: int = 10) -> RateLimitItem:
@@ -176,6 +169,9 @@ class SharedPacer:
         finally:
             _current.slot = None
 
+    def attempt_ended(self, team: str, key: str) -> None:
+        """Nothing to do: the destination's limit counted the attempt when it started."""
+
     def rate_limited(self, team: str, retry_after_s: float = 1.0) -> None:
         """A send in ``team`` got a 429: block the workspace for ``retry_after_s`` seconds."""
         self.block(team, retry_after_s)
@@ -193,50 +189,3 @@ class SharedPacer:
         for pattern in (f"{self.namespace}:blocked:*", f"{self.namespace}:next:*"):
             for key in self._redis.scan_iter(pattern):
                 self._redis.delete(key)
-
-
-def _retry_after(response: Any) -> float:
-    for name, value in (response.headers or {}).items():
-        if name.lower() == "retry-after":
-            raw = value[0] if isinstance(value, list) else value
-            try:
-                return max(0.0, float(raw))
-            except (TypeError, ValueError):
-                return 1.0
-    return 1.0
-
-
-class SharedRateLimitRetryHandler(CountingRateLimitRetryHandler):
-    """slack-sdk's 429 handler (counts the 429, sleeps ``Retry-After`` and retries) that first blocks the
-    workspace for every worker (:meth:`SharedPacer.block`) and, before the retry, queues for a
-    workspace turn again, when the send runs in a :meth:`SharedPacer.slot`."""
-
-    def prepare_for_next_attempt(self, **kwargs: Any) -> None:
-        current = getattr(_current, "slot", None)
-        response = kwargs.get("response")
-        if current is not None and response is not None:
-            current[0].rate_limited(current[1], _retry_after(response))
-        super().prepare_for_next_attempt(**kwargs)
-        if current is not None:
-            current[0].retry_slot(current[1], current[2])
-
-
-def shared(client: WebClient) -> WebClient:
-    """``client`` with its 429 handler swapped for a :class:`SharedRateLimitRetryHandler` of
-    the same retry count (other handlers kept)."""
-    handlers = []
-    for handler in client.retry_handlers:
-        if isinstance(handler, RateLimitErrorRetryHandler):
-            handler = SharedRateLimitRetryHandler(max_retry_count=handler.max_retry_count,
-                                                  interval_calculator=handler.interval_calculator)
-        handlers.append(handler)
-    client.retry_handlers = handlers
-    return client
-
-
-class SharedClients(Clients):
-    """:class:`bot.digest.deliver.Clients` whose clients carry the shared 429 handler."""
-
-    def wrap(self, client: WebClient) -> WebClient:
-        """The client with the 429 handler shared by every worker (:func:`shared`)."""
-        return shared(client)

@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING
 
 from slack_sdk.errors import SlackApiError
 
 from bot.domain.schedule import period_of
-from bot.slack.views.reminders import reminder_message
+from bot.runtime import Runtime
 from bot.store.reminders import Reminder
+
+if TYPE_CHECKING:
+    from bot.digest.deliver import Deliverer
 
 log = logging.getLogger(__name__)
 
@@ -27,11 +30,12 @@ def ledger_key(reminder: Reminder) -> tuple[str, str, str, str]:
             period_of(reminder.due_at, reminder.timezone))
 
 
-def send_due_reminders(runtime: Any, deliverer: Any, now: datetime) -> int:
+def send_due_reminders(runtime: Runtime, deliverer: Deliverer, now: datetime) -> int:
     """Send every pending reminder due at ``now`` (aware) through ``deliverer`` (a
     :class:`bot.digest.deliver.Deliverer`: its clients, pacer and ledger claimant). Returns how
-    many DMs were sent. Slack errors are logged and the claim marked failed (retried on a later
-    run, up to the ledger's attempts); nothing is raised for them."""
+    many DMs were sent (rendered by ``runtime.renderer``). Slack errors are logged and the
+    claim marked failed (retried on a later run, up to the ledger's attempts); nothing is
+    raised for them."""
     store = runtime.store
     catalog = runtime.holder.catalog
     sent = 0
@@ -52,10 +56,12 @@ def send_due_reminders(runtime: Any, deliverer: Any, now: datetime) -> int:
             store.mark_failed(*key, error="no_token", claimed_by=deliverer.claimant)
             continue
         lang = store.get_lang(reminder.team_id, reminder.user_id) or "en"
-        reply = reminder_message(catalog, post_id, lang)
+        reply = runtime.renderer.reminder(catalog, post_id, lang)
         try:
             opened = client.conversations_open(users=reminder.user_id)
             channel = (opened.get("channel") or {}).get("id")
+            if not channel:
+                raise RuntimeError("conversations.open returned no channel id")
             with deliverer.pacer.slot(reminder.team_id, reminder.user_id):
                 resp = client.chat_postMessage(channel=channel, text=reply.text, blocks=reply.blocks,
                                                unfurl_links=False, unfurl_media=False)

@@ -9,25 +9,20 @@ table ``catalog_feed_notices``); a failed post forgets the claims so the next ch
 
 Nothing is published: importing writes drafts that ``catalog check`` refuses until a person has
 written their summaries and placed them in tracks. The notice mentions nobody (no ``@here``):
-every title is escaped mrkdwn.
+every title is escaped mrkdwn (the notice is written by the runtime's renderer,
+:func:`bot.slack.views.feed.feed_notice`).
 """
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Any
 
 from bot.cli.importer import ImportSourceError, SourcePost, fetch, missing_posts
-from bot.digest.deliver import Clients
-from bot.slack.mrkdwn import Mrkdwn, link, truncate
-from bot.slack.views.blocks import context, make_reply, section
+from bot.digest.clients import Clients
+from bot.runtime import Runtime
 
 log = logging.getLogger(__name__)
-
-MAX_LISTED = 10
-"""Posts listed one by one in a notice; more are counted in one line."""
-
 
 @dataclass(frozen=True)
 class WatchReport:
@@ -41,33 +36,12 @@ class WatchReport:
     skipped: bool = False
 
 
-def notice(posts: list[SourcePost], feed_url: str, total_missing: int) -> tuple[str, list[dict[str, Any]]]:
-    """The notice for ``posts`` (new to the admins): ``(fallback text, blocks)``. Escaped
-    mrkdwn; links only to the feed's own post URLs."""
-    lines = [Mrkdwn("*The vLLM blog has {} post(s) the catalog does not hold yet:*").format(len(posts))]
-    for post in posts[:MAX_LISTED]:
-        lines.append(Mrkdwn("• {} · {}").format(link(post.url, truncate(post.title, 200)),
-                                                post.date.isoformat()))
-    if len(posts) > MAX_LISTED:
-        lines.append(Mrkdwn("… and {} more").format(len(posts) - MAX_LISTED))
-    command = Mrkdwn("`vllm-path catalog import {} --write`").format(truncate(feed_url, 500))
-    how = Mrkdwn("Import them as drafts with {}, then write each summary in our own words and place "
-                 "the post in a track: `catalog check` refuses drafts, so nothing is published "
-                 "until a person has done that.").format(command)
-    blocks: list[Any] = [section(Mrkdwn("\n").join(lines)), section(how)]
-    if total_missing > len(posts):
-        blocks.append(context(Mrkdwn("{} more missing post(s) were announced before.").format(
-            total_missing - len(posts))))
-    reply = make_reply(blocks, Mrkdwn("\n").join(lines))
-    return reply.text, reply.blocks
-
-
-def check_feed(runtime: Any, *, clients: Any = None) -> WatchReport:
+def check_feed(runtime: Runtime, *, clients: Clients | None = None) -> WatchReport:
     """Check ``runtime.settings.catalog_feed_url`` against the served catalog and announce new
     missing posts in ``catalog_admin_channel`` (see the module docstring).
 
-    ``runtime``: a :class:`bot.runtime.Runtime`; ``clients``: a
-    :class:`bot.digest.deliver.Clients` (default: from the runtime's settings). Never raises for
+    ``runtime``: a :class:`bot.runtime.Runtime` (its renderer writes the notice); ``clients``: a
+    :class:`bot.digest.clients.Clients` (default: from the runtime's settings). Never raises for
     a bad feed or a Slack error: the report says what happened (and the log, without secrets).
     Skipped (``skipped=True``) when the feed URL or the admin channel is not set.
     """
@@ -93,9 +67,9 @@ def check_feed(runtime: Any, *, clients: Any = None) -> WatchReport:
     if client is None:
         error = "no bot token for the catalog admin channel's workspace"
     else:
-        text, blocks = notice(claimed, feed_url, len(missing))
+        message = runtime.renderer.feed_notice(claimed, feed_url, len(missing))
         try:
-            client.chat_postMessage(channel=channel, text=text, blocks=blocks, unfurl_links=False,
+            client.chat_postMessage(channel=channel, text=message.text, blocks=message.blocks, unfurl_links=False,
                                     unfurl_media=False)
         except Exception as exc:  # slack_sdk errors and network errors alike
             error = getattr(getattr(exc, "response", None), "data", {}).get("error") or type(exc).__name__

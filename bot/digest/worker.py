@@ -6,8 +6,8 @@ the same ``DATABASE_URL`` and ``REDIS_URL`` (see :mod:`bot.digest.queue`). A wor
 * builds the app's runtime (catalog, migrated database) and a
   :class:`~bot.digest.deliver.Deliverer` whose store batches the ledger bookkeeping
   (:class:`~bot.store.ledger_batch.BatchedLedgerStore`), whose pacer is shared through Redis
-  (:class:`~bot.digest.ratelimit.SharedPacer`) and whose Slack clients block a whole workspace
-  on a 429 (:class:`~bot.digest.ratelimit.SharedClients`);
+  (:class:`~bot.digest.ratelimit.SharedPacer`), which blocks a whole workspace for every worker
+  on a 429;
 * runs a Dramatiq ``Worker`` with ``threads`` threads on the ``digests`` queue;
 * on SIGTERM or SIGINT stops taking messages, lets the sends in flight finish (at most
   ``shutdown_timeout_s``; the rest go back to the queue for another worker), flushes the ledger
@@ -25,13 +25,16 @@ import logging
 import signal
 import threading
 from dataclasses import dataclass
-from typing import Any
+from types import FrameType
 
 import dramatiq
 
+from bot.config import Settings
 from bot.digest import queue as digest_queue
+from bot.digest.clients import Clients
 from bot.digest.deliver import Deliverer
-from bot.digest.ratelimit import SharedClients, SharedPacer
+from bot.digest.ratelimit import SharedPacer
+from bot.runtime import Runtime
 from bot.store.ledger_batch import BatchedLedgerStore
 
 log = logging.getLogger(__name__)
@@ -60,21 +63,19 @@ class DigestWorker:
     """One worker process's parts (see the module docstring). ``runtime``: a
     :class:`bot.runtime.Runtime` with ``settings.redis_url`` set; raises ValueError otherwise."""
 
-    def __init__(self, runtime: Any, options: WorkerOptions | None = None):
-        from bot.runtime import Runtime
-
+    def __init__(self, runtime: Runtime, options: WorkerOptions | None = None):
         settings = runtime.settings
         if not settings.redis_url:
             raise ValueError("REDIS_URL is not set: a worker needs the queue's broker")
         self.options = options or WorkerOptions()
         self.store = runtime.store
         self.batched = BatchedLedgerStore(runtime.store)
-        self.runtime = Runtime(settings, self.batched, runtime.holder)
+        self.runtime = Runtime(settings, self.batched, runtime.holder, runtime.renderer)
         self.pacer = SharedPacer(settings.redis_url, namespace=settings.queue_namespace,
                                  team_rate_per_s=settings.slack_team_rate_per_s,
                                  channel_rate_per_s=settings.slack_channel_rate_per_s)
-        self.deliverer = Deliverer(self.runtime, clients=SharedClients(self.runtime),
-                                   pacer=self.pacer,  # type: ignore[arg-type]  # Pacer's interface
+        self.deliverer = Deliverer(self.runtime, clients=Clients(self.runtime),
+                                   pacer=self.pacer,
                                    stale_after_s=self.options.stale_after_s,
                                    renew_after_s=self.options.stale_after_s * RENEW_AFTER_SHARE)
         queue = digest_queue.DigestQueue.from_settings(
@@ -116,7 +117,7 @@ class DigestWorker:
                  self.batched.batcher.batches, self.batched.batcher.calls)
 
 
-def worker_runtime(settings: Any, threads: int) -> Any:
+def worker_runtime(settings: Settings, threads: int) -> Runtime:
     """The runtime of a worker: the catalog and the migrated database, with a connection pool
     big enough for ``threads`` sending threads and the ledger batcher (a pool smaller than
     the threads would open and close connections all the time; at most 16 connections per
@@ -125,7 +126,7 @@ def worker_runtime(settings: Any, threads: int) -> Any:
     :class:`bot.domain.catalog.CatalogError` for an invalid catalog."""
     from sqlalchemy.pool import StaticPool
 
-    from bot.runtime import CatalogHolder, Runtime, token_cipher, token_rotator
+    from bot.runtime import CatalogHolder, token_cipher, token_rotator
     from bot.store import Store, make_engine, migrate
 
     holder = CatalogHolder(settings.catalog_dir)
@@ -152,12 +153,12 @@ def worker_runtime(settings: Any, threads: int) -> Any:
     return runtime
 
 
-def run(runtime: Any, options: WorkerOptions | None = None) -> None:
+def run(runtime: Runtime, options: WorkerOptions | None = None) -> None:
     """Run a worker until SIGTERM or SIGINT (the ``vllm-path worker`` command)."""
     worker = DigestWorker(runtime, options)
     stop = threading.Event()
 
-    def _on_signal(signum: int, _frame: Any) -> None:
+    def _on_signal(signum: int, _frame: FrameType | None) -> None:
         log.info("signal %d: stopping the digest worker", signum)
         stop.set()
 

@@ -337,22 +337,69 @@ STRINGS: dict[str, dict[str, str]] = {
                "• `/vllm-path 推测解码`：一条阅读路径，附每篇文章的阅读时长\n"
                "• `/vllm-path plan 30m`：设定每周阅读时间；再用 `/vllm-path dm on` 每周私信你下一篇\n"
                "想在频道里收每周摘要，先邀请应用：`/invite @vllm-path`，再 `/vllm-path subscribe spec`。")},
+    # the weekly digests (channel and DM), their buttons' confirmations and answers
+    "digest.header": {"en": "{track}: this week's reading", "zh": "{track}：本周阅读"},
+    "digest.intro": {
+        "en": "This channel reads the *{track}* path together: {total} steps, {k} a week, each "
+              "with why and when to read it. Here is where it starts.",
+        "zh": "本频道一起读 *{track}* 路径：共 {total} 步，每周 {k} 篇，每篇附阅读理由和时机。从这里开始。"},
+    "digest.step_meta": {"en": "step {position} of {total} · {level} · {source} · {date}",
+                  "zh": "第 {position}/{total} 步 · {level} · {source} · {date}"},
+    "digest.new_header": {"en": "*New in this track since the last digest*",
+                   "zh": "*自上期以来本主题新增*"},
+    "digest.new_behind": {"en": "step {position} of {total}, before where the channel is: worth catching up",
+                   "zh": "第 {position}/{total} 步，在本频道当前进度之前，建议补读"},
+    "digest.new_ahead": {"en": "step {position} of {total}, coming up in the path",
+                  "zh": "第 {position}/{total} 步，稍后会按顺序推送"},
+    "digest.moved": {"en": "step {position} of {total}, moved before where the channel is",
+              "zh": "第 {position}/{total} 步，调整到了本频道当前进度之前"},
+    "digest.new_badge": {"en": "new in catalog {version}", "zh": "目录 {version} 新增"},
+    "digest.more": {"en": "… and {n} more: `/vllm-path {track_id}` shows the whole path",
+             "zh": "… 还有 {n} 篇：`/vllm-path {track_id}` 查看完整路径"},
+    "digest.closing": {
+        "en": "That was the last step: this channel has been through all {total} steps of *{track}*. "
+              ":tada: From now on I'll only post here when the catalog adds to this track.",
+        "zh": "这是最后一步：本频道已读完 *{track}* 的全部 {total} 步 :tada: 之后只有目录为本主题新增文章时才会在这里发消息。"},
+    "digest.footer": {
+        "en": "catalog {version} · {sent} of {total} steps so far · `/vllm-path {track_id}` shows "
+              "the path with your own progress",
+        "zh": "目录版本 {version} · 已推送 {sent}/{total} 步 · `/vllm-path {track_id}` 查看路径和你自己的进度"},
+    "digest.fallback": {"en": "{track}, this week: {posts}", "zh": "{track} 本周：{posts}"},
+    "digest.fallback_new": {"en": "{track}: new in the track: {posts}", "zh": "{track} 新增：{posts}"},
+    "digest.stop_confirm_title": {"en": "Stop this digest?", "zh": "停止这个推荐？"},
+    "digest.stop_confirm_text": {
+        "en": "The *{track}* digest stops for everyone in this channel. "
+              "`/vllm-path subscribe {track_id}` starts it again where it left off.",
+        "zh": "本频道所有人都将不再收到 *{track}* 推荐。`/vllm-path subscribe {track_id}` 可从中断处重新开始。"},
+    "digest.stop_confirm_yes": {"en": "Stop", "zh": "停止"},
+    "digest.stop_confirm_no": {"en": "Cancel", "zh": "取消"},
+    "digest.dm_header": {"en": "Your next reads this week", "zh": "本周你的下一篇"},
+    "digest.dm_meta": {"en": "step {position} of {total} · {level}", "zh": "第 {position}/{total} 步 · {level}"},
+    "digest.dm_footer": {
+        "en": "Your weekly DM · catalog {version} · `/vllm-path dm off` turns it off",
+        "zh": "每周私信 · 目录版本 {version} · `/vllm-path dm off` 关闭"},
+    "digest.dm_fallback": {"en": "Your next reads: {posts}", "zh": "你的下一篇：{posts}"},
+    "digest.snoozed_channel": {
+        "en": "The *{track}* digest skips its next one ({when}) and comes back the week after.",
+        "zh": "*{track}* 推荐将跳过下一期（{when}），之后照常。"},
+    "digest.snoozed_dm": {"en": "Snoozed: no weekly DM until {until}.", "zh": "已暂停：{until} 之前不再发每周私信。"},
+    "digest.stopped_channel": {
+        "en": "The *{track}* digest is stopped in this channel. `/vllm-path subscribe {track_id}` "
+              "starts it again where it left off.",
+        "zh": "本频道的 *{track}* 推荐已停止。`/vllm-path subscribe {track_id}` 可从中断处重新开始。"},
+    "digest.stopped_dm": {"en": "Weekly DM off. `/vllm-path dm on` turns it on again.",
+                   "zh": "已关闭每周私信。`/vllm-path dm on` 可重新开启。"},
+    "digest.gone": {"en": "That digest no longer exists in this workspace.", "zh": "这个推荐已不存在。"},
 }
 
 
-def lookup(table: dict[str, dict[str, str]], key: str, lang: str = "en", **values: object) -> Mrkdwn:
-    """The string ``key`` of ``table`` in ``lang`` (English when missing), formatted with
-    ``values`` (escaped unless already :class:`Mrkdwn`). Raises ``KeyError`` for an unknown key
-    (a programming error, caught by the tests)."""
-    entry = table[key]
+def t(key: str, lang: str = "en", **values: object) -> Mrkdwn:
+    """The app's string ``key`` in ``lang`` (``en`` or ``zh``; English when missing), formatted
+    with ``values`` (escaped unless already :class:`Mrkdwn`). Raises ``KeyError`` for an unknown
+    key (a programming error, caught by the tests)."""
+    entry = STRINGS[key]
     template = Mrkdwn(entry.get(lang) or entry["en"])
     return template.format(**values) if values else template
-
-
-def t(key: str, lang: str = "en", **values: object) -> Mrkdwn:
-    """The app's string ``key`` in ``lang`` (``en`` or ``zh``), formatted with ``values``
-    (see :func:`lookup`)."""
-    return lookup(STRINGS, key, lang, **values)
 
 
 def level_name(level: str, lang: str = "en") -> Mrkdwn:

@@ -1,8 +1,8 @@
 """Delivery-ledger bookkeeping in batches: many claims and "sent" marks, one transaction.
 
-(About 580 lines, one concern: group commit for the sending threads of a worker. The ledger's
-writes and a DM's reads share the gathering and fallback machinery below; split, each half would
-carry its own copy of it.)
+(The gathering and fallback machinery is :class:`bot.store.batching.Batching`; the batched
+reads of a DM are :mod:`bot.store.dm_reads`. Kept because the queue benchmark needs it:
+``docs/benchmarks.md``, "Stop 23: speed layers measured".)
 
 A worker sending hundreds of digests a second would spend most of its time committing one
 short transaction per claim, renewal and "sent" mark (:class:`bot.store.Store`'s ledger methods).
@@ -26,7 +26,7 @@ If a batch's transaction fails (a lost connection, a deadlock between processes)
 run again one by one through the :class:`Store`, each in its own transaction, and each caller
 gets its own answer or exception.
 
-**Reads, batched too.** :class:`DmReadBatcher` answers what a DM send reads about its person —
+**Reads, batched too.** :class:`~bot.store.dm_reads.DmReadBatcher` answers what a DM send reads about its person —
 the DM settings, the language, the tracks followed and the posts read — for all the sending
 threads at once: one read transaction and one statement per batch (a row per person of
 ``unnest`` of the batch's (team, user) pairs, follows and reads aggregated into arrays) instead
@@ -44,18 +44,18 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from dataclasses import fields as dataclass_fields
 from datetime import datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import String, Table, and_, bindparam, func, literal, or_, select, update
+from sqlalchemy import String, Table, and_, bindparam, literal, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from bot.store import Delivery, Store, db
-from bot.store.models import DigestDelivery, DmPreference, ReadingProgress, TrackFollow, UserSettings
+from bot.store.batching import Batching, unnest_rows
+from bot.store.dm_reads import DmReadBatcher, DmReads
+from bot.store.models import DigestDelivery, ReadingProgress, TrackFollow, UserSettings
 from bot.store.snapshots import DmSettings
 
 log = logging.getLogger(__name__)
@@ -78,81 +78,7 @@ class _Call:
     error: BaseException | None = None
 
 
-def _unnest(name: str, columns: tuple[str, ...]) -> Any:
-    """``unnest(:<col>s, …) AS name(col, …)``: one row per index of the array parameters
-    ``<col>s`` (lists of strings), as a FROM item (PostgreSQL)."""
-    arrays = [bindparam(f"{c}s", type_=postgresql.ARRAY(String)) for c in columns]
-    return func.unnest(*arrays).table_valued(*columns).render_derived(name=name)
-
-
-class _Batching(ABC):
-    """A flusher thread that runs the calls submitted by many threads in batches:
-    subclasses implement ``_flush(batch)`` (one transaction, setting each call's ``result``)
-    and ``_one(call)`` (the fallback when a batch fails: one call in its own transaction,
-    setting ``result`` or ``error``)."""
-
-    name = "batcher"
-
-    def __init__(self, max_batch: int):
-        self.max_batch = max_batch
-        self._cond = threading.Condition()
-        self._pending: list[Any] = []
-        self._closed = False
-        self.batches = 0  # transactions committed (a gauge for operators and benchmarks)
-        self.calls = 0
-        self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
-        self._thread.start()
-
-    def close(self) -> None:
-        """Flush what is pending and stop the flusher thread."""
-        with self._cond:
-            self._closed = True
-            self._cond.notify_all()
-        self._thread.join(timeout=30)
-
-    def _submit(self, call: Any) -> Any:
-        with self._cond:
-            if self._closed:
-                raise RuntimeError(f"the {self.name} is closed")
-            self._pending.append(call)
-            self._cond.notify()
-        call.done.wait()
-        if call.error is not None:
-            raise call.error
-        return call.result
-
-    def _run(self) -> None:
-        while True:
-            with self._cond:
-                while not self._pending and not self._closed:
-                    self._cond.wait()
-                if not self._pending and self._closed:
-                    return
-                batch = self._pending[:self.max_batch]
-                del self._pending[:self.max_batch]
-            try:
-                self._flush(batch)
-                self.batches += 1
-                self.calls += len(batch)
-            except Exception:  # noqa: BLE001 - fall back to one transaction per call
-                log.warning("a batch of %d (%s) failed; running its calls one by one",
-                            len(batch), self.name, exc_info=True)
-                for call in batch:
-                    self._one(call)
-            finally:
-                for call in batch:
-                    call.done.set()
-
-    @abstractmethod
-    def _flush(self, batch: list[Any]) -> None:
-        """Run ``batch`` (pending calls) in one transaction, setting each call's answer."""
-
-    @abstractmethod
-    def _one(self, call: Any) -> None:
-        """Run one call on its own (the fallback when its batch failed)."""
-
-
-class LedgerBatcher(_Batching):
+class LedgerBatcher(Batching):
     """Runs ledger calls of many threads as batches (see the module docstring); thread-safe.
 
     ``store``: the :class:`Store` whose engine and ledger table are written; ``max_batch``:
@@ -310,7 +236,7 @@ def _pg_claim_statement() -> Any:
     """INSERT the claims of a batch from ``unnest`` of its array parameters (``team_ids``,
     ``destinations``, ``track_ids``, ``periods``, ``claimed_bys``; ``now``), skipping keys that
     have a row; RETURNING the rows inserted."""
-    batch = _unnest("batch", _KEY_COLUMNS)
+    batch = unnest_rows("batch", _KEY_COLUMNS)
     t = cast(Table, DigestDelivery.__table__)
     rows = select(batch.c.team_id, batch.c.destination, batch.c.track_id, batch.c.period,
                   literal("claimed", String), bindparam("now", type_=db.UTCDateTime()),
@@ -327,7 +253,7 @@ def _pg_mark_statement(kind: str) -> Any:
     from ``unnest`` of its array parameters (the key columns and ``extras``: the message ts of
     a sent mark, the reason of a skipped one); each row only while claimed by that claimant.
     RETURNING the keys and claimants of the rows changed."""
-    batch = _unnest("batch", (*_KEY_COLUMNS, "extra"))
+    batch = unnest_rows("batch", (*_KEY_COLUMNS, "extra"))
     t = cast(Table, DigestDelivery.__table__)
     now = bindparam("now", type_=db.UTCDateTime())
     if kind == "renew":
@@ -354,102 +280,6 @@ def _claimed(row_id: int, call: _Call, now: datetime, attempts: int) -> Delivery
     return Delivery(id=row_id, team_id=team, destination=destination, track_id=track,
                     period=period, status="claimed", claimed_at=now, claimed_by=call.claimed_by,
                     attempts=attempts, sent_at=None, message_ts=None, error=None)
-
-
-@dataclass(frozen=True)
-class DmReads:
-    """What a DM send reads about one person: their DM settings (None when never set), chosen
-    language (None: Slack's locale), followed track ids (oldest follow first) and read post ids."""
-
-    dm: DmSettings | None
-    lang: str | None
-    follows: tuple[str, ...]
-    read: frozenset[str]
-
-
-@dataclass
-class _Read:
-    who: tuple[str, str]
-    done: threading.Event = field(default_factory=threading.Event)
-    result: Any = None
-    error: BaseException | None = None
-
-
-class DmReadBatcher(_Batching):
-    """Reads :class:`DmReads` for many threads in batches: one read transaction and one
-    statement per batch on PostgreSQL (see the module docstring); on SQLite the store's own
-    reads, one person after the other. Thread-safe; :meth:`close` stops the flusher."""
-
-    name = "dm-read-batcher"
-
-    def __init__(self, store: Store, *, max_batch: int = 500):
-        self.store = store
-        self._pg = store.engine.dialect.name == "postgresql"
-        if self._pg:
-            self._statement = _pg_read_statement()
-        super().__init__(max_batch)
-
-    def get(self, team: str, user: str) -> DmReads:
-        """``user``'s :class:`DmReads` in ``team`` (blocks until its batch was read)."""
-        result: DmReads = self._submit(_Read((team, user)))
-        return result
-
-    def _flush(self, batch: list[_Read]) -> None:
-        if not self._pg:
-            for call in batch:
-                call.result = self._read_one(*call.who)
-            return
-        people = list(dict.fromkeys(c.who for c in batch))
-        params = {"team_ids": [t for t, _u in people], "user_ids": [u for _t, u in people]}
-        found: dict[tuple[str, str], DmReads] = {}
-        with db.read_session(self.store.engine) as s:
-            for r in s.execute(self._statement, params):
-                dm = (DmSettings(**{name: getattr(r, f"dm_{name}") for name in _DM_FIELDS})
-                      if r.dm_team_id is not None else None)
-                found[(r.who_team, r.who_user)] = DmReads(
-                    dm, r.lang, tuple(r.follows or ()), frozenset(r.reads or ()))
-        for call in batch:
-            call.result = found.get(call.who) or DmReads(None, None, (), frozenset())
-
-    def _read_one(self, team: str, user: str) -> DmReads:
-        store = self.store
-        return DmReads(store.get_dm(team, user), store.get_lang(team, user),
-                       tuple(store.follows(team, user)), frozenset(store.read_posts(team, user)))
-
-    def _one(self, call: _Read) -> None:
-        try:
-            call.result = self._read_one(*call.who)
-        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
-            call.error = exc
-
-
-_DM_FIELDS = tuple(f.name for f in dataclass_fields(DmSettings))
-
-
-def _pg_read_statement() -> Any:
-    """The read of :class:`DmReadBatcher` on PostgreSQL: one row per (team, user) of ``unnest``
-    of the array parameters ``team_ids`` and ``user_ids``, with the DM settings columns
-    (``dm_<column>``, NULL when never set), ``lang``, ``follows`` (track ids in follow order)
-    and ``reads`` (post ids), the last two as arrays (NULL when empty)."""
-    who = _unnest("who", ("team_id", "user_id"))
-    dm = cast(Table, DmPreference.__table__)
-    us = cast(Table, UserSettings.__table__)
-    tf = cast(Table, TrackFollow.__table__)
-    rp = cast(Table, ReadingProgress.__table__)
-    follows = (select(func.array_agg(postgresql.aggregate_order_by(
-                   tf.c.track_id, tf.c.followed_at, tf.c.track_id)))
-               .where(tf.c.team_id == who.c.team_id, tf.c.user_id == who.c.user_id)
-               .scalar_subquery())
-    reads = (select(func.array_agg(rp.c.post_id))
-             .where(rp.c.team_id == who.c.team_id, rp.c.user_id == who.c.user_id)
-             .scalar_subquery())
-    return (select(who.c.team_id.label("who_team"), who.c.user_id.label("who_user"),
-                   *(dm.c[name].label(f"dm_{name}") for name in _DM_FIELDS), us.c.lang,
-                   follows.label("follows"), reads.label("reads"))
-            .select_from(who.outerjoin(dm, and_(dm.c.team_id == who.c.team_id,
-                                                dm.c.user_id == who.c.user_id))
-                         .outerjoin(us, and_(us.c.team_id == who.c.team_id,
-                                             us.c.user_id == who.c.user_id))))
 
 
 class BatchedLedgerStore:
@@ -588,3 +418,6 @@ class BatchedLedgerStore:
         """Stop the batchers (the store itself is closed by its owner)."""
         self.batcher.close()
         self.reads.close()
+
+
+__all__ = ["BatchedLedgerStore", "DmReadBatcher", "DmReads", "Key", "LedgerBatcher"]

@@ -23,6 +23,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 import uuid
 from collections import Counter
 from collections.abc import Iterator
@@ -266,7 +267,8 @@ def test_batched_dm_reads_say_what_the_store_says(db_url):
 
 
 def test_a_retry_after_block_is_seen_by_every_worker(redis_url, namespace):
-    from bot.digest.ratelimit import SharedPacer, _retry_after, window_item
+    from bot.digest.pacing import retry_after as _retry_after
+    from bot.digest.ratelimit import SharedPacer, window_item
 
     first = SharedPacer(redis_url, namespace=namespace, team_rate_per_s=10)
     second = SharedPacer(redis_url, namespace=namespace, team_rate_per_s=10)
@@ -309,6 +311,41 @@ def test_a_block_holds_the_next_send_of_another_worker(redis_url, namespace):
     with second.slot(TEAM, "U2"):  # no block now: only the workspace spacing is waited
         pass
     assert len(slept) == before + 1 and 0 < slept[-1] < 1  # two turns reserved: <= 0.2 s
+
+
+def test_a_429_in_a_shared_slot_blocks_the_workspace_for_every_worker(redis_url, namespace, standin):
+    """The one 429 handler of both pacers (:func:`bot.digest.pacing.paced`) tells a shared
+    pacer too: Slack's Retry-After becomes a block every worker sees, then the send is retried."""
+    from slack_sdk import WebClient
+    from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler
+
+    from bot.digest.pacing import paced
+    from bot.digest.ratelimit import SharedPacer
+
+    client = paced(WebClient(token="xoxb-test", base_url=standin.api_url,
+                             retry_handlers=[RateLimitErrorRetryHandler(max_retry_count=2)]))
+    standin.configure(rate_limit_every=2, retry_after_s=2)
+    pacer = SharedPacer(redis_url, namespace=namespace, team_rate_per_s=50)
+    other = SharedPacer(redis_url, namespace=namespace, team_rate_per_s=50)
+    with pacer.slot(TEAM, "C1"):
+        client.chat_postMessage(channel="C1", text="a")
+    assert other.blocked_for(TEAM) == 0
+    seen: list[float] = []
+
+    def send() -> None:
+        with pacer.slot(TEAM, "C2"):
+            client.chat_postMessage(channel="C2", text="b")  # 429 Retry-After: 2, then retried
+
+    sender = threading.Thread(target=send)
+    sender.start()
+    deadline = time.monotonic() + 1.5
+    while time.monotonic() < deadline and not (seen and seen[-1] > 0):
+        seen.append(other.blocked_for(TEAM))  # another worker's view while the retry waits
+        time.sleep(0.02)
+    sender.join(10)
+    assert [c.status for c in standin.calls("chat.postMessage")] == [200, 429, 200]
+    assert 0 < max(seen) <= 2.0
+    pacer.clear()
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -113,11 +113,9 @@ def test_the_block_kit_checker_rejects_what_slack_would():
 
 
 def test_no_string_of_ours_carries_live_syntax():
-    """Every i18n and digest string is mrkdwn: a literal `<…>` in one would be parsed by Slack."""
-    from bot.digest.texts import STRINGS as DIGEST_STRINGS
+    """Every i18n string (digests' too) is mrkdwn: a literal `<…>` in one would be parsed by Slack."""
     from bot.slack.i18n import STRINGS
 
-    for table in (STRINGS, DIGEST_STRINGS):
-        for key, langs in table.items():
-            for text in langs.values():
-                assert "<" not in text and ">" not in text, key
+    for key, langs in STRINGS.items():
+        for text in langs.values():
+            assert "<" not in text and ">" not in text, key

@@ -20,11 +20,11 @@ digest message itself is left as everyone saw it.
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import Any
 from zoneinfo import ZoneInfo
 
-from bot.digest.texts import dt
-from bot.slack.i18n import weekday_name
+from bot.runtime import Runtime
+from bot.slack.commands.session import Caller
+from bot.slack.i18n import t, weekday_name
 from bot.slack.views.blocks import Reply
 from bot.slack.views.digest import DIGEST_DM_VIEW
 from bot.slack.views.messages import text_reply, track_name
@@ -33,7 +33,7 @@ SNOOZE_DM_DAYS = 7
 KINDS = ("snooze", "stop")
 
 
-def handle_digest_action(runtime: Any, caller: Any, kind: str, data: dict,
+def handle_digest_action(runtime: Runtime, caller: Caller, kind: str, data: dict[str, str],
                          lang: str | None = None) -> Reply:
     """Answer a click on *Snooze a week* (``kind='snooze'``) or *Stop* (``'stop'``) of a digest.
 
@@ -47,21 +47,21 @@ def handle_digest_action(runtime: Any, caller: Any, kind: str, data: dict,
     view = str(data.get("v") or "")
     now = datetime.now(UTC)
     if kind not in KINDS:
-        return text_reply(dt("gone", lang))
+        return text_reply(t("digest.gone", lang))
     if view == DIGEST_DM_VIEW:
         if kind == "snooze":
             until = now + timedelta(days=SNOOZE_DM_DAYS)
             if not store.snooze_dm(caller.team_id, caller.user_id, until):
-                return text_reply(dt("gone", lang))
+                return text_reply(t("digest.gone", lang))
             dm = store.get_dm(caller.team_id, caller.user_id)
             local = until.astimezone(ZoneInfo(dm.timezone if dm else "UTC"))
-            return text_reply(dt("snoozed_dm", lang, until=_when(local, lang)))
+            return text_reply(t("digest.snoozed_dm", lang, until=_when(local, lang)))
         store.set_dm(caller.team_id, caller.user_id, False)
-        return text_reply(dt("stopped_dm", lang))
+        return text_reply(t("digest.stopped_dm", lang))
     sub_id = _sub_id(view)
     sub = store.get_subscription(sub_id, team=caller.team_id) if sub_id is not None else None
     if sub is None or (caller.channel_id and sub.channel_id != caller.channel_id):
-        return text_reply(dt("gone", lang))
+        return text_reply(t("digest.gone", lang))
     catalog = runtime.holder.catalog
     name = track_name(catalog, sub.track_id, lang) if catalog.has_track(sub.track_id) \
         else sub.track_id
@@ -81,10 +81,10 @@ def handle_digest_action(runtime: Any, caller: Any, kind: str, data: dict,
                 break  # already snoozed by someone: say which digest is skipped, change nothing
             fire = schedule.next_fire(fire + timedelta(minutes=1))
         local = fire.astimezone(ZoneInfo(sub.timezone))
-        return text_reply(dt("snoozed_channel", lang, track=name,
+        return text_reply(t("digest.snoozed_channel", lang, track=name,
                              when=f"{_when(local, lang)} {sub.timezone}"))
     store.pause_subscription(sub.id, f"stopped by {caller.user_id}")
-    return text_reply(dt("stopped_channel", lang, track=name, track_id=sub.track_id))
+    return text_reply(t("digest.stopped_channel", lang, track=name, track_id=sub.track_id))
 
 
 def _sub_id(view: str) -> int | None:

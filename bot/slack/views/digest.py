@@ -30,7 +30,6 @@ from dataclasses import dataclass
 from itertools import repeat
 from typing import Any
 
-from bot.digest.texts import dt
 from bot.domain import paths
 from bot.domain.catalog import Catalog
 from bot.domain.catalog.attached import PerCatalog
@@ -85,7 +84,7 @@ def _step_lines(catalog: Catalog, track_id: str, post_id: str, lang: str, total:
     post = catalog.post(post_id)
     step = catalog.step(track_id, post_id)
     position = catalog.order(track_id).index(post_id) + 1
-    meta = dt("step_meta", lang, position=position, total=total, level=level_name(step.level, lang),
+    meta = t("digest.step_meta", lang, position=position, total=total, level=level_name(step.level, lang),
               source=post.source.label(lang), date=post_date(post, lang))
     lines: list[str] = [read_link(catalog, post, lang, bold=True),
                         Mrkdwn("_{}_").format(meta) + (Mrkdwn(" · *{}*").format(badge) if badge else "")]
@@ -121,45 +120,45 @@ def compose_channel_digest(catalog: Catalog, sub: SubscriptionLike,
     name = track.names.get(lang)
     view = {"v": f"digest:{sub.id}"}
     n = iter(range(10_000))
-    blocks: list[Any] = [header(dt("header", lang, track=track.names.get(lang)))]
+    blocks: list[Any] = [header(t("digest.header", lang, track=track.names.get(lang)))]
     if plan.first:
-        blocks.append(section(dt("intro", lang, track=name, total=plan.total, k=sub.steps_per_week)))
-    badge = dt("new_badge", lang, version=catalog.version)
+        blocks.append(section(t("digest.intro", lang, track=name, total=plan.total, k=sub.steps_per_week)))
+    badge = t("digest.new_badge", lang, version=catalog.version)
     for post_id in plan.steps:
         text = _step_lines(catalog, track_id, post_id, lang, plan.total,
                            badge if post_id in plan.added else None)
         blocks.append(section(text, accessory=button(
             t("btn.mark_read", lang), f"mark_read:{next(n)}", {"p": post_id, "t": track_id, **view})))
     if plan.new:
-        lines = [dt("new_header", lang)]
+        lines = [t("digest.new_header", lang)]
         for post_id, kind in plan.new[:MAX_NEW_LISTED]:
             post = catalog.post(post_id)
             position = catalog.order(track_id).index(post_id) + 1
-            where = dt({"behind": "new_behind", "ahead": "new_ahead", "moved": "moved"}[kind], lang,
+            where = t({"behind": "digest.new_behind", "ahead": "digest.new_ahead", "moved": "digest.moved"}[kind], lang,
                        position=position, total=plan.total)
             lines.append(Mrkdwn("• {} · _{}_").format(read_link(catalog, post, lang), where))
         if len(plan.new) > MAX_NEW_LISTED:
-            lines.append(dt("more", lang, n=len(plan.new) - MAX_NEW_LISTED, track_id=track_id))
+            lines.append(t("digest.more", lang, n=len(plan.new) - MAX_NEW_LISTED, track_id=track_id))
         if plan.steps:
             blocks.append(divider())
         blocks.extend(sections(lines)[:3])
     if plan.closing:
-        blocks.append(section(dt("closing", lang, total=plan.total, track=name)))
+        blocks.append(section(t("digest.closing", lang, total=plan.total, track=name)))
     stop = button(t("btn.stop", lang), f"stop:{next(n)}", view, style="danger", confirm=confirm_dialog(
-        dt("stop_confirm_title", lang), dt("stop_confirm_text", lang, track=name, track_id=track_id),
-        dt("stop_confirm_yes", lang), dt("stop_confirm_no", lang), style="danger"))
+        t("digest.stop_confirm_title", lang), t("digest.stop_confirm_text", lang, track=name, track_id=track_id),
+        t("digest.stop_confirm_yes", lang), t("digest.stop_confirm_no", lang), style="danger"))
     blocks.append(actions([
         button(t("btn.follow", lang), f"follow:{next(n)}", {"t": track_id, **view}),
         button(t("btn.snooze", lang), f"snooze:{next(n)}", view),
         stop,
     ]))
-    blocks.append(context(dt("footer", lang, version=catalog.version, sent=min(plan.cursor, plan.total),
+    blocks.append(context(t("digest.footer", lang, version=catalog.version, sent=min(plan.cursor, plan.total),
                              total=plan.total, track_id=track_id)))
     if plan.steps:
-        fallback = dt("fallback", lang, track=name,
+        fallback = t("digest.fallback", lang, track=name,
                       posts=Mrkdwn("; ").join(catalog.post(p).title for p in plan.steps))
     else:
-        fallback = dt("fallback_new", lang, track=name,
+        fallback = t("digest.fallback_new", lang, track=name,
                       posts=Mrkdwn("; ").join(catalog.post(p).title for p, _ in plan.new[:MAX_NEW_LISTED]))
     reply = make_reply(blocks, fallback, "in_channel")
     return ChannelDigest(reply, plan.cursor, plan.done, plan.steps, plan.added, plan.version)
@@ -189,6 +188,56 @@ WORD_BITS = 60
 _FULL_WORD = (1 << WORD_BITS) - 1
 
 
+def _bit_layout(catalog: Catalog) -> tuple[dict[tuple[str, str], tuple[int, int]], int]:
+    """``({(track id, post id): (word, bit)}, number of words)``: one bit per step of each
+    track, a track's bits side by side in one word of :data:`WORD_BITS` where they fit."""
+    pair: dict[tuple[str, str], tuple[int, int]] = {}
+    word, used = 0, 0
+    for tr in catalog.tracks:
+        order = catalog.order(tr.id)
+        if used and used + len(order) > WORD_BITS:
+            word, used = word + 1, 0
+        for pid in order:
+            if used == WORD_BITS:
+                word, used = word + 1, 0
+            pair[(tr.id, pid)] = (word, 1 << used)
+            used += 1
+    return pair, word + 1
+
+
+def _bits_by_post(catalog: Catalog, pair: dict[tuple[str, str], tuple[int, int]],
+                  words: int) -> dict[str, int]:
+    """Post id or former id -> all its bits at once, word ``w`` at bits ``[w * WORD_BITS, …)``."""
+    word_bits: list[dict[str, int]] = [{} for _ in range(words)]
+    for (_tid, pid), (w, bit) in pair.items():
+        word_bits[w][pid] = word_bits[w].get(pid, 0) | bit
+    for post in catalog.posts:
+        for alias in post.aliases:
+            for bits in word_bits:
+                if post.id in bits:
+                    bits.setdefault(alias, bits[post.id])
+    out: dict[str, int] = {}
+    for w, bits in enumerate(word_bits):
+        for pid, value in bits.items():
+            out[pid] = out.get(pid, 0) | (value << (w * WORD_BITS))
+    return out
+
+
+def _track_masks(catalog: Catalog, pair: dict[tuple[str, str], tuple[int, int]]
+                 ) -> dict[str, tuple[int, Any]]:
+    """Track id -> ``(word, mask)`` when the track's bits share a word, else
+    ``(-1, ((word, mask), ...))``."""
+    plan: dict[str, tuple[int, Any]] = {}
+    for tr in catalog.tracks:
+        masks: dict[int, int] = {}
+        for pid in catalog.order(tr.id):
+            w, bit = pair[(tr.id, pid)]
+            masks[w] = masks.get(w, 0) | bit
+        first = next(iter(masks))
+        plan[tr.id] = (first, masks[first]) if len(masks) == 1 else (-1, tuple(sorted(masks.items())))
+    return plan
+
+
 class DmComposer:
     """Composes DM digests for one catalog version and language, fast enough for big fan-outs.
 
@@ -209,42 +258,11 @@ class DmComposer:
         self.lang = lang
         self._track_index = {tr.id: i for i, tr in enumerate(catalog.tracks)}
         # One bit per (track, step), a track's bits side by side in one word where they fit.
-        self._pair: dict[tuple[str, str], tuple[int, int]] = {}
-        word, used = 0, 0
-        for tr in catalog.tracks:
-            order = catalog.order(tr.id)
-            if used and used + len(order) > WORD_BITS:
-                word, used = word + 1, 0
-            for pid in order:
-                if used == WORD_BITS:
-                    word, used = word + 1, 0
-                self._pair[(tr.id, pid)] = (word, 1 << used)
-                used += 1
-        self._words = word + 1
-        self._word_bits: list[dict[str, int]] = [{} for _ in range(self._words)]
-        for (_tid, pid), (w, bit) in self._pair.items():
-            self._word_bits[w][pid] = self._word_bits[w].get(pid, 0) | bit
-        for post in catalog.posts:
-            for alias in post.aliases:
-                for bits in self._word_bits:
-                    if post.id in bits:
-                        bits.setdefault(alias, bits[post.id])
-        # post id or former id -> all its bits at once, word w at bits [w * WORD_BITS, ...)
-        self._all_bits: dict[str, int] = {}
-        for w, bits in enumerate(self._word_bits):
-            for pid, value in bits.items():
-                self._all_bits[pid] = self._all_bits.get(pid, 0) | (value << (w * WORD_BITS))
+        self._pair, self._words = _bit_layout(catalog)
+        self._all_bits = _bits_by_post(catalog, self._pair, self._words)
         self._shifts = tuple(w * WORD_BITS for w in range(self._words))
         # track id -> (word, mask) when the track's bits share a word, else (-1, ((w, m), ...))
-        self._plan: dict[str, tuple[int, Any]] = {}
-        for tr in catalog.tracks:
-            masks: dict[int, int] = {}
-            for pid in catalog.order(tr.id):
-                w, bit = self._pair[(tr.id, pid)]
-                masks[w] = masks.get(w, 0) | bit
-            first = next(iter(masks))
-            self._plan[tr.id] = ((first, masks[first]) if len(masks) == 1
-                                 else (-1, tuple(sorted(masks.items()))))
+        self._plan = _track_masks(catalog, self._pair)
         # track id -> {read bits of the track: (section block, fallback line) | None when done}
         self._parts: dict[str, dict[Any, tuple[dict[str, Any], str] | None]] = {
             tr.id: {} for tr in catalog.tracks}
@@ -253,12 +271,12 @@ class DmComposer:
             tid: (word, mask, self._parts[tid]) for tid, (word, mask) in self._plan.items()}
         n = len(catalog.tracks)
         view = {"v": DIGEST_DM_VIEW}
-        self._head = header(dt("dm_header", lang)).to_dict()
+        self._head = header(t("digest.dm_header", lang)).to_dict()
         self._tail = [actions([button(t("btn.snooze", lang), f"snooze:{n}", view),
                                button(t("btn.stop", lang), f"stop:{n + 1}", view)]).to_dict(),
-                      context(dt("dm_footer", lang, version=catalog.version)).to_dict()]
+                      context(t("digest.dm_footer", lang, version=catalog.version)).to_dict()]
         # a plain str template: the lines put into it are escaped already (see _part)
-        self._fallback = str(dt("dm_fallback", lang, posts=Mrkdwn("{posts}")))
+        self._fallback = str(t("digest.dm_fallback", lang, posts=Mrkdwn("{posts}")))
         self._section_tpl = section("-", accessory=button(
             t("btn.mark_read", lang), "mark_read:0", view)).to_dict()
         self._has_aliases = any(post.aliases for post in catalog.posts)
@@ -303,7 +321,7 @@ class DmComposer:
             name = cat.track(track_id).names.get(lang)
             line = t("next.track_line", lang, track=name, read=len(done), total=len(order),
                      post=read_link(cat, post, lang, bold=True))
-            meta = dt("dm_meta", lang, position=order.index(step.post) + 1, total=len(order),
+            meta = t("digest.dm_meta", lang, position=order.index(step.post) + 1, total=len(order),
                       level=level_name(step.level, lang))
             text = Mrkdwn("{}\n_{}_").format(line, meta)
             if step.note:
@@ -368,3 +386,4 @@ def compose_dm(catalog: Catalog, follows: Sequence[str], read: Iterable[str],
     and tracks they have finished), with Mark read buttons, Snooze a week and Stop. None when
     there is nothing to suggest. See :class:`DmComposer` for the caching."""
     return dm_composer(catalog, lang).compose(follows, read)
+

@@ -190,12 +190,12 @@ def test_a_post_title_longer_than_the_views_can_show_is_refused(copy: Path):
 def test_the_catalog_limits_fit_the_fields_that_show_names_whole():
     """The limits are derived from Slack's fields: a name at the limit fits the digest header
     whole (en and zh wording), and name and id at their limits fit the Stop confirm text."""
-    from bot.digest.texts import STRINGS
     from bot.domain.catalog.loader import TRACK_ID_MAX, TRACK_NAME_MAX
     from bot.slack import blockkit
+    from bot.slack.i18n import STRINGS
 
     for lang in ("en", "zh"):
-        header = STRINGS["header"][lang].replace("{track}", "")
+        header = STRINGS["digest.header"][lang].replace("{track}", "")
         assert TRACK_NAME_MAX + len(header) <= blockkit.HEADER_TEXT_MAX
-        confirm = STRINGS["stop_confirm_text"][lang].replace("{track}", "").replace("{track_id}", "")
+        confirm = STRINGS["digest.stop_confirm_text"][lang].replace("{track}", "").replace("{track_id}", "")
         assert TRACK_NAME_MAX + TRACK_ID_MAX + len(confirm) <= blockkit.CONFIRM_TEXT_MAX

@@ -1,0 +1,97 @@
+"""The clock's cron jobs in APScheduler's job store, kept in line with the database.
+
+One cron job per active channel subscription (``sub:<id>``) and per enabled DM digest
+(``dm:<team>:<user>``), named by its schedule's signature so that an unchanged schedule keeps its
+next run time. Used by :class:`bot.digest.clock.DigestClock` (start and every reconcile).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from apscheduler.jobstores.base import ConflictingIdError, JobLookupError
+from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
+from apscheduler.schedulers.base import BaseScheduler
+
+from bot.domain.schedule import WeeklySchedule
+from bot.store import Store
+
+log = logging.getLogger(__name__)
+
+JOBSTORE = "default"
+"""The job store (the app's database) holding the cron jobs."""
+FAR_FUTURE = datetime(9999, 1, 1, tzinfo=UTC)
+
+
+@dataclass
+class ReconcileReport:
+    """What one reconcile did: jobs ``added``/``updated``/``removed`` and catch-up ``submitted``."""
+
+    added: int = 0
+    updated: int = 0
+    removed: int = 0
+    submitted: int = 0
+
+
+Jobs = dict[str, tuple[str, tuple[Any, ...], WeeklySchedule]]
+"""``{job id: (function ref, args, schedule)}``."""
+
+
+def desired_jobs(store: Store, sub_func: str, dm_func: str) -> Jobs:
+    """The jobs the database asks for (``store``: a :class:`bot.store.Store`): ``sub:<id>``
+    runs ``sub_func`` with the subscription id, ``dm:<team>:<user>`` runs ``dm_func``."""
+    out: Jobs = {}
+    for sub in store.active_subscriptions():
+        out[f"sub:{sub.id}"] = (sub_func, (sub.id,), sub.schedule)
+    for dm in store.dm_recipients(at=FAR_FUTURE):
+        out[f"dm:{dm.team_id}:{dm.user_id}"] = (dm_func, (dm.team_id, dm.user_id), dm.schedule)
+    return out
+
+
+def sync_jobs(scheduler: BaseScheduler, desired: Jobs) -> ReconcileReport:
+    """Add, reschedule and remove the cron jobs of ``scheduler``'s :data:`JOBSTORE` so that they
+    match ``desired`` (:func:`desired_jobs`). A job whose schedule is unchanged keeps its next
+    run time (and any pending misfire); a concurrent clock's change is tolerated."""
+    report = ReconcileReport()
+    existing = {job.id: job for job in scheduler.get_jobs(jobstore=JOBSTORE)
+                if job.id.startswith(("sub:", "dm:"))}
+    for job_id in existing.keys() - desired.keys():
+        try:
+            scheduler.remove_job(job_id, jobstore=JOBSTORE)
+            report.removed += 1
+        except JobLookupError:  # another clock process removed it first
+            pass
+    for job_id, (func, args, schedule) in desired.items():
+        sig = schedule.signature
+        job = existing.get(job_id)
+        if job is not None and job.name == sig and tuple(job.args) == args:
+            continue
+        try:
+            scheduler.add_job(func, schedule.trigger, args=args, id=job_id,
+                              name=sig, jobstore=JOBSTORE, replace_existing=True)
+        except (ConflictingIdError, JobLookupError):  # a concurrent clock got there first
+            continue
+        if job is None:
+            report.added += 1
+        else:
+            report.updated += 1
+    if report.added or report.updated or report.removed:
+        log.info("digest jobs: +%d ~%d -%d", report.added, report.updated, report.removed)
+    return report
+
+
+def create_jobstore_table(jobstore: SQLAlchemyJobStore) -> None:
+    """Create APScheduler's table up front, tolerating a second clock process creating it at the
+    same moment (PostgreSQL's CREATE TABLE is not race-free even with checkfirst)."""
+    from sqlalchemy.exc import IntegrityError, ProgrammingError
+
+    for attempt in range(3):
+        try:
+            jobstore.jobs_t.create(jobstore.engine, checkfirst=True)
+            return
+        except (IntegrityError, ProgrammingError):
+            if attempt == 2:
+                raise

@@ -1,0 +1,67 @@
+"""What the digest needs rendered, as types: the digest decides when and sends, a renderer writes.
+
+``bot/digest/`` never imports Block Kit, the views or the string table (an architecture test
+says so). It is handed a :class:`DigestRenderer` instead — at the composition root,
+:class:`bot.runtime.Runtime` (``runtime.renderer``), whose default is
+:data:`bot.slack.views.digest_render.RENDERER` — and posts what it returns: a :class:`Message`'s
+``text`` (the plain-text fallback) and ``blocks`` (Block Kit as dicts or slack-sdk models,
+as ``chat.postMessage`` takes them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from bot.cli.importer import SourcePost
+    from bot.domain.catalog import Catalog
+    from bot.domain.plan import SubscriptionLike
+
+
+class Message(Protocol):
+    """A message to post: ``text`` (plain-text fallback) and ``blocks`` (Block Kit)."""
+
+    @property
+    def text(self) -> str: ...
+    @property
+    def blocks(self) -> Sequence[Any]: ...
+
+
+class ChannelDigestLike(Protocol):
+    """A rendered channel digest: ``reply`` (None: nothing to post this week), the
+    subscription's new ``cursor`` and the catalog ``version`` it refers to."""
+
+    @property
+    def reply(self) -> Message | None: ...
+    @property
+    def cursor(self) -> int: ...
+    @property
+    def version(self) -> str: ...
+
+
+class DigestRenderer(Protocol):
+    """Renders what the digest sends (pure: catalog and reader state in, a message out)."""
+
+    def channel_digest(self, catalog: Catalog, sub: SubscriptionLike,
+                       snapshot: Mapping[str, Sequence[str]] | None, lang: str) -> ChannelDigestLike:
+        """This week's digest for subscription ``sub`` (``snapshot``: the path of its last
+        catalog version, ``{track id: [post ids]}``, or None). Raises ``KeyError`` for a track
+        the catalog lacks."""
+        ...
+
+    def dm_digest(self, catalog: Catalog, follows: Sequence[str], read: set[str],
+                  lang: str) -> Message | None:
+        """A person's weekly DM (``follows``: track ids; ``read``: post ids read); None when
+        there is nothing to suggest."""
+        ...
+
+    def reminder(self, catalog: Catalog, post_id: str, lang: str) -> Message:
+        """The reminder DM about ``post_id`` (a current post id of ``catalog``)."""
+        ...
+
+    def feed_notice(self, posts: Sequence[SourcePost], feed_url: str,
+                    total_missing: int) -> Message:
+        """The catalog admins' notice naming ``posts`` the catalog lacks (new to them), of
+        ``total_missing`` missing in all."""
+        ...

@@ -1,0 +1,91 @@
+"""Group commit for many threads: a flusher thread runs the calls they submit in batches.
+
+Used by the worker's ledger bookkeeping (:mod:`bot.store.ledger_batch`) and a DM's reads
+(:mod:`bot.store.dm_reads`).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from abc import ABC, abstractmethod
+from typing import Any
+
+from sqlalchemy import String, bindparam, func
+from sqlalchemy.dialects import postgresql
+
+log = logging.getLogger(__name__)
+
+
+def unnest_rows(name: str, columns: tuple[str, ...]) -> Any:
+    """``unnest(:<col>s, …) AS name(col, …)``: one row per index of the array parameters
+    ``<col>s`` (lists of strings), as a FROM item (PostgreSQL)."""
+    arrays = [bindparam(f"{c}s", type_=postgresql.ARRAY(String)) for c in columns]
+    return func.unnest(*arrays).table_valued(*columns).render_derived(name=name)
+
+
+class Batching(ABC):
+    """A flusher thread that runs the calls submitted by many threads in batches:
+    subclasses implement ``_flush(batch)`` (one transaction, setting each call's ``result``)
+    and ``_one(call)`` (the fallback when a batch fails: one call in its own transaction,
+    setting ``result`` or ``error``)."""
+
+    name = "batcher"
+
+    def __init__(self, max_batch: int):
+        self.max_batch = max_batch
+        self._cond = threading.Condition()
+        self._pending: list[Any] = []
+        self._closed = False
+        self.batches = 0  # transactions committed (a gauge for operators and benchmarks)
+        self.calls = 0
+        self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
+        self._thread.start()
+
+    def close(self) -> None:
+        """Flush what is pending and stop the flusher thread."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+        self._thread.join(timeout=30)
+
+    def _submit(self, call: Any) -> Any:
+        with self._cond:
+            if self._closed:
+                raise RuntimeError(f"the {self.name} is closed")
+            self._pending.append(call)
+            self._cond.notify()
+        call.done.wait()
+        if call.error is not None:
+            raise call.error
+        return call.result
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while not self._pending and not self._closed:
+                    self._cond.wait()
+                if not self._pending and self._closed:
+                    return
+                batch = self._pending[:self.max_batch]
+                del self._pending[:self.max_batch]
+            try:
+                self._flush(batch)
+                self.batches += 1
+                self.calls += len(batch)
+            except Exception:  # noqa: BLE001 - fall back to one transaction per call
+                log.warning("a batch of %d (%s) failed; running its calls one by one",
+                            len(batch), self.name, exc_info=True)
+                for call in batch:
+                    self._one(call)
+            finally:
+                for call in batch:
+                    call.done.set()
+
+    @abstractmethod
+    def _flush(self, batch: list[Any]) -> None:
+        """Run ``batch`` (pending calls) in one transaction, setting each call's answer."""
+
+    @abstractmethod
+    def _one(self, call: Any) -> None:
+        """Run one call on its own (the fallback when its batch failed)."""

@@ -1,0 +1,119 @@
+"""A DM send's reads about its person, batched across the sending threads of a worker.
+
+:class:`DmReadBatcher` answers the DM settings, the language, the tracks followed and the posts
+read of every person whose send is starting with one read transaction and, on PostgreSQL, one
+statement per batch (a row per person of ``unnest`` of the batch's (team, user) pairs, follows
+and reads aggregated into arrays). Reads carry no exactly-once duty (the ledger claim does), so
+a batch only shares the cost. Used by :class:`bot.store.ledger_batch.BatchedLedgerStore`.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from dataclasses import fields as dataclass_fields
+from typing import Any, cast
+
+from sqlalchemy import Table, and_, func, select
+from sqlalchemy.dialects import postgresql
+
+from bot.store import Store, db
+from bot.store.batching import Batching, unnest_rows
+from bot.store.models import DmPreference, ReadingProgress, TrackFollow, UserSettings
+from bot.store.snapshots import DmSettings
+
+
+@dataclass(frozen=True)
+class DmReads:
+    """What a DM send reads about one person: their DM settings (None when never set), chosen
+    language (None: Slack's locale), followed track ids (oldest follow first) and read post ids."""
+
+    dm: DmSettings | None
+    lang: str | None
+    follows: tuple[str, ...]
+    read: frozenset[str]
+
+
+@dataclass
+class _Read:
+    who: tuple[str, str]
+    done: threading.Event = field(default_factory=threading.Event)
+    result: Any = None
+    error: BaseException | None = None
+
+
+class DmReadBatcher(Batching):
+    """Reads :class:`DmReads` for many threads in batches: one read transaction and one
+    statement per batch on PostgreSQL (see the module docstring); on SQLite the store's own
+    reads, one person after the other. Thread-safe; :meth:`close` stops the flusher."""
+
+    name = "dm-read-batcher"
+
+    def __init__(self, store: Store, *, max_batch: int = 500):
+        self.store = store
+        self._pg = store.engine.dialect.name == "postgresql"
+        if self._pg:
+            self._statement = _pg_read_statement()
+        super().__init__(max_batch)
+
+    def get(self, team: str, user: str) -> DmReads:
+        """``user``'s :class:`DmReads` in ``team`` (blocks until its batch was read)."""
+        result: DmReads = self._submit(_Read((team, user)))
+        return result
+
+    def _flush(self, batch: list[_Read]) -> None:
+        if not self._pg:
+            for call in batch:
+                call.result = self._read_one(*call.who)
+            return
+        people = list(dict.fromkeys(c.who for c in batch))
+        params = {"team_ids": [t for t, _u in people], "user_ids": [u for _t, u in people]}
+        found: dict[tuple[str, str], DmReads] = {}
+        with db.read_session(self.store.engine) as s:
+            for r in s.execute(self._statement, params):
+                dm = (DmSettings(**{name: getattr(r, f"dm_{name}") for name in _DM_FIELDS})
+                      if r.dm_team_id is not None else None)
+                found[(r.who_team, r.who_user)] = DmReads(
+                    dm, r.lang, tuple(r.follows or ()), frozenset(r.reads or ()))
+        for call in batch:
+            call.result = found.get(call.who) or DmReads(None, None, (), frozenset())
+
+    def _read_one(self, team: str, user: str) -> DmReads:
+        store = self.store
+        return DmReads(store.get_dm(team, user), store.get_lang(team, user),
+                       tuple(store.follows(team, user)), frozenset(store.read_posts(team, user)))
+
+    def _one(self, call: _Read) -> None:
+        try:
+            call.result = self._read_one(*call.who)
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
+            call.error = exc
+
+
+_DM_FIELDS = tuple(f.name for f in dataclass_fields(DmSettings))
+
+
+def _pg_read_statement() -> Any:
+    """The read of :class:`DmReadBatcher` on PostgreSQL: one row per (team, user) of ``unnest``
+    of the array parameters ``team_ids`` and ``user_ids``, with the DM settings columns
+    (``dm_<column>``, NULL when never set), ``lang``, ``follows`` (track ids in follow order)
+    and ``reads`` (post ids), the last two as arrays (NULL when empty)."""
+    who = unnest_rows("who", ("team_id", "user_id"))
+    dm = cast(Table, DmPreference.__table__)
+    us = cast(Table, UserSettings.__table__)
+    tf = cast(Table, TrackFollow.__table__)
+    rp = cast(Table, ReadingProgress.__table__)
+    follows = (select(func.array_agg(postgresql.aggregate_order_by(
+                   tf.c.track_id, tf.c.followed_at, tf.c.track_id)))
+               .where(tf.c.team_id == who.c.team_id, tf.c.user_id == who.c.user_id)
+               .scalar_subquery())
+    reads = (select(func.array_agg(rp.c.post_id))
+             .where(rp.c.team_id == who.c.team_id, rp.c.user_id == who.c.user_id)
+             .scalar_subquery())
+    return (select(who.c.team_id.label("who_team"), who.c.user_id.label("who_user"),
+                   *(dm.c[name].label(f"dm_{name}") for name in _DM_FIELDS), us.c.lang,
+                   follows.label("follows"), reads.label("reads"))
+            .select_from(who.outerjoin(dm, and_(dm.c.team_id == who.c.team_id,
+                                                dm.c.user_id == who.c.user_id))
+                         .outerjoin(us, and_(us.c.team_id == who.c.team_id,
+                                             us.c.user_id == who.c.user_id))))
