@@ -41,41 +41,22 @@ T = TypeVar("T")
 class SlackStandIn:
     """Slack's Web API and response URLs, served on ``127.0.0.1`` from a daemon thread.
 
-    ``SlackStandIn()`` starts listening at once on a free port (``port=0``); use it as a context
-    manager or call :meth:`close`. Point ``slack_sdk.WebClient(base_url=standin.api_url)`` (or
-    ``SLACK_API_URL``) at :attr:`api_url`, and put :meth:`response_url` values into the requests
-    sent to the app. Thread-safe: the server answers on many threads while tests read records.
+    Starts listening at once on a free port (``port=0``); use it as a context manager or call
+    :meth:`close`. Point ``slack_sdk.WebClient(base_url=standin.api_url)`` at :attr:`api_url` and put
+    :meth:`response_url` values into the requests sent to the app. Thread-safe.
 
-    ``team_id`` is what ``auth.test`` reports; ``channels`` is what ``users.conversations`` lists
-    (default one public channel ``C0CONSOLE``); ``response_url_limit`` is how many posts one
-    response URL accepts (Slack: 5); later posts are answered 404 ``used_url``. ``scopes`` are
-    the scopes of any token (default: the manifest's, :func:`bot.slack.scopes.default_bot_scopes`):
-    a call whose scope (:mod:`bot.slack.scopes`, narrowed by conversation kind) is missing is
-    refused ``missing_scope`` with ``needed`` and ``provided``, as Slack does.
-    ``token_scopes`` maps a token (the ``xoxb-...`` string) to the scopes it was granted; when
-    given, each call is checked against its own token's scopes and an unknown token is
-    ``invalid_auth``. Tokens are kept only in memory, to compare; they are never recorded or
-    printed.
-
-    ``users`` maps a user id to ``real_name``, ``display_name``, ``is_admin``, ``is_owner``
-    (what ``users.info`` answers; any other id is ``user_not_found``); without it every id is
-    a person named by their id, not an admin.
-
-    ``conversations.info`` answers a channel of ``channels``; any other id, and a private channel
-    whose ``is_member`` is false, is ``channel_not_found`` (Slack hides those from the bot).
-
-    Channel membership: posting to (or reading the history of) a channel of ``channels`` whose
-    ``is_member`` is false answers ``not_in_channel``, as Slack does (a public channel accepts
-    posts from a token with ``chat:write.public``).
-
-    Token rotation (``oauth_client=(client_id, client_secret)``): :meth:`issue_rotating_token`
-    grants an access token that expires (calls with it after the expiry get
-    ``token_expired``) and a refresh token; ``oauth.v2.access`` with
-    ``grant_type=refresh_token`` (client id and secret by HTTP Basic auth or in the body, as
-    slack-sdk sends them) answers a new access token, a new refresh token (the old one stops
-    working) and ``expires_in``; a wrong client is ``invalid_client_id`` / ``bad_client_secret``,
-    an unknown refresh token ``invalid_refresh_token`` ``users`` may also set other fields
-    ``users.info`` reports for that user (``tz``, ``locale`` ...).
+    ``team_id``/``team_name``: what ``auth.test`` reports. ``channels``: what ``users.conversations``
+    lists and ``conversations.info`` answers (default one public channel ``C0CONSOLE``; another id, or
+    a private channel whose ``is_member`` is false, is ``channel_not_found``); posting to or reading a
+    channel whose ``is_member`` is false is ``not_in_channel`` (a public one accepts posts from a
+    token with ``chat:write.public``). ``response_url_limit``: posts one response URL accepts (Slack:
+    5; later ones 404 ``used_url``). ``scopes``: any token's scopes (default the manifest's); a call
+    whose scope is missing is ``missing_scope`` with ``needed`` and ``provided``. ``token_scopes``:
+    each token's own scopes (an unknown token is ``invalid_auth``). ``users``: user id ->
+    ``real_name``, ``display_name``, ``is_admin``, ``is_owner``, ``tz``, ``locale`` … for
+    ``users.info`` (another id is ``user_not_found``; without it everyone is named by their id).
+    ``oauth_client=(client_id, client_secret)``: token rotation (:mod:`~bot.doors.standin.oauth`,
+    :meth:`issue_rotating_token`). Tokens are kept only in memory, never recorded or printed.
     """
 
     def __init__(self, *, team_id: str = CONSOLE_TEAM_ID, team_name: str = "Console",
