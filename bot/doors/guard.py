@@ -12,11 +12,14 @@ thousand deep), and nothing of it is parsed or logged. A signed body that Slack 
 from __future__ import annotations
 
 import json
+import logging
 import re
 from dataclasses import dataclass
 from urllib.parse import parse_qs
 
 from bot.slack.signing import SignedRequestVerification
+
+log = logging.getLogger(__name__)
 
 MAX_BODY_BYTES = 1024 * 1024
 """Largest request body accepted at ``/slack/events``, in bytes (1 MiB)."""
@@ -57,11 +60,14 @@ def check(raw: bytes, content_type: str, timestamp: str | None, signature: str |
 
     ``raw`` is the body as received; ``timestamp`` / ``signature`` the values of
     ``X-Slack-Request-Timestamp`` / ``X-Slack-Signature``. The signature is checked first."""
-    if verifier.problem(raw, timestamp, signature) is not None:
+    why = verifier.problem(raw, timestamp, signature)
+    if why is not None:
+        log.info("Invalid request signature (refused with 401): %s", why)
         return Refusal(401, "invalid request")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
+        log.info("signed request refused with 400: body is not UTF-8")
         return Refusal(400, "body is not UTF-8")
     if content_type.split(";", 1)[0].strip().lower() == "application/json":
         return None if _json_ok(text) else Refusal(400, "body is not valid JSON")

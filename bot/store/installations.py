@@ -363,11 +363,6 @@ class InstallationsRepo(StoreCore):
         return SQLAlchemyOAuthStateStore(expiration_seconds=expiration_seconds,
                                          engine=self._engine)
 
-    def set_token_rotator(self, rotator: TokenRotator | None) -> None:
-        """Turn token rotation on (a ``TokenRotator`` with the app's client id and secret) or
-        off (None) for :meth:`bot_token_for`."""
-        self._token_rotator = rotator
-
 
 def _expiring(installation: Installation | None) -> float | None:
     """When a rotating bot token of ``installation`` expires (Unix seconds), if that is within

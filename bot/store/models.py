@@ -257,10 +257,6 @@ class Reminder(Base):
     sent_at: Mapped[datetime | None]
 
 
-APP_TABLES = frozenset(Base.metadata.tables)
-"""Every table the migrations own (APScheduler's ``apscheduler_jobs`` is not one of them)."""
-
-
 class InstallationWelcome(Base):
     """The welcome DM sent to whoever installed the app, once per tenant (the enterprise of an
     org-wide install, else the workspace): a reinstall, even after an uninstall, sends none."""
@@ -270,3 +266,8 @@ class InstallationWelcome(Base):
     tenant_id: Mapped[str] = mapped_column(String(32), primary_key=True)
     user_id: Mapped[str] = mapped_column(String(32))
     welcomed_at: Mapped[datetime]
+
+
+APP_TABLES = frozenset(Base.metadata.tables)
+"""Every table the migrations own (APScheduler's ``apscheduler_jobs`` is not one of them)."""
+

@@ -27,6 +27,7 @@ OUR_TABLES = {
     "dm_preferences", "digest_deliveries", "processed_events", "catalog_versions",
     "catalog_feed_notices",
     "reminders",  # issue 15 (migration i15_0001)
+    "installation_welcomes",  # issue 25 (migration i25_0001)
 }
 SLACK_TABLES = {"slack_installations", "slack_bots", "slack_oauth_states"}
 
