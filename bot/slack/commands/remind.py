@@ -54,6 +54,9 @@ def remind(s: Session, cmd: grammar.Command) -> Reply:
         return views.text_reply(t("remind.bad_day", s.lang, value=truncate(choice.error, 60)))
     if not choice.rest:
         return views.text_reply(t("remind.which", s.lang))
+    if choice.meant and len(choice.rest) > 1:  # "laguna xs2 tomorow": ask, book nothing
+        meant = " ".join(["remind", *choice.rest[:-1], choice.meant])
+        return views.text_reply(t("didyoumean.command", s.lang, suggestion=truncate(meant, 200)))
     if choice.day is None and len(choice.rest) > 1:  # "p-eagle next monday at 3pm": a clear post,
         named = next((k for k in range(len(choice.rest) - 1, 0, -1)  # then no day: blame those words
                       if s.exact_post_ids(choice.rest[:k]) is not None), None)

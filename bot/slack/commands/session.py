@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from bot.domain import paths
 from bot.domain.search import TRACK_THRESHOLD, PostMatch, SearchResult, track_named
 from bot.domain.text import has_han
+from bot.domain.words import canonical_zone
 from bot.runtime import Runtime
 from bot.slack import grammar
 from bot.slack.i18n import LANGS, t
@@ -377,10 +378,10 @@ class Session:
     def timezone(self, typed: str | None) -> tuple[str | None, str | None]:
         """``(IANA zone, error text)`` for a typed zone, else the person's Slack zone or the default."""
         if typed:
-            zone = grammar.canonical_zone(typed)
+            zone = canonical_zone(typed)
             return (zone, None) if zone else (None, typed)
         tz = self.users_info(self.caller.team_id, self.caller.user_id).tz
-        return (tz if tz and grammar.canonical_zone(tz) else self.rt.settings.default_timezone), None
+        return (tz if tz and canonical_zone(tz) else self.rt.settings.default_timezone), None
 
     # --- replies shared by several use cases
 
