@@ -122,18 +122,9 @@ class Command:
     query: str | None = None
 
 
-@dataclass(frozen=True)
-class _Split:
-    """The schedule parts taken off the end of a command's words (see :func:`_split_schedule`)."""
-
-    rest: list[str]
-    schedule: ScheduleParts | None = None
-    error: str | None = None
-    error_value: str | None = None
-    error_choices: tuple[str, ...] = ()
-    suggestion: str | None = None
-    note: str | None = None
-
+_Split = tuple[list[str], dict[str, Any]]
+"""The words left before a schedule, and the :class:`Command` fields it gives (``schedule``, or
+``error`` with ``error_value``, ``error_choices``, ``suggestion``; ``note``)."""
 
 _EXAMPLE_ZONE = "Europe/Berlin"
 _NUMBER = re.compile(r"^\d+$")
@@ -167,8 +158,8 @@ def _crontab(words: list[str], prefix: str) -> _Split | None:
         if (dom, month) == ("*", "*") and all(_NUMBER.match(x) for x in (minute, hour, dow)) \
                 and int(minute) < 60 and int(hour) < 24 and int(dow) <= 7:
             weekday, at_time = CRON_WEEKDAY[int(dow)], f"{int(hour):02d}:{int(minute):02d}"
-    return _Split(words[:start], error="sub.crontab", error_value=" ".join(run),
-                  suggestion=_right_form(prefix, words[:start], weekday, at_time, None))
+    return words[:start], {"error": "sub.crontab", "error_value": " ".join(run),
+                           "suggestion": _right_form(prefix, words[:start], weekday, at_time, None)}
 
 
 def _join_meridiem(words: list[str]) -> list[str]:
@@ -247,17 +238,17 @@ class _Parts:
                 self.weekday = CRON_WEEKDAY.get(value)  # "7": cron's and ISO's Sunday
             elif self.at_time is None and value < 24:
                 self.at_time = f"{value:02d}:00"  # "mon 9", "12": an hour without minutes
-            return _Split(rest, error="sub.weekday_number", error_value=self.number,
-                          suggestion=_right_form(prefix, rest, self.weekday, self.at_time, zone.zone))
+            return rest, {"error": "sub.weekday_number", "error_value": self.number,
+                          "suggestion": _right_form(prefix, rest, self.weekday, self.at_time, zone.zone)}
         if zone.choices:
-            return _Split(rest, error="sub.ambiguous_tz", error_value=self.zone_word, error_choices=zone.choices,
-                          suggestion=_right_form(prefix, rest, self.weekday, self.at_time, zone.choices[0]))
+            return rest, {"error": "sub.ambiguous_tz", "error_value": self.zone_word, "error_choices": zone.choices,
+                          "suggestion": _right_form(prefix, rest, self.weekday, self.at_time, zone.choices[0])}
         if zone.unknown:
-            return _Split(rest, error="sub.bad_tz", error_value=self.zone_word)
+            return rest, {"error": "sub.bad_tz", "error_value": self.zone_word}
         if self.bad_time is not None:
-            return _Split(rest, error="sub.bad_time", error_value=self.bad_time)
-        return _Split(rest, ScheduleParts(weekday=self.weekday, at_time=self.at_time, timezone=zone.zone),
-                      note=zone.note)
+            return rest, {"error": "sub.bad_time", "error_value": self.bad_time}
+        schedule = ScheduleParts(weekday=self.weekday, at_time=self.at_time, timezone=zone.zone)
+        return rest, {"schedule": schedule, "note": zone.note}
 
 
 def _split_schedule(words: list[str], prefix: str) -> _Split:
@@ -403,12 +394,6 @@ def _free_text(raw: str, words: list[str], first: str, rest: list[str], truncate
     return Command("query", arg=raw.strip(), truncated=truncated)
 
 
-def _schedule_fields(split: _Split) -> dict[str, Any]:
-    """The :class:`Command` fields of a split schedule (the schedule, or why it was refused)."""
-    return {"schedule": split.schedule, "error": split.error, "error_value": split.error_value,
-            "error_choices": split.error_choices, "suggestion": split.suggestion, "note": split.note}
-
-
 def _dm(rest: list[str]) -> dict[str, Any]:
     """``dm``, ``dm off``, ``dm on [schedule]``: anything after ``dm on`` that is no schedule is
     refused as ``dm.unknown_part``."""
@@ -417,18 +402,17 @@ def _dm(rest: list[str]) -> dict[str, Any]:
         return {"enabled": False}
     if switch not in ("on", "start", "开启", "开"):
         return {"enabled": None, "arg": " ".join(rest)}
-    split = _split_schedule(rest[1:], "dm on")
-    fields = {"enabled": True, **_schedule_fields(split)}
-    if split.rest and split.error is None:
-        fields.update(schedule=None, error="dm.unknown_part", error_value=" ".join(split.rest))
-    return fields
+    left, fields = _split_schedule(rest[1:], "dm on")
+    if left and "error" not in fields:
+        fields.update(schedule=None, error="dm.unknown_part", error_value=" ".join(left))
+    return {"enabled": True, **fields}
 
 
 def _subscribe(rest: list[str]) -> dict[str, Any]:
     """``subscribe <track> [N steps] [schedule]``."""
     rest, steps = _take_steps(rest)
-    split = _split_schedule(rest, "subscribe")
-    return {"arg": " ".join(split.rest), "steps": steps, **_schedule_fields(split)}
+    left, fields = _split_schedule(rest, "subscribe")
+    return {"arg": " ".join(left), "steps": steps, **fields}
 
 
 _ARGUMENTS: dict[str, Callable[[list[str]], dict[str, Any]]] = {

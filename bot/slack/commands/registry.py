@@ -6,21 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from bot.slack import grammar
-from bot.slack.commands import (
-    buttons,
-    dm,
-    follow,
-    help,
-    lang,
-    mark,
-    query,
-    remind,
-    replies,
-    stats,
-    subscribe,
-    subscriptions,
-)
+from bot.slack.commands import buttons, dm, follow, help, lang, mark, query, remind, stats, subscribe, subscriptions
 from bot.slack.commands.context import ButtonValue, Context
+from bot.slack.commands.replies import redraw
 from bot.slack.views.blocks import Reply
 
 CommandFn = Callable[[Context, grammar.Command], Reply]
@@ -77,4 +65,4 @@ def run_button(ctx: Context, kind: str, value: ButtonValue) -> Reply | None:
     """The reply to a click on a ``kind`` button (``None``: App Home, republished by the
     caller); an unknown kind redraws the message it came from."""
     fn = BUTTONS.get(kind)
-    return replies.redraw(ctx, value.v, None) if fn is None else fn(ctx, value)
+    return redraw(ctx, value.v, None) if fn is None else fn(ctx, value)

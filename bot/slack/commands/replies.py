@@ -146,40 +146,22 @@ def outdated(ctx: Context, notice: str | None = None) -> Reply:
     return replace(views.text_reply(text), keep_original=True)
 
 
-def _redraw_track(ctx: Context, track_id: str, notice: str | None, offset: int) -> Reply:
-    tid = current_track(ctx, track_id)
-    return track_view(ctx, tid, notice=notice) if tid else outdated(ctx, notice)
-
-
-def _redraw_reminders(ctx: Context, notice: str | None, offset: int) -> Reply:
-    mine = ctx.rt.store.reminders(ctx.caller.team_id, ctx.caller.user_id)
-    return reminders_reply(ctx.catalog, mine, ctx.lang, notice=notice)
-
-
-_REDRAW = {
-    "track:": _redraw_track,
-    "search:": lambda ctx, text, notice, offset: search(ctx, text, notice=notice, offset=offset),
-}
-_REDRAW_WHOLE = {
-    "reminders": _redraw_reminders,
-    "next": lambda ctx, notice, offset: next_reads(ctx, notice=notice),
-    "latest": lambda ctx, notice, offset: latest(ctx, notice=notice, offset=offset),
-}
-
-
 def redraw(ctx: Context, view: str, notice: str | None, offset: int | None = None) -> Reply | None:
     """The message a button lived in (``view``, the button value's ``v``), drawn again with the
     new state (``None`` for Home); ``offset``: the first result of the search page the button
-    was on (the value's ``o``), so a click on page 2 redraws page 2. A digest or an unfurl
-    (seen by everyone) gets the notice alone; a view of unknown kind the notice, else
-    :func:`outdated`."""
+    was on (the value's ``o``), so a click on page 2 redraws page 2."""
     if view == "home":
         return None
-    for prefix, draw in _REDRAW.items():
-        if view.startswith(prefix):  # search results stay search results (``search spec``)
-            return draw(ctx, view[len(prefix):], notice, offset or 0)
+    if view.startswith("track:"):
+        tid = current_track(ctx, view[6:])
+        return track_view(ctx, tid, notice=notice) if tid else outdated(ctx, notice)
+    if view.startswith("search:"):  # search results stay search results (``search spec``)
+        return search(ctx, view[7:], notice=notice, offset=offset or 0)
     if view.startswith("digest") or view == "unfurl":
         return views.text_reply(notice or t("done", ctx.lang))
-    if view in _REDRAW_WHOLE:
-        return _REDRAW_WHOLE[view](ctx, notice, offset or 0)
+    if view == "reminders":
+        mine = ctx.rt.store.reminders(ctx.caller.team_id, ctx.caller.user_id)
+        return reminders_reply(ctx.catalog, mine, ctx.lang, notice=notice)
+    if view in ("next", "latest"):
+        return next_reads(ctx, notice=notice) if view == "next" else latest(ctx, notice=notice, offset=offset or 0)
     return views.text_reply(notice) if notice else outdated(ctx)
