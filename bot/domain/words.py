@@ -137,31 +137,24 @@ TZ_ABBREVIATIONS: dict[str, str | tuple[str, ...]] = {
     # UTC
     "utc": "UTC", "gmt": "UTC", "z": "UTC", "zulu": "UTC",
     # North America: the city zones, so daylight saving applies (EST in July is EDT)
-    "et": "America/New_York", "est": "America/New_York", "edt": "America/New_York",
-    "eastern": "America/New_York",
-    "ct": "America/Chicago", "cdt": "America/Chicago", "central": "America/Chicago",
-    "mt": "America/Denver", "mst": "America/Denver", "mdt": "America/Denver",
-    "mountain": "America/Denver",
-    "pt": "America/Los_Angeles", "pst": "America/Los_Angeles", "pdt": "America/Los_Angeles",
-    "pacific": "America/Los_Angeles",
-    "akst": "America/Anchorage", "akdt": "America/Anchorage", "hst": "Pacific/Honolulu",
-    "adt": "America/Halifax", "nst": "America/St_Johns", "ndt": "America/St_Johns",
+    "et": "America/New_York", "est": "America/New_York", "edt": "America/New_York", "eastern": "America/New_York",
+    "ct": "America/Chicago", "cdt": "America/Chicago", "central": "America/Chicago", "mt": "America/Denver",
+    "mst": "America/Denver", "mdt": "America/Denver", "mountain": "America/Denver", "pt": "America/Los_Angeles",
+    "pst": "America/Los_Angeles", "pdt": "America/Los_Angeles", "pacific": "America/Los_Angeles",
+    "akst": "America/Anchorage", "akdt": "America/Anchorage", "hst": "Pacific/Honolulu", "adt": "America/Halifax",
+    "nst": "America/St_Johns", "ndt": "America/St_Johns",
     # Europe
-    "wet": "Europe/Lisbon", "west": "Europe/Lisbon",
-    "cet": "Europe/Berlin", "cest": "Europe/Berlin", "met": "Europe/Berlin", "mest": "Europe/Berlin",
-    "eet": "Europe/Athens", "eest": "Europe/Athens", "msk": "Europe/Moscow",
+    "wet": "Europe/Lisbon", "west": "Europe/Lisbon", "cet": "Europe/Berlin", "cest": "Europe/Berlin",
+    "met": "Europe/Berlin", "mest": "Europe/Berlin", "eet": "Europe/Athens", "eest": "Europe/Athens",
+    "msk": "Europe/Moscow",
     # Asia and Oceania
-    "pkt": "Asia/Karachi", "hkt": "Asia/Hong_Kong", "sgt": "Asia/Singapore",
-    "jst": "Asia/Tokyo", "kst": "Asia/Seoul", "北京时间": "Asia/Shanghai",
-    "aest": "Australia/Sydney", "aedt": "Australia/Sydney", "acst": "Australia/Adelaide",
-    "acdt": "Australia/Adelaide", "awst": "Australia/Perth",
-    "nzst": "Pacific/Auckland", "nzdt": "Pacific/Auckland",
+    "pkt": "Asia/Karachi", "hkt": "Asia/Hong_Kong", "sgt": "Asia/Singapore", "jst": "Asia/Tokyo", "kst": "Asia/Seoul",
+    "北京时间": "Asia/Shanghai", "aest": "Australia/Sydney", "aedt": "Australia/Sydney", "acst": "Australia/Adelaide",
+    "acdt": "Australia/Adelaide", "awst": "Australia/Perth", "nzst": "Pacific/Auckland", "nzdt": "Pacific/Auckland",
     # Abbreviations that name several zones: the reply asks which one
     "ist": ("Asia/Kolkata", "Europe/Dublin", "Asia/Jerusalem"),
-    "cst": ("America/Chicago", "Asia/Shanghai", "America/Havana"),
-    "bst": ("Europe/London", "Asia/Dhaka"),
-    "ast": ("America/Halifax", "Asia/Riyadh"),
-    "sst": ("Pacific/Pago_Pago", "Asia/Singapore"),
+    "cst": ("America/Chicago", "Asia/Shanghai", "America/Havana"), "bst": ("Europe/London", "Asia/Dhaka"),
+    "ast": ("America/Halifax", "Asia/Riyadh"), "sst": ("Pacific/Pago_Pago", "Asia/Singapore"),
 }
 """The one table of time-zone abbreviations people type (case-insensitive), as IANA zones.
 
@@ -176,19 +169,16 @@ Bangladesh): the parser refuses it and lists the choices. zoneinfo's own slash-l
 names (``EST`` = fixed UTC-5, ``MST`` = fixed UTC-7) are never used for these."""
 
 CITY_ZONES: dict[str, str] = {
-    "beijing": "Asia/Shanghai", "北京": "Asia/Shanghai", "shenzhen": "Asia/Shanghai",
-    "深圳": "Asia/Shanghai", "hangzhou": "Asia/Shanghai", "杭州": "Asia/Shanghai",
-    "guangzhou": "Asia/Shanghai", "广州": "Asia/Shanghai", "上海": "Asia/Shanghai",
-    "china": "Asia/Shanghai", "中国": "Asia/Shanghai", "香港": "Asia/Hong_Kong",
-    "台北": "Asia/Taipei", "东京": "Asia/Tokyo", "新加坡": "Asia/Singapore",
-    "new york": "America/New_York", "nyc": "America/New_York", "boston": "America/New_York",
-    "washington": "America/New_York", "san francisco": "America/Los_Angeles",
-    "sf": "America/Los_Angeles", "bay area": "America/Los_Angeles",
-    "silicon valley": "America/Los_Angeles", "seattle": "America/Los_Angeles",
-    "san jose": "America/Los_Angeles", "austin": "America/Chicago", "dallas": "America/Chicago",
-    "bangalore": "Asia/Kolkata", "bengaluru": "Asia/Kolkata", "mumbai": "Asia/Kolkata",
-    "delhi": "Asia/Kolkata", "new delhi": "Asia/Kolkata", "hyderabad": "Asia/Kolkata",
-    "india": "Asia/Kolkata", "munich": "Europe/Berlin", "münchen": "Europe/Berlin",
+    "beijing": "Asia/Shanghai", "北京": "Asia/Shanghai", "shenzhen": "Asia/Shanghai", "深圳": "Asia/Shanghai",
+    "hangzhou": "Asia/Shanghai", "杭州": "Asia/Shanghai", "guangzhou": "Asia/Shanghai", "广州": "Asia/Shanghai",
+    "上海": "Asia/Shanghai", "china": "Asia/Shanghai", "中国": "Asia/Shanghai", "香港": "Asia/Hong_Kong",
+    "台北": "Asia/Taipei", "东京": "Asia/Tokyo", "新加坡": "Asia/Singapore", "new york": "America/New_York",
+    "nyc": "America/New_York", "boston": "America/New_York", "washington": "America/New_York",
+    "san francisco": "America/Los_Angeles", "sf": "America/Los_Angeles", "bay area": "America/Los_Angeles",
+    "silicon valley": "America/Los_Angeles", "seattle": "America/Los_Angeles", "san jose": "America/Los_Angeles",
+    "austin": "America/Chicago", "dallas": "America/Chicago", "bangalore": "Asia/Kolkata",
+    "bengaluru": "Asia/Kolkata", "mumbai": "Asia/Kolkata", "delhi": "Asia/Kolkata", "new delhi": "Asia/Kolkata",
+    "hyderabad": "Asia/Kolkata", "india": "Asia/Kolkata", "munich": "Europe/Berlin", "münchen": "Europe/Berlin",
     "uk": "Europe/London", "tel aviv": "Asia/Jerusalem", "hong kong": "Asia/Hong_Kong",
 }
 """Places people name instead of a zone (case-insensitive; one or two words) that are not the

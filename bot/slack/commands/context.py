@@ -81,17 +81,15 @@ class UserInfoCache:
         return hit[1]
 
     def __call__(self, team_id: str, user_id: str) -> UserInfo:
-        key = (team_id, user_id)
         now = time.monotonic()
-        with self._lock:
-            hit = self._data.get(key)
-            if hit and now - hit[0] < self._ttl:
-                return hit[1]
-        info = self._fetch(team_id, user_id)
+        try:
+            return self.cached(team_id, user_id)
+        except NotCached:
+            info = self._fetch(team_id, user_id)
         with self._lock:
             if len(self._data) > 10_000:
                 self._data.clear()
-            self._data[key] = (now, info)
+            self._data[(team_id, user_id)] = (now, info)
         return info
 
 
