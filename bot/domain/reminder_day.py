@@ -10,7 +10,7 @@ the reader's *local* today:
 ``today`` · ``yesterday`` · ``昨天``              refused (named in the error, not read as part of the post)
 ``next week`` · ``下周``                          today + 7
 ``in 3 days`` · ``in a week`` · ``3天后`` · ``一周后``  today + n days / weeks
-``monday`` · ``this/next monday`` · ``下周一``    the first such weekday *after* today
+``monday(s)`` · ``礼拜一`` · ``下周一``          the first such weekday *after* today
 ``2026-12-07`` · ``2026/12/07`` · ``12月7日``     that date (a month-day already past: next year)
 ``dec 7`` · ``dec 7th`` · ``7 december``          that date, as above
 ===============================================  ==============================================
@@ -25,20 +25,13 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
+from bot.domain.words import RELATIVE_DAYS, WEEKDAY_WORDS, near_day_word
+
 REMIND_AT = time(9, 0)
 """The local time of day a reminder is sent."""
 MAX_DAYS_AHEAD = 366
 """The furthest a reminder may be set, in days."""
 
-_WEEKDAYS = {
-    **{n: 0 for n in ("mon", "monday", "周一", "星期一")},
-    **{n: 1 for n in ("tue", "tues", "tuesday", "周二", "星期二")},
-    **{n: 2 for n in ("wed", "wednesday", "周三", "星期三")},
-    **{n: 3 for n in ("thu", "thur", "thurs", "thursday", "周四", "星期四")},
-    **{n: 4 for n in ("fri", "friday", "周五", "星期五")},
-    **{n: 5 for n in ("sat", "saturday", "周六", "星期六")},
-    **{n: 6 for n in ("sun", "sunday", "周日", "星期日", "星期天")},
-}
 _MONTHS = {name: i for i, names in enumerate((
     ("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"), ("may",),
     ("jun", "june"), ("jul", "july"), ("aug", "august"), ("sep", "sept", "september"),
@@ -57,11 +50,14 @@ _COUNTS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 
 class DayChoice:
     """The words before the day phrase (``rest``, e.g. a post id) and the ``day`` they asked
     for (``None`` when no day phrase ended the words); ``error`` names a phrase that looked like
-    a day but cannot be used (in the past, too far, not a date)."""
+    a day but cannot be used (in the past, too far, not a date); ``meant`` is the day word a last
+    word that is a near miss of one probably meant (``tomorow``: ``tomorrow``; then ``day`` is
+    ``None`` and the reply asks, booking nothing)."""
 
     rest: list[str]
     day: date | None = None
     error: str | None = None
+    meant: str | None = None
 
 
 def _month_day(month: int, day: int, today: date) -> date | None:
@@ -77,20 +73,12 @@ def _month_day(month: int, day: int, today: date) -> date | None:
     return None
 
 
-def _phrase(words: list[str], today: date) -> date | None | str:
-    """The day ``words`` (lower-case, the whole phrase) name; ``None`` if they are no day phrase,
-    ``"bad"`` if they look like one but name no valid date."""
+def _relative(words: list[str], today: date) -> date | None:
+    """``tomorrow``, ``后天``, ``next week`` (:data:`bot.domain.words.RELATIVE_DAYS`), ``in 3
+    days``, ``in a week``, ``3天后``, ``一周后``."""
     text = " ".join(words)
-    if text in ("tomorrow", "明天"):
-        return today + timedelta(days=1)
-    if text in ("day after tomorrow", "后天"):
-        return today + timedelta(days=2)
-    if text in ("today", "今天", "tonight", "now"):
-        return today  # refused by choose_day (not after today), with the words named
-    if text in ("yesterday", "昨天"):
-        return today - timedelta(days=1)
-    if text in ("next week", "下周", "下星期"):
-        return today + timedelta(days=7)
+    if text in RELATIVE_DAYS:
+        return today + timedelta(days=RELATIVE_DAYS[text])
     if len(words) == 3 and words[0] == "in" and (words[1].isdigit() or words[1] in _COUNTS) \
             and words[2] in _UNITS:
         count = int(words[1]) if words[1].isdigit() else _COUNTS[words[1]]
@@ -98,17 +86,27 @@ def _phrase(words: list[str], today: date) -> date | None | str:
     if m := _ZH_IN.match(text):
         count = _ZH_COUNT.get(m.group(1)) or int(m.group(1))
         return today + timedelta(days=count * (1 if m.group(2) == "天" else 7))
-    if m := _ZH_DATE.match(text):
-        return _month_day(int(m.group(1)), int(m.group(2)), today) or "bad"
-    weekday_word: str | None = None
+    return None
+
+
+def _weekday(words: list[str], today: date) -> date | None:
+    """``monday``, ``mondays``, ``礼拜一``, ``this/next/on monday``, ``下周一``: the first such
+    weekday after today (the names: :data:`bot.domain.words.WEEKDAY_WORDS`)."""
+    word: str | None = None
     if len(words) == 1:
         w = words[0]
-        weekday_word = "周" + w[2:] if w[:2] in ("下周", "本周", "这周") and len(w) == 3 else w
+        word = "周" + w[2:] if w[:2] in ("下周", "本周", "这周") and len(w) == 3 else w
     elif len(words) == 2 and words[0] in ("next", "this", "on"):
-        weekday_word = words[1]
-    if weekday_word is not None and weekday_word in _WEEKDAYS:
-        ahead = (_WEEKDAYS[weekday_word] - today.weekday()) % 7 or 7
-        return today + timedelta(days=ahead)
+        word = words[1]
+    if word not in WEEKDAY_WORDS:
+        return None
+    return today + timedelta(days=(WEEKDAY_WORDS[word] - today.weekday()) % 7 or 7)
+
+
+def _date(words: list[str], today: date) -> date | None | str:
+    """``2026-12-07``, ``12月7日``, ``dec 7th``, ``7 december``; ``"bad"`` for no such date."""
+    if len(words) == 1 and (m := _ZH_DATE.match(words[0])):
+        return _month_day(int(m.group(1)), int(m.group(2)), today) or "bad"
     if len(words) == 1 and (m := _ISO.match(words[0])):
         try:
             return date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
@@ -123,9 +121,20 @@ def _phrase(words: list[str], today: date) -> date | None | str:
     return None
 
 
+def _phrase(words: list[str], today: date) -> date | None | str:
+    """The day ``words`` (lower-case, the whole phrase) name; ``None`` if they are no day phrase,
+    ``"bad"`` if they look like one but name no valid date."""
+    for read in (_relative, _weekday, _date):
+        found = read(words, today)
+        if found is not None:
+            return found
+    return None
+
+
 def choose_day(words: list[str], today: date) -> DayChoice:
     """Take a day phrase off the end of ``words`` (as typed), relative to the reader's local
-    ``today``. Longest phrase first (``in 3 days`` before ``days``)."""
+    ``today``. Longest phrase first (``in 3 days`` before ``days``); no day phrase, but a last
+    word close to a day word (:func:`bot.domain.words.near_day_word`), names it in ``meant``."""
     low = [w.casefold().strip(",.") for w in words]
     for size in (3, 2, 1):
         if len(low) < size:
@@ -139,7 +148,7 @@ def choose_day(words: list[str], today: date) -> DayChoice:
         if found <= today or (found - today).days > MAX_DAYS_AHEAD:
             return DayChoice(rest, None, " ".join(words[-size:]))
         return DayChoice(rest, found)
-    return DayChoice(list(words))
+    return DayChoice(list(words), meant=near_day_word(low[-1]) if low else None)
 
 
 def local_today(now: datetime, zone: str) -> date:

@@ -21,7 +21,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from bot.runtime import Runtime
-from bot.slack.commands.session import CHANNEL_INVITE, CHANNEL_OK
+from bot.slack.commands.context import CHANNEL_INVITE, CHANNEL_OK
 from bot.slack.handlers import Handlers, UserInfo, UserInfoCache
 from bot.slack.installs import after_install
 from bot.slack.listeners import actions, commands, errors, events

@@ -19,21 +19,33 @@ Whether ``<track>|<query>`` names a track is decided by the matcher, not here. A
 is close to a keyword but not one (``folow spec``) gives ``kind="did_you_mean"``. "What next"
 said the other way round (``spec next``, ``what's next?``, ``推测解码的下一篇``) is ``next``.
 
-The grammar is one concern, the whole command language: its keyword table, the schedule words
-and the phrases above are read together, and split apart they would be read apart.
+The words of a schedule (weekdays, times, zones, in English and Chinese) are
+:mod:`bot.domain.words`, the table ``remind`` reads too; this module reads commands and the order
+of a schedule's parts.
 """
 
 from __future__ import annotations
 
-import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from rapidfuzz import fuzz, process
 
 from bot.domain.schedule import WEEKDAY_NAMES, ScheduleParts
 from bot.domain.text import clean
+from bot.domain.words import (
+    CRON_WEEKDAY,
+    MERIDIEM,
+    SCHEDULE_FILLER,
+    Zone,
+    clock_time,
+    time_word,
+    weekday_of,
+    zone_of,
+    zone_pair_of,
+)
 
 MAX_TEXT = 500
 """Characters of command text that are read; longer text is cut (the reply says so)."""
@@ -79,229 +91,6 @@ LANG_WORDS: dict[str, str] = {
 }
 """What ``lang`` accepts for each language (English and Chinese names, common locale codes)."""
 
-WEEKDAY_WORDS: dict[str, int] = {}
-for _i, _names in enumerate((
-        ("mon", "monday", "mondays", "周一", "星期一", "礼拜一"),
-        ("tue", "tues", "tuesday", "tuesdays", "周二", "星期二", "礼拜二"),
-        ("wed", "wednesday", "wednesdays", "周三", "星期三", "礼拜三"),
-        ("thu", "thur", "thurs", "thursday", "thursdays", "周四", "星期四", "礼拜四"),
-        ("fri", "friday", "fridays", "周五", "星期五", "礼拜五"),
-        ("sat", "saturday", "saturdays", "周六", "星期六", "礼拜六"),
-        ("sun", "sunday", "sundays", "周日", "周天", "星期日", "星期天", "礼拜日", "礼拜天"))):
-    for _n in _names:
-        WEEKDAY_WORDS[_n] = _i
-
-_TIME = re.compile(r"^(\d{1,2})(?::(\d{2}))?\s*(am|pm)?$", re.IGNORECASE)
-_NUMBER = re.compile(r"^\d+$")
-_CRON_FIELD = re.compile(r"^[\d*/,\-]+$")
-_IANA_AREAS = frozenset({"africa", "america", "antarctica", "arctic", "asia", "atlantic", "australia",
-                         "europe", "indian", "pacific", "etc", "us", "canada", "brazil", "mexico", "chile"})
-"""First parts of IANA ``Area/City`` names: a slashed word starting with one (or capitalised like
-``Mars/Olympus``) is a time zone, checked with zoneinfo; any other slashed word (``p/d``) is part
-of the track."""
-
-TZ_ABBREVIATIONS: dict[str, str | tuple[str, ...]] = {
-    # UTC
-    "utc": "UTC", "gmt": "UTC", "z": "UTC", "zulu": "UTC",
-    # North America: the city zones, so daylight saving applies (EST in July is EDT)
-    "et": "America/New_York", "est": "America/New_York", "edt": "America/New_York",
-    "eastern": "America/New_York",
-    "ct": "America/Chicago", "cdt": "America/Chicago", "central": "America/Chicago",
-    "mt": "America/Denver", "mst": "America/Denver", "mdt": "America/Denver",
-    "mountain": "America/Denver",
-    "pt": "America/Los_Angeles", "pst": "America/Los_Angeles", "pdt": "America/Los_Angeles",
-    "pacific": "America/Los_Angeles",
-    "akst": "America/Anchorage", "akdt": "America/Anchorage", "hst": "Pacific/Honolulu",
-    "adt": "America/Halifax", "nst": "America/St_Johns", "ndt": "America/St_Johns",
-    # Europe
-    "wet": "Europe/Lisbon", "west": "Europe/Lisbon",
-    "cet": "Europe/Berlin", "cest": "Europe/Berlin", "met": "Europe/Berlin", "mest": "Europe/Berlin",
-    "eet": "Europe/Athens", "eest": "Europe/Athens", "msk": "Europe/Moscow",
-    # Asia and Oceania
-    "pkt": "Asia/Karachi", "hkt": "Asia/Hong_Kong", "sgt": "Asia/Singapore",
-    "jst": "Asia/Tokyo", "kst": "Asia/Seoul", "北京时间": "Asia/Shanghai",
-    "aest": "Australia/Sydney", "aedt": "Australia/Sydney", "acst": "Australia/Adelaide",
-    "acdt": "Australia/Adelaide", "awst": "Australia/Perth",
-    "nzst": "Pacific/Auckland", "nzdt": "Pacific/Auckland",
-    # Abbreviations that name several zones: the reply asks which one
-    "ist": ("Asia/Kolkata", "Europe/Dublin", "Asia/Jerusalem"),
-    "cst": ("America/Chicago", "Asia/Shanghai", "America/Havana"),
-    "bst": ("Europe/London", "Asia/Dhaka"),
-    "ast": ("America/Halifax", "Asia/Riyadh"),
-    "sst": ("Pacific/Pago_Pago", "Asia/Singapore"),
-}
-"""The one table of time-zone abbreviations people type (case-insensitive), as IANA zones.
-
-A US or European abbreviation maps to the zone of a city that observes it, so daylight saving
-applies whichever half of the pair is typed: ``EST``, ``EDT`` and ``ET`` are all
-``America/New_York`` (09:00 ``EST`` is 14:00 UTC in January and 13:00 UTC in July). ``MST`` is
-``America/Denver``, which observes daylight saving; Arizona does not: type ``America/Phoenix``
-there (the reply says so, :data:`ZONE_NOTES`). ``CET``/``CEST`` are ``Europe/Berlin`` (Central
-European Time, same rules as Paris). A tuple means the abbreviation names several zones (``IST``
-is India, Ireland and Israel; ``CST`` US Central, China and Cuba; ``BST`` British Summer Time and
-Bangladesh): the parser refuses it and lists the choices. zoneinfo's own slash-less legacy
-names (``EST`` = fixed UTC-5, ``MST`` = fixed UTC-7) are never used for these."""
-
-CITY_ZONES: dict[str, str] = {
-    "beijing": "Asia/Shanghai", "北京": "Asia/Shanghai", "shenzhen": "Asia/Shanghai",
-    "深圳": "Asia/Shanghai", "hangzhou": "Asia/Shanghai", "杭州": "Asia/Shanghai",
-    "guangzhou": "Asia/Shanghai", "广州": "Asia/Shanghai", "上海": "Asia/Shanghai",
-    "china": "Asia/Shanghai", "中国": "Asia/Shanghai", "香港": "Asia/Hong_Kong",
-    "台北": "Asia/Taipei", "东京": "Asia/Tokyo", "新加坡": "Asia/Singapore",
-    "new york": "America/New_York", "nyc": "America/New_York", "boston": "America/New_York",
-    "washington": "America/New_York", "san francisco": "America/Los_Angeles",
-    "sf": "America/Los_Angeles", "bay area": "America/Los_Angeles",
-    "silicon valley": "America/Los_Angeles", "seattle": "America/Los_Angeles",
-    "san jose": "America/Los_Angeles", "austin": "America/Chicago", "dallas": "America/Chicago",
-    "bangalore": "Asia/Kolkata", "bengaluru": "Asia/Kolkata", "mumbai": "Asia/Kolkata",
-    "delhi": "Asia/Kolkata", "new delhi": "Asia/Kolkata", "hyderabad": "Asia/Kolkata",
-    "india": "Asia/Kolkata", "munich": "Europe/Berlin", "münchen": "Europe/Berlin",
-    "uk": "Europe/London", "tel aviv": "Asia/Jerusalem", "hong kong": "Asia/Hong_Kong",
-}
-"""Places people name instead of a zone (case-insensitive; one or two words) that are not the
-city of an IANA ``Area/City`` name, as the zone they keep. An IANA city typed alone (``Berlin``,
-``Tokyo``, ``New York``, ``los_angeles``) is read without this table (:func:`_city_zone`)."""
-
-ZONE_NOTES: dict[str, str] = {"mst": "tz.mst_note"}
-"""Abbreviations whose mapping the reply explains (an i18n key)."""
-
-
-@functools.lru_cache(maxsize=1)
-def _zones() -> dict[str, str]:
-    """Every IANA zone zoneinfo knows, keyed by its case-folded name (built once)."""
-    from zoneinfo import available_timezones
-
-    zones = {z.casefold(): z for z in available_timezones()}
-    zones.setdefault("utc", "UTC")
-    return zones
-
-
-@functools.lru_cache(maxsize=1)
-def _cities() -> dict[str, str]:
-    """IANA zones by their city alone (``berlin`` -> ``Europe/Berlin``, ``new york`` ->
-    ``America/New_York``), for the cities only one zone has (built once)."""
-    seen: dict[str, list[str]] = {}
-    for zone in _zones().values():
-        area, _, city = zone.rpartition("/")
-        if area.split("/")[0].casefold() in _IANA_AREAS - {"etc", "us", "canada", "brazil", "mexico", "chile"}:
-            seen.setdefault(city.replace("_", " ").casefold(), []).append(zone)
-    return {city: zones[0] for city, zones in seen.items() if len(zones) == 1}
-
-
-def _city_zone(text: str) -> str | None:
-    """The zone of a place: :data:`CITY_ZONES`, else an IANA city typed alone (any case, space
-    or underscore), else ``None``."""
-    low = text.casefold().replace("_", " ")
-    return CITY_ZONES.get(low) or _cities().get(low)
-
-
-def canonical_zone(name: str) -> str | None:
-    """The IANA zone for ``name`` in its canonical spelling (case-insensitive: ``europe/berlin``
-    -> ``Europe/Berlin``; ``UTC`` accepted), or ``None`` when zoneinfo does not know it."""
-    return _zones().get(name.strip().casefold())
-
-
-@dataclass(frozen=True)
-class _Zone:
-    """What a word says about the time zone: ``zone`` (canonical IANA name), or ``unknown``
-    (it looks like an IANA name zoneinfo does not know), or ``choices`` (an ambiguous
-    abbreviation); ``note`` is an i18n key explaining the mapping."""
-
-    zone: str | None = None
-    unknown: bool = False
-    choices: tuple[str, ...] = ()
-    note: str | None = None
-
-
-_UTC_OFFSET = re.compile(r"^(?:utc|gmt)([+-])(\d{1,2})(?::?(\d{2}))?$")
-
-
-def _offset_zone(low: str) -> _Zone | None:
-    """``UTC+8``, ``GMT-5``, ``utc+05:30`` (case-folded): a fixed offset as IANA's ``Etc/GMT``
-    zone, whose sign is reversed (UTC+8 is ``Etc/GMT-8``) and which has no daylight saving (the
-    reply says so); an offset IANA has no ``Etc`` zone for (half hours, beyond -12..+14) is an
-    unknown zone. ``None``: not an offset."""
-    m = _UTC_OFFSET.match(low)
-    if m is None:
-        return None
-    sign, hours, minutes = m.group(1), int(m.group(2)), int(m.group(3) or 0)
-    east = hours if sign == "+" else -hours
-    if minutes or not -12 <= east <= 14:
-        return _Zone(unknown=True)
-    if east == 0:
-        return _Zone(zone="UTC")
-    return _Zone(zone=f"Etc/GMT{'-' if east > 0 else '+'}{abs(east)}", note="tz.offset_note")
-
-
-def _as_zone(word: str) -> _Zone | None:
-    """The time zone a word names (an IANA ``Area/City`` in any case, an abbreviation from
-    :data:`TZ_ABBREVIATIONS`, a fixed offset such as ``UTC+8`` (:func:`_offset_zone`), or a
-    slash-less zoneinfo name typed capitalised such as ``Japan``), else ``None`` (the word is not
-    a time zone)."""
-    low = word.casefold()
-    if low in WEEKDAY_WORDS:
-        return None
-    offset = _offset_zone(low)
-    if offset is not None:
-        return offset
-    if low in TZ_ABBREVIATIONS:
-        mapped = TZ_ABBREVIATIONS[low]
-        if isinstance(mapped, tuple):
-            return _Zone(choices=mapped)
-        return _Zone(zone=mapped, note=ZONE_NOTES.get(low))
-    if "/" in word:
-        area, _, city = word.partition("/")
-        if area.casefold() not in _IANA_AREAS and not (area[:1].isupper() and city[:1].isupper()):
-            return None  # "p/d", "prefill/decode": part of the track
-        zone = canonical_zone(word)
-        return _Zone(zone=zone) if zone else _Zone(unknown=True)
-    zone = (canonical_zone(word) if word[:1].isupper() else None) or _city_zone(word)
-    return _Zone(zone=zone) if zone else None
-
-
-def _as_zone_pair(first: str, second: str) -> _Zone | None:
-    """A zone typed as two words: ``America/New York``, ``New York``, ``san francisco``."""
-    if "/" in first:
-        zone = canonical_zone(f"{first}_{second}")
-        return _Zone(zone=zone) if zone else None
-    zone = _city_zone(first) if second.casefold() == "time" else _city_zone(f"{first} {second}")
-    return _Zone(zone=zone) if zone else None
-
-
-_ZH_TIME = re.compile(r"^(上午|早上|早晨|凌晨|中午|下午|晚上|傍晚)?(\d{1,2})[点點时時](半|(\d{1,2})分?)?$")
-_SPOKEN_TIMES = {"noon": "12:00", "midday": "12:00", "中午": "12:00", "midnight": "24:00"}
-"""``midnight`` (and 晚上12点) is refused as a time: "friday midnight" may be either end of Friday."""
-_ZH_NUMBERS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9,
-               "十": 10, "十一": 11, "十二": 12}
-_ZH_HOUR = re.compile(r"(十[一二]?|[一二两三四五六七八九])(?=[点點时時])")
-_SCHEDULE_FILLER = frozenset({"every", "each", "at", "on", "每", "每周", "每个"})
-"""Words between schedule parts that say nothing (``every monday at 9``)."""
-
-
-def _time_word(low: str) -> str:
-    """A time typed another common way, as ``H:MM`` (``9.30``, ``21h``, ``21h30``, ``noon``,
-    ``上午9点``, ``下午3点半``); other words unchanged."""
-    if low in _SPOKEN_TIMES:
-        return _SPOKEN_TIMES[low]
-    m = re.match(r"^(\d{1,2})(?:\.(\d{2})|h(\d{2})?)(am|pm)?$", low)
-    if m:
-        return f"{m.group(1)}:{m.group(2) or m.group(3) or '00'}{m.group(4) or ''}"
-    m = re.match(r"^([01]\d|2[0-3])([0-5]\d)$", low)  # 0900, 2130
-    if m:
-        return f"{m.group(1)}:{m.group(2)}"
-    low = _ZH_HOUR.sub(lambda h: str(_ZH_NUMBERS[h.group(1)]), low)  # 三点半 -> 3点半
-    m = _ZH_TIME.match(low)
-    if m:
-        hour = int(m.group(2))
-        if m.group(1) in ("下午", "晚上", "傍晚") and hour < 12 or m.group(1) == "中午" and hour < 3:
-            hour += 12
-        elif m.group(1) in ("晚上", "凌晨") and hour == 12:
-            hour = 24  # midnight: the end of that day or the start? refused (use 00:00 and the day)
-        minute = 30 if m.group(3) == "半" else int(m.group(4) or 0)
-        return f"{hour}:{minute:02d}"
-    return low
-
-
 @dataclass(frozen=True)
 class Command:
     """A parsed command.
@@ -333,23 +122,15 @@ class Command:
     query: str | None = None
 
 
-@dataclass(frozen=True)
-class _Split:
-    """The schedule parts taken off the end of a command's words (see :func:`_split_schedule`)."""
-
-    rest: list[str]
-    schedule: ScheduleParts | None = None
-    error: str | None = None
-    error_value: str | None = None
-    error_choices: tuple[str, ...] = ()
-    suggestion: str | None = None
-    note: str | None = None
-
+_Split = tuple[list[str], dict[str, Any]]
+"""The words left before a schedule, and the :class:`Command` fields it gives (``schedule``, or
+``error`` with ``error_value``, ``error_choices``, ``suggestion``; ``note``)."""
 
 _EXAMPLE_ZONE = "Europe/Berlin"
-_CRON_WEEKDAY = {0: 6, 7: 6, 1: 0, 2: 1, 3: 2, 4: 3, 5: 4, 6: 5}
-"""Cron's day-of-week numbers (0 and 7 = Sunday, 1 = Monday; ISO's 1-7 agree from 1 to 7) as
-0=Monday…6=Sunday."""
+_NUMBER = re.compile(r"^\d+$")
+_CRON_FIELD = re.compile(r"^[\d*/,\-]+$")
+_BAD_TIME = re.compile(r"^\d{1,2}(?::\d+|am|pm)$")
+"""Looks like a time but is none (``9:5``, ``9:75`` after the other readers refused it)."""
 
 
 def _right_form(prefix: str, rest: list[str], weekday: int | None, at_time: str | None,
@@ -361,10 +142,10 @@ def _right_form(prefix: str, rest: list[str], weekday: int | None, at_time: str 
     return "/vllm-path " + " ".join(w for w in words if w)
 
 
-def _crontab(words: list[str]) -> tuple[int, list[str], int | None, str | None] | None:
-    """Where crontab text starts in ``words`` (five fields ``min hour dom month dow``, or any run
-    of numbers and ``*``/``,``/``-``/``/`` that holds a ``*``), with the weekday and time it
-    names when it is a plain weekly line (``0 9 * * 0``), else ``None``."""
+def _crontab(words: list[str], prefix: str) -> _Split | None:
+    """The refusal of crontab text at the end of ``words`` (five fields ``min hour dom month
+    dow``, or any run of numbers and ``*``/``,``/``-``/``/`` that holds a ``*``), suggesting the
+    weekday and time it names when it is a plain weekly line (``0 9 * * 0``); ``None``: no crontab."""
     start = len(words)
     while start > 0 and _CRON_FIELD.match(words[start - 1]):
         start -= 1
@@ -374,20 +155,18 @@ def _crontab(words: list[str]) -> tuple[int, list[str], int | None, str | None] 
     weekday = at_time = None
     if len(run) >= 5:
         minute, hour, dom, month, dow = run[-5:]
-        if (dom, month) == ("*", "*") and _NUMBER.match(minute) and _NUMBER.match(hour) \
-                and _NUMBER.match(dow) and int(minute) < 60 and int(hour) < 24 and int(dow) <= 7:
-            weekday, at_time = _CRON_WEEKDAY[int(dow)], f"{int(hour):02d}:{int(minute):02d}"
-    return start, run, weekday, at_time
-
-
-_MERIDIEM = {"am": "am", "a.m.": "am", "pm": "pm", "p.m.": "pm"}
+        if (dom, month) == ("*", "*") and all(_NUMBER.match(x) for x in (minute, hour, dow)) \
+                and int(minute) < 60 and int(hour) < 24 and int(dow) <= 7:
+            weekday, at_time = CRON_WEEKDAY[int(dow)], f"{int(hour):02d}:{int(minute):02d}"
+    return words[:start], {"error": "sub.crontab", "error_value": " ".join(run),
+                           "suggestion": _right_form(prefix, words[:start], weekday, at_time, None)}
 
 
 def _join_meridiem(words: list[str]) -> list[str]:
     """``9:00 PM`` and ``8 a.m.`` typed as two words become one (``9:00pm``, ``8am``)."""
     out: list[str] = []
     for word in words:
-        half = _MERIDIEM.get(word.casefold())
+        half = MERIDIEM.get(word.casefold())
         if half and out and re.match(r"^\d{1,2}(?::\d{2})?$", out[-1]):
             out[-1] += half
         else:
@@ -395,86 +174,99 @@ def _join_meridiem(words: list[str]) -> list[str]:
     return out
 
 
+@dataclass
+class _Parts:
+    """The schedule parts read so far, from the end of the words (see :func:`_split_schedule`)."""
+
+    weekday: int | None = None
+    at_time: str | None = None
+    zone: Zone | None = None
+    zone_word: str = ""
+    bad_time: str | None = None
+    number: str | None = None
+
+    def take(self, rest: list[str]) -> int:
+        """Read the last word of ``rest`` (with the one before for a two-word zone); returns how
+        many words it used, 0 when it is no schedule part."""
+        word = rest[-1]
+        if word.casefold() in SCHEDULE_FILLER:
+            return 1
+        if _NUMBER.match(word) and self.at_time is None and len(rest) > 1 \
+                and rest[-2].casefold() == "at" and int(word) < 24:
+            word = f"{int(word)}:00"  # "at 9": an hour
+        if self.zone is None:
+            used = self._take_zone(rest, word)
+            if used:
+                return used
+        low = time_word(word.casefold())
+        clock = clock_time(low) if self.at_time is None else None
+        if clock is not None:
+            at_time, valid = clock
+            self.bad_time = self.bad_time if valid else word
+            self.at_time = at_time if self.bad_time is None else "09:00"
+        elif self.weekday is None and weekday_of(low) is not None:
+            self.weekday = weekday_of(low)
+        elif _BAD_TIME.match(low):
+            self.bad_time = self.bad_time or word
+        elif _NUMBER.match(low) and self.number is None:
+            self.number = word  # a weekday (or an hour) given as a number: refused below
+        else:
+            return 0
+        return 1
+
+    def _take_zone(self, rest: list[str], word: str) -> int:
+        pair = zone_pair_of(rest[-2], word) if len(rest) >= 2 else None
+        if pair is not None:
+            self.zone, self.zone_word = pair, f"{rest[-2]} {word}"
+            return 2
+        found = zone_of(word)
+        if found is not None:
+            self.zone, self.zone_word = found, word
+            return 1
+        return 0
+
+    def split(self, rest: list[str], prefix: str) -> _Split:
+        """The schedule read, or the refusal of a part (numbered weekday, ambiguous or unknown
+        zone, bad time), with the right form where the grammar can tell it."""
+        zone = self.zone or Zone()
+        if self.number is not None and self.weekday is not None and self.at_time is None \
+                and int(self.number) < 24:
+            self.at_time, self.number = f"{int(self.number):02d}:00", None  # "monday 9": 9 is an hour
+        if self.number is not None:
+            value = int(self.number)
+            if self.weekday is None and len(self.number) == 1:
+                self.weekday = CRON_WEEKDAY.get(value)  # "7": cron's and ISO's Sunday
+            elif self.at_time is None and value < 24:
+                self.at_time = f"{value:02d}:00"  # "mon 9", "12": an hour without minutes
+            return rest, {"error": "sub.weekday_number", "error_value": self.number,
+                          "suggestion": _right_form(prefix, rest, self.weekday, self.at_time, zone.zone)}
+        if zone.choices:
+            return rest, {"error": "sub.ambiguous_tz", "error_value": self.zone_word, "error_choices": zone.choices,
+                          "suggestion": _right_form(prefix, rest, self.weekday, self.at_time, zone.choices[0])}
+        if zone.unknown:
+            return rest, {"error": "sub.bad_tz", "error_value": self.zone_word}
+        if self.bad_time is not None:
+            return rest, {"error": "sub.bad_time", "error_value": self.bad_time}
+        schedule = ScheduleParts(weekday=self.weekday, at_time=self.at_time, timezone=zone.zone)
+        return rest, {"schedule": schedule, "note": zone.note}
+
+
 def _split_schedule(words: list[str], prefix: str) -> _Split:
-    """Take weekday, time and time zone off the end of ``words`` (any order after the track).
+    """Take weekday, time and time zone off the end of ``words`` (any order after the track),
+    read with the words of :mod:`bot.domain.words`.
 
     Refused with a message that shows the right form (``prefix`` is the command, e.g.
     ``subscribe``): crontab text (``0 9 * * 0``), a weekday given as a number (``7``), a time
     that is not ``HH:MM``/``9am``, an ambiguous zone abbreviation (``IST``: the choices are
     listed) and an ``Area/City`` zone zoneinfo does not know."""
     words = _join_meridiem(words)
-    cron = _crontab(words)
+    cron = _crontab(words, prefix)
     if cron is not None:
-        start, run, cron_day, cron_time = cron
-        return _Split(words[:start], error="sub.crontab", error_value=" ".join(run),
-                      suggestion=_right_form(prefix, words[:start], cron_day, cron_time, None))
-    weekday: int | None = None
-    at_time: str | None = None
-    zone: _Zone | None = None
-    bad_time: str | None = None
-    number: str | None = None
-    rest = list(words)
-    while rest:
-        word = rest[-1]
-        if word.casefold() in _SCHEDULE_FILLER:
-            rest.pop()
-            continue
-        if _NUMBER.match(word) and at_time is None and len(rest) > 1 and rest[-2].casefold() == "at" \
-                and int(word) < 24:
-            word = f"{int(word)}:00"  # "at 9": an hour
-        low = _time_word(word.casefold())
-        if low.startswith("每") and low[1:] in WEEKDAY_WORDS:  # 每周一: every Monday
-            low = low[1:]
-        pair = _as_zone_pair(rest[-2], word) if zone is None and len(rest) >= 2 else None
-        if pair is not None:
-            zone, zone_word = pair, f"{rest[-2]} {word}"
-            rest.pop()
-        found = _as_zone(word) if zone is None else None
-        if pair is not None:
-            pass
-        elif found is not None:
-            zone = found
-            zone_word = word
-        elif at_time is None and _TIME.match(low) and (":" in low or low.endswith(("am", "pm"))):
-            m = _TIME.match(low)
-            assert m is not None
-            hour, minute = int(m.group(1)), int(m.group(2) or 0)
-            if m.group(3):
-                if not 1 <= hour <= 12:
-                    bad_time = word
-                hour = hour % 12 + (12 if m.group(3).lower() == "pm" else 0)
-            if hour > 23 or minute > 59:
-                bad_time = word
-            at_time = f"{hour:02d}:{minute:02d}" if bad_time is None else "09:00"
-        elif weekday is None and low in WEEKDAY_WORDS:
-            weekday = WEEKDAY_WORDS[low]
-        elif re.match(r"^\d{1,2}:\d+$", low) or re.match(r"^\d{1,2}(am|pm)$", low):
-            bad_time = bad_time or word
-        elif _NUMBER.match(low) and number is None:
-            number = word  # a weekday (or an hour) given as a number: refused below
-        else:
-            break
-        rest.pop()
-    typed_zone = zone.zone if zone is not None else None
-    if number is not None and weekday is not None and at_time is None and int(number) < 24:
-        at_time, number = f"{int(number):02d}:00", None  # "monday 9": the weekday is a name, 9 an hour
-    if number is not None:
-        value = int(number)
-        if weekday is None and len(number) == 1:
-            weekday = _CRON_WEEKDAY.get(value)  # "7": cron's and ISO's Sunday
-        elif at_time is None and value < 24:
-            at_time = f"{value:02d}:00"  # "mon 9", "12": an hour without minutes
-        return _Split(rest, error="sub.weekday_number", error_value=number,
-                      suggestion=_right_form(prefix, rest, weekday, at_time, typed_zone))
-    if zone is not None and zone.choices:
-        return _Split(rest, error="sub.ambiguous_tz", error_value=zone_word, error_choices=zone.choices,
-                      suggestion=_right_form(prefix, rest, weekday, at_time, zone.choices[0]))
-    if zone is not None and zone.unknown:
-        return _Split(rest, error="sub.bad_tz", error_value=zone_word)
-    if bad_time is not None:
-        return _Split(rest, error="sub.bad_time", error_value=bad_time)
-    return _Split(rest, ScheduleParts(weekday=weekday, at_time=at_time, timezone=typed_zone),
-                  note=zone.note if zone is not None else None)
+        return cron
+    parts, rest = _Parts(), list(words)
+    while rest and (used := parts.take(rest)):
+        del rest[-used:]
+    return parts.split(rest, prefix)
 
 
 _LABELLED_LINK = re.compile(r"<((?:https?|ftp)://[^<>|\s]+)\|([^<>]*)>", re.IGNORECASE)
@@ -578,6 +370,60 @@ def _next_last(words: list[str]) -> str | None:
     return None
 
 
+def _keyword(words: list[str]) -> tuple[str, list[str]]:
+    """The first word (case-folded, without a leading ``/``) and the words after it; a Chinese
+    keyword joined to what follows (``关注推测解码``) is split off (``关注``, ``推测解码``)."""
+    first, rest = words[0].casefold().lstrip("/"), words[1:]
+    if first not in KEYWORDS and not first.isascii():
+        joined = next((k for k in _JOINED_KEYWORDS if first.startswith(k)), None)
+        if joined is not None:
+            return joined, [words[0].lstrip("/")[len(joined):], *rest]
+    return first, rest
+
+
+def _free_text(raw: str, words: list[str], first: str, rest: list[str], truncated: bool) -> Command:
+    """Text whose first word is no keyword: "what next" said the other way round, a near-miss
+    of a keyword followed by more words (``folow spec``), else a query."""
+    if (topic := _next_last(words)) is not None:
+        return Command("next", arg=topic, truncated=truncated, query=raw.strip())
+    if rest and len(first) >= 4 and first.isascii():
+        best = process.extractOne(first, _FUZZY_KEYWORDS, scorer=fuzz.ratio, score_cutoff=80)
+        if best:
+            return Command("did_you_mean", arg=raw.strip(), truncated=truncated,
+                           suggestion=f"{best[0]} {' '.join(rest)}".strip())
+    return Command("query", arg=raw.strip(), truncated=truncated)
+
+
+def _dm(rest: list[str]) -> dict[str, Any]:
+    """``dm``, ``dm off``, ``dm on [schedule]``: anything after ``dm on`` that is no schedule is
+    refused as ``dm.unknown_part``."""
+    switch = rest[0].casefold() if rest else ""
+    if switch in ("off", "stop", "关闭", "关"):
+        return {"enabled": False}
+    if switch not in ("on", "start", "开启", "开"):
+        return {"enabled": None, "arg": " ".join(rest)}
+    left, fields = _split_schedule(rest[1:], "dm on")
+    if left and "error" not in fields:
+        fields.update(schedule=None, error="dm.unknown_part", error_value=" ".join(left))
+    return {"enabled": True, **fields}
+
+
+def _subscribe(rest: list[str]) -> dict[str, Any]:
+    """``subscribe <track> [N steps] [schedule]``."""
+    rest, steps = _take_steps(rest)
+    left, fields = _split_schedule(rest, "subscribe")
+    return {"arg": " ".join(left), "steps": steps, **fields}
+
+
+_ARGUMENTS: dict[str, Callable[[list[str]], dict[str, Any]]] = {
+    "next": lambda rest: {"arg": _next_topic(" ".join(rest))},
+    "lang": lambda rest: {"arg": LANG_WORDS.get(" ".join(rest).casefold(), " ".join(rest).casefold())},
+    "dm": _dm,
+    "subscribe": _subscribe,
+}
+"""How a keyword's arguments are read, where they are more than the text after it (``arg``)."""
+
+
 def parse(text: str) -> Command:
     """Parse slash-command text (as Slack sends it, escaped). Never raises; unknown text is a
     ``query``.
@@ -600,54 +446,12 @@ def parse(text: str) -> Command:
         return Command("thanks", truncated=truncated)
     if _LATEST.match(bare.strip(_MARKS + "?？")):
         return Command("latest", truncated=truncated)
-    first = words[0].casefold().lstrip("/")
-    rest = words[1:]
-    if first not in KEYWORDS and not first.isascii():
-        joined = next((k for k in _JOINED_KEYWORDS if first.startswith(k)), None)
-        if joined is not None:  # "关注推测解码" reads "关注 推测解码"
-            first, rest = joined, [words[0].lstrip("/")[len(joined):], *rest]
-    arg = " ".join(rest)
+    first, rest = _keyword(words)
     kind = KEYWORDS.get(first)
-    if kind is None and (topic := _next_last(words)) is not None:
-        return Command("next", arg=topic, truncated=truncated, query=raw.strip())
     if kind is None:
-        # A near-miss of a keyword followed by more words ("folow spec", "subscibe pd monday").
-        if rest and len(first) >= 4 and first.isascii():
-            best = process.extractOne(first, _FUZZY_KEYWORDS, scorer=fuzz.ratio, score_cutoff=80)
-            if best:
-                return Command("did_you_mean", arg=raw.strip(), suggestion=f"{best[0]} {arg}".strip(),
-                               truncated=truncated)
-        return Command("query", arg=raw.strip(), truncated=truncated)
-    if kind == "next":
-        return Command(kind, arg=_next_topic(arg), truncated=truncated)
-    if kind in ("help", "subscriptions", "stats"):
-        return Command(kind, arg=arg, truncated=truncated)
-    if kind == "lang":
-        chosen = arg.casefold()
-        return Command("lang", arg=LANG_WORDS.get(chosen, chosen), truncated=truncated)
-    if kind == "dm":
-        if not rest:
-            return Command("dm", enabled=None, truncated=truncated)
-        switch = rest[0].casefold()
-        if switch in ("off", "stop", "关闭", "关"):
-            return Command("dm", enabled=False, truncated=truncated)
-        if switch in ("on", "start", "开启", "开"):
-            split = _split_schedule(rest[1:], "dm on")
-            unknown = bool(split.rest) and split.error is None
-            return Command("dm", enabled=True, schedule=None if unknown else split.schedule,
-                           error="dm.unknown_part" if unknown else split.error,
-                           error_value=" ".join(split.rest) if unknown else split.error_value,
-                           error_choices=split.error_choices, suggestion=split.suggestion,
-                           note=split.note, truncated=truncated)
-        return Command("dm", enabled=None, arg=arg, truncated=truncated)
-    if kind == "subscribe":
-        rest, steps = _take_steps(rest)
-        split = _split_schedule(rest, "subscribe")
-        return Command("subscribe", arg=" ".join(split.rest), schedule=split.schedule, steps=steps,
-                       error=split.error, error_value=split.error_value,
-                       error_choices=split.error_choices, suggestion=split.suggestion,
-                       note=split.note, truncated=truncated)
-    return Command(kind, arg=arg, truncated=truncated)
+        return _free_text(raw, words, first, rest, truncated)
+    read = _ARGUMENTS.get(kind)
+    return Command(kind, truncated=truncated, **(read(rest) if read else {"arg": " ".join(rest)}))
 
 
 def near_command(text: str) -> str | None:

@@ -1,8 +1,8 @@
 """The entry the Slack doors call: a slash command's text, a button click, App Home.
 
 :class:`Handlers` parses (text -> :class:`bot.slack.grammar.Command`, button value ->
-:class:`~bot.slack.commands.session.ButtonValue`), opens a
-:class:`~bot.slack.commands.session.Session` for the caller and looks the use case up by kind
+:class:`~bot.slack.commands.context.ButtonValue`), opens a request
+:class:`~bot.slack.commands.context.Context` for the caller and looks the use case up by kind
 in :mod:`bot.slack.commands` (one module per command). Listeners (``bot/slack/listeners``), the
 console and the tests call it the same way. Nothing here talks to Slack except through the
 optional ``users_info`` callable (for the locale and time zone), which must never raise.
@@ -15,9 +15,8 @@ from typing import Any
 
 from bot.runtime import Runtime
 from bot.slack import grammar
-from bot.slack.commands import ButtonValue, Session, run_button, run_command
-from bot.slack.commands.session import (
-    CLEAR_MARGIN,
+from bot.slack.commands import ButtonValue, Context, replies, run_button, run_command
+from bot.slack.commands.context import (
     Announce,
     Caller,
     ChannelCheck,
@@ -43,7 +42,7 @@ ANSWERED_IN_ACK = frozenset({"query", "search", "next", "help", "did_you_mean", 
 go in the slash command's ack (:meth:`Handlers.answer_now`): no write to repeat when the reply
 has to come after the ack after all."""
 
-__all__ = ["ANSWERED_IN_ACK", "CLEAR_MARGIN", "Caller", "Handlers", "UserInfo", "UserInfoCache", "UsersInfo",
+__all__ = ["ANSWERED_IN_ACK", "Caller", "Handlers", "UserInfo", "UserInfoCache", "UsersInfo",
            "next_fire_label", "no_users_info"]
 
 
@@ -57,37 +56,41 @@ class Handlers:
         self.channel_check = channel_check
         self.announce = announce
 
-    def session(self, caller: Caller, lang: str | None = None, typed: str = "") -> Session:
-        """A :class:`Session` for ``caller`` (language looked up unless given; ``typed``: the
-        command's text, which answers in Chinese when it is Chinese and no language was chosen)."""
-        return Session(self.rt, caller, self.users_info, lang or "",
+    def context(self, caller: Caller, lang: str | None = None, typed: str = "") -> Context:
+        """A request :class:`Context` for ``caller`` (language looked up unless given; ``typed``:
+        the command's text, which answers in Chinese when it is Chinese and no language was chosen)."""
+        return Context(self.rt, caller, self.users_info, lang or "",
                        channel_check=self.channel_check, announce=self.announce, typed=typed)
 
     def lang(self, caller: Caller) -> str:
         """``/vllm-path lang`` setting, else the Slack locale (zh* -> zh), else English."""
-        return self.session(caller).lang
+        return self.context(caller).lang
 
     def command(self, caller: Caller, text: str) -> Reply:
         """Answer ``/vllm-path <text>`` for ``caller``. Never raises for bad input."""
-        cmd = grammar.parse(text)
-        session = self.session(caller, typed=text)
-        return _noting_cut(cmd, session.lang, run_command(session, cmd))
+        return self.run(caller, grammar.parse(text), text)
 
-    def answer_now(self, caller: Caller, text: str) -> Reply | None:
-        """The reply to ``/vllm-path <text>`` when it can go in the command's ack: a command that
-        only reads (:data:`ANSWERED_IN_ACK`) and needs nothing from Slack's Web API (the caller's
-        language is chosen or typed, or their ``users.info`` is remembered). ``None``: answer
-        after the ack with :meth:`command` (nothing was written). Raises what the store raises."""
-        cmd = grammar.parse(text)
+    def run(self, caller: Caller, cmd: grammar.Command, typed: str) -> Reply:
+        """Answer the parsed command ``cmd`` (``typed``: the text it was parsed from, for the
+        language) for ``caller``: how a listener answers a command parsed once."""
+        ctx = self.context(caller, typed=typed)
+        return _noting_cut(cmd, ctx.lang, run_command(ctx, cmd))
+
+    def answer_now(self, caller: Caller, text: str, cmd: grammar.Command | None = None) -> Reply | None:
+        """The reply to ``/vllm-path <text>`` (parsed as ``cmd`` unless given) when it can go in
+        the command's ack: a command that only reads (:data:`ANSWERED_IN_ACK`) and needs nothing
+        from Slack's Web API (the caller's language is chosen or typed, or their ``users.info`` is
+        remembered). Whether it can is decided before the use case runs; ``None``: answer after
+        the ack with :meth:`run` (nothing was run, nothing written). Raises what the store raises."""
+        cmd = cmd or grammar.parse(text)
         local = self._local_users_info()
         if cmd.kind not in ANSWERED_IN_ACK or local is None:
             return None
         try:
-            session = Session(self.rt, caller, local, channel_check=_needs_slack,
-                              announce=_needs_slack, typed=text)
-            return _noting_cut(cmd, session.lang, run_command(session, cmd))
-        except NotCached:
+            ctx = Context(self.rt, caller, local, channel_check=_needs_slack, announce=_needs_slack, typed=text)
+        except NotCached:  # the language needs users.info: nothing has run yet
             return None
+        return _noting_cut(cmd, ctx.lang, run_command(ctx, cmd))
 
     def _local_users_info(self) -> UsersInfo | None:
         """``users_info`` restricted to what needs no Web API call (raising :class:`NotCached`
@@ -98,11 +101,11 @@ class Handlers:
 
     def query(self, caller: Caller, text: str, lang: str, notice: str | None = None) -> Reply:
         """A track's path when ``text`` names a track, otherwise search results."""
-        return self.session(caller, lang).query(text, notice=notice)
+        return replies.query(self.context(caller, lang), text, notice=notice)
 
     def track_view(self, caller: Caller, track_id: str, lang: str, notice: str | None = None) -> Reply:
         """The track reply for ``caller`` (progress, next step, buttons)."""
-        return self.session(caller, lang).track_view(track_id, notice=notice)
+        return replies.track_view(self.context(caller, lang), track_id, notice=notice)
 
     def action(self, caller: Caller, kind: str, data: dict[str, Any], label: str = "") -> Reply | None:
         """Handle a button click (``kind`` = the action id's prefix, ``data`` = its decoded value,
@@ -112,33 +115,32 @@ class Handlers:
         Returns the redrawn message for ``response_url`` (or an in-channel share), or ``None``
         when the click came from App Home (the caller republishes Home instead).
         """
-        return run_button(self.session(caller, typed=label), kind, ButtonValue.parse(data))
+        return run_button(self.context(caller, typed=label), kind, ButtonValue.parse(data))
 
     def unfurls(self, caller: Caller, urls: list[str]) -> dict[str, dict[str, Any]]:
         """``chat.unfurl``'s ``unfurls`` map for the links ``caller`` shared (empty: nothing of
         ours), in the sharer's language."""
-        return unfurls_for(self.session(caller), urls)
+        return unfurls_for(self.context(caller), urls)
 
     def home(self, caller: Caller, channel_ids: list[str] | None) -> dict[str, Any]:
         """The Home view for ``caller``; ``channel_ids`` are the channels they are in (``None``:
         unknown, so no channel digests are listed)."""
         store = self.rt.store
-        s = self.session(caller)
+        ctx = self.context(caller)
         subs = []
         if channel_ids:
             wanted = {c for c in channel_ids if is_conversation_id(c)}
             subs = [x for x in store.subscriptions(caller.team_id) if x.channel_id in wanted]
-        state = views.HomeState(follows=s.follows(), read=s.read(),
+        state = views.HomeState(follows=ctx.reader.follows(), read=ctx.reader.read(),
                                 dm=store.get_dm(caller.team_id, caller.user_id),
-                                channel_subs=subs, lang=s.lang)
-        view = views.home_view(self.rt.holder.catalog, state)
-        info = self.users_info(caller.team_id, caller.user_id)
-        if info.is_admin or info.is_owner:
+                                channel_subs=subs, lang=ctx.lang)
+        view = views.home_view(ctx.catalog, state)
+        if ctx.is_admin():
             # as for the digests above, Home names only channels the person is in
             ins = team_insights(self.rt, caller.team_id)
             mine = set(channel_ids or ())
             ins = dataclasses.replace(ins, channels=tuple(c for c in ins.channels if c.channel_id in mine))
-            extra = [b.to_dict() for b in [divider(), *insights_blocks(self.rt.holder.catalog, ins, s.lang)]]
+            extra = [b.to_dict() for b in [divider(), *insights_blocks(ctx.catalog, ins, ctx.lang)]]
             view["blocks"] = (view["blocks"] + extra)[:MAX_BLOCKS_VIEW]
         return view
 

@@ -8,8 +8,8 @@ import json
 import pytest
 
 from bot.slack import grammar
-from bot.slack.commands import COMMANDS
-from bot.slack.commands.session import NotCached
+from bot.slack.commands import COMMANDS, replies
+from bot.slack.commands.context import NotCached
 from bot.slack.handlers import (
     ANSWERED_IN_ACK,
     Caller,
@@ -108,13 +108,13 @@ def test_a_kept_search_reply_is_the_fresh_one_and_changes_with_what_was_read(run
     the kept reply is the one rendered afresh, and marking a result read gives a new one."""
     h = Handlers(runtime)
     first = h.command(ALICE, "nixl")
-    assert first.payload() == h.session(ALICE, typed="nixl")._search("nixl", None, 0).payload()
+    assert first.payload() == replies.search_now(h.context(ALICE, typed="nixl"), "nixl", None, 0).payload()
     assert h.command(ALICE, "nixl") is first
     top = runtime.holder.loaded.matcher.search("nixl", limit=1).results[0].post_id
     h.command(ALICE, f"read {top}")
     after = h.command(ALICE, "nixl")
     assert after.payload() != first.payload()
-    assert after.payload() == h.session(ALICE, typed="nixl")._search("nixl", None, 0).payload()
+    assert after.payload() == replies.search_now(h.context(ALICE, typed="nixl"), "nixl", None, 0).payload()
     assert h.command(Caller("T1", "U9", "C1"), "nixl") is first  # nothing read: the same reply
 
 

@@ -271,7 +271,7 @@ def test_session_state_follows_its_own_writes(runtime):
     h = handlers(runtime)
     cat = runtime.holder.catalog
     order = cat.order("pd")
-    s = h.session(ALICE)
+    s = h.context(ALICE).reader
     assert s.follows() == [] and s.read() == set()
     assert s.follow("pd") and not s.follow("pd")
     assert s.follow("spec")

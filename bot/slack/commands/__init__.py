@@ -1,31 +1,15 @@
-"""Use cases, one module per command kind, found through a table.
+"""Use cases, one module per command kind, found through one table (:mod:`.registry`).
 
-Each module registers its function(s) with :func:`command` (slash-command kinds, as
-:func:`bot.slack.grammar.parse` names them) or :func:`button` (button kinds, the action id's
-prefix). A use case takes a :class:`~bot.slack.commands.session.Session` (who asks, in which
-language, with the runtime) and the parsed input, calls the domain (catalog, paths, search,
-store) and returns a :class:`~bot.slack.views.blocks.Reply` rendered by the views. Dispatch is a
-dictionary look-up (:func:`run_command`, :func:`run_button`), not a chain of ``if``.
+A use case is a plain function ``(Context, command or button value) -> Reply``: the
+:class:`~bot.slack.commands.context.Context` says who asks, in which language, with the
+runtime; the use case calls the domain (catalog, paths, search, store) and returns what the
+views render (shared replies: :mod:`.replies`). Dispatch is a dictionary look-up
+(:func:`run_command`, :func:`run_button`), not a chain of ``if``.
 """
 
 from __future__ import annotations
 
-from bot.slack.commands import buttons as _buttons  # noqa: F401
-
-# The use cases register themselves on import: one module per command, named after what it does.
-from bot.slack.commands import (  # noqa: F401
-    dm,
-    follow,
-    help,
-    lang,
-    mark,
-    query,
-    remind,
-    stats,
-    subscribe,
-    subscriptions,
-)
+from bot.slack.commands.context import ButtonValue, Context
 from bot.slack.commands.registry import BUTTONS, COMMANDS, run_button, run_command
-from bot.slack.commands.session import ButtonValue, Session
 
-__all__ = ["BUTTONS", "COMMANDS", "ButtonValue", "Session", "run_button", "run_command"]
+__all__ = ["BUTTONS", "COMMANDS", "ButtonValue", "Context", "run_button", "run_command"]

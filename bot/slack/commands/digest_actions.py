@@ -23,7 +23,7 @@ from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from bot.runtime import Runtime
-from bot.slack.commands.session import Caller
+from bot.slack.commands.context import Caller
 from bot.slack.i18n import t, weekday_name
 from bot.slack.views.blocks import Reply
 from bot.slack.views.digest import DIGEST_DM_VIEW

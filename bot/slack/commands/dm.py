@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from bot.domain.schedule import ScheduleParts, WeeklySchedule
 from bot.slack import grammar
-from bot.slack.commands.registry import command
-from bot.slack.commands.session import Session
+from bot.slack.commands.context import Context
 from bot.slack.commands.subscribe import schedule_refusal, sentences, with_note
 from bot.slack.i18n import t
 from bot.slack.mrkdwn import truncate
@@ -13,28 +12,27 @@ from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply
 
 
-def last_dm_schedule(s: Session) -> WeeklySchedule | None:
+def last_dm_schedule(ctx: Context) -> WeeklySchedule | None:
     """The caller's last DM schedule (kept while the DM is off), or None if never set."""
-    last = s.rt.store.get_dm(s.caller.team_id, s.caller.user_id)
+    last = ctx.rt.store.get_dm(ctx.caller.team_id, ctx.caller.user_id)
     if last is None:
         return None
     return WeeklySchedule(weekday=last.weekday, at_time=last.at_time, timezone=last.timezone)
 
 
-def dm_schedule(s: Session, parts: ScheduleParts | None = None) -> WeeklySchedule:
+def dm_schedule(ctx: Context, parts: ScheduleParts | None = None) -> WeeklySchedule:
     """The DM schedule for ``dm on`` with the ``parts`` typed: parts left out keep the caller's
     last DM schedule (its zone included, even when the DM is off), else Monday 09:00 in their
     Slack zone (or the app's default zone)."""
-    before = last_dm_schedule(s)
-    zone = s.timezone(None)[0] or s.rt.settings.default_timezone
+    before = last_dm_schedule(ctx)
+    zone = ctx.timezone()
     return (parts or ScheduleParts()).resolve(zone, fallback=before)
 
 
-@command("dm")
-def dm(s: Session, cmd: grammar.Command) -> Reply:
+def dm(ctx: Context, cmd: grammar.Command) -> Reply:
     """Turn the DM digest on (parts left out: the last DM schedule, else Monday 09:00 and the
     person's Slack zone) or off."""
-    store, lang, caller = s.rt.store, s.lang, s.caller
+    store, lang, caller = ctx.rt.store, ctx.lang, ctx.caller
     if cmd.enabled is None:
         return views.text_reply(t("dm.usage", lang))
     if cmd.enabled is False:
@@ -44,8 +42,8 @@ def dm(s: Session, cmd: grammar.Command) -> Reply:
         if cmd.error == "dm.unknown_part":
             return views.text_reply(t(cmd.error, lang, value=truncate(cmd.error_value or "", 100)))
         return views.text_reply(schedule_refusal(cmd, lang))
-    when = dm_schedule(s, cmd.schedule)
+    when = dm_schedule(ctx, cmd.schedule)
     store.set_dm(caller.team_id, caller.user_id, True, schedule=when)
     text = with_note(t("dm.on", lang, **views.schedule_words(when, lang)), cmd, lang)
-    extra = [x for x in (None if s.follows() else t("dm.no_follows", lang), s.keep_language()) if x]
+    extra = [x for x in (None if ctx.reader.follows() else t("dm.no_follows", lang), ctx.keep_language()) if x]
     return views.text_reply(sentences(lang, text, *extra))

@@ -1,57 +1,68 @@
-"""The table of use cases: command kind -> function, button kind -> function.
-
-The modules of :mod:`bot.slack.commands` add themselves with :func:`command` / :func:`button`
-when the package is imported.
-"""
+"""The table of use cases: command kind -> function, button kind -> function. One literal
+mapping each, read top to bottom; a use case module registers nothing on import."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from bot.slack import grammar
-from bot.slack.commands.session import ButtonValue, Session
+from bot.slack.commands import buttons, dm, follow, help, lang, mark, query, remind, stats, subscribe, subscriptions
+from bot.slack.commands.context import ButtonValue, Context
+from bot.slack.commands.replies import redraw
 from bot.slack.views.blocks import Reply
 
-CommandFn = Callable[[Session, grammar.Command], Reply]
-ButtonFn = Callable[[Session, ButtonValue], "Reply | None"]
+CommandFn = Callable[[Context, grammar.Command], Reply]
+ButtonFn = Callable[[Context, ButtonValue], "Reply | None"]
 
-COMMANDS: dict[str, CommandFn] = {}
-"""Command kind -> use case."""
-BUTTONS: dict[str, ButtonFn] = {}
-"""Button kind (action id prefix) -> use case."""
+COMMANDS: dict[str, CommandFn] = {
+    "help": help.show_help,
+    "thanks": help.thanks,
+    "did_you_mean": help.did_you_mean,
+    "query": query.find,
+    "search": query.search_posts,
+    "latest": query.newest,
+    "next": query.next_reads,
+    "read": mark.mark,
+    "unread": mark.mark,
+    "follow": follow.follow,
+    "unfollow": follow.follow,
+    "subscribe": subscribe.subscribe,
+    "unsubscribe": subscribe.unsubscribe,
+    "subscriptions": subscriptions.list_subscriptions,
+    "dm": dm.dm,
+    "lang": lang.set_language,
+    "remind": remind.remind,
+    "reminders": remind.reminders,
+    "stats": stats.stats,
+}
+"""Command kind (:data:`bot.slack.grammar.Kind`) -> use case."""
+
+BUTTONS: dict[str, ButtonFn] = {
+    "mark_read": buttons.mark_read,
+    "mark_unread": buttons.mark_unread,
+    "follow": buttons.follow,
+    "unfollow": buttons.unfollow,
+    "share": buttons.share,
+    "dm_on": buttons.dm_on,
+    "dm_off": buttons.dm_off,
+    "snooze": buttons.snooze,
+    "stop": buttons.stop,
+    "more_results": buttons.more_results,
+    "open_path": buttons.open_path,
+    "more_steps": buttons.more_steps,
+    "remind": remind.remind_button,
+    "cancel_reminder": remind.cancel_button,
+}
+"""Button kind (the action id's prefix, :data:`bot.slack.listeners.actions.KINDS`) -> use case."""
 
 
-def command(*kinds: str) -> Callable[[CommandFn], CommandFn]:
-    """Register the decorated function as the use case of the command ``kinds``."""
-
-    def register(fn: CommandFn) -> CommandFn:
-        for kind in kinds:
-            COMMANDS[kind] = fn
-        return fn
-
-    return register
-
-
-def button(*kinds: str) -> Callable[[ButtonFn], ButtonFn]:
-    """Register the decorated function as the use case of the button ``kinds``."""
-
-    def register(fn: ButtonFn) -> ButtonFn:
-        for kind in kinds:
-            BUTTONS[kind] = fn
-        return fn
-
-    return register
-
-
-def run_command(session: Session, cmd: grammar.Command) -> Reply:
+def run_command(ctx: Context, cmd: grammar.Command) -> Reply:
     """The reply to ``cmd``; an unknown kind gets the help (the grammar makes none)."""
-    return COMMANDS.get(cmd.kind, COMMANDS["help"])(session, cmd)
+    return COMMANDS.get(cmd.kind, help.show_help)(ctx, cmd)
 
 
-def run_button(session: Session, kind: str, value: ButtonValue) -> Reply | None:
+def run_button(ctx: Context, kind: str, value: ButtonValue) -> Reply | None:
     """The reply to a click on a ``kind`` button (``None``: App Home, republished by the
     caller); an unknown kind redraws the message it came from."""
     fn = BUTTONS.get(kind)
-    if fn is None:
-        return session.redraw(value.v, None)
-    return fn(session, value)
+    return redraw(ctx, value.v, None) if fn is None else fn(ctx, value)

@@ -11,8 +11,7 @@ from datetime import UTC, datetime, timedelta
 from bot.domain.insights import ACTIVE_DAYS, Insights, compute
 from bot.runtime import Runtime
 from bot.slack import grammar
-from bot.slack.commands.registry import command
-from bot.slack.commands.session import Session
+from bot.slack.commands.context import Context
 from bot.slack.i18n import t
 from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply
@@ -29,15 +28,8 @@ def team_insights(rt: Runtime, team_id: str, now: datetime | None = None) -> Ins
                    deliveries=store.delivery_counts(team_id, now - timedelta(days=ACTIVE_DAYS)))
 
 
-def is_admin(s: Session) -> bool:
-    """Whether the caller is an admin or owner of the workspace (``users.info``)."""
-    info = s.users_info(s.caller.team_id, s.caller.user_id)
-    return info.is_admin or info.is_owner
-
-
-@command("stats")
-def stats(s: Session, cmd: grammar.Command) -> Reply:
+def stats(ctx: Context, cmd: grammar.Command) -> Reply:
     """The insights for an admin or owner; a polite refusal for anyone else."""
-    if not is_admin(s):
-        return views.text_reply(t("stats.refused", s.lang))
-    return insights_reply(s.rt.holder.catalog, team_insights(s.rt, s.caller.team_id), s.lang)
+    if not ctx.is_admin():
+        return views.text_reply(t("stats.refused", ctx.lang))
+    return insights_reply(ctx.catalog, team_insights(ctx.rt, ctx.caller.team_id), ctx.lang)

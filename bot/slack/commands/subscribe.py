@@ -6,12 +6,13 @@ from datetime import UTC, datetime
 
 from bot.domain.schedule import WeeklySchedule, subscription_change, zone_label
 from bot.slack import grammar
-from bot.slack.commands.registry import command
-from bot.slack.commands.session import CHANNEL_OK, Session
+from bot.slack.commands import replies
+from bot.slack.commands.context import CHANNEL_OK, Context
 from bot.slack.i18n import t, weekday_name
 from bot.slack.mrkdwn import Mrkdwn, truncate
 from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply
+from bot.store.snapshots import Subscription
 
 MIN_STEPS, MAX_STEPS = 1, 3
 """Steps a channel digest may send each week (the store's check constraint)."""
@@ -32,13 +33,13 @@ def next_fire_label(schedule: WeeklySchedule, now: datetime | None = None, lang:
     return f"{weekday_name(fire.weekday(), lang)} {fire:%Y-%m-%d %H:%M} {zone_label(schedule.timezone)}"
 
 
-def _unknown_schedule_part(s: Session, text: str) -> Mrkdwn | None:
+def _unknown_schedule_part(ctx: Context, text: str) -> Mrkdwn | None:
     """When the leading words name a track and the rest is not a schedule, say which words
     were not understood (instead of blaming the track)."""
     words = text.split()
     for cut in range(len(words) - 1, 0, -1):
-        if s.resolve_track(" ".join(words[:cut])):
-            return t("sub.bad_part", s.lang, value=truncate(" ".join(words[cut:]), 80))
+        if ctx.find.track(" ".join(words[:cut])):
+            return t("sub.bad_part", ctx.lang, value=truncate(" ".join(words[cut:]), 80))
     return None
 
 
@@ -63,71 +64,82 @@ def sentences(lang: str, *parts: Mrkdwn) -> Mrkdwn:
     return Mrkdwn("" if lang == "zh" else " ").join(parts)
 
 
-@command("subscribe")
-def subscribe(s: Session, cmd: grammar.Command) -> Reply:
-    """Subscribe this channel to a track's weekly digest. Parts left out keep the channel's
-    current schedule (so re-subscribing resumes a paused digest without moving it), else the
-    defaults (:class:`WeeklySchedule`: Monday 09:00) and the person's Slack time zone. Changing
-    an existing digest's schedule or steps is for those who may stop it (:meth:`Session.may_stop`)."""
-    cat, lang, caller = s.rt.holder.catalog, s.lang, s.caller
-    if not caller.channel_id or caller.channel_id.startswith("D"):
-        return views.text_reply(t("sub.not_channel", lang))
+def _refused(ctx: Context, cmd: grammar.Command) -> Mrkdwn | str | None:
+    """Why ``subscribe`` cannot go ahead before the track is known (not in a channel, a schedule
+    the grammar refused, steps out of range), else ``None``."""
+    if not ctx.caller.channel_id or ctx.caller.channel_id.startswith("D"):
+        return t("sub.not_channel", ctx.lang)
     if cmd.error or cmd.schedule is None:
-        return views.text_reply(schedule_refusal(cmd, lang))
+        return schedule_refusal(cmd, ctx.lang)
     if cmd.steps is not None and not MIN_STEPS <= cmd.steps <= MAX_STEPS:
-        return views.text_reply(t("sub.bad_steps", lang, n=cmd.steps, min=MIN_STEPS, max=MAX_STEPS))
-    tid = s.resolve_track(cmd.arg)
-    if tid is None:
-        return views.text_reply(_unknown_schedule_part(s, cmd.arg) or s.unknown_track(cmd.arg, "subscribe"))
-    if s.channel_check(caller.team_id, caller.channel_id) != CHANNEL_OK:
-        return views.text_reply(t("sub.invite", lang, track_id=tid))
-    existing = {x.track_id: x for x in s.rt.store.subscriptions(caller.team_id, caller.channel_id)}
-    old = existing.get(tid)
-    before = old.schedule if old else None
-    zone = ""
-    if cmd.schedule.timezone is None and before is None:
-        zone = s.timezone(None)[0] or s.rt.settings.default_timezone
-    wanted = cmd.schedule.resolve(zone, fallback=before)
-    steps = cmd.steps or (old.steps_per_week if old else MIN_STEPS)
-    if old is not None and (wanted != before or steps != old.steps_per_week) \
-            and not s.may_stop(old.created_by):  # moving a digest is as much the owner's as stopping it
-        return views.text_reply(t("sub.change_not_allowed", lang, person=s.person(old.created_by or "")))
-    sub = s.rt.store.subscribe(caller.team_id, caller.channel_id, tid, wanted,
-                               steps_per_week=steps, created_by=caller.user_id)
+        return t("sub.bad_steps", ctx.lang, n=cmd.steps, min=MIN_STEPS, max=MAX_STEPS)
+    return None
+
+
+def _confirmation(ctx: Context, cmd: grammar.Command, old: Subscription | None, sub: Subscription) -> Mrkdwn:
+    """The reply to a subscribe that went through (new, same, resumed, updated), announcing a
+    change in the channel and keeping the language of a change."""
+    lang, before = ctx.lang, old.schedule if old else None
     outcome = subscription_change((before, old.status == "active") if old and before else None,
                                   (sub.schedule, sub.status == "active"))
     if outcome == "same" and old is not None and old.steps_per_week != sub.steps_per_week:
         outcome = "updated"
-    first = next_fire_label(wanted, lang=lang)
-    track = views.track_name(cat, tid, lang)
-    text = t(_OUTCOME_KEY[outcome], lang, track=track, **views.schedule_words(wanted, lang), first=first)
+    track, words = views.track_name(ctx.catalog, sub.track_id, lang), views.schedule_words(sub.schedule, lang)
+    text = t(_OUTCOME_KEY[outcome], lang, track=track, **words, first=next_fire_label(sub.schedule, lang=lang))
     if sub.steps_per_week != 1:
         text = sentences(lang, text, t("sub.steps", lang, n=sub.steps_per_week))
     if outcome in _ANNOUNCE_KEY:
-        s.tell_channel(t(_ANNOUNCE_KEY[outcome], lang, person=s.person(caller.user_id), track=track,
-                         **views.schedule_words(wanted, lang)))
-    kept = s.keep_language() if outcome != "same" else None  # a subscribe that changes nothing keeps nothing
+        ctx.tell_channel(t(_ANNOUNCE_KEY[outcome], lang, person=ctx.person(ctx.caller.user_id), track=track,
+                           **words))
+    kept = ctx.keep_language() if outcome != "same" else None  # a subscribe that changes nothing keeps nothing
     text = with_note(text, cmd, lang)
-    return views.text_reply(sentences(lang, text, kept) if kept else text)
+    return sentences(lang, text, kept) if kept else text
 
 
-@command("unsubscribe")
-def unsubscribe(s: Session, cmd: grammar.Command) -> Reply:
+def subscribe(ctx: Context, cmd: grammar.Command) -> Reply:
+    """Subscribe this channel to a track's weekly digest. Parts left out keep the channel's
+    current schedule (so re-subscribing resumes a paused digest without moving it), else the
+    defaults (:class:`WeeklySchedule`: Monday 09:00) and the person's Slack time zone. Changing
+    an existing digest's schedule or steps is for those who may stop it (:meth:`Context.may_stop`)."""
+    caller = ctx.caller
+    refused = _refused(ctx, cmd)
+    if refused is not None or cmd.schedule is None:
+        return views.text_reply(refused or schedule_refusal(cmd, ctx.lang))
+    tid = ctx.find.track(cmd.arg)
+    if tid is None:
+        unknown = _unknown_schedule_part(ctx, cmd.arg) or replies.unknown_track(ctx, cmd.arg, "subscribe")
+        return views.text_reply(unknown)
+    if ctx.channel_check(caller.team_id, caller.channel_id) != CHANNEL_OK:
+        return views.text_reply(t("sub.invite", ctx.lang, track_id=tid))
+    old = next((x for x in ctx.rt.store.subscriptions(caller.team_id, caller.channel_id) if x.track_id == tid), None)
+    before = old.schedule if old else None
+    zone = ctx.timezone() if cmd.schedule.timezone is None and before is None else ""
+    wanted = cmd.schedule.resolve(zone, fallback=before)
+    steps = cmd.steps or (old.steps_per_week if old else MIN_STEPS)
+    if old is not None and (wanted != before or steps != old.steps_per_week) \
+            and not ctx.may_stop(old.created_by):  # moving a digest is as much the owner's as stopping it
+        return views.text_reply(t("sub.change_not_allowed", ctx.lang, person=ctx.person(old.created_by or "")))
+    sub = ctx.rt.store.subscribe(caller.team_id, caller.channel_id, tid, wanted,
+                                 steps_per_week=steps, created_by=caller.user_id)
+    return views.text_reply(_confirmation(ctx, cmd, old, sub))
+
+
+def unsubscribe(ctx: Context, cmd: grammar.Command) -> Reply:
     """Remove this channel's subscription to the track ``cmd.arg`` names: allowed to the person
-    who set it up and to workspace admins (:meth:`Session.may_stop`); others are told who may.
+    who set it up and to workspace admins (:meth:`Context.may_stop`); others are told who may.
     With no track, list this channel's subscriptions (the ones there are to remove)."""
     if not cmd.arg.strip():
-        subs = s.rt.store.subscriptions(s.caller.team_id, s.caller.channel_id) if s.caller.channel_id else []
-        return views.subscriptions_reply(s.rt.holder.catalog, subs, s.lang)
-    tid = s.resolve_track(cmd.arg)
+        subs = ctx.rt.store.subscriptions(ctx.caller.team_id, ctx.caller.channel_id) if ctx.caller.channel_id else []
+        return views.subscriptions_reply(ctx.catalog, subs, ctx.lang)
+    tid = ctx.find.track(cmd.arg)
     if tid is None:
-        return views.text_reply(s.unknown_track(cmd.arg, "unsubscribe"))
-    name = views.track_name(s.rt.holder.catalog, tid, s.lang)
-    current = next((x for x in s.rt.store.subscriptions(s.caller.team_id, s.caller.channel_id)
+        return views.text_reply(replies.unknown_track(ctx, cmd.arg, "unsubscribe"))
+    name = views.track_name(ctx.catalog, tid, ctx.lang)
+    current = next((x for x in ctx.rt.store.subscriptions(ctx.caller.team_id, ctx.caller.channel_id)
                     if x.track_id == tid), None)
-    if current is not None and not s.may_stop(current.created_by):
-        return views.text_reply(t("sub.not_allowed", s.lang, person=s.person(current.created_by or "")))
-    removed = s.rt.store.unsubscribe(s.caller.team_id, s.caller.channel_id, tid)
+    if current is not None and not ctx.may_stop(current.created_by):
+        return views.text_reply(t("sub.not_allowed", ctx.lang, person=ctx.person(current.created_by or "")))
+    removed = ctx.rt.store.unsubscribe(ctx.caller.team_id, ctx.caller.channel_id, tid)
     if removed:
-        s.tell_channel(t("announce.unsub", s.lang, person=s.person(s.caller.user_id), track=name))
-    return views.text_reply(t("unsub.done" if removed else "unsub.not", s.lang, track=name))
+        ctx.tell_channel(t("announce.unsub", ctx.lang, person=ctx.person(ctx.caller.user_id), track=name))
+    return views.text_reply(t("unsub.done" if removed else "unsub.not", ctx.lang, track=name))

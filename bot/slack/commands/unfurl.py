@@ -13,18 +13,18 @@ from collections.abc import Iterable
 from typing import Any
 
 from bot.domain.links import resolve_link
-from bot.slack.commands.session import Session
+from bot.slack.commands.context import Context
 from bot.slack.views import unfurl as views
 
 MAX_LINKS = 5
 """Links unfurled per message (Slack sends at most five in one ``link_shared`` event)."""
 
 
-def unfurls_for(session: Session, urls: Iterable[str]) -> dict[str, dict[str, Any]]:
+def unfurls_for(ctx: Context, urls: Iterable[str]) -> dict[str, dict[str, Any]]:
     """``chat.unfurl``'s ``unfurls`` map (URL as shared -> ``{"blocks": [...]}``) for ``urls``, in
     the sharer's language; empty when none of them is a catalog post (then no ``chat.unfurl``
     call is made and Slack shows its own preview)."""
-    catalog = session.rt.holder.catalog
+    catalog = ctx.catalog
     out: dict[str, dict[str, Any]] = {}
     seen: set[str] = set()
     for url in list(dict.fromkeys(urls))[:MAX_LINKS]:
@@ -33,5 +33,5 @@ def unfurls_for(session: Session, urls: Iterable[str]) -> dict[str, dict[str, An
             if target.post_id in seen:
                 continue
             seen.add(target.post_id)
-            out[url] = views.post_unfurl(catalog, target.post_id, session.lang)
+            out[url] = views.post_unfurl(catalog, target.post_id, ctx.lang)
     return out

@@ -11,12 +11,13 @@ from slack_bolt import Ack, App, BoltContext, Respond
 from slack_sdk import WebClient
 
 from bot import metrics
+from bot.slack.handlers import Caller, Handlers
 from bot.slack.listeners.context import handlers_of
 from bot.slack.listeners.errors import answers_failure
 from bot.slack.listeners.events import publish_home
 from bot.slack.listeners.identity import caller_of
 from bot.slack.views import messages as views
-from bot.slack.views.blocks import decode_value
+from bot.slack.views.blocks import Reply, decode_value
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +40,32 @@ def ack_action(ack: Ack) -> None:
     ack()
 
 
+def _from_home(body: dict) -> bool:
+    """The click came from App Home (not from a modal opened there)."""
+    view_payload = body.get("view") or {}
+    return view_payload.get("type") != "modal" and ((body.get("container") or {}).get("type") == "view"
+                                                   or view_payload.get("type") == "home")
+
+
+def _show_in_modal(handlers: Handlers, client: WebClient, body: dict, caller: Caller, kind: str,
+                   data: dict, reply: Reply) -> bool:
+    """Show ``reply`` in a modal: redrawn in place for a click inside one, opened for *Open
+    path* on App Home (then Home is republished for any other kind). ``False``: not a modal's."""
+    view_payload = body.get("view") or {}
+    in_modal = view_payload.get("type") == "modal"
+    track_id = _modal_track(view_payload, kind, data)
+    if track_id is None or kind == "share" or not (in_modal or (kind == "open_path" and _from_home(body))):
+        return False
+    modal = views.track_modal(handlers.rt.holder.catalog, track_id, reply, handlers.lang(caller))
+    if in_modal:
+        client.views_update(view_id=view_payload.get("id"), view=modal)
+    else:
+        client.views_open(trigger_id=body.get("trigger_id"), view=modal)
+    if kind != "open_path":
+        publish_home(handlers, client, caller)
+    return True
+
+
 @answers_failure("button")
 def handle_action(body: dict, respond: Respond, client: WebClient, context: BoltContext) -> None:
     """Lazy: run the clicked button's use case and redraw where the click came from (the
@@ -47,30 +74,16 @@ def handle_action(body: dict, respond: Respond, client: WebClient, context: Bolt
     action = (body.get("actions") or [{}])[0]
     kind = (action.get("action_id") or "").split(":", 1)[0]
     caller = caller_of(context, body)  # the one rule: bot/slack/listeners/identity.py
-    view_payload = body.get("view") or {}
-    in_modal = view_payload.get("type") == "modal"
-    from_home = not in_modal and ((body.get("container") or {}).get("type") == "view"
-                                  or view_payload.get("type") == "home")
+    data = decode_value(action.get("value"))
     label = str((action.get("text") or {}).get("text") or "")  # the clicked button's label
-    reply = handlers.action(caller, kind, decode_value(action.get("value")), label)
-    track_id = _modal_track(view_payload, kind, decode_value(action.get("value")))
-    if (reply is not None and track_id is not None and kind != "share"
-            and (in_modal or (kind == "open_path" and from_home))):
-        # Open path on Home opens the track in a modal; a click inside it redraws it in place
-        modal = views.track_modal(handlers.rt.holder.catalog, track_id, reply, handlers.lang(caller))
-        if in_modal:
-            client.views_update(view_id=view_payload.get("id"), view=modal)
-        else:
-            client.views_open(trigger_id=body.get("trigger_id"), view=modal)
-        if kind != "open_path":
-            publish_home(handlers, client, caller)
+    reply = handlers.action(caller, kind, data, label)
+    if reply is not None and _show_in_modal(handlers, client, body, caller, kind, data, reply):
         return
-    if from_home or reply is None:
+    if _from_home(body) or reply is None:
         publish_home(handlers, client, caller)
         return
     # A share is a new in-channel message; a click on a digest or a link unfurl (messages
     # everyone in the channel sees) answers the clicker privately and leaves them as they are.
-    data = decode_value(action.get("value"))
     view = str(data.get("v", ""))
     keep_original = (kind == "share" or view.startswith("digest") or view == "unfurl"
                      or reply.keep_original)

@@ -7,7 +7,10 @@ one HTTP exchange, nothing to wait for from Slack, however slow its API is. Ever
 write, a ``users.info`` not yet remembered, a channel check) is acked at once and answered after
 the ack. Bolt picks the listener: the first one's matcher (:func:`answerable_now`) computes the
 reply and keeps it in the request's ``context``; when there is none, the second listener runs.
-Both replies work in DMs and in private channels the bot is not a member of.
+The text is parsed once, in the matcher: the parsed command travels to the lazy listener in
+``context`` (Bolt copies custom context values into a lazy listener's request), so a command
+answered after the ack is parsed and run once too. Both replies work in DMs and in private
+channels the bot is not a member of.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import re
 from slack_bolt import Ack, App, BoltContext, Respond
 
 from bot import metrics
+from bot.slack.grammar import Command, parse
 from bot.slack.listeners.context import handlers_of
 from bot.slack.listeners.errors import answers_failure
 from bot.slack.listeners.identity import caller_of
@@ -30,6 +34,17 @@ COMMAND = re.compile(r"^/vllm-path")
 
 READY_REPLY = "vllm_path_ready_reply"
 """The ``context`` key under which :func:`answerable_now` leaves the reply for the ack."""
+PARSED = "vllm_path_command"
+"""The ``context`` key under which :func:`answerable_now` leaves the parsed
+:class:`~bot.slack.grammar.Command` for the listener that answers after the ack."""
+
+
+def _parsed(body: dict, context: BoltContext) -> Command:
+    """The command of this request, parsed on first use and kept in ``context[PARSED]``."""
+    cmd = context.get(PARSED)
+    if not isinstance(cmd, Command):
+        cmd = context[PARSED] = parse(body.get("text") or "")
+    return cmd
 
 
 def answerable_now(body: dict, context: BoltContext) -> bool:
@@ -37,7 +52,8 @@ def answerable_now(body: dict, context: BoltContext) -> bool:
     reply is ready without Slack's Web API; ``False`` sends the command to the listener that
     answers after the ack, which also reports a failure here (logged at info, no payload)."""
     try:
-        reply = handlers_of(context).answer_now(caller_of(context, body), body.get("text") or "")
+        cmd = _parsed(body, context)
+        reply = handlers_of(context).answer_now(caller_of(context, body), body.get("text") or "", cmd)
     except Exception as exc:  # the lazy listener tries again and answers the failure
         log.info("reply not ready for the ack (team %s): %s", body.get("team_id"), type(exc).__name__)
         return False
@@ -65,8 +81,9 @@ def ack_command(ack: Ack) -> None:
 
 @answers_failure("slash command")
 def answer_command(body: dict, respond: Respond, context: BoltContext) -> None:
-    """Lazy: answer the command's text for the caller through ``response_url``."""
-    reply = handlers_of(context).command(caller_of(context, body), body.get("text") or "")
+    """Lazy: answer the command (parsed by the matcher, :data:`PARSED`) for the caller through
+    ``response_url``."""
+    reply = handlers_of(context).run(caller_of(context, body), _parsed(body, context), body.get("text") or "")
     respond(**reply.payload(), replace_original=False)
     metrics.observe_reply("command", context)
 

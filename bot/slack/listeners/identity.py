@@ -14,7 +14,7 @@ from typing import Any
 
 from slack_bolt import BoltContext
 
-from bot.slack.commands.session import Caller
+from bot.slack.commands.context import Caller
 from bot.store.installations import tenant_of
 
 

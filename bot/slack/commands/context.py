@@ -1,0 +1,355 @@
+"""The request context a use case gets: who asks (:class:`Caller`), in which language, with
+the runtime; the caller's progress (:class:`Reader`) and the one seam onto search
+(:class:`Finder`), both read from one catalog snapshot per request.
+
+:class:`UserInfo` and the ``users.info`` cache live here too (the listeners build a
+:class:`Context` from Bolt's ``context``). Nothing here talks to Slack except through the
+optional ``users_info``, ``channel_check`` and ``announce`` callables, which must never raise.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from bot.domain import paths
+from bot.domain.catalog import Catalog
+from bot.domain.search import LinkResult, SearchResult, TrackMatch, track_named
+from bot.domain.search.confidence import clear_best
+from bot.domain.text import has_han
+from bot.domain.words import canonical_zone
+from bot.runtime import Loaded, Runtime
+from bot.slack.i18n import LANGS, t
+from bot.slack.mrkdwn import Mrkdwn
+from bot.store import ReaderState
+
+MAX_OFFSET = 10_000
+"""The largest paging offset a button value may carry."""
+
+@dataclass(frozen=True)
+class Caller:
+    """Who asked, from where: Slack team, user and channel ids (``channel_id`` may be a DM ``D…``)."""
+
+    team_id: str
+    user_id: str
+    channel_id: str = ""
+
+
+@dataclass(frozen=True)
+class UserInfo:
+    """A person's Slack locale (``en-US``, ``zh-CN`` …), IANA time zone and name (profile
+    display name, else real name), and whether they are a workspace admin or owner
+    (``users.info`` ``is_admin`` / ``is_owner``), when known."""
+
+    locale: str | None = None
+    tz: str | None = None
+    name: str | None = None
+    is_admin: bool = False
+    is_owner: bool = False
+
+
+UsersInfo = Callable[[str, str], UserInfo]
+"""``(team_id, user_id) -> UserInfo``; must not raise (return ``UserInfo()`` on failure)."""
+
+
+class NotCached(LookupError):
+    """Raised by :meth:`UserInfoCache.cached` (and the look-ups of a reply given in the ack) when
+    answering would need a ``users.info`` or other Web API call."""
+
+
+class UserInfoCache:
+    """Remembers ``users.info`` answers for ``ttl`` seconds, so a command costs at most one call."""
+
+    def __init__(self, fetch: UsersInfo, ttl: float = 3600.0):
+        self._fetch = fetch
+        self._ttl = ttl
+        self._data: dict[tuple[str, str], tuple[float, UserInfo]] = {}
+        self._lock = threading.Lock()
+
+    def cached(self, team_id: str, user_id: str) -> UserInfo:
+        """The remembered answer for the person, without calling Slack. Raises
+        :class:`NotCached` when there is none younger than ``ttl`` seconds."""
+        with self._lock:
+            hit = self._data.get((team_id, user_id))
+        if hit is None or time.monotonic() - hit[0] >= self._ttl:
+            raise NotCached(user_id)
+        return hit[1]
+
+    def __call__(self, team_id: str, user_id: str) -> UserInfo:
+        now = time.monotonic()
+        try:
+            return self.cached(team_id, user_id)
+        except NotCached:
+            info = self._fetch(team_id, user_id)
+        with self._lock:
+            if len(self._data) > 10_000:
+                self._data.clear()
+            self._data[(team_id, user_id)] = (now, info)
+        return info
+
+
+def no_users_info(team_id: str, user_id: str) -> UserInfo:
+    """A ``UsersInfo`` that knows nothing (English, the default time zone)."""
+    return UserInfo()
+
+
+CHANNEL_OK = "ok"
+""":data:`ChannelCheck` answer: the bot can post in the channel."""
+CHANNEL_INVITE = "invite"
+""":data:`ChannelCheck` answer: the bot cannot post there until someone runs ``/invite``
+(a private channel it is not in, which Slack reports as ``channel_not_found``, or a public
+channel it is not in: the manifest has no ``channels:join``)."""
+
+ChannelCheck = Callable[[str, str], str]
+"""``(team_id, channel_id) -> CHANNEL_OK | CHANNEL_INVITE`` from ``conversations.info``; must
+not raise (an answer it cannot read is :data:`CHANNEL_OK`, so a Slack hiccup keeps today's
+behaviour)."""
+
+Announce = Callable[[str, str, Mrkdwn], None]
+"""``(team_id, channel_id, text)``: post one line in the channel (``chat.postMessage``); must not
+raise (a refused post, e.g. ``not_in_channel``, is logged and dropped)."""
+
+
+def any_channel(team_id: str, channel_id: str) -> str:
+    """A :data:`ChannelCheck` that lets every channel through (no Slack to ask)."""
+    return CHANNEL_OK
+
+
+def no_announce(team_id: str, channel_id: str, text: Mrkdwn) -> None:
+    """An :data:`Announce` that posts nothing (no Slack to post to)."""
+
+
+class ButtonValue(BaseModel):
+    """A button's value (JSON, see :func:`bot.slack.views.blocks.encode_value`): ``p`` a post
+    id, ``t`` a track id, ``v`` the view the button lives in (``track:<id>``, ``search:<query>``,
+    ``next``, ``home``, ``digest:<subscription id>``, ``digest-dm``, ``unfurl``, ``reminders``),
+    ``o`` a paging offset, ``d`` the day a *Remind me* button asks for (``next week``) or a
+    reminder's id. Unknown keys are ignored; a malformed value reads as empty (:meth:`parse`)."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    p: str | None = None
+    t: str | None = None
+    v: str = ""
+    o: int = 0
+    """Paging: the index of the first item to show (a search's results for ``More results``, a
+    track's steps for ``Show more steps``); 0..:data:`MAX_OFFSET`."""
+
+    d: str | None = None
+    """The day a *Remind me* button asks for, or a reminder's id."""
+
+    @classmethod
+    def parse(cls, data: dict[str, Any]) -> ButtonValue:
+        """The value of decoded ``data``; fields of the wrong type are dropped (an offset that is
+        not a whole number reads as 0, one out of range is clamped)."""
+        clean: dict[str, Any] = {k: v for k in ("p", "t", "d") if isinstance(v := data.get(k), str)}
+        raw_v = data.get("v")
+        clean["v"] = str(raw_v) if raw_v else ""
+        raw_o = data.get("o")
+        if isinstance(raw_o, int) and not isinstance(raw_o, bool):
+            clean["o"] = max(0, min(raw_o, MAX_OFFSET))
+        try:
+            return cls.model_validate(clean)
+        except ValidationError:  # pragma: no cover - the fields are checked above
+            return cls()
+
+
+class Finder:
+    """The one seam between the use cases and search, over one catalog snapshot
+    (:attr:`bot.runtime.CatalogHolder.loaded`, taken once per request): what a text names."""
+
+    def __init__(self, loaded: Loaded) -> None:
+        self.catalog = loaded.catalog
+        self._matcher = loaded.matcher
+
+    def track(self, text: str) -> str | None:
+        """A track id for text (id, name, alias, typo), else ``None``."""
+        return track_named(self.catalog, text, self._matcher)
+
+    def near_track(self, text: str) -> TrackMatch | None:
+        """The track whose name ``text`` is close to (:meth:`bot.domain.search.Matcher.suggest_track`)."""
+        return self._matcher.suggest_track(text)
+
+    def link(self, text: str) -> LinkResult | None:
+        """What a link in ``text`` points to (``None``: no link)."""
+        return self._matcher.resolve_link(text)
+
+    def posts(self, text: str, limit: int = 5, offset: int = 0) -> SearchResult:
+        """The search for ``text``: ``limit`` ranked posts from ``offset``."""
+        return self._matcher.search(text, limit=limit, offset=offset)
+
+    def exact_post_ids(self, words: list[str]) -> list[str] | None:
+        """The posts ``words`` name when every word is a post id or former id (ids are lowercase
+        slugs: ``P-EAGLE`` names p-eagle), in order without repeats; ``None`` otherwise (or for
+        no words)."""
+        ids = [self.catalog.resolve_post_id(w.strip("`,").casefold()) for w in words]
+        return list(dict.fromkeys(i for i in ids if i)) if words and all(ids) else None
+
+    def resolve_posts(self, text: str) -> tuple[list[str], SearchResult | None]:
+        """Post ids named by ``text``: exact ids / former ids (space-separated), else the search's
+        best match when it is clear (:func:`bot.domain.search.confidence.clear_best`). Returns
+        ``(post ids, search result or None)``; when no match is clear the ids are empty and the
+        result (if any post matched) lets the person pick."""
+        ids = self.exact_post_ids(text.split())
+        if ids is not None:
+            return ids, None
+        result = self.posts(text, limit=5)
+        if not result.results:
+            return [], None
+        best = clear_best(result)
+        return ([best], None) if best else ([], result)
+
+
+class Reader:
+    """The caller's reading state (chosen language, posts read, tracks followed), read from the
+    store once per request in one statement (:meth:`bot.store.Store.reader_state`) on first use;
+    its own writes keep that copy equal to what the store holds (a write made around it is not
+    seen afterwards). Progress under former ids: :func:`bot.domain.paths.unread_among` /
+    :func:`~bot.domain.paths.with_former_ids`."""
+
+    def __init__(self, rt: Runtime, caller: Caller, catalog: Catalog) -> None:
+        self._rt, self._team, self._user, self._catalog = rt, caller.team_id, caller.user_id, catalog
+        self._state: ReaderState | None = None
+        self._read: set[str] = set()
+        self._follows: list[str] = []
+
+    def _load(self) -> ReaderState:
+        if self._state is None:
+            self._state = self._rt.store.reader_state(self._team, self._user)
+            self._read, self._follows = set(self._state.read), list(self._state.follows)
+        return self._state
+
+    @property
+    def chosen_lang(self) -> str | None:
+        """The ``/vllm-path lang`` setting, else ``None``."""
+        return self._load().lang
+
+    def read(self) -> set[str]:
+        """Post ids the caller has read (as stored: may include former ids); a fresh copy."""
+        self._load()
+        return set(self._read)
+
+    def mark_read(self, post_ids: list[str]) -> set[str]:
+        """Record current post ids as read; returns the ids newly marked."""
+        self._load()
+        fresh = paths.unread_among(self._catalog, self._read, post_ids)
+        if not fresh:
+            return set()
+        marked = self._rt.store.mark_read(self._team, self._user, fresh)
+        self._read.update(fresh)  # every fresh id is stored now (newly, or by a racing request)
+        return marked
+
+    def mark_unread(self, post_ids: list[str]) -> set[str]:
+        """Forget that posts were read, including progress stored under their former ids."""
+        self._load()
+        ids = paths.with_former_ids(self._catalog, post_ids)
+        removed = self._rt.store.mark_unread(self._team, self._user, ids)
+        self._read.difference_update(ids)
+        return removed
+
+    def follows(self) -> list[str]:
+        """Track ids the caller follows, oldest follow first; a fresh copy."""
+        self._load()
+        return list(self._follows)
+
+    def follow(self, track_id: str) -> bool:
+        """Follow ``track_id``; ``False`` when the caller already followed it."""
+        self._load()
+        added = self._rt.store.follow(self._team, self._user, track_id)
+        if added and self._follows:
+            self._state = None  # its place among equal follow times is the store's: read again
+        elif added:
+            self._follows.append(track_id)
+        return added
+
+    def unfollow(self, track_id: str) -> bool:
+        """Stop following ``track_id``; ``False`` when the caller did not follow it."""
+        self._load()
+        removed = self._rt.store.unfollow(self._team, self._user, track_id)
+        if track_id in self._follows:
+            self._follows.remove(track_id)
+        return removed
+
+
+@dataclass
+class Context:
+    """One request: the runtime ``rt``, the ``caller``, and the language (``lang``: the
+    ``/vllm-path lang`` setting, else Chinese when the command's text ``typed`` holds Chinese
+    characters, else the Slack locale, zh* -> zh, else en). ``catalog``, ``find`` (search) and
+    ``reader`` (progress) share one catalog snapshot. Slack is reached only through
+    ``users_info``, ``channel_check`` and ``announce``."""
+
+    rt: Runtime
+    caller: Caller
+    users_info: UsersInfo = no_users_info
+    lang: str = ""
+    channel_check: ChannelCheck = any_channel
+    announce: Announce = no_announce
+    typed: str = ""
+    find: Finder = field(init=False, repr=False)
+    reader: Reader = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.find = Finder(self.rt.holder.loaded)
+        self.reader = Reader(self.rt, self.caller, self.find.catalog)
+        if not self.lang:
+            self.lang = self._language()
+
+    @property
+    def catalog(self) -> Catalog:
+        """The catalog of this request (the snapshot search uses too)."""
+        return self.find.catalog
+
+    def _language(self) -> str:
+        chosen = self.reader.chosen_lang
+        if chosen in LANGS:
+            return chosen
+        if has_han(self.typed):
+            return "zh"
+        locale = (self.users_info(self.caller.team_id, self.caller.user_id).locale or "").lower()
+        return "zh" if locale.startswith("zh") else "en"
+
+    def person(self, user_id: str) -> str:
+        """How to name ``user_id`` in a message: their Slack display or real name (``users.info``,
+        cached), else "someone" (never a raw id, never a mention)."""
+        name = self.users_info(self.caller.team_id, user_id).name if user_id else None
+        return name or str(t("someone", self.lang))
+
+    def is_admin(self) -> bool:
+        """Whether the caller is an admin or owner of the workspace (``users.info``)."""
+        info = self.users_info(self.caller.team_id, self.caller.user_id)
+        return info.is_admin or info.is_owner
+
+    def may_stop(self, created_by: str | None) -> bool:
+        """Whether the caller may stop or remove a channel digest set up by ``created_by``: the
+        person who set it up, or a workspace admin or owner. A digest with no recorded creator
+        may be stopped by anyone (as before)."""
+        return not created_by or created_by == self.caller.user_id or self.is_admin()
+
+    def keep_language(self) -> Mrkdwn | None:
+        """Call when setting up something sent later (a channel digest, the weekly DM, a
+        reminder): it goes out with no command to read a language from, so it speaks the
+        person's chosen ``lang``, else English. Someone who chose none but is answered in
+        Chinese (typed in Chinese, or a Chinese Slack locale) gets Chinese kept as their choice,
+        so what comes later reads as this reply does; returns the sentence saying so, else
+        ``None``."""
+        if self.lang == "en" or self.reader.chosen_lang in LANGS:
+            return None
+        self.rt.store.set_lang(self.caller.team_id, self.caller.user_id, self.lang)
+        return t("lang.kept", self.lang)
+
+    def tell_channel(self, text: Mrkdwn) -> None:
+        """Post ``text`` as one line in the caller's channel (never raises)."""
+        if self.caller.channel_id and not self.caller.channel_id.startswith("D"):
+            self.announce(self.caller.team_id, self.caller.channel_id, text)
+
+    def timezone(self) -> str:
+        """The caller's IANA zone: their Slack zone (``users.info`` ``tz``) when zoneinfo knows
+        it, else the app's default zone."""
+        tz = self.users_info(self.caller.team_id, self.caller.user_id).tz
+        return tz if tz and canonical_zone(tz) else self.rt.settings.default_timezone

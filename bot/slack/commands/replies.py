@@ -1,0 +1,167 @@
+"""Replies several use cases share: a track's path, search results, the newest posts, the next
+reads, the did-you-mean lines, and the redraw of the message a button lived in. Plain functions
+of the request :class:`~bot.slack.commands.context.Context`; the Block Kit is the views'."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from bot.domain.search import PostMatch, SearchResult
+from bot.slack import grammar
+from bot.slack.commands.context import Context
+from bot.slack.i18n import t
+from bot.slack.mrkdwn import Mrkdwn, truncate
+from bot.slack.views import messages as views
+from bot.slack.views.blocks import Reply
+from bot.slack.views.parts import memo, memo_reply
+from bot.slack.views.reminders import reminders_reply
+from bot.slack.views.search import search_reply
+
+
+def suggest_command(ctx: Context, text: str) -> Mrkdwn | None:
+    """A did-you-mean line naming a command, when ``text`` (which matched no post) starts with a
+    near miss of one (:func:`bot.slack.grammar.near_command`)."""
+    meant = grammar.near_command(text)
+    return None if meant is None else t("didyoumean.command", ctx.lang, suggestion=truncate(meant, 200))
+
+
+def suggest(ctx: Context, text: str, command: str = "") -> Mrkdwn | None:
+    """A did-you-mean line for unmatched text: the track :meth:`bot.domain.search.Matcher.suggest_track`
+    finds, with the command to try (``command`` before the track id: ``follow sepc`` suggests
+    ``/vllm-path follow spec``)."""
+    match = ctx.find.near_track(text)
+    if match is None:
+        return None
+    tid = match.track_id
+    return t("didyoumean.track", ctx.lang, track=ctx.catalog.track(tid).names.get(ctx.lang),
+             track_id=f"{command} {tid}" if command else tid)
+
+
+def tracks_list(ctx: Context) -> Mrkdwn:
+    """Every track as ``\\`id\\` (name)``, comma-separated."""
+    return Mrkdwn(", ").join(Mrkdwn("`{}` ({})").format(tr.id, tr.names.get(ctx.lang))
+                             for tr in ctx.catalog.tracks)
+
+
+def unknown_track(ctx: Context, text: str, command: str = "") -> Mrkdwn:
+    """The answer when ``text`` names no track: the list, and a did-you-mean when close (the
+    suggested command is ``command`` with the track, see :func:`suggest`)."""
+    if not text.strip():
+        return t("track.which", ctx.lang, tracks=tracks_list(ctx))
+    suggestion = suggest(ctx, text, command)
+    base = t("track.unknown", ctx.lang, query=truncate(text, 100), tracks=tracks_list(ctx))
+    return base + (Mrkdwn("\n") + suggestion if suggestion else Mrkdwn())
+
+
+def track_view(ctx: Context, track_id: str, notice: str | None = None, offset: int | None = None) -> Reply:
+    """The track reply for the caller (progress, next step, buttons); ``offset`` the first
+    step listed (``None``: the page around the reader's next step)."""
+    return views.track_reply(ctx.catalog, track_id, ctx.reader.read(), ctx.lang,
+                             followed=track_id in ctx.reader.follows(), notice=notice, offset=offset)
+
+
+def query(ctx: Context, text: str, notice: str | None = None, offset: int = 0) -> Reply:
+    """A track's path when ``text`` names a track, otherwise search results: the good matches
+    ``offset .. offset + views.MAX_RESULTS`` with a *More results* button when more follow."""
+    track_id = ctx.find.track(text)
+    if track_id is not None:
+        return track_view(ctx, track_id, notice=notice)
+    return search(ctx, text, notice=notice, offset=offset)
+
+
+def search(ctx: Context, text: str, notice: str | None = None, offset: int = 0) -> Reply:
+    """Search results for ``text`` from ``offset`` (see :func:`query`), without the track
+    look-up (a *More results* click pages the same search). Results for one word close to a
+    track's name point at the track too.
+
+    Without a ``notice`` the reply is kept per catalog, text, page, language and posts read
+    (:func:`~bot.slack.views.parts.memo_reply`, as a track's path is): what it shows depends
+    on nothing else, so a topic many people look up is mostly a look-up. The returned reply
+    is shared: do not change it."""
+    if notice:  # a notice is one click's answer: not worth keeping
+        return search_now(ctx, text, notice, offset)
+    return memo_reply(ctx.catalog, ("search", text, offset, ctx.lang, frozenset(ctx.reader.read())),
+                      lambda: search_now(ctx, text, None, offset))
+
+
+def search_now(ctx: Context, text: str, notice: str | None, offset: int) -> Reply:
+    """:func:`search` computed afresh (never kept)."""
+    result = ctx.find.posts(text, limit=views.MAX_RESULTS, offset=offset)
+    if offset and not result.results and result.total:  # the page is gone: show the first
+        result = ctx.find.posts(text, limit=views.MAX_RESULTS)
+    quiet = bool(result.results) or not text.strip() or result.link is not None  # a link: no guess
+    if result.results and result.track is None and len(text.split()) == 1:
+        # posts found for a word near a track name ("qaunt" finds quantization posts): point at it
+        near = ctx.find.near_track(text)
+        result = replace(result, track=near) if near is not None else result
+    suggestion = None if quiet else suggest_command(ctx, text) or suggest(ctx, text)
+    return search_reply(ctx.catalog, text, result, ctx.reader.read(), ctx.lang,
+                        notice=notice, suggestion=suggestion)
+
+
+def latest(ctx: Context, notice: str | None = None, offset: int = 0) -> Reply:
+    """The newest posts of the catalog (``what's new``), a page of ``views.MAX_RESULTS`` from
+    ``offset``, shown as search results are (place in their tracks, *Mark read*, …); newest
+    by publication date (a post known only to be after a day comes before it), drafts left
+    out. Kept per page, language and posts read unless there is a ``notice``."""
+    catalog = ctx.catalog
+
+    def build() -> Reply:
+        order = memo(catalog, ("newest order",), lambda: [p.id for p in sorted(
+            (p for p in catalog.posts if not p.is_draft),
+            key=lambda p: (p.published.latest, p.published.earliest), reverse=True)])
+        start = offset if offset < len(order) else 0
+        page = tuple(PostMatch(pid, 100.0, "date", catalog.tracks_of(pid))
+                     for pid in order[start:start + views.MAX_RESULTS])
+        result = SearchResult("", None, page, None, total=len(order), offset=start)
+        return search_reply(catalog, "", result, ctx.reader.read(), ctx.lang, notice=notice,
+                            header=t("latest.header", ctx.lang), view="latest")
+
+    if notice:
+        return build()
+    return memo_reply(catalog, ("latest", offset, ctx.lang, frozenset(ctx.reader.read())), build)
+
+
+def next_reads(ctx: Context, notice: str | None = None, track_ids: list[str] | None = None) -> Reply:
+    """The caller's next read in each followed track (or in ``track_ids``)."""
+    tracks = ctx.reader.follows() if track_ids is None else track_ids
+    return views.next_reply(ctx.catalog, tracks, ctx.reader.read(), ctx.lang, notice=notice)
+
+
+def current_track(ctx: Context, track_id: str) -> str | None:
+    """Today's id of a track a button named: the id itself, or the track that lists it among
+    its aliases (a renamed track keeps its old id there); None if none does."""
+    if ctx.catalog.has_track(track_id):
+        return track_id
+    wanted = track_id.casefold()
+    return next((tr.id for tr in ctx.catalog.tracks if any(a.casefold() == wanted for a in tr.aliases)), None)
+
+
+def outdated(ctx: Context, notice: str | None = None) -> Reply:
+    """The answer to a button from a message an earlier catalog drew (its track or post is
+    gone): says so plainly (after ``notice``, when something was done) and keeps the message."""
+    text = t("error.outdated", ctx.lang)
+    if notice:
+        text = Mrkdwn("{}\n{}").format(notice, text)
+    return replace(views.text_reply(text), keep_original=True)
+
+
+def redraw(ctx: Context, view: str, notice: str | None, offset: int | None = None) -> Reply | None:
+    """The message a button lived in (``view``, the button value's ``v``), drawn again with the
+    new state (``None`` for Home); ``offset``: the first result of the search page the button
+    was on (the value's ``o``), so a click on page 2 redraws page 2."""
+    if view == "home":
+        return None
+    if view.startswith("track:"):
+        tid = current_track(ctx, view[6:])
+        return track_view(ctx, tid, notice=notice) if tid else outdated(ctx, notice)
+    if view.startswith("search:"):  # search results stay search results (``search spec``)
+        return search(ctx, view[7:], notice=notice, offset=offset or 0)
+    if view.startswith("digest") or view == "unfurl":
+        return views.text_reply(notice or t("done", ctx.lang))
+    if view == "reminders":
+        mine = ctx.rt.store.reminders(ctx.caller.team_id, ctx.caller.user_id)
+        return reminders_reply(ctx.catalog, mine, ctx.lang, notice=notice)
+    if view in ("next", "latest"):
+        return next_reads(ctx, notice=notice) if view == "next" else latest(ctx, notice=notice, offset=offset or 0)
+    return views.text_reply(notice) if notice else outdated(ctx)
