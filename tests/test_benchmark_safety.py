@@ -29,8 +29,17 @@ _TEST_DB_URL = re.compile(r"postgres(ql)?(\+\w+)?://[^\s\"']*/test\b")
 _URL_OPTIONS = ("--database-url", "--redis-url", "--broker-url")
 
 
-def _string_pieces(tree: ast.AST) -> list[tuple[str, bool]]:
-    """Every literal text in ``tree``: (text, followed_by_a_formatted_value)."""
+def _fixed_names(tree: ast.Module) -> set[str]:
+    """Module-level names bound to a string literal (``BENCH_DB = "vp_bench_fanout"``)."""
+    return {target.id for node in tree.body if isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+            for target in node.targets if isinstance(target, ast.Name)}
+
+
+def _string_pieces(tree: ast.Module) -> list[tuple[str, bool]]:
+    """Every literal text in ``tree``: (text, followed by a value made at run time), where a
+    module-level name bound to a string literal does not count as made at run time."""
+    fixed = _fixed_names(tree)
     pieces: list[tuple[str, bool]] = []
     in_fstrings: set[int] = set()
     for node in ast.walk(tree):
@@ -39,7 +48,9 @@ def _string_pieces(tree: ast.AST) -> list[tuple[str, bool]]:
                 if isinstance(part, ast.Constant) and isinstance(part.value, str):
                     in_fstrings.add(id(part))
                     following = node.values[i + 1] if i + 1 < len(node.values) else None
-                    pieces.append((part.value, isinstance(following, ast.FormattedValue)))
+                    made = isinstance(following, ast.FormattedValue) and not (
+                        isinstance(following.value, ast.Name) and following.value.id in fixed)
+                    pieces.append((part.value, made))
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in in_fstrings:
             pieces.append((node.value, False))
@@ -93,8 +104,8 @@ def test_a_benchmark_drops_no_fixed_database_and_has_no_default_on_the_test_data
 
 @pytest.mark.parametrize("bad", [
     'conn.execute("DROP DATABASE IF EXISTS vp_bench_fanout WITH (FORCE)")',
-    'BENCH_DB = "vp_bench_fanout"\nconn.execute(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")\n'
-    'conn.execute("DROP DATABASE " + BENCH_DB)',
+    'BENCH_DB = "vp_bench_fanout"\nconn.execute(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")',
+    'conn.execute("DROP DATABASE " + name)',
     'DEFAULT_DB = "postgresql://postgres@127.0.0.1:5432/test"',
     'url = os.environ.get("TEST_DATABASE_URL")',
     'parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/0")',
