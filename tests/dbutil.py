@@ -272,6 +272,14 @@ def fresh_database_url(kind: str, tmp_path: Path, template: str | None = None) -
         yield url
 
 
+def migrated_sqlite_url(tmp_path: Path, name: str = "migrated.db") -> str:
+    """The URL of ``tmp_path / name``, a new copy of the session's migrated SQLite file (a file
+    at the schema's head, as after ``migrate`` on an empty one). Nothing to clean up."""
+    target = tmp_path / name
+    shutil.copyfile(_session_template("sqlite"), target)
+    return f"sqlite:///{target}"
+
+
 @contextmanager
 def migrated_database_url(kind: str, tmp_path: Path) -> Iterator[str]:
     """Yield the URL of a new database of ``kind`` already migrated to the schema's head: a copy
@@ -281,9 +289,7 @@ def migrated_database_url(kind: str, tmp_path: Path) -> Iterator[str]:
     Raises ValueError for another ``kind``.
     """
     if kind == "sqlite":
-        target = tmp_path / f"vp_test_{uuid.uuid4().hex[:8]}.db"
-        shutil.copyfile(_session_template("sqlite"), target)
-        yield f"sqlite:///{target}"
+        yield migrated_sqlite_url(tmp_path, f"vp_test_{uuid.uuid4().hex[:8]}.db")
         return
     if kind != "postgres":
         raise ValueError(f"unknown database kind {kind!r}")
