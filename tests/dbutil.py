@@ -94,11 +94,12 @@ class _PostgresPool:
     """Fresh PostgreSQL databases made ahead of need, and used ones dropped, by one background thread.
 
     ``template`` is the database each is copied from (None: PostgreSQL's default, an empty
-    database). :meth:`take` returns the name of a database never handed out before (waiting for one
-    when none is ready); :meth:`give_back` queues a used one for ``DROP DATABASE ... WITH (FORCE)``;
-    :meth:`close` drops every database the pool made and still holds. Errors of the background
-    thread are raised by the next :meth:`take` (RuntimeError). The thread connects per statement
-    (no pooled connection kept open, so a forked child inherits none).
+    database). :meth:`take` returns the name of a database never handed out before (waiting for
+    one when none is ready); :meth:`give_back` queues a used one for ``DROP DATABASE ... WITH
+    (FORCE)``; :meth:`close` drops every database the pool made and still holds. A failed
+    ``CREATE`` is raised by the next :meth:`take` (RuntimeError); a failed ``DROP`` is tried again
+    by :meth:`close`. The thread connects per statement (no pooled connection kept open, so a
+    forked child inherits none).
     """
 
     AHEAD = 2
@@ -112,6 +113,7 @@ class _PostgresPool:
         self._cond = threading.Condition()
         self._ready: list[str] = []
         self._drops: list[str] = []
+        self._failed_drops: list[str] = []
         self._waiting = 0
         self._error: BaseException | None = None
         self._closed = False
@@ -153,19 +155,24 @@ class _PostgresPool:
             if job is None:
                 return
             kind, name = job
-            try:
-                if kind == "create":
-                    made = self._create()
-                    with self._cond:
-                        self._ready.append(made)
-                        self._cond.notify_all()
-                else:
-                    assert name is not None
+            if kind == "drop":
+                assert name is not None
+                try:
                     self._drop(name)
-            except BaseException as exc:  # handed to the test that waits (and to close)
+                except Exception:  # tried again by close(); no test fails for it
+                    with self._cond:
+                        self._failed_drops.append(name)
+                continue
+            try:
+                made = self._create()
+            except BaseException as exc:  # handed to the test that waits for a database
                 with self._cond:
                     self._error = exc
                     self._cond.notify_all()
+                continue
+            with self._cond:
+                self._ready.append(made)
+                self._cond.notify_all()
 
     def take(self) -> str:
         with self._cond:
@@ -198,7 +205,8 @@ class _PostgresPool:
         if self._thread is not None:
             self._thread.join(timeout=120)
         with self._cond:
-            names, self._ready, self._drops = self._ready + self._drops, [], []
+            names = self._ready + self._drops + self._failed_drops
+            self._ready, self._drops, self._failed_drops = [], [], []
         for name in names:
             self._drop(name)
 
