@@ -14,8 +14,8 @@ new one per test, copied from one template migrated once per session (an SQLite 
 PostgreSQL ``CREATE DATABASE ... TEMPLATE``), so Alembic runs once per session, not once per test.
 Every test still gets its own database, never shared and never reused.
 
-PostgreSQL databases are created ahead of need and dropped after use by one background thread per
-session (:class:`_PostgresPool`), so a test waits neither for its ``CREATE DATABASE`` nor for the
+PostgreSQL databases are created ahead of need and dropped after use by background threads
+(:class:`_PostgresPool`), so a test waits neither for its ``CREATE DATABASE`` nor for the
 previous test's ``DROP DATABASE`` (each costs 0.5-3 s of server I/O on a busy machine). The
 session's template and any database still pending are dropped by :func:`close_session_databases`
 (called from ``tests/conftest.py`` at the end of the session).
@@ -91,7 +91,7 @@ def _postgres_url(name: str) -> str:
 
 
 class _PostgresPool:
-    """Fresh PostgreSQL databases made ahead of need, and used ones dropped, by one background thread.
+    """Fresh PostgreSQL databases made ahead of need, and used ones dropped, by background threads.
 
     ``template`` is the database each is copied from (None: PostgreSQL's default, an empty
     database). :meth:`take` returns the name of a database never handed out before (waiting for
@@ -102,11 +102,16 @@ class _PostgresPool:
     forked child inherits none).
     """
 
-    AHEAD = 2
+    AHEAD = 3
     """Databases kept ready beyond the ones in use."""
 
-    MAX_PENDING_DROPS = 6
-    """Past this many used databases waiting, dropping comes before making the next one ready."""
+    THREADS = 2
+    """Background threads issuing the statements: the server's I/O (a ``CREATE DATABASE`` or a
+    ``DROP DATABASE`` takes 0.5-3 s on a busy machine) overlaps, and short tests wait less."""
+
+    MAX_PENDING_DROPS = 40
+    """Past this many used databases waiting (about 8 MB each), dropping comes before making the
+    next one ready; below it, drops wait for a moment when enough databases are ready."""
 
     def __init__(self, template: str | None) -> None:
         self.template = template
@@ -117,7 +122,7 @@ class _PostgresPool:
         self._waiting = 0
         self._error: BaseException | None = None
         self._closed = False
-        self._thread: threading.Thread | None = None
+        self._threads: list[threading.Thread] = []
 
     def _execute(self, sql: str) -> None:
         admin = create_engine(admin_url(), isolation_level="AUTOCOMMIT", poolclass=NullPool)
@@ -176,10 +181,11 @@ class _PostgresPool:
 
     def take(self) -> str:
         with self._cond:
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="vp-test-databases",
-                                                daemon=True)
-                self._thread.start()
+            if not self._threads:
+                self._threads = [threading.Thread(target=self._run, name=f"vp-test-databases-{i}",
+                                                  daemon=True) for i in range(self.THREADS)]
+                for thread in self._threads:
+                    thread.start()
             self._waiting += 1
             self._cond.notify_all()
             try:
@@ -202,8 +208,8 @@ class _PostgresPool:
         with self._cond:
             self._closed = True
             self._cond.notify_all()
-        if self._thread is not None:
-            self._thread.join(timeout=120)
+        for thread in self._threads:
+            thread.join(timeout=120)
         with self._cond:
             names = self._ready + self._drops + self._failed_drops
             self._ready, self._drops, self._failed_drops = [], [], []
