@@ -57,6 +57,8 @@ bench: $(STAMP_TEST)
 # Digest fan-out through the task queue: 1 clock + 4 worker processes on Redis and PostgreSQL,
 # 100,000 DMs over 200 workspaces against a rate-limited stand-in Slack (~4 min); prints one JSON
 # line last. BENCH_FANOUT_ARGS="--messages 10000" for a quicker run, "--kill" to SIGKILL a worker.
+# Needs BENCH_DATABASE_URL (a PostgreSQL server; the run creates and drops its own database there)
+# and BENCH_REDIS_URL (a Redis server and DB number); no defaults, so it never touches a test DB.
 .PHONY: bench-fanout
 bench-fanout: install-test
 	$(PY) benchmarks/fanout_queue.py $(BENCH_FANOUT_ARGS)

@@ -32,6 +32,7 @@ Exit 0 always (a report); ``--check`` exits 1 when a target is missed.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import json
 import random
@@ -40,6 +41,9 @@ import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
+
+import benchdb  # benchmarks/, on sys.path as this script's folder
 
 from bot.config import DEFAULT_CATALOG_DIR
 from bot.domain.catalog import Catalog
@@ -122,11 +126,10 @@ def bench_compose(catalog: Catalog, people: int, tracks: int, subs: int) -> dict
 
 def bench_delivery(database_url: str | None, deliveries: int, rate: float, headroom: float = 0.95,
                    burst: int = 1) -> dict:
-    from bot.config import Settings
-    from bot.digest.clock import DigestClock
-    from bot.doors.standin import SlackStandIn
-    from bot.runtime import CatalogHolder, Runtime
-    from bot.store import Store
+    """Both delivery scenarios, each on its own database: an SQLite file in a temporary folder,
+    or with ``database_url`` (a PostgreSQL server) a database ``vp_bench_<random>`` created there
+    for the scenario and dropped after it (``benchmarks/benchdb.py``)."""
+    from bot.runtime import CatalogHolder
 
     holder = CatalogHolder(DEFAULT_CATALOG_DIR)
     track_ids = [t.id for t in holder.catalog.tracks]
@@ -136,40 +139,55 @@ def bench_delivery(database_url: str | None, deliveries: int, rate: float, headr
                 ("workspace",
                  [(f"C{i:05d}", track_ids[i % len(track_ids)]) for i in range(deliveries)], rate),
                 ("channel", [("CONE", track_ids[i]) for i in range(8)], 1.0)):
-            url = database_url or f"sqlite:///{tmp}/{scenario}.db"
-            store = Store.from_url(url)
-            with SlackStandIn(team_id=TEAM) as standin:
-                standin.configure(team_rate_per_s=rate, team_burst=burst, channel_rate_per_s=1.0)
-                settings = Settings(_env_file=None, database_url=url, slack_bot_token="xoxb-bench",
-                                    slack_api_url=standin.api_url, slack_client_id=None,
-                                    slack_client_secret=None, slack_app_token=None)
-                runtime = Runtime(settings, store, holder)
-                runtime.record_catalog_version()
-                for channel, track in subs:
-                    store.subscribe(TEAM, channel, track, WeeklySchedule.of(0, "09:00", "UTC"))
-                clock = DigestClock(runtime, workers=8, reconcile_every_s=None,
-                                    team_rate_per_s=rate * headroom,
-                                    channel_interval_s=1.0 / headroom)
-                t0 = time.monotonic()
-                try:
-                    counts = clock.run_now()
-                finally:
-                    clock.shutdown()
-                wall = time.monotonic() - t0
-                ok = sorted(c.at for c in standin.calls("chat.postMessage") if c.ok)
-                limited = sum(1 for c in standin.calls("chat.postMessage") if c.status == 429)
-            store.close()
-            span = ok[-1] - ok[0] if len(ok) > 1 else float("nan")
-            achieved = (len(ok) - 1) / span if len(ok) > 1 else float("nan")
-            results[scenario] = {
-                "digests": len(subs), "sent": counts.get("sent", 0), "accepted_posts": len(ok),
-                "allowed_per_s": allowed, "achieved_per_s": round(achieved, 3),
-                "ratio": round(achieved / allowed, 3), "http_429": limited,
-                "wall_s": round(wall, 2), "ok": achieved / allowed >= 0.9 and len(ok) == len(subs),
-                "clock_rate_per_s": round(allowed * headroom, 3),
-                "server_burst": burst if scenario == "workspace" else 1,
-            }
+            with contextlib.ExitStack() as stack:
+                url = (stack.enter_context(benchdb.own_postgres_database(database_url))
+                       if database_url else f"sqlite:///{tmp}/{scenario}.db")
+                results[scenario] = _deliver(url, holder, subs, allowed, rate, headroom, burst,
+                                             scenario)
     return results
+
+
+def _deliver(url: str, holder: Any, subs: list[tuple[str, str]], allowed: float, rate: float,
+             headroom: float, burst: int, scenario: str) -> dict:
+    """One delivery scenario on the database ``url`` (this run's own); its result row."""
+    from bot.config import Settings
+    from bot.digest.clock import DigestClock
+    from bot.doors.standin import SlackStandIn
+    from bot.runtime import Runtime
+    from bot.store import Store
+
+    store = Store.from_url(url)
+    with SlackStandIn(team_id=TEAM) as standin:
+        standin.configure(team_rate_per_s=rate, team_burst=burst, channel_rate_per_s=1.0)
+        settings = Settings(_env_file=None, database_url=url, slack_bot_token="xoxb-bench",
+                            slack_api_url=standin.api_url, slack_client_id=None,
+                            slack_client_secret=None, slack_app_token=None)
+        runtime = Runtime(settings, store, holder)
+        runtime.record_catalog_version()
+        for channel, track in subs:
+            store.subscribe(TEAM, channel, track, WeeklySchedule.of(0, "09:00", "UTC"))
+        clock = DigestClock(runtime, workers=8, reconcile_every_s=None,
+                            team_rate_per_s=rate * headroom,
+                            channel_interval_s=1.0 / headroom)
+        t0 = time.monotonic()
+        try:
+            counts = clock.run_now()
+        finally:
+            clock.shutdown()
+        wall = time.monotonic() - t0
+        ok = sorted(c.at for c in standin.calls("chat.postMessage") if c.ok)
+        limited = sum(1 for c in standin.calls("chat.postMessage") if c.status == 429)
+    store.close()
+    span = ok[-1] - ok[0] if len(ok) > 1 else float("nan")
+    achieved = (len(ok) - 1) / span if len(ok) > 1 else float("nan")
+    return {
+        "digests": len(subs), "sent": counts.get("sent", 0), "accepted_posts": len(ok),
+        "allowed_per_s": allowed, "achieved_per_s": round(achieved, 3),
+        "ratio": round(achieved / allowed, 3), "http_429": limited,
+        "wall_s": round(wall, 2), "ok": achieved / allowed >= 0.9 and len(ok) == len(subs),
+        "clock_rate_per_s": round(allowed * headroom, 3),
+        "server_burst": burst if scenario == "workspace" else 1,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -181,7 +199,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rate", type=float, default=20.0)
     parser.add_argument("--burst", type=int, default=2)
     parser.add_argument("--headroom", type=float, default=0.95)
-    parser.add_argument("--database-url", default=None)
+    parser.add_argument("--database-url", default=None,
+                        help="a PostgreSQL server on which each scenario creates (and then drops) "
+                             "its own database (default: SQLite files in a temporary folder)")
     parser.add_argument("--skip-delivery", action="store_true")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--check", action="store_true")

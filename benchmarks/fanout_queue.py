@@ -1,12 +1,20 @@
 """Digest fan-out through the task queue: 1 clock, N worker processes, a rate-limited Slack.
 
     python benchmarks/fanout_queue.py [--workers 4] [--teams 200] [--messages 100000]
-        [--rate 2.5] [--burst 5] [--threads 32] [--kill] [--database-url URL]
-        [--redis-url redis://127.0.0.1:6379/0]
+        [--rate 2.5] [--burst 5] [--threads 32] [--kill] [--database-url URL] [--redis-url URL]
+        [--log-dir PARENT]
 
-What runs, all real: PostgreSQL (a fresh database ``vp_bench_fanout`` on the server of
-``--database-url``, default the local test server), Redis (Dramatiq's broker and the shared
-limits), ``--workers`` ``vllm-path worker`` processes, and in this process the clock
+Where it runs (no defaults, so that a run never writes to a database or Redis DB someone else
+uses; a missing one stops the run with a message naming it): ``--database-url`` or
+``BENCH_DATABASE_URL``, a PostgreSQL server on which each run creates its own database
+``vp_bench_<random>`` and drops it at its end (the URL's own database is only connected to);
+``--redis-url`` or ``BENCH_REDIS_URL``, a Redis server and DB number (e.g.
+``redis://127.0.0.1:6379/15``) in which the run writes and then deletes only keys under its own
+namespace ``vp-bench-<pid>-<time>``. Worker logs go to a new folder made by ``tempfile.mkdtemp``
+(under ``--log-dir`` when given), whose path is printed; see ``benchmarks/benchdb.py``.
+
+What runs, all real: PostgreSQL (the run's own fresh database), Redis (Dramatiq's broker and the
+shared limits), ``--workers`` ``vllm-path worker`` processes, and in this process the clock
 (:class:`bot.digest.clock.DigestClock` with the queue's
 :class:`~bot.digest.queue.EnqueueingDeliverer`, ``run_now(dms=True)``): ``--messages`` people
 spread over ``--teams`` workspaces, each with a weekly DM digest due.
@@ -59,9 +67,7 @@ from urllib.parse import parse_qs, urlsplit
 REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))
 
-DEFAULT_DB = "postgresql://postgres@127.0.0.1:5432/test"
-BENCH_DB = "vp_bench_fanout"
-
+import benchdb  # noqa: E402  (benchmarks/, on sys.path as this script's folder)
 
 # --- the stand-in Slack ----------------------------------------------------------------------------
 
@@ -249,17 +255,6 @@ def standin_stats(port: int) -> dict[str, Any]:
 # --- the database --------------------------------------------------------------------------------
 
 
-def fresh_database(server_url: str) -> str:
-    """Drop and create ``vp_bench_fanout`` on the server of ``server_url``; its URL."""
-    import psycopg
-
-    base = server_url.replace("postgresql+psycopg://", "postgresql://")
-    with psycopg.connect(base, autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")
-        conn.execute(f"CREATE DATABASE {BENCH_DB}")
-    return base.rsplit("/", 1)[0] + f"/{BENCH_DB}"
-
-
 def seed(db_url: str, teams: int, messages: int, seed_: int = 7) -> list[tuple[str, str]]:
     """``messages`` people over ``teams`` workspaces, each with a DM digest (Mondays 09:00 UTC),
     1-3 followed tracks and a random part of them read. Bulk inserts (setup, not measured)."""
@@ -304,7 +299,7 @@ def start_workers(n: int, env: dict[str, str], threads: int, log_dir: Path) -> l
     for i in range(n):
         log = (log_dir / f"worker{i}.log").open("wb")
         procs.append(subprocess.Popen(
-            [sys.executable, "-m", "bot.cli.main", "worker", "--threads", str(threads),
+            [sys.executable, "-m", "bot.cli", "worker", "--threads", str(threads),
              "--heartbeat-timeout", "10", "--stale-after", "15"],
             cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT))
     return procs
@@ -322,9 +317,9 @@ def stop_workers(procs: list[subprocess.Popen]) -> None:
             p.wait()
 
 
-def _cpu_by_component(worker_pids: list[int], standin_pid: int) -> dict[str, float]:
+def _cpu_by_component(worker_pids: list[int], standin_pid: int, db_name: str) -> dict[str, float]:
     """CPU seconds (user + system) so far of the workers, the stand-in Slack, this run's
-    PostgreSQL backends (those connected to the benchmark's database) and the Redis server
+    PostgreSQL backends (those connected to the run's database ``db_name``) and the Redis server
     (shared with anything else using it on this machine)."""
     import psutil
 
@@ -340,7 +335,7 @@ def _cpu_by_component(worker_pids: list[int], standin_pid: int) -> dict[str, flo
            "standin": cpu(psutil.Process(standin_pid)), "postgres": 0.0, "redis": 0.0}
     for proc in psutil.process_iter(["name", "cmdline"]):
         line = " ".join(proc.info["cmdline"] or [])
-        if line.startswith("postgres:") and f" {BENCH_DB} " in line:
+        if line.startswith("postgres:") and f" {db_name} " in line:
             out["postgres"] += cpu(proc)
         elif (proc.info["name"] or "").startswith("redis-server"):
             out["redis"] += cpu(proc)
@@ -364,6 +359,14 @@ def _wait_idle(pids: list[int], quiet_s: float = 1.0, timeout_s: float = 60.0) -
 
 def run_once(args: argparse.Namespace, workers: int, teams: int, messages: int,
              kill: bool) -> dict[str, Any]:
+    """One run on its own database (created on ``args.database_url``'s server, dropped after)
+    with its logs in a new temporary folder; the result row printed by :func:`main`."""
+    with benchdb.own_postgres_database(args.database_url) as db_url:
+        return _run_on(args, db_url, workers, teams, messages, kill)
+
+
+def _run_on(args: argparse.Namespace, db_url: str, workers: int, teams: int, messages: int,
+            kill: bool) -> dict[str, Any]:
     from bot.config import Settings
     from bot.digest.clock import DigestClock
     from bot.digest.queue import DigestQueue, EnqueueingDeliverer, make_broker
@@ -371,7 +374,7 @@ def run_once(args: argparse.Namespace, workers: int, teams: int, messages: int,
     from bot.runtime import CatalogHolder, Runtime
     from bot.store import Store
 
-    db_url = fresh_database(args.database_url)
+    db_name = db_url.split("?", 1)[0].rsplit("/", 1)[1]
     t_seed = time.monotonic()
     seed(db_url, teams, messages)
     seed_s = time.monotonic() - t_seed
@@ -388,8 +391,7 @@ def run_once(args: argparse.Namespace, workers: int, teams: int, messages: int,
                SLACK_BOT_TOKEN="xoxb-bench", SLACK_API_URL=f"http://127.0.0.1:{port}/api/",
                SLACK_TEAM_RATE_PER_S=str(args.rate), SLACK_CHANNEL_RATE_PER_S="1",
                LOG_LEVEL="WARNING", PYTHONUNBUFFERED="1")
-    log_dir = Path(args.log_dir)
-    log_dir.mkdir(parents=True, exist_ok=True)
+    log_dir = benchdb.log_folder("vp-bench-fanout-", parent=args.log_dir)
     procs = start_workers(workers, env, args.threads, log_dir)
     settings = Settings(_env_file=None, database_url=db_url, redis_url=args.redis_url,
                         queue_namespace=namespace, slack_bot_token="xoxb-bench",
@@ -402,7 +404,7 @@ def run_once(args: argparse.Namespace, workers: int, teams: int, messages: int,
     clock = DigestClock(runtime, deliverer=enqueuer,  # type: ignore[arg-type]
                         reconcile_every_s=None, workers=4)
     _wait_idle([p.pid for p in procs])  # the workers' start-up (imports, catalog) not counted
-    cpu_at_start = _cpu_by_component([p.pid for p in procs], server.pid)
+    cpu_at_start = _cpu_by_component([p.pid for p in procs], server.pid, db_name)
     t0 = time.monotonic()
     clock_cpu0 = time.process_time()
     counts = clock.run_now(dms=True)
@@ -428,7 +430,7 @@ def run_once(args: argparse.Namespace, workers: int, teams: int, messages: int,
     time.sleep(2.0)  # a duplicate would show up now, if any
     stats = standin_stats(port)
     wall = time.monotonic() - t0
-    cpu_at_end = _cpu_by_component([p.pid for p in procs], server.pid)
+    cpu_at_end = _cpu_by_component([p.pid for p in procs], server.pid, db_name)
     cpu = {k: cpu_at_end[k] - cpu_at_start.get(k, 0.0) for k in cpu_at_end}
     cpu["clock"] = clock_cpu_s
     stop_workers(procs)
@@ -472,12 +474,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--kill", action="store_true", help="SIGKILL one worker mid-run")
     parser.add_argument("--one-workspace", action="store_true",
                         help="pacing check: one workspace, 2 then 4 workers")
-    parser.add_argument("--database-url", default=os.environ.get("TEST_DATABASE_URL", DEFAULT_DB))
-    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/0")
+    parser.add_argument("--database-url", default=None,
+                        help=f"PostgreSQL server to create this run's own database on "
+                             f"(default ${benchdb.DATABASE_ENV}; no built-in default)")
+    parser.add_argument("--redis-url", default=None,
+                        help=f"Redis server and DB, e.g. redis://127.0.0.1:6379/15 "
+                             f"(default ${benchdb.REDIS_ENV}; no built-in default)")
     parser.add_argument("--stall-s", type=float, default=120.0)
-    parser.add_argument("--log-dir", default="/tmp/vp-bench-fanout-queue")
+    parser.add_argument("--log-dir", default=None,
+                        help="folder under which this run makes its own log folder "
+                             "(default: the system's temporary folder)")
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args(argv)
+    args.database_url = benchdb.required(args.database_url, "--database-url", benchdb.DATABASE_ENV,
+                                         "postgresql://postgres@127.0.0.1:5432/postgres")
+    args.redis_url = benchdb.required(args.redis_url, "--redis-url", benchdb.REDIS_ENV,
+                                      "redis://127.0.0.1:6379/15")
     if args.one_workspace:
         results = [run_once(args, n, 1, args.messages, False) for n in (2, 4)]
         for r in results[:-1]:

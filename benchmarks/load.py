@@ -2,24 +2,28 @@
 
 What it does: starts a Slack stand-in (Web API and response URLs) in this process and the real
 ``vllm-path serve`` (the HTTP door: waitress, ``--threads`` workers, Bolt's WSGI adapter,
-signature checks on) in a subprocess on a free loopback port, on a fresh SQLite file (or
-``--database-url``). Then ``--clients`` threads each send ``--per-client`` signed ``/vllm-path``
-commands (a mix: track paths, searches, read, follow, next, help; each client is its own Slack
-user), each on a new connection as Slack does. A request's *time to ack* runs from sending the
-signed POST (signed before the clock starts) to receiving the HTTP answer. After the last ack,
-every lazy reply must reach its response URL (within ``--reply-timeout`` s) and none may be the
-error reply.
+signature checks on) in a subprocess on a free loopback port, on a fresh SQLite file in a
+temporary folder, or with ``--database-url`` (a PostgreSQL server) on a database
+``vp_bench_<random>`` this run creates there and drops at its end (``benchmarks/benchdb.py``).
+Then ``--clients`` threads each send ``--per-client`` signed ``/vllm-path`` commands (a mix:
+track paths, searches, read, follow, next, help; each client is its own Slack user), each on a
+new connection as Slack does. A request's *time to ack* runs from sending the signed POST
+(signed before the clock starts) to receiving the HTTP answer. After the last ack, every lazy
+reply must reach its response URL (within ``--reply-timeout`` s) and none may be the error
+reply.
 
 Errors: an ack that is not HTTP 200 (or a connection error), a missing reply, or an error reply.
 Exit 1 when there is an error or the p99 time to ack is above ``--p99-target`` (1 s), else 0.
 
 Run: ``python benchmarks/load.py`` (500 commands from 50 clients), ``--json`` for JSON,
-``--database-url postgresql://…`` for PostgreSQL. Results go in docs/benchmarks.md.
+``--database-url postgresql://…`` (the server; the run makes its own database) for PostgreSQL.
+Results go in docs/benchmarks.md.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import signal
@@ -33,6 +37,8 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+
+import benchdb  # benchmarks/, on sys.path as this script's folder
 
 from bot.doors.standin import SlackStandIn, signed_headers, slash_command_body
 
@@ -101,9 +107,12 @@ def start_server(workdir: Path, standin: SlackStandIn, database_url: str, thread
 
 def run(clients: int, per_client: int, threads: int, database_url: str | None,
         reply_timeout: float, ack_timeout: float) -> dict:
-    with tempfile.TemporaryDirectory(prefix="vp-load-") as tmp, SlackStandIn(team_id=TEAM) as standin:
+    with contextlib.ExitStack() as stack:
+        tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="vp-load-"))
+        standin = stack.enter_context(SlackStandIn(team_id=TEAM))
         workdir = Path(tmp)
-        db = database_url or f"sqlite:///{workdir / 'load.db'}"
+        db = (stack.enter_context(benchdb.own_postgres_database(database_url)) if database_url
+              else f"sqlite:///{workdir / 'load.db'}")
         proc, base = start_server(workdir, standin, db, threads)
         events = base + "/slack/events"
         try:
@@ -186,7 +195,9 @@ def main() -> int:
     parser.add_argument("--clients", type=int, default=50, help="concurrent clients (default 50)")
     parser.add_argument("--per-client", type=int, default=10, help="commands per client (default 10)")
     parser.add_argument("--threads", type=int, default=8, help="waitress worker threads (default 8)")
-    parser.add_argument("--database-url", default=None, help="default: a fresh SQLite file")
+    parser.add_argument("--database-url", default=None,
+                        help="a PostgreSQL server to create this run's own database on "
+                             "(default: a fresh SQLite file in a temporary folder)")
     parser.add_argument("--reply-timeout", type=float, default=120.0,
                         help="seconds to wait for every lazy reply after the last ack")
     parser.add_argument("--ack-timeout", type=float, default=10.0, help="HTTP timeout per request")

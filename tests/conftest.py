@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings as hypothesis_settings
 
-from tests.dbutil import DB_KINDS, fresh_database_url
+from tests.dbutil import DB_KINDS, close_session_databases, fresh_database_url, migrated_database_url
 
 # Property tests draw the same examples on every run of the same code, so a red suite always
 # means a reproducible finding (and `make test` twice gives the same answer twice).
@@ -30,12 +30,26 @@ def any_db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
         yield url
 
 
+@pytest.fixture(params=DB_KINDS)
+def any_migrated_db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A new database at the schema's head, copied from the session's migrated template: an
+    SQLite file, then (second run) a PostgreSQL database (see ``tests.dbutil``)."""
+    with migrated_database_url(request.param, tmp_path) as url:
+        yield url
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Drop the PostgreSQL databases (and the templates) this session made and still holds."""
+    close_session_databases()
+
+
 @pytest.fixture
-def runtime(any_db_url: str):
-    """A :class:`bot.runtime.Runtime` on the repo's catalog and a fresh database."""
+def runtime(any_migrated_db_url: str):
+    """A :class:`bot.runtime.Runtime` on the repo's catalog and a fresh database (a copy of the
+    session's migrated template; ``Runtime.create`` still runs the migrations, finding them done)."""
     from bot.config import Settings
     from bot.runtime import Runtime
 
-    rt = Runtime.create(Settings(database_url=any_db_url, _env_file=None))
+    rt = Runtime.create(Settings(database_url=any_migrated_db_url, _env_file=None))
     yield rt
     rt.store.close()

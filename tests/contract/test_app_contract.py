@@ -43,6 +43,7 @@ from bot.doors.standin import SlackStandIn, link_shared_event
 from bot.slack import blockkit
 from tests.contract import events
 from tests.contract.adapt_spec import adapt_web_spec, load_web_spec
+from tests.dbutil import migrated_sqlite_url
 from tests.e2e.helpers import FakeSlack, find_button
 from tests.e2e.slack_requests import get, signed_post
 
@@ -96,8 +97,9 @@ PRISM_DM_CHANNEL = example("conversations.open")["channel"]["id"]  # D069C7QFK
 
 
 def contract_settings(tmp_path: Path, api_url: str, **overrides: Any) -> Settings:
-    """A fresh SQLite file, the fake bot token and signing secret, the Web API at Prism."""
-    values: dict[str, Any] = dict(database_url=f"sqlite:///{tmp_path}/contract.db",
+    """A fresh SQLite file (a copy of the session's migrated one), the fake bot token and signing
+    secret, the Web API at Prism."""
+    values: dict[str, Any] = dict(database_url=migrated_sqlite_url(tmp_path, "contract.db"),
                                   slack_bot_token=BOT_TOKEN, slack_signing_secret=SIGNING_SECRET,
                                   slack_app_token=None, slack_client_id=None,
                                   slack_client_secret=None, slack_api_url=api_url)

@@ -13,7 +13,7 @@ from bot.domain.catalog import Catalog
 from bot.doors.standin import SlackStandIn
 from bot.runtime import CatalogHolder, Runtime
 from bot.store import Store
-from tests.dbutil import DB_KINDS, fresh_database_url
+from tests.dbutil import DB_KINDS, migrated_database_url
 
 TEAM = "T0DIGEST"
 
@@ -35,21 +35,23 @@ def standin() -> Iterator[SlackStandIn]:
         yield s
 
 
+# Each test gets its own database, copied from the session's migrated template (tests.dbutil):
+# Store.from_url still runs the migrations on it and finds them done.
 @pytest.fixture(params=DB_KINDS)
 def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    with fresh_database_url(request.param, tmp_path) as url:
+    with migrated_database_url(request.param, tmp_path) as url:
         yield url
 
 
 @pytest.fixture
 def sqlite_url(tmp_path: Path) -> Iterator[str]:
-    with fresh_database_url("sqlite", tmp_path) as url:
+    with migrated_database_url("sqlite", tmp_path) as url:
         yield url
 
 
 @pytest.fixture
 def pg_url(tmp_path: Path) -> Iterator[str]:
-    with fresh_database_url("postgres", tmp_path) as url:
+    with migrated_database_url("postgres", tmp_path) as url:
         yield url
 
 

@@ -37,7 +37,7 @@ from bot.digest.queue import DigestQueue, EnqueueingDeliverer, make_broker
 from bot.domain.schedule import WeeklySchedule
 from bot.store import DM_TRACK, Store
 from bot.store.ledger_batch import BatchedLedgerStore
-from tests.dbutil import fresh_database_url, postgres_unavailable
+from tests.dbutil import migrated_database_url, postgres_unavailable
 from tests.digest.conftest import TEAM, make_runtime, settings_for
 
 REPO = Path(__file__).resolve().parents[2]
@@ -82,7 +82,7 @@ def namespace(redis_url: str) -> Iterator[str]:
 def queue_db_url(tmp_path: Path) -> Iterator[str]:
     """PostgreSQL (how several workers run) when the test server answers, else SQLite."""
     kind = "sqlite" if postgres_unavailable() else "postgres"
-    with fresh_database_url(kind, tmp_path) as url:
+    with migrated_database_url(kind, tmp_path) as url:
         yield url
 
 

@@ -28,11 +28,12 @@ def standin():
 
 
 @pytest.fixture
-def runtime(tmp_path, standin, any_db_url):
-    """The runtime behind the door: once on SQLite and once on PostgreSQL (``any_db_url``)."""
+def runtime(tmp_path, standin, any_migrated_db_url):
+    """The runtime behind the door: once on SQLite and once on PostgreSQL (a fresh copy of the
+    session's migrated template each, ``any_migrated_db_url``)."""
     from bot.runtime import Runtime
 
-    rt = Runtime.create(e2e_settings(tmp_path, standin, database_url=any_db_url))
+    rt = Runtime.create(e2e_settings(tmp_path, standin, database_url=any_migrated_db_url))
     yield rt
     rt.store.close()
 

@@ -11,6 +11,7 @@ from click.testing import CliRunner
 from bot.cli.main import main
 from bot.config import Settings
 from bot.doors.console import console_settings, mrkdwn_to_text, open_console, render_blocks
+from tests.dbutil import migrated_sqlite_url
 
 # --- render_blocks (pure) -----------------------------------------------------------------------
 
@@ -70,7 +71,8 @@ def test_render_blocks_overflow_options_and_fields():
 
 @pytest.fixture
 def console_settings_tmp(tmp_path):
-    return Settings(_env_file=None, database_url=f"sqlite:///{tmp_path}/c.db",
+    """Console settings on a fresh SQLite file (a copy of the session's migrated one)."""
+    return Settings(_env_file=None, database_url=migrated_sqlite_url(tmp_path, "c.db"),
                     slack_bot_token="xoxb-should-be-dropped", slack_signing_secret="dropped-too")
 
 

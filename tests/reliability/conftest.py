@@ -11,15 +11,12 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-from tests.dbutil import DB_KINDS, fresh_database_url
+from tests.dbutil import DB_KINDS, migrated_database_url
 from tests.reliability import profiles
 
 
@@ -49,8 +46,9 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
 @pytest.fixture(scope="module", params=DB_KINDS)
 def module_db_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
                   ) -> Iterator[str]:
-    """A fresh database shared by one module's tests (SQLite, then PostgreSQL)."""
-    with fresh_database_url(request.param, tmp_path_factory.mktemp("db")) as url:
+    """A fresh database shared by one module's tests (SQLite, then PostgreSQL), copied from the
+    session's migrated template (``tests.dbutil.migrated_database_url``)."""
+    with migrated_database_url(request.param, tmp_path_factory.mktemp("db")) as url:
         yield url
 
 
@@ -65,89 +63,11 @@ def module_runtime(module_db_url: str):
     rt.store.close()
 
 
-@pytest.fixture(scope="session")
-def _migrated_templates(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
-    """Databases migrated once per session, copied for each test (migrating takes a second)."""
-    yield {}  # kind -> template, made on first use by _template (PostgreSQL ones dropped at
-    # the end of the session by pytest_sessionfinish)
-
-
-def _template(kind: str, templates: dict[str, str], tmp_path_factory) -> str:
-    """The migrated template of ``kind`` (an SQLite file path, or a PostgreSQL database name)."""
-    if kind in templates:
-        return templates[kind]
-    from bot.store import Store
-
-    if kind == "sqlite":
-        path = tmp_path_factory.mktemp("template") / "template.db"
-        Store.from_url(f"sqlite:///{path}").close()
-        templates[kind] = str(path)
-    else:
-        from sqlalchemy import create_engine
-        from sqlalchemy.engine import make_url
-
-        from tests.dbutil import admin_url
-
-        name = f"vp_tmpl_{uuid.uuid4().hex[:10]}"
-        admin = create_engine(admin_url(), isolation_level="AUTOCOMMIT")
-        try:
-            with admin.connect() as conn:
-                conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
-        finally:
-            admin.dispose()
-        Store.from_url(make_url(admin_url()).set(database=name)
-                       .render_as_string(hide_password=False)).close()
-        templates[kind] = name
-        _PG_TEMPLATES.append(name)
-    return templates[kind]
-
-
-_PG_TEMPLATES: list[str] = []
-
-
-def pytest_sessionfinish(session, exitstatus) -> None:
-    if not _PG_TEMPLATES:
-        return
-    from sqlalchemy import create_engine
-
-    from tests.dbutil import admin_url
-
-    admin = create_engine(admin_url(), isolation_level="AUTOCOMMIT")
-    try:
-        with admin.connect() as conn:
-            for name in _PG_TEMPLATES:
-                conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    except Exception:  # the server went away; nothing to clean
-        pass
-    finally:
-        admin.dispose()
-
-
-@contextmanager
-def migrated_database_url(kind: str, tmp_path: Path, templates: dict[str, str],
-                          tmp_path_factory) -> Iterator[str]:
-    """A new database already at the schema's head: a copy of a migrated SQLite file, or a
-    PostgreSQL database created from a migrated template (dropped at the end; skipped with the
-    reason when the server is absent)."""
-    if kind == "sqlite":
-        target = tmp_path / f"vp_test_{uuid.uuid4().hex[:8]}.db"
-        shutil.copyfile(_template("sqlite", templates, tmp_path_factory), target)
-        yield f"sqlite:///{target}"
-        return
-    from tests.dbutil import fresh_database_url, skip_without_postgres
-
-    skip_without_postgres()
-    template = _template("postgres", templates, tmp_path_factory)
-    with fresh_database_url("postgres", tmp_path, template=template) as url:
-        yield url
-
-
 @pytest.fixture(params=DB_KINDS)
-def db_url(request: pytest.FixtureRequest, tmp_path: Path, _migrated_templates,
-           tmp_path_factory) -> Iterator[str]:
-    """A new database per test, migrated to the schema's head (SQLite, then PostgreSQL)."""
-    with migrated_database_url(request.param, tmp_path, _migrated_templates,
-                               tmp_path_factory) as url:
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A new database per test, migrated to the schema's head (SQLite, then PostgreSQL): a copy of
+    the session's migrated template (``tests.dbutil``; templates dropped at the session's end)."""
+    with migrated_database_url(request.param, tmp_path) as url:
         yield url
 
 

@@ -108,8 +108,14 @@ def hostile_catalogs(draw, wrapped: _Base) -> tuple[Catalog, list[str]]:
 
 
 @pytest.fixture(scope="module")
-def base_catalog(module_runtime) -> _Base:
-    return _Base(module_runtime.holder.catalog)
+def base_catalog() -> _Base:
+    """The catalog a runtime loads (``Settings().catalog_dir``), without a database: the digest
+    property needs none, so it runs once rather than once per database kind (on identical,
+    derandomized examples)."""
+    from bot.config import Settings
+    from bot.runtime import CatalogHolder
+
+    return _Base(CatalogHolder(Settings(_env_file=None).catalog_dir).catalog)
 
 
 def _no_shrink(base: settings) -> settings:
