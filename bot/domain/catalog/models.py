@@ -173,6 +173,11 @@ class Post(_Frozen):
     with the facts only; it may omit ``summary`` (then it holds :data:`DRAFT_SUMMARY`), and
     ``catalog check`` refuses a catalog that still has one, so a person writes its summary and
     places it in a track before it is published."""
+    minutes: int | None = Field(default=None, gt=0)
+    """Reading time in whole minutes (a positive int), or ``None`` when not known."""
+    minutes_source: Literal["counted", "estimate"] | None = None
+    """Where ``minutes`` comes from: ``counted`` from the post's own text, ``estimate`` (shown as
+    ``~N min``), or ``None`` when there is no length."""
 
     @model_validator(mode="before")
     @classmethod
@@ -301,6 +306,13 @@ class Track(_Frozen):
     bilingual: bool = False
     steps: tuple[Step, ...] = Field(min_length=1)
     resolutions: tuple[Resolution, ...] = ()
+    essentials: tuple[str, ...] = ()
+    """Post ids of the essential path, in order (empty: not chosen yet; see
+    :func:`bot.domain.paths.essentials`)."""
+    further: tuple[str, ...] = ()
+    """Post ids of the further reading, in order, after the essentials."""
+    before: tuple[str, ...] = ()
+    """Ids of the tracks to read before this one (cross-track prerequisites)."""
 
     @field_validator("id")
     @classmethod
