@@ -139,3 +139,21 @@ def minimum_default(max_minutes: int = ESSENTIAL_MAX_MINUTES, weeks: int = FINIS
     """The smallest budget that finishes ``max_minutes`` of reading in ``weeks`` weeks if steps
     split evenly (``ceil``): 23 for 90 minutes in 4 weeks."""
     return math.ceil(max_minutes / weeks)
+
+
+_STOP_AFTER = (("then", "stop"), ("stop", "after"), ("essentials", "only"), ("只读核心",), ("读完核心停止",))
+_FURTHER_AFTER = (("then", "further"), ("and", "further"), ("继续延伸阅读",))
+
+
+def take_after(words: Sequence[str]) -> tuple[list[str], str | None]:
+    """Take a channel's setup after the essential path out of ``words``: ``then stop`` /
+    ``stop after`` / ``essentials only`` / ``只读核心`` -> ``stop``; ``then further`` /
+    ``继续延伸阅读`` -> ``further``; ``None`` when not given."""
+    low = [w.casefold() for w in words]
+    for forms, value in ((_STOP_AFTER, "stop"), (_FURTHER_AFTER, "further")):
+        for form in forms:
+            n = len(form)
+            for i in range(len(low) - n + 1):
+                if tuple(low[i:i + n]) == form:
+                    return list(words[:i]) + list(words[i + n:]), value
+    return list(words), None

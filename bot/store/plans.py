@@ -86,3 +86,7 @@ class PlansRepo(StoreCore):
             stmt = stmt.where(FinishedPath.finished_at >= since)
         with self._read() as s:
             return {tid: int(n) for tid, n in s.execute(stmt.group_by(FinishedPath.track_id))}
+
+    def now(self) -> datetime:
+        """The store clock's current time (aware UTC): what plans date a finish from."""
+        return self._now()
