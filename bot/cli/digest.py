@@ -137,11 +137,13 @@ def digest() -> None:
               help="Team id, when the channel id is subscribed in several workspaces.")
 @click.option("--steps", default=1, show_default=True, type=click.IntRange(1, 3),
               help="Steps per week (newly subscribed channel only).")
+@click.option("--minutes", type=click.IntRange(1, 10_000), default=None,
+              help="A weekly budget in minutes (newly subscribed channel only): the steps that fit.")
 @click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True)
 @click.option("--json", "as_json", is_flag=True,
               help='Print {"text", "blocks"} exactly as they would be posted.')
 def digest_preview(track_text: str, channel: str | None, team: str | None, steps: int, lang: str,
-                   as_json: bool) -> None:
+                   as_json: bool, minutes: int | None = None) -> None:
     """Show a channel digest without sending it (nothing is recorded)."""
     from bot.slack.views.digest import compose_channel_digest, preview_subscription
 
@@ -159,6 +161,10 @@ def digest_preview(track_text: str, channel: str | None, team: str | None, steps
         sys.exit(2)
     if runtime is None:  # no --channel (the runtime is opened exactly when one is given)
         sub = preview_subscription(track, steps_per_week=steps)
+        if minutes is not None:  # issue 24: a channel with a weekly budget
+            from bot.domain.plan import BudgetPreview
+
+            sub = BudgetPreview(0, track, 0, steps, None, minutes_per_week=minutes)
         snapshot = None
     else:
         subs = [s for s in _all_subscriptions(runtime.store, team)
@@ -179,8 +185,11 @@ def digest_preview(track_text: str, channel: str | None, team: str | None, steps
         click.echo("nothing to send this week: the path is done and nothing was added", err=True)
         return
     if as_json:
-        click.echo(json.dumps({"text": result.reply.text, "blocks": result.reply.blocks},
-                              ensure_ascii=False, indent=2))
+        out = {"text": result.reply.text, "blocks": result.reply.blocks}
+        if minutes is not None:  # the week's steps and their reading times (issue 24)
+            out.update(minutes_per_week=minutes, steps=[
+                {"post_id": p, "minutes": catalog.post(p).minutes} for p in result.steps])
+        click.echo(json.dumps(out, ensure_ascii=False, indent=2))
         return
     try:
         from bot.doors.console import render_blocks
