@@ -6,8 +6,13 @@ package. :class:`PictureError` when ``dot`` is missing or fails, or the format i
 
 from __future__ import annotations
 
-from collections.abc import Collection
+import hashlib
+import hmac
+import secrets
+from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, quote, urlencode
 
 from bot.domain.catalog import Catalog
 from bot.domain.picture import PathGraph, path_graph
@@ -80,3 +85,63 @@ def write(catalog: Catalog, track_id: str, out: Path, read: Collection[str] | No
     data = render(catalog, track_id, fmt, read, lang)
     out.write_bytes(data)
     return out.resolve()
+
+
+# --- signed picture URLs, served by the HTTP door (bot/doors/serve.py) -----------------------------
+
+PICTURE_PREFIX = "/paths/"
+"""URL path prefix of the pictures: ``/paths/<track>.<png|svg>?read=<ids>&sig=<hex>``."""
+_PROCESS_KEY = secrets.token_bytes(32)
+
+
+def _key(settings: Any) -> bytes:
+    secret = getattr(settings, "picture_url_secret", None) or getattr(settings, "slack_signing_secret", None)
+    if secret is not None and secret.get_secret_value():
+        return hashlib.sha256(b"vllm-path picture url\0" + secret.get_secret_value().encode()).digest()
+    return _PROCESS_KEY
+
+
+def _sign(settings: Any, track_id: str, fmt: str, read: Sequence[str]) -> str:
+    message = f"{track_id}.{fmt}?{','.join(read)}".encode()
+    return hmac.new(_key(settings), message, hashlib.sha256).hexdigest()[:32]
+
+
+def signed_url(settings: Any, catalog: Catalog, track_id: str, read: Collection[str],
+               fmt: str = "png") -> str | None:
+    """The reader's picture URL under ``settings.public_url`` (None when it is not set).
+
+    The URL carries the track's posts the reader has read (current ids, sorted; no user id) and
+    an HMAC-SHA256 of them, so nobody can change the marks or reach a reader's progress without
+    being given the URL."""
+    base = getattr(settings, "public_url", None)
+    if not base:
+        return None
+    order = set(catalog.order(track_id))
+    ids = sorted({pid for p in read if (pid := catalog.resolve_post_id(p)) and pid in order})
+    query = urlencode({"read": ",".join(ids), "sig": _sign(settings, track_id, fmt, ids)})
+    return f"{base.rstrip('/')}{PICTURE_PREFIX}{quote(track_id)}.{fmt}?{query}"
+
+
+def picture_app(runtime: Any, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+    """WSGI: ``GET /paths/<track>.<png|svg>?read=…&sig=…`` -> the picture; 403 for a missing or
+    wrong signature, 404 for an unknown track or format, 500 when ``dot`` fails."""
+    name = str(environ.get("PATH_INFO", ""))[len(PICTURE_PREFIX):]
+    track_id, _, fmt = name.rpartition(".")
+    params = parse_qs(str(environ.get("QUERY_STRING", "")))
+    read = [p for p in (params.get("read", [""])[0]).split(",") if p]
+    catalog = runtime.holder.catalog
+
+    def answer(status: str, body: bytes, ctype: str = "text/plain; charset=utf-8") -> list[bytes]:
+        start_response(status, [("Content-Type", ctype), ("Content-Length", str(len(body))),
+                                ("Cache-Control", "private, max-age=300")])
+        return [body]
+
+    if fmt not in FORMATS or not catalog.has_track(track_id):
+        return answer("404 Not Found", b"not found")
+    if not hmac.compare_digest(params.get("sig", [""])[0], _sign(runtime.settings, track_id, fmt, read)):
+        return answer("403 Forbidden", b"forbidden")
+    try:
+        body = render(catalog, track_id, fmt, [p for p in read if catalog.has_post(p)])
+    except PictureError:
+        return answer("500 Internal Server Error", b"picture unavailable")
+    return answer("200 OK", body, "image/png" if fmt == "png" else "image/svg+xml")

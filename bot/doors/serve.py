@@ -182,6 +182,7 @@ def make_wsgi_app(runtime: Any, app: Any) -> Callable[..., Iterable[bytes]]:
     from slack_bolt.adapter.wsgi import SlackRequestHandler
 
     from bot import metrics
+    from bot.pictures import PICTURE_PREFIX, picture_app
 
     bolt = SlackRequestHandler(app, path=EVENTS_PATH)
     registry = metrics.runtime_registry(runtime)
@@ -197,6 +198,8 @@ def make_wsgi_app(runtime: Any, app: Any) -> Callable[..., Iterable[bytes]]:
             start_response("200 OK", [("Content-Type", metrics.CONTENT_TYPE),
                                       ("Content-Length", str(len(body)))])
             return [body]
+        if str(path).startswith(PICTURE_PREFIX) and method == "GET":  # issue 24: signed path pictures
+            return picture_app(runtime, environ, start_response)
         if path != EVENTS_PATH or method != "POST":
             return bolt(environ, start_response)
         started = time.monotonic()

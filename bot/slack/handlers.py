@@ -29,6 +29,7 @@ from bot.slack.commands.session import (
     no_announce,
     no_users_info,
 )
+from bot.slack.commands.plan import home_plan
 from bot.slack.commands.stats import team_insights
 from bot.slack.commands.subscribe import next_fire_label
 from bot.slack.commands.unfurl import unfurls_for
@@ -130,7 +131,8 @@ class Handlers:
             subs = [x for x in store.subscriptions(caller.team_id) if x.channel_id in wanted]
         state = views.HomeState(follows=s.follows(), read=s.read(),
                                 dm=store.get_dm(caller.team_id, caller.user_id),
-                                channel_subs=subs, lang=s.lang)
+                                channel_subs=subs, lang=s.lang,
+                                **home_plan(self.rt, caller.team_id, caller.user_id, s.follows(), s.read()))
         view = views.home_view(self.rt.holder.catalog, state)
         info = self.users_info(caller.team_id, caller.user_id)
         if info.is_admin or info.is_owner:

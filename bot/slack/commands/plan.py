@@ -4,6 +4,8 @@ line after ``read``; the path line of a track reply."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from bot.domain import budget as budgets
 from bot.domain import paths
 from bot.slack import grammar
@@ -93,3 +95,17 @@ def finish_notice(s: Session, post_ids: list[str], before: set[str]) -> Mrkdwn |
 def with_finish(msg: Mrkdwn, finish: Mrkdwn | None) -> Mrkdwn:
     """``msg`` followed by the finish message, when there is one."""
     return msg if finish is None else Mrkdwn("{}\n\n{}").format(msg, finish)
+
+
+def home_plan(rt: Any, team: str, user: str, follows: list[str], read: set[str]) -> dict[str, Any]:
+    """App Home's plan fields (:class:`bot.slack.views.messages.HomeState`): the finished
+    essential paths and, when ``PUBLIC_URL`` is set, the signed URL of the picture of the first
+    followed track whose essential path is not finished (else the first followed)."""
+    from bot.pictures import signed_url
+
+    cat = rt.holder.catalog
+    finished = rt.store.finished_paths(team, user)
+    followed = [tid for tid in follows if cat.has_track(tid)]
+    track = next((tid for tid in followed if tid not in finished), followed[0] if followed else None)
+    url = signed_url(rt.settings, cat, track, read) if track else None
+    return {"finished": finished, "picture_url": url, "picture_track": track if url else None}

@@ -9,7 +9,9 @@ catalog URLs.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Protocol
 
 from slack_sdk.models.blocks import Block
@@ -34,7 +36,7 @@ from bot.slack.views.blocks import (
 )
 from bot.slack.views.links import post_date, read_link
 from bot.slack.views.parts import memo, memo_reply, rendered
-from bot.slack.views.plan import step_suffix
+from bot.slack.views.plan import home_finished_blocks, step_suffix
 
 MAX_RESULTS = 5
 STEPS_PER_PAGE = 20
@@ -401,6 +403,11 @@ class HomeState:
     dm: HomeDm | None
     channel_subs: Sequence[HomeChannelSub]
     lang: str = "en"
+    finished: Mapping[str, datetime] = field(default_factory=dict)
+    """Tracks whose essential path the person finished, and when (issue 24)."""
+    picture_url: str | None = None
+    """The signed URL of the person's path picture; None when no public URL is set."""
+    picture_track: str | None = None
 
 
 MODAL_TITLE_MAX = 24
@@ -426,6 +433,8 @@ def home_view(catalog: Catalog, state: HomeState) -> dict:
     lang = state.lang
     ids = ActionIds()
     blocks: list[Block] = [header(t("home.header", lang)), context(t("catalog.version", lang, version=catalog.version)),
+              *home_finished_blocks(catalog, state.finished, state.read, lang, state.picture_url,
+                                    state.picture_track),  # issue 24: finished paths, minutes, picture
               section(t("home.following", lang))]
     follows = [tid for tid in state.follows if catalog.has_track(tid)]
     if not follows:
