@@ -169,3 +169,27 @@ class BudgetPreview:
     last_catalog_version: str | None
     minutes_per_week: int | None = None
     after_essentials: str = "further"
+
+
+def plan_reader_week(catalog: Catalog, follows: Sequence[str], read: Sequence[str] | set[str],
+                     minutes_per_week: int) -> tuple[tuple[str, str], ...]:
+    """This week's steps for a reader's DM at ``minutes_per_week``: ``(track id, post id)`` pairs.
+
+    The followed tracks in order, each walked in reading order (essentials, then further
+    reading), unread steps whose link is known first (a step without a link only when a track
+    has nothing else left); steps are taken while they fit the budget
+    (:func:`bot.domain.budget.fit` over all of them), always at least one when any is unread. A
+    post in two followed tracks is taken once."""
+    done = {catalog.resolve_post_id(p) or p for p in read}
+    queue: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for tid in follows:
+        if not catalog.has_track(tid):
+            continue
+        unread = [p for p in paths.reading_order(catalog, tid) if p not in done and p not in seen]
+        linked = [p for p in unread if catalog.post(p).url is not None]
+        for pid in linked or unread[:1]:
+            queue.append((tid, pid))
+            seen.add(pid)
+    n = fit([catalog.post(p).minutes for _t, p in queue], minutes_per_week)
+    return tuple(queue[:n])

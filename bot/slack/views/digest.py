@@ -35,6 +35,7 @@ from bot.domain import paths
 from bot.domain.catalog import Catalog
 from bot.domain.catalog.attached import PerCatalog
 from bot.domain.plan import SubscriptionLike, plan_channel_digest
+from bot.slack.views.plan import channel_finish_line
 from bot.slack.i18n import level_name, t
 from bot.slack.mrkdwn import Mrkdwn, link, plain, truncate
 from bot.slack.views.blocks import (
@@ -143,6 +144,8 @@ def compose_channel_digest(catalog: Catalog, sub: SubscriptionLike,
         if plan.steps:
             blocks.append(divider())
         blocks.extend(sections(lines)[:3])
+    if plan.essentials_finished:  # issue 24: one line, in the one digest that passes the last essential
+        blocks.append(section(channel_finish_line(name, getattr(sub, "after_essentials", "further"), lang)))
     if plan.closing:
         blocks.append(section(dt("closing", lang, total=plan.total, track=name)))
     stop = button(t("btn.stop", lang), f"stop:{next(n)}", view, style="danger", confirm=confirm_dialog(

@@ -17,7 +17,7 @@ from bot.domain.catalog import Catalog
 from bot.domain.catalog.models import Post, format_day
 from bot.slack.i18n import lookup
 from bot.slack.mrkdwn import Mrkdwn
-from bot.slack.views.blocks import Reply, context, make_reply, section
+from bot.slack.views.blocks import MAX_BLOCKS_MESSAGE, Reply, context, make_reply, section
 
 PLAN_STRINGS: dict[str, dict[str, str]] = {
     "min": {"en": "{n} min", "zh": "{n} 分钟"},
@@ -25,6 +25,7 @@ PLAN_STRINGS: dict[str, dict[str, str]] = {
     "further": {"en": "further reading", "zh": "延伸阅读"},
     "path_line": {"en": "Essential path: {steps} steps · {minutes} min",
                   "zh": "核心路径：{steps} 篇 · {minutes} 分钟"},
+    "path_steps": {"en": "Essential path: {steps} steps", "zh": "核心路径：{steps} 篇"},
     "path_finish": {"en": " · at {budget} min a week you finish around {day}",
                     "zh": " · 按每周 {budget} 分钟，大约 {day} 读完"},
     "path_finished": {"en": " · finished :white_check_mark:", "zh": " · 已读完 :white_check_mark:"},
@@ -51,6 +52,8 @@ PLAN_STRINGS: dict[str, dict[str, str]] = {
                            "zh": "还没有读完的核心路径 · 共读 {minutes} 分钟"},
     "home.picture_alt": {"en": "The reading path of {track}, with your progress",
                          "zh": "{track} 的阅读路径与你的进度"},
+    "stats.finished": {"en": ":checkered_flag: Essential paths finished: *{n}* ({tracks})",
+                       "zh": ":checkered_flag: 读完的核心路径：*{n}*（{tracks}）"},
     "dm.budget": {"en": "This week's reading at {budget} min a week:", "zh": "本周阅读（每周 {budget} 分钟）："},
     "channel.essentials_done": {
         "en": ":checkered_flag: This channel has been through the essential path of *{track}*.{after}",
@@ -93,7 +96,10 @@ def path_line(catalog: Catalog, track_id: str, read: Collection[str], minutes_pe
     track's ``before`` tracks follow on a second line."""
     ess = paths.essentials(catalog, track_id)
     minutes, _complete = paths.total_minutes(catalog, ess)
-    line = pt("path_line", lang, steps=len(ess), minutes=minutes)
+    if any(catalog.post(p).minutes for p in ess):
+        line = pt("path_line", lang, steps=len(ess), minutes=minutes)
+    else:  # no length known yet: never a "0 min" that looks counted
+        line = pt("path_steps", lang, steps=len(ess))
     done = {catalog.resolve_post_id(p) or p for p in read}
     left = [catalog.post(p).minutes for p in ess if p not in done]
     if not left:
@@ -161,3 +167,22 @@ def home_finished_blocks(catalog: Catalog, finished: Mapping[str, dt.datetime], 
         alt = str(pt("home.picture_alt", lang, track=catalog.track(picture_track).names.get(lang)))
         out.append({"type": "image", "image_url": picture_url[:3000], "alt_text": alt[:2000]})
     return out
+
+
+def with_finished(reply: Reply, catalog: Catalog, counts: Mapping[str, int], lang: str) -> Reply:
+    """``reply`` (the ``stats`` insights) with one more context line: essential paths finished
+    in the workspace, in all and per track (``counts``: ``{track id: readers}``), within the
+    message's block limit."""
+    total = sum(counts.values())
+    per = ", ".join(f"{catalog.track(tid).names.get(lang)} {n}" for tid, n in
+                    sorted(counts.items(), key=lambda kv: -kv[1]) if catalog.has_track(tid))
+    line = pt("stats.finished", lang, n=total, tracks=per or "–")
+    blocks = [*reply.blocks[:MAX_BLOCKS_MESSAGE - 1], context(line).to_dict()]
+    return Reply(text=reply.text, blocks=blocks, response_type=reply.response_type)
+
+
+def channel_finish_line(track_name: str, after_essentials: str, lang: str = "en") -> Mrkdwn:
+    """The one line a channel digest carries when the channel has been through the essential
+    path: what comes next follows its setup (``further`` or ``stop``)."""
+    after = pt("channel.after_stop" if after_essentials == "stop" else "channel.after_further", lang)
+    return pt("channel.essentials_done", lang, track=track_name, after=after)
