@@ -7,7 +7,12 @@ People type it as ``30m``, ``30 min``, ``45 minutes``, ``1h``, ``1.5h``, ``1h30`
 
 :data:`DEFAULT_MINUTES` is the budget of a reader or channel that set none. It is chosen so that
 every essential path (at most :data:`ESSENTIAL_MAX_MINUTES`, the catalog rule) finishes within
-:data:`FINISH_WEEKS` weeks: ``ceil(90 / 4) = 23``, rounded up to the half hour people think in.
+:data:`FINISH_WEEKS` weeks *whatever its steps' lengths*: a week takes steps in order while they
+fit (:func:`fit`), so any two weeks in a row hold more than the budget ``B`` (else the second's
+first step would have fitted in the first). Five weeks would need more than ``2B`` minutes, so
+``B = 45`` finishes every path of at most 90 minutes in at most 4 weeks (:func:`guaranteed_weeks`:
+3; 44 is the least budget that keeps 4; at 30, five 16-minute steps and a 10-minute one take 5
+weeks).
 :func:`weeks_to_finish` gives the weeks for a list of step lengths under the week-by-week rule the
 digests use (:func:`fit`): each week takes the next steps that fit the budget, and always one.
 """
@@ -15,7 +20,6 @@ digests use (:func:`fit`): each week takes the next steps that fit the budget, a
 from __future__ import annotations
 
 import datetime as dt
-import math
 import re
 from collections.abc import Sequence
 
@@ -23,8 +27,8 @@ ESSENTIAL_MAX_MINUTES = 90
 """The longest an essential path may be (minutes of reading; the catalog's rule)."""
 FINISH_WEEKS = 4
 """Every essential path finishes within this many weeks at the default budget."""
-DEFAULT_MINUTES = 30
-"""Minutes a week when none is set: >= ceil(ESSENTIAL_MAX_MINUTES / FINISH_WEEKS) (23)."""
+DEFAULT_MINUTES = 45
+"""Minutes a week when none is set: ESSENTIAL_MAX_MINUTES / 2, see the module docstring."""
 MIN_MINUTES = 5
 MAX_MINUTES = 600
 UNKNOWN_STEP_MINUTES = 10
@@ -135,10 +139,14 @@ def finish_day(today: dt.date, weeks: int) -> dt.date:
     return today + dt.timedelta(days=max(0, 7 * weeks - 1)) if weeks else today
 
 
-def minimum_default(max_minutes: int = ESSENTIAL_MAX_MINUTES, weeks: int = FINISH_WEEKS) -> int:
-    """The smallest budget that finishes ``max_minutes`` of reading in ``weeks`` weeks if steps
-    split evenly (``ceil``): 23 for 90 minutes in 4 weeks."""
-    return math.ceil(max_minutes / weeks)
+def guaranteed_weeks(total_minutes: int, budget: int) -> int:
+    """The most weeks :func:`weeks_to_finish` can take for any steps of whole minutes (each at
+    least one) totalling ``total_minutes`` at ``budget``: two weeks in a row hold at least
+    ``budget + 1`` minutes, so ``w`` weeks need ``w // 2 * (budget + 1) + w % 2`` minutes."""
+    w = 0
+    while (w + 1) // 2 * (budget + 1) + (w + 1) % 2 <= total_minutes:
+        w += 1
+    return w
 
 
 _STOP_AFTER = (("then", "stop"), ("stop", "after"), ("essentials", "only"), ("只读核心",), ("读完核心停止",))
