@@ -28,7 +28,7 @@ class PictureError(RuntimeError):
 def to_dot(graph: PathGraph) -> object:
     """A ``graphviz.Digraph`` of ``graph``: essential steps top to bottom, further reading beside
     them (dashed), prerequisite tracks above (dotted); read steps ticked and green-bordered."""
-    import graphviz
+    import graphviz  # type: ignore[import-untyped]
 
     dot = graphviz.Digraph(graph.track_id, graph_attr={
         "rankdir": "TB", "label": graph.title, "labelloc": "t", "fontname": "Helvetica",
@@ -56,7 +56,7 @@ def to_dot(graph: PathGraph) -> object:
         else:
             dot.edge(src, dst, style="dotted")
     further = [n.id for n in graph.nodes if n.kind == "further"]
-    for a, b in zip(further, further[1:]):  # further reading in a column beside the path
+    for a, b in zip(further, further[1:], strict=False):  # further reading in a column beside the path
         dot.edge(a, b, color="#d1d5db", arrowsize="0.5")
     return dot
 

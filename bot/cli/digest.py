@@ -185,7 +185,7 @@ def digest_preview(track_text: str, channel: str | None, team: str | None, steps
         click.echo("nothing to send this week: the path is done and nothing was added", err=True)
         return
     if as_json:
-        out = {"text": result.reply.text, "blocks": result.reply.blocks}
+        out: dict[str, object] = {"text": result.reply.text, "blocks": result.reply.blocks}
         if minutes is not None:  # the week's steps and their reading times (issue 24)
             out.update(minutes_per_week=minutes, steps=[
                 {"post_id": p, "minutes": catalog.post(p).minutes} for p in result.steps])

@@ -32,8 +32,8 @@ from typing import Literal
 
 from rapidfuzz import fuzz, process
 
-from bot.domain.schedule import WEEKDAY_NAMES, ScheduleParts
 from bot.domain.budget import OFF_WORDS, parse_minutes, take_after, take_budget
+from bot.domain.schedule import WEEKDAY_NAMES, ScheduleParts
 from bot.domain.text import clean
 
 MAX_TEXT = 500

@@ -16,6 +16,7 @@ from typing import Any
 from bot.runtime import Runtime
 from bot.slack import grammar
 from bot.slack.commands import ButtonValue, Session, run_button, run_command
+from bot.slack.commands.plan import home_plan
 from bot.slack.commands.session import (
     CLEAR_MARGIN,
     Announce,
@@ -29,7 +30,6 @@ from bot.slack.commands.session import (
     no_announce,
     no_users_info,
 )
-from bot.slack.commands.plan import home_plan
 from bot.slack.commands.stats import team_insights
 from bot.slack.commands.subscribe import next_fire_label
 from bot.slack.commands.unfurl import unfurls_for

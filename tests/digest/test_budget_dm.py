@@ -44,7 +44,7 @@ def test_weekly_dm_brings_what_fits_the_budget_until_the_path_is_finished(sqlite
                 assert len(weeks) < 20, "the path never finished"
                 before = len(_dm_posts(standin, channel))
                 driver.step()
-                standin.wait_for(lambda: len(_dm_posts(standin, channel)) > before, timeout=10)
+                standin.wait_for(lambda ch=channel, n=before: len(_dm_posts(standin, ch)) > n, timeout=10)
                 channel = channel or standin.calls("conversations.open")[0].response["channel"]["id"]
                 blocks = _dm_posts(standin, channel)[-1].args["blocks"]
                 validate_blocks(blocks)
@@ -62,4 +62,4 @@ def test_weekly_dm_brings_what_fits_the_budget_until_the_path_is_finished(sqlite
     flat = [p for w in weeks for p in w]
     assert flat[:len(ess)] == list(ess) and len(set(flat)) == len(flat)
     dated = sorted(r.claimed_at for r in store.deliveries() if r.destination == "UDM")
-    assert [b - a for a, b in zip(dated, dated[1:])] == [timedelta(weeks=1)] * (len(dated) - 1)
+    assert [b - a for a, b in zip(dated, dated[1:], strict=False)] == [timedelta(weeks=1)] * (len(dated) - 1)

@@ -10,9 +10,9 @@ import hashlib
 
 import pytest
 
+from bot.config import DEFAULT_CATALOG_DIR
 from bot.domain.catalog import Catalog, load_catalog
 from bot.domain.catalog.compiled import Catalog as CompiledCatalog
-from bot.config import DEFAULT_CATALOG_DIR
 
 
 def with_minutes(catalog: Catalog) -> Catalog:

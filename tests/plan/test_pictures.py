@@ -14,10 +14,10 @@ import pytest
 from click.testing import CliRunner
 
 from bot.cli.main import main
-from bot.doors.standin import SlackStandIn
 from bot.domain import paths
 from bot.domain.picture import path_graph
 from bot.doors.serve import HttpDoor
+from bot.doors.standin import SlackStandIn
 from bot.pictures import render, signed_url
 from bot.runtime import Runtime
 from bot.slack.app import build_app
@@ -43,7 +43,7 @@ def test_the_graph_has_essentials_in_order_further_reading_and_marks(repo_catalo
     ess = paths.essentials(repo_catalog, "spec")
     g = path_graph(repo_catalog, "spec", read=[ess[0]])
     assert [n.id for n in g.nodes if n.kind == "essential"] == list(ess)
-    assert [(a, b) for a, b, k in g.edges if k == "path"] == list(zip(ess, ess[1:]))
+    assert [(a, b) for a, b, k in g.edges if k == "path"] == list(zip(ess, ess[1:], strict=False))
     further = [n for n in g.nodes if n.kind == "further"]
     assert [n.id for n in further] == list(paths.further(repo_catalog, "spec"))
     assert {n.id: n.read for n in g.nodes}[ess[0]] is True and further[0].read is False

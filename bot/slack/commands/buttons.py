@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from bot.slack.commands import plan as _plan
 from bot.slack.commands.digest_actions import handle_digest_action
 from bot.slack.commands.dm import dm_schedule
-from bot.slack.commands import plan as _plan
 from bot.slack.commands.registry import button
 from bot.slack.commands.session import ButtonValue, Session
 from bot.slack.i18n import t

@@ -35,7 +35,6 @@ from bot.domain import paths
 from bot.domain.catalog import Catalog
 from bot.domain.catalog.attached import PerCatalog
 from bot.domain.plan import SubscriptionLike, plan_channel_digest
-from bot.slack.views.plan import channel_finish_line
 from bot.slack.i18n import level_name, t
 from bot.slack.mrkdwn import Mrkdwn, link, plain, truncate
 from bot.slack.views.blocks import (
@@ -54,6 +53,7 @@ from bot.slack.views.blocks import (
     sections,
 )
 from bot.slack.views.links import post_date, read_link
+from bot.slack.views.plan import channel_finish_line
 
 MAX_NOTE = 700
 """Characters of a step's note shown in a channel digest (a DM shows up to ``MAX_DM_NOTE``)."""

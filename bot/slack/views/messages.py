@@ -8,8 +8,7 @@ catalog URLs.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
-from collections.abc import Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol

@@ -11,12 +11,14 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Collection, Mapping
 
+from slack_sdk.models.blocks import Block, ImageBlock
+
 from bot.domain import budget as budgets
 from bot.domain import paths
 from bot.domain.catalog import Catalog
-from bot.domain.catalog.models import Post, format_day
+from bot.domain.catalog.models import Post, Track, format_day
 from bot.slack.i18n import lookup
-from bot.slack.mrkdwn import Mrkdwn
+from bot.slack.mrkdwn import Mrkdwn, as_plain
 from bot.slack.views.blocks import MAX_BLOCKS_MESSAGE, Reply, context, make_reply, section
 
 PLAN_STRINGS: dict[str, dict[str, str]] = {
@@ -45,7 +47,8 @@ PLAN_STRINGS: dict[str, dict[str, str]] = {
                  "zh": "无法把 {value} 读成每周分钟数。试试 `计划 30分钟`、`每周 1小时`、`plan 45m` 或 `plan off`。"},
     "plan.range": {"en": "A plan is {low}–{high} minutes a week; {value} is outside that.",
                    "zh": "计划应在每周 {low}–{high} 分钟之间；{value} 不在范围内。"},
-    "plan.weeks": {"en": "• *{track}*: {minutes} min · {weeks} weeks", "zh": "• *{track}*：{minutes} 分钟 · {weeks} 周"},
+    "plan.weeks": {"en": "• *{track}*: {minutes} min · {weeks} weeks",
+                   "zh": "• *{track}*：{minutes} 分钟 · {weeks} 周"},
     "home.finished": {"en": "*Finished paths:* {tracks} · {minutes} min read in all",
                       "zh": "*已读完的路径：*{tracks} · 共读 {minutes} 分钟"},
     "home.none_finished": {"en": "No essential path finished yet · {minutes} min read in all",
@@ -134,7 +137,7 @@ def plan_reply(catalog: Catalog, minutes_per_week: int | None, lang: str, *, cha
     return make_reply(blocks, head)
 
 
-def weeks_per_track(catalog: Catalog, minutes_per_week: int) -> list[tuple[object, int, int]]:
+def weeks_per_track(catalog: Catalog, minutes_per_week: int) -> list[tuple[Track, int, int]]:
     """``(track, essential minutes, weeks to finish)`` for every track at ``minutes_per_week``."""
     out = []
     for tr in catalog.tracks:
@@ -152,7 +155,7 @@ def minutes_read(catalog: Catalog, read: Collection[str]) -> int:
 
 def home_finished_blocks(catalog: Catalog, finished: Mapping[str, dt.datetime], read: Collection[str],
                          lang: str, picture_url: str | None = None,
-                         picture_track: str | None = None) -> list[dict[str, object]]:
+                         picture_track: str | None = None) -> list[Block]:
     """App Home's part about finishing: the finished tracks and the minutes read, then, when
     ``picture_url`` is given (the HTTP door has a public URL), an image block of the reader's
     path picture for ``picture_track``."""
@@ -162,10 +165,10 @@ def home_finished_blocks(catalog: Catalog, finished: Mapping[str, dt.datetime], 
         text = pt("home.finished", lang, tracks=", ".join(names), minutes=minutes)
     else:
         text = pt("home.none_finished", lang, minutes=minutes)
-    out: list[dict[str, object]] = [context(text).to_dict()]
+    out: list[Block] = [context(text)]
     if picture_url and picture_track and catalog.has_track(picture_track):
-        alt = str(pt("home.picture_alt", lang, track=catalog.track(picture_track).names.get(lang)))
-        out.append({"type": "image", "image_url": picture_url[:3000], "alt_text": alt[:2000]})
+        alt = as_plain(pt("home.picture_alt", lang, track=catalog.track(picture_track).names.get(lang)))
+        out.append(ImageBlock(image_url=picture_url[:3000], alt_text=alt[:2000]))
     return out
 
 

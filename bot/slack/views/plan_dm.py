@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from bot.digest.texts import dt
 from bot.domain import plan
 from bot.domain.catalog import Catalog
 from bot.slack.i18n import t
 from bot.slack.mrkdwn import Mrkdwn
 from bot.slack.views.blocks import Reply, actions, button, context, header, make_reply, section
-from bot.digest.texts import dt
 from bot.slack.views.digest import DIGEST_DM_VIEW
 from bot.slack.views.links import read_link
 from bot.slack.views.plan import minutes_label, pt
