@@ -104,8 +104,7 @@ def subscribe(s: Session, cmd: grammar.Command) -> Reply:
     text = t(_OUTCOME_KEY[outcome], lang, track=track, **views.schedule_words(wanted, lang), first=first)
     if sub.steps_per_week != 1:
         text = sentences(lang, text, t("sub.steps", lang, n=sub.steps_per_week))
-    if (budget_note := channel_budget(s, sub.id, cmd)) is not None:  # issue 24: minutes a week
-        text = sentences(lang, text, budget_note)
+    text = sentences(lang, text, *filter(None, (channel_budget(s, sub.id, cmd),)))  # issue 24: minutes a week
     if outcome in _ANNOUNCE_KEY:
         s.tell_channel(t(_ANNOUNCE_KEY[outcome], lang, person=s.person(caller.user_id), track=track,
                          **views.schedule_words(wanted, lang)))
