@@ -2,9 +2,9 @@
 
 A track's path is a partial order: each :class:`~bot.catalog.models.Step` may name the steps it
 comes ``after``. The linear order shown to people is a deterministic topological order (Kahn's
-algorithm) where, among the steps that are ready, the lowest level comes first (intro < core <
-advanced < capstone), then the earliest publication date (a date range counts from its first
-day), then the post id.
+algorithm) where, among the steps that are ready, an essential step comes before further reading,
+then the lowest level comes first (intro < core < advanced < capstone), then the earliest
+publication date (a date range counts from its first day), then the post id.
 """
 
 from __future__ import annotations
@@ -75,10 +75,10 @@ def compute_order(track: Track, posts: Mapping[str, Post]) -> tuple[str, ...]:
             indegree[step.post] += 1
             followers[ref].append(step.post)
 
-    def key(pid: str) -> tuple[int, str, str]:
+    def key(pid: str) -> tuple[int, int, str, str]:
         post = posts.get(pid)
         date = post.published.earliest.isoformat() if post else "9999-12-31"
-        return (_LEVEL_RANK[steps[pid].level], date, pid)
+        return (0 if steps[pid].essential else 1, _LEVEL_RANK[steps[pid].level], date, pid)
 
     ready = [key(pid) for pid, deg in indegree.items() if deg == 0]
     heapq.heapify(ready)
