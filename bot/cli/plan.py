@@ -28,7 +28,7 @@ def essential_weeks_line(catalog, track_id: str, minutes_per_week: int | None = 
     ess = paths.essentials(catalog, track_id)
     minutes = paths.total_minutes(catalog, ess)[0]
     weeks = budget.weeks_to_finish([catalog.post(p).minutes for p in ess], per_week)
-    return (f"Essential path: {len(ess)} steps · {minutes} min · {weeks} weeks at {per_week} min a week "
+    return (f"Essential path: {len(ess)} steps · {minutes} min · {weeks} week{'' if weeks == 1 else 's'} at {per_week} min a week "
             f"(further reading: {len(paths.further(catalog, track_id))} steps)")
 
 
@@ -45,7 +45,7 @@ def plan_weeks_cmd(minutes: int | None, catalog_dir: str | None) -> None:
     worst = 0
     for tr in cat.tracks:
         line = essential_weeks_line(cat, tr.id, minutes)
-        worst = max(worst, int(line.split(" weeks at")[0].rsplit(" ", 1)[1]))
+        worst = max(worst, int(line.split(" week")[0].rsplit(" ", 1)[1]))
         click.echo(f"{tr.id:14} {line}")
     if minutes is None and worst > budget.FINISH_WEEKS:
         click.echo(f"error: an essential path takes {worst} weeks at the default "

@@ -2,9 +2,9 @@
 
 A track's path is a partial order: each :class:`~bot.domain.catalog.models.Step` may name the steps it
 comes ``after``. The linear order shown to people is a deterministic topological order (Kahn's
-algorithm) where, among the steps that are ready, the lowest level comes first (intro < core <
-advanced < capstone), then the earliest publication date (a date range counts from its first
-day), then the post id.
+algorithm) where, among the steps that are ready, an essential step comes before further reading,
+then the lowest level comes first (intro < core < advanced < capstone), then the earliest
+publication date (a date range counts from its first day), then the post id.
 """
 
 from __future__ import annotations
@@ -75,10 +75,10 @@ def compute_order(track: Track, posts: Mapping[str, Post]) -> tuple[str, ...]:
             indegree[step.post] += 1
             followers[ref].append(step.post)
 
-    def key(pid: str) -> tuple[int, str, str]:
+    def key(pid: str) -> tuple[int, int, str, str]:
         post = posts.get(pid)
         date = post.published.earliest.isoformat() if post else "9999-12-31"
-        return (_LEVEL_RANK[steps[pid].level], date, pid)
+        return (0 if steps[pid].essential else 1, _LEVEL_RANK[steps[pid].level], date, pid)
 
     ready = [key(pid) for pid, deg in indegree.items() if deg == 0]
     heapq.heapify(ready)
@@ -235,21 +235,20 @@ ESSENTIAL_STEPS_MAX = 8
 
 
 def essentials(catalog: Catalog, track_id: str) -> tuple[str, ...]:
-    """The post ids of a track's essential path, in order.
+    """The post ids of a track's essential path, in reading order.
 
-    The track's ``essentials`` when the catalog names them (current ids; ids the track does not
-    have are dropped). Otherwise a fallback until the catalog chooses: the linked steps in path
-    order while they stay within :data:`ESSENTIAL_STEPS_MAX` steps and
+    The steps the track marks ``essential`` (:attr:`Track.essentials`; the checked catalog orders
+    them before every further step). For a track that marks none yet, a fallback: the linked steps
+    in path order while they stay within :data:`ESSENTIAL_STEPS_MAX` steps and
     :data:`bot.domain.budget.ESSENTIAL_MAX_MINUTES` minutes (a step of unknown length counting
     :data:`bot.domain.budget.UNKNOWN_STEP_MINUTES`), at least one. Raises ``KeyError`` for an
     unknown track."""
     from bot.domain.budget import ESSENTIAL_MAX_MINUTES, step_cost
 
     order = catalog.order(track_id)
-    named = catalog.track(track_id).essentials
+    named = set(catalog.track(track_id).essentials)
     if named:
-        ids = [catalog.resolve_post_id(p) or p for p in named]
-        return tuple(p for p in ids if p in order)
+        return tuple(p for p in order if p in named)
     out: list[str] = []
     used = 0
     for pid in order:
@@ -265,13 +264,10 @@ def essentials(catalog: Catalog, track_id: str) -> tuple[str, ...]:
 
 
 def further(catalog: Catalog, track_id: str) -> tuple[str, ...]:
-    """The track's further reading: its steps that are not essential, in path order (the
-    track's ``further`` order first when named). Raises ``KeyError`` for an unknown track."""
+    """The track's further reading: its steps that are not essential, in path order. Raises
+    ``KeyError`` for an unknown track."""
     ess = set(essentials(catalog, track_id))
-    named = [catalog.resolve_post_id(p) or p for p in catalog.track(track_id).further]
-    rest = [p for p in catalog.order(track_id) if p not in ess]
-    first = [p for p in named if p in rest]
-    return tuple(first + [p for p in rest if p not in set(first)])
+    return tuple(p for p in catalog.order(track_id) if p not in ess)
 
 
 def reading_order(catalog: Catalog, track_id: str) -> tuple[str, ...]:
