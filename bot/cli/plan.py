@@ -28,7 +28,8 @@ def essential_weeks_line(catalog, track_id: str, minutes_per_week: int | None = 
     ess = paths.essentials(catalog, track_id)
     minutes = paths.total_minutes(catalog, ess)[0]
     weeks = budget.weeks_to_finish([catalog.post(p).minutes for p in ess], per_week)
-    return (f"Essential path: {len(ess)} steps · {minutes} min · {weeks} week{'' if weeks == 1 else 's'} at {per_week} min a week "
+    unit = "week" if weeks == 1 else "weeks"
+    return (f"Essential path: {len(ess)} steps · {minutes} min · {weeks} {unit} at {per_week} min a week "
             f"(further reading: {len(paths.further(catalog, track_id))} steps)")
 
 
