@@ -145,3 +145,21 @@ def picture_app(runtime: Any, environ: dict[str, Any], start_response: Callable[
     except PictureError:
         return answer("500 Internal Server Error", b"picture unavailable")
     return answer("200 OK", body, "image/png" if fmt == "png" else "image/svg+xml")
+
+
+def console_picture(runtime: Any, team: str, user: str, track_text: str, directory: Path | None = None) -> str:
+    """The console's ``picture <track>``: draw the reader's path (their reads from the store) to
+    ``<directory>/vllm-path-<track>.png`` (default: the working directory) and say where it was
+    saved, or why not."""
+    from bot.domain.search import track_named
+
+    catalog = runtime.holder.catalog
+    track_id = track_named(catalog, track_text) if track_text else None
+    if track_id is None:
+        return f"Usage: picture <track> (tracks: {', '.join(t.id for t in catalog.tracks)})"
+    out = (directory or Path.cwd()) / f"vllm-path-{track_id}.png"
+    try:
+        where = write(catalog, track_id, out, read=runtime.store.read_posts(team, user))
+    except (PictureError, OSError) as exc:
+        return f"Could not draw the picture: {exc}"
+    return f"Saved the picture of your {track_id} path to {where}"

@@ -21,7 +21,8 @@ MAX_TITLE = 48
 
 @dataclass(frozen=True)
 class Node:
-    """One box: ``id`` (a post id, or ``track:<id>``), the lines of its label, its kind, and
+    """One box: ``id`` (a post id, or ``track__<id>``: no slug has ``_``, and a colon would be a
+    Graphviz port), the lines of its label, its kind, and
     ``read`` (True/False for a reader's picture, None when drawn for nobody)."""
 
     id: str
@@ -73,9 +74,9 @@ def path_graph(catalog: Catalog, track_id: str, read: Collection[str] | None = N
 
     for before in track.before:
         if catalog.has_track(before):
-            nodes.append(Node(f"track:{before}", (catalog.track(before).names.get(lang),), "track"))
+            nodes.append(Node(f"track__{before}", (catalog.track(before).names.get(lang),), "track"))
             if ess:
-                edges.append((f"track:{before}", ess[0], "before"))
+                edges.append((f"track__{before}", ess[0], "before"))
     for i, pid in enumerate(ess):
         nodes.append(post_node(pid, i + 1, "essential"))
         if i:

@@ -109,3 +109,16 @@ def _serve_pictures(runtime, settings) -> None:
 @pytest.fixture
 def sqlite_url_plan(tmp_path) -> str:
     return f"sqlite:///{tmp_path / 'plan.db'}"
+
+
+def test_the_console_says_where_it_saved_the_picture(runtime, tmp_path, monkeypatch) -> None:
+    from bot.doors.console.shell import open_console
+
+    monkeypatch.chdir(tmp_path)
+    with open_console(runtime=runtime) as console:
+        console.command("read spec-decode")
+        keep, out = console.handle("picture spec")
+        assert keep and "Usage: picture <track>" in console.handle("picture")[1]
+    where = tmp_path / "vllm-path-spec.png"
+    assert out == f"Saved the picture of your spec path to {where.resolve()}"
+    png_size(where.read_bytes())
