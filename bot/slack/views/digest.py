@@ -53,7 +53,7 @@ from bot.slack.views.blocks import (
     sections,
 )
 from bot.slack.views.links import post_date, read_link
-from bot.slack.views.plan import channel_finish_line
+from bot.slack.views.plan import channel_finish_line, minutes_label
 
 MAX_NOTE = 700
 """Characters of a step's note shown in a channel digest (a DM shows up to ``MAX_DM_NOTE``)."""
@@ -88,8 +88,10 @@ def _step_lines(catalog: Catalog, track_id: str, post_id: str, lang: str, total:
     position = catalog.order(track_id).index(post_id) + 1
     meta = dt("step_meta", lang, position=position, total=total, level=level_name(step.level, lang),
               source=post.source.label(lang), date=post_date(post, lang))
+    minutes = minutes_label(post, lang)  # issue 24: the step's reading time, when known
     lines: list[str] = [read_link(catalog, post, lang, bold=True),
-                        Mrkdwn("_{}_").format(meta) + (Mrkdwn(" · *{}*").format(badge) if badge else "")]
+                        Mrkdwn("_{}{}_").format(meta, Mrkdwn(" · ") + minutes if minutes else Mrkdwn())
+                        + (Mrkdwn(" · *{}*").format(badge) if badge else "")]
     if step.note:
         lines.append(truncate(step.note.get(lang), MAX_NOTE))
     before = paths.read_before(catalog, track_id, post_id)
