@@ -53,7 +53,7 @@ from bot.slack.views.blocks import (
     sections,
 )
 from bot.slack.views.links import post_date, read_link
-from bot.slack.views.plan import channel_finish_line, minutes_label
+from bot.slack.views.plan import channel_budget_intro, channel_finish_line, minutes_label
 
 MAX_NOTE = 700
 """Characters of a step's note shown in a channel digest (a DM shows up to ``MAX_DM_NOTE``)."""
@@ -126,7 +126,8 @@ def compose_channel_digest(catalog: Catalog, sub: SubscriptionLike,
     n = iter(range(10_000))
     blocks: list[Any] = [header(dt("header", lang, track=track.names.get(lang)))]
     if plan.first:
-        blocks.append(section(dt("intro", lang, track=name, total=plan.total, k=sub.steps_per_week)))
+        blocks.append(section(channel_budget_intro(name, plan.total, getattr(sub, "minutes_per_week", None), lang)
+                              or dt("intro", lang, track=name, total=plan.total, k=sub.steps_per_week)))
     badge = dt("new_badge", lang, version=catalog.version)
     for post_id in plan.steps:
         text = _step_lines(catalog, track_id, post_id, lang, plan.total,

@@ -61,6 +61,10 @@ PLAN_STRINGS: dict[str, dict[str, str]] = {
     "channel.essentials_done": {
         "en": ":checkered_flag: This channel has been through the essential path of *{track}*.{after}",
         "zh": ":checkered_flag: 本频道已读完 *{track}* 的核心路径。{after}"},
+    "channel.intro": {
+        "en": "This channel reads the *{track}* path together: {total} steps, about {minutes} min of reading "
+              "a week, essential steps first. Here is where it starts.",
+        "zh": "本频道一起读 *{track}* 路径：共 {total} 篇，每周约 {minutes} 分钟，先读核心路径。从这里开始。"},
     "channel.after_further": {"en": " Further reading follows in the next digests.",
                               "zh": "后续摘要继续推送延伸阅读。"},
     "channel.after_stop": {"en": " The digest stops here, as set up.", "zh": "按设置，摘要到此为止。"},
@@ -189,3 +193,11 @@ def channel_finish_line(track_name: str, after_essentials: str, lang: str = "en"
     path: what comes next follows its setup (``further`` or ``stop``)."""
     after = pt("channel.after_stop" if after_essentials == "stop" else "channel.after_further", lang)
     return pt("channel.essentials_done", lang, track=track_name, after=after)
+
+
+def channel_budget_intro(track_name: str, total: int, minutes_per_week: int | None, lang: str = "en") -> Mrkdwn | None:
+    """A channel's first digest's introduction when it has a weekly budget; None without one
+    (the digest's own introduction, in steps a week, applies)."""
+    if not minutes_per_week:
+        return None
+    return pt("channel.intro", lang, track=track_name, total=total, minutes=minutes_per_week)
