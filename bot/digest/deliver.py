@@ -55,6 +55,7 @@ from bot.logging_setup import slack_error
 from bot.slack.retry import CountingRateLimitRetryHandler
 from bot.slack.views.digest import compose_channel_digest
 from bot.slack.views.digest_cache import dm_composer  # issue 16: parts cached by next step + count
+from bot.slack.views.plan_dm import budget_dm
 from bot.store import DM_TRACK, Subscription
 
 log = logging.getLogger(__name__)
@@ -474,8 +475,11 @@ class Deliverer:
             return self._permanent(key, "no_token", dm=(team, user))
         catalog = self.runtime.holder.catalog
         lang = self.store.get_lang(team, user) or "en"
-        reply = dm_composer(catalog, lang).compose(self.store.follows(team, user),
-                                                   self.store.read_posts(team, user))
+        budget = self.store.get_budget(team, user)  # issue 24: the steps that fit their minutes
+        reply = (dm_composer(catalog, lang).compose(self.store.follows(team, user),
+                                                    self.store.read_posts(team, user)) if budget is None
+                 else budget_dm(catalog, self.store.follows(team, user), self.store.read_posts(team, user),
+                                budget, lang))
         if reply is None:
             self.store.mark_skipped(*key, reason="nothing to suggest", claimed_by=self.claimant)
             return Attempt(Outcome.NOTHING, period)

@@ -32,6 +32,7 @@ from typing import Literal
 
 from rapidfuzz import fuzz, process
 
+from bot.domain.budget import OFF_WORDS, parse_minutes, take_after, take_budget
 from bot.domain.schedule import WEEKDAY_NAMES, ScheduleParts
 from bot.domain.text import clean
 
@@ -40,7 +41,7 @@ MAX_TEXT = 500
 
 Kind = Literal["help", "query", "search", "next", "read", "unread", "follow", "unfollow", "subscribe",
                "unsubscribe", "subscriptions", "dm", "lang", "remind", "reminders", "stats",
-               "did_you_mean", "thanks", "latest"]
+               "did_you_mean", "thanks", "latest", "plan"]
 
 KEYWORDS: dict[str, Kind] = {
     "help": "help", "?": "help", "帮助": "help", "h": "help",
@@ -58,6 +59,7 @@ KEYWORDS: dict[str, Kind] = {
     "remind": "remind", "提醒": "remind",
     "reminders": "reminders", "提醒列表": "reminders", "我的提醒": "reminders",
     "stats": "stats", "统计": "stats",
+    "plan": "plan", "budget": "plan", "计划": "plan", "每周": "plan",  # issue 24: minutes a week
 }
 """First words that select a command (English and Chinese)."""
 
@@ -331,6 +333,11 @@ class Command:
     note: str | None = None
     truncated: bool = False
     query: str | None = None
+    minutes: int | None = None
+    """A weekly reading budget in minutes (``plan 30m``, ``dm on … 30m``, ``subscribe … 45m``;
+    :mod:`bot.domain.budget`); for ``plan``, ``enabled=False`` is ``plan off``."""
+    after_essentials: str | None = None
+    """``subscribe … then stop``: ``stop`` or ``further`` after the essential path."""
 
 
 @dataclass(frozen=True)
@@ -625,7 +632,10 @@ def parse(text: str) -> Command:
     if kind == "lang":
         chosen = arg.casefold()
         return Command("lang", arg=LANG_WORDS.get(chosen, chosen), truncated=truncated)
+    if kind == "plan":
+        return parse_plan(rest, truncated)
     if kind == "dm":
+        rest, minutes = take_budget(rest)
         if not rest:
             return Command("dm", enabled=None, truncated=truncated)
         switch = rest[0].casefold()
@@ -634,20 +644,40 @@ def parse(text: str) -> Command:
         if switch in ("on", "start", "开启", "开"):
             split = _split_schedule(rest[1:], "dm on")
             unknown = bool(split.rest) and split.error is None
-            return Command("dm", enabled=True, schedule=None if unknown else split.schedule,
+            return Command("dm", enabled=True, minutes=minutes, schedule=None if unknown else split.schedule,
                            error="dm.unknown_part" if unknown else split.error,
                            error_value=" ".join(split.rest) if unknown else split.error_value,
                            error_choices=split.error_choices, suggestion=split.suggestion,
                            note=split.note, truncated=truncated)
         return Command("dm", enabled=None, arg=arg, truncated=truncated)
     if kind == "subscribe":
+        rest, minutes = take_budget(rest)
+        rest, after = take_after(rest)
         rest, steps = _take_steps(rest)
         split = _split_schedule(rest, "subscribe")
         return Command("subscribe", arg=" ".join(split.rest), schedule=split.schedule, steps=steps,
+                       minutes=minutes, after_essentials=after,
                        error=split.error, error_value=split.error_value,
                        error_choices=split.error_choices, suggestion=split.suggestion,
                        note=split.note, truncated=truncated)
     return Command(kind, arg=arg, truncated=truncated)
+
+
+def parse_plan(rest: list[str], truncated: bool = False) -> Command:
+    """``plan 30m`` / ``plan 1h`` / ``plan 45 min`` / ``计划 30分钟`` / ``每周 1小时``: ``minutes``;
+    ``plan off``: ``enabled=False``; ``plan`` alone: ``enabled=None`` (show the plan); anything
+    else: ``error="plan.bad"`` with the text in ``error_value``."""
+    text = " ".join(rest).strip()
+    if not text:
+        return Command("plan", truncated=truncated)
+    if text.casefold() in OFF_WORDS:
+        return Command("plan", enabled=False, truncated=truncated)
+    minutes = parse_minutes(text)
+    if minutes is None and text.isdigit():
+        minutes = int(text)  # "plan 30": minutes
+    if minutes is None:
+        return Command("plan", error="plan.bad", error_value=text, truncated=truncated)
+    return Command("plan", enabled=True, minutes=minutes, truncated=truncated)
 
 
 def near_command(text: str) -> str | None:

@@ -16,6 +16,7 @@ from typing import Any
 from bot.runtime import Runtime
 from bot.slack import grammar
 from bot.slack.commands import ButtonValue, Session, run_button, run_command
+from bot.slack.commands.plan import home_plan
 from bot.slack.commands.session import (
     CLEAR_MARGIN,
     Announce,
@@ -130,7 +131,8 @@ class Handlers:
             subs = [x for x in store.subscriptions(caller.team_id) if x.channel_id in wanted]
         state = views.HomeState(follows=s.follows(), read=s.read(),
                                 dm=store.get_dm(caller.team_id, caller.user_id),
-                                channel_subs=subs, lang=s.lang)
+                                channel_subs=subs, lang=s.lang,
+                                **home_plan(self.rt, caller.team_id, caller.user_id, s.follows(), s.read()))
         view = views.home_view(self.rt.holder.catalog, state)
         info = self.users_info(caller.team_id, caller.user_id)
         if info.is_admin or info.is_owner:

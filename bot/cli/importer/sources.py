@@ -22,6 +22,8 @@ import feedparser
 import frontmatter
 import yaml
 
+from bot.domain.catalog.reading_time import file_minutes
+
 FETCH_TIMEOUT_S = 20.0
 """Seconds to wait for an ``http(s)`` source before giving up."""
 
@@ -37,7 +39,9 @@ class ImportSourceError(Exception):
 @dataclass(frozen=True)
 class SourcePost:
     """A post as the source gives it. ``url`` is absolute; ``date`` the day (the source's own
-    calendar day, not converted to UTC); ``origin`` names the entry (``entry 3``, ``_posts/…md``)."""
+    calendar day, not converted to UTC); ``origin`` names the entry (``entry 3``, ``_posts/…md``);
+    ``minutes`` the reading time counted from the post's body (:mod:`bot.domain.catalog.reading_time`)
+    when the source holds the whole text (a Jekyll source), else ``None`` (a feed)."""
 
     title: str
     url: str
@@ -45,6 +49,7 @@ class SourcePost:
     authors: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
     origin: str = ""
+    minutes: int | None = None
 
 
 @dataclass(frozen=True)
@@ -168,7 +173,8 @@ def read_jekyll(folder: Path, blog_base_url: str) -> tuple[list[SourcePost], lis
 
     A post's day and slug come from its file name ``YYYY-MM-DD-slug.md`` (a front-matter ``date``
     overrides the day), its URL from a front-matter ``permalink`` or Jekyll's default
-    ``/[categories/]YYYY/MM/DD/slug.html`` on ``blog_base_url``. Files whose front matter cannot be
+    ``/[categories/]YYYY/MM/DD/slug.html`` on ``blog_base_url``, its ``minutes`` from the body after
+the front matter (:func:`bot.domain.catalog.reading_time.file_minutes`). Files whose front matter cannot be
     read, or that lack a title, are skipped with the reason. Raises :class:`ImportSourceError` when
     there is no ``_posts`` folder.
     """
@@ -185,7 +191,8 @@ def read_jekyll(folder: Path, blog_base_url: str) -> tuple[list[SourcePost], lis
                 skipped.append(Skipped(origin, "file name is not YYYY-MM-DD-slug.md"))
             continue
         try:
-            meta = frontmatter.loads(path.read_text(encoding="utf-8")).metadata
+            text = path.read_text(encoding="utf-8")
+            meta = frontmatter.loads(text).metadata
         except (yaml.YAMLError, UnicodeDecodeError, ValueError) as exc:
             skipped.append(Skipped(origin, f"front matter is not readable: {' '.join(str(exc).split())}"))
             continue
@@ -211,7 +218,7 @@ def read_jekyll(folder: Path, blog_base_url: str) -> tuple[list[SourcePost], lis
             url_path = f"{prefix}/{day:%Y/%m/%d}/{slug}.html"
         authors = _authors(meta.get("author") if meta.get("author") is not None else meta.get("authors"))
         posts.append(SourcePost(title, blog_base_url.rstrip("/") + url_path, day, authors,
-                                _tags(meta.get("tags")), origin))
+                                _tags(meta.get("tags")), origin, file_minutes(text)))
     return posts, skipped
 
 

@@ -19,6 +19,7 @@ from bot.slack.commands import (  # noqa: F401
     help,
     lang,
     mark,
+    plan,
     query,
     remind,
     stats,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from bot.slack.commands import plan as _plan
 from bot.slack.commands.digest_actions import handle_digest_action
 from bot.slack.commands.dm import dm_schedule
 from bot.slack.commands.registry import button
@@ -78,8 +79,10 @@ def mark_read(s: Session, value: ButtonValue) -> Reply | None:
     pid = _post(s, value)
     notice = None
     if pid:  # an old button may mark a post read again: say it already was
+        before = s.read()
         key = "read.done" if s.mark_read([pid]) else "read.already"
         notice = t(key, s.lang, posts=views.post_link(s.rt.holder.catalog, pid, lang=s.lang))
+        notice = _plan.with_finish(notice, _plan.finish_notice(s, [pid], before))  # issue 24
     return s.redraw(value.v, notice, offset=value.o)
 
 

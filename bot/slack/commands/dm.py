@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bot.domain.schedule import ScheduleParts, WeeklySchedule
 from bot.slack import grammar
+from bot.slack.commands.plan import dm_budget
 from bot.slack.commands.registry import command
 from bot.slack.commands.session import Session
 from bot.slack.commands.subscribe import schedule_refusal, sentences, with_note
@@ -47,5 +48,6 @@ def dm(s: Session, cmd: grammar.Command) -> Reply:
     when = dm_schedule(s, cmd.schedule)
     store.set_dm(caller.team_id, caller.user_id, True, schedule=when)
     text = with_note(t("dm.on", lang, **views.schedule_words(when, lang)), cmd, lang)
-    extra = [x for x in (None if s.follows() else t("dm.no_follows", lang), s.keep_language()) if x]
+    extra = [x for x in (dm_budget(s, cmd), None if s.follows() else t("dm.no_follows", lang),
+                         s.keep_language()) if x]
     return views.text_reply(sentences(lang, text, *extra))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bot.slack import grammar
+from bot.slack.commands.plan import finish_notice, with_finish
 from bot.slack.commands.registry import command
 from bot.slack.commands.session import Session
 from bot.slack.i18n import t
@@ -42,8 +43,10 @@ def mark(s: Session, cmd: grammar.Command) -> Reply:
         return views.text_reply(msg + (Mrkdwn("\n") + suggestion if suggestion else Mrkdwn()))
     titles = Mrkdwn(", ").join(views.post_link(cat, p, lang=s.lang) for p in post_ids)
     if read:
+        before = s.read()
         changed = s.mark_read(post_ids)
         msg = t("read.done" if changed else "read.already", s.lang, posts=titles)
+        msg = with_finish(msg, finish_notice(s, post_ids, before))  # issue 24: the finish line
         tracks = cat.tracks_of(post_ids[0])
         if tracks:  # where that leaves the reader: in a track they follow, else the post's first
             follows = s.follows()

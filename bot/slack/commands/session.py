@@ -387,9 +387,12 @@ class Session:
     def track_view(self, track_id: str, notice: str | None = None, offset: int | None = None) -> Reply:
         """The track reply for the caller (progress, next step, buttons); ``offset`` the first
         step listed (``None``: the page around the reader's next step)."""
+        from bot.slack.commands.plan import track_path_line  # issue 24 (plan imports this module)
+
         followed = track_id in self.follows()
         return views.track_reply(self.rt.holder.catalog, track_id, self.read(), self.lang,
-                                 followed=followed, notice=notice, offset=offset)
+                                 followed=followed, notice=notice, offset=offset,
+                                 path=track_path_line(self, track_id))
 
     def query(self, text: str, notice: str | None = None, offset: int = 0) -> Reply:
         """A track's path when ``text`` names a track, otherwise search results: the good matches

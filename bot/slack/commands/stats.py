@@ -17,6 +17,7 @@ from bot.slack.i18n import t
 from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply
 from bot.slack.views.insights import insights_reply
+from bot.slack.views.plan import with_finished
 
 
 def team_insights(rt: Runtime, team_id: str, now: datetime | None = None) -> Insights:
@@ -40,4 +41,5 @@ def stats(s: Session, cmd: grammar.Command) -> Reply:
     """The insights for an admin or owner; a polite refusal for anyone else."""
     if not is_admin(s):
         return views.text_reply(t("stats.refused", s.lang))
-    return insights_reply(s.rt.holder.catalog, team_insights(s.rt, s.caller.team_id), s.lang)
+    reply = insights_reply(s.rt.holder.catalog, team_insights(s.rt, s.caller.team_id), s.lang)
+    return with_finished(reply, s.rt.holder.catalog, s.rt.store.count_finished(s.caller.team_id), s.lang)

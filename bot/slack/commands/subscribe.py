@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 
 from bot.domain.schedule import WeeklySchedule, subscription_change, zone_label
 from bot.slack import grammar
+from bot.slack.commands.plan import channel_budget
 from bot.slack.commands.registry import command
 from bot.slack.commands.session import CHANNEL_OK, Session
 from bot.slack.i18n import t, weekday_name
@@ -103,6 +104,7 @@ def subscribe(s: Session, cmd: grammar.Command) -> Reply:
     text = t(_OUTCOME_KEY[outcome], lang, track=track, **views.schedule_words(wanted, lang), first=first)
     if sub.steps_per_week != 1:
         text = sentences(lang, text, t("sub.steps", lang, n=sub.steps_per_week))
+    text = sentences(lang, text, *filter(None, (channel_budget(s, sub.id, cmd),)))  # issue 24: minutes a week
     if outcome in _ANNOUNCE_KEY:
         s.tell_channel(t(_ANNOUNCE_KEY[outcome], lang, person=s.person(caller.user_id), track=track,
                          **views.schedule_words(wanted, lang)))

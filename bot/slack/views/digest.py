@@ -53,6 +53,7 @@ from bot.slack.views.blocks import (
     sections,
 )
 from bot.slack.views.links import post_date, read_link
+from bot.slack.views.plan import channel_budget_intro, channel_finish_line, minutes_label
 
 MAX_NOTE = 700
 """Characters of a step's note shown in a channel digest (a DM shows up to ``MAX_DM_NOTE``)."""
@@ -87,8 +88,10 @@ def _step_lines(catalog: Catalog, track_id: str, post_id: str, lang: str, total:
     position = catalog.order(track_id).index(post_id) + 1
     meta = dt("step_meta", lang, position=position, total=total, level=level_name(step.level, lang),
               source=post.source.label(lang), date=post_date(post, lang))
+    minutes = minutes_label(post, lang)  # issue 24: the step's reading time, when known
     lines: list[str] = [read_link(catalog, post, lang, bold=True),
-                        Mrkdwn("_{}_").format(meta) + (Mrkdwn(" · *{}*").format(badge) if badge else "")]
+                        Mrkdwn("_{}{}_").format(meta, Mrkdwn(" · ") + minutes if minutes else Mrkdwn())
+                        + (Mrkdwn(" · *{}*").format(badge) if badge else "")]
     if step.note:
         lines.append(truncate(step.note.get(lang), MAX_NOTE))
     before = paths.read_before(catalog, track_id, post_id)
@@ -123,7 +126,8 @@ def compose_channel_digest(catalog: Catalog, sub: SubscriptionLike,
     n = iter(range(10_000))
     blocks: list[Any] = [header(dt("header", lang, track=track.names.get(lang)))]
     if plan.first:
-        blocks.append(section(dt("intro", lang, track=name, total=plan.total, k=sub.steps_per_week)))
+        blocks.append(section(channel_budget_intro(name, plan.total, getattr(sub, "minutes_per_week", None), lang)
+                              or dt("intro", lang, track=name, total=plan.total, k=sub.steps_per_week)))
     badge = dt("new_badge", lang, version=catalog.version)
     for post_id in plan.steps:
         text = _step_lines(catalog, track_id, post_id, lang, plan.total,
@@ -143,6 +147,8 @@ def compose_channel_digest(catalog: Catalog, sub: SubscriptionLike,
         if plan.steps:
             blocks.append(divider())
         blocks.extend(sections(lines)[:3])
+    if plan.essentials_finished:  # issue 24: one line, in the one digest that passes the last essential
+        blocks.append(section(channel_finish_line(name, getattr(sub, "after_essentials", "further"), lang)))
     if plan.closing:
         blocks.append(section(dt("closing", lang, total=plan.total, track=name)))
     stop = button(t("btn.stop", lang), f"stop:{next(n)}", view, style="danger", confirm=confirm_dialog(

@@ -8,8 +8,9 @@ catalog URLs.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Protocol
 
 from slack_sdk.models.blocks import Block
@@ -34,6 +35,7 @@ from bot.slack.views.blocks import (
 )
 from bot.slack.views.links import post_date, read_link
 from bot.slack.views.parts import memo, memo_reply, rendered
+from bot.slack.views.plan import home_finished_blocks, step_suffix
 
 MAX_RESULTS = 5
 STEPS_PER_PAGE = 20
@@ -125,7 +127,8 @@ def step_page(total: int, next_index: int | None, offset: int | None) -> int:
 
 
 def track_reply(catalog: Catalog, track_id: str, read: set[str], lang: str, *, followed: bool,
-                notice: str | None = None, shared: bool = False, offset: int | None = None) -> Reply:
+                notice: str | None = None, shared: bool = False, offset: int | None = None,
+                path: Mrkdwn | None = None) -> Reply:
     """A track's path in order with the reader's progress (read ✓, next →), the next step with its
     note and prerequisites, and buttons Mark read / Follow (or Unfollow) / Share to channel.
 
@@ -145,17 +148,20 @@ def track_reply(catalog: Catalog, track_id: str, read: set[str], lang: str, *, f
     is kept per reading state (:func:`~bot.slack.views.parts.memo_reply`: the track, language,
     posts read, followed or not, page), so most commands cost one look-up; the result is the
     same as rendering every block afresh. The returned reply is shared: do not change it.
+    ``path`` is the reader's path line (:func:`bot.slack.views.plan.path_line`), shown under the
+    progress.
     """
     if shared:
         return _shared_track_reply(catalog, track_id, lang, notice, offset)
     if notice:  # a notice is one click's answer: not worth keeping
-        return _personal_track_reply(catalog, track_id, read, lang, followed, notice, offset)
-    return memo_reply(catalog, ("track", track_id, lang, frozenset(read), followed, offset),
-                      lambda: _personal_track_reply(catalog, track_id, read, lang, followed, None, offset))
+        return _personal_track_reply(catalog, track_id, read, lang, followed, notice, offset, path)
+    return memo_reply(catalog, ("track", track_id, lang, frozenset(read), followed, offset, path),
+                      lambda: _personal_track_reply(catalog, track_id, read, lang, followed, None, offset, path))
 
 
 def _personal_track_reply(catalog: Catalog, track_id: str, read: Collection[str], lang: str,
-                          followed: bool, notice: str | None, offset: int | None) -> Reply:
+                          followed: bool, notice: str | None, offset: int | None,
+                          path: Mrkdwn | None = None) -> Reply:
     """:func:`track_reply` for the reader (progress, buttons), built from the parts kept per
     catalog."""
     track = catalog.track(track_id)
@@ -172,7 +178,8 @@ def _personal_track_reply(catalog: Catalog, track_id: str, read: Collection[str]
 
     def step_line(i: int, step: Step, icon: str, bold: bool) -> Mrkdwn:
         text = read_link(catalog, catalog.post(step.post), lang, bold=bold)
-        return Mrkdwn("{} {}. {} · _{}_").format(Mrkdwn(icon), i + 1, text, level_name(step.level, lang))
+        return Mrkdwn("{} {}. {} · _{}_{}").format(Mrkdwn(icon), i + 1, text, level_name(step.level, lang),
+                                                   step_suffix(catalog, track_id, step.post, lang))
 
     def head_section() -> Block:
         head = [t("track.path", lang)]
@@ -186,6 +193,8 @@ def _personal_track_reply(catalog: Catalog, track_id: str, read: Collection[str]
         blocks.append(section(notice))
     blocks.append(rendered(catalog, ("progress", lang, track_id, read_count), lambda: context(
         t("track.progress", lang, read=read_count, total=total, version=catalog.version))))
+    if path:  # issue 24: the essential path's length and the reader's finish day
+        blocks.append(context(path))
     blocks.append(rendered(catalog, ("description", lang, track_id),
                            lambda: section(track.description.get(lang))))
     blocks.append(rendered(catalog, ("path_head", lang, track_id, start, paged), head_section))
@@ -393,6 +402,11 @@ class HomeState:
     dm: HomeDm | None
     channel_subs: Sequence[HomeChannelSub]
     lang: str = "en"
+    finished: Mapping[str, datetime] = field(default_factory=dict)
+    """Tracks whose essential path the person finished, and when (issue 24)."""
+    picture_url: str | None = None
+    """The signed URL of the person's path picture; None when no public URL is set."""
+    picture_track: str | None = None
 
 
 MODAL_TITLE_MAX = 24
@@ -418,6 +432,8 @@ def home_view(catalog: Catalog, state: HomeState) -> dict:
     lang = state.lang
     ids = ActionIds()
     blocks: list[Block] = [header(t("home.header", lang)), context(t("catalog.version", lang, version=catalog.version)),
+              *home_finished_blocks(catalog, state.finished, state.read, lang, state.picture_url,
+                                    state.picture_track),  # issue 24: finished paths, minutes, picture
               section(t("home.following", lang))]
     follows = [tid for tid in state.follows if catalog.has_track(tid)]
     if not follows:
