@@ -25,10 +25,9 @@ def export_catalog(catalog: Catalog) -> dict[str, Any]:
     "resolutions"}], "warnings"}``; ``minutes`` is the reading time in whole minutes (or ``null``
     where the post's text is not available) and ``minutes_source`` ``counted``, ``estimate`` or
     ``null``; ``essentials`` and ``further`` are post ids in path order (together the steps),
-    ``before`` the ids of the tracks to read first; ``link_kind`` is ``article`` or ``summary`` (the url
-    opens a summary page of the
-    article, not the article), ``blog_tags`` the blog's own tags; ``steps`` are in
-    path order, ``url`` is absolute (or ``null`` when not known), ``published`` is an ISO date or
+    ``before`` the ids of the tracks to read first; ``link_kind`` is ``article`` or ``summary``
+    (the url opens a summary page of the article, not the article), ``blog_tags`` the blog's own
+    tags; ``steps`` are in path order, ``url`` is absolute (or ``null`` when not known), ``published`` is an ISO date or
     ``FROM..TO`` for a range.
     """
     posts = []
