@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from bot.cli.common import PID_GLOB, catalog_option, dump_json, load_catalog_or_exit, our_process
+from bot.cli.common import PID_GLOB, catalog_option, dump_json, echo_catalog_errors, load_catalog_or_exit, our_process
 from bot.config import Settings
 from bot.domain.catalog import CatalogError, check_catalog
 from bot.domain.catalog.diff import diff_refs
@@ -132,8 +132,7 @@ def run_import(source: str, catalog_dir: Path, *, write: bool = False, as_json: 
         click.echo(f"error: {exc}; nothing written", err=True)
         return 1
     except CatalogError as exc:
-        for issue in exc.errors:
-            click.echo(f"error: {issue}", err=True)
+        echo_catalog_errors(exc)
         click.echo(f"error: the catalog in {catalog_dir} has {len(exc.errors)} error(s); fix them "
                    "first (`vllm-path catalog check`); nothing written", err=True)
         return 1

@@ -40,9 +40,25 @@ def load_catalog_or_exit(catalog_dir: str | None) -> Catalog:
     try:
         return load_catalog(path)
     except CatalogError as exc:
-        for issue in exc.errors:
-            click.echo(f"error: {issue}", err=True)
+        echo_catalog_errors(exc)
         click.echo(f"{len(exc.errors)} error(s) in {path}", err=True)
+        sys.exit(1)
+
+
+def echo_catalog_errors(exc: CatalogError) -> None:
+    """Print each of the catalog's errors as an ``error:`` line on stderr."""
+    for issue in exc.errors:
+        click.echo(f"error: {issue}", err=True)
+
+
+@contextmanager
+def exit_on_catalog_error() -> Iterator[None]:
+    """Run the block; a :class:`CatalogError` raised in it is printed (:func:`echo_catalog_errors`)
+    and the process exits 1."""
+    try:
+        yield
+    except CatalogError as exc:
+        echo_catalog_errors(exc)
         sys.exit(1)
 
 

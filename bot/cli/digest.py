@@ -14,7 +14,7 @@ import threading
 
 import click
 
-from bot.cli.common import load_catalog_or_exit, write_pid_file
+from bot.cli.common import exit_on_catalog_error, load_catalog_or_exit, write_pid_file
 
 log = logging.getLogger(__name__)
 
@@ -29,7 +29,6 @@ def _runtime():
     """Settings, logging and the runtime (catalog + migrated database), or exit 1 listing the
     catalog's errors."""
     from bot.config import Settings
-    from bot.domain.catalog import CatalogError
     from bot.runtime import Runtime
 
     settings = Settings()
@@ -39,12 +38,8 @@ def _runtime():
         setup_logging(settings)
     except ImportError:  # pragma: no cover - logging setup ships with the app
         logging.basicConfig(level=settings.log_level)
-    try:
+    with exit_on_catalog_error():
         return Runtime.create(settings)
-    except CatalogError as exc:
-        for issue in exc.errors:
-            click.echo(f"error: {issue}", err=True)
-        sys.exit(1)
 
 
 def _require_credentials(runtime) -> None:

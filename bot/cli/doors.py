@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from bot.cli.common import DEFAULT_PID_FILE, dump_json, write_pid_file
+from bot.cli.common import DEFAULT_PID_FILE, dump_json, echo_catalog_errors, exit_on_catalog_error, write_pid_file
 from bot.config import Settings
 from bot.domain.catalog import CatalogError
 from bot.doors.serve import ConfigError, serve
@@ -32,12 +32,8 @@ def console_cmd() -> None:
     """
     from bot.doors.console import main as console_main  # deferred: slack_sdk and the Slack stand-in (~0.4 s)
 
-    try:
+    with exit_on_catalog_error():
         sys.exit(console_main())
-    except CatalogError as exc:
-        for issue in exc.errors:
-            click.echo(f"error: {issue}", err=True)
-        sys.exit(1)
 
 
 @click.command("ask")
@@ -50,12 +46,8 @@ def ask_cmd(text: tuple[str, ...], user_id: str, as_json: bool) -> None:
     """Send one `/vllm-path TEXT` through the app and print the reply (exit 1 if none comes)."""
     from bot.doors.console import ask  # deferred: slack_sdk and the Slack stand-in (~0.4 s)
 
-    try:
+    with exit_on_catalog_error():
         printed = ask(" ".join(text), user_id=user_id)
-    except CatalogError as exc:
-        for issue in exc.errors:
-            click.echo(f"error: {issue}", err=True)
-        sys.exit(1)
     if not printed:
         click.echo("no reply within the timeout", err=True)
         sys.exit(1)
@@ -101,8 +93,7 @@ def serve_cmd(host: str, port: int, threads: int, connection_limit: int, idle_ti
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
     except CatalogError as exc:
-        for issue in exc.errors:
-            click.echo(f"error: {issue}", err=True)
+        echo_catalog_errors(exc)
         sys.exit(1)
     except Exception as exc:  # noqa: BLE001 - start-up failures get one readable line, not a traceback
 
@@ -141,8 +132,7 @@ def worker_cmd(threads: int, heartbeat_timeout: float, stale_after: float) -> No
     try:
         runtime = worker_runtime(settings, threads)
     except CatalogError as exc:
-        for issue in exc.errors:
-            click.echo(f"error: {issue}", err=True)
+        echo_catalog_errors(exc)
         sys.exit(1)
     except Exception as exc:  # noqa: BLE001 - the database out of reach: one readable line
         click.echo(f"error: cannot open the database at DATABASE_URL: "

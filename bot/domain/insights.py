@@ -97,6 +97,30 @@ def _shown(n: int) -> int | None:
     return n if n >= MIN_READERS or n == 0 else None
 
 
+def _funnel(catalog: Catalog, track_id: str, by_user: dict[str, set[str]]) -> TrackFunnel:
+    """How many readers read at least 1, 2, … posts of the track (small counts hidden)."""
+    order = catalog.order(track_id)
+    counts = [c for posts in by_user.values() if (c := sum(1 for p in order if p in posts))]
+    reached = tuple(_shown(sum(1 for c in counts if c >= k)) for k in range(1, len(order) + 1))
+    return TrackFunnel(track_id, len(order), _shown(len(counts)), reached)
+
+
+def _channels(subscriptions: Iterable[Any], deliveries: Iterable[tuple[str, str, int]]) -> tuple[ChannelHealth, ...]:
+    """Each subscribed channel's subscriptions (active, paused and why) and deliveries, by channel id."""
+    health: dict[str, dict[str, Any]] = defaultdict(lambda: {"active": 0, "paused": 0, "reasons": [],
+                                                              "sent": 0, "skipped": 0, "failed": 0})
+    for sub in subscriptions:
+        h = health[sub.channel_id]
+        h["active" if sub.status == "active" else "paused"] += 1
+        if sub.status != "active" and sub.pause_reason and sub.pause_reason not in h["reasons"]:
+            h["reasons"].append(sub.pause_reason)
+    for destination, outcome, n in deliveries:
+        if destination in health and outcome in ("sent", "skipped", "failed"):
+            health[destination][outcome] += n
+    return tuple(ChannelHealth(cid, h["active"], h["paused"], tuple(h["reasons"]), h["sent"],
+                               h["skipped"], h["failed"]) for cid, h in sorted(health.items()))
+
+
 def compute(catalog: Catalog, team_id: str, reads: Iterable[tuple[str, str, datetime]], now: datetime,
             subscriptions: Iterable[Any] = (), deliveries: Iterable[tuple[str, str, int]] = ()) -> Insights:
     """The insights of ``team_id`` at ``now`` (aware UTC).
@@ -119,33 +143,9 @@ def compute(catalog: Catalog, team_id: str, reads: Iterable[tuple[str, str, date
             active.add(user)
         weeks[_week(at)] += 1
     week_keys = [_week(now - timedelta(weeks=i)) for i in range(WEEKS - 1, -1, -1)]
-
-    funnels = []
-    for track in catalog.tracks:
-        order = catalog.order(track.id)
-        counts = [sum(1 for p in order if p in posts) for posts in by_user.values()]
-        counts = [c for c in counts if c]
-        reached = tuple(_shown(sum(1 for c in counts if c >= k)) for k in range(1, len(order) + 1))
-        funnels.append(TrackFunnel(track.id, len(order), _shown(len(counts)), reached))
-
+    funnels = tuple(_funnel(catalog, track.id, by_user) for track in catalog.tracks)
     per_post = Counter(p for posts in by_user.values() for p in posts)
     top = tuple((p, n) for p, n in sorted(per_post.items(), key=lambda x: (-x[1], x[0]))
                 if n >= MIN_READERS)[:TOP_POSTS]
-
-    health: dict[str, dict[str, Any]] = defaultdict(lambda: {"active": 0, "paused": 0, "reasons": [],
-                                                              "sent": 0, "skipped": 0, "failed": 0})
-    for sub in subscriptions:
-        h = health[sub.channel_id]
-        if sub.status == "active":
-            h["active"] += 1
-        else:
-            h["paused"] += 1
-            if sub.pause_reason and sub.pause_reason not in h["reasons"]:
-                h["reasons"].append(sub.pause_reason)
-    for destination, outcome, n in deliveries:
-        if destination in health and outcome in ("sent", "skipped", "failed"):
-            health[destination][outcome] += n
-    channels = tuple(ChannelHealth(cid, h["active"], h["paused"], tuple(h["reasons"]), h["sent"],
-                                   h["skipped"], h["failed"]) for cid, h in sorted(health.items()))
-    return Insights(team_id, now, len(by_user), len(active),
-                    tuple((w, weeks.get(w, 0)) for w in week_keys), tuple(funnels), top, channels)
+    return Insights(team_id, now, len(by_user), len(active), tuple((w, weeks.get(w, 0)) for w in week_keys),
+                    funnels, top, _channels(subscriptions, deliveries))

@@ -46,26 +46,19 @@ def door_for(settings: Settings) -> str:
     """
     can_call_slack = bool(settings.slack_bot_token or settings.oauth_enabled)
     half = _half_oauth(settings)
-    if settings.slack_app_token is not None:
-        if not settings.slack_app_token.get_secret_value().startswith("xapp-"):
-            raise ConfigError("SLACK_APP_TOKEN must be an app-level token (it starts with "
-                              "'xapp-'); create one with the connections:write scope under "
-                              "Basic Information > App-Level Tokens.")
-        if not can_call_slack and half:
-            raise ConfigError(_missing_message(f"{half} is missing (Socket Mode with OAuth)."))
+    app_token = settings.slack_app_token
+    if app_token is not None and not app_token.get_secret_value().startswith("xapp-"):
+        raise ConfigError("SLACK_APP_TOKEN must be an app-level token (it starts with "
+                          "'xapp-'); create one with the connections:write scope under "
+                          "Basic Information > App-Level Tokens.")
+    if app_token is not None or settings.slack_signing_secret is not None:
+        door, mode, var = (("socket", "Socket Mode", "SLACK_APP_TOKEN") if app_token is not None
+                           else ("http", "HTTP mode", "SLACK_SIGNING_SECRET"))
         if not can_call_slack:
-            raise ConfigError(_missing_message("Socket Mode has SLACK_APP_TOKEN but no "
-                                               "SLACK_BOT_TOKEN (or SLACK_CLIENT_ID/"
-                                               "SLACK_CLIENT_SECRET)."))
-        return "socket"
-    if settings.slack_signing_secret is not None:
-        if not can_call_slack and half:
-            raise ConfigError(_missing_message(f"{half} is missing (HTTP mode with OAuth)."))
-        if not can_call_slack:
-            raise ConfigError(_missing_message("HTTP mode has SLACK_SIGNING_SECRET but no "
-                                               "SLACK_BOT_TOKEN (or SLACK_CLIENT_ID/"
-                                               "SLACK_CLIENT_SECRET)."))
-        return "http"
+            raise ConfigError(_missing_message(
+                f"{half} is missing ({mode} with OAuth)." if half
+                else f"{mode} has {var} but no SLACK_BOT_TOKEN (or SLACK_CLIENT_ID/SLACK_CLIENT_SECRET)."))
+        return door
     if settings.oauth_enabled:
         raise ConfigError(_missing_message(
             "SLACK_SIGNING_SECRET is missing: SLACK_CLIENT_ID and SLACK_CLIENT_SECRET are set "

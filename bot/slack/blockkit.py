@@ -106,59 +106,72 @@ def _model_problems(block: dict[str, Any], where: str) -> list[str]:
     return []
 
 
-def _limit_problems(block: dict[str, Any], where: str) -> list[str]:
-    """Layer 2: limits the models do not (or not always) check."""
+_BLOCK_TEXT_MAX = {"section": ("section", SECTION_TEXT_MAX), "header": ("header", HEADER_TEXT_MAX)}
+_BLOCK_ELEMENTS_MAX = {"actions": ("an actions", ACTIONS_ELEMENTS_MAX), "context": ("a context", CONTEXT_ELEMENTS_MAX)}
+_CONFIRM_MAX = (("title", CONFIRM_TITLE_MAX), ("text", CONFIRM_TEXT_MAX), ("confirm", CONFIRM_BUTTON_MAX),
+                ("deny", CONFIRM_BUTTON_MAX))
+
+
+def _too_long(value: Any, limit: int) -> bool:
+    return isinstance(value, str) and len(value) > limit
+
+
+def _top_problems(block: dict[str, Any], kind: Any, where: str) -> list[str]:
+    """The block's own limits: its text, its fields, how many elements it holds."""
     problems: list[str] = []
-    kind = block.get("type")
+    if kind in _BLOCK_TEXT_MAX:
+        name, limit = _BLOCK_TEXT_MAX[kind]
+        if len(_text(block.get("text"))) > limit:
+            problems.append(f"{where}: {name} text longer than {limit} characters")
     if kind == "section":
-        if len(_text(block.get("text"))) > SECTION_TEXT_MAX:
-            problems.append(f"{where}: section text longer than {SECTION_TEXT_MAX} characters")
         fields = block.get("fields") or []
         if len(fields) > SECTION_FIELDS_MAX:
             problems.append(f"{where}: {len(fields)} section fields (max {SECTION_FIELDS_MAX})")
-        for j, fld in enumerate(fields):
-            if len(_text(fld)) > FIELD_TEXT_MAX:
-                problems.append(f"{where}.fields[{j}]: field text longer than {FIELD_TEXT_MAX} characters")
-    elif kind == "header":
-        if len(_text(block.get("text"))) > HEADER_TEXT_MAX:
-            problems.append(f"{where}: header text longer than {HEADER_TEXT_MAX} characters")
-    elif kind == "actions":
+        problems += [f"{where}.fields[{j}]: field text longer than {FIELD_TEXT_MAX} characters"
+                     for j, fld in enumerate(fields) if len(_text(fld)) > FIELD_TEXT_MAX]
+    if kind in _BLOCK_ELEMENTS_MAX:
+        name, limit = _BLOCK_ELEMENTS_MAX[kind]
         n = len(block.get("elements") or [])
-        if n > ACTIONS_ELEMENTS_MAX:
-            problems.append(f"{where}: {n} elements in an actions block (max {ACTIONS_ELEMENTS_MAX})")
-    elif kind == "context":
-        n = len(block.get("elements") or [])
-        if n > CONTEXT_ELEMENTS_MAX:
-            problems.append(f"{where}: {n} elements in a context block (max {CONTEXT_ELEMENTS_MAX})")
+        if n > limit:
+            problems.append(f"{where}: {n} elements in {name} block (max {limit})")
+    return problems
+
+
+def _node_problems(node: dict[str, Any], path: str, kind: Any) -> list[str]:
+    """The limits of one object inside a block of type ``kind``: buttons, confirm dialogs,
+    options, context texts, selects."""
+    problems: list[str] = []
+    if node.get("type") == "button":
+        if isinstance(node.get("text"), dict) and node["text"].get("type") != "plain_text":
+            problems.append(f"{path}: button text must be a plain_text object")
+        if len(_text(node.get("text"))) > BUTTON_TEXT_MAX:
+            problems.append(f"{path}: button text longer than {BUTTON_TEXT_MAX} characters")
+        if _too_long(node.get("value"), BUTTON_VALUE_MAX):
+            problems.append(f"{path}: button value longer than {BUTTON_VALUE_MAX} characters")
+    if path.endswith(".confirm"):
+        problems += [f"{path}: confirm {key} longer than {limit} characters"
+                     for key, limit in _CONFIRM_MAX if len(_text(node.get(key))) > limit]
+    if path.rsplit(".", 1)[-1].startswith(("options[", "initial_option")):
+        if len(_text(node.get("text"))) > OPTION_TEXT_MAX:
+            problems.append(f"{path}: option text longer than {OPTION_TEXT_MAX} characters")
+        if _too_long(node.get("value"), OPTION_VALUE_MAX):
+            problems.append(f"{path}: option value longer than {OPTION_VALUE_MAX} characters")
+    if kind == "context" and node.get("type") in ("mrkdwn", "plain_text") and len(_text(node)) > TEXT_OBJECT_MAX:
+        problems.append(f"{path}: context text longer than {TEXT_OBJECT_MAX} characters")
+    options = node.get("options")
+    if isinstance(options, list) and str(node.get("type", "")).endswith("select") \
+            and len(options) > SELECT_OPTIONS_MAX:
+        problems.append(f"{path}: {len(options)} options (max {SELECT_OPTIONS_MAX})")
+    return problems
+
+
+def _limit_problems(block: dict[str, Any], where: str) -> list[str]:
+    """Layer 2: limits the models do not (or not always) check."""
+    kind = block.get("type")
+    problems = _top_problems(block, kind, where)
     for path, node in _walk(block, where):
-        if node is block:
-            continue
-        if node.get("type") == "button":
-            if isinstance(node.get("text"), dict) and node["text"].get("type") != "plain_text":
-                problems.append(f"{path}: button text must be a plain_text object")
-            if len(_text(node.get("text"))) > BUTTON_TEXT_MAX:
-                problems.append(f"{path}: button text longer than {BUTTON_TEXT_MAX} characters")
-            value = node.get("value")
-            if isinstance(value, str) and len(value) > BUTTON_VALUE_MAX:
-                problems.append(f"{path}: button value longer than {BUTTON_VALUE_MAX} characters")
-        if path.endswith(".confirm"):
-            for key, limit in (("title", CONFIRM_TITLE_MAX), ("text", CONFIRM_TEXT_MAX),
-                               ("confirm", CONFIRM_BUTTON_MAX), ("deny", CONFIRM_BUTTON_MAX)):
-                if len(_text(node.get(key))) > limit:
-                    problems.append(f"{path}: confirm {key} longer than {limit} characters")
-        if path.rsplit(".", 1)[-1].startswith(("options[", "initial_option")):
-            if len(_text(node.get("text"))) > OPTION_TEXT_MAX:
-                problems.append(f"{path}: option text longer than {OPTION_TEXT_MAX} characters")
-            value = node.get("value")
-            if isinstance(value, str) and len(value) > OPTION_VALUE_MAX:
-                problems.append(f"{path}: option value longer than {OPTION_VALUE_MAX} characters")
-        if kind == "context" and node.get("type") in ("mrkdwn", "plain_text") \
-                and len(_text(node)) > TEXT_OBJECT_MAX:
-            problems.append(f"{path}: context text longer than {TEXT_OBJECT_MAX} characters")
-        options = node.get("options")
-        if isinstance(options, list) and str(node.get("type", "")).endswith("select") \
-                and len(options) > SELECT_OPTIONS_MAX:
-            problems.append(f"{path}: {len(options)} options (max {SELECT_OPTIONS_MAX})")
+        if node is not block:
+            problems += _node_problems(node, path, kind)
     return problems
 
 

@@ -21,7 +21,6 @@ from slack_sdk.oauth.installation_store.models.bot import Bot
 from slack_sdk.oauth.installation_store.models.installation import Installation
 from slack_sdk.oauth.installation_store.sqlalchemy import SQLAlchemyInstallationStore
 from slack_sdk.oauth.state_store.sqlalchemy import SQLAlchemyOAuthStateStore
-from slack_sdk.oauth.token_rotation import TokenRotator
 from sqlalchemy import ColumnElement, Engine, Table, and_, delete, desc, or_, select, update
 from sqlalchemy.orm import Session
 
@@ -362,11 +361,6 @@ class InstallationsRepo(StoreCore):
         states expire after ``expiration_seconds``."""
         return SQLAlchemyOAuthStateStore(expiration_seconds=expiration_seconds,
                                          engine=self._engine)
-
-    def set_token_rotator(self, rotator: TokenRotator | None) -> None:
-        """Turn token rotation on (a ``TokenRotator`` with the app's client id and secret) or
-        off (None) for :meth:`bot_token_for`."""
-        self._token_rotator = rotator
 
 
 def _expiring(installation: Installation | None) -> float | None:

@@ -68,11 +68,6 @@ class DmSettings:
         """The three schedule columns as one :class:`~bot.domain.schedule.WeeklySchedule`."""
         return WeeklySchedule(weekday=self.weekday, at_time=self.at_time, timezone=self.timezone)
 
-    def is_due_candidate(self, at: datetime) -> bool:
-        """Enabled, active and not snoozed at ``at`` (aware)."""
-        return (self.enabled and self.status == "active"
-                and (self.snoozed_until is None or self.snoozed_until <= at))
-
 
 @dataclass(frozen=True, slots=True)
 class Delivery:

@@ -8,7 +8,6 @@ from collections.abc import Iterable
 from datetime import datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-_HHMM = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
 _PERIOD = re.compile(r"^\d{4}-W(0[1-9]|[1-4]\d|5[0-3])$")
 
 def check_id(value: str, what: str) -> str:
@@ -21,18 +20,6 @@ def check_ids(values: Iterable[str], what: str) -> list[str]:
     if isinstance(values, str):
         raise ValueError(f"{what} must be an iterable of ids, not a single string")
     return list(dict.fromkeys(check_id(v, what) for v in values))
-
-
-def check_weekday(value: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 6:
-        raise ValueError(f"weekday must be an int 0 (Monday)..6 (Sunday), got {value!r}")
-    return value
-
-
-def check_at_time(value: str) -> str:
-    if not isinstance(value, str) or not _HHMM.match(value):
-        raise ValueError(f"at_time must be 'HH:MM' (24-hour), got {value!r}")
-    return value
 
 
 def check_timezone(value: str) -> str:

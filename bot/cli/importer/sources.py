@@ -13,6 +13,7 @@ import email.utils
 import re
 import urllib.error
 import urllib.request
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -116,26 +117,31 @@ def parse_feed(data: bytes | str, source: str = "feed") -> tuple[list[SourcePost
         raise ImportSourceError(f"{source}: not a well-formed feed{where}: {problem}")
     if not parsed.get("version"):
         raise ImportSourceError(f"{source}: not an Atom or RSS feed")
-    posts: list[SourcePost] = []
-    skipped: list[Skipped] = []
-    for index, entry in enumerate(parsed.entries, start=1):
-        title = " ".join(str(entry.get("title") or "").split())
-        origin = f"entry {index}" + (f" ({title!r})" if title else "")
-        link = str(entry.get("link") or "").strip()
-        day = _day(entry.get("published") or entry.get("updated"),
-                   entry.get("published_parsed") or entry.get("updated_parsed"))
-        missing = [name for name, value in (("title", title), ("link", link), ("date", day)) if not value]
-        if missing:
-            skipped.append(Skipped(origin, f"no {' or '.join(missing)}"))
-            continue
-        if not link.startswith(("http://", "https://")):
-            skipped.append(Skipped(origin, f"link {link!r} is not an http(s) URL"))
-            continue
-        authors = tuple(a["name"].strip() for a in entry.get("authors", []) if a.get("name", "").strip())
-        tags = tuple(dict.fromkeys(t["term"].strip() for t in entry.get("tags", []) if t.get("term", "").strip()))
-        assert day is not None
-        posts.append(SourcePost(title, link, day, authors, tags, origin))
-    return posts, skipped
+    return _split(_feed_entry(index, entry) for index, entry in enumerate(parsed.entries, start=1))
+
+
+def _split(read: Iterable[SourcePost | Skipped | None]) -> tuple[list[SourcePost], list[Skipped]]:
+    """The posts read and the entries skipped, each in their order (``None``s dropped)."""
+    items = list(read)
+    return ([p for p in items if isinstance(p, SourcePost)], [p for p in items if isinstance(p, Skipped)])
+
+
+def _feed_entry(index: int, entry: Any) -> SourcePost | Skipped:
+    """One feed entry as a post, or why it is skipped."""
+    title = " ".join(str(entry.get("title") or "").split())
+    origin = f"entry {index}" + (f" ({title!r})" if title else "")
+    link = str(entry.get("link") or "").strip()
+    day = _day(entry.get("published") or entry.get("updated"),
+               entry.get("published_parsed") or entry.get("updated_parsed"))
+    missing = [name for name, value in (("title", title), ("link", link), ("date", day)) if not value]
+    if missing:
+        return Skipped(origin, f"no {' or '.join(missing)}")
+    if not link.startswith(("http://", "https://")):
+        return Skipped(origin, f"link {link!r} is not an http(s) URL")
+    authors = tuple(a["name"].strip() for a in entry.get("authors", []) if a.get("name", "").strip())
+    tags = tuple(dict.fromkeys(t["term"].strip() for t in entry.get("tags", []) if t.get("term", "").strip()))
+    assert day is not None
+    return SourcePost(title, link, day, authors, tags, origin)
 
 
 _POST_NAME = re.compile(r"^(?P<date>\d{4}-\d{2}-\d{2})-(?P<slug>.+)\.(?:md|markdown|html)$")
@@ -181,45 +187,48 @@ the front matter (:func:`bot.domain.catalog.reading_time.file_minutes`). Files w
     posts_dir = folder if folder.name == "_posts" else folder / "_posts"
     if not posts_dir.is_dir():
         raise ImportSourceError(f"{folder}: no _posts folder (expected a Jekyll blog source)")
-    posts: list[SourcePost] = []
-    skipped: list[Skipped] = []
-    for path in sorted(p for p in posts_dir.iterdir() if p.is_file()):
-        origin = f"_posts/{path.name}"
-        m = _POST_NAME.match(path.name)
-        if not m:
-            if path.suffix in (".md", ".markdown", ".html"):
-                skipped.append(Skipped(origin, "file name is not YYYY-MM-DD-slug.md"))
-            continue
-        try:
-            text = path.read_text(encoding="utf-8")
-            meta = frontmatter.loads(text).metadata
-        except (yaml.YAMLError, UnicodeDecodeError, ValueError) as exc:
-            skipped.append(Skipped(origin, f"front matter is not readable: {' '.join(str(exc).split())}"))
-            continue
-        title = " ".join(str(meta.get("title") or "").split())
-        if not title:
-            skipped.append(Skipped(origin, "no title"))
-            continue
-        try:
-            day = dt.date.fromisoformat(m.group("date"))
-            if meta.get("date") is not None:
-                raw = meta["date"]
-                day = raw if isinstance(raw, dt.date) and not isinstance(raw, dt.datetime) else (
-                    raw.date() if isinstance(raw, dt.datetime) else _day(str(raw), None) or day)
-        except ValueError:
-            skipped.append(Skipped(origin, "the date in the file name is not a real day"))
-            continue
-        slug = str(meta.get("slug") or m.group("slug"))
-        if meta.get("permalink"):
-            url_path = "/" + str(meta["permalink"]).lstrip("/")
-        else:
-            categories = [c.lower() for c in _tags(meta.get("categories") or meta.get("category"))]
-            prefix = "".join(f"/{c}" for c in categories)
-            url_path = f"{prefix}/{day:%Y/%m/%d}/{slug}.html"
-        authors = _authors(meta.get("author") if meta.get("author") is not None else meta.get("authors"))
-        posts.append(SourcePost(title, blog_base_url.rstrip("/") + url_path, day, authors,
-                                _tags(meta.get("tags")), origin, file_minutes(text)))
-    return posts, skipped
+    return _split(_jekyll_post(path, blog_base_url) for path in sorted(p for p in posts_dir.iterdir() if p.is_file()))
+
+
+def _jekyll_post(path: Path, blog_base_url: str) -> SourcePost | Skipped | None:
+    """One file of ``_posts`` as a post, or why it is skipped (``None``: not a post file)."""
+    origin = f"_posts/{path.name}"
+    m = _POST_NAME.match(path.name)
+    if not m:
+        return Skipped(origin, "file name is not YYYY-MM-DD-slug.md") if path.suffix in (".md", ".markdown", ".html") \
+            else None
+    try:
+        text = path.read_text(encoding="utf-8")
+        meta = frontmatter.loads(text).metadata
+    except (yaml.YAMLError, UnicodeDecodeError, ValueError) as exc:
+        return Skipped(origin, f"front matter is not readable: {' '.join(str(exc).split())}")
+    title = " ".join(str(meta.get("title") or "").split())
+    if not title:
+        return Skipped(origin, "no title")
+    try:
+        day = _jekyll_day(dt.date.fromisoformat(m.group("date")), meta.get("date"))
+    except ValueError:
+        return Skipped(origin, "the date in the file name is not a real day")
+    slug = str(meta.get("slug") or m.group("slug"))
+    if meta.get("permalink"):
+        url_path = "/" + str(meta["permalink"]).lstrip("/")
+    else:
+        categories = [c.lower() for c in _tags(meta.get("categories") or meta.get("category"))]
+        url_path = "".join(f"/{c}" for c in categories) + f"/{day:%Y/%m/%d}/{slug}.html"
+    authors = _authors(meta.get("author") if meta.get("author") is not None else meta.get("authors"))
+    return SourcePost(title, blog_base_url.rstrip("/") + url_path, day, authors, _tags(meta.get("tags")), origin,
+                      file_minutes(text))
+
+
+def _jekyll_day(named: dt.date, raw: Any) -> dt.date:
+    """A post's day: the front matter's ``date`` (``raw``: a date, a datetime or text) over the file name's."""
+    if raw is None:
+        return named
+    if isinstance(raw, dt.datetime):
+        return raw.date()
+    if isinstance(raw, dt.date):
+        return raw
+    return _day(str(raw), None) or named
 
 
 def read_source(source: str, blog_base_url: str, timeout: float = FETCH_TIMEOUT_S

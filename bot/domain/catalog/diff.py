@@ -94,65 +94,57 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _field_changes(kind: str, ident: str, a: Any, b: Any, names: tuple[str, ...]) -> list[TextChange]:
+    """A :class:`TextChange` for every attribute in ``names`` that differs between ``a`` and ``b``."""
+    return [TextChange(kind, ident, name, _plain(getattr(a, name)), _plain(getattr(b, name)))
+            for name in names if getattr(a, name) != getattr(b, name)]
+
+
+def _diff_track(result: CatalogDiff, old: Catalog, new: Catalog, tid: str, renamed: dict[str, str]) -> None:
+    """Record the step and text changes of track ``tid`` (in both catalogs) into ``result``."""
+    a_order = [renamed.get(p, p) for p in old.order(tid)]
+    b_order = list(new.order(tid))
+    added = [p for p in b_order if p not in a_order]
+    removed = [p for p in a_order if p not in b_order]
+    if added:
+        result.steps_added[tid] = added
+    if removed:
+        result.steps_removed[tid] = removed
+    common_a = [p for p in a_order if p in b_order]
+    common_b = [p for p in b_order if p in a_order]
+    if common_a != common_b:
+        result.steps_reordered[tid] = {"old": common_a, "new": common_b}
+    ta, tb = old.track(tid), new.track(tid)
+    result.text_changed += _field_changes("track", tid, ta, tb, ("names", "aliases", "description", "resolutions"))
+    old_steps = {renamed.get(s.post, s.post): s for s in ta.steps}
+    for step in tb.steps:
+        if step.post in old_steps:
+            result.text_changed += _field_changes("step", f"{tid}/{step.post}", old_steps[step.post], step,
+                                                  ("note", "level", "after", "external_prerequisites"))
+
+
 def diff_catalogs(old: Catalog, new: Catalog) -> CatalogDiff:
     """Compare two loaded catalogs. Pure; never raises for valid catalogs."""
     result = CatalogDiff(old.version, new.version)
     old_ids = {p.id for p in old.posts}
     new_ids = {p.id for p in new.posts}
-    renamed: dict[str, str] = {}
-    for post in new.posts:
-        for alias in post.aliases:
-            if alias in old_ids and alias not in new_ids:
-                renamed[alias] = post.id
+    renamed = {alias: post.id for post in new.posts for alias in post.aliases
+               if alias in old_ids and alias not in new_ids}
     result.posts_renamed = sorted(renamed.items())
     result.posts_removed = sorted(old_ids - new_ids - set(renamed))
     result.posts_added = sorted(new_ids - old_ids - set(renamed.values()))
-
-    def current(pid: str) -> str:
-        return renamed.get(pid, pid)
-
     for post in new.posts:
         before_id = next((o for o, n in renamed.items() if n == post.id), post.id)
-        if before_id not in old_ids:
-            continue
-        before = old.post(before_id)
-        for name in ("title", "url", "summary", "tags", "authors", "published", "type"):
-            a, b = getattr(before, name), getattr(post, name)
-            if a != b:
-                result.text_changed.append(TextChange("post", post.id, name, _plain(a), _plain(b)))
-
+        if before_id in old_ids:
+            result.text_changed += _field_changes(
+                "post", post.id, old.post(before_id), post,
+                ("title", "url", "summary", "tags", "authors", "published", "type"))
     old_tracks = {t.id for t in old.tracks}
     new_tracks = {t.id for t in new.tracks}
     result.tracks_added = sorted(new_tracks - old_tracks)
     result.tracks_removed = sorted(old_tracks - new_tracks)
     for tid in sorted(old_tracks & new_tracks):
-        a_order = [current(p) for p in old.order(tid)]
-        b_order = list(new.order(tid))
-        added = [p for p in b_order if p not in a_order]
-        removed = [p for p in a_order if p not in b_order]
-        if added:
-            result.steps_added[tid] = added
-        if removed:
-            result.steps_removed[tid] = removed
-        common_a = [p for p in a_order if p in b_order]
-        common_b = [p for p in b_order if p in a_order]
-        if common_a != common_b:
-            result.steps_reordered[tid] = {"old": common_a, "new": common_b}
-        ta, tb = old.track(tid), new.track(tid)
-        for name in ("names", "aliases", "description", "resolutions"):
-            if getattr(ta, name) != getattr(tb, name):
-                result.text_changed.append(TextChange("track", tid, name, _plain(getattr(ta, name)),
-                                                      _plain(getattr(tb, name))))
-        old_steps = {current(s.post): s for s in ta.steps}
-        for step in tb.steps:
-            before_step = old_steps.get(step.post)
-            if before_step is None:
-                continue
-            for name in ("note", "level", "after", "external_prerequisites"):
-                va, vb = getattr(before_step, name), getattr(step, name)
-                if va != vb:
-                    result.text_changed.append(TextChange("step", f"{tid}/{step.post}", name,
-                                                          _plain(va), _plain(vb)))
+        _diff_track(result, old, new, tid, renamed)
     return result
 
 

@@ -67,34 +67,118 @@ def _text(obj: Any) -> str:
     return mrkdwn_to_text(raw) if obj.get("type") == "mrkdwn" else raw
 
 
+_INLINE = {
+    "text": lambda el: str(el.get("text") or ""),
+    "link": lambda el: _label_url(str(el.get("text") or ""), str(el.get("url") or "")),
+    "user": lambda el: "@" + str(el.get("user_id") or el.get("usergroup_id") or ""),
+    "usergroup": lambda el: "@" + str(el.get("user_id") or el.get("usergroup_id") or ""),
+    "channel": lambda el: "#" + str(el.get("channel_id") or ""),
+    "emoji": lambda el: f":{el.get('name', '')}:",
+    "broadcast": lambda el: "@" + str(el.get("range") or ""),
+}
+"""A rich_text leaf element (by ``type``) as display text."""
+
+
+def _label_url(label: str, url: str) -> str:
+    return f"{label} ({url})" if label and label != url else url
+
+
 def _rich_text(elements: Iterable[Any]) -> str:
+    """rich_text elements (sections, lists, quotes, leaves) as display text."""
     out: list[str] = []
     for el in elements or []:
         if not isinstance(el, Mapping):
             continue
         kind = el.get("type")
         if kind in ("rich_text_section", "rich_text_preformatted", "rich_text_quote"):
-            out.append(_rich_text(el.get("elements") or []))
-            if kind != "rich_text_section":
-                out.append("\n")
+            out.append(_rich_text(el.get("elements") or []) + ("" if kind == "rich_text_section" else "\n"))
         elif kind == "rich_text_list":
-            for item in el.get("elements") or []:
-                out.append("• " + _rich_text(item.get("elements") or []) + "\n")
-        elif kind == "text":
-            out.append(str(el.get("text") or ""))
-        elif kind == "link":
-            url = str(el.get("url") or "")
-            label = str(el.get("text") or "")
-            out.append(f"{label} ({url})" if label and label != url else url)
-        elif kind in ("user", "usergroup"):
-            out.append("@" + str(el.get("user_id") or el.get("usergroup_id") or ""))
-        elif kind == "channel":
-            out.append("#" + str(el.get("channel_id") or ""))
-        elif kind == "emoji":
-            out.append(f":{el.get('name', '')}:")
-        elif kind == "broadcast":
-            out.append("@" + str(el.get("range") or ""))
+            out.extend("• " + _rich_text(item.get("elements") or []) + "\n" for item in el.get("elements") or [])
+        elif kind in _INLINE:
+            out.append(_INLINE[kind](el))
     return "".join(out)
+
+
+class _Renderer:
+    """One :func:`render_blocks` call: the controls found so far, numbered from ``start``."""
+
+    def __init__(self, start: int) -> None:
+        self.controls: list[Control] = []
+        self.counter = itertools.count(start)
+
+    def press(self, element: Mapping[str, Any], block_id: str) -> list[str]:
+        """An element's display text, numbering what can be pressed."""
+        kind = element.get("type")
+        if kind == "button":
+            label = _text(element.get("text"))
+            n = next(self.counter)
+            self.controls.append(Control(n, label, button_action(element, block_id), element.get("url")))
+            return [f"[{n}] {label}" + (" ↗" if element.get("url") else "")]
+        if kind in ("overflow", "static_select"):
+            return self.options(element, block_id)
+        if kind == "image":
+            return [f"[image: {element.get('alt_text', '')}]"]
+        if kind in ("plain_text", "mrkdwn"):
+            return [_text(element)]
+        return [f"({kind})"] if kind else []
+
+    def options(self, element: Mapping[str, Any], block_id: str) -> list[str]:
+        """An overflow's or static select's options, each numbered."""
+        kind = element.get("type")
+        options = list(element.get("options") or [])
+        for group in element.get("option_groups") or []:
+            options.extend(group.get("options") or [])
+        shown = []
+        for option in options:
+            n = next(self.counter)
+            label = _text(option.get("text"))
+            action = {"type": kind, "block_id": block_id, "action_id": element.get("action_id", ""),
+                      "selected_option": dict(option)}
+            self.controls.append(Control(n, label, action, option.get("url")))
+            shown.append(f"[{n}] {label}")
+        prefix = "⋯ " if kind == "overflow" else _text(element.get("placeholder")) + ": "
+        return [prefix + "  ".join(shown)] if shown else []
+
+    def elements(self, block: Mapping[str, Any], block_id: str) -> list[str]:
+        """The display text of a context or actions block's elements."""
+        return [bit for el in block.get("elements") or [] if isinstance(el, Mapping)
+                for bit in self.press(el, block_id)]
+
+    def section(self, block: Mapping[str, Any], block_id: str) -> str:
+        parts = [_text(block.get("text"))] if block.get("text") else []
+        parts += ["  " + _text(f) for f in block.get("fields") or []]
+        accessory = block.get("accessory")
+        extra = self.press(accessory, block_id) if isinstance(accessory, Mapping) else []
+        if extra and parts:
+            parts[-1] = parts[-1] + "   " + "  ".join(extra)
+        else:
+            parts.extend(extra)
+        return "\n".join(parts)
+
+    def block(self, block: Mapping[str, Any], block_id: str) -> str:
+        """One block as display text (``[kind block]`` for a kind not known here)."""
+        kind = block.get("type")
+        if kind == "section":
+            return self.section(block, block_id)
+        if kind == "context":
+            return "  " + " · ".join(b for b in self.elements(block, block_id) if b)
+        if kind == "actions":
+            return "  ".join(self.elements(block, block_id))
+        if kind == "image":
+            title = _text(block.get("title")) if block.get("title") else ""
+            return f"[image: {block.get('alt_text', '')}]" + (f" {title}" if title else "")
+        simple = _SIMPLE_BLOCKS.get(str(kind))
+        return simple(block) if simple else f"[{kind} block]"
+
+
+_SIMPLE_BLOCKS = {
+    "header": lambda b: f"== {_text(b.get('text'))} ==",
+    "divider": lambda b: "─" * 40,
+    "rich_text": lambda b: _rich_text(b.get("elements") or []).rstrip("\n"),
+    "input": lambda b: f"{_text(b.get('label'))}: (input)",
+    "markdown": lambda b: str(b.get("text") or ""),
+}
+"""Blocks rendered without controls, by ``type``."""
 
 
 def render_blocks(blocks: Sequence[Mapping[str, Any]] | None, start: int = 1
@@ -107,84 +191,7 @@ def render_blocks(blocks: Sequence[Mapping[str, Any]] | None, start: int = 1
     Blocks without a ``block_id`` get the one Slack would make up (``auto-<index>`` here, so the
     result is deterministic). Returns ``(text, controls)``; never raises on unknown block types.
     """
-    lines: list[str] = []
-    controls: list[Control] = []
-    counter = itertools.count(start)
-
-    def press(element: Mapping[str, Any], block_id: str) -> list[str]:
-        kind = element.get("type")
-        if kind == "button":
-            label = _text(element.get("text"))
-            n = next(counter)
-            controls.append(Control(n, label, button_action(element, block_id),
-                                    element.get("url")))
-            return [f"[{n}] {label}" + (" ↗" if element.get("url") else "")]
-        if kind in ("overflow", "static_select"):
-            options = list(element.get("options") or [])
-            for group in element.get("option_groups") or []:
-                options.extend(group.get("options") or [])
-            shown = []
-            for option in options:
-                n = next(counter)
-                label = _text(option.get("text"))
-                action = {"type": kind, "block_id": block_id,
-                          "action_id": element.get("action_id", ""),
-                          "selected_option": dict(option)}
-                controls.append(Control(n, label, action, option.get("url")))
-                shown.append(f"[{n}] {label}")
-            prefix = "⋯ " if kind == "overflow" else _text(element.get("placeholder")) + ": "
-            return [prefix + "  ".join(shown)] if shown else []
-        if kind == "image":
-            return [f"[image: {element.get('alt_text', '')}]"]
-        if kind in ("plain_text", "mrkdwn"):
-            return [_text(element)]
-        return [f"({kind})"] if kind else []
-
-    for index, block in enumerate(blocks or []):
-        if not isinstance(block, Mapping):
-            continue
-        kind = block.get("type")
-        block_id = str(block.get("block_id") or f"auto-{index}")
-        if kind == "header":
-            lines.append(f"== {_text(block.get('text'))} ==")
-        elif kind == "section":
-            parts = []
-            if block.get("text"):
-                parts.append(_text(block.get("text")))
-            for f in block.get("fields") or []:
-                parts.append("  " + _text(f))
-            accessory = block.get("accessory")
-            if isinstance(accessory, Mapping):
-                extra = press(accessory, block_id)
-                if extra:
-                    if parts:
-                        parts[-1] = parts[-1] + "   " + "  ".join(extra)
-                    else:
-                        parts.extend(extra)
-            lines.append("\n".join(parts))
-        elif kind == "divider":
-            lines.append("─" * 40)
-        elif kind == "context":
-            bits = []
-            for el in block.get("elements") or []:
-                if isinstance(el, Mapping):
-                    bits.extend(press(el, block_id))
-            lines.append("  " + " · ".join(b for b in bits if b))
-        elif kind == "actions":
-            bits = []
-            for el in block.get("elements") or []:
-                if isinstance(el, Mapping):
-                    bits.extend(press(el, block_id))
-            lines.append("  ".join(bits))
-        elif kind == "image":
-            title = _text(block.get("title")) if block.get("title") else ""
-            lines.append(f"[image: {block.get('alt_text', '')}]" + (f" {title}" if title else ""))
-        elif kind == "rich_text":
-            lines.append(_rich_text(block.get("elements") or []).rstrip("\n"))
-        elif kind == "input":
-            lines.append(f"{_text(block.get('label'))}: (input)")
-        elif kind == "markdown":
-            lines.append(str(block.get("text") or ""))
-        else:
-            lines.append(f"[{kind} block]")
-    return "\n".join(lines), controls
+    renderer = _Renderer(start)
+    lines = [renderer.block(block, str(block.get("block_id") or f"auto-{index}"))
+             for index, block in enumerate(blocks or []) if isinstance(block, Mapping)]
+    return "\n".join(lines), renderer.controls

@@ -236,40 +236,39 @@ class Console:
         return self._message("reply (only visible to you)", body, ephemeral=True)
 
     def _from_call(self, call: si.ApiCall) -> list[Printed]:
+        """A recorded Web API call as the surfaces it would show (a view, messages, unfurl cards)."""
         args = call.args
         status = "" if call.ok else f" -> {call.response.get('error') or call.status}"
+        channel = str(args.get("channel") or "")
         if call.method.startswith("views."):
-            view = call.response.get("view") or args.get("view") or {}
-            if isinstance(view, str):
-                view = json.loads(view)
-            text, controls = self._render(view.get("blocks"))
-            where = "App Home" if view.get("type") == "home" else f"{view.get('type', 'view')}"
-            return [Printed(f"{where} ({call.method}{status})", text, controls,
-                            Surface("view", dict(view)), dict(view))]
+            return [self._from_view_call(call, status)]
         if call.method == "chat.postMessage":
-            channel = str(args.get("channel") or "")
             where = f"DM {channel}" if channel.startswith("D") else f"#{channel}"
-            printed = self._message(f"{where} (chat.postMessage{status})", args, ephemeral=False,
-                                    ts=call.response.get("ts"), channel_id=channel)
-            return [printed]
+            return [self._message(f"{where} (chat.postMessage{status})", args, ephemeral=False,
+                                  ts=call.response.get("ts"), channel_id=channel)]
         if call.method == "chat.postEphemeral":
-            return [self._message(f"ephemeral in #{args.get('channel')} (chat.postEphemeral"
-                                  f"{status})", args, ephemeral=True,
-                                  ts=call.response.get("message_ts"))]
+            return [self._message(f"ephemeral in #{args.get('channel')} (chat.postEphemeral{status})",
+                                  args, ephemeral=True, ts=call.response.get("message_ts"))]
         if call.method == "chat.unfurl":
             raw = args.get("unfurls")
             cards: dict[str, Any] = raw if isinstance(raw, dict) else {}
-            return [self._message(f"unfurl of {url} in #{args.get('channel') or 'composer'} "
-                                  f"(chat.unfurl{status})", card, ephemeral=False,
-                                  ts=str(args.get("ts") or ""),
-                                  channel_id=str(args.get("channel") or ""))
+            return [self._message(f"unfurl of {url} in #{channel or 'composer'} (chat.unfurl{status})",
+                                  card, ephemeral=False, ts=str(args.get("ts") or ""), channel_id=channel)
                     for url, card in cards.items() if isinstance(card, dict)]
         if call.method == "chat.update":
-            return [self._message(f"message updated (chat.update{status})", args,
-                                  ephemeral=False, ts=str(args.get("ts") or ""),
-                                  channel_id=str(args.get("channel") or ""))]
+            return [self._message(f"message updated (chat.update{status})", args, ephemeral=False,
+                                  ts=str(args.get("ts") or ""), channel_id=channel)]
         return [Printed(f"{call.method}{status}", json.dumps(args, ensure_ascii=False)[:300], [],
                         Surface("message", {}))]
+
+    def _from_view_call(self, call: si.ApiCall, status: str) -> Printed:
+        """A views.* call as the view it published, opened or updated."""
+        view = call.response.get("view") or call.args.get("view") or {}
+        if isinstance(view, str):
+            view = json.loads(view)
+        text, controls = self._render(view.get("blocks"))
+        where = "App Home" if view.get("type") == "home" else f"{view.get('type', 'view')}"
+        return Printed(f"{where} ({call.method}{status})", text, controls, Surface("view", dict(view)), dict(view))
 
     def _render(self, blocks: Any) -> tuple[str, list[Control]]:
         """:func:`render_blocks` numbering on from the controls already shown in this output."""

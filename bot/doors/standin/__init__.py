@@ -24,8 +24,9 @@ both modelled on what Slack really does (Slack's Web API reference, https://docs
 Tokens are never stored: a call records only whether an ``Authorization`` header was present and
 a short fingerprint (first 8 hex digits of its SHA-256), enough to tell workspaces apart.
 
-Modules: :mod:`~bot.doors.standin.server` (the workspace: state, checks of tokens and scopes,
-faults and rate limits), :mod:`~bot.doors.standin.answers` (the answers, per Web API family),
+Modules: :mod:`~bot.doors.standin.server` (the workspace: state, checks of tokens and scopes),
+:mod:`~bot.doors.standin.oauth` (tokens, rotation), :mod:`~bot.doors.standin.limits` (faults,
+rate limits), :mod:`~bot.doors.standin.answers` (the answers, per Web API family),
 :mod:`~bot.doors.standin.refusals` (served methods, argument checks),
 :mod:`~bot.doors.standin.transport` (HTTP), :mod:`~bot.doors.standin.records` (what it
 records, the faults), :mod:`~bot.doors.standin.requests` (Slack's requests to an app),

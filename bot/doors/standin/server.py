@@ -1,13 +1,12 @@
-"""The stand-in workspace: its state (team, people, channels, tokens), the checks of a call's token
-and scopes, injected faults and rate limits, and the records; HTTP is :mod:`~bot.doors.standin.transport`,
-the answers :mod:`~bot.doors.standin.answers` (see the package doc)."""
+"""The stand-in workspace: its state (team, people, channels), the checks of a call's token and
+scopes, and the records; tokens and their rotation are :mod:`~bot.doors.standin.oauth`, faults and
+rate limits :mod:`~bot.doors.standin.limits`, HTTP :mod:`~bot.doors.standin.transport`, the answers
+:mod:`~bot.doors.standin.answers` (see the package doc)."""
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import itertools
-import math
 import threading
 import time
 import uuid
@@ -17,13 +16,9 @@ from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from bot.doors.standin.answers import ok_body
-from bot.doors.standin.ids import (
-    BOT_USER_ID,
-    CONSOLE_APP_ID,
-    CONSOLE_CHANNEL_ID,
-    CONSOLE_CHANNEL_NAME,
-    CONSOLE_TEAM_ID,
-)
+from bot.doors.standin.ids import CONSOLE_CHANNEL_ID, CONSOLE_CHANNEL_NAME, CONSOLE_TEAM_ID
+from bot.doors.standin.limits import Answer, RateLimits, checked_changes
+from bot.doors.standin.oauth import Tokens
 from bot.doors.standin.records import (
     ApiCall,
     BlockVerdicts,
@@ -46,41 +41,22 @@ T = TypeVar("T")
 class SlackStandIn:
     """Slack's Web API and response URLs, served on ``127.0.0.1`` from a daemon thread.
 
-    ``SlackStandIn()`` starts listening at once on a free port (``port=0``); use it as a context
-    manager or call :meth:`close`. Point ``slack_sdk.WebClient(base_url=standin.api_url)`` (or
-    ``SLACK_API_URL``) at :attr:`api_url`, and put :meth:`response_url` values into the requests
-    sent to the app. Thread-safe: the server answers on many threads while tests read records.
+    Starts listening at once on a free port (``port=0``); use it as a context manager or call
+    :meth:`close`. Point ``slack_sdk.WebClient(base_url=standin.api_url)`` at :attr:`api_url` and put
+    :meth:`response_url` values into the requests sent to the app. Thread-safe.
 
-    ``team_id`` is what ``auth.test`` reports; ``channels`` is what ``users.conversations`` lists
-    (default one public channel ``C0CONSOLE``); ``response_url_limit`` is how many posts one
-    response URL accepts (Slack: 5); later posts are answered 404 ``used_url``. ``scopes`` are
-    the scopes of any token (default: the manifest's, :func:`bot.slack.scopes.default_bot_scopes`):
-    a call whose scope (:mod:`bot.slack.scopes`, narrowed by conversation kind) is missing is
-    refused ``missing_scope`` with ``needed`` and ``provided``, as Slack does.
-    ``token_scopes`` maps a token (the ``xoxb-...`` string) to the scopes it was granted; when
-    given, each call is checked against its own token's scopes and an unknown token is
-    ``invalid_auth``. Tokens are kept only in memory, to compare; they are never recorded or
-    printed.
-
-    ``users`` maps a user id to ``real_name``, ``display_name``, ``is_admin``, ``is_owner``
-    (what ``users.info`` answers; any other id is ``user_not_found``); without it every id is
-    a person named by their id, not an admin.
-
-    ``conversations.info`` answers a channel of ``channels``; any other id, and a private channel
-    whose ``is_member`` is false, is ``channel_not_found`` (Slack hides those from the bot).
-
-    Channel membership: posting to (or reading the history of) a channel of ``channels`` whose
-    ``is_member`` is false answers ``not_in_channel``, as Slack does (a public channel accepts
-    posts from a token with ``chat:write.public``).
-
-    Token rotation (``oauth_client=(client_id, client_secret)``): :meth:`issue_rotating_token`
-    grants an access token that expires (calls with it after the expiry get
-    ``token_expired``) and a refresh token; ``oauth.v2.access`` with
-    ``grant_type=refresh_token`` (client id and secret by HTTP Basic auth or in the body, as
-    slack-sdk sends them) answers a new access token, a new refresh token (the old one stops
-    working) and ``expires_in``; a wrong client is ``invalid_client_id`` / ``bad_client_secret``,
-    an unknown refresh token ``invalid_refresh_token`` ``users`` may also set other fields
-    ``users.info`` reports for that user (``tz``, ``locale`` ...).
+    ``team_id``/``team_name``: what ``auth.test`` reports. ``channels``: what ``users.conversations``
+    lists and ``conversations.info`` answers (default one public channel ``C0CONSOLE``; another id, or
+    a private channel whose ``is_member`` is false, is ``channel_not_found``); posting to or reading a
+    channel whose ``is_member`` is false is ``not_in_channel`` (a public one accepts posts from a
+    token with ``chat:write.public``). ``response_url_limit``: posts one response URL accepts (Slack:
+    5; later ones 404 ``used_url``). ``scopes``: any token's scopes (default the manifest's); a call
+    whose scope is missing is ``missing_scope`` with ``needed`` and ``provided``. ``token_scopes``:
+    each token's own scopes (an unknown token is ``invalid_auth``). ``users``: user id ->
+    ``real_name``, ``display_name``, ``is_admin``, ``is_owner``, ``tz``, ``locale`` … for
+    ``users.info`` (another id is ``user_not_found``; without it everyone is named by their id).
+    ``oauth_client=(client_id, client_secret)``: token rotation (:mod:`~bot.doors.standin.oauth`,
+    :meth:`issue_rotating_token`). Tokens are kept only in memory, never recorded or printed.
     """
 
     def __init__(self, *, team_id: str = CONSOLE_TEAM_ID, team_name: str = "Console",
@@ -98,24 +74,17 @@ class SlackStandIn:
             {"id": CONSOLE_CHANNEL_ID, "name": CONSOLE_CHANNEL_NAME, "is_channel": True,
              "is_private": False, "is_member": True, "is_archived": False}]
         self.response_url_limit = response_url_limit
-        self._token_scopes = (None if token_scopes is None
-                              else {k: frozenset(v) for k, v in token_scopes.items()})
-        self._oauth_client = oauth_client
-        self._token_expiry: dict[str, float] = {}  # rotating access token -> epoch seconds
-        self._refresh_tokens: dict[str, frozenset[str]] = {}  # refresh token -> scopes
         self._cond_lock = threading.RLock()
         self._cond = threading.Condition(self._cond_lock)
+        self._ids = itertools.count(1)
+        self._tokens = Tokens(self._cond_lock, self._ids, token_scopes, oauth_client)
         self._faults = Faults()
+        self._limits = RateLimits(self._cond_lock)
         self._calls: list[ApiCall] = []
         self._responses = ResponseLog(self._cond_lock)
-        self._fault_counter = 0
-        self._error_counter = 0
         self._verdicts = BlockVerdicts()
-        self._buckets: dict[str, tuple[float, float]] = {}  # channel -> (tokens, last monotonic)
-        self._team_bucket: tuple[float, float] | None = None  # (tokens, last monotonic)
         self._ts = itertools.count(1)
         self._ts_base = int(time.time())
-        self._ids = itertools.count(1)
         self._server = LoopbackServer(("127.0.0.1", port), handler_for(self))
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever,
@@ -164,21 +133,10 @@ class SlackStandIn:
 
         Raises ``TypeError`` for an unknown field and ``ValueError`` for a negative value.
         """
-        for name in ("latency_s", "rate_limit_every", "retry_after_s", "server_error_every",
-                     "channel_burst"):
-            if name in changes and changes[name] < 0:
-                raise ValueError(f"{name} must be >= 0")
-        if "fault_methods" in changes and changes["fault_methods"] is not None:
-            changes["fault_methods"] = frozenset(changes["fault_methods"])
-        for name in ("channel_errors", "method_errors"):
-            if name in changes:
-                changes[name] = dict(changes[name] or {})
+        changes = checked_changes(changes)
         with self._cond:
             self._faults = replace(self._faults, **changes)
-            self._fault_counter = 0
-            self._error_counter = 0
-            self._buckets.clear()
-            self._team_bucket = None
+            self._limits.reset()
             return self._faults
 
     # -- records --
@@ -248,10 +206,7 @@ class SlackStandIn:
             self._calls.clear()
             self._responses.clear()
             self._faults = Faults()
-            self._fault_counter = 0
-            self._error_counter = 0
-            self._buckets.clear()
-            self._team_bucket = None
+            self._limits.reset()
             self._cond.notify_all()
 
     def close(self) -> None:
@@ -288,7 +243,8 @@ class SlackStandIn:
         if refused is not None:
             status, headers, body = 200, {}, refused
         elif method == "oauth.v2.access" and args.get("grant_type") == "refresh_token":
-            status, headers, body = 200, {}, self._refresh(args, auth)
+            status, headers, body = 200, {}, self._tokens.refresh(args, auth, {"id": self.team_id,
+                                                                               "name": self.team_name})
         else:
             # Rate limits and injected faults first (they count arrivals, so the time spent
             # checking blocks must not shift them), then the arguments of an accepted call.
@@ -326,90 +282,21 @@ class SlackStandIn:
             return {"ok": False, "error": "unknown_method"}
         if method in NO_TOKEN_METHODS:
             return None
-        if token is not None:
-            with self._cond:
-                expiry = self._token_expiry.get(token)
-            if expiry is not None and expiry <= time.time():
-                return {"ok": False, "error": "token_expired"}
-        granted: frozenset[str] = self.scopes
-        if self._token_scopes is not None:
-            token_granted = self._token_scopes.get(token or "")
-            if token_granted is None:
-                return {"ok": False, "error": "invalid_auth"}
-            granted = token_granted
+        granted = self._tokens.granted(token, self.scopes)
+        if isinstance(granted, str):
+            return {"ok": False, "error": granted}
         channel_id = str(args.get("channel") or "")
         channel = next((c for c in self.channels if c.get("id") == channel_id), None)
         private = bool(channel.get("is_private")) if channel is not None else None
         refused = scope_refusal(method, granted, conversation_kind(channel_id, private))
-        if refused is not None:
-            return refused
-        if (method in ("chat.postMessage", "chat.postEphemeral", "conversations.history")
-                and channel is not None and not channel.get("is_member", True)):
-            # Slack: a private channel needs the bot as a member; a public one too unless the
-            # token has chat:write.public (posting only).
-            public_ok = (not channel.get("is_private") and method == "chat.postMessage"
-                         and "chat:write.public" in granted)
-            if not public_ok:
-                return {"ok": False, "error": "not_in_channel"}
-        return None
+        if refused is None and channel is not None and not _member_may(method, channel, granted):
+            return {"ok": False, "error": "not_in_channel"}
+        return refused
 
-    def _decide(self, method: str, args: dict[str, Any], faults: Faults
-                ) -> tuple[int, dict[str, str], dict[str, Any]]:
-        counted = faults.fault_methods is None or method in faults.fault_methods
-        with self._cond:
-            if counted and faults.server_error_every:
-                self._error_counter += 1
-                if self._error_counter % faults.server_error_every == 0:
-                    return 500, {}, {"ok": False, "error": "internal_error"}
-            if counted and faults.rate_limit_every:
-                self._fault_counter += 1
-                if self._fault_counter % faults.rate_limit_every == 0:
-                    return 429, {"Retry-After": str(faults.retry_after_s)}, \
-                        {"ok": False, "error": "ratelimited"}
-            channel = args.get("channel")
-            if method == "chat.postMessage" and faults.channel_rate_per_s and channel:
-                wait = self._take_token(str(channel), faults)
-                if wait > 0:
-                    return 429, {"Retry-After": str(max(1, math.ceil(wait)))}, \
-                        {"ok": False, "error": "ratelimited"}
-        if method in faults.method_errors:
-            return 200, {}, {"ok": False, "error": faults.method_errors[method]}
-        if channel is not None and str(channel) in faults.channel_errors:
-            return 200, {}, {"ok": False, "error": faults.channel_errors[str(channel)]}
-        if method == "chat.postMessage" and faults.team_rate_per_s:
-            with self._cond:
-                wait = self._take_team_token(faults)
-            if wait > 0:
-                return 429, {"Retry-After": str(max(1, math.ceil(wait)))}, \
-                    {"ok": False, "error": "ratelimited"}
-        return 200, {}, self._ok_body(method, args)
-
-    def _take_team_token(self, faults: Faults) -> float:
-        """The workspace-wide bucket (lock held); as :meth:`_take_token`."""
-        rate = float(faults.team_rate_per_s or 0)
-        burst = max(1, faults.team_burst)
-        now = time.monotonic()
-        tokens, last = self._team_bucket or (float(burst), now)
-        tokens = min(float(burst), tokens + (now - last) * rate)
-        if tokens >= 1.0:
-            self._team_bucket = (tokens - 1.0, now)
-            return 0.0
-        self._team_bucket = (tokens, now)
-        return (1.0 - tokens) / rate
-
-    def _take_token(self, channel: str, faults: Faults) -> float:
-        """Token bucket for one channel (lock held). Returns 0 when a message may go now, else the
-        seconds until the next token."""
-        rate = float(faults.channel_rate_per_s or 0)
-        burst = max(1, faults.channel_burst)
-        now = time.monotonic()
-        tokens, last = self._buckets.get(channel, (float(burst), now))
-        tokens = min(float(burst), tokens + (now - last) * rate)
-        if tokens >= 1.0:
-            self._buckets[channel] = (tokens - 1.0, now)
-            return 0.0
-        self._buckets[channel] = (tokens, now)
-        return (1.0 - tokens) / rate
+    def _decide(self, method: str, args: dict[str, Any], faults: Faults) -> Answer:
+        """The answer to a call that passed authentication: a fault (:mod:`~bot.doors.standin.limits`)
+        or :meth:`_ok_body`."""
+        return self._limits.fault(method, args, faults) or (200, {}, self._ok_body(method, args))
 
     def next_ts(self) -> str:
         """A fresh message ``ts`` (``<seconds>.<6 digits>``, increasing)."""
@@ -425,39 +312,7 @@ class SlackStandIn:
         """Grant a rotating bot token with ``scopes`` that expires in ``expires_in_s`` seconds
         (may be negative: already expired) and its refresh token; returns ``(access, refresh)``.
         Needs ``token_scopes`` (scope checks on) to be meaningful."""
-        n = next(self._ids)
-        access, refresh = f"xoxe.xoxb-1-rot{n:04d}{uuid.uuid4().hex[:8]}", f"xoxe-1-ref{n:04d}{uuid.uuid4().hex[:8]}"
-        with self._cond:
-            if self._token_scopes is None:
-                self._token_scopes = {}
-            self._token_scopes[access] = frozenset(scopes)
-            self._token_expiry[access] = time.time() + expires_in_s
-            self._refresh_tokens[refresh] = frozenset(scopes)
-        return access, refresh
-
-    def _refresh(self, args: Mapping[str, Any], auth: str | None) -> dict[str, Any]:
-        """``oauth.v2.access`` with ``grant_type=refresh_token`` (see the class docstring)."""
-        client_id, secret = args.get("client_id"), args.get("client_secret")
-        if auth and auth.startswith("Basic "):
-            try:
-                client_id, _, secret = base64.b64decode(auth[6:]).decode().partition(":")
-            except (ValueError, UnicodeDecodeError):
-                return {"ok": False, "error": "invalid_client_id"}
-        if self._oauth_client is None or client_id != self._oauth_client[0]:
-            return {"ok": False, "error": "invalid_client_id"}
-        if secret != self._oauth_client[1]:
-            return {"ok": False, "error": "bad_client_secret"}
-        with self._cond:
-            scopes = self._refresh_tokens.pop(str(args.get("refresh_token") or ""), None)
-        if scopes is None:
-            return {"ok": False, "error": "invalid_refresh_token"}
-        expires_in = 43200
-        access, refresh = self.issue_rotating_token(scopes, expires_in)
-        return {"ok": True, "access_token": access, "token_type": "bot",
-                "scope": ",".join(sorted(scopes)), "bot_user_id": BOT_USER_ID,
-                "app_id": CONSOLE_APP_ID, "team": {"id": self.team_id, "name": self.team_name},
-                "enterprise": None, "is_enterprise_install": False,
-                "refresh_token": refresh, "expires_in": expires_in}
+        return self._tokens.issue(scopes, expires_in_s)
 
     def _blocks_refused(self, raw: bytes) -> bool:
         """Whether Slack would refuse the blocks of the message sent as ``raw`` (JSON text;
@@ -498,3 +353,11 @@ class SlackStandIn:
         return status
 
 
+def _member_may(method: str, channel: Mapping[str, Any], granted: frozenset[str]) -> bool:
+    """Whether posting to (or reading) ``channel`` is allowed given the bot's membership: Slack
+    needs the bot in a private channel, and in a public one too unless the token has
+    ``chat:write.public`` (posting only)."""
+    if method not in ("chat.postMessage", "chat.postEphemeral", "conversations.history"):
+        return True
+    return bool(channel.get("is_member", True)) or (
+        not channel.get("is_private") and method == "chat.postMessage" and "chat:write.public" in granted)

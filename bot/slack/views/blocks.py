@@ -36,7 +36,6 @@ from bot.slack.mrkdwn import Mrkdwn, as_plain, esc, plain, truncate
 MAX_BLOCKS_MESSAGE = blockkit.MAX_BLOCKS["message"]
 MAX_BLOCKS_VIEW = blockkit.MAX_BLOCKS["home"]
 MAX_SECTION_TEXT = blockkit.SECTION_TEXT_MAX
-MAX_FIELD_TEXT = blockkit.FIELD_TEXT_MAX
 MAX_HEADER_TEXT = blockkit.HEADER_TEXT_MAX
 MAX_BUTTON_TEXT = blockkit.BUTTON_TEXT_MAX
 MAX_BUTTON_VALUE = blockkit.BUTTON_VALUE_MAX

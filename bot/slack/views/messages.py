@@ -17,7 +17,7 @@ from slack_sdk.models.blocks import Block
 
 from bot.domain import paths
 from bot.domain.catalog import Catalog
-from bot.domain.catalog.models import Step
+from bot.domain.catalog.models import Step, Track
 from bot.domain.schedule import WeeklySchedule, zone_label
 from bot.slack.i18n import level_name, t, weekday_name
 from bot.slack.ids import is_channel_id
@@ -68,6 +68,30 @@ def post_link(catalog: Catalog, post_id: str, bold: bool = False, lang: str = "e
     summary link that says so, or "no link yet" with the blog's archive
     (:func:`bot.slack.views.links.read_link`)."""
     return read_link(catalog, catalog.post(post_id), lang, bold=bold)
+
+
+def _title(track: Track) -> str:
+    """A track's header: its English and Chinese names."""
+    return f"{track.names.en} · {track.names.zh}" if track.names.zh else track.names.en
+
+
+def _with_notice(notice: str | None, fallback: Mrkdwn) -> Mrkdwn:
+    return Mrkdwn("{}\n{}").format(notice, fallback) if notice else fallback
+
+
+def _step_line(catalog: Catalog, number: int, step: Step, icon: str, lang: str, bold: bool,
+               track_id: str | None = None) -> Mrkdwn:
+    """``icon n. <post> · _level_``: a step as a track's path lists it; with ``track_id`` (the
+    reader's reply) also its minutes and further-reading mark (:func:`bot.slack.views.plan.step_suffix`)."""
+    text = read_link(catalog, catalog.post(step.post), lang, bold=bold)
+    suffix = step_suffix(catalog, track_id, step.post, lang) if track_id else Mrkdwn("")
+    return Mrkdwn("{} {}. {} · _{}_{}").format(Mrkdwn(icon), number, text, level_name(step.level, lang), suffix)
+
+
+def _path_head(lang: str, start: int, end: int, total: int) -> list[str]:
+    """"The path:" and, on a page of a longer path, which steps it shows."""
+    showing = Mrkdwn("_{}_").format(t("track.showing", lang, first=start + 1, last=end, total=total))
+    return [t("track.path", lang), showing] if start or end < total else [t("track.path", lang)]
 
 
 def _prereq_lines(catalog: Catalog, track_id: str, step: Step, lang: str,
@@ -139,15 +163,11 @@ def track_reply(catalog: Catalog, track_id: str, read: set[str], lang: str, *, f
     (:func:`bot.slack.views.links.read_link`).
 
     ``notice`` (escaped mrkdwn) goes on top, e.g. after a click. ``shared=True`` renders the
-    in-channel version: no personal progress, no buttons (a long path says how many steps follow
-    and which command shows them).
+    in-channel version: no personal progress, no buttons.
 
-    The blocks of the personal version are assembled from parts kept per catalog
-    (:mod:`bot.slack.views.parts`: a step's section by its place and state, the next step's
-    detail by what of its prerequisites is unread, …), and without a ``notice`` the whole reply
-    is kept per reading state (:func:`~bot.slack.views.parts.memo_reply`: the track, language,
-    posts read, followed or not, page), so most commands cost one look-up; the result is the
-    same as rendering every block afresh. The returned reply is shared: do not change it.
+    The personal version is assembled from parts kept per catalog (:mod:`bot.slack.views.parts`)
+    and, without a ``notice``, kept whole per reading state (:func:`~bot.slack.views.parts.memo_reply`);
+    the result equals rendering afresh. The returned reply is shared: do not change it.
     ``path`` is the reader's path line (:func:`bot.slack.views.plan.path_line`), shown under the
     progress.
     """
@@ -159,6 +179,29 @@ def track_reply(catalog: Catalog, track_id: str, read: set[str], lang: str, *, f
                       lambda: _personal_track_reply(catalog, track_id, read, lang, followed, None, offset, path))
 
 
+@dataclass(frozen=True)
+class _TrackPage:
+    """What one page of a reader's track reply shows: steps ``start`` to ``end`` (of ``total``),
+    ``done`` the posts read (current ids), ``nxt`` the next step (None once done)."""
+
+    catalog: Catalog
+    track_id: str
+    lang: str
+    done: frozenset[str]
+    nxt: Step | None
+    start: int
+    end: int
+    total: int
+
+    @property
+    def view(self) -> dict[str, str]:
+        return {"v": f"track:{self.track_id}"}
+
+    @property
+    def paged(self) -> bool:
+        return bool(self.start or self.end < self.total)
+
+
 def _personal_track_reply(catalog: Catalog, track_id: str, read: Collection[str], lang: str,
                           followed: bool, notice: str | None, offset: int | None,
                           path: Mrkdwn | None = None) -> Reply:
@@ -166,97 +209,88 @@ def _personal_track_reply(catalog: Catalog, track_id: str, read: Collection[str]
     catalog."""
     track = catalog.track(track_id)
     steps = catalog.path(track_id)
-    done: set[str] = {pid for p in read if (pid := catalog.resolve_post_id(p))}
+    done = frozenset(pid for p in read if (pid := catalog.resolve_post_id(p)))
     nxt = paths.next_step(catalog, track_id, done)
     read_count = sum(1 for s in steps if s.post in done)
-    view = {"v": f"track:{track_id}"}
     total = len(steps)
-    order = catalog.order(track_id)
-    start = step_page(total, order.index(nxt.post) if nxt else None, offset)
-    end = min(total, start + STEPS_PER_PAGE)
-    paged = bool(start or end < total)
+    start = step_page(total, catalog.order(track_id).index(nxt.post) if nxt else None, offset)
+    page = _TrackPage(catalog, track_id, lang, done, nxt, start, min(total, start + STEPS_PER_PAGE), total)
 
-    def step_line(i: int, step: Step, icon: str, bold: bool) -> Mrkdwn:
-        text = read_link(catalog, catalog.post(step.post), lang, bold=bold)
-        return Mrkdwn("{} {}. {} · _{}_{}").format(Mrkdwn(icon), i + 1, text, level_name(step.level, lang),
-                                                   step_suffix(catalog, track_id, step.post, lang))
-
-    def head_section() -> Block:
-        head = [t("track.path", lang)]
-        if paged:
-            head.append(Mrkdwn("_{}_").format(t("track.showing", lang, first=start + 1, last=end, total=total)))
-        return section(Mrkdwn("\n").join(head))
-
-    blocks: list[Block | dict] = [rendered(catalog, ("header", track_id), lambda: header(
-        f"{track.names.en} · {track.names.zh}" if track.names.zh else track.names.en))]
-    if notice:
-        blocks.append(section(notice))
+    blocks: list[Block | dict] = [rendered(catalog, ("header", track_id), lambda: header(_title(track)))]
+    blocks += [section(notice)] if notice else []
     blocks.append(rendered(catalog, ("progress", lang, track_id, read_count), lambda: context(
         t("track.progress", lang, read=read_count, total=total, version=catalog.version))))
     if path:  # issue 24: the essential path's length and the reader's finish day
         blocks.append(context(path))
     blocks.append(rendered(catalog, ("description", lang, track_id),
                            lambda: section(track.description.get(lang))))
-    blocks.append(rendered(catalog, ("path_head", lang, track_id, start, paged), head_section))
-    # one section per listed step, each with its own Mark read (or Mark unread once read)
+    blocks += _step_blocks(page, steps)
+    ids = ActionIds(page.end - page.start)
+    blocks += _paging_blocks(page, ids)
+    blocks.append(divider())
+    if nxt is not None:
+        unread_before = tuple(s.post for s in paths.read_before(catalog, track_id, nxt.post) if s.post not in done)
+        blocks.append(rendered(catalog, ("next_detail", lang, track_id, nxt.post, unread_before),
+                               lambda: section(_next_detail(catalog, track_id, nxt, lang, done))))
+    else:
+        blocks.append(rendered(catalog, ("done", lang), lambda: section(t("track.done", lang))))
+    first_id = ids.peek()
+    blocks.append(rendered(catalog, ("buttons", lang, track_id, nxt.post if nxt else None, followed, first_id),
+                           lambda: _track_buttons(page, followed, first_id)))
+    fallback = memo(catalog, ("track_fallback", lang, track_id, nxt.post if nxt else None), lambda: Mrkdwn(
+        "{}: {}").format(track.names.get(lang),
+                         t("track.next", lang, post=catalog.post(nxt.post).title) if nxt else t("track.done", lang)))
+    return make_reply(blocks, _with_notice(notice, fallback), "ephemeral")
+
+
+def _step_blocks(page: _TrackPage, steps: Sequence[Step]) -> list[Block | dict]:
+    """The path's head and one section per listed step, each with its own Mark read (or Mark
+    unread once read)."""
+    catalog, lang, track_id = page.catalog, page.lang, page.track_id
+    start, end, total = page.start, page.end, page.total
+
+    blocks: list[Block | dict] = [rendered(catalog, ("path_head", lang, track_id, start, page.paged),
+                                           lambda: section(Mrkdwn("\n").join(_path_head(lang, start, end, total))))]
     for i in range(start, end):
         step = steps[i]
-        is_next = nxt is not None and step.post == nxt.post
-        state = "read" if step.post in done else "next" if is_next else "unread"
+        is_next = page.nxt is not None and step.post == page.nxt.post
+        state = "read" if step.post in page.done else "next" if is_next else "unread"
 
         def step_section(i: int = i, step: Step = step, state: str = state) -> Block:
             icon = {"read": ICON_READ, "next": ICON_NEXT, "unread": ICON_UNREAD}[state]
             kind = "mark_unread" if state == "read" else "mark_read"
-            return section(step_line(i, step, icon, state == "next"),
-                           accessory=button(t("btn." + kind, lang), f"{kind}:{i - start}",
-                                            {"p": step.post, "t": track_id, **view}))
+            return section(_step_line(catalog, i + 1, step, icon, lang, state == "next", track_id), accessory=button(
+                t("btn." + kind, lang), f"{kind}:{i - start}", {"p": step.post, "t": track_id, **page.view}))
         blocks.append(rendered(catalog, ("step", lang, track_id, i, state, i - start), step_section))
-    ids = ActionIds(end - start)
     if end < total:
         blocks.append(rendered(catalog, ("more_steps", lang, track_id, end),
                                lambda: section(t("track.more_steps", lang, n=total - end))))
-    if paged:
-        paging = []
-        if start:
-            paging.append(button(t("btn.earlier_steps", lang), ids("more_steps"),
-                                 {"t": track_id, "o": max(0, start - STEPS_PER_PAGE), **view}))
-        if end < total:
-            paging.append(button(t("btn.more_steps", lang), ids("more_steps"),
-                                 {"t": track_id, "o": end, **view}))
-        blocks.append(actions(paging))
+    return blocks
 
-    if nxt is not None:
-        unread_before = tuple(s.post for s in paths.read_before(catalog, track_id, nxt.post) if s.post not in done)
-        blocks.append(divider())
-        blocks.append(rendered(catalog, ("next_detail", lang, track_id, nxt.post, unread_before),
-                               lambda: section(_next_detail(catalog, track_id, nxt, lang, done))))
-    else:
-        blocks.append(divider())
-        blocks.append(rendered(catalog, ("done", lang), lambda: section(t("track.done", lang))))
-    first_id = ids.peek()
 
-    def buttons() -> Block:
-        ids = ActionIds(first_id)
-        row = []
-        if nxt is not None:
-            row.append(button(t("btn.mark_read", lang), ids("mark_read"),
-                              {"p": nxt.post, "t": track_id, **view}, style="primary"))
-            row.append(button(t("btn.remind_next_week", lang), ids("remind"),
-                              {"p": nxt.post, "d": "next week", **view}))
-        if followed:
-            row.append(button(t("btn.unfollow", lang), ids("unfollow"), {"t": track_id, **view}))
-        else:
-            row.append(button(t("btn.follow", lang), ids("follow"), {"t": track_id, **view}))
-        row.append(button(t("btn.share", lang), ids("share"), {"t": track_id, **view}))
-        return actions(row)
-    blocks.append(rendered(catalog, ("buttons", lang, track_id, nxt.post if nxt else None, followed, first_id),
-                           buttons))
-    fallback = memo(catalog, ("track_fallback", lang, track_id, nxt.post if nxt else None), lambda: Mrkdwn(
-        "{}: {}").format(track.names.get(lang),
-                         t("track.next", lang, post=catalog.post(nxt.post).title) if nxt else t("track.done", lang)))
-    if notice:
-        fallback = Mrkdwn("{}\n{}").format(notice, fallback)
-    return make_reply(blocks, fallback, "ephemeral")
+def _paging_blocks(page: _TrackPage, ids: ActionIds) -> list[Block | dict]:
+    """The Earlier steps / More steps buttons of a paged track (none when it fits one page)."""
+    if not page.paged:
+        return []
+    earlier = [button(t("btn.earlier_steps", page.lang), ids("more_steps"), {
+        "t": page.track_id, "o": max(0, page.start - STEPS_PER_PAGE), **page.view})] if page.start else []
+    later = [button(t("btn.more_steps", page.lang), ids("more_steps"), {
+        "t": page.track_id, "o": page.end, **page.view})] if page.end < page.total else []
+    return [actions(earlier + later)]
+
+
+def _track_buttons(page: _TrackPage, followed: bool, first_id: int) -> Block:
+    """Mark read and Remind (for the next step), Follow or Unfollow, Share."""
+    ids, lang, view, track_id = ActionIds(first_id), page.lang, page.view, page.track_id
+    row = []
+    if page.nxt is not None:
+        row += [button(t("btn.mark_read", lang), ids("mark_read"), {"p": page.nxt.post, "t": track_id, **view},
+                       style="primary"),
+                button(t("btn.remind_next_week", lang), ids("remind"), {"p": page.nxt.post, "d": "next week", **view})]
+    kind = "unfollow" if followed else "follow"
+    row.append(button(t("btn." + kind, lang), ids(kind), {"t": track_id, **view}))
+    row.append(button(t("btn.share", lang), ids("share"), {"t": track_id, **view}))
+    return actions(row)
 
 
 def _next_detail(catalog: Catalog, track_id: str, nxt: Step, lang: str, done: Collection[str]) -> Mrkdwn:
@@ -282,28 +316,20 @@ def _shared_track_reply(catalog: Catalog, track_id: str, lang: str, notice: str 
     them."""
     track = catalog.track(track_id)
     steps = catalog.path(track_id)
-    blocks: list[Block] = [header(f"{track.names.en} · {track.names.zh}" if track.names.zh else track.names.en)]
-    if notice:
-        blocks.append(section(notice))
-    blocks.append(context(t("share.footer", lang, version=catalog.version)))
-    blocks.append(section(track.description.get(lang)))
+    blocks: list[Block] = [header(_title(track))]
+    blocks += [section(notice)] if notice else []
+    blocks += [context(t("share.footer", lang, version=catalog.version)), section(track.description.get(lang))]
     start = step_page(len(steps), None, offset)
     end = min(len(steps), start + STEPS_PER_PAGE)
-    lines: list[str] = [t("track.path", lang)]
-    if start or end < len(steps):
-        lines.append(Mrkdwn("_{}_").format(t("track.showing", lang, first=start + 1, last=end, total=len(steps))))
-    for i, step in enumerate(steps[start:end], start=start + 1):
-        text = read_link(catalog, catalog.post(step.post), lang, bold=False)
-        lines.append(Mrkdwn("{} {}. {} · _{}_").format(Mrkdwn(ICON_UNREAD), i, text, level_name(step.level, lang)))
+    lines = _path_head(lang, start, end, len(steps)) + [
+        _step_line(catalog, i, s, ICON_UNREAD, lang, False) for i, s in enumerate(steps[start:end], start=start + 1)]
     more = t("track.more_steps", lang, n=len(steps) - end) if end < len(steps) else None
     tail = [more, Mrkdwn("`/vllm-path {}`").format(track_id)] if more else []
     blocks.extend(sections([*lines, *tail]))
     fallback = Mrkdwn("{}: {}{}").format(
         track.names.get(lang), Mrkdwn(" > ").join(catalog.post(s.post).title for s in steps[:5]),
         " …" if len(steps) > 5 else "")
-    if notice:
-        fallback = Mrkdwn("{}\n{}").format(notice, fallback)
-    return make_reply(blocks, fallback, "in_channel")
+    return make_reply(blocks, _with_notice(notice, fallback), "in_channel")
 
 
 # --- next across followed tracks -----------------------------------------------------------------
@@ -314,8 +340,7 @@ def next_reply(catalog: Catalog, follows: Sequence[str], read: set[str], lang: s
     """The reader's next read in each followed track (unknown track ids are skipped)."""
     follows = [tid for tid in follows if catalog.has_track(tid)]
     blocks: list[Block] = [header(t("next.header", lang))]
-    if notice:
-        blocks.append(section(notice))
+    blocks += [section(notice)] if notice else []
     if not follows:
         blocks.append(section(t("next.none_followed", lang)))
         return make_reply(blocks, t("next.none_followed", lang))
@@ -326,8 +351,7 @@ def next_reply(catalog: Catalog, follows: Sequence[str], read: set[str], lang: s
         nxt = paths.next_step(catalog, tid, read)
         name = track_name(catalog, tid, lang)
         if nxt is None:
-            line = t("next.track_done", lang, track=name)
-            blocks.append(section(line))
+            blocks.append(section(line := t("next.track_done", lang, track=name)))
         else:
             line = t("next.track_line", lang, track=name, read=done, total=total,
                      post=post_link(catalog, nxt.post, lang=lang))
@@ -432,51 +456,22 @@ def home_view(catalog: Catalog, state: HomeState) -> dict:
     lang = state.lang
     ids = ActionIds()
     blocks: list[Block] = [header(t("home.header", lang)), context(t("catalog.version", lang, version=catalog.version)),
-              *home_finished_blocks(catalog, state.finished, state.read, lang, state.picture_url,
-                                    state.picture_track),  # issue 24: finished paths, minutes, picture
-              section(t("home.following", lang))]
+                           *home_finished_blocks(catalog, state.finished, state.read, lang, state.picture_url,
+                                                 state.picture_track),  # issue 24: finished paths, minutes, picture
+                           section(t("home.following", lang))]
     follows = [tid for tid in state.follows if catalog.has_track(tid)]
     if not follows:
         blocks.append(section(t("home.none_followed", lang)))
     for tid in follows:
-        done, total = paths.progress(catalog, tid, state.read)
-        nxt = paths.next_step(catalog, tid, state.read)
-        filled = round(10 * done / total) if total else 0
-        bar = "▰" * filled + "▱" * (10 - filled)
-        line = Mrkdwn("*{}*  {} {}/{}\n").format(track_name(catalog, tid, lang), bar, done, total)
-        if nxt is None:
-            line += t("track.done", lang)
-            accessory = button(t("btn.unfollow", lang), ids("unfollow"), {"t": tid, "v": "home"})
-        else:
-            line += t("track.next", lang, post=post_link(catalog, nxt.post, lang=lang))
-            accessory = button(t("btn.mark_read", lang), ids("mark_read"), {"p": nxt.post, "t": tid, "v": "home"},
-                               style="primary")
-        blocks.append(section(line, accessory=accessory))
-        row = [button(t("btn.open_path", lang), ids("open_path"), {"t": tid, "v": "home"})]
-        if nxt is not None:
-            row.append(button(t("btn.unfollow", lang), ids("unfollow"), {"t": tid, "v": "home"}))
-        blocks.append(actions(row))
+        blocks += _home_track(catalog, tid, state, ids)
     others = [tr for tr in catalog.tracks if tr.id not in follows]
     if others:
-        blocks.append(divider())
-        blocks.append(section(t("home.other_tracks", lang)))
-        for start in range(0, len(others), 5):
-            blocks.append(actions([button(f"{as_plain(t('btn.follow', lang))}: {tr.names.get(lang)}", ids("follow"),
-                                          {"t": tr.id, "v": "home"}) for tr in others[start:start + 5]]))
-    blocks.append(divider())
-    blocks.append(section(t("home.dm", lang)))
-    dm = state.dm
-    if dm is not None and getattr(dm, "enabled", False):
-        when: WeeklySchedule = dm.schedule
-        status = t("dm.on", lang, **schedule_words(when, lang))
-        if getattr(dm, "status", "active") != "active":
-            status += "\n" + t("dm.paused", lang, reason=dm.pause_reason or "")
-        blocks.append(section(status, accessory=button(t("btn.dm_off", lang), ids("dm_off"), {"v": "home"})))
-    else:
-        blocks.append(section(t("dm.status_off", lang),
-                              accessory=button(t("btn.dm_on", lang), ids("dm_on"), {"v": "home"})))
-    blocks.append(divider())
-    blocks.append(section(t("home.channels", lang)))
+        blocks += [divider(), section(t("home.other_tracks", lang))]
+        blocks += [actions([button(f"{as_plain(t('btn.follow', lang))}: {tr.names.get(lang)}", ids("follow"),
+                                   {"t": tr.id, "v": "home"}) for tr in others[start:start + 5]])
+                   for start in range(0, len(others), 5)]
+    blocks += [divider(), section(t("home.dm", lang)), _home_dm(state.dm, lang, ids),
+               divider(), section(t("home.channels", lang))]
     subs = list(state.channel_subs)
     room = MAX_BLOCKS_VIEW - len(blocks) - 1
     if not subs:
@@ -489,3 +484,34 @@ def home_view(catalog: Catalog, state: HomeState) -> dict:
             packed = packed[:room - 1] + [section(t("home.more", lang, n=len(subs)))]
         blocks.extend(packed)
     return {"type": "home", "blocks": to_dicts(blocks, MAX_BLOCKS_VIEW)}
+
+
+def _home_track(catalog: Catalog, tid: str, state: HomeState, ids: ActionIds) -> list[Block]:
+    """A followed track on App Home: progress bar and next read (or done), then its buttons."""
+    lang = state.lang
+    done, total = paths.progress(catalog, tid, state.read)
+    nxt = paths.next_step(catalog, tid, state.read)
+    filled = round(10 * done / total) if total else 0
+    line = Mrkdwn("*{}*  {} {}/{}\n").format(track_name(catalog, tid, lang), "▰" * filled + "▱" * (10 - filled),
+                                              done, total)
+    if nxt is None:
+        line += t("track.done", lang)
+        accessory = button(t("btn.unfollow", lang), ids("unfollow"), {"t": tid, "v": "home"})
+    else:
+        line += t("track.next", lang, post=post_link(catalog, nxt.post, lang=lang))
+        accessory = button(t("btn.mark_read", lang), ids("mark_read"), {"p": nxt.post, "t": tid, "v": "home"},
+                           style="primary")
+    row = [button(t("btn.open_path", lang), ids("open_path"), {"t": tid, "v": "home"})]
+    if nxt is not None:
+        row.append(button(t("btn.unfollow", lang), ids("unfollow"), {"t": tid, "v": "home"}))
+    return [section(line, accessory=accessory), actions(row)]
+
+
+def _home_dm(dm: HomeDm | None, lang: str, ids: ActionIds) -> Block:
+    """App Home's DM setting: the schedule (and why it is paused) with DM off, or DM on."""
+    if dm is None or not getattr(dm, "enabled", False):
+        return section(t("dm.status_off", lang), accessory=button(t("btn.dm_on", lang), ids("dm_on"), {"v": "home"}))
+    status = t("dm.on", lang, **schedule_words(dm.schedule, lang))
+    if getattr(dm, "status", "active") != "active":
+        status += "\n" + t("dm.paused", lang, reason=dm.pause_reason or "")
+    return section(status, accessory=button(t("btn.dm_off", lang), ids("dm_off"), {"v": "home"}))

@@ -9,6 +9,7 @@ from slack_sdk.models.blocks import Block
 
 from bot.domain import paths
 from bot.domain.catalog import Catalog
+from bot.domain.catalog.models import Post
 from bot.slack.i18n import t
 from bot.slack.mrkdwn import Mrkdwn, truncate
 from bot.slack.views.blocks import Reply, actions, button, context, make_reply, section
@@ -43,24 +44,10 @@ def search_reply(catalog: Catalog, query: str, result, read: set[str], lang: str
     replace "Posts matching …" and the ``search:<query>`` the buttons redraw (the newest posts).
     """
     shown_query = truncate(" ".join(query.split()), 100)
-    ids = ActionIds()
-    blocks: list[Block] = []
-    if notice:
-        blocks.append(section(notice))
+    blocks: list[Block] = [section(notice)] if notice else []
     if not result.results:
-        link_result = getattr(result, "link", None)
-        if link_result is not None and link_result.status == "unknown":
-            blocks.append(section(t("search.unknown_link", lang, url=truncate(link_result.url, 300))))
-        elif not query.strip() or result.hint:
-            blocks.append(section(t("search.empty", lang)))
-        else:
-            blocks.append(section(t("search.none", lang, query=shown_query)))
-        if suggestion:
-            blocks.append(section(suggestion))
-        blocks.append(context(t("didyoumean.help", lang)))
-        return make_reply(blocks, Mrkdwn("\n").join(Mrkdwn(text.text) for b in blocks
-                                                       if (text := getattr(b, "text", None))))
-
+        return _no_results(result, query, shown_query, lang, blocks, suggestion)
+    ids = ActionIds()
     title = header or t("search.header", lang, query=shown_query)
     blocks.append(section(Mrkdwn("*{}*").format(title)))
     if result.track is not None:
@@ -74,27 +61,7 @@ def search_reply(catalog: Catalog, query: str, result, read: set[str], lang: str
     page = {"v": view, "o": offset or None}  # a click on a later page redraws that page
     for match in shown:
         post = catalog.post(match.post_id)
-        mark = ICON_READ + " " if post.id in done else ""
-        text = Mrkdwn("{}{}\n_{} · {} · `{}`_\n{}\n{}").format(
-            Mrkdwn(mark), read_link(catalog, post, lang, bold=True), post.source.label(lang),
-            post_date(post, lang), post.id, truncate(post.summary.get(lang), 300),
-            _position_line(catalog, post.id, lang))
-        if post.id in done:
-            accessory = button(t("btn.mark_unread", lang), ids("mark_unread"), {"p": post.id, **page})
-        else:
-            accessory = button(t("btn.mark_read", lang), ids("mark_read"), {"p": post.id, **page})
-        blocks.append(section(text, accessory=accessory))
-        tracks = catalog.tracks_of(post.id)
-        row = []
-        if tracks:
-            label = Mrkdwn("{}：{}" if lang == "zh" else "{}: {}").format(
-                t("btn.open_path", lang), track_name(catalog, tracks[0], lang))
-            row.append(button(label, ids("open_path"), {"t": tracks[0], "v": view}))
-        if post.id not in done:
-            row.append(button(t("btn.remind_next_week", lang), ids("remind"),
-                              {"p": post.id, "d": "next week", **page}))
-        if row:
-            blocks.append(actions(row))
+        blocks += _match_blocks(catalog, post, post.id in done, lang, ids, page, view)
         fallback.append(Mrkdwn("• {}").format(post.title))
     total = getattr(result, "total", len(shown)) or len(shown)
     footer = [t("catalog.version", lang, version=catalog.version)]
@@ -106,3 +73,40 @@ def search_reply(catalog: Catalog, query: str, result, read: set[str], lang: str
         blocks.append(actions([button(t("btn.more_results", lang), ids("more_results"),
                                       {"v": view, "o": offset + len(shown)})]))
     return make_reply(blocks, Mrkdwn("\n").join(fallback))
+
+
+def _no_results(result, query: str, shown_query: str, lang: str, blocks: list[Block],
+                suggestion: str | None) -> Reply:
+    """The reply to a search with no results (see :func:`search_reply`), after ``blocks``."""
+    link_result = getattr(result, "link", None)
+    if link_result is not None and link_result.status == "unknown":
+        blocks.append(section(t("search.unknown_link", lang, url=truncate(link_result.url, 300))))
+    elif not query.strip() or result.hint:
+        blocks.append(section(t("search.empty", lang)))
+    else:
+        blocks.append(section(t("search.none", lang, query=shown_query)))
+    if suggestion:
+        blocks.append(section(suggestion))
+    blocks.append(context(t("didyoumean.help", lang)))
+    return make_reply(blocks, Mrkdwn("\n").join(Mrkdwn(text.text) for b in blocks
+                                                   if (text := getattr(b, "text", None))))
+
+
+def _match_blocks(catalog: Catalog, post: Post, read: bool, lang: str, ids: ActionIds,
+                  page: dict, view: str) -> list[Block]:
+    """One matching post: its section (with Mark read or Mark unread) and its buttons."""
+    text = Mrkdwn("{}{}\n_{} · {} · `{}`_\n{}\n{}").format(
+        Mrkdwn(ICON_READ + " " if read else ""), read_link(catalog, post, lang, bold=True), post.source.label(lang),
+        post_date(post, lang), post.id, truncate(post.summary.get(lang), 300),
+        _position_line(catalog, post.id, lang))
+    kind = "mark_unread" if read else "mark_read"
+    blocks: list[Block] = [section(text, accessory=button(t("btn." + kind, lang), ids(kind), {"p": post.id, **page}))]
+    tracks = catalog.tracks_of(post.id)
+    row = []
+    if tracks:
+        label = Mrkdwn("{}：{}" if lang == "zh" else "{}: {}").format(
+            t("btn.open_path", lang), track_name(catalog, tracks[0], lang))
+        row.append(button(label, ids("open_path"), {"t": tracks[0], "v": view}))
+    if not read:
+        row.append(button(t("btn.remind_next_week", lang), ids("remind"), {"p": post.id, "d": "next week", **page}))
+    return blocks + ([actions(row)] if row else [])
