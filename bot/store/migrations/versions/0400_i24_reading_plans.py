@@ -2,7 +2,7 @@
 after the essential path, and the essential paths readers finished.
 
 Revision ID: i24_0001
-Revises: i13_0001
+Revises: i25_0001 (the installation welcomes, merged first)
 Create Date: 2026-12-01
 """
 
@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "i24_0001"
-down_revision: str | Sequence[str] | None = "i13_0001"
+down_revision: str | Sequence[str] | None = "i25_0001"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
