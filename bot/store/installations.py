@@ -21,6 +21,7 @@ from slack_sdk.oauth.installation_store.models.bot import Bot
 from slack_sdk.oauth.installation_store.models.installation import Installation
 from slack_sdk.oauth.installation_store.sqlalchemy import SQLAlchemyInstallationStore
 from slack_sdk.oauth.state_store.sqlalchemy import SQLAlchemyOAuthStateStore
+from slack_sdk.oauth.token_rotation import TokenRotator
 from sqlalchemy import ColumnElement, Engine, Table, and_, delete, desc, or_, select, update
 from sqlalchemy.orm import Session
 

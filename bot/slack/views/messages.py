@@ -22,17 +22,7 @@ from bot.domain.schedule import WeeklySchedule, zone_label
 from bot.slack.i18n import level_name, t, weekday_name
 from bot.slack.ids import is_channel_id
 from bot.slack.mrkdwn import Mrkdwn, as_plain, link, truncate
-from bot.slack.views.blocks import (
-    Reply,
-    actions,
-    button,
-    context,
-    divider,
-    header,
-    make_reply,
-    section,
-    sections,
-)
+from bot.slack.views.blocks import Reply, actions, button, context, divider, header, make_reply, section, sections
 from bot.slack.views.links import post_date, read_link
 from bot.slack.views.parts import memo, memo_reply, rendered
 from bot.slack.views.plan import home_finished_blocks, step_suffix
@@ -163,13 +153,12 @@ def track_reply(catalog: Catalog, track_id: str, read: set[str], lang: str, *, f
     (:func:`bot.slack.views.links.read_link`).
 
     ``notice`` (escaped mrkdwn) goes on top, e.g. after a click. ``shared=True`` renders the
-    in-channel version: no personal progress, no buttons.
+    in-channel version: no personal progress, no buttons. ``path`` is the reader's path line
+    (:func:`bot.slack.views.plan.path_line`), shown under the progress.
 
     The personal version is assembled from parts kept per catalog (:mod:`bot.slack.views.parts`)
     and, without a ``notice``, kept whole per reading state (:func:`~bot.slack.views.parts.memo_reply`);
     the result equals rendering afresh. The returned reply is shared: do not change it.
-    ``path`` is the reader's path line (:func:`bot.slack.views.plan.path_line`), shown under the
-    progress.
     """
     if shared:
         return _shared_track_reply(catalog, track_id, lang, notice, offset)
