@@ -49,6 +49,8 @@ class Settings(BaseSettings):
     slack_scopes: str = ("commands,chat:write,im:write,users:read,channels:read,groups:read,"
                          "channels:history,groups:history,im:history,links:read,links:write")
     slack_api_url: str | None = None
+    slack_authorize_url: str = "https://slack.com/oauth/v2/authorize"
+    """``SLACK_AUTHORIZE_URL``: where *Add to Slack* sends the admin (Slack's; tests point it at the stand-in)."""
     token_encryption_key: SecretStr | None = None
     log_level: str = "INFO"
     default_timezone: str = "UTC"
