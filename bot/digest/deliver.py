@@ -57,6 +57,7 @@ from bot.slack.views.digest import compose_channel_digest
 from bot.slack.views.digest_cache import dm_composer  # issue 16: parts cached by next step + count
 from bot.slack.views.plan_dm import budget_dm
 from bot.store import DM_TRACK, Subscription
+from bot.web.urls import path_page_url
 
 log = logging.getLogger(__name__)
 
@@ -404,7 +405,8 @@ class Deliverer:
                     else None)
         # A channel has no language of its own: the digest speaks the subscriber's.
         lang = (self.store.get_lang(sub.team_id, sub.created_by) if sub.created_by else None) or "en"
-        digest = compose_channel_digest(catalog, sub, snapshot, lang=lang)
+        digest = compose_channel_digest(catalog, sub, snapshot, lang=lang,
+                                        page_url=path_page_url(self.runtime.settings, sub.track_id, lang))
         if digest.reply is None:
             self.store.mark_skipped(*key, reason="nothing new in the track",
                                     claimed_by=self.claimant)

@@ -16,6 +16,7 @@ from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply
 from bot.slack.views.finish import finish_text
 from bot.slack.views.plan import path_line, plan_reply, pt
+from bot.web.urls import path_page_url
 
 
 def _range_refusal(minutes: int, lang: str) -> Reply:
@@ -73,7 +74,8 @@ def track_path_line(s: Session, track_id: str) -> Mrkdwn:
     their budget, about when they finish (:func:`bot.slack.views.plan.path_line`)."""
     store = s.rt.store
     budget = store.get_budget(s.caller.team_id, s.caller.user_id)
-    return path_line(s.rt.holder.catalog, track_id, s.read(), budget, store.now().date(), s.lang)
+    return path_line(s.rt.holder.catalog, track_id, s.read(), budget, store.now().date(), s.lang,
+                     path_page_url(s.rt.settings, track_id, s.lang))
 
 
 def finish_notice(s: Session, post_ids: list[str], before: set[str]) -> Mrkdwn | None:

@@ -36,7 +36,7 @@ from bot.domain.catalog import Catalog
 from bot.domain.catalog.attached import PerCatalog
 from bot.domain.plan import SubscriptionLike, plan_channel_digest
 from bot.slack.i18n import level_name, t
-from bot.slack.mrkdwn import Mrkdwn, link, plain, truncate
+from bot.slack.mrkdwn import Mrkdwn, as_plain, link, plain, truncate
 from bot.slack.views.blocks import (
     MAX_SECTION_TEXT,
     Reply,
@@ -53,7 +53,7 @@ from bot.slack.views.blocks import (
     sections,
 )
 from bot.slack.views.links import post_date, read_link
-from bot.slack.views.plan import channel_budget_intro, channel_finish_line, minutes_label
+from bot.slack.views.plan import channel_budget_intro, channel_finish_line, minutes_label, pt
 
 MAX_NOTE = 700
 """Characters of a step's note shown in a channel digest (a DM shows up to ``MAX_DM_NOTE``)."""
@@ -107,13 +107,14 @@ def _step_lines(catalog: Catalog, track_id: str, post_id: str, lang: str, total:
 
 def compose_channel_digest(catalog: Catalog, sub: SubscriptionLike,
                            snapshot: Mapping[str, Sequence[str]] | None = None,
-                           lang: str = "en") -> ChannelDigest:
+                           lang: str = "en", page_url: str | None = None) -> ChannelDigest:
     """The digest a subscribed channel gets this week.
 
     ``snapshot`` is the store's ``catalog_snapshot(sub.last_catalog_version)`` (``{track id:
     [post ids in path order]}``) or None when unknown; it is ignored when that version is the
     current one. Raises ``KeyError`` when the catalog has no track ``sub.track_id`` (the
-    caller pauses such a subscription).
+    caller pauses such a subscription). ``page_url``: the track's public path page, linked from
+    the footer ("see the whole path") when given.
     """
     plan = plan_channel_digest(catalog, sub, snapshot)
     track_id = plan.track_id
@@ -160,7 +161,8 @@ def compose_channel_digest(catalog: Catalog, sub: SubscriptionLike,
         stop,
     ]))
     blocks.append(context(dt("footer", lang, version=catalog.version, sent=min(plan.cursor, plan.total),
-                             total=plan.total, track_id=track_id)))
+                             total=plan.total, track_id=track_id)
+                          + (Mrkdwn(" · ") + link(page_url, as_plain(pt("whole_path", lang))) if page_url else "")))
     if plan.steps:
         fallback = dt("fallback", lang, track=name,
                       posts=Mrkdwn("; ").join(catalog.post(p).title for p in plan.steps))

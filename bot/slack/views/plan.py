@@ -18,7 +18,7 @@ from bot.domain import paths
 from bot.domain.catalog import Catalog
 from bot.domain.catalog.models import Post, Track, format_day
 from bot.slack.i18n import lookup
-from bot.slack.mrkdwn import Mrkdwn, as_plain
+from bot.slack.mrkdwn import Mrkdwn, as_plain, link
 from bot.slack.views.blocks import MAX_BLOCKS_MESSAGE, Reply, context, make_reply, section
 
 PLAN_STRINGS: dict[str, dict[str, str]] = {
@@ -34,6 +34,7 @@ PLAN_STRINGS: dict[str, dict[str, str]] = {
     "path_default": {"en": " (the default; set yours with `plan 45m`)",
                      "zh": "（默认值；用 `plan 45m` 设置你的）"},
     "before": {"en": "Read first: {tracks}", "zh": "先读：{tracks}"},
+    "whole_path": {"en": "see the whole path", "zh": "查看完整路径"},
     "plan.set": {"en": "Your reading plan: *{budget} min a week*. Digests and DMs bring the next steps "
                        "that fit, at least one a week.",
                  "zh": "你的阅读计划：*每周 {budget} 分钟*。摘要和私信会带来放得下的下几篇，每周至少一篇。"},
@@ -95,12 +96,13 @@ def step_suffix(catalog: Catalog, track_id: str, post_id: str, lang: str = "en")
 
 
 def path_line(catalog: Catalog, track_id: str, read: Collection[str], minutes_per_week: int | None,
-              today: dt.date, lang: str = "en") -> Mrkdwn:
+              today: dt.date, lang: str = "en", page_url: str | None = None) -> Mrkdwn:
     """``Essential path: 6 steps · 84 min · at 30 min a week you finish around 29 Dec 2026``.
 
     The finish day counts the unread essential steps from ``today`` at ``minutes_per_week``
     (``None``: :data:`bot.domain.budget.DEFAULT_MINUTES`, said so); a finished path says so; the
-    track's ``before`` tracks follow on a second line."""
+    track's ``before`` tracks follow on a second line. ``page_url``: the public path page
+    (:func:`bot.web.urls.path_page_url`), linked as "see the whole path" when given."""
     ess = paths.essentials(catalog, track_id)
     minutes, _complete = paths.total_minutes(catalog, ess)
     if any(catalog.post(p).minutes for p in ess):
@@ -117,6 +119,7 @@ def path_line(catalog: Catalog, track_id: str, read: Collection[str], minutes_pe
         line += pt("path_finish", lang, budget=per_week, day=format_day(day, lang))
         if minutes_per_week is None:
             line += pt("path_default", lang)
+    line += Mrkdwn(" · ") + link(page_url, as_plain(pt("whole_path", lang))) if page_url else Mrkdwn()
     before = [b for b in catalog.track(track_id).before if catalog.has_track(b)]
     if before:
         names = Mrkdwn(", ").join(Mrkdwn("*{}*").format(catalog.track(b).names.get(lang)) for b in before)
