@@ -8,7 +8,7 @@ catalog URLs.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
@@ -18,14 +18,17 @@ from slack_sdk.models.blocks import Block
 from bot.domain import paths
 from bot.domain.catalog import Catalog
 from bot.domain.catalog.models import Step, Track
-from bot.domain.schedule import WeeklySchedule, zone_label
-from bot.slack.i18n import level_name, t, weekday_name
+from bot.domain.schedule import WeeklySchedule
+from bot.slack.i18n import level_name, t
 from bot.slack.ids import is_channel_id
 from bot.slack.mrkdwn import Mrkdwn, as_plain, link, truncate
 from bot.slack.views.blocks import Reply, actions, button, context, divider, header, make_reply, section, sections
 from bot.slack.views.links import post_date, read_link
 from bot.slack.views.parts import memo, memo_reply, rendered
 from bot.slack.views.plan import home_finished_blocks, step_suffix
+from bot.slack.views.subscriptions import schedule_words as schedule_words  # re-exported: callers use views.*
+from bot.slack.views.subscriptions import subscription_line as subscription_line
+from bot.slack.views.subscriptions import subscriptions_reply as subscriptions_reply
 
 MAX_RESULTS = 5
 STEPS_PER_PAGE = 20
@@ -349,41 +352,6 @@ def next_reply(catalog: Catalog, follows: Sequence[str], read: set[str], lang: s
                 t("btn.mark_read", lang), ids("mark_read"), {"p": nxt.post, "t": tid, "v": "next"})))
         fallback.append(line)
     return make_reply(blocks, Mrkdwn("\n").join(fallback))
-
-
-# --- subscriptions -------------------------------------------------------------------------------
-
-
-def schedule_words(schedule: WeeklySchedule, lang: str) -> dict[str, str]:
-    """A schedule's parts as the strings' ``{weekday}``, ``{time}`` and ``{tz}`` (weekday name
-    in ``lang``, ``HH:MM`` local, the zone as :func:`bot.domain.schedule.zone_label` shows it)."""
-    return {"weekday": weekday_name(schedule.weekday, lang), "time": schedule.at_time,
-            "tz": zone_label(schedule.timezone)}
-
-
-def subscription_line(catalog: Catalog, sub, lang: str) -> Mrkdwn:
-    """One line describing a channel subscription (schedule, progress, pause reason)."""
-    name = track_name(catalog, sub.track_id, lang) if catalog.has_track(sub.track_id) else sub.track_id
-    total = len(catalog.order(sub.track_id)) if catalog.has_track(sub.track_id) else 0
-    progress = t("subs.progress", lang, sent=min(sub.cursor, total), total=total)
-    line = t("subs.line", lang, track=name, **schedule_words(sub.schedule, lang), n=sub.steps_per_week,
-             steps=f"{sub.steps_per_week} step" + ("s" if sub.steps_per_week != 1 else ""), progress=progress)
-    if sub.status != "active":
-        line += "\n" + t("subs.paused", lang, reason=sub.pause_reason or "paused", track_id=sub.track_id)
-    return line
-
-
-def subscriptions_reply(catalog: Catalog, subs: Iterable, lang: str) -> Reply:
-    """The digests of a channel, and how to stop or move one (named with the first's track)."""
-    subs = list(subs)
-    blocks: list[Block] = [header(t("subs.header", lang))]
-    if not subs:
-        blocks.append(section(t("subs.none", lang)))
-        return make_reply(blocks, t("subs.none", lang))
-    lines = [subscription_line(catalog, s, lang) for s in subs]
-    blocks.extend(sections(lines)[:40])
-    blocks.append(context(t("subs.hint", lang, track=subs[0].track_id)))
-    return make_reply(blocks, Mrkdwn("\n").join(lines))
 
 
 class HomeDm(Protocol):
