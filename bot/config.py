@@ -49,6 +49,8 @@ class Settings(BaseSettings):
     slack_scopes: str = ("commands,chat:write,im:write,users:read,channels:read,groups:read,"
                          "channels:history,groups:history,im:history,links:read,links:write")
     slack_api_url: str | None = None
+    slack_authorize_url: str = "https://slack.com/oauth/v2/authorize"
+    """``SLACK_AUTHORIZE_URL``: where *Add to Slack* sends the admin (Slack's; tests point it at the stand-in)."""
     token_encryption_key: SecretStr | None = None
     log_level: str = "INFO"
     default_timezone: str = "UTC"
@@ -62,12 +64,19 @@ class Settings(BaseSettings):
     catalog_admin_channel: str | None = None
     catalog_admin_team: str = ""
     catalog_watch_at: str = "06:00"
+    # --- the path picture (issue 24) ---
+    public_url: str | None = None
+    """``PUBLIC_URL``: the HTTP door's public base URL (``https://paths.example.com``). When set,
+    App Home shows the reader's path picture from ``<PUBLIC_URL>/paths/…`` (a signed URL)."""
+    picture_url_secret: SecretStr | None = None
+    """``PICTURE_URL_SECRET``: the key picture URLs are signed with (HMAC-SHA256); unset: derived
+    from ``SLACK_SIGNING_SECRET``, else a key for this process only."""
 
     def secret_values(self) -> list[str]:
         """Every secret configured, as plain strings (for log redaction and leak tests)."""
         out: list[str] = []
         for value in (self.slack_bot_token, self.slack_signing_secret, self.slack_app_token,
-                      self.slack_client_secret, self.token_encryption_key):
+                      self.slack_client_secret, self.token_encryption_key, self.picture_url_secret):
             if value is not None and value.get_secret_value():
                 out.append(value.get_secret_value())
         return out

@@ -78,6 +78,9 @@ def catalog_show(track: str, lang: str, catalog_dir: str | None) -> None:
         click.echo(f"No track matches {track!r}. Tracks: {', '.join(t.id for t in cat.tracks)}", err=True)
         sys.exit(1)
     click.echo(render_track(cat, track_id, lang))
+    from bot.cli.plan import essential_weeks_line  # issue 24: weeks at the default budget
+
+    click.echo(essential_weeks_line(cat, track_id))
 
 
 @catalog.command("diff")

@@ -131,13 +131,15 @@ def digest() -> None:
               help="Team id, when the channel id is subscribed in several workspaces.")
 @click.option("--steps", default=1, show_default=True, type=click.IntRange(1, 3),
               help="Steps per week (newly subscribed channel only).")
+@click.option("--minutes", type=click.IntRange(1, 10_000), default=None,
+              help="A weekly budget in minutes (newly subscribed channel only): the steps that fit.")
 @click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True)
 @click.option("--json", "as_json", is_flag=True,
               help='Print {"text", "blocks"} exactly as they would be posted.')
 def digest_preview(track_text: str, channel: str | None, team: str | None, steps: int, lang: str,
-                   as_json: bool) -> None:
+                   as_json: bool, minutes: int | None = None) -> None:
     """Show a channel digest without sending it (nothing is recorded)."""
-    from bot.slack.views.digest import compose_channel_digest, preview_subscription
+    from bot.slack.views.digest import compose_channel_digest
 
     if channel is None:  # the catalog alone: no database is opened or created
         runtime, catalog = None, load_catalog_or_exit(None)
@@ -152,7 +154,7 @@ def digest_preview(track_text: str, channel: str | None, team: str | None, steps
                    f"{', '.join(t.id for t in catalog.tracks)}", err=True)
         sys.exit(2)
     if runtime is None:  # no --channel (the runtime is opened exactly when one is given)
-        sub = preview_subscription(track, steps_per_week=steps)
+        sub = _preview_sub(track, steps, minutes)
         snapshot = None
     else:
         subs = [s for s in _all_subscriptions(runtime.store, team)
@@ -173,8 +175,7 @@ def digest_preview(track_text: str, channel: str | None, team: str | None, steps
         click.echo("nothing to send this week: the path is done and nothing was added", err=True)
         return
     if as_json:
-        click.echo(json.dumps({"text": result.reply.text, "blocks": result.reply.blocks},
-                              ensure_ascii=False, indent=2))
+        click.echo(json.dumps(_preview_json(catalog, result, minutes), ensure_ascii=False, indent=2))
         return
     try:
         from bot.doors.console import render_blocks
@@ -184,6 +185,26 @@ def digest_preview(track_text: str, channel: str | None, team: str | None, steps
         click.echo(result.reply.text)
     click.echo(f"\n(steps this week: {', '.join(result.steps) or '-'}; cursor {sub.cursor} -> "
                f"{result.cursor}{'; path done' if result.done else ''})", err=True)
+
+
+def _preview_sub(track: str, steps: int, minutes: int | None):
+    """A newly subscribed channel's stand-in: ``steps`` a week, or ``minutes`` a week (issue 24)."""
+    from bot.domain.plan import BudgetPreview
+    from bot.slack.views.digest import preview_subscription
+
+    if minutes is None:
+        return preview_subscription(track, steps_per_week=steps)
+    return BudgetPreview(0, track, 0, steps, None, minutes_per_week=minutes)
+
+
+def _preview_json(catalog, result, minutes: int | None) -> dict:
+    """``{"text", "blocks"}`` as posted; with ``--minutes`` also ``minutes_per_week`` and the
+    week's ``steps`` (``{"post_id", "minutes"}``, minutes null when unknown)."""
+    out: dict[str, object] = {"text": result.reply.text, "blocks": result.reply.blocks}
+    if minutes is not None:
+        out.update(minutes_per_week=minutes, steps=[
+            {"post_id": p, "minutes": catalog.post(p).minutes} for p in result.steps])
+    return out
 
 
 def _all_subscriptions(store, team: str | None):

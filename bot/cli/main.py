@@ -16,6 +16,7 @@ import click
 from bot.cli import catalog as cli_catalog
 from bot.cli import digest as digest_cli
 from bot.cli import doors as cli_doors
+from bot.cli import plan as cli_plan
 from bot.cli import reading as cli_reading
 from bot.cli import tokens as cli_tokens
 from bot.cli.common import write_pid_file
@@ -36,6 +37,7 @@ cli_reading.register(main)
 cli_doors.register(main)
 digest_cli.register(main)
 cli_tokens.register(main)
+cli_plan.register(main)
 
 
 if __name__ == "__main__":  # pragma: no cover

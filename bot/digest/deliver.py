@@ -55,6 +55,7 @@ from bot.domain.schedule import period_of
 from bot.logging_setup import slack_error
 from bot.runtime import Runtime
 from bot.store import DM_TRACK, Subscription
+from bot.web.urls import path_page_url
 
 log = logging.getLogger(__name__)
 
@@ -214,7 +215,8 @@ class Deliverer:
                     else None)
         # A channel has no language of its own: the digest speaks the subscriber's.
         lang = (self.store.get_lang(sub.team_id, sub.created_by) if sub.created_by else None) or "en"
-        digest = self.runtime.renderer.channel_digest(catalog, sub, snapshot, lang)
+        digest = self.runtime.renderer.channel_digest(
+            catalog, sub, snapshot, lang, page_url=path_page_url(self.runtime.settings, sub.track_id, lang))
         if digest.reply is None:
             self.store.mark_skipped(*key, reason="nothing new in the track",
                                     claimed_by=self.claimant)
@@ -286,8 +288,10 @@ class Deliverer:
             return self._permanent(key, "no_token", dm=(team, user))
         catalog = self.runtime.holder.catalog
         lang = self.store.get_lang(team, user) or "en"
+        budget = self.store.get_budget(team, user)  # issue 24: the steps that fit their minutes
         reply = self.runtime.renderer.dm_digest(catalog, self.store.follows(team, user),
-                                                self.store.read_posts(team, user), lang)
+                                                self.store.read_posts(team, user), lang,
+                                                minutes_per_week=budget)
         if reply is None:
             self.store.mark_skipped(*key, reason="nothing to suggest", claimed_by=self.claimant)
             return Attempt(Outcome.NOTHING, period)

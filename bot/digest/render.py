@@ -44,16 +44,18 @@ class DigestRenderer(Protocol):
     """Renders what the digest sends (pure: catalog and reader state in, a message out)."""
 
     def channel_digest(self, catalog: Catalog, sub: SubscriptionLike,
-                       snapshot: Mapping[str, Sequence[str]] | None, lang: str) -> ChannelDigestLike:
+                       snapshot: Mapping[str, Sequence[str]] | None, lang: str,
+                       page_url: str | None = None) -> ChannelDigestLike:
         """This week's digest for subscription ``sub`` (``snapshot``: the path of its last
-        catalog version, ``{track id: [post ids]}``, or None). Raises ``KeyError`` for a track
-        the catalog lacks."""
+        catalog version, ``{track id: [post ids]}``, or None; ``page_url``: the track's public
+        path page, linked when set). Raises ``KeyError`` for a track the catalog lacks."""
         ...
 
     def dm_digest(self, catalog: Catalog, follows: Sequence[str], read: set[str],
-                  lang: str) -> Message | None:
-        """A person's weekly DM (``follows``: track ids; ``read``: post ids read); None when
-        there is nothing to suggest."""
+                  lang: str, minutes_per_week: int | None = None) -> Message | None:
+        """A person's weekly DM (``follows``: track ids; ``read``: post ids read;
+        ``minutes_per_week``: their reading budget, the steps that fit it, at least one; None:
+        one step per track); None when there is nothing to suggest."""
         ...
 
     def reminder(self, catalog: Catalog, post_id: str, lang: str) -> Message:

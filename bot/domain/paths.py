@@ -2,9 +2,9 @@
 
 A track's path is a partial order: each :class:`~bot.domain.catalog.models.Step` may name the steps it
 comes ``after``. The linear order shown to people is a deterministic topological order (Kahn's
-algorithm) where, among the steps that are ready, the lowest level comes first (intro < core <
-advanced < capstone), then the earliest publication date (a date range counts from its first
-day), then the post id.
+algorithm) where, among the steps that are ready, an essential step comes before further reading,
+then the lowest level comes first (intro < core < advanced < capstone), then the earliest
+publication date (a date range counts from its first day), then the post id.
 """
 
 from __future__ import annotations
@@ -75,10 +75,10 @@ def compute_order(track: Track, posts: Mapping[str, Post]) -> tuple[str, ...]:
             indegree[step.post] += 1
             followers[ref].append(step.post)
 
-    def key(pid: str) -> tuple[int, str, str]:
+    def key(pid: str) -> tuple[int, int, str, str]:
         post = posts.get(pid)
         date = post.published.earliest.isoformat() if post else "9999-12-31"
-        return (_LEVEL_RANK[steps[pid].level], date, pid)
+        return (0 if steps[pid].essential else 1, _LEVEL_RANK[steps[pid].level], date, pid)
 
     ready = [key(pid) for pid, deg in indegree.items() if deg == 0]
     heapq.heapify(ready)
@@ -148,14 +148,19 @@ class Position:
 def next_step(catalog: Catalog, track_id: str, read: Iterable[str]) -> Step | None:
     """The next step of a track for a reader who has read ``read`` (post ids or former ids).
 
-    The first step in path order that is unread and whose prerequisites (``after``) are all read;
-    ``None`` when the path is done. Raises ``KeyError`` for an unknown track.
+    The first step in path order that is unread, whose prerequisites (``after``) are all read and
+    whose post has a known link; a post whose link is not known yet is next only when no linked
+    step is ready (issue 24). ``None`` when the path is done. Raises ``KeyError`` for an unknown
+    track.
     """
     done = _resolve(catalog, read)
+    unlinked: Step | None = None
     for step in catalog.path(track_id):
         if step.post not in done and all(ref in done for ref in step.after):
-            return step
-    return None
+            if catalog.post(step.post).url is not None:
+                return step
+            unlinked = unlinked or step
+    return unlinked
 
 
 def progress(catalog: Catalog, track_id: str, read: Iterable[str]) -> tuple[int, int]:
@@ -221,3 +226,89 @@ def with_former_ids(catalog: Catalog, post_ids: Iterable[str]) -> list[str]:
     """``post_ids`` each followed by its former ids (aliases), without repeats: every id under
     which progress on these posts may be stored."""
     return list(dict.fromkeys(x for p in post_ids for x in (p, *catalog.post(p).aliases)))
+
+
+# --- essential path, further reading, finishing (issue 24) ---------------------------------------
+
+ESSENTIAL_STEPS_MAX = 8
+"""At most this many essential steps (the catalog rule; the fallback below keeps it too)."""
+
+
+def essentials(catalog: Catalog, track_id: str) -> tuple[str, ...]:
+    """The post ids of a track's essential path, in reading order.
+
+    The steps the track marks ``essential`` (:attr:`Track.essentials`; the checked catalog orders
+    them before every further step). For a track that marks none yet, a fallback: the linked steps
+    in path order while they stay within :data:`ESSENTIAL_STEPS_MAX` steps and
+    :data:`bot.domain.budget.ESSENTIAL_MAX_MINUTES` minutes (a step of unknown length counting
+    :data:`bot.domain.budget.UNKNOWN_STEP_MINUTES`), at least one. Raises ``KeyError`` for an
+    unknown track."""
+    from bot.domain.budget import ESSENTIAL_MAX_MINUTES, step_cost
+
+    order = catalog.order(track_id)
+    named = set(catalog.track(track_id).essentials)
+    if named:
+        return tuple(p for p in order if p in named)
+    out: list[str] = []
+    used = 0
+    for pid in order:
+        post = catalog.post(pid)
+        if post.url is None:
+            continue
+        cost = step_cost(post.minutes)
+        if out and (len(out) >= ESSENTIAL_STEPS_MAX or used + cost > ESSENTIAL_MAX_MINUTES):
+            break
+        out.append(pid)
+        used += cost
+    return tuple(out or order[:1])
+
+
+def further(catalog: Catalog, track_id: str) -> tuple[str, ...]:
+    """The track's further reading: its steps that are not essential, in path order. Raises
+    ``KeyError`` for an unknown track."""
+    ess = set(essentials(catalog, track_id))
+    return tuple(p for p in catalog.order(track_id) if p not in ess)
+
+
+def reading_order(catalog: Catalog, track_id: str) -> tuple[str, ...]:
+    """Essentials then further reading: the order plans and pictures walk."""
+    return essentials(catalog, track_id) + further(catalog, track_id)
+
+
+def minutes_of(catalog: Catalog, post_id: str) -> int | None:
+    """A post's reading time in minutes (counted or estimated), ``None`` when unknown."""
+    return catalog.post(post_id).minutes
+
+
+def total_minutes(catalog: Catalog, post_ids: Iterable[str]) -> tuple[int, bool]:
+    """``(minutes, complete)``: the known minutes of ``post_ids`` summed, and whether every one
+    was known and counted (not estimated)."""
+    total, complete = 0, True
+    for pid in post_ids:
+        post = catalog.post(pid)
+        total += post.minutes or 0
+        complete = complete and post.minutes is not None and post.minutes_source == "counted"
+    return total, complete
+
+
+def essentials_done(catalog: Catalog, track_id: str, read: Iterable[str]) -> bool:
+    """Whether every essential step of the track is read (former ids count)."""
+    done = _resolve(catalog, read)
+    return all(p in done for p in essentials(catalog, track_id))
+
+
+def next_track(catalog: Catalog, track_id: str, finished: Iterable[str] = ()) -> str | None:
+    """The track to offer after finishing ``track_id``: a track that names it in ``before``
+    (what follows it), else one of its own ``before`` tracks not finished yet, else the next
+    track in catalog order not finished; never ``track_id`` nor a ``finished`` one."""
+    skip = set(finished) | {track_id}
+    ids = [t.id for t in catalog.tracks]
+    followers = [t.id for t in catalog.tracks if track_id in t.before and t.id not in skip]
+    if followers:
+        return followers[0]
+    own = [b for b in catalog.track(track_id).before if catalog.has_track(b) and b not in skip]
+    if own:
+        return own[0]
+    at = ids.index(track_id)
+    rest = [tid for tid in ids[at + 1:] + ids[:at] if tid not in skip]
+    return rest[0] if rest else None

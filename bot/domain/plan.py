@@ -21,6 +21,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from bot.domain import paths
+from bot.domain.budget import fit
 from bot.domain.catalog import Catalog
 
 MIN_STEPS_PER_WEEK = 1
@@ -66,6 +68,9 @@ class ChannelPlan:
     closing: bool
     first: bool
     version: str
+    essentials_finished: bool = False
+    """This digest completes the track's essential path (the channel is told once: the cursor
+    only moves forward, so exactly one digest passes the last essential step)."""
 
     @property
     def done(self) -> bool:
@@ -79,8 +84,8 @@ class ChannelPlan:
 
 
 def walk(catalog: Catalog, track_id: str, cursor: int, steps_per_week: int,
-         old_order: Sequence[str] | None) -> tuple[tuple[str, ...], tuple[tuple[str, NewKind], ...],
-                                                  frozenset[str], int, int]:
+         old_order: Sequence[str] | None, minutes_per_week: int | None = None
+         ) -> tuple[tuple[str, ...], tuple[tuple[str, NewKind], ...], frozenset[str], int, int]:
     """Where a channel is on the current path and what it reads next.
 
     ``old_order`` is the track's path in the catalog version the cursor refers to (None when
@@ -88,7 +93,9 @@ def walk(catalog: Catalog, track_id: str, cursor: int, steps_per_week: int,
     first ``cursor`` posts of that order (former ids resolved); the frontier is just after the
     last of them in the current order; this week's steps follow the frontier. Posts before the
     frontier that the channel has not seen (added by a newer version, or moved up) and posts
-    added after it are announced. Returns ``(steps, new, added, new cursor, total)``.
+    added after it are announced. With ``minutes_per_week`` the week's steps are those that fit
+    that budget (:func:`bot.domain.budget.fit`: at least one) instead of ``steps_per_week``.
+    Returns ``(steps, new, added, new cursor, total)``.
     """
     order = catalog.order(track_id)
     k = max(MIN_STEPS_PER_WEEK, min(MAX_STEPS_PER_WEEK, steps_per_week))
@@ -102,6 +109,8 @@ def walk(catalog: Catalog, track_id: str, cursor: int, steps_per_week: int,
         added = {p for p in order if p not in known}
     pos = {p: i for i, p in enumerate(order)}
     frontier = max((pos[p] for p in seen if p in pos), default=-1) + 1
+    if minutes_per_week:
+        k = fit([catalog.post(p).minutes for p in order[frontier:]], minutes_per_week)
     steps = tuple(order[frontier:frontier + k])
     new: list[tuple[str, NewKind]] = []
     for i, p in enumerate(order):
@@ -129,10 +138,58 @@ def plan_channel_digest(catalog: Catalog, sub: SubscriptionLike,
     if (snapshot is not None and sub.last_catalog_version not in (None, catalog.version)
             and track_id in snapshot):
         old_order = list(snapshot[track_id])
+    budget: int | None = getattr(sub, "minutes_per_week", None)
     steps, new, added, cursor, total = walk(catalog, track_id, max(0, sub.cursor),
-                                            sub.steps_per_week, old_order)
+                                            sub.steps_per_week, old_order, budget)
+    ess = set(paths.essentials(catalog, track_id))
+    order = catalog.order(track_id)
+    walked = [catalog.resolve_post_id(p) or p for p in (old_order or order)][:max(0, sub.cursor)]
+    had_all = ess <= set(walked)
+    if getattr(sub, "after_essentials", "further") == "stop" and had_all:
+        return ChannelPlan(track_id=track_id, steps=(), new=(), added=(), cursor=max(0, sub.cursor),
+                           total=total, closing=False, first=False, version=catalog.version)
+    finished_now = not had_all and ess <= set(order[:cursor])
     return ChannelPlan(
         track_id=track_id, steps=steps, new=new,
         added=tuple(p for p in catalog.order(track_id) if p in added),
         cursor=cursor, total=total, closing=cursor >= total and bool(steps),
-        first=sub.cursor == 0 and sub.last_catalog_version is None, version=catalog.version)
+        first=sub.cursor == 0 and sub.last_catalog_version is None, version=catalog.version,
+        essentials_finished=finished_now)
+
+
+@dataclass(frozen=True)
+class BudgetPreview:
+    """A stand-in subscription for previews of a channel with a weekly budget (minutes) and a
+    setup after the essential path (``further`` or ``stop``); matches :class:`SubscriptionLike`."""
+
+    id: int
+    track_id: str
+    cursor: int
+    steps_per_week: int
+    last_catalog_version: str | None
+    minutes_per_week: int | None = None
+    after_essentials: str = "further"
+
+
+def plan_reader_week(catalog: Catalog, follows: Sequence[str], read: Sequence[str] | set[str],
+                     minutes_per_week: int) -> tuple[tuple[str, str], ...]:
+    """This week's steps for a reader's DM at ``minutes_per_week``: ``(track id, post id)`` pairs.
+
+    The followed tracks in order, each walked in reading order (essentials, then further
+    reading), unread steps whose link is known first (a step without a link only when a track
+    has nothing else left); steps are taken while they fit the budget
+    (:func:`bot.domain.budget.fit` over all of them), always at least one when any is unread. A
+    post in two followed tracks is taken once."""
+    done = {catalog.resolve_post_id(p) or p for p in read}
+    queue: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for tid in follows:
+        if not catalog.has_track(tid):
+            continue
+        unread = [p for p in paths.reading_order(catalog, tid) if p not in done and p not in seen]
+        linked = [p for p in unread if catalog.post(p).url is not None]
+        for pid in linked or unread[:1]:
+            queue.append((tid, pid))
+            seen.add(pid)
+    n = fit([catalog.post(p).minutes for _t, p in queue], minutes_per_week)
+    return tuple(queue[:n])

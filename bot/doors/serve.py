@@ -179,6 +179,7 @@ def make_wsgi_app(runtime: Any, app: Any, verify_requests: bool = True) -> Calla
 
     from bot import metrics
     from bot.doors import guard
+    from bot.pictures import PICTURE_PREFIX, picture_app
     from bot.slack.signing import SignedRequestVerification
     from bot.web.routes import routes
 
@@ -204,6 +205,8 @@ def make_wsgi_app(runtime: Any, app: Any, verify_requests: bool = True) -> Calla
             status_line, headers, body = page
             start_response(status_line, headers)
             return [] if method == "HEAD" else [body]
+        if str(path).startswith(PICTURE_PREFIX) and method == "GET":  # issue 24: signed path pictures
+            return picture_app(runtime, environ, start_response)
         if path != EVENTS_PATH or method != "POST":
             return bolt(environ, start_response)
         started = time.monotonic()

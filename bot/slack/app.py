@@ -124,6 +124,7 @@ def build_app(runtime: Runtime, client: WebClient | None = None, *, verify_reque
             scopes=[s.strip() for s in settings.slack_scopes.split(",") if s.strip()],
             installation_store=runtime.store.installation_store(client_id=settings.slack_client_id),
             state_store=runtime.store.oauth_state_store(),
+            authorization_url=settings.slack_authorize_url,
             callback_options=CallbackOptions(
                 success=success_page(after_install(runtime, lambda token: make_client(runtime, token=token))),
                 failure=failure),

@@ -33,6 +33,7 @@ from typing import Any, Literal
 
 from rapidfuzz import fuzz, process
 
+from bot.domain.budget import OFF_WORDS, parse_minutes, take_after, take_budget
 from bot.domain.schedule import WEEKDAY_NAMES, ScheduleParts
 from bot.domain.text import clean
 from bot.domain.words import (
@@ -52,7 +53,7 @@ MAX_TEXT = 500
 
 Kind = Literal["help", "query", "search", "next", "read", "unread", "follow", "unfollow", "subscribe",
                "unsubscribe", "subscriptions", "dm", "lang", "remind", "reminders", "stats",
-               "did_you_mean", "thanks", "latest"]
+               "did_you_mean", "thanks", "latest", "plan"]
 
 KEYWORDS: dict[str, Kind] = {
     "help": "help", "?": "help", "帮助": "help", "h": "help",
@@ -70,6 +71,7 @@ KEYWORDS: dict[str, Kind] = {
     "remind": "remind", "提醒": "remind",
     "reminders": "reminders", "提醒列表": "reminders", "我的提醒": "reminders",
     "stats": "stats", "统计": "stats",
+    "plan": "plan", "budget": "plan", "计划": "plan", "每周": "plan",  # issue 24: minutes a week
 }
 """First words that select a command (English and Chinese)."""
 
@@ -120,6 +122,11 @@ class Command:
     note: str | None = None
     truncated: bool = False
     query: str | None = None
+    minutes: int | None = None
+    """A weekly reading budget in minutes (``plan 30m``, ``dm on … 30m``, ``subscribe … 45m``;
+    :mod:`bot.domain.budget`); for ``plan``, ``enabled=False`` is ``plan off``."""
+    after_essentials: str | None = None
+    """``subscribe … then stop``: ``stop`` or ``further`` after the essential path."""
 
 
 _Split = tuple[list[str], dict[str, Any]]
@@ -395,8 +402,9 @@ def _free_text(raw: str, words: list[str], first: str, rest: list[str], truncate
 
 
 def _dm(rest: list[str]) -> dict[str, Any]:
-    """``dm``, ``dm off``, ``dm on [schedule]``: anything after ``dm on`` that is no schedule is
-    refused as ``dm.unknown_part``."""
+    """``dm``, ``dm off``, ``dm on [schedule] [budget]``: anything after ``dm on`` that is no
+    schedule is refused as ``dm.unknown_part``."""
+    rest, minutes = take_budget(rest)
     switch = rest[0].casefold() if rest else ""
     if switch in ("off", "stop", "关闭", "关"):
         return {"enabled": False}
@@ -405,14 +413,33 @@ def _dm(rest: list[str]) -> dict[str, Any]:
     left, fields = _split_schedule(rest[1:], "dm on")
     if left and "error" not in fields:
         fields.update(schedule=None, error="dm.unknown_part", error_value=" ".join(left))
-    return {"enabled": True, **fields}
+    return {"enabled": True, "minutes": minutes, **fields}
 
 
 def _subscribe(rest: list[str]) -> dict[str, Any]:
-    """``subscribe <track> [N steps] [schedule]``."""
+    """``subscribe <track> [N steps] [schedule] [budget] [then stop]``."""
+    rest, minutes = take_budget(rest)
+    rest, after = take_after(rest)
     rest, steps = _take_steps(rest)
     left, fields = _split_schedule(rest, "subscribe")
-    return {"arg": " ".join(left), "steps": steps, **fields}
+    return {"arg": " ".join(left), "steps": steps, "minutes": minutes, "after_essentials": after, **fields}
+
+
+def _plan(rest: list[str]) -> dict[str, Any]:
+    """``plan 30m`` / ``plan 1h`` / ``plan 45 min`` / ``计划 30分钟`` / ``每周 1小时``: ``minutes``;
+    ``plan off``: ``enabled=False``; ``plan`` alone: ``enabled=None`` (show the plan); anything
+    else: ``error="plan.bad"`` with the text in ``error_value``."""
+    text = " ".join(rest).strip()
+    if not text:
+        return {}
+    if text.casefold() in OFF_WORDS:
+        return {"enabled": False}
+    minutes = parse_minutes(text)
+    if minutes is None and text.isdigit():
+        minutes = int(text)  # "plan 30": minutes
+    if minutes is None:
+        return {"error": "plan.bad", "error_value": text}
+    return {"enabled": True, "minutes": minutes}
 
 
 _ARGUMENTS: dict[str, Callable[[list[str]], dict[str, Any]]] = {
@@ -420,6 +447,7 @@ _ARGUMENTS: dict[str, Callable[[list[str]], dict[str, Any]]] = {
     "lang": lambda rest: {"arg": LANG_WORDS.get(" ".join(rest).casefold(), " ".join(rest).casefold())},
     "dm": _dm,
     "subscribe": _subscribe,
+    "plan": _plan,
 }
 """How a keyword's arguments are read, where they are more than the text after it (``arg``)."""
 

@@ -28,6 +28,7 @@ from bot.slack.commands.context import (
     no_announce,
     no_users_info,
 )
+from bot.slack.commands.plan import home_plan
 from bot.slack.commands.stats import team_insights
 from bot.slack.commands.subscribe import next_fire_label
 from bot.slack.commands.unfurl import unfurls_for
@@ -133,7 +134,9 @@ class Handlers:
             subs = [x for x in store.subscriptions(caller.team_id) if x.channel_id in wanted]
         state = views.HomeState(follows=ctx.reader.follows(), read=ctx.reader.read(),
                                 dm=store.get_dm(caller.team_id, caller.user_id),
-                                channel_subs=subs, lang=ctx.lang)
+                                channel_subs=subs, lang=ctx.lang,
+                                **home_plan(self.rt, caller.team_id, caller.user_id, ctx.reader.follows(),
+                                            ctx.reader.read()))
         view = views.home_view(ctx.catalog, state)
         if ctx.is_admin():
             # as for the digests above, Home names only channels the person is in

@@ -36,6 +36,7 @@ STRINGS: dict[str, dict[str, str]] = {
                "`/vllm-path unsubscribe spec` · `/vllm-path subscriptions` · this channel's digests\n"
                "Stopping or removing a channel's digest: the person who set it up, or a workspace admin\n"
                "`/vllm-path dm on friday 08:30` · a weekly DM with your own next reads · `dm off`\n"
+               "`/vllm-path plan 30m` · minutes a week: digests and DMs bring what fits · `plan off`\n"
                "`/vllm-path remind p-eagle next monday` · a DM at 09:00 that day · `reminders` lists yours, each with *Cancel*\n"
                "*Settings*\n"
                "`/vllm-path lang zh` · reply in Chinese (`lang en` for English)\n"
@@ -53,6 +54,7 @@ STRINGS: dict[str, dict[str, str]] = {
                "`/vllm-path unsubscribe spec` · `/vllm-path subscriptions` · 本频道的订阅\n"
                "停止或取消频道订阅：仅限设置者或工作区管理员\n"
                "`/vllm-path dm on friday 08:30` · 每周私信你的下一篇 · `dm off`\n"
+               "`/vllm-path 计划 30分钟` · 每周阅读分钟数：摘要和私信带来放得下的几篇 · `plan off`\n"
                "`/vllm-path remind p-eagle next monday` · 当天 09:00 私信提醒 · `reminders` 列出你的提醒（可 *取消*）\n"
                "*设置*\n"
                "`/vllm-path lang en` · 用英文回复（`lang zh` 用中文）\n"
@@ -390,6 +392,62 @@ STRINGS: dict[str, dict[str, str]] = {
     "digest.stopped_dm": {"en": "Weekly DM off. `/vllm-path dm on` turns it on again.",
                    "zh": "已关闭每周私信。`/vllm-path dm on` 可重新开启。"},
     "digest.gone": {"en": "That digest no longer exists in this workspace.", "zh": "这个推荐已不存在。"},
+    # reading time, budgets, essential paths (issue 24)
+    "budget.min": {"en": "{n} min", "zh": "{n} 分钟"},
+    "budget.min_estimate": {"en": "~{n} min", "zh": "约 {n} 分钟"},
+    "budget.further": {"en": "further reading", "zh": "延伸阅读"},
+    "budget.path_line": {"en": "Essential path: {steps} steps · {minutes} min",
+                  "zh": "核心路径：{steps} 篇 · {minutes} 分钟"},
+    "budget.path_steps": {"en": "Essential path: {steps} steps", "zh": "核心路径：{steps} 篇"},
+    "budget.path_finish": {"en": " · at {budget} min a week you finish around {day}",
+                    "zh": " · 按每周 {budget} 分钟，大约 {day} 读完"},
+    "budget.path_finished": {"en": " · finished :white_check_mark:", "zh": " · 已读完 :white_check_mark:"},
+    "budget.path_default": {"en": " (the default; set yours with `plan 45m`)",
+                     "zh": "（默认值；用 `plan 45m` 设置你的）"},
+    "budget.before": {"en": "Read first: {tracks}", "zh": "先读：{tracks}"},
+    "budget.whole_path": {"en": "see the whole path", "zh": "查看完整路径"},
+    "budget.plan.set": {"en": "Your reading plan: *{budget} min a week*. Digests and DMs bring the next steps "
+                       "that fit, at least one a week.",
+                 "zh": "你的阅读计划：*每周 {budget} 分钟*。摘要和私信会带来放得下的下几篇，每周至少一篇。"},
+    "budget.plan.off": {"en": "Your reading plan is back to the default: {budget} min a week.",
+                 "zh": "你的阅读计划已恢复默认：每周 {budget} 分钟。"},
+    "budget.plan.show": {"en": "Your reading plan: {budget} min a week{default}.",
+                  "zh": "你的阅读计划：每周 {budget} 分钟{default}。"},
+    "budget.plan.default": {"en": " (the default)", "zh": "（默认）"},
+    "budget.plan.bad": {"en": "I could not read {value} as minutes a week. Try `plan 30m`, `plan 1h`, "
+                       "`plan 45 min` or `plan off` (also `计划 30分钟`, `每周 1小时`).",
+                 "zh": "无法把 {value} 读成每周分钟数。试试 `计划 30分钟`、`每周 1小时`、`plan 45m` 或 `plan off`。"},
+    "budget.plan.range": {"en": "A plan is {low}–{high} minutes a week; {value} is outside that.",
+                   "zh": "计划应在每周 {low}–{high} 分钟之间；{value} 不在范围内。"},
+    "budget.plan.weeks": {"en": "• *{track}*: {minutes} min · {weeks} weeks",
+                   "zh": "• *{track}*：{minutes} 分钟 · {weeks} 周"},
+    "budget.home.finished": {"en": "*Finished paths:* {tracks} · {minutes} min read in all",
+                      "zh": "*已读完的路径：*{tracks} · 共读 {minutes} 分钟"},
+    "budget.home.none_finished": {"en": "No essential path finished yet · {minutes} min read in all",
+                           "zh": "还没有读完的核心路径 · 共读 {minutes} 分钟"},
+    "budget.home.picture_alt": {"en": "The reading path of {track}, with your progress",
+                         "zh": "{track} 的阅读路径与你的进度"},
+    "budget.stats.finished": {"en": ":checkered_flag: Essential paths finished: *{n}* ({tracks})",
+                       "zh": ":checkered_flag: 读完的核心路径：*{n}*（{tracks}）"},
+    "budget.dm.budget": {"en": "This week's reading at {budget} min a week:", "zh": "本周阅读（每周 {budget} 分钟）："},
+    "budget.channel.essentials_done": {
+        "en": ":checkered_flag: This channel has been through the essential path of *{track}*.{after}",
+        "zh": ":checkered_flag: 本频道已读完 *{track}* 的核心路径。{after}"},
+    "budget.channel.intro": {
+        "en": "This channel reads the *{track}* path together: {total} steps, about {minutes} min of reading "
+              "a week, essential steps first. Here is where it starts.",
+        "zh": "本频道一起读 *{track}* 路径：共 {total} 篇，每周约 {minutes} 分钟，先读核心路径。从这里开始。"},
+    "budget.channel.after_further": {"en": " Further reading follows in the next digests.",
+                              "zh": "后续摘要继续推送延伸阅读。"},
+    "budget.channel.after_stop": {"en": " The digest stops here, as set up.", "zh": "按设置，摘要到此为止。"},
+    # the finish line (issue 24)
+    "finish.done": {"en": ":checkered_flag: *You finished the essential path of {track}!* {steps} steps · {minutes} min.",
+             "zh": ":checkered_flag: *你读完了 {track} 的核心路径！*{steps} 篇 · {minutes} 分钟。"},
+    "finish.covered": {"en": "You covered: {titles}", "zh": "你读过：{titles}"},
+    "finish.further": {"en": "Further reading, when you want more:", "zh": "想继续的话，延伸阅读："},
+    "finish.next": {"en": "Next track: *{track}* · `/vllm-path {track_id}`",
+             "zh": "下一个路径：*{track}* · `/vllm-path {track_id}`"},
+    "finish.fallback": {"en": "You finished the essential path of {track}.", "zh": "你读完了 {track} 的核心路径。"},
 }
 
 

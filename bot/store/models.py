@@ -126,6 +126,10 @@ class ChannelSubscription(Base):
     created_by: Mapped[str | None] = mapped_column(String(SLACK_ID))
     created_at: Mapped[datetime]
     updated_at: Mapped[datetime]
+    minutes_per_week: Mapped[int | None] = mapped_column(Integer)
+    """The digest's weekly reading budget in minutes (issue 24); NULL: ``steps_per_week``."""
+    after_essentials: Mapped[str] = mapped_column(String(16), server_default=text("'further'"))
+    """After the essential path: ``further`` (go on with further reading) or ``stop``."""
 
 
 class DmPreference(Base):
@@ -255,6 +259,31 @@ class Reminder(Base):
     status: Mapped[str] = mapped_column(String(16), server_default=text("'pending'"))
     created_at: Mapped[datetime]
     sent_at: Mapped[datetime | None]
+
+
+class ReaderBudget(Base):
+    """A reader's weekly reading budget in minutes (``plan 30m``); no row: the default."""
+
+    __tablename__ = "reader_budgets"
+
+    team_id: Mapped[str] = mapped_column(String(SLACK_ID), primary_key=True)
+    user_id: Mapped[str] = mapped_column(String(SLACK_ID), primary_key=True)
+    minutes_per_week: Mapped[int] = mapped_column(Integer)
+    updated_at: Mapped[datetime]
+
+
+class FinishedPath(Base):
+    """A reader who finished a track's essential path: who, which track, when (UTC), and the
+    minutes of reading that path held at the time."""
+
+    __tablename__ = "finished_paths"
+    __table_args__ = (Index(None, "team_id", "finished_at"),)
+
+    team_id: Mapped[str] = mapped_column(String(SLACK_ID), primary_key=True)
+    user_id: Mapped[str] = mapped_column(String(SLACK_ID), primary_key=True)
+    track_id: Mapped[str] = mapped_column(String(SLUG), primary_key=True)
+    finished_at: Mapped[datetime]
+    minutes: Mapped[int] = mapped_column(Integer)
 
 
 class InstallationWelcome(Base):

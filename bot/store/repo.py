@@ -17,6 +17,7 @@ module                        aggregate
 :mod:`bot.store.reader`       one person's language, reads and follows in one round trip
 :mod:`bot.store.reminders`    reminders of a post on a chosen day (issue 15)
 :mod:`bot.store.insights`     reads and delivery outcomes of a team, for admins' insights
+:mod:`bot.store.plans`        weekly reading budgets and finished essential paths (issue 24)
 ============================  ==============================================================
 
 Each method opens its own short transaction and returns plain frozen dataclasses
@@ -40,6 +41,7 @@ from bot.store.insights import InsightsRepo
 from bot.store.installations import UNINSTALLED, InstallationsRepo
 from bot.store.ledger import LedgerRepo
 from bot.store.models import DM_TRACK
+from bot.store.plans import PlansRepo
 from bot.store.progress import ProgressRepo
 from bot.store.reader import ReaderRepo, ReaderState
 from bot.store.reminders import RemindersRepo
@@ -61,6 +63,7 @@ class Store(
     ReaderRepo,
     RemindersRepo,
     InsightsRepo,
+    PlansRepo,
 ):
     """The app's state, behind small methods that each run one short transaction.
 

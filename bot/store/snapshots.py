@@ -35,6 +35,8 @@ class Subscription:
     created_by: str | None
     created_at: datetime
     updated_at: datetime
+    minutes_per_week: int | None = None
+    after_essentials: str = "further"
 
     @property
     def active(self) -> bool:

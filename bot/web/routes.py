@@ -1,23 +1,78 @@
-"""The web pages' routes for the HTTP door: ``GET /static/site.css`` now; the path pages
-(``/paths``, ``/paths/<track>``) come from :mod:`bot.web.paths` when it is present.
+"""The web pages' routes for the HTTP door: ``GET /static/site.css`` and the public path pages
+(:mod:`bot.web.paths`): ``/paths``, ``/paths/<track>``, ``/paths/<track>.svg|png`` (the
+catalog-only picture; a picture URL carrying ``read``/``sig`` is a reader's signed picture,
+left to :func:`bot.pictures.picture_app`).
 
 :func:`routes` gives the door one function: ``(path, method, environ) -> (status line, headers,
 body) | None``; None means "not a page: let Bolt (or the 404) have it"."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import parse_qs
 
+from bot.web import pages
+from bot.web import paths as path_pages
 from bot.web.pages import STATIC_DIR
+from bot.web.urls import PATHS_PREFIX
+
+log = logging.getLogger(__name__)
 
 Page = tuple[str, list[tuple[str, str]], bytes]
 """``(status line, headers, body bytes)`` for WSGI."""
+PICTURE_TYPES = {"svg": "image/svg+xml", "png": "image/png"}
+
+
+def _html(status: str, text: str, cache: str = "public, max-age=300") -> Page:
+    body = text.encode("utf-8")
+    return (status, [("Content-Type", "text/html; charset=utf-8"), ("Content-Length", str(len(body))),
+                     ("Cache-Control", cache), ("Vary", "Accept-Language")], body)
+
+
+def _plain(status: str, text: str) -> Page:
+    body = text.encode("utf-8")
+    return (status, [("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", str(len(body)))], body)
 
 
 def routes(runtime: Any) -> Callable[[str, str, dict[str, Any]], Page | None]:
-    """The page router for ``runtime`` (its catalog holder and settings)."""
+    """The page router for ``runtime`` (its catalog holder and settings: the install link shows
+    in the page header when OAuth is configured)."""
     css = (STATIC_DIR / "site.css").read_bytes()
+    pictures = path_pages.Pictures()
+    install_link = bool(getattr(runtime.settings, "oauth_enabled", False))
+
+    def picture(name: str, query: str, lang: str) -> Page | None:
+        track_id, _, fmt = name.rpartition(".")
+        params = parse_qs(query)
+        if "sig" in params or "read" in params:
+            return None  # a reader's signed picture (bot.pictures.picture_app)
+        catalog = runtime.holder.catalog
+        if fmt not in PICTURE_TYPES or not catalog.has_track(track_id):
+            return _plain("404 Not Found", "not found")
+        from bot.pictures import PictureError
+
+        try:
+            body = pictures.get(catalog, track_id, fmt, lang)
+        except PictureError as exc:
+            log.warning("path picture %s.%s not drawn: %s", track_id, fmt, exc)
+            return _plain("500 Internal Server Error", "picture unavailable")
+        return ("200 OK", [("Content-Type", PICTURE_TYPES[fmt]), ("Content-Length", str(len(body))),
+                           ("Cache-Control", "public, max-age=3600")], body)
+
+    def path_page(path: str, environ: dict[str, Any]) -> Page | None:
+        query = str(environ.get("QUERY_STRING") or "")
+        lang = path_pages.page_lang(query, environ.get("HTTP_ACCEPT_LANGUAGE"))
+        catalog = runtime.holder.catalog
+        rest = path[len(PATHS_PREFIX):].strip("/")
+        if not rest:
+            return _html("200 OK", path_pages.index_page(catalog, lang, install_link))
+        if "/" not in rest and "." in rest:
+            return picture(rest, query, lang)
+        if "/" in rest or not catalog.has_track(rest):
+            return _html("404 Not Found", pages.not_found_page(lang), "no-store")
+        return _html("200 OK", path_pages.track_page(catalog, rest, lang, install_link))
 
     def route(path: str, method: str, environ: dict[str, Any]) -> Page | None:
         if method not in ("GET", "HEAD"):
@@ -25,6 +80,8 @@ def routes(runtime: Any) -> Callable[[str, str, dict[str, Any]], Page | None]:
         if path == "/static/site.css":
             return ("200 OK", [("Content-Type", "text/css; charset=utf-8"), ("Content-Length", str(len(css))),
                                ("Cache-Control", "public, max-age=3600")], css)
+        if path == PATHS_PREFIX or path.startswith(PATHS_PREFIX + "/"):
+            return path_page(path, environ)
         return None
 
     return route

@@ -43,7 +43,7 @@ def test_every_url_is_the_one_events_path(manifest):
     assert s["interactivity"]["is_enabled"] is True
     assert _path(s["interactivity"]["request_url"]) == EVENTS_PATH
     assert _path(s["event_subscriptions"]["request_url"]) == EVENTS_PATH
-    assert s["socket_mode_enabled"] is False and s["org_deploy_enabled"] is False
+    assert s["socket_mode_enabled"] is False
     assert _path(manifest["oauth_config"]["redirect_urls"][0]) == "/slack/oauth_redirect"
 
 
@@ -111,3 +111,15 @@ def test_procfile_runs_the_two_processes():
                  (REPO_ROOT / "Procfile").read_text().strip().splitlines())
     assert lines["web"].strip() == "vllm-path serve --host 0.0.0.0 --port $PORT"
     assert lines["clock"].strip() == "vllm-path scheduler"
+
+
+def test_org_wide_installs_are_offered_where_the_manifest_enables_them(manifest):
+    """Issue 25: the README offers org-wide installs on Enterprise Grid, so the manifest enables
+    org deploy, and the README says how distribution to other workspaces is turned on."""
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    assert manifest["settings"]["org_deploy_enabled"] is True
+    assert "org-wide" in readme and "### Public distribution and Grid org deploy" in readme
+    section = readme.split("### Public distribution and Grid org deploy", 1)[1].split("\n## ", 1)[0]
+    for words in ("Manage Distribution", "Activate Public Distribution", "org_deploy_enabled: true",
+                  "/slack/install", "Organization"):
+        assert words in section, words

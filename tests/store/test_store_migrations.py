@@ -28,6 +28,7 @@ OUR_TABLES = {
     "catalog_feed_notices",
     "reminders",  # issue 15 (migration i15_0001)
     "installation_welcomes",  # issue 25 (migration i25_0001)
+    "reader_budgets", "finished_paths",  # issue 24 (migration i24_0001)
 }
 SLACK_TABLES = {"slack_installations", "slack_bots", "slack_oauth_states"}
 

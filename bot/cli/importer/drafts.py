@@ -44,6 +44,9 @@ def draft_yaml(post: NewPost) -> str:
     lines.append("  authors:" + ("" if post.authors else " []"))
     lines.extend(f"  - {_scalar(a)}" for a in post.authors)
     lines.append("  source:\n    kind: vllm-blog")
+    if post.minutes is not None:  # counted from the post's body (bot.domain.catalog.reading_time)
+        lines.append(f"  minutes: {post.minutes}")
+        lines.append("  minutes_source: counted")
     lines.append("  tags:" + ("" if post.tags else " []"))
     lines.extend(f"  - {_scalar(t)}" for t in post.tags)
     if "blog_tags" in Post.model_fields:  # the blog's own tags, kept verbatim (issue 11 data)
@@ -108,6 +111,8 @@ def _fill_lines(fill: Fill) -> list[str]:
         return ["authors:", *(f"- {_scalar(a)}" for a in fill.new)]
     if fill.field == "published":
         return [f"published: '{fill.new}'"]
+    if fill.field == "minutes":
+        return [f"minutes: {int(fill.new)}", "minutes_source: counted"]
     return [f"{fill.field}: {_scalar(fill.new)}"]
 
 

@@ -60,12 +60,14 @@ class NewPost:
     tags: tuple[str, ...]
     tracks: tuple[TrackGuess, ...]
     origin: str
+    minutes: int | None = None
 
 
 @dataclass(frozen=True)
 class Fill:
     """An unknown field of an existing post that the source knows: ``field`` is ``url``,
-    ``published`` or ``authors``; ``old``/``new`` as written in YAML."""
+    ``published``, ``authors`` or ``minutes`` (counted from a Jekyll source's text; written with
+    ``minutes_source: counted``); ``old``/``new`` as written in YAML."""
 
     post_id: str
     file: str
@@ -104,7 +106,7 @@ class ImportPlan:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: ``{"source", "new_posts": [{"id", "title", "url", "published" (ISO day),
-        "authors", "tags", "tracks": [{"track_id", "score", "via"}], "origin"}], "fills": [{"post_id",
+        "authors", "tags", "tracks": [{"track_id", "score", "via"}], "origin", "minutes"}], "fills": [{"post_id",
         "file", "field", "old", "new"}], "conflicts": [{"post_id", "file", "field", "catalog",
         "source"}], "skipped": [{"origin", "reason"}], "unchanged"}``."""
         data = asdict(self)
@@ -120,6 +122,8 @@ class ImportPlan:
             out.append(f"  + {p.title}")
             out.append(f"    id: {p.id}   url: {p.url}   date: {p.published.isoformat()}")
             out.append(f"    authors: {', '.join(p.authors) or '-'}   tags: {', '.join(p.tags) or '-'}")
+            if p.minutes is not None:
+                out.append(f"    minutes: {p.minutes} (counted from the post's text)")
             guesses = ", ".join(f"{g.track_id} ({g.score:.0f}, {g.via})" for g in p.tracks)
             out.append(f"    tracks: {guesses or 'no likely track'}")
             out.append("    summary: (to write: drafts cannot be published without one)")
@@ -250,6 +254,8 @@ def _compare(known: _Known, sp: SourcePost, base: str, plan: ImportPlan) -> bool
         plan.conflicts.append(Conflict(post.id, known.file, "published", pub.label(), sp.date.isoformat()))
     if not post.authors and sp.authors:
         plan.fills.append(Fill(post.id, known.file, "authors", [], list(sp.authors)))
+    if post.minutes is None and sp.minutes is not None:
+        plan.fills.append(Fill(post.id, known.file, "minutes", None, sp.minutes))
         filled = True
     return filled
 
@@ -287,7 +293,7 @@ def plan_against(posts: list[SourcePost], skipped: list[Skipped], known: list[_K
         plan.new_posts.append(NewPost(
             id=_new_id(sp, taken), title=sp.title, url=_relative(sp.url, base), published=sp.date,
             authors=sp.authors, tags=sp.tags, tracks=guess_tracks(matcher, catalog, sp.title, sp.tags),
-            origin=sp.origin))
+            origin=sp.origin, minutes=sp.minutes))
     return plan
 
 

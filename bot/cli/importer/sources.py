@@ -23,6 +23,8 @@ import feedparser
 import frontmatter
 import yaml
 
+from bot.domain.catalog.reading_time import file_minutes
+
 FETCH_TIMEOUT_S = 20.0
 """Seconds to wait for an ``http(s)`` source before giving up."""
 
@@ -38,7 +40,9 @@ class ImportSourceError(Exception):
 @dataclass(frozen=True)
 class SourcePost:
     """A post as the source gives it. ``url`` is absolute; ``date`` the day (the source's own
-    calendar day, not converted to UTC); ``origin`` names the entry (``entry 3``, ``_posts/…md``)."""
+    calendar day, not converted to UTC); ``origin`` names the entry (``entry 3``, ``_posts/…md``);
+    ``minutes`` the reading time counted from the post's body (:mod:`bot.domain.catalog.reading_time`)
+    when the source holds the whole text (a Jekyll source), else ``None`` (a feed)."""
 
     title: str
     url: str
@@ -46,6 +50,7 @@ class SourcePost:
     authors: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
     origin: str = ""
+    minutes: int | None = None
 
 
 @dataclass(frozen=True)
@@ -174,7 +179,8 @@ def read_jekyll(folder: Path, blog_base_url: str) -> tuple[list[SourcePost], lis
 
     A post's day and slug come from its file name ``YYYY-MM-DD-slug.md`` (a front-matter ``date``
     overrides the day), its URL from a front-matter ``permalink`` or Jekyll's default
-    ``/[categories/]YYYY/MM/DD/slug.html`` on ``blog_base_url``. Files whose front matter cannot be
+    ``/[categories/]YYYY/MM/DD/slug.html`` on ``blog_base_url``, its ``minutes`` from the body after
+the front matter (:func:`bot.domain.catalog.reading_time.file_minutes`). Files whose front matter cannot be
     read, or that lack a title, are skipped with the reason. Raises :class:`ImportSourceError` when
     there is no ``_posts`` folder.
     """
@@ -192,7 +198,8 @@ def _jekyll_post(path: Path, blog_base_url: str) -> SourcePost | Skipped | None:
         return Skipped(origin, "file name is not YYYY-MM-DD-slug.md") if path.suffix in (".md", ".markdown", ".html") \
             else None
     try:
-        meta = frontmatter.loads(path.read_text(encoding="utf-8")).metadata
+        text = path.read_text(encoding="utf-8")
+        meta = frontmatter.loads(text).metadata
     except (yaml.YAMLError, UnicodeDecodeError, ValueError) as exc:
         return Skipped(origin, f"front matter is not readable: {' '.join(str(exc).split())}")
     title = " ".join(str(meta.get("title") or "").split())
@@ -209,7 +216,8 @@ def _jekyll_post(path: Path, blog_base_url: str) -> SourcePost | Skipped | None:
         categories = [c.lower() for c in _tags(meta.get("categories") or meta.get("category"))]
         url_path = "".join(f"/{c}" for c in categories) + f"/{day:%Y/%m/%d}/{slug}.html"
     authors = _authors(meta.get("author") if meta.get("author") is not None else meta.get("authors"))
-    return SourcePost(title, blog_base_url.rstrip("/") + url_path, day, authors, _tags(meta.get("tags")), origin)
+    return SourcePost(title, blog_base_url.rstrip("/") + url_path, day, authors, _tags(meta.get("tags")), origin,
+                      file_minutes(text))
 
 
 def _jekyll_day(named: dt.date, raw: Any) -> dt.date:

@@ -96,6 +96,16 @@ class Catalog:
         """A track's steps in reading order. Raises ``KeyError`` for an unknown track."""
         return tuple(self._steps[(track_id, pid)] for pid in self.orders[track_id])
 
+    def essentials(self, track_id: str) -> tuple[str, ...]:
+        """Post ids of a track's essential steps in reading order (the first part of its path).
+        Raises ``KeyError`` for an unknown track."""
+        return tuple(pid for pid in self.orders[track_id] if self._steps[(track_id, pid)].essential)
+
+    def further(self, track_id: str) -> tuple[str, ...]:
+        """Post ids of a track's further reading in reading order (after every essential step).
+        Raises ``KeyError`` for an unknown track."""
+        return tuple(pid for pid in self.orders[track_id] if not self._steps[(track_id, pid)].essential)
+
     def step(self, track_id: str, post_id: str) -> Step:
         """The step of ``post_id`` in ``track_id``. Raises ``KeyError`` when it is not a step there."""
         return self._steps[(track_id, post_id)]

@@ -18,12 +18,16 @@ def export_catalog(catalog: Catalog) -> dict[str, Any]:
     """The compiled catalog as JSON-ready data.
 
     Shape: ``{"version", "posts": [{"id", "title", "url", "published", "published_precision",
-    "authors", "source", "link_kind", "type", "tags", "blog_tags", "aliases", "summary", "tracks"}],
-    "tracks": [{"id", "names", "aliases", "description", "bilingual", "steps": [{"post_id",
-    "position", "after", "level", "note", "external_prerequisites"}], "resolutions"}],
-    "warnings"}``; ``link_kind`` is ``article`` or ``summary`` (the url opens a summary page of the
-    article, not the article), ``blog_tags`` the blog's own tags; ``steps`` are in
-    path order, ``url`` is absolute (or ``null`` when not known), ``published`` is an ISO date or
+    "authors", "source", "link_kind", "type", "tags", "blog_tags", "aliases", "summary", "minutes",
+    "minutes_source", "tracks"}], "tracks": [{"id", "names", "aliases", "description", "bilingual",
+    "steps": [{"post_id", "position", "after", "level", "essential", "note",
+    "external_prerequisites"}], "essentials", "further", "before", "essentials_reason",
+    "resolutions"}], "warnings"}``; ``minutes`` is the reading time in whole minutes (or ``null``
+    where the post's text is not available) and ``minutes_source`` ``counted``, ``estimate`` or
+    ``null``; ``essentials`` and ``further`` are post ids in path order (together the steps),
+    ``before`` the ids of the tracks to read first; ``link_kind`` is ``article`` or ``summary``
+    (the url opens a summary page of the article, not the article), ``blog_tags`` the blog's own
+    tags; ``steps`` are in path order, ``url`` is absolute (or ``null`` when not known), ``published`` is an ISO date or
     ``FROM..TO`` for a range.
     """
     posts = []
@@ -42,6 +46,8 @@ def export_catalog(catalog: Catalog) -> dict[str, Any]:
             "blog_tags": list(post.blog_tags),
             "aliases": list(post.aliases),
             "summary": _text(post.summary),
+            "minutes": post.minutes,
+            "minutes_source": post.minutes_source,
             "tracks": list(catalog.tracks_of(post.id)),
         })
     tracks = []
@@ -53,6 +59,7 @@ def export_catalog(catalog: Catalog) -> dict[str, Any]:
                 "position": i,
                 "after": list(step.after),
                 "level": step.level,
+                "essential": step.essential,
                 "note": _text(step.note),
                 "external_prerequisites": [
                     {"title": x.title, "url": x.url, "kind": x.kind, "note": _text(x.note)}
@@ -66,6 +73,10 @@ def export_catalog(catalog: Catalog) -> dict[str, Any]:
             "description": _text(track.description),
             "bilingual": track.bilingual,
             "steps": steps,
+            "essentials": list(catalog.essentials(track.id)),
+            "further": list(catalog.further(track.id)),
+            "before": list(track.before),
+            "essentials_reason": _text(track.essentials_reason),
             "resolutions": [{"steps": list(r.steps), "reason": _text(r.reason)} for r in track.resolutions],
         })
     return {"version": catalog.version, "posts": posts, "tracks": tracks,

@@ -237,6 +237,8 @@ def check_catalog(directory: str | Path, *, check_versions: bool = True,
             issues.append(CatalogIssue(rel, f"track '{track.id}' step '{step_id}'", "claims",
                                        message, "warning"))
 
+    issues.extend(essential_path_issues(posts, tracks, orders))
+
     if any(i.severity == "error" for i in issues) or manifest is None:
         return None, issues
     catalog = Catalog.build(
@@ -248,6 +250,128 @@ def check_catalog(directory: str | Path, *, check_versions: bool = True,
         changelog_versions=tuple(versions),
     )
     return catalog, issues
+
+
+ESSENTIALS_MAX_STEPS = 8
+"""At most this many essential steps per track (issue 24: a path people finish)."""
+ESSENTIALS_MAX_MINUTES = 90
+"""At most this many minutes of reading (sum of the essential posts' ``minutes``) per track."""
+
+
+def _before_cycle(tracks: list[tuple[str, Track]]) -> list[str] | None:
+    """A cycle of ``before`` references among the tracks (track ids, first == last), or ``None``."""
+    graph = {t.id: tuple(b for b in t.before) for _, t in tracks}
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in graph.get(node, ()):
+            if nxt not in graph:
+                continue  # unknown track, reported on its own
+            if state.get(nxt) == 1:
+                return stack[stack.index(nxt):] + [nxt]
+            if nxt not in state:
+                found = visit(nxt)
+                if found:
+                    return found
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state:
+            found = visit(node)
+            if found:
+                return found
+    return None
+
+
+def essential_path_issues(posts: list[tuple[str, Post]], tracks: list[tuple[str, Track]],
+                          orders: dict[str, tuple[str, ...]]) -> list[CatalogIssue]:
+    """The rules of the essential path and of cross-track prerequisites, as errors.
+
+    For every track: 1 to :data:`ESSENTIALS_MAX_STEPS` essential steps, each a post with a known
+    ``url`` and ``minutes``, together at most :data:`ESSENTIALS_MAX_MINUTES` minutes; the first in
+    reading order (``orders``, from :func:`bot.domain.paths.compute_order`) at level ``intro``; every
+    essential step before every further step in that order; an ``essentials_reason`` (with
+    ``zh`` on a bilingual track). ``before`` names known tracks other than the track itself and
+    the ``before`` references form no cycle. A track missing from ``orders`` (its order could
+    not be computed, already reported) is checked only for what does not need the order. A catalog
+    where no track marks an essential step (the versions before 2026.12.5) is not asked for one,
+    so old versions still load (``catalog diff``); once one track has essentials, every track needs
+    them.
+    """
+    issues: list[CatalogIssue] = []
+    by_id = {p.id: p for _, p in posts}
+    track_ids = {t.id for _, t in tracks}
+    uses_essentials = any(s.essential for _, t in tracks for s in t.steps)
+    for rel, track in tracks:
+        entry = f"track '{track.id}'"
+        for tid in track.before:
+            if tid == track.id:
+                issues.append(CatalogIssue(rel, entry, "before", "a track cannot be read before itself"))
+            elif tid not in track_ids:
+                issues.append(CatalogIssue(rel, entry, "before", f"unknown track {tid!r}"))
+        essentials = [s for s in track.steps if s.essential]
+        if not essentials and not uses_essentials:
+            continue  # a catalog from before essential paths (2026.12.4 and older) still loads
+        if not essentials:
+            issues.append(CatalogIssue(rel, entry, "essential",
+                                       "no essential step: mark 1 to "
+                                       f"{ESSENTIALS_MAX_STEPS} steps 'essential: true'"))
+            continue
+        if len(essentials) > ESSENTIALS_MAX_STEPS:
+            issues.append(CatalogIssue(rel, entry, "essential",
+                                       f"{len(essentials)} essential steps; at most {ESSENTIALS_MAX_STEPS}"))
+        if track.essentials_reason is None:
+            issues.append(CatalogIssue(rel, entry, "essentials_reason",
+                                       "say why these steps are the essential path"))
+        elif track.bilingual and not track.essentials_reason.zh:
+            issues.append(CatalogIssue(rel, entry, "essentials_reason.zh",
+                                       "bilingual track: the reason needs a Chinese text"))
+        total = 0
+        for step in essentials:
+            post = by_id.get(step.post)
+            if post is None:
+                continue  # unknown post, reported
+            step_entry = f"track '{track.id}' step '{step.post}'"
+            if post.url is None:
+                issues.append(CatalogIssue(rel, step_entry, "essential",
+                                           "a post whose link is not known yet cannot be essential: "
+                                           "make it further reading"))
+            if post.minutes is None:
+                issues.append(CatalogIssue(rel, step_entry, "essential",
+                                           "an essential post needs 'minutes' (its reading time) so the "
+                                           f"path can be checked against {ESSENTIALS_MAX_MINUTES} minutes"))
+            else:
+                total += post.minutes
+        if total > ESSENTIALS_MAX_MINUTES:
+            issues.append(CatalogIssue(rel, entry, "essential",
+                                       f"the essential steps take {total} minutes; at most "
+                                       f"{ESSENTIALS_MAX_MINUTES}"))
+        order = orders.get(track.id)
+        if order is None:
+            continue
+        steps = {s.post: s for s in track.steps}
+        flags = [steps[pid].essential for pid in order]
+        first = order[0]  # a further step first is reported below (before an essential one)
+        if steps[first].essential and steps[first].level != "intro":
+            issues.append(CatalogIssue(rel, f"track '{track.id}' step '{first}'", "level",
+                                       f"the first essential step is at level {steps[first].level!r}; "
+                                       "it must be 'intro' (a post a newcomer to the topic can start with)"))
+        if False in flags and True in flags[flags.index(False):]:
+            late = order[flags.index(True, flags.index(False))]
+            issues.append(CatalogIssue(rel, f"track '{track.id}' step '{late}'", "essential",
+                                       "an essential step comes after further reading in the path: "
+                                       "it (or a step it comes after) must not follow a further step"))
+    cycle = _before_cycle(tracks)
+    if cycle:
+        rel = next(r for r, t in tracks if t.id == cycle[0])
+        issues.append(CatalogIssue(rel, f"track '{cycle[0]}'", "before",
+                                   f"cycle in the tracks to read before: {' -> '.join(cycle)}"))
+    return issues
 
 
 TRACK_NAME_MAX = 120

@@ -30,6 +30,9 @@ Level = Literal["intro", "core", "advanced", "capstone"]
 LEVELS: tuple[str, ...] = ("intro", "core", "advanced", "capstone")
 """Step levels in reading order; the path order breaks ties by this rank."""
 
+MinutesSource = Literal["counted", "estimate"]
+"""Where a post's ``minutes`` come from: counted from its text, or estimated by a person."""
+
 PostType = Literal["explainer", "tutorial", "benchmark", "problem-and-solution", "announcement"]
 
 
@@ -172,6 +175,12 @@ class Post(_Frozen):
     blog_tags: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()
     summary: LocalizedText
+    minutes: int | None = Field(default=None, gt=0, strict=True)
+    """Reading time in whole minutes (a positive integer), or ``None`` where the post's text is not
+    available. ``minutes_source`` says where it comes from; one is refused without the other."""
+    minutes_source: MinutesSource | None = None
+    """``counted`` (from the post's own text under :mod:`bot.domain.catalog.reading_time`'s rule, e.g. the
+    body of its file in the blog source) or ``estimate`` (a person's guess, shown as one)."""
     status: Literal["published", "draft"] = "published"
     """``published`` (the default) or ``draft``: a draft is written by ``vllm-path catalog import``
     with the facts only; it may omit ``summary`` (then it holds :data:`DRAFT_SUMMARY`), and
@@ -184,6 +193,14 @@ class Post(_Frozen):
         if isinstance(value, dict) and value.get("status") == "draft" and not value.get("summary"):
             return {**value, "summary": {"en": DRAFT_SUMMARY}}
         return value
+
+    @model_validator(mode="after")
+    def _minutes_with_source(self) -> Post:
+        if (self.minutes is None) != (self.minutes_source is None):
+            if self.minutes is None:
+                raise ValueError("minutes_source is set but minutes is not: give both or neither")
+            raise ValueError("minutes needs minutes_source (counted or estimate): give both or neither")
+        return self
 
     @property
     def is_draft(self) -> bool:
@@ -281,11 +298,14 @@ class Step(_Frozen):
 
     ``after`` names the post ids of steps in the same track that must be read first (hard
     prerequisites); ``level`` is intro, core, advanced or capstone; ``note`` says why and when to read
-    it (English, plus Chinese on bilingual tracks).
+    it (English, plus Chinese on bilingual tracks). ``essential`` marks a step of the track's
+    essential path (the short path a reader is asked to finish); the other steps are further
+    reading, read after every essential step.
     """
 
     post: str
     level: Level = "core"
+    essential: bool = False
     after: tuple[str, ...] = ()
     note: LocalizedText | None = None
     external_prerequisites: tuple[ExternalPrerequisite, ...] = ()
@@ -304,6 +324,10 @@ class Track(_Frozen):
 
     ``names`` holds the English and Chinese names (both required); ``aliases`` are what people type
     ("spec decode", "投机解码"); ``bilingual`` tracks need Chinese step notes and post summaries.
+    ``before`` names the tracks to read before this one (cross-track prerequisites, track ids;
+    may be empty); ``essentials_reason`` says why the essential steps were chosen (English, and
+    Chinese on a bilingual track). ``catalog check`` (:mod:`bot.domain.catalog.loader`) enforces the
+    essential path's limits.
     """
 
     id: str
@@ -313,6 +337,29 @@ class Track(_Frozen):
     bilingual: bool = False
     steps: tuple[Step, ...] = Field(min_length=1)
     resolutions: tuple[Resolution, ...] = ()
+    before: tuple[str, ...] = ()
+    essentials_reason: LocalizedText | None = None
+
+    @property
+    def essentials(self) -> tuple[str, ...]:
+        """Post ids of the essential steps, in the order of the track file. The reading order is
+        :meth:`bot.domain.catalog.compiled.Catalog.essentials` (the same posts; the checked catalog reads
+        them first, before every further step)."""
+        return tuple(s.post for s in self.steps if s.essential)
+
+    @property
+    def further(self) -> tuple[str, ...]:
+        """Post ids of the further-reading steps (not essential), in the order of the track file;
+        in reading order: :meth:`bot.domain.catalog.compiled.Catalog.further`."""
+        return tuple(s.post for s in self.steps if not s.essential)
+
+    @field_validator("before")
+    @classmethod
+    def _before_slugs(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for tid in value:
+            if not SLUG_RE.match(tid):
+                raise ValueError(f"{tid!r} is not a track id")
+        return value
 
     @field_validator("id")
     @classmethod

@@ -106,8 +106,9 @@ class Console:
 
     def __init__(self, app: Any, standin: si.SlackStandIn, *, user_id: str = si.CONSOLE_USER_ID,
                  team_id: str = si.CONSOLE_TEAM_ID, channel_id: str = si.CONSOLE_CHANNEL_ID,
-                 timeout: float = REPLY_TIMEOUT_S, listeners: ListenerExecutor):
+                 timeout: float = REPLY_TIMEOUT_S, listeners: ListenerExecutor, runtime: Any = None):
         self.app = app
+        self.runtime = runtime  # the path picture reads the reader's progress from its store
         self.standin = standin
         self.user_id = user_id
         self.team_id = team_id
@@ -307,6 +308,10 @@ class Console:
             return True, _join(printed) if printed else "(no unfurl: the link is not in the catalog)"
         if word in (":help", ":keys", ":h"):
             return True, BANNER
+        if word.split(None, 1)[0] == "picture" and self.runtime is not None:  # issue 24
+            from bot.pictures import console_picture
+
+            return True, console_picture(self.runtime, self.team_id, self.user_id, line[7:].strip())
         pressed = line.split(None, 1)[1] if word.startswith("press ") else line
         if pressed.strip().isdigit():  # "3" or "press 3"
             number = int(pressed)
@@ -386,7 +391,8 @@ Type what you would type after /vllm-path, for example:
   follow speculative       follow a track     ·  next   your next reads
   lang zh                  answer in Chinese  ·  help   everything the bot understands
 Console keys: a number (or press N) presses that button · home (App Home) · calls (Web API
-calls) · paste <url> (the unfurl of a shared link) · :help (this text) · quit"""
+calls) · paste <url> (the unfurl of a shared link) · picture <track> (your path as a PNG file)
+· :help (this text) · quit"""
 
 
 # --- setting it up -------------------------------------------------------------------------------
@@ -421,7 +427,7 @@ def open_console(settings: Any = None, *, runtime: Any = None, user_id: str = si
         listeners = ListenerExecutor()
         try:
             app = build_app(rt, client=client, verify_requests=False, listener_executor=listeners)
-            yield Console(app, standin, user_id=user_id, timeout=timeout, listeners=listeners)
+            yield Console(app, standin, user_id=user_id, timeout=timeout, listeners=listeners, runtime=rt)
         finally:
             listeners.shutdown(wait=False, cancel_futures=True)
 

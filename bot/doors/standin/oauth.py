@@ -1,6 +1,8 @@
-"""The stand-in's tokens: the scopes each token was granted and token rotation (expiring access
-tokens, refresh tokens, ``oauth.v2.access`` with ``grant_type=refresh_token``). Tokens live only in
-memory, to compare; they are never recorded or printed."""
+"""The stand-in's tokens: the scopes each token was granted, token rotation (expiring access
+tokens, refresh tokens, ``oauth.v2.access`` with ``grant_type=refresh_token``) and the install
+flow (``/oauth/v2/authorize`` issues a code, ``oauth.v2.access`` with that ``code`` answers the
+installation as Slack does). Tokens live only in memory, to compare; they are never recorded or
+printed."""
 
 from __future__ import annotations
 
@@ -9,12 +11,38 @@ import threading
 import time
 import uuid
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from bot.doors.standin.ids import BOT_USER_ID, CONSOLE_APP_ID
 
 REFRESHED_EXPIRES_IN_S = 43200
 """How long an access token answered by a refresh lives (Slack: 12 hours)."""
+
+
+@dataclass(frozen=True)
+class Grant:
+    """What one approval on the stand-in's authorize page granted: the installing ``user``, the
+    bot ``scopes`` and ``user_scopes`` asked for, the ``redirect_uri`` given (None: the app's
+    configured one) and whether it is an org-wide install."""
+
+    user: str
+    scopes: frozenset[str]
+    user_scopes: frozenset[str]
+    redirect_uri: str | None
+    org_wide: bool
+
+
+def _client_of(args: Mapping[str, Any], auth: str | None) -> tuple[Any, Any] | None:
+    """``(client_id, client_secret)`` from HTTP Basic ``auth`` or ``args``; None when the Basic
+    header is unreadable."""
+    if auth and auth.startswith("Basic "):
+        try:
+            client_id, _, secret = base64.b64decode(auth[6:]).decode().partition(":")
+        except (ValueError, UnicodeDecodeError):
+            return None
+        return client_id, secret
+    return args.get("client_id"), args.get("client_secret")
 
 
 class Tokens:
@@ -30,6 +58,8 @@ class Tokens:
         self._oauth_client = oauth_client
         self._expiry: dict[str, float] = {}  # rotating access token -> epoch seconds
         self._refresh_tokens: dict[str, frozenset[str]] = {}  # refresh token -> scopes
+        self._codes: dict[str, Grant] = {}  # code -> what it grants (a code works once)
+        self._installed: dict[str, frozenset[str]] = {}  # token issued by an install -> its scopes
 
     def granted(self, token: str | None, default: frozenset[str]) -> frozenset[str] | str:
         """The scopes ``token`` holds (``default`` when scopes are not kept per token), or the error
@@ -39,6 +69,10 @@ class Tokens:
                 expiry = self._expiry.get(token)
             if expiry is not None and expiry <= time.time():
                 return "token_expired"
+        with self._lock:
+            installed = self._installed.get(token or "")
+        if installed is not None:
+            return installed
         if self._scopes is None:
             return default
         granted = self._scopes.get(token or "")
@@ -62,16 +96,9 @@ class Tokens:
         Basic ``auth`` or ``client_id``/``client_secret`` in ``args``; a new access and refresh token
         (the old refresh token stops working), or ``invalid_client_id``, ``bad_client_secret``,
         ``invalid_refresh_token``. ``team``: ``{"id", "name"}``."""
-        client_id, secret = args.get("client_id"), args.get("client_secret")
-        if auth and auth.startswith("Basic "):
-            try:
-                client_id, _, secret = base64.b64decode(auth[6:]).decode().partition(":")
-            except (ValueError, UnicodeDecodeError):
-                return {"ok": False, "error": "invalid_client_id"}
-        if self._oauth_client is None or client_id != self._oauth_client[0]:
-            return {"ok": False, "error": "invalid_client_id"}
-        if secret != self._oauth_client[1]:
-            return {"ok": False, "error": "bad_client_secret"}
+        refused = self._client_refusal(args, auth)
+        if refused is not None:
+            return refused
         with self._lock:
             scopes = self._refresh_tokens.pop(str(args.get("refresh_token") or ""), None)
         if scopes is None:
@@ -80,3 +107,61 @@ class Tokens:
         return {"ok": True, "access_token": access, "token_type": "bot", "scope": ",".join(sorted(scopes)),
                 "bot_user_id": BOT_USER_ID, "app_id": CONSOLE_APP_ID, "team": dict(team), "enterprise": None,
                 "is_enterprise_install": False, "refresh_token": refresh, "expires_in": REFRESHED_EXPIRES_IN_S}
+
+    @property
+    def has_client(self) -> bool:
+        """Whether the stand-in knows the app's client id and secret (installs are answered)."""
+        return self._oauth_client is not None
+
+    def _client_refusal(self, args: Mapping[str, Any], auth: str | None) -> dict[str, Any] | None:
+        """Slack's refusal of the client credentials (``invalid_client_id``, ``bad_client_secret``),
+        or None when they are the app's."""
+        client = _client_of(args, auth)
+        if client is None or self._oauth_client is None or client[0] != self._oauth_client[0]:
+            return {"ok": False, "error": "invalid_client_id"}
+        if client[1] != self._oauth_client[1]:
+            return {"ok": False, "error": "bad_client_secret"}
+        return None
+
+    def authorize(self, client_id: str, grant: Grant) -> str | None:
+        """An approval on the authorize page: a fresh one-time code for ``grant``, or None when
+        ``client_id`` is not the app's (Slack shows an error page instead of redirecting)."""
+        if self._oauth_client is None or client_id != self._oauth_client[0]:
+            return None
+        code = f"{next(self._ids)}.{uuid.uuid4().hex}"
+        with self._lock:
+            self._codes[code] = grant
+        return code
+
+    def exchange(self, args: Mapping[str, Any], auth: str | None, team: dict[str, str],
+                 enterprise: dict[str, str] | None) -> dict[str, Any]:
+        """Slack's body for ``oauth.v2.access`` with a ``code``: ``ok``, ``app_id``, ``authed_user``
+        (``id``; ``scope``, ``access_token``, ``token_type`` when user scopes were asked for),
+        ``scope``, ``token_type`` ``bot``, ``access_token`` (a bot token the stand-in accepts with
+        those scopes), ``bot_user_id``, ``team`` (null for an org-wide install), ``enterprise``,
+        ``is_enterprise_install``. Refusals: ``invalid_client_id``, ``bad_client_secret``,
+        ``invalid_code`` (unknown or already used), ``bad_redirect_uri`` (not the one the
+        authorize step was given)."""
+        refused = self._client_refusal(args, auth)
+        if refused is not None:
+            return refused
+        with self._lock:
+            grant = self._codes.pop(str(args.get("code") or ""), None)
+        if grant is None:
+            return {"ok": False, "error": "invalid_code"}
+        if args.get("redirect_uri") and args.get("redirect_uri") != grant.redirect_uri:
+            return {"ok": False, "error": "bad_redirect_uri"}
+        n = next(self._ids)
+        bot = f"xoxb-{n:04d}-{uuid.uuid4().hex[:10]}-{uuid.uuid4().hex[:12]}"
+        authed: dict[str, Any] = {"id": grant.user}
+        with self._lock:
+            self._installed[bot] = grant.scopes
+            if grant.user_scopes:
+                user_token = f"xoxp-{n:04d}-{uuid.uuid4().hex[:10]}-{uuid.uuid4().hex[:12]}"
+                self._installed[user_token] = grant.user_scopes
+                authed.update(scope=",".join(sorted(grant.user_scopes)), access_token=user_token,
+                              token_type="user")
+        return {"ok": True, "app_id": CONSOLE_APP_ID, "authed_user": authed, "scope": ",".join(sorted(grant.scopes)),
+                "token_type": "bot", "access_token": bot, "bot_user_id": BOT_USER_ID,
+                "team": None if grant.org_wide else dict(team), "enterprise": dict(enterprise) if enterprise else None,
+                "is_enterprise_install": grant.org_wide}

@@ -13,12 +13,12 @@ import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any, TypeVar
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 from bot.doors.standin.answers import ok_body
 from bot.doors.standin.ids import CONSOLE_CHANNEL_ID, CONSOLE_CHANNEL_NAME, CONSOLE_TEAM_ID
 from bot.doors.standin.limits import Answer, RateLimits, checked_changes
-from bot.doors.standin.oauth import Tokens
+from bot.doors.standin.oauth import Grant, Tokens
 from bot.doors.standin.records import (
     ApiCall,
     BlockVerdicts,
@@ -56,7 +56,11 @@ class SlackStandIn:
     ``real_name``, ``display_name``, ``is_admin``, ``is_owner``, ``tz``, ``locale`` … for
     ``users.info`` (another id is ``user_not_found``; without it everyone is named by their id).
     ``oauth_client=(client_id, client_secret)``: token rotation (:mod:`~bot.doors.standin.oauth`,
-    :meth:`issue_rotating_token`). Tokens are kept only in memory, never recorded or printed.
+    :meth:`issue_rotating_token`) and installs: ``GET /oauth/v2/authorize`` approves at once as
+    :attr:`installer` (org-wide when :attr:`org_wide_install`) and redirects to the ``redirect_uri``
+    given or :attr:`oauth_redirect_url` with a one-time ``code`` and the ``state``; ``oauth.v2.access``
+    with that code answers the installation (``enterprise``: ``{"id", "name"}`` of an Enterprise
+    Grid org, or None). Tokens are kept only in memory, never recorded or printed.
     """
 
     def __init__(self, *, team_id: str = CONSOLE_TEAM_ID, team_name: str = "Console",
@@ -65,7 +69,15 @@ class SlackStandIn:
                  token_scopes: Mapping[str, Iterable[str]] | None = None,
                  scopes: Iterable[str] | None = None,
                  oauth_client: tuple[str, str] | None = None,
-                 users: Mapping[str, Mapping[str, Any]] | None = None):
+                 users: Mapping[str, Mapping[str, Any]] | None = None,
+                 enterprise: Mapping[str, str] | None = None):
+        self.enterprise = dict(enterprise) if enterprise is not None else None
+        self.oauth_redirect_url: str | None = None
+        """The app's configured redirect URL (Slack's app settings), used when authorize has none."""
+        self.installer = "U0INSTALLER"
+        """Who approves on the authorize page."""
+        self.org_wide_install = False
+        """Whether the approval installs org-wide (needs ``enterprise``)."""
         self.users = {k: dict(v) for k, v in users.items()} if users is not None else None
         self.scopes = default_bot_scopes() if scopes is None else parse_scopes(scopes)
         self.team_id = team_id
@@ -245,6 +257,9 @@ class SlackStandIn:
         elif method == "oauth.v2.access" and args.get("grant_type") == "refresh_token":
             status, headers, body = 200, {}, self._tokens.refresh(args, auth, {"id": self.team_id,
                                                                                "name": self.team_name})
+        elif method == "oauth.v2.access" and self._tokens.has_client:  # grant_type absent: an install
+            status, headers, body = 200, {}, self._tokens.exchange(
+                args, auth, {"id": self.team_id, "name": self.team_name}, self.enterprise)
         else:
             # Rate limits and injected faults first (they count arrivals, so the time spent
             # checking blocks must not shift them), then the arguments of an accepted call.
@@ -324,6 +339,20 @@ class SlackStandIn:
         """The body of an accepted call: :func:`bot.doors.standin.answers.ok_body`. A subclass may
         answer a method otherwise (tests answer ``oauth.v2.access`` with tokens)."""
         return ok_body(self, method, args)
+
+    def answer_authorize(self, query: Mapping[str, str]) -> tuple[int, str]:
+        """``GET /oauth/v2/authorize`` (server threads): ``(status, Location or error text)``. The
+        approval is immediate (:attr:`installer`); 302 to the redirect URL with ``code`` and
+        ``state``; 400 for an unknown ``client_id`` or no redirect URL known."""
+        redirect = query.get("redirect_uri") or self.oauth_redirect_url
+        grant = Grant(self.installer, frozenset(parse_scopes(query.get("scope", ""))),
+                      frozenset(parse_scopes(query.get("user_scope", ""))), query.get("redirect_uri") or None,
+                      self.org_wide_install and self.enterprise is not None)
+        code = self._tokens.authorize(query.get("client_id", ""), grant) if redirect else None
+        if code is None:
+            return 400, "invalid_client_id" if redirect else "bad_redirect_uri"
+        sep = "&" if "?" in str(redirect) else "?"
+        return 302, f"{redirect}{sep}{urlencode({'code': code, 'state': query.get('state', '')})}"
 
     def answer_response(self, key: str, url: str, raw: bytes) -> tuple[int, str]:
         """Answer one post to response URL ``key`` (server threads): ``(HTTP status, text)``;

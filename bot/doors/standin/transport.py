@@ -30,6 +30,10 @@ class Answers(Protocol):
         ``Authorization`` header."""
         ...
 
+    def answer_authorize(self, query: Mapping[str, str]) -> tuple[int, str]:
+        """``GET /oauth/v2/authorize``: ``(302, Location)`` or ``(400, error text)``."""
+        ...
+
     def answer_response(self, key: str, url: str, raw: bytes) -> tuple[int, str]:
         """A post of JSON text ``raw`` to response URL ``key``: ``(HTTP status, text body)``;
         raises ``ValueError`` when ``raw`` is not a JSON object."""
@@ -103,6 +107,10 @@ def handler_for(standin: Answers) -> type[BaseHTTPRequestHandler]:
                     method, args, self.headers.get("Authorization"))
                 self._send(status, json.dumps(body).encode(), "application/json; charset=utf-8",
                            headers)
+            elif parts.path == "/oauth/v2/authorize" and self.command == "GET":
+                status, where = standin.answer_authorize({k: v[-1] for k, v in parse_qs(parts.query).items()})
+                self._send(status, b"" if status == 302 else where.encode(), "text/plain",
+                           {"Location": where} if status == 302 else None)
             elif (key := response_key(parts.path)) is not None and self.command == "POST":
                 try:
                     status, text = standin.answer_response(key, standin.base_url + parts.path, raw)

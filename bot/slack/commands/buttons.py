@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from bot.slack.commands import replies
+from bot.slack.commands import plan, replies
 from bot.slack.commands.context import ButtonValue, Context
 from bot.slack.commands.digest_actions import handle_digest_action
 from bot.slack.commands.dm import dm_schedule
@@ -70,10 +70,11 @@ def _gone(ctx: Context, value: ButtonValue) -> bool:
     return bool((value.p and _post(ctx, value) is None) or (value.t and _track(ctx, value) is None))
 
 
-def _change(act: Callable[[Context, str], bool], done: str, already: str, on_post: bool
-            ) -> Callable[[Context, ButtonValue], Reply | None]:
+def _change(act: Callable[[Context, str], bool], done: str, already: str, on_post: bool,
+            finish: bool = False) -> Callable[[Context, ButtonValue], Reply | None]:
     """The use case of a progress or follow button: ``act`` on the button's post (``on_post``)
-    or track, say whether it changed anything (i18n keys ``done`` / ``already``), redraw."""
+    or track, say whether it changed anything (i18n keys ``done`` / ``already``), redraw; with
+    ``finish``, the finish line when the post completes an essential path (issue 24)."""
 
     def run(ctx: Context, value: ButtonValue) -> Reply | None:
         if _gone(ctx, value):
@@ -83,13 +84,17 @@ def _change(act: Callable[[Context, str], bool], done: str, already: str, on_pos
         if target:  # an old button may do it again: say it already was
             name = views.post_link(ctx.catalog, target, lang=ctx.lang) if on_post \
                 else views.track_name(ctx.catalog, target, ctx.lang)
+            before = ctx.reader.read() if finish else set()
             notice = t(done if act(ctx, target) else already, ctx.lang, **{"posts" if on_post else "track": name})
+            if finish:
+                notice = plan.with_finish(notice, plan.finish_notice(ctx, [target], before))
         return replies.redraw(ctx, value.v, notice, offset=value.o)
 
     return run
 
 
-mark_read = _change(lambda ctx, pid: bool(ctx.reader.mark_read([pid])), "read.done", "read.already", True)
+mark_read = _change(lambda ctx, pid: bool(ctx.reader.mark_read([pid])), "read.done", "read.already", True,
+                    finish=True)
 """Mark the button's post read, then redraw."""
 mark_unread = _change(lambda ctx, pid: bool(ctx.reader.mark_unread([pid])), "unread.done", "unread.already", True)
 """Mark the button's post unread, then redraw."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from bot.domain.schedule import ScheduleParts, WeeklySchedule
 from bot.slack import grammar
 from bot.slack.commands.context import Context
+from bot.slack.commands.plan import dm_budget
 from bot.slack.commands.subscribe import schedule_refusal, sentences, with_note
 from bot.slack.i18n import t
 from bot.slack.mrkdwn import truncate
@@ -45,5 +46,6 @@ def dm(ctx: Context, cmd: grammar.Command) -> Reply:
     when = dm_schedule(ctx, cmd.schedule)
     store.set_dm(caller.team_id, caller.user_id, True, schedule=when)
     text = with_note(t("dm.on", lang, **views.schedule_words(when, lang)), cmd, lang)
-    extra = [x for x in (None if ctx.reader.follows() else t("dm.no_follows", lang), ctx.keep_language()) if x]
+    extra = [x for x in (dm_budget(ctx, cmd), None if ctx.reader.follows() else t("dm.no_follows", lang),
+                         ctx.keep_language()) if x]
     return views.text_reply(sentences(lang, text, *extra))

@@ -6,6 +6,7 @@ from bot.domain.search import SearchResult
 from bot.slack import grammar
 from bot.slack.commands import replies
 from bot.slack.commands.context import Context
+from bot.slack.commands.plan import finish_notice, with_finish
 from bot.slack.i18n import t
 from bot.slack.mrkdwn import Mrkdwn, truncate
 from bot.slack.views import messages as views
@@ -56,7 +57,9 @@ def mark(ctx: Context, cmd: grammar.Command) -> Reply:
     if not read:
         changed = ctx.reader.mark_unread(post_ids)
         return views.text_reply(t("unread.done" if changed else "unread.already", ctx.lang, posts=titles))
+    before = ctx.reader.read()
     msg = t("read.done" if ctx.reader.mark_read(post_ids) else "read.already", ctx.lang, posts=titles)
+    msg = with_finish(msg, finish_notice(ctx, post_ids, before))  # issue 24: the finish line
     tracks = cat.tracks_of(post_ids[0])
     if not tracks:
         return views.text_reply(msg)

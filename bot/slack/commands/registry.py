@@ -6,7 +6,20 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from bot.slack import grammar
-from bot.slack.commands import buttons, dm, follow, help, lang, mark, query, remind, stats, subscribe, subscriptions
+from bot.slack.commands import (
+    buttons,
+    dm,
+    follow,
+    help,
+    lang,
+    mark,
+    plan,
+    query,
+    remind,
+    stats,
+    subscribe,
+    subscriptions,
+)
 from bot.slack.commands.context import ButtonValue, Context
 from bot.slack.commands.replies import redraw
 from bot.slack.views.blocks import Reply
@@ -34,6 +47,7 @@ COMMANDS: dict[str, CommandFn] = {
     "remind": remind.remind,
     "reminders": remind.reminders,
     "stats": stats.stats,
+    "plan": plan.plan,
 }
 """Command kind (:data:`bot.slack.grammar.Kind`) -> use case."""
 

@@ -56,8 +56,11 @@ def unknown_track(ctx: Context, text: str, command: str = "") -> Mrkdwn:
 def track_view(ctx: Context, track_id: str, notice: str | None = None, offset: int | None = None) -> Reply:
     """The track reply for the caller (progress, next step, buttons); ``offset`` the first
     step listed (``None``: the page around the reader's next step)."""
+    from bot.slack.commands.plan import track_path_line  # plan uses these replies too
+
     return views.track_reply(ctx.catalog, track_id, ctx.reader.read(), ctx.lang,
-                             followed=track_id in ctx.reader.follows(), notice=notice, offset=offset)
+                             followed=track_id in ctx.reader.follows(), notice=notice, offset=offset,
+                             path=track_path_line(ctx, track_id))
 
 
 def query(ctx: Context, text: str, notice: str | None = None, offset: int = 0) -> Reply:

@@ -16,6 +16,7 @@ from bot.slack.i18n import t
 from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply
 from bot.slack.views.insights import insights_reply
+from bot.slack.views.plan import with_finished
 
 
 def team_insights(rt: Runtime, team_id: str, now: datetime | None = None) -> Insights:
@@ -32,4 +33,5 @@ def stats(ctx: Context, cmd: grammar.Command) -> Reply:
     """The insights for an admin or owner; a polite refusal for anyone else."""
     if not ctx.is_admin():
         return views.text_reply(t("stats.refused", ctx.lang))
-    return insights_reply(ctx.catalog, team_insights(ctx.rt, ctx.caller.team_id), ctx.lang)
+    reply = insights_reply(ctx.catalog, team_insights(ctx.rt, ctx.caller.team_id), ctx.lang)
+    return with_finished(reply, ctx.catalog, ctx.rt.store.count_finished(ctx.caller.team_id), ctx.lang)

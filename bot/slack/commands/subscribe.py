@@ -8,6 +8,7 @@ from bot.domain.schedule import WeeklySchedule, subscription_change, zone_label
 from bot.slack import grammar
 from bot.slack.commands import replies
 from bot.slack.commands.context import CHANNEL_OK, Context
+from bot.slack.commands.plan import channel_budget
 from bot.slack.i18n import t, weekday_name
 from bot.slack.mrkdwn import Mrkdwn, truncate
 from bot.slack.views import messages as views
@@ -88,6 +89,7 @@ def _confirmation(ctx: Context, cmd: grammar.Command, old: Subscription | None, 
     text = t(_OUTCOME_KEY[outcome], lang, track=track, **words, first=next_fire_label(sub.schedule, lang=lang))
     if sub.steps_per_week != 1:
         text = sentences(lang, text, t("sub.steps", lang, n=sub.steps_per_week))
+    text = sentences(lang, text, *filter(None, (channel_budget(ctx, sub.id, cmd),)))  # issue 24: minutes a week
     if outcome in _ANNOUNCE_KEY:
         ctx.tell_channel(t(_ANNOUNCE_KEY[outcome], lang, person=ctx.person(ctx.caller.user_id), track=track,
                            **words))

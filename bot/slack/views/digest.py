@@ -35,7 +35,7 @@ from bot.domain.catalog import Catalog
 from bot.domain.catalog.attached import PerCatalog
 from bot.domain.plan import SubscriptionLike, plan_channel_digest
 from bot.slack.i18n import level_name, t
-from bot.slack.mrkdwn import Mrkdwn, link, plain, truncate
+from bot.slack.mrkdwn import Mrkdwn, as_plain, link, plain, truncate
 from bot.slack.views.blocks import (
     MAX_SECTION_TEXT,
     Reply,
@@ -52,6 +52,7 @@ from bot.slack.views.blocks import (
     sections,
 )
 from bot.slack.views.links import post_date, read_link
+from bot.slack.views.plan import channel_budget_intro, channel_finish_line, minutes_label, pt
 
 MAX_NOTE = 700
 """Characters of a step's note shown in a channel digest (a DM shows up to ``MAX_DM_NOTE``)."""
@@ -86,8 +87,10 @@ def _step_lines(catalog: Catalog, track_id: str, post_id: str, lang: str, total:
     position = catalog.order(track_id).index(post_id) + 1
     meta = t("digest.step_meta", lang, position=position, total=total, level=level_name(step.level, lang),
               source=post.source.label(lang), date=post_date(post, lang))
+    minutes = minutes_label(post, lang)  # issue 24: the step's reading time, when known
     lines: list[str] = [read_link(catalog, post, lang, bold=True),
-                        Mrkdwn("_{}_").format(meta) + (Mrkdwn(" · *{}*").format(badge) if badge else "")]
+                        Mrkdwn("_{}{}_").format(meta, Mrkdwn(" · ") + minutes if minutes else Mrkdwn())
+                        + (Mrkdwn(" · *{}*").format(badge) if badge else "")]
     if step.note:
         lines.append(truncate(step.note.get(lang), MAX_NOTE))
     before = paths.read_before(catalog, track_id, post_id)
@@ -103,13 +106,14 @@ def _step_lines(catalog: Catalog, track_id: str, post_id: str, lang: str, total:
 
 def compose_channel_digest(catalog: Catalog, sub: SubscriptionLike,
                            snapshot: Mapping[str, Sequence[str]] | None = None,
-                           lang: str = "en") -> ChannelDigest:
+                           lang: str = "en", page_url: str | None = None) -> ChannelDigest:
     """The digest a subscribed channel gets this week.
 
     ``snapshot`` is the store's ``catalog_snapshot(sub.last_catalog_version)`` (``{track id:
     [post ids in path order]}``) or None when unknown; it is ignored when that version is the
     current one. Raises ``KeyError`` when the catalog has no track ``sub.track_id`` (the
-    caller pauses such a subscription).
+    caller pauses such a subscription). ``page_url``: the track's public path page, linked from
+    the footer ("see the whole path") when given.
     """
     plan = plan_channel_digest(catalog, sub, snapshot)
     track_id = plan.track_id
@@ -122,7 +126,8 @@ def compose_channel_digest(catalog: Catalog, sub: SubscriptionLike,
     n = iter(range(10_000))
     blocks: list[Any] = [header(t("digest.header", lang, track=track.names.get(lang)))]
     if plan.first:
-        blocks.append(section(t("digest.intro", lang, track=name, total=plan.total, k=sub.steps_per_week)))
+        blocks.append(section(channel_budget_intro(name, plan.total, getattr(sub, "minutes_per_week", None), lang)
+                              or t("digest.intro", lang, track=name, total=plan.total, k=sub.steps_per_week)))
     badge = t("digest.new_badge", lang, version=catalog.version)
     for post_id in plan.steps:
         text = _step_lines(catalog, track_id, post_id, lang, plan.total,
@@ -142,6 +147,8 @@ def compose_channel_digest(catalog: Catalog, sub: SubscriptionLike,
         if plan.steps:
             blocks.append(divider())
         blocks.extend(sections(lines)[:3])
+    if plan.essentials_finished:  # issue 24: one line, in the one digest that passes the last essential
+        blocks.append(section(channel_finish_line(name, getattr(sub, "after_essentials", "further"), lang)))
     if plan.closing:
         blocks.append(section(t("digest.closing", lang, total=plan.total, track=name)))
     stop = button(t("btn.stop", lang), f"stop:{next(n)}", view, style="danger", confirm=confirm_dialog(
@@ -153,7 +160,8 @@ def compose_channel_digest(catalog: Catalog, sub: SubscriptionLike,
         stop,
     ]))
     blocks.append(context(t("digest.footer", lang, version=catalog.version, sent=min(plan.cursor, plan.total),
-                             total=plan.total, track_id=track_id)))
+                            total=plan.total, track_id=track_id)
+                          + (Mrkdwn(" · ") + link(page_url, as_plain(pt("whole_path", lang))) if page_url else "")))
     if plan.steps:
         fallback = t("digest.fallback", lang, track=name,
                       posts=Mrkdwn("; ").join(catalog.post(p).title for p in plan.steps))

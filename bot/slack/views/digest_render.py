@@ -16,6 +16,7 @@ from bot.slack.views.blocks import Reply
 from bot.slack.views.digest import ChannelDigest, compose_channel_digest
 from bot.slack.views.digest_cache import dm_composer
 from bot.slack.views.feed import feed_notice
+from bot.slack.views.plan_dm import budget_dm
 from bot.slack.views.reminders import reminder_message
 
 
@@ -25,14 +26,19 @@ class SlackDigestRenderer:
     Kit :class:`Reply` values. Stateless; the composers it uses are cached per catalog."""
 
     def channel_digest(self, catalog: Catalog, sub: SubscriptionLike,
-                       snapshot: Mapping[str, Sequence[str]] | None, lang: str) -> ChannelDigest:
+                       snapshot: Mapping[str, Sequence[str]] | None, lang: str,
+                       page_url: str | None = None) -> ChannelDigest:
         """:func:`bot.slack.views.digest.compose_channel_digest`."""
-        return compose_channel_digest(catalog, sub, snapshot, lang=lang)
+        return compose_channel_digest(catalog, sub, snapshot, lang=lang, page_url=page_url)
 
     def dm_digest(self, catalog: Catalog, follows: Sequence[str], read: set[str],
-                  lang: str) -> Reply | None:
-        """The weekly DM; None when there is nothing to suggest."""
-        return dm_composer(catalog, lang).compose(follows, read)
+                  lang: str, minutes_per_week: int | None = None) -> Reply | None:
+        """The weekly DM: one step per followed track (the keyed composer), or with a budget the
+        steps that fit it (:func:`bot.slack.views.plan_dm.budget_dm`); None when there is
+        nothing to suggest."""
+        if minutes_per_week is None:
+            return dm_composer(catalog, lang).compose(follows, read)
+        return budget_dm(catalog, follows, read, minutes_per_week, lang)
 
     def reminder(self, catalog: Catalog, post_id: str, lang: str) -> Reply:
         """:func:`bot.slack.views.reminders.reminder_message`."""

@@ -8,8 +8,9 @@ catalog URLs.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Protocol
 
 from slack_sdk.models.blocks import Block
@@ -17,23 +18,17 @@ from slack_sdk.models.blocks import Block
 from bot.domain import paths
 from bot.domain.catalog import Catalog
 from bot.domain.catalog.models import Step, Track
-from bot.domain.schedule import WeeklySchedule, zone_label
-from bot.slack.i18n import level_name, t, weekday_name
+from bot.domain.schedule import WeeklySchedule
+from bot.slack.i18n import level_name, t
 from bot.slack.ids import is_channel_id
 from bot.slack.mrkdwn import Mrkdwn, as_plain, link, truncate
-from bot.slack.views.blocks import (
-    Reply,
-    actions,
-    button,
-    context,
-    divider,
-    header,
-    make_reply,
-    section,
-    sections,
-)
+from bot.slack.views.blocks import Reply, actions, button, context, divider, header, make_reply, section, sections
 from bot.slack.views.links import post_date, read_link
 from bot.slack.views.parts import memo, memo_reply, rendered
+from bot.slack.views.plan import home_finished_blocks, step_suffix
+from bot.slack.views.subscriptions import schedule_words as schedule_words  # re-exported: callers use views.*
+from bot.slack.views.subscriptions import subscription_line as subscription_line
+from bot.slack.views.subscriptions import subscriptions_reply as subscriptions_reply
 
 MAX_RESULTS = 5
 STEPS_PER_PAGE = 20
@@ -77,10 +72,13 @@ def _with_notice(notice: str | None, fallback: Mrkdwn) -> Mrkdwn:
     return Mrkdwn("{}\n{}").format(notice, fallback) if notice else fallback
 
 
-def _step_line(catalog: Catalog, number: int, step: Step, icon: str, lang: str, bold: bool) -> Mrkdwn:
-    """``icon n. <post> · _level_``: a step as a track's path lists it."""
+def _step_line(catalog: Catalog, number: int, step: Step, icon: str, lang: str, bold: bool,
+               track_id: str | None = None) -> Mrkdwn:
+    """``icon n. <post> · _level_``: a step as a track's path lists it; with ``track_id`` (the
+    reader's reply) also its minutes and further-reading mark (:func:`bot.slack.views.plan.step_suffix`)."""
     text = read_link(catalog, catalog.post(step.post), lang, bold=bold)
-    return Mrkdwn("{} {}. {} · _{}_").format(Mrkdwn(icon), number, text, level_name(step.level, lang))
+    suffix = step_suffix(catalog, track_id, step.post, lang) if track_id else Mrkdwn("")
+    return Mrkdwn("{} {}. {} · _{}_{}").format(Mrkdwn(icon), number, text, level_name(step.level, lang), suffix)
 
 
 def _path_head(lang: str, start: int, end: int, total: int) -> list[str]:
@@ -146,7 +144,8 @@ def step_page(total: int, next_index: int | None, offset: int | None) -> int:
 
 
 def track_reply(catalog: Catalog, track_id: str, read: set[str], lang: str, *, followed: bool,
-                notice: str | None = None, shared: bool = False, offset: int | None = None) -> Reply:
+                notice: str | None = None, shared: bool = False, offset: int | None = None,
+                path: Mrkdwn | None = None) -> Reply:
     """A track's path in order with the reader's progress (read ✓, next →), the next step with its
     note and prerequisites, and buttons Mark read / Follow (or Unfollow) / Share to channel.
 
@@ -157,7 +156,8 @@ def track_reply(catalog: Catalog, track_id: str, read: set[str], lang: str, *, f
     (:func:`bot.slack.views.links.read_link`).
 
     ``notice`` (escaped mrkdwn) goes on top, e.g. after a click. ``shared=True`` renders the
-    in-channel version: no personal progress, no buttons.
+    in-channel version: no personal progress, no buttons. ``path`` is the reader's path line
+    (:func:`bot.slack.views.plan.path_line`), shown under the progress.
 
     The personal version is assembled from parts kept per catalog (:mod:`bot.slack.views.parts`)
     and, without a ``notice``, kept whole per reading state (:func:`~bot.slack.views.parts.memo_reply`);
@@ -166,9 +166,9 @@ def track_reply(catalog: Catalog, track_id: str, read: set[str], lang: str, *, f
     if shared:
         return _shared_track_reply(catalog, track_id, lang, notice, offset)
     if notice:  # a notice is one click's answer: not worth keeping
-        return _personal_track_reply(catalog, track_id, read, lang, followed, notice, offset)
-    return memo_reply(catalog, ("track", track_id, lang, frozenset(read), followed, offset),
-                      lambda: _personal_track_reply(catalog, track_id, read, lang, followed, None, offset))
+        return _personal_track_reply(catalog, track_id, read, lang, followed, notice, offset, path)
+    return memo_reply(catalog, ("track", track_id, lang, frozenset(read), followed, offset, path),
+                      lambda: _personal_track_reply(catalog, track_id, read, lang, followed, None, offset, path))
 
 
 @dataclass(frozen=True)
@@ -195,7 +195,8 @@ class _TrackPage:
 
 
 def _personal_track_reply(catalog: Catalog, track_id: str, read: Collection[str], lang: str,
-                          followed: bool, notice: str | None, offset: int | None) -> Reply:
+                          followed: bool, notice: str | None, offset: int | None,
+                          path: Mrkdwn | None = None) -> Reply:
     """:func:`track_reply` for the reader (progress, buttons), built from the parts kept per
     catalog."""
     track = catalog.track(track_id)
@@ -211,6 +212,8 @@ def _personal_track_reply(catalog: Catalog, track_id: str, read: Collection[str]
     blocks += [section(notice)] if notice else []
     blocks.append(rendered(catalog, ("progress", lang, track_id, read_count), lambda: context(
         t("track.progress", lang, read=read_count, total=total, version=catalog.version))))
+    if path:  # issue 24: the essential path's length and the reader's finish day
+        blocks.append(context(path))
     blocks.append(rendered(catalog, ("description", lang, track_id),
                            lambda: section(track.description.get(lang))))
     blocks += _step_blocks(page, steps)
@@ -248,7 +251,7 @@ def _step_blocks(page: _TrackPage, steps: Sequence[Step]) -> list[Block | dict]:
         def step_section(i: int = i, step: Step = step, state: str = state) -> Block:
             icon = {"read": ICON_READ, "next": ICON_NEXT, "unread": ICON_UNREAD}[state]
             kind = "mark_unread" if state == "read" else "mark_read"
-            return section(_step_line(catalog, i + 1, step, icon, lang, state == "next"), accessory=button(
+            return section(_step_line(catalog, i + 1, step, icon, lang, state == "next", track_id), accessory=button(
                 t("btn." + kind, lang), f"{kind}:{i - start}", {"p": step.post, "t": track_id, **page.view}))
         blocks.append(rendered(catalog, ("step", lang, track_id, i, state, i - start), step_section))
     if end < total:
@@ -351,41 +354,6 @@ def next_reply(catalog: Catalog, follows: Sequence[str], read: set[str], lang: s
     return make_reply(blocks, Mrkdwn("\n").join(fallback))
 
 
-# --- subscriptions -------------------------------------------------------------------------------
-
-
-def schedule_words(schedule: WeeklySchedule, lang: str) -> dict[str, str]:
-    """A schedule's parts as the strings' ``{weekday}``, ``{time}`` and ``{tz}`` (weekday name
-    in ``lang``, ``HH:MM`` local, the zone as :func:`bot.domain.schedule.zone_label` shows it)."""
-    return {"weekday": weekday_name(schedule.weekday, lang), "time": schedule.at_time,
-            "tz": zone_label(schedule.timezone)}
-
-
-def subscription_line(catalog: Catalog, sub, lang: str) -> Mrkdwn:
-    """One line describing a channel subscription (schedule, progress, pause reason)."""
-    name = track_name(catalog, sub.track_id, lang) if catalog.has_track(sub.track_id) else sub.track_id
-    total = len(catalog.order(sub.track_id)) if catalog.has_track(sub.track_id) else 0
-    progress = t("subs.progress", lang, sent=min(sub.cursor, total), total=total)
-    line = t("subs.line", lang, track=name, **schedule_words(sub.schedule, lang), n=sub.steps_per_week,
-             steps=f"{sub.steps_per_week} step" + ("s" if sub.steps_per_week != 1 else ""), progress=progress)
-    if sub.status != "active":
-        line += "\n" + t("subs.paused", lang, reason=sub.pause_reason or "paused", track_id=sub.track_id)
-    return line
-
-
-def subscriptions_reply(catalog: Catalog, subs: Iterable, lang: str) -> Reply:
-    """The digests of a channel, and how to stop or move one (named with the first's track)."""
-    subs = list(subs)
-    blocks: list[Block] = [header(t("subs.header", lang))]
-    if not subs:
-        blocks.append(section(t("subs.none", lang)))
-        return make_reply(blocks, t("subs.none", lang))
-    lines = [subscription_line(catalog, s, lang) for s in subs]
-    blocks.extend(sections(lines)[:40])
-    blocks.append(context(t("subs.hint", lang, track=subs[0].track_id)))
-    return make_reply(blocks, Mrkdwn("\n").join(lines))
-
-
 class HomeDm(Protocol):
     """What App Home reads of a person's DM settings (:class:`bot.store.DmSettings` has it)."""
 
@@ -415,6 +383,11 @@ class HomeState:
     dm: HomeDm | None
     channel_subs: Sequence[HomeChannelSub]
     lang: str = "en"
+    finished: Mapping[str, datetime] = field(default_factory=dict)
+    """Tracks whose essential path the person finished, and when (issue 24)."""
+    picture_url: str | None = None
+    """The signed URL of the person's path picture; None when no public URL is set."""
+    picture_track: str | None = None
 
 
 MODAL_TITLE_MAX = 24
@@ -440,6 +413,8 @@ def home_view(catalog: Catalog, state: HomeState) -> dict:
     lang = state.lang
     ids = ActionIds()
     blocks: list[Block] = [header(t("home.header", lang)), context(t("catalog.version", lang, version=catalog.version)),
+                           *home_finished_blocks(catalog, state.finished, state.read, lang, state.picture_url,
+                                                 state.picture_track),  # issue 24: finished paths, minutes, picture
                            section(t("home.following", lang))]
     follows = [tid for tid in state.follows if catalog.has_track(tid)]
     if not follows:

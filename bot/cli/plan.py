@@ -1,0 +1,87 @@
+"""``vllm-path path-image`` and ``vllm-path plan-weeks`` (issue 24; registered by bot/cli/main.py).
+
+Exit codes as for the rest of the CLI: 0 success, 1 something was refused or failed, 2 a usage
+error.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from bot.cli.common import load_catalog_or_exit
+
+
+def register(main: click.Group) -> None:
+    """Add ``path-image`` and ``plan-weeks`` to the top-level CLI."""
+    main.add_command(path_image_cmd)
+    main.add_command(plan_weeks_cmd)
+
+
+def essential_weeks_line(catalog, track_id: str, minutes_per_week: int | None = None) -> str:
+    """``Essential path: 6 steps · 84 min · 3 weeks at 30 min a week`` for ``catalog show``."""
+    from bot.domain import budget, paths
+
+    per_week = minutes_per_week or budget.DEFAULT_MINUTES
+    ess = paths.essentials(catalog, track_id)
+    minutes = paths.total_minutes(catalog, ess)[0]
+    weeks = budget.weeks_to_finish([catalog.post(p).minutes for p in ess], per_week)
+    unit = "week" if weeks == 1 else "weeks"
+    return (f"Essential path: {len(ess)} steps · {minutes} min · {weeks} {unit} at {per_week} min a week "
+            f"(further reading: {len(paths.further(catalog, track_id))} steps)")
+
+
+@click.command("plan-weeks")
+@click.option("--minutes", type=click.IntRange(1, 10_000), default=None,
+              help="Minutes a week (default: the app's default budget).")
+@click.option("--catalog", "catalog_dir", default=None, help="Catalog folder (default: catalog/).")
+def plan_weeks_cmd(minutes: int | None, catalog_dir: str | None) -> None:
+    """Weeks each track's essential path takes at a weekly budget; exit 1 when one takes more
+    than the promised weeks at the default."""
+    from bot.domain import budget
+
+    cat = load_catalog_or_exit(catalog_dir)
+    worst = 0
+    for tr in cat.tracks:
+        line = essential_weeks_line(cat, tr.id, minutes)
+        worst = max(worst, int(line.split(" week")[0].rsplit(" ", 1)[1]))
+        click.echo(f"{tr.id:14} {line}")
+    if minutes is None and worst > budget.FINISH_WEEKS:
+        click.echo(f"error: an essential path takes {worst} weeks at the default "
+                   f"(promise: {budget.FINISH_WEEKS})", err=True)
+        sys.exit(1)
+
+
+@click.command("path-image")
+@click.argument("track")
+@click.option("--read", "read", multiple=True, help="A post id the reader has read (repeatable).")
+@click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="The file to write: .png or .svg (the format follows the suffix).")
+@click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True)
+@click.option("--catalog", "catalog_dir", default=None, help="Catalog folder (default: catalog/).")
+def path_image_cmd(track: str, read: tuple[str, ...], output: Path, lang: str, catalog_dir: str | None) -> None:
+    """Draw TRACK's path (essential steps, further reading, prerequisite tracks, minutes; with
+    --read, the reader's marks) as a PNG or SVG with Graphviz, and say where it was saved."""
+    from bot.domain.search import track_named
+    from bot.pictures import FORMATS, PictureError, write
+
+    cat = load_catalog_or_exit(catalog_dir)
+    track_id = track_named(cat, track)
+    if track_id is None:
+        click.echo(f"error: no track matches {track!r}; tracks: {', '.join(t.id for t in cat.tracks)}", err=True)
+        sys.exit(2)
+    if output.suffix.lower().lstrip(".") not in FORMATS:
+        click.echo(f"error: {output.name}: the file name must end in .png or .svg", err=True)
+        sys.exit(2)
+    unknown = [p for p in read if not cat.has_post(p)]
+    if unknown:
+        click.echo(f"error: no post with the id {', '.join(unknown)}", err=True)
+        sys.exit(2)
+    try:
+        where = write(cat, track_id, output, read=list(read) if read else None, lang=lang)
+    except (PictureError, OSError) as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(1)
+    click.echo(f"Saved the {track_id} path picture to {where}")

@@ -1,0 +1,167 @@
+"""A weekly reading budget in minutes: the words people type for it, and what fits in it. Pure.
+
+A budget is a whole number of minutes a week (:data:`MIN_MINUTES` .. :data:`MAX_MINUTES`).
+People type it as ``30m``, ``30 min``, ``45 minutes``, ``1h``, ``1.5h``, ``1h30``, ``90``,
+``30分钟``, ``1小时``, ``半小时``, ``一小时``; :func:`parse_minutes` reads one,
+:func:`take_budget` takes one out of a command's words (``dm on monday 9:00 30m``).
+
+:data:`DEFAULT_MINUTES` is the budget of a reader or channel that set none. It is chosen so that
+every essential path (at most :data:`ESSENTIAL_MAX_MINUTES`, the catalog rule) finishes within
+:data:`FINISH_WEEKS` weeks *whatever its steps' lengths*: a week takes steps in order while they
+fit (:func:`fit`), so any two weeks in a row hold more than the budget ``B`` (else the second's
+first step would have fitted in the first). Five weeks would need more than ``2B`` minutes, so
+``B = 45`` finishes every path of at most 90 minutes in at most 4 weeks (:func:`guaranteed_weeks`:
+3; 44 is the least budget that keeps 4; at 30, five 16-minute steps and a 10-minute one take 5
+weeks).
+:func:`weeks_to_finish` gives the weeks for a list of step lengths under the week-by-week rule the
+digests use (:func:`fit`): each week takes the next steps that fit the budget, and always one.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Sequence
+
+ESSENTIAL_MAX_MINUTES = 90
+"""The longest an essential path may be (minutes of reading; the catalog's rule)."""
+FINISH_WEEKS = 4
+"""Every essential path finishes within this many weeks at the default budget."""
+DEFAULT_MINUTES = 45
+"""Minutes a week when none is set: ESSENTIAL_MAX_MINUTES / 2, see the module docstring."""
+MIN_MINUTES = 5
+MAX_MINUTES = 600
+UNKNOWN_STEP_MINUTES = 10
+"""Minutes a step of unknown length counts for when planning (never shown as its length)."""
+
+_EN = re.compile(
+    r"^(?:(?P<h>\d+(?:\.\d+)?)\s*(?:h|hr|hrs|hour|hours)\s*(?:(?P<hm>\d+)\s*(?:m|min|mins|minutes?)?)?"
+    r"|(?P<m>\d+)\s*(?:m|min|mins|minute|minutes))$")
+_ZH_NUM = {"半": 0.5, "一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8,
+           "九": 9, "十": 10, "十五": 15, "二十": 20, "三十": 30, "四十": 40, "四十五": 45, "六十": 60,
+           "九十": 90}
+_ZH = re.compile(r"^(?P<n>\d+(?:\.\d+)?|[半一两二三四五六七八九十]+)\s*(?P<u>分钟|分|小时|个小时|钟头|个钟头)$")
+OFF_WORDS = frozenset({"off", "none", "stop", "clear", "reset", "关闭", "关", "取消"})
+_FILLER = frozenset({"a", "per", "week", "weekly", "/week", "每周", "一周", "每星期", "a week"})
+
+
+def _zh_number(text: str) -> float | None:
+    if text.replace(".", "", 1).isdigit():
+        return float(text)
+    return _ZH_NUM.get(text)
+
+
+def parse_minutes(text: str) -> int | None:
+    """Minutes in ``text`` (one duration, English or Chinese), or ``None`` when it is not one.
+
+    ``30m`` / ``30 min`` / ``45 minutes`` -> 30/30/45; ``1h`` / ``1 hour`` / ``1.5h`` / ``1h30``
+    -> 60/60/90/90; ``30分钟`` / ``1小时`` / ``半小时`` / ``一小时`` -> 30/60/30/60. A bare number is
+    not a duration here (it may be an hour or a step count). Never raises; the range is not
+    checked (:func:`check_minutes`)."""
+    low = text.casefold().replace(" ", "").strip("/")
+    for suffix in ("perweek", "aweek", "/week", "week", "每周", "一周"):
+        if low.endswith(suffix) and len(low) > len(suffix):
+            low = low[: -len(suffix)]
+    m = _EN.match(low)
+    if m:
+        if m.group("m"):
+            return int(m.group("m"))
+        return round(float(m.group("h")) * 60) + int(m.group("hm") or 0)
+    z = _ZH.match(low)
+    if z:
+        n = _zh_number(z.group("n"))
+        if n is None:
+            return None
+        return round(n) if z.group("u") in ("分钟", "分") else round(n * 60)
+    return None
+
+
+def check_minutes(minutes: int) -> bool:
+    """Whether ``minutes`` is an allowed weekly budget (:data:`MIN_MINUTES`..:data:`MAX_MINUTES`)."""
+    return MIN_MINUTES <= minutes <= MAX_MINUTES
+
+
+def take_budget(words: Sequence[str]) -> tuple[list[str], int | None]:
+    """Take one duration (and a following ``a week`` / ``每周``) out of ``words``.
+
+    Returns the other words and the minutes (``None``: none given). Two words such as ``45 min``
+    or ``1 hour`` count as one duration."""
+    out = list(words)
+    for i, word in enumerate(out):
+        pair = f"{word}{out[i + 1]}" if i + 1 < len(out) else None
+        if pair is not None and word.replace(".", "", 1).isdigit() and parse_minutes(pair) is not None:
+            end, minutes = i + 2, parse_minutes(pair)
+        elif not word.isdigit() and (minutes := parse_minutes(word)) is not None:
+            end = i + 1
+        else:
+            continue
+        while end < len(out) and out[end].casefold() in _FILLER:
+            end += 1
+        return out[:i] + out[end:], minutes
+    return out, None
+
+
+def step_cost(minutes: int | None) -> int:
+    """What a step costs a week's budget: its minutes, else :data:`UNKNOWN_STEP_MINUTES`."""
+    return minutes if minutes else UNKNOWN_STEP_MINUTES
+
+
+def fit(lengths: Sequence[int | None], budget: int) -> int:
+    """How many of the next steps (their ``lengths`` in minutes, ``None`` unknown) one week of
+    ``budget`` minutes takes: as many as fit in order, and always one (a longer first step goes
+    alone). ``0`` only when ``lengths`` is empty."""
+    if not lengths:
+        return 0
+    used, n = 0, 0
+    for length in lengths:
+        cost = step_cost(length)
+        if n and used + cost > budget:
+            break
+        used += cost
+        n += 1
+        if used >= budget:
+            break
+    return n
+
+
+def weeks_to_finish(lengths: Sequence[int | None], budget: int) -> int:
+    """Weeks the steps of ``lengths`` take at ``budget`` minutes a week under :func:`fit`."""
+    weeks, rest = 0, list(lengths)
+    while rest:
+        rest = rest[fit(rest, budget):]
+        weeks += 1
+    return weeks
+
+
+def finish_day(today: dt.date, weeks: int) -> dt.date:
+    """The day a reader starting this week finishes after ``weeks`` weekly sessions: the end of
+    the last week (``today`` + 7 × ``weeks`` - 1 days; ``today`` itself when nothing is left)."""
+    return today + dt.timedelta(days=max(0, 7 * weeks - 1)) if weeks else today
+
+
+def guaranteed_weeks(total_minutes: int, budget: int) -> int:
+    """The most weeks :func:`weeks_to_finish` can take for any steps of whole minutes (each at
+    least one) totalling ``total_minutes`` at ``budget``: two weeks in a row hold at least
+    ``budget + 1`` minutes, so ``w`` weeks need ``w // 2 * (budget + 1) + w % 2`` minutes."""
+    w = 0
+    while (w + 1) // 2 * (budget + 1) + (w + 1) % 2 <= total_minutes:
+        w += 1
+    return w
+
+
+_STOP_AFTER = (("then", "stop"), ("stop", "after"), ("essentials", "only"), ("只读核心",), ("读完核心停止",))
+_FURTHER_AFTER = (("then", "further"), ("and", "further"), ("继续延伸阅读",))
+
+
+def take_after(words: Sequence[str]) -> tuple[list[str], str | None]:
+    """Take a channel's setup after the essential path out of ``words``: ``then stop`` /
+    ``stop after`` / ``essentials only`` / ``只读核心`` -> ``stop``; ``then further`` /
+    ``继续延伸阅读`` -> ``further``; ``None`` when not given."""
+    low = [w.casefold() for w in words]
+    for forms, value in ((_STOP_AFTER, "stop"), (_FURTHER_AFTER, "further")):
+        for form in forms:
+            n = len(form)
+            for i in range(len(low) - n + 1):
+                if tuple(low[i:i + n]) == form:
+                    return list(words[:i]) + list(words[i + n:]), value
+    return list(words), None

@@ -1,0 +1,164 @@
+"""Reading time of a post, counted from its own text. Pure: strings in, numbers out.
+
+The rule (also stated in ``catalog/README.md``; change both together):
+
+* **What is read**: the post's body, the file's text after its front matter (a first line ``---``
+  up to the next line ``---``). The front matter (title, authors, tags, the blog's summary) is
+  not counted.
+* **Speed**: :data:`WORDS_PER_MINUTE` = 230 words a minute; the minutes are the weighted word
+  count divided by 230, **rounded up** to whole minutes, and at least 1.
+* **Words**: after the markup below is removed, a word is a whitespace-separated token that holds
+  at least one letter or digit outside the CJK scripts (so ``|``, ``-``, ``**`` or ``=>`` alone are
+  not words; ``vLLM``, ``2.8x`` and ``P/D`` each count 1).
+* **Code**: the lines inside fenced code blocks (``````` or ``~~~``) count **half**: a reader skims
+  code, commands and logs rather than reading them word by word. Inline code (```x```) counts
+  like prose.
+* **HTML**: tags (``<p …>``, ``<img …>``, ``<br>``) and comments are removed and count nothing;
+  the text between tags counts like prose. The contents of ``<script>`` and ``<style>`` count
+  nothing. Jekyll/Liquid markup (``{% … %}``, ``{{ … }}``) counts nothing.
+* **Images and links**: a Markdown image ``![alt](url)`` counts its alt text; a link
+  ``[text](url)`` its text; URLs (in parentheses, in angle brackets or bare ``http(s)://…``)
+  count nothing.
+* **Tables**: a Markdown table counts the words of its cells like prose; its pipes and its
+  ``---|---`` separator row count nothing.
+* **CJK**: each Han, Kana or Hangul character counts **half** a word (230 words a minute is then
+  460 characters a minute, about the speed of reading Chinese prose); a run of CJK characters
+  inside a token is counted that way and the rest of the token as above.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+WORDS_PER_MINUTE = 230
+"""Reading speed, words per minute (prose)."""
+
+CODE_WEIGHT = 0.5
+"""What one word inside a fenced code block counts, in words."""
+
+CJK_WEIGHT = 0.5
+"""What one CJK character (Han, Kana, Hangul) counts, in words."""
+
+RULE = (f"{WORDS_PER_MINUTE} words a minute, rounded up, at least 1; fenced code counts half; HTML tags, "
+        "Liquid tags and URLs count nothing; image alt text, link text and table cells count as prose; "
+        "a CJK character counts half a word")
+"""The counting rule in one line (for reports and the catalog README)."""
+
+_FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n.*?^---[ \t]*\r?$\n?", re.DOTALL | re.MULTILINE)
+_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
+_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+_SCRIPT = re.compile(r"<(script|style)\b[^>]*>.*?</\1\s*>", re.DOTALL | re.IGNORECASE)
+_TAG = re.compile(r"</?[A-Za-z][^<>]*>")
+_LIQUID = re.compile(r"\{%.*?%\}|\{\{.*?\}\}", re.DOTALL)
+_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
+_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+_REF_DEF = re.compile(r"^[ \t]*\[[^\]]+\]:[ \t]*\S+.*$", re.MULTILINE)
+_ANGLE_URL = re.compile(r"<(?:https?|ftp)://[^>\s]*>")
+_BARE_URL = re.compile(r"(?:https?|ftp)://\S+")
+_TABLE_RULE = re.compile(r"^[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*$", re.MULTILINE)
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u3000-\u303f\uff00-\uffef]")
+_CJK_COUNTED = re.compile(r"[\u3040-\u309f\u30a0-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+_WORDLIKE = re.compile(r"[^\W_]")
+
+
+@dataclass(frozen=True)
+class WordCount:
+    """The words of a text under the rule of this module.
+
+    ``prose`` is the number of words outside fenced code, ``code`` the number inside it,
+    ``cjk`` the number of CJK characters (anywhere). ``weighted`` is what the reading time is
+    computed from: ``prose + CODE_WEIGHT * code + CJK_WEIGHT * cjk`` (in words).
+    """
+
+    prose: int
+    code: int
+    cjk: int
+
+    @property
+    def weighted(self) -> float:
+        """Words counted for reading time (see the class docstring)."""
+        return self.prose + CODE_WEIGHT * self.code + CJK_WEIGHT * self.cjk
+
+    @property
+    def minutes(self) -> int:
+        """Whole minutes at :data:`WORDS_PER_MINUTE`, rounded up, at least 1."""
+        return max(1, math.ceil(self.weighted / WORDS_PER_MINUTE))
+
+
+def body_of(file_text: str) -> str:
+    """A post file's text without its front matter (the block between the first two ``---``
+    lines, when the file starts with one); the whole text when there is none."""
+    text = file_text.lstrip("\ufeff")
+    match = _FRONT_MATTER.match(text)
+    return text[match.end():] if match else text
+
+
+def _split_code(body: str) -> tuple[str, str]:
+    """``(prose, code)``: the lines outside fenced code blocks and the lines inside them. An
+    unclosed fence runs to the end of the text (as Markdown renders it)."""
+    prose: list[str] = []
+    code: list[str] = []
+    fence: str | None = None
+    for line in body.splitlines():
+        match = _FENCE.match(line)
+        if fence is None:
+            if match:
+                fence = match.group(1)
+                continue
+            prose.append(line)
+        elif match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence) \
+                and not line.strip()[len(match.group(1)):].strip():
+            fence = None
+        else:
+            code.append(line)
+    return "\n".join(prose), "\n".join(code)
+
+
+def _strip_markup(text: str) -> str:
+    """Prose with HTML, Liquid, URLs, image/link targets and table rules removed."""
+    text = _COMMENT.sub(" ", text)
+    text = _SCRIPT.sub(" ", text)
+    text = _LIQUID.sub(" ", text)
+    text = _ANGLE_URL.sub(" ", text)
+    text = _TAG.sub(" ", text)
+    text = _IMAGE.sub(r" \1 ", text)
+    text = _LINK.sub(r" \1 ", text)
+    text = _REF_DEF.sub(" ", text)
+    text = _BARE_URL.sub(" ", text)
+    text = _TABLE_RULE.sub(" ", text)
+    return text.replace("|", " ")
+
+
+def _count_tokens(text: str) -> tuple[int, int]:
+    """``(words, CJK characters)`` of a text whose markup is already removed."""
+    words = 0
+    cjk = len(_CJK_COUNTED.findall(text))
+    for token in _CJK.sub(" ", text).split():
+        if _WORDLIKE.search(token):
+            words += 1
+    return words, cjk
+
+
+def count_words(body: str) -> WordCount:
+    """Count the words of a post body (Markdown with HTML) under the rule of this module.
+
+    ``body`` is the text after the front matter (:func:`body_of`). Never raises; an empty text
+    counts 0 words.
+    """
+    prose_text, code_text = _split_code(body)
+    prose, cjk_prose = _count_tokens(_strip_markup(prose_text))
+    code, cjk_code = _count_tokens(code_text)
+    return WordCount(prose=prose, code=code, cjk=cjk_prose + cjk_code)
+
+
+def reading_minutes(body: str) -> int:
+    """Minutes to read a post body: :func:`count_words` at :data:`WORDS_PER_MINUTE`, rounded up,
+    at least 1. ``body`` excludes the front matter (see :func:`body_of`)."""
+    return count_words(body).minutes
+
+
+def file_minutes(file_text: str) -> int:
+    """Minutes to read a post file (front matter removed first): ``reading_minutes(body_of(text))``."""
+    return reading_minutes(body_of(file_text))

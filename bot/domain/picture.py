@@ -1,0 +1,91 @@
+"""A track's path as a graph, pure (issue 24): what :mod:`bot.pictures` draws with Graphviz.
+
+The graph holds the essential steps in order (a chain), the further reading beside them (each
+hanging off the essential step it follows, or the last one), the prerequisite tracks (``before``)
+pointing at the first step, each step's minutes and, when drawn for a reader, read/unread marks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+from typing import Literal
+
+from bot.domain import paths
+from bot.domain.catalog import Catalog
+
+NodeKind = Literal["essential", "further", "track"]
+MAX_TITLE = 48
+"""Characters of a post title in a node label (cut with an ellipsis)."""
+
+
+@dataclass(frozen=True)
+class Node:
+    """One box: ``id`` (a post id, or ``track__<id>``: no slug has ``_``, and a colon would be a
+    Graphviz port), the lines of its label, its kind, and
+    ``read`` (True/False for a reader's picture, None when drawn for nobody)."""
+
+    id: str
+    label: tuple[str, ...]
+    kind: NodeKind
+    read: bool | None = None
+    linked: bool = True
+
+
+@dataclass(frozen=True)
+class PathGraph:
+    """A track's picture as data: nodes, and edges ``(from id, to id, kind)`` where kind is
+    ``path`` (essential order), ``further`` (further reading beside a step) or ``before`` (a
+    prerequisite track)."""
+
+    track_id: str
+    title: str
+    nodes: tuple[Node, ...]
+    edges: tuple[tuple[str, str, str], ...]
+
+
+def _title(text: str) -> str:
+    return text if len(text) <= MAX_TITLE else text[: MAX_TITLE - 1].rstrip() + "…"
+
+
+def _minutes(catalog: Catalog, post_id: str) -> str:
+    post = catalog.post(post_id)
+    if post.minutes is None:
+        return ""
+    return f"{post.minutes} min" if post.minutes_source == "counted" else f"~{post.minutes} min"
+
+
+def path_graph(catalog: Catalog, track_id: str, read: Collection[str] | None = None,
+               lang: str = "en") -> PathGraph:
+    """The :class:`PathGraph` of ``track_id``; ``read`` (post ids, former ids count) marks the
+    reader's progress, ``None`` draws it for nobody. Raises ``KeyError`` for an unknown track."""
+    track = catalog.track(track_id)
+    done = None if read is None else {catalog.resolve_post_id(p) or p for p in read}
+    ess = paths.essentials(catalog, track_id)
+    nodes: list[Node] = []
+    edges: list[tuple[str, str, str]] = []
+
+    def post_node(pid: str, n: int, kind: NodeKind) -> Node:
+        post = catalog.post(pid)
+        extra = [x for x in (_minutes(catalog, pid), "" if post.url else "no link yet") if x]
+        return Node(pid, (f"{n}. {_title(post.title)}", " · ".join(extra)) if extra else
+                    (f"{n}. {_title(post.title)}",), kind,
+                    None if done is None else pid in done, post.url is not None)
+
+    for before in track.before:
+        if catalog.has_track(before):
+            nodes.append(Node(f"track__{before}", (catalog.track(before).names.get(lang),), "track"))
+            if ess:
+                edges.append((f"track__{before}", ess[0], "before"))
+    for i, pid in enumerate(ess):
+        nodes.append(post_node(pid, i + 1, "essential"))
+        if i:
+            edges.append((ess[i - 1], pid, "path"))
+    order = catalog.order(track_id)
+    for j, pid in enumerate(paths.further(catalog, track_id)):
+        nodes.append(post_node(pid, len(ess) + j + 1, "further"))
+        at = order.index(pid)
+        anchor = next((e for e in reversed(ess) if order.index(e) < at), ess[-1] if ess else None)
+        if anchor is not None:
+            edges.append((anchor, pid, "further"))
+    return PathGraph(track_id, track.names.get(lang), tuple(nodes), tuple(edges))

@@ -1,0 +1,165 @@
+"""Draw a track's path (:func:`bot.domain.picture.path_graph`) as PNG or SVG with Graphviz.
+
+I/O: runs Graphviz's ``dot`` (the Debian package ``graphviz``) through the ``graphviz`` PyPI
+package. :class:`PictureError` when ``dot`` is missing or fails, or the format is unknown.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from collections.abc import Callable, Collection, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, quote, urlencode
+
+from bot.domain.catalog import Catalog
+from bot.domain.picture import PathGraph, path_graph
+
+FORMATS = ("png", "svg")
+_FILL = {"essential": "#dbeafe", "further": "#f3f4f6", "track": "#fef3c7"}
+
+
+class PictureError(RuntimeError):
+    """The picture could not be drawn (``dot`` missing or failing, unknown format)."""
+
+
+def to_dot(graph: PathGraph) -> object:
+    """A ``graphviz.Digraph`` of ``graph``: essential steps top to bottom, further reading beside
+    them (dashed), prerequisite tracks above (dotted); read steps ticked and green-bordered."""
+    import graphviz  # type: ignore[import-untyped]
+
+    dot = graphviz.Digraph(graph.track_id, graph_attr={
+        "rankdir": "TB", "label": graph.title, "labelloc": "t", "fontname": "Helvetica",
+        "fontsize": "16", "nodesep": "0.3", "ranksep": "0.35"},
+        node_attr={"shape": "box", "style": "rounded,filled", "fontname": "Helvetica", "fontsize": "10"})
+    for node in graph.nodes:
+        mark = "" if node.read is None else ("✓ " if node.read else "○ ")
+        label = "\n".join([mark + node.label[0], *node.label[1:]])
+        attrs = {"fillcolor": _FILL[node.kind]}
+        if node.kind == "track":
+            attrs["shape"] = "folder"
+        if node.read:
+            attrs.update(color="#16a34a", penwidth="2")
+        if not node.linked:
+            attrs["style"] = "rounded,filled,dashed"
+        dot.node(node.id, label, **attrs)
+    last_anchor = None
+    for src, dst, kind in graph.edges:
+        if kind == "path":
+            dot.edge(src, dst, weight="10")
+        elif kind == "further":  # one dashed link per essential step its further reading follows
+            if src != last_anchor:
+                dot.edge(src, dst, style="dashed", color="#9ca3af", constraint="false")
+            last_anchor = src
+        else:
+            dot.edge(src, dst, style="dotted")
+    further = [n.id for n in graph.nodes if n.kind == "further"]
+    for a, b in zip(further, further[1:], strict=False):  # further reading in a column beside the path
+        dot.edge(a, b, color="#d1d5db", arrowsize="0.5")
+    return dot
+
+
+def render(catalog: Catalog, track_id: str, fmt: str, read: Collection[str] | None = None,
+           lang: str = "en") -> bytes:
+    """The picture of ``track_id`` as ``fmt`` (``png`` or ``svg``) bytes; ``read`` marks a
+    reader's progress. Raises ``KeyError`` (unknown track) or :class:`PictureError`."""
+    if fmt not in FORMATS:
+        raise PictureError(f"unknown picture format {fmt!r}: use one of {', '.join(FORMATS)}")
+    import graphviz  # type: ignore[import-untyped]
+
+    try:
+        return bytes(to_dot(path_graph(catalog, track_id, read, lang)).pipe(format=fmt))  # type: ignore[attr-defined]
+    except graphviz.ExecutableNotFound as exc:
+        raise PictureError("Graphviz's dot is not installed (apt-get install -y graphviz)") from exc
+    except graphviz.CalledProcessError as exc:
+        raise PictureError(f"dot failed: {exc}") from exc
+
+
+def write(catalog: Catalog, track_id: str, out: Path, read: Collection[str] | None = None,
+          lang: str = "en") -> Path:
+    """Write the picture to ``out`` (format from its suffix, ``.png`` or ``.svg``); returns the
+    absolute path written. Raises as :func:`render`."""
+    fmt = out.suffix.lower().lstrip(".")
+    data = render(catalog, track_id, fmt, read, lang)
+    out.write_bytes(data)
+    return out.resolve()
+
+
+# --- signed picture URLs, served by the HTTP door (bot/doors/serve.py) -----------------------------
+
+PICTURE_PREFIX = "/paths/"
+"""URL path prefix of the pictures: ``/paths/<track>.<png|svg>?read=<ids>&sig=<hex>``."""
+_PROCESS_KEY = secrets.token_bytes(32)
+
+
+def _key(settings: Any) -> bytes:
+    secret = getattr(settings, "picture_url_secret", None) or getattr(settings, "slack_signing_secret", None)
+    if secret is not None and secret.get_secret_value():
+        return hashlib.sha256(b"vllm-path picture url\0" + secret.get_secret_value().encode()).digest()
+    return _PROCESS_KEY
+
+
+def _sign(settings: Any, track_id: str, fmt: str, read: Sequence[str]) -> str:
+    message = f"{track_id}.{fmt}?{','.join(read)}".encode()
+    return hmac.new(_key(settings), message, hashlib.sha256).hexdigest()[:32]
+
+
+def signed_url(settings: Any, catalog: Catalog, track_id: str, read: Collection[str],
+               fmt: str = "png") -> str | None:
+    """The reader's picture URL under ``settings.public_url`` (None when it is not set).
+
+    The URL carries the track's posts the reader has read (current ids, sorted; no user id) and
+    an HMAC-SHA256 of them, so nobody can change the marks or reach a reader's progress without
+    being given the URL."""
+    base = getattr(settings, "public_url", None)
+    if not base:
+        return None
+    order = set(catalog.order(track_id))
+    ids = sorted({pid for p in read if (pid := catalog.resolve_post_id(p)) and pid in order})
+    query = urlencode({"read": ",".join(ids), "sig": _sign(settings, track_id, fmt, ids)})
+    return f"{base.rstrip('/')}{PICTURE_PREFIX}{quote(track_id)}.{fmt}?{query}"
+
+
+def picture_app(runtime: Any, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+    """WSGI: ``GET /paths/<track>.<png|svg>?read=…&sig=…`` -> the picture; 403 for a missing or
+    wrong signature, 404 for an unknown track or format, 500 when ``dot`` fails."""
+    name = str(environ.get("PATH_INFO", ""))[len(PICTURE_PREFIX):]
+    track_id, _, fmt = name.rpartition(".")
+    params = parse_qs(str(environ.get("QUERY_STRING", "")))
+    read = [p for p in (params.get("read", [""])[0]).split(",") if p]
+    catalog = runtime.holder.catalog
+
+    def answer(status: str, body: bytes, ctype: str = "text/plain; charset=utf-8") -> list[bytes]:
+        start_response(status, [("Content-Type", ctype), ("Content-Length", str(len(body))),
+                                ("Cache-Control", "private, max-age=300")])
+        return [body]
+
+    if fmt not in FORMATS or not catalog.has_track(track_id):
+        return answer("404 Not Found", b"not found")
+    if not hmac.compare_digest(params.get("sig", [""])[0], _sign(runtime.settings, track_id, fmt, read)):
+        return answer("403 Forbidden", b"forbidden")
+    try:
+        body = render(catalog, track_id, fmt, [p for p in read if catalog.has_post(p)])
+    except PictureError:
+        return answer("500 Internal Server Error", b"picture unavailable")
+    return answer("200 OK", body, "image/png" if fmt == "png" else "image/svg+xml")
+
+
+def console_picture(runtime: Any, team: str, user: str, track_text: str, directory: Path | None = None) -> str:
+    """The console's ``picture <track>``: draw the reader's path (their reads from the store) to
+    ``<directory>/vllm-path-<track>.png`` (default: the working directory) and say where it was
+    saved, or why not."""
+    from bot.domain.search import track_named
+
+    catalog = runtime.holder.catalog
+    track_id = track_named(catalog, track_text) if track_text else None
+    if track_id is None:
+        return f"Usage: picture <track> (tracks: {', '.join(t.id for t in catalog.tracks)})"
+    out = (directory or Path.cwd()) / f"vllm-path-{track_id}.png"
+    try:
+        where = write(catalog, track_id, out, read=runtime.store.read_posts(team, user))
+    except (PictureError, OSError) as exc:
+        return f"Could not draw the picture: {exc}"
+    return f"Saved the picture of your {track_id} path to {where}"

@@ -1,0 +1,111 @@
+"""``plan 30m`` / ``plan off`` / ``计划 30分钟``: the caller's weekly reading budget (issue 24);
+the budget words of ``dm on … 30m`` and ``subscribe <track> … 45m [then stop]``; the finish
+line after ``read``; the path line of a track reply."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.domain import budget as budgets
+from bot.domain import paths
+from bot.slack import grammar
+from bot.slack.commands.context import Context
+from bot.slack.mrkdwn import Mrkdwn, truncate
+from bot.slack.views import messages as views
+from bot.slack.views.blocks import Reply
+from bot.slack.views.finish import finish_text
+from bot.slack.views.plan import path_line, plan_reply, pt
+from bot.web.urls import path_page_url
+
+
+def _range_refusal(minutes: int, lang: str) -> Reply:
+    return views.text_reply(pt("plan.range", lang, low=budgets.MIN_MINUTES, high=budgets.MAX_MINUTES,
+                               value=minutes))
+
+
+def plan(s: Context, cmd: grammar.Command) -> Reply:
+    """Set (``plan 30m``), reset (``plan off``) or show (``plan``) the caller's weekly budget; the
+    reply lists the weeks each essential path takes at it. Text that is no duration is a
+    refusal showing the forms."""
+    store, caller, cat = s.rt.store, s.caller, s.catalog
+    if cmd.error:
+        return views.text_reply(pt("plan.bad", s.lang, value=truncate(cmd.error_value or "", 100)))
+    if cmd.enabled is False:
+        store.set_budget(caller.team_id, caller.user_id, None)
+        return plan_reply(cat, None, s.lang, changed_to="off")
+    if cmd.minutes is None:
+        return plan_reply(cat, store.get_budget(caller.team_id, caller.user_id), s.lang, changed_to="show")
+    if not budgets.check_minutes(cmd.minutes):
+        return _range_refusal(cmd.minutes, s.lang)
+    store.set_budget(caller.team_id, caller.user_id, cmd.minutes)
+    return plan_reply(cat, cmd.minutes, s.lang, changed_to="set")
+
+
+def dm_budget(s: Context, cmd: grammar.Command) -> Mrkdwn | None:
+    """``dm on … 30m``: store the budget that came with the DM; the sentence to add, or None."""
+    if cmd.minutes is None or not budgets.check_minutes(cmd.minutes):
+        return None
+    s.rt.store.set_budget(s.caller.team_id, s.caller.user_id, cmd.minutes)
+    return pt("plan.set", s.lang, budget=cmd.minutes)
+
+
+def channel_budget(s: Context, sub_id: int, cmd: grammar.Command) -> Mrkdwn | None:
+    """``subscribe <track> … 45m [then stop]``: store the channel digest's budget and setup after
+    the essential path; the sentence to add, or None when none was typed."""
+    if cmd.minutes is None and cmd.after_essentials is None:
+        return None
+    minutes = cmd.minutes if cmd.minutes is not None and budgets.check_minutes(cmd.minutes) else None
+    if minutes is None and cmd.minutes is not None:
+        return pt("plan.range", s.lang, low=budgets.MIN_MINUTES, high=budgets.MAX_MINUTES, value=cmd.minutes)
+    current = s.rt.store.get_subscription(sub_id)
+    if minutes is None and current is not None:
+        minutes = current.minutes_per_week
+    s.rt.store.set_channel_budget(sub_id, minutes, cmd.after_essentials)
+    parts = [pt("plan.set", s.lang, budget=minutes)] if minutes else []
+    if cmd.after_essentials:
+        parts.append(pt("channel.after_" + cmd.after_essentials, s.lang).strip())
+    return Mrkdwn(" ").join(parts) if parts else None
+
+
+def track_path_line(s: Context, track_id: str) -> Mrkdwn:
+    """The caller's path line for a track reply: the essential path's steps and minutes and, at
+    their budget, about when they finish (:func:`bot.slack.views.plan.path_line`)."""
+    store = s.rt.store
+    budget = store.get_budget(s.caller.team_id, s.caller.user_id)
+    return path_line(s.catalog, track_id, s.reader.read(), budget, store.now().date(), s.lang,
+                     path_page_url(s.rt.settings, track_id, s.lang))
+
+
+def finish_notice(s: Context, post_ids: list[str], before: set[str]) -> Mrkdwn | None:
+    """After ``read``: the finish message for each track whose essential path the posts just
+    completed (``before``: what was read before), recorded once in the store; None otherwise."""
+    cat, store, caller = s.catalog, s.rt.store, s.caller
+    now_read = s.reader.read()
+    texts = []
+    finished = set(store.finished_paths(caller.team_id, caller.user_id))
+    for tid in dict.fromkeys(t for p in post_ids for t in cat.tracks_of(p)):
+        if paths.essentials_done(cat, tid, now_read) and not paths.essentials_done(cat, tid, before):
+            minutes = paths.total_minutes(cat, paths.essentials(cat, tid))[0]
+            store.record_finished(caller.team_id, caller.user_id, tid, minutes)
+            finished.add(tid)
+            texts.append(finish_text(cat, tid, now_read, s.lang, finished))
+    return Mrkdwn("\n\n").join(texts) if texts else None
+
+
+def with_finish(msg: Mrkdwn, finish: Mrkdwn | None) -> Mrkdwn:
+    """``msg`` followed by the finish message, when there is one."""
+    return msg if finish is None else Mrkdwn("{}\n\n{}").format(msg, finish)
+
+
+def home_plan(rt: Any, team: str, user: str, follows: list[str], read: set[str]) -> dict[str, Any]:
+    """App Home's plan fields (:class:`bot.slack.views.messages.HomeState`): the finished
+    essential paths and, when ``PUBLIC_URL`` is set, the signed URL of the picture of the first
+    followed track whose essential path is not finished (else the first followed)."""
+    from bot.pictures import signed_url
+
+    cat = rt.holder.catalog
+    finished = rt.store.finished_paths(team, user)
+    followed = [tid for tid in follows if cat.has_track(tid)]
+    track = next((tid for tid in followed if tid not in finished), followed[0] if followed else None)
+    url = signed_url(rt.settings, cat, track, read) if track else None
+    return {"finished": finished, "picture_url": url, "picture_track": track if url else None}

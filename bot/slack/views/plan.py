@@ -1,0 +1,156 @@
+"""Reading plans in Block Kit and mrkdwn (issue 24): reading times, the essential path's length and
+finish date, the ``plan`` reply, and the App Home part about finished paths.
+
+Strings live in the ``budget.*`` keys of :data:`bot.slack.i18n.STRINGS` (English and Chinese),
+looked up with :func:`bot.slack.i18n.t`. Pure rendering: callers pass the budget, today's date and what the
+reader has read.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Collection, Mapping
+
+from slack_sdk.models.blocks import Block, ImageBlock
+
+from bot.domain import budget as budgets
+from bot.domain import paths
+from bot.domain.catalog import Catalog
+from bot.domain.catalog.models import Post, Track, format_day
+from bot.slack.i18n import t
+from bot.slack.mrkdwn import Mrkdwn, as_plain, link
+from bot.slack.views.blocks import MAX_BLOCKS_MESSAGE, Reply, context, make_reply, section
+
+
+def pt(key: str, lang: str = "en", **values: object) -> Mrkdwn:
+    """A string of the ``budget.*`` keys of :data:`bot.slack.i18n.STRINGS` in ``lang``, formatted (values escaped)."""
+    return t("budget." + key, lang, **values)
+
+
+def minutes_label(post: Post, lang: str = "en") -> Mrkdwn:
+    """A post's reading time as shown: ``12 min`` (counted), ``~12 min`` (an estimate), empty
+    when unknown (never a number that looks counted and is not)."""
+    if post.minutes is None:
+        return Mrkdwn()
+    key = "min" if post.minutes_source == "counted" else "min_estimate"
+    return pt(key, lang, n=post.minutes)
+
+
+def step_suffix(catalog: Catalog, track_id: str, post_id: str, lang: str = "en") -> Mrkdwn:
+    """What a step line of a track reply adds after its level: `` · 12 min`` and, for a step
+    outside the essential path, `` · further reading``."""
+    parts = [minutes_label(catalog.post(post_id), lang)]
+    if post_id not in paths.essentials(catalog, track_id):
+        parts.append(Mrkdwn("_{}_").format(pt("further", lang)))
+    return Mrkdwn("").join(Mrkdwn(" · ") + p for p in parts if p)
+
+
+def path_line(catalog: Catalog, track_id: str, read: Collection[str], minutes_per_week: int | None,
+              today: dt.date, lang: str = "en", page_url: str | None = None) -> Mrkdwn:
+    """``Essential path: 6 steps · 84 min · at 30 min a week you finish around 29 Dec 2026``.
+
+    The finish day counts the unread essential steps from ``today`` at ``minutes_per_week``
+    (``None``: :data:`bot.domain.budget.DEFAULT_MINUTES`, said so); a finished path says so; the
+    track's ``before`` tracks follow on a second line. ``page_url``: the public path page
+    (:func:`bot.web.urls.path_page_url`), linked as "see the whole path" when given."""
+    ess = paths.essentials(catalog, track_id)
+    minutes, _complete = paths.total_minutes(catalog, ess)
+    if any(catalog.post(p).minutes for p in ess):
+        line = pt("path_line", lang, steps=len(ess), minutes=minutes)
+    else:  # no length known yet: never a "0 min" that looks counted
+        line = pt("path_steps", lang, steps=len(ess))
+    done = {catalog.resolve_post_id(p) or p for p in read}
+    left = [catalog.post(p).minutes for p in ess if p not in done]
+    if not left:
+        line += pt("path_finished", lang)
+    else:
+        per_week = minutes_per_week or budgets.DEFAULT_MINUTES
+        day = budgets.finish_day(today, budgets.weeks_to_finish(left, per_week))
+        line += pt("path_finish", lang, budget=per_week, day=format_day(day, lang))
+        if minutes_per_week is None:
+            line += pt("path_default", lang)
+    line += Mrkdwn(" · ") + link(page_url, as_plain(pt("whole_path", lang))) if page_url else Mrkdwn()
+    before = [b for b in catalog.track(track_id).before if catalog.has_track(b)]
+    if before:
+        names = Mrkdwn(", ").join(Mrkdwn("*{}*").format(catalog.track(b).names.get(lang)) for b in before)
+        line += Mrkdwn("\n") + pt("before", lang, tracks=names)
+    return line
+
+
+def plan_reply(catalog: Catalog, minutes_per_week: int | None, lang: str, *, changed_to: str) -> Reply:
+    """The answer to ``plan …``: the budget set (``changed_to="set"``), reset (``"off"``) or
+    shown (``"show"``), and the weeks each track's essential path takes at it."""
+    per_week = minutes_per_week or budgets.DEFAULT_MINUTES
+    if changed_to == "set":
+        head = pt("plan.set", lang, budget=per_week)
+    elif changed_to == "off":
+        head = pt("plan.off", lang, budget=per_week)
+    else:
+        head = pt("plan.show", lang, budget=per_week,
+                  default=pt("plan.default", lang) if minutes_per_week is None else Mrkdwn())
+    lines = [pt("plan.weeks", lang, track=tr.names.get(lang), minutes=m, weeks=w)
+             for tr, m, w in weeks_per_track(catalog, per_week)]
+    blocks = [section(head), section(Mrkdwn("\n").join(lines[:40]))]
+    return make_reply(blocks, head)
+
+
+def weeks_per_track(catalog: Catalog, minutes_per_week: int) -> list[tuple[Track, int, int]]:
+    """``(track, essential minutes, weeks to finish)`` for every track at ``minutes_per_week``."""
+    out = []
+    for tr in catalog.tracks:
+        ess = paths.essentials(catalog, tr.id)
+        out.append((tr, paths.total_minutes(catalog, ess)[0],
+                    budgets.weeks_to_finish([catalog.post(p).minutes for p in ess], minutes_per_week)))
+    return out
+
+
+def minutes_read(catalog: Catalog, read: Collection[str]) -> int:
+    """Minutes of reading in the posts of ``read`` whose length is known (former ids count)."""
+    ids = {pid for p in read if (pid := catalog.resolve_post_id(p))}
+    return sum(catalog.post(p).minutes or 0 for p in ids)
+
+
+def home_finished_blocks(catalog: Catalog, finished: Mapping[str, dt.datetime], read: Collection[str],
+                         lang: str, picture_url: str | None = None,
+                         picture_track: str | None = None) -> list[Block]:
+    """App Home's part about finishing: the finished tracks and the minutes read, then, when
+    ``picture_url`` is given (the HTTP door has a public URL), an image block of the reader's
+    path picture for ``picture_track``."""
+    minutes = minutes_read(catalog, read)
+    names = [catalog.track(tid).names.get(lang) for tid in finished if catalog.has_track(tid)]
+    if names:
+        text = pt("home.finished", lang, tracks=", ".join(names), minutes=minutes)
+    else:
+        text = pt("home.none_finished", lang, minutes=minutes)
+    out: list[Block] = [context(text)]
+    if picture_url and picture_track and catalog.has_track(picture_track):
+        alt = as_plain(pt("home.picture_alt", lang, track=catalog.track(picture_track).names.get(lang)))
+        out.append(ImageBlock(image_url=picture_url[:3000], alt_text=alt[:2000]))
+    return out
+
+
+def with_finished(reply: Reply, catalog: Catalog, counts: Mapping[str, int], lang: str) -> Reply:
+    """``reply`` (the ``stats`` insights) with one more context line: essential paths finished
+    in the workspace, in all and per track (``counts``: ``{track id: readers}``), within the
+    message's block limit."""
+    total = sum(counts.values())
+    per = ", ".join(f"{catalog.track(tid).names.get(lang)} {n}" for tid, n in
+                    sorted(counts.items(), key=lambda kv: -kv[1]) if catalog.has_track(tid))
+    line = pt("stats.finished", lang, n=total, tracks=per or "–")
+    blocks = [*reply.blocks[:MAX_BLOCKS_MESSAGE - 1], context(line).to_dict()]
+    return Reply(text=reply.text, blocks=blocks, response_type=reply.response_type)
+
+
+def channel_finish_line(track_name: str, after_essentials: str, lang: str = "en") -> Mrkdwn:
+    """The one line a channel digest carries when the channel has been through the essential
+    path: what comes next follows its setup (``further`` or ``stop``)."""
+    after = pt("channel.after_stop" if after_essentials == "stop" else "channel.after_further", lang)
+    return pt("channel.essentials_done", lang, track=track_name, after=after)
+
+
+def channel_budget_intro(track_name: str, total: int, minutes_per_week: int | None, lang: str = "en") -> Mrkdwn | None:
+    """A channel's first digest's introduction when it has a weekly budget; None without one
+    (the digest's own introduction, in steps a week, applies)."""
+    if not minutes_per_week:
+        return None
+    return pt("channel.intro", lang, track=track_name, total=total, minutes=minutes_per_week)

@@ -1,0 +1,48 @@
+"""Channel subscriptions as the replies show them: a schedule's words, one line per digest
+(schedule, progress, pause reason) and the ``subscriptions`` reply. Pure rendering."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from slack_sdk.models.blocks import Block
+
+from bot.domain.catalog import Catalog
+from bot.domain.schedule import WeeklySchedule, zone_label
+from bot.slack.i18n import t, weekday_name
+from bot.slack.mrkdwn import Mrkdwn
+from bot.slack.views.blocks import Reply, context, header, make_reply, section, sections
+
+__all__ = ["schedule_words", "subscription_line", "subscriptions_reply"]
+
+
+def schedule_words(schedule: WeeklySchedule, lang: str) -> dict[str, str]:
+    """A schedule's parts as the strings' ``{weekday}``, ``{time}`` and ``{tz}`` (weekday name
+    in ``lang``, ``HH:MM`` local, the zone as :func:`bot.domain.schedule.zone_label` shows it)."""
+    return {"weekday": weekday_name(schedule.weekday, lang), "time": schedule.at_time,
+            "tz": zone_label(schedule.timezone)}
+
+
+def subscription_line(catalog: Catalog, sub, lang: str) -> Mrkdwn:
+    """One line describing a channel subscription (schedule, progress, pause reason)."""
+    name = catalog.track(sub.track_id).names.get(lang) if catalog.has_track(sub.track_id) else sub.track_id
+    total = len(catalog.order(sub.track_id)) if catalog.has_track(sub.track_id) else 0
+    progress = t("subs.progress", lang, sent=min(sub.cursor, total), total=total)
+    line = t("subs.line", lang, track=name, **schedule_words(sub.schedule, lang), n=sub.steps_per_week,
+             steps=f"{sub.steps_per_week} step" + ("s" if sub.steps_per_week != 1 else ""), progress=progress)
+    if sub.status != "active":
+        line += "\n" + t("subs.paused", lang, reason=sub.pause_reason or "paused", track_id=sub.track_id)
+    return line
+
+
+def subscriptions_reply(catalog: Catalog, subs: Iterable, lang: str) -> Reply:
+    """The digests of a channel, and how to stop or move one (named with the first's track)."""
+    subs = list(subs)
+    blocks: list[Block] = [header(t("subs.header", lang))]
+    if not subs:
+        blocks.append(section(t("subs.none", lang)))
+        return make_reply(blocks, t("subs.none", lang))
+    lines = [subscription_line(catalog, s, lang) for s in subs]
+    blocks.extend(sections(lines)[:40])
+    blocks.append(context(t("subs.hint", lang, track=subs[0].track_id)))
+    return make_reply(blocks, Mrkdwn("\n").join(lines))

@@ -1,0 +1,92 @@
+"""Reading plans (issue 24): a reader's weekly budget, a channel digest's budget and its setup
+after the essential path, and the essential paths readers finished."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import delete, func, select, update
+
+from bot.store.base import StoreCore, changed
+from bot.store.models import ChannelSubscription, FinishedPath, ReaderBudget
+from bot.store.validate import check_id
+
+AFTER_ESSENTIALS = ("further", "stop")
+
+
+def _check_minutes(minutes: int) -> int:
+    if not isinstance(minutes, int) or isinstance(minutes, bool) or not 1 <= minutes <= 10_000:
+        raise ValueError(f"minutes a week must be a whole number 1..10000, got {minutes!r}")
+    return minutes
+
+
+class PlansRepo(StoreCore):
+    """Weekly budgets (minutes) and finished essential paths, keyed by team then user."""
+
+    def set_budget(self, team: str, user: str, minutes: int | None) -> bool:
+        """Set ``user``'s weekly reading budget to ``minutes`` (``None``: back to the default).
+        True when something changed. Raises ValueError for a bad id or minutes."""
+        check_id(team, "team"), check_id(user, "user")
+        key = (ReaderBudget.team_id == team, ReaderBudget.user_id == user)
+        with self._write() as s:
+            if minutes is None:
+                return changed(s, delete(ReaderBudget).where(*key)) > 0
+            row = s.execute(select(ReaderBudget).where(*key).with_for_update()).scalar_one_or_none()
+            if row is None:
+                s.add(ReaderBudget(team_id=team, user_id=user, minutes_per_week=_check_minutes(minutes),
+                                   updated_at=self._now()))
+                return True
+            if row.minutes_per_week == _check_minutes(minutes):
+                return False
+            row.minutes_per_week, row.updated_at = minutes, self._now()
+            return True
+
+    def get_budget(self, team: str, user: str) -> int | None:
+        """``user``'s weekly reading budget in minutes, or ``None`` when they set none."""
+        with self._read() as s:
+            return s.scalar(select(ReaderBudget.minutes_per_week).where(
+                ReaderBudget.team_id == team, ReaderBudget.user_id == user))
+
+    def set_channel_budget(self, subscription_id: int, minutes: int | None,
+                           after_essentials: str | None = None) -> bool:
+        """Set a channel subscription's weekly budget (minutes; ``None``: its steps per week) and,
+        when given, what it does after the essential path (``further`` or ``stop``). True when the
+        subscription exists. Raises ValueError for bad minutes or setup."""
+        values: dict[str, object] = {"minutes_per_week": None if minutes is None else _check_minutes(minutes)}
+        if after_essentials is not None:
+            if after_essentials not in AFTER_ESSENTIALS:
+                raise ValueError(f"after_essentials must be one of {AFTER_ESSENTIALS}")
+            values["after_essentials"] = after_essentials
+        with self._write() as s:
+            return changed(s, update(ChannelSubscription).where(ChannelSubscription.id == subscription_id)
+                           .values(**values)) > 0
+
+    def record_finished(self, team: str, user: str, track: str, minutes: int) -> bool:
+        """Record that ``user`` finished ``track``'s essential path now (``minutes``: that path's
+        reading time). True the first time; False when it was recorded before."""
+        check_id(team, "team"), check_id(user, "user"), check_id(track, "track")
+        stmt = (self._insert(FinishedPath)
+                .values(team_id=team, user_id=user, track_id=track, finished_at=self._now(),
+                        minutes=max(0, int(minutes)))
+                .on_conflict_do_nothing().returning(FinishedPath.track_id))
+        with self._write() as s:
+            return s.execute(stmt).scalar() is not None
+
+    def finished_paths(self, team: str, user: str) -> dict[str, datetime]:
+        """``{track id: finished_at (UTC)}`` of the essential paths ``user`` finished."""
+        with self._read() as s:
+            rows = s.execute(select(FinishedPath.track_id, FinishedPath.finished_at).where(
+                FinishedPath.team_id == team, FinishedPath.user_id == user))
+            return {tid: at for tid, at in rows}
+
+    def count_finished(self, team: str, since: datetime | None = None) -> dict[str, int]:
+        """``{track id: readers who finished its essential path}`` in ``team`` (since ``since``)."""
+        stmt = select(FinishedPath.track_id, func.count()).where(FinishedPath.team_id == team)
+        if since is not None:
+            stmt = stmt.where(FinishedPath.finished_at >= since)
+        with self._read() as s:
+            return {tid: int(n) for tid, n in s.execute(stmt.group_by(FinishedPath.track_id))}
+
+    def now(self) -> datetime:
+        """The store clock's current time (aware UTC): what plans date a finish from."""
+        return self._now()

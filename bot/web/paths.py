@@ -1,0 +1,171 @@
+"""The public path pages (issue 25): ``/paths`` lists every track with its essential path's
+minutes; ``/paths/<track>`` shows the path's picture, its essential steps and further reading
+with their links and minutes, and the tracks to read before; ``/paths/<track>.svg`` (or ``.png``)
+is that picture, drawn from the catalog only.
+
+Everything here comes from the catalog (:class:`bot.domain.catalog.Catalog`): no page ever shows
+or reads a reader's data. English and Chinese: ``?lang=zh`` / ``?lang=en``, else the browser's
+``Accept-Language``. Pictures are drawn by Graphviz (:func:`bot.pictures.render`) once per
+catalog version, track, language and format, and kept.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import parse_qs
+
+from bot.domain import paths
+from bot.domain.catalog import Catalog
+from bot.domain.catalog.models import Post
+from bot.web import pages
+
+PAGE_WORDS: Mapping[str, Mapping[str, str]] = {
+    "en": {"index_title": "Reading paths through the vLLM blog",
+           "index_lead": "Each track is a path through the vLLM blog in reading order: a short essential path "
+                         "first, then further reading. Follow one in Slack with /vllm-path <track>.",
+           "essential": "Essential path", "further": "Further reading", "before": "Read these tracks first",
+           "steps": "{n} steps", "min": "{n} min", "estimate": "about {n} min (estimate)",
+           "total_estimate": "about {n} min", "no_link": "no link yet", "archive": "the blog's archive",
+           "draft": "draft", "summary": "summary of the original article", "picture": "The path as a picture",
+           "alt": "Reading path of {track}: {n} essential steps ({steps}), then {m} posts of further reading.",
+           "alt_before": " Read {tracks} first.", "other_lang": "中文", "none_further": "None.",
+           "follow": "In Slack: /vllm-path {track} shows this path with your own progress."},
+    "zh": {"index_title": "vLLM 博客阅读路径",
+           "index_lead": "每个主题都是一条按阅读顺序穿过 vLLM 博客的路径：先是一段简短的核心路径，然后是延伸阅读。"
+                         "在 Slack 里用 /vllm-path <主题> 跟读。",
+           "essential": "核心路径", "further": "延伸阅读", "before": "建议先读这些主题",
+           "steps": "{n} 篇", "min": "{n} 分钟", "estimate": "约 {n} 分钟（估计）",
+           "total_estimate": "约 {n} 分钟", "no_link": "暂无链接", "archive": "博客文章列表",
+           "draft": "草稿", "summary": "原文的摘要", "picture": "路径图",
+           "alt": "{track}的阅读路径：{n} 篇核心文章（{steps}），然后是 {m} 篇延伸阅读。",
+           "alt_before": "建议先读：{tracks}。", "other_lang": "English", "none_further": "无。",
+           "follow": "在 Slack 里：/vllm-path {track} 会显示这条路径和你自己的进度。"},
+}
+"""The path pages' words by language."""
+
+
+def page_lang(query: str, accept_language: str | None) -> str:
+    """``zh`` or ``en``: ``?lang=`` first, else the first of the browser's ``Accept-Language``
+    (by q-value) that is Chinese or English, else English."""
+    asked = (parse_qs(query).get("lang") or [""])[0].lower()
+    if asked in ("zh", "en"):
+        return asked
+    ranked: list[tuple[float, int, str]] = []
+    for i, part in enumerate((accept_language or "").split(",")):
+        tag, _, params = part.strip().partition(";")
+        q = 1.0
+        if params.strip().startswith("q="):
+            try:
+                q = float(params.strip()[2:])
+            except ValueError:
+                q = 0.0
+        ranked.append((-q, i, tag.strip().lower()))
+    for _q, _i, tag in sorted(ranked):
+        if tag.startswith("zh"):
+            return "zh"
+        if tag.startswith("en"):
+            return "en"
+    return "en"
+
+
+def _w(lang: str, key: str, **values: Any) -> str:
+    return PAGE_WORDS[lang][key].format(**values)
+
+
+def minutes_text(post: Post, lang: str) -> str:
+    """A post's reading time as the page shows it: ``12 min`` (counted), ``about 12 min
+    (estimate)``, or nothing when unknown."""
+    if post.minutes is None:
+        return ""
+    return _w(lang, "min" if post.minutes_source == "counted" else "estimate", n=post.minutes)
+
+
+def _total_text(catalog: Catalog, post_ids: tuple[str, ...], lang: str) -> str:
+    """The minutes of ``post_ids`` summed: ``54 min``, ``about 54 min`` when some are estimated
+    or unknown, nothing when none is known."""
+    if not any(catalog.post(p).minutes for p in post_ids):
+        return ""
+    total, complete = paths.total_minutes(catalog, post_ids)
+    return _w(lang, "min" if complete else "total_estimate", n=total)
+
+
+def _step(catalog: Catalog, post_id: str, number: int, lang: str) -> dict[str, Any]:
+    """One step as the template lists it: number, title, link (None without one), minutes,
+    status words (no link yet, draft, a summary page)."""
+    post = catalog.post(post_id)
+    url, kind = post.read_link(catalog.manifest)
+    status = [_w(lang, "draft")] if post.is_draft else []
+    if kind == "summary":
+        status.append(_w(lang, "summary"))
+    return {"number": number, "title": post.title, "url": None if kind == "archive" else url,
+            "archive": url if kind == "archive" else None, "minutes": minutes_text(post, lang),
+            "status": status, "summary": post.summary.get(lang)}
+
+
+def _alt(catalog: Catalog, track_id: str, lang: str) -> str:
+    """The picture's alt text: the essential steps in order, how much further reading follows,
+    the tracks to read first."""
+    ess, more = paths.essentials(catalog, track_id), paths.further(catalog, track_id)
+    joiner = "、" if lang == "zh" else "; "
+    text = _w(lang, "alt", track=catalog.track(track_id).names.get(lang), n=len(ess), m=len(more),
+              steps=joiner.join(catalog.post(p).title for p in ess))
+    before = [catalog.track(b).names.get(lang) for b in catalog.track(track_id).before if catalog.has_track(b)]
+    return text + (_w(lang, "alt_before", tracks=joiner.join(before)) if before else "")
+
+
+def index_page(catalog: Catalog, lang: str = "en", install_link: bool = False) -> str:
+    """``/paths``: every track with its essential path's steps and minutes."""
+    rows = []
+    for track in catalog.tracks:
+        ess = paths.essentials(catalog, track.id)
+        rows.append({"id": track.id, "name": track.names.get(lang), "description": track.description.get(lang),
+                     "steps": _w(lang, "steps", n=len(ess)), "minutes": _total_text(catalog, ess, lang)})
+    return pages.render("paths.html", lang=lang, install_link=install_link, w=PAGE_WORDS[lang], tracks=rows,
+                        version=catalog.version)
+
+
+def track_page(catalog: Catalog, track_id: str, lang: str = "en", install_link: bool = False) -> str:
+    """``/paths/<track>``: the picture (with alt text), the essential steps and further reading
+    with links and minutes, and the tracks to read before. Raises ``KeyError`` for an unknown
+    track."""
+    track = catalog.track(track_id)
+    ess, more = paths.essentials(catalog, track_id), paths.further(catalog, track_id)
+    before = [{"id": b, "name": catalog.track(b).names.get(lang)} for b in track.before if catalog.has_track(b)]
+    return pages.render(
+        "path.html", lang=lang, install_link=install_link, w=PAGE_WORDS[lang], track_id=track_id,
+        name=track.names.get(lang), description=track.description.get(lang), before=before,
+        essentials=[_step(catalog, p, i + 1, lang) for i, p in enumerate(ess)],
+        further=[_step(catalog, p, len(ess) + i + 1, lang) for i, p in enumerate(more)],
+        essential_head=" · ".join(x for x in (_w(lang, "steps", n=len(ess)), _total_text(catalog, ess, lang)) if x),
+        picture=f"/paths/{track_id}.svg" + ("?lang=zh" if lang == "zh" else ""), alt=_alt(catalog, track_id, lang),
+        other_lang=("?lang=en" if lang == "zh" else "?lang=zh"), version=catalog.version,
+        follow=_w(lang, "follow", track=track_id))
+
+
+class Pictures:
+    """Catalog-only pictures of the tracks, drawn once per (catalog version, track, language,
+    format) and kept (a catalog has a few dozen tracks; a new version replaces the lot)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._version: str | None = None
+        self._kept: dict[tuple[str, str, str], bytes] = {}
+
+    def get(self, catalog: Catalog, track_id: str, fmt: str, lang: str) -> bytes:
+        """The picture bytes; raises ``KeyError`` (unknown track) or
+        :class:`bot.pictures.PictureError` (``dot`` missing or failing, unknown format)."""
+        from bot.pictures import render
+
+        key = (track_id, fmt, lang)
+        with self._lock:
+            if self._version != catalog.version:
+                self._version, self._kept = catalog.version, {}
+            if key in self._kept:
+                return self._kept[key]
+        data = render(catalog, track_id, fmt, None, lang)
+        with self._lock:
+            if self._version == catalog.version:
+                self._kept[key] = data
+        return data

@@ -1,0 +1,21 @@
+"""The public path pages' addresses (:mod:`bot.web.paths`), for the replies that link to them.
+
+Pure: no I/O, no imports beyond the standard library, so the Slack views' callers and the digest
+sender can use it."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+PATHS_PREFIX = "/paths"
+"""The path pages: ``/paths`` (every track) and ``/paths/<track>``."""
+
+
+def path_page_url(settings: Any, track_id: str, lang: str = "en") -> str | None:
+    """``<PUBLIC_URL>/paths/<track>`` (``?lang=zh`` for Chinese), or None when
+    ``settings.public_url`` is not set. The page shows the catalog only, never a reader's data."""
+    base = getattr(settings, "public_url", None)
+    if not base:
+        return None
+    return f"{str(base).rstrip('/')}{PATHS_PREFIX}/{quote(track_id)}" + ("?lang=zh" if lang == "zh" else "")

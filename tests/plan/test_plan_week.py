@@ -1,0 +1,104 @@
+"""Plans by minutes: the channel digest and the reader's week fit the budget; a channel is told
+once that it has been through the essential path."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from bot.cli.main import main
+from bot.domain import budget, paths
+from bot.domain.plan import BudgetPreview, plan_channel_digest, plan_reader_week
+from bot.slack.blockkit import validate_blocks
+from bot.slack.views.digest import compose_channel_digest
+
+
+def _walk(catalog, track_id: str, minutes: int, after: str = "further"):
+    """Every weekly plan of a channel at ``minutes`` from its first digest to the end."""
+    cursor, version, plans = 0, None, []
+    for _ in range(100):
+        sub = BudgetPreview(1, track_id, cursor, 1, version, minutes_per_week=minutes, after_essentials=after)
+        plan = plan_channel_digest(catalog, sub)
+        if plan.empty:
+            break
+        plans.append((sub, plan))
+        cursor, version = plan.cursor, plan.version
+    return plans
+
+
+@pytest.mark.parametrize("minutes", [20, 45, 60])
+def test_each_week_fits_the_budget_or_is_one_longer_step(timed_catalog, minutes: int) -> None:
+    for tr in timed_catalog.tracks:
+        walked = []
+        for _sub, plan in _walk(timed_catalog, tr.id, minutes):
+            lengths = [timed_catalog.post(p).minutes for p in plan.steps]
+            assert plan.steps
+            assert sum(lengths) <= minutes or len(lengths) == 1, (tr.id, lengths)
+            walked += plan.steps
+        assert walked == list(timed_catalog.order(tr.id))
+
+
+def test_a_channel_is_told_once_that_the_essential_path_is_done(timed_catalog) -> None:
+    plans = _walk(timed_catalog, "spec", 30)
+    told = [i for i, (_s, p) in enumerate(plans) if p.essentials_finished]
+    assert len(told) == 1
+    ess = set(paths.essentials(timed_catalog, "spec"))
+    sent_until = {p for _s, plan in plans[:told[0] + 1] for p in plan.steps}
+    assert ess <= sent_until and not ess <= {p for _s, plan in plans[:told[0]] for p in plan.steps}
+    texts = []
+    for sub, _plan in plans:
+        digest = compose_channel_digest(timed_catalog, sub, lang="en")
+        validate_blocks(digest.reply.blocks)
+        texts.append(json.dumps(digest.reply.blocks))
+    assert sum("has been through the essential path" in t for t in texts) == 1
+    assert "Further reading follows" in texts[told[0]]
+
+
+def test_a_channel_set_to_stop_gets_nothing_after_the_essential_path(timed_catalog) -> None:
+    plans = _walk(timed_catalog, "spec", 30, after="stop")
+    ess = set(paths.essentials(timed_catalog, "spec"))
+    sent = [p for _s, plan in plans for p in plan.steps]
+    assert ess <= set(sent) and len(sent) < len(timed_catalog.order("spec"))
+    assert plans[-1][1].essentials_finished
+    last = compose_channel_digest(timed_catalog, plans[-1][0], lang="zh")
+    assert "摘要到此为止" in json.dumps(last.reply.blocks, ensure_ascii=False)
+
+
+def test_the_readers_week_fits_the_budget_across_followed_tracks(timed_catalog) -> None:
+    read: set[str] = set()
+    weeks = 0
+    while not all(paths.essentials_done(timed_catalog, t, read) for t in ("spec", "pd")):
+        steps = plan_reader_week(timed_catalog, ["spec", "pd"], read, 40)
+        lengths = [timed_catalog.post(p).minutes for _t, p in steps]
+        assert steps and (sum(lengths) <= 40 or len(steps) == 1)
+        assert not {p for _t, p in steps} & read
+        read |= {p for _t, p in steps}
+        weeks += 1
+        assert weeks < 50
+    assert plan_reader_week(timed_catalog, ["spec"], set(timed_catalog.order("spec")), 40) == ()
+
+
+def test_a_linked_step_always_comes_before_one_without_a_link(repo_catalog) -> None:
+    for tr in repo_catalog.tracks:
+        read: set[str] = set()
+        while (step := paths.next_step(repo_catalog, tr.id, read)) is not None:
+            if repo_catalog.post(step.post).url is None:
+                rest = [p for p in repo_catalog.order(tr.id) if p not in read]
+                ready = [p for p in rest if all(a in read for a in repo_catalog.step(tr.id, p).after)]
+                assert all(repo_catalog.post(p).url is None for p in ready), tr.id
+            read.add(step.post)
+
+
+def test_digest_preview_with_minutes_lists_what_fits() -> None:
+    result = CliRunner().invoke(main, ["digest", "preview", "--track", "spec", "--minutes", "60", "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    steps = out["steps"]
+    assert steps and out["minutes_per_week"] == 60
+    lengths = [budget.step_cost(s["minutes"]) for s in steps]
+    assert sum(lengths) <= 60 or len(steps) == 1
+    validate_blocks(out["blocks"])
+    text = CliRunner().invoke(main, ["digest", "preview", "--track", "spec", "--minutes", "5"])
+    assert text.exit_code == 0 and "steps this week: spec-decode;" in text.output
