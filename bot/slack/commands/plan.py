@@ -15,7 +15,7 @@ from bot.slack.mrkdwn import Mrkdwn, truncate
 from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply
 from bot.slack.views.finish import finish_text
-from bot.slack.views.plan import path_line, plan_reply, pt
+from bot.slack.views.plan import plan_reply, pt
 
 
 def _range_refusal(minutes: int, lang: str) -> Reply:
@@ -66,14 +66,6 @@ def channel_budget(s: Session, sub_id: int, cmd: grammar.Command) -> Mrkdwn | No
     if cmd.after_essentials:
         parts.append(pt("channel.after_" + cmd.after_essentials, s.lang).strip())
     return Mrkdwn(" ").join(parts) if parts else None
-
-
-def track_path_line(s: Session, track_id: str) -> Mrkdwn:
-    """The caller's path line for a track reply: the essential path's steps and minutes and, at
-    their budget, about when they finish (:func:`bot.slack.views.plan.path_line`)."""
-    store = s.rt.store
-    budget = store.get_budget(s.caller.team_id, s.caller.user_id)
-    return path_line(s.rt.holder.catalog, track_id, s.read(), budget, store.now().date(), s.lang)
 
 
 def finish_notice(s: Session, post_ids: list[str], before: set[str]) -> Mrkdwn | None:

@@ -26,6 +26,7 @@ from bot.slack.mrkdwn import Mrkdwn, truncate
 from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply
 from bot.slack.views.parts import memo, memo_reply
+from bot.slack.views.plan import path_line
 from bot.slack.views.reminders import reminders_reply
 from bot.slack.views.search import search_reply
 from bot.store import ReaderState
@@ -387,12 +388,11 @@ class Session:
     def track_view(self, track_id: str, notice: str | None = None, offset: int | None = None) -> Reply:
         """The track reply for the caller (progress, next step, buttons); ``offset`` the first
         step listed (``None``: the page around the reader's next step)."""
-        from bot.slack.commands.plan import track_path_line  # issue 24 (plan imports this module)
-
         followed = track_id in self.follows()
+        path = path_line(self.rt.holder.catalog, track_id, self.read(), self._reader().budget,  # issue 24
+                         self.rt.store.now().date(), self.lang)
         return views.track_reply(self.rt.holder.catalog, track_id, self.read(), self.lang,
-                                 followed=followed, notice=notice, offset=offset,
-                                 path=track_path_line(self, track_id))
+                                 followed=followed, notice=notice, offset=offset, path=path)
 
     def query(self, text: str, notice: str | None = None, offset: int = 0) -> Reply:
         """A track's path when ``text`` names a track, otherwise search results: the good matches
