@@ -57,6 +57,11 @@ PLAN_STRINGS: dict[str, dict[str, str]] = {
                          "zh": "{track} 的阅读路径与你的进度"},
     "stats.finished": {"en": ":checkered_flag: Essential paths finished: *{n}* ({tracks})",
                        "zh": ":checkered_flag: 读完的核心路径：*{n}*（{tracks}）"},
+    "dm.header": {"en": "Your reading this week", "zh": "本周阅读"},
+    "dm.footer": {"en": "catalog {version} · `/vllm-path plan 45m` changes your minutes a week · "
+                        "`dm off` stops this DM",
+                  "zh": "目录 {version} · `/vllm-path 计划 45分钟` 修改每周分钟数 · `dm off` 停止私信"},
+    "dm.fallback": {"en": "This week's reading: {posts}", "zh": "本周阅读：{posts}"},
     "dm.budget": {"en": "This week's reading at {budget} min a week:", "zh": "本周阅读（每周 {budget} 分钟）："},
     "channel.essentials_done": {
         "en": ":checkered_flag: This channel has been through the essential path of *{track}*.{after}",

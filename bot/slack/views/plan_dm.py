@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.digest.texts import dt
 from bot.domain import plan
 from bot.domain.catalog import Catalog
 from bot.slack.i18n import t
@@ -27,7 +26,7 @@ def budget_dm(catalog: Catalog, follows: Sequence[str], read: set[str], minutes_
     if not steps:
         return None
     view = {"v": DIGEST_DM_VIEW}
-    blocks: list[object] = [header(dt("dm_header", lang)), section(pt("dm.budget", lang, budget=minutes_per_week))]
+    blocks: list[object] = [header(pt("dm.header", lang)), section(pt("dm.budget", lang, budget=minutes_per_week))]
     for i, (tid, pid) in enumerate(steps):
         post = catalog.post(pid)
         label = minutes_label(post, lang)
@@ -39,6 +38,6 @@ def budget_dm(catalog: Catalog, follows: Sequence[str], read: set[str], minutes_
     n = len(steps)
     blocks.append(actions([button(t("btn.snooze", lang), f"snooze:{n}", view),
                            button(t("btn.stop", lang), f"stop:{n + 1}", view)]))
-    blocks.append(context(dt("dm_footer", lang, version=catalog.version)))
-    fallback = dt("dm_fallback", lang, posts=Mrkdwn("; ").join(catalog.post(p).title for _t, p in steps))
+    blocks.append(context(pt("dm.footer", lang, version=catalog.version)))
+    fallback = pt("dm.fallback", lang, posts=Mrkdwn("; ").join(catalog.post(p).title for _t, p in steps))
     return make_reply(blocks, fallback)  # type: ignore[arg-type]
