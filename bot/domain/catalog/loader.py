@@ -298,11 +298,15 @@ def essential_path_issues(posts: list[tuple[str, Post]], tracks: list[tuple[str,
     essential step before every further step in that order; an ``essentials_reason`` (with
     ``zh`` on a bilingual track). ``before`` names known tracks other than the track itself and
     the ``before`` references form no cycle. A track missing from ``orders`` (its order could
-    not be computed, already reported) is checked only for what does not need the order.
+    not be computed, already reported) is checked only for what does not need the order. A catalog
+    where no track marks an essential step (the versions before 2026.12.5) is not asked for one,
+    so old versions still load (``catalog diff``); once one track has essentials, every track needs
+    them.
     """
     issues: list[CatalogIssue] = []
     by_id = {p.id: p for _, p in posts}
     track_ids = {t.id for _, t in tracks}
+    uses_essentials = any(s.essential for _, t in tracks for s in t.steps)
     for rel, track in tracks:
         entry = f"track '{track.id}'"
         for tid in track.before:
@@ -311,6 +315,8 @@ def essential_path_issues(posts: list[tuple[str, Post]], tracks: list[tuple[str,
             elif tid not in track_ids:
                 issues.append(CatalogIssue(rel, entry, "before", f"unknown track {tid!r}"))
         essentials = [s for s in track.steps if s.essential]
+        if not essentials and not uses_essentials:
+            continue  # a catalog from before essential paths (2026.12.4 and older) still loads
         if not essentials:
             issues.append(CatalogIssue(rel, entry, "essential",
                                        "no essential step: mark 1 to "

@@ -113,8 +113,9 @@ def imported(root: Path, source: str, *extra: str) -> dict:
     return json.loads(result.stdout)
 
 
-def assert_plan(data: dict, root: Path, skipped_origin: str) -> None:
-    """Exactly: two new posts, three fills of the URL-less entry, one skipped entry."""
+def assert_plan(data: dict, root: Path, skipped_origin: str, counted: bool = False) -> None:
+    """Exactly: two new posts, three fills of the URL-less entry (four with its reading time when
+    the source holds the posts' text, ``counted``), one skipped entry."""
     target = urlless(root)
     new = {p["title"]: p for p in data["new_posts"]}
     assert set(new) == {NEW_TITLE, ZH_TITLE}
@@ -135,12 +136,14 @@ def assert_plan(data: dict, root: Path, skipped_origin: str) -> None:
         (target["id"], "posts/vllm-blog.yaml", "url"): (None, fill_url(target)),
         (target["id"], "posts/vllm-blog.yaml", "published"): (target["published"], "2026-09-10"),
         (target["id"], "posts/vllm-blog.yaml", "authors"): ([], ["Grace Hopper"]),
+        **({(target["id"], "posts/vllm-blog.yaml", "minutes"): (None, 1)} if counted else {}),
     }
+    assert [p["minutes"] for p in new.values()] == ([1, 1] if counted else [None, None])
     assert data["conflicts"] == []
     assert [s["origin"] for s in data["skipped"]] == [skipped_origin]
 
 
-def assert_written(root: Path, before: dict[str, str], original_posts: str) -> None:
+def assert_written(root: Path, before: dict[str, str], original_posts: str, counted: bool = False) -> None:
     """drafts.yaml holds exactly the two drafts; vllm-blog.yaml differs only in the filled lines."""
     target_before = urlless(Path(original_posts))
     after = snapshot(root)
@@ -150,8 +153,16 @@ def assert_written(root: Path, before: dict[str, str], original_posts: str) -> N
     assert [(d["id"], d["title"], d["status"]) for d in drafts] == [
         ("elastic-ep-scaling", NEW_TITLE, "draft"), ("structured-decoding-ueberblick", ZH_TITLE, "draft")]
     assert all("summary" not in d for d in drafts)
+    assert all(d.get("minutes") == (1 if counted else None) for d in drafts)
+    assert all(d.get("minutes_source") == ("counted" if counted else None) for d in drafts)
     old_lines = (Path(original_posts) / "posts/vllm-blog.yaml").read_text(encoding="utf-8").splitlines()
     new_lines = (root / "posts/vllm-blog.yaml").read_text(encoding="utf-8").splitlines()
+    if counted:  # the reading time goes right before the post's tags, and nowhere else
+        at = new_lines.index("  minutes: 1", new_lines.index(f"- id: {target_before['id']}"))
+        assert new_lines[at - 2:at + 3] == ["  source:", "    kind: vllm-blog", "  minutes: 1",
+                                            "  minutes_source: counted", "  tags:"]
+        assert new_lines.count("  minutes_source: counted") == old_lines.count("  minutes_source: counted") + 1
+        del new_lines[at:at + 2]
     diff = [line for line in difflib.unified_diff(old_lines, new_lines, lineterm="", n=0)
             if line[:1] in "+-" and not line.startswith(("+++", "---"))]
     assert diff == ["-  url: null", "-  published:", "-    from: '2026-08-14'", "-    to: '2026-11-30'",
@@ -170,16 +181,16 @@ def assert_written(root: Path, before: dict[str, str], original_posts: str) -> N
         for pid, title in (("elastic-ep-scaling", NEW_TITLE), ("structured-decoding-ueberblick", ZH_TITLE)))
 
 
-def run_twice(root: Path, source: str, skipped_origin: str, tmp_path: Path) -> None:
+def run_twice(root: Path, source: str, skipped_origin: str, tmp_path: Path, counted: bool = False) -> None:
     pristine = catalog_copy(tmp_path / "pristine")
     before = snapshot(root)
     dry = imported(root, source)
-    assert_plan(dry, root, skipped_origin)
+    assert_plan(dry, root, skipped_origin, counted)
     assert dry["written"] == [] and snapshot(root) == before  # no --write: nothing written
     first = imported(root, source, "--write")
-    assert_plan(first, pristine, skipped_origin)
+    assert_plan(first, pristine, skipped_origin, counted)
     assert first["written"] == [DRAFTS_FILE, "posts/vllm-blog.yaml"]
-    assert_written(root, before, str(pristine))
+    assert_written(root, before, str(pristine), counted)
     written = snapshot(root)
     second = imported(root, source, "--write")
     assert second["new_posts"] == [] and second["fills"] == [] and second["conflicts"] == []
@@ -195,7 +206,7 @@ def test_feed_file(copy: Path, tmp_path: Path):
 
 def test_jekyll_posts_folder(copy: Path, tmp_path: Path):
     blog = make_posts(tmp_path, copy)
-    run_twice(copy, str(blog), "_posts/2026-12-03-broken.md", tmp_path)
+    run_twice(copy, str(blog), "_posts/2026-12-03-broken.md", tmp_path, counted=True)
 
 
 def test_text_output_names_what_it_found(copy: Path, tmp_path: Path):
