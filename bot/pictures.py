@@ -67,7 +67,7 @@ def render(catalog: Catalog, track_id: str, fmt: str, read: Collection[str] | No
     reader's progress. Raises ``KeyError`` (unknown track) or :class:`PictureError`."""
     if fmt not in FORMATS:
         raise PictureError(f"unknown picture format {fmt!r}: use one of {', '.join(FORMATS)}")
-    import graphviz  # type: ignore[import-untyped]
+    import graphviz
 
     try:
         return bytes(to_dot(path_graph(catalog, track_id, read, lang)).pipe(format=fmt))  # type: ignore[attr-defined]

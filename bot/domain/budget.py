@@ -85,13 +85,15 @@ def take_budget(words: Sequence[str]) -> tuple[list[str], int | None]:
     """Take one duration (and a following ``a week`` / ``每周``) out of ``words``.
 
     Returns the other words and the minutes (``None``: none given). Two words such as ``45 min``
-    or ``1 hour`` count as one duration."""
+    or ``1 hour`` count as one duration. Among schedule words ``21h`` / ``9h30`` are clock times,
+    so the short ``h`` form is a duration only up to :data:`MAX_SHORT_HOURS` hours (``1h``,
+    ``1.5h``, ``2h30``); longer budgets take a word (``4 hours``, ``4小时``)."""
     out = list(words)
     for i, word in enumerate(out):
         pair = f"{word}{out[i + 1]}" if i + 1 < len(out) else None
         if pair is not None and word.replace(".", "", 1).isdigit() and parse_minutes(pair) is not None:
             end, minutes = i + 2, parse_minutes(pair)
-        elif not word.isdigit() and (minutes := parse_minutes(word)) is not None:
+        elif not word.isdigit() and (minutes := parse_minutes(word)) is not None and not _clock_like(word):
             end = i + 1
         else:
             continue
@@ -99,6 +101,16 @@ def take_budget(words: Sequence[str]) -> tuple[list[str], int | None]:
             end += 1
         return out[:i] + out[end:], minutes
     return out, None
+
+
+MAX_SHORT_HOURS = 3
+"""The most hours the bare ``Nh`` form means as a budget beside a schedule (``21h`` is a time)."""
+_SHORT_HOURS = re.compile(r"^(\d+(?:\.\d+)?)h(\d+)?$", re.IGNORECASE)
+
+
+def _clock_like(word: str) -> bool:
+    m = _SHORT_HOURS.match(word)
+    return bool(m and float(m.group(1)) > MAX_SHORT_HOURS)
 
 
 def step_cost(minutes: int | None) -> int:

@@ -3,8 +3,10 @@
 A track's path is a partial order: each :class:`~bot.domain.catalog.models.Step` may name the steps it
 comes ``after``. The linear order shown to people is a deterministic topological order (Kahn's
 algorithm) where, among the steps that are ready, an essential step comes before further reading,
-then the lowest level comes first (intro < core < advanced < capstone), then the earliest
-publication date (a date range counts from its first day), then the post id.
+then a post with a known link before one whose link is not known yet (issue 24: such a post is
+never "Read next" while a linked step is ready), then the lowest level comes first (intro < core <
+advanced < capstone), then the earliest publication date (a date range counts from its first
+day), then the post id.
 """
 
 from __future__ import annotations
@@ -75,10 +77,11 @@ def compute_order(track: Track, posts: Mapping[str, Post]) -> tuple[str, ...]:
             indegree[step.post] += 1
             followers[ref].append(step.post)
 
-    def key(pid: str) -> tuple[int, int, str, str]:
+    def key(pid: str) -> tuple[int, int, int, str, str]:
         post = posts.get(pid)
         date = post.published.earliest.isoformat() if post else "9999-12-31"
-        return (0 if steps[pid].essential else 1, _LEVEL_RANK[steps[pid].level], date, pid)
+        linked = post is not None and post.url is not None
+        return (0 if steps[pid].essential else 1, 0 if linked else 1, _LEVEL_RANK[steps[pid].level], date, pid)
 
     ready = [key(pid) for pid, deg in indegree.items() if deg == 0]
     heapq.heapify(ready)
@@ -148,19 +151,16 @@ class Position:
 def next_step(catalog: Catalog, track_id: str, read: Iterable[str]) -> Step | None:
     """The next step of a track for a reader who has read ``read`` (post ids or former ids).
 
-    The first step in path order that is unread, whose prerequisites (``after``) are all read and
-    whose post has a known link; a post whose link is not known yet is next only when no linked
-    step is ready (issue 24). ``None`` when the path is done. Raises ``KeyError`` for an unknown
+    The first step in path order that is unread and whose prerequisites (``after``) are all read;
+    ``None`` when the path is done. (The path order puts a post whose link is not known yet after
+    the linked steps that are ready, :func:`compute_order`.) Raises ``KeyError`` for an unknown
     track.
     """
     done = _resolve(catalog, read)
-    unlinked: Step | None = None
     for step in catalog.path(track_id):
         if step.post not in done and all(ref in done for ref in step.after):
-            if catalog.post(step.post).url is not None:
-                return step
-            unlinked = unlinked or step
-    return unlinked
+            return step
+    return None
 
 
 def progress(catalog: Catalog, track_id: str, read: Iterable[str]) -> tuple[int, int]:

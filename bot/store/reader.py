@@ -14,7 +14,7 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.sql.expression import CompoundSelect
 
 from bot.store.base import StoreCore
-from bot.store.models import ReadingProgress, TrackFollow, UserSettings
+from bot.store.models import ReaderBudget, ReadingProgress, TrackFollow, UserSettings
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +27,8 @@ class ReaderState:
     lang: str | None
     read: frozenset[str]
     follows: tuple[str, ...]
+    budget: int | None = None
+    """The weekly reading budget in minutes (issue 24; :meth:`~bot.store.Store.get_budget`)."""
 
 
 def _reader_statement() -> CompoundSelect[Any]:
@@ -41,7 +43,9 @@ def _reader_statement() -> CompoundSelect[Any]:
             .where(ReadingProgress.team_id == team, ReadingProgress.user_id == user))
     follows = (select(literal("follow"), TrackFollow.track_id, TrackFollow.followed_at)
                .where(TrackFollow.team_id == team, TrackFollow.user_id == user))
-    return union_all(lang, read, follows)
+    budget = (select(literal("budget"), cast(ReaderBudget.minutes_per_week, String), no_time)
+              .where(ReaderBudget.team_id == team, ReaderBudget.user_id == user))
+    return union_all(lang, read, follows, budget)
 
 
 _READER_STATE = _reader_statement()
@@ -86,6 +90,7 @@ class ReaderRepo(StoreCore):
         cost more than the query itself (``benchmarks/command_latency.py``)."""
         raw = self._raw_reader_statement()
         chosen: str | None = None
+        minutes: int | None = None
         posts: set[str] = set()
         followed: list[tuple[Any, str]] = []
         dbapi_conn = self._engine.raw_connection()
@@ -103,9 +108,11 @@ class ReaderRepo(StoreCore):
                 chosen = value
             elif kind == "read":
                 posts.add(value)
+            elif kind == "budget":
+                minutes = int(value)
             else:
                 followed.append((at, value))
         # As follows(): by followed_at, then track id. ``at`` is the driver's value (a datetime on
         # PostgreSQL, SQLite's fixed-width UTC text), which sorts in time order either way.
         followed.sort()
-        return ReaderState(chosen, frozenset(posts), tuple(track for _, track in followed))
+        return ReaderState(chosen, frozenset(posts), tuple(track for _, track in followed), minutes)

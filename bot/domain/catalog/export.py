@@ -84,7 +84,8 @@ def export_catalog(catalog: Catalog) -> dict[str, Any]:
 
 
 def render_track(catalog: Catalog, track_id: str, lang: str = "en") -> str:
-    """A track's path in reading order as terminal text (one numbered line per step, then its note).
+    """A track's path in reading order as terminal text (one numbered line per step, then its note);
+    essential steps are marked ``*`` and each post shows its minutes when known.
 
     Raises ``KeyError`` for an unknown track.
     """
@@ -92,10 +93,21 @@ def render_track(catalog: Catalog, track_id: str, lang: str = "en") -> str:
     lines = [f"{track.names.en} / {track.names.zh}  [{track.id}]  catalog {catalog.version}",
              track.description.get(lang), ""]
     path = catalog.path(track_id)
+    essentials = catalog.essentials(track_id)
+    if essentials:
+        minutes = sum(catalog.post(pid).minutes or 0 for pid in essentials)
+        lines.append(f"essential path: {len(essentials)} steps, {minutes} min (marked *); "
+                     f"further reading: {len(path) - len(essentials)} steps")
+    if track.before:
+        lines.append(f"read before: {', '.join(track.before)}")
+    if essentials or track.before:
+        lines.append("")
     for i, step in enumerate(path, start=1):
         post = catalog.post(step.post)
         after = f"  (after {', '.join(step.after)})" if step.after else ""
-        lines.append(f"{i:>2}. [{step.level}] {post.title}  ({post.published.label()}){after}")
+        mark = "*" if step.essential else " "
+        length = f", {post.minutes} min" if post.minutes is not None else ""
+        lines.append(f"{i:>2}.{mark}[{step.level}] {post.title}  ({post.published.label()}{length}){after}")
         lines.append(f"    id: {post.id}   {catalog.url_of(post) or 'URL not known'}")
         for ext in step.external_prerequisites:
             label = "first know" if ext.kind == "prerequisite" else "then read"

@@ -23,7 +23,8 @@ The rule (also stated in ``catalog/README.md``; change both together):
   ``---|---`` separator row count nothing.
 * **CJK**: each Han, Kana or Hangul character counts **half** a word (230 words a minute is then
   460 characters a minute, about the speed of reading Chinese prose); a run of CJK characters
-  inside a token is counted that way and the rest of the token as above.
+  inside a token is counted that way and the rest of the token as above. CJK punctuation and
+  full-width forms count nothing.
 """
 
 from __future__ import annotations

@@ -229,6 +229,11 @@ class Reader:
         """The ``/vllm-path lang`` setting, else ``None``."""
         return self._load().lang
 
+    @property
+    def budget(self) -> int | None:
+        """The weekly reading budget in minutes (``plan 30m``), else ``None`` (the default)."""
+        return self._load().budget
+
     def read(self) -> set[str]:
         """Post ids the caller has read (as stored: may include former ids); a fresh copy."""
         self._load()
