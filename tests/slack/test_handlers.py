@@ -314,11 +314,11 @@ def test_read_or_remind_with_a_topic_asks_which_post_and_changes_nothing(runtime
 def test_reading_a_post_of_two_tracks_shows_the_one_the_reader_follows(runtime):
     h = handlers(runtime)
     cat = runtime.holder.catalog
-    tracks = cat.tracks_of("anatomy-of-vllm")
+    tracks = cat.tracks_of("kv-offloading-connector")
     assert len(tracks) >= 2
     followed = tracks[1]
     h.command(ALICE, f"follow {followed}")
-    reply = h.command(ALICE, "read anatomy-of-vllm")
+    reply = h.command(ALICE, "read kv-offloading-connector")
     assert cat.track(followed).names.en in str(reply.blocks[0])
     assert cat.track(tracks[0]).names.en not in str(reply.blocks[0])
 
@@ -359,8 +359,8 @@ def test_follow_a_post_follows_its_track_or_offers_its_tracks(runtime):
     assert runtime.store.follows("T1", "U1") == ["spec"]
     h.command(ALICE, "unfollow p-eagle")
     assert runtime.store.follows("T1", "U1") == []
-    several = h.command(ALICE, "follow anatomy-of-vllm")
-    assert "several tracks" in several.text and "`internals`" in several.text and "`spec`" in several.text
+    several = h.command(ALICE, "follow kv-offloading-connector")
+    assert "several tracks" in several.text and "`internals`" in several.text and "`agentic`" in several.text
     assert runtime.store.follows("T1", "U1") == []
 
 
