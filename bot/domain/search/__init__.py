@@ -82,6 +82,8 @@ from bot.domain.search.index import (
 )
 from bot.domain.search.links import LinkIndex, resolve_link
 from bot.domain.search.matcher import (
+    CLOSEST_COVERAGE,
+    CONFIDENT_COVERAGE,
     FUZZY_WEIGHT,
     MAX_TOTAL,
     RELATIVE_FLOOR,
@@ -89,7 +91,7 @@ from bot.domain.search.matcher import (
     SUGGEST_MIN_CHARS,
     Matcher,
 )
-from bot.domain.search.results import LinkResult, PostMatch, SearchResult, TrackMatch
+from bot.domain.search.results import Confidence, LinkResult, PostMatch, SearchResult, TrackMatch
 from bot.domain.search.vocabulary import (
     Vocabulary,
     VocabularyError,
@@ -100,7 +102,7 @@ from bot.domain.search.vocabulary import (
 from bot.domain.text import clean, fold
 
 __all__ = [
-    "FIELD_WEIGHTS", "FUZZY_WEIGHT", "HINT_EMPTY", "MAX_QUERY_CHARS", "MAX_TOTAL", "MIN_SCORE",
+    "CLOSEST_COVERAGE", "CONFIDENT_COVERAGE", "Confidence", "FIELD_WEIGHTS", "FUZZY_WEIGHT", "HINT_EMPTY", "MAX_QUERY_CHARS", "MAX_TOTAL", "MIN_SCORE",
     "RELATIVE_FLOOR", "SUGGEST_CUTOFF", "SUGGEST_MIN_CHARS", "TRACK_THRESHOLD", "LinkIndex",
     "LinkResult", "Matcher", "PostMatch",
     "SearchResult", "TrackMatch", "Vocabulary", "VocabularyError", "default_vocabulary",

@@ -157,6 +157,7 @@ class Index:
     def __init__(self, catalog: Catalog, vocabulary: Vocabulary | None = None) -> None:
         self._vocab = vocab = vocabulary if vocabulary is not None else default_vocabulary()
         self._ignorable = vocab.ignorable
+        self._other_names = vocab.other_names
         self._catalog = catalog
         posts = catalog.posts
         self._n = len(posts)
@@ -419,8 +420,8 @@ class Index:
     def _expand_word_uncached(self, word: str) -> tuple[tuple[str, float], ...]:
         """Typo corrections and prefix completions of a Latin word that is not a known word:
         ``((known word, similarity), ...)``, best first; ``()`` for known or short words."""
-        if word in self._surface or len(word) < 4 or word.isdigit():
-            return ()
+        if word in self._surface or len(word) < 4 or word.isdigit() or word in self._other_names:
+            return ()  # known, too short, or the name of another tool (ollama is not llama)
         out: dict[str, float] = {}
         # Candidates one edit away (symmetric deletes: a deletion, insertion, substitution or
         # transposition), scored with rapidfuzz; a full scan of the words of a compatible length

@@ -27,10 +27,10 @@ from bot.domain.search.index import (
     Index,
     _field_of,
 )
-from bot.domain.search.results import LinkResult, PostMatch, SearchResult, TrackMatch
+from bot.domain.search.results import Confidence, LinkResult, PostMatch, SearchResult, TrackMatch
 from bot.domain.text import clean, has_han
 
-__all__ = ["FUZZY_WEIGHT", "MAX_TOTAL", "RELATIVE_FLOOR", "SUGGEST_CUTOFF", "SUGGEST_MIN_CHARS", "Matcher"]
+__all__ = ["CLOSEST_COVERAGE", "CONFIDENT_COVERAGE", "FUZZY_WEIGHT", "MAX_TOTAL", "RELATIVE_FLOOR", "SUGGEST_CUTOFF", "SUGGEST_MIN_CHARS", "Matcher"]
 
 FUZZY_WEIGHT = 0.6
 """The fuzzy (coverage) score's share of the fused score; BM25 has the rest."""
@@ -38,6 +38,17 @@ FUZZY_WEIGHT = 0.6
 RELATIVE_FLOOR = 0.6
 """A post is a good match only when it scores at least this share of the best post's score: the
 results stop where the matches stop."""
+
+CONFIDENT_COVERAGE = 0.6
+"""A search is ``confident`` when its best post covers at least this weighted share (0..1) of the
+query's concepts (:attr:`PostMatch.coverage`). Calibrated with ``benchmarks/relevance.py`` on the
+dev sets and ``tests/data/offtopic-dev.tsv``: off-topic questions reach about 0.5 on one shared
+common word (``improve``, ``best``), on-topic questions at least about 0.55."""
+
+CLOSEST_COVERAGE = 0.35
+"""Below this coverage (0..1) a search has no match (``confidence="none"``, no results): a post
+sharing one common word with a longer question is not an answer. Between it and
+:data:`CONFIDENT_COVERAGE` the posts are shown as the closest ones."""
 
 MAX_TOTAL = 100
 """At most this many good matches are counted and paged through."""
@@ -55,6 +66,13 @@ SUGGEST_CUTOFF = 75.0
 
 _MAX_URL_CHARS = 2000
 _URL_RE = re.compile(r"\b[a-z][a-z0-9+.-]*://\S*", re.IGNORECASE)
+
+
+def _confidence(coverage: float) -> Confidence:
+    """The confidence of a search whose best post covers ``coverage`` (0..1) of the query."""
+    if coverage >= CONFIDENT_COVERAGE - 1e-9:
+        return "confident"
+    return "closest" if coverage >= CLOSEST_COVERAGE - 1e-9 else "none"
 
 
 class Matcher(Index):
@@ -336,9 +354,10 @@ class Matcher(Index):
             if link is not None:
                 if link.status != "post" or link.post_id is None:
                     return SearchResult(query, None, (), None, 0, offset, link)
-                hit = PostMatch(link.post_id, 100.0, "link", self._catalog.tracks_of(link.post_id))
+                hit = PostMatch(link.post_id, 100.0, "link", self._catalog.tracks_of(link.post_id),
+                                1.0)
                 return SearchResult(query, None, (hit,) if offset == 0 else (), None, 1, offset,
-                                    link)
+                                    link, "confident")
         text = query[: MAX_QUERY_CHARS * 4]
         has_link = "://" in text or "<" in text
         if has_link:  # a link inside a sentence is not a topic: drop it
@@ -351,18 +370,20 @@ class Matcher(Index):
         units = self._units(norm)
         track = track or self._track_in(units)
         ranked, extra = self._rank(norm, offset + limit + 1, units)
-        if not ranked:
+        confidence = _confidence(ranked[0][3]) if ranked else "none"
+        if confidence == "none":
             return SearchResult(query, track, (), None)
         floor = max(MIN_SCORE, RELATIVE_FLOOR * ranked[0][0])
         good = [r for r in ranked if r[0] >= floor - 1e-9]
         page = good[offset:offset + limit]
         matches = tuple(PostMatch(self._post_ids[doc], round(score, 1), field,
-                                  self._catalog.tracks_of(self._post_ids[doc]))
-                        for score, doc, field in page)
-        return SearchResult(query, track, matches, None, min(MAX_TOTAL, len(good) + extra), offset)
+                                  self._catalog.tracks_of(self._post_ids[doc]), round(cov, 3))
+                        for score, doc, field, cov in page)
+        return SearchResult(query, track, matches, None, min(MAX_TOTAL, len(good) + extra), offset,
+                            None, confidence)
 
     def _rank(self, norm: str, need: int = 0, units: list[_Unit] | None = None
-              ) -> tuple[list[tuple[float, int, str]], int]:
+              ) -> tuple[list[tuple[float, int, str, float]], int]:
         """``([(fused score 0..100, doc, matched field)], extra)``: the re-scored candidates
         (at least ``need`` of them when there are), best first, and how many further posts are
         good matches (counted, not ranked). ``units``: ``norm``'s, when already split."""
@@ -458,8 +479,8 @@ class Matcher(Index):
             names_it = bool(latin) and self._titles[doc].startswith(latin)
             ranked.append((-round(score, 1), -names_it, -score, -rec, doc))
         ranked.sort()
-        out = [(-r[0], r[4], _field_of(fields[r[4]][1]) if fields[r[4]][0] > 0 else "answers")
-               for r in ranked[:MAX_TOTAL]]
+        out = [(-r[0], r[4], _field_of(fields[r[4]][1]) if fields[r[4]][0] > 0 else "answers",
+                fields[r[4]][0]) for r in ranked[:MAX_TOTAL]]
         # Posts past the re-scored ones that are good matches whatever their similarity.
         extra = 0
         if len(rest) and out:

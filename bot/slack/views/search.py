@@ -55,13 +55,17 @@ def search_reply(catalog: Catalog, query: str, result, read: set[str], lang: str
             blocks.append(section(t("search.empty", lang)))
         else:
             blocks.append(section(t("search.none", lang, query=shown_query)))
+            tracks = Mrkdwn(", ").join(Mrkdwn("`{}` ({})").format(tr.id, tr.names.get(lang))
+                                       for tr in catalog.tracks)
+            blocks.append(section(t("search.none_offer", lang, tracks=tracks)))
         if suggestion:
             blocks.append(section(suggestion))
         blocks.append(context(t("didyoumean.help", lang)))
         return make_reply(blocks, Mrkdwn("\n").join(Mrkdwn(text.text) for b in blocks
                                                        if (text := getattr(b, "text", None))))
 
-    title = header or t("search.header", lang, query=shown_query)
+    closest = header is None and getattr(result, "confidence", "confident") == "closest"
+    title = header or t("search.closest" if closest else "search.header", lang, query=shown_query)
     blocks.append(section(Mrkdwn("*{}*").format(title)))
     if result.track is not None:
         tid = result.track.track_id
