@@ -180,6 +180,7 @@ class Index:
                 list(dict.fromkeys(t for m in group for t in self._ranked.query_tokens(m)))
                 for group in vocab.synonyms]
             self._links = LinkIndex(catalog, vocab)
+            self._answer_keys = self._build_answer_keys()
         finally:
             if gc_was_enabled:
                 gc.enable()
@@ -343,6 +344,26 @@ class Index:
             self._track_exact.setdefault(norm, (tid, name))
             self._track_exact.setdefault(norm.replace(" ", ""), (tid, name))
         self._max_name_units = max((len(c) for *_, c in self._track_names), default=0)
+
+    def _build_answer_keys(self) -> dict[tuple[str, ...], tuple[int, ...]]:
+        """Each phrase of ``answers.yaml`` (an entry's comma-separated parts) as its
+        :meth:`_answer_key`, mapped to the posts (doc numbers) that list it."""
+        doc_index = {pid: i for i, pid in enumerate(self._post_ids)}
+        out: dict[tuple[str, ...], list[int]] = {}
+        for pid, entries in self._vocab.answers.items():
+            doc = doc_index.get(pid)
+            for phrase in (p for e in entries for p in e.split(",")) if doc is not None else ():
+                key = self._answer_key(normalize(phrase))
+                if key and doc not in out.setdefault(key, []):
+                    out[key].append(doc)
+        return {k: tuple(v) for k, v in out.items()}
+
+    def _answer_key(self, norm: str) -> tuple[str, ...]:
+        """The words of normalized text as an answer phrase is compared: stemmed, stop words (not
+        question words) left out, sorted (``what is vLLM`` = ``what's vllm``)."""
+        stop = self._vocab.stopwords
+        return tuple(sorted({_unit_key(u) for u in self._units(norm, phrases=False)
+                             if u.text not in stop}))
 
     # --- analysis helpers ----------------------------------------------------------------------
 

@@ -370,6 +370,7 @@ class Matcher(Index):
         units = self._units(norm)
         track = track or self._track_in(units)
         ranked, extra = self._rank(norm, offset + limit + 1, units)
+        ranked = self._answered_first(norm, ranked)
         confidence = _confidence(ranked[0][3]) if ranked else "none"
         if confidence == "none":
             return SearchResult(query, track, (), None)
@@ -381,6 +382,17 @@ class Matcher(Index):
                         for score, doc, field, cov in page)
         return SearchResult(query, track, matches, None, min(MAX_TOTAL, len(good) + extra), offset,
                             None, confidence)
+
+    def _answered_first(self, norm: str, ranked: list[tuple[float, int, str, float]]
+                        ) -> list[tuple[float, int, str, float]]:
+        """``ranked`` with the posts whose ``answers.yaml`` lists the query itself as a phrase
+        (:meth:`_answer_key`) first, at score 100 and coverage 1 (``what is vllm`` → the post that
+        introduced vLLM); unchanged when no post lists it."""
+        docs = self._answer_keys.get(self._answer_key(norm), ())
+        if not docs:
+            return ranked
+        first = [(100.0, doc, "answers", 1.0) for doc in docs]
+        return first + [r for r in ranked if r[1] not in docs]
 
     def _rank(self, norm: str, need: int = 0, units: list[_Unit] | None = None
               ) -> tuple[list[tuple[float, int, str, float]], int]:
