@@ -102,12 +102,11 @@ from bot.domain.search.vocabulary import (
 from bot.domain.text import clean, fold
 
 __all__ = [
-    "CLOSEST_COVERAGE", "CONFIDENT_COVERAGE", "Confidence", "FIELD_WEIGHTS", "FUZZY_WEIGHT", "HINT_EMPTY", "MAX_QUERY_CHARS", "MAX_TOTAL", "MIN_SCORE",
-    "RELATIVE_FLOOR", "SUGGEST_CUTOFF", "SUGGEST_MIN_CHARS", "TRACK_THRESHOLD", "LinkIndex",
-    "LinkResult", "Matcher", "PostMatch",
-    "SearchResult", "TrackMatch", "Vocabulary", "VocabularyError", "default_vocabulary",
-    "clean", "fold", "load_vocabulary", "normalize", "resolve_link", "stem", "track_named",
-    "validate",
+    "CLOSEST_COVERAGE", "CONFIDENT_COVERAGE", "Confidence", "FIELD_WEIGHTS", "FUZZY_WEIGHT",
+    "HINT_EMPTY", "MAX_QUERY_CHARS", "MAX_TOTAL", "MIN_SCORE", "RELATIVE_FLOOR", "SUGGEST_CUTOFF",
+    "SUGGEST_MIN_CHARS", "TRACK_THRESHOLD", "LinkIndex", "LinkResult", "Matcher", "PostMatch",
+    "SearchResult", "TrackMatch", "Vocabulary", "VocabularyError", "default_vocabulary", "clean",
+    "fold", "load_vocabulary", "normalize", "resolve_link", "stem", "track_named", "validate",
 ]
 
 

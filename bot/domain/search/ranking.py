@@ -93,7 +93,7 @@ class Postings:
     n_docs: int
 
 
-class _PostingsBM25(bm25s.BM25):
+class _PostingsBM25(bm25s.BM25):  # type: ignore[misc]  # bm25s ships no type hints
     """bm25s's BM25 whose index is built from :class:`Postings` with array operations.
 
     bm25s's own ``build_index_from_ids`` counts every document's tokens in a Python loop (about
