@@ -40,8 +40,9 @@ results stop where the matches stop."""
 CONFIDENT_COVERAGE = 0.6
 """A search is ``confident`` when its best post covers at least this weighted share (0..1) of the
 query's concepts (:attr:`PostMatch.coverage`). Calibrated with ``benchmarks/relevance.py`` on the
-dev sets and ``tests/data/offtopic-dev.tsv``: off-topic questions reach about 0.5 on one shared
-common word (``improve``, ``best``), on-topic questions at least about 0.55."""
+dev sets and ``tests/data/offtopic-dev.tsv``: off-topic questions reach at most about 0.5 (one
+shared common word: ``improve``, ``best``), on-topic rows are 0.6 and above but for two (0.48,
+0.53), which are shown as the closest posts."""
 
 CLOSEST_COVERAGE = 0.35
 """Below this coverage (0..1) a search has no match (``confidence="none"``, no results): a post
