@@ -196,3 +196,24 @@ def test_the_shared_question_set_scores_hit3_through_the_cli(catalog):
             wanted = {t.strip().casefold() for t in expected.split("||")}
             hits += bool(wanted & {r["title"].casefold() for r in top3})
     assert hits / len(rows) >= 0.95, hits
+
+
+def test_problem_phrases_are_read_as_their_topic(matcher):
+    assert matcher._rewrite("how do i make decoding faster") == "how do i make speculative decoding"
+    assert matcher._rewrite("decodingfaster") == "decodingfaster"  # whole words only
+
+
+@pytest.mark.parametrize("problems, message", [
+    ("problems: [[only-one]]\n", "vocabulary.yaml: problems[0]"),
+    ("problems: {a: b}\n", "vocabulary.yaml: problems: must be a list"),
+])
+def test_a_malformed_problems_list_is_a_clear_error(tmp_path, problems, message):
+    from bot.domain.search import VocabularyError, load_vocabulary
+
+    text = (REPO / "catalog" / "vocabulary.yaml").read_text(encoding="utf-8")
+    start = text.index("problems:\n")
+    end = text.index("\nother_names: [") + 1
+    (tmp_path / "vocabulary.yaml").write_text(text[:start] + problems + text[end:], encoding="utf-8")
+    with pytest.raises(VocabularyError) as err:
+        load_vocabulary(tmp_path)
+    assert message in str(err.value)

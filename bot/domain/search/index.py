@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gc
 import math
+import re
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -108,6 +109,10 @@ class Index:
                 for group in vocab.synonyms]
             self._links = LinkIndex(catalog, vocab)
             self._answer_keys = self._build_answer_keys()
+            self._problems = {normalize(p): normalize(t) for p, t in vocab.problems if normalize(p)}
+            self._problem_re = re.compile("|".join(
+                rf"(?<![^\W_]){re.escape(p)}(?![^\W_])"
+                for p in sorted(self._problems, key=len, reverse=True))) if self._problems else None
         finally:
             if gc_was_enabled:
                 gc.enable()
@@ -272,6 +277,13 @@ class Index:
                 if key and doc not in out.setdefault(key, []):
                     out[key].append(doc)
         return {k: tuple(v) for k, v in out.items()}
+
+    def _rewrite(self, norm: str) -> str:
+        """Normalized text with each problem phrase of the vocabulary (``problems``) replaced by
+        its topic (``how do i make decoding faster`` → ``how do i make speculative decoding``)."""
+        if self._problem_re is None:
+            return norm
+        return self._problem_re.sub(lambda m: self._problems[m.group(0)], norm)
 
     def _answer_key(self, norm: str) -> tuple[str, ...]:
         """The words of normalized text as an answer phrase is compared: stemmed, stop words (not

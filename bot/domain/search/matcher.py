@@ -245,10 +245,12 @@ class Matcher(TrackIndex):
             return SearchResult(query, None, (), HINT_EMPTY)
         # match_track reads the query as typed, which is `text` unless a link was dropped.
         track = self.match_track(query) if has_link else self._match_track(norm)
+        answer_key = self._answer_key(norm)
+        norm = self._rewrite(norm)  # "decoding faster" is read as "speculative decoding"
         units = self._units(norm)
         track = track or self._track_in(units)
         ranked, extra = self._rank(norm, offset + limit + 1, units)
-        ranked = self._answered_first(norm, ranked)
+        ranked = self._answered_first(answer_key, ranked)
         confidence = _confidence(ranked[0][3]) if ranked else "none"
         if confidence == "none":
             return SearchResult(query, track, (), None)
@@ -261,11 +263,11 @@ class Matcher(TrackIndex):
         return SearchResult(query, track, matches, None, min(MAX_TOTAL, len(good) + extra), offset,
                             None, confidence)
 
-    def _answered_first(self, norm: str, ranked: list[_Ranked]) -> list[_Ranked]:
+    def _answered_first(self, answer_key: tuple[str, ...], ranked: list[_Ranked]) -> list[_Ranked]:
         """``ranked`` with the posts whose ``answers.yaml`` lists the query itself as a phrase
         (:meth:`_answer_key`) first, at score 100 and coverage 1 (``what is vllm`` → the post that
         introduced vLLM); unchanged when no post lists it."""
-        docs = self._answer_keys.get(self._answer_key(norm), ())
+        docs = self._answer_keys.get(answer_key, ())
         if not docs:
             return ranked
         first = [(100.0, doc, "answers", 1.0) for doc in docs]

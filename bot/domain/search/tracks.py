@@ -152,6 +152,7 @@ class TrackIndex(Index):
         """:meth:`match_track` of an already normalized query (at most MAX_QUERY_CHARS)."""
         if not norm or not self._track_names:
             return None
+        norm = self._rewrite(norm)
         exact = self._exact_track(norm)
         if exact is not None or len(norm.replace(" ", "")) <= SHORT_QUERY_CHARS:
             return exact  # an abbreviation names a track only when it is an id or alias

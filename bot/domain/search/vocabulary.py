@@ -9,7 +9,9 @@
   :class:`Vocabulary`);
 * ``blog_hosts``, ``summary_hosts``: lists of host names (``blog.vllm.ai``), no scheme or path;
 * ``other_names`` (optional): a list of names of other tools, libraries and products, never
-  typo-corrected into a catalog word.
+  typo-corrected into a catalog word;
+* ``problems`` (optional): a list of ``[phrase, topic]`` pairs: a query holding the phrase is
+  read as holding the topic.
 
 ``answers.yaml`` (optional): a mapping from post id to a list of non-empty strings, the questions
 and terms that post answers, in our own words (``time to first token``, ``cheaper serving``).
@@ -42,6 +44,7 @@ ANSWERS_FILE = "answers.yaml"
 _HOST_RE = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$")
 _LIST_KEYS = ("stopwords", "question_words", "track_stopwords", "blog_hosts", "summary_hosts")
 _OPTIONAL_LIST_KEYS = ("other_names",)
+_OPTIONAL_KEYS = ("problems", *_OPTIONAL_LIST_KEYS)
 
 try:  # libyaml's C loader when PyYAML has it (several times faster), else the pure-Python one
     _Loader: type = yaml.CSafeLoader
@@ -69,7 +72,9 @@ class Vocabulary:
     ``blog_hosts``/``summary_hosts``: hosts whose links resolve to catalog posts; ``answers``:
     post id → questions and terms the post answers; ``other_names``: names of other tools,
     libraries and products (``ollama``, ``tensorrt``, ``kubectl``), never read as a typo of a
-    catalog word one letter away (they match a post only where a post says them).
+    catalog word one letter away (they match a post only where a post says them); ``problems``:
+    ``(phrase, topic)`` pairs, a problem as readers word it and the topic that answers it
+    (``decoding faster`` → ``speculative decoding``).
     """
 
     synonyms: tuple[tuple[str, ...], ...]
@@ -80,6 +85,7 @@ class Vocabulary:
     summary_hosts: tuple[str, ...]
     answers: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     other_names: frozenset[str] = frozenset()
+    problems: tuple[tuple[str, str], ...] = ()
 
     @property
     def ignorable(self) -> frozenset[str]:
@@ -136,6 +142,22 @@ def _parse_synonyms(value: Any, errors: list[str]) -> list[tuple[str, ...]]:
     return groups
 
 
+def _parse_problems(value: Any, errors: list[str]) -> tuple[tuple[str, str], ...]:
+    """The ``problems`` of ``vocabulary.yaml``: ``[phrase, topic]`` pairs of non-empty strings."""
+    where = f"{VOCABULARY_FILE}: problems"
+    if not isinstance(value, list):
+        errors.append(f"{where}: must be a list of [phrase, topic] pairs")
+        return ()
+    out: list[tuple[str, str]] = []
+    for i, pair in enumerate(value):
+        terms = _strings(pair, f"{where}[{i}]", errors, min_len=2)
+        if len(terms) != 2 or not isinstance(pair, list) or len(pair) != 2:
+            errors.append(f"{where}[{i}]: must be a [phrase, topic] pair")
+        else:
+            out.append((terms[0], terms[1]))
+    return tuple(out)
+
+
 def _parse_lists(raw: dict[str, Any], errors: list[str]) -> dict[str, list[str]]:
     """The word and host lists of ``vocabulary.yaml`` (``other_names`` optional)."""
     name = VOCABULARY_FILE
@@ -162,12 +184,13 @@ def _parse(directory: Path, post_ids: Collection[str] | None) -> tuple[Vocabular
     if not isinstance(raw, dict):
         return None, [f"{name}: must be a mapping with the keys version, synonyms, "
                       + ", ".join(_LIST_KEYS)]
-    unknown = sorted(set(raw) - {"version", "synonyms", *_LIST_KEYS, *_OPTIONAL_LIST_KEYS})
+    unknown = sorted(set(raw) - {"version", "synonyms", *_LIST_KEYS, *_OPTIONAL_KEYS})
     errors.extend(f"{name}: {key}: unknown key" for key in unknown)
     if raw.get("version") != 1:
         errors.append(f"{name}: version: must be 1 (got {raw.get('version')!r})")
     groups = _parse_synonyms(raw.get("synonyms"), errors)
     lists = _parse_lists(raw, errors)
+    problems = _parse_problems(raw.get("problems", []), errors)
     answers = _parse_answers(directory, post_ids, errors)
     if errors:
         return None, errors
@@ -184,6 +207,7 @@ def _parse(directory: Path, post_ids: Collection[str] | None) -> tuple[Vocabular
         summary_hosts=tuple(h.casefold() for h in lists["summary_hosts"]),
         answers=answers,
         other_names=folded("other_names"),
+        problems=problems,
     )
     return vocab, []
 

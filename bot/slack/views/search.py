@@ -55,9 +55,10 @@ def search_reply(catalog: Catalog, query: str, result, read: set[str], lang: str
             blocks.append(section(t("search.empty", lang)))
         else:
             blocks.append(section(t("search.none", lang, query=shown_query)))
-            tracks = Mrkdwn(", ").join(Mrkdwn("`{}` ({})").format(tr.id, tr.names.get(lang))
-                                       for tr in catalog.tracks)
-            blocks.append(section(t("search.none_offer", lang, tracks=tracks)))
+            if not suggestion:  # no did-you-mean: offer the tracks and an example
+                tracks = Mrkdwn(", ").join(Mrkdwn("`{}` ({})").format(tr.id, tr.names.get(lang))
+                                           for tr in catalog.tracks)
+                blocks.append(section(t("search.none_offer", lang, tracks=tracks)))
         if suggestion:
             blocks.append(section(suggestion))
         blocks.append(context(t("didyoumean.help", lang)))
