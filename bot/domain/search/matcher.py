@@ -64,6 +64,9 @@ _Alt = tuple[tuple[str, ...], float]
 """An alternative of a concept: the terms a post must all hold, and their similarity (0..1)."""
 
 
+_OTHER_TOOL = _Concept(-1.0, ())
+"""Marks the concept of another tool's name while the query's concepts are weighed."""
+
 _Ranked = tuple[float, int, str, float]
 """A ranked post: fused score (0..100), doc number, matched field, coverage (0..1)."""
 
@@ -89,10 +92,14 @@ class Matcher(TrackIndex):
     def _concepts(self, units: list[_Unit]) -> list[_Concept]:
         """The query's concepts with their alternatives and weights (see the module docstring);
         ``units`` are the normalized query's (:meth:`_units`). A concept found nowhere weighs a
-        median concept; of a long query, the :data:`MAX_CONCEPTS` rarest are kept."""
+        median concept, another tool's name (``other_names``) the heaviest one: a question naming
+        another tool is about that tool. Of a long query, the :data:`MAX_CONCEPTS` rarest are kept."""
         concepts: list[_Concept] = []
         seen: dict[tuple[_Alt, ...], _Concept] = {}
         for raw_alts in self._raw_concepts(units):
+            if raw_alts is None:
+                concepts.append(_OTHER_TOOL)
+                continue
             key = tuple(raw_alts)
             concept = seen.get(key)  # a pasted text repeats its words
             if concept is None:
@@ -102,15 +109,17 @@ class Matcher(TrackIndex):
         if not present:
             return []  # only stop and question words, or nothing known: nothing to search for
         missing = sorted(present)[len(present) // 2]  # a word found nowhere weighs a median concept
-        concepts = [c if c.alternatives else _Concept(missing, ()) for c in concepts]
+        concepts = [c if c.alternatives else _Concept(max(present) if c is _OTHER_TOOL else missing, ())
+                    for c in concepts]
         if len(concepts) > MAX_CONCEPTS:  # a long query: keep its rarest (most telling) words
             concepts = sorted(concepts, key=lambda c: -c.weight)[:MAX_CONCEPTS]
         return concepts
 
-    def _raw_concepts(self, units: list[_Unit]) -> list[list[_Alt]]:
+    def _raw_concepts(self, units: list[_Unit]) -> list[list[_Alt] | None]:
         """Per content unit (not a stop or question word), its concepts' alternatives (a CJK
-        chunk gives one concept per bigram); at most :data:`MAX_RAW_CONCEPTS`."""
-        raw: list[list[_Alt]] = []
+        chunk gives one concept per bigram; ``None``: a word of another tool's name); at most
+        :data:`MAX_RAW_CONCEPTS`."""
+        raw: list[list[_Alt] | None] = []
         budget = [MAX_FUZZY_WORDS]  # unknown words left to typo-correct
         for i, unit in enumerate(units):
             if unit.group is None and unit.text in self._ignorable:
@@ -121,7 +130,7 @@ class Matcher(TrackIndex):
         return raw[:MAX_RAW_CONCEPTS]
 
     def _unit_alternatives(self, units: list[_Unit], i: int, budget: list[int]
-                           ) -> list[list[_Alt]]:
+                           ) -> list[list[_Alt] | None]:
         """The concepts of ``units[i]``: a Latin word's (:meth:`_latin_alternatives`) or a CJK
         word's with its synonym group's alternatives, or a CJK chunk's bigrams."""
         unit = units[i]
@@ -129,7 +138,7 @@ class Matcher(TrackIndex):
                       if unit.group is not None else [])
         if unit.kind == "latin":
             if self._other_tool(units, i):
-                return [[]]  # a word of another tool's name (llama of llama.cpp): found nowhere
+                return [None]  # a word of another tool's name (ollama, llama of llama.cpp)
             return [self._latin_alternatives(units, i, budget) + group_alts]
         if unit.kind == "cjkword":
             return [[(tuple(_bigrams(unit.text)), 1.0), *group_alts]]
@@ -138,9 +147,11 @@ class Matcher(TrackIndex):
         return []
 
     def _other_tool(self, units: list[_Unit], i: int) -> bool:
-        """Whether ``units[i]`` joined with a neighbouring Latin word is the name of another tool
-        (``other_names``: ``llama cpp``, ``tensorrt llm``) that no post says."""
+        """Whether ``units[i]``, alone or joined with a neighbouring Latin word, is the name of
+        another tool (``other_names``: ``ollama``, ``llama cpp``) that no post says."""
         text = units[i].text
+        if text in self._other_names and stem(text) not in self._df_of:
+            return True
         for j in (i - 1, i + 1):
             if 0 <= j < len(units) and units[j].kind == "latin":
                 joined = text + units[j].text if j > i else units[j].text + text
