@@ -62,7 +62,8 @@ def search_cmd(query: str, limit: int, offset: int, as_json: bool, catalog_dir: 
     post finds that post.
 
     JSON: {"query", "catalog_version", "track": {"id", "name"} | null, "total" (good matches),
-    "offset", "link": {"status": "post" | "unknown" | "foreign", "url", "post_id"} | null,
+    "offset", "confidence": "confident" | "closest" | "none" (none: no post matches),
+    "link": {"status": "post" | "unknown" | "foreign", "url", "post_id"} | null,
     "results": [{"post_id", "title", "url", "score" (0-100), "tracks": [{"id", "position", "of"}],
     "next": {"post_id", "title"} | null}]}; "next" is what comes after the post in its first
     track; link status "unknown" means a blog URL whose post is not in the catalog yet. An empty
@@ -80,6 +81,7 @@ def search_cmd(query: str, limit: int, offset: int, as_json: bool, catalog_dir: 
     data = _search_json(cat, result)
     data["total"] = result.total
     data["offset"] = result.offset
+    data["confidence"] = result.confidence
     data["link"] = (None if result.link is None else
                     {"status": result.link.status, "url": result.link.url,
                      "post_id": result.link.post_id})
@@ -95,6 +97,8 @@ def search_cmd(query: str, limit: int, offset: int, as_json: bool, catalog_dir: 
     if not data["results"]:
         click.echo(result.hint or f"No post matches {query!r}.")
         return
+    if result.confidence == "closest":
+        click.echo("Closest posts (no post matches every word):")
     for i, item in enumerate(data["results"], offset + 1):
         click.echo(f"{i}. {item['title']}  [{item['score']:.1f}]")
         click.echo(f"   {item['url'] or '(no URL known)'}  ({item['post_id']})")

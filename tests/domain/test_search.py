@@ -431,7 +431,8 @@ def test_cli_search_json_shape(repo_catalog):
     out = CliRunner().invoke(main, ["search", "eagle", "--json", "--limit", "3"])
     assert out.exit_code == 0, out.output
     data = json.loads(out.output)
-    assert set(data) == {"query", "catalog_version", "track", "results", "total", "offset", "link"}
+    assert set(data) == {"query", "catalog_version", "track", "results", "total", "offset", "link",
+                         "confidence"}
     assert data["total"] >= len(data["results"]) and data["offset"] == 0 and data["link"] is None
     assert data["catalog_version"] == repo_catalog.version
     assert 1 <= len(data["results"]) <= 3

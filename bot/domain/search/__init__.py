@@ -8,9 +8,11 @@ mutable part is an internal ``functools.lru_cache`` of per-word expansions, whic
 Pure: no Slack, Bolt or Block Kit import.
 
 Modules: :mod:`~bot.domain.search.analysis` (normalisation, stemmer, terms), :mod:`~bot.domain.search.vocabulary`
-(``catalog/vocabulary.yaml`` and ``catalog/answers.yaml``), :mod:`~bot.domain.search.index` (the fuzzy
-index), :mod:`~bot.domain.search.ranking` (BM25), :mod:`~bot.domain.search.links` (URLs),
-:mod:`~bot.domain.search.matcher` (matching and fusion), :mod:`~bot.domain.search.results` (what is returned).
+(``catalog/vocabulary.yaml`` and ``catalog/answers.yaml``), :mod:`~bot.domain.search.fields` (field
+weights, postings), :mod:`~bot.domain.search.index` (the fuzzy index), :mod:`~bot.domain.search.spelling`
+(typos), :mod:`~bot.domain.search.ranking` (BM25), :mod:`~bot.domain.search.links` (URLs),
+:mod:`~bot.domain.search.tracks` (track matching), :mod:`~bot.domain.search.matcher` (post search,
+fusion, confidence), :mod:`~bot.domain.search.results` (what is returned).
 
 How a query is read
 -------------------
@@ -32,7 +34,12 @@ How a query is read
    their own), track stop words, and the blog and summary hosts. Chinese entries also segment
    Chinese text (forward maximum matching).
 5. **Typos** (rapidfuzz): a Latin word of 4+ letters not in the catalog's vocabulary is corrected
-   against the known words one edit away (a symmetric-delete index), longer ones by a scan.
+   against the known words one edit away (a symmetric-delete index), longer ones by a scan. The
+   names of other tools (``other_names`` of the vocabulary: ``ollama``, ``tensorrt``,
+   ``llamacpp`` for ``llama.cpp``) are never corrected, and a joined one does not match on its
+   first word: ``ollama`` is not a typo of ``llama``.
+6. **Answers.** A query that is exactly one phrase of ``catalog/answers.yaml`` (as a set of stemmed
+   words, stop words aside: ``what is vLLM``, ``I'm new to vllm``) ranks that post first (100).
 
 Two signals, fused
 ------------------
@@ -63,6 +70,16 @@ counts the good matches and ``offset``/``limit`` page through them (``search llm
 llm-d posts, not the posts that merely say "LLM"). Only the best candidates by their score without
 similarity are re-scored with rapidfuzz. Each result names its tracks. Ties go to the newer post.
 
+Confidence
+----------
+A score is relative (BM25 is divided by the best post's), so it cannot say whether anything
+matches. The **coverage** of the best post can: the weighted share of the query's concepts it
+holds (a word found nowhere weighs a median concept). ``SearchResult.confidence`` is
+``confident`` from :data:`CONFIDENT_COVERAGE` (the reply says "posts matching"), ``closest`` from
+:data:`CLOSEST_COVERAGE` (the reply says "closest posts"), else ``none``: no results (the reply
+says nothing matches and offers the tracks). Calibrated in ``benchmarks/relevance.py`` on the dev
+sets and an off-topic set (``tests/data/offtopic-dev.tsv``), which must get no confident match.
+
 Track matching
 --------------
 :meth:`Matcher.match_track` fires only when the query *names* a track: every word of the query
@@ -82,6 +99,8 @@ from bot.domain.search.index import (
 )
 from bot.domain.search.links import LinkIndex, resolve_link
 from bot.domain.search.matcher import (
+    CLOSEST_COVERAGE,
+    CONFIDENT_COVERAGE,
     FUZZY_WEIGHT,
     MAX_TOTAL,
     RELATIVE_FLOOR,
@@ -89,7 +108,7 @@ from bot.domain.search.matcher import (
     SUGGEST_MIN_CHARS,
     Matcher,
 )
-from bot.domain.search.results import LinkResult, PostMatch, SearchResult, TrackMatch
+from bot.domain.search.results import Confidence, LinkResult, PostMatch, SearchResult, TrackMatch
 from bot.domain.search.vocabulary import (
     Vocabulary,
     VocabularyError,
@@ -100,12 +119,11 @@ from bot.domain.search.vocabulary import (
 from bot.domain.text import clean, fold
 
 __all__ = [
-    "FIELD_WEIGHTS", "FUZZY_WEIGHT", "HINT_EMPTY", "MAX_QUERY_CHARS", "MAX_TOTAL", "MIN_SCORE",
-    "RELATIVE_FLOOR", "SUGGEST_CUTOFF", "SUGGEST_MIN_CHARS", "TRACK_THRESHOLD", "LinkIndex",
-    "LinkResult", "Matcher", "PostMatch",
-    "SearchResult", "TrackMatch", "Vocabulary", "VocabularyError", "default_vocabulary",
-    "clean", "fold", "load_vocabulary", "normalize", "resolve_link", "stem", "track_named",
-    "validate",
+    "CLOSEST_COVERAGE", "CONFIDENT_COVERAGE", "Confidence", "FIELD_WEIGHTS", "FUZZY_WEIGHT",
+    "HINT_EMPTY", "MAX_QUERY_CHARS", "MAX_TOTAL", "MIN_SCORE", "RELATIVE_FLOOR", "SUGGEST_CUTOFF",
+    "SUGGEST_MIN_CHARS", "TRACK_THRESHOLD", "LinkIndex", "LinkResult", "Matcher", "PostMatch",
+    "SearchResult", "TrackMatch", "Vocabulary", "VocabularyError", "default_vocabulary", "clean",
+    "fold", "load_vocabulary", "normalize", "resolve_link", "stem", "track_named", "validate",
 ]
 
 

@@ -5,21 +5,17 @@
 
 from __future__ import annotations
 
-import bisect
 import gc
-import itertools
 import math
-from functools import lru_cache
+import re
 from typing import TYPE_CHECKING
 
 import numpy as np
-from rapidfuzz import fuzz, process
 
 from bot.domain.search.analysis import (
     _PARTS_RE,
     _bigrams,
     _cjk_segment,
-    _deletes,
     _member_terms,
     _normalize_text,
     _parts,
@@ -28,15 +24,23 @@ from bot.domain.search.analysis import (
     _unit_key,
     normalize,
     stem,
-    swapped,
+)
+from bot.domain.search.fields import (
+    BIT_TITLE,
+    FIELD_WEIGHTS,
+    MASK_VALUES,
+    PairPostings,
+    pair_postings,
 )
 from bot.domain.search.links import LinkIndex
 from bot.domain.search.ranking import Postings, RankedIndex, ignorable_terms
-from bot.domain.search.results import TrackMatch
+from bot.domain.search.spelling import Speller
 from bot.domain.search.vocabulary import Vocabulary, default_vocabulary
 
 if TYPE_CHECKING:  # pragma: no cover
     from bot.domain.catalog.compiled import Catalog
+
+__all__ = ["FIELD_WEIGHTS", "HINT_EMPTY", "MAX_QUERY_CHARS", "MIN_SCORE", "TRACK_THRESHOLD", "Index"]
 
 MAX_QUERY_CHARS = 200
 """Only this many characters of a (normalized) query are read; keeps long Slack input fast."""
@@ -52,10 +56,6 @@ SIMILARITY_CHARS = 100
 """Only the first this many characters of a query's Latin (and Chinese) text are compared with
 rapidfuzz against titles."""
 
-FULL_SCAN_CHARS = 8
-"""An unknown word this long with no known word one edit away is compared with every known word
-of a compatible length (``rapidfuzz.process.extract``), to catch two typos in one long word."""
-
 MAX_FUZZY_WORDS = 6
 """At most this many unknown words of a query are typo-corrected (each costs a rapidfuzz scan)."""
 
@@ -69,82 +69,10 @@ MIN_SCORE = 35.0
 TRACK_THRESHOLD = 80.0
 """A track match needs at least this score (0..100)."""
 
-SHORT_QUERY_CHARS = 3
-"""A query of at most this many letters (``tts``, ``kv``, ``sd``) names a track only when it is
-exactly the track's id or one of its aliases: short abbreviations are too ambiguous to expand."""
-
-AMBIGUITY_MARGIN = 3.0
-"""A partial-name track match is dropped when another track scores within this margin."""
-
-FUZZY_CUTOFF = 85.0
-"""``rapidfuzz.fuzz.ratio`` cutoff for typo correction of words of 4+ characters."""
-
-NEAR_CUTOFF = 80.0
-"""The ``fuzz.ratio`` cutoff for a known word that is an unknown word of :data:`NEAR_MIN_CHARS` or
-more with two neighbouring letters swapped (``eagel``, ``qaunt``, ``medsua``: 80-83, under
-:data:`FUZZY_CUTOFF`); a mistyped letter in so short a word is too often another word."""
-
-NEAR_MIN_CHARS = 5
-"""Shorter unknown words are corrected only at :data:`FUZZY_CUTOFF` (one edit in four letters is
-a quarter of the word)."""
-
-CONTAINED_SCORE = 70.0
-"""The score of a track whose name a query holds among other words (:meth:`Index._track_in`)."""
-
-TYPO_HAN_SCORE = 90.0
-"""The track score of a query that is one track's Chinese name with one character mistyped."""
-
-FIELD_WEIGHTS = {"title": 1.0, "tags": 0.9, "id": 0.8, "answers": 0.7, "summary": 0.6, "track": 0.4}
-"""How much a match in each field of a post counts (the best field of a term wins). ``answers``
-are the questions and terms of ``catalog/answers.yaml`` (no multi-field bonus)."""
-
-_FIELD_BONUS = 0.03
-"""Added to a term's best field weight for each further field (of title, tags, id, summary) it
-occurs in; at most 0.09, so the best field can still be read back from the value."""
-
-# Similarity of a concept's alternatives.
+# Similarity of a concept's alternatives (typo corrections and completions: spelling.SIM_*).
 _SIM_SYNONYM = 0.9
-_SIM_FUZZY = 0.9
-_SIM_PREFIX = 0.75
 _GENERIC_DF = 0.5      # a term in more than half the posts is generic ...
 _GENERIC_FACTOR = 0.25  # ... and its concept weighs a quarter
-
-_BIT_TITLE, _BIT_TAGS, _BIT_ID, _BIT_SUMMARY, _BIT_ANSWERS = 1, 2, 4, 8, 16
-_FIELD_BITS = np.array([_BIT_TITLE, _BIT_TAGS, _BIT_ID, _BIT_SUMMARY, _BIT_SUMMARY, _BIT_ANSWERS],
-                       dtype=np.uint8)
-"""The field of each text :meth:`Index._build_index` reads per post, in order (title, tags, ids,
-English summary, Chinese summary, answers)."""
-
-
-def _mask_value(mask: int) -> float:
-    """The posting value of a term found in the fields of ``mask`` (bits as ``_FIELD_BITS``): the
-    best field's weight, plus :data:`_FIELD_BONUS` per further field of title, tags, id and
-    summary; a term only in the summary or in no such field weighs ``answers`` when it is there."""
-    fields = [(bit, FIELD_WEIGHTS[f]) for bit, f in ((_BIT_TITLE, "title"), (_BIT_TAGS, "tags"),
-                                                     (_BIT_ID, "id"), (_BIT_SUMMARY, "summary"))
-              if mask & bit]
-    value = max((w for _, w in fields), default=0.0)
-    if len(fields) > 1:
-        value += _FIELD_BONUS * (len(fields) - 1)
-    if mask & _BIT_ANSWERS and value < FIELD_WEIGHTS["answers"]:
-        value = FIELD_WEIGHTS["answers"]
-    return value
-
-
-_MASK_VALUES = np.array([_mask_value(m) for m in range(32)], dtype=np.float32)
-
-_FIELD_OF: dict[float, str] = {}
-"""Memo of :func:`_field_of` (posting values are few distinct floats)."""
-
-
-def _field_of(value: float) -> str:
-    """The field whose weight a posting value carries (weight plus at most 0.09 of bonus)."""
-    field = _FIELD_OF.get(value)
-    if field is None:  # posting values are a few dozen distinct floats: remember each one's field
-        field = _FIELD_OF[value] = max(
-            ((w, f) for f, w in FIELD_WEIGHTS.items() if w <= value + 1e-4),
-            default=(0.0, "track"))[1]
-    return field
 
 
 class Index:
@@ -157,6 +85,7 @@ class Index:
     def __init__(self, catalog: Catalog, vocabulary: Vocabulary | None = None) -> None:
         self._vocab = vocab = vocabulary if vocabulary is not None else default_vocabulary()
         self._ignorable = vocab.ignorable
+        self._other_names = vocab.other_names
         self._catalog = catalog
         posts = catalog.posts
         self._n = len(posts)
@@ -179,6 +108,11 @@ class Index:
                 list(dict.fromkeys(t for m in group for t in self._ranked.query_tokens(m)))
                 for group in vocab.synonyms]
             self._links = LinkIndex(catalog, vocab)
+            self._answer_keys = self._build_answer_keys()
+            self._problems = {normalize(p): normalize(t) for p, t in vocab.problems if normalize(p)}
+            self._problem_re = re.compile("|".join(
+                rf"(?<![^\W_]){re.escape(p)}(?![^\W_])"
+                for p in sorted(self._problems, key=len, reverse=True))) if self._problems else None
         finally:
             if gc_was_enabled:
                 gc.enable()
@@ -186,7 +120,7 @@ class Index:
         arrays.extend(a for pair in self._merged.values() for a in pair)
         for array in arrays:
             array.flags.writeable = False  # read-only: safe to share between threads
-        self._expand_word = lru_cache(maxsize=8192)(self._expand_word_uncached)
+        self._expand_word = self._speller.expand  # memoised: per-word typo corrections
 
     # --- building -------------------------------------------------------------------------------
 
@@ -218,14 +152,45 @@ class Index:
     def _build_index(self, catalog: Catalog) -> None:
         """Inverted index: per term, the posts (ascending) and field values, stored as slices of
         two flat arrays (``term -> (start, end)``); terms also found in track names are merged
-        with the track field into their own arrays.
+        with the track field into their own arrays (:meth:`_build_track_field`); the ranked
+        retrieval over the same terms; the typo index (:class:`~bot.domain.search.spelling.Speller`).
 
         Each text is analysed once; the terms of all posts' fields go into one flat list, and the
         per-(term, post) work (which fields hold the term, its value, BM25 term frequencies) is
-        done with array operations on the sorted (term, post) pairs."""
-        chunks: list[list[str]] = []  # the terms of one field of one post, fields in _FIELD_BITS
+        done with array operations on the sorted (term, post) pairs
+        (:func:`~bot.domain.search.fields.pair_postings`)."""
         surface: set[str] = set()  # Latin words of titles, tags, ids (then track names, vocabulary)
         prose: set[str] = set()    # Latin words of summaries
+        pairs = pair_postings(self._post_chunks(catalog, surface, prose), self._n)
+        self._term_index = index = pairs.index
+        self._flat_docs = pairs.docs
+        self._flat_vals = MASK_VALUES[pairs.masks]
+        counts = np.bincount(pairs.terms, minlength=len(index))
+        ends = np.cumsum(counts)
+        self._starts = (ends - counts).tolist()
+        self._ends = ends.tolist()
+        self._counts = counts.tolist()
+        self._ranked = self._build_ranked(pairs)
+        self._merged: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # read by _posting meanwhile
+        self._merged = self._build_track_field(catalog, surface)
+        # Posts per term for query analysis (0 for a term only in track names): has/df/idf in
+        # one lookup; idf by df, computed once per df value (as _idf).
+        self._df_of: dict[str, int] = dict(zip(index, self._counts, strict=True))
+        for term in self._merged:
+            self._df_of.setdefault(term, 0)
+        n = self._n
+        self._idf_by_df = [math.log(1.0 + (n - df + 0.5) / (df + 0.5)) for df in range(n + 1)]
+        # Known Latin words (for typo correction): the posts', the tracks' and the vocabulary's.
+        for member in (m for group in self._vocab.synonyms for m in group):
+            surface.update(w for c, w in _parts(member) if w)
+        self._speller = Speller(surface, prose, self._other_names, self._df, stem)
+        self._surface = self._speller.surface
+
+    def _post_chunks(self, catalog: Catalog, surface: set[str], prose: set[str]) -> list[list[str]]:
+        """The terms of each field of each post (fields as ``fields.FIELD_BITS``); collects the
+        Latin words of names into ``surface``, of summaries and answers into ``prose``, and each
+        post's Chinese text into ``self._zh_texts``."""
+        chunks: list[list[str]] = []
         zh_texts: list[str] = []
         answers_of = self._vocab.answers
         for post in catalog.posts:
@@ -241,44 +206,23 @@ class Index:
             chunks.append(_text_terms("\n".join(answers), True, prose) if answers else [])
             zh_texts.append(" ".join(cjk_runs))
         self._zh_texts = tuple(zh_texts)
-        n = self._n
-        all_terms = list(itertools.chain.from_iterable(chunks))
-        index = {t: i for i, t in enumerate(dict.fromkeys(all_terms))}
-        self._term_index = index
-        lengths = np.fromiter(map(len, chunks), dtype=np.int64, count=len(chunks))
-        term_ids = np.fromiter(map(index.__getitem__, all_terms), dtype=np.int64,
-                               count=len(all_terms))
-        # One key per occurrence, term-major: sorting groups a term's posts, ascending.
-        chunk_docs = np.repeat(np.arange(n, dtype=np.int32), len(_FIELD_BITS))
-        keys = term_ids * max(n, 1)
-        keys += np.repeat(chunk_docs, lengths)
-        del term_ids
-        bits = np.repeat(np.tile(_FIELD_BITS, n), lengths)
-        order = np.argsort(keys)  # the keys' order; equal keys are merged below, so any sort
-        keys, bits = keys[order], bits[order]
-        del order
-        first = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1]))) if len(keys) \
-            else np.zeros(0, dtype=np.int64)
-        masks = np.bitwise_or.reduceat(bits, first) if len(first) else bits
-        pair_terms = keys[first] // max(n, 1)
-        pair_docs = (keys[first] % max(n, 1)).astype(np.int32)
-        self._flat_docs = pair_docs
-        self._flat_vals = _MASK_VALUES[masks]
-        counts = np.bincount(pair_terms, minlength=len(index))
-        ends = np.cumsum(counts)
-        self._starts = (ends - counts).tolist()
-        self._ends = ends.tolist()
-        self._counts = counts.tolist()
-        # Ranked retrieval (BM25) over the same terms, stop and question words left out, title
-        # terms counted twice.
+        return chunks
+
+    def _build_ranked(self, pairs: PairPostings) -> RankedIndex:
+        """Ranked retrieval (BM25) over the same terms, stop and question words left out, title
+        terms counted twice."""
+        index = pairs.index
         skip = np.zeros(len(index) + 1, dtype=bool)
         skip[[index[t] for t in ignorable_terms(self._vocab) if t in index]] = True
-        kept = ~skip[pair_terms]
-        tf = np.where(masks[kept] & _BIT_TITLE, 2.0, 1.0).astype(np.float32)
-        self._ranked = RankedIndex(Postings(pair_terms[kept], pair_docs[kept], tf, n), index,
-                                   self._vocab)
-        self._merged: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        # The names and aliases of a post's tracks are its weakest field.
+        kept = ~skip[pairs.terms]
+        tf = np.where(pairs.masks[kept] & BIT_TITLE, 2.0, 1.0).astype(np.float32)
+        return RankedIndex(Postings(pairs.terms[kept], pairs.docs[kept], tf, self._n), index,
+                           self._vocab)
+
+    def _build_track_field(self, catalog: Catalog, surface: set[str]
+                           ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """The names and aliases of a post's tracks, its weakest field: per term of a track name,
+        the posts of its tracks merged with the term's own posting (``(docs, values)``)."""
         doc_index = {pid: i for i, pid in enumerate(self._post_ids)}
         track_docs: dict[str, list[np.ndarray]] = {}
         for track in catalog.tracks:
@@ -290,6 +234,7 @@ class Index:
                 name_terms.update(_text_terms(text, True, surface))
             for term in name_terms:
                 track_docs.setdefault(term, []).append(members)
+        merged: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         for term, arrays in track_docs.items():
             dense = np.zeros(self._n, dtype=np.float32)
             for track_members in arrays:
@@ -298,33 +243,8 @@ class Index:
                 own_ids, own_vals = self._posting(term)
                 dense[own_ids] = own_vals
             merged_ids = np.flatnonzero(dense).astype(np.int32)
-            self._merged[term] = (merged_ids, dense[merged_ids])
-        # Posts per term for query analysis (0 for a term only in track names): has/df/idf in
-        # one lookup; idf by df, computed once per df value (as _idf).
-        self._df_of: dict[str, int] = dict(zip(index, self._counts, strict=True))
-        for term in self._merged:
-            self._df_of.setdefault(term, 0)
-        self._idf_by_df = [math.log(1.0 + (n - df + 0.5) / (df + 0.5)) for df in range(n + 1)]
-        # Known Latin words (for typo correction): the posts', the tracks' and the vocabulary's.
-        for member in (m for group in self._vocab.synonyms for m in group):
-            surface.update(w for c, w in _parts(member) if w)
-        names = {w for w in surface if len(w) >= 2}
-        surface = names | {w for w in prose if len(w) >= 2}
-        self._surface = frozenset(surface)
-        self._surface_sorted = sorted(surface)
-        by_len: dict[int, list[str]] = {}
-        for word in surface:
-            if len(word) >= 3 and not word.isdigit():
-                by_len.setdefault(len(word), []).append(word)
-        # The symmetric-delete index covers the words people search by name (titles, tags, ids,
-        # tracks, vocabulary); summary-only words are corrected by the full scan (long words).
-        deletes: dict[str, list[str]] = {}
-        for word in names:
-            if len(word) >= 3 and not word.isdigit():
-                for variant in _deletes(word):
-                    deletes.setdefault(variant, []).append(word)
-        self._surface_by_len = {k: tuple(v) for k, v in by_len.items()}
-        self._deletes = deletes
+            merged[term] = (merged_ids, dense[merged_ids])
+        return merged
 
     def _build_tracks(self, catalog: Catalog) -> None:
         """Each track's names as normalized text and canonical unit keys."""
@@ -342,6 +262,35 @@ class Index:
             self._track_exact.setdefault(norm, (tid, name))
             self._track_exact.setdefault(norm.replace(" ", ""), (tid, name))
         self._max_name_units = max((len(c) for *_, c in self._track_names), default=0)
+
+    def _build_answer_keys(self) -> dict[tuple[str, ...], tuple[int, ...]]:
+        """Each phrase of ``answers.yaml`` (an entry's comma-separated parts) as its
+        :meth:`_answer_key`, mapped to the posts (doc numbers) that list it."""
+        doc_index = {pid: i for i, pid in enumerate(self._post_ids)}
+        out: dict[tuple[str, ...], list[int]] = {}
+        for pid, entries in self._vocab.answers.items():
+            doc = doc_index.get(pid)
+            if doc is None:
+                continue  # a post that was removed
+            for phrase in (p for e in entries for p in e.split(",")):
+                key = self._answer_key(normalize(phrase))
+                if key and doc not in out.setdefault(key, []):
+                    out[key].append(doc)
+        return {k: tuple(v) for k, v in out.items()}
+
+    def _rewrite(self, norm: str) -> str:
+        """Normalized text with each problem phrase of the vocabulary (``problems``) replaced by
+        its topic (``how do i make decoding faster`` → ``how do i make speculative decoding``)."""
+        if self._problem_re is None:
+            return norm
+        return self._problem_re.sub(lambda m: self._problems[m.group(0)], norm)
+
+    def _answer_key(self, norm: str) -> tuple[str, ...]:
+        """The words of normalized text as an answer phrase is compared: stemmed, stop words (not
+        question words) left out, sorted (``what is vLLM`` = ``what's vllm``)."""
+        stop = self._vocab.stopwords
+        return tuple(sorted({_unit_key(u) for u in self._units(norm, phrases=False)
+                             if u.text not in stop}))
 
     # --- analysis helpers ----------------------------------------------------------------------
 
@@ -415,86 +364,3 @@ class Index:
     def _idf(self, term: str) -> float:
         df = self._df(term)
         return math.log(1.0 + (self._n - df + 0.5) / (df + 0.5))
-
-    def _expand_word_uncached(self, word: str) -> tuple[tuple[str, float], ...]:
-        """Typo corrections and prefix completions of a Latin word that is not a known word:
-        ``((known word, similarity), ...)``, best first; ``()`` for known or short words."""
-        if word in self._surface or len(word) < 4 or word.isdigit():
-            return ()
-        out: dict[str, float] = {}
-        # Candidates one edit away (symmetric deletes: a deletion, insertion, substitution or
-        # transposition), scored with rapidfuzz; a full scan of the words of a compatible length
-        # only for long words with no such neighbour (two typos in one word).
-        near = {w for v in _deletes(word) for w in self._deletes.get(v, ())}
-        if near:  # under FUZZY_CUTOFF only two swapped letters: "stock" is no typo of "stack"
-            hits = [h for h in process.extract(word, sorted(near), scorer=fuzz.ratio, processor=None,
-                                               score_cutoff=NEAR_CUTOFF, limit=5)
-                    if h[1] >= FUZZY_CUTOFF or len(word) >= NEAR_MIN_CHARS and swapped(word, h[0])]
-        elif len(word) >= FULL_SCAN_CHARS:
-            lo, hi = max(3, math.floor(len(word) * 0.74)), math.ceil(len(word) * 1.36)
-            choices = [w for n in range(lo, hi + 1) for w in self._surface_by_len.get(n, ())]
-            hits = process.extract(word, choices, scorer=fuzz.ratio, processor=None,
-                                   score_cutoff=FUZZY_CUTOFF, limit=5)
-        else:
-            hits = []
-        for cand, ratio, _ in hits:
-            out[cand] = _SIM_FUZZY * ratio / 100.0
-        i = bisect.bisect_left(self._surface_sorted, word)
-        completions = []
-        while i < len(self._surface_sorted) and self._surface_sorted[i].startswith(word):
-            completions.append(self._surface_sorted[i])
-            i += 1
-        completions.sort(key=lambda w: (-self._df(stem(w)), w))
-        for cand in completions[:8]:
-            out.setdefault(cand, _SIM_PREFIX)
-        return tuple(sorted(out.items(), key=lambda kv: (-kv[1], kv[0])))
-
-    def _correct(self, norm: str) -> tuple[str, float]:
-        """The text with each unknown Latin word replaced by its best typo correction, and the
-        lowest correction ratio (1.0 when nothing was corrected)."""
-        words = []
-        worst = 1.0
-        for cjk, latin in _PARTS_RE.findall(norm):
-            if latin:
-                fixes = [(w, s) for w, s in self._expand_word(latin) if s > _SIM_PREFIX]
-                if fixes:
-                    words.append(fixes[0][0])
-                    worst = min(worst, fixes[0][1] / _SIM_FUZZY)
-                    continue
-            words.append(cjk or latin)
-        return " ".join(words), worst
-
-    # --- track matching ---------------------------------------------------------------------------
-
-    def _key_weight(self, key: str) -> float:
-        """Weight of a name unit for coverage: 1, or for a word in over half the posts the share of
-        posts without it (at least :data:`_GENERIC_FACTOR`)."""
-        if key.startswith("="):
-            df = max((min(self._df(t) for t in terms) for terms in self._group_terms[int(key[1:])]),
-                     default=0)
-        else:
-            df = self._df(key)
-        share = df / max(self._n, 1)
-        return max(_GENERIC_FACTOR, 1.0 - share) if share > _GENERIC_DF else 1.0
-
-    def _track_in(self, units: list[_Unit]) -> TrackMatch | None:
-        """The track whose name (id, alias) a query (its :meth:`_units`) holds as a run of canonical words
-        (``如何把模型量化到更小`` holds ``模型量化``), scored :data:`CONTAINED_SCORE`: of several,
-        the most words held; ``None`` for none, a tie, or generic names (``models``: in over half
-        the posts). A search's hint, never the track itself."""
-        keys = tuple(self._canon_keys(units))
-        if self._name_heads is None:  # specific names by first key, on first use (needs the df)
-            self._name_heads = {}
-            for tid, name, _, canon in (n for n in self._track_names if n[3]):
-                if max(map(self._key_weight, canon)) >= 0.5:
-                    self._name_heads.setdefault(canon[0], []).append((tid, name, canon))
-        found: dict[str, tuple[int, str]] = {}
-        for i, key in enumerate(keys):
-            for tid, name, canon in self._name_heads.get(key, ()):
-                if keys[i:i + len(canon)] == canon:
-                    found[tid] = max(found.get(tid, (0, "")), (len(canon), name))
-        ranked = sorted(found.items(), key=lambda kv: kv[1][0], reverse=True)
-        if not ranked or len(ranked) > 1 and ranked[1][1][0] >= ranked[0][1][0]:
-            return None  # two tracks' names as long: neither
-        return TrackMatch(ranked[0][0], CONTAINED_SCORE, ranked[0][1][1])
-

@@ -1,36 +1,34 @@
-"""Track matching and post search (:class:`Matcher`); see :mod:`bot.domain.search` for the design."""
+"""Post search (:class:`Matcher`, over the track matching of
+:class:`~bot.domain.search.tracks.TrackIndex`): concepts, coverage, BM25 fusion, confidence; see
+:mod:`bot.domain.search` for the design."""
 
 from __future__ import annotations
 
 import re
-from functools import cached_property
 
 import numpy as np
 from rapidfuzz import fuzz, process
 
-from bot.domain.search.analysis import _PARTS_RE, _bigrams, _Concept, _Unit, normalize, one_han_apart, stem
+from bot.domain.search.analysis import _PARTS_RE, _bigrams, _Concept, _Unit, normalize, stem
+from bot.domain.search.fields import field_of
 from bot.domain.search.index import (
     _GENERIC_DF,
     _GENERIC_FACTOR,
     _SIM_SYNONYM,
-    AMBIGUITY_MARGIN,
     HINT_EMPTY,
     MAX_CONCEPTS,
     MAX_FUZZY_WORDS,
     MAX_QUERY_CHARS,
     MAX_RAW_CONCEPTS,
     MIN_SCORE,
-    SHORT_QUERY_CHARS,
     SIMILARITY_CHARS,
-    TRACK_THRESHOLD,
-    TYPO_HAN_SCORE,
-    Index,
-    _field_of,
 )
-from bot.domain.search.results import LinkResult, PostMatch, SearchResult, TrackMatch
-from bot.domain.text import clean, has_han
+from bot.domain.search.results import Confidence, LinkResult, PostMatch, SearchResult
+from bot.domain.search.tracks import SUGGEST_CUTOFF, SUGGEST_MIN_CHARS, TrackIndex
+from bot.domain.text import clean
 
-__all__ = ["FUZZY_WEIGHT", "MAX_TOTAL", "RELATIVE_FLOOR", "SUGGEST_CUTOFF", "SUGGEST_MIN_CHARS", "Matcher"]
+__all__ = ["CLOSEST_COVERAGE", "CONFIDENT_COVERAGE", "FUZZY_WEIGHT", "MAX_TOTAL", "RELATIVE_FLOOR",
+           "SUGGEST_CUTOFF", "SUGGEST_MIN_CHARS", "Matcher"]
 
 FUZZY_WEIGHT = 0.6
 """The fuzzy (coverage) score's share of the fused score; BM25 has the rest."""
@@ -39,6 +37,18 @@ RELATIVE_FLOOR = 0.6
 """A post is a good match only when it scores at least this share of the best post's score: the
 results stop where the matches stop."""
 
+CONFIDENT_COVERAGE = 0.6
+"""A search is ``confident`` when its best post covers at least this weighted share (0..1) of the
+query's concepts (:attr:`PostMatch.coverage`). Calibrated with ``benchmarks/relevance.py`` on the
+dev sets and ``tests/data/offtopic-dev.tsv``: off-topic questions reach at most about 0.5 (one
+shared common word: ``improve``, ``best``), on-topic rows are 0.6 and above but for two (0.48,
+0.53), which are shown as the closest posts."""
+
+CLOSEST_COVERAGE = 0.35
+"""Below this coverage (0..1) a search has no match (``confidence="none"``, no results): a post
+sharing one common word with a longer question is not an answer. Between it and
+:data:`CONFIDENT_COVERAGE` the posts are shown as the closest ones."""
+
 MAX_TOTAL = 100
 """At most this many good matches are counted and paged through."""
 
@@ -46,18 +56,29 @@ _CANDIDATES = 40
 """At most this many posts (the best by their score without similarity) are re-scored with
 rapidfuzz; more when a later page is asked for."""
 
-SUGGEST_MIN_CHARS = 2
-"""A did-you-mean track needs a query of at least this many letters, unless it is an alias."""
-
-SUGGEST_CUTOFF = 75.0
-"""The word-by-word ``fuzz.ratio`` score a did-you-mean track name needs (0..100; see
-:meth:`Matcher.suggest_track`)."""
-
 _MAX_URL_CHARS = 2000
 _URL_RE = re.compile(r"\b[a-z][a-z0-9+.-]*://\S*", re.IGNORECASE)
 
 
-class Matcher(Index):
+_Alt = tuple[tuple[str, ...], float]
+"""An alternative of a concept: the terms a post must all hold, and their similarity (0..1)."""
+
+
+_OTHER_TOOL = _Concept(-1.0, ())
+"""Marks the concept of another tool's name while the query's concepts are weighed."""
+
+_Ranked = tuple[float, int, str, float]
+"""A ranked post: fused score (0..100), doc number, matched field, coverage (0..1)."""
+
+
+def _confidence(coverage: float) -> Confidence:
+    """The confidence of a search whose best post covers ``coverage`` (0..1) of the query."""
+    if coverage >= CONFIDENT_COVERAGE - 1e-9:
+        return "confident"
+    return "closest" if coverage >= CLOSEST_COVERAGE - 1e-9 else "none"
+
+
+class Matcher(TrackIndex):
     """Track matching and post search over one catalog version.
 
     ``Matcher(catalog)`` builds the index with the app's shipped vocabulary;
@@ -66,230 +87,116 @@ class Matcher(Index):
     thousand; afterwards the matcher never changes and may be shared between threads.
     """
 
-    _names_folded: dict[str, str] | None = None
-
-    def track_by_name(self, key: str) -> str | None:
-        """The track whose id, English or Chinese name or alias is ``key`` (case-folded, as
-        :func:`bot.domain.search.track_named` compares), else ``None``; the table is built on first use
-        (a track listed earlier wins a name two tracks share)."""
-        table = self._names_folded
-        if table is None:
-            table = {}
-            for track in self._catalog.tracks:
-                for name in (track.id, track.names.en, track.names.zh or "", *track.aliases):
-                    table.setdefault(name.casefold(), track.id)
-            table.pop("", None)
-            self._names_folded = table
-        return table.get(key)
-
-    def match_track(self, query: str) -> TrackMatch | None:
-        """The track the query names, or ``None``.
-
-        Scores (0..100): 100 when the normalized query equals a track's id, English or Chinese name
-        or alias (spaces ignored: ``pd分离`` = ``PD 分离``); 95 when equal after vocabulary
-        canonicalisation and stemming (``disaggregated`` = ``disaggregation``, ``model
-        quantization`` = ``模型量化``); 90 when it is one track's Chinese name with one character
-        mistyped (``推侧解码``, :func:`~bot.domain.search.analysis.one_han_apart`); 60-95 when every word
-        of the query is a word of one name, rising with the share of the name covered (a word found
-        in over half the posts, such as ``vllm``, weighs the share of posts without it, at least a
-        quarter, and cannot name a track alone); such a partial match is dropped when another
-        track scores within :data:`AMBIGUITY_MARGIN`. A typo-corrected query (``specualtive
-        decodng``) scores times the correction's ``fuzz.ratio``/100. Below :data:`TRACK_THRESHOLD`
-        there is no match. A query with a word that belongs to no single name (``eagle``, ``fp8 kv
-        cache``, ``amd mi300x``) does not match, nor does one of :data:`SHORT_QUERY_CHARS` letters
-        or fewer that is not exactly an id or alias (``tts``, ``kv``), nor a sentence much longer
-        than any name. "Where do I start" with a topic (``where do I start with spec``, 从哪里开始学
-        推测解码) is read as the topic.
-        """
-        return self._match_track(normalize(query[: MAX_QUERY_CHARS * 4])[:MAX_QUERY_CHARS])
-
-    @cached_property
-    def _start_keys(self) -> list[str]:
-        """The keys of "getting started" (the where-to-start group): with a topic, the topic wins."""
-        return self._canon_keys(self._units("getting started"))
-
-    def _match_track(self, norm: str) -> TrackMatch | None:
-        """:meth:`match_track` of an already normalized query (at most MAX_QUERY_CHARS)."""
-        if not norm or not self._track_names:
-            return None
-        exact = self._track_exact.get(norm) or self._track_exact.get(norm.replace(" ", ""))
-        if exact:
-            return TrackMatch(exact[0], 100.0, exact[1])
-        if len(norm.replace(" ", "")) <= SHORT_QUERY_CHARS:
-            return None  # an abbreviation names a track only when it is an id or alias (above)
-        typo = {(tid, name) for tid, name, name_norm, _ in (self._track_names if has_han(norm) else ())
-                if one_han_apart(norm, name_norm)}  # a Chinese name with one character off
-        if len({tid for tid, _ in typo}) == 1:  # ... of one track
-            tid, name = min(typo)
-            return TrackMatch(tid, TYPO_HAN_SCORE, name)
-        if len(norm.split()) > 2 * self._max_name_units + 2:
-            return None  # a sentence, not a name
-        corrected, factor = self._correct(norm)
-        units = [u for u in self._units(corrected)
-                 if not (u.group is None and (u.text in self._ignorable
-                                              or u.text in self._vocab.track_stopwords))]
-        q_canon = self._canon_keys(units)
-        if len(q_canon) > len(self._start_keys) and set(self._start_keys) <= set(q_canon):
-            q_canon = [k for k in q_canon if k not in self._start_keys]  # "where do i start with spec"
-        if not q_canon:
-            return None
-        q_set = set(q_canon)
-        per_track: dict[str, tuple[float, str, bool]] = {}  # track -> (score, name, whole name)
-        q_tuple = tuple(q_canon)
-        for (tid, name, _, canon), canon_set in zip(self._track_names, self._track_name_sets,
-                                                    strict=True):
-            if not canon:
-                continue
-            if q_tuple == canon:
-                score, whole = 95.0, True
-            else:
-                if not q_set <= canon_set:
-                    continue
-                weights = {k: self._key_weight(k) for k in canon}
-                if max(weights[k] for k in q_set) < 0.5:
-                    continue  # only generic words ("vllm") in common
-                covered = sum(weights[k] for k in q_set)
-                score = 60.0 + 35.0 * covered / sum(weights[k] for k in set(canon))
-                whole = False
-            score = round(score * factor, 1)
-            if score > per_track.get(tid, (0.0, "", False))[0]:
-                per_track[tid] = (score, name, whole)
-        ranked = sorted(per_track.items(), key=lambda kv: -kv[1][0])
-        if not ranked or ranked[0][1][0] < TRACK_THRESHOLD:
-            return None
-        tid, (score, name, whole) = ranked[0]
-        if not whole and len(ranked) > 1 and ranked[1][1][0] >= score - AMBIGUITY_MARGIN:
-            return None  # a partial name of two tracks ("serving") names neither
-        return TrackMatch(tid, score, name)
-
-    def suggest_track(self, text: str) -> TrackMatch | None:
-        """A did-you-mean track for text that matched nothing, or ``None``.
-
-        Needs a real signal: a query of fewer than :data:`SUGGEST_MIN_CHARS` letters (``v``,
-        ``a``, ``推``) gets a suggestion only when it is exactly a track's id or alias; stop and
-        question words are left out first (``the`` alone suggests nothing). Otherwise every word
-        left must be close to a word of one track name (id, English or Chinese name, alias):
-        a name's score is the mean, over the query's words, of ``rapidfuzz.fuzz.ratio`` with the
-        closest word of the name (after :func:`normalize`), and the best name needs at least
-        :data:`SUGGEST_CUTOFF`. Word by word, not by partial alignment, so a word that merely
-        contains a short alias (``world`` holds ``rl``) or a junk word beside a near one
-        (``frobnicate widgets``) suggests nothing; two tracks equally close (``serving``) suggest
-        neither. ``score`` is that 0..100 score, ``matched`` the name it matched.
-        """
-        norm = normalize(text[: MAX_QUERY_CHARS * 4])[:MAX_QUERY_CHARS]
-        if not norm:
-            return None
-        exact = self._track_exact.get(norm) or self._track_exact.get(norm.replace(" ", ""))
-        if exact:
-            return TrackMatch(exact[0], 100.0, exact[1])
-        # stop and question words carry no topic: "the" or "how do i" suggests nothing
-        words = [w for w in norm.split() if w not in self._ignorable]
-        if len("".join(words)) < SUGGEST_MIN_CHARS:
-            return None
-        # track -> (score, -words in the name, name): at equal scores the shorter name is the
-        # closer one ("agentc" is the alias "agentic" more than the RL alias "agentic rl")
-        best: dict[str, tuple[float, int, str]] = {}
-        for tid, name, name_norm, _ in self._track_names:
-            name_words = name_norm.split()
-            score = sum(max(fuzz.ratio(w, n) for n in name_words) for w in words) / len(words)
-            if len(words) > 1:  # a typo that splits or joins words: the whole text against the name
-                score = max(score, fuzz.ratio("".join(words), name_norm.replace(" ", "")))
-            ranked_name = (score, -len(name_words), name)
-            if tid not in best or ranked_name[:2] > best[tid][:2]:
-                best[tid] = ranked_name
-        ranked = sorted(best.items(), key=lambda kv: kv[1][:2], reverse=True)
-        if not ranked or ranked[0][1][0] < SUGGEST_CUTOFF:
-            return None
-        tid, (score, size, name) = ranked[0]
-        if len(ranked) > 1 and ranked[1][1][:2] >= (score, size):
-            return None  # as close to another track: a guess would be a coin toss
-        return TrackMatch(tid, round(score, 1), name)
-
     # --- post search ----------------------------------------------------------------------------
 
     def _concepts(self, units: list[_Unit]) -> list[_Concept]:
         """The query's concepts with their alternatives and weights (see the module docstring);
-        ``units`` are the normalized query's (:meth:`_units`)."""
-        content = [i for i, u in enumerate(units) if u.group is not None or u.text not in self._ignorable]
-        if not content:
-            return []  # only stop and question words: nothing to search for
-        content_set = set(content)
-        raw: list[list[tuple[tuple[str, ...], float]]] = []
-        fuzzy_budget = MAX_FUZZY_WORDS
-        for i, unit in enumerate(units):
-            if i not in content_set:
-                continue
-            group_alts = ([(terms, _SIM_SYNONYM) for terms in self._group_terms[unit.group]]
-                          if unit.group is not None else [])
-            if unit.kind == "latin":
-                alts: list[tuple[tuple[str, ...], float]] = []
-                if len(unit.text) >= 2:
-                    alts.append(((stem(unit.text),), 1.0))
-                for j in (i - 1, i + 1):
-                    if 0 <= j < len(units) and units[j].kind == "latin":
-                        pair = unit.text + units[j].text if j > i else units[j].text + unit.text
-                        alts.append(((stem(pair),), 1.0))
-                if len(unit.text) >= 4 and unit.text not in self._surface and fuzzy_budget > 0:
-                    fuzzy_budget -= 1
-                    alts.extend(((stem(word),), sim) for word, sim in self._expand_word(unit.text))
-                raw.append(alts + group_alts)
-            elif unit.kind == "cjkword":
-                raw.append([(tuple(_bigrams(unit.text)), 1.0)] + group_alts)
-            elif len(unit.text) >= 2 or len(units) == 1:  # left-over CJK: one concept per bigram
-                raw.extend([((bg,), 1.0)] for bg in _bigrams(unit.text))
-            if len(raw) >= MAX_RAW_CONCEPTS:
-                break
+        ``units`` are the normalized query's (:meth:`_units`). A concept found nowhere weighs a
+        median concept, another tool's name (``other_names``) the heaviest one: a question naming
+        another tool is about that tool. Of a long query, the :data:`MAX_CONCEPTS` rarest are kept."""
         concepts: list[_Concept] = []
-        pending: list[int] = []
-        present: list[float] = []
-        dfs, idf_by_df = self._df_of, self._idf_by_df
-        seen: dict[tuple[tuple[tuple[str, ...], float], ...], _Concept] = {}
-        for raw_alts in raw[:MAX_RAW_CONCEPTS]:
+        seen: dict[tuple[_Alt, ...], _Concept] = {}
+        for raw_alts in self._raw_concepts(units):
+            if raw_alts is None:
+                concepts.append(_OTHER_TOOL)
+                continue
             key = tuple(raw_alts)
             concept = seen.get(key)  # a pasted text repeats its words
             if concept is None:
-                found: list[tuple[tuple[str, ...], float]] = []
-                his: list[int] = []  # per alternative found: the df of its most common term ...
-                los: list[int] = []  # ... and of its rarest
-                for alt in dict.fromkeys(raw_alts):
-                    terms = alt[0]
-                    if len(terms) == 1:
-                        hi = lo = dfs.get(terms[0], -1)
-                        if hi < 0:
-                            continue
-                    else:
-                        ds = [dfs.get(t, -1) for t in terms]
-                        hi, lo = max(ds), min(ds)
-                        if lo < 0:
-                            continue  # a term found nowhere
-                    found.append(alt)
-                    his.append(hi)
-                    los.append(lo)
-                if found:
-                    primary = [i for i, alt in enumerate(found) if alt[1] >= 1.0] \
-                        or range(len(found))
-                    # All terms of an alternative must match: its idf is its most common term's
-                    # (idf falls with df); the concept weighs its best primary alternative.
-                    weight = idf_by_df[min(his[i] for i in primary)]
-                    df = max(los[i] for i in primary)
-                    if df / max(self._n, 1) > _GENERIC_DF:
-                        weight *= _GENERIC_FACTOR
-                    concept = _Concept(weight, tuple(found))
-                else:
-                    concept = _Concept(0.0, ())
-                seen[key] = concept
-            if not concept.alternatives:
-                pending.append(len(concepts))
-            else:
-                present.append(concept.weight)
+                concept = seen[key] = self._weigh(raw_alts)
             concepts.append(concept)
+        present = [c.weight for c in concepts if c.alternatives]
         if not present:
-            return []
+            return []  # only stop and question words, or nothing known: nothing to search for
         missing = sorted(present)[len(present) // 2]  # a word found nowhere weighs a median concept
-        concepts = [c if c.alternatives else _Concept(missing, ()) for c in concepts]
+        concepts = [c if c.alternatives else _Concept(max(present) if c is _OTHER_TOOL else missing, ())
+                    for c in concepts]
         if len(concepts) > MAX_CONCEPTS:  # a long query: keep its rarest (most telling) words
             concepts = sorted(concepts, key=lambda c: -c.weight)[:MAX_CONCEPTS]
         return concepts
+
+    def _raw_concepts(self, units: list[_Unit]) -> list[list[_Alt] | None]:
+        """Per content unit (not a stop or question word), its concepts' alternatives (a CJK
+        chunk gives one concept per bigram; ``None``: a word of another tool's name); at most
+        :data:`MAX_RAW_CONCEPTS`."""
+        raw: list[list[_Alt] | None] = []
+        budget = [MAX_FUZZY_WORDS]  # unknown words left to typo-correct
+        for i, unit in enumerate(units):
+            if unit.group is None and unit.text in self._ignorable:
+                continue
+            raw.extend(self._unit_alternatives(units, i, budget))
+            if len(raw) >= MAX_RAW_CONCEPTS:
+                break
+        return raw[:MAX_RAW_CONCEPTS]
+
+    def _unit_alternatives(self, units: list[_Unit], i: int, budget: list[int]
+                           ) -> list[list[_Alt] | None]:
+        """The concepts of ``units[i]``: a Latin word's (:meth:`_latin_alternatives`) or a CJK
+        word's with its synonym group's alternatives, or a CJK chunk's bigrams."""
+        unit = units[i]
+        group_alts = ([(terms, _SIM_SYNONYM) for terms in self._group_terms[unit.group]]
+                      if unit.group is not None else [])
+        if unit.kind == "latin":
+            if self._other_tool(units, i):
+                return [None]  # a word of another tool's name (ollama, llama of llama.cpp)
+            return [self._latin_alternatives(units, i, budget) + group_alts]
+        if unit.kind == "cjkword":
+            return [[(tuple(_bigrams(unit.text)), 1.0), *group_alts]]
+        if len(unit.text) >= 2 or len(units) == 1:  # left-over CJK: one concept per bigram
+            return [[((bg,), 1.0)] for bg in _bigrams(unit.text)]
+        return []
+
+    def _other_tool(self, units: list[_Unit], i: int) -> bool:
+        """Whether ``units[i]``, alone or joined with a neighbouring Latin word, is the name of
+        another tool (``other_names``: ``ollama``, ``llama cpp``) that no post says."""
+        text = units[i].text
+        if text in self._other_names and stem(text) not in self._df_of:
+            return True
+        for j in (i - 1, i + 1):
+            if 0 <= j < len(units) and units[j].kind == "latin":
+                joined = text + units[j].text if j > i else units[j].text + text
+                if joined in self._other_names and stem(joined) not in self._df_of:
+                    return True
+        return False
+
+    def _latin_alternatives(self, units: list[_Unit], i: int, budget: list[int]) -> list[_Alt]:
+        """A Latin word's alternatives: its stem, its joins with the neighbouring Latin words
+        (``wide ep`` → ``wideep``), and for an unknown word of 4+ letters, while ``budget`` lasts,
+        its typo corrections and completions."""
+        text = units[i].text
+        alts: list[_Alt] = [((stem(text),), 1.0)] if len(text) >= 2 else []
+        for j in (i - 1, i + 1):
+            if 0 <= j < len(units) and units[j].kind == "latin":
+                pair = text + units[j].text if j > i else units[j].text + text
+                alts.append(((stem(pair),), 1.0))
+        if len(text) >= 4 and text not in self._surface and budget[0] > 0:
+            budget[0] -= 1
+            alts.extend(((stem(word),), sim) for word, sim in self._expand_word(text))
+        return alts
+
+    def _weigh(self, raw_alts: list[_Alt]) -> _Concept:
+        """The concept of alternatives ``raw_alts``: those whose terms are all indexed, weighed by
+        inverse document frequency (an alternative's idf is its most common term's; the concept
+        weighs its best exact alternative's, a quarter of it when generic). No alternative
+        found: weight 0, none."""
+        dfs = self._df_of
+        found: list[_Alt] = []
+        his: list[int] = []  # per alternative found: the df of its most common term ...
+        los: list[int] = []  # ... and of its rarest
+        for alt in dict.fromkeys(raw_alts):
+            ds = [dfs.get(t, -1) for t in alt[0]]
+            if not ds or min(ds) < 0:
+                continue  # a term found nowhere
+            found.append(alt)
+            his.append(max(ds))
+            los.append(min(ds))
+        if not found:
+            return _Concept(0.0, ())
+        primary = [i for i, alt in enumerate(found) if alt[1] >= 1.0] or range(len(found))
+        weight = self._idf_by_df[min(his[i] for i in primary)]
+        if max(los[i] for i in primary) / max(self._n, 1) > _GENERIC_DF:
+            weight *= _GENERIC_FACTOR
+        return _Concept(weight, tuple(found))
 
     def _alternative(self, terms: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
         """Posts having all ``terms``: ``(doc numbers ascending, smallest field value)``.
@@ -336,9 +243,10 @@ class Matcher(Index):
             if link is not None:
                 if link.status != "post" or link.post_id is None:
                     return SearchResult(query, None, (), None, 0, offset, link)
-                hit = PostMatch(link.post_id, 100.0, "link", self._catalog.tracks_of(link.post_id))
+                hit = PostMatch(link.post_id, 100.0, "link", self._catalog.tracks_of(link.post_id),
+                                1.0)
                 return SearchResult(query, None, (hit,) if offset == 0 else (), None, 1, offset,
-                                    link)
+                                    link, "confident")
         text = query[: MAX_QUERY_CHARS * 4]
         has_link = "://" in text or "<" in text
         if has_link:  # a link inside a sentence is not a topic: drop it
@@ -348,61 +256,83 @@ class Matcher(Index):
             return SearchResult(query, None, (), HINT_EMPTY)
         # match_track reads the query as typed, which is `text` unless a link was dropped.
         track = self.match_track(query) if has_link else self._match_track(norm)
+        answer_key = self._answer_key(norm)
+        norm = self._rewrite(norm)  # "decoding faster" is read as "speculative decoding"
         units = self._units(norm)
         track = track or self._track_in(units)
         ranked, extra = self._rank(norm, offset + limit + 1, units)
-        if not ranked:
+        ranked = self._answered_first(answer_key, ranked)
+        confidence = _confidence(ranked[0][3]) if ranked else "none"
+        if confidence == "none":
             return SearchResult(query, track, (), None)
         floor = max(MIN_SCORE, RELATIVE_FLOOR * ranked[0][0])
         good = [r for r in ranked if r[0] >= floor - 1e-9]
         page = good[offset:offset + limit]
         matches = tuple(PostMatch(self._post_ids[doc], round(score, 1), field,
-                                  self._catalog.tracks_of(self._post_ids[doc]))
-                        for score, doc, field in page)
-        return SearchResult(query, track, matches, None, min(MAX_TOTAL, len(good) + extra), offset)
+                                  self._catalog.tracks_of(self._post_ids[doc]), round(cov, 3))
+                        for score, doc, field, cov in page)
+        return SearchResult(query, track, matches, None, min(MAX_TOTAL, len(good) + extra), offset,
+                            None, confidence)
+
+    def _answered_first(self, answer_key: tuple[str, ...], ranked: list[_Ranked]) -> list[_Ranked]:
+        """``ranked`` with the posts whose ``answers.yaml`` lists the query itself as a phrase
+        (:meth:`_answer_key`) first, at score 100 and coverage 1 (``what is vllm`` → the post that
+        introduced vLLM); unchanged when no post lists it."""
+        docs = self._answer_keys.get(answer_key, ())
+        if not docs:
+            return ranked
+        first = [(100.0, doc, "answers", 1.0) for doc in docs]
+        return first + [r for r in ranked if r[1] not in docs]
 
     def _rank(self, norm: str, need: int = 0, units: list[_Unit] | None = None
-              ) -> tuple[list[tuple[float, int, str]], int]:
-        """``([(fused score 0..100, doc, matched field)], extra)``: the re-scored candidates
-        (at least ``need`` of them when there are), best first, and how many further posts are
-        good matches (counted, not ranked). ``units``: ``norm``'s, when already split."""
+              ) -> tuple[list[_Ranked], int]:
+        """``([(fused score 0..100, doc, matched field, coverage 0..1)], extra)``: the re-scored
+        candidates (at least ``need`` of them when there are), best first, and how many further
+        posts are good matches (counted, not ranked). ``units``: ``norm``'s, when already split."""
         units = self._units(norm) if units is None else units
         concepts = self._concepts(units)
-        total = sum(c.weight for c in concepts)
         if self._n == 0:
             return [], 0
+        coverage, best_field = self._coverage(concepts)
+        bm25 = self._bm25(norm, units)
+        w_fuzzy = FUZZY_WEIGHT if bm25 is not None else 1.0
+        ranked_part = (1.0 - w_fuzzy) * 100.0 * bm25 if bm25 is not None else 0.0
+        # Bounds of the fused score before the similarity is known (it adds 0..15 fuzzy points).
+        low = w_fuzzy * 100.0 * np.minimum(1.0, 0.85 * coverage) + ranked_part
+        high = w_fuzzy * 100.0 * np.minimum(1.0, 0.85 * coverage + 0.15 * (coverage > 0)) \
+            + ranked_part
+        floor = max(MIN_SCORE, RELATIVE_FLOOR * float(low.max()))  # the real floor is at least this
+        hits = np.flatnonzero(high >= floor - 1e-9)
+        if not len(hits):
+            return [], 0
+        keep = max(_CANDIDATES, need)
+        rest = np.empty(0, dtype=np.int64)
+        if len(hits) > keep:
+            order = np.argpartition(-(high[hits] + self._recency[hits]), keep - 1)
+            hits, rest = hits[order[:keep]], hits[order[keep:]]
+        out = self._rescore(norm, hits, coverage, best_field, low, w_fuzzy)
+        # Posts past the re-scored ones that are good matches whatever their similarity.
+        extra = 0
+        if len(rest) and out:
+            extra = int(np.count_nonzero(low[rest] >= max(MIN_SCORE, RELATIVE_FLOOR * out[0][0])))
+        return out, extra
+
+    def _coverage(self, concepts: list[_Concept]) -> tuple[np.ndarray, np.ndarray]:
+        """Per post: its coverage of the concepts (the weighted share matched, 0..1 and a little
+        over with field bonuses; float64) and the field value of its largest concept contribution
+        (float32; what ``matched`` names)."""
+        total = sum(c.weight for c in concepts)
         scores = np.zeros(self._n, dtype=np.float64)
         best_part = np.zeros(self._n, dtype=np.float32)   # the largest concept contribution ...
         best_field = np.zeros(self._n, dtype=np.float32)  # ... and the field value it came from
-        alternatives: dict[tuple[str, ...], tuple[np.ndarray, np.ndarray]] = {}
+        postings: dict[tuple[str, ...], tuple[np.ndarray, np.ndarray]] = {}
         dense_from = self._n // 8  # a concept touching more posts is merged with whole-array ops
         for concept in concepts:
             if not concept.alternatives or concept.weight < 0.01 * total:
                 continue  # found nowhere, or too common to move a score by a point
-            value = np.zeros(self._n, dtype=np.float32)  # the concept's best alternative per post
-            field = np.zeros(self._n, dtype=np.float32)  # ... and its field value
-            changed: list[np.ndarray] = []
-            for terms, sim in concept.alternatives:
-                posting = alternatives.get(terms)
-                if posting is None:  # a synonym group's alternatives recur in each of its words
-                    posting = alternatives[terms] = self._alternative(terms)
-                ids, vals = posting
-                if not len(ids):
-                    continue
-                cand = vals * np.float32(sim)
-                if not changed:  # the first alternative found: every post of it is better than 0
-                    value[ids] = cand
-                    field[ids] = vals
-                    changed.append(ids)
-                    continue
-                better = cand > value[ids]
-                sel = ids[better]
-                value[sel] = cand[better]
-                field[sel] = vals[better]
-                changed.append(sel)
-            if not changed:
+            value, field, touched = self._concept_values(concept, postings)
+            if touched is None:
                 continue
-            touched = changed[0] if len(changed) == 1 else np.concatenate(changed)
             if len(touched) > dense_from:
                 part = value * np.float32(concept.weight)
                 scores += part
@@ -417,54 +347,65 @@ class Matcher(Index):
             better = part > best_part[touched]
             best_part[touched[better]] = part[better]
             best_field[touched[better]] = field[touched[better]]
-        coverage = scores / total if total > 0 else scores
-        bm25 = self._bm25(norm, units)
-        w_fuzzy = FUZZY_WEIGHT if bm25 is not None else 1.0
-        ranked_part = (1.0 - w_fuzzy) * 100.0 * bm25 if bm25 is not None else 0.0
-        # Bounds of the fused score before the similarity is known (it adds 0..15 fuzzy points).
-        low = w_fuzzy * 100.0 * np.minimum(1.0, 0.85 * coverage) + ranked_part
-        high = w_fuzzy * 100.0 * np.minimum(1.0, 0.85 * coverage + 0.15 * (coverage > 0)) \
-            + ranked_part
-        best_low = float(low.max())
-        floor = max(MIN_SCORE, RELATIVE_FLOOR * best_low)  # the real floor is at least this
-        hits = np.flatnonzero(high >= floor - 1e-9)
-        if not len(hits):
-            return [], 0
-        keep = max(_CANDIDATES, need)
-        rest = np.empty(0, dtype=np.int64)
-        if len(hits) > keep:
-            order = np.argpartition(-(high[hits] + self._recency[hits]), keep - 1)
-            hits, rest = hits[order[:keep]], hits[order[keep:]]
+        return (scores / total if total > 0 else scores), best_field
+
+    def _concept_values(self, concept: _Concept,
+                        postings: dict[tuple[str, ...], tuple[np.ndarray, np.ndarray]]
+                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """Per post, the value of the concept's best alternative (field value × similarity) and
+        that alternative's field value, and the posts touched (``None``: none). ``postings``
+        memoises :meth:`_alternative` (a synonym group's alternatives recur in each of its words)."""
+        value = np.zeros(self._n, dtype=np.float32)
+        field = np.zeros(self._n, dtype=np.float32)
+        changed: list[np.ndarray] = []
+        for terms, sim in concept.alternatives:
+            posting = postings.get(terms)
+            if posting is None:
+                posting = postings[terms] = self._alternative(terms)
+            ids, vals = posting
+            if not len(ids):
+                continue
+            cand = vals * np.float32(sim)
+            if not changed:  # the first alternative found: every post of it is better than 0
+                value[ids] = cand
+                field[ids] = vals
+                changed.append(ids)
+                continue
+            better = cand > value[ids]
+            sel = ids[better]
+            value[sel] = cand[better]
+            field[sel] = vals[better]
+            changed.append(sel)
+        if not changed:
+            return value, field, None
+        return value, field, changed[0] if len(changed) == 1 else np.concatenate(changed)
+
+    def _rescore(self, norm: str, hits: np.ndarray, coverage: np.ndarray, best_field: np.ndarray,
+                 low: np.ndarray, w_fuzzy: float) -> list[_Ranked]:
+        """The candidates ``hits`` with the rapidfuzz similarity added to their fuzzy score,
+        best first (at least :data:`MIN_SCORE`, at most :data:`MAX_TOTAL`): among equal rounded
+        scores, a post whose title starts with the query ("p-eagle" → "P-EAGLE: …"), then the
+        higher exact score, then the newer."""
         parts = _PARTS_RE.findall(norm)
         latin = " ".join(w for c, w in parts if w)[:SIMILARITY_CHARS]
         cjk = " ".join(c for c, w in parts if c)[:SIMILARITY_CHARS]
-        ranked = []
         hit_docs, hit_cov = hits.tolist(), coverage[hits].tolist()
-        hit_recency = self._recency[hits].tolist()
         similarity = self._similarities([d for d, c in zip(hit_docs, hit_cov, strict=True) if c > 0],
                                         latin, cjk)
-        fields = dict(zip(hit_docs, zip(hit_cov, best_field[hits].tolist(), strict=True),
-                          strict=True))
-        for doc, cov, lo, rec in zip(hit_docs, hit_cov, low[hits].tolist(), hit_recency,
-                                     strict=True):
+        ranked = []
+        for doc, cov, lo, rec in zip(hit_docs, hit_cov, low[hits].tolist(),
+                                     self._recency[hits].tolist(), strict=True):
             score = lo
             if cov > 0:
                 fuzzy = min(100.0, 100.0 * (0.85 * cov + 0.15 * similarity[doc] / 100.0))
                 score += w_fuzzy * (fuzzy - min(100.0, 85.0 * cov))
-            if score < MIN_SCORE:
-                continue
-            # Among equal scores, a post whose title starts with the query is the one it names
-            # ("p-eagle" -> "P-EAGLE: …" before a post that mentions P-EAGLE); then the newer.
-            names_it = bool(latin) and self._titles[doc].startswith(latin)
-            ranked.append((-round(score, 1), -names_it, -score, -rec, doc))
+            if score >= MIN_SCORE:
+                names_it = bool(latin) and self._titles[doc].startswith(latin)
+                ranked.append((-round(score, 1), -names_it, -score, -rec, doc, cov))
         ranked.sort()
-        out = [(-r[0], r[4], _field_of(fields[r[4]][1]) if fields[r[4]][0] > 0 else "answers")
-               for r in ranked[:MAX_TOTAL]]
-        # Posts past the re-scored ones that are good matches whatever their similarity.
-        extra = 0
-        if len(rest) and out:
-            extra = int(np.count_nonzero(low[rest] >= max(MIN_SCORE, RELATIVE_FLOOR * out[0][0])))
-        return out, extra
+        fields = dict(zip(hit_docs, best_field[hits].tolist(), strict=True))
+        return [(-r[0], r[4], field_of(fields[r[4]]) if r[5] > 0 else "answers", r[5])
+                for r in ranked[:MAX_TOTAL]]
 
     def _bm25(self, norm: str, units: list[_Unit]) -> np.ndarray | None:
         """BM25 of every post (0..1, divided by the best) for the query and its synonym groups'

@@ -5,7 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["LinkResult", "PostMatch", "SearchResult", "TrackMatch"]
+__all__ = ["Confidence", "LinkResult", "PostMatch", "SearchResult", "TrackMatch"]
+
+Confidence = Literal["confident", "closest", "none"]
+"""How sure a search is of its best post (:attr:`SearchResult.confidence`)."""
 
 
 @dataclass(frozen=True)
@@ -30,6 +33,9 @@ class PostMatch:
     score: float
     matched: str
     tracks: tuple[str, ...] = ()
+    coverage: float = 0.0
+    """The weighted share (0..1) of the query's concepts the post holds (field weights and typo
+    similarity included; 1.0 for a link): what :attr:`SearchResult.confidence` is read from."""
 
 
 @dataclass(frozen=True)
@@ -61,6 +67,12 @@ class SearchResult:
     ``results[0]`` among them; more exist when ``offset + len(results) < total``. ``link`` is set
     when the query was a URL (see :class:`LinkResult`): ``status="unknown"`` means the post is not
     in the catalog yet (no results, no hint).
+
+    ``confidence``: ``"confident"`` when the best post covers at least
+    ``bot.domain.search.CONFIDENT_COVERAGE`` of the query (the reply says "posts matching"),
+    ``"closest"`` when it covers at least ``bot.domain.search.CLOSEST_COVERAGE`` (the reply says
+    "closest posts"), ``"none"`` otherwise: then ``results`` is empty and ``total`` 0 (the reply
+    says nothing matches), whatever weak posts shared a word with the query.
     """
 
     query: str
@@ -70,6 +82,7 @@ class SearchResult:
     total: int = 0
     offset: int = 0
     link: LinkResult | None = None
+    confidence: Confidence = "none"
 
     @property
     def has_more(self) -> bool:

@@ -7,7 +7,11 @@
   Chinese equivalent terms; the first is the canonical form);
 * ``stopwords``, ``question_words``, ``track_stopwords``: lists of non-empty strings (see
   :class:`Vocabulary`);
-* ``blog_hosts``, ``summary_hosts``: lists of host names (``blog.vllm.ai``), no scheme or path.
+* ``blog_hosts``, ``summary_hosts``: lists of host names (``blog.vllm.ai``), no scheme or path;
+* ``other_names`` (optional): a list of names of other tools, libraries and products, never
+  typo-corrected into a catalog word;
+* ``problems`` (optional): a list of ``[phrase, topic]`` pairs: a query holding the phrase is
+  read as holding the topic.
 
 ``answers.yaml`` (optional): a mapping from post id to a list of non-empty strings, the questions
 and terms that post answers, in our own words (``time to first token``, ``cheaper serving``).
@@ -39,6 +43,8 @@ VOCABULARY_FILE = "vocabulary.yaml"
 ANSWERS_FILE = "answers.yaml"
 _HOST_RE = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$")
 _LIST_KEYS = ("stopwords", "question_words", "track_stopwords", "blog_hosts", "summary_hosts")
+_OPTIONAL_LIST_KEYS = ("other_names",)
+_OPTIONAL_KEYS = ("problems", *_OPTIONAL_LIST_KEYS)
 
 try:  # libyaml's C loader when PyYAML has it (several times faster), else the pure-Python one
     _Loader: type = yaml.CSafeLoader
@@ -64,7 +70,11 @@ class Vocabulary:
     question (``why``, ``how``, ``first``, ``怎么``) treated as stop words; ``track_stopwords``:
     words ignored when deciding whether a query names a track (``track``, ``路径``);
     ``blog_hosts``/``summary_hosts``: hosts whose links resolve to catalog posts; ``answers``:
-    post id → questions and terms the post answers.
+    post id → questions and terms the post answers; ``other_names``: names of other tools,
+    libraries and products (``ollama``, ``tensorrt``, ``kubectl``), never read as a typo of a
+    catalog word one letter away (they match a post only where a post says them); ``problems``:
+    ``(phrase, topic)`` pairs, a problem as readers word it and the topic that answers it
+    (``decoding faster`` → ``speculative decoding``).
     """
 
     synonyms: tuple[tuple[str, ...], ...]
@@ -74,6 +84,8 @@ class Vocabulary:
     blog_hosts: tuple[str, ...]
     summary_hosts: tuple[str, ...]
     answers: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    other_names: frozenset[str] = frozenset()
+    problems: tuple[tuple[str, str], ...] = ()
 
     @property
     def ignorable(self) -> frozenset[str]:
@@ -108,6 +120,61 @@ def _read(path: Path, errors: list[str]) -> Any:
     return None
 
 
+def _parse_synonyms(value: Any, errors: list[str]) -> list[tuple[str, ...]]:
+    """The synonym groups of ``vocabulary.yaml`` (problems appended to ``errors``)."""
+    name = VOCABULARY_FILE
+    if not isinstance(value, list):
+        errors.append(f"{name}: synonyms: must be a list of groups (lists of strings)")
+        return []
+    groups: list[tuple[str, ...]] = []
+    seen: dict[str, int] = {}
+    for g, group in enumerate(value):
+        terms = _strings(group, f"{name}: synonyms[{g}]", errors, min_len=2)
+        folded = [t.casefold() for t in terms]
+        if len(set(folded)) != len(folded):
+            errors.append(f"{name}: synonyms[{g}]: a term is listed twice")
+        for term in folded:
+            if term in seen and seen[term] != g:
+                errors.append(f"{name}: synonyms[{g}]: {term!r} is already in synonyms[{seen[term]}]")
+            seen.setdefault(term, g)
+        if terms:
+            groups.append(tuple(terms))
+    return groups
+
+
+def _parse_problems(value: Any, errors: list[str]) -> tuple[tuple[str, str], ...]:
+    """The ``problems`` of ``vocabulary.yaml``: ``[phrase, topic]`` pairs of non-empty strings."""
+    where = f"{VOCABULARY_FILE}: problems"
+    if not isinstance(value, list):
+        errors.append(f"{where}: must be a list of [phrase, topic] pairs")
+        return ()
+    out: list[tuple[str, str]] = []
+    for i, pair in enumerate(value):
+        terms = _strings(pair, f"{where}[{i}]", errors, min_len=2)
+        if len(terms) != 2 or not isinstance(pair, list) or len(pair) != 2:
+            errors.append(f"{where}[{i}]: must be a [phrase, topic] pair")
+        else:
+            out.append((terms[0], terms[1]))
+    return tuple(out)
+
+
+def _parse_lists(raw: dict[str, Any], errors: list[str]) -> dict[str, list[str]]:
+    """The word and host lists of ``vocabulary.yaml`` (``other_names`` optional)."""
+    name = VOCABULARY_FILE
+    lists: dict[str, list[str]] = {}
+    for key in (*_LIST_KEYS, *_OPTIONAL_LIST_KEYS):
+        if key not in raw:
+            if key in _LIST_KEYS:
+                errors.append(f"{name}: {key}: missing")
+            lists[key] = []
+            continue
+        lists[key] = _strings(raw[key], f"{name}: {key}", errors)
+    for key in ("blog_hosts", "summary_hosts"):
+        errors.extend(f"{name}: {key}[{i}]: {host!r} is not a host name (like blog.vllm.ai)"
+                      for i, host in enumerate(lists[key]) if not _HOST_RE.match(host))
+    return lists
+
+
 def _parse(directory: Path, post_ids: Collection[str] | None) -> tuple[Vocabulary | None, list[str]]:
     errors: list[str] = []
     raw = _read(directory / VOCABULARY_FILE, errors)
@@ -117,49 +184,30 @@ def _parse(directory: Path, post_ids: Collection[str] | None) -> tuple[Vocabular
     if not isinstance(raw, dict):
         return None, [f"{name}: must be a mapping with the keys version, synonyms, "
                       + ", ".join(_LIST_KEYS)]
-    unknown = sorted(set(raw) - {"version", "synonyms", *_LIST_KEYS})
+    unknown = sorted(set(raw) - {"version", "synonyms", *_LIST_KEYS, *_OPTIONAL_KEYS})
     errors.extend(f"{name}: {key}: unknown key" for key in unknown)
     if raw.get("version") != 1:
         errors.append(f"{name}: version: must be 1 (got {raw.get('version')!r})")
-    groups: list[tuple[str, ...]] = []
-    seen: dict[str, int] = {}
-    synonyms = raw.get("synonyms")
-    if not isinstance(synonyms, list):
-        errors.append(f"{name}: synonyms: must be a list of groups (lists of strings)")
-    else:
-        for g, group in enumerate(synonyms):
-            terms = _strings(group, f"{name}: synonyms[{g}]", errors, min_len=2)
-            folded = [t.casefold() for t in terms]
-            if len(set(folded)) != len(folded):
-                errors.append(f"{name}: synonyms[{g}]: a term is listed twice")
-            for term in folded:
-                if term in seen and seen[term] != g:
-                    errors.append(f"{name}: synonyms[{g}]: {term!r} is already in synonyms[{seen[term]}]")
-                seen.setdefault(term, g)
-            if terms:
-                groups.append(tuple(terms))
-    lists: dict[str, list[str]] = {}
-    for key in _LIST_KEYS:
-        if key not in raw:
-            errors.append(f"{name}: {key}: missing")
-            lists[key] = []
-            continue
-        lists[key] = _strings(raw[key], f"{name}: {key}", errors)
-    for key in ("blog_hosts", "summary_hosts"):
-        for i, host in enumerate(lists[key]):
-            if not _HOST_RE.match(host):
-                errors.append(f"{name}: {key}[{i}]: {host!r} is not a host name (like blog.vllm.ai)")
+    groups = _parse_synonyms(raw.get("synonyms"), errors)
+    lists = _parse_lists(raw, errors)
+    problems = _parse_problems(raw.get("problems", []), errors)
     answers = _parse_answers(directory, post_ids, errors)
     if errors:
         return None, errors
+
+    def folded(key: str) -> frozenset[str]:
+        return frozenset(w.casefold() for w in lists[key])
+
     vocab = Vocabulary(
         synonyms=tuple(groups),
-        stopwords=frozenset(w.casefold() for w in lists["stopwords"]),
-        question_words=frozenset(w.casefold() for w in lists["question_words"]),
-        track_stopwords=frozenset(w.casefold() for w in lists["track_stopwords"]),
+        stopwords=folded("stopwords"),
+        question_words=folded("question_words"),
+        track_stopwords=folded("track_stopwords"),
         blog_hosts=tuple(h.casefold() for h in lists["blog_hosts"]),
         summary_hosts=tuple(h.casefold() for h in lists["summary_hosts"]),
         answers=answers,
+        other_names=folded("other_names"),
+        problems=problems,
     )
     return vocab, []
 

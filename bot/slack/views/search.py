@@ -46,9 +46,10 @@ def search_reply(catalog: Catalog, query: str, result, read: set[str], lang: str
     shown_query = truncate(" ".join(query.split()), 100)
     blocks: list[Block] = [section(notice)] if notice else []
     if not result.results:
-        return _no_results(result, query, shown_query, lang, blocks, suggestion)
+        return _no_results(catalog, result, query, shown_query, lang, blocks, suggestion)
     ids = ActionIds()
-    title = header or t("search.header", lang, query=shown_query)
+    closest = header is None and getattr(result, "confidence", "confident") == "closest"
+    title = header or t("search.closest" if closest else "search.header", lang, query=shown_query)
     blocks.append(section(Mrkdwn("*{}*").format(title)))
     if result.track is not None:
         tid = result.track.track_id
@@ -75,7 +76,7 @@ def search_reply(catalog: Catalog, query: str, result, read: set[str], lang: str
     return make_reply(blocks, Mrkdwn("\n").join(fallback))
 
 
-def _no_results(result, query: str, shown_query: str, lang: str, blocks: list[Block],
+def _no_results(catalog: Catalog, result, query: str, shown_query: str, lang: str, blocks: list[Block],
                 suggestion: str | None) -> Reply:
     """The reply to a search with no results (see :func:`search_reply`), after ``blocks``."""
     link_result = getattr(result, "link", None)
@@ -85,6 +86,9 @@ def _no_results(result, query: str, shown_query: str, lang: str, blocks: list[Bl
         blocks.append(section(t("search.empty", lang)))
     else:
         blocks.append(section(t("search.none", lang, query=shown_query)))
+        if not suggestion:  # no did-you-mean: offer the tracks and an example
+            tracks = Mrkdwn(", ").join(Mrkdwn("`{}` ({})").format(tr.id, tr.names.get(lang)) for tr in catalog.tracks)
+            blocks.append(section(t("search.none_offer", lang, tracks=tracks)))
     if suggestion:
         blocks.append(section(suggestion))
     blocks.append(context(t("didyoumean.help", lang)))

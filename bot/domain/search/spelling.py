@@ -1,0 +1,128 @@
+"""Typo correction and prefix completion of the Latin words of a query (:class:`Speller`).
+
+A word of 4+ letters that is not a known word of the catalog is corrected against the known words
+one edit away (a symmetric-delete index over the words people search by name: titles, tags, ids,
+track names, the vocabulary), scored with rapidfuzz; a long word with no such neighbour is compared
+with every known word of a compatible length (two typos in one word). A known prefix is completed
+(``specul`` → ``speculative``). The names of other tools (``other_names`` of the vocabulary:
+``ollama``, ``tensorrt``) are never corrected: ``ollama`` is not a typo of ``llama``.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from collections.abc import Callable, Iterable
+from functools import lru_cache
+
+from rapidfuzz import fuzz, process
+
+from bot.domain.search.analysis import _PARTS_RE, _deletes, swapped
+
+__all__ = ["FULL_SCAN_CHARS", "FUZZY_CUTOFF", "NEAR_CUTOFF", "NEAR_MIN_CHARS", "SIM_FUZZY",
+           "SIM_PREFIX", "Speller"]
+
+FULL_SCAN_CHARS = 8
+"""An unknown word this long with no known word one edit away is compared with every known word
+of a compatible length (``rapidfuzz.process.extract``), to catch two typos in one long word."""
+
+FUZZY_CUTOFF = 85.0
+"""``rapidfuzz.fuzz.ratio`` cutoff for typo correction of words of 4+ characters."""
+
+NEAR_CUTOFF = 80.0
+"""The ``fuzz.ratio`` cutoff for a known word that is an unknown word of :data:`NEAR_MIN_CHARS` or
+more with two neighbouring letters swapped (``eagel``, ``qaunt``, ``medsua``: 80-83, under
+:data:`FUZZY_CUTOFF`); a mistyped letter in so short a word is too often another word."""
+
+NEAR_MIN_CHARS = 5
+"""Shorter unknown words are corrected only at :data:`FUZZY_CUTOFF` (one edit in four letters is
+a quarter of the word)."""
+
+SIM_FUZZY = 0.9
+"""The similarity of a typo correction (times its ``fuzz.ratio`` / 100)."""
+
+SIM_PREFIX = 0.75
+"""The similarity of a prefix completion."""
+
+
+def _searchable(word: str) -> bool:
+    return len(word) >= 3 and not word.isdigit()
+
+
+class Speller:
+    """The known Latin words of one catalog and their typo index (read-only after construction).
+
+    ``names``: words people search by name (titles, tags, ids, track names, vocabulary), in the
+    symmetric-delete index; ``prose``: summary words, known (never corrected) and reached by the
+    full scan only; ``other_names``: names of other tools, never corrected; ``df``: posts holding
+    a term (orders prefix completions, most common first). :meth:`expand` is memoised
+    (``expand.cache_clear()`` empties it)."""
+
+    def __init__(self, names: Iterable[str], prose: Iterable[str], other_names: frozenset[str],
+                 df: Callable[[str], int], stem: Callable[[str], str]) -> None:
+        named = {w for w in names if len(w) >= 2}
+        surface = named | {w for w in prose if len(w) >= 2}
+        self.surface = frozenset(surface)
+        self._sorted = sorted(surface)
+        self._other_names = other_names
+        self._df, self._stem = df, stem
+        by_len: dict[int, list[str]] = {}
+        for word in filter(_searchable, surface):
+            by_len.setdefault(len(word), []).append(word)
+        self._by_len = {k: tuple(v) for k, v in by_len.items()}
+        deletes: dict[str, list[str]] = {}
+        for word in filter(_searchable, named):
+            for variant in _deletes(word):
+                deletes.setdefault(variant, []).append(word)
+        self._deletes = deletes
+        self.expand = lru_cache(maxsize=8192)(self._expand)
+
+    def _typos(self, word: str) -> list[tuple[str, float, int]]:
+        """rapidfuzz hits ``(known word, ratio, index)`` for an unknown word, best first."""
+        near = {w for v in _deletes(word) for w in self._deletes.get(v, ())}
+        if near:  # under FUZZY_CUTOFF only two swapped letters: "stock" is no typo of "stack"
+            hits = process.extract(word, sorted(near), scorer=fuzz.ratio, processor=None,
+                                   score_cutoff=NEAR_CUTOFF, limit=5)
+            return [h for h in hits
+                    if h[1] >= FUZZY_CUTOFF or len(word) >= NEAR_MIN_CHARS and swapped(word, h[0])]
+        if len(word) < FULL_SCAN_CHARS:
+            return []
+        lo, hi = max(3, math.floor(len(word) * 0.74)), math.ceil(len(word) * 1.36)
+        choices = [w for n in range(lo, hi + 1) for w in self._by_len.get(n, ())]
+        return process.extract(word, choices, scorer=fuzz.ratio, processor=None,
+                               score_cutoff=FUZZY_CUTOFF, limit=5)
+
+    def _completions(self, word: str) -> list[str]:
+        """Known words that start with ``word``, most common first (at most 8)."""
+        i = bisect.bisect_left(self._sorted, word)
+        out = []
+        while i < len(self._sorted) and self._sorted[i].startswith(word):
+            out.append(self._sorted[i])
+            i += 1
+        out.sort(key=lambda w: (-self._df(self._stem(w)), w))
+        return out[:8]
+
+    def _expand(self, word: str) -> tuple[tuple[str, float], ...]:
+        """Typo corrections and prefix completions of a Latin word that is not a known word:
+        ``((known word, similarity), ...)``, best first; ``()`` for known or short words, digits
+        and other tools' names."""
+        if word in self.surface or len(word) < 4 or word.isdigit() or word in self._other_names:
+            return ()
+        out = {cand: SIM_FUZZY * ratio / 100.0 for cand, ratio, _ in self._typos(word)}
+        for cand in self._completions(word):
+            out.setdefault(cand, SIM_PREFIX)
+        return tuple(sorted(out.items(), key=lambda kv: (-kv[1], kv[0])))
+
+    def correct(self, norm: str) -> tuple[str, float]:
+        """The text with each unknown Latin word replaced by its best typo correction, and the
+        lowest correction ratio (1.0 when nothing was corrected)."""
+        words = []
+        worst = 1.0
+        for cjk, latin in _PARTS_RE.findall(norm):
+            fixes = [(w, s) for w, s in self.expand(latin) if s > SIM_PREFIX] if latin else []
+            if fixes:
+                words.append(fixes[0][0])
+                worst = min(worst, fixes[0][1] / SIM_FUZZY)
+            else:
+                words.append(cjk or latin)
+        return " ".join(words), worst

@@ -1,0 +1,249 @@
+"""Track matching (:class:`TrackIndex`, the base of :class:`bot.domain.search.Matcher`): does a
+query name a track, which track's name does it hold, and which track did a near miss mean.
+
+See :meth:`TrackIndex.match_track` for the scores and :mod:`bot.domain.search` for the design.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+from rapidfuzz import fuzz
+
+from bot.domain.search.analysis import _Unit, normalize, one_han_apart
+from bot.domain.search.index import (
+    _GENERIC_DF,
+    _GENERIC_FACTOR,
+    MAX_QUERY_CHARS,
+    TRACK_THRESHOLD,
+    Index,
+)
+from bot.domain.search.results import TrackMatch
+from bot.domain.text import has_han
+
+__all__ = ["AMBIGUITY_MARGIN", "CONTAINED_SCORE", "SHORT_QUERY_CHARS", "SUGGEST_CUTOFF",
+           "SUGGEST_MIN_CHARS", "TYPO_HAN_SCORE", "TrackIndex"]
+
+SHORT_QUERY_CHARS = 3
+"""A query of at most this many letters (``tts``, ``kv``, ``sd``) names a track only when it is
+exactly the track's id or one of its aliases: short abbreviations are too ambiguous to expand."""
+
+AMBIGUITY_MARGIN = 3.0
+"""A partial-name track match is dropped when another track scores within this margin."""
+
+CONTAINED_SCORE = 70.0
+"""The score of a track whose name a query holds among other words (:meth:`TrackIndex._track_in`)."""
+
+TYPO_HAN_SCORE = 90.0
+"""The track score of a query that is one track's Chinese name with one character mistyped."""
+
+SUGGEST_MIN_CHARS = 2
+"""A did-you-mean track needs a query of at least this many letters, unless it is an alias."""
+
+SUGGEST_CUTOFF = 75.0
+"""The word-by-word ``fuzz.ratio`` score a did-you-mean track name needs (0..100; see
+:meth:`TrackIndex.suggest_track`)."""
+
+_Scores = dict[str, tuple[float, str, bool]]
+"""track id -> (score 0..100, the name matched, whether the query is the whole name)."""
+
+
+class TrackIndex(Index):
+    """Track matching over one catalog version (read-only after construction, like :class:`Index`;
+    two tables are built on first use)."""
+
+    _names_folded: dict[str, str] | None = None
+
+    def track_by_name(self, key: str) -> str | None:
+        """The track whose id, English or Chinese name or alias is ``key`` (case-folded, as
+        :func:`bot.domain.search.track_named` compares), else ``None``; the table is built on first use
+        (a track listed earlier wins a name two tracks share)."""
+        table = self._names_folded
+        if table is None:
+            table = {}
+            for track in self._catalog.tracks:
+                for name in (track.id, track.names.en, track.names.zh or "", *track.aliases):
+                    table.setdefault(name.casefold(), track.id)
+            table.pop("", None)
+            self._names_folded = table
+        return table.get(key)
+
+    def match_track(self, query: str) -> TrackMatch | None:
+        """The track the query names, or ``None``.
+
+        Scores (0..100): 100 when the normalized query equals a track's id, English or Chinese name
+        or alias (spaces ignored: ``pd分离`` = ``PD 分离``); 95 when equal after vocabulary
+        canonicalisation and stemming (``disaggregated`` = ``disaggregation``, ``model
+        quantization`` = ``模型量化``); 90 when it is one track's Chinese name with one character
+        mistyped (``推侧解码``, :func:`~bot.domain.search.analysis.one_han_apart`); 60-95 when every word
+        of the query is a word of one name, rising with the share of the name covered (a word found
+        in over half the posts, such as ``vllm``, weighs the share of posts without it, at least a
+        quarter, and cannot name a track alone); such a partial match is dropped when another
+        track scores within :data:`AMBIGUITY_MARGIN`. A typo-corrected query (``specualtive
+        decodng``) scores times the correction's ``fuzz.ratio``/100. Below :data:`TRACK_THRESHOLD`
+        there is no match. A query with a word that belongs to no single name (``eagle``, ``fp8 kv
+        cache``, ``amd mi300x``) does not match, nor does one of :data:`SHORT_QUERY_CHARS` letters
+        or fewer that is not exactly an id or alias (``tts``, ``kv``), nor a sentence much longer
+        than any name. "Where do I start" with a topic (``where do I start with spec``, 从哪里开始学
+        推测解码) is read as the topic.
+        """
+        return self._match_track(normalize(query[: MAX_QUERY_CHARS * 4])[:MAX_QUERY_CHARS])
+
+    @cached_property
+    def _start_keys(self) -> list[str]:
+        """The keys of "getting started" (the where-to-start group): with a topic, the topic wins."""
+        return self._canon_keys(self._units("getting started"))
+
+    def _exact_track(self, norm: str) -> TrackMatch | None:
+        """The track whose name ``norm`` is exactly (100), spaces ignored."""
+        exact = self._track_exact.get(norm) or self._track_exact.get(norm.replace(" ", ""))
+        return TrackMatch(exact[0], 100.0, exact[1]) if exact else None
+
+    def _han_typo_track(self, norm: str) -> TrackMatch | None:
+        """The one track whose Chinese name ``norm`` is with one character off, scored
+        :data:`TYPO_HAN_SCORE`; ``None`` for none or several tracks."""
+        if not has_han(norm):
+            return None
+        typo = {(tid, name) for tid, name, name_norm, _ in self._track_names
+                if one_han_apart(norm, name_norm)}
+        if len({tid for tid, _ in typo}) != 1:
+            return None
+        tid, name = min(typo)
+        return TrackMatch(tid, TYPO_HAN_SCORE, name)
+
+    def _query_name_keys(self, norm: str) -> tuple[list[str], float]:
+        """The query's canonical keys for name matching (typos corrected; stop, question and track
+        stop words and a where-to-start phrase beside a topic left out) and the correction factor."""
+        corrected, factor = self._speller.correct(norm)
+        skip = self._ignorable | self._vocab.track_stopwords
+        units = [u for u in self._units(corrected) if u.group is not None or u.text not in skip]
+        keys = self._canon_keys(units)
+        start = self._start_keys
+        if len(keys) > len(start) and set(start) <= set(keys):
+            keys = [k for k in keys if k not in start]  # "where do i start with spec"
+        return keys, factor
+
+    def _name_scores(self, q_canon: list[str], factor: float) -> _Scores:
+        """Per track, its best name's score for the query keys (see :meth:`match_track`)."""
+        q_set, q_tuple = set(q_canon), tuple(q_canon)
+        per_track: _Scores = {}
+        for (tid, name, _, canon), canon_set in zip(self._track_names, self._track_name_sets,
+                                                    strict=True):
+            if not canon or (q_tuple != canon and not q_set <= canon_set):
+                continue
+            score = 95.0 if q_tuple == canon else self._partial_score(q_set, canon)
+            if score is None:
+                continue
+            score = round(score * factor, 1)
+            if score > per_track.get(tid, (0.0, "", False))[0]:
+                per_track[tid] = (score, name, q_tuple == canon)
+        return per_track
+
+    def _partial_score(self, q_set: set[str], canon: tuple[str, ...]) -> float | None:
+        """60-95 by the weighted share of the name ``canon`` the query's keys cover; ``None`` when
+        they share only generic words (``vllm``)."""
+        weights = {k: self._key_weight(k) for k in canon}
+        if max(weights[k] for k in q_set) < 0.5:
+            return None
+        covered = sum(weights[k] for k in q_set)
+        return 60.0 + 35.0 * covered / sum(weights[k] for k in set(canon))
+
+    def _match_track(self, norm: str) -> TrackMatch | None:
+        """:meth:`match_track` of an already normalized query (at most MAX_QUERY_CHARS)."""
+        if not norm or not self._track_names:
+            return None
+        norm = self._rewrite(norm)
+        exact = self._exact_track(norm)
+        if exact is not None or len(norm.replace(" ", "")) <= SHORT_QUERY_CHARS:
+            return exact  # an abbreviation names a track only when it is an id or alias
+        typo = self._han_typo_track(norm)
+        if typo is not None:
+            return typo
+        if len(norm.split()) > 2 * self._max_name_units + 2:
+            return None  # a sentence, not a name
+        q_canon, factor = self._query_name_keys(norm)
+        if not q_canon:
+            return None
+        ranked = sorted(self._name_scores(q_canon, factor).items(), key=lambda kv: -kv[1][0])
+        if not ranked or ranked[0][1][0] < TRACK_THRESHOLD:
+            return None
+        tid, (score, name, whole) = ranked[0]
+        if not whole and len(ranked) > 1 and ranked[1][1][0] >= score - AMBIGUITY_MARGIN:
+            return None  # a partial name of two tracks ("serving") names neither
+        return TrackMatch(tid, score, name)
+
+    def suggest_track(self, text: str) -> TrackMatch | None:
+        """A did-you-mean track for text that matched nothing, or ``None``.
+
+        Needs a real signal: a query of fewer than :data:`SUGGEST_MIN_CHARS` letters (``v``,
+        ``a``, ``推``) gets a suggestion only when it is exactly a track's id or alias; stop and
+        question words are left out first (``the`` alone suggests nothing). Otherwise every word
+        left must be close to a word of one track name (id, English or Chinese name, alias):
+        a name's score is the mean, over the query's words, of ``rapidfuzz.fuzz.ratio`` with the
+        closest word of the name (after :func:`normalize`), and the best name needs at least
+        :data:`SUGGEST_CUTOFF`. Word by word, not by partial alignment, so a word that merely
+        contains a short alias (``world`` holds ``rl``) or a junk word beside a near one
+        (``frobnicate widgets``) suggests nothing; two tracks equally close (``serving``) suggest
+        neither. ``score`` is that 0..100 score, ``matched`` the name it matched.
+        """
+        norm = normalize(text[: MAX_QUERY_CHARS * 4])[:MAX_QUERY_CHARS]
+        if not norm:
+            return None
+        exact = self._exact_track(norm)
+        if exact is not None:
+            return exact
+        # stop and question words carry no topic: "the" or "how do i" suggests nothing
+        words = [w for w in norm.split() if w not in self._ignorable]
+        if len("".join(words)) < SUGGEST_MIN_CHARS:
+            return None
+        # track -> (score, -words in the name, name): at equal scores the shorter name is the
+        # closer one ("agentc" is the alias "agentic" more than the RL alias "agentic rl")
+        best: dict[str, tuple[float, int, str]] = {}
+        for tid, name, name_norm, _ in self._track_names:
+            name_words = name_norm.split()
+            score = sum(max(fuzz.ratio(w, n) for n in name_words) for w in words) / len(words)
+            if len(words) > 1:  # a typo that splits or joins words: the whole text against the name
+                score = max(score, fuzz.ratio("".join(words), name_norm.replace(" ", "")))
+            ranked_name = (score, -len(name_words), name)
+            if tid not in best or ranked_name[:2] > best[tid][:2]:
+                best[tid] = ranked_name
+        ranked = sorted(best.items(), key=lambda kv: kv[1][:2], reverse=True)
+        if not ranked or ranked[0][1][0] < SUGGEST_CUTOFF:
+            return None
+        tid, (score, size, name) = ranked[0]
+        if len(ranked) > 1 and ranked[1][1][:2] >= (score, size):
+            return None  # as close to another track: a guess would be a coin toss
+        return TrackMatch(tid, round(score, 1), name)
+
+    def _key_weight(self, key: str) -> float:
+        """Weight of a name unit for coverage: 1, or for a word in over half the posts the share of
+        posts without it (at least :data:`_GENERIC_FACTOR`)."""
+        if key.startswith("="):
+            df = max((min(self._df(t) for t in terms) for terms in self._group_terms[int(key[1:])]),
+                     default=0)
+        else:
+            df = self._df(key)
+        share = df / max(self._n, 1)
+        return max(_GENERIC_FACTOR, 1.0 - share) if share > _GENERIC_DF else 1.0
+
+    def _track_in(self, units: list[_Unit]) -> TrackMatch | None:
+        """The track whose name (id, alias) a query (its :meth:`_units`) holds as a run of canonical words
+        (``如何把模型量化到更小`` holds ``模型量化``), scored :data:`CONTAINED_SCORE`: of several,
+        the most words held; ``None`` for none, a tie, or generic names (``models``: in over half
+        the posts). A search's hint, never the track itself."""
+        keys = tuple(self._canon_keys(units))
+        if self._name_heads is None:  # specific names by first key, on first use (needs the df)
+            self._name_heads = {}
+            for tid, name, _, canon in (n for n in self._track_names if n[3]):
+                if max(map(self._key_weight, canon)) >= 0.5:
+                    self._name_heads.setdefault(canon[0], []).append((tid, name, canon))
+        found: dict[str, tuple[int, str]] = {}
+        for i, key in enumerate(keys):
+            for tid, name, canon in self._name_heads.get(key, ()):
+                if keys[i:i + len(canon)] == canon:
+                    found[tid] = max(found.get(tid, (0, "")), (len(canon), name))
+        ranked = sorted(found.items(), key=lambda kv: kv[1][0], reverse=True)
+        if not ranked or len(ranked) > 1 and ranked[1][1][0] >= ranked[0][1][0]:
+            return None  # two tracks' names as long: neither
+        return TrackMatch(ranked[0][0], CONTAINED_SCORE, ranked[0][1][1])
+
