@@ -1,0 +1,279 @@
+"""The HTTP door: waitress serving Bolt's WSGI adapter behind the guard (:mod:`bot.doors.guard`),
+with the health check, the metrics and the web pages (:mod:`bot.web.routes`) beside it, and a
+clean stop (take what the kernel queued, answer what has arrived, give the follow-ups a grace
+period, log what was dropped). :func:`bot.doors.serve.serve_http` opens it."""
+
+from __future__ import annotations
+
+import io
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+EVENTS_PATH = "/slack/events"
+HEALTH_PATH = "/healthz"
+METRICS_PATH = "/metrics"
+
+
+def make_wsgi_app(runtime: Any, app: Any, verify_requests: bool = True) -> Callable[..., Iterable[bytes]]:
+    """A WSGI application: ``GET|HEAD /healthz`` answers ``200 ok``; ``GET /metrics`` the
+    Prometheus metrics (:mod:`bot.metrics`); everything else goes to Bolt's
+    :class:`~slack_bolt.adapter.wsgi.SlackRequestHandler` (``POST /slack/events``, and the OAuth
+    install/redirect paths when ``app.oauth_flow`` is set; other paths get 404), counted by kind
+    and outcome with the time to the answer (the ack). Requests to ``/slack/events`` pass
+    :mod:`bot.doors.guard` first (size, signature, well-formed body) unless ``verify_requests``
+    is False (tests of an app built without verification).
+
+    The health check does not touch the database, so that a slow database does not take the
+    instance out of a load balancer; ``runtime`` feeds the metrics (ledger, catalog version).
+    """
+    from slack_bolt.adapter.wsgi import SlackRequestHandler
+
+    from bot import metrics
+    from bot.doors import guard
+    from bot.pictures import PICTURE_PREFIX, picture_app
+    from bot.slack.signing import SignedRequestVerification
+    from bot.web.routes import routes
+
+    bolt = SlackRequestHandler(app, path=EVENTS_PATH)
+    registry = metrics.runtime_registry(runtime)
+    web_routes = routes(runtime)
+    secret = runtime.settings.slack_signing_secret
+    verifier = SignedRequestVerification(secret.get_secret_value() if secret is not None else "")
+
+    def wsgi(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        path, method = environ.get("PATH_INFO"), environ.get("REQUEST_METHOD")
+        if path == HEALTH_PATH and method in ("GET", "HEAD"):
+            start_response("200 OK", [("Content-Type", "text/plain; charset=utf-8"),
+                                      ("Content-Length", "2")])
+            return [b"ok"]
+        if path == METRICS_PATH and method == "GET":
+            body = metrics.exposition(registry)
+            start_response("200 OK", [("Content-Type", metrics.CONTENT_TYPE),
+                                      ("Content-Length", str(len(body)))])
+            return [body]
+        page = web_routes(str(path or ""), str(method or ""), environ)
+        if page is not None:
+            status_line, headers, body = page
+            start_response(status_line, headers)
+            return [] if method == "HEAD" else [body]
+        if str(path).startswith(PICTURE_PREFIX) and method == "GET":  # issue 24: signed path pictures
+            return picture_app(runtime, environ, start_response)
+        if path != EVENTS_PATH or method != "POST":
+            return bolt(environ, start_response)
+        started = time.monotonic()
+        if guard.too_large(environ.get("CONTENT_LENGTH")):
+            return _refuse(start_response, guard.Refusal(413, "request body too large"))
+        try:
+            length = int(environ.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            length = 0
+        raw = environ["wsgi.input"].read(length) if length > 0 else b""
+        refusal = None if not verify_requests else guard.check(raw, str(environ.get("CONTENT_TYPE") or ""),
+                              environ.get("HTTP_X_SLACK_REQUEST_TIMESTAMP"),
+                              environ.get("HTTP_X_SLACK_SIGNATURE"), verifier)
+        kind = metrics.request_kind(str(environ.get("CONTENT_TYPE") or ""), raw)
+        if refusal is not None:
+            metrics.ACK_SECONDS.labels(kind).observe(time.monotonic() - started)
+            metrics.REQUESTS.labels(kind, metrics.outcome_of(refusal.status)).inc()
+            return _refuse(start_response, refusal)
+        environ["wsgi.input"] = io.BytesIO(raw)
+        status: list[int] = []
+
+        def recording_start_response(code: str, headers: Any, *rest: Any) -> Any:
+            status.append(int(code.split(" ", 1)[0]))
+            return start_response(code, headers, *rest)
+
+        try:
+            return bolt(environ, recording_start_response)
+        finally:
+            metrics.ACK_SECONDS.labels(kind).observe(time.monotonic() - started)
+            metrics.REQUESTS.labels(kind, metrics.outcome_of(status[0] if status else 500)).inc()
+
+    return wsgi
+
+
+def _refuse(start_response: Callable[..., Any], refusal: Any) -> list[bytes]:
+    """Answer a refused request (:class:`bot.doors.guard.Refusal`) with its status and JSON body;
+    ``Connection: close`` for 413, since the unread body is still on the socket."""
+    body = refusal.body
+    headers = [("Content-Type", "application/json"), ("Content-Length", str(len(body)))]
+    if refusal.status == 413:
+        headers.append(("Connection", "close"))
+    start_response(refusal.status_line, headers)
+    return [body]
+
+
+HTTP_GRACE_S = 3.0
+"""Seconds a stopping door keeps answering the requests that have arrived."""
+LAZY_GRACE_S = 5.0
+"""Seconds after that for the follow-ups already running (replies waiting on Slack); then they are
+dropped, counted and logged, so a stop takes under 10 s in all (platforms kill at about 30 s)."""
+CONNECTION_LIMIT = 1000
+"""Default most open connections the HTTP door keeps (waitress's own default is 100, which a
+hundred idle sockets would exhaust)."""
+CHANNEL_TIMEOUT = 30
+"""Default seconds an idle connection is kept before the door closes it."""
+
+
+class HttpDoor:
+    """The HTTP door: waitress serving :func:`make_wsgi_app` on ``host:port`` (0 = a free port).
+
+    :meth:`serve_forever` blocks until :meth:`stop`; :meth:`start` runs it on a daemon thread
+    (tests); :meth:`close` stops, waits for the loop to end and frees the port. ``threads`` is
+    waitress's worker count; ``connection_limit`` the most connections kept open and
+    ``channel_timeout`` the seconds an idle one is kept (see :data:`CONNECTION_LIMIT`); bodies
+    over :data:`bot.doors.guard.MAX_BODY_BYTES` are refused. Usable as a context manager.
+    """
+
+    def __init__(self, runtime: Any, app: Any, host: str = "127.0.0.1", port: int = 3000,
+                 threads: int = 32, connection_limit: int = CONNECTION_LIMIT,
+                 channel_timeout: int = CHANNEL_TIMEOUT, verify_requests: bool = True):
+        import waitress
+
+        from bot.doors.guard import MAX_BODY_BYTES
+
+        self.runtime = runtime
+        self.app = app
+        self._map: dict[int, Any] = {}
+        self._server = waitress.create_server(make_wsgi_app(runtime, app, verify_requests), map=self._map,
+                                              host=host, port=port, threads=threads,
+                                              ident="vllm-path", clear_untrusted_proxy_headers=True,
+                                              connection_limit=connection_limit,
+                                              channel_timeout=channel_timeout,
+                                              max_request_body_size=MAX_BODY_BYTES)
+        self._stop = threading.Event()
+        self._done = threading.Event()
+        self.dropped = 0
+        """Follow-ups dropped when the door stopped (see :meth:`_drain_lazy`)."""
+        self._thread: threading.Thread | None = None
+
+    @property
+    def host(self) -> str:
+        """The address actually bound."""
+        return str(self._listen[0])
+
+    @property
+    def port(self) -> int:
+        """The port actually bound (useful with ``port=0``)."""
+        return int(self._listen[1])
+
+    @property
+    def _listen(self) -> tuple[str, int]:
+        server = self._server
+        if hasattr(server, "effective_port"):
+            return server.effective_host, server.effective_port
+        return server.effective_listen[0]
+
+    @property
+    def url(self) -> str:
+        """``http://HOST:PORT`` of the door."""
+        host = self.host
+        return f"http://[{host}]:{self.port}" if ":" in host else f"http://{host}:{self.port}"
+
+    def serve_forever(self) -> None:
+        """Serve until :meth:`stop` is called, then close connections and the worker threads."""
+        from waitress import wasyncore
+
+        try:
+            while not self._stop.is_set() and self._map:
+                wasyncore.loop(timeout=0.2, map=self._map, count=1)
+        finally:
+            deadline = time.monotonic() + HTTP_GRACE_S
+            self._stop_accepting()
+            self._finish_in_flight(deadline)
+            self._server.task_dispatcher.shutdown(cancel_pending=False, timeout=max(0.1, deadline - time.monotonic()))
+            wasyncore.close_all(self._map)
+            self.dropped = self._drain_lazy()
+            self._done.set()
+
+    def _stop_accepting(self) -> None:
+        """Take the connections already queued in the kernel (they have arrived), then close the
+        listening socket: later ones are refused at once rather than reset."""
+        server = self._server
+        server.accepting = False
+        for _ in range(10_000):  # what the backlog holds; accept() answers None when it is empty
+            before = len(self._map)
+            server.handle_accept()
+            if len(self._map) == before:
+                break
+        fileno = getattr(server, "_fileno", None)
+        if fileno is not None:
+            self._map.pop(fileno, None)
+        try:
+            server.socket.close()
+        except OSError:  # already closed
+            pass
+
+    def _finish_in_flight(self, deadline: float) -> None:
+        """Keep the loop running until every request that has arrived is answered and its answer
+        written out (or ``deadline``, ``time.monotonic()`` seconds); idle keep-alive connections
+        are closed after."""
+        from waitress import wasyncore
+
+        stopped_at = time.time()
+
+        def busy(ch: Any) -> bool:
+            if getattr(ch, "requests", None) or getattr(ch, "total_outbufs_len", 0):
+                return True  # a request to answer, or an answer not yet written out
+            if getattr(ch, "request", None) is not None:
+                return True  # a request still arriving
+            # Just accepted and nothing read yet: its request is on the way.
+            return bool(getattr(ch, "last_activity", 0) >= stopped_at - 1.0
+                        and getattr(ch, "creation_time", 0) == getattr(ch, "last_activity", -1))
+
+        def any_busy() -> bool:
+            return any(busy(ch) for ch in list(self._map.values()))
+
+        while any_busy() and time.monotonic() < deadline:
+            wasyncore.loop(timeout=0.05, map=self._map, count=1)
+
+    def _drain_lazy(self) -> int:
+        """Give the follow-ups (lazy listeners) what is left of the grace period; return how many
+        were dropped (logged with the count, and counted in ``/metrics``)."""
+        from bot import metrics
+        from bot.slack.app import lazy_runner
+
+        runner = lazy_runner(self.app)
+        if runner is None:
+            return 0
+        dropped = runner.drain(LAZY_GRACE_S)
+        if dropped:
+            metrics.LAZY_DROPPED.inc(dropped)
+            log.warning("stopping: %d follow-up(s) could not finish within %.0f s and were dropped",
+                        dropped, HTTP_GRACE_S + LAZY_GRACE_S)
+        return dropped
+
+    def start(self) -> HttpDoor:
+        """Serve on a daemon thread; returns ``self``."""
+        self._thread = threading.Thread(target=self.serve_forever, name="http-door", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Ask the loop to end (returns at once; safe from a signal handler)."""
+        self._stop.set()
+
+    def close(self, timeout: float = 10.0) -> None:
+        """Stop and wait up to ``timeout`` seconds for the loop to finish. Idempotent."""
+        self.stop()
+        if self._thread is not None:
+            self._thread.join(timeout)
+        elif not self._done.is_set():
+            from waitress import wasyncore
+
+            self._server.task_dispatcher.shutdown(cancel_pending=True, timeout=timeout)
+            wasyncore.close_all(self._map)
+            self._done.set()
+
+    def __enter__(self) -> HttpDoor:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
