@@ -92,13 +92,19 @@ def _serve_pictures(runtime, settings) -> None:
             local = door.url + urlsplit(url).path + "?" + urlsplit(url).query
             with urllib.request.urlopen(local, timeout=30) as resp:
                 assert resp.status == 200 and resp.headers["Content-Type"] == "image/png"
-                png_size(resp.read())
+                reader_png = resp.read()
+                png_size(reader_png)
             forged = door.url + "/paths/spec.png?" + urlencode(
                 {"read": "spec-decode,anatomy-of-vllm", "sig": query["sig"][0]})
-            for bad in (forged, door.url + "/paths/spec.png", door.url + "/paths/spec.png?read=&sig=00"):
+            for bad in (forged, door.url + "/paths/spec.png?read=&sig=00",
+                        door.url + "/paths/spec.png?read=spec-decode"):
                 with pytest.raises(urllib.error.HTTPError) as err:
                     urllib.request.urlopen(bad, timeout=30)
                 assert err.value.code == 403
+            # Without a reader's read set the picture is the public, catalog-only one (the path page's).
+            with urllib.request.urlopen(door.url + "/paths/spec.png", timeout=30) as resp:
+                assert resp.status == 200 and resp.headers["Content-Type"] == "image/png"
+                assert resp.read() != reader_png
             with pytest.raises(urllib.error.HTTPError) as err:
                 urllib.request.urlopen(door.url + "/paths/nope.png", timeout=30)
             assert err.value.code == 404
