@@ -55,7 +55,7 @@ def has_visible_character(text: str) -> bool:
 
 def _blank(what: str, text: str) -> str:
     return (f"the {what} {text!r} has no visible character (only spaces, bidi controls or "
-            "zero-width characters): readers would see an empty title")
+            f"zero-width characters): readers would see an empty {what}")
 
 
 def blank_title_issues(posts: Posts, tracks: Tracks) -> list[CatalogIssue]:
