@@ -199,3 +199,59 @@ def test_the_catalog_limits_fit_the_fields_that_show_names_whole():
         assert TRACK_NAME_MAX + len(header) <= blockkit.HEADER_TEXT_MAX
         confirm = STRINGS["digest.stop_confirm_text"][lang].replace("{track}", "").replace("{track_id}", "")
         assert TRACK_NAME_MAX + TRACK_ID_MAX + len(confirm) <= blockkit.CONFIRM_TEXT_MAX
+
+
+def test_a_duplicate_track_id_is_reported_not_a_crash(copy: Path):
+    """Two track files with one id: both named as duplicates (the check used to raise KeyError
+    computing the essential path of one track with the other's order)."""
+    edit_yaml(copy / "tracks/quant.yaml", lambda d: d.update(id="pd"))
+    assert_refused(copy, "tracks/quant.yaml", "track 'pd'", "id")
+    assert any(e.startswith("tracks/pd.yaml: track 'pd': id: duplicate track id") for e in errors_of(copy))
+
+
+BLANK_TITLES = {
+    "bidi embeddings and overrides": "\u202a\u202b\u202c\u202d\u202e",
+    "bidi isolates": "\u2066\u2067\u2068\u2069",
+    "zero-width characters": "\u200b\u200c\u200d\u200e\u200f\u2060\ufeff",
+    "controls among spaces": "\u202e \u3000 \u2067\u00a0\u200b",
+}
+
+
+@pytest.mark.parametrize("title", BLANK_TITLES.values(), ids=BLANK_TITLES.keys())
+def test_a_post_title_that_shows_nothing_is_refused(copy: Path, title: str):
+    path = copy / "posts/vllm-blog.yaml"
+    edit_yaml(path, lambda d: d[2].update(title=title))
+    post_id = yaml.safe_load(path.read_text(encoding="utf-8"))[2]["id"]
+    assert_refused(copy, "posts/vllm-blog.yaml", f"post '{post_id}'", "title")
+    message = next(e for e in errors_of(copy) if e.startswith(f"posts/vllm-blog.yaml: post '{post_id}': title:"))
+    assert "no visible character" in message and "would see an empty title" in message
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_track_name_that_shows_nothing_is_refused(copy: Path, lang: str):
+    edit_yaml(copy / "tracks/spec.yaml", lambda d: d["names"].__setitem__(lang, "\u2067\u200b\u2069"))
+    assert_refused(copy, "tracks/spec.yaml", "track 'spec'", f"names.{lang}")
+    assert any("no visible character" in e for e in errors_of(copy))
+
+
+def test_a_title_of_spaces_only_is_refused(copy: Path):
+    edit_yaml(copy / "posts/vllm-blog.yaml", lambda d: d[2].update(title=" \u3000\u2003 "))
+    post_id = yaml.safe_load((copy / "posts/vllm-blog.yaml").read_text(encoding="utf-8"))[2]["id"]
+    assert_refused(copy, "posts/vllm-blog.yaml", f"post '{post_id}'", "title")
+
+
+def test_bidi_marks_around_visible_text_pass(copy: Path):
+    """Controls are fine where they wrap words a reader sees (a right-to-left name in a title)."""
+    edit_yaml(copy / "posts/vllm-blog.yaml", lambda d: d[2].update(title="\u2067שלום\u2069 vLLM\u200b"))
+    edit_yaml(copy / "tracks/spec.yaml", lambda d: d["names"].update(zh="\u200e投机解码\u200f"))
+    catalog, issues = check_catalog(copy)
+    assert catalog is not None, [str(i) for i in issues if i.severity == "error"]
+
+
+def test_which_characters_are_visible():
+    from bot.domain.catalog.checks import has_visible_character
+
+    for blank in ("", *BLANK_TITLES.values(), "\u0301\ufe0f", "\u3164\u2800", "\t\n"):
+        assert not has_visible_character(blank), repr(blank)
+    for shown in ("a", "\u202eabc", "投", "\u200b.", "🙂", "\u00e9"):
+        assert has_visible_character(shown), repr(shown)

@@ -1,0 +1,44 @@
+"""What ``catalog check`` reports: one :class:`CatalogIssue` per problem, :class:`CatalogError` for a refusal.
+
+Kept apart from the loader so that the rule modules (:mod:`bot.domain.catalog.checks`,
+:mod:`bot.domain.catalog.essentials`) and the loader that runs them share the type without an
+import circle.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+
+@dataclass(frozen=True)
+class CatalogIssue:
+    """One problem found in the catalog.
+
+    ``file`` is relative to the catalog folder (``tracks/spec.yaml``); ``entry`` names the post or
+    the track and step (``track 'spec' step 'p-eagle'``); ``field`` is a dotted field path
+    (``after``, ``summary.zh``); ``severity`` is ``error`` (the catalog is refused) or ``warning``.
+    """
+
+    file: str
+    entry: str
+    field: str
+    message: str
+    severity: Literal["error", "warning"] = "error"
+
+    def __str__(self) -> str:
+        return f"{self.file}: {self.entry}: {self.field}: {self.message}"
+
+
+class CatalogError(Exception):
+    """The catalog is invalid. ``issues`` holds every error (and the warnings found on the way)."""
+
+    def __init__(self, issues: list[CatalogIssue]):
+        self.issues = issues
+        errors = [i for i in issues if i.severity == "error"]
+        super().__init__(f"{len(errors)} catalog error(s):\n" + "\n".join(f"  {e}" for e in errors))
+
+    @property
+    def errors(self) -> list[CatalogIssue]:
+        """Only the errors."""
+        return [i for i in self.issues if i.severity == "error"]
