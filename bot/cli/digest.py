@@ -175,7 +175,9 @@ def digest_preview(track_text: str, channel: str | None, team: str | None, steps
         click.echo("nothing to send this week: the path is done and nothing was added", err=True)
         return
     if as_json:
-        click.echo(json.dumps(_preview_json(catalog, result, minutes), ensure_ascii=False, indent=2))
+        from bot.domain.plan import channel_minutes
+
+        click.echo(json.dumps(_preview_json(catalog, result, channel_minutes(sub)), ensure_ascii=False, indent=2))
         return
     try:
         from bot.doors.console import render_blocks
@@ -198,8 +200,9 @@ def _preview_sub(track: str, steps: int, minutes: int | None):
 
 
 def _preview_json(catalog, result, minutes: int | None) -> dict:
-    """``{"text", "blocks"}`` as posted; with ``--minutes`` also ``minutes_per_week`` and the
-    week's ``steps`` (``{"post_id", "minutes"}``, minutes null when unknown)."""
+    """``{"text", "blocks"}`` as posted; when the week is planned by a budget (``minutes``:
+    :func:`bot.domain.plan.channel_minutes`) also ``minutes_per_week``
+    and the week's ``steps`` (``{"post_id", "minutes"}``, minutes null when unknown)."""
     out: dict[str, object] = {"text": result.reply.text, "blocks": result.reply.blocks}
     if minutes is not None:
         out.update(minutes_per_week=minutes, steps=[

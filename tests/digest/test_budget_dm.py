@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
 import time_machine
 
 from bot.digest.clock import DigestClock
@@ -25,15 +26,20 @@ def _dm_posts(standin, channel: str | None) -> list:
     return [c for c in standin.calls("chat.postMessage") if c.ok and (channel is None or c.channel == channel)]
 
 
-def test_weekly_dm_brings_what_fits_the_budget_until_the_path_is_finished(sqlite_runtime, standin, catalog) -> None:
+@pytest.mark.parametrize("set_budget", [BUDGET, None], ids=["plan-25m", "default"])
+def test_weekly_dm_brings_what_fits_the_budget_until_the_path_is_finished(sqlite_runtime, standin, catalog,
+                                                                         set_budget: int | None) -> None:
+    """With ``plan 25m``, and with no plan at all (the default budget, ``DEFAULT_MINUTES``)."""
     store = sqlite_runtime.store
+    minutes = set_budget or budget.DEFAULT_MINUTES
     ess = paths.essentials(catalog, "spec")
-    promised = budget.weeks_to_finish([catalog.post(p).minutes for p in ess], BUDGET)
+    promised = budget.weeks_to_finish([catalog.post(p).minutes for p in ess], minutes)
     weeks: list[list[str]] = []
     with time_machine.travel(START - timedelta(days=1), tick=False) as traveller:
         store.set_dm(TEAM, "UDM", True, schedule=WeeklySchedule.of(0, "08:00", "Europe/Berlin"))
         store.follow(TEAM, "UDM", "spec")
-        store.set_budget(TEAM, "UDM", BUDGET)
+        if set_budget is not None:
+            store.set_budget(TEAM, "UDM", set_budget)
         clock = DigestClock(sqlite_runtime, reconcile_every_s=3600, workers=2, team_rate_per_s=100,
                             channel_interval_s=0.01)
         clock.start()
@@ -56,9 +62,10 @@ def test_weekly_dm_brings_what_fits_the_budget_until_the_path_is_finished(sqlite
             clock.shutdown(wait=True)
     assert not driver.errors
     assert len(weeks) == promised <= budget.FINISH_WEEKS
+    assert len(weeks) < len(ess)  # several steps a week: not one step a week
     for posts in weeks:
         cost = [budget.step_cost(catalog.post(p).minutes) for p in posts]
-        assert posts and (sum(cost) <= BUDGET or len(posts) == 1)
+        assert posts and (sum(cost) <= minutes or len(posts) == 1)
     flat = [p for w in weeks for p in w]
     assert flat[:len(ess)] == list(ess) and len(set(flat)) == len(flat)
     dated = sorted(r.claimed_at for r in store.deliveries() if r.destination == "UDM")

@@ -4,10 +4,12 @@ Nothing here touches the database, the clock or Slack; :mod:`bot.digest.deliver`
 
 **Channel digests** walk a track's path like a reading club. A subscription's ``cursor`` counts
 the steps of the path (in the order of the catalog version ``last_catalog_version``) that the
-channel has been through; each digest brings the next ``steps_per_week`` (1-3) steps, each with
-its note and what to read first, and announces what a newer catalog version added to the track
-since the last digest. The digest that reaches the end of the path carries a closing message;
-after it only additions are announced (no message at all in a week with nothing new).
+channel has been through; each digest brings the next steps that fit the channel's weekly budget
+(its own minutes: :func:`bot.domain.plan.channel_minutes`), or the next ``steps_per_week``
+(1-3) without one, each with its note and what to
+read first, and announces what a newer catalog version added to the track since the last
+digest. The digest that reaches the end of the path carries a closing message; after it only
+additions are announced (no message at all in a week with nothing new).
 
 **DM digests** list the next read in each track a person follows, skipping what they have read.
 They are built for fan-outs to many people: :class:`DmComposer` precomputes each track's
@@ -126,7 +128,7 @@ def compose_channel_digest(catalog: Catalog, sub: SubscriptionLike,
     n = iter(range(10_000))
     blocks: list[Any] = [header(t("digest.header", lang, track=track.names.get(lang)))]
     if plan.first:
-        blocks.append(section(channel_budget_intro(name, plan.total, getattr(sub, "minutes_per_week", None), lang)
+        blocks.append(section(channel_budget_intro(name, plan.total, plan.minutes_per_week, lang)
                               or t("digest.intro", lang, track=name, total=plan.total, k=sub.steps_per_week)))
     badge = t("digest.new_badge", lang, version=catalog.version)
     for post_id in plan.steps:

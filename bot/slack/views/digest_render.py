@@ -10,19 +10,19 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from bot.cli.importer import SourcePost
+from bot.domain.budget import DEFAULT_MINUTES
 from bot.domain.catalog import Catalog
 from bot.domain.plan import SubscriptionLike
 from bot.slack.views.blocks import Reply
 from bot.slack.views.digest import ChannelDigest, compose_channel_digest
-from bot.slack.views.digest_cache import dm_composer
 from bot.slack.views.feed import feed_notice
-from bot.slack.views.plan_dm import budget_dm
+from bot.slack.views.plan_dm import budget_dm_composer
 from bot.slack.views.reminders import reminder_message
 
 
 class SlackDigestRenderer:
-    """Channel digests, DM digests (the keyed composer of
-    :mod:`bot.slack.views.digest_cache`), reminder DMs and the catalog watch's notice, as Block
+    """Channel digests, DM digests (planned by the reader's budget or the default, with the
+    cached composer of :mod:`bot.slack.views.plan_dm`), reminder DMs and the catalog watch's notice, as Block
     Kit :class:`Reply` values. Stateless; the composers it uses are cached per catalog."""
 
     def channel_digest(self, catalog: Catalog, sub: SubscriptionLike,
@@ -33,12 +33,12 @@ class SlackDigestRenderer:
 
     def dm_digest(self, catalog: Catalog, follows: Sequence[str], read: set[str],
                   lang: str, minutes_per_week: int | None = None) -> Reply | None:
-        """The weekly DM: one step per followed track (the keyed composer), or with a budget the
-        steps that fit it (:func:`bot.slack.views.plan_dm.budget_dm`); None when there is
-        nothing to suggest."""
-        if minutes_per_week is None:
-            return dm_composer(catalog, lang).compose(follows, read)
-        return budget_dm(catalog, follows, read, minutes_per_week, lang)
+        """The weekly DM: the next steps of the followed tracks that fit the reader's budget,
+        ``minutes_per_week``, or the default (:data:`bot.domain.budget.DEFAULT_MINUTES`) when
+        they set none; always at least one step
+        (:class:`bot.slack.views.plan_dm.BudgetDmComposer`). None when there is nothing to
+        suggest."""
+        return budget_dm_composer(catalog, lang).compose(follows, read, minutes_per_week or DEFAULT_MINUTES)
 
     def reminder(self, catalog: Catalog, post_id: str, lang: str) -> Reply:
         """:func:`bot.slack.views.reminders.reminder_message`."""
