@@ -76,7 +76,7 @@ class Bucket:
     """A token bucket: ``rate`` per second, holding at most ``burst``; ``tolerance`` seconds of
     arrival jitter forgiven."""
 
-    __slots__ = ("rate", "burst", "tolerance", "tokens", "last")
+    __slots__ = ("burst", "last", "rate", "tokens", "tolerance")
 
     def __init__(self, rate: float, burst: float, tolerance: float):
         self.rate, self.burst, self.tolerance = rate, burst, tolerance

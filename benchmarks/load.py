@@ -87,7 +87,7 @@ def start_server(workdir: Path, standin: SlackStandIn, database_url: str, thread
     env.update(DATABASE_URL=database_url, SLACK_SIGNING_SECRET=SECRET, SLACK_BOT_TOKEN=TOKEN,
                SLACK_API_URL=standin.api_url, LOG_LEVEL="WARNING")
     exe = Path(sys.executable).with_name("vllm-path")
-    log = open(workdir / "serve.log", "wb")  # the server writes it until it stops
+    log = open(workdir / "serve.log", "wb")  # noqa: SIM115 - the server writes it until it stops
     proc = subprocess.Popen([str(exe), "serve", "--port", str(port), "--threads", str(threads)],
                             cwd=workdir, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
@@ -151,11 +151,9 @@ def run(clients: int, per_client: int, threads: int, database_url: str | None,
                 w.join()
             t_acked = time.monotonic()
             expected = {r["url"] for r in results}
-            try:
+            with contextlib.suppress(TimeoutError):
                 standin.wait_for(lambda: expected <= {p.url for p in standin.responses()},
                                  timeout=reply_timeout)
-            except TimeoutError:
-                pass
             t_replied = time.monotonic()
         finally:
             proc.send_signal(signal.SIGTERM)

@@ -25,12 +25,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import yaml  # noqa: E402
+import yaml
 
-from bot.cli.importer.sources import read_jekyll  # noqa: E402
-from bot.domain.catalog import load_catalog  # noqa: E402
-from bot.domain.catalog.plan_weeks import weeks_to_finish  # noqa: E402
-from bot.domain.catalog.reading_time import RULE, file_minutes  # noqa: E402
+from bot.cli.importer.sources import read_jekyll
+from bot.domain.catalog import load_catalog
+from bot.domain.catalog.plan_weeks import weeks_to_finish
+from bot.domain.catalog.reading_time import RULE, file_minutes
 
 REPO = Path(__file__).resolve().parents[1]
 POSTS_FILE = REPO / "catalog" / "posts" / "vllm-blog.yaml"

@@ -43,9 +43,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bot.config import Settings  # noqa: E402
-from bot.doors.serve import HttpDoor  # noqa: E402
-from bot.doors.standin import (  # noqa: E402
+from bot.config import Settings
+from bot.doors.serve import HttpDoor
+from bot.doors.standin import (
     SlackStandIn,
     app_home_opened_event,
     block_actions_body,
@@ -54,8 +54,8 @@ from bot.doors.standin import (  # noqa: E402
     signed_headers,
     slash_command_body,
 )
-from bot.runtime import Runtime  # noqa: E402
-from bot.slack.app import build_app  # noqa: E402
+from bot.runtime import Runtime
+from bot.slack.app import build_app
 
 SECRET = "bench-signing-secret"
 TOKEN = "xoxb-bench"

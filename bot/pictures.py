@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import itertools
 import secrets
 from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
@@ -56,7 +57,7 @@ def to_dot(graph: PathGraph) -> object:
         else:
             dot.edge(src, dst, style="dotted")
     further = [n.id for n in graph.nodes if n.kind == "further"]
-    for a, b in zip(further, further[1:], strict=False):  # further reading in a column beside the path
+    for a, b in itertools.pairwise(further):  # further reading in a column beside the path
         dot.edge(a, b, color="#d1d5db", arrowsize="0.5")
     return dot
 

@@ -95,7 +95,7 @@ def serve_cmd(host: str, port: int, threads: int, connection_limit: int, idle_ti
     except CatalogError as exc:
         echo_catalog_errors(exc)
         sys.exit(1)
-    except Exception as exc:  # noqa: BLE001 - start-up failures get one readable line, not a traceback
+    except Exception as exc:
 
         click.echo(f"error: could not start: {redact(_startup_problem(exc), secrets_of(settings))}", err=True)
         sys.exit(2)
@@ -132,7 +132,7 @@ def worker_cmd(threads: int, heartbeat_timeout: float, stale_after: float) -> No
     try:
         with exit_on_catalog_error():
             runtime = worker_runtime(settings, threads)
-    except Exception as exc:  # noqa: BLE001 - the database out of reach: one readable line
+    except Exception as exc:
         click.echo(f"error: cannot open the database at DATABASE_URL: "
                    f"{redact(f'{type(exc).__name__}: {exc}', secrets_of(settings))}", err=True)
         sys.exit(2)
@@ -146,7 +146,7 @@ def _broker_problem(redis_url: str) -> str | None:
 
     try:
         redis.Redis.from_url(redis_url, socket_connect_timeout=3, socket_timeout=3).ping()
-    except Exception as exc:  # noqa: BLE001 - any failure means "not usable"
+    except Exception as exc:
         return type(exc).__name__
     return None
 

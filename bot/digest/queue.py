@@ -299,7 +299,7 @@ class EnqueueingDeliverer:
                 try:
                     actor.send(*args)
                     self.enqueued += 1
-                except Exception:  # noqa: BLE001 - the catch-up enqueues it again later
+                except Exception:
                     log.exception("could not enqueue a digest; the catch-up will try again")
         log.info("enqueued %d digest(s) for %d workspace(s)", len(batch), len(by_team))
 

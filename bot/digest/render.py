@@ -55,7 +55,7 @@ class DigestRenderer(Protocol):
                   lang: str, minutes_per_week: int | None = None) -> Message | None:
         """A person's weekly DM (``follows``: track ids; ``read``: post ids read;
         ``minutes_per_week``: their reading budget, the steps that fit it, at least one; None:
-        one step per track); None when there is nothing to suggest."""
+        the default budget, :data:`bot.domain.budget.DEFAULT_MINUTES`); None when there is nothing to suggest."""
         ...
 
     def reminder(self, catalog: Catalog, post_id: str, lang: str) -> Message:

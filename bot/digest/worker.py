@@ -169,7 +169,7 @@ def run(runtime: Runtime, options: WorkerOptions | None = None) -> None:
         while not stop.wait(30.0):
             try:
                 worker.maybe_reload_catalog()
-            except Exception:  # noqa: BLE001 - a database hiccup: try again next time
+            except Exception:
                 log.warning("could not check for a newer catalog", exc_info=True)
     finally:
         worker.stop()

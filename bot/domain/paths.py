@@ -42,7 +42,7 @@ def _find_cycle(graph: Mapping[str, tuple[str, ...]], nodes: Iterable[str]) -> l
         stack.append(node)
         for nxt in graph.get(node, ()):
             if state.get(nxt) == 1:
-                cycle = stack[stack.index(nxt):] + [nxt]
+                cycle = [*stack[stack.index(nxt):], nxt]
                 return list(reversed(cycle))
             if nxt not in state:
                 found = visit(nxt)

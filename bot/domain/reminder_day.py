@@ -103,7 +103,7 @@ def _weekday(words: list[str], today: date) -> date | None:
     return today + timedelta(days=(WEEKDAY_WORDS[word] - today.weekday()) % 7 or 7)
 
 
-def _date(words: list[str], today: date) -> date | None | str:
+def _date(words: list[str], today: date) -> date | str | None:
     """``2026-12-07``, ``12月7日``, ``dec 7th``, ``7 december``; ``"bad"`` for no such date."""
     if len(words) == 1 and (m := _ZH_DATE.match(words[0])):
         return _month_day(int(m.group(1)), int(m.group(2)), today) or "bad"
@@ -121,7 +121,7 @@ def _date(words: list[str], today: date) -> date | None | str:
     return None
 
 
-def _phrase(words: list[str], today: date) -> date | None | str:
+def _phrase(words: list[str], today: date) -> date | str | None:
     """The day ``words`` (lower-case, the whole phrase) name; ``None`` if they are no day phrase,
     ``"bad"`` if they look like one but name no valid date."""
     for read in (_relative, _weekday, _date):

@@ -89,7 +89,7 @@ def _zh_time(low: str) -> str | None:
     if m is None:
         return None
     hour, part = int(m.group(2)), m.group(1)
-    if part in ("下午", "晚上", "傍晚") and hour < 12 or part == "中午" and hour < 3:
+    if (part in ("下午", "晚上", "傍晚") and hour < 12) or (part == "中午" and hour < 3):
         hour += 12
     elif part in ("晚上", "凌晨") and hour == 12:
         hour = 24  # midnight: the end of that day or the start? refused (use 00:00 and the day)

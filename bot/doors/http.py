@@ -5,6 +5,7 @@ period, log what was dropped). :func:`bot.doors.serve.serve_http` opens it."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import logging
 import threading
@@ -204,10 +205,8 @@ class HttpDoor:
         fileno = getattr(server, "_fileno", None)
         if fileno is not None:
             self._map.pop(fileno, None)
-        try:
+        with contextlib.suppress(OSError):  # already closed
             server.socket.close()
-        except OSError:  # already closed
-            pass
 
     def _finish_in_flight(self, deadline: float) -> None:
         """Keep the loop running until every request that has arrived is answered and its answer

@@ -83,7 +83,7 @@ which starts ordinary queries (``语言模型``)."""
 _FUZZY_KEYWORDS = ("help", "next", "read", "unread", "follow", "unfollow", "subscribe",
                    "unsubscribe", "subscriptions", "lang", "remind", "reminders")
 
-_NEAR_KEYWORDS = _FUZZY_KEYWORDS + ("language", "stats", "search", "dm")
+_NEAR_KEYWORDS = (*_FUZZY_KEYWORDS, "language", "stats", "search", "dm")
 """English keywords a lone mistyped word is compared with (:func:`near_command`)."""
 
 LANG_WORDS: dict[str, str] = {

@@ -159,5 +159,5 @@ def _noting_cut(cmd: grammar.Command, lang: str, reply: Reply) -> Reply:
         return reply
     notice = t("error.too_long", lang, n=grammar.MAX_TEXT)
     return Reply(text=str(notice) + "\n" + reply.text,
-                 blocks=[views.section(notice).to_dict()] + reply.blocks[:49],
+                 blocks=[views.section(notice).to_dict(), *reply.blocks[:49]],
                  response_type=reply.response_type)

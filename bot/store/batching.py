@@ -73,7 +73,7 @@ class Batching(ABC):
                 self._flush(batch)
                 self.batches += 1
                 self.calls += len(batch)
-            except Exception:  # noqa: BLE001 - fall back to one transaction per call
+            except Exception:
                 log.warning("a batch of %d (%s) failed; running its calls one by one",
                             len(batch), self.name, exc_info=True)
                 for call in batch:

@@ -86,7 +86,7 @@ class DmReadBatcher(Batching):
     def _one(self, call: _Read) -> None:
         try:
             call.result = self._read_one(*call.who)
-        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
+        except BaseException as exc:
             call.error = exc
 
 

@@ -225,7 +225,7 @@ class LedgerBatcher(Batching):
             else:
                 call.result = store.mark_skipped(*key, reason=call.args["reason"],
                                                  claimed_by=call.claimed_by)
-        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
+        except BaseException as exc:
             call.error = exc
 
 

@@ -13,7 +13,7 @@ Changing a model needs a new migration in ``bot/store/migrations/versions/``;
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, ClassVar
 
 from slack_sdk.oauth.installation_store.sqlalchemy import SQLAlchemyInstallationStore
 from slack_sdk.oauth.state_store.sqlalchemy import SQLAlchemyOAuthStateStore
@@ -53,7 +53,7 @@ DM_TRACK = "*"
 
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
-    type_annotation_map = {datetime: UTCDateTime()}
+    type_annotation_map: ClassVar[dict[Any, Any]] = {datetime: UTCDateTime()}
 
 
 def _in(column: str, values: tuple[str, ...]) -> str:

@@ -89,7 +89,7 @@ def find_circle(graph: dict[str, dict[str, int]]) -> list[str] | None:
         stack.append(node)
         for nxt in sorted(graph.get(node, {})):
             if state.get(nxt) == 1:
-                return stack[stack.index(nxt):] + [nxt]
+                return [*stack[stack.index(nxt):], nxt]
             if nxt not in state:
                 found = visit(nxt)
                 if found:

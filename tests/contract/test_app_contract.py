@@ -535,7 +535,7 @@ def test_digest_run_now_cli_against_prism(tmp_path, slack_api, runtime):
                LOG_LEVEL="WARNING")
     exe = Path(sys.executable).with_name("vllm-path")
     cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "bot.cli.main"]
-    proc = subprocess.run(cmd + ["digest", "run-now", "--dms", "--channel-interval", "0"],
+    proc = subprocess.run([*cmd, "digest", "run-now", "--dms", "--channel-interval", "0"],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert "sent 2" in proc.stdout, proc.stdout

@@ -5,6 +5,7 @@ them finishes within the weeks the plan promised."""
 
 from __future__ import annotations
 
+import itertools
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -69,4 +70,4 @@ def test_weekly_dm_brings_what_fits_the_budget_until_the_path_is_finished(sqlite
     flat = [p for w in weeks for p in w]
     assert flat[:len(ess)] == list(ess) and len(set(flat)) == len(flat)
     dated = sorted(r.claimed_at for r in store.deliveries() if r.destination == "UDM")
-    assert [b - a for a, b in zip(dated, dated[1:], strict=False)] == [timedelta(weeks=1)] * (len(dated) - 1)
+    assert [b - a for a, b in itertools.pairwise(dated)] == [timedelta(weeks=1)] * (len(dated) - 1)

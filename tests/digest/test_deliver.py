@@ -52,8 +52,8 @@ def test_a_digest_is_posted_once_and_moves_the_cursor(runtime, standin, catalog)
     nxt = d.deliver_subscription(sub.id, FIRE + timedelta(days=7))
     assert nxt.outcome is Outcome.SENT
     order = catalog.order("spec")
-    assert [b["accessory"]["value"] for b in _posts(standin)[1].args["blocks"]
-            if b.get("accessory")][0].find(order[2]) > 0
+    assert next(b["accessory"]["value"] for b in _posts(standin)[1].args["blocks"]
+            if b.get("accessory")).find(order[2]) > 0
     assert store.get_subscription(sub.id).cursor == 4
 
 
@@ -206,7 +206,7 @@ def test_a_dm_opens_the_im_and_lists_unread_next_steps(runtime, standin, catalog
     store.set_dm(TEAM, "U1", True, schedule=WeeklySchedule.of(0, "09:00", "Europe/Berlin"))
     store.follow(TEAM, "U1", "spec")
     store.follow(TEAM, "U1", "rl")
-    store.mark_read(TEAM, "U1", list(catalog.order("rl")) + [catalog.order("spec")[0]])
+    store.mark_read(TEAM, "U1", [*list(catalog.order("rl")), catalog.order("spec")[0]])
     attempt = _deliverer(runtime).deliver_dm(TEAM, "U1", FIRE)
     assert attempt.outcome is Outcome.SENT
     opened = standin.calls("conversations.open")

@@ -101,7 +101,7 @@ def test_the_installation_tables_hold_no_token_in_plain_text(oauth_runtime: Runt
     assert len(raw) == 2 and "fernet:" in text
     assert WS_TOKEN not in text and "plain-refresh" not in text and "xox" not in text
     assert store.installation_store().find_bot(
-        enterprise_id=ORG, team_id=WS_IN_ORG).bot_token == WS_TOKEN  # noqa: S105
+        enterprise_id=ORG, team_id=WS_IN_ORG).bot_token == WS_TOKEN
 
 
 def test_with_rotation_on_a_digest_after_the_expiry_is_sent_with_a_refreshed_token(

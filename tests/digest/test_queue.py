@@ -29,6 +29,7 @@ from collections import Counter
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -51,7 +52,7 @@ def _redis_or_skip() -> str:
 
     try:
         redis.Redis.from_url(REDIS_URL, socket_connect_timeout=3).ping()
-    except Exception as exc:  # noqa: BLE001 - any failure means "no broker here"
+    except Exception as exc:
         reason = f"Redis not reachable at {REDIS_URL}: {type(exc).__name__}: {exc}"
         if os.environ.get("QUEUE_REQUIRED") == "1":
             pytest.fail(reason + " (QUEUE_REQUIRED=1)", pytrace=False)
@@ -280,7 +281,7 @@ def test_a_retry_after_block_is_seen_by_every_worker(redis_url, namespace):
     assert second.blocked_for("T0OTHER") == 0
 
     class Response:
-        headers = {"retry-after": ["7"]}
+        headers: ClassVar[dict[str, list[str]]] = {"retry-after": ["7"]}
 
     assert _retry_after(Response()) == 7.0
     assert (window_item(2.5).amount, window_item(2.5).get_expiry()) == (5, 2)

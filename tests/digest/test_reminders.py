@@ -94,7 +94,7 @@ def test_in_3_days_in_kolkata_is_sent_once_at_nine_local_after_a_restart_and_can
         assert "Thursday 2026-12-03 09:00 Asia/Kolkata." in reply and "))" not in reply
         other = _ask(runtime, standin, "remind p-eagle in 3 days")
         assert "Asia/Kolkata" in other
-        (first, second) = runtime.store.reminders(TEAM, USER)
+        (first, _second) = runtime.store.reminders(TEAM, USER)
         assert first.due_at == DUE and first.post_id == "spec-decode"
         # The list numbers them as `reminders cancel <n>` counts them.
         numbered = _ask(runtime, standin, "reminders")

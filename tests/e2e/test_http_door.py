@@ -204,7 +204,7 @@ def test_a_known_persons_path_under_a_slow_slack_needs_no_web_api_call(slack, st
     slack.ask("help")
     standin.configure(latency_s=1.5)  # every Web API call is slow: none may be waited for
     calls = len(standin.calls())
-    result, url = slack.command("speculative")
+    result, _url = slack.command("speculative")
     assert "Speculative decoding" in _ack_message(result)["text"]
     assert len(standin.calls()) == calls
 

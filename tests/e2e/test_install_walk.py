@@ -107,7 +107,7 @@ def test_install_authorize_callback_store_and_one_welcome(walk) -> None:
 
 
 def test_a_replayed_code_is_refused_with_plain_words(walk) -> None:
-    door, _, standin = walk
+    door, _, _standin = walk
     page = fetch(door.url + "/slack/install")
     cookie = page.headers["set-cookie"].split(";", 1)[0]
     link = html.unescape(re.search(r'<a class="add" href="([^"]+)">', page.text).group(1))

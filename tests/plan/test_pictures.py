@@ -3,6 +3,7 @@ and the signed URL the HTTP door serves (a real waitress server)."""
 
 from __future__ import annotations
 
+import itertools
 import struct
 import urllib.error
 import urllib.request
@@ -43,7 +44,7 @@ def test_the_graph_has_essentials_in_order_further_reading_and_marks(repo_catalo
     ess = paths.essentials(repo_catalog, "spec")
     g = path_graph(repo_catalog, "spec", read=[ess[0]])
     assert [n.id for n in g.nodes if n.kind == "essential"] == list(ess)
-    assert [(a, b) for a, b, k in g.edges if k == "path"] == list(zip(ess, ess[1:], strict=False))
+    assert [(a, b) for a, b, k in g.edges if k == "path"] == list(itertools.pairwise(ess))
     further = [n for n in g.nodes if n.kind == "further"]
     assert [n.id for n in further] == list(paths.further(repo_catalog, "spec"))
     assert {n.id: n.read for n in g.nodes}[ess[0]] is True and further[0].read is False

@@ -10,6 +10,7 @@ user. :func:`unavailable` says why a server cannot be made here (tests skip with
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 import pwd
@@ -88,10 +89,7 @@ class PrivatePostgres:
 
     def _cmd(self, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
         argv = [str(self.bindir / args[0]), *args[1:]]
-        if self.prefix == ["su-c"]:
-            argv = ["su", "postgres", "-c", shlex.join(argv)]
-        else:
-            argv = [*self.prefix, *argv]
+        argv = ["su", "postgres", "-c", shlex.join(argv)] if self.prefix == ["su-c"] else [*self.prefix, *argv]
         # The server's own output goes to its log file (-l); pg_ctl's to a file too, so that a
         # postmaster started here never holds a pipe of ours open.
         with tempfile.TemporaryFile("w+") as out:
@@ -170,10 +168,8 @@ class PrivatePostgres:
     def close(self) -> None:
         """Stop the server (immediately) and remove its folder. Idempotent."""
         if self.data.exists() and self.running():
-            try:
+            with contextlib.suppress(RuntimeError, subprocess.TimeoutExpired):
                 self.stop("immediate")
-            except (RuntimeError, subprocess.TimeoutExpired):
-                pass
         shutil.rmtree(self.root, ignore_errors=True)
 
 

@@ -46,7 +46,7 @@ def command_text(draw: st.DrawFn) -> str:
         chunk = draw(st.lists(token, min_size=1, max_size=6).map(" ".join))
         n = draw(st.integers(1, 400))
         return (chunk * n)[:MAX_COMMAND_TEXT]
-    head = draw(st.sampled_from(KEYWORDS + ("",)))
+    head = draw(st.sampled_from((*KEYWORDS, "")))
     words = draw(st.lists(token, max_size=12))
     sep = draw(st.sampled_from((" ", "  ", "\t", "\n", "\u3000")))
     return (head + sep + sep.join(words))[:MAX_COMMAND_TEXT]

@@ -111,7 +111,7 @@ def test_commands_during_an_outage_get_a_friendly_reply_and_later_ones_succeed(a
     # No process restart: the very next commands succeed, and the outage left nothing behind.
     for text in ("next", "read p-eagle", "speculative", "follow spec", "help"):
         assert _text(slack.ask(text, timeout=20)) != ERROR, text
-    assert store.follows(TEAM, "U0FAULT") == before + ["spec"]
+    assert store.follows(TEAM, "U0FAULT") == [*before, "spec"]
     assert "p-eagle" in store.read_posts(TEAM, "U0FAULT")
 
 

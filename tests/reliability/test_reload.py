@@ -138,7 +138,7 @@ class Served:
         self.env.update(DATABASE_URL=db_url, CATALOG_DIR=str(catalog), SLACK_BOT_TOKEN=BOT_TOKEN,
                         SLACK_SIGNING_SECRET=SIGNING_SECRET, SLACK_API_URL=standin.api_url,
                         LOG_LEVEL="INFO")
-        self._log = open(self.log_path, "wb")  # closed by stop()
+        self._log = open(self.log_path, "wb")  # noqa: SIM115 - closed by stop()
         self.proc = subprocess.Popen([_exe(), "serve", "--port", str(self.port)], cwd=tmp_path,
                                      env=self.env, stdout=self._log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 60

@@ -202,21 +202,20 @@ def test_postgres_urls_use_psycopg3() -> None:
 @pytest.mark.postgres
 def test_postgres_connection_loss_heals_without_restart(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """A PostgreSQL restart kills pooled connections; pool_pre_ping replaces them silently."""
-    with fresh_database_url("postgres", tmp_path) as url:
-        with Store.from_url(url) as store:
-            store.follow("T1", "U1", "perf")  # leaves a connection in the pool
-            admin = sa.create_engine(admin_url(), isolation_level="AUTOCOMMIT")
-            try:
-                with admin.connect() as conn:
-                    killed = conn.execute(sa.text(
-                        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-                        "WHERE datname = :db AND pid <> pg_backend_pid()"),
-                        {"db": sa.engine.make_url(url).database}).scalar()
-            finally:
-                admin.dispose()
-            assert killed >= 1
-            assert store.follows("T1", "U1") == ["perf"]
-            assert store.follow("T1", "U1", "intro") is True
+    with fresh_database_url("postgres", tmp_path) as url, Store.from_url(url) as store:
+        store.follow("T1", "U1", "perf")  # leaves a connection in the pool
+        admin = sa.create_engine(admin_url(), isolation_level="AUTOCOMMIT")
+        try:
+            with admin.connect() as conn:
+                killed = conn.execute(sa.text(
+                    "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                    "WHERE datname = :db AND pid <> pg_backend_pid()"),
+                    {"db": sa.engine.make_url(url).database}).scalar()
+        finally:
+            admin.dispose()
+        assert killed >= 1
+        assert store.follows("T1", "U1") == ["perf"]
+        assert store.follow("T1", "U1", "intro") is True
 
 
 def test_concurrent_migrations_from_several_processes_succeed(db_url: str) -> None:

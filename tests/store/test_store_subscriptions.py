@@ -105,10 +105,9 @@ def test_database_constraints_back_up_the_checks(store: Store) -> None:
     import sqlalchemy as sa
 
     sub = store.subscribe("T1", "C1", "perf", WeeklySchedule.of(0, "09:00", "UTC"))
-    with pytest.raises(sa.exc.IntegrityError):
-        with store.engine.begin() as conn:
-            conn.execute(sa.text("UPDATE channel_subscriptions SET steps_per_week = 9 WHERE id = :i"),
-                         {"i": sub.id})
+    with pytest.raises(sa.exc.IntegrityError), store.engine.begin() as conn:
+        conn.execute(sa.text("UPDATE channel_subscriptions SET steps_per_week = 9 WHERE id = :i"),
+                     {"i": sub.id})
 
 
 def test_dm_settings_defaults_updates_and_isolation(store: Store, clock) -> None:  # type: ignore[no-untyped-def]

@@ -49,7 +49,7 @@ def test_two_processes_refresh_one_expiring_token_once(store_url: str) -> None:
                 start.wait()
                 try:
                     tokens[name] = store.bot_token_for("T0ROT2")
-                except BaseException as exc:  # noqa: BLE001 - reported below
+                except BaseException as exc:
                     errors.append(exc)
 
             threads = [threading.Thread(target=fetch, args=(n, s)) for n, s in (("a", first), ("b", second))]

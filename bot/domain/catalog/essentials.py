@@ -29,7 +29,7 @@ def _before_cycle(tracks: list[tuple[str, Track]]) -> list[str] | None:
             if nxt not in graph:
                 continue  # unknown track, reported on its own
             if state.get(nxt) == 1:
-                return stack[stack.index(nxt):] + [nxt]
+                return [*stack[stack.index(nxt):], nxt]
             if nxt not in state:
                 found = visit(nxt)
                 if found:

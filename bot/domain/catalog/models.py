@@ -218,10 +218,7 @@ class Post(_Frozen):
         """
         if self.url is None:
             return manifest.archive_url, "archive"
-        if self.url.startswith("/"):
-            url = manifest.blog_base_url + self.url
-        else:
-            url = self.url
+        url = manifest.blog_base_url + self.url if self.url.startswith("/") else self.url
         host = (urlsplit(url).hostname or "").casefold()
         on_summary_host = any(host == h or host.endswith("." + h) for h in manifest.summary_hosts)
         if getattr(self.source, "link_kind", None) == "summary" or on_summary_host:

@@ -26,7 +26,7 @@ _SUFFIXES = ("izations", "isations", "ization", "isation", "ations", "ation", "a
              "ises", "ize", "ise", "ated", "ates", "ate", "ers", "er", "ed")
 _SUFFIXES_BY_LAST: dict[str, tuple[str, ...]] = {}
 for _suffix in _SUFFIXES:  # the same priority order, looked up by the word's last letter
-    _SUFFIXES_BY_LAST[_suffix[-1]] = _SUFFIXES_BY_LAST.get(_suffix[-1], ()) + (_suffix,)
+    _SUFFIXES_BY_LAST[_suffix[-1]] = (*_SUFFIXES_BY_LAST.get(_suffix[-1], ()), _suffix)
 del _suffix
 
 

@@ -84,7 +84,7 @@ class Speller:
             hits = process.extract(word, sorted(near), scorer=fuzz.ratio, processor=None,
                                    score_cutoff=NEAR_CUTOFF, limit=5)
             return [h for h in hits
-                    if h[1] >= FUZZY_CUTOFF or len(word) >= NEAR_MIN_CHARS and swapped(word, h[0])]
+                    if h[1] >= FUZZY_CUTOFF or (len(word) >= NEAR_MIN_CHARS and swapped(word, h[0]))]
         if len(word) < FULL_SCAN_CHARS:
             return []
         lo, hi = max(3, math.floor(len(word) * 0.74)), math.ceil(len(word) * 1.36)

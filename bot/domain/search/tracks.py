@@ -243,7 +243,7 @@ class TrackIndex(Index):
                 if keys[i:i + len(canon)] == canon:
                     found[tid] = max(found.get(tid, (0, "")), (len(canon), name))
         ranked = sorted(found.items(), key=lambda kv: kv[1][0], reverse=True)
-        if not ranked or len(ranked) > 1 and ranked[1][1][0] >= ranked[0][1][0]:
+        if not ranked or (len(ranked) > 1 and ranked[1][1][0] >= ranked[0][1][0]):
             return None  # two tracks' names as long: neither
         return TrackMatch(ranked[0][0], CONTAINED_SCORE, ranked[0][1][1])
 

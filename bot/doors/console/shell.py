@@ -3,6 +3,7 @@ and :func:`ask` (see :mod:`bot.doors.console`)."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import itertools
 import json
@@ -285,7 +286,7 @@ class Console:
             who = call.args.get("channel") or call.args.get("user_id") or call.args.get("user") or ""
             text = str(call.args.get("text") or "").replace("\n", " ")
             result = "ok" if call.ok else str(call.response.get("error") or call.status)
-            lines.append(f"{i:3}. {call.method:<20} {str(who):<12} {result:<8} {text[:60]}".rstrip())
+            lines.append(f"{i:3}. {call.method:<20} {who!s:<12} {result:<8} {text[:60]}".rstrip())
         return "\n".join(lines) if lines else "(no Web API calls yet)"
 
     def handle(self, line: str) -> tuple[bool, str]:
@@ -338,10 +339,8 @@ class Console:
         interactive = stdin.isatty() if interactive is None else interactive
         use_input = interactive and stdin is sys.stdin and stdout is sys.stdout
         if use_input:
-            try:
+            with contextlib.suppress(ImportError):  # not on every platform
                 importlib.import_module("readline")  # line editing and history for input()
-            except ImportError:  # pragma: no cover - not on every platform
-                pass
         if interactive:
             stdout.write(BANNER + "\n")
         while True:

@@ -66,7 +66,6 @@ from bot.doors.standin.requests import (
 from bot.doors.standin.server import SlackStandIn
 
 __all__ = [
-    "ApiCall",
     "BOT_ID",
     "BOT_USER_ID",
     "CONSOLE_APP_ID",
@@ -76,11 +75,12 @@ __all__ = [
     "CONSOLE_TEAM_ID",
     "CONSOLE_USER_ID",
     "CONSOLE_USER_NAME",
-    "Faults",
     "MAX_MESSAGE_TEXT",
     "SERVED_METHODS",
-    "ResponsePost",
     "SLASH_COMMAND",
+    "ApiCall",
+    "Faults",
+    "ResponsePost",
     "SlackStandIn",
     "app_home_opened_event",
     "block_actions_body",

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -63,10 +64,8 @@ def parse_args(content_type: str, raw: bytes, query: str) -> dict[str, Any]:
     for name in _JSON_ARGS:
         value = args.get(name)
         if isinstance(value, str) and value[:1] in ("[", "{"):
-            try:
+            with contextlib.suppress(ValueError):
                 args[name] = json.loads(value)
-            except ValueError:
-                pass
     return args
 
 

@@ -438,7 +438,7 @@ def home_view(catalog: Catalog, state: HomeState) -> dict:
                   else Mrkdwn()) + subscription_line(catalog, s, lang) for s in subs]
         packed = sections(lines)
         if len(packed) > room:
-            packed = packed[:room - 1] + [section(t("home.more", lang, n=len(subs)))]
+            packed = [*packed[:room - 1], section(t("home.more", lang, n=len(subs)))]
         blocks.extend(packed)
     return {"type": "home", "blocks": to_dicts(blocks, MAX_BLOCKS_VIEW)}
 
