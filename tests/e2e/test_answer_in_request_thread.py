@@ -41,8 +41,16 @@ def threads_seen(monkeypatch):
     return seen
 
 
+def _wait_for(threads_seen, where: str) -> None:
+    """Until ``where`` is recorded (a lazy listener reports its reply just after respond())."""
+    deadline = time.monotonic() + 5
+    while where not in dict(threads_seen) and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
 def test_a_reply_in_the_ack_is_computed_and_acked_on_the_request_thread(slack, standin, threads_seen):
     slack.ask("help")  # the first command asks users.info (lazy); the person is remembered now
+    _wait_for(threads_seen, "reply:command")  # that lazy listener is done
     threads_seen.clear()
 
     ack, url = slack.command("speculative")
@@ -59,9 +67,7 @@ def test_a_command_needing_slack_still_acks_empty_and_answers_from_the_lazy_pool
     ack, url = slack.command("follow speculative")
     assert ack.status == 200 and not ack.text.strip()
     standin.wait_for_response(url, timeout=10)
-    deadline = time.monotonic() + 5
-    while "reply:command" not in dict(threads_seen) and time.monotonic() < deadline:
-        time.sleep(0.01)  # the lazy listener reports its reply just after respond()
+    _wait_for(threads_seen, "reply:command")
     where = dict(threads_seen)
     assert where["answer_now"].startswith("waitress")  # the matcher: nothing to answer in the ack
     assert where["run"].startswith("bolt-lazy") and where["reply:command"].startswith("bolt-lazy"), where
