@@ -10,7 +10,6 @@ import click
 from bot.cli.common import DEFAULT_PID_FILE, dump_json, echo_catalog_errors, exit_on_catalog_error, write_pid_file
 from bot.config import Settings
 from bot.domain.catalog import CatalogError
-from bot.doors.serve import ConfigError, serve
 from bot.logging_setup import redact, secrets_of, setup_logging
 
 
@@ -80,6 +79,7 @@ def serve_cmd(host: str, port: int, threads: int, connection_limit: int, idle_ti
     HTTP: POST /slack/events (commands, buttons, events), GET /healthz, and /slack/install +
     /slack/oauth_redirect with OAuth. SIGHUP (or `vllm-path catalog reload`) reloads the catalog.
     """
+    from bot.doors.serve import ConfigError, serve  # deferred: the doors, for this command only
 
     settings = Settings()
     setup_logging(settings)

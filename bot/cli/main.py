@@ -2,42 +2,76 @@
 
 Exit codes: 0 success, 1 a check failed or the input was refused, 2 a usage or configuration error.
 
-This module is the top-level group only; each group of commands lives in its own module and is
-registered here: ``catalog …`` in :mod:`bot.cli.catalog`, ``search``, ``next`` and ``stats`` in
-:mod:`bot.cli.reading`, ``console``, ``ask``, ``serve`` and ``worker`` in :mod:`bot.cli.doors`,
-``scheduler`` and ``digest …`` in :mod:`bot.cli.digest`. They share :mod:`bot.cli.common` and
-never import this module.
+This module is the top-level group only; each group of commands lives in its own module: ``catalog
+…`` in :mod:`bot.cli.catalog`, ``search``, ``next`` and ``stats`` in :mod:`bot.cli.reading`,
+``console``, ``ask``, ``serve`` and ``worker`` in :mod:`bot.cli.doors`, ``scheduler`` and ``digest
+…`` in :mod:`bot.cli.digest`, ``tokens …`` in :mod:`bot.cli.tokens`, ``path-image`` and
+``plan-weeks`` in :mod:`bot.cli.plan`. They share :mod:`bot.cli.common` and never import this
+module.
+
+Start-up imports click and :mod:`bot.cli.common` (settings, the catalog's models: what every
+command needs); the group is a :class:`LazyGroup` that imports a command's module only when that
+command is run (or when ``--help`` lists every command), so
+``vllm-path search nixl`` never loads Bolt, SQLAlchemy, the Slack stand-in or the doors, and
+each command module defers its own heavy imports to the command that needs them.
 """
 
 from __future__ import annotations
 
+import importlib
+from typing import Any
+
 import click
 
-from bot.cli import catalog as cli_catalog
-from bot.cli import digest as digest_cli
-from bot.cli import doors as cli_doors
-from bot.cli import plan as cli_plan
-from bot.cli import reading as cli_reading
-from bot.cli import tokens as cli_tokens
-from bot.cli.common import write_pid_file
+from bot.cli.common import write_pid_file  # settings and the catalog's models: every command needs them
 
-__all__ = ["main", "write_pid_file"]
+__all__ = ["COMMANDS", "LazyGroup", "main", "write_pid_file"]
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    "catalog": ("bot.cli.catalog", "catalog"),
+    "search": ("bot.cli.reading", "search_cmd"),
+    "next": ("bot.cli.reading", "next_cmd"),
+    "stats": ("bot.cli.reading", "stats_cmd"),
+    "console": ("bot.cli.doors", "console_cmd"),
+    "ask": ("bot.cli.doors", "ask_cmd"),
+    "serve": ("bot.cli.doors", "serve_cmd"),
+    "worker": ("bot.cli.doors", "worker_cmd"),
+    "scheduler": ("bot.cli.digest", "scheduler_cmd"),
+    "digest": ("bot.cli.digest", "digest"),
+    "tokens": ("bot.cli.tokens", "tokens"),
+    "path-image": ("bot.cli.plan", "path_image_cmd"),
+    "plan-weeks": ("bot.cli.plan", "plan_weeks_cmd"),
+}
+"""Top-level command name -> ``(module, attribute)`` of its ``click.Command`` (or group)."""
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class LazyGroup(click.Group):
+    """A ``click.Group`` whose commands are named in ``lazy`` (name -> ``(module, attribute)``)
+    and imported on first use. Raises ``TypeError`` when the attribute is not a click command."""
+
+    def __init__(self, *args: Any, lazy: dict[str, tuple[str, str]], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy = dict(lazy)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.lazy})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in self.lazy and cmd_name not in self.commands:
+            module, attribute = self.lazy[cmd_name]
+            command = getattr(importlib.import_module(module), attribute)
+            if not isinstance(command, click.Command):
+                raise TypeError(f"{module}.{attribute} is not a click command")
+            self.add_command(command, cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group(cls=LazyGroup, lazy=COMMANDS, context_settings={"help_option_names": ["-h", "--help"]})
 def main() -> None:
     """vllm-path: reading paths through the vLLM blog, in Slack and in your terminal.
 
     Start with `vllm-path console` (no Slack workspace needed).
     """
-
-
-cli_catalog.register(main)
-cli_reading.register(main)
-cli_doors.register(main)
-digest_cli.register(main)
-cli_tokens.register(main)
-cli_plan.register(main)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -10,32 +10,30 @@ turn on Bolt's OAuth flow with the SQLAlchemy installation and state stores on o
 from __future__ import annotations
 
 import logging
-from concurrent.futures import Executor, ThreadPoolExecutor
+from concurrent.futures import Executor
 from typing import Any
 
 from slack_bolt import App
 from slack_bolt.logger.messages import warning_client_prioritized_and_token_skipped
-from slack_bolt.oauth.callback_options import CallbackOptions
-from slack_bolt.oauth.oauth_settings import OAuthSettings
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from bot.runtime import Runtime
 from bot.slack.commands.context import CHANNEL_INVITE, CHANNEL_OK
 from bot.slack.handlers import Handlers, UserInfo, UserInfoCache
-from bot.slack.installs import after_install
 from bot.slack.listeners import actions, commands, errors, events
 from bot.slack.listeners.context import provide_handlers
 from bot.slack.mrkdwn import Mrkdwn
 from bot.slack.retry import app_retry_handlers
 from bot.slack.signing import SignedRequestVerification
-from bot.web.oauth import PageOAuthFlow, failure, success_page
 
 log = logging.getLogger(__name__)
 
 ACK_THREADS = 32
-"""Bolt's ``listener_executor``: runs the ack functions (and non-lazy listeners such as App Home
-events). Acks are instant; the pool only needs to cover requests arriving at once."""
+"""The pool a caller may hand Bolt as ``listener_executor`` (the console's, the benchmarks'). The
+app itself runs every ack function in the request thread (``process_before_response=True``, see
+:func:`build_app`) and its lazy listeners on a pool of their own (:func:`separate_lazy_pool`), so
+Bolt's listener executor stays idle in the app as served."""
 
 
 def make_client(runtime: Runtime, token: str | None = None) -> WebClient:
@@ -55,9 +53,10 @@ class BotApp(App):
 
 def separate_lazy_pool(app: App) -> None:
     """Run lazy listeners on a bounded pool of their own (:class:`bot.slack.lazy.BoundedLazyRunner`).
-    Bolt runs them on its ``listener_executor``, the same pool as the acks (``App.__init__`` builds
-    one ``ThreadLazyListenerRunner`` on it and has no parameter for another), so with a slow Slack
-    the follow-up work filled the pool and acks queued behind it for seconds."""
+    Bolt runs them on its ``listener_executor`` (``App.__init__`` builds one
+    ``ThreadLazyListenerRunner`` on it and has no parameter for another): a pool of 5 unbounded
+    in its queue, shared with whatever else a caller submits there. With a slow Slack the
+    follow-up work grew that queue without a bound."""
     from bot.slack.lazy import BoundedLazyRunner
 
     runner = getattr(app, "_listener_runner", None)
@@ -95,8 +94,17 @@ def build_app(runtime: Runtime, client: WebClient | None = None, *, verify_reque
     ``client``: a ready ``WebClient`` (console, tests); its token is used and ``auth.test`` is not
     called at start. Otherwise the client comes from settings: OAuth when a client id and secret
     are set, else the bot token. ``verify_requests=False`` turns signature checks off (the local
-    console only). ``listener_executor``: where Bolt runs listeners and lazy listeners (default:
-    Bolt's own thread pool; the console passes one that tells it when a reply is complete).
+    console only). ``listener_executor``: where Bolt runs lazy listeners (default: a bounded pool
+    of their own, :func:`separate_lazy_pool`; the console passes one that tells it when a reply
+    is complete).
+
+    Every ack function runs in the request thread before the HTTP answer is returned (Bolt's
+    ``process_before_response=True``): the reply made by the command's matcher goes back in the
+    same thread with no hand-over to a pool and no wait in Bolt's 10 ms ack poll
+    (``slack_bolt/listener/thread_runner.py`` polls ``ack.response`` when the ack function runs
+    on the executor). That is safe because no ack function calls the Web API: the commands,
+    buttons and events that need Slack ack empty and do that work in a lazy listener
+    (:mod:`bot.slack.listeners`), which Bolt still starts on the lazy runner.
     Raises ``ValueError`` when neither a token nor OAuth is configured and no
     client is given.
     """
@@ -108,16 +116,22 @@ def build_app(runtime: Runtime, client: WebClient | None = None, *, verify_reque
         # Bolt's own check is replaced by ours, at the same place in the chain (before_authorize).
         request_verification_enabled=False,
         before_authorize=SignedRequestVerification(secret or "") if verify_requests else None,
-        process_before_response=False,
+        # Ack functions run in the request thread (no ack poll); lazy ones on their own pool.
+        process_before_response=True,
         raise_error_for_unhandled_request=False,
-        # Acks get a pool of their own; the lazy follow-ups get another (separate_lazy_pool).
-        listener_executor=listener_executor or ThreadPoolExecutor(
-            max_workers=ACK_THREADS, thread_name_prefix="bolt-ack"),
+        listener_executor=listener_executor,  # None: Bolt's own, idle (it starts no thread unused)
     )
     if client is not None:
         # auth.test runs now, at start, so the first request's ack never waits for it.
         app = BotApp(client=client, token_verification_enabled=True, **common)
     elif settings.oauth_enabled and settings.slack_client_secret is not None:
+        # deferred: the install pages (jinja2) and Bolt's OAuth flow serve OAuth apps only
+        from slack_bolt.oauth.callback_options import CallbackOptions
+        from slack_bolt.oauth.oauth_settings import OAuthSettings
+
+        from bot.slack.installs import after_install
+        from bot.web.oauth import PageOAuthFlow, failure, success_page
+
         oauth = OAuthSettings(
             client_id=settings.slack_client_id,
             client_secret=settings.slack_client_secret.get_secret_value(),

@@ -36,7 +36,7 @@ def _modal_track(view: dict, kind: str, data: dict) -> str | None:
 
 
 def ack_action(ack: Ack) -> None:
-    """Ack at once (on Bolt's listener executor); the work is :func:`handle_action`'s."""
+    """Ack at once (in the request thread); the work is :func:`handle_action`'s."""
     ack()
 
 

@@ -7,6 +7,9 @@ one HTTP exchange, nothing to wait for from Slack, however slow its API is. Ever
 write, a ``users.info`` not yet remembered, a channel check) is acked at once and answered after
 the ack. Bolt picks the listener: the first one's matcher (:func:`answerable_now`) computes the
 reply and keeps it in the request's ``context``; when there is none, the second listener runs.
+Matcher and ack function both run in the thread serving the HTTP request (the app is built with
+``process_before_response=True``, :func:`bot.slack.app.build_app`), so the reply is computed and
+returned by that one thread: no hand-over to a pool, no wait in Bolt's ack poll.
 The text is parsed once, in the matcher: the parsed command travels to the lazy listener in
 ``context`` (Bolt copies custom context values into a lazy listener's request), so a command
 answered after the ack is parsed and run once too. Both replies work in DMs and in private
@@ -64,7 +67,8 @@ def answerable_now(body: dict, context: BoltContext) -> bool:
 
 
 def answer_in_ack(ack: Ack, context: BoltContext) -> None:
-    """Ack with the reply :func:`answerable_now` made (ephemeral unless it says otherwise).
+    """Ack with the reply :func:`answerable_now` made (ephemeral unless it says otherwise), in
+    the request thread (Bolt returns the ack's response as soon as this returns).
 
     The reply goes as its JSON text, serialised once per reply (:attr:`Reply.body_json`): Bolt
     sends a text-only ack's string as the body unchanged, with the JSON content type when it
@@ -75,7 +79,7 @@ def answer_in_ack(ack: Ack, context: BoltContext) -> None:
 
 
 def ack_command(ack: Ack) -> None:
-    """Ack at once (on Bolt's listener executor); the answer comes from :func:`answer_command`."""
+    """Ack at once (in the request thread); the answer comes from :func:`answer_command`."""
     ack()
 
 

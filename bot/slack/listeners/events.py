@@ -105,7 +105,7 @@ def unfurl_links(handlers: Handlers, client: WebClient, caller: Caller, event: d
 
 
 def ack_event(ack: Ack) -> None:
-    """Ack at once (on Bolt's listener executor); the work (an unfurl, a Home publish) is the lazy
+    """Ack at once (in the request thread); the work (an unfurl, a Home publish) is the lazy
     listener's, so no Web API call ever runs on the pool that sends acks."""
     ack()
 

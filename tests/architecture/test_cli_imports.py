@@ -1,0 +1,71 @@
+"""The CLI imports a command's module, and that module's heavy dependencies, only when the
+command runs: ``vllm-path search`` never loads Bolt, SQLAlchemy, the Slack stand-in or the doors,
+and ``vllm-path ask`` (which needs the app) never loads the OAuth install pages. Each check runs
+the command in a fresh interpreter and lists what it imported."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+_RUN = """
+import json, sys
+from bot.cli.main import main
+try:
+    main({argv!r}, standalone_mode=False)
+except SystemExit:
+    pass
+sys.stdout.flush()
+print("\\n" + json.dumps(sorted(sys.modules)))
+"""
+
+
+def _modules_after(argv: list[str], tmp_path: Path) -> set[str]:
+    env = {"PATH": "/usr/bin:/bin", "DATABASE_URL": f"sqlite:///{tmp_path}/cli.db", "HOME": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", _RUN.format(argv=argv)], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120, check=True)
+    return set(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def _loaded(modules: set[str], *names: str) -> list[str]:
+    return sorted(m for m in modules if any(m == n or m.startswith(n + ".") for n in names))
+
+
+def test_search_loads_no_slack_no_database_no_other_command(tmp_path):
+    modules = _modules_after(["search", "nixl"], tmp_path)
+    assert "bot.cli.reading" in modules and "bot.domain.search" in modules  # it did search
+    assert _loaded(modules, "slack_bolt", "slack_sdk", "sqlalchemy", "alembic", "bot.doors", "bot.store",
+                   "bot.slack", "bot.cli.catalog", "bot.cli.doors", "bot.cli.digest", "bot.cli.plan",
+                   "bot.cli.tokens", "jinja2") == []
+
+
+def test_ask_loads_the_app_but_not_the_install_pages(tmp_path):
+    modules = _modules_after(["ask", "help"], tmp_path)
+    assert "slack_bolt" in modules and "bot.slack.app" in modules  # it went through the app
+    assert _loaded(modules, "jinja2", "bot.web.oauth", "bot.slack.installs", "bot.cli.catalog",
+                   "bot.cli.digest", "bot.cli.reading") == []
+
+
+def test_every_command_is_listed_and_loads():
+    from bot.cli.main import COMMANDS, main
+
+    ctx = click.Context(main)
+    assert main.list_commands(ctx) == sorted(COMMANDS)
+    for name in COMMANDS:
+        command = main.get_command(ctx, name)
+        assert isinstance(command, click.Command) and command.name == name
+
+
+def test_a_wrong_entry_is_refused():
+    from bot.cli.main import LazyGroup
+
+    group = LazyGroup(lazy={"x": ("bot.cli.common", "DEFAULT_PID_FILE")})
+    with pytest.raises(TypeError):
+        group.get_command(click.Context(group), "x")
