@@ -425,6 +425,8 @@ STRINGS: dict[str, dict[str, str]] = {
                    "zh": "计划应在每周 {low}–{high} 分钟之间；{value} 不在范围内。"},
     "budget.plan.weeks": {"en": "• *{track}*: {minutes} min · {weeks} weeks",
                    "zh": "• *{track}*：{minutes} 分钟 · {weeks} 周"},
+    "budget.plan.week": {"en": "• *{track}*: {minutes} min · 1 week",
+                   "zh": "• *{track}*：{minutes} 分钟 · {weeks} 周"},
     "budget.home.finished": {"en": "*Finished paths:* {tracks} · {minutes} min read in all",
                       "zh": "*已读完的路径：*{tracks} · 共读 {minutes} 分钟"},
     "budget.home.none_finished": {"en": "No essential path finished yet · {minutes} min read in all",

@@ -141,3 +141,18 @@ def test_source_file_names_need_a_day_and_a_blog_url(catalog):
     ranged = spec.model_copy(update={"published": Published.model_validate({"from": "2026-08-14",
                                                                             "to": "2026-11-30"})})
     assert source_file_name(ranged) is None
+
+
+def test_a_link_inside_punctuation_or_a_sentence_finds_its_post() -> None:
+    """QA (issue 26): links pasted in brackets, before a full stop or comma, or inside a question."""
+    from bot.config import DEFAULT_CATALOG_DIR
+    from bot.domain.catalog import load_catalog
+    from bot.domain.search.links import resolve_link as resolve
+
+    cat = load_catalog(DEFAULT_CATALOG_DIR)
+    url = "https://vllm-project.github.io/2026/03/13/p-eagle.html"
+    for text in (url + ".", f"({url})", url + ",", f"have you read {url} ?", f"“{url}”", url + "。"):
+        found = resolve(cat, text)
+        assert found is not None and found.status == "post" and found.post_id == "p-eagle", text
+    assert resolve(cat, f"{url} and {url.replace('p-eagle', 'spec-decode')}") is None  # two links: no one answer
+    assert resolve(cat, "torch.compile.") is None  # a dotted word is still no link

@@ -57,12 +57,24 @@ def _key(host: str, path: str) -> tuple[str, str]:
     return host, path
 
 
+_AROUND = "<>()[]{}\"'.,;:!?…。，；：！？（）【】「」『』“”‘’"
+"""Punctuation a link is pasted inside or followed by (``(https://…)``, ``https://….``), never the
+end of a post's URL."""
+
+
 def split_url(text: str) -> tuple[str, str, str, bool] | None:
     """``(url as read, host, path, has scheme)`` when ``text`` (after Slack markup is decoded and
-    trimmed) is one URL, with or without ``http(s)://``; else ``None``. A bare word with a dot
+    trimmed, and the punctuation around it dropped) is one URL, with or without ``http(s)://``, or
+    holds exactly one ``http(s)://`` link among other words; else ``None``. A bare word with a dot
     (``v0.6``, ``torch.compile``) is not a URL unless it starts with a scheme or has a path."""
     url = clean(text).strip("<>").strip()
-    if not url or " " in url:
+    if " " in url:  # a sentence around one link ("have you read https://… ?"): that link
+        linked = [w for w in url.split() if w.strip(_AROUND).lower().startswith(("http://", "https://"))]
+        if len(linked) != 1:
+            return None
+        url = linked[0]
+    url = url.strip(_AROUND)
+    if not url:
         return None
     match = _URL_RE.match(url)
     if match is None:

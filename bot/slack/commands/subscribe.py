@@ -102,7 +102,8 @@ def subscribe(ctx: Context, cmd: grammar.Command) -> Reply:
     """Subscribe this channel to a track's weekly digest. Parts left out keep the channel's
     current schedule (so re-subscribing resumes a paused digest without moving it), else the
     defaults (:class:`WeeklySchedule`: Monday 09:00) and the person's Slack time zone. Changing
-    an existing digest's schedule or steps is for those who may stop it (:meth:`Context.may_stop`)."""
+    an existing digest's schedule, steps, minutes or setup after the essential path is for those
+    who may stop it (:meth:`Context.may_stop`)."""
     caller = ctx.caller
     refused = _refused(ctx, cmd)
     if refused is not None or cmd.schedule is None:
@@ -118,8 +119,10 @@ def subscribe(ctx: Context, cmd: grammar.Command) -> Reply:
     zone = ctx.timezone() if cmd.schedule.timezone is None and before is None else ""
     wanted = cmd.schedule.resolve(zone, fallback=before)
     steps = cmd.steps or (old.steps_per_week if old else MIN_STEPS)
-    if old is not None and (wanted != before or steps != old.steps_per_week) \
-            and not ctx.may_stop(old.created_by):  # moving a digest is as much the owner's as stopping it
+    budget_change = (cmd.minutes is not None and cmd.minutes != getattr(old, "minutes_per_week", None)) or (
+        cmd.after_essentials is not None and cmd.after_essentials != getattr(old, "after_essentials", None))
+    if old is not None and (wanted != before or steps != old.steps_per_week or budget_change) \
+            and not ctx.may_stop(old.created_by):  # changing a digest is as much the owner's as stopping it
         return views.text_reply(t("sub.change_not_allowed", ctx.lang, person=ctx.person(old.created_by or "")))
     sub = ctx.rt.store.subscribe(caller.team_id, caller.channel_id, tid, wanted,
                                  steps_per_week=steps, created_by=caller.user_id)

@@ -88,7 +88,7 @@ def plan_reply(catalog: Catalog, minutes_per_week: int | None, lang: str, *, cha
     else:
         head = pt("plan.show", lang, budget=per_week,
                   default=pt("plan.default", lang) if minutes_per_week is None else Mrkdwn())
-    lines = [pt("plan.weeks", lang, track=tr.names.get(lang), minutes=m, weeks=w)
+    lines = [pt("plan.week" if w == 1 else "plan.weeks", lang, track=tr.names.get(lang), minutes=m, weeks=w)
              for tr, m, w in weeks_per_track(catalog, per_week)]
     blocks = [section(head), section(Mrkdwn("\n").join(lines[:40]))]
     return make_reply(blocks, head)
