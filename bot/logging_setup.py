@@ -137,6 +137,22 @@ _OUTAGE_TYPES: dict[str, tuple[str, frozenset[str]]] = {
 }
 
 
+_OUTAGE_MESSAGES: tuple[tuple[str, str, str], ...] = (
+    # Dramatiq's consumer threads log a lost broker without a traceback, every 3 s per queue
+    ("dramatiq.worker", "Consumer encountered a connection error", "the broker (Redis)"),
+)
+_OUTAGE_FOLLOWERS: tuple[tuple[str, str, str], ...] = (
+    ("dramatiq.worker", "Restarting consumer in", "the broker (Redis)"),
+)
+
+
+def _message_kind(record: logging.LogRecord, table: tuple[tuple[str, str, str], ...]) -> str | None:
+    for logger, start, kind in table:
+        if record.name.startswith(logger) and str(record.msg).startswith(start):
+            return kind
+    return None
+
+
 def outage_kind(exc: BaseException | None) -> str | None:
     """The dependency an exception says is unreachable (``'the database'``, ``'the broker
     (Redis)'``, ``'Slack (digest sends)'``), looking through its causes; None for any other error."""
@@ -165,12 +181,20 @@ class OutageLog:
     def judge(self, record: logging.LogRecord) -> None:
         """Rewrite ``record`` in place: the first error of an outage becomes a WARNING without
         traceback; a repeat loses its traceback, drops to DEBUG and is marked :data:`SUPPRESSED`."""
-        if record.levelno < logging.WARNING or not record.exc_info:
+        follower = _message_kind(record, _OUTAGE_FOLLOWERS)
+        if follower is not None:  # the chatter that goes with an outage already logged
+            with self._lock:
+                state = self._last.get(follower)
+                if state is not None and self.clock() - state[0] <= self.quiet_s:
+                    record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+                    setattr(record, SUPPRESSED, True)
             return
-        kind = outage_kind(record.exc_info[1])
+        if record.levelno < logging.WARNING:
+            return
+        exc = record.exc_info[1] if record.exc_info else None
+        kind = outage_kind(exc) if exc is not None else _message_kind(record, _OUTAGE_MESSAGES)
         if kind is None:
             return
-        exc = record.exc_info[1]
         now = self.clock()
         with self._lock:
             state = self._last.get(kind)
@@ -189,9 +213,10 @@ class OutageLog:
             record.msg, record.levelno, record.levelname = message, logging.DEBUG, "DEBUG"
             setattr(record, SUPPRESSED, True)
             return
-        first_line = (str(exc).strip().splitlines() or [""])[0][:300]
+        first_line = (str(exc).strip().splitlines() or [""])[0][:300] if exc is not None else ""
+        error = f": {type(exc).__name__}: {first_line}" if exc is not None else ""
         note = f"; {earlier} error(s) of the previous outage were not logged" if earlier else ""
-        record.msg = (f"{message} ({kind} is unreachable: {type(exc).__name__}: {first_line}; "
+        record.msg = (f"{message} ({kind} is unreachable{error}; "
                       f"further errors are not logged until it has been quiet for "
                       f"{self.quiet_s:.0f} s{note})")
         record.levelno, record.levelname = logging.WARNING, "WARNING"
