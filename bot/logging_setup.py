@@ -21,6 +21,14 @@ library's own handler) only ever see redacted records; the same :class:`RedactSe
 also attached to the root handlers. Uncaught exceptions (main thread and other threads) and
 ``warnings`` go through logging as well, so their tracebacks are redacted too.
 
+**Outages** (:class:`OutageLog`): a record carrying an exception that says a dependency is
+unreachable (PostgreSQL, Redis, or a digest send failing while Slack answers 5xx) is logged, the
+first time in an outage, as one WARNING naming the dependency and the error, without its
+traceback; the next ones of the same outage (until the dependency has been quiet for
+:data:`OUTAGE_QUIET_S` seconds) are dropped by the root handlers and counted, the count given
+with the first warning of the next outage. (A worker logged a traceback per message for the
+whole of a database outage: 35 MB for 20 s.)
+
 Call it once, first thing, in each entry point; calling it again only adds new secrets.
 """
 
@@ -30,8 +38,9 @@ import logging
 import re
 import sys
 import threading
+import time
 import traceback
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from types import TracebackType
 from typing import Any
 
@@ -113,6 +122,110 @@ def slack_error(response: Any) -> str:
     return f"{code} ({'; '.join(extra)})" if extra else code
 
 
+OUTAGE_QUIET_S = 60.0
+"""An outage is over once no error of its kind was logged for this many seconds."""
+
+SUPPRESSED = "vllm_path_suppressed"
+"""Attribute set on a record that repeats an outage already logged (the root handlers drop it)."""
+
+_OUTAGE_TYPES: dict[str, tuple[str, frozenset[str]]] = {
+    "sqlalchemy": ("the database", frozenset({"OperationalError", "InterfaceError",
+                                             "DisconnectionError", "TimeoutError"})),
+    "psycopg": ("the database", frozenset({"OperationalError", "InterfaceError"})),
+    "redis": ("the broker (Redis)", frozenset({"ConnectionError", "TimeoutError", "BusyLoadingError"})),
+    "bot.digest.queue": ("Slack (digest sends)", frozenset({"DeliveryFailed"})),
+}
+
+
+_OUTAGE_MESSAGES: tuple[tuple[str, str, str], ...] = (
+    # Dramatiq's consumer threads log a lost broker without a traceback, every 3 s per queue
+    ("dramatiq.worker", "Consumer encountered a connection error", "the broker (Redis)"),
+)
+_OUTAGE_FOLLOWERS: tuple[tuple[str, str, str], ...] = (
+    ("dramatiq.worker", "Restarting consumer in", "the broker (Redis)"),
+)
+
+
+def _message_kind(record: logging.LogRecord, table: tuple[tuple[str, str, str], ...]) -> str | None:
+    for logger, start, kind in table:
+        if record.name.startswith(logger) and str(record.msg).startswith(start):
+            return kind
+    return None
+
+
+def outage_kind(exc: BaseException | None) -> str | None:
+    """The dependency an exception says is unreachable (``'the database'``, ``'the broker
+    (Redis)'``, ``'Slack (digest sends)'``), looking through its causes; None for any other error."""
+    seen = 0
+    while exc is not None and seen < 10:
+        module = type(exc).__module__.split(".")[0]
+        for prefix, (kind, names) in _OUTAGE_TYPES.items():
+            if (type(exc).__module__ == prefix or module == prefix) and type(exc).__name__ in names:
+                return kind
+        exc = exc.__cause__ or exc.__context__
+        seen += 1
+    return None
+
+
+class OutageLog:
+    """Collapses the logging of an outage to one warning (see the module docstring).
+    ``quiet_s``: seconds without an error of a kind that end its outage; ``clock``: monotonic
+    seconds (tests pass their own)."""
+
+    def __init__(self, quiet_s: float = OUTAGE_QUIET_S, clock: Callable[[], float] = time.monotonic):
+        self.quiet_s = quiet_s
+        self.clock = clock
+        self._lock = threading.Lock()
+        self._last: dict[str, list[float]] = {}  # kind -> [last seen, suppressed count]
+
+    def judge(self, record: logging.LogRecord) -> None:
+        """Rewrite ``record`` in place: the first error of an outage becomes a WARNING without
+        traceback; a repeat loses its traceback, drops to DEBUG and is marked :data:`SUPPRESSED`."""
+        follower = _message_kind(record, _OUTAGE_FOLLOWERS)
+        if follower is not None:  # the chatter that goes with an outage already logged
+            with self._lock:
+                state = self._last.get(follower)
+                if state is not None and self.clock() - state[0] <= self.quiet_s:
+                    record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+                    setattr(record, SUPPRESSED, True)
+            return
+        if record.levelno < logging.WARNING:
+            return
+        exc = record.exc_info[1] if record.exc_info else None
+        kind = outage_kind(exc) if exc is not None else _message_kind(record, _OUTAGE_MESSAGES)
+        if kind is None:
+            return
+        now = self.clock()
+        with self._lock:
+            state = self._last.get(kind)
+            repeat = state is not None and now - state[0] <= self.quiet_s
+            earlier = int(state[1]) if state is not None and not repeat else 0
+            if repeat and state is not None:
+                state[0], state[1] = now, state[1] + 1
+            else:
+                self._last[kind] = [now, 0.0]
+        try:
+            message = record.getMessage()
+        except Exception:
+            message = str(record.msg)
+        record.exc_info, record.exc_text, record.args = None, None, None
+        if repeat:
+            record.msg, record.levelno, record.levelname = message, logging.DEBUG, "DEBUG"
+            setattr(record, SUPPRESSED, True)
+            return
+        first_line = (str(exc).strip().splitlines() or [""])[0][:300] if exc is not None else ""
+        error = f": {type(exc).__name__}: {first_line}" if exc is not None else ""
+        note = f"; {earlier} error(s) of the previous outage were not logged" if earlier else ""
+        record.msg = (f"{message} ({kind} is unreachable{error}; "
+                      f"further errors are not logged until it has been quiet for "
+                      f"{self.quiet_s:.0f} s{note})")
+        record.levelno, record.levelname = logging.WARNING, "WARNING"
+
+
+OUTAGES = OutageLog()
+"""The process's outage log, applied to every record by the factory :func:`setup_logging` installs."""
+
+
 def _redact_record(record: logging.LogRecord) -> logging.LogRecord:
     """Redact a record in place: message with its args merged, exception and stack text."""
     try:
@@ -142,12 +255,12 @@ def _mask_fields(text: str) -> str:
 
 
 class RedactSecrets(logging.Filter):
-    """A :class:`logging.Filter` that redacts every record it sees (see :func:`redact`); never
-    drops a record."""
+    """A :class:`logging.Filter` that redacts every record it sees (see :func:`redact`); drops
+    only the repeats of an outage already logged (:class:`OutageLog`)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         _redact_record(record)
-        return True
+        return not getattr(record, SUPPRESSED, False)
 
 
 def secrets_of(settings: Any) -> list[str]:
@@ -175,7 +288,9 @@ def _install_record_factory() -> None:
     previous = logging.getLogRecordFactory()
 
     def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
-        return _redact_record(previous(*args, **kwargs))
+        record = previous(*args, **kwargs)
+        OUTAGES.judge(record)
+        return _redact_record(record)
 
     logging.setLogRecordFactory(factory)
 

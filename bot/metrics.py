@@ -12,6 +12,8 @@ Names follow Prometheus' conventions (https://prometheus.io/docs/practices/namin
 ``vllm_path_slack_ratelimited_total``  Web API answers 429 seen by this process (retried after ``Retry-After``)
 ``vllm_path_digests_total``            ledger deliveries by ``outcome`` (``sent``, ``skipped``, ``failed``,
                                        ``claimed``), all workspaces, read from the database at scrape time
+``vllm_path_digest_refusals_total``    digests Slack refused for good (the digest ends, its subscription or DM is
+                                       paused), by Slack's error code ``reason``, from the ledger at scrape time
 ``vllm_path_subscriptions``            channel digests by ``status`` (``active``, ``paused``), from the database
 ``vllm_path_catalog_info``             1, labelled with the catalog ``version`` this process serves
 =====================================  ==================================================================
@@ -117,6 +119,15 @@ class RuntimeCollector(Collector):
         for outcome in ("sent", "skipped", "failed", "claimed"):
             digests.add_metric([outcome], deliveries.get(outcome, 0))
         yield digests
+        try:
+            refusals = self.runtime.store.refusals()
+        except Exception:  # as above
+            refusals = {}
+        refused = CounterMetricFamily("vllm_path_digest_refusals",
+                                      "Digests Slack refused for good, by error code.", labels=["reason"])
+        for reason, count in sorted(refusals.items()):
+            refused.add_metric([reason], count)
+        yield refused
         gauge = GaugeMetricFamily("vllm_path_subscriptions", "Channel digests by status.", labels=["status"])
         for status in ("active", "paused"):
             gauge.add_metric([status], subs.get(status, 0))

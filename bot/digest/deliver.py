@@ -24,8 +24,12 @@ One send (:meth:`Deliverer.deliver_subscription`, :meth:`Deliverer.deliver_dm`) 
    workspace's sends spread out a little) and queues the retry for a workspace turn.
 5. **record**: ``mark_sent`` (a channel digest's cursor and catalog version move in the same
    transaction); a permanent Slack error (:data:`PERMANENT_ERRORS`) pauses the subscription or DM
-   with a visible reason; anything else is ``mark_failed`` and retried by the scheduler's catch-up
-   while attempts remain.
+   with a visible reason and ends that digest (``mark_refused``: the code is stored and counted in
+   ``/metrics`` as ``vllm_path_digest_refusals_total``); anything else (5xx, 429 after slack-sdk's
+   retries, timeouts, connection and database errors) passes: ``mark_failed``, and the
+   scheduler's catch-up (or Dramatiq) retries it with back-off, however many attempts it takes,
+   until the digest's period (its ISO week) is over (``max_attempts`` defaults to
+   :data:`bot.store.ledger.NO_ATTEMPT_LIMIT`).
 
 Times are aware UTC datetimes; durations are seconds.
 """
@@ -55,6 +59,7 @@ from bot.domain.schedule import period_of
 from bot.logging_setup import slack_error
 from bot.runtime import Runtime
 from bot.store import DM_TRACK, Subscription
+from bot.store.ledger import NO_ATTEMPT_LIMIT
 from bot.web.urls import path_page_url
 
 log = logging.getLogger(__name__)
@@ -131,7 +136,8 @@ class Deliverer:
 
     def __init__(self, runtime: Runtime, *, clients: Clients | None = None,
                  pacer: SendPacer | None = None,
-                 claimant: str | None = None, stale_after_s: float = 300.0, max_attempts: int = 3,
+                 claimant: str | None = None, stale_after_s: float = 300.0,
+                 max_attempts: int = NO_ATTEMPT_LIMIT,
                  verify: bool = True, renew_after_s: float = 0.0):
         if renew_after_s < 0 or (renew_after_s > 0 and renew_after_s >= stale_after_s):
             raise ValueError("renew_after_s must be 0 (always renew) or below stale_after_s")
@@ -389,7 +395,7 @@ class Deliverer:
         """Pause with a visible reason; ``detail`` (Slack's error with its ``messages``) goes to
         the ledger and the log, the reason people see stays short."""
         text = f"Slack error {code}: {PERMANENT_ERRORS[code]}" if reason is None else reason
-        self.store.mark_failed(*key, error=detail or text, claimed_by=self.claimant)
+        self.store.mark_refused(*key, code=code, detail=detail or text, claimed_by=self.claimant)
         if sub is not None:
             self.store.pause_subscription(sub.id, text)
             log.warning("subscription %s (channel %s) paused: %s", sub.id, key[1], detail or text)
@@ -400,7 +406,7 @@ class Deliverer:
 
     def _failed(self, key: tuple[str, str, str, str], error: str) -> Attempt:
         self.store.mark_failed(*key, error=error, claimed_by=self.claimant)
-        log.warning("digest %s failed (will retry while attempts remain): %s", "/".join(key), error)
+        log.warning("digest %s failed (retried with back-off until its week is over): %s", "/".join(key), error)
         return Attempt(Outcome.FAILED, key[3], error=error.split(":")[0].split(" (")[0])
 
 

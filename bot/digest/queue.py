@@ -19,7 +19,14 @@ may have died mid-send: the new attempt looks for its message first, see the ``D
 **Retries with back-off** are Dramatiq's (its ``Retries`` middleware, exponential with jitter,
 ``min_backoff`` .. ``max_backoff`` milliseconds): a retryable failure (5xx after slack-sdk's own
 retries, a connection error, a database error) raises :class:`DeliveryFailed` and the message is
-retried while the ledger allows attempts.
+retried until the digest's period (ISO week, in the subscriber's zone) is over; once Dramatiq's
+retries run out, the clock's catch-up enqueues the digest again (the ledger sets no attempt limit).
+
+**Truthful enqueueing.** A digest is counted and logged as enqueued only once the broker took
+it; one that could not be enqueued (Redis down) is forgotten by the de-duplication, so the
+clock's next catch-up (every ``--reconcile-every`` seconds, 30 by default) enqueues it as soon
+as the broker answers again. An outage is logged as one warning when it starts and one line when
+it ends, not a traceback per digest.
 
 **Order.** The clock's sends are buffered for a moment and enqueued round-robin by workspace
 (:meth:`EnqueueingDeliverer.flush`), so one big workspace paced at its own limit does not hold
@@ -44,7 +51,9 @@ import dramatiq
 from dramatiq.brokers.redis import RedisBroker
 
 from bot.config import Settings
+from bot.domain.schedule import period_of
 from bot.store import DM_TRACK, Store, Subscription
+from bot.store.ledger import NO_ATTEMPT_LIMIT
 
 if TYPE_CHECKING:
     from bot.digest.deliver import Attempt, Deliverer
@@ -108,26 +117,43 @@ def send_dm(team: str, user: str, fire: str) -> None:
     runner = _require_runner()
     attempt = runner.deliverer.deliver_dm(team, user, datetime.fromisoformat(fire))
     key = (team, user, DM_TRACK, attempt.period) if attempt.period else None
-    _settle(runner, attempt, key)
+    dm = runner.store.get_dm(team, user) if attempt.outcome.value == "failed" else None
+    _settle(runner, attempt, key, dm.timezone if dm is not None else None)
 
 
 def send_subscription(sub_id: int, fire: str) -> None:
     """Actor body: send subscription ``sub_id``'s digest of the week of ``fire`` (ISO 8601)."""
     runner = _require_runner()
     attempt = runner.deliverer.deliver_subscription(int(sub_id), datetime.fromisoformat(fire))
-    key = None
+    key, timezone = None, None
     if attempt.period:
         sub = runner.store.get_subscription(int(sub_id))
         if sub is not None:
             key = (sub.team_id, sub.channel_id, sub.track_id, attempt.period)
-    _settle(runner, attempt, key)
+            timezone = sub.timezone
+    _settle(runner, attempt, key, timezone)
 
 
-def _settle(runner: _Runner, attempt: Attempt, key: tuple[str, str, str, str] | None) -> str:
-    """Turn an attempt into an ack (return its outcome's name) or a retry (raise)."""
+def period_over(period: str, timezone: str | None, now: datetime | None = None) -> bool:
+    """Whether ``now`` (default: the current time, aware) is past the ISO week ``period``
+    (``'2026-W49'``) in ``timezone`` (unknown zone: never over); ISO week names sort in time
+    order."""
+    if not timezone:
+        return False
+    return period_of(now or datetime.now(UTC), timezone) > period
+
+
+def _settle(runner: _Runner, attempt: Attempt, key: tuple[str, str, str, str] | None,
+            timezone: str | None = None) -> str:
+    """Turn an attempt into an ack (return its outcome's name) or a retry (raise). A failure
+    is retried until the digest's period is over in ``timezone`` (the subscriber's zone)."""
     outcome = attempt.outcome.value
     log.debug("digest %s: %s", "/".join(key) if key else "?", outcome)
     if outcome == "failed":
+        if key is not None and period_over(key[3], timezone):
+            log.warning("digest %s: its week is over, not retried (last error: %s)",
+                        "/".join(key), attempt.error)
+            return outcome
         raise DeliveryFailed(f"digest {key[3] if key else ''} failed: {attempt.error}")
     if outcome != "taken" or key is None:
         return outcome
@@ -208,7 +234,8 @@ class EnqueueingDeliverer:
     ``max_buffer`` are waiting), then enqueued round-robin by workspace.
     """
 
-    def __init__(self, queue: DigestQueue, *, stale_after_s: float = 300.0, max_attempts: int = 3,
+    def __init__(self, queue: DigestQueue, *, stale_after_s: float = 300.0,
+                 max_attempts: int = NO_ATTEMPT_LIMIT,
                  requeue_after_s: float | None = None, linger_s: float = 0.2,
                  max_buffer: int = 200_000):
         self.queue = queue
@@ -218,13 +245,16 @@ class EnqueueingDeliverer:
         self.linger_s = linger_s
         self.max_buffer = max_buffer
         self._recent: OrderedDict[tuple[Any, ...], float] = OrderedDict()
-        self._buffer: list[tuple[str, Any, tuple[Any, ...]]] = []
+        self._buffer: list[tuple[str, Any, tuple[Any, ...], tuple[Any, ...]]] = []
         self._last_add = 0.0
         self._cond = threading.Condition()
         self._closed = False
         self._stopping = False
         self._sending = False
         self.enqueued = 0
+        self.failed = 0
+        """Digests the broker did not take (each is enqueued again by a later catch-up)."""
+        self._down_since: float | None = None  # monotonic start of a broker outage
         self._thread = threading.Thread(target=self._run, name="digest-enqueue", daemon=True)
         self._thread.start()
 
@@ -241,9 +271,14 @@ class EnqueueingDeliverer:
             self._recent[key] = now
             return True
 
-    def _add(self, team: str, actor: Any, args: tuple[Any, ...]) -> None:
+    def _forget(self, key: tuple[Any, ...]) -> None:
+        """Let the next catch-up enqueue ``key`` again (its enqueue failed)."""
         with self._cond:
-            self._buffer.append((team, actor, args))
+            self._recent.pop(key, None)
+
+    def _add(self, team: str, actor: Any, args: tuple[Any, ...], key: tuple[Any, ...]) -> None:
+        with self._cond:
+            self._buffer.append((team, actor, args, key))
             self._last_add = time.monotonic()
             self._cond.notify_all()
 
@@ -251,9 +286,10 @@ class EnqueueingDeliverer:
         """Enqueue ``user``'s DM digest for the week of ``fire`` (aware)."""
         if self._stopping:
             return Queued(QueueOutcome.STOPPED)
-        if not self._fresh(("dm", team, user, fire.isoformat())):
+        key = ("dm", team, user, fire.isoformat())
+        if not self._fresh(key):
             return Queued(QueueOutcome.DUPLICATE)
-        self._add(team, self.queue.send_dm, (team, user, fire.isoformat()))
+        self._add(team, self.queue.send_dm, (team, user, fire.isoformat()), key)
         return Queued(QueueOutcome.QUEUED)
 
     def deliver_subscription(self, sub: Subscription | int, fire: datetime) -> Queued:
@@ -263,9 +299,10 @@ class EnqueueingDeliverer:
             return Queued(QueueOutcome.STOPPED)
         sub_id = sub if isinstance(sub, int) else sub.id
         team = "" if isinstance(sub, int) else sub.team_id
-        if not self._fresh(("sub", sub_id, fire.isoformat())):
+        key = ("sub", sub_id, fire.isoformat())
+        if not self._fresh(key):
             return Queued(QueueOutcome.DUPLICATE)
-        self._add(team, self.queue.send_subscription, (sub_id, fire.isoformat()))
+        self._add(team, self.queue.send_subscription, (sub_id, fire.isoformat()), key)
         return Queued(QueueOutcome.QUEUED)
 
     def _run(self) -> None:
@@ -287,21 +324,46 @@ class EnqueueingDeliverer:
                     self._sending = False
                     self._cond.notify_all()
 
-    def _enqueue(self, batch: list[tuple[str, Any, tuple[Any, ...]]]) -> None:
-        by_team: defaultdict[str, list[tuple[Any, tuple[Any, ...]]]] = defaultdict(list)
-        for team, actor, args in batch:
-            by_team[team].append((actor, args))
-        for group in itertools.zip_longest(*by_team.values()):  # round-robin by workspace
-            for item in group:
-                if item is None:
-                    continue
-                actor, args = item
-                try:
-                    actor.send(*args)
-                    self.enqueued += 1
-                except Exception:
-                    log.exception("could not enqueue a digest; the catch-up will try again")
-        log.info("enqueued %d digest(s) for %d workspace(s)", len(batch), len(by_team))
+    def _enqueue(self, batch: list[tuple[str, Any, tuple[Any, ...], tuple[Any, ...]]]) -> None:
+        """Put ``batch`` on the queue round-robin by workspace. At the first digest the broker
+        refuses, that one and the rest of the batch are forgotten by the de-duplication (the
+        next catch-up enqueues them again) and only what the broker took is counted."""
+        by_team: defaultdict[str, list[tuple[Any, tuple[Any, ...], tuple[Any, ...]]]] = defaultdict(list)
+        for team, actor, args, key in batch:
+            by_team[team].append((actor, args, key))
+        order = [item for group in itertools.zip_longest(*by_team.values())  # round-robin
+                 for item in group if item is not None]
+        sent = 0
+        for index, (actor, args, _key) in enumerate(order):
+            try:
+                actor.send(*args)
+            except Exception as exc:
+                for _actor, _args, left in order[index:]:
+                    self._forget(left)
+                self.failed += len(order) - index
+                self._broker_down(exc, len(order) - index)
+                break
+            sent += 1
+        self.enqueued += sent
+        if sent:
+            self._broker_up()
+            log.info("enqueued %d digest(s) for %d workspace(s)", sent, len(by_team))
+
+    def _broker_down(self, exc: Exception, count: int) -> None:
+        """One warning when an outage starts; DEBUG for the next failures of the same outage."""
+        if self._down_since is None:
+            self._down_since = time.monotonic()
+            log.warning("could not enqueue %d digest(s): the broker is unreachable (%s: %s); "
+                        "they are enqueued again once it answers (next catch-up)",
+                        count, type(exc).__name__, str(exc).splitlines()[0][:200] if str(exc) else "")
+        else:
+            log.debug("broker still unreachable: %d digest(s) wait for the next catch-up", count)
+
+    def _broker_up(self) -> None:
+        if self._down_since is not None:
+            log.warning("the broker answers again after %.0f s; enqueueing resumed",
+                        time.monotonic() - self._down_since)
+            self._down_since = None
 
     def flush(self, timeout: float = 60.0) -> bool:
         """Enqueue what is buffered now and wait until it is on the queue; True if that took

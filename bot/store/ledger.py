@@ -14,6 +14,15 @@ from bot.store.snapshots import Delivery, snapshot
 from bot.store.subscriptions import advance_cursor_in, set_cursor_in
 from bot.store.validate import check_id, check_period, check_reason
 
+NO_ATTEMPT_LIMIT = 2**31 - 1
+"""``max_attempts`` for "no limit": a send that failed for a reason that passes is retried until
+its period (ISO week) is over, which bounds the attempts in practice (the catch-up's back-off,
+:func:`bot.digest.due.retry_wait_s`)."""
+
+REFUSED_PREFIX = "refused: "
+"""``error`` of a ``'failed'`` ledger row that Slack refused for good: ``'refused: <code>: <detail>'``
+(:meth:`LedgerRepo.mark_refused`, counted by :meth:`LedgerRepo.refusals`)."""
+
 
 class LedgerRepo(StoreCore):
     """Claims, settlements and reads of ledger rows."""
@@ -32,8 +41,8 @@ class LedgerRepo(StoreCore):
         decides between concurrent callers, in any number of processes), or the one whose
         conditional UPDATE takes over a row left ``'claimed'`` longer than ``stale_after_s``
         seconds (a crashed sender) or left ``'failed'`` after fewer than ``max_attempts``
-        attempts. A ``'sent'`` row is never claimed again. ``claimed_by`` names the claimant
-        (e.g. ``'host:pid'``). Raises ValueError for bad arguments.
+        attempts (:data:`NO_ATTEMPT_LIMIT`: no limit). A ``'sent'`` row is never claimed again.
+        ``claimed_by`` names the claimant (e.g. ``'host:pid'``). Raises ValueError for bad arguments.
         """
         for value, what in ((team, "team"), (destination, "destination"), (track, "track"),
                             (claimed_by, "claimed_by")):
@@ -101,6 +110,28 @@ class LedgerRepo(StoreCore):
                 .execution_options(synchronize_session=False))
         with self._write() as s:
             return changed(s, stmt) == 1
+
+    def mark_refused(self, team: str, destination: str, track: str, period: str, code: str,
+                     detail: str, *, claimed_by: str | None = None) -> bool:
+        """Record a claimed delivery that Slack refused for good (``code``: Slack's error code such
+        as ``'channel_not_found'``; ``detail``: its explanation): ``'failed'`` with ``error``
+        ``'refused: <code>: <detail>'`` (1000 characters at most). True if a claim was marked."""
+        check_id(code, "code")
+        return self.mark_failed(team, destination, track, period,
+                                error=f"{REFUSED_PREFIX}{code}: {detail}", claimed_by=claimed_by)
+
+    def refusals(self) -> dict[str, int]:
+        """``{Slack error code: ledger rows}`` of the deliveries that stand refused for good
+        (``'failed'`` rows marked by :meth:`mark_refused`), all workspaces and periods."""
+        stmt = (select(DigestDelivery.error)
+                .where(DigestDelivery.status == "failed",
+                       DigestDelivery.error.like(REFUSED_PREFIX + "%")))
+        counts: dict[str, int] = {}
+        with self._read() as s:
+            for error in s.scalars(stmt):
+                code = str(error)[len(REFUSED_PREFIX):].split(":", 1)[0].strip() or "unknown"
+                counts[code] = counts.get(code, 0) + 1
+        return counts
 
     SKIPPED_PREFIX = "skipped: "
     """``error`` of a ledger row that is ``'sent'`` with no message: the period was handled

@@ -356,6 +356,13 @@ class BatchedLedgerStore:
         return self._store.mark_failed(team, destination, track, period, error,
                                        claimed_by=claimed_by)
 
+    def mark_refused(self, team: str, destination: str, track: str, period: str, code: str,
+                     detail: str, *, claimed_by: str | None = None) -> bool:
+        """See :meth:`Store.mark_refused` (not batched)."""
+        self._forget((team, destination, track, period))
+        return self._store.mark_refused(team, destination, track, period, code, detail,
+                                        claimed_by=claimed_by)
+
     # -- a DM's reads in one batch (the sender asks for them one after the other) --
 
     def get_dm(self, team: str, user: str) -> DmSettings | None:

@@ -1,0 +1,124 @@
+"""A Slack outage in the middle of a fan-out (issue 27): transient failures never end a digest.
+
+The real clock (its catch-up, on a controlled wall clock: ``time_machine``; pacing and slack-sdk's
+own retry waits run in real time), the real ledger (SQLite and PostgreSQL) and the HTTP stand-in
+answering HTTP 500 to every ``chat.postMessage`` from the 50th digest on, for three rounds of
+attempts: with the ledger's old limit of 3 attempts the digests caught by the outage stayed
+``failed`` for good. A lasting refusal (``channel_not_found``) ends its digest at once, stored in
+the ledger and counted in ``/metrics``.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections import Counter
+from datetime import UTC, datetime, timedelta
+
+import pytest
+import time_machine
+from prometheus_client import generate_latest
+
+from bot import metrics
+from bot.digest.clock import DigestClock
+from bot.digest.due import retry_wait_s
+from bot.digest.queue import period_over
+from bot.domain.schedule import WeeklySchedule, period_of
+from tests.digest.conftest import TEAM
+
+MONDAY_9 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+DIGESTS = int(os.environ.get("OUTAGE_DIGESTS", "200"))  # 2000 for the figures in docs/reliability.md
+REFUSED = "C0007"  # Slack answers channel_not_found for this one: a lasting refusal
+OUTAGE_AFTER_POSTS = 50
+OUTAGE_ROUNDS = 3  # rounds of attempts the outage lasts (the old ledger gave up after 3 attempts)
+
+
+def _channels() -> list[str]:
+    return [f"C{i:04d}" for i in range(DIGESTS)]
+
+
+def _start_outage_mid_fan_out(standin) -> threading.Event:
+    """Turn every ``chat.postMessage`` into HTTP 500 once ``OUTAGE_AFTER_POSTS`` went out."""
+    started = threading.Event()
+
+    def watch() -> None:
+        standin.wait_for(lambda: sum(c.ok for c in standin.calls("chat.postMessage"))
+                         >= OUTAGE_AFTER_POSTS, timeout=120)
+        standin.configure(server_error_every=1, fault_methods={"chat.postMessage"})
+        started.set()
+
+    threading.Thread(target=watch, daemon=True).start()
+    return started
+
+
+@pytest.mark.slow
+def test_a_slack_outage_mid_fan_out_ends_with_every_digest_posted_once(db_url, standin, holder) -> None:
+    from tests.digest.conftest import make_runtime
+
+    runtime = make_runtime(db_url, standin, holder)
+    store = runtime.store
+    standin.configure(channel_errors={REFUSED: "channel_not_found"})
+    with time_machine.travel(MONDAY_9 - timedelta(days=1), tick=False) as traveller:
+        subs = {channel: store.subscribe(TEAM, channel, "spec", WeeklySchedule.of(0, "09:00", "UTC"))
+                for channel in _channels()}
+        clock = DigestClock(runtime, reconcile_every_s=None, workers=32, channel_interval_s=0.01,
+                            team_rate_per_s=5000, retry_failed_after_s=60)
+        try:
+            started = _start_outage_mid_fan_out(standin)
+            began = time.monotonic()
+            traveller.move_to(MONDAY_9 + timedelta(seconds=5))
+            rounds = 0
+            while True:
+                clock.reconcile()  # the catch-up: due digests, and failed ones past their back-off
+                assert clock.idle(180), "catch-up still running"
+                rounds += 1
+                if rounds == OUTAGE_ROUNDS:
+                    assert started.is_set(), "the outage never started"
+                    standin.configure(server_error_every=0)  # Slack is back
+                rows = store.deliveries(period=period_of(MONDAY_9, "UTC"))
+                if (len(rows) == DIGESTS and rounds > OUTAGE_ROUNDS
+                        and all(r.status == "sent" or r.destination == REFUSED for r in rows)):
+                    break
+                assert rounds < 20, Counter(r.status for r in rows)
+                traveller.shift(timedelta(seconds=retry_wait_s(rounds + 1, 60) + 1))
+            took = time.monotonic() - began
+            clock.reconcile()  # and once more: nothing left to send
+            assert clock.idle(60)
+        finally:
+            clock.shutdown(wait=True)
+        registry = metrics.runtime_registry(runtime)
+        exposed = generate_latest(registry).decode()
+    posts = Counter(c.channel for c in standin.calls("chat.postMessage") if c.ok)
+    assert posts == Counter({ch: 1 for ch in _channels() if ch != REFUSED})
+    failed_500 = [c for c in standin.calls("chat.postMessage") if c.status == 500]
+    assert len(failed_500) >= (DIGESTS - OUTAGE_AFTER_POSTS) * OUTAGE_ROUNDS  # the outage was real
+    rows = {r.destination: r for r in store.deliveries()}
+    assert max(r.attempts for r in rows.values()) > OUTAGE_ROUNDS  # more than the old limit
+    for channel, row in rows.items():
+        if channel != REFUSED:
+            assert row.status == "sent" and row.message_ts, (channel, row)
+    # The lasting refusal: one attempt, the reason stored, the subscription paused, counted.
+    refused = rows[REFUSED]
+    assert refused.status == "failed" and refused.attempts == 1
+    assert refused.error.startswith("refused: channel_not_found")
+    assert store.refusals() == {"channel_not_found": 1}
+    assert not store.get_subscription(subs[REFUSED].id).active
+    assert all(store.get_subscription(s.id).active for ch, s in subs.items() if ch != REFUSED)
+    assert 'vllm_path_digest_refusals_total{reason="channel_not_found"} 1.0' in exposed
+    print(f"{DIGESTS} digests, {rounds} catch-up rounds, {len(failed_500)} answers 500, "
+          f"attempts up to {max(r.attempts for r in rows.values())}, {took:.0f} s real time")
+    store.close()
+
+
+def test_the_back_off_doubles_up_to_its_ceiling() -> None:
+    assert [retry_wait_s(n, 60) for n in (1, 2, 3, 4)] == [60, 120, 240, 480]
+    assert retry_wait_s(50, 60) == 15 * 60
+
+
+def test_a_digest_is_retried_only_until_its_week_is_over() -> None:
+    sunday_late = datetime(2026, 3, 8, 23, 30, tzinfo=UTC)
+    assert not period_over("2026-W10", "UTC", sunday_late)
+    assert period_over("2026-W10", "UTC", sunday_late + timedelta(hours=1))
+    assert not period_over("2026-W10", "America/Los_Angeles", sunday_late + timedelta(hours=1))
+    assert period_over("2026-W53", "UTC", datetime(2027, 1, 5, tzinfo=UTC))  # across the year
