@@ -79,9 +79,8 @@ class CatalogHolder:
                 errors = [str(i) for i in exc.errors]
                 for line in errors:
                     log.error("catalog reload refused: %s", line)
-                log.error(
-                    "catalog reload refused: %d error(s); still serving %s", len(errors), self._loaded.catalog.version
-                )
+                log.error("catalog reload refused: %d error(s); still serving %s",
+                          len(errors), self._loaded.catalog.version)
                 return False, errors
             old = self._loaded.catalog.version
             self._loaded = fresh
@@ -105,11 +104,9 @@ def token_rotator(settings: Settings) -> TokenRotator | None:
     a refresh needs the client id and secret); its Web API base URL is ``SLACK_API_URL``."""
     if not (settings.oauth_enabled and settings.slack_client_id and settings.slack_client_secret):
         return None
-    return TokenRotator(
-        client_id=settings.slack_client_id,
-        client_secret=settings.slack_client_secret.get_secret_value(),
-        client=WebClient(base_url=settings.slack_api_url or WebClient.BASE_URL),
-    )
+    return TokenRotator(client_id=settings.slack_client_id,
+                        client_secret=settings.slack_client_secret.get_secret_value(),
+                        client=WebClient(base_url=settings.slack_api_url or WebClient.BASE_URL))
 
 
 class Runtime:
@@ -122,7 +119,8 @@ class Runtime:
     :class:`bot.store.Store` or a store with its interface (a worker's batching one).
     """
 
-    def __init__(self, settings: Settings, store: Any, holder: CatalogHolder, renderer: DigestRenderer | None = None):
+    def __init__(self, settings: Settings, store: Any, holder: CatalogHolder,
+                 renderer: DigestRenderer | None = None):
         self.settings = settings
         self.store = store
         self.holder = holder
@@ -145,14 +143,10 @@ class Runtime:
 
         settings = settings or Settings()
         holder = CatalogHolder(settings.catalog_dir)
-        store = Store.from_url(
-            settings.database_url,
-            migrate=migrate,
-            client_id=settings.slack_client_id,
-            default_timezone=settings.default_timezone,
-            token_cipher=token_cipher(settings),
-            token_rotator=token_rotator(settings),
-        )
+        store = Store.from_url(settings.database_url, migrate=migrate, client_id=settings.slack_client_id,
+                               default_timezone=settings.default_timezone,
+                               token_cipher=token_cipher(settings),
+                               token_rotator=token_rotator(settings))
         if migrate:
             store.seal_tokens()  # an upgrade leaves no token readable in plain text
         runtime = cls(settings, store, holder)

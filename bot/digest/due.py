@@ -31,7 +31,6 @@ def lateness(row: Delivery | None, fire: datetime, now: datetime) -> str | None:
         return f"stale claim of {row.claimed_by}"
     return f"retry {row.attempts + 1} after {(row.error or 'a failure')[:120]}"
 
-
 def retry_wait_s(attempts: int, retry_failed_after_s: float) -> float:
     """Seconds to wait after the last claim of a send that failed ``attempts`` times before
     trying again: ``retry_failed_after_s`` doubled per attempt (1, 2, 4, ... times), at most
@@ -40,9 +39,8 @@ def retry_wait_s(attempts: int, retry_failed_after_s: float) -> float:
     return max(retry_failed_after_s, min(doubled, MAX_RETRY_WAIT_S))
 
 
-def unsettled(
-    row: Delivery | None, now: datetime, *, stale_after_s: float, max_attempts: int, retry_failed_after_s: float
-) -> bool:
+def unsettled(row: Delivery | None, now: datetime, *, stale_after_s: float, max_attempts: int,
+              retry_failed_after_s: float) -> bool:
     """Whether a ledger row (or its absence) leaves the delivery to be done now: no row; a
     claim at least ``stale_after_s`` old (its sender died); a failure with attempts left
     (``max_attempts``; :data:`bot.store.ledger.NO_ATTEMPT_LIMIT` by default, the catch-up window
@@ -54,5 +52,6 @@ def unsettled(
     if row.status == "claimed":
         return age >= stale_after_s
     if row.status == "failed":
-        return row.attempts < max_attempts and age >= retry_wait_s(row.attempts, retry_failed_after_s)
+        return (row.attempts < max_attempts
+                and age >= retry_wait_s(row.attempts, retry_failed_after_s))
     return False

@@ -59,13 +59,9 @@ class Pacer:
     ``sleep`` its sleep (tests may pass fakes).
     """
 
-    def __init__(
-        self,
-        channel_interval_s: float = 1.05,
-        team_rate_per_s: float | None = 10.0,
-        clock: Callable[[], float] = time.monotonic,
-        sleep: Callable[[float], None] = time.sleep,
-    ):
+    def __init__(self, channel_interval_s: float = 1.05, team_rate_per_s: float | None = 10.0,
+                 clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], None] = time.sleep):
         if channel_interval_s < 0 or (team_rate_per_s is not None and team_rate_per_s <= 0):
             raise ValueError("channel_interval_s must be >= 0 and team_rate_per_s > 0 or None")
         self.channel_interval_s = channel_interval_s
@@ -194,9 +190,8 @@ def paced(client: WebClient) -> WebClient:
     handlers = []
     for handler in client.retry_handlers:
         if isinstance(handler, RateLimitErrorRetryHandler):
-            handler = PacedRateLimitRetryHandler(
-                max_retry_count=handler.max_retry_count, interval_calculator=handler.interval_calculator
-            )
+            handler = PacedRateLimitRetryHandler(max_retry_count=handler.max_retry_count,
+                                                 interval_calculator=handler.interval_calculator)
         handlers.append(handler)
     client.retry_handlers = handlers
     return client

@@ -88,16 +88,10 @@ class SharedPacer:
     ``redis.exceptions.ConnectionError`` from a send's slot when Redis is unreachable.
     """
 
-    def __init__(
-        self,
-        redis_url: str,
-        *,
-        namespace: str = "vllm-path",
-        team_rate_per_s: float | None = 10.0,
-        channel_rate_per_s: float = 1.0,
-        clock: Callable[[], float] = time.time,
-        sleep: Callable[[float], None] = time.sleep,
-    ):
+    def __init__(self, redis_url: str, *, namespace: str = "vllm-path",
+                 team_rate_per_s: float | None = 10.0, channel_rate_per_s: float = 1.0,
+                 clock: Callable[[], float] = time.time,
+                 sleep: Callable[[float], None] = time.sleep):
         self.namespace = namespace
         self.team_interval_s = 1.0 / team_rate_per_s if team_rate_per_s else None
         self.channel_item = window_item(channel_rate_per_s)
@@ -121,7 +115,8 @@ class SharedPacer:
         pipe.set(key, "1", px=ms, nx=True)
         pipe.pexpire(key, ms, gt=True)
         pipe.execute()
-        log.warning("workspace %s rate-limited by Slack: all workers hold its sends %.1f s", team, seconds)
+        log.warning("workspace %s rate-limited by Slack: all workers hold its sends %.1f s",
+                    team, seconds)
 
     def blocked_for(self, team: str) -> float:
         """Seconds left of ``team``'s Retry-After block (0 when not blocked)."""
@@ -151,8 +146,7 @@ class SharedPacer:
             else:
                 wait_s, blocked_ms = self._reserve(
                     keys=[f"{self.namespace}:next:{team}", self._blocked_key(team)],
-                    args=[f"{self.team_interval_s:.6f}"],
-                )
+                    args=[f"{self.team_interval_s:.6f}"])
                 wait = float(wait_s)
                 if wait > 0:
                     self._pause(wait)

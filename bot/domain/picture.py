@@ -55,7 +55,8 @@ def _minutes(catalog: Catalog, post_id: str) -> str:
     return f"{post.minutes} min" if post.minutes_source == "counted" else f"~{post.minutes} min"
 
 
-def path_graph(catalog: Catalog, track_id: str, read: Collection[str] | None = None, lang: str = "en") -> PathGraph:
+def path_graph(catalog: Catalog, track_id: str, read: Collection[str] | None = None,
+               lang: str = "en") -> PathGraph:
     """The :class:`PathGraph` of ``track_id``; ``read`` (post ids, former ids count) marks the
     reader's progress, ``None`` draws it for nobody. Raises ``KeyError`` for an unknown track."""
     track = catalog.track(track_id)
@@ -67,13 +68,9 @@ def path_graph(catalog: Catalog, track_id: str, read: Collection[str] | None = N
     def post_node(pid: str, n: int, kind: NodeKind) -> Node:
         post = catalog.post(pid)
         extra = [x for x in (_minutes(catalog, pid), "" if post.url else "no link yet") if x]
-        return Node(
-            pid,
-            (f"{n}. {_title(post.title)}", " · ".join(extra)) if extra else (f"{n}. {_title(post.title)}",),
-            kind,
-            None if done is None else pid in done,
-            post.url is not None,
-        )
+        return Node(pid, (f"{n}. {_title(post.title)}", " · ".join(extra)) if extra else
+                    (f"{n}. {_title(post.title)}",), kind,
+                    None if done is None else pid in done, post.url is not None)
 
     for before in track.before:
         if catalog.has_track(before):

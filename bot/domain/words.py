@@ -19,37 +19,21 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz, process
 
-WEEKDAY_WORDS: dict[str, int] = {
-    name: day
-    for day, names in enumerate(
-        (
-            ("mon", "monday", "mondays", "周一", "星期一", "礼拜一"),
-            ("tue", "tues", "tuesday", "tuesdays", "周二", "星期二", "礼拜二"),
-            ("wed", "wednesday", "wednesdays", "周三", "星期三", "礼拜三"),
-            ("thu", "thur", "thurs", "thursday", "thursdays", "周四", "星期四", "礼拜四"),
-            ("fri", "friday", "fridays", "周五", "星期五", "礼拜五"),
-            ("sat", "saturday", "saturdays", "周六", "星期六", "礼拜六"),
-            ("sun", "sunday", "sundays", "周日", "周天", "星期日", "星期天", "礼拜日", "礼拜天"),
-        )
-    )
-    for name in names
-}
+WEEKDAY_WORDS: dict[str, int] = {name: day for day, names in enumerate((
+    ("mon", "monday", "mondays", "周一", "星期一", "礼拜一"),
+    ("tue", "tues", "tuesday", "tuesdays", "周二", "星期二", "礼拜二"),
+    ("wed", "wednesday", "wednesdays", "周三", "星期三", "礼拜三"),
+    ("thu", "thur", "thurs", "thursday", "thursdays", "周四", "星期四", "礼拜四"),
+    ("fri", "friday", "fridays", "周五", "星期五", "礼拜五"),
+    ("sat", "saturday", "saturdays", "周六", "星期六", "礼拜六"),
+    ("sun", "sunday", "sundays", "周日", "周天", "星期日", "星期天", "礼拜日", "礼拜天"),
+)) for name in names}
 """Weekday names people type (lower-case), as 0=Monday…6=Sunday."""
 
 RELATIVE_DAYS: dict[str, int] = {
-    "tomorrow": 1,
-    "明天": 1,
-    "day after tomorrow": 2,
-    "后天": 2,
-    "today": 0,
-    "今天": 0,
-    "tonight": 0,
-    "now": 0,
-    "yesterday": -1,
-    "昨天": -1,
-    "next week": 7,
-    "下周": 7,
-    "下星期": 7,
+    "tomorrow": 1, "明天": 1, "day after tomorrow": 2, "后天": 2,
+    "today": 0, "今天": 0, "tonight": 0, "now": 0, "yesterday": -1, "昨天": -1,
+    "next week": 7, "下周": 7, "下星期": 7,
 }
 """Days named from the reader's today (lower-case phrases), as days ahead (0 and less: not a
 day a reminder can be set for, named in the refusal)."""
@@ -90,21 +74,8 @@ CLOCK = re.compile(r"^(\d{1,2})(?::(\d{2}))?\s*(am|pm)?$", re.IGNORECASE)
 _ZH_TIME = re.compile(r"^(上午|早上|早晨|凌晨|中午|下午|晚上|傍晚)?(\d{1,2})[点點时時](半|(\d{1,2})分?)?$")
 _SPOKEN_TIMES = {"noon": "12:00", "midday": "12:00", "中午": "12:00", "midnight": "24:00"}
 """``midnight`` (and 晚上12点) is refused as a time: "friday midnight" may be either end of Friday."""
-_ZH_NUMBERS = {
-    "一": 1,
-    "二": 2,
-    "两": 2,
-    "三": 3,
-    "四": 4,
-    "五": 5,
-    "六": 6,
-    "七": 7,
-    "八": 8,
-    "九": 9,
-    "十": 10,
-    "十一": 11,
-    "十二": 12,
-}
+_ZH_NUMBERS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9,
+               "十": 10, "十一": 11, "十二": 12}
 _ZH_HOUR = re.compile(r"(十[一二]?|[一二两三四五六七八九])(?=[点點时時])")
 _DOTTED = re.compile(r"^(\d{1,2})(?:\.(\d{2})|h(\d{2})?)(am|pm)?$")
 _MILITARY = re.compile(r"^([01]\d|2[0-3])([0-5]\d)$")
@@ -156,88 +127,34 @@ def clock_time(low: str) -> tuple[str, bool] | None:
 
 # --- time zones
 
-_IANA_AREAS = frozenset(
-    {
-        "africa",
-        "america",
-        "antarctica",
-        "arctic",
-        "asia",
-        "atlantic",
-        "australia",
-        "europe",
-        "indian",
-        "pacific",
-        "etc",
-        "us",
-        "canada",
-        "brazil",
-        "mexico",
-        "chile",
-    }
-)
+_IANA_AREAS = frozenset({"africa", "america", "antarctica", "arctic", "asia", "atlantic", "australia",
+                         "europe", "indian", "pacific", "etc", "us", "canada", "brazil", "mexico", "chile"})
 """First parts of IANA ``Area/City`` names: a slashed word starting with one (or capitalised like
 ``Mars/Olympus``) is a time zone, checked with zoneinfo; any other slashed word (``p/d``) is part
 of the track."""
 
 TZ_ABBREVIATIONS: dict[str, str | tuple[str, ...]] = {
     # UTC
-    "utc": "UTC",
-    "gmt": "UTC",
-    "z": "UTC",
-    "zulu": "UTC",
+    "utc": "UTC", "gmt": "UTC", "z": "UTC", "zulu": "UTC",
     # North America: the city zones, so daylight saving applies (EST in July is EDT)
-    "et": "America/New_York",
-    "est": "America/New_York",
-    "edt": "America/New_York",
-    "eastern": "America/New_York",
-    "ct": "America/Chicago",
-    "cdt": "America/Chicago",
-    "central": "America/Chicago",
-    "mt": "America/Denver",
-    "mst": "America/Denver",
-    "mdt": "America/Denver",
-    "mountain": "America/Denver",
-    "pt": "America/Los_Angeles",
-    "pst": "America/Los_Angeles",
-    "pdt": "America/Los_Angeles",
-    "pacific": "America/Los_Angeles",
-    "akst": "America/Anchorage",
-    "akdt": "America/Anchorage",
-    "hst": "Pacific/Honolulu",
-    "adt": "America/Halifax",
-    "nst": "America/St_Johns",
-    "ndt": "America/St_Johns",
+    "et": "America/New_York", "est": "America/New_York", "edt": "America/New_York", "eastern": "America/New_York",
+    "ct": "America/Chicago", "cdt": "America/Chicago", "central": "America/Chicago", "mt": "America/Denver",
+    "mst": "America/Denver", "mdt": "America/Denver", "mountain": "America/Denver", "pt": "America/Los_Angeles",
+    "pst": "America/Los_Angeles", "pdt": "America/Los_Angeles", "pacific": "America/Los_Angeles",
+    "akst": "America/Anchorage", "akdt": "America/Anchorage", "hst": "Pacific/Honolulu", "adt": "America/Halifax",
+    "nst": "America/St_Johns", "ndt": "America/St_Johns",
     # Europe
-    "wet": "Europe/Lisbon",
-    "west": "Europe/Lisbon",
-    "cet": "Europe/Berlin",
-    "cest": "Europe/Berlin",
-    "met": "Europe/Berlin",
-    "mest": "Europe/Berlin",
-    "eet": "Europe/Athens",
-    "eest": "Europe/Athens",
+    "wet": "Europe/Lisbon", "west": "Europe/Lisbon", "cet": "Europe/Berlin", "cest": "Europe/Berlin",
+    "met": "Europe/Berlin", "mest": "Europe/Berlin", "eet": "Europe/Athens", "eest": "Europe/Athens",
     "msk": "Europe/Moscow",
     # Asia and Oceania
-    "pkt": "Asia/Karachi",
-    "hkt": "Asia/Hong_Kong",
-    "sgt": "Asia/Singapore",
-    "jst": "Asia/Tokyo",
-    "kst": "Asia/Seoul",
-    "北京时间": "Asia/Shanghai",
-    "aest": "Australia/Sydney",
-    "aedt": "Australia/Sydney",
-    "acst": "Australia/Adelaide",
-    "acdt": "Australia/Adelaide",
-    "awst": "Australia/Perth",
-    "nzst": "Pacific/Auckland",
-    "nzdt": "Pacific/Auckland",
+    "pkt": "Asia/Karachi", "hkt": "Asia/Hong_Kong", "sgt": "Asia/Singapore", "jst": "Asia/Tokyo", "kst": "Asia/Seoul",
+    "北京时间": "Asia/Shanghai", "aest": "Australia/Sydney", "aedt": "Australia/Sydney", "acst": "Australia/Adelaide",
+    "acdt": "Australia/Adelaide", "awst": "Australia/Perth", "nzst": "Pacific/Auckland", "nzdt": "Pacific/Auckland",
     # Abbreviations that name several zones: the reply asks which one
     "ist": ("Asia/Kolkata", "Europe/Dublin", "Asia/Jerusalem"),
-    "cst": ("America/Chicago", "Asia/Shanghai", "America/Havana"),
-    "bst": ("Europe/London", "Asia/Dhaka"),
-    "ast": ("America/Halifax", "Asia/Riyadh"),
-    "sst": ("Pacific/Pago_Pago", "Asia/Singapore"),
+    "cst": ("America/Chicago", "Asia/Shanghai", "America/Havana"), "bst": ("Europe/London", "Asia/Dhaka"),
+    "ast": ("America/Halifax", "Asia/Riyadh"), "sst": ("Pacific/Pago_Pago", "Asia/Singapore"),
 }
 """The one table of time-zone abbreviations people type (case-insensitive), as IANA zones.
 
@@ -252,45 +169,17 @@ Bangladesh): the parser refuses it and lists the choices. zoneinfo's own slash-l
 names (``EST`` = fixed UTC-5, ``MST`` = fixed UTC-7) are never used for these."""
 
 CITY_ZONES: dict[str, str] = {
-    "beijing": "Asia/Shanghai",
-    "北京": "Asia/Shanghai",
-    "shenzhen": "Asia/Shanghai",
-    "深圳": "Asia/Shanghai",
-    "hangzhou": "Asia/Shanghai",
-    "杭州": "Asia/Shanghai",
-    "guangzhou": "Asia/Shanghai",
-    "广州": "Asia/Shanghai",
-    "上海": "Asia/Shanghai",
-    "china": "Asia/Shanghai",
-    "中国": "Asia/Shanghai",
-    "香港": "Asia/Hong_Kong",
-    "台北": "Asia/Taipei",
-    "东京": "Asia/Tokyo",
-    "新加坡": "Asia/Singapore",
-    "new york": "America/New_York",
-    "nyc": "America/New_York",
-    "boston": "America/New_York",
-    "washington": "America/New_York",
-    "san francisco": "America/Los_Angeles",
-    "sf": "America/Los_Angeles",
-    "bay area": "America/Los_Angeles",
-    "silicon valley": "America/Los_Angeles",
-    "seattle": "America/Los_Angeles",
-    "san jose": "America/Los_Angeles",
-    "austin": "America/Chicago",
-    "dallas": "America/Chicago",
-    "bangalore": "Asia/Kolkata",
-    "bengaluru": "Asia/Kolkata",
-    "mumbai": "Asia/Kolkata",
-    "delhi": "Asia/Kolkata",
-    "new delhi": "Asia/Kolkata",
-    "hyderabad": "Asia/Kolkata",
-    "india": "Asia/Kolkata",
-    "munich": "Europe/Berlin",
-    "münchen": "Europe/Berlin",
-    "uk": "Europe/London",
-    "tel aviv": "Asia/Jerusalem",
-    "hong kong": "Asia/Hong_Kong",
+    "beijing": "Asia/Shanghai", "北京": "Asia/Shanghai", "shenzhen": "Asia/Shanghai", "深圳": "Asia/Shanghai",
+    "hangzhou": "Asia/Shanghai", "杭州": "Asia/Shanghai", "guangzhou": "Asia/Shanghai", "广州": "Asia/Shanghai",
+    "上海": "Asia/Shanghai", "china": "Asia/Shanghai", "中国": "Asia/Shanghai", "香港": "Asia/Hong_Kong",
+    "台北": "Asia/Taipei", "东京": "Asia/Tokyo", "新加坡": "Asia/Singapore", "new york": "America/New_York",
+    "nyc": "America/New_York", "boston": "America/New_York", "washington": "America/New_York",
+    "san francisco": "America/Los_Angeles", "sf": "America/Los_Angeles", "bay area": "America/Los_Angeles",
+    "silicon valley": "America/Los_Angeles", "seattle": "America/Los_Angeles", "san jose": "America/Los_Angeles",
+    "austin": "America/Chicago", "dallas": "America/Chicago", "bangalore": "Asia/Kolkata",
+    "bengaluru": "Asia/Kolkata", "mumbai": "Asia/Kolkata", "delhi": "Asia/Kolkata", "new delhi": "Asia/Kolkata",
+    "hyderabad": "Asia/Kolkata", "india": "Asia/Kolkata", "munich": "Europe/Berlin", "münchen": "Europe/Berlin",
+    "uk": "Europe/London", "tel aviv": "Asia/Jerusalem", "hong kong": "Asia/Hong_Kong",
 }
 """Places people name instead of a zone (case-insensitive; one or two words) that are not the
 city of an IANA ``Area/City`` name, as the zone they keep. An IANA city typed alone (``Berlin``,

@@ -51,75 +51,27 @@ from bot.domain.words import (
 MAX_TEXT = 500
 """Characters of command text that are read; longer text is cut (the reply says so)."""
 
-Kind = Literal[
-    "help",
-    "query",
-    "search",
-    "next",
-    "read",
-    "unread",
-    "follow",
-    "unfollow",
-    "subscribe",
-    "unsubscribe",
-    "subscriptions",
-    "dm",
-    "lang",
-    "remind",
-    "reminders",
-    "stats",
-    "did_you_mean",
-    "thanks",
-    "latest",
-    "plan",
-]
+Kind = Literal["help", "query", "search", "next", "read", "unread", "follow", "unfollow", "subscribe",
+               "unsubscribe", "subscriptions", "dm", "lang", "remind", "reminders", "stats",
+               "did_you_mean", "thanks", "latest", "plan"]
 
 KEYWORDS: dict[str, Kind] = {
-    "help": "help",
-    "?": "help",
-    "帮助": "help",
-    "h": "help",
-    "search": "search",
-    "搜索": "search",
-    "next": "next",
-    "下一篇": "next",
-    "下一步": "next",
-    "接下来": "next",
-    "read": "read",
-    "done": "read",
-    "已读": "read",
-    "标记已读": "read",
-    "unread": "unread",
-    "未读": "unread",
-    "follow": "follow",
-    "关注": "follow",
-    "unfollow": "unfollow",
-    "取消关注": "unfollow",
-    "subscribe": "subscribe",
-    "sub": "subscribe",
-    "订阅": "subscribe",
-    "unsubscribe": "unsubscribe",
-    "unsub": "unsubscribe",
-    "取消订阅": "unsubscribe",
-    "退订": "unsubscribe",
-    "subscriptions": "subscriptions",
-    "subs": "subscriptions",
-    "dm": "dm",
-    "私信": "dm",
-    "lang": "lang",
-    "language": "lang",
-    "语言": "lang",
-    "remind": "remind",
-    "提醒": "remind",
-    "reminders": "reminders",
-    "提醒列表": "reminders",
-    "我的提醒": "reminders",
-    "stats": "stats",
-    "统计": "stats",
-    "plan": "plan",
-    "budget": "plan",
-    "计划": "plan",
-    "每周": "plan",  # issue 24: minutes a week
+    "help": "help", "?": "help", "帮助": "help", "h": "help",
+    "search": "search", "搜索": "search",
+    "next": "next", "下一篇": "next", "下一步": "next", "接下来": "next",
+    "read": "read", "done": "read", "已读": "read", "标记已读": "read",
+    "unread": "unread", "未读": "unread",
+    "follow": "follow", "关注": "follow",
+    "unfollow": "unfollow", "取消关注": "unfollow",
+    "subscribe": "subscribe", "sub": "subscribe", "订阅": "subscribe",
+    "unsubscribe": "unsubscribe", "unsub": "unsubscribe", "取消订阅": "unsubscribe", "退订": "unsubscribe",
+    "subscriptions": "subscriptions", "subs": "subscriptions",
+    "dm": "dm", "私信": "dm",
+    "lang": "lang", "language": "lang", "语言": "lang",
+    "remind": "remind", "提醒": "remind",
+    "reminders": "reminders", "提醒列表": "reminders", "我的提醒": "reminders",
+    "stats": "stats", "统计": "stats",
+    "plan": "plan", "budget": "plan", "计划": "plan", "每周": "plan",  # issue 24: minutes a week
 }
 """First words that select a command (English and Chinese)."""
 
@@ -128,42 +80,18 @@ _JOINED_KEYWORDS = sorted((k for k in KEYWORDS if not k.isascii() and k != "语�
 Chinese is written without spaces. Longest first (``提醒列表`` before ``提醒``); not ``语言``,
 which starts ordinary queries (``语言模型``)."""
 
-_FUZZY_KEYWORDS = (
-    "help",
-    "next",
-    "read",
-    "unread",
-    "follow",
-    "unfollow",
-    "subscribe",
-    "unsubscribe",
-    "subscriptions",
-    "lang",
-    "remind",
-    "reminders",
-)
+_FUZZY_KEYWORDS = ("help", "next", "read", "unread", "follow", "unfollow", "subscribe",
+                   "unsubscribe", "subscriptions", "lang", "remind", "reminders")
 
 _NEAR_KEYWORDS = (*_FUZZY_KEYWORDS, "language", "stats", "search", "dm")
 """English keywords a lone mistyped word is compared with (:func:`near_command`)."""
 
 LANG_WORDS: dict[str, str] = {
-    "en": "en",
-    "english": "en",
-    "英文": "en",
-    "英语": "en",
-    "en-us": "en",
-    "en-gb": "en",
-    "zh": "zh",
-    "chinese": "zh",
-    "中文": "zh",
-    "汉语": "zh",
-    "简体中文": "zh",
-    "zh-cn": "zh",
-    "zh-hans": "zh",
-    "cn": "zh",
+    "en": "en", "english": "en", "英文": "en", "英语": "en", "en-us": "en", "en-gb": "en",
+    "zh": "zh", "chinese": "zh", "中文": "zh", "汉语": "zh", "简体中文": "zh", "zh-cn": "zh",
+    "zh-hans": "zh", "cn": "zh",
 }
 """What ``lang`` accepts for each language (English and Chinese names, common locale codes)."""
-
 
 @dataclass(frozen=True)
 class Command:
@@ -212,7 +140,8 @@ _BAD_TIME = re.compile(r"^\d{1,2}(?::\d+|am|pm)$")
 """Looks like a time but is none (``9:5``, ``9:75`` after the other readers refused it)."""
 
 
-def _right_form(prefix: str, rest: list[str], weekday: int | None, at_time: str | None, zone: str | None) -> str:
+def _right_form(prefix: str, rest: list[str], weekday: int | None, at_time: str | None,
+                zone: str | None) -> str:
     """The command written the way the grammar reads it, for an error reply:
     ``/vllm-path subscribe quant sun 09:00 Europe/Berlin``."""
     day = WEEKDAY_NAMES[weekday] if weekday is not None else "mon"
@@ -233,19 +162,11 @@ def _crontab(words: list[str], prefix: str) -> _Split | None:
     weekday = at_time = None
     if len(run) >= 5:
         minute, hour, dom, month, dow = run[-5:]
-        if (
-            (dom, month) == ("*", "*")
-            and all(_NUMBER.match(x) for x in (minute, hour, dow))
-            and int(minute) < 60
-            and int(hour) < 24
-            and int(dow) <= 7
-        ):
+        if (dom, month) == ("*", "*") and all(_NUMBER.match(x) for x in (minute, hour, dow)) \
+                and int(minute) < 60 and int(hour) < 24 and int(dow) <= 7:
             weekday, at_time = CRON_WEEKDAY[int(dow)], f"{int(hour):02d}:{int(minute):02d}"
-    return words[:start], {
-        "error": "sub.crontab",
-        "error_value": " ".join(run),
-        "suggestion": _right_form(prefix, words[:start], weekday, at_time, None),
-    }
+    return words[:start], {"error": "sub.crontab", "error_value": " ".join(run),
+                           "suggestion": _right_form(prefix, words[:start], weekday, at_time, None)}
 
 
 def _join_meridiem(words: list[str]) -> list[str]:
@@ -277,13 +198,8 @@ class _Parts:
         word = rest[-1]
         if word.casefold() in SCHEDULE_FILLER:
             return 1
-        if (
-            _NUMBER.match(word)
-            and self.at_time is None
-            and len(rest) > 1
-            and rest[-2].casefold() == "at"
-            and int(word) < 24
-        ):
+        if _NUMBER.match(word) and self.at_time is None and len(rest) > 1 \
+                and rest[-2].casefold() == "at" and int(word) < 24:
             word = f"{int(word)}:00"  # "at 9": an hour
         if self.zone is None:
             used = self._take_zone(rest, word)
@@ -320,7 +236,8 @@ class _Parts:
         """The schedule read, or the refusal of a part (numbered weekday, ambiguous or unknown
         zone, bad time), with the right form where the grammar can tell it."""
         zone = self.zone or Zone()
-        if self.number is not None and self.weekday is not None and self.at_time is None and int(self.number) < 24:
+        if self.number is not None and self.weekday is not None and self.at_time is None \
+                and int(self.number) < 24:
             self.at_time, self.number = f"{int(self.number):02d}:00", None  # "monday 9": 9 is an hour
         if self.number is not None:
             value = int(self.number)
@@ -328,18 +245,11 @@ class _Parts:
                 self.weekday = CRON_WEEKDAY.get(value)  # "7": cron's and ISO's Sunday
             elif self.at_time is None and value < 24:
                 self.at_time = f"{value:02d}:00"  # "mon 9", "12": an hour without minutes
-            return rest, {
-                "error": "sub.weekday_number",
-                "error_value": self.number,
-                "suggestion": _right_form(prefix, rest, self.weekday, self.at_time, zone.zone),
-            }
+            return rest, {"error": "sub.weekday_number", "error_value": self.number,
+                          "suggestion": _right_form(prefix, rest, self.weekday, self.at_time, zone.zone)}
         if zone.choices:
-            return rest, {
-                "error": "sub.ambiguous_tz",
-                "error_value": self.zone_word,
-                "error_choices": zone.choices,
-                "suggestion": _right_form(prefix, rest, self.weekday, self.at_time, zone.choices[0]),
-            }
+            return rest, {"error": "sub.ambiguous_tz", "error_value": self.zone_word, "error_choices": zone.choices,
+                          "suggestion": _right_form(prefix, rest, self.weekday, self.at_time, zone.choices[0])}
         if zone.unknown:
             return rest, {"error": "sub.bad_tz", "error_value": self.zone_word}
         if self.bad_time is not None:
@@ -377,8 +287,7 @@ def _link_labels(text: str) -> str:
         return text
     rest = _LABELLED_LINK.sub(" ", text).split()
     if len(_LABELLED_LINK.findall(text)) == 1 and (
-        not rest or (len(rest) == 1 and clean(rest[0]).casefold().lstrip("/") in KEYWORDS)
-    ):
+            not rest or (len(rest) == 1 and clean(rest[0]).casefold().lstrip("/") in KEYWORDS)):
         return text
     return _LABELLED_LINK.sub(lambda m: m.group(2), text)
 
@@ -405,53 +314,18 @@ def _take_steps(words: list[str]) -> tuple[list[str], int | None]:
     return words, None
 
 
-_GREETINGS = frozenset(
-    {
-        "hi",
-        "hello",
-        "hey",
-        "hi there",
-        "hello there",
-        "hey there",
-        "yo",
-        "good morning",
-        "good afternoon",
-        "good evening",
-        "你好",
-        "您好",
-        "嗨",
-        "哈喽",
-        "早上好",
-        "下午好",
-        "晚上好",
-    }
-)
+_GREETINGS = frozenset({"hi", "hello", "hey", "hi there", "hello there", "hey there", "yo", "good morning",
+                        "good afternoon", "good evening", "你好", "您好", "嗨", "哈喽", "早上好", "下午好", "晚上好"})
 """A greeting alone gets the help (what a first-time user needs)."""
 
 _GREETING_LEAD = re.compile(
     r"^(?:(?:hi|hello|hey) there|good (?:morning|afternoon|evening)|hi|hello|hey|yo|thanks|thank you|thx"
-    r"|你好|您好|嗨|哈喽|早上好|下午好|晚上好|谢谢|多谢)[\s,，!！.。~～]+(?=\S)",
-    re.IGNORECASE,
-)
+    r"|你好|您好|嗨|哈喽|早上好|下午好|晚上好|谢谢|多谢)[\s,，!！.。~～]+(?=\S)", re.IGNORECASE)
 """A greeting or thanks before the command (``hey, what's next?``, ``thanks, next``, ``你好，推测解码``):
 read what follows."""
 
-_THANKS = frozenset(
-    {
-        "thanks",
-        "thank you",
-        "thanks a lot",
-        "thank you very much",
-        "thx",
-        "ty",
-        "cheers",
-        "谢谢",
-        "多谢",
-        "感谢",
-        "谢啦",
-        "谢谢你",
-    }
-)
+_THANKS = frozenset({"thanks", "thank you", "thanks a lot", "thank you very much", "thx", "ty", "cheers",
+                     "谢谢", "多谢", "感谢", "谢啦", "谢谢你"})
 """Thanks alone gets a short "you're welcome" (never a search for "thanks")."""
 
 _GREETINGS_OR_THANKS = _GREETINGS | _THANKS
@@ -467,35 +341,11 @@ _LATEST = re.compile(
     r"(?:\s+(?:vllm\s+)?(?:blog(?:\s+(?:posts?|articles?))?|posts?|articles?|news))?"
     r"(?:\s+(?:on the blog|from the blog|please|pls))?"
     r"|(?:最近|本周|这周)?(?:有)?(?:什么)?(?:最新|新)(?:的)?(?:文章|博客|博文)?(?:有哪些|有什么)?(?:吗|呢)?"
-    r"|(?:最近|本周|这周)(?:有什么|有哪些)?(?:的)?(?:文章|博客|博文|更新)(?:有哪些|有什么)?(?:吗|呢)?)$"
-)
+    r"|(?:最近|本周|这周)(?:有什么|有哪些)?(?:的)?(?:文章|博客|博文|更新)(?:有哪些|有什么)?(?:吗|呢)?)$")
 """Asking for the newest posts (``what's new?``, ``latest posts``, ``最新文章``), not for a topic."""
 
-_NEXT_FILLER = frozenset(
-    {
-        "what",
-        "what's",
-        "whats",
-        "is",
-        "are",
-        "my",
-        "me",
-        "i",
-        "should",
-        "shall",
-        "do",
-        "to",
-        "read",
-        "the",
-        "up",
-        "comes",
-        "come",
-        "in",
-        "for",
-        "on",
-        "of",
-    }
-)
+_NEXT_FILLER = frozenset({"what", "what's", "whats", "is", "are", "my", "me", "i", "should", "shall",
+                          "do", "to", "read", "the", "up", "comes", "come", "in", "for", "on", "of"})
 """English words around "next" that ask the question and name no track (``what should i read next``)."""
 
 _NEXT_ZH_TAIL = re.compile(r"(?:的|文章|读什么|看什么|读哪篇|看哪篇|是什么|是哪篇|呢|吗)+$")
@@ -522,8 +372,8 @@ def _next_last(words: list[str]) -> str | None:
         return _next_topic(" ".join(parts[:-1]))
     if "next" in parts[:6] and len(parts) <= 10:  # "what's next in pd", "what should i read next for spec"
         at = parts.index("next")
-        if parts[at + 1 : at + 2] in (["in"], ["for"], ["on"], ["of"]) and _next_topic(" ".join(parts[:at])) == "":
-            return _next_topic(" ".join(parts[at + 2 :]))
+        if parts[at + 1:at + 2] in (["in"], ["for"], ["on"], ["of"]) and _next_topic(" ".join(parts[:at])) == "":
+            return _next_topic(" ".join(parts[at + 2:]))
     return None
 
 
@@ -534,7 +384,7 @@ def _keyword(words: list[str]) -> tuple[str, list[str]]:
     if first not in KEYWORDS and not first.isascii():
         joined = next((k for k in _JOINED_KEYWORDS if first.startswith(k)), None)
         if joined is not None:
-            return joined, [words[0].lstrip("/")[len(joined) :], *rest]
+            return joined, [words[0].lstrip("/")[len(joined):], *rest]
     return first, rest
 
 
@@ -546,9 +396,8 @@ def _free_text(raw: str, words: list[str], first: str, rest: list[str], truncate
     if rest and len(first) >= 4 and first.isascii():
         best = process.extractOne(first, _FUZZY_KEYWORDS, scorer=fuzz.ratio, score_cutoff=80)
         if best:
-            return Command(
-                "did_you_mean", arg=raw.strip(), truncated=truncated, suggestion=f"{best[0]} {' '.join(rest)}".strip()
-            )
+            return Command("did_you_mean", arg=raw.strip(), truncated=truncated,
+                           suggestion=f"{best[0]} {' '.join(rest)}".strip())
     return Command("query", arg=raw.strip(), truncated=truncated)
 
 

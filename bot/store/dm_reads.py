@@ -71,23 +71,17 @@ class DmReadBatcher(Batching):
         found: dict[tuple[str, str], DmReads] = {}
         with db.read_session(self.store.engine) as s:
             for r in s.execute(self._statement, params):
-                dm = (
-                    DmSettings(**{name: getattr(r, f"dm_{name}") for name in _DM_FIELDS})
-                    if r.dm_team_id is not None
-                    else None
-                )
-                found[(r.who_team, r.who_user)] = DmReads(dm, r.lang, tuple(r.follows or ()), frozenset(r.reads or ()))
+                dm = (DmSettings(**{name: getattr(r, f"dm_{name}") for name in _DM_FIELDS})
+                      if r.dm_team_id is not None else None)
+                found[(r.who_team, r.who_user)] = DmReads(
+                    dm, r.lang, tuple(r.follows or ()), frozenset(r.reads or ()))
         for call in batch:
             call.result = found.get(call.who) or DmReads(None, None, (), frozenset())
 
     def _read_one(self, team: str, user: str) -> DmReads:
         store = self.store
-        return DmReads(
-            store.get_dm(team, user),
-            store.get_lang(team, user),
-            tuple(store.follows(team, user)),
-            frozenset(store.read_posts(team, user)),
-        )
+        return DmReads(store.get_dm(team, user), store.get_lang(team, user),
+                       tuple(store.follows(team, user)), frozenset(store.read_posts(team, user)))
 
     def _one(self, call: _Read) -> None:
         try:
@@ -109,25 +103,17 @@ def _pg_read_statement() -> Any:
     us = cast(Table, UserSettings.__table__)
     tf = cast(Table, TrackFollow.__table__)
     rp = cast(Table, ReadingProgress.__table__)
-    follows = (
-        select(func.array_agg(postgresql.aggregate_order_by(tf.c.track_id, tf.c.followed_at, tf.c.track_id)))
-        .where(tf.c.team_id == who.c.team_id, tf.c.user_id == who.c.user_id)
-        .scalar_subquery()
-    )
-    reads = (
-        select(func.array_agg(rp.c.post_id))
-        .where(rp.c.team_id == who.c.team_id, rp.c.user_id == who.c.user_id)
-        .scalar_subquery()
-    )
-    return select(
-        who.c.team_id.label("who_team"),
-        who.c.user_id.label("who_user"),
-        *(dm.c[name].label(f"dm_{name}") for name in _DM_FIELDS),
-        us.c.lang,
-        follows.label("follows"),
-        reads.label("reads"),
-    ).select_from(
-        who.outerjoin(dm, and_(dm.c.team_id == who.c.team_id, dm.c.user_id == who.c.user_id)).outerjoin(
-            us, and_(us.c.team_id == who.c.team_id, us.c.user_id == who.c.user_id)
-        )
-    )
+    follows = (select(func.array_agg(postgresql.aggregate_order_by(
+                   tf.c.track_id, tf.c.followed_at, tf.c.track_id)))
+               .where(tf.c.team_id == who.c.team_id, tf.c.user_id == who.c.user_id)
+               .scalar_subquery())
+    reads = (select(func.array_agg(rp.c.post_id))
+             .where(rp.c.team_id == who.c.team_id, rp.c.user_id == who.c.user_id)
+             .scalar_subquery())
+    return (select(who.c.team_id.label("who_team"), who.c.user_id.label("who_user"),
+                   *(dm.c[name].label(f"dm_{name}") for name in _DM_FIELDS), us.c.lang,
+                   follows.label("follows"), reads.label("reads"))
+            .select_from(who.outerjoin(dm, and_(dm.c.team_id == who.c.team_id,
+                                                dm.c.user_id == who.c.user_id))
+                         .outerjoin(us, and_(us.c.team_id == who.c.team_id,
+                                             us.c.user_id == who.c.user_id))))

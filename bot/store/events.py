@@ -18,12 +18,9 @@ class EventsRepo(StoreCore):
         """Remember a Slack event id. True the first time only (concurrency-safe via the
         primary key): handle the event only when this returns True."""
         check_id(event_id, "event_id"), check_id(team, "team")
-        stmt = (
-            self._insert(ProcessedEvent)
-            .values(event_id=event_id, team_id=team, received_at=self._now())
-            .on_conflict_do_nothing()
-            .returning(ProcessedEvent.event_id)
-        )
+        stmt = (self._insert(ProcessedEvent)
+                .values(event_id=event_id, team_id=team, received_at=self._now())
+                .on_conflict_do_nothing().returning(ProcessedEvent.event_id))
         with self._write() as s:
             return s.execute(stmt).first() is not None
 
@@ -31,10 +28,7 @@ class EventsRepo(StoreCore):
         """Forget event ids received more than ``older_than_s`` seconds ago (Slack retries
         within minutes). Returns how many were deleted."""
         cutoff = self._now() - timedelta(seconds=older_than_s)
-        stmt = (
-            delete(ProcessedEvent)
-            .where(ProcessedEvent.received_at < cutoff)
-            .execution_options(synchronize_session=False)
-        )
+        stmt = (delete(ProcessedEvent).where(ProcessedEvent.received_at < cutoff)
+                .execution_options(synchronize_session=False))
         with self._write() as s:
             return changed(s, stmt)

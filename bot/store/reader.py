@@ -36,18 +36,15 @@ def _reader_statement() -> CompoundSelect[Any]:
     neither the statement nor its compiled SQL is rebuilt per request)."""
     team, user = bindparam("team", type_=String), bindparam("user", type_=String)
     no_time = cast(null(), TrackFollow.followed_at.type)
-    lang = select(literal("lang").label("kind"), UserSettings.lang.label("value"), no_time.label("at")).where(
-        UserSettings.team_id == team, UserSettings.user_id == user
-    )
-    read = select(literal("read"), ReadingProgress.post_id, no_time).where(
-        ReadingProgress.team_id == team, ReadingProgress.user_id == user
-    )
-    follows = select(literal("follow"), TrackFollow.track_id, TrackFollow.followed_at).where(
-        TrackFollow.team_id == team, TrackFollow.user_id == user
-    )
-    budget = select(literal("budget"), cast(ReaderBudget.minutes_per_week, String), no_time).where(
-        ReaderBudget.team_id == team, ReaderBudget.user_id == user
-    )
+    lang = (select(literal("lang").label("kind"), UserSettings.lang.label("value"),
+                   no_time.label("at"))
+            .where(UserSettings.team_id == team, UserSettings.user_id == user))
+    read = (select(literal("read"), ReadingProgress.post_id, no_time)
+            .where(ReadingProgress.team_id == team, ReadingProgress.user_id == user))
+    follows = (select(literal("follow"), TrackFollow.track_id, TrackFollow.followed_at)
+               .where(TrackFollow.team_id == team, TrackFollow.user_id == user))
+    budget = (select(literal("budget"), cast(ReaderBudget.minutes_per_week, String), no_time)
+              .where(ReaderBudget.team_id == team, ReaderBudget.user_id == user))
     return union_all(lang, read, follows, budget)
 
 

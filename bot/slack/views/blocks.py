@@ -69,7 +69,7 @@ def cut(text: _Text, limit: int) -> _Text:
     body = str(text)[: max(0, limit - 1)].rstrip()
     open_tail = _OPEN_TAIL.search(body)
     if open_tail:
-        body = body[: open_tail.start()].rstrip()
+        body = body[:open_tail.start()].rstrip()
     if isinstance(text, Mrkdwn):
         return Mrkdwn(body + "…")
     return body + "…"
@@ -121,7 +121,8 @@ def mrkdwn(text: str) -> MarkdownTextObject:
 
 def header(text: str) -> HeaderBlock:
     """A header block (plain text; :class:`Mrkdwn` is unescaped), cut to 150 characters."""
-    return HeaderBlock(text=PlainTextObject(text=nonblank(cut(as_plain(text), MAX_HEADER_TEXT)), emoji=True))
+    return HeaderBlock(text=PlainTextObject(text=nonblank(cut(as_plain(text), MAX_HEADER_TEXT)),
+                                            emoji=True))
 
 
 def section(text: str, accessory: ButtonElement | None = None) -> SectionBlock:
@@ -173,40 +174,30 @@ def decode_value(value: str | None) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def button(
-    text: str, action_id: str, data: dict[str, Any], style: str | None = None, confirm: ConfirmObject | None = None
-) -> ButtonElement:
+def button(text: str, action_id: str, data: dict[str, Any], style: str | None = None,
+           confirm: ConfirmObject | None = None) -> ButtonElement:
     """A button; ``data`` travels in its ``value`` as JSON; text cut to 75 characters;
     ``confirm``: a dialog from :func:`confirm_dialog`."""
-    return ButtonElement(
-        text=PlainTextObject(text=nonblank(cut(as_plain(text), MAX_BUTTON_TEXT)), emoji=True),
-        action_id=action_id[:MAX_ID],
-        value=encode_value(data),
-        style=style,
-        confirm=confirm,
-    )
+    return ButtonElement(text=PlainTextObject(text=nonblank(cut(as_plain(text), MAX_BUTTON_TEXT)), emoji=True),
+                         action_id=action_id[:MAX_ID], value=encode_value(data), style=style,
+                         confirm=confirm)
 
 
 def confirm_dialog(title: str, text: str, yes: str, no: str, style: str | None = None) -> ConfirmObject:
     """A confirm dialog: ``title`` (plain text, cut to 100 characters), ``text`` (mrkdwn,
     verbatim, plain ``str`` escaped, cut to 300), ``yes`` / ``no`` button labels (plain text,
     cut to 30); ``style`` ``danger`` or ``primary`` for the confirm button."""
-    return ConfirmObject(
-        title=nonblank(cut(as_plain(title), MAX_CONFIRM_TITLE)),
-        text=mrkdwn(cut(esc(text), MAX_CONFIRM_TEXT)),
-        confirm=nonblank(cut(as_plain(yes), MAX_CONFIRM_BUTTON)),
-        deny=nonblank(cut(as_plain(no), MAX_CONFIRM_BUTTON)),
-        style=style,
-    )
+    return ConfirmObject(title=nonblank(cut(as_plain(title), MAX_CONFIRM_TITLE)),
+                         text=mrkdwn(cut(esc(text), MAX_CONFIRM_TEXT)),
+                         confirm=nonblank(cut(as_plain(yes), MAX_CONFIRM_BUTTON)),
+                         deny=nonblank(cut(as_plain(no), MAX_CONFIRM_BUTTON)), style=style)
 
 
 def option(text: str, value: str) -> Option:
     """A select or overflow option: ``text`` plain text cut to 75 characters, ``value`` cut to
     150 (keep values short ids; a cut value would not round-trip)."""
-    return Option(
-        text=PlainTextObject(text=nonblank(cut(as_plain(text), MAX_OPTION_TEXT)), emoji=True),
-        value=value[:MAX_OPTION_VALUE],
-    )
+    return Option(text=PlainTextObject(text=nonblank(cut(as_plain(text), MAX_OPTION_TEXT)), emoji=True),
+                  value=value[:MAX_OPTION_VALUE])
 
 
 def actions(buttons: Sequence[ButtonElement]) -> ActionsBlock:
@@ -222,6 +213,7 @@ def to_dicts(blocks: Sequence[Block | dict[str, Any]], max_blocks: int = MAX_BLO
 
 def make_reply(blocks: Sequence[Block | dict[str, Any]], fallback: str, response_type: str = "ephemeral") -> Reply:
     """A :class:`Reply` from models: blocks serialised within the message limit, fallback text cut."""
-    return Reply(
-        text=nonblank(cut(plain(fallback), MAX_FALLBACK_TEXT)), blocks=to_dicts(blocks), response_type=response_type
-    )
+    return Reply(text=nonblank(cut(plain(fallback), MAX_FALLBACK_TEXT)), blocks=to_dicts(blocks),
+                 response_type=response_type)
+
+
