@@ -43,7 +43,6 @@ run: $(STAMP)
 
 lint: $(STAMP_TEST)
 	$(VENV)/bin/ruff check bot tests benchmarks
-	$(VENV)/bin/ruff format --check bot tests benchmarks
 	$(VENV)/bin/mypy
 
 test: lint $(NPM_STAMP)

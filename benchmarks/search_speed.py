@@ -107,7 +107,21 @@ TEMPLATES_ZH = [
     "{tech_zh}：{model} 的{benefit_zh}",
     "vLLM {tech_zh}{benefit_zh}",
 ]
-WORDS = ["accelerate", "adapter", "admission", "allocator", "amortize", "async", "autoscaling", "backend", "bandwidth", "batching", "bottleneck", "bucket", "calibration", "checkpoint", "chunk", "cluster", "coalesce", "collective", "compaction", "concurrency", "connector", "container", "contention", "controller", "coordinator", "dataflow", "deadline", "decoder", "deterministic", "dispatcher", "distillation", "driver", "elastic", "embedding", "encoder", "eviction", "executor", "failover", "fairness", "fusion", "gateway", "gradient", "granularity", "heuristic", "hierarchy", "histogram", "indexer", "interconnect", "isolation", "jitter", "kernel", "launcher", "layout", "locality", "lookahead", "manifest", "memory", "microbatch", "migration", "multiplexing", "overlap", "paging", "partition", "pipeline", "placement", "preemption", "prefetch", "profiler", "quorum", "ragged", "rebalancing", "recompute", "replica", "residency", "rollout", "router", "runtime", "sampler", "scheduler", "sharding", "sidecar", "sliding", "snapshot", "spill", "staging", "streaming", "telemetry", "tensor", "throttling", "tiling", "tokenizer", "topology", "tracing", "transport", "tuning", "varlen", "vectorized", "warmup", "watermark", "workload"]
+WORDS = [
+    "accelerate", "adapter", "admission", "allocator", "amortize", "async", "autoscaling", "backend",
+    "bandwidth", "batching", "bottleneck", "bucket", "calibration", "checkpoint", "chunk", "cluster",
+    "coalesce", "collective", "compaction", "concurrency", "connector", "container", "contention",
+    "controller", "coordinator", "dataflow", "deadline", "decoder", "deterministic", "dispatcher",
+    "distillation", "driver", "elastic", "embedding", "encoder", "eviction", "executor", "failover",
+    "fairness", "fusion", "gateway", "gradient", "granularity", "heuristic", "hierarchy", "histogram",
+    "indexer", "interconnect", "isolation", "jitter", "kernel", "launcher", "layout", "locality",
+    "lookahead", "manifest", "memory", "microbatch", "migration", "multiplexing", "overlap", "paging",
+    "partition", "pipeline", "placement", "preemption", "prefetch", "profiler", "quorum", "ragged",
+    "rebalancing", "recompute", "replica", "residency", "rollout", "router", "runtime", "sampler",
+    "scheduler", "sharding", "sidecar", "sliding", "snapshot", "spill", "staging", "streaming",
+    "telemetry", "tensor", "throttling", "tiling", "tokenizer", "topology", "tracing", "transport",
+    "tuning", "varlen", "vectorized", "warmup", "watermark", "workload"
+]
 SYLLABLES = ["ka", "lo", "mi", "ra", "zen", "tor", "vex", "qui", "shi", "ton", "bel", "dra", "nox",
              "pha", "ryu", "sol", "tek", "umi", "vor", "xen", "yal", "zor", "cai", "fen", "gor"]
 
