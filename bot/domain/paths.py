@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from bot.domain.catalog.models import LEVELS, Post, Step, Track
+from bot.domain.graphs import first_cycle
 
 if TYPE_CHECKING:  # pragma: no cover
     from bot.domain.catalog.compiled import Catalog
@@ -33,31 +34,11 @@ class CycleError(ValueError):
 
 
 def _find_cycle(graph: Mapping[str, tuple[str, ...]], nodes: Iterable[str]) -> list[str]:
-    """A cycle among ``nodes`` following ``after`` edges (node -> the steps it comes after)."""
-    state: dict[str, int] = {}
-    stack: list[str] = []
-
-    def visit(node: str) -> list[str] | None:
-        state[node] = 1
-        stack.append(node)
-        for nxt in graph.get(node, ()):
-            if state.get(nxt) == 1:
-                cycle = [*stack[stack.index(nxt):], nxt]
-                return list(reversed(cycle))
-            if nxt not in state:
-                found = visit(nxt)
-                if found:
-                    return found
-        stack.pop()
-        state[node] = 2
-        return None
-
-    for node in sorted(nodes):
-        if node not in state:
-            found = visit(node)
-            if found:
-                return found
-    return sorted(nodes)[:1]
+    """A cycle among ``nodes`` following ``after`` edges (node -> the steps it comes after), in
+    reading direction (:func:`bot.domain.graphs.first_cycle` reversed)."""
+    nodes = list(nodes)
+    cycle = first_cycle(graph, nodes)
+    return list(reversed(cycle)) if cycle else sorted(nodes)[:1]
 
 
 def compute_order(track: Track, posts: Mapping[str, Post]) -> tuple[str, ...]:

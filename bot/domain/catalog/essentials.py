@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from bot.domain.catalog.issues import CatalogIssue
 from bot.domain.catalog.models import Post, Step, Track
+from bot.domain.graphs import first_cycle
 
 ESSENTIALS_MAX_STEPS = 8
 """At most this many essential steps per track (issue 24: a path people finish)."""
@@ -18,32 +19,9 @@ ESSENTIALS_MAX_MINUTES = 90
 
 def _before_cycle(tracks: list[tuple[str, Track]]) -> list[str] | None:
     """A cycle of ``before`` references among the tracks (track ids, first == last), or ``None``."""
-    graph = {t.id: tuple(b for b in t.before) for _, t in tracks}
-    state: dict[str, int] = {}
-    stack: list[str] = []
-
-    def visit(node: str) -> list[str] | None:
-        state[node] = 1
-        stack.append(node)
-        for nxt in graph.get(node, ()):
-            if nxt not in graph:
-                continue  # unknown track, reported on its own
-            if state.get(nxt) == 1:
-                return [*stack[stack.index(nxt):], nxt]
-            if nxt not in state:
-                found = visit(nxt)
-                if found:
-                    return found
-        stack.pop()
-        state[node] = 2
-        return None
-
-    for node in sorted(graph):
-        if node not in state:
-            found = visit(node)
-            if found:
-                return found
-    return None
+    known = {t.id for _, t in tracks}
+    graph = {t.id: tuple(b for b in t.before if b in known) for _, t in tracks}  # unknown: reported on its own
+    return first_cycle(graph, graph)
 
 
 def before_issues(rel: str, track: Track, track_ids: set[str]) -> list[CatalogIssue]:
