@@ -16,6 +16,7 @@ WEEKDAYS = {
     "zh": ("周一", "周二", "周三", "周四", "周五", "周六", "周日"),
 }
 
+# fmt: off
 STRINGS: dict[str, dict[str, str]] = {
     "help.title": {"en": "vllm-path: reading paths through the vLLM blog",
                    "zh": "vllm-path：vLLM 博客阅读路径"},
@@ -455,6 +456,7 @@ STRINGS: dict[str, dict[str, str]] = {
              "zh": "下一个路径：*{track}* · `/vllm-path {track_id}`"},
     "finish.fallback": {"en": "You finished the essential path of {track}.", "zh": "你读完了 {track} 的核心路径。"},
 }
+# fmt: on
 
 
 def t(key: str, lang: str = "en", **values: object) -> Mrkdwn:
