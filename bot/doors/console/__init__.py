@@ -26,21 +26,3 @@ from bot.doors.console.shell import (
     console_settings,
     open_console,
 )
-
-__all__ = [
-    "REPLY_TIMEOUT_S",
-    "VISIBLE_METHODS",
-    "Console",
-    "Control",
-    "ListenerExecutor",
-    "Printed",
-    "Surface",
-    "ask",
-    "calls_text",
-    "console_settings",
-    "handle",
-    "main",
-    "mrkdwn_to_text",
-    "open_console",
-    "render_blocks",
-]
