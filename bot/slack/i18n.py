@@ -454,7 +454,6 @@ STRINGS: dict[str, dict[str, str]] = {
     "finish.further": {"en": "Further reading, when you want more:", "zh": "想继续的话，延伸阅读："},
     "finish.next": {"en": "Next track: *{track}* · `/vllm-path {track_id}`",
              "zh": "下一个路径：*{track}* · `/vllm-path {track_id}`"},
-    "finish.fallback": {"en": "You finished the essential path of {track}.", "zh": "你读完了 {track} 的核心路径。"},
 }
 # fmt: on
 
