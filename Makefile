@@ -1,7 +1,7 @@
 # Two commands on a fresh machine (Python 3.11+; Node.js/npm optional, for the contract tests):
 #   make run    installs into .venv and starts the local console (no Slack workspace needed)
-#   make test   installs into .venv (+ Prism from tests/contract/package-lock.json), runs ruff and
-#               mypy (configured in pyproject.toml), then the tests
+#   make test   installs into .venv (+ Prism from tests/contract/package-lock.json), runs ruff (lint
+#               and format --check) and mypy (configured in pyproject.toml), then the tests
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
@@ -43,6 +43,7 @@ run: $(STAMP)
 
 lint: $(STAMP_TEST)
 	$(VENV)/bin/ruff check bot tests benchmarks
+	$(VENV)/bin/ruff format --check bot tests benchmarks
 	$(VENV)/bin/mypy
 
 test: lint $(NPM_STAMP)

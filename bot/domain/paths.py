@@ -256,11 +256,6 @@ def reading_order(catalog: Catalog, track_id: str) -> tuple[str, ...]:
     return essentials(catalog, track_id) + further(catalog, track_id)
 
 
-def minutes_of(catalog: Catalog, post_id: str) -> int | None:
-    """A post's reading time in minutes (counted or estimated), ``None`` when unknown."""
-    return catalog.post(post_id).minutes
-
-
 def total_minutes(catalog: Catalog, post_ids: Iterable[str]) -> tuple[int, bool]:
     """``(minutes, complete)``: the known minutes of ``post_ids`` summed, and whether every one
     was known and counted (not estimated)."""

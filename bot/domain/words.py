@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz, process
 
+# fmt: off
 WEEKDAY_WORDS: dict[str, int] = {name: day for day, names in enumerate((
     ("mon", "monday", "mondays", "周一", "星期一", "礼拜一"),
     ("tue", "tues", "tuesday", "tuesdays", "周二", "星期二", "礼拜二"),
@@ -37,6 +38,7 @@ RELATIVE_DAYS: dict[str, int] = {
 }
 """Days named from the reader's today (lower-case phrases), as days ahead (0 and less: not a
 day a reminder can be set for, named in the refusal)."""
+# fmt: on
 
 CRON_WEEKDAY = {0: 6, 7: 6, 1: 0, 2: 1, 3: 2, 4: 3, 5: 4, 6: 5}
 """Cron's day-of-week numbers (0 and 7 = Sunday, 1 = Monday; ISO's 1-7 agree from 1 to 7) as
@@ -74,8 +76,10 @@ CLOCK = re.compile(r"^(\d{1,2})(?::(\d{2}))?\s*(am|pm)?$", re.IGNORECASE)
 _ZH_TIME = re.compile(r"^(上午|早上|早晨|凌晨|中午|下午|晚上|傍晚)?(\d{1,2})[点點时時](半|(\d{1,2})分?)?$")
 _SPOKEN_TIMES = {"noon": "12:00", "midday": "12:00", "中午": "12:00", "midnight": "24:00"}
 """``midnight`` (and 晚上12点) is refused as a time: "friday midnight" may be either end of Friday."""
+# fmt: off
 _ZH_NUMBERS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9,
                "十": 10, "十一": 11, "十二": 12}
+# fmt: on
 _ZH_HOUR = re.compile(r"(十[一二]?|[一二两三四五六七八九])(?=[点點时時])")
 _DOTTED = re.compile(r"^(\d{1,2})(?:\.(\d{2})|h(\d{2})?)(am|pm)?$")
 _MILITARY = re.compile(r"^([01]\d|2[0-3])([0-5]\d)$")
@@ -127,6 +131,7 @@ def clock_time(low: str) -> tuple[str, bool] | None:
 
 # --- time zones
 
+# fmt: off
 _IANA_AREAS = frozenset({"africa", "america", "antarctica", "arctic", "asia", "atlantic", "australia",
                          "europe", "indian", "pacific", "etc", "us", "canada", "brazil", "mexico", "chile"})
 """First parts of IANA ``Area/City`` names: a slashed word starting with one (or capitalised like
@@ -184,6 +189,7 @@ CITY_ZONES: dict[str, str] = {
 """Places people name instead of a zone (case-insensitive; one or two words) that are not the
 city of an IANA ``Area/City`` name, as the zone they keep. An IANA city typed alone (``Berlin``,
 ``Tokyo``, ``New York``, ``los_angeles``) is read without this table (:func:`city_zone`)."""
+# fmt: on
 
 ZONE_NOTES: dict[str, str] = {"mst": "tz.mst_note"}
 """Abbreviations whose mapping the reply explains (an i18n key)."""

@@ -29,12 +29,6 @@ from bot.slack.signing import SignedRequestVerification
 
 log = logging.getLogger(__name__)
 
-ACK_THREADS = 32
-"""The pool a caller may hand Bolt as ``listener_executor`` (the console's, the benchmarks'). The
-app itself runs every ack function in the request thread (``process_before_response=True``, see
-:func:`build_app`) and its lazy listeners on a pool of their own (:func:`separate_lazy_pool`), so
-Bolt's listener executor stays idle in the app as served."""
-
 
 def make_client(runtime: Runtime, token: str | None = None) -> WebClient:
     """A ``WebClient`` for our settings (base URL, retry handlers); ``token`` defaults to the bot token."""

@@ -20,8 +20,8 @@ is close to a keyword but not one (``folow spec``) gives ``kind="did_you_mean"``
 said the other way round (``spec next``, ``what's next?``, ``推测解码的下一篇``) is ``next``.
 
 The words of a schedule (weekdays, times, zones, in English and Chinese) are
-:mod:`bot.domain.words`, the table ``remind`` reads too; this module reads commands and the order
-of a schedule's parts.
+:mod:`bot.domain.words`, the table ``remind`` reads too; :mod:`bot.slack.grammar_schedule` reads
+the order of a schedule's parts at the end of ``subscribe`` and ``dm on``.
 """
 
 from __future__ import annotations
@@ -34,23 +34,14 @@ from typing import Any, Literal
 from rapidfuzz import fuzz, process
 
 from bot.domain.budget import OFF_WORDS, parse_minutes, take_after, take_budget
-from bot.domain.schedule import WEEKDAY_NAMES, ScheduleParts
+from bot.domain.schedule import ScheduleParts
 from bot.domain.text import clean
-from bot.domain.words import (
-    CRON_WEEKDAY,
-    MERIDIEM,
-    SCHEDULE_FILLER,
-    Zone,
-    clock_time,
-    time_word,
-    weekday_of,
-    zone_of,
-    zone_pair_of,
-)
+from bot.slack.grammar_schedule import split_schedule
 
 MAX_TEXT = 500
 """Characters of command text that are read; longer text is cut (the reply says so)."""
 
+# fmt: off
 Kind = Literal["help", "query", "search", "next", "read", "unread", "follow", "unfollow", "subscribe",
                "unsubscribe", "subscriptions", "dm", "lang", "remind", "reminders", "stats",
                "did_you_mean", "thanks", "latest", "plan"]
@@ -74,24 +65,29 @@ KEYWORDS: dict[str, Kind] = {
     "plan": "plan", "budget": "plan", "计划": "plan", "每周": "plan",  # issue 24: minutes a week
 }
 """First words that select a command (English and Chinese)."""
+# fmt: on
 
 _JOINED_KEYWORDS = sorted((k for k in KEYWORDS if not k.isascii() and k != "语言"), key=len, reverse=True)
 """Chinese keywords that may be typed joined to what follows (``关注推测解码``, ``已读p-eagle``):
 Chinese is written without spaces. Longest first (``提醒列表`` before ``提醒``); not ``语言``,
 which starts ordinary queries (``语言模型``)."""
 
+# fmt: off
 _FUZZY_KEYWORDS = ("help", "next", "read", "unread", "follow", "unfollow", "subscribe",
                    "unsubscribe", "subscriptions", "lang", "remind", "reminders")
+# fmt: on
 
 _NEAR_KEYWORDS = (*_FUZZY_KEYWORDS, "language", "stats", "search", "dm")
 """English keywords a lone mistyped word is compared with (:func:`near_command`)."""
 
+# fmt: off
 LANG_WORDS: dict[str, str] = {
     "en": "en", "english": "en", "英文": "en", "英语": "en", "en-us": "en", "en-gb": "en",
     "zh": "zh", "chinese": "zh", "中文": "zh", "汉语": "zh", "简体中文": "zh", "zh-cn": "zh",
     "zh-hans": "zh", "cn": "zh",
 }
 """What ``lang`` accepts for each language (English and Chinese names, common locale codes)."""
+# fmt: on
 
 @dataclass(frozen=True)
 class Command:
@@ -127,153 +123,6 @@ class Command:
     :mod:`bot.domain.budget`); for ``plan``, ``enabled=False`` is ``plan off``."""
     after_essentials: str | None = None
     """``subscribe … then stop``: ``stop`` or ``further`` after the essential path."""
-
-
-_Split = tuple[list[str], dict[str, Any]]
-"""The words left before a schedule, and the :class:`Command` fields it gives (``schedule``, or
-``error`` with ``error_value``, ``error_choices``, ``suggestion``; ``note``)."""
-
-_EXAMPLE_ZONE = "Europe/Berlin"
-_NUMBER = re.compile(r"^\d+$")
-_CRON_FIELD = re.compile(r"^[\d*/,\-]+$")
-_BAD_TIME = re.compile(r"^\d{1,2}(?::\d+|am|pm)$")
-"""Looks like a time but is none (``9:5``, ``9:75`` after the other readers refused it)."""
-
-
-def _right_form(prefix: str, rest: list[str], weekday: int | None, at_time: str | None,
-                zone: str | None) -> str:
-    """The command written the way the grammar reads it, for an error reply:
-    ``/vllm-path subscribe quant sun 09:00 Europe/Berlin``."""
-    day = WEEKDAY_NAMES[weekday] if weekday is not None else "mon"
-    words = [prefix, *rest, day, at_time or "09:00", zone or _EXAMPLE_ZONE]
-    return "/vllm-path " + " ".join(w for w in words if w)
-
-
-def _crontab(words: list[str], prefix: str) -> _Split | None:
-    """The refusal of crontab text at the end of ``words`` (five fields ``min hour dom month
-    dow``, or any run of numbers and ``*``/``,``/``-``/``/`` that holds a ``*``), suggesting the
-    weekday and time it names when it is a plain weekly line (``0 9 * * 0``); ``None``: no crontab."""
-    start = len(words)
-    while start > 0 and _CRON_FIELD.match(words[start - 1]):
-        start -= 1
-    run = words[start:]
-    if not any("*" in w for w in run):
-        return None
-    weekday = at_time = None
-    if len(run) >= 5:
-        minute, hour, dom, month, dow = run[-5:]
-        if (dom, month) == ("*", "*") and all(_NUMBER.match(x) for x in (minute, hour, dow)) \
-                and int(minute) < 60 and int(hour) < 24 and int(dow) <= 7:
-            weekday, at_time = CRON_WEEKDAY[int(dow)], f"{int(hour):02d}:{int(minute):02d}"
-    return words[:start], {"error": "sub.crontab", "error_value": " ".join(run),
-                           "suggestion": _right_form(prefix, words[:start], weekday, at_time, None)}
-
-
-def _join_meridiem(words: list[str]) -> list[str]:
-    """``9:00 PM`` and ``8 a.m.`` typed as two words become one (``9:00pm``, ``8am``)."""
-    out: list[str] = []
-    for word in words:
-        half = MERIDIEM.get(word.casefold())
-        if half and out and re.match(r"^\d{1,2}(?::\d{2})?$", out[-1]):
-            out[-1] += half
-        else:
-            out.append(word)
-    return out
-
-
-@dataclass
-class _Parts:
-    """The schedule parts read so far, from the end of the words (see :func:`_split_schedule`)."""
-
-    weekday: int | None = None
-    at_time: str | None = None
-    zone: Zone | None = None
-    zone_word: str = ""
-    bad_time: str | None = None
-    number: str | None = None
-
-    def take(self, rest: list[str]) -> int:
-        """Read the last word of ``rest`` (with the one before for a two-word zone); returns how
-        many words it used, 0 when it is no schedule part."""
-        word = rest[-1]
-        if word.casefold() in SCHEDULE_FILLER:
-            return 1
-        if _NUMBER.match(word) and self.at_time is None and len(rest) > 1 \
-                and rest[-2].casefold() == "at" and int(word) < 24:
-            word = f"{int(word)}:00"  # "at 9": an hour
-        if self.zone is None:
-            used = self._take_zone(rest, word)
-            if used:
-                return used
-        low = time_word(word.casefold())
-        clock = clock_time(low) if self.at_time is None else None
-        if clock is not None:
-            at_time, valid = clock
-            self.bad_time = self.bad_time if valid else word
-            self.at_time = at_time if self.bad_time is None else "09:00"
-        elif self.weekday is None and weekday_of(low) is not None:
-            self.weekday = weekday_of(low)
-        elif _BAD_TIME.match(low):
-            self.bad_time = self.bad_time or word
-        elif _NUMBER.match(low) and self.number is None:
-            self.number = word  # a weekday (or an hour) given as a number: refused below
-        else:
-            return 0
-        return 1
-
-    def _take_zone(self, rest: list[str], word: str) -> int:
-        pair = zone_pair_of(rest[-2], word) if len(rest) >= 2 else None
-        if pair is not None:
-            self.zone, self.zone_word = pair, f"{rest[-2]} {word}"
-            return 2
-        found = zone_of(word)
-        if found is not None:
-            self.zone, self.zone_word = found, word
-            return 1
-        return 0
-
-    def split(self, rest: list[str], prefix: str) -> _Split:
-        """The schedule read, or the refusal of a part (numbered weekday, ambiguous or unknown
-        zone, bad time), with the right form where the grammar can tell it."""
-        zone = self.zone or Zone()
-        if self.number is not None and self.weekday is not None and self.at_time is None \
-                and int(self.number) < 24:
-            self.at_time, self.number = f"{int(self.number):02d}:00", None  # "monday 9": 9 is an hour
-        if self.number is not None:
-            value = int(self.number)
-            if self.weekday is None and len(self.number) == 1:
-                self.weekday = CRON_WEEKDAY.get(value)  # "7": cron's and ISO's Sunday
-            elif self.at_time is None and value < 24:
-                self.at_time = f"{value:02d}:00"  # "mon 9", "12": an hour without minutes
-            return rest, {"error": "sub.weekday_number", "error_value": self.number,
-                          "suggestion": _right_form(prefix, rest, self.weekday, self.at_time, zone.zone)}
-        if zone.choices:
-            return rest, {"error": "sub.ambiguous_tz", "error_value": self.zone_word, "error_choices": zone.choices,
-                          "suggestion": _right_form(prefix, rest, self.weekday, self.at_time, zone.choices[0])}
-        if zone.unknown:
-            return rest, {"error": "sub.bad_tz", "error_value": self.zone_word}
-        if self.bad_time is not None:
-            return rest, {"error": "sub.bad_time", "error_value": self.bad_time}
-        schedule = ScheduleParts(weekday=self.weekday, at_time=self.at_time, timezone=zone.zone)
-        return rest, {"schedule": schedule, "note": zone.note}
-
-
-def _split_schedule(words: list[str], prefix: str) -> _Split:
-    """Take weekday, time and time zone off the end of ``words`` (any order after the track),
-    read with the words of :mod:`bot.domain.words`.
-
-    Refused with a message that shows the right form (``prefix`` is the command, e.g.
-    ``subscribe``): crontab text (``0 9 * * 0``), a weekday given as a number (``7``), a time
-    that is not ``HH:MM``/``9am``, an ambiguous zone abbreviation (``IST``: the choices are
-    listed) and an ``Area/City`` zone zoneinfo does not know."""
-    words = _join_meridiem(words)
-    cron = _crontab(words, prefix)
-    if cron is not None:
-        return cron
-    parts, rest = _Parts(), list(words)
-    while rest and (used := parts.take(rest)):
-        del rest[-used:]
-    return parts.split(rest, prefix)
 
 
 _LABELLED_LINK = re.compile(r"<((?:https?|ftp)://[^<>|\s]+)\|([^<>]*)>", re.IGNORECASE)
@@ -314,9 +163,11 @@ def _take_steps(words: list[str]) -> tuple[list[str], int | None]:
     return words, None
 
 
+# fmt: off
 _GREETINGS = frozenset({"hi", "hello", "hey", "hi there", "hello there", "hey there", "yo", "good morning",
                         "good afternoon", "good evening", "你好", "您好", "嗨", "哈喽", "早上好", "下午好", "晚上好"})
 """A greeting alone gets the help (what a first-time user needs)."""
+# fmt: on
 
 _GREETING_LEAD = re.compile(
     r"^(?:(?:hi|hello|hey) there|good (?:morning|afternoon|evening)|hi|hello|hey|yo|thanks|thank you|thx"
@@ -324,9 +175,11 @@ _GREETING_LEAD = re.compile(
 """A greeting or thanks before the command (``hey, what's next?``, ``thanks, next``, ``你好，推测解码``):
 read what follows."""
 
+# fmt: off
 _THANKS = frozenset({"thanks", "thank you", "thanks a lot", "thank you very much", "thx", "ty", "cheers",
                      "谢谢", "多谢", "感谢", "谢啦", "谢谢你"})
 """Thanks alone gets a short "you're welcome" (never a search for "thanks")."""
+# fmt: on
 
 _GREETINGS_OR_THANKS = _GREETINGS | _THANKS
 
@@ -344,9 +197,11 @@ _LATEST = re.compile(
     r"|(?:最近|本周|这周)(?:有什么|有哪些)?(?:的)?(?:文章|博客|博文|更新)(?:有哪些|有什么)?(?:吗|呢)?)$")
 """Asking for the newest posts (``what's new?``, ``latest posts``, ``最新文章``), not for a topic."""
 
+# fmt: off
 _NEXT_FILLER = frozenset({"what", "what's", "whats", "is", "are", "my", "me", "i", "should", "shall",
                           "do", "to", "read", "the", "up", "comes", "come", "in", "for", "on", "of"})
 """English words around "next" that ask the question and name no track (``what should i read next``)."""
+# fmt: on
 
 _NEXT_ZH_TAIL = re.compile(r"(?:的|文章|读什么|看什么|读哪篇|看哪篇|是什么|是哪篇|呢|吗)+$")
 """Chinese words that end a "what next" question and name no track (推测解码的下一篇**是什么**)."""
@@ -410,7 +265,7 @@ def _dm(rest: list[str]) -> dict[str, Any]:
         return {"enabled": False}
     if switch not in ("on", "start", "开启", "开"):
         return {"enabled": None, "arg": " ".join(rest)}
-    left, fields = _split_schedule(rest[1:], "dm on")
+    left, fields = split_schedule(rest[1:], "dm on")
     if left and "error" not in fields:
         fields.update(schedule=None, error="dm.unknown_part", error_value=" ".join(left))
     return {"enabled": True, "minutes": minutes, **fields}
@@ -421,7 +276,7 @@ def _subscribe(rest: list[str]) -> dict[str, Any]:
     rest, minutes = take_budget(rest)
     rest, after = take_after(rest)
     rest, steps = _take_steps(rest)
-    left, fields = _split_schedule(rest, "subscribe")
+    left, fields = split_schedule(rest, "subscribe")
     return {"arg": " ".join(left), "steps": steps, "minutes": minutes, "after_essentials": after, **fields}
 
 

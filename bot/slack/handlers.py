@@ -36,6 +36,7 @@ from bot.slack.i18n import t
 from bot.slack.ids import is_conversation_id
 from bot.slack.views import messages as views
 from bot.slack.views.blocks import MAX_BLOCKS_VIEW, Reply, divider
+from bot.slack.views.home import HomeState, home_view
 from bot.slack.views.insights import insights_blocks
 
 ANSWERED_IN_ACK = frozenset({"query", "search", "next", "help", "did_you_mean", "thanks", "latest"})
@@ -132,12 +133,12 @@ class Handlers:
         if channel_ids:
             wanted = {c for c in channel_ids if is_conversation_id(c)}
             subs = [x for x in store.subscriptions(caller.team_id) if x.channel_id in wanted]
-        state = views.HomeState(follows=ctx.reader.follows(), read=ctx.reader.read(),
+        state = HomeState(follows=ctx.reader.follows(), read=ctx.reader.read(),
                                 dm=store.get_dm(caller.team_id, caller.user_id),
                                 channel_subs=subs, lang=ctx.lang,
                                 **home_plan(self.rt, caller.team_id, caller.user_id, ctx.reader.follows(),
                                             ctx.reader.read()))
-        view = views.home_view(ctx.catalog, state)
+        view = home_view(ctx.catalog, state)
         if ctx.is_admin():
             # as for the digests above, Home names only channels the person is in
             ins = team_insights(self.rt, caller.team_id)

@@ -16,6 +16,7 @@ WEEKDAYS = {
     "zh": ("周一", "周二", "周三", "周四", "周五", "周六", "周日"),
 }
 
+# fmt: off
 STRINGS: dict[str, dict[str, str]] = {
     "help.title": {"en": "vllm-path: reading paths through the vLLM blog",
                    "zh": "vllm-path：vLLM 博客阅读路径"},
@@ -453,8 +454,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "finish.further": {"en": "Further reading, when you want more:", "zh": "想继续的话，延伸阅读："},
     "finish.next": {"en": "Next track: *{track}* · `/vllm-path {track_id}`",
              "zh": "下一个路径：*{track}* · `/vllm-path {track_id}`"},
-    "finish.fallback": {"en": "You finished the essential path of {track}.", "zh": "你读完了 {track} 的核心路径。"},
 }
+# fmt: on
 
 
 def t(key: str, lang: str = "en", **values: object) -> Mrkdwn:

@@ -81,12 +81,6 @@ class BoundedLazyRunner(LazyListenerRunner):
         with self._lock:
             self._futures.discard(future)
 
-    @property
-    def waiting(self) -> int:
-        """Jobs submitted and not yet started."""
-        with self._lock:
-            return self._waiting
-
     def _shed(self, request: BoltRequest) -> None:
         """Tell the person to try again (when the request has a ``response_url``), counted."""
         metrics.LAZY_SHED.inc()

@@ -31,6 +31,14 @@ class LedgerRepo(StoreCore):
         return and_(DigestDelivery.team_id == team, DigestDelivery.destination == destination,
                     DigestDelivery.track_id == track, DigestDelivery.period == period)
 
+    def _settle(self, key: tuple[str, str, str, str], claimed_by: str | None, **values: Any) -> Any:
+        """The UPDATE of the claimed row at ``key`` (team, destination, track, period; with
+        ``claimed_by``, only that claimant's claim) setting ``values``."""
+        cond = [self._delivery_key(*key), DigestDelivery.status == "claimed"]
+        if claimed_by is not None:
+            cond.append(DigestDelivery.claimed_by == claimed_by)
+        return update(DigestDelivery).where(*cond).values(**values).execution_options(synchronize_session=False)
+
     def claim_delivery(self, team: str, destination: str, track: str, period: str,
                        claimed_by: str, stale_after_s: float = 600,
                        max_attempts: int = 3) -> bool:
@@ -83,13 +91,8 @@ class LedgerRepo(StoreCore):
         """
         if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
             raise ValueError(f"steps must be an int >= 0, got {steps!r}")
-        cond = [self._delivery_key(team, destination, track, period),
-                DigestDelivery.status == "claimed"]
-        if claimed_by is not None:
-            cond.append(DigestDelivery.claimed_by == claimed_by)
-        stmt = (update(DigestDelivery).where(*cond)
-                .values(status="sent", sent_at=self._now(), message_ts=message_ts)
-                .execution_options(synchronize_session=False))
+        stmt = self._settle((team, destination, track, period), claimed_by, status="sent", sent_at=self._now(),
+                            message_ts=message_ts)
         with self._write() as s:
             if changed(s, stmt) != 1:
                 return False
@@ -101,13 +104,7 @@ class LedgerRepo(StoreCore):
                     *, claimed_by: str | None = None) -> bool:
         """Record a claimed delivery as failed with ``error`` (truncated to 1000 characters).
         It may be claimed again while ``attempts < max_attempts``. True if a claim was marked."""
-        cond = [self._delivery_key(team, destination, track, period),
-                DigestDelivery.status == "claimed"]
-        if claimed_by is not None:
-            cond.append(DigestDelivery.claimed_by == claimed_by)
-        stmt = (update(DigestDelivery).where(*cond)
-                .values(status="failed", error=str(error)[:1000])
-                .execution_options(synchronize_session=False))
+        stmt = self._settle((team, destination, track, period), claimed_by, status="failed", error=str(error)[:1000])
         with self._write() as s:
             return changed(s, stmt) == 1
 
@@ -161,14 +158,8 @@ class LedgerRepo(StoreCore):
         """Settle a claimed period without posting (nothing to say this week): the row becomes
         ``'sent'`` with no ``message_ts`` and ``error`` ``'skipped: <reason>'``. With
         ``claimed_by``, only that claimant's claim. True if a claim was settled."""
-        cond = [self._delivery_key(team, destination, track, period),
-                DigestDelivery.status == "claimed"]
-        if claimed_by is not None:
-            cond.append(DigestDelivery.claimed_by == claimed_by)
-        stmt = (update(DigestDelivery).where(*cond)
-                .values(status="sent", sent_at=self._now(), message_ts=None,
-                        error=(self.SKIPPED_PREFIX + check_reason(reason))[:1000])
-                .execution_options(synchronize_session=False))
+        stmt = self._settle((team, destination, track, period), claimed_by, status="sent", sent_at=self._now(),
+                            message_ts=None, error=(self.SKIPPED_PREFIX + check_reason(reason))[:1000])
         with self._write() as s:
             return changed(s, stmt) == 1
 
@@ -194,14 +185,9 @@ class LedgerRepo(StoreCore):
         if a ``'claimed'`` row became ``'sent'`` (nothing is changed otherwise)."""
         if isinstance(cursor, bool) or not isinstance(cursor, int) or cursor < 0:
             raise ValueError(f"cursor must be an int >= 0, got {cursor!r}")
-        cond = [self._delivery_key(team, destination, track, period),
-                DigestDelivery.status == "claimed"]
-        if claimed_by is not None:
-            cond.append(DigestDelivery.claimed_by == claimed_by)
         now = self._now()
-        stmt = (update(DigestDelivery).where(*cond)
-                .values(status="sent", sent_at=now, message_ts=message_ts)
-                .execution_options(synchronize_session=False))
+        stmt = self._settle((team, destination, track, period), claimed_by, status="sent", sent_at=now,
+                            message_ts=message_ts)
         with self._write() as s:
             if changed(s, stmt) != 1:
                 return False

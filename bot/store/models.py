@@ -17,17 +17,7 @@ from typing import Any, ClassVar
 
 from slack_sdk.oauth.installation_store.sqlalchemy import SQLAlchemyInstallationStore
 from slack_sdk.oauth.state_store.sqlalchemy import SQLAlchemyOAuthStateStore
-from sqlalchemy import (
-    JSON,
-    Boolean,
-    CheckConstraint,
-    Index,
-    Integer,
-    MetaData,
-    String,
-    UniqueConstraint,
-    text,
-)
+from sqlalchemy import JSON, Boolean, CheckConstraint, Index, Integer, MetaData, String, UniqueConstraint, text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from bot.store.db import UTCDateTime

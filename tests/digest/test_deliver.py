@@ -13,6 +13,7 @@ from bot.digest.clock import DigestClock
 from bot.digest.deliver import METADATA_EVENT, Clients, Deliverer, Outcome, Pacer
 from bot.domain.schedule import WeeklySchedule, period_of
 from bot.slack.views import messages as views
+from bot.slack.views.home import HomeState, home_view
 from bot.store import Store
 from tests.digest.conftest import TEAM
 
@@ -73,8 +74,7 @@ def test_permanent_errors_pause_the_subscription_with_a_visible_reason(runtime, 
     # Visible where people look: /vllm-path subscriptions in that channel, and App Home.
     reply = views.subscriptions_reply(catalog, store.subscriptions(TEAM, "CGONE"), "en")
     assert "paused: Slack error channel_not_found" in reply.text
-    home = views.home_view(catalog, views.HomeState(follows=[], read=set(), dm=None,
-                                                    channel_subs=store.subscriptions(TEAM)))
+    home = home_view(catalog, HomeState(follows=[], read=set(), dm=None, channel_subs=store.subscriptions(TEAM)))
     assert "channel_not_found" in str(home)
     # A paused subscription is not tried again; the ledger keeps the failure.
     assert d.deliver_subscription(gone.id, FIRE + timedelta(days=7)).outcome is Outcome.INACTIVE

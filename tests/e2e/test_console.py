@@ -10,7 +10,8 @@ from click.testing import CliRunner
 
 from bot.cli.main import main
 from bot.config import Settings
-from bot.doors.console import console_settings, mrkdwn_to_text, open_console, render_blocks
+from bot.doors.console import calls_text, console_settings, handle, mrkdwn_to_text, open_console, render_blocks
+from bot.doors.console.repl import run
 from tests.dbutil import migrated_sqlite_url
 
 # --- render_blocks (pure) -----------------------------------------------------------------------
@@ -90,7 +91,7 @@ def test_console_command_press_and_home(console_settings_tmp):
         labels = {c.label: n for n, (c, _) in console.controls.items()}
         assert "Mark read" in labels
 
-        _, out = console.handle(str(labels["Mark read"]))
+        _, out = handle(console, str(labels["Mark read"]))
         assert out.startswith("(pressed [") and "message updated" in out and "1 of" in out
         read = console.app.handlers.rt.store.read_posts("T0CONSOLE", "U0CONSOLE")
         assert len(read) == 1
@@ -102,13 +103,13 @@ def test_console_command_press_and_home(console_settings_tmp):
         home = console.home()
         assert home and home[0].title.startswith("App Home")
         assert home[0].surface.kind == "view"
-        assert "views.publish" in console.calls_text()
+        assert "views.publish" in calls_text(console)
 
-        keep, out = console.handle("99")
+        keep, out = handle(console, "99")
         assert keep and "No button [99]" in out
-        assert "No button [98]" in console.handle("press 98")[1]
-        assert "Console keys" in console.handle(":help")[1]
-        assert console.handle("quit") == (False, "")
+        assert "No button [98]" in handle(console, "press 98")[1]
+        assert "Console keys" in handle(console, ":help")[1]
+        assert handle(console, "quit") == (False, "")
 
 
 def test_a_reply_in_the_ack_is_shown_once_and_its_buttons_work(console_settings_tmp):
@@ -120,21 +121,21 @@ def test_a_reply_in_the_ack_is_shown_once_and_its_buttons_work(console_settings_
         assert len(printed) == 1 and "Speculative decoding" in printed[0].text
         assert [p.ack for p in console.standin.responses()][-1] is True
         labels = {c.label: n for n, (c, _) in console.controls.items()}
-        _, out = console.handle(f"press {labels['Mark read']}")
+        _, out = handle(console, f"press {labels['Mark read']}")
         assert "message updated" in out and "1 of" in out
 
 
 def test_console_paste_shows_the_unfurl_and_its_buttons_work(console_settings_tmp):
     with open_console(console_settings_tmp) as console:
-        _, out = console.handle("paste https://vllm-project.github.io/2024/10/17/spec-decode.html")
+        _, out = handle(console, "paste https://vllm-project.github.io/2024/10/17/spec-decode.html")
         assert "unfurl of https://vllm-project.github.io/2024/10/17/spec-decode.html" in out
         assert "step " in out and "Speculative decoding" in out and "next: " in out
         labels = {c.label: n for n, (c, _) in console.controls.items()}
         assert {"Mark read", "Remind me next week"} <= set(labels)
-        _, out = console.handle(str(labels["Mark read"]))
+        _, out = handle(console, str(labels["Mark read"]))
         assert "only visible to you" in out
         assert console.app.handlers.rt.store.read_posts("T0CONSOLE", "U0CONSOLE") == {"spec-decode"}
-        _, out = console.handle("paste https://example.com/a-page")
+        _, out = handle(console, "paste https://example.com/a-page")
         assert out == "(no unfurl: the link is not in the catalog)"
 
 
@@ -142,7 +143,7 @@ def test_console_reads_a_script_from_stdin(console_settings_tmp):
     script = io.StringIO("/vllm-path help\n\nspeculative\n1\nquit\nnever reached\n")
     out = io.StringIO()
     with open_console(console_settings_tmp) as console:
-        assert console.run(script, out) == 0
+        assert run(console, script, out) == 0
     text = out.getvalue()
     assert "> /vllm-path help" in text and "> speculative" in text and "> 1" in text
     assert "never reached" not in text
@@ -154,7 +155,7 @@ def test_console_times_out_politely(console_settings_tmp):
     with open_console(console_settings_tmp, timeout=0.5) as console:
         console.app = _SilentApp()
         assert console.command("speculative") == []
-        assert "no reply" in console.handle("speculative")[1]
+        assert "no reply" in handle(console, "speculative")[1]
 
 
 class _SilentApp:

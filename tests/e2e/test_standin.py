@@ -201,8 +201,10 @@ def test_a_waiter_for_one_url_is_woken_by_its_own_posts_only(standin):
     post to another URL neither satisfies nor wakes it, the count-th post is returned, and the
     time limit still holds."""
     mine, other = standin.response_url(), standin.response_url()
-    send = lambda url, text: post(url, json.dumps({"text": text}).encode(),  # noqa: E731
-                                  {"Content-Type": "application/json"})
+
+    def send(url: str, text: str) -> None:
+        post(url, json.dumps({"text": text}).encode(), {"Content-Type": "application/json"})
+
     threading.Timer(0.05, lambda: (send(other, "not yours"), send(mine, "first"),
                                    send(mine, "second"))).start()
     assert standin.wait_for_response(mine, count=2, timeout=3).body == {"text": "second"}

@@ -119,13 +119,13 @@ def sqlite_url_plan(tmp_path) -> str:
 
 
 def test_the_console_says_where_it_saved_the_picture(runtime, tmp_path, monkeypatch) -> None:
-    from bot.doors.console.shell import open_console
+    from bot.doors.console import handle, open_console
 
     monkeypatch.chdir(tmp_path)
     with open_console(runtime=runtime) as console:
         console.command("read spec-decode")
-        keep, out = console.handle("picture spec")
-        assert keep and "Usage: picture <track>" in console.handle("picture")[1]
+        keep, out = handle(console, "picture spec")
+        assert keep and "Usage: picture <track>" in handle(console, "picture")[1]
     where = tmp_path / "vllm-path-spec.png"
     assert out == f"Saved the picture of your spec path to {where.resolve()}"
     png_size(where.read_bytes())

@@ -11,6 +11,7 @@ from bot.domain.catalog import load_catalog
 from bot.domain.schedule import WeeklySchedule
 from bot.domain.search import Matcher
 from bot.slack.blockkit import BlockKitError, validate_blocks
+from bot.slack.views import home
 from bot.slack.views import messages as views
 from bot.slack.views import search as search_views
 from tests.evaldata import REPO
@@ -93,9 +94,9 @@ def test_home_view_fits_however_much_is_read():
             self.schedule = WeeklySchedule.of(self.weekday, self.at_time, self.timezone)
 
     for read in (set(), EVERYTHING):
-        state = views.HomeState(follows=[t.id for t in CATALOG.tracks], read=read, dm=None,
+        state = home.HomeState(follows=[t.id for t in CATALOG.tracks], read=read, dm=None,
                                 channel_subs=[Sub(i) for i in range(300)], lang="zh")
-        view = views.home_view(CATALOG, state)
+        view = home.home_view(CATALOG, state)
         assert view["type"] == "home"
         assert_safe(view["blocks"], "", surface="home")
 

@@ -90,32 +90,11 @@ the did-you-mean: no suggestion for a query of fewer than two letters unless it 
 
 from bot.domain.catalog import Catalog
 from bot.domain.search.analysis import normalize, stem
-from bot.domain.search.index import (
-    FIELD_WEIGHTS,
-    HINT_EMPTY,
-    MAX_QUERY_CHARS,
-    MIN_SCORE,
-    TRACK_THRESHOLD,
-)
+from bot.domain.search.index import FIELD_WEIGHTS, HINT_EMPTY, MAX_QUERY_CHARS, MIN_SCORE, TRACK_THRESHOLD
 from bot.domain.search.links import LinkIndex, resolve_link
-from bot.domain.search.matcher import (
-    CLOSEST_COVERAGE,
-    CONFIDENT_COVERAGE,
-    FUZZY_WEIGHT,
-    MAX_TOTAL,
-    RELATIVE_FLOOR,
-    SUGGEST_CUTOFF,
-    SUGGEST_MIN_CHARS,
-    Matcher,
-)
+from bot.domain.search.matcher import CLOSEST_COVERAGE, CONFIDENT_COVERAGE, FUZZY_WEIGHT, RELATIVE_FLOOR, Matcher
 from bot.domain.search.results import Confidence, LinkResult, PostMatch, SearchResult, TrackMatch
-from bot.domain.search.vocabulary import (
-    Vocabulary,
-    VocabularyError,
-    default_vocabulary,
-    load_vocabulary,
-    validate,
-)
+from bot.domain.search.vocabulary import Vocabulary, VocabularyError, default_vocabulary, load_vocabulary, validate
 from bot.domain.text import clean, fold
 
 __all__ = [
@@ -125,11 +104,8 @@ __all__ = [
     "FUZZY_WEIGHT",
     "HINT_EMPTY",
     "MAX_QUERY_CHARS",
-    "MAX_TOTAL",
     "MIN_SCORE",
     "RELATIVE_FLOOR",
-    "SUGGEST_CUTOFF",
-    "SUGGEST_MIN_CHARS",
     "TRACK_THRESHOLD",
     "Confidence",
     "LinkIndex",

@@ -25,13 +25,7 @@ from bot.domain.search.analysis import (
     normalize,
     stem,
 )
-from bot.domain.search.fields import (
-    BIT_TITLE,
-    FIELD_WEIGHTS,
-    MASK_VALUES,
-    PairPostings,
-    pair_postings,
-)
+from bot.domain.search.fields import BIT_TITLE, FIELD_WEIGHTS, MASK_VALUES, PairPostings, pair_postings
 from bot.domain.search.links import LinkIndex
 from bot.domain.search.ranking import Postings, RankedIndex, ignorable_terms
 from bot.domain.search.spelling import Speller

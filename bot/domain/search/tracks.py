@@ -11,13 +11,7 @@ from functools import cached_property
 from rapidfuzz import fuzz
 
 from bot.domain.search.analysis import _Unit, normalize, one_han_apart
-from bot.domain.search.index import (
-    _GENERIC_DF,
-    _GENERIC_FACTOR,
-    MAX_QUERY_CHARS,
-    TRACK_THRESHOLD,
-    Index,
-)
+from bot.domain.search.index import _GENERIC_DF, _GENERIC_FACTOR, MAX_QUERY_CHARS, TRACK_THRESHOLD, Index
 from bot.domain.search.results import TrackMatch
 from bot.domain.text import has_han
 

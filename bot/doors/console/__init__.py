@@ -7,12 +7,14 @@ response URL, or through ``chat.postMessage`` / ``views.publish``) are printed a
 button numbered so that typing its number presses it.
 
 ``vllm-path ask TEXT`` is the one-shot form of the same thing. :mod:`bot.doors.console.render`
-(Block Kit -> text) is pure and usable on its own; :mod:`bot.doors.console.shell` holds the console.
+(Block Kit -> text) is pure and usable on its own; :mod:`bot.doors.console.shell` holds the console,
+:mod:`bot.doors.console.repl` its typed lines.
 """
 
 from __future__ import annotations
 
 from bot.doors.console.render import Control, mrkdwn_to_text, render_blocks
+from bot.doors.console.repl import calls_text, handle, main
 from bot.doors.console.shell import (
     REPLY_TIMEOUT_S,
     VISIBLE_METHODS,
@@ -22,22 +24,5 @@ from bot.doors.console.shell import (
     Surface,
     ask,
     console_settings,
-    main,
     open_console,
 )
-
-__all__ = [
-    "REPLY_TIMEOUT_S",
-    "VISIBLE_METHODS",
-    "Console",
-    "Control",
-    "ListenerExecutor",
-    "Printed",
-    "Surface",
-    "ask",
-    "console_settings",
-    "main",
-    "mrkdwn_to_text",
-    "open_console",
-    "render_blocks",
-]

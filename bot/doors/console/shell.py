@@ -1,20 +1,17 @@
-"""The console itself: a :class:`Console` driving the Bolt app through the stand-in, its REPL,
-and :func:`ask` (see :mod:`bot.doors.console`)."""
+"""The console itself: a :class:`Console` driving the Bolt app through the stand-in, and
+:func:`ask` (see :mod:`bot.doors.console`); the typed lines are :mod:`bot.doors.console.repl`."""
 
 from __future__ import annotations
 
-import contextlib
-import importlib
 import itertools
 import json
-import sys
 import threading
 import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import Any
 
 from bot.doors import standin as si
 from bot.doors.console.render import Control, mrkdwn_to_text, render_blocks
@@ -102,7 +99,7 @@ class Console:
     is printed as soon as the app has finished with the request.
     :meth:`command`, :meth:`press` and :meth:`home` send Slack's requests and return what
     became visible (a list of :class:`Printed`, empty when nothing came within ``timeout``
-    seconds); :meth:`handle` interprets one typed line; :meth:`run` is the REPL.
+    seconds); :mod:`bot.doors.console.repl` reads typed lines into these calls.
     """
 
     def __init__(self, app: Any, standin: si.SlackStandIn, *, user_id: str = si.CONSOLE_USER_ID,
@@ -277,122 +274,6 @@ class Console:
         self._next_number += len(controls)
         return text, controls
 
-    # -- the REPL --
-
-    def calls_text(self) -> str:
-        """The Web API calls recorded so far, one per line (method, channel/user, text)."""
-        lines = []
-        for i, call in enumerate(self.standin.calls(), 1):
-            who = call.args.get("channel") or call.args.get("user_id") or call.args.get("user") or ""
-            text = str(call.args.get("text") or "").replace("\n", " ")
-            result = "ok" if call.ok else str(call.response.get("error") or call.status)
-            lines.append(f"{i:3}. {call.method:<20} {who!s:<12} {result:<8} {text[:60]}".rstrip())
-        return "\n".join(lines) if lines else "(no Web API calls yet)"
-
-    def handle(self, line: str) -> tuple[bool, str]:
-        """Interpret one typed line; returns ``(keep_going, output_text)``."""
-        line = line.strip()
-        if not line:
-            return True, ""
-        word = line.lower()
-        if word in ("quit", "exit", ":q", "/quit"):
-            return False, ""
-        if word == "home":
-            return True, _join(self.home())
-        if word == "calls":
-            return True, self.calls_text()
-        if word.startswith("paste ") or word == "paste":
-            url = line[5:].strip()
-            if not url:
-                return True, "Usage: paste <url> (shows the unfurl Slack would show)"
-            printed = self.paste(url)
-            return True, _join(printed) if printed else "(no unfurl: the link is not in the catalog)"
-        if word in (":help", ":keys", ":h"):
-            return True, BANNER
-        if word.split(None, 1)[0] == "picture" and self.runtime is not None:  # issue 24
-            from bot.pictures import console_picture
-
-            return True, console_picture(self.runtime, self.team_id, self.user_id, line[7:].strip())
-        pressed = line.split(None, 1)[1] if word.startswith("press ") else line
-        if pressed.strip().isdigit():  # "3" or "press 3"
-            number = int(pressed)
-            if number not in self.controls:
-                have = ", ".join(str(n) for n in sorted(self.controls)) or "none"
-                return True, f"No button [{number}] in the last reply (buttons: {have})."
-            control = self.controls[number][0]
-            note = f"(pressed [{number}] {control.label}" + (
-                f" — in Slack this also opens {control.url}" if control.url else "") + ")"
-            return True, note + "\n" + _join(self.press(number))
-        text = line
-        for prefix in (si.SLASH_COMMAND + " ", si.SLASH_COMMAND):
-            if text.startswith(prefix):
-                text = text[len(prefix):].strip()
-                break
-        return True, _join(self.command(text))
-
-    def run(self, stdin: TextIO, stdout: TextIO, *, interactive: bool | None = None) -> int:
-        """Read lines from ``stdin`` until ``quit`` or end of input, printing replies to ``stdout``.
-
-        Prompts and the banner are shown only when ``interactive`` (default: ``stdin`` is a TTY);
-        with a script on stdin each command is echoed after ``> ``. Returns the exit code (0).
-        """
-        interactive = stdin.isatty() if interactive is None else interactive
-        use_input = interactive and stdin is sys.stdin and stdout is sys.stdout
-        if use_input:
-            with contextlib.suppress(ImportError):  # not on every platform
-                importlib.import_module("readline")  # line editing and history for input()
-        if interactive:
-            stdout.write(BANNER + "\n")
-        while True:
-            try:
-                if use_input:
-                    try:
-                        line = input("> ") + "\n"
-                    except EOFError:
-                        line = ""
-                else:
-                    if interactive:
-                        stdout.write("> ")
-                        stdout.flush()
-                    line = stdin.readline()
-            except KeyboardInterrupt:
-                line = ""
-            if not line:
-                if interactive:
-                    stdout.write("\n")
-                return 0
-            if not interactive and line.strip():
-                stdout.write(f"> {line.strip()}\n")
-            try:
-                keep, output = self.handle(line)
-            except KeyboardInterrupt:
-                keep, output = True, "(interrupted)"
-            except Exception as exc:  # the console must survive a bad line
-                keep, output = True, f"console error: {type(exc).__name__}: {exc}"
-            if output:
-                stdout.write(output.rstrip() + "\n")
-            stdout.flush()
-            if not keep:
-                return 0
-
-
-def _join(printed: list[Printed]) -> str:
-    if not printed:
-        return f"(no reply within {REPLY_TIMEOUT_S:.0f} s)"
-    return "\n\n".join(p.render() for p in printed)
-
-
-BANNER = """\
-vllm-path console — the Slack app running locally, no workspace needed.
-Type what you would type after /vllm-path, for example:
-  speculative              the reading path on speculative decoding
-  quantization fp8         posts matching a query
-  follow speculative       follow a track     ·  next   your next reads
-  lang zh                  answer in Chinese  ·  help   everything the bot understands
-Console keys: a number (or press N) presses that button · home (App Home) · calls (Web API
-calls) · paste <url> (the unfurl of a shared link) · picture <track> (your path as a PNG file)
-· :help (this text) · quit"""
-
 
 # --- setting it up -------------------------------------------------------------------------------
 
@@ -436,13 +317,3 @@ def ask(text: str, *, user_id: str = si.CONSOLE_USER_ID, settings: Any = None,
     """One command through the console machinery; returns what became visible (may be empty)."""
     with open_console(settings, runtime=runtime, user_id=user_id, timeout=timeout) as console:
         return console.command(text)
-
-
-def main(stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
-    """``vllm-path console``: the REPL on stdin/stdout. Returns the exit code."""
-    from bot.logging_setup import setup_logging
-
-    settings = console_settings()
-    setup_logging(settings.model_copy(update={"log_level": "WARNING"}))
-    with open_console(settings) as console:
-        return console.run(stdin or sys.stdin, stdout or sys.stdout)

@@ -30,30 +30,21 @@ rate limits), :mod:`~bot.doors.standin.answers` (the answers, per Web API family
 :mod:`~bot.doors.standin.refusals` (served methods, argument checks),
 :mod:`~bot.doors.standin.transport` (HTTP), :mod:`~bot.doors.standin.records` (what it
 records, the faults), :mod:`~bot.doors.standin.requests` (Slack's requests to an app),
-:mod:`~bot.doors.standin.ids` (the console's workspace, user and channel). Everything is importable
-from this package.
+:mod:`~bot.doors.standin.ids` (the console's workspace, user and channel). What its users need is
+importable from this package.
 """
 
 from __future__ import annotations
 
 from bot.doors.standin.ids import (
-    BOT_ID,
     BOT_USER_ID,
-    CONSOLE_APP_ID,
     CONSOLE_CHANNEL_ID,
     CONSOLE_CHANNEL_NAME,
-    CONSOLE_TEAM_DOMAIN,
     CONSOLE_TEAM_ID,
     CONSOLE_USER_ID,
-    CONSOLE_USER_NAME,
     SLASH_COMMAND,
 )
-from bot.doors.standin.records import (
-    ApiCall,
-    Faults,
-    ResponsePost,
-)
-from bot.doors.standin.refusals import MAX_MESSAGE_TEXT, SERVED_METHODS
+from bot.doors.standin.records import ApiCall, ResponsePost
 from bot.doors.standin.requests import (
     app_home_opened_event,
     block_actions_body,
@@ -64,29 +55,3 @@ from bot.doors.standin.requests import (
     slash_command_body,
 )
 from bot.doors.standin.server import SlackStandIn
-
-__all__ = [
-    "BOT_ID",
-    "BOT_USER_ID",
-    "CONSOLE_APP_ID",
-    "CONSOLE_CHANNEL_ID",
-    "CONSOLE_CHANNEL_NAME",
-    "CONSOLE_TEAM_DOMAIN",
-    "CONSOLE_TEAM_ID",
-    "CONSOLE_USER_ID",
-    "CONSOLE_USER_NAME",
-    "MAX_MESSAGE_TEXT",
-    "SERVED_METHODS",
-    "SLASH_COMMAND",
-    "ApiCall",
-    "Faults",
-    "ResponsePost",
-    "SlackStandIn",
-    "app_home_opened_event",
-    "block_actions_body",
-    "button_action",
-    "event_body",
-    "link_shared_event",
-    "signed_headers",
-    "slash_command_body",
-]

@@ -19,19 +19,8 @@ from bot.doors.standin.answers import ok_body
 from bot.doors.standin.ids import CONSOLE_CHANNEL_ID, CONSOLE_CHANNEL_NAME, CONSOLE_TEAM_ID
 from bot.doors.standin.limits import Answer, RateLimits, checked_changes
 from bot.doors.standin.oauth import Grant, Tokens
-from bot.doors.standin.records import (
-    ApiCall,
-    BlockVerdicts,
-    Faults,
-    ResponseLog,
-    ResponsePost,
-    response_key,
-)
-from bot.doors.standin.refusals import (
-    NO_TOKEN_METHODS,
-    SERVED_METHODS,
-    argument_refusal,
-)
+from bot.doors.standin.records import ApiCall, BlockVerdicts, Faults, ResponseLog, ResponsePost, response_key
+from bot.doors.standin.refusals import NO_TOKEN_METHODS, SERVED_METHODS, argument_refusal
 from bot.doors.standin.transport import LoopbackServer, handler_for
 from bot.slack.scopes import conversation_kind, default_bot_scopes, parse_scopes, scope_refusal
 

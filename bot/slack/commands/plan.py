@@ -96,7 +96,7 @@ def with_finish(msg: Mrkdwn, finish: Mrkdwn | None) -> Mrkdwn:
 
 
 def home_plan(rt: Any, team: str, user: str, follows: list[str], read: set[str]) -> dict[str, Any]:
-    """App Home's plan fields (:class:`bot.slack.views.messages.HomeState`): the finished
+    """App Home's plan fields (:class:`bot.slack.views.home.HomeState`): the finished
     essential paths and, when ``PUBLIC_URL`` is set, the signed URL of the picture of the first
     followed track whose essential path is not finished (else the first followed)."""
     from bot.pictures import signed_url

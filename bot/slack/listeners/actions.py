@@ -16,8 +16,8 @@ from bot.slack.listeners.context import handlers_of
 from bot.slack.listeners.errors import answers_failure
 from bot.slack.listeners.events import publish_home
 from bot.slack.listeners.identity import caller_of
-from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply, decode_value
+from bot.slack.views.home import track_modal
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +56,7 @@ def _show_in_modal(handlers: Handlers, client: WebClient, body: dict, caller: Ca
     track_id = _modal_track(view_payload, kind, data)
     if track_id is None or kind == "share" or not (in_modal or (kind == "open_path" and _from_home(body))):
         return False
-    modal = views.track_modal(handlers.rt.holder.catalog, track_id, reply, handlers.lang(caller))
+    modal = track_modal(handlers.rt.holder.catalog, track_id, reply, handlers.lang(caller))
     if in_modal:
         client.views_update(view_id=view_payload.get("id"), view=modal)
     else:

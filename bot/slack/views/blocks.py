@@ -36,18 +36,6 @@ from bot.slack.mrkdwn import Mrkdwn, as_plain, esc, plain, truncate
 MAX_BLOCKS_MESSAGE = blockkit.MAX_BLOCKS["message"]
 MAX_BLOCKS_VIEW = blockkit.MAX_BLOCKS["home"]
 MAX_SECTION_TEXT = blockkit.SECTION_TEXT_MAX
-MAX_HEADER_TEXT = blockkit.HEADER_TEXT_MAX
-MAX_BUTTON_TEXT = blockkit.BUTTON_TEXT_MAX
-MAX_BUTTON_VALUE = blockkit.BUTTON_VALUE_MAX
-MAX_ACTION_ELEMENTS = blockkit.ACTIONS_ELEMENTS_MAX
-MAX_CONTEXT_ELEMENTS = blockkit.CONTEXT_ELEMENTS_MAX
-MAX_ID = blockkit.ID_MAX
-MAX_TEXT_OBJECT = blockkit.TEXT_OBJECT_MAX
-MAX_OPTION_TEXT = blockkit.OPTION_TEXT_MAX
-MAX_OPTION_VALUE = blockkit.OPTION_VALUE_MAX
-MAX_CONFIRM_TITLE = blockkit.CONFIRM_TITLE_MAX
-MAX_CONFIRM_TEXT = blockkit.CONFIRM_TEXT_MAX
-MAX_CONFIRM_BUTTON = blockkit.CONFIRM_BUTTON_MAX
 MAX_FALLBACK_TEXT = 3000
 """Slack's Block Kit limits (characters or counts), from Slack's documentation (the fallback
 text is cut at 3,000 of Slack's 4,000 so that Slack never truncates a notification itself)."""
@@ -121,7 +109,7 @@ def mrkdwn(text: str) -> MarkdownTextObject:
 
 def header(text: str) -> HeaderBlock:
     """A header block (plain text; :class:`Mrkdwn` is unescaped), cut to 150 characters."""
-    return HeaderBlock(text=PlainTextObject(text=nonblank(cut(as_plain(text), MAX_HEADER_TEXT)),
+    return HeaderBlock(text=PlainTextObject(text=nonblank(cut(as_plain(text), blockkit.HEADER_TEXT_MAX)),
                                             emoji=True))
 
 
@@ -150,7 +138,8 @@ def sections(lines: Iterable[str], limit: int = MAX_SECTION_TEXT - 100) -> list[
 
 def context(*texts: str) -> ContextBlock:
     """A context block of up to 10 mrkdwn texts."""
-    return ContextBlock(elements=[mrkdwn(cut(esc(t), MAX_TEXT_OBJECT)) for t in texts[:MAX_CONTEXT_ELEMENTS]])
+    texts = texts[: blockkit.CONTEXT_ELEMENTS_MAX]
+    return ContextBlock(elements=[mrkdwn(cut(esc(t), blockkit.TEXT_OBJECT_MAX)) for t in texts])
 
 
 def divider() -> DividerBlock:
@@ -162,7 +151,7 @@ def encode_value(data: dict[str, Any]) -> str:
     """A button value: compact JSON, at most 2,000 characters (long strings in it are cut first)."""
     clean = {k: (truncate(v, 150) if isinstance(v, str) else v) for k, v in data.items() if v is not None}
     value = json.dumps(clean, ensure_ascii=False, separators=(",", ":"))
-    return value[:MAX_BUTTON_VALUE]
+    return value[:blockkit.BUTTON_VALUE_MAX]
 
 
 def decode_value(value: str | None) -> dict[str, Any]:
@@ -178,8 +167,8 @@ def button(text: str, action_id: str, data: dict[str, Any], style: str | None = 
            confirm: ConfirmObject | None = None) -> ButtonElement:
     """A button; ``data`` travels in its ``value`` as JSON; text cut to 75 characters;
     ``confirm``: a dialog from :func:`confirm_dialog`."""
-    return ButtonElement(text=PlainTextObject(text=nonblank(cut(as_plain(text), MAX_BUTTON_TEXT)), emoji=True),
-                         action_id=action_id[:MAX_ID], value=encode_value(data), style=style,
+    return ButtonElement(text=PlainTextObject(text=nonblank(cut(as_plain(text), blockkit.BUTTON_TEXT_MAX)), emoji=True),
+                         action_id=action_id[:blockkit.ID_MAX], value=encode_value(data), style=style,
                          confirm=confirm)
 
 
@@ -187,22 +176,22 @@ def confirm_dialog(title: str, text: str, yes: str, no: str, style: str | None =
     """A confirm dialog: ``title`` (plain text, cut to 100 characters), ``text`` (mrkdwn,
     verbatim, plain ``str`` escaped, cut to 300), ``yes`` / ``no`` button labels (plain text,
     cut to 30); ``style`` ``danger`` or ``primary`` for the confirm button."""
-    return ConfirmObject(title=nonblank(cut(as_plain(title), MAX_CONFIRM_TITLE)),
-                         text=mrkdwn(cut(esc(text), MAX_CONFIRM_TEXT)),
-                         confirm=nonblank(cut(as_plain(yes), MAX_CONFIRM_BUTTON)),
-                         deny=nonblank(cut(as_plain(no), MAX_CONFIRM_BUTTON)), style=style)
+    return ConfirmObject(title=nonblank(cut(as_plain(title), blockkit.CONFIRM_TITLE_MAX)),
+                         text=mrkdwn(cut(esc(text), blockkit.CONFIRM_TEXT_MAX)),
+                         confirm=nonblank(cut(as_plain(yes), blockkit.CONFIRM_BUTTON_MAX)),
+                         deny=nonblank(cut(as_plain(no), blockkit.CONFIRM_BUTTON_MAX)), style=style)
 
 
 def option(text: str, value: str) -> Option:
     """A select or overflow option: ``text`` plain text cut to 75 characters, ``value`` cut to
     150 (keep values short ids; a cut value would not round-trip)."""
-    return Option(text=PlainTextObject(text=nonblank(cut(as_plain(text), MAX_OPTION_TEXT)), emoji=True),
-                  value=value[:MAX_OPTION_VALUE])
+    return Option(text=PlainTextObject(text=nonblank(cut(as_plain(text), blockkit.OPTION_TEXT_MAX)), emoji=True),
+                  value=value[:blockkit.OPTION_VALUE_MAX])
 
 
 def actions(buttons: Sequence[ButtonElement]) -> ActionsBlock:
     """An actions block of up to 25 elements."""
-    return ActionsBlock(elements=list(buttons)[:MAX_ACTION_ELEMENTS])
+    return ActionsBlock(elements=list(buttons)[:blockkit.ACTIONS_ELEMENTS_MAX])
 
 
 def to_dicts(blocks: Sequence[Block | dict[str, Any]], max_blocks: int = MAX_BLOCKS_MESSAGE) -> list[dict[str, Any]]:

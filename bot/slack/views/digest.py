@@ -248,7 +248,33 @@ def _track_masks(catalog: Catalog, pair: dict[tuple[str, str], tuple[int, int]]
     return plan
 
 
-class DmComposer:
+class ReadBits:
+    """A catalog's read bits (see :class:`DmComposer`): one bit per (track, step), a track's bits
+    side by side in one word where they fit (``_pair``: (track, post) -> (word, bit)), and
+    :meth:`read_mask` of a reader's read posts."""
+
+    def __init__(self, catalog: Catalog) -> None:
+        self._pair, self._words = _bit_layout(catalog)
+        self._all_bits = _bits_by_post(catalog, self._pair, self._words)
+        self._shifts = tuple(w * WORD_BITS for w in range(self._words))
+        self._has_aliases = any(post.aliases for post in catalog.posts)
+
+    def read_mask(self, read: Iterable[str]) -> tuple[int, ...]:
+        """The read bits, one int per word, of the posts in ``read`` (post ids or former ids;
+        unknown ids ignored)."""
+        get = self._all_bits.get
+        if not self._has_aliases and isinstance(read, (set, frozenset)):
+            mask = sum(map(get, read, repeat(0)))  # distinct ids, distinct bits: a sum is an or
+        else:
+            mask = 0
+            for pid in read:
+                mask |= get(pid, 0)
+        full = _FULL_WORD
+        return tuple([(mask >> shift) & full for shift in self._shifts])
+
+
+
+class DmComposer(ReadBits):
     """Composes DM digests for one catalog version and language, fast enough for big fan-outs.
 
     Each step of each track gets a bit in one of a few words of :data:`WORD_BITS` bits
@@ -267,10 +293,7 @@ class DmComposer:
         self.catalog = catalog
         self.lang = lang
         self._track_index = {tr.id: i for i, tr in enumerate(catalog.tracks)}
-        # One bit per (track, step), a track's bits side by side in one word where they fit.
-        self._pair, self._words = _bit_layout(catalog)
-        self._all_bits = _bits_by_post(catalog, self._pair, self._words)
-        self._shifts = tuple(w * WORD_BITS for w in range(self._words))
+        ReadBits.__init__(self, catalog)
         # track id -> (word, mask) when the track's bits share a word, else (-1, ((w, m), ...))
         self._plan = _track_masks(catalog, self._pair)
         # track id -> {read bits of the track: (section block, fallback line) | None when done}
@@ -289,20 +312,6 @@ class DmComposer:
         self._fallback = str(t("digest.dm_fallback", lang, posts=Mrkdwn("{posts}")))
         self._section_tpl = section("-", accessory=button(
             t("btn.mark_read", lang), "mark_read:0", view)).to_dict()
-        self._has_aliases = any(post.aliases for post in catalog.posts)
-
-    def read_mask(self, read: Iterable[str]) -> tuple[int, ...]:
-        """The read bits, one int per word, of the posts in ``read`` (post ids or former ids;
-        unknown ids ignored)."""
-        get = self._all_bits.get
-        if not self._has_aliases and isinstance(read, (set, frozenset)):
-            mask = sum(map(get, read, repeat(0)))  # distinct ids, distinct bits: a sum is an or
-        else:
-            mask = 0
-            for pid in read:
-                mask |= get(pid, 0)
-        full = _FULL_WORD
-        return tuple([(mask >> shift) & full for shift in self._shifts])
 
     def _read_in(self, track_id: str, key: Any) -> set[str]:
         """The post ids of ``track_id`` whose bits are set in ``key`` (as made in compose)."""

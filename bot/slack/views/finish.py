@@ -15,11 +15,6 @@ MAX_FURTHER = 5
 """Further-reading posts listed by name (the track reply lists them all)."""
 
 
-def ft(key: str, lang: str = "en", **values: object) -> Mrkdwn:
-    """A string of the ``finish.*`` keys of :data:`bot.slack.i18n.STRINGS` in ``lang``, formatted (values escaped)."""
-    return t("finish." + key, lang, **values)
-
-
 def finish_text(catalog: Catalog, track_id: str, read: Collection[str], lang: str = "en",
                 finished: Collection[str] = ()) -> Mrkdwn:
     """The finish message (escaped mrkdwn, under 3,000 characters): the essential steps covered,
@@ -28,12 +23,12 @@ def finish_text(catalog: Catalog, track_id: str, read: Collection[str], lang: st
     ess = paths.essentials(catalog, track_id)
     minutes, _ = paths.total_minutes(catalog, ess)
     name = catalog.track(track_id).names.get(lang)
-    lines = [ft("done", lang, track=name, steps=len(ess), minutes=minutes),
-             ft("covered", lang, titles=", ".join(catalog.post(p).title for p in ess)[:900])]
+    lines = [t("finish.done", lang, track=name, steps=len(ess), minutes=minutes),
+             t("finish.covered", lang, titles=", ".join(catalog.post(p).title for p in ess)[:900])]
     done = {catalog.resolve_post_id(p) or p for p in read}
     more = [p for p in paths.further(catalog, track_id) if p not in done][:MAX_FURTHER]
     if more:
-        lines.append(ft("further", lang))
+        lines.append(t("finish.further", lang))
         for pid in more:
             post = catalog.post(pid)
             label = minutes_label(post, lang)
@@ -41,5 +36,5 @@ def finish_text(catalog: Catalog, track_id: str, read: Collection[str], lang: st
                                                  Mrkdwn(" · ") + label if label else Mrkdwn()))
     nxt = paths.next_track(catalog, track_id, finished)
     if nxt is not None:
-        lines.append(ft("next", lang, track=catalog.track(nxt).names.get(lang), track_id=nxt))
+        lines.append(t("finish.next", lang, track=catalog.track(nxt).names.get(lang), track_id=nxt))
     return Mrkdwn("\n").join(lines)

@@ -14,7 +14,6 @@ replies: treat the blocks of a returned reply as read-only.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from itertools import repeat
 from typing import Any
 
 from bot.domain import paths, plan
@@ -35,7 +34,7 @@ from bot.slack.views.blocks import (
     nonblank,
     section,
 )
-from bot.slack.views.digest import DIGEST_DM_VIEW, WORD_BITS, _bit_layout, _bits_by_post
+from bot.slack.views.digest import DIGEST_DM_VIEW, ReadBits
 from bot.slack.views.links import read_link
 from bot.slack.views.plan import minutes_label, pt
 
@@ -81,7 +80,7 @@ def budget_dm(catalog: Catalog, follows: Sequence[str], read: set[str], minutes_
     return make_reply(blocks, _fallback(catalog, steps, lang))  # type: ignore[arg-type]
 
 
-class BudgetDmComposer:
+class BudgetDmComposer(ReadBits):
     """:func:`budget_dm` for one catalog version and language, for big fan-outs.
 
     Each followed track is walked over rows ``(post id, word, bit, cost, linked)`` in reading
@@ -95,15 +94,12 @@ class BudgetDmComposer:
     def __init__(self, catalog: Catalog, lang: str = "en"):
         self.catalog = catalog
         self.lang = lang
-        pair, words = _bit_layout(catalog)
-        self._all_bits = _bits_by_post(catalog, pair, words)
-        self._shifts = tuple(w * WORD_BITS for w in range(words))
-        self._has_aliases = any(post.aliases for post in catalog.posts)
+        ReadBits.__init__(self, catalog)
         self._rows: dict[str, tuple[tuple[str, int, int, int, bool], ...]] = {}
         for tr in catalog.tracks:
             rows = []
             for pid in paths.reading_order(catalog, tr.id):
-                w, bit = pair[(tr.id, pid)]
+                w, bit = self._pair[(tr.id, pid)]
                 post = catalog.post(pid)
                 rows.append((pid, w, bit, step_cost(post.minutes), post.url is not None))
             self._rows[tr.id] = tuple(rows)
@@ -116,24 +112,11 @@ class BudgetDmComposer:
         self._fallback_tpl = plain(t("digest.dm_fallback", lang, posts=Mrkdwn("{posts}")))
         self._titles: dict[str, str] = {}
 
-    def read_words(self, read: Iterable[str]) -> tuple[int, ...]:
-        """The read bits, one int of :data:`WORD_BITS` per word, of ``read`` (post ids or former
-        ids; unknown ids ignored)."""
-        get = self._all_bits.get
-        if not self._has_aliases and isinstance(read, (set, frozenset)):
-            mask = sum(map(get, read, repeat(0)))  # distinct ids, distinct bits: a sum is an or
-        else:
-            mask = 0
-            for pid in read:
-                mask |= get(pid, 0)
-        full = (1 << WORD_BITS) - 1
-        return tuple([(mask >> shift) & full for shift in self._shifts])
-
     def week(self, follows: Sequence[str], read: Iterable[str] | tuple[int, ...],
              minutes_per_week: int) -> list[tuple[str, str]]:
         """This week's ``(track id, post id)`` steps, equal to
         :func:`bot.domain.plan.plan_reader_week` (at most :data:`MAX_DM_STEPS`)."""
-        words = read if isinstance(read, tuple) else self.read_words(read)
+        words = read if isinstance(read, tuple) else self.read_mask(read)
         chosen: list[tuple[str, str]] = []
         taken: set[str] = set()
         used = 0
@@ -178,7 +161,7 @@ class BudgetDmComposer:
     def compose(self, follows: Sequence[str], read: Iterable[str] | tuple[int, ...],
                 minutes_per_week: int = DEFAULT_MINUTES) -> Reply | None:
         """:func:`budget_dm` for a reader following ``follows`` who read ``read`` (post ids, or
-        the words of :meth:`read_words`) at ``minutes_per_week``; None when nothing is left."""
+        the words of :meth:`read_mask`) at ``minutes_per_week``; None when nothing is left."""
         steps = self.week(follows, read, minutes_per_week)
         if not steps:
             return None

@@ -1,0 +1,151 @@
+"""App Home (``views.publish``) and the track modal App Home opens (pure: catalog + the person's
+state in, a view payload out); ids and links as in :mod:`bot.slack.views.messages`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Protocol
+
+from slack_sdk.models.blocks import Block
+
+from bot.domain import paths
+from bot.domain.catalog import Catalog
+from bot.domain.schedule import WeeklySchedule
+from bot.slack.i18n import t
+from bot.slack.ids import is_channel_id
+from bot.slack.mrkdwn import Mrkdwn, as_plain, truncate
+from bot.slack.views.blocks import (
+    MAX_BLOCKS_VIEW,
+    Reply,
+    actions,
+    button,
+    context,
+    divider,
+    header,
+    section,
+    sections,
+    to_dicts,
+)
+from bot.slack.views.messages import ActionIds, post_link, track_name
+from bot.slack.views.plan import home_finished_blocks
+from bot.slack.views.subscriptions import schedule_words, subscription_line
+
+
+class HomeDm(Protocol):
+    """What App Home reads of a person's DM settings (:class:`bot.store.DmSettings` has it)."""
+
+    @property
+    def enabled(self) -> bool: ...
+    @property
+    def schedule(self) -> WeeklySchedule: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def pause_reason(self) -> str | None: ...
+
+
+class HomeChannelSub(Protocol):
+    """What App Home reads of a channel subscription (:class:`bot.store.Subscription` has it)."""
+
+    @property
+    def channel_id(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class HomeState:
+    """What App Home shows for one person: follows, read posts, DM preference, channel digests."""
+
+    follows: Sequence[str]
+    read: set[str]
+    dm: HomeDm | None
+    channel_subs: Sequence[HomeChannelSub]
+    lang: str = "en"
+    finished: Mapping[str, datetime] = field(default_factory=dict)
+    """Tracks whose essential path the person finished, and when (issue 24)."""
+    picture_url: str | None = None
+    """The signed URL of the person's path picture; None when no public URL is set."""
+    picture_track: str | None = None
+
+
+MODAL_TITLE_MAX = 24
+"""Characters of a modal's title (Slack's limit)."""
+
+
+def track_modal(catalog: Catalog, track_id: str, reply: Reply, lang: str) -> dict:
+    """A track reply as a modal (``views.open`` / ``views.update`` payload): opened by *Open
+    path* on App Home, redrawn in place when a button in it is pressed."""
+    title = truncate(track_name(catalog, track_id, lang), MODAL_TITLE_MAX)
+    return {"type": "modal", "callback_id": f"track:{track_id}",
+            "title": {"type": "plain_text", "text": title},
+            "close": {"type": "plain_text", "text": as_plain(t("btn.close", lang))},
+            "blocks": reply.blocks[:100]}
+
+
+def home_view(catalog: Catalog, state: HomeState) -> dict:
+    """The App Home tab (``views.publish`` payload): followed tracks with progress and next read,
+    the other tracks to follow, the DM setting, and digests of the person's channels; at most 100
+    blocks however much has been read."""
+    lang = state.lang
+    ids = ActionIds()
+    blocks: list[Block] = [header(t("home.header", lang)), context(t("catalog.version", lang, version=catalog.version)),
+                           *home_finished_blocks(catalog, state.finished, state.read, lang, state.picture_url,
+                                                 state.picture_track),  # issue 24: finished paths, minutes, picture
+                           section(t("home.following", lang))]
+    follows = [tid for tid in state.follows if catalog.has_track(tid)]
+    if not follows:
+        blocks.append(section(t("home.none_followed", lang)))
+    for tid in follows:
+        blocks += _home_track(catalog, tid, state, ids)
+    others = [tr for tr in catalog.tracks if tr.id not in follows]
+    if others:
+        blocks += [divider(), section(t("home.other_tracks", lang))]
+        blocks += [actions([button(f"{as_plain(t('btn.follow', lang))}: {tr.names.get(lang)}", ids("follow"),
+                                   {"t": tr.id, "v": "home"}) for tr in others[start:start + 5]])
+                   for start in range(0, len(others), 5)]
+    blocks += [divider(), section(t("home.dm", lang)), _home_dm(state.dm, lang, ids),
+               divider(), section(t("home.channels", lang))]
+    subs = list(state.channel_subs)
+    room = MAX_BLOCKS_VIEW - len(blocks) - 1
+    if not subs:
+        blocks.append(section(t("home.no_channels", lang)))
+    else:
+        lines = [(Mrkdwn("<#{}> · ").format(Mrkdwn(s.channel_id)) if is_channel_id(s.channel_id)
+                  else Mrkdwn()) + subscription_line(catalog, s, lang) for s in subs]
+        packed = sections(lines)
+        if len(packed) > room:
+            packed = [*packed[:room - 1], section(t("home.more", lang, n=len(subs)))]
+        blocks.extend(packed)
+    return {"type": "home", "blocks": to_dicts(blocks, MAX_BLOCKS_VIEW)}
+
+
+def _home_track(catalog: Catalog, tid: str, state: HomeState, ids: ActionIds) -> list[Block]:
+    """A followed track on App Home: progress bar and next read (or done), then its buttons."""
+    lang = state.lang
+    done, total = paths.progress(catalog, tid, state.read)
+    nxt = paths.next_step(catalog, tid, state.read)
+    filled = round(10 * done / total) if total else 0
+    line = Mrkdwn("*{}*  {} {}/{}\n").format(track_name(catalog, tid, lang), "▰" * filled + "▱" * (10 - filled),
+                                              done, total)
+    if nxt is None:
+        line += t("track.done", lang)
+        accessory = button(t("btn.unfollow", lang), ids("unfollow"), {"t": tid, "v": "home"})
+    else:
+        line += t("track.next", lang, post=post_link(catalog, nxt.post, lang=lang))
+        accessory = button(t("btn.mark_read", lang), ids("mark_read"), {"p": nxt.post, "t": tid, "v": "home"},
+                           style="primary")
+    row = [button(t("btn.open_path", lang), ids("open_path"), {"t": tid, "v": "home"})]
+    if nxt is not None:
+        row.append(button(t("btn.unfollow", lang), ids("unfollow"), {"t": tid, "v": "home"}))
+    return [section(line, accessory=accessory), actions(row)]
+
+
+def _home_dm(dm: HomeDm | None, lang: str, ids: ActionIds) -> Block:
+    """App Home's DM setting: the schedule (and why it is paused) with DM off, or DM on."""
+    if dm is None or not getattr(dm, "enabled", False):
+        return section(t("dm.status_off", lang), accessory=button(t("btn.dm_on", lang), ids("dm_on"), {"v": "home"}))
+    status = t("dm.on", lang, **schedule_words(dm.schedule, lang))
+    if getattr(dm, "status", "active") != "active":
+        status += "\n" + t("dm.paused", lang, reason=dm.pause_reason or "")
+    return section(status, accessory=button(t("btn.dm_off", lang), ids("dm_off"), {"v": "home"}))
