@@ -10,10 +10,11 @@ turn on Bolt's OAuth flow with the SQLAlchemy installation and state stores on o
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from concurrent.futures import Executor
 from typing import Any
 
-from slack_bolt import App
+from slack_bolt import App, BoltContext, BoltRequest, BoltResponse
 from slack_bolt.logger.messages import warning_client_prioritized_and_token_skipped
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
@@ -40,9 +41,22 @@ def make_client(runtime: Runtime, token: str | None = None) -> WebClient:
 
 
 class BotApp(App):
-    """Bolt's ``App`` carrying our :class:`Handlers` (``app.handlers``) for the console and tests."""
+    """Bolt's ``App`` carrying our :class:`Handlers` (``app.handlers``) for the console and tests;
+    :meth:`dispatch` puts them into every request's context."""
 
     handlers: Handlers
+    _provide: Callable[[BoltContext, Callable[[], None]], None]
+
+    def dispatch(self, req: BoltRequest) -> BoltResponse:
+        """Bolt's dispatch with the handlers and the arrival time put into ``req.context`` first
+        (:func:`~bot.slack.listeners.context.provide_handlers`): what a global middleware would
+        do, without Bolt building the middleware's arguments on every request."""
+        self._provide(req.context, _nothing)
+        return super().dispatch(req)
+
+
+def _nothing() -> None:
+    pass
 
 
 def separate_lazy_pool(app: App) -> None:
@@ -211,7 +225,7 @@ def build_app(runtime: Runtime, client: WebClient | None = None, *, verify_reque
     handlers = Handlers(runtime, users_info=UserInfoCache(fetch_user), channel_check=check_channel,
                         announce=announce)
 
-    app.use(provide_handlers(handlers))  # listeners read them (and the arrival time) from context
+    app._provide = provide_handlers(handlers)  # listeners read them (and the arrival time) from context
     commands.register(app)
     actions.register(app)
     events.register(app)

@@ -6,10 +6,11 @@ A command typically needs all three; reading them through :meth:`ReaderRepo.read
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import String, bindparam, cast, literal, null, select, union_all
+from sqlalchemy import String, bindparam, cast, func, literal, null, select, union_all
 from sqlalchemy.engine import Dialect
 from sqlalchemy.sql.expression import CompoundSelect
 
@@ -31,24 +32,25 @@ class ReaderState:
     """The weekly reading budget in minutes (issue 24; :meth:`~bot.store.Store.get_budget`)."""
 
 
-def _reader_statement() -> CompoundSelect[Any]:
-    """The combined read, built once: ``:team`` and ``:user`` are bound at each execution (so
-    neither the statement nor its compiled SQL is rebuilt per request)."""
+def _reader_statement(dialect: str) -> CompoundSelect[Any]:
+    """The combined read for ``dialect``: ``:team`` and ``:user`` are bound at each execution (so
+    neither the statement nor its compiled SQL is rebuilt per request). The posts read come as
+    one row, a JSON array of ids (``json_group_array`` / ``json_agg``): a reader has many, and
+    every row fetched is a step of the driver (on SQLite one that lets another thread run)."""
     team, user = bindparam("team", type_=String), bindparam("user", type_=String)
     no_time = cast(null(), TrackFollow.followed_at.type)
     lang = (select(literal("lang").label("kind"), UserSettings.lang.label("value"),
                    no_time.label("at"))
             .where(UserSettings.team_id == team, UserSettings.user_id == user))
-    read = (select(literal("read"), ReadingProgress.post_id, no_time)
+    posts = (func.json_group_array(ReadingProgress.post_id) if dialect == "sqlite"
+             else cast(func.json_agg(ReadingProgress.post_id), String))
+    read = (select(literal("read"), posts, no_time)
             .where(ReadingProgress.team_id == team, ReadingProgress.user_id == user))
     follows = (select(literal("follow"), TrackFollow.track_id, TrackFollow.followed_at)
                .where(TrackFollow.team_id == team, TrackFollow.user_id == user))
     budget = (select(literal("budget"), cast(ReaderBudget.minutes_per_week, String), no_time)
               .where(ReaderBudget.team_id == team, ReaderBudget.user_id == user))
     return union_all(lang, read, follows, budget)
-
-
-_READER_STATE = _reader_statement()
 
 
 class _RawStatement:
@@ -79,7 +81,7 @@ class ReaderRepo(StoreCore):
         dialect = self._engine.dialect
         raw = _RAW_BY_DIALECT.get(dialect.name)
         if raw is None:
-            raw = _RAW_BY_DIALECT[dialect.name] = _RawStatement(_READER_STATE, dialect)
+            raw = _RAW_BY_DIALECT[dialect.name] = _RawStatement(_reader_statement(dialect.name), dialect)
         return raw
 
     def reader_state(self, team: str, user: str) -> ReaderState:
@@ -107,7 +109,7 @@ class ReaderRepo(StoreCore):
             if kind == "lang":
                 chosen = value
             elif kind == "read":
-                posts.add(value)
+                posts.update(json.loads(value) if value else ())  # NULL: none (json_agg of no rows)
             elif kind == "budget":
                 minutes = int(value)
             else:

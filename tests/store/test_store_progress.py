@@ -97,3 +97,6 @@ def test_reader_state_equals_the_three_separate_reads(store: Store, clock: FakeC
     assert full.lang == store.get_lang("T1", "U1") == "zh"
     assert full.read == store.read_posts("T1", "U1")
     assert list(full.follows) == store.follows("T1", "U1")
+    odd = ['quo"te', "back\\slash", "逗,号", "a]b"]  # the ids read come as a JSON array
+    store.mark_read("T1", "U3", odd)
+    assert store.reader_state("T1", "U3").read == set(odd) == store.read_posts("T1", "U3")

@@ -1,9 +1,8 @@
 """What a listener reads from Bolt's ``context`` besides Bolt's own keys: the app's
 :class:`~bot.slack.handlers.Handlers` (store, catalog holder, Slack look-ups), put there for
-every request by the middleware :func:`provide_handlers` that :func:`bot.slack.app.build_app`
-installs. Listeners are module-level functions taking Bolt's arguments and reach the handlers
-with :func:`handlers_of`: Bolt's way of giving listeners more than its own arguments is a
-global middleware that adds to ``context``.
+every request by :func:`provide_handlers` (:class:`bot.slack.app.BotApp` calls it first in
+its ``dispatch``). Listeners are module-level functions taking Bolt's arguments and reach the
+handlers with :func:`handlers_of`.
 
 Bolt hands a lazy listener a copy of the request in which every custom context value is
 deep-copied (``BoltContext.to_copyable``); a value that cannot be copied is dropped with a
@@ -43,10 +42,10 @@ class Shared:
 
 
 def provide_handlers(handlers: Handlers) -> Callable[[BoltContext, Callable[[], None]], None]:
-    """A Bolt middleware (``app.use``) that puts ``handlers`` into every request's context, and
-    the request's arrival time (``time.monotonic()`` seconds, :data:`bot.metrics.RECEIVED_AT`)
-    for the reply-latency metric. One middleware for both: Bolt builds each middleware's
-    arguments afresh on every request."""
+    """A Bolt middleware (``context``, ``next``) that puts ``handlers`` into a request's context,
+    and the request's arrival time (``time.monotonic()`` seconds, :data:`bot.metrics.RECEIVED_AT`)
+    for the reply-latency metric. :class:`bot.slack.app.BotApp` calls it before Bolt's own
+    middleware rather than through ``app.use`` (Bolt would build its arguments on every request)."""
     shared = Shared(handlers)
 
     def put_handlers(context: BoltContext, next: Callable[[], None]) -> None:

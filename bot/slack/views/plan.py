@@ -20,6 +20,7 @@ from bot.domain.catalog.models import Post, Track, format_day
 from bot.slack.i18n import t
 from bot.slack.mrkdwn import Mrkdwn, as_plain, link
 from bot.slack.views.blocks import MAX_BLOCKS_MESSAGE, Reply, context, make_reply, section
+from bot.slack.views.parts import memo
 
 
 def pt(key: str, lang: str = "en", **values: object) -> Mrkdwn:
@@ -52,7 +53,16 @@ def path_line(catalog: Catalog, track_id: str, read: Collection[str], minutes_pe
     The finish day counts the unread essential steps from ``today`` at ``minutes_per_week``
     (``None``: :data:`bot.domain.budget.DEFAULT_MINUTES`, said so); a finished path says so; the
     track's ``before`` tracks follow on a second line. ``page_url``: the public path page
-    (:func:`bot.web.urls.path_page_url`), linked as "see the whole path" when given."""
+    (:func:`bot.web.urls.path_page_url`), linked as "see the whole path" when given.
+
+    Kept per catalog (:func:`~bot.slack.views.parts.memo`): the line depends on nothing else
+    than the arguments, and it comes with every track reply."""
+    key = ("path_line", track_id, frozenset(read), minutes_per_week, today, lang, page_url)
+    return memo(catalog, key, lambda: _path_line(catalog, track_id, read, minutes_per_week, today, lang, page_url))
+
+
+def _path_line(catalog: Catalog, track_id: str, read: Collection[str], minutes_per_week: int | None,
+               today: dt.date, lang: str, page_url: str | None) -> Mrkdwn:
     ess = paths.essentials(catalog, track_id)
     minutes, _complete = paths.total_minutes(catalog, ess)
     if any(catalog.post(p).minutes for p in ess):
