@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,37 +19,61 @@ from bot.config import Settings
 from bot.domain.catalog import Catalog, CatalogError, load_catalog
 from bot.store.crypto import TokenCipher, local_key_cipher
 
-if TYPE_CHECKING:  # bot.domain.search (numpy, the index) is imported only when a catalog is loaded
+if TYPE_CHECKING:  # the search index (numpy, bm25s) is imported only when it is built
     from bot.digest.render import DigestRenderer
-    from bot.domain.search import Matcher
+    from bot.domain.search import Matcher, Vocabulary
 
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
 class Loaded:
-    """A catalog version and the search index built on it (swapped together, atomically)."""
+    """A catalog version and the search index built on it (swapped together, atomically).
 
-    catalog: Catalog
-    matcher: Matcher
+    ``matcher``: the index, or None to build it from ``catalog`` and ``vocabulary`` when
+    :attr:`matcher` is first read (once, whichever thread asks first)."""
+
+    def __init__(self, catalog: Catalog, matcher: Matcher | None = None,
+                 vocabulary: Vocabulary | None = None) -> None:
+        self.catalog = catalog
+        self._matcher = matcher
+        self._vocabulary = vocabulary
+        self._lock = threading.Lock()
+
+    @property
+    def matcher(self) -> Matcher:
+        """The search index over :attr:`catalog` (built on first use, numpy and bm25s with it)."""
+        if self._matcher is None:
+            with self._lock:
+                if self._matcher is None:
+                    from bot.domain.search import Matcher
+
+                    self._matcher = Matcher(self.catalog, self._vocabulary)
+        return self._matcher
 
 
 class CatalogHolder:
-    """Holds the catalog currently served. Reads are lock-free; :meth:`reload` swaps atomically."""
+    """Holds the catalog currently served. Reads are lock-free; :meth:`reload` swaps atomically.
+    ``index_now`` (the default): each version's search index is built when it is loaded (a
+    server's first search never waits for it); False: when first needed (a one-shot ``ask``)."""
 
-    def __init__(self, directory: str | Path):
+    def __init__(self, directory: str | Path, *, index_now: bool = True):
         self.directory = Path(directory)
         self._lock = threading.Lock()
+        self._index_now = index_now
         self._loaded = self._load()
 
     def _load(self) -> Loaded:
-        """Load the catalog folder and build its matcher with the folder's own search vocabulary
-        (``vocabulary.yaml``, ``answers.yaml``). Raises :class:`CatalogError` for an invalid
-        catalog or :class:`bot.domain.search.VocabularyError` for a malformed vocabulary/answers file."""
-        from bot.domain.search import Matcher, load_vocabulary
+        """Load the catalog folder and build its matcher (see ``index_now``) with the folder's
+        own search vocabulary (``vocabulary.yaml``, ``answers.yaml``). Raises
+        :class:`CatalogError` for an invalid catalog or
+        :class:`bot.domain.search.VocabularyError` for a malformed vocabulary/answers file."""
+        from bot.domain.search.vocabulary import load_vocabulary
 
         catalog = load_catalog(self.directory)
-        return Loaded(catalog, Matcher(catalog, load_vocabulary(self.directory)))
+        loaded = Loaded(catalog, vocabulary=load_vocabulary(self.directory))
+        if self._index_now:
+            loaded.matcher  # noqa: B018  (built now)
+        return loaded
 
     @property
     def loaded(self) -> Loaded:
@@ -136,13 +159,15 @@ class Runtime:
         return self._renderer
 
     @classmethod
-    def create(cls, settings: Settings | None = None, *, migrate: bool = True) -> Runtime:
+    def create(cls, settings: Settings | None = None, *, migrate: bool = True,
+               index_now: bool = True) -> Runtime:
         """Load the catalog (raises :class:`CatalogError` if invalid) and open the database
-        (running migrations first unless ``migrate`` is false)."""
+        (running migrations first unless ``migrate`` is false); ``index_now`` as for
+        :class:`CatalogHolder`."""
         from bot.store import Store
 
         settings = settings or Settings()
-        holder = CatalogHolder(settings.catalog_dir)
+        holder = CatalogHolder(settings.catalog_dir, index_now=index_now)
         store = Store.from_url(settings.database_url, migrate=migrate, client_id=settings.slack_client_id,
                                default_timezone=settings.default_timezone,
                                token_cipher=token_cipher(settings),

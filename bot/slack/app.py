@@ -128,6 +128,7 @@ def build_app(runtime: Runtime, client: WebClient | None = None, *, verify_reque
         process_before_response=True,
         raise_error_for_unhandled_request=False,
         listener_executor=listener_executor,  # None: Bolt's own, idle (it starts no thread unused)
+        name="app.py",  # Bolt's default (its caller's file), without the inspect.stack() it costs
     )
     if client is not None:
         # auth.test runs now, at start, so the first request's ack never waits for it.

@@ -1,7 +1,9 @@
 """The CLI imports a command's module, and that module's heavy dependencies, only when the
 command runs: ``vllm-path search`` never loads Bolt, SQLAlchemy, the Slack stand-in or the doors,
-and ``vllm-path ask`` (which needs the app) never loads the OAuth install pages. Each check runs
-the command in a fresh interpreter and lists what it imported."""
+and ``vllm-path ask`` (which needs the app) never loads the OAuth install pages; on a database
+already at the head revision it loads no Alembic, and for a command that searches nothing no
+search index (numpy, bm25s). Each check runs the command in a fresh interpreter and lists what it
+imported (issue 28: the CLI's cold start; figures in docs/benchmarks.md, "Stop 30")."""
 
 from __future__ import annotations
 
@@ -40,7 +42,7 @@ def _loaded(modules: set[str], *names: str) -> list[str]:
 
 def test_search_loads_no_slack_no_database_no_other_command(tmp_path):
     modules = _modules_after(["search", "nixl"], tmp_path)
-    assert "bot.cli.reading" in modules and "bot.domain.search" in modules  # it did search
+    assert "bot.cli.reading" in modules and "bot.domain.search.matcher" in modules  # it did search
     assert _loaded(modules, "slack_bolt", "slack_sdk", "sqlalchemy", "alembic", "bot.doors", "bot.store",
                    "bot.slack", "bot.cli.catalog", "bot.cli.doors", "bot.cli.digest", "bot.cli.plan",
                    "bot.cli.tokens", "jinja2") == []
@@ -51,6 +53,19 @@ def test_ask_loads_the_app_but_not_the_install_pages(tmp_path):
     assert "slack_bolt" in modules and "bot.slack.app" in modules  # it went through the app
     assert _loaded(modules, "jinja2", "bot.web.oauth", "bot.slack.installs", "bot.cli.catalog",
                    "bot.cli.digest", "bot.cli.reading") == []
+
+
+def test_ask_at_head_loads_no_alembic_and_no_index_unless_it_searches(tmp_path):
+    first = _modules_after(["ask", "help"], tmp_path)  # a new database: migrated
+    assert "alembic" in first
+    for argv in (["ask", "speculative"], ["ask", "help"]):  # a track named exactly; no search
+        modules = _modules_after(argv, tmp_path)
+        assert "bot.slack.app" in modules and "sqlalchemy" in modules  # the app, on the store
+        assert _loaded(modules, "alembic", "mako", "numpy", "bm25s", "bot.domain.search.matcher",
+                       "bot.domain.search.index", "sqlalchemy.dialects.postgresql") == [], argv
+    searched = _modules_after(["ask", "nixl"], tmp_path)  # a search builds the index on demand
+    assert "bot.domain.search.matcher" in searched and "numpy" in searched
+    assert "alembic" not in searched
 
 
 def test_every_command_is_listed_and_loads():

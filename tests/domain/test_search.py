@@ -857,3 +857,25 @@ def test_a_real_word_one_letter_off_a_known_word_is_not_corrected_into_it(repo_c
 ])
 def test_where_to_start_with_a_topic_opens_the_topic(repo_catalog, repo_matcher, question, track):
     assert track_named(repo_catalog, question, repo_matcher) == track
+
+
+def test_an_exact_name_needs_no_index_and_other_text_asks_for_it(repo_catalog, repo_matcher):
+    """``track_named`` takes a function for the matcher and calls it only when the exact names
+    (id, English or Chinese name, alias; case-folded) do not decide (a lazily built index)."""
+    asked: list[int] = []
+
+    def matcher() -> Matcher:
+        asked.append(1)
+        return repo_matcher
+
+    first_with: dict[str, str] = {}  # a name two tracks share is the earlier track's
+    for track in repo_catalog.tracks:
+        for name in (track.id, track.names.en, track.names.zh or "", *track.aliases):
+            first_with.setdefault(name.casefold(), track.id)
+    first_with.pop("", None)
+    assert len(first_with) > 3 * len(repo_catalog.tracks)
+    for name, track_id in first_with.items():
+        assert track_named(repo_catalog, f" {name.upper()} ", matcher) == track_id, name
+    assert asked == []
+    assert track_named(repo_catalog, "speculatve decodng", matcher) == "spec" and asked == [1]
+    assert track_named(repo_catalog, "   ", matcher) is None and asked == [1]

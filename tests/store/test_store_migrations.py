@@ -250,3 +250,41 @@ def test_concurrent_migrations_from_several_threads_succeed(db_url: str) -> None
         t.join(timeout=120)
     assert errors == []
     assert _diff(db_url, Base.metadata) == []
+
+
+def test_the_head_constant_is_alembics_head() -> None:
+    """:func:`migrate` skips Alembic when ``alembic_version`` says HEAD_REVISION: it must be the
+    newest migration (add a migration, and this fails until the constant follows)."""
+    from alembic.script import ScriptDirectory
+
+    from bot.store.db import HEAD_REVISION
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
+    assert ScriptDirectory.from_config(cfg).get_heads() == [HEAD_REVISION]
+
+
+def test_a_schema_behind_head_is_still_upgraded(db_url: str) -> None:
+    """The cheap check says "at head" only for the head revision: a new database and one a
+    migration behind are upgraded; at head, migrate runs no Alembic."""
+    from bot.store.db import HEAD_REVISION, at_head
+
+    engine = make_engine(db_url)
+    try:
+        assert not at_head(engine)  # no alembic_version table yet
+        migrate(db_url)
+        assert at_head(engine)
+        cfg = Config()
+        cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
+        with engine.connect() as conn:
+            cfg.attributes["connection"] = conn
+            command.downgrade(cfg, "-1")
+            conn.commit()
+        assert not at_head(engine) and "reader_budgets" not in _tables(db_url)
+        migrate(db_url)
+        assert at_head(engine) and "reader_budgets" in _tables(db_url)
+        with engine.begin() as conn:
+            version = conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar_one()
+        assert version == HEAD_REVISION
+    finally:
+        engine.dispose()

@@ -27,9 +27,7 @@ from bot.domain.catalog.issues import CatalogError as CatalogError
 from bot.domain.catalog.issues import CatalogIssue as CatalogIssue
 from bot.domain.catalog.models import Manifest, Post, Track
 from bot.domain.catalog.versions import changelog_entries, version_problems
-
-_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-"""libyaml's safe loader when PyYAML was built with it (about 10x faster), else the pure-Python one."""
+from bot.domain.catalog.yaml_cache import YamlCache
 
 CHANGELOG_HEADING = re.compile(r"^##\s+\[?(?P<version>\d{4}\.\d{2}\.\d+)\]?", re.MULTILINE)
 
@@ -38,10 +36,9 @@ def _field_path(loc: tuple[Any, ...]) -> str:
     return ".".join(str(p) for p in loc) or "-"
 
 
-def _read_yaml(path: Path, rel: str, issues: list[CatalogIssue]) -> Any:
+def _read_yaml(path: Path, rel: str, issues: list[CatalogIssue], cache: YamlCache) -> Any:
     try:
-        with path.open(encoding="utf-8") as fh:
-            return yaml.load(fh, Loader=_SAFE_LOADER)  # a safe loader, C-accelerated
+        return cache.load(path, rel)
     except FileNotFoundError:
         issues.append(CatalogIssue(rel, "-", "-", "file is missing"))
     except yaml.YAMLError as exc:
@@ -89,9 +86,9 @@ def load_catalog(directory: str | Path, *, check_versions: bool = True) -> Catal
     return catalog
 
 
-def _read_manifest(root: Path, issues: list[CatalogIssue]) -> Manifest | None:
+def _read_manifest(root: Path, issues: list[CatalogIssue], cache: YamlCache) -> Manifest | None:
     """``manifest.yaml`` validated, or ``None`` (the problems appended to ``issues``)."""
-    raw = _read_yaml(root / "manifest.yaml", "manifest.yaml", issues)
+    raw = _read_yaml(root / "manifest.yaml", "manifest.yaml", issues, cache)
     if raw is None:
         return None
     try:
@@ -102,11 +99,11 @@ def _read_manifest(root: Path, issues: list[CatalogIssue]) -> Manifest | None:
         return None
 
 
-def _read_post_file(path: Path, issues: list[CatalogIssue]) -> Posts:
+def _read_post_file(path: Path, issues: list[CatalogIssue], cache: YamlCache) -> Posts:
     """The valid posts of one ``posts/*.yaml`` file (a YAML list); every invalid entry appended
     to ``issues``, named by its id (or its place in the list) and field."""
     rel = f"posts/{path.name}"
-    data = _read_yaml(path, rel, issues)
+    data = _read_yaml(path, rel, issues, cache)
     if data is None:
         return []
     if not isinstance(data, list):
@@ -125,11 +122,11 @@ def _read_post_file(path: Path, issues: list[CatalogIssue]) -> Posts:
     return posts
 
 
-def _read_track_file(path: Path, issues: list[CatalogIssue]) -> Tracks:
+def _read_track_file(path: Path, issues: list[CatalogIssue], cache: YamlCache) -> Tracks:
     """The track of one ``tracks/*.yaml`` file (a YAML mapping) as a one-item list, or ``[]`` with
     its problems appended to ``issues`` (named by track, step and field)."""
     rel = f"tracks/{path.name}"
-    raw = _read_yaml(path, rel, issues)
+    raw = _read_yaml(path, rel, issues, cache)
     if raw is None:
         return []
     if not isinstance(raw, dict):
@@ -194,9 +191,12 @@ def check_catalog(directory: str | Path, *, check_versions: bool = True,
     if not root.is_dir():
         return None, [CatalogIssue(str(root), "-", "-", "catalog folder not found")]
     issues: list[CatalogIssue] = []
-    manifest = _read_manifest(root, issues)
-    posts = [p for path in _read_all(root, "posts", "post", issues) for p in _read_post_file(path, issues)]
-    tracks = [t for path in _read_all(root, "tracks", "track", issues) for t in _read_track_file(path, issues)]
+    cache = YamlCache(root, "catalog")  # the files' parsed YAML, by content (bot/domain/catalog/yaml_cache.py)
+    manifest = _read_manifest(root, issues, cache)
+    posts = [p for path in _read_all(root, "posts", "post", issues) for p in _read_post_file(path, issues, cache)]
+    tracks = [t for path in _read_all(root, "tracks", "track", issues)
+              for t in _read_track_file(path, issues, cache)]
+    cache.save()
     versions, changelog = _changelog_issues(root, manifest, check_versions=check_versions)
     issues.extend(changelog)
     issues.extend(checks.publishing_issues(posts, allow_drafts=allow_drafts))

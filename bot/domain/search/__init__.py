@@ -88,14 +88,54 @@ post-level queries (``eagle``, ``fp8 kv cache``) give ``None``. :meth:`Matcher.s
 the did-you-mean: no suggestion for a query of fewer than two letters unless it is a track alias.
 """
 
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
 from bot.domain.catalog import Catalog
 from bot.domain.search.analysis import normalize, stem
-from bot.domain.search.index import FIELD_WEIGHTS, HINT_EMPTY, MAX_QUERY_CHARS, MIN_SCORE, TRACK_THRESHOLD
 from bot.domain.search.links import LinkIndex, resolve_link
-from bot.domain.search.matcher import CLOSEST_COVERAGE, CONFIDENT_COVERAGE, FUZZY_WEIGHT, RELATIVE_FLOOR, Matcher
-from bot.domain.search.results import Confidence, LinkResult, PostMatch, SearchResult, TrackMatch
-from bot.domain.search.vocabulary import Vocabulary, VocabularyError, default_vocabulary, load_vocabulary, validate
+from bot.domain.search.results import (
+    HINT_EMPTY,
+    MAX_QUERY_CHARS,
+    MIN_SCORE,
+    TRACK_THRESHOLD,
+    Confidence,
+    LinkResult,
+    PostMatch,
+    SearchResult,
+    TrackMatch,
+)
+from bot.domain.search.vocabulary import (
+    Vocabulary,
+    VocabularyError,
+    default_vocabulary,
+    load_vocabulary,
+    validate,
+)
 from bot.domain.text import clean, fold
+
+if TYPE_CHECKING:  # imported on first use (numpy, bm25s: ~0.2 s), see __getattr__
+    from bot.domain.search.fields import FIELD_WEIGHTS
+    from bot.domain.search.matcher import CLOSEST_COVERAGE, CONFIDENT_COVERAGE, FUZZY_WEIGHT, RELATIVE_FLOOR, Matcher
+
+_LAZY = {"FIELD_WEIGHTS": "fields",
+         **dict.fromkeys(("CLOSEST_COVERAGE", "CONFIDENT_COVERAGE", "FUZZY_WEIGHT", "RELATIVE_FLOOR", "Matcher"),
+                         "matcher")}
+"""Names whose modules import numpy and bm25s: imported when first read, so that a process that
+never builds an index (``vllm-path ask help``) never loads them."""
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "CLOSEST_COVERAGE",
@@ -128,20 +168,28 @@ __all__ = [
 ]
 
 
-def track_named(catalog: Catalog, text: str, matcher: Matcher | None = None) -> str | None:
+def track_named(catalog: Catalog, text: str,
+                matcher: Matcher | Callable[[], Matcher] | None = None) -> str | None:
     """The one answer to "does this text name a track": the track id, or ``None``.
 
-    An exact id, English or Chinese name or alias (case-insensitive) names its track; otherwise
-    :meth:`Matcher.match_track` decides (typos, stemming, vocabulary). ``matcher`` defaults to a
-    new :class:`Matcher` over ``catalog`` (pass the runtime's, built once, on hot paths). Blank
-    text names nothing.
+    An exact id, English or Chinese name or alias (case-insensitive) names its track (a track
+    listed earlier wins a name two tracks share); otherwise :meth:`Matcher.match_track` decides
+    (typos, stemming, vocabulary). ``matcher``: a :class:`Matcher` over ``catalog`` (pass the
+    runtime's, built once, on hot paths), or a function returning one, called only when the exact
+    names do not decide; default a new one. Blank text names nothing.
     """
     key = text.strip().casefold()
     if not key:
         return None
-    matcher = matcher or Matcher(catalog)
-    named = matcher.track_by_name(key)
-    if named is not None:
-        return named
+    for track in catalog.tracks:
+        if key in (track.id.casefold(), track.names.en.casefold(), (track.names.zh or "").casefold(),
+                   *(a.casefold() for a in track.aliases)):
+            return track.id
+    if matcher is None:
+        from bot.domain.search.matcher import Matcher as _Matcher
+
+        matcher = _Matcher(catalog)
+    elif callable(matcher):
+        matcher = matcher()
     match = matcher.match_track(text)
     return match.track_id if match else None

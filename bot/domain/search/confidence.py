@@ -4,8 +4,7 @@
 
 from __future__ import annotations
 
-from bot.domain.search.index import TRACK_THRESHOLD
-from bot.domain.search.results import SearchResult
+from bot.domain.search.results import TRACK_THRESHOLD, SearchResult
 
 CLEAR_MARGIN = 15.0
 """Score points by which the best search match must lead the second for ``read`` / ``unread`` /

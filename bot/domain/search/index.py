@@ -28,6 +28,7 @@ from bot.domain.search.analysis import (
 from bot.domain.search.fields import BIT_TITLE, FIELD_WEIGHTS, MASK_VALUES, PairPostings, pair_postings
 from bot.domain.search.links import LinkIndex
 from bot.domain.search.ranking import Postings, RankedIndex, ignorable_terms
+from bot.domain.search.results import HINT_EMPTY, MAX_QUERY_CHARS, MIN_SCORE, TRACK_THRESHOLD
 from bot.domain.search.spelling import Speller
 from bot.domain.search.vocabulary import Vocabulary, default_vocabulary
 
@@ -35,9 +36,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from bot.domain.catalog.compiled import Catalog
 
 __all__ = ["FIELD_WEIGHTS", "HINT_EMPTY", "MAX_QUERY_CHARS", "MIN_SCORE", "TRACK_THRESHOLD", "Index"]
-
-MAX_QUERY_CHARS = 200
-"""Only this many characters of a (normalized) query are read; keeps long Slack input fast."""
 
 MAX_CONCEPTS = 12
 """At most this many concepts (words, bigrams) of a query are scored: the rarest ones, when a
@@ -52,16 +50,6 @@ rapidfuzz against titles."""
 
 MAX_FUZZY_WORDS = 6
 """At most this many unknown words of a query are typo-corrected (each costs a rapidfuzz scan)."""
-
-HINT_EMPTY = ("Type a topic, a model or a track to search for, for example: speculative decoding, "
-              "量化, torch.compile, pd.")
-"""The hint for a query with nothing to search for (empty, punctuation, emoji)."""
-
-MIN_SCORE = 35.0
-"""Post results scoring below this (0..100) are not returned as matches."""
-
-TRACK_THRESHOLD = 80.0
-"""A track match needs at least this score (0..100)."""
 
 # Similarity of a concept's alternatives (typo corrections and completions: spelling.SIM_*).
 _SIM_SYNONYM = 0.9

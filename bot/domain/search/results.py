@@ -5,7 +5,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["Confidence", "LinkResult", "PostMatch", "SearchResult", "TrackMatch"]
+__all__ = ["HINT_EMPTY", "MAX_QUERY_CHARS", "MIN_SCORE", "TRACK_THRESHOLD", "Confidence", "LinkResult",
+           "PostMatch", "SearchResult", "TrackMatch"]
+
+MAX_QUERY_CHARS = 200
+"""Only this many characters of a (normalized) query are read; keeps long Slack input fast."""
+
+HINT_EMPTY = ("Type a topic, a model or a track to search for, for example: speculative decoding, "
+              "量化, torch.compile, pd.")
+"""The hint for a query with nothing to search for (empty, punctuation, emoji)."""
+
+MIN_SCORE = 35.0
+"""Post results scoring below this (0..100) are not returned as matches."""
+
+TRACK_THRESHOLD = 80.0
+"""A track match needs at least this score (0..100)."""
 
 Confidence = Literal["confident", "closest", "none"]
 """How sure a search is of its best post (:attr:`SearchResult.confidence`)."""

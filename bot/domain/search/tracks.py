@@ -44,23 +44,7 @@ _Scores = dict[str, tuple[float, str, bool]]
 
 class TrackIndex(Index):
     """Track matching over one catalog version (read-only after construction, like :class:`Index`;
-    two tables are built on first use)."""
-
-    _names_folded: dict[str, str] | None = None
-
-    def track_by_name(self, key: str) -> str | None:
-        """The track whose id, English or Chinese name or alias is ``key`` (case-folded, as
-        :func:`bot.domain.search.track_named` compares), else ``None``; the table is built on first use
-        (a track listed earlier wins a name two tracks share)."""
-        table = self._names_folded
-        if table is None:
-            table = {}
-            for track in self._catalog.tracks:
-                for name in (track.id, track.names.en, track.names.zh or "", *track.aliases):
-                    table.setdefault(name.casefold(), track.id)
-            table.pop("", None)
-            self._names_folded = table
-        return table.get(key)
+    a table is built on first use)."""
 
     def match_track(self, query: str) -> TrackMatch | None:
         """The track the query names, or ``None``.

@@ -35,6 +35,7 @@ from typing import Any
 import yaml
 
 from bot.config import DEFAULT_CATALOG_DIR
+from bot.domain.catalog.yaml_cache import YamlCache
 
 __all__ = ["ANSWERS_FILE", "VOCABULARY_FILE", "Vocabulary", "VocabularyError", "default_vocabulary",
            "load_vocabulary", "validate"]
@@ -45,11 +46,6 @@ _HOST_RE = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z
 _LIST_KEYS = ("stopwords", "question_words", "track_stopwords", "blog_hosts", "summary_hosts")
 _OPTIONAL_LIST_KEYS = ("other_names",)
 _OPTIONAL_KEYS = ("problems", *_OPTIONAL_LIST_KEYS)
-
-try:  # libyaml's C loader when PyYAML has it (several times faster), else the pure-Python one
-    _Loader: type = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover
-    _Loader = yaml.SafeLoader
 
 
 class VocabularyError(ValueError):
@@ -109,14 +105,18 @@ def _strings(value: Any, where: str, errors: list[str], min_len: int = 0) -> lis
 
 
 def _read(path: Path, errors: list[str]) -> Any:
+    cache = YamlCache(path.parent, path.stem)  # parsed before, by content (libyaml's safe loader)
     try:
-        return yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)
+        data = cache.load(path, path.name)
     except OSError as exc:
         errors.append(f"{path.name}: cannot be read ({exc.strerror})")
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
         errors.append(f"{path.name}: not valid YAML{where}")
+    else:
+        cache.save()
+        return data
     return None
 
 

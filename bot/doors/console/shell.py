@@ -302,7 +302,7 @@ def open_console(settings: Any = None, *, runtime: Any = None, user_id: str = si
     from bot.slack.app import build_app
 
     with si.SlackStandIn() as standin:
-        rt = runtime or Runtime.create(console_settings(settings))
+        rt = runtime or Runtime.create(console_settings(settings), index_now=False)  # index: on first search
         client = WebClient(token="xoxb-console-local", base_url=standin.api_url, timeout=10)
         listeners = ListenerExecutor()
         try:

@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -27,6 +27,10 @@ from bot.runtime import Loaded, Runtime
 from bot.slack.i18n import LANGS, t
 from bot.slack.mrkdwn import Mrkdwn
 from bot.store import ReaderState
+
+if TYPE_CHECKING:
+    from bot.domain.search import Matcher
+
 
 MAX_OFFSET = 10_000
 """The largest paging offset a button value may carry."""
@@ -165,11 +169,15 @@ class Finder:
 
     def __init__(self, loaded: Loaded) -> None:
         self.catalog = loaded.catalog
-        self._matcher = loaded.matcher
+        self._loaded = loaded
+
+    @property
+    def _matcher(self) -> Matcher:
+        return self._loaded.matcher  # built on first use when the runtime's index is lazy
 
     def track(self, text: str) -> str | None:
         """A track id for text (id, name, alias, typo), else ``None``."""
-        return track_named(self.catalog, text, self._matcher)
+        return track_named(self.catalog, text, lambda: self._matcher)
 
     def near_track(self, text: str) -> TrackMatch | None:
         """The track whose name ``text`` is close to (:meth:`bot.domain.search.Matcher.suggest_track`)."""

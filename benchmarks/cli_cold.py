@@ -1,0 +1,111 @@
+"""Cold start of the CLI: whole processes of ``vllm-path search nixl`` and ``vllm-path ask
+speculative`` against ``python -c "import slack_bolt"`` (issue 28's yardstick).
+
+    python benchmarks/cli_cold.py [--runs 7] [--against DIR] [--json] [--check]
+
+Each round runs the three commands once, one after the other (interleaved, so that a change in
+the machine's load touches all three alike), each in a fresh interpreter of this venv, in a
+temporary working directory with its own SQLite database. One warm-up round is run first and not
+counted: it creates the database (``ask``'s first start migrates it), as the second and later
+runs of a reader find it. Prints, per command, the median wall time and the median CPU time
+(user + system) over ``--runs`` rounds, and the ratio of the median wall time to the baseline's;
+the 1-, 5- and 15-minute load averages before and after. Targets (issue 28): ``ask`` <= 5x and
+``search`` <= 2.5x the baseline. ``--check`` exits 1 when a target is missed. ``--against DIR``
+adds both commands run from another checkout's ``bot`` package (``git archive <commit> | tar -x
+-C DIR``; first on ``PYTHONPATH``, same venv), interleaved in the same rounds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+CLI = Path(sys.executable).with_name("vllm-path")
+
+COMMANDS: dict[str, list[str]] = {
+    "import slack_bolt": [sys.executable, "-c", "import slack_bolt"],
+    "search nixl": [str(CLI), "search", "nixl"],
+    "ask speculative": [str(CLI), "ask", "speculative"],
+}
+TARGETS = {"search nixl": 2.5, "ask speculative": 5.0}
+"""Most the median wall time may be, as a multiple of the baseline's."""
+
+
+def run_once(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float]:
+    """Run ``argv`` to its end; ``(wall seconds, CPU seconds user + system)``. Raises
+    ``subprocess.CalledProcessError`` when it fails."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run(argv, cwd=cwd, env=env, check=True, stdout=subprocess.DEVNULL)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def measure(runs: int, against: Path | None = None) -> dict[str, object]:
+    """The figures of ``runs`` interleaved rounds (after one warm-up round); with ``against``,
+    the two commands from that checkout too (their own database)."""
+    commands = {name: (argv, None) for name, argv in COMMANDS.items()}
+    if against is not None:
+        entry = [sys.executable, "-c", "import sys; from bot.cli.main import main; sys.exit(main())"]
+        for name, argv in COMMANDS.items():
+            if name in TARGETS:
+                commands[f"{name} @{against.name}"] = (entry + argv[1:], str(against.resolve()))
+    samples: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
+    load_before = os.getloadavg()
+    with tempfile.TemporaryDirectory(prefix="cli-cold-") as tmp:
+        env = {**os.environ, "DATABASE_URL": f"sqlite:///{tmp}/cli.db", "HOME": tmp}
+        env.pop("CATALOG_DIR", None)
+        for round_ in range(runs + 1):
+            for name, (argv, path) in commands.items():
+                run_env = env if path is None else {
+                    **env, "PYTHONPATH": path, "DATABASE_URL": f"sqlite:///{tmp}/against.db"}
+                figure = run_once(argv, Path(tmp), run_env)
+                if round_:
+                    samples[name].append(figure)
+    load_after = os.getloadavg()
+    base = statistics.median(w for w, _ in samples["import slack_bolt"])
+    rows = {}
+    for name, figures in samples.items():
+        wall = statistics.median(w for w, _ in figures)
+        rows[name] = {"wall_s": round(wall, 3), "cpu_s": round(statistics.median(c for _, c in figures), 3),
+                      "ratio": round(wall / base, 2), "target": TARGETS.get(name),
+                      "walls_s": [round(w, 3) for w, _ in figures]}
+    return {"runs": runs, "load_before": [round(x, 2) for x in load_before],
+            "load_after": [round(x, 2) for x in load_after], "commands": rows}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=7, help="counted rounds (default 7)")
+    parser.add_argument("--against", type=Path, help="another checkout to run as well")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
+    args = parser.parse_args()
+    result = measure(args.runs, args.against)
+    rows = result["commands"]
+    assert isinstance(rows, dict)
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        print(f"load before {result['load_before']}, after {result['load_after']}; "
+              f"median of {args.runs} interleaved cold runs")
+        print(f"{'command':<30} {'wall':>7} {'cpu':>7} {'ratio':>6} {'target':>7}")
+        for name, row in rows.items():
+            target = f"<= {row['target']}x" if row["target"] else ""
+            print(f"{name:<30} {row['wall_s']:>6.2f}s {row['cpu_s']:>6.2f}s {row['ratio']:>5.2f}x {target:>7}")
+    missed = [n for n, r in rows.items() if r["target"] and r["ratio"] > r["target"]]
+    return 1 if args.check and missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
