@@ -150,6 +150,25 @@ def test_a_take_over_finds_the_message_a_dead_sender_posted_and_does_not_repost(
     assert standin.calls("conversations.history")[0].args["include_all_metadata"] in (True, "true", "1")
 
 
+def test_a_dm_take_over_opens_the_im_only_to_find_the_post_by_user_id(runtime, standin, db_url) -> None:
+    store = runtime.store
+    store.set_dm(TEAM, "U7", True, schedule=WeeklySchedule.of(0, "09:00", "UTC"))
+    store.follow(TEAM, "U7", "pd")
+    key = (TEAM, "U7", "*", period_of(FIRE, "UTC"))
+    past = Store.from_url(db_url, migrate=False, clock=lambda: datetime.now(UTC) - timedelta(minutes=10))
+    assert past.claim_delivery(*key, claimed_by="dead:1")
+    past.close()
+    WebClient(token="xoxb-test", base_url=standin.api_url).chat_postMessage(
+        channel="U7", text="digest", metadata={"event_type": METADATA_EVENT,
+                                               "event_payload": {"key": "/".join(key)}})
+    attempt = _deliverer(runtime, stale_after_s=60).deliver_dm(TEAM, "U7", FIRE)
+    assert attempt.outcome is Outcome.RECOVERED and len(_posts(standin)) == 1
+    (opened,) = standin.calls("conversations.open")
+    assert standin.calls("conversations.history")[0].args["channel"] == dm_id("U7") == opened.response[
+        "channel"]["id"]
+    assert store.delivery(*key).status == "sent"
+
+
 def test_a_take_over_sends_when_the_dead_sender_posted_nothing(runtime, standin, db_url) -> None:
     store = runtime.store
     sub = store.subscribe(TEAM, "C1", "rl", WeeklySchedule.of(0, "09:00", "UTC"))
