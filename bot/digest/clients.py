@@ -8,7 +8,7 @@ import select
 import threading
 from http.client import HTTPConnection, HTTPSConnection
 from typing import Any
-from urllib.error import HTTPError
+from urllib.error import HTTPError, URLError
 from urllib.parse import urlsplit
 from urllib.request import Request
 
@@ -26,8 +26,9 @@ class KeptAlive:
     the request on an idle connection to the same origin (one the server has not closed, checked
     before reuse) or a new one, and answers as urllib would: a dict of ``status``, ``headers`` and
     ``body`` (text) for a 2xx, ``HTTPError`` otherwise, so slack-sdk's retry handlers see the
-    same things. A connection the server will close is not kept; at most ``max_idle`` are kept
-    per origin. Thread-safe."""
+    same things (an ``OSError`` while connecting or sending comes as ``URLError``, as from
+    urllib). A connection the server will close is not kept; at most ``max_idle`` are kept per
+    origin. Thread-safe."""
 
     def __init__(self, max_idle: int = 64):
         self.max_idle = max_idle
@@ -75,8 +76,11 @@ class KeptAlive:
                 conn = HTTPConnection(origin[1], origin[2], timeout=client.timeout)
         try:
             path = parts.path + (f"?{parts.query}" if parts.query else "")
-            conn.request(req.get_method(), path or "/", body=req.data,
-                         headers=dict(req.header_items()))
+            try:
+                conn.request(req.get_method(), path or "/", body=req.data,
+                             headers=dict(req.header_items()))
+            except OSError as err:  # connecting or sending: wrapped as urllib does
+                raise URLError(err) from err
             resp = conn.getresponse()
             raw = resp.read()
         except BaseException:

@@ -87,3 +87,26 @@ def test_errors_and_429s_reach_slack_sdk_as_from_urllib(api) -> None:
         client.chat_postMessage(channel="U1", text="a")
     assert info.value.response.status_code == 500
     assert _Api.connections == 1 and len(_Api.seen) == 4
+
+
+def test_a_refused_connection_is_a_urlerror_that_slack_sdk_retries() -> None:
+    import socket
+    from urllib.error import URLError
+
+    from slack_sdk.http_retry.builtin_handlers import ConnectionErrorRetryHandler
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # nothing listens there once closed
+    tries: list[int] = []
+
+    class Counting(ConnectionErrorRetryHandler):
+        def prepare_for_next_attempt(self, **kwargs) -> None:
+            tries.append(1)
+            super().prepare_for_next_attempt(**kwargs)
+
+    client = KeptAlive().attach(WebClient(token="xoxb-one", base_url=f"http://127.0.0.1:{port}/api/",
+                                          retry_handlers=[Counting(max_retry_count=2)]))
+    with pytest.raises(URLError):
+        client.auth_test()
+    assert len(tries) == 2
