@@ -568,6 +568,28 @@ def test_digest_take_over_checks_history_first(slack_api, runtime):
     slack_api.assert_all_ok()
 
 
+def test_dm_take_over_opens_the_im_to_read_its_history(slack_api, runtime):
+    """A DM claim left by a dead sender: the IM is opened (conversations.open) only to read its
+    history, then the digest is posted with the user id as channel."""
+    from bot.digest.deliver import Deliverer, Outcome, Pacer
+    from bot.domain.schedule import period_of
+
+    store = runtime.store
+    store.follow(TEAM, USER, TRACK)
+    store.set_dm(TEAM, USER, True, schedule=WeeklySchedule.of(0, "09:00", "UTC"))
+    fire = datetime.now(UTC)
+    key = (TEAM, USER, "*", period_of(fire, "UTC"))
+    assert store.claim_delivery(*key, claimed_by="dead-host:1:abc", stale_after_s=300, max_attempts=3)
+    attempt = Deliverer(runtime, pacer=Pacer(0.0, None), stale_after_s=0.0).deliver_dm(TEAM, USER, fire)
+    assert attempt.outcome is Outcome.SENT, attempt
+    assert [c.method for c in slack_api.calls] == ["conversations.open", "conversations.history",
+                                                   "chat.postMessage"]
+    assert slack_api.calls_to("conversations.open")[0].args == {"users": USER}
+    assert slack_api.calls_to("conversations.history")[0].args["channel"] == PRISM_DM_CHANNEL
+    assert set(digest_messages(slack_api)) == {USER}
+    slack_api.assert_all_ok()
+
+
 # --- 6. a dropped argument is caught -----------------------------------------------------------------
 
 
@@ -623,7 +645,7 @@ def test_every_app_call_missing_a_required_argument_is_refused(slack, slack_api,
     # chat.unfurl, views.open, views.update: their calls are checked in
     # test_link_unfurl_and_the_open_path_modal; conversations.info in
     # test_slash_commands_through_the_signed_http_door (neither replayed here yet);
-    # conversations.open (a take-over of a DM, reminders) in test_prism_contract.py
+    # conversations.open (a DM take-over) in test_dm_take_over_opens_the_im_to_read_its_history
     assert set(firsts) == APP_METHODS - {"conversations.history", "chat.unfurl", "views.open", "views.update",
                                          "conversations.info", "conversations.open"}
     slack_api.reset()
