@@ -129,6 +129,8 @@ class StandIn:
         if method != "chat.postMessage":
             return 200, {}, {"ok": True}
         channel = str(args.get("channel") or "")
+        if channel.startswith("U"):  # a user id: Slack posts to the app's DM with that person
+            channel = "D" + channel[1:]
         if not channel.startswith("D") or "X" not in channel:
             return 200, {}, {"ok": False, "error": "channel_not_found"}
         now = time.monotonic()
@@ -299,7 +301,7 @@ def start_workers(n: int, env: dict[str, str], threads: int, log_dir: Path) -> l
     for i in range(n):
         log = (log_dir / f"worker{i}.log").open("wb")
         procs.append(subprocess.Popen(
-            [sys.executable, "-m", "bot.cli", "worker", "--threads", str(threads),
+            [sys.executable, "-m", "bot.cli.main", "worker", "--threads", str(threads),
              "--heartbeat-timeout", "10", "--stale-after", "15"],
             cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT))
     return procs

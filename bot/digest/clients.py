@@ -1,8 +1,16 @@
-"""Slack Web API clients for sending digests: one per workspace token, paced."""
+"""Slack Web API clients for sending digests: one per workspace token, paced, on kept-alive
+connections."""
 
 from __future__ import annotations
 
+import io
+import select
 import threading
+from http.client import HTTPConnection, HTTPSConnection
+from typing import Any
+from urllib.error import HTTPError, URLError
+from urllib.parse import urlsplit
+from urllib.request import Request
 
 from slack_sdk import WebClient
 
@@ -10,15 +18,107 @@ from bot.digest.pacing import paced
 from bot.runtime import Runtime
 
 
+class KeptAlive:
+    """HTTP/1.1 connections to the Web API kept open between calls, shared by every client of a
+    process (slack-sdk's ``WebClient`` opens a new connection per call through ``urllib``).
+
+    :meth:`perform` stands in for ``WebClient._perform_urllib_http_request_internal``: it sends
+    the request on an idle connection to the same origin (one the server has not closed, checked
+    before reuse) or a new one, and answers as urllib would: a dict of ``status``, ``headers`` and
+    ``body`` (text) for a 2xx, ``HTTPError`` otherwise, so slack-sdk's retry handlers see the
+    same things (an ``OSError`` while connecting or sending comes as ``URLError``, as from
+    urllib). A connection the server will close is not kept; at most ``max_idle`` are kept per
+    origin. Thread-safe."""
+
+    def __init__(self, max_idle: int = 64):
+        self.max_idle = max_idle
+        self._lock = threading.Lock()
+        self._idle: dict[tuple[str, str, int | None], list[HTTPConnection]] = {}
+
+    def attach(self, client: WebClient) -> WebClient:
+        """``client`` sending through this pool (a client with a proxy is left as it is)."""
+        if client.proxy is None:
+            def perform(url: str, req: Request) -> dict[str, Any]:
+                return self.perform(client, url, req)
+
+            client._perform_urllib_http_request_internal = perform  # type: ignore[method-assign]
+        return client
+
+    def _take(self, origin: tuple[str, str, int | None]) -> HTTPConnection | None:
+        while True:
+            with self._lock:
+                idle = self._idle.get(origin)
+                conn = idle.pop() if idle else None
+            if conn is None or _alive(conn):
+                return conn
+            conn.close()
+
+    def _give(self, origin: tuple[str, str, int | None], conn: HTTPConnection) -> None:
+        with self._lock:
+            idle = self._idle.setdefault(origin, [])
+            if len(idle) < self.max_idle:
+                idle.append(conn)
+                return
+        conn.close()
+
+    def perform(self, client: WebClient, url: str, req: Request) -> dict[str, Any]:
+        """Send ``req`` (a urllib ``Request`` slack-sdk built for ``url``) for ``client``; see
+        the class docstring. Raises ``HTTPError`` for a status outside 2xx, ``OSError`` (and
+        ``http.client`` errors) when the connection fails."""
+        parts = urlsplit(url)
+        origin = (parts.scheme.lower(), parts.hostname or "", parts.port)
+        conn = self._take(origin)
+        if conn is None:
+            if origin[0] == "https":
+                conn = HTTPSConnection(origin[1], origin[2], timeout=client.timeout,
+                                       context=client.ssl)
+            else:
+                conn = HTTPConnection(origin[1], origin[2], timeout=client.timeout)
+        try:
+            path = parts.path + (f"?{parts.query}" if parts.query else "")
+            try:
+                conn.request(req.get_method(), path or "/", body=req.data,
+                             headers=dict(req.header_items()))
+            except OSError as err:  # connecting or sending: wrapped as urllib does
+                raise URLError(err) from err
+            resp = conn.getresponse()
+            raw = resp.read()
+        except BaseException:
+            conn.close()
+            raise
+        if resp.will_close:
+            conn.close()
+        else:
+            self._give(origin, conn)
+        if not 200 <= resp.status < 300:
+            raise HTTPError(url, resp.status, resp.reason, resp.headers, io.BytesIO(raw))
+        if resp.headers.get_content_type() == "application/gzip":
+            return {"status": resp.status, "headers": resp.headers, "body": raw}
+        body = raw.decode(resp.headers.get_content_charset() or "utf-8")
+        return {"status": resp.status, "headers": resp.headers, "body": body}
+
+
+def _alive(conn: HTTPConnection) -> bool:
+    """Whether an idle connection is still usable: nothing to read on it (an idle connection the
+    server closed reads as end of file; urllib3 checks the same before reusing one)."""
+    if conn.sock is None:
+        return False
+    poll = select.poll()
+    poll.register(conn.sock, select.POLLIN)
+    return not poll.poll(0)
+
+
 class Clients:
     """``WebClient`` per workspace: the bot token from the OAuth installation store when OAuth is
     configured, else ``SLACK_BOT_TOKEN``; base URL and retry handlers from
-    :func:`bot.slack.app.make_client`. Clients are cached per token."""
+    :func:`bot.slack.app.make_client`. Clients are cached per token and send on this process's
+    kept-alive connections (:class:`KeptAlive`)."""
 
     def __init__(self, runtime: Runtime):
         self.runtime = runtime
         self._lock = threading.Lock()
         self._clients: dict[str, WebClient] = {}
+        self.connections = KeptAlive()
 
     def token_for(self, team: str) -> str | None:
         """The bot token for tenant ``team`` (a team id, or an enterprise id for an org-wide
@@ -48,5 +148,6 @@ class Clients:
             return client
 
     def wrap(self, client: WebClient) -> WebClient:
-        """The client as this process sends with it: paced by :func:`paced` (in-process limits)."""
-        return paced(client)
+        """The client as this process sends with it: paced by :func:`paced` (in-process limits),
+        on :attr:`connections`."""
+        return self.connections.attach(paced(client))

@@ -41,7 +41,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
 from functools import partial
-from typing import TYPE_CHECKING, Any, Protocol, TypeGuard
+from typing import TYPE_CHECKING, Any, Protocol
 
 from apscheduler.executors.pool import ThreadPoolExecutor as APSThreadPool
 from apscheduler.jobstores.memory import MemoryJobStore
@@ -51,9 +51,8 @@ from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
 from bot.digest.deliver import Attempt, Deliverer, Outcome, Pacer
-from bot.digest.due import lateness, unsettled
+from bot.digest.due import due_now, eligible, unsettled
 from bot.digest.jobs import (
-    FAR_FUTURE,
     JOBSTORE,
     Jobs,
     ReconcileReport,
@@ -63,11 +62,6 @@ from bot.digest.jobs import (
 )
 from bot.digest.reminders import send_due_reminders
 from bot.digest.watch import check_feed
-from bot.domain.schedule import (
-    WeeklySchedule,
-    in_window,
-    next_fire,
-)
 from bot.runtime import Runtime
 from bot.store import DM_TRACK, Delivery, Subscription
 
@@ -93,9 +87,6 @@ LATE_LOG_LIMIT = 500
 
 _clock: DigestClock | None = None
 _clock_lock = threading.Lock()
-
-
-# Schedule arithmetic (APScheduler's CronTrigger) lives in bot.domain.schedule, pure.
 
 
 # --- job functions (referenced by import path in the job store) -----------------------------------
@@ -290,7 +281,7 @@ class DigestClock:
         now = self.now()
         schedule = sub.schedule
         fire = schedule.latest_fire(now)
-        if not self._eligible(fire, sub.updated_at, now, schedule.timezone):
+        if not eligible(fire, sub.updated_at, now, schedule.timezone, self.min_window_s):
             log.info("subscription %s: nothing due at %s", sub_id, now.isoformat())
             return None
         key = (sub.team_id, sub.channel_id, sub.track_id, schedule.period_of(fire))
@@ -304,7 +295,7 @@ class DigestClock:
         now = self.now()
         schedule = dm.schedule
         fire = schedule.latest_fire(now)
-        if not self._eligible(fire, dm.updated_at, now, schedule.timezone):
+        if not eligible(fire, dm.updated_at, now, schedule.timezone, self.min_window_s):
             return None
         key = (team, user, DM_TRACK, schedule.period_of(fire))
         return self._guarded(key, lambda: self.deliverer.deliver_dm(team, user, fire))
@@ -335,14 +326,6 @@ class DigestClock:
         process is sending (``timeout`` seconds; None waits for ever). True if idle."""
         with self._idle:
             return self._idle.wait_for(lambda: self._pending == 0 and not self._inflight, timeout)
-
-    def _eligible(self, fire: datetime | None, changed_at: datetime, now: datetime,
-                  tz: str) -> TypeGuard[datetime]:
-        """A scheduled time is due when it falls after the row's last change (a digest is not
-        sent for a time before the subscription, or its new schedule, existed) and within its
-        catch-up window."""
-        return (fire is not None and fire > changed_at
-                and in_window(fire, now, tz, self.min_window_s))
 
     def _guarded(self, key: tuple[str, str, str, str], send: Callable[[], Attempt | Queued]
                  ) -> Attempt | Queued | None:
@@ -397,53 +380,22 @@ class DigestClock:
         return sync_jobs(self.scheduler, self.desired_jobs())
 
     def catch_up(self) -> list[Future]:
-        """Submit every due but unsettled delivery (see module doc) to the catch-up workers.
-        Returns their futures (each resolves to an :class:`Attempt` or None)."""
-        now = self.now()
-        candidates: list[tuple[tuple[str, str, str, str], Any]] = []
-        memo: dict[WeeklySchedule, datetime | None] = {}
-
-        def latest(schedule: WeeklySchedule) -> datetime | None:
-            if schedule not in memo:  # many rows share a schedule
-                memo[schedule] = schedule.latest_fire(now)
-            return memo[schedule]
-
-        fires: dict[tuple[str, str, str, str], datetime] = {}
-        for sub in self.store.active_subscriptions():
-            schedule = sub.schedule
-            fire = latest(schedule)
-            if fire is not None and self._eligible(fire, sub.updated_at, now, schedule.timezone):
-                key = (sub.team_id, sub.channel_id, sub.track_id, schedule.period_of(fire))
-                candidates.append((key, (self.run_subscription, (sub.id,))))
-                fires[key] = fire
-        for dm in self.store.dm_recipients(at=FAR_FUTURE):
-            schedule = dm.schedule
-            fire = latest(schedule)
-            if fire is not None and self._eligible(fire, dm.updated_at, now, schedule.timezone):
-                key = (dm.team_id, dm.user_id, DM_TRACK, schedule.period_of(fire))
-                candidates.append((key, (self.run_dm, (dm.team_id, dm.user_id))))
-                fires[key] = fire
-        if not candidates:
-            return []
-        rows = {}
-        for period in {key[3] for key, _ in candidates}:
-            for row in self.store.deliveries(period=period):
-                rows[(row.team_id, row.destination, row.track_id, row.period)] = row
-        futures = []
+        """Submit every due but unsettled delivery (see module doc, :func:`bot.digest.due.due_now`)
+        to the catch-up workers. Returns their futures (each resolves to an :class:`Attempt` or
+        None)."""
+        futures: list[Future] = []
         late: list[str] = []  # missed slots, stale claims, retries: worth an operator's look
-        for key, (func, args) in candidates:
-            if not self._unsettled(rows.get(key), now):
-                continue
+        for due in due_now(self.store, self.now(), self.min_window_s, self._unsettled):
             with self._inflight_lock:  # already queued or being sent by this process
-                if key in self._queued or key in self._inflight:
+                if due.key in self._queued or due.key in self._inflight:
                     continue
-                self._queued.add(key)
-            future = self._submit(func, *args)
-            future.add_done_callback(partial(self._unqueue, key))
+                self._queued.add(due.key)
+            future = (self._submit(self.run_subscription, due.sub_id) if due.sub_id is not None
+                      else self._submit(self.run_dm, due.key[0], due.key[1]))
+            future.add_done_callback(partial(self._unqueue, due.key))
             futures.append(future)
-            why = lateness(rows.get(key), fires[key], now)
-            if why:
-                late.append(f"{key[1]} ({'/'.join((key[0], key[2], key[3]))}: {why})")
+            if due.why:
+                late.append(f"{due.key[1]} ({'/'.join((due.key[0], *due.key[2:]))}: {due.why})")
         if late:
             shown = late[:LATE_LOG_LIMIT]
             more = f" and {len(late) - len(shown)} more" if len(late) > len(shown) else ""
@@ -488,8 +440,6 @@ __all__ = [
     "DigestClock",
     "Outcome",
     "ReconcileReport",
-    "in_window",
-    "next_fire",
     "reconcile",
     "run_dm",
     "run_subscription",

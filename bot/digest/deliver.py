@@ -14,14 +14,13 @@ One send (:meth:`Deliverer.deliver_subscription`, :meth:`Deliverer.deliver_dm`) 
    and a sender killed mid-request may then post that digest twice.
 3. **compose** (the runtime's renderer, :class:`bot.digest.render.DigestRenderer`); nothing to
    say -> the key is settled as skipped.
-4. **pace**: wait for a slot of the pacer (:class:`bot.digest.pacing.Pacer`: per channel at
-   least ``channel_interval_s`` apart,
-   per workspace at most ``team_rate_per_s``), then renew the claim (so a claim that waited is not
-   taken over while it is sent) and **send** ``chat.postMessage`` (a DM first opens the IM with
-   ``conversations.open``). 429s, 5xx and connection errors are retried inside slack-sdk by the
-   retry handlers of :func:`bot.slack.app.make_client`, honouring ``Retry-After``; its 429
-   handler is swapped for :class:`bot.digest.pacing.PacedRateLimitRetryHandler`, which also tells the pacer (the
-   workspace's sends spread out a little) and queues the retry for a workspace turn.
+4. **pace**: wait for a slot of the pacer (:mod:`bot.digest.pacing`: per destination and per
+   workspace), then renew the claim (so a claim that waited is not taken over while it is sent)
+   and **send** ``chat.postMessage`` (a DM with the person's user id as ``channel``: Slack posts
+   it in the app's DM with them). 429s, 5xx and connection errors are retried inside slack-sdk by
+   the retry handlers of :func:`bot.slack.app.make_client`, honouring ``Retry-After``; its 429
+   handler is swapped for :class:`bot.digest.pacing.PacedRateLimitRetryHandler`, which also
+   tells the pacer and queues the retry for a turn.
 5. **record**: ``mark_sent`` (a channel digest's cursor and catalog version move in the same
    transaction); a permanent Slack error (:data:`PERMANENT_ERRORS`) pauses the subscription or DM
    with a visible reason and ends that digest (``mark_refused``: the code is stored and counted in
@@ -302,16 +301,17 @@ class Deliverer:
             self.store.mark_skipped(*key, reason="nothing to suggest", claimed_by=self.claimant)
             return Attempt(Outcome.NOTHING, period)
         try:
-            channel = self._dm_channel(client, team, user)
-            found = self._find_earlier(client, channel, key, fire)
+            found = self._find_earlier(client, user, key, fire)
             if found is not None:
                 self.store.mark_sent(*key, message_ts=found, claimed_by=self.claimant)
                 return Attempt(Outcome.RECOVERED, period, ts=found)
             with self.pacer.slot(team, user):
                 if not self._still_ours(key):
                     return Attempt(Outcome.TAKEN, period)
+                # A user id as the channel posts to the app's DM with that person (one call
+                # instead of conversations.open + chat.postMessage).
                 resp = client.chat_postMessage(
-                    channel=channel, text=reply.text, blocks=reply.blocks, unfurl_links=False,
+                    channel=user, text=reply.text, blocks=reply.blocks, unfurl_links=False,
                     unfurl_media=False, metadata=_metadata(key))
         except SlackApiError as exc:
             return self._slack_error(key, exc, dm=(team, user))
@@ -355,12 +355,15 @@ class Deliverer:
     def _find_earlier(self, client: WebClient, channel: str, key: tuple[str, str, str, str],
                       fire: datetime) -> str | None:
         """The ts of a digest message for ``key`` an earlier attempt posted, if this claim is a
-        take-over and Slack shows one; None otherwise (or when history cannot be read)."""
+        take-over and Slack shows one; None otherwise (or when history cannot be read).
+        ``channel``: a channel id, or a user id for a DM (the IM is opened to read it)."""
         if not self.verify:
             return None
         row = self.store.delivery(*key)
         if row is None or row.attempts <= 1:
             return None
+        if channel[:1] in ("U", "W"):  # a DM: its history is the IM's, opened only here
+            channel = self._dm_channel(client, key[0], channel)
         oldest = min(fire, row.claimed_at) - timedelta(minutes=5)
         try:
             resp = client.conversations_history(channel=channel, oldest=f"{oldest.timestamp():.6f}",

@@ -1,14 +1,21 @@
-"""The catch-up's judgement of one ledger row: still to be sent now, and why it is late.
+"""The catch-up's judgement: which digests are due now (:func:`due_now`), whether one ledger
+row is still to be sent now and why it is late.
 
-Pure functions of a :class:`bot.store.Delivery` row (or its absence), the scheduled time and
-now (aware datetimes), used by :meth:`bot.digest.clock.DigestClock.catch_up`.
+The row functions are pure functions of a :class:`bot.store.Delivery` row (or its absence), the
+scheduled time and now (aware datetimes); all are used by
+:meth:`bot.digest.clock.DigestClock.catch_up`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any, TypeGuard
 
-from bot.store import Delivery
+from bot.digest.jobs import FAR_FUTURE
+from bot.domain.schedule import WeeklySchedule, in_window
+from bot.store import DM_TRACK, Delivery
 
 MAX_RETRY_WAIT_S = 15 * 60.0
 """The longest wait between two attempts of a failed send (the back-off's ceiling)."""
@@ -30,6 +37,7 @@ def lateness(row: Delivery | None, fire: datetime, now: datetime) -> str | None:
     if row.status == "claimed":
         return f"stale claim of {row.claimed_by}"
     return f"retry {row.attempts + 1} after {(row.error or 'a failure')[:120]}"
+
 
 def retry_wait_s(attempts: int, retry_failed_after_s: float) -> float:
     """Seconds to wait after the last claim of a send that failed ``attempts`` times before
@@ -55,3 +63,48 @@ def unsettled(row: Delivery | None, now: datetime, *, stale_after_s: float, max_
         return (row.attempts < max_attempts
                 and age >= retry_wait_s(row.attempts, retry_failed_after_s))
     return False
+
+
+def eligible(fire: datetime | None, changed_at: datetime, now: datetime, tz: str,
+             min_window_s: float) -> TypeGuard[datetime]:
+    """A scheduled time is due when it falls after the row's last change (a digest is not sent
+    for a time before the subscription, or its new schedule, existed) and within its catch-up
+    window (the rest of that ISO week in ``tz``, at least ``min_window_s``)."""
+    return fire is not None and fire > changed_at and in_window(fire, now, tz, min_window_s)
+
+
+@dataclass(frozen=True)
+class Due:
+    """A digest due now: its ledger ``key``, the subscription id (None for a DM, whose team and
+    user are ``key[0]`` and ``key[1]``), the scheduled time ``fire`` and why it is late
+    (:func:`lateness`; None when simply due)."""
+
+    key: tuple[str, str, str, str]
+    sub_id: int | None
+    fire: datetime
+    why: str | None
+
+
+def due_now(store: Any, now: datetime, min_window_s: float,
+            is_unsettled: Callable[[Delivery | None, datetime], bool]) -> list[Due]:
+    """Every active subscription and DM digest of ``store`` (a :class:`bot.store.Store`) whose
+    latest scheduled time not after ``now`` is :func:`eligible` and whose ledger row
+    ``is_unsettled`` (row or None, now) says is still to be sent."""
+    memo: dict[WeeklySchedule, datetime | None] = {}
+    candidates: list[tuple[tuple[str, str, str, str], int | None, datetime]] = []
+    rows = [(sub.schedule, sub.updated_at, (sub.team_id, sub.channel_id, sub.track_id), sub.id)
+            for sub in store.active_subscriptions()]
+    rows += [(dm.schedule, dm.updated_at, (dm.team_id, dm.user_id, DM_TRACK), None)
+             for dm in store.dm_recipients(at=FAR_FUTURE)]
+    for schedule, changed_at, dest, sub_id in rows:
+        if schedule not in memo:  # many rows share a schedule
+            memo[schedule] = schedule.latest_fire(now)
+        fire = memo[schedule]
+        if eligible(fire, changed_at, now, schedule.timezone, min_window_s):
+            candidates.append(((*dest, schedule.period_of(fire)), sub_id, fire))
+    ledger: dict[tuple[str, str, str, str], Delivery] = {}
+    for period in {key[3] for key, _sub, _fire in candidates}:
+        for row in store.deliveries(period=period):
+            ledger[(row.team_id, row.destination, row.track_id, row.period)] = row
+    return [Due(key, sub_id, fire, lateness(ledger.get(key), fire, now))
+            for key, sub_id, fire in candidates if is_unsettled(ledger.get(key), now)]

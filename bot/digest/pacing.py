@@ -1,8 +1,8 @@
-"""Pacing in one process: sends spaced under Slack's limits, and the 429 handler that tells the pacer.
+"""Pacing: sends spaced under Slack's limits, and the 429 handler that tells the pacer.
 
-:class:`Pacer` keeps its state in memory (one clock process, or a test); the workers of the task
-queue share theirs through Redis (:class:`bot.digest.ratelimit.SharedPacer`, the same
-interface: ``slot``, ``rate_limited``, ``retry_slot``). Durations are seconds.
+One algorithm (:class:`SendPacer`) over two stores of turns: :class:`Pacer` keeps them in memory
+(one clock process, or a test); the workers of the task queue share theirs through Redis
+(:class:`bot.digest.ratelimit.SharedPacer`). Durations are seconds.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
-from typing import Any, Protocol
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from typing import Any
 
 from slack_sdk import WebClient
 from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler
@@ -19,44 +19,70 @@ from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler
 from bot.slack.retry import CountingRateLimitRetryHandler
 
 
-class SendPacer(Protocol):
-    """What a sender needs of a pacer: :class:`Pacer` (memory) or
-    :class:`bot.digest.ratelimit.SharedPacer` (Redis)."""
+class SendPacer:
+    """The pacing of a send, one algorithm over a store of turns: :class:`Pacer` keeps them in
+    memory (one process), :class:`bot.digest.ratelimit.SharedPacer` in Redis (every worker).
 
-    def slot(self, team: str, key: str) -> AbstractContextManager[None]:
+    ``with pacer.slot(team, key): send()``: holding the destination (:meth:`_holding`), wait for
+    its turn (:meth:`_destination_turn`), then for the workspace's (:meth:`_team_turn`), so a busy
+    destination never holds up the others; the body sends, and its end is told to the store
+    (:meth:`attempt_ended`). A 429 inside the body (:class:`PacedRateLimitRetryHandler`) ends the
+    attempt, tells the store (:meth:`rate_limited`) and takes both turns again
+    (:meth:`retry_slot`) before the retry. ``clock`` (seconds) and ``sleep`` may be fakes in
+    tests; waiting blocks the calling thread."""
+
+    def __init__(self, clock: Callable[[], float], sleep: Callable[[float], None]):
+        self._clock = clock
+        self._sleep = sleep
+
+    @contextmanager
+    def slot(self, team: str, key: str) -> Iterator[None]:
         """Wait for a turn to send to ``key`` (channel or user id) in ``team``; the body sends."""
-        ...
+        with self._holding(team, key):
+            self.retry_slot(team, key)
+            _current.slot = (self, team, key)
+            try:
+                yield
+            finally:
+                _current.slot = None
+                self.attempt_ended(team, key)
 
     def retry_slot(self, team: str, key: str) -> None:
-        """Wait for a turn again before retrying the send in progress after a 429."""
-        ...
+        """Wait for the destination's turn, then the workspace's: a send, or the retry of the send
+        in progress after a 429 (the refused attempt counted against both limits)."""
+        self._destination_turn(team, key)
+        self._team_turn(team)
+
+    def _holding(self, team: str, key: str) -> AbstractContextManager[Any]:
+        """Held for a whole attempt to ``key`` (default: nothing)."""
+        return nullcontext()
+
+    def _destination_turn(self, team: str, key: str) -> None:
+        raise NotImplementedError
+
+    def _team_turn(self, team: str) -> None:
+        raise NotImplementedError
 
     def attempt_ended(self, team: str, key: str) -> None:
-        """The attempt to ``key`` in progress has its answer."""
-        ...
+        """The attempt to ``key`` in progress has its answer (default: nothing to do)."""
 
     def rate_limited(self, team: str, retry_after_s: float = 1.0) -> None:
         """Slack answered 429 with ``Retry-After: retry_after_s`` for a send in ``team``."""
-        ...
+        raise NotImplementedError
 
 
-class Pacer:
-    """Spaces sends under Slack's limits; thread-safe, for one process.
+class Pacer(SendPacer):
+    """The store of turns in memory, for one process; thread-safe.
 
     * per destination (``key``): an attempt starts at least ``channel_interval_s`` after the
       previous attempt to that destination *ended* (its answer came back), and attempts never
       overlap (Slack: about 1 ``chat.postMessage`` per second per channel). Measured from the
       end, the spacing holds where Slack measures it, at arrival, however long a loaded machine
       takes between granting a slot and the request going out (an earlier arrival is always
-      before the earlier answer). A retry after a 429 waits for the destination like a new send
-      (:meth:`retry_slot`; the 429 answer is the end of that attempt);
+      before the earlier answer). A retry after a 429 waits for the destination like a new send;
     * per workspace (``team``): consecutive send starts at least ``1 / team_rate_per_s``
       seconds apart (None: no cap), measured from when each send really started, so a thread
-      that woke up late never makes the next one early. A send first waits for its
-      destination, then queues for the workspace, so a busy channel never holds up the others.
-
-    Use ``with pacer.slot(team, key): send()``. ``clock`` is a monotonic clock in seconds,
-    ``sleep`` its sleep (tests may pass fakes).
+      that woke up late never makes the next one early; a 429 widens that gap a little.
     """
 
     def __init__(self, channel_interval_s: float = 1.05, team_rate_per_s: float | None = 10.0,
@@ -64,10 +90,9 @@ class Pacer:
                  sleep: Callable[[float], None] = time.sleep):
         if channel_interval_s < 0 or (team_rate_per_s is not None and team_rate_per_s <= 0):
             raise ValueError("channel_interval_s must be >= 0 and team_rate_per_s > 0 or None")
+        super().__init__(clock, sleep)
         self.channel_interval_s = channel_interval_s
         self.team_rate_per_s = team_rate_per_s
-        self._clock = clock
-        self._sleep = sleep
         self._lock = threading.Lock()
         self._key_locks: dict[tuple[str, str], threading.Lock] = {}
         self._key_next: dict[tuple[str, str], float] = {}
@@ -75,28 +100,38 @@ class Pacer:
         self._team_next: dict[str, float] = {}
         self._team_gap: dict[str, float] = {}
 
-    def _team_turn(self, team: str) -> float:
-        """Wait for the workspace's next start; returns the start time."""
+    RECOVER = 0.01
+    """Per send, how much a widened workspace gap shrinks back (1 %)."""
+    WIDEN = 0.1
+    """Per 429, how much the workspace gap widens (10 %), up to twice the configured gap."""
+
+    def _holding(self, team: str, key: str) -> threading.Lock:
+        with self._lock:
+            return self._key_locks.setdefault((team, key), threading.Lock())
+
+    def _destination_turn(self, team: str, key: str) -> None:
+        while (wait := self._key_next.get((team, key), 0.0) - self._clock()) > 0:
+            self._sleep(wait)
+
+    def _team_turn(self, team: str) -> None:
         if self.team_rate_per_s is None:
-            return self._clock()
+            return
         with self._lock:
             team_lock = self._team_locks.setdefault(team, threading.Lock())
         with team_lock:
             wait = self._team_next.get(team, 0.0) - self._clock()
             if wait > 0:
                 self._sleep(wait)
-            start = self._clock()
             base = 1.0 / self.team_rate_per_s
             gap = self._team_gap.get(team, base)
-            self._team_next[team] = start + gap
+            self._team_next[team] = self._clock() + gap
             if gap > base:  # ease back towards the configured rate after a 429
                 self._team_gap[team] = max(base, gap * (1 - self.RECOVER))
-            return start
 
-    RECOVER = 0.01
-    """Per send, how much a widened workspace gap shrinks back (1 %)."""
-    WIDEN = 0.1
-    """Per 429, how much the workspace gap widens (10 %), up to twice the configured gap."""
+    def attempt_ended(self, team: str, key: str) -> None:
+        """An attempt to ``key`` has its answer (sent, refused, or a 429 about to be retried):
+        the next may start ``channel_interval_s`` from now."""
+        self._key_next[(team, key)] = self._clock() + self.channel_interval_s
 
     def rate_limited(self, team: str, retry_after_s: float = 1.0) -> None:
         """Slack answered 429 (``Retry-After: retry_after_s``, which slack-sdk's handler sleeps in
@@ -108,43 +143,6 @@ class Pacer:
         base = 1.0 / self.team_rate_per_s
         with self._lock:
             self._team_gap[team] = min(2 * base, self._team_gap.get(team, base) * (1 + self.WIDEN))
-
-    @contextmanager
-    def slot(self, team: str, key: str) -> Iterator[None]:
-        """Wait for a turn to send to ``key`` (channel or user id) in ``team``; the body is the
-        send. Blocks the calling thread while waiting. A retry inside the body (slack-sdk's
-        :class:`PacedRateLimitRetryHandler`) queues for the workspace again
-        (:meth:`retry_slot`)."""
-        k = (team, key)
-        with self._lock:
-            key_lock = self._key_locks.setdefault(k, threading.Lock())
-        with key_lock:
-            self._wait_for_key(k)
-            self._team_turn(team)
-            _current.slot = (self, team, key)
-            try:
-                yield
-            finally:
-                _current.slot = None
-                self.attempt_ended(team, key)
-
-    def _wait_for_key(self, k: tuple[str, str]) -> None:
-        wait = self._key_next.get(k, 0.0) - self._clock()
-        if wait > 0:
-            self._sleep(wait)
-
-    def attempt_ended(self, team: str, key: str) -> None:
-        """An attempt to ``key`` has its answer (sent, refused, or a 429 about to be retried):
-        the next may start ``channel_interval_s`` from now."""
-        self._key_next[(team, key)] = self._clock() + self.channel_interval_s
-
-    def retry_slot(self, team: str, key: str) -> None:
-        """Before a retry of the send in progress to ``key`` (calling thread holds its slot, and
-        :meth:`attempt_ended` was called when the 429 came back): wait for the destination's next
-        turn, then queue for the workspace again, so that a retry after a 429 counts against both
-        limits like a new send."""
-        self._wait_for_key((team, key))
-        self._team_turn(team)
 
 
 _current = threading.local()

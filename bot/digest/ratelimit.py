@@ -1,8 +1,7 @@
 """Slack's rate limits shared by every worker process, kept in Redis (the queue broker's store).
 
-:class:`SharedPacer` has the interface of :class:`bot.digest.pacing.Pacer` (``slot``,
-``rate_limited``, ``retry_slot``) but keeps its state in Redis, so any number of worker
-processes on any number of machines together stay under:
+:class:`SharedPacer` is the pacing algorithm of :class:`bot.digest.pacing.SendPacer` over turns
+kept in Redis, so any number of worker processes on any number of machines together stay under:
 
 * **per destination** (a channel or a person's DM) at most ``channel_rate_per_s`` (Slack: about
   one message per second per channel), through the ``limits`` package's moving-window limiter
@@ -32,8 +31,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from fractions import Fraction
 
 import redis
@@ -41,7 +39,7 @@ from limits import RateLimitItem, RateLimitItemPerSecond
 from limits.storage import RedisStorage
 from limits.strategies import MovingWindowRateLimiter
 
-from bot.digest.pacing import _current
+from bot.digest.pacing import SendPacer
 
 log = logging.getLogger(__name__)
 
@@ -79,8 +77,8 @@ in the same round trip, the milliseconds left of the workspace's Retry-After blo
 (negative when there is none)."""
 
 
-class SharedPacer:
-    """Rate limits shared through Redis (see the module docstring); thread-safe.
+class SharedPacer(SendPacer):
+    """The store of turns in Redis (see the module docstring), for every worker; thread-safe.
 
     ``redis_url``: the broker's Redis; ``namespace``: key prefix (one per deployment);
     ``team_rate_per_s`` / ``channel_rate_per_s``: the limits (None: no workspace cap);
@@ -92,6 +90,7 @@ class SharedPacer:
                  team_rate_per_s: float | None = 10.0, channel_rate_per_s: float = 1.0,
                  clock: Callable[[], float] = time.time,
                  sleep: Callable[[float], None] = time.sleep):
+        super().__init__(clock, sleep)
         self.namespace = namespace
         self.team_interval_s = 1.0 / team_rate_per_s if team_rate_per_s else None
         self.channel_item = window_item(channel_rate_per_s)
@@ -99,8 +98,6 @@ class SharedPacer:
         self._limiter = MovingWindowRateLimiter(self._storage)
         self._redis = redis.Redis.from_url(redis_url)
         self._reserve = self._redis.register_script(_RESERVE)
-        self._clock = clock
-        self._sleep = sleep
         self.waited_s = 0.0  # total seconds this process's sends waited for a turn (a gauge)
 
     def _blocked_key(self, team: str) -> str:
@@ -118,23 +115,24 @@ class SharedPacer:
         log.warning("workspace %s rate-limited by Slack: all workers hold its sends %.1f s",
                     team, seconds)
 
+    def rate_limited(self, team: str, retry_after_s: float = 1.0) -> None:
+        """A send in ``team`` got a 429: :meth:`block` the workspace for ``retry_after_s``."""
+        self.block(team, retry_after_s)
+
     def blocked_for(self, team: str) -> float:
         """Seconds left of ``team``'s Retry-After block (0 when not blocked)."""
         ttl = int(self._redis.pttl(self._blocked_key(team)))  # type: ignore[arg-type]
         return ttl / 1000 if ttl > 0 else 0.0
-
-    def _wait_blocked(self, team: str) -> None:
-        while (left := self.blocked_for(team)) > 0:
-            self._pause(left)
 
     def _pause(self, seconds: float) -> None:
         seconds = max(0.002, seconds)
         self.waited_s += seconds
         self._sleep(seconds)
 
-    def _acquire(self, item: RateLimitItem, *ids: str) -> None:
-        while not self._limiter.hit(item, *ids):
-            stats = self._limiter.get_window_stats(item, *ids)
+    def _destination_turn(self, team: str, key: str) -> None:
+        """A turn under the destination's moving window (the attempt counts when it starts)."""
+        while not self._limiter.hit(self.channel_item, "channel", team, key):
+            stats = self._limiter.get_window_stats(self.channel_item, "channel", team, key)
             self._pause(stats.reset_time - self._clock())
 
     def _team_turn(self, team: str) -> None:
@@ -155,33 +153,8 @@ class SharedPacer:
                     left = int(blocked_ms) / 1000 if int(blocked_ms) > 0 else 0.0
             if left <= 0:
                 return
-            self._wait_blocked(team)
-
-    @contextmanager
-    def slot(self, team: str, key: str) -> Iterator[None]:
-        """Wait (blocking the thread) for a turn to send to ``key`` (channel or user id) in
-        ``team`` under the shared limits; the body is the send."""
-        self._acquire(self.channel_item, "channel", team, key)
-        self._team_turn(team)
-        _current.slot = (self, team, key)
-        try:
-            yield
-        finally:
-            _current.slot = None
-
-    def attempt_ended(self, team: str, key: str) -> None:
-        """Nothing to do: the destination's limit counted the attempt when it started."""
-
-    def rate_limited(self, team: str, retry_after_s: float = 1.0) -> None:
-        """A send in ``team`` got a 429: block the workspace for ``retry_after_s`` seconds."""
-        self.block(team, retry_after_s)
-
-    def retry_slot(self, team: str, key: str) -> None:
-        """Before retrying a send to ``key`` after a 429: take a turn under the destination's
-        limit again (the refused attempt counted against it), wait out the workspace's block and
-        queue for a workspace turn again."""
-        self._acquire(self.channel_item, "channel", team, key)
-        self._team_turn(team)
+            while (left := self.blocked_for(team)) > 0:
+                self._pause(left)
 
     def clear(self) -> None:
         """Forget all limits and blocks of this namespace (tests and benchmarks)."""

@@ -1,15 +1,19 @@
 """A DM send's reads about its person, batched across the sending threads of a worker.
 
 :class:`DmReadBatcher` answers the DM settings, the language, the tracks followed and the posts
-read of every person whose send is starting with one read transaction and, on PostgreSQL, one
-statement per batch (a row per person of ``unnest`` of the batch's (team, user) pairs, follows
-and reads aggregated into arrays). Reads carry no exactly-once duty (the ledger claim does), so
-a batch only shares the cost. Used by :class:`bot.store.ledger_batch.BatchedLedgerStore`.
+read and the weekly budget of every person whose send is starting with one read transaction
+and, on PostgreSQL, one statement per batch (a row per person of ``unnest`` of the batch's (team,
+user) pairs, follows and reads aggregated into arrays). Reads carry no exactly-once duty (the
+ledger claim does), so a batch only shares the cost. :class:`PrefetchedDmReads` is the store
+side (:class:`bot.store.ledger_batch.BatchedLedgerStore` is one): ``get_dm`` reads the batch,
+the ``get_lang``, ``get_budget``, ``follows`` and ``read_posts`` that follow in the same thread
+are answered from it.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass, field
 from dataclasses import fields as dataclass_fields
 from typing import Any, cast
@@ -19,19 +23,21 @@ from sqlalchemy.dialects import postgresql
 
 from bot.store import Store, db
 from bot.store.batching import Batching, unnest_rows
-from bot.store.models import DmPreference, ReadingProgress, TrackFollow, UserSettings
+from bot.store.models import DmPreference, ReaderBudget, ReadingProgress, TrackFollow, UserSettings
 from bot.store.snapshots import DmSettings
 
 
 @dataclass(frozen=True)
 class DmReads:
     """What a DM send reads about one person: their DM settings (None when never set), chosen
-    language (None: Slack's locale), followed track ids (oldest follow first) and read post ids."""
+    language (None: Slack's locale), followed track ids (oldest follow first), read post ids and
+    weekly budget in minutes (None: the default)."""
 
     dm: DmSettings | None
     lang: str | None
     follows: tuple[str, ...]
     read: frozenset[str]
+    budget: int | None = None
 
 
 @dataclass
@@ -74,14 +80,15 @@ class DmReadBatcher(Batching):
                 dm = (DmSettings(**{name: getattr(r, f"dm_{name}") for name in _DM_FIELDS})
                       if r.dm_team_id is not None else None)
                 found[(r.who_team, r.who_user)] = DmReads(
-                    dm, r.lang, tuple(r.follows or ()), frozenset(r.reads or ()))
+                    dm, r.lang, tuple(r.follows or ()), frozenset(r.reads or ()), r.budget)
         for call in batch:
             call.result = found.get(call.who) or DmReads(None, None, (), frozenset())
 
     def _read_one(self, team: str, user: str) -> DmReads:
         store = self.store
         return DmReads(store.get_dm(team, user), store.get_lang(team, user),
-                       tuple(store.follows(team, user)), frozenset(store.read_posts(team, user)))
+                       tuple(store.follows(team, user)), frozenset(store.read_posts(team, user)),
+                       store.get_budget(team, user))
 
     def _one(self, call: _Read) -> None:
         try:
@@ -96,13 +103,15 @@ _DM_FIELDS = tuple(f.name for f in dataclass_fields(DmSettings))
 def _pg_read_statement() -> Any:
     """The read of :class:`DmReadBatcher` on PostgreSQL: one row per (team, user) of ``unnest``
     of the array parameters ``team_ids`` and ``user_ids``, with the DM settings columns
-    (``dm_<column>``, NULL when never set), ``lang``, ``follows`` (track ids in follow order)
-    and ``reads`` (post ids), the last two as arrays (NULL when empty)."""
+    (``dm_<column>``, NULL when never set), ``lang``, ``budget`` (minutes, NULL when unset),
+    ``follows`` (track ids in follow order) and ``reads`` (post ids), the last two as arrays
+    (NULL when empty)."""
     who = unnest_rows("who", ("team_id", "user_id"))
     dm = cast(Table, DmPreference.__table__)
     us = cast(Table, UserSettings.__table__)
     tf = cast(Table, TrackFollow.__table__)
     rp = cast(Table, ReadingProgress.__table__)
+    rb = cast(Table, ReaderBudget.__table__)
     follows = (select(func.array_agg(postgresql.aggregate_order_by(
                    tf.c.track_id, tf.c.followed_at, tf.c.track_id)))
                .where(tf.c.team_id == who.c.team_id, tf.c.user_id == who.c.user_id)
@@ -112,8 +121,66 @@ def _pg_read_statement() -> Any:
              .scalar_subquery())
     return (select(who.c.team_id.label("who_team"), who.c.user_id.label("who_user"),
                    *(dm.c[name].label(f"dm_{name}") for name in _DM_FIELDS), us.c.lang,
-                   follows.label("follows"), reads.label("reads"))
+                   rb.c.minutes_per_week.label("budget"), follows.label("follows"),
+                   reads.label("reads"))
             .select_from(who.outerjoin(dm, and_(dm.c.team_id == who.c.team_id,
                                                 dm.c.user_id == who.c.user_id))
                          .outerjoin(us, and_(us.c.team_id == who.c.team_id,
-                                             us.c.user_id == who.c.user_id))))
+                                             us.c.user_id == who.c.user_id))
+                         .outerjoin(rb, and_(rb.c.team_id == who.c.team_id,
+                                             rb.c.user_id == who.c.user_id))))
+
+
+_MISSING: Any = object()
+
+
+class PrefetchedDmReads:
+    """The store side of :class:`DmReadBatcher`, for a store wrapper with ``_store`` (the
+    :class:`Store`), ``reads`` (the batcher) and ``_local`` (a ``threading.local``): ``get_dm``
+    reads the person's batch, and the ``get_lang``, ``get_budget``, ``follows`` and
+    ``read_posts`` calls that follow it in the same thread are answered from there (each once,
+    within :data:`PREFETCH_TTL_S`); otherwise they are the store's."""
+
+    _store: Store
+    reads: DmReadBatcher
+    _local: threading.local
+
+    PREFETCH_TTL_S = 30.0
+    """How long what :meth:`get_dm` read ahead answers the calls that follow in the same
+    thread (one send's worth; older is read again)."""
+
+    def get_dm(self, team: str, user: str) -> DmSettings | None:
+        """See :meth:`Store.get_dm` (batched, :class:`DmReadBatcher`); the person's language,
+        budget, follows and read posts come with it (see the class docstring)."""
+        got = self.reads.get(team, user)
+        self._local.prefetched = {("lang", team, user): got.lang, ("budget", team, user): got.budget,
+                                  ("follows", team, user): got.follows,
+                                  ("read_posts", team, user): got.read}
+        self._local.prefetched_at = time.monotonic()
+        return got.dm
+
+    def _prefetched(self, what: str, team: str, user: str) -> Any:
+        cache = getattr(self._local, "prefetched", None)
+        if cache is None or time.monotonic() - self._local.prefetched_at > self.PREFETCH_TTL_S:
+            return _MISSING
+        return cache.pop((what, team, user), _MISSING)
+
+    def get_lang(self, team: str, user: str) -> str | None:
+        """See :meth:`Store.get_lang` (from :meth:`get_dm`'s batch when just read)."""
+        got = self._prefetched("lang", team, user)
+        return self._store.get_lang(team, user) if got is _MISSING else cast(str | None, got)
+
+    def get_budget(self, team: str, user: str) -> int | None:
+        """See :meth:`Store.get_budget` (from :meth:`get_dm`'s batch when just read)."""
+        got = self._prefetched("budget", team, user)
+        return self._store.get_budget(team, user) if got is _MISSING else cast(int | None, got)
+
+    def follows(self, team: str, user: str) -> list[str]:
+        """See :meth:`Store.follows` (from :meth:`get_dm`'s batch when just read)."""
+        got = self._prefetched("follows", team, user)
+        return self._store.follows(team, user) if got is _MISSING else list(got)
+
+    def read_posts(self, team: str, user: str) -> set[str]:
+        """See :meth:`Store.read_posts` (from :meth:`get_dm`'s batch when just read)."""
+        got = self._prefetched("read_posts", team, user)
+        return self._store.read_posts(team, user) if got is _MISSING else set(got)

@@ -26,12 +26,9 @@ If a batch's transaction fails (a lost connection, a deadlock between processes)
 run again one by one through the :class:`Store`, each in its own transaction, and each caller
 gets its own answer or exception.
 
-**Reads, batched too.** :class:`~bot.store.dm_reads.DmReadBatcher` answers what a DM send reads about its person —
-the DM settings, the language, the tracks followed and the posts read — for all the sending
-threads at once: one read transaction and one statement per batch (a row per person of
-``unnest`` of the batch's (team, user) pairs, follows and reads aggregated into arrays) instead
-of two transactions and four statements per DM. Reads carry no exactly-once duty (the ledger
-claim does), so a batch only shares the cost.
+**Reads, batched too** (:mod:`bot.store.dm_reads`): what a DM send reads about its person,
+for all the sending threads at once, one read transaction and one statement per batch instead
+of two transactions and five statements per DM.
 
 :class:`BatchedLedgerStore` is a :class:`Store` whose ledger methods go through a batcher and
 which delegates everything else; :class:`bot.digest.deliver.Deliverer` uses it unchanged.
@@ -43,7 +40,6 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -54,9 +50,8 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from bot.store import Delivery, Store, db
 from bot.store.batching import Batching, unnest_rows
-from bot.store.dm_reads import DmReadBatcher, DmReads
-from bot.store.models import DigestDelivery, ReadingProgress, TrackFollow, UserSettings
-from bot.store.snapshots import DmSettings
+from bot.store.dm_reads import DmReadBatcher, DmReads, PrefetchedDmReads
+from bot.store.models import DigestDelivery
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +59,6 @@ Key = tuple[str, str, str, str]
 """A ledger key: (team, destination, track or ``'*'``, ISO week)."""
 
 SKIPPED_PREFIX = Store.SKIPPED_PREFIX
-_MISSING: Any = object()
 
 
 @dataclass
@@ -282,16 +276,16 @@ def _claimed(row_id: int, call: _Call, now: datetime, attempts: int) -> Delivery
                     attempts=attempts, sent_at=None, message_ts=None, error=None)
 
 
-class BatchedLedgerStore:
+class BatchedLedgerStore(PrefetchedDmReads):
     """A :class:`Store` whose ledger calls go through a :class:`LedgerBatcher`.
 
     ``claim_delivery``, ``renew_claim``, ``mark_sent`` (without a subscription) and
     ``mark_skipped`` are batched (a call with ``claimed_by`` unset goes to the store directly);
     ``delivery`` answers from the claim this process just made (the attempt count a sender needs
     to know whether it took over), else from the database; ``get_dm`` reads a person's DM
-    settings, language, follows and read posts through a :class:`DmReadBatcher` (batched with
-    the other sending threads), and the ``get_lang``, ``follows`` and ``read_posts`` calls that
-    follow it in the same thread are answered from there. Every other attribute is the store's.
+    settings, language, budget, follows and read posts through a :class:`DmReadBatcher`
+    (batched with the other sending threads; :class:`PrefetchedDmReads`). Every other attribute
+    is the store's.
     """
 
     def __init__(self, store: Store, batcher: LedgerBatcher | None = None,
@@ -362,60 +356,6 @@ class BatchedLedgerStore:
         self._forget((team, destination, track, period))
         return self._store.mark_refused(team, destination, track, period, code, detail,
                                         claimed_by=claimed_by)
-
-    # -- a DM's reads in one batch (the sender asks for them one after the other) --
-
-    def get_dm(self, team: str, user: str) -> DmSettings | None:
-        """See :meth:`Store.get_dm` (batched, :class:`DmReadBatcher`); the person's language,
-        follows and read posts come with it, for the :meth:`get_lang`, :meth:`follows` and
-        :meth:`read_posts` calls that follow in this thread (each answered once from there)."""
-        got = self.reads.get(team, user)
-        self._prefetch({("lang", team, user): got.lang, ("follows", team, user): got.follows,
-                        ("read_posts", team, user): got.read})
-        return got.dm
-
-    def get_lang(self, team: str, user: str) -> str | None:
-        """See :meth:`Store.get_lang` (from :meth:`get_dm`'s batch when just read); otherwise it
-        also reads the person's follows and read posts in the same transaction, for the
-        :meth:`follows` and :meth:`read_posts` calls that follow it in this thread."""
-        got = self._prefetched("lang", team, user)
-        if got is not _MISSING:
-            return cast(str | None, got)
-        with db.read_session(self._store.engine) as s:
-            lang = s.scalar(select(UserSettings.lang).where(
-                UserSettings.team_id == team, UserSettings.user_id == user))
-            follows = list(s.scalars(
-                select(TrackFollow.track_id)
-                .where(TrackFollow.team_id == team, TrackFollow.user_id == user)
-                .order_by(TrackFollow.followed_at, TrackFollow.track_id)))
-            read = set(s.scalars(select(ReadingProgress.post_id).where(
-                ReadingProgress.team_id == team, ReadingProgress.user_id == user)))
-        self._prefetch({("follows", team, user): follows, ("read_posts", team, user): read})
-        return lang
-
-    PREFETCH_TTL_S = 30.0
-    """How long what :meth:`get_dm` or :meth:`get_lang` read ahead answers the calls that
-    follow in the same thread (one send's worth; older is read again)."""
-
-    def _prefetch(self, values: dict[tuple[str, str, str], Any]) -> None:
-        self._local.prefetched = values
-        self._local.prefetched_at = time.monotonic()
-
-    def _prefetched(self, what: str, team: str, user: str) -> Any:
-        cache = getattr(self._local, "prefetched", None)
-        if cache is None or time.monotonic() - self._local.prefetched_at > self.PREFETCH_TTL_S:
-            return _MISSING
-        return cache.pop((what, team, user), _MISSING)
-
-    def follows(self, team: str, user: str) -> list[str]:
-        """See :meth:`Store.follows` (from :meth:`get_lang`'s transaction when just read)."""
-        got = self._prefetched("follows", team, user)
-        return self._store.follows(team, user) if got is _MISSING else list(got)
-
-    def read_posts(self, team: str, user: str) -> set[str]:
-        """See :meth:`Store.read_posts` (from :meth:`get_lang`'s transaction when just read)."""
-        got = self._prefetched("read_posts", team, user)
-        return self._store.read_posts(team, user) if got is _MISSING else set(got)
 
     def _forget(self, key: Key) -> None:
         with self._claims_lock:

@@ -466,15 +466,10 @@ def test_scheduler_digest_and_dm_fan_out_then_digest_buttons(slack, slack_api, r
             clock.shutdown(wait=True)
         assert fired.astimezone(ZoneInfo(PRISM_TZ)).strftime("%a %H:%M") == "Mon 09:00"
 
-        (opened,) = slack_api.calls_to("conversations.open")
-        assert opened.args == {"users": USER}
         posts = digest_messages(slack_api)
-        assert set(posts) == {CHANNEL, PRISM_DM_CHANNEL}  # the DM goes where Slack opened it
+        assert set(posts) == {CHANNEL, USER}  # the DM with the user id as channel: Slack's DM
         methods = [c.method for c in slack_api.calls]
-        assert sorted(methods) == ["chat.postMessage", "chat.postMessage", "conversations.open"]
-        dm_post = next(i for i, c in enumerate(slack_api.calls)
-                       if c.method == "chat.postMessage" and c.args["channel"] == PRISM_DM_CHANNEL)
-        assert methods.index("conversations.open") < dm_post
+        assert methods == ["chat.postMessage", "chat.postMessage"]  # no conversations.open
         assert {(d.destination, d.status) for d in store.deliveries()} == {
             (CHANNEL, "sent"), (USER, "sent")}
         slack_api.assert_all_ok()
@@ -501,9 +496,9 @@ def test_scheduler_digest_and_dm_fan_out_then_digest_buttons(slack, slack_api, r
         assert store.get_subscription(sub.id).status != "active"
 
         # The DM digest's Snooze a week and Stop, clicked in the DM.
-        dm_digest = {"text": posts[PRISM_DM_CHANNEL].args["text"],
-                     "blocks": posts[PRISM_DM_CHANNEL].json_arg("blocks"),
-                     "ts": posts[PRISM_DM_CHANNEL].response["ts"]}
+        dm_digest = {"text": posts[USER].args["text"],
+                     "blocks": posts[USER].json_arg("blocks"),
+                     "ts": posts[USER].response["ts"]}
         in_dm = dataclasses.replace(slack, channel=PRISM_DM_CHANNEL)
         assert value_of(dm_digest["blocks"], "snooze:")["v"] == DIGEST_DM_VIEW
         click(in_dm, dm_digest, "snooze:", ephemeral=False)
@@ -522,8 +517,8 @@ def test_scheduler_digest_and_dm_fan_out_then_digest_buttons(slack, slack_api, r
 
 def test_digest_run_now_cli_against_prism(tmp_path, slack_api, runtime):
     """``vllm-path digest run-now --dms``, the real command in its own process, with
-    SLACK_API_URL at the proxy: conversations.open, then chat.postMessage to the DM and the
-    channel, all 200."""
+    SLACK_API_URL at the proxy: chat.postMessage to the person (their user id as the channel)
+    and to the channel, all 200."""
     store = runtime.store
     store.subscribe(TEAM, CHANNEL, TRACK, WeeklySchedule.of(2, "10:00", "UTC"), created_by=USER)
     store.follow(TEAM, USER, "pd")
@@ -541,10 +536,8 @@ def test_digest_run_now_cli_against_prism(tmp_path, slack_api, runtime):
     assert "sent 2" in proc.stdout, proc.stdout
     assert BOT_TOKEN not in proc.stdout + proc.stderr
 
-    (opened,) = slack_api.calls_to("conversations.open")
-    assert opened.args == {"users": USER}
-    assert set(digest_messages(slack_api)) == {CHANNEL, PRISM_DM_CHANNEL}
-    assert {c.method for c in slack_api.calls} == {"conversations.open", "chat.postMessage"}
+    assert set(digest_messages(slack_api)) == {CHANNEL, USER}
+    assert {c.method for c in slack_api.calls} == {"chat.postMessage"}
     slack_api.assert_all_ok()
 
 
@@ -572,6 +565,28 @@ def test_digest_take_over_checks_history_first(slack_api, runtime):
     assert history.args["channel"] == CHANNEL and history.args["include_all_metadata"] == "1"
     assert float(history.args["oldest"]) < fire.timestamp() and history.args["limit"] == "200"
     assert set(digest_messages(slack_api)) == {CHANNEL}
+    slack_api.assert_all_ok()
+
+
+def test_dm_take_over_opens_the_im_to_read_its_history(slack_api, runtime):
+    """A DM claim left by a dead sender: the IM is opened (conversations.open) only to read its
+    history, then the digest is posted with the user id as channel."""
+    from bot.digest.deliver import Deliverer, Outcome, Pacer
+    from bot.domain.schedule import period_of
+
+    store = runtime.store
+    store.follow(TEAM, USER, TRACK)
+    store.set_dm(TEAM, USER, True, schedule=WeeklySchedule.of(0, "09:00", "UTC"))
+    fire = datetime.now(UTC)
+    key = (TEAM, USER, "*", period_of(fire, "UTC"))
+    assert store.claim_delivery(*key, claimed_by="dead-host:1:abc", stale_after_s=300, max_attempts=3)
+    attempt = Deliverer(runtime, pacer=Pacer(0.0, None), stale_after_s=0.0).deliver_dm(TEAM, USER, fire)
+    assert attempt.outcome is Outcome.SENT, attempt
+    assert [c.method for c in slack_api.calls] == ["conversations.open", "conversations.history",
+                                                   "chat.postMessage"]
+    assert slack_api.calls_to("conversations.open")[0].args == {"users": USER}
+    assert slack_api.calls_to("conversations.history")[0].args["channel"] == PRISM_DM_CHANNEL
+    assert set(digest_messages(slack_api)) == {USER}
     slack_api.assert_all_ok()
 
 
@@ -621,7 +636,7 @@ def test_every_app_call_missing_a_required_argument_is_refused(slack, slack_api,
     channel)."""
     reply_to(slack, "speculative")  # users.info
     open_home(slack, slack_api)  # users.conversations, views.publish
-    _fan_out(runtime)  # conversations.open, chat.postMessage
+    _fan_out(runtime)  # chat.postMessage (a DM too: the user id as the channel)
     settle(slack_api)
     slack_api.assert_all_ok()
     firsts: dict[str, Any] = {}
@@ -629,9 +644,10 @@ def test_every_app_call_missing_a_required_argument_is_refused(slack, slack_api,
         firsts.setdefault(call.method, call)
     # chat.unfurl, views.open, views.update: their calls are checked in
     # test_link_unfurl_and_the_open_path_modal; conversations.info in
-    # test_slash_commands_through_the_signed_http_door (neither replayed here yet)
+    # test_slash_commands_through_the_signed_http_door (neither replayed here yet);
+    # conversations.open (a DM take-over) in test_dm_take_over_opens_the_im_to_read_its_history
     assert set(firsts) == APP_METHODS - {"conversations.history", "chat.unfurl", "views.open", "views.update",
-                                         "conversations.info"}
+                                         "conversations.info", "conversations.open"}
     slack_api.reset()
 
     def replay(call, args):

@@ -14,6 +14,7 @@ import time_machine
 from bot.digest.clock import DigestClock
 from bot.domain import budget, paths
 from bot.domain.schedule import WeeklySchedule
+from bot.doors.standin.answers import dm_id
 from bot.slack.blockkit import validate_blocks
 from bot.slack.views.blocks import decode_value
 from tests.digest.clockdriver import ClockDriver
@@ -52,7 +53,7 @@ def test_weekly_dm_brings_what_fits_the_budget_until_the_path_is_finished(sqlite
                 before = len(_dm_posts(standin, channel))
                 driver.step()
                 standin.wait_for(lambda ch=channel, n=before: len(_dm_posts(standin, ch)) > n, timeout=10)
-                channel = channel or standin.calls("conversations.open")[0].response["channel"]["id"]
+                channel = channel or dm_id("UDM")  # posted by user id: the app's DM with them
                 blocks = _dm_posts(standin, channel)[-1].args["blocks"]
                 validate_blocks(blocks)
                 posts = [decode_value(b["accessory"]["value"])["p"] for b in blocks

@@ -19,6 +19,7 @@ import time_machine
 
 from bot.digest.clock import JOBSTORE, DigestClock
 from bot.domain.schedule import WeeklySchedule, period_of
+from bot.doors.standin.answers import dm_id
 from tests.digest.clockdriver import ClockDriver
 from tests.digest.conftest import TEAM
 
@@ -73,7 +74,7 @@ def test_eight_weeks_across_dst_exactly_eight_digests_each_at_local_time(
     assert club < 8
     expected = {ch: (club if ch == "CBESUN" else 8) for ch in subs}
     assert {ch: posts[ch] for ch in subs} == expected
-    dm_channel = standin.calls("conversations.open")[0].response["channel"]["id"]
+    dm_channel = dm_id("UDM")  # posted by user id: the app's DM with them
     assert posts[dm_channel] == 8 and sum(posts.values()) == sum(expected.values()) + 8
     # Each at the chosen local time (ledger claim time = the scheduler's time of the send).
     for ch, _track, wd, at, tz in SCHEDULES:

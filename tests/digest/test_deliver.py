@@ -12,6 +12,7 @@ from slack_sdk import WebClient
 from bot.digest.clock import DigestClock
 from bot.digest.deliver import METADATA_EVENT, Clients, Deliverer, Outcome, Pacer
 from bot.domain.schedule import WeeklySchedule, period_of
+from bot.doors.standin.answers import dm_id
 from bot.slack.views import messages as views
 from bot.slack.views.home import HomeState, home_view
 from bot.store import Store
@@ -149,6 +150,25 @@ def test_a_take_over_finds_the_message_a_dead_sender_posted_and_does_not_repost(
     assert standin.calls("conversations.history")[0].args["include_all_metadata"] in (True, "true", "1")
 
 
+def test_a_dm_take_over_opens_the_im_only_to_find_the_post_by_user_id(runtime, standin, db_url) -> None:
+    store = runtime.store
+    store.set_dm(TEAM, "U7", True, schedule=WeeklySchedule.of(0, "09:00", "UTC"))
+    store.follow(TEAM, "U7", "pd")
+    key = (TEAM, "U7", "*", period_of(FIRE, "UTC"))
+    past = Store.from_url(db_url, migrate=False, clock=lambda: datetime.now(UTC) - timedelta(minutes=10))
+    assert past.claim_delivery(*key, claimed_by="dead:1")
+    past.close()
+    WebClient(token="xoxb-test", base_url=standin.api_url).chat_postMessage(
+        channel="U7", text="digest", metadata={"event_type": METADATA_EVENT,
+                                               "event_payload": {"key": "/".join(key)}})
+    attempt = _deliverer(runtime, stale_after_s=60).deliver_dm(TEAM, "U7", FIRE)
+    assert attempt.outcome is Outcome.RECOVERED and len(_posts(standin)) == 1
+    (opened,) = standin.calls("conversations.open")
+    assert standin.calls("conversations.history")[0].args["channel"] == dm_id("U7") == opened.response[
+        "channel"]["id"]
+    assert store.delivery(*key).status == "sent"
+
+
 def test_a_take_over_sends_when_the_dead_sender_posted_nothing(runtime, standin, db_url) -> None:
     store = runtime.store
     sub = store.subscribe(TEAM, "C1", "rl", WeeklySchedule.of(0, "09:00", "UTC"))
@@ -201,7 +221,7 @@ def test_a_finished_path_posts_nothing_and_settles_the_week(runtime, standin, ca
 # --- DM digests ------------------------------------------------------------------------------------
 
 
-def test_a_dm_opens_the_im_and_lists_unread_next_steps(runtime, standin, catalog) -> None:
+def test_a_dm_posts_to_the_person_and_lists_unread_next_steps(runtime, standin, catalog) -> None:
     store = runtime.store
     store.set_dm(TEAM, "U1", True, schedule=WeeklySchedule.of(0, "09:00", "Europe/Berlin"))
     store.follow(TEAM, "U1", "spec")
@@ -209,10 +229,9 @@ def test_a_dm_opens_the_im_and_lists_unread_next_steps(runtime, standin, catalog
     store.mark_read(TEAM, "U1", [*list(catalog.order("rl")), catalog.order("spec")[0]])
     attempt = _deliverer(runtime).deliver_dm(TEAM, "U1", FIRE)
     assert attempt.outcome is Outcome.SENT
-    opened = standin.calls("conversations.open")
-    assert len(opened) == 1 and opened[0].args["users"] == "U1"
+    assert not standin.calls("conversations.open")  # one call: the user id as the channel
     post = _posts(standin)[0]
-    assert post.channel == opened[0].response["channel"]["id"]
+    assert post.args["channel"] == "U1" and post.channel == dm_id("U1")
     text = str(post.args["blocks"])
     assert catalog.order("spec")[1] in text and catalog.order("spec")[0] not in text
     assert "'rl'" not in text  # finished track skipped
@@ -238,7 +257,7 @@ def test_a_dm_to_a_deactivated_person_pauses_their_dm(runtime, standin) -> None:
     store = runtime.store
     store.set_dm(TEAM, "U3", True)
     store.follow(TEAM, "U3", "pd")
-    standin.configure(method_errors={"conversations.open": "user_disabled"})
+    standin.configure(method_errors={"chat.postMessage": "user_disabled"})
     assert _deliverer(runtime).deliver_dm(TEAM, "U3", FIRE).outcome is Outcome.PAUSED
     dm = store.get_dm(TEAM, "U3")
     assert dm.status == "paused" and "user_disabled" in dm.pause_reason

@@ -139,7 +139,7 @@ def test_user_not_visible_pauses_a_dm_for_good_and_not_in_channel_says_to_invite
     store = runtime.store
     store.set_dm("T0CONNECT", "U0EXTERNAL", True, schedule=WeeklySchedule.of(0, "09:00", "UTC"))
     store.follow("T0CONNECT", "U0EXTERNAL", "spec")
-    standin.configure(method_errors={"conversations.open": "user_not_visible"})
+    standin.configure(method_errors={"chat.postMessage": "user_not_visible"})
     attempt = _deliverer(runtime).deliver_dm("T0CONNECT", "U0EXTERNAL", FIRE)
     assert attempt.outcome is Outcome.PAUSED and attempt.error == "user_not_visible"
     assert store.get_dm("T0CONNECT", "U0EXTERNAL").status == "paused"

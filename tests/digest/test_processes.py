@@ -108,7 +108,7 @@ def _ok_posts(standin) -> Counter:
 
 
 def _dm_channels(standin) -> set[str]:
-    return {c.response["channel"]["id"] for c in standin.calls("conversations.open") if c.ok}
+    return {c.channel for c in standin.calls("chat.postMessage") if c.ok and c.channel.startswith("D")}
 
 
 @pytest.mark.postgres

@@ -42,6 +42,8 @@ def chat(ws: Workspace, method: str, args: dict[str, Any]) -> dict[str, Any]:
     ``{"ok": true}``)."""
     channel = args.get("channel")
     if method == "chat.postMessage":
+        if isinstance(channel, str) and channel[:1] in ("U", "W"):
+            channel = dm_id(channel)  # Slack posts to the app's DM with that person
         ts = ws.next_ts()
         return {"ok": True, "channel": channel, "ts": ts,
                 "message": {"type": "message", "user": BOT_USER_ID, "bot_id": BOT_ID,
@@ -58,13 +60,17 @@ def chat(ws: Workspace, method: str, args: dict[str, Any]) -> dict[str, Any]:
     return {"ok": True}
 
 
+def dm_id(users: str) -> str:
+    """The id of the app's DM with ``users`` (a user id, or ids joined by commas): the same
+    for ``conversations.open`` and for a ``chat.postMessage`` whose ``channel`` is a user id."""
+    return "D" + hashlib.sha1(users.encode()).hexdigest()[:8].upper()
+
+
 def conversations(ws: Workspace, method: str, args: dict[str, Any]) -> dict[str, Any]:
     """``conversations.open``, ``.list``, ``.history``, ``.info``."""
     channel = args.get("channel")
     if method == "conversations.open":
-        users = str(args.get("users") or args.get("channel") or "")
-        digest = hashlib.sha1(users.encode()).hexdigest()[:8].upper()
-        return {"ok": True, "channel": {"id": f"D{digest}"}}
+        return {"ok": True, "channel": {"id": dm_id(str(args.get("users") or channel or ""))}}
     if method == "conversations.list":
         return {"ok": True, "channels": [dict(c) for c in ws.channels],
                 "response_metadata": {"next_cursor": ""}}
@@ -86,7 +92,7 @@ def history(ws: Workspace, channel: str, limit: int) -> dict[str, Any]:
     set). ``oldest``/``latest`` are not applied: the stand-in's ``ts`` values are synthetic."""
     messages = []
     for call in ws.calls("chat.postMessage"):
-        if not call.ok or call.channel != channel:
+        if not call.ok or call.channel != channel:  # the DM a post by user id landed in too
             continue
         message = {"type": "message", "ts": call.response.get("ts"),
                    "text": call.args.get("text", ""), "bot_id": BOT_ID}

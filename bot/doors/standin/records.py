@@ -47,8 +47,10 @@ class ApiCall:
 
     @property
     def channel(self) -> str | None:
-        """The ``channel`` argument, when the method has one."""
-        value = self.args.get("channel")
+        """The ``channel`` argument, when the method has one; for a post Slack accepted, the
+        conversation it landed in (a user id as ``channel`` posts to the app's DM with them)."""
+        landed = self.response.get("channel") if self.method == "chat.postMessage" else None
+        value = landed if isinstance(landed, str) else self.args.get("channel")
         return str(value) if value is not None else None
 
 
