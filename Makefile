@@ -46,8 +46,14 @@ lint: $(STAMP_TEST)
 	$(VENV)/bin/ruff format --check bot tests benchmarks
 	$(VENV)/bin/mypy
 
+# The suite on PYTEST_WORKERS parallel workers (pytest-xdist): most tests wait on subprocesses,
+# servers and sleeps, so more workers than cores pays. --dist loadfile keeps each test file on one
+# worker: its module fixtures made once, one Prism per Prism file and one Chromium for
+# tests/browser. (xdist_group/loadgroup has no effect with pytest 9.2: xdist 3.8 renames
+# item._nodeid, which pytest no longer reads.) PYTEST_WORKERS=0 runs the suite serially.
+PYTEST_WORKERS ?= 3
 test: lint $(NPM_STAMP)
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile
 
 bench: $(STAMP_TEST)
 	$(PY) benchmarks/relevance.py

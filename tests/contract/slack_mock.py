@@ -83,7 +83,7 @@ class PrismServer:
     >>> prism.stop()
     """
 
-    def __init__(self, workdir: Path | str, *, startup_timeout: float = 30.0):
+    def __init__(self, workdir: Path | str, *, startup_timeout: float = 90.0):
         self.workdir = Path(workdir)
         self.startup_timeout = startup_timeout
         self.spec_path = self.workdir / "slack_web_openapi3_adapted.json"
