@@ -12,30 +12,12 @@ SQLite by default (a file in the working directory, created on first run); Postg
 ``DATABASE_URL`` (``postgres://`` URLs use the psycopg 3 driver).
 """
 
-from bot.store.db import make_engine, make_session_factory, migrate, utcnow
+from bot.store.db import make_engine, migrate, utcnow
+from bot.store.installations import UNINSTALLED
 from bot.store.models import DM_TRACK, Base
-from bot.store.repo import (
-    UNINSTALLED,
-    Delivery,
-    DmSettings,
-    ReaderState,
-    Store,
-    Subscription,
-    TeamRemoval,
-)
+from bot.store.reader import ReaderState
+from bot.store.repo import Store
+from bot.store.snapshots import Delivery, Subscription
 
-__all__ = [
-    "DM_TRACK",
-    "UNINSTALLED",
-    "Base",
-    "Delivery",
-    "DmSettings",
-    "ReaderState",
-    "Store",
-    "Subscription",
-    "TeamRemoval",
-    "make_engine",
-    "make_session_factory",
-    "migrate",
-    "utcnow",
-]
+__all__ = ["DM_TRACK", "UNINSTALLED", "Base", "Delivery", "ReaderState", "Store", "Subscription",
+           "make_engine", "migrate", "utcnow"]

@@ -38,15 +38,13 @@ from bot.store.events import EventsRepo
 from bot.store.feed_notices import FeedNoticesRepo
 from bot.store.follows import FollowsRepo
 from bot.store.insights import InsightsRepo
-from bot.store.installations import UNINSTALLED, InstallationsRepo
+from bot.store.installations import InstallationsRepo
 from bot.store.ledger import LedgerRepo
-from bot.store.models import DM_TRACK
 from bot.store.plans import PlansRepo
 from bot.store.progress import ProgressRepo
-from bot.store.reader import ReaderRepo, ReaderState
+from bot.store.reader import ReaderRepo
 from bot.store.reminders import RemindersRepo
 from bot.store.settings import SettingsRepo
-from bot.store.snapshots import Delivery, DmSettings, Subscription, TeamRemoval
 from bot.store.subscriptions import SubscriptionsRepo
 
 
@@ -65,24 +63,7 @@ class Store(
     InsightsRepo,
     PlansRepo,
 ):
-    """The app's state, behind small methods that each run one short transaction.
+    """The app's state, behind small methods that each run one short transaction. Built as
+    :class:`~bot.store.base.StoreCore` is (its arguments are documented there); the methods are
+    documented in the aggregate modules listed in this module's docstring."""
 
-    Build with :meth:`from_url` (which migrates by default) or from an existing engine:
-    ``Store(engine, client_id=None, default_timezone="UTC", clock=utcnow, owns_engine=False)``.
-    ``client_id`` is the Slack app's client id, used by :meth:`installation_store`;
-    ``default_timezone`` (IANA) is used for new DM settings; ``clock`` returns the current aware
-    UTC time (tests pass a fake one). The methods are documented in the aggregate modules listed
-    in this module's docstring.
-    """
-
-
-__all__ = [
-    "DM_TRACK",
-    "UNINSTALLED",
-    "Delivery",
-    "DmSettings",
-    "ReaderState",
-    "Store",
-    "Subscription",
-    "TeamRemoval",
-]
