@@ -234,18 +234,12 @@ class InstallationsRepo(StoreCore):
         installation = store.find_installation(enterprise_id=enterprise_id, team_id=team_id,
                                                is_enterprise_install=org_wide)
         rotator = self._token_rotator
-        if rotator is not None and _expiring(installation) is not None:
+        if rotator is not None and _expiring(installation):
             # One refresh across every process: the loser of the lock re-reads what the winner saved.
             with shared_lock(self._engine, f"token-rotation:{tenant}"):
-                return self._bot_token_locked(key, store, rotator, tenant)
-        return self._bot_token_found(installation, key, store, rotator, tenant)
-
-    def _bot_token_locked(self, key: tuple[str | None, str | None, bool], store: EncryptedInstallationStore,
-                          rotator: TokenRotator, tenant: str) -> str | None:
-        """:meth:`bot_token_for` under the rotation lock: read again, then refresh if still due."""
-        enterprise_id, team_id, org_wide = key
-        installation = store.find_installation(enterprise_id=enterprise_id, team_id=team_id,
-                                               is_enterprise_install=org_wide)
+                installation = store.find_installation(enterprise_id=enterprise_id, team_id=team_id,
+                                                       is_enterprise_install=org_wide)
+                return self._bot_token_found(installation, key, store, rotator, tenant)
         return self._bot_token_found(installation, key, store, rotator, tenant)
 
     def _bot_token_found(self, installation: Installation | None, key: tuple[str | None, str | None, bool],
@@ -364,15 +358,11 @@ class InstallationsRepo(StoreCore):
                                          engine=self._engine)
 
 
-def _expiring(installation: Installation | None) -> float | None:
-    """When a rotating bot token of ``installation`` expires (Unix seconds), if that is within
-    :data:`ROTATE_MINUTES_BEFORE_EXPIRY` minutes; else None."""
-    if installation is None or not installation.bot_refresh_token:
-        return None
-    expires = installation.bot_token_expires_at
-    if expires is None or expires - time.time() > ROTATE_MINUTES_BEFORE_EXPIRY * 60:
-        return None
-    return float(expires)
+def _expiring(installation: Installation | None) -> bool:
+    """Whether ``installation`` has a rotating bot token that expires within
+    :data:`ROTATE_MINUTES_BEFORE_EXPIRY` minutes."""
+    expires = installation.bot_token_expires_at if installation and installation.bot_refresh_token else None
+    return expires is not None and expires - time.time() <= ROTATE_MINUTES_BEFORE_EXPIRY * 60
 
 
 class TokenKeyError(ValueError):
