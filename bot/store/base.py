@@ -102,6 +102,13 @@ class StoreCore:
         module = postgresql if self._dialect == "postgresql" else sqlite
         return module.insert(model)
 
+    def _insert_new(self, model: Any, **values: Any) -> bool:
+        """Insert one row of ``model`` unless its key is taken: True when the row is new."""
+        stmt = (self._insert(model).values(**values).on_conflict_do_nothing()
+                .returning(*model.__table__.primary_key.columns))
+        with self._write() as s:
+            return s.execute(stmt).first() is not None
+
     def _write(self) -> AbstractContextManager[Session]:
         return db.write_session(self._engine)
 

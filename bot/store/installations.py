@@ -323,11 +323,8 @@ class InstallationsRepo(StoreCore):
         """Claim the welcome DM of ``tenant`` for its installer ``user_id``: True the first time
         only (the primary key settles a race between two callbacks), so a reinstall sends none."""
         check_id(tenant, "tenant"), check_id(user_id, "user_id")
-        stmt = (self._insert(InstallationWelcome)
-                .values(tenant_id=tenant, user_id=user_id, welcomed_at=self._now())
-                .on_conflict_do_nothing().returning(InstallationWelcome.tenant_id))
-        with self._write() as s:
-            return s.execute(stmt).first() is not None
+        return self._insert_new(InstallationWelcome, tenant_id=tenant, user_id=user_id,
+                                welcomed_at=self._now())
 
     def release_welcome(self, tenant: str) -> None:
         """Forget a welcome claim whose DM Slack refused (the next install tries again)."""
