@@ -56,7 +56,7 @@ class StoreCore:
         self._default_timezone = check_timezone(default_timezone)
         self._clock = clock
         self._owns_engine = owns_engine
-        self._sessions = db.make_session_factory(engine)
+        self._sessions = sessionmaker(engine, expire_on_commit=False)
         self._cipher = token_cipher or ephemeral_cipher()
         self._token_rotator = token_rotator
         self._installation_stores: dict[str, SQLAlchemyInstallationStore] = {}
@@ -81,7 +81,8 @@ class StoreCore:
 
     @property
     def session_factory(self) -> sessionmaker[Session]:
-        """A 2.0-style session factory on the same engine (for code that needs raw queries)."""
+        """A 2.0-style session factory on the same engine (for code that needs raw queries);
+        objects stay readable after commit."""
         return self._sessions
 
     def close(self) -> None:
