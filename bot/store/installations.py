@@ -23,7 +23,6 @@ from slack_sdk.oauth.installation_store.sqlalchemy import SQLAlchemyInstallation
 from slack_sdk.oauth.state_store.sqlalchemy import SQLAlchemyOAuthStateStore
 from slack_sdk.oauth.token_rotation import TokenRotator
 from sqlalchemy import ColumnElement, Engine, Table, and_, delete, desc, or_, select, update
-from sqlalchemy.orm import Session
 
 from bot.store.base import StoreCore, changed
 from bot.store.crypto import TokenCipher
@@ -270,16 +269,6 @@ class InstallationsRepo(StoreCore):
                 bot = fresh
         return bot.bot_token or None
 
-    def reseal_tokens(self) -> int:
-        """Re-encrypt every stored token under the current (first) key of
-        ``TOKEN_ENCRYPTION_KEY`` (after adding a new key in front; plain legacy tokens are
-        sealed). Returns how many rows changed."""
-        total = 0
-        with self._write() as s:
-            for table in (slack_installations, slack_bots):
-                total += _reseal_table(s, table, self._cipher)
-        return total
-
     def seal_tokens(self) -> dict[str, int]:
         """Bring every stored token under the first key of ``TOKEN_ENCRYPTION_KEY``, at start:
         plain tokens (a database from a release before encryption) are sealed and tokens sealed
@@ -383,13 +372,3 @@ def _auth_pause(model: type[ChannelSubscription] | type[DmPreference]) -> Column
     reasons += [model.pause_reason.like(f"Slack error {code}:%") for code in AUTH_ERRORS]
     return or_(*reasons)
 
-
-def _reseal_table(s: Session, table: Table, cipher: TokenCipher) -> int:
-    names = [n for n in _TOKEN_FIELDS if n in table.c]
-    count = 0
-    for row in s.execute(select(table.c.id, *[table.c[n] for n in names])).all():
-        values = {n: cipher.reseal(getattr(row, n)) for n in names}
-        if any(values[n] != getattr(row, n) for n in names):
-            s.execute(update(table).where(table.c.id == row.id).values(**values))
-            count += 1
-    return count
