@@ -13,7 +13,7 @@ of the file (as ``catalog import`` computes it) or ``/YYYY/MM/DD/slug.html`` fro
 
 ``weeks`` prints each track's essential minutes and, for each weekly budget, the weeks the
 essential path takes when each week sends the next steps that fit
-(:func:`bot.domain.catalog.plan_weeks.weeks_to_finish`).
+(:func:`bot.domain.budget.weeks_to_finish`).
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import yaml
 
 from bot.cli.importer.sources import read_jekyll
+from bot.domain.budget import weeks_to_finish
 from bot.domain.catalog import load_catalog
-from bot.domain.catalog.plan_weeks import weeks_to_finish
 from bot.domain.catalog.reading_time import RULE, file_minutes
 
 REPO = Path(__file__).resolve().parents[1]

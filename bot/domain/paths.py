@@ -33,14 +33,6 @@ class CycleError(ValueError):
         super().__init__("cycle: " + " -> ".join(cycle))
 
 
-def _find_cycle(graph: Mapping[str, tuple[str, ...]], nodes: Iterable[str]) -> list[str]:
-    """A cycle among ``nodes`` following ``after`` edges (node -> the steps it comes after), in
-    reading direction (:func:`bot.domain.graphs.first_cycle` reversed)."""
-    nodes = list(nodes)
-    cycle = first_cycle(graph, nodes)
-    return list(reversed(cycle)) if cycle else sorted(nodes)[:1]
-
-
 def compute_order(track: Track, posts: Mapping[str, Post]) -> tuple[str, ...]:
     """The track's post ids in reading order.
 
@@ -76,8 +68,8 @@ def compute_order(track: Track, posts: Mapping[str, Post]) -> tuple[str, ...]:
                 heapq.heappush(ready, key(nxt))
     if len(order) != len(steps):
         remaining = [pid for pid in steps if pid not in set(order)]
-        graph = {pid: steps[pid].after for pid in remaining}
-        raise CycleError(_find_cycle(graph, remaining))
+        cycle = first_cycle({pid: steps[pid].after for pid in remaining}, remaining)
+        raise CycleError(cycle[::-1] if cycle else sorted(remaining)[:1])
     return tuple(order)
 
 
@@ -188,12 +180,7 @@ def read_after(catalog: Catalog, track_id: str, post_id: str) -> tuple[Step, ...
 
 
 def _resolve(catalog: Catalog, read: Iterable[str]) -> set[str]:
-    out = set()
-    for pid in read:
-        resolved = catalog.resolve_post_id(pid)
-        if resolved:
-            out.add(resolved)
-    return out
+    return {r for r in map(catalog.resolve_post_id, read) if r}
 
 
 def unread_among(catalog: Catalog, read: Iterable[str], post_ids: Iterable[str]) -> list[str]:

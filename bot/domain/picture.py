@@ -48,13 +48,6 @@ def _title(text: str) -> str:
     return text if len(text) <= MAX_TITLE else text[: MAX_TITLE - 1].rstrip() + "…"
 
 
-def _minutes(catalog: Catalog, post_id: str) -> str:
-    post = catalog.post(post_id)
-    if post.minutes is None:
-        return ""
-    return f"{post.minutes} min" if post.minutes_source == "counted" else f"~{post.minutes} min"
-
-
 def path_graph(catalog: Catalog, track_id: str, read: Collection[str] | None = None,
                lang: str = "en") -> PathGraph:
     """The :class:`PathGraph` of ``track_id``; ``read`` (post ids, former ids count) marks the
@@ -67,7 +60,8 @@ def path_graph(catalog: Catalog, track_id: str, read: Collection[str] | None = N
 
     def post_node(pid: str, n: int, kind: NodeKind) -> Node:
         post = catalog.post(pid)
-        extra = [x for x in (_minutes(catalog, pid), "" if post.url else "no link yet") if x]
+        minutes = "" if post.minutes is None else f"{'' if post.minutes_source == 'counted' else '~'}{post.minutes} min"
+        extra = [x for x in (minutes, "" if post.url else "no link yet") if x]
         return Node(pid, (f"{n}. {_title(post.title)}", " · ".join(extra)) if extra else
                     (f"{n}. {_title(post.title)}",), kind,
                     None if done is None else pid in done, post.url is not None)

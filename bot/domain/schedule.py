@@ -13,12 +13,14 @@ rules). Times are aware datetimes; weekday 0 = Monday … 6 = Sunday (Python's `
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
+from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from apscheduler.triggers.cron import CronTrigger
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
 
 DEFAULT_WEEKDAY = 0
 """Monday: the weekday of a digest when none is given."""
@@ -49,6 +51,10 @@ def _check_zone(value: str) -> str:
     return value
 
 
+_CHECKS: dict[str | None, Callable[[Any], Any]] = {"weekday": _check_weekday, "at_time": _check_time,
+                                                   "timezone": _check_zone}
+
+
 class WeeklySchedule(BaseModel):
     """Every ``weekday`` (0=Monday…6=Sunday) at ``at_time`` (``HH:MM``, 24 h, local) in
     ``timezone`` (an IANA name zoneinfo knows). Immutable; validated once on construction
@@ -61,20 +67,10 @@ class WeeklySchedule(BaseModel):
     at_time: str = DEFAULT_TIME
     timezone: str = "UTC"
 
-    @field_validator("weekday")
+    @field_validator("weekday", "at_time", "timezone")
     @classmethod
-    def _weekday(cls, value: int) -> int:
-        return _check_weekday(value)
-
-    @field_validator("at_time")
-    @classmethod
-    def _at_time(cls, value: str) -> str:
-        return _check_time(value)
-
-    @field_validator("timezone")
-    @classmethod
-    def _zone(cls, value: str) -> str:
-        return _check_zone(value)
+    def _part(cls, value: Any, info: ValidationInfo) -> Any:
+        return _CHECKS[info.field_name](value)
 
     @classmethod
     def of(cls, weekday: int | None, at_time: str | None, timezone: str,
@@ -121,20 +117,10 @@ class ScheduleParts(BaseModel):
     at_time: str | None = None
     timezone: str | None = None
 
-    @field_validator("weekday")
+    @field_validator("weekday", "at_time", "timezone")
     @classmethod
-    def _weekday(cls, value: int | None) -> int | None:
-        return None if value is None else _check_weekday(value)
-
-    @field_validator("at_time")
-    @classmethod
-    def _at_time(cls, value: str | None) -> str | None:
-        return None if value is None else _check_time(value)
-
-    @field_validator("timezone")
-    @classmethod
-    def _zone(cls, value: str | None) -> str | None:
-        return None if value is None else _check_zone(value)
+    def _part(cls, value: Any, info: ValidationInfo) -> Any:
+        return None if value is None else _CHECKS[info.field_name](value)
 
     def resolve(self, zone: str, fallback: WeeklySchedule | None = None) -> WeeklySchedule:
         """The full schedule: typed parts win; parts left out come from ``fallback`` (e.g. the

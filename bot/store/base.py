@@ -56,7 +56,7 @@ class StoreCore:
         self._default_timezone = check_timezone(default_timezone)
         self._clock = clock
         self._owns_engine = owns_engine
-        self._sessions = db.make_session_factory(engine)
+        self._sessions = sessionmaker(engine, expire_on_commit=False)
         self._cipher = token_cipher or ephemeral_cipher()
         self._token_rotator = token_rotator
         self._installation_stores: dict[str, SQLAlchemyInstallationStore] = {}
@@ -81,7 +81,8 @@ class StoreCore:
 
     @property
     def session_factory(self) -> sessionmaker[Session]:
-        """A 2.0-style session factory on the same engine (for code that needs raw queries)."""
+        """A 2.0-style session factory on the same engine (for code that needs raw queries);
+        objects stay readable after commit."""
         return self._sessions
 
     def close(self) -> None:
@@ -101,6 +102,13 @@ class StoreCore:
     def _insert(self, model: Any) -> Any:
         # the engine's dialect only ("sqlite" or "postgresql"): the other one costs ~30 ms to import
         return importlib.import_module(f"sqlalchemy.dialects.{self._dialect}").insert(model)
+
+    def _insert_new(self, model: Any, **values: Any) -> bool:
+        """Insert one row of ``model`` unless its key is taken: True when the row is new."""
+        stmt = (self._insert(model).values(**values).on_conflict_do_nothing()
+                .returning(*model.__table__.primary_key.columns))
+        with self._write() as s:
+            return s.execute(stmt).first() is not None
 
     def _write(self) -> AbstractContextManager[Session]:
         return db.write_session(self._engine)

@@ -26,11 +26,8 @@ class CatalogVersionsRepo(StoreCore):
         for track, posts in snapshot.items():
             check_id(track, "track id")
             data[track] = [check_id(p, "post id") for p in check_ids(posts, "post id")] if posts else []
-        stmt = (self._insert(CatalogVersion)
-                .values(version=version, first_seen_at=self._now(), snapshot=data)
-                .on_conflict_do_nothing().returning(CatalogVersion.version))
-        with self._write() as s:
-            return s.execute(stmt).first() is not None
+        return self._insert_new(CatalogVersion, version=version, first_seen_at=self._now(),
+                                snapshot=data)
 
     def catalog_snapshot(self, version: str) -> dict[str, list[str]] | None:
         """``{track_id: [post ids]}`` recorded for ``version``, or None if unknown."""

@@ -18,7 +18,7 @@ from typing import Any
 from sqlalchemy import Connection, DateTime, Engine, create_engine, event
 from sqlalchemy.engine import Dialect, make_url
 from sqlalchemy.exc import DBAPIError
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import Session
 from sqlalchemy.pool import StaticPool
 from sqlalchemy.types import TypeDecorator
 
@@ -127,11 +127,6 @@ def _configure_sqlite(engine: Engine) -> None:
             conn.exec_driver_sql("BEGIN IMMEDIATE")
         else:
             conn.exec_driver_sql("BEGIN")
-
-
-def make_session_factory(engine: Engine) -> sessionmaker[Session]:
-    """A 2.0-style session factory bound to ``engine``; objects stay readable after commit."""
-    return sessionmaker(engine, expire_on_commit=False)
 
 
 @contextmanager

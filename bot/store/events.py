@@ -18,11 +18,8 @@ class EventsRepo(StoreCore):
         """Remember a Slack event id. True the first time only (concurrency-safe via the
         primary key): handle the event only when this returns True."""
         check_id(event_id, "event_id"), check_id(team, "team")
-        stmt = (self._insert(ProcessedEvent)
-                .values(event_id=event_id, team_id=team, received_at=self._now())
-                .on_conflict_do_nothing().returning(ProcessedEvent.event_id))
-        with self._write() as s:
-            return s.execute(stmt).first() is not None
+        return self._insert_new(ProcessedEvent, event_id=event_id, team_id=team,
+                                received_at=self._now())
 
     def prune_events(self, older_than_s: float = 86_400) -> int:
         """Forget event ids received more than ``older_than_s`` seconds ago (Slack retries

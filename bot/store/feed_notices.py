@@ -26,11 +26,8 @@ class FeedNoticesRepo(StoreCore):
         Raises ``ValueError`` for an empty or too long URL."""
         if not url or len(url) > MAX_URL:
             raise ValueError("url must be 1..2000 characters")
-        stmt = (self._insert(CatalogFeedNotice)
-                .values(url=url, title=title[:MAX_TITLE], notified_at=self._now())
-                .on_conflict_do_nothing().returning(CatalogFeedNotice.url))
-        with self._write() as s:
-            return s.execute(stmt).first() is not None
+        return self._insert_new(CatalogFeedNotice, url=url, title=title[:MAX_TITLE],
+                                notified_at=self._now())
 
     def release_feed_notice(self, url: str) -> None:
         """Forget a claim whose announcement failed (the next check tries again)."""

@@ -15,11 +15,8 @@ class FollowsRepo(StoreCore):
     def follow(self, team: str, user: str, track: str) -> bool:
         """Follow a track. True if newly followed, False if already following."""
         check_id(team, "team"), check_id(user, "user"), check_id(track, "track")
-        stmt = (self._insert(TrackFollow)
-                .values(team_id=team, user_id=user, track_id=track, followed_at=self._now())
-                .on_conflict_do_nothing().returning(TrackFollow.track_id))
-        with self._write() as s:
-            return s.execute(stmt).first() is not None
+        return self._insert_new(TrackFollow, team_id=team, user_id=user, track_id=track,
+                                followed_at=self._now())
 
     def unfollow(self, team: str, user: str, track: str) -> bool:
         """Stop following a track. True if the user was following it."""

@@ -23,7 +23,6 @@ from slack_sdk.oauth.installation_store.sqlalchemy import SQLAlchemyInstallation
 from slack_sdk.oauth.state_store.sqlalchemy import SQLAlchemyOAuthStateStore
 from slack_sdk.oauth.token_rotation import TokenRotator
 from sqlalchemy import ColumnElement, Engine, Table, and_, delete, desc, or_, select, update
-from sqlalchemy.orm import Session
 
 from bot.store.base import StoreCore, changed
 from bot.store.crypto import TokenCipher
@@ -228,18 +227,12 @@ class InstallationsRepo(StoreCore):
         installation = store.find_installation(enterprise_id=enterprise_id, team_id=team_id,
                                                is_enterprise_install=org_wide)
         rotator = self._token_rotator
-        if rotator is not None and _expiring(installation) is not None:
+        if rotator is not None and _expiring(installation):
             # One refresh across every process: the loser of the lock re-reads what the winner saved.
             with shared_lock(self._engine, f"token-rotation:{tenant}"):
-                return self._bot_token_locked(key, store, rotator, tenant)
-        return self._bot_token_found(installation, key, store, rotator, tenant)
-
-    def _bot_token_locked(self, key: tuple[str | None, str | None, bool], store: EncryptedInstallationStore,
-                          rotator: TokenRotator, tenant: str) -> str | None:
-        """:meth:`bot_token_for` under the rotation lock: read again, then refresh if still due."""
-        enterprise_id, team_id, org_wide = key
-        installation = store.find_installation(enterprise_id=enterprise_id, team_id=team_id,
-                                               is_enterprise_install=org_wide)
+                installation = store.find_installation(enterprise_id=enterprise_id, team_id=team_id,
+                                                       is_enterprise_install=org_wide)
+                return self._bot_token_found(installation, key, store, rotator, tenant)
         return self._bot_token_found(installation, key, store, rotator, tenant)
 
     def _bot_token_found(self, installation: Installation | None, key: tuple[str | None, str | None, bool],
@@ -269,16 +262,6 @@ class InstallationsRepo(StoreCore):
                 store.save_bot(fresh)
                 bot = fresh
         return bot.bot_token or None
-
-    def reseal_tokens(self) -> int:
-        """Re-encrypt every stored token under the current (first) key of
-        ``TOKEN_ENCRYPTION_KEY`` (after adding a new key in front; plain legacy tokens are
-        sealed). Returns how many rows changed."""
-        total = 0
-        with self._write() as s:
-            for table in (slack_installations, slack_bots):
-                total += _reseal_table(s, table, self._cipher)
-        return total
 
     def seal_tokens(self) -> dict[str, int]:
         """Bring every stored token under the first key of ``TOKEN_ENCRYPTION_KEY``, at start:
@@ -323,11 +306,8 @@ class InstallationsRepo(StoreCore):
         """Claim the welcome DM of ``tenant`` for its installer ``user_id``: True the first time
         only (the primary key settles a race between two callbacks), so a reinstall sends none."""
         check_id(tenant, "tenant"), check_id(user_id, "user_id")
-        stmt = (self._insert(InstallationWelcome)
-                .values(tenant_id=tenant, user_id=user_id, welcomed_at=self._now())
-                .on_conflict_do_nothing().returning(InstallationWelcome.tenant_id))
-        with self._write() as s:
-            return s.execute(stmt).first() is not None
+        return self._insert_new(InstallationWelcome, tenant_id=tenant, user_id=user_id,
+                                welcomed_at=self._now())
 
     def release_welcome(self, tenant: str) -> None:
         """Forget a welcome claim whose DM Slack refused (the next install tries again)."""
@@ -358,15 +338,11 @@ class InstallationsRepo(StoreCore):
                                          engine=self._engine)
 
 
-def _expiring(installation: Installation | None) -> float | None:
-    """When a rotating bot token of ``installation`` expires (Unix seconds), if that is within
-    :data:`ROTATE_MINUTES_BEFORE_EXPIRY` minutes; else None."""
-    if installation is None or not installation.bot_refresh_token:
-        return None
-    expires = installation.bot_token_expires_at
-    if expires is None or expires - time.time() > ROTATE_MINUTES_BEFORE_EXPIRY * 60:
-        return None
-    return float(expires)
+def _expiring(installation: Installation | None) -> bool:
+    """Whether ``installation`` has a rotating bot token that expires within
+    :data:`ROTATE_MINUTES_BEFORE_EXPIRY` minutes."""
+    expires = installation.bot_token_expires_at if installation and installation.bot_refresh_token else None
+    return expires is not None and expires - time.time() <= ROTATE_MINUTES_BEFORE_EXPIRY * 60
 
 
 class TokenKeyError(ValueError):
@@ -390,13 +366,3 @@ def _auth_pause(model: type[ChannelSubscription] | type[DmPreference]) -> Column
     reasons += [model.pause_reason.like(f"Slack error {code}:%") for code in AUTH_ERRORS]
     return or_(*reasons)
 
-
-def _reseal_table(s: Session, table: Table, cipher: TokenCipher) -> int:
-    names = [n for n in _TOKEN_FIELDS if n in table.c]
-    count = 0
-    for row in s.execute(select(table.c.id, *[table.c[n] for n in names])).all():
-        values = {n: cipher.reseal(getattr(row, n)) for n in names}
-        if any(values[n] != getattr(row, n) for n in names):
-            s.execute(update(table).where(table.c.id == row.id).values(**values))
-            count += 1
-    return count

@@ -65,12 +65,8 @@ class PlansRepo(StoreCore):
         """Record that ``user`` finished ``track``'s essential path now (``minutes``: that path's
         reading time). True the first time; False when it was recorded before."""
         check_id(team, "team"), check_id(user, "user"), check_id(track, "track")
-        stmt = (self._insert(FinishedPath)
-                .values(team_id=team, user_id=user, track_id=track, finished_at=self._now(),
-                        minutes=max(0, int(minutes)))
-                .on_conflict_do_nothing().returning(FinishedPath.track_id))
-        with self._write() as s:
-            return s.execute(stmt).scalar() is not None
+        return self._insert_new(FinishedPath, team_id=team, user_id=user, track_id=track,
+                                finished_at=self._now(), minutes=max(0, int(minutes)))
 
     def finished_paths(self, team: str, user: str) -> dict[str, datetime]:
         """``{track id: finished_at (UTC)}`` of the essential paths ``user`` finished."""

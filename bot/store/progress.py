@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import datetime
 
 from sqlalchemy import delete, select
 
@@ -48,10 +47,3 @@ class ProgressRepo(StoreCore):
         with self._read() as s:
             return set(s.scalars(select(ReadingProgress.post_id).where(
                 ReadingProgress.team_id == team, ReadingProgress.user_id == user)))
-
-    def read_log(self, team: str, user: str) -> dict[str, datetime]:
-        """``{post_id: read_at (UTC)}`` for ``user`` in ``team``."""
-        with self._read() as s:
-            rows = s.execute(select(ReadingProgress.post_id, ReadingProgress.read_at).where(
-                ReadingProgress.team_id == team, ReadingProgress.user_id == user))
-            return {post: at for post, at in rows}

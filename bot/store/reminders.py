@@ -9,6 +9,7 @@ from sqlalchemy import select, update
 
 from bot.store.base import StoreCore, changed
 from bot.store.models import Reminder as ReminderRow
+from bot.store.snapshots import snapshot
 from bot.store.validate import check_id
 
 
@@ -28,11 +29,6 @@ class Reminder:
     sent_at: datetime | None
 
 
-def _snap(row: ReminderRow) -> Reminder:
-    return Reminder(row.id, row.team_id, row.user_id, row.post_id, row.due_at, row.timezone,
-                    row.status, row.created_at, row.sent_at)
-
-
 class RemindersRepo(StoreCore):
     """Per-user reminders, keyed by id; every read and write is scoped by team (and user)."""
 
@@ -50,7 +46,7 @@ class RemindersRepo(StoreCore):
             row = s.scalars(select(ReminderRow).where(
                 ReminderRow.team_id == team, ReminderRow.user_id == user,
                 ReminderRow.post_id == post, ReminderRow.status == "pending")).first()
-            before = None if row is None else _snap(row)
+            before = None if row is None else snapshot(Reminder, row)
             if row is None:
                 row = ReminderRow(team_id=team, user_id=user, post_id=post, due_at=due_at,
                                   timezone=timezone, status="pending", created_at=now)
@@ -58,12 +54,12 @@ class RemindersRepo(StoreCore):
             else:
                 row.due_at, row.timezone = due_at, timezone
             s.flush()
-            return _snap(row), before
+            return snapshot(Reminder, row), before
 
     def reminders(self, team: str, user: str) -> list[Reminder]:
         """``user``'s pending reminders, soonest first."""
         with self._read() as s:
-            return [_snap(r) for r in s.scalars(
+            return [snapshot(Reminder, r) for r in s.scalars(
                 select(ReminderRow).where(ReminderRow.team_id == team, ReminderRow.user_id == user,
                                           ReminderRow.status == "pending")
                 .order_by(ReminderRow.due_at, ReminderRow.id))]
@@ -80,7 +76,7 @@ class RemindersRepo(StoreCore):
     def due_reminders(self, now: datetime, limit: int = 500) -> list[Reminder]:
         """Pending reminders whose ``due_at`` is at or before ``now`` (aware), oldest first."""
         with self._read() as s:
-            return [_snap(r) for r in s.scalars(
+            return [snapshot(Reminder, r) for r in s.scalars(
                 select(ReminderRow).where(ReminderRow.status == "pending", ReminderRow.due_at <= now)
                 .order_by(ReminderRow.due_at, ReminderRow.id).limit(limit))]
 

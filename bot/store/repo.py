@@ -63,12 +63,7 @@ class Store(
     InsightsRepo,
     PlansRepo,
 ):
-    """The app's state, behind small methods that each run one short transaction.
+    """The app's state, behind small methods that each run one short transaction. Built as
+    :class:`~bot.store.base.StoreCore` is (its arguments are documented there); the methods are
+    documented in the aggregate modules listed in this module's docstring."""
 
-    Build with :meth:`from_url` (which migrates by default) or from an existing engine:
-    ``Store(engine, client_id=None, default_timezone="UTC", clock=utcnow, owns_engine=False)``.
-    ``client_id`` is the Slack app's client id, used by :meth:`installation_store`;
-    ``default_timezone`` (IANA) is used for new DM settings; ``clock`` returns the current aware
-    UTC time (tests pass a fake one). The methods are documented in the aggregate modules listed
-    in this module's docstring.
-    """

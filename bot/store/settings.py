@@ -13,11 +13,6 @@ from bot.store.models import LANGS, DmPreference, UserSettings
 from bot.store.snapshots import DmSettings, snapshot
 from bot.store.validate import check_aware, check_id, check_reason
 
-DEFAULT_DM_WEEKDAY = DEFAULT_WEEKDAY
-"""Weekday of a new DM digest row (0 = Monday)."""
-DEFAULT_DM_TIME = DEFAULT_TIME
-"""Local time of a new DM digest row, in the row's time zone."""
-
 
 class SettingsRepo(StoreCore):
     """Per-user language and DM digest settings, keyed by (team, user)."""
@@ -58,8 +53,8 @@ class SettingsRepo(StoreCore):
             changes.update(status="active", pause_reason=None)
         now = self._now()
         insert = (self._insert(DmPreference)
-                  .values(team_id=team, user_id=user, enabled=False, weekday=DEFAULT_DM_WEEKDAY,
-                          at_time=DEFAULT_DM_TIME, timezone=self._default_timezone,
+                  .values(team_id=team, user_id=user, enabled=False, weekday=DEFAULT_WEEKDAY,
+                          at_time=DEFAULT_TIME, timezone=self._default_timezone,
                           status="active", updated_at=now)
                   .on_conflict_do_nothing())
         with self._write() as s:

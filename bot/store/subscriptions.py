@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import ColumnElement, delete, select, update
 from sqlalchemy.orm import Session
 
 from bot.domain.schedule import WeeklySchedule
@@ -19,23 +19,18 @@ def advance_cursor_in(s: Session, id: int, steps: int, catalog_version: str | No
                       now: datetime) -> bool:
     """In the open session ``s``: add ``steps`` to subscription ``id``'s cursor, stamp
     ``updated_at`` = ``now`` and (unless None) record ``catalog_version``. False if no such row."""
-    values: dict[str, Any] = {"cursor": ChannelSubscription.cursor + steps, "updated_at": now}
-    if catalog_version is not None:
-        values["last_catalog_version"] = catalog_version
-    stmt = (update(ChannelSubscription).where(ChannelSubscription.id == id).values(**values)
-            .execution_options(synchronize_session=False))
-    return changed(s, stmt) > 0
+    return set_cursor_in(s, id, ChannelSubscription.cursor + steps, catalog_version, now)
 
 
-def set_cursor_in(s: Session, id: int, cursor: int, catalog_version: str | None,
-                  now: datetime) -> None:
+def set_cursor_in(s: Session, id: int, cursor: int | ColumnElement[int], catalog_version: str | None,
+                  now: datetime) -> bool:
     """In the open session ``s``: set subscription ``id``'s cursor to ``cursor``, stamp
-    ``updated_at`` = ``now`` and (unless None) record ``catalog_version``."""
+    ``updated_at`` = ``now`` and (unless None) record ``catalog_version``. False if no such row."""
     values: dict[str, Any] = {"cursor": cursor, "updated_at": now}
     if catalog_version is not None:
         values["last_catalog_version"] = catalog_version
-    s.execute(update(ChannelSubscription).where(ChannelSubscription.id == id)
-              .values(**values).execution_options(synchronize_session=False))
+    return changed(s, update(ChannelSubscription).where(ChannelSubscription.id == id)
+                   .values(**values).execution_options(synchronize_session=False)) > 0
 
 
 class SubscriptionsRepo(StoreCore):
@@ -130,16 +125,15 @@ class SubscriptionsRepo(StoreCore):
 
     def pause_subscription(self, id: int, reason: str) -> bool:
         """Pause with a visible ``reason`` (e.g. ``'channel archived'``). True if it exists."""
-        stmt = (update(ChannelSubscription).where(ChannelSubscription.id == id)
-                .values(status="paused", pause_reason=check_reason(reason), updated_at=self._now())
-                .execution_options(synchronize_session=False))
-        with self._write() as s:
-            return changed(s, stmt) > 0
+        return self._set_status(id, "paused", check_reason(reason))
 
     def resume_subscription(self, id: int) -> bool:
         """Reactivate (clearing the pause reason). True if it exists."""
+        return self._set_status(id, "active", None)
+
+    def _set_status(self, id: int, status: str, reason: str | None) -> bool:
         stmt = (update(ChannelSubscription).where(ChannelSubscription.id == id)
-                .values(status="active", pause_reason=None, updated_at=self._now())
+                .values(status=status, pause_reason=reason, updated_at=self._now())
                 .execution_options(synchronize_session=False))
         with self._write() as s:
             return changed(s, stmt) > 0

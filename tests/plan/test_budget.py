@@ -54,6 +54,10 @@ def test_weeks_to_finish_walks_week_by_week() -> None:
     assert budget.weeks_to_finish([16, 16, 16, 16, 16, 10], 30) == 5
     assert budget.weeks_to_finish([16, 16, 16, 16, 16, 10], 45) == 3
     assert budget.weeks_to_finish([], 45) == 0
+    assert budget.weeks_to_finish([10, 10, 10, 5], 30) == 2  # 10 10 10 | 5
+    assert budget.weeks_to_finish([5, 32, 5, 20], 25) == 3  # a longer step is a week of its own
+    assert budget.weeks_to_finish([20, 15, 5], 30) == 2  # 20 | 15 5: order kept, 5 not pulled forward
+    assert budget.weeks_to_finish([6, 32, 12, 9], 20) == 4 and budget.weeks_to_finish([6, 32, 12, 9], 40) == 2
 
 
 def test_the_default_finishes_any_essential_path_within_four_weeks() -> None:

@@ -19,10 +19,10 @@ def test_mark_read_reports_only_newly_read(store: Store) -> None:
 def test_marking_read_again_keeps_the_first_read_time(store: Store, clock) -> None:  # type: ignore[no-untyped-def]
     t0 = clock.now
     store.mark_read("T1", "U1", ["a"])
-    first = store.read_log("T1", "U1")["a"]
+    first = store.team_reads("T1")[0][2]
     clock.advance(3600)
     store.mark_read("T1", "U1", ["a"])
-    assert store.read_log("T1", "U1")["a"] == first == t0
+    assert store.team_reads("T1") == [("U1", "a", first)] and first == t0
     assert first.tzinfo is not None and first.utcoffset().total_seconds() == 0
 
 

@@ -47,8 +47,8 @@ def test_reseal_moves_every_stored_token_to_the_new_key(tmp_path: Path) -> None:
             bot_user_id="U0B", user_id="U0", user_token="xoxp-user", installed_at=time.time()))
     with Store.from_url(url, client_id="1.2",
                         token_cipher=TokenCipher.from_setting(f"{new},{old}")) as store:
-        assert store.reseal_tokens() == 2  # the installation row and the bot row
-        assert store.reseal_tokens() == 2  # Fernet tokens carry a fresh IV and time each time
+        assert store.seal_tokens() == {"plain": 0, "older": 3, "current": 0}  # 2 installation, 1 bot
+        assert store.seal_tokens() == {"plain": 0, "older": 0, "current": 3}
     with Store.from_url(url, client_id="1.2", token_cipher=TokenCipher.from_setting(new)) as store:
         assert store.bot_token_for("T0") == "xoxb-rotate-me"
         found = store.installation_store().find_installation(enterprise_id=None, team_id="T0")

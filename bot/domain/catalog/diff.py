@@ -74,10 +74,8 @@ class CatalogDiff:
                 out.append(f"  {label}: {', '.join(items)}")
         for old, new in self.posts_renamed:
             out.append(f"  post renamed: {old} -> {new}")
-        for tid, items in sorted(self.steps_added.items()):
-            out.append(f"  track {tid}: steps added: {', '.join(items)}")
-        for tid, items in sorted(self.steps_removed.items()):
-            out.append(f"  track {tid}: steps removed: {', '.join(items)}")
+        for label, steps in (("added", self.steps_added), ("removed", self.steps_removed)):
+            out.extend(f"  track {tid}: steps {label}: {', '.join(items)}" for tid, items in sorted(steps.items()))
         for tid, orders in sorted(self.steps_reordered.items()):
             out.append(f"  track {tid}: re-ordered: {' > '.join(orders['old'])}  =>  {' > '.join(orders['new'])}")
         for ch in self.text_changed:

@@ -17,13 +17,6 @@ ESSENTIALS_MAX_MINUTES = 90
 """At most this many minutes of reading (sum of the essential posts' ``minutes``) per track."""
 
 
-def _before_cycle(tracks: list[tuple[str, Track]]) -> list[str] | None:
-    """A cycle of ``before`` references among the tracks (track ids, first == last), or ``None``."""
-    known = {t.id for _, t in tracks}
-    graph = {t.id: tuple(b for b in t.before if b in known) for _, t in tracks}  # unknown: reported on its own
-    return first_cycle(graph, graph)
-
-
 def before_issues(rel: str, track: Track, track_ids: set[str]) -> list[CatalogIssue]:
     """``before`` names known tracks (``track_ids``) other than ``track`` itself: one error per bad name."""
     issues: list[CatalogIssue] = []
@@ -38,7 +31,9 @@ def before_issues(rel: str, track: Track, track_ids: set[str]) -> list[CatalogIs
 
 def before_cycle_issues(tracks: list[tuple[str, Track]]) -> list[CatalogIssue]:
     """One error on the first track of a cycle of ``before`` references (none without a cycle)."""
-    cycle = _before_cycle(tracks)
+    known = {t.id for _, t in tracks}
+    graph = {t.id: tuple(b for b in t.before if b in known) for _, t in tracks}  # unknown: reported on its own
+    cycle = first_cycle(graph, graph)
     if not cycle:
         return []
     rel = next(r for r, t in tracks if t.id == cycle[0])
