@@ -46,9 +46,11 @@ def required(cli_value: str | None, flag: str, env: str, example: str) -> str:
     """
     value = setting(cli_value, env)
     if value is None:
-        raise SystemExit(f"{Path(sys.argv[0]).name}: no {flag} given and {env} is not set; this "
-                         f"benchmark has no default, so that it never writes to a database or "
-                         f"Redis DB someone else uses. Example: {env}={example}")
+        raise SystemExit(
+            f"{Path(sys.argv[0]).name}: no {flag} given and {env} is not set; this "
+            f"benchmark has no default, so that it never writes to a database or "
+            f"Redis DB someone else uses. Example: {env}={example}"
+        )
     return value
 
 

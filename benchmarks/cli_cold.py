@@ -67,8 +67,9 @@ def measure(runs: int, against: Path | None = None) -> dict[str, object]:
         env.pop("CATALOG_DIR", None)
         for round_ in range(runs + 1):
             for name, (argv, path) in commands.items():
-                run_env = env if path is None else {
-                    **env, "PYTHONPATH": path, "DATABASE_URL": f"sqlite:///{tmp}/against.db"}
+                run_env = (
+                    env if path is None else {**env, "PYTHONPATH": path, "DATABASE_URL": f"sqlite:///{tmp}/against.db"}
+                )
                 figure = run_once(argv, Path(tmp), run_env)
                 if round_:
                     samples[name].append(figure)
@@ -77,11 +78,19 @@ def measure(runs: int, against: Path | None = None) -> dict[str, object]:
     rows = {}
     for name, figures in samples.items():
         wall = statistics.median(w for w, _ in figures)
-        rows[name] = {"wall_s": round(wall, 3), "cpu_s": round(statistics.median(c for _, c in figures), 3),
-                      "ratio": round(wall / base, 2), "target": TARGETS.get(name),
-                      "walls_s": [round(w, 3) for w, _ in figures]}
-    return {"runs": runs, "load_before": [round(x, 2) for x in load_before],
-            "load_after": [round(x, 2) for x in load_after], "commands": rows}
+        rows[name] = {
+            "wall_s": round(wall, 3),
+            "cpu_s": round(statistics.median(c for _, c in figures), 3),
+            "ratio": round(wall / base, 2),
+            "target": TARGETS.get(name),
+            "walls_s": [round(w, 3) for w, _ in figures],
+        }
+    return {
+        "runs": runs,
+        "load_before": [round(x, 2) for x in load_before],
+        "load_after": [round(x, 2) for x in load_after],
+        "commands": rows,
+    }
 
 
 def main() -> int:
@@ -97,8 +106,10 @@ def main() -> int:
     if args.json:
         print(json.dumps(result, indent=2))
     else:
-        print(f"load before {result['load_before']}, after {result['load_after']}; "
-              f"median of {args.runs} interleaved cold runs")
+        print(
+            f"load before {result['load_before']}, after {result['load_after']}; "
+            f"median of {args.runs} interleaved cold runs"
+        )
         print(f"{'command':<30} {'wall':>7} {'cpu':>7} {'ratio':>6} {'target':>7}")
         for name, row in rows.items():
             target = f"<= {row['target']}x" if row["target"] else ""

@@ -146,8 +146,13 @@ def _noop_app(api_url: str, kind: str) -> App:
     if kind == "default":
         app = App(signing_secret=SECRET, client=client, token_verification_enabled=False)
     else:
-        app = App(signing_secret=SECRET, client=client, token_verification_enabled=False,
-                  process_before_response=True, raise_error_for_unhandled_request=False)
+        app = App(
+            signing_secret=SECRET,
+            client=client,
+            token_verification_enabled=False,
+            process_before_response=True,
+            raise_error_for_unhandled_request=False,
+        )
         separate_lazy_pool(app)
 
     def answer_in_ack(ack: Ack) -> None:
@@ -157,10 +162,10 @@ def _noop_app(api_url: str, kind: str) -> App:
     return app
 
 
-def _round(events_url: str, standin: SlackStandIn, text: str, clients: int,
-           per_client: int) -> list[float]:
+def _round(events_url: str, standin: SlackStandIn, text: str, clients: int, per_client: int) -> list[float]:
     """``clients`` threads, client ``i`` sending ``per_client`` commands as :func:`person`
     ``i``, one after the other; returns the seconds from send to reply of every request."""
+
     def client(i: int) -> list[float]:
         took = []
         for _ in range(per_client):
@@ -179,9 +184,16 @@ def _round(events_url: str, standin: SlackStandIn, text: str, clients: int,
 
 
 def _settings(api_url: str, tmp: str) -> Settings:
-    return Settings(_env_file=None, database_url=f"sqlite:///{tmp}/bench.db",
-                    slack_bot_token=TOKEN, slack_signing_secret=SECRET, slack_app_token=None,
-                    slack_client_id=None, slack_client_secret=None, slack_api_url=api_url)
+    return Settings(
+        _env_file=None,
+        database_url=f"sqlite:///{tmp}/bench.db",
+        slack_bot_token=TOKEN,
+        slack_signing_secret=SECRET,
+        slack_app_token=None,
+        slack_client_id=None,
+        slack_client_secret=None,
+        slack_api_url=api_url,
+    )
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -207,8 +219,18 @@ def serve(args: argparse.Namespace) -> int:
 
 def _start_server(kind: str, api_url: str, args: argparse.Namespace) -> tuple[subprocess.Popen[str], str]:
     """Start ``kind``'s server process; returns it and its base URL."""
-    cmd = [sys.executable, __file__, "--serve", kind, "--api-url", api_url, "--threads", str(args.threads),
-           "--clients", str(args.clients)]
+    cmd = [
+        sys.executable,
+        __file__,
+        "--serve",
+        kind,
+        "--api-url",
+        api_url,
+        "--threads",
+        str(args.threads),
+        "--clients",
+        str(args.clients),
+    ]
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None
     url = proc.stdout.readline().strip()
@@ -245,7 +267,7 @@ def measure(args: argparse.Namespace) -> int:
                 _round(urls[kind], standin, args.text, args.clients, 2)
                 standin.reset()
             for i in range(args.rounds):
-                order = SERVERS[i % len(SERVERS):] + SERVERS[:i % len(SERVERS)]
+                order = SERVERS[i % len(SERVERS) :] + SERVERS[: i % len(SERVERS)]
                 this: dict[str, list[float]] = {}
                 for kind in order:
                     pid = procs[kind][0].pid
@@ -258,10 +280,15 @@ def measure(args: argparse.Namespace) -> int:
                     times[kind] += this[kind]
                 ratio = _pct(this["real"], 99) / _pct(this["noop"], 99)
                 round_ratios.append(ratio)
-                print(f"  round {i + 1} ({' > '.join(order)}): "
-                      + ", ".join(f"{k} p50 {_pct(this[k], 50) * 1000:.1f} / p99 {_pct(this[k], 99) * 1000:.1f} ms"
-                                  for k in SERVERS)
-                      + f"; p99 real:noop {ratio:.2f}x; load {_load(os.getloadavg())}", flush=True)
+                print(
+                    f"  round {i + 1} ({' > '.join(order)}): "
+                    + ", ".join(
+                        f"{k} p50 {_pct(this[k], 50) * 1000:.1f} / p99 {_pct(this[k], 99) * 1000:.1f} ms"
+                        for k in SERVERS
+                    )
+                    + f"; p99 real:noop {ratio:.2f}x; load {_load(os.getloadavg())}",
+                    flush=True,
+                )
         finally:
             for proc, _ in procs.values():
                 assert proc.stdin is not None
@@ -271,27 +298,43 @@ def measure(args: argparse.Namespace) -> int:
     return _report(args, times, cpu, own_cpu, round_ratios, load_before, load_after)
 
 
-def _report(args: argparse.Namespace, times: dict[str, list[float]], cpu: dict[str, list[float]],
-            own_cpu: dict[str, float], round_ratios: list[float], load_before: tuple[float, float, float],
-            load_after: tuple[float, float, float]) -> int:
+def _report(
+    args: argparse.Namespace,
+    times: dict[str, list[float]],
+    cpu: dict[str, list[float]],
+    own_cpu: dict[str, float],
+    round_ratios: list[float],
+    load_before: tuple[float, float, float],
+    load_after: tuple[float, float, float],
+) -> int:
     """Print the figures over all requests; returns the exit code (see :func:`measure`)."""
     ms = 1000.0
     n = len(times["real"])
-    print(f"time to the full reply, signed `/vllm-path {args.text}` over loopback HTTP "
-          f"(waitress {args.threads} threads + Bolt WSGI), {args.clients} concurrent clients, each a "
-          f"different person, {args.rounds} rounds, N={n} per server")
-    print(f"  load average (1, 5, 15 min): before {_load(load_before)}, after {_load(load_after)}; "
-          f"{os.cpu_count()} CPUs")
+    print(
+        f"time to the full reply, signed `/vllm-path {args.text}` over loopback HTTP "
+        f"(waitress {args.threads} threads + Bolt WSGI), {args.clients} concurrent clients, each a "
+        f"different person, {args.rounds} rounds, N={n} per server"
+    )
+    print(
+        f"  load average (1, 5, 15 min): before {_load(load_before)}, after {_load(load_after)}; {os.cpu_count()} CPUs"
+    )
     for kind, label in (("real", "real app      "), ("noop", "no-op as ours "), ("default", "no-op default ")):
         t = times[kind]
-        print(f"  {label}: p50 {_pct(t, 50) * ms:7.1f} ms   p99 {_pct(t, 99) * ms:7.1f} ms   mean "
-              f"{statistics.mean(t) * ms:7.1f} ms   tail p90/p95/max "
-              + " / ".join(f"{_pct(t, p) * ms:.0f}" for p in (90, 95, 100)) + " ms")
+        print(
+            f"  {label}: p50 {_pct(t, 50) * ms:7.1f} ms   p99 {_pct(t, 99) * ms:7.1f} ms   mean "
+            f"{statistics.mean(t) * ms:7.1f} ms   tail p90/p95/max "
+            + " / ".join(f"{_pct(t, p) * ms:.0f}" for p in (90, 95, 100))
+            + " ms"
+        )
     per_req = {k: [x / len(times[k]) * ms for x in cpu[k]] for k in SERVERS}
-    print("  server CPU per request (/proc): " + ", ".join(
-        f"{k} {sum(v):.2f} ms ({v[0]:.2f} user + {v[1]:.2f} system)" for k, v in per_req.items()))
-    print("  benchmark process CPU per request (clients + stand-in Slack): " + ", ".join(
-        f"{k} {own_cpu[k] / len(times[k]) * ms:.2f} ms" for k in SERVERS))
+    print(
+        "  server CPU per request (/proc): "
+        + ", ".join(f"{k} {sum(v):.2f} ms ({v[0]:.2f} user + {v[1]:.2f} system)" for k, v in per_req.items())
+    )
+    print(
+        "  benchmark process CPU per request (clients + stand-in Slack): "
+        + ", ".join(f"{k} {own_cpu[k] / len(times[k]) * ms:.2f} ms" for k in SERVERS)
+    )
     noop_cpu = sum(per_req["noop"])
     cpu_ratio = sum(per_req["real"]) / noop_cpu if noop_cpu else float("nan")
     median_ratio = statistics.median(round_ratios)
@@ -300,9 +343,11 @@ def _report(args: argparse.Namespace, times: dict[str, list[float]], cpu: dict[s
         r99 = _pct(times["real"], 99) / _pct(times[base], 99)
         print(f"  ratio real:{base:<7}: p50 {r50:.2f}x  p99 {r99:.2f}x (all requests)")
     ok = median_ratio <= TARGET_P99_RATIO and cpu_ratio <= TARGET_CPU_RATIO
-    print(f"  p99 ratio real:noop per round {', '.join(f'{r:.2f}x' for r in round_ratios)}; median "
-          f"{median_ratio:.2f}x (target <= {TARGET_P99_RATIO}x); CPU per request ratio {cpu_ratio:.2f}x "
-          f"(target <= {TARGET_CPU_RATIO}x): {'ok' if ok else 'ABOVE TARGET'}")
+    print(
+        f"  p99 ratio real:noop per round {', '.join(f'{r:.2f}x' for r in round_ratios)}; median "
+        f"{median_ratio:.2f}x (target <= {TARGET_P99_RATIO}x); CPU per request ratio {cpu_ratio:.2f}x "
+        f"(target <= {TARGET_CPU_RATIO}x): {'ok' if ok else 'ABOVE TARGET'}"
+    )
     return 1 if args.check and not ok else 0
 
 
@@ -329,8 +374,9 @@ def profile(args: argparse.Namespace) -> int:
         def once() -> None:
             i = next(turn) % args.clients
             body = slash_command_body(args.text, user_id=person(i), response_url=standin.response_url())
-            app.dispatch(BoltRequest(body=body.decode(), headers={
-                "content-type": ["application/x-www-form-urlencoded"]}))
+            app.dispatch(
+                BoltRequest(body=body.decode(), headers={"content-type": ["application/x-www-form-urlencoded"]})
+            )
 
         for _ in range(2 * args.clients):  # each person's first command: users.info remembered
             once()
@@ -344,8 +390,10 @@ def profile(args: argparse.Namespace) -> int:
         runtime.store.close()
     out = io.StringIO()
     pstats.Stats(profiler, stream=out).sort_stats(os.environ.get("PROFILE_SORT", "cumulative")).print_stats(45)
-    print(f"{args.profile} commands in {took:.2f} s under cProfile "
-          f"({took / args.profile * 1000:.1f} ms each, profiler overhead included)")
+    print(
+        f"{args.profile} commands in {took:.2f} s under cProfile "
+        f"({took / args.profile * 1000:.1f} ms each, profiler overhead included)"
+    )
     print(out.getvalue())
     return 0
 
@@ -356,14 +404,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clients", type=int, default=50, help="concurrent clients, each a different person")
     parser.add_argument("--rounds", type=int, default=4, help="rounds per app (alternating)")
     parser.add_argument("--per-client", type=int, default=5, help="requests per client per round")
-    parser.add_argument("--threads", type=int, default=32,
-                        help="waitress threads per server (32: what `vllm-path serve` runs)")
+    parser.add_argument(
+        "--threads", type=int, default=32, help="waitress threads per server (32: what `vllm-path serve` runs)"
+    )
     parser.add_argument("--text", default="speculative", help="command text")
-    parser.add_argument("--check", action="store_true",
-                        help=f"exit 1 when the median p99 ratio > {TARGET_P99_RATIO} or the CPU ratio > "
-                             f"{TARGET_CPU_RATIO}")
-    parser.add_argument("--profile", type=int, default=0, metavar="N",
-                        help="profile N commands in one thread instead of measuring")
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help=f"exit 1 when the median p99 ratio > {TARGET_P99_RATIO} or the CPU ratio > {TARGET_CPU_RATIO}",
+    )
+    parser.add_argument(
+        "--profile", type=int, default=0, metavar="N", help="profile N commands in one thread instead of measuring"
+    )
     parser.add_argument("--serve", choices=SERVERS, help=argparse.SUPPRESS)  # child process
     parser.add_argument("--api-url", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)

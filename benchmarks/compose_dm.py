@@ -35,8 +35,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))
 
 
-def population(catalog, people: int, tracks_each: int, kind: str,
-               seed: int = 1) -> list[tuple[list[str], set[str]]]:
+def population(catalog, people: int, tracks_each: int, kind: str, seed: int = 1) -> list[tuple[list[str], set[str]]]:
     rng = random.Random(seed)
     track_ids = [t.id for t in catalog.tracks]
     out = []
@@ -46,7 +45,7 @@ def population(catalog, people: int, tracks_each: int, kind: str,
         for tid in follows:
             order = catalog.order(tid)
             if kind == "in_order":
-                read.update(order[:rng.randint(0, len(order))])
+                read.update(order[: rng.randint(0, len(order))])
             else:
                 read.update(p for p in order if rng.random() < 0.5)
         out.append((follows, read))
@@ -61,8 +60,7 @@ def one(people: int, tracks: int, kind: str, composer_kind: str) -> dict:
 
     catalog = load_catalog(DEFAULT_CATALOG_DIR)
     pop = population(catalog, people, tracks, kind)
-    composer = (compose_cache.dm_composer(catalog, "en") if composer_kind == "keyed"
-                else DmComposer(catalog, "en"))
+    composer = compose_cache.dm_composer(catalog, "en") if composer_kind == "keyed" else DmComposer(catalog, "en")
     gc.collect()
     gc.freeze()
     t0, cpu0 = time.perf_counter(), time.process_time()
@@ -73,11 +71,18 @@ def one(people: int, tracks: int, kind: str, composer_kind: str) -> dict:
     seconds = time.perf_counter() - t0
     cpu_s = time.process_time() - cpu0
     exact = sum(len(v) for v in composer._parts.values())
-    result = {"people": people, "tracks_each": tracks, "readers": kind,
-              "composer": composer_kind, "seconds": round(seconds, 3), "cpu_s": round(cpu_s, 3),
-              "us_per_person": round(seconds / people * 1e6, 2), "dms": sent,
-              "exact_entries": exact,
-              "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
+    result = {
+        "people": people,
+        "tracks_each": tracks,
+        "readers": kind,
+        "composer": composer_kind,
+        "seconds": round(seconds, 3),
+        "cpu_s": round(cpu_s, 3),
+        "us_per_person": round(seconds / people * 1e6, 2),
+        "dms": sent,
+        "exact_entries": exact,
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+    }
     if composer_kind == "keyed":
         result["keyed_parts"] = compose_cache.cache_info()["parts"]
     return result
@@ -96,17 +101,32 @@ def main(argv: list[str] | None = None) -> int:
     runs = []
     for kind in ("in_order", "random"):
         for composer in ("keyed", "exact"):
-            out = subprocess.run([sys.executable, __file__, "--people", str(args.people),
-                                  "--tracks", str(args.tracks), "--one", kind, composer],
-                                 check=True, capture_output=True, text=True).stdout
+            out = subprocess.run(
+                [
+                    sys.executable,
+                    __file__,
+                    "--people",
+                    str(args.people),
+                    "--tracks",
+                    str(args.tracks),
+                    "--one",
+                    kind,
+                    composer,
+                ],
+                check=True,
+                capture_output=True,
+                text=True,
+            ).stdout
             runs.append(json.loads(out.strip().splitlines()[-1]))
     keyed_random = next(r for r in runs if r["readers"] == "random" and r["composer"] == "keyed")
     report = {"runs": runs, "target_s": 2.0, "ok": keyed_random["seconds"] <= 2.0}
     if not args.json:
         for r in runs:
-            print(f"{r['readers']:>8} readers, {r['composer']:>5} cache: {r['seconds']:.3f} s "
-                  f"({r['us_per_person']} us/person), {r['exact_entries']:,} exact entries, "
-                  f"{r.get('keyed_parts', '-')} keyed parts, peak RSS {r['peak_rss_mb']} MB")
+            print(
+                f"{r['readers']:>8} readers, {r['composer']:>5} cache: {r['seconds']:.3f} s "
+                f"({r['us_per_person']} us/person), {r['exact_entries']:,} exact entries, "
+                f"{r.get('keyed_parts', '-')} keyed parts, peak RSS {r['peak_rss_mb']} MB"
+            )
     print(json.dumps(report))
     return 0 if report["ok"] else 1
 

@@ -64,8 +64,7 @@ TEAM = "TBENCH"
 # --- compose -------------------------------------------------------------------------------------
 
 
-def make_people(catalog: Catalog, n: int, tracks_each: int, seed: int = 1
-                ) -> list[tuple[list[str], set[str]]]:
+def make_people(catalog: Catalog, n: int, tracks_each: int, seed: int = 1) -> list[tuple[list[str], set[str]]]:
     """``n`` readers: (followed track ids, read post ids)."""
     rng = random.Random(seed)
     track_ids = [t.id for t in catalog.tracks]
@@ -76,7 +75,7 @@ def make_people(catalog: Catalog, n: int, tracks_each: int, seed: int = 1
         read: set[str] = set()
         for tid in follows:
             order = catalog.order(tid)
-            read.update(order[:rng.randint(0, len(order))])
+            read.update(order[: rng.randint(0, len(order))])
         if rng.random() < 0.3:
             read.add(rng.choice(all_posts))
         people.append((follows, read))
@@ -103,29 +102,38 @@ def bench_compose(catalog: Catalog, people: int, tracks: int, subs: int) -> dict
     channel_subs = []
     for i in range(subs):
         tid = rng.choice(track_ids)
-        channel_subs.append(replace(preview_subscription(tid, rng.randint(1, 3),
-                                                         rng.randint(0, len(catalog.order(tid))), i),
-                                    last_catalog_version=catalog.version))
+        channel_subs.append(
+            replace(
+                preview_subscription(tid, rng.randint(1, 3), rng.randint(0, len(catalog.order(tid))), i),
+                last_catalog_version=catalog.version,
+            )
+        )
     t0 = time.perf_counter()
     channel = [compose_channel_digest(catalog, s) for s in channel_subs]
     channel_s = time.perf_counter() - t0
     return {
-        "people": people, "tracks_each": tracks, "dm_cold_s": round(cold, 3),
-        "dm_warm_s": round(warm, 3), "dm_us_per_person_cold": round(cold / people * 1e6, 2),
+        "people": people,
+        "tracks_each": tracks,
+        "dm_cold_s": round(cold, 3),
+        "dm_warm_s": round(warm, 3),
+        "dm_us_per_person_cold": round(cold / people * 1e6, 2),
         "dms_with_something_to_say": sent,
         "distinct_next_states": sum(len(v) for v in dm_composer(catalog, "en")._parts.values()),
-        "channel_subs": subs, "channel_s": round(channel_s, 3),
+        "channel_subs": subs,
+        "channel_s": round(channel_s, 3),
         "channel_ms_per_digest": round(channel_s / max(1, subs) * 1e3, 3),
         "channel_digests_with_something": sum(1 for c in channel if c.reply is not None),
-        "target_dm_s": 2.0, "dm_ok": cold <= 2.0,
+        "target_dm_s": 2.0,
+        "dm_ok": cold <= 2.0,
     }
 
 
 # --- deliver -------------------------------------------------------------------------------------
 
 
-def bench_delivery(database_url: str | None, deliveries: int, rate: float, headroom: float = 0.95,
-                   burst: int = 1) -> dict:
+def bench_delivery(
+    database_url: str | None, deliveries: int, rate: float, headroom: float = 0.95, burst: int = 1
+) -> dict:
     """Both delivery scenarios, each on its own database: an SQLite file in a temporary folder,
     or with ``database_url`` (a PostgreSQL server) a database ``vp_bench_<random>`` created there
     for the scenario and dropped after it (``benchmarks/benchdb.py``)."""
@@ -136,19 +144,29 @@ def bench_delivery(database_url: str | None, deliveries: int, rate: float, headr
     results = {}
     with tempfile.TemporaryDirectory(prefix="vp-fanout-") as tmp:
         for scenario, subs, allowed in (
-                ("workspace",
-                 [(f"C{i:05d}", track_ids[i % len(track_ids)]) for i in range(deliveries)], rate),
-                ("channel", [("CONE", track_ids[i]) for i in range(8)], 1.0)):
+            ("workspace", [(f"C{i:05d}", track_ids[i % len(track_ids)]) for i in range(deliveries)], rate),
+            ("channel", [("CONE", track_ids[i]) for i in range(8)], 1.0),
+        ):
             with contextlib.ExitStack() as stack:
-                url = (stack.enter_context(benchdb.own_postgres_database(database_url))
-                       if database_url else f"sqlite:///{tmp}/{scenario}.db")
-                results[scenario] = _deliver(url, holder, subs, allowed, rate, headroom, burst,
-                                             scenario)
+                url = (
+                    stack.enter_context(benchdb.own_postgres_database(database_url))
+                    if database_url
+                    else f"sqlite:///{tmp}/{scenario}.db"
+                )
+                results[scenario] = _deliver(url, holder, subs, allowed, rate, headroom, burst, scenario)
     return results
 
 
-def _deliver(url: str, holder: Any, subs: list[tuple[str, str]], allowed: float, rate: float,
-             headroom: float, burst: int, scenario: str) -> dict:
+def _deliver(
+    url: str,
+    holder: Any,
+    subs: list[tuple[str, str]],
+    allowed: float,
+    rate: float,
+    headroom: float,
+    burst: int,
+    scenario: str,
+) -> dict:
     """One delivery scenario on the database ``url`` (this run's own); its result row."""
     from bot.config import Settings
     from bot.digest.clock import DigestClock
@@ -159,16 +177,26 @@ def _deliver(url: str, holder: Any, subs: list[tuple[str, str]], allowed: float,
     store = Store.from_url(url)
     with SlackStandIn(team_id=TEAM) as standin:
         standin.configure(team_rate_per_s=rate, team_burst=burst, channel_rate_per_s=1.0)
-        settings = Settings(_env_file=None, database_url=url, slack_bot_token="xoxb-bench",
-                            slack_api_url=standin.api_url, slack_client_id=None,
-                            slack_client_secret=None, slack_app_token=None)
+        settings = Settings(
+            _env_file=None,
+            database_url=url,
+            slack_bot_token="xoxb-bench",
+            slack_api_url=standin.api_url,
+            slack_client_id=None,
+            slack_client_secret=None,
+            slack_app_token=None,
+        )
         runtime = Runtime(settings, store, holder)
         runtime.record_catalog_version()
         for channel, track in subs:
             store.subscribe(TEAM, channel, track, WeeklySchedule.of(0, "09:00", "UTC"))
-        clock = DigestClock(runtime, workers=8, reconcile_every_s=None,
-                            team_rate_per_s=rate * headroom,
-                            channel_interval_s=1.0 / headroom)
+        clock = DigestClock(
+            runtime,
+            workers=8,
+            reconcile_every_s=None,
+            team_rate_per_s=rate * headroom,
+            channel_interval_s=1.0 / headroom,
+        )
         t0 = time.monotonic()
         try:
             counts = clock.run_now()
@@ -181,10 +209,15 @@ def _deliver(url: str, holder: Any, subs: list[tuple[str, str]], allowed: float,
     span = ok[-1] - ok[0] if len(ok) > 1 else float("nan")
     achieved = (len(ok) - 1) / span if len(ok) > 1 else float("nan")
     return {
-        "digests": len(subs), "sent": counts.get("sent", 0), "accepted_posts": len(ok),
-        "allowed_per_s": allowed, "achieved_per_s": round(achieved, 3),
-        "ratio": round(achieved / allowed, 3), "http_429": limited,
-        "wall_s": round(wall, 2), "ok": achieved / allowed >= 0.9 and len(ok) == len(subs),
+        "digests": len(subs),
+        "sent": counts.get("sent", 0),
+        "accepted_posts": len(ok),
+        "allowed_per_s": allowed,
+        "achieved_per_s": round(achieved, 3),
+        "ratio": round(achieved / allowed, 3),
+        "http_429": limited,
+        "wall_s": round(wall, 2),
+        "ok": achieved / allowed >= 0.9 and len(ok) == len(subs),
         "clock_rate_per_s": round(allowed * headroom, 3),
         "server_burst": burst if scenario == "workspace" else 1,
     }
@@ -199,9 +232,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rate", type=float, default=20.0)
     parser.add_argument("--burst", type=int, default=2)
     parser.add_argument("--headroom", type=float, default=0.95)
-    parser.add_argument("--database-url", default=None,
-                        help="a PostgreSQL server on which each scenario creates (and then drops) "
-                             "its own database (default: SQLite files in a temporary folder)")
+    parser.add_argument(
+        "--database-url",
+        default=None,
+        help="a PostgreSQL server on which each scenario creates (and then drops) "
+        "its own database (default: SQLite files in a temporary folder)",
+    )
     parser.add_argument("--skip-delivery", action="store_true")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--check", action="store_true")
@@ -210,28 +246,32 @@ def main(argv: list[str] | None = None) -> int:
     from bot.domain.catalog import load_catalog
 
     catalog = load_catalog(DEFAULT_CATALOG_DIR)
-    report = {"catalog": catalog.version,
-              "compose": bench_compose(catalog, args.people, args.tracks, args.subs)}
+    report = {"catalog": catalog.version, "compose": bench_compose(catalog, args.people, args.tracks, args.subs)}
     if not args.skip_delivery:
-        report["delivery"] = bench_delivery(args.database_url, args.deliveries, args.rate,
-                                            args.headroom, args.burst)
+        report["delivery"] = bench_delivery(args.database_url, args.deliveries, args.rate, args.headroom, args.burst)
     if args.json:
         print(json.dumps(report, indent=2))
     else:
         c = report["compose"]
         print(f"catalog {report['catalog']}")
-        print(f"compose DMs: {c['people']:,} people x {c['tracks_each']} tracks: "
-              f"{c['dm_cold_s']:.3f} s cold ({c['dm_us_per_person_cold']} us/person), "
-              f"{c['dm_warm_s']:.3f} s warm; {c['dms_with_something_to_say']:,} with something to say; "
-              f"{c['distinct_next_states']:,} distinct (track, read) states; target <= 2 s: "
-              f"{'ok' if c['dm_ok'] else 'MISSED'}")
-        print(f"compose channel digests: {c['channel_subs']:,} in {c['channel_s']:.3f} s "
-              f"({c['channel_ms_per_digest']} ms each)")
+        print(
+            f"compose DMs: {c['people']:,} people x {c['tracks_each']} tracks: "
+            f"{c['dm_cold_s']:.3f} s cold ({c['dm_us_per_person_cold']} us/person), "
+            f"{c['dm_warm_s']:.3f} s warm; {c['dms_with_something_to_say']:,} with something to say; "
+            f"{c['distinct_next_states']:,} distinct (track, read) states; target <= 2 s: "
+            f"{'ok' if c['dm_ok'] else 'MISSED'}"
+        )
+        print(
+            f"compose channel digests: {c['channel_subs']:,} in {c['channel_s']:.3f} s "
+            f"({c['channel_ms_per_digest']} ms each)"
+        )
         for name, d in report.get("delivery", {}).items():
-            print(f"deliver [{name}]: {d['accepted_posts']}/{d['digests']} posted, "
-                  f"{d['achieved_per_s']}/s of {d['allowed_per_s']}/s allowed = ratio {d['ratio']} "
-                  f"({d['http_429']} x 429, {d['wall_s']} s wall); target >= 0.9: "
-                  f"{'ok' if d['ok'] else 'MISSED'}")
+            print(
+                f"deliver [{name}]: {d['accepted_posts']}/{d['digests']} posted, "
+                f"{d['achieved_per_s']}/s of {d['allowed_per_s']}/s allowed = ratio {d['ratio']} "
+                f"({d['http_429']} x 429, {d['wall_s']} s wall); target >= 0.9: "
+                f"{'ok' if d['ok'] else 'MISSED'}"
+            )
     if args.check:
         ok = report["compose"]["dm_ok"] and all(d["ok"] for d in report.get("delivery", {}).values())
         return 0 if ok else 1

@@ -95,8 +95,7 @@ class Bucket:
 class StandIn:
     """The stand-in's state (one event loop: no locks)."""
 
-    def __init__(self, team_rate: float, team_burst: float, channel_rate: float,
-                 tolerance: float):
+    def __init__(self, team_rate: float, team_burst: float, channel_rate: float, tolerance: float):
         self.team_rate, self.team_burst = team_rate, team_burst
         self.channel_rate, self.tolerance = channel_rate, tolerance
         self.teams: dict[str, Bucket] = {}
@@ -124,8 +123,7 @@ class StandIn:
             return 200, {}, {"ok": True, "channel": {"id": "D" + users[1:]}}
         if method == "conversations.history":
             channel = str(args.get("channel") or "")
-            return 200, {}, {"ok": True, "messages": list(reversed(self.history.get(channel, []))),
-                             "has_more": False}
+            return 200, {}, {"ok": True, "messages": list(reversed(self.history.get(channel, []))), "has_more": False}
         if method != "chat.postMessage":
             return 200, {}, {"ok": True}
         channel = str(args.get("channel") or "")
@@ -144,14 +142,12 @@ class StandIn:
         wait = chan.take(now)
         if wait > 0:
             self.limited_channel += 1
-            return 429, {"Retry-After": str(max(1, math.ceil(wait)))}, \
-                {"ok": False, "error": "ratelimited"}
+            return 429, {"Retry-After": str(max(1, math.ceil(wait)))}, {"ok": False, "error": "ratelimited"}
         wait = bucket.take(now)
         if wait > 0:
             chan.tokens += 1.0  # the channel's token was not used
             self.limited_team += 1
-            return 429, {"Retry-After": str(max(1, math.ceil(wait)))}, \
-                {"ok": False, "error": "ratelimited"}
+            return 429, {"Retry-After": str(max(1, math.ceil(wait)))}, {"ok": False, "error": "ratelimited"}
         self.ts += 1
         ts = f"{1_700_000_000 + self.ts // 1_000_000}.{self.ts % 1_000_000:06d}"
         meta = args.get("metadata")
@@ -167,11 +163,17 @@ class StandIn:
         return 200, {}, {"ok": True, "channel": channel, "ts": ts}
 
     def stats(self) -> dict[str, Any]:
-        return {"ok_posts": self.ok, "delivered": len(self.keys),
-                "duplicates": sum(n - 1 for n in self.keys.values() if n > 1),
-                "http_429": self.limited_team + self.limited_channel,
-                "http_429_team": self.limited_team, "http_429_channel": self.limited_channel,
-                "first_ok": self.first_ok, "last_ok": self.last_ok, "calls": dict(self.calls)}
+        return {
+            "ok_posts": self.ok,
+            "delivered": len(self.keys),
+            "duplicates": sum(n - 1 for n in self.keys.values() if n > 1),
+            "http_429": self.limited_team + self.limited_channel,
+            "http_429_team": self.limited_team,
+            "http_429_channel": self.limited_channel,
+            "first_ok": self.first_ok,
+            "last_ok": self.last_ok,
+            "calls": dict(self.calls),
+        }
 
 
 def _parse(content_type: str, body: bytes, query: str) -> dict[str, Any]:
@@ -184,8 +186,7 @@ def _parse(content_type: str, body: bytes, query: str) -> dict[str, Any]:
     return args
 
 
-async def _handle(state: StandIn, reader: asyncio.StreamReader,
-                  writer: asyncio.StreamWriter) -> None:
+async def _handle(state: StandIn, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
     try:
         while True:
             head = await reader.readuntil(b"\r\n\r\n")
@@ -207,12 +208,15 @@ async def _handle(state: StandIn, reader: asyncio.StreamReader,
                     status, extra, payload = 200, {}, {"ok": False, "error": "not_authed"}
                 else:
                     status, extra, payload = state.answer(
-                        method, _parse(headers.get("content-type", ""), body, url.query))
+                        method, _parse(headers.get("content-type", ""), body, url.query)
+                    )
             data = json.dumps(payload).encode()
             close = headers.get("connection", "").lower() == "close"
-            out = [f"HTTP/1.1 {status} {'OK' if status == 200 else 'Too Many Requests'}",
-                   "Content-Type: application/json; charset=utf-8",
-                   f"Content-Length: {len(data)}"]
+            out = [
+                f"HTTP/1.1 {status} {'OK' if status == 200 else 'Too Many Requests'}",
+                "Content-Type: application/json; charset=utf-8",
+                f"Content-Length: {len(data)}",
+            ]
             out += [f"{k}: {v}" for k, v in extra.items()]
             out.append("Connection: close" if close else "Connection: keep-alive")
             writer.write(("\r\n".join(out) + "\r\n\r\n").encode() + data)
@@ -225,15 +229,15 @@ async def _handle(state: StandIn, reader: asyncio.StreamReader,
         writer.close()
 
 
-def serve_standin(port: int, ready: Any, team_rate: float, team_burst: float,
-                  channel_rate: float, tolerance: float) -> None:
+def serve_standin(
+    port: int, ready: Any, team_rate: float, team_burst: float, channel_rate: float, tolerance: float
+) -> None:
     """Run the stand-in on 127.0.0.1:``port`` until killed (a child process)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     state = StandIn(team_rate, team_burst, channel_rate, tolerance)
 
     async def main() -> None:
-        server = await asyncio.start_server(lambda r, w: _handle(state, r, w), "127.0.0.1", port,
-                                            backlog=1024)
+        server = await asyncio.start_server(lambda r, w: _handle(state, r, w), "127.0.0.1", port, backlog=1024)
         ready.set()
         async with server:
             await server.serve_forever()
@@ -275,9 +279,19 @@ def seed(db_url: str, teams: int, messages: int, seed_: int = 7) -> list[tuple[s
     people = [(f"T{i % teams:04d}", f"U{i % teams:04d}X{i // teams:06d}") for i in range(messages)]
     dms, follows, reads = [], [], []
     for team, user in people:
-        dms.append({"team_id": team, "user_id": user, "enabled": True, "weekday": 0,
-                    "at_time": "09:00", "timezone": "UTC", "snoozed_until": None,
-                    "status": "active", "updated_at": now})
+        dms.append(
+            {
+                "team_id": team,
+                "user_id": user,
+                "enabled": True,
+                "weekday": 0,
+                "at_time": "09:00",
+                "timezone": "UTC",
+                "snoozed_until": None,
+                "status": "active",
+                "updated_at": now,
+            }
+        )
         for tid in rng.sample(tracks, rng.randint(1, 3)):
             follows.append({"team_id": team, "user_id": user, "track_id": tid, "followed_at": now})
             order = catalog.order(tid)
@@ -285,10 +299,9 @@ def seed(db_url: str, teams: int, messages: int, seed_: int = 7) -> list[tuple[s
                 reads.append({"team_id": team, "user_id": user, "post_id": pid, "read_at": now})
     reads = list({(r["team_id"], r["user_id"], r["post_id"]): r for r in reads}.values())
     with store.engine.begin() as conn:
-        for model, rows in ((DmPreference, dms), (TrackFollow, follows),
-                            (ReadingProgress, reads)):
+        for model, rows in ((DmPreference, dms), (TrackFollow, follows), (ReadingProgress, reads)):
             for i in range(0, len(rows), 5000):
-                conn.execute(insert(model), rows[i:i + 5000])
+                conn.execute(insert(model), rows[i : i + 5000])
     store.close()
     return people
 
@@ -300,10 +313,26 @@ def start_workers(n: int, env: dict[str, str], threads: int, log_dir: Path) -> l
     procs = []
     for i in range(n):
         log = (log_dir / f"worker{i}.log").open("wb")
-        procs.append(subprocess.Popen(
-            [sys.executable, "-m", "bot.cli.main", "worker", "--threads", str(threads),
-             "--heartbeat-timeout", "10", "--stale-after", "15"],
-            cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT))
+        procs.append(
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "bot.cli.main",
+                    "worker",
+                    "--threads",
+                    str(threads),
+                    "--heartbeat-timeout",
+                    "10",
+                    "--stale-after",
+                    "15",
+                ],
+                cwd=REPO_ROOT,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+        )
     return procs
 
 
@@ -332,9 +361,12 @@ def _cpu_by_component(worker_pids: list[int], standin_pid: int, db_name: str) ->
         except (psutil.NoSuchProcess, psutil.AccessDenied):
             return 0.0
 
-    out = {"workers": sum(cpu(psutil.Process(pid)) for pid in worker_pids
-                          if psutil.pid_exists(pid)),
-           "standin": cpu(psutil.Process(standin_pid)), "postgres": 0.0, "redis": 0.0}
+    out = {
+        "workers": sum(cpu(psutil.Process(pid)) for pid in worker_pids if psutil.pid_exists(pid)),
+        "standin": cpu(psutil.Process(standin_pid)),
+        "postgres": 0.0,
+        "redis": 0.0,
+    }
     for proc in psutil.process_iter(["name", "cmdline"]):
         line = " ".join(proc.info["cmdline"] or [])
         if line.startswith("postgres:") and f" {db_name} " in line:
@@ -359,16 +391,16 @@ def _wait_idle(pids: list[int], quiet_s: float = 1.0, timeout_s: float = 60.0) -
         last = now
 
 
-def run_once(args: argparse.Namespace, workers: int, teams: int, messages: int,
-             kill: bool) -> dict[str, Any]:
+def run_once(args: argparse.Namespace, workers: int, teams: int, messages: int, kill: bool) -> dict[str, Any]:
     """One run on its own database (created on ``args.database_url``'s server, dropped after)
     with its logs in a new temporary folder; the result row printed by :func:`main`."""
     with benchdb.own_postgres_database(args.database_url) as db_url:
         return _run_on(args, db_url, workers, teams, messages, kill)
 
 
-def _run_on(args: argparse.Namespace, db_url: str, workers: int, teams: int, messages: int,
-            kill: bool) -> dict[str, Any]:
+def _run_on(
+    args: argparse.Namespace, db_url: str, workers: int, teams: int, messages: int, kill: bool
+) -> dict[str, Any]:
     from bot.config import Settings
     from bot.digest.clock import DigestClock
     from bot.digest.queue import DigestQueue, EnqueueingDeliverer, make_broker
@@ -384,27 +416,46 @@ def _run_on(args: argparse.Namespace, db_url: str, workers: int, teams: int, mes
     port = free_port()
     ctx = multiprocessing.get_context("spawn")
     ready = ctx.Event()
-    server = ctx.Process(target=serve_standin, daemon=True,
-                         args=(port, ready, args.rate, args.burst, 1.0, args.tolerance))
+    server = ctx.Process(
+        target=serve_standin, daemon=True, args=(port, ready, args.rate, args.burst, 1.0, args.tolerance)
+    )
     server.start()
     ready.wait(30)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "DATABASE_URL"))}
-    env.update(DATABASE_URL=db_url, REDIS_URL=args.redis_url, QUEUE_NAMESPACE=namespace,
-               SLACK_BOT_TOKEN="xoxb-bench", SLACK_API_URL=f"http://127.0.0.1:{port}/api/",
-               SLACK_TEAM_RATE_PER_S=str(args.rate), SLACK_CHANNEL_RATE_PER_S="1",
-               LOG_LEVEL="WARNING", PYTHONUNBUFFERED="1")
+    env.update(
+        DATABASE_URL=db_url,
+        REDIS_URL=args.redis_url,
+        QUEUE_NAMESPACE=namespace,
+        SLACK_BOT_TOKEN="xoxb-bench",
+        SLACK_API_URL=f"http://127.0.0.1:{port}/api/",
+        SLACK_TEAM_RATE_PER_S=str(args.rate),
+        SLACK_CHANNEL_RATE_PER_S="1",
+        LOG_LEVEL="WARNING",
+        PYTHONUNBUFFERED="1",
+    )
     log_dir = benchdb.log_folder("vp-bench-fanout-", parent=args.log_dir)
     procs = start_workers(workers, env, args.threads, log_dir)
-    settings = Settings(_env_file=None, database_url=db_url, redis_url=args.redis_url,
-                        queue_namespace=namespace, slack_bot_token="xoxb-bench",
-                        slack_api_url=f"http://127.0.0.1:{port}/api/", slack_client_id=None,
-                        slack_client_secret=None, slack_app_token=None)
+    settings = Settings(
+        _env_file=None,
+        database_url=db_url,
+        redis_url=args.redis_url,
+        queue_namespace=namespace,
+        slack_bot_token="xoxb-bench",
+        slack_api_url=f"http://127.0.0.1:{port}/api/",
+        slack_client_id=None,
+        slack_client_secret=None,
+        slack_app_token=None,
+    )
     store = Store.from_url(db_url)
     runtime = Runtime(settings, store, CatalogHolder(settings.catalog_dir))
     queue = DigestQueue(make_broker(args.redis_url, namespace=namespace))
     enqueuer = EnqueueingDeliverer(queue, stale_after_s=15)
-    clock = DigestClock(runtime, deliverer=enqueuer,  # type: ignore[arg-type]
-                        reconcile_every_s=None, workers=4)
+    clock = DigestClock(
+        runtime,
+        deliverer=enqueuer,  # type: ignore[arg-type]
+        reconcile_every_s=None,
+        workers=4,
+    )
     _wait_idle([p.pid for p in procs])  # the workers' start-up (imports, catalog) not counted
     cpu_at_start = _cpu_by_component([p.pid for p in procs], server.pid, db_name)
     t0 = time.monotonic()
@@ -427,8 +478,11 @@ def _run_on(args: argparse.Namespace, db_url: str, workers: int, teams: int, mes
         elif time.monotonic() - last_progress > args.stall_s:
             break
         if args.verbose:
-            print(f"  {stats['delivered']:,}/{messages:,} delivered, backlog "
-                  f"{queue.backlog():,}, 429s {stats['http_429']}", file=sys.stderr)
+            print(
+                f"  {stats['delivered']:,}/{messages:,} delivered, backlog "
+                f"{queue.backlog():,}, 429s {stats['http_429']}",
+                file=sys.stderr,
+            )
     time.sleep(2.0)  # a duplicate would show up now, if any
     stats = standin_stats(port)
     wall = time.monotonic() - t0
@@ -448,20 +502,32 @@ def _run_on(args: argparse.Namespace, db_url: str, workers: int, teams: int, mes
     span = stats["last_ok"] - stats["first_ok"]
     achieved = (stats["ok_posts"] - 1) / span if span > 0 else float("nan")
     allowed = args.rate * teams
-    return {"workers": workers, "teams": teams, "messages": messages,
-            "delivered": stats["delivered"], "duplicates": stats["duplicates"],
-            "lost": messages - stats["delivered"], "allowed_per_s": allowed,
-            "achieved_per_s": round(achieved, 2), "rate_ratio": round(achieved / allowed, 3),
-            "http_429": stats["http_429"], "http_429_team": stats["http_429_team"],
-            "http_429_channel": stats["http_429_channel"], "ledger_sent": sent_rows,
-            "killed_worker_at": killed, "enqueued": dict(counts),
-            "enqueue_s": round(enqueue_s, 1),
-            "worker_cpu_ms_per_dm": round(cpu["workers"] * 1000 / max(1, stats["ok_posts"]), 2),
-            "cpu_ms_per_dm": {k: round(v * 1000 / max(1, stats["ok_posts"]), 2)
-                              for k, v in sorted(cpu.items())},
-            "load_avg_1m": round(os.getloadavg()[0], 1), "wall_s": round(wall, 1),
-            "seed_s": round(seed_s, 1), "threads_per_worker": args.threads,
-            "per_team_rate": args.rate, "per_team_burst": args.burst}
+    return {
+        "workers": workers,
+        "teams": teams,
+        "messages": messages,
+        "delivered": stats["delivered"],
+        "duplicates": stats["duplicates"],
+        "lost": messages - stats["delivered"],
+        "allowed_per_s": allowed,
+        "achieved_per_s": round(achieved, 2),
+        "rate_ratio": round(achieved / allowed, 3),
+        "http_429": stats["http_429"],
+        "http_429_team": stats["http_429_team"],
+        "http_429_channel": stats["http_429_channel"],
+        "ledger_sent": sent_rows,
+        "killed_worker_at": killed,
+        "enqueued": dict(counts),
+        "enqueue_s": round(enqueue_s, 1),
+        "worker_cpu_ms_per_dm": round(cpu["workers"] * 1000 / max(1, stats["ok_posts"]), 2),
+        "cpu_ms_per_dm": {k: round(v * 1000 / max(1, stats["ok_posts"]), 2) for k, v in sorted(cpu.items())},
+        "load_avg_1m": round(os.getloadavg()[0], 1),
+        "wall_s": round(wall, 1),
+        "seed_s": round(seed_s, 1),
+        "threads_per_worker": args.threads,
+        "per_team_rate": args.rate,
+        "per_team_burst": args.burst,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -474,24 +540,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tolerance", type=float, default=0.05)
     parser.add_argument("--threads", type=int, default=32, help="threads per worker")
     parser.add_argument("--kill", action="store_true", help="SIGKILL one worker mid-run")
-    parser.add_argument("--one-workspace", action="store_true",
-                        help="pacing check: one workspace, 2 then 4 workers")
-    parser.add_argument("--database-url", default=None,
-                        help=f"PostgreSQL server to create this run's own database on "
-                             f"(default ${benchdb.DATABASE_ENV}; no built-in default)")
-    parser.add_argument("--redis-url", default=None,
-                        help=f"Redis server and DB, e.g. redis://127.0.0.1:6379/15 "
-                             f"(default ${benchdb.REDIS_ENV}; no built-in default)")
+    parser.add_argument("--one-workspace", action="store_true", help="pacing check: one workspace, 2 then 4 workers")
+    parser.add_argument(
+        "--database-url",
+        default=None,
+        help=f"PostgreSQL server to create this run's own database on "
+        f"(default ${benchdb.DATABASE_ENV}; no built-in default)",
+    )
+    parser.add_argument(
+        "--redis-url",
+        default=None,
+        help=f"Redis server and DB, e.g. redis://127.0.0.1:6379/15 (default ${benchdb.REDIS_ENV}; no built-in default)",
+    )
     parser.add_argument("--stall-s", type=float, default=120.0)
-    parser.add_argument("--log-dir", default=None,
-                        help="folder under which this run makes its own log folder "
-                             "(default: the system's temporary folder)")
+    parser.add_argument(
+        "--log-dir",
+        default=None,
+        help="folder under which this run makes its own log folder (default: the system's temporary folder)",
+    )
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args(argv)
-    args.database_url = benchdb.required(args.database_url, "--database-url", benchdb.DATABASE_ENV,
-                                         "postgresql://postgres@127.0.0.1:5432/postgres")
-    args.redis_url = benchdb.required(args.redis_url, "--redis-url", benchdb.REDIS_ENV,
-                                      "redis://127.0.0.1:6379/15")
+    args.database_url = benchdb.required(
+        args.database_url, "--database-url", benchdb.DATABASE_ENV, "postgresql://postgres@127.0.0.1:5432/postgres"
+    )
+    args.redis_url = benchdb.required(args.redis_url, "--redis-url", benchdb.REDIS_ENV, "redis://127.0.0.1:6379/15")
     if args.one_workspace:
         results = [run_once(args, n, 1, args.messages, False) for n in (2, 4)]
         for r in results[:-1]:
@@ -500,8 +572,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0 if all(r["http_429"] == 0 and r["lost"] == 0 for r in results) else 1
     result = run_once(args, args.workers, args.teams, args.messages, args.kill)
     print(json.dumps(result))
-    ok = result["lost"] == 0 and result["duplicates"] == 0 and (
-        args.kill or result["rate_ratio"] >= 0.9)
+    ok = result["lost"] == 0 and result["duplicates"] == 0 and (args.kill or result["rate_ratio"] >= 0.9)
     return 0 if ok else 1
 
 

@@ -35,23 +35,27 @@ def main() -> int:
     profile = "ci" if args.ci else "fuzz"
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "fuzz.json"
-        env = dict(os.environ, HYPOTHESIS_PROFILE=profile, FUZZ_REPORT=str(report),
-                   HYPOTHESIS_EXPLORE="1")  # new examples each run (the suite itself is derandomized)
-        cmd = [sys.executable, "-m", "pytest", *FILES, "-q", "-p", "no:cacheprovider",
-               "--timeout=0"]
+        env = dict(
+            os.environ, HYPOTHESIS_PROFILE=profile, FUZZ_REPORT=str(report), HYPOTHESIS_EXPLORE="1"
+        )  # new examples each run (the suite itself is derandomized)
+        cmd = [sys.executable, "-m", "pytest", *FILES, "-q", "-p", "no:cacheprovider", "--timeout=0"]
         if not args.postgres:
             cmd += ["-k", "sqlite or not postgres"]
         started = time.monotonic()
         proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
         elapsed = time.monotonic() - started
         counts = json.loads(report.read_text())["counts"] if report.exists() else {}
-    result = {"profile": profile, "passed": proc.returncode == 0, "elapsed_s": round(elapsed, 1),
-              "examples": counts, "total": sum(counts.values())}
+    result = {
+        "profile": profile,
+        "passed": proc.returncode == 0,
+        "elapsed_s": round(elapsed, 1),
+        "examples": counts,
+        "total": sum(counts.values()),
+    }
     if args.json:
         print(json.dumps(result, indent=2))
     else:
-        print(f"profile {profile}: {'all properties held' if result['passed'] else 'FAILED'} "
-              f"in {elapsed:.0f} s")
+        print(f"profile {profile}: {'all properties held' if result['passed'] else 'FAILED'} in {elapsed:.0f} s")
         for name, n in sorted(counts.items()):
             print(f"{n:>8,}  {name}")
         print(f"{result['total']:>8,}  examples in total")

@@ -45,8 +45,21 @@ from bot.doors.standin import SlackStandIn, signed_headers, slash_command_body
 SECRET = "load-benchmark-fake-signing-secret"
 TOKEN = "xoxb-load-benchmark-fake-token"
 TEAM = "T0LOAD"
-TEXTS = ("speculative", "pd", "quant", "nixl", "eagle 3 on amd", "read p-eagle", "follow spec",
-         "next", "help", "推测解码", "unfollow spec", "subscriptions", "torch.compile")
+TEXTS = (
+    "speculative",
+    "pd",
+    "quant",
+    "nixl",
+    "eagle 3 on amd",
+    "read p-eagle",
+    "follow spec",
+    "next",
+    "help",
+    "推测解码",
+    "unfollow spec",
+    "subscriptions",
+    "torch.compile",
+)
 ERROR_TEXT = "Something went wrong"
 
 
@@ -63,8 +76,9 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[k]
 
 
-def _post(standin: SlackStandIn, url: str, body: bytes, headers: dict[str, str], timeout: float,
-          response_url: str) -> int:
+def _post(
+    standin: SlackStandIn, url: str, body: bytes, headers: dict[str, str], timeout: float, response_url: str
+) -> int:
     """Send a signed command; an ack that carries the reply is shown by Slack, so it is handed to
     the stand-in as the reply to ``response_url``. Returns the HTTP status."""
     req = urllib.request.Request(url, data=body, headers=headers, method="POST")
@@ -79,17 +93,26 @@ def _post(standin: SlackStandIn, url: str, body: bytes, headers: dict[str, str],
     return status
 
 
-def start_server(workdir: Path, standin: SlackStandIn, database_url: str, threads: int
-                 ) -> tuple[subprocess.Popen, str]:
+def start_server(workdir: Path, standin: SlackStandIn, database_url: str, threads: int) -> tuple[subprocess.Popen, str]:
     """``vllm-path serve`` on a free port; returns the process and its base URL once healthy."""
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "DATABASE_URL"))}
-    env.update(DATABASE_URL=database_url, SLACK_SIGNING_SECRET=SECRET, SLACK_BOT_TOKEN=TOKEN,
-               SLACK_API_URL=standin.api_url, LOG_LEVEL="WARNING")
+    env.update(
+        DATABASE_URL=database_url,
+        SLACK_SIGNING_SECRET=SECRET,
+        SLACK_BOT_TOKEN=TOKEN,
+        SLACK_API_URL=standin.api_url,
+        LOG_LEVEL="WARNING",
+    )
     exe = Path(sys.executable).with_name("vllm-path")
     log = open(workdir / "serve.log", "wb")  # noqa: SIM115 - the server writes it until it stops
-    proc = subprocess.Popen([str(exe), "serve", "--port", str(port), "--threads", str(threads)],
-                            cwd=workdir, env=env, stdout=log, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        [str(exe), "serve", "--port", str(port), "--threads", str(threads)],
+        cwd=workdir,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -105,14 +128,18 @@ def start_server(workdir: Path, standin: SlackStandIn, database_url: str, thread
     raise SystemExit("serve did not become healthy within 60 s")
 
 
-def run(clients: int, per_client: int, threads: int, database_url: str | None,
-        reply_timeout: float, ack_timeout: float) -> dict:
+def run(
+    clients: int, per_client: int, threads: int, database_url: str | None, reply_timeout: float, ack_timeout: float
+) -> dict:
     with contextlib.ExitStack() as stack:
         tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="vp-load-"))
         standin = stack.enter_context(SlackStandIn(team_id=TEAM))
         workdir = Path(tmp)
-        db = (stack.enter_context(benchdb.own_postgres_database(database_url)) if database_url
-              else f"sqlite:///{workdir / 'load.db'}")
+        db = (
+            stack.enter_context(benchdb.own_postgres_database(database_url))
+            if database_url
+            else f"sqlite:///{workdir / 'load.db'}"
+        )
         proc, base = start_server(workdir, standin, db, threads)
         events = base + "/slack/events"
         try:
@@ -131,8 +158,9 @@ def run(clients: int, per_client: int, threads: int, database_url: str | None,
                 for i in range(per_client):
                     text = TEXTS[(n + i) % len(TEXTS)]
                     url = standin.response_url()
-                    body = slash_command_body(text, team_id=TEAM, user_id=f"U0LOAD{n:03d}",
-                                              channel_id="C0LOAD", response_url=url)
+                    body = slash_command_body(
+                        text, team_id=TEAM, user_id=f"U0LOAD{n:03d}", channel_id="C0LOAD", response_url=url
+                    )
                     headers = signed_headers(body, SECRET)
                     t0 = time.monotonic()
                     try:
@@ -152,8 +180,7 @@ def run(clients: int, per_client: int, threads: int, database_url: str | None,
             t_acked = time.monotonic()
             expected = {r["url"] for r in results}
             with contextlib.suppress(TimeoutError):
-                standin.wait_for(lambda: expected <= {p.url for p in standin.responses()},
-                                 timeout=reply_timeout)
+                standin.wait_for(lambda: expected <= {p.url for p in standin.responses()}, timeout=reply_timeout)
             t_replied = time.monotonic()
         finally:
             proc.send_signal(signal.SIGTERM)
@@ -167,21 +194,32 @@ def run(clients: int, per_client: int, threads: int, database_url: str | None,
     acks = [r["ack_s"] for r in results]
     bad_acks = [r for r in results if r["status"] != 200]
     missing = [r for r in results if r["url"] not in replies]
-    error_replies = [r for r in results if r["url"] in replies
-                     and ERROR_TEXT in str(replies[r["url"]].body.get("text", ""))]
+    error_replies = [
+        r for r in results if r["url"] in replies and ERROR_TEXT in str(replies[r["url"]].body.get("text", ""))
+    ]
     reply_s = [replies[r["url"]].at - r["sent"] for r in results if r["url"] in replies]
     return {
-        "requests": len(results), "clients": clients, "per_client": per_client,
-        "server_threads": threads, "database": "postgresql" if database_url and
-        database_url.startswith("postgres") else "sqlite",
+        "requests": len(results),
+        "clients": clients,
+        "per_client": per_client,
+        "server_threads": threads,
+        "database": "postgresql" if database_url and database_url.startswith("postgres") else "sqlite",
         "errors": len(bad_acks) + len(missing) + len(error_replies),
-        "bad_acks": len(bad_acks), "missing_replies": len(missing),
+        "bad_acks": len(bad_acks),
+        "missing_replies": len(missing),
         "error_replies": len(error_replies),
-        "ack_ms": {"p50": 1000 * _percentile(acks, 50), "p90": 1000 * _percentile(acks, 90),
-                   "p99": 1000 * _percentile(acks, 99), "max": 1000 * max(acks),
-                   "mean": 1000 * statistics.fmean(acks)},
-        "reply_ms": ({"p50": 1000 * _percentile(reply_s, 50), "p99": 1000 * _percentile(reply_s, 99),
-                      "max": 1000 * max(reply_s)} if reply_s else None),
+        "ack_ms": {
+            "p50": 1000 * _percentile(acks, 50),
+            "p90": 1000 * _percentile(acks, 90),
+            "p99": 1000 * _percentile(acks, 99),
+            "max": 1000 * max(acks),
+            "mean": 1000 * statistics.fmean(acks),
+        },
+        "reply_ms": (
+            {"p50": 1000 * _percentile(reply_s, 50), "p99": 1000 * _percentile(reply_s, 99), "max": 1000 * max(reply_s)}
+            if reply_s
+            else None
+        ),
         "acks_per_s": len(results) / (t_acked - t_start),
         "all_replies_s": t_replied - t_start,
         "statuses": sorted({str(r["status"]) for r in results}),
@@ -193,17 +231,20 @@ def main() -> int:
     parser.add_argument("--clients", type=int, default=50, help="concurrent clients (default 50)")
     parser.add_argument("--per-client", type=int, default=10, help="commands per client (default 10)")
     parser.add_argument("--threads", type=int, default=8, help="waitress worker threads (default 8)")
-    parser.add_argument("--database-url", default=None,
-                        help="a PostgreSQL server to create this run's own database on "
-                             "(default: a fresh SQLite file in a temporary folder)")
-    parser.add_argument("--reply-timeout", type=float, default=120.0,
-                        help="seconds to wait for every lazy reply after the last ack")
+    parser.add_argument(
+        "--database-url",
+        default=None,
+        help="a PostgreSQL server to create this run's own database on "
+        "(default: a fresh SQLite file in a temporary folder)",
+    )
+    parser.add_argument(
+        "--reply-timeout", type=float, default=120.0, help="seconds to wait for every lazy reply after the last ack"
+    )
     parser.add_argument("--ack-timeout", type=float, default=10.0, help="HTTP timeout per request")
     parser.add_argument("--p99-target", type=float, default=1.0, help="seconds (default 1)")
     parser.add_argument("--json", action="store_true", help="print JSON")
     args = parser.parse_args()
-    result = run(args.clients, args.per_client, args.threads, args.database_url,
-                 args.reply_timeout, args.ack_timeout)
+    result = run(args.clients, args.per_client, args.threads, args.database_url, args.reply_timeout, args.ack_timeout)
     result["p99_target_ms"] = 1000 * args.p99_target
     ok = result["errors"] == 0 and result["ack_ms"]["p99"] <= 1000 * args.p99_target
     result["ok"] = ok
@@ -212,12 +253,18 @@ def main() -> int:
     else:
         a = result["ack_ms"]
         r = result["reply_ms"] or {}
-        print(f"{result['requests']} signed commands, {result['clients']} clients, "
-              f"{result['server_threads']} server threads, {result['database']}")
-        print(f"errors: {result['errors']} (bad acks {result['bad_acks']}, missing replies "
-              f"{result['missing_replies']}, error replies {result['error_replies']})")
-        print(f"time to ack ms: p50 {a['p50']:.1f}  p90 {a['p90']:.1f}  p99 {a['p99']:.1f}  "
-              f"max {a['max']:.1f}  (target p99 <= {result['p99_target_ms']:.0f})")
+        print(
+            f"{result['requests']} signed commands, {result['clients']} clients, "
+            f"{result['server_threads']} server threads, {result['database']}"
+        )
+        print(
+            f"errors: {result['errors']} (bad acks {result['bad_acks']}, missing replies "
+            f"{result['missing_replies']}, error replies {result['error_replies']})"
+        )
+        print(
+            f"time to ack ms: p50 {a['p50']:.1f}  p90 {a['p90']:.1f}  p99 {a['p99']:.1f}  "
+            f"max {a['max']:.1f}  (target p99 <= {result['p99_target_ms']:.0f})"
+        )
         if r:
             print(f"time to reply ms: p50 {r['p50']:.1f}  p99 {r['p99']:.1f}  max {r['max']:.1f}")
         print(f"{result['acks_per_s']:.0f} acks/s; every reply in {result['all_replies_s']:.1f} s")

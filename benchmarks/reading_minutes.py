@@ -45,7 +45,8 @@ def counted_by_path(blog: Path) -> dict[str, int]:
         m = _NAME.match(path.name)
         if m:
             out[f"/{m.group(1)}/{m.group(2)}/{m.group(3)}/{m.group(4)}.html"] = file_minutes(
-                path.read_text(encoding="utf-8"))
+                path.read_text(encoding="utf-8")
+            )
     sources, _ = read_jekyll(blog, "")
     for sp in sources:
         if sp.minutes is not None:
@@ -97,8 +98,7 @@ def fill(blog: Path, write: bool) -> int:
     print(f"rule: {RULE}")
     print(f"{len(counted)} files counted; {len(to_write)} posts without minutes; {bad} differ")
     if write and to_write:
-        POSTS_FILE.write_text(insert_minutes(POSTS_FILE.read_text(encoding="utf-8"), to_write),
-                              encoding="utf-8")
+        POSTS_FILE.write_text(insert_minutes(POSTS_FILE.read_text(encoding="utf-8"), to_write), encoding="utf-8")
         print(f"wrote {len(to_write)} posts' minutes to {POSTS_FILE.relative_to(REPO)}")
         return 1 if bad else 0
     return 1 if bad or to_write else 0

@@ -148,8 +148,7 @@ def bm25_system(cat: Catalog) -> System:
     :func:`bigram_tokens` (character bigrams for Chinese): the fair baseline."""
     import bm25s
 
-    corpus = [bigram_tokens(" ".join(filter(None, (p.title, p.summary.en, p.summary.zh))))
-              for p in cat.posts]
+    corpus = [bigram_tokens(" ".join(filter(None, (p.title, p.summary.en, p.summary.zh)))) for p in cat.posts]
     retriever = bm25s.BM25()
     retriever.index(corpus, show_progress=False)
     ids = [p.id for p in cat.posts]
@@ -173,8 +172,7 @@ def wratio_system(cat: Catalog) -> System:
     ids = [p.id for p in cat.posts]
 
     def run(query: str) -> tuple[list[str], list[str] | None]:
-        hits = process.extract(query, titles, scorer=fuzz.WRatio, processor=utils.default_process,
-                               limit=TOP)
+        hits = process.extract(query, titles, scorer=fuzz.WRatio, processor=utils.default_process, limit=TOP)
         return [ids[i] for _, score, i in hits if score > 0], None
 
     return run
@@ -216,8 +214,14 @@ def metrics(ranks: list[int | None]) -> dict[str, float]:
 
 
 def evaluate(cat: Catalog, queries: list[Query], systems: dict[str, System]) -> dict:
-    report: dict = {"catalog_version": cat.version, "queries": len(queries), "systems": {},
-                    "misses": {}, "false_match": {}, "unsure": {}}
+    report: dict = {
+        "catalog_version": cat.version,
+        "queries": len(queries),
+        "systems": {},
+        "misses": {},
+        "false_match": {},
+        "unsure": {},
+    }
     for name, system in systems.items():
         per_kind: dict[str, list[int | None]] = {"all": [], "post": [], "track": []}
         misses = []
@@ -242,12 +246,18 @@ def evaluate(cat: Catalog, queries: list[Query], systems: dict[str, System]) -> 
         if n_none:
             report["false_match"][name] = {"n": n_none, "rate": len(false) / n_none, "rows": false}
         if name == "matcher" and per_kind["all"]:
-            report["unsure"][name] = {"n": len(per_kind["all"]),
-                                      "rate": len(unsure) / len(per_kind["all"]), "rows": unsure}
+            report["unsure"][name] = {
+                "n": len(per_kind["all"]),
+                "rate": len(unsure) / len(per_kind["all"]),
+                "rows": unsure,
+            }
     # The strict reading of a track query: does match_track alone name the expected track?
     matcher = Matcher(cat)
-    strict = [1 if (m := matcher.match_track(q.text)) and m.track_id == q.expected[0] else None
-              for q in queries if q.kind == "track"]
+    strict = [
+        1 if (m := matcher.match_track(q.text)) and m.track_id == q.expected[0] else None
+        for q in queries
+        if q.kind == "track"
+    ]
     if strict:
         report["systems"]["matcher"]["match_track"] = metrics(strict)
     return report
@@ -256,8 +266,7 @@ def evaluate(cat: Catalog, queries: list[Query], systems: dict[str, System]) -> 
 def absent_rows(cat: Catalog, queries: list[Query]) -> list[str]:
     """Post rows none of whose expected titles the catalog holds (they count as misses)."""
     titles = {p.title.casefold() for p in cat.posts}
-    return [q.text for q in queries
-            if q.kind == "post" and not titles & {t.casefold() for t in q.expected}]
+    return [q.text for q in queries if q.kind == "post" and not titles & {t.casefold() for t in q.expected}]
 
 
 def render_all(reports: list[dict], verbose: bool) -> str:
@@ -271,8 +280,10 @@ def ahead(report: dict) -> bool:
     ours = report["systems"]["matcher"].get("all")
     if ours is None:
         return True
-    return all(ours["hit@3"] > report["systems"][b]["all"]["hit@3"]
-               and ours["mrr"] > report["systems"][b]["all"]["mrr"] for b in ("bm25", "wratio"))
+    return all(
+        ours["hit@3"] > report["systems"][b]["all"]["hit@3"] and ours["mrr"] > report["systems"][b]["all"]["mrr"]
+        for b in ("bm25", "wratio")
+    )
 
 
 def check_failures(report: dict) -> list[str]:
@@ -294,23 +305,29 @@ def check_failures(report: dict) -> list[str]:
 
 
 def render(report: dict, verbose: bool) -> str:
-    ahead_note = "matcher ahead of both baselines in hit@3 and MRR" if report.get("matcher_ahead") \
+    ahead_note = (
+        "matcher ahead of both baselines in hit@3 and MRR"
+        if report.get("matcher_ahead")
         else "matcher NOT ahead of every baseline"
-    lines = [f"catalog {report['catalog_version']}, {report['queries']} queries "
-             f"({report['source']}): {ahead_note}", ""]
-    lines.append(f"{'system':<10} {'kind':<11} {'n':>3}  {'hit@1':>6} {'hit@3':>6} {'MRR':>6} "
-                 f"{'false-match':>11} {'unsure':>6}")
+    )
+    lines = [f"catalog {report['catalog_version']}, {report['queries']} queries ({report['source']}): {ahead_note}", ""]
+    lines.append(
+        f"{'system':<10} {'kind':<11} {'n':>3}  {'hit@1':>6} {'hit@3':>6} {'MRR':>6} {'false-match':>11} {'unsure':>6}"
+    )
     for name, kinds in report["systems"].items():
         false = report["false_match"].get(name)
         false_text = f"{false['rate']:.3f}" if false else "-"
         unsure = report["unsure"].get(name)
         unsure_text = f"{unsure['rate']:.3f}" if unsure else "-"
         for kind, m in kinds.items():
-            lines.append(f"{name:<10} {kind:<11} {m['n']:>3}  {m['hit@1']:>6.3f} {m['hit@3']:>6.3f} "
-                         f"{m['mrr']:>6.3f} {false_text:>11} {unsure_text:>6}")
+            lines.append(
+                f"{name:<10} {kind:<11} {m['n']:>3}  {m['hit@1']:>6.3f} {m['hit@3']:>6.3f} "
+                f"{m['mrr']:>6.3f} {false_text:>11} {unsure_text:>6}"
+            )
         if not kinds and false:
-            lines.append(f"{name:<10} {'none':<11} {false['n']:>3}  {'-':>6} {'-':>6} {'-':>6} "
-                         f"{false_text:>11} {'-':>6}")
+            lines.append(
+                f"{name:<10} {'none':<11} {false['n']:>3}  {'-':>6} {'-':>6} {'-':>6} {false_text:>11} {'-':>6}"
+            )
     for failure in report.get("check_failures", []):
         lines.append(f"CHECK FAILS: {failure}")
     if report.get("absent"):
@@ -321,8 +338,10 @@ def render(report: dict, verbose: bool) -> str:
             lines.append(f"\n{name}: {len(misses)} miss(es) at hit@3")
             for m in misses:
                 lines.append(f"  [{m['kind']}] {m['query']!r}: rank {m['rank']}")
-        for key, label in (("false_match", "confident on an off-topic row"),
-                           ("unsure", "not confident on an on-topic row")):
+        for key, label in (
+            ("false_match", "confident on an off-topic row"),
+            ("unsure", "not confident on an on-topic row"),
+        ):
             rows = report[key].get("matcher", {}).get("rows", [])
             if rows:
                 lines.append(f"\nmatcher: {label}: {len(rows)}")
@@ -332,15 +351,19 @@ def render(report: dict, verbose: bool) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--queries", type=Path, action="append", default=None,
-                        help="an eval TSV (repeatable; default: every set)")
+    parser.add_argument(
+        "--queries", type=Path, action="append", default=None, help="an eval TSV (repeatable; default: every set)"
+    )
     parser.add_argument("--catalog", type=Path, default=REPO_ROOT / "catalog")
     parser.add_argument("--json", action="store_true", help="print the reports as JSON")
     parser.add_argument("--verbose", "-v", action="store_true", help="list the misses")
-    parser.add_argument("--check", action="store_true",
-                        help="exit 1 unless the matcher is ahead of both baselines in hit@3 and MRR, "
-                             "at hit@3 >= MIN_HIT3 and unsure <= MAX_UNSURE on every on-topic set, "
-                             "and false-match <= MAX_FALSE_MATCH on every off-topic set")
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="exit 1 unless the matcher is ahead of both baselines in hit@3 and MRR, "
+        "at hit@3 >= MIN_HIT3 and unsure <= MAX_UNSURE on every on-topic set, "
+        "and false-match <= MAX_FALSE_MATCH on every off-topic set",
+    )
     args = parser.parse_args(argv)
     paths = args.queries or default_queries()
     cat = load_catalog(args.catalog)
@@ -354,8 +377,7 @@ def main(argv: list[str] | None = None) -> int:
         report["matcher_ahead"] = ahead(report)
         report["check_failures"] = check_failures(report)
         reports.append(report)
-    print(json.dumps(reports, ensure_ascii=False, indent=2) if args.json
-          else render_all(reports, args.verbose))
+    print(json.dumps(reports, ensure_ascii=False, indent=2) if args.json else render_all(reports, args.verbose))
     if args.check and any(r["check_failures"] for r in reports):
         return 1
     return 0

@@ -49,12 +49,52 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 
 TARGETS = {"search_p99_ms": 5.0, "build_s": 2.0, "real_load_index_ms": 300.0, "real_rss_mb": 150.0}
 
-FAMILIES = ["DeepSeek", "Qwen", "Kimi", "GLM", "MiniMax", "Llama", "Nemotron", "Gemma", "Mistral",
-            "Phi", "Granite", "Hunyuan", "Ernie", "Baichuan", "Yi", "InternLM", "Falcon", "OLMo",
-            "Command", "Jamba", "StarCoder", "CodeLlama", "Mixtral", "Laguna", "Inkling", "Seed"]
-HARDWARE = ["NVIDIA H100", "NVIDIA H200", "NVIDIA B200", "GB200 NVL72", "GB300 NVL72", "AMD MI300X",
-            "AMD MI355X", "Google TPU v6e", "Intel Gaudi 3", "Intel Arc Pro", "Ascend 910C",
-            "Arm CPUs", "AWS Trainium", "DGX Spark", "Jetson Thor", "Vera Rubin"]
+FAMILIES = [
+    "DeepSeek",
+    "Qwen",
+    "Kimi",
+    "GLM",
+    "MiniMax",
+    "Llama",
+    "Nemotron",
+    "Gemma",
+    "Mistral",
+    "Phi",
+    "Granite",
+    "Hunyuan",
+    "Ernie",
+    "Baichuan",
+    "Yi",
+    "InternLM",
+    "Falcon",
+    "OLMo",
+    "Command",
+    "Jamba",
+    "StarCoder",
+    "CodeLlama",
+    "Mixtral",
+    "Laguna",
+    "Inkling",
+    "Seed",
+]
+HARDWARE = [
+    "NVIDIA H100",
+    "NVIDIA H200",
+    "NVIDIA B200",
+    "GB200 NVL72",
+    "GB300 NVL72",
+    "AMD MI300X",
+    "AMD MI355X",
+    "Google TPU v6e",
+    "Intel Gaudi 3",
+    "Intel Arc Pro",
+    "Ascend 910C",
+    "Arm CPUs",
+    "AWS Trainium",
+    "DGX Spark",
+    "Jetson Thor",
+    "Vera Rubin",
+]
 HARDWARE_ZH = ["英伟达 H100", "英伟达 H200", "昇腾 910C", "AMD 显卡", "谷歌 TPU", "国产加速卡", "边缘设备"]
 TECHNIQUES = [
     ("Speculative Decoding", "推测解码", "speculative decoding"),
@@ -88,11 +128,21 @@ TECHNIQUES = [
     ("Kernel Fusion", "算子融合", "kernel fusion"),
     ("Attention Backends", "注意力后端", "attention backends"),
 ]
-BENEFITS = ["2x Throughput", "Lower TTFT", "Half the Memory", "Day-0 Support", "Best Practices",
-            "A Deep Dive", "Lessons Learned", "Production at Scale", "What We Measured",
-            "Pushing the Pareto Frontier", "Up to 3.5x Faster", "Same Accuracy, Smaller Models"]
-BENEFITS_ZH = ["吞吐翻倍", "首字延迟降低", "显存减半", "首日支持", "最佳实践", "深入解析", "经验总结",
-               "大规模生产实践"]
+BENEFITS = [
+    "2x Throughput",
+    "Lower TTFT",
+    "Half the Memory",
+    "Day-0 Support",
+    "Best Practices",
+    "A Deep Dive",
+    "Lessons Learned",
+    "Production at Scale",
+    "What We Measured",
+    "Pushing the Pareto Frontier",
+    "Up to 3.5x Faster",
+    "Same Accuracy, Smaller Models",
+]
+BENEFITS_ZH = ["吞吐翻倍", "首字延迟降低", "显存减半", "首日支持", "最佳实践", "深入解析", "经验总结", "大规模生产实践"]
 TEMPLATES_EN = [
     "{model} in vLLM: {benefit}",
     "Serving {model} on {hw} with vLLM",
@@ -108,22 +158,134 @@ TEMPLATES_ZH = [
     "vLLM {tech_zh}{benefit_zh}",
 ]
 WORDS = [
-    "accelerate", "adapter", "admission", "allocator", "amortize", "async", "autoscaling", "backend",
-    "bandwidth", "batching", "bottleneck", "bucket", "calibration", "checkpoint", "chunk", "cluster",
-    "coalesce", "collective", "compaction", "concurrency", "connector", "container", "contention",
-    "controller", "coordinator", "dataflow", "deadline", "decoder", "deterministic", "dispatcher",
-    "distillation", "driver", "elastic", "embedding", "encoder", "eviction", "executor", "failover",
-    "fairness", "fusion", "gateway", "gradient", "granularity", "heuristic", "hierarchy", "histogram",
-    "indexer", "interconnect", "isolation", "jitter", "kernel", "launcher", "layout", "locality",
-    "lookahead", "manifest", "memory", "microbatch", "migration", "multiplexing", "overlap", "paging",
-    "partition", "pipeline", "placement", "preemption", "prefetch", "profiler", "quorum", "ragged",
-    "rebalancing", "recompute", "replica", "residency", "rollout", "router", "runtime", "sampler",
-    "scheduler", "sharding", "sidecar", "sliding", "snapshot", "spill", "staging", "streaming",
-    "telemetry", "tensor", "throttling", "tiling", "tokenizer", "topology", "tracing", "transport",
-    "tuning", "varlen", "vectorized", "warmup", "watermark", "workload"
+    "accelerate",
+    "adapter",
+    "admission",
+    "allocator",
+    "amortize",
+    "async",
+    "autoscaling",
+    "backend",
+    "bandwidth",
+    "batching",
+    "bottleneck",
+    "bucket",
+    "calibration",
+    "checkpoint",
+    "chunk",
+    "cluster",
+    "coalesce",
+    "collective",
+    "compaction",
+    "concurrency",
+    "connector",
+    "container",
+    "contention",
+    "controller",
+    "coordinator",
+    "dataflow",
+    "deadline",
+    "decoder",
+    "deterministic",
+    "dispatcher",
+    "distillation",
+    "driver",
+    "elastic",
+    "embedding",
+    "encoder",
+    "eviction",
+    "executor",
+    "failover",
+    "fairness",
+    "fusion",
+    "gateway",
+    "gradient",
+    "granularity",
+    "heuristic",
+    "hierarchy",
+    "histogram",
+    "indexer",
+    "interconnect",
+    "isolation",
+    "jitter",
+    "kernel",
+    "launcher",
+    "layout",
+    "locality",
+    "lookahead",
+    "manifest",
+    "memory",
+    "microbatch",
+    "migration",
+    "multiplexing",
+    "overlap",
+    "paging",
+    "partition",
+    "pipeline",
+    "placement",
+    "preemption",
+    "prefetch",
+    "profiler",
+    "quorum",
+    "ragged",
+    "rebalancing",
+    "recompute",
+    "replica",
+    "residency",
+    "rollout",
+    "router",
+    "runtime",
+    "sampler",
+    "scheduler",
+    "sharding",
+    "sidecar",
+    "sliding",
+    "snapshot",
+    "spill",
+    "staging",
+    "streaming",
+    "telemetry",
+    "tensor",
+    "throttling",
+    "tiling",
+    "tokenizer",
+    "topology",
+    "tracing",
+    "transport",
+    "tuning",
+    "varlen",
+    "vectorized",
+    "warmup",
+    "watermark",
+    "workload",
 ]
-SYLLABLES = ["ka", "lo", "mi", "ra", "zen", "tor", "vex", "qui", "shi", "ton", "bel", "dra", "nox",
-             "pha", "ryu", "sol", "tek", "umi", "vor", "xen", "yal", "zor", "cai", "fen", "gor"]
+SYLLABLES = [
+    "ka",
+    "lo",
+    "mi",
+    "ra",
+    "zen",
+    "tor",
+    "vex",
+    "qui",
+    "shi",
+    "ton",
+    "bel",
+    "dra",
+    "nox",
+    "pha",
+    "ryu",
+    "sol",
+    "tek",
+    "umi",
+    "vor",
+    "xen",
+    "yal",
+    "zor",
+    "cai",
+    "fen",
+    "gor",
+]
 
 
 def _name(rng: random.Random) -> str:
@@ -131,14 +293,31 @@ def _name(rng: random.Random) -> str:
     return "".join(rng.choice(SYLLABLES) for _ in range(rng.randint(2, 3))).capitalize()
 
 
-COMPANIES = ["Red Hat", "AMD", "Intel", "Google", "Tencent", "Alibaba", "ByteDance", "Moonshot",
-             "Novita AI", "Mooncake", "IBM", "Meta", "Microsoft", "Huawei", "Baidu", "Anyscale"]
+COMPANIES = [
+    "Red Hat",
+    "AMD",
+    "Intel",
+    "Google",
+    "Tencent",
+    "Alibaba",
+    "ByteDance",
+    "Moonshot",
+    "Novita AI",
+    "Mooncake",
+    "IBM",
+    "Meta",
+    "Microsoft",
+    "Huawei",
+    "Baidu",
+    "Anyscale",
+]
 
 
 def _model(rng: random.Random) -> str:
     fam = rng.choice(FAMILIES)
-    return f"{fam} {rng.randint(1, 9)}.{rng.randint(0, 9)}" + rng.choice(["", "", "-Flash", " MoE", "-VL",
-                                                                        " Omni", "-A3B", " 235B"])
+    return f"{fam} {rng.randint(1, 9)}.{rng.randint(0, 9)}" + rng.choice(
+        ["", "", "-Flash", " MoE", "-VL", " Omni", "-A3B", " 235B"]
+    )
 
 
 def synthetic_catalog(n_posts: int, seed: int = 7, n_tracks: int = 50) -> Catalog:
@@ -156,9 +335,17 @@ def synthetic_catalog(n_posts: int, seed: int = 7, n_tracks: int = 50) -> Catalo
         i += 1
         tech, tech_zh, tag = rng.choice(TECHNIQUES)
         model, hw = _model(rng), rng.choice(HARDWARE)
-        fields = dict(model=model, hw=hw, tech=tech, tech_zh=tech_zh, benefit=rng.choice(BENEFITS),
-                      benefit_zh=rng.choice(BENEFITS_ZH), hw_zh=rng.choice(HARDWARE_ZH),
-                      company=rng.choice(COMPANIES), ver=f"0.{rng.randint(5, 19)}.{rng.randint(0, 3)}")
+        fields = dict(
+            model=model,
+            hw=hw,
+            tech=tech,
+            tech_zh=tech_zh,
+            benefit=rng.choice(BENEFITS),
+            benefit_zh=rng.choice(BENEFITS_ZH),
+            hw_zh=rng.choice(HARDWARE_ZH),
+            company=rng.choice(COMPANIES),
+            ver=f"0.{rng.randint(5, 19)}.{rng.randint(0, 3)}",
+        )
         zh_title = rng.random() < 0.25
         title = rng.choice(TEMPLATES_ZH if zh_title else TEMPLATES_EN).format(**fields)
         if rng.random() < 0.5:
@@ -168,41 +355,56 @@ def synthetic_catalog(n_posts: int, seed: int = 7, n_tracks: int = 50) -> Catalo
         titles.add(title.casefold())
         tech2, tech2_zh, tag2 = rng.choice(TECHNIQUES)
         words = " ".join(rng.sample(WORDS, 6))
-        summary_en = (f"How {_name(rng)} and vLLM serve {model} with {tech.lower()} and "
-                      f"{tech2.lower()} on {hw}: {words}, and the trade-offs we measured, "
-                      f"{rng.choice(BENEFITS).lower()} in production.")
-        summary_zh = (f"介绍 vLLM 如何在 {fields['hw_zh']} 上结合{tech_zh}与{tech2_zh}部署 {model}，"
-                      f"包括配置、算子与基准测试结果，{fields['benefit_zh']}。")
-        posts.append(Post(
-            id=f"post-{len(posts)}",
-            title=title,
-            url=f"/{2023 + len(posts) % 4}/01/01/post-{len(posts)}.html",
-            published=Published.model_validate(start + dt.timedelta(days=len(posts) % 1200)),
-            source=Source(kind="vllm-blog"),
-            tags=(tag, tag2, model.split()[0].casefold(), hw.split()[-1].casefold(), tech_zh),
-            summary=LocalizedText(en=summary_en, zh=summary_zh),
-        ))
+        summary_en = (
+            f"How {_name(rng)} and vLLM serve {model} with {tech.lower()} and "
+            f"{tech2.lower()} on {hw}: {words}, and the trade-offs we measured, "
+            f"{rng.choice(BENEFITS).lower()} in production."
+        )
+        summary_zh = (
+            f"介绍 vLLM 如何在 {fields['hw_zh']} 上结合{tech_zh}与{tech2_zh}部署 {model}，"
+            f"包括配置、算子与基准测试结果，{fields['benefit_zh']}。"
+        )
+        posts.append(
+            Post(
+                id=f"post-{len(posts)}",
+                title=title,
+                url=f"/{2023 + len(posts) % 4}/01/01/post-{len(posts)}.html",
+                published=Published.model_validate(start + dt.timedelta(days=len(posts) % 1200)),
+                source=Source(kind="vllm-blog"),
+                tags=(tag, tag2, model.split()[0].casefold(), hw.split()[-1].casefold(), tech_zh),
+                summary=LocalizedText(en=summary_en, zh=summary_zh),
+            )
+        )
     per_track = max(1, n_posts // n_tracks)
     tracks: list[Track] = []
     orders: dict[str, tuple[str, ...]] = {}
     by_id = {p.id: p for p in posts}
     for t in range(n_tracks):
-        members = [p.id for p in posts[t * per_track:(t + 1) * per_track]]
+        members = [p.id for p in posts[t * per_track : (t + 1) * per_track]]
         if not members:
             break
         steps = []
         for k, pid in enumerate(members):
-            after = tuple(rng.sample(members[max(0, k - 10):k], min(k, rng.randint(0, 2)))) if k else ()
-            steps.append(Step(post=pid, level=("intro", "core", "advanced", "capstone")[min(3, 4 * k // len(members))],
-                              after=after, note=LocalizedText(en=f"Step {k + 1}.", zh=f"第 {k + 1} 步。")))
+            after = tuple(rng.sample(members[max(0, k - 10) : k], min(k, rng.randint(0, 2)))) if k else ()
+            steps.append(
+                Step(
+                    post=pid,
+                    level=("intro", "core", "advanced", "capstone")[min(3, 4 * k // len(members))],
+                    after=after,
+                    note=LocalizedText(en=f"Step {k + 1}.", zh=f"第 {k + 1} 步。"),
+                )
+            )
         tech, tech_zh, tag = TECHNIQUES[t % len(TECHNIQUES)]
-        track = Track(id=f"track-{t}", names=LocalizedText(en=f"{tech} path {t}", zh=f"{tech_zh}路径{t}"),
-                      aliases=(f"{tag} {t}",), description=LocalizedText(en=f"All about {tech}."),
-                      steps=tuple(steps))
+        track = Track(
+            id=f"track-{t}",
+            names=LocalizedText(en=f"{tech} path {t}", zh=f"{tech_zh}路径{t}"),
+            aliases=(f"{tag} {t}",),
+            description=LocalizedText(en=f"All about {tech}."),
+            steps=tuple(steps),
+        )
         tracks.append(track)
         orders[track.id] = compute_order(track, by_id)
-    return Catalog.build(manifest=Manifest(version="2026.01.0"), posts=posts, tracks=tracks,
-                         orders=orders)
+    return Catalog.build(manifest=Manifest(version="2026.01.0"), posts=posts, tracks=tracks, orders=orders)
 
 
 def _typo(word: str, rng: random.Random) -> str:
@@ -211,9 +413,9 @@ def _typo(word: str, rng: random.Random) -> str:
     k = rng.randrange(1, len(word) - 2)
     op = rng.choice(("swap", "drop", "double"))
     if op == "swap":
-        return word[:k] + word[k + 1] + word[k] + word[k + 2:]
+        return word[:k] + word[k + 1] + word[k] + word[k + 2 :]
     if op == "drop":
-        return word[:k] + word[k + 1:]
+        return word[:k] + word[k + 1 :]
     return word[:k] + word[k] + word[k:]
 
 
@@ -221,9 +423,34 @@ def query_mix(cat: Catalog, n: int, seed: int) -> list[str]:
     """``n`` distinct queries of the kinds people type (see the module docstring)."""
     rng = random.Random(seed + 1)
     titles = [p.title for p in cat.posts]
-    fixed = ["pd", "kv", "tpu", "rl", "amd", "lora", "eagle", "nixl", "mooncake", "tts", "gpt-oss",
-             "torch.compile", "p-eagle", "w8a8 int8", "fp8 kv cache", "推测解码", "量化", "稀疏注意力",
-             "长上下文", "specualtive decodng", "quantisation", "disagregated", "", "&", "???", "🦅"]
+    fixed = [
+        "pd",
+        "kv",
+        "tpu",
+        "rl",
+        "amd",
+        "lora",
+        "eagle",
+        "nixl",
+        "mooncake",
+        "tts",
+        "gpt-oss",
+        "torch.compile",
+        "p-eagle",
+        "w8a8 int8",
+        "fp8 kv cache",
+        "推测解码",
+        "量化",
+        "稀疏注意力",
+        "长上下文",
+        "specualtive decodng",
+        "quantisation",
+        "disagregated",
+        "",
+        "&",
+        "???",
+        "🦅",
+    ]
     out: list[str] = list(fixed)
     seen = set(out)
     makers = [
@@ -256,8 +483,13 @@ def _percentiles(samples_ms: list[float]) -> dict[str, float]:
     def pick(p: float) -> float:
         return s[min(len(s) - 1, round(p / 100 * (len(s) - 1)))]
 
-    return {"p50_ms": round(pick(50), 3), "p99_ms": round(pick(99), 3), "max_ms": round(s[-1], 3),
-            "mean_ms": round(statistics.fmean(s), 3), "n": len(s)}
+    return {
+        "p50_ms": round(pick(50), 3),
+        "p99_ms": round(pick(99), 3),
+        "max_ms": round(s[-1], 3),
+        "mean_ms": round(statistics.fmean(s), 3),
+        "n": len(s),
+    }
 
 
 def _timed(fn, args_list, repeat: int = 3, reset=None) -> list[float]:
@@ -283,8 +515,10 @@ def baseline_search(cat: Catalog):
     from relevance import bigram_tokens
 
     retriever = bm25s.BM25()
-    retriever.index([bigram_tokens(" ".join(filter(None, (p.title, p.summary.en, p.summary.zh))))
-                     for p in cat.posts], show_progress=False)
+    retriever.index(
+        [bigram_tokens(" ".join(filter(None, (p.title, p.summary.en, p.summary.zh)))) for p in cat.posts],
+        show_progress=False,
+    )
     vocab = retriever.vocab_dict
 
     def run(query: str) -> list[int]:
@@ -346,15 +580,21 @@ def main(argv: list[str] | None = None) -> int:
 
     t0 = time.perf_counter()
     sum(range(10**7))  # a fixed CPU-bound loop: compare machines (about 0.15 s on an idle EPYC vCPU)
-    report: dict = {"python": sys.version.split()[0], "targets": TARGETS,
-                    "calibration_s": round(time.perf_counter() - t0, 3),
-                    "load_before": [round(x, 2) for x in os.getloadavg()]}
+    report: dict = {
+        "python": sys.version.split()[0],
+        "targets": TARGETS,
+        "calibration_s": round(time.perf_counter() - t0, 3),
+        "load_before": [round(x, 2) for x in os.getloadavg()],
+    }
     report["real_catalog"] = real_catalog(args.catalog)
 
     t0 = time.perf_counter()
     cat = synthetic_catalog(args.posts, args.seed)
-    report["synthetic"] = {"posts": len(cat.posts), "tracks": len(cat.tracks),
-                           "catalog_build_s": round(time.perf_counter() - t0, 2)}
+    report["synthetic"] = {
+        "posts": len(cat.posts),
+        "tracks": len(cat.tracks),
+        "catalog_build_s": round(time.perf_counter() - t0, 2),
+    }
     builds = []
     proc = psutil.Process()
     for i in range(3):  # a fresh index each time, the stemmer's cache emptied
@@ -379,8 +619,11 @@ def main(argv: list[str] | None = None) -> int:
     report["baseline_bm25"] = _percentiles(_timed(baseline, [(q,) for q in queries]))
     report["search"]["with_results"] = sum(1 for q in queries[:200] if matcher.search(q).results)
     rng = random.Random(args.seed + 2)
-    track_ms = _timed(matcher.match_track, [(q,) for q in rng.sample(queries, min(1000, len(queries)))],
-                      reset=matcher._expand_word.cache_clear)
+    track_ms = _timed(
+        matcher.match_track,
+        [(q,) for q in rng.sample(queries, min(1000, len(queries)))],
+        reset=matcher._expand_word.cache_clear,
+    )
     report["match_track"] = _percentiles(track_ms)
     calls = []
     for _ in range(2000):
@@ -388,8 +631,7 @@ def main(argv: list[str] | None = None) -> int:
         order = cat.order(track.id)
         calls.append((cat, track.id, set(rng.sample(order, rng.randint(0, len(order))))))
     report["next_step"] = _percentiles(_timed(next_step, calls))
-    report["synthetic"]["peak_rss_mb"] = round(
-        resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    report["synthetic"]["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
     missed = []
     if report["search"]["p99_ms"] > TARGETS["search_p99_ms"]:
@@ -407,25 +649,37 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(report, ensure_ascii=False, indent=2))
     else:
         r, s = report["real_catalog"], report["synthetic"]
-        print(f"python {report['python']}; calibration loop sum(range(10**7)) "
-              f"{report['calibration_s']} s; load average (1, 5, 15 min) before "
-              f"{report['load_before']}, after {report['load_after']}")
-        print(f"real catalog {r['version']} ({r['posts']} posts, {r['tracks']} tracks): "
-              f"load {r['load_ms']} ms + index {r['index_ms']} ms = {r['load_index_ms']} ms "
-              f"(slowest of {', '.join(map(str, r['load_index_runs_ms']))}; target <= "
-              f"{TARGETS['real_load_index_ms']:.0f}); peak RSS {r['peak_rss_mb']} MB "
-              f"(target <= {TARGETS['real_rss_mb']:.0f}; app imports {r['import_ms']} ms)")
-        print(f"synthetic catalog: {s['posts']} posts, {s['tracks']} tracks "
-              f"(generated in {s['catalog_build_s']} s); index build {s['index_build_s']} s "
-              f"(slowest of {', '.join(map(str, s['index_build_runs_s']))}; target <= "
-              f"{TARGETS['build_s']:.0f}); the index adds {s['index_rss_mb']} MB RSS; process peak "
-              f"RSS {s['peak_rss_mb']} MB")
-        for key, label in (("search", "search"), ("baseline_bm25", "bm25 bigrams"),
-                           ("match_track", "match_track"), ("next_step", "next_step")):
+        print(
+            f"python {report['python']}; calibration loop sum(range(10**7)) "
+            f"{report['calibration_s']} s; load average (1, 5, 15 min) before "
+            f"{report['load_before']}, after {report['load_after']}"
+        )
+        print(
+            f"real catalog {r['version']} ({r['posts']} posts, {r['tracks']} tracks): "
+            f"load {r['load_ms']} ms + index {r['index_ms']} ms = {r['load_index_ms']} ms "
+            f"(slowest of {', '.join(map(str, r['load_index_runs_ms']))}; target <= "
+            f"{TARGETS['real_load_index_ms']:.0f}); peak RSS {r['peak_rss_mb']} MB "
+            f"(target <= {TARGETS['real_rss_mb']:.0f}; app imports {r['import_ms']} ms)"
+        )
+        print(
+            f"synthetic catalog: {s['posts']} posts, {s['tracks']} tracks "
+            f"(generated in {s['catalog_build_s']} s); index build {s['index_build_s']} s "
+            f"(slowest of {', '.join(map(str, s['index_build_runs_s']))}; target <= "
+            f"{TARGETS['build_s']:.0f}); the index adds {s['index_rss_mb']} MB RSS; process peak "
+            f"RSS {s['peak_rss_mb']} MB"
+        )
+        for key, label in (
+            ("search", "search"),
+            ("baseline_bm25", "bm25 bigrams"),
+            ("match_track", "match_track"),
+            ("next_step", "next_step"),
+        ):
             p = report[key]
             extra = f" (target p99 <= {TARGETS['search_p99_ms']:.0f})" if key == "search" else ""
-            print(f"{label:<12} n={p['n']:<5} p50 {p['p50_ms']:.3f} ms  p99 {p['p99_ms']:.3f} ms  "
-                  f"max {p['max_ms']:.3f} ms  mean {p['mean_ms']:.3f} ms{extra}")
+            print(
+                f"{label:<12} n={p['n']:<5} p50 {p['p50_ms']:.3f} ms  p99 {p['p99_ms']:.3f} ms  "
+                f"max {p['max_ms']:.3f} ms  mean {p['mean_ms']:.3f} ms{extra}"
+            )
         print("targets: " + ("all met" if not missed else "MISSED: " + ", ".join(missed)))
     return 1 if (args.check and missed) else 0
 

@@ -79,8 +79,9 @@ def _bolt_defaults(app) -> None:  # type: ignore[no-untyped-def]
     runner.lazy_listener_runner = ThreadLazyListenerRunner(logger=app.logger, executor=shared)
 
 
-def _fire(door: HttpDoor, standin: SlackStandIn, n: int, round_no: int, label: str,
-          reply_timeout: float) -> dict[str, object]:
+def _fire(
+    door: HttpDoor, standin: SlackStandIn, n: int, round_no: int, label: str, reply_timeout: float
+) -> dict[str, object]:
     """``n`` commands at once (a barrier releases them together); ack and reply times."""
     barrier = threading.Barrier(n)
     acks: list[float] = []
@@ -90,11 +91,9 @@ def _fire(door: HttpDoor, standin: SlackStandIn, n: int, round_no: int, label: s
 
     def one(i: int) -> None:
         url = standin.response_url(f"{label}-{round_no}-{i}")
-        body = slash_command_body("speculative", user_id=f"U{label[:1].upper()}{round_no}{i:04d}",
-                                  response_url=url)
+        body = slash_command_body("speculative", user_id=f"U{label[:1].upper()}{round_no}{i:04d}", response_url=url)
         headers = signed_headers(body, SECRET)
-        req = urllib.request.Request(door.url + "/slack/events", data=body, headers=headers,
-                                     method="POST")
+        req = urllib.request.Request(door.url + "/slack/events", data=body, headers=headers, method="POST")
         barrier.wait()
         started = time.monotonic()
         try:
@@ -132,11 +131,12 @@ def _report(label: str, results: list[dict[str, object]], n: int) -> tuple[float
     over1 = sum(1 for a in acks if a >= 1.0)
     over3 = sum(1 for a in acks if a >= 3.0)
     expected = n * len(results)
-    print(f"  {label:8}: ack p50 {_pct(acks, 50):6.3f} s  p99 {_pct(acks, 99):6.3f} s  "
-          f"max {max(acks):6.3f} s | acks >= 1 s: {over1}, >= 3 s: {over3}, non-200: {non200} | "
-          f"replies {len(replies)}/{expected}"
-          + (f", full reply p50 {_pct(replies, 50):.2f} s max {max(replies):.2f} s"
-             if replies else ""))
+    print(
+        f"  {label:8}: ack p50 {_pct(acks, 50):6.3f} s  p99 {_pct(acks, 99):6.3f} s  "
+        f"max {max(acks):6.3f} s | acks >= 1 s: {over1}, >= 3 s: {over3}, non-200: {non200} | "
+        f"replies {len(replies)}/{expected}"
+        + (f", full reply p50 {_pct(replies, 50):.2f} s max {max(replies):.2f} s" if replies else "")
+    )
     return max(acks), expected - len(replies)
 
 
@@ -144,8 +144,9 @@ def _mark_read_button(door: HttpDoor, standin: SlackStandIn) -> tuple[dict[str, 
     """A *Mark read* button of a real reply (element, block id), to click in the mix."""
     url = standin.response_url("mix-seed")
     body = slash_command_body("speculative", user_id="U0MIXSEED", response_url=url)
-    req = urllib.request.Request(door.url + "/slack/events", data=body, method="POST",
-                                 headers=signed_headers(body, SECRET))
+    req = urllib.request.Request(
+        door.url + "/slack/events", data=body, method="POST", headers=signed_headers(body, SECRET)
+    )
     with urllib.request.urlopen(req, timeout=30) as resp:
         acked = resp.read()
     if acked.strip():
@@ -168,13 +169,18 @@ def _mix(door: HttpDoor, standin: SlackStandIn, clients: int, seconds: float) ->
 
     def request(kind: str, person: str, n: int) -> tuple[bytes, dict[str, str]]:
         if kind == "command":
-            body = slash_command_body("speculative" if n % 2 else "follow pd", user_id=person,
-                                      response_url=standin.response_url())
+            body = slash_command_body(
+                "speculative" if n % 2 else "follow pd", user_id=person, response_url=standin.response_url()
+            )
             return body, signed_headers(body, SECRET)
         if kind == "click":
-            body = block_actions_body(button_action(element, block_id), user_id=person,
-                                      response_url=standin.response_url(), is_ephemeral=True,
-                                      message_ts="1700000000.000100")
+            body = block_actions_body(
+                button_action(element, block_id),
+                user_id=person,
+                response_url=standin.response_url(),
+                is_ephemeral=True,
+                message_ts="1700000000.000100",
+            )
             return body, signed_headers(body, SECRET)
         body = event_body(app_home_opened_event(person))
         return body, signed_headers(body, SECRET, content_type="application/json")
@@ -184,8 +190,7 @@ def _mix(door: HttpDoor, standin: SlackStandIn, clients: int, seconds: float) ->
         while time.monotonic() < stop_at:
             kind = ("command", "command", "click", "home")[(i + n) % 4]
             body, headers = request(kind, person, n)
-            req = urllib.request.Request(door.url + "/slack/events", data=body, headers=headers,
-                                         method="POST")
+            req = urllib.request.Request(door.url + "/slack/events", data=body, headers=headers, method="POST")
             started = time.monotonic()
             try:
                 with urllib.request.urlopen(req, timeout=30) as resp:
@@ -207,10 +212,16 @@ def _mix(door: HttpDoor, standin: SlackStandIn, clients: int, seconds: float) ->
 
 def _mix_main(args: argparse.Namespace) -> int:
     with SlackStandIn() as standin, tempfile.TemporaryDirectory() as tmp:
-        settings = Settings(_env_file=None, database_url=f"sqlite:///{tmp}/bench.db",
-                            slack_bot_token=TOKEN, slack_signing_secret=SECRET,
-                            slack_app_token=None, slack_client_id=None, slack_client_secret=None,
-                            slack_api_url=standin.api_url)
+        settings = Settings(
+            _env_file=None,
+            database_url=f"sqlite:///{tmp}/bench.db",
+            slack_bot_token=TOKEN,
+            slack_signing_secret=SECRET,
+            slack_app_token=None,
+            slack_client_id=None,
+            slack_client_secret=None,
+            slack_api_url=standin.api_url,
+        )
         runtime = Runtime.create(settings)
         app = build_app(runtime)
         with HttpDoor(runtime, app, port=0) as door:
@@ -221,13 +232,17 @@ def _mix_main(args: argparse.Namespace) -> int:
     every = out["command"] + out["click"] + out["home"]
     over3 = sum(1 for a in every if a >= 3.0)
     non200 = sum(1 for st in out["status"] if st != 200)
-    print(f"mix: {args.clients} people back to back for {args.seconds:.0f} s (commands 1/2, Mark read "
-          f"clicks 1/4, App Home opens 1/4), Web API latency {args.latency} s, {len(every)} requests")
+    print(
+        f"mix: {args.clients} people back to back for {args.seconds:.0f} s (commands 1/2, Mark read "
+        f"clicks 1/4, App Home opens 1/4), Web API latency {args.latency} s, {len(every)} requests"
+    )
     for kind in ("command", "click", "home"):
         acks = out[kind]
         if acks:
-            print(f"  {kind:8}: {len(acks):6d} acks  p50 {_pct(acks, 50):6.3f} s  p99 {_pct(acks, 99):6.3f} s"
-                  f"  max {max(acks):6.3f} s")
+            print(
+                f"  {kind:8}: {len(acks):6d} acks  p50 {_pct(acks, 50):6.3f} s  p99 {_pct(acks, 99):6.3f} s"
+                f"  max {max(acks):6.3f} s"
+            )
     print(f"  all     : p99 {_pct(every, 99):.3f} s, acks >= 3 s: {over3}, non-200: {non200}")
     ok = over3 == 0 and non200 == 0
     print(f"  target: no ack over 3 s and no non-200: {'ok' if ok else 'MISSED'}")
@@ -239,10 +254,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-n", type=int, default=60, help="concurrent commands per round")
     parser.add_argument("--latency", type=float, default=1.5, help="Web API latency, seconds")
     parser.add_argument("--rounds", type=int, default=1, help="rounds per setup (alternating)")
-    parser.add_argument("--check", action="store_true",
-                        help="exit 1 unless every ack of the app is under 1 s and every reply came")
-    parser.add_argument("--mix", action="store_true",
-                        help="commands, clicks and App Home opens from --clients people for --seconds")
+    parser.add_argument(
+        "--check", action="store_true", help="exit 1 unless every ack of the app is under 1 s and every reply came"
+    )
+    parser.add_argument(
+        "--mix", action="store_true", help="commands, clicks and App Home opens from --clients people for --seconds"
+    )
     parser.add_argument("--clients", type=int, default=200, help="--mix: people sending at once")
     parser.add_argument("--seconds", type=float, default=60.0, help="--mix: how long")
     args = parser.parse_args(argv)
@@ -251,30 +268,37 @@ def main(argv: list[str] | None = None) -> int:
 
     results: dict[str, list[dict[str, object]]] = {"app": [], "baseline": []}
     with SlackStandIn() as standin, tempfile.TemporaryDirectory() as tmp:
-        settings = Settings(_env_file=None, database_url=f"sqlite:///{tmp}/bench.db",
-                            slack_bot_token=TOKEN, slack_signing_secret=SECRET,
-                            slack_app_token=None, slack_client_id=None, slack_client_secret=None,
-                            slack_api_url=standin.api_url)
+        settings = Settings(
+            _env_file=None,
+            database_url=f"sqlite:///{tmp}/bench.db",
+            slack_bot_token=TOKEN,
+            slack_signing_secret=SECRET,
+            slack_app_token=None,
+            slack_client_id=None,
+            slack_client_secret=None,
+            slack_api_url=standin.api_url,
+        )
         runtime = Runtime.create(settings)
         app = build_app(runtime)  # auth.test at start, before the latency is turned on
         baseline = build_app(runtime)
         _bolt_defaults(baseline)
         standin.configure(latency_s=args.latency)
-        with HttpDoor(runtime, app, port=0) as shipped, \
-                HttpDoor(runtime, baseline, port=0, threads=8) as old:
+        with HttpDoor(runtime, app, port=0) as shipped, HttpDoor(runtime, baseline, port=0, threads=8) as old:
             for round_no in range(args.rounds):
                 for label, door in (("app", shipped), ("baseline", old)):
-                    results[label].append(_fire(door, standin, args.n, round_no, label,
-                                                reply_timeout=60 + args.n * args.latency))
+                    results[label].append(
+                        _fire(door, standin, args.n, round_no, label, reply_timeout=60 + args.n * args.latency)
+                    )
         runtime.store.close()
 
-    print(f"{args.n} concurrent signed `/vllm-path speculative` from different people, Web API "
-          f"latency {args.latency} s, {args.rounds} round(s) per setup")
+    print(
+        f"{args.n} concurrent signed `/vllm-path speculative` from different people, Web API "
+        f"latency {args.latency} s, {args.rounds} round(s) per setup"
+    )
     worst, lost = _report("app", results["app"], args.n)
     _report("baseline", results["baseline"], args.n)
     ok = worst < ACK_TARGET_S and lost == 0
-    print(f"  target: every ack < {ACK_TARGET_S:.0f} s and every reply delivered: "
-          f"{'ok' if ok else 'MISSED'}")
+    print(f"  target: every ack < {ACK_TARGET_S:.0f} s and every reply delivered: {'ok' if ok else 'MISSED'}")
     return 1 if args.check and not ok else 0
 
 

@@ -46,8 +46,10 @@ class Settings(BaseSettings):
     slack_app_token: SecretStr | None = None
     slack_client_id: str | None = None
     slack_client_secret: SecretStr | None = None
-    slack_scopes: str = ("commands,chat:write,im:write,users:read,channels:read,groups:read,"
-                         "channels:history,groups:history,im:history,links:read,links:write")
+    slack_scopes: str = (
+        "commands,chat:write,im:write,users:read,channels:read,groups:read,"
+        "channels:history,groups:history,im:history,links:read,links:write"
+    )
     slack_api_url: str | None = None
     slack_authorize_url: str = "https://slack.com/oauth/v2/authorize"
     """``SLACK_AUTHORIZE_URL``: where *Add to Slack* sends the admin (Slack's; tests point it at the stand-in)."""
@@ -75,8 +77,14 @@ class Settings(BaseSettings):
     def secret_values(self) -> list[str]:
         """Every secret configured, as plain strings (for log redaction and leak tests)."""
         out: list[str] = []
-        for value in (self.slack_bot_token, self.slack_signing_secret, self.slack_app_token,
-                      self.slack_client_secret, self.token_encryption_key, self.picture_url_secret):
+        for value in (
+            self.slack_bot_token,
+            self.slack_signing_secret,
+            self.slack_app_token,
+            self.slack_client_secret,
+            self.token_encryption_key,
+            self.picture_url_secret,
+        ):
             if value is not None and value.get_secret_value():
                 out.append(value.get_secret_value())
         return out
@@ -96,14 +104,16 @@ class Settings(BaseSettings):
             return "SLACK_CLIENT_SECRET is not set (SLACK_CLIENT_ID is): OAuth needs both"
         if self.slack_client_secret is not None and not self.slack_client_id:
             return "SLACK_CLIENT_ID is not set (SLACK_CLIENT_SECRET is): OAuth needs both"
-        return ("no Slack credentials: set SLACK_BOT_TOKEN (one workspace) or SLACK_CLIENT_ID and "
-                "SLACK_CLIENT_SECRET (OAuth)")
+        return (
+            "no Slack credentials: set SLACK_BOT_TOKEN (one workspace) or SLACK_CLIENT_ID and "
+            "SLACK_CLIENT_SECRET (OAuth)"
+        )
 
 
 def sqlalchemy_url(url: str) -> str:
     """Normalise a ``DATABASE_URL``: ``postgres://`` and ``postgresql://`` use the psycopg 3 driver."""
     if url.startswith("postgres://"):
-        url = "postgresql://" + url[len("postgres://"):]
+        url = "postgresql://" + url[len("postgres://") :]
     if url.startswith("postgresql://"):
-        url = "postgresql+psycopg://" + url[len("postgresql://"):]
+        url = "postgresql+psycopg://" + url[len("postgresql://") :]
     return url

@@ -51,7 +51,9 @@ SLACK_TOKEN_RE = re.compile(r"(?:xoxe\.)?xox[a-z]-[A-Za-z0-9-]+|xapp-[A-Za-z0-9-
 
 RESPONSE_URL_RE = re.compile(
     r"""https?(?::|%3A)(?://|%2F%2F)[^\s'"&,)}\]]*?(?:/|%2F)(?:commands|actions|response)"""
-    r"""(?:/|%2F)[^\s'"&,)}\]]+""", re.IGNORECASE)
+    r"""(?:/|%2F)[^\s'"&,)}\]]+""",
+    re.IGNORECASE,
+)
 """A response URL, plain or form-encoded: Slack's ``https://hooks.slack.com/commands/T…/…/…`` and
 ``…/actions/…`` (and the stand-in's ``…/response/<key>``)."""
 
@@ -62,7 +64,9 @@ _FIELD_RES = (
 
 BODY_LABEL_RE = re.compile(
     r"""(?:\b(?:request body|body|body_params|json_body|query_params)\s*[:=]\s*)"""
-    r"""|(?:\b(?:message|payload|envelope)\s*[:=]\s*(?=[\[{'"b]))""", re.IGNORECASE)
+    r"""|(?:\b(?:message|payload|envelope)\s*[:=]\s*(?=[\[{'"b]))""",
+    re.IGNORECASE,
+)
 """Where a logged body starts: ``body: …`` (Bolt's refused-signature line, slack-sdk's request and
 response lines), ``request body: …``, ``body_params`` / ``json_body`` / ``query_params``, and a
 ``message:`` / ``payload:`` / ``envelope:`` followed by a dict, list, string or bytes (Socket
@@ -100,7 +104,7 @@ def withhold_bodies(text: str) -> str:
         return text
     found = BODY_LABEL_RE.search(text)
     if found:
-        text = text[:found.end()] + BODY_WITHHELD
+        text = text[: found.end()] + BODY_WITHHELD
     for pattern in _FIELD_RES:
         text = pattern.sub(lambda m: m.group(1) + REDACTED, text)
     return RESPONSE_URL_RE.sub("[response_url]", text)
@@ -129,8 +133,10 @@ SUPPRESSED = "vllm_path_suppressed"
 """Attribute set on a record that repeats an outage already logged (the root handlers drop it)."""
 
 _OUTAGE_TYPES: dict[str, tuple[str, frozenset[str]]] = {
-    "sqlalchemy": ("the database", frozenset({"OperationalError", "InterfaceError",
-                                             "DisconnectionError", "TimeoutError"})),
+    "sqlalchemy": (
+        "the database",
+        frozenset({"OperationalError", "InterfaceError", "DisconnectionError", "TimeoutError"}),
+    ),
     "psycopg": ("the database", frozenset({"OperationalError", "InterfaceError"})),
     "redis": ("the broker (Redis)", frozenset({"ConnectionError", "TimeoutError", "BusyLoadingError"})),
     "bot.digest.queue": ("Slack (digest sends)", frozenset({"DeliveryFailed"})),
@@ -216,9 +222,11 @@ class OutageLog:
         first_line = (str(exc).strip().splitlines() or [""])[0][:300] if exc is not None else ""
         error = f": {type(exc).__name__}: {first_line}" if exc is not None else ""
         note = f"; {earlier} error(s) of the previous outage were not logged" if earlier else ""
-        record.msg = (f"{message} ({kind} is unreachable{error}; "
-                      f"further errors are not logged until it has been quiet for "
-                      f"{self.quiet_s:.0f} s{note})")
+        record.msg = (
+            f"{message} ({kind} is unreachable{error}; "
+            f"further errors are not logged until it has been quiet for "
+            f"{self.quiet_s:.0f} s{note})"
+        )
         record.levelno, record.levelname = logging.WARNING, "WARNING"
 
 
@@ -298,8 +306,7 @@ def _install_record_factory() -> None:
 def _install_excepthooks() -> None:
     log = logging.getLogger("vllm-path")
 
-    def excepthook(exc_type: type[BaseException], exc: BaseException,
-                   tb: TracebackType | None) -> None:
+    def excepthook(exc_type: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
         if issubclass(exc_type, KeyboardInterrupt):
             sys.__excepthook__(exc_type, exc, tb)
             return
@@ -309,8 +316,9 @@ def _install_excepthooks() -> None:
         if args.exc_type is SystemExit:
             return
         name = args.thread.name if args.thread is not None else "?"
-        log.error("uncaught exception in thread %s", name,
-                  exc_info=args.exc_value if args.exc_value is not None else True)
+        log.error(
+            "uncaught exception in thread %s", name, exc_info=args.exc_value if args.exc_value is not None else True
+        )
 
     sys.excepthook = excepthook
     threading.excepthook = thread_excepthook

@@ -39,18 +39,32 @@ REGISTRY = CollectorRegistry(auto_describe=True)
 
 _LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 30.0)
 
-REQUESTS = Counter("vllm_path_requests", "Requests Slack sent to the HTTP door.", ["kind", "outcome"],
-                   registry=REGISTRY)
-ACK_SECONDS = Histogram("vllm_path_ack_seconds", "Seconds from a request's arrival to its HTTP answer.",
-                        ["kind"], buckets=_LATENCY_BUCKETS, registry=REGISTRY)
-REPLY_SECONDS = Histogram("vllm_path_reply_seconds", "Seconds from a request's arrival to the reply sent.",
-                          ["kind"], buckets=_LATENCY_BUCKETS, registry=REGISTRY)
-SLACK_RATELIMITED = Counter("vllm_path_slack_ratelimited", "Slack Web API answers HTTP 429 (rate limited).",
-                            registry=REGISTRY)
-LAZY_SHED = Counter("vllm_path_lazy_shed", "Follow-ups refused with a busy answer (the lazy queue was full).",
-                    registry=REGISTRY)
-LAZY_DROPPED = Counter("vllm_path_lazy_dropped", "Follow-ups dropped at shutdown after the grace period.",
-                       registry=REGISTRY)
+REQUESTS = Counter(
+    "vllm_path_requests", "Requests Slack sent to the HTTP door.", ["kind", "outcome"], registry=REGISTRY
+)
+ACK_SECONDS = Histogram(
+    "vllm_path_ack_seconds",
+    "Seconds from a request's arrival to its HTTP answer.",
+    ["kind"],
+    buckets=_LATENCY_BUCKETS,
+    registry=REGISTRY,
+)
+REPLY_SECONDS = Histogram(
+    "vllm_path_reply_seconds",
+    "Seconds from a request's arrival to the reply sent.",
+    ["kind"],
+    buckets=_LATENCY_BUCKETS,
+    registry=REGISTRY,
+)
+SLACK_RATELIMITED = Counter(
+    "vllm_path_slack_ratelimited", "Slack Web API answers HTTP 429 (rate limited).", registry=REGISTRY
+)
+LAZY_SHED = Counter(
+    "vllm_path_lazy_shed", "Follow-ups refused with a busy answer (the lazy queue was full).", registry=REGISTRY
+)
+LAZY_DROPPED = Counter(
+    "vllm_path_lazy_dropped", "Follow-ups dropped at shutdown after the grace period.", registry=REGISTRY
+)
 
 RECEIVED_AT = "vllm_path_received_at"
 """Bolt ``context`` key: ``time.monotonic()`` when the app got the request (set by a middleware)."""
@@ -106,16 +120,18 @@ class RuntimeCollector(Collector):
         self.runtime = runtime
 
     def collect(self) -> Iterator[Metric]:
-        info = GaugeMetricFamily("vllm_path_catalog_info", "The catalog version this process serves.",
-                                 labels=["version"])
+        info = GaugeMetricFamily(
+            "vllm_path_catalog_info", "The catalog version this process serves.", labels=["version"]
+        )
         info.add_metric([self.runtime.holder.catalog.version], 1)
         yield info
         try:
             deliveries, subs = self.runtime.store.operator_totals()
         except Exception:  # a scrape must not fail because the database is slow or down
             return
-        digests = CounterMetricFamily("vllm_path_digests", "Digest deliveries in the ledger, by outcome.",
-                                      labels=["outcome"])
+        digests = CounterMetricFamily(
+            "vllm_path_digests", "Digest deliveries in the ledger, by outcome.", labels=["outcome"]
+        )
         for outcome in ("sent", "skipped", "failed", "claimed"):
             digests.add_metric([outcome], deliveries.get(outcome, 0))
         yield digests
@@ -123,8 +139,9 @@ class RuntimeCollector(Collector):
             refusals = self.runtime.store.refusals()
         except Exception:  # as above
             refusals = {}
-        refused = CounterMetricFamily("vllm_path_digest_refusals",
-                                      "Digests Slack refused for good, by error code.", labels=["reason"])
+        refused = CounterMetricFamily(
+            "vllm_path_digest_refusals", "Digests Slack refused for good, by error code.", labels=["reason"]
+        )
         for reason, count in sorted(refusals.items()):
             refused.add_metric([reason], count)
         yield refused

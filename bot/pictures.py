@@ -31,10 +31,19 @@ def to_dot(graph: PathGraph) -> object:
     them (dashed), prerequisite tracks above (dotted); read steps ticked and green-bordered."""
     import graphviz  # type: ignore[import-untyped]
 
-    dot = graphviz.Digraph(graph.track_id, graph_attr={
-        "rankdir": "TB", "label": graph.title, "labelloc": "t", "fontname": "Helvetica",
-        "fontsize": "16", "nodesep": "0.3", "ranksep": "0.35"},
-        node_attr={"shape": "box", "style": "rounded,filled", "fontname": "Helvetica", "fontsize": "10"})
+    dot = graphviz.Digraph(
+        graph.track_id,
+        graph_attr={
+            "rankdir": "TB",
+            "label": graph.title,
+            "labelloc": "t",
+            "fontname": "Helvetica",
+            "fontsize": "16",
+            "nodesep": "0.3",
+            "ranksep": "0.35",
+        },
+        node_attr={"shape": "box", "style": "rounded,filled", "fontname": "Helvetica", "fontsize": "10"},
+    )
     for node in graph.nodes:
         mark = "" if node.read is None else ("✓ " if node.read else "○ ")
         label = "\n".join([mark + node.label[0], *node.label[1:]])
@@ -62,8 +71,7 @@ def to_dot(graph: PathGraph) -> object:
     return dot
 
 
-def render(catalog: Catalog, track_id: str, fmt: str, read: Collection[str] | None = None,
-           lang: str = "en") -> bytes:
+def render(catalog: Catalog, track_id: str, fmt: str, read: Collection[str] | None = None, lang: str = "en") -> bytes:
     """The picture of ``track_id`` as ``fmt`` (``png`` or ``svg``) bytes; ``read`` marks a
     reader's progress. Raises ``KeyError`` (unknown track) or :class:`PictureError`."""
     if fmt not in FORMATS:
@@ -78,8 +86,7 @@ def render(catalog: Catalog, track_id: str, fmt: str, read: Collection[str] | No
         raise PictureError(f"dot failed: {exc}") from exc
 
 
-def write(catalog: Catalog, track_id: str, out: Path, read: Collection[str] | None = None,
-          lang: str = "en") -> Path:
+def write(catalog: Catalog, track_id: str, out: Path, read: Collection[str] | None = None, lang: str = "en") -> Path:
     """Write the picture to ``out`` (format from its suffix, ``.png`` or ``.svg``); returns the
     absolute path written. Raises as :func:`render`."""
     fmt = out.suffix.lower().lstrip(".")
@@ -107,8 +114,7 @@ def _sign(settings: Any, track_id: str, fmt: str, read: Sequence[str]) -> str:
     return hmac.new(_key(settings), message, hashlib.sha256).hexdigest()[:32]
 
 
-def signed_url(settings: Any, catalog: Catalog, track_id: str, read: Collection[str],
-               fmt: str = "png") -> str | None:
+def signed_url(settings: Any, catalog: Catalog, track_id: str, read: Collection[str], fmt: str = "png") -> str | None:
     """The reader's picture URL under ``settings.public_url`` (None when it is not set).
 
     The URL carries the track's posts the reader has read (current ids, sorted; no user id) and
@@ -126,15 +132,17 @@ def signed_url(settings: Any, catalog: Catalog, track_id: str, read: Collection[
 def picture_app(runtime: Any, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
     """WSGI: ``GET /paths/<track>.<png|svg>?read=…&sig=…`` -> the picture; 403 for a missing or
     wrong signature, 404 for an unknown track or format, 500 when ``dot`` fails."""
-    name = str(environ.get("PATH_INFO", ""))[len(PICTURE_PREFIX):]
+    name = str(environ.get("PATH_INFO", ""))[len(PICTURE_PREFIX) :]
     track_id, _, fmt = name.rpartition(".")
     params = parse_qs(str(environ.get("QUERY_STRING", "")))
     read = [p for p in (params.get("read", [""])[0]).split(",") if p]
     catalog = runtime.holder.catalog
 
     def answer(status: str, body: bytes, ctype: str = "text/plain; charset=utf-8") -> list[bytes]:
-        start_response(status, [("Content-Type", ctype), ("Content-Length", str(len(body))),
-                                ("Cache-Control", "private, max-age=300")])
+        start_response(
+            status,
+            [("Content-Type", ctype), ("Content-Length", str(len(body))), ("Cache-Control", "private, max-age=300")],
+        )
         return [body]
 
     if fmt not in FORMATS or not catalog.has_track(track_id):

@@ -32,8 +32,7 @@ class Loaded:
     ``matcher``: the index, or None to build it from ``catalog`` and ``vocabulary`` when
     :attr:`matcher` is first read (once, whichever thread asks first)."""
 
-    def __init__(self, catalog: Catalog, matcher: Matcher | None = None,
-                 vocabulary: Vocabulary | None = None) -> None:
+    def __init__(self, catalog: Catalog, matcher: Matcher | None = None, vocabulary: Vocabulary | None = None) -> None:
         self.catalog = catalog
         self._matcher = matcher
         self._vocabulary = vocabulary
@@ -102,8 +101,9 @@ class CatalogHolder:
                 errors = [str(i) for i in exc.errors]
                 for line in errors:
                     log.error("catalog reload refused: %s", line)
-                log.error("catalog reload refused: %d error(s); still serving %s",
-                          len(errors), self._loaded.catalog.version)
+                log.error(
+                    "catalog reload refused: %d error(s); still serving %s", len(errors), self._loaded.catalog.version
+                )
                 return False, errors
             old = self._loaded.catalog.version
             self._loaded = fresh
@@ -127,9 +127,11 @@ def token_rotator(settings: Settings) -> TokenRotator | None:
     a refresh needs the client id and secret); its Web API base URL is ``SLACK_API_URL``."""
     if not (settings.oauth_enabled and settings.slack_client_id and settings.slack_client_secret):
         return None
-    return TokenRotator(client_id=settings.slack_client_id,
-                        client_secret=settings.slack_client_secret.get_secret_value(),
-                        client=WebClient(base_url=settings.slack_api_url or WebClient.BASE_URL))
+    return TokenRotator(
+        client_id=settings.slack_client_id,
+        client_secret=settings.slack_client_secret.get_secret_value(),
+        client=WebClient(base_url=settings.slack_api_url or WebClient.BASE_URL),
+    )
 
 
 class Runtime:
@@ -142,8 +144,7 @@ class Runtime:
     :class:`bot.store.Store` or a store with its interface (a worker's batching one).
     """
 
-    def __init__(self, settings: Settings, store: Any, holder: CatalogHolder,
-                 renderer: DigestRenderer | None = None):
+    def __init__(self, settings: Settings, store: Any, holder: CatalogHolder, renderer: DigestRenderer | None = None):
         self.settings = settings
         self.store = store
         self.holder = holder
@@ -159,8 +160,7 @@ class Runtime:
         return self._renderer
 
     @classmethod
-    def create(cls, settings: Settings | None = None, *, migrate: bool = True,
-               index_now: bool = True) -> Runtime:
+    def create(cls, settings: Settings | None = None, *, migrate: bool = True, index_now: bool = True) -> Runtime:
         """Load the catalog (raises :class:`CatalogError` if invalid) and open the database
         (running migrations first unless ``migrate`` is false); ``index_now`` as for
         :class:`CatalogHolder`."""
@@ -168,10 +168,14 @@ class Runtime:
 
         settings = settings or Settings()
         holder = CatalogHolder(settings.catalog_dir, index_now=index_now)
-        store = Store.from_url(settings.database_url, migrate=migrate, client_id=settings.slack_client_id,
-                               default_timezone=settings.default_timezone,
-                               token_cipher=token_cipher(settings),
-                               token_rotator=token_rotator(settings))
+        store = Store.from_url(
+            settings.database_url,
+            migrate=migrate,
+            client_id=settings.slack_client_id,
+            default_timezone=settings.default_timezone,
+            token_cipher=token_cipher(settings),
+            token_rotator=token_rotator(settings),
+        )
         if migrate:
             store.seal_tokens()  # an upgrade leaves no token readable in plain text
         runtime = cls(settings, store, holder)

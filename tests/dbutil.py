@@ -182,8 +182,10 @@ class _PostgresPool:
     def take(self) -> str:
         with self._cond:
             if not self._threads:
-                self._threads = [threading.Thread(target=self._run, name=f"vp-test-databases-{i}",
-                                                  daemon=True) for i in range(self.THREADS)]
+                self._threads = [
+                    threading.Thread(target=self._run, name=f"vp-test-databases-{i}", daemon=True)
+                    for i in range(self.THREADS)
+                ]
                 for thread in self._threads:
                     thread.start()
             self._waiting += 1

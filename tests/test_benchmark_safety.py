@@ -31,9 +31,13 @@ _URL_OPTIONS = ("--database-url", "--redis-url", "--broker-url")
 
 def _fixed_names(tree: ast.Module) -> set[str]:
     """Module-level names bound to a string literal (``BENCH_DB = "vp_bench_fanout"``)."""
-    return {target.id for node in tree.body if isinstance(node, ast.Assign)
-            and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
-            for target in node.targets if isinstance(target, ast.Name)}
+    return {
+        target.id
+        for node in tree.body
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    }
 
 
 def _string_pieces(tree: ast.Module) -> list[tuple[str, bool]]:
@@ -49,7 +53,8 @@ def _string_pieces(tree: ast.Module) -> list[tuple[str, bool]]:
                     in_fstrings.add(id(part))
                     following = node.values[i + 1] if i + 1 < len(node.values) else None
                     made = isinstance(following, ast.FormattedValue) and not (
-                        isinstance(following.value, ast.Name) and following.value.id in fixed)
+                        isinstance(following.value, ast.Name) and following.value.id in fixed
+                    )
                     pieces.append((part.value, made))
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in in_fstrings:
@@ -77,8 +82,7 @@ def problems(source: str) -> list[str]:
             continue
         func = node.func
         name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-        if name == "add_argument" and any(isinstance(a, ast.Constant) and a.value in _URL_OPTIONS
-                                          for a in node.args):
+        if name == "add_argument" and any(isinstance(a, ast.Constant) and a.value in _URL_OPTIONS for a in node.args):
             for kw in node.keywords:
                 if kw.arg == "default" and not (isinstance(kw.value, ast.Constant) and kw.value.value is None):
                     found.append(f"a default for {node.args[0].value!r}: {ast.unparse(kw.value)}")  # type: ignore[union-attr]
@@ -86,8 +90,13 @@ def problems(source: str) -> list[str]:
             default = node.args[1]
             if isinstance(default, ast.Constant) and isinstance(default.value, str) and "://" in default.value:
                 found.append(f"an environment default URL: {default.value!r}")
-        if name == "setdefault" and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) \
-                and isinstance(node.args[1].value, str) and "://" in node.args[1].value:
+        if (
+            name == "setdefault"
+            and len(node.args) >= 2
+            and isinstance(node.args[1], ast.Constant)
+            and isinstance(node.args[1].value, str)
+            and "://" in node.args[1].value
+        ):
             found.append(f"an environment default URL: {node.args[1].value!r}")
     return found
 
@@ -102,51 +111,84 @@ def test_a_benchmark_drops_no_fixed_database_and_has_no_default_on_the_test_data
     assert problems(path.read_text(encoding="utf-8")) == []
 
 
-@pytest.mark.parametrize("bad", [
-    'conn.execute("DROP DATABASE IF EXISTS vp_bench_fanout WITH (FORCE)")',
-    'BENCH_DB = "vp_bench_fanout"\nconn.execute(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")',
-    'conn.execute("DROP DATABASE " + name)',
-    'DEFAULT_DB = "postgresql://postgres@127.0.0.1:5432/test"',
-    'url = os.environ.get("TEST_DATABASE_URL")',
-    'parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/0")',
-    'parser.add_argument("--database-url", default=DEFAULT)',
-    'url = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/0")',
-    'parser.add_argument("--log-dir", default="/tmp/vp-bench-fanout-queue")',
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        'conn.execute("DROP DATABASE IF EXISTS vp_bench_fanout WITH (FORCE)")',
+        'BENCH_DB = "vp_bench_fanout"\nconn.execute(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")',
+        'conn.execute("DROP DATABASE " + name)',
+        'DEFAULT_DB = "postgresql://postgres@127.0.0.1:5432/test"',
+        'url = os.environ.get("TEST_DATABASE_URL")',
+        'parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/0")',
+        'parser.add_argument("--database-url", default=DEFAULT)',
+        'url = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/0")',
+        'parser.add_argument("--log-dir", default="/tmp/vp-bench-fanout-queue")',
+    ],
+)
 def test_the_check_would_notice_an_unsafe_benchmark(bad: str) -> None:
     assert problems(bad) != []
 
 
 def test_a_name_made_at_run_time_passes_the_check() -> None:
-    good = ('name = f"vp_bench_{uuid.uuid4().hex[:12]}"\n'
-            'conn.execute(f\'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)\')\n'
-            'parser.add_argument("--database-url", default=None)\n')
+    good = (
+        'name = f"vp_bench_{uuid.uuid4().hex[:12]}"\n'
+        "conn.execute(f'DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)')\n"
+        'parser.add_argument("--database-url", default=None)\n'
+    )
     assert problems(good) == []
 
 
 def _env_without_settings() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items()
-            if k not in ("BENCH_DATABASE_URL", "BENCH_REDIS_URL", "DATABASE_URL", "REDIS_URL")}
+    return {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("BENCH_DATABASE_URL", "BENCH_REDIS_URL", "DATABASE_URL", "REDIS_URL")
+    }
 
 
 def test_fanout_queue_help_names_its_settings() -> None:
-    done = subprocess.run([sys.executable, str(REPO / "benchmarks" / "fanout_queue.py"), "--help"],
-                          capture_output=True, text=True, timeout=60, env=_env_without_settings())
+    done = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / "fanout_queue.py"), "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=_env_without_settings(),
+    )
     assert done.returncode == 0, done.stderr
     assert "BENCH_DATABASE_URL" in done.stdout and "BENCH_REDIS_URL" in done.stdout
 
 
 def test_fanout_queue_without_its_settings_stops_and_names_them(tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, str(REPO / "benchmarks" / "fanout_queue.py"),
-                           "--messages", "10", "--log-dir", str(tmp_path / "logs")],
-                          capture_output=True, text=True, timeout=60, env=_env_without_settings())
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "benchmarks" / "fanout_queue.py"),
+            "--messages",
+            "10",
+            "--log-dir",
+            str(tmp_path / "logs"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=_env_without_settings(),
+    )
     assert done.returncode != 0
     assert "--database-url" in done.stderr and "BENCH_DATABASE_URL" in done.stderr
     assert "Traceback" not in done.stderr
     assert not (tmp_path / "logs").exists()  # stopped before making anything
-    with_db = subprocess.run([sys.executable, str(REPO / "benchmarks" / "fanout_queue.py"),
-                              "--database-url", "postgresql://nobody@127.0.0.1:1/none"],
-                             capture_output=True, text=True, timeout=60, env=_env_without_settings())
+    with_db = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "benchmarks" / "fanout_queue.py"),
+            "--database-url",
+            "postgresql://nobody@127.0.0.1:1/none",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=_env_without_settings(),
+    )
     assert with_db.returncode != 0
     assert "--redis-url" in with_db.stderr and "BENCH_REDIS_URL" in with_db.stderr
 
@@ -157,7 +199,8 @@ def test_a_database_url_is_pointed_at_the_runs_own_database() -> None:
         import benchdb
     finally:
         sys.path.remove(str(REPO / "benchmarks"))
-    assert benchdb.with_database("postgresql://u:p@h:5432/postgres?sslmode=disable", "vp_bench_1") == \
-        "postgresql://u:p@h:5432/vp_bench_1?sslmode=disable"
-    assert benchdb.with_database("postgresql+psycopg://u@h/postgres", "vp_bench_2") == \
-        "postgresql://u@h/vp_bench_2"
+    assert (
+        benchdb.with_database("postgresql://u:p@h:5432/postgres?sslmode=disable", "vp_bench_1")
+        == "postgresql://u:p@h:5432/vp_bench_1?sslmode=disable"
+    )
+    assert benchdb.with_database("postgresql+psycopg://u@h/postgres", "vp_bench_2") == "postgresql://u@h/vp_bench_2"

@@ -47,11 +47,11 @@ def catalog_check(directory: str | None) -> None:
         click.echo(f"{issue.severity}: {issue}", err=issue.severity == "error")
     errors = [i for i in issues if i.severity == "error"]
     if errors or cat is None:
-        click.echo(f"catalog check failed: {len(errors)} error(s), "
-                   f"{len(issues) - len(errors)} warning(s) in {path}", err=True)
+        click.echo(
+            f"catalog check failed: {len(errors)} error(s), {len(issues) - len(errors)} warning(s) in {path}", err=True
+        )
         sys.exit(1)
-    click.echo(f"catalog {cat.version} ok: {len(cat.posts)} posts, {len(cat.tracks)} tracks, "
-               f"{len(issues)} warning(s)")
+    click.echo(f"catalog {cat.version} ok: {len(cat.posts)} posts, {len(cat.tracks)} tracks, {len(issues)} warning(s)")
 
 
 @catalog.command("export")
@@ -133,8 +133,11 @@ def run_import(source: str, catalog_dir: Path, *, write: bool = False, as_json: 
         return 1
     except CatalogError as exc:
         echo_catalog_errors(exc)
-        click.echo(f"error: the catalog in {catalog_dir} has {len(exc.errors)} error(s); fix them "
-                   "first (`vllm-path catalog check`); nothing written", err=True)
+        click.echo(
+            f"error: the catalog in {catalog_dir} has {len(exc.errors)} error(s); fix them "
+            "first (`vllm-path catalog check`); nothing written",
+            err=True,
+        )
         return 1
     written: list[str] = []
     if write and plan.changes:
@@ -148,17 +151,23 @@ def run_import(source: str, catalog_dir: Path, *, write: bool = False, as_json: 
     if write:
         click.echo(f"wrote: {', '.join(written)}" if written else "nothing to write")
         if plan.new_posts:
-            click.echo(f"next: write the drafts' summaries in {DRAFTS_FILE} and place them in "
-                       "tracks; `vllm-path catalog check` refuses drafts until then")
+            click.echo(
+                f"next: write the drafts' summaries in {DRAFTS_FILE} and place them in "
+                "tracks; `vllm-path catalog check` refuses drafts until then"
+            )
     elif plan.changes:
         click.echo("dry run: add --write to write the drafts and fills")
     return 0
 
 
 @catalog.command("reload")
-@click.option("--pid-file", "pid_files", multiple=True, type=click.Path(dir_okay=False),
-              help=f"Pid file of a running process (repeatable; default: every {PID_GLOB} in the "
-                   "working directory).")
+@click.option(
+    "--pid-file",
+    "pid_files",
+    multiple=True,
+    type=click.Path(dir_okay=False),
+    help=f"Pid file of a running process (repeatable; default: every {PID_GLOB} in the working directory).",
+)
 def catalog_reload(pid_files: tuple[str, ...]) -> None:
     """Make the running `serve` (and `scheduler`) load the catalog again, like SIGHUP.
 
@@ -173,8 +182,11 @@ def catalog_reload(pid_files: tuple[str, ...]) -> None:
     if errors or cat is None:
         for issue in errors:
             click.echo(f"error: {issue}", err=True)
-        click.echo(f"catalog reload refused: {len(errors)} error(s) in {settings.catalog_dir}; "
-                   "running processes keep their current version", err=True)
+        click.echo(
+            f"catalog reload refused: {len(errors)} error(s) in {settings.catalog_dir}; "
+            "running processes keep their current version",
+            err=True,
+        )
         sys.exit(1)
     paths = [Path(p) for p in pid_files] or sorted(Path.cwd().glob(PID_GLOB))
     signalled = 0
@@ -192,12 +204,12 @@ def catalog_reload(pid_files: tuple[str, ...]) -> None:
             sys.exit(2)
         os.kill(pid, signal.SIGHUP)
         signalled += 1
-        click.echo(f"sent SIGHUP to process {pid} ({path}): it reloads catalog {cat.version} "
-                   "and logs the outcome")
+        click.echo(f"sent SIGHUP to process {pid} ({path}): it reloads catalog {cat.version} and logs the outcome")
     if not signalled:
         where = ", ".join(str(p) for p in paths) or f"{PID_GLOB} in {Path.cwd()}"
-        click.echo(f"catalog {cat.version} is valid, but no running vllm-path process was found "
-                   f"({where}); start `vllm-path serve` or send it SIGHUP", err=True)
+        click.echo(
+            f"catalog {cat.version} is valid, but no running vllm-path process was found "
+            f"({where}); start `vllm-path serve` or send it SIGHUP",
+            err=True,
+        )
         sys.exit(1)
-
-

@@ -24,8 +24,12 @@ PID_GLOB = "vllm-path*.pid"
 """``catalog reload`` signals every process named by a pid file matching this (``serve``'s, and
 each ``scheduler``'s ``vllm-path-scheduler-<pid>.pid``)."""
 
-catalog_option = click.option("--catalog", "catalog_dir", type=click.Path(file_okay=False),
-                              help="Catalog folder (default: CATALOG_DIR or the repo's catalog/).")
+catalog_option = click.option(
+    "--catalog",
+    "catalog_dir",
+    type=click.Path(file_okay=False),
+    help="Catalog folder (default: CATALOG_DIR or the repo's catalog/).",
+)
 """``--catalog DIR`` for the commands that read the catalog (``catalog_dir``: ``str | None``)."""
 
 
@@ -80,7 +84,8 @@ def write_pid_file(path: str | Path | None) -> Iterator[Path | None]:
     if other is not None and other != os.getpid() and our_process(other):
         raise click.ClickException(
             f"{target} names process {other}, a vllm-path process still running in this folder; "
-            "stop it first, or give this one its own --pid-file")
+            "stop it first, or give this one its own --pid-file"
+        )
     target.write_text(f"{os.getpid()}\n", encoding="ascii")
     try:
         yield target

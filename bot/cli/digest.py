@@ -50,14 +50,28 @@ def _require_credentials(runtime) -> None:
 
 
 pacing_options = [
-    click.option("--workers", default=8, show_default=True, type=click.IntRange(1, 64),
-                 help="Digests sent at once."),
-    click.option("--channel-interval", default=1.05, show_default=True,
-                 type=click.FloatRange(0, 60), help="Seconds between two posts to one channel."),
-    click.option("--team-rate", default=10.0, show_default=True, type=click.FloatRange(0.1, 1000),
-                 help="Posts per second per workspace, at most."),
-    click.option("--stale-after", default=300.0, show_default=True, type=click.FloatRange(1),
-                 help="Seconds after which another sender's unfinished claim is taken over."),
+    click.option("--workers", default=8, show_default=True, type=click.IntRange(1, 64), help="Digests sent at once."),
+    click.option(
+        "--channel-interval",
+        default=1.05,
+        show_default=True,
+        type=click.FloatRange(0, 60),
+        help="Seconds between two posts to one channel.",
+    ),
+    click.option(
+        "--team-rate",
+        default=10.0,
+        show_default=True,
+        type=click.FloatRange(0.1, 1000),
+        help="Posts per second per workspace, at most.",
+    ),
+    click.option(
+        "--stale-after",
+        default=300.0,
+        show_default=True,
+        type=click.FloatRange(1),
+        help="Seconds after which another sender's unfinished claim is taken over.",
+    ),
 ]
 
 
@@ -68,11 +82,17 @@ def _with_pacing(func):
 
 
 @click.command("scheduler")
-@click.option("--reconcile-every", default=30.0, show_default=True, type=click.FloatRange(0.5),
-              help="Seconds between syncs of the jobs with the database (and catch-up).")
+@click.option(
+    "--reconcile-every",
+    default=30.0,
+    show_default=True,
+    type=click.FloatRange(0.5),
+    help="Seconds between syncs of the jobs with the database (and catch-up).",
+)
 @_with_pacing
-def scheduler_cmd(reconcile_every: float, workers: int, channel_interval: float, team_rate: float,
-                  stale_after: float) -> None:
+def scheduler_cmd(
+    reconcile_every: float, workers: int, channel_interval: float, team_rate: float, stale_after: float
+) -> None:
     """Run the digest clock (the Procfile's clock: process) until SIGTERM/SIGINT.
 
     One cron job per channel subscription and per DM digest, in each one's time zone, in an
@@ -89,11 +109,15 @@ def scheduler_cmd(reconcile_every: float, workers: int, channel_interval: float,
     from bot.digest.queue import DigestQueue, EnqueueingDeliverer
 
     queue = DigestQueue.from_settings(runtime.settings)
-    clock = DigestClock(runtime, workers=workers, reconcile_every_s=reconcile_every,
-                        stale_after_s=stale_after, channel_interval_s=channel_interval,
-                        team_rate_per_s=team_rate,
-                        deliverer=(EnqueueingDeliverer(queue, stale_after_s=stale_after)
-                                   if queue is not None else None))
+    clock = DigestClock(
+        runtime,
+        workers=workers,
+        reconcile_every_s=reconcile_every,
+        stale_after_s=stale_after,
+        channel_interval_s=channel_interval,
+        team_rate_per_s=team_rate,
+        deliverer=(EnqueueingDeliverer(queue, stale_after_s=stale_after) if queue is not None else None),
+    )
     stop = threading.Event()
     try:
         from bot.doors.serve import install_signal_handlers
@@ -103,8 +127,7 @@ def scheduler_cmd(reconcile_every: float, workers: int, channel_interval: float,
         pass
 
     clock.start()
-    click.echo(f"digest clock running (catalog {runtime.holder.catalog.version}); "
-               "Ctrl-C or SIGTERM stops it", err=True)
+    click.echo(f"digest clock running (catalog {runtime.holder.catalog.version}); Ctrl-C or SIGTERM stops it", err=True)
     try:
         # The pid file lets `vllm-path catalog reload` reach the clock too; one per process,
         # since several clocks may run side by side (one database, exactly-once ledger).
@@ -125,19 +148,36 @@ def digest() -> None:
 
 @digest.command("preview")
 @click.option("--track", "track_text", required=True, help="Track id, name or alias.")
-@click.option("--channel", default=None,
-              help="A subscribed channel id: its next digest (default: a newly subscribed channel's first).")
-@click.option("--team", default=None,
-              help="Team id, when the channel id is subscribed in several workspaces.")
-@click.option("--steps", default=1, show_default=True, type=click.IntRange(1, 3),
-              help="Steps per week (newly subscribed channel only).")
-@click.option("--minutes", type=click.IntRange(1, 10_000), default=None,
-              help="A weekly budget in minutes (newly subscribed channel only): the steps that fit.")
+@click.option(
+    "--channel",
+    default=None,
+    help="A subscribed channel id: its next digest (default: a newly subscribed channel's first).",
+)
+@click.option("--team", default=None, help="Team id, when the channel id is subscribed in several workspaces.")
+@click.option(
+    "--steps",
+    default=1,
+    show_default=True,
+    type=click.IntRange(1, 3),
+    help="Steps per week (newly subscribed channel only).",
+)
+@click.option(
+    "--minutes",
+    type=click.IntRange(1, 10_000),
+    default=None,
+    help="A weekly budget in minutes (newly subscribed channel only): the steps that fit.",
+)
 @click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True)
-@click.option("--json", "as_json", is_flag=True,
-              help='Print {"text", "blocks"} exactly as they would be posted.')
-def digest_preview(track_text: str, channel: str | None, team: str | None, steps: int, lang: str,
-                   as_json: bool, minutes: int | None = None) -> None:
+@click.option("--json", "as_json", is_flag=True, help='Print {"text", "blocks"} exactly as they would be posted.')
+def digest_preview(
+    track_text: str,
+    channel: str | None,
+    team: str | None,
+    steps: int,
+    lang: str,
+    as_json: bool,
+    minutes: int | None = None,
+) -> None:
     """Show a channel digest without sending it (nothing is recorded)."""
     from bot.slack.views.digest import compose_channel_digest
 
@@ -150,15 +190,15 @@ def digest_preview(track_text: str, channel: str | None, team: str | None, steps
 
     track = track_named(catalog, track_text)
     if track is None:
-        click.echo(f"error: no track matches {track_text!r}; tracks: "
-                   f"{', '.join(t.id for t in catalog.tracks)}", err=True)
+        click.echo(
+            f"error: no track matches {track_text!r}; tracks: {', '.join(t.id for t in catalog.tracks)}", err=True
+        )
         sys.exit(2)
     if runtime is None:  # no --channel (the runtime is opened exactly when one is given)
         sub = _preview_sub(track, steps, minutes)
         snapshot = None
     else:
-        subs = [s for s in _all_subscriptions(runtime.store, team)
-                if s.channel_id == channel and s.track_id == track]
+        subs = [s for s in _all_subscriptions(runtime.store, team) if s.channel_id == channel and s.track_id == track]
         if not subs:
             click.echo(f"error: channel {channel} has no {track} subscription", err=True)
             sys.exit(1)
@@ -166,8 +206,7 @@ def digest_preview(track_text: str, channel: str | None, team: str | None, steps
             click.echo("error: that channel id is subscribed in several workspaces: add --team", err=True)
             sys.exit(2)
         sub = subs[0]
-        snapshot = (runtime.store.catalog_snapshot(sub.last_catalog_version)
-                    if sub.last_catalog_version else None)
+        snapshot = runtime.store.catalog_snapshot(sub.last_catalog_version) if sub.last_catalog_version else None
     result = compose_channel_digest(catalog, sub, snapshot, lang=lang)
     if result.reply is None:
         if as_json:
@@ -185,8 +224,11 @@ def digest_preview(track_text: str, channel: str | None, team: str | None, steps
         click.echo(render_blocks(result.reply.blocks)[0])
     except ImportError:  # pragma: no cover
         click.echo(result.reply.text)
-    click.echo(f"\n(steps this week: {', '.join(result.steps) or '-'}; cursor {sub.cursor} -> "
-               f"{result.cursor}{'; path done' if result.done else ''})", err=True)
+    click.echo(
+        f"\n(steps this week: {', '.join(result.steps) or '-'}; cursor {sub.cursor} -> "
+        f"{result.cursor}{'; path done' if result.done else ''})",
+        err=True,
+    )
 
 
 def _preview_sub(track: str, steps: int, minutes: int | None):
@@ -205,8 +247,9 @@ def _preview_json(catalog, result, minutes: int | None) -> dict:
     and the week's ``steps`` (``{"post_id", "minutes"}``, minutes null when unknown)."""
     out: dict[str, object] = {"text": result.reply.text, "blocks": result.reply.blocks}
     if minutes is not None:
-        out.update(minutes_per_week=minutes, steps=[
-            {"post_id": p, "minutes": catalog.post(p).minutes} for p in result.steps])
+        out.update(
+            minutes_per_week=minutes, steps=[{"post_id": p, "minutes": catalog.post(p).minutes} for p in result.steps]
+        )
     return out
 
 
@@ -226,8 +269,9 @@ def _all_subscriptions(store, team: str | None):
 @click.option("--track", "track_text", default=None, help="Only this track's subscriptions.")
 @click.option("--dms/--no-dms", default=False, show_default=True, help="Also the DM digests.")
 @_with_pacing
-def digest_run_now(track_text: str | None, dms: bool, workers: int, channel_interval: float,
-                   team_rate: float, stale_after: float) -> None:
+def digest_run_now(
+    track_text: str | None, dms: bool, workers: int, channel_interval: float, team_rate: float, stale_after: float
+) -> None:
     """Send this week's digest of every active subscription now (exactly once per week: one
     already sent this week, by the clock or an earlier run, is not sent again)."""
     from bot.digest.clock import DigestClock
@@ -242,8 +286,14 @@ def digest_run_now(track_text: str | None, dms: bool, workers: int, channel_inte
         if track is None:
             click.echo(f"error: no track matches {track_text!r}", err=True)
             sys.exit(2)
-    clock = DigestClock(runtime, workers=workers, reconcile_every_s=None, stale_after_s=stale_after,
-                        channel_interval_s=channel_interval, team_rate_per_s=team_rate)
+    clock = DigestClock(
+        runtime,
+        workers=workers,
+        reconcile_every_s=None,
+        stale_after_s=stale_after,
+        channel_interval_s=channel_interval,
+        team_rate_per_s=team_rate,
+    )
     try:
         counts = clock.run_now(track=track, dms=dms)
     finally:
@@ -253,6 +303,5 @@ def digest_run_now(track_text: str | None, dms: bool, workers: int, channel_inte
     parts = ", ".join(f"{name} {n}" for name, n in sorted(counts.items())) or "nothing to do"
     click.echo(f"{total} digest(s): {parts}")
     if counts.get("failed") or counts.get("paused"):
-        click.echo("some digests failed or were paused: see the log and `/vllm-path subscriptions`",
-                   err=True)
+        click.echo("some digests failed or were paused: see the log and `/vllm-path subscriptions`", err=True)
         sys.exit(1)

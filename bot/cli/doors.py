@@ -37,10 +37,13 @@ def console_cmd() -> None:
 
 @click.command("ask")
 @click.argument("text", nargs=-1, required=True)
-@click.option("--user", "user_id", default="U0CONSOLE", show_default=True,
-              help="Slack user id to ask as.")
-@click.option("--json", "as_json", is_flag=True,
-              help='Print the message as Slack receives it: {"response_type", "text", "blocks"}.')
+@click.option("--user", "user_id", default="U0CONSOLE", show_default=True, help="Slack user id to ask as.")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help='Print the message as Slack receives it: {"response_type", "text", "blocks"}.',
+)
 def ask_cmd(text: tuple[str, ...], user_id: str, as_json: bool) -> None:
     """Send one `/vllm-path TEXT` through the app and print the reply (exit 1 if none comes)."""
     from bot.doors.console import ask  # deferred: slack_sdk and the Slack stand-in (~0.4 s)
@@ -54,8 +57,13 @@ def ask_cmd(text: tuple[str, ...], user_id: str, as_json: bool) -> None:
         # The reply to the asker (it carries response_type); not a channel post made on the way,
         # e.g. the one-line announcement `subscribe` posts before its ephemeral confirmation.
         raw = next((p.raw for p in printed if "response_type" in p.raw), printed[0].raw)
-        dump_json({"response_type": raw.get("response_type", "ephemeral"), "text": raw.get("text", ""),
-               "blocks": raw.get("blocks", [])})
+        dump_json(
+            {
+                "response_type": raw.get("response_type", "ephemeral"),
+                "text": raw.get("text", ""),
+                "blocks": raw.get("blocks", []),
+            }
+        )
     else:
         click.echo("\n\n".join(p.text for p in printed))
 
@@ -63,17 +71,34 @@ def ask_cmd(text: tuple[str, ...], user_id: str, as_json: bool) -> None:
 @click.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True, help="HTTP door: address to bind.")
 @click.option("--port", default=3000, show_default=True, type=int, help="HTTP door: port.")
-@click.option("--threads", default=32, show_default=True, type=int,
-              help="HTTP worker threads (acks hold one only briefly; 32 covers bursts).")
-@click.option("--connection-limit", default=1000, show_default=True, type=click.IntRange(10, 100000),
-              help="HTTP door: most connections kept open at once (idle ones included).")
-@click.option("--idle-timeout", default=30, show_default=True, type=click.IntRange(1, 3600),
-              help="HTTP door: seconds an idle connection is kept before it is closed.")
-@click.option("--pid-file", default=DEFAULT_PID_FILE, show_default=True,
-              help="Write the process id here while serving (for `vllm-path catalog reload`); "
-                   "'' writes none.")
-def serve_cmd(host: str, port: int, threads: int, connection_limit: int, idle_timeout: int,
-              pid_file: str) -> None:
+@click.option(
+    "--threads",
+    default=32,
+    show_default=True,
+    type=int,
+    help="HTTP worker threads (acks hold one only briefly; 32 covers bursts).",
+)
+@click.option(
+    "--connection-limit",
+    default=1000,
+    show_default=True,
+    type=click.IntRange(10, 100000),
+    help="HTTP door: most connections kept open at once (idle ones included).",
+)
+@click.option(
+    "--idle-timeout",
+    default=30,
+    show_default=True,
+    type=click.IntRange(1, 3600),
+    help="HTTP door: seconds an idle connection is kept before it is closed.",
+)
+@click.option(
+    "--pid-file",
+    default=DEFAULT_PID_FILE,
+    show_default=True,
+    help="Write the process id here while serving (for `vllm-path catalog reload`); '' writes none.",
+)
+def serve_cmd(host: str, port: int, threads: int, connection_limit: int, idle_timeout: int, pid_file: str) -> None:
     """Serve Slack: Socket Mode with SLACK_APP_TOKEN, else HTTP with SLACK_SIGNING_SECRET.
 
     HTTP: POST /slack/events (commands, buttons, events), GET /healthz, and /slack/install +
@@ -85,8 +110,14 @@ def serve_cmd(host: str, port: int, threads: int, connection_limit: int, idle_ti
     setup_logging(settings)
     try:
         with write_pid_file(pid_file):
-            serve(settings, host=host, port=port, threads=threads,
-                  connection_limit=connection_limit, channel_timeout=idle_timeout)
+            serve(
+                settings,
+                host=host,
+                port=port,
+                threads=threads,
+                connection_limit=connection_limit,
+                channel_timeout=idle_timeout,
+            )
     except click.ClickException:
         raise
     except ConfigError as exc:
@@ -96,18 +127,32 @@ def serve_cmd(host: str, port: int, threads: int, connection_limit: int, idle_ti
         echo_catalog_errors(exc)
         sys.exit(1)
     except Exception as exc:
-
         click.echo(f"error: could not start: {redact(_startup_problem(exc), secrets_of(settings))}", err=True)
         sys.exit(2)
 
 
 @click.command("worker")
-@click.option("--threads", default=16, show_default=True, type=click.IntRange(1, 256),
-              help="Digests sent at once by this process.")
-@click.option("--heartbeat-timeout", default=60.0, show_default=True, type=click.FloatRange(1),
-              help="Seconds without a heartbeat after which a worker's messages are redelivered.")
-@click.option("--stale-after", default=300.0, show_default=True, type=click.FloatRange(1),
-              help="Seconds after which a dead sender's ledger claim is taken over.")
+@click.option(
+    "--threads",
+    default=16,
+    show_default=True,
+    type=click.IntRange(1, 256),
+    help="Digests sent at once by this process.",
+)
+@click.option(
+    "--heartbeat-timeout",
+    default=60.0,
+    show_default=True,
+    type=click.FloatRange(1),
+    help="Seconds without a heartbeat after which a worker's messages are redelivered.",
+)
+@click.option(
+    "--stale-after",
+    default=300.0,
+    show_default=True,
+    type=click.FloatRange(1),
+    help="Seconds after which a dead sender's ledger claim is taken over.",
+)
 def worker_cmd(threads: int, heartbeat_timeout: float, stale_after: float) -> None:
     """Send digests from the queue (needs REDIS_URL and the clock's DATABASE_URL) until SIGTERM.
 
@@ -122,8 +167,9 @@ def worker_cmd(threads: int, heartbeat_timeout: float, stale_after: float) -> No
         sys.exit(2)
     missing = settings.missing_slack_credentials()
     if missing:  # before anything is read from the queue: a worker without them would fail digests
-        click.echo(f"error: {missing}; a worker sends to Slack and needs the same Slack settings "
-                   "as the scheduler", err=True)
+        click.echo(
+            f"error: {missing}; a worker sends to Slack and needs the same Slack settings as the scheduler", err=True
+        )
         sys.exit(2)
     broker = _broker_problem(settings.redis_url)
     if broker:
@@ -133,11 +179,13 @@ def worker_cmd(threads: int, heartbeat_timeout: float, stale_after: float) -> No
         with exit_on_catalog_error():
             runtime = worker_runtime(settings, threads)
     except Exception as exc:
-        click.echo(f"error: cannot open the database at DATABASE_URL: "
-                   f"{redact(f'{type(exc).__name__}: {exc}', secrets_of(settings))}", err=True)
+        click.echo(
+            f"error: cannot open the database at DATABASE_URL: "
+            f"{redact(f'{type(exc).__name__}: {exc}', secrets_of(settings))}",
+            err=True,
+        )
         sys.exit(2)
-    run(runtime, WorkerOptions(threads=threads, heartbeat_timeout_s=heartbeat_timeout,
-                               stale_after_s=stale_after))
+    run(runtime, WorkerOptions(threads=threads, heartbeat_timeout_s=heartbeat_timeout, stale_after_s=stale_after))
 
 
 def _broker_problem(redis_url: str) -> str | None:
@@ -159,8 +207,10 @@ def _startup_problem(exc: BaseException) -> str:
     seen: BaseException | None = exc
     while seen is not None:
         if isinstance(seen, SlackApiError):
-            return (f"Slack refused the bot token ({seen.response.get('error')}): check "
-                    "SLACK_BOT_TOKEN (or the OAuth settings)")
+            return (
+                f"Slack refused the bot token ({seen.response.get('error')}): check "
+                "SLACK_BOT_TOKEN (or the OAuth settings)"
+            )
         if isinstance(seen, OSError) and not isinstance(seen, FileNotFoundError):
             return f"cannot reach Slack's Web API ({type(seen).__name__}: {seen}); check SLACK_API_URL and the network"
         seen = seen.__cause__ or seen.__context__
@@ -168,4 +218,3 @@ def _startup_problem(exc: BaseException) -> str:
     if "token" in text and "invalid" in text:
         return "Slack refused the bot token (auth.test): check SLACK_BOT_TOKEN"
     return f"{type(exc).__name__}: {text}"
-

@@ -29,13 +29,19 @@ def essential_weeks_line(catalog, track_id: str, minutes_per_week: int | None = 
     minutes = paths.total_minutes(catalog, ess)[0]
     weeks = budget.weeks_to_finish([catalog.post(p).minutes for p in ess], per_week)
     unit = "week" if weeks == 1 else "weeks"
-    return (f"Essential path: {len(ess)} steps · {minutes} min · {weeks} {unit} at {per_week} min a week "
-            f"(further reading: {len(paths.further(catalog, track_id))} steps)")
+    return (
+        f"Essential path: {len(ess)} steps · {minutes} min · {weeks} {unit} at {per_week} min a week "
+        f"(further reading: {len(paths.further(catalog, track_id))} steps)"
+    )
 
 
 @click.command("plan-weeks")
-@click.option("--minutes", type=click.IntRange(1, 10_000), default=None,
-              help="Minutes a week (default: the app's default budget).")
+@click.option(
+    "--minutes",
+    type=click.IntRange(1, 10_000),
+    default=None,
+    help="Minutes a week (default: the app's default budget).",
+)
 @click.option("--catalog", "catalog_dir", default=None, help="Catalog folder (default: catalog/).")
 def plan_weeks_cmd(minutes: int | None, catalog_dir: str | None) -> None:
     """Weeks each track's essential path takes at a weekly budget; exit 1 when one takes more
@@ -49,16 +55,23 @@ def plan_weeks_cmd(minutes: int | None, catalog_dir: str | None) -> None:
         worst = max(worst, int(line.split(" week")[0].rsplit(" ", 1)[1]))
         click.echo(f"{tr.id:14} {line}")
     if minutes is None and worst > budget.FINISH_WEEKS:
-        click.echo(f"error: an essential path takes {worst} weeks at the default "
-                   f"(promise: {budget.FINISH_WEEKS})", err=True)
+        click.echo(
+            f"error: an essential path takes {worst} weeks at the default (promise: {budget.FINISH_WEEKS})", err=True
+        )
         sys.exit(1)
 
 
 @click.command("path-image")
 @click.argument("track")
 @click.option("--read", "read", multiple=True, help="A post id the reader has read (repeatable).")
-@click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="The file to write: .png or .svg (the format follows the suffix).")
+@click.option(
+    "-o",
+    "--output",
+    "output",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The file to write: .png or .svg (the format follows the suffix).",
+)
 @click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True)
 @click.option("--catalog", "catalog_dir", default=None, help="Catalog folder (default: catalog/).")
 def path_image_cmd(track: str, read: tuple[str, ...], output: Path, lang: str, catalog_dir: str | None) -> None:

@@ -37,24 +37,29 @@ def _search_json(cat, result) -> dict:
         post = cat.post(match.post_id)
         places = positions(cat, post.id)
         after = read_after(cat, places[0].track_id, post.id) if places else ()
-        results.append({
-            "post_id": post.id,
-            "title": post.title,
-            "url": cat.url_of(post),
-            "score": match.score,
-            "tracks": [{"id": p.track_id, "position": p.position, "of": p.of} for p in places],
-            "next": _post_brief(cat, after[0].post) if after else None,
-        })
-    return {"query": result.query, "catalog_version": cat.version, "track": track,
-            "results": results}
+        results.append(
+            {
+                "post_id": post.id,
+                "title": post.title,
+                "url": cat.url_of(post),
+                "score": match.score,
+                "tracks": [{"id": p.track_id, "position": p.position, "of": p.of} for p in places],
+                "next": _post_brief(cat, after[0].post) if after else None,
+            }
+        )
+    return {"query": result.query, "catalog_version": cat.version, "track": track, "results": results}
 
 
 @click.command("search")
 @click.argument("query")
-@click.option("--limit", default=5, show_default=True, type=click.IntRange(1, 50),
-              help="At most this many posts.")
-@click.option("--offset", default=0, show_default=True, type=click.IntRange(0, 100),
-              help="Skip this many good matches (paging: the next page starts at offset + limit).")
+@click.option("--limit", default=5, show_default=True, type=click.IntRange(1, 50), help="At most this many posts.")
+@click.option(
+    "--offset",
+    default=0,
+    show_default=True,
+    type=click.IntRange(0, 100),
+    help="Skip this many good matches (paging: the next page starts at offset + limit).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 @catalog_option
 def search_cmd(query: str, limit: int, offset: int, as_json: bool, catalog_dir: str | None) -> None:
@@ -82,15 +87,19 @@ def search_cmd(query: str, limit: int, offset: int, as_json: bool, catalog_dir: 
     data["total"] = result.total
     data["offset"] = result.offset
     data["confidence"] = result.confidence
-    data["link"] = (None if result.link is None else
-                    {"status": result.link.status, "url": result.link.url,
-                     "post_id": result.link.post_id})
+    data["link"] = (
+        None
+        if result.link is None
+        else {"status": result.link.status, "url": result.link.url, "post_id": result.link.post_id}
+    )
     if as_json:
         dump_json(data)
         return
     if data["track"]:
-        click.echo(f"Track: {data['track']['name']} ({data['track']['id']}): "
-                   f"`vllm-path next {data['track']['id']}` shows where to start")
+        click.echo(
+            f"Track: {data['track']['name']} ({data['track']['id']}): "
+            f"`vllm-path next {data['track']['id']}` shows where to start"
+        )
     if result.link is not None and result.link.status == "unknown":
         click.echo(f"{result.link.url} is not in the catalog yet.")
         return
@@ -106,14 +115,18 @@ def search_cmd(query: str, limit: int, offset: int, as_json: bool, catalog_dir: 
         nxt = f"; next: {item['next']['title']}" if item["next"] else ""
         click.echo(f"   {places or 'not in a track'}{nxt}")
     if result.has_more:
-        click.echo(f"{result.total - offset - len(result.results)} more: "
-                   f"--offset {offset + len(result.results)}")
+        click.echo(f"{result.total - offset - len(result.results)} more: --offset {offset + len(result.results)}")
 
 
 @click.command("next")
 @click.argument("track")
-@click.option("--read", "read", multiple=True, metavar="POST_ID",
-              help="A post already read (id or former id); repeat for several.")
+@click.option(
+    "--read",
+    "read",
+    multiple=True,
+    metavar="POST_ID",
+    help="A post already read (id or former id); repeat for several.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 @catalog_option
 def next_cmd(track: str, read: tuple[str, ...], as_json: bool, catalog_dir: str | None) -> None:
@@ -131,8 +144,7 @@ def next_cmd(track: str, read: tuple[str, ...], as_json: bool, catalog_dir: str 
 
     track_id = track_named(cat, track)
     if track_id is None:
-        click.echo(f"No track matches {track!r}. Tracks: {', '.join(t.id for t in cat.tracks)}",
-                   err=True)
+        click.echo(f"No track matches {track!r}. Tracks: {', '.join(t.id for t in cat.tracks)}", err=True)
         sys.exit(1)
     unknown = [p for p in read if not cat.has_post(p)]
     if unknown:
@@ -147,16 +159,25 @@ def next_cmd(track: str, read: tuple[str, ...], as_json: bool, catalog_dir: str 
     if step is not None:
         post = cat.post(step.post)
         nxt = {
-            "post_id": post.id, "title": post.title, "url": cat.url_of(post), "level": step.level,
-            "position": cat.order(track_id).index(post.id) + 1, "of": total,
+            "post_id": post.id,
+            "title": post.title,
+            "url": cat.url_of(post),
+            "level": step.level,
+            "position": cat.order(track_id).index(post.id) + 1,
+            "of": total,
             "note": step.note.en if step.note else None,
-            "after": [dict(_post_brief(cat, ref), read=ref in done)
-                      for ref in cat.order(track_id) if ref in set(step.after)],
-            "external_prerequisites": [{"title": e.title, "url": e.url}
-                                       for e in step.external_prerequisites],
+            "after": [
+                dict(_post_brief(cat, ref), read=ref in done) for ref in cat.order(track_id) if ref in set(step.after)
+            ],
+            "external_prerequisites": [{"title": e.title, "url": e.url} for e in step.external_prerequisites],
         }
-    data = {"catalog_version": cat.version, "track": {"id": trk.id, "name": trk.names.en},
-            "next": nxt, "progress": {"read": n_read, "total": total}, "done": step is None}
+    data = {
+        "catalog_version": cat.version,
+        "track": {"id": trk.id, "name": trk.names.en},
+        "next": nxt,
+        "progress": {"read": n_read, "total": total},
+        "done": step is None,
+    }
     if as_json:
         dump_json(data)
         return
@@ -191,8 +212,11 @@ def stats_cmd(team_id: str, as_json: bool, lang: str) -> None:
     try:
         ins = team_insights(runtime, team_id)
         if ins.readers_total == 0 and not ins.channels:  # a mistyped id looks like an empty workspace
-            click.echo(f"note: nothing recorded for {team_id!r} (no reader, no channel digest): check the "
-                       "id (a workspace's starts with T, an Enterprise Grid org's with E).", err=True)
+            click.echo(
+                f"note: nothing recorded for {team_id!r} (no reader, no channel digest): check the "
+                "id (a workspace's starts with T, an Enterprise Grid org's with E).",
+                err=True,
+            )
         if as_json:
             dump_json(ins.as_dict())
         else:

@@ -33,8 +33,9 @@ def reseal_cmd() -> None:
     from bot.store.installations import TokenKeyError
 
     settings = Settings()
-    store = Store.from_url(settings.database_url, client_id=settings.slack_client_id,
-                           token_cipher=token_cipher(settings))
+    store = Store.from_url(
+        settings.database_url, client_id=settings.slack_client_id, token_cipher=token_cipher(settings)
+    )
     try:
         counts = store.seal_tokens()
     except TokenKeyError as exc:
@@ -42,5 +43,7 @@ def reseal_cmd() -> None:
         sys.exit(1)
     finally:
         store.close()
-    click.echo(f"sealed {counts['plain']} plain, re-encrypted {counts['older']}, "
-               f"{counts['current']} already under the first key")
+    click.echo(
+        f"sealed {counts['plain']} plain, re-encrypted {counts['older']}, "
+        f"{counts['current']} already under the first key"
+    )

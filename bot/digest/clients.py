@@ -38,6 +38,7 @@ class KeptAlive:
     def attach(self, client: WebClient) -> WebClient:
         """``client`` sending through this pool (a client with a proxy is left as it is)."""
         if client.proxy is None:
+
             def perform(url: str, req: Request) -> dict[str, Any]:
                 return self.perform(client, url, req)
 
@@ -70,15 +71,13 @@ class KeptAlive:
         conn = self._take(origin)
         if conn is None:
             if origin[0] == "https":
-                conn = HTTPSConnection(origin[1], origin[2], timeout=client.timeout,
-                                       context=client.ssl)
+                conn = HTTPSConnection(origin[1], origin[2], timeout=client.timeout, context=client.ssl)
             else:
                 conn = HTTPConnection(origin[1], origin[2], timeout=client.timeout)
         try:
             path = parts.path + (f"?{parts.query}" if parts.query else "")
             try:
-                conn.request(req.get_method(), path or "/", body=req.data,
-                             headers=dict(req.header_items()))
+                conn.request(req.get_method(), path or "/", body=req.data, headers=dict(req.header_items()))
             except OSError as err:  # connecting or sending: wrapped as urllib does
                 raise URLError(err) from err
             resp = conn.getresponse()

@@ -161,13 +161,23 @@ class DigestClock:
     many seconds times its attempts after its last claim.
     """
 
-    def __init__(self, runtime: Runtime, *, deliverer: ClockDeliverer | None = None, workers: int = 8,
-                 reconcile_every_s: float | None = 30.0, stale_after_s: float = 300.0,
-                 channel_interval_s: float = 1.05, team_rate_per_s: float | None = 10.0,
-                 retry_failed_after_s: float = 60.0, min_window_s: float = 6 * 3600):
+    def __init__(
+        self,
+        runtime: Runtime,
+        *,
+        deliverer: ClockDeliverer | None = None,
+        workers: int = 8,
+        reconcile_every_s: float | None = 30.0,
+        stale_after_s: float = 300.0,
+        channel_interval_s: float = 1.05,
+        team_rate_per_s: float | None = 10.0,
+        retry_failed_after_s: float = 60.0,
+        min_window_s: float = 6 * 3600,
+    ):
         self.runtime = runtime
         self.deliverer: ClockDeliverer = deliverer or Deliverer(
-            runtime, pacer=Pacer(channel_interval_s, team_rate_per_s), stale_after_s=stale_after_s)
+            runtime, pacer=Pacer(channel_interval_s, team_rate_per_s), stale_after_s=stale_after_s
+        )
         self.workers = workers
         self.reconcile_every_s = reconcile_every_s
         self.retry_failed_after_s = retry_failed_after_s
@@ -219,21 +229,41 @@ class DigestClock:
         self.scheduler.start(paused=True)
         self.sync_jobs()
         if self.reconcile_every_s:
-            self.scheduler.add_job(RECONCILE_FUNC, IntervalTrigger(seconds=self.reconcile_every_s),
-                                   id=RECONCILE_ID, jobstore=LOCAL_JOBSTORE, replace_existing=True,
-                                   misfire_grace_time=None)
+            self.scheduler.add_job(
+                RECONCILE_FUNC,
+                IntervalTrigger(seconds=self.reconcile_every_s),
+                id=RECONCILE_ID,
+                jobstore=LOCAL_JOBSTORE,
+                replace_existing=True,
+                misfire_grace_time=None,
+            )
         settings = getattr(self.runtime, "settings", None)
         if settings is not None and settings.catalog_feed_url:  # the daily feed watch
             hour, minute = (int(x) for x in settings.catalog_watch_at.split(":", 1))
-            self.scheduler.add_job(WATCH_FUNC, CronTrigger(hour=hour, minute=minute, timezone=UTC),
-                                   id=WATCH_ID, jobstore=LOCAL_JOBSTORE, replace_existing=True)
-        self.scheduler.add_job(REMINDERS_FUNC, IntervalTrigger(seconds=REMINDERS_EVERY_S),
-                               id=REMINDERS_ID, jobstore=LOCAL_JOBSTORE, replace_existing=True,
-                               next_run_time=self.now(), misfire_grace_time=None)
+            self.scheduler.add_job(
+                WATCH_FUNC,
+                CronTrigger(hour=hour, minute=minute, timezone=UTC),
+                id=WATCH_ID,
+                jobstore=LOCAL_JOBSTORE,
+                replace_existing=True,
+            )
+        self.scheduler.add_job(
+            REMINDERS_FUNC,
+            IntervalTrigger(seconds=REMINDERS_EVERY_S),
+            id=REMINDERS_ID,
+            jobstore=LOCAL_JOBSTORE,
+            replace_existing=True,
+            next_run_time=self.now(),
+            misfire_grace_time=None,
+        )
         self.scheduler.resume()
         self.catch_up()
-        log.info("digest clock started: %d jobs, reconcile every %s s, %d workers",
-                 len(self.scheduler.get_jobs(jobstore=JOBSTORE)), self.reconcile_every_s, self.workers)
+        log.info(
+            "digest clock started: %d jobs, reconcile every %s s, %d workers",
+            len(self.scheduler.get_jobs(jobstore=JOBSTORE)),
+            self.reconcile_every_s,
+            self.workers,
+        )
 
     def own_sender(self) -> Deliverer:
         """The in-process sender for the clock's own few sends (due reminders, the catalog feed
@@ -258,7 +288,7 @@ class DigestClock:
         self._stopping.set()
         self.deliverer.stop_claiming()
         with self._reconcile_lock:  # let a running reconcile finish: APScheduler's shutdown holds
-            pass                    # the job store lock that reconcile's job sync needs
+            pass  # the job store lock that reconcile's job sync needs
         self._pool.shutdown(wait=False, cancel_futures=True)  # queued catch-up: not started
         if self.scheduler is not None and self.scheduler.running:
             self.scheduler.shutdown(wait=wait)
@@ -267,8 +297,11 @@ class DigestClock:
             if _clock is self:
                 _clock = None
         self.shutdown_s = time.monotonic() - started
-        log.info("digest clock stopped in %.2f s: sends in flight finished and recorded; "
-                 "digests not yet sent go out on the next run", self.shutdown_s)
+        log.info(
+            "digest clock stopped in %.2f s: sends in flight finished and recorded; "
+            "digests not yet sent go out on the next run",
+            self.shutdown_s,
+        )
         return self.shutdown_s
 
     # -- cron job bodies --
@@ -327,8 +360,7 @@ class DigestClock:
         with self._idle:
             return self._idle.wait_for(lambda: self._pending == 0 and not self._inflight, timeout)
 
-    def _guarded(self, key: tuple[str, str, str, str], send: Callable[[], Attempt | Queued]
-                 ) -> Attempt | Queued | None:
+    def _guarded(self, key: tuple[str, str, str, str], send: Callable[[], Attempt | Queued]) -> Attempt | Queued | None:
         """Run ``send`` unless the same ledger key is already being sent by this process."""
         with self._inflight_lock:
             if key in self._inflight:
@@ -364,9 +396,12 @@ class DigestClock:
         if latest and latest != current and latest != self._reload_tried:
             self._reload_tried = latest
             ok, errors = self.runtime.reload_catalog()
-            log.info("catalog %s recorded by another process: reload %s (now serving %s)", latest,
-                     "done" if ok else f"refused ({len(errors)} errors)",
-                     self.runtime.holder.catalog.version)
+            log.info(
+                "catalog %s recorded by another process: reload %s (now serving %s)",
+                latest,
+                "done" if ok else f"refused ({len(errors)} errors)",
+                self.runtime.holder.catalog.version,
+            )
 
     def desired_jobs(self) -> Jobs:
         """``{job id: (function ref, args, schedule)}`` from the database."""
@@ -390,8 +425,11 @@ class DigestClock:
                 if due.key in self._queued or due.key in self._inflight:
                     continue
                 self._queued.add(due.key)
-            future = (self._submit(self.run_subscription, due.sub_id) if due.sub_id is not None
-                      else self._submit(self.run_dm, due.key[0], due.key[1]))
+            future = (
+                self._submit(self.run_subscription, due.sub_id)
+                if due.sub_id is not None
+                else self._submit(self.run_dm, due.key[0], due.key[1])
+            )
             future.add_done_callback(partial(self._unqueue, due.key))
             futures.append(future)
             if due.why:
@@ -399,22 +437,26 @@ class DigestClock:
         if late:
             shown = late[:LATE_LOG_LIMIT]
             more = f" and {len(late) - len(shown)} more" if len(late) > len(shown) else ""
-            log.warning("catch-up: %d digest(s) not delivered on time, sending now: %s%s",
-                        len(late), ", ".join(shown), more)
+            log.warning(
+                "catch-up: %d digest(s) not delivered on time, sending now: %s%s", len(late), ", ".join(shown), more
+            )
         if len(futures) > len(late):
             log.info("catch-up: %d digest(s) due now and not yet claimed", len(futures) - len(late))
         return futures
 
     def _unsettled(self, row: Delivery | None, now: datetime) -> bool:
         """Whether a ledger row (or its absence) leaves the delivery to be done now."""
-        return unsettled(row, now, stale_after_s=self.deliverer.stale_after_s,
-                         max_attempts=self.deliverer.max_attempts,
-                         retry_failed_after_s=self.retry_failed_after_s)
+        return unsettled(
+            row,
+            now,
+            stale_after_s=self.deliverer.stale_after_s,
+            max_attempts=self.deliverer.max_attempts,
+            retry_failed_after_s=self.retry_failed_after_s,
+        )
 
     # -- on demand --
 
-    def run_now(self, track: str | None = None, dms: bool = False,
-                at: datetime | None = None) -> Counter:
+    def run_now(self, track: str | None = None, dms: bool = False, at: datetime | None = None) -> Counter:
         """Deliver this week's digest of every active subscription (of ``track`` only, when
         given) now, and with ``dms`` every enabled DM digest, using the catch-up workers; a
         digest already sent this week is not sent again. ``at`` (aware; default now) picks the
@@ -426,8 +468,7 @@ class DigestClock:
                 futures.append(self._submit(self.deliverer.deliver_subscription, sub, now))
         if dms:
             for dm in self.store.dm_recipients(at=now):
-                futures.append(self._submit(self.deliverer.deliver_dm, dm.team_id,
-                                                 dm.user_id, now))
+                futures.append(self._submit(self.deliverer.deliver_dm, dm.team_id, dm.user_id, now))
         return tally(f.result() for f in futures)
 
 

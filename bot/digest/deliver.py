@@ -67,8 +67,10 @@ METADATA_EVENT = "vllm_path_digest"
 """``metadata.event_type`` of every digest message; ``event_payload.key`` is its ledger key."""
 
 PERMANENT_ERRORS: dict[str, str] = {
-    "channel_not_found": ("the channel no longer exists, or it is private and the app is not in it: "
-                          "invite the app with /invite @vllm-path"),
+    "channel_not_found": (
+        "the channel no longer exists, or it is private and the app is not in it: "
+        "invite the app with /invite @vllm-path"
+    ),
     "not_in_channel": "the app is not a member of the channel: invite it with /invite @vllm-path",
     "is_archived": "the channel is archived",
     "account_inactive": "the app's bot user is deactivated",
@@ -133,11 +135,18 @@ class Deliverer:
     saves a ledger write per send without opening that window (0, the default: always renew).
     """
 
-    def __init__(self, runtime: Runtime, *, clients: Clients | None = None,
-                 pacer: SendPacer | None = None,
-                 claimant: str | None = None, stale_after_s: float = 300.0,
-                 max_attempts: int = NO_ATTEMPT_LIMIT,
-                 verify: bool = True, renew_after_s: float = 0.0):
+    def __init__(
+        self,
+        runtime: Runtime,
+        *,
+        clients: Clients | None = None,
+        pacer: SendPacer | None = None,
+        claimant: str | None = None,
+        stale_after_s: float = 300.0,
+        max_attempts: int = NO_ATTEMPT_LIMIT,
+        verify: bool = True,
+        renew_after_s: float = 0.0,
+    ):
         if renew_after_s < 0 or (renew_after_s > 0 and renew_after_s >= stale_after_s):
             raise ValueError("renew_after_s must be 0 (always renew) or below stale_after_s")
         self.runtime = runtime
@@ -190,71 +199,91 @@ class Deliverer:
             return self._deliver_claimed_subscription(sub, fire, key)
         except Exception as exc:  # record and go on with the fan-out
             log.exception("digest for subscription %s (%s) failed", sub.id, period)
-            self.store.mark_failed(*key, error=f"{type(exc).__name__}: {exc}"[:1000],
-                                   claimed_by=self.claimant)
+            self.store.mark_failed(*key, error=f"{type(exc).__name__}: {exc}"[:1000], claimed_by=self.claimant)
             return Attempt(Outcome.FAILED, period, error=type(exc).__name__)
         finally:
             self._claimed_at.pop(key, None)
 
-    def _deliver_claimed_subscription(self, sub: Subscription, fire: datetime,
-                                      key: tuple[str, str, str, str]) -> Attempt:
+    def _deliver_claimed_subscription(
+        self, sub: Subscription, fire: datetime, key: tuple[str, str, str, str]
+    ) -> Attempt:
         period = key[3]
         catalog = self.runtime.holder.catalog
         fresh = self.store.get_subscription(sub.id)  # the cursor as of the claim
         if fresh is None or not fresh.active:  # removed or paused meanwhile: release the claim
-            self.store.mark_failed(*key, error="subscription no longer active",
-                                   claimed_by=self.claimant)
+            self.store.mark_failed(*key, error="subscription no longer active", claimed_by=self.claimant)
             return Attempt(Outcome.INACTIVE, period)
         sub = fresh
         if not catalog.has_track(sub.track_id):
-            return self._permanent(key, "track_removed", sub=sub,
-                                   reason=f"the track {sub.track_id!r} is no longer in the catalog")
+            return self._permanent(
+                key, "track_removed", sub=sub, reason=f"the track {sub.track_id!r} is no longer in the catalog"
+            )
         client = self.clients.for_team(sub.team_id)
         if client is None:
             return self._permanent(key, "no_token", sub=sub)
         found = self._find_earlier(client, sub.channel_id, key, fire)
         if found is not None:
             return self._finish_recovered(key, found, sub, catalog)
-        snapshot = (self.store.catalog_snapshot(sub.last_catalog_version)
-                    if sub.last_catalog_version and sub.last_catalog_version != catalog.version
-                    else None)
+        snapshot = (
+            self.store.catalog_snapshot(sub.last_catalog_version)
+            if sub.last_catalog_version and sub.last_catalog_version != catalog.version
+            else None
+        )
         # A channel has no language of its own: the digest speaks the subscriber's.
         lang = (self.store.get_lang(sub.team_id, sub.created_by) if sub.created_by else None) or "en"
         digest = self.runtime.renderer.channel_digest(
-            catalog, sub, snapshot, lang, page_url=path_page_url(self.runtime.settings, sub.track_id, lang))
+            catalog, sub, snapshot, lang, page_url=path_page_url(self.runtime.settings, sub.track_id, lang)
+        )
         if digest.reply is None:
-            self.store.mark_skipped(*key, reason="nothing new in the track",
-                                    claimed_by=self.claimant)
+            self.store.mark_skipped(*key, reason="nothing new in the track", claimed_by=self.claimant)
             return Attempt(Outcome.NOTHING, period)
         try:
             with self.pacer.slot(sub.team_id, sub.channel_id):
                 if not self._still_ours(key):
                     return Attempt(Outcome.TAKEN, period)
                 resp = client.chat_postMessage(
-                    channel=sub.channel_id, text=digest.reply.text, blocks=digest.reply.blocks,
-                    unfurl_links=False, unfurl_media=False, metadata=_metadata(key))
+                    channel=sub.channel_id,
+                    text=digest.reply.text,
+                    blocks=digest.reply.blocks,
+                    unfurl_links=False,
+                    unfurl_media=False,
+                    metadata=_metadata(key),
+                )
         except SlackApiError as exc:
             return self._slack_error(key, exc, sub=sub)
         except Exception as exc:  # connection errors after retries, timeouts
             return self._failed(key, f"{type(exc).__name__}: {exc}")
         ts = resp.get("ts")
-        self.store.mark_sent_at_cursor(*key, message_ts=ts, subscription_id=sub.id,
-                                       cursor=digest.cursor, catalog_version=digest.version,
-                                       claimed_by=self.claimant)
+        self.store.mark_sent_at_cursor(
+            *key,
+            message_ts=ts,
+            subscription_id=sub.id,
+            cursor=digest.cursor,
+            catalog_version=digest.version,
+            claimed_by=self.claimant,
+        )
         return Attempt(Outcome.SENT, period, ts=ts)
 
-    def _finish_recovered(self, key: tuple[str, str, str, str], ts: str, sub: Subscription,
-                          catalog: Catalog) -> Attempt:
+    def _finish_recovered(
+        self, key: tuple[str, str, str, str], ts: str, sub: Subscription, catalog: Catalog
+    ) -> Attempt:
         """An earlier attempt posted the digest: record it, moving the cursor as that digest did
         (the plan, :func:`bot.domain.plan.plan_channel_digest`, is deterministic for the same
         cursor and catalog)."""
-        snapshot = (self.store.catalog_snapshot(sub.last_catalog_version)
-                    if sub.last_catalog_version and sub.last_catalog_version != catalog.version
-                    else None)
+        snapshot = (
+            self.store.catalog_snapshot(sub.last_catalog_version)
+            if sub.last_catalog_version and sub.last_catalog_version != catalog.version
+            else None
+        )
         plan = plan_channel_digest(catalog, sub, snapshot)
-        self.store.mark_sent_at_cursor(*key, message_ts=ts, subscription_id=sub.id,
-                                       cursor=plan.cursor, catalog_version=plan.version,
-                                       claimed_by=self.claimant)
+        self.store.mark_sent_at_cursor(
+            *key,
+            message_ts=ts,
+            subscription_id=sub.id,
+            cursor=plan.cursor,
+            catalog_version=plan.version,
+            claimed_by=self.claimant,
+        )
         log.info("digest %s was already posted (ts %s) by an earlier attempt", "/".join(key), ts)
         return Attempt(Outcome.RECOVERED, key[3], ts=ts)
 
@@ -279,14 +308,12 @@ class Deliverer:
             return self._deliver_claimed_dm(team, user, fire, key)
         except Exception as exc:
             log.exception("DM digest for a user of team %s (%s) failed", team, period)
-            self.store.mark_failed(*key, error=f"{type(exc).__name__}: {exc}"[:1000],
-                                   claimed_by=self.claimant)
+            self.store.mark_failed(*key, error=f"{type(exc).__name__}: {exc}"[:1000], claimed_by=self.claimant)
             return Attempt(Outcome.FAILED, period, error=type(exc).__name__)
         finally:
             self._claimed_at.pop(key, None)
 
-    def _deliver_claimed_dm(self, team: str, user: str, fire: datetime,
-                            key: tuple[str, str, str, str]) -> Attempt:
+    def _deliver_claimed_dm(self, team: str, user: str, fire: datetime, key: tuple[str, str, str, str]) -> Attempt:
         period = key[3]
         client = self.clients.for_team(team)
         if client is None:
@@ -294,9 +321,9 @@ class Deliverer:
         catalog = self.runtime.holder.catalog
         lang = self.store.get_lang(team, user) or "en"
         budget = self.store.get_budget(team, user)  # issue 24: the steps that fit their minutes
-        reply = self.runtime.renderer.dm_digest(catalog, self.store.follows(team, user),
-                                                self.store.read_posts(team, user), lang,
-                                                minutes_per_week=budget)
+        reply = self.runtime.renderer.dm_digest(
+            catalog, self.store.follows(team, user), self.store.read_posts(team, user), lang, minutes_per_week=budget
+        )
         if reply is None:
             self.store.mark_skipped(*key, reason="nothing to suggest", claimed_by=self.claimant)
             return Attempt(Outcome.NOTHING, period)
@@ -311,8 +338,13 @@ class Deliverer:
                 # A user id as the channel posts to the app's DM with that person (one call
                 # instead of conversations.open + chat.postMessage).
                 resp = client.chat_postMessage(
-                    channel=user, text=reply.text, blocks=reply.blocks, unfurl_links=False,
-                    unfurl_media=False, metadata=_metadata(key))
+                    channel=user,
+                    text=reply.text,
+                    blocks=reply.blocks,
+                    unfurl_links=False,
+                    unfurl_media=False,
+                    metadata=_metadata(key),
+                )
         except SlackApiError as exc:
             return self._slack_error(key, exc, dm=(team, user))
         except Exception as exc:
@@ -336,9 +368,9 @@ class Deliverer:
 
     def _claim(self, key: tuple[str, str, str, str]) -> bool:
         at = time.monotonic()
-        claimed: bool = self.store.claim_delivery(*key, claimed_by=self.claimant,
-                                                  stale_after_s=self.stale_after_s,
-                                                  max_attempts=self.max_attempts)
+        claimed: bool = self.store.claim_delivery(
+            *key, claimed_by=self.claimant, stale_after_s=self.stale_after_s, max_attempts=self.max_attempts
+        )
         if claimed and self.renew_after_s > 0:
             self._claimed_at[key] = at
         return claimed
@@ -352,8 +384,9 @@ class Deliverer:
         renewed: bool = self.store.renew_claim(*key, claimed_by=self.claimant)
         return renewed
 
-    def _find_earlier(self, client: WebClient, channel: str, key: tuple[str, str, str, str],
-                      fire: datetime) -> str | None:
+    def _find_earlier(
+        self, client: WebClient, channel: str, key: tuple[str, str, str, str], fire: datetime
+    ) -> str | None:
         """The ts of a digest message for ``key`` an earlier attempt posted, if this claim is a
         take-over and Slack shows one; None otherwise (or when history cannot be read).
         ``channel``: a channel id, or a user id for a DM (the IM is opened to read it)."""
@@ -366,35 +399,51 @@ class Deliverer:
             channel = self._dm_channel(client, key[0], channel)
         oldest = min(fire, row.claimed_at) - timedelta(minutes=5)
         try:
-            resp = client.conversations_history(channel=channel, oldest=f"{oldest.timestamp():.6f}",
-                                                limit=200, include_all_metadata=True)
+            resp = client.conversations_history(
+                channel=channel, oldest=f"{oldest.timestamp():.6f}", limit=200, include_all_metadata=True
+            )
         except SlackApiError as exc:
             if not self._warned_history:
                 self._warned_history = True
-                log.warning("cannot read conversation history to check for an earlier post (%s); "
-                            "a digest whose sender died mid-request may be posted twice (reinstall "
-                            "the app with the manifest's history scopes)", slack_error(exc.response))
+                log.warning(
+                    "cannot read conversation history to check for an earlier post (%s); "
+                    "a digest whose sender died mid-request may be posted twice (reinstall "
+                    "the app with the manifest's history scopes)",
+                    slack_error(exc.response),
+                )
             return None
         except Exception:  # network: fall back to sending
             return None
         wanted = "/".join(key)
         for message in resp.get("messages") or []:
             meta = message.get("metadata") or {}
-            if (meta.get("event_type") == METADATA_EVENT
-                    and (meta.get("event_payload") or {}).get("key") == wanted):
+            if meta.get("event_type") == METADATA_EVENT and (meta.get("event_payload") or {}).get("key") == wanted:
                 return message.get("ts")
         return None
 
-    def _slack_error(self, key: tuple[str, str, str, str], exc: SlackApiError, *,
-                     sub: Subscription | None = None, dm: tuple[str, str] | None = None) -> Attempt:
+    def _slack_error(
+        self,
+        key: tuple[str, str, str, str],
+        exc: SlackApiError,
+        *,
+        sub: Subscription | None = None,
+        dm: tuple[str, str] | None = None,
+    ) -> Attempt:
         code = str(exc.response.get("error") or f"http_{exc.response.status_code}")
         if code in PERMANENT_ERRORS:
             return self._permanent(key, code, sub=sub, dm=dm, detail=slack_error(exc.response))
         return self._failed(key, slack_error(exc.response))
 
-    def _permanent(self, key: tuple[str, str, str, str], code: str, *,
-                   sub: Subscription | None = None, dm: tuple[str, str] | None = None,
-                   reason: str | None = None, detail: str | None = None) -> Attempt:
+    def _permanent(
+        self,
+        key: tuple[str, str, str, str],
+        code: str,
+        *,
+        sub: Subscription | None = None,
+        dm: tuple[str, str] | None = None,
+        reason: str | None = None,
+        detail: str | None = None,
+    ) -> Attempt:
         """Pause with a visible reason; ``detail`` (Slack's error with its ``messages``) goes to
         the ledger and the log, the reason people see stays short."""
         text = f"Slack error {code}: {PERMANENT_ERRORS[code]}" if reason is None else reason
@@ -417,5 +466,15 @@ def _metadata(key: Iterable[str]) -> dict[str, Any]:
     return {"event_type": METADATA_EVENT, "event_payload": {"key": "/".join(key)}}
 
 
-__all__ = ["METADATA_EVENT", "PERMANENT_ERRORS", "Attempt", "Clients", "Deliverer", "Outcome",
-           "PacedRateLimitRetryHandler", "Pacer", "claimant_id", "paced"]
+__all__ = [
+    "METADATA_EVENT",
+    "PERMANENT_ERRORS",
+    "Attempt",
+    "Clients",
+    "Deliverer",
+    "Outcome",
+    "PacedRateLimitRetryHandler",
+    "Pacer",
+    "claimant_id",
+    "paced",
+]

@@ -47,8 +47,9 @@ def retry_wait_s(attempts: int, retry_failed_after_s: float) -> float:
     return max(retry_failed_after_s, min(doubled, MAX_RETRY_WAIT_S))
 
 
-def unsettled(row: Delivery | None, now: datetime, *, stale_after_s: float, max_attempts: int,
-              retry_failed_after_s: float) -> bool:
+def unsettled(
+    row: Delivery | None, now: datetime, *, stale_after_s: float, max_attempts: int, retry_failed_after_s: float
+) -> bool:
     """Whether a ledger row (or its absence) leaves the delivery to be done now: no row; a
     claim at least ``stale_after_s`` old (its sender died); a failure with attempts left
     (``max_attempts``; :data:`bot.store.ledger.NO_ATTEMPT_LIMIT` by default, the catch-up window
@@ -60,13 +61,13 @@ def unsettled(row: Delivery | None, now: datetime, *, stale_after_s: float, max_
     if row.status == "claimed":
         return age >= stale_after_s
     if row.status == "failed":
-        return (row.attempts < max_attempts
-                and age >= retry_wait_s(row.attempts, retry_failed_after_s))
+        return row.attempts < max_attempts and age >= retry_wait_s(row.attempts, retry_failed_after_s)
     return False
 
 
-def eligible(fire: datetime | None, changed_at: datetime, now: datetime, tz: str,
-             min_window_s: float) -> TypeGuard[datetime]:
+def eligible(
+    fire: datetime | None, changed_at: datetime, now: datetime, tz: str, min_window_s: float
+) -> TypeGuard[datetime]:
     """A scheduled time is due when it falls after the row's last change (a digest is not sent
     for a time before the subscription, or its new schedule, existed) and within its catch-up
     window (the rest of that ISO week in ``tz``, at least ``min_window_s``)."""
@@ -85,17 +86,22 @@ class Due:
     why: str | None
 
 
-def due_now(store: Any, now: datetime, min_window_s: float,
-            is_unsettled: Callable[[Delivery | None, datetime], bool]) -> list[Due]:
+def due_now(
+    store: Any, now: datetime, min_window_s: float, is_unsettled: Callable[[Delivery | None, datetime], bool]
+) -> list[Due]:
     """Every active subscription and DM digest of ``store`` (a :class:`bot.store.Store`) whose
     latest scheduled time not after ``now`` is :func:`eligible` and whose ledger row
     ``is_unsettled`` (row or None, now) says is still to be sent."""
     memo: dict[WeeklySchedule, datetime | None] = {}
     candidates: list[tuple[tuple[str, str, str, str], int | None, datetime]] = []
-    rows = [(sub.schedule, sub.updated_at, (sub.team_id, sub.channel_id, sub.track_id), sub.id)
-            for sub in store.active_subscriptions()]
-    rows += [(dm.schedule, dm.updated_at, (dm.team_id, dm.user_id, DM_TRACK), None)
-             for dm in store.dm_recipients(at=FAR_FUTURE)]
+    rows = [
+        (sub.schedule, sub.updated_at, (sub.team_id, sub.channel_id, sub.track_id), sub.id)
+        for sub in store.active_subscriptions()
+    ]
+    rows += [
+        (dm.schedule, dm.updated_at, (dm.team_id, dm.user_id, DM_TRACK), None)
+        for dm in store.dm_recipients(at=FAR_FUTURE)
+    ]
     for schedule, changed_at, dest, sub_id in rows:
         if schedule not in memo:  # many rows share a schedule
             memo[schedule] = schedule.latest_fire(now)
@@ -106,5 +112,8 @@ def due_now(store: Any, now: datetime, min_window_s: float,
     for period in {key[3] for key, _sub, _fire in candidates}:
         for row in store.deliveries(period=period):
             ledger[(row.team_id, row.destination, row.track_id, row.period)] = row
-    return [Due(key, sub_id, fire, lateness(ledger.get(key), fire, now))
-            for key, sub_id, fire in candidates if is_unsettled(ledger.get(key), now)]
+    return [
+        Due(key, sub_id, fire, lateness(ledger.get(key), fire, now))
+        for key, sub_id, fire in candidates
+        if is_unsettled(ledger.get(key), now)
+    ]

@@ -56,8 +56,7 @@ def sync_jobs(scheduler: BaseScheduler, desired: Jobs) -> ReconcileReport:
     match ``desired`` (:func:`desired_jobs`). A job whose schedule is unchanged keeps its next
     run time (and any pending misfire); a concurrent clock's change is tolerated."""
     report = ReconcileReport()
-    existing = {job.id: job for job in scheduler.get_jobs(jobstore=JOBSTORE)
-                if job.id.startswith(("sub:", "dm:"))}
+    existing = {job.id: job for job in scheduler.get_jobs(jobstore=JOBSTORE) if job.id.startswith(("sub:", "dm:"))}
     for job_id in existing.keys() - desired.keys():
         try:
             scheduler.remove_job(job_id, jobstore=JOBSTORE)
@@ -70,8 +69,9 @@ def sync_jobs(scheduler: BaseScheduler, desired: Jobs) -> ReconcileReport:
         if job is not None and job.name == sig and tuple(job.args) == args:
             continue
         try:
-            scheduler.add_job(func, schedule.trigger, args=args, id=job_id,
-                              name=sig, jobstore=JOBSTORE, replace_existing=True)
+            scheduler.add_job(
+                func, schedule.trigger, args=args, id=job_id, name=sig, jobstore=JOBSTORE, replace_existing=True
+            )
         except (ConflictingIdError, JobLookupError):  # a concurrent clock got there first
             continue
         if job is None:

@@ -85,9 +85,13 @@ class Pacer(SendPacer):
       that woke up late never makes the next one early; a 429 widens that gap a little.
     """
 
-    def __init__(self, channel_interval_s: float = 1.05, team_rate_per_s: float | None = 10.0,
-                 clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], None] = time.sleep):
+    def __init__(
+        self,
+        channel_interval_s: float = 1.05,
+        team_rate_per_s: float | None = 10.0,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ):
         if channel_interval_s < 0 or (team_rate_per_s is not None and team_rate_per_s <= 0):
             raise ValueError("channel_interval_s must be >= 0 and team_rate_per_s > 0 or None")
         super().__init__(clock, sleep)
@@ -188,8 +192,9 @@ def paced(client: WebClient) -> WebClient:
     handlers = []
     for handler in client.retry_handlers:
         if isinstance(handler, RateLimitErrorRetryHandler):
-            handler = PacedRateLimitRetryHandler(max_retry_count=handler.max_retry_count,
-                                                 interval_calculator=handler.interval_calculator)
+            handler = PacedRateLimitRetryHandler(
+                max_retry_count=handler.max_retry_count, interval_calculator=handler.interval_calculator
+            )
         handlers.append(handler)
     client.retry_handlers = handlers
     return client

@@ -72,8 +72,7 @@ class DeliveryFailed(Exception):
     """A retryable delivery failure; Dramatiq retries the message with back-off."""
 
 
-def make_broker(redis_url: str, *, namespace: str = "vllm-path",
-                heartbeat_timeout_s: float = 60.0) -> RedisBroker:
+def make_broker(redis_url: str, *, namespace: str = "vllm-path", heartbeat_timeout_s: float = 60.0) -> RedisBroker:
     """A Dramatiq ``RedisBroker`` on ``redis_url`` with keys under ``namespace``.
 
     ``heartbeat_timeout_s``: after how long without a heartbeat a worker counts as dead and its
@@ -81,9 +80,9 @@ def make_broker(redis_url: str, *, namespace: str = "vllm-path",
     # maintenance (giving a dead worker's messages back) runs on 5% of fetches rather than
     # Dramatiq's 0.1%, so that a killed worker's messages come back within seconds of its
     # heartbeat timeout even when the queue is quiet; it is one short script in Redis.
-    return RedisBroker(url=redis_url, namespace=namespace,
-                       heartbeat_timeout=int(heartbeat_timeout_s * 1000),
-                       maintenance_chance=50_000)
+    return RedisBroker(
+        url=redis_url, namespace=namespace, heartbeat_timeout=int(heartbeat_timeout_s * 1000), maintenance_chance=50_000
+    )
 
 
 class _Runner:
@@ -106,8 +105,7 @@ def install_runner(deliverer: Deliverer, store: Store) -> None:
 
 def _require_runner() -> _Runner:
     if _runner is None:
-        raise RuntimeError("a digest message reached a process that is not a worker "
-                           "(install_runner was not called)")
+        raise RuntimeError("a digest message reached a process that is not a worker (install_runner was not called)")
     return _runner
 
 
@@ -143,16 +141,16 @@ def period_over(period: str, timezone: str | None, now: datetime | None = None) 
     return period_of(now or datetime.now(UTC), timezone) > period
 
 
-def _settle(runner: _Runner, attempt: Attempt, key: tuple[str, str, str, str] | None,
-            timezone: str | None = None) -> str:
+def _settle(
+    runner: _Runner, attempt: Attempt, key: tuple[str, str, str, str] | None, timezone: str | None = None
+) -> str:
     """Turn an attempt into an ack (return its outcome's name) or a retry (raise). A failure
     is retried until the digest's period is over in ``timezone`` (the subscriber's zone)."""
     outcome = attempt.outcome.value
     log.debug("digest %s: %s", "/".join(key) if key else "?", outcome)
     if outcome == "failed":
         if key is not None and period_over(key[3], timezone):
-            log.warning("digest %s: its week is over, not retried (last error: %s)",
-                        "/".join(key), attempt.error)
+            log.warning("digest %s: its week is over, not retried (last error: %s)", "/".join(key), attempt.error)
             return outcome
         raise DeliveryFailed(f"digest {key[3] if key else ''} failed: {attempt.error}")
     if outcome != "taken" or key is None:
@@ -180,21 +178,24 @@ class DigestQueue:
 
     def __init__(self, broker: dramatiq.Broker):
         self.broker = broker
-        options: dict[str, Any] = {"max_retries": MAX_RETRIES, "min_backoff": MIN_BACKOFF_MS,
-                                   "max_backoff": MAX_BACKOFF_MS}
+        options: dict[str, Any] = {
+            "max_retries": MAX_RETRIES,
+            "min_backoff": MIN_BACKOFF_MS,
+            "max_backoff": MAX_BACKOFF_MS,
+        }
         self.send_dm: dramatiq.Actor[Any, Any] = dramatiq.actor(
-            actor_name=SEND_DM, queue_name=QUEUE_NAME, broker=broker, **options)(send_dm)
+            actor_name=SEND_DM, queue_name=QUEUE_NAME, broker=broker, **options
+        )(send_dm)
         self.send_subscription: dramatiq.Actor[Any, Any] = dramatiq.actor(
-            actor_name=SEND_SUBSCRIPTION, queue_name=QUEUE_NAME, broker=broker,
-            **options)(send_subscription)
+            actor_name=SEND_SUBSCRIPTION, queue_name=QUEUE_NAME, broker=broker, **options
+        )(send_subscription)
 
     @classmethod
     def from_settings(cls, settings: Settings, **broker_kwargs: Any) -> DigestQueue | None:
         """The queue on ``settings.redis_url``, or None when it is not set (in-process mode)."""
         if not settings.redis_url:
             return None
-        return cls(make_broker(settings.redis_url, namespace=settings.queue_namespace,
-                               **broker_kwargs))
+        return cls(make_broker(settings.redis_url, namespace=settings.queue_namespace, **broker_kwargs))
 
     def backlog(self) -> int:
         """Messages waiting in the queue (not counting delayed retries): what an operator
@@ -234,10 +235,16 @@ class EnqueueingDeliverer:
     ``max_buffer`` are waiting), then enqueued round-robin by workspace.
     """
 
-    def __init__(self, queue: DigestQueue, *, stale_after_s: float = 300.0,
-                 max_attempts: int = NO_ATTEMPT_LIMIT,
-                 requeue_after_s: float | None = None, linger_s: float = 0.2,
-                 max_buffer: int = 200_000):
+    def __init__(
+        self,
+        queue: DigestQueue,
+        *,
+        stale_after_s: float = 300.0,
+        max_attempts: int = NO_ATTEMPT_LIMIT,
+        requeue_after_s: float | None = None,
+        linger_s: float = 0.2,
+        max_buffer: int = 200_000,
+    ):
         self.queue = queue
         self.stale_after_s = stale_after_s
         self.max_attempts = max_attempts
@@ -312,8 +319,11 @@ class EnqueueingDeliverer:
                     self._cond.wait()
                 if not self._buffer and self._closed:
                     return
-                while (not self._closed and len(self._buffer) < self.max_buffer
-                       and time.monotonic() - self._last_add < self.linger_s):
+                while (
+                    not self._closed
+                    and len(self._buffer) < self.max_buffer
+                    and time.monotonic() - self._last_add < self.linger_s
+                ):
                     self._cond.wait(self.linger_s)
                 batch, self._buffer = self._buffer, []
                 self._sending = True
@@ -331,8 +341,12 @@ class EnqueueingDeliverer:
         by_team: defaultdict[str, list[tuple[Any, tuple[Any, ...], tuple[Any, ...]]]] = defaultdict(list)
         for team, actor, args, key in batch:
             by_team[team].append((actor, args, key))
-        order = [item for group in itertools.zip_longest(*by_team.values())  # round-robin
-                 for item in group if item is not None]
+        order = [
+            item
+            for group in itertools.zip_longest(*by_team.values())  # round-robin
+            for item in group
+            if item is not None
+        ]
         sent = 0
         for index, (actor, args, _key) in enumerate(order):
             try:
@@ -353,16 +367,21 @@ class EnqueueingDeliverer:
         """One warning when an outage starts; DEBUG for the next failures of the same outage."""
         if self._down_since is None:
             self._down_since = time.monotonic()
-            log.warning("could not enqueue %d digest(s): the broker is unreachable (%s: %s); "
-                        "they are enqueued again once it answers (next catch-up)",
-                        count, type(exc).__name__, str(exc).splitlines()[0][:200] if str(exc) else "")
+            log.warning(
+                "could not enqueue %d digest(s): the broker is unreachable (%s: %s); "
+                "they are enqueued again once it answers (next catch-up)",
+                count,
+                type(exc).__name__,
+                str(exc).splitlines()[0][:200] if str(exc) else "",
+            )
         else:
             log.debug("broker still unreachable: %d digest(s) wait for the next catch-up", count)
 
     def _broker_up(self) -> None:
         if self._down_since is not None:
-            log.warning("the broker answers again after %.0f s; enqueueing resumed",
-                        time.monotonic() - self._down_since)
+            log.warning(
+                "the broker answers again after %.0f s; enqueueing resumed", time.monotonic() - self._down_since
+            )
             self._down_since = None
 
     def flush(self, timeout: float = 60.0) -> bool:
@@ -372,8 +391,9 @@ class EnqueueingDeliverer:
         with self._cond:
             self._last_add = 0.0
             self._cond.notify_all()
-            return self._cond.wait_for(lambda: not self._buffer and not self._sending,
-                                       max(0.0, deadline - time.monotonic()))
+            return self._cond.wait_for(
+                lambda: not self._buffer and not self._sending, max(0.0, deadline - time.monotonic())
+            )
 
     def stop_claiming(self, timeout: float = 5.0) -> None:
         """Graceful shutdown (the clock's SIGTERM, as :meth:`Deliverer.stop_claiming
@@ -391,4 +411,3 @@ class EnqueueingDeliverer:
             self._closed = True
             self._cond.notify_all()
         self._thread.join(timeout=120)
-

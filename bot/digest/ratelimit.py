@@ -86,10 +86,16 @@ class SharedPacer(SendPacer):
     ``redis.exceptions.ConnectionError`` from a send's slot when Redis is unreachable.
     """
 
-    def __init__(self, redis_url: str, *, namespace: str = "vllm-path",
-                 team_rate_per_s: float | None = 10.0, channel_rate_per_s: float = 1.0,
-                 clock: Callable[[], float] = time.time,
-                 sleep: Callable[[float], None] = time.sleep):
+    def __init__(
+        self,
+        redis_url: str,
+        *,
+        namespace: str = "vllm-path",
+        team_rate_per_s: float | None = 10.0,
+        channel_rate_per_s: float = 1.0,
+        clock: Callable[[], float] = time.time,
+        sleep: Callable[[float], None] = time.sleep,
+    ):
         super().__init__(clock, sleep)
         self.namespace = namespace
         self.team_interval_s = 1.0 / team_rate_per_s if team_rate_per_s else None
@@ -112,8 +118,7 @@ class SharedPacer(SendPacer):
         pipe.set(key, "1", px=ms, nx=True)
         pipe.pexpire(key, ms, gt=True)
         pipe.execute()
-        log.warning("workspace %s rate-limited by Slack: all workers hold its sends %.1f s",
-                    team, seconds)
+        log.warning("workspace %s rate-limited by Slack: all workers hold its sends %.1f s", team, seconds)
 
     def rate_limited(self, team: str, retry_after_s: float = 1.0) -> None:
         """A send in ``team`` got a 429: :meth:`block` the workspace for ``retry_after_s``."""
@@ -144,7 +149,8 @@ class SharedPacer(SendPacer):
             else:
                 wait_s, blocked_ms = self._reserve(
                     keys=[f"{self.namespace}:next:{team}", self._blocked_key(team)],
-                    args=[f"{self.team_interval_s:.6f}"])
+                    args=[f"{self.team_interval_s:.6f}"],
+                )
                 wait = float(wait_s)
                 if wait > 0:
                     self._pause(wait)

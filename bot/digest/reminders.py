@@ -26,8 +26,12 @@ log = logging.getLogger(__name__)
 
 def ledger_key(reminder: Reminder) -> tuple[str, str, str, str]:
     """The reminder's ledger key: (team, user, ``reminder-<id>``, ISO week of its due day)."""
-    return (reminder.team_id, reminder.user_id, f"reminder-{reminder.id}",
-            period_of(reminder.due_at, reminder.timezone))
+    return (
+        reminder.team_id,
+        reminder.user_id,
+        f"reminder-{reminder.id}",
+        period_of(reminder.due_at, reminder.timezone),
+    )
 
 
 def send_due_reminders(runtime: Runtime, deliverer: Deliverer, now: datetime) -> int:
@@ -63,8 +67,9 @@ def send_due_reminders(runtime: Runtime, deliverer: Deliverer, now: datetime) ->
             if not channel:
                 raise RuntimeError("conversations.open returned no channel id")
             with deliverer.pacer.slot(reminder.team_id, reminder.user_id):
-                resp = client.chat_postMessage(channel=channel, text=reply.text, blocks=reply.blocks,
-                                               unfurl_links=False, unfurl_media=False)
+                resp = client.chat_postMessage(
+                    channel=channel, text=reply.text, blocks=reply.blocks, unfurl_links=False, unfurl_media=False
+                )
         except SlackApiError as exc:
             log.warning("reminder %s: Slack error %s", reminder.id, exc.response.get("error"))
             store.mark_failed(*key, error=str(exc.response.get("error"))[:1000], claimed_by=deliverer.claimant)

@@ -43,16 +43,22 @@ class ChannelDigestLike(Protocol):
 class DigestRenderer(Protocol):
     """Renders what the digest sends (pure: catalog and reader state in, a message out)."""
 
-    def channel_digest(self, catalog: Catalog, sub: SubscriptionLike,
-                       snapshot: Mapping[str, Sequence[str]] | None, lang: str,
-                       page_url: str | None = None) -> ChannelDigestLike:
+    def channel_digest(
+        self,
+        catalog: Catalog,
+        sub: SubscriptionLike,
+        snapshot: Mapping[str, Sequence[str]] | None,
+        lang: str,
+        page_url: str | None = None,
+    ) -> ChannelDigestLike:
         """This week's digest for subscription ``sub`` (``snapshot``: the path of its last
         catalog version, ``{track id: [post ids]}``, or None; ``page_url``: the track's public
         path page, linked when set). Raises ``KeyError`` for a track the catalog lacks."""
         ...
 
-    def dm_digest(self, catalog: Catalog, follows: Sequence[str], read: set[str],
-                  lang: str, minutes_per_week: int | None = None) -> Message | None:
+    def dm_digest(
+        self, catalog: Catalog, follows: Sequence[str], read: set[str], lang: str, minutes_per_week: int | None = None
+    ) -> Message | None:
         """A person's weekly DM (``follows``: track ids; ``read``: post ids read;
         ``minutes_per_week``: their reading budget, the steps that fit it, at least one; None:
         the default budget, :data:`bot.domain.budget.DEFAULT_MINUTES`); None when there is nothing to suggest."""
@@ -62,8 +68,7 @@ class DigestRenderer(Protocol):
         """The reminder DM about ``post_id`` (a current post id of ``catalog``)."""
         ...
 
-    def feed_notice(self, posts: Sequence[SourcePost], feed_url: str,
-                    total_missing: int) -> Message:
+    def feed_notice(self, posts: Sequence[SourcePost], feed_url: str, total_missing: int) -> Message:
         """The catalog admins' notice naming ``posts`` the catalog lacks (new to them), of
         ``total_missing`` missing in all."""
         ...

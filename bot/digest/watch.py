@@ -24,6 +24,7 @@ from bot.runtime import Runtime
 
 log = logging.getLogger(__name__)
 
+
 @dataclass(frozen=True)
 class WatchReport:
     """What one check did: ``missing`` the posts the catalog lacks (feed order), ``announced``
@@ -69,8 +70,9 @@ def check_feed(runtime: Runtime, *, clients: Clients | None = None) -> WatchRepo
     else:
         message = runtime.renderer.feed_notice(claimed, feed_url, len(missing))
         try:
-            client.chat_postMessage(channel=channel, text=message.text, blocks=message.blocks, unfurl_links=False,
-                                    unfurl_media=False)
+            client.chat_postMessage(
+                channel=channel, text=message.text, blocks=message.blocks, unfurl_links=False, unfurl_media=False
+            )
         except Exception as exc:  # slack_sdk errors and network errors alike
             error = getattr(getattr(exc, "response", None), "data", {}).get("error") or type(exc).__name__
     if error is not None:

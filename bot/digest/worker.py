@@ -71,15 +71,20 @@ class DigestWorker:
         self.store = runtime.store
         self.batched = BatchedLedgerStore(runtime.store)
         self.runtime = Runtime(settings, self.batched, runtime.holder, runtime.renderer)
-        self.pacer = SharedPacer(settings.redis_url, namespace=settings.queue_namespace,
-                                 team_rate_per_s=settings.slack_team_rate_per_s,
-                                 channel_rate_per_s=settings.slack_channel_rate_per_s)
-        self.deliverer = Deliverer(self.runtime, clients=Clients(self.runtime),
-                                   pacer=self.pacer,
-                                   stale_after_s=self.options.stale_after_s,
-                                   renew_after_s=self.options.stale_after_s * RENEW_AFTER_SHARE)
-        queue = digest_queue.DigestQueue.from_settings(
-            settings, heartbeat_timeout_s=self.options.heartbeat_timeout_s)
+        self.pacer = SharedPacer(
+            settings.redis_url,
+            namespace=settings.queue_namespace,
+            team_rate_per_s=settings.slack_team_rate_per_s,
+            channel_rate_per_s=settings.slack_channel_rate_per_s,
+        )
+        self.deliverer = Deliverer(
+            self.runtime,
+            clients=Clients(self.runtime),
+            pacer=self.pacer,
+            stale_after_s=self.options.stale_after_s,
+            renew_after_s=self.options.stale_after_s * RENEW_AFTER_SHARE,
+        )
+        queue = digest_queue.DigestQueue.from_settings(settings, heartbeat_timeout_s=self.options.heartbeat_timeout_s)
         assert queue is not None
         self.queue = queue
         self.worker: dramatiq.Worker | None = None
@@ -93,18 +98,21 @@ class DigestWorker:
             return False
         self._tried = latest
         ok, errors = self.runtime.holder.reload()
-        log.info("catalog %s recorded by another process: reload %s", latest,
-                 "done" if ok else f"refused ({len(errors)} errors)")
+        log.info(
+            "catalog %s recorded by another process: reload %s",
+            latest,
+            "done" if ok else f"refused ({len(errors)} errors)",
+        )
         return True
 
     def start(self) -> None:
         """Start consuming in background threads."""
         digest_queue.install_runner(self.deliverer, self.store)
-        self.worker = dramatiq.Worker(self.queue.broker, queues={digest_queue.QUEUE_NAME},
-                                      worker_threads=self.options.threads, worker_timeout=200)
+        self.worker = dramatiq.Worker(
+            self.queue.broker, queues={digest_queue.QUEUE_NAME}, worker_threads=self.options.threads, worker_timeout=200
+        )
         self.worker.start()
-        log.info("digest worker started: %d threads, claimant %s", self.options.threads,
-                 self.deliverer.claimant)
+        log.info("digest worker started: %d threads, claimant %s", self.options.threads, self.deliverer.claimant)
 
     def stop(self) -> None:
         """Stop taking messages, let sends in flight finish, flush the ledger batches."""
@@ -113,8 +121,11 @@ class DigestWorker:
             self.worker = None
         self.batched.close()
         self.queue.broker.close()
-        log.info("digest worker stopped (%d ledger batches for %d calls)",
-                 self.batched.batcher.batches, self.batched.batcher.calls)
+        log.info(
+            "digest worker stopped (%d ledger batches for %d calls)",
+            self.batched.batcher.batches,
+            self.batched.batcher.calls,
+        )
 
 
 def worker_runtime(settings: Settings, threads: int) -> Runtime:
@@ -135,8 +146,9 @@ def worker_runtime(settings: Settings, threads: int) -> Runtime:
         engine.dispose()
         # No pre-ping per checkout (a round trip per query at hundreds of sends a second): a
         # connection the server dropped fails that send, which Dramatiq retries.
-        engine = make_engine(settings.database_url, pool_size=min(threads + 2, 16),
-                             max_overflow=0, pool_pre_ping=False, pool_recycle=600)
+        engine = make_engine(
+            settings.database_url, pool_size=min(threads + 2, 16), max_overflow=0, pool_pre_ping=False, pool_recycle=600
+        )
     try:
         migrate(engine)
     except BaseException:
@@ -144,9 +156,14 @@ def worker_runtime(settings: Settings, threads: int) -> Runtime:
         raise
     # The same cipher and rotator as every other process: an OAuth install's tokens are sealed
     # with TOKEN_ENCRYPTION_KEY, which a worker must read to send.
-    store = Store(engine, owns_engine=True, client_id=settings.slack_client_id,
-                  default_timezone=settings.default_timezone,
-                  token_cipher=token_cipher(settings), token_rotator=token_rotator(settings))
+    store = Store(
+        engine,
+        owns_engine=True,
+        client_id=settings.slack_client_id,
+        default_timezone=settings.default_timezone,
+        token_cipher=token_cipher(settings),
+        token_rotator=token_rotator(settings),
+    )
     store.seal_tokens()
     runtime = Runtime(settings, store, holder)
     runtime.record_catalog_version()

@@ -36,10 +36,29 @@ UNKNOWN_STEP_MINUTES = 10
 
 _EN = re.compile(
     r"^(?:(?P<h>\d+(?:\.\d+)?)\s*(?:h|hr|hrs|hour|hours)\s*(?:(?P<hm>\d+)\s*(?:m|min|mins|minutes?)?)?"
-    r"|(?P<m>\d+)\s*(?:m|min|mins|minute|minutes))$")
-_ZH_NUM = {"半": 0.5, "一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8,
-           "九": 9, "十": 10, "十五": 15, "二十": 20, "三十": 30, "四十": 40, "四十五": 45, "六十": 60,
-           "九十": 90}
+    r"|(?P<m>\d+)\s*(?:m|min|mins|minute|minutes))$"
+)
+_ZH_NUM = {
+    "半": 0.5,
+    "一": 1,
+    "两": 2,
+    "二": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+    "十": 10,
+    "十五": 15,
+    "二十": 20,
+    "三十": 30,
+    "四十": 40,
+    "四十五": 45,
+    "六十": 60,
+    "九十": 90,
+}
 _ZH = re.compile(r"^(?P<n>\d+(?:\.\d+)?|[半一两二三四五六七八九十]+)\s*(?P<u>分钟|分|小时|个小时|钟头|个钟头)$")
 OFF_WORDS = frozenset({"off", "none", "stop", "clear", "reset", "关闭", "关", "取消"})
 _FILLER = frozenset({"a", "per", "week", "weekly", "/week", "每周", "一周", "每星期", "a week"})
@@ -140,7 +159,7 @@ def weeks_to_finish(lengths: Sequence[int | None], budget: int) -> int:
     """Weeks the steps of ``lengths`` take at ``budget`` minutes a week under :func:`fit`."""
     weeks, rest = 0, list(lengths)
     while rest:
-        rest = rest[fit(rest, budget):]
+        rest = rest[fit(rest, budget) :]
         weeks += 1
     return weeks
 
@@ -174,6 +193,6 @@ def take_after(words: Sequence[str]) -> tuple[list[str], str | None]:
         for form in forms:
             n = len(form)
             for i in range(len(low) - n + 1):
-                if tuple(low[i:i + n]) == form:
-                    return list(words[:i]) + list(words[i + n:]), value
+                if tuple(low[i : i + n]) == form:
+                    return list(words[:i]) + list(words[i + n :]), value
     return list(words), None

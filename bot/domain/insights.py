@@ -107,8 +107,9 @@ def _funnel(catalog: Catalog, track_id: str, by_user: dict[str, set[str]]) -> Tr
 
 def _channels(subscriptions: Iterable[Any], deliveries: Iterable[tuple[str, str, int]]) -> tuple[ChannelHealth, ...]:
     """Each subscribed channel's subscriptions (active, paused and why) and deliveries, by channel id."""
-    health: dict[str, dict[str, Any]] = defaultdict(lambda: {"active": 0, "paused": 0, "reasons": [],
-                                                              "sent": 0, "skipped": 0, "failed": 0})
+    health: dict[str, dict[str, Any]] = defaultdict(
+        lambda: {"active": 0, "paused": 0, "reasons": [], "sent": 0, "skipped": 0, "failed": 0}
+    )
     for sub in subscriptions:
         h = health[sub.channel_id]
         h["active" if sub.status == "active" else "paused"] += 1
@@ -117,12 +118,20 @@ def _channels(subscriptions: Iterable[Any], deliveries: Iterable[tuple[str, str,
     for destination, outcome, n in deliveries:
         if destination in health and outcome in ("sent", "skipped", "failed"):
             health[destination][outcome] += n
-    return tuple(ChannelHealth(cid, h["active"], h["paused"], tuple(h["reasons"]), h["sent"],
-                               h["skipped"], h["failed"]) for cid, h in sorted(health.items()))
+    return tuple(
+        ChannelHealth(cid, h["active"], h["paused"], tuple(h["reasons"]), h["sent"], h["skipped"], h["failed"])
+        for cid, h in sorted(health.items())
+    )
 
 
-def compute(catalog: Catalog, team_id: str, reads: Iterable[tuple[str, str, datetime]], now: datetime,
-            subscriptions: Iterable[Any] = (), deliveries: Iterable[tuple[str, str, int]] = ()) -> Insights:
+def compute(
+    catalog: Catalog,
+    team_id: str,
+    reads: Iterable[tuple[str, str, datetime]],
+    now: datetime,
+    subscriptions: Iterable[Any] = (),
+    deliveries: Iterable[tuple[str, str, int]] = (),
+) -> Insights:
     """The insights of ``team_id`` at ``now`` (aware UTC).
 
     ``reads``: ``(user id, post id as stored, read_at)`` rows (former post ids count for the
@@ -145,7 +154,16 @@ def compute(catalog: Catalog, team_id: str, reads: Iterable[tuple[str, str, date
     week_keys = [_week(now - timedelta(weeks=i)) for i in range(WEEKS - 1, -1, -1)]
     funnels = tuple(_funnel(catalog, track.id, by_user) for track in catalog.tracks)
     per_post = Counter(p for posts in by_user.values() for p in posts)
-    top = tuple((p, n) for p, n in sorted(per_post.items(), key=lambda x: (-x[1], x[0]))
-                if n >= MIN_READERS)[:TOP_POSTS]
-    return Insights(team_id, now, len(by_user), len(active), tuple((w, weeks.get(w, 0)) for w in week_keys),
-                    funnels, top, _channels(subscriptions, deliveries))
+    top = tuple((p, n) for p, n in sorted(per_post.items(), key=lambda x: (-x[1], x[0])) if n >= MIN_READERS)[
+        :TOP_POSTS
+    ]
+    return Insights(
+        team_id,
+        now,
+        len(by_user),
+        len(active),
+        tuple((w, weeks.get(w, 0)) for w in week_keys),
+        funnels,
+        top,
+        _channels(subscriptions, deliveries),
+    )

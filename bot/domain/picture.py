@@ -48,8 +48,7 @@ def _title(text: str) -> str:
     return text if len(text) <= MAX_TITLE else text[: MAX_TITLE - 1].rstrip() + "…"
 
 
-def path_graph(catalog: Catalog, track_id: str, read: Collection[str] | None = None,
-               lang: str = "en") -> PathGraph:
+def path_graph(catalog: Catalog, track_id: str, read: Collection[str] | None = None, lang: str = "en") -> PathGraph:
     """The :class:`PathGraph` of ``track_id``; ``read`` (post ids, former ids count) marks the
     reader's progress, ``None`` draws it for nobody. Raises ``KeyError`` for an unknown track."""
     track = catalog.track(track_id)
@@ -62,9 +61,13 @@ def path_graph(catalog: Catalog, track_id: str, read: Collection[str] | None = N
         post = catalog.post(pid)
         minutes = "" if post.minutes is None else f"{'' if post.minutes_source == 'counted' else '~'}{post.minutes} min"
         extra = [x for x in (minutes, "" if post.url else "no link yet") if x]
-        return Node(pid, (f"{n}. {_title(post.title)}", " · ".join(extra)) if extra else
-                    (f"{n}. {_title(post.title)}",), kind,
-                    None if done is None else pid in done, post.url is not None)
+        return Node(
+            pid,
+            (f"{n}. {_title(post.title)}", " · ".join(extra)) if extra else (f"{n}. {_title(post.title)}",),
+            kind,
+            None if done is None else pid in done,
+            post.url is not None,
+        )
 
     for before in track.before:
         if catalog.has_track(before):

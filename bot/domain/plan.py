@@ -98,9 +98,14 @@ class ChannelPlan:
         return not self.steps and not self.new
 
 
-def walk(catalog: Catalog, track_id: str, cursor: int, steps_per_week: int,
-         old_order: Sequence[str] | None, minutes_per_week: int | None = None
-         ) -> tuple[tuple[str, ...], tuple[tuple[str, NewKind], ...], frozenset[str], int, int]:
+def walk(
+    catalog: Catalog,
+    track_id: str,
+    cursor: int,
+    steps_per_week: int,
+    old_order: Sequence[str] | None,
+    minutes_per_week: int | None = None,
+) -> tuple[tuple[str, ...], tuple[tuple[str, NewKind], ...], frozenset[str], int, int]:
     """Where a channel is on the current path and what it reads next.
 
     ``old_order`` is the track's path in the catalog version the cursor refers to (None when
@@ -126,7 +131,7 @@ def walk(catalog: Catalog, track_id: str, cursor: int, steps_per_week: int,
     frontier = max((pos[p] for p in seen if p in pos), default=-1) + 1
     if minutes_per_week:
         k = fit([catalog.post(p).minutes for p in order[frontier:]], minutes_per_week)
-    steps = tuple(order[frontier:frontier + k])
+    steps = tuple(order[frontier : frontier + k])
     new: list[tuple[str, NewKind]] = []
     for i, p in enumerate(order):
         if p in seen or p in steps:
@@ -138,8 +143,9 @@ def walk(catalog: Catalog, track_id: str, cursor: int, steps_per_week: int,
     return steps, tuple(new), frozenset(added), frontier + len(steps), len(order)
 
 
-def plan_channel_digest(catalog: Catalog, sub: SubscriptionLike,
-                        snapshot: Mapping[str, Sequence[str]] | None = None) -> ChannelPlan:
+def plan_channel_digest(
+    catalog: Catalog, sub: SubscriptionLike, snapshot: Mapping[str, Sequence[str]] | None = None
+) -> ChannelPlan:
     """This week's :class:`ChannelPlan` for ``sub``.
 
     ``snapshot`` is the store's ``catalog_snapshot(sub.last_catalog_version)`` (``{track id:
@@ -150,27 +156,43 @@ def plan_channel_digest(catalog: Catalog, sub: SubscriptionLike,
     track_id = sub.track_id
     catalog.track(track_id)  # KeyError for a track the catalog no longer has
     old_order = None
-    if (snapshot is not None and sub.last_catalog_version not in (None, catalog.version)
-            and track_id in snapshot):
+    if snapshot is not None and sub.last_catalog_version not in (None, catalog.version) and track_id in snapshot:
         old_order = list(snapshot[track_id])
     budget = channel_minutes(sub)
-    steps, new, added, cursor, total = walk(catalog, track_id, max(0, sub.cursor),
-                                            sub.steps_per_week, old_order, budget)
+    steps, new, added, cursor, total = walk(
+        catalog, track_id, max(0, sub.cursor), sub.steps_per_week, old_order, budget
+    )
     ess = set(paths.essentials(catalog, track_id))
     order = catalog.order(track_id)
-    walked = [catalog.resolve_post_id(p) or p for p in (old_order or order)][:max(0, sub.cursor)]
+    walked = [catalog.resolve_post_id(p) or p for p in (old_order or order)][: max(0, sub.cursor)]
     had_all = ess <= set(walked)
     if getattr(sub, "after_essentials", "further") == "stop" and had_all:
-        return ChannelPlan(track_id=track_id, steps=(), new=(), added=(), cursor=max(0, sub.cursor),
-                           total=total, closing=False, first=False, version=catalog.version,
-                           minutes_per_week=budget)
+        return ChannelPlan(
+            track_id=track_id,
+            steps=(),
+            new=(),
+            added=(),
+            cursor=max(0, sub.cursor),
+            total=total,
+            closing=False,
+            first=False,
+            version=catalog.version,
+            minutes_per_week=budget,
+        )
     finished_now = not had_all and ess <= set(order[:cursor])
     return ChannelPlan(
-        track_id=track_id, steps=steps, new=new,
+        track_id=track_id,
+        steps=steps,
+        new=new,
         added=tuple(p for p in catalog.order(track_id) if p in added),
-        cursor=cursor, total=total, closing=cursor >= total and bool(steps),
-        first=sub.cursor == 0 and sub.last_catalog_version is None, version=catalog.version,
-        essentials_finished=finished_now, minutes_per_week=budget)
+        cursor=cursor,
+        total=total,
+        closing=cursor >= total and bool(steps),
+        first=sub.cursor == 0 and sub.last_catalog_version is None,
+        version=catalog.version,
+        essentials_finished=finished_now,
+        minutes_per_week=budget,
+    )
 
 
 @dataclass(frozen=True)
@@ -187,8 +209,9 @@ class BudgetPreview:
     after_essentials: str = "further"
 
 
-def plan_reader_week(catalog: Catalog, follows: Sequence[str], read: Sequence[str] | set[str],
-                     minutes_per_week: int) -> tuple[tuple[str, str], ...]:
+def plan_reader_week(
+    catalog: Catalog, follows: Sequence[str], read: Sequence[str] | set[str], minutes_per_week: int
+) -> tuple[tuple[str, str], ...]:
     """This week's steps for a reader's DM at ``minutes_per_week``: ``(track id, post id)`` pairs.
 
     The followed tracks in order, each walked in reading order (essentials, then further

@@ -32,18 +32,46 @@ REMIND_AT = time(9, 0)
 MAX_DAYS_AHEAD = 366
 """The furthest a reminder may be set, in days."""
 
-_MONTHS = {name: i for i, names in enumerate((
-    ("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"), ("may",),
-    ("jun", "june"), ("jul", "july"), ("aug", "august"), ("sep", "sept", "september"),
-    ("oct", "october"), ("nov", "november"), ("dec", "december")), start=1) for name in names}
+_MONTHS = {
+    name: i
+    for i, names in enumerate(
+        (
+            ("jan", "january"),
+            ("feb", "february"),
+            ("mar", "march"),
+            ("apr", "april"),
+            ("may",),
+            ("jun", "june"),
+            ("jul", "july"),
+            ("aug", "august"),
+            ("sep", "sept", "september"),
+            ("oct", "october"),
+            ("nov", "november"),
+            ("dec", "december"),
+        ),
+        start=1,
+    )
+    for name in names
+}
 _ISO = re.compile(r"^(\d{4})[-/](\d{1,2})[-/](\d{1,2})$")
 _ZH_IN = re.compile(r"^(\d{1,3}|一|两|二|三)(天|周|个星期|星期)后$")
 _ZH_COUNT = {"一": 1, "两": 2, "二": 2, "三": 3}
 _ZH_DATE = re.compile(r"^(\d{1,2})月(\d{1,2})[日号]$")
 _ORDINAL = re.compile(r"^(\d{1,2})(?:st|nd|rd|th)$")
 _UNITS = {"day": 1, "days": 1, "d": 1, "week": 7, "weeks": 7, "w": 7}
-_COUNTS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-           "eight": 8, "nine": 9, "ten": 10}
+_COUNTS = {
+    "a": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+}
 
 
 @dataclass(frozen=True)
@@ -79,8 +107,7 @@ def _relative(words: list[str], today: date) -> date | None:
     text = " ".join(words)
     if text in RELATIVE_DAYS:
         return today + timedelta(days=RELATIVE_DAYS[text])
-    if len(words) == 3 and words[0] == "in" and (words[1].isdigit() or words[1] in _COUNTS) \
-            and words[2] in _UNITS:
+    if len(words) == 3 and words[0] == "in" and (words[1].isdigit() or words[1] in _COUNTS) and words[2] in _UNITS:
         count = int(words[1]) if words[1].isdigit() else _COUNTS[words[1]]
         return today + timedelta(days=count * _UNITS[words[2]])
     if m := _ZH_IN.match(text):

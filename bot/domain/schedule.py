@@ -51,8 +51,11 @@ def _check_zone(value: str) -> str:
     return value
 
 
-_CHECKS: dict[str | None, Callable[[Any], Any]] = {"weekday": _check_weekday, "at_time": _check_time,
-                                                   "timezone": _check_zone}
+_CHECKS: dict[str | None, Callable[[Any], Any]] = {
+    "weekday": _check_weekday,
+    "at_time": _check_time,
+    "timezone": _check_zone,
+}
 
 
 class WeeklySchedule(BaseModel):
@@ -73,13 +76,15 @@ class WeeklySchedule(BaseModel):
         return _CHECKS[info.field_name](value)
 
     @classmethod
-    def of(cls, weekday: int | None, at_time: str | None, timezone: str,
-           fallback: WeeklySchedule | None = None) -> WeeklySchedule:
+    def of(
+        cls, weekday: int | None, at_time: str | None, timezone: str, fallback: WeeklySchedule | None = None
+    ) -> WeeklySchedule:
         """The schedule with the parts given; parts left out (``None``) come from ``fallback``
         (e.g. the channel's current schedule), else the defaults Monday 09:00."""
         base = fallback or cls(timezone=timezone)
-        return cls(weekday=base.weekday if weekday is None else weekday,
-                   at_time=at_time or base.at_time, timezone=timezone)
+        return cls(
+            weekday=base.weekday if weekday is None else weekday, at_time=at_time or base.at_time, timezone=timezone
+        )
 
     def next_fire(self, now: datetime) -> datetime | None:
         """The next time this schedule fires strictly after ``now`` (aware), in its zone."""
@@ -126,9 +131,9 @@ class ScheduleParts(BaseModel):
         """The full schedule: typed parts win; parts left out come from ``fallback`` (e.g. the
         channel's current schedule, its zone included), else Monday 09:00 in ``zone`` (the
         person's Slack zone or the app's default, an IANA name)."""
-        return WeeklySchedule.of(self.weekday, self.at_time,
-                                 self.timezone or (fallback.timezone if fallback else zone),
-                                 fallback=fallback)
+        return WeeklySchedule.of(
+            self.weekday, self.at_time, self.timezone or (fallback.timezone if fallback else zone), fallback=fallback
+        )
 
 
 def zone_label(timezone: str) -> str:
@@ -143,8 +148,7 @@ def zone_label(timezone: str) -> str:
 def trigger_for(weekday: int, at_time: str, timezone: str) -> CronTrigger:
     """The weekly trigger: ``weekday`` 0=Mon..6=Sun, ``at_time`` ``'HH:MM'``, IANA ``timezone``."""
     hour, minute = (int(x) for x in at_time.split(":"))
-    return CronTrigger(day_of_week=WEEKDAY_NAMES[weekday], hour=hour, minute=minute,
-                       timezone=ZoneInfo(timezone))
+    return CronTrigger(day_of_week=WEEKDAY_NAMES[weekday], hour=hour, minute=minute, timezone=ZoneInfo(timezone))
 
 
 def signature(weekday: int, at_time: str, timezone: str) -> str:
@@ -201,8 +205,7 @@ def in_window(fire: datetime, now: datetime, timezone: str, min_window_s: float 
     return now < week_end(fire, timezone) or (now - fire).total_seconds() < min_window_s
 
 
-def subscription_change(old: tuple[WeeklySchedule, bool] | None,
-                        new: tuple[WeeklySchedule, bool]) -> str:
+def subscription_change(old: tuple[WeeklySchedule, bool] | None, new: tuple[WeeklySchedule, bool]) -> str:
     """What (re-)subscribing did, for the reply: ``"new"`` (no subscription before),
     ``"same"`` (same schedule and state), ``"resumed"`` (it was paused: subscribing again
     resumes it where it left off) or ``"updated"`` (active, schedule changed). ``old`` and

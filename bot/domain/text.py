@@ -57,7 +57,7 @@ def _angle(match: re.Match[str]) -> str:
     if target[0] == "#":
         return f"#{label}" if label else " "
     if target.startswith("mailto:"):
-        return label or target[len("mailto:"):]
+        return label or target[len("mailto:") :]
     if "://" in target or target.startswith(("www.", "/")):
         return target
     return match.group(0)  # not Slack markup: a literal "<…>" that Slack would have escaped

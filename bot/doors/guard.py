@@ -54,8 +54,9 @@ def too_large(content_length: str | None, limit: int = MAX_BODY_BYTES) -> bool:
         return False
 
 
-def check(raw: bytes, content_type: str, timestamp: str | None, signature: str | None,
-          verifier: SignedRequestVerification) -> Refusal | None:
+def check(
+    raw: bytes, content_type: str, timestamp: str | None, signature: str | None, verifier: SignedRequestVerification
+) -> Refusal | None:
     """None when Bolt may have the request; else the :class:`Refusal` to answer with.
 
     ``raw`` is the body as received; ``timestamp`` / ``signature`` the values of

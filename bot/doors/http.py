@@ -49,13 +49,11 @@ def make_wsgi_app(runtime: Any, app: Any, verify_requests: bool = True) -> Calla
     def wsgi(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         path, method = environ.get("PATH_INFO"), environ.get("REQUEST_METHOD")
         if path == HEALTH_PATH and method in ("GET", "HEAD"):
-            start_response("200 OK", [("Content-Type", "text/plain; charset=utf-8"),
-                                      ("Content-Length", "2")])
+            start_response("200 OK", [("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", "2")])
             return [b"ok"]
         if path == METRICS_PATH and method == "GET":
             body = metrics.exposition(registry)
-            start_response("200 OK", [("Content-Type", metrics.CONTENT_TYPE),
-                                      ("Content-Length", str(len(body)))])
+            start_response("200 OK", [("Content-Type", metrics.CONTENT_TYPE), ("Content-Length", str(len(body)))])
             return [body]
         page = web_routes(str(path or ""), str(method or ""), environ)
         if page is not None:
@@ -74,9 +72,17 @@ def make_wsgi_app(runtime: Any, app: Any, verify_requests: bool = True) -> Calla
         except ValueError:
             length = 0
         raw = environ["wsgi.input"].read(length) if length > 0 else b""
-        refusal = None if not verify_requests else guard.check(raw, str(environ.get("CONTENT_TYPE") or ""),
-                              environ.get("HTTP_X_SLACK_REQUEST_TIMESTAMP"),
-                              environ.get("HTTP_X_SLACK_SIGNATURE"), verifier)
+        refusal = (
+            None
+            if not verify_requests
+            else guard.check(
+                raw,
+                str(environ.get("CONTENT_TYPE") or ""),
+                environ.get("HTTP_X_SLACK_REQUEST_TIMESTAMP"),
+                environ.get("HTTP_X_SLACK_SIGNATURE"),
+                verifier,
+            )
+        )
         kind = metrics.request_kind(str(environ.get("CONTENT_TYPE") or ""), raw)
         if refusal is not None:
             metrics.ACK_SECONDS.labels(kind).observe(time.monotonic() - started)
@@ -131,9 +137,17 @@ class HttpDoor:
     over :data:`bot.doors.guard.MAX_BODY_BYTES` are refused. Usable as a context manager.
     """
 
-    def __init__(self, runtime: Any, app: Any, host: str = "127.0.0.1", port: int = 3000,
-                 threads: int = 32, connection_limit: int = CONNECTION_LIMIT,
-                 channel_timeout: int = CHANNEL_TIMEOUT, verify_requests: bool = True):
+    def __init__(
+        self,
+        runtime: Any,
+        app: Any,
+        host: str = "127.0.0.1",
+        port: int = 3000,
+        threads: int = 32,
+        connection_limit: int = CONNECTION_LIMIT,
+        channel_timeout: int = CHANNEL_TIMEOUT,
+        verify_requests: bool = True,
+    ):
         import waitress
 
         from bot.doors.guard import MAX_BODY_BYTES
@@ -141,12 +155,18 @@ class HttpDoor:
         self.runtime = runtime
         self.app = app
         self._map: dict[int, Any] = {}
-        self._server = waitress.create_server(make_wsgi_app(runtime, app, verify_requests), map=self._map,
-                                              host=host, port=port, threads=threads,
-                                              ident="vllm-path", clear_untrusted_proxy_headers=True,
-                                              connection_limit=connection_limit,
-                                              channel_timeout=channel_timeout,
-                                              max_request_body_size=MAX_BODY_BYTES)
+        self._server = waitress.create_server(
+            make_wsgi_app(runtime, app, verify_requests),
+            map=self._map,
+            host=host,
+            port=port,
+            threads=threads,
+            ident="vllm-path",
+            clear_untrusted_proxy_headers=True,
+            connection_limit=connection_limit,
+            channel_timeout=channel_timeout,
+            max_request_body_size=MAX_BODY_BYTES,
+        )
         self._stop = threading.Event()
         self._done = threading.Event()
         self.dropped = 0
@@ -222,8 +242,10 @@ class HttpDoor:
             if getattr(ch, "request", None) is not None:
                 return True  # a request still arriving
             # Just accepted and nothing read yet: its request is on the way.
-            return bool(getattr(ch, "last_activity", 0) >= stopped_at - 1.0
-                        and getattr(ch, "creation_time", 0) == getattr(ch, "last_activity", -1))
+            return bool(
+                getattr(ch, "last_activity", 0) >= stopped_at - 1.0
+                and getattr(ch, "creation_time", 0) == getattr(ch, "last_activity", -1)
+            )
 
         def any_busy() -> bool:
             return any(busy(ch) for ch in list(self._map.values()))
@@ -243,8 +265,11 @@ class HttpDoor:
         dropped = runner.drain(LAZY_GRACE_S)
         if dropped:
             metrics.LAZY_DROPPED.inc(dropped)
-            log.warning("stopping: %d follow-up(s) could not finish within %.0f s and were dropped",
-                        dropped, HTTP_GRACE_S + LAZY_GRACE_S)
+            log.warning(
+                "stopping: %d follow-up(s) could not finish within %.0f s and were dropped",
+                dropped,
+                HTTP_GRACE_S + LAZY_GRACE_S,
+            )
         return dropped
 
     def start(self) -> HttpDoor:
@@ -274,5 +299,3 @@ class HttpDoor:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-

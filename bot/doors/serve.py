@@ -35,9 +35,21 @@ from bot.doors.http import (  # the HTTP door's parts, re-exported for callers o
 
 log = logging.getLogger(__name__)
 
-__all__ = ["CHANNEL_TIMEOUT", "CONNECTION_LIMIT", "EVENTS_PATH", "HEALTH_PATH", "ConfigError", "HttpDoor",
-           "door_for", "freeze_startup_heap", "install_signal_handlers", "refreeze_heap", "serve",
-           "serve_http", "serve_socket_mode"]
+__all__ = [
+    "CHANNEL_TIMEOUT",
+    "CONNECTION_LIMIT",
+    "EVENTS_PATH",
+    "HEALTH_PATH",
+    "ConfigError",
+    "HttpDoor",
+    "door_for",
+    "freeze_startup_heap",
+    "install_signal_handlers",
+    "refreeze_heap",
+    "serve",
+    "serve_http",
+    "serve_socket_mode",
+]
 
 
 class ConfigError(Exception):
@@ -54,27 +66,42 @@ def door_for(settings: Settings) -> str:
     half = _half_oauth(settings)
     app_token = settings.slack_app_token
     if app_token is not None and not app_token.get_secret_value().startswith("xapp-"):
-        raise ConfigError("SLACK_APP_TOKEN must be an app-level token (it starts with "
-                          "'xapp-'); create one with the connections:write scope under "
-                          "Basic Information > App-Level Tokens.")
+        raise ConfigError(
+            "SLACK_APP_TOKEN must be an app-level token (it starts with "
+            "'xapp-'); create one with the connections:write scope under "
+            "Basic Information > App-Level Tokens."
+        )
     if app_token is not None or settings.slack_signing_secret is not None:
-        door, mode, var = (("socket", "Socket Mode", "SLACK_APP_TOKEN") if app_token is not None
-                           else ("http", "HTTP mode", "SLACK_SIGNING_SECRET"))
+        door, mode, var = (
+            ("socket", "Socket Mode", "SLACK_APP_TOKEN")
+            if app_token is not None
+            else ("http", "HTTP mode", "SLACK_SIGNING_SECRET")
+        )
         if not can_call_slack:
-            raise ConfigError(_missing_message(
-                f"{half} is missing ({mode} with OAuth)." if half
-                else f"{mode} has {var} but no SLACK_BOT_TOKEN (or SLACK_CLIENT_ID/SLACK_CLIENT_SECRET)."))
+            raise ConfigError(
+                _missing_message(
+                    f"{half} is missing ({mode} with OAuth)."
+                    if half
+                    else f"{mode} has {var} but no SLACK_BOT_TOKEN (or SLACK_CLIENT_ID/SLACK_CLIENT_SECRET)."
+                )
+            )
         return door
     if settings.oauth_enabled:
-        raise ConfigError(_missing_message(
-            "SLACK_SIGNING_SECRET is missing: SLACK_CLIENT_ID and SLACK_CLIENT_SECRET are set "
-            "(OAuth), and Slack's requests and the OAuth redirect arrive over HTTP, signed with "
-            "the signing secret (Basic Information > App Credentials > Signing Secret)."))
+        raise ConfigError(
+            _missing_message(
+                "SLACK_SIGNING_SECRET is missing: SLACK_CLIENT_ID and SLACK_CLIENT_SECRET are set "
+                "(OAuth), and Slack's requests and the OAuth redirect arrive over HTTP, signed with "
+                "the signing secret (Basic Information > App Credentials > Signing Secret)."
+            )
+        )
     if settings.slack_bot_token is not None or half:
-        raise ConfigError(_missing_message(
-            "SLACK_SIGNING_SECRET (HTTP) or SLACK_APP_TOKEN (Socket Mode) is missing: "
-            + ("SLACK_BOT_TOKEN is set" if settings.slack_bot_token is not None
-               else f"{half} is missing too") + ", but nothing says how Slack reaches the app."))
+        raise ConfigError(
+            _missing_message(
+                "SLACK_SIGNING_SECRET (HTTP) or SLACK_APP_TOKEN (Socket Mode) is missing: "
+                + ("SLACK_BOT_TOKEN is set" if settings.slack_bot_token is not None else f"{half} is missing too")
+                + ", but nothing says how Slack reaches the app."
+            )
+        )
     raise ConfigError(_missing_message("No Slack credentials are configured."))
 
 
@@ -88,13 +115,15 @@ def _half_oauth(settings: Settings) -> str | None:
 
 
 def _missing_message(first: str) -> str:
-    return (f"{first}\n"
-            "To connect to Slack, set either\n"
-            "  SLACK_APP_TOKEN (Socket Mode, xapp-…), or\n"
-            "  SLACK_SIGNING_SECRET (HTTP, requests at /slack/events),\n"
-            "and either SLACK_BOT_TOKEN (one workspace, xoxb-…) or SLACK_CLIENT_ID + "
-            "SLACK_CLIENT_SECRET (OAuth install for many workspaces).\n"
-            "To try the bot without Slack, run: vllm-path console")
+    return (
+        f"{first}\n"
+        "To connect to Slack, set either\n"
+        "  SLACK_APP_TOKEN (Socket Mode, xapp-…), or\n"
+        "  SLACK_SIGNING_SECRET (HTTP, requests at /slack/events),\n"
+        "and either SLACK_BOT_TOKEN (one workspace, xoxb-…) or SLACK_CLIENT_ID + "
+        "SLACK_CLIENT_SECRET (OAuth install for many workspaces).\n"
+        "To try the bot without Slack, run: vllm-path console"
+    )
 
 
 # --- signals -------------------------------------------------------------------------------------
@@ -139,8 +168,11 @@ def reload_catalog_logged(runtime: Any) -> bool:
         refreeze_heap()
         log.info("SIGHUP: catalog reloaded, now serving %s", runtime.holder.catalog.version)
     else:
-        log.error("SIGHUP: catalog reload refused (%d error(s)); still serving %s",
-                  len(errors), runtime.holder.catalog.version)
+        log.error(
+            "SIGHUP: catalog reload refused (%d error(s)); still serving %s",
+            len(errors),
+            runtime.holder.catalog.version,
+        )
     return ok
 
 
@@ -153,8 +185,7 @@ def install_signal_handlers(runtime: Any, stop: Callable[[], None]) -> None:
         return
 
     def on_hup(signum: int, frame: Any) -> None:
-        threading.Thread(target=reload_catalog_logged, args=(runtime,),
-                         name="catalog-reload", daemon=True).start()
+        threading.Thread(target=reload_catalog_logged, args=(runtime,), name="catalog-reload", daemon=True).start()
 
     def on_stop(signum: int, frame: Any) -> None:
         log.info("signal %s: stopping", signal.Signals(signum).name)
@@ -166,9 +197,18 @@ def install_signal_handlers(runtime: Any, stop: Callable[[], None]) -> None:
     signal.signal(signal.SIGINT, on_stop)
 
 
-def serve_http(runtime: Any, host: str = "127.0.0.1", port: int = 3000, threads: int = 32, *,
-               app: Any = None, background: bool = False, connection_limit: int = CONNECTION_LIMIT,
-               channel_timeout: int = CHANNEL_TIMEOUT, verify_requests: bool = True) -> HttpDoor:
+def serve_http(
+    runtime: Any,
+    host: str = "127.0.0.1",
+    port: int = 3000,
+    threads: int = 32,
+    *,
+    app: Any = None,
+    background: bool = False,
+    connection_limit: int = CONNECTION_LIMIT,
+    channel_timeout: int = CHANNEL_TIMEOUT,
+    verify_requests: bool = True,
+) -> HttpDoor:
     """Open the HTTP door. ``app`` defaults to ``build_app(runtime)``.
 
     With ``background=True`` the server runs on a daemon thread and the started
@@ -180,17 +220,23 @@ def serve_http(runtime: Any, host: str = "127.0.0.1", port: int = 3000, threads:
         from bot.slack.app import build_app
 
         app = build_app(runtime)
-    door = HttpDoor(runtime, app, host=host, port=port, threads=threads,
-                    connection_limit=connection_limit, channel_timeout=channel_timeout,
-                    verify_requests=verify_requests)
+    door = HttpDoor(
+        runtime,
+        app,
+        host=host,
+        port=port,
+        threads=threads,
+        connection_limit=connection_limit,
+        channel_timeout=channel_timeout,
+        verify_requests=verify_requests,
+    )
     if background:
         return door.start()
     install_signal_handlers(runtime, door.stop)
     log.info("HTTP door listening on %s (POST %s, GET %s)", door.url, EVENTS_PATH, HEALTH_PATH)
     if getattr(app, "oauth_flow", None) is not None:
         flow = app.oauth_flow
-        log.info("OAuth install at %s%s, redirect %s", door.url, flow.install_path,
-                 flow.redirect_uri_path)
+        log.info("OAuth install at %s%s, redirect %s", door.url, flow.install_path, flow.redirect_uri_path)
     door.serve_forever()
     log.info("HTTP door closed (%d follow-up(s) dropped)", door.dropped)
     return door
@@ -199,8 +245,7 @@ def serve_http(runtime: Any, host: str = "127.0.0.1", port: int = 3000, threads:
 # --- Socket Mode ---------------------------------------------------------------------------------
 
 
-def serve_socket_mode(runtime: Any, *, app: Any = None,
-                      stop: threading.Event | None = None) -> None:
+def serve_socket_mode(runtime: Any, *, app: Any = None, stop: threading.Event | None = None) -> None:
     """Connect through Socket Mode with ``SLACK_APP_TOKEN`` and block until SIGTERM/SIGINT (or
     until ``stop`` is set, when given: then no signal handler is installed).
 
@@ -233,9 +278,14 @@ def serve_socket_mode(runtime: Any, *, app: Any = None,
         log.info("Socket Mode closed (%d follow-up(s) dropped)", dropped)
 
 
-def serve(settings: Settings | None = None, host: str = "127.0.0.1", port: int = 3000,
-          threads: int = 32, connection_limit: int = CONNECTION_LIMIT,
-          channel_timeout: int = CHANNEL_TIMEOUT) -> None:
+def serve(
+    settings: Settings | None = None,
+    host: str = "127.0.0.1",
+    port: int = 3000,
+    threads: int = 32,
+    connection_limit: int = CONNECTION_LIMIT,
+    channel_timeout: int = CHANNEL_TIMEOUT,
+) -> None:
     """``vllm-path serve``: pick the door from the settings, build the runtime and the app, run.
 
     Raises :class:`ConfigError` when no door is configured (the CLI exits 2 with its message).
@@ -247,8 +297,7 @@ def serve(settings: Settings | None = None, host: str = "127.0.0.1", port: int =
     setup_logging(settings)
     door = door_for(settings)
     runtime = Runtime.create(settings)
-    log.info("catalog %s loaded; database %s", runtime.holder.catalog.version,
-             _safe_db_url(settings.database_url))
+    log.info("catalog %s loaded; database %s", runtime.holder.catalog.version, _safe_db_url(settings.database_url))
     from bot.slack.app import build_app
 
     app = build_app(runtime)
@@ -256,8 +305,9 @@ def serve(settings: Settings | None = None, host: str = "127.0.0.1", port: int =
     if door == "socket":
         serve_socket_mode(runtime, app=app)
         return
-    closed = serve_http(runtime, host, port, threads, app=app, connection_limit=connection_limit,
-                        channel_timeout=channel_timeout)
+    closed = serve_http(
+        runtime, host, port, threads, app=app, connection_limit=connection_limit, channel_timeout=channel_timeout
+    )
     if closed.dropped:
         # Threads still waiting on Slack would hold the exit until their calls time out: the
         # drop is logged, so leave now rather than be killed by the platform.

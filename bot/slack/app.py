@@ -36,8 +36,12 @@ def make_client(runtime: Runtime, token: str | None = None) -> WebClient:
     settings = runtime.settings
     if token is None and settings.slack_bot_token is not None:
         token = settings.slack_bot_token.get_secret_value()
-    return WebClient(token=token, base_url=settings.slack_api_url or WebClient.BASE_URL,
-                     retry_handlers=app_retry_handlers(), timeout=10)
+    return WebClient(
+        token=token,
+        base_url=settings.slack_api_url or WebClient.BASE_URL,
+        retry_handlers=app_retry_handlers(),
+        timeout=10,
+    )
 
 
 class BotApp(App):
@@ -95,8 +99,13 @@ class _SameTokenNotice(logging.Filter):
 _SAME_TOKEN_NOTICE = _SameTokenNotice()
 
 
-def build_app(runtime: Runtime, client: WebClient | None = None, *, verify_requests: bool = True,
-              listener_executor: Executor | None = None) -> BotApp:
+def build_app(
+    runtime: Runtime,
+    client: WebClient | None = None,
+    *,
+    verify_requests: bool = True,
+    listener_executor: Executor | None = None,
+) -> BotApp:
     """Build the Bolt app.
 
     ``client``: a ready ``WebClient`` (console, tests); its token is used and ``auth.test`` is not
@@ -150,15 +159,21 @@ def build_app(runtime: Runtime, client: WebClient | None = None, *, verify_reque
             authorization_url=settings.slack_authorize_url,
             callback_options=CallbackOptions(
                 success=success_page(after_install(runtime, lambda token: make_client(runtime, token=token))),
-                failure=failure),
+                failure=failure,
+            ),
         )
-        app = BotApp(client=make_client(runtime, token=None),
-                     oauth_flow=PageOAuthFlow(client=make_client(runtime, token=None), settings=oauth), **common)
+        app = BotApp(
+            client=make_client(runtime, token=None),
+            oauth_flow=PageOAuthFlow(client=make_client(runtime, token=None), settings=oauth),
+            **common,
+        )
     elif settings.slack_bot_token is not None:
         app = BotApp(client=make_client(runtime), token_verification_enabled=True, **common)
     else:
-        raise ValueError("no Slack credentials: set SLACK_BOT_TOKEN (one workspace) or "
-                         "SLACK_CLIENT_ID and SLACK_CLIENT_SECRET (OAuth)")
+        raise ValueError(
+            "no Slack credentials: set SLACK_BOT_TOKEN (one workspace) or "
+            "SLACK_CLIENT_ID and SLACK_CLIENT_SECRET (OAuth)"
+        )
 
     def token_for(team_id: str) -> tuple[bool, str | None]:
         """``(installed, token)``: the tenant's bot token under OAuth; ``None`` (the client's own
@@ -183,10 +198,14 @@ def build_app(runtime: Runtime, client: WebClient | None = None, *, verify_reque
             return UserInfo()
         user = resp.get("user") or {}
         profile = user.get("profile") or {}
-        name = (profile.get("display_name") or profile.get("real_name") or user.get("real_name")
-                or None)
-        return UserInfo(locale=user.get("locale"), tz=user.get("tz"), name=name,
-                        is_admin=bool(user.get("is_admin")), is_owner=bool(user.get("is_owner")))
+        name = profile.get("display_name") or profile.get("real_name") or user.get("real_name") or None
+        return UserInfo(
+            locale=user.get("locale"),
+            tz=user.get("tz"),
+            name=name,
+            is_admin=bool(user.get("is_admin")),
+            is_owner=bool(user.get("is_owner")),
+        )
 
     def check_channel(team_id: str, channel_id: str) -> str:
         # conversations.info: a private channel the bot is not in is channel_not_found to it; a
@@ -216,15 +235,13 @@ def build_app(runtime: Runtime, client: WebClient | None = None, *, verify_reque
         try:
             app.client.chat_postMessage(channel=channel_id, text=str(text), token=token)
         except SlackApiError as exc:  # e.g. not_in_channel: the command still answers
-            log.info("announcement not posted in a channel of team %s: %s", team_id,
-                     exc.response.get("error"))
+            log.info("announcement not posted in a channel of team %s: %s", team_id, exc.response.get("error"))
         except Exception as exc:
             log.info("announcement not posted: %s", type(exc).__name__)
 
     if listener_executor is None:
         separate_lazy_pool(app)
-    handlers = Handlers(runtime, users_info=UserInfoCache(fetch_user), channel_check=check_channel,
-                        announce=announce)
+    handlers = Handlers(runtime, users_info=UserInfoCache(fetch_user), channel_check=check_channel, announce=announce)
 
     app._provide = provide_handlers(handlers)  # listeners read them (and the arrival time) from context
     commands.register(app)

@@ -108,8 +108,12 @@ def _model_problems(block: dict[str, Any], where: str) -> list[str]:
 
 _BLOCK_TEXT_MAX = {"section": ("section", SECTION_TEXT_MAX), "header": ("header", HEADER_TEXT_MAX)}
 _BLOCK_ELEMENTS_MAX = {"actions": ("an actions", ACTIONS_ELEMENTS_MAX), "context": ("a context", CONTEXT_ELEMENTS_MAX)}
-_CONFIRM_MAX = (("title", CONFIRM_TITLE_MAX), ("text", CONFIRM_TEXT_MAX), ("confirm", CONFIRM_BUTTON_MAX),
-                ("deny", CONFIRM_BUTTON_MAX))
+_CONFIRM_MAX = (
+    ("title", CONFIRM_TITLE_MAX),
+    ("text", CONFIRM_TEXT_MAX),
+    ("confirm", CONFIRM_BUTTON_MAX),
+    ("deny", CONFIRM_BUTTON_MAX),
+)
 
 
 def _too_long(value: Any, limit: int) -> bool:
@@ -127,8 +131,11 @@ def _top_problems(block: dict[str, Any], kind: Any, where: str) -> list[str]:
         fields = block.get("fields") or []
         if len(fields) > SECTION_FIELDS_MAX:
             problems.append(f"{where}: {len(fields)} section fields (max {SECTION_FIELDS_MAX})")
-        problems += [f"{where}.fields[{j}]: field text longer than {FIELD_TEXT_MAX} characters"
-                     for j, fld in enumerate(fields) if len(_text(fld)) > FIELD_TEXT_MAX]
+        problems += [
+            f"{where}.fields[{j}]: field text longer than {FIELD_TEXT_MAX} characters"
+            for j, fld in enumerate(fields)
+            if len(_text(fld)) > FIELD_TEXT_MAX
+        ]
     if kind in _BLOCK_ELEMENTS_MAX:
         name, limit = _BLOCK_ELEMENTS_MAX[kind]
         n = len(block.get("elements") or [])
@@ -149,8 +156,11 @@ def _node_problems(node: dict[str, Any], path: str, kind: Any) -> list[str]:
         if _too_long(node.get("value"), BUTTON_VALUE_MAX):
             problems.append(f"{path}: button value longer than {BUTTON_VALUE_MAX} characters")
     if path.endswith(".confirm"):
-        problems += [f"{path}: confirm {key} longer than {limit} characters"
-                     for key, limit in _CONFIRM_MAX if len(_text(node.get(key))) > limit]
+        problems += [
+            f"{path}: confirm {key} longer than {limit} characters"
+            for key, limit in _CONFIRM_MAX
+            if len(_text(node.get(key))) > limit
+        ]
     if path.rsplit(".", 1)[-1].startswith(("options[", "initial_option")):
         if len(_text(node.get("text"))) > OPTION_TEXT_MAX:
             problems.append(f"{path}: option text longer than {OPTION_TEXT_MAX} characters")
@@ -159,8 +169,7 @@ def _node_problems(node: dict[str, Any], path: str, kind: Any) -> list[str]:
     if kind == "context" and node.get("type") in ("mrkdwn", "plain_text") and len(_text(node)) > TEXT_OBJECT_MAX:
         problems.append(f"{path}: context text longer than {TEXT_OBJECT_MAX} characters")
     options = node.get("options")
-    if isinstance(options, list) and str(node.get("type", "")).endswith("select") \
-            and len(options) > SELECT_OPTIONS_MAX:
+    if isinstance(options, list) and str(node.get("type", "")).endswith("select") and len(options) > SELECT_OPTIONS_MAX:
         problems.append(f"{path}: {len(options)} options (max {SELECT_OPTIONS_MAX})")
     return problems
 

@@ -89,6 +89,7 @@ LANG_WORDS: dict[str, str] = {
 """What ``lang`` accepts for each language (English and Chinese names, common locale codes)."""
 # fmt: on
 
+
 @dataclass(frozen=True)
 class Command:
     """A parsed command.
@@ -136,7 +137,8 @@ def _link_labels(text: str) -> str:
         return text
     rest = _LABELLED_LINK.sub(" ", text).split()
     if len(_LABELLED_LINK.findall(text)) == 1 and (
-            not rest or (len(rest) == 1 and clean(rest[0]).casefold().lstrip("/") in KEYWORDS)):
+        not rest or (len(rest) == 1 and clean(rest[0]).casefold().lstrip("/") in KEYWORDS)
+    ):
         return text
     return _LABELLED_LINK.sub(lambda m: m.group(2), text)
 
@@ -171,7 +173,9 @@ _GREETINGS = frozenset({"hi", "hello", "hey", "hi there", "hello there", "hey th
 
 _GREETING_LEAD = re.compile(
     r"^(?:(?:hi|hello|hey) there|good (?:morning|afternoon|evening)|hi|hello|hey|yo|thanks|thank you|thx"
-    r"|你好|您好|嗨|哈喽|早上好|下午好|晚上好|谢谢|多谢)[\s,，!！.。~～]+(?=\S)", re.IGNORECASE)
+    r"|你好|您好|嗨|哈喽|早上好|下午好|晚上好|谢谢|多谢)[\s,，!！.。~～]+(?=\S)",
+    re.IGNORECASE,
+)
 """A greeting or thanks before the command (``hey, what's next?``, ``thanks, next``, ``你好，推测解码``):
 read what follows."""
 
@@ -194,7 +198,8 @@ _LATEST = re.compile(
     r"(?:\s+(?:vllm\s+)?(?:blog(?:\s+(?:posts?|articles?))?|posts?|articles?|news))?"
     r"(?:\s+(?:on the blog|from the blog|please|pls))?"
     r"|(?:最近|本周|这周)?(?:有)?(?:什么)?(?:最新|新)(?:的)?(?:文章|博客|博文)?(?:有哪些|有什么)?(?:吗|呢)?"
-    r"|(?:最近|本周|这周)(?:有什么|有哪些)?(?:的)?(?:文章|博客|博文|更新)(?:有哪些|有什么)?(?:吗|呢)?)$")
+    r"|(?:最近|本周|这周)(?:有什么|有哪些)?(?:的)?(?:文章|博客|博文|更新)(?:有哪些|有什么)?(?:吗|呢)?)$"
+)
 """Asking for the newest posts (``what's new?``, ``latest posts``, ``最新文章``), not for a topic."""
 
 # fmt: off
@@ -227,8 +232,8 @@ def _next_last(words: list[str]) -> str | None:
         return _next_topic(" ".join(parts[:-1]))
     if "next" in parts[:6] and len(parts) <= 10:  # "what's next in pd", "what should i read next for spec"
         at = parts.index("next")
-        if parts[at + 1:at + 2] in (["in"], ["for"], ["on"], ["of"]) and _next_topic(" ".join(parts[:at])) == "":
-            return _next_topic(" ".join(parts[at + 2:]))
+        if parts[at + 1 : at + 2] in (["in"], ["for"], ["on"], ["of"]) and _next_topic(" ".join(parts[:at])) == "":
+            return _next_topic(" ".join(parts[at + 2 :]))
     return None
 
 
@@ -239,7 +244,7 @@ def _keyword(words: list[str]) -> tuple[str, list[str]]:
     if first not in KEYWORDS and not first.isascii():
         joined = next((k for k in _JOINED_KEYWORDS if first.startswith(k)), None)
         if joined is not None:
-            return joined, [words[0].lstrip("/")[len(joined):], *rest]
+            return joined, [words[0].lstrip("/")[len(joined) :], *rest]
     return first, rest
 
 
@@ -251,8 +256,9 @@ def _free_text(raw: str, words: list[str], first: str, rest: list[str], truncate
     if rest and len(first) >= 4 and first.isascii():
         best = process.extractOne(first, _FUZZY_KEYWORDS, scorer=fuzz.ratio, score_cutoff=80)
         if best:
-            return Command("did_you_mean", arg=raw.strip(), truncated=truncated,
-                           suggestion=f"{best[0]} {' '.join(rest)}".strip())
+            return Command(
+                "did_you_mean", arg=raw.strip(), truncated=truncated, suggestion=f"{best[0]} {' '.join(rest)}".strip()
+            )
     return Command("query", arg=raw.strip(), truncated=truncated)
 
 

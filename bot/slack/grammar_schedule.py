@@ -32,8 +32,7 @@ _BAD_TIME = re.compile(r"^\d{1,2}(?::\d+|am|pm)$")
 """Looks like a time but is none (``9:5``, ``9:75`` after the other readers refused it)."""
 
 
-def _right_form(prefix: str, rest: list[str], weekday: int | None, at_time: str | None,
-                zone: str | None) -> str:
+def _right_form(prefix: str, rest: list[str], weekday: int | None, at_time: str | None, zone: str | None) -> str:
     """The command written the way the grammar reads it, for an error reply:
     ``/vllm-path subscribe quant sun 09:00 Europe/Berlin``."""
     day = WEEKDAY_NAMES[weekday] if weekday is not None else "mon"
@@ -54,11 +53,19 @@ def _crontab(words: list[str], prefix: str) -> _Split | None:
     weekday = at_time = None
     if len(run) >= 5:
         minute, hour, dom, month, dow = run[-5:]
-        if (dom, month) == ("*", "*") and all(_NUMBER.match(x) for x in (minute, hour, dow)) \
-                and int(minute) < 60 and int(hour) < 24 and int(dow) <= 7:
+        if (
+            (dom, month) == ("*", "*")
+            and all(_NUMBER.match(x) for x in (minute, hour, dow))
+            and int(minute) < 60
+            and int(hour) < 24
+            and int(dow) <= 7
+        ):
             weekday, at_time = CRON_WEEKDAY[int(dow)], f"{int(hour):02d}:{int(minute):02d}"
-    return words[:start], {"error": "sub.crontab", "error_value": " ".join(run),
-                           "suggestion": _right_form(prefix, words[:start], weekday, at_time, None)}
+    return words[:start], {
+        "error": "sub.crontab",
+        "error_value": " ".join(run),
+        "suggestion": _right_form(prefix, words[:start], weekday, at_time, None),
+    }
 
 
 def _join_meridiem(words: list[str]) -> list[str]:
@@ -90,8 +97,13 @@ class _Parts:
         word = rest[-1]
         if word.casefold() in SCHEDULE_FILLER:
             return 1
-        if _NUMBER.match(word) and self.at_time is None and len(rest) > 1 \
-                and rest[-2].casefold() == "at" and int(word) < 24:
+        if (
+            _NUMBER.match(word)
+            and self.at_time is None
+            and len(rest) > 1
+            and rest[-2].casefold() == "at"
+            and int(word) < 24
+        ):
             word = f"{int(word)}:00"  # "at 9": an hour
         if self.zone is None:
             used = self._take_zone(rest, word)
@@ -128,8 +140,7 @@ class _Parts:
         """The schedule read, or the refusal of a part (numbered weekday, ambiguous or unknown
         zone, bad time), with the right form where the grammar can tell it."""
         zone = self.zone or Zone()
-        if self.number is not None and self.weekday is not None and self.at_time is None \
-                and int(self.number) < 24:
+        if self.number is not None and self.weekday is not None and self.at_time is None and int(self.number) < 24:
             self.at_time, self.number = f"{int(self.number):02d}:00", None  # "monday 9": 9 is an hour
         if self.number is not None:
             value = int(self.number)
@@ -137,11 +148,18 @@ class _Parts:
                 self.weekday = CRON_WEEKDAY.get(value)  # "7": cron's and ISO's Sunday
             elif self.at_time is None and value < 24:
                 self.at_time = f"{value:02d}:00"  # "mon 9", "12": an hour without minutes
-            return rest, {"error": "sub.weekday_number", "error_value": self.number,
-                          "suggestion": _right_form(prefix, rest, self.weekday, self.at_time, zone.zone)}
+            return rest, {
+                "error": "sub.weekday_number",
+                "error_value": self.number,
+                "suggestion": _right_form(prefix, rest, self.weekday, self.at_time, zone.zone),
+            }
         if zone.choices:
-            return rest, {"error": "sub.ambiguous_tz", "error_value": self.zone_word, "error_choices": zone.choices,
-                          "suggestion": _right_form(prefix, rest, self.weekday, self.at_time, zone.choices[0])}
+            return rest, {
+                "error": "sub.ambiguous_tz",
+                "error_value": self.zone_word,
+                "error_choices": zone.choices,
+                "suggestion": _right_form(prefix, rest, self.weekday, self.at_time, zone.choices[0]),
+            }
         if zone.unknown:
             return rest, {"error": "sub.bad_tz", "error_value": self.zone_word}
         if self.bad_time is not None:

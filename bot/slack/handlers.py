@@ -44,15 +44,28 @@ ANSWERED_IN_ACK = frozenset({"query", "search", "next", "help", "did_you_mean", 
 go in the slash command's ack (:meth:`Handlers.answer_now`): no write to repeat when the reply
 has to come after the ack after all."""
 
-__all__ = ["ANSWERED_IN_ACK", "Caller", "Handlers", "UserInfo", "UserInfoCache", "UsersInfo",
-           "next_fire_label", "no_users_info"]
+__all__ = [
+    "ANSWERED_IN_ACK",
+    "Caller",
+    "Handlers",
+    "UserInfo",
+    "UserInfoCache",
+    "UsersInfo",
+    "next_fire_label",
+    "no_users_info",
+]
 
 
 class Handlers:
     """Command and action handlers bound to a :class:`Runtime` (store + catalog holder)."""
 
-    def __init__(self, runtime: Runtime, users_info: UsersInfo = no_users_info,
-                 channel_check: ChannelCheck = any_channel, announce: Announce = no_announce):
+    def __init__(
+        self,
+        runtime: Runtime,
+        users_info: UsersInfo = no_users_info,
+        channel_check: ChannelCheck = any_channel,
+        announce: Announce = no_announce,
+    ):
         self.rt = runtime
         self.users_info = users_info
         self.channel_check = channel_check
@@ -61,8 +74,15 @@ class Handlers:
     def context(self, caller: Caller, lang: str | None = None, typed: str = "") -> Context:
         """A request :class:`Context` for ``caller`` (language looked up unless given; ``typed``:
         the command's text, which answers in Chinese when it is Chinese and no language was chosen)."""
-        return Context(self.rt, caller, self.users_info, lang or "",
-                       channel_check=self.channel_check, announce=self.announce, typed=typed)
+        return Context(
+            self.rt,
+            caller,
+            self.users_info,
+            lang or "",
+            channel_check=self.channel_check,
+            announce=self.announce,
+            typed=typed,
+        )
 
     def lang(self, caller: Caller) -> str:
         """``/vllm-path lang`` setting, else the Slack locale (zh* -> zh), else English."""
@@ -133,11 +153,14 @@ class Handlers:
         if channel_ids:
             wanted = {c for c in channel_ids if is_conversation_id(c)}
             subs = [x for x in store.subscriptions(caller.team_id) if x.channel_id in wanted]
-        state = HomeState(follows=ctx.reader.follows(), read=ctx.reader.read(),
-                                dm=store.get_dm(caller.team_id, caller.user_id),
-                                channel_subs=subs, lang=ctx.lang,
-                                **home_plan(self.rt, caller.team_id, caller.user_id, ctx.reader.follows(),
-                                            ctx.reader.read()))
+        state = HomeState(
+            follows=ctx.reader.follows(),
+            read=ctx.reader.read(),
+            dm=store.get_dm(caller.team_id, caller.user_id),
+            channel_subs=subs,
+            lang=ctx.lang,
+            **home_plan(self.rt, caller.team_id, caller.user_id, ctx.reader.follows(), ctx.reader.read()),
+        )
         view = home_view(ctx.catalog, state)
         if ctx.is_admin():
             # as for the digests above, Home names only channels the person is in
@@ -159,6 +182,8 @@ def _noting_cut(cmd: grammar.Command, lang: str, reply: Reply) -> Reply:
     if not cmd.truncated:
         return reply
     notice = t("error.too_long", lang, n=grammar.MAX_TEXT)
-    return Reply(text=str(notice) + "\n" + reply.text,
-                 blocks=[views.section(notice).to_dict(), *reply.blocks[:49]],
-                 response_type=reply.response_type)
+    return Reply(
+        text=str(notice) + "\n" + reply.text,
+        blocks=[views.section(notice).to_dict(), *reply.blocks[:49]],
+        response_type=reply.response_type,
+    )

@@ -23,14 +23,12 @@ from bot.store.installations import Resumed, tenant_of
 log = logging.getLogger(__name__)
 
 
-def resume_after_install(runtime: Runtime, installation: Installation,
-                         client: WebClient) -> Resumed:
+def resume_after_install(runtime: Runtime, installation: Installation, client: WebClient) -> Resumed:
     """After ``installation`` was saved: resume the tenant's channel subscriptions and DM
     digests paused for auth (:meth:`bot.store.Store.resume_after_install`) and post one short
     note (no mention) in each resumed channel and DM with ``client`` (the new bot token).
     A note Slack refuses is logged and skipped; the digests stay resumed."""
-    tenant = tenant_of(installation.enterprise_id, installation.team_id,
-                       installation.is_enterprise_install)
+    tenant = tenant_of(installation.enterprise_id, installation.team_id, installation.is_enterprise_install)
     resumed = runtime.store.resume_after_install(tenant)
     for channel in resumed.channels:
         _note(client, channel, str(t("install.resumed_channel")))
@@ -44,8 +42,12 @@ def resume_after_install(runtime: Runtime, installation: Installation,
         if im:
             _note(client, im, str(t("install.resumed_dm", lang)))
     if len(resumed):
-        log.info("reinstalled in %s: %d channel digests and %d DM digests resumed", tenant,
-                 len(resumed.channels), len(resumed.users))
+        log.info(
+            "reinstalled in %s: %d channel digests and %d DM digests resumed",
+            tenant,
+            len(resumed.channels),
+            len(resumed.users),
+        )
     return resumed
 
 
@@ -78,8 +80,7 @@ def welcome(runtime: Runtime, installation: Installation, client: WebClient) -> 
     return False
 
 
-def after_install(runtime: Runtime,
-                  make_client: Callable[[str], WebClient]) -> Callable[[SuccessArgs], None]:
+def after_install(runtime: Runtime, make_client: Callable[[str], WebClient]) -> Callable[[SuccessArgs], None]:
     """What a successful install runs before its page: :func:`resume_after_install` and
     :func:`welcome`, with a client for the new bot token (``make_client(token)``)."""
 

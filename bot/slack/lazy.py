@@ -42,8 +42,14 @@ class BoundedLazyRunner(LazyListenerRunner):
     ``logger`` is Bolt's; ``busy_text`` gives the busy answer's text (a function so the string
     table stays the one place for it). Thread-safe."""
 
-    def __init__(self, logger: logging.Logger, *, threads: int = THREADS, bound: int = QUEUE_BOUND,
-                 busy_text: Callable[[], str] = lambda: str(t("busy"))) -> None:
+    def __init__(
+        self,
+        logger: logging.Logger,
+        *,
+        threads: int = THREADS,
+        bound: int = QUEUE_BOUND,
+        busy_text: Callable[[], str] = lambda: str(t("busy")),
+    ) -> None:
         self.logger = logger
         self.bound = bound
         self._busy_text = busy_text
@@ -96,10 +102,8 @@ class BoundedLazyRunner(LazyListenerRunner):
     def _post_busy(self, url: str) -> None:
         with self._lock:
             self._busy_waiting -= 1
-        body = json.dumps({"response_type": "ephemeral", "replace_original": False,
-                           "text": self._busy_text()}).encode()
-        req = urllib.request.Request(url, data=body, method="POST",
-                                     headers={"Content-Type": "application/json"})
+        body = json.dumps({"response_type": "ephemeral", "replace_original": False, "text": self._busy_text()}).encode()
+        req = urllib.request.Request(url, data=body, method="POST", headers={"Content-Type": "application/json"})
         try:
             with urllib.request.urlopen(req, timeout=BUSY_TIMEOUT_S) as answer:
                 answer.read()

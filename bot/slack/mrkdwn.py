@@ -107,7 +107,7 @@ def plain(text: str) -> str:
     text = str(esc(text))
     out, pos = [], 0
     for m in _LINK.finditer(text):
-        out.append(_defang(text[pos:m.start()]))
+        out.append(_defang(text[pos : m.start()]))
         out.append(f"{_defang(m.group(2))} ({m.group(1)})")
         pos = m.end()
     out.append(_defang(text[pos:]))

@@ -23,8 +23,14 @@ class CountingRateLimitRetryHandler(RateLimitErrorRetryHandler):
     """slack-sdk's 429 handler (waits ``Retry-After``, then retries) that also counts each 429
     for the ``vllm_path_slack_ratelimited_total`` metric (:data:`bot.metrics.SLACK_RATELIMITED`)."""
 
-    def _can_retry(self, *, state: RetryState, request: HttpRequest, response: HttpResponse | None = None,
-                   error: Exception | None = None) -> bool:
+    def _can_retry(
+        self,
+        *,
+        state: RetryState,
+        request: HttpRequest,
+        response: HttpResponse | None = None,
+        error: Exception | None = None,
+    ) -> bool:
         if response is not None and response.status_code == 429:
             metrics.SLACK_RATELIMITED.inc()
         return super()._can_retry(state=state, request=request, response=response, error=error)
@@ -61,5 +67,8 @@ def app_retry_handlers() -> list[RetryHandler]:
     ``Retry-After`` and retries up to 3 times (counted for the metrics), a 5xx and a connection
     error retry twice with slack-sdk's back-off. Copies of them (Bolt's per-request copies) are
     the same objects."""
-    return [_AppRateLimitRetryHandler(max_retry_count=3), _AppServerErrorRetryHandler(max_retry_count=2),
-            _AppConnectionErrorRetryHandler(max_retry_count=2)]
+    return [
+        _AppRateLimitRetryHandler(max_retry_count=3),
+        _AppServerErrorRetryHandler(max_retry_count=2),
+        _AppConnectionErrorRetryHandler(max_retry_count=2),
+    ]

@@ -23,10 +23,8 @@ SCOPES_BY_METHOD: Mapping[str, frozenset[str]] = {
     "chat.scheduleMessage": frozenset({"chat:write"}),
     "chat.unfurl": frozenset({"links:write"}),
     "conversations.open": frozenset({"channels:write", "groups:write", "im:write", "mpim:write"}),
-    "conversations.history": frozenset({"channels:history", "groups:history", "im:history",
-                                        "mpim:history"}),
-    "conversations.replies": frozenset({"channels:history", "groups:history", "im:history",
-                                        "mpim:history"}),
+    "conversations.history": frozenset({"channels:history", "groups:history", "im:history", "mpim:history"}),
+    "conversations.replies": frozenset({"channels:history", "groups:history", "im:history", "mpim:history"}),
     "conversations.info": frozenset({"channels:read", "groups:read", "im:read", "mpim:read"}),
     "conversations.list": frozenset({"channels:read", "groups:read", "im:read", "mpim:read"}),
     "users.conversations": frozenset({"channels:read", "groups:read", "im:read", "mpim:read"}),
@@ -70,8 +68,7 @@ def parse_scopes(scopes: str | Iterable[str]) -> frozenset[str]:
     return frozenset(s.strip() for s in items if s and s.strip())
 
 
-def scope_refusal(method: str, granted: Iterable[str], kind: str | None = None
-                  ) -> dict[str, Any] | None:
+def scope_refusal(method: str, granted: Iterable[str], kind: str | None = None) -> dict[str, Any] | None:
     """Slack's answer to ``method`` called with a token holding ``granted`` scopes on a
     conversation of ``kind``: None when allowed, else the ``missing_scope`` body (``needed``
     names the scope to add, ``provided`` the token's scopes, comma-separated)."""
@@ -79,8 +76,12 @@ def scope_refusal(method: str, granted: Iterable[str], kind: str | None = None
     have = parse_scopes(granted)
     if not needed or needed & have:
         return None
-    return {"ok": False, "error": "missing_scope", "needed": ",".join(sorted(needed)),
-            "provided": ",".join(sorted(have))}
+    return {
+        "ok": False,
+        "error": "missing_scope",
+        "needed": ",".join(sorted(needed)),
+        "provided": ",".join(sorted(have)),
+    }
 
 
 def default_bot_scopes() -> frozenset[str]:
@@ -91,5 +92,11 @@ def default_bot_scopes() -> frozenset[str]:
     return parse_scopes(str(Settings.model_fields["slack_scopes"].default))
 
 
-__all__ = ["SCOPES_BY_METHOD", "acceptable_scopes", "conversation_kind", "default_bot_scopes",
-           "parse_scopes", "scope_refusal"]
+__all__ = [
+    "SCOPES_BY_METHOD",
+    "acceptable_scopes",
+    "conversation_kind",
+    "default_bot_scopes",
+    "parse_scopes",
+    "scope_refusal",
+]

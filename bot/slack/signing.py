@@ -29,6 +29,7 @@ from slack_sdk.signature import Clock, SignatureVerifier
 
 log = logging.getLogger(__name__)
 
+
 class SignedRequestVerification(Middleware):
     """Refuse (401 ``{"error": "invalid request"}``) any HTTP request whose signature headers are
     missing, malformed, stale (more than 300 seconds away from ``clock()``, slack-sdk's check) or do not
@@ -40,17 +41,16 @@ class SignedRequestVerification(Middleware):
     """
 
     def __init__(self, signing_secret: str, *, clock: Callable[[], float] = time.time) -> None:
-        self._verifier = (SignatureVerifier(signing_secret=signing_secret, clock=_Clock(clock))
-                          if signing_secret else None)
+        self._verifier = (
+            SignatureVerifier(signing_secret=signing_secret, clock=_Clock(clock)) if signing_secret else None
+        )
         self._secret = signing_secret.encode() if signing_secret else None
         self._clock = clock
 
-    def process(self, *, req: BoltRequest, resp: BoltResponse,
-                next: Callable[[], BoltResponse]) -> BoltResponse:
+    def process(self, *, req: BoltRequest, resp: BoltResponse, next: Callable[[], BoltResponse]) -> BoltResponse:
         if req.mode == "socket_mode":
             return next()
-        why = self.problem(req.raw_body, _first(req, "x-slack-request-timestamp"),
-                           _first(req, "x-slack-signature"))
+        why = self.problem(req.raw_body, _first(req, "x-slack-request-timestamp"), _first(req, "x-slack-signature"))
         return _refused(why) if why else next()
 
     def problem(self, raw_body: str | bytes, timestamp: str | None, signature: str | None) -> str | None:
@@ -58,8 +58,7 @@ class SignedRequestVerification(Middleware):
         signature is good (also used by the HTTP door before it parses anything)."""
         if self._verifier is None:
             return "no signing secret configured for the HTTP door"
-        if (timestamp is None or signature is None or not timestamp.isascii()
-                or not timestamp.isdigit()):
+        if timestamp is None or signature is None or not timestamp.isascii() or not timestamp.isdigit():
             return "missing or malformed signature headers"
         if isinstance(raw_body, bytes):
             raw = raw_body

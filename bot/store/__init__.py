@@ -19,5 +19,16 @@ from bot.store.reader import ReaderState
 from bot.store.repo import Store
 from bot.store.snapshots import Delivery, DmSettings, Subscription
 
-__all__ = ["DM_TRACK", "UNINSTALLED", "Base", "Delivery", "DmSettings", "ReaderState", "Store", "Subscription",
-           "make_engine", "migrate", "utcnow"]
+__all__ = [
+    "DM_TRACK",
+    "UNINSTALLED",
+    "Base",
+    "Delivery",
+    "DmSettings",
+    "ReaderState",
+    "Store",
+    "Subscription",
+    "make_engine",
+    "migrate",
+    "utcnow",
+]

@@ -105,8 +105,12 @@ class StoreCore:
 
     def _insert_new(self, model: Any, **values: Any) -> bool:
         """Insert one row of ``model`` unless its key is taken: True when the row is new."""
-        stmt = (self._insert(model).values(**values).on_conflict_do_nothing()
-                .returning(*model.__table__.primary_key.columns))
+        stmt = (
+            self._insert(model)
+            .values(**values)
+            .on_conflict_do_nothing()
+            .returning(*model.__table__.primary_key.columns)
+        )
         with self._write() as s:
             return s.execute(stmt).first() is not None
 

@@ -67,15 +67,16 @@ class Batching(ABC):
                     self._cond.wait()
                 if not self._pending and self._closed:
                     return
-                batch = self._pending[:self.max_batch]
-                del self._pending[:self.max_batch]
+                batch = self._pending[: self.max_batch]
+                del self._pending[: self.max_batch]
             try:
                 self._flush(batch)
                 self.batches += 1
                 self.calls += len(batch)
             except Exception:
-                log.warning("a batch of %d (%s) failed; running its calls one by one",
-                            len(batch), self.name, exc_info=True)
+                log.warning(
+                    "a batch of %d (%s) failed; running its calls one by one", len(batch), self.name, exc_info=True
+                )
                 for call in batch:
                     self._one(call)
             finally:

@@ -15,8 +15,7 @@ from bot.store.validate import check_id, check_ids
 class CatalogVersionsRepo(StoreCore):
     """Catalog versions, first-seen times and path snapshots."""
 
-    def record_catalog_version(self, version: str,
-                               snapshot: Mapping[str, Sequence[str]]) -> bool:
+    def record_catalog_version(self, version: str, snapshot: Mapping[str, Sequence[str]]) -> bool:
         """Remember a catalog version and each track's path ``{track_id: [post ids in order]}``.
         True if the version is new; a known version keeps its first snapshot."""
         check_id(version, "version")
@@ -26,14 +25,12 @@ class CatalogVersionsRepo(StoreCore):
         for track, posts in snapshot.items():
             check_id(track, "track id")
             data[track] = [check_id(p, "post id") for p in check_ids(posts, "post id")] if posts else []
-        return self._insert_new(CatalogVersion, version=version, first_seen_at=self._now(),
-                                snapshot=data)
+        return self._insert_new(CatalogVersion, version=version, first_seen_at=self._now(), snapshot=data)
 
     def catalog_snapshot(self, version: str) -> dict[str, list[str]] | None:
         """``{track_id: [post ids]}`` recorded for ``version``, or None if unknown."""
         with self._read() as s:
-            data = s.scalar(select(CatalogVersion.snapshot).where(
-                CatalogVersion.version == version))
+            data = s.scalar(select(CatalogVersion.snapshot).where(CatalogVersion.version == version))
             return None if data is None else {k: list(v) for k, v in data.items()}
 
     def latest_catalog_version(self) -> str | None:
@@ -42,6 +39,5 @@ class CatalogVersionsRepo(StoreCore):
         :func:`bot.domain.catalog.versions.newest_version`), not as text."""
         with self._read() as s:
             newest = select(func.max(CatalogVersion.first_seen_at)).scalar_subquery()
-            versions = s.scalars(select(CatalogVersion.version)
-                                 .where(CatalogVersion.first_seen_at == newest)).all()
+            versions = s.scalars(select(CatalogVersion.version).where(CatalogVersion.first_seen_at == newest)).all()
             return newest_version(versions)

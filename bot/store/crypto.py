@@ -43,10 +43,12 @@ class TokenCipher:
             self._fernet = MultiFernet(fernets)
             self._current = fernets[0]
         except (ValueError, TypeError):
-            raise ValueError("TOKEN_ENCRYPTION_KEY holds a value that is not a Fernet key "
-                             "(url-safe base64 of 32 bytes; make one with "
-                             "`python -c 'from cryptography.fernet import Fernet; "
-                             "print(Fernet.generate_key().decode())'`)") from None
+            raise ValueError(
+                "TOKEN_ENCRYPTION_KEY holds a value that is not a Fernet key "
+                "(url-safe base64 of 32 bytes; make one with "
+                "`python -c 'from cryptography.fernet import Fernet; "
+                "print(Fernet.generate_key().decode())'`)"
+            ) from None
 
     @classmethod
     def from_setting(cls, value: str) -> TokenCipher:
@@ -66,10 +68,12 @@ class TokenCipher:
         if value is None or not value.startswith(PREFIX):
             return value
         try:
-            return self._fernet.decrypt(value[len(PREFIX):].encode()).decode()
+            return self._fernet.decrypt(value[len(PREFIX) :].encode()).decode()
         except InvalidToken:
-            raise ValueError("a stored Slack token cannot be decrypted with TOKEN_ENCRYPTION_KEY "
-                             "(was the key replaced without keeping the old one?)") from None
+            raise ValueError(
+                "a stored Slack token cannot be decrypted with TOKEN_ENCRYPTION_KEY "
+                "(was the key replaced without keeping the old one?)"
+            ) from None
 
     def state(self, value: str | None) -> str:
         """How a stored ``value`` stands: ``"current"`` (sealed under the first key, or empty),
@@ -79,7 +83,7 @@ class TokenCipher:
             return "current"
         if not value.startswith(PREFIX):
             return "plain"
-        token = value[len(PREFIX):].encode()
+        token = value[len(PREFIX) :].encode()
         for fernet, name in ((self._current, "current"), (self._fernet, "older")):
             try:
                 fernet.decrypt(token)
@@ -92,7 +96,7 @@ class TokenCipher:
         """``value`` re-encrypted under the current key (plain values are sealed)."""
         if value is None or not value.startswith(PREFIX):
             return self.seal(value)
-        return PREFIX + self._fernet.rotate(value[len(PREFIX):].encode()).decode()
+        return PREFIX + self._fernet.rotate(value[len(PREFIX) :].encode()).decode()
 
 
 _process_key: bytes | None = None
@@ -116,8 +120,11 @@ def local_key_cipher(directory: Path | None = None) -> TokenCipher:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "wb") as fh:
             fh.write(Fernet.generate_key())
-        log.warning("TOKEN_ENCRYPTION_KEY is not set: generated a token encryption key in %s "
-                    "(keep it with the database; set TOKEN_ENCRYPTION_KEY in production)", path)
+        log.warning(
+            "TOKEN_ENCRYPTION_KEY is not set: generated a token encryption key in %s "
+            "(keep it with the database; set TOKEN_ENCRYPTION_KEY in production)",
+            path,
+        )
     else:
         log.warning("TOKEN_ENCRYPTION_KEY is not set: using the token encryption key in %s", path)
     return TokenCipher([path.read_bytes().strip()])

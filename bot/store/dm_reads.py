@@ -77,18 +77,26 @@ class DmReadBatcher(Batching):
         found: dict[tuple[str, str], DmReads] = {}
         with db.read_session(self.store.engine) as s:
             for r in s.execute(self._statement, params):
-                dm = (DmSettings(**{name: getattr(r, f"dm_{name}") for name in _DM_FIELDS})
-                      if r.dm_team_id is not None else None)
+                dm = (
+                    DmSettings(**{name: getattr(r, f"dm_{name}") for name in _DM_FIELDS})
+                    if r.dm_team_id is not None
+                    else None
+                )
                 found[(r.who_team, r.who_user)] = DmReads(
-                    dm, r.lang, tuple(r.follows or ()), frozenset(r.reads or ()), r.budget)
+                    dm, r.lang, tuple(r.follows or ()), frozenset(r.reads or ()), r.budget
+                )
         for call in batch:
             call.result = found.get(call.who) or DmReads(None, None, (), frozenset())
 
     def _read_one(self, team: str, user: str) -> DmReads:
         store = self.store
-        return DmReads(store.get_dm(team, user), store.get_lang(team, user),
-                       tuple(store.follows(team, user)), frozenset(store.read_posts(team, user)),
-                       store.get_budget(team, user))
+        return DmReads(
+            store.get_dm(team, user),
+            store.get_lang(team, user),
+            tuple(store.follows(team, user)),
+            frozenset(store.read_posts(team, user)),
+            store.get_budget(team, user),
+        )
 
     def _one(self, call: _Read) -> None:
         try:
@@ -112,23 +120,29 @@ def _pg_read_statement() -> Any:
     tf = cast(Table, TrackFollow.__table__)
     rp = cast(Table, ReadingProgress.__table__)
     rb = cast(Table, ReaderBudget.__table__)
-    follows = (select(func.array_agg(postgresql.aggregate_order_by(
-                   tf.c.track_id, tf.c.followed_at, tf.c.track_id)))
-               .where(tf.c.team_id == who.c.team_id, tf.c.user_id == who.c.user_id)
-               .scalar_subquery())
-    reads = (select(func.array_agg(rp.c.post_id))
-             .where(rp.c.team_id == who.c.team_id, rp.c.user_id == who.c.user_id)
-             .scalar_subquery())
-    return (select(who.c.team_id.label("who_team"), who.c.user_id.label("who_user"),
-                   *(dm.c[name].label(f"dm_{name}") for name in _DM_FIELDS), us.c.lang,
-                   rb.c.minutes_per_week.label("budget"), follows.label("follows"),
-                   reads.label("reads"))
-            .select_from(who.outerjoin(dm, and_(dm.c.team_id == who.c.team_id,
-                                                dm.c.user_id == who.c.user_id))
-                         .outerjoin(us, and_(us.c.team_id == who.c.team_id,
-                                             us.c.user_id == who.c.user_id))
-                         .outerjoin(rb, and_(rb.c.team_id == who.c.team_id,
-                                             rb.c.user_id == who.c.user_id))))
+    follows = (
+        select(func.array_agg(postgresql.aggregate_order_by(tf.c.track_id, tf.c.followed_at, tf.c.track_id)))
+        .where(tf.c.team_id == who.c.team_id, tf.c.user_id == who.c.user_id)
+        .scalar_subquery()
+    )
+    reads = (
+        select(func.array_agg(rp.c.post_id))
+        .where(rp.c.team_id == who.c.team_id, rp.c.user_id == who.c.user_id)
+        .scalar_subquery()
+    )
+    return select(
+        who.c.team_id.label("who_team"),
+        who.c.user_id.label("who_user"),
+        *(dm.c[name].label(f"dm_{name}") for name in _DM_FIELDS),
+        us.c.lang,
+        rb.c.minutes_per_week.label("budget"),
+        follows.label("follows"),
+        reads.label("reads"),
+    ).select_from(
+        who.outerjoin(dm, and_(dm.c.team_id == who.c.team_id, dm.c.user_id == who.c.user_id))
+        .outerjoin(us, and_(us.c.team_id == who.c.team_id, us.c.user_id == who.c.user_id))
+        .outerjoin(rb, and_(rb.c.team_id == who.c.team_id, rb.c.user_id == who.c.user_id))
+    )
 
 
 _MISSING: Any = object()
@@ -153,9 +167,12 @@ class PrefetchedDmReads:
         """See :meth:`Store.get_dm` (batched, :class:`DmReadBatcher`); the person's language,
         budget, follows and read posts come with it (see the class docstring)."""
         got = self.reads.get(team, user)
-        self._local.prefetched = {("lang", team, user): got.lang, ("budget", team, user): got.budget,
-                                  ("follows", team, user): got.follows,
-                                  ("read_posts", team, user): got.read}
+        self._local.prefetched = {
+            ("lang", team, user): got.lang,
+            ("budget", team, user): got.budget,
+            ("follows", team, user): got.follows,
+            ("read_posts", team, user): got.read,
+        }
         self._local.prefetched_at = time.monotonic()
         return got.dm
 

@@ -26,8 +26,7 @@ class FeedNoticesRepo(StoreCore):
         Raises ``ValueError`` for an empty or too long URL."""
         if not url or len(url) > MAX_URL:
             raise ValueError("url must be 1..2000 characters")
-        return self._insert_new(CatalogFeedNotice, url=url, title=title[:MAX_TITLE],
-                                notified_at=self._now())
+        return self._insert_new(CatalogFeedNotice, url=url, title=title[:MAX_TITLE], notified_at=self._now())
 
     def release_feed_notice(self, url: str) -> None:
         """Forget a claim whose announcement failed (the next check tries again)."""

@@ -15,30 +15,36 @@ class FollowsRepo(StoreCore):
     def follow(self, team: str, user: str, track: str) -> bool:
         """Follow a track. True if newly followed, False if already following."""
         check_id(team, "team"), check_id(user, "user"), check_id(track, "track")
-        return self._insert_new(TrackFollow, team_id=team, user_id=user, track_id=track,
-                                followed_at=self._now())
+        return self._insert_new(TrackFollow, team_id=team, user_id=user, track_id=track, followed_at=self._now())
 
     def unfollow(self, team: str, user: str, track: str) -> bool:
         """Stop following a track. True if the user was following it."""
-        stmt = (delete(TrackFollow)
-                .where(TrackFollow.team_id == team, TrackFollow.user_id == user,
-                       TrackFollow.track_id == track)
-                .execution_options(synchronize_session=False))
+        stmt = (
+            delete(TrackFollow)
+            .where(TrackFollow.team_id == team, TrackFollow.user_id == user, TrackFollow.track_id == track)
+            .execution_options(synchronize_session=False)
+        )
         with self._write() as s:
             return changed(s, stmt) > 0
 
     def follows(self, team: str, user: str) -> list[str]:
         """Track ids ``user`` follows, oldest follow first."""
         with self._read() as s:
-            return list(s.scalars(
-                select(TrackFollow.track_id)
-                .where(TrackFollow.team_id == team, TrackFollow.user_id == user)
-                .order_by(TrackFollow.followed_at, TrackFollow.track_id)))
+            return list(
+                s.scalars(
+                    select(TrackFollow.track_id)
+                    .where(TrackFollow.team_id == team, TrackFollow.user_id == user)
+                    .order_by(TrackFollow.followed_at, TrackFollow.track_id)
+                )
+            )
 
     def followers(self, team: str, track: str) -> list[str]:
         """User ids following ``track`` in ``team``, oldest follow first."""
         with self._read() as s:
-            return list(s.scalars(
-                select(TrackFollow.user_id)
-                .where(TrackFollow.team_id == team, TrackFollow.track_id == track)
-                .order_by(TrackFollow.followed_at, TrackFollow.user_id)))
+            return list(
+                s.scalars(
+                    select(TrackFollow.user_id)
+                    .where(TrackFollow.team_id == team, TrackFollow.track_id == track)
+                    .order_by(TrackFollow.followed_at, TrackFollow.user_id)
+                )
+            )

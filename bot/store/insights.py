@@ -21,9 +21,11 @@ class InsightsRepo(StoreCore):
         """Every read of ``team``: ``(user id, post id as stored, read_at UTC)``, oldest first."""
         check_id(team, "team")
         with self._read() as s:
-            rows = s.execute(select(ReadingProgress.user_id, ReadingProgress.post_id, ReadingProgress.read_at)
-                             .where(ReadingProgress.team_id == team)
-                             .order_by(ReadingProgress.read_at, ReadingProgress.user_id))
+            rows = s.execute(
+                select(ReadingProgress.user_id, ReadingProgress.post_id, ReadingProgress.read_at)
+                .where(ReadingProgress.team_id == team)
+                .order_by(ReadingProgress.read_at, ReadingProgress.user_id)
+            )
             return [(u, p, at) for u, p, at in rows]
 
     def delivery_counts(self, team: str, since: datetime) -> list[tuple[str, str, int]]:
@@ -33,9 +35,11 @@ class InsightsRepo(StoreCore):
         check_id(team, "team")
         skipped = func.coalesce(DigestDelivery.error, "").like("skipped:%")
         with self._read() as s:
-            rows = s.execute(select(DigestDelivery.destination, DigestDelivery.status, skipped, func.count())
-                             .where(DigestDelivery.team_id == team, DigestDelivery.claimed_at >= since)
-                             .group_by(DigestDelivery.destination, DigestDelivery.status, skipped))
+            rows = s.execute(
+                select(DigestDelivery.destination, DigestDelivery.status, skipped, func.count())
+                .where(DigestDelivery.team_id == team, DigestDelivery.claimed_at >= since)
+                .group_by(DigestDelivery.destination, DigestDelivery.status, skipped)
+            )
             return [(d, "skipped" if sk and st == "sent" else st, int(n)) for d, st, sk, n in rows]
 
     def operator_totals(self) -> tuple[dict[str, int], dict[str, int]]:
@@ -44,10 +48,15 @@ class InsightsRepo(StoreCore):
         skipped = func.coalesce(DigestDelivery.error, "").like("skipped:%")
         deliveries: dict[str, int] = {}
         with self._read() as s:
-            for status, sk, n in s.execute(select(DigestDelivery.status, skipped, func.count())
-                                           .group_by(DigestDelivery.status, skipped)):
+            for status, sk, n in s.execute(
+                select(DigestDelivery.status, skipped, func.count()).group_by(DigestDelivery.status, skipped)
+            ):
                 key = "skipped" if sk and status == "sent" else status
                 deliveries[key] = deliveries.get(key, 0) + int(n)
-            subs = {status: int(n) for status, n in s.execute(
-                select(ChannelSubscription.status, func.count()).group_by(ChannelSubscription.status))}
+            subs = {
+                status: int(n)
+                for status, n in s.execute(
+                    select(ChannelSubscription.status, func.count()).group_by(ChannelSubscription.status)
+                )
+            }
         return deliveries, subs

@@ -36,8 +36,15 @@ log = logging.getLogger(__name__)
 UNINSTALLED = "app uninstalled"
 """``pause_reason`` set by :meth:`InstallationsRepo.remove_installation`."""
 
-AUTH_ERRORS = ("no_token", "invalid_auth", "account_inactive", "token_revoked", "not_authed",
-               "token_expired", "missing_scope")
+AUTH_ERRORS = (
+    "no_token",
+    "invalid_auth",
+    "account_inactive",
+    "token_revoked",
+    "not_authed",
+    "token_expired",
+    "missing_scope",
+)
 """Slack error codes of a digest paused "for auth": a reinstall fixes them, so
 :meth:`InstallationsRepo.resume_after_install` resumes digests paused with them (the pause reason
 is ``'Slack error <code>: …'``, written by :mod:`bot.digest.deliver`)."""
@@ -49,8 +56,7 @@ tokens live 12 hours)."""
 _TOKEN_FIELDS = ("bot_token", "bot_refresh_token", "user_token", "user_refresh_token")
 
 
-def tenant_of(enterprise_id: str | None, team_id: str | None,
-              is_enterprise_install: bool | None) -> str:
+def tenant_of(enterprise_id: str | None, team_id: str | None, is_enterprise_install: bool | None) -> str:
     """The tenant id under which the app keeps a workspace's state: ``enterprise_id`` for an
     org-wide install (or when there is no team id), else ``team_id``. The three values are
     Bolt's ``context.enterprise_id``, ``context.team_id``, ``context.is_enterprise_install``
@@ -96,18 +102,30 @@ class EncryptedInstallationStore(SQLAlchemyInstallationStore):
         assert isinstance(sealed, Bot)
         super().save_bot(sealed)
 
-    def find_bot(self, *, enterprise_id: str | None, team_id: str | None,
-                 is_enterprise_install: bool | None = False) -> Bot | None:
-        found = self._opened(super().find_bot(enterprise_id=enterprise_id, team_id=team_id,
-                                              is_enterprise_install=is_enterprise_install))
+    def find_bot(
+        self, *, enterprise_id: str | None, team_id: str | None, is_enterprise_install: bool | None = False
+    ) -> Bot | None:
+        found = self._opened(
+            super().find_bot(enterprise_id=enterprise_id, team_id=team_id, is_enterprise_install=is_enterprise_install)
+        )
         return found if isinstance(found, Bot) else None
 
-    def find_installation(self, *, enterprise_id: str | None, team_id: str | None,
-                          user_id: str | None = None,
-                          is_enterprise_install: bool | None = False) -> Installation | None:
-        found = self._opened(super().find_installation(
-            enterprise_id=enterprise_id, team_id=team_id, user_id=user_id,
-            is_enterprise_install=is_enterprise_install))
+    def find_installation(
+        self,
+        *,
+        enterprise_id: str | None,
+        team_id: str | None,
+        user_id: str | None = None,
+        is_enterprise_install: bool | None = False,
+    ) -> Installation | None:
+        found = self._opened(
+            super().find_installation(
+                enterprise_id=enterprise_id,
+                team_id=team_id,
+                user_id=user_id,
+                is_enterprise_install=is_enterprise_install,
+            )
+        )
         return found if isinstance(found, Installation) else None
 
 
@@ -128,8 +146,9 @@ class InstallationsRepo(StoreCore):
 
     # --- uninstall / reinstall -----------------------------------------------------------------
 
-    def remove_installation(self, enterprise_id: str | None, team_id: str | None,
-                            is_enterprise_install: bool | None = False) -> TeamRemoval:
+    def remove_installation(
+        self, enterprise_id: str | None, team_id: str | None, is_enterprise_install: bool | None = False
+    ) -> TeamRemoval:
         """The app was uninstalled (``app_uninstalled``) or its bot token revoked
         (``tokens_revoked``) for the installation Bolt's context names: an org-wide one
         (``enterprise_id``, no team id or ``is_enterprise_install``) or a workspace one
@@ -143,20 +162,24 @@ class InstallationsRepo(StoreCore):
         org_wide = tenant != team_id
         now = self._now()
         with self._write() as s:
-            installations = changed(s, delete(slack_installations).where(
-                _rows_of(slack_installations, enterprise_id, team_id, org_wide)))
-            bots = changed(s, delete(slack_bots).where(
-                _rows_of(slack_bots, enterprise_id, team_id, org_wide)))
-            subs = changed(s,
+            installations = changed(
+                s, delete(slack_installations).where(_rows_of(slack_installations, enterprise_id, team_id, org_wide))
+            )
+            bots = changed(s, delete(slack_bots).where(_rows_of(slack_bots, enterprise_id, team_id, org_wide)))
+            subs = changed(
+                s,
                 update(ChannelSubscription)
                 .where(ChannelSubscription.team_id == tenant, ChannelSubscription.status == "active")
                 .values(status="paused", pause_reason=UNINSTALLED, updated_at=now)
-                .execution_options(synchronize_session=False))
-            dms = changed(s,
+                .execution_options(synchronize_session=False),
+            )
+            dms = changed(
+                s,
                 update(DmPreference)
                 .where(DmPreference.team_id == tenant, DmPreference.status == "active")
                 .values(status="paused", pause_reason=UNINSTALLED, updated_at=now)
-                .execution_options(synchronize_session=False))
+                .execution_options(synchronize_session=False),
+            )
         return TeamRemoval(installations, bots, subs, dms)
 
     def remove_team(self, team: str) -> TeamRemoval:
@@ -180,9 +203,12 @@ class InstallationsRepo(StoreCore):
                     channels.update(s.scalars(select(ChannelSubscription.channel_id).where(*where)))
                 else:
                     users.update(s.scalars(select(DmPreference.user_id).where(*where)))
-                s.execute(update(model).where(*where)
-                          .values(status="active", pause_reason=None, updated_at=now)
-                          .execution_options(synchronize_session=False))
+                s.execute(
+                    update(model)
+                    .where(*where)
+                    .values(status="active", pause_reason=None, updated_at=now)
+                    .execution_options(synchronize_session=False)
+                )
         return Resumed(tuple(sorted(channels)), tuple(sorted(users)))
 
     def resume_team(self, team: str) -> int:
@@ -198,11 +224,14 @@ class InstallationsRepo(StoreCore):
         app is not installed there."""
         client_id = self._client_id
         c = slack_bots.c
-        stmt = (select(c.enterprise_id, c.team_id, c.is_enterprise_install)
-                .where(c.bot_token.is_not(None),
-                       or_(c.team_id == tenant,
-                           and_(c.enterprise_id == tenant, c.team_id.is_(None))))
-                .order_by(desc(c.installed_at)).limit(1))
+        stmt = (
+            select(c.enterprise_id, c.team_id, c.is_enterprise_install)
+            .where(
+                c.bot_token.is_not(None), or_(c.team_id == tenant, and_(c.enterprise_id == tenant, c.team_id.is_(None)))
+            )
+            .order_by(desc(c.installed_at))
+            .limit(1)
+        )
         if client_id:
             stmt = stmt.where(c.client_id == client_id)
         with self._read() as s:
@@ -224,40 +253,45 @@ class InstallationsRepo(StoreCore):
             return None
         enterprise_id, team_id, org_wide = key
         store = self.installation_store()
-        installation = store.find_installation(enterprise_id=enterprise_id, team_id=team_id,
-                                               is_enterprise_install=org_wide)
+        installation = store.find_installation(
+            enterprise_id=enterprise_id, team_id=team_id, is_enterprise_install=org_wide
+        )
         rotator = self._token_rotator
         if rotator is not None and _expiring(installation):
             # One refresh across every process: the loser of the lock re-reads what the winner saved.
             with shared_lock(self._engine, f"token-rotation:{tenant}"):
-                installation = store.find_installation(enterprise_id=enterprise_id, team_id=team_id,
-                                                       is_enterprise_install=org_wide)
+                installation = store.find_installation(
+                    enterprise_id=enterprise_id, team_id=team_id, is_enterprise_install=org_wide
+                )
                 return self._bot_token_found(installation, key, store, rotator, tenant)
         return self._bot_token_found(installation, key, store, rotator, tenant)
 
-    def _bot_token_found(self, installation: Installation | None, key: tuple[str | None, str | None, bool],
-                         store: EncryptedInstallationStore, rotator: TokenRotator | None,
-                         tenant: str) -> str | None:
+    def _bot_token_found(
+        self,
+        installation: Installation | None,
+        key: tuple[str | None, str | None, bool],
+        store: EncryptedInstallationStore,
+        rotator: TokenRotator | None,
+        tenant: str,
+    ) -> str | None:
         """The bot token of ``installation`` (or of the bot row when it has none), refreshed
         when due."""
         enterprise_id, team_id, org_wide = key
         if installation is not None and installation.bot_token:
             if rotator is not None and installation.bot_refresh_token:
                 rotated = rotator.perform_token_rotation(
-                    installation=installation,
-                    minutes_before_expiration=ROTATE_MINUTES_BEFORE_EXPIRY)
+                    installation=installation, minutes_before_expiration=ROTATE_MINUTES_BEFORE_EXPIRY
+                )
                 if rotated is not None:
                     store.save(rotated)
                     log.info("rotated the bot token of %s", tenant)
                     installation = rotated
             return installation.bot_token
-        bot = store.find_bot(enterprise_id=enterprise_id, team_id=team_id,
-                             is_enterprise_install=org_wide)
+        bot = store.find_bot(enterprise_id=enterprise_id, team_id=team_id, is_enterprise_install=org_wide)
         if bot is None:
             return None
         if rotator is not None and bot.bot_refresh_token:
-            fresh = rotator.perform_bot_token_rotation(
-                bot=bot, minutes_before_expiration=ROTATE_MINUTES_BEFORE_EXPIRY)
+            fresh = rotator.perform_bot_token_rotation(bot=bot, minutes_before_expiration=ROTATE_MINUTES_BEFORE_EXPIRY)
             if fresh is not None:
                 store.save_bot(fresh)
                 bot = fresh
@@ -284,21 +318,25 @@ class InstallationsRepo(StoreCore):
                     for state in states.values():
                         counts[state] += 1
                     if any(v in ("plain", "older") for v in states.values()):
-                        pending.append((table, row.id, {n: self._cipher.reseal(getattr(row, n))
-                                                        for n, v in states.items() if v != "current"}))
+                        pending.append(
+                            (
+                                table,
+                                row.id,
+                                {n: self._cipher.reseal(getattr(row, n)) for n, v in states.items() if v != "current"},
+                            )
+                        )
             if counts["unreadable"]:
                 raise TokenKeyError(
                     f"{counts['unreadable']} stored Slack token(s) cannot be read with any key in "
                     "TOKEN_ENCRYPTION_KEY: put back the key they were sealed with (first the new "
-                    "key, then the old one, comma separated) and start again")
+                    "key, then the old one, comma separated) and start again"
+                )
             for table, row_id, values in pending:
                 s.execute(update(table).where(table.c.id == row_id).values(**values))
         if counts["plain"]:
-            log.warning("sealed %d Slack token(s) stored in plain text by an older release",
-                        counts["plain"])
+            log.warning("sealed %d Slack token(s) stored in plain text by an older release", counts["plain"])
         if counts["older"]:
-            log.info("re-encrypted %d Slack token(s) under the first key of TOKEN_ENCRYPTION_KEY",
-                     counts["older"])
+            log.info("re-encrypted %d Slack token(s) under the first key of TOKEN_ENCRYPTION_KEY", counts["older"])
         del counts["unreadable"]
         return counts
 
@@ -306,8 +344,7 @@ class InstallationsRepo(StoreCore):
         """Claim the welcome DM of ``tenant`` for its installer ``user_id``: True the first time
         only (the primary key settles a race between two callbacks), so a reinstall sends none."""
         check_id(tenant, "tenant"), check_id(user_id, "user_id")
-        return self._insert_new(InstallationWelcome, tenant_id=tenant, user_id=user_id,
-                                welcomed_at=self._now())
+        return self._insert_new(InstallationWelcome, tenant_id=tenant, user_id=user_id, welcomed_at=self._now())
 
     def release_welcome(self, tenant: str) -> None:
         """Forget a welcome claim whose DM Slack refused (the next install tries again)."""
@@ -326,16 +363,14 @@ class InstallationsRepo(StoreCore):
             raise ValueError("installation_store needs the Slack app's client_id")
         store = self._installation_stores.get(client_id)
         if not isinstance(store, EncryptedInstallationStore):
-            store = EncryptedInstallationStore(client_id=client_id, engine=self._engine,
-                                               cipher=self._cipher)
+            store = EncryptedInstallationStore(client_id=client_id, engine=self._engine, cipher=self._cipher)
             self._installation_stores[client_id] = store
         return store
 
     def oauth_state_store(self, expiration_seconds: int = 600) -> SQLAlchemyOAuthStateStore:
         """slack_sdk's SQLAlchemy OAuth state store (``slack_oauth_states``) on this engine;
         states expire after ``expiration_seconds``."""
-        return SQLAlchemyOAuthStateStore(expiration_seconds=expiration_seconds,
-                                         engine=self._engine)
+        return SQLAlchemyOAuthStateStore(expiration_seconds=expiration_seconds, engine=self._engine)
 
 
 def _expiring(installation: Installation | None) -> bool:
@@ -350,14 +385,12 @@ class TokenKeyError(ValueError):
     :meth:`InstallationsRepo.seal_tokens`); the message names what to do, never a key."""
 
 
-def _rows_of(table: Table, enterprise_id: str | None, team_id: str | None,
-             org_wide: bool) -> ColumnElement[bool]:
+def _rows_of(table: Table, enterprise_id: str | None, team_id: str | None, org_wide: bool) -> ColumnElement[bool]:
     c = table.c
     if org_wide:
         return and_(c.enterprise_id == enterprise_id, c.team_id.is_(None))
     if enterprise_id:
-        return and_(c.team_id == team_id, or_(c.enterprise_id == enterprise_id,
-                                               c.enterprise_id.is_(None)))
+        return and_(c.team_id == team_id, or_(c.enterprise_id == enterprise_id, c.enterprise_id.is_(None)))
     return c.team_id == team_id
 
 
@@ -365,4 +398,3 @@ def _auth_pause(model: type[ChannelSubscription] | type[DmPreference]) -> Column
     reasons = [model.pause_reason == UNINSTALLED]
     reasons += [model.pause_reason.like(f"Slack error {code}:%") for code in AUTH_ERRORS]
     return or_(*reasons)
-

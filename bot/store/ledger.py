@@ -28,8 +28,12 @@ class LedgerRepo(StoreCore):
     """Claims, settlements and reads of ledger rows."""
 
     def _delivery_key(self, team: str, destination: str, track: str, period: str) -> Any:
-        return and_(DigestDelivery.team_id == team, DigestDelivery.destination == destination,
-                    DigestDelivery.track_id == track, DigestDelivery.period == period)
+        return and_(
+            DigestDelivery.team_id == team,
+            DigestDelivery.destination == destination,
+            DigestDelivery.track_id == track,
+            DigestDelivery.period == period,
+        )
 
     def _settle(self, key: tuple[str, str, str, str], claimed_by: str | None, **values: Any) -> Any:
         """The UPDATE of the claimed row at ``key`` (team, destination, track, period; with
@@ -39,9 +43,16 @@ class LedgerRepo(StoreCore):
             cond.append(DigestDelivery.claimed_by == claimed_by)
         return update(DigestDelivery).where(*cond).values(**values).execution_options(synchronize_session=False)
 
-    def claim_delivery(self, team: str, destination: str, track: str, period: str,
-                       claimed_by: str, stale_after_s: float = 600,
-                       max_attempts: int = 3) -> bool:
+    def claim_delivery(
+        self,
+        team: str,
+        destination: str,
+        track: str,
+        period: str,
+        claimed_by: str,
+        stale_after_s: float = 600,
+        max_attempts: int = 3,
+    ) -> bool:
         """Claim the right to send one digest: (team, ``destination`` channel or user id,
         ``track`` id or ``'*'`` for a DM digest, ``period`` ISO week ``'2026-W49'``).
 
@@ -52,36 +63,60 @@ class LedgerRepo(StoreCore):
         attempts (:data:`NO_ATTEMPT_LIMIT`: no limit). A ``'sent'`` row is never claimed again.
         ``claimed_by`` names the claimant (e.g. ``'host:pid'``). Raises ValueError for bad arguments.
         """
-        for value, what in ((team, "team"), (destination, "destination"), (track, "track"),
-                            (claimed_by, "claimed_by")):
+        for value, what in ((team, "team"), (destination, "destination"), (track, "track"), (claimed_by, "claimed_by")):
             check_id(value, what)
         check_period(period)
         if stale_after_s < 0:
             raise ValueError(f"stale_after_s must be >= 0, got {stale_after_s!r}")
         now = self._now()
-        insert = (self._insert(DigestDelivery)
-                  .values(team_id=team, destination=destination, track_id=track, period=period,
-                          status="claimed", claimed_at=now, claimed_by=claimed_by, attempts=1)
-                  .on_conflict_do_nothing().returning(DigestDelivery.id))
-        takeover = (update(DigestDelivery)
-                    .where(self._delivery_key(team, destination, track, period),
-                           or_(and_(DigestDelivery.status == "claimed",
-                                    DigestDelivery.claimed_at
-                                    < now - timedelta(seconds=stale_after_s)),
-                               and_(DigestDelivery.status == "failed",
-                                    DigestDelivery.attempts < max_attempts)))
-                    .values(status="claimed", claimed_at=now, claimed_by=claimed_by,
-                            attempts=DigestDelivery.attempts + 1)
-                    .execution_options(synchronize_session=False))
+        insert = (
+            self._insert(DigestDelivery)
+            .values(
+                team_id=team,
+                destination=destination,
+                track_id=track,
+                period=period,
+                status="claimed",
+                claimed_at=now,
+                claimed_by=claimed_by,
+                attempts=1,
+            )
+            .on_conflict_do_nothing()
+            .returning(DigestDelivery.id)
+        )
+        takeover = (
+            update(DigestDelivery)
+            .where(
+                self._delivery_key(team, destination, track, period),
+                or_(
+                    and_(
+                        DigestDelivery.status == "claimed",
+                        DigestDelivery.claimed_at < now - timedelta(seconds=stale_after_s),
+                    ),
+                    and_(DigestDelivery.status == "failed", DigestDelivery.attempts < max_attempts),
+                ),
+            )
+            .values(status="claimed", claimed_at=now, claimed_by=claimed_by, attempts=DigestDelivery.attempts + 1)
+            .execution_options(synchronize_session=False)
+        )
         with self._write() as s:
             if s.execute(insert).first() is not None:
                 return True
             return changed(s, takeover) == 1
 
-    def mark_sent(self, team: str, destination: str, track: str, period: str,
-                  message_ts: str | None = None, *, claimed_by: str | None = None,
-                  subscription_id: int | None = None, steps: int = 0,
-                  catalog_version: str | None = None) -> bool:
+    def mark_sent(
+        self,
+        team: str,
+        destination: str,
+        track: str,
+        period: str,
+        message_ts: str | None = None,
+        *,
+        claimed_by: str | None = None,
+        subscription_id: int | None = None,
+        steps: int = 0,
+        catalog_version: str | None = None,
+    ) -> bool:
         """Record a claimed delivery as sent (``message_ts``: Slack's ts of the message).
 
         With ``subscription_id``, also :meth:`advance_cursor` by ``steps`` in the same
@@ -91,8 +126,9 @@ class LedgerRepo(StoreCore):
         """
         if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
             raise ValueError(f"steps must be an int >= 0, got {steps!r}")
-        stmt = self._settle((team, destination, track, period), claimed_by, status="sent", sent_at=self._now(),
-                            message_ts=message_ts)
+        stmt = self._settle(
+            (team, destination, track, period), claimed_by, status="sent", sent_at=self._now(), message_ts=message_ts
+        )
         with self._write() as s:
             if changed(s, stmt) != 1:
                 return False
@@ -100,33 +136,44 @@ class LedgerRepo(StoreCore):
                 advance_cursor_in(s, subscription_id, steps, catalog_version, self._now())
             return True
 
-    def mark_failed(self, team: str, destination: str, track: str, period: str, error: str,
-                    *, claimed_by: str | None = None) -> bool:
+    def mark_failed(
+        self, team: str, destination: str, track: str, period: str, error: str, *, claimed_by: str | None = None
+    ) -> bool:
         """Record a claimed delivery as failed with ``error`` (truncated to 1000 characters).
         It may be claimed again while ``attempts < max_attempts``. True if a claim was marked."""
         stmt = self._settle((team, destination, track, period), claimed_by, status="failed", error=str(error)[:1000])
         with self._write() as s:
             return changed(s, stmt) == 1
 
-    def mark_refused(self, team: str, destination: str, track: str, period: str, code: str,
-                     detail: str, *, claimed_by: str | None = None) -> bool:
+    def mark_refused(
+        self,
+        team: str,
+        destination: str,
+        track: str,
+        period: str,
+        code: str,
+        detail: str,
+        *,
+        claimed_by: str | None = None,
+    ) -> bool:
         """Record a claimed delivery that Slack refused for good (``code``: Slack's error code such
         as ``'channel_not_found'``; ``detail``: its explanation): ``'failed'`` with ``error``
         ``'refused: <code>: <detail>'`` (1000 characters at most). True if a claim was marked."""
         check_id(code, "code")
-        return self.mark_failed(team, destination, track, period,
-                                error=f"{REFUSED_PREFIX}{code}: {detail}", claimed_by=claimed_by)
+        return self.mark_failed(
+            team, destination, track, period, error=f"{REFUSED_PREFIX}{code}: {detail}", claimed_by=claimed_by
+        )
 
     def refusals(self) -> dict[str, int]:
         """``{Slack error code: ledger rows}`` of the deliveries that stand refused for good
         (``'failed'`` rows marked by :meth:`mark_refused`), all workspaces and periods."""
-        stmt = (select(DigestDelivery.error)
-                .where(DigestDelivery.status == "failed",
-                       DigestDelivery.error.like(REFUSED_PREFIX + "%")))
+        stmt = select(DigestDelivery.error).where(
+            DigestDelivery.status == "failed", DigestDelivery.error.like(REFUSED_PREFIX + "%")
+        )
         counts: dict[str, int] = {}
         with self._read() as s:
             for error in s.scalars(stmt):
-                code = str(error)[len(REFUSED_PREFIX):].split(":", 1)[0].strip() or "unknown"
+                code = str(error)[len(REFUSED_PREFIX) :].split(":", 1)[0].strip() or "unknown"
                 counts[code] = counts.get(code, 0) + 1
         return counts
 
@@ -134,51 +181,82 @@ class LedgerRepo(StoreCore):
     """``error`` of a ledger row that is ``'sent'`` with no message: the period was handled
     without posting (snoozed, nothing new to say); :meth:`skip_delivery`, :meth:`mark_skipped`."""
 
-    def skip_delivery(self, team: str, destination: str, track: str, period: str, reason: str,
-                      claimed_by: str) -> bool:
+    def skip_delivery(self, team: str, destination: str, track: str, period: str, reason: str, claimed_by: str) -> bool:
         """Settle a period without posting: insert the ledger row as ``'sent'`` with no
         ``message_ts`` and ``error`` ``'skipped: <reason>'`` (e.g. a digest snoozed ahead of
         time), so that no claim for that key can succeed. True if the row was created; False if
         the key already had a row (which is left as it is). Raises ValueError for bad arguments."""
-        for value, what in ((team, "team"), (destination, "destination"), (track, "track"),
-                            (claimed_by, "claimed_by")):
+        for value, what in ((team, "team"), (destination, "destination"), (track, "track"), (claimed_by, "claimed_by")):
             check_id(value, what)
         check_period(period)
         now = self._now()
-        stmt = (self._insert(DigestDelivery)
-                .values(team_id=team, destination=destination, track_id=track, period=period,
-                        status="sent", claimed_at=now, claimed_by=claimed_by, attempts=0,
-                        sent_at=now, error=(self.SKIPPED_PREFIX + check_reason(reason))[:1000])
-                .on_conflict_do_nothing().returning(DigestDelivery.id))
+        stmt = (
+            self._insert(DigestDelivery)
+            .values(
+                team_id=team,
+                destination=destination,
+                track_id=track,
+                period=period,
+                status="sent",
+                claimed_at=now,
+                claimed_by=claimed_by,
+                attempts=0,
+                sent_at=now,
+                error=(self.SKIPPED_PREFIX + check_reason(reason))[:1000],
+            )
+            .on_conflict_do_nothing()
+            .returning(DigestDelivery.id)
+        )
         with self._write() as s:
             return s.execute(stmt).first() is not None
 
-    def mark_skipped(self, team: str, destination: str, track: str, period: str, reason: str,
-                     *, claimed_by: str | None = None) -> bool:
+    def mark_skipped(
+        self, team: str, destination: str, track: str, period: str, reason: str, *, claimed_by: str | None = None
+    ) -> bool:
         """Settle a claimed period without posting (nothing to say this week): the row becomes
         ``'sent'`` with no ``message_ts`` and ``error`` ``'skipped: <reason>'``. With
         ``claimed_by``, only that claimant's claim. True if a claim was settled."""
-        stmt = self._settle((team, destination, track, period), claimed_by, status="sent", sent_at=self._now(),
-                            message_ts=None, error=(self.SKIPPED_PREFIX + check_reason(reason))[:1000])
+        stmt = self._settle(
+            (team, destination, track, period),
+            claimed_by,
+            status="sent",
+            sent_at=self._now(),
+            message_ts=None,
+            error=(self.SKIPPED_PREFIX + check_reason(reason))[:1000],
+        )
         with self._write() as s:
             return changed(s, stmt) == 1
 
-    def renew_claim(self, team: str, destination: str, track: str, period: str,
-                    claimed_by: str) -> bool:
+    def renew_claim(self, team: str, destination: str, track: str, period: str, claimed_by: str) -> bool:
         """Refresh ``claimed_at`` of ``claimed_by``'s claim to now, right before a send, so that
         a claim that waited in a queue is not taken over as stale while it is being sent. False
         if the claim is no longer ``claimed_by``'s (taken over, or settled): do not send then."""
-        stmt = (update(DigestDelivery)
-                .where(self._delivery_key(team, destination, track, period),
-                       DigestDelivery.status == "claimed", DigestDelivery.claimed_by == claimed_by)
-                .values(claimed_at=self._now())
-                .execution_options(synchronize_session=False))
+        stmt = (
+            update(DigestDelivery)
+            .where(
+                self._delivery_key(team, destination, track, period),
+                DigestDelivery.status == "claimed",
+                DigestDelivery.claimed_by == claimed_by,
+            )
+            .values(claimed_at=self._now())
+            .execution_options(synchronize_session=False)
+        )
         with self._write() as s:
             return changed(s, stmt) == 1
 
-    def mark_sent_at_cursor(self, team: str, destination: str, track: str, period: str,
-                            message_ts: str | None, *, subscription_id: int, cursor: int,
-                            catalog_version: str | None, claimed_by: str | None = None) -> bool:
+    def mark_sent_at_cursor(
+        self,
+        team: str,
+        destination: str,
+        track: str,
+        period: str,
+        message_ts: str | None,
+        *,
+        subscription_id: int,
+        cursor: int,
+        catalog_version: str | None,
+        claimed_by: str | None = None,
+    ) -> bool:
         """Like :meth:`mark_sent` with a subscription, but set its cursor to ``cursor`` (>= 0)
         instead of adding steps: a digest composed against a new catalog version may move the
         cursor to a new place in a re-ordered path. Both changes happen in one transaction; True
@@ -186,8 +264,9 @@ class LedgerRepo(StoreCore):
         if isinstance(cursor, bool) or not isinstance(cursor, int) or cursor < 0:
             raise ValueError(f"cursor must be an int >= 0, got {cursor!r}")
         now = self._now()
-        stmt = self._settle((team, destination, track, period), claimed_by, status="sent", sent_at=now,
-                            message_ts=message_ts)
+        stmt = self._settle(
+            (team, destination, track, period), claimed_by, status="sent", sent_at=now, message_ts=message_ts
+        )
         with self._write() as s:
             if changed(s, stmt) != 1:
                 return False
@@ -197,8 +276,7 @@ class LedgerRepo(StoreCore):
     def delivery(self, team: str, destination: str, track: str, period: str) -> Delivery | None:
         """The ledger row for that key, or None."""
         with self._read() as s:
-            row = s.scalar(select(DigestDelivery).where(
-                self._delivery_key(team, destination, track, period)))
+            row = s.scalar(select(DigestDelivery).where(self._delivery_key(team, destination, track, period)))
             return None if row is None else snapshot(Delivery, row)
 
     def deliveries(self, period: str | None = None, team: str | None = None) -> list[Delivery]:
@@ -209,5 +287,4 @@ class LedgerRepo(StoreCore):
         if team is not None:
             stmt = stmt.where(DigestDelivery.team_id == team)
         with self._read() as s:
-            return [snapshot(Delivery, r)
-                    for r in s.scalars(stmt.order_by(DigestDelivery.id))]
+            return [snapshot(Delivery, r) for r in s.scalars(stmt.order_by(DigestDelivery.id))]

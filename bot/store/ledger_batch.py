@@ -82,8 +82,7 @@ class LedgerBatcher(Batching):
 
     name = "ledger-batcher"
 
-    def __init__(self, store: Store, *, max_batch: int = 500,
-                 clock: Callable[[], datetime] = db.utcnow):
+    def __init__(self, store: Store, *, max_batch: int = 500, clock: Callable[[], datetime] = db.utcnow):
         self.store = store
         self._clock = clock
         self._dialect = store.engine.dialect.name
@@ -99,8 +98,9 @@ class LedgerBatcher(Batching):
         or None when another claimant holds or finished the key."""
         if stale_after_s < 0:
             raise ValueError(f"stale_after_s must be >= 0, got {stale_after_s!r}")
-        return self._submit(_Call("claim", key, claimed_by, {
-            "stale_after_s": stale_after_s, "max_attempts": max_attempts}))
+        return self._submit(
+            _Call("claim", key, claimed_by, {"stale_after_s": stale_after_s, "max_attempts": max_attempts})
+        )
 
     def renew(self, key: Key, claimed_by: str) -> bool:
         """Like :meth:`Store.renew_claim`."""
@@ -134,20 +134,43 @@ class LedgerBatcher(Batching):
         first = {c.key: c for c in reversed(claims)}  # the first claimant of a key in the batch
         if self._dialect == "postgresql":
             firsts = list(first.values())
-            result = s.execute(self._pg_claim, {
-                "team_ids": [c.key[0] for c in firsts],
-                "destinations": [c.key[1] for c in firsts],
-                "track_ids": [c.key[2] for c in firsts],
-                "periods": [c.key[3] for c in firsts],
-                "claimed_bys": [c.claimed_by for c in firsts], "now": now})
-        else:
-            rows = [{"team_id": c.key[0], "destination": c.key[1], "track_id": c.key[2],
-                     "period": c.key[3], "status": "claimed", "claimed_at": now,
-                     "claimed_by": c.claimed_by, "attempts": 1} for c in first.values()]
             result = s.execute(
-                sqlite.insert(DigestDelivery).values(rows).on_conflict_do_nothing()
-                .returning(DigestDelivery.id, DigestDelivery.team_id, DigestDelivery.destination,
-                           DigestDelivery.track_id, DigestDelivery.period))
+                self._pg_claim,
+                {
+                    "team_ids": [c.key[0] for c in firsts],
+                    "destinations": [c.key[1] for c in firsts],
+                    "track_ids": [c.key[2] for c in firsts],
+                    "periods": [c.key[3] for c in firsts],
+                    "claimed_bys": [c.claimed_by for c in firsts],
+                    "now": now,
+                },
+            )
+        else:
+            rows = [
+                {
+                    "team_id": c.key[0],
+                    "destination": c.key[1],
+                    "track_id": c.key[2],
+                    "period": c.key[3],
+                    "status": "claimed",
+                    "claimed_at": now,
+                    "claimed_by": c.claimed_by,
+                    "attempts": 1,
+                }
+                for c in first.values()
+            ]
+            result = s.execute(
+                sqlite.insert(DigestDelivery)
+                .values(rows)
+                .on_conflict_do_nothing()
+                .returning(
+                    DigestDelivery.id,
+                    DigestDelivery.team_id,
+                    DigestDelivery.destination,
+                    DigestDelivery.track_id,
+                    DigestDelivery.period,
+                )
+            )
         inserted = {(r.team_id, r.destination, r.track_id, r.period): r.id for r in result}
         for call in claims:
             row_id = inserted.pop(call.key, None) if first.get(call.key) is call else None
@@ -155,15 +178,20 @@ class LedgerBatcher(Batching):
                 call.result = _claimed(row_id, call, now, 1)
                 continue
             stale = now - timedelta(seconds=call.args["stale_after_s"])
-            takeover = (update(DigestDelivery)
-                        .where(_key(call.key),
-                               or_(and_(DigestDelivery.status == "claimed",
-                                        DigestDelivery.claimed_at < stale),
-                                   and_(DigestDelivery.status == "failed",
-                                        DigestDelivery.attempts < call.args["max_attempts"])))
-                        .values(status="claimed", claimed_at=now, claimed_by=call.claimed_by,
-                                attempts=DigestDelivery.attempts + 1)
-                        .returning(DigestDelivery.id, DigestDelivery.attempts))
+            takeover = (
+                update(DigestDelivery)
+                .where(
+                    _key(call.key),
+                    or_(
+                        and_(DigestDelivery.status == "claimed", DigestDelivery.claimed_at < stale),
+                        and_(DigestDelivery.status == "failed", DigestDelivery.attempts < call.args["max_attempts"]),
+                    ),
+                )
+                .values(
+                    status="claimed", claimed_at=now, claimed_by=call.claimed_by, attempts=DigestDelivery.attempts + 1
+                )
+                .returning(DigestDelivery.id, DigestDelivery.attempts)
+            )
             row = s.execute(takeover).first()
             call.result = None if row is None else _claimed(row.id, call, now, row.attempts)
 
@@ -172,7 +200,7 @@ class LedgerBatcher(Batching):
         changes only while it is ``'claimed'`` by that call's claimant, and the RETURNING tells
         each call whether its row did."""
         if self._dialect != "postgresql":  # SQLite: no UPDATE … FROM unnest;
-            for c in calls:                # in-process statements cost little, the commit counts
+            for c in calls:  # in-process statements cost little, the commit counts
                 c.result = self._mark_one(s, kind, c, now)
             return
         extras: list[str | None] = []
@@ -183,10 +211,18 @@ class LedgerBatcher(Batching):
             elif kind == "skipped":
                 extra = (SKIPPED_PREFIX + str(c.args["reason"]))[:1000]
             extras.append(extra)
-        rows = s.execute(self._pg_marks[kind], {
-            "team_ids": [c.key[0] for c in calls], "destinations": [c.key[1] for c in calls],
-            "track_ids": [c.key[2] for c in calls], "periods": [c.key[3] for c in calls],
-            "claimed_bys": [c.claimed_by for c in calls], "extras": extras, "now": now})
+        rows = s.execute(
+            self._pg_marks[kind],
+            {
+                "team_ids": [c.key[0] for c in calls],
+                "destinations": [c.key[1] for c in calls],
+                "track_ids": [c.key[2] for c in calls],
+                "periods": [c.key[3] for c in calls],
+                "claimed_bys": [c.claimed_by for c in calls],
+                "extras": extras,
+                "now": now,
+            },
+        )
         done = {(r.team_id, r.destination, r.track_id, r.period, r.claimed_by) for r in rows}
         for c in calls:
             c.result = (*c.key, c.claimed_by) in done
@@ -197,12 +233,18 @@ class LedgerBatcher(Batching):
         elif kind == "sent":
             changes = {"status": "sent", "sent_at": now, "message_ts": call.args["message_ts"]}
         else:
-            changes = {"status": "sent", "sent_at": now, "message_ts": None,
-                       "error": (SKIPPED_PREFIX + str(call.args["reason"]))[:1000]}
-        stmt = (update(DigestDelivery)
-                .where(_key(call.key), DigestDelivery.status == "claimed",
-                       DigestDelivery.claimed_by == call.claimed_by)
-                .values(**changes).execution_options(synchronize_session=False))
+            changes = {
+                "status": "sent",
+                "sent_at": now,
+                "message_ts": None,
+                "error": (SKIPPED_PREFIX + str(call.args["reason"]))[:1000],
+            }
+        stmt = (
+            update(DigestDelivery)
+            .where(_key(call.key), DigestDelivery.status == "claimed", DigestDelivery.claimed_by == call.claimed_by)
+            .values(**changes)
+            .execution_options(synchronize_session=False)
+        )
         return bool(s.execute(stmt).rowcount == 1)
 
     def _one(self, call: _Call) -> None:
@@ -214,11 +256,9 @@ class LedgerBatcher(Batching):
             elif call.kind == "renew":
                 call.result = store.renew_claim(*key, claimed_by=call.claimed_by)
             elif call.kind == "sent":
-                call.result = store.mark_sent(*key, message_ts=call.args["message_ts"],
-                                              claimed_by=call.claimed_by)
+                call.result = store.mark_sent(*key, message_ts=call.args["message_ts"], claimed_by=call.claimed_by)
             else:
-                call.result = store.mark_skipped(*key, reason=call.args["reason"],
-                                                 claimed_by=call.claimed_by)
+                call.result = store.mark_skipped(*key, reason=call.args["reason"], claimed_by=call.claimed_by)
         except BaseException as exc:
             call.error = exc
 
@@ -232,14 +272,24 @@ def _pg_claim_statement() -> Any:
     have a row; RETURNING the rows inserted."""
     batch = unnest_rows("batch", _KEY_COLUMNS)
     t = cast(Table, DigestDelivery.__table__)
-    rows = select(batch.c.team_id, batch.c.destination, batch.c.track_id, batch.c.period,
-                  literal("claimed", String), bindparam("now", type_=db.UTCDateTime()),
-                  batch.c.claimed_by, literal(1))
-    return (postgresql.insert(t)
-            .from_select(["team_id", "destination", "track_id", "period", "status", "claimed_at",
-                          "claimed_by", "attempts"], rows)
-            .on_conflict_do_nothing()
-            .returning(t.c.id, t.c.team_id, t.c.destination, t.c.track_id, t.c.period))
+    rows = select(
+        batch.c.team_id,
+        batch.c.destination,
+        batch.c.track_id,
+        batch.c.period,
+        literal("claimed", String),
+        bindparam("now", type_=db.UTCDateTime()),
+        batch.c.claimed_by,
+        literal(1),
+    )
+    return (
+        postgresql.insert(t)
+        .from_select(
+            ["team_id", "destination", "track_id", "period", "status", "claimed_at", "claimed_by", "attempts"], rows
+        )
+        .on_conflict_do_nothing()
+        .returning(t.c.id, t.c.team_id, t.c.destination, t.c.track_id, t.c.period)
+    )
 
 
 def _pg_mark_statement(kind: str) -> Any:
@@ -256,24 +306,46 @@ def _pg_mark_statement(kind: str) -> Any:
         changes = {"status": "sent", "sent_at": now, "message_ts": batch.c.extra}
     else:
         changes = {"status": "sent", "sent_at": now, "message_ts": None, "error": batch.c.extra}
-    return (update(t)
-            .where(t.c.team_id == batch.c.team_id, t.c.destination == batch.c.destination,
-                   t.c.track_id == batch.c.track_id, t.c.period == batch.c.period,
-                   t.c.status == "claimed", t.c.claimed_by == batch.c.claimed_by)
-            .values(**changes)
-            .returning(t.c.team_id, t.c.destination, t.c.track_id, t.c.period, t.c.claimed_by))
+    return (
+        update(t)
+        .where(
+            t.c.team_id == batch.c.team_id,
+            t.c.destination == batch.c.destination,
+            t.c.track_id == batch.c.track_id,
+            t.c.period == batch.c.period,
+            t.c.status == "claimed",
+            t.c.claimed_by == batch.c.claimed_by,
+        )
+        .values(**changes)
+        .returning(t.c.team_id, t.c.destination, t.c.track_id, t.c.period, t.c.claimed_by)
+    )
 
 
 def _key(key: Key) -> Any:
-    return and_(DigestDelivery.team_id == key[0], DigestDelivery.destination == key[1],
-                DigestDelivery.track_id == key[2], DigestDelivery.period == key[3])
+    return and_(
+        DigestDelivery.team_id == key[0],
+        DigestDelivery.destination == key[1],
+        DigestDelivery.track_id == key[2],
+        DigestDelivery.period == key[3],
+    )
 
 
 def _claimed(row_id: int, call: _Call, now: datetime, attempts: int) -> Delivery:
     team, destination, track, period = call.key
-    return Delivery(id=row_id, team_id=team, destination=destination, track_id=track,
-                    period=period, status="claimed", claimed_at=now, claimed_by=call.claimed_by,
-                    attempts=attempts, sent_at=None, message_ts=None, error=None)
+    return Delivery(
+        id=row_id,
+        team_id=team,
+        destination=destination,
+        track_id=track,
+        period=period,
+        status="claimed",
+        claimed_at=now,
+        claimed_by=call.claimed_by,
+        attempts=attempts,
+        sent_at=None,
+        message_ts=None,
+        error=None,
+    )
 
 
 class BatchedLedgerStore(PrefetchedDmReads):
@@ -288,8 +360,7 @@ class BatchedLedgerStore(PrefetchedDmReads):
     is the store's.
     """
 
-    def __init__(self, store: Store, batcher: LedgerBatcher | None = None,
-                 reads: DmReadBatcher | None = None):
+    def __init__(self, store: Store, batcher: LedgerBatcher | None = None, reads: DmReadBatcher | None = None):
         self._store = store
         self.batcher = batcher or LedgerBatcher(store)
         self.reads = reads or DmReadBatcher(store)
@@ -300,9 +371,16 @@ class BatchedLedgerStore(PrefetchedDmReads):
     def __getattr__(self, name: str) -> Any:
         return getattr(self._store, name)
 
-    def claim_delivery(self, team: str, destination: str, track: str, period: str,
-                       claimed_by: str, stale_after_s: float = 600,
-                       max_attempts: int = 3) -> bool:
+    def claim_delivery(
+        self,
+        team: str,
+        destination: str,
+        track: str,
+        period: str,
+        claimed_by: str,
+        stale_after_s: float = 600,
+        max_attempts: int = 3,
+    ) -> bool:
         """See :meth:`Store.claim_delivery` (batched)."""
         key = (team, destination, track, period)
         row = self.batcher.claim(key, claimed_by, stale_after_s, max_attempts)
@@ -318,44 +396,69 @@ class BatchedLedgerStore(PrefetchedDmReads):
             row = self._claims.pop((team, destination, track, period), None)
         return row if row is not None else self._store.delivery(team, destination, track, period)
 
-    def renew_claim(self, team: str, destination: str, track: str, period: str,
-                    claimed_by: str) -> bool:
+    def renew_claim(self, team: str, destination: str, track: str, period: str, claimed_by: str) -> bool:
         """See :meth:`Store.renew_claim` (batched)."""
         return self.batcher.renew((team, destination, track, period), claimed_by)
 
-    def mark_sent(self, team: str, destination: str, track: str, period: str,
-                  message_ts: str | None = None, *, claimed_by: str | None = None,
-                  subscription_id: int | None = None, steps: int = 0,
-                  catalog_version: str | None = None) -> bool:
+    def mark_sent(
+        self,
+        team: str,
+        destination: str,
+        track: str,
+        period: str,
+        message_ts: str | None = None,
+        *,
+        claimed_by: str | None = None,
+        subscription_id: int | None = None,
+        steps: int = 0,
+        catalog_version: str | None = None,
+    ) -> bool:
         """See :meth:`Store.mark_sent` (batched without a subscription and with a claimant)."""
         self._forget((team, destination, track, period))
         if subscription_id is not None or claimed_by is None:
-            return self._store.mark_sent(team, destination, track, period, message_ts,
-                                         claimed_by=claimed_by, subscription_id=subscription_id,
-                                         steps=steps, catalog_version=catalog_version)
+            return self._store.mark_sent(
+                team,
+                destination,
+                track,
+                period,
+                message_ts,
+                claimed_by=claimed_by,
+                subscription_id=subscription_id,
+                steps=steps,
+                catalog_version=catalog_version,
+            )
         return self.batcher.mark_sent((team, destination, track, period), claimed_by, message_ts)
 
-    def mark_skipped(self, team: str, destination: str, track: str, period: str, reason: str,
-                     *, claimed_by: str | None = None) -> bool:
+    def mark_skipped(
+        self, team: str, destination: str, track: str, period: str, reason: str, *, claimed_by: str | None = None
+    ) -> bool:
         """See :meth:`Store.mark_skipped` (batched with a claimant)."""
         self._forget((team, destination, track, period))
         if claimed_by is None:
             return self._store.mark_skipped(team, destination, track, period, reason)
         return self.batcher.mark_skipped((team, destination, track, period), claimed_by, reason)
 
-    def mark_failed(self, team: str, destination: str, track: str, period: str, error: str,
-                    *, claimed_by: str | None = None) -> bool:
+    def mark_failed(
+        self, team: str, destination: str, track: str, period: str, error: str, *, claimed_by: str | None = None
+    ) -> bool:
         """See :meth:`Store.mark_failed` (not batched: failures are rare)."""
         self._forget((team, destination, track, period))
-        return self._store.mark_failed(team, destination, track, period, error,
-                                       claimed_by=claimed_by)
+        return self._store.mark_failed(team, destination, track, period, error, claimed_by=claimed_by)
 
-    def mark_refused(self, team: str, destination: str, track: str, period: str, code: str,
-                     detail: str, *, claimed_by: str | None = None) -> bool:
+    def mark_refused(
+        self,
+        team: str,
+        destination: str,
+        track: str,
+        period: str,
+        code: str,
+        detail: str,
+        *,
+        claimed_by: str | None = None,
+    ) -> bool:
         """See :meth:`Store.mark_refused` (not batched)."""
         self._forget((team, destination, track, period))
-        return self._store.mark_refused(team, destination, track, period, code, detail,
-                                        claimed_by=claimed_by)
+        return self._store.mark_refused(team, destination, track, period, code, detail, claimed_by=claimed_by)
 
     def _forget(self, key: Key) -> None:
         with self._claims_lock:

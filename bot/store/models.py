@@ -217,9 +217,10 @@ slack_bots = SQLAlchemyInstallationStore.build_bots_table(
 # Tokens are stored sealed (bot/store/crypto.py: "fernet:" + a Fernet token, about 2.3 times the
 # token's length plus 100), so the token columns are wider than slack_sdk's String(200).
 SEALED_TOKEN = 1000
-for _table, _names in ((slack_installations, ("bot_token", "bot_refresh_token", "user_token",
-                                              "user_refresh_token")),
-                       (slack_bots, ("bot_token", "bot_refresh_token"))):
+for _table, _names in (
+    (slack_installations, ("bot_token", "bot_refresh_token", "user_token", "user_refresh_token")),
+    (slack_bots, ("bot_token", "bot_refresh_token")),
+):
     for _name in _names:
         _table.c[_name].type = String(SEALED_TOKEN)
 slack_oauth_states = SQLAlchemyOAuthStateStore.build_oauth_states_table(
@@ -289,4 +290,3 @@ class InstallationWelcome(Base):
 
 APP_TABLES = frozenset(Base.metadata.tables)
 """Every table the migrations own (APScheduler's ``apscheduler_jobs`` is not one of them)."""
-

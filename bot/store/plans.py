@@ -33,8 +33,11 @@ class PlansRepo(StoreCore):
                 return changed(s, delete(ReaderBudget).where(*key)) > 0
             row = s.execute(select(ReaderBudget).where(*key).with_for_update()).scalar_one_or_none()
             if row is None:
-                s.add(ReaderBudget(team_id=team, user_id=user, minutes_per_week=_check_minutes(minutes),
-                                   updated_at=self._now()))
+                s.add(
+                    ReaderBudget(
+                        team_id=team, user_id=user, minutes_per_week=_check_minutes(minutes), updated_at=self._now()
+                    )
+                )
                 return True
             if row.minutes_per_week == _check_minutes(minutes):
                 return False
@@ -44,11 +47,13 @@ class PlansRepo(StoreCore):
     def get_budget(self, team: str, user: str) -> int | None:
         """``user``'s weekly reading budget in minutes, or ``None`` when they set none."""
         with self._read() as s:
-            return s.scalar(select(ReaderBudget.minutes_per_week).where(
-                ReaderBudget.team_id == team, ReaderBudget.user_id == user))
+            return s.scalar(
+                select(ReaderBudget.minutes_per_week).where(ReaderBudget.team_id == team, ReaderBudget.user_id == user)
+            )
 
-    def set_channel_budget(self, subscription_id: int, minutes: int | None,
-                           after_essentials: str | None = None) -> bool:
+    def set_channel_budget(
+        self, subscription_id: int, minutes: int | None, after_essentials: str | None = None
+    ) -> bool:
         """Set a channel subscription's weekly budget (minutes; ``None``: its steps per week) and,
         when given, what it does after the essential path (``further`` or ``stop``). True when the
         subscription exists. Raises ValueError for bad minutes or setup."""
@@ -58,21 +63,34 @@ class PlansRepo(StoreCore):
                 raise ValueError(f"after_essentials must be one of {AFTER_ESSENTIALS}")
             values["after_essentials"] = after_essentials
         with self._write() as s:
-            return changed(s, update(ChannelSubscription).where(ChannelSubscription.id == subscription_id)
-                           .values(**values)) > 0
+            return (
+                changed(
+                    s, update(ChannelSubscription).where(ChannelSubscription.id == subscription_id).values(**values)
+                )
+                > 0
+            )
 
     def record_finished(self, team: str, user: str, track: str, minutes: int) -> bool:
         """Record that ``user`` finished ``track``'s essential path now (``minutes``: that path's
         reading time). True the first time; False when it was recorded before."""
         check_id(team, "team"), check_id(user, "user"), check_id(track, "track")
-        return self._insert_new(FinishedPath, team_id=team, user_id=user, track_id=track,
-                                finished_at=self._now(), minutes=max(0, int(minutes)))
+        return self._insert_new(
+            FinishedPath,
+            team_id=team,
+            user_id=user,
+            track_id=track,
+            finished_at=self._now(),
+            minutes=max(0, int(minutes)),
+        )
 
     def finished_paths(self, team: str, user: str) -> dict[str, datetime]:
         """``{track id: finished_at (UTC)}`` of the essential paths ``user`` finished."""
         with self._read() as s:
-            rows = s.execute(select(FinishedPath.track_id, FinishedPath.finished_at).where(
-                FinishedPath.team_id == team, FinishedPath.user_id == user))
+            rows = s.execute(
+                select(FinishedPath.track_id, FinishedPath.finished_at).where(
+                    FinishedPath.team_id == team, FinishedPath.user_id == user
+                )
+            )
             return {tid: at for tid, at in rows}
 
     def count_finished(self, team: str, since: datetime | None = None) -> dict[str, int]:

@@ -23,8 +23,7 @@ class ProgressRepo(StoreCore):
             return set()
         now = self._now()
         rows = [{"team_id": team, "user_id": user, "post_id": p, "read_at": now} for p in ids]
-        stmt = (self._insert(ReadingProgress).values(rows).on_conflict_do_nothing()
-                .returning(ReadingProgress.post_id))
+        stmt = self._insert(ReadingProgress).values(rows).on_conflict_do_nothing().returning(ReadingProgress.post_id)
         with self._write() as s:
             return set(s.execute(stmt).scalars())
 
@@ -34,16 +33,22 @@ class ProgressRepo(StoreCore):
         ids = check_ids(post_ids, "post id")
         if not ids:
             return set()
-        stmt = (delete(ReadingProgress)
-                .where(ReadingProgress.team_id == team, ReadingProgress.user_id == user,
-                       ReadingProgress.post_id.in_(ids))
-                .returning(ReadingProgress.post_id)
-                .execution_options(synchronize_session=False))
+        stmt = (
+            delete(ReadingProgress)
+            .where(ReadingProgress.team_id == team, ReadingProgress.user_id == user, ReadingProgress.post_id.in_(ids))
+            .returning(ReadingProgress.post_id)
+            .execution_options(synchronize_session=False)
+        )
         with self._write() as s:
             return set(s.execute(stmt).scalars())
 
     def read_posts(self, team: str, user: str) -> set[str]:
         """The ids of every post ``user`` has read in ``team``."""
         with self._read() as s:
-            return set(s.scalars(select(ReadingProgress.post_id).where(
-                ReadingProgress.team_id == team, ReadingProgress.user_id == user)))
+            return set(
+                s.scalars(
+                    select(ReadingProgress.post_id).where(
+                        ReadingProgress.team_id == team, ReadingProgress.user_id == user
+                    )
+                )
+            )

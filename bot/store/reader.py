@@ -39,17 +39,23 @@ def _reader_statement(dialect: str) -> CompoundSelect[Any]:
     every row fetched is a step of the driver (on SQLite one that lets another thread run)."""
     team, user = bindparam("team", type_=String), bindparam("user", type_=String)
     no_time = cast(null(), TrackFollow.followed_at.type)
-    lang = (select(literal("lang").label("kind"), UserSettings.lang.label("value"),
-                   no_time.label("at"))
-            .where(UserSettings.team_id == team, UserSettings.user_id == user))
-    posts = (func.json_group_array(ReadingProgress.post_id) if dialect == "sqlite"
-             else cast(func.json_agg(ReadingProgress.post_id), String))
-    read = (select(literal("read"), posts, no_time)
-            .where(ReadingProgress.team_id == team, ReadingProgress.user_id == user))
-    follows = (select(literal("follow"), TrackFollow.track_id, TrackFollow.followed_at)
-               .where(TrackFollow.team_id == team, TrackFollow.user_id == user))
-    budget = (select(literal("budget"), cast(ReaderBudget.minutes_per_week, String), no_time)
-              .where(ReaderBudget.team_id == team, ReaderBudget.user_id == user))
+    lang = select(literal("lang").label("kind"), UserSettings.lang.label("value"), no_time.label("at")).where(
+        UserSettings.team_id == team, UserSettings.user_id == user
+    )
+    posts = (
+        func.json_group_array(ReadingProgress.post_id)
+        if dialect == "sqlite"
+        else cast(func.json_agg(ReadingProgress.post_id), String)
+    )
+    read = select(literal("read"), posts, no_time).where(
+        ReadingProgress.team_id == team, ReadingProgress.user_id == user
+    )
+    follows = select(literal("follow"), TrackFollow.track_id, TrackFollow.followed_at).where(
+        TrackFollow.team_id == team, TrackFollow.user_id == user
+    )
+    budget = select(literal("budget"), cast(ReaderBudget.minutes_per_week, String), no_time).where(
+        ReaderBudget.team_id == team, ReaderBudget.user_id == user
+    )
     return union_all(lang, read, follows, budget)
 
 

@@ -32,8 +32,9 @@ class Reminder:
 class RemindersRepo(StoreCore):
     """Per-user reminders, keyed by id; every read and write is scoped by team (and user)."""
 
-    def add_reminder(self, team: str, user: str, post: str, due_at: datetime,
-                     timezone: str) -> tuple[Reminder, Reminder | None]:
+    def add_reminder(
+        self, team: str, user: str, post: str, due_at: datetime, timezone: str
+    ) -> tuple[Reminder, Reminder | None]:
         """Remind ``user`` of ``post`` at ``due_at`` (aware). A pending reminder of the same post
         is moved to the new time instead of adding a second one. Returns ``(the reminder, the
         pending one as it was before the move, or None)``. Raises ValueError for bad arguments
@@ -43,13 +44,25 @@ class RemindersRepo(StoreCore):
             raise ValueError("due_at must be timezone-aware")
         now = self._now()
         with self._write() as s:
-            row = s.scalars(select(ReminderRow).where(
-                ReminderRow.team_id == team, ReminderRow.user_id == user,
-                ReminderRow.post_id == post, ReminderRow.status == "pending")).first()
+            row = s.scalars(
+                select(ReminderRow).where(
+                    ReminderRow.team_id == team,
+                    ReminderRow.user_id == user,
+                    ReminderRow.post_id == post,
+                    ReminderRow.status == "pending",
+                )
+            ).first()
             before = None if row is None else snapshot(Reminder, row)
             if row is None:
-                row = ReminderRow(team_id=team, user_id=user, post_id=post, due_at=due_at,
-                                  timezone=timezone, status="pending", created_at=now)
+                row = ReminderRow(
+                    team_id=team,
+                    user_id=user,
+                    post_id=post,
+                    due_at=due_at,
+                    timezone=timezone,
+                    status="pending",
+                    created_at=now,
+                )
                 s.add(row)
             else:
                 row.due_at, row.timezone = due_at, timezone
@@ -59,31 +72,51 @@ class RemindersRepo(StoreCore):
     def reminders(self, team: str, user: str) -> list[Reminder]:
         """``user``'s pending reminders, soonest first."""
         with self._read() as s:
-            return [snapshot(Reminder, r) for r in s.scalars(
-                select(ReminderRow).where(ReminderRow.team_id == team, ReminderRow.user_id == user,
-                                          ReminderRow.status == "pending")
-                .order_by(ReminderRow.due_at, ReminderRow.id))]
+            return [
+                snapshot(Reminder, r)
+                for r in s.scalars(
+                    select(ReminderRow)
+                    .where(ReminderRow.team_id == team, ReminderRow.user_id == user, ReminderRow.status == "pending")
+                    .order_by(ReminderRow.due_at, ReminderRow.id)
+                )
+            ]
 
     def cancel_reminder(self, team: str, user: str, reminder_id: int) -> bool:
         """Cancel one of ``user``'s pending reminders. True if it was pending."""
-        stmt = (update(ReminderRow)
-                .where(ReminderRow.id == reminder_id, ReminderRow.team_id == team,
-                       ReminderRow.user_id == user, ReminderRow.status == "pending")
-                .values(status="cancelled").execution_options(synchronize_session=False))
+        stmt = (
+            update(ReminderRow)
+            .where(
+                ReminderRow.id == reminder_id,
+                ReminderRow.team_id == team,
+                ReminderRow.user_id == user,
+                ReminderRow.status == "pending",
+            )
+            .values(status="cancelled")
+            .execution_options(synchronize_session=False)
+        )
         with self._write() as s:
             return changed(s, stmt) == 1
 
     def due_reminders(self, now: datetime, limit: int = 500) -> list[Reminder]:
         """Pending reminders whose ``due_at`` is at or before ``now`` (aware), oldest first."""
         with self._read() as s:
-            return [snapshot(Reminder, r) for r in s.scalars(
-                select(ReminderRow).where(ReminderRow.status == "pending", ReminderRow.due_at <= now)
-                .order_by(ReminderRow.due_at, ReminderRow.id).limit(limit))]
+            return [
+                snapshot(Reminder, r)
+                for r in s.scalars(
+                    select(ReminderRow)
+                    .where(ReminderRow.status == "pending", ReminderRow.due_at <= now)
+                    .order_by(ReminderRow.due_at, ReminderRow.id)
+                    .limit(limit)
+                )
+            ]
 
     def mark_reminder_sent(self, reminder_id: int) -> bool:
         """Record a pending reminder as sent. True if it was pending."""
-        stmt = (update(ReminderRow)
-                .where(ReminderRow.id == reminder_id, ReminderRow.status == "pending")
-                .values(status="sent", sent_at=self._now()).execution_options(synchronize_session=False))
+        stmt = (
+            update(ReminderRow)
+            .where(ReminderRow.id == reminder_id, ReminderRow.status == "pending")
+            .values(status="sent", sent_at=self._now())
+            .execution_options(synchronize_session=False)
+        )
         with self._write() as s:
             return changed(s, stmt) == 1

@@ -66,4 +66,3 @@ class Store(
     """The app's state, behind small methods that each run one short transaction. Built as
     :class:`~bot.store.base.StoreCore` is (its arguments are documented there); the methods are
     documented in the aggregate modules listed in this module's docstring."""
-

@@ -20,8 +20,7 @@ class SettingsRepo(StoreCore):
     def get_lang(self, team: str, user: str) -> str | None:
         """The user's chosen language (``'en'`` | ``'zh'``), or None (use Slack's locale)."""
         with self._read() as s:
-            return s.scalar(select(UserSettings.lang).where(
-                UserSettings.team_id == team, UserSettings.user_id == user))
+            return s.scalar(select(UserSettings.lang).where(UserSettings.team_id == team, UserSettings.user_id == user))
 
     def set_lang(self, team: str, user: str, lang: str | None) -> None:
         """Choose a language (``'en'`` | ``'zh'``) or None to follow Slack's locale.
@@ -30,13 +29,11 @@ class SettingsRepo(StoreCore):
         if lang is not None and lang not in LANGS:
             raise ValueError(f"lang must be one of {LANGS} or None, got {lang!r}")
         stmt = self._insert(UserSettings).values(team_id=team, user_id=user, lang=lang)
-        stmt = stmt.on_conflict_do_update(index_elements=["team_id", "user_id"],
-                                          set_={"lang": stmt.excluded.lang})
+        stmt = stmt.on_conflict_do_update(index_elements=["team_id", "user_id"], set_={"lang": stmt.excluded.lang})
         with self._write() as s:
             s.execute(stmt)
 
-    def set_dm(self, team: str, user: str, enabled: bool,
-               schedule: WeeklySchedule | None = None) -> DmSettings:
+    def set_dm(self, team: str, user: str, enabled: bool, schedule: WeeklySchedule | None = None) -> DmSettings:
         """Turn the user's weekly DM digest on or off and optionally set when it comes
         (``schedule``, a validated :class:`~bot.domain.schedule.WeeklySchedule`, stored as its
         three columns). Left None, the current schedule stays (for a new row: Monday, 09:00,
@@ -47,20 +44,28 @@ class SettingsRepo(StoreCore):
         if schedule is not None:
             if not isinstance(schedule, WeeklySchedule):
                 raise ValueError(f"schedule must be a WeeklySchedule, got {schedule!r}")
-            changes.update(weekday=schedule.weekday, at_time=schedule.at_time,
-                           timezone=schedule.timezone)
+            changes.update(weekday=schedule.weekday, at_time=schedule.at_time, timezone=schedule.timezone)
         if enabled:
             changes.update(status="active", pause_reason=None)
         now = self._now()
-        insert = (self._insert(DmPreference)
-                  .values(team_id=team, user_id=user, enabled=False, weekday=DEFAULT_WEEKDAY,
-                          at_time=DEFAULT_TIME, timezone=self._default_timezone,
-                          status="active", updated_at=now)
-                  .on_conflict_do_nothing())
+        insert = (
+            self._insert(DmPreference)
+            .values(
+                team_id=team,
+                user_id=user,
+                enabled=False,
+                weekday=DEFAULT_WEEKDAY,
+                at_time=DEFAULT_TIME,
+                timezone=self._default_timezone,
+                status="active",
+                updated_at=now,
+            )
+            .on_conflict_do_nothing()
+        )
         with self._write() as s:
             s.execute(insert)
-            row = s.execute(select(DmPreference).where(
-                DmPreference.team_id == team, DmPreference.user_id == user).with_for_update()
+            row = s.execute(
+                select(DmPreference).where(DmPreference.team_id == team, DmPreference.user_id == user).with_for_update()
             ).scalar_one()
             changes = {k: v for k, v in changes.items() if getattr(row, k) != v}
             if changes:
@@ -75,14 +80,15 @@ class SettingsRepo(StoreCore):
             row = s.get(DmPreference, (team, user))
             return None if row is None else snapshot(DmSettings, row)
 
-    def dm_recipients(self, at: datetime | None = None,
-                      team: str | None = None) -> list[DmSettings]:
+    def dm_recipients(self, at: datetime | None = None, team: str | None = None) -> list[DmSettings]:
         """Users whose DM digest is enabled, active and not snoozed at ``at`` (aware; default
         now), across all teams or only ``team``; ordered by team then user."""
         at = self._now() if at is None else check_aware(at, "at")
         stmt = select(DmPreference).where(
-            DmPreference.enabled.is_(True), DmPreference.status == "active",
-            or_(DmPreference.snoozed_until.is_(None), DmPreference.snoozed_until <= at))
+            DmPreference.enabled.is_(True),
+            DmPreference.status == "active",
+            or_(DmPreference.snoozed_until.is_(None), DmPreference.snoozed_until <= at),
+        )
         if team is not None:
             stmt = stmt.where(DmPreference.team_id == team)
         stmt = stmt.order_by(DmPreference.team_id, DmPreference.user_id)
@@ -105,9 +111,11 @@ class SettingsRepo(StoreCore):
         return self._update_dm(team, user, status="active", pause_reason=None)
 
     def _update_dm(self, team: str, user: str, **values: Any) -> bool:
-        stmt = (update(DmPreference)
-                .where(DmPreference.team_id == team, DmPreference.user_id == user)
-                .values(updated_at=self._now(), **values)
-                .execution_options(synchronize_session=False))
+        stmt = (
+            update(DmPreference)
+            .where(DmPreference.team_id == team, DmPreference.user_id == user)
+            .values(updated_at=self._now(), **values)
+            .execution_options(synchronize_session=False)
+        )
         with self._write() as s:
             return changed(s, stmt) > 0

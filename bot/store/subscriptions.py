@@ -15,29 +15,44 @@ from bot.store.snapshots import Subscription, snapshot
 from bot.store.validate import check_id, check_reason, check_steps
 
 
-def advance_cursor_in(s: Session, id: int, steps: int, catalog_version: str | None,
-                      now: datetime) -> bool:
+def advance_cursor_in(s: Session, id: int, steps: int, catalog_version: str | None, now: datetime) -> bool:
     """In the open session ``s``: add ``steps`` to subscription ``id``'s cursor, stamp
     ``updated_at`` = ``now`` and (unless None) record ``catalog_version``. False if no such row."""
     return set_cursor_in(s, id, ChannelSubscription.cursor + steps, catalog_version, now)
 
 
-def set_cursor_in(s: Session, id: int, cursor: int | ColumnElement[int], catalog_version: str | None,
-                  now: datetime) -> bool:
+def set_cursor_in(
+    s: Session, id: int, cursor: int | ColumnElement[int], catalog_version: str | None, now: datetime
+) -> bool:
     """In the open session ``s``: set subscription ``id``'s cursor to ``cursor``, stamp
     ``updated_at`` = ``now`` and (unless None) record ``catalog_version``. False if no such row."""
     values: dict[str, Any] = {"cursor": cursor, "updated_at": now}
     if catalog_version is not None:
         values["last_catalog_version"] = catalog_version
-    return changed(s, update(ChannelSubscription).where(ChannelSubscription.id == id)
-                   .values(**values).execution_options(synchronize_session=False)) > 0
+    return (
+        changed(
+            s,
+            update(ChannelSubscription)
+            .where(ChannelSubscription.id == id)
+            .values(**values)
+            .execution_options(synchronize_session=False),
+        )
+        > 0
+    )
 
 
 class SubscriptionsRepo(StoreCore):
     """Channel subscriptions, keyed by (team, channel, track id) and by row id."""
 
-    def subscribe(self, team: str, channel: str, track: str, schedule: WeeklySchedule,
-                  steps_per_week: int = 1, created_by: str | None = None) -> Subscription:
+    def subscribe(
+        self,
+        team: str,
+        channel: str,
+        track: str,
+        schedule: WeeklySchedule,
+        steps_per_week: int = 1,
+        created_by: str | None = None,
+    ) -> Subscription:
         """Subscribe ``channel`` to ``track``: ``steps_per_week`` (1..3) steps on ``schedule``
         (a validated :class:`~bot.domain.schedule.WeeklySchedule`, stored as its three columns).
 
@@ -48,16 +63,34 @@ class SubscriptionsRepo(StoreCore):
         check_id(team, "team"), check_id(channel, "channel"), check_id(track, "track")
         if not isinstance(schedule, WeeklySchedule):
             raise ValueError(f"schedule must be a WeeklySchedule, got {schedule!r}")
-        values = {"weekday": schedule.weekday, "at_time": schedule.at_time,
-                  "timezone": schedule.timezone, "steps_per_week": check_steps(steps_per_week)}
+        values = {
+            "weekday": schedule.weekday,
+            "at_time": schedule.at_time,
+            "timezone": schedule.timezone,
+            "steps_per_week": check_steps(steps_per_week),
+        }
         now = self._now()
-        key = (ChannelSubscription.team_id == team, ChannelSubscription.channel_id == channel,
-               ChannelSubscription.track_id == track)
-        insert = (self._insert(ChannelSubscription)
-                  .values(team_id=team, channel_id=channel, track_id=track, cursor=0,
-                          status="active", created_by=created_by, created_at=now,
-                          updated_at=now, **values)
-                  .on_conflict_do_nothing().returning(ChannelSubscription.id))
+        key = (
+            ChannelSubscription.team_id == team,
+            ChannelSubscription.channel_id == channel,
+            ChannelSubscription.track_id == track,
+        )
+        insert = (
+            self._insert(ChannelSubscription)
+            .values(
+                team_id=team,
+                channel_id=channel,
+                track_id=track,
+                cursor=0,
+                status="active",
+                created_by=created_by,
+                created_at=now,
+                updated_at=now,
+                **values,
+            )
+            .on_conflict_do_nothing()
+            .returning(ChannelSubscription.id)
+        )
         with self._write() as s:
             new_id = s.execute(insert).scalar()
             row = s.execute(select(ChannelSubscription).where(*key).with_for_update()).scalar_one()
@@ -73,11 +106,15 @@ class SubscriptionsRepo(StoreCore):
 
     def unsubscribe(self, team: str, channel: str, track: str) -> bool:
         """Delete the subscription. True if there was one. Its ledger rows are kept."""
-        stmt = (delete(ChannelSubscription)
-                .where(ChannelSubscription.team_id == team,
-                       ChannelSubscription.channel_id == channel,
-                       ChannelSubscription.track_id == track)
-                .execution_options(synchronize_session=False))
+        stmt = (
+            delete(ChannelSubscription)
+            .where(
+                ChannelSubscription.team_id == team,
+                ChannelSubscription.channel_id == channel,
+                ChannelSubscription.track_id == track,
+            )
+            .execution_options(synchronize_session=False)
+        )
         with self._write() as s:
             return changed(s, stmt) > 0
 
@@ -105,13 +142,11 @@ class SubscriptionsRepo(StoreCore):
         stmt = select(ChannelSubscription).where(ChannelSubscription.status == "active")
         if team is not None:
             stmt = stmt.where(ChannelSubscription.team_id == team)
-        stmt = stmt.order_by(ChannelSubscription.team_id, ChannelSubscription.channel_id,
-                             ChannelSubscription.track_id)
+        stmt = stmt.order_by(ChannelSubscription.team_id, ChannelSubscription.channel_id, ChannelSubscription.track_id)
         with self._read() as s:
             return [snapshot(Subscription, r) for r in s.scalars(stmt)]
 
-    def advance_cursor(self, id: int, steps: int,
-                       catalog_version: str | None = None) -> Subscription | None:
+    def advance_cursor(self, id: int, steps: int, catalog_version: str | None = None) -> Subscription | None:
         """Add ``steps`` (>= 0) to the subscription's cursor atomically and record the catalog
         version its digest used (unchanged when None). Returns the updated subscription, or None
         if it no longer exists."""
@@ -120,8 +155,7 @@ class SubscriptionsRepo(StoreCore):
         with self._write() as s:
             if not advance_cursor_in(s, id, steps, catalog_version, self._now()):
                 return None
-            return snapshot(Subscription, s.get(ChannelSubscription, id,
-                                                 populate_existing=True))
+            return snapshot(Subscription, s.get(ChannelSubscription, id, populate_existing=True))
 
     def pause_subscription(self, id: int, reason: str) -> bool:
         """Pause with a visible ``reason`` (e.g. ``'channel archived'``). True if it exists."""
@@ -132,8 +166,11 @@ class SubscriptionsRepo(StoreCore):
         return self._set_status(id, "active", None)
 
     def _set_status(self, id: int, status: str, reason: str | None) -> bool:
-        stmt = (update(ChannelSubscription).where(ChannelSubscription.id == id)
-                .values(status=status, pause_reason=reason, updated_at=self._now())
-                .execution_options(synchronize_session=False))
+        stmt = (
+            update(ChannelSubscription)
+            .where(ChannelSubscription.id == id)
+            .values(status=status, pause_reason=reason, updated_at=self._now())
+            .execution_options(synchronize_session=False)
+        )
         with self._write() as s:
             return changed(s, stmt) > 0

@@ -10,6 +10,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 _PERIOD = re.compile(r"^\d{4}-W(0[1-9]|[1-4]\d|5[0-3])$")
 
+
 def check_id(value: str, what: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise ValueError(f"{what} must be a non-empty string, got {value!r}")

@@ -33,10 +33,18 @@ SCOPE_REASONS: Mapping[str, str] = {
 """Why the app asks for each bot scope, in plain words (the install page lists them)."""
 
 WORDS: Mapping[str, Mapping[str, str]] = {
-    "en": {"paths": "Reading paths", "install": "Add to Slack", "all_paths": "All reading paths",
-           "footer": "vllm-path · reading paths through the vLLM blog · the catalog only, never a reader's data"},
-    "zh": {"paths": "阅读路径", "install": "添加到 Slack", "all_paths": "全部阅读路径",
-           "footer": "vllm-path · vLLM 博客阅读路径 · 页面只展示目录，从不展示读者的数据"},
+    "en": {
+        "paths": "Reading paths",
+        "install": "Add to Slack",
+        "all_paths": "All reading paths",
+        "footer": "vllm-path · reading paths through the vLLM blog · the catalog only, never a reader's data",
+    },
+    "zh": {
+        "paths": "阅读路径",
+        "install": "添加到 Slack",
+        "all_paths": "全部阅读路径",
+        "footer": "vllm-path · vLLM 博客阅读路径 · 页面只展示目录，从不展示读者的数据",
+    },
 }
 """Words of the page frame (header, footer) by language."""
 
@@ -44,23 +52,31 @@ WORDS: Mapping[str, Mapping[str, str]] = {
 @lru_cache(maxsize=1)
 def environment() -> Environment:
     """The Jinja2 environment (templates from ``bot/web/templates``, HTML autoescaped)."""
-    return Environment(loader=FileSystemLoader(str(Path(__file__).resolve().parent / "templates")),
-                       autoescape=select_autoescape(("html",)), trim_blocks=True, lstrip_blocks=True)
+    return Environment(
+        loader=FileSystemLoader(str(Path(__file__).resolve().parent / "templates")),
+        autoescape=select_autoescape(("html",)),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
 
 
 def render(template: str, *, lang: str = "en", install_link: bool = False, **values: Any) -> str:
     """The page ``template`` (a file name) in ``lang`` (``en`` or ``zh``) as HTML text."""
     lang = lang if lang in WORDS else "en"
-    frame = {"app_name": APP_NAME, "words": WORDS[lang], "lang_tag": "zh-Hans" if lang == "zh" else "en",
-             "lang_query": "?lang=zh" if lang == "zh" else "", "install_link": install_link}
+    frame = {
+        "app_name": APP_NAME,
+        "words": WORDS[lang],
+        "lang_tag": "zh-Hans" if lang == "zh" else "en",
+        "lang_query": "?lang=zh" if lang == "zh" else "",
+        "install_link": install_link,
+    }
     return environment().get_template(template).render(**frame, **values)
 
 
 def scope_rows(scopes: Iterable[str]) -> list[dict[str, str]]:
     """``[{name, reason}]`` for the scopes the app asks for, in the order given. A scope without
     a reason in :data:`SCOPE_REASONS` says so plainly (a test keeps the table complete)."""
-    return [{"name": s, "reason": SCOPE_REASONS.get(s, "asked for by this app's configuration.")}
-            for s in scopes]
+    return [{"name": s, "reason": SCOPE_REASONS.get(s, "asked for by this app's configuration.")} for s in scopes]
 
 
 def install_page(authorize_url: str, scopes: Iterable[str]) -> str:
@@ -75,33 +91,59 @@ def success_page(team_name: str | None) -> str:
 
 
 FAILURES: Mapping[str, tuple[int, str, str]] = {
-    "invalid_browser": (400, "This installation link has expired",
-                        "The installation has to be finished in the same browser it was started in, and this one has no record of starting it. Start again from the install page."),
-    "invalid_state": (400, "This installation link has expired",
-                      "The link was already used or is more than ten minutes old. Start again from the install page."),
-    "missing_code": (400, "Slack did not finish the installation",
-                     "Slack sent no approval with this page. Start again from the install page."),
-    "access_denied": (403, "The installation was cancelled",
-                      "The app was not added to the workspace. You can start again whenever you like."),
-    "invalid_code": (400, "Slack did not accept the approval",
-                     "The approval was already used or has expired. Start again from the install page."),
-    "storage_error": (500, "The installation could not be saved",
-                      "Slack approved it, but this server could not save it. Please try again in a few minutes; if it keeps happening, tell the person who runs this server."),
+    "invalid_browser": (
+        400,
+        "This installation link has expired",
+        "The installation has to be finished in the same browser it was started in, and this one has no record of starting it. Start again from the install page.",
+    ),
+    "invalid_state": (
+        400,
+        "This installation link has expired",
+        "The link was already used or is more than ten minutes old. Start again from the install page.",
+    ),
+    "missing_code": (
+        400,
+        "Slack did not finish the installation",
+        "Slack sent no approval with this page. Start again from the install page.",
+    ),
+    "access_denied": (
+        403,
+        "The installation was cancelled",
+        "The app was not added to the workspace. You can start again whenever you like.",
+    ),
+    "invalid_code": (
+        400,
+        "Slack did not accept the approval",
+        "The approval was already used or has expired. Start again from the install page.",
+    ),
+    "storage_error": (
+        500,
+        "The installation could not be saved",
+        "Slack approved it, but this server could not save it. Please try again in a few minutes; if it keeps happening, tell the person who runs this server.",
+    ),
 }
 """Bolt's OAuth failure reasons -> (HTTP status, title, what it means and what to do)."""
 
 
 def failure_page(reason: str) -> tuple[int, str]:
     """``(status, html)`` for an OAuth failure ``reason`` (Bolt's words, never shown)."""
-    status, title, message = FAILURES.get(reason, (400, "The installation did not go through",
-                                                   "Something went wrong between Slack and this server. Start again from the install page."))
+    status, title, message = FAILURES.get(
+        reason,
+        (
+            400,
+            "The installation did not go through",
+            "Something went wrong between Slack and this server. Start again from the install page.",
+        ),
+    )
     return status, render("error.html", title=title, message=message, start_over=True)
 
 
 def not_found_page(lang: str = "en") -> str:
     """The 404 page, with a link to every reading path."""
     title = "没有这个页面" if lang == "zh" else "No such page"
-    message = ("这里没有这个页面，可能链接写错了。" if lang == "zh"
-               else "There is no page here; the link may be mistyped.")
-    return render("error.html", lang=lang, title=title, message=message,
-                  back_link="/paths" + ("?lang=zh" if lang == "zh" else ""))
+    message = (
+        "这里没有这个页面，可能链接写错了。" if lang == "zh" else "There is no page here; the link may be mistyped."
+    )
+    return render(
+        "error.html", lang=lang, title=title, message=message, back_link="/paths" + ("?lang=zh" if lang == "zh" else "")
+    )

@@ -22,26 +22,50 @@ from bot.domain.catalog.models import Post
 from bot.web import pages
 
 PAGE_WORDS: Mapping[str, Mapping[str, str]] = {
-    "en": {"index_title": "Reading paths through the vLLM blog",
-           "index_lead": "Each track is a path through the vLLM blog in reading order: a short essential path "
-                         "first, then further reading. Follow one in Slack with /vllm-path <track>.",
-           "essential": "Essential path", "further": "Further reading", "before": "Read these tracks first",
-           "steps": "{n} steps", "min": "{n} min", "estimate": "about {n} min (estimate)",
-           "total_estimate": "about {n} min", "no_link": "no link yet", "archive": "the blog's archive",
-           "draft": "draft", "summary": "summary of the original article", "picture": "The path as a picture",
-           "alt": "Reading path of {track}: {n} essential steps ({steps}), then {m} posts of further reading.",
-           "alt_before": " Read {tracks} first.", "other_lang": "中文", "none_further": "None.",
-           "follow": "In Slack: /vllm-path {track} shows this path with your own progress."},
-    "zh": {"index_title": "vLLM 博客阅读路径",
-           "index_lead": "每个主题都是一条按阅读顺序穿过 vLLM 博客的路径：先是一段简短的核心路径，然后是延伸阅读。"
-                         "在 Slack 里用 /vllm-path <主题> 跟读。",
-           "essential": "核心路径", "further": "延伸阅读", "before": "建议先读这些主题",
-           "steps": "{n} 篇", "min": "{n} 分钟", "estimate": "约 {n} 分钟（估计）",
-           "total_estimate": "约 {n} 分钟", "no_link": "暂无链接", "archive": "博客文章列表",
-           "draft": "草稿", "summary": "原文的摘要", "picture": "路径图",
-           "alt": "{track}的阅读路径：{n} 篇核心文章（{steps}），然后是 {m} 篇延伸阅读。",
-           "alt_before": "建议先读：{tracks}。", "other_lang": "English", "none_further": "无。",
-           "follow": "在 Slack 里：/vllm-path {track} 会显示这条路径和你自己的进度。"},
+    "en": {
+        "index_title": "Reading paths through the vLLM blog",
+        "index_lead": "Each track is a path through the vLLM blog in reading order: a short essential path "
+        "first, then further reading. Follow one in Slack with /vllm-path <track>.",
+        "essential": "Essential path",
+        "further": "Further reading",
+        "before": "Read these tracks first",
+        "steps": "{n} steps",
+        "min": "{n} min",
+        "estimate": "about {n} min (estimate)",
+        "total_estimate": "about {n} min",
+        "no_link": "no link yet",
+        "archive": "the blog's archive",
+        "draft": "draft",
+        "summary": "summary of the original article",
+        "picture": "The path as a picture",
+        "alt": "Reading path of {track}: {n} essential steps ({steps}), then {m} posts of further reading.",
+        "alt_before": " Read {tracks} first.",
+        "other_lang": "中文",
+        "none_further": "None.",
+        "follow": "In Slack: /vllm-path {track} shows this path with your own progress.",
+    },
+    "zh": {
+        "index_title": "vLLM 博客阅读路径",
+        "index_lead": "每个主题都是一条按阅读顺序穿过 vLLM 博客的路径：先是一段简短的核心路径，然后是延伸阅读。"
+        "在 Slack 里用 /vllm-path <主题> 跟读。",
+        "essential": "核心路径",
+        "further": "延伸阅读",
+        "before": "建议先读这些主题",
+        "steps": "{n} 篇",
+        "min": "{n} 分钟",
+        "estimate": "约 {n} 分钟（估计）",
+        "total_estimate": "约 {n} 分钟",
+        "no_link": "暂无链接",
+        "archive": "博客文章列表",
+        "draft": "草稿",
+        "summary": "原文的摘要",
+        "picture": "路径图",
+        "alt": "{track}的阅读路径：{n} 篇核心文章（{steps}），然后是 {m} 篇延伸阅读。",
+        "alt_before": "建议先读：{tracks}。",
+        "other_lang": "English",
+        "none_further": "无。",
+        "follow": "在 Slack 里：/vllm-path {track} 会显示这条路径和你自己的进度。",
+    },
 }
 """The path pages' words by language."""
 
@@ -99,9 +123,15 @@ def _step(catalog: Catalog, post_id: str, number: int, lang: str) -> dict[str, A
     status = [_w(lang, "draft")] if post.is_draft else []
     if kind == "summary":
         status.append(_w(lang, "summary"))
-    return {"number": number, "title": post.title, "url": None if kind == "archive" else url,
-            "archive": url if kind == "archive" else None, "minutes": minutes_text(post, lang),
-            "status": status, "summary": post.summary.get(lang)}
+    return {
+        "number": number,
+        "title": post.title,
+        "url": None if kind == "archive" else url,
+        "archive": url if kind == "archive" else None,
+        "minutes": minutes_text(post, lang),
+        "status": status,
+        "summary": post.summary.get(lang),
+    }
 
 
 def _alt(catalog: Catalog, track_id: str, lang: str) -> str:
@@ -109,8 +139,14 @@ def _alt(catalog: Catalog, track_id: str, lang: str) -> str:
     the tracks to read first."""
     ess, more = paths.essentials(catalog, track_id), paths.further(catalog, track_id)
     joiner = "、" if lang == "zh" else "; "
-    text = _w(lang, "alt", track=catalog.track(track_id).names.get(lang), n=len(ess), m=len(more),
-              steps=joiner.join(catalog.post(p).title for p in ess))
+    text = _w(
+        lang,
+        "alt",
+        track=catalog.track(track_id).names.get(lang),
+        n=len(ess),
+        m=len(more),
+        steps=joiner.join(catalog.post(p).title for p in ess),
+    )
     before = [catalog.track(b).names.get(lang) for b in catalog.track(track_id).before if catalog.has_track(b)]
     return text + (_w(lang, "alt_before", tracks=joiner.join(before)) if before else "")
 
@@ -120,10 +156,18 @@ def index_page(catalog: Catalog, lang: str = "en", install_link: bool = False) -
     rows = []
     for track in catalog.tracks:
         ess = paths.essentials(catalog, track.id)
-        rows.append({"id": track.id, "name": track.names.get(lang), "description": track.description.get(lang),
-                     "steps": _w(lang, "steps", n=len(ess)), "minutes": _total_text(catalog, ess, lang)})
-    return pages.render("paths.html", lang=lang, install_link=install_link, w=PAGE_WORDS[lang], tracks=rows,
-                        version=catalog.version)
+        rows.append(
+            {
+                "id": track.id,
+                "name": track.names.get(lang),
+                "description": track.description.get(lang),
+                "steps": _w(lang, "steps", n=len(ess)),
+                "minutes": _total_text(catalog, ess, lang),
+            }
+        )
+    return pages.render(
+        "paths.html", lang=lang, install_link=install_link, w=PAGE_WORDS[lang], tracks=rows, version=catalog.version
+    )
 
 
 def track_page(catalog: Catalog, track_id: str, lang: str = "en", install_link: bool = False) -> str:
@@ -134,14 +178,23 @@ def track_page(catalog: Catalog, track_id: str, lang: str = "en", install_link: 
     ess, more = paths.essentials(catalog, track_id), paths.further(catalog, track_id)
     before = [{"id": b, "name": catalog.track(b).names.get(lang)} for b in track.before if catalog.has_track(b)]
     return pages.render(
-        "path.html", lang=lang, install_link=install_link, w=PAGE_WORDS[lang], track_id=track_id,
-        name=track.names.get(lang), description=track.description.get(lang), before=before,
+        "path.html",
+        lang=lang,
+        install_link=install_link,
+        w=PAGE_WORDS[lang],
+        track_id=track_id,
+        name=track.names.get(lang),
+        description=track.description.get(lang),
+        before=before,
         essentials=[_step(catalog, p, i + 1, lang) for i, p in enumerate(ess)],
         further=[_step(catalog, p, len(ess) + i + 1, lang) for i, p in enumerate(more)],
         essential_head=" · ".join(x for x in (_w(lang, "steps", n=len(ess)), _total_text(catalog, ess, lang)) if x),
-        picture=f"/paths/{track_id}.svg" + ("?lang=zh" if lang == "zh" else ""), alt=_alt(catalog, track_id, lang),
-        other_lang=("?lang=en" if lang == "zh" else "?lang=zh"), version=catalog.version,
-        follow=_w(lang, "follow", track=track_id))
+        picture=f"/paths/{track_id}.svg" + ("?lang=zh" if lang == "zh" else ""),
+        alt=_alt(catalog, track_id, lang),
+        other_lang=("?lang=en" if lang == "zh" else "?lang=zh"),
+        version=catalog.version,
+        follow=_w(lang, "follow", track=track_id),
+    )
 
 
 class Pictures:

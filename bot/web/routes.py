@@ -27,8 +27,16 @@ PICTURE_TYPES = {"svg": "image/svg+xml", "png": "image/png"}
 
 def _html(status: str, text: str, cache: str = "public, max-age=300") -> Page:
     body = text.encode("utf-8")
-    return (status, [("Content-Type", "text/html; charset=utf-8"), ("Content-Length", str(len(body))),
-                     ("Cache-Control", cache), ("Vary", "Accept-Language")], body)
+    return (
+        status,
+        [
+            ("Content-Type", "text/html; charset=utf-8"),
+            ("Content-Length", str(len(body))),
+            ("Cache-Control", cache),
+            ("Vary", "Accept-Language"),
+        ],
+        body,
+    )
 
 
 def _plain(status: str, text: str) -> Page:
@@ -58,14 +66,21 @@ def routes(runtime: Any) -> Callable[[str, str, dict[str, Any]], Page | None]:
         except PictureError as exc:
             log.warning("path picture %s.%s not drawn: %s", track_id, fmt, exc)
             return _plain("500 Internal Server Error", "picture unavailable")
-        return ("200 OK", [("Content-Type", PICTURE_TYPES[fmt]), ("Content-Length", str(len(body))),
-                           ("Cache-Control", "public, max-age=3600")], body)
+        return (
+            "200 OK",
+            [
+                ("Content-Type", PICTURE_TYPES[fmt]),
+                ("Content-Length", str(len(body))),
+                ("Cache-Control", "public, max-age=3600"),
+            ],
+            body,
+        )
 
     def path_page(path: str, environ: dict[str, Any]) -> Page | None:
         query = str(environ.get("QUERY_STRING") or "")
         lang = path_pages.page_lang(query, environ.get("HTTP_ACCEPT_LANGUAGE"))
         catalog = runtime.holder.catalog
-        rest = path[len(PATHS_PREFIX):].strip("/")
+        rest = path[len(PATHS_PREFIX) :].strip("/")
         if not rest:
             return _html("200 OK", path_pages.index_page(catalog, lang, install_link))
         if "/" not in rest and "." in rest:
@@ -78,8 +93,15 @@ def routes(runtime: Any) -> Callable[[str, str, dict[str, Any]], Page | None]:
         if method not in ("GET", "HEAD"):
             return None
         if path == "/static/site.css":
-            return ("200 OK", [("Content-Type", "text/css; charset=utf-8"), ("Content-Length", str(len(css))),
-                               ("Cache-Control", "public, max-age=3600")], css)
+            return (
+                "200 OK",
+                [
+                    ("Content-Type", "text/css; charset=utf-8"),
+                    ("Content-Length", str(len(css))),
+                    ("Cache-Control", "public, max-age=3600"),
+                ],
+                css,
+            )
         if path == PATHS_PREFIX or path.startswith(PATHS_PREFIX + "/"):
             return path_page(path, environ)
         return None

@@ -31,8 +31,15 @@ print("\\n" + json.dumps(sorted(sys.modules)))
 
 def _modules_after(argv: list[str], tmp_path: Path) -> set[str]:
     env = {"PATH": "/usr/bin:/bin", "DATABASE_URL": f"sqlite:///{tmp_path}/cli.db", "HOME": str(tmp_path)}
-    done = subprocess.run([sys.executable, "-c", _RUN.format(argv=argv)], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=120, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", _RUN.format(argv=argv)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
     return set(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
@@ -43,16 +50,42 @@ def _loaded(modules: set[str], *names: str) -> list[str]:
 def test_search_loads_no_slack_no_database_no_other_command(tmp_path):
     modules = _modules_after(["search", "nixl"], tmp_path)
     assert "bot.cli.reading" in modules and "bot.domain.search.matcher" in modules  # it did search
-    assert _loaded(modules, "slack_bolt", "slack_sdk", "sqlalchemy", "alembic", "bot.doors", "bot.store",
-                   "bot.slack", "bot.cli.catalog", "bot.cli.doors", "bot.cli.digest", "bot.cli.plan",
-                   "bot.cli.tokens", "jinja2") == []
+    assert (
+        _loaded(
+            modules,
+            "slack_bolt",
+            "slack_sdk",
+            "sqlalchemy",
+            "alembic",
+            "bot.doors",
+            "bot.store",
+            "bot.slack",
+            "bot.cli.catalog",
+            "bot.cli.doors",
+            "bot.cli.digest",
+            "bot.cli.plan",
+            "bot.cli.tokens",
+            "jinja2",
+        )
+        == []
+    )
 
 
 def test_ask_loads_the_app_but_not_the_install_pages(tmp_path):
     modules = _modules_after(["ask", "help"], tmp_path)
     assert "slack_bolt" in modules and "bot.slack.app" in modules  # it went through the app
-    assert _loaded(modules, "jinja2", "bot.web.oauth", "bot.slack.installs", "bot.cli.catalog",
-                   "bot.cli.digest", "bot.cli.reading") == []
+    assert (
+        _loaded(
+            modules,
+            "jinja2",
+            "bot.web.oauth",
+            "bot.slack.installs",
+            "bot.cli.catalog",
+            "bot.cli.digest",
+            "bot.cli.reading",
+        )
+        == []
+    )
 
 
 def test_ask_at_head_loads_no_alembic_and_no_index_unless_it_searches(tmp_path):
@@ -61,8 +94,19 @@ def test_ask_at_head_loads_no_alembic_and_no_index_unless_it_searches(tmp_path):
     for argv in (["ask", "speculative"], ["ask", "help"]):  # a track named exactly; no search
         modules = _modules_after(argv, tmp_path)
         assert "bot.slack.app" in modules and "sqlalchemy" in modules  # the app, on the store
-        assert _loaded(modules, "alembic", "mako", "numpy", "bm25s", "bot.domain.search.matcher",
-                       "bot.domain.search.index", "sqlalchemy.dialects.postgresql") == [], argv
+        assert (
+            _loaded(
+                modules,
+                "alembic",
+                "mako",
+                "numpy",
+                "bm25s",
+                "bot.domain.search.matcher",
+                "bot.domain.search.index",
+                "sqlalchemy.dialects.postgresql",
+            )
+            == []
+        ), argv
     searched = _modules_after(["ask", "nixl"], tmp_path)  # a search builds the index on demand
     assert "bot.domain.search.matcher" in searched and "numpy" in searched
     assert "alembic" not in searched

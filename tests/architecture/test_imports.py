@@ -16,9 +16,28 @@ ROOT = Path(__file__).resolve().parents[2]
 BOT = ROOT / "bot"
 DOMAIN = "bot.domain"
 """The pure middle: everything under ``bot/domain/`` knows nothing of Slack, SQL or the network."""
-NOT_IN_DOMAIN = ("slack_sdk", "slack_bolt", "bot.slack", "sqlalchemy", "bot.store", "bot.digest", "bot.doors",
-                 "bot.cli", "bot.web", "bot.runtime", "bot.metrics", "socket", "http", "urllib.request", "requests",
-                 "httpx", "redis", "dramatiq", "psycopg", "waitress")
+NOT_IN_DOMAIN = (
+    "slack_sdk",
+    "slack_bolt",
+    "bot.slack",
+    "sqlalchemy",
+    "bot.store",
+    "bot.digest",
+    "bot.doors",
+    "bot.cli",
+    "bot.web",
+    "bot.runtime",
+    "bot.metrics",
+    "socket",
+    "http",
+    "urllib.request",
+    "requests",
+    "httpx",
+    "redis",
+    "dramatiq",
+    "psycopg",
+    "waitress",
+)
 """What a domain module may not import (``urllib.parse`` is fine: it is pure)."""
 NOT_IN_DIGEST = ("bot.slack.views", "bot.slack.i18n", "bot.slack.blockkit", "slack_sdk.models")
 """``bot/digest/`` decides when and sends; rendering (Block Kit, reader-facing strings) lives in views."""
@@ -89,7 +108,7 @@ def find_circle(graph: dict[str, dict[str, int]]) -> list[str] | None:
         stack.append(node)
         for nxt in sorted(graph.get(node, {})):
             if state.get(nxt) == 1:
-                return [*stack[stack.index(nxt):], nxt]
+                return [*stack[stack.index(nxt) :], nxt]
             if nxt not in state:
                 found = visit(nxt)
                 if found:

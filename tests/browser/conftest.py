@@ -54,10 +54,17 @@ def site(tmp_path):
     from tests.e2e.conftest import e2e_settings
 
     with SlackStandIn(oauth_client=(CLIENT_ID, CLIENT_SECRET)) as standin:
-        runtime = Runtime.create(e2e_settings(
-            tmp_path, standin, slack_bot_token=None, slack_client_id=CLIENT_ID, slack_client_secret=CLIENT_SECRET,
-            slack_authorize_url=standin.base_url + "/oauth/v2/authorize",
-            token_encryption_key=Fernet.generate_key().decode()))
+        runtime = Runtime.create(
+            e2e_settings(
+                tmp_path,
+                standin,
+                slack_bot_token=None,
+                slack_client_id=CLIENT_ID,
+                slack_client_secret=CLIENT_SECRET,
+                slack_authorize_url=standin.base_url + "/oauth/v2/authorize",
+                token_encryption_key=Fernet.generate_key().decode(),
+            )
+        )
         door = serve_http(runtime, "127.0.0.1", 0, background=True)
         standin.oauth_redirect_url = door.url + "/slack/oauth_redirect"
         try:

@@ -92,8 +92,7 @@ def test_paths_index(browser, site, width) -> None:
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_a_path_page(browser, site, width, lang) -> None:
     url, _ = site
-    context, page, response, errors = _open(browser, url + "/paths/spec" + ("?lang=zh" if lang == "zh" else ""),
-                                            width)
+    context, page, response, errors = _open(browser, url + "/paths/spec" + ("?lang=zh" if lang == "zh" else ""), width)
     try:
         assert response.status == 200
         img = page.locator("figure.path img")

@@ -84,8 +84,22 @@ JSON = "application/json"
 TOKEN = "token"
 FORM_BOOLEANS = ("1", "0", "true", "false")
 
-_SCHEMA_KEYS = ("type", "format", "items", "enum", "default", "pattern", "minimum", "maximum",
-                "minLength", "maxLength", "minItems", "maxItems", "uniqueItems", "description")
+_SCHEMA_KEYS = (
+    "type",
+    "format",
+    "items",
+    "enum",
+    "default",
+    "pattern",
+    "minimum",
+    "maximum",
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "description",
+)
 
 
 def load_web_spec(path: Path | str = WEB_SPEC_PATH) -> dict[str, Any]:
@@ -100,7 +114,7 @@ def _rewrite_refs(node: Any) -> Any:
         out = {}
         for key, value in node.items():
             if key == "$ref" and isinstance(value, str) and value.startswith("#/definitions/"):
-                out[key] = "#/components/schemas/" + value[len("#/definitions/"):]
+                out[key] = "#/components/schemas/" + value[len("#/definitions/") :]
             else:
                 out[key] = _rewrite_refs(value)
         return out
@@ -200,10 +214,15 @@ def _operation(op: dict[str, Any], *, is_post: bool, fields_from_query: bool = F
         # Slack takes `token` as a body field on every method; it also gives every POST a body
         # schema, so an argument-less method (auth.test) still accepts a form or JSON body
         # instead of Prism's 415 "No supported content types".
-        fields.append({"name": TOKEN, "in": "formData", "type": "string",
-                       "description": "Authentication token (slack-sdk sends a Bearer header instead)."})
-    out = {k: op[k] for k in ("operationId", "description", "tags", "externalDocs", "security")
-           if k in op}
+        fields.append(
+            {
+                "name": TOKEN,
+                "in": "formData",
+                "type": "string",
+                "description": "Authentication token (slack-sdk sends a Bearer header instead).",
+            }
+        )
+    out = {k: op[k] for k in ("operationId", "description", "tags", "externalDocs", "security") if k in op}
     if fields_from_query and "operationId" in out:
         out["operationId"] += "_post"
     if others:
@@ -216,8 +235,12 @@ def _operation(op: dict[str, Any], *, is_post: bool, fields_from_query: bool = F
 
 def _security_schemes(definitions: dict[str, Any]) -> dict[str, Any]:
     """Swagger 2.0 securityDefinitions as OpenAPI 3 securitySchemes (oauth2 flows renamed)."""
-    flow_names = {"accessCode": "authorizationCode", "implicit": "implicit",
-                  "password": "password", "application": "clientCredentials"}
+    flow_names = {
+        "accessCode": "authorizationCode",
+        "implicit": "implicit",
+        "password": "password",
+        "application": "clientCredentials",
+    }
     out = {}
     for name, sd in definitions.items():
         if sd.get("type") == "oauth2":

@@ -158,7 +158,8 @@ def _schemas() -> tuple[dict[str, Any], dict[str, Any], Registry]:
         _cache["wrapper"] = _load(WRAPPER_SCHEMA_PATH)
         _cache["async"] = async_spec
         _cache["registry"] = Registry().with_resource(
-            _ASYNC_URI, Resource.from_contents(async_spec, default_specification=DRAFT7))
+            _ASYNC_URI, Resource.from_contents(async_spec, default_specification=DRAFT7)
+        )
     return _cache["wrapper"], _cache["async"], _cache["registry"]
 
 
@@ -198,11 +199,14 @@ def event_payload_errors(payload: Any) -> list[str]:
     if isinstance(event_type, str):
         schema = topic_schema(event_type)
         if schema is not None:
-            errors += _errors(schema, payload, f"slack_events_api_async_v1 topic {event_type.replace('_', '.')}",
-                              registry)
+            errors += _errors(
+                schema, payload, f"slack_events_api_async_v1 topic {event_type.replace('_', '.')}", registry
+            )
         elif event_type not in NEWER_EVENT_TYPES:
-            errors.append(f"event.type {event_type!r} is neither a topic of Slack's Events API spec "
-                          f"nor one of {sorted(NEWER_EVENT_TYPES)}")
+            errors.append(
+                f"event.type {event_type!r} is neither a topic of Slack's Events API spec "
+                f"nor one of {sorted(NEWER_EVENT_TYPES)}"
+            )
         if event_type in FACTS_SCHEMAS:
             errors += _errors(FACTS_SCHEMAS[event_type], event, f"slack-facts {event_type}")
     errors += _errors(FACTS_SCHEMAS["event_callback"], payload, "slack-facts event_callback")
@@ -228,10 +232,18 @@ def _ts(now: float | None = None) -> str:
     return f"{(time.time() if now is None else now):.6f}"
 
 
-def event_callback(event: dict[str, Any], *, team_id: str = TEAM_ID, api_app_id: str = API_APP_ID,
-                   bot_user_id: str = BOT_USER_ID, token: str = VERIFICATION_TOKEN,
-                   event_id: str | None = None, event_time: int | None = None,
-                   omit: Iterable[str] = (), **overrides: Any) -> dict[str, Any]:
+def event_callback(
+    event: dict[str, Any],
+    *,
+    team_id: str = TEAM_ID,
+    api_app_id: str = API_APP_ID,
+    bot_user_id: str = BOT_USER_ID,
+    token: str = VERIFICATION_TOKEN,
+    event_id: str | None = None,
+    event_time: int | None = None,
+    omit: Iterable[str] = (),
+    **overrides: Any,
+) -> dict[str, Any]:
     """The ``event_callback`` wrapper Slack POSTs around ``event``.
 
     ``overrides`` replace wrapper fields (e.g. ``authorizations=[...]``, ``is_ext_shared_channel``);
@@ -247,13 +259,15 @@ def event_callback(event: dict[str, Any], *, team_id: str = TEAM_ID, api_app_id:
         "type": "event_callback",
         "event_id": event_id or f"Ev0PATH{next(_event_counter):05d}",
         "event_time": int(time.time()) if event_time is None else event_time,
-        "authorizations": [{
-            "enterprise_id": None,
-            "team_id": team_id,
-            "user_id": bot_user_id,
-            "is_bot": True,
-            "is_enterprise_install": False,
-        }],
+        "authorizations": [
+            {
+                "enterprise_id": None,
+                "team_id": team_id,
+                "user_id": bot_user_id,
+                "is_bot": True,
+                "is_enterprise_install": False,
+            }
+        ],
         "is_ext_shared_channel": False,
         "event_context": f"4-{event['type']}-{team_id}-{api_app_id}",
         "authed_users": [bot_user_id],
@@ -264,13 +278,24 @@ def event_callback(event: dict[str, Any], *, team_id: str = TEAM_ID, api_app_id:
     return payload
 
 
-def app_home_opened(*, user: str = USER_ID, channel: str = "D0PATHDM1", tab: str = "home",
-                    view: dict[str, Any] | None = None, event_ts: str | None = None,
-                    **wrapper: Any) -> dict[str, Any]:
+def app_home_opened(
+    *,
+    user: str = USER_ID,
+    channel: str = "D0PATHDM1",
+    tab: str = "home",
+    view: dict[str, Any] | None = None,
+    event_ts: str | None = None,
+    **wrapper: Any,
+) -> dict[str, Any]:
     """A user opened the app's Home (``tab="home"``) or Messages tab. ``view`` is the published
     view, which Slack includes only once one was published."""
-    event: dict[str, Any] = {"type": "app_home_opened", "user": user, "channel": channel,
-                             "tab": tab, "event_ts": event_ts or _ts()}
+    event: dict[str, Any] = {
+        "type": "app_home_opened",
+        "user": user,
+        "channel": channel,
+        "tab": tab,
+        "event_ts": event_ts or _ts(),
+    }
     if view is not None:
         event["view"] = view
     return event_callback(event, **wrapper)
@@ -281,30 +306,49 @@ def app_uninstalled(*, event_ts: str | None = None, **wrapper: Any) -> dict[str,
     return event_callback({"type": "app_uninstalled", "event_ts": event_ts or _ts()}, **wrapper)
 
 
-def tokens_revoked(*, oauth: Iterable[str] = (), bot: Iterable[str] = (BOT_USER_ID,),
-                   event_ts: str | None = None, **wrapper: Any) -> dict[str, Any]:
+def tokens_revoked(
+    *, oauth: Iterable[str] = (), bot: Iterable[str] = (BOT_USER_ID,), event_ts: str | None = None, **wrapper: Any
+) -> dict[str, Any]:
     """Tokens were revoked: ``oauth`` lists user IDs whose user tokens went, ``bot`` bot user IDs."""
-    event = {"type": "tokens_revoked", "tokens": {"oauth": list(oauth), "bot": list(bot)},
-             "event_ts": event_ts or _ts()}
+    event = {
+        "type": "tokens_revoked",
+        "tokens": {"oauth": list(oauth), "bot": list(bot)},
+        "event_ts": event_ts or _ts(),
+    }
     return event_callback(event, **wrapper)
 
 
-def link_shared(*, urls: Iterable[str] = ("https://blog.vllm.ai/2023/06/20/vllm.html",),
-                channel: str = "C0PATHCH1", user: str = USER_ID, message_ts: str | None = None,
-                source: str = "conversations_history", unfurl_id: str = "C0PATHCH1.1700000000.000100.x",
-                event_ts: str | None = None, **wrapper: Any) -> dict[str, Any]:
+def link_shared(
+    *,
+    urls: Iterable[str] = ("https://blog.vllm.ai/2023/06/20/vllm.html",),
+    channel: str = "C0PATHCH1",
+    user: str = USER_ID,
+    message_ts: str | None = None,
+    source: str = "conversations_history",
+    unfurl_id: str = "C0PATHCH1.1700000000.000100.x",
+    event_ts: str | None = None,
+    **wrapper: Any,
+) -> dict[str, Any]:
     """Someone posted links on a domain the app unfurls."""
     from urllib.parse import urlsplit
 
     ts = message_ts or _ts()
-    event = {"type": "link_shared", "channel": channel, "is_bot_user_member": True, "user": user,
-             "message_ts": ts, "unfurl_id": unfurl_id, "source": source,
-             "links": [{"domain": urlsplit(u).hostname or "", "url": u} for u in urls],
-             "event_ts": event_ts or ts}
+    event = {
+        "type": "link_shared",
+        "channel": channel,
+        "is_bot_user_member": True,
+        "user": user,
+        "message_ts": ts,
+        "unfurl_id": unfurl_id,
+        "source": source,
+        "links": [{"domain": urlsplit(u).hostname or "", "url": u} for u in urls],
+        "event_ts": event_ts or ts,
+    }
     return event_callback(event, **wrapper)
 
 
-def url_verification(challenge: str = "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P",
-                     token: str = VERIFICATION_TOKEN) -> dict[str, Any]:
+def url_verification(
+    challenge: str = "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P", token: str = VERIFICATION_TOKEN
+) -> dict[str, Any]:
     """The one-off request Slack sends to verify a Request URL; the app must echo ``challenge``."""
     return {"token": token, "challenge": challenge, "type": "url_verification"}

@@ -53,8 +53,19 @@ NOT_INSTALLED = "Node.js/Prism not installed: run `npm ci --prefix tests/contrac
 MESSAGE_METHODS = {"chat.postMessage", "chat.postEphemeral", "chat.update", "chat.scheduleMessage"}
 VIEW_METHODS = {"views.publish", "views.open", "views.push", "views.update"}
 
-_HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "content-length", "date", "server",
-               "proxy-authenticate", "proxy-authorization", "te", "trailer", "upgrade"}
+_HOP_BY_HOP = {
+    "connection",
+    "keep-alive",
+    "transfer-encoding",
+    "content-length",
+    "date",
+    "server",
+    "proxy-authenticate",
+    "proxy-authorization",
+    "te",
+    "trailer",
+    "upgrade",
+}
 
 
 class PrismUnavailable(RuntimeError):
@@ -107,7 +118,10 @@ class PrismServer:
             with open(self.log_path, "wb") as log:
                 self.process = subprocess.Popen(
                     [str(PRISM_BIN), "mock", "-h", "127.0.0.1", "-p", str(self.port), str(self.spec_path)],
-                    stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=HERE,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    stdin=subprocess.DEVNULL,
+                    cwd=HERE,
                 )
             try:
                 self._wait_ready()
@@ -154,15 +168,15 @@ class PrismServer:
 class RecordedCall:
     """One request that went through the proxy, and Prism's verdict on it."""
 
-    method: str                       # Slack method, e.g. "chat.postMessage"
-    http_method: str                  # "POST" (slack-sdk always POSTs) or "GET"
-    path: str                         # "/api/chat.postMessage"
-    content_type: str                 # media type without parameters, "" when absent
-    args: dict[str, Any]              # query + form fields (one value each) or the JSON body
-    headers: dict[str, str]           # request headers, Authorization value redacted
-    status: int                       # Prism's HTTP status
+    method: str  # Slack method, e.g. "chat.postMessage"
+    http_method: str  # "POST" (slack-sdk always POSTs) or "GET"
+    path: str  # "/api/chat.postMessage"
+    content_type: str  # media type without parameters, "" when absent
+    args: dict[str, Any]  # query + form fields (one value each) or the JSON body
+    headers: dict[str, str]  # request headers, Authorization value redacted
+    status: int  # Prism's HTTP status
     violations: list[dict[str, Any]] = field(default_factory=list)  # parsed sl-violations
-    response: Any = None              # Prism's JSON answer (None if not JSON)
+    response: Any = None  # Prism's JSON answer (None if not JSON)
 
     @property
     def request_violations(self) -> list[dict[str, Any]]:
@@ -199,8 +213,7 @@ class RecordedCall:
 
 
 def _parse_args(query: str, content_type: str, body: bytes) -> dict[str, Any]:
-    args: dict[str, Any] = {k: v[0] if len(v) == 1 else v
-                            for k, v in parse_qs(query, keep_blank_values=True).items()}
+    args: dict[str, Any] = {k: v[0] if len(v) == 1 else v for k, v in parse_qs(query, keep_blank_values=True).items()}
     if not body:
         return args
     if content_type == "application/json":
@@ -230,8 +243,11 @@ class _ProxyHandler(BaseHTTPRequestHandler):
             length = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(length) if length else b""
         upstream = self.server.recorder.upstream
-        fwd_headers = {k: v for k, v in self.headers.items()
-                       if k.lower() not in ("host", "connection", "transfer-encoding", "content-length")}
+        fwd_headers = {
+            k: v
+            for k, v in self.headers.items()
+            if k.lower() not in ("host", "connection", "transfer-encoding", "content-length")
+        }
         fwd_headers["Content-Length"] = str(len(body))
         conn = http.client.HTTPConnection(upstream.hostname, upstream.port, timeout=30)
         try:
@@ -244,8 +260,9 @@ class _ProxyHandler(BaseHTTPRequestHandler):
             resp_body = json.dumps({"ok": False, "error": f"proxy_upstream_error: {exc}"}).encode()
         finally:
             conn.close()
-        self.server.recorder._record(self.command, self.path, dict(self.headers.items()), body,
-                                     status, resp_headers, resp_body)
+        self.server.recorder._record(
+            self.command, self.path, dict(self.headers.items()), body, status, resp_headers, resp_body
+        )
         self.send_response(status)
         for name, value in resp_headers:
             if name.lower() not in _HOP_BY_HOP:
@@ -290,8 +307,9 @@ class RecordingProxy:
     def start(self) -> RecordingProxy:
         self._server = _ProxyHTTPServer(("127.0.0.1", 0), _ProxyHandler)
         self._server.recorder = self
-        self._thread = threading.Thread(target=self._server.serve_forever, name="slack-proxy",
-                                        kwargs={"poll_interval": 0.1}, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, name="slack-proxy", kwargs={"poll_interval": 0.1}, daemon=True
+        )
         self._thread.start()
         return self
 
@@ -321,8 +339,16 @@ class RecordingProxy:
         return WebClient(token=token, base_url=self.base_url, **kwargs)
 
     # -- records ---------------------------------------------------------------------------
-    def _record(self, http_method: str, raw_path: str, headers: dict[str, str], body: bytes,
-                status: int, resp_headers: list[tuple[str, str]], resp_body: bytes) -> None:
+    def _record(
+        self,
+        http_method: str,
+        raw_path: str,
+        headers: dict[str, str],
+        body: bytes,
+        status: int,
+        resp_headers: list[tuple[str, str]],
+        resp_body: bytes,
+    ) -> None:
         parts = urlsplit(raw_path)
         method = parts.path.rsplit("/", 1)[-1]
         content_type = headers.get("Content-Type", "").split(";")[0].strip().lower()
@@ -340,9 +366,17 @@ class RecordingProxy:
             response = json.loads(resp_body) if resp_body else None
         except ValueError:
             response = None
-        call = RecordedCall(method=method, http_method=http_method, path=parts.path,
-                            content_type=content_type, args=_parse_args(parts.query, content_type, body),
-                            headers=clean_headers, status=status, violations=violations, response=response)
+        call = RecordedCall(
+            method=method,
+            http_method=http_method,
+            path=parts.path,
+            content_type=content_type,
+            args=_parse_args(parts.query, content_type, body),
+            headers=clean_headers,
+            status=status,
+            violations=violations,
+            response=response,
+        )
         with self._lock:
             self._calls.append(call)
 

@@ -112,8 +112,15 @@ def test_every_methods_required_arguments_are_preserved(original, adapted):
             if any(p["in"] == body_in for p in op["parameters"]):
                 form = set(new["requestBody"]["content"][FORM]["schema"].get("required", []))
                 js = set(new["requestBody"]["content"][JSON]["schema"].get("required", []))
-                assert form == js == {p["name"] for p in op["parameters"]
-                                      if p["in"] == body_in and p.get("required") and p["name"] != "token"}
+                assert (
+                    form
+                    == js
+                    == {
+                        p["name"]
+                        for p in op["parameters"]
+                        if p["in"] == body_in and p.get("required") and p["name"] != "token"
+                    }
+                )
 
 
 def test_post_bodies_accept_form_and_json(adapted):

@@ -56,9 +56,19 @@ USER = "U0CONTRACT1"
 CHANNEL = "C0CONTRACT1"
 TRACK = "spec"  # /vllm-path speculative
 
-APP_METHODS = {"auth.test", "users.info", "users.conversations", "views.publish",
-               "conversations.info", "chat.postMessage", "conversations.open", "conversations.history", "chat.unfurl",
-               "views.open", "views.update"}
+APP_METHODS = {
+    "auth.test",
+    "users.info",
+    "users.conversations",
+    "views.publish",
+    "conversations.info",
+    "chat.postMessage",
+    "conversations.open",
+    "conversations.history",
+    "chat.unfurl",
+    "views.open",
+    "views.update",
+}
 """Every Web API method the app calls (docs/slack-contract.md lists where and which test)."""
 
 
@@ -99,10 +109,15 @@ PRISM_DM_CHANNEL = example("conversations.open")["channel"]["id"]  # D069C7QFK
 def contract_settings(tmp_path: Path, api_url: str, **overrides: Any) -> Settings:
     """A fresh SQLite file (a copy of the session's migrated one), the fake bot token and signing
     secret, the Web API at Prism."""
-    values: dict[str, Any] = dict(database_url=migrated_sqlite_url(tmp_path, "contract.db"),
-                                  slack_bot_token=BOT_TOKEN, slack_signing_secret=SIGNING_SECRET,
-                                  slack_app_token=None, slack_client_id=None,
-                                  slack_client_secret=None, slack_api_url=api_url)
+    values: dict[str, Any] = dict(
+        database_url=migrated_sqlite_url(tmp_path, "contract.db"),
+        slack_bot_token=BOT_TOKEN,
+        slack_signing_secret=SIGNING_SECRET,
+        slack_app_token=None,
+        slack_client_id=None,
+        slack_client_secret=None,
+        slack_api_url=api_url,
+    )
     values.update(overrides)
     return Settings(_env_file=None, **values)
 
@@ -138,8 +153,7 @@ def response_urls():
 @pytest.fixture
 def slack(door, response_urls, runtime):
     """Plays Slack: signed requests in Slack's formats to the door."""
-    return FakeSlack(door.url, response_urls, runtime, secret=SIGNING_SECRET, team=TEAM,
-                     user=USER, channel=CHANNEL)
+    return FakeSlack(door.url, response_urls, runtime, secret=SIGNING_SECRET, team=TEAM, user=USER, channel=CHANNEL)
 
 
 # --- helpers ---------------------------------------------------------------------------------------
@@ -154,8 +168,10 @@ def wait_calls(slack_api, method: str, count: int = 1, timeout: float = 15.0) ->
         if len(calls) >= count:
             return calls
         if time.monotonic() > deadline:
-            raise AssertionError(f"expected {count} {method} call(s) within {timeout} s, got "
-                                 f"{len(calls)}; all calls: {[c.method for c in slack_api.calls]}")
+            raise AssertionError(
+                f"expected {count} {method} call(s) within {timeout} s, got "
+                f"{len(calls)}; all calls: {[c.method for c in slack_api.calls]}"
+            )
         time.sleep(0.02)
 
 
@@ -184,8 +200,7 @@ def reply_to(slack: FakeSlack, text: str) -> dict[str, Any]:
     return valid_reply(slack.ask(text, timeout=15).body)
 
 
-def click(slack: FakeSlack, message: dict[str, Any], prefix: str, *,
-          ephemeral: bool = True) -> dict[str, Any]:
+def click(slack: FakeSlack, message: dict[str, Any], prefix: str, *, ephemeral: bool = True) -> dict[str, Any]:
     """Click the first ``prefix…`` button of ``message``; the answer at the click's response URL."""
     ack, url = slack.click(message, prefix, ephemeral=ephemeral)
     assert ack.status == 200, (ack.status, ack.text)
@@ -198,8 +213,7 @@ def open_home(slack: FakeSlack, slack_api, *, channel: str = "D0CONTRACT") -> di
     before = len(slack_api.calls_to("views.publish"))
     payload = events.app_home_opened(user=slack.user, channel=channel, team_id=slack.team)
     events.validate_event_payload(payload)
-    result = signed_post(slack.events_url, json.dumps(payload).encode(), slack.secret,
-                         json_body=True)
+    result = signed_post(slack.events_url, json.dumps(payload).encode(), slack.secret, json_body=True)
     assert result.status == 200, (result.status, result.text)
     return wait_calls(slack_api, "views.publish", before + 1)[before].json_arg("view")
 
@@ -299,8 +313,7 @@ def test_slash_commands_through_the_signed_http_door(slack, slack_api, runtime):
 
     check_users_info(slack_api)
     # subscribe checks the channel (conversations.info) and announces the change (chat.postMessage)
-    assert {c.method for c in slack_api.calls} == {"auth.test", "users.info", "conversations.info",
-                                                   "chat.postMessage"}
+    assert {c.method for c in slack_api.calls} == {"auth.test", "users.info", "conversations.info", "chat.postMessage"}
     slack_api.assert_all_ok()
 
 
@@ -335,8 +348,10 @@ def test_link_unfurl_and_the_open_path_modal(slack, slack_api, runtime):
     """link_shared -> chat.unfurl (channel, ts, unfurls); Open path on Home -> views.open
     (trigger_id, modal); a click in the modal -> views.update (view_id, modal)."""
     url = "https://vllm-project.github.io/2024/10/17/spec-decode.html"
-    assert slack.event(link_shared_event([url], user_id=USER, channel=CHANNEL,
-                                         message_ts="1700000000.000100")).status == 200
+    assert (
+        slack.event(link_shared_event([url], user_id=USER, channel=CHANNEL, message_ts="1700000000.000100")).status
+        == 200
+    )
     (unfurl,) = wait_calls(slack_api, "chat.unfurl")
     assert unfurl.args["channel"] == CHANNEL and unfurl.args["ts"] == "1700000000.000100"
     blockkit.validate_blocks(unfurl.json_arg("unfurls")[url]["blocks"], surface="message")
@@ -456,8 +471,7 @@ def test_scheduler_digest_and_dm_fan_out_then_digest_buttons(slack, slack_api, r
     assert sub.timezone == PRISM_TZ
     slack_api.reset()
 
-    clock = DigestClock(runtime, reconcile_every_s=None, channel_interval_s=0.0,
-                        team_rate_per_s=None, workers=2)
+    clock = DigestClock(runtime, reconcile_every_s=None, channel_interval_s=0.0, team_rate_per_s=None, workers=2)
     with time_machine.travel(datetime.now(UTC), tick=False) as traveller:
         clock.start()
         try:
@@ -470,17 +484,18 @@ def test_scheduler_digest_and_dm_fan_out_then_digest_buttons(slack, slack_api, r
         assert set(posts) == {CHANNEL, USER}  # the DM with the user id as channel: Slack's DM
         methods = [c.method for c in slack_api.calls]
         assert methods == ["chat.postMessage", "chat.postMessage"]  # no conversations.open
-        assert {(d.destination, d.status) for d in store.deliveries()} == {
-            (CHANNEL, "sent"), (USER, "sent")}
+        assert {(d.destination, d.status) for d in store.deliveries()} == {(CHANNEL, "sent"), (USER, "sent")}
         slack_api.assert_all_ok()
 
         # An hour later, the channel digest's buttons: Mark read, Follow, Snooze a week, Stop.
         # Answers are private (response_url, not replacing the digest everyone sees).
         traveller.shift(3600)
         slack_api.reset()
-        channel_digest = {"text": posts[CHANNEL].args["text"],
-                          "blocks": posts[CHANNEL].json_arg("blocks"),
-                          "ts": posts[CHANNEL].response["ts"]}
+        channel_digest = {
+            "text": posts[CHANNEL].args["text"],
+            "blocks": posts[CHANNEL].json_arg("blocks"),
+            "ts": posts[CHANNEL].response["ts"],
+        }
         step = value_of(channel_digest["blocks"], "mark_read:")
         assert step["v"] == f"digest:{sub.id}"
         answer = click(slack, channel_digest, "mark_read:", ephemeral=False)
@@ -496,9 +511,11 @@ def test_scheduler_digest_and_dm_fan_out_then_digest_buttons(slack, slack_api, r
         assert store.get_subscription(sub.id).status != "active"
 
         # The DM digest's Snooze a week and Stop, clicked in the DM.
-        dm_digest = {"text": posts[USER].args["text"],
-                     "blocks": posts[USER].json_arg("blocks"),
-                     "ts": posts[USER].response["ts"]}
+        dm_digest = {
+            "text": posts[USER].args["text"],
+            "blocks": posts[USER].json_arg("blocks"),
+            "ts": posts[USER].response["ts"],
+        }
         in_dm = dataclasses.replace(slack, channel=PRISM_DM_CHANNEL)
         assert value_of(dm_digest["blocks"], "snooze:")["v"] == DIGEST_DM_VIEW
         click(in_dm, dm_digest, "snooze:", ephemeral=False)
@@ -510,8 +527,7 @@ def test_scheduler_digest_and_dm_fan_out_then_digest_buttons(slack, slack_api, r
     # The channel digest's Snooze and Stop are announced in its channel, one line each (no
     # mention); nothing else needs the Web API (users.info is cached since the first command).
     assert [c.method for c in slack_api.calls] == ["chat.postMessage"] * len(slack_api.calls)
-    assert all("<@" not in json.dumps(c.args) and "<!" not in json.dumps(c.args)
-               for c in slack_api.calls)
+    assert all("<@" not in json.dumps(c.args) and "<!" not in json.dumps(c.args) for c in slack_api.calls)
     slack_api.assert_all_ok()
 
 
@@ -523,15 +539,26 @@ def test_digest_run_now_cli_against_prism(tmp_path, slack_api, runtime):
     store.subscribe(TEAM, CHANNEL, TRACK, WeeklySchedule.of(2, "10:00", "UTC"), created_by=USER)
     store.follow(TEAM, USER, "pd")
     store.set_dm(TEAM, USER, True, schedule=WeeklySchedule.of(2, "10:00", "UTC"))
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith("SLACK_") and k not in ("DATABASE_URL", "CATALOG_DIR")}
-    env.update(DATABASE_URL=runtime.settings.database_url, SLACK_BOT_TOKEN=BOT_TOKEN,
-               SLACK_SIGNING_SECRET=SIGNING_SECRET, SLACK_API_URL=slack_api.base_url,
-               LOG_LEVEL="WARNING")
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith("SLACK_") and k not in ("DATABASE_URL", "CATALOG_DIR")
+    }
+    env.update(
+        DATABASE_URL=runtime.settings.database_url,
+        SLACK_BOT_TOKEN=BOT_TOKEN,
+        SLACK_SIGNING_SECRET=SIGNING_SECRET,
+        SLACK_API_URL=slack_api.base_url,
+        LOG_LEVEL="WARNING",
+    )
     exe = Path(sys.executable).with_name("vllm-path")
     cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "bot.cli.main"]
-    proc = subprocess.run([*cmd, "digest", "run-now", "--dms", "--channel-interval", "0"],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [*cmd, "digest", "run-now", "--dms", "--channel-interval", "0"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "sent 2" in proc.stdout, proc.stdout
     assert BOT_TOKEN not in proc.stdout + proc.stderr
@@ -553,8 +580,7 @@ def test_digest_take_over_checks_history_first(slack_api, runtime):
     (sub,) = store.subscriptions(TEAM, CHANNEL)
     fire = datetime.now(UTC)
     key = (TEAM, CHANNEL, TRACK, period_of(fire, "UTC"))
-    assert store.claim_delivery(*key, claimed_by="dead-host:1:abc", stale_after_s=300,
-                                max_attempts=3)
+    assert store.claim_delivery(*key, claimed_by="dead-host:1:abc", stale_after_s=300, max_attempts=3)
 
     deliverer = Deliverer(runtime, pacer=Pacer(0.0, None), stale_after_s=0.0)
     attempt = deliverer.deliver_subscription(sub, fire)
@@ -582,8 +608,7 @@ def test_dm_take_over_opens_the_im_to_read_its_history(slack_api, runtime):
     assert store.claim_delivery(*key, claimed_by="dead-host:1:abc", stale_after_s=300, max_attempts=3)
     attempt = Deliverer(runtime, pacer=Pacer(0.0, None), stale_after_s=0.0).deliver_dm(TEAM, USER, fire)
     assert attempt.outcome is Outcome.SENT, attempt
-    assert [c.method for c in slack_api.calls] == ["conversations.open", "conversations.history",
-                                                   "chat.postMessage"]
+    assert [c.method for c in slack_api.calls] == ["conversations.open", "conversations.history", "chat.postMessage"]
     assert slack_api.calls_to("conversations.open")[0].args == {"users": USER}
     assert slack_api.calls_to("conversations.history")[0].args["channel"] == PRISM_DM_CHANNEL
     assert set(digest_messages(slack_api)) == {USER}
@@ -601,8 +626,7 @@ def _fan_out(runtime) -> None:
     store.subscribe(TEAM, CHANNEL, TRACK, WeeklySchedule.of(0, "09:00", "UTC"), created_by=USER)
     store.follow(TEAM, USER, TRACK)
     store.set_dm(TEAM, USER, True, schedule=WeeklySchedule.of(0, "09:00", "UTC"))
-    clock = DigestClock(runtime, reconcile_every_s=None, channel_interval_s=0.0,
-                        team_rate_per_s=None, workers=2)
+    clock = DigestClock(runtime, reconcile_every_s=None, channel_interval_s=0.0, team_rate_per_s=None, workers=2)
     try:
         counts = clock.run_now(dms=True)
     finally:
@@ -629,8 +653,7 @@ def test_app_chat_post_message_without_channel_is_refused(slack_api, slack_clien
         slack_api.assert_all_ok()
 
 
-def test_every_app_call_missing_a_required_argument_is_refused(slack, slack_api, slack_client,
-                                                               runtime):
+def test_every_app_call_missing_a_required_argument_is_refused(slack, slack_api, slack_client, runtime):
     """Each method the app calls, replayed with the app's own arguments: 200 as sent; without any
     argument the spec requires, 422 naming it (views.publish: user_id, view; chat.postMessage:
     channel)."""
@@ -646,8 +669,14 @@ def test_every_app_call_missing_a_required_argument_is_refused(slack, slack_api,
     # test_link_unfurl_and_the_open_path_modal; conversations.info in
     # test_slash_commands_through_the_signed_http_door (neither replayed here yet);
     # conversations.open (a DM take-over) in test_dm_take_over_opens_the_im_to_read_its_history
-    assert set(firsts) == APP_METHODS - {"conversations.history", "chat.unfurl", "views.open", "views.update",
-                                         "conversations.info", "conversations.open"}
+    assert set(firsts) == APP_METHODS - {
+        "conversations.history",
+        "chat.unfurl",
+        "views.open",
+        "views.update",
+        "conversations.info",
+        "conversations.open",
+    }
     slack_api.reset()
 
     def replay(call, args):
@@ -688,12 +717,15 @@ def test_every_web_api_method_the_app_calls_is_listed_and_covered():
     assert found == APP_METHODS
 
     doc = (REPO / "docs" / "slack-contract.md").read_text(encoding="utf-8")
-    rows = {cells[0].strip("` "): cells for line in doc.splitlines() if line.startswith("| ")
-            for cells in [[c.strip() for c in line.strip("|").split("|")]]}
+    rows = {
+        cells[0].strip("` "): cells
+        for line in doc.splitlines()
+        if line.startswith("| ")
+        for cells in [[c.strip() for c in line.strip("|").split("|")]]
+    }
     for method in sorted(APP_METHODS):
         assert method in rows, f"{method} missing from docs/slack-contract.md"
         covered = re.findall(r"test_app_contract\.py::(test_\w+)", rows[method][2])
         assert covered, f"docs/slack-contract.md names no test_app_contract.py test for {method}"
         for name in covered:
             assert callable(globals().get(name)), f"{name} (listed for {method}) does not exist"
-

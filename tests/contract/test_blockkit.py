@@ -44,33 +44,69 @@ def test_blocks_as_json_string_are_checked_too():
         ([{"type": "divider"}] * 51, "message", "51 blocks in a message (max 50)"),
         ([{"type": "divider"}] * 101, "home", "101 blocks in a home (max 100)"),
         ([section("x" * 3001)], "message", "section text longer than 3000"),
-        ([{"type": "section", "fields": [{"type": "mrkdwn", "text": "x" * 2001}]}], "message",
-         "field text longer than 2000"),
+        (
+            [{"type": "section", "fields": [{"type": "mrkdwn", "text": "x" * 2001}]}],
+            "message",
+            "field text longer than 2000",
+        ),
         ([{"type": "section", "fields": [{"type": "mrkdwn", "text": "f"}] * 11}], "message", "11 section fields"),
-        ([{"type": "header", "text": {"type": "plain_text", "text": "x" * 151}}], "message",
-         "header text longer than 150"),
+        (
+            [{"type": "header", "text": {"type": "plain_text", "text": "x" * 151}}],
+            "message",
+            "header text longer than 150",
+        ),
         ([{"type": "actions", "elements": [button(text="x" * 76)]}], "message", "button text longer than 75"),
         ([{"type": "actions", "elements": [button(value="v" * 2001)]}], "message", "button value longer than 2000"),
-        ([{"type": "actions", "elements": [button(f"a{i}") for i in range(26)]}], "message",
-         "26 elements in an actions block (max 25)"),
-        ([{"type": "context", "elements": [{"type": "mrkdwn", "text": "c"}] * 11}], "message",
-         "11 elements in a context block (max 10)"),
+        (
+            [{"type": "actions", "elements": [button(f"a{i}") for i in range(26)]}],
+            "message",
+            "26 elements in an actions block (max 25)",
+        ),
+        (
+            [{"type": "context", "elements": [{"type": "mrkdwn", "text": "c"}] * 11}],
+            "message",
+            "11 elements in a context block (max 10)",
+        ),
         ([section(block_id="b" * 256)], "message", "block_id 'bbbbbbbbbbbbbbbbbbbb'... longer than 255"),
         ([{"type": "actions", "elements": [button("a" * 256)]}], "message", "action_id"),
         ([section(block_id="same"), section(block_id="same")], "message", "block_id 'same' used 2 times"),
-        ([{"type": "actions", "elements": [button("dup")]}, section(accessory=button("dup"))], "home",
-         "action_id 'dup' used 2 times in one home"),
+        (
+            [{"type": "actions", "elements": [button("dup")]}, section(accessory=button("dup"))],
+            "home",
+            "action_id 'dup' used 2 times in one home",
+        ),
         ([{"type": "sektion", "text": {"type": "mrkdwn", "text": "x"}}], "message", "unknown block type 'sektion'"),
         ([section(acessory=button())], "message", "unknown key(s) ['acessory']"),
         ([{"type": "section"}], "message", "text or fields attribute must be specified"),
-        ([{"type": "actions", "elements": [{"type": "button", "action_id": "m",
-                                            "text": {"type": "mrkdwn", "text": "x"}}]}], "message",
-         "button text must be a plain_text object"),
-        ([{"type": "actions", "elements": [{"type": "static_select", "action_id": "s",
-                                            "placeholder": {"type": "plain_text", "text": "p"},
-                                            "options": [{"text": {"type": "plain_text", "text": str(i)},
-                                                         "value": str(i)} for i in range(101)]}]}],
-         "message", "101 options (max 100)"),
+        (
+            [
+                {
+                    "type": "actions",
+                    "elements": [{"type": "button", "action_id": "m", "text": {"type": "mrkdwn", "text": "x"}}],
+                }
+            ],
+            "message",
+            "button text must be a plain_text object",
+        ),
+        (
+            [
+                {
+                    "type": "actions",
+                    "elements": [
+                        {
+                            "type": "static_select",
+                            "action_id": "s",
+                            "placeholder": {"type": "plain_text", "text": "p"},
+                            "options": [
+                                {"text": {"type": "plain_text", "text": str(i)}, "value": str(i)} for i in range(101)
+                            ],
+                        }
+                    ],
+                }
+            ],
+            "message",
+            "101 options (max 100)",
+        ),
         (["not a block"], "message", "not a block object"),
         ({"type": "section"}, "message", "blocks must be a list"),
     ],

@@ -24,8 +24,16 @@ def test_builders_produce_valid_payloads(build):
 def test_app_home_opened_has_the_fields_slack_sends():
     p = app_home_opened(user="U123", tab="messages")
     assert p["type"] == "event_callback"
-    assert set(p) >= {"token", "team_id", "api_app_id", "event", "event_id", "event_time",
-                      "authorizations", "event_context"}
+    assert set(p) >= {
+        "token",
+        "team_id",
+        "api_app_id",
+        "event",
+        "event_id",
+        "event_time",
+        "authorizations",
+        "event_context",
+    }
     assert set(p["event"]) == {"type", "user", "channel", "event_ts", "tab"}
     assert p["authorizations"][0]["is_bot"] is True
     with_view = app_home_opened(view={"type": "home", "blocks": []})

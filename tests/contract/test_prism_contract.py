@@ -20,8 +20,9 @@ SECTION = {"type": "section", "block_id": "intro", "text": {"type": "mrkdwn", "t
 BUTTON_ROW = {
     "type": "actions",
     "block_id": "nav",
-    "elements": [{"type": "button", "action_id": "next_post", "text": {"type": "plain_text", "text": "Next"},
-                  "value": "post-2"}],
+    "elements": [
+        {"type": "button", "action_id": "next_post", "text": {"type": "plain_text", "text": "Next"}, "value": "post-2"}
+    ],
 }
 HOME_VIEW = {"type": "home", "blocks": [SECTION, BUTTON_ROW]}
 
@@ -108,8 +109,7 @@ def test_conversations_open_form_encoded(slack_client, slack_api):
 
 
 def test_chat_update(slack_client, slack_api):
-    resp = slack_client.chat_update(channel="C0PATHCH1", ts="1700000000.000100", text="updated",
-                                    blocks=[SECTION])
+    resp = slack_client.chat_update(channel="C0PATHCH1", ts="1700000000.000100", text="updated", blocks=[SECTION])
     assert resp["ok"] is True
     slack_api.assert_all_ok()
 
@@ -171,7 +171,8 @@ def test_assert_all_ok_requires_at_least_one_call(slack_api):
 
 
 def test_prism_alone_answers_on_slack_paths(prism):
-    req = urllib.request.Request(prism + "/api/api.test", data=b"", method="POST",
-                                 headers={"Authorization": "Bearer xoxb-test"})
+    req = urllib.request.Request(
+        prism + "/api/api.test", data=b"", method="POST", headers={"Authorization": "Bearer xoxb-test"}
+    )
     with urllib.request.urlopen(req, timeout=10) as resp:
         assert resp.status == 200 and json.load(resp)["ok"] is True

@@ -41,9 +41,11 @@ class ClockDriver:
 
     def next_time(self) -> datetime | None:
         """The earliest next run time among the digest jobs (``sub:…``, ``dm:…``)."""
-        times = [job.next_run_time.astimezone(UTC)
-                 for job in self.clock.scheduler.get_jobs(jobstore=JOBSTORE)
-                 if job.next_run_time is not None]
+        times = [
+            job.next_run_time.astimezone(UTC)
+            for job in self.clock.scheduler.get_jobs(jobstore=JOBSTORE)
+            if job.next_run_time is not None
+        ]
         return min(times) if times else None  # in UTC: local times in a repeated hour differ by fold only
 
     def step(self, timeout: float = 20.0) -> datetime | None:
@@ -64,15 +66,17 @@ class ClockDriver:
             return None
         # Every job due by then, in every job store (the reconcile job too, whose coalesced run
         # time is its latest missed one): wait until each has run once after the wake-up.
-        due = {job.id for job in self.clock.scheduler.get_jobs()
-               if job.next_run_time is not None and job.next_run_time.astimezone(UTC) <= target}
+        due = {
+            job.id
+            for job in self.clock.scheduler.get_jobs()
+            if job.next_run_time is not None and job.next_run_time.astimezone(UTC) <= target
+        }
         with self._cond:
             mark = len(self.executed)
         self.traveller.move_to(target)
         self.clock.scheduler.wakeup()
         with self._cond:
-            ok = self._cond.wait_for(
-                lambda: due <= {j for j, _at in self.executed[mark:]}, timeout)
+            ok = self._cond.wait_for(lambda: due <= {j for j, _at in self.executed[mark:]}, timeout)
         assert ok, f"jobs {sorted(due)} due at {target} did not run within {timeout} s"
         # ... and until the catch-up work they started is done, before time moves on.
         assert self.clock.idle(timeout), "catch-up work still running"

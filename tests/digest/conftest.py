@@ -57,17 +57,21 @@ def pg_url(tmp_path: Path) -> Iterator[str]:
 
 def settings_for(db_url: str, standin: SlackStandIn | None, **extra: object) -> Settings:
     """Settings for one workspace (``xoxb-test``) against the stand-in, ignoring any .env."""
-    values: dict[str, object] = {"database_url": db_url, "slack_bot_token": "xoxb-test",
-                                 "slack_app_token": None, "slack_client_id": None,
-                                 "slack_client_secret": None, "slack_api_url": None}
+    values: dict[str, object] = {
+        "database_url": db_url,
+        "slack_bot_token": "xoxb-test",
+        "slack_app_token": None,
+        "slack_client_id": None,
+        "slack_client_secret": None,
+        "slack_api_url": None,
+    }
     if standin is not None:
         values["slack_api_url"] = standin.api_url
     values.update(extra)
     return Settings(_env_file=None, **values)  # type: ignore[call-arg]
 
 
-def make_runtime(db_url: str, standin: SlackStandIn | None, holder: CatalogHolder,
-                 **extra: object) -> Runtime:
+def make_runtime(db_url: str, standin: SlackStandIn | None, holder: CatalogHolder, **extra: object) -> Runtime:
     """A runtime on a migrated store for ``db_url`` sharing the session's catalog holder."""
     store = Store.from_url(db_url)
     runtime = Runtime(settings_for(db_url, standin, **extra), store, holder)
@@ -85,8 +89,7 @@ def runtime(db_url: str, standin: SlackStandIn, holder: CatalogHolder) -> Iterat
 
 
 @pytest.fixture
-def sqlite_runtime(sqlite_url: str, standin: SlackStandIn,
-                   holder: CatalogHolder) -> Iterator[Runtime]:
+def sqlite_runtime(sqlite_url: str, standin: SlackStandIn, holder: CatalogHolder) -> Iterator[Runtime]:
     rt = make_runtime(sqlite_url, standin, holder)
     try:
         yield rt

@@ -54,8 +54,10 @@ def test_a_digest_of_another_workspace_or_channel_is_left_alone(runtime, caller)
         reply = Handlers(runtime).action(caller, kind, {"v": f"digest:{sub.id}"})
         assert "no longer exists" in reply.text
     assert runtime.store.get_subscription(sub.id).active and not runtime.store.deliveries()
-    assert "no longer exists" in Handlers(runtime).action(
-        Caller(TEAM, "U1", "C1"), "stop", {"v": "digest:not-a-number"}).text
+    assert (
+        "no longer exists"
+        in Handlers(runtime).action(Caller(TEAM, "U1", "C1"), "stop", {"v": "digest:not-a-number"}).text
+    )
 
 
 def test_dm_snooze_skips_a_week_and_stop_turns_the_dm_off(runtime, standin) -> None:
@@ -85,13 +87,13 @@ def test_clicks_on_a_posted_digest_through_the_http_door(tmp_path, standin, hold
     from tests.e2e.helpers import BOT_TOKEN, CHANNEL, SIGNING_SECRET, USER, FakeSlack
     from tests.e2e.helpers import TEAM as E2E_TEAM
 
-    runtime = make_runtime(f"sqlite:///{tmp_path}/door.db", standin, holder,
-                           slack_bot_token=BOT_TOKEN, slack_signing_secret=SIGNING_SECRET)
+    runtime = make_runtime(
+        f"sqlite:///{tmp_path}/door.db", standin, holder, slack_bot_token=BOT_TOKEN, slack_signing_secret=SIGNING_SECRET
+    )
     door = serve_http(runtime, "127.0.0.1", 0, threads=4, background=True)
     try:
         sub = runtime.store.subscribe(E2E_TEAM, CHANNEL, "spec", WeeklySchedule.of(0, "09:00", "UTC"))
-        assert _deliverer(runtime).deliver_subscription(sub.id, datetime.now(UTC)).outcome \
-            is Outcome.SENT
+        assert _deliverer(runtime).deliver_subscription(sub.id, datetime.now(UTC)).outcome is Outcome.SENT
         posted = standin.calls("chat.postMessage")[0].response["message"]
         slack = FakeSlack(door.url, standin, runtime)
         answers = {}

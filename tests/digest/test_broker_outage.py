@@ -55,9 +55,22 @@ class PrivateRedis:
         import redis
 
         self.proc = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "no", "--dir", str(self.folder)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            [
+                "redis-server",
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(self.folder),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         deadline = time.monotonic() + 10
         while True:
             try:
@@ -88,17 +101,16 @@ def private_redis(tmp_path: Path) -> Iterator[PrivateRedis]:
 
 @pytest.mark.slow
 def test_redis_down_at_the_digest_hour_every_digest_goes_out_within_a_minute_of_its_return(
-        sqlite_url, standin, holder, private_redis, tmp_path, caplog) -> None:
+    sqlite_url, standin, holder, private_redis, tmp_path, caplog
+) -> None:
     caplog.set_level(logging.INFO, logger="bot.digest")
     now = datetime.now(UTC)
     fire = (now - timedelta(minutes=1)).replace(second=0, microsecond=0)
     earlier = Store.from_url(sqlite_url, migrate=False, clock=lambda: now - timedelta(hours=1))
     for i in range(DIGESTS):
-        earlier.subscribe(TEAM, f"C{i:04d}", "spec",
-                          WeeklySchedule.of(fire.weekday(), f"{fire:%H:%M}", "UTC"))
+        earlier.subscribe(TEAM, f"C{i:04d}", "spec", WeeklySchedule.of(fire.weekday(), f"{fire:%H:%M}", "UTC"))
     earlier.close()
-    runtime = make_runtime(sqlite_url, standin, holder, redis_url=private_redis.url,
-                           queue_namespace="outage")
+    runtime = make_runtime(sqlite_url, standin, holder, redis_url=private_redis.url, queue_namespace="outage")
     log_path = tmp_path / "worker.log"
     worker = _worker(sqlite_url, private_redis.url, "outage", standin.api_url, log_path)
     deadline = time.monotonic() + 60
@@ -137,7 +149,6 @@ def test_redis_down_at_the_digest_hour_every_digest_goes_out_within_a_minute_of_
     down = [r for r in records if "could not enqueue" in r.getMessage()]
     assert len(down) == 1 and down[0].levelno == logging.WARNING and not down[0].exc_text
     assert any("answers again" in r.getMessage() for r in records)
-    enqueued = sum(int(r.getMessage().split()[1]) for r in records
-                   if r.getMessage().startswith("enqueued "))
+    enqueued = sum(int(r.getMessage().split()[1]) for r in records if r.getMessage().startswith("enqueued "))
     assert enqueued == deliverer.enqueued  # logged as enqueued only what the broker took
     print(f"posted {DIGESTS} digests {took:.1f} s after Redis returned")

@@ -29,8 +29,9 @@ def _dm_posts(standin, channel: str | None) -> list:
 
 
 @pytest.mark.parametrize("set_budget", [BUDGET, None], ids=["plan-25m", "default"])
-def test_weekly_dm_brings_what_fits_the_budget_until_the_path_is_finished(sqlite_runtime, standin, catalog,
-                                                                         set_budget: int | None) -> None:
+def test_weekly_dm_brings_what_fits_the_budget_until_the_path_is_finished(
+    sqlite_runtime, standin, catalog, set_budget: int | None
+) -> None:
     """With ``plan 25m``, and with no plan at all (the default budget, ``DEFAULT_MINUTES``)."""
     store = sqlite_runtime.store
     minutes = set_budget or budget.DEFAULT_MINUTES
@@ -42,8 +43,9 @@ def test_weekly_dm_brings_what_fits_the_budget_until_the_path_is_finished(sqlite
         store.follow(TEAM, "UDM", "spec")
         if set_budget is not None:
             store.set_budget(TEAM, "UDM", set_budget)
-        clock = DigestClock(sqlite_runtime, reconcile_every_s=3600, workers=2, team_rate_per_s=100,
-                            channel_interval_s=0.01)
+        clock = DigestClock(
+            sqlite_runtime, reconcile_every_s=3600, workers=2, team_rate_per_s=100, channel_interval_s=0.01
+        )
         clock.start()
         try:
             driver = ClockDriver(clock, traveller)
@@ -56,8 +58,11 @@ def test_weekly_dm_brings_what_fits_the_budget_until_the_path_is_finished(sqlite
                 channel = channel or dm_id("UDM")  # posted by user id: the app's DM with them
                 blocks = _dm_posts(standin, channel)[-1].args["blocks"]
                 validate_blocks(blocks)
-                posts = [decode_value(b["accessory"]["value"])["p"] for b in blocks
-                         if b.get("accessory", {}).get("action_id", "").startswith("mark_read")]
+                posts = [
+                    decode_value(b["accessory"]["value"])["p"]
+                    for b in blocks
+                    if b.get("accessory", {}).get("action_id", "").startswith("mark_read")
+                ]
                 weeks.append(posts)
                 store.mark_read(TEAM, "UDM", posts)  # the reader reads the week's steps
         finally:
@@ -69,6 +74,6 @@ def test_weekly_dm_brings_what_fits_the_budget_until_the_path_is_finished(sqlite
         cost = [budget.step_cost(catalog.post(p).minutes) for p in posts]
         assert posts and (sum(cost) <= minutes or len(posts) == 1)
     flat = [p for w in weeks for p in w]
-    assert flat[:len(ess)] == list(ess) and len(set(flat)) == len(flat)
+    assert flat[: len(ess)] == list(ess) and len(set(flat)) == len(flat)
     dated = sorted(r.claimed_at for r in store.deliveries() if r.destination == "UDM")
     assert [b - a for a, b in itertools.pairwise(dated)] == [timedelta(weeks=1)] * (len(dated) - 1)

@@ -16,18 +16,25 @@ from tests.digest.conftest import TEAM
 
 
 def _env(db_url: str | None = None, standin=None) -> dict[str, str | None]:
-    env: dict[str, str | None] = {"SLACK_CLIENT_ID": None, "SLACK_CLIENT_SECRET": None,
-                                  "SLACK_APP_TOKEN": None, "SLACK_BOT_TOKEN": None,
-                                  "SLACK_API_URL": None, "DATABASE_URL": db_url}
+    env: dict[str, str | None] = {
+        "SLACK_CLIENT_ID": None,
+        "SLACK_CLIENT_SECRET": None,
+        "SLACK_APP_TOKEN": None,
+        "SLACK_BOT_TOKEN": None,
+        "SLACK_API_URL": None,
+        "DATABASE_URL": db_url,
+    }
     if standin is not None:
         env.update(SLACK_BOT_TOKEN="xoxb-test", SLACK_API_URL=standin.api_url)
     return env
 
 
 def test_preview_json_is_the_first_digest_of_a_new_subscription(catalog, tmp_path) -> None:
-    result = CliRunner().invoke(main, ["digest", "preview", "--track", "speculative decoding",
-                                       "--steps", "2", "--json"],
-                                env=_env(f"sqlite:///{tmp_path}/none.db"))
+    result = CliRunner().invoke(
+        main,
+        ["digest", "preview", "--track", "speculative decoding", "--steps", "2", "--json"],
+        env=_env(f"sqlite:///{tmp_path}/none.db"),
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert set(data) == {"text", "blocks"}
@@ -45,15 +52,12 @@ def test_preview_text_and_a_subscribed_channels_next_digest(catalog, sqlite_url)
     runner = CliRunner()
     text = runner.invoke(main, ["digest", "preview", "--track", "pd"], env=_env(sqlite_url))
     assert text.exit_code == 0 and "== PD disaggregated serving: this week's reading ==" in text.output
-    nxt = runner.invoke(main, ["digest", "preview", "--track", "pd", "--channel", "C1", "--json"],
-                        env=_env(sqlite_url))
+    nxt = runner.invoke(main, ["digest", "preview", "--track", "pd", "--channel", "C1", "--json"], env=_env(sqlite_url))
     assert nxt.exit_code == 0, nxt.output
     assert catalog.order("pd")[2] in json.dumps(json.loads(nxt.stdout)["blocks"])
-    missing = runner.invoke(main, ["digest", "preview", "--track", "pd", "--channel", "C404"],
-                            env=_env(sqlite_url))
+    missing = runner.invoke(main, ["digest", "preview", "--track", "pd", "--channel", "C404"], env=_env(sqlite_url))
     assert missing.exit_code == 1
-    unknown = runner.invoke(main, ["digest", "preview", "--track", "no such thing at all"],
-                            env=_env(sqlite_url))
+    unknown = runner.invoke(main, ["digest", "preview", "--track", "no such thing at all"], env=_env(sqlite_url))
     assert unknown.exit_code == 2
 
 

@@ -51,12 +51,12 @@ def _posts_by_channel(standin) -> Counter:
     return Counter(c.channel for c in standin.calls("chat.postMessage") if c.ok)
 
 
-def test_eight_weeks_across_dst_exactly_eight_digests_each_at_local_time(
-        sqlite_runtime, standin, catalog) -> None:
+def test_eight_weeks_across_dst_exactly_eight_digests_each_at_local_time(sqlite_runtime, standin, catalog) -> None:
     store = sqlite_runtime.store
     with time_machine.travel(START - timedelta(days=1), tick=False) as traveller:
-        subs = {ch: store.subscribe(TEAM, ch, track, WeeklySchedule.of(wd, at, tz))
-                for ch, track, wd, at, tz in SCHEDULES}
+        subs = {
+            ch: store.subscribe(TEAM, ch, track, WeeklySchedule.of(wd, at, tz)) for ch, track, wd, at, tz in SCHEDULES
+        }
         store.set_dm(TEAM, "UDM", True, schedule=WeeklySchedule.of(0, "08:00", "Europe/Berlin"))
         store.follow(TEAM, "UDM", "spec")
         store.follow(TEAM, "UDM", "ops")
@@ -99,8 +99,7 @@ def test_eight_weeks_across_dst_exactly_eight_digests_each_at_local_time(
     assert len(stepped) >= 8 * 6 // 2
 
 
-def test_restart_later_in_the_week_sends_that_weeks_digest_once_and_no_burst(
-        sqlite_runtime, standin) -> None:
+def test_restart_later_in_the_week_sends_that_weeks_digest_once_and_no_burst(sqlite_runtime, standin) -> None:
     store = sqlite_runtime.store
     monday_9_la = datetime(2026, 3, 2, 17, 0, tzinfo=UTC)
     with time_machine.travel(START, tick=False) as traveller:
@@ -138,8 +137,7 @@ def test_restart_later_in_the_week_sends_that_weeks_digest_once_and_no_burst(
     assert _posts_by_channel(standin)["C1"] == 3
 
 
-def test_changes_made_through_the_app_while_the_clock_runs_are_followed(
-        sqlite_runtime, standin, holder) -> None:
+def test_changes_made_through_the_app_while_the_clock_runs_are_followed(sqlite_runtime, standin, holder) -> None:
     from bot.slack.handlers import Caller, Handlers
 
     store = sqlite_runtime.store
@@ -153,7 +151,8 @@ def test_changes_made_through_the_app_while_the_clock_runs_are_followed(
         clock.start()
         driver = ClockDriver(clock, traveller)
         assert {j.id for j in clock.scheduler.get_jobs(jobstore=JOBSTORE)} == {
-            f"sub:{s.id}" for s in (moved, stopped, paused)}
+            f"sub:{s.id}" for s in (moved, stopped, paused)
+        }
         # Through the app: reschedule, unsubscribe, subscribe a new channel, turn a DM on.
         in_channel = lambda ch: Caller(TEAM, "UADMIN", ch)  # noqa: E731
         assert "Tuesday" in handlers.command(in_channel("CMOVE"), "subscribe spec tuesday 10:00 UTC").text
@@ -165,16 +164,22 @@ def test_changes_made_through_the_app_while_the_clock_runs_are_followed(
         # The reconcile job (every 60 s) notices on its next run.
         traveller.shift(61)
         clock.scheduler.wakeup()
-        standin.wait_for(lambda: len(clock.scheduler.get_jobs(jobstore=JOBSTORE)) == 3
-                         and f"sub:{paused.id}" not in {j.id for j in clock.scheduler.get_jobs()},
-                         timeout=10)
+        standin.wait_for(
+            lambda: (
+                len(clock.scheduler.get_jobs(jobstore=JOBSTORE)) == 3
+                and f"sub:{paused.id}" not in {j.id for j in clock.scheduler.get_jobs()}
+            ),
+            timeout=10,
+        )
         new = next(s for s in store.subscriptions(TEAM) if s.channel_id == "CNEW")
         jobs = {j.id: j for j in clock.scheduler.get_jobs(jobstore=JOBSTORE)}
         assert set(jobs) == {f"sub:{moved.id}", f"sub:{new.id}", f"dm:{TEAM}:UADMIN"}
         assert jobs[f"sub:{moved.id}"].name == "tue 10:00 UTC"
         # Jobs are import paths and plain ids: nothing of this process is pickled with them.
         assert {(j.func_ref, type(j.args[0])) for j in jobs.values()} == {
-            ("bot.digest.clock:run_subscription", int), ("bot.digest.clock:run_dm", str)}
+            ("bot.digest.clock:run_subscription", int),
+            ("bot.digest.clock:run_dm", str),
+        }
         assert "day_of_week='tue'" in str(jobs[f"sub:{moved.id}"].trigger)
         driver.run_until(sunday + timedelta(days=7))
         clock.shutdown(wait=True)
@@ -201,7 +206,6 @@ def test_a_repeated_local_hour_sends_once_on_postgres(kind, pg_url, standin, hol
             clock.shutdown(wait=True)
         assert [f.astimezone(UTC).hour for f in fired] == [8, 9]
         assert _posts_by_channel(standin)["CFOLD"] == 1
-        assert [r.period for r in runtime.store.deliveries()] == [
-            period_of(fired[0], "America/Los_Angeles")]
+        assert [r.period for r in runtime.store.deliveries()] == [period_of(fired[0], "America/Los_Angeles")]
     finally:
         runtime.store.close()

@@ -58,9 +58,15 @@ def _all_text(reply) -> str:
     return reply.text + json.dumps(reply.blocks, ensure_ascii=False)
 
 
-def variant(catalog: Catalog, version: str, *, drop: dict[str, list[str]] | None = None,
-            retitle: dict[str, str] | None = None, aliases: dict[str, tuple[str, ...]] | None = None,
-            rename: dict[str, str] | None = None) -> Catalog:
+def variant(
+    catalog: Catalog,
+    version: str,
+    *,
+    drop: dict[str, list[str]] | None = None,
+    retitle: dict[str, str] | None = None,
+    aliases: dict[str, tuple[str, ...]] | None = None,
+    rename: dict[str, str] | None = None,
+) -> Catalog:
     """A copy of ``catalog`` as version ``version`` with steps dropped from tracks, posts
     retitled, aliases added or post ids renamed (the old id kept as an alias)."""
     drop, retitle, aliases, rename = drop or {}, retitle or {}, aliases or {}, rename or {}
@@ -83,8 +89,11 @@ def variant(catalog: Catalog, version: str, *, drop: dict[str, list[str]] | None
         for s in tr.steps:
             if s.post in gone:
                 continue
-            steps.append(s.model_copy(update={
-                "post": new_id(s.post), "after": tuple(new_id(a) for a in s.after if a not in gone)}))
+            steps.append(
+                s.model_copy(
+                    update={"post": new_id(s.post), "after": tuple(new_id(a) for a in s.after if a not in gone)}
+                )
+            )
         tracks.append(tr.model_copy(update={"steps": tuple(steps)}))
     by_id = {p.id: p for p in posts}
     orders = {tr.id: paths.compute_order(tr, by_id) for tr in tracks}
@@ -113,8 +122,7 @@ def test_a_channel_walks_every_step_of_every_track_once_in_path_order(catalog: C
 def test_the_first_digest_introduces_the_path_and_later_ones_do_not(catalog: Catalog) -> None:
     first, second = _walk_to_end(catalog, "spec", 1)[:2]
     steps = len(catalog.order("spec"))
-    assert f"reads the *Speculative decoding* path together: {steps} steps, 1 a week" in _all_text(
-        first.reply)
+    assert f"reads the *Speculative decoding* path together: {steps} steps, 1 a week" in _all_text(first.reply)
     assert "path together" not in _all_text(second.reply)
 
 
@@ -137,8 +145,9 @@ def test_the_digest_that_finishes_the_path_says_so_once(catalog: Catalog) -> Non
     digests = [d for d in _walk_to_end(catalog, "rl", 3) if d.reply]
     closing = [d for d in digests if "That was the last step" in _all_text(d.reply)]
     assert closing == [digests[-1]] and closing[0].done
-    assert "all 8 steps of *Reinforcement learning*" in _all_text(closing[0].reply) or \
-        f"all {len(catalog.order('rl'))} steps" in _all_text(closing[0].reply)
+    assert "all 8 steps of *Reinforcement learning*" in _all_text(
+        closing[0].reply
+    ) or f"all {len(catalog.order('rl'))} steps" in _all_text(closing[0].reply)
 
 
 def test_buttons_are_mark_read_follow_snooze_stop_with_the_digest_view(catalog: Catalog) -> None:
@@ -192,8 +201,9 @@ def test_additions_of_a_new_catalog_version_are_announced_once(catalog: Catalog)
     assert digest.steps == (old_order[4],)
     assert digest.cursor == order.index(old_order[4]) + 1 and digest.version == catalog.version
     # Next week, on the current version: no more announcements, the walk goes on.
-    nxt = compose_channel_digest(catalog, replace(sub, cursor=digest.cursor,
-                                                  last_catalog_version=digest.version), snapshot)
+    nxt = compose_channel_digest(
+        catalog, replace(sub, cursor=digest.cursor, last_catalog_version=digest.version), snapshot
+    )
     assert "New in this track" not in _all_text(nxt.reply)
     assert nxt.steps == (order[digest.cursor],)
     validate_blocks(digest.reply.blocks)
@@ -256,7 +266,9 @@ def test_dm_lists_the_next_unread_step_of_each_followed_track(catalog: Catalog) 
     validate_blocks(reply.blocks)
     marks = [b for b in _buttons(reply.blocks) if b["action_id"].startswith("mark_read")]
     assert [decode_value(b["value"])["p"] for b in marks] == [
-        paths.next_step(catalog, "spec", read).post, paths.next_step(catalog, "pd", read).post]
+        paths.next_step(catalog, "spec", read).post,
+        paths.next_step(catalog, "pd", read).post,
+    ]
     assert all(decode_value(b["value"])["v"] == "digest-dm" for b in _buttons(reply.blocks))
     kinds = [b["action_id"].split(":")[0] for b in _buttons(reply.blocks)]
     assert kinds == ["mark_read", "mark_read", "snooze", "stop"]
@@ -301,8 +313,10 @@ def test_dm_parts_are_exactly_what_the_slack_sdk_builders_make(catalog: Catalog)
     for block in reply.blocks[1:3]:
         acc = block["accessory"]
         # the text is mrkdwn already (Mrkdwn): the builder must not escape it again
-        expected = section(Mrkdwn(block["text"]["text"]), accessory=button(
-            acc["text"]["text"], acc["action_id"], decode_value(acc["value"]))).to_dict()
+        expected = section(
+            Mrkdwn(block["text"]["text"]),
+            accessory=button(acc["text"]["text"], acc["action_id"], decode_value(acc["value"])),
+        ).to_dict()
         assert block == expected
 
 

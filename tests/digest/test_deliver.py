@@ -27,8 +27,9 @@ def _deliverer(runtime, **kw) -> Deliverer:
 
 
 def _posts(standin, channel=None, ok=True):
-    return [c for c in standin.calls("chat.postMessage")
-            if (channel is None or c.channel == channel) and (not ok or c.ok)]
+    return [
+        c for c in standin.calls("chat.postMessage") if (channel is None or c.channel == channel) and (not ok or c.ok)
+    ]
 
 
 def test_a_digest_is_posted_once_and_moves_the_cursor(runtime, standin, catalog) -> None:
@@ -40,8 +41,7 @@ def test_a_digest_is_posted_once_and_moves_the_cursor(runtime, standin, catalog)
     posts = _posts(standin)
     assert len(posts) == 1 and posts[0].channel == "C1" and posts[0].authorized
     body = posts[0].args
-    assert body["metadata"] == {"event_type": METADATA_EVENT,
-                                "event_payload": {"key": f"{TEAM}/C1/spec/2026-W50"}}
+    assert body["metadata"] == {"event_type": METADATA_EVENT, "event_payload": {"key": f"{TEAM}/C1/spec/2026-W50"}}
     assert body["unfurl_links"] is False and body["blocks"][0]["type"] == "header"
     row = store.delivery(TEAM, "C1", "spec", "2026-W50")
     assert row.status == "sent" and row.message_ts == first.ts
@@ -54,8 +54,10 @@ def test_a_digest_is_posted_once_and_moves_the_cursor(runtime, standin, catalog)
     nxt = d.deliver_subscription(sub.id, FIRE + timedelta(days=7))
     assert nxt.outcome is Outcome.SENT
     order = catalog.order("spec")
-    assert next(b["accessory"]["value"] for b in _posts(standin)[1].args["blocks"]
-            if b.get("accessory")).find(order[2]) > 0
+    assert (
+        next(b["accessory"]["value"] for b in _posts(standin)[1].args["blocks"] if b.get("accessory")).find(order[2])
+        > 0
+    )
     assert store.get_subscription(sub.id).cursor == 4
 
 
@@ -83,19 +85,28 @@ def test_permanent_errors_pause_the_subscription_with_a_visible_reason(runtime, 
 
 
 def test_429s_everything_delivered_pacing_holds_and_a_missing_channel_is_paused(
-        sqlite_runtime, standin, catalog) -> None:
+    sqlite_runtime, standin, catalog
+) -> None:
     from bot.slack.handlers import Caller, Handlers
 
     runtime = sqlite_runtime
     store = runtime.store
-    plan = [("C1", "spec"), ("C1", "pd"), ("C1", "quant"), ("C1", "rl"), ("C2", "spec"),
-            ("C2", "pd"), ("C3", "ops"), ("C4", "agentic"), ("CGONE", "pd")]
+    plan = [
+        ("C1", "spec"),
+        ("C1", "pd"),
+        ("C1", "quant"),
+        ("C1", "rl"),
+        ("C2", "spec"),
+        ("C2", "pd"),
+        ("C3", "ops"),
+        ("C4", "agentic"),
+        ("CGONE", "pd"),
+    ]
     for channel, track in plan:
         store.subscribe(TEAM, channel, track, WeeklySchedule.of(0, "09:00", "UTC"))
     # The pacer spaces each attempt from the previous one's answer, so the arrival times the
     # stand-in records are at least the interval apart however a loaded machine delays a request.
-    clock = DigestClock(runtime, workers=4, reconcile_every_s=None, channel_interval_s=1.25,
-                        team_rate_per_s=20)
+    clock = DigestClock(runtime, workers=4, reconcile_every_s=None, channel_interval_s=1.25, team_rate_per_s=20)
     try:
         # Week 1: Slack's per-channel limit (1 message a second) only. Pacing keeps every post
         # under it: not a single 429.
@@ -103,8 +114,9 @@ def test_429s_everything_delivered_pacing_holds_and_a_missing_channel_is_paused(
         assert clock.run_now(at=FIRE) == {"sent": 8, "paused": 1}
         assert not [c for c in standin.calls() if c.status == 429]
         # Week 2: on top, every 4th chat.postMessage is answered 429 Retry-After: 1.
-        standin.configure(rate_limit_every=4, retry_after_s=1, channel_rate_per_s=1.0,
-                          fault_methods={"chat.postMessage"})
+        standin.configure(
+            rate_limit_every=4, retry_after_s=1, channel_rate_per_s=1.0, fault_methods={"chat.postMessage"}
+        )
         assert clock.run_now(at=FIRE + timedelta(days=7)) == {"sent": 8}
     finally:
         clock.shutdown()
@@ -129,8 +141,7 @@ def test_429s_everything_delivered_pacing_holds_and_a_missing_channel_is_paused(
     assert "paused: Slack error channel_not_found" in reply.text
 
 
-def test_a_take_over_finds_the_message_a_dead_sender_posted_and_does_not_repost(
-        runtime, standin, db_url) -> None:
+def test_a_take_over_finds_the_message_a_dead_sender_posted_and_does_not_repost(runtime, standin, db_url) -> None:
     store = runtime.store
     sub = store.subscribe(TEAM, "C1", "rl", WeeklySchedule.of(0, "09:00", "UTC"))
     period = period_of(FIRE, "UTC")
@@ -140,8 +151,9 @@ def test_a_take_over_finds_the_message_a_dead_sender_posted_and_does_not_repost(
     assert past.claim_delivery(*key, claimed_by="dead:1")
     past.close()
     client = WebClient(token="xoxb-test", base_url=standin.api_url)
-    client.chat_postMessage(channel="C1", text="digest", metadata={
-        "event_type": METADATA_EVENT, "event_payload": {"key": "/".join(key)}})
+    client.chat_postMessage(
+        channel="C1", text="digest", metadata={"event_type": METADATA_EVENT, "event_payload": {"key": "/".join(key)}}
+    )
     d = _deliverer(runtime, stale_after_s=60)
     attempt = d.deliver_subscription(sub.id, FIRE)
     assert attempt.outcome is Outcome.RECOVERED
@@ -159,13 +171,12 @@ def test_a_dm_take_over_opens_the_im_only_to_find_the_post_by_user_id(runtime, s
     assert past.claim_delivery(*key, claimed_by="dead:1")
     past.close()
     WebClient(token="xoxb-test", base_url=standin.api_url).chat_postMessage(
-        channel="U7", text="digest", metadata={"event_type": METADATA_EVENT,
-                                               "event_payload": {"key": "/".join(key)}})
+        channel="U7", text="digest", metadata={"event_type": METADATA_EVENT, "event_payload": {"key": "/".join(key)}}
+    )
     attempt = _deliverer(runtime, stale_after_s=60).deliver_dm(TEAM, "U7", FIRE)
     assert attempt.outcome is Outcome.RECOVERED and len(_posts(standin)) == 1
     (opened,) = standin.calls("conversations.open")
-    assert standin.calls("conversations.history")[0].args["channel"] == dm_id("U7") == opened.response[
-        "channel"]["id"]
+    assert standin.calls("conversations.history")[0].args["channel"] == dm_id("U7") == opened.response["channel"]["id"]
     assert store.delivery(*key).status == "sent"
 
 
@@ -178,8 +189,7 @@ def test_a_take_over_sends_when_the_dead_sender_posted_nothing(runtime, standin,
     past.close()
     d = _deliverer(runtime, stale_after_s=60)
     # A fresh claim by a live sender is left alone ...
-    assert _deliverer(runtime, stale_after_s=3600).deliver_subscription(sub.id, FIRE).outcome \
-        is Outcome.TAKEN
+    assert _deliverer(runtime, stale_after_s=3600).deliver_subscription(sub.id, FIRE).outcome is Outcome.TAKEN
     # ... a stale one is taken over and sent once.
     assert d.deliver_subscription(sub.id, FIRE).outcome is Outcome.SENT
     assert len(_posts(standin)) == 1 and store.delivery(*key).attempts == 2
@@ -308,9 +318,11 @@ def test_pacing_keeps_posts_to_one_channel_a_second_apart_in_one_process(runtime
     subs = [store.subscribe(TEAM, "CSAME", t, WeeklySchedule.of(0, "09:00", "UTC")) for t in ("spec", "pd", "quant")]
     clock = _VirtualClock()
     clients = _StampingClients(runtime, clock)
-    d = _deliverer(runtime, clients=clients,
-                   pacer=Pacer(channel_interval_s=1.0, team_rate_per_s=50, clock=clock,
-                               sleep=clock.sleep))
+    d = _deliverer(
+        runtime,
+        clients=clients,
+        pacer=Pacer(channel_interval_s=1.0, team_rate_per_s=50, clock=clock, sleep=clock.sleep),
+    )
     for s in subs:
         assert d.deliver_subscription(s.id, FIRE).outcome is Outcome.SENT
     assert len(_posts(standin, "CSAME")) == 3

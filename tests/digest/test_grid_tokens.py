@@ -35,16 +35,17 @@ def _fp(token: str) -> str:
 
 @pytest.fixture
 def grid_standin() -> Iterator[SlackStandIn]:
-    with SlackStandIn(team_id=WS_IN_ORG, token_scopes={WS_TOKEN: SCOPES, ORG_TOKEN: SCOPES},
-                      oauth_client=(CLIENT_ID, CLIENT_SECRET)) as s:
+    with SlackStandIn(
+        team_id=WS_IN_ORG, token_scopes={WS_TOKEN: SCOPES, ORG_TOKEN: SCOPES}, oauth_client=(CLIENT_ID, CLIENT_SECRET)
+    ) as s:
         yield s
 
 
 @pytest.fixture
-def oauth_runtime(db_url: str, grid_standin: SlackStandIn,
-                  holder: CatalogHolder) -> Iterator[Runtime]:
-    settings = settings_for(db_url, grid_standin, slack_bot_token=None, slack_client_id=CLIENT_ID,
-                            slack_client_secret=CLIENT_SECRET)
+def oauth_runtime(db_url: str, grid_standin: SlackStandIn, holder: CatalogHolder) -> Iterator[Runtime]:
+    settings = settings_for(
+        db_url, grid_standin, slack_bot_token=None, slack_client_id=CLIENT_ID, slack_client_secret=CLIENT_SECRET
+    )
     store = Store.from_url(db_url, client_id=CLIENT_ID, token_rotator=token_rotator(settings))
     rt = Runtime(settings, store, holder)
     rt.record_catalog_version()
@@ -54,14 +55,32 @@ def oauth_runtime(db_url: str, grid_standin: SlackStandIn,
         store.close()
 
 
-def _install(store: Store, *, enterprise_id: str | None, team_id: str | None, token: str,
-             org_wide: bool = False, refresh: str | None = None,
-             expires_at: int | None = None) -> None:
-    store.installation_store().save(Installation(
-        app_id="A0GRID", enterprise_id=enterprise_id, team_id=team_id, bot_token=token,
-        bot_id="B0GRID", bot_user_id="U0GRIDBOT", bot_scopes=",".join(SCOPES), user_id="U0ADMIN",
-        is_enterprise_install=org_wide, bot_refresh_token=refresh, bot_token_expires_at=expires_at,
-        installed_at=time.time()))
+def _install(
+    store: Store,
+    *,
+    enterprise_id: str | None,
+    team_id: str | None,
+    token: str,
+    org_wide: bool = False,
+    refresh: str | None = None,
+    expires_at: int | None = None,
+) -> None:
+    store.installation_store().save(
+        Installation(
+            app_id="A0GRID",
+            enterprise_id=enterprise_id,
+            team_id=team_id,
+            bot_token=token,
+            bot_id="B0GRID",
+            bot_user_id="U0GRIDBOT",
+            bot_scopes=",".join(SCOPES),
+            user_id="U0ADMIN",
+            is_enterprise_install=org_wide,
+            bot_refresh_token=refresh,
+            bot_token_expires_at=expires_at,
+            installed_at=time.time(),
+        )
+    )
 
 
 def _deliverer(rt: Runtime) -> Deliverer:
@@ -69,7 +88,8 @@ def _deliverer(rt: Runtime) -> Deliverer:
 
 
 def test_a_grid_workspace_install_and_an_org_wide_install_each_get_their_digests(
-        oauth_runtime: Runtime, grid_standin: SlackStandIn) -> None:
+    oauth_runtime: Runtime, grid_standin: SlackStandIn
+) -> None:
     store = oauth_runtime.store
     _install(store, enterprise_id=ORG, team_id=WS_IN_ORG, token=WS_TOKEN)
     _install(store, enterprise_id=OTHER_ORG, team_id=None, token=ORG_TOKEN, org_wide=True)
@@ -84,8 +104,7 @@ def test_a_grid_workspace_install_and_an_org_wide_install_each_get_their_digests
     posts = {c.channel: c for c in grid_standin.calls("chat.postMessage")}
     assert posts["C0WS"].ok and posts["C0WS"].token_fingerprint == _fp(WS_TOKEN)
     assert posts["C0ORG"].ok and posts["C0ORG"].token_fingerprint == _fp(ORG_TOKEN)
-    assert [s.status for s in store.subscriptions(WS_IN_ORG) + store.subscriptions(OTHER_ORG)] \
-        == ["active", "active"]
+    assert [s.status for s in store.subscriptions(WS_IN_ORG) + store.subscriptions(OTHER_ORG)] == ["active", "active"]
     # Without the enterprise id (the old lookup), the Grid workspace had no token at all.
     legacy = store.installation_store().find_bot(enterprise_id=None, team_id=WS_IN_ORG)
     assert legacy is None and store.bot_token_for(WS_IN_ORG) == WS_TOKEN
@@ -93,32 +112,42 @@ def test_a_grid_workspace_install_and_an_org_wide_install_each_get_their_digests
 
 def test_the_installation_tables_hold_no_token_in_plain_text(oauth_runtime: Runtime) -> None:
     store = oauth_runtime.store
-    _install(store, enterprise_id=ORG, team_id=WS_IN_ORG, token=WS_TOKEN,
-             refresh="xoxe-1-plain-refresh-token", expires_at=int(time.time()) + 3600)
+    _install(
+        store,
+        enterprise_id=ORG,
+        team_id=WS_IN_ORG,
+        token=WS_TOKEN,
+        refresh="xoxe-1-plain-refresh-token",
+        expires_at=int(time.time()) + 3600,
+    )
     with store.engine.connect() as conn:
-        raw = [tuple(row) for table in ("slack_installations", "slack_bots")
-               for row in conn.exec_driver_sql(f"SELECT * FROM {table}")]
+        raw = [
+            tuple(row)
+            for table in ("slack_installations", "slack_bots")
+            for row in conn.exec_driver_sql(f"SELECT * FROM {table}")
+        ]
     text = repr(raw)
     assert len(raw) == 2 and "fernet:" in text
     # No Slack token shape (``xoxb-``, ``xoxe-`` …); a bare "xox" can occur in Fernet's base64 by chance.
     assert WS_TOKEN not in text and "plain-refresh" not in text and not re.search(r"xox[a-z]-", text)
-    assert store.installation_store().find_bot(
-        enterprise_id=ORG, team_id=WS_IN_ORG).bot_token == WS_TOKEN
+    assert store.installation_store().find_bot(enterprise_id=ORG, team_id=WS_IN_ORG).bot_token == WS_TOKEN
 
 
 def test_with_rotation_on_a_digest_after_the_expiry_is_sent_with_a_refreshed_token(
-        oauth_runtime: Runtime, grid_standin: SlackStandIn) -> None:
+    oauth_runtime: Runtime, grid_standin: SlackStandIn
+) -> None:
     store = oauth_runtime.store
     expired, refresh = grid_standin.issue_rotating_token(SCOPES, expires_in_s=-60)
-    _install(store, enterprise_id=None, team_id="T0ROTATE", token=expired, refresh=refresh,
-             expires_at=int(time.time()) - 60)
+    _install(
+        store, enterprise_id=None, team_id="T0ROTATE", token=expired, refresh=refresh, expires_at=int(time.time()) - 60
+    )
     sub = store.subscribe("T0ROTATE", "C0ROT", "spec", WeeklySchedule.of(0, "09:00", "UTC"))
     # Slack refuses the expired token (the stand-in as strictly as Slack).
     from slack_sdk import WebClient
     from slack_sdk.errors import SlackApiError
+
     with pytest.raises(SlackApiError, match="token_expired"):
-        WebClient(token=expired, base_url=grid_standin.api_url).chat_postMessage(
-            channel="C0ROT", text="x")
+        WebClient(token=expired, base_url=grid_standin.api_url).chat_postMessage(channel="C0ROT", text="x")
 
     attempt = _deliverer(oauth_runtime).deliver_subscription(sub.id, FIRE)
     assert attempt.outcome is Outcome.SENT
@@ -131,13 +160,13 @@ def test_with_rotation_on_a_digest_after_the_expiry_is_sent_with_a_refreshed_tok
     assert sent[0].token_fingerprint == _fp(saved.bot_token)
     assert saved.bot_token_expires_at is not None and saved.bot_token_expires_at > time.time()
     # The next week's digest uses the saved token: no second refresh.
-    assert _deliverer(oauth_runtime).deliver_subscription(
-        sub.id, FIRE.replace(day=14)).outcome is Outcome.SENT
+    assert _deliverer(oauth_runtime).deliver_subscription(sub.id, FIRE.replace(day=14)).outcome is Outcome.SENT
     assert len(grid_standin.calls("oauth.v2.access")) == 1
 
 
 def test_user_not_visible_pauses_a_dm_for_good_and_not_in_channel_says_to_invite(
-        runtime: Runtime, standin: SlackStandIn) -> None:
+    runtime: Runtime, standin: SlackStandIn
+) -> None:
     store = runtime.store
     store.set_dm("T0CONNECT", "U0EXTERNAL", True, schedule=WeeklySchedule.of(0, "09:00", "UTC"))
     store.follow("T0CONNECT", "U0EXTERNAL", "spec")
@@ -151,10 +180,11 @@ def test_user_not_visible_pauses_a_dm_for_good_and_not_in_channel_says_to_invite
     assert "/invite @vllm-path" in (store.get_subscription(sub.id).pause_reason or "")
 
 
-def test_a_private_channel_the_bot_is_not_in_pauses_with_how_to_invite_it(
-        db_url: str, holder: CatalogHolder) -> None:
-    channels = [{"id": "G0PRIV", "name": "private", "is_private": True, "is_member": False},
-                {"id": "C0PUB", "name": "public", "is_private": False, "is_member": True}]
+def test_a_private_channel_the_bot_is_not_in_pauses_with_how_to_invite_it(db_url: str, holder: CatalogHolder) -> None:
+    channels = [
+        {"id": "G0PRIV", "name": "private", "is_private": True, "is_member": False},
+        {"id": "C0PUB", "name": "public", "is_private": False, "is_member": True},
+    ]
     with SlackStandIn(channels=channels) as standin:
         rt = Runtime(settings_for(db_url, standin), Store.from_url(db_url), holder)
         try:

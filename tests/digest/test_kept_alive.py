@@ -63,8 +63,10 @@ def test_calls_share_one_connection_until_the_server_closes_it(api) -> None:
     assert first.auth_test()["ok"]
     assert _Api.connections == 1
     assert [(p, a) for p, a, _b in _Api.seen] == [
-        ("/api/chat.postMessage", "Bearer xoxb-one"), ("/api/chat.postMessage", "Bearer xoxb-two"),
-        ("/api/auth.test", "Bearer xoxb-one")]
+        ("/api/chat.postMessage", "Bearer xoxb-one"),
+        ("/api/chat.postMessage", "Bearer xoxb-two"),
+        ("/api/auth.test", "Bearer xoxb-one"),
+    ]
     assert json.loads(_Api.seen[1][2]) == {"channel": "U2", "text": "b"}
     _Api.script = [(200, {"Connection": "close"}, {"ok": True})]  # the server ends it
     assert first.auth_test()["ok"]
@@ -73,10 +75,13 @@ def test_calls_share_one_connection_until_the_server_closes_it(api) -> None:
 
 
 def test_errors_and_429s_reach_slack_sdk_as_from_urllib(api) -> None:
-    client = KeptAlive().attach(WebClient(token="xoxb-one", base_url=api, retry_handlers=[
-        RateLimitErrorRetryHandler(max_retry_count=1)]))
-    _Api.script = [(429, {"Retry-After": "0"}, {"ok": False, "error": "ratelimited"}),
-                   (200, {}, {"ok": True, "ts": "1.2"})]
+    client = KeptAlive().attach(
+        WebClient(token="xoxb-one", base_url=api, retry_handlers=[RateLimitErrorRetryHandler(max_retry_count=1)])
+    )
+    _Api.script = [
+        (429, {"Retry-After": "0"}, {"ok": False, "error": "ratelimited"}),
+        (200, {}, {"ok": True, "ts": "1.2"}),
+    ]
     assert client.chat_postMessage(channel="U1", text="a")["ts"] == "1.2"  # retried after the 429
     _Api.script = [(200, {}, {"ok": False, "error": "channel_not_found"})]
     with pytest.raises(SlackApiError) as info:
@@ -105,8 +110,11 @@ def test_a_refused_connection_is_a_urlerror_that_slack_sdk_retries() -> None:
             tries.append(1)
             super().prepare_for_next_attempt(**kwargs)
 
-    client = KeptAlive().attach(WebClient(token="xoxb-one", base_url=f"http://127.0.0.1:{port}/api/",
-                                          retry_handlers=[Counting(max_retry_count=2)]))
+    client = KeptAlive().attach(
+        WebClient(
+            token="xoxb-one", base_url=f"http://127.0.0.1:{port}/api/", retry_handlers=[Counting(max_retry_count=2)]
+        )
+    )
     with pytest.raises(URLError):
         client.auth_test()
     assert len(tries) == 2

@@ -37,8 +37,11 @@ class RefusingHomeStandIn(SlackStandIn):
 
     def _decide(self, method: str, args: dict[str, Any], faults: Any):  # type: ignore[override]
         if method == "views.publish":
-            return 200, {}, {"ok": False, "error": "invalid_arguments",
-                             "response_metadata": {"messages": [PUBLISH_REFUSAL]}}
+            return (
+                200,
+                {},
+                {"ok": False, "error": "invalid_arguments", "response_metadata": {"messages": [PUBLISH_REFUSAL]}},
+            )
         return super()._decide(method, args, faults)
 
 
@@ -59,8 +62,9 @@ class _Capture(logging.Handler):
 def captured() -> Iterator[_Capture]:
     root = logging.getLogger()
     handler = _Capture()
-    saved = {name: logging.getLogger(name).level
-             for name in ("", "slack_bolt", "slack_sdk", "apscheduler", "bot", "urllib3")}
+    saved = {
+        name: logging.getLogger(name).level for name in ("", "slack_bolt", "slack_sdk", "apscheduler", "bot", "urllib3")
+    }
     root.addHandler(handler)
     for name in saved:
         logging.getLogger(name).setLevel(logging.DEBUG)
@@ -76,8 +80,7 @@ def test_a_full_flow_logs_no_body_token_or_response_url(sqlite_url, holder, capt
     now = datetime.now(UTC).replace(second=0, microsecond=0)
     due = now - timedelta(minutes=10)  # a slot ten minutes ago: missed by a clock that was down
     with RefusingHomeStandIn(team_id=TEAM) as standin:
-        settings = settings_for(sqlite_url, standin, slack_signing_secret=SECRET,
-                                log_level="DEBUG")
+        settings = settings_for(sqlite_url, standin, slack_signing_secret=SECRET, log_level="DEBUG")
         setup_logging(settings)
         seeding = Store.from_url(sqlite_url, clock=lambda: now - timedelta(days=8))
         seeding.subscribe(TEAM, "CMISSED1", "spec", WeeklySchedule.of(due.weekday(), f"{due:%H:%M}", "UTC"))
@@ -93,25 +96,19 @@ def test_a_full_flow_logs_no_body_token_or_response_url(sqlite_url, holder, capt
                 for text in (f"speculative {MARK}", "help"):
                     url = standin.response_url()
                     urls.append(url)
-                    body = slash_command_body(text, team_id=TEAM, response_url=url,
-                                              token=VERIFICATION)
+                    body = slash_command_body(text, team_id=TEAM, response_url=url, token=VERIFICATION)
                     acked = post(events, body, signed_headers(body, SECRET))
                     assert ack_shown(standin, acked, url).status == 200  # a reply in the ack too
                     standin.wait_for_response(url, timeout=30)
                 forged_url = standin.response_url()
                 urls.append(forged_url)
-                forged = slash_command_body(f"next {MARK}", team_id=TEAM, response_url=forged_url,
-                                            token=VERIFICATION)
+                forged = slash_command_body(f"next {MARK}", team_id=TEAM, response_url=forged_url, token=VERIFICATION)
                 assert post(events, forged, signed_headers(forged, "not-the-secret")).status == 401
-                home = event_body(app_home_opened_event("U0HOME"), team_id=TEAM,
-                                  token=VERIFICATION)
-                assert post(events, home, signed_headers(home, SECRET, content_type="application/json")
-                            ).status == 200
+                home = event_body(app_home_opened_event("U0HOME"), team_id=TEAM, token=VERIFICATION)
+                assert post(events, home, signed_headers(home, SECRET, content_type="application/json")).status == 200
                 standin.wait_for_call("views.publish", timeout=30)
-                standin.wait_for(lambda: any(PUBLISH_REFUSAL in line for line in captured.lines()),
-                                 timeout=30)
-            clock = DigestClock(runtime, reconcile_every_s=None, channel_interval_s=0.0,
-                                team_rate_per_s=None)
+                standin.wait_for(lambda: any(PUBLISH_REFUSAL in line for line in captured.lines()), timeout=30)
+            clock = DigestClock(runtime, reconcile_every_s=None, channel_interval_s=0.0, team_rate_per_s=None)
             try:
                 for future in clock.catch_up():
                     future.result(timeout=60)
@@ -124,8 +121,19 @@ def test_a_full_flow_logs_no_body_token_or_response_url(sqlite_url, holder, capt
     lines = captured.lines()
     texts = lines + [r.exc_text or "" for r in captured.records]
     assert len(lines) > 20, "the flow should have logged at DEBUG"
-    forbidden = [*urls, "xoxb-test", SECRET, VERIFICATION, MARK, "response_url=http",
-                 "hooks.slack.com", "team_domain=", "trigger_id", "'blocks'", '"blocks"']
+    forbidden = [
+        *urls,
+        "xoxb-test",
+        SECRET,
+        VERIFICATION,
+        MARK,
+        "response_url=http",
+        "hooks.slack.com",
+        "team_domain=",
+        "trigger_id",
+        "'blocks'",
+        '"blocks"',
+    ]
     leaks = [(word, line) for line in texts for word in forbidden if word in line]
     assert not leaks, leaks[:5]
     # The refused signature was logged (by bot.slack.signing, before Bolt), without its body
@@ -135,6 +143,7 @@ def test_a_full_flow_logs_no_body_token_or_response_url(sqlite_url, holder, capt
     refused = [r for r in captured.records if PUBLISH_REFUSAL in r.getMessage()]
     assert refused and all(r.levelno == logging.WARNING for r in refused)
     # Missed slots at WARNING, naming the channels.
-    missed = [r.getMessage() for r in captured.records
-              if r.levelno == logging.WARNING and "missed slot" in r.getMessage()]
+    missed = [
+        r.getMessage() for r in captured.records if r.levelno == logging.WARNING and "missed slot" in r.getMessage()
+    ]
     assert missed and "CMISSED1" in missed[0] and "CMISSED2" in missed[0], missed

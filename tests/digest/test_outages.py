@@ -45,8 +45,15 @@ def _start_outage_mid_fan_out(standin) -> threading.Event:
     started = threading.Event()
 
     def watch() -> None:
-        standin.wait_for(lambda: sum(c.ok for c in standin.calls("chat.postMessage"))
-                         >= OUTAGE_AFTER_POSTS, timeout=120)
+        # After the first posts and the lasting refusal (with 32 sending threads, the refused channel
+        # can come after the 50th post: an outage first would make its first answer a 500).
+        standin.wait_for(
+            lambda: (
+                sum(c.ok for c in standin.calls("chat.postMessage")) >= OUTAGE_AFTER_POSTS
+                and any(c.channel == REFUSED for c in standin.calls("chat.postMessage"))
+            ),
+            timeout=120,
+        )
         standin.configure(server_error_every=1, fault_methods={"chat.postMessage"})
         started.set()
 
@@ -62,10 +69,18 @@ def test_a_slack_outage_mid_fan_out_ends_with_every_digest_posted_once(db_url, s
     store = runtime.store
     standin.configure(channel_errors={REFUSED: "channel_not_found"})
     with time_machine.travel(MONDAY_9 - timedelta(days=1), tick=False) as traveller:
-        subs = {channel: store.subscribe(TEAM, channel, "spec", WeeklySchedule.of(0, "09:00", "UTC"))
-                for channel in _channels()}
-        clock = DigestClock(runtime, reconcile_every_s=None, workers=32, channel_interval_s=0.01,
-                            team_rate_per_s=5000, retry_failed_after_s=60)
+        subs = {
+            channel: store.subscribe(TEAM, channel, "spec", WeeklySchedule.of(0, "09:00", "UTC"))
+            for channel in _channels()
+        }
+        clock = DigestClock(
+            runtime,
+            reconcile_every_s=None,
+            workers=32,
+            channel_interval_s=0.01,
+            team_rate_per_s=5000,
+            retry_failed_after_s=60,
+        )
         try:
             started = _start_outage_mid_fan_out(standin)
             began = time.monotonic()
@@ -79,8 +94,11 @@ def test_a_slack_outage_mid_fan_out_ends_with_every_digest_posted_once(db_url, s
                     assert started.is_set(), "the outage never started"
                     standin.configure(server_error_every=0)  # Slack is back
                 rows = store.deliveries(period=period_of(MONDAY_9, "UTC"))
-                if (len(rows) == DIGESTS and rounds > OUTAGE_ROUNDS
-                        and all(r.status == "sent" or r.destination == REFUSED for r in rows)):
+                if (
+                    len(rows) == DIGESTS
+                    and rounds > OUTAGE_ROUNDS
+                    and all(r.status == "sent" or r.destination == REFUSED for r in rows)
+                ):
                     break
                 assert rounds < 20, Counter(r.status for r in rows)
                 traveller.shift(timedelta(seconds=retry_wait_s(rounds + 1, 60) + 1))
@@ -108,8 +126,10 @@ def test_a_slack_outage_mid_fan_out_ends_with_every_digest_posted_once(db_url, s
     assert not store.get_subscription(subs[REFUSED].id).active
     assert all(store.get_subscription(s.id).active for ch, s in subs.items() if ch != REFUSED)
     assert 'vllm_path_digest_refusals_total{reason="channel_not_found"} 1.0' in exposed
-    print(f"{DIGESTS} digests, {rounds} catch-up rounds, {len(failed_500)} answers 500, "
-          f"attempts up to {max(r.attempts for r in rows.values())}, {took:.0f} s real time")
+    print(
+        f"{DIGESTS} digests, {rounds} catch-up rounds, {len(failed_500)} answers 500, "
+        f"attempts up to {max(r.attempts for r in rows.values())}, {took:.0f} s real time"
+    )
     store.close()
 
 

@@ -30,8 +30,7 @@ class _SeenClock:
         return self._local.last
 
 
-def _run(pacer_args: dict | Pacer, items: list[tuple[str, str]], threads: int,
-         hold: float = 0.0):
+def _run(pacer_args: dict | Pacer, items: list[tuple[str, str]], threads: int, hold: float = 0.0):
     """Send ``items`` ((team, key) pairs) through a ``Pacer(**pacer_args)`` (or the given pacer,
     made to read a :class:`_SeenClock`) from ``threads`` threads; returns (team, key, start, end)
     per send: start as the pacer's clock read it when it granted the slot, end just after the
@@ -69,8 +68,7 @@ def _run(pacer_args: dict | Pacer, items: list[tuple[str, str]], threads: int,
 
 
 def test_posts_to_one_channel_are_spaced_and_never_overlap() -> None:
-    sends = _run(dict(channel_interval_s=0.2, team_rate_per_s=None), [("T", "C1")] * 6,
-                 threads=4, hold=0.05)
+    sends = _run(dict(channel_interval_s=0.2, team_rate_per_s=None), [("T", "C1")] * 6, threads=4, hold=0.05)
     starts = sorted(s for *_, s, _e in sends)
     gaps = [b - a for a, b in pairwise(starts)]
     assert min(gaps) >= 0.2, gaps
@@ -79,8 +77,10 @@ def test_posts_to_one_channel_are_spaced_and_never_overlap() -> None:
 
 
 def test_a_slow_send_pushes_the_next_one_a_full_interval_past_its_end() -> None:
-    sends = sorted(_run(dict(channel_interval_s=0.1, team_rate_per_s=None), [("T", "C1")] * 2,
-                        threads=2, hold=0.25), key=lambda s: s[2])
+    sends = sorted(
+        _run(dict(channel_interval_s=0.1, team_rate_per_s=None), [("T", "C1")] * 2, threads=2, hold=0.25),
+        key=lambda s: s[2],
+    )
     assert sends[1][2] - sends[0][3] >= 0.1  # e.g. a retry after a 429 took long
 
 
@@ -176,8 +176,10 @@ def test_latest_and_next_fire_keep_the_local_time_across_dst(tz: str) -> None:
         assert (local.weekday(), local.hour, local.minute) == (0, 9, 0)
         assert latest_fire(0, "09:00", tz, fire) == fire
         assert latest_fire(0, "09:00", tz, fire + timedelta(days=6)) == fire
-        assert latest_fire(0, "09:00", tz, fire - timedelta(seconds=1)) == fire - timedelta(days=7) \
+        assert (
+            latest_fire(0, "09:00", tz, fire - timedelta(seconds=1)) == fire - timedelta(days=7)
             or latest_fire(0, "09:00", tz, fire - timedelta(seconds=1)) < fire
+        )
         seen.append(fire)
         now = fire
     offsets = {f.astimezone(ZoneInfo(tz)).utcoffset() for f in seen}
@@ -191,10 +193,12 @@ def test_a_repeated_wall_time_fires_twice_and_a_skipped_one_an_hour_later() -> N
     assert [f.astimezone(UTC).hour for f in la] == [8, 9]
     assert la[1].astimezone(UTC) - la[0].astimezone(UTC) == timedelta(hours=1)
     # latest_fire sees both instants (the ledger's ISO-week key then sends once)
-    assert latest_fire(6, "01:30", "America/Los_Angeles", la[1].astimezone(UTC)
-                       + timedelta(minutes=1)).astimezone(UTC) == la[1].astimezone(UTC)
-    assert latest_fire(6, "01:30", "America/Los_Angeles", la[0].astimezone(UTC)
-                       + timedelta(minutes=1)).astimezone(UTC) == la[0].astimezone(UTC)
+    assert latest_fire(6, "01:30", "America/Los_Angeles", la[1].astimezone(UTC) + timedelta(minutes=1)).astimezone(
+        UTC
+    ) == la[1].astimezone(UTC)
+    assert latest_fire(6, "01:30", "America/Los_Angeles", la[0].astimezone(UTC) + timedelta(minutes=1)).astimezone(
+        UTC
+    ) == la[0].astimezone(UTC)
     berlin = next_fire(6, "02:30", "Europe/Berlin", datetime(2026, 3, 28, tzinfo=UTC))
     assert berlin.astimezone(UTC) == datetime(2026, 3, 29, 1, 30, tzinfo=UTC)  # 03:30 CEST
 
@@ -231,8 +235,11 @@ def test_clients_retry_429s_through_the_pacer(standin) -> None:
 
     from bot.digest.deliver import PacedRateLimitRetryHandler, paced
 
-    client = paced(WebClient(token="xoxb-test", base_url=standin.api_url,
-                             retry_handlers=[RateLimitErrorRetryHandler(max_retry_count=2)]))
+    client = paced(
+        WebClient(
+            token="xoxb-test", base_url=standin.api_url, retry_handlers=[RateLimitErrorRetryHandler(max_retry_count=2)]
+        )
+    )
     assert [type(h) for h in client.retry_handlers] == [PacedRateLimitRetryHandler]
     # The app's clients carry a subclass (it counts 429s): swapped too, the count kept.
     from bot.slack.retry import app_retry_handlers as retry_handlers

@@ -15,25 +15,31 @@ from tests.reliability.test_reload import Served, _exe, _free_port
 
 
 @pytest.mark.slow
-def test_a_second_serve_in_the_same_folder_refuses_and_reload_still_finds_the_first(
-        tmp_path, sqlite_url) -> None:
+def test_a_second_serve_in_the_same_folder_refuses_and_reload_still_finds_the_first(tmp_path, sqlite_url) -> None:
     catalog = copy_catalog(tmp_path / "catalog")
     with SlackStandIn(team_id="T0RELOAD") as standin:
         first = Served(tmp_path, sqlite_url, catalog, standin)
         try:
             pid_file = tmp_path / "vllm-path.pid"
             assert pid_file.read_text().strip() == str(first.proc.pid)
-            second = subprocess.run([_exe(), "serve", "--port", str(_free_port())], cwd=tmp_path,
-                                    env=first.env, capture_output=True, text=True, timeout=120,
-                                    check=False)
+            second = subprocess.run(
+                [_exe(), "serve", "--port", str(_free_port())],
+                cwd=tmp_path,
+                env=first.env,
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=False,
+            )
             assert second.returncode != 0
             assert f"names process {first.proc.pid}" in second.stderr, second.stderr
             assert "--pid-file" in second.stderr
             # The first's pid file is untouched, and `catalog reload` reaches it.
             assert pid_file.read_text().strip() == str(first.proc.pid)
             reload = first.reload_cli()
-            assert reload.returncode == 0 and f"process {first.proc.pid}" in reload.stdout, \
+            assert reload.returncode == 0 and f"process {first.proc.pid}" in reload.stdout, (
                 reload.stdout + reload.stderr
+            )
             first.wait_for_log("catalog", timeout=30)
         finally:
             first.stop()

@@ -33,8 +33,16 @@ from tests.digest.conftest import TEAM
 
 REPO = Path(__file__).resolve().parents[2]
 FIRE = datetime(2026, 12, 7, 9, 0, tzinfo=UTC)
-ZONES = ["UTC", "Europe/Berlin", "America/Los_Angeles", "Asia/Tokyo", "Asia/Kolkata",
-         "America/Sao_Paulo", "Australia/Sydney", "Asia/Shanghai"]
+ZONES = [
+    "UTC",
+    "Europe/Berlin",
+    "America/Los_Angeles",
+    "Asia/Tokyo",
+    "Asia/Kolkata",
+    "America/Sao_Paulo",
+    "Australia/Sydney",
+    "Asia/Shanghai",
+]
 TRACKS = ["spec", "pd", "quant", "rl", "agentic", "ops", "models", "internals"]
 
 
@@ -51,8 +59,13 @@ def _seed(db_url: str, subs: int, dms: int) -> None:
         for i in range(subs):
             zone = ZONES[i % len(ZONES)]
             weekday, at = _local(zone)
-            store.subscribe(TEAM, f"C{i:04d}", TRACKS[i % len(TRACKS)], WeeklySchedule.of(weekday, at, zone),
-                            steps_per_week=1 + i % 3)
+            store.subscribe(
+                TEAM,
+                f"C{i:04d}",
+                TRACKS[i % len(TRACKS)],
+                WeeklySchedule.of(weekday, at, zone),
+                steps_per_week=1 + i % 3,
+            )
         for i in range(dms):
             zone = ZONES[i % len(ZONES)]
             weekday, at = _local(zone)
@@ -62,16 +75,34 @@ def _seed(db_url: str, subs: int, dms: int) -> None:
         store.close()
 
 
-def _start(db_url: str, standin, start: datetime, log: Path, *args: str,
-           anchor: float | None = None) -> subprocess.Popen:
+def _start(
+    db_url: str, standin, start: datetime, log: Path, *args: str, anchor: float | None = None
+) -> subprocess.Popen:
     """A ``vllm-path scheduler`` process whose wall clock reads ``start`` at real epoch time
     ``anchor`` (default: when it starts), ticking at real speed."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "DATABASE_URL"))}
-    env.update(DATABASE_URL=db_url, SLACK_BOT_TOKEN="xoxb-test", SLACK_API_URL=standin.api_url,
-               LOG_LEVEL="INFO", PYTHONUNBUFFERED="1")
+    env.update(
+        DATABASE_URL=db_url,
+        SLACK_BOT_TOKEN="xoxb-test",
+        SLACK_API_URL=standin.api_url,
+        LOG_LEVEL="INFO",
+        PYTHONUNBUFFERED="1",
+    )
     when = start.isoformat() + (f"@{anchor!r}" if anchor is not None else "")
-    cmd = [sys.executable, "-m", "tests.digest.fake_clock_entry", when, "scheduler",
-           "--reconcile-every", "1", "--workers", "8", "--team-rate", "200", *args]
+    cmd = [
+        sys.executable,
+        "-m",
+        "tests.digest.fake_clock_entry",
+        when,
+        "scheduler",
+        "--reconcile-every",
+        "1",
+        "--workers",
+        "8",
+        "--team-rate",
+        "200",
+        *args,
+    ]
     return subprocess.Popen(cmd, cwd=REPO, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT)
 
 
@@ -96,11 +127,15 @@ def _wait_for_posts(standin, count: int, logs: list[Path], timeout: float = 180)
         noteworthy = []
         for path in logs:
             lines = path.read_text(errors="replace").splitlines()
-            noteworthy += [f"{path.name}: {line}" for line in lines
-                           if ("WARNING" in line or "ERROR" in line or "Traceback" in line)
-                           and "maximum number of running instances" not in line]
-        pytest.fail(f"{sum(_ok_posts(standin).values())} of {count} posts after {timeout} s\n"
-                    + "\n".join(noteworthy[-60:]))
+            noteworthy += [
+                f"{path.name}: {line}"
+                for line in lines
+                if ("WARNING" in line or "ERROR" in line or "Traceback" in line)
+                and "maximum number of running instances" not in line
+            ]
+        pytest.fail(
+            f"{sum(_ok_posts(standin).values())} of {count} posts after {timeout} s\n" + "\n".join(noteworthy[-60:])
+        )
 
 
 def _ok_posts(standin) -> Counter:
@@ -113,8 +148,7 @@ def _dm_channels(standin) -> set[str]:
 
 @pytest.mark.postgres
 @pytest.mark.slow
-def test_two_clock_processes_on_postgres_deliver_every_digest_exactly_once(
-        pg_url, standin, tmp_path) -> None:
+def test_two_clock_processes_on_postgres_deliver_every_digest_exactly_once(pg_url, standin, tmp_path) -> None:
     _seed(pg_url, subs=200, dms=20)
     # Both processes agree on the time however late a loaded machine starts either (the anchor),
     # and Slack answers in 0.2 s, so one process alone needs several seconds for the fan-out: the
@@ -124,8 +158,18 @@ def test_two_clock_processes_on_postgres_deliver_every_digest_exactly_once(
     # --stale-after 20: a send whose process lost its database connection mid-way (the shared
     # server refusing clients on a loaded machine) leaves its claim; the other clock takes it over
     # after 20 s, finds the post in the channel's history if it was made, and sends it if not.
-    procs = [_start(pg_url, standin, FIRE - timedelta(seconds=8), tmp_path / f"clock{i}.log",
-                    "--stale-after", "20", anchor=anchor) for i in range(2)]
+    procs = [
+        _start(
+            pg_url,
+            standin,
+            FIRE - timedelta(seconds=8),
+            tmp_path / f"clock{i}.log",
+            "--stale-after",
+            "20",
+            anchor=anchor,
+        )
+        for i in range(2)
+    ]
     try:
         _wait_for_posts(standin, 220, [tmp_path / f"clock{i}.log" for i in range(2)])
         time.sleep(3)  # would a straggler post a second time?
@@ -172,8 +216,7 @@ def _exactly_once(db_url: str, standin, channels: int, log: str) -> None:
 
 
 @pytest.mark.slow
-def test_a_clock_killed_mid_fan_out_resumes_on_restart_and_sends_none_twice(
-        sqlite_url, standin, tmp_path) -> None:
+def test_a_clock_killed_mid_fan_out_resumes_on_restart_and_sends_none_twice(sqlite_url, standin, tmp_path) -> None:
     """kill -9 during a 200-channel fan-out, with the stand-in enforcing the manifest's scopes:
     posts that landed at Slack but were never recorded are found in the channel's history by
     the restarted clock (0 duplicates), and the rest are sent (0 lost)."""
@@ -182,8 +225,7 @@ def test_a_clock_killed_mid_fan_out_resumes_on_restart_and_sends_none_twice(
     standin.configure(latency_s=0.2)  # a slow Slack: many posts in flight when the kill lands
     anchor = time.time()
     args = ("--workers", "8", "--stale-after", "2")
-    first = _start(sqlite_url, standin, FIRE - timedelta(seconds=4), tmp_path / "first.log",
-                   *args, anchor=anchor)
+    first = _start(sqlite_url, standin, FIRE - timedelta(seconds=4), tmp_path / "first.log", *args, anchor=anchor)
     try:
         _wait_for_posts(standin, 40, [tmp_path / "first.log"])
     finally:
@@ -192,15 +234,13 @@ def test_a_clock_killed_mid_fan_out_resumes_on_restart_and_sends_none_twice(
     at_kill = sum(_ok_posts(standin).values())
     time.sleep(0.5)  # requests in flight at the kill still land at Slack, unrecorded
     assert 0 < at_kill < 200, "the kill should land in the middle of the fan-out"
-    second = _start(sqlite_url, standin, FIRE - timedelta(seconds=4), tmp_path / "second.log",
-                    *args, anchor=anchor)
+    second = _start(sqlite_url, standin, FIRE - timedelta(seconds=4), tmp_path / "second.log", *args, anchor=anchor)
     try:
         _wait_for_posts(standin, 200, [tmp_path / "first.log", tmp_path / "second.log"])
         time.sleep(3)  # would a straggler post a second time?
     finally:
         _stop([second])
-    log = (tmp_path / "first.log").read_text(errors="replace") + \
-        (tmp_path / "second.log").read_text(errors="replace")
+    log = (tmp_path / "first.log").read_text(errors="replace") + (tmp_path / "second.log").read_text(errors="replace")
     _exactly_once(sqlite_url, standin, 200, log)
     history = standin.calls("conversations.history")
     assert all(c.ok for c in history), [c.response for c in history if not c.ok][:3]
@@ -209,15 +249,17 @@ def test_a_clock_killed_mid_fan_out_resumes_on_restart_and_sends_none_twice(
 
 @pytest.mark.slow
 def test_sigterm_mid_fan_out_stops_within_10_s_and_the_restart_sends_the_rest_once(
-        sqlite_url, standin, tmp_path) -> None:
+    sqlite_url, standin, tmp_path
+) -> None:
     """SIGTERM during a 400-channel fan-out: the clock claims nothing more, lets the sends in
     flight finish and records them, and exits well within the 10 s a platform allows; the
     restarted clock sends the rest, none twice."""
     _seed(sqlite_url, subs=400, dms=0)
     standin.configure(latency_s=0.1)
     anchor = time.time()
-    first = _start(sqlite_url, standin, FIRE - timedelta(seconds=4), tmp_path / "first.log",
-                   "--team-rate", "40", anchor=anchor)
+    first = _start(
+        sqlite_url, standin, FIRE - timedelta(seconds=4), tmp_path / "first.log", "--team-rate", "40", anchor=anchor
+    )
     try:
         _wait_for_posts(standin, 40, [tmp_path / "first.log"])
     finally:
@@ -245,13 +287,13 @@ def test_sigterm_mid_fan_out_stops_within_10_s_and_the_restart_sends_the_rest_on
         store.close()
     # Every post Slack accepted is recorded; nothing is left claimed for a take-over.
     assert len(rows) == sent_before and all(r.status == "sent" for r in rows), log[-3000:]
-    second = _start(sqlite_url, standin, FIRE - timedelta(seconds=4), tmp_path / "second.log",
-                    "--team-rate", "40", anchor=anchor)
+    second = _start(
+        sqlite_url, standin, FIRE - timedelta(seconds=4), tmp_path / "second.log", "--team-rate", "40", anchor=anchor
+    )
     try:
         _wait_for_posts(standin, 400, [tmp_path / "first.log", tmp_path / "second.log"])
         time.sleep(3)
     finally:
         _stop([second])
-    _exactly_once(sqlite_url, standin, 400,
-                  log + (tmp_path / "second.log").read_text(errors="replace"))
+    _exactly_once(sqlite_url, standin, 400, log + (tmp_path / "second.log").read_text(errors="replace"))
     assert second.returncode == 0

@@ -90,16 +90,26 @@ def queue_db_url(tmp_path: Path) -> Iterator[str]:
 # --- two real workers ------------------------------------------------------------------------------
 
 
-def _worker(db_url: str, redis_url: str, namespace: str, api_url: str, log: Path
-            ) -> subprocess.Popen:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("SLACK_", "DATABASE_URL", "REDIS_URL", "QUEUE_"))}
-    env.update(DATABASE_URL=db_url, REDIS_URL=redis_url, QUEUE_NAMESPACE=namespace,
-               SLACK_BOT_TOKEN="xoxb-test", SLACK_API_URL=api_url,
-               SLACK_TEAM_RATE_PER_S="50", SLACK_CHANNEL_RATE_PER_S="1",
-               LOG_LEVEL="INFO", PYTHONUNBUFFERED="1")
-    return subprocess.Popen([sys.executable, "-m", "bot.cli.main", "worker", "--threads", "4"],
-                            cwd=REPO, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT)
+def _worker(db_url: str, redis_url: str, namespace: str, api_url: str, log: Path) -> subprocess.Popen:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "DATABASE_URL", "REDIS_URL", "QUEUE_"))}
+    env.update(
+        DATABASE_URL=db_url,
+        REDIS_URL=redis_url,
+        QUEUE_NAMESPACE=namespace,
+        SLACK_BOT_TOKEN="xoxb-test",
+        SLACK_API_URL=api_url,
+        SLACK_TEAM_RATE_PER_S="50",
+        SLACK_CHANNEL_RATE_PER_S="1",
+        LOG_LEVEL="INFO",
+        PYTHONUNBUFFERED="1",
+    )
+    return subprocess.Popen(
+        [sys.executable, "-m", "bot.cli.main", "worker", "--threads", "4"],
+        cwd=REPO,
+        env=env,
+        stdout=log.open("wb"),
+        stderr=subprocess.STDOUT,
+    )
 
 
 def _seed(store: Store, dms: int, subs: int) -> None:
@@ -123,20 +133,23 @@ def _posted_keys(standin) -> Counter:
 
 
 @pytest.mark.slow
-def test_two_workers_deliver_each_digest_exactly_once(queue_db_url, redis_url, namespace,
-                                                      standin, holder, tmp_path):
+def test_two_workers_deliver_each_digest_exactly_once(queue_db_url, redis_url, namespace, standin, holder, tmp_path):
     dms, subs = 24, 8
-    runtime = make_runtime(queue_db_url, standin, holder, redis_url=redis_url,
-                           queue_namespace=namespace)
+    runtime = make_runtime(queue_db_url, standin, holder, redis_url=redis_url, queue_namespace=namespace)
     _seed(runtime.store, dms, subs)
-    workers = [_worker(queue_db_url, redis_url, namespace, standin.api_url,
-                       tmp_path / f"worker{i}.log") for i in range(2)]
+    workers = [
+        _worker(queue_db_url, redis_url, namespace, standin.api_url, tmp_path / f"worker{i}.log") for i in range(2)
+    ]
     queue = DigestQueue(make_broker(redis_url, namespace=namespace))
     try:
         for _clock in range(2):  # two clocks enqueue the same week: the ledger sends once
             enqueuer = EnqueueingDeliverer(queue, linger_s=0.05)
-            clock = DigestClock(runtime, deliverer=enqueuer,  # type: ignore[arg-type]
-                                reconcile_every_s=None, workers=4)
+            clock = DigestClock(
+                runtime,
+                deliverer=enqueuer,  # type: ignore[arg-type]
+                reconcile_every_s=None,
+                workers=4,
+            )
             counts = clock.run_now(dms=True, at=NOW)
             assert counts == {"queued": dms + subs}
             assert enqueuer.flush(timeout=30)
@@ -144,8 +157,13 @@ def test_two_workers_deliver_each_digest_exactly_once(queue_db_url, redis_url, n
             clock.shutdown()
         standin.wait_for(lambda: len(_posted_keys(standin)) >= dms + subs, timeout=90)
         standin.wait_for(lambda: queue.backlog() == 0, timeout=60)
-        standin.wait_for(lambda: all(r.status == "sent" for r in runtime.store.deliveries())
-                         and len(runtime.store.deliveries()) == dms + subs, timeout=60)
+        standin.wait_for(
+            lambda: (
+                all(r.status == "sent" for r in runtime.store.deliveries())
+                and len(runtime.store.deliveries()) == dms + subs
+            ),
+            timeout=60,
+        )
     finally:
         for proc in workers:
             if proc.poll() is None:
@@ -177,8 +195,14 @@ def test_without_redis_url_there_is_no_queue(sqlite_url, standin):
 def test_the_worker_command_refuses_to_start_without_a_broker(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("REDIS_URL", "SLACK_"))}
     env["DATABASE_URL"] = f"sqlite:///{tmp_path}/x.db"
-    proc = subprocess.run([sys.executable, "-m", "bot.cli.main", "worker"], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "bot.cli.main", "worker"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 2
     assert "REDIS_URL" in proc.stderr
 
@@ -241,7 +265,7 @@ def test_batched_dm_reads_say_what_the_store_says(db_url):
             store.set_dm(TEAM, user, i % 2 == 0, schedule=WeeklySchedule.of(i % 7, "09:00", "UTC"))
         if i % 4 == 0:
             store.set_lang(TEAM, user, "zh")
-        for track in tracks[i % 4:] if i % 5 else []:
+        for track in tracks[i % 4 :] if i % 5 else []:
             store.follow(TEAM, user, track)
         if i % 2:
             store.mark_read(TEAM, user, [f"post-{i}", "post-x"])
@@ -259,9 +283,12 @@ def test_batched_dm_reads_say_what_the_store_says(db_url):
         t.join()
     reader.close()
     for user in people:
-        assert got[user] == DmReads(store.get_dm(TEAM, user), store.get_lang(TEAM, user),
-                                    tuple(store.follows(TEAM, user)),
-                                    frozenset(store.read_posts(TEAM, user))), user
+        assert got[user] == DmReads(
+            store.get_dm(TEAM, user),
+            store.get_lang(TEAM, user),
+            tuple(store.follows(TEAM, user)),
+            frozenset(store.read_posts(TEAM, user)),
+        ), user
     assert any(r.dm is None for r in got.values()) and any(r.read for r in got.values())
     assert any(len(r.follows) > 1 for r in got.values())
     store.close()
@@ -323,8 +350,11 @@ def test_a_429_in_a_shared_slot_blocks_the_workspace_for_every_worker(redis_url,
     from bot.digest.pacing import paced
     from bot.digest.ratelimit import SharedPacer
 
-    client = paced(WebClient(token="xoxb-test", base_url=standin.api_url,
-                             retry_handlers=[RateLimitErrorRetryHandler(max_retry_count=2)]))
+    client = paced(
+        WebClient(
+            token="xoxb-test", base_url=standin.api_url, retry_handlers=[RateLimitErrorRetryHandler(max_retry_count=2)]
+        )
+    )
     standin.configure(rate_limit_every=2, retry_after_s=2)
     pacer = SharedPacer(redis_url, namespace=namespace, team_rate_per_s=50)
     other = SharedPacer(redis_url, namespace=namespace, team_rate_per_s=50)

@@ -87,7 +87,8 @@ def _dms(standin: SlackStandIn) -> list:
 
 
 def test_in_3_days_in_kolkata_is_sent_once_at_nine_local_after_a_restart_and_can_be_cancelled(
-        db_url, standin, holder) -> None:
+    db_url, standin, holder
+) -> None:
     with time_machine.travel(SET_AT, tick=False) as traveller:
         runtime = _runtime(db_url, standin, holder)
         reply = _ask(runtime, standin, "remind spec-decode in 3 days")
@@ -146,24 +147,56 @@ def test_a_click_on_remind_me_next_week_and_the_list(runtime, standin) -> None:
         assert runtime.store.reminders(TEAM, "UBERLIN") == []
 
 
-@pytest.mark.parametrize("typed, expected", [
-    ("p next monday", date(2026, 12, 7)), ("p monday", date(2026, 12, 7)), ("p in 3 days", date(2026, 12, 3)),
-    ("p tomorrow", date(2026, 12, 1)), ("p 2026-12-24", date(2026, 12, 24)), ("p dec 7", date(2026, 12, 7)),
-    ("p 下周一", date(2026, 12, 7)), ("p 3天后", date(2026, 12, 3)), ("p jan 5", date(2027, 1, 5)),
-    ("p 后天", date(2026, 12, 2)), ("p day after tomorrow", date(2026, 12, 2)),
-    ("p in a week", date(2026, 12, 7)), ("p 一周后", date(2026, 12, 7)), ("p 两周后", date(2026, 12, 14)),
-    ("p this friday", date(2026, 12, 4)), ("p 2026/12/07", date(2026, 12, 7)),
-    ("p dec 7th", date(2026, 12, 7)), ("p 12月7日", date(2026, 12, 7)), ("p 1月5号", date(2027, 1, 5)),
-    ("p 本周五", date(2026, 12, 4)), ("p 这周五", date(2026, 12, 4)), ("p in three days", date(2026, 12, 3)),
-])
+@pytest.mark.parametrize(
+    "typed, expected",
+    [
+        ("p next monday", date(2026, 12, 7)),
+        ("p monday", date(2026, 12, 7)),
+        ("p in 3 days", date(2026, 12, 3)),
+        ("p tomorrow", date(2026, 12, 1)),
+        ("p 2026-12-24", date(2026, 12, 24)),
+        ("p dec 7", date(2026, 12, 7)),
+        ("p 下周一", date(2026, 12, 7)),
+        ("p 3天后", date(2026, 12, 3)),
+        ("p jan 5", date(2027, 1, 5)),
+        ("p 后天", date(2026, 12, 2)),
+        ("p day after tomorrow", date(2026, 12, 2)),
+        ("p in a week", date(2026, 12, 7)),
+        ("p 一周后", date(2026, 12, 7)),
+        ("p 两周后", date(2026, 12, 14)),
+        ("p this friday", date(2026, 12, 4)),
+        ("p 2026/12/07", date(2026, 12, 7)),
+        ("p dec 7th", date(2026, 12, 7)),
+        ("p 12月7日", date(2026, 12, 7)),
+        ("p 1月5号", date(2027, 1, 5)),
+        ("p 本周五", date(2026, 12, 4)),
+        ("p 这周五", date(2026, 12, 4)),
+        ("p in three days", date(2026, 12, 3)),
+    ],
+)
 def test_day_phrases_relative_to_the_local_today(typed, expected) -> None:
     choice = choose_day(typed.split(), date(2026, 11, 30))
     assert (choice.rest, choice.day, choice.error) == (["p"], expected, None)
 
 
-@pytest.mark.parametrize("typed", ["p 2026-11-30", "p 2020-01-01", "p in 0 days", "p in 500 days", "p 2026-02-30",
-                                   "p yesterday", "p today", "p 昨天", "p 13月40日", "p 2026/02/30",
-                                   "p nov 30", "p 11月30日", "p 30th nov"])
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "p 2026-11-30",
+        "p 2020-01-01",
+        "p in 0 days",
+        "p in 500 days",
+        "p 2026-02-30",
+        "p yesterday",
+        "p today",
+        "p 昨天",
+        "p 13月40日",
+        "p 2026/02/30",
+        "p nov 30",
+        "p 11月30日",
+        "p 30th nov",
+    ],
+)
 def test_days_not_after_today_or_too_far_are_refused(typed) -> None:
     choice = choose_day(typed.split(), date(2026, 11, 30))
     assert choice.day is None and choice.error
@@ -188,8 +221,10 @@ def test_a_day_that_is_not_understood_after_a_named_post_is_blamed_on_the_day(ru
     that was not understood; nothing is set."""
     app = build_app(runtime, client=WebClient(token="xoxb-test", base_url=standin.api_url))
     caller = Caller(TEAM, "UBERLIN", "C1")
-    for typed, blamed in (("remind p-eagle next monday at 3pm", "next monday at 3pm"),
-                          ("remind p-eagle soonish", "soonish")):
+    for typed, blamed in (
+        ("remind p-eagle next monday at 3pm", "next monday at 3pm"),
+        ("remind p-eagle soonish", "soonish"),
+    ):
         answer = app.handlers.command(caller, typed)
         assert f"I could not use “{blamed}” as a day" in answer.text, answer.text
     assert runtime.store.reminders(TEAM, "UBERLIN") == []

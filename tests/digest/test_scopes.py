@@ -35,8 +35,15 @@ def test_the_settings_ask_for_exactly_the_manifests_scopes() -> None:
 
 def test_every_method_the_app_calls_is_allowed_by_the_manifest() -> None:
     granted = _manifest_scopes()
-    for method in ("chat.postMessage", "chat.postEphemeral", "chat.update", "users.info",
-                   "conversations.open", "users.conversations", "conversations.info"):
+    for method in (
+        "chat.postMessage",
+        "chat.postEphemeral",
+        "chat.update",
+        "users.info",
+        "conversations.open",
+        "users.conversations",
+        "conversations.info",
+    ):
         assert scope_refusal(method, granted) is None, method
     for channel_kind in ("public", "private", "im"):
         assert scope_refusal("conversations.history", granted, channel_kind) is None
@@ -47,8 +54,12 @@ def test_the_history_scope_needed_depends_on_the_conversation() -> None:
     assert acceptable_scopes("conversations.history", "public") == {"channels:history"}
     assert acceptable_scopes("conversations.history", "private") == {"groups:history"}
     refused = scope_refusal("conversations.history", {"chat:write", "channels:history"}, "im")
-    assert refused == {"ok": False, "error": "missing_scope", "needed": "im:history",
-                       "provided": "channels:history,chat:write"}
+    assert refused == {
+        "ok": False,
+        "error": "missing_scope",
+        "needed": "im:history",
+        "provided": "channels:history,chat:write",
+    }
     assert acceptable_scopes("views.publish") == frozenset()  # no scope needed
     assert set(SCOPES_BY_METHOD["chat.postMessage"]) == {"chat:write"}
 
@@ -71,28 +82,30 @@ def _stale_claim_with_a_landed_post(db_url: str, standin: SlackStandIn, runtime)
     store = runtime.store
     sub = store.subscribe(TEAM, "C1", "rl", WeeklySchedule.of(0, "09:00", "UTC"))
     key = (TEAM, "C1", "rl", period_of(FIRE, "UTC"))
-    past = Store.from_url(db_url, migrate=False,
-                          clock=lambda: datetime.now(UTC) - timedelta(minutes=10))
+    past = Store.from_url(db_url, migrate=False, clock=lambda: datetime.now(UTC) - timedelta(minutes=10))
     assert past.claim_delivery(*key, claimed_by="dead:1")
     past.close()
     WebClient(token="xoxb-test", base_url=standin.api_url).chat_postMessage(
-        channel="C1", text="digest",
-        metadata={"event_type": METADATA_EVENT, "event_payload": {"key": "/".join(key)}})
+        channel="C1", text="digest", metadata={"event_type": METADATA_EVENT, "event_payload": {"key": "/".join(key)}}
+    )
     return sub, key
 
 
-@pytest.mark.parametrize("scopes, outcome, posts", [
-    (None, Outcome.RECOVERED, 1),  # the manifest's scopes: found in history, not posted again
-    ("commands,chat:write,im:write,users:read,channels:read,groups:read", Outcome.SENT, 2),
-])
+@pytest.mark.parametrize(
+    "scopes, outcome, posts",
+    [
+        (None, Outcome.RECOVERED, 1),  # the manifest's scopes: found in history, not posted again
+        ("commands,chat:write,im:write,users:read,channels:read,groups:read", Outcome.SENT, 2),
+    ],
+)
 def test_recovery_after_a_crash_needs_the_history_scope_the_manifest_ships(
-        sqlite_url, holder, scopes, outcome, posts) -> None:
+    sqlite_url, holder, scopes, outcome, posts
+) -> None:
     with SlackStandIn(team_id=TEAM, scopes=scopes) as standin:
         runtime = make_runtime(sqlite_url, standin, holder)
         try:
             sub, key = _stale_claim_with_a_landed_post(sqlite_url, standin, runtime)
-            d = Deliverer(runtime, pacer=Pacer(channel_interval_s=0.0, team_rate_per_s=None),
-                          stale_after_s=60)
+            d = Deliverer(runtime, pacer=Pacer(channel_interval_s=0.0, team_rate_per_s=None), stale_after_s=60)
             assert d.deliver_subscription(sub.id, FIRE).outcome is outcome
             assert len([c for c in standin.calls("chat.postMessage") if c.ok]) == posts
             assert runtime.store.delivery(*key).status == "sent"

@@ -24,12 +24,15 @@ ADMIN = "C0ADMIN1"
 
 def atom(entries: list[tuple[str, str, str]]) -> str:
     items = "".join(
-        f"<entry><title>{title}</title><link href=\"{url}\"/><id>{url}</id>"
+        f'<entry><title>{title}</title><link href="{url}"/><id>{url}</id>'
         f"<updated>{day}T00:00:00Z</updated><published>{day}T00:00:00Z</published></entry>"
-        for title, url, day in entries)
-    return ('<?xml version="1.0" encoding="utf-8"?><feed xmlns="http://www.w3.org/2005/Atom">'
-            "<title>vLLM Blog</title><id>https://vllm-project.github.io/</id>"
-            f"<updated>2026-11-30T00:00:00Z</updated>{items}</feed>")
+        for title, url, day in entries
+    )
+    return (
+        '<?xml version="1.0" encoding="utf-8"?><feed xmlns="http://www.w3.org/2005/Atom">'
+        "<title>vLLM Blog</title><id>https://vllm-project.github.io/</id>"
+        f"<updated>2026-11-30T00:00:00Z</updated>{items}</feed>"
+    )
 
 
 @pytest.fixture
@@ -54,16 +57,25 @@ def feed_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
         server.server_close()
 
 
-def test_new_posts_are_announced_once_with_the_import_command(db_url, holder: CatalogHolder,
-                                                              feed_server, standin: SlackStandIn):
+def test_new_posts_are_announced_once_with_the_import_command(
+    db_url, holder: CatalogHolder, feed_server, standin: SlackStandIn
+):
     url, path = feed_server
     cat = holder.catalog
     known = cat.post("p-eagle")
-    path.write_text(atom([
-        ("A Post The Catalog Lacks &amp; More", "https://vllm-project.github.io/2026/11/20/lacking.html",
-         "2026-11-20"),
-        (known.title, cat.url_of(known), "2026-03-13"),
-    ]), encoding="utf-8")
+    path.write_text(
+        atom(
+            [
+                (
+                    "A Post The Catalog Lacks &amp; More",
+                    "https://vllm-project.github.io/2026/11/20/lacking.html",
+                    "2026-11-20",
+                ),
+                (known.title, cat.url_of(known), "2026-03-13"),
+            ]
+        ),
+        encoding="utf-8",
+    )
     now = [datetime(2026, 12, 1, 6, 0, tzinfo=UTC)]
     rt = make_runtime(db_url, standin, holder, catalog_feed_url=url, catalog_admin_channel=ADMIN)
     rt.store._clock = lambda: now[0]
@@ -84,11 +96,19 @@ def test_new_posts_are_announced_once_with_the_import_command(db_url, holder: Ca
         assert again.error is None and again.announced == () and len(again.missing) == 1
         assert len(standin.calls("chat.postMessage")) == 1
         # A second new post later: only that one is announced.
-        path.write_text(atom([
-            ("A Post The Catalog Lacks &amp; More", "https://vllm-project.github.io/2026/11/20/lacking.html",
-             "2026-11-20"),
-            ("Another New One", "https://vllm-project.github.io/2026/12/01/another.html", "2026-12-01"),
-        ]), encoding="utf-8")
+        path.write_text(
+            atom(
+                [
+                    (
+                        "A Post The Catalog Lacks &amp; More",
+                        "https://vllm-project.github.io/2026/11/20/lacking.html",
+                        "2026-11-20",
+                    ),
+                    ("Another New One", "https://vllm-project.github.io/2026/12/01/another.html", "2026-12-01"),
+                ]
+            ),
+            encoding="utf-8",
+        )
         third = check_feed(rt)
         assert [p.title for p in third.announced] == ["Another New One"]
         last = standin.calls("chat.postMessage")[-1]
@@ -97,8 +117,9 @@ def test_new_posts_are_announced_once_with_the_import_command(db_url, holder: Ca
         rt.store.close()
 
 
-def test_a_broken_feed_or_a_failed_post_announces_nothing_and_is_retried(sqlite_url, holder, feed_server,
-                                                                         standin: SlackStandIn):
+def test_a_broken_feed_or_a_failed_post_announces_nothing_and_is_retried(
+    sqlite_url, holder, feed_server, standin: SlackStandIn
+):
     url, path = feed_server
     path.write_text("<feed><entry><title>cut", encoding="utf-8")
     rt = make_runtime(sqlite_url, standin, holder, catalog_feed_url=url, catalog_admin_channel=ADMIN)
@@ -106,8 +127,9 @@ def test_a_broken_feed_or_a_failed_post_announces_nothing_and_is_retried(sqlite_
         report = check_feed(rt)
         assert report.error and report.announced == ()
         assert standin.calls("chat.postMessage") == []
-        path.write_text(atom([("Fresh", "https://vllm-project.github.io/2026/11/21/fresh.html",
-                               "2026-11-21")]), encoding="utf-8")
+        path.write_text(
+            atom([("Fresh", "https://vllm-project.github.io/2026/11/21/fresh.html", "2026-11-21")]), encoding="utf-8"
+        )
         standin.configure(channel_errors={ADMIN: "channel_not_found"})
         failed = check_feed(rt)  # Slack refuses the channel: the claim is released
         assert failed.error == "channel_not_found" and failed.announced == ()
@@ -129,10 +151,13 @@ def test_unset_feed_skips(sqlite_url, holder, standin):
 
 def test_the_clock_runs_the_watch_once_a_day(sqlite_url, holder, feed_server, standin: SlackStandIn):
     url, path = feed_server
-    path.write_text(atom([("Clock Found This", "https://vllm-project.github.io/2026/11/22/clock.html",
-                           "2026-11-22")]), encoding="utf-8")
-    rt = make_runtime(sqlite_url, standin, holder, catalog_feed_url=url, catalog_admin_channel=ADMIN,
-                      catalog_watch_at="07:30")
+    path.write_text(
+        atom([("Clock Found This", "https://vllm-project.github.io/2026/11/22/clock.html", "2026-11-22")]),
+        encoding="utf-8",
+    )
+    rt = make_runtime(
+        sqlite_url, standin, holder, catalog_feed_url=url, catalog_admin_channel=ADMIN, catalog_watch_at="07:30"
+    )
     clock = DigestClock(rt, reconcile_every_s=None, workers=1)
     clock.start()
     try:
@@ -147,7 +172,8 @@ def test_the_clock_runs_the_watch_once_a_day(sqlite_url, holder, feed_server, st
         schedule.watch_feed()
         assert len(standin.calls("chat.postMessage")) == 1
         assert isinstance(rt.store, Store) and rt.store.noticed_urls() == {
-            "https://vllm-project.github.io/2026/11/22/clock.html"}
+            "https://vllm-project.github.io/2026/11/22/clock.html"
+        }
     finally:
         clock.shutdown()
         rt.store.close()

@@ -13,15 +13,20 @@ from bot.domain.schedule import WeeklySchedule
 from bot.store import Store
 
 REPO = Path(__file__).resolve().parents[2]
-SLACK_VARS = ("SLACK_BOT_TOKEN", "SLACK_CLIENT_ID", "SLACK_CLIENT_SECRET", "SLACK_APP_TOKEN",
-              "SLACK_SIGNING_SECRET")
+SLACK_VARS = ("SLACK_BOT_TOKEN", "SLACK_CLIENT_ID", "SLACK_CLIENT_SECRET", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET")
 
 
 def _worker(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     clean = {k: v for k, v in os.environ.items() if k not in SLACK_VARS}
     clean.update(env)
-    return subprocess.run([sys.executable, "-m", "bot.cli.main", "worker"], cwd=REPO, env=clean,
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "bot.cli.main", "worker"],
+        cwd=REPO,
+        env=clean,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def _seeded(tmp_path: Path) -> tuple[str, int]:
@@ -50,16 +55,20 @@ def test_a_worker_without_a_slack_token_refuses_to_start(tmp_path: Path) -> None
 
 def test_a_worker_with_half_the_oauth_settings_names_the_other_half(tmp_path: Path) -> None:
     url, sub_id = _seeded(tmp_path)
-    done = _worker({"DATABASE_URL": url, "REDIS_URL": "redis://127.0.0.1:6379/15",
-                    "SLACK_CLIENT_ID": "111.222"})
+    done = _worker({"DATABASE_URL": url, "REDIS_URL": "redis://127.0.0.1:6379/15", "SLACK_CLIENT_ID": "111.222"})
     assert done.returncode == 2 and "SLACK_CLIENT_SECRET" in done.stderr
     _unchanged(url, sub_id)
 
 
 def test_a_worker_whose_broker_does_not_answer_refuses_to_start(tmp_path: Path) -> None:
     url, sub_id = _seeded(tmp_path)
-    done = _worker({"DATABASE_URL": url, "REDIS_URL": "redis://127.0.0.1:1/0",
-                    "SLACK_BOT_TOKEN": "xoxb-worker-test-not-a-real-token"})
+    done = _worker(
+        {
+            "DATABASE_URL": url,
+            "REDIS_URL": "redis://127.0.0.1:1/0",
+            "SLACK_BOT_TOKEN": "xoxb-worker-test-not-a-real-token",
+        }
+    )
     assert done.returncode == 2 and "REDIS_URL" in done.stderr
     assert "xoxb-worker-test" not in done.stderr
     _unchanged(url, sub_id)

@@ -19,14 +19,17 @@ def catalog():
     return load_catalog(REPO_ROOT / "catalog")
 
 
-@pytest.mark.parametrize("url", [
-    "https://vllm-project.github.io/2024/10/17/spec-decode.html",
-    "http://www.vllm-project.github.io/2024/10/17/spec-decode.html/",
-    "https://blog.vllm.ai/2024/10/17/spec-decode.html?utm_source=slack#results",
-    "<https://BLOG.vllm.ai/2024/10/17/spec-decode.html|the post>",
-    "http://vllm-project.github.io/2024/10/17/spec-decode",
-    "https://blog.vllm.ai/2024/10/17/spec-decode/",
-])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://vllm-project.github.io/2024/10/17/spec-decode.html",
+        "http://www.vllm-project.github.io/2024/10/17/spec-decode.html/",
+        "https://blog.vllm.ai/2024/10/17/spec-decode.html?utm_source=slack#results",
+        "<https://BLOG.vllm.ai/2024/10/17/spec-decode.html|the post>",
+        "http://vllm-project.github.io/2024/10/17/spec-decode",
+        "https://blog.vllm.ai/2024/10/17/spec-decode/",
+    ],
+)
 def test_blog_urls_on_either_host_resolve_to_the_post(catalog, url):
     target = resolve_link(catalog, url)
     assert (target.kind, target.post_id) == ("post", "spec-decode")
@@ -54,63 +57,81 @@ def test_the_unfurl_domains_cover_the_blog_hosts(catalog):
 SPEC_FILE = "_posts/2024-10-17-spec-decode.md"
 
 
-@pytest.mark.parametrize("url", [
-    f"https://github.com/vllm-project/vllm-project.github.io/blob/main/{SPEC_FILE}",
-    f"https://github.com/vllm-project/vllm-project.github.io/blob/main/{SPEC_FILE}#L12",
-    f"https://github.com/vllm-project/vllm-project.github.io/blob/3f2a1c9/{SPEC_FILE}?plain=1",
-    f"https://www.github.com/VLLM-Project/vllm-project.github.io/raw/main/{SPEC_FILE}",
-    f"<https://github.com/vllm-project/vllm-project.github.io/blame/main/{SPEC_FILE}|source>",
-    f"https://raw.githubusercontent.com/vllm-project/vllm-project.github.io/main/{SPEC_FILE}",
-    f"https://raw.githubusercontent.com/vllm-project/vllm-project.github.io/refs/heads/main/{SPEC_FILE}",
-])
+@pytest.mark.parametrize(
+    "url",
+    [
+        f"https://github.com/vllm-project/vllm-project.github.io/blob/main/{SPEC_FILE}",
+        f"https://github.com/vllm-project/vllm-project.github.io/blob/main/{SPEC_FILE}#L12",
+        f"https://github.com/vllm-project/vllm-project.github.io/blob/3f2a1c9/{SPEC_FILE}?plain=1",
+        f"https://www.github.com/VLLM-Project/vllm-project.github.io/raw/main/{SPEC_FILE}",
+        f"<https://github.com/vllm-project/vllm-project.github.io/blame/main/{SPEC_FILE}|source>",
+        f"https://raw.githubusercontent.com/vllm-project/vllm-project.github.io/main/{SPEC_FILE}",
+        f"https://raw.githubusercontent.com/vllm-project/vllm-project.github.io/refs/heads/main/{SPEC_FILE}",
+    ],
+)
 def test_a_link_to_the_posts_source_file_on_github_finds_the_post(catalog, url):
     target = resolve_link(catalog, url)
     assert (target.kind, target.post_id) == ("post", "spec-decode")
 
 
-@pytest.mark.parametrize("url", [
-    "https://github.com/vllm-project/vllm-project.github.io",
-    "https://github.com/vllm-project/vllm-project.github.io/blob/main/_posts/2099-01-01-none-such.md",
-    "https://github.com/vllm-project/vllm-project.github.io/blob/main/README.md",
-    f"https://github.com/someone-else/vllm-project.github.io/blob/main/{SPEC_FILE}",
-    f"https://github.com/vllm-project/vllm-project.github.io/issues/{SPEC_FILE}",
-    f"https://raw.githubusercontent.com/someone/fork/main/{SPEC_FILE}",
-])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://github.com/vllm-project/vllm-project.github.io",
+        "https://github.com/vllm-project/vllm-project.github.io/blob/main/_posts/2099-01-01-none-such.md",
+        "https://github.com/vllm-project/vllm-project.github.io/blob/main/README.md",
+        f"https://github.com/someone-else/vllm-project.github.io/blob/main/{SPEC_FILE}",
+        f"https://github.com/vllm-project/vllm-project.github.io/issues/{SPEC_FILE}",
+        f"https://raw.githubusercontent.com/someone/fork/main/{SPEC_FILE}",
+    ],
+)
 def test_other_github_links_find_nothing(catalog, url):
     assert resolve_link(catalog, url).kind == "other"
 
 
-@pytest.mark.parametrize("url", [
-    "https://vllm-project.github.io/2026/02/03/dsr1-gb200.html",
-    "https://blog.vllm.ai/2026/02/03/dsr1-gb200.html?utm_source=x#part-1",
-    "https://blog.vllm.ai/2026/02/03/dsr1-gb200/",
-    "https://vllm-project.github.io/2026/02/03/dsr1-gb200-part1.html",
-])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://vllm-project.github.io/2026/02/03/dsr1-gb200.html",
+        "https://blog.vllm.ai/2026/02/03/dsr1-gb200.html?utm_source=x#part-1",
+        "https://blog.vllm.ai/2026/02/03/dsr1-gb200/",
+        "https://vllm-project.github.io/2026/02/03/dsr1-gb200-part1.html",
+    ],
+)
 def test_an_old_link_the_blog_redirects_finds_the_post(catalog, url):
     target = resolve_link(catalog, url)
     assert (target.kind, target.post_id) == ("post", "wide-ep-blackwell-part-1")
 
 
-@pytest.mark.parametrize("url", [
-    "https://vllm-project.github.io/community/tools/2026/01/02/introducing-vllm-playground.html",
-    "https://blog.vllm.ai/community/tools/2026/01/02/introducing-vllm-playground/?utm_medium=slack",
-    "http://www.vllm-project.github.io/community/tools/2026/01/02/introducing-vllm-playground#install",
-])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://vllm-project.github.io/community/tools/2026/01/02/introducing-vllm-playground.html",
+        "https://blog.vllm.ai/community/tools/2026/01/02/introducing-vllm-playground/?utm_medium=slack",
+        "http://www.vllm-project.github.io/community/tools/2026/01/02/introducing-vllm-playground#install",
+    ],
+)
 def test_a_permalink_with_the_posts_categories_finds_the_post(catalog, url):
     target = resolve_link(catalog, url)
     assert (target.kind, target.post_id) == ("post", "vllm-playground")
 
 
-@pytest.mark.parametrize("url", ["https://vllm-project.github.io/", "https://blog.vllm.ai",
-                                 "https://blog.vllm.ai/about/", "https://blog.vllm.ai/feed.xml"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://vllm-project.github.io/",
+        "https://blog.vllm.ai",
+        "https://blog.vllm.ai/about/",
+        "https://blog.vllm.ai/feed.xml",
+    ],
+)
 def test_blog_pages_that_are_no_post_are_blog_pages(catalog, url):
     assert resolve_link(catalog, url).kind == "blog"
 
 
 def _front_matter() -> dict[tuple[str, str], str]:
     """``(date, slug) -> url`` of every post of the blog source (the reference facts)."""
-    rows = csv.DictReader(eval_file("blog-front-matter.tsv", "reference").open(encoding="utf-8"),
-                          delimiter="\t")
+    rows = csv.DictReader(eval_file("blog-front-matter.tsv", "reference").open(encoding="utf-8"), delimiter="\t")
     return {(row["date"], row["slug"]): row["url"] for row in rows}
 
 
@@ -126,8 +147,10 @@ def test_every_blog_post_with_a_url_maps_to_its_source_file(catalog):
         assert name is not None, post.id
         date, slug = name[:10], name[11:].removesuffix(".md")
         assert (date, slug) in known, (post.id, name)
-        for url in (f"https://github.com/{BLOG_SOURCE_REPO}/blob/main/_posts/{name}",
-                    f"https://raw.githubusercontent.com/{BLOG_SOURCE_REPO}/main/_posts/{name}"):
+        for url in (
+            f"https://github.com/{BLOG_SOURCE_REPO}/blob/main/_posts/{name}",
+            f"https://raw.githubusercontent.com/{BLOG_SOURCE_REPO}/main/_posts/{name}",
+        ):
             assert resolve_link(catalog, url).post_id == post.id, url
         checked += 1
     assert checked >= 120
@@ -138,8 +161,7 @@ def test_source_file_names_need_a_day_and_a_blog_url(catalog):
     assert source_file_name(spec) == "2024-10-17-spec-decode.md"
     assert source_file_name(catalog.post("vllm-playground")) == "2026-01-02-introducing-vllm-playground.md"
     assert source_file_name(spec.model_copy(update={"url": None})) is None
-    ranged = spec.model_copy(update={"published": Published.model_validate({"from": "2026-08-14",
-                                                                            "to": "2026-11-30"})})
+    ranged = spec.model_copy(update={"published": Published.model_validate({"from": "2026-08-14", "to": "2026-11-30"})})
     assert source_file_name(ranged) is None
 
 

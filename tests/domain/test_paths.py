@@ -30,39 +30,64 @@ from tests.evaldata import REPO, eval_file, read_tsv
 
 
 def _post(pid: str, day: int, aliases=()) -> Post:
-    return Post(id=pid, title=f"Post {pid}", url=f"/2026/01/{day:02d}/{pid}.html",
-                published=Published.model_validate(dt.date(2026, 1, day)),
-                source=Source(kind="vllm-blog"), aliases=tuple(aliases),
-                summary=LocalizedText(en=f"About {pid}."))
+    return Post(
+        id=pid,
+        title=f"Post {pid}",
+        url=f"/2026/01/{day:02d}/{pid}.html",
+        published=Published.model_validate(dt.date(2026, 1, day)),
+        source=Source(kind="vllm-blog"),
+        aliases=tuple(aliases),
+        summary=LocalizedText(en=f"About {pid}."),
+    )
 
 
 def _track(tid: str, steps: list[Step]) -> Track:
-    return Track(id=tid, names=LocalizedText(en=f"Track {tid}", zh=f"路径 {tid}"),
-                 description=LocalizedText(en="A track."), steps=tuple(steps))
+    return Track(
+        id=tid,
+        names=LocalizedText(en=f"Track {tid}", zh=f"路径 {tid}"),
+        description=LocalizedText(en="A track."),
+        steps=tuple(steps),
+    )
 
 
 def build(posts: list[Post], tracks: list[Track]) -> Catalog:
     by_id = {p.id: p for p in posts}
-    return Catalog.build(manifest=Manifest(version="2026.01.0"), posts=posts, tracks=tracks,
-                         orders={t.id: compute_order(t, by_id) for t in tracks})
+    return Catalog.build(
+        manifest=Manifest(version="2026.01.0"),
+        posts=posts,
+        tracks=tracks,
+        orders={t.id: compute_order(t, by_id) for t in tracks},
+    )
 
 
 def small_catalog() -> Catalog:
     """Track ``main``: a (intro) -> b, c (core, c after a) -> d (advanced, after b and c) -> e
     (capstone, after d), with dates that would put them in another order if levels did not rule;
     track ``side`` shares c and d."""
-    posts = [_post("a", 9), _post("b", 3), _post("c", 1, aliases=("c-old",)), _post("d", 2),
-             _post("e", 5), _post("x", 4)]
-    main_track = _track("main", [
-        Step(post="e", level="capstone", after=("d",)),
-        Step(post="d", level="advanced", after=("b", "c"),
-             external_prerequisites=(ExternalPrerequisite(title="The vLLM docs",
-                                                          url="https://docs.vllm.ai"),),
-             note=LocalizedText(en="Read after b and c.")),
-        Step(post="c", after=("a",)),
-        Step(post="b"),
-        Step(post="a", level="intro"),
-    ])
+    posts = [
+        _post("a", 9),
+        _post("b", 3),
+        _post("c", 1, aliases=("c-old",)),
+        _post("d", 2),
+        _post("e", 5),
+        _post("x", 4),
+    ]
+    main_track = _track(
+        "main",
+        [
+            Step(post="e", level="capstone", after=("d",)),
+            Step(
+                post="d",
+                level="advanced",
+                after=("b", "c"),
+                external_prerequisites=(ExternalPrerequisite(title="The vLLM docs", url="https://docs.vllm.ai"),),
+                note=LocalizedText(en="Read after b and c."),
+            ),
+            Step(post="c", after=("a",)),
+            Step(post="b"),
+            Step(post="a", level="intro"),
+        ],
+    )
     side = _track("side", [Step(post="x"), Step(post="c"), Step(post="d", after=("c",))])
     return build(posts, [main_track, side])
 
@@ -94,8 +119,7 @@ def test_ties_on_level_and_date_break_by_post_id():
 
 def test_a_cycle_is_reported_with_its_members():
     posts = [_post("a", 1), _post("b", 2), _post("c", 3)]
-    track = _track("t", [Step(post="a", after=("c",)), Step(post="b", after=("a",)),
-                         Step(post="c", after=("b",))])
+    track = _track("t", [Step(post="a", after=("c",)), Step(post="b", after=("a",)), Step(post="c", after=("b",))])
     with pytest.raises(CycleError) as info:
         compute_order(track, {p.id: p for p in posts})
     cycle = info.value.cycle
@@ -111,16 +135,19 @@ def test_an_unknown_prerequisite_is_a_key_error():
 # --- next in path -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("read, expected", [
-    ((), "a"),
-    (("a",), "c"),
-    (("a", "c"), "b"),
-    (("a", "b", "c"), "d"),
-    (("b",), "a"),                 # read out of order: the first unread step still comes first
-    (("a", "b", "c", "d"), "e"),
-    (("a", "c-old"), "b"),         # a former id counts as the post
-    (("a", "nope", "x"), "c"),     # unknown ids and posts of other tracks are ignored
-])
+@pytest.mark.parametrize(
+    "read, expected",
+    [
+        ((), "a"),
+        (("a",), "c"),
+        (("a", "c"), "b"),
+        (("a", "b", "c"), "d"),
+        (("b",), "a"),  # read out of order: the first unread step still comes first
+        (("a", "b", "c", "d"), "e"),
+        (("a", "c-old"), "b"),  # a former id counts as the post
+        (("a", "nope", "x"), "c"),  # unknown ids and posts of other tracks are ignored
+    ],
+)
 def test_next_step(cat, read, expected):
     assert next_step(cat, "main", read).post == expected
 
@@ -148,8 +175,7 @@ def test_next_step_is_the_first_unread_step_whose_prerequisites_are_read(read):
         assert step.post not in done
         assert all(ref in done for ref in step.after)
         earlier = cat.order(tid)[: cat.order(tid).index(step.post)]
-        assert not [p for p in earlier if p not in done
-                    and all(ref in done for ref in cat.step(tid, p).after)]
+        assert not [p for p in earlier if p not in done and all(ref in done for ref in cat.step(tid, p).after)]
 
 
 def test_progress(cat):
@@ -159,10 +185,8 @@ def test_progress(cat):
 
 
 def test_positions_in_each_track(cat):
-    assert [(p.track_id, p.position, p.of) for p in positions(cat, "d")] == [("main", 4, 5),
-                                                                           ("side", 2, 3)]
-    assert [(p.track_id, p.position, p.of) for p in positions(cat, "c-old")] == [("main", 2, 5),
-                                                                               ("side", 1, 3)]
+    assert [(p.track_id, p.position, p.of) for p in positions(cat, "d")] == [("main", 4, 5), ("side", 2, 3)]
+    assert [(p.track_id, p.position, p.of) for p in positions(cat, "c-old")] == [("main", 2, 5), ("side", 1, 3)]
     assert positions(cat, "nope") == []
 
 
@@ -175,8 +199,8 @@ def test_read_before_lists_the_prerequisites_in_path_order(cat):
 
 
 def test_read_after_lists_the_dependents_and_the_next_step(cat):
-    assert [s.post for s in read_after(cat, "main", "a")] == ["c"]        # next and dependent
-    assert [s.post for s in read_after(cat, "main", "c")] == ["b", "d"]   # next b, dependent d
+    assert [s.post for s in read_after(cat, "main", "a")] == ["c"]  # next and dependent
+    assert [s.post for s in read_after(cat, "main", "c")] == ["b", "d"]  # next b, dependent d
     assert [s.post for s in read_after(cat, "main", "c-old")] == ["b", "d"]
     assert read_after(cat, "main", "e") == ()
     with pytest.raises(KeyError):
@@ -220,8 +244,7 @@ def test_positions_match_the_order_for_every_post(repo):
 
 def test_bot_paths_imports_first_in_a_fresh_interpreter():
     """`import bot.domain.paths` before anything else must not hit the paths <-> catalog import cycle."""
-    out = subprocess.run([sys.executable, "-c", "import bot.domain.paths"], cwd=REPO,
-                         capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-c", "import bot.domain.paths"], cwd=REPO, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
 
 

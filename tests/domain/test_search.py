@@ -28,82 +28,197 @@ from tests.evaldata import DATA, REPO, eval_file, read_tsv
 
 
 def _post(pid: str, title: str, *, tags=(), en="A post.", zh=None, day=1, aliases=()) -> Post:
-    return Post(id=pid, title=title, url=f"/2026/01/{day:02d}/{pid}.html",
-                published=Published.model_validate(dt.date(2026, 1, day)),
-                source=Source(kind="vllm-blog"), tags=tuple(tags), aliases=tuple(aliases),
-                summary=LocalizedText(en=en, zh=zh))
+    return Post(
+        id=pid,
+        title=title,
+        url=f"/2026/01/{day:02d}/{pid}.html",
+        published=Published.model_validate(dt.date(2026, 1, day)),
+        source=Source(kind="vllm-blog"),
+        tags=tuple(tags),
+        aliases=tuple(aliases),
+        summary=LocalizedText(en=en, zh=zh),
+    )
 
 
 def _track(tid: str, en: str, zh: str, steps: list[Step], aliases=()) -> Track:
-    return Track(id=tid, names=LocalizedText(en=en, zh=zh), aliases=tuple(aliases),
-                 description=LocalizedText(en=f"About {en}."), steps=tuple(steps))
+    return Track(
+        id=tid,
+        names=LocalizedText(en=en, zh=zh),
+        aliases=tuple(aliases),
+        description=LocalizedText(en=f"About {en}."),
+        steps=tuple(steps),
+    )
 
 
 def small_catalog() -> Catalog:
     posts = [
-        _post("spec-intro", "An Introduction to Speculative Decoding in vLLM",
-              tags=("speculative decoding",), en="Draft models propose tokens; the target verifies.",
-              zh="介绍推测解码的基本原理：草稿模型提出候选 token，目标模型验证。", day=1),
-        _post("p-eagle", "P-EAGLE: Parallel Drafting for Faster Decoding", tags=("eagle",),
-              en="Parallel drafting with EAGLE heads.", zh="并行起草的 EAGLE 方法。", day=2),
-        _post("eagle-three", "EAGLE 3 Heads in Practice", tags=("eagle",),
-              en="Training and serving EAGLE 3 draft heads.", day=3, aliases=("eagle3-old-id",)),
-        _post("fp8-kv", "The State of FP8 KV-Cache Quantization", tags=("fp8", "kv cache"),
-              en="FP8 keys and values halve KV cache memory.", zh="KV 缓存的 FP8 量化。", day=4),
-        _post("w4a16", "Weight-Only INT4 Quantization with GPTQ", tags=("int4",),
-              en="W4A16 kernels for weight-only quantization.", zh="仅权重量化。", day=5),
-        _post("tpu-backend", "A Unified TPU Backend for PyTorch and JAX", tags=("tpu",),
-              en="vLLM on Cloud TPU with one backend.", day=6),
-        _post("amd-serving", "Serving LLMs on AMD MI300X: Best Practices", tags=("amd", "rocm"),
-              en="Tuning vLLM on AMD Instinct MI300X.", day=7),
-        _post("torch-compile", "Introduction to torch.compile and How It Works with vLLM",
-              tags=("torch.compile",), en="Graph capture and Inductor in vLLM.", day=8),
-        _post("gpt-oss", "vLLM Now Supports gpt-oss", tags=("gpt-oss",),
-              en="Serving OpenAI's open-weight gpt-oss models.", day=9),
-        _post("sparse-attn", "Fine-Grained Sparse Attention in Action", tags=("sparse attention",),
-              en="A lightning indexer selects the tokens to attend to.",
-              zh="细粒度稀疏注意力的实现与长上下文推理。", day=10),
-        _post("long-context", "Serving Long Documents", tags=("long context",),
-              en="Context parallelism for long inputs.", zh="长上下文推理的上下文并行。", day=11),
-        _post("pd-guide", "A Practical Guide to Disaggregated Serving",
-              tags=("pd disaggregation", "nixl"), en="Prefill and decode on separate workers with NIXL.",
-              zh="PD 分离服务的实践指南。", day=12),
-        _post("lora-routing", "Semantic Routing with Extensible LoRA", tags=("lora",),
-              en="Many adapters behind one router.", day=13),
-        _post("rl-apis", "Native RL APIs in vLLM", tags=("rl",),
-              en="Weight syncing for reinforcement learning rollouts.", zh="强化学习的原生接口。", day=14),
-        _post("sleep-mode", "Zero-Reload Model Switching with Sleep Mode", tags=("sleep mode",),
-              en="Offload weights and wake up fast.", day=15),
-        _post("serving-summary", "Notes From a Meetup", en="We talked about EAGLE and speculative decoding.",
-              day=16),
-        _post("cafe-talk", "Serving Talks at the Café Müller", tags=("meetup",),
-              en="An evening of talks.", day=17),
+        _post(
+            "spec-intro",
+            "An Introduction to Speculative Decoding in vLLM",
+            tags=("speculative decoding",),
+            en="Draft models propose tokens; the target verifies.",
+            zh="介绍推测解码的基本原理：草稿模型提出候选 token，目标模型验证。",
+            day=1,
+        ),
+        _post(
+            "p-eagle",
+            "P-EAGLE: Parallel Drafting for Faster Decoding",
+            tags=("eagle",),
+            en="Parallel drafting with EAGLE heads.",
+            zh="并行起草的 EAGLE 方法。",
+            day=2,
+        ),
+        _post(
+            "eagle-three",
+            "EAGLE 3 Heads in Practice",
+            tags=("eagle",),
+            en="Training and serving EAGLE 3 draft heads.",
+            day=3,
+            aliases=("eagle3-old-id",),
+        ),
+        _post(
+            "fp8-kv",
+            "The State of FP8 KV-Cache Quantization",
+            tags=("fp8", "kv cache"),
+            en="FP8 keys and values halve KV cache memory.",
+            zh="KV 缓存的 FP8 量化。",
+            day=4,
+        ),
+        _post(
+            "w4a16",
+            "Weight-Only INT4 Quantization with GPTQ",
+            tags=("int4",),
+            en="W4A16 kernels for weight-only quantization.",
+            zh="仅权重量化。",
+            day=5,
+        ),
+        _post(
+            "tpu-backend",
+            "A Unified TPU Backend for PyTorch and JAX",
+            tags=("tpu",),
+            en="vLLM on Cloud TPU with one backend.",
+            day=6,
+        ),
+        _post(
+            "amd-serving",
+            "Serving LLMs on AMD MI300X: Best Practices",
+            tags=("amd", "rocm"),
+            en="Tuning vLLM on AMD Instinct MI300X.",
+            day=7,
+        ),
+        _post(
+            "torch-compile",
+            "Introduction to torch.compile and How It Works with vLLM",
+            tags=("torch.compile",),
+            en="Graph capture and Inductor in vLLM.",
+            day=8,
+        ),
+        _post(
+            "gpt-oss",
+            "vLLM Now Supports gpt-oss",
+            tags=("gpt-oss",),
+            en="Serving OpenAI's open-weight gpt-oss models.",
+            day=9,
+        ),
+        _post(
+            "sparse-attn",
+            "Fine-Grained Sparse Attention in Action",
+            tags=("sparse attention",),
+            en="A lightning indexer selects the tokens to attend to.",
+            zh="细粒度稀疏注意力的实现与长上下文推理。",
+            day=10,
+        ),
+        _post(
+            "long-context",
+            "Serving Long Documents",
+            tags=("long context",),
+            en="Context parallelism for long inputs.",
+            zh="长上下文推理的上下文并行。",
+            day=11,
+        ),
+        _post(
+            "pd-guide",
+            "A Practical Guide to Disaggregated Serving",
+            tags=("pd disaggregation", "nixl"),
+            en="Prefill and decode on separate workers with NIXL.",
+            zh="PD 分离服务的实践指南。",
+            day=12,
+        ),
+        _post(
+            "lora-routing",
+            "Semantic Routing with Extensible LoRA",
+            tags=("lora",),
+            en="Many adapters behind one router.",
+            day=13,
+        ),
+        _post(
+            "rl-apis",
+            "Native RL APIs in vLLM",
+            tags=("rl",),
+            en="Weight syncing for reinforcement learning rollouts.",
+            zh="强化学习的原生接口。",
+            day=14,
+        ),
+        _post(
+            "sleep-mode",
+            "Zero-Reload Model Switching with Sleep Mode",
+            tags=("sleep mode",),
+            en="Offload weights and wake up fast.",
+            day=15,
+        ),
+        _post("serving-summary", "Notes From a Meetup", en="We talked about EAGLE and speculative decoding.", day=16),
+        _post("cafe-talk", "Serving Talks at the Café Müller", tags=("meetup",), en="An evening of talks.", day=17),
     ]
     tracks = [
-        _track("spec", "Speculative decoding", "推测解码",
-               [Step(post="spec-intro", level="intro"), Step(post="p-eagle", after=("spec-intro",)),
+        _track(
+            "spec",
+            "Speculative decoding",
+            "推测解码",
+            [
+                Step(post="spec-intro", level="intro"),
+                Step(post="p-eagle", after=("spec-intro",)),
                 Step(post="eagle-three", after=("spec-intro",)),
-                Step(post="serving-summary", level="advanced", after=("p-eagle",))],
-               aliases=("spec decode", "speculative")),
-        _track("quant", "Quantization", "量化",
-               [Step(post="fp8-kv"), Step(post="w4a16", after=("fp8-kv",))], aliases=("quantisation",)),
-        _track("pd", "PD disaggregated serving", "PD 分离服务",
-               [Step(post="pd-guide")], aliases=("disaggregated serving", "pd serving")),
-        _track("hardware", "Hardware platforms", "硬件平台",
-               [Step(post="tpu-backend"), Step(post="amd-serving")], aliases=("amd",)),
-        _track("agentic", "Agentic serving", "智能体服务",
-               [Step(post="long-context"), Step(post="sparse-attn")], aliases=("kv cache",)),
-        _track("internals", "Engine internals", "引擎内部原理",
-               [Step(post="torch-compile"), Step(post="sleep-mode")]),
-        _track("models", "Model launches", "模型首发支持",
-               [Step(post="gpt-oss"), Step(post="lora-routing")]),
-        _track("rl", "RL & post-training", "强化学习与后训练", [Step(post="rl-apis")],
-               aliases=("reinforcement learning",)),
+                Step(post="serving-summary", level="advanced", after=("p-eagle",)),
+            ],
+            aliases=("spec decode", "speculative"),
+        ),
+        _track(
+            "quant",
+            "Quantization",
+            "量化",
+            [Step(post="fp8-kv"), Step(post="w4a16", after=("fp8-kv",))],
+            aliases=("quantisation",),
+        ),
+        _track(
+            "pd",
+            "PD disaggregated serving",
+            "PD 分离服务",
+            [Step(post="pd-guide")],
+            aliases=("disaggregated serving", "pd serving"),
+        ),
+        _track(
+            "hardware",
+            "Hardware platforms",
+            "硬件平台",
+            [Step(post="tpu-backend"), Step(post="amd-serving")],
+            aliases=("amd",),
+        ),
+        _track(
+            "agentic",
+            "Agentic serving",
+            "智能体服务",
+            [Step(post="long-context"), Step(post="sparse-attn")],
+            aliases=("kv cache",),
+        ),
+        _track("internals", "Engine internals", "引擎内部原理", [Step(post="torch-compile"), Step(post="sleep-mode")]),
+        _track("models", "Model launches", "模型首发支持", [Step(post="gpt-oss"), Step(post="lora-routing")]),
+        _track(
+            "rl", "RL & post-training", "强化学习与后训练", [Step(post="rl-apis")], aliases=("reinforcement learning",)
+        ),
     ]
     by_id = {p.id: p for p in posts}
     orders = {t.id: compute_order(t, by_id) for t in tracks}
-    return Catalog.build(manifest=Manifest(version="2026.01.0"), posts=posts, tracks=tracks,
-                         orders=orders)
+    return Catalog.build(manifest=Manifest(version="2026.01.0"), posts=posts, tracks=tracks, orders=orders)
 
 
 SMALL = Matcher(small_catalog())
@@ -121,18 +236,26 @@ def top_ids(matcher: Matcher, query: str, k: int = 3) -> list[str]:
 # --- preprocessing ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("raw, expected", [
-    ("P-EAGLE", "p eagle"),
-    ("torch.compile", "torch compile"),
-    ("ＧＰＴ－ＯＳＳ", "gpt oss"),            # full-width forms fold under NFKC
-    ("W8A8   INT8", "w8a8 int8"),
-    ("Straße", "strasse"),                   # casefold, not lower
-    ("推测解码", "推测解码"),
-    ("PD分离服务", "pd 分离服务"),              # Chinese and Latin runs become separate words
-    ("vLLM × HPC-Ops", "vllm hpc ops"),
-    ("snake_case", "snake case"),
-    ("&", ""), ("???", ""), ("🦅", ""), ("  ", ""), ("——…", ""), ("", ""),
-])
+@pytest.mark.parametrize(
+    "raw, expected",
+    [
+        ("P-EAGLE", "p eagle"),
+        ("torch.compile", "torch compile"),
+        ("ＧＰＴ－ＯＳＳ", "gpt oss"),  # full-width forms fold under NFKC
+        ("W8A8   INT8", "w8a8 int8"),
+        ("Straße", "strasse"),  # casefold, not lower
+        ("推测解码", "推测解码"),
+        ("PD分离服务", "pd 分离服务"),  # Chinese and Latin runs become separate words
+        ("vLLM × HPC-Ops", "vllm hpc ops"),
+        ("snake_case", "snake case"),
+        ("&", ""),
+        ("???", ""),
+        ("🦅", ""),
+        ("  ", ""),
+        ("——…", ""),
+        ("", ""),
+    ],
+)
 def test_normalize(raw, expected):
     assert normalize(raw) == expected
 
@@ -144,10 +267,18 @@ def test_normalize_is_idempotent_and_has_no_punctuation(text):
     assert once == once.strip() and "  " not in once
 
 
-@pytest.mark.parametrize("a, b", [
-    ("disaggregated", "disaggregation"), ("quantization", "quantisation"), ("quantized", "quantization"),
-    ("decoding", "decode"), ("gpus", "gpu"), ("models", "model"), ("caches", "cache"),
-])
+@pytest.mark.parametrize(
+    "a, b",
+    [
+        ("disaggregated", "disaggregation"),
+        ("quantization", "quantisation"),
+        ("quantized", "quantization"),
+        ("decoding", "decode"),
+        ("gpus", "gpu"),
+        ("models", "model"),
+        ("caches", "cache"),
+    ],
+)
 def test_stem_joins_spelling_and_inflection_variants(a, b):
     assert stem(a) == stem(b)
 
@@ -218,10 +349,19 @@ def test_title_match_outranks_a_summary_only_match(small):
     assert ids.index("serving-summary") > 1  # "EAGLE" only in its summary
 
 
-@pytest.mark.parametrize("query, expected", [
-    ("tpu", "tpu-backend"), ("amd", "amd-serving"), ("lora", "lora-routing"), ("rl", "rl-apis"),
-    ("kv", "fp8-kv"), ("pd", "pd-guide"), ("nixl", "pd-guide"), ("fp8", "fp8-kv"),
-])
+@pytest.mark.parametrize(
+    "query, expected",
+    [
+        ("tpu", "tpu-backend"),
+        ("amd", "amd-serving"),
+        ("lora", "lora-routing"),
+        ("rl", "rl-apis"),
+        ("kv", "fp8-kv"),
+        ("pd", "pd-guide"),
+        ("nixl", "pd-guide"),
+        ("fp8", "fp8-kv"),
+    ],
+)
 def test_short_queries_find_their_posts_first_and_do_not_tie_everything(small, query, expected):
     result = small.search(query, limit=10)
     assert result.results[0].post_id == expected
@@ -229,33 +369,45 @@ def test_short_queries_find_their_posts_first_and_do_not_tie_everything(small, q
     assert len(result.results) < len(small_catalog().posts) // 2
 
 
-@pytest.mark.parametrize("variant, canonical", [
-    ("specualtive decodng", "speculative decoding"),
-    ("quantisation", "quantization"),
-    ("disagregated serving", "disaggregated serving"),
-    ("spekulative", "speculative"),
-    ("eagel", "eagle"),          # two letters swapped in a five-letter word
-    ("quantizaiton", "quantization"),
-])
+@pytest.mark.parametrize(
+    "variant, canonical",
+    [
+        ("specualtive decodng", "speculative decoding"),
+        ("quantisation", "quantization"),
+        ("disagregated serving", "disaggregated serving"),
+        ("spekulative", "speculative"),
+        ("eagel", "eagle"),  # two letters swapped in a five-letter word
+        ("quantizaiton", "quantization"),
+    ],
+)
 def test_typos_and_spelling_variants_find_the_same_posts(small, variant, canonical):
     assert top_ids(small, canonical, k=1)[0] in top_ids(small, variant, k=3)
 
 
-@pytest.mark.parametrize("variants, expected", [
-    (("p-eagle", "P-EAGLE", "p eagle", "peagle", "P/EAGLE"), "p-eagle"),
-    (("torch.compile", "torch compile", "torchcompile", "Torch.Compile()"), "torch-compile"),
-    (("gpt-oss", "gpt oss", "gptoss", "GPT-OSS"), "gpt-oss"),
-    (("fp8 kv cache", "FP8 KV-Cache", "fp8 kvcache"), "fp8-kv"),
-])
+@pytest.mark.parametrize(
+    "variants, expected",
+    [
+        (("p-eagle", "P-EAGLE", "p eagle", "peagle", "P/EAGLE"), "p-eagle"),
+        (("torch.compile", "torch compile", "torchcompile", "Torch.Compile()"), "torch-compile"),
+        (("gpt-oss", "gpt oss", "gptoss", "GPT-OSS"), "gpt-oss"),
+        (("fp8 kv cache", "FP8 KV-Cache", "fp8 kvcache"), "fp8-kv"),
+    ],
+)
 def test_names_with_punctuation_match_however_they_are_written(small, variants, expected):
     for query in variants:
         assert top_ids(small, query, k=1) == [expected], query
 
 
-@pytest.mark.parametrize("query, expected", [
-    ("推测解码", "spec-intro"), ("稀疏注意力", "sparse-attn"), ("长上下文", "long-context"),
-    ("量化", "fp8-kv"), ("强化学习", "rl-apis"),
-])
+@pytest.mark.parametrize(
+    "query, expected",
+    [
+        ("推测解码", "spec-intro"),
+        ("稀疏注意力", "sparse-attn"),
+        ("长上下文", "long-context"),
+        ("量化", "fp8-kv"),
+        ("强化学习", "rl-apis"),
+    ],
+)
 def test_chinese_without_spaces_finds_posts(small, query, expected):
     assert expected in top_ids(small, query, k=3)
 
@@ -301,30 +453,55 @@ def test_searches_from_many_threads_agree_with_one(small):
 # --- track matching on the small catalog --------------------------------------------------------
 
 
-@pytest.mark.parametrize("query, expected", [
-    ("spec", "spec"), ("Speculative decoding", "spec"), ("推测解码", "spec"), ("spec decode", "spec"),
-    ("投机解码", "spec"),             # vocabulary: 投机 = 推测
-    ("specualtive decodng", "spec"),  # typos
-    ("the speculative decoding track", "spec"),
-    ("quantisation", "quant"), ("quantization", "quant"), ("量化", "quant"),
-    ("pd", "pd"), ("PD分离服务", "pd"), ("pd disaggregation", "pd"), ("disagregated serving", "pd"),
-    ("reinforcement learning", "rl"), ("reinforcment learning", "rl"), ("强化学习", "rl"),
-    ("hardware", "hardware"), ("硬件平台", "hardware"),
-    ("amd", "hardware"),              # an alias the track declares
-])
+@pytest.mark.parametrize(
+    "query, expected",
+    [
+        ("spec", "spec"),
+        ("Speculative decoding", "spec"),
+        ("推测解码", "spec"),
+        ("spec decode", "spec"),
+        ("投机解码", "spec"),  # vocabulary: 投机 = 推测
+        ("specualtive decodng", "spec"),  # typos
+        ("the speculative decoding track", "spec"),
+        ("quantisation", "quant"),
+        ("quantization", "quant"),
+        ("量化", "quant"),
+        ("pd", "pd"),
+        ("PD分离服务", "pd"),
+        ("pd disaggregation", "pd"),
+        ("disagregated serving", "pd"),
+        ("reinforcement learning", "rl"),
+        ("reinforcment learning", "rl"),
+        ("强化学习", "rl"),
+        ("hardware", "hardware"),
+        ("硬件平台", "hardware"),
+        ("amd", "hardware"),  # an alias the track declares
+    ],
+)
 def test_match_track_names_the_track(small, query, expected):
     match = small.match_track(query)
     assert match is not None and match.track_id == expected, match
     assert 0 < match.score <= 100
 
 
-@pytest.mark.parametrize("query", [
-    "eagle", "nixl", "tpu", "torch.compile", "fp8 kv cache", "w8a8 int8", "lora", "kimi k3",
-    "amd mi300x",   # "amd" is an alias, but "mi300x" belongs to no track name
-    "serving",      # part of two tracks' names: names neither
-    "kv",           # a short abbreviation that is not an alias
-    "vllm", "speculative decoding on tpu",
-])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "eagle",
+        "nixl",
+        "tpu",
+        "torch.compile",
+        "fp8 kv cache",
+        "w8a8 int8",
+        "lora",
+        "kimi k3",
+        "amd mi300x",  # "amd" is an alias, but "mi300x" belongs to no track name
+        "serving",  # part of two tracks' names: names neither
+        "kv",  # a short abbreviation that is not an alias
+        "vllm",
+        "speculative decoding on tpu",
+    ],
+)
 def test_match_track_does_not_fire_on_post_queries(small, query):
     assert small.match_track(query) is None
 
@@ -336,9 +513,15 @@ def test_four_letter_words_are_not_corrected_by_one_edit(small):
     assert small.search("rixl").results == ()
 
 
-@pytest.mark.parametrize("query, expected", [
-    ("推侧解码", "spec"), ("推测解吗", "spec"), ("硬件平抬", "hardware"), ("PD 分离服物", "pd"),
-])
+@pytest.mark.parametrize(
+    "query, expected",
+    [
+        ("推侧解码", "spec"),
+        ("推测解吗", "spec"),
+        ("硬件平抬", "hardware"),
+        ("PD 分离服物", "pd"),
+    ],
+)
 def test_a_chinese_track_name_with_one_character_mistyped_names_the_track(small, query, expected):
     match = small.match_track(query)
     assert match is not None and match.track_id == expected and match.score < 100
@@ -390,7 +573,8 @@ def test_eval_query(repo_catalog, repo_matcher, query, kind, expected):
 
 @pytest.mark.parametrize("query, kind, expected", [p for p in _eval_rows() if p.values[1] == "post"])
 def test_post_queries_do_not_name_a_track_unless_the_catalog_declares_them(
-        repo_catalog, repo_matcher, query, kind, expected):
+    repo_catalog, repo_matcher, query, kind, expected
+):
     """The Slack app shows a track instead of posts when match_track fires: it must not fire on a
     post query unless the query is literally one of a track's declared names or aliases."""
     match = repo_matcher.match_track(query)
@@ -431,8 +615,7 @@ def test_cli_search_json_shape(repo_catalog):
     out = CliRunner().invoke(main, ["search", "eagle", "--json", "--limit", "3"])
     assert out.exit_code == 0, out.output
     data = json.loads(out.output)
-    assert set(data) == {"query", "catalog_version", "track", "results", "total", "offset", "link",
-                         "confidence"}
+    assert set(data) == {"query", "catalog_version", "track", "results", "total", "offset", "link", "confidence"}
     assert data["total"] >= len(data["results"]) and data["offset"] == 0 and data["link"] is None
     assert data["catalog_version"] == repo_catalog.version
     assert 1 <= len(data["results"]) <= 3
@@ -448,8 +631,10 @@ def test_cli_search_json_shape(repo_catalog):
         first = item["tracks"][0]
         order = repo_catalog.order(first["id"])
         if first["position"] < first["of"]:
-            assert item["next"] == {"post_id": order[first["position"]],
-                                    "title": repo_catalog.post(order[first["position"]]).title}
+            assert item["next"] == {
+                "post_id": order[first["position"]],
+                "title": repo_catalog.post(order[first["position"]]).title,
+            }
         else:
             assert item["next"] is None
 
@@ -559,12 +744,19 @@ def _blog_posts(cat: Catalog, n: int) -> list[Post]:
 def _forms(path: str) -> list[str]:
     bare = path.removesuffix(".html")
     return [
-        f"https://vllm-project.github.io{path}", f"http://vllm-project.github.io{path}",
-        f"https://blog.vllm.ai{path}", f"http://www.blog.vllm.ai{path}",
-        f"<https://vllm-project.github.io{path}>", f"<https://blog.vllm.ai{path}|the post>",
-        f"https://blog.vllm.ai{bare}/", f"https://blog.vllm.ai{bare}", f"https://BLOG.vllm.ai{path}",
-        f"https://vllm-project.github.io{path}#section-2", f"https://blog.vllm.ai{path}?utm=x#a",
-        f"blog.vllm.ai{path}", f"  <https://blog.vllm.ai{bare}/#top|label>  ",
+        f"https://vllm-project.github.io{path}",
+        f"http://vllm-project.github.io{path}",
+        f"https://blog.vllm.ai{path}",
+        f"http://www.blog.vllm.ai{path}",
+        f"<https://vllm-project.github.io{path}>",
+        f"<https://blog.vllm.ai{path}|the post>",
+        f"https://blog.vllm.ai{bare}/",
+        f"https://blog.vllm.ai{bare}",
+        f"https://BLOG.vllm.ai{path}",
+        f"https://vllm-project.github.io{path}#section-2",
+        f"https://blog.vllm.ai{path}?utm=x#a",
+        f"blog.vllm.ai{path}",
+        f"  <https://blog.vllm.ai{bare}/#top|label>  ",
     ]
 
 
@@ -584,14 +776,21 @@ def test_summary_page_urls_resolve_with_or_without_md(repo_catalog, repo_matcher
     assert posts
     for post in posts:
         url = post.url or ""
-        for form in (url, url.removesuffix(".md"), url.removesuffix(".md") + "/", f"<{url}|summary>",
-                     url.replace("https://", "http://")):
+        for form in (
+            url,
+            url.removesuffix(".md"),
+            url.removesuffix(".md") + "/",
+            f"<{url}|summary>",
+            url.replace("https://", "http://"),
+        ):
             assert top_ids(repo_matcher, form, k=1) == [post.id], form
 
 
 def test_an_unknown_post_on_the_blog_host_is_not_in_the_catalog_yet(repo_matcher):
-    for url in ("https://blog.vllm.ai/2099/01/01/not-yet.html",
-                "<https://vllm-project.github.io/2099/01/01/not-yet.html|soon>"):
+    for url in (
+        "https://blog.vllm.ai/2099/01/01/not-yet.html",
+        "<https://vllm-project.github.io/2099/01/01/not-yet.html|soon>",
+    ):
         result = repo_matcher.search(url)
         assert result.results == () and result.hint is None
         assert result.link is not None and result.link.status == "unknown"
@@ -625,26 +824,40 @@ def test_no_track_suggestion_for_a_single_letter(small, query):
 
 @pytest.mark.parametrize("query", ["the", "how do i", "why", "what is the", "为什么", "the a"])
 def test_no_track_suggestion_for_stop_or_question_words_alone(repo_catalog, query):
-    """"the" used to suggest the Engine internals track (a partial match inside a name)."""
+    """ "the" used to suggest the Engine internals track (a partial match inside a name)."""
     assert Matcher(repo_catalog).suggest_track(query) is None
 
 
-@pytest.mark.parametrize("query, expected", [
-    ("hello world", None),  # "world" holds the alias "rl": no partial alignment
-    ("frobnicate the widgets", None), ("banana bread", None),
-    ("serving", None),  # as close to PD as to agentic serving: no coin toss
-    ("agentc", "agentic"), ("enigne internals", "internals"), ("speculatve decodng", "spec"),
-    ("semantic ruoter", "router"), ("推测解吗", "spec"),
-])
+@pytest.mark.parametrize(
+    "query, expected",
+    [
+        ("hello world", None),  # "world" holds the alias "rl": no partial alignment
+        ("frobnicate the widgets", None),
+        ("banana bread", None),
+        ("serving", None),  # as close to PD as to agentic serving: no coin toss
+        ("agentc", "agentic"),
+        ("enigne internals", "internals"),
+        ("speculatve decodng", "spec"),
+        ("semantic ruoter", "router"),
+        ("推测解吗", "spec"),
+    ],
+)
 def test_did_you_mean_on_the_whole_catalog(repo_catalog, query, expected):
     match = Matcher(repo_catalog).suggest_track(query)
     assert (match.track_id if match else None) == expected
 
 
-@pytest.mark.parametrize("query, expected", [
-    ("pd", "pd"), ("rl", "rl"), ("amd", "hardware"), ("spekulative", "spec"), ("hardwre", "hardware"),
-    ("the spekulative", "spec"),
-])
+@pytest.mark.parametrize(
+    "query, expected",
+    [
+        ("pd", "pd"),
+        ("rl", "rl"),
+        ("amd", "hardware"),
+        ("spekulative", "spec"),
+        ("hardwre", "hardware"),
+        ("the spekulative", "spec"),
+    ],
+)
 def test_suggestions_come_from_a_real_signal(small, query, expected):
     match = small.suggest_track(query)
     assert match is not None and match.track_id == expected
@@ -652,10 +865,8 @@ def test_suggestions_come_from_a_real_signal(small, query, expected):
 
 def test_a_one_letter_alias_is_still_suggested():
     cat = small_catalog()
-    tracks = [t.model_copy(update={"aliases": (*t.aliases, "q")}) if t.id == "quant" else t
-              for t in cat.tracks]
-    custom = Catalog.build(manifest=cat.manifest, posts=list(cat.posts), tracks=tracks,
-                           orders=dict(cat.orders))
+    tracks = [t.model_copy(update={"aliases": (*t.aliases, "q")}) if t.id == "quant" else t for t in cat.tracks]
+    custom = Catalog.build(manifest=cat.manifest, posts=list(cat.posts), tracks=tracks, orders=dict(cat.orders))
     match = Matcher(custom).suggest_track("q")
     assert match is not None and match.track_id == "quant"
 
@@ -689,23 +900,31 @@ def test_answers_are_a_field_of_the_post(tmp_path):
     (tmp_path / "b").mkdir()
     without = load_vocabulary(_vocab_dir(tmp_path / "a"))
     assert Matcher(small_catalog(), without).search("hot swap checkpoints").results == ()
-    vocab = load_vocabulary(_vocab_dir(tmp_path / "b",
-                                       answers="sleep-mode:\n- hot swap of checkpoints\n"))
+    vocab = load_vocabulary(_vocab_dir(tmp_path / "b", answers="sleep-mode:\n- hot swap of checkpoints\n"))
     result = Matcher(small_catalog(), vocab).search("hot swap checkpoints")
     assert result.results[0].post_id == "sleep-mode" and result.results[0].matched == "answers"
 
 
-@pytest.mark.parametrize("edit, message", [
-    (lambda t: t.replace("version: 1", "version: 2"), "vocabulary.yaml: version"),
-    (lambda t: t.replace("synonyms:\n", 'synonyms:\n- ["lonely"]\n', 1), "vocabulary.yaml: synonyms[0]"),
-    (lambda t: t.replace("synonyms:\n", "synonyms:\n- [7, seven]\n", 1), "vocabulary.yaml: synonyms[0][0]"),
-    (lambda t: t.replace("synonyms:\n", '- ["rl", "rollout learning"]\nsynonyms:\n', 1) if False else
-     t.replace("synonyms:\n", 'synonyms:\n- ["rl", "rollout learning"]\n', 1), "is already in synonyms"),
-    (lambda t: t.replace("blog_hosts: [", "blog_hosts: [https://x.io/, "), "vocabulary.yaml: blog_hosts[0]"),
-    (lambda t: t.replace("stopwords: [", "stopwordz: ["), "vocabulary.yaml: stopwords: missing"),
-    (lambda t: t + "question_words: [\n", "vocabulary.yaml: not valid YAML"),
-    (lambda t: "- just a list\n", "vocabulary.yaml: must be a mapping"),
-])
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (lambda t: t.replace("version: 1", "version: 2"), "vocabulary.yaml: version"),
+        (lambda t: t.replace("synonyms:\n", 'synonyms:\n- ["lonely"]\n', 1), "vocabulary.yaml: synonyms[0]"),
+        (lambda t: t.replace("synonyms:\n", "synonyms:\n- [7, seven]\n", 1), "vocabulary.yaml: synonyms[0][0]"),
+        (
+            lambda t: (
+                t.replace("synonyms:\n", '- ["rl", "rollout learning"]\nsynonyms:\n', 1)
+                if False
+                else t.replace("synonyms:\n", 'synonyms:\n- ["rl", "rollout learning"]\n', 1)
+            ),
+            "is already in synonyms",
+        ),
+        (lambda t: t.replace("blog_hosts: [", "blog_hosts: [https://x.io/, "), "vocabulary.yaml: blog_hosts[0]"),
+        (lambda t: t.replace("stopwords: [", "stopwordz: ["), "vocabulary.yaml: stopwords: missing"),
+        (lambda t: t + "question_words: [\n", "vocabulary.yaml: not valid YAML"),
+        (lambda t: "- just a list\n", "vocabulary.yaml: must be a mapping"),
+    ],
+)
 def test_a_malformed_vocabulary_is_a_clear_error_naming_file_and_key(tmp_path, edit, message):
     from bot.domain.search import VocabularyError, load_vocabulary, validate
 
@@ -749,8 +968,9 @@ def test_answers_are_our_words_not_the_eval_questions():
 
 
 def _question_rows():
-    return [pytest.param(*row[:3], id=f"questions:{row[1]}:{row[0]}")
-            for row in read_tsv(eval_file("questions-dev.tsv"))]
+    return [
+        pytest.param(*row[:3], id=f"questions:{row[1]}:{row[0]}") for row in read_tsv(eval_file("questions-dev.tsv"))
+    ]
 
 
 @pytest.mark.parametrize("query, kind, expected", _question_rows())
@@ -769,10 +989,13 @@ def test_question(repo_catalog, repo_matcher, query, kind, expected):
     assert wanted & set(titles), f"{query!r} -> {titles}"
 
 
-@pytest.mark.parametrize("query, track, tag", [
-    ("cheaper inference with fp8", "quant", "fp8"),
-    ("split prefill and decode onto different machines", "pd", None),
-])
+@pytest.mark.parametrize(
+    "query, track, tag",
+    [
+        ("cheaper inference with fp8", "quant", "fp8"),
+        ("split prefill and decode onto different machines", "pd", None),
+    ],
+)
 def test_the_questions_of_the_issue_find_their_posts(repo_catalog, repo_matcher, query, track, tag):
     results = repo_matcher.search(query, limit=3).results
     assert results
@@ -796,11 +1019,14 @@ def test_the_postings_bm25_refuses_methods_that_score_absent_terms():
 # --- the track a question holds (the search's hint) -----------------------------------------------
 
 
-@pytest.mark.parametrize("query, expected", [
-    ("how small can fp8 quantization make my weights", "quant"),
-    ("does 推测解码 work with batching", "spec"),
-    ("what do engine internals say about amd", "internals"),  # two words of a name beat one
-])
+@pytest.mark.parametrize(
+    "query, expected",
+    [
+        ("how small can fp8 quantization make my weights", "quant"),
+        ("does 推测解码 work with batching", "spec"),
+        ("what do engine internals say about amd", "internals"),  # two words of a name beat one
+    ],
+)
 def test_a_search_points_at_the_track_whose_name_the_query_holds(small, query, expected):
     """The hint beside the posts; it never opens the track (match_track stays None)."""
     result = small.search(query)
@@ -809,16 +1035,21 @@ def test_a_search_points_at_the_track_whose_name_the_query_holds(small, query, e
     assert result.track.score < 80
 
 
-@pytest.mark.parametrize("query", ["rl or 量化 first", "serving on a laptop",
-                                   "fp8 quantization of the kv cache", "reinforcement learning on amd"])
+@pytest.mark.parametrize(
+    "query",
+    ["rl or 量化 first", "serving on a laptop", "fp8 quantization of the kv cache", "reinforcement learning on amd"],
+)
 def test_a_search_points_at_no_track_for_a_tie_or_no_name(small, query):
     assert small.search(query).track is None
 
 
-@pytest.mark.parametrize("query, expected", [
-    ("如何把模型量化到更小", "quant"),            # 模型量化 (two words) beats 模型 (generic anyway)
-    ("what hardware does vllm support", "hardware"),
-])
+@pytest.mark.parametrize(
+    "query, expected",
+    [
+        ("如何把模型量化到更小", "quant"),  # 模型量化 (two words) beats 模型 (generic anyway)
+        ("what hardware does vllm support", "hardware"),
+    ],
+)
 def test_on_the_repo_catalog_a_question_points_at_its_track(repo_matcher, query, expected):
     result = repo_matcher.search(query)
     assert result.track is not None and result.track.track_id == expected
@@ -829,9 +1060,16 @@ def test_a_generic_name_is_no_hint(repo_matcher):
     assert repo_matcher.search("image and video generation models").track is None
 
 
-@pytest.mark.parametrize("question", [
-    "what should I read first?", "where do I start", "I'm new to vllm", "我是新手，从哪里开始", "我应该先读什么",
-])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what should I read first?",
+        "where do I start",
+        "I'm new to vllm",
+        "我是新手，从哪里开始",
+        "我应该先读什么",
+    ],
+)
 def test_where_to_start_opens_the_getting_started_track(repo_catalog, repo_matcher, question):
     assert track_named(repo_catalog, question, repo_matcher) == "developers"
 
@@ -851,10 +1089,15 @@ def test_a_real_word_one_letter_off_a_known_word_is_not_corrected_into_it(repo_c
         assert word[:4] in normalize(" ".join((post.title, post.id, *post.tags, post.summary.en))), (word, post.id)
 
 
-@pytest.mark.parametrize("question, track", [
-    ("where do I start with spec", "spec"), ("what should I read first about pd", "pd"),
-    ("从哪里开始学推测解码", "spec"), ("量化从哪里开始", "quant"),
-])
+@pytest.mark.parametrize(
+    "question, track",
+    [
+        ("where do I start with spec", "spec"),
+        ("what should I read first about pd", "pd"),
+        ("从哪里开始学推测解码", "spec"),
+        ("量化从哪里开始", "quant"),
+    ],
+)
 def test_where_to_start_with_a_topic_opens_the_topic(repo_catalog, repo_matcher, question, track):
     assert track_named(repo_catalog, question, repo_matcher) == track
 

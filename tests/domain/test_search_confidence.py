@@ -21,8 +21,12 @@ from bot.slack.views import search as search_views
 from tests.evaldata import DATA, REPO, eval_file, read_tsv
 
 LAUNCH_POST = "vllm-pagedattention-launch"
-TTFT_POSTS = {"redhat-pd-tuning-without-new-hardware", "bidirectional-kv-transfer", "taking-vllm-apart",
-              "moriio-kv-connector"}
+TTFT_POSTS = {
+    "redhat-pd-tuning-without-new-hardware",
+    "bidirectional-kv-transfer",
+    "taking-vllm-apart",
+    "moriio-kv-connector",
+}
 
 
 @pytest.fixture(scope="module")
@@ -36,8 +40,9 @@ def matcher(catalog) -> Matcher:
 
 
 def _rows(*paths):
-    return [pytest.param(row[0], row[1], row[2], id=f"{path.stem}:{row[0]}")
-            for path in paths for row in read_tsv(path)]
+    return [
+        pytest.param(row[0], row[1], row[2], id=f"{path.stem}:{row[0]}") for path in paths for row in read_tsv(path)
+    ]
 
 
 OFF_TOPIC = _rows(DATA / "offtopic-dev.tsv")
@@ -84,8 +89,7 @@ def test_confidence_follows_the_best_posts_coverage(matcher):
     assert link.confidence == "confident" and link.results[0].post_id == LAUNCH_POST
 
 
-@pytest.mark.parametrize("name, catalog_word", [("ollama", "llama"), ("tensorrt", "tensor"),
-                                                ("kubectl", "kubernetes")])
+@pytest.mark.parametrize("name, catalog_word", [("ollama", "llama"), ("tensorrt", "tensor"), ("kubectl", "kubernetes")])
 def test_another_tools_name_is_not_a_typo_of_a_catalog_word(matcher, name, catalog_word):
     assert catalog_word in matcher._surface and name not in matcher._surface
     assert all(word != catalog_word for word, _ in matcher._expand_word(name))
@@ -128,8 +132,7 @@ def test_a_closest_reply_says_closest_posts(catalog, matcher):
     text = _text(search_views.search_reply(catalog, query, result, set(), "en"))
     assert "Closest posts" in text and "Posts matching" not in text
     sure = matcher.search("speculative decoding", limit=5)
-    assert "Posts matching" in _text(search_views.search_reply(catalog, "speculative decoding", sure,
-                                                                set(), "en"))
+    assert "Posts matching" in _text(search_views.search_reply(catalog, "speculative decoding", sure, set(), "en"))
 
 
 def test_the_cli_json_carries_the_confidence():
@@ -152,8 +155,9 @@ def test_what_is_prefix_caching_puts_a_prefix_caching_post_first(catalog):
     assert "prefix caching" in {t.casefold() for t in post.tags} or "prefix" in post.summary.en.casefold()
 
 
-@pytest.mark.parametrize("query", ["what is vllm", "What is vLLM?", "I am new to vllm", "I'm new to vLLM",
-                                   "vllm 是什么"])
+@pytest.mark.parametrize(
+    "query", ["what is vllm", "What is vLLM?", "I am new to vllm", "I'm new to vLLM", "vllm 是什么"]
+)
 def test_what_is_vllm_leads_to_the_pagedattention_launch_post(query):
     data = _search_json(query)
     assert data["results"][0]["post_id"] == LAUNCH_POST
@@ -171,9 +175,14 @@ def test_make_decoding_faster_opens_the_speculative_track(matcher):
     assert match is not None and match.track_id == "spec"  # the reply opens the track's path
 
 
-@pytest.mark.parametrize("query", ["how do I split prefill and decode onto different machines",
-                                   "run prefill and decode on different machines",
-                                   "prefill and decode split across separate nodes"])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "how do I split prefill and decode onto different machines",
+        "run prefill and decode on different machines",
+        "prefill and decode split across separate nodes",
+    ],
+)
 def test_prefill_and_decode_apart_points_at_the_pd_track(query):
     data = _search_json(query)
     assert data["track"] is not None and data["track"]["id"] == "pd", data["track"]
@@ -203,10 +212,13 @@ def test_problem_phrases_are_read_as_their_topic(matcher):
     assert matcher._rewrite("decodingfaster") == "decodingfaster"  # whole words only
 
 
-@pytest.mark.parametrize("problems, message", [
-    ("problems: [[only-one]]\n", "vocabulary.yaml: problems[0]"),
-    ("problems: {a: b}\n", "vocabulary.yaml: problems: must be a list"),
-])
+@pytest.mark.parametrize(
+    "problems, message",
+    [
+        ("problems: [[only-one]]\n", "vocabulary.yaml: problems[0]"),
+        ("problems: {a: b}\n", "vocabulary.yaml: problems: must be a list"),
+    ],
+)
 def test_a_malformed_problems_list_is_a_clear_error(tmp_path, problems, message):
     from bot.domain.search import VocabularyError, load_vocabulary
 

@@ -13,10 +13,15 @@ from tests.e2e.helpers import BOT_TOKEN, SIGNING_SECRET, FakeSlack
 def e2e_settings(tmp_path, standin: SlackStandIn, **overrides) -> Settings:
     """Settings for a test: SQLite in ``tmp_path``, Web API at the stand-in, a fake bot token and
     signing secret; nothing read from the environment or a ``.env`` file."""
-    values = dict(database_url=f"sqlite:///{tmp_path}/t.db", slack_bot_token=BOT_TOKEN,
-                  slack_signing_secret=SIGNING_SECRET, slack_app_token=None,
-                  slack_client_id=None, slack_client_secret=None,
-                  slack_api_url=standin.api_url)
+    values = dict(
+        database_url=f"sqlite:///{tmp_path}/t.db",
+        slack_bot_token=BOT_TOKEN,
+        slack_signing_secret=SIGNING_SECRET,
+        slack_app_token=None,
+        slack_client_id=None,
+        slack_client_secret=None,
+        slack_api_url=standin.api_url,
+    )
     values.update(overrides)
     return Settings(_env_file=None, **values)
 

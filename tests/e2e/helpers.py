@@ -81,9 +81,14 @@ class FakeSlack:
         (:meth:`~bot.doors.standin.SlackStandIn.answer_ack`), so the reply is waited for the same
         way either way."""
         response_url = self.standin.response_url()
-        body = slash_command_body(text, user_id=user or self.user, team_id=self.team,
-                                  channel_id=self.channel, channel_name="e2e",
-                                  response_url=response_url)
+        body = slash_command_body(
+            text,
+            user_id=user or self.user,
+            team_id=self.team,
+            channel_id=self.channel,
+            channel_name="e2e",
+            response_url=response_url,
+        )
         result = signed_post(self.events_url, body, self.secret)
         return ack_shown(self.standin, result, response_url), response_url
 
@@ -93,33 +98,41 @@ class FakeSlack:
         assert result.status == 200, (result.status, result.text)
         return self.standin.wait_for_response(response_url, timeout=timeout)
 
-    def click(self, message: Mapping[str, Any], prefix: str, *, ephemeral: bool = True
-              ) -> tuple[HttpResult, str]:
+    def click(self, message: Mapping[str, Any], prefix: str, *, ephemeral: bool = True) -> tuple[HttpResult, str]:
         """Click the first button ``prefix…`` in ``message`` (a reply body); returns the HTTP
         answer and the fresh response URL Slack attached to the click."""
         element, block_id = find_button(message.get("blocks") or [], prefix)
         response_url = self.standin.response_url()
-        body = block_actions_body(button_action(element, block_id), message_ts="1700000000.000100",
-                                  message=None if ephemeral else dict(message),
-                                  is_ephemeral=ephemeral, response_url=response_url,
-                                  user_id=self.user, team_id=self.team, channel_id=self.channel,
-                                  channel_name="e2e")
+        body = block_actions_body(
+            button_action(element, block_id),
+            message_ts="1700000000.000100",
+            message=None if ephemeral else dict(message),
+            is_ephemeral=ephemeral,
+            response_url=response_url,
+            user_id=self.user,
+            team_id=self.team,
+            channel_id=self.channel,
+            channel_name="e2e",
+        )
         return signed_post(self.events_url, body, self.secret), response_url
 
     def click_in_view(self, view: Mapping[str, Any], prefix: str) -> HttpResult:
         """Click the first button ``prefix…`` in a published view (App Home)."""
         element, block_id = find_button(view.get("blocks") or [], prefix)
-        body = block_actions_body(button_action(element, block_id), view=view,
-                                  user_id=self.user, team_id=self.team)
+        body = block_actions_body(button_action(element, block_id), view=view, user_id=self.user, team_id=self.team)
         return signed_post(self.events_url, body, self.secret)
 
-    def event(self, event: Mapping[str, Any], *, event_id: str | None = None,
-              retry_num: int | None = None) -> HttpResult:
+    def event(
+        self, event: Mapping[str, Any], *, event_id: str | None = None, retry_num: int | None = None
+    ) -> HttpResult:
         """Deliver an Events API event (signed JSON); ``retry_num`` sends it as Slack's retry
         (``X-Slack-Retry-Num``, ``X-Slack-Retry-Reason: http_timeout``)."""
         body = event_body(event, team_id=self.team, event_id=event_id)
-        headers = ({"X-Slack-Retry-Num": str(retry_num), "X-Slack-Retry-Reason": "http_timeout"}
-                   if retry_num is not None else None)
+        headers = (
+            {"X-Slack-Retry-Num": str(retry_num), "X-Slack-Retry-Reason": "http_timeout"}
+            if retry_num is not None
+            else None
+        )
         return signed_post(self.events_url, body, self.secret, json_body=True, headers=headers)
 
     def open_home(self, *, user: str | None = None, event_id: str | None = None) -> HttpResult:

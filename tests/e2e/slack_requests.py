@@ -60,8 +60,7 @@ class HttpResult:
         return json.loads(self.body)
 
 
-def post(url: str, body: bytes, headers: Mapping[str, str] | None = None,
-         timeout: float = 10.0) -> HttpResult:
+def post(url: str, body: bytes, headers: Mapping[str, str] | None = None, timeout: float = 10.0) -> HttpResult:
     """POST ``body`` to ``url`` with ``headers`` via urllib; HTTP errors are returned, not raised.
     ``timeout`` in seconds."""
     req = urllib.request.Request(url, data=body, headers=dict(headers or {}), method="POST")
@@ -76,16 +75,21 @@ def get(url: str, timeout: float = 10.0) -> HttpResult:
 def _open(req: urllib.request.Request, timeout: float) -> HttpResult:
     try:
         with urllib.request.urlopen(req, timeout=timeout) as resp:
-            return HttpResult(resp.status, {k.lower(): v for k, v in resp.headers.items()},
-                              resp.read())
+            return HttpResult(resp.status, {k.lower(): v for k, v in resp.headers.items()}, resp.read())
     except urllib.error.HTTPError as err:
         return HttpResult(err.code, {k.lower(): v for k, v in err.headers.items()}, err.read())
 
 
-def signed_post(url: str, body: bytes, secret: str, *, json_body: bool = False,
-                timestamp: int | None = None, headers: Mapping[str, str] | None = None) -> HttpResult:
+def signed_post(
+    url: str,
+    body: bytes,
+    secret: str,
+    *,
+    json_body: bool = False,
+    timestamp: int | None = None,
+    headers: Mapping[str, str] | None = None,
+) -> HttpResult:
     """POST ``body`` signed with ``secret`` the way Slack signs it (form or JSON content type);
     ``headers`` are added (``X-Slack-Retry-Num`` for a retry)."""
     ctype = "application/json" if json_body else "application/x-www-form-urlencoded"
-    return post(url, body, {**signed_headers(body, secret, timestamp, content_type=ctype),
-                            **dict(headers or {})})
+    return post(url, body, {**signed_headers(body, secret, timestamp, content_type=ctype), **dict(headers or {})})

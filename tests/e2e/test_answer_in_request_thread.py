@@ -62,8 +62,7 @@ def test_a_reply_in_the_ack_is_computed_and_acked_on_the_request_thread(slack, s
     assert where["answer_now"].startswith("waitress"), where  # the HTTP door's request thread
 
 
-def test_a_command_needing_slack_still_acks_empty_and_answers_from_the_lazy_pool(slack, standin,
-                                                                                 threads_seen):
+def test_a_command_needing_slack_still_acks_empty_and_answers_from_the_lazy_pool(slack, standin, threads_seen):
     ack, url = slack.command("follow speculative")
     assert ack.status == 200 and not ack.text.strip()
     standin.wait_for_response(url, timeout=10)

@@ -36,8 +36,11 @@ def standin():
 
 
 def _announcements(standin: SlackStandIn, channel: str) -> list[str]:
-    return [c.args.get("text", "") for c in standin.calls("chat.postMessage")
-            if c.args.get("channel") == channel and c.response.get("ok")]
+    return [
+        c.args.get("text", "")
+        for c in standin.calls("chat.postMessage")
+        if c.args.get("channel") == channel and c.response.get("ok")
+    ]
 
 
 def _wait_announced(standin: SlackStandIn, channel: str, n: int) -> list[str]:
@@ -49,8 +52,7 @@ def _wait_announced(standin: SlackStandIn, channel: str, n: int) -> list[str]:
 
 
 @pytest.mark.parametrize("channel", [PRIVATE, PUBLIC_OUT, UNKNOWN])
-def test_subscribe_where_the_bot_cannot_post_asks_for_an_invite_and_stores_nothing(
-        slack, standin, runtime, channel):
+def test_subscribe_where_the_bot_cannot_post_asks_for_an_invite_and_stores_nothing(slack, standin, runtime, channel):
     where = replace(slack, channel=channel)
     reply = where.ask("subscribe spec").body
     assert reply.get("response_type", "ephemeral") == "ephemeral"
@@ -70,8 +72,9 @@ def test_subscribe_after_the_invite_stores_and_announces_by_name(slack, standin,
     [sub] = runtime.store.subscriptions(slack.team, PRIVATE)
     assert sub.status == "active"
     [line] = _wait_announced(standin, PRIVATE, 1)
-    assert line == ("Ana subscribed this channel to the weekly Speculative decoding digest "
-                    "(Mondays 09:00 Europe/Berlin).")
+    assert line == (
+        "Ana subscribed this channel to the weekly Speculative decoding digest (Mondays 09:00 Europe/Berlin)."
+    )
     assert "<@" not in line and "<!" not in line and "U0E2E" not in line
 
 
@@ -100,14 +103,28 @@ def test_unsubscribe_by_someone_else_is_refused_and_an_admin_may(slack, standin,
     assert "no longer gets" in admin.ask("unsubscribe spec").body["text"]
     assert runtime.store.subscriptions(slack.team, CHANNEL) == []
     assert _wait_announced(standin, CHANNEL, 2)[-1] == (
-        "Ada unsubscribed this channel from the weekly Speculative decoding digest.")
+        "Ada unsubscribed this channel from the weekly Speculative decoding digest."
+    )
 
 
 def _digest_message(sub_id: int, kind: str) -> dict:
     """A digest message as it reached the channel, reduced to its *Snooze* / *Stop* button."""
-    return {"blocks": [{"type": "actions", "block_id": "digest", "elements": [
-        {"type": "button", "action_id": f"{kind}:1", "text": {"type": "plain_text", "text": kind},
-         "value": json.dumps({"v": f"digest:{sub_id}"})}]}]}
+    return {
+        "blocks": [
+            {
+                "type": "actions",
+                "block_id": "digest",
+                "elements": [
+                    {
+                        "type": "button",
+                        "action_id": f"{kind}:1",
+                        "text": {"type": "plain_text", "text": kind},
+                        "value": json.dumps({"v": f"digest:{sub_id}"}),
+                    }
+                ],
+            }
+        ]
+    }
 
 
 def test_stop_button_by_someone_else_is_refused_by_the_subscriber_works(slack, standin, runtime):
@@ -125,44 +142,46 @@ def test_stop_button_by_someone_else_is_refused_by_the_subscriber_works(slack, s
     [stopped] = runtime.store.subscriptions(slack.team, CHANNEL)
     assert stopped.status == "paused"
     assert _wait_announced(standin, CHANNEL, 2)[-1] == (
-        "Ana stopped this channel's weekly Speculative decoding digest.")
+        "Ana stopped this channel's weekly Speculative decoding digest."
+    )
     listed = slack.ask("subscriptions").body
     text = json.dumps(listed)
     assert "stopped by Ana" in text and "U0E2E" not in text
 
 
-def test_snooze_is_announced_and_a_failed_announcement_does_not_fail_the_command(
-        slack, standin, runtime):
+def test_snooze_is_announced_and_a_failed_announcement_does_not_fail_the_command(slack, standin, runtime):
     slack.ask("subscribe spec")
     [sub] = runtime.store.subscriptions(slack.team, CHANNEL)
     bob = replace(slack, user="U0BOB")  # anyone may snooze
     _, url = bob.click(_digest_message(sub.id, "snooze"), "snooze:", ephemeral=False)
     assert "Speculative decoding" in standin.wait_for_response(url, timeout=10).body["text"]
-    assert _wait_announced(standin, CHANNEL, 2)[-1].startswith(
-        "Bob snoozed this channel's Speculative decoding digest")
+    assert _wait_announced(standin, CHANNEL, 2)[-1].startswith("Bob snoozed this channel's Speculative decoding digest")
     # the bot is removed from the channel afterwards: the post is refused, the command still answers
     standin.channels[0]["is_member"] = False
     standin.channels[0]["is_private"] = False
     reply = slack.ask("unsubscribe spec").body["text"]
     assert "no longer gets" in reply
-    assert standin.wait_for(lambda: [
-        c for c in standin.calls("chat.postMessage") if c.args.get("channel") == CHANNEL
-        and c.response.get("error") == "not_in_channel"], timeout=10)
+    assert standin.wait_for(
+        lambda: [
+            c
+            for c in standin.calls("chat.postMessage")
+            if c.args.get("channel") == CHANNEL and c.response.get("error") == "not_in_channel"
+        ],
+        timeout=10,
+    )
 
 
 def test_help_says_who_may_stop_a_digest(slack):
     assert "the person who set it up, or a workspace admin" in json.dumps(slack.ask("help").body)
 
 
-def test_moving_someone_elses_digest_is_refused_the_same_subscribe_is_fine_and_an_admin_may(
-        slack, standin, runtime):
+def test_moving_someone_elses_digest_is_refused_the_same_subscribe_is_fine_and_an_admin_may(slack, standin, runtime):
     """Changing a digest's schedule or steps is for those who may stop it; a subscribe that
     changes nothing answers anyone."""
     slack.ask("subscribe spec monday 09:00 Europe/Berlin")
     bob = replace(slack, user="U0BOB")
     refused = bob.ask("subscribe spec sunday 08:00").body["text"]
-    assert refused == ("Only the person who set up this digest (Ana) or a workspace admin can change "
-                       "its schedule.")
+    assert refused == ("Only the person who set up this digest (Ana) or a workspace admin can change its schedule.")
     assert bob.ask("subscribe spec 2 steps").body["text"] == refused
     [sub] = runtime.store.subscriptions(slack.team, CHANNEL)
     assert (sub.schedule.weekday, sub.schedule.at_time, sub.steps_per_week) == (0, "09:00", 1)

@@ -18,11 +18,12 @@ from tests.dbutil import migrated_sqlite_url
 
 
 def test_mrkdwn_links_mentions_and_escapes_are_readable():
-    assert mrkdwn_to_text("<https://a.b/c|EAGLE &amp; co> and <https://x.y>") == \
-        "EAGLE & co (https://a.b/c) and https://x.y"
+    assert (
+        mrkdwn_to_text("<https://a.b/c|EAGLE &amp; co> and <https://x.y>")
+        == "EAGLE & co (https://a.b/c) and https://x.y"
+    )
     assert mrkdwn_to_text("<@U1> in <#C1|general> <!here> &lt;b&gt;") == "@U1 in #general @here <b>"
-    assert mrkdwn_to_text("<!date^1700000000^{date}|Nov 14> :tada: :unknown_code:") == \
-        "Nov 14 🎉 :unknown_code:"
+    assert mrkdwn_to_text("<!date^1700000000^{date}|Nov 14> :tada: :unknown_code:") == "Nov 14 🎉 :unknown_code:"
     # escaped text stays text: no link is formed by unescaping
     assert mrkdwn_to_text("&lt;https://evil|click&gt;") == "<https://evil|click>"
 
@@ -30,17 +31,37 @@ def test_mrkdwn_links_mentions_and_escapes_are_readable():
 def test_render_blocks_numbers_buttons_across_blocks():
     blocks = [
         {"type": "header", "text": {"type": "plain_text", "text": "Speculative decoding"}},
-        {"type": "section", "block_id": "s1", "text": {"type": "mrkdwn", "text": "*Read* <https://u|Post>"},
-         "accessory": {"type": "button", "action_id": "mark_read:1", "value": "v1",
-                       "text": {"type": "plain_text", "text": "Mark read"}}},
+        {
+            "type": "section",
+            "block_id": "s1",
+            "text": {"type": "mrkdwn", "text": "*Read* <https://u|Post>"},
+            "accessory": {
+                "type": "button",
+                "action_id": "mark_read:1",
+                "value": "v1",
+                "text": {"type": "plain_text", "text": "Mark read"},
+            },
+        },
         {"type": "divider"},
-        {"type": "context", "elements": [{"type": "mrkdwn", "text": "1 of 9"},
-                                         {"type": "plain_text", "text": "v1"}]},
-        {"type": "actions", "block_id": "a1", "elements": [
-            {"type": "button", "action_id": "follow:x", "value": "f",
-             "text": {"type": "plain_text", "text": "Follow"}},
-            {"type": "button", "action_id": "open", "url": "https://v.ai",
-             "text": {"type": "plain_text", "text": "Open"}}]},
+        {"type": "context", "elements": [{"type": "mrkdwn", "text": "1 of 9"}, {"type": "plain_text", "text": "v1"}]},
+        {
+            "type": "actions",
+            "block_id": "a1",
+            "elements": [
+                {
+                    "type": "button",
+                    "action_id": "follow:x",
+                    "value": "f",
+                    "text": {"type": "plain_text", "text": "Follow"},
+                },
+                {
+                    "type": "button",
+                    "action_id": "open",
+                    "url": "https://v.ai",
+                    "text": {"type": "plain_text", "text": "Open"},
+                },
+            ],
+        },
         {"type": "image", "image_url": "https://i", "alt_text": "chart"},
         {"type": "mystery"},
     ]
@@ -50,16 +71,28 @@ def test_render_blocks_numbers_buttons_across_blocks():
     assert "1 of 9 · v1" in text and "[4] Follow  [5] Open ↗" in text
     assert "[image: chart]" in text and "[mystery block]" in text
     assert [c.number for c in controls] == [3, 4, 5]
-    assert controls[0].action == {"type": "button", "block_id": "s1", "action_id": "mark_read:1",
-                                  "value": "v1",
-                                  "text": {"type": "plain_text", "text": "Mark read"}}
+    assert controls[0].action == {
+        "type": "button",
+        "block_id": "s1",
+        "action_id": "mark_read:1",
+        "value": "v1",
+        "text": {"type": "plain_text", "text": "Mark read"},
+    }
     assert controls[1].action["block_id"] == "a1" and controls[2].url == "https://v.ai"
 
 
 def test_render_blocks_overflow_options_and_fields():
-    blocks = [{"type": "section", "fields": [{"type": "mrkdwn", "text": "*a*"}],
-               "accessory": {"type": "overflow", "action_id": "more", "options": [
-                   {"text": {"type": "plain_text", "text": "Unfollow"}, "value": "u"}]}}]
+    blocks = [
+        {
+            "type": "section",
+            "fields": [{"type": "mrkdwn", "text": "*a*"}],
+            "accessory": {
+                "type": "overflow",
+                "action_id": "more",
+                "options": [{"text": {"type": "plain_text", "text": "Unfollow"}, "value": "u"}],
+            },
+        }
+    ]
     text, controls = render_blocks(blocks)
     assert "*a*" in text and "⋯ [1] Unfollow" in text
     assert controls[0].action["selected_option"]["value"] == "u"
@@ -73,8 +106,12 @@ def test_render_blocks_overflow_options_and_fields():
 @pytest.fixture
 def console_settings_tmp(tmp_path):
     """Console settings on a fresh SQLite file (a copy of the session's migrated one)."""
-    return Settings(_env_file=None, database_url=migrated_sqlite_url(tmp_path, "c.db"),
-                    slack_bot_token="xoxb-should-be-dropped", slack_signing_secret="dropped-too")
+    return Settings(
+        _env_file=None,
+        database_url=migrated_sqlite_url(tmp_path, "c.db"),
+        slack_bot_token="xoxb-should-be-dropped",
+        slack_signing_secret="dropped-too",
+    )
 
 
 def test_console_settings_drop_every_slack_credential(console_settings_tmp):
@@ -197,7 +234,6 @@ def test_ask_json_prints_the_reply_not_the_channel_announcement(tmp_path, monkey
     payload = json.loads(result.output)
     assert payload["response_type"] == "ephemeral"
     assert "now gets" in payload["text"] and "subscribed this channel" not in payload["text"]
-
 
 
 def test_the_listener_executor_is_idle_only_when_nested_tasks_are_done():

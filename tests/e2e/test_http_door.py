@@ -41,8 +41,9 @@ def test_slash_command_replies_with_the_speculative_path(slack, standin):
     texts = block_texts(reply["blocks"])
     assert "Speculative decoding" in texts
     assert "EAGLE" in texts  # a step of the speculative-decoding path
-    action_ids = [el.get("action_id", "") for b in reply["blocks"]
-                  for el in b.get("elements", []) if b["type"] == "actions"]
+    action_ids = [
+        el.get("action_id", "") for b in reply["blocks"] for el in b.get("elements", []) if b["type"] == "actions"
+    ]
     assert any(a.startswith("mark_read:") for a in action_ids)
     assert len(set(action_ids)) == len(action_ids)
     # the bot token (never the signing secret) went to the Web API, and only as a header
@@ -236,8 +237,7 @@ def test_a_reply_in_the_ack_reaches_slack_through_socket_mode_as_a_message(runti
     from bot.doors.standin import slash_command_body
     from bot.slack.app import build_app
 
-    app = build_app(runtime, client=WebClient(token="xoxb-socket", base_url=standin.api_url),
-                    verify_requests=False)
+    app = build_app(runtime, client=WebClient(token="xoxb-socket", base_url=standin.api_url), verify_requests=False)
     sent = []
 
     class Client:
@@ -250,8 +250,9 @@ def test_a_reply_in_the_ack_reaches_slack_through_socket_mode_as_a_message(runti
         form = slash_command_body(text, response_url=response_url or standin.response_url()).decode()
         payload = dict(parse_qsl(form))  # Socket Mode delivers the command's fields as JSON
         bolt_response = app.dispatch(BoltRequest(body=payload, mode="socket_mode"))
-        send_response(Client(), SocketModeRequest(type="slash_commands", envelope_id="E1",
-                                                  payload={}), bolt_response, 0.0)
+        send_response(
+            Client(), SocketModeRequest(type="slash_commands", envelope_id="E1", payload={}), bolt_response, 0.0
+        )
         return sent[-1].payload
 
     first = standin.response_url()

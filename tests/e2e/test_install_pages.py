@@ -28,9 +28,15 @@ def oauth_door(tmp_path, standin):
     from bot.runtime import Runtime
     from tests.e2e.conftest import e2e_settings
 
-    runtime = Runtime.create(e2e_settings(tmp_path, standin, slack_bot_token=None,
-                                          slack_client_id="111.222",
-                                          slack_client_secret="oauth-client-secret"))
+    runtime = Runtime.create(
+        e2e_settings(
+            tmp_path,
+            standin,
+            slack_bot_token=None,
+            slack_client_id="111.222",
+            slack_client_secret="oauth-client-secret",
+        )
+    )
     door = serve_http(runtime, "127.0.0.1", 0, background=True)
     yield door
     door.close()

@@ -30,8 +30,9 @@ def fetch(url: str, cookie: str | None = None) -> HttpResult:
     """One GET without following redirects (a browser's single step)."""
     parts = urlsplit(url)
     conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
-    conn.request("GET", parts.path + (f"?{parts.query}" if parts.query else ""),
-                 headers={"Cookie": cookie} if cookie else {})
+    conn.request(
+        "GET", parts.path + (f"?{parts.query}" if parts.query else ""), headers={"Cookie": cookie} if cookie else {}
+    )
     resp = conn.getresponse()
     result = HttpResult(resp.status, {k.lower(): v for k, v in resp.getheaders()}, resp.read())
     conn.close()
@@ -51,9 +52,17 @@ def walk(tmp_path, grid_standin):
     from tests.e2e.conftest import e2e_settings
 
     key = Fernet.generate_key().decode()
-    runtime = Runtime.create(e2e_settings(
-        tmp_path, grid_standin, slack_bot_token=None, slack_client_id=CLIENT_ID, slack_client_secret=CLIENT_SECRET,
-        slack_authorize_url=grid_standin.base_url + "/oauth/v2/authorize", token_encryption_key=key))
+    runtime = Runtime.create(
+        e2e_settings(
+            tmp_path,
+            grid_standin,
+            slack_bot_token=None,
+            slack_client_id=CLIENT_ID,
+            slack_client_secret=CLIENT_SECRET,
+            slack_authorize_url=grid_standin.base_url + "/oauth/v2/authorize",
+            token_encryption_key=key,
+        )
+    )
     door = serve_http(runtime, "127.0.0.1", 0, background=True)
     grid_standin.oauth_redirect_url = door.url + "/slack/oauth_redirect"
     yield door, runtime, grid_standin
@@ -93,8 +102,11 @@ def test_install_authorize_callback_store_and_one_welcome(walk) -> None:
     bot = runtime.store.installation_store(CLIENT_ID).find_bot(enterprise_id=GRID["id"], team_id=standin.team_id)
     assert bot is not None and bot.bot_token == token
     with runtime.store.engine.connect() as conn:
-        raw = " ".join(str(row) for table in ("slack_installations", "slack_bots")
-                       for row in conn.exec_driver_sql(f"SELECT * FROM {table}"))
+        raw = " ".join(
+            str(row)
+            for table in ("slack_installations", "slack_bots")
+            for row in conn.exec_driver_sql(f"SELECT * FROM {table}")
+        )
     assert "fernet:" in raw and token not in raw
     sent = welcomes(standin)
     assert len(sent) == 1
@@ -125,7 +137,8 @@ def test_an_org_wide_install_stores_the_enterprise_and_welcomes_once(walk) -> No
     body = standin.calls("oauth.v2.access")[-1].response
     assert body["is_enterprise_install"] is True and body["team"] is None and body["enterprise"] == GRID
     found = runtime.store.installation_store(CLIENT_ID).find_installation(
-        enterprise_id=GRID["id"], team_id=None, is_enterprise_install=True)
+        enterprise_id=GRID["id"], team_id=None, is_enterprise_install=True
+    )
     assert found is not None and found.bot_token == body["access_token"]
     assert len(welcomes(standin)) == 1
 
@@ -136,14 +149,25 @@ def test_oauth_v2_access_answers_as_slack_does(grid_standin) -> None:
     client = WebClient(base_url=standin.api_url)
 
     def code(**extra: str) -> str:
-        status, where = standin.answer_authorize({"client_id": CLIENT_ID, "scope": "commands,chat:write",
-                                                  "state": "s1", **extra})
+        status, where = standin.answer_authorize(
+            {"client_id": CLIENT_ID, "scope": "commands,chat:write", "state": "s1", **extra}
+        )
         assert status == 302 and where.startswith(extra.get("redirect_uri", standin.oauth_redirect_url) + "?")
         return parse_qs(urlsplit(where).query)["code"][0]
 
     body = client.oauth_v2_access(client_id=CLIENT_ID, client_secret=CLIENT_SECRET, code=code()).data
-    assert set(body) == {"ok", "app_id", "authed_user", "scope", "token_type", "access_token", "bot_user_id",
-                         "team", "enterprise", "is_enterprise_install"}
+    assert set(body) == {
+        "ok",
+        "app_id",
+        "authed_user",
+        "scope",
+        "token_type",
+        "access_token",
+        "bot_user_id",
+        "team",
+        "enterprise",
+        "is_enterprise_install",
+    }
     assert body["token_type"] == "bot" and body["scope"] == "chat:write,commands"
     assert body["authed_user"] == {"id": "U0INSTALLER"} and body["team"] == {"id": standin.team_id, "name": "Console"}
     assert body["enterprise"] == GRID and body["is_enterprise_install"] is False
@@ -151,16 +175,24 @@ def test_oauth_v2_access_answers_as_slack_does(grid_standin) -> None:
     assert bot.chat_postMessage(channel="C0CONSOLE", text="hi")["ok"]
     with pytest.raises(SlackApiError, match="missing_scope"):  # only what was granted
         bot.users_info(user="U0INSTALLER")
-    with_user = client.oauth_v2_access(client_id=CLIENT_ID, client_secret=CLIENT_SECRET,
-                                       code=code(user_scope="search:read")).data["authed_user"]
+    with_user = client.oauth_v2_access(
+        client_id=CLIENT_ID, client_secret=CLIENT_SECRET, code=code(user_scope="search:read")
+    ).data["authed_user"]
     assert with_user["scope"] == "search:read" and with_user["token_type"] == "user"
     assert with_user["access_token"].startswith("xoxp-")
     used = code()
     for kwargs, error in (
-            ({"client_secret": "wrong", "code": code()}, "bad_client_secret"),
-            ({"client_secret": CLIENT_SECRET, "code": "never-issued"}, "invalid_code"),
-            ({"client_secret": CLIENT_SECRET, "code": code(redirect_uri="https://app.example/a"),
-              "redirect_uri": "https://app.example/b"}, "bad_redirect_uri")):
+        ({"client_secret": "wrong", "code": code()}, "bad_client_secret"),
+        ({"client_secret": CLIENT_SECRET, "code": "never-issued"}, "invalid_code"),
+        (
+            {
+                "client_secret": CLIENT_SECRET,
+                "code": code(redirect_uri="https://app.example/a"),
+                "redirect_uri": "https://app.example/b",
+            },
+            "bad_redirect_uri",
+        ),
+    ):
         with pytest.raises(SlackApiError) as refused:
             client.oauth_v2_access(client_id=CLIENT_ID, **kwargs)
         assert refused.value.response["error"] == error

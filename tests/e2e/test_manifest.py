@@ -73,22 +73,24 @@ def test_the_app_handles_what_the_manifest_subscribes(manifest, tmp_path):
     from bot.doors.console import console_settings, open_console
 
     settings = console_settings(Settings(_env_file=None, database_url=f"sqlite:///{tmp_path}/m.db"))
-    events = {"app_home_opened": app_home_opened_event("U1"),
-              "app_uninstalled": {"type": "app_uninstalled"},
-              "tokens_revoked": {"type": "tokens_revoked", "tokens": {"bot": ["U0BOT"]}},
-              "link_shared": link_shared_event(["https://yomu.fyi/nothing-here"])}
+    events = {
+        "app_home_opened": app_home_opened_event("U1"),
+        "app_uninstalled": {"type": "app_uninstalled"},
+        "tokens_revoked": {"type": "tokens_revoked", "tokens": {"bot": ["U0BOT"]}},
+        "link_shared": link_shared_event(["https://yomu.fyi/nothing-here"]),
+    }
     with open_console(settings) as console:
         for name in manifest["settings"]["event_subscriptions"]["bot_events"]:
             body = event_body(events[name], team_id="T9").decode()
-            resp = console.app.dispatch(BoltRequest(body=body,
-                                                    headers={"content-type": ["application/json"]}))
+            resp = console.app.dispatch(BoltRequest(body=body, headers={"content-type": ["application/json"]}))
             assert resp.status == 200, name
         console.standin.wait_for_call("views.publish", timeout=10)  # before the stand-in closes
         command = manifest["features"]["slash_commands"][0]["command"]
         url = console.standin.response_url()
         body = slash_command_body("help", command=command, response_url=url).decode()
-        resp = console.app.dispatch(BoltRequest(
-            body=body, headers={"content-type": ["application/x-www-form-urlencoded"]}))
+        resp = console.app.dispatch(
+            BoltRequest(body=body, headers={"content-type": ["application/x-www-form-urlencoded"]})
+        )
         assert resp.status == 200
         if resp.body:  # answered in the ack: Slack shows it
             console.standin.answer_ack(url, resp.body.encode())
@@ -107,8 +109,7 @@ def test_unfurl_domains_match_the_catalog(manifest):
 
 
 def test_procfile_runs_the_two_processes():
-    lines = dict(line.split(":", 1) for line in
-                 (REPO_ROOT / "Procfile").read_text().strip().splitlines())
+    lines = dict(line.split(":", 1) for line in (REPO_ROOT / "Procfile").read_text().strip().splitlines())
     assert lines["web"].strip() == "vllm-path serve --host 0.0.0.0 --port $PORT"
     assert lines["clock"].strip() == "vllm-path scheduler"
 
@@ -120,6 +121,11 @@ def test_org_wide_installs_are_offered_where_the_manifest_enables_them(manifest)
     assert manifest["settings"]["org_deploy_enabled"] is True
     assert "org-wide" in readme and "### Public distribution and Grid org deploy" in readme
     section = readme.split("### Public distribution and Grid org deploy", 1)[1].split("\n## ", 1)[0]
-    for words in ("Manage Distribution", "Activate Public Distribution", "org_deploy_enabled: true",
-                  "/slack/install", "Organization"):
+    for words in (
+        "Manage Distribution",
+        "Activate Public Distribution",
+        "org_deploy_enabled: true",
+        "/slack/install",
+        "Organization",
+    ):
         assert words in section, words

@@ -27,8 +27,11 @@ def test_metrics_move_after_commands_and_follow_the_conventions(door, slack, sta
     before = _samples(door)
     slack.ask("speculative")
     slack.ask("help")
-    slack.event(link_shared_event(["https://vllm-project.github.io/2024/10/17/spec-decode.html"],
-                                  user_id=slack.user, channel=slack.channel))
+    slack.event(
+        link_shared_event(
+            ["https://vllm-project.github.io/2024/10/17/spec-decode.html"], user_id=slack.user, channel=slack.channel
+        )
+    )
     standin.wait_for_call("chat.unfurl", timeout=5)
     assert post(door.url + "/slack/events", b"command=%2Fvllm-path&text=help").status == 401
     after = _samples(door)

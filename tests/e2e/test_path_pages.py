@@ -48,8 +48,11 @@ def test_the_index_lists_every_track_with_its_essential_minutes(door) -> None:
         ess = paths.essentials(catalog, track.id)
         minutes, _ = paths.total_minutes(catalog, ess)
         assert f'href="/paths/{track.id}"' in page.text and track.names.en in text
-        assert re.search(rf"{track.names.en}</strong></a>\s*<span class=\"minutes\">Essential path: "
-                         rf"{len(ess)} steps · (about )?{minutes} min", text), track.id
+        assert re.search(
+            rf"{track.names.en}</strong></a>\s*<span class=\"minutes\">Essential path: "
+            rf"{len(ess)} steps · (about )?{minutes} min",
+            text,
+        ), track.id
 
 
 @needs_dot

@@ -20,8 +20,14 @@ from bot.doors.serve import ConfigError, door_for
 from tests.e2e.helpers import BOT_TOKEN, SIGNING_SECRET, ack_shown
 from tests.e2e.slack_requests import get, signed_post, slash_command_body
 
-SLACK_VARS = ("SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN", "SLACK_CLIENT_ID",
-              "SLACK_CLIENT_SECRET", "SLACK_API_URL")
+SLACK_VARS = (
+    "SLACK_BOT_TOKEN",
+    "SLACK_SIGNING_SECRET",
+    "SLACK_APP_TOKEN",
+    "SLACK_CLIENT_ID",
+    "SLACK_CLIENT_SECRET",
+    "SLACK_API_URL",
+)
 
 
 def _settings(**values) -> Settings:
@@ -33,11 +39,13 @@ def _settings(**values) -> Settings:
 def test_door_selection():
     assert door_for(_settings(slack_app_token="xapp-1", slack_bot_token="xoxb-1")) == "socket"
     assert door_for(_settings(slack_signing_secret="s", slack_bot_token="xoxb-1")) == "http"
-    assert door_for(_settings(slack_signing_secret="s", slack_client_id="1.2",
-                              slack_client_secret="c")) == "http"
-    for bad in (_settings(), _settings(slack_signing_secret="s"),
-                _settings(slack_app_token="xapp-1"),
-                _settings(slack_app_token="xoxb-wrong-kind", slack_bot_token="xoxb-1")):
+    assert door_for(_settings(slack_signing_secret="s", slack_client_id="1.2", slack_client_secret="c")) == "http"
+    for bad in (
+        _settings(),
+        _settings(slack_signing_secret="s"),
+        _settings(slack_app_token="xapp-1"),
+        _settings(slack_app_token="xoxb-wrong-kind", slack_bot_token="xoxb-1"),
+    ):
         with pytest.raises(ConfigError):
             door_for(bad)
 
@@ -51,9 +59,11 @@ def test_serve_names_exactly_the_variable_its_mode_lacks():
     oauth_only = first_line(_settings(slack_client_id="1.2", slack_client_secret="c"))
     assert oauth_only.startswith("SLACK_SIGNING_SECRET is missing") and "No Slack" not in oauth_only
     assert first_line(_settings(slack_signing_secret="s", slack_client_id="1.2")).startswith(
-        "SLACK_CLIENT_SECRET is missing")
+        "SLACK_CLIENT_SECRET is missing"
+    )
     assert first_line(_settings(slack_app_token="xapp-1", slack_client_secret="c")).startswith(
-        "SLACK_CLIENT_ID is missing")
+        "SLACK_CLIENT_ID is missing"
+    )
     token_only = first_line(_settings(slack_bot_token="xoxb-1"))
     assert "SLACK_SIGNING_SECRET (HTTP) or SLACK_APP_TOKEN (Socket Mode) is missing" in token_only
     assert first_line(_settings()) == "No Slack credentials are configured."
@@ -65,8 +75,14 @@ def test_serve_without_credentials_exits_2_and_points_to_the_console(tmp_path, m
         monkeypatch.delenv(var, raising=False)
     result = CliRunner().invoke(main, ["serve", "--port", "0"])
     assert result.exit_code == 2
-    for name in ("SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_BOT_TOKEN", "SLACK_CLIENT_ID",
-                 "SLACK_CLIENT_SECRET", "vllm-path console"):
+    for name in (
+        "SLACK_APP_TOKEN",
+        "SLACK_SIGNING_SECRET",
+        "SLACK_BOT_TOKEN",
+        "SLACK_CLIENT_ID",
+        "SLACK_CLIENT_SECRET",
+        "vllm-path console",
+    ):
         assert name in result.output
 
 
@@ -102,13 +118,19 @@ def test_serve_process_answers_reloads_on_sighup_and_stops_on_sigterm(tmp_path, 
     port = _free_port()
     log_path = tmp_path / "serve.log"
     env = {k: v for k, v in os.environ.items() if k not in SLACK_VARS}
-    env.update(DATABASE_URL=f"sqlite:///{tmp_path}/serve.db", CATALOG_DIR=str(catalog),
-               SLACK_BOT_TOKEN=BOT_TOKEN, SLACK_SIGNING_SECRET=SIGNING_SECRET,
-               SLACK_API_URL=standin.api_url, LOG_LEVEL="INFO")
+    env.update(
+        DATABASE_URL=f"sqlite:///{tmp_path}/serve.db",
+        CATALOG_DIR=str(catalog),
+        SLACK_BOT_TOKEN=BOT_TOKEN,
+        SLACK_SIGNING_SECRET=SIGNING_SECRET,
+        SLACK_API_URL=standin.api_url,
+        LOG_LEVEL="INFO",
+    )
     exe = Path(sys.executable).with_name("vllm-path")
     with open(log_path, "wb") as log:
-        proc = subprocess.Popen([str(exe), "serve", "--port", str(port)], cwd=tmp_path, env=env,
-                                stdout=log, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(
+            [str(exe), "serve", "--port", str(port)], cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT
+        )
     try:
         url = f"http://127.0.0.1:{port}"
 
@@ -172,8 +194,7 @@ def test_socket_mode_door_connects_with_the_app_token_and_closes(tmp_path, stand
             seen["closed"] = True
 
     monkeypatch.setattr(sm, "SocketModeHandler", FakeHandler)
-    runtime = Runtime.create(e2e_settings(tmp_path, standin, slack_app_token="xapp-1-test",
-                                          slack_signing_secret=None))
+    runtime = Runtime.create(e2e_settings(tmp_path, standin, slack_app_token="xapp-1-test", slack_signing_secret=None))
     serve_socket_mode(runtime, stop=stop)
     assert seen["token"] == "xapp-1-test" and seen["connected"] and seen["closed"]
     assert hasattr(seen["app"], "handlers")  # the app from build_app
@@ -185,9 +206,15 @@ def test_oauth_install_and_redirect_paths_are_served(tmp_path, standin):
     from bot.runtime import Runtime
     from tests.e2e.conftest import e2e_settings
 
-    runtime = Runtime.create(e2e_settings(tmp_path, standin, slack_bot_token=None,
-                                          slack_client_id="111.222",
-                                          slack_client_secret="oauth-client-secret"))
+    runtime = Runtime.create(
+        e2e_settings(
+            tmp_path,
+            standin,
+            slack_bot_token=None,
+            slack_client_id="111.222",
+            slack_client_secret="oauth-client-secret",
+        )
+    )
     door = serve_http(runtime, "127.0.0.1", 0, background=True)
     try:
         install = get(door.url + "/slack/install")
@@ -230,13 +257,19 @@ print("ok")
 
 def test_the_start_up_heap_is_frozen_and_a_reload_refreezes_it() -> None:
     # In a child process: freezing the test runner's own heap would keep every test's garbage.
-    done = subprocess.run([sys.executable, "-c", _HEAP_SCRIPT], capture_output=True, text=True,
-                          timeout=120, cwd=Path(__file__).resolve().parents[2])
+    done = subprocess.run(
+        [sys.executable, "-c", _HEAP_SCRIPT],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=Path(__file__).resolve().parents[2],
+    )
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
 
 
 def test_building_the_app_with_the_token_in_the_environment_warns_of_nothing(
-        tmp_path, standin, monkeypatch, caplog) -> None:
+    tmp_path, standin, monkeypatch, caplog
+) -> None:
     # Bolt reads SLACK_BOT_TOKEN itself and warns that it "will be unused" beside our client
     # (built from the same token); an operator must not be told their token is ignored.
     import logging
@@ -245,9 +278,15 @@ def test_building_the_app_with_the_token_in_the_environment_warns_of_nothing(
     from bot.slack.app import build_app
 
     monkeypatch.setenv("SLACK_BOT_TOKEN", BOT_TOKEN)
-    runtime = Runtime.create(Settings(_env_file=None, database_url=f"sqlite:///{tmp_path}/x.db",
-                                      slack_bot_token=BOT_TOKEN, slack_signing_secret=SIGNING_SECRET,
-                                      slack_api_url=standin.api_url))
+    runtime = Runtime.create(
+        Settings(
+            _env_file=None,
+            database_url=f"sqlite:///{tmp_path}/x.db",
+            slack_bot_token=BOT_TOKEN,
+            slack_signing_secret=SIGNING_SECRET,
+            slack_api_url=standin.api_url,
+        )
+    )
     try:
         with caplog.at_level(logging.INFO):
             build_app(runtime)

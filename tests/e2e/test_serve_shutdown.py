@@ -21,8 +21,14 @@ from bot.doors.standin import SlackStandIn
 from tests.e2e.helpers import BOT_TOKEN, SIGNING_SECRET
 from tests.e2e.slack_requests import get, signed_post, slash_command_body
 
-SLACK_VARS = ("SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN", "SLACK_CLIENT_ID",
-              "SLACK_CLIENT_SECRET", "SLACK_API_URL")
+SLACK_VARS = (
+    "SLACK_BOT_TOKEN",
+    "SLACK_SIGNING_SECRET",
+    "SLACK_APP_TOKEN",
+    "SLACK_CLIENT_ID",
+    "SLACK_CLIENT_SECRET",
+    "SLACK_API_URL",
+)
 
 
 def _free_port() -> int:
@@ -35,12 +41,22 @@ def _start(tmp_path: Path, standin: SlackStandIn) -> tuple[subprocess.Popen[byte
     port = _free_port()
     log_path = tmp_path / "serve.log"
     env = {k: v for k, v in os.environ.items() if k not in SLACK_VARS}
-    env.update(DATABASE_URL=f"sqlite:///{tmp_path}/serve.db", SLACK_BOT_TOKEN=BOT_TOKEN,
-               SLACK_SIGNING_SECRET=SIGNING_SECRET, SLACK_API_URL=standin.api_url, LOG_LEVEL="INFO")
+    env.update(
+        DATABASE_URL=f"sqlite:///{tmp_path}/serve.db",
+        SLACK_BOT_TOKEN=BOT_TOKEN,
+        SLACK_SIGNING_SECRET=SIGNING_SECRET,
+        SLACK_API_URL=standin.api_url,
+        LOG_LEVEL="INFO",
+    )
     exe = Path(sys.executable).with_name("vllm-path")
     with open(log_path, "wb") as log:
-        proc = subprocess.Popen([str(exe), "serve", "--port", str(port), "--pid-file", ""],
-                                cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(
+            [str(exe), "serve", "--port", str(port), "--pid-file", ""],
+            cwd=tmp_path,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
     while True:
@@ -98,8 +114,7 @@ def test_under_plain_load_sigterm_resets_no_request_that_had_arrived(tmp_path: P
             except OSError as exc:
                 reason = getattr(exc, "reason", exc)  # urllib wraps the socket's error
                 # Refused after the door closed: the request never arrived.
-                results.append("refused" if isinstance(reason, ConnectionRefusedError)
-                               else type(reason).__name__)
+                results.append("refused" if isinstance(reason, ConnectionRefusedError) else type(reason).__name__)
 
         try:
             with ThreadPoolExecutor(16) as pool:

@@ -89,8 +89,9 @@ def test_plausible_bodies_for_the_methods_the_app_uses(standin, client):
 
 def test_every_kth_call_is_rate_limited_and_the_sdk_retries_after_retry_after(standin):
     standin.configure(rate_limit_every=2, retry_after_s=1)
-    client = WebClient(token=TOKEN, base_url=standin.api_url,
-                       retry_handlers=[RateLimitErrorRetryHandler(max_retry_count=2)])
+    client = WebClient(
+        token=TOKEN, base_url=standin.api_url, retry_handlers=[RateLimitErrorRetryHandler(max_retry_count=2)]
+    )
     client.chat_postMessage(channel="C1", text="one")
     started = time.monotonic()
     client.chat_postMessage(channel="C1", text="two")  # 2nd call 429, retried as 3rd
@@ -124,8 +125,9 @@ def test_per_channel_bucket_models_one_message_per_second(standin, client):
 
 def test_paced_sender_with_retry_handler_gets_everything_through(standin):
     standin.configure(channel_rate_per_s=4.0, channel_burst=1)
-    client = WebClient(token=TOKEN, base_url=standin.api_url,
-                       retry_handlers=[RateLimitErrorRetryHandler(max_retry_count=3)])
+    client = WebClient(
+        token=TOKEN, base_url=standin.api_url, retry_handlers=[RateLimitErrorRetryHandler(max_retry_count=3)]
+    )
     for i in range(3):
         client.chat_postMessage(channel="C1", text=str(i))
     oks = [c.args["text"] for c in standin.calls("chat.postMessage") if c.ok]
@@ -133,8 +135,7 @@ def test_paced_sender_with_retry_handler_gets_everything_through(standin):
 
 
 def test_channel_and_method_errors_come_with_http_200(standin, client):
-    standin.configure(channel_errors={"C_GONE": "channel_not_found"},
-                      method_errors={"users.info": "user_not_found"})
+    standin.configure(channel_errors={"C_GONE": "channel_not_found"}, method_errors={"users.info": "user_not_found"})
     with pytest.raises(SlackApiError) as err:
         client.chat_postMessage(channel="C_GONE", text="x")
     assert err.value.response.status_code == 200
@@ -152,8 +153,9 @@ def test_server_errors_and_retry(standin):
     assert err.value.response.status_code == 500
     assert client.auth_test()["ok"]  # other methods are not counted
     standin.configure(server_error_every=2, fault_methods={"chat.postMessage"})
-    retrying = WebClient(token=TOKEN, base_url=standin.api_url,
-                         retry_handlers=[ServerErrorRetryHandler(max_retry_count=1)])
+    retrying = WebClient(
+        token=TOKEN, base_url=standin.api_url, retry_handlers=[ServerErrorRetryHandler(max_retry_count=1)]
+    )
     retrying.chat_postMessage(channel="C1", text="a")
     retrying.chat_postMessage(channel="C1", text="b")
     assert [c.status for c in standin.calls("chat.postMessage")][-3:] == [200, 500, 200]
@@ -188,8 +190,9 @@ def test_response_urls_record_posts_and_allow_five(standin):
 
 def test_wait_for_wakes_on_a_post_from_another_thread(standin):
     url = standin.response_url()
-    threading.Timer(0.2, lambda: post(url, json.dumps({"text": "late"}).encode(),
-                                      {"Content-Type": "application/json"})).start()
+    threading.Timer(
+        0.2, lambda: post(url, json.dumps({"text": "late"}).encode(), {"Content-Type": "application/json"})
+    ).start()
     got = standin.wait_for_response(url, timeout=3)
     assert got.body == {"text": "late"}
     with pytest.raises(TimeoutError):
@@ -205,8 +208,7 @@ def test_a_waiter_for_one_url_is_woken_by_its_own_posts_only(standin):
     def send(url: str, text: str) -> None:
         post(url, json.dumps({"text": text}).encode(), {"Content-Type": "application/json"})
 
-    threading.Timer(0.05, lambda: (send(other, "not yours"), send(mine, "first"),
-                                   send(mine, "second"))).start()
+    threading.Timer(0.05, lambda: (send(other, "not yours"), send(mine, "first"), send(mine, "second"))).start()
     assert standin.wait_for_response(mine, count=2, timeout=3).body == {"text": "second"}
     assert [p.body["text"] for p in standin.responses(mine)] == ["first", "second"]
     assert standin.wait_for_response(other, timeout=0.1).body == {"text": "not yours"}
@@ -247,9 +249,21 @@ def test_unknown_path_is_404_and_close_frees_the_port():
 
 # --- request builders ---------------------------------------------------------------------------
 
-SLASH_FIELDS = {"token", "team_id", "team_domain", "channel_id", "channel_name", "user_id",
-                "user_name", "command", "text", "api_app_id", "is_enterprise_install",
-                "response_url", "trigger_id"}
+SLASH_FIELDS = {
+    "token",
+    "team_id",
+    "team_domain",
+    "channel_id",
+    "channel_name",
+    "user_id",
+    "user_name",
+    "command",
+    "text",
+    "api_app_id",
+    "is_enterprise_install",
+    "response_url",
+    "trigger_id",
+}
 
 
 def test_slash_command_body_has_every_field_slack_sends():
@@ -263,20 +277,21 @@ def test_slash_command_body_has_every_field_slack_sends():
 
 def test_block_actions_body_message_and_view_containers():
     action = {"type": "button", "action_id": "mark_read:p1", "block_id": "b1", "value": "p1"}
-    body = block_actions_body(action, message={"text": "t", "blocks": []}, message_ts="1.2",
-                              response_url="http://x/r")
+    body = block_actions_body(action, message={"text": "t", "blocks": []}, message_ts="1.2", response_url="http://x/r")
     payload = json.loads(parse_qs(body.decode())["payload"][0])
     assert payload["type"] == "block_actions"
-    assert payload["container"] == {"type": "message", "message_ts": "1.2",
-                                    "channel_id": "C0CONSOLE", "is_ephemeral": False}
+    assert payload["container"] == {
+        "type": "message",
+        "message_ts": "1.2",
+        "channel_id": "C0CONSOLE",
+        "is_ephemeral": False,
+    }
     assert payload["message"]["ts"] == "1.2" and payload["channel"]["id"] == "C0CONSOLE"
     assert payload["actions"][0]["action_id"] == "mark_read:p1"
     assert payload["actions"][0]["action_ts"] and payload["response_url"] == "http://x/r"
-    eph = json.loads(parse_qs(block_actions_body(action, message_ts="1.3", is_ephemeral=True)
-                              .decode())["payload"][0])
+    eph = json.loads(parse_qs(block_actions_body(action, message_ts="1.3", is_ephemeral=True).decode())["payload"][0])
     assert "message" not in eph and eph["container"]["is_ephemeral"] is True
-    home = json.loads(parse_qs(block_actions_body(action, view={"id": "V1", "type": "home"})
-                               .decode())["payload"][0])
+    home = json.loads(parse_qs(block_actions_body(action, view={"id": "V1", "type": "home"}).decode())["payload"][0])
     assert home["container"] == {"type": "view", "view_id": "V1"}
     assert "channel" not in home and "message" not in home and "response_url" not in home
     with pytest.raises(ValueError):
@@ -286,8 +301,7 @@ def test_block_actions_body_message_and_view_containers():
 
 
 def test_event_body_wrapper():
-    wrapper = json.loads(event_body({"type": "app_home_opened", "user": "U1"}, team_id="T9",
-                                    event_id="Ev1"))
+    wrapper = json.loads(event_body({"type": "app_home_opened", "user": "U1"}, team_id="T9", event_id="Ev1"))
     assert wrapper["type"] == "event_callback" and wrapper["team_id"] == "T9"
     assert wrapper["event_id"] == "Ev1" and wrapper["event"]["user"] == "U1"
     assert wrapper["authorizations"][0]["team_id"] == "T9"
@@ -320,8 +334,7 @@ def test_it_refuses_what_slack_refuses(standin, client):
         assert _error(lambda: client.chat_postMessage(channel="C1")) == "no_text"
     assert _error(lambda: client.chat_postMessage(channel="C1", text="x" * 4001)) == "msg_too_long"
     too_many = [{"type": "divider"}] * 51
-    assert _error(lambda: client.chat_postMessage(channel="C1", text="x", blocks=too_many)) \
-        == "invalid_blocks"
+    assert _error(lambda: client.chat_postMessage(channel="C1", text="x", blocks=too_many)) == "invalid_blocks"
     bad_view = {"type": "home", "blocks": [{"type": "sektion"}]}
     assert _error(lambda: client.views_publish(user_id="U1", view=bad_view)) == "invalid_arguments"
     assert not any(c.ok for c in standin.calls())
@@ -336,8 +349,7 @@ def test_a_response_url_refuses_invalid_blocks_without_using_up_the_url(standin)
     # that differs by one block is judged on its own.
     again = WebhookClient(url).send_dict({"text": "x", "blocks": [{"type": "divider"}] * 51})
     assert (again.status_code, again.body) == (400, "invalid_blocks")
-    fine = WebhookClient(standin.response_url()).send_dict(
-        {"text": "x", "blocks": [{"type": "divider"}] * 50})
+    fine = WebhookClient(standin.response_url()).send_dict({"text": "x", "blocks": [{"type": "divider"}] * 50})
     assert fine.status_code == 200
     for _ in range(standin.response_url_limit):
         assert WebhookClient(url).send_dict({"text": "ok"}).status_code == 200
@@ -381,9 +393,11 @@ def test_conversations_info_answers_as_slack_does():
     """A channel the bot can see is answered with ``is_member`` / ``is_private``; an unknown id and
     a private channel the bot is not in are ``channel_not_found``; ``users.info`` answers the
     configured people (name, admin) and ``user_not_found`` for anyone else."""
-    channels = [{"id": "C0IN", "is_private": False, "is_member": True},
-                {"id": "C0OUT", "is_private": False, "is_member": False},
-                {"id": "G0PRIV", "is_private": True, "is_member": False}]
+    channels = [
+        {"id": "C0IN", "is_private": False, "is_member": True},
+        {"id": "C0OUT", "is_private": False, "is_member": False},
+        {"id": "G0PRIV", "is_private": True, "is_member": False},
+    ]
     users = {"U0ANA": {"real_name": "Ana Lima", "display_name": "Ana", "is_owner": True}}
     with SlackStandIn(channels=channels, users=users) as s:
         c = WebClient(token="xoxb-test", base_url=s.api_url)
@@ -401,8 +415,7 @@ def test_conversations_info_answers_as_slack_does():
 
 
 def _post_raw(url: str, raw: bytes) -> tuple[int, bytes]:
-    req = urllib.request.Request(url, data=raw, method="POST",
-                                 headers={"Content-Type": "application/json"})
+    req = urllib.request.Request(url, data=raw, method="POST", headers={"Content-Type": "application/json"})
     try:
         with urllib.request.urlopen(req, timeout=10) as resp:
             return resp.status, resp.read()

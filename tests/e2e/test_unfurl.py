@@ -19,8 +19,16 @@ BLOG_HOME = "https://vllm-project.github.io/"
 REDIRECTED = "https://blog.vllm.ai/2026/02/03/dsr1-gb200.html"
 """An old link the blog redirects (``redirect_from`` of the WideEP part I post)."""
 
-SCOPES = ["commands", "chat:write", "im:write", "users:read", "channels:read", "groups:read",
-          "links:read", "links:write"]
+SCOPES = [
+    "commands",
+    "chat:write",
+    "im:write",
+    "users:read",
+    "channels:read",
+    "groups:read",
+    "links:read",
+    "links:write",
+]
 
 
 @pytest.fixture
@@ -44,8 +52,10 @@ def _spec_position(runtime) -> tuple[int, int, str]:
 
 def test_a_catalog_link_gets_one_unfurl_with_its_place_in_the_path(slack: FakeSlack, standin, runtime):
     started = time.monotonic()
-    ack = slack.event(link_shared_event([SPEC_DECODE], user_id=slack.user, channel=slack.channel,
-                                        message_ts="1700000000.000200"), event_id="EvUNFURL1")
+    ack = slack.event(
+        link_shared_event([SPEC_DECODE], user_id=slack.user, channel=slack.channel, message_ts="1700000000.000200"),
+        event_id="EvUNFURL1",
+    )
     assert ack.status == 200
     call = standin.wait_for_call("chat.unfurl", timeout=3)
     assert time.monotonic() - started < 3.0
@@ -63,9 +73,11 @@ def test_a_catalog_link_gets_one_unfurl_with_its_place_in_the_path(slack: FakeSl
     assert any(label.startswith("Follow") for label in labels)
 
     # Slack's retry of the same event makes no second call
-    retry = slack.event(link_shared_event([SPEC_DECODE], user_id=slack.user, channel=slack.channel,
-                                          message_ts="1700000000.000200"),
-                        event_id="EvUNFURL1", retry_num=1)
+    retry = slack.event(
+        link_shared_event([SPEC_DECODE], user_id=slack.user, channel=slack.channel, message_ts="1700000000.000200"),
+        event_id="EvUNFURL1",
+        retry_num=1,
+    )
     assert retry.status == 200
     _settle(standin)
     assert len(standin.calls("chat.unfurl")) == 1
@@ -87,8 +99,14 @@ def test_a_blog_page_not_in_the_catalog_is_left_to_slacks_preview(slack: FakeSla
 
 
 def test_in_one_message_only_the_known_links_are_unfurled(slack: FakeSlack, standin):
-    slack.event(link_shared_event([BLOG_HOME, REDIRECTED, UNKNOWN_BLOG], user_id=slack.user,
-                                  channel=slack.channel, message_ts="1700000000.000400"))
+    slack.event(
+        link_shared_event(
+            [BLOG_HOME, REDIRECTED, UNKNOWN_BLOG],
+            user_id=slack.user,
+            channel=slack.channel,
+            message_ts="1700000000.000400",
+        )
+    )
     call = standin.wait_for_call("chat.unfurl", timeout=3)
     assert list(call.args["unfurls"]) == [REDIRECTED]
     assert "Driving vLLM WideEP" in block_texts(call.args["unfurls"][REDIRECTED]["blocks"])
@@ -97,14 +115,21 @@ def test_in_one_message_only_the_known_links_are_unfurled(slack: FakeSlack, stan
 
 
 def test_the_same_post_twice_in_a_thread_message_is_unfurled_once(slack: FakeSlack, standin):
-    slack.event(link_shared_event([SPEC_DECODE, NEW_HOST, SPEC_DECODE], user_id=slack.user,
-                                  channel=slack.channel, thread_ts="1700000000.000001",
-                                  message_ts="1700000000.000300"))
+    slack.event(
+        link_shared_event(
+            [SPEC_DECODE, NEW_HOST, SPEC_DECODE],
+            user_id=slack.user,
+            channel=slack.channel,
+            thread_ts="1700000000.000001",
+            message_ts="1700000000.000300",
+        )
+    )
     call = standin.wait_for_call("chat.unfurl", timeout=3)
     assert list(call.args["unfurls"]) == [SPEC_DECODE]
     # the same message's links again (another event id) are not unfurled twice
-    slack.event(link_shared_event([SPEC_DECODE], user_id=slack.user, channel=slack.channel,
-                                  message_ts="1700000000.000300"))
+    slack.event(
+        link_shared_event([SPEC_DECODE], user_id=slack.user, channel=slack.channel, message_ts="1700000000.000300")
+    )
     _settle(standin)
     assert len(standin.calls("chat.unfurl")) == 1
 
@@ -113,8 +138,9 @@ def test_links_in_a_dm_and_in_the_composer(slack: FakeSlack, standin):
     slack.event(link_shared_event([NEW_HOST], user_id=slack.user, channel="D0E2EDM"))
     call = standin.wait_for_call("chat.unfurl", timeout=3)
     assert call.args["channel"] == "D0E2EDM"
-    slack.event(link_shared_event([SPEC_DECODE], user_id=slack.user, source="composer",
-                                  unfurl_id="C0E2E.1700000000.abc"))
+    slack.event(
+        link_shared_event([SPEC_DECODE], user_id=slack.user, source="composer", unfurl_id="C0E2E.1700000000.abc")
+    )
     call = standin.wait_for_call("chat.unfurl", count=2, timeout=3)
     assert call.args["unfurl_id"] == "C0E2E.1700000000.abc" and call.args["source"] == "composer"
     assert "channel" not in call.args
@@ -138,15 +164,15 @@ def test_the_standin_refuses_unfurls_without_links_write():
     with SlackStandIn(token_scopes={"xoxb-t": ["chat:write"], "xoxb-l": ["links:write"]}) as s:
         with pytest.raises(SlackApiError) as err:
             WebClient(token="xoxb-t", base_url=s.api_url).chat_unfurl(
-                channel="C1", ts="1.2", unfurls={SPEC_DECODE: {"blocks": []}})
+                channel="C1", ts="1.2", unfurls={SPEC_DECODE: {"blocks": []}}
+            )
         assert err.value.response["error"] == "missing_scope"
         client = WebClient(token="xoxb-l", base_url=s.api_url)
         for kwargs, error in [
             (dict(channel="C1", unfurls={SPEC_DECODE: {"text": "x"}}), "invalid_arguments"),
             (dict(channel="C1", ts="1.2"), "missing_unfurls"),
             (dict(channel="C1", ts="1.2", unfurls={"nope": {"text": "x"}}), "cannot_unfurl_url"),
-            (dict(channel="C1", ts="1.2", unfurls={SPEC_DECODE: {"blocks": [{"type": "bogus"}]}}),
-             "invalid_blocks"),
+            (dict(channel="C1", ts="1.2", unfurls={SPEC_DECODE: {"blocks": [{"type": "bogus"}]}}), "invalid_blocks"),
         ]:
             with pytest.raises(SlackApiError) as err:
                 client.chat_unfurl(**kwargs)

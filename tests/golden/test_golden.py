@@ -40,28 +40,69 @@ UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
 FROZEN_AT = datetime(2026, 12, 2, 10, 0, tzinfo=UTC)
 """A Wednesday; the wall clock of every golden run."""
 LANGS = ("en", "zh")
-VOLATILE_KEYS = frozenset({"hash", "id", "ts", "message_ts", "root_view_id", "previous_view_id",
-                           "bot_id", "app_installed_team_id"})
+VOLATILE_KEYS = frozenset(
+    {"hash", "id", "ts", "message_ts", "root_view_id", "previous_view_id", "bot_id", "app_installed_team_id"}
+)
 
 COMMANDS = [
     # help and near misses
-    "help", "hlep", "", "frobnicate the widgets",
+    "help",
+    "hlep",
+    "",
+    "frobnicate the widgets",
     # finding: track names in both languages, queries, a query with no hits
-    "speculative", "推测解码", "pd", "量化", "nixl", "quantization fp8", "zzqxv wqqz",
-    "what's new", "最新文章", "thanks",
+    "speculative",
+    "推测解码",
+    "pd",
+    "量化",
+    "nixl",
+    "quantization fp8",
+    "zzqxv wqqz",
+    "what's new",
+    "最新文章",
+    "thanks",
     # progress
-    "next", "read p-eagle", "read p-eagle", "unread p-eagle", "unread p-eagle", "read",
-    "read zzqxv", "read speculative decoding", "read eagle",
-    "follow pd", "follow pd", "next", "follow", "follow nosuchtrack", "unfollow pd",
-    "unfollow pd", "follow spec", "read p-eagle",
+    "next",
+    "read p-eagle",
+    "read p-eagle",
+    "unread p-eagle",
+    "unread p-eagle",
+    "read",
+    "read zzqxv",
+    "read speculative decoding",
+    "read eagle",
+    "follow pd",
+    "follow pd",
+    "next",
+    "follow",
+    "follow nosuchtrack",
+    "unfollow pd",
+    "unfollow pd",
+    "follow spec",
+    "read p-eagle",
     # channel digests
-    "subscriptions", "subscribe spec monday 09:00 Europe/Berlin",
-    "subscribe spec monday 09:00 Europe/Berlin", "subscribe spec friday 16:30",
-    "subscribe spec", "subscribe pd tuesday", "subscribe spec funday", "subscribe spec 25:00",
-    "subscribe spec monday 09:00 Mars/Base", "subscribe nosuchtrack", "subscribe",
-    "subscriptions", "unsubscribe spec", "unsubscribe spec", "unsubscribe", "subscriptions",
+    "subscriptions",
+    "subscribe spec monday 09:00 Europe/Berlin",
+    "subscribe spec monday 09:00 Europe/Berlin",
+    "subscribe spec friday 16:30",
+    "subscribe spec",
+    "subscribe pd tuesday",
+    "subscribe spec funday",
+    "subscribe spec 25:00",
+    "subscribe spec monday 09:00 Mars/Base",
+    "subscribe nosuchtrack",
+    "subscribe",
+    "subscriptions",
+    "unsubscribe spec",
+    "unsubscribe spec",
+    "unsubscribe",
+    "subscriptions",
     # DM digests
-    "dm", "dm on friday 08:30", "dm on", "dm on sunday 07:00 Asia/Shanghai", "dm off",
+    "dm",
+    "dm on friday 08:30",
+    "dm on",
+    "dm on sunday 07:00 Asia/Shanghai",
+    "dm off",
     "dm on someday",
     # settings
     "lang fr",
@@ -155,8 +196,9 @@ def test_digest_previews_match_golden(lang: str, frozen_clock: None) -> None:
     out = []
     for track in catalog.tracks:
         for steps in (1, 3):
-            result = runner.invoke(main, ["digest", "preview", "--track", track.id, "--steps",
-                                          str(steps), "--lang", lang, "--json"])
+            result = runner.invoke(
+                main, ["digest", "preview", "--track", track.id, "--steps", str(steps), "--lang", lang, "--json"]
+            )
             assert result.exit_code == 0, result.output
             out.append({"step": f"{track.id} steps={steps}", "payload": json.loads(result.output)})
     _compare(f"digest-{lang}.json", out)

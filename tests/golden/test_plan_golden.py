@@ -34,8 +34,16 @@ def _plan_script(lang: str, db_url: str) -> list[dict[str, Any]]:
     with open_console(Settings(database_url=db_url, _env_file=None)) as console:
         if lang != "en":
             log.append(_record(console, f"lang {lang}", console.command(f"lang {lang}")))
-        for command in ("plan", "plan 30m", "计划 1小时", "plan soon", "plan 2000m", "spec", "plan off",
-                        "follow quant"):
+        for command in (
+            "plan",
+            "plan 30m",
+            "计划 1小时",
+            "plan soon",
+            "plan 2000m",
+            "spec",
+            "plan off",
+            "follow quant",
+        ):
             log.append(_record(console, command, console.command(command)))
         for pid in paths.essentials(catalog, "quant"):
             log.append(_record(console, f"read {pid}", console.command(f"read {pid}")))
@@ -60,8 +68,9 @@ def test_budget_digest_previews_match_golden(lang: str, frozen_clock: None) -> N
     out = []
     for track in catalog.tracks:
         for minutes in (20, 60):
-            result = runner.invoke(main, ["digest", "preview", "--track", track.id, "--minutes",
-                                          str(minutes), "--lang", lang, "--json"])
+            result = runner.invoke(
+                main, ["digest", "preview", "--track", track.id, "--minutes", str(minutes), "--lang", lang, "--json"]
+            )
             assert result.exit_code == 0, result.output
             payload = json.loads(result.output)
             validate_blocks(payload["blocks"])

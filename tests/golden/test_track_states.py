@@ -35,9 +35,14 @@ def _cases(catalog) -> list[tuple[str, str, tuple[str, ...], int | None, bool, s
         for track in catalog.tracks:
             posts = [s.post for s in catalog.path(track.id)]
             n = len(posts)
-            read_sets = [(), tuple(posts[: n // 2]), tuple(posts[:-1]), tuple(posts),
-                         tuple(sorted(rng.sample(posts, max(1, n // 3)))),
-                         tuple(sorted(rng.sample(posts, max(1, (2 * n) // 3))))]
+            read_sets = [
+                (),
+                tuple(posts[: n // 2]),
+                tuple(posts[:-1]),
+                tuple(posts),
+                tuple(sorted(rng.sample(posts, max(1, n // 3)))),
+                tuple(sorted(rng.sample(posts, max(1, (2 * n) // 3)))),
+            ]
             offsets: list[int | None] = [None] + ([0, 20, 40, n - 1] if n > 20 else [])
             for k, read in enumerate(read_sets):
                 for offset in offsets:
@@ -49,8 +54,7 @@ def _cases(catalog) -> list[tuple[str, str, tuple[str, ...], int | None, bool, s
 
 def _digest(catalog, case) -> str:
     lang, track, read, offset, followed, notice, shared = case
-    reply = track_reply(catalog, track, set(read), lang, followed=followed, notice=notice,
-                        shared=shared, offset=offset)
+    reply = track_reply(catalog, track, set(read), lang, followed=followed, notice=notice, shared=shared, offset=offset)
     body = json.dumps(reply.payload(), sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(body.encode()).hexdigest()
 
@@ -99,13 +103,20 @@ def test_a_reply_without_a_notice_is_kept_per_reading_state(monkeypatch: pytest.
     posts = [s.post for s in catalog.path(track)]
     first = track_reply(catalog, track, set(), "en", followed=False)
     assert track_reply(catalog, track, set(), "en", followed=False) is first
-    others = [track_reply(catalog, track, {posts[0]}, "en", followed=False),
-              track_reply(catalog, track, set(), "zh", followed=False),
-              track_reply(catalog, track, set(), "en", followed=True),
-              track_reply(catalog, track, set(), "en", followed=False, offset=0)]
+    others = [
+        track_reply(catalog, track, {posts[0]}, "en", followed=False),
+        track_reply(catalog, track, set(), "zh", followed=False),
+        track_reply(catalog, track, set(), "en", followed=True),
+        track_reply(catalog, track, set(), "en", followed=False, offset=0),
+    ]
     assert all(o is not first for o in others)
-    assert len({json.dumps(o.payload(), sort_keys=True) for o in others[:3]} | {
-        json.dumps(first.payload(), sort_keys=True)}) == 4
+    assert (
+        len(
+            {json.dumps(o.payload(), sort_keys=True) for o in others[:3]}
+            | {json.dumps(first.payload(), sort_keys=True)}
+        )
+        == 4
+    )
     noticed = track_reply(catalog, track, set(), "en", followed=False, notice="Marked")
     assert noticed is not track_reply(catalog, track, set(), "en", followed=False, notice="Marked")
     assert parts.cache_info(catalog)["replies"] == 5

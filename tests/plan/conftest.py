@@ -18,12 +18,22 @@ from bot.domain.catalog.compiled import Catalog as CompiledCatalog
 def with_minutes(catalog: Catalog) -> Catalog:
     """``catalog`` with every post that has no length given ``5 + (sha256(id) % 30)`` minutes,
     counted."""
-    posts = [p if p.minutes else p.model_copy(update={
-        "minutes": 5 + int(hashlib.sha256(p.id.encode()).hexdigest(), 16) % 30, "minutes_source": "counted"})
-        for p in catalog.posts]
-    return CompiledCatalog.build(manifest=catalog.manifest, posts=posts, tracks=list(catalog.tracks),
-                                 orders=dict(catalog.orders), warnings=catalog.warnings,
-                                 changelog_versions=catalog.changelog_versions)
+    posts = [
+        p
+        if p.minutes
+        else p.model_copy(
+            update={"minutes": 5 + int(hashlib.sha256(p.id.encode()).hexdigest(), 16) % 30, "minutes_source": "counted"}
+        )
+        for p in catalog.posts
+    ]
+    return CompiledCatalog.build(
+        manifest=catalog.manifest,
+        posts=posts,
+        tracks=list(catalog.tracks),
+        orders=dict(catalog.orders),
+        warnings=catalog.warnings,
+        changelog_versions=catalog.changelog_versions,
+    )
 
 
 @pytest.fixture(scope="session")

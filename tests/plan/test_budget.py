@@ -11,18 +11,45 @@ from bot.domain import budget, paths
 from bot.slack.grammar import parse
 
 
-@pytest.mark.parametrize(("text", "minutes"), [
-    ("30m", 30), ("30 min", 30), ("45minutes", 45), ("1h", 60), ("1.5h", 90), ("1h30", 90),
-    ("2 hours", 120), ("30分钟", 30), ("1小时", 60), ("半小时", 30), ("一小时", 60), ("两小时", 120),
-    ("30", None), ("monday", None), ("", None)])
+@pytest.mark.parametrize(
+    ("text", "minutes"),
+    [
+        ("30m", 30),
+        ("30 min", 30),
+        ("45minutes", 45),
+        ("1h", 60),
+        ("1.5h", 90),
+        ("1h30", 90),
+        ("2 hours", 120),
+        ("30分钟", 30),
+        ("1小时", 60),
+        ("半小时", 30),
+        ("一小时", 60),
+        ("两小时", 120),
+        ("30", None),
+        ("monday", None),
+        ("", None),
+    ],
+)
 def test_parse_minutes_reads_one_duration(text: str, minutes: int | None) -> None:
     assert budget.parse_minutes(text) == minutes
 
 
-@pytest.mark.parametrize(("text", "minutes", "enabled"), [
-    ("plan 30m", 30, True), ("plan 1h", 60, True), ("plan 45 min", 45, True), ("plan 2 hours", 120, True),
-    ("计划 30分钟", 30, True), ("每周 1小时", 60, True), ("每周1小时", 60, True), ("plan off", None, False),
-    ("计划 关闭", None, False), ("plan", None, None)])
+@pytest.mark.parametrize(
+    ("text", "minutes", "enabled"),
+    [
+        ("plan 30m", 30, True),
+        ("plan 1h", 60, True),
+        ("plan 45 min", 45, True),
+        ("plan 2 hours", 120, True),
+        ("计划 30分钟", 30, True),
+        ("每周 1小时", 60, True),
+        ("每周1小时", 60, True),
+        ("plan off", None, False),
+        ("计划 关闭", None, False),
+        ("plan", None, None),
+    ],
+)
 def test_plan_command_forms(text: str, minutes: int | None, enabled: bool | None) -> None:
     cmd = parse(text)
     assert (cmd.kind, cmd.minutes, cmd.enabled, cmd.error) == ("plan", minutes, enabled, None)

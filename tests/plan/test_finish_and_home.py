@@ -66,8 +66,9 @@ def test_marking_every_essential_step_read_gives_the_finish_message(runtime) -> 
 
 def test_app_home_shows_finished_paths_and_the_picture_only_with_a_public_url(any_db_url) -> None:
     for public in (None, "https://paths.example.com"):
-        rt = Runtime.create(Settings(database_url=any_db_url, public_url=public,
-                                     picture_url_secret="s3cret", _env_file=None))
+        rt = Runtime.create(
+            Settings(database_url=any_db_url, public_url=public, picture_url_secret="s3cret", _env_file=None)
+        )
         try:
             h = handlers(rt)
             h.command(ALICE, "follow spec")

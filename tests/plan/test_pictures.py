@@ -32,8 +32,8 @@ def png_size(data: bytes) -> tuple[int, int]:
     assert data[:8] == PNG_SIGNATURE
     length, kind = struct.unpack(">I4s", data[8:16])
     assert kind == b"IHDR" and length == 13
-    body = data[16:16 + length]
-    (crc,) = struct.unpack(">I", data[16 + length:20 + length])
+    body = data[16 : 16 + length]
+    (crc,) = struct.unpack(">I", data[16 + length : 20 + length])
     assert crc == zlib.crc32(kind + body)
     width, height = struct.unpack(">II", body[:8])
     assert data.rstrip(b"\0").endswith(b"IEND\xaeB`\x82")
@@ -77,8 +77,9 @@ def test_path_image_writes_the_file_the_suffix_names_and_says_where(tmp_path) ->
 
 def test_the_http_door_serves_a_signed_picture_and_refuses_a_changed_one(sqlite_url_plan) -> None:
     with SlackStandIn(team_id="T1") as standin:
-        settings = settings_for(sqlite_url_plan, standin, public_url="https://paths.example.com",
-                                picture_url_secret="k")
+        settings = settings_for(
+            sqlite_url_plan, standin, public_url="https://paths.example.com", picture_url_secret="k"
+        )
         runtime = Runtime.create(settings)
         _serve_pictures(runtime, settings)
 
@@ -95,10 +96,16 @@ def _serve_pictures(runtime, settings) -> None:
                 assert resp.status == 200 and resp.headers["Content-Type"] == "image/png"
                 reader_png = resp.read()
                 png_size(reader_png)
-            forged = door.url + "/paths/spec.png?" + urlencode(
-                {"read": "spec-decode,anatomy-of-vllm", "sig": query["sig"][0]})
-            for bad in (forged, door.url + "/paths/spec.png?read=&sig=00",
-                        door.url + "/paths/spec.png?read=spec-decode"):
+            forged = (
+                door.url
+                + "/paths/spec.png?"
+                + urlencode({"read": "spec-decode,anatomy-of-vllm", "sig": query["sig"][0]})
+            )
+            for bad in (
+                forged,
+                door.url + "/paths/spec.png?read=&sig=00",
+                door.url + "/paths/spec.png?read=spec-decode",
+            ):
                 with pytest.raises(urllib.error.HTTPError) as err:
                     urllib.request.urlopen(bad, timeout=30)
                 assert err.value.code == 403

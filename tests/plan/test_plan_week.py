@@ -45,8 +45,8 @@ def test_a_channel_is_told_once_that_the_essential_path_is_done(timed_catalog) -
     told = [i for i, (_s, p) in enumerate(plans) if p.essentials_finished]
     assert len(told) == 1
     ess = set(paths.essentials(timed_catalog, "spec"))
-    sent_until = {p for _s, plan in plans[:told[0] + 1] for p in plan.steps}
-    assert ess <= sent_until and not ess <= {p for _s, plan in plans[:told[0]] for p in plan.steps}
+    sent_until = {p for _s, plan in plans[: told[0] + 1] for p in plan.steps}
+    assert ess <= sent_until and not ess <= {p for _s, plan in plans[: told[0]] for p in plan.steps}
     texts = []
     for sub, _plan in plans:
         digest = compose_channel_digest(timed_catalog, sub, lang="en")

@@ -21,8 +21,9 @@ from tests.reliability import profiles
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption("--fuzz", action="store_true", default=False,
-                     help="run the reliability properties with 10,000 examples each")
+    parser.addoption(
+        "--fuzz", action="store_true", default=False, help="run the reliability properties with 10,000 examples each"
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -39,13 +40,13 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
     terminalreporter.write_line(f"{sum(profiles.COUNTS.values()):>8,}  total")
     report = os.environ.get("FUZZ_REPORT")
     if report:
-        Path(report).write_text(json.dumps({"profile": profiles.ACTIVE["profile"],
-                                            "counts": dict(profiles.COUNTS)}, indent=2))
+        Path(report).write_text(
+            json.dumps({"profile": profiles.ACTIVE["profile"], "counts": dict(profiles.COUNTS)}, indent=2)
+        )
 
 
 @pytest.fixture(scope="module", params=DB_KINDS)
-def module_db_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-                  ) -> Iterator[str]:
+def module_db_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A fresh database shared by one module's tests (SQLite, then PostgreSQL), copied from the
     session's migrated template (``tests.dbutil.migrated_database_url``)."""
     with migrated_database_url(request.param, tmp_path_factory.mktemp("db")) as url:
@@ -82,10 +83,15 @@ def door_settings(db_url: str, standin, **overrides):
     nothing read from the environment or a ``.env`` file."""
     from bot.config import Settings
 
-    values = {"database_url": db_url, "slack_bot_token": BOT_TOKEN,
-              "slack_signing_secret": SIGNING_SECRET, "slack_app_token": None,
-              "slack_client_id": None, "slack_client_secret": None,
-              "slack_api_url": standin.api_url}
+    values = {
+        "database_url": db_url,
+        "slack_bot_token": BOT_TOKEN,
+        "slack_signing_secret": SIGNING_SECRET,
+        "slack_app_token": None,
+        "slack_client_id": None,
+        "slack_client_secret": None,
+        "slack_api_url": standin.api_url,
+    }
     values.update(overrides)
     return Settings(_env_file=None, **values)
 
@@ -96,8 +102,10 @@ def standin():
 
     # The channels the tests subscribe in: Slack answers conversations.info only for channels the
     # bot can see, and subscribe needs the bot to be a member (as after /invite @vllm-path).
-    channels = [{"id": c, "name": c.lower(), "is_channel": True, "is_private": False,
-                 "is_member": True, "is_archived": False} for c in ("C0CONSOLE", "C0SAME", "C0E2E", "C0REL1")]
+    channels = [
+        {"id": c, "name": c.lower(), "is_channel": True, "is_private": False, "is_member": True, "is_archived": False}
+        for c in ("C0CONSOLE", "C0SAME", "C0E2E", "C0REL1")
+    ]
     with SlackStandIn(team_id="T0REL1", channels=channels) as s:
         yield s
 
@@ -126,5 +134,6 @@ def slack(door, standin, door_runtime):
     """Plays Slack against the door (see ``tests.e2e.helpers.FakeSlack``)."""
     from tests.e2e.helpers import FakeSlack
 
-    return FakeSlack(door.url, standin, door_runtime, secret=SIGNING_SECRET, team="T0REL1",
-                     user="U0REL1", channel="C0REL1")
+    return FakeSlack(
+        door.url, standin, door_runtime, secret=SIGNING_SECRET, team="T0REL1", user="U0REL1", channel="C0REL1"
+    )

@@ -26,8 +26,10 @@ from typing import Self
 
 
 def _bindir() -> Path | None:
-    candidates = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"),
-                        key=lambda p: int(Path(p).parent.parent.name) if Path(p).parent.parent.name.isdigit() else 0)
+    candidates = sorted(
+        glob.glob("/usr/lib/postgresql/*/bin/initdb"),
+        key=lambda p: int(Path(p).parent.parent.name) if Path(p).parent.parent.name.isdigit() else 0,
+    )
     if candidates:
         return Path(candidates[-1]).parent
     found = shutil.which("initdb")
@@ -93,14 +95,21 @@ class PrivatePostgres:
         # The server's own output goes to its log file (-l); pg_ctl's to a file too, so that a
         # postmaster started here never holds a pipe of ours open.
         with tempfile.TemporaryFile("w+") as out:
-            code = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=out,
-                                  stderr=subprocess.STDOUT, timeout=timeout, cwd=self.root,
-                                  check=False).returncode
+            code = subprocess.run(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                timeout=timeout,
+                cwd=self.root,
+                check=False,
+            ).returncode
             out.seek(0)
             result = subprocess.CompletedProcess(argv, code, out.read(), "")
         if result.returncode != 0:
-            raise RuntimeError(f"{args[0]} failed ({result.returncode}): {result.stdout.strip()}\n"
-                               f"{self.server_log()[-2000:]}")
+            raise RuntimeError(
+                f"{args[0]} failed ({result.returncode}): {result.stdout.strip()}\n{self.server_log()[-2000:]}"
+            )
         return result
 
     def server_log(self) -> str:
@@ -110,15 +119,25 @@ class PrivatePostgres:
             return ""
 
     def init(self) -> None:
-        self._cmd("initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust",
-                  "--encoding=UTF8", "--locale=C", "--no-sync")
+        self._cmd(
+            "initdb",
+            "-D",
+            str(self.data),
+            "-U",
+            "postgres",
+            "--auth=trust",
+            "--encoding=UTF8",
+            "--locale=C",
+            "--no-sync",
+        )
 
     def start(self) -> None:
         """Start (waits until it accepts connections)."""
-        options = (f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off "
-                   "-c synchronous_commit=off -c full_page_writes=off")
-        self._cmd("pg_ctl", "-D", str(self.data), "-l", str(self.log), "-o", options, "-w",
-                  "-t", "60", "start")
+        options = (
+            f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off "
+            "-c synchronous_commit=off -c full_page_writes=off"
+        )
+        self._cmd("pg_ctl", "-D", str(self.data), "-l", str(self.log), "-o", options, "-w", "-t", "60", "start")
 
     def stop(self, mode: str = "fast") -> None:
         """Stop (``fast``: roll back open transactions and close every connection)."""
@@ -126,12 +145,16 @@ class PrivatePostgres:
 
     def restart(self, mode: str = "fast") -> None:
         """Stop and start again on the same port with the same options."""
-        self._cmd("pg_ctl", "-D", str(self.data), "-l", str(self.log), "-m", mode, "-w",
-                  "-t", "60", "restart")
+        self._cmd("pg_ctl", "-D", str(self.data), "-l", str(self.log), "-m", mode, "-w", "-t", "60", "restart")
 
     def running(self) -> bool:
-        argv = [*([] if self.prefix == ["su-c"] else self.prefix),
-                str(self.bindir / "pg_ctl"), "-D", str(self.data), "status"]
+        argv = [
+            *([] if self.prefix == ["su-c"] else self.prefix),
+            str(self.bindir / "pg_ctl"),
+            "-D",
+            str(self.data),
+            "status",
+        ]
         if self.prefix == ["su-c"]:
             argv = ["su", "postgres", "-c", shlex.join(argv)]
         return subprocess.run(argv, capture_output=True, timeout=30, check=False).returncode == 0
@@ -146,8 +169,9 @@ class PrivatePostgres:
         """Create database ``name``; returns its URL."""
         import psycopg
 
-        with psycopg.connect(f"host=127.0.0.1 port={self.port} user=postgres dbname=postgres",
-                             autocommit=True, connect_timeout=10) as conn:
+        with psycopg.connect(
+            f"host=127.0.0.1 port={self.port} user=postgres dbname=postgres", autocommit=True, connect_timeout=10
+        ) as conn:
             conn.execute(f'CREATE DATABASE "{name}"')
         return f"postgresql://postgres@127.0.0.1:{self.port}/{name}"
 
@@ -180,8 +204,7 @@ def wait_until_accepting(pg: PrivatePostgres, timeout: float = 30) -> None:
     deadline = time.monotonic() + timeout
     while True:
         try:
-            with psycopg.connect(f"host=127.0.0.1 port={pg.port} user=postgres dbname=postgres",
-                                 connect_timeout=2):
+            with psycopg.connect(f"host=127.0.0.1 port={pg.port} user=postgres dbname=postgres", connect_timeout=2):
                 return
         except psycopg.OperationalError:
             if time.monotonic() > deadline:

@@ -17,10 +17,17 @@ from hypothesis import HealthCheck, settings
 ACTIVE = {"profile": os.environ.get("HYPOTHESIS_PROFILE", "ci")}
 COUNTS: Counter[str] = Counter()
 
-_COMMON = {"deadline": None, "print_blob": True, "database": None,
-           "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large,
-                                     HealthCheck.function_scoped_fixture,
-                                     HealthCheck.filter_too_much]}
+_COMMON = {
+    "deadline": None,
+    "print_blob": True,
+    "database": None,
+    "suppress_health_check": [
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.filter_too_much,
+    ],
+}
 
 
 def fuzz_settings(ci: int = 250, fuzz: int = 10_000) -> settings:

@@ -59,6 +59,7 @@ def allowed_urls_of(catalog: Any) -> set[str]:
 
 def iter_text_objects(blocks: Iterable[Mapping[str, Any]]) -> Iterator[dict[str, Any]]:
     """Every text object (``{"type": "mrkdwn"|"plain_text", "text": …}``) in ``blocks``."""
+
     def walk(node: Any) -> Iterator[dict[str, Any]]:
         if isinstance(node, Mapping):
             if node.get("type") in ("mrkdwn", "plain_text") and isinstance(node.get("text"), str):
@@ -69,6 +70,7 @@ def iter_text_objects(blocks: Iterable[Mapping[str, Any]]) -> Iterator[dict[str,
         elif isinstance(node, list):
             for item in node:
                 yield from walk(item)
+
     for block in blocks:
         yield from walk(block)
 
@@ -77,8 +79,7 @@ def _fail(rule: str, text: str, where: str) -> None:
     raise Unsafe(f"{rule} in {where}: {text[:600]!r}")
 
 
-def check_live_syntax(text: str, allowed_urls: set[str], allowed_channels: set[str],
-                      where: str) -> None:
+def check_live_syntax(text: str, allowed_urls: set[str], allowed_channels: set[str], where: str) -> None:
     """Every ``<`` opens an allowed link or channel reference; ``&`` only in entities."""
     rest = text
     for m in _LINK.finditer(text):
@@ -91,7 +92,7 @@ def check_live_syntax(text: str, allowed_urls: set[str], allowed_channels: set[s
     rest = _CHANNEL.sub("", rest)
     if "<" in rest:
         i = rest.index("<")
-        _fail(f"live syntax {rest[i:i + 40]!r}", text, where)
+        _fail(f"live syntax {rest[i : i + 40]!r}", text, where)
     if _ENTITY.search(rest):
         _fail("unescaped '&'", text, where)
 
@@ -112,8 +113,9 @@ def check_autoparse(text: str, allowed_urls: set[str], where: str, *, names: boo
             _fail("'#name' Slack would link to a channel", text, where)
 
 
-def _check_blocks(blocks: list[Mapping[str, Any]], surface: str, allowed_urls: set[str],
-                  allowed_channels: set[str]) -> None:
+def _check_blocks(
+    blocks: list[Mapping[str, Any]], surface: str, allowed_urls: set[str], allowed_channels: set[str]
+) -> None:
     try:
         validate_blocks(blocks, surface)
     except BlockKitError as exc:
@@ -139,8 +141,7 @@ def _check_json(payload: Any, limit: int | None = None) -> None:
         raise Unsafe(f"payload of {len(raw)} bytes (limit {limit})")
 
 
-def check_message(payload: Mapping[str, Any], allowed_urls: set[str],
-                  allowed_channels: Iterable[str] = ()) -> None:
+def check_message(payload: Mapping[str, Any], allowed_urls: set[str], allowed_channels: Iterable[str] = ()) -> None:
     """Check a message payload (``{"response_type", "text", "blocks", …}`` as sent to a
     response URL or ``chat.postMessage``). Raises :class:`Unsafe`."""
     channels = set(allowed_channels)
@@ -159,8 +160,7 @@ def check_message(payload: Mapping[str, Any], allowed_urls: set[str],
     _check_json(dict(payload))
 
 
-def check_view(view: Mapping[str, Any], allowed_urls: set[str],
-               allowed_channels: Iterable[str] = ()) -> None:
+def check_view(view: Mapping[str, Any], allowed_urls: set[str], allowed_channels: Iterable[str] = ()) -> None:
     """Check a Home (or modal) view payload. Raises :class:`Unsafe`."""
     surface = view.get("type", "home")
     _check_blocks(list(view.get("blocks") or []), surface, allowed_urls, set(allowed_channels))

@@ -34,8 +34,7 @@ from tests.reliability.pgserver import (
     wait_until_accepting,
 )
 
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(unavailable() is not None,
-                                                   reason=unavailable() or "")]
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(unavailable() is not None, reason=unavailable() or "")]
 
 ERROR = t("error.generic")
 TEAM = "T0FAULT"
@@ -52,8 +51,9 @@ def pg():
 def pg_url(pg, request):
     if not pg.running():
         pg.start()
-    return pg.create_database(f"vp_{request.node.name[:40].lower().replace('[', '_').replace(']', '')}"
-                              f"_{int(time.time() * 1000) % 10**6}")
+    return pg.create_database(
+        f"vp_{request.node.name[:40].lower().replace('[', '_').replace(']', '')}_{int(time.time() * 1000) % 10**6}"
+    )
 
 
 @pytest.fixture
@@ -72,8 +72,7 @@ def app(pg_url, standin):
 
     runtime = Runtime.create(door_settings(pg_url, standin))
     door = serve_http(runtime, "127.0.0.1", 0, threads=6, background=True)
-    slack = FakeSlack(door.url, standin, runtime, secret=SIGNING_SECRET, team=TEAM,
-                      user="U0FAULT", channel="C0FAULT")
+    slack = FakeSlack(door.url, standin, runtime, secret=SIGNING_SECRET, team=TEAM, user="U0FAULT", channel="C0FAULT")
     try:
         yield slack
     finally:
@@ -179,10 +178,8 @@ def test_a_digest_fan_out_across_a_restart_delivers_each_digest_exactly_once(pg_
     channels = [f"C0FAN{i:02d}" for i in range(30)]
     subs = [store.subscribe(TEAM, c, "spec", WeeklySchedule.of(0, "09:00", "UTC")) for c in channels]
     standin.configure(latency_s=0.03)
-    deliverer = Deliverer(runtime, pacer=Pacer(channel_interval_s=0.0, team_rate_per_s=20.0),
-                          stale_after_s=1.0)
-    clock = DigestClock(runtime, deliverer=deliverer, workers=4, reconcile_every_s=0.5,
-                        retry_failed_after_s=0.2)
+    deliverer = Deliverer(runtime, pacer=Pacer(channel_interval_s=0.0, team_rate_per_s=20.0), stale_after_s=1.0)
+    clock = DigestClock(runtime, deliverer=deliverer, workers=4, reconcile_every_s=0.5, retry_failed_after_s=0.2)
     clock.start()
     failures: list[str] = []
 
@@ -194,8 +191,7 @@ def test_a_digest_fan_out_across_a_restart_delivers_each_digest_exactly_once(pg_
 
     def unsettled() -> list[int]:
         rows = {r.destination: r for r in store.deliveries(period=period_of(FIRE, "UTC"))}
-        return [s.id for s in subs if rows.get(s.channel_id) is None
-                or rows[s.channel_id].status != "sent"]
+        return [s.id for s in subs if rows.get(s.channel_id) is None or rows[s.channel_id].status != "sent"]
 
     try:
         with ThreadPoolExecutor(max_workers=4) as pool:

@@ -28,25 +28,33 @@ def _events(slack) -> str:
     return slack.url + "/slack/events"
 
 
-@pytest.mark.parametrize(("body", "ctype"), [
-    (b"hello", JSON),
-    (b"hello", FORM),
-    (b"\xff\xfe\x00bad", JSON),
-    (b"[" * 10_000 + b"]" * 10_000, JSON),
-    (b"payload=" + b"%5B" * 10_000, FORM),
-], ids=["hello-json", "hello-form", "not-utf8", "deep-json", "deep-payload"])
+@pytest.mark.parametrize(
+    ("body", "ctype"),
+    [
+        (b"hello", JSON),
+        (b"hello", FORM),
+        (b"\xff\xfe\x00bad", JSON),
+        (b"[" * 10_000 + b"]" * 10_000, JSON),
+        (b"payload=" + b"%5B" * 10_000, FORM),
+    ],
+    ids=["hello-json", "hello-form", "not-utf8", "deep-json", "deep-payload"],
+)
 def test_unsigned_bodies_of_any_shape_get_401_without_a_traceback(slack, caplog, body, ctype) -> None:
     answer = post(_events(slack), body, {"Content-Type": ctype})
     assert answer.status == 401
     assert "Traceback" not in caplog.text
 
 
-@pytest.mark.parametrize(("body", "ctype"), [
-    (b"payload=notjson", FORM),
-    (b"\xff\xfe\x00bad", FORM),
-    (b"{not json", JSON),
-    (b"[" * 10_000 + b"]" * 10_000, JSON),
-], ids=["payload-notjson", "not-utf8", "broken-json", "deep-json"])
+@pytest.mark.parametrize(
+    ("body", "ctype"),
+    [
+        (b"payload=notjson", FORM),
+        (b"\xff\xfe\x00bad", FORM),
+        (b"{not json", JSON),
+        (b"[" * 10_000 + b"]" * 10_000, JSON),
+    ],
+    ids=["payload-notjson", "not-utf8", "broken-json", "deep-json"],
+)
 def test_signed_garbage_gets_400_without_a_traceback(slack, caplog, body, ctype) -> None:
     answer = post(_events(slack), body, _signed(body, ctype))
     assert answer.status == 400
@@ -87,8 +95,9 @@ def _raw_request(url: str, head: bytes, chunks: int, chunk: bytes) -> bytes:
 def test_a_50_mb_unsigned_body_is_refused_before_it_is_read(slack) -> None:
     size = 50 * 1024 * 1024
     rss_before = psutil.Process().memory_info().rss
-    head = (f"POST /slack/events HTTP/1.1\r\nHost: x\r\nContent-Type: {JSON}\r\n"
-            f"Content-Length: {size}\r\n\r\n").encode()
+    head = (
+        f"POST /slack/events HTTP/1.1\r\nHost: x\r\nContent-Type: {JSON}\r\nContent-Length: {size}\r\n\r\n"
+    ).encode()
     answer = _raw_request(_events(slack), head, chunks=50, chunk=b"x" * (1024 * 1024))
     assert answer.split(b" ", 2)[1] in (b"413", b"401")
     assert psutil.Process().memory_info().rss - rss_before < 20 * 1024 * 1024
@@ -109,8 +118,15 @@ def test_idle_connections_do_not_block_a_signed_command(slack) -> None:
 
 
 def test_a_signed_command_still_works_through_the_guard(slack) -> None:
-    body = urlencode({"command": "/vllm-path", "text": "help", "team_id": slack.team,
-                      "user_id": slack.user, "channel_id": slack.channel,
-                      "response_url": slack.standin.response_url()}).encode()
+    body = urlencode(
+        {
+            "command": "/vllm-path",
+            "text": "help",
+            "team_id": slack.team,
+            "user_id": slack.user,
+            "channel_id": slack.channel,
+            "response_url": slack.standin.response_url(),
+        }
+    ).encode()
     answer = post(_events(slack), body, signed_headers(body, SIGNING_SECRET, content_type=FORM))
     assert answer.status == 200

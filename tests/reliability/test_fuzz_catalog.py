@@ -27,8 +27,14 @@ from tests.reliability.strategies import hostile_text
 N_TRACKS = 3
 """Tracks made hostile per example (with all their posts); the rest of the catalog stays as is."""
 
-URLS = ("https://example.com/a|b", "https://example.com/?q=1&r=2;x=%3E", "https://example.com/x_y*z~`",
-        "https://example.com/路径/\u202ex", "http://127.0.0.1:8080/", None)
+URLS = (
+    "https://example.com/a|b",
+    "https://example.com/?q=1&r=2;x=%3E",
+    "https://example.com/x_y*z~`",
+    "https://example.com/路径/\u202ex",
+    "http://127.0.0.1:8080/",
+    None,
+)
 """External prerequisite URLs: odd but valid for the model (the loader's URL rule)."""
 
 
@@ -66,8 +72,7 @@ class _Base:
 def hostile_catalogs(draw, wrapped: _Base) -> tuple[Catalog, list[str]]:
     """``wrapped.catalog`` with ``N_TRACKS`` tracks and their posts rewritten with hostile text."""
     base = wrapped.catalog
-    chosen = draw(st.lists(st.sampled_from([t.id for t in base.tracks]), min_size=1,
-                           max_size=N_TRACKS, unique=True))
+    chosen = draw(st.lists(st.sampled_from([t.id for t in base.tracks]), min_size=1, max_size=N_TRACKS, unique=True))
     post_ids = {s.post for tid in chosen for s in base.track(tid).steps}
     posts = []
     for i, post in enumerate(base.posts):
@@ -96,15 +101,18 @@ def hostile_catalogs(draw, wrapped: _Base) -> tuple[Catalog, list[str]]:
             if draw(st.booleans()):
                 step["note"] = _loc(draw)
             step["external_prerequisites"] = [
-                {"title": draw(hostile_text.filter(_usable)), "url": draw(st.sampled_from(URLS)),
-                 "kind": draw(st.sampled_from(("prerequisite", "follow-up")))}
-                for _ in range(draw(st.integers(0, 2)))]
+                {
+                    "title": draw(hostile_text.filter(_usable)),
+                    "url": draw(st.sampled_from(URLS)),
+                    "kind": draw(st.sampled_from(("prerequisite", "follow-up"))),
+                }
+                for _ in range(draw(st.integers(0, 2)))
+            ]
             for ext in step["external_prerequisites"]:
                 if ext["url"] is None:
                     del ext["url"]
         tracks.append(Track.model_validate(raw))
-    return Catalog.build(manifest=base.manifest, posts=posts, tracks=tracks,
-                         orders=dict(base.orders)), chosen
+    return Catalog.build(manifest=base.manifest, posts=posts, tracks=tracks, orders=dict(base.orders)), chosen
 
 
 @pytest.fixture(scope="module")
@@ -140,8 +148,7 @@ def test_every_view_of_a_hostile_catalog_is_safe(module_runtime, base_catalog, d
         order = catalog.order(track.id)
         # nothing read, then the first step read (through the button), then everything read
         check_reply(h.track_view(caller, track.id, lang), allowed)
-        check_reply(h.action(caller, "mark_read", {"p": order[0], "t": track.id, "v": f"track:{track.id}"}),
-                    allowed)
+        check_reply(h.action(caller, "mark_read", {"p": order[0], "t": track.id, "v": f"track:{track.id}"}), allowed)
         check_reply(h.action(caller, "follow", {"t": track.id, "v": f"track:{track.id}"}), allowed)
         check_reply(views.track_reply(catalog, track.id, set(order), lang, followed=True), allowed)
         check_reply(h.action(caller, "share", {"t": track.id, "v": f"track:{track.id}"}), allowed)
@@ -155,7 +162,6 @@ def test_every_view_of_a_hostile_catalog_is_safe(module_runtime, base_catalog, d
     check_reply(h.command(caller, "subscribe " + chosen[0]), allowed)
     check_reply(h.command(caller, "subscriptions"), allowed)
     check_view(h.home(caller, ["C0CATFUZZ"]), allowed, allowed_channels=["C0CATFUZZ"])
-
 
 
 @dataclass(frozen=True)

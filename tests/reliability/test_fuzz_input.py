@@ -33,11 +33,14 @@ TEAMS = ("T0FUZZA", "T0FUZZB")
 USERS = ("U0FUZZ1", "U0FUZZ2", "W0FUZZ3")
 CHANNELS = ("C0FUZZ1", "G0FUZZ2", "D0FUZZ3", "")
 
-callers = st.builds(Caller, team_id=st.sampled_from(TEAMS), user_id=st.sampled_from(USERS),
-                    channel_id=st.sampled_from(CHANNELS))
-user_infos = st.builds(UserInfo, locale=st.sampled_from((None, "en-US", "zh-CN", "zh-TW", "xx")),
-                       tz=st.sampled_from((None, "UTC", "Asia/Shanghai", "America/St_Johns",
-                                           "Not/AZone", "")))
+callers = st.builds(
+    Caller, team_id=st.sampled_from(TEAMS), user_id=st.sampled_from(USERS), channel_id=st.sampled_from(CHANNELS)
+)
+user_infos = st.builds(
+    UserInfo,
+    locale=st.sampled_from((None, "en-US", "zh-CN", "zh-TW", "xx")),
+    tz=st.sampled_from((None, "UTC", "Asia/Shanghai", "America/St_Johns", "Not/AZone", "")),
+)
 
 
 def _handlers(runtime, info: UserInfo) -> Handlers:
@@ -61,37 +64,45 @@ def test_any_command_text_gets_a_safe_reply(module_runtime, allowed, caller, tex
 def _button_data(catalog) -> st.SearchStrategy:
     posts = [p.id for p in catalog.posts][:30] + [a for p in catalog.posts for a in p.aliases]
     tracks = [t.id for t in catalog.tracks]
-    views = st.one_of(st.sampled_from(["home", "next", "digest", "digest:x", "", "track:"]),
-                      st.sampled_from(tracks).map(lambda t: f"track:{t}"),
-                      st.text(max_size=150).map(lambda q: f"search:{q}"),
-                      st.sampled_from(LIVE + ARGS).map(lambda q: f"search:{q}"),
-                      st.text(max_size=40))
-    wellformed = st.fixed_dictionaries({}, optional={
-        "p": st.one_of(st.sampled_from(posts), st.text(max_size=40), json_value()),
-        "t": st.one_of(st.sampled_from(tracks), st.text(max_size=40), json_value()),
-        "v": views,
-        "w": st.one_of(st.integers(-5, 60), st.text(max_size=10)),
-        "s": st.one_of(st.integers(), st.text(max_size=10)),
-    })
+    views = st.one_of(
+        st.sampled_from(["home", "next", "digest", "digest:x", "", "track:"]),
+        st.sampled_from(tracks).map(lambda t: f"track:{t}"),
+        st.text(max_size=150).map(lambda q: f"search:{q}"),
+        st.sampled_from(LIVE + ARGS).map(lambda q: f"search:{q}"),
+        st.text(max_size=40),
+    )
+    wellformed = st.fixed_dictionaries(
+        {},
+        optional={
+            "p": st.one_of(st.sampled_from(posts), st.text(max_size=40), json_value()),
+            "t": st.one_of(st.sampled_from(tracks), st.text(max_size=40), json_value()),
+            "v": views,
+            "w": st.one_of(st.integers(-5, 60), st.text(max_size=10)),
+            "s": st.one_of(st.integers(), st.text(max_size=10)),
+        },
+    )
     return st.one_of(wellformed, st.dictionaries(st.text(max_size=6), json_value(), max_size=5))
 
 
 @fuzz_settings(ci=250, fuzz=10_000)
-@given(data=st.data(), caller=callers, info=user_infos,
-       kind=st.one_of(st.sampled_from(KINDS), st.text(max_size=12)))
+@given(data=st.data(), caller=callers, info=user_infos, kind=st.one_of(st.sampled_from(KINDS), st.text(max_size=12)))
 def test_any_button_value_gets_a_safe_reply(module_runtime, allowed, data, caller, info, kind):
     count("button value -> Handlers.action")
     value = data.draw(_button_data(module_runtime.holder.catalog))
     # What a click can carry is what Slack echoes back: our encoded value, decoded again.
     from bot.slack.views.blocks import decode_value
+
     decoded = decode_value(encode_value(value)) if data.draw(st.booleans()) else value
     reply = _handlers(module_runtime, info).action(caller, kind, decoded)
     check_reply(reply, allowed)
 
 
 @fuzz_settings(ci=60, fuzz=2_000)
-@given(caller=callers, texts=st.lists(command_text(), min_size=1, max_size=4),
-       channel_ids=st.lists(st.one_of(st.sampled_from(CHANNELS), st.text(max_size=20)), max_size=6))
+@given(
+    caller=callers,
+    texts=st.lists(command_text(), min_size=1, max_size=4),
+    channel_ids=st.lists(st.one_of(st.sampled_from(CHANNELS), st.text(max_size=20)), max_size=6),
+)
 def test_app_home_after_any_commands_is_safe(module_runtime, allowed, caller, texts, channel_ids):
     count("commands then App Home view")
     h = _handlers(module_runtime, UserInfo())
@@ -106,20 +117,21 @@ def test_app_home_after_any_commands_is_safe(module_runtime, allowed, caller, te
 # --- the checker is not vacuous: it catches what a missing escape would let through -----------
 
 
-@pytest.mark.parametrize("text", ["<!channel> hi", "<@U123>", "<https://evil.example|x>",
-                                  "<!here>", "a & b", "<#C999>"])
+@pytest.mark.parametrize(
+    "text", ["<!channel> hi", "<@U123>", "<https://evil.example|x>", "<!here>", "a & b", "<#C999>"]
+)
 def test_the_checker_refuses_live_syntax(text, allowed):
-    payload = {"text": "ok", "blocks": [{"type": "section",
-                                         "text": {"type": "mrkdwn", "text": text, "verbatim": True}}]}
+    payload = {
+        "text": "ok",
+        "blocks": [{"type": "section", "text": {"type": "mrkdwn", "text": text, "verbatim": True}}],
+    }
     with pytest.raises(Unsafe):
         check_message(payload, allowed)
-    safe = dict(payload, blocks=[{"type": "section",
-                                  "text": {"type": "mrkdwn", "text": esc(text), "verbatim": True}}])
+    safe = dict(payload, blocks=[{"type": "section", "text": {"type": "mrkdwn", "text": esc(text), "verbatim": True}}])
     check_message(safe, allowed)
 
 
-@pytest.mark.parametrize("text", ["see https://evil.example", "ping @channel", "join #general",
-                                  "www.evil.example"])
+@pytest.mark.parametrize("text", ["see https://evil.example", "ping @channel", "join #general", "www.evil.example"])
 def test_the_checker_refuses_auto_parsed_text_unless_verbatim(text, allowed):
     block = {"type": "section", "text": {"type": "mrkdwn", "text": text}}
     with pytest.raises(Unsafe):
@@ -137,8 +149,7 @@ def test_without_escaping_the_fuzz_finds_a_mention(module_runtime, allowed, monk
     monkeypatch.setattr(mrkdwn_module, "_escape_text", lambda s: s)
     # Slack sends a typed "<!channel>" as entities (real mentions are dropped from queries); a
     # person the fuzz examples never were, so no language or progress they set changes the reply
-    reply = Handlers(module_runtime).command(Caller(TEAMS[0], "U0NOTFUZZED", CHANNELS[0]),
-                                             "zzqxv &lt;!channel&gt;")
+    reply = Handlers(module_runtime).command(Caller(TEAMS[0], "U0NOTFUZZED", CHANNELS[0]), "zzqxv &lt;!channel&gt;")
     assert "<!channel>" in json.dumps(reply.payload())  # echoed as "no post matches …"
     with pytest.raises(Unsafe):
         check_reply(reply, allowed)
@@ -162,8 +173,7 @@ def bolt(module_runtime):
     from bot.slack.app import build_app
 
     with SlackStandIn(team_id=TEAMS[0]) as standin:
-        settings = module_runtime.settings.model_copy(
-            update={"slack_signing_secret": SecretStr(SECRET)})
+        settings = module_runtime.settings.model_copy(update={"slack_signing_secret": SecretStr(SECRET)})
         runtime = Runtime(settings, module_runtime.store, module_runtime.holder)
         client = WebClient(token="xoxb-fuzz-bot-token", base_url=standin.api_url)
         yield build_app(runtime, client=client), standin
@@ -189,8 +199,7 @@ def test_any_command_through_bolt_acks_and_replies_safely(bolt, allowed, text, t
     count("slash command through the Bolt app (signed form body)")
     app, standin = bolt
     url = standin.response_url()
-    body = slash_command_body(text, team_id=team, user_id=user, channel_id=CHANNELS[0],
-                              response_url=url)
+    body = slash_command_body(text, team_id=team, user_id=user, channel_id=CHANNELS[0], response_url=url)
     with _bolt_lock:
         resp = _dispatch(app, body)
     assert resp.status == 200, resp.body
@@ -202,28 +211,36 @@ def test_any_command_through_bolt_acks_and_replies_safely(bolt, allowed, text, t
 
 @fuzz_settings(ci=40, fuzz=1_000)
 @given(data=st.data(), kind=st.sampled_from(KINDS), team=st.sampled_from(TEAMS))
-def test_any_button_through_bolt_acks_and_replies_safely(bolt, module_runtime, allowed, data,
-                                                        kind, team):
+def test_any_button_through_bolt_acks_and_replies_safely(bolt, module_runtime, allowed, data, kind, team):
     from bot.doors.standin import block_actions_body
 
     count("button click through the Bolt app (signed block_actions payload)")
     app, standin = bolt
     value = data.draw(_button_data(module_runtime.holder.catalog))
-    raw_value = data.draw(st.one_of(st.just(encode_value(value)), st.text(max_size=200),
-                                    json_value().map(json.dumps)))
+    raw_value = data.draw(st.one_of(st.just(encode_value(value)), st.text(max_size=200), json_value().map(json.dumps)))
     url = standin.response_url()
-    action = {"type": "button", "block_id": "b", "action_id": f"{kind}:0", "value": raw_value,
-              "text": {"type": "plain_text", "text": "x"}}
-    body = block_actions_body(action, message_ts="1700000000.000100", is_ephemeral=True,
-                              response_url=url, team_id=team, user_id=USERS[0],
-                              channel_id=CHANNELS[0])
+    action = {
+        "type": "button",
+        "block_id": "b",
+        "action_id": f"{kind}:0",
+        "value": raw_value,
+        "text": {"type": "plain_text", "text": "x"},
+    }
+    body = block_actions_body(
+        action,
+        message_ts="1700000000.000100",
+        is_ephemeral=True,
+        response_url=url,
+        team_id=team,
+        user_id=USERS[0],
+        channel_id=CHANNELS[0],
+    )
     before = len(standin.calls("views.publish"))
     with _bolt_lock:
         resp = _dispatch(app, body)
     assert resp.status == 200, resp.body
     # The answer is a redraw at the response URL, or App Home republished.
-    standin.wait_for(lambda: standin.responses(url) or len(standin.calls("views.publish")) > before,
-                     timeout=15)
+    standin.wait_for(lambda: standin.responses(url) or len(standin.calls("views.publish")) > before, timeout=15)
     for post in standin.responses(url):
         check_message(post.body, allowed)
     for call in standin.calls("views.publish")[before:]:

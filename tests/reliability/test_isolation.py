@@ -23,15 +23,24 @@ CLIENT_ID = "111.222"
 @pytest.fixture
 def teams(door, standin, door_runtime):
     def make(team: str) -> FakeSlack:
-        return FakeSlack(door.url, standin, door_runtime, secret=SIGNING_SECRET, team=team,
-                         user=USER, channel=CHANNEL)
+        return FakeSlack(door.url, standin, door_runtime, secret=SIGNING_SECRET, team=team, user=USER, channel=CHANNEL)
+
     return make(TEAM_A), make(TEAM_B)
 
 
 def _install(store, team: str, token: str) -> None:
-    store.installation_store(CLIENT_ID).save(Installation(
-        app_id="A0REL", team_id=team, bot_token=token, bot_id=f"B{team}", bot_user_id=f"U{team}",
-        bot_scopes="commands,chat:write", user_id=USER, installed_at=time.time()))
+    store.installation_store(CLIENT_ID).save(
+        Installation(
+            app_id="A0REL",
+            team_id=team,
+            bot_token=token,
+            bot_id=f"B{team}",
+            bot_user_id=f"U{team}",
+            bot_scopes="commands,chat:write",
+            user_id=USER,
+            installed_at=time.time(),
+        )
+    )
 
 
 def test_two_teams_with_the_same_ids_see_only_their_own_state(teams):
@@ -91,10 +100,14 @@ def test_app_home_lists_only_the_own_teams_digests(teams, standin):
     assert f"<#{CHANNEL}>" in str(view)
 
 
-@pytest.mark.parametrize("event", [
-    {"type": "app_uninstalled"},
-    {"type": "tokens_revoked", "tokens": {"oauth": [], "bot": ["UBOT"]}},
-], ids=["app_uninstalled", "tokens_revoked"])
+@pytest.mark.parametrize(
+    "event",
+    [
+        {"type": "app_uninstalled"},
+        {"type": "tokens_revoked", "tokens": {"oauth": [], "bot": ["UBOT"]}},
+    ],
+    ids=["app_uninstalled", "tokens_revoked"],
+)
 def test_an_uninstall_removes_that_teams_tokens_and_pauses_only_its_digests(teams, event):
     a, b = teams
     store = a.runtime.store
@@ -127,8 +140,12 @@ def test_revoking_only_user_tokens_changes_nothing(teams):
     store = a.runtime.store
     _install(store, TEAM_A, "xoxb-team-a-token")
     a.ask("subscribe spec monday 09:00 UTC")
-    assert a.event({"type": "tokens_revoked", "tokens": {"oauth": [USER], "bot": []},
-                    "event_ts": f"{time.time():.6f}"}).status == 200
+    assert (
+        a.event(
+            {"type": "tokens_revoked", "tokens": {"oauth": [USER], "bot": []}, "event_ts": f"{time.time():.6f}"}
+        ).status
+        == 200
+    )
     time.sleep(0.6)
     assert [s.status for s in store.subscriptions(TEAM_A)] == ["active"]
     assert store.installation_store(CLIENT_ID).find_bot(enterprise_id=None, team_id=TEAM_A)

@@ -15,27 +15,35 @@ from tests.reliability.conftest import SIGNING_SECRET
 
 def _click(door, standin, action_id: str, value: dict[str, str]):
     url = standin.response_url()
-    action = {"type": "button", "block_id": "b1", "action_id": action_id,
-              "text": {"type": "plain_text", "text": "x"}, "value": encode_value(value)}
-    body = block_actions_body(action, message_ts="1700000000.000100", is_ephemeral=True,
-                              response_url=url, user_id="U0OLD", team_id="T0OLD",
-                              channel_id="C0OLD")
+    action = {
+        "type": "button",
+        "block_id": "b1",
+        "action_id": action_id,
+        "text": {"type": "plain_text", "text": "x"},
+        "value": encode_value(value),
+    }
+    body = block_actions_body(
+        action,
+        message_ts="1700000000.000100",
+        is_ephemeral=True,
+        response_url=url,
+        user_id="U0OLD",
+        team_id="T0OLD",
+        channel_id="C0OLD",
+    )
     assert signed_post(door.url + "/slack/events", body, SIGNING_SECRET).status == 200
     return standin.wait_for_response(url, timeout=10).body
 
 
-def test_a_button_for_a_dropped_post_says_the_message_is_out_of_date_and_keeps_it(
-        door, standin, door_runtime) -> None:
-    body = _click(door, standin, "mark_read:gone", {"p": "a-post-dropped-long-ago",
-                                                    "v": "track:a-track-renamed-away"})
+def test_a_button_for_a_dropped_post_says_the_message_is_out_of_date_and_keeps_it(door, standin, door_runtime) -> None:
+    body = _click(door, standin, "mark_read:gone", {"p": "a-post-dropped-long-ago", "v": "track:a-track-renamed-away"})
     assert body["replace_original"] is False
     assert body["text"] == str(t("error.outdated"))
     assert str(t("error.generic")) not in json.dumps(body)
     assert door_runtime.store.read_posts("T0OLD", "U0OLD") == set()
 
 
-def test_a_button_naming_a_track_by_its_former_id_acts_on_todays_track(
-        door, standin, door_runtime) -> None:
+def test_a_button_naming_a_track_by_its_former_id_acts_on_todays_track(door, standin, door_runtime) -> None:
     catalog = door_runtime.holder.catalog
     track = next(tr for tr in catalog.tracks if any(a != tr.id for a in tr.aliases))
     former = next(a for a in track.aliases if a != track.id)

@@ -22,19 +22,28 @@ ORG, USER = "E0ORG1", "W0ORG1"
 
 def org_wide_body(event: dict[str, Any]) -> bytes:
     """An ``event_callback`` body of an org-wide install: no outer ``team_id``."""
-    return json.dumps({
-        "token": "verification-token-unused",
-        "enterprise_id": ORG,
-        "api_app_id": "A0REL",
-        "event": event,
-        "type": "event_callback",
-        "event_id": f"Ev{uuid.uuid4().hex[:10].upper()}",
-        "event_time": int(time.time()),
-        "authorizations": [{"enterprise_id": ORG, "team_id": None, "user_id": "U0ORGBOT",
-                            "is_bot": True, "is_enterprise_install": True}],
-        "is_ext_shared_channel": False,
-        "event_context": f"4-{uuid.uuid4().hex}",
-    }).encode()
+    return json.dumps(
+        {
+            "token": "verification-token-unused",
+            "enterprise_id": ORG,
+            "api_app_id": "A0REL",
+            "event": event,
+            "type": "event_callback",
+            "event_id": f"Ev{uuid.uuid4().hex[:10].upper()}",
+            "event_time": int(time.time()),
+            "authorizations": [
+                {
+                    "enterprise_id": ORG,
+                    "team_id": None,
+                    "user_id": "U0ORGBOT",
+                    "is_bot": True,
+                    "is_enterprise_install": True,
+                }
+            ],
+            "is_ext_shared_channel": False,
+            "event_context": f"4-{uuid.uuid4().hex}",
+        }
+    ).encode()
 
 
 def _send(door, event: dict[str, Any]) -> int:
@@ -49,10 +58,20 @@ def _wait(predicate: Any, timeout: float = 10.0) -> None:
 
 
 def _install_org(store) -> None:
-    store.installation_store("111.222").save(Installation(
-        app_id="A0REL", enterprise_id=ORG, team_id=None, is_enterprise_install=True,
-        bot_token="xoxb-org-wide", bot_id="B0ORG", bot_user_id="U0ORGBOT", bot_scopes="commands",
-        user_id="U0ADMIN", installed_at=time.time()))
+    store.installation_store("111.222").save(
+        Installation(
+            app_id="A0REL",
+            enterprise_id=ORG,
+            team_id=None,
+            is_enterprise_install=True,
+            bot_token="xoxb-org-wide",
+            bot_id="B0ORG",
+            bot_user_id="U0ORGBOT",
+            bot_scopes="commands",
+            user_id="U0ADMIN",
+            installed_at=time.time(),
+        )
+    )
 
 
 def _no_traceback(caplog) -> None:
@@ -60,8 +79,7 @@ def _no_traceback(caplog) -> None:
     assert "failed" not in caplog.text
 
 
-def test_org_wide_app_uninstalled_removes_the_installation_and_pauses_digests(
-        door, door_runtime, caplog) -> None:
+def test_org_wide_app_uninstalled_removes_the_installation_and_pauses_digests(door, door_runtime, caplog) -> None:
     store = door_runtime.store
     _install_org(store)
     sub = store.subscribe(ORG, "C0ORG", "spec", WeeklySchedule.of(0, "09:00", "UTC"))
@@ -69,8 +87,10 @@ def test_org_wide_app_uninstalled_removes_the_installation_and_pauses_digests(
     assert _send(door, {"type": "app_uninstalled", "event_ts": f"{time.time():.6f}"}) == 200
     _wait(lambda: not store.get_subscription(sub.id).active)
     assert store.get_dm(ORG, USER).status == "paused"
-    assert store.installation_store("111.222").find_bot(
-        enterprise_id=ORG, team_id=None, is_enterprise_install=True) is None
+    assert (
+        store.installation_store("111.222").find_bot(enterprise_id=ORG, team_id=None, is_enterprise_install=True)
+        is None
+    )
     _no_traceback(caplog)
 
 

@@ -58,8 +58,9 @@ def captured(monkeypatch) -> Iterator[tuple[io.StringIO, _Clock]]:
 
 
 def _database_error() -> Exception:
-    engine = create_engine(f"postgresql+psycopg://postgres@127.0.0.1:{_closed_port()}/x",
-                           connect_args={"connect_timeout": 2})
+    engine = create_engine(
+        f"postgresql+psycopg://postgres@127.0.0.1:{_closed_port()}/x", connect_args={"connect_timeout": 2}
+    )
     try:
         with engine.connect() as conn:
             conn.execute(text("select 1"))

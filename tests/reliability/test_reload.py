@@ -133,14 +133,27 @@ class Served:
         self.standin = standin
         self.cwd = tmp_path
         self.log_path = tmp_path / "serve.log"
-        self.env = {k: v for k, v in os.environ.items()
-                    if not k.startswith(("SLACK_", "DATABASE_URL", "CATALOG_DIR", "LOG_LEVEL"))}
-        self.env.update(DATABASE_URL=db_url, CATALOG_DIR=str(catalog), SLACK_BOT_TOKEN=BOT_TOKEN,
-                        SLACK_SIGNING_SECRET=SIGNING_SECRET, SLACK_API_URL=standin.api_url,
-                        LOG_LEVEL="INFO")
+        self.env = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith(("SLACK_", "DATABASE_URL", "CATALOG_DIR", "LOG_LEVEL"))
+        }
+        self.env.update(
+            DATABASE_URL=db_url,
+            CATALOG_DIR=str(catalog),
+            SLACK_BOT_TOKEN=BOT_TOKEN,
+            SLACK_SIGNING_SECRET=SIGNING_SECRET,
+            SLACK_API_URL=standin.api_url,
+            LOG_LEVEL="INFO",
+        )
         self._log = open(self.log_path, "wb")  # noqa: SIM115 - closed by stop()
-        self.proc = subprocess.Popen([_exe(), "serve", "--port", str(self.port)], cwd=tmp_path,
-                                     env=self.env, stdout=self._log, stderr=subprocess.STDOUT)
+        self.proc = subprocess.Popen(
+            [_exe(), "serve", "--port", str(self.port)],
+            cwd=tmp_path,
+            env=self.env,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+        )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -159,8 +172,7 @@ class Served:
 
     def ask(self, text: str, user: str = "U0ALICE") -> dict:
         url = self.standin.response_url()
-        body = slash_command_body(text, team_id="T0RELOAD", user_id=user, channel_id="C0RELOAD",
-                                  response_url=url)
+        body = slash_command_body(text, team_id="T0RELOAD", user_id=user, channel_id="C0RELOAD", response_url=url)
         acked = signed_post(self.url + "/slack/events", body, SIGNING_SECRET)
         assert ack_shown(self.standin, acked, url).status == 200
         return self.standin.wait_for_response(url, timeout=15).body
@@ -182,8 +194,15 @@ class Served:
         raise AssertionError(f"{text!r} not logged:\n{self.log()}")
 
     def reload_cli(self) -> subprocess.CompletedProcess:
-        return subprocess.run([_exe(), "catalog", "reload"], cwd=self.cwd, env=self.env,
-                              capture_output=True, text=True, timeout=60, check=False)
+        return subprocess.run(
+            [_exe(), "catalog", "reload"],
+            cwd=self.cwd,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
 
     def stop(self) -> None:
         if self.proc.poll() is None:
@@ -254,11 +273,13 @@ def test_the_running_server_reloads_and_keeps_the_last_good_version(served, cata
 
 def test_catalog_reload_without_a_running_server_says_so(tmp_path, catalog_copy):
     env = dict(os.environ, CATALOG_DIR=str(catalog_copy))
-    result = subprocess.run([_exe(), "catalog", "reload"], cwd=tmp_path, env=env,
-                            capture_output=True, text=True, timeout=60, check=False)
+    result = subprocess.run(
+        [_exe(), "catalog", "reload"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60, check=False
+    )
     assert result.returncode == 1
     assert "no running vllm-path process" in result.stderr
     (tmp_path / "vllm-path.pid").write_text("999999999\n")  # stale: never signalled
-    result = subprocess.run([_exe(), "catalog", "reload"], cwd=tmp_path, env=env,
-                            capture_output=True, text=True, timeout=60, check=False)
+    result = subprocess.run(
+        [_exe(), "catalog", "reload"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60, check=False
+    )
     assert result.returncode == 1 and "not running" in result.stderr

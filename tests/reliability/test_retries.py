@@ -40,12 +40,15 @@ def _settle(slack, seconds: float = 0.6) -> None:
 
 def _command_body(slack, text: str) -> tuple[bytes, str]:
     url = slack.standin.response_url()
-    return slash_command_body(text, team_id=slack.team, user_id=slack.user,
-                              channel_id=slack.channel, response_url=url), url
+    return slash_command_body(
+        text, team_id=slack.team, user_id=slack.user, channel_id=slack.channel, response_url=url
+    ), url
 
 
-@pytest.mark.parametrize("text", ["follow pd", "read p-eagle", "subscribe pd monday 09:00 UTC",
-                                  "dm on friday 08:30 UTC", "lang zh", "unfollow pd"])
+@pytest.mark.parametrize(
+    "text",
+    ["follow pd", "read p-eagle", "subscribe pd monday 09:00 UTC", "dm on friday 08:30 UTC", "lang zh", "unfollow pd"],
+)
 def test_a_command_delivered_twice_changes_nothing_twice(slack, text):
     store = slack.runtime.store
     slack.ask("follow pd")  # so that unfollow has something to undo once
@@ -72,8 +75,7 @@ def test_simultaneous_duplicates_write_once_and_both_get_a_reply(slack, text):
     store = slack.runtime.store
     body, url = _command_body(slack, text)
     results = []
-    threads = [threading.Thread(target=lambda n=n: results.append(_deliver(slack, body, retry=n)))
-               for n in range(4)]
+    threads = [threading.Thread(target=lambda n=n: results.append(_deliver(slack, body, retry=n))) for n in range(4)]
     for t in threads:
         t.start()
     for t in threads:
@@ -96,9 +98,15 @@ def test_a_click_delivered_twice_marks_read_once(slack):
 
     element, block_id = find_button(reply["blocks"], "mark_read:")
     url = slack.standin.response_url()
-    body = block_actions_body(button_action(element, block_id), message_ts="1700000000.000100",
-                              is_ephemeral=True, response_url=url, user_id=slack.user,
-                              team_id=slack.team, channel_id=slack.channel)
+    body = block_actions_body(
+        button_action(element, block_id),
+        message_ts="1700000000.000100",
+        is_ephemeral=True,
+        response_url=url,
+        user_id=slack.user,
+        team_id=slack.team,
+        channel_id=slack.channel,
+    )
     assert _deliver(slack, body).status == 200
     slack.standin.wait_for_response(url, timeout=10)
     after_first = snapshot(store)
@@ -109,9 +117,17 @@ def test_a_click_delivered_twice_marks_read_once(slack):
 
 
 def test_app_home_opened_retried_publishes_once(slack):
-    body = event_body({"type": "app_home_opened", "user": slack.user, "channel": "D0REL1",
-                       "tab": "home", "event_ts": f"{time.time():.6f}"},
-                      team_id=slack.team, event_id="Ev0HOME0001")
+    body = event_body(
+        {
+            "type": "app_home_opened",
+            "user": slack.user,
+            "channel": "D0REL1",
+            "tab": "home",
+            "event_ts": f"{time.time():.6f}",
+        },
+        team_id=slack.team,
+        event_id="Ev0HOME0001",
+    )
     assert _deliver(slack, body, json_body=True).status == 200
     slack.standin.wait_for_call("views.publish", timeout=10)
     for n in (1, 2, 3):
@@ -121,11 +137,20 @@ def test_app_home_opened_retried_publishes_once(slack):
 
 
 def test_simultaneous_event_deliveries_are_handled_once(slack):
-    body = event_body({"type": "app_home_opened", "user": slack.user, "channel": "D0REL1",
-                       "tab": "home", "event_ts": f"{time.time():.6f}"},
-                      team_id=slack.team, event_id="Ev0HOME0002")
-    threads = [threading.Thread(target=_deliver, args=(slack, body),
-                                kwargs={"json_body": True, "retry": n}) for n in range(4)]
+    body = event_body(
+        {
+            "type": "app_home_opened",
+            "user": slack.user,
+            "channel": "D0REL1",
+            "tab": "home",
+            "event_ts": f"{time.time():.6f}",
+        },
+        team_id=slack.team,
+        event_id="Ev0HOME0002",
+    )
+    threads = [
+        threading.Thread(target=_deliver, args=(slack, body), kwargs={"json_body": True, "retry": n}) for n in range(4)
+    ]
     for t in threads:
         t.start()
     for t in threads:
@@ -138,8 +163,9 @@ def test_simultaneous_event_deliveries_are_handled_once(slack):
 def test_a_retried_uninstall_does_not_pause_a_team_that_reinstalled_meanwhile(slack):
     store = slack.runtime.store
     slack.ask("subscribe pd monday 09:00 UTC")
-    body = event_body({"type": "app_uninstalled", "event_ts": f"{time.time():.6f}"},
-                      team_id=slack.team, event_id="Ev0UNINST01")
+    body = event_body(
+        {"type": "app_uninstalled", "event_ts": f"{time.time():.6f}"}, team_id=slack.team, event_id="Ev0UNINST01"
+    )
     assert _deliver(slack, body, json_body=True).status == 200
     slack.standin.wait_for(lambda: store.subscriptions(slack.team)[0].status == "paused", timeout=10)
     assert store.resume_team(slack.team) == 1  # reinstalled
@@ -152,9 +178,17 @@ def test_without_deduplication_a_retry_would_publish_twice(slack, monkeypatch):
     """The protection is what makes the retry tests pass: with ``record_event`` forgetting ids,
     the retried event is handled again."""
     monkeypatch.setattr(slack.runtime.store, "record_event", lambda event_id, team: True)
-    body = event_body({"type": "app_home_opened", "user": slack.user, "channel": "D0REL1",
-                       "tab": "home", "event_ts": f"{time.time():.6f}"},
-                      team_id=slack.team, event_id="Ev0HOME0003")
+    body = event_body(
+        {
+            "type": "app_home_opened",
+            "user": slack.user,
+            "channel": "D0REL1",
+            "tab": "home",
+            "event_ts": f"{time.time():.6f}",
+        },
+        team_id=slack.team,
+        event_id="Ev0HOME0003",
+    )
     _deliver(slack, body, json_body=True)
     _deliver(slack, body, json_body=True, retry=1)
     slack.standin.wait_for_call("views.publish", count=2, timeout=10)

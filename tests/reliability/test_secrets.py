@@ -66,13 +66,23 @@ class OAuthStandIn(SlackStandIn):
 
     def _ok_body(self, method: str, args: dict[str, Any]) -> dict[str, Any]:
         if method == "oauth.v2.access":
-            return {"ok": True, "access_token": self.tokens["oauth bot token"], "token_type": "bot",
-                    "scope": "commands,chat:write", "bot_user_id": "U0NEWBOT", "app_id": "A0SECRET",
-                    "team": {"id": "T0NEWTEAM", "name": "New team"}, "enterprise": None,
-                    "is_enterprise_install": False,
-                    "authed_user": {"id": "U0INSTALLER", "scope": "chat:write",
-                                    "access_token": self.tokens["oauth user token"],
-                                    "token_type": "user"}}
+            return {
+                "ok": True,
+                "access_token": self.tokens["oauth bot token"],
+                "token_type": "bot",
+                "scope": "commands,chat:write",
+                "bot_user_id": "U0NEWBOT",
+                "app_id": "A0SECRET",
+                "team": {"id": "T0NEWTEAM", "name": "New team"},
+                "enterprise": None,
+                "is_enterprise_install": False,
+                "authed_user": {
+                    "id": "U0INSTALLER",
+                    "scope": "chat:write",
+                    "access_token": self.tokens["oauth user token"],
+                    "token_type": "user",
+                },
+            }
         return super()._ok_body(method, args)
 
 
@@ -102,8 +112,15 @@ def _leaks(text: str, secrets: dict[str, str], token_shapes: bool = True) -> lis
 # --- end to end -------------------------------------------------------------------------------------
 
 
-def _drive(url: str, standin: SlackStandIn, proc: subprocess.Popen, secret: str, catalog: Path,
-           db_url: str, captured: list[str]) -> None:
+def _drive(
+    url: str,
+    standin: SlackStandIn,
+    proc: subprocess.Popen,
+    secret: str,
+    catalog: Path,
+    db_url: str,
+    captured: list[str],
+) -> None:
     """Everything that could make the app log, answer or call out; HTTP answers go to
     ``captured``."""
     events = url + "/slack/events"
@@ -113,8 +130,7 @@ def _drive(url: str, standin: SlackStandIn, proc: subprocess.Popen, secret: str,
 
     def command(text: str, team: str = "T0SECRET", user: str = "U0SECRET") -> str:
         response_url = standin.response_url()
-        body = slash_command_body(text, team_id=team, user_id=user, channel_id="C0SECRET",
-                                  response_url=response_url)
+        body = slash_command_body(text, team_id=team, user_id=user, channel_id="C0SECRET", response_url=response_url)
         keep(ack_shown(standin, signed_post(events, body, secret), response_url))
         return response_url
 
@@ -125,14 +141,21 @@ def _drive(url: str, standin: SlackStandIn, proc: subprocess.Popen, secret: str,
     install = get(url + "/slack/install")
     keep(install)
     state = re.search(r"state=([A-Za-z0-9_-]+)", install.text).group(1)
-    done = _get_with_cookie(url + f"/slack/oauth_redirect?code=code123&state={state}",
-                            f"slack-app-oauth-state={state}")
+    done = _get_with_cookie(url + f"/slack/oauth_redirect?code=code123&state={state}", f"slack-app-oauth-state={state}")
     keep(done)
     assert done.status == 200, done.text
     standin.wait_for(lambda: standin.calls("oauth.v2.access"), timeout=10)
     standin.wait_for_response(command("help", team="T0NEWTEAM", user="U0INSTALLER"), timeout=15)
-    for text in ("help", "speculative", "follow pd", "read p-eagle", "next", "subscribe pd fri 09:00 UTC",
-                 "<!channel> xoxb-typed-by-a-user-0000", "dm on"):
+    for text in (
+        "help",
+        "speculative",
+        "follow pd",
+        "read p-eagle",
+        "next",
+        "subscribe pd fri 09:00 UTC",
+        "<!channel> xoxb-typed-by-a-user-0000",
+        "dm on",
+    ):
         standin.wait_for_response(command(text), timeout=15)
     command("help", team="T0NOTINSTALLED")  # no installation: refused by authorize
     # Forged and stale requests.
@@ -141,13 +164,31 @@ def _drive(url: str, standin: SlackStandIn, proc: subprocess.Popen, secret: str,
     keep(post(events, body, signed_headers(body, secret, int(time.time()) - 3600)))
     keep(post(events, body, {"Content-Type": "application/x-www-form-urlencoded"}))
     # Failing Web API calls: users.info refused, views.publish refused.
-    standin.configure(method_errors={"users.info": "invalid_auth", "views.publish": "token_revoked",
-                                     "users.conversations": "ratelimited"})
+    standin.configure(
+        method_errors={
+            "users.info": "invalid_auth",
+            "views.publish": "token_revoked",
+            "users.conversations": "ratelimited",
+        }
+    )
     standin.wait_for_response(command("help", user="U0SECRET3"), timeout=15)
-    keep(signed_post(events, event_body({"type": "app_home_opened", "user": "U0SECRET2",
-                                         "channel": "D0SECRET", "tab": "home",
-                                         "event_ts": f"{time.time():.6f}"}, team_id="T0SECRET"),
-                     secret, json_body=True))
+    keep(
+        signed_post(
+            events,
+            event_body(
+                {
+                    "type": "app_home_opened",
+                    "user": "U0SECRET2",
+                    "channel": "D0SECRET",
+                    "tab": "home",
+                    "event_ts": f"{time.time():.6f}",
+                },
+                team_id="T0SECRET",
+            ),
+            secret,
+            json_body=True,
+        )
+    )
     standin.wait_for_call("views.publish", timeout=15)
     standin.configure(method_errors={}, server_error_every=1, fault_methods={"users.info"})
     standin.wait_for_response(command("help", user="U0SECRET4"), timeout=30)
@@ -162,8 +203,14 @@ def _drive(url: str, standin: SlackStandIn, proc: subprocess.Popen, secret: str,
     # A refused catalog reload, then an uninstall.
     break_catalog(catalog)
     proc.send_signal(signal.SIGHUP)
-    keep(signed_post(events, event_body({"type": "app_uninstalled", "event_ts": f"{time.time():.6f}"},
-                                        team_id="T0SECRET"), secret, json_body=True))
+    keep(
+        signed_post(
+            events,
+            event_body({"type": "app_uninstalled", "event_ts": f"{time.time():.6f}"}, team_id="T0SECRET"),
+            secret,
+            json_body=True,
+        )
+    )
     time.sleep(1.5)
 
 
@@ -205,30 +252,52 @@ def test_serve_with_known_fake_secrets_leaks_none_of_them(tmp_path, db_url):
     catalog = copy_catalog(tmp_path / "catalog")
     from bot.store import Store
 
-    with Store.from_url(db_url, token_cipher=TokenCipher.from_setting(
-            secrets["token encryption key"])) as store:
-        store.installation_store(CLIENT_ID).save(Installation(
-            app_id="A0SECRET", team_id="T0SECRET", bot_token=secrets["installed bot token"],
-            bot_id="B0SECRET", bot_user_id="U0BOTSECRET", bot_scopes="commands,chat:write",
-            user_id="U0SECRET", installed_at=time.time()))
+    with Store.from_url(db_url, token_cipher=TokenCipher.from_setting(secrets["token encryption key"])) as store:
+        store.installation_store(CLIENT_ID).save(
+            Installation(
+                app_id="A0SECRET",
+                team_id="T0SECRET",
+                bot_token=secrets["installed bot token"],
+                bot_id="B0SECRET",
+                bot_user_id="U0BOTSECRET",
+                bot_scopes="commands,chat:write",
+                user_id="U0SECRET",
+                installed_at=time.time(),
+            )
+        )
 
     captured: list[str] = []
     with OAuthStandIn(secrets, team_id="T0SECRET") as standin:
         port = _free_port()
-        env = {k: v for k, v in os.environ.items()
-               if not k.startswith(("SLACK_", "DATABASE_URL", "CATALOG_DIR", "LOG_LEVEL",
-                                     "TOKEN_ENCRYPTION_KEY"))}
-        env.update(DATABASE_URL=db_url, CATALOG_DIR=str(catalog), SLACK_API_URL=standin.api_url,
-                   SLACK_SIGNING_SECRET=secrets["signing secret"],
-                   SLACK_BOT_TOKEN=secrets["bot token"], SLACK_CLIENT_ID=CLIENT_ID,
-                   SLACK_CLIENT_SECRET=secrets["client secret"], LOG_LEVEL="DEBUG",
-                   TOKEN_ENCRYPTION_KEY=secrets["token encryption key"],
-                   PYTHONFAULTHANDLER="1")
-        proc = subprocess.Popen([_exe(), "serve", "--port", str(port)], cwd=tmp_path, env=env,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith(("SLACK_", "DATABASE_URL", "CATALOG_DIR", "LOG_LEVEL", "TOKEN_ENCRYPTION_KEY"))
+        }
+        env.update(
+            DATABASE_URL=db_url,
+            CATALOG_DIR=str(catalog),
+            SLACK_API_URL=standin.api_url,
+            SLACK_SIGNING_SECRET=secrets["signing secret"],
+            SLACK_BOT_TOKEN=secrets["bot token"],
+            SLACK_CLIENT_ID=CLIENT_ID,
+            SLACK_CLIENT_SECRET=secrets["client secret"],
+            LOG_LEVEL="DEBUG",
+            TOKEN_ENCRYPTION_KEY=secrets["token encryption key"],
+            PYTHONFAULTHANDLER="1",
+        )
+        proc = subprocess.Popen(
+            [_exe(), "serve", "--port", str(port)],
+            cwd=tmp_path,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         out: dict[str, bytes] = {}
-        readers = [threading.Thread(target=lambda k=k, s=s: out.__setitem__(k, s.read()), daemon=True)
-                   for k, s in (("stdout", proc.stdout), ("stderr", proc.stderr))]
+        readers = [
+            threading.Thread(target=lambda k=k, s=s: out.__setitem__(k, s.read()), daemon=True)
+            for k, s in (("stdout", proc.stdout), ("stderr", proc.stderr))
+        ]
         for r in readers:
             r.start()
         url = f"http://127.0.0.1:{port}"
@@ -258,16 +327,28 @@ def test_serve_with_known_fake_secrets_leaks_none_of_them(tmp_path, db_url):
 
     stdout = out.get("stdout", b"").decode("utf-8", "replace")
     stderr = out.get("stderr", b"").decode("utf-8", "replace")
-    everything = {"stdout": stdout, "stderr": stderr, "HTTP answers": "\n".join(captured),
-                  "replies and Web API calls": "\n".join(records)}
-    leaks = {where: _leaks(text, secrets, token_shapes=where in ("stdout", "stderr"))
-             for where, text in everything.items()}
+    everything = {
+        "stdout": stdout,
+        "stderr": stderr,
+        "HTTP answers": "\n".join(captured),
+        "replies and Web API calls": "\n".join(records),
+    }
+    leaks = {
+        where: _leaks(text, secrets, token_shapes=where in ("stdout", "stderr")) for where, text in everything.items()
+    }
     assert not any(leaks.values()), leaks
 
     # The run went through the paths that could have leaked (so the search above means something).
     log = stdout + stderr
-    for expected in ("DEBUG", "Traceback", "slash command failed", "invalid_auth", "token_revoked",
-                     "reload refused", "Invalid request signature"):
+    for expected in (
+        "DEBUG",
+        "Traceback",
+        "slash command failed",
+        "invalid_auth",
+        "token_revoked",
+        "reload refused",
+        "Invalid request signature",
+    ):
         assert expected in log, f"{expected!r} not in the log"
     # Something was masked: a secret redacted, or a body that held one (slack-sdk's DEBUG line
     # with the oauth.v2.access answer) withheld whole.
@@ -280,8 +361,11 @@ def test_serve_with_known_fake_secrets_leaks_none_of_them(tmp_path, db_url):
         bot = store.installation_store(CLIENT_ID).find_bot(enterprise_id=None, team_id="T0NEWTEAM")
         assert bot is not None and bot.bot_token == secrets["oauth bot token"]
         with store.engine.connect() as conn:  # and no token is in the tables in plain text
-            raw = " ".join(str(row) for table in ("slack_installations", "slack_bots")
-                           for row in conn.exec_driver_sql(f"SELECT * FROM {table}"))
+            raw = " ".join(
+                str(row)
+                for table in ("slack_installations", "slack_bots")
+                for row in conn.exec_driver_sql(f"SELECT * FROM {table}")
+            )
     assert "fernet:" in raw and _leaks(raw, secrets) == []
 
 
@@ -295,15 +379,26 @@ def logging_with_secrets(monkeypatch):
     import bot.logging_setup as ls
 
     secrets = _secrets()
-    settings = Settings(_env_file=None, slack_bot_token=secrets["bot token"],
-                        slack_signing_secret=secrets["signing secret"],
-                        slack_client_secret=secrets["client secret"], slack_client_id=CLIENT_ID,
-                        slack_app_token="xapp-1-A0SECRET-" + secrets["signing secret"],
-                        database_url=f"postgresql://vp:{secrets['database password']}@127.0.0.1:1/x")
+    settings = Settings(
+        _env_file=None,
+        slack_bot_token=secrets["bot token"],
+        slack_signing_secret=secrets["signing secret"],
+        slack_client_secret=secrets["client secret"],
+        slack_client_id=CLIENT_ID,
+        slack_app_token="xapp-1-A0SECRET-" + secrets["signing secret"],
+        database_url=f"postgresql://vp:{secrets['database password']}@127.0.0.1:1/x",
+    )
     secrets["app token"] = settings.slack_app_token.get_secret_value()
     root = logging.getLogger()
-    saved = (root.handlers[:], root.level, logging.getLogRecordFactory(), sys.excepthook,
-             threading.excepthook, set(ls._secrets), ls._installed)
+    saved = (
+        root.handlers[:],
+        root.level,
+        logging.getLogRecordFactory(),
+        sys.excepthook,
+        threading.excepthook,
+        set(ls._secrets),
+        ls._installed,
+    )
     stream = io.StringIO()
     root.handlers = []
     monkeypatch.setattr(ls, "_installed", False)
@@ -347,9 +442,18 @@ def test_a_database_error_with_a_token_in_its_parameters_is_redacted(logging_wit
     with Store.from_url(f"sqlite:///{tmp_path}/t.db") as store:
         _rename_table(f"sqlite:///{tmp_path}/t.db", "slack_bots", "slack_bots_gone")
         try:
-            store.installation_store(CLIENT_ID).save(Installation(
-                app_id="A0", team_id="T0", bot_token=secrets["installed bot token"], bot_id="B0",
-                bot_user_id="U0B", bot_scopes="commands", user_id="U0", installed_at=time.time()))
+            store.installation_store(CLIENT_ID).save(
+                Installation(
+                    app_id="A0",
+                    team_id="T0",
+                    bot_token=secrets["installed bot token"],
+                    bot_id="B0",
+                    bot_user_id="U0B",
+                    bot_scopes="commands",
+                    user_id="U0",
+                    installed_at=time.time(),
+                )
+            )
         except Exception:
             logging.getLogger("bot.test").exception("saving the installation failed")
     text = stream.getvalue()
@@ -393,8 +497,11 @@ def test_without_redaction_the_same_log_would_leak(logging_with_secrets):
 
 def test_settings_never_print_secrets():
     secrets = _secrets()
-    settings = Settings(_env_file=None, slack_bot_token=secrets["bot token"],
-                        slack_signing_secret=secrets["signing secret"],
-                        slack_client_secret=secrets["client secret"])
+    settings = Settings(
+        _env_file=None,
+        slack_bot_token=secrets["bot token"],
+        slack_signing_secret=secrets["signing secret"],
+        slack_client_secret=secrets["client secret"],
+    )
     shown = repr(settings) + str(settings) + json.dumps(settings.model_dump(mode="json"))
     assert _leaks(shown, secrets) == []

@@ -20,8 +20,7 @@ FORM = "application/x-www-form-urlencoded"
 
 def _command(slack, text: str) -> tuple[bytes, str]:
     url = slack.standin.response_url()
-    body = slash_command_body(text, team_id=slack.team, user_id=slack.user,
-                              channel_id=slack.channel, response_url=url)
+    body = slash_command_body(text, team_id=slack.team, user_id=slack.user, channel_id=slack.channel, response_url=url)
     return body, url
 
 
@@ -46,6 +45,7 @@ def _without(*names: str):
     def make(body: bytes) -> dict[str, str]:
         headers = signed_headers(body, SIGNING_SECRET, content_type=FORM)
         return {k: v for k, v in headers.items() if k not in names}
+
     return make
 
 
@@ -54,6 +54,7 @@ def _malformed(signature: str):
         headers = signed_headers(body, SIGNING_SECRET, content_type=FORM)
         headers["X-Slack-Signature"] = signature
         return headers
+
     return make
 
 
@@ -115,12 +116,22 @@ def test_a_forged_button_click_is_refused(slack):
     from bot.doors.standin import block_actions_body
 
     url = slack.standin.response_url()
-    action = {"type": "button", "block_id": "b", "action_id": "follow:0",
-              "value": json.dumps({"t": "pd", "v": "track:pd"}),
-              "text": {"type": "plain_text", "text": "Follow"}}
-    body = block_actions_body(action, message_ts="1700000000.000100", is_ephemeral=True,
-                              response_url=url, team_id=slack.team, user_id=slack.user,
-                              channel_id=slack.channel)
+    action = {
+        "type": "button",
+        "block_id": "b",
+        "action_id": "follow:0",
+        "value": json.dumps({"t": "pd", "v": "track:pd"}),
+        "text": {"type": "plain_text", "text": "Follow"},
+    }
+    body = block_actions_body(
+        action,
+        message_ts="1700000000.000100",
+        is_ephemeral=True,
+        response_url=url,
+        team_id=slack.team,
+        user_id=slack.user,
+        channel_id=slack.channel,
+    )
     before, calls = snapshot(slack.runtime.store), len(slack.standin.calls())
     assert post(slack.events_url, body, _forged(body)).status == 401
     _assert_nothing_happened(slack, url, before, calls)
@@ -151,9 +162,14 @@ def test_non_ascii_bodies_verify(slack):
     store = slack.runtime.store
     assert store.read_posts(slack.team, slack.user)  # executed: the best match was marked read
 
-    event = {"type": "app_home_opened", "user": slack.user, "channel": "D0REL1", "tab": "home",
-             "event_ts": f"{time.time():.6f}",
-             "view": {"type": "home", "blocks": [], "private_metadata": "推测解码 🎉 \u200f"}}
+    event = {
+        "type": "app_home_opened",
+        "user": slack.user,
+        "channel": "D0REL1",
+        "tab": "home",
+        "event_ts": f"{time.time():.6f}",
+        "view": {"type": "home", "blocks": [], "private_metadata": "推测解码 🎉 \u200f"},
+    }
     wrapper = json.loads(event_body(event, team_id=slack.team))
     raw = json.dumps(wrapper, ensure_ascii=False).encode("utf-8")
     assert any(b > 0x7F for b in raw)
@@ -170,11 +186,11 @@ def test_without_verification_the_forged_command_would_run(door_runtime, standin
     from tests.e2e.helpers import FakeSlack
 
     app = build_app(door_runtime, verify_requests=False)
-    door = serve_http(door_runtime, "127.0.0.1", 0, threads=2, app=app, background=True,
-                      verify_requests=False)
+    door = serve_http(door_runtime, "127.0.0.1", 0, threads=2, app=app, background=True, verify_requests=False)
     try:
-        slack = FakeSlack(door.url, standin, door_runtime, secret=SIGNING_SECRET, team="T0REL1",
-                          user="U0REL1", channel="C0REL1")
+        slack = FakeSlack(
+            door.url, standin, door_runtime, secret=SIGNING_SECRET, team="T0REL1", user="U0REL1", channel="C0REL1"
+        )
         body, url = _command(slack, "follow pd")
         assert post(slack.events_url, body, _forged(body)).status == 200
         standin.wait_for_response(url, timeout=10)
@@ -200,15 +216,21 @@ def test_the_verification_middleware_with_an_injected_clock():
 
     now = 1_800_000_000
     middleware = SignedRequestVerification(SIGNING_SECRET, clock=lambda: float(now))
-    body = slash_command_body("follow pd", team_id="T1", user_id="U1", channel_id="C1",
-                              response_url="https://hooks.slack.com/commands/T1/1/x")
-    for ts, expected in ((now, 200), (now - 300, 200), (now + 300, 200), (now - 301, 401),
-                         (now + 301, 401)):
+    body = slash_command_body(
+        "follow pd", team_id="T1", user_id="U1", channel_id="C1", response_url="https://hooks.slack.com/commands/T1/1/x"
+    )
+    for ts, expected in ((now, 200), (now - 300, 200), (now + 300, 200), (now - 301, 401), (now + 301, 401)):
         headers = signed_headers(body, SIGNING_SECRET, ts, content_type=FORM)
         assert _verify(middleware, body, headers) == expected, ts
     for bad in ("yesterday", "", "-1", "1.8e9", "１８００００００００", " 1800000000"):
         headers = signed_headers(body, SIGNING_SECRET, now, content_type=FORM)
         headers["X-Slack-Request-Timestamp"] = bad
         assert _verify(middleware, body, headers) == 401, bad
-    assert _verify(SignedRequestVerification("", clock=lambda: float(now)), body,
-                   signed_headers(body, SIGNING_SECRET, now, content_type=FORM)) == 401
+    assert (
+        _verify(
+            SignedRequestVerification("", clock=lambda: float(now)),
+            body,
+            signed_headers(body, SIGNING_SECRET, now, content_type=FORM),
+        )
+        == 401
+    )

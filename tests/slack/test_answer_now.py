@@ -36,14 +36,39 @@ class CountingFetch:
 
 def test_only_reading_commands_go_in_the_ack():
     assert set(COMMANDS) >= ANSWERED_IN_ACK
-    for kind in ("read", "unread", "follow", "unfollow", "subscribe", "unsubscribe", "dm", "lang",
-                 "remind", "reminders", "stats", "subscriptions"):
+    for kind in (
+        "read",
+        "unread",
+        "follow",
+        "unfollow",
+        "subscribe",
+        "unsubscribe",
+        "dm",
+        "lang",
+        "remind",
+        "reminders",
+        "stats",
+        "subscriptions",
+    ):
         assert kind not in ANSWERED_IN_ACK
 
 
-@pytest.mark.parametrize("text", ["speculative", "search nixl", "next", "next pd", "help",
-                                  "sepculative", "qaunt", "what's next?", "thanks",
-                                  "hey, what's next?", "what's new?"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "speculative",
+        "search nixl",
+        "next",
+        "next pd",
+        "help",
+        "sepculative",
+        "qaunt",
+        "what's next?",
+        "thanks",
+        "hey, what's next?",
+        "what's new?",
+    ],
+)
 def test_a_reading_command_of_a_remembered_person_is_the_same_reply_as_after_the_ack(runtime, text):
     fetch = CountingFetch()
     h = Handlers(runtime, users_info=UserInfoCache(fetch))
@@ -55,8 +80,10 @@ def test_a_reading_command_of_a_remembered_person_is_the_same_reply_as_after_the
     assert now is not None and now.payload() == later.payload() and fetch.calls == 1
 
 
-@pytest.mark.parametrize("text", ["read eagle 3.1", "follow spec", "lang zh", "subscribe spec",
-                                  "dm on", "remind eagle 3.1 tomorrow", "stats"])
+@pytest.mark.parametrize(
+    "text",
+    ["read eagle 3.1", "follow spec", "lang zh", "subscribe spec", "dm on", "remind eagle 3.1 tomorrow", "stats"],
+)
 def test_a_writing_or_slack_asking_command_is_never_answered_in_the_ack(runtime, text):
     fetch = CountingFetch()
     h = Handlers(runtime, users_info=UserInfoCache(fetch))
@@ -131,15 +158,17 @@ def test_whats_new_lists_the_newest_posts_and_pages_through_them(runtime):
 
     cat = runtime.holder.catalog
     h = Handlers(runtime)
-    newest = sorted((p for p in cat.posts if not p.is_draft),
-                    key=lambda p: (p.published.latest, p.published.earliest), reverse=True)
+    newest = sorted(
+        (p for p in cat.posts if not p.is_draft), key=lambda p: (p.published.latest, p.published.earliest), reverse=True
+    )
     reply = h.command(ALICE, "what's new?")
     assert reply.text.startswith("Newest posts")
     titles = [p.title for p in newest[:MAX_RESULTS]]
     assert [line.removeprefix("• ") for line in reply.text.splitlines()[1:]] == titles
     assert all(newest[i].published.latest >= newest[i + 1].published.latest for i in range(len(newest) - 1))
-    more = next(e for b in reply.blocks for e in b.get("elements", [])
-                if e.get("action_id", "").startswith("more_results"))
+    more = next(
+        e for b in reply.blocks for e in b.get("elements", []) if e.get("action_id", "").startswith("more_results")
+    )
     page2 = h.action(ALICE, "more_results", json.loads(more["value"]))
     assert page2.text.splitlines()[1].removeprefix("• ") == newest[MAX_RESULTS].title
     assert "最新文章" in h.command(ALICE, "最新文章").text

@@ -44,8 +44,16 @@ def test_full_width_commands_are_commands(runtime):
     assert "Pick a topic" in reply.text
 
 
-@pytest.mark.parametrize("typed", ["read hello world", "read nonexistent-post-xyz", "read that post from yesterday",
-                                   "read good stuff", "remind hello world tomorrow"])
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "read hello world",
+        "read nonexistent-post-xyz",
+        "read that post from yesterday",
+        "read good stuff",
+        "remind hello world tomorrow",
+    ],
+)
 def test_loose_text_marks_nothing_and_offers_the_matches_to_pick(runtime, typed):
     h = handlers(runtime)
     reply = h.command(ALICE, typed)
@@ -64,15 +72,18 @@ def test_a_named_post_or_title_is_still_marked_at_once(runtime):
 SPEC_DECODE = "spec-decode-2-8x"
 
 
-@pytest.mark.parametrize("typed", [
-    "https://vllm-project.github.io/2024/10/17/spec-decode.html",
-    "<https://vllm-project.github.io/2024/10/17/spec-decode.html>",
-    "<https://vllm-project.github.io/2024/10/17/spec-decode.html|the spec decode post>",
-    "https://blog.vllm.ai/2024/10/17/spec-decode.html",
-    "http://blog.vllm.ai/2024/10/17/spec-decode/",
-    "https://vllm-project.github.io/2024/10/17/spec-decode.html#how-it-works",
-    "https://vllm-project.github.io/2024/10/17/spec-decode",
-])
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "https://vllm-project.github.io/2024/10/17/spec-decode.html",
+        "<https://vllm-project.github.io/2024/10/17/spec-decode.html>",
+        "<https://vllm-project.github.io/2024/10/17/spec-decode.html|the spec decode post>",
+        "https://blog.vllm.ai/2024/10/17/spec-decode.html",
+        "http://blog.vllm.ai/2024/10/17/spec-decode/",
+        "https://vllm-project.github.io/2024/10/17/spec-decode.html#how-it-works",
+        "https://vllm-project.github.io/2024/10/17/spec-decode",
+    ],
+)
 def test_read_and_unread_take_any_form_of_a_post_link(runtime, typed):
     cat = runtime.holder.catalog
     pid = next(p.id for p in cat.posts if p.url and p.url.endswith("/2024/10/17/spec-decode.html"))
@@ -137,8 +148,13 @@ def test_did_you_mean_needs_a_real_signal(runtime):
 
 def test_a_mistyped_command_alone_is_answered_with_the_command_not_a_track(runtime):
     h = handlers(runtime)
-    for typed, meant in (("hlep", "help"), ("reminder", "reminders"), ("nxt", "next"),
-                         ("subscription", "subscriptions"), ("dms on", "dm on")):
+    for typed, meant in (
+        ("hlep", "help"),
+        ("reminder", "reminders"),
+        ("nxt", "next"),
+        ("subscription", "subscriptions"),
+        ("dms on", "dm on"),
+    ):
         text = h.command(ALICE, typed).text
         assert f"Did you mean `/vllm-path {meant}`?" in text, (typed, text)
         assert "track?" not in text, (typed, text)
@@ -156,8 +172,7 @@ def test_holder_uses_the_folder_vocabulary_and_refuses_a_malformed_one(tmp_path:
     folder = tmp_path / "catalog"
     shutil.copytree(DEFAULT_CATALOG_DIR, folder)
     answers = folder / "answers.yaml"
-    answers.write_text(answers.read_text(encoding="utf-8") + "\np-eagle:\n- zorblaxian drafting\n",
-                       encoding="utf-8")
+    answers.write_text(answers.read_text(encoding="utf-8") + "\np-eagle:\n- zorblaxian drafting\n", encoding="utf-8")
     holder = CatalogHolder(folder)
     hit = holder.loaded.matcher.search("zorblaxian")
     assert hit.results and hit.results[0].post_id == "p-eagle"
@@ -233,16 +248,25 @@ def console_last_blocks(console) -> list:
 def long_catalog(n: int = 90) -> Catalog:
     """A catalog with one synthetic track of ``n`` steps (every fourth post without a URL)."""
     manifest = Manifest(version="2026.12.1")
-    posts = [Post(id=f"post-{i}", title=f"Synthetic post {i}",
-                  url=None if i % 4 == 0 else f"/2026/01/{i:02d}/p{i}.html",
-                  published=Published.model_validate("2026-01-01"), source=Source(kind="vllm-blog"),
-                  summary=LocalizedText(en=f"Summary {i}"))
-             for i in range(1, n + 1)]
+    posts = [
+        Post(
+            id=f"post-{i}",
+            title=f"Synthetic post {i}",
+            url=None if i % 4 == 0 else f"/2026/01/{i:02d}/p{i}.html",
+            published=Published.model_validate("2026-01-01"),
+            source=Source(kind="vllm-blog"),
+            summary=LocalizedText(en=f"Summary {i}"),
+        )
+        for i in range(1, n + 1)
+    ]
     steps = tuple(Step(post=p.id, level="core") for p in posts)
-    track = Track(id="long", names=LocalizedText(en="Long track", zh="长路径"),
-                  description=LocalizedText(en="A long path."), steps=steps)
-    return Catalog.build(manifest=manifest, posts=posts, tracks=[track],
-                         orders={"long": tuple(p.id for p in posts)})
+    track = Track(
+        id="long",
+        names=LocalizedText(en="Long track", zh="长路径"),
+        description=LocalizedText(en="A long path."),
+        steps=steps,
+    )
+    return Catalog.build(manifest=manifest, posts=posts, tracks=[track], orders={"long": tuple(p.id for p in posts)})
 
 
 def test_a_90_step_track_shows_where_the_reader_is_and_pages_through_the_rest():
@@ -261,9 +285,13 @@ def test_a_90_step_track_shows_where_the_reader_is_and_pages_through_the_rest():
         validate_blocks(page.blocks, "message")
         blob = json.dumps(page.blocks, ensure_ascii=False)
         listed |= {int(n) for n in re.findall(r"Synthetic post (\d+)", blob.split("Read next")[0])}
-        values = [json.loads(e["value"]) for b in page.blocks if b["type"] == "actions"
-                  for e in b["elements"] if e["action_id"].startswith("more_steps")
-                  and e["text"]["text"] == "Show more steps"]
+        values = [
+            json.loads(e["value"])
+            for b in page.blocks
+            if b["type"] == "actions"
+            for e in b["elements"]
+            if e["action_id"].startswith("more_steps") and e["text"]["text"] == "Show more steps"
+        ]
         if not values:
             break
         offset = values[0]["o"]
@@ -272,8 +300,7 @@ def test_a_90_step_track_shows_where_the_reader_is_and_pages_through_the_rest():
 
 def test_the_more_steps_button_goes_through_the_handlers(runtime, monkeypatch):
     cat = long_catalog(90)
-    monkeypatch.setattr(runtime.holder, "_loaded", type(runtime.holder.loaded)(
-        cat, runtime.holder.loaded.matcher))
+    monkeypatch.setattr(runtime.holder, "_loaded", type(runtime.holder.loaded)(cat, runtime.holder.loaded.matcher))
     h = handlers(runtime)
     reply = h.action(ALICE, "more_steps", {"t": "long", "o": 80, "v": "track:long"})
     text = json.dumps(reply.blocks)
@@ -327,8 +354,12 @@ def test_every_track_walked_to_its_end_recommends_only_readable_posts(runtime, l
 
 def test_a_chinese_what_is_question_about_a_track_opens_the_track(runtime):
     h = handlers(runtime)
-    for question, track in (("什么是推测解码", "spec"), ("推测解码是什么", "spec"),
-                            ("什么是 PD 分离", "pd"), ("量化是什么", "quant")):
+    for question, track in (
+        ("什么是推测解码", "spec"),
+        ("推测解码是什么", "spec"),
+        ("什么是 PD 分离", "pd"),
+        ("量化是什么", "quant"),
+    ):
         assert runtime.holder.loaded.matcher.match_track(question).track_id == track, question
         reply = h.command(ALICE, question)
         name = runtime.holder.catalog.track(track).names.en

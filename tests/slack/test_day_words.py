@@ -23,8 +23,10 @@ def handlers(runtime) -> Handlers:
     return Handlers(runtime, users_info=lambda team, user: UserInfo(tz="Europe/Berlin"))
 
 
-@pytest.mark.parametrize("word, weekday", [("礼拜一", 0), ("mondays", 0), ("周日", 6), ("礼拜天", 6),
-                                           ("Thursdays", 3), ("星期三", 2), ("周天", 6)])
+@pytest.mark.parametrize(
+    "word, weekday",
+    [("礼拜一", 0), ("mondays", 0), ("周日", 6), ("礼拜天", 6), ("Thursdays", 3), ("星期三", 2), ("周天", 6)],
+)
 def test_subscribe_dm_and_remind_read_a_weekday_word_as_the_same_day(word, weekday):
     assert parse(f"subscribe spec {word} 9am").schedule.weekday == weekday
     assert parse(f"dm on {word}").schedule.weekday == weekday
@@ -39,11 +41,14 @@ def test_every_weekday_word_of_the_table_is_a_day_for_remind():
         assert day is not None and day.weekday() == weekday and 0 < (day - today).days <= 7, word
 
 
-@pytest.mark.parametrize("typed, due", [
-    (f"remind {POST} 礼拜一", datetime(2026, 12, 7, 8, 0, tzinfo=UTC)),
-    (f"remind {POST} mondays", datetime(2026, 12, 7, 8, 0, tzinfo=UTC)),
-    (f"remind {POST} 周日", datetime(2026, 12, 6, 8, 0, tzinfo=UTC)),
-])
+@pytest.mark.parametrize(
+    "typed, due",
+    [
+        (f"remind {POST} 礼拜一", datetime(2026, 12, 7, 8, 0, tzinfo=UTC)),
+        (f"remind {POST} mondays", datetime(2026, 12, 7, 8, 0, tzinfo=UTC)),
+        (f"remind {POST} 周日", datetime(2026, 12, 6, 8, 0, tzinfo=UTC)),
+    ],
+)
 def test_remind_books_the_day_subscribe_reads(runtime, typed, due):
     with time_machine.travel(NOW, tick=False):
         reply = handlers(runtime).command(ALICE, typed)
@@ -63,8 +68,18 @@ def test_a_mistyped_day_in_remind_gets_a_did_you_mean_and_books_nothing(runtime)
     assert [r.post_id for r in runtime.store.reminders("T1", "U1")] == ["laguna-xs2-dflash-llm-compressor"]
 
 
-@pytest.mark.parametrize("word, meant", [("tomorow", "tomorrow"), ("thursay", "thursday"), ("mondya", "monday"),
-                                         ("tommorrow", "tomorrow"), ("monday", None), ("eagle", None),
-                                         ("spec", None), ("xs2", None)])
+@pytest.mark.parametrize(
+    "word, meant",
+    [
+        ("tomorow", "tomorrow"),
+        ("thursay", "thursday"),
+        ("mondya", "monday"),
+        ("tommorrow", "tomorrow"),
+        ("monday", None),
+        ("eagle", None),
+        ("spec", None),
+        ("xs2", None),
+    ],
+)
 def test_near_day_words(word, meant):
     assert near_day_word(word) == meant

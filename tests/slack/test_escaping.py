@@ -86,12 +86,10 @@ def test_mrkdwn_type_escapes_unless_marked_safe() -> None:
 
 
 def test_a_hostile_title_is_inert_in_every_reply(catalog_dir: Path, tmp_path: Path) -> None:
-    settings = Settings(database_url=f"sqlite:///{tmp_path / 'h.db'}", catalog_dir=catalog_dir,
-                        _env_file=None)
+    settings = Settings(database_url=f"sqlite:///{tmp_path / 'h.db'}", catalog_dir=catalog_dir, _env_file=None)
     texts: list[str] = []
     with open_console(settings) as console:
-        for command in ("spec", "bold it", f"read {POST}", f"unread {POST}", "follow spec",
-                        "next"):
+        for command in ("spec", "bold it", f"read {POST}", f"unread {POST}", "follow spec", "next"):
             for printed in console.command(command):
                 texts.extend(_mrkdwn_texts(printed.raw))
         for printed in console.home():

@@ -15,22 +15,25 @@ def test_help(text):
     assert parse(text).kind == "help"
 
 
-@pytest.mark.parametrize("text,kind,arg", [
-    ("speculative", "query", "speculative"),
-    ("推测解码", "query", "推测解码"),
-    ("next", "next", ""),
-    ("search llm-d", "search", "llm-d"),
-    ("Search  speculative decoding", "search", "speculative decoding"),
-    ("搜索 量化", "search", "量化"),
-    ("search", "search", ""),
-    ("read p-eagle", "read", "p-eagle"),
-    ("unread fp8 kv cache", "unread", "fp8 kv cache"),
-    ("follow spec decode", "follow", "spec decode"),
-    ("unfollow pd", "unfollow", "pd"),
-    ("subscriptions", "subscriptions", ""),
-    ("unsubscribe quant", "unsubscribe", "quant"),
-    ("lang ZH", "lang", "zh"),
-])
+@pytest.mark.parametrize(
+    "text,kind,arg",
+    [
+        ("speculative", "query", "speculative"),
+        ("推测解码", "query", "推测解码"),
+        ("next", "next", ""),
+        ("search llm-d", "search", "llm-d"),
+        ("Search  speculative decoding", "search", "speculative decoding"),
+        ("搜索 量化", "search", "量化"),
+        ("search", "search", ""),
+        ("read p-eagle", "read", "p-eagle"),
+        ("unread fp8 kv cache", "unread", "fp8 kv cache"),
+        ("follow spec decode", "follow", "spec decode"),
+        ("unfollow pd", "unfollow", "pd"),
+        ("subscriptions", "subscriptions", ""),
+        ("unsubscribe quant", "unsubscribe", "quant"),
+        ("lang ZH", "lang", "zh"),
+    ],
+)
 def test_keywords(text, kind, arg):
     cmd = parse(text)
     assert (cmd.kind, cmd.arg) == (kind, arg)
@@ -39,7 +42,10 @@ def test_keywords(text, kind, arg):
 def test_subscribe_schedule_parts():
     cmd = parse("subscribe spec decode friday 10:30 Europe/Berlin")
     assert (cmd.kind, cmd.arg, cmd.schedule) == (
-        "subscribe", "spec decode", ScheduleParts(weekday=4, at_time="10:30", timezone="Europe/Berlin"))
+        "subscribe",
+        "spec decode",
+        ScheduleParts(weekday=4, at_time="10:30", timezone="Europe/Berlin"),
+    )
     cmd = parse("subscribe pd")
     assert (cmd.arg, cmd.schedule) == ("pd", ScheduleParts())
     cmd = parse("subscribe 量化 周三 9:05pm UTC")
@@ -55,7 +61,9 @@ def test_dm():
     assert parse("dm off").enabled is False
     cmd = parse("dm on thursday 08:15 America/Los_Angeles")
     assert (cmd.enabled, cmd.schedule) == (
-        True, ScheduleParts(weekday=3, at_time="08:15", timezone="America/Los_Angeles"))
+        True,
+        ScheduleParts(weekday=3, at_time="08:15", timezone="America/Los_Angeles"),
+    )
     assert parse("dm").enabled is None
     assert parse("dm on next tuesday").error == "dm.unknown_part"
 
@@ -86,8 +94,14 @@ def test_a_lone_near_miss_of_a_keyword_names_the_command_it_meant():
 
 
 def test_lang_takes_the_languages_by_name_too():
-    for typed, lang in (("中文", "zh"), ("Chinese", "zh"), ("zh-CN", "zh"), ("english", "en"),
-                        ("英文", "en"), ("EN", "en")):
+    for typed, lang in (
+        ("中文", "zh"),
+        ("Chinese", "zh"),
+        ("zh-CN", "zh"),
+        ("english", "en"),
+        ("英文", "en"),
+        ("EN", "en"),
+    ):
         assert parse(f"lang {typed}").arg == lang, typed
     assert parse("lang klingon").arg == "klingon"  # refused by the command, with the choices
 
@@ -104,11 +118,24 @@ def test_slack_markup_never_reaches_a_query():
     assert "nixl" in cmd.arg and "kv cache" in cmd.arg and "<b>" in cmd.arg and "&" in cmd.arg
 
 
-@pytest.mark.parametrize("typed,zone", [
-    ("utc", "UTC"), ("GMT", "UTC"), ("CET", "Europe/Berlin"), ("cest", "Europe/Berlin"),
-    ("PST", "America/Los_Angeles"), ("ET", "America/New_York"), ("EST", "America/New_York"),
-    ("edt", "America/New_York"), ("CT", "America/Chicago"), ("MST", "America/Denver"),
-    ("europe/berlin", "Europe/Berlin"), ("Japan", "Japan"), ("北京时间", "Asia/Shanghai")])
+@pytest.mark.parametrize(
+    "typed,zone",
+    [
+        ("utc", "UTC"),
+        ("GMT", "UTC"),
+        ("CET", "Europe/Berlin"),
+        ("cest", "Europe/Berlin"),
+        ("PST", "America/Los_Angeles"),
+        ("ET", "America/New_York"),
+        ("EST", "America/New_York"),
+        ("edt", "America/New_York"),
+        ("CT", "America/Chicago"),
+        ("MST", "America/Denver"),
+        ("europe/berlin", "Europe/Berlin"),
+        ("Japan", "Japan"),
+        ("北京时间", "Asia/Shanghai"),
+    ],
+)
 def test_time_zone_spellings(typed, zone):
     cmd = parse(f"subscribe spec friday 10:00 {typed}")
     assert cmd.error is None
@@ -127,18 +154,22 @@ def test_abbreviations_map_to_zones_with_daylight_saving():
     assert mst.schedule.timezone == "America/Denver" and mst.note == "tz.mst_note"
 
 
-@pytest.mark.parametrize("text,error,value,form", [
-    ("subscribe quant 0 9 * * 0", "sub.crontab", "0 9 * * 0",
-     "/vllm-path subscribe quant sun 09:00 Europe/Berlin"),
-    ("subscribe quant 30 18 * * 5", "sub.crontab", "30 18 * * 5",
-     "/vllm-path subscribe quant fri 18:30 Europe/Berlin"),
-    ("subscribe spec 7 09:00 UTC", "sub.weekday_number", "7", "/vllm-path subscribe spec sun 09:00 UTC"),
-    ("subscribe spec 1 10:00", "sub.weekday_number", "1",
-     "/vllm-path subscribe spec mon 10:00 Europe/Berlin"),
-    ("dm on 3 08:00 Asia/Tokyo", "sub.weekday_number", "3", "/vllm-path dm on wed 08:00 Asia/Tokyo"),
-    ("subscribe spec mon 09:00 IST", "sub.ambiguous_tz", "IST",
-     "/vllm-path subscribe spec mon 09:00 Asia/Kolkata"),
-])
+@pytest.mark.parametrize(
+    "text,error,value,form",
+    [
+        ("subscribe quant 0 9 * * 0", "sub.crontab", "0 9 * * 0", "/vllm-path subscribe quant sun 09:00 Europe/Berlin"),
+        (
+            "subscribe quant 30 18 * * 5",
+            "sub.crontab",
+            "30 18 * * 5",
+            "/vllm-path subscribe quant fri 18:30 Europe/Berlin",
+        ),
+        ("subscribe spec 7 09:00 UTC", "sub.weekday_number", "7", "/vllm-path subscribe spec sun 09:00 UTC"),
+        ("subscribe spec 1 10:00", "sub.weekday_number", "1", "/vllm-path subscribe spec mon 10:00 Europe/Berlin"),
+        ("dm on 3 08:00 Asia/Tokyo", "sub.weekday_number", "3", "/vllm-path dm on wed 08:00 Asia/Tokyo"),
+        ("subscribe spec mon 09:00 IST", "sub.ambiguous_tz", "IST", "/vllm-path subscribe spec mon 09:00 Asia/Kolkata"),
+    ],
+)
 def test_numbers_crontab_and_ambiguous_zones_are_refused_with_the_right_form(text, error, value, form):
     cmd = parse(text)
     assert (cmd.schedule, cmd.error, cmd.error_value, cmd.suggestion) == (None, error, value, form)
@@ -146,9 +177,14 @@ def test_numbers_crontab_and_ambiguous_zones_are_refused_with_the_right_form(tex
         assert cmd.arg == form.split()[2]  # the numbers are not taken as part of the track
 
 
-@pytest.mark.parametrize("typed,choices", [
-    ("IST", {"Asia/Kolkata", "Europe/Dublin", "Asia/Jerusalem"}),
-    ("cst", {"America/Chicago", "Asia/Shanghai"}), ("BST", {"Europe/London", "Asia/Dhaka"})])
+@pytest.mark.parametrize(
+    "typed,choices",
+    [
+        ("IST", {"Asia/Kolkata", "Europe/Dublin", "Asia/Jerusalem"}),
+        ("cst", {"America/Chicago", "Asia/Shanghai"}),
+        ("BST", {"Europe/London", "Asia/Dhaka"}),
+    ],
+)
 def test_an_ambiguous_abbreviation_asks_which_zone(typed, choices):
     cmd = parse(f"subscribe spec mon 09:00 {typed}")
     assert cmd.error == "sub.ambiguous_tz" and choices <= set(cmd.error_choices)
@@ -164,10 +200,17 @@ def test_times_with_a_spaced_am_pm_and_fixed_utc_offsets_are_read():
     cmd = parse("subscribe spec mon 9:00 PM PT")
     assert cmd.schedule == ScheduleParts(weekday=0, at_time="21:00", timezone="America/Los_Angeles")
     assert parse("dm on fri 8 a.m. ET").schedule == ScheduleParts(
-        weekday=4, at_time="08:00", timezone="America/New_York")
+        weekday=4, at_time="08:00", timezone="America/New_York"
+    )
     # A fixed offset is IANA's Etc/GMT zone, sign reversed, and the reply says so.
-    for typed, zone in (("UTC+8", "Etc/GMT-8"), ("GMT+1", "Etc/GMT-1"), ("utc-5", "Etc/GMT+5"),
-                        ("UTC+14", "Etc/GMT-14"), ("UTC-0", "UTC"), ("GMT+00:00", "UTC")):
+    for typed, zone in (
+        ("UTC+8", "Etc/GMT-8"),
+        ("GMT+1", "Etc/GMT-1"),
+        ("utc-5", "Etc/GMT+5"),
+        ("UTC+14", "Etc/GMT-14"),
+        ("UTC-0", "UTC"),
+        ("GMT+00:00", "UTC"),
+    ):
         cmd = parse(f"subscribe spec mon 09:00 {typed}")
         assert cmd.error is None and cmd.schedule.timezone == zone, typed
         assert cmd.arg == "spec"
@@ -181,18 +224,26 @@ def test_times_with_a_spaced_am_pm_and_fixed_utc_offsets_are_read():
 def test_fixed_offset_zones_are_shown_the_way_people_write_them():
     from bot.domain.schedule import zone_label
 
-    assert [zone_label(z) for z in ("Etc/GMT-8", "Etc/GMT+5", "Etc/GMT-14", "UTC", "Europe/Berlin",
-                                    "Etc/UTC", "Etc/GMT")] == [
-        "UTC+8", "UTC-5", "UTC+14", "UTC", "Europe/Berlin", "Etc/UTC", "Etc/GMT"]
+    assert [
+        zone_label(z) for z in ("Etc/GMT-8", "Etc/GMT+5", "Etc/GMT-14", "UTC", "Europe/Berlin", "Etc/UTC", "Etc/GMT")
+    ] == ["UTC+8", "UTC-5", "UTC+14", "UTC", "Europe/Berlin", "Etc/UTC", "Etc/GMT"]
 
 
-@pytest.mark.parametrize("text, kind, arg", [
-    ("关注推测解码", "follow", "推测解码"), ("关注 推测解码", "follow", "推测解码"),
-    ("取消关注量化", "unfollow", "量化"), ("已读p-eagle", "read", "p-eagle"),
-    ("未读p-eagle", "unread", "p-eagle"), ("下一篇推测解码", "next", "推测解码"),
-    ("提醒列表", "reminders", ""), ("提醒p-eagle 明天", "remind", "p-eagle 明天"),
-    ("取消订阅推测解码", "unsubscribe", "推测解码"), ("搜索nixl", "search", "nixl"),
-])
+@pytest.mark.parametrize(
+    "text, kind, arg",
+    [
+        ("关注推测解码", "follow", "推测解码"),
+        ("关注 推测解码", "follow", "推测解码"),
+        ("取消关注量化", "unfollow", "量化"),
+        ("已读p-eagle", "read", "p-eagle"),
+        ("未读p-eagle", "unread", "p-eagle"),
+        ("下一篇推测解码", "next", "推测解码"),
+        ("提醒列表", "reminders", ""),
+        ("提醒p-eagle 明天", "remind", "p-eagle 明天"),
+        ("取消订阅推测解码", "unsubscribe", "推测解码"),
+        ("搜索nixl", "search", "nixl"),
+    ],
+)
 def test_a_chinese_keyword_may_be_joined_to_what_follows(text, kind, arg):
     """Chinese is written without spaces: 关注推测解码 reads as 关注 推测解码."""
     cmd = parse(text)
@@ -204,13 +255,27 @@ def test_text_that_only_starts_like_a_keyword_stays_a_query(text):
     assert parse(text).kind == "query"
 
 
-@pytest.mark.parametrize("text, arg", [
-    ("spec next", "spec"), ("speculative decoding next", "speculative decoding"),
-    ("what's next?", ""), ("What should I read next", ""), ("what comes next", ""), ("next?", ""),
-    ("推测解码下一篇", "推测解码"), ("推测解码 下一篇", "推测解码"), ("推测解码的下一篇", "推测解码"),
-    ("推测解码的下一篇是什么？", "推测解码"), ("我的下一篇", ""), ("下一篇读什么", ""),
-    ("next 读什么", ""), ("next spec", "spec"), ("下一篇？", ""), ("下一篇文章", ""),
-])
+@pytest.mark.parametrize(
+    "text, arg",
+    [
+        ("spec next", "spec"),
+        ("speculative decoding next", "speculative decoding"),
+        ("what's next?", ""),
+        ("What should I read next", ""),
+        ("what comes next", ""),
+        ("next?", ""),
+        ("推测解码下一篇", "推测解码"),
+        ("推测解码 下一篇", "推测解码"),
+        ("推测解码的下一篇", "推测解码"),
+        ("推测解码的下一篇是什么？", "推测解码"),
+        ("我的下一篇", ""),
+        ("下一篇读什么", ""),
+        ("next 读什么", ""),
+        ("next spec", "spec"),
+        ("下一篇？", ""),
+        ("下一篇文章", ""),
+    ],
+)
 def test_what_next_asked_the_other_way_round_is_next(text, arg):
     """The keyword last (``spec next``, 推测解码的下一篇) or wrapped in a question (``what's next?``,
     下一篇读什么): the question words are dropped, what is left names the track."""
@@ -218,36 +283,44 @@ def test_what_next_asked_the_other_way_round_is_next(text, arg):
     assert (cmd.kind, cmd.arg) == ("next", arg)
 
 
-@pytest.mark.parametrize("text", [
-    "a very long sentence about serving that happens to end in next",
-    "nextjs", "the next big thing", "multi-token prediction: what comes after next-token",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a very long sentence about serving that happens to end in next",
+        "nextjs",
+        "the next big thing",
+        "multi-token prediction: what comes after next-token",
+    ],
+)
 def test_next_inside_a_query_leaves_it_a_query(text):
     assert parse(text).kind == "query"
 
 
-@pytest.mark.parametrize("text, weekday, at_time, zone", [
-    ("subscribe spec monday 9:00 Beijing", 0, "09:00", "Asia/Shanghai"),
-    ("subscribe spec 周一 上午9点 北京", 0, "09:00", "Asia/Shanghai"),
-    ("subscribe spec tue 下午3点半 Tokyo", 1, "15:30", "Asia/Tokyo"),
-    ("subscribe spec 晚上9点", None, "21:00", None),
-    ("subscribe spec friday 9.30", 4, "09:30", None),
-    ("subscribe spec friday 21h", 4, "21:00", None),
-    ("subscribe spec friday 21h30", 4, "21:30", None),
-    ("subscribe spec friday noon", 4, "12:00", None),
-    ("subscribe spec tuesday 9am America/New York", 1, "09:00", "America/New_York"),
-    ("subscribe spec tue 9am New York", 1, "09:00", "America/New_York"),
-    ("subscribe spec fri 10:00 san francisco", 4, "10:00", "America/Los_Angeles"),
-    ("subscribe spec fri 10:00 berlin", 4, "10:00", "Europe/Berlin"),
-    ("subscribe spec fri 10:00 Bangalore", 4, "10:00", "Asia/Kolkata"),
-    ("subscribe spec every monday at 9", 0, "09:00", None),
-    ("subscribe spec mon 9", 0, "09:00", None),  # a bare hour after a weekday name
-    ("subscribe spec monday 0900", 0, "09:00", None),
-    ("subscribe spec monday 9.30am", 0, "09:30", None),
-    ("subscribe spec monday 9am Beijing time", 0, "09:00", "Asia/Shanghai"),
-    ("subscribe spec 周一 下午三点半", 0, "15:30", None),
-    ("subscribe spec 每周一 上午十点", 0, "10:00", None),
-])
+@pytest.mark.parametrize(
+    "text, weekday, at_time, zone",
+    [
+        ("subscribe spec monday 9:00 Beijing", 0, "09:00", "Asia/Shanghai"),
+        ("subscribe spec 周一 上午9点 北京", 0, "09:00", "Asia/Shanghai"),
+        ("subscribe spec tue 下午3点半 Tokyo", 1, "15:30", "Asia/Tokyo"),
+        ("subscribe spec 晚上9点", None, "21:00", None),
+        ("subscribe spec friday 9.30", 4, "09:30", None),
+        ("subscribe spec friday 21h", 4, "21:00", None),
+        ("subscribe spec friday 21h30", 4, "21:30", None),
+        ("subscribe spec friday noon", 4, "12:00", None),
+        ("subscribe spec tuesday 9am America/New York", 1, "09:00", "America/New_York"),
+        ("subscribe spec tue 9am New York", 1, "09:00", "America/New_York"),
+        ("subscribe spec fri 10:00 san francisco", 4, "10:00", "America/Los_Angeles"),
+        ("subscribe spec fri 10:00 berlin", 4, "10:00", "Europe/Berlin"),
+        ("subscribe spec fri 10:00 Bangalore", 4, "10:00", "Asia/Kolkata"),
+        ("subscribe spec every monday at 9", 0, "09:00", None),
+        ("subscribe spec mon 9", 0, "09:00", None),  # a bare hour after a weekday name
+        ("subscribe spec monday 0900", 0, "09:00", None),
+        ("subscribe spec monday 9.30am", 0, "09:30", None),
+        ("subscribe spec monday 9am Beijing time", 0, "09:00", "Asia/Shanghai"),
+        ("subscribe spec 周一 下午三点半", 0, "15:30", None),
+        ("subscribe spec 每周一 上午十点", 0, "10:00", None),
+    ],
+)
 def test_schedules_typed_the_ways_people_write_them(text, weekday, at_time, zone):
     """Times with a dot, an h, a word or in Chinese; places instead of zones (a city of an IANA
     zone alone, in any case, or a well-known place such as Beijing); a zone typed as two words."""
@@ -256,22 +329,36 @@ def test_schedules_typed_the_ways_people_write_them(text, weekday, at_time, zone
     assert cmd.schedule == ScheduleParts(weekday=weekday, at_time=at_time, timezone=zone)
 
 
-@pytest.mark.parametrize("text, bad", [
-    ("subscribe spec fri 25h", "25h"), ("subscribe spec fri 21h77", "21h77"),
-    ("subscribe spec fri 9.75", "9.75"), ("subscribe spec 下午25点", "下午25点"),
-])
+@pytest.mark.parametrize(
+    "text, bad",
+    [
+        ("subscribe spec fri 25h", "25h"),
+        ("subscribe spec fri 21h77", "21h77"),
+        ("subscribe spec fri 9.75", "9.75"),
+        ("subscribe spec 下午25点", "下午25点"),
+    ],
+)
 def test_a_time_typed_another_way_is_still_checked(text, bad):
     cmd = parse(text)
     assert (cmd.error, cmd.error_value) == ("sub.bad_time", bad)
 
 
-@pytest.mark.parametrize("text, kind, arg", [
-    ("what’s next?", "next", ""), ("what's next in pd?", "next", "pd"),
-    ("what should I read next for spec", "next", "spec"),
-    ("标记已读 p-eagle", "read", "p-eagle"), ("标记已读p-eagle", "read", "p-eagle"),
-    ("退订 spec", "unsubscribe", "spec"), ("下一步", "next", ""), ("推测解码 下一步", "next", "推测解码"),
-    ("接下来读什么", "next", ""), ("下一步读什么", "next", ""), ("我的提醒", "reminders", ""),
-])
+@pytest.mark.parametrize(
+    "text, kind, arg",
+    [
+        ("what’s next?", "next", ""),
+        ("what's next in pd?", "next", "pd"),
+        ("what should I read next for spec", "next", "spec"),
+        ("标记已读 p-eagle", "read", "p-eagle"),
+        ("标记已读p-eagle", "read", "p-eagle"),
+        ("退订 spec", "unsubscribe", "spec"),
+        ("下一步", "next", ""),
+        ("推测解码 下一步", "next", "推测解码"),
+        ("接下来读什么", "next", ""),
+        ("下一步读什么", "next", ""),
+        ("我的提醒", "reminders", ""),
+    ],
+)
 def test_more_ways_to_say_the_commands(text, kind, arg):
     """A curly apostrophe (phones type one), ``next in <track>``, the Chinese button label and
     common synonyms (退订, 下一步, 接下来, 我的提醒)."""
@@ -279,8 +366,10 @@ def test_more_ways_to_say_the_commands(text, kind, arg):
     assert (cmd.kind, cmd.arg) == (kind, arg)
 
 
-@pytest.mark.parametrize("text", ["hi", "Hello!", "hey", "你好", "您好！", "嗨", "hi there", "Hello there!",
-                                  "hey there!", "good morning", "早上好"])
+@pytest.mark.parametrize(
+    "text",
+    ["hi", "Hello!", "hey", "你好", "您好！", "嗨", "hi there", "Hello there!", "hey there!", "good morning", "早上好"],
+)
 def test_a_greeting_alone_gets_the_help(text):
     assert parse(text).kind == "help"
 
@@ -289,21 +378,25 @@ def test_a_greeting_with_a_topic_is_not_help():
     assert parse("hello world").kind == "query"
 
 
-@pytest.mark.parametrize(("text", "kind", "arg"), [
-    ("hey, what's next?", "next", ""),
-    ("hi there, nixl", "query", "nixl"),
-    ("你好，推测解码", "query", "推测解码"),
-    ("Hello! follow spec", "follow", "spec"),
-    ("yo spec next", "next", "spec"),
-    ("thanks, next", "next", ""),
-])
+@pytest.mark.parametrize(
+    ("text", "kind", "arg"),
+    [
+        ("hey, what's next?", "next", ""),
+        ("hi there, nixl", "query", "nixl"),
+        ("你好，推测解码", "query", "推测解码"),
+        ("Hello! follow spec", "follow", "spec"),
+        ("yo spec next", "next", "spec"),
+        ("thanks, next", "next", ""),
+    ],
+)
 def test_a_greeting_before_a_command_is_read_past(text, kind, arg):
     cmd = parse(text)
     assert (cmd.kind, cmd.arg) == (kind, arg)
 
 
-@pytest.mark.parametrize("text", ["thanks", "Thank you!", "thx", "谢谢", "多谢！", "thanks a lot.",
-                                  "thank you very much"])
+@pytest.mark.parametrize(
+    "text", ["thanks", "Thank you!", "thx", "谢谢", "多谢！", "thanks a lot.", "thank you very much"]
+)
 def test_thanks_alone_is_thanks_not_a_search(text):
     assert parse(text).kind == "thanks"
 
@@ -312,12 +405,34 @@ def test_thanks_with_a_topic_is_a_search():
     assert parse("thanks spec").kind == "query"
 
 
-@pytest.mark.parametrize("text", ["what's new?", "What is new this week", "anything new", "latest",
-                                  "latest posts", "newest posts", "recent posts", "what's the latest?",
-                                  "最新文章", "有什么新文章吗", "最近的文章", "最新", "any new posts?",
-                                  "latest news", "show me the latest posts", "latest vllm blog", "最近更新",
-                                  "本周新文章", "最近有什么文章", "最新的文章有哪些", "hey there, latest",
-                                  "thank you, latest", "谢谢，最新文章"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "what's new?",
+        "What is new this week",
+        "anything new",
+        "latest",
+        "latest posts",
+        "newest posts",
+        "recent posts",
+        "what's the latest?",
+        "最新文章",
+        "有什么新文章吗",
+        "最近的文章",
+        "最新",
+        "any new posts?",
+        "latest news",
+        "show me the latest posts",
+        "latest vllm blog",
+        "最近更新",
+        "本周新文章",
+        "最近有什么文章",
+        "最新的文章有哪些",
+        "hey there, latest",
+        "thank you, latest",
+        "谢谢，最新文章",
+    ],
+)
 def test_asking_what_is_new_is_latest(text):
     assert parse(text).kind == "latest"
 

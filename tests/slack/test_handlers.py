@@ -106,7 +106,8 @@ def test_subscribe_in_channel_with_schedule(runtime):
     assert "Fridays at 10:30 (America/Los_Angeles)" in reply.text
     subs = runtime.store.subscriptions("T1", "C1")
     assert [(s.track_id, s.weekday, s.at_time, s.timezone) for s in subs] == [
-        ("spec", 4, "10:30", "America/Los_Angeles")]
+        ("spec", 4, "10:30", "America/Los_Angeles")
+    ]
     assert "Updated" in h.command(ALICE, "subscribe spec monday 09:00 europe/berlin").text
     assert runtime.store.subscriptions("T1", "C1")[0].timezone == "Europe/Berlin"
     assert "Speculative decoding" in h.command(ALICE, "subscriptions").text
@@ -171,6 +172,7 @@ def test_unknown_things_get_a_friendly_did_you_mean(runtime):
 
 def test_next_fire_label_uses_the_local_zone():
     from datetime import datetime
+
     now = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)  # a Monday
     nine, two = WeeklySchedule.of(0, "09:00", "Europe/Berlin"), WeeklySchedule.of(0, "14:00", "Europe/Berlin")
     assert next_fire_label(nine, now) == "Monday 2026-12-07 09:00 Europe/Berlin"
@@ -197,17 +199,17 @@ def test_schedules_typed_as_numbers_crontab_or_ambiguous_zones_get_the_right_for
     """Refused, nothing stored, and the reply shows the command written the right way."""
     h = Handlers(runtime)
     for text, shown in (
-            ("subscribe quant 0 9 * * 0", "/vllm-path subscribe quant sun 09:00 Europe/Berlin"),
-            ("subscribe spec 7 09:00 UTC", "/vllm-path subscribe spec sun 09:00 UTC"),
-            ("subscribe spec mon 09:00 IST", "/vllm-path subscribe spec mon 09:00 Asia/Kolkata")):
+        ("subscribe quant 0 9 * * 0", "/vllm-path subscribe quant sun 09:00 Europe/Berlin"),
+        ("subscribe spec 7 09:00 UTC", "/vllm-path subscribe spec sun 09:00 UTC"),
+        ("subscribe spec mon 09:00 IST", "/vllm-path subscribe spec mon 09:00 Asia/Kolkata"),
+    ):
         reply = h.command(ALICE, text)
         assert shown in reply.text, reply.text
     assert "Asia/Kolkata, Europe/Dublin, Asia/Jerusalem" in h.command(ALICE, "subscribe spec mon 09:00 IST").text
     assert runtime.store.subscriptions(ALICE.team_id, ALICE.channel_id) == []
     reply = h.command(ALICE, "subscribe spec mon 09:00 EST")
     assert "America/New_York" in reply.text
-    assert [s.timezone for s in runtime.store.subscriptions(ALICE.team_id, ALICE.channel_id)] == [
-        "America/New_York"]
+    assert [s.timezone for s in runtime.store.subscriptions(ALICE.team_id, ALICE.channel_id)] == ["America/New_York"]
     assert "America/Phoenix" in h.command(ALICE, "subscribe pd mon 09:00 MST").text
 
 

@@ -38,6 +38,7 @@ class _Holder:
         self.catalog = catalog
         from bot.domain.search import Matcher
         from bot.runtime import Loaded
+
         self.loaded = Loaded(catalog, Matcher(catalog))
 
 
@@ -49,8 +50,9 @@ def _long_named(catalog: Catalog) -> Catalog:
             raw["names"] = {"en": NAME, "zh": NAME}
             track = Track.model_validate(raw)
         tracks.append(track)
-    return Catalog.build(manifest=catalog.manifest, posts=list(catalog.posts), tracks=tracks,
-                         orders=dict(catalog.orders))
+    return Catalog.build(
+        manifest=catalog.manifest, posts=list(catalog.posts), tracks=tracks, orders=dict(catalog.orders)
+    )
 
 
 def _confirms(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -75,8 +77,9 @@ def test_a_180_character_track_name_renders_every_digest_within_slacks_limits(ru
     order = catalog.order(TRACK)
     confirms = []
     for cursor in (0, len(order) // 2, len(order) - 1, len(order)):
-        reply = compose_channel_digest(catalog, _Sub(1, TRACK, cursor, 3, "2000.01.0"),
-                                       {TRACK: list(order[1:])}, lang=lang).reply
+        reply = compose_channel_digest(
+            catalog, _Sub(1, TRACK, cursor, 3, "2000.01.0"), {TRACK: list(order[1:])}, lang=lang
+        ).reply
         _strict(reply)
         check_reply(reply, allowed)
         confirms += _confirms(reply.blocks)
@@ -103,8 +106,10 @@ def test_a_180_character_track_name_renders_every_view_and_button(runtime, lang)
         h.action(caller, "mark_read", {"p": order[0], "t": TRACK, "v": f"track:{TRACK}"}),
         h.action(caller, "share", {"t": TRACK, "v": f"track:{TRACK}"}),
         views.track_reply(catalog, TRACK, set(order), lang, followed=True),
-        h.command(caller, "next"), h.command(caller, "help"),
-        h.command(caller, f"subscribe {TRACK}"), h.command(caller, "subscriptions"),
+        h.command(caller, "next"),
+        h.command(caller, "help"),
+        h.command(caller, f"subscribe {TRACK}"),
+        h.command(caller, "subscriptions"),
     ]
     for reply in replies:
         _strict(reply)

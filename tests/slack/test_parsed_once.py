@@ -26,8 +26,9 @@ def standin():
 def _dispatch(app, standin: SlackStandIn, text: str) -> tuple[int, str, str]:
     url = standin.response_url()
     body = slash_command_body(text, team_id=standin.team_id, user_id="U1", channel_id="C1", response_url=url)
-    response = app.dispatch(BoltRequest(body=body.decode(),
-                                        headers={"content-type": ["application/x-www-form-urlencoded"]}))
+    response = app.dispatch(
+        BoltRequest(body=body.decode(), headers={"content-type": ["application/x-www-form-urlencoded"]})
+    )
     return response.status, response.body, url
 
 
@@ -42,9 +43,11 @@ def test_a_command_answered_after_the_ack_is_parsed_and_run_once(runtime, standi
 
     monkeypatch.setattr(listener, "parse", counting_parse)
     for kind, fn in list(registry.COMMANDS.items()):
+
         def counted(ctx, cmd, fn=fn, kind=kind):
             ran[kind] += 1
             return fn(ctx, cmd)
+
         monkeypatch.setitem(registry.COMMANDS, kind, counted)
 
     app = build_app(runtime, client=WebClient(token="xoxb-test", base_url=standin.api_url), verify_requests=False)

@@ -53,14 +53,20 @@ def test_every_step_has_mark_read_and_read_first_skips_read_posts(runtime) -> No
     h, me = _h(runtime), Caller(TEAM, USER, CHANNEL)
     order = runtime.holder.catalog.order("spec")
     reply = h.command(me, "spec")
-    step_buttons = [json.loads(b["accessory"]["value"])["p"] for b in reply.blocks
-                    if b.get("accessory", {}).get("action_id", "").startswith("mark_read:")]
+    step_buttons = [
+        json.loads(b["accessory"]["value"])["p"]
+        for b in reply.blocks
+        if b.get("accessory", {}).get("action_id", "").startswith("mark_read:")
+    ]
     assert step_buttons == list(order)
     for pid in order[:2]:
         h.command(me, f"read {pid}")
     reply = h.command(me, "spec")
-    unread_buttons = [json.loads(b["accessory"]["value"])["p"] for b in reply.blocks
-                      if b.get("accessory", {}).get("action_id", "").startswith("mark_unread:")]
+    unread_buttons = [
+        json.loads(b["accessory"]["value"])["p"]
+        for b in reply.blocks
+        if b.get("accessory", {}).get("action_id", "").startswith("mark_unread:")
+    ]
     assert unread_buttons == list(order[:2])
     detail = next(b["text"]["text"] for b in reply.blocks if "Read next" in b.get("text", {}).get("text", ""))
     assert "Read first" not in detail  # the next step's prerequisites are read by definition

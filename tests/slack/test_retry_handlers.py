@@ -39,8 +39,12 @@ def test_a_lazy_listener_gets_the_same_handlers_through_bolts_copy() -> None:
 
 
 def _dispatch_and_check(standin: SlackStandIn, handlers: list) -> None:
-    app = App(client=WebClient(token="xoxb-test", base_url=standin.api_url, retry_handlers=handlers),
-              signing_secret="s", request_verification_enabled=False, token_verification_enabled=False)
+    app = App(
+        client=WebClient(token="xoxb-test", base_url=standin.api_url, retry_handlers=handlers),
+        signing_secret="s",
+        request_verification_enabled=False,
+        token_verification_enabled=False,
+    )
     seen: list[BoltContext] = []
     done = threading.Event()
 
@@ -49,8 +53,11 @@ def _dispatch_and_check(standin: SlackStandIn, handlers: list) -> None:
         done.set()
 
     app.command("/vllm-path")(ack=lambda ack: ack(), lazy=[lazy])
-    response = app.dispatch(BoltRequest(body=slash_command_body("help").decode(),
-                                        headers={"content-type": ["application/x-www-form-urlencoded"]}))
+    response = app.dispatch(
+        BoltRequest(
+            body=slash_command_body("help").decode(), headers={"content-type": ["application/x-www-form-urlencoded"]}
+        )
+    )
     assert response.status == 200
     assert done.wait(10)
     lazy_handlers = seen[0].client.retry_handlers

@@ -61,8 +61,11 @@ def test_the_numbers_of_a_seeded_workspace(runtime) -> None:
     assert ins.top_posts == ((order[0], 6), (order[1], 5))
     health = {c.channel_id: c for c in ins.channels}
     assert (health["CACTIVE"].active, health["CACTIVE"].sent, health["CACTIVE"].failed) == (1, 2, 0)
-    assert (health["CPAUSED"].paused, health["CPAUSED"].reasons, health["CPAUSED"].failed) == \
-        (1, ("channel_not_found",), 1)
+    assert (health["CPAUSED"].paused, health["CPAUSED"].reasons, health["CPAUSED"].failed) == (
+        1,
+        ("channel_not_found",),
+        1,
+    )
 
 
 def test_fewer_than_three_readers_show_no_per_post_counts(runtime) -> None:

@@ -19,9 +19,11 @@ from tests.evaldata import REPO
 CATALOG = load_catalog(REPO / "catalog")
 MATCHER = Matcher(CATALOG)
 EVERYTHING = {p.id for p in CATALOG.posts}
-CATALOG_URLS = {CATALOG.url_of(p) for p in CATALOG.posts} | {
-    x.url for t in CATALOG.tracks for s in t.steps for x in s.external_prerequisites} | {
-    CATALOG.manifest.archive_url}  # the blog's archive, linked for a post with no URL yet
+CATALOG_URLS = (
+    {CATALOG.url_of(p) for p in CATALOG.posts}
+    | {x.url for t in CATALOG.tracks for s in t.steps for x in s.external_prerequisites}
+    | {CATALOG.manifest.archive_url}
+)  # the blog's archive, linked for a post with no URL yet
 LIVE = re.compile(r"<(?P<body>[^>]*)>")
 
 
@@ -65,8 +67,20 @@ def test_track_message_marks_progress_and_next():
     assert "whole path" in str(done.blocks)
 
 
-@pytest.mark.parametrize("query", ["nixl", "eagle", "量化", "x" * 3000, "<!channel> & <@U123> <https://evil.example|click>",
-                                   "\u202eevil", "&", "", "🙂" * 500])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "nixl",
+        "eagle",
+        "量化",
+        "x" * 3000,
+        "<!channel> & <@U123> <https://evil.example|click>",
+        "\u202eevil",
+        "&",
+        "",
+        "🙂" * 500,
+    ],
+)
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_search_message_fits_and_escapes(query, lang):
     result = MATCHER.search(query, limit=5)
@@ -94,8 +108,13 @@ def test_home_view_fits_however_much_is_read():
             self.schedule = WeeklySchedule.of(self.weekday, self.at_time, self.timezone)
 
     for read in (set(), EVERYTHING):
-        state = home.HomeState(follows=[t.id for t in CATALOG.tracks], read=read, dm=None,
-                                channel_subs=[Sub(i) for i in range(300)], lang="zh")
+        state = home.HomeState(
+            follows=[t.id for t in CATALOG.tracks],
+            read=read,
+            dm=None,
+            channel_subs=[Sub(i) for i in range(300)],
+            lang="zh",
+        )
         view = home.home_view(CATALOG, state)
         assert view["type"] == "home"
         assert_safe(view["blocks"], "", surface="home")

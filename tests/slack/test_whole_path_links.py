@@ -23,10 +23,14 @@ def _settings(**values) -> Settings:
 
 def test_the_page_url_needs_the_public_url() -> None:
     assert path_page_url(_settings(), "spec") is None
-    assert path_page_url(_settings(public_url="https://paths.example.com/"), "spec") == \
-        "https://paths.example.com/paths/spec"
-    assert path_page_url(_settings(public_url="https://paths.example.com"), "spec", "zh") == \
-        "https://paths.example.com/paths/spec?lang=zh"
+    assert (
+        path_page_url(_settings(public_url="https://paths.example.com/"), "spec")
+        == "https://paths.example.com/paths/spec"
+    )
+    assert (
+        path_page_url(_settings(public_url="https://paths.example.com"), "spec", "zh")
+        == "https://paths.example.com/paths/spec?lang=zh"
+    )
 
 
 def test_the_track_reply_links_the_whole_path() -> None:

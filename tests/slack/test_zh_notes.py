@@ -22,8 +22,12 @@ def catalog() -> Catalog:
 
 
 def test_every_step_of_every_track_has_a_chinese_note(catalog: Catalog) -> None:
-    missing = [f"{track.id}/{step.post}" for track in catalog.tracks for step in catalog.path(track.id)
-               if step.note is None or not step.note.zh]
+    missing = [
+        f"{track.id}/{step.post}"
+        for track in catalog.tracks
+        for step in catalog.path(track.id)
+        if step.note is None or not step.note.zh
+    ]
     assert missing == [], f"{len(missing)} step(s) without a Chinese note: {missing[:10]}"
 
 

@@ -38,8 +38,7 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
 
 
 @pytest.fixture(scope="session", params=DB_KINDS)
-def migrated_url(request: pytest.FixtureRequest,
-                 tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def migrated_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     with fresh_database_url(request.param, tmp_path_factory.mktemp("store")) as url:
         migrate(url)
         yield url

@@ -14,8 +14,7 @@ KEY = ("T1", "C1", "perf", "2026-W49")
 def test_skip_delivery_settles_a_free_period_so_no_claim_succeeds(store: Store, clock) -> None:
     assert store.skip_delivery(*KEY, reason="snoozed by U1", claimed_by="user:U1") is True
     row = store.delivery(*KEY)
-    assert (row.status, row.message_ts, row.error, row.sent_at) == (
-        "sent", None, "skipped: snoozed by U1", clock.now)
+    assert (row.status, row.message_ts, row.error, row.sent_at) == ("sent", None, "skipped: snoozed by U1", clock.now)
     assert store.claim_delivery(*KEY, claimed_by="host:1", stale_after_s=0) is False
     assert store.skip_delivery(*KEY, reason="again", claimed_by="user:U2") is False
     assert store.delivery(*KEY).error == "skipped: snoozed by U1"
@@ -59,15 +58,20 @@ def test_mark_sent_at_cursor_sets_the_cursor_in_the_same_transaction(store: Stor
     sub = store.subscribe("T1", "C1", "perf", WeeklySchedule.of(0, "09:00", "UTC"))
     store.advance_cursor(sub.id, 5, "2026.11.0")
     assert store.claim_delivery(*KEY, claimed_by="host:1")
-    assert store.mark_sent_at_cursor(*KEY, message_ts="1.2", subscription_id=sub.id, cursor=3,
-                                     catalog_version="2026.12.0", claimed_by="host:1") is True
+    assert (
+        store.mark_sent_at_cursor(
+            *KEY, message_ts="1.2", subscription_id=sub.id, cursor=3, catalog_version="2026.12.0", claimed_by="host:1"
+        )
+        is True
+    )
     after = store.get_subscription(sub.id)
     assert (after.cursor, after.last_catalog_version) == (3, "2026.12.0")
     assert store.delivery(*KEY).message_ts == "1.2"
     # Not claimed (already sent): nothing changes.
-    assert store.mark_sent_at_cursor(*KEY, message_ts="9.9", subscription_id=sub.id, cursor=9,
-                                     catalog_version=None) is False
+    assert (
+        store.mark_sent_at_cursor(*KEY, message_ts="9.9", subscription_id=sub.id, cursor=9, catalog_version=None)
+        is False
+    )
     assert store.get_subscription(sub.id).cursor == 3
     with pytest.raises(ValueError):
-        store.mark_sent_at_cursor(*KEY, message_ts=None, subscription_id=sub.id, cursor=-1,
-                                  catalog_version=None)
+        store.mark_sent_at_cursor(*KEY, message_ts=None, subscription_id=sub.id, cursor=-1, catalog_version=None)

@@ -15,8 +15,9 @@ from bot.store import Store, make_engine, utcnow
 KEY = ("T1", "C1", "perf", "2026-W49")
 
 
-def _race(db_url: str, n: int, action: Callable[[Store, int], bool],
-          clock: Callable[[], datetime] = utcnow) -> list[bool]:
+def _race(
+    db_url: str, n: int, action: Callable[[Store, int], bool], clock: Callable[[], datetime] = utcnow
+) -> list[bool]:
     """Run ``action(store_i, i)`` in ``n`` threads released together; each has its own engine."""
     stores = [Store(make_engine(db_url), owns_engine=True, clock=clock) for _ in range(n)]
     for s in stores:  # open a pooled connection up front so the race is on the claim itself
@@ -49,8 +50,7 @@ def test_first_claim_wins_and_a_second_loses(store: Store, clock) -> None:  # ty
     assert store.claim_delivery(*KEY, claimed_by="host:2") is False
     row = store.delivery(*KEY)
     assert row is not None
-    assert (row.status, row.claimed_by, row.attempts, row.claimed_at) == (
-        "claimed", "host:1", 1, clock.now)
+    assert (row.status, row.claimed_by, row.attempts, row.claimed_at) == ("claimed", "host:1", 1, clock.now)
 
 
 def test_concurrent_claims_have_exactly_one_winner(store: Store, store_url: str) -> None:
@@ -73,13 +73,12 @@ def test_concurrent_claims_on_many_keys_each_have_one_winner(store: Store, store
     assert len(store.deliveries()) == len(periods)
 
 
-def test_concurrent_stale_takeover_has_exactly_one_winner(store: Store, store_url: str,
-                                                          clock) -> None:  # type: ignore[no-untyped-def]
+def test_concurrent_stale_takeover_has_exactly_one_winner(store: Store, store_url: str, clock) -> None:  # type: ignore[no-untyped-def]
     assert store.claim_delivery(*KEY, claimed_by="crashed")
     later = clock.now + timedelta(seconds=61)
-    results = _race(store_url, 8, lambda s, i: s.claim_delivery(*KEY, claimed_by=f"w{i}",
-                                                             stale_after_s=60),
-                    clock=lambda: later)
+    results = _race(
+        store_url, 8, lambda s, i: s.claim_delivery(*KEY, claimed_by=f"w{i}", stale_after_s=60), clock=lambda: later
+    )
     assert results.count(True) == 1
     row = store.delivery(*KEY)
     assert row is not None and row.claimed_by == f"w{results.index(True)}" and row.attempts == 2
@@ -93,8 +92,7 @@ def test_stale_claim_is_reclaimed_only_after_stale_after_s(store: Store, clock) 
     assert store.claim_delivery(*KEY, claimed_by="p2", stale_after_s=600) is True
     assert store.claim_delivery(*KEY, claimed_by="p3", stale_after_s=600) is False
     row = store.delivery(*KEY)
-    assert row is not None and (row.claimed_by, row.attempts, row.claimed_at) == (
-        "p2", 2, clock.now)
+    assert row is not None and (row.claimed_by, row.attempts, row.claimed_at) == ("p2", 2, clock.now)
 
 
 def test_sent_is_never_reclaimed(store: Store, clock) -> None:  # type: ignore[no-untyped-def]
@@ -115,9 +113,9 @@ def test_failed_delivery_is_retried_up_to_max_attempts(store: Store) -> None:
     assert store.mark_failed(*KEY, error="ratelimited" * 200) is True
     row = store.delivery(*KEY)
     assert row is not None and row.status == "failed" and len(row.error or "") == 1000
-    assert store.claim_delivery(*KEY, claimed_by="p1", max_attempts=3) is True   # attempt 2
+    assert store.claim_delivery(*KEY, claimed_by="p1", max_attempts=3) is True  # attempt 2
     assert store.mark_failed(*KEY, error="again")
-    assert store.claim_delivery(*KEY, claimed_by="p1", max_attempts=3) is True   # attempt 3
+    assert store.claim_delivery(*KEY, claimed_by="p1", max_attempts=3) is True  # attempt 3
     assert store.mark_failed(*KEY, error="and again")
     assert store.claim_delivery(*KEY, claimed_by="p1", max_attempts=3) is False
     assert store.delivery(*KEY).attempts == 3  # type: ignore[union-attr]
@@ -214,8 +212,7 @@ def test_skip_delivery_settles_a_period_without_a_message(store: Store, clock) -
     assert store.skip_delivery(*KEY, reason="snoozed", claimed_by="p1") is False
     row = store.delivery(*KEY)
     assert row is not None
-    assert (row.status, row.message_ts, row.error, row.attempts) == (
-        "sent", None, "skipped: snoozed", 0)
+    assert (row.status, row.message_ts, row.error, row.attempts) == ("sent", None, "skipped: snoozed", 0)
     clock.advance(86400)
     assert store.claim_delivery(*KEY, claimed_by="p2", stale_after_s=0) is False
 
@@ -251,15 +248,17 @@ def test_renew_claim_keeps_a_slow_sender_from_being_taken_over(store: Store, clo
 def test_mark_sent_at_cursor_sets_the_cursor_once(store: Store) -> None:
     sub = store.subscribe("T1", "C1", "perf", WeeklySchedule.of(0, "09:00", "UTC"), 2)
     store.advance_cursor(sub.id, 5, "v1")
-    assert store.mark_sent_at_cursor(*KEY, "1.1", subscription_id=sub.id, cursor=3,
-                                     catalog_version="v2") is False  # not claimed
+    assert (
+        store.mark_sent_at_cursor(*KEY, "1.1", subscription_id=sub.id, cursor=3, catalog_version="v2") is False
+    )  # not claimed
     assert store.get_subscription(sub.id).cursor == 5  # type: ignore[union-attr]
     assert store.claim_delivery(*KEY, claimed_by="p1")
-    assert store.mark_sent_at_cursor(*KEY, "1.1", subscription_id=sub.id, cursor=3,
-                                     catalog_version="v2", claimed_by="p1") is True
+    assert (
+        store.mark_sent_at_cursor(*KEY, "1.1", subscription_id=sub.id, cursor=3, catalog_version="v2", claimed_by="p1")
+        is True
+    )
     after = store.get_subscription(sub.id)
     assert after is not None and (after.cursor, after.last_catalog_version) == (3, "v2")
     assert store.delivery(*KEY).message_ts == "1.1"  # type: ignore[union-attr]
     with pytest.raises(ValueError):
-        store.mark_sent_at_cursor(*KEY, "1.1", subscription_id=sub.id, cursor=-1,
-                                  catalog_version=None)
+        store.mark_sent_at_cursor(*KEY, "1.1", subscription_id=sub.id, cursor=-1, catalog_version=None)

@@ -23,12 +23,19 @@ from bot.store.models import APP_TABLES, SEALED_TOKEN
 from tests.dbutil import admin_url, fresh_database_url
 
 OUR_TABLES = {
-    "reading_progress", "track_follows", "user_settings", "channel_subscriptions",
-    "dm_preferences", "digest_deliveries", "processed_events", "catalog_versions",
+    "reading_progress",
+    "track_follows",
+    "user_settings",
+    "channel_subscriptions",
+    "dm_preferences",
+    "digest_deliveries",
+    "processed_events",
+    "catalog_versions",
     "catalog_feed_notices",
     "reminders",  # issue 15 (migration i15_0001)
     "installation_welcomes",  # issue 25 (migration i25_0001)
-    "reader_budgets", "finished_paths",  # issue 24 (migration i24_0001)
+    "reader_budgets",
+    "finished_paths",  # issue 24 (migration i24_0001)
 }
 SLACK_TABLES = {"slack_installations", "slack_bots", "slack_oauth_states"}
 
@@ -41,8 +48,7 @@ def _diff(url: str, metadata: sa.MetaData) -> list:
     engine = make_engine(url)
     try:
         with engine.connect() as conn:
-            ctx = MigrationContext.configure(
-                conn, opts={"compare_type": True, "include_name": _include})
+            ctx = MigrationContext.configure(conn, opts={"compare_type": True, "include_name": _include})
             return compare_metadata(ctx, metadata)
     finally:
         engine.dispose()
@@ -84,8 +90,7 @@ def test_slack_tables_match_slack_sdk_definitions(db_url: str) -> None:
     the token columns, which are wider on purpose (they hold sealed tokens)."""
     migrate(db_url)
     theirs = sa.MetaData()
-    installations = SQLAlchemyInstallationStore.build_installations_table(
-        theirs, "slack_installations")
+    installations = SQLAlchemyInstallationStore.build_installations_table(theirs, "slack_installations")
     bots = SQLAlchemyInstallationStore.build_bots_table(theirs, "slack_bots")
     SQLAlchemyOAuthStateStore.build_oauth_states_table(theirs, "slack_oauth_states")
     for table in (installations, bots):
@@ -96,9 +101,13 @@ def test_slack_tables_match_slack_sdk_definitions(db_url: str) -> None:
     engine = make_engine(db_url)
     try:
         with engine.connect() as conn:
-            ctx = MigrationContext.configure(conn, opts={
-                "compare_type": True,
-                "include_name": lambda n, t, p: n in SLACK_TABLES if t == "table" else True})
+            ctx = MigrationContext.configure(
+                conn,
+                opts={
+                    "compare_type": True,
+                    "include_name": lambda n, t, p: n in SLACK_TABLES if t == "table" else True,
+                },
+            )
             assert compare_metadata(ctx, theirs) == []
     finally:
         engine.dispose()
@@ -207,10 +216,13 @@ def test_postgres_connection_loss_heals_without_restart(tmp_path) -> None:  # ty
         admin = sa.create_engine(admin_url(), isolation_level="AUTOCOMMIT")
         try:
             with admin.connect() as conn:
-                killed = conn.execute(sa.text(
-                    "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-                    "WHERE datname = :db AND pid <> pg_backend_pid()"),
-                    {"db": sa.engine.make_url(url).database}).scalar()
+                killed = conn.execute(
+                    sa.text(
+                        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                        "WHERE datname = :db AND pid <> pg_backend_pid()"
+                    ),
+                    {"db": sa.engine.make_url(url).database},
+                ).scalar()
         finally:
             admin.dispose()
         assert killed >= 1
@@ -221,11 +233,13 @@ def test_postgres_connection_loss_heals_without_restart(tmp_path) -> None:  # ty
 def test_concurrent_migrations_from_several_processes_succeed(db_url: str) -> None:
     """The web process and the clock may start at once on an empty database."""
     code = "import sys; from bot.store import migrate; migrate(sys.argv[1])"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        p for p in (str(REPO_ROOT), os.environ.get("PYTHONPATH")) if p)}
-    procs = [subprocess.Popen([sys.executable, "-c", code, db_url], env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for _ in range(4)]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(REPO_ROOT), os.environ.get("PYTHONPATH")) if p)}
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", code, db_url], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        for _ in range(4)
+    ]
     outcomes = [(p.wait(timeout=120), p.stderr.read()) for p in procs]  # type: ignore[union-attr]
     assert [rc for rc, _ in outcomes] == [0, 0, 0, 0], [err[-2000:] for _, err in outcomes]
     assert _tables(db_url) == OUR_TABLES | SLACK_TABLES | {"alembic_version"}

@@ -13,9 +13,17 @@ from bot.store import UNINSTALLED, Store
 
 def _installation(team: str, user: str = "UADMIN", token: str = "xoxb-1") -> Installation:
     return Installation(
-        app_id="A1", enterprise_id=None, team_id=team, team_name=f"Team {team}",
-        bot_token=token, bot_id="B1", bot_user_id="UBOT", bot_scopes="commands,chat:write",
-        user_id=user, user_token="xoxp-1", user_scopes="identify",
+        app_id="A1",
+        enterprise_id=None,
+        team_id=team,
+        team_name=f"Team {team}",
+        bot_token=token,
+        bot_id="B1",
+        bot_user_id="UBOT",
+        bot_scopes="commands,chat:write",
+        user_id=user,
+        user_token="xoxp-1",
+        user_scopes="identify",
         installed_at=datetime(2026, 11, 1, 12, 0, tzinfo=UTC).timestamp(),
     )
 
@@ -26,16 +34,14 @@ def test_installation_store_round_trip(store: Store) -> None:
     inst.save(_installation("T2", token="xoxb-2"))
     found = inst.find_installation(enterprise_id=None, team_id="T1")
     assert found is not None
-    assert (found.team_id, found.bot_token, found.user_id, found.team_name) == (
-        "T1", "xoxb-1", "UADMIN", "Team T1")
+    assert (found.team_id, found.bot_token, found.user_id, found.team_name) == ("T1", "xoxb-1", "UADMIN", "Team T1")
     bot = inst.find_bot(enterprise_id=None, team_id="T2")
     assert bot is not None and bot.bot_token == "xoxb-2" and bot.bot_user_id == "UBOT"
     assert inst.find_bot(enterprise_id=None, team_id="T3") is None
     # Saving the same installation again updates in place rather than duplicating.
     inst.save(_installation("T1"))
     with store.engine.connect() as conn:
-        assert conn.exec_driver_sql(
-            "SELECT count(*) FROM slack_installations WHERE team_id = 'T1'").scalar() == 1
+        assert conn.exec_driver_sql("SELECT count(*) FROM slack_installations WHERE team_id = 'T1'").scalar() == 1
 
 
 def test_installation_store_is_scoped_by_client_id(store: Store) -> None:

@@ -13,7 +13,12 @@ from bot.store import Store
 def test_subscribe_creates_then_updates_in_place(store: Store, clock) -> None:  # type: ignore[no-untyped-def]
     sub = store.subscribe("T1", "C1", "perf", WeeklySchedule.of(0, "09:00", "Europe/Paris"), created_by="U1")
     assert (sub.weekday, sub.at_time, sub.timezone, sub.steps_per_week, sub.cursor) == (
-        0, "09:00", "Europe/Paris", 1, 0)
+        0,
+        "09:00",
+        "Europe/Paris",
+        1,
+        0,
+    )
     assert sub.active and sub.created_by == "U1" and sub.last_catalog_version is None
     assert sub.created_at == sub.updated_at == clock.now
 
@@ -26,7 +31,11 @@ def test_subscribe_creates_then_updates_in_place(store: Store, clock) -> None:  
     changed = store.subscribe("T1", "C1", "perf", WeeklySchedule.of(4, "17:30", "Asia/Shanghai"), 3)
     assert changed.id == sub.id
     assert (changed.weekday, changed.at_time, changed.timezone, changed.steps_per_week) == (
-        4, "17:30", "Asia/Shanghai", 3)
+        4,
+        "17:30",
+        "Asia/Shanghai",
+        3,
+    )
     assert changed.cursor == 2 and changed.created_by == "U1"
     assert changed.updated_at == clock.now
     assert len(store.subscriptions("T1")) == 1
@@ -72,7 +81,11 @@ def test_subscriptions_filter_by_channel_and_list_active_across_teams(store: Sto
     store.subscribe("T2", "C9", "perf", WeeklySchedule.of(0, "09:00", "UTC"))
     assert [s.track_id for s in store.subscriptions("T1", "C1")] == ["intro", "perf"]
     assert [(s.team_id, s.channel_id) for s in store.active_subscriptions()] == [
-        ("T1", "C1"), ("T1", "C1"), ("T1", "C2"), ("T2", "C9")]
+        ("T1", "C1"),
+        ("T1", "C1"),
+        ("T1", "C2"),
+        ("T2", "C9"),
+    ]
     assert len(store.active_subscriptions(team="T2")) == 1
 
 
@@ -87,11 +100,19 @@ def test_advance_cursor(store: Store) -> None:
         store.advance_cursor(sub.id, -1)
 
 
-@pytest.mark.parametrize("kwargs", [
-    {"weekday": 7}, {"weekday": -1}, {"at_time": "9:00"}, {"at_time": "24:00"},
-    {"timezone": "Mars/Olympus"}, {"timezone": ""}, {"steps_per_week": 0},
-    {"steps_per_week": 4},
-])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"weekday": 7},
+        {"weekday": -1},
+        {"at_time": "9:00"},
+        {"at_time": "24:00"},
+        {"timezone": "Mars/Olympus"},
+        {"timezone": ""},
+        {"steps_per_week": 0},
+        {"steps_per_week": 4},
+    ],
+)
 def test_subscribe_rejects_bad_schedules(store: Store, kwargs: dict) -> None:
     args = {"weekday": 0, "at_time": "09:00", "timezone": "UTC", "steps_per_week": 1} | kwargs
     steps = args.pop("steps_per_week")
@@ -106,15 +127,13 @@ def test_database_constraints_back_up_the_checks(store: Store) -> None:
 
     sub = store.subscribe("T1", "C1", "perf", WeeklySchedule.of(0, "09:00", "UTC"))
     with pytest.raises(sa.exc.IntegrityError), store.engine.begin() as conn:
-        conn.execute(sa.text("UPDATE channel_subscriptions SET steps_per_week = 9 WHERE id = :i"),
-                     {"i": sub.id})
+        conn.execute(sa.text("UPDATE channel_subscriptions SET steps_per_week = 9 WHERE id = :i"), {"i": sub.id})
 
 
 def test_dm_settings_defaults_updates_and_isolation(store: Store, clock) -> None:  # type: ignore[no-untyped-def]
     assert store.get_dm("T1", "U1") is None
     dm = store.set_dm("T1", "U1", True)
-    assert (dm.enabled, dm.weekday, dm.at_time, dm.timezone, dm.status) == (
-        True, 0, "09:00", "UTC", "active")
+    assert (dm.enabled, dm.weekday, dm.at_time, dm.timezone, dm.status) == (True, 0, "09:00", "UTC", "active")
     clock.advance(10)
     assert store.set_dm("T1", "U1", True) == dm  # no change, no new updated_at
     dm = store.set_dm("T1", "U1", True, schedule=WeeklySchedule.of(4, "18:15", "Asia/Tokyo"))

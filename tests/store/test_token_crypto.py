@@ -28,8 +28,7 @@ def test_sealed_tokens_open_only_with_a_configured_key() -> None:
         TokenCipher.from_setting("not-a-key")
 
 
-def test_a_local_run_without_a_key_generates_one_file_and_says_where(tmp_path: Path,
-                                                                      caplog) -> None:
+def test_a_local_run_without_a_key_generates_one_file_and_says_where(tmp_path: Path, caplog) -> None:
     with caplog.at_level(logging.WARNING):
         first = local_key_cipher(tmp_path)
     path = tmp_path / LOCAL_KEY_FILE
@@ -42,11 +41,19 @@ def test_reseal_moves_every_stored_token_to_the_new_key(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path}/t.db"
     old, new = Fernet.generate_key().decode(), Fernet.generate_key().decode()
     with Store.from_url(url, client_id="1.2", token_cipher=TokenCipher.from_setting(old)) as store:
-        store.installation_store().save(Installation(
-            app_id="A0", team_id="T0", bot_token="xoxb-rotate-me", bot_id="B0",
-            bot_user_id="U0B", user_id="U0", user_token="xoxp-user", installed_at=time.time()))
-    with Store.from_url(url, client_id="1.2",
-                        token_cipher=TokenCipher.from_setting(f"{new},{old}")) as store:
+        store.installation_store().save(
+            Installation(
+                app_id="A0",
+                team_id="T0",
+                bot_token="xoxb-rotate-me",
+                bot_id="B0",
+                bot_user_id="U0B",
+                user_id="U0",
+                user_token="xoxp-user",
+                installed_at=time.time(),
+            )
+        )
+    with Store.from_url(url, client_id="1.2", token_cipher=TokenCipher.from_setting(f"{new},{old}")) as store:
         assert store.seal_tokens() == {"plain": 0, "older": 3, "current": 0}  # 2 installation, 1 bot
         assert store.seal_tokens() == {"plain": 0, "older": 0, "current": 3}
     with Store.from_url(url, client_id="1.2", token_cipher=TokenCipher.from_setting(new)) as store:
@@ -61,8 +68,9 @@ def _raw_tokens(url: str) -> list[str]:
     engine = create_engine(url)
     try:
         with engine.connect() as conn:
-            rows = conn.execute(text("SELECT bot_token FROM slack_installations UNION ALL "
-                                     "SELECT bot_token FROM slack_bots")).all()
+            rows = conn.execute(
+                text("SELECT bot_token FROM slack_installations UNION ALL SELECT bot_token FROM slack_bots")
+            ).all()
     finally:
         engine.dispose()
     return [r[0] for r in rows]
@@ -83,9 +91,17 @@ def _write_plain_tokens(url: str) -> None:
 
 def _installed(url: str, key: str) -> None:
     with Store.from_url(url, client_id="1.2", token_cipher=TokenCipher.from_setting(key)) as store:
-        store.installation_store().save(Installation(
-            app_id="A0", team_id="T0", bot_token="xoxb-sealed", bot_id="B0",
-            bot_user_id="U0B", user_id="U0", installed_at=time.time()))
+        store.installation_store().save(
+            Installation(
+                app_id="A0",
+                team_id="T0",
+                bot_token="xoxb-sealed",
+                bot_id="B0",
+                bot_user_id="U0B",
+                user_id="U0",
+                installed_at=time.time(),
+            )
+        )
 
 
 def test_an_upgrade_seals_plain_tokens_at_start_with_a_warning(tmp_path: Path, caplog) -> None:
@@ -98,8 +114,15 @@ def test_an_upgrade_seals_plain_tokens_at_start_with_a_warning(tmp_path: Path, c
     _write_plain_tokens(url)
     assert _raw_tokens(url) == ["xoxb-plain-old", "xoxb-plain-old"]
     with caplog.at_level(logging.WARNING):
-        rt = Runtime.create(Settings(_env_file=None, database_url=url, token_encryption_key=key,
-                                     slack_client_id="1.2", slack_client_secret="s"))
+        rt = Runtime.create(
+            Settings(
+                _env_file=None,
+                database_url=url,
+                token_encryption_key=key,
+                slack_client_id="1.2",
+                slack_client_secret="s",
+            )
+        )
     try:
         assert all(t.startswith("fernet:") for t in _raw_tokens(url))
         assert rt.store.bot_token_for("T0") == "xoxb-plain-old"
@@ -138,8 +161,14 @@ def test_tokens_reseal_command_exists_and_reports(tmp_path: Path) -> None:
     _installed(url, key)
     _write_plain_tokens(url)
     env = {**os.environ, "DATABASE_URL": url, "TOKEN_ENCRYPTION_KEY": key, "SLACK_CLIENT_ID": "1.2"}
-    done = subprocess.run([sys.executable, "-m", "bot.cli.main", "tokens", "reseal"], env=env,
-                          capture_output=True, text=True, timeout=60, cwd=Path(__file__).resolve().parents[2])
+    done = subprocess.run(
+        [sys.executable, "-m", "bot.cli.main", "tokens", "reseal"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=Path(__file__).resolve().parents[2],
+    )
     assert done.returncode == 0, done.stderr
     assert "sealed 2 plain" in done.stdout
     assert all(t.startswith("fernet:") for t in _raw_tokens(url))

@@ -25,10 +25,8 @@ KEY = "Zm9yLXRlc3RzLW9ubHktbm90LWEtcmVhbC1rZXktMzI="  # 32 bytes, url-safe base6
 
 
 def _store(url: str, standin: SlackStandIn) -> Store:
-    rotator = TokenRotator(client_id=CLIENT_ID, client_secret=CLIENT_SECRET,
-                           client=WebClient(base_url=standin.api_url))
-    return Store.from_url(url, client_id=CLIENT_ID, token_cipher=TokenCipher.from_setting(KEY),
-                          token_rotator=rotator)
+    rotator = TokenRotator(client_id=CLIENT_ID, client_secret=CLIENT_SECRET, client=WebClient(base_url=standin.api_url))
+    return Store.from_url(url, client_id=CLIENT_ID, token_cipher=TokenCipher.from_setting(KEY), token_rotator=rotator)
 
 
 def test_two_processes_refresh_one_expiring_token_once(store_url: str) -> None:
@@ -36,11 +34,20 @@ def test_two_processes_refresh_one_expiring_token_once(store_url: str) -> None:
         expiring, refresh = standin.issue_rotating_token(SCOPES, expires_in_s=30)
         first, second = _store(store_url, standin), _store(store_url, standin)
         try:
-            first.installation_store().save(Installation(
-                app_id="A0ROT", team_id="T0ROT2", bot_token=expiring, bot_id="B0ROT",
-                bot_user_id="U0ROTBOT", bot_scopes="chat:write", user_id="U0ADMIN",
-                bot_refresh_token=refresh, bot_token_expires_at=int(time.time()) + 30,
-                installed_at=time.time()))
+            first.installation_store().save(
+                Installation(
+                    app_id="A0ROT",
+                    team_id="T0ROT2",
+                    bot_token=expiring,
+                    bot_id="B0ROT",
+                    bot_user_id="U0ROTBOT",
+                    bot_scopes="chat:write",
+                    user_id="U0ADMIN",
+                    bot_refresh_token=refresh,
+                    bot_token_expires_at=int(time.time()) + 30,
+                    installed_at=time.time(),
+                )
+            )
             start = threading.Barrier(2)
             tokens: dict[str, str | None] = {}
             errors: list[BaseException] = []
@@ -62,7 +69,8 @@ def test_two_processes_refresh_one_expiring_token_once(store_url: str) -> None:
             refreshes = standin.calls("oauth.v2.access")
             assert len(refreshes) == 1 and refreshes[0].ok
             answer = WebClient(token=tokens["a"], base_url=standin.api_url).chat_postMessage(
-                channel="C0CONSOLE", text="works")
+                channel="C0CONSOLE", text="works"
+            )
             assert answer["ok"]
         finally:
             first.close()

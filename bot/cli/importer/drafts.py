@@ -23,7 +23,8 @@ DRAFTS_HEADER = (
     "# Draft posts written by `vllm-path catalog import`: the facts (title, URL, date, authors,\n"
     "# tags) are the blog's. `vllm-path catalog check` refuses a draft: write its summary in our\n"
     "# own words, make it a step of a track, remove `status: draft`, then move the entry to\n"
-    "# vllm-blog.yaml.\n")
+    "# vllm-blog.yaml.\n"
+)
 
 
 def _scalar(value: str) -> str:
@@ -151,4 +152,3 @@ def apply_import(plan: ImportPlan, catalog_dir: str | Path) -> list[str]:
     for rel, text in texts.items():
         _write_atomic(root / rel, text)
     return sorted(texts)
-

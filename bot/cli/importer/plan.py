@@ -133,8 +133,9 @@ class ImportPlan:
         if self.conflicts:
             out.append(f"conflicts (not changed; check by hand): {len(self.conflicts)}")
             for c in self.conflicts:
-                out.append(f"  ! {c.file}: post '{c.post_id}': {c.field}: catalog {_show(c.catalog)}, "
-                           f"source {_show(c.source)}")
+                out.append(
+                    f"  ! {c.file}: post '{c.post_id}': {c.field}: catalog {_show(c.catalog)}, source {_show(c.source)}"
+                )
         if self.skipped:
             out.append(f"source entries skipped: {len(self.skipped)}")
             for s in self.skipped:
@@ -201,8 +202,9 @@ def _new_id(sp: SourcePost, taken: set[str]) -> str:
     return candidate
 
 
-def guess_tracks(matcher: Any, catalog: Catalog, title: str, tags: Iterable[str],
-                 limit: int = 3) -> tuple[TrackGuess, ...]:
+def guess_tracks(
+    matcher: Any, catalog: Catalog, title: str, tags: Iterable[str], limit: int = 3
+) -> tuple[TrackGuess, ...]:
     """The tracks a post most likely belongs to, best first (at most ``limit``, score ≥
     :data:`TRACK_MIN_SCORE`).
 
@@ -243,13 +245,18 @@ def _compare(known: _Known, sp: SourcePost, base: str, plan: ImportPlan) -> bool
     pub = post.published
     if pub.precision == "range":
         if pub.earliest <= sp.date <= pub.latest:
-            plan.fills.append(Fill(post.id, known.file, "published",
-                                   {"from": pub.earliest.isoformat(), "to": pub.latest.isoformat()},
-                                   sp.date.isoformat()))
+            plan.fills.append(
+                Fill(
+                    post.id,
+                    known.file,
+                    "published",
+                    {"from": pub.earliest.isoformat(), "to": pub.latest.isoformat()},
+                    sp.date.isoformat(),
+                )
+            )
             filled = True
         else:
-            plan.conflicts.append(Conflict(post.id, known.file, "published", pub.label(),
-                                           sp.date.isoformat()))
+            plan.conflicts.append(Conflict(post.id, known.file, "published", pub.label(), sp.date.isoformat()))
     elif pub.earliest != sp.date:
         plan.conflicts.append(Conflict(post.id, known.file, "published", pub.label(), sp.date.isoformat()))
     if not post.authors and sp.authors:
@@ -260,8 +267,14 @@ def _compare(known: _Known, sp: SourcePost, base: str, plan: ImportPlan) -> bool
     return filled
 
 
-def plan_against(posts: list[SourcePost], skipped: list[Skipped], known: list[_Known],
-                 catalog: Catalog, source: str, matcher: Any | None = None) -> ImportPlan:
+def plan_against(
+    posts: list[SourcePost],
+    skipped: list[Skipped],
+    known: list[_Known],
+    catalog: Catalog,
+    source: str,
+    matcher: Any | None = None,
+) -> ImportPlan:
     """Compare source posts with the catalog's posts (``known``: published and drafts). Pure but
     for building a :class:`bot.domain.search.Matcher` when none is given."""
     base = catalog.manifest.blog_base_url
@@ -290,10 +303,19 @@ def plan_against(posts: list[SourcePost], skipped: list[Skipped], known: list[_K
             from bot.domain.search import Matcher
 
             matcher = Matcher(catalog)
-        plan.new_posts.append(NewPost(
-            id=_new_id(sp, taken), title=sp.title, url=_relative(sp.url, base), published=sp.date,
-            authors=sp.authors, tags=sp.tags, tracks=guess_tracks(matcher, catalog, sp.title, sp.tags),
-            origin=sp.origin, minutes=sp.minutes))
+        plan.new_posts.append(
+            NewPost(
+                id=_new_id(sp, taken),
+                title=sp.title,
+                url=_relative(sp.url, base),
+                published=sp.date,
+                authors=sp.authors,
+                tags=sp.tags,
+                tracks=guess_tracks(matcher, catalog, sp.title, sp.tags),
+                origin=sp.origin,
+                minutes=sp.minutes,
+            )
+        )
     return plan
 
 
@@ -337,4 +359,3 @@ def missing_posts(feed: bytes | str, catalog: Catalog) -> list[SourcePost]:
     urls = {_absolute(p.url, base) for p in catalog.posts}
     titles = {normalize_title(p.title) for p in catalog.posts}
     return [p for p in posts if p.url not in urls and normalize_title(p.title) not in titles]
-

@@ -131,8 +131,9 @@ def _feed_entry(index: int, entry: Any) -> SourcePost | Skipped:
     title = " ".join(str(entry.get("title") or "").split())
     origin = f"entry {index}" + (f" ({title!r})" if title else "")
     link = str(entry.get("link") or "").strip()
-    day = _day(entry.get("published") or entry.get("updated"),
-               entry.get("published_parsed") or entry.get("updated_parsed"))
+    day = _day(
+        entry.get("published") or entry.get("updated"), entry.get("published_parsed") or entry.get("updated_parsed")
+    )
     missing = [name for name, value in (("title", title), ("link", link), ("date", day)) if not value]
     if missing:
         return Skipped(origin, f"no {' or '.join(missing)}")
@@ -177,12 +178,12 @@ def _tags(value: Any) -> tuple[str, ...]:
 def read_jekyll(folder: Path, blog_base_url: str) -> tuple[list[SourcePost], list[Skipped]]:
     """Read a Jekyll source: ``folder/_posts/*`` (or ``folder`` itself when it is ``_posts``).
 
-    A post's day and slug come from its file name ``YYYY-MM-DD-slug.md`` (a front-matter ``date``
-    overrides the day), its URL from a front-matter ``permalink`` or Jekyll's default
-    ``/[categories/]YYYY/MM/DD/slug.html`` on ``blog_base_url``, its ``minutes`` from the body after
-the front matter (:func:`bot.domain.catalog.reading_time.file_minutes`). Files whose front matter cannot be
-    read, or that lack a title, are skipped with the reason. Raises :class:`ImportSourceError` when
-    there is no ``_posts`` folder.
+        A post's day and slug come from its file name ``YYYY-MM-DD-slug.md`` (a front-matter ``date``
+        overrides the day), its URL from a front-matter ``permalink`` or Jekyll's default
+        ``/[categories/]YYYY/MM/DD/slug.html`` on ``blog_base_url``, its ``minutes`` from the body after
+    the front matter (:func:`bot.domain.catalog.reading_time.file_minutes`). Files whose front matter cannot be
+        read, or that lack a title, are skipped with the reason. Raises :class:`ImportSourceError` when
+        there is no ``_posts`` folder.
     """
     posts_dir = folder if folder.name == "_posts" else folder / "_posts"
     if not posts_dir.is_dir():
@@ -195,8 +196,11 @@ def _jekyll_post(path: Path, blog_base_url: str) -> SourcePost | Skipped | None:
     origin = f"_posts/{path.name}"
     m = _POST_NAME.match(path.name)
     if not m:
-        return Skipped(origin, "file name is not YYYY-MM-DD-slug.md") if path.suffix in (".md", ".markdown", ".html") \
+        return (
+            Skipped(origin, "file name is not YYYY-MM-DD-slug.md")
+            if path.suffix in (".md", ".markdown", ".html")
             else None
+        )
     try:
         text = path.read_text(encoding="utf-8")
         meta = frontmatter.loads(text).metadata
@@ -216,8 +220,9 @@ def _jekyll_post(path: Path, blog_base_url: str) -> SourcePost | Skipped | None:
         categories = [c.lower() for c in _tags(meta.get("categories") or meta.get("category"))]
         url_path = "".join(f"/{c}" for c in categories) + f"/{day:%Y/%m/%d}/{slug}.html"
     authors = _authors(meta.get("author") if meta.get("author") is not None else meta.get("authors"))
-    return SourcePost(title, blog_base_url.rstrip("/") + url_path, day, authors, _tags(meta.get("tags")), origin,
-                      file_minutes(text))
+    return SourcePost(
+        title, blog_base_url.rstrip("/") + url_path, day, authors, _tags(meta.get("tags")), origin, file_minutes(text)
+    )
 
 
 def _jekyll_day(named: dt.date, raw: Any) -> dt.date:
@@ -231,8 +236,9 @@ def _jekyll_day(named: dt.date, raw: Any) -> dt.date:
     return _day(str(raw), None) or named
 
 
-def read_source(source: str, blog_base_url: str, timeout: float = FETCH_TIMEOUT_S
-                ) -> tuple[list[SourcePost], list[Skipped]]:
+def read_source(
+    source: str, blog_base_url: str, timeout: float = FETCH_TIMEOUT_S
+) -> tuple[list[SourcePost], list[Skipped]]:
     """Read SOURCE: an ``http(s)`` feed URL, a Jekyll source folder, or a feed file. Raises
     :class:`ImportSourceError` with the reason when it cannot be read."""
     if source.startswith(("http://", "https://")):
@@ -249,4 +255,3 @@ def read_source(source: str, blog_base_url: str, timeout: float = FETCH_TIMEOUT_
     if not data.strip():
         raise ImportSourceError(f"{source}: the file is empty")
     return parse_feed(data, source)
-

@@ -38,8 +38,9 @@ class PerCatalog(Generic[_T]):
                 return hit[1]
             value = make()
 
-            def _drop(_ref: weakref.ref[Catalog], slot: tuple[int, Hashable] = slot,
-                      values: dict[Any, Any] = self._values) -> None:
+            def _drop(
+                _ref: weakref.ref[Catalog], slot: tuple[int, Hashable] = slot, values: dict[Any, Any] = self._values
+            ) -> None:
                 values.pop(slot, None)  # bound now: at interpreter exit the attribute may be gone
 
             self._values[slot] = (weakref.ref(catalog, _drop), value)

@@ -49,13 +49,17 @@ def has_visible_character(text: str) -> bool:
     """Whether ``text`` shows at least one character to a reader: ``False`` for ``""`` and for a
     text made only of whitespace, bidi controls, zero-width characters, combining marks or blank
     glyphs (see :data:`_DRAWS_NOTHING_CATEGORIES`, :data:`_BLANK_GLYPHS`). Pure; never raises."""
-    return any(not ch.isspace() and ch not in _BLANK_GLYPHS
-               and unicodedata.category(ch) not in _DRAWS_NOTHING_CATEGORIES for ch in text)
+    return any(
+        not ch.isspace() and ch not in _BLANK_GLYPHS and unicodedata.category(ch) not in _DRAWS_NOTHING_CATEGORIES
+        for ch in text
+    )
 
 
 def _blank(what: str, text: str) -> str:
-    return (f"the {what} {text!r} has no visible character (only spaces, bidi controls or "
-            f"zero-width characters): readers would see an empty {what}")
+    return (
+        f"the {what} {text!r} has no visible character (only spaces, bidi controls or "
+        f"zero-width characters): readers would see an empty {what}"
+    )
 
 
 def blank_title_issues(posts: Posts, tracks: Tracks) -> list[CatalogIssue]:
@@ -73,8 +77,14 @@ def blank_title_issues(posts: Posts, tracks: Tracks) -> list[CatalogIssue]:
         for step in track.steps:
             for n, ext in enumerate(step.external_prerequisites):
                 if not has_visible_character(ext.title):
-                    issues.append(CatalogIssue(rel, f"track '{track.id}' step '{step.post}'",
-                                               f"external_prerequisites.{n}.title", _blank("title", ext.title)))
+                    issues.append(
+                        CatalogIssue(
+                            rel,
+                            f"track '{track.id}' step '{step.post}'",
+                            f"external_prerequisites.{n}.title",
+                            _blank("title", ext.title),
+                        )
+                    )
     return issues
 
 
@@ -84,21 +94,39 @@ def view_limit_issues(posts: Posts, tracks: Tracks) -> list[CatalogIssue]:
     issues: list[CatalogIssue] = []
     for rel, post in posts:
         if len(post.title) > POST_TITLE_MAX:
-            issues.append(CatalogIssue(rel, f"post '{post.id}'", "title",
-                                       f"{len(post.title)} characters; at most {POST_TITLE_MAX} fit whole "
-                                       "in a digest's notification text (10 titles in 3,000 characters)"))
+            issues.append(
+                CatalogIssue(
+                    rel,
+                    f"post '{post.id}'",
+                    "title",
+                    f"{len(post.title)} characters; at most {POST_TITLE_MAX} fit whole "
+                    "in a digest's notification text (10 titles in 3,000 characters)",
+                )
+            )
     for rel, track in tracks:
         for lang in ("en", "zh"):
             name = getattr(track.names, lang) or ""
             if len(name) > TRACK_NAME_MAX:
-                issues.append(CatalogIssue(rel, f"track '{track.id}'", f"names.{lang}",
-                                           f"{len(name)} characters; at most {TRACK_NAME_MAX} fit whole in "
-                                           "the digest's header block (150 characters with "
-                                           "\"{name}: this week's reading\")"))
+                issues.append(
+                    CatalogIssue(
+                        rel,
+                        f"track '{track.id}'",
+                        f"names.{lang}",
+                        f"{len(name)} characters; at most {TRACK_NAME_MAX} fit whole in "
+                        "the digest's header block (150 characters with "
+                        '"{name}: this week\'s reading")',
+                    )
+                )
         if len(track.id) > TRACK_ID_MAX:
-            issues.append(CatalogIssue(rel, f"track '{track.id}'", "id",
-                                       f"{len(track.id)} characters; at most {TRACK_ID_MAX} fit whole, with "
-                                       "the name, in the digest's Stop confirm text (300 characters)"))
+            issues.append(
+                CatalogIssue(
+                    rel,
+                    f"track '{track.id}'",
+                    "id",
+                    f"{len(track.id)} characters; at most {TRACK_ID_MAX} fit whole, with "
+                    "the name, in the digest's Stop confirm text (300 characters)",
+                )
+            )
     return issues
 
 
@@ -114,8 +142,9 @@ def duplicate_post_issues(posts: Posts) -> list[CatalogIssue]:
                 continue
             key = value.casefold() if attr == "title" else value
             if key in seen:
-                issues.append(CatalogIssue(rel, f"post '{post.id}'", attr,
-                                           f"duplicate {attr} {value!r} (also in {seen[key]})"))
+                issues.append(
+                    CatalogIssue(rel, f"post '{post.id}'", attr, f"duplicate {attr} {value!r} (also in {seen[key]})")
+                )
             else:
                 seen[key] = rel
     return issues
@@ -129,11 +158,18 @@ def post_alias_issues(posts: Posts) -> list[CatalogIssue]:
     for rel, post in posts:
         for alias in post.aliases:
             if alias in ids:
-                issues.append(CatalogIssue(rel, f"post '{post.id}'", "aliases",
-                                           f"alias {alias!r} is the id of another post"))
+                issues.append(
+                    CatalogIssue(rel, f"post '{post.id}'", "aliases", f"alias {alias!r} is the id of another post")
+                )
             elif alias in alias_owner and alias_owner[alias] != post.id:
-                issues.append(CatalogIssue(rel, f"post '{post.id}'", "aliases",
-                                           f"alias {alias!r} is also an alias of {alias_owner[alias]!r}"))
+                issues.append(
+                    CatalogIssue(
+                        rel,
+                        f"post '{post.id}'",
+                        "aliases",
+                        f"alias {alias!r} is also an alias of {alias_owner[alias]!r}",
+                    )
+                )
             alias_owner[alias] = post.id
     return issues
 
@@ -145,14 +181,16 @@ def _track_alias_issues(rel: str, track: Track, owners: dict[str, str]) -> list[
     for alias in track.aliases:
         key = alias.casefold()
         if key in owners and owners[key] != track.id:
-            issues.append(CatalogIssue(rel, f"track '{track.id}'", "aliases",
-                                       f"alias {alias!r} is also an alias of track {owners[key]!r}"))
+            issues.append(
+                CatalogIssue(
+                    rel, f"track '{track.id}'", "aliases", f"alias {alias!r} is also an alias of track {owners[key]!r}"
+                )
+            )
         owners[key] = track.id
     return issues
 
 
-def _step_issues(rel: str, track: Track, step: Step, post_ids: set[str],
-                 step_ids: Counter[str]) -> list[CatalogIssue]:
+def _step_issues(rel: str, track: Track, step: Step, post_ids: set[str], step_ids: Counter[str]) -> list[CatalogIssue]:
     """One step: a known post, once in the track; ``after`` and ``claims.among`` name other steps
     of the track (``step_ids``, post id -> count); a Chinese note on a bilingual track."""
     issues: list[CatalogIssue] = []
@@ -163,13 +201,17 @@ def _step_issues(rel: str, track: Track, step: Step, post_ids: set[str],
         issues.append(CatalogIssue(rel, entry, "post", "the post is a step of this track twice"))
     for ref in step.after:
         if ref not in step_ids:
-            issues.append(CatalogIssue(rel, entry, "after",
-                                       f"unknown step reference {ref!r} (not a step of this track)"))
+            issues.append(
+                CatalogIssue(rel, entry, "after", f"unknown step reference {ref!r} (not a step of this track)")
+            )
         elif ref == step.post:
             issues.append(CatalogIssue(rel, entry, "after", "a step cannot come after itself"))
     for claim in step.claims:
-        issues.extend(CatalogIssue(rel, entry, "claims.among", f"unknown step reference {ref!r}")
-                      for ref in claim.among if ref not in step_ids)
+        issues.extend(
+            CatalogIssue(rel, entry, "claims.among", f"unknown step reference {ref!r}")
+            for ref in claim.among
+            if ref not in step_ids
+        )
     if track.bilingual and step.note is not None and not step.note.zh:
         issues.append(CatalogIssue(rel, entry, "note.zh", "bilingual track: the step note needs a Chinese text"))
     return issues
@@ -189,8 +231,12 @@ def track_issues(posts: Posts, tracks: Tracks) -> list[CatalogIssue]:
         step_ids = Counter(s.post for s in track.steps)
         for step in track.steps:
             issues.extend(_step_issues(rel, track, step, post_ids, step_ids))
-        issues.extend(CatalogIssue(rel, f"track '{track.id}'", "resolutions.steps", f"unknown step reference {ref!r}")
-                      for res in track.resolutions for ref in res.steps if ref not in step_ids)
+        issues.extend(
+            CatalogIssue(rel, f"track '{track.id}'", "resolutions.steps", f"unknown step reference {ref!r}")
+            for res in track.resolutions
+            for ref in res.steps
+            if ref not in step_ids
+        )
     return issues
 
 
@@ -207,16 +253,28 @@ def post_place_issues(posts: Posts, tracks: Tracks) -> list[CatalogIssue]:
         if tracks and not in_track.get(post.id) and not post.is_draft:
             issues.append(CatalogIssue(rel, f"post '{post.id}'", "tracks", "the post is not a step of any track"))
         if post.id in bilingual_posts and not post.summary.zh:
-            issues.append(CatalogIssue(rel, f"post '{post.id}'", "summary.zh",
-                                       "the post is on a bilingual track and needs a Chinese summary"))
+            issues.append(
+                CatalogIssue(
+                    rel,
+                    f"post '{post.id}'",
+                    "summary.zh",
+                    "the post is on a bilingual track and needs a Chinese summary",
+                )
+            )
     return issues
 
 
 def cross_check(posts: Posts, tracks: Tracks) -> list[CatalogIssue]:
     """Every rule over posts and tracks together, in report order: view limits, blank titles,
     duplicate posts, post aliases, tracks and their steps, each post's place in a track."""
-    return [*view_limit_issues(posts, tracks), *blank_title_issues(posts, tracks), *duplicate_post_issues(posts),
-            *post_alias_issues(posts), *track_issues(posts, tracks), *post_place_issues(posts, tracks)]
+    return [
+        *view_limit_issues(posts, tracks),
+        *blank_title_issues(posts, tracks),
+        *duplicate_post_issues(posts),
+        *post_alias_issues(posts),
+        *track_issues(posts, tracks),
+        *post_place_issues(posts, tracks),
+    ]
 
 
 def publishing_issues(posts: Posts, *, allow_drafts: bool) -> list[CatalogIssue]:
@@ -225,16 +283,24 @@ def publishing_issues(posts: Posts, *, allow_drafts: bool) -> list[CatalogIssue]
     issues: list[CatalogIssue] = []
     no_url = [(rel, p) for rel, p in posts if p.url is None and not p.is_draft]
     for rel, post in no_url:
-        issues.append(CatalogIssue(rel, f"post '{post.id}'", "url",
-                                   "no URL known yet: readers get the blog's archive page", "warning"))
+        issues.append(
+            CatalogIssue(
+                rel, f"post '{post.id}'", "url", "no URL known yet: readers get the blog's archive page", "warning"
+            )
+        )
     if no_url:
         issues.append(CatalogIssue("posts/", "-", "url", f"{len(no_url)} post(s) without a URL", "warning"))
     for rel, post in posts:
         if post.is_draft and not allow_drafts:
-            issues.append(CatalogIssue(
-                rel, f"post '{post.id}'", "status",
-                f"draft {post.title!r} cannot be published: write its summary (summary.en, and summary.zh on a "
-                "bilingual track), make it a step of a track, then remove 'status: draft'"))
+            issues.append(
+                CatalogIssue(
+                    rel,
+                    f"post '{post.id}'",
+                    "status",
+                    f"draft {post.title!r} cannot be published: write its summary (summary.en, and summary.zh on a "
+                    "bilingual track), make it a step of a track, then remove 'status: draft'",
+                )
+            )
     return issues
 
 
@@ -256,9 +322,17 @@ def track_orders(posts: Posts, tracks: Tracks) -> tuple[dict[str, tuple[str, ...
         try:
             orders[track.id] = paths.compute_order(track, by_id)
         except paths.CycleError as exc:
-            issues.append(CatalogIssue(rel, f"track '{track.id}' step '{exc.cycle[0]}'", "after",
-                                       f"cycle in the path: {' -> '.join(exc.cycle)}"))
+            issues.append(
+                CatalogIssue(
+                    rel,
+                    f"track '{track.id}' step '{exc.cycle[0]}'",
+                    "after",
+                    f"cycle in the path: {' -> '.join(exc.cycle)}",
+                )
+            )
             continue
-        issues.extend(CatalogIssue(rel, f"track '{track.id}' step '{step_id}'", "claims", message, "warning")
-                      for message, step_id in paths.soft_claim_warnings(track, orders[track.id]))
+        issues.extend(
+            CatalogIssue(rel, f"track '{track.id}' step '{step_id}'", "claims", message, "warning")
+            for message, step_id in paths.soft_claim_warnings(track, orders[track.id])
+        )
     return orders, issues

@@ -31,9 +31,16 @@ class Catalog:
     _post_tracks: Mapping[str, tuple[str, ...]]
 
     @classmethod
-    def build(cls, *, manifest: Manifest, posts: list[Post], tracks: list[Track],
-              orders: dict[str, tuple[str, ...]], warnings: tuple[str, ...] = (),
-              changelog_versions: tuple[str, ...] = ()) -> Catalog:
+    def build(
+        cls,
+        *,
+        manifest: Manifest,
+        posts: list[Post],
+        tracks: list[Track],
+        orders: dict[str, tuple[str, ...]],
+        warnings: tuple[str, ...] = (),
+        changelog_versions: tuple[str, ...] = (),
+    ) -> Catalog:
         """Assemble a catalog from validated parts (the loader's job; no checks here).
 
         Tracks are kept in a stable order: the six core tracks first in file order, as sorted by id.

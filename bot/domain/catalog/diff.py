@@ -53,9 +53,19 @@ class CatalogDiff:
     @property
     def empty(self) -> bool:
         """True when nothing changed but (possibly) the version number."""
-        return not any((self.posts_added, self.posts_removed, self.posts_renamed, self.tracks_added,
-                        self.tracks_removed, self.steps_added, self.steps_removed,
-                        self.steps_reordered, self.text_changed))
+        return not any(
+            (
+                self.posts_added,
+                self.posts_removed,
+                self.posts_renamed,
+                self.tracks_added,
+                self.tracks_removed,
+                self.steps_added,
+                self.steps_removed,
+                self.steps_reordered,
+                self.text_changed,
+            )
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready data (renames as ``{"old", "new"}`` objects)."""
@@ -68,8 +78,12 @@ class CatalogDiff:
         out = [f"catalog {self.old_version} -> {self.new_version}"]
         if self.empty:
             out.append("  no changes")
-        for label, items in (("posts added", self.posts_added), ("posts removed", self.posts_removed),
-                             ("tracks added", self.tracks_added), ("tracks removed", self.tracks_removed)):
+        for label, items in (
+            ("posts added", self.posts_added),
+            ("posts removed", self.posts_removed),
+            ("tracks added", self.tracks_added),
+            ("tracks removed", self.tracks_removed),
+        ):
             if items:
                 out.append(f"  {label}: {', '.join(items)}")
         for old, new in self.posts_renamed:
@@ -94,8 +108,11 @@ def _plain(value: Any) -> Any:
 
 def _field_changes(kind: str, ident: str, a: Any, b: Any, names: tuple[str, ...]) -> list[TextChange]:
     """A :class:`TextChange` for every attribute in ``names`` that differs between ``a`` and ``b``."""
-    return [TextChange(kind, ident, name, _plain(getattr(a, name)), _plain(getattr(b, name)))
-            for name in names if getattr(a, name) != getattr(b, name)]
+    return [
+        TextChange(kind, ident, name, _plain(getattr(a, name)), _plain(getattr(b, name)))
+        for name in names
+        if getattr(a, name) != getattr(b, name)
+    ]
 
 
 def _diff_track(result: CatalogDiff, old: Catalog, new: Catalog, tid: str, renamed: dict[str, str]) -> None:
@@ -117,8 +134,13 @@ def _diff_track(result: CatalogDiff, old: Catalog, new: Catalog, tid: str, renam
     old_steps = {renamed.get(s.post, s.post): s for s in ta.steps}
     for step in tb.steps:
         if step.post in old_steps:
-            result.text_changed += _field_changes("step", f"{tid}/{step.post}", old_steps[step.post], step,
-                                                  ("note", "level", "after", "external_prerequisites"))
+            result.text_changed += _field_changes(
+                "step",
+                f"{tid}/{step.post}",
+                old_steps[step.post],
+                step,
+                ("note", "level", "after", "external_prerequisites"),
+            )
 
 
 def diff_catalogs(old: Catalog, new: Catalog) -> CatalogDiff:
@@ -126,8 +148,9 @@ def diff_catalogs(old: Catalog, new: Catalog) -> CatalogDiff:
     result = CatalogDiff(old.version, new.version)
     old_ids = {p.id for p in old.posts}
     new_ids = {p.id for p in new.posts}
-    renamed = {alias: post.id for post in new.posts for alias in post.aliases
-               if alias in old_ids and alias not in new_ids}
+    renamed = {
+        alias: post.id for post in new.posts for alias in post.aliases if alias in old_ids and alias not in new_ids
+    }
     result.posts_renamed = sorted(renamed.items())
     result.posts_removed = sorted(old_ids - new_ids - set(renamed))
     result.posts_added = sorted(new_ids - old_ids - set(renamed.values()))
@@ -135,8 +158,12 @@ def diff_catalogs(old: Catalog, new: Catalog) -> CatalogDiff:
         before_id = next((o for o, n in renamed.items() if n == post.id), post.id)
         if before_id in old_ids:
             result.text_changed += _field_changes(
-                "post", post.id, old.post(before_id), post,
-                ("title", "url", "summary", "tags", "authors", "published", "type"))
+                "post",
+                post.id,
+                old.post(before_id),
+                post,
+                ("title", "url", "summary", "tags", "authors", "published", "type"),
+            )
     old_tracks = {t.id for t in old.tracks}
     new_tracks = {t.id for t in new.tracks}
     result.tracks_added = sorted(new_tracks - old_tracks)
@@ -161,16 +188,19 @@ def resolve_catalog_ref(ref: str, repo: Path | None = None, tmp: Path | None = N
     sub = sub or "catalog"
     cwd = repo or Path.cwd()
     try:
-        top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=cwd, check=True,
-                             capture_output=True, text=True).stdout.strip()
-        data = subprocess.run(["git", "archive", "--format=tar", rev, sub], cwd=top, check=True,
-                              capture_output=True).stdout
+        top = subprocess.run(
+            ["git", "rev-parse", "--show-toplevel"], cwd=cwd, check=True, capture_output=True, text=True
+        ).stdout.strip()
+        data = subprocess.run(
+            ["git", "archive", "--format=tar", rev, sub], cwd=top, check=True, capture_output=True
+        ).stdout
     except (subprocess.CalledProcessError, FileNotFoundError) as exc:
         detail = getattr(exc, "stderr", b"") or b""
         if isinstance(detail, bytes):
             detail = detail.decode(errors="replace")
-        raise ValueError(f"{ref!r} is neither a catalog folder nor a git revision with {sub}/ "
-                         f"({detail.strip() or exc})") from exc
+        raise ValueError(
+            f"{ref!r} is neither a catalog folder nor a git revision with {sub}/ ({detail.strip() or exc})"
+        ) from exc
     target = Path(tmp or tempfile.mkdtemp(prefix="vllm-path-catalog-"))
     with tarfile.open(fileobj=io.BytesIO(data)) as tar:
         tar.extractall(target, filter="data")
@@ -181,11 +211,17 @@ def _commit_of_version(version: str, cwd: Path) -> str:
     """The newest commit whose ``catalog/manifest.yaml`` declares ``version`` (``version`` itself
     when git finds none, so the caller's error names what was asked for)."""
     try:
-        commits = subprocess.run(["git", "log", "--format=%H", "--", "catalog/manifest.yaml"], cwd=cwd,
-                                 check=True, capture_output=True, text=True).stdout.split()
+        commits = subprocess.run(
+            ["git", "log", "--format=%H", "--", "catalog/manifest.yaml"],
+            cwd=cwd,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.split()
         for commit in commits:
-            text = subprocess.run(["git", "show", f"{commit}:catalog/manifest.yaml"], cwd=cwd,
-                                  check=True, capture_output=True, text=True).stdout
+            text = subprocess.run(
+                ["git", "show", f"{commit}:catalog/manifest.yaml"], cwd=cwd, check=True, capture_output=True, text=True
+            ).stdout
             if re.search(rf"^version:\s*['\"]?{re.escape(version)}['\"]?\s*$", text, re.MULTILINE):
                 return commit
     except (subprocess.CalledProcessError, FileNotFoundError):
@@ -201,5 +237,4 @@ def diff_refs(old_ref: str, new_ref: str) -> CatalogDiff:
     with tempfile.TemporaryDirectory(prefix="vllm-path-diff-") as tmp:
         a = resolve_catalog_ref(old_ref, tmp=Path(tmp) / "old")
         b = resolve_catalog_ref(new_ref, tmp=Path(tmp) / "new")
-        return diff_catalogs(load_catalog(a, check_versions=False),
-                             load_catalog(b, check_versions=False))
+        return diff_catalogs(load_catalog(a, check_versions=False), load_catalog(b, check_versions=False))

@@ -37,8 +37,9 @@ def before_cycle_issues(tracks: list[tuple[str, Track]]) -> list[CatalogIssue]:
     if not cycle:
         return []
     rel = next(r for r, t in tracks if t.id == cycle[0])
-    return [CatalogIssue(rel, f"track '{cycle[0]}'", "before",
-                         f"cycle in the tracks to read before: {' -> '.join(cycle)}")]
+    return [
+        CatalogIssue(rel, f"track '{cycle[0]}'", "before", f"cycle in the tracks to read before: {' -> '.join(cycle)}")
+    ]
 
 
 def _count_and_reason_issues(rel: str, track: Track, essentials: list[Step]) -> list[CatalogIssue]:
@@ -47,19 +48,21 @@ def _count_and_reason_issues(rel: str, track: Track, essentials: list[Step]) -> 
     issues: list[CatalogIssue] = []
     entry = f"track '{track.id}'"
     if len(essentials) > ESSENTIALS_MAX_STEPS:
-        issues.append(CatalogIssue(rel, entry, "essential",
-                                   f"{len(essentials)} essential steps; at most {ESSENTIALS_MAX_STEPS}"))
+        issues.append(
+            CatalogIssue(rel, entry, "essential", f"{len(essentials)} essential steps; at most {ESSENTIALS_MAX_STEPS}")
+        )
     if track.essentials_reason is None:
-        issues.append(CatalogIssue(rel, entry, "essentials_reason",
-                                   "say why these steps are the essential path"))
+        issues.append(CatalogIssue(rel, entry, "essentials_reason", "say why these steps are the essential path"))
     elif track.bilingual and not track.essentials_reason.zh:
-        issues.append(CatalogIssue(rel, entry, "essentials_reason.zh",
-                                   "bilingual track: the reason needs a Chinese text"))
+        issues.append(
+            CatalogIssue(rel, entry, "essentials_reason.zh", "bilingual track: the reason needs a Chinese text")
+        )
     return issues
 
 
-def _essential_post_issues(rel: str, track: Track, essentials: list[Step],
-                           by_id: dict[str, Post]) -> list[CatalogIssue]:
+def _essential_post_issues(
+    rel: str, track: Track, essentials: list[Step], by_id: dict[str, Post]
+) -> list[CatalogIssue]:
     """Each essential post has a known ``url`` and ``minutes``, together at most
     :data:`ESSENTIALS_MAX_MINUTES` minutes (an unknown post is skipped: reported elsewhere)."""
     issues: list[CatalogIssue] = []
@@ -70,19 +73,35 @@ def _essential_post_issues(rel: str, track: Track, essentials: list[Step],
             continue  # unknown post, reported
         step_entry = f"track '{track.id}' step '{step.post}'"
         if post.url is None:
-            issues.append(CatalogIssue(rel, step_entry, "essential",
-                                       "a post whose link is not known yet cannot be essential: "
-                                       "make it further reading"))
+            issues.append(
+                CatalogIssue(
+                    rel,
+                    step_entry,
+                    "essential",
+                    "a post whose link is not known yet cannot be essential: make it further reading",
+                )
+            )
         if post.minutes is None:
-            issues.append(CatalogIssue(rel, step_entry, "essential",
-                                       "an essential post needs 'minutes' (its reading time) so the "
-                                       f"path can be checked against {ESSENTIALS_MAX_MINUTES} minutes"))
+            issues.append(
+                CatalogIssue(
+                    rel,
+                    step_entry,
+                    "essential",
+                    "an essential post needs 'minutes' (its reading time) so the "
+                    f"path can be checked against {ESSENTIALS_MAX_MINUTES} minutes",
+                )
+            )
         else:
             total += post.minutes
     if total > ESSENTIALS_MAX_MINUTES:
-        issues.append(CatalogIssue(rel, f"track '{track.id}'", "essential",
-                                   f"the essential steps take {total} minutes; at most "
-                                   f"{ESSENTIALS_MAX_MINUTES}"))
+        issues.append(
+            CatalogIssue(
+                rel,
+                f"track '{track.id}'",
+                "essential",
+                f"the essential steps take {total} minutes; at most {ESSENTIALS_MAX_MINUTES}",
+            )
+        )
     return issues
 
 
@@ -94,27 +113,46 @@ def _order_issues(rel: str, track: Track, order: tuple[str, ...]) -> list[Catalo
     flags = [steps[pid].essential for pid in order]
     first = order[0]  # a further step first is reported below (before an essential one)
     if steps[first].essential and steps[first].level != "intro":
-        issues.append(CatalogIssue(rel, f"track '{track.id}' step '{first}'", "level",
-                                   f"the first essential step is at level {steps[first].level!r}; "
-                                   "it must be 'intro' (a post a newcomer to the topic can start with)"))
-    if False in flags and True in flags[flags.index(False):]:
+        issues.append(
+            CatalogIssue(
+                rel,
+                f"track '{track.id}' step '{first}'",
+                "level",
+                f"the first essential step is at level {steps[first].level!r}; "
+                "it must be 'intro' (a post a newcomer to the topic can start with)",
+            )
+        )
+    if False in flags and True in flags[flags.index(False) :]:
         late = order[flags.index(True, flags.index(False))]
-        issues.append(CatalogIssue(rel, f"track '{track.id}' step '{late}'", "essential",
-                                   "an essential step comes after further reading in the path: "
-                                   "it (or a step it comes after) must not follow a further step"))
+        issues.append(
+            CatalogIssue(
+                rel,
+                f"track '{track.id}' step '{late}'",
+                "essential",
+                "an essential step comes after further reading in the path: "
+                "it (or a step it comes after) must not follow a further step",
+            )
+        )
     return issues
 
 
-def track_essential_issues(rel: str, track: Track, by_id: dict[str, Post], order: tuple[str, ...] | None,
-                           *, uses_essentials: bool) -> list[CatalogIssue]:
+def track_essential_issues(
+    rel: str, track: Track, by_id: dict[str, Post], order: tuple[str, ...] | None, *, uses_essentials: bool
+) -> list[CatalogIssue]:
     """The essential-path rules for one track (see :func:`essential_path_issues`); ``order`` is the
     track's reading order, or ``None`` when it could not be computed (the order rules are skipped)."""
     essentials = [s for s in track.steps if s.essential]
     if not essentials:
         if not uses_essentials:
             return []  # a catalog from before essential paths (2026.12.4 and older) still loads
-        return [CatalogIssue(rel, f"track '{track.id}'", "essential",
-                             f"no essential step: mark 1 to {ESSENTIALS_MAX_STEPS} steps 'essential: true'")]
+        return [
+            CatalogIssue(
+                rel,
+                f"track '{track.id}'",
+                "essential",
+                f"no essential step: mark 1 to {ESSENTIALS_MAX_STEPS} steps 'essential: true'",
+            )
+        ]
     issues = _count_and_reason_issues(rel, track, essentials)
     issues.extend(_essential_post_issues(rel, track, essentials, by_id))
     if order is not None:
@@ -122,8 +160,9 @@ def track_essential_issues(rel: str, track: Track, by_id: dict[str, Post], order
     return issues
 
 
-def essential_path_issues(posts: list[tuple[str, Post]], tracks: list[tuple[str, Track]],
-                          orders: dict[str, tuple[str, ...]]) -> list[CatalogIssue]:
+def essential_path_issues(
+    posts: list[tuple[str, Post]], tracks: list[tuple[str, Track]], orders: dict[str, tuple[str, ...]]
+) -> list[CatalogIssue]:
     """The rules of the essential path and of cross-track prerequisites, as errors.
 
     ``posts`` and ``tracks`` are ``(file relative to the catalog folder, model)`` pairs. For every
@@ -144,7 +183,6 @@ def essential_path_issues(posts: list[tuple[str, Post]], tracks: list[tuple[str,
     uses_essentials = any(s.essential for _, t in tracks for s in t.steps)
     for rel, track in tracks:
         issues.extend(before_issues(rel, track, track_ids))
-        issues.extend(track_essential_issues(rel, track, by_id, orders.get(track.id),
-                                             uses_essentials=uses_essentials))
+        issues.extend(track_essential_issues(rel, track, by_id, orders.get(track.id), uses_essentials=uses_essentials))
     issues.extend(before_cycle_issues(tracks))
     return issues

@@ -32,55 +32,60 @@ def export_catalog(catalog: Catalog) -> dict[str, Any]:
     """
     posts = []
     for post in catalog.posts:
-        posts.append({
-            "id": post.id,
-            "title": post.title,
-            "url": catalog.url_of(post),
-            "published": post.published.label(),
-            "published_precision": post.published.precision,
-            "authors": list(post.authors),
-            "source": post.source.label(),
-            "link_kind": post.source.link_kind,
-            "type": post.type,
-            "tags": list(post.tags),
-            "blog_tags": list(post.blog_tags),
-            "aliases": list(post.aliases),
-            "summary": _text(post.summary),
-            "minutes": post.minutes,
-            "minutes_source": post.minutes_source,
-            "tracks": list(catalog.tracks_of(post.id)),
-        })
+        posts.append(
+            {
+                "id": post.id,
+                "title": post.title,
+                "url": catalog.url_of(post),
+                "published": post.published.label(),
+                "published_precision": post.published.precision,
+                "authors": list(post.authors),
+                "source": post.source.label(),
+                "link_kind": post.source.link_kind,
+                "type": post.type,
+                "tags": list(post.tags),
+                "blog_tags": list(post.blog_tags),
+                "aliases": list(post.aliases),
+                "summary": _text(post.summary),
+                "minutes": post.minutes,
+                "minutes_source": post.minutes_source,
+                "tracks": list(catalog.tracks_of(post.id)),
+            }
+        )
     tracks = []
     for track in catalog.tracks:
         steps = []
         for i, step in enumerate(catalog.path(track.id), start=1):
-            steps.append({
-                "post_id": step.post,
-                "position": i,
-                "after": list(step.after),
-                "level": step.level,
-                "essential": step.essential,
-                "note": _text(step.note),
-                "external_prerequisites": [
-                    {"title": x.title, "url": x.url, "kind": x.kind, "note": _text(x.note)}
-                    for x in step.external_prerequisites
-                ],
-            })
-        tracks.append({
-            "id": track.id,
-            "names": _text(track.names),
-            "aliases": list(track.aliases),
-            "description": _text(track.description),
-            "bilingual": track.bilingual,
-            "steps": steps,
-            "essentials": list(catalog.essentials(track.id)),
-            "further": list(catalog.further(track.id)),
-            "before": list(track.before),
-            "essentials_reason": _text(track.essentials_reason),
-            "resolutions": [{"steps": list(r.steps), "reason": _text(r.reason)} for r in track.resolutions],
-        })
-    return {"version": catalog.version, "posts": posts, "tracks": tracks,
-            "warnings": list(catalog.warnings)}
+            steps.append(
+                {
+                    "post_id": step.post,
+                    "position": i,
+                    "after": list(step.after),
+                    "level": step.level,
+                    "essential": step.essential,
+                    "note": _text(step.note),
+                    "external_prerequisites": [
+                        {"title": x.title, "url": x.url, "kind": x.kind, "note": _text(x.note)}
+                        for x in step.external_prerequisites
+                    ],
+                }
+            )
+        tracks.append(
+            {
+                "id": track.id,
+                "names": _text(track.names),
+                "aliases": list(track.aliases),
+                "description": _text(track.description),
+                "bilingual": track.bilingual,
+                "steps": steps,
+                "essentials": list(catalog.essentials(track.id)),
+                "further": list(catalog.further(track.id)),
+                "before": list(track.before),
+                "essentials_reason": _text(track.essentials_reason),
+                "resolutions": [{"steps": list(r.steps), "reason": _text(r.reason)} for r in track.resolutions],
+            }
+        )
+    return {"version": catalog.version, "posts": posts, "tracks": tracks, "warnings": list(catalog.warnings)}
 
 
 def render_track(catalog: Catalog, track_id: str, lang: str = "en") -> str:
@@ -90,14 +95,19 @@ def render_track(catalog: Catalog, track_id: str, lang: str = "en") -> str:
     Raises ``KeyError`` for an unknown track.
     """
     track = catalog.track(track_id)
-    lines = [f"{track.names.en} / {track.names.zh}  [{track.id}]  catalog {catalog.version}",
-             track.description.get(lang), ""]
+    lines = [
+        f"{track.names.en} / {track.names.zh}  [{track.id}]  catalog {catalog.version}",
+        track.description.get(lang),
+        "",
+    ]
     path = catalog.path(track_id)
     essentials = catalog.essentials(track_id)
     if essentials:
         minutes = sum(catalog.post(pid).minutes or 0 for pid in essentials)
-        lines.append(f"essential path: {len(essentials)} steps, {minutes} min (marked *); "
-                     f"further reading: {len(path) - len(essentials)} steps")
+        lines.append(
+            f"essential path: {len(essentials)} steps, {minutes} min (marked *); "
+            f"further reading: {len(path) - len(essentials)} steps"
+        )
     if track.before:
         lines.append(f"read before: {', '.join(track.before)}")
     if essentials or track.before:

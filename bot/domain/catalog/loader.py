@@ -94,8 +94,9 @@ def _read_manifest(root: Path, issues: list[CatalogIssue], cache: YamlCache) -> 
     try:
         return Manifest.model_validate(raw)
     except ValidationError as exc:
-        issues.extend(CatalogIssue("manifest.yaml", "manifest", _field_path(err["loc"]), err["msg"])
-                      for err in exc.errors())
+        issues.extend(
+            CatalogIssue("manifest.yaml", "manifest", _field_path(err["loc"]), err["msg"]) for err in exc.errors()
+        )
         return None
 
 
@@ -149,8 +150,9 @@ def _read_all(root: Path, folder: str, what: str, issues: list[CatalogIssue]) ->
     return files
 
 
-def _changelog_issues(root: Path, manifest: Manifest | None, *,
-                      check_versions: bool) -> tuple[list[str], list[CatalogIssue]]:
+def _changelog_issues(
+    root: Path, manifest: Manifest | None, *, check_versions: bool
+) -> tuple[list[str], list[CatalogIssue]]:
     """The changelog's versions (file order) and its issues: the manifest's version needs a
     ``## <version>`` entry, and (``check_versions``) the publishing rules of
     :func:`bot.domain.catalog.versions.version_problems`."""
@@ -164,10 +166,15 @@ def _changelog_issues(root: Path, manifest: Manifest | None, *,
         return versions, []
     issues: list[CatalogIssue] = []
     if manifest.version not in versions:
-        issues.append(CatalogIssue(
-            "CHANGELOG.md", f"version {manifest.version}", "heading",
-            f"manifest.yaml declares version {manifest.version} but CHANGELOG.md has no "
-            f"'## {manifest.version}' entry"))
+        issues.append(
+            CatalogIssue(
+                "CHANGELOG.md",
+                f"version {manifest.version}",
+                "heading",
+                f"manifest.yaml declares version {manifest.version} but CHANGELOG.md has no "
+                f"'## {manifest.version}' entry",
+            )
+        )
     if check_versions:
         for entry, field, message, severity in version_problems(manifest.version, changelog_entries(text)):
             rel = "manifest.yaml" if field == "version" else "CHANGELOG.md"
@@ -175,8 +182,9 @@ def _changelog_issues(root: Path, manifest: Manifest | None, *,
     return versions, issues
 
 
-def check_catalog(directory: str | Path, *, check_versions: bool = True,
-                  allow_drafts: bool = False) -> tuple[Catalog | None, list[CatalogIssue]]:
+def check_catalog(
+    directory: str | Path, *, check_versions: bool = True, allow_drafts: bool = False
+) -> tuple[Catalog | None, list[CatalogIssue]]:
     """Validate ``directory``; return ``(catalog or None when there are errors, all issues)``.
 
     Reads the manifest, the posts and the tracks (each entry validated on its own), then runs the
@@ -194,8 +202,7 @@ def check_catalog(directory: str | Path, *, check_versions: bool = True,
     cache = YamlCache(root, "catalog")  # the files' parsed YAML, by content (bot/domain/catalog/yaml_cache.py)
     manifest = _read_manifest(root, issues, cache)
     posts = [p for path in _read_all(root, "posts", "post", issues) for p in _read_post_file(path, issues, cache)]
-    tracks = [t for path in _read_all(root, "tracks", "track", issues)
-              for t in _read_track_file(path, issues, cache)]
+    tracks = [t for path in _read_all(root, "tracks", "track", issues) for t in _read_track_file(path, issues, cache)]
     cache.save()
     versions, changelog = _changelog_issues(root, manifest, check_versions=check_versions)
     issues.extend(changelog)

@@ -42,9 +42,11 @@ CODE_WEIGHT = 0.5
 CJK_WEIGHT = 0.5
 """What one CJK character (Han, Kana, Hangul) counts, in words."""
 
-RULE = (f"{WORDS_PER_MINUTE} words a minute, rounded up, at least 1; fenced code counts half; HTML tags, "
-        "Liquid tags and URLs count nothing; image alt text, link text and table cells count as prose; "
-        "a CJK character counts half a word")
+RULE = (
+    f"{WORDS_PER_MINUTE} words a minute, rounded up, at least 1; fenced code counts half; HTML tags, "
+    "Liquid tags and URLs count nothing; image alt text, link text and table cells count as prose; "
+    "a CJK character counts half a word"
+)
 """The counting rule in one line (for reports and the catalog README)."""
 
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n.*?^---[ \t]*\r?$\n?", re.DOTALL | re.MULTILINE)
@@ -93,7 +95,7 @@ def body_of(file_text: str) -> str:
     lines, when the file starts with one); the whole text when there is none."""
     text = file_text.lstrip("\ufeff")
     match = _FRONT_MATTER.match(text)
-    return text[match.end():] if match else text
+    return text[match.end() :] if match else text
 
 
 def _split_code(body: str) -> tuple[str, str]:
@@ -109,8 +111,12 @@ def _split_code(body: str) -> tuple[str, str]:
                 fence = match.group(1)
                 continue
             prose.append(line)
-        elif match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence) \
-                and not line.strip()[len(match.group(1)):].strip():
+        elif (
+            match
+            and match.group(1)[0] == fence[0]
+            and len(match.group(1)) >= len(fence)
+            and not line.strip()[len(match.group(1)) :].strip()
+        ):
             fence = None
         else:
             code.append(line)

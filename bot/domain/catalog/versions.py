@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from bot.domain.catalog.models import CALVER_RE
 
 CHANGELOG_ENTRY = re.compile(
-    r"^##\s+\[?(?P<version>\d{4}\.\d{2}\.\d+)\]?(?:[^\n\d]*(?P<date>\d{4}-\d{2}-\d{2}))?",
-    re.MULTILINE)
+    r"^##\s+\[?(?P<version>\d{4}\.\d{2}\.\d+)\]?(?:[^\n\d]*(?P<date>\d{4}-\d{2}-\d{2}))?", re.MULTILINE
+)
 """A changelog heading: ``## 2026.12.0 — 2026-12-01`` (the date is optional here; the checker
 asks for it)."""
 
@@ -76,8 +76,7 @@ def version_month(version: str) -> dt.date | None:
     return dt.date(int(m.group("year")), int(m.group("month")), 1)
 
 
-def version_problems(manifest_version: str,
-                     entries: list[ChangelogEntry]) -> list[tuple[str, str, str, str]]:
+def version_problems(manifest_version: str, entries: list[ChangelogEntry]) -> list[tuple[str, str, str, str]]:
     """What is wrong with the manifest's version against the changelog.
 
     Returns ``(entry, field, message, severity)`` tuples (severity ``error`` or ``warning``):
@@ -98,25 +97,50 @@ def version_problems(manifest_version: str,
     not_below = [e for i, e in enumerate(entries) if i != own and calver_key(e.version) >= key]
     if not_below:
         top = max(not_below, key=lambda e: calver_key(e.version))
-        problems.append((f"version {manifest_version}", "version",
-                         (f"manifest.yaml version {manifest_version} is not greater than "
-                         f"{top.version}, the previous entry of CHANGELOG.md (line {top.line}); "
-                         "a new catalog needs a greater version"), "error"))
+        problems.append(
+            (
+                f"version {manifest_version}",
+                "version",
+                (
+                    f"manifest.yaml version {manifest_version} is not greater than "
+                    f"{top.version}, the previous entry of CHANGELOG.md (line {top.line}); "
+                    "a new catalog needs a greater version"
+                ),
+                "error",
+            )
+        )
     for before, after in itertools.pairwise(entries):
         if calver_key(after.version) >= calver_key(before.version):
             what = "twice" if after.version == before.version else f"after {before.version}"
-            problems.append((f"version {after.version}", "heading",
-                             (f"CHANGELOG.md line {after.line}: entries go newest first, but "
-                             f"{after.version} comes {what}"), "error"))
+            problems.append(
+                (
+                    f"version {after.version}",
+                    "heading",
+                    (f"CHANGELOG.md line {after.line}: entries go newest first, but {after.version} comes {what}"),
+                    "error",
+                )
+            )
     for entry in entries:
         month = version_month(entry.version)
         if entry.date is None:
-            problems.append((f"version {entry.version}", "date",
-                             (f"CHANGELOG.md line {entry.line}: the heading has no date "
-                             f"('## {entry.version} — YYYY-MM-DD')"), "warning"))
+            problems.append(
+                (
+                    f"version {entry.version}",
+                    "date",
+                    (f"CHANGELOG.md line {entry.line}: the heading has no date ('## {entry.version} — YYYY-MM-DD')"),
+                    "warning",
+                )
+            )
         elif month is not None and entry.date < month:
-            problems.append((f"version {entry.version}", "date",
-                             (f"CHANGELOG.md line {entry.line}: dated {entry.date.isoformat()}, "
-                             f"before the month its version names ({month.strftime('%Y-%m')})"),
-                             "error"))
+            problems.append(
+                (
+                    f"version {entry.version}",
+                    "date",
+                    (
+                        f"CHANGELOG.md line {entry.line}: dated {entry.date.isoformat()}, "
+                        f"before the month its version names ({month.strftime('%Y-%m')})"
+                    ),
+                    "error",
+                )
+            )
     return problems

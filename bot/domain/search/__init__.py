@@ -121,9 +121,10 @@ if TYPE_CHECKING:  # imported on first use (numpy, bm25s: ~0.2 s), see __getattr
     from bot.domain.search.fields import FIELD_WEIGHTS
     from bot.domain.search.matcher import CLOSEST_COVERAGE, CONFIDENT_COVERAGE, FUZZY_WEIGHT, RELATIVE_FLOOR, Matcher
 
-_LAZY = {"FIELD_WEIGHTS": "fields",
-         **dict.fromkeys(("CLOSEST_COVERAGE", "CONFIDENT_COVERAGE", "FUZZY_WEIGHT", "RELATIVE_FLOOR", "Matcher"),
-                         "matcher")}
+_LAZY = {
+    "FIELD_WEIGHTS": "fields",
+    **dict.fromkeys(("CLOSEST_COVERAGE", "CONFIDENT_COVERAGE", "FUZZY_WEIGHT", "RELATIVE_FLOOR", "Matcher"), "matcher"),
+}
 """Names whose modules import numpy and bm25s: imported when first read, so that a process that
 never builds an index (``vllm-path ask help``) never loads them."""
 
@@ -168,8 +169,7 @@ __all__ = [
 ]
 
 
-def track_named(catalog: Catalog, text: str,
-                matcher: Matcher | Callable[[], Matcher] | None = None) -> str | None:
+def track_named(catalog: Catalog, text: str, matcher: Matcher | Callable[[], Matcher] | None = None) -> str | None:
     """The one answer to "does this text name a track": the track id, or ``None``.
 
     An exact id, English or Chinese name or alias (case-insensitive) names its track (a track
@@ -182,8 +182,12 @@ def track_named(catalog: Catalog, text: str,
     if not key:
         return None
     for track in catalog.tracks:
-        if key in (track.id.casefold(), track.names.en.casefold(), (track.names.zh or "").casefold(),
-                   *(a.casefold() for a in track.aliases)):
+        if key in (
+            track.id.casefold(),
+            track.names.en.casefold(),
+            (track.names.zh or "").casefold(),
+            *(a.casefold() for a in track.aliases),
+        ):
             return track.id
     if matcher is None:
         from bot.domain.search.matcher import Matcher as _Matcher

@@ -16,19 +16,44 @@ from bot.domain.text import fold, fold_accents
 
 __all__ = ["normalize", "stem"]
 
-_CJK = ("\u2e80-\u2fdf\u3040-\u30ff\u3100-\u312f\u3190-\u31ff\u3400-\u4dbf"
-        "\u4e00-\u9fff\uf900-\ufaff")
+_CJK = "\u2e80-\u2fdf\u3040-\u30ff\u3100-\u312f\u3190-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _TOKEN_RE = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+")
 
 
-_SUFFIXES = ("izations", "isations", "ization", "isation", "ations", "ation", "ators", "ator",
-             "ities", "ity", "ives", "ive", "ings", "ing", "ions", "ion", "ized", "ised", "izes",
-             "ises", "ize", "ise", "ated", "ates", "ate", "ers", "er", "ed")
+_SUFFIXES = (
+    "izations",
+    "isations",
+    "ization",
+    "isation",
+    "ations",
+    "ation",
+    "ators",
+    "ator",
+    "ities",
+    "ity",
+    "ives",
+    "ive",
+    "ings",
+    "ing",
+    "ions",
+    "ion",
+    "ized",
+    "ised",
+    "izes",
+    "ises",
+    "ize",
+    "ise",
+    "ated",
+    "ates",
+    "ate",
+    "ers",
+    "er",
+    "ed",
+)
 _SUFFIXES_BY_LAST: dict[str, tuple[str, ...]] = {}
 for _suffix in _SUFFIXES:  # the same priority order, looked up by the word's last letter
     _SUFFIXES_BY_LAST[_suffix[-1]] = (*_SUFFIXES_BY_LAST.get(_suffix[-1], ()), _suffix)
 del _suffix
-
 
 
 # --- preprocessing ------------------------------------------------------------------------------
@@ -82,8 +107,7 @@ _ASCII_WORD_RE = re.compile(r"[a-z0-9]+")
 _ASCII_WORD2_RE = re.compile(r"[a-z0-9]{2,}")
 
 
-def _text_terms(text: str, joins: bool, surface: set[str], cjk_runs: list[str] | None = None
-                ) -> list[str]:
+def _text_terms(text: str, joins: bool, surface: set[str], cjk_runs: list[str] | None = None) -> list[str]:
     """Index terms of raw text: stems of Latin words (2+ chars), stems of joined adjacent Latin
     words (when ``joins``), CJK bigrams. Adds the Latin words to ``surface`` (and the CJK runs to
     ``cjk_runs``). Same result as going through :func:`normalize`; ASCII text takes a fast path."""
@@ -126,7 +150,7 @@ def _text_terms(text: str, joins: bool, surface: set[str], cjk_runs: list[str] |
 
 def _deletes(word: str) -> set[str]:
     """The word and every string one character shorter (the symmetric-delete neighbourhood)."""
-    return {word} | {word[:i] + word[i + 1:] for i in range(len(word))}
+    return {word} | {word[:i] + word[i + 1 :] for i in range(len(word))}
 
 
 def _member_terms(member: str) -> tuple[str, ...]:
@@ -169,7 +193,7 @@ def swapped(a: str, b: str) -> bool:
     if len(a) != len(b) or a == b:
         return False
     i = next(i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y)
-    return i + 1 < len(a) and a[i] == b[i + 1] and a[i + 1] == b[i] and a[i + 2:] == b[i + 2:]
+    return i + 1 < len(a) and a[i] == b[i + 1] and a[i + 1] == b[i] and a[i + 2 :] == b[i + 2 :]
 
 
 _HAN_CHAR = re.compile(rf"[{_CJK}]")
@@ -183,8 +207,7 @@ def one_han_apart(a: str, b: str, min_chars: int = 4) -> bool:
     if len(a) != len(b) or len(a) < min_chars:
         return False
     diffs = [(x, y) for x, y in zip(a, b, strict=True) if x != y]
-    return (len(diffs) == 1 and bool(_HAN_CHAR.match(diffs[0][0]))
-            and bool(_HAN_CHAR.match(diffs[0][1])))
+    return len(diffs) == 1 and bool(_HAN_CHAR.match(diffs[0][0])) and bool(_HAN_CHAR.match(diffs[0][1]))
 
 
 def _bigrams(run: str) -> list[str]:
@@ -193,8 +216,9 @@ def _bigrams(run: str) -> list[str]:
     return list(map(operator.add, run, run[1:]))
 
 
-def _cjk_segment(run: str, dictionary: frozenset[str], max_len: int,
-                 firsts: frozenset[str] | None = None) -> list[tuple[str, bool]]:
+def _cjk_segment(
+    run: str, dictionary: frozenset[str], max_len: int, firsts: frozenset[str] | None = None
+) -> list[tuple[str, bool]]:
     """Forward maximum matching: ``[(piece, is_dictionary_word)]``; left-over characters are
     grouped into chunks. ``firsts`` (optional): the first characters of the dictionary's words of
     2+ characters; a position whose character is not one of them skips the longer tries."""
@@ -204,7 +228,7 @@ def _cjk_segment(run: str, dictionary: frozenset[str], max_len: int,
     while i < len(run):
         longest = min(max_len, len(run) - i) if firsts is None or run[i] in firsts else 1
         for n in range(longest, 1, -1):
-            piece = run[i:i + n]
+            piece = run[i : i + n]
             if piece in dictionary:
                 if chunk:
                     out.append((chunk, False))

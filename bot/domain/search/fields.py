@@ -14,8 +14,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["BIT_TITLE", "FIELD_BITS", "FIELD_WEIGHTS", "MASK_VALUES", "PairPostings", "field_of",
-           "mask_value", "pair_postings"]
+__all__ = [
+    "BIT_TITLE",
+    "FIELD_BITS",
+    "FIELD_WEIGHTS",
+    "MASK_VALUES",
+    "PairPostings",
+    "field_of",
+    "mask_value",
+    "pair_postings",
+]
 
 FIELD_WEIGHTS = {"title": 1.0, "tags": 0.9, "id": 0.8, "answers": 0.7, "summary": 0.6, "track": 0.4}
 """How much a match in each field of a post counts (the best field of a term wins). ``answers``
@@ -26,8 +34,7 @@ _FIELD_BONUS = 0.03
 occurs in; at most 0.09, so the best field can still be read back from the value."""
 
 BIT_TITLE, _BIT_TAGS, _BIT_ID, _BIT_SUMMARY, _BIT_ANSWERS = 1, 2, 4, 8, 16
-FIELD_BITS = np.array([BIT_TITLE, _BIT_TAGS, _BIT_ID, _BIT_SUMMARY, _BIT_SUMMARY, _BIT_ANSWERS],
-                      dtype=np.uint8)
+FIELD_BITS = np.array([BIT_TITLE, _BIT_TAGS, _BIT_ID, _BIT_SUMMARY, _BIT_SUMMARY, _BIT_ANSWERS], dtype=np.uint8)
 """The field of each text the index reads per post, in order (title, tags, ids, English summary,
 Chinese summary, answers)."""
 
@@ -36,9 +43,11 @@ def mask_value(mask: int) -> float:
     """The posting value of a term found in the fields of ``mask`` (bits as :data:`FIELD_BITS`):
     the best field's weight, plus ``_FIELD_BONUS`` per further field of title, tags, id and
     summary; a term only in the summary or in no such field weighs ``answers`` when it is there."""
-    fields = [(bit, FIELD_WEIGHTS[f]) for bit, f in ((BIT_TITLE, "title"), (_BIT_TAGS, "tags"),
-                                                     (_BIT_ID, "id"), (_BIT_SUMMARY, "summary"))
-              if mask & bit]
+    fields = [
+        (bit, FIELD_WEIGHTS[f])
+        for bit, f in ((BIT_TITLE, "title"), (_BIT_TAGS, "tags"), (_BIT_ID, "id"), (_BIT_SUMMARY, "summary"))
+        if mask & bit
+    ]
     value = max((w for _, w in fields), default=0.0)
     if len(fields) > 1:
         value += _FIELD_BONUS * (len(fields) - 1)
@@ -59,8 +68,8 @@ def field_of(value: float) -> str:
     field = _FIELD_OF.get(value)
     if field is None:  # posting values are a few dozen distinct floats: remember each one's field
         field = _FIELD_OF[value] = max(
-            ((w, f) for f, w in FIELD_WEIGHTS.items() if w <= value + 1e-4),
-            default=(0.0, "track"))[1]
+            ((w, f) for f, w in FIELD_WEIGHTS.items() if w <= value + 1e-4), default=(0.0, "track")
+        )[1]
     return field
 
 
@@ -95,7 +104,8 @@ def pair_postings(chunks: list[list[str]], n: int) -> PairPostings:
     order = np.argsort(keys)  # the keys' order; equal keys are merged below, so any sort
     keys, bits = keys[order], bits[order]
     del order
-    first = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1]))) if len(keys) \
-        else np.zeros(0, dtype=np.int64)
+    first = (
+        np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1]))) if len(keys) else np.zeros(0, dtype=np.int64)
+    )
     masks = np.bitwise_or.reduceat(bits, first) if len(first) else bits
     return PairPostings(index, keys[first] // width, (keys[first] % width).astype(np.int32), masks)

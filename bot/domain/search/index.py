@@ -53,7 +53,7 @@ MAX_FUZZY_WORDS = 6
 
 # Similarity of a concept's alternatives (typo corrections and completions: spelling.SIM_*).
 _SIM_SYNONYM = 0.9
-_GENERIC_DF = 0.5      # a term in more than half the posts is generic ...
+_GENERIC_DF = 0.5  # a term in more than half the posts is generic ...
 _GENERIC_FACTOR = 0.25  # ... and its concept weighs a quarter
 
 
@@ -87,14 +87,20 @@ class Index:
             self._build_index(catalog)
             self._build_tracks(catalog)
             self._group_tokens = [
-                list(dict.fromkeys(t for m in group for t in self._ranked.query_tokens(m)))
-                for group in vocab.synonyms]
+                list(dict.fromkeys(t for m in group for t in self._ranked.query_tokens(m))) for group in vocab.synonyms
+            ]
             self._links = LinkIndex(catalog, vocab)
             self._answer_keys = self._build_answer_keys()
             self._problems = {normalize(p): normalize(t) for p, t in vocab.problems if normalize(p)}
-            self._problem_re = re.compile("|".join(
-                rf"(?<![^\W_]){re.escape(p)}(?![^\W_])"
-                for p in sorted(self._problems, key=len, reverse=True))) if self._problems else None
+            self._problem_re = (
+                re.compile(
+                    "|".join(
+                        rf"(?<![^\W_]){re.escape(p)}(?![^\W_])" for p in sorted(self._problems, key=len, reverse=True)
+                    )
+                )
+                if self._problems
+                else None
+            )
         finally:
             if gc_was_enabled:
                 gc.enable()
@@ -126,8 +132,7 @@ class Index:
                 key = tuple(_unit_key(u) for u in self._units(normalize(member), phrases=False))
                 if key:
                     self._phrases.setdefault(key, gid)
-            self._group_terms.append(tuple(dict.fromkeys(
-                t for t in (_member_terms(m) for m in group) if t)))
+            self._group_terms.append(tuple(dict.fromkeys(t for t in (_member_terms(m) for m in group) if t)))
         self._phrase_max = max(len(k) for k in self._phrases)
         self._phrase_firsts = frozenset(k[0] for k in self._phrases)
 
@@ -142,7 +147,7 @@ class Index:
         done with array operations on the sorted (term, post) pairs
         (:func:`~bot.domain.search.fields.pair_postings`)."""
         surface: set[str] = set()  # Latin words of titles, tags, ids (then track names, vocabulary)
-        prose: set[str] = set()    # Latin words of summaries
+        prose: set[str] = set()  # Latin words of summaries
         pairs = pair_postings(self._post_chunks(catalog, surface, prose), self._n)
         self._term_index = index = pairs.index
         self._flat_docs = pairs.docs
@@ -198,19 +203,16 @@ class Index:
         skip[[index[t] for t in ignorable_terms(self._vocab) if t in index]] = True
         kept = ~skip[pairs.terms]
         tf = np.where(pairs.masks[kept] & BIT_TITLE, 2.0, 1.0).astype(np.float32)
-        return RankedIndex(Postings(pairs.terms[kept], pairs.docs[kept], tf, self._n), index,
-                           self._vocab)
+        return RankedIndex(Postings(pairs.terms[kept], pairs.docs[kept], tf, self._n), index, self._vocab)
 
-    def _build_track_field(self, catalog: Catalog, surface: set[str]
-                           ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    def _build_track_field(self, catalog: Catalog, surface: set[str]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """The names and aliases of a post's tracks, its weakest field: per term of a track name,
         the posts of its tracks merged with the term's own posting (``(docs, values)``)."""
         doc_index = {pid: i for i, pid in enumerate(self._post_ids)}
         track_docs: dict[str, list[np.ndarray]] = {}
         for track in catalog.tracks:
             track_order = catalog.orders.get(track.id, ())
-            members = np.array(sorted(doc_index[p] for p in track_order if p in doc_index),
-                               dtype=np.int32)
+            members = np.array(sorted(doc_index[p] for p in track_order if p in doc_index), dtype=np.int32)
             name_terms: set[str] = set()
             for text in (track.id, track.names.en, track.names.zh or "", *track.aliases):
                 name_terms.update(_text_terms(text, True, surface))
@@ -235,8 +237,7 @@ class Index:
             for name in (track.id, track.names.en, track.names.zh or "", *track.aliases):
                 norm = normalize(name)
                 if norm:
-                    self._track_names.append(
-                        (track.id, name, norm, tuple(self._canon_keys(self._units(norm)))))
+                    self._track_names.append((track.id, name, norm, tuple(self._canon_keys(self._units(norm)))))
         self._track_name_sets = [frozenset(c) for *_, c in self._track_names]
         self._name_heads: dict[str, list[tuple[str, str, tuple[str, ...]]]] | None = None
         self._track_exact: dict[str, tuple[str, str]] = {}
@@ -271,8 +272,7 @@ class Index:
         """The words of normalized text as an answer phrase is compared: stemmed, stop words (not
         question words) left out, sorted (``what is vLLM`` = ``what's vllm``)."""
         stop = self._vocab.stopwords
-        return tuple(sorted({_unit_key(u) for u in self._units(norm, phrases=False)
-                             if u.text not in stop}))
+        return tuple(sorted({_unit_key(u) for u in self._units(norm, phrases=False) if u.text not in stop}))
 
     # --- analysis helpers ----------------------------------------------------------------------
 
@@ -281,8 +281,7 @@ class Index:
         units: list[_Unit] = []
         for cjk, latin in _PARTS_RE.findall(norm):
             if cjk:
-                for piece, known in _cjk_segment(cjk, self._cjk_dict, self._cjk_max,
-                                                 self._cjk_firsts):
+                for piece, known in _cjk_segment(cjk, self._cjk_dict, self._cjk_max, self._cjk_firsts):
                     units.append(_Unit(piece, "cjkword" if known else "cjkchunk"))
             else:
                 units.append(_Unit(latin, "latin"))
@@ -296,7 +295,7 @@ class Index:
                 i += 1
                 continue
             for n in range(min(self._phrase_max, len(units) - i), 0, -1):
-                gid = self._phrases.get(tuple(keys[i:i + n]))
+                gid = self._phrases.get(tuple(keys[i : i + n]))
                 if gid is not None:
                     for j in range(i, i + n):
                         units[j] = _Unit(units[j].text, units[j].kind, gid)

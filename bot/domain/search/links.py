@@ -30,8 +30,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from bot.domain.catalog.compiled import Catalog
     from bot.domain.catalog.models import Post
 
-__all__ = ["BLOG_SOURCE_REPO", "LinkIndex", "github_source_file", "resolve_link",
-           "source_file_name"]
+__all__ = ["BLOG_SOURCE_REPO", "LinkIndex", "github_source_file", "resolve_link", "source_file_name"]
 
 BLOG_SOURCE_REPO = "vllm-project/vllm-project.github.io"
 """The GitHub repository (``owner/name``) holding the vLLM blog's source; its posts are
@@ -43,8 +42,7 @@ GITHUB_HOSTS = ("github.com", "raw.githubusercontent.com")
 _GITHUB_VIEWS = frozenset({"blob", "raw", "blame", "edit"})
 _POST_FILE_RE = re.compile(r"^(\d{4}-\d{2}-\d{2})-(.+?)(?:\.(?:md|markdown|html?))?$", re.IGNORECASE)
 
-_URL_RE = re.compile(r"^(?:https?://)?(?:www\.)?([a-z0-9-]+(?:\.[a-z0-9-]+)+)(?::\d+)?(/\S*)?$",
-                     re.IGNORECASE)
+_URL_RE = re.compile(r"^(?:https?://)?(?:www\.)?([a-z0-9-]+(?:\.[a-z0-9-]+)+)(?::\d+)?(/\S*)?$", re.IGNORECASE)
 _SUFFIX_RE = re.compile(r"\.(?:html?|md)$", re.IGNORECASE)
 
 
@@ -139,8 +137,13 @@ class LinkIndex:
 
     def __init__(self, catalog: Catalog, vocabulary: Vocabulary) -> None:
         base = urlsplit(catalog.manifest.blog_base_url)
-        self.blog_hosts = frozenset({*(h.removeprefix("www.") for h in vocabulary.blog_hosts),
-                                     (base.hostname or "").casefold().removeprefix("www.")} - {""})
+        self.blog_hosts = frozenset(
+            {
+                *(h.removeprefix("www.") for h in vocabulary.blog_hosts),
+                (base.hostname or "").casefold().removeprefix("www."),
+            }
+            - {""}
+        )
         self.summary_hosts = frozenset(h.removeprefix("www.") for h in vocabulary.summary_hosts)
         self._posts: dict[tuple[str, str], str] = {}
         self._files: dict[str, str] = {}
@@ -183,8 +186,7 @@ class LinkIndex:
         return LinkResult("foreign", url)
 
 
-def resolve_link(catalog: Catalog, text: str, vocabulary: Vocabulary | None = None
-                 ) -> LinkResult | None:
+def resolve_link(catalog: Catalog, text: str, vocabulary: Vocabulary | None = None) -> LinkResult | None:
     """Resolve a pasted link against ``catalog`` (for ``read``/``unread``/``search``).
 
     ``vocabulary`` defaults to the shipped one (its ``blog_hosts``/``summary_hosts``). Returns
@@ -192,5 +194,4 @@ def resolve_link(catalog: Catalog, text: str, vocabulary: Vocabulary | None = No
     ``foreign``). Builds a small index each call (a few hundred microseconds for a hundred posts);
     a :class:`bot.domain.search.Matcher` keeps one (``Matcher.resolve_link``).
     """
-    return LinkIndex(catalog, vocabulary if vocabulary is not None else default_vocabulary()
-                     ).resolve(text)
+    return LinkIndex(catalog, vocabulary if vocabulary is not None else default_vocabulary()).resolve(text)

@@ -27,8 +27,16 @@ from bot.domain.search.results import Confidence, LinkResult, PostMatch, SearchR
 from bot.domain.search.tracks import SUGGEST_CUTOFF, SUGGEST_MIN_CHARS, TrackIndex
 from bot.domain.text import clean
 
-__all__ = ["CLOSEST_COVERAGE", "CONFIDENT_COVERAGE", "FUZZY_WEIGHT", "MAX_TOTAL", "RELATIVE_FLOOR",
-           "SUGGEST_CUTOFF", "SUGGEST_MIN_CHARS", "Matcher"]
+__all__ = [
+    "CLOSEST_COVERAGE",
+    "CONFIDENT_COVERAGE",
+    "FUZZY_WEIGHT",
+    "MAX_TOTAL",
+    "RELATIVE_FLOOR",
+    "SUGGEST_CUTOFF",
+    "SUGGEST_MIN_CHARS",
+    "Matcher",
+]
 
 FUZZY_WEIGHT = 0.6
 """The fuzzy (coverage) score's share of the fused score; BM25 has the rest."""
@@ -109,8 +117,9 @@ class Matcher(TrackIndex):
         if not present:
             return []  # only stop and question words, or nothing known: nothing to search for
         missing = sorted(present)[len(present) // 2]  # a word found nowhere weighs a median concept
-        concepts = [c if c.alternatives else _Concept(max(present) if c is _OTHER_TOOL else missing, ())
-                    for c in concepts]
+        concepts = [
+            c if c.alternatives else _Concept(max(present) if c is _OTHER_TOOL else missing, ()) for c in concepts
+        ]
         if len(concepts) > MAX_CONCEPTS:  # a long query: keep its rarest (most telling) words
             concepts = sorted(concepts, key=lambda c: -c.weight)[:MAX_CONCEPTS]
         return concepts
@@ -129,13 +138,13 @@ class Matcher(TrackIndex):
                 break
         return raw[:MAX_RAW_CONCEPTS]
 
-    def _unit_alternatives(self, units: list[_Unit], i: int, budget: list[int]
-                           ) -> list[list[_Alt] | None]:
+    def _unit_alternatives(self, units: list[_Unit], i: int, budget: list[int]) -> list[list[_Alt] | None]:
         """The concepts of ``units[i]``: a Latin word's (:meth:`_latin_alternatives`) or a CJK
         word's with its synonym group's alternatives, or a CJK chunk's bigrams."""
         unit = units[i]
-        group_alts = ([(terms, _SIM_SYNONYM) for terms in self._group_terms[unit.group]]
-                      if unit.group is not None else [])
+        group_alts = (
+            [(terms, _SIM_SYNONYM) for terms in self._group_terms[unit.group]] if unit.group is not None else []
+        )
         if unit.kind == "latin":
             if self._other_tool(units, i):
                 return [None]  # a word of another tool's name (ollama, llama of llama.cpp)
@@ -243,10 +252,8 @@ class Matcher(TrackIndex):
             if link is not None:
                 if link.status != "post" or link.post_id is None:
                     return SearchResult(query, None, (), None, 0, offset, link)
-                hit = PostMatch(link.post_id, 100.0, "link", self._catalog.tracks_of(link.post_id),
-                                1.0)
-                return SearchResult(query, None, (hit,) if offset == 0 else (), None, 1, offset,
-                                    link, "confident")
+                hit = PostMatch(link.post_id, 100.0, "link", self._catalog.tracks_of(link.post_id), 1.0)
+                return SearchResult(query, None, (hit,) if offset == 0 else (), None, 1, offset, link, "confident")
         text = query[: MAX_QUERY_CHARS * 4]
         has_link = "://" in text or "<" in text
         if has_link:  # a link inside a sentence is not a topic: drop it
@@ -267,12 +274,14 @@ class Matcher(TrackIndex):
             return SearchResult(query, track, (), None)
         floor = max(MIN_SCORE, RELATIVE_FLOOR * ranked[0][0])
         good = [r for r in ranked if r[0] >= floor - 1e-9]
-        page = good[offset:offset + limit]
-        matches = tuple(PostMatch(self._post_ids[doc], round(score, 1), field,
-                                  self._catalog.tracks_of(self._post_ids[doc]), round(cov, 3))
-                        for score, doc, field, cov in page)
-        return SearchResult(query, track, matches, None, min(MAX_TOTAL, len(good) + extra), offset,
-                            None, confidence)
+        page = good[offset : offset + limit]
+        matches = tuple(
+            PostMatch(
+                self._post_ids[doc], round(score, 1), field, self._catalog.tracks_of(self._post_ids[doc]), round(cov, 3)
+            )
+            for score, doc, field, cov in page
+        )
+        return SearchResult(query, track, matches, None, min(MAX_TOTAL, len(good) + extra), offset, None, confidence)
 
     def _answered_first(self, answer_key: tuple[str, ...], ranked: list[_Ranked]) -> list[_Ranked]:
         """``ranked`` with the posts whose ``answers.yaml`` lists the query itself as a phrase
@@ -284,8 +293,7 @@ class Matcher(TrackIndex):
         first = [(100.0, doc, "answers", 1.0) for doc in docs]
         return first + [r for r in ranked if r[1] not in docs]
 
-    def _rank(self, norm: str, need: int = 0, units: list[_Unit] | None = None
-              ) -> tuple[list[_Ranked], int]:
+    def _rank(self, norm: str, need: int = 0, units: list[_Unit] | None = None) -> tuple[list[_Ranked], int]:
         """``([(fused score 0..100, doc, matched field, coverage 0..1)], extra)``: the re-scored
         candidates (at least ``need`` of them when there are), best first, and how many further
         posts are good matches (counted, not ranked). ``units``: ``norm``'s, when already split."""
@@ -299,8 +307,7 @@ class Matcher(TrackIndex):
         ranked_part = (1.0 - w_fuzzy) * 100.0 * bm25 if bm25 is not None else 0.0
         # Bounds of the fused score before the similarity is known (it adds 0..15 fuzzy points).
         low = w_fuzzy * 100.0 * np.minimum(1.0, 0.85 * coverage) + ranked_part
-        high = w_fuzzy * 100.0 * np.minimum(1.0, 0.85 * coverage + 0.15 * (coverage > 0)) \
-            + ranked_part
+        high = w_fuzzy * 100.0 * np.minimum(1.0, 0.85 * coverage + 0.15 * (coverage > 0)) + ranked_part
         floor = max(MIN_SCORE, RELATIVE_FLOOR * float(low.max()))  # the real floor is at least this
         hits = np.flatnonzero(high >= floor - 1e-9)
         if not len(hits):
@@ -323,7 +330,7 @@ class Matcher(TrackIndex):
         (float32; what ``matched`` names)."""
         total = sum(c.weight for c in concepts)
         scores = np.zeros(self._n, dtype=np.float64)
-        best_part = np.zeros(self._n, dtype=np.float32)   # the largest concept contribution ...
+        best_part = np.zeros(self._n, dtype=np.float32)  # the largest concept contribution ...
         best_field = np.zeros(self._n, dtype=np.float32)  # ... and the field value it came from
         postings: dict[tuple[str, ...], tuple[np.ndarray, np.ndarray]] = {}
         dense_from = self._n // 8  # a concept touching more posts is merged with whole-array ops
@@ -349,9 +356,9 @@ class Matcher(TrackIndex):
             best_field[touched[better]] = field[touched[better]]
         return (scores / total if total > 0 else scores), best_field
 
-    def _concept_values(self, concept: _Concept,
-                        postings: dict[tuple[str, ...], tuple[np.ndarray, np.ndarray]]
-                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    def _concept_values(
+        self, concept: _Concept, postings: dict[tuple[str, ...], tuple[np.ndarray, np.ndarray]]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """Per post, the value of the concept's best alternative (field value × similarity) and
         that alternative's field value, and the posts touched (``None``: none). ``postings``
         memoises :meth:`_alternative` (a synonym group's alternatives recur in each of its words)."""
@@ -380,8 +387,9 @@ class Matcher(TrackIndex):
             return value, field, None
         return value, field, changed[0] if len(changed) == 1 else np.concatenate(changed)
 
-    def _rescore(self, norm: str, hits: np.ndarray, coverage: np.ndarray, best_field: np.ndarray,
-                 low: np.ndarray, w_fuzzy: float) -> list[_Ranked]:
+    def _rescore(
+        self, norm: str, hits: np.ndarray, coverage: np.ndarray, best_field: np.ndarray, low: np.ndarray, w_fuzzy: float
+    ) -> list[_Ranked]:
         """The candidates ``hits`` with the rapidfuzz similarity added to their fuzzy score,
         best first (at least :data:`MIN_SCORE`, at most :data:`MAX_TOTAL`): among equal rounded
         scores, a post whose title starts with the query ("p-eagle" → "P-EAGLE: …"), then the
@@ -390,11 +398,9 @@ class Matcher(TrackIndex):
         latin = " ".join(w for c, w in parts if w)[:SIMILARITY_CHARS]
         cjk = " ".join(c for c, w in parts if c)[:SIMILARITY_CHARS]
         hit_docs, hit_cov = hits.tolist(), coverage[hits].tolist()
-        similarity = self._similarities([d for d, c in zip(hit_docs, hit_cov, strict=True) if c > 0],
-                                        latin, cjk)
+        similarity = self._similarities([d for d, c in zip(hit_docs, hit_cov, strict=True) if c > 0], latin, cjk)
         ranked = []
-        for doc, cov, lo, rec in zip(hit_docs, hit_cov, low[hits].tolist(),
-                                     self._recency[hits].tolist(), strict=True):
+        for doc, cov, lo, rec in zip(hit_docs, hit_cov, low[hits].tolist(), self._recency[hits].tolist(), strict=True):
             score = lo
             if cov > 0:
                 fuzzy = min(100.0, 100.0 * (0.85 * cov + 0.15 * similarity[doc] / 100.0))
@@ -404,8 +410,7 @@ class Matcher(TrackIndex):
                 ranked.append((-round(score, 1), -names_it, -score, -rec, doc, cov))
         ranked.sort()
         fields = dict(zip(hit_docs, best_field[hits].tolist(), strict=True))
-        return [(-r[0], r[4], field_of(fields[r[4]]) if r[5] > 0 else "answers", r[5])
-                for r in ranked[:MAX_TOTAL]]
+        return [(-r[0], r[4], field_of(fields[r[4]]) if r[5] > 0 else "answers", r[5]) for r in ranked[:MAX_TOTAL]]
 
     def _bm25(self, norm: str, units: list[_Unit]) -> np.ndarray | None:
         """BM25 of every post (0..1, divided by the best) for the query and its synonym groups'
@@ -434,8 +439,11 @@ class Matcher(TrackIndex):
             if len(text) < shortest or not docs:
                 parts.append([0.0] * len(docs))
             else:
-                parts.append(process.cdist([text], [texts[d] for d in docs], scorer=fuzz.partial_ratio,
-                                           processor=None, dtype=np.float64)[0].tolist())
+                parts.append(
+                    process.cdist(
+                        [text], [texts[d] for d in docs], scorer=fuzz.partial_ratio, processor=None, dtype=np.float64
+                    )[0].tolist()
+                )
         if not parts:
             return dict.fromkeys(docs, 0.0)
         return {d: sum(p[i] for p in parts) / len(parts) for i, d in enumerate(docs)}

@@ -41,8 +41,7 @@ def _cjk_cutter(words: frozenset[str]) -> re.Pattern[str] | None:
     return re.compile("|".join(map(re.escape, cjk))) if cjk else None
 
 
-def bm25_tokens(text: str, ignorable: frozenset[str],
-                cutter: re.Pattern[str] | None = None) -> list[str]:
+def bm25_tokens(text: str, ignorable: frozenset[str], cutter: re.Pattern[str] | None = None) -> list[str]:
     """The ranked-retrieval tokens of ``text`` (see the module docstring), in order.
 
     ``ignorable``: stop and question words (folded), skipped along with their joins; ``cutter``: a
@@ -108,12 +107,11 @@ class _PostingsBM25(bm25s.BM25):  # type: ignore[misc]  # bm25s ships no types
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         if self.method in self.methods_requiring_nonoccurrence:
-            raise ValueError(f"BM25 method {self.method!r} scores absent terms too: "
-                             "use lucene, robertson or atire")
+            raise ValueError(f"BM25 method {self.method!r} scores absent terms too: use lucene, robertson or atire")
 
-    def build_index_from_ids(self, unique_token_ids: Any, corpus_token_ids: Any,
-                             show_progress: bool = True, leave_progress: bool = False
-                             ) -> dict[str, Any]:
+    def build_index_from_ids(
+        self, unique_token_ids: Any, corpus_token_ids: Any, show_progress: bool = True, leave_progress: bool = False
+    ) -> dict[str, Any]:
         postings: Postings = corpus_token_ids
         self.nonoccurrence_array = None
         n_docs, n_vocab = postings.n_docs, len(unique_token_ids)
@@ -124,16 +122,24 @@ class _PostingsBM25(bm25s.BM25):  # type: ignore[misc]  # bm25s ships no types
         idf = np.zeros(n_vocab, dtype=self.dtype)
         present = np.flatnonzero(doc_freqs)
         values, inverse = np.unique(doc_freqs[present], return_inverse=True)
-        idf[present] = np.array([idf_of(int(df), N=n_docs) for df in values.tolist()],
-                                dtype=self.dtype)[inverse]
+        idf[present] = np.array([idf_of(int(df), N=n_docs) for df in values.tolist()], dtype=self.dtype)[inverse]
         tfc = bm25s.scoring._select_tfc_scorer(self.method)(
-            tf_array=postings.tf, l_d=doc_len.astype(np.int64)[postings.docs], l_avg=avg_doc_len,
-            k1=self.k1, b=self.b, delta=self.delta)
+            tf_array=postings.tf,
+            l_d=doc_len.astype(np.int64)[postings.docs],
+            l_avg=avg_doc_len,
+            k1=self.k1,
+            b=self.b,
+            delta=self.delta,
+        )
         data = (idf[postings.terms] * tfc).astype(self.dtype)
         indptr = np.zeros(n_vocab + 1, dtype=np.int64)
         np.cumsum(doc_freqs, out=indptr[1:])
-        return {"data": data, "indices": postings.docs.astype(self.int_dtype, copy=False),
-                "indptr": indptr, "num_docs": n_docs}
+        return {
+            "data": data,
+            "indices": postings.docs.astype(self.int_dtype, copy=False),
+            "indptr": indptr,
+            "num_docs": n_docs,
+        }
 
 
 class RankedIndex:
@@ -144,8 +150,7 @@ class RankedIndex:
     construction; :meth:`scores` may be called from any thread.
     """
 
-    def __init__(self, postings: Postings, vocab: dict[str, int],
-                 vocabulary: Vocabulary) -> None:
+    def __init__(self, postings: Postings, vocab: dict[str, int], vocabulary: Vocabulary) -> None:
         self.ignorable = vocabulary.ignorable
         self.cutter = _cjk_cutter(self.ignorable)
         self.vocab = vocab
@@ -153,16 +158,18 @@ class RankedIndex:
         self._bm25: bm25s.BM25 | None = None
         if self.n and vocab and len(postings.terms):
             retriever = _PostingsBM25()
-            retriever.index(Tokenized(ids=cast(list[list[int]], postings), vocab=dict(vocab)),
-                            create_empty_token=False, show_progress=False)
+            retriever.index(
+                Tokenized(ids=cast(list[list[int]], postings), vocab=dict(vocab)),
+                create_empty_token=False,
+                show_progress=False,
+            )
             self._bm25 = retriever
 
     def query_tokens(self, text: str) -> list[str]:
         """The query's tokens (as :func:`bm25_tokens`)."""
         return bm25_tokens(text, self.ignorable, self.cutter)
 
-    def scores(self, tokens: list[str], df: list[int] | None = None,
-               max_terms: int = 16) -> np.ndarray | None:
+    def scores(self, tokens: list[str], df: list[int] | None = None, max_terms: int = 16) -> np.ndarray | None:
         """BM25 score of every post for the distinct ``tokens`` known to the index (float32 array
         of ``n`` posts), or ``None`` when no token is known. With ``df`` (posts per term id), terms
         found in over half the posts are left out (their BM25 weight is near zero) and only the

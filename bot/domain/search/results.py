@@ -5,14 +5,24 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["HINT_EMPTY", "MAX_QUERY_CHARS", "MIN_SCORE", "TRACK_THRESHOLD", "Confidence", "LinkResult",
-           "PostMatch", "SearchResult", "TrackMatch"]
+__all__ = [
+    "HINT_EMPTY",
+    "MAX_QUERY_CHARS",
+    "MIN_SCORE",
+    "TRACK_THRESHOLD",
+    "Confidence",
+    "LinkResult",
+    "PostMatch",
+    "SearchResult",
+    "TrackMatch",
+]
 
 MAX_QUERY_CHARS = 200
 """Only this many characters of a (normalized) query are read; keeps long Slack input fast."""
 
-HINT_EMPTY = ("Type a topic, a model or a track to search for, for example: speculative decoding, "
-              "量化, torch.compile, pd.")
+HINT_EMPTY = (
+    "Type a topic, a model or a track to search for, for example: speculative decoding, 量化, torch.compile, pd."
+)
 """The hint for a query with nothing to search for (empty, punctuation, emoji)."""
 
 MIN_SCORE = 35.0

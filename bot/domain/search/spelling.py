@@ -19,8 +19,7 @@ from rapidfuzz import fuzz, process
 
 from bot.domain.search.analysis import _PARTS_RE, _deletes, swapped
 
-__all__ = ["FULL_SCAN_CHARS", "FUZZY_CUTOFF", "NEAR_CUTOFF", "NEAR_MIN_CHARS", "SIM_FUZZY",
-           "SIM_PREFIX", "Speller"]
+__all__ = ["FULL_SCAN_CHARS", "FUZZY_CUTOFF", "NEAR_CUTOFF", "NEAR_MIN_CHARS", "SIM_FUZZY", "SIM_PREFIX", "Speller"]
 
 FULL_SCAN_CHARS = 8
 """An unknown word this long with no known word one edit away is compared with every known word
@@ -58,8 +57,14 @@ class Speller:
     a term (orders prefix completions, most common first). :meth:`expand` is memoised
     (``expand.cache_clear()`` empties it)."""
 
-    def __init__(self, names: Iterable[str], prose: Iterable[str], other_names: frozenset[str],
-                 df: Callable[[str], int], stem: Callable[[str], str]) -> None:
+    def __init__(
+        self,
+        names: Iterable[str],
+        prose: Iterable[str],
+        other_names: frozenset[str],
+        df: Callable[[str], int],
+        stem: Callable[[str], str],
+    ) -> None:
         named = {w for w in names if len(w) >= 2}
         surface = named | {w for w in prose if len(w) >= 2}
         self.surface = frozenset(surface)
@@ -81,16 +86,15 @@ class Speller:
         """rapidfuzz hits ``(known word, ratio, index)`` for an unknown word, best first."""
         near = {w for v in _deletes(word) for w in self._deletes.get(v, ())}
         if near:  # under FUZZY_CUTOFF only two swapped letters: "stock" is no typo of "stack"
-            hits = process.extract(word, sorted(near), scorer=fuzz.ratio, processor=None,
-                                   score_cutoff=NEAR_CUTOFF, limit=5)
-            return [h for h in hits
-                    if h[1] >= FUZZY_CUTOFF or (len(word) >= NEAR_MIN_CHARS and swapped(word, h[0]))]
+            hits = process.extract(
+                word, sorted(near), scorer=fuzz.ratio, processor=None, score_cutoff=NEAR_CUTOFF, limit=5
+            )
+            return [h for h in hits if h[1] >= FUZZY_CUTOFF or (len(word) >= NEAR_MIN_CHARS and swapped(word, h[0]))]
         if len(word) < FULL_SCAN_CHARS:
             return []
         lo, hi = max(3, math.floor(len(word) * 0.74)), math.ceil(len(word) * 1.36)
         choices = [w for n in range(lo, hi + 1) for w in self._by_len.get(n, ())]
-        return process.extract(word, choices, scorer=fuzz.ratio, processor=None,
-                               score_cutoff=FUZZY_CUTOFF, limit=5)
+        return process.extract(word, choices, scorer=fuzz.ratio, processor=None, score_cutoff=FUZZY_CUTOFF, limit=5)
 
     def _completions(self, word: str) -> list[str]:
         """Known words that start with ``word``, most common first (at most 8)."""

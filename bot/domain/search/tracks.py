@@ -15,8 +15,15 @@ from bot.domain.search.index import _GENERIC_DF, _GENERIC_FACTOR, MAX_QUERY_CHAR
 from bot.domain.search.results import TrackMatch
 from bot.domain.text import has_han
 
-__all__ = ["AMBIGUITY_MARGIN", "CONTAINED_SCORE", "SHORT_QUERY_CHARS", "SUGGEST_CUTOFF",
-           "SUGGEST_MIN_CHARS", "TYPO_HAN_SCORE", "TrackIndex"]
+__all__ = [
+    "AMBIGUITY_MARGIN",
+    "CONTAINED_SCORE",
+    "SHORT_QUERY_CHARS",
+    "SUGGEST_CUTOFF",
+    "SUGGEST_MIN_CHARS",
+    "TYPO_HAN_SCORE",
+    "TrackIndex",
+]
 
 SHORT_QUERY_CHARS = 3
 """A query of at most this many letters (``tts``, ``kv``, ``sd``) names a track only when it is
@@ -82,8 +89,7 @@ class TrackIndex(Index):
         :data:`TYPO_HAN_SCORE`; ``None`` for none or several tracks."""
         if not has_han(norm):
             return None
-        typo = {(tid, name) for tid, name, name_norm, _ in self._track_names
-                if one_han_apart(norm, name_norm)}
+        typo = {(tid, name) for tid, name, name_norm, _ in self._track_names if one_han_apart(norm, name_norm)}
         if len({tid for tid, _ in typo}) != 1:
             return None
         tid, name = min(typo)
@@ -105,8 +111,7 @@ class TrackIndex(Index):
         """Per track, its best name's score for the query keys (see :meth:`match_track`)."""
         q_set, q_tuple = set(q_canon), tuple(q_canon)
         per_track: _Scores = {}
-        for (tid, name, _, canon), canon_set in zip(self._track_names, self._track_name_sets,
-                                                    strict=True):
+        for (tid, name, _, canon), canon_set in zip(self._track_names, self._track_name_sets, strict=True):
             if not canon or (q_tuple != canon and not q_set <= canon_set):
                 continue
             score = 95.0 if q_tuple == canon else self._partial_score(q_set, canon)
@@ -197,8 +202,7 @@ class TrackIndex(Index):
         """Weight of a name unit for coverage: 1, or for a word in over half the posts the share of
         posts without it (at least :data:`_GENERIC_FACTOR`)."""
         if key.startswith("="):
-            df = max((min(self._df(t) for t in terms) for terms in self._group_terms[int(key[1:])]),
-                     default=0)
+            df = max((min(self._df(t) for t in terms) for terms in self._group_terms[int(key[1:])]), default=0)
         else:
             df = self._df(key)
         share = df / max(self._n, 1)
@@ -218,10 +222,9 @@ class TrackIndex(Index):
         found: dict[str, tuple[int, str]] = {}
         for i, key in enumerate(keys):
             for tid, name, canon in self._name_heads.get(key, ()):
-                if keys[i:i + len(canon)] == canon:
+                if keys[i : i + len(canon)] == canon:
                     found[tid] = max(found.get(tid, (0, "")), (len(canon), name))
         ranked = sorted(found.items(), key=lambda kv: kv[1][0], reverse=True)
         if not ranked or (len(ranked) > 1 and ranked[1][1][0] >= ranked[0][1][0]):
             return None  # two tracks' names as long: neither
         return TrackMatch(ranked[0][0], CONTAINED_SCORE, ranked[0][1][1])
-

@@ -37,8 +37,15 @@ import yaml
 from bot.config import DEFAULT_CATALOG_DIR
 from bot.domain.catalog.yaml_cache import YamlCache
 
-__all__ = ["ANSWERS_FILE", "VOCABULARY_FILE", "Vocabulary", "VocabularyError", "default_vocabulary",
-           "load_vocabulary", "validate"]
+__all__ = [
+    "ANSWERS_FILE",
+    "VOCABULARY_FILE",
+    "Vocabulary",
+    "VocabularyError",
+    "default_vocabulary",
+    "load_vocabulary",
+    "validate",
+]
 
 VOCABULARY_FILE = "vocabulary.yaml"
 ANSWERS_FILE = "answers.yaml"
@@ -170,8 +177,11 @@ def _parse_lists(raw: dict[str, Any], errors: list[str]) -> dict[str, list[str]]
             continue
         lists[key] = _strings(raw[key], f"{name}: {key}", errors)
     for key in ("blog_hosts", "summary_hosts"):
-        errors.extend(f"{name}: {key}[{i}]: {host!r} is not a host name (like blog.vllm.ai)"
-                      for i, host in enumerate(lists[key]) if not _HOST_RE.match(host))
+        errors.extend(
+            f"{name}: {key}[{i}]: {host!r} is not a host name (like blog.vllm.ai)"
+            for i, host in enumerate(lists[key])
+            if not _HOST_RE.match(host)
+        )
     return lists
 
 
@@ -182,8 +192,7 @@ def _parse(directory: Path, post_ids: Collection[str] | None) -> tuple[Vocabular
     if errors:
         return None, errors
     if not isinstance(raw, dict):
-        return None, [f"{name}: must be a mapping with the keys version, synonyms, "
-                      + ", ".join(_LIST_KEYS)]
+        return None, [f"{name}: must be a mapping with the keys version, synonyms, " + ", ".join(_LIST_KEYS)]
     unknown = sorted(set(raw) - {"version", "synonyms", *_LIST_KEYS, *_OPTIONAL_KEYS})
     errors.extend(f"{name}: {key}: unknown key" for key in unknown)
     if raw.get("version") != 1:
@@ -212,8 +221,7 @@ def _parse(directory: Path, post_ids: Collection[str] | None) -> tuple[Vocabular
     return vocab, []
 
 
-def _parse_answers(directory: Path, post_ids: Collection[str] | None,
-                   errors: list[str]) -> dict[str, tuple[str, ...]]:
+def _parse_answers(directory: Path, post_ids: Collection[str] | None, errors: list[str]) -> dict[str, tuple[str, ...]]:
     path = directory / ANSWERS_FILE
     if not path.is_file():
         return {}

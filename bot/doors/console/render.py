@@ -25,10 +25,25 @@ class Control:
 
 _ENTITY = re.compile(r"<([^<>]*)>")
 _EMOJI_CODE = re.compile(r":([a-z0-9_+\-]+):")
-EMOJI = {"arrow_right": "➡️", "white_small_square": "▫️", "white_check_mark": "✅",
-         "tada": "🎉", "double_vertical_bar": "⏸️", "warning": "⚠️", "x": "❌",
-         "books": "📚", "bookmark": "🔖", "calendar": "📅", "bell": "🔔", "star": "⭐",
-         "sparkles": "✨", "new": "🆕", "link": "🔗", "mailbox": "📫", "wave": "👋"}
+EMOJI = {
+    "arrow_right": "➡️",
+    "white_small_square": "▫️",
+    "white_check_mark": "✅",
+    "tada": "🎉",
+    "double_vertical_bar": "⏸️",
+    "warning": "⚠️",
+    "x": "❌",
+    "books": "📚",
+    "bookmark": "🔖",
+    "calendar": "📅",
+    "bell": "🔔",
+    "star": "⭐",
+    "sparkles": "✨",
+    "new": "🆕",
+    "link": "🔗",
+    "mailbox": "📫",
+    "wave": "👋",
+}
 """Emoji shortcodes shown as characters in the console (others stay as ``:code:``)."""
 
 
@@ -132,8 +147,12 @@ class _Renderer:
         for option in options:
             n = next(self.counter)
             label = _text(option.get("text"))
-            action = {"type": kind, "block_id": block_id, "action_id": element.get("action_id", ""),
-                      "selected_option": dict(option)}
+            action = {
+                "type": kind,
+                "block_id": block_id,
+                "action_id": element.get("action_id", ""),
+                "selected_option": dict(option),
+            }
             self.controls.append(Control(n, label, action, option.get("url")))
             shown.append(f"[{n}] {label}")
         prefix = "⋯ " if kind == "overflow" else _text(element.get("placeholder")) + ": "
@@ -141,8 +160,9 @@ class _Renderer:
 
     def elements(self, block: Mapping[str, Any], block_id: str) -> list[str]:
         """The display text of a context or actions block's elements."""
-        return [bit for el in block.get("elements") or [] if isinstance(el, Mapping)
-                for bit in self.press(el, block_id)]
+        return [
+            bit for el in block.get("elements") or [] if isinstance(el, Mapping) for bit in self.press(el, block_id)
+        ]
 
     def section(self, block: Mapping[str, Any], block_id: str) -> str:
         parts = [_text(block.get("text"))] if block.get("text") else []
@@ -181,8 +201,7 @@ _SIMPLE_BLOCKS = {
 """Blocks rendered without controls, by ``type``."""
 
 
-def render_blocks(blocks: Sequence[Mapping[str, Any]] | None, start: int = 1
-                  ) -> tuple[str, list[Control]]:
+def render_blocks(blocks: Sequence[Mapping[str, Any]] | None, start: int = 1) -> tuple[str, list[Control]]:
     """Render Block Kit ``blocks`` (dicts) as readable text and list what can be pressed.
 
     Buttons become ``[n] label`` (numbered from ``start``); overflow and static-select options
@@ -192,6 +211,9 @@ def render_blocks(blocks: Sequence[Mapping[str, Any]] | None, start: int = 1
     result is deterministic). Returns ``(text, controls)``; never raises on unknown block types.
     """
     renderer = _Renderer(start)
-    lines = [renderer.block(block, str(block.get("block_id") or f"auto-{index}"))
-             for index, block in enumerate(blocks or []) if isinstance(block, Mapping)]
+    lines = [
+        renderer.block(block, str(block.get("block_id") or f"auto-{index}"))
+        for index, block in enumerate(blocks or [])
+        if isinstance(block, Mapping)
+    ]
     return "\n".join(lines), renderer.controls

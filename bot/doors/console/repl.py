@@ -55,13 +55,16 @@ def handle(console: Console, line: str) -> tuple[bool, str]:
             have = ", ".join(str(n) for n in sorted(console.controls)) or "none"
             return True, f"No button [{number}] in the last reply (buttons: {have})."
         control = console.controls[number][0]
-        note = f"(pressed [{number}] {control.label}" + (
-            f" — in Slack this also opens {control.url}" if control.url else "") + ")"
+        note = (
+            f"(pressed [{number}] {control.label}"
+            + (f" — in Slack this also opens {control.url}" if control.url else "")
+            + ")"
+        )
         return True, note + "\n" + _join(console.press(number))
     text = line
     for prefix in (si.SLASH_COMMAND + " ", si.SLASH_COMMAND):
         if text.startswith(prefix):
-            text = text[len(prefix):].strip()
+            text = text[len(prefix) :].strip()
             break
     return True, _join(console.command(text))
 

@@ -19,9 +19,19 @@ from bot.doors.console.render import Control, mrkdwn_to_text, render_blocks
 REPLY_TIMEOUT_S = 10.0
 """Seconds to wait for the first reply to a command, a click or Home."""
 
-VISIBLE_METHODS = frozenset({"chat.postMessage", "chat.postEphemeral", "chat.update",
-                             "chat.delete", "chat.unfurl", "views.publish", "views.open",
-                             "views.update", "views.push"})
+VISIBLE_METHODS = frozenset(
+    {
+        "chat.postMessage",
+        "chat.postEphemeral",
+        "chat.update",
+        "chat.delete",
+        "chat.unfurl",
+        "views.publish",
+        "views.open",
+        "views.update",
+        "views.push",
+    }
+)
 """Web API methods whose effect a person would see; the console prints them."""
 
 
@@ -102,9 +112,18 @@ class Console:
     seconds); :mod:`bot.doors.console.repl` reads typed lines into these calls.
     """
 
-    def __init__(self, app: Any, standin: si.SlackStandIn, *, user_id: str = si.CONSOLE_USER_ID,
-                 team_id: str = si.CONSOLE_TEAM_ID, channel_id: str = si.CONSOLE_CHANNEL_ID,
-                 timeout: float = REPLY_TIMEOUT_S, listeners: ListenerExecutor, runtime: Any = None):
+    def __init__(
+        self,
+        app: Any,
+        standin: si.SlackStandIn,
+        *,
+        user_id: str = si.CONSOLE_USER_ID,
+        team_id: str = si.CONSOLE_TEAM_ID,
+        channel_id: str = si.CONSOLE_CHANNEL_ID,
+        timeout: float = REPLY_TIMEOUT_S,
+        listeners: ListenerExecutor,
+        runtime: Any = None,
+    ):
         self.app = app
         self.runtime = runtime  # the path picture reads the reader's progress from its store
         self.standin = standin
@@ -126,8 +145,9 @@ class Console:
         headers: dict[str, str | Sequence[str]] = {"content-type": [content_type]}
         return self.app.dispatch(BoltRequest(body=body.decode("utf-8"), headers=headers))
 
-    def _exchange(self, body: bytes, content_type: str, pressed: Surface | None = None,
-                  response_url: str | None = None) -> list[Printed]:
+    def _exchange(
+        self, body: bytes, content_type: str, pressed: Surface | None = None, response_url: str | None = None
+    ) -> list[Printed]:
         mark_calls = len(self.standin.calls())
         mark_resp = len(self.standin.responses())
         self._pressed = pressed
@@ -135,26 +155,24 @@ class Console:
         response = self._dispatch(body, content_type)
         printed: list[Printed] = []
         if response.status != 200:
-            printed.append(Printed(f"error: HTTP {response.status}", str(response.body or ""),
-                                   [], Surface("message", {})))
+            printed.append(
+                Printed(f"error: HTTP {response.status}", str(response.body or ""), [], Surface("message", {}))
+            )
         elif response.body:
             try:
                 ack_message = json.loads(response.body)
             except ValueError:
                 ack_message = {"text": str(response.body)}
-            shown = isinstance(ack_message, dict) and bool(ack_message.get("text")
-                                                           or ack_message.get("blocks"))
+            shown = isinstance(ack_message, dict) and bool(ack_message.get("text") or ack_message.get("blocks"))
             if shown and response_url:  # a command's reply in its ack: Slack checks and shows it
                 self.standin.answer_ack(response_url, str(response.body).encode("utf-8"))
             elif shown:
-                printed.append(self._message("reply (only visible to you)", ack_message,
-                                             ephemeral=True))
+                printed.append(self._message("reply (only visible to you)", ack_message, ephemeral=True))
 
         # Every part of the reply is sent by a listener task; when the last one ends, all of them
         # have reached the stand-in (each post is recorded before the stand-in answers it).
         self.listeners.wait_idle(self.timeout)
-        records: list[Any] = [c for c in self.standin.calls()[mark_calls:]
-                              if c.method in VISIBLE_METHODS]
+        records: list[Any] = [c for c in self.standin.calls()[mark_calls:] if c.method in VISIBLE_METHODS]
         records += self.standin.responses()[mark_resp:]
         for record in sorted(records, key=lambda r: r.at):
             if isinstance(record, si.ResponsePost):
@@ -167,35 +185,40 @@ class Console:
     def command(self, text: str) -> list[Printed]:
         """Send ``/vllm-path text`` as this console user; returns what became visible."""
         response_url = self.standin.response_url()
-        body = si.slash_command_body(text, user_id=self.user_id, team_id=self.team_id,
-                                     channel_id=self.channel_id, response_url=response_url)
+        body = si.slash_command_body(
+            text, user_id=self.user_id, team_id=self.team_id, channel_id=self.channel_id, response_url=response_url
+        )
         return self._exchange(body, "application/x-www-form-urlencoded", response_url=response_url)
 
     def press(self, number: int) -> list[Printed]:
         """Press control ``[number]`` from the last output; raises ``KeyError`` if there is none."""
         control, surface = self.controls[number]
         if surface.kind == "view":
-            body = si.block_actions_body(control.action, view=surface.payload,
-                                         user_id=self.user_id, team_id=self.team_id)
+            body = si.block_actions_body(
+                control.action, view=surface.payload, user_id=self.user_id, team_id=self.team_id
+            )
         else:
             body = si.block_actions_body(
-                control.action, message_ts=surface.message_ts,
+                control.action,
+                message_ts=surface.message_ts,
                 message=None if surface.is_ephemeral else surface.payload,
-                is_ephemeral=surface.is_ephemeral, response_url=self.standin.response_url(),
-                user_id=self.user_id, team_id=self.team_id, channel_id=surface.channel_id)
+                is_ephemeral=surface.is_ephemeral,
+                response_url=self.standin.response_url(),
+                user_id=self.user_id,
+                team_id=self.team_id,
+                channel_id=surface.channel_id,
+            )
         return self._exchange(body, "application/x-www-form-urlencoded", pressed=surface)
 
     def paste(self, url: str) -> list[Printed]:
         """Paste ``url`` in the console's channel (a ``link_shared`` event, as Slack sends for an
         unfurl domain); returns the unfurl the app attached (nothing for a URL not ours)."""
-        event = si.link_shared_event([url], user_id=self.user_id, channel=self.channel_id,
-                                     message_ts=self._fake_ts())
+        event = si.link_shared_event([url], user_id=self.user_id, channel=self.channel_id, message_ts=self._fake_ts())
         return self._exchange(si.event_body(event, team_id=self.team_id), "application/json")
 
     def home(self) -> list[Printed]:
         """Open the App Home tab (an ``app_home_opened`` event); returns the published view."""
-        published = [c for c in self.standin.calls("views.publish")
-                     if c.ok and c.args.get("user_id") == self.user_id]
+        published = [c for c in self.standin.calls("views.publish") if c.ok and c.args.get("user_id") == self.user_id]
         last_view = published[-1].response.get("view") if published else None
         event = si.app_home_opened_event(self.user_id, view=last_view)
         body = si.event_body(event, team_id=self.team_id)
@@ -203,14 +226,27 @@ class Console:
 
     # -- turning records into printed surfaces --
 
-    def _message(self, title: str, message: dict[str, Any], *, ephemeral: bool,
-                 ts: str | None = None, channel_id: str | None = None) -> Printed:
-        text, controls = (self._render(message.get("blocks")) if message.get("blocks")
-                          else (mrkdwn_to_text(str(message.get("text") or "")), []))
-        surface = Surface("message", {k: v for k, v in message.items()
-                                      if k in ("text", "blocks", "ts")},
-                          message_ts=ts or self._fake_ts(), is_ephemeral=ephemeral,
-                          channel_id=channel_id or self.channel_id)
+    def _message(
+        self,
+        title: str,
+        message: dict[str, Any],
+        *,
+        ephemeral: bool,
+        ts: str | None = None,
+        channel_id: str | None = None,
+    ) -> Printed:
+        text, controls = (
+            self._render(message.get("blocks"))
+            if message.get("blocks")
+            else (mrkdwn_to_text(str(message.get("text") or "")), [])
+        )
+        surface = Surface(
+            "message",
+            {k: v for k, v in message.items() if k in ("text", "blocks", "ts")},
+            message_ts=ts or self._fake_ts(),
+            is_ephemeral=ephemeral,
+            channel_id=channel_id or self.channel_id,
+        )
         return Printed(title, text, controls, surface, dict(message))
 
     def _fake_ts(self) -> str:
@@ -218,19 +254,18 @@ class Console:
 
     def _from_response(self, post: si.ResponsePost) -> Printed:
         if post.status != 200:
-            return Printed(f"error: Slack refused the reply (HTTP {post.status})", "", [],
-                           Surface("message", {}), {})
+            return Printed(f"error: Slack refused the reply (HTTP {post.status})", "", [], Surface("message", {}), {})
         body = post.body
         if body.get("delete_original"):
             return Printed("message deleted", "", [], Surface("message", {}), dict(body))
         pressed = self._pressed
         if body.get("replace_original") and pressed is not None and pressed.kind == "message":
             title = "message updated" + (" (only visible to you)" if pressed.is_ephemeral else "")
-            return self._message(title, body, ephemeral=pressed.is_ephemeral,
-                                 ts=pressed.message_ts, channel_id=pressed.channel_id)
+            return self._message(
+                title, body, ephemeral=pressed.is_ephemeral, ts=pressed.message_ts, channel_id=pressed.channel_id
+            )
         if body.get("response_type") == "in_channel":
-            return self._message(f"posted in #{si.CONSOLE_CHANNEL_NAME} (everyone sees it)", body,
-                                 ephemeral=False)
+            return self._message(f"posted in #{si.CONSOLE_CHANNEL_NAME} (everyone sees it)", body, ephemeral=False)
         return self._message("reply (only visible to you)", body, ephemeral=True)
 
     def _from_call(self, call: si.ApiCall) -> list[Printed]:
@@ -242,22 +277,51 @@ class Console:
             return [self._from_view_call(call, status)]
         if call.method == "chat.postMessage":
             where = f"DM {channel}" if channel.startswith("D") else f"#{channel}"
-            return [self._message(f"{where} (chat.postMessage{status})", args, ephemeral=False,
-                                  ts=call.response.get("ts"), channel_id=channel)]
+            return [
+                self._message(
+                    f"{where} (chat.postMessage{status})",
+                    args,
+                    ephemeral=False,
+                    ts=call.response.get("ts"),
+                    channel_id=channel,
+                )
+            ]
         if call.method == "chat.postEphemeral":
-            return [self._message(f"ephemeral in #{args.get('channel')} (chat.postEphemeral{status})",
-                                  args, ephemeral=True, ts=call.response.get("message_ts"))]
+            return [
+                self._message(
+                    f"ephemeral in #{args.get('channel')} (chat.postEphemeral{status})",
+                    args,
+                    ephemeral=True,
+                    ts=call.response.get("message_ts"),
+                )
+            ]
         if call.method == "chat.unfurl":
             raw = args.get("unfurls")
             cards: dict[str, Any] = raw if isinstance(raw, dict) else {}
-            return [self._message(f"unfurl of {url} in #{channel or 'composer'} (chat.unfurl{status})",
-                                  card, ephemeral=False, ts=str(args.get("ts") or ""), channel_id=channel)
-                    for url, card in cards.items() if isinstance(card, dict)]
+            return [
+                self._message(
+                    f"unfurl of {url} in #{channel or 'composer'} (chat.unfurl{status})",
+                    card,
+                    ephemeral=False,
+                    ts=str(args.get("ts") or ""),
+                    channel_id=channel,
+                )
+                for url, card in cards.items()
+                if isinstance(card, dict)
+            ]
         if call.method == "chat.update":
-            return [self._message(f"message updated (chat.update{status})", args, ephemeral=False,
-                                  ts=str(args.get("ts") or ""), channel_id=channel)]
-        return [Printed(f"{call.method}{status}", json.dumps(args, ensure_ascii=False)[:300], [],
-                        Surface("message", {}))]
+            return [
+                self._message(
+                    f"message updated (chat.update{status})",
+                    args,
+                    ephemeral=False,
+                    ts=str(args.get("ts") or ""),
+                    channel_id=channel,
+                )
+            ]
+        return [
+            Printed(f"{call.method}{status}", json.dumps(args, ensure_ascii=False)[:300], [], Surface("message", {}))
+        ]
 
     def _from_view_call(self, call: si.ApiCall, status: str) -> Printed:
         """A views.* call as the view it published, opened or updated."""
@@ -284,15 +348,23 @@ def console_settings(settings: Any = None) -> Any:
     from bot.config import Settings
 
     settings = settings or Settings()
-    return settings.model_copy(update={
-        "slack_bot_token": None, "slack_signing_secret": None, "slack_app_token": None,
-        "slack_client_id": None, "slack_client_secret": None, "slack_api_url": None,
-        "token_encryption_key": None})
+    return settings.model_copy(
+        update={
+            "slack_bot_token": None,
+            "slack_signing_secret": None,
+            "slack_app_token": None,
+            "slack_client_id": None,
+            "slack_client_secret": None,
+            "slack_api_url": None,
+            "token_encryption_key": None,
+        }
+    )
 
 
 @contextmanager
-def open_console(settings: Any = None, *, runtime: Any = None, user_id: str = si.CONSOLE_USER_ID,
-                 timeout: float = REPLY_TIMEOUT_S) -> Iterator[Console]:
+def open_console(
+    settings: Any = None, *, runtime: Any = None, user_id: str = si.CONSOLE_USER_ID, timeout: float = REPLY_TIMEOUT_S
+) -> Iterator[Console]:
     """Start a stand-in, build the runtime (unless given) and the app, yield a :class:`Console`;
     the stand-in is closed on exit. Raises the runtime's errors (an invalid catalog:
     :class:`bot.domain.catalog.CatalogError`)."""
@@ -312,8 +384,14 @@ def open_console(settings: Any = None, *, runtime: Any = None, user_id: str = si
             listeners.shutdown(wait=False, cancel_futures=True)
 
 
-def ask(text: str, *, user_id: str = si.CONSOLE_USER_ID, settings: Any = None,
-        runtime: Any = None, timeout: float = REPLY_TIMEOUT_S) -> list[Printed]:
+def ask(
+    text: str,
+    *,
+    user_id: str = si.CONSOLE_USER_ID,
+    settings: Any = None,
+    runtime: Any = None,
+    timeout: float = REPLY_TIMEOUT_S,
+) -> list[Printed]:
     """One command through the console machinery; returns what became visible (may be empty)."""
     with open_console(settings, runtime=runtime, user_id=user_id, timeout=timeout) as console:
         return console.command(text)

@@ -45,16 +45,24 @@ def chat(ws: Workspace, method: str, args: dict[str, Any]) -> dict[str, Any]:
         if isinstance(channel, str) and channel[:1] in ("U", "W"):
             channel = dm_id(channel)  # Slack posts to the app's DM with that person
         ts = ws.next_ts()
-        return {"ok": True, "channel": channel, "ts": ts,
-                "message": {"type": "message", "user": BOT_USER_ID, "bot_id": BOT_ID,
-                            "text": args.get("text", ""), "blocks": args.get("blocks", []),
-                            "ts": ts}}
+        return {
+            "ok": True,
+            "channel": channel,
+            "ts": ts,
+            "message": {
+                "type": "message",
+                "user": BOT_USER_ID,
+                "bot_id": BOT_ID,
+                "text": args.get("text", ""),
+                "blocks": args.get("blocks", []),
+                "ts": ts,
+            },
+        }
     if method == "chat.postEphemeral":
         ts = ws.next_ts()
         return {"ok": True, "channel": channel, "ts": ts, "message_ts": ts}
     if method == "chat.update":
-        return {"ok": True, "channel": channel, "ts": args.get("ts") or ws.next_ts(),
-                "text": args.get("text", "")}
+        return {"ok": True, "channel": channel, "ts": args.get("ts") or ws.next_ts(), "text": args.get("text", "")}
     if method == "chat.delete":
         return {"ok": True, "channel": channel, "ts": args.get("ts")}
     return {"ok": True}
@@ -72,8 +80,7 @@ def conversations(ws: Workspace, method: str, args: dict[str, Any]) -> dict[str,
     if method == "conversations.open":
         return {"ok": True, "channel": {"id": dm_id(str(args.get("users") or channel or ""))}}
     if method == "conversations.list":
-        return {"ok": True, "channels": [dict(c) for c in ws.channels],
-                "response_metadata": {"next_cursor": ""}}
+        return {"ok": True, "channels": [dict(c) for c in ws.channels], "response_metadata": {"next_cursor": ""}}
     if method == "conversations.history":
         return history(ws, str(channel or ""), int(args.get("limit") or 100))
     if method == "conversations.info":
@@ -94,8 +101,12 @@ def history(ws: Workspace, channel: str, limit: int) -> dict[str, Any]:
     for call in ws.calls("chat.postMessage"):
         if not call.ok or call.channel != channel:  # the DM a post by user id landed in too
             continue
-        message = {"type": "message", "ts": call.response.get("ts"),
-                   "text": call.args.get("text", ""), "bot_id": BOT_ID}
+        message = {
+            "type": "message",
+            "ts": call.response.get("ts"),
+            "text": call.args.get("text", ""),
+            "bot_id": BOT_ID,
+        }
         if call.args.get("metadata"):
             message["metadata"] = call.args["metadata"]
         messages.append(message)
@@ -107,24 +118,36 @@ def users(ws: Workspace, method: str, args: dict[str, Any]) -> dict[str, Any]:
     """``users.info`` (the ``users`` the stand-in was given, else everyone a person named by
     their id) and ``users.conversations`` (the stand-in's channels)."""
     if method == "users.conversations":
-        return {"ok": True, "channels": [dict(c) for c in ws.channels],
-                "response_metadata": {"next_cursor": ""}}
+        return {"ok": True, "channels": [dict(c) for c in ws.channels], "response_metadata": {"next_cursor": ""}}
     if method != "users.info":
         return {"ok": True}
     user = str(args.get("user") or CONSOLE_USER_ID)
-    known = (ws.users.get(user) if ws.users is not None
-             else {"real_name": "Console User"} if user == CONSOLE_USER_ID else {})
+    known = (
+        ws.users.get(user) if ws.users is not None else {"real_name": "Console User"} if user == CONSOLE_USER_ID else {}
+    )
     if known is None:
         return {"ok": False, "error": "user_not_found"}
     real = str(known.get("real_name") or user)
     display = str(known.get("display_name") or real)
-    return {"ok": True, "user": {
-        "id": user, "team_id": ws.team_id, "name": user.lower(), "real_name": real,
-        "deleted": False, "is_bot": False, "tz": "Europe/Berlin",
-        "tz_label": "Central European Time", "tz_offset": 3600, "locale": "en-US",
-        "is_admin": False, "is_owner": False,
-        "profile": {"display_name": display, "real_name": real},
-        **{k: v for k, v in known.items() if k not in ("real_name", "display_name")}}}
+    return {
+        "ok": True,
+        "user": {
+            "id": user,
+            "team_id": ws.team_id,
+            "name": user.lower(),
+            "real_name": real,
+            "deleted": False,
+            "is_bot": False,
+            "tz": "Europe/Berlin",
+            "tz_label": "Central European Time",
+            "tz_offset": 3600,
+            "locale": "en-US",
+            "is_admin": False,
+            "is_owner": False,
+            "profile": {"display_name": display, "real_name": real},
+            **{k: v for k, v in known.items() if k not in ("real_name", "display_name")},
+        },
+    }
 
 
 def views(ws: Workspace, method: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -133,22 +156,42 @@ def views(ws: Workspace, method: str, args: dict[str, Any]) -> dict[str, Any]:
     if isinstance(view, str):
         view = json.loads(view)
     view_id = args.get("view_id") or f"V{ws.next_id():08d}"
-    return {"ok": True, "view": {**view, "id": view_id, "team_id": ws.team_id,
-                                 "hash": f"{time.time():.6f}", "app_id": CONSOLE_APP_ID,
-                                 "bot_id": BOT_ID}}
+    return {
+        "ok": True,
+        "view": {
+            **view,
+            "id": view_id,
+            "team_id": ws.team_id,
+            "hash": f"{time.time():.6f}",
+            "app_id": CONSOLE_APP_ID,
+            "bot_id": BOT_ID,
+        },
+    }
 
 
 def auth(ws: Workspace, method: str, args: dict[str, Any]) -> dict[str, Any]:
     """``auth.test``: the stand-in's team and bot user (others: ``{"ok": true}``)."""
     if method == "auth.test":
-        return {"ok": True, "url": f"https://{CONSOLE_TEAM_DOMAIN}.slack.com/",
-                "team": ws.team_name, "user": "vllm-path", "team_id": ws.team_id,
-                "user_id": BOT_USER_ID, "bot_id": BOT_ID, "is_enterprise_install": False}
+        return {
+            "ok": True,
+            "url": f"https://{CONSOLE_TEAM_DOMAIN}.slack.com/",
+            "team": ws.team_name,
+            "user": "vllm-path",
+            "team_id": ws.team_id,
+            "user_id": BOT_USER_ID,
+            "bot_id": BOT_ID,
+            "is_enterprise_install": False,
+        }
     return {"ok": True}
 
 
 FAMILIES: dict[str, Callable[[Workspace, str, dict[str, Any]], dict[str, Any]]] = {
-    "chat": chat, "conversations": conversations, "users": users, "views": views, "auth": auth}
+    "chat": chat,
+    "conversations": conversations,
+    "users": users,
+    "views": views,
+    "auth": auth,
+}
 """The answer function of each method family (the method name before its first dot)."""
 
 

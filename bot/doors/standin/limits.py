@@ -77,9 +77,9 @@ class RateLimits:
                 if self._fault_counter % faults.rate_limit_every == 0:
                     return 429, {"Retry-After": str(faults.retry_after_s)}, {"ok": False, "error": "ratelimited"}
             if method == "chat.postMessage" and faults.channel_rate_per_s and channel:
-                wait, self._buckets[str(channel)] = _take(self._buckets.get(str(channel)),
-                                                          float(faults.channel_rate_per_s),
-                                                          max(1, faults.channel_burst))
+                wait, self._buckets[str(channel)] = _take(
+                    self._buckets.get(str(channel)), float(faults.channel_rate_per_s), max(1, faults.channel_burst)
+                )
                 if wait > 0:
                     return _ratelimited(wait)
         if method in faults.method_errors:
@@ -88,8 +88,9 @@ class RateLimits:
             return 200, {}, {"ok": False, "error": faults.channel_errors[str(channel)]}
         if method == "chat.postMessage" and faults.team_rate_per_s:
             with self._lock:
-                wait, self._team_bucket = _take(self._team_bucket, float(faults.team_rate_per_s),
-                                                max(1, faults.team_burst))
+                wait, self._team_bucket = _take(
+                    self._team_bucket, float(faults.team_rate_per_s), max(1, faults.team_burst)
+                )
             if wait > 0:
                 return _ratelimited(wait)
         return None

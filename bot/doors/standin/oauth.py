@@ -50,8 +50,13 @@ class Tokens:
     any token has the workspace's scopes); ``oauth_client`` is ``(client_id, client_secret)``;
     ``ids`` numbers the tokens issued."""
 
-    def __init__(self, lock: threading.RLock, ids: Iterator[int], token_scopes: Mapping[str, Iterable[str]] | None,
-                 oauth_client: tuple[str, str] | None) -> None:
+    def __init__(
+        self,
+        lock: threading.RLock,
+        ids: Iterator[int],
+        token_scopes: Mapping[str, Iterable[str]] | None,
+        oauth_client: tuple[str, str] | None,
+    ) -> None:
         self._lock = lock
         self._ids = ids
         self._scopes = None if token_scopes is None else {k: frozenset(v) for k, v in token_scopes.items()}
@@ -104,9 +109,19 @@ class Tokens:
         if scopes is None:
             return {"ok": False, "error": "invalid_refresh_token"}
         access, refresh = self.issue(scopes, REFRESHED_EXPIRES_IN_S)
-        return {"ok": True, "access_token": access, "token_type": "bot", "scope": ",".join(sorted(scopes)),
-                "bot_user_id": BOT_USER_ID, "app_id": CONSOLE_APP_ID, "team": dict(team), "enterprise": None,
-                "is_enterprise_install": False, "refresh_token": refresh, "expires_in": REFRESHED_EXPIRES_IN_S}
+        return {
+            "ok": True,
+            "access_token": access,
+            "token_type": "bot",
+            "scope": ",".join(sorted(scopes)),
+            "bot_user_id": BOT_USER_ID,
+            "app_id": CONSOLE_APP_ID,
+            "team": dict(team),
+            "enterprise": None,
+            "is_enterprise_install": False,
+            "refresh_token": refresh,
+            "expires_in": REFRESHED_EXPIRES_IN_S,
+        }
 
     @property
     def has_client(self) -> bool:
@@ -133,8 +148,9 @@ class Tokens:
             self._codes[code] = grant
         return code
 
-    def exchange(self, args: Mapping[str, Any], auth: str | None, team: dict[str, str],
-                 enterprise: dict[str, str] | None) -> dict[str, Any]:
+    def exchange(
+        self, args: Mapping[str, Any], auth: str | None, team: dict[str, str], enterprise: dict[str, str] | None
+    ) -> dict[str, Any]:
         """Slack's body for ``oauth.v2.access`` with a ``code``: ``ok``, ``app_id``, ``authed_user``
         (``id``; ``scope``, ``access_token``, ``token_type`` when user scopes were asked for),
         ``scope``, ``token_type`` ``bot``, ``access_token`` (a bot token the stand-in accepts with
@@ -159,9 +175,16 @@ class Tokens:
             if grant.user_scopes:
                 user_token = f"xoxp-{n:04d}-{uuid.uuid4().hex[:10]}-{uuid.uuid4().hex[:12]}"
                 self._installed[user_token] = grant.user_scopes
-                authed.update(scope=",".join(sorted(grant.user_scopes)), access_token=user_token,
-                              token_type="user")
-        return {"ok": True, "app_id": CONSOLE_APP_ID, "authed_user": authed, "scope": ",".join(sorted(grant.scopes)),
-                "token_type": "bot", "access_token": bot, "bot_user_id": BOT_USER_ID,
-                "team": None if grant.org_wide else dict(team), "enterprise": dict(enterprise) if enterprise else None,
-                "is_enterprise_install": grant.org_wide}
+                authed.update(scope=",".join(sorted(grant.user_scopes)), access_token=user_token, token_type="user")
+        return {
+            "ok": True,
+            "app_id": CONSOLE_APP_ID,
+            "authed_user": authed,
+            "scope": ",".join(sorted(grant.scopes)),
+            "token_type": "bot",
+            "access_token": bot,
+            "bot_user_id": BOT_USER_ID,
+            "team": None if grant.org_wide else dict(team),
+            "enterprise": dict(enterprise) if enterprise else None,
+            "is_enterprise_install": grant.org_wide,
+        }

@@ -18,7 +18,7 @@ RESPONSE_PREFIX = "/response/"
 
 def response_key(path: str) -> str | None:
     """The key of a response URL's path (``/response/<key>``), ``None`` for any other path."""
-    return path[len(RESPONSE_PREFIX):].strip("/") if path.startswith(RESPONSE_PREFIX) else None
+    return path[len(RESPONSE_PREFIX) :].strip("/") if path.startswith(RESPONSE_PREFIX) else None
 
 
 @dataclass(frozen=True)

@@ -15,26 +15,28 @@ MAX_MESSAGE_TEXT = 4000
 """Characters of a message's top-level ``text`` beyond which Slack answers ``msg_too_long`` (in
 practice; Slack documents 40,000 as the hard truncation)."""
 
-SERVED_METHODS: frozenset[str] = frozenset({
-    "api.test",
-    "oauth.v2.access",
-    "auth.test",
-    "chat.postMessage",
-    "chat.postEphemeral",
-    "chat.update",
-    "chat.delete",
-    "chat.unfurl",
-    "conversations.open",
-    "conversations.history",
-    "conversations.info",
-    "conversations.list",
-    "users.conversations",
-    "users.info",
-    "views.publish",
-    "views.open",
-    "views.update",
-    "views.push",
-})
+SERVED_METHODS: frozenset[str] = frozenset(
+    {
+        "api.test",
+        "oauth.v2.access",
+        "auth.test",
+        "chat.postMessage",
+        "chat.postEphemeral",
+        "chat.update",
+        "chat.delete",
+        "chat.unfurl",
+        "conversations.open",
+        "conversations.history",
+        "conversations.info",
+        "conversations.list",
+        "users.conversations",
+        "users.info",
+        "views.publish",
+        "views.open",
+        "views.update",
+        "views.push",
+    }
+)
 """The Web API methods the stand-in serves (their scopes: :mod:`bot.slack.scopes`). Any other
 method is answered ``unknown_method``."""
 

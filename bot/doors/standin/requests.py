@@ -23,40 +23,62 @@ from bot.doors.standin.ids import (
 )
 
 
-def slash_command_body(text: str, *, command: str = SLASH_COMMAND,
-                       user_id: str = CONSOLE_USER_ID, user_name: str = CONSOLE_USER_NAME,
-                       team_id: str = CONSOLE_TEAM_ID, team_domain: str = CONSOLE_TEAM_DOMAIN,
-                       channel_id: str = CONSOLE_CHANNEL_ID,
-                       channel_name: str = CONSOLE_CHANNEL_NAME,
-                       response_url: str = "https://hooks.slack.com/commands/T0/1/x",
-                       api_app_id: str = CONSOLE_APP_ID, enterprise_id: str | None = None,
-                       enterprise_name: str | None = None, trigger_id: str | None = None,
-                       token: str = "verification-token-unused") -> bytes:
+def slash_command_body(
+    text: str,
+    *,
+    command: str = SLASH_COMMAND,
+    user_id: str = CONSOLE_USER_ID,
+    user_name: str = CONSOLE_USER_NAME,
+    team_id: str = CONSOLE_TEAM_ID,
+    team_domain: str = CONSOLE_TEAM_DOMAIN,
+    channel_id: str = CONSOLE_CHANNEL_ID,
+    channel_name: str = CONSOLE_CHANNEL_NAME,
+    response_url: str = "https://hooks.slack.com/commands/T0/1/x",
+    api_app_id: str = CONSOLE_APP_ID,
+    enterprise_id: str | None = None,
+    enterprise_name: str | None = None,
+    trigger_id: str | None = None,
+    token: str = "verification-token-unused",
+) -> bytes:
     """A slash command request body as Slack sends it: ``application/x-www-form-urlencoded``
     bytes with every field Slack documents (``token, team_id, team_domain, [enterprise_id,
     enterprise_name,] channel_id, channel_name, user_id, user_name, command, text, api_app_id,
     is_enterprise_install, response_url, trigger_id``)."""
-    fields: list[tuple[str, str]] = [("token", token), ("team_id", team_id),
-                                     ("team_domain", team_domain)]
+    fields: list[tuple[str, str]] = [("token", token), ("team_id", team_id), ("team_domain", team_domain)]
     if enterprise_id:
         fields += [("enterprise_id", enterprise_id), ("enterprise_name", enterprise_name or "")]
-    fields += [("channel_id", channel_id), ("channel_name", channel_name),
-               ("user_id", user_id), ("user_name", user_name), ("command", command),
-               ("text", text), ("api_app_id", api_app_id),
-               ("is_enterprise_install", "false"), ("response_url", response_url),
-               ("trigger_id", trigger_id or _trigger_id())]
+    fields += [
+        ("channel_id", channel_id),
+        ("channel_name", channel_name),
+        ("user_id", user_id),
+        ("user_name", user_name),
+        ("command", command),
+        ("text", text),
+        ("api_app_id", api_app_id),
+        ("is_enterprise_install", "false"),
+        ("response_url", response_url),
+        ("trigger_id", trigger_id or _trigger_id()),
+    ]
     return urlencode(fields).encode("utf-8")
 
 
-def block_actions_body(action: Mapping[str, Any], *, message: Mapping[str, Any] | None = None,
-                       view: Mapping[str, Any] | None = None, message_ts: str | None = None,
-                       is_ephemeral: bool = False, response_url: str | None = None,
-                       user_id: str = CONSOLE_USER_ID, user_name: str = CONSOLE_USER_NAME,
-                       team_id: str = CONSOLE_TEAM_ID, team_domain: str = CONSOLE_TEAM_DOMAIN,
-                       channel_id: str = CONSOLE_CHANNEL_ID,
-                       channel_name: str = CONSOLE_CHANNEL_NAME,
-                       api_app_id: str = CONSOLE_APP_ID,
-                       token: str = "verification-token-unused") -> bytes:
+def block_actions_body(
+    action: Mapping[str, Any],
+    *,
+    message: Mapping[str, Any] | None = None,
+    view: Mapping[str, Any] | None = None,
+    message_ts: str | None = None,
+    is_ephemeral: bool = False,
+    response_url: str | None = None,
+    user_id: str = CONSOLE_USER_ID,
+    user_name: str = CONSOLE_USER_NAME,
+    team_id: str = CONSOLE_TEAM_ID,
+    team_domain: str = CONSOLE_TEAM_DOMAIN,
+    channel_id: str = CONSOLE_CHANNEL_ID,
+    channel_name: str = CONSOLE_CHANNEL_NAME,
+    api_app_id: str = CONSOLE_APP_ID,
+    token: str = "verification-token-unused",
+) -> bytes:
     """A ``block_actions`` request body: form field ``payload`` holding the JSON Slack sends.
 
     ``action`` is the element clicked as it appears in ``actions[0]``; build it with
@@ -91,8 +113,12 @@ def block_actions_body(action: Mapping[str, Any], *, message: Mapping[str, Any] 
         payload["view"] = dict(view)
     else:
         ts = message_ts or (message or {}).get("ts") or f"{time.time():.6f}"
-        payload["container"] = {"type": "message", "message_ts": ts, "channel_id": channel_id,
-                                "is_ephemeral": is_ephemeral}
+        payload["container"] = {
+            "type": "message",
+            "message_ts": ts,
+            "channel_id": channel_id,
+            "is_ephemeral": is_ephemeral,
+        }
         payload["channel"] = {"id": channel_id, "name": channel_name}
         if message is not None:
             payload["message"] = {"type": "message", "ts": ts, **dict(message)}
@@ -102,9 +128,12 @@ def block_actions_body(action: Mapping[str, Any], *, message: Mapping[str, Any] 
 
 def button_action(element: Mapping[str, Any], block_id: str) -> dict[str, Any]:
     """``actions[0]`` for a click on ``element`` (a Block Kit button dict) in block ``block_id``."""
-    act: dict[str, Any] = {"type": "button", "block_id": block_id,
-                           "action_id": element.get("action_id", ""),
-                           "text": element.get("text", {"type": "plain_text", "text": ""})}
+    act: dict[str, Any] = {
+        "type": "button",
+        "block_id": block_id,
+        "action_id": element.get("action_id", ""),
+        "text": element.get("text", {"type": "plain_text", "text": ""}),
+    }
     if "value" in element:
         act["value"] = element["value"]
     if "style" in element:
@@ -112,9 +141,15 @@ def button_action(element: Mapping[str, Any], block_id: str) -> dict[str, Any]:
     return act
 
 
-def event_body(event: Mapping[str, Any], *, team_id: str = CONSOLE_TEAM_ID,
-               event_id: str | None = None, api_app_id: str = CONSOLE_APP_ID,
-               user_id: str = BOT_USER_ID, token: str = "verification-token-unused") -> bytes:
+def event_body(
+    event: Mapping[str, Any],
+    *,
+    team_id: str = CONSOLE_TEAM_ID,
+    event_id: str | None = None,
+    api_app_id: str = CONSOLE_APP_ID,
+    user_id: str = BOT_USER_ID,
+    token: str = "verification-token-unused",
+) -> bytes:
     """An Events API request body: the ``event_callback`` JSON wrapper around ``event`` (with
     ``event_id``, ``event_time`` in epoch seconds, ``authorizations`` naming the bot user and
     ``event_context``), as UTF-8 bytes."""
@@ -126,18 +161,31 @@ def event_body(event: Mapping[str, Any], *, team_id: str = CONSOLE_TEAM_ID,
         "type": "event_callback",
         "event_id": event_id or f"Ev{uuid.uuid4().hex[:10].upper()}",
         "event_time": int(time.time()),
-        "authorizations": [{"enterprise_id": None, "team_id": team_id, "user_id": user_id,
-                            "is_bot": True, "is_enterprise_install": False}],
+        "authorizations": [
+            {
+                "enterprise_id": None,
+                "team_id": team_id,
+                "user_id": user_id,
+                "is_bot": True,
+                "is_enterprise_install": False,
+            }
+        ],
         "is_ext_shared_channel": False,
         "event_context": f"4-{uuid.uuid4().hex}",
     }
     return json.dumps(wrapper).encode("utf-8")
 
 
-def link_shared_event(urls: Iterable[str], *, user_id: str = CONSOLE_USER_ID,
-                      channel: str = CONSOLE_CHANNEL_ID, message_ts: str | None = None,
-                      thread_ts: str | None = None, source: str = "conversations_history",
-                      unfurl_id: str | None = None) -> dict[str, Any]:
+def link_shared_event(
+    urls: Iterable[str],
+    *,
+    user_id: str = CONSOLE_USER_ID,
+    channel: str = CONSOLE_CHANNEL_ID,
+    message_ts: str | None = None,
+    thread_ts: str | None = None,
+    source: str = "conversations_history",
+    unfurl_id: str | None = None,
+) -> dict[str, Any]:
     """A ``link_shared`` event (the ``event`` part): ``type, channel, is_bot_user_member, user,
     message_ts, unfurl_id, thread_ts?, source, links[{domain, url}], event_ts``. For
     ``source="composer"`` Slack sends a placeholder ``channel`` (``COMPOSER``) and ``message_ts``."""
@@ -145,30 +193,45 @@ def link_shared_event(urls: Iterable[str], *, user_id: str = CONSOLE_USER_ID,
     links = [{"domain": (urlsplit(u).hostname or ""), "url": u} for u in urls]
     composer = source == "composer"
     event: dict[str, Any] = {
-        "type": "link_shared", "channel": "COMPOSER" if composer else channel,
-        "is_bot_user_member": True, "user": user_id,
+        "type": "link_shared",
+        "channel": "COMPOSER" if composer else channel,
+        "is_bot_user_member": True,
+        "user": user_id,
         "message_ts": (f"{uuid.uuid4()}" if composer else message_ts or now),
         "unfurl_id": unfurl_id or f"C{uuid.uuid4().hex[:8].upper()}.{now}.{uuid.uuid4().hex[:8]}",
-        "source": source, "links": links, "event_ts": now}
+        "source": source,
+        "links": links,
+        "event_ts": now,
+    }
     if thread_ts is not None:
         event["thread_ts"] = thread_ts
     return event
 
 
-def app_home_opened_event(user_id: str = CONSOLE_USER_ID, *, tab: str = "home",
-                          channel: str = "D0CONSOLE",
-                          view: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def app_home_opened_event(
+    user_id: str = CONSOLE_USER_ID,
+    *,
+    tab: str = "home",
+    channel: str = "D0CONSOLE",
+    view: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
     """An ``app_home_opened`` event (the ``event`` part): ``type, user, channel, tab, event_ts``
     and ``view`` when one was published before."""
-    event: dict[str, Any] = {"type": "app_home_opened", "user": user_id, "channel": channel,
-                             "tab": tab, "event_ts": f"{time.time():.6f}"}
+    event: dict[str, Any] = {
+        "type": "app_home_opened",
+        "user": user_id,
+        "channel": channel,
+        "tab": tab,
+        "event_ts": f"{time.time():.6f}",
+    }
     if view is not None:
         event["view"] = dict(view)
     return event
 
 
-def signed_headers(body: bytes, secret: str, timestamp: int | None = None,
-                   content_type: str = "application/x-www-form-urlencoded") -> dict[str, str]:
+def signed_headers(
+    body: bytes, secret: str, timestamp: int | None = None, content_type: str = "application/x-www-form-urlencoded"
+) -> dict[str, str]:
     """Headers Slack sends with ``body``: ``Content-Type``, ``X-Slack-Request-Timestamp`` (epoch
     seconds, default now) and ``X-Slack-Signature`` (v0 HMAC-SHA256 made by slack-sdk's
     :class:`~slack_sdk.signature.SignatureVerifier`)."""
@@ -177,8 +240,7 @@ def signed_headers(body: bytes, secret: str, timestamp: int | None = None,
     ts = str(int(time.time()) if timestamp is None else timestamp)
     signature = SignatureVerifier(secret).generate_signature(timestamp=ts, body=body)
     assert signature is not None  # slack-sdk returns None only for a None timestamp or body
-    return {"Content-Type": content_type, "X-Slack-Request-Timestamp": ts,
-            "X-Slack-Signature": signature}
+    return {"Content-Type": content_type, "X-Slack-Request-Timestamp": ts, "X-Slack-Signature": signature}
 
 
 def _trigger_id() -> str:

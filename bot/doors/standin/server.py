@@ -52,14 +52,20 @@ class SlackStandIn:
     Grid org, or None). Tokens are kept only in memory, never recorded or printed.
     """
 
-    def __init__(self, *, team_id: str = CONSOLE_TEAM_ID, team_name: str = "Console",
-                 channels: Iterable[Mapping[str, Any]] | None = None,
-                 response_url_limit: int = 5, port: int = 0,
-                 token_scopes: Mapping[str, Iterable[str]] | None = None,
-                 scopes: Iterable[str] | None = None,
-                 oauth_client: tuple[str, str] | None = None,
-                 users: Mapping[str, Mapping[str, Any]] | None = None,
-                 enterprise: Mapping[str, str] | None = None):
+    def __init__(
+        self,
+        *,
+        team_id: str = CONSOLE_TEAM_ID,
+        team_name: str = "Console",
+        channels: Iterable[Mapping[str, Any]] | None = None,
+        response_url_limit: int = 5,
+        port: int = 0,
+        token_scopes: Mapping[str, Iterable[str]] | None = None,
+        scopes: Iterable[str] | None = None,
+        oauth_client: tuple[str, str] | None = None,
+        users: Mapping[str, Mapping[str, Any]] | None = None,
+        enterprise: Mapping[str, str] | None = None,
+    ):
         self.enterprise = dict(enterprise) if enterprise is not None else None
         self.oauth_redirect_url: str | None = None
         """The app's configured redirect URL (Slack's app settings), used when authorize has none."""
@@ -71,9 +77,20 @@ class SlackStandIn:
         self.scopes = default_bot_scopes() if scopes is None else parse_scopes(scopes)
         self.team_id = team_id
         self.team_name = team_name
-        self.channels = [dict(c) for c in channels] if channels is not None else [
-            {"id": CONSOLE_CHANNEL_ID, "name": CONSOLE_CHANNEL_NAME, "is_channel": True,
-             "is_private": False, "is_member": True, "is_archived": False}]
+        self.channels = (
+            [dict(c) for c in channels]
+            if channels is not None
+            else [
+                {
+                    "id": CONSOLE_CHANNEL_ID,
+                    "name": CONSOLE_CHANNEL_NAME,
+                    "is_channel": True,
+                    "is_private": False,
+                    "is_member": True,
+                    "is_archived": False,
+                }
+            ]
+        )
         self.response_url_limit = response_url_limit
         self._cond_lock = threading.RLock()
         self._cond = threading.Condition(self._cond_lock)
@@ -88,9 +105,9 @@ class SlackStandIn:
         self._ts_base = int(time.time())
         self._server = LoopbackServer(("127.0.0.1", port), handler_for(self))
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever,
-                                        kwargs={"poll_interval": 0.1},
-                                        name="slack-standin", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.1}, name="slack-standin", daemon=True
+        )
         self._thread.start()
         self._closed = False
 
@@ -170,8 +187,7 @@ class SlackStandIn:
                     raise TimeoutError(f"stand-in: condition not met within {timeout} s")
                 self._cond.wait(min(left, 0.05))
 
-    def wait_for_response(self, url: str | None = None, count: int = 1,
-                          timeout: float = 5.0) -> ResponsePost:
+    def wait_for_response(self, url: str | None = None, count: int = 1, timeout: float = 5.0) -> ResponsePost:
         """Wait until at least ``count`` posts reached ``url`` (any response URL when ``None``) and
         return the ``count``-th. ``timeout`` in seconds; raises :class:`TimeoutError`.
 
@@ -195,6 +211,7 @@ class SlackStandIn:
     def wait_for_call(self, method: str, count: int = 1, timeout: float = 5.0) -> ApiCall:
         """Wait until at least ``count`` calls of ``method`` arrived and return the ``count``-th.
         ``timeout`` in seconds; raises :class:`TimeoutError`."""
+
         def enough() -> list[ApiCall]:
             calls = self.calls(method)
             return calls if len(calls) >= count else []
@@ -230,8 +247,9 @@ class SlackStandIn:
 
     # -- answering (called on server threads) --
 
-    def answer_api(self, method: str, args: dict[str, Any], auth: str | None
-                   ) -> tuple[int, dict[str, str], dict[str, Any]]:
+    def answer_api(
+        self, method: str, args: dict[str, Any], auth: str | None
+    ) -> tuple[int, dict[str, str], dict[str, Any]]:
         """Answer one Web API call (server threads): ``(HTTP status, extra headers, JSON body)``.
         ``auth`` is the ``Authorization`` header; the call is recorded (:meth:`calls`)."""
         faults = self.faults
@@ -244,11 +262,17 @@ class SlackStandIn:
         if refused is not None:
             status, headers, body = 200, {}, refused
         elif method == "oauth.v2.access" and args.get("grant_type") == "refresh_token":
-            status, headers, body = 200, {}, self._tokens.refresh(args, auth, {"id": self.team_id,
-                                                                               "name": self.team_name})
+            status, headers, body = (
+                200,
+                {},
+                self._tokens.refresh(args, auth, {"id": self.team_id, "name": self.team_name}),
+            )
         elif method == "oauth.v2.access" and self._tokens.has_client:  # grant_type absent: an install
-            status, headers, body = 200, {}, self._tokens.exchange(
-                args, auth, {"id": self.team_id, "name": self.team_name}, self.enterprise)
+            status, headers, body = (
+                200,
+                {},
+                self._tokens.exchange(args, auth, {"id": self.team_id, "name": self.team_name}, self.enterprise),
+            )
         else:
             # Rate limits and injected faults first (they count arrivals, so the time spent
             # checking blocks must not shift them), then the arguments of an accepted call.
@@ -276,8 +300,7 @@ class SlackStandIn:
         refused = self._auth_refusal(method, args, token)
         return str(refused["error"]) if refused else argument_refusal(method, args)
 
-    def _auth_refusal(self, method: str, args: Mapping[str, Any], token: str | None
-                      ) -> dict[str, Any] | None:
+    def _auth_refusal(self, method: str, args: Mapping[str, Any], token: str | None) -> dict[str, Any] | None:
         """Slack's answer body when authentication, the method or the token's scopes refuse the
         call, else None."""
         if token is None and method not in NO_TOKEN_METHODS:
@@ -311,8 +334,7 @@ class SlackStandIn:
         """A fresh number for ids (views, response URLs, tokens)."""
         return next(self._ids)
 
-    def issue_rotating_token(self, scopes: Iterable[str], expires_in_s: float
-                             ) -> tuple[str, str]:
+    def issue_rotating_token(self, scopes: Iterable[str], expires_in_s: float) -> tuple[str, str]:
         """Grant a rotating bot token with ``scopes`` that expires in ``expires_in_s`` seconds
         (may be negative: already expired) and its refresh token; returns ``(access, refresh)``.
         Needs ``token_scopes`` (scope checks on) to be meaningful."""
@@ -334,9 +356,13 @@ class SlackStandIn:
         approval is immediate (:attr:`installer`); 302 to the redirect URL with ``code`` and
         ``state``; 400 for an unknown ``client_id`` or no redirect URL known."""
         redirect = query.get("redirect_uri") or self.oauth_redirect_url
-        grant = Grant(self.installer, frozenset(parse_scopes(query.get("scope", ""))),
-                      frozenset(parse_scopes(query.get("user_scope", ""))), query.get("redirect_uri") or None,
-                      self.org_wide_install and self.enterprise is not None)
+        grant = Grant(
+            self.installer,
+            frozenset(parse_scopes(query.get("scope", ""))),
+            frozenset(parse_scopes(query.get("user_scope", ""))),
+            query.get("redirect_uri") or None,
+            self.org_wide_install and self.enterprise is not None,
+        )
         code = self._tokens.authorize(query.get("client_id", ""), grant) if redirect else None
         if code is None:
             return 400, "invalid_client_id" if redirect else "bad_redirect_uri"
@@ -378,4 +404,5 @@ def _member_may(method: str, channel: Mapping[str, Any], granted: frozenset[str]
     if method not in ("chat.postMessage", "chat.postEphemeral", "conversations.history"):
         return True
     return bool(channel.get("is_member", True)) or (
-        not channel.get("is_private") and method == "chat.postMessage" and "chat:write.public" in granted)
+        not channel.get("is_private") and method == "chat.postMessage" and "chat:write.public" in granted
+    )

@@ -26,8 +26,9 @@ class Answers(Protocol):
         """``http://127.0.0.1:<port>``."""
         ...
 
-    def answer_api(self, method: str, args: dict[str, Any], auth: str | None
-                   ) -> tuple[int, dict[str, str], dict[str, Any]]:
+    def answer_api(
+        self, method: str, args: dict[str, Any], auth: str | None
+    ) -> tuple[int, dict[str, str], dict[str, Any]]:
         """A Web API call: ``(HTTP status, extra headers, JSON body)``; ``auth`` is the
         ``Authorization`` header."""
         ...
@@ -69,8 +70,7 @@ def parse_args(content_type: str, raw: bytes, query: str) -> dict[str, Any]:
         if isinstance(data, dict):
             args.update(data)
     elif raw:
-        args.update({k: v[-1] for k, v in parse_qs(raw.decode("utf-8"),
-                                                    keep_blank_values=True).items()})
+        args.update({k: v[-1] for k, v in parse_qs(raw.decode("utf-8"), keep_blank_values=True).items()})
     for name in _JSON_ARGS:
         value = args.get(name)
         if isinstance(value, str) and value[:1] in ("[", "{"):
@@ -81,6 +81,7 @@ def parse_args(content_type: str, raw: bytes, query: str) -> dict[str, Any]:
 
 def handler_for(standin: Answers) -> type[BaseHTTPRequestHandler]:
     """The request handler class serving ``standin``."""
+
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
         server_version = "SlackStandIn/1"
@@ -92,8 +93,7 @@ def handler_for(standin: Answers) -> type[BaseHTTPRequestHandler]:
             length = int(self.headers.get("Content-Length") or 0)
             return self.rfile.read(length) if length else b""
 
-        def _send(self, status: int, body: bytes, content_type: str,
-                  headers: Mapping[str, str] | None = None) -> None:
+        def _send(self, status: int, body: bytes, content_type: str, headers: Mapping[str, str] | None = None) -> None:
             self.send_response(status)
             self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(body)))
@@ -106,20 +106,22 @@ def handler_for(standin: Answers) -> type[BaseHTTPRequestHandler]:
             parts = urlsplit(self.path)
             raw = self._read()
             if parts.path.startswith("/api/"):
-                method = parts.path[len("/api/"):].strip("/")
+                method = parts.path[len("/api/") :].strip("/")
                 try:
                     args = parse_args(self.headers.get("Content-Type", ""), raw, parts.query)
                 except ValueError:
                     self._send(200, b'{"ok": false, "error": "invalid_json"}', "application/json")
                     return
-                status, headers, body = standin.answer_api(
-                    method, args, self.headers.get("Authorization"))
-                self._send(status, json.dumps(body).encode(), "application/json; charset=utf-8",
-                           headers)
+                status, headers, body = standin.answer_api(method, args, self.headers.get("Authorization"))
+                self._send(status, json.dumps(body).encode(), "application/json; charset=utf-8", headers)
             elif parts.path == "/oauth/v2/authorize" and self.command == "GET":
                 status, where = standin.answer_authorize({k: v[-1] for k, v in parse_qs(parts.query).items()})
-                self._send(status, b"" if status == 302 else where.encode(), "text/plain",
-                           {"Location": where} if status == 302 else None)
+                self._send(
+                    status,
+                    b"" if status == 302 else where.encode(),
+                    "text/plain",
+                    {"Location": where} if status == 302 else None,
+                )
             elif (key := response_key(parts.path)) is not None and self.command == "POST":
                 try:
                     status, text = standin.answer_response(key, standin.base_url + parts.path, raw)

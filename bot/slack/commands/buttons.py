@@ -43,10 +43,12 @@ def _digest(kind: str) -> Callable[[Context, ButtonValue], Reply | None]:
         reply = handle_digest_action(ctx.rt, ctx.caller, kind, value.model_dump(exclude_none=True), lang=ctx.lang)
         if sub is not None:
             cat = ctx.catalog
-            track = views.track_name(cat, sub.track_id, ctx.lang) if cat.has_track(sub.track_id) \
-                else sub.track_id
-            ctx.announce(sub.team_id, sub.channel_id,
-                         t(f"announce.{kind}", ctx.lang, person=ctx.person(ctx.caller.user_id), track=track))
+            track = views.track_name(cat, sub.track_id, ctx.lang) if cat.has_track(sub.track_id) else sub.track_id
+            ctx.announce(
+                sub.team_id,
+                sub.channel_id,
+                t(f"announce.{kind}", ctx.lang, person=ctx.person(ctx.caller.user_id), track=track),
+            )
         return reply
 
     return run
@@ -70,8 +72,9 @@ def _gone(ctx: Context, value: ButtonValue) -> bool:
     return bool((value.p and _post(ctx, value) is None) or (value.t and _track(ctx, value) is None))
 
 
-def _change(act: Callable[[Context, str], bool], done: str, already: str, on_post: bool,
-            finish: bool = False) -> Callable[[Context, ButtonValue], Reply | None]:
+def _change(
+    act: Callable[[Context, str], bool], done: str, already: str, on_post: bool, finish: bool = False
+) -> Callable[[Context, ButtonValue], Reply | None]:
     """The use case of a progress or follow button: ``act`` on the button's post (``on_post``)
     or track, say whether it changed anything (i18n keys ``done`` / ``already``), redraw; with
     ``finish``, the finish line when the post completes an essential path (issue 24)."""
@@ -82,8 +85,11 @@ def _change(act: Callable[[Context, str], bool], done: str, already: str, on_pos
         target = _post(ctx, value) if on_post else _track(ctx, value)
         notice = None
         if target:  # an old button may do it again: say it already was
-            name = views.post_link(ctx.catalog, target, lang=ctx.lang) if on_post \
+            name = (
+                views.post_link(ctx.catalog, target, lang=ctx.lang)
+                if on_post
                 else views.track_name(ctx.catalog, target, ctx.lang)
+            )
             before = ctx.reader.read() if finish else set()
             notice = t(done if act(ctx, target) else already, ctx.lang, **{"posts" if on_post else "track": name})
             if finish:
@@ -93,8 +99,7 @@ def _change(act: Callable[[Context, str], bool], done: str, already: str, on_pos
     return run
 
 
-mark_read = _change(lambda ctx, pid: bool(ctx.reader.mark_read([pid])), "read.done", "read.already", True,
-                    finish=True)
+mark_read = _change(lambda ctx, pid: bool(ctx.reader.mark_read([pid])), "read.done", "read.already", True, finish=True)
 """Mark the button's post read, then redraw."""
 mark_unread = _change(lambda ctx, pid: bool(ctx.reader.mark_unread([pid])), "unread.done", "unread.already", True)
 """Mark the button's post unread, then redraw."""
@@ -132,7 +137,7 @@ def more_results(ctx: Context, value: ButtonValue) -> Reply | None:
     replaces the message it lives in."""
     if not value.v.startswith("search:"):
         return replies.redraw(ctx, value.v, None, offset=value.o)
-    return replies.search(ctx, value.v[len("search:"):], offset=value.o)
+    return replies.search(ctx, value.v[len("search:") :], offset=value.o)
 
 
 def open_path(ctx: Context, value: ButtonValue) -> Reply | None:

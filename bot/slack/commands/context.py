@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 MAX_OFFSET = 10_000
 """The largest paging offset a button value may carry."""
 
+
 @dataclass(frozen=True)
 class Caller:
     """Who asked, from where: Slack team, user and channel ids (``channel_id`` may be a DM ``D…``)."""

@@ -33,8 +33,9 @@ SNOOZE_DM_DAYS = 7
 KINDS = ("snooze", "stop")
 
 
-def handle_digest_action(runtime: Runtime, caller: Caller, kind: str, data: dict[str, str],
-                         lang: str | None = None) -> Reply:
+def handle_digest_action(
+    runtime: Runtime, caller: Caller, kind: str, data: dict[str, str], lang: str | None = None
+) -> Reply:
     """Answer a click on *Snooze a week* (``kind='snooze'``) or *Stop* (``'stop'``) of a digest.
 
     ``caller`` has ``team_id``, ``user_id``, ``channel_id``; ``data`` is the button's decoded
@@ -63,8 +64,7 @@ def handle_digest_action(runtime: Runtime, caller: Caller, kind: str, data: dict
     if sub is None or (caller.channel_id and sub.channel_id != caller.channel_id):
         return text_reply(t("digest.gone", lang))
     catalog = runtime.holder.catalog
-    name = track_name(catalog, sub.track_id, lang) if catalog.has_track(sub.track_id) \
-        else sub.track_id
+    name = track_name(catalog, sub.track_id, lang) if catalog.has_track(sub.track_id) else sub.track_id
     if kind == "snooze":
         # Skip the next digest that is still to come: when this week's went out early (run-now),
         # its ledger key is already settled and the snooze applies to the week after.
@@ -72,17 +72,21 @@ def handle_digest_action(runtime: Runtime, caller: Caller, kind: str, data: dict
         fire = schedule.next_fire(now)
         for _ in range(2):
             period = schedule.period_of(fire)
-            if store.skip_delivery(sub.team_id, sub.channel_id, sub.track_id, period,
-                                   reason=f"snoozed by {caller.user_id}",
-                                   claimed_by=f"user:{caller.user_id}"):
+            if store.skip_delivery(
+                sub.team_id,
+                sub.channel_id,
+                sub.track_id,
+                period,
+                reason=f"snoozed by {caller.user_id}",
+                claimed_by=f"user:{caller.user_id}",
+            ):
                 break
             settled = store.delivery(sub.team_id, sub.channel_id, sub.track_id, period)
             if settled is not None and (settled.error or "").startswith(store.SKIPPED_PREFIX + "snoozed"):
                 break  # already snoozed by someone: say which digest is skipped, change nothing
             fire = schedule.next_fire(fire + timedelta(minutes=1))
         local = fire.astimezone(ZoneInfo(sub.timezone))
-        return text_reply(t("digest.snoozed_channel", lang, track=name,
-                             when=f"{_when(local, lang)} {sub.timezone}"))
+        return text_reply(t("digest.snoozed_channel", lang, track=name, when=f"{_when(local, lang)} {sub.timezone}"))
     store.pause_subscription(sub.id, f"stopped by {caller.user_id}")
     return text_reply(t("digest.stopped_channel", lang, track=name, track_id=sub.track_id))
 

@@ -29,10 +29,10 @@ def follow(ctx: Context, cmd: grammar.Command) -> Reply:
         if len(tracks) == 1:
             tid = tracks[0]
         elif tracks:
-            names = Mrkdwn(", ").join(Mrkdwn("`{}` ({})").format(x, views.track_name(cat, x, ctx.lang))
-                                      for x in tracks)
-            return views.text_reply(t("follow.post_tracks", ctx.lang, tracks=names, command=cmd.kind,
-                                      track_id=tracks[0]))
+            names = Mrkdwn(", ").join(Mrkdwn("`{}` ({})").format(x, views.track_name(cat, x, ctx.lang)) for x in tracks)
+            return views.text_reply(
+                t("follow.post_tracks", ctx.lang, tracks=names, command=cmd.kind, track_id=tracks[0])
+            )
     if tid is None:
         return views.text_reply(replies.unknown_track(ctx, cmd.arg, cmd.kind))
     name = views.track_name(cat, tid, ctx.lang)

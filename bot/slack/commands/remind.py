@@ -37,8 +37,9 @@ def set_reminder(ctx: Context, post_id: str, words: list[str]) -> Mrkdwn:
     if choice.error or choice.rest:
         return t("remind.bad_day", ctx.lang, value=truncate(choice.error or " ".join(words), 60))
     day = choice.day or today + timedelta(days=DEFAULT_DAYS)
-    reminder, before = ctx.rt.store.add_reminder(ctx.caller.team_id, ctx.caller.user_id, post_id,
-                                                 due_at(day, zone), zone)
+    reminder, before = ctx.rt.store.add_reminder(
+        ctx.caller.team_id, ctx.caller.user_id, post_id, due_at(day, zone), zone
+    )
     notice = rviews.reminder_set_notice(ctx.catalog, reminder, ctx.lang, before=before)
     kept = ctx.keep_language()
     return notice + (Mrkdwn("\n") + kept if kept else Mrkdwn())
@@ -57,8 +58,10 @@ def _day_refused(ctx: Context, choice: DayChoice) -> Mrkdwn | None:
         meant = " ".join(["remind", *choice.rest[:-1], choice.meant])
         return t("didyoumean.command", ctx.lang, suggestion=truncate(meant, 200))
     if choice.day is None and len(choice.rest) > 1:
-        named = next((k for k in range(len(choice.rest) - 1, 0, -1)
-                      if ctx.find.exact_post_ids(choice.rest[:k]) is not None), None)
+        named = next(
+            (k for k in range(len(choice.rest) - 1, 0, -1) if ctx.find.exact_post_ids(choice.rest[:k]) is not None),
+            None,
+        )
         if named is not None:
             return t("remind.bad_day", ctx.lang, value=truncate(" ".join(choice.rest[named:]), 60))
     return None
@@ -73,10 +76,15 @@ def remind(ctx: Context, cmd: grammar.Command) -> Reply:
         return views.text_reply(refused)
     query = " ".join(choice.rest)
     post_ids, candidates = ctx.find.resolve_posts(query)
-    day_words = words[len(choice.rest):]
+    day_words = words[len(choice.rest) :]
     if candidates is not None:  # several posts match about as well: let the reader pick
-        notice = t("remind.pick", ctx.lang, query=truncate(query, 100), example=candidates.results[0].post_id,
-                   day=truncate(" ".join(day_words) or "next week", 40))
+        notice = t(
+            "remind.pick",
+            ctx.lang,
+            query=truncate(query, 100),
+            example=candidates.results[0].post_id,
+            day=truncate(" ".join(day_words) or "next week", 40),
+        )
         return search_reply(ctx.catalog, query, candidates, ctx.reader.read(), ctx.lang, notice=notice)
     if not post_ids:
         return views.text_reply(t("remind.no_match", ctx.lang, query=truncate(query, 100)))
@@ -115,7 +123,10 @@ def remind_button(ctx: Context, value: ButtonValue) -> Reply | None:
 
 def cancel_button(ctx: Context, value: ButtonValue) -> Reply | None:
     """*Cancel* on a listed reminder (its id in ``d``), then redraw the list."""
-    ok = bool(value.d and value.d.isdigit()
-              and ctx.rt.store.cancel_reminder(ctx.caller.team_id, ctx.caller.user_id, int(value.d)))
+    ok = bool(
+        value.d
+        and value.d.isdigit()
+        and ctx.rt.store.cancel_reminder(ctx.caller.team_id, ctx.caller.user_id, int(value.d))
+    )
     notice = t("reminders.cancelled" if ok else "reminders.not_found", ctx.lang)
     return replies.redraw(ctx, value.v, notice, offset=value.o)

@@ -33,14 +33,17 @@ def suggest(ctx: Context, text: str, command: str = "") -> Mrkdwn | None:
     if match is None:
         return None
     tid = match.track_id
-    return t("didyoumean.track", ctx.lang, track=ctx.catalog.track(tid).names.get(ctx.lang),
-             track_id=f"{command} {tid}" if command else tid)
+    return t(
+        "didyoumean.track",
+        ctx.lang,
+        track=ctx.catalog.track(tid).names.get(ctx.lang),
+        track_id=f"{command} {tid}" if command else tid,
+    )
 
 
 def tracks_list(ctx: Context) -> Mrkdwn:
     """Every track as ``\\`id\\` (name)``, comma-separated."""
-    return Mrkdwn(", ").join(Mrkdwn("`{}` ({})").format(tr.id, tr.names.get(ctx.lang))
-                             for tr in ctx.catalog.tracks)
+    return Mrkdwn(", ").join(Mrkdwn("`{}` ({})").format(tr.id, tr.names.get(ctx.lang)) for tr in ctx.catalog.tracks)
 
 
 def unknown_track(ctx: Context, text: str, command: str = "") -> Mrkdwn:
@@ -58,9 +61,16 @@ def track_view(ctx: Context, track_id: str, notice: str | None = None, offset: i
     step listed (``None``: the page around the reader's next step)."""
     from bot.slack.commands.plan import track_path_line  # plan uses these replies too
 
-    return views.track_reply(ctx.catalog, track_id, ctx.reader.read(), ctx.lang,
-                             followed=track_id in ctx.reader.follows(), notice=notice, offset=offset,
-                             path=track_path_line(ctx, track_id))
+    return views.track_reply(
+        ctx.catalog,
+        track_id,
+        ctx.reader.read(),
+        ctx.lang,
+        followed=track_id in ctx.reader.follows(),
+        notice=notice,
+        offset=offset,
+        path=track_path_line(ctx, track_id),
+    )
 
 
 def query(ctx: Context, text: str, notice: str | None = None, offset: int = 0) -> Reply:
@@ -83,8 +93,11 @@ def search(ctx: Context, text: str, notice: str | None = None, offset: int = 0) 
     is shared: do not change it."""
     if notice:  # a notice is one click's answer: not worth keeping
         return search_now(ctx, text, notice, offset)
-    return memo_reply(ctx.catalog, ("search", text, offset, ctx.lang, frozenset(ctx.reader.read())),
-                      lambda: search_now(ctx, text, None, offset))
+    return memo_reply(
+        ctx.catalog,
+        ("search", text, offset, ctx.lang, frozenset(ctx.reader.read())),
+        lambda: search_now(ctx, text, None, offset),
+    )
 
 
 def search_now(ctx: Context, text: str, notice: str | None, offset: int) -> Reply:
@@ -98,8 +111,7 @@ def search_now(ctx: Context, text: str, notice: str | None, offset: int) -> Repl
         near = ctx.find.near_track(text)
         result = replace(result, track=near) if near is not None else result
     suggestion = None if quiet else suggest_command(ctx, text) or suggest(ctx, text)
-    return search_reply(ctx.catalog, text, result, ctx.reader.read(), ctx.lang,
-                        notice=notice, suggestion=suggestion)
+    return search_reply(ctx.catalog, text, result, ctx.reader.read(), ctx.lang, notice=notice, suggestion=suggestion)
 
 
 def latest(ctx: Context, notice: str | None = None, offset: int = 0) -> Reply:
@@ -110,15 +122,33 @@ def latest(ctx: Context, notice: str | None = None, offset: int = 0) -> Reply:
     catalog = ctx.catalog
 
     def build() -> Reply:
-        order = memo(catalog, ("newest order",), lambda: [p.id for p in sorted(
-            (p for p in catalog.posts if not p.is_draft),
-            key=lambda p: (p.published.latest, p.published.earliest), reverse=True)])
+        order = memo(
+            catalog,
+            ("newest order",),
+            lambda: [
+                p.id
+                for p in sorted(
+                    (p for p in catalog.posts if not p.is_draft),
+                    key=lambda p: (p.published.latest, p.published.earliest),
+                    reverse=True,
+                )
+            ],
+        )
         start = offset if offset < len(order) else 0
-        page = tuple(PostMatch(pid, 100.0, "date", catalog.tracks_of(pid))
-                     for pid in order[start:start + views.MAX_RESULTS])
+        page = tuple(
+            PostMatch(pid, 100.0, "date", catalog.tracks_of(pid)) for pid in order[start : start + views.MAX_RESULTS]
+        )
         result = SearchResult("", None, page, None, total=len(order), offset=start)
-        return search_reply(catalog, "", result, ctx.reader.read(), ctx.lang, notice=notice,
-                            header=t("latest.header", ctx.lang), view="latest")
+        return search_reply(
+            catalog,
+            "",
+            result,
+            ctx.reader.read(),
+            ctx.lang,
+            notice=notice,
+            header=t("latest.header", ctx.lang),
+            view="latest",
+        )
 
     if notice:
         return build()

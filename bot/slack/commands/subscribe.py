@@ -18,8 +18,7 @@ from bot.store.snapshots import Subscription
 MIN_STEPS, MAX_STEPS = 1, 3
 """Steps a channel digest may send each week (the store's check constraint)."""
 
-_OUTCOME_KEY = {"new": "sub.done", "same": "sub.already", "resumed": "sub.resumed",
-                "updated": "sub.updated"}
+_OUTCOME_KEY = {"new": "sub.done", "same": "sub.already", "resumed": "sub.resumed", "updated": "sub.updated"}
 _ANNOUNCE_KEY = {"new": "announce.new", "resumed": "announce.resumed", "updated": "announce.updated"}
 """The channel's one line for each change of its digest (a "same" subscribe changes nothing)."""
 
@@ -49,9 +48,14 @@ def schedule_refusal(cmd: grammar.Command, lang: str) -> Mrkdwn:
     the grammar could tell, the command written the right way (``cmd.suggestion``) or the zones
     an ambiguous abbreviation may mean (``cmd.error_choices``)."""
     value = truncate(cmd.error_value or "", 80)
-    return t(cmd.error or "sub.bad_part", lang, value=value, tz=value,
-             form=truncate(cmd.suggestion or "", 200),
-             choices=Mrkdwn(", ").join(cmd.error_choices))
+    return t(
+        cmd.error or "sub.bad_part",
+        lang,
+        value=value,
+        tz=value,
+        form=truncate(cmd.suggestion or "", 200),
+        choices=Mrkdwn(", ").join(cmd.error_choices),
+    )
 
 
 def with_note(text: Mrkdwn, cmd: grammar.Command, lang: str) -> Mrkdwn:
@@ -81,8 +85,9 @@ def _confirmation(ctx: Context, cmd: grammar.Command, old: Subscription | None, 
     """The reply to a subscribe that went through (new, same, resumed, updated), announcing a
     change in the channel and keeping the language of a change."""
     lang, before = ctx.lang, old.schedule if old else None
-    outcome = subscription_change((before, old.status == "active") if old and before else None,
-                                  (sub.schedule, sub.status == "active"))
+    outcome = subscription_change(
+        (before, old.status == "active") if old and before else None, (sub.schedule, sub.status == "active")
+    )
     if outcome == "same" and old is not None and old.steps_per_week != sub.steps_per_week:
         outcome = "updated"
     track, words = views.track_name(ctx.catalog, sub.track_id, lang), views.schedule_words(sub.schedule, lang)
@@ -91,8 +96,7 @@ def _confirmation(ctx: Context, cmd: grammar.Command, old: Subscription | None, 
         text = sentences(lang, text, t("sub.steps", lang, n=sub.steps_per_week))
     text = sentences(lang, text, *filter(None, (channel_budget(ctx, sub.id, cmd),)))  # issue 24: minutes a week
     if outcome in _ANNOUNCE_KEY:
-        ctx.tell_channel(t(_ANNOUNCE_KEY[outcome], lang, person=ctx.person(ctx.caller.user_id), track=track,
-                           **words))
+        ctx.tell_channel(t(_ANNOUNCE_KEY[outcome], lang, person=ctx.person(ctx.caller.user_id), track=track, **words))
     kept = ctx.keep_language() if outcome != "same" else None  # a subscribe that changes nothing keeps nothing
     text = with_note(text, cmd, lang)
     return sentences(lang, text, kept) if kept else text
@@ -120,12 +124,17 @@ def subscribe(ctx: Context, cmd: grammar.Command) -> Reply:
     wanted = cmd.schedule.resolve(zone, fallback=before)
     steps = cmd.steps or (old.steps_per_week if old else MIN_STEPS)
     budget_change = (cmd.minutes is not None and cmd.minutes != getattr(old, "minutes_per_week", None)) or (
-        cmd.after_essentials is not None and cmd.after_essentials != getattr(old, "after_essentials", None))
-    if old is not None and (wanted != before or steps != old.steps_per_week or budget_change) \
-            and not ctx.may_stop(old.created_by):  # changing a digest is as much the owner's as stopping it
+        cmd.after_essentials is not None and cmd.after_essentials != getattr(old, "after_essentials", None)
+    )
+    if (
+        old is not None
+        and (wanted != before or steps != old.steps_per_week or budget_change)
+        and not ctx.may_stop(old.created_by)
+    ):  # changing a digest is as much the owner's as stopping it
         return views.text_reply(t("sub.change_not_allowed", ctx.lang, person=ctx.person(old.created_by or "")))
-    sub = ctx.rt.store.subscribe(caller.team_id, caller.channel_id, tid, wanted,
-                                 steps_per_week=steps, created_by=caller.user_id)
+    sub = ctx.rt.store.subscribe(
+        caller.team_id, caller.channel_id, tid, wanted, steps_per_week=steps, created_by=caller.user_id
+    )
     return views.text_reply(_confirmation(ctx, cmd, old, sub))
 
 
@@ -140,8 +149,9 @@ def unsubscribe(ctx: Context, cmd: grammar.Command) -> Reply:
     if tid is None:
         return views.text_reply(replies.unknown_track(ctx, cmd.arg, "unsubscribe"))
     name = views.track_name(ctx.catalog, tid, ctx.lang)
-    current = next((x for x in ctx.rt.store.subscriptions(ctx.caller.team_id, ctx.caller.channel_id)
-                    if x.track_id == tid), None)
+    current = next(
+        (x for x in ctx.rt.store.subscriptions(ctx.caller.team_id, ctx.caller.channel_id) if x.track_id == tid), None
+    )
     if current is not None and not ctx.may_stop(current.created_by):
         return views.text_reply(t("sub.not_allowed", ctx.lang, person=ctx.person(current.created_by or "")))
     removed = ctx.rt.store.unsubscribe(ctx.caller.team_id, ctx.caller.channel_id, tid)

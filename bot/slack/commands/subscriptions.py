@@ -14,8 +14,10 @@ from bot.slack.views.blocks import Reply
 def list_subscriptions(ctx: Context, cmd: grammar.Command) -> Reply:
     """The channel's subscriptions with schedule, progress and pause reason (a reason such as
     ``stopped by U0123`` shows the person's name, :meth:`Context.person`)."""
-    subs = [replace(x, pause_reason=_named(ctx, x.pause_reason)) if x.pause_reason else x
-            for x in ctx.rt.store.subscriptions(ctx.caller.team_id, ctx.caller.channel_id)]
+    subs = [
+        replace(x, pause_reason=_named(ctx, x.pause_reason)) if x.pause_reason else x
+        for x in ctx.rt.store.subscriptions(ctx.caller.team_id, ctx.caller.channel_id)
+    ]
     return views.subscriptions_reply(ctx.catalog, subs, ctx.lang)
 
 

@@ -21,9 +21,22 @@ from bot.slack.views.home import track_modal
 
 log = logging.getLogger(__name__)
 
-KINDS = ("mark_read", "mark_unread", "follow", "unfollow", "share", "dm_on", "dm_off",
-         "snooze", "stop", "more_results", "open_path", "more_steps", "remind",
-         "cancel_reminder")
+KINDS = (
+    "mark_read",
+    "mark_unread",
+    "follow",
+    "unfollow",
+    "share",
+    "dm_on",
+    "dm_off",
+    "snooze",
+    "stop",
+    "more_results",
+    "open_path",
+    "more_steps",
+    "remind",
+    "cancel_reminder",
+)
 ACTION = re.compile(r"^({}):".format("|".join(KINDS)))
 
 
@@ -43,12 +56,14 @@ def ack_action(ack: Ack) -> None:
 def _from_home(body: dict) -> bool:
     """The click came from App Home (not from a modal opened there)."""
     view_payload = body.get("view") or {}
-    return view_payload.get("type") != "modal" and ((body.get("container") or {}).get("type") == "view"
-                                                   or view_payload.get("type") == "home")
+    return view_payload.get("type") != "modal" and (
+        (body.get("container") or {}).get("type") == "view" or view_payload.get("type") == "home"
+    )
 
 
-def _show_in_modal(handlers: Handlers, client: WebClient, body: dict, caller: Caller, kind: str,
-                   data: dict, reply: Reply) -> bool:
+def _show_in_modal(
+    handlers: Handlers, client: WebClient, body: dict, caller: Caller, kind: str, data: dict, reply: Reply
+) -> bool:
     """Show ``reply`` in a modal: redrawn in place for a click inside one, opened for *Open
     path* on App Home (then Home is republished for any other kind). ``False``: not a modal's."""
     view_payload = body.get("view") or {}
@@ -85,8 +100,7 @@ def handle_action(body: dict, respond: Respond, client: WebClient, context: Bolt
     # A share is a new in-channel message; a click on a digest or a link unfurl (messages
     # everyone in the channel sees) answers the clicker privately and leaves them as they are.
     view = str(data.get("v", ""))
-    keep_original = (kind == "share" or view.startswith("digest") or view == "unfurl"
-                     or reply.keep_original)
+    keep_original = kind == "share" or view.startswith("digest") or view == "unfurl" or reply.keep_original
     respond(**reply.payload(), replace_original=not keep_original)
     metrics.observe_reply("action", context)
 

@@ -37,8 +37,7 @@ def answers_failure(what: str) -> Callable[[Callable[..., None]], Callable[..., 
                 log.exception("%s failed (team %s)", what, team)
                 respond = kwargs.get("respond")
                 if respond is not None and body.get("response_url"):
-                    respond(text=str(t("error.generic")), response_type="ephemeral",
-                            replace_original=False)
+                    respond(text=str(t("error.generic")), response_type="ephemeral", replace_original=False)
 
         return run
 

@@ -52,8 +52,9 @@ def user_channels(client: WebClient, user_id: str) -> list[str] | None:
     seen: set[str] = set()
     try:
         for _ in range(MAX_CHANNEL_PAGES):
-            resp = client.users_conversations(user=user_id, types="public_channel,private_channel",
-                                              exclude_archived=True, limit=200, cursor=cursor)
+            resp = client.users_conversations(
+                user=user_id, types="public_channel,private_channel", exclude_archived=True, limit=200, cursor=cursor
+            )
             out.extend(c["id"] for c in resp.get("channels") or [] if isinstance(c, dict) and "id" in c)
             cursor = (resp.get("response_metadata") or {}).get("next_cursor")
             if not cursor or cursor in seen:
@@ -95,8 +96,11 @@ def unfurl_links(handlers: Handlers, client: WebClient, caller: Caller, event: d
     unfurls = {u: card for u, card in unfurls.items() if unfurl_once(handlers, caller.team_id, where, u)}
     if not unfurls:
         return False
-    target: dict[str, Any] = ({"unfurl_id": event["unfurl_id"], "source": "composer"} if composer
-                              else {"channel": event.get("channel"), "ts": event.get("message_ts")})
+    target: dict[str, Any] = (
+        {"unfurl_id": event["unfurl_id"], "source": "composer"}
+        if composer
+        else {"channel": event.get("channel"), "ts": event.get("message_ts")}
+    )
     try:
         client.chat_unfurl(unfurls=unfurls, **target)
     except SlackApiError as exc:
@@ -117,9 +121,11 @@ def link_shared(body: dict, event: dict, client: WebClient, context: BoltContext
     if not first_delivery(handlers, body, context):
         return
     found = caller_of(context)  # the one rule: bot/slack/listeners/identity.py
-    caller = Caller(team_id=found.team_id or event_tenant(body, context),
-                    user_id=found.user_id or event.get("user") or "",
-                    channel_id=found.channel_id or event.get("channel") or "")
+    caller = Caller(
+        team_id=found.team_id or event_tenant(body, context),
+        user_id=found.user_id or event.get("user") or "",
+        channel_id=found.channel_id or event.get("channel") or "",
+    )
     if unfurl_links(handlers, client, caller, event):
         metrics.observe_reply("unfurl", context)
 
@@ -131,8 +137,11 @@ def home_opened(body: dict, event: dict, client: WebClient, context: BoltContext
     if event.get("tab", "home") != "home" or not first_delivery(handlers, body, context):
         return
     caller = caller_of(context)
-    publish_home(handlers, client, Caller(team_id=caller.team_id or event_tenant(body, context),
-                                          user_id=event.get("user") or caller.user_id))
+    publish_home(
+        handlers,
+        client,
+        Caller(team_id=caller.team_id or event_tenant(body, context), user_id=event.get("user") or caller.user_id),
+    )
 
 
 def uninstalled(body: dict, context: BoltContext) -> None:
@@ -142,9 +151,13 @@ def uninstalled(body: dict, context: BoltContext) -> None:
     handlers = handlers_of(context)
     if first_delivery(handlers, body, context):
         removal = handlers.rt.store.remove_installation(
-            context.enterprise_id, context.team_id, context.is_enterprise_install)
-        log.info("app uninstalled from %s: tokens removed, %d digests paused", tenant(context),
-                 removal.subscriptions_paused + removal.dms_paused)
+            context.enterprise_id, context.team_id, context.is_enterprise_install
+        )
+        log.info(
+            "app uninstalled from %s: tokens removed, %d digests paused",
+            tenant(context),
+            removal.subscriptions_paused + removal.dms_paused,
+        )
 
 
 def revoked(body: dict, event: dict, context: BoltContext) -> None:
@@ -152,8 +165,7 @@ def revoked(body: dict, event: dict, context: BoltContext) -> None:
     # Only the bot token matters to us; revoked user tokens change nothing.
     handlers = handlers_of(context)
     if (event.get("tokens") or {}).get("bot") and first_delivery(handlers, body, context):
-        handlers.rt.store.remove_installation(
-            context.enterprise_id, context.team_id, context.is_enterprise_install)
+        handlers.rt.store.remove_installation(context.enterprise_id, context.team_id, context.is_enterprise_install)
         log.info("bot token revoked in %s: tokens removed, digests paused", tenant(context))
 
 

@@ -32,6 +32,5 @@ def caller_of(context: BoltContext, body: dict[str, Any] | None = None) -> Calle
     none). ``body`` is only read for that channel fallback."""
     channel = context.channel_id or ""
     if not channel and body:
-        channel = ((body.get("channel") or {}).get("id")
-                   or (body.get("container") or {}).get("channel_id") or "")
+        channel = (body.get("channel") or {}).get("id") or (body.get("container") or {}).get("channel_id") or ""
     return Caller(team_id=tenant(context), user_id=context.user_id or "", channel_id=channel)

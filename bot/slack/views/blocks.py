@@ -57,7 +57,7 @@ def cut(text: _Text, limit: int) -> _Text:
     body = str(text)[: max(0, limit - 1)].rstrip()
     open_tail = _OPEN_TAIL.search(body)
     if open_tail:
-        body = body[:open_tail.start()].rstrip()
+        body = body[: open_tail.start()].rstrip()
     if isinstance(text, Mrkdwn):
         return Mrkdwn(body + "…")
     return body + "…"
@@ -109,8 +109,7 @@ def mrkdwn(text: str) -> MarkdownTextObject:
 
 def header(text: str) -> HeaderBlock:
     """A header block (plain text; :class:`Mrkdwn` is unescaped), cut to 150 characters."""
-    return HeaderBlock(text=PlainTextObject(text=nonblank(cut(as_plain(text), blockkit.HEADER_TEXT_MAX)),
-                                            emoji=True))
+    return HeaderBlock(text=PlainTextObject(text=nonblank(cut(as_plain(text), blockkit.HEADER_TEXT_MAX)), emoji=True))
 
 
 def section(text: str, accessory: ButtonElement | None = None) -> SectionBlock:
@@ -151,7 +150,7 @@ def encode_value(data: dict[str, Any]) -> str:
     """A button value: compact JSON, at most 2,000 characters (long strings in it are cut first)."""
     clean = {k: (truncate(v, 150) if isinstance(v, str) else v) for k, v in data.items() if v is not None}
     value = json.dumps(clean, ensure_ascii=False, separators=(",", ":"))
-    return value[:blockkit.BUTTON_VALUE_MAX]
+    return value[: blockkit.BUTTON_VALUE_MAX]
 
 
 def decode_value(value: str | None) -> dict[str, Any]:
@@ -163,35 +162,45 @@ def decode_value(value: str | None) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def button(text: str, action_id: str, data: dict[str, Any], style: str | None = None,
-           confirm: ConfirmObject | None = None) -> ButtonElement:
+def button(
+    text: str, action_id: str, data: dict[str, Any], style: str | None = None, confirm: ConfirmObject | None = None
+) -> ButtonElement:
     """A button; ``data`` travels in its ``value`` as JSON; text cut to 75 characters;
     ``confirm``: a dialog from :func:`confirm_dialog`."""
-    return ButtonElement(text=PlainTextObject(text=nonblank(cut(as_plain(text), blockkit.BUTTON_TEXT_MAX)), emoji=True),
-                         action_id=action_id[:blockkit.ID_MAX], value=encode_value(data), style=style,
-                         confirm=confirm)
+    return ButtonElement(
+        text=PlainTextObject(text=nonblank(cut(as_plain(text), blockkit.BUTTON_TEXT_MAX)), emoji=True),
+        action_id=action_id[: blockkit.ID_MAX],
+        value=encode_value(data),
+        style=style,
+        confirm=confirm,
+    )
 
 
 def confirm_dialog(title: str, text: str, yes: str, no: str, style: str | None = None) -> ConfirmObject:
     """A confirm dialog: ``title`` (plain text, cut to 100 characters), ``text`` (mrkdwn,
     verbatim, plain ``str`` escaped, cut to 300), ``yes`` / ``no`` button labels (plain text,
     cut to 30); ``style`` ``danger`` or ``primary`` for the confirm button."""
-    return ConfirmObject(title=nonblank(cut(as_plain(title), blockkit.CONFIRM_TITLE_MAX)),
-                         text=mrkdwn(cut(esc(text), blockkit.CONFIRM_TEXT_MAX)),
-                         confirm=nonblank(cut(as_plain(yes), blockkit.CONFIRM_BUTTON_MAX)),
-                         deny=nonblank(cut(as_plain(no), blockkit.CONFIRM_BUTTON_MAX)), style=style)
+    return ConfirmObject(
+        title=nonblank(cut(as_plain(title), blockkit.CONFIRM_TITLE_MAX)),
+        text=mrkdwn(cut(esc(text), blockkit.CONFIRM_TEXT_MAX)),
+        confirm=nonblank(cut(as_plain(yes), blockkit.CONFIRM_BUTTON_MAX)),
+        deny=nonblank(cut(as_plain(no), blockkit.CONFIRM_BUTTON_MAX)),
+        style=style,
+    )
 
 
 def option(text: str, value: str) -> Option:
     """A select or overflow option: ``text`` plain text cut to 75 characters, ``value`` cut to
     150 (keep values short ids; a cut value would not round-trip)."""
-    return Option(text=PlainTextObject(text=nonblank(cut(as_plain(text), blockkit.OPTION_TEXT_MAX)), emoji=True),
-                  value=value[:blockkit.OPTION_VALUE_MAX])
+    return Option(
+        text=PlainTextObject(text=nonblank(cut(as_plain(text), blockkit.OPTION_TEXT_MAX)), emoji=True),
+        value=value[: blockkit.OPTION_VALUE_MAX],
+    )
 
 
 def actions(buttons: Sequence[ButtonElement]) -> ActionsBlock:
     """An actions block of up to 25 elements."""
-    return ActionsBlock(elements=list(buttons)[:blockkit.ACTIONS_ELEMENTS_MAX])
+    return ActionsBlock(elements=list(buttons)[: blockkit.ACTIONS_ELEMENTS_MAX])
 
 
 def to_dicts(blocks: Sequence[Block | dict[str, Any]], max_blocks: int = MAX_BLOCKS_MESSAGE) -> list[dict[str, Any]]:
@@ -202,7 +211,6 @@ def to_dicts(blocks: Sequence[Block | dict[str, Any]], max_blocks: int = MAX_BLO
 
 def make_reply(blocks: Sequence[Block | dict[str, Any]], fallback: str, response_type: str = "ephemeral") -> Reply:
     """A :class:`Reply` from models: blocks serialised within the message limit, fallback text cut."""
-    return Reply(text=nonblank(cut(plain(fallback), MAX_FALLBACK_TEXT)), blocks=to_dicts(blocks),
-                 response_type=response_type)
-
-
+    return Reply(
+        text=nonblank(cut(plain(fallback), MAX_FALLBACK_TEXT)), blocks=to_dicts(blocks), response_type=response_type
+    )

@@ -82,33 +82,54 @@ class ChannelDigest:
     version: str
 
 
-def _step_lines(catalog: Catalog, track_id: str, post_id: str, lang: str, total: int,
-                badge: str | None = None) -> str:
+def _step_lines(catalog: Catalog, track_id: str, post_id: str, lang: str, total: int, badge: str | None = None) -> str:
     post = catalog.post(post_id)
     step = catalog.step(track_id, post_id)
     position = catalog.order(track_id).index(post_id) + 1
-    meta = t("digest.step_meta", lang, position=position, total=total, level=level_name(step.level, lang),
-              source=post.source.label(lang), date=post_date(post, lang))
+    meta = t(
+        "digest.step_meta",
+        lang,
+        position=position,
+        total=total,
+        level=level_name(step.level, lang),
+        source=post.source.label(lang),
+        date=post_date(post, lang),
+    )
     minutes = minutes_label(post, lang)  # issue 24: the step's reading time, when known
-    lines: list[str] = [read_link(catalog, post, lang, bold=True),
-                        Mrkdwn("_{}{}_").format(meta, Mrkdwn(" · ") + minutes if minutes else Mrkdwn())
-                        + (Mrkdwn(" · *{}*").format(badge) if badge else "")]
+    lines: list[str] = [
+        read_link(catalog, post, lang, bold=True),
+        Mrkdwn("_{}{}_").format(meta, Mrkdwn(" · ") + minutes if minutes else Mrkdwn())
+        + (Mrkdwn(" · *{}*").format(badge) if badge else ""),
+    ]
     if step.note:
         lines.append(truncate(step.note.get(lang), MAX_NOTE))
     before = paths.read_before(catalog, track_id, post_id)
     if before:
-        lines.append(t("track.read_first", lang,
-                       items=Mrkdwn(", ").join(read_link(catalog, catalog.post(s.post), lang)
-                                               for s in before)))
+        lines.append(
+            t(
+                "track.read_first",
+                lang,
+                items=Mrkdwn(", ").join(read_link(catalog, catalog.post(s.post), lang) for s in before),
+            )
+        )
     if step.external_prerequisites:
-        lines.append(t("track.background", lang,
-                       items=Mrkdwn(", ").join(link(x.url, x.title) for x in step.external_prerequisites)))
+        lines.append(
+            t(
+                "track.background",
+                lang,
+                items=Mrkdwn(", ").join(link(x.url, x.title) for x in step.external_prerequisites),
+            )
+        )
     return Mrkdwn("\n").join(lines)
 
 
-def compose_channel_digest(catalog: Catalog, sub: SubscriptionLike,
-                           snapshot: Mapping[str, Sequence[str]] | None = None,
-                           lang: str = "en", page_url: str | None = None) -> ChannelDigest:
+def compose_channel_digest(
+    catalog: Catalog,
+    sub: SubscriptionLike,
+    snapshot: Mapping[str, Sequence[str]] | None = None,
+    lang: str = "en",
+    page_url: str | None = None,
+) -> ChannelDigest:
     """The digest a subscribed channel gets this week.
 
     ``snapshot`` is the store's ``catalog_snapshot(sub.last_catalog_version)`` (``{track id:
@@ -128,21 +149,34 @@ def compose_channel_digest(catalog: Catalog, sub: SubscriptionLike,
     n = iter(range(10_000))
     blocks: list[Any] = [header(t("digest.header", lang, track=track.names.get(lang)))]
     if plan.first:
-        blocks.append(section(channel_budget_intro(name, plan.total, plan.minutes_per_week, lang)
-                              or t("digest.intro", lang, track=name, total=plan.total, k=sub.steps_per_week)))
+        blocks.append(
+            section(
+                channel_budget_intro(name, plan.total, plan.minutes_per_week, lang)
+                or t("digest.intro", lang, track=name, total=plan.total, k=sub.steps_per_week)
+            )
+        )
     badge = t("digest.new_badge", lang, version=catalog.version)
     for post_id in plan.steps:
-        text = _step_lines(catalog, track_id, post_id, lang, plan.total,
-                           badge if post_id in plan.added else None)
-        blocks.append(section(text, accessory=button(
-            t("btn.mark_read", lang), f"mark_read:{next(n)}", {"p": post_id, "t": track_id, **view})))
+        text = _step_lines(catalog, track_id, post_id, lang, plan.total, badge if post_id in plan.added else None)
+        blocks.append(
+            section(
+                text,
+                accessory=button(
+                    t("btn.mark_read", lang), f"mark_read:{next(n)}", {"p": post_id, "t": track_id, **view}
+                ),
+            )
+        )
     if plan.new:
         lines = [t("digest.new_header", lang)]
         for post_id, kind in plan.new[:MAX_NEW_LISTED]:
             post = catalog.post(post_id)
             position = catalog.order(track_id).index(post_id) + 1
-            where = t({"behind": "digest.new_behind", "ahead": "digest.new_ahead", "moved": "digest.moved"}[kind], lang,
-                       position=position, total=plan.total)
+            where = t(
+                {"behind": "digest.new_behind", "ahead": "digest.new_ahead", "moved": "digest.moved"}[kind],
+                lang,
+                position=position,
+                total=plan.total,
+            )
             lines.append(Mrkdwn("• {} · _{}_").format(read_link(catalog, post, lang), where))
         if len(plan.new) > MAX_NEW_LISTED:
             lines.append(t("digest.more", lang, n=len(plan.new) - MAX_NEW_LISTED, track_id=track_id))
@@ -153,29 +187,57 @@ def compose_channel_digest(catalog: Catalog, sub: SubscriptionLike,
         blocks.append(section(channel_finish_line(name, getattr(sub, "after_essentials", "further"), lang)))
     if plan.closing:
         blocks.append(section(t("digest.closing", lang, total=plan.total, track=name)))
-    stop = button(t("btn.stop", lang), f"stop:{next(n)}", view, style="danger", confirm=confirm_dialog(
-        t("digest.stop_confirm_title", lang), t("digest.stop_confirm_text", lang, track=name, track_id=track_id),
-        t("digest.stop_confirm_yes", lang), t("digest.stop_confirm_no", lang), style="danger"))
-    blocks.append(actions([
-        button(t("btn.follow", lang), f"follow:{next(n)}", {"t": track_id, **view}),
-        button(t("btn.snooze", lang), f"snooze:{next(n)}", view),
-        stop,
-    ]))
-    blocks.append(context(t("digest.footer", lang, version=catalog.version, sent=min(plan.cursor, plan.total),
-                            total=plan.total, track_id=track_id)
-                          + (Mrkdwn(" · ") + link(page_url, as_plain(pt("whole_path", lang))) if page_url else "")))
+    stop = button(
+        t("btn.stop", lang),
+        f"stop:{next(n)}",
+        view,
+        style="danger",
+        confirm=confirm_dialog(
+            t("digest.stop_confirm_title", lang),
+            t("digest.stop_confirm_text", lang, track=name, track_id=track_id),
+            t("digest.stop_confirm_yes", lang),
+            t("digest.stop_confirm_no", lang),
+            style="danger",
+        ),
+    )
+    blocks.append(
+        actions(
+            [
+                button(t("btn.follow", lang), f"follow:{next(n)}", {"t": track_id, **view}),
+                button(t("btn.snooze", lang), f"snooze:{next(n)}", view),
+                stop,
+            ]
+        )
+    )
+    blocks.append(
+        context(
+            t(
+                "digest.footer",
+                lang,
+                version=catalog.version,
+                sent=min(plan.cursor, plan.total),
+                total=plan.total,
+                track_id=track_id,
+            )
+            + (Mrkdwn(" · ") + link(page_url, as_plain(pt("whole_path", lang))) if page_url else "")
+        )
+    )
     if plan.steps:
-        fallback = t("digest.fallback", lang, track=name,
-                      posts=Mrkdwn("; ").join(catalog.post(p).title for p in plan.steps))
+        fallback = t(
+            "digest.fallback", lang, track=name, posts=Mrkdwn("; ").join(catalog.post(p).title for p in plan.steps)
+        )
     else:
-        fallback = t("digest.fallback_new", lang, track=name,
-                      posts=Mrkdwn("; ").join(catalog.post(p).title for p, _ in plan.new[:MAX_NEW_LISTED]))
+        fallback = t(
+            "digest.fallback_new",
+            lang,
+            track=name,
+            posts=Mrkdwn("; ").join(catalog.post(p).title for p, _ in plan.new[:MAX_NEW_LISTED]),
+        )
     reply = make_reply(blocks, fallback, "in_channel")
     return ChannelDigest(reply, plan.cursor, plan.done, plan.steps, plan.added, plan.version)
 
 
-def preview_subscription(track_id: str, steps_per_week: int = 1, cursor: int = 0,
-                         id: int = 0) -> SubscriptionLike:
+def preview_subscription(track_id: str, steps_per_week: int = 1, cursor: int = 0, id: int = 0) -> SubscriptionLike:
     """A stand-in subscription for previews: a channel newly subscribed to ``track_id``."""
     return _PreviewSub(id, track_id, cursor, steps_per_week, None)
 
@@ -215,8 +277,7 @@ def _bit_layout(catalog: Catalog) -> tuple[dict[tuple[str, str], tuple[int, int]
     return pair, word + 1
 
 
-def _bits_by_post(catalog: Catalog, pair: dict[tuple[str, str], tuple[int, int]],
-                  words: int) -> dict[str, int]:
+def _bits_by_post(catalog: Catalog, pair: dict[tuple[str, str], tuple[int, int]], words: int) -> dict[str, int]:
     """Post id or former id -> all its bits at once, word ``w`` at bits ``[w * WORD_BITS, …)``."""
     word_bits: list[dict[str, int]] = [{} for _ in range(words)]
     for (_tid, pid), (w, bit) in pair.items():
@@ -233,8 +294,7 @@ def _bits_by_post(catalog: Catalog, pair: dict[tuple[str, str], tuple[int, int]]
     return out
 
 
-def _track_masks(catalog: Catalog, pair: dict[tuple[str, str], tuple[int, int]]
-                 ) -> dict[str, tuple[int, Any]]:
+def _track_masks(catalog: Catalog, pair: dict[tuple[str, str], tuple[int, int]]) -> dict[str, tuple[int, Any]]:
     """Track id -> ``(word, mask)`` when the track's bits share a word, else
     ``(-1, ((word, mask), ...))``."""
     plan: dict[str, tuple[int, Any]] = {}
@@ -273,7 +333,6 @@ class ReadBits:
         return tuple([(mask >> shift) & full for shift in self._shifts])
 
 
-
 class DmComposer(ReadBits):
     """Composes DM digests for one catalog version and language, fast enough for big fan-outs.
 
@@ -297,21 +356,23 @@ class DmComposer(ReadBits):
         # track id -> (word, mask) when the track's bits share a word, else (-1, ((w, m), ...))
         self._plan = _track_masks(catalog, self._pair)
         # track id -> {read bits of the track: (section block, fallback line) | None when done}
-        self._parts: dict[str, dict[Any, tuple[dict[str, Any], str] | None]] = {
-            tr.id: {} for tr in catalog.tracks}
+        self._parts: dict[str, dict[Any, tuple[dict[str, Any], str] | None]] = {tr.id: {} for tr in catalog.tracks}
         # track id -> (word, mask, its parts): what compose looks up per followed track, at once
         self._entries: dict[str, tuple[int, Any, dict[Any, Any]]] = {
-            tid: (word, mask, self._parts[tid]) for tid, (word, mask) in self._plan.items()}
+            tid: (word, mask, self._parts[tid]) for tid, (word, mask) in self._plan.items()
+        }
         n = len(catalog.tracks)
         view = {"v": DIGEST_DM_VIEW}
         self._head = header(t("digest.dm_header", lang)).to_dict()
-        self._tail = [actions([button(t("btn.snooze", lang), f"snooze:{n}", view),
-                               button(t("btn.stop", lang), f"stop:{n + 1}", view)]).to_dict(),
-                      context(t("digest.dm_footer", lang, version=catalog.version)).to_dict()]
+        self._tail = [
+            actions(
+                [button(t("btn.snooze", lang), f"snooze:{n}", view), button(t("btn.stop", lang), f"stop:{n + 1}", view)]
+            ).to_dict(),
+            context(t("digest.dm_footer", lang, version=catalog.version)).to_dict(),
+        ]
         # a plain str template: the lines put into it are escaped already (see _part)
         self._fallback = str(t("digest.dm_fallback", lang, posts=Mrkdwn("{posts}")))
-        self._section_tpl = section("-", accessory=button(
-            t("btn.mark_read", lang), "mark_read:0", view)).to_dict()
+        self._section_tpl = section("-", accessory=button(t("btn.mark_read", lang), "mark_read:0", view)).to_dict()
 
     def _read_in(self, track_id: str, key: Any) -> set[str]:
         """The post ids of ``track_id`` whose bits are set in ``key`` (as made in compose)."""
@@ -338,10 +399,21 @@ class DmComposer(ReadBits):
         if step is not None:
             post = cat.post(step.post)
             name = cat.track(track_id).names.get(lang)
-            line = t("next.track_line", lang, track=name, read=len(done), total=len(order),
-                     post=read_link(cat, post, lang, bold=True))
-            meta = t("digest.dm_meta", lang, position=order.index(step.post) + 1, total=len(order),
-                      level=level_name(step.level, lang))
+            line = t(
+                "next.track_line",
+                lang,
+                track=name,
+                read=len(done),
+                total=len(order),
+                post=read_link(cat, post, lang, bold=True),
+            )
+            meta = t(
+                "digest.dm_meta",
+                lang,
+                position=order.index(step.post) + 1,
+                total=len(order),
+                level=level_name(step.level, lang),
+            )
             text = Mrkdwn("{}\n_{}_").format(line, meta)
             if step.note:
                 text += Mrkdwn("\n") + truncate(step.note.get(lang), MAX_DM_NOTE)
@@ -349,11 +421,15 @@ class DmComposer(ReadBits):
             # same dict section(text, accessory=button(...)).to_dict() gives, at a fraction of
             # the cost (tests compare the two).
             tpl = self._section_tpl
-            block = {**tpl, "text": {**tpl["text"], "text": str(cut(text, MAX_SECTION_TEXT))},
-                     "accessory": {**tpl["accessory"],
-                                   "action_id": f"mark_read:{self._track_index[track_id]}",
-                                   "value": encode_value({"p": step.post, "t": track_id,
-                                                          "v": DIGEST_DM_VIEW})}}
+            block = {
+                **tpl,
+                "text": {**tpl["text"], "text": str(cut(text, MAX_SECTION_TEXT))},
+                "accessory": {
+                    **tpl["accessory"],
+                    "action_id": f"mark_read:{self._track_index[track_id]}",
+                    "value": encode_value({"p": step.post, "t": track_id, "v": DIGEST_DM_VIEW}),
+                },
+            }
             part = (block, plain(Mrkdwn("{}: {}").format(name, post.title)))  # fallback text: defanged once, cached
         parts[key] = part
         return part
@@ -399,10 +475,8 @@ def dm_composer(catalog: Catalog, lang: str = "en") -> DmComposer:
     return _composers.get(catalog, lang, lambda: DmComposer(catalog, lang))
 
 
-def compose_dm(catalog: Catalog, follows: Sequence[str], read: Iterable[str],
-               lang: str = "en") -> Reply | None:
+def compose_dm(catalog: Catalog, follows: Sequence[str], read: Iterable[str], lang: str = "en") -> Reply | None:
     """A person's weekly DM: the next read in each followed track (skipping what they have read,
     and tracks they have finished), with Mark read buttons, Snooze a week and Stop. None when
     there is nothing to suggest. See :class:`DmComposer` for the caching."""
     return dm_composer(catalog, lang).compose(follows, read)
-

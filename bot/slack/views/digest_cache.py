@@ -70,8 +70,7 @@ class NextStepIndex:
 
     def __init__(self, composer: DmComposer):
         catalog = composer.catalog
-        self._steps: dict[str, list[tuple[str, tuple[tuple[int, int]],
-                                          tuple[tuple[int, int], ...] | None]]] = {}
+        self._steps: dict[str, list[tuple[str, tuple[tuple[int, int]], tuple[tuple[int, int], ...] | None]]] = {}
         self._plan = composer._plan
         self._single: dict[str, list[tuple[str, int, int]]] = {}
         for track in catalog.tracks:
@@ -91,13 +90,12 @@ class NextStepIndex:
                         break
                     assert need is not None
                     need[position[pair[0]]] = need.get(position[pair[0]], 0) | pair[1]
-                steps.append((step.post, own,
-                              None if need is None else tuple(sorted(need.items()))))
+                steps.append((step.post, own, None if need is None else tuple(sorted(need.items()))))
             self._steps[tid] = steps
             if len(words) == 1:  # one word: plain int masks, an impossible need never met
-                self._single[tid] = [(post, own[0][1], _NEVER if need is None else
-                                      sum(m for _w, m in need))
-                                     for post, own, need in steps]
+                self._single[tid] = [
+                    (post, own[0][1], _NEVER if need is None else sum(m for _w, m in need)) for post, own, need in steps
+                ]
 
     def key(self, track_id: str, bits: Any) -> tuple[str | None, int]:
         """``(next post id or None when done, steps read)`` for ``bits`` (an int, or a tuple of
@@ -111,7 +109,7 @@ class NextStepIndex:
         words = bits if isinstance(bits, tuple) else (bits,)
         count = sum(int(w).bit_count() for w in words)
         for post, own, need in self._steps[track_id]:
-            (i, bit), = own
+            ((i, bit),) = own
             if words[i] & bit:
                 continue
             if need is None:
@@ -125,8 +123,7 @@ class KeyedDmComposer(DmComposer):
     """A :class:`DmComposer` whose parts are cached by (catalog version, language, track, next
     step, read count) in a bounded LRU (see the module docstring). Same output."""
 
-    def __init__(self, catalog: Catalog, lang: str = "en", *,
-                 max_exact: int = DEFAULT_MAX_EXACT):
+    def __init__(self, catalog: Catalog, lang: str = "en", *, max_exact: int = DEFAULT_MAX_EXACT):
         super().__init__(catalog, lang)
         self.max_exact = max_exact
         self._index = NextStepIndex(self)
@@ -141,8 +138,12 @@ class KeyedDmComposer(DmComposer):
                 shift = single[0][1].bit_length() - 1
                 if [bit for _p, bit, _n in single] == [1 << (shift + i) for i in range(len(single))]:
                     steps = min(len(single), PREFIX_STEPS)
-                    self._prefix[tid] = (shift, (1 << steps) - 1, [_MISSING] * (1 << steps),
-                                         (1 << len(single)) <= max_exact)
+                    self._prefix[tid] = (
+                        shift,
+                        (1 << steps) - 1,
+                        [_MISSING] * (1 << steps),
+                        (1 << len(single)) <= max_exact,
+                    )
         # (track, next step, read count) -> part: bounded by the catalog's size
         self._keyed: dict[tuple[Any, ...], Any] = {}
 
@@ -189,8 +190,7 @@ class KeyedDmComposer(DmComposer):
                 return None  # every step of the track is in the prefix: done
         return _BEYOND
 
-    def _keyed_miss(self, track_id: str, key: Any, ck: tuple[Any, ...]
-                    ) -> tuple[dict[str, Any], str] | None:
+    def _keyed_miss(self, track_id: str, key: Any, ck: tuple[Any, ...]) -> tuple[dict[str, Any], str] | None:
         shared = (self._version, self.lang, *ck)
         with _parts_lock:  # an LRU lookup reorders its entries: not safe without the lock
             part = _parts.get(shared, _MISSING)

@@ -25,14 +25,20 @@ class SlackDigestRenderer:
     cached composer of :mod:`bot.slack.views.plan_dm`), reminder DMs and the catalog watch's notice, as Block
     Kit :class:`Reply` values. Stateless; the composers it uses are cached per catalog."""
 
-    def channel_digest(self, catalog: Catalog, sub: SubscriptionLike,
-                       snapshot: Mapping[str, Sequence[str]] | None, lang: str,
-                       page_url: str | None = None) -> ChannelDigest:
+    def channel_digest(
+        self,
+        catalog: Catalog,
+        sub: SubscriptionLike,
+        snapshot: Mapping[str, Sequence[str]] | None,
+        lang: str,
+        page_url: str | None = None,
+    ) -> ChannelDigest:
         """:func:`bot.slack.views.digest.compose_channel_digest`."""
         return compose_channel_digest(catalog, sub, snapshot, lang=lang, page_url=page_url)
 
-    def dm_digest(self, catalog: Catalog, follows: Sequence[str], read: set[str],
-                  lang: str, minutes_per_week: int | None = None) -> Reply | None:
+    def dm_digest(
+        self, catalog: Catalog, follows: Sequence[str], read: set[str], lang: str, minutes_per_week: int | None = None
+    ) -> Reply | None:
         """The weekly DM: the next steps of the followed tracks that fit the reader's budget,
         ``minutes_per_week``, or the default (:data:`bot.domain.budget.DEFAULT_MINUTES`) when
         they set none; always at least one step

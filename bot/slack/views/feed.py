@@ -21,16 +21,18 @@ def feed_notice(posts: Sequence[SourcePost], feed_url: str, total_missing: int) 
     Escaped mrkdwn; links only to the feed's own post URLs; mentions nobody."""
     lines = [Mrkdwn("*The vLLM blog has {} post(s) the catalog does not hold yet:*").format(len(posts))]
     for post in posts[:MAX_LISTED]:
-        lines.append(Mrkdwn("• {} · {}").format(link(post.url, truncate(post.title, 200)),
-                                                post.date.isoformat()))
+        lines.append(Mrkdwn("• {} · {}").format(link(post.url, truncate(post.title, 200)), post.date.isoformat()))
     if len(posts) > MAX_LISTED:
         lines.append(Mrkdwn("… and {} more").format(len(posts) - MAX_LISTED))
     command = Mrkdwn("`vllm-path catalog import {} --write`").format(truncate(feed_url, 500))
-    how = Mrkdwn("Import them as drafts with {}, then write each summary in our own words and place "
-                 "the post in a track: `catalog check` refuses drafts, so nothing is published "
-                 "until a person has done that.").format(command)
+    how = Mrkdwn(
+        "Import them as drafts with {}, then write each summary in our own words and place "
+        "the post in a track: `catalog check` refuses drafts, so nothing is published "
+        "until a person has done that."
+    ).format(command)
     blocks: list[Any] = [section(Mrkdwn("\n").join(lines)), section(how)]
     if total_missing > len(posts):
-        blocks.append(context(Mrkdwn("{} more missing post(s) were announced before.").format(
-            total_missing - len(posts))))
+        blocks.append(
+            context(Mrkdwn("{} more missing post(s) were announced before.").format(total_missing - len(posts)))
+        )
     return make_reply(blocks, Mrkdwn("\n").join(lines))

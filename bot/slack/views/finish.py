@@ -15,16 +15,19 @@ MAX_FURTHER = 5
 """Further-reading posts listed by name (the track reply lists them all)."""
 
 
-def finish_text(catalog: Catalog, track_id: str, read: Collection[str], lang: str = "en",
-                finished: Collection[str] = ()) -> Mrkdwn:
+def finish_text(
+    catalog: Catalog, track_id: str, read: Collection[str], lang: str = "en", finished: Collection[str] = ()
+) -> Mrkdwn:
     """The finish message (escaped mrkdwn, under 3,000 characters): the essential steps covered,
     the further reading not read yet (up to :data:`MAX_FURTHER`, with reading times), and the next
     track (:func:`bot.domain.paths.next_track`, skipping the ``finished`` ones)."""
     ess = paths.essentials(catalog, track_id)
     minutes, _ = paths.total_minutes(catalog, ess)
     name = catalog.track(track_id).names.get(lang)
-    lines = [t("finish.done", lang, track=name, steps=len(ess), minutes=minutes),
-             t("finish.covered", lang, titles=", ".join(catalog.post(p).title for p in ess)[:900])]
+    lines = [
+        t("finish.done", lang, track=name, steps=len(ess), minutes=minutes),
+        t("finish.covered", lang, titles=", ".join(catalog.post(p).title for p in ess)[:900]),
+    ]
     done = {catalog.resolve_post_id(p) or p for p in read}
     more = [p for p in paths.further(catalog, track_id) if p not in done][:MAX_FURTHER]
     if more:
@@ -32,8 +35,9 @@ def finish_text(catalog: Catalog, track_id: str, read: Collection[str], lang: st
         for pid in more:
             post = catalog.post(pid)
             label = minutes_label(post, lang)
-            lines.append(Mrkdwn("• {}{}").format(read_link(catalog, post, lang),
-                                                 Mrkdwn(" · ") + label if label else Mrkdwn()))
+            lines.append(
+                Mrkdwn("• {}{}").format(read_link(catalog, post, lang), Mrkdwn(" · ") + label if label else Mrkdwn())
+            )
     nxt = paths.next_track(catalog, track_id, finished)
     if nxt is not None:
         lines.append(t("finish.next", lang, track=catalog.track(nxt).names.get(lang), track_id=nxt))

@@ -77,10 +77,13 @@ def track_modal(catalog: Catalog, track_id: str, reply: Reply, lang: str) -> dic
     """A track reply as a modal (``views.open`` / ``views.update`` payload): opened by *Open
     path* on App Home, redrawn in place when a button in it is pressed."""
     title = truncate(track_name(catalog, track_id, lang), MODAL_TITLE_MAX)
-    return {"type": "modal", "callback_id": f"track:{track_id}",
-            "title": {"type": "plain_text", "text": title},
-            "close": {"type": "plain_text", "text": as_plain(t("btn.close", lang))},
-            "blocks": reply.blocks[:100]}
+    return {
+        "type": "modal",
+        "callback_id": f"track:{track_id}",
+        "title": {"type": "plain_text", "text": title},
+        "close": {"type": "plain_text", "text": as_plain(t("btn.close", lang))},
+        "blocks": reply.blocks[:100],
+    }
 
 
 def home_view(catalog: Catalog, state: HomeState) -> dict:
@@ -89,10 +92,14 @@ def home_view(catalog: Catalog, state: HomeState) -> dict:
     blocks however much has been read."""
     lang = state.lang
     ids = ActionIds()
-    blocks: list[Block] = [header(t("home.header", lang)), context(t("catalog.version", lang, version=catalog.version)),
-                           *home_finished_blocks(catalog, state.finished, state.read, lang, state.picture_url,
-                                                 state.picture_track),  # issue 24: finished paths, minutes, picture
-                           section(t("home.following", lang))]
+    blocks: list[Block] = [
+        header(t("home.header", lang)),
+        context(t("catalog.version", lang, version=catalog.version)),
+        *home_finished_blocks(
+            catalog, state.finished, state.read, lang, state.picture_url, state.picture_track
+        ),  # issue 24: finished paths, minutes, picture
+        section(t("home.following", lang)),
+    ]
     follows = [tid for tid in state.follows if catalog.has_track(tid)]
     if not follows:
         blocks.append(section(t("home.none_followed", lang)))
@@ -101,21 +108,39 @@ def home_view(catalog: Catalog, state: HomeState) -> dict:
     others = [tr for tr in catalog.tracks if tr.id not in follows]
     if others:
         blocks += [divider(), section(t("home.other_tracks", lang))]
-        blocks += [actions([button(f"{as_plain(t('btn.follow', lang))}: {tr.names.get(lang)}", ids("follow"),
-                                   {"t": tr.id, "v": "home"}) for tr in others[start:start + 5]])
-                   for start in range(0, len(others), 5)]
-    blocks += [divider(), section(t("home.dm", lang)), _home_dm(state.dm, lang, ids),
-               divider(), section(t("home.channels", lang))]
+        blocks += [
+            actions(
+                [
+                    button(
+                        f"{as_plain(t('btn.follow', lang))}: {tr.names.get(lang)}",
+                        ids("follow"),
+                        {"t": tr.id, "v": "home"},
+                    )
+                    for tr in others[start : start + 5]
+                ]
+            )
+            for start in range(0, len(others), 5)
+        ]
+    blocks += [
+        divider(),
+        section(t("home.dm", lang)),
+        _home_dm(state.dm, lang, ids),
+        divider(),
+        section(t("home.channels", lang)),
+    ]
     subs = list(state.channel_subs)
     room = MAX_BLOCKS_VIEW - len(blocks) - 1
     if not subs:
         blocks.append(section(t("home.no_channels", lang)))
     else:
-        lines = [(Mrkdwn("<#{}> · ").format(Mrkdwn(s.channel_id)) if is_channel_id(s.channel_id)
-                  else Mrkdwn()) + subscription_line(catalog, s, lang) for s in subs]
+        lines = [
+            (Mrkdwn("<#{}> · ").format(Mrkdwn(s.channel_id)) if is_channel_id(s.channel_id) else Mrkdwn())
+            + subscription_line(catalog, s, lang)
+            for s in subs
+        ]
         packed = sections(lines)
         if len(packed) > room:
-            packed = [*packed[:room - 1], section(t("home.more", lang, n=len(subs)))]
+            packed = [*packed[: room - 1], section(t("home.more", lang, n=len(subs)))]
         blocks.extend(packed)
     return {"type": "home", "blocks": to_dicts(blocks, MAX_BLOCKS_VIEW)}
 
@@ -126,15 +151,17 @@ def _home_track(catalog: Catalog, tid: str, state: HomeState, ids: ActionIds) ->
     done, total = paths.progress(catalog, tid, state.read)
     nxt = paths.next_step(catalog, tid, state.read)
     filled = round(10 * done / total) if total else 0
-    line = Mrkdwn("*{}*  {} {}/{}\n").format(track_name(catalog, tid, lang), "▰" * filled + "▱" * (10 - filled),
-                                              done, total)
+    line = Mrkdwn("*{}*  {} {}/{}\n").format(
+        track_name(catalog, tid, lang), "▰" * filled + "▱" * (10 - filled), done, total
+    )
     if nxt is None:
         line += t("track.done", lang)
         accessory = button(t("btn.unfollow", lang), ids("unfollow"), {"t": tid, "v": "home"})
     else:
         line += t("track.next", lang, post=post_link(catalog, nxt.post, lang=lang))
-        accessory = button(t("btn.mark_read", lang), ids("mark_read"), {"p": nxt.post, "t": tid, "v": "home"},
-                           style="primary")
+        accessory = button(
+            t("btn.mark_read", lang), ids("mark_read"), {"p": nxt.post, "t": tid, "v": "home"}, style="primary"
+        )
     row = [button(t("btn.open_path", lang), ids("open_path"), {"t": tid, "v": "home"})]
     if nxt is not None:
         row.append(button(t("btn.unfollow", lang), ids("unfollow"), {"t": tid, "v": "home"}))

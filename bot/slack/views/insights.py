@@ -24,33 +24,63 @@ def funnel_line(catalog: Catalog, funnel: TrackFunnel, lang: str) -> Mrkdwn:
     """``*Speculative decoding* · 6 readers`` then ``6 → 5 → 4 → <4 …`` (readers reaching each step)."""
     steps = " → ".join(_count(n) for n in funnel.reached[:FUNNEL_STEPS])
     more = " …" if funnel.steps > FUNNEL_STEPS else ""
-    return t("stats.funnel", lang, track=track_name(catalog, funnel.track_id, lang),
-             readers=_count(funnel.readers), steps=funnel.steps, funnel=steps + more)
+    return t(
+        "stats.funnel",
+        lang,
+        track=track_name(catalog, funnel.track_id, lang),
+        readers=_count(funnel.readers),
+        steps=funnel.steps,
+        funnel=steps + more,
+    )
 
 
 def insights_blocks(catalog: Catalog, ins: Insights, lang: str) -> list[Block]:
     """The insights as blocks (header, activity, funnels, top posts, digest health)."""
     blocks: list[Block] = [header(t("stats.header", lang))]
-    blocks.append(section(t("stats.activity", lang, active=ins.readers_active, days=ACTIVE_DAYS,
-                            total=ins.readers_total, weeks=WEEKS, spark=ins.sparkline(),
-                            counts=" ".join(str(n) for _, n in ins.reads_per_week))))
+    blocks.append(
+        section(
+            t(
+                "stats.activity",
+                lang,
+                active=ins.readers_active,
+                days=ACTIVE_DAYS,
+                total=ins.readers_total,
+                weeks=WEEKS,
+                spark=ins.sparkline(),
+                counts=" ".join(str(n) for _, n in ins.reads_per_week),
+            )
+        )
+    )
     funnels = [f for f in ins.funnels if f.readers != 0]
     if funnels:
         blocks.append(section(t("stats.funnels", lang)))
         blocks.extend(sections([funnel_line(catalog, f, lang) for f in funnels])[:6])
     if ins.top_posts:
-        lines = [Mrkdwn("{}. {} · {}").format(i, post_link(catalog, p), t("stats.readers", lang, n=n))
-                 for i, (p, n) in enumerate(ins.top_posts, 1)]
+        lines = [
+            Mrkdwn("{}. {} · {}").format(i, post_link(catalog, p), t("stats.readers", lang, n=n))
+            for i, (p, n) in enumerate(ins.top_posts, 1)
+        ]
         blocks.append(section(t("stats.top", lang) + Mrkdwn("\n") + Mrkdwn("\n").join(lines)))
     else:
         blocks.append(section(t("stats.top_hidden", lang, n=MIN_READERS - 1)))
     if ins.channels:
         lines = []
         for ch in ins.channels:
-            where = Mrkdwn("<#{}>").format(Mrkdwn(ch.channel_id)) if is_channel_id(ch.channel_id) \
+            where = (
+                Mrkdwn("<#{}>").format(Mrkdwn(ch.channel_id))
+                if is_channel_id(ch.channel_id)
                 else Mrkdwn("`{}`").format(ch.channel_id)
-            line = t("stats.channel", lang, channel=where, active=ch.active, paused=ch.paused,
-                     sent=ch.sent, skipped=ch.skipped, failed=ch.failed)
+            )
+            line = t(
+                "stats.channel",
+                lang,
+                channel=where,
+                active=ch.active,
+                paused=ch.paused,
+                sent=ch.sent,
+                skipped=ch.skipped,
+                failed=ch.failed,
+            )
             if ch.reasons:
                 line += Mrkdwn(" · ") + t("stats.reasons", lang, reasons=", ".join(ch.reasons))
             lines.append(line)
@@ -62,7 +92,14 @@ def insights_blocks(catalog: Catalog, ins: Insights, lang: str) -> list[Block]:
 
 def insights_reply(catalog: Catalog, ins: Insights, lang: str) -> Reply:
     """The ``/vllm-path stats`` reply (ephemeral, for the admin who asked)."""
-    fallback = t("stats.activity", lang, active=ins.readers_active, days=ACTIVE_DAYS,
-                 total=ins.readers_total, weeks=WEEKS, spark=ins.sparkline(),
-                 counts=" ".join(str(n) for _, n in ins.reads_per_week))
+    fallback = t(
+        "stats.activity",
+        lang,
+        active=ins.readers_active,
+        days=ACTIVE_DAYS,
+        total=ins.readers_total,
+        weeks=WEEKS,
+        spark=ins.sparkline(),
+        counts=" ".join(str(n) for _, n in ins.reads_per_week),
+    )
     return make_reply(insights_blocks(catalog, ins, lang), fallback)

@@ -33,8 +33,7 @@ def read_link(catalog: Catalog, post: Post, lang: str = "en", *, bold: bool = Fa
         note = t("link.none", lang, archive=link(url, as_plain(t("link.archive", lang))))
     else:
         title = link(url, post.title)
-        note = (t("link.summary", lang, company=post.source.label()) if kind == "summary"
-                else Mrkdwn())
+        note = t("link.summary", lang, company=post.source.label()) if kind == "summary" else Mrkdwn()
     if bold:
         title = Mrkdwn("*{}*").format(title)
     return title + (Mrkdwn(" ") + note if note else Mrkdwn())

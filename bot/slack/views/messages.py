@@ -68,8 +68,9 @@ def _with_notice(notice: str | None, fallback: Mrkdwn) -> Mrkdwn:
     return Mrkdwn("{}\n{}").format(notice, fallback) if notice else fallback
 
 
-def _step_line(catalog: Catalog, number: int, step: Step, icon: str, lang: str, bold: bool,
-               track_id: str | None = None) -> Mrkdwn:
+def _step_line(
+    catalog: Catalog, number: int, step: Step, icon: str, lang: str, bold: bool, track_id: str | None = None
+) -> Mrkdwn:
     """``icon n. <post> · _level_``: a step as a track's path lists it; with ``track_id`` (the
     reader's reply) also its minutes and further-reading mark (:func:`bot.slack.views.plan.step_suffix`)."""
     text = read_link(catalog, catalog.post(step.post), lang, bold=bold)
@@ -78,13 +79,14 @@ def _step_line(catalog: Catalog, number: int, step: Step, icon: str, lang: str, 
 
 
 def _path_head(lang: str, start: int, end: int, total: int) -> list[str]:
-    """"The path:" and, on a page of a longer path, which steps it shows."""
+    """ "The path:" and, on a page of a longer path, which steps it shows."""
     showing = Mrkdwn("_{}_").format(t("track.showing", lang, first=start + 1, last=end, total=total))
     return [t("track.path", lang), showing] if start or end < total else [t("track.path", lang)]
 
 
-def _prereq_lines(catalog: Catalog, track_id: str, step: Step, lang: str,
-                  done: Collection[str | None] = frozenset()) -> list[Mrkdwn]:
+def _prereq_lines(
+    catalog: Catalog, track_id: str, step: Step, lang: str, done: Collection[str | None] = frozenset()
+) -> list[Mrkdwn]:
     """What to read first (the steps of ``after`` not in ``done``, the reader's read posts),
     what to know first and what to read after, for ``step``."""
     lines = []
@@ -139,9 +141,18 @@ def step_page(total: int, next_index: int | None, offset: int | None) -> int:
     return max(0, min(offset // STEPS_PER_PAGE * STEPS_PER_PAGE, last_page))
 
 
-def track_reply(catalog: Catalog, track_id: str, read: set[str], lang: str, *, followed: bool,
-                notice: str | None = None, shared: bool = False, offset: int | None = None,
-                path: Mrkdwn | None = None) -> Reply:
+def track_reply(
+    catalog: Catalog,
+    track_id: str,
+    read: set[str],
+    lang: str,
+    *,
+    followed: bool,
+    notice: str | None = None,
+    shared: bool = False,
+    offset: int | None = None,
+    path: Mrkdwn | None = None,
+) -> Reply:
     """A track's path in order with the reader's progress (read ✓, next →), the next step with its
     note and prerequisites, and buttons Mark read / Follow (or Unfollow) / Share to channel.
 
@@ -163,8 +174,11 @@ def track_reply(catalog: Catalog, track_id: str, read: set[str], lang: str, *, f
         return _shared_track_reply(catalog, track_id, lang, notice, offset)
     if notice:  # a notice is one click's answer: not worth keeping
         return _personal_track_reply(catalog, track_id, read, lang, followed, notice, offset, path)
-    return memo_reply(catalog, ("track", track_id, lang, frozenset(read), followed, offset, path),
-                      lambda: _personal_track_reply(catalog, track_id, read, lang, followed, None, offset, path))
+    return memo_reply(
+        catalog,
+        ("track", track_id, lang, frozenset(read), followed, offset, path),
+        lambda: _personal_track_reply(catalog, track_id, read, lang, followed, None, offset, path),
+    )
 
 
 @dataclass(frozen=True)
@@ -190,9 +204,16 @@ class _TrackPage:
         return bool(self.start or self.end < self.total)
 
 
-def _personal_track_reply(catalog: Catalog, track_id: str, read: Collection[str], lang: str,
-                          followed: bool, notice: str | None, offset: int | None,
-                          path: Mrkdwn | None = None) -> Reply:
+def _personal_track_reply(
+    catalog: Catalog,
+    track_id: str,
+    read: Collection[str],
+    lang: str,
+    followed: bool,
+    notice: str | None,
+    offset: int | None,
+    path: Mrkdwn | None = None,
+) -> Reply:
     """:func:`track_reply` for the reader (progress, buttons), built from the parts kept per
     catalog."""
     track = catalog.track(track_id)
@@ -206,28 +227,47 @@ def _personal_track_reply(catalog: Catalog, track_id: str, read: Collection[str]
 
     blocks: list[Block | dict] = [rendered(catalog, ("header", track_id), lambda: header(_title(track)))]
     blocks += [section(notice)] if notice else []
-    blocks.append(rendered(catalog, ("progress", lang, track_id, read_count), lambda: context(
-        t("track.progress", lang, read=read_count, total=total, version=catalog.version))))
+    blocks.append(
+        rendered(
+            catalog,
+            ("progress", lang, track_id, read_count),
+            lambda: context(t("track.progress", lang, read=read_count, total=total, version=catalog.version)),
+        )
+    )
     if path:  # issue 24: the essential path's length and the reader's finish day
         blocks.append(context(path))
-    blocks.append(rendered(catalog, ("description", lang, track_id),
-                           lambda: section(track.description.get(lang))))
+    blocks.append(rendered(catalog, ("description", lang, track_id), lambda: section(track.description.get(lang))))
     blocks += _step_blocks(page, steps)
     ids = ActionIds(page.end - page.start)
     blocks += _paging_blocks(page, ids)
     blocks.append(divider())
     if nxt is not None:
         unread_before = tuple(s.post for s in paths.read_before(catalog, track_id, nxt.post) if s.post not in done)
-        blocks.append(rendered(catalog, ("next_detail", lang, track_id, nxt.post, unread_before),
-                               lambda: section(_next_detail(catalog, track_id, nxt, lang, done))))
+        blocks.append(
+            rendered(
+                catalog,
+                ("next_detail", lang, track_id, nxt.post, unread_before),
+                lambda: section(_next_detail(catalog, track_id, nxt, lang, done)),
+            )
+        )
     else:
         blocks.append(rendered(catalog, ("done", lang), lambda: section(t("track.done", lang))))
     first_id = ids.peek()
-    blocks.append(rendered(catalog, ("buttons", lang, track_id, nxt.post if nxt else None, followed, first_id),
-                           lambda: _track_buttons(page, followed, first_id)))
-    fallback = memo(catalog, ("track_fallback", lang, track_id, nxt.post if nxt else None), lambda: Mrkdwn(
-        "{}: {}").format(track.names.get(lang),
-                         t("track.next", lang, post=catalog.post(nxt.post).title) if nxt else t("track.done", lang)))
+    blocks.append(
+        rendered(
+            catalog,
+            ("buttons", lang, track_id, nxt.post if nxt else None, followed, first_id),
+            lambda: _track_buttons(page, followed, first_id),
+        )
+    )
+    fallback = memo(
+        catalog,
+        ("track_fallback", lang, track_id, nxt.post if nxt else None),
+        lambda: Mrkdwn("{}: {}").format(
+            track.names.get(lang),
+            t("track.next", lang, post=catalog.post(nxt.post).title) if nxt else t("track.done", lang),
+        ),
+    )
     return make_reply(blocks, _with_notice(notice, fallback), "ephemeral")
 
 
@@ -237,8 +277,13 @@ def _step_blocks(page: _TrackPage, steps: Sequence[Step]) -> list[Block | dict]:
     catalog, lang, track_id = page.catalog, page.lang, page.track_id
     start, end, total = page.start, page.end, page.total
 
-    blocks: list[Block | dict] = [rendered(catalog, ("path_head", lang, track_id, start, page.paged),
-                                           lambda: section(Mrkdwn("\n").join(_path_head(lang, start, end, total))))]
+    blocks: list[Block | dict] = [
+        rendered(
+            catalog,
+            ("path_head", lang, track_id, start, page.paged),
+            lambda: section(Mrkdwn("\n").join(_path_head(lang, start, end, total))),
+        )
+    ]
     for i in range(start, end):
         step = steps[i]
         is_next = page.nxt is not None and step.post == page.nxt.post
@@ -247,12 +292,22 @@ def _step_blocks(page: _TrackPage, steps: Sequence[Step]) -> list[Block | dict]:
         def step_section(i: int = i, step: Step = step, state: str = state) -> Block:
             icon = {"read": ICON_READ, "next": ICON_NEXT, "unread": ICON_UNREAD}[state]
             kind = "mark_unread" if state == "read" else "mark_read"
-            return section(_step_line(catalog, i + 1, step, icon, lang, state == "next", track_id), accessory=button(
-                t("btn." + kind, lang), f"{kind}:{i - start}", {"p": step.post, "t": track_id, **page.view}))
+            return section(
+                _step_line(catalog, i + 1, step, icon, lang, state == "next", track_id),
+                accessory=button(
+                    t("btn." + kind, lang), f"{kind}:{i - start}", {"p": step.post, "t": track_id, **page.view}
+                ),
+            )
+
         blocks.append(rendered(catalog, ("step", lang, track_id, i, state, i - start), step_section))
     if end < total:
-        blocks.append(rendered(catalog, ("more_steps", lang, track_id, end),
-                               lambda: section(t("track.more_steps", lang, n=total - end))))
+        blocks.append(
+            rendered(
+                catalog,
+                ("more_steps", lang, track_id, end),
+                lambda: section(t("track.more_steps", lang, n=total - end)),
+            )
+        )
     return blocks
 
 
@@ -260,10 +315,22 @@ def _paging_blocks(page: _TrackPage, ids: ActionIds) -> list[Block | dict]:
     """The Earlier steps / More steps buttons of a paged track (none when it fits one page)."""
     if not page.paged:
         return []
-    earlier = [button(t("btn.earlier_steps", page.lang), ids("more_steps"), {
-        "t": page.track_id, "o": max(0, page.start - STEPS_PER_PAGE), **page.view})] if page.start else []
-    later = [button(t("btn.more_steps", page.lang), ids("more_steps"), {
-        "t": page.track_id, "o": page.end, **page.view})] if page.end < page.total else []
+    earlier = (
+        [
+            button(
+                t("btn.earlier_steps", page.lang),
+                ids("more_steps"),
+                {"t": page.track_id, "o": max(0, page.start - STEPS_PER_PAGE), **page.view},
+            )
+        ]
+        if page.start
+        else []
+    )
+    later = (
+        [button(t("btn.more_steps", page.lang), ids("more_steps"), {"t": page.track_id, "o": page.end, **page.view})]
+        if page.end < page.total
+        else []
+    )
     return [actions(earlier + later)]
 
 
@@ -272,9 +339,12 @@ def _track_buttons(page: _TrackPage, followed: bool, first_id: int) -> Block:
     ids, lang, view, track_id = ActionIds(first_id), page.lang, page.view, page.track_id
     row = []
     if page.nxt is not None:
-        row += [button(t("btn.mark_read", lang), ids("mark_read"), {"p": page.nxt.post, "t": track_id, **view},
-                       style="primary"),
-                button(t("btn.remind_next_week", lang), ids("remind"), {"p": page.nxt.post, "d": "next week", **view})]
+        row += [
+            button(
+                t("btn.mark_read", lang), ids("mark_read"), {"p": page.nxt.post, "t": track_id, **view}, style="primary"
+            ),
+            button(t("btn.remind_next_week", lang), ids("remind"), {"p": page.nxt.post, "d": "next week", **view}),
+        ]
     kind = "unfollow" if followed else "follow"
     row.append(button(t("btn." + kind, lang), ids(kind), {"t": track_id, **view}))
     row.append(button(t("btn.share", lang), ids("share"), {"t": track_id, **view}))
@@ -290,15 +360,17 @@ def _next_detail(catalog: Catalog, track_id: str, nxt: Step, lang: str, done: Co
         t("track.next", lang, post=post_link(catalog, nxt.post, lang=lang)),
         Mrkdwn("_{} · {} · {}_").format(
             t("step.position", lang, position=position, of=len(catalog.path(track_id)), track=track.names.get(lang)),
-            post.source.label(lang), post_date(post, lang))]
+            post.source.label(lang),
+            post_date(post, lang),
+        ),
+    ]
     if nxt.note:
         detail.append(nxt.note.get(lang))
     detail.extend(_prereq_lines(catalog, track_id, nxt, lang, done))
     return Mrkdwn("\n").join(detail)
 
 
-def _shared_track_reply(catalog: Catalog, track_id: str, lang: str, notice: str | None,
-                        offset: int | None) -> Reply:
+def _shared_track_reply(catalog: Catalog, track_id: str, lang: str, notice: str | None, offset: int | None) -> Reply:
     """The in-channel version of :func:`track_reply`: the path (first page) with no personal
     progress and no buttons; a long path says how many steps follow and which command shows
     them."""
@@ -310,21 +382,23 @@ def _shared_track_reply(catalog: Catalog, track_id: str, lang: str, notice: str 
     start = step_page(len(steps), None, offset)
     end = min(len(steps), start + STEPS_PER_PAGE)
     lines = _path_head(lang, start, end, len(steps)) + [
-        _step_line(catalog, i, s, ICON_UNREAD, lang, False) for i, s in enumerate(steps[start:end], start=start + 1)]
+        _step_line(catalog, i, s, ICON_UNREAD, lang, False) for i, s in enumerate(steps[start:end], start=start + 1)
+    ]
     more = t("track.more_steps", lang, n=len(steps) - end) if end < len(steps) else None
     tail = [more, Mrkdwn("`/vllm-path {}`").format(track_id)] if more else []
     blocks.extend(sections([*lines, *tail]))
     fallback = Mrkdwn("{}: {}{}").format(
-        track.names.get(lang), Mrkdwn(" > ").join(catalog.post(s.post).title for s in steps[:5]),
-        " …" if len(steps) > 5 else "")
+        track.names.get(lang),
+        Mrkdwn(" > ").join(catalog.post(s.post).title for s in steps[:5]),
+        " …" if len(steps) > 5 else "",
+    )
     return make_reply(blocks, _with_notice(notice, fallback), "in_channel")
 
 
 # --- next across followed tracks -----------------------------------------------------------------
 
 
-def next_reply(catalog: Catalog, follows: Sequence[str], read: set[str], lang: str,
-               notice: str | None = None) -> Reply:
+def next_reply(catalog: Catalog, follows: Sequence[str], read: set[str], lang: str, notice: str | None = None) -> Reply:
     """The reader's next read in each followed track (unknown track ids are skipped)."""
     follows = [tid for tid in follows if catalog.has_track(tid)]
     blocks: list[Block] = [header(t("next.header", lang))]
@@ -341,10 +415,22 @@ def next_reply(catalog: Catalog, follows: Sequence[str], read: set[str], lang: s
         if nxt is None:
             blocks.append(section(line := t("next.track_done", lang, track=name)))
         else:
-            line = t("next.track_line", lang, track=name, read=done, total=total,
-                     post=post_link(catalog, nxt.post, lang=lang))
+            line = t(
+                "next.track_line",
+                lang,
+                track=name,
+                read=done,
+                total=total,
+                post=post_link(catalog, nxt.post, lang=lang),
+            )
             note = Mrkdwn("\n{}").format(truncate(nxt.note.get(lang), 400)) if nxt.note else Mrkdwn()
-            blocks.append(section(line + note, accessory=button(
-                t("btn.mark_read", lang), ids("mark_read"), {"p": nxt.post, "t": tid, "v": "next"})))
+            blocks.append(
+                section(
+                    line + note,
+                    accessory=button(
+                        t("btn.mark_read", lang), ids("mark_read"), {"p": nxt.post, "t": tid, "v": "next"}
+                    ),
+                )
+            )
         fallback.append(line)
     return make_reply(blocks, Mrkdwn("\n").join(fallback))

@@ -84,5 +84,9 @@ def rendered(catalog: Catalog, key: Hashable, build: Callable[[], Block]) -> dic
 
 def cache_info(catalog: Catalog) -> dict[str, int]:
     """``{'parts': n, 'max_parts': m, 'replies': r, 'max_replies': M}`` for ``catalog``'s caches."""
-    return {"parts": len(_cache_of(catalog)), "max_parts": MAX_PARTS,
-            "replies": len(_cache_of(catalog, "replies")), "max_replies": MAX_REPLIES}
+    return {
+        "parts": len(_cache_of(catalog)),
+        "max_parts": MAX_PARTS,
+        "replies": len(_cache_of(catalog, "replies")),
+        "max_replies": MAX_REPLIES,
+    }

@@ -46,8 +46,15 @@ def step_suffix(catalog: Catalog, track_id: str, post_id: str, lang: str = "en")
     return Mrkdwn("").join(Mrkdwn(" · ") + p for p in parts if p)
 
 
-def path_line(catalog: Catalog, track_id: str, read: Collection[str], minutes_per_week: int | None,
-              today: dt.date, lang: str = "en", page_url: str | None = None) -> Mrkdwn:
+def path_line(
+    catalog: Catalog,
+    track_id: str,
+    read: Collection[str],
+    minutes_per_week: int | None,
+    today: dt.date,
+    lang: str = "en",
+    page_url: str | None = None,
+) -> Mrkdwn:
     """``Essential path: 6 steps · 84 min · at 30 min a week you finish around 29 Dec 2026``.
 
     The finish day counts the unread essential steps from ``today`` at ``minutes_per_week``
@@ -61,8 +68,15 @@ def path_line(catalog: Catalog, track_id: str, read: Collection[str], minutes_pe
     return memo(catalog, key, lambda: _path_line(catalog, track_id, read, minutes_per_week, today, lang, page_url))
 
 
-def _path_line(catalog: Catalog, track_id: str, read: Collection[str], minutes_per_week: int | None,
-               today: dt.date, lang: str, page_url: str | None) -> Mrkdwn:
+def _path_line(
+    catalog: Catalog,
+    track_id: str,
+    read: Collection[str],
+    minutes_per_week: int | None,
+    today: dt.date,
+    lang: str,
+    page_url: str | None,
+) -> Mrkdwn:
     ess = paths.essentials(catalog, track_id)
     minutes, _complete = paths.total_minutes(catalog, ess)
     if any(catalog.post(p).minutes for p in ess):
@@ -96,10 +110,16 @@ def plan_reply(catalog: Catalog, minutes_per_week: int | None, lang: str, *, cha
     elif changed_to == "off":
         head = pt("plan.off", lang, budget=per_week)
     else:
-        head = pt("plan.show", lang, budget=per_week,
-                  default=pt("plan.default", lang) if minutes_per_week is None else Mrkdwn())
-    lines = [pt("plan.week" if w == 1 else "plan.weeks", lang, track=tr.names.get(lang), minutes=m, weeks=w)
-             for tr, m, w in weeks_per_track(catalog, per_week)]
+        head = pt(
+            "plan.show",
+            lang,
+            budget=per_week,
+            default=pt("plan.default", lang) if minutes_per_week is None else Mrkdwn(),
+        )
+    lines = [
+        pt("plan.week" if w == 1 else "plan.weeks", lang, track=tr.names.get(lang), minutes=m, weeks=w)
+        for tr, m, w in weeks_per_track(catalog, per_week)
+    ]
     blocks = [section(head), section(Mrkdwn("\n").join(lines[:40]))]
     return make_reply(blocks, head)
 
@@ -109,8 +129,13 @@ def weeks_per_track(catalog: Catalog, minutes_per_week: int) -> list[tuple[Track
     out = []
     for tr in catalog.tracks:
         ess = paths.essentials(catalog, tr.id)
-        out.append((tr, paths.total_minutes(catalog, ess)[0],
-                    budgets.weeks_to_finish([catalog.post(p).minutes for p in ess], minutes_per_week)))
+        out.append(
+            (
+                tr,
+                paths.total_minutes(catalog, ess)[0],
+                budgets.weeks_to_finish([catalog.post(p).minutes for p in ess], minutes_per_week),
+            )
+        )
     return out
 
 
@@ -120,9 +145,14 @@ def minutes_read(catalog: Catalog, read: Collection[str]) -> int:
     return sum(catalog.post(p).minutes or 0 for p in ids)
 
 
-def home_finished_blocks(catalog: Catalog, finished: Mapping[str, dt.datetime], read: Collection[str],
-                         lang: str, picture_url: str | None = None,
-                         picture_track: str | None = None) -> list[Block]:
+def home_finished_blocks(
+    catalog: Catalog,
+    finished: Mapping[str, dt.datetime],
+    read: Collection[str],
+    lang: str,
+    picture_url: str | None = None,
+    picture_track: str | None = None,
+) -> list[Block]:
     """App Home's part about finishing: the finished tracks and the minutes read, then, when
     ``picture_url`` is given (the HTTP door has a public URL), an image block of the reader's
     path picture for ``picture_track``."""
@@ -144,10 +174,13 @@ def with_finished(reply: Reply, catalog: Catalog, counts: Mapping[str, int], lan
     in the workspace, in all and per track (``counts``: ``{track id: readers}``), within the
     message's block limit."""
     total = sum(counts.values())
-    per = ", ".join(f"{catalog.track(tid).names.get(lang)} {n}" for tid, n in
-                    sorted(counts.items(), key=lambda kv: -kv[1]) if catalog.has_track(tid))
+    per = ", ".join(
+        f"{catalog.track(tid).names.get(lang)} {n}"
+        for tid, n in sorted(counts.items(), key=lambda kv: -kv[1])
+        if catalog.has_track(tid)
+    )
     line = pt("stats.finished", lang, n=total, tracks=per or "–")
-    blocks = [*reply.blocks[:MAX_BLOCKS_MESSAGE - 1], context(line).to_dict()]
+    blocks = [*reply.blocks[: MAX_BLOCKS_MESSAGE - 1], context(line).to_dict()]
     return Reply(text=reply.text, blocks=blocks, response_type=reply.response_type)
 
 

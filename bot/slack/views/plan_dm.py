@@ -50,25 +50,32 @@ def _head(minutes_per_week: int, lang: str) -> list[Any]:
 def _step_section(catalog: Catalog, track_id: str, post_id: str, i: int, lang: str) -> Any:
     post = catalog.post(post_id)
     label = minutes_label(post, lang)
-    text = Mrkdwn("{}\n_{}{}_").format(read_link(catalog, post, lang, bold=True),
-                                      catalog.track(track_id).names.get(lang),
-                                      Mrkdwn(" · ") + label if label else Mrkdwn())
-    return section(text, accessory=button(t("btn.mark_read", lang), f"mark_read:{i}",
-                                          {"p": post_id, "t": track_id, **_VIEW}))
+    text = Mrkdwn("{}\n_{}{}_").format(
+        read_link(catalog, post, lang, bold=True),
+        catalog.track(track_id).names.get(lang),
+        Mrkdwn(" · ") + label if label else Mrkdwn(),
+    )
+    return section(
+        text, accessory=button(t("btn.mark_read", lang), f"mark_read:{i}", {"p": post_id, "t": track_id, **_VIEW})
+    )
 
 
 def _tail(catalog: Catalog, n: int, lang: str) -> list[Any]:
-    return [actions([button(t("btn.snooze", lang), f"snooze:{n}", _VIEW),
-                     button(t("btn.stop", lang), f"stop:{n + 1}", _VIEW)]),
-            context(t("digest.dm_footer", lang, version=catalog.version))]
+    return [
+        actions(
+            [button(t("btn.snooze", lang), f"snooze:{n}", _VIEW), button(t("btn.stop", lang), f"stop:{n + 1}", _VIEW)]
+        ),
+        context(t("digest.dm_footer", lang, version=catalog.version)),
+    ]
 
 
 def _fallback(catalog: Catalog, steps: Sequence[tuple[str, str]], lang: str) -> Mrkdwn:
     return t("digest.dm_fallback", lang, posts=Mrkdwn("; ").join(catalog.post(p).title for _t, p in steps))
 
 
-def budget_dm(catalog: Catalog, follows: Sequence[str], read: set[str], minutes_per_week: int,
-              lang: str = "en") -> Reply | None:
+def budget_dm(
+    catalog: Catalog, follows: Sequence[str], read: set[str], minutes_per_week: int, lang: str = "en"
+) -> Reply | None:
     """The DM for a reader following ``follows`` who read ``read``, at ``minutes_per_week``;
     None when nothing is left to read in the followed tracks."""
     steps = plan.plan_reader_week(catalog, follows, read, minutes_per_week)[:MAX_DM_STEPS]
@@ -112,8 +119,9 @@ class BudgetDmComposer(ReadBits):
         self._fallback_tpl = plain(t("digest.dm_fallback", lang, posts=Mrkdwn("{posts}")))
         self._titles: dict[str, str] = {}
 
-    def week(self, follows: Sequence[str], read: Iterable[str] | tuple[int, ...],
-             minutes_per_week: int) -> list[tuple[str, str]]:
+    def week(
+        self, follows: Sequence[str], read: Iterable[str] | tuple[int, ...], minutes_per_week: int
+    ) -> list[tuple[str, str]]:
         """This week's ``(track id, post id)`` steps, equal to
         :func:`bot.domain.plan.plan_reader_week` (at most :data:`MAX_DM_STEPS`)."""
         words = read if isinstance(read, tuple) else self.read_mask(read)
@@ -158,8 +166,9 @@ class BudgetDmComposer(ReadBits):
             title = self._titles[post_id] = plain(Mrkdwn.escape(self.catalog.post(post_id).title))
         return title
 
-    def compose(self, follows: Sequence[str], read: Iterable[str] | tuple[int, ...],
-                minutes_per_week: int = DEFAULT_MINUTES) -> Reply | None:
+    def compose(
+        self, follows: Sequence[str], read: Iterable[str] | tuple[int, ...], minutes_per_week: int = DEFAULT_MINUTES
+    ) -> Reply | None:
         """:func:`budget_dm` for a reader following ``follows`` who read ``read`` (post ids, or
         the words of :meth:`read_mask`) at ``minutes_per_week``; None when nothing is left."""
         steps = self.week(follows, read, minutes_per_week)

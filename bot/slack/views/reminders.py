@@ -24,8 +24,7 @@ MAX_LISTED = 20
 
 def when_label(day: date, at: str, zone: str, lang: str) -> Mrkdwn:
     """``Monday 2026-12-07 09:00 Europe/Berlin``: weekday, date, local time and zone, no brackets."""
-    return Mrkdwn("{} {} {} {}").format(weekday_name(day.weekday(), lang), day.isoformat(), at,
-                                        zone_label(zone))
+    return Mrkdwn("{} {} {} {}").format(weekday_name(day.weekday(), lang), day.isoformat(), at, zone_label(zone))
 
 
 def due_label(due_at: datetime, zone: str, lang: str) -> Mrkdwn:
@@ -35,29 +34,31 @@ def due_label(due_at: datetime, zone: str, lang: str) -> Mrkdwn:
 
 
 def _post(catalog: Catalog, post_id: str, lang: str) -> Mrkdwn:
-    return (post_link(catalog, post_id, lang=lang) if catalog.has_post(post_id)
-            else Mrkdwn("`{}`").format(post_id))
+    return post_link(catalog, post_id, lang=lang) if catalog.has_post(post_id) else Mrkdwn("`{}`").format(post_id)
 
 
-def reminder_set_notice(catalog: Catalog, reminder: Reminder, lang: str,
-                        before: Reminder | None = None) -> Mrkdwn:
-    """"I will remind you of <post> on Monday 2026-12-07 09:00 Asia/Kolkata." (escaped mrkdwn);
+def reminder_set_notice(catalog: Catalog, reminder: Reminder, lang: str, before: Reminder | None = None) -> Mrkdwn:
+    """ "I will remind you of <post> on Monday 2026-12-07 09:00 Asia/Kolkata." (escaped mrkdwn);
     with ``before`` (the pending reminder of that post it replaced, at another time) "… instead
     of <its time>"."""
     when = due_label(reminder.due_at, reminder.timezone, lang)
     if before is not None and before.due_at != reminder.due_at:
-        return t("remind.moved", lang, post=_post(catalog, reminder.post_id, lang), when=when,
-                 before=due_label(before.due_at, before.timezone, lang))
+        return t(
+            "remind.moved",
+            lang,
+            post=_post(catalog, reminder.post_id, lang),
+            when=when,
+            before=due_label(before.due_at, before.timezone, lang),
+        )
     return t("remind.set", lang, post=_post(catalog, reminder.post_id, lang), when=when)
 
 
 def reminder_cancelled_notice(catalog: Catalog, reminder: Reminder, lang: str) -> Mrkdwn:
-    """"Cancelled the reminder of <post>." (escaped mrkdwn)."""
+    """ "Cancelled the reminder of <post>." (escaped mrkdwn)."""
     return t("reminders.cancelled_post", lang, post=_post(catalog, reminder.post_id, lang))
 
 
-def reminders_reply(catalog: Catalog, reminders: Sequence[Reminder], lang: str,
-                    notice: str | None = None) -> Reply:
+def reminders_reply(catalog: Catalog, reminders: Sequence[Reminder], lang: str, notice: str | None = None) -> Reply:
     """The reader's pending reminders, soonest first, numbered (the ``n`` of ``reminders cancel
     <n>``), each with a *Cancel* button."""
     blocks: list[Block] = [header(t("reminders.header", lang))]
@@ -69,11 +70,16 @@ def reminders_reply(catalog: Catalog, reminders: Sequence[Reminder], lang: str,
     lines = []
     for i, r in enumerate(reminders[:MAX_LISTED]):
         # numbered as `/vllm-path reminders cancel <n>` counts them
-        line = Mrkdwn("{}. {} · {}").format(i + 1, due_label(r.due_at, r.timezone, lang),
-                                            _post(catalog, r.post_id, lang))
+        line = Mrkdwn("{}. {} · {}").format(
+            i + 1, due_label(r.due_at, r.timezone, lang), _post(catalog, r.post_id, lang)
+        )
         lines.append(line)
-        blocks.append(section(line, accessory=button(t("btn.cancel", lang), f"cancel_reminder:{i}",
-                                                     {"d": str(r.id), "v": "reminders"})))
+        blocks.append(
+            section(
+                line,
+                accessory=button(t("btn.cancel", lang), f"cancel_reminder:{i}", {"d": str(r.id), "v": "reminders"}),
+            )
+        )
     if len(reminders) > MAX_LISTED:
         blocks.append(context(t("home.more", lang, n=len(reminders))))
     return make_reply(blocks, Mrkdwn("\n").join(([Mrkdwn(notice)] if notice else []) + lines))
@@ -83,11 +89,13 @@ def reminder_message(catalog: Catalog, post_id: str, lang: str) -> Reply:
     """The reminder DM: the post, its summary and its place in its tracks, and *Mark read*."""
     post = catalog.post(post_id)
     lines = track_lines(catalog, post.id, lang)
-    blocks: list[Block] = [section(t("remind.dm", lang, post=post_link(catalog, post.id, bold=True, lang=lang))),
-              section(Mrkdwn("_{} · {}_\n{}").format(post_date(post, lang), post.source.label(lang),
-                                                     post.summary.get(lang)))]
+    blocks: list[Block] = [
+        section(t("remind.dm", lang, post=post_link(catalog, post.id, bold=True, lang=lang))),
+        section(Mrkdwn("_{} · {}_\n{}").format(post_date(post, lang), post.source.label(lang), post.summary.get(lang))),
+    ]
     if lines:
         blocks.extend(sections(lines))
-    blocks.append(actions([button(t("btn.mark_read", lang), "mark_read:0", {"p": post.id, "v": "digest-dm"},
-                                  style="primary")]))
+    blocks.append(
+        actions([button(t("btn.mark_read", lang), "mark_read:0", {"p": post.id, "v": "digest-dm"}, style="primary")])
+    )
     return make_reply(blocks, t("remind.dm", lang, post=post.title))

@@ -18,21 +18,33 @@ from bot.slack.views.messages import ICON_READ, MAX_RESULTS, ActionIds, track_na
 
 
 def _position_line(catalog: Catalog, post_id: str, lang: str) -> Mrkdwn:
-    """"step 3 of 9 in Speculative decoding · next: X" for each of the post's tracks."""
+    """ "step 3 of 9 in Speculative decoding · next: X" for each of the post's tracks."""
     parts = []
     for pos in paths.positions(catalog, post_id)[:3]:
-        where = t("step.position", lang, position=pos.position, of=pos.of,
-                  track=track_name(catalog, pos.track_id, lang))
+        where = t(
+            "step.position", lang, position=pos.position, of=pos.of, track=track_name(catalog, pos.track_id, lang)
+        )
         after = paths.read_after(catalog, pos.track_id, post_id)
-        nxt = t("step.next", lang, post=read_link(catalog, catalog.post(after[0].post), lang)) if after \
+        nxt = (
+            t("step.next", lang, post=read_link(catalog, catalog.post(after[0].post), lang))
+            if after
             else t("step.last", lang)
+        )
         parts.append(Mrkdwn("{} · {}").format(where, nxt))
     return Mrkdwn("\n").join(parts) if parts else t("search.not_in_track", lang)
 
 
-def search_reply(catalog: Catalog, query: str, result, read: set[str], lang: str,
-                 notice: str | None = None, suggestion: str | None = None,
-                 header: str | None = None, view: str | None = None) -> Reply:
+def search_reply(
+    catalog: Catalog,
+    query: str,
+    result,
+    read: set[str],
+    lang: str,
+    notice: str | None = None,
+    suggestion: str | None = None,
+    header: str | None = None,
+    view: str | None = None,
+) -> Reply:
     """One page of matching posts (at most :data:`MAX_RESULTS`; the matcher stops where the
     matches stop), each with a way to read it, its place in its tracks, *Mark read* and an
     *Open path* button for its first track; a *More results* button when more good matches
@@ -71,13 +83,15 @@ def search_reply(catalog: Catalog, query: str, result, read: set[str], lang: str
         footer.insert(0, t(count_key, lang, first=offset + 1, last=offset + len(shown), total=total))
     blocks.append(context(*footer))
     if offset + len(shown) < total:
-        blocks.append(actions([button(t("btn.more_results", lang), ids("more_results"),
-                                      {"v": view, "o": offset + len(shown)})]))
+        blocks.append(
+            actions([button(t("btn.more_results", lang), ids("more_results"), {"v": view, "o": offset + len(shown)})])
+        )
     return make_reply(blocks, Mrkdwn("\n").join(fallback))
 
 
-def _no_results(catalog: Catalog, result, query: str, shown_query: str, lang: str, blocks: list[Block],
-                suggestion: str | None) -> Reply:
+def _no_results(
+    catalog: Catalog, result, query: str, shown_query: str, lang: str, blocks: list[Block], suggestion: str | None
+) -> Reply:
     """The reply to a search with no results (see :func:`search_reply`), after ``blocks``."""
     link_result = getattr(result, "link", None)
     if link_result is not None and link_result.status == "unknown":
@@ -92,24 +106,32 @@ def _no_results(catalog: Catalog, result, query: str, shown_query: str, lang: st
     if suggestion:
         blocks.append(section(suggestion))
     blocks.append(context(t("didyoumean.help", lang)))
-    return make_reply(blocks, Mrkdwn("\n").join(Mrkdwn(text.text) for b in blocks
-                                                   if (text := getattr(b, "text", None))))
+    return make_reply(
+        blocks, Mrkdwn("\n").join(Mrkdwn(text.text) for b in blocks if (text := getattr(b, "text", None)))
+    )
 
 
-def _match_blocks(catalog: Catalog, post: Post, read: bool, lang: str, ids: ActionIds,
-                  page: dict, view: str) -> list[Block]:
+def _match_blocks(
+    catalog: Catalog, post: Post, read: bool, lang: str, ids: ActionIds, page: dict, view: str
+) -> list[Block]:
     """One matching post: its section (with Mark read or Mark unread) and its buttons."""
     text = Mrkdwn("{}{}\n_{} · {} · `{}`_\n{}\n{}").format(
-        Mrkdwn(ICON_READ + " " if read else ""), read_link(catalog, post, lang, bold=True), post.source.label(lang),
-        post_date(post, lang), post.id, truncate(post.summary.get(lang), 300),
-        _position_line(catalog, post.id, lang))
+        Mrkdwn(ICON_READ + " " if read else ""),
+        read_link(catalog, post, lang, bold=True),
+        post.source.label(lang),
+        post_date(post, lang),
+        post.id,
+        truncate(post.summary.get(lang), 300),
+        _position_line(catalog, post.id, lang),
+    )
     kind = "mark_unread" if read else "mark_read"
     blocks: list[Block] = [section(text, accessory=button(t("btn." + kind, lang), ids(kind), {"p": post.id, **page}))]
     tracks = catalog.tracks_of(post.id)
     row = []
     if tracks:
         label = Mrkdwn("{}：{}" if lang == "zh" else "{}: {}").format(
-            t("btn.open_path", lang), track_name(catalog, tracks[0], lang))
+            t("btn.open_path", lang), track_name(catalog, tracks[0], lang)
+        )
         row.append(button(label, ids("open_path"), {"t": tracks[0], "v": view}))
     if not read:
         row.append(button(t("btn.remind_next_week", lang), ids("remind"), {"p": post.id, "d": "next week", **page}))

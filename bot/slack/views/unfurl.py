@@ -43,8 +43,13 @@ def track_lines(catalog: Catalog, post_id: str, lang: str) -> list[Mrkdwn]:
     out = []
     for tid in catalog.tracks_of(post_id)[:MAX_TRACKS]:
         order = catalog.order(tid)
-        where = t("step.position", lang, position=order.index(post_id) + 1, of=len(order),
-                  track=track_name(catalog, tid, lang))
+        where = t(
+            "step.position",
+            lang,
+            position=order.index(post_id) + 1,
+            of=len(order),
+            track=track_name(catalog, tid, lang),
+        )
         parts = [Mrkdwn("*{}*").format(where)]
         before = _neighbour(catalog, tid, post_id, -1, lang)
         if before is not None:
@@ -61,20 +66,26 @@ def post_unfurl(catalog: Catalog, post_id: str, lang: str) -> dict[str, Any]:
     post = catalog.post(post_id)
     ids = iter(range(100))
     head = Mrkdwn("*{}*\n_{} · {}_\n{}").format(
-        link(catalog.url_of(post), post.title), post_date(post, lang), post.source.label(lang),
-        truncate(" ".join(post.summary.get(lang).split()), SUMMARY_CHARS))
+        link(catalog.url_of(post), post.title),
+        post_date(post, lang),
+        post.source.label(lang),
+        truncate(" ".join(post.summary.get(lang).split()), SUMMARY_CHARS),
+    )
     blocks: list[Any] = [section(head)]
     lines = track_lines(catalog, post.id, lang)
     blocks.append(section(Mrkdwn("\n").join(lines)) if lines else context(t("search.not_in_track", lang)))
-    buttons = [button(t("btn.mark_read", lang), f"mark_read:{next(ids)}", {"p": post.id, "v": VIEW},
-                      style="primary")]
+    buttons = [button(t("btn.mark_read", lang), f"mark_read:{next(ids)}", {"p": post.id, "v": VIEW}, style="primary")]
     tracks = catalog.tracks_of(post.id)[:MAX_TRACKS]
     for tid in tracks:
-        label = t("btn.follow", lang) if len(tracks) == 1 else \
-            Mrkdwn("{}: {}").format(t("btn.follow", lang), track_name(catalog, tid, lang))
+        label = (
+            t("btn.follow", lang)
+            if len(tracks) == 1
+            else Mrkdwn("{}: {}").format(t("btn.follow", lang), track_name(catalog, tid, lang))
+        )
         buttons.append(button(label, f"follow:{next(ids)}", {"t": tid, "p": post.id, "v": VIEW}))
-    buttons.append(button(t("btn.remind_next_week", lang), f"remind:{next(ids)}",
-                          {"p": post.id, "v": VIEW, "d": REMIND_NEXT_WEEK}))
+    buttons.append(
+        button(t("btn.remind_next_week", lang), f"remind:{next(ids)}", {"p": post.id, "v": VIEW, "d": REMIND_NEXT_WEEK})
+    )
     blocks.append(actions(buttons))
     blocks.append(context(t("unfurl.footer", lang, version=catalog.version)))
     return {"blocks": to_dicts(blocks)}

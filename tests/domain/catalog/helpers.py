@@ -24,14 +24,23 @@ def catalog_copy(dest: Path) -> Path:
         first = f"{m.group(1)}-{m.group(2)}-01"
         return m.group(0) if m.group(3) >= first else m.group(0).replace(m.group(3), first)
 
-    text = re.sub(r"^## (\d{4})\.(\d{2})\.\d+ — (\d{4}-\d{2}-\d{2})", fix,
-                  changelog.read_text(encoding="utf-8"), flags=re.MULTILINE)
+    text = re.sub(
+        r"^## (\d{4})\.(\d{2})\.\d+ — (\d{4}-\d{2}-\d{2})",
+        fix,
+        changelog.read_text(encoding="utf-8"),
+        flags=re.MULTILINE,
+    )
     changelog.write_text(text, encoding="utf-8")
     return dest
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
     """Run ``vllm-path ARGS`` in a subprocess (the real entry point), capturing its output."""
-    return subprocess.run([sys.executable, "-m", "bot.cli.main", *args], check=False, capture_output=True,
-                          text=True,
-                          cwd=REPO, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "bot.cli.main", *args],
+        check=False,
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=300,
+    )

@@ -31,8 +31,12 @@ def edit_yaml(path: Path, change) -> None:
 
 
 def check_cli(folder: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "bot.cli.main", "catalog", "check", str(folder)],
-                          capture_output=True, text=True, cwd=REPO)
+    return subprocess.run(
+        [sys.executable, "-m", "bot.cli.main", "catalog", "check", str(folder)],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+    )
 
 
 def errors_of(folder: Path) -> list[str]:
@@ -66,6 +70,7 @@ def test_duplicate_title_and_url(copy: Path):
     def dup(d):
         d[1]["title"] = d[0]["title"]
         d[1]["url"] = d[0]["url"]
+
     edit_yaml(copy / "posts/elsewhere.yaml", dup)
     errors = errors_of(copy)
     assert any(": title: duplicate title" in e for e in errors)
@@ -82,6 +87,7 @@ def test_a_cycle(copy: Path):
     def make_cycle(d):
         steps = {s["post"]: s for s in d["steps"]}
         steps["laguna-xs2-dflash-llm-compressor"]["after"] = ["p-eagle"]
+
     edit_yaml(copy / "tracks/spec.yaml", make_cycle)
     errors = errors_of(copy)
     cycle = [e for e in errors if "cycle in the path" in e]

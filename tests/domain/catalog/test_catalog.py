@@ -91,7 +91,9 @@ def test_every_post_of_the_blog_snapshot_is_in_the_catalog_once_with_its_facts(e
         post = by_url[url][0]
         # The blog writes a few titles with no-break spaces; the catalog keeps the seed's spaces.
         assert (unicodedata.normalize("NFKC", post["title"]), post["published"]) == (
-            unicodedata.normalize("NFKC", title), date), url
+            unicodedata.normalize("NFKC", title),
+            date,
+        ), url
         assert post["blog_tags"] == [t for t in tags.split(",") if t], url
         assert post["tracks"], url
         if authors:  # the front matter names its authors: the catalog keeps them

@@ -53,8 +53,9 @@ def test_diff_text_output():
 def test_diff_by_git_revision():
     if not (REPO / ".git").exists() or shutil.which("git") is None:
         pytest.skip("not a git checkout")
-    found = subprocess.run(["git", "log", "--format=%H", "--", "catalog/manifest.yaml"], cwd=REPO,
-                           capture_output=True, text=True)
+    found = subprocess.run(
+        ["git", "log", "--format=%H", "--", "catalog/manifest.yaml"], cwd=REPO, capture_output=True, text=True
+    )
     if found.returncode != 0 or len(found.stdout.split()) < 2:
         pytest.skip("shallow clone: the 2026.11.0 commit is not in the history")
     result = CliRunner().invoke(main, ["catalog", "diff", "2026.11.0", str(V2), "--json"])
@@ -70,8 +71,9 @@ def test_diff_from_2026_12_0_to_the_repo_catalog_lists_the_whole_blog_backfill()
     data = json.loads(result.output)
     assert data["old_version"] == "2026.12.0"
     assert len(data["posts_added"]) == 50
-    assert {"vllm-pagedattention-launch", "anatomy-of-vllm", "struct-decode-intro",
-            "extract-hidden-states"} <= set(data["posts_added"])
+    assert {"vllm-pagedattention-launch", "anatomy-of-vllm", "struct-decode-intro", "extract-hidden-states"} <= set(
+        data["posts_added"]
+    )
     assert data["posts_removed"] == [] and data["posts_renamed"] == []
     # anatomy-of-vllm joined spec in 2026.12.1 and left it in 2026.12.5 (spec names the internals
     # track in `before` instead); extract-hidden-states stays.

@@ -73,8 +73,10 @@ def test_every_linked_blog_post_is_counted_and_nothing_else(exported):
         assert sources[raw["id"]]["minutes_source"] != "counted", raw["id"]
 
 
-@pytest.mark.skipif(not os.environ.get("VLLM_PATH_BLOG_SOURCE"),
-                    reason="set VLLM_PATH_BLOG_SOURCE to a checkout of vllm-project/vllm-project.github.io")
+@pytest.mark.skipif(
+    not os.environ.get("VLLM_PATH_BLOG_SOURCE"),
+    reason="set VLLM_PATH_BLOG_SOURCE to a checkout of vllm-project/vllm-project.github.io",
+)
 def test_counted_minutes_agree_with_the_blog_source(exported):
     posts_dir = Path(os.environ["VLLM_PATH_BLOG_SOURCE"]) / "_posts"
     by_path = {}
@@ -139,6 +141,7 @@ def test_minutes_and_their_source_go_together(copy: Path):
     def drop(d):
         next(p for p in d if p["id"] == "spec-decode").pop("minutes_source")
         next(p for p in d if p["id"] == "p-eagle").pop("minutes")
+
     edit(copy / "posts/vllm-blog.yaml", drop)
     found = errors(copy)
     assert any("post 'spec-decode'" in e and "minutes needs minutes_source" in e for e in found), found
@@ -159,6 +162,7 @@ def test_at_most_ninety_minutes_of_essentials(copy: Path):
     def more(d):
         for pid in ("kv-offloading-connector", "vllm-hpc-ops"):
             step_of(d, pid).update(essential=True)
+
     edit(copy / "tracks/internals.yaml", more)
     assert_refused(copy, "tracks/internals.yaml: track 'internals': essential", "94 minutes; at most 90")
 
@@ -191,8 +195,9 @@ def test_a_bilingual_track_needs_a_chinese_reason(copy: Path):
     assert_refused(copy, "tracks/spec.yaml: track 'spec': essentials_reason.zh")
 
 
-@pytest.mark.parametrize("before, words", [(["no-such-track"], "unknown track"),
-                                           (["spec"], "cannot be read before itself")])
+@pytest.mark.parametrize(
+    "before, words", [(["no-such-track"], "unknown track"), (["spec"], "cannot be read before itself")]
+)
 def test_unknown_or_self_before(copy: Path, before: list[str], words: str):
     edit(copy / "tracks/spec.yaml", lambda d: d.update(before=before))
     assert_refused(copy, "tracks/spec.yaml: track 'spec': before", words)

@@ -51,8 +51,11 @@ def urlless(root: Path) -> dict:
 
 
 def snapshot(root: Path) -> dict[str, str]:
-    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 def fill_url(post: dict) -> str:
@@ -65,16 +68,24 @@ def make_feed(root: Path) -> str:
     # The catalog's title, typed differently (case, curly quotes): matched after normalising.
     fill_title = target["title"].upper().replace("'", "’")
     entries = [
-        (NEW_TITLE, NEW_URL, "2026-12-01T09:00:00+00:00", ["Ada Lovelace", "Alan Turing"],
-         ["moe", "expert-parallelism"]),
-        (fill_title, BLOG + fill_url(target), "2026-09-10T00:00:00-07:00", ["Grace Hopper"],
-         ["performance"]),
+        (
+            NEW_TITLE,
+            NEW_URL,
+            "2026-12-01T09:00:00+00:00",
+            ["Ada Lovelace", "Alan Turing"],
+            ["moe", "expert-parallelism"],
+        ),
+        (fill_title, BLOG + fill_url(target), "2026-09-10T00:00:00-07:00", ["Grace Hopper"], ["performance"]),
         (ZH_TITLE, ZH_URL, "2026-12-02T00:00:00+08:00", ["李雷"], ["structured-output"]),
     ]
-    parts = ['<?xml version="1.0" encoding="utf-8"?>',
-             '<feed xmlns="http://www.w3.org/2005/Atom">',
-             '<title>vLLM Blog</title>', f'<link href="{BLOG}/feed.xml" rel="self"/>',
-             '<updated>2026-12-02T00:00:00+00:00</updated>', f'<id>{BLOG}/feed.xml</id>']
+    parts = [
+        '<?xml version="1.0" encoding="utf-8"?>',
+        '<feed xmlns="http://www.w3.org/2005/Atom">',
+        "<title>vLLM Blog</title>",
+        f'<link href="{BLOG}/feed.xml" rel="self"/>',
+        "<updated>2026-12-02T00:00:00+00:00</updated>",
+        f"<id>{BLOG}/feed.xml</id>",
+    ]
     for title, url, date, authors, tags in entries:
         parts.append("<entry>")
         parts.append(f'<title type="html">{escape(title)}</title>')
@@ -96,12 +107,15 @@ def make_posts(tmp: Path, root: Path) -> Path:
     posts.mkdir(parents=True)
     (posts / "2026-12-01-elastic-ep-scaling.md").write_text(
         f'---\nlayout: post\ntitle: "{NEW_TITLE}"\nauthor: "Ada Lovelace, and Alan Turing"\n'
-        "tags:\n  - moe\n  - expert-parallelism\n---\nBody.\n", encoding="utf-8")
+        "tags:\n  - moe\n  - expert-parallelism\n---\nBody.\n",
+        encoding="utf-8",
+    )
     (posts / f"2026-09-10-{target['id']}.md").write_text(
-        f"---\ntitle: {json.dumps(target['title'])}\nauthor: Grace Hopper\ntags: performance\n---\n",
-        encoding="utf-8")
+        f"---\ntitle: {json.dumps(target['title'])}\nauthor: Grace Hopper\ntags: performance\n---\n", encoding="utf-8"
+    )
     (posts / "2026-12-02-structured-decoding-ueberblick.md").write_text(
-        f'---\ntitle: "{ZH_TITLE}"\nauthor: 李雷\ntags: structured-output\n---\n', encoding="utf-8")
+        f'---\ntitle: "{ZH_TITLE}"\nauthor: 李雷\ntags: structured-output\n---\n', encoding="utf-8"
+    )
     (posts / "2026-12-03-broken.md").write_text("---\ntitle: [unclosed\n---\n", encoding="utf-8")
     (posts / "README.txt").write_text("not a post", encoding="utf-8")
     return tmp / "blog"
@@ -121,12 +135,18 @@ def assert_plan(data: dict, root: Path, skipped_origin: str, counted: bool = Fal
     assert set(new) == {NEW_TITLE, ZH_TITLE}
     ep = new[NEW_TITLE]
     assert (ep["id"], ep["url"], ep["published"]) == (
-        "elastic-ep-scaling", "/2026/12/01/elastic-ep-scaling.html", "2026-12-01")
+        "elastic-ep-scaling",
+        "/2026/12/01/elastic-ep-scaling.html",
+        "2026-12-01",
+    )
     assert ep["authors"] == ["Ada Lovelace", "Alan Turing"]
     assert ep["tags"] == ["moe", "expert-parallelism"]
     zh = new[ZH_TITLE]
     assert (zh["id"], zh["url"], zh["published"]) == (
-        "structured-decoding-ueberblick", "/2026/12/02/structured-decoding-ueberblick.html", "2026-12-02")
+        "structured-decoding-ueberblick",
+        "/2026/12/02/structured-decoding-ueberblick.html",
+        "2026-12-02",
+    )
     assert zh["authors"] == ["李雷"]
     for post in new.values():
         for guess in post["tracks"]:
@@ -151,7 +171,9 @@ def assert_written(root: Path, before: dict[str, str], original_posts: str, coun
     assert changed == {DRAFTS_FILE, "posts/vllm-blog.yaml"}
     drafts = yaml.safe_load((root / DRAFTS_FILE).read_text(encoding="utf-8"))
     assert [(d["id"], d["title"], d["status"]) for d in drafts] == [
-        ("elastic-ep-scaling", NEW_TITLE, "draft"), ("structured-decoding-ueberblick", ZH_TITLE, "draft")]
+        ("elastic-ep-scaling", NEW_TITLE, "draft"),
+        ("structured-decoding-ueberblick", ZH_TITLE, "draft"),
+    ]
     assert all("summary" not in d for d in drafts)
     assert all(d.get("minutes") == (1 if counted else None) for d in drafts)
     assert all(d.get("minutes_source") == ("counted" if counted else None) for d in drafts)
@@ -159,15 +181,31 @@ def assert_written(root: Path, before: dict[str, str], original_posts: str, coun
     new_lines = (root / "posts/vllm-blog.yaml").read_text(encoding="utf-8").splitlines()
     if counted:  # the reading time goes right before the post's tags, and nowhere else
         at = new_lines.index("  minutes: 1", new_lines.index(f"- id: {target_before['id']}"))
-        assert new_lines[at - 2:at + 3] == ["  source:", "    kind: vllm-blog", "  minutes: 1",
-                                            "  minutes_source: counted", "  tags:"]
+        assert new_lines[at - 2 : at + 3] == [
+            "  source:",
+            "    kind: vllm-blog",
+            "  minutes: 1",
+            "  minutes_source: counted",
+            "  tags:",
+        ]
         assert new_lines.count("  minutes_source: counted") == old_lines.count("  minutes_source: counted") + 1
-        del new_lines[at:at + 2]
-    diff = [line for line in difflib.unified_diff(old_lines, new_lines, lineterm="", n=0)
-            if line[:1] in "+-" and not line.startswith(("+++", "---"))]
-    assert diff == ["-  url: null", "-  published:", "-    from: '2026-08-14'", "-    to: '2026-11-30'",
-                    "-  authors: []", f"+  url: {fill_url(target_before)}", "+  published: '2026-09-10'",
-                    "+  authors:", "+  - Grace Hopper"]
+        del new_lines[at : at + 2]
+    diff = [
+        line
+        for line in difflib.unified_diff(old_lines, new_lines, lineterm="", n=0)
+        if line[:1] in "+-" and not line.startswith(("+++", "---"))
+    ]
+    assert diff == [
+        "-  url: null",
+        "-  published:",
+        "-    from: '2026-08-14'",
+        "-    to: '2026-11-30'",
+        "-  authors: []",
+        f"+  url: {fill_url(target_before)}",
+        "+  published: '2026-09-10'",
+        "+  authors:",
+        "+  - Grace Hopper",
+    ]
     filled = {p["id"]: p for p in yaml.safe_load((root / "posts/vllm-blog.yaml").read_text(encoding="utf-8"))}
     assert filled[target_before["id"]]["url"] == fill_url(target_before)
     # catalog check refuses exactly the two drafts, naming file, entry and field.
@@ -178,7 +216,8 @@ def assert_written(root: Path, before: dict[str, str], original_posts: str, coun
         f"{DRAFTS_FILE}: post '{pid}': status: draft {title!r} cannot be published: write its summary "
         "(summary.en, and summary.zh on a bilingual track), make it a step of a track, then remove "
         "'status: draft'"
-        for pid, title in (("elastic-ep-scaling", NEW_TITLE), ("structured-decoding-ueberblick", ZH_TITLE)))
+        for pid, title in (("elastic-ep-scaling", NEW_TITLE), ("structured-decoding-ueberblick", ZH_TITLE))
+    )
 
 
 def run_twice(root: Path, source: str, skipped_origin: str, tmp_path: Path, counted: bool = False) -> None:
@@ -259,6 +298,7 @@ def served(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     """A real HTTP server on 127.0.0.1 serving ``tmp_path/www``: ``(base URL, folder)``."""
     www = tmp_path / "www"
     www.mkdir()
+
     def handler(*a: Any, **k: Any) -> _Quiet:
         return _Quiet(*a, directory=str(www), **k)
 
@@ -286,8 +326,11 @@ def test_feed_url_errors_write_nothing(copy: Path, served: tuple[str, Path]):
         s.bind(("127.0.0.1", 0))
         closed = f"http://127.0.0.1:{s.getsockname()[1]}/feed.xml"
     before = snapshot(copy)
-    for url, reason in ((f"{base}/missing.xml", "HTTP 404"), (f"{base}/cut.xml?token=secret", "not a well-formed feed"),
-                        (closed, "unreachable")):
+    for url, reason in (
+        (f"{base}/missing.xml", "HTTP 404"),
+        (f"{base}/cut.xml?token=secret", "not a well-formed feed"),
+        (closed, "unreachable"),
+    ):
         result = run_cli("catalog", "import", url, "--catalog", str(copy), "--write")
         assert result.returncode == 1, url
         assert reason in result.stderr and "nothing written" in result.stderr
@@ -301,9 +344,11 @@ def test_a_published_value_is_never_changed_a_conflict_is_reported(copy: Path, t
     feed = tmp_path / "feed.xml"
     feed.write_text(
         '<?xml version="1.0" encoding="utf-8"?><feed xmlns="http://www.w3.org/2005/Atom"><title>t</title>'
-        f'<id>x</id><updated>2026-12-01T00:00:00Z</updated><entry><title>{escape(known.title)}</title>'
+        f"<id>x</id><updated>2026-12-01T00:00:00Z</updated><entry><title>{escape(known.title)}</title>"
         f'<link href="{BLOG}/2030/01/01/moved.html"/><id>y</id><published>2030-01-01T00:00:00Z</published>'
-        "</entry></feed>", encoding="utf-8")
+        "</entry></feed>",
+        encoding="utf-8",
+    )
     before = snapshot(copy)
     data = imported(copy, str(feed), "--write")
     assert data["new_posts"] == [] and data["fills"] == []
@@ -322,16 +367,22 @@ def test_missing_posts_for_the_feed_watch(copy: Path):
     # Every post of the catalog is known to the watch: a feed of them all is "nothing missing".
     entries = "".join(
         f"<entry><title>{escape(p.title)}</title><link href='{cat.url_of(p) or BLOG + '/x/' + p.id}'/>"
-        f"<id>{p.id}</id><published>2026-01-01T00:00:00Z</published></entry>" for p in cat.posts)
-    full = (f'<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>t</title><id>i</id>'
-            f"<updated>2026-01-01T00:00:00Z</updated>{entries}</feed>")
+        f"<id>{p.id}</id><published>2026-01-01T00:00:00Z</published></entry>"
+        for p in cat.posts
+    )
+    full = (
+        f'<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>t</title><id>i</id>'
+        f"<updated>2026-01-01T00:00:00Z</updated>{entries}</feed>"
+    )
     assert missing_posts(full, cat) == []
 
 
 def test_rss_dates_keep_their_own_day():
-    rss = ("<?xml version='1.0'?><rss version='2.0'><channel><title>t</title><link>https://b.example/</link>"
-           "<description>d</description><item><title>Late post</title><link>https://b.example/p</link>"
-           "<pubDate>Tue, 01 Dec 2026 23:30:00 -0800</pubDate><category>rl</category></item></channel></rss>")
+    rss = (
+        "<?xml version='1.0'?><rss version='2.0'><channel><title>t</title><link>https://b.example/</link>"
+        "<description>d</description><item><title>Late post</title><link>https://b.example/p</link>"
+        "<pubDate>Tue, 01 Dec 2026 23:30:00 -0800</pubDate><category>rl</category></item></channel></rss>"
+    )
     posts, skipped = parse_feed(rss)
     assert skipped == []
     assert [(p.title, p.date.isoformat(), p.tags) for p in posts] == [("Late post", "2026-12-01", ("rl",))]
@@ -348,10 +399,24 @@ def test_likely_tracks_come_from_tags_and_similar_posts(copy: Path):
     from bot.cli.importer import SourcePost, load_for_import, plan_against
 
     cat, known = load_for_import(copy)
-    posts = [SourcePost("Capturing drafter features at serving time", f"{BLOG}/2026/12/05/hidden-states.html",
-                        dt.date(2026, 12, 5), (), ("speculative-decoding",), "entry 1"),
-             SourcePost("Serving P/D disaggregated prefill and decode with NIXL KV transfer",
-                        f"{BLOG}/2026/12/06/pd-nixl.html", dt.date(2026, 12, 6), (), (), "entry 2")]
+    posts = [
+        SourcePost(
+            "Capturing drafter features at serving time",
+            f"{BLOG}/2026/12/05/hidden-states.html",
+            dt.date(2026, 12, 5),
+            (),
+            ("speculative-decoding",),
+            "entry 1",
+        ),
+        SourcePost(
+            "Serving P/D disaggregated prefill and decode with NIXL KV transfer",
+            f"{BLOG}/2026/12/06/pd-nixl.html",
+            dt.date(2026, 12, 6),
+            (),
+            (),
+            "entry 2",
+        ),
+    ]
     plan = plan_against(posts, [], known, cat, "test")
     first = {p.id: p.tracks[0] for p in plan.new_posts}
     assert first["hidden-states"].track_id == "spec" and first["hidden-states"].via == "tag 'speculative-decoding'"
@@ -364,13 +429,24 @@ def test_likely_tracks_come_from_tags_and_similar_posts(copy: Path):
 def test_fills_edit_only_their_lines_even_where_a_field_is_missing():
     from bot.cli.importer.drafts import edit_fields
 
-    text = ("# header\n- id: a\n  title: A\n  published:\n    from: '2026-08-14'\n    to: '2026-11-30'\n\n"
-            "  source:\n    kind: vllm-blog\n  summary:\n    en: x\n"
-            "# comment\n- id: b\n  title: B\n  url: null\n  published: '2026-01-02'\n  authors: []\n")
-    out = edit_fields(text, [("a", "url", ["url: /a.html"]), ("a", "published", ["published: '2026-09-01'"]),
-                              ("a", "authors", ["authors:", "- Ann"]), ("b", "url", ["url: /b.html"]),
-                              ("b", "authors", ["authors:", "- Bo"])])
-    assert out == ("# header\n- id: a\n  title: A\n  url: /a.html\n  published: '2026-09-01'\n  authors:\n"
-                   "  - Ann\n\n  source:\n    kind: vllm-blog\n  summary:\n    en: x\n"
-                   "# comment\n- id: b\n  title: B\n  url: /b.html\n  published: '2026-01-02'\n  authors:\n"
-                   "  - Bo\n")
+    text = (
+        "# header\n- id: a\n  title: A\n  published:\n    from: '2026-08-14'\n    to: '2026-11-30'\n\n"
+        "  source:\n    kind: vllm-blog\n  summary:\n    en: x\n"
+        "# comment\n- id: b\n  title: B\n  url: null\n  published: '2026-01-02'\n  authors: []\n"
+    )
+    out = edit_fields(
+        text,
+        [
+            ("a", "url", ["url: /a.html"]),
+            ("a", "published", ["published: '2026-09-01'"]),
+            ("a", "authors", ["authors:", "- Ann"]),
+            ("b", "url", ["url: /b.html"]),
+            ("b", "authors", ["authors:", "- Bo"]),
+        ],
+    )
+    assert out == (
+        "# header\n- id: a\n  title: A\n  url: /a.html\n  published: '2026-09-01'\n  authors:\n"
+        "  - Ann\n\n  source:\n    kind: vllm-blog\n  summary:\n    en: x\n"
+        "# comment\n- id: b\n  title: B\n  url: /b.html\n  published: '2026-01-02'\n  authors:\n"
+        "  - Bo\n"
+    )

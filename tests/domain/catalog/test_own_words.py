@@ -24,7 +24,8 @@ from rapidfuzz import fuzz, process
 from tests.evaldata import REPO
 
 SHARED_CANDIDATES = [REPO.parent / "shared"] + (
-    [Path(os.environ["VLLM_PATH_SHARED_DIR"])] if os.environ.get("VLLM_PATH_SHARED_DIR") else [])
+    [Path(os.environ["VLLM_PATH_SHARED_DIR"])] if os.environ.get("VLLM_PATH_SHARED_DIR") else []
+)
 RUN_EN, RUN_ZH = 60, 26
 """A shared run of this many characters (after :func:`fold`) is a copy (Latin text, Chinese text).
 Chinese runs are counted without their punctuation, hence 26 rather than the 30 of raw text."""
@@ -126,7 +127,7 @@ def strip_titles(text: str, titles: list[str]) -> str:
 def shingles(text: str, size: int, zh: bool) -> set[str]:
     out = set()
     for i in range(len(text) - size + 1):
-        window = text[i:i + size]
+        window = text[i : i + size]
         if "|" in window:
             continue
         if zh and len(CJK.findall(window)) * 2 < size:
@@ -139,7 +140,7 @@ def longest_shared(a: str, b: str) -> str:
     from difflib import SequenceMatcher
 
     m = SequenceMatcher(None, a, b, autojunk=False).find_longest_match(0, len(a), 0, len(b))
-    return a[m.a:m.a + m.size]
+    return a[m.a : m.a + m.size]
 
 
 def sentences(text: str, zh: bool) -> list[str]:
@@ -163,8 +164,9 @@ def find_copies(catalog: list[Text], refs: list[Text], titles: set[str]) -> list
         for i, text in enumerate(ref_fold):
             for s in shingles(text, size, zh):
                 index.setdefault(s, i)
-    ref_sentences: list[tuple[int, str]] = [(i, s) for i, (_, text) in enumerate(ref_norm)
-                                            for zh in (False, True) for s in sentences(text, zh)]
+    ref_sentences: list[tuple[int, str]] = [
+        (i, s) for i, (_, text) in enumerate(ref_norm) for zh in (False, True) for s in sentences(text, zh)
+    ]
     problems: list[str] = []
     ours: list[tuple[int, str]] = []
     for n, item in enumerate(catalog):
@@ -179,16 +181,23 @@ def find_copies(catalog: list[Text], refs: list[Text], titles: set[str]) -> list
             continue
         ours.extend((n, s) for s in sentences(text, zh))
     if ours and ref_sentences:
-        scores = process.cdist([s for _, s in ours], [s for _, s in ref_sentences], scorer=fuzz.ratio,
-                               score_cutoff=SENTENCE_RATIO, workers=1)
+        scores = process.cdist(
+            [s for _, s in ours],
+            [s for _, s in ref_sentences],
+            scorer=fuzz.ratio,
+            score_cutoff=SENTENCE_RATIO,
+            workers=1,
+        )
         flagged: set[int] = set()
         for row, (n, sentence) in enumerate(ours):
             best = int(scores[row].argmax())
             if scores[row][best] >= SENTENCE_RATIO and n not in flagged:
                 flagged.add(n)
                 ref = ref_norm[ref_sentences[best][0]][0]
-                problems.append(f"{catalog[n].where}: a sentence is near-identical "
-                                f"(ratio {scores[row][best]:.0f}) to one of {ref.where}: {sentence!r}")
+                problems.append(
+                    f"{catalog[n].where}: a sentence is near-identical "
+                    f"(ratio {scores[row][best]:.0f}) to one of {ref.where}: {sentence!r}"
+                )
     return problems
 
 
@@ -196,22 +205,35 @@ def find_copies(catalog: list[Text], refs: list[Text], titles: set[str]) -> list
 def shared() -> Path:
     folder = shared_dir()
     if folder is None:
-        pytest.skip("the shared seeds and blog reference (../shared/seeds, ../shared/reference/"
-                    "blog-front-matter.tsv beside the repo, or VLLM_PATH_SHARED_DIR) are not present")
+        pytest.skip(
+            "the shared seeds and blog reference (../shared/seeds, ../shared/reference/"
+            "blog-front-matter.tsv beside the repo, or VLLM_PATH_SHARED_DIR) are not present"
+        )
     return folder
 
 
 def test_the_checker_catches_a_copy_and_lets_facts_repeat():
-    refs = [Text("seed x line 1", "We make vLLM rollout and the training forward give bitwise identical "
-                 "logprobs on DeepSeek-V4-Flash, and open-source the agent skill."),
-            Text("seed x line 2", "本文是『PD 分离服务』路径中面向多轮场景的进阶篇，"
-                 "应在掌握 P-D 分离与默认 NIXL pull connector 后阅读。")]
+    refs = [
+        Text(
+            "seed x line 1",
+            "We make vLLM rollout and the training forward give bitwise identical "
+            "logprobs on DeepSeek-V4-Flash, and open-source the agent skill.",
+        ),
+        Text(
+            "seed x line 2",
+            "本文是『PD 分离服务』路径中面向多轮场景的进阶篇，应在掌握 P-D 分离与默认 NIXL pull connector 后阅读。",
+        ),
+    ]
     title = "Finish RL Training Faster: Bitwise-Consistent, High-Performance, Agent-Driven"
     ours = [
-        Text("a.en", "Rollouts in vLLM now give bitwise identical logprobs on DeepSeek-V4-Flash, "
-                     "and open-source the agent skill."),
-        Text("b.en", "Says that vLLM rollout and the training forward give bitwise identical logprobs, "
-                     "in its own way."),
+        Text(
+            "a.en",
+            "Rollouts in vLLM now give bitwise identical logprobs on DeepSeek-V4-Flash, "
+            "and open-source the agent skill.",
+        ),
+        Text(
+            "b.en", "Says that vLLM rollout and the training forward give bitwise identical logprobs, in its own way."
+        ),
         Text("c.zh", "这是『PD 分离服务』路径中面向多轮场景的进阶篇，应在掌握 P-D 分离之后阅读。"),
         Text("d.en", f"Read {title} first: it explains the mismatch between rollouts and training in new words."),
         Text("e.zh", "在 DeepSeek-V4-Flash 和 NVFP4 Nemotron-3.5-Lightning-30B-A3B 上逐位一致。"),
@@ -223,19 +245,31 @@ def test_the_checker_catches_a_copy_and_lets_facts_repeat():
 
 
 def test_a_copied_clause_with_its_punctuation_changed_is_still_a_copy():
-    refs = [Text("seed x line 1", "vLLM now runs on the new racks with day-0 model support, rack-tuned "
-                 "attention kernels, and locality-aware MoE, delivering 7.8x the per-GPU throughput."),
-            Text("seed x line 2", "本文介绍如何在多轮对话场景中复用前几轮的上下文，"
-                 "从而避免重复计算并显著降低首个 token 的延迟。")]
+    refs = [
+        Text(
+            "seed x line 1",
+            "vLLM now runs on the new racks with day-0 model support, rack-tuned "
+            "attention kernels, and locality-aware MoE, delivering 7.8x the per-GPU throughput.",
+        ),
+        Text(
+            "seed x line 2",
+            "本文介绍如何在多轮对话场景中复用前几轮的上下文，从而避免重复计算并显著降低首个 token 的延迟。",
+        ),
+    ]
     ours = [
         # the seed's clause, commas dropped, hyphens turned into spaces, case changed
-        Text("a.en", "Read this for Day 0 model support; rack tuned attention kernels and locality "
-                     "aware MoE, measured per GPU."),
+        Text(
+            "a.en",
+            "Read this for Day 0 model support; rack tuned attention kernels and locality aware MoE, measured per GPU.",
+        ),
         # the same clause behind different Chinese punctuation and spacing
         Text("b.zh", "说明如何在多轮对话场景中、复用前几轮的上下文：从而避免重复计算并显著降低首个token的延迟。"),
         # the same facts in other words
-        Text("c.en", "Models run on the new racks from launch day; its kernels are tuned for the rack "
-                     "and experts are placed near their data, for 7.8x per-GPU throughput."),
+        Text(
+            "c.en",
+            "Models run on the new racks from launch day; its kernels are tuned for the rack "
+            "and experts are placed near their data, for 7.8x per-GPU throughput.",
+        ),
     ]
     found = find_copies(ours, refs, set())
     assert sorted(line.split(":")[0] for line in found) == ["a.en", "b.zh"], found
@@ -247,15 +281,19 @@ def test_a_copied_clause_with_its_punctuation_changed_is_still_a_copy():
 def test_a_note_copying_a_seed_clause_with_other_punctuation_fails(shared: Path):
     refs, titles = reference_texts(shared)
     seed = next(r for r in refs if "Rubin-tuned FlashInfer kernels, and locality-aware MoE" in r.text)
-    note = Text("tracks/x.yaml: step 'x': note.en",
-                "A rack to read last: Day-0 model support; Rubin tuned FlashInfer kernels "
-                "- and locality aware MoE - on the newest platform.")
+    note = Text(
+        "tracks/x.yaml: step 'x': note.en",
+        "A rack to read last: Day-0 model support; Rubin tuned FlashInfer kernels "
+        "- and locality aware MoE - on the newest platform.",
+    )
     assert len(longest_shared(norm(note.text), norm(seed.text))) < RUN_EN  # raw text hides it
     assert find_copies([note], refs, titles), "a copied seed clause with its punctuation changed passed"
 
 
-REWRITTEN_ELSEWHERE = ("track 'hardware' step 'vera-rubin-nvl72': note",
-                       "track 'agentic' step 'agentx-agentic-serving': note")
+REWRITTEN_ELSEWHERE = (
+    "track 'hardware' step 'vera-rubin-nvl72': note",
+    "track 'agentic' step 'agentx-agentic-serving': note",
+)
 """Notes that repeat a clause of the seeds and are rewritten by h1-catalog-paths (skipped here
 only while they fail; the main engineer drops this after merging)."""
 
@@ -264,10 +302,17 @@ def test_catalog_summaries_and_notes_are_our_own_words(shared: Path):
     refs, titles = reference_texts(shared)
     assert len(refs) > 200  # both seeds and the blog's summaries were read
     catalog = catalog_texts(REPO / "catalog")
-    titles |= {p["title"] for path in (REPO / "catalog/posts").glob("*.yaml")
-               for p in yaml.safe_load(path.read_text(encoding="utf-8")) or []}
+    titles |= {
+        p["title"]
+        for path in (REPO / "catalog/posts").glob("*.yaml")
+        for p in yaml.safe_load(path.read_text(encoding="utf-8")) or []
+    }
     # rewritten by h1-catalog-paths: skip these two notes by id, only their own failures
-    problems = [p for p in find_copies(catalog, refs, titles)
-                if not any(f"{where}." in p.split(": shares", 1)[0].split(": a sentence", 1)[0]
-                           for where in REWRITTEN_ELSEWHERE)]
+    problems = [
+        p
+        for p in find_copies(catalog, refs, titles)
+        if not any(
+            f"{where}." in p.split(": shares", 1)[0].split(": a sentence", 1)[0] for where in REWRITTEN_ELSEWHERE
+        )
+    ]
     assert not problems, f"{len(problems)} text(s) copy the seeds or the blog:\n" + "\n".join(problems)

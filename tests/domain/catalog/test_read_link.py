@@ -14,8 +14,16 @@ from tests.domain.catalog.helpers import catalog_copy
 
 
 def post(url: str | None, source: dict | None = None) -> Post:
-    return Post.model_validate({"id": "p", "title": "P", "url": url, "published": "2026-03-13",
-                                "source": source or {"kind": "vllm-blog"}, "summary": {"en": "s"}})
+    return Post.model_validate(
+        {
+            "id": "p",
+            "title": "P",
+            "url": url,
+            "published": "2026-03-13",
+            "source": source or {"kind": "vllm-blog"},
+            "summary": {"en": "s"},
+        }
+    )
 
 
 def test_archive_url_defaults_to_the_blog_home_and_follows_the_host():
@@ -50,7 +58,8 @@ def test_every_post_of_the_catalog_has_a_link(tmp_path):
             assert url == cat.url_of(p)
     assert {pid for pid, k in kinds.items() if k == "archive"} == {p.id for p in cat.posts if p.url is None}
     assert {pid for pid, k in kinds.items() if k == "summary"} == {
-        p.id for p in cat.posts if p.url and p.url.startswith("https://yomu.fyi/")}
+        p.id for p in cat.posts if p.url and p.url.startswith("https://yomu.fyi/")
+    }
 
 
 def test_dates_for_readers():

@@ -27,7 +27,7 @@ def test_fenced_code_counts_half() -> None:
     body = "run this:\n\n```bash\nvllm serve model --port 8000\n```\n\ndone\n"
     wc = count_words(body)
     assert wc.prose == 3  # run, this:, done
-    assert wc.code == 5   # vllm, serve, model, --port, 8000
+    assert wc.code == 5  # vllm, serve, model, --port, 8000
     assert wc.weighted == pytest.approx(3 + 0.5 * 5)
 
 
@@ -37,15 +37,19 @@ def test_tilde_fence_and_unclosed_fence() -> None:
 
 
 def test_html_tags_and_comments_count_nothing_but_their_text_does() -> None:
-    body = ('<p align="center"><img src="/assets/x.png" width="45%"></p>\n'
-            '<!-- a hidden comment of many words -->\n<b>Bold words</b>\n'
-            '<script>var a = 1; var b = 2;</script>\n{% include figure.html %}\n')
+    body = (
+        '<p align="center"><img src="/assets/x.png" width="45%"></p>\n'
+        "<!-- a hidden comment of many words -->\n<b>Bold words</b>\n"
+        "<script>var a = 1; var b = 2;</script>\n{% include figure.html %}\n"
+    )
     assert count_words(body).prose == 2
 
 
 def test_images_links_and_urls() -> None:
-    body = ("![the architecture](/assets/figures/arch.png) see [our repository](https://github.com/x/y) "
-            "or https://example.com/a/b/c and <https://example.org>\n\n[ref]: https://example.net\n")
+    body = (
+        "![the architecture](/assets/figures/arch.png) see [our repository](https://github.com/x/y) "
+        "or https://example.com/a/b/c and <https://example.org>\n\n[ref]: https://example.net\n"
+    )
     # the, architecture, see, our, repository, or, and
     assert count_words(body).prose == 7
 

@@ -13,16 +13,19 @@ from click.testing import CliRunner
 from bot.cli.main import main
 
 
-@pytest.mark.parametrize("query, expected", [
-    ("pagedattention", "vllm-pagedattention-launch"),
-    ("paged attention", "vllm-pagedattention-launch"),
-    ("structured decoding", "struct-decode-intro"),
-    ("structured output", "struct-decode-intro"),
-    ("anatomy of vllm", "anatomy-of-vllm"),
-    ("extracting hidden states", "extract-hidden-states"),
-    ("elastic expert parallelism", "elastic-expert-parallelism"),
-    ("production-stack", "stack-release"),
-])
+@pytest.mark.parametrize(
+    "query, expected",
+    [
+        ("pagedattention", "vllm-pagedattention-launch"),
+        ("paged attention", "vllm-pagedattention-launch"),
+        ("structured decoding", "struct-decode-intro"),
+        ("structured output", "struct-decode-intro"),
+        ("anatomy of vllm", "anatomy-of-vllm"),
+        ("extracting hidden states", "extract-hidden-states"),
+        ("elastic expert parallelism", "elastic-expert-parallelism"),
+        ("production-stack", "stack-release"),
+    ],
+)
 def test_the_right_post_comes_first(query: str, expected: str) -> None:
     result = CliRunner().invoke(main, ["search", query, "--json"])
     assert result.exit_code == 0, result.output

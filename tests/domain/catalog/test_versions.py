@@ -27,8 +27,10 @@ def copy(tmp_path: Path) -> Path:
 
 def set_version(root: Path, version: str) -> None:
     manifest = root / "manifest.yaml"
-    manifest.write_text(re.sub(r"^version: \S+", f"version: {version}", manifest.read_text(encoding="utf-8"),
-                               flags=re.MULTILINE), encoding="utf-8")
+    manifest.write_text(
+        re.sub(r"^version: \S+", f"version: {version}", manifest.read_text(encoding="utf-8"), flags=re.MULTILINE),
+        encoding="utf-8",
+    )
 
 
 def add_entry(root: Path, heading: str) -> None:
@@ -57,7 +59,11 @@ def test_calver_sorts_as_numbers():
     assert newest_version(["2026.12.9", "2026.12.10"]) == "2026.12.10"
     assert newest_version(["2026.12.10", "2026.12.9"]) == "2026.12.10"
     assert sorted(["2027.01.0", "2026.12.10", "2026.12.9", "2026.02.0"], key=calver_key) == [
-        "2026.02.0", "2026.12.9", "2026.12.10", "2027.01.0"]
+        "2026.02.0",
+        "2026.12.9",
+        "2026.12.10",
+        "2027.01.0",
+    ]
     assert newest_version([]) is None
     # Not CalVer (store tests use v1, v2): sorts before CalVer, by text.
     assert newest_version(["v2", "2026.01.0", "v1"]) == "2026.01.0"
@@ -68,7 +74,10 @@ def test_changelog_entries_read_version_date_and_line():
     text = "# Changelog\n\n## 2026.12.10 — 2026-12-03\n\nx\n\n## 2026.12.9 — 2026-13-01\n\n## 2026.11.0\n"
     entries = changelog_entries(text)
     assert [(e.version, e.date, e.line) for e in entries] == [
-        ("2026.12.10", dt.date(2026, 12, 3), 3), ("2026.12.9", None, 7), ("2026.11.0", None, 9)]
+        ("2026.12.10", dt.date(2026, 12, 3), 3),
+        ("2026.12.9", None, 7),
+        ("2026.11.0", None, 9),
+    ]
 
 
 def test_version_problems_pure():
@@ -96,8 +105,7 @@ def test_version_set_back_is_refused_naming_file_and_field(copy: Path):
     newest = current(copy)
     set_version(copy, "2026.11.0")  # an older version that has a changelog entry
     found = errors(copy)
-    assert any(e.startswith("manifest.yaml: version 2026.11.0: version:") and newest in e
-               for e in found), found
+    assert any(e.startswith("manifest.yaml: version 2026.11.0: version:") and newest in e for e in found), found
     result = run_cli("catalog", "check", str(copy))
     assert result.returncode == 1
     assert "manifest.yaml: version 2026.11.0: version:" in result.stderr
@@ -127,27 +135,43 @@ def test_changelog_date_before_the_versions_month_is_refused(copy: Path):
     add_entry(copy, "2027.01.0 — 2026-12-31")
     set_version(copy, "2027.01.0")
     found = errors(copy)
-    assert any(e.startswith("CHANGELOG.md: version 2027.01.0: date:") and "2026-12-31" in e
-               for e in found), found
+    assert any(e.startswith("CHANGELOG.md: version 2027.01.0: date:") and "2026-12-31" in e for e in found), found
 
 
 def test_entries_out_of_order_are_refused(copy: Path):
     changelog = copy / "CHANGELOG.md"
-    changelog.write_text(changelog.read_text(encoding="utf-8") + "\n## 2026.12.5 — 2026-12-05\n\nLate.\n",
-                         encoding="utf-8")
+    changelog.write_text(
+        changelog.read_text(encoding="utf-8") + "\n## 2026.12.5 — 2026-12-05\n\nLate.\n", encoding="utf-8"
+    )
     found = errors(copy)
     assert any(e.startswith("CHANGELOG.md: version 2026.12.5: heading:") for e in found), found
 
 
 def test_a_draft_is_refused_naming_file_entry_and_field(copy: Path):
     drafts = copy / "posts" / "drafts.yaml"
-    drafts.write_text(yaml.safe_dump([{
-        "id": "a-new-post", "title": "A New Post", "url": "/2026/12/01/a-new-post.html",
-        "published": "2026-12-01", "authors": ["Ann"], "source": {"kind": "vllm-blog"},
-        "status": "draft"}], sort_keys=False), encoding="utf-8")
+    drafts.write_text(
+        yaml.safe_dump(
+            [
+                {
+                    "id": "a-new-post",
+                    "title": "A New Post",
+                    "url": "/2026/12/01/a-new-post.html",
+                    "published": "2026-12-01",
+                    "authors": ["Ann"],
+                    "source": {"kind": "vllm-blog"},
+                    "status": "draft",
+                }
+            ],
+            sort_keys=False,
+        ),
+        encoding="utf-8",
+    )
     found = errors(copy)
-    assert any(e.startswith("posts/drafts.yaml: post 'a-new-post': status:")
-               and "draft 'A New Post' cannot be published: write its summary" in e for e in found), found
+    assert any(
+        e.startswith("posts/drafts.yaml: post 'a-new-post': status:")
+        and "draft 'A New Post' cannot be published: write its summary" in e
+        for e in found
+    ), found
     # Only the draft error: not also "not a step of any track" or a missing summary.
     assert [e for e in found if "a-new-post" in e] == [e for e in found if ": status:" in e]
     result = run_cli("catalog", "check", str(copy))
@@ -157,9 +181,13 @@ def test_a_draft_is_refused_naming_file_entry_and_field(copy: Path):
 
 def test_a_published_post_still_needs_a_summary(copy: Path):
     drafts = copy / "posts" / "drafts.yaml"
-    drafts.write_text(yaml.safe_dump([{
-        "id": "a-new-post", "title": "A New Post", "published": "2026-12-01",
-        "source": {"kind": "vllm-blog"}}], sort_keys=False), encoding="utf-8")
+    drafts.write_text(
+        yaml.safe_dump(
+            [{"id": "a-new-post", "title": "A New Post", "published": "2026-12-01", "source": {"kind": "vllm-blog"}}],
+            sort_keys=False,
+        ),
+        encoding="utf-8",
+    )
     assert any(e.startswith("posts/drafts.yaml: post 'a-new-post': summary:") for e in errors(copy))
 
 
@@ -170,8 +198,10 @@ def test_diff_still_reads_a_version_dated_before_the_rule(copy: Path, tmp_path: 
     version = current(old)
     changelog = old / "CHANGELOG.md"
     text = changelog.read_text(encoding="utf-8")
-    changelog.write_text(re.sub(rf"^## {re.escape(version)} — \S+", f"## {version} — 2026-01-01", text,
-                                flags=re.MULTILINE), encoding="utf-8")
+    changelog.write_text(
+        re.sub(rf"^## {re.escape(version)} — \S+", f"## {version} — 2026-01-01", text, flags=re.MULTILINE),
+        encoding="utf-8",
+    )
     assert errors(old)  # refused by `catalog check` (dated before its month) ...
     add_entry(copy, f"{bump(version)} — 2026-12-30")
     set_version(copy, bump(version))

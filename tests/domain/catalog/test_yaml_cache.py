@@ -30,8 +30,11 @@ def _parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 def _summary(catalog) -> tuple:  # type: ignore[no-untyped-def]
-    return (catalog.version, [(p.id, p.title, p.minutes, p.summary.en) for p in catalog.posts],
-            [(t.id, catalog.order(t.id)) for t in catalog.tracks])
+    return (
+        catalog.version,
+        [(p.id, p.title, p.minutes, p.summary.en) for p in catalog.posts],
+        [(t.id, catalog.order(t.id)) for t in catalog.tracks],
+    )
 
 
 def test_a_second_load_parses_nothing_and_gives_the_same_catalog(tmp_path, monkeypatch):
@@ -86,7 +89,9 @@ def test_the_vocabulary_is_cached_and_an_edit_seen(tmp_path, monkeypatch):
     seen = _parses(monkeypatch)
     assert load_vocabulary(root) == cold and seen == []
     vocab = root / "vocabulary.yaml"
-    vocab.write_text(vocab.read_text(encoding="utf-8").replace('stopwords: ["a",', 'stopwords: ["zorblax", "a",', 1),
-                     encoding="utf-8")
+    vocab.write_text(
+        vocab.read_text(encoding="utf-8").replace('stopwords: ["a",', 'stopwords: ["zorblax", "a",', 1),
+        encoding="utf-8",
+    )
     assert "zorblax" in load_vocabulary(root).stopwords
     assert seen == ["vocabulary.yaml"]
