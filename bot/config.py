@@ -12,8 +12,9 @@ from pathlib import Path
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_CATALOG_DIR = REPO_ROOT / "catalog"
+from bot.locations import DEFAULT_CATALOG_DIR, REPO_ROOT
+
+__all__ = ["DEFAULT_CATALOG_DIR", "REPO_ROOT", "Settings"]
 
 
 class Settings(BaseSettings):

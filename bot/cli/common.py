@@ -15,8 +15,8 @@ from pathlib import Path
 
 import click
 
-from bot.config import Settings
 from bot.domain.catalog import Catalog, CatalogError, load_catalog
+from bot.locations import catalog_dir as configured_catalog_dir
 
 DEFAULT_PID_FILE = "vllm-path.pid"
 """Where ``serve`` writes its process id (working directory), for ``catalog reload``."""
@@ -40,7 +40,7 @@ def dump_json(data: object) -> None:
 
 def load_catalog_or_exit(catalog_dir: str | None) -> Catalog:
     """Load the catalog or exit 1 with every error listed."""
-    path = Path(catalog_dir) if catalog_dir else Settings().catalog_dir
+    path = configured_catalog_dir(catalog_dir)
     try:
         return load_catalog(path)
     except CatalogError as exc:

@@ -4,14 +4,13 @@ in the terminal (registered by bot/cli/main.py)."""
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Any, cast
 
 import click
 
 from bot.cli.common import catalog_option, dump_json, load_catalog_or_exit
-from bot.config import Settings
 from bot.domain.paths import next_step, positions, progress, read_after
+from bot.locations import catalog_dir as configured_catalog_dir
 
 
 def register(main: click.Group) -> None:
@@ -80,7 +79,7 @@ def search_cmd(query: str, limit: int, offset: int, as_json: bool, catalog_dir: 
     )
 
     cat = load_catalog_or_exit(catalog_dir)
-    directory = Path(catalog_dir) if catalog_dir else Settings().catalog_dir
+    directory = configured_catalog_dir(catalog_dir)
     vocabulary = load_vocabulary(directory) if (directory / "vocabulary.yaml").is_file() else None
     result = Matcher(cat, vocabulary).search(query, limit=limit, offset=offset)
     data = _search_json(cat, result)

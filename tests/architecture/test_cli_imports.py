@@ -66,6 +66,8 @@ def test_search_loads_no_slack_no_database_no_other_command(tmp_path):
             "bot.cli.plan",
             "bot.cli.tokens",
             "jinja2",
+            "pydantic_settings",  # CATALOG_DIR is read by bot.locations
+            "bot.config",
         )
         == []
     )

@@ -34,8 +34,8 @@ from typing import Any
 
 import yaml
 
-from bot.config import DEFAULT_CATALOG_DIR
 from bot.domain.catalog.yaml_cache import YamlCache
+from bot.locations import DEFAULT_CATALOG_DIR
 
 __all__ = [
     "ANSWERS_FILE",
@@ -264,7 +264,7 @@ _DEFAULT: list[Vocabulary] = []
 
 
 def default_vocabulary() -> Vocabulary:
-    """The vocabulary of the catalog shipped with the app (``bot.config.DEFAULT_CATALOG_DIR``),
+    """The vocabulary of the catalog shipped with the app (``bot.locations.DEFAULT_CATALOG_DIR``),
     loaded once. Raises :class:`VocabularyError` if that file is malformed."""
     if not _DEFAULT:
         _DEFAULT.append(load_vocabulary(DEFAULT_CATALOG_DIR))
