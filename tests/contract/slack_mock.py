@@ -351,7 +351,9 @@ class RecordingProxy:
     ) -> None:
         parts = urlsplit(raw_path)
         method = parts.path.rsplit("/", 1)[-1]
-        content_type = headers.get("Content-Type", "").split(";")[0].strip().lower()
+        # Header names are case-insensitive (urllib sends "Content-type", http.client what it is given).
+        raw_type = next((v for k, v in headers.items() if k.lower() == "content-type"), "")
+        content_type = raw_type.split(";")[0].strip().lower()
         clean_headers = {}
         for k, v in headers.items():
             if k.lower() == "authorization":
