@@ -116,9 +116,10 @@ def search_now(ctx: Context, text: str, notice: str | None, offset: int) -> Repl
 
 def latest(ctx: Context, notice: str | None = None, offset: int = 0) -> Reply:
     """The newest posts of the catalog (``what's new``), a page of ``views.MAX_RESULTS`` from
-    ``offset``, shown as search results are (place in their tracks, *Mark read*, …); newest
-    by publication date (a post known only to be after a day comes before it), drafts left
-    out. Kept per page, language and posts read unless there is a ``notice``."""
+    ``offset``, shown as search results are (place in their tracks, *Mark read*, …): posts
+    with a link first, then those with none yet, each newest by publication date (a post
+    known only to be after a day comes before it), drafts left out. Kept per page, language
+    and posts read unless there is a ``notice``."""
     catalog = ctx.catalog
 
     def build() -> Reply:
@@ -129,7 +130,7 @@ def latest(ctx: Context, notice: str | None = None, offset: int = 0) -> Reply:
                 p.id
                 for p in sorted(
                     (p for p in catalog.posts if not p.is_draft),
-                    key=lambda p: (p.published.latest, p.published.earliest),
+                    key=lambda p: (p.url is not None, p.published.latest, p.published.earliest),
                     reverse=True,
                 )
             ],

@@ -1,0 +1,44 @@
+"""Fixes a QA tester asked for, through the real handlers, store and catalog: "what's new"
+shows readable posts first, and the
+track header's budget hint does not name the default as its example."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from bot.slack.commands import replies
+from bot.slack.handlers import Caller, Handlers, UserInfo
+
+ALICE = Caller("T1", "U1", "C1")
+
+
+def handlers(runtime, locale=None, announced=None):
+    def announce(team, channel, text):
+        (announced if announced is not None else []).append(str(text))
+
+    return Handlers(runtime, users_info=lambda team, user: UserInfo(locale=locale), announce=announce)
+
+
+def _shown(reply, catalog):
+    """The ids of the posts a "what's new" page lists, in its order."""
+    ids = re.findall(r"`([a-z0-9][a-z0-9.-]*)`", json.dumps(reply.blocks, ensure_ascii=False))
+    known = {p.id for p in catalog.posts}
+    return list(dict.fromkeys(i for i in ids if i in known))
+
+
+def test_whats_new_lists_posts_with_a_link_first_newest_first(runtime):
+    h = handlers(runtime)
+    cat = runtime.holder.catalog
+    ctx = h.context(ALICE)
+    shown: list[str] = []
+    total = sum(1 for p in cat.posts if not p.is_draft)
+    for offset in range(0, total, 5):
+        shown += _shown(replies.latest(ctx, offset=offset), cat)
+    assert len(shown) == total
+    linked = [cat.post(i).url is not None for i in shown]
+    assert linked[0] and not linked[-1]  # the catalog has both
+    assert linked == sorted(linked, reverse=True)  # every linked post before every unlinked one
+    dates = [cat.post(i).published.latest for i in shown if cat.post(i).url is not None]
+    assert dates == sorted(dates, reverse=True)
+    assert _shown(h.command(ALICE, "what's new"), cat) == shown[:5]
