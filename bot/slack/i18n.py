@@ -407,8 +407,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "budget.path_finish": {"en": " · at {budget} min a week you finish around {day}",
                     "zh": " · 按每周 {budget} 分钟，大约 {day} 读完"},
     "budget.path_finished": {"en": " · finished :white_check_mark:", "zh": " · 已读完 :white_check_mark:"},
-    "budget.path_default": {"en": " (the default; set yours with `plan 45m`)",
-                     "zh": "（默认值；用 `plan 45m` 设置你的）"},
+    "budget.path_default": {"en": " (the default; set yours with `plan 30m`)",
+                     "zh": "（默认值；用 `plan 30m` 设置你的）"},
     "budget.before": {"en": "Read first: {tracks}", "zh": "先读：{tracks}"},
     "budget.whole_path": {"en": "see the whole path", "zh": "查看完整路径"},
     "budget.plan.set": {"en": "Your reading plan: *{budget} min a week*. Digests and DMs bring the next steps "

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 
+from bot.domain.budget import DEFAULT_MINUTES, parse_minutes
 from bot.slack.commands import replies
 from bot.slack.handlers import Caller, Handlers, UserInfo
 
@@ -42,3 +43,13 @@ def test_whats_new_lists_posts_with_a_link_first_newest_first(runtime):
     dates = [cat.post(i).published.latest for i in shown if cat.post(i).url is not None]
     assert dates == sorted(dates, reverse=True)
     assert _shown(h.command(ALICE, "what's new"), cat) == shown[:5]
+
+
+def test_the_track_header_hint_does_not_offer_the_default_as_the_example(runtime):
+    for text, hint in (
+        ("speculative", r"the default; set yours with `plan (\w+)`"),
+        ("推测解码", r"默认值；用 `plan (\w+)`"),
+    ):
+        found = re.search(hint, json.dumps(handlers(runtime).command(ALICE, text).blocks, ensure_ascii=False))
+        assert found, text
+        assert parse_minutes(found.group(1)) not in (None, DEFAULT_MINUTES)
