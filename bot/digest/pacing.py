@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any
@@ -19,7 +20,7 @@ from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler
 from bot.slack.retry import CountingRateLimitRetryHandler
 
 
-class SendPacer:
+class SendPacer(ABC):
     """The pacing of a send, one algorithm over a store of turns: :class:`Pacer` keeps them in
     memory (one process), :class:`bot.digest.ratelimit.SharedPacer` in Redis (every worker).
 
@@ -57,18 +58,21 @@ class SendPacer:
         """Held for a whole attempt to ``key`` (default: nothing)."""
         return nullcontext()
 
+    @abstractmethod
     def _destination_turn(self, team: str, key: str) -> None:
-        raise NotImplementedError
+        """Wait until ``key`` in ``team`` may get its next attempt (the store's rule)."""
 
+    @abstractmethod
     def _team_turn(self, team: str) -> None:
-        raise NotImplementedError
+        """Wait for a turn within ``team``'s rate (the store's rule)."""
 
     def attempt_ended(self, team: str, key: str) -> None:
         """The attempt to ``key`` in progress has its answer (default: nothing to do)."""
+        return None
 
+    @abstractmethod
     def rate_limited(self, team: str, retry_after_s: float = 1.0) -> None:
         """Slack answered 429 with ``Retry-After: retry_after_s`` for a send in ``team``."""
-        raise NotImplementedError
 
 
 class Pacer(SendPacer):
