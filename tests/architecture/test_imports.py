@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from bot.domain.graphs import first_cycle
+
 ROOT = Path(__file__).resolve().parents[2]
 BOT = ROOT / "bot"
 DOMAIN = "bot.domain"
@@ -99,30 +101,9 @@ def import_graph() -> dict[str, dict[str, int]]:
 
 
 def find_circle(graph: dict[str, dict[str, int]]) -> list[str] | None:
-    """One import circle as ``[a, b, …, a]``, or None when the graph has none."""
-    state: dict[str, int] = {}
-    stack: list[str] = []
-
-    def visit(node: str) -> list[str] | None:
-        state[node] = 1
-        stack.append(node)
-        for nxt in sorted(graph.get(node, {})):
-            if state.get(nxt) == 1:
-                return [*stack[stack.index(nxt) :], nxt]
-            if nxt not in state:
-                found = visit(nxt)
-                if found:
-                    return found
-        stack.pop()
-        state[node] = 2
-        return None
-
-    for node in sorted(graph):
-        if node not in state:
-            found = visit(node)
-            if found:
-                return found
-    return None
+    """One import circle as ``[a, b, …, a]``, or None when the graph has none (the catalog's own
+    cycle search, :func:`bot.domain.graphs.first_cycle`, over the imports in sorted order)."""
+    return first_cycle({node: sorted(edges) for node, edges in graph.items()}, graph)
 
 
 def test_the_checker_finds_a_circle_and_names_it() -> None:
