@@ -114,6 +114,11 @@ class StoreCore:
         with self._write() as s:
             return s.execute(stmt).first() is not None
 
+    def _change(self, stmt: Executable) -> int:
+        """:func:`changed` in a write transaction of its own."""
+        with self._write() as s:
+            return changed(s, stmt)
+
     def _write(self) -> AbstractContextManager[Session]:
         return db.write_session(self._engine)
 
@@ -123,5 +128,16 @@ class StoreCore:
 
 def changed(s: Session, stmt: Executable) -> int:
     """Execute an ``UPDATE`` or ``DELETE`` (without ``RETURNING``) in ``s`` and return how many
-    rows it matched (the DBAPI's ``rowcount``)."""
-    return cast(CursorResult[Any], s.execute(stmt)).rowcount
+    rows it matched (the DBAPI's ``rowcount``). No ORM synchronisation: the store's sessions hold
+    no objects that the statement could make stale."""
+    return cast(CursorResult[Any], s.execute(stmt, execution_options={"synchronize_session": False})).rowcount
+
+
+def update_row(s: Session, row: Any, changes: dict[str, Any], now: datetime) -> None:
+    """Set on ``row`` (an ORM object of ``s``) the ``changes`` that differ from its values, and
+    then ``updated_at`` = ``now``; nothing at all (not even ``updated_at``) when none differ."""
+    changes = {k: v for k, v in changes.items() if getattr(row, k) != v}
+    if changes:
+        for name, value in {**changes, "updated_at": now}.items():
+            setattr(row, name, value)
+        s.flush()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy import delete, select
 
-from bot.store.base import StoreCore, changed
+from bot.store.base import StoreCore
 from bot.store.models import TrackFollow
 from bot.store.validate import check_id
 
@@ -19,32 +19,11 @@ class FollowsRepo(StoreCore):
 
     def unfollow(self, team: str, user: str, track: str) -> bool:
         """Stop following a track. True if the user was following it."""
-        stmt = (
-            delete(TrackFollow)
-            .where(TrackFollow.team_id == team, TrackFollow.user_id == user, TrackFollow.track_id == track)
-            .execution_options(synchronize_session=False)
-        )
-        with self._write() as s:
-            return changed(s, stmt) > 0
+        mine = (TrackFollow.team_id == team, TrackFollow.user_id == user)
+        return self._change(delete(TrackFollow).where(*mine, TrackFollow.track_id == track)) > 0
 
     def follows(self, team: str, user: str) -> list[str]:
         """Track ids ``user`` follows, oldest follow first."""
+        stmt = select(TrackFollow.track_id).where(TrackFollow.team_id == team, TrackFollow.user_id == user)
         with self._read() as s:
-            return list(
-                s.scalars(
-                    select(TrackFollow.track_id)
-                    .where(TrackFollow.team_id == team, TrackFollow.user_id == user)
-                    .order_by(TrackFollow.followed_at, TrackFollow.track_id)
-                )
-            )
-
-    def followers(self, team: str, track: str) -> list[str]:
-        """User ids following ``track`` in ``team``, oldest follow first."""
-        with self._read() as s:
-            return list(
-                s.scalars(
-                    select(TrackFollow.user_id)
-                    .where(TrackFollow.team_id == team, TrackFollow.track_id == track)
-                    .order_by(TrackFollow.followed_at, TrackFollow.user_id)
-                )
-            )
+            return list(s.scalars(stmt.order_by(TrackFollow.followed_at, TrackFollow.track_id)))

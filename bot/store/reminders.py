@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import select, update
+from sqlalchemy import ColumnElement, Update, select, update
 
-from bot.store.base import StoreCore, changed
+from bot.store.base import StoreCore
 from bot.store.models import Reminder as ReminderRow
 from bot.store.snapshots import snapshot
 from bot.store.validate import check_id
@@ -44,25 +44,11 @@ class RemindersRepo(StoreCore):
             raise ValueError("due_at must be timezone-aware")
         now = self._now()
         with self._write() as s:
-            row = s.scalars(
-                select(ReminderRow).where(
-                    ReminderRow.team_id == team,
-                    ReminderRow.user_id == user,
-                    ReminderRow.post_id == post,
-                    ReminderRow.status == "pending",
-                )
-            ).first()
+            mine = {"team_id": team, "user_id": user, "post_id": post, "status": "pending"}
+            row = s.scalars(select(ReminderRow).filter_by(**mine)).first()
             before = None if row is None else snapshot(Reminder, row)
             if row is None:
-                row = ReminderRow(
-                    team_id=team,
-                    user_id=user,
-                    post_id=post,
-                    due_at=due_at,
-                    timezone=timezone,
-                    status="pending",
-                    created_at=now,
-                )
+                row = ReminderRow(**mine, due_at=due_at, timezone=timezone, created_at=now)
                 s.add(row)
             else:
                 row.due_at, row.timezone = due_at, timezone
@@ -71,52 +57,28 @@ class RemindersRepo(StoreCore):
 
     def reminders(self, team: str, user: str) -> list[Reminder]:
         """``user``'s pending reminders, soonest first."""
-        with self._read() as s:
-            return [
-                snapshot(Reminder, r)
-                for r in s.scalars(
-                    select(ReminderRow)
-                    .where(ReminderRow.team_id == team, ReminderRow.user_id == user, ReminderRow.status == "pending")
-                    .order_by(ReminderRow.due_at, ReminderRow.id)
-                )
-            ]
+        return self._pending_rows(ReminderRow.team_id == team, ReminderRow.user_id == user)
 
     def cancel_reminder(self, team: str, user: str, reminder_id: int) -> bool:
         """Cancel one of ``user``'s pending reminders. True if it was pending."""
-        stmt = (
-            update(ReminderRow)
-            .where(
-                ReminderRow.id == reminder_id,
-                ReminderRow.team_id == team,
-                ReminderRow.user_id == user,
-                ReminderRow.status == "pending",
-            )
-            .values(status="cancelled")
-            .execution_options(synchronize_session=False)
-        )
-        with self._write() as s:
-            return changed(s, stmt) == 1
+        mine = (ReminderRow.team_id == team, ReminderRow.user_id == user)
+        return self._change(_pending(reminder_id).where(*mine).values(status="cancelled")) == 1
 
     def due_reminders(self, now: datetime, limit: int = 500) -> list[Reminder]:
         """Pending reminders whose ``due_at`` is at or before ``now`` (aware), oldest first."""
-        with self._read() as s:
-            return [
-                snapshot(Reminder, r)
-                for r in s.scalars(
-                    select(ReminderRow)
-                    .where(ReminderRow.status == "pending", ReminderRow.due_at <= now)
-                    .order_by(ReminderRow.due_at, ReminderRow.id)
-                    .limit(limit)
-                )
-            ]
+        return self._pending_rows(ReminderRow.due_at <= now, limit=limit)
 
     def mark_reminder_sent(self, reminder_id: int) -> bool:
         """Record a pending reminder as sent. True if it was pending."""
-        stmt = (
-            update(ReminderRow)
-            .where(ReminderRow.id == reminder_id, ReminderRow.status == "pending")
-            .values(status="sent", sent_at=self._now())
-            .execution_options(synchronize_session=False)
-        )
-        with self._write() as s:
-            return changed(s, stmt) == 1
+        return self._change(_pending(reminder_id).values(status="sent", sent_at=self._now())) == 1
+
+    def _pending_rows(self, *where: ColumnElement[bool], limit: int | None = None) -> list[Reminder]:
+        stmt = select(ReminderRow).where(ReminderRow.status == "pending", *where)
+        with self._read() as s:
+            return [
+                snapshot(Reminder, r) for r in s.scalars(stmt.order_by(ReminderRow.due_at, ReminderRow.id).limit(limit))
+            ]
+
+
+def _pending(reminder_id: int) -> Update:
+    return update(ReminderRow).where(ReminderRow.id == reminder_id, ReminderRow.status == "pending")

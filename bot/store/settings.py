@@ -8,10 +8,10 @@ from typing import Any
 from sqlalchemy import or_, select, update
 
 from bot.domain.schedule import DEFAULT_TIME, DEFAULT_WEEKDAY, WeeklySchedule
-from bot.store.base import StoreCore, changed
+from bot.store.base import StoreCore, update_row
 from bot.store.models import LANGS, DmPreference, UserSettings
 from bot.store.snapshots import DmSettings, snapshot
-from bot.store.validate import check_aware, check_id, check_reason
+from bot.store.validate import check_aware, check_id, check_reason, schedule_columns
 
 
 class SettingsRepo(StoreCore):
@@ -42,36 +42,17 @@ class SettingsRepo(StoreCore):
         check_id(team, "team"), check_id(user, "user")
         changes: dict[str, Any] = {"enabled": bool(enabled)}
         if schedule is not None:
-            if not isinstance(schedule, WeeklySchedule):
-                raise ValueError(f"schedule must be a WeeklySchedule, got {schedule!r}")
-            changes.update(weekday=schedule.weekday, at_time=schedule.at_time, timezone=schedule.timezone)
+            changes.update(schedule_columns(schedule))
         if enabled:
             changes.update(status="active", pause_reason=None)
         now = self._now()
-        insert = (
-            self._insert(DmPreference)
-            .values(
-                team_id=team,
-                user_id=user,
-                enabled=False,
-                weekday=DEFAULT_WEEKDAY,
-                at_time=DEFAULT_TIME,
-                timezone=self._default_timezone,
-                status="active",
-                updated_at=now,
-            )
-            .on_conflict_do_nothing()
-        )
+        mine = {"team_id": team, "user_id": user}
+        defaults = {"weekday": DEFAULT_WEEKDAY, "at_time": DEFAULT_TIME, "timezone": self._default_timezone}
+        insert = self._insert(DmPreference).values(**mine, **defaults, enabled=False, status="active", updated_at=now)
         with self._write() as s:
-            s.execute(insert)
-            row = s.execute(
-                select(DmPreference).where(DmPreference.team_id == team, DmPreference.user_id == user).with_for_update()
-            ).scalar_one()
-            changes = {k: v for k, v in changes.items() if getattr(row, k) != v}
-            if changes:
-                for name, value in {**changes, "updated_at": now}.items():
-                    setattr(row, name, value)
-                s.flush()
+            s.execute(insert.on_conflict_do_nothing())
+            row = s.execute(select(DmPreference).filter_by(**mine).with_for_update()).scalar_one()
+            update_row(s, row, changes, now)
             return snapshot(DmSettings, row)
 
     def get_dm(self, team: str, user: str) -> DmSettings | None:
@@ -106,16 +87,6 @@ class SettingsRepo(StoreCore):
         """Pause the DM digest with a visible ``reason``. True if the user has DM settings."""
         return self._update_dm(team, user, status="paused", pause_reason=check_reason(reason))
 
-    def resume_dm(self, team: str, user: str) -> bool:
-        """Reactivate a paused DM digest. True if the user has DM settings."""
-        return self._update_dm(team, user, status="active", pause_reason=None)
-
     def _update_dm(self, team: str, user: str, **values: Any) -> bool:
-        stmt = (
-            update(DmPreference)
-            .where(DmPreference.team_id == team, DmPreference.user_id == user)
-            .values(updated_at=self._now(), **values)
-            .execution_options(synchronize_session=False)
-        )
-        with self._write() as s:
-            return changed(s, stmt) > 0
+        mine = (DmPreference.team_id == team, DmPreference.user_id == user)
+        return self._change(update(DmPreference).where(*mine).values(updated_at=self._now(), **values)) > 0

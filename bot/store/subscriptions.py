@@ -9,10 +9,10 @@ from sqlalchemy import ColumnElement, delete, select, update
 from sqlalchemy.orm import Session
 
 from bot.domain.schedule import WeeklySchedule
-from bot.store.base import StoreCore, changed
+from bot.store.base import StoreCore, changed, update_row
 from bot.store.models import ChannelSubscription
 from bot.store.snapshots import Subscription, snapshot
-from bot.store.validate import check_id, check_reason, check_steps
+from bot.store.validate import check_id, check_reason, check_steps, schedule_columns
 
 
 def advance_cursor_in(s: Session, id: int, steps: int, catalog_version: str | None, now: datetime) -> bool:
@@ -29,16 +29,7 @@ def set_cursor_in(
     values: dict[str, Any] = {"cursor": cursor, "updated_at": now}
     if catalog_version is not None:
         values["last_catalog_version"] = catalog_version
-    return (
-        changed(
-            s,
-            update(ChannelSubscription)
-            .where(ChannelSubscription.id == id)
-            .values(**values)
-            .execution_options(synchronize_session=False),
-        )
-        > 0
-    )
+    return changed(s, update(ChannelSubscription).where(ChannelSubscription.id == id).values(**values)) > 0
 
 
 class SubscriptionsRepo(StoreCore):
@@ -61,62 +52,27 @@ class SubscriptionsRepo(StoreCore):
         ``updated_at``). Returns the resulting subscription. Raises ValueError for bad arguments.
         """
         check_id(team, "team"), check_id(channel, "channel"), check_id(track, "track")
-        if not isinstance(schedule, WeeklySchedule):
-            raise ValueError(f"schedule must be a WeeklySchedule, got {schedule!r}")
-        values = {
-            "weekday": schedule.weekday,
-            "at_time": schedule.at_time,
-            "timezone": schedule.timezone,
-            "steps_per_week": check_steps(steps_per_week),
-        }
+        values = {**schedule_columns(schedule), "steps_per_week": check_steps(steps_per_week)}
         now = self._now()
-        key = (
-            ChannelSubscription.team_id == team,
-            ChannelSubscription.channel_id == channel,
-            ChannelSubscription.track_id == track,
-        )
+        key = _key(team, channel, track)
         insert = (
             self._insert(ChannelSubscription)
-            .values(
-                team_id=team,
-                channel_id=channel,
-                track_id=track,
-                cursor=0,
-                status="active",
-                created_by=created_by,
-                created_at=now,
-                updated_at=now,
-                **values,
-            )
+            .values(**key, **values, cursor=0, status="active", created_by=created_by, created_at=now, updated_at=now)
             .on_conflict_do_nothing()
             .returning(ChannelSubscription.id)
         )
         with self._write() as s:
             new_id = s.execute(insert).scalar()
-            row = s.execute(select(ChannelSubscription).where(*key).with_for_update()).scalar_one()
+            row = s.execute(select(ChannelSubscription).filter_by(**key).with_for_update()).scalar_one()
             if new_id is None:
-                changes = {k: v for k, v in values.items() if getattr(row, k) != v}
                 if row.status != "active" or row.pause_reason is not None:
-                    changes.update(status="active", pause_reason=None)
-                if changes:
-                    for name, value in {**changes, "updated_at": now}.items():
-                        setattr(row, name, value)
-                    s.flush()
+                    values.update(status="active", pause_reason=None)
+                update_row(s, row, values, now)
             return snapshot(Subscription, row)
 
     def unsubscribe(self, team: str, channel: str, track: str) -> bool:
         """Delete the subscription. True if there was one. Its ledger rows are kept."""
-        stmt = (
-            delete(ChannelSubscription)
-            .where(
-                ChannelSubscription.team_id == team,
-                ChannelSubscription.channel_id == channel,
-                ChannelSubscription.track_id == track,
-            )
-            .execution_options(synchronize_session=False)
-        )
-        with self._write() as s:
-            return changed(s, stmt) > 0
+        return self._change(delete(ChannelSubscription).filter_by(**_key(team, channel, track))) > 0
 
     def subscriptions(self, team: str, channel: str | None = None) -> list[Subscription]:
         """The team's subscriptions (of any status), optionally only ``channel``'s, ordered by
@@ -159,18 +115,9 @@ class SubscriptionsRepo(StoreCore):
 
     def pause_subscription(self, id: int, reason: str) -> bool:
         """Pause with a visible ``reason`` (e.g. ``'channel archived'``). True if it exists."""
-        return self._set_status(id, "paused", check_reason(reason))
+        values = {"status": "paused", "pause_reason": check_reason(reason), "updated_at": self._now()}
+        return self._change(update(ChannelSubscription).where(ChannelSubscription.id == id).values(**values)) > 0
 
-    def resume_subscription(self, id: int) -> bool:
-        """Reactivate (clearing the pause reason). True if it exists."""
-        return self._set_status(id, "active", None)
 
-    def _set_status(self, id: int, status: str, reason: str | None) -> bool:
-        stmt = (
-            update(ChannelSubscription)
-            .where(ChannelSubscription.id == id)
-            .values(status=status, pause_reason=reason, updated_at=self._now())
-            .execution_options(synchronize_session=False)
-        )
-        with self._write() as s:
-            return changed(s, stmt) > 0
+def _key(team: str, channel: str, track: str) -> dict[str, Any]:
+    return {"team_id": team, "channel_id": channel, "track_id": track}

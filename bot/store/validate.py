@@ -6,7 +6,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from datetime import datetime
+from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from bot.domain.schedule import WeeklySchedule
 
 _PERIOD = re.compile(r"^\d{4}-W(0[1-9]|[1-4]\d|5[0-3])$")
 
@@ -53,3 +56,10 @@ def check_period(value: str) -> str:
 
 def check_reason(value: str) -> str:
     return check_id(value, "reason")[:500]
+
+
+def schedule_columns(schedule: WeeklySchedule) -> dict[str, Any]:
+    """The three columns (``weekday``, ``at_time``, ``timezone``) of a validated schedule."""
+    if not isinstance(schedule, WeeklySchedule):
+        raise ValueError(f"schedule must be a WeeklySchedule, got {schedule!r}")
+    return {"weekday": schedule.weekday, "at_time": schedule.at_time, "timezone": schedule.timezone}

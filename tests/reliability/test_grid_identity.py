@@ -158,10 +158,8 @@ def test_a_reinstall_resumes_what_was_paused_for_auth_with_a_note(door_runtime, 
     token_err = store.subscribe("T0BACK", "C0AUTH", "spec", WeeklySchedule.of(0, "09:00", "UTC"))
     archived = store.subscribe("T0BACK", "C0ARCH", "spec", WeeklySchedule.of(0, "09:00", "UTC"))
     store.set_dm("T0BACK", "U0DM", True)
-    store.remove_team("T0BACK")  # app_uninstalled: gone, the DM paused
-    store.resume_subscription(token_err.id)
+    store.remove_installation(None, "T0BACK")  # app_uninstalled: gone, the DM paused
     store.pause_subscription(token_err.id, "Slack error invalid_auth: the app's token is not valid")
-    store.resume_subscription(archived.id)
     store.pause_subscription(archived.id, "Slack error is_archived: the channel is archived")
 
     installation = Installation(

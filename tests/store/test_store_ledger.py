@@ -168,15 +168,6 @@ def test_record_event_under_concurrency(store: Store, store_url: str) -> None:
     assert results.count(True) == 1
 
 
-def test_prune_events(store: Store, clock) -> None:  # type: ignore[no-untyped-def]
-    store.record_event("old", "T1")
-    clock.advance(2 * 86400)
-    store.record_event("new", "T1")
-    assert store.prune_events(older_than_s=86400) == 1
-    assert store.record_event("old", "T1") is True
-    assert store.record_event("new", "T1") is False
-
-
 def test_catalog_versions(store: Store, clock) -> None:  # type: ignore[no-untyped-def]
     assert store.latest_catalog_version() is None
     assert store.catalog_snapshot("v1") is None

@@ -50,8 +50,6 @@ def test_follow_is_idempotent_and_isolated(store: Store, clock) -> None:  # type
     assert store.follow("T2", "U1", "spec") is True
     assert store.follows("T1", "U1") == ["perf", "intro"]
     assert store.follows("T2", "U1") == ["spec"]
-    assert store.followers("T1", "perf") == ["U1"]
-    assert store.followers("T2", "perf") == []
     assert store.unfollow("T1", "U1", "perf") is True
     assert store.unfollow("T1", "U1", "perf") is False
     assert store.follows("T1", "U1") == ["intro"]

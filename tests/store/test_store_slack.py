@@ -76,7 +76,7 @@ def test_remove_team_deletes_tokens_and_pauses_only_that_team(store: Store) -> N
     store.set_dm("T2", "U1", True)
     store.mark_read("T1", "U1", ["a"])
 
-    removed = store.remove_team("T1")
+    removed = store.remove_installation(None, "T1")
     assert (removed.installations_deleted, removed.bots_deleted) == (1, 1)
     assert (removed.subscriptions_paused, removed.dms_paused) == (1, 1)
 
@@ -91,10 +91,10 @@ def test_remove_team_deletes_tokens_and_pauses_only_that_team(store: Store) -> N
     assert [d.team_id for d in store.dm_recipients()] == ["T2"]
     assert store.read_posts("T1", "U1") == {"a"}  # progress survives a reinstall
 
-    again = store.remove_team("T1")
+    again = store.remove_installation(None, "T1")
     assert again == type(again)(0, 0, 0, 0)
 
-    assert store.resume_team("T1") == 2
+    assert len(store.resume_after_install("T1")) == 2
     assert store.get_subscription(sub1.id).active  # type: ignore[union-attr]
     assert store.get_subscription(sub1b.id).status == "paused"  # type: ignore[union-attr]
     assert [d.team_id for d in store.dm_recipients()] == ["T1", "T2"]

@@ -54,11 +54,10 @@ def test_resubscribing_reactivates_a_paused_subscription(store: Store) -> None:
 
 def test_pause_and_resume(store: Store) -> None:
     sub = store.subscribe("T1", "C1", "perf", WeeklySchedule.of(0, "09:00", "UTC"))
-    store.pause_subscription(sub.id, "bot removed")
-    assert store.resume_subscription(sub.id) is True
-    assert store.get_subscription(sub.id).active  # type: ignore[union-attr]
+    assert store.pause_subscription(sub.id, "bot removed") is True
+    assert store.get_subscription(sub.id).pause_reason == "bot removed"  # type: ignore[union-attr]
+    assert store.subscribe("T1", "C1", "perf", WeeklySchedule.of(0, "09:00", "UTC")).active  # resumes
     assert store.pause_subscription(9999, "x") is False
-    assert store.resume_subscription(9999) is False
 
 
 def test_subscriptions_are_isolated_between_teams(store: Store) -> None:
@@ -160,7 +159,7 @@ def test_dm_recipients_skip_disabled_paused_and_snoozed(store: Store, clock) -> 
     assert [d.user_id for d in store.dm_recipients(team="T1")] == ["U1"]
     later = until + timedelta(seconds=1)
     assert [d.user_id for d in store.dm_recipients(at=later, team="T1")] == ["U1", "U4"]
-    assert store.resume_dm("T1", "U3") is True
+    assert store.set_dm("T1", "U3", True).status == "active"  # enabling resumes a paused digest
     assert [d.user_id for d in store.dm_recipients(team="T1")] == ["U1", "U3"]
     assert store.snooze_dm("T1", "U4", None) is True
     assert [d.user_id for d in store.dm_recipients(team="T1")] == ["U1", "U3", "U4"]
