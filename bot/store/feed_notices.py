@@ -30,5 +30,4 @@ class FeedNoticesRepo(StoreCore):
 
     def release_feed_notice(self, url: str) -> None:
         """Forget a claim whose announcement failed (the next check tries again)."""
-        with self._write() as s:
-            s.execute(delete(CatalogFeedNotice).where(CatalogFeedNotice.url == url))
+        self._change(delete(CatalogFeedNotice).where(CatalogFeedNotice.url == url))

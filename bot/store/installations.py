@@ -15,13 +15,15 @@ from __future__ import annotations
 import copy
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
+from typing import TypeVar
 
 from slack_sdk.oauth.installation_store.models.bot import Bot
 from slack_sdk.oauth.installation_store.models.installation import Installation
 from slack_sdk.oauth.installation_store.sqlalchemy import SQLAlchemyInstallationStore
 from slack_sdk.oauth.state_store.sqlalchemy import SQLAlchemyOAuthStateStore
-from slack_sdk.oauth.token_rotation import TokenRotator
 from sqlalchemy import ColumnElement, Engine, Table, and_, delete, desc, or_, select, update
 
 from bot.store.base import StoreCore, changed
@@ -77,38 +79,19 @@ class EncryptedInstallationStore(SQLAlchemyInstallationStore):
         super().__init__(client_id=client_id, engine=engine)
         self.cipher = cipher
 
-    def _sealed(self, obj: Installation | Bot) -> Installation | Bot:
-        out = copy.copy(obj)
-        for name in _TOKEN_FIELDS:
-            if hasattr(out, name):
-                setattr(out, name, self.cipher.seal(getattr(out, name)))
-        return out
-
-    def _opened(self, obj: Installation | Bot | None) -> Installation | Bot | None:
-        if obj is None:
-            return None
-        for name in _TOKEN_FIELDS:
-            if hasattr(obj, name):
-                setattr(obj, name, self.cipher.open(getattr(obj, name)))
-        return obj
-
     def save(self, installation: Installation) -> None:
-        sealed = self._sealed(installation)
-        assert isinstance(sealed, Installation)
-        super().save(sealed)
+        super().save(_convert_tokens(copy.copy(installation), self.cipher.seal))
 
     def save_bot(self, bot: Bot) -> None:
-        sealed = self._sealed(bot)
-        assert isinstance(sealed, Bot)
-        super().save_bot(sealed)
+        super().save_bot(_convert_tokens(copy.copy(bot), self.cipher.seal))
 
     def find_bot(
         self, *, enterprise_id: str | None, team_id: str | None, is_enterprise_install: bool | None = False
     ) -> Bot | None:
-        found = self._opened(
-            super().find_bot(enterprise_id=enterprise_id, team_id=team_id, is_enterprise_install=is_enterprise_install)
+        found = super().find_bot(
+            enterprise_id=enterprise_id, team_id=team_id, is_enterprise_install=is_enterprise_install
         )
-        return found if isinstance(found, Bot) else None
+        return None if found is None else _convert_tokens(found, self.cipher.open)
 
     def find_installation(
         self,
@@ -118,15 +101,21 @@ class EncryptedInstallationStore(SQLAlchemyInstallationStore):
         user_id: str | None = None,
         is_enterprise_install: bool | None = False,
     ) -> Installation | None:
-        found = self._opened(
-            super().find_installation(
-                enterprise_id=enterprise_id,
-                team_id=team_id,
-                user_id=user_id,
-                is_enterprise_install=is_enterprise_install,
-            )
+        found = super().find_installation(
+            enterprise_id=enterprise_id, team_id=team_id, user_id=user_id, is_enterprise_install=is_enterprise_install
         )
-        return found if isinstance(found, Installation) else None
+        return None if found is None else _convert_tokens(found, self.cipher.open)
+
+
+_Tokens = TypeVar("_Tokens", Installation, Bot)
+
+
+def _convert_tokens(obj: _Tokens, convert: Callable[[str | None], str | None]) -> _Tokens:
+    """``obj`` with each token field it has (bot, user, refresh) passed through ``convert``."""
+    for name in _TOKEN_FIELDS:
+        if hasattr(obj, name):
+            setattr(obj, name, convert(getattr(obj, name)))
+    return obj
 
 
 @dataclass(frozen=True)
@@ -162,31 +151,14 @@ class InstallationsRepo(StoreCore):
         org_wide = tenant != team_id
         now = self._now()
         with self._write() as s:
-            installations = changed(
-                s, delete(slack_installations).where(_rows_of(slack_installations, enterprise_id, team_id, org_wide))
-            )
-            bots = changed(s, delete(slack_bots).where(_rows_of(slack_bots, enterprise_id, team_id, org_wide)))
-            subs = changed(
-                s,
-                update(ChannelSubscription)
-                .where(ChannelSubscription.team_id == tenant, ChannelSubscription.status == "active")
-                .values(status="paused", pause_reason=UNINSTALLED, updated_at=now)
-                .execution_options(synchronize_session=False),
-            )
-            dms = changed(
-                s,
-                update(DmPreference)
-                .where(DmPreference.team_id == tenant, DmPreference.status == "active")
-                .values(status="paused", pause_reason=UNINSTALLED, updated_at=now)
-                .execution_options(synchronize_session=False),
-            )
-        return TeamRemoval(installations, bots, subs, dms)
-
-    def remove_team(self, team: str) -> TeamRemoval:
-        """:meth:`remove_installation` for a workspace install outside any Grid org, or for the
-        tenant id ``team`` (a team id). Kept for callers that have only a team id."""
-        check_id(team, "team")
-        return self.remove_installation(None, team, False)
+            counts = [
+                changed(s, delete(table).where(_rows_of(table, enterprise_id, team_id, org_wide)))
+                for table in (slack_installations, slack_bots)
+            ]
+            for model in (ChannelSubscription, DmPreference):
+                pause = update(model).where(model.team_id == tenant, model.status == "active")
+                counts.append(changed(s, pause.values(status="paused", pause_reason=UNINSTALLED, updated_at=now)))
+        return TeamRemoval(*counts)
 
     def resume_after_install(self, tenant: str) -> Resumed:
         """After a (re)install of ``tenant``: reactivate the channel subscriptions and DM digests
@@ -197,23 +169,14 @@ class InstallationsRepo(StoreCore):
         channels: set[str] = set()
         users: set[str] = set()
         with self._write() as s:
-            for model in (ChannelSubscription, DmPreference):
+            for model, column, found in (
+                (ChannelSubscription, ChannelSubscription.channel_id, channels),
+                (DmPreference, DmPreference.user_id, users),
+            ):
                 where = (model.team_id == tenant, model.status == "paused", _auth_pause(model))
-                if model is ChannelSubscription:
-                    channels.update(s.scalars(select(ChannelSubscription.channel_id).where(*where)))
-                else:
-                    users.update(s.scalars(select(DmPreference.user_id).where(*where)))
-                s.execute(
-                    update(model)
-                    .where(*where)
-                    .values(status="active", pause_reason=None, updated_at=now)
-                    .execution_options(synchronize_session=False)
-                )
+                found.update(s.scalars(select(column).where(*where)))
+                changed(s, update(model).where(*where).values(status="active", pause_reason=None, updated_at=now))
         return Resumed(tuple(sorted(channels)), tuple(sorted(users)))
-
-    def resume_team(self, team: str) -> int:
-        """:meth:`resume_after_install` returning only how many were resumed."""
-        return len(self.resume_after_install(team))
 
     # --- tokens outside a request ----------------------------------------------------------------
 
@@ -251,31 +214,21 @@ class InstallationsRepo(StoreCore):
         key = self.installation_key(tenant)
         if key is None:
             return None
-        enterprise_id, team_id, org_wide = key
         store = self.installation_store()
-        installation = store.find_installation(
-            enterprise_id=enterprise_id, team_id=team_id, is_enterprise_install=org_wide
-        )
-        rotator = self._token_rotator
-        if rotator is not None and _expiring(installation):
+        find = partial(store.find_installation, enterprise_id=key[0], team_id=key[1], is_enterprise_install=key[2])
+        installation = find()
+        if self._token_rotator is not None and _expiring(installation):
             # One refresh across every process: the loser of the lock re-reads what the winner saved.
             with shared_lock(self._engine, f"token-rotation:{tenant}"):
-                installation = store.find_installation(
-                    enterprise_id=enterprise_id, team_id=team_id, is_enterprise_install=org_wide
-                )
-                return self._bot_token_found(installation, key, store, rotator, tenant)
-        return self._bot_token_found(installation, key, store, rotator, tenant)
+                return self._bot_token_found(find(), key, tenant)
+        return self._bot_token_found(installation, key, tenant)
 
     def _bot_token_found(
-        self,
-        installation: Installation | None,
-        key: tuple[str | None, str | None, bool],
-        store: EncryptedInstallationStore,
-        rotator: TokenRotator | None,
-        tenant: str,
+        self, installation: Installation | None, key: tuple[str | None, str | None, bool], tenant: str
     ) -> str | None:
         """The bot token of ``installation`` (or of the bot row when it has none), refreshed
         when due."""
+        store, rotator = self.installation_store(), self._token_rotator
         enterprise_id, team_id, org_wide = key
         if installation is not None and installation.bot_token:
             if rotator is not None and installation.bot_refresh_token:
@@ -317,14 +270,9 @@ class InstallationsRepo(StoreCore):
                     states = {n: self._cipher.state(getattr(row, n)) for n in names if getattr(row, n)}
                     for state in states.values():
                         counts[state] += 1
-                    if any(v in ("plain", "older") for v in states.values()):
-                        pending.append(
-                            (
-                                table,
-                                row.id,
-                                {n: self._cipher.reseal(getattr(row, n)) for n, v in states.items() if v != "current"},
-                            )
-                        )
+                    if {"plain", "older"} & set(states.values()):
+                        values = {n: self._cipher.reseal(getattr(row, n)) for n, v in states.items() if v != "current"}
+                        pending.append((table, row.id, values))
             if counts["unreadable"]:
                 raise TokenKeyError(
                     f"{counts['unreadable']} stored Slack token(s) cannot be read with any key in "
@@ -348,8 +296,7 @@ class InstallationsRepo(StoreCore):
 
     def release_welcome(self, tenant: str) -> None:
         """Forget a welcome claim whose DM Slack refused (the next install tries again)."""
-        with self._write() as s:
-            s.execute(delete(InstallationWelcome).where(InstallationWelcome.tenant_id == tenant))
+        self._change(delete(InstallationWelcome).where(InstallationWelcome.tenant_id == tenant))
 
     # --- slack_sdk stores ----------------------------------------------------------------------
 
