@@ -1,17 +1,20 @@
 """The delivery ledger: one row per (team, destination, track, ISO week) digest, claimed before
-it is sent so that it goes out exactly once, whatever the number of clocks and workers."""
+it is sent so that it goes out exactly once, whatever the number of clocks and workers.
+
+The statements are module functions so that :mod:`bot.store.ledger_batch` runs the very same ones
+for each row of a batch."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, or_, select, update
+from sqlalchemy import ColumnElement, Update, and_, or_, select, update
 
 from bot.store.base import StoreCore, changed
-from bot.store.models import DigestDelivery
+from bot.store.models import ChannelSubscription, DigestDelivery
 from bot.store.snapshots import Delivery, snapshot
-from bot.store.subscriptions import advance_cursor_in, set_cursor_in
+from bot.store.subscriptions import set_cursor_in
 from bot.store.validate import check_id, check_period, check_reason
 
 NO_ATTEMPT_LIMIT = 2**31 - 1
@@ -23,25 +26,71 @@ REFUSED_PREFIX = "refused: "
 """``error`` of a ``'failed'`` ledger row that Slack refused for good: ``'refused: <code>: <detail>'``
 (:meth:`LedgerRepo.mark_refused`, counted by :meth:`LedgerRepo.refusals`)."""
 
+Key = tuple[str, str, str, str]
+"""A ledger key: (team, destination, track or ``'*'``, ISO week)."""
+
+
+def delivery_key(team: str, destination: str, track: str, period: str) -> ColumnElement[bool]:
+    """The WHERE clause of the ledger row at that key."""
+    return and_(
+        DigestDelivery.team_id == team,
+        DigestDelivery.destination == destination,
+        DigestDelivery.track_id == track,
+        DigestDelivery.period == period,
+    )
+
+
+def new_row(key: Key, claimed_by: str, now: datetime, **values: Any) -> dict[str, Any]:
+    """The columns of a new ledger row at ``key`` claimed by ``claimed_by`` at ``now``, and ``values``."""
+    team, destination, track, period = key
+    return (
+        dict(
+            team_id=team, destination=destination, track_id=track, period=period, claimed_at=now, claimed_by=claimed_by
+        )
+        | values
+    )
+
+
+def takeover(key: Key, claimed_by: str, now: datetime, stale_after_s: float, max_attempts: int) -> Update:
+    """The UPDATE that claims the row at ``key`` for ``claimed_by`` when it was left ``'claimed'``
+    longer than ``stale_after_s`` seconds or ``'failed'`` after fewer than ``max_attempts``."""
+    stale = and_(DigestDelivery.status == "claimed", DigestDelivery.claimed_at < now - timedelta(seconds=stale_after_s))
+    retry = and_(DigestDelivery.status == "failed", DigestDelivery.attempts < max_attempts)
+    return (
+        update(DigestDelivery)
+        .where(delivery_key(*key), or_(stale, retry))
+        .values(status="claimed", claimed_at=now, claimed_by=claimed_by, attempts=DigestDelivery.attempts + 1)
+    )
+
+
+def settle(key: Key, claimed_by: str | None, **values: Any) -> Update:
+    """The UPDATE of the claimed row at ``key`` (with ``claimed_by``, only that claimant's claim)
+    setting ``values``."""
+    cond = [delivery_key(*key), DigestDelivery.status == "claimed"]
+    if claimed_by is not None:
+        cond.append(DigestDelivery.claimed_by == claimed_by)
+    return update(DigestDelivery).where(*cond).values(**values)
+
+
+def mark_values(kind: str, now: Any, extra: Any) -> dict[str, Any]:
+    """What a mark of ``kind`` sets on a claimed row: ``'renew'`` the claim time, ``'sent'`` the
+    send (``extra``: the message ts), ``'skipped'`` a send without a message (``extra``: the
+    ``error``). ``now`` and ``extra`` are values or SQL expressions."""
+    if kind == "renew":
+        return {"claimed_at": now}
+    if kind == "sent":
+        return {"status": "sent", "sent_at": now, "message_ts": extra}
+    return {"status": "sent", "sent_at": now, "message_ts": None, "error": extra}
+
+
+def _check_claim(team: str, destination: str, track: str, period: str, claimed_by: str) -> Key:
+    for value, what in ((team, "team"), (destination, "destination"), (track, "track"), (claimed_by, "claimed_by")):
+        check_id(value, what)
+    return team, destination, track, check_period(period)
+
 
 class LedgerRepo(StoreCore):
     """Claims, settlements and reads of ledger rows."""
-
-    def _delivery_key(self, team: str, destination: str, track: str, period: str) -> Any:
-        return and_(
-            DigestDelivery.team_id == team,
-            DigestDelivery.destination == destination,
-            DigestDelivery.track_id == track,
-            DigestDelivery.period == period,
-        )
-
-    def _settle(self, key: tuple[str, str, str, str], claimed_by: str | None, **values: Any) -> Any:
-        """The UPDATE of the claimed row at ``key`` (team, destination, track, period; with
-        ``claimed_by``, only that claimant's claim) setting ``values``."""
-        cond = [self._delivery_key(*key), DigestDelivery.status == "claimed"]
-        if claimed_by is not None:
-            cond.append(DigestDelivery.claimed_by == claimed_by)
-        return update(DigestDelivery).where(*cond).values(**values).execution_options(synchronize_session=False)
 
     def claim_delivery(
         self,
@@ -63,46 +112,15 @@ class LedgerRepo(StoreCore):
         attempts (:data:`NO_ATTEMPT_LIMIT`: no limit). A ``'sent'`` row is never claimed again.
         ``claimed_by`` names the claimant (e.g. ``'host:pid'``). Raises ValueError for bad arguments.
         """
-        for value, what in ((team, "team"), (destination, "destination"), (track, "track"), (claimed_by, "claimed_by")):
-            check_id(value, what)
-        check_period(period)
+        key = _check_claim(team, destination, track, period, claimed_by)
         if stale_after_s < 0:
             raise ValueError(f"stale_after_s must be >= 0, got {stale_after_s!r}")
         now = self._now()
-        insert = (
-            self._insert(DigestDelivery)
-            .values(
-                team_id=team,
-                destination=destination,
-                track_id=track,
-                period=period,
-                status="claimed",
-                claimed_at=now,
-                claimed_by=claimed_by,
-                attempts=1,
-            )
-            .on_conflict_do_nothing()
-            .returning(DigestDelivery.id)
-        )
-        takeover = (
-            update(DigestDelivery)
-            .where(
-                self._delivery_key(team, destination, track, period),
-                or_(
-                    and_(
-                        DigestDelivery.status == "claimed",
-                        DigestDelivery.claimed_at < now - timedelta(seconds=stale_after_s),
-                    ),
-                    and_(DigestDelivery.status == "failed", DigestDelivery.attempts < max_attempts),
-                ),
-            )
-            .values(status="claimed", claimed_at=now, claimed_by=claimed_by, attempts=DigestDelivery.attempts + 1)
-            .execution_options(synchronize_session=False)
-        )
+        insert = self._insert(DigestDelivery).values(**new_row(key, claimed_by, now, status="claimed", attempts=1))
         with self._write() as s:
-            if s.execute(insert).first() is not None:
+            if s.execute(insert.on_conflict_do_nothing().returning(DigestDelivery.id)).first() is not None:
                 return True
-            return changed(s, takeover) == 1
+            return changed(s, takeover(key, claimed_by, now, stale_after_s, max_attempts)) == 1
 
     def mark_sent(
         self,
@@ -126,14 +144,48 @@ class LedgerRepo(StoreCore):
         """
         if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
             raise ValueError(f"steps must be an int >= 0, got {steps!r}")
-        stmt = self._settle(
-            (team, destination, track, period), claimed_by, status="sent", sent_at=self._now(), message_ts=message_ts
+        key = (team, destination, track, period)
+        return self._sent(
+            key, message_ts, claimed_by, subscription_id, ChannelSubscription.cursor + steps, catalog_version
         )
+
+    def mark_sent_at_cursor(
+        self,
+        team: str,
+        destination: str,
+        track: str,
+        period: str,
+        message_ts: str | None,
+        *,
+        subscription_id: int,
+        cursor: int,
+        catalog_version: str | None,
+        claimed_by: str | None = None,
+    ) -> bool:
+        """Like :meth:`mark_sent` with a subscription, but set its cursor to ``cursor`` (>= 0)
+        instead of adding steps: a digest composed against a new catalog version may move the
+        cursor to a new place in a re-ordered path."""
+        if isinstance(cursor, bool) or not isinstance(cursor, int) or cursor < 0:
+            raise ValueError(f"cursor must be an int >= 0, got {cursor!r}")
+        return self._sent(
+            (team, destination, track, period), message_ts, claimed_by, subscription_id, cursor, catalog_version
+        )
+
+    def _sent(
+        self,
+        key: Key,
+        message_ts: str | None,
+        claimed_by: str | None,
+        subscription_id: int | None,
+        cursor: int | ColumnElement[int],
+        catalog_version: str | None,
+    ) -> bool:
+        now = self._now()
         with self._write() as s:
-            if changed(s, stmt) != 1:
+            if changed(s, settle(key, claimed_by, **mark_values("sent", now, message_ts))) != 1:
                 return False
             if subscription_id is not None:
-                advance_cursor_in(s, subscription_id, steps, catalog_version, self._now())
+                set_cursor_in(s, subscription_id, cursor, catalog_version, now)
             return True
 
     def mark_failed(
@@ -141,9 +193,8 @@ class LedgerRepo(StoreCore):
     ) -> bool:
         """Record a claimed delivery as failed with ``error`` (truncated to 1000 characters).
         It may be claimed again while ``attempts < max_attempts``. True if a claim was marked."""
-        stmt = self._settle((team, destination, track, period), claimed_by, status="failed", error=str(error)[:1000])
-        with self._write() as s:
-            return changed(s, stmt) == 1
+        key = (team, destination, track, period)
+        return self._change(settle(key, claimed_by, status="failed", error=str(error)[:1000])) == 1
 
     def mark_refused(
         self,
@@ -186,29 +237,12 @@ class LedgerRepo(StoreCore):
         ``message_ts`` and ``error`` ``'skipped: <reason>'`` (e.g. a digest snoozed ahead of
         time), so that no claim for that key can succeed. True if the row was created; False if
         the key already had a row (which is left as it is). Raises ValueError for bad arguments."""
-        for value, what in ((team, "team"), (destination, "destination"), (track, "track"), (claimed_by, "claimed_by")):
-            check_id(value, what)
-        check_period(period)
+        key = _check_claim(team, destination, track, period, claimed_by)
         now = self._now()
-        stmt = (
-            self._insert(DigestDelivery)
-            .values(
-                team_id=team,
-                destination=destination,
-                track_id=track,
-                period=period,
-                status="sent",
-                claimed_at=now,
-                claimed_by=claimed_by,
-                attempts=0,
-                sent_at=now,
-                error=(self.SKIPPED_PREFIX + check_reason(reason))[:1000],
-            )
-            .on_conflict_do_nothing()
-            .returning(DigestDelivery.id)
+        error = self.SKIPPED_PREFIX + check_reason(reason)
+        return self._insert_new(
+            DigestDelivery, **new_row(key, claimed_by, now, status="sent", attempts=0, sent_at=now, error=error)
         )
-        with self._write() as s:
-            return s.execute(stmt).first() is not None
 
     def mark_skipped(
         self, team: str, destination: str, track: str, period: str, reason: str, *, claimed_by: str | None = None
@@ -216,67 +250,20 @@ class LedgerRepo(StoreCore):
         """Settle a claimed period without posting (nothing to say this week): the row becomes
         ``'sent'`` with no ``message_ts`` and ``error`` ``'skipped: <reason>'``. With
         ``claimed_by``, only that claimant's claim. True if a claim was settled."""
-        stmt = self._settle(
-            (team, destination, track, period),
-            claimed_by,
-            status="sent",
-            sent_at=self._now(),
-            message_ts=None,
-            error=(self.SKIPPED_PREFIX + check_reason(reason))[:1000],
-        )
-        with self._write() as s:
-            return changed(s, stmt) == 1
+        values = mark_values("skipped", self._now(), self.SKIPPED_PREFIX + check_reason(reason))
+        return self._change(settle((team, destination, track, period), claimed_by, **values)) == 1
 
     def renew_claim(self, team: str, destination: str, track: str, period: str, claimed_by: str) -> bool:
         """Refresh ``claimed_at`` of ``claimed_by``'s claim to now, right before a send, so that
         a claim that waited in a queue is not taken over as stale while it is being sent. False
         if the claim is no longer ``claimed_by``'s (taken over, or settled): do not send then."""
-        stmt = (
-            update(DigestDelivery)
-            .where(
-                self._delivery_key(team, destination, track, period),
-                DigestDelivery.status == "claimed",
-                DigestDelivery.claimed_by == claimed_by,
-            )
-            .values(claimed_at=self._now())
-            .execution_options(synchronize_session=False)
-        )
-        with self._write() as s:
-            return changed(s, stmt) == 1
-
-    def mark_sent_at_cursor(
-        self,
-        team: str,
-        destination: str,
-        track: str,
-        period: str,
-        message_ts: str | None,
-        *,
-        subscription_id: int,
-        cursor: int,
-        catalog_version: str | None,
-        claimed_by: str | None = None,
-    ) -> bool:
-        """Like :meth:`mark_sent` with a subscription, but set its cursor to ``cursor`` (>= 0)
-        instead of adding steps: a digest composed against a new catalog version may move the
-        cursor to a new place in a re-ordered path. Both changes happen in one transaction; True
-        if a ``'claimed'`` row became ``'sent'`` (nothing is changed otherwise)."""
-        if isinstance(cursor, bool) or not isinstance(cursor, int) or cursor < 0:
-            raise ValueError(f"cursor must be an int >= 0, got {cursor!r}")
-        now = self._now()
-        stmt = self._settle(
-            (team, destination, track, period), claimed_by, status="sent", sent_at=now, message_ts=message_ts
-        )
-        with self._write() as s:
-            if changed(s, stmt) != 1:
-                return False
-            set_cursor_in(s, subscription_id, cursor, catalog_version, now)
-            return True
+        stmt = settle((team, destination, track, period), None, claimed_at=self._now())
+        return self._change(stmt.where(DigestDelivery.claimed_by == claimed_by)) == 1
 
     def delivery(self, team: str, destination: str, track: str, period: str) -> Delivery | None:
         """The ledger row for that key, or None."""
         with self._read() as s:
-            row = s.scalar(select(DigestDelivery).where(self._delivery_key(team, destination, track, period)))
+            row = s.scalar(select(DigestDelivery).where(delivery_key(team, destination, track, period)))
             return None if row is None else snapshot(Delivery, row)
 
     def deliveries(self, period: str | None = None, team: str | None = None) -> list[Delivery]:

@@ -1,64 +1,50 @@
 """Delivery-ledger bookkeeping in batches: many claims and "sent" marks, one transaction.
 
-(The gathering and fallback machinery is :class:`bot.store.batching.Batching`; the batched
-reads of a DM are :mod:`bot.store.dm_reads`. Kept because the queue benchmark needs it:
-``docs/benchmarks.md``, "Stop 23: speed layers measured".)
+Kept because the queue benchmark needs it (``docs/benchmarks.md``, "Stop 23: speed layers
+measured"); the gathering and fallback machinery is :class:`bot.store.batching.Batching`.
 
-A worker sending hundreds of digests a second would spend most of its time committing one
-short transaction per claim, renewal and "sent" mark (:class:`bot.store.Store`'s ledger methods).
-:class:`LedgerBatcher` collects those calls from all the sending threads of a process and runs
-whatever is pending as **one transaction per batch** (group commit): the rows are written in
-workspace order (team, destination), each row with the very statement the :class:`Store` uses
-for it alone — the INSERT … ON CONFLICT DO NOTHING of a claim (one multi-row INSERT for all the
-claims of a batch), the conditional UPDATE of a take-over, a renewal or a mark — so each row is
-still individually exactly-once: a caller learns whether *its* row was claimed or marked. The
-batch grows with the load by itself (while one batch commits, the next one gathers), so a lone
-call waits for no timer.
+A worker sending hundreds of digests a second would spend most of its time committing one short
+transaction per claim, renewal and mark. :class:`LedgerBatcher` collects those calls from all the
+sending threads of a process and runs whatever is pending as **one transaction per batch** (group
+commit): rows in workspace order (team, destination), each with the statement the :class:`Store`
+uses for it alone (:mod:`bot.store.ledger`; the claims of a batch as one multi-row INSERT … ON
+CONFLICT DO NOTHING), so each row is still individually exactly-once and a caller learns whether
+*its* row was claimed or marked. The batch grows with the load by itself (while one batch commits,
+the next one gathers), so a lone call waits for no timer.
 
 On PostgreSQL each kind of change is **one statement of a fixed shape** whatever the batch size:
-the batch's keys travel as array parameters and ``unnest(...)`` turns them back into rows
-(``INSERT … SELECT … FROM unnest(…) ON CONFLICT DO NOTHING RETURNING``, ``UPDATE … FROM
-unnest(…) … RETURNING``), so SQLAlchemy compiles each statement once per process (its compiled
-cache) instead of once per batch, as a multi-row ``VALUES`` of a new length would need. SQLite
-(tests, one process) writes row by row inside the batch's transaction.
+the keys travel as array parameters that ``unnest(...)`` turns back into rows (``INSERT … SELECT …
+FROM unnest(…) ON CONFLICT DO NOTHING RETURNING``, ``UPDATE … FROM unnest(…) … RETURNING``), so
+SQLAlchemy compiles each statement once per process instead of once per batch size. SQLite (tests,
+one process) writes row by row inside the batch's transaction. If a batch's transaction fails (a
+lost connection, a deadlock between processes), its calls run again one by one through the
+:class:`Store`, each in its own transaction, and each caller gets its own answer or exception.
 
-If a batch's transaction fails (a lost connection, a deadlock between processes), its calls are
-run again one by one through the :class:`Store`, each in its own transaction, and each caller
-gets its own answer or exception.
-
-**Reads, batched too** (:mod:`bot.store.dm_reads`): what a DM send reads about its person,
-for all the sending threads at once, one read transaction and one statement per batch instead
-of two transactions and five statements per DM.
-
-:class:`BatchedLedgerStore` is a :class:`Store` whose ledger methods go through a batcher and
-which delegates everything else; :class:`bot.digest.deliver.Deliverer` uses it unchanged.
-
-Times are aware UTC datetimes; durations seconds.
+:class:`BatchedLedgerStore` is a :class:`Store` whose ledger methods go through a batcher (and a
+DM send's reads through :class:`~bot.store.dm_reads.DmReadBatcher`), delegating everything else;
+:class:`bot.digest.deliver.Deliverer` uses it unchanged. Times are aware UTC; durations seconds.
 """
 
 from __future__ import annotations
 
-import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import String, Table, and_, bindparam, literal, or_, select, update
+from sqlalchemy import String, Table, bindparam, literal, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from bot.store import Delivery, Store, db
+from bot.store.base import changed
 from bot.store.batching import Batching, unnest_rows
-from bot.store.dm_reads import DmReadBatcher, DmReads, PrefetchedDmReads
+from bot.store.dm_reads import DmReadBatcher, PrefetchedDmReads
+from bot.store.ledger import Key, LedgerRepo, mark_values, new_row, settle, takeover
 from bot.store.models import DigestDelivery
 
-log = logging.getLogger(__name__)
-
-Key = tuple[str, str, str, str]
-"""A ledger key: (team, destination, track or ``'*'``, ISO week)."""
-
-SKIPPED_PREFIX = Store.SKIPPED_PREFIX
+_TABLE = cast(Table, DigestDelivery.__table__)
+_KEY_COLUMNS = ("team_id", "destination", "track_id", "period", "claimed_by")
 
 
 @dataclass
@@ -70,6 +56,14 @@ class _Call:
     done: threading.Event = field(default_factory=threading.Event)
     result: Any = None
     error: BaseException | None = None
+
+    def extra(self) -> str | None:
+        """What a mark sets besides its time: a sent mark's message ts, a skipped one's ``error``."""
+        if self.kind == "sent":
+            return cast(str | None, self.args["message_ts"])
+        if self.kind == "skipped":
+            return (LedgerRepo.SKIPPED_PREFIX + str(self.args["reason"]))[:1000]
+        return None
 
 
 class LedgerBatcher(Batching):
@@ -133,66 +127,18 @@ class LedgerBatcher(Batching):
         row is tried as a take-over (its own conditional UPDATE)."""
         first = {c.key: c for c in reversed(claims)}  # the first claimant of a key in the batch
         if self._dialect == "postgresql":
-            firsts = list(first.values())
-            result = s.execute(
-                self._pg_claim,
-                {
-                    "team_ids": [c.key[0] for c in firsts],
-                    "destinations": [c.key[1] for c in firsts],
-                    "track_ids": [c.key[2] for c in firsts],
-                    "periods": [c.key[3] for c in firsts],
-                    "claimed_bys": [c.claimed_by for c in firsts],
-                    "now": now,
-                },
-            )
+            result = s.execute(self._pg_claim, {**_arrays(first.values()), "now": now})
         else:
-            rows = [
-                {
-                    "team_id": c.key[0],
-                    "destination": c.key[1],
-                    "track_id": c.key[2],
-                    "period": c.key[3],
-                    "status": "claimed",
-                    "claimed_at": now,
-                    "claimed_by": c.claimed_by,
-                    "attempts": 1,
-                }
-                for c in first.values()
-            ]
-            result = s.execute(
-                sqlite.insert(DigestDelivery)
-                .values(rows)
-                .on_conflict_do_nothing()
-                .returning(
-                    DigestDelivery.id,
-                    DigestDelivery.team_id,
-                    DigestDelivery.destination,
-                    DigestDelivery.track_id,
-                    DigestDelivery.period,
-                )
-            )
+            rows = [new_row(c.key, c.claimed_by, now, status="claimed", attempts=1) for c in first.values()]
+            result = s.execute(sqlite.insert(_TABLE).values(rows).on_conflict_do_nothing().returning(*_RETURNED))
         inserted = {(r.team_id, r.destination, r.track_id, r.period): r.id for r in result}
         for call in claims:
             row_id = inserted.pop(call.key, None) if first.get(call.key) is call else None
             if row_id is not None:
                 call.result = _claimed(row_id, call, now, 1)
                 continue
-            stale = now - timedelta(seconds=call.args["stale_after_s"])
-            takeover = (
-                update(DigestDelivery)
-                .where(
-                    _key(call.key),
-                    or_(
-                        and_(DigestDelivery.status == "claimed", DigestDelivery.claimed_at < stale),
-                        and_(DigestDelivery.status == "failed", DigestDelivery.attempts < call.args["max_attempts"]),
-                    ),
-                )
-                .values(
-                    status="claimed", claimed_at=now, claimed_by=call.claimed_by, attempts=DigestDelivery.attempts + 1
-                )
-                .returning(DigestDelivery.id, DigestDelivery.attempts)
-            )
-            row = s.execute(takeover).first()
+            stmt = takeover(call.key, call.claimed_by, now, call.args["stale_after_s"], call.args["max_attempts"])
+            row = s.execute(stmt.returning(DigestDelivery.id, DigestDelivery.attempts)).first()
             call.result = None if row is None else _claimed(row.id, call, now, row.attempts)
 
     def _marks(self, s: Any, kind: str, calls: list[_Call], now: datetime) -> None:
@@ -201,51 +147,13 @@ class LedgerBatcher(Batching):
         each call whether its row did."""
         if self._dialect != "postgresql":  # SQLite: no UPDATE … FROM unnest;
             for c in calls:  # in-process statements cost little, the commit counts
-                c.result = self._mark_one(s, kind, c, now)
+                stmt = settle(c.key, None, **mark_values(kind, now, c.extra()))
+                c.result = changed(s, stmt.where(DigestDelivery.claimed_by == c.claimed_by)) == 1
             return
-        extras: list[str | None] = []
-        for c in calls:
-            extra: str | None = None
-            if kind == "sent":
-                extra = c.args["message_ts"]
-            elif kind == "skipped":
-                extra = (SKIPPED_PREFIX + str(c.args["reason"]))[:1000]
-            extras.append(extra)
-        rows = s.execute(
-            self._pg_marks[kind],
-            {
-                "team_ids": [c.key[0] for c in calls],
-                "destinations": [c.key[1] for c in calls],
-                "track_ids": [c.key[2] for c in calls],
-                "periods": [c.key[3] for c in calls],
-                "claimed_bys": [c.claimed_by for c in calls],
-                "extras": extras,
-                "now": now,
-            },
-        )
-        done = {(r.team_id, r.destination, r.track_id, r.period, r.claimed_by) for r in rows}
+        params = {**_arrays(calls), "extras": [c.extra() for c in calls], "now": now}
+        done = {tuple(r) for r in s.execute(self._pg_marks[kind], params)}
         for c in calls:
             c.result = (*c.key, c.claimed_by) in done
-
-    def _mark_one(self, s: Any, kind: str, call: _Call, now: datetime) -> bool:
-        if kind == "renew":
-            changes: dict[str, Any] = {"claimed_at": now}
-        elif kind == "sent":
-            changes = {"status": "sent", "sent_at": now, "message_ts": call.args["message_ts"]}
-        else:
-            changes = {
-                "status": "sent",
-                "sent_at": now,
-                "message_ts": None,
-                "error": (SKIPPED_PREFIX + str(call.args["reason"]))[:1000],
-            }
-        stmt = (
-            update(DigestDelivery)
-            .where(_key(call.key), DigestDelivery.status == "claimed", DigestDelivery.claimed_by == call.claimed_by)
-            .values(**changes)
-            .execution_options(synchronize_session=False)
-        )
-        return bool(s.execute(stmt).rowcount == 1)
 
     def _one(self, call: _Call) -> None:
         store, key = self.store, call.key
@@ -263,89 +171,51 @@ class LedgerBatcher(Batching):
             call.error = exc
 
 
-_KEY_COLUMNS = ("team_id", "destination", "track_id", "period", "claimed_by")
+_RETURNED = (_TABLE.c.id, _TABLE.c.team_id, _TABLE.c.destination, _TABLE.c.track_id, _TABLE.c.period)
+
+
+def _arrays(calls: Iterable[_Call]) -> dict[str, list[str]]:
+    """The array parameters of the batch statements, one element per call: ``team_ids``,
+    ``destinations``, ``track_ids``, ``periods``, ``claimed_bys``."""
+    rows = [(*c.key, c.claimed_by) for c in calls]
+    return {f"{name}s": [row[i] for row in rows] for i, name in enumerate(_KEY_COLUMNS)}
 
 
 def _pg_claim_statement() -> Any:
-    """INSERT the claims of a batch from ``unnest`` of its array parameters (``team_ids``,
-    ``destinations``, ``track_ids``, ``periods``, ``claimed_bys``; ``now``), skipping keys that
-    have a row; RETURNING the rows inserted."""
+    """INSERT the claims of a batch from ``unnest`` of its array parameters (:func:`_arrays`;
+    ``now``), skipping keys that have a row; RETURNING the rows inserted."""
     batch = unnest_rows("batch", _KEY_COLUMNS)
-    t = cast(Table, DigestDelivery.__table__)
-    rows = select(
-        batch.c.team_id,
-        batch.c.destination,
-        batch.c.track_id,
-        batch.c.period,
-        literal("claimed", String),
-        bindparam("now", type_=db.UTCDateTime()),
-        batch.c.claimed_by,
-        literal(1),
-    )
+    columns = {name: batch.c[name] for name in _KEY_COLUMNS} | {
+        "status": literal("claimed", String),
+        "claimed_at": bindparam("now", type_=db.UTCDateTime()),
+        "attempts": literal(1),
+    }
     return (
-        postgresql.insert(t)
-        .from_select(
-            ["team_id", "destination", "track_id", "period", "status", "claimed_at", "claimed_by", "attempts"], rows
-        )
+        postgresql.insert(_TABLE)
+        .from_select(list(columns), select(*columns.values()))
         .on_conflict_do_nothing()
-        .returning(t.c.id, t.c.team_id, t.c.destination, t.c.track_id, t.c.period)
+        .returning(*_RETURNED)
     )
 
 
 def _pg_mark_statement(kind: str) -> Any:
     """The UPDATE of a batch's marks of ``kind`` (``'renew'`` | ``'sent'`` | ``'skipped'``)
-    from ``unnest`` of its array parameters (the key columns and ``extras``: the message ts of
-    a sent mark, the reason of a skipped one); each row only while claimed by that claimant.
-    RETURNING the keys and claimants of the rows changed."""
+    from ``unnest`` of its array parameters (:func:`_arrays` and ``extras``, :meth:`_Call.extra`);
+    each row only while claimed by that claimant. RETURNING the keys and claimants of the rows
+    changed."""
     batch = unnest_rows("batch", (*_KEY_COLUMNS, "extra"))
-    t = cast(Table, DigestDelivery.__table__)
     now = bindparam("now", type_=db.UTCDateTime())
-    if kind == "renew":
-        changes: dict[str, Any] = {"claimed_at": now}
-    elif kind == "sent":
-        changes = {"status": "sent", "sent_at": now, "message_ts": batch.c.extra}
-    else:
-        changes = {"status": "sent", "sent_at": now, "message_ts": None, "error": batch.c.extra}
     return (
-        update(t)
-        .where(
-            t.c.team_id == batch.c.team_id,
-            t.c.destination == batch.c.destination,
-            t.c.track_id == batch.c.track_id,
-            t.c.period == batch.c.period,
-            t.c.status == "claimed",
-            t.c.claimed_by == batch.c.claimed_by,
-        )
-        .values(**changes)
-        .returning(t.c.team_id, t.c.destination, t.c.track_id, t.c.period, t.c.claimed_by)
-    )
-
-
-def _key(key: Key) -> Any:
-    return and_(
-        DigestDelivery.team_id == key[0],
-        DigestDelivery.destination == key[1],
-        DigestDelivery.track_id == key[2],
-        DigestDelivery.period == key[3],
+        update(_TABLE)
+        .where(*(_TABLE.c[name] == batch.c[name] for name in _KEY_COLUMNS), _TABLE.c.status == "claimed")
+        .values(**mark_values(kind, now, batch.c.extra))
+        .returning(*(_TABLE.c[name] for name in _KEY_COLUMNS))
     )
 
 
 def _claimed(row_id: int, call: _Call, now: datetime, attempts: int) -> Delivery:
-    team, destination, track, period = call.key
-    return Delivery(
-        id=row_id,
-        team_id=team,
-        destination=destination,
-        track_id=track,
-        period=period,
-        status="claimed",
-        claimed_at=now,
-        claimed_by=call.claimed_by,
-        attempts=attempts,
-        sent_at=None,
-        message_ts=None,
-        error=None,
-    )
+    row = new_row(call.key, call.claimed_by, now, status="claimed", attempts=attempts)
+    return Delivery(id=row_id, **row, sent_at=None, message_ts=None, error=None)
 
 
 class BatchedLedgerStore(PrefetchedDmReads):
@@ -410,55 +280,35 @@ class BatchedLedgerStore(PrefetchedDmReads):
         *,
         claimed_by: str | None = None,
         subscription_id: int | None = None,
-        steps: int = 0,
-        catalog_version: str | None = None,
+        **cursor: Any,
     ) -> bool:
-        """See :meth:`Store.mark_sent` (batched without a subscription and with a claimant)."""
-        self._forget((team, destination, track, period))
-        if subscription_id is not None or claimed_by is None:
-            return self._store.mark_sent(
-                team,
-                destination,
-                track,
-                period,
-                message_ts,
-                claimed_by=claimed_by,
-                subscription_id=subscription_id,
-                steps=steps,
-                catalog_version=catalog_version,
-            )
-        return self.batcher.mark_sent((team, destination, track, period), claimed_by, message_ts)
+        """See :meth:`Store.mark_sent` (``cursor``: its ``steps`` and ``catalog_version``);
+        batched without a subscription and with a claimant."""
+        key = (team, destination, track, period)
+        self._forget(key)
+        if subscription_id is None and claimed_by is not None:
+            return self.batcher.mark_sent(key, claimed_by, message_ts)
+        return self._store.mark_sent(*key, message_ts, claimed_by=claimed_by, subscription_id=subscription_id, **cursor)
 
     def mark_skipped(
         self, team: str, destination: str, track: str, period: str, reason: str, *, claimed_by: str | None = None
     ) -> bool:
         """See :meth:`Store.mark_skipped` (batched with a claimant)."""
-        self._forget((team, destination, track, period))
+        key = (team, destination, track, period)
+        self._forget(key)
         if claimed_by is None:
-            return self._store.mark_skipped(team, destination, track, period, reason)
-        return self.batcher.mark_skipped((team, destination, track, period), claimed_by, reason)
+            return self._store.mark_skipped(*key, reason)
+        return self.batcher.mark_skipped(key, claimed_by, reason)
 
-    def mark_failed(
-        self, team: str, destination: str, track: str, period: str, error: str, *, claimed_by: str | None = None
-    ) -> bool:
+    def mark_failed(self, team: str, destination: str, track: str, period: str, *args: Any, **kwargs: Any) -> bool:
         """See :meth:`Store.mark_failed` (not batched: failures are rare)."""
         self._forget((team, destination, track, period))
-        return self._store.mark_failed(team, destination, track, period, error, claimed_by=claimed_by)
+        return self._store.mark_failed(team, destination, track, period, *args, **kwargs)
 
-    def mark_refused(
-        self,
-        team: str,
-        destination: str,
-        track: str,
-        period: str,
-        code: str,
-        detail: str,
-        *,
-        claimed_by: str | None = None,
-    ) -> bool:
+    def mark_refused(self, team: str, destination: str, track: str, period: str, *args: Any, **kwargs: Any) -> bool:
         """See :meth:`Store.mark_refused` (not batched)."""
         self._forget((team, destination, track, period))
-        return self._store.mark_refused(team, destination, track, period, code, detail, claimed_by=claimed_by)
+        return self._store.mark_refused(team, destination, track, period, *args, **kwargs)
 
     def _forget(self, key: Key) -> None:
         with self._claims_lock:
@@ -468,6 +318,3 @@ class BatchedLedgerStore(PrefetchedDmReads):
         """Stop the batchers (the store itself is closed by its owner)."""
         self.batcher.close()
         self.reads.close()
-
-
-__all__ = ["BatchedLedgerStore", "DmReadBatcher", "DmReads", "Key", "LedgerBatcher"]

@@ -15,17 +15,12 @@ from bot.store.snapshots import Subscription, snapshot
 from bot.store.validate import check_id, check_reason, check_steps, schedule_columns
 
 
-def advance_cursor_in(s: Session, id: int, steps: int, catalog_version: str | None, now: datetime) -> bool:
-    """In the open session ``s``: add ``steps`` to subscription ``id``'s cursor, stamp
-    ``updated_at`` = ``now`` and (unless None) record ``catalog_version``. False if no such row."""
-    return set_cursor_in(s, id, ChannelSubscription.cursor + steps, catalog_version, now)
-
-
 def set_cursor_in(
     s: Session, id: int, cursor: int | ColumnElement[int], catalog_version: str | None, now: datetime
 ) -> bool:
-    """In the open session ``s``: set subscription ``id``'s cursor to ``cursor``, stamp
-    ``updated_at`` = ``now`` and (unless None) record ``catalog_version``. False if no such row."""
+    """In the open session ``s``: set subscription ``id``'s cursor to ``cursor`` (a number, or an
+    expression such as ``cursor + steps``), stamp ``updated_at`` = ``now`` and (unless None)
+    record ``catalog_version``. False if no such row."""
     values: dict[str, Any] = {"cursor": cursor, "updated_at": now}
     if catalog_version is not None:
         values["last_catalog_version"] = catalog_version
@@ -109,7 +104,7 @@ class SubscriptionsRepo(StoreCore):
         if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
             raise ValueError(f"steps must be an int >= 0, got {steps!r}")
         with self._write() as s:
-            if not advance_cursor_in(s, id, steps, catalog_version, self._now()):
+            if not set_cursor_in(s, id, ChannelSubscription.cursor + steps, catalog_version, self._now()):
                 return None
             return snapshot(Subscription, s.get(ChannelSubscription, id, populate_existing=True))
 

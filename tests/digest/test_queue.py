@@ -251,11 +251,36 @@ def test_batched_ledger_claims_each_key_once_across_two_batchers(db_url):
     store_a.close(), store_b.close()
 
 
+def test_batched_skips_takeovers_and_retries_settle_as_the_store_does(db_url):
+    """Through the batcher: a skipped mark writes the store's ``error``, a stale claim and a
+    failed one are taken over (attempts counted), and a mark by another claimant changes nothing."""
+    store = Store.from_url(db_url)
+    ledger = BatchedLedgerStore(store)
+    skipped, stale, failed = ((TEAM, f"U{i}", DM_TRACK, PERIOD) for i in range(3))
+    assert ledger.claim_delivery(*skipped, claimed_by="a")
+    assert not ledger.mark_skipped(*skipped, reason="nothing new", claimed_by="b")
+    assert ledger.mark_skipped(*skipped, reason="nothing new", claimed_by="a")
+    assert store.delivery(*skipped).error == store.SKIPPED_PREFIX + "nothing new"  # type: ignore[union-attr]
+    assert ledger.claim_delivery(*stale, claimed_by="a") and ledger.claim_delivery(*failed, claimed_by="a")
+    assert ledger.mark_failed(*failed, error="boom", claimed_by="a")
+    assert not ledger.claim_delivery(*stale, claimed_by="b", stale_after_s=600)
+    assert ledger.claim_delivery(*stale, claimed_by="b", stale_after_s=0)
+    assert ledger.claim_delivery(*failed, claimed_by="b", max_attempts=3)
+    for key in (stale, failed):
+        row = ledger.delivery(*key)
+        assert row is not None and (row.status, row.claimed_by, row.attempts) == ("claimed", "b", 2)
+    assert not ledger.renew_claim(*stale, claimed_by="a") and ledger.renew_claim(*stale, claimed_by="b")
+    assert ledger.mark_sent(*stale, message_ts="1.5", claimed_by="b")
+    assert store.delivery(*stale).message_ts == "1.5"  # type: ignore[union-attr]
+    ledger.close()
+    store.close()
+
+
 def test_batched_dm_reads_say_what_the_store_says(db_url):
     """The worker's batched reads (one statement for many people on PostgreSQL) answer each
     person's DM settings, language, follows in follow order and read posts exactly as the
     store's own reads do, for people with and without each of them, many threads at once."""
-    from bot.store.ledger_batch import DmReadBatcher, DmReads
+    from bot.store.dm_reads import DmReadBatcher, DmReads
 
     store = Store.from_url(db_url)
     people = [f"U{i:03d}" for i in range(30)]
