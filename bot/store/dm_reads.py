@@ -168,36 +168,35 @@ class PrefetchedDmReads:
         budget, follows and read posts come with it (see the class docstring)."""
         got = self.reads.get(team, user)
         self._local.prefetched = {
-            ("lang", team, user): got.lang,
-            ("budget", team, user): got.budget,
-            ("follows", team, user): got.follows,
-            ("read_posts", team, user): got.read,
+            ("get_lang", team, user): got.lang,
+            ("get_budget", team, user): got.budget,
+            ("follows", team, user): list(got.follows),
+            ("read_posts", team, user): set(got.read),
         }
         self._local.prefetched_at = time.monotonic()
         return got.dm
 
-    def _prefetched(self, what: str, team: str, user: str) -> Any:
+    def _prefetched(self, method: str, team: str, user: str) -> Any:
+        """What :meth:`get_dm` read ahead for the store's ``method`` (taken once), else its answer."""
         cache = getattr(self._local, "prefetched", None)
-        if cache is None or time.monotonic() - self._local.prefetched_at > self.PREFETCH_TTL_S:
-            return _MISSING
-        return cache.pop((what, team, user), _MISSING)
+        if cache is not None and time.monotonic() - self._local.prefetched_at <= self.PREFETCH_TTL_S:
+            got = cache.pop((method, team, user), _MISSING)
+            if got is not _MISSING:
+                return got
+        return getattr(self._store, method)(team, user)
 
     def get_lang(self, team: str, user: str) -> str | None:
         """See :meth:`Store.get_lang` (from :meth:`get_dm`'s batch when just read)."""
-        got = self._prefetched("lang", team, user)
-        return self._store.get_lang(team, user) if got is _MISSING else cast(str | None, got)
+        return cast(str | None, self._prefetched("get_lang", team, user))
 
     def get_budget(self, team: str, user: str) -> int | None:
         """See :meth:`Store.get_budget` (from :meth:`get_dm`'s batch when just read)."""
-        got = self._prefetched("budget", team, user)
-        return self._store.get_budget(team, user) if got is _MISSING else cast(int | None, got)
+        return cast(int | None, self._prefetched("get_budget", team, user))
 
     def follows(self, team: str, user: str) -> list[str]:
         """See :meth:`Store.follows` (from :meth:`get_dm`'s batch when just read)."""
-        got = self._prefetched("follows", team, user)
-        return self._store.follows(team, user) if got is _MISSING else list(got)
+        return cast(list[str], self._prefetched("follows", team, user))
 
     def read_posts(self, team: str, user: str) -> set[str]:
         """See :meth:`Store.read_posts` (from :meth:`get_dm`'s batch when just read)."""
-        got = self._prefetched("read_posts", team, user)
-        return self._store.read_posts(team, user) if got is _MISSING else set(got)
+        return cast(set[str], self._prefetched("read_posts", team, user))

@@ -33,26 +33,23 @@ class InsightsRepo(StoreCore):
         ``(destination channel or user id, 'sent' | 'skipped' | 'failed' | 'claimed', count)``
         (a period settled without posting is ``skipped``)."""
         check_id(team, "team")
-        skipped = func.coalesce(DigestDelivery.error, "").like("skipped:%")
         with self._read() as s:
             rows = s.execute(
-                select(DigestDelivery.destination, DigestDelivery.status, skipped, func.count())
+                select(DigestDelivery.destination, DigestDelivery.status, _SKIPPED, func.count())
                 .where(DigestDelivery.team_id == team, DigestDelivery.claimed_at >= since)
-                .group_by(DigestDelivery.destination, DigestDelivery.status, skipped)
+                .group_by(DigestDelivery.destination, DigestDelivery.status, _SKIPPED)
             )
-            return [(d, "skipped" if sk and st == "sent" else st, int(n)) for d, st, sk, n in rows]
+            return [(d, _outcome(st, sk), int(n)) for d, st, sk, n in rows]
 
     def operator_totals(self) -> tuple[dict[str, int], dict[str, int]]:
         """Counts for operators' metrics, all workspaces: ledger rows by outcome (``sent``,
         ``skipped``, ``failed``, ``claimed``) and channel subscriptions by status."""
-        skipped = func.coalesce(DigestDelivery.error, "").like("skipped:%")
         deliveries: dict[str, int] = {}
         with self._read() as s:
-            for status, sk, n in s.execute(
-                select(DigestDelivery.status, skipped, func.count()).group_by(DigestDelivery.status, skipped)
-            ):
-                key = "skipped" if sk and status == "sent" else status
-                deliveries[key] = deliveries.get(key, 0) + int(n)
+            stmt = select(DigestDelivery.status, _SKIPPED, func.count()).group_by(DigestDelivery.status, _SKIPPED)
+            for status, skipped, n in s.execute(stmt):
+                outcome = _outcome(status, skipped)
+                deliveries[outcome] = deliveries.get(outcome, 0) + int(n)
             subs = {
                 status: int(n)
                 for status, n in s.execute(
@@ -60,3 +57,11 @@ class InsightsRepo(StoreCore):
                 )
             }
         return deliveries, subs
+
+
+_SKIPPED = func.coalesce(DigestDelivery.error, "").like("skipped:%")
+"""Whether a ledger row was settled without posting (:meth:`bot.store.Store.skip_delivery`)."""
+
+
+def _outcome(status: str, skipped: bool) -> str:
+    return "skipped" if skipped and status == "sent" else status

@@ -7,7 +7,7 @@ from datetime import datetime
 
 from sqlalchemy import delete, func, select, update
 
-from bot.store.base import StoreCore, changed
+from bot.store.base import StoreCore
 from bot.store.models import ChannelSubscription, FinishedPath, ReaderBudget
 from bot.store.validate import check_id
 
@@ -28,28 +28,23 @@ class PlansRepo(StoreCore):
         True when something changed. Raises ValueError for a bad id or minutes."""
         check_id(team, "team"), check_id(user, "user")
         key = (ReaderBudget.team_id == team, ReaderBudget.user_id == user)
+        if minutes is None:
+            return self._change(delete(ReaderBudget).where(*key)) > 0
+        minutes = _check_minutes(minutes)
         with self._write() as s:
-            if minutes is None:
-                return changed(s, delete(ReaderBudget).where(*key)) > 0
             row = s.execute(select(ReaderBudget).where(*key).with_for_update()).scalar_one_or_none()
             if row is None:
-                s.add(
-                    ReaderBudget(
-                        team_id=team, user_id=user, minutes_per_week=_check_minutes(minutes), updated_at=self._now()
-                    )
-                )
-                return True
-            if row.minutes_per_week == _check_minutes(minutes):
+                s.add(ReaderBudget(team_id=team, user_id=user, minutes_per_week=minutes, updated_at=self._now()))
+            elif row.minutes_per_week == minutes:
                 return False
-            row.minutes_per_week, row.updated_at = minutes, self._now()
+            else:
+                row.minutes_per_week, row.updated_at = minutes, self._now()
             return True
 
     def get_budget(self, team: str, user: str) -> int | None:
         """``user``'s weekly reading budget in minutes, or ``None`` when they set none."""
         with self._read() as s:
-            return s.scalar(
-                select(ReaderBudget.minutes_per_week).where(ReaderBudget.team_id == team, ReaderBudget.user_id == user)
-            )
+            return s.scalar(select(ReaderBudget.minutes_per_week).filter_by(team_id=team, user_id=user))
 
     def set_channel_budget(
         self, subscription_id: int, minutes: int | None, after_essentials: str | None = None
@@ -62,36 +57,21 @@ class PlansRepo(StoreCore):
             if after_essentials not in AFTER_ESSENTIALS:
                 raise ValueError(f"after_essentials must be one of {AFTER_ESSENTIALS}")
             values["after_essentials"] = after_essentials
-        with self._write() as s:
-            return (
-                changed(
-                    s, update(ChannelSubscription).where(ChannelSubscription.id == subscription_id).values(**values)
-                )
-                > 0
-            )
+        stmt = update(ChannelSubscription).where(ChannelSubscription.id == subscription_id)
+        return self._change(stmt.values(**values)) > 0
 
     def record_finished(self, team: str, user: str, track: str, minutes: int) -> bool:
         """Record that ``user`` finished ``track``'s essential path now (``minutes``: that path's
         reading time). True the first time; False when it was recorded before."""
         check_id(team, "team"), check_id(user, "user"), check_id(track, "track")
-        return self._insert_new(
-            FinishedPath,
-            team_id=team,
-            user_id=user,
-            track_id=track,
-            finished_at=self._now(),
-            minutes=max(0, int(minutes)),
-        )
+        row = {"team_id": team, "user_id": user, "track_id": track, "minutes": max(0, int(minutes))}
+        return self._insert_new(FinishedPath, **row, finished_at=self._now())
 
     def finished_paths(self, team: str, user: str) -> dict[str, datetime]:
         """``{track id: finished_at (UTC)}`` of the essential paths ``user`` finished."""
+        stmt = select(FinishedPath.track_id, FinishedPath.finished_at).filter_by(team_id=team, user_id=user)
         with self._read() as s:
-            rows = s.execute(
-                select(FinishedPath.track_id, FinishedPath.finished_at).where(
-                    FinishedPath.team_id == team, FinishedPath.user_id == user
-                )
-            )
-            return {tid: at for tid, at in rows}
+            return dict(s.execute(stmt).all())
 
     def count_finished(self, team: str, since: datetime | None = None) -> dict[str, int]:
         """``{track id: readers who finished its essential path}`` in ``team`` (since ``since``)."""

@@ -45,10 +45,4 @@ class ProgressRepo(StoreCore):
     def read_posts(self, team: str, user: str) -> set[str]:
         """The ids of every post ``user`` has read in ``team``."""
         with self._read() as s:
-            return set(
-                s.scalars(
-                    select(ReadingProgress.post_id).where(
-                        ReadingProgress.team_id == team, ReadingProgress.user_id == user
-                    )
-                )
-            )
+            return set(s.scalars(select(ReadingProgress.post_id).filter_by(team_id=team, user_id=user)))

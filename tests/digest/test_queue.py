@@ -276,6 +276,26 @@ def test_batched_skips_takeovers_and_retries_settle_as_the_store_does(db_url):
     store.close()
 
 
+def test_what_get_dm_read_ahead_answers_the_next_reads_once(db_url):
+    """A batched store's ``get_dm`` reads the person's language, budget, follows and reads with
+    it; the calls that follow answer from there once, then from the store again."""
+    store = Store.from_url(db_url)
+    store.set_dm(TEAM, "U1", True)
+    store.set_lang(TEAM, "U1", "zh")
+    store.set_budget(TEAM, "U1", 45)
+    store.follow(TEAM, "U1", "spec")
+    store.mark_read(TEAM, "U1", ["p1"])
+    ledger = BatchedLedgerStore(store)
+    assert ledger.get_dm(TEAM, "U1") == store.get_dm(TEAM, "U1")
+    store.set_lang(TEAM, "U1", "en")  # the read-ahead answers once, whatever changed since
+    for _ in range(2):
+        assert ledger.get_budget(TEAM, "U1") == 45 and ledger.follows(TEAM, "U1") == ["spec"]
+        assert ledger.read_posts(TEAM, "U1") == {"p1"}
+    assert [ledger.get_lang(TEAM, "U1"), ledger.get_lang(TEAM, "U1")] == ["zh", "en"]
+    ledger.close()
+    store.close()
+
+
 def test_batched_dm_reads_say_what_the_store_says(db_url):
     """The worker's batched reads (one statement for many people on PostgreSQL) answer each
     person's DM settings, language, follows in follow order and read posts exactly as the
