@@ -1,9 +1,5 @@
-"""The shared core of the repository: :class:`StoreCore`.
-
-Each aggregate module (``progress``, ``follows``, ``settings``, ``subscriptions``, ``ledger``,
-``events``, ``catalog_versions``, ``installations``) adds methods to it; :class:`bot.store.Store`
-combines them behind one facade.
-"""
+"""The shared core of the repository: :class:`StoreCore`, to which each aggregate module adds its
+methods (they are listed in :mod:`bot.store.repo`)."""
 
 from __future__ import annotations
 

@@ -28,7 +28,7 @@ class Batching(ABC):
     """A flusher thread that runs the calls submitted by many threads in batches:
     subclasses implement ``_flush(batch)`` (one transaction, setting each call's ``result``)
     and ``_one(call)`` (the fallback when a batch fails: one call in its own transaction,
-    setting ``result`` or ``error``)."""
+    returning its ``result``; what it raises becomes the call's ``error``)."""
 
     name = "batcher"
 
@@ -78,7 +78,10 @@ class Batching(ABC):
                     "a batch of %d (%s) failed; running its calls one by one", len(batch), self.name, exc_info=True
                 )
                 for call in batch:
-                    self._one(call)
+                    try:
+                        call.result = self._one(call)
+                    except BaseException as exc:
+                        call.error = exc
             finally:
                 for call in batch:
                     call.done.set()
@@ -88,5 +91,5 @@ class Batching(ABC):
         """Run ``batch`` (pending calls) in one transaction, setting each call's answer."""
 
     @abstractmethod
-    def _one(self, call: Any) -> None:
-        """Run one call on its own (the fallback when its batch failed)."""
+    def _one(self, call: Any) -> Any:
+        """Run one call on its own (the fallback when its batch failed) and return its answer."""

@@ -24,7 +24,7 @@ class CatalogVersionsRepo(StoreCore):
         data: dict[str, list[str]] = {}
         for track, posts in snapshot.items():
             check_id(track, "track id")
-            data[track] = [check_id(p, "post id") for p in check_ids(posts, "post id")] if posts else []
+            data[track] = check_ids(posts, "post id") if posts else []
         return self._insert_new(CatalogVersion, version=version, first_seen_at=self._now(), snapshot=data)
 
     def catalog_snapshot(self, version: str) -> dict[str, list[str]] | None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Sequence
+from functools import cache
 from pathlib import Path
 
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
@@ -99,16 +100,15 @@ class TokenCipher:
         return PREFIX + self._fernet.rotate(value[len(PREFIX) :].encode()).decode()
 
 
-_process_key: bytes | None = None
+@cache
+def _process_key() -> bytes:
+    return Fernet.generate_key()
 
 
 def ephemeral_cipher() -> TokenCipher:
     """A cipher with a key generated once per process (tests, stores built without settings):
     tokens it seals cannot be read by another process."""
-    global _process_key
-    if _process_key is None:
-        _process_key = Fernet.generate_key()
-    return TokenCipher([_process_key])
+    return TokenCipher([_process_key()])
 
 
 def local_key_cipher(directory: Path | None = None) -> TokenCipher:

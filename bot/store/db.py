@@ -1,7 +1,7 @@
 """Engines, sessions, the UTC datetime column type and running the migrations.
 
 SQLite (the default, one file in the working directory) and PostgreSQL (psycopg 3) are supported.
-Every engine made here heals after a database restart (``pool_pre_ping``); SQLite engines turn on
+PostgreSQL engines heal after a database restart (``pool_pre_ping``); SQLite engines turn on
 foreign keys, WAL journaling and a busy timeout, and open write transactions with
 ``BEGIN IMMEDIATE`` so that concurrent writers queue on the busy timeout instead of failing.
 """
@@ -34,9 +34,8 @@ _IMMEDIATE = "vp_sqlite_begin_immediate"
 
 SQLITE_POOL_SIZE = 64
 """Connections an SQLite file engine keeps open: as many as the threads that read at once (the
-lazy-listener pool, :data:`bot.slack.lazy.THREADS`). An SQLite connection is a file handle
-and a small page cache; with SQLAlchemy's default pool of 5 (+10 overflow) every read beyond the
-fifth opened a connection, ran the four pragmas of :func:`_configure_sqlite` and closed it."""
+lazy-listener pool, :data:`bot.slack.lazy.THREADS`); with SQLAlchemy's default pool of 5 (+10
+overflow), every read beyond the fifth opened a connection and ran :func:`_configure_sqlite`."""
 
 
 class UTCDateTime(TypeDecorator[datetime]):
@@ -51,17 +50,18 @@ class UTCDateTime(TypeDecorator[datetime]):
     cache_ok = True
 
     def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
-        if value is None:
-            return None
-        value = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-        if dialect.name == "sqlite":
-            return value.replace(tzinfo=None)
-        return value
+        value = _as_utc(value)
+        return value.replace(tzinfo=None) if value is not None and dialect.name == "sqlite" else value
 
     def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
-        if value is None:
-            return None
-        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+        return _as_utc(value)
+
+
+def _as_utc(value: datetime | None) -> datetime | None:
+    """``value`` as an aware UTC datetime (a naive one is taken to be UTC already)."""
+    if value is None:
+        return None
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
 def utcnow() -> datetime:
@@ -123,10 +123,7 @@ def _configure_sqlite(engine: Engine) -> None:
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Connection) -> None:
-        if conn.get_execution_options().get(_IMMEDIATE):
-            conn.exec_driver_sql("BEGIN IMMEDIATE")
-        else:
-            conn.exec_driver_sql("BEGIN")
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get(_IMMEDIATE) else "BEGIN")
 
 
 @contextmanager

@@ -1,13 +1,7 @@
-"""A DM send's reads about its person, batched across the sending threads of a worker.
-
-:class:`DmReadBatcher` answers the DM settings, the language, the tracks followed and the posts
-read and the weekly budget of every person whose send is starting with one read transaction
-and, on PostgreSQL, one statement per batch (a row per person of ``unnest`` of the batch's (team,
-user) pairs, follows and reads aggregated into arrays). Reads carry no exactly-once duty (the
-ledger claim does), so a batch only shares the cost. :class:`PrefetchedDmReads` is the store
-side (:class:`bot.store.ledger_batch.BatchedLedgerStore` is one): ``get_dm`` reads the batch,
-the ``get_lang``, ``get_budget``, ``follows`` and ``read_posts`` that follow in the same thread
-are answered from it.
+"""A DM send's reads about its person (:class:`DmReads`), batched across the sending threads of a
+worker by :class:`DmReadBatcher`. Reads carry no exactly-once duty (the ledger claim does), so a
+batch only shares the cost. :class:`PrefetchedDmReads` is the store side
+(:class:`bot.store.ledger_batch.BatchedLedgerStore` is one).
 """
 
 from __future__ import annotations
@@ -18,7 +12,7 @@ from dataclasses import dataclass, field
 from dataclasses import fields as dataclass_fields
 from typing import Any, cast
 
-from sqlalchemy import Table, and_, func, select
+from sqlalchemy import ColumnElement, Table, and_, func, select
 from sqlalchemy.dialects import postgresql
 
 from bot.store import Store, db
@@ -50,7 +44,7 @@ class _Read:
 
 class DmReadBatcher(Batching):
     """Reads :class:`DmReads` for many threads in batches: one read transaction and one
-    statement per batch on PostgreSQL (see the module docstring); on SQLite the store's own
+    statement per batch on PostgreSQL (:func:`_pg_read_statement`); on SQLite the store's own
     reads, one person after the other. Thread-safe; :meth:`close` stops the flusher."""
 
     name = "dm-read-batcher"
@@ -77,14 +71,9 @@ class DmReadBatcher(Batching):
         found: dict[tuple[str, str], DmReads] = {}
         with db.read_session(self.store.engine) as s:
             for r in s.execute(self._statement, params):
-                dm = (
-                    DmSettings(**{name: getattr(r, f"dm_{name}") for name in _DM_FIELDS})
-                    if r.dm_team_id is not None
-                    else None
-                )
-                found[(r.who_team, r.who_user)] = DmReads(
-                    dm, r.lang, tuple(r.follows or ()), frozenset(r.reads or ()), r.budget
-                )
+                dm = None if r.dm_team_id is None else DmSettings(**{n: getattr(r, f"dm_{n}") for n in _DM_FIELDS})
+                reads = DmReads(dm, r.lang, tuple(r.follows or ()), frozenset(r.reads or ()), r.budget)
+                found[(r.who_team, r.who_user)] = reads
         for call in batch:
             call.result = found.get(call.who) or DmReads(None, None, (), frozenset())
 
@@ -98,11 +87,8 @@ class DmReadBatcher(Batching):
             store.get_budget(team, user),
         )
 
-    def _one(self, call: _Read) -> None:
-        try:
-            call.result = self._read_one(*call.who)
-        except BaseException as exc:
-            call.error = exc
+    def _one(self, call: _Read) -> DmReads:
+        return self._read_one(*call.who)
 
 
 _DM_FIELDS = tuple(f.name for f in dataclass_fields(DmSettings))
@@ -115,21 +101,15 @@ def _pg_read_statement() -> Any:
     ``follows`` (track ids in follow order) and ``reads`` (post ids), the last two as arrays
     (NULL when empty)."""
     who = unnest_rows("who", ("team_id", "user_id"))
-    dm = cast(Table, DmPreference.__table__)
-    us = cast(Table, UserSettings.__table__)
-    tf = cast(Table, TrackFollow.__table__)
-    rp = cast(Table, ReadingProgress.__table__)
-    rb = cast(Table, ReaderBudget.__table__)
-    follows = (
-        select(func.array_agg(postgresql.aggregate_order_by(tf.c.track_id, tf.c.followed_at, tf.c.track_id)))
-        .where(tf.c.team_id == who.c.team_id, tf.c.user_id == who.c.user_id)
-        .scalar_subquery()
-    )
-    reads = (
-        select(func.array_agg(rp.c.post_id))
-        .where(rp.c.team_id == who.c.team_id, rp.c.user_id == who.c.user_id)
-        .scalar_subquery()
-    )
+    models = (DmPreference, UserSettings, TrackFollow, ReadingProgress, ReaderBudget)
+    dm, us, tf, rp, rb = (cast(Table, model.__table__) for model in models)
+
+    def theirs(t: Table) -> ColumnElement[bool]:
+        return and_(t.c.team_id == who.c.team_id, t.c.user_id == who.c.user_id)
+
+    in_order = postgresql.aggregate_order_by(tf.c.track_id, tf.c.followed_at, tf.c.track_id)
+    follows = select(func.array_agg(in_order)).where(theirs(tf)).scalar_subquery()
+    reads = select(func.array_agg(rp.c.post_id)).where(theirs(rp)).scalar_subquery()
     return select(
         who.c.team_id.label("who_team"),
         who.c.user_id.label("who_user"),
@@ -138,11 +118,7 @@ def _pg_read_statement() -> Any:
         rb.c.minutes_per_week.label("budget"),
         follows.label("follows"),
         reads.label("reads"),
-    ).select_from(
-        who.outerjoin(dm, and_(dm.c.team_id == who.c.team_id, dm.c.user_id == who.c.user_id))
-        .outerjoin(us, and_(us.c.team_id == who.c.team_id, us.c.user_id == who.c.user_id))
-        .outerjoin(rb, and_(rb.c.team_id == who.c.team_id, rb.c.user_id == who.c.user_id))
-    )
+    ).select_from(who.outerjoin(dm, theirs(dm)).outerjoin(us, theirs(us)).outerjoin(rb, theirs(rb)))
 
 
 _MISSING: Any = object()
@@ -150,10 +126,9 @@ _MISSING: Any = object()
 
 class PrefetchedDmReads:
     """The store side of :class:`DmReadBatcher`, for a store wrapper with ``_store`` (the
-    :class:`Store`), ``reads`` (the batcher) and ``_local`` (a ``threading.local``): ``get_dm``
-    reads the person's batch, and the ``get_lang``, ``get_budget``, ``follows`` and
-    ``read_posts`` calls that follow it in the same thread are answered from there (each once,
-    within :data:`PREFETCH_TTL_S`); otherwise they are the store's."""
+    :class:`Store`), ``reads`` (the batcher) and ``_local`` (a ``threading.local``): after
+    ``get_dm``, the thread's next ``get_lang``, ``get_budget``, ``follows`` and ``read_posts``
+    are answered once each from its batch (within :data:`PREFETCH_TTL_S`), else by the store."""
 
     _store: Store
     reads: DmReadBatcher
@@ -164,8 +139,7 @@ class PrefetchedDmReads:
     thread (one send's worth; older is read again)."""
 
     def get_dm(self, team: str, user: str) -> DmSettings | None:
-        """See :meth:`Store.get_dm` (batched, :class:`DmReadBatcher`); the person's language,
-        budget, follows and read posts come with it (see the class docstring)."""
+        """See :meth:`Store.get_dm` (batched; the person's other reads come with it)."""
         got = self.reads.get(team, user)
         self._local.prefetched = {
             ("get_lang", team, user): got.lang,

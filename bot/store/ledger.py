@@ -6,6 +6,7 @@ for each row of a batch."""
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -28,6 +29,9 @@ REFUSED_PREFIX = "refused: "
 
 Key = tuple[str, str, str, str]
 """A ledger key: (team, destination, track or ``'*'``, ISO week)."""
+KEY_COLUMNS = ("team_id", "destination", "track_id", "period")
+CursorMove = tuple[int, int | ColumnElement[int], str | None]
+"""A subscription's cursor moved with a ``'sent'`` mark: (subscription id, new cursor, catalog version)."""
 
 
 def delivery_key(team: str, destination: str, track: str, period: str) -> ColumnElement[bool]:
@@ -42,13 +46,7 @@ def delivery_key(team: str, destination: str, track: str, period: str) -> Column
 
 def new_row(key: Key, claimed_by: str, now: datetime, **values: Any) -> dict[str, Any]:
     """The columns of a new ledger row at ``key`` claimed by ``claimed_by`` at ``now``, and ``values``."""
-    team, destination, track, period = key
-    return (
-        dict(
-            team_id=team, destination=destination, track_id=track, period=period, claimed_at=now, claimed_by=claimed_by
-        )
-        | values
-    )
+    return {**dict(zip(KEY_COLUMNS, key, strict=True)), "claimed_at": now, "claimed_by": claimed_by, **values}
 
 
 def takeover(key: Key, claimed_by: str, now: datetime, stale_after_s: float, max_attempts: int) -> Update:
@@ -144,10 +142,10 @@ class LedgerRepo(StoreCore):
         """
         if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
             raise ValueError(f"steps must be an int >= 0, got {steps!r}")
-        key = (team, destination, track, period)
-        return self._sent(
-            key, message_ts, claimed_by, subscription_id, ChannelSubscription.cursor + steps, catalog_version
+        move = (
+            None if subscription_id is None else (subscription_id, ChannelSubscription.cursor + steps, catalog_version)
         )
+        return self._sent((team, destination, track, period), message_ts, claimed_by, move)
 
     def mark_sent_at_cursor(
         self,
@@ -168,24 +166,18 @@ class LedgerRepo(StoreCore):
         if isinstance(cursor, bool) or not isinstance(cursor, int) or cursor < 0:
             raise ValueError(f"cursor must be an int >= 0, got {cursor!r}")
         return self._sent(
-            (team, destination, track, period), message_ts, claimed_by, subscription_id, cursor, catalog_version
+            (team, destination, track, period), message_ts, claimed_by, (subscription_id, cursor, catalog_version)
         )
 
-    def _sent(
-        self,
-        key: Key,
-        message_ts: str | None,
-        claimed_by: str | None,
-        subscription_id: int | None,
-        cursor: int | ColumnElement[int],
-        catalog_version: str | None,
-    ) -> bool:
+    def _sent(self, key: Key, message_ts: str | None, claimed_by: str | None, move: CursorMove | None) -> bool:
+        """Settle ``key`` as sent and, with ``move``, set that subscription's cursor in the same
+        transaction."""
         now = self._now()
         with self._write() as s:
             if changed(s, settle(key, claimed_by, **mark_values("sent", now, message_ts))) != 1:
                 return False
-            if subscription_id is not None:
-                set_cursor_in(s, subscription_id, cursor, catalog_version, now)
+            if move is not None:
+                set_cursor_in(s, *move, now)
             return True
 
     def mark_failed(
@@ -221,12 +213,9 @@ class LedgerRepo(StoreCore):
         stmt = select(DigestDelivery.error).where(
             DigestDelivery.status == "failed", DigestDelivery.error.like(REFUSED_PREFIX + "%")
         )
-        counts: dict[str, int] = {}
         with self._read() as s:
-            for error in s.scalars(stmt):
-                code = str(error)[len(REFUSED_PREFIX) :].split(":", 1)[0].strip() or "unknown"
-                counts[code] = counts.get(code, 0) + 1
-        return counts
+            errors = list(s.scalars(stmt))
+        return dict(Counter(str(e)[len(REFUSED_PREFIX) :].split(":", 1)[0].strip() or "unknown" for e in errors))
 
     SKIPPED_PREFIX = "skipped: "
     """``error`` of a ledger row that is ``'sent'`` with no message: the period was handled

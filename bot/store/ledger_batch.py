@@ -3,25 +3,20 @@
 Kept because the queue benchmark needs it (``docs/benchmarks.md``, "Stop 23: speed layers
 measured"); the gathering and fallback machinery is :class:`bot.store.batching.Batching`.
 
-A worker sending hundreds of digests a second would spend most of its time committing one short
-transaction per claim, renewal and mark. :class:`LedgerBatcher` collects those calls from all the
-sending threads of a process and runs whatever is pending as **one transaction per batch** (group
-commit): rows in workspace order (team, destination), each with the statement the :class:`Store`
-uses for it alone (:mod:`bot.store.ledger`; the claims of a batch as one multi-row INSERT … ON
-CONFLICT DO NOTHING), so each row is still individually exactly-once and a caller learns whether
-*its* row was claimed or marked. The batch grows with the load by itself (while one batch commits,
-the next one gathers), so a lone call waits for no timer.
+:class:`LedgerBatcher` collects the claims, renewals and marks of all the sending threads of a
+worker and runs whatever is pending as **one transaction per batch** (group commit), instead of
+one per call: rows in workspace order (team, destination), each with the statement the
+:class:`Store` uses for it alone (:mod:`bot.store.ledger`), so each row is still exactly-once and
+each caller learns whether *its* row was claimed or marked. The batch grows with the load by
+itself (while one batch commits, the next one gathers), so a lone call waits for no timer.
 
 On PostgreSQL each kind of change is **one statement of a fixed shape** whatever the batch size:
-the keys travel as array parameters that ``unnest(...)`` turns back into rows (``INSERT … SELECT …
-FROM unnest(…) ON CONFLICT DO NOTHING RETURNING``, ``UPDATE … FROM unnest(…) … RETURNING``), so
-SQLAlchemy compiles each statement once per process instead of once per batch size. SQLite (tests,
-one process) writes row by row inside the batch's transaction. If a batch's transaction fails (a
-lost connection, a deadlock between processes), its calls run again one by one through the
-:class:`Store`, each in its own transaction, and each caller gets its own answer or exception.
+the keys travel as array parameters that ``unnest(...)`` turns back into rows, so SQLAlchemy
+compiles each statement once per process. SQLite (tests, one process) writes row by row inside the
+batch's transaction. A batch whose transaction fails (a lost connection, a deadlock) runs again
+call by call through the :class:`Store`, each caller getting its own answer or exception.
 
-:class:`BatchedLedgerStore` is a :class:`Store` whose ledger methods go through a batcher (and a
-DM send's reads through :class:`~bot.store.dm_reads.DmReadBatcher`), delegating everything else;
+:class:`BatchedLedgerStore` is a :class:`Store` whose ledger methods go through a batcher;
 :class:`bot.digest.deliver.Deliverer` uses it unchanged. Times are aware UTC; durations seconds.
 """
 
@@ -40,11 +35,11 @@ from bot.store import Delivery, Store, db
 from bot.store.base import changed
 from bot.store.batching import Batching, unnest_rows
 from bot.store.dm_reads import DmReadBatcher, PrefetchedDmReads
-from bot.store.ledger import Key, LedgerRepo, mark_values, new_row, settle, takeover
+from bot.store.ledger import KEY_COLUMNS, Key, LedgerRepo, mark_values, new_row, settle, takeover
 from bot.store.models import DigestDelivery
 
 _TABLE = cast(Table, DigestDelivery.__table__)
-_KEY_COLUMNS = ("team_id", "destination", "track_id", "period", "claimed_by")
+_KEY_COLUMNS = (*KEY_COLUMNS, "claimed_by")
 
 
 @dataclass
@@ -92,9 +87,8 @@ class LedgerBatcher(Batching):
         or None when another claimant holds or finished the key."""
         if stale_after_s < 0:
             raise ValueError(f"stale_after_s must be >= 0, got {stale_after_s!r}")
-        return self._submit(
-            _Call("claim", key, claimed_by, {"stale_after_s": stale_after_s, "max_attempts": max_attempts})
-        )
+        args = {"stale_after_s": stale_after_s, "max_attempts": max_attempts}
+        return self._submit(_Call("claim", key, claimed_by, args))
 
     def renew(self, key: Key, claimed_by: str) -> bool:
         """Like :meth:`Store.renew_claim`."""
@@ -155,20 +149,15 @@ class LedgerBatcher(Batching):
         for c in calls:
             c.result = (*c.key, c.claimed_by) in done
 
-    def _one(self, call: _Call) -> None:
+    def _one(self, call: _Call) -> Any:
         store, key = self.store, call.key
-        try:
-            if call.kind == "claim":
-                ok = store.claim_delivery(*key, claimed_by=call.claimed_by, **call.args)
-                call.result = store.delivery(*key) if ok else None
-            elif call.kind == "renew":
-                call.result = store.renew_claim(*key, claimed_by=call.claimed_by)
-            elif call.kind == "sent":
-                call.result = store.mark_sent(*key, message_ts=call.args["message_ts"], claimed_by=call.claimed_by)
-            else:
-                call.result = store.mark_skipped(*key, reason=call.args["reason"], claimed_by=call.claimed_by)
-        except BaseException as exc:
-            call.error = exc
+        if call.kind == "claim":
+            return store.delivery(*key) if store.claim_delivery(*key, claimed_by=call.claimed_by, **call.args) else None
+        if call.kind == "renew":
+            return store.renew_claim(*key, claimed_by=call.claimed_by)
+        if call.kind == "sent":
+            return store.mark_sent(*key, message_ts=call.args["message_ts"], claimed_by=call.claimed_by)
+        return store.mark_skipped(*key, reason=call.args["reason"], claimed_by=call.claimed_by)
 
 
 _RETURNED = (_TABLE.c.id, _TABLE.c.team_id, _TABLE.c.destination, _TABLE.c.track_id, _TABLE.c.period)
@@ -219,16 +208,11 @@ def _claimed(row_id: int, call: _Call, now: datetime, attempts: int) -> Delivery
 
 
 class BatchedLedgerStore(PrefetchedDmReads):
-    """A :class:`Store` whose ledger calls go through a :class:`LedgerBatcher`.
-
-    ``claim_delivery``, ``renew_claim``, ``mark_sent`` (without a subscription) and
-    ``mark_skipped`` are batched (a call with ``claimed_by`` unset goes to the store directly);
-    ``delivery`` answers from the claim this process just made (the attempt count a sender needs
-    to know whether it took over), else from the database; ``get_dm`` reads a person's DM
-    settings, language, budget, follows and read posts through a :class:`DmReadBatcher`
-    (batched with the other sending threads; :class:`PrefetchedDmReads`). Every other attribute
-    is the store's.
-    """
+    """A :class:`Store` whose ledger calls go through a :class:`LedgerBatcher`: ``claim_delivery``,
+    ``renew_claim``, ``mark_sent`` (without a subscription) and ``mark_skipped`` (those two with a
+    ``claimed_by``); ``delivery`` answers from the claim this process just made (the attempt count
+    a sender needs to know whether it took over), else from the database; the DM reads are
+    :class:`PrefetchedDmReads`'. Every other attribute is the store's."""
 
     def __init__(self, store: Store, batcher: LedgerBatcher | None = None, reads: DmReadBatcher | None = None):
         self._store = store

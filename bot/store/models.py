@@ -50,37 +50,38 @@ def _in(column: str, values: tuple[str, ...]) -> str:
     return f"{column} IN ({', '.join(repr(v) for v in values)})"
 
 
-class ReadingProgress(Base):
+class PerUser:
+    """The key columns of a per-user row, first in its table: the team (tenant) and user ids."""
+
+    team_id: Mapped[str] = mapped_column(String(SLACK_ID), primary_key=True, sort_order=-1)
+    user_id: Mapped[str] = mapped_column(String(SLACK_ID), primary_key=True, sort_order=-1)
+
+
+class ReadingProgress(PerUser, Base):
     """A post a user has read: one row per (team, user, post)."""
 
     __tablename__ = "reading_progress"
 
-    team_id: Mapped[str] = mapped_column(String(SLACK_ID), primary_key=True)
-    user_id: Mapped[str] = mapped_column(String(SLACK_ID), primary_key=True)
     post_id: Mapped[str] = mapped_column(String(SLUG), primary_key=True)
     read_at: Mapped[datetime]
 
 
-class TrackFollow(Base):
+class TrackFollow(PerUser, Base):
     """A user following a track (their DM digest and "next" suggestions use it)."""
 
     __tablename__ = "track_follows"
     __table_args__ = (Index(None, "team_id", "track_id"),)
 
-    team_id: Mapped[str] = mapped_column(String(SLACK_ID), primary_key=True)
-    user_id: Mapped[str] = mapped_column(String(SLACK_ID), primary_key=True)
     track_id: Mapped[str] = mapped_column(String(SLUG), primary_key=True)
     followed_at: Mapped[datetime]
 
 
-class UserSettings(Base):
+class UserSettings(PerUser, Base):
     """Per-user preferences; ``lang`` NULL means "follow Slack's locale"."""
 
     __tablename__ = "user_settings"
     __table_args__ = (CheckConstraint(_in("lang", LANGS), name="lang"),)
 
-    team_id: Mapped[str] = mapped_column(String(SLACK_ID), primary_key=True)
-    user_id: Mapped[str] = mapped_column(String(SLACK_ID), primary_key=True)
     lang: Mapped[str | None] = mapped_column(String(8))
 
 
@@ -122,7 +123,7 @@ class ChannelSubscription(Base):
     """After the essential path: ``further`` (go on with further reading) or ``stop``."""
 
 
-class DmPreference(Base):
+class DmPreference(PerUser, Base):
     """A user's personal weekly DM digest: on/off, when, snooze and pause state."""
 
     __tablename__ = "dm_preferences"
@@ -132,8 +133,6 @@ class DmPreference(Base):
         CheckConstraint(_in("status", STATUSES), name="status"),
     )
 
-    team_id: Mapped[str] = mapped_column(String(SLACK_ID), primary_key=True)
-    user_id: Mapped[str] = mapped_column(String(SLACK_ID), primary_key=True)
     enabled: Mapped[bool] = mapped_column(Boolean)
     weekday: Mapped[int]
     at_time: Mapped[str] = mapped_column(String(5))
@@ -208,12 +207,9 @@ class CatalogFeedNotice(Base):
 
 
 # Slack's own tables, exactly as slack_sdk's stores define them (they use the default names).
-slack_installations = SQLAlchemyInstallationStore.build_installations_table(
-    Base.metadata, SQLAlchemyInstallationStore.default_installations_table_name
-)
-slack_bots = SQLAlchemyInstallationStore.build_bots_table(
-    Base.metadata, SQLAlchemyInstallationStore.default_bots_table_name
-)
+_installs, _states = SQLAlchemyInstallationStore, SQLAlchemyOAuthStateStore
+slack_installations = _installs.build_installations_table(Base.metadata, _installs.default_installations_table_name)
+slack_bots = _installs.build_bots_table(Base.metadata, _installs.default_bots_table_name)
 # Tokens are stored sealed (bot/store/crypto.py: "fernet:" + a Fernet token, about 2.3 times the
 # token's length plus 100), so the token columns are wider than slack_sdk's String(200).
 SEALED_TOKEN = 1000
@@ -223,9 +219,7 @@ for _table, _names in (
 ):
     for _name in _names:
         _table.c[_name].type = String(SEALED_TOKEN)
-slack_oauth_states = SQLAlchemyOAuthStateStore.build_oauth_states_table(
-    Base.metadata, SQLAlchemyOAuthStateStore.default_table_name
-)
+slack_oauth_states = _states.build_oauth_states_table(Base.metadata, _states.default_table_name)
 
 REMINDER_STATUSES = ("pending", "sent", "cancelled")
 
@@ -252,26 +246,22 @@ class Reminder(Base):
     sent_at: Mapped[datetime | None]
 
 
-class ReaderBudget(Base):
+class ReaderBudget(PerUser, Base):
     """A reader's weekly reading budget in minutes (``plan 30m``); no row: the default."""
 
     __tablename__ = "reader_budgets"
 
-    team_id: Mapped[str] = mapped_column(String(SLACK_ID), primary_key=True)
-    user_id: Mapped[str] = mapped_column(String(SLACK_ID), primary_key=True)
     minutes_per_week: Mapped[int] = mapped_column(Integer)
     updated_at: Mapped[datetime]
 
 
-class FinishedPath(Base):
+class FinishedPath(PerUser, Base):
     """A reader who finished a track's essential path: who, which track, when (UTC), and the
     minutes of reading that path held at the time."""
 
     __tablename__ = "finished_paths"
     __table_args__ = (Index(None, "team_id", "finished_at"),)
 
-    team_id: Mapped[str] = mapped_column(String(SLACK_ID), primary_key=True)
-    user_id: Mapped[str] = mapped_column(String(SLACK_ID), primary_key=True)
     track_id: Mapped[str] = mapped_column(String(SLUG), primary_key=True)
     finished_at: Mapped[datetime]
     minutes: Mapped[int] = mapped_column(Integer)

@@ -7,6 +7,7 @@ A command typically needs all three; reading them through :meth:`ReaderRepo.read
 from __future__ import annotations
 
 import json
+from contextlib import closing
 from dataclasses import dataclass
 from typing import Any
 
@@ -83,34 +84,24 @@ _RAW_BY_DIALECT: dict[str, _RawStatement] = {}
 class ReaderRepo(StoreCore):
     """The combined per-person read."""
 
-    def _raw_reader_statement(self) -> _RawStatement:
-        dialect = self._engine.dialect
-        raw = _RAW_BY_DIALECT.get(dialect.name)
-        if raw is None:
-            raw = _RAW_BY_DIALECT[dialect.name] = _RawStatement(_reader_statement(dialect.name), dialect)
-        return raw
-
     def reader_state(self, team: str, user: str) -> ReaderState:
         """``user``'s :class:`ReaderState` in ``team`` (empty for someone never seen). One
         statement, built and compiled by SQLAlchemy once per dialect and run on a pooled DBAPI
         connection (no ``BEGIN`` on SQLite: one statement is one snapshot): this read comes with
         every command, and SQLAlchemy's execution layer (execution context, result processing)
         cost more than the query itself (``benchmarks/command_latency.py``)."""
-        raw = self._raw_reader_statement()
+        dialect = self._engine.dialect
+        raw = _RAW_BY_DIALECT.get(dialect.name)
+        if raw is None:
+            raw = _RAW_BY_DIALECT[dialect.name] = _RawStatement(_reader_statement(dialect.name), dialect)
+        # closing the connection returns it to the pool, which rolls the read transaction back
+        with closing(self._engine.raw_connection()) as dbapi_conn, closing(dbapi_conn.cursor()) as cursor:
+            cursor.execute(raw.sql, raw.params(team=team, user=user))
+            rows = cursor.fetchall()
         chosen: str | None = None
         minutes: int | None = None
         posts: set[str] = set()
         followed: list[tuple[Any, str]] = []
-        dbapi_conn = self._engine.raw_connection()
-        try:
-            cursor = dbapi_conn.cursor()
-            try:
-                cursor.execute(raw.sql, raw.params(team=team, user=user))
-                rows = cursor.fetchall()
-            finally:
-                cursor.close()
-        finally:
-            dbapi_conn.close()  # back to the pool, which rolls the read transaction back
         for kind, value, at in rows:
             if kind == "lang":
                 chosen = value

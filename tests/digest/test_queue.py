@@ -276,6 +276,28 @@ def test_batched_skips_takeovers_and_retries_settle_as_the_store_does(db_url):
     store.close()
 
 
+def test_a_failed_batch_runs_its_calls_one_by_one(sqlite_url, monkeypatch):
+    """When a batch's transaction fails, each call runs alone through the store: its answer,
+    or its exception raised to its caller."""
+    store = Store.from_url(sqlite_url)
+    ledger = BatchedLedgerStore(store)
+
+    def lost_connection(batch: list) -> None:
+        raise RuntimeError("connection lost")
+
+    monkeypatch.setattr(ledger.batcher, "_flush", lost_connection)
+    key = (TEAM, "U1", DM_TRACK, PERIOD)
+    assert ledger.claim_delivery(*key, claimed_by="a") and not ledger.claim_delivery(*key, claimed_by="b")
+    assert ledger.delivery(*key).claimed_by == "a"  # type: ignore[union-attr]
+    assert ledger.renew_claim(*key, claimed_by="a")
+    with pytest.raises(ValueError, match="reason"):
+        ledger.mark_skipped(*key, reason=" ", claimed_by="a")
+    assert ledger.mark_sent(*key, message_ts="1.0", claimed_by="a")
+    assert ledger.batcher.batches == 0 and store.delivery(*key).status == "sent"  # type: ignore[union-attr]
+    ledger.close()
+    store.close()
+
+
 def test_what_get_dm_read_ahead_answers_the_next_reads_once(db_url):
     """A batched store's ``get_dm`` reads the person's language, budget, follows and reads with
     it; the calls that follow answer from there once, then from the store again."""

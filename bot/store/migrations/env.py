@@ -39,7 +39,7 @@ def _url() -> str:
     return Settings().database_url
 
 
-def _configure(connection: Connection) -> None:
+def _run(connection: Connection) -> None:
     context.configure(
         connection=connection,
         target_metadata=target_metadata,
@@ -47,6 +47,8 @@ def _configure(connection: Connection) -> None:
         compare_type=True,
         render_as_batch=connection.dialect.name == "sqlite",
     )
+    with context.begin_transaction():
+        context.run_migrations()
 
 
 def run_migrations_offline() -> None:
@@ -66,18 +68,14 @@ def run_migrations_offline() -> None:
 def run_migrations_online() -> None:
     connection = config.attributes.get("connection")
     if connection is not None:
-        _configure(connection)
-        with context.begin_transaction():
-            context.run_migrations()
+        _run(connection)
         return
     from bot.store.db import make_engine
 
     engine = make_engine(_url())
     try:
         with engine.connect() as connection:
-            _configure(connection)
-            with context.begin_transaction():
-                context.run_migrations()
+            _run(connection)
             connection.commit()
     finally:
         engine.dispose()
