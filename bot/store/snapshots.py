@@ -90,7 +90,7 @@ class Delivery:
 
 @dataclass(frozen=True, slots=True)
 class TeamRemoval:
-    """What :meth:`Store.remove_team` did (row counts)."""
+    """What :meth:`Store.remove_installation` did (row counts)."""
 
     installations_deleted: int
     bots_deleted: int
