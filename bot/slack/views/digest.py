@@ -11,11 +11,9 @@ read first, and announces what a newer catalog version added to the track since 
 digest. The digest that reaches the end of the path carries a closing message; after it only
 additions are announced (no message at all in a week with nothing new).
 
-**DM digests** list the next read in each track a person follows, skipping what they have read.
-They are built for fan-outs to many people: :class:`DmComposer` precomputes each track's
-fragments once per catalog version and caches the next step per (track, read posts of that
-track), so composing for 100,000 people costs a few dictionary look-ups each. The blocks of the
-returned replies are shared between replies: treat them as read-only.
+**DM digests** list the next read in each track a person follows, skipping what they have read,
+composed for big fan-outs by :class:`DmComposer`. The blocks of the returned replies are shared
+between replies: treat them as read-only.
 
 Buttons use action ids ``<kind>:<n>`` (unique within a message) and values with ``v`` =
 ``"digest:<subscription id>"`` (channel digest) or ``"digest-dm"`` (DM digest), ``p`` post id and
@@ -31,6 +29,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import repeat
 from typing import Any
+
+from slack_sdk.models.blocks import Block
 
 from bot.domain import paths
 from bot.domain.catalog import Catalog
@@ -147,7 +147,7 @@ def compose_channel_digest(
     name = track.names.get(lang)
     view = {"v": f"digest:{sub.id}"}
     n = iter(range(10_000))
-    blocks: list[Any] = [header(t("digest.header", lang, track=track.names.get(lang)))]
+    blocks: list[Any] = [header(t("digest.header", lang, track=name))]
     if plan.first:
         blocks.append(
             section(
@@ -222,18 +222,10 @@ def compose_channel_digest(
             + (Mrkdwn(" · ") + link(page_url, as_plain(pt("whole_path", lang))) if page_url else "")
         )
     )
-    if plan.steps:
-        fallback = t(
-            "digest.fallback", lang, track=name, posts=Mrkdwn("; ").join(catalog.post(p).title for p in plan.steps)
-        )
-    else:
-        fallback = t(
-            "digest.fallback_new",
-            lang,
-            track=name,
-            posts=Mrkdwn("; ").join(catalog.post(p).title for p, _ in plan.new[:MAX_NEW_LISTED]),
-        )
-    reply = make_reply(blocks, fallback, "in_channel")
+    named = plan.steps or tuple(p for p, _ in plan.new[:MAX_NEW_LISTED])
+    titles = Mrkdwn("; ").join(catalog.post(p).title for p in named)
+    key = "digest.fallback" if plan.steps else "digest.fallback_new"
+    reply = make_reply(blocks, t(key, lang, track=name, posts=titles), "in_channel")
     return ChannelDigest(reply, plan.cursor, plan.done, plan.steps, plan.added, plan.version)
 
 
@@ -252,6 +244,18 @@ class _PreviewSub:
 
 
 # --- DM digests ----------------------------------------------------------------------------------
+
+_DM_VIEW = {"v": DIGEST_DM_VIEW}
+
+
+def dm_tail(catalog: Catalog, n: int, lang: str) -> list[Block]:
+    """A DM digest's last blocks: *Snooze a week* and *Stop* (action ids ``snooze:<n>`` and
+    ``stop:<n + 1>``), then the footer."""
+    buttons = [
+        button(t("btn.snooze", lang), f"snooze:{n}", _DM_VIEW),
+        button(t("btn.stop", lang), f"stop:{n + 1}", _DM_VIEW),
+    ]
+    return [actions(buttons), context(t("digest.dm_footer", lang, version=catalog.version))]
 
 
 _MISSING: Any = object()
@@ -277,20 +281,15 @@ def _bit_layout(catalog: Catalog) -> tuple[dict[tuple[str, str], tuple[int, int]
     return pair, word + 1
 
 
-def _bits_by_post(catalog: Catalog, pair: dict[tuple[str, str], tuple[int, int]], words: int) -> dict[str, int]:
-    """Post id or former id -> all its bits at once, word ``w`` at bits ``[w * WORD_BITS, …)``."""
-    word_bits: list[dict[str, int]] = [{} for _ in range(words)]
-    for (_tid, pid), (w, bit) in pair.items():
-        word_bits[w][pid] = word_bits[w].get(pid, 0) | bit
-    for post in catalog.posts:
-        for alias in post.aliases:
-            for bits in word_bits:
-                if post.id in bits:
-                    bits.setdefault(alias, bits[post.id])
+def _bits_by_post(catalog: Catalog, pair: dict[tuple[str, str], tuple[int, int]]) -> dict[str, int]:
+    """Post id or former id -> all its bits at once, word ``w`` at bits ``[w * WORD_BITS, …)``
+    (the catalog's checks keep a former id distinct from every other id)."""
     out: dict[str, int] = {}
-    for w, bits in enumerate(word_bits):
-        for pid, value in bits.items():
-            out[pid] = out.get(pid, 0) | (value << (w * WORD_BITS))
+    for (_tid, pid), (w, bit) in pair.items():
+        out[pid] = out.get(pid, 0) | bit << (w * WORD_BITS)
+    for post in catalog.posts:
+        if post.id in out:
+            out.update(dict.fromkeys(post.aliases, out[post.id]))
     return out
 
 
@@ -309,13 +308,13 @@ def _track_masks(catalog: Catalog, pair: dict[tuple[str, str], tuple[int, int]])
 
 
 class ReadBits:
-    """A catalog's read bits (see :class:`DmComposer`): one bit per (track, step), a track's bits
-    side by side in one word where they fit (``_pair``: (track, post) -> (word, bit)), and
-    :meth:`read_mask` of a reader's read posts."""
+    """A catalog's read bits: one bit per (track, step) in words of :data:`WORD_BITS` (machine-size
+    ints, fast to add and mask), a track's bits side by side in one word where they fit
+    (``_pair``: (track, post) -> (word, bit)); a post's former ids map to the same bits."""
 
     def __init__(self, catalog: Catalog) -> None:
         self._pair, self._words = _bit_layout(catalog)
-        self._all_bits = _bits_by_post(catalog, self._pair, self._words)
+        self._all_bits = _bits_by_post(catalog, self._pair)
         self._shifts = tuple(w * WORD_BITS for w in range(self._words))
         self._has_aliases = any(post.aliases for post in catalog.posts)
 
@@ -336,16 +335,12 @@ class ReadBits:
 class DmComposer(ReadBits):
     """Composes DM digests for one catalog version and language, fast enough for big fan-outs.
 
-    Each step of each track gets a bit in one of a few words of :data:`WORD_BITS` bits
-    (machine-size ints, which Python adds and masks fast), a track's bits side by side in one
-    word; a post's former ids map to the same bits. The part of a DM about one track (a
-    section with the next step and its Mark read button) depends only on which of that track's
-    posts the reader has read, so it is rendered once per (track, read bits of the track) and
-    reused: composing for a reader costs one pass over what they have read per word and a few
-    dictionary look-ups per followed track. A track's Mark read button has the action id
-    ``mark_read:<i>`` with ``i`` the track's index in the catalog (unique within a message
-    whatever the tracks followed). Thread-safe: the caches only gain entries, equal for every
-    caller.
+    The part of a DM about one track (a section with the next step and its Mark read button)
+    depends only on the reader's read bits (:class:`ReadBits`) of that track, so it is rendered
+    once per (track, those bits) and reused: a reader costs one pass over what they have read
+    and a few dictionary look-ups per followed track. A track's Mark read button has the action
+    id ``mark_read:<i>``, ``i`` the track's index in the catalog (unique within a message).
+    Thread-safe: the caches only gain entries, equal for every caller.
     """
 
     def __init__(self, catalog: Catalog, lang: str = "en"):
@@ -361,18 +356,11 @@ class DmComposer(ReadBits):
         self._entries: dict[str, tuple[int, Any, dict[Any, Any]]] = {
             tid: (word, mask, self._parts[tid]) for tid, (word, mask) in self._plan.items()
         }
-        n = len(catalog.tracks)
-        view = {"v": DIGEST_DM_VIEW}
         self._head = header(t("digest.dm_header", lang)).to_dict()
-        self._tail = [
-            actions(
-                [button(t("btn.snooze", lang), f"snooze:{n}", view), button(t("btn.stop", lang), f"stop:{n + 1}", view)]
-            ).to_dict(),
-            context(t("digest.dm_footer", lang, version=catalog.version)).to_dict(),
-        ]
+        self._tail = [b.to_dict() for b in dm_tail(catalog, len(catalog.tracks), lang)]
         # a plain str template: the lines put into it are escaped already (see _part)
         self._fallback = str(t("digest.dm_fallback", lang, posts=Mrkdwn("{posts}")))
-        self._section_tpl = section("-", accessory=button(t("btn.mark_read", lang), "mark_read:0", view)).to_dict()
+        self._section_tpl = section("-", accessory=button(t("btn.mark_read", lang), "mark_read:0", _DM_VIEW)).to_dict()
 
     def _read_in(self, track_id: str, key: Any) -> set[str]:
         """The post ids of ``track_id`` whose bits are set in ``key`` (as made in compose)."""

@@ -20,6 +20,21 @@ def _count(n: int | None) -> str:
     return str(n) if n is not None else f"<{MIN_READERS}"
 
 
+def _activity(ins: Insights, lang: str) -> Mrkdwn:
+    """Active readers and reads per week (the reply's first section and its fallback text)."""
+    counts = " ".join(str(n) for _, n in ins.reads_per_week)
+    return t(
+        "stats.activity",
+        lang,
+        active=ins.readers_active,
+        days=ACTIVE_DAYS,
+        total=ins.readers_total,
+        weeks=WEEKS,
+        spark=ins.sparkline(),
+        counts=counts,
+    )
+
+
 def funnel_line(catalog: Catalog, funnel: TrackFunnel, lang: str) -> Mrkdwn:
     """``*Speculative decoding* · 6 readers`` then ``6 → 5 → 4 → <4 …`` (readers reaching each step)."""
     steps = " → ".join(_count(n) for n in funnel.reached[:FUNNEL_STEPS])
@@ -36,21 +51,7 @@ def funnel_line(catalog: Catalog, funnel: TrackFunnel, lang: str) -> Mrkdwn:
 
 def insights_blocks(catalog: Catalog, ins: Insights, lang: str) -> list[Block]:
     """The insights as blocks (header, activity, funnels, top posts, digest health)."""
-    blocks: list[Block] = [header(t("stats.header", lang))]
-    blocks.append(
-        section(
-            t(
-                "stats.activity",
-                lang,
-                active=ins.readers_active,
-                days=ACTIVE_DAYS,
-                total=ins.readers_total,
-                weeks=WEEKS,
-                spark=ins.sparkline(),
-                counts=" ".join(str(n) for _, n in ins.reads_per_week),
-            )
-        )
-    )
+    blocks: list[Block] = [header(t("stats.header", lang)), section(_activity(ins, lang))]
     funnels = [f for f in ins.funnels if f.readers != 0]
     if funnels:
         blocks.append(section(t("stats.funnels", lang)))
@@ -92,14 +93,4 @@ def insights_blocks(catalog: Catalog, ins: Insights, lang: str) -> list[Block]:
 
 def insights_reply(catalog: Catalog, ins: Insights, lang: str) -> Reply:
     """The ``/vllm-path stats`` reply (ephemeral, for the admin who asked)."""
-    fallback = t(
-        "stats.activity",
-        lang,
-        active=ins.readers_active,
-        days=ACTIVE_DAYS,
-        total=ins.readers_total,
-        weeks=WEEKS,
-        spark=ins.sparkline(),
-        counts=" ".join(str(n) for _, n in ins.reads_per_week),
-    )
-    return make_reply(insights_blocks(catalog, ins, lang), fallback)
+    return make_reply(insights_blocks(catalog, ins, lang), _activity(ins, lang))

@@ -25,16 +25,14 @@ from bot.slack.mrkdwn import Mrkdwn, plain
 from bot.slack.views.blocks import (
     MAX_FALLBACK_TEXT,
     Reply,
-    actions,
     button,
-    context,
     cut,
     header,
     make_reply,
     nonblank,
     section,
 )
-from bot.slack.views.digest import DIGEST_DM_VIEW, ReadBits
+from bot.slack.views.digest import DIGEST_DM_VIEW, ReadBits, dm_tail
 from bot.slack.views.links import read_link
 from bot.slack.views.plan import minutes_label, pt
 
@@ -60,15 +58,6 @@ def _step_section(catalog: Catalog, track_id: str, post_id: str, i: int, lang: s
     )
 
 
-def _tail(catalog: Catalog, n: int, lang: str) -> list[Any]:
-    return [
-        actions(
-            [button(t("btn.snooze", lang), f"snooze:{n}", _VIEW), button(t("btn.stop", lang), f"stop:{n + 1}", _VIEW)]
-        ),
-        context(t("digest.dm_footer", lang, version=catalog.version)),
-    ]
-
-
 def _fallback(catalog: Catalog, steps: Sequence[tuple[str, str]], lang: str) -> Mrkdwn:
     return t("digest.dm_fallback", lang, posts=Mrkdwn("; ").join(catalog.post(p).title for _t, p in steps))
 
@@ -83,7 +72,7 @@ def budget_dm(
         return None
     blocks: list[object] = _head(minutes_per_week, lang)
     blocks += [_step_section(catalog, tid, pid, i, lang) for i, (tid, pid) in enumerate(steps)]
-    blocks += _tail(catalog, len(steps), lang)
+    blocks += dm_tail(catalog, len(steps), lang)
     return make_reply(blocks, _fallback(catalog, steps, lang))  # type: ignore[arg-type]
 
 
@@ -188,7 +177,7 @@ class BudgetDmComposer(ReadBits):
         n = len(steps)
         tail = self._tails.get(n)
         if tail is None:
-            tail = self._tails.setdefault(n, [b.to_dict() for b in _tail(cat, n, lang)])
+            tail = self._tails.setdefault(n, [b.to_dict() for b in dm_tail(cat, n, lang)])
         blocks.extend(tail)
         posts = "; ".join([self._title(pid) for _t, pid in steps])
         text = nonblank(cut(self._fallback_tpl.replace("{posts}", posts), MAX_FALLBACK_TEXT))
