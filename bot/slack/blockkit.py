@@ -50,9 +50,6 @@ FALLBACK_TEXT_MAX = 4000
 ID_MAX = 255
 VIEW_PAYLOAD_MAX_BYTES = 250_000
 
-# Keys slack-sdk's models may legitimately drop or rename on a round trip (none known today).
-_ROUND_TRIP_EXEMPT: set[str] = set()
-
 
 class BlockKitError(ValueError):
     """A Block Kit payload Slack would refuse. ``problems`` lists every reason found."""
@@ -95,7 +92,7 @@ def _model_problems(block: dict[str, Any], where: str) -> list[str]:
         return [f"{where} ({block.get('type')}): slack-sdk model refused it: {exc}"]
     finally:
         sdk_logger.setLevel(previous)
-    dropped = set(block) - set(rendered) - _ROUND_TRIP_EXEMPT
+    dropped = set(block) - set(rendered)
     if dropped:
         return [f"{where} ({block.get('type')}): unknown key(s) {sorted(dropped)}"]
     return []

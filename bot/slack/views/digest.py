@@ -2,14 +2,10 @@
 
 Nothing here touches the database, the clock or Slack; :mod:`bot.digest.deliver` does that.
 
-**Channel digests** walk a track's path like a reading club. A subscription's ``cursor`` counts
-the steps of the path (in the order of the catalog version ``last_catalog_version``) that the
-channel has been through; each digest brings the next steps that fit the channel's weekly budget
-(its own minutes: :func:`bot.domain.plan.channel_minutes`), or the next ``steps_per_week``
-(1-3) without one, each with its note and what to
-read first, and announces what a newer catalog version added to the track since the last
-digest. The digest that reaches the end of the path carries a closing message; after it only
-additions are announced (no message at all in a week with nothing new).
+**Channel digests** walk a track's path like a reading club, as planned by
+:func:`bot.domain.plan.plan_channel_digest`: each brings the next steps (each with its note and
+what to read first) and announces what a newer catalog version added to the track; the one
+that reaches the end of the path carries a closing message.
 
 **DM digests** list the next read in each track a person follows, skipping what they have read,
 composed for big fan-outs by :class:`DmComposer`. The blocks of the returned replies are shared
@@ -17,10 +13,9 @@ between replies: treat them as read-only.
 
 Buttons use action ids ``<kind>:<n>`` (unique within a message) and values with ``v`` =
 ``"digest:<subscription id>"`` (channel digest) or ``"digest-dm"`` (DM digest), ``p`` post id and
-``t`` track id; kinds ``mark_read``, ``follow``, ``snooze``, ``stop``. Catalog text is escaped
-(:func:`bot.slack.mrkdwn.esc`); digests never mention anyone. Every post a digest names has a way
-to read it (:func:`bot.slack.views.links.read_link`: the article, a summary that says so, or
-"no link yet" with the blog's archive).
+``t`` track id; kinds ``mark_read``, ``follow``, ``snooze``, ``stop``. Catalog text is escaped;
+digests never mention anyone; every post named has a way to read it
+(:func:`bot.slack.views.links.read_link`).
 """
 
 from __future__ import annotations
@@ -195,8 +190,8 @@ def compose_channel_digest(
         confirm=confirm_dialog(
             t("digest.stop_confirm_title", lang),
             t("digest.stop_confirm_text", lang, track=name, track_id=track_id),
-            t("digest.stop_confirm_yes", lang),
-            t("digest.stop_confirm_no", lang),
+            t("btn.stop", lang),
+            t("btn.cancel", lang),
             style="danger",
         ),
     )

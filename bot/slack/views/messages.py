@@ -156,19 +156,15 @@ def track_reply(
     """A track's path in order with the reader's progress (read ✓, next →), the next step with its
     note and prerequisites, and buttons Mark read / Follow (or Unfollow) / Share to channel.
 
-    A path longer than :data:`STEPS_PER_PAGE` lists one page of steps (by default the page with
-    the reader's next step; ``offset`` picks another, see :func:`step_page`), says which steps
-    it shows and how many follow, and offers *Earlier steps* / *Show more steps* buttons (value
-    ``{"t": track, "o": first step, "v": "track:<id>"}``). Every listed post has a way to read it
-    (:func:`bot.slack.views.links.read_link`).
-
-    ``notice`` (escaped mrkdwn) goes on top, e.g. after a click. ``shared=True`` renders the
-    in-channel version: no personal progress, no buttons. ``path`` is the reader's path line
-    (:func:`bot.slack.views.plan.path_line`), shown under the progress.
+    A path longer than :data:`STEPS_PER_PAGE` lists one page (:func:`step_page`; ``offset``
+    picks it) with *Earlier steps* / *Show more steps* buttons (value ``{"t": track, "o": first
+    step, "v": "track:<id>"}``). ``notice`` (escaped mrkdwn) goes on top, e.g. after a click;
+    ``shared=True`` renders the in-channel version (no progress, no buttons); ``path`` is the
+    reader's path line (:func:`bot.slack.views.plan.path_line`), shown under the progress.
 
     The personal version is assembled from parts kept per catalog (:mod:`bot.slack.views.parts`)
-    and, without a ``notice``, kept whole per reading state (:func:`~bot.slack.views.parts.memo_reply`);
-    the result equals rendering afresh. The returned reply is shared: do not change it.
+    and, without a ``notice``, kept whole per reading state: the returned reply is shared, do
+    not change it.
     """
     if shared:
         return _shared_track_reply(catalog, track_id, lang, notice, offset)
@@ -214,8 +210,7 @@ def _personal_track_reply(
     offset: int | None,
     path: Mrkdwn | None = None,
 ) -> Reply:
-    """:func:`track_reply` for the reader (progress, buttons), built from the parts kept per
-    catalog."""
+    """:func:`track_reply` for the reader (progress, buttons)."""
     track = catalog.track(track_id)
     steps = catalog.path(track_id)
     done = frozenset(pid for p in read if (pid := catalog.resolve_post_id(p)))
@@ -315,23 +310,14 @@ def _paging_blocks(page: _TrackPage, ids: ActionIds) -> list[Block | dict]:
     """The Earlier steps / More steps buttons of a paged track (none when it fits one page)."""
     if not page.paged:
         return []
-    earlier = (
-        [
-            button(
-                t("btn.earlier_steps", page.lang),
-                ids("more_steps"),
-                {"t": page.track_id, "o": max(0, page.start - STEPS_PER_PAGE), **page.view},
-            )
-        ]
-        if page.start
-        else []
-    )
-    later = (
-        [button(t("btn.more_steps", page.lang), ids("more_steps"), {"t": page.track_id, "o": page.end, **page.view})]
-        if page.end < page.total
-        else []
-    )
-    return [actions(earlier + later)]
+    row = []
+    if page.start:
+        earlier = {"t": page.track_id, "o": max(0, page.start - STEPS_PER_PAGE), **page.view}
+        row.append(button(t("btn.earlier_steps", page.lang), ids("more_steps"), earlier))
+    if page.end < page.total:
+        later = {"t": page.track_id, "o": page.end, **page.view}
+        row.append(button(t("btn.more_steps", page.lang), ids("more_steps"), later))
+    return [actions(row)]
 
 
 def _track_buttons(page: _TrackPage, followed: bool, first_id: int) -> Block:

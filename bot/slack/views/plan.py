@@ -105,17 +105,9 @@ def plan_reply(catalog: Catalog, minutes_per_week: int | None, lang: str, *, cha
     """The answer to ``plan …``: the budget set (``changed_to="set"``), reset (``"off"``) or
     shown (``"show"``), and the weeks each track's essential path takes at it."""
     per_week = minutes_per_week or budgets.DEFAULT_MINUTES
-    if changed_to == "set":
-        head = pt("plan.set", lang, budget=per_week)
-    elif changed_to == "off":
-        head = pt("plan.off", lang, budget=per_week)
-    else:
-        head = pt(
-            "plan.show",
-            lang,
-            budget=per_week,
-            default=pt("plan.default", lang) if minutes_per_week is None else Mrkdwn(),
-        )
+    default = pt("plan.default", lang) if minutes_per_week is None else Mrkdwn()
+    key = changed_to if changed_to in ("set", "off") else "show"
+    head = pt("plan." + key, lang, budget=per_week, default=default)
     lines = [
         pt("plan.week" if w == 1 else "plan.weeks", lang, track=tr.names.get(lang), minutes=m, weeks=w)
         for tr, m, w in weeks_per_track(catalog, per_week)
@@ -129,13 +121,8 @@ def weeks_per_track(catalog: Catalog, minutes_per_week: int) -> list[tuple[Track
     out = []
     for tr in catalog.tracks:
         ess = paths.essentials(catalog, tr.id)
-        out.append(
-            (
-                tr,
-                paths.total_minutes(catalog, ess)[0],
-                budgets.weeks_to_finish([catalog.post(p).minutes for p in ess], minutes_per_week),
-            )
-        )
+        weeks = budgets.weeks_to_finish([catalog.post(p).minutes for p in ess], minutes_per_week)
+        out.append((tr, paths.total_minutes(catalog, ess)[0], weeks))
     return out
 
 

@@ -13,8 +13,6 @@ from bot.slack.i18n import t, weekday_name
 from bot.slack.mrkdwn import Mrkdwn
 from bot.slack.views.blocks import Reply, context, header, make_reply, section, sections
 
-__all__ = ["schedule_words", "subscription_line", "subscriptions_reply"]
-
 
 def schedule_words(schedule: WeeklySchedule, lang: str) -> dict[str, str]:
     """A schedule's parts as the strings' ``{weekday}``, ``{time}`` and ``{tz}`` (weekday name
