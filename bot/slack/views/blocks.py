@@ -1,9 +1,8 @@
 """Small Block Kit builders on top of ``slack_sdk.models.blocks``, with Slack's limits applied.
 
 Every builder returns a slack-sdk model; :func:`to_dicts` serialises them (``to_dict()`` runs
-slack-sdk's validation); :func:`bot.slack.blockkit.validate_blocks` checks what slack-sdk's models
-leave out (blocks per message or view, unique ids, field and button sizes). Texts longer than a limit are
-cut with an ellipsis rather than rejected by Slack.
+slack-sdk's validation). Texts longer than a limit are cut with an ellipsis rather than rejected
+by Slack.
 """
 
 from __future__ import annotations

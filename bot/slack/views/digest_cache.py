@@ -49,12 +49,9 @@ _parts_lock = threading.Lock()
 
 
 class NextStepIndex:
-    """For one composer: a track's read bits -> ``(next step's post id or None, steps read)``.
-
-    Built from the composer's bit layout (``_pair``: (track, post) -> (word, bit); ``_plan``:
-    track -> (word, mask) or (-1, ((word, mask), ...))). Prerequisites outside the track make a
-    step never next (as in :func:`bot.domain.paths.next_step`, which looks only at the track's posts
-    read)."""
+    """For one composer: a track's read bits -> ``(next step's post id or None, steps read)``,
+    from the composer's bit layout. A step with a prerequisite outside the track is never next
+    (as in :func:`bot.domain.paths.next_step`, which looks only at the track's posts read)."""
 
     def __init__(self, composer: DmComposer):
         catalog = composer.catalog

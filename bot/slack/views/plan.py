@@ -64,41 +64,33 @@ def path_line(
 
     Kept per catalog (:func:`~bot.slack.views.parts.memo`): the line depends on nothing else
     than the arguments, and it comes with every track reply."""
+
+    def build() -> Mrkdwn:
+        ess = paths.essentials(catalog, track_id)
+        minutes, _complete = paths.total_minutes(catalog, ess)
+        if any(catalog.post(p).minutes for p in ess):
+            line = pt("path_line", lang, steps=len(ess), minutes=minutes)
+        else:  # no length known yet: never a "0 min" that looks counted
+            line = pt("path_steps", lang, steps=len(ess))
+        done = {catalog.resolve_post_id(p) or p for p in read}
+        left = [catalog.post(p).minutes for p in ess if p not in done]
+        if not left:
+            line += pt("path_finished", lang)
+        else:
+            per_week = minutes_per_week or budgets.DEFAULT_MINUTES
+            day = budgets.finish_day(today, budgets.weeks_to_finish(left, per_week))
+            line += pt("path_finish", lang, budget=per_week, day=format_day(day, lang))
+            if minutes_per_week is None:
+                line += pt("path_default", lang)
+        line += Mrkdwn(" · ") + link(page_url, as_plain(pt("whole_path", lang))) if page_url else Mrkdwn()
+        before = [b for b in catalog.track(track_id).before if catalog.has_track(b)]
+        if before:
+            names = Mrkdwn(", ").join(Mrkdwn("*{}*").format(catalog.track(b).names.get(lang)) for b in before)
+            line += Mrkdwn("\n") + pt("before", lang, tracks=names)
+        return line
+
     key = ("path_line", track_id, frozenset(read), minutes_per_week, today, lang, page_url)
-    return memo(catalog, key, lambda: _path_line(catalog, track_id, read, minutes_per_week, today, lang, page_url))
-
-
-def _path_line(
-    catalog: Catalog,
-    track_id: str,
-    read: Collection[str],
-    minutes_per_week: int | None,
-    today: dt.date,
-    lang: str,
-    page_url: str | None,
-) -> Mrkdwn:
-    ess = paths.essentials(catalog, track_id)
-    minutes, _complete = paths.total_minutes(catalog, ess)
-    if any(catalog.post(p).minutes for p in ess):
-        line = pt("path_line", lang, steps=len(ess), minutes=minutes)
-    else:  # no length known yet: never a "0 min" that looks counted
-        line = pt("path_steps", lang, steps=len(ess))
-    done = {catalog.resolve_post_id(p) or p for p in read}
-    left = [catalog.post(p).minutes for p in ess if p not in done]
-    if not left:
-        line += pt("path_finished", lang)
-    else:
-        per_week = minutes_per_week or budgets.DEFAULT_MINUTES
-        day = budgets.finish_day(today, budgets.weeks_to_finish(left, per_week))
-        line += pt("path_finish", lang, budget=per_week, day=format_day(day, lang))
-        if minutes_per_week is None:
-            line += pt("path_default", lang)
-    line += Mrkdwn(" · ") + link(page_url, as_plain(pt("whole_path", lang))) if page_url else Mrkdwn()
-    before = [b for b in catalog.track(track_id).before if catalog.has_track(b)]
-    if before:
-        names = Mrkdwn(", ").join(Mrkdwn("*{}*").format(catalog.track(b).names.get(lang)) for b in before)
-        line += Mrkdwn("\n") + pt("before", lang, tracks=names)
-    return line
+    return memo(catalog, key, build)
 
 
 def plan_reply(catalog: Catalog, minutes_per_week: int | None, lang: str, *, changed_to: str) -> Reply:

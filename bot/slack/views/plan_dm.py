@@ -2,13 +2,8 @@
 minutes a week (:func:`bot.domain.plan.plan_reader_week`), each with its reading time and *Mark
 read*. A reader who set no budget gets the default one (:data:`bot.domain.budget.DEFAULT_MINUTES`).
 
-:func:`budget_dm` is the reference rendering. :class:`BudgetDmComposer` gives the same
-:class:`Reply` (tests compare the two) fast enough for a fan-out to 100,000 readers: a reader's
-read posts become a few machine-size ints (the bit layout of
-:class:`bot.slack.views.digest.DmComposer`), the week is walked over precomputed ``(post, word,
-bit, cost, linked)`` rows and stops as soon as the budget is spent (usually within the first
-followed track), and every block is rendered once per (track, post, position) and shared between
-replies: treat the blocks of a returned reply as read-only.
+:func:`budget_dm` is the reference rendering; :class:`BudgetDmComposer` gives the same
+:class:`Reply` (tests compare the two) fast enough for a fan-out to 100,000 readers.
 """
 
 from __future__ import annotations
@@ -22,16 +17,7 @@ from bot.domain.catalog import Catalog
 from bot.domain.catalog.attached import PerCatalog
 from bot.slack.i18n import t
 from bot.slack.mrkdwn import Mrkdwn, plain
-from bot.slack.views.blocks import (
-    MAX_FALLBACK_TEXT,
-    Reply,
-    button,
-    cut,
-    header,
-    make_reply,
-    nonblank,
-    section,
-)
+from bot.slack.views.blocks import MAX_FALLBACK_TEXT, Reply, button, cut, header, make_reply, nonblank, section
 from bot.slack.views.digest import DIGEST_DM_VIEW, ReadBits, dm_tail
 from bot.slack.views.links import read_link
 from bot.slack.views.plan import minutes_label, pt
@@ -79,13 +65,13 @@ def budget_dm(
 class BudgetDmComposer(ReadBits):
     """:func:`budget_dm` for one catalog version and language, for big fan-outs.
 
-    Each followed track is walked over rows ``(post id, word, bit, cost, linked)`` in reading
-    order (:func:`bot.domain.paths.reading_order`), a step read when its bit is set in the
-    reader's read words; the walk applies :func:`bot.domain.budget.fit` as it goes and stops at
-    the first step that does not fit, so a reader costs one pass over their read posts and a few
-    row checks. Blocks are cached per budget (header), per (track, post, position) (a step) and
-    per step count (buttons and footer), a post's title in the fallback text per post.
-    Thread-safe: the caches only gain entries, equal for every caller."""
+    A reader's read posts become read bits (:class:`bot.slack.views.digest.ReadBits`); each
+    followed track is walked over rows ``(post id, word, bit, cost, linked)`` in reading order
+    (:func:`bot.domain.paths.reading_order`), applying :func:`bot.domain.budget.fit` as it goes
+    and stopping at the first step that does not fit. Blocks are cached per budget (header),
+    per (track, post, position) (a step) and per step count (buttons and footer), and shared
+    between replies: treat them as read-only. Thread-safe: the caches only gain entries, equal
+    for every caller."""
 
     def __init__(self, catalog: Catalog, lang: str = "en"):
         self.catalog = catalog
