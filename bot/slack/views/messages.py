@@ -53,9 +53,7 @@ def track_name(catalog: Catalog, track_id: str, lang: str) -> str:
 
 
 def post_link(catalog: Catalog, post_id: str, bold: bool = False, lang: str = "en") -> Mrkdwn:
-    """The post's title as a way to read it (escaped, bold when asked): an article link, a
-    summary link that says so, or "no link yet" with the blog's archive
-    (:func:`bot.slack.views.links.read_link`)."""
+    """:func:`bot.slack.views.links.read_link` of the post ``post_id`` (escaped mrkdwn)."""
     return read_link(catalog, catalog.post(post_id), lang, bold=bold)
 
 

@@ -44,10 +44,6 @@ def _step_section(catalog: Catalog, track_id: str, post_id: str, i: int, lang: s
     )
 
 
-def _fallback(catalog: Catalog, steps: Sequence[tuple[str, str]], lang: str) -> Mrkdwn:
-    return t("digest.dm_fallback", lang, posts=Mrkdwn("; ").join(catalog.post(p).title for _t, p in steps))
-
-
 def budget_dm(
     catalog: Catalog, follows: Sequence[str], read: set[str], minutes_per_week: int, lang: str = "en"
 ) -> Reply | None:
@@ -56,10 +52,11 @@ def budget_dm(
     steps = plan.plan_reader_week(catalog, follows, read, minutes_per_week)[:MAX_DM_STEPS]
     if not steps:
         return None
-    blocks: list[object] = _head(minutes_per_week, lang)
+    blocks = _head(minutes_per_week, lang)
     blocks += [_step_section(catalog, tid, pid, i, lang) for i, (tid, pid) in enumerate(steps)]
     blocks += dm_tail(catalog, len(steps), lang)
-    return make_reply(blocks, _fallback(catalog, steps, lang))  # type: ignore[arg-type]
+    posts = Mrkdwn("; ").join(catalog.post(p).title for _t, p in steps)
+    return make_reply(blocks, t("digest.dm_fallback", lang, posts=posts))
 
 
 class BudgetDmComposer(ReadBits):

@@ -41,16 +41,11 @@ def reminder_set_notice(catalog: Catalog, reminder: Reminder, lang: str, before:
     """ "I will remind you of <post> on Monday 2026-12-07 09:00 Asia/Kolkata." (escaped mrkdwn);
     with ``before`` (the pending reminder of that post it replaced, at another time) "… instead
     of <its time>"."""
+    post = _post(catalog, reminder.post_id, lang)
     when = due_label(reminder.due_at, reminder.timezone, lang)
     if before is not None and before.due_at != reminder.due_at:
-        return t(
-            "remind.moved",
-            lang,
-            post=_post(catalog, reminder.post_id, lang),
-            when=when,
-            before=due_label(before.due_at, before.timezone, lang),
-        )
-    return t("remind.set", lang, post=_post(catalog, reminder.post_id, lang), when=when)
+        return t("remind.moved", lang, post=post, when=when, before=due_label(before.due_at, before.timezone, lang))
+    return t("remind.set", lang, post=post, when=when)
 
 
 def reminder_cancelled_notice(catalog: Catalog, reminder: Reminder, lang: str) -> Mrkdwn:

@@ -28,7 +28,7 @@ REMIND_NEXT_WEEK = "next week"
 """The day the *Remind me next week* button asks for (parsed like ``remind <post> next week``)."""
 
 
-def _neighbour(catalog: Catalog, track_id: str, post_id: str, step: int, lang: str) -> Mrkdwn | None:
+def _neighbour(catalog: Catalog, track_id: str, post_id: str, step: int) -> Mrkdwn | None:
     order = catalog.order(track_id)
     i = order.index(post_id) + step
     if not 0 <= i < len(order):
@@ -51,10 +51,10 @@ def track_lines(catalog: Catalog, post_id: str, lang: str) -> list[Mrkdwn]:
             track=track_name(catalog, tid, lang),
         )
         parts = [Mrkdwn("*{}*").format(where)]
-        before = _neighbour(catalog, tid, post_id, -1, lang)
+        before = _neighbour(catalog, tid, post_id, -1)
         if before is not None:
             parts.append(t("step.before", lang, post=before))
-        after = _neighbour(catalog, tid, post_id, +1, lang)
+        after = _neighbour(catalog, tid, post_id, +1)
         parts.append(t("step.next", lang, post=after) if after is not None else t("step.last", lang))
         out.append(Mrkdwn(" · ").join(parts))
     return out
