@@ -57,6 +57,7 @@ MAX_DM_NOTE = 300
 MAX_NEW_LISTED = 10
 """Additions listed one by one in a digest; more are summed up in one line."""
 DIGEST_DM_VIEW = "digest-dm"
+_NEW_KEYS = {"behind": "digest.new_behind", "ahead": "digest.new_ahead", "moved": "digest.moved"}
 
 
 @dataclass(frozen=True)
@@ -98,23 +99,12 @@ def _step_lines(catalog: Catalog, track_id: str, post_id: str, lang: str, total:
     ]
     if step.note:
         lines.append(truncate(step.note.get(lang), MAX_NOTE))
-    before = paths.read_before(catalog, track_id, post_id)
-    if before:
-        lines.append(
-            t(
-                "track.read_first",
-                lang,
-                items=Mrkdwn(", ").join(read_link(catalog, catalog.post(s.post), lang) for s in before),
-            )
-        )
+    if before := paths.read_before(catalog, track_id, post_id):
+        items = Mrkdwn(", ").join(read_link(catalog, catalog.post(s.post), lang) for s in before)
+        lines.append(t("track.read_first", lang, items=items))
     if step.external_prerequisites:
-        lines.append(
-            t(
-                "track.background",
-                lang,
-                items=Mrkdwn(", ").join(link(x.url, x.title) for x in step.external_prerequisites),
-            )
-        )
+        items = Mrkdwn(", ").join(link(x.url, x.title) for x in step.external_prerequisites)
+        lines.append(t("track.background", lang, items=items))
     return Mrkdwn("\n").join(lines)
 
 
@@ -153,26 +143,14 @@ def compose_channel_digest(
     badge = t("digest.new_badge", lang, version=catalog.version)
     for post_id in plan.steps:
         text = _step_lines(catalog, track_id, post_id, lang, plan.total, badge if post_id in plan.added else None)
-        blocks.append(
-            section(
-                text,
-                accessory=button(
-                    t("btn.mark_read", lang), f"mark_read:{next(n)}", {"p": post_id, "t": track_id, **view}
-                ),
-            )
-        )
+        mark = button(t("btn.mark_read", lang), f"mark_read:{next(n)}", {"p": post_id, "t": track_id, **view})
+        blocks.append(section(text, accessory=mark))
     if plan.new:
         lines = [t("digest.new_header", lang)]
         for post_id, kind in plan.new[:MAX_NEW_LISTED]:
-            post = catalog.post(post_id)
             position = catalog.order(track_id).index(post_id) + 1
-            where = t(
-                {"behind": "digest.new_behind", "ahead": "digest.new_ahead", "moved": "digest.moved"}[kind],
-                lang,
-                position=position,
-                total=plan.total,
-            )
-            lines.append(Mrkdwn("• {} · _{}_").format(read_link(catalog, post, lang), where))
+            where = t(_NEW_KEYS[kind], lang, position=position, total=plan.total)
+            lines.append(Mrkdwn("• {} · _{}_").format(read_link(catalog, catalog.post(post_id), lang), where))
         if len(plan.new) > MAX_NEW_LISTED:
             lines.append(t("digest.more", lang, n=len(plan.new) - MAX_NEW_LISTED, track_id=track_id))
         if plan.steps:
@@ -182,41 +160,20 @@ def compose_channel_digest(
         blocks.append(section(channel_finish_line(name, getattr(sub, "after_essentials", "further"), lang)))
     if plan.closing:
         blocks.append(section(t("digest.closing", lang, total=plan.total, track=name)))
-    stop = button(
+    confirm = confirm_dialog(
+        t("digest.stop_confirm_title", lang),
+        t("digest.stop_confirm_text", lang, track=name, track_id=track_id),
         t("btn.stop", lang),
-        f"stop:{next(n)}",
-        view,
+        t("btn.cancel", lang),
         style="danger",
-        confirm=confirm_dialog(
-            t("digest.stop_confirm_title", lang),
-            t("digest.stop_confirm_text", lang, track=name, track_id=track_id),
-            t("btn.stop", lang),
-            t("btn.cancel", lang),
-            style="danger",
-        ),
     )
-    blocks.append(
-        actions(
-            [
-                button(t("btn.follow", lang), f"follow:{next(n)}", {"t": track_id, **view}),
-                button(t("btn.snooze", lang), f"snooze:{next(n)}", view),
-                stop,
-            ]
-        )
-    )
-    blocks.append(
-        context(
-            t(
-                "digest.footer",
-                lang,
-                version=catalog.version,
-                sent=min(plan.cursor, plan.total),
-                total=plan.total,
-                track_id=track_id,
-            )
-            + (Mrkdwn(" · ") + link(page_url, as_plain(pt("whole_path", lang))) if page_url else "")
-        )
-    )
+    stop = button(t("btn.stop", lang), f"stop:{next(n)}", view, style="danger", confirm=confirm)
+    follow = button(t("btn.follow", lang), f"follow:{next(n)}", {"t": track_id, **view})
+    blocks.append(actions([follow, button(t("btn.snooze", lang), f"snooze:{next(n)}", view), stop]))
+    sent = min(plan.cursor, plan.total)
+    footer = t("digest.footer", lang, version=catalog.version, sent=sent, total=plan.total, track_id=track_id)
+    whole_path = Mrkdwn(" · ") + link(page_url, as_plain(pt("whole_path", lang))) if page_url else ""
+    blocks.append(context(footer + whole_path))
     named = plan.steps or tuple(p for p, _ in plan.new[:MAX_NEW_LISTED])
     titles = Mrkdwn("; ").join(catalog.post(p).title for p in named)
     key = "digest.fallback" if plan.steps else "digest.fallback_new"
@@ -382,21 +339,10 @@ class DmComposer(ReadBits):
         if step is not None:
             post = cat.post(step.post)
             name = cat.track(track_id).names.get(lang)
-            line = t(
-                "next.track_line",
-                lang,
-                track=name,
-                read=len(done),
-                total=len(order),
-                post=read_link(cat, post, lang, bold=True),
-            )
-            meta = t(
-                "digest.dm_meta",
-                lang,
-                position=order.index(step.post) + 1,
-                total=len(order),
-                level=level_name(step.level, lang),
-            )
+            title = read_link(cat, post, lang, bold=True)
+            line = t("next.track_line", lang, track=name, read=len(done), total=len(order), post=title)
+            level = level_name(step.level, lang)
+            meta = t("digest.dm_meta", lang, position=order.index(step.post) + 1, total=len(order), level=level)
             text = Mrkdwn("{}\n_{}_").format(line, meta)
             if step.note:
                 text += Mrkdwn("\n") + truncate(step.note.get(lang), MAX_DM_NOTE)

@@ -285,12 +285,8 @@ def _step_blocks(page: _TrackPage, steps: Sequence[Step]) -> list[Block | dict]:
         def step_section(i: int = i, step: Step = step, state: str = state) -> Block:
             icon = {"read": ICON_READ, "next": ICON_NEXT, "unread": ICON_UNREAD}[state]
             kind = "mark_unread" if state == "read" else "mark_read"
-            return section(
-                _step_line(catalog, i + 1, step, icon, lang, state == "next", track_id),
-                accessory=button(
-                    t("btn." + kind, lang), f"{kind}:{i - start}", {"p": step.post, "t": track_id, **page.view}
-                ),
-            )
+            mark = button(t("btn." + kind, lang), f"{kind}:{i - start}", {"p": step.post, "t": track_id, **page.view})
+            return section(_step_line(catalog, i + 1, step, icon, lang, state == "next", track_id), accessory=mark)
 
         blocks.append(rendered(catalog, ("step", lang, track_id, i, state, i - start), step_section))
     if end < total:
@@ -408,13 +404,7 @@ def next_reply(catalog: Catalog, follows: Sequence[str], read: set[str], lang: s
                 post=post_link(catalog, nxt.post, lang=lang),
             )
             note = Mrkdwn("\n{}").format(truncate(nxt.note.get(lang), 400)) if nxt.note else Mrkdwn()
-            blocks.append(
-                section(
-                    line + note,
-                    accessory=button(
-                        t("btn.mark_read", lang), ids("mark_read"), {"p": nxt.post, "t": tid, "v": "next"}
-                    ),
-                )
-            )
+            mark = button(t("btn.mark_read", lang), ids("mark_read"), {"p": nxt.post, "t": tid, "v": "next"})
+            blocks.append(section(line + note, accessory=mark))
         fallback.append(line)
     return make_reply(blocks, Mrkdwn("\n").join(fallback))
