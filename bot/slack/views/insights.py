@@ -39,14 +39,8 @@ def funnel_line(catalog: Catalog, funnel: TrackFunnel, lang: str) -> Mrkdwn:
     """``*Speculative decoding* · 6 readers`` then ``6 → 5 → 4 → <4 …`` (readers reaching each step)."""
     steps = " → ".join(_count(n) for n in funnel.reached[:FUNNEL_STEPS])
     more = " …" if funnel.steps > FUNNEL_STEPS else ""
-    return t(
-        "stats.funnel",
-        lang,
-        track=track_name(catalog, funnel.track_id, lang),
-        readers=_count(funnel.readers),
-        steps=funnel.steps,
-        funnel=steps + more,
-    )
+    name = track_name(catalog, funnel.track_id, lang)
+    return t("stats.funnel", lang, track=name, readers=_count(funnel.readers), steps=funnel.steps, funnel=steps + more)
 
 
 def insights_blocks(catalog: Catalog, ins: Insights, lang: str) -> list[Block]:
@@ -67,21 +61,10 @@ def insights_blocks(catalog: Catalog, ins: Insights, lang: str) -> list[Block]:
     if ins.channels:
         lines = []
         for ch in ins.channels:
-            where = (
-                Mrkdwn("<#{}>").format(Mrkdwn(ch.channel_id))
-                if is_channel_id(ch.channel_id)
-                else Mrkdwn("`{}`").format(ch.channel_id)
-            )
-            line = t(
-                "stats.channel",
-                lang,
-                channel=where,
-                active=ch.active,
-                paused=ch.paused,
-                sent=ch.sent,
-                skipped=ch.skipped,
-                failed=ch.failed,
-            )
+            cid = ch.channel_id
+            where = Mrkdwn("<#{}>").format(Mrkdwn(cid)) if is_channel_id(cid) else Mrkdwn("`{}`").format(cid)
+            counts = {k: getattr(ch, k) for k in ("active", "paused", "sent", "skipped", "failed")}
+            line = t("stats.channel", lang, channel=where, **counts)
             if ch.reasons:
                 line += Mrkdwn(" · ") + t("stats.reasons", lang, reasons=", ".join(ch.reasons))
             lines.append(line)

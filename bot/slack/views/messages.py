@@ -236,23 +236,13 @@ def _personal_track_reply(
     blocks.append(divider())
     if nxt is not None:
         unread_before = tuple(s.post for s in paths.read_before(catalog, track_id, nxt.post) if s.post not in done)
-        blocks.append(
-            rendered(
-                catalog,
-                ("next_detail", lang, track_id, nxt.post, unread_before),
-                lambda: section(_next_detail(catalog, track_id, nxt, lang, done)),
-            )
-        )
+        key = ("next_detail", lang, track_id, nxt.post, unread_before)
+        blocks.append(rendered(catalog, key, lambda: section(_next_detail(catalog, track_id, nxt, lang, done))))
     else:
         blocks.append(rendered(catalog, ("done", lang), lambda: section(t("track.done", lang))))
     first_id = ids.peek()
-    blocks.append(
-        rendered(
-            catalog,
-            ("buttons", lang, track_id, nxt.post if nxt else None, followed, first_id),
-            lambda: _track_buttons(page, followed, first_id),
-        )
-    )
+    buttons = ("buttons", lang, track_id, nxt.post if nxt else None, followed, first_id)
+    blocks.append(rendered(catalog, buttons, lambda: _track_buttons(page, followed, first_id)))
     fallback = memo(
         catalog,
         ("track_fallback", lang, track_id, nxt.post if nxt else None),
@@ -319,12 +309,11 @@ def _track_buttons(page: _TrackPage, followed: bool, first_id: int) -> Block:
     ids, lang, view, track_id = ActionIds(first_id), page.lang, page.view, page.track_id
     row = []
     if page.nxt is not None:
-        row += [
-            button(
-                t("btn.mark_read", lang), ids("mark_read"), {"p": page.nxt.post, "t": track_id, **view}, style="primary"
-            ),
-            button(t("btn.remind_next_week", lang), ids("remind"), {"p": page.nxt.post, "d": "next week", **view}),
-        ]
+        post = page.nxt.post
+        row.append(
+            button(t("btn.mark_read", lang), ids("mark_read"), {"p": post, "t": track_id, **view}, style="primary")
+        )
+        row.append(button(t("btn.remind_next_week", lang), ids("remind"), {"p": post, "d": "next week", **view}))
     kind = "unfollow" if followed else "follow"
     row.append(button(t("btn." + kind, lang), ids(kind), {"t": track_id, **view}))
     row.append(button(t("btn.share", lang), ids("share"), {"t": track_id, **view}))
@@ -336,13 +325,10 @@ def _next_detail(catalog: Catalog, track_id: str, nxt: Step, lang: str, done: Co
     track = catalog.track(track_id)
     post = catalog.post(nxt.post)
     position = catalog.order(track_id).index(nxt.post) + 1
+    where = t("step.position", lang, position=position, of=len(catalog.path(track_id)), track=track.names.get(lang))
     detail: list[str] = [
         t("track.next", lang, post=post_link(catalog, nxt.post, lang=lang)),
-        Mrkdwn("_{} · {} · {}_").format(
-            t("step.position", lang, position=position, of=len(catalog.path(track_id)), track=track.names.get(lang)),
-            post.source.label(lang),
-            post_date(post, lang),
-        ),
+        Mrkdwn("_{} · {} · {}_").format(where, post.source.label(lang), post_date(post, lang)),
     ]
     if nxt.note:
         detail.append(nxt.note.get(lang))
@@ -367,11 +353,8 @@ def _shared_track_reply(catalog: Catalog, track_id: str, lang: str, notice: str 
     more = t("track.more_steps", lang, n=len(steps) - end) if end < len(steps) else None
     tail = [more, Mrkdwn("`/vllm-path {}`").format(track_id)] if more else []
     blocks.extend(sections([*lines, *tail]))
-    fallback = Mrkdwn("{}: {}{}").format(
-        track.names.get(lang),
-        Mrkdwn(" > ").join(catalog.post(s.post).title for s in steps[:5]),
-        " …" if len(steps) > 5 else "",
-    )
+    titles = Mrkdwn(" > ").join(catalog.post(s.post).title for s in steps[:5])
+    fallback = Mrkdwn("{}: {}{}").format(track.names.get(lang), titles, " …" if len(steps) > 5 else "")
     return make_reply(blocks, _with_notice(notice, fallback), "in_channel")
 
 
@@ -395,14 +378,8 @@ def next_reply(catalog: Catalog, follows: Sequence[str], read: set[str], lang: s
         if nxt is None:
             blocks.append(section(line := t("next.track_done", lang, track=name)))
         else:
-            line = t(
-                "next.track_line",
-                lang,
-                track=name,
-                read=done,
-                total=total,
-                post=post_link(catalog, nxt.post, lang=lang),
-            )
+            post = post_link(catalog, nxt.post, lang=lang)
+            line = t("next.track_line", lang, track=name, read=done, total=total, post=post)
             note = Mrkdwn("\n{}").format(truncate(nxt.note.get(lang), 400)) if nxt.note else Mrkdwn()
             mark = button(t("btn.mark_read", lang), ids("mark_read"), {"p": nxt.post, "t": tid, "v": "next"})
             blocks.append(section(line + note, accessory=mark))
