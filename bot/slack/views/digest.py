@@ -134,12 +134,8 @@ def compose_channel_digest(
     n = iter(range(10_000))
     blocks: list[Any] = [header(t("digest.header", lang, track=name))]
     if plan.first:
-        blocks.append(
-            section(
-                channel_budget_intro(name, plan.total, plan.minutes_per_week, lang)
-                or t("digest.intro", lang, track=name, total=plan.total, k=sub.steps_per_week)
-            )
-        )
+        intro = channel_budget_intro(name, plan.total, plan.minutes_per_week, lang)
+        blocks.append(section(intro or t("digest.intro", lang, track=name, total=plan.total, k=sub.steps_per_week)))
     badge = t("digest.new_badge", lang, version=catalog.version)
     for post_id in plan.steps:
         text = _step_lines(catalog, track_id, post_id, lang, plan.total, badge if post_id in plan.added else None)

@@ -280,13 +280,8 @@ def _step_blocks(page: _TrackPage, steps: Sequence[Step]) -> list[Block | dict]:
 
         blocks.append(rendered(catalog, ("step", lang, track_id, i, state, i - start), step_section))
     if end < total:
-        blocks.append(
-            rendered(
-                catalog,
-                ("more_steps", lang, track_id, end),
-                lambda: section(t("track.more_steps", lang, n=total - end)),
-            )
-        )
+        more = ("more_steps", lang, track_id, end)
+        blocks.append(rendered(catalog, more, lambda: section(t("track.more_steps", lang, n=total - end))))
     return blocks
 
 

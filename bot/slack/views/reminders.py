@@ -69,12 +69,8 @@ def reminders_reply(catalog: Catalog, reminders: Sequence[Reminder], lang: str, 
             i + 1, due_label(r.due_at, r.timezone, lang), _post(catalog, r.post_id, lang)
         )
         lines.append(line)
-        blocks.append(
-            section(
-                line,
-                accessory=button(t("btn.cancel", lang), f"cancel_reminder:{i}", {"d": str(r.id), "v": "reminders"}),
-            )
-        )
+        cancel = button(t("btn.cancel", lang), f"cancel_reminder:{i}", {"d": str(r.id), "v": "reminders"})
+        blocks.append(section(line, accessory=cancel))
     if len(reminders) > MAX_LISTED:
         blocks.append(context(t("home.more", lang, n=len(reminders))))
     return make_reply(blocks, Mrkdwn("\n").join(([Mrkdwn(notice)] if notice else []) + lines))
