@@ -210,6 +210,5 @@ def to_dicts(blocks: Sequence[Block | dict[str, Any]], max_blocks: int = MAX_BLO
 
 def make_reply(blocks: Sequence[Block | dict[str, Any]], fallback: str, response_type: str = "ephemeral") -> Reply:
     """A :class:`Reply` from models: blocks serialised within the message limit, fallback text cut."""
-    return Reply(
-        text=nonblank(cut(plain(fallback), MAX_FALLBACK_TEXT)), blocks=to_dicts(blocks), response_type=response_type
-    )
+    text = nonblank(cut(plain(fallback), MAX_FALLBACK_TEXT))
+    return Reply(text=text, blocks=to_dicts(blocks), response_type=response_type)

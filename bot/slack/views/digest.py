@@ -199,11 +199,9 @@ _DM_VIEW = {"v": DIGEST_DM_VIEW}
 def dm_tail(catalog: Catalog, n: int, lang: str) -> list[Block]:
     """A DM digest's last blocks: *Snooze a week* and *Stop* (action ids ``snooze:<n>`` and
     ``stop:<n + 1>``), then the footer."""
-    buttons = [
-        button(t("btn.snooze", lang), f"snooze:{n}", _DM_VIEW),
-        button(t("btn.stop", lang), f"stop:{n + 1}", _DM_VIEW),
-    ]
-    return [actions(buttons), context(t("digest.dm_footer", lang, version=catalog.version))]
+    snooze = button(t("btn.snooze", lang), f"snooze:{n}", _DM_VIEW)
+    stop = button(t("btn.stop", lang), f"stop:{n + 1}", _DM_VIEW)
+    return [actions([snooze, stop]), context(t("digest.dm_footer", lang, version=catalog.version))]
 
 
 _MISSING: Any = object()

@@ -305,9 +305,8 @@ def _track_buttons(page: _TrackPage, followed: bool, first_id: int) -> Block:
     row = []
     if page.nxt is not None:
         post = page.nxt.post
-        row.append(
-            button(t("btn.mark_read", lang), ids("mark_read"), {"p": post, "t": track_id, **view}, style="primary")
-        )
+        mark = {"p": post, "t": track_id, **view}
+        row.append(button(t("btn.mark_read", lang), ids("mark_read"), mark, style="primary"))
         row.append(button(t("btn.remind_next_week", lang), ids("remind"), {"p": post, "d": "next week", **view}))
     kind = "unfollow" if followed else "follow"
     row.append(button(t("btn." + kind, lang), ids(kind), {"t": track_id, **view}))

@@ -39,9 +39,8 @@ def _step_section(catalog: Catalog, track_id: str, post_id: str, i: int, lang: s
         catalog.track(track_id).names.get(lang),
         Mrkdwn(" · ") + label if label else Mrkdwn(),
     )
-    return section(
-        text, accessory=button(t("btn.mark_read", lang), f"mark_read:{i}", {"p": post_id, "t": track_id, **_VIEW})
-    )
+    mark = button(t("btn.mark_read", lang), f"mark_read:{i}", {"p": post_id, "t": track_id, **_VIEW})
+    return section(text, accessory=mark)
 
 
 def budget_dm(

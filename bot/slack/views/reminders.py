@@ -65,9 +65,8 @@ def reminders_reply(catalog: Catalog, reminders: Sequence[Reminder], lang: str, 
     lines = []
     for i, r in enumerate(reminders[:MAX_LISTED]):
         # numbered as `/vllm-path reminders cancel <n>` counts them
-        line = Mrkdwn("{}. {} · {}").format(
-            i + 1, due_label(r.due_at, r.timezone, lang), _post(catalog, r.post_id, lang)
-        )
+        when = due_label(r.due_at, r.timezone, lang)
+        line = Mrkdwn("{}. {} · {}").format(i + 1, when, _post(catalog, r.post_id, lang))
         lines.append(line)
         cancel = button(t("btn.cancel", lang), f"cancel_reminder:{i}", {"d": str(r.id), "v": "reminders"})
         blocks.append(section(line, accessory=cancel))
@@ -86,7 +85,6 @@ def reminder_message(catalog: Catalog, post_id: str, lang: str) -> Reply:
     ]
     if lines:
         blocks.extend(sections(lines))
-    blocks.append(
-        actions([button(t("btn.mark_read", lang), "mark_read:0", {"p": post.id, "v": "digest-dm"}, style="primary")])
-    )
+    mark = button(t("btn.mark_read", lang), "mark_read:0", {"p": post.id, "v": "digest-dm"}, style="primary")
+    blocks.append(actions([mark]))
     return make_reply(blocks, t("remind.dm", lang, post=post.title))

@@ -75,9 +75,8 @@ def post_unfurl(catalog: Catalog, post_id: str, lang: str) -> dict[str, Any]:
     for tid in tracks:
         label = follow if len(tracks) == 1 else Mrkdwn("{}: {}").format(follow, track_name(catalog, tid, lang))
         buttons.append(button(label, f"follow:{next(ids)}", {"t": tid, "p": post.id, "v": VIEW}))
-    buttons.append(
-        button(t("btn.remind_next_week", lang), f"remind:{next(ids)}", {"p": post.id, "v": VIEW, "d": REMIND_NEXT_WEEK})
-    )
+    remind = {"p": post.id, "v": VIEW, "d": REMIND_NEXT_WEEK}
+    buttons.append(button(t("btn.remind_next_week", lang), f"remind:{next(ids)}", remind))
     blocks.append(actions(buttons))
     blocks.append(context(t("unfurl.footer", lang, version=catalog.version)))
     return {"blocks": to_dicts(blocks)}
