@@ -98,11 +98,8 @@ def nonblank(text: str) -> str:
 
 def mrkdwn(text: str) -> MarkdownTextObject:
     """A mrkdwn text object: ``text`` is :class:`Mrkdwn`, or plain text that is escaped here.
-
-    ``verbatim`` is on: Slack then still renders our formatting and the ``<url|label>`` links we
-    build, but does not auto-link bare URLs, channel names or ``@channel``-style mentions that
-    appear in (escaped) catalog or user text.
-    """
+    ``verbatim`` is on: Slack still renders our formatting and ``<url|label>`` links, but does not
+    auto-link bare URLs, channel names or ``@channel``-style mentions in catalog or user text."""
     return MarkdownTextObject(text=nonblank(str(esc(text))), verbatim=True)
 
 

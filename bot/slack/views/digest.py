@@ -62,13 +62,10 @@ _NEW_KEYS = {"behind": "digest.new_behind", "ahead": "digest.new_ahead", "moved"
 
 @dataclass(frozen=True)
 class ChannelDigest:
-    """A composed channel digest.
-
-    ``reply`` is None when there is nothing to post this week (path done, nothing added).
-    ``cursor`` is the subscription's new cursor and ``version`` the catalog version it refers to
-    (store both once the digest is sent); ``done`` is True when the path is complete after this
-    digest. ``steps`` are the post ids walked this week, ``added`` those announced as new.
-    """
+    """A composed channel digest: ``reply`` None when there is nothing to post this week (path
+    done, nothing added); the subscription's new ``cursor`` and the catalog ``version`` it refers
+    to (store both once the digest is sent); ``done`` when the path is complete after this digest;
+    ``steps`` the post ids walked this week, ``added`` those announced as new."""
 
     reply: Reply | None
     cursor: int

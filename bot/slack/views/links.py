@@ -19,9 +19,7 @@ from bot.slack.mrkdwn import Mrkdwn, as_plain, link
 
 def read_link(catalog: Catalog, post: Post, lang: str = "en", *, bold: bool = False) -> Mrkdwn:
     """The post's title as a way to read it, in ``lang`` (``en``/``zh``); escaped mrkdwn.
-
-    ``bold`` makes the title bold (the note about a summary or a missing link stays plain).
-    """
+    ``bold`` makes the title bold (the note about a summary or a missing link stays plain)."""
     url, kind = post.read_link(catalog.manifest)
     if kind == "archive":
         title = Mrkdwn("{}").format(post.title)

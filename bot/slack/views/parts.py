@@ -39,11 +39,9 @@ _T = TypeVar("_T")
 def memo(catalog: Catalog, key: Hashable, build: Callable[[], _T]) -> _T:
     """The value kept for ``key`` (a tuple naming everything the value depends on besides
     ``catalog``; its first item names the kind of part), computed with ``build()`` on first use.
-
-    A plain dict per catalog: reading and storing one entry are atomic in CPython, so threads
-    share it without a lock (two threads missing at once both build equal values; the last is
-    kept). When it holds :data:`MAX_PARTS` entries it is emptied and refills with what is in use.
-    """
+    A plain dict per catalog, shared by threads without a lock (one entry's read or write is
+    atomic in CPython; two threads missing at once build equal values); emptied when it holds
+    :data:`MAX_PARTS` entries."""
     return _memo_in(_cache_of(catalog), MAX_PARTS, key, build)
 
 

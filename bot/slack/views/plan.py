@@ -1,9 +1,8 @@
 """Reading plans in Block Kit and mrkdwn (issue 24): reading times, the essential path's length and
 finish date, the ``plan`` reply, and the App Home part about finished paths.
 
-Strings live in the ``budget.*`` keys of :data:`bot.slack.i18n.STRINGS` (English and Chinese),
-looked up with :func:`bot.slack.i18n.t`. Pure rendering: callers pass the budget, today's date and what the
-reader has read.
+Strings are the ``budget.*`` keys of :data:`bot.slack.i18n.STRINGS` (:func:`pt`). Pure rendering:
+callers pass the budget, today's date and what the reader has read.
 """
 
 from __future__ import annotations
@@ -62,8 +61,7 @@ def path_line(
     track's ``before`` tracks follow on a second line. ``page_url``: the public path page
     (:func:`bot.web.urls.path_page_url`), linked as "see the whole path" when given.
 
-    Kept per catalog (:func:`~bot.slack.views.parts.memo`): the line depends on nothing else
-    than the arguments, and it comes with every track reply."""
+    Kept per catalog (:func:`~bot.slack.views.parts.memo`): it comes with every track reply."""
 
     def build() -> Mrkdwn:
         ess = paths.essentials(catalog, track_id)
