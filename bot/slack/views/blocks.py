@@ -57,9 +57,7 @@ def cut(text: _Text, limit: int) -> _Text:
     open_tail = _OPEN_TAIL.search(body)
     if open_tail:
         body = body[: open_tail.start()].rstrip()
-    if isinstance(text, Mrkdwn):
-        return Mrkdwn(body + "…")
-    return body + "…"
+    return Mrkdwn(body + "…") if isinstance(text, Mrkdwn) else body + "…"
 
 
 @dataclass(frozen=True)
@@ -116,19 +114,16 @@ def section(text: str, accessory: ButtonElement | None = None) -> SectionBlock:
 def sections(lines: Iterable[str], limit: int = MAX_SECTION_TEXT - 100) -> list[SectionBlock]:
     """Pack lines into as few sections as fit ``limit`` characters each (a longer line is cut;
     plain ``str`` lines are escaped)."""
-    out: list[SectionBlock] = []
-    chunk: list[Mrkdwn] = []
+    chunks: list[list[Mrkdwn]] = []
     size = 0
     for line in lines:
         line = cut(esc(line), limit)
-        if chunk and size + len(line) + 1 > limit:
-            out.append(section(Mrkdwn("\n").join(chunk)))
-            chunk, size = [], 0
-        chunk.append(line)
+        if not chunks or size + len(line) + 1 > limit:
+            chunks.append([])
+            size = 0
+        chunks[-1].append(line)
         size += len(line) + 1
-    if chunk:
-        out.append(section(Mrkdwn("\n").join(chunk)))
-    return out
+    return [section(Mrkdwn("\n").join(chunk)) for chunk in chunks]
 
 
 def context(*texts: str) -> ContextBlock:
