@@ -55,18 +55,17 @@ class NextStepIndex:
 
     def __init__(self, composer: DmComposer):
         catalog = composer.catalog
-        self._steps: dict[str, list[tuple[str, tuple[tuple[int, int]], tuple[tuple[int, int], ...] | None]]] = {}
-        self._plan = composer._plan
+        self._steps: dict[str, list[tuple[str, tuple[int, int], tuple[tuple[int, int], ...] | None]]] = {}
         self._single: dict[str, list[tuple[str, int, int]]] = {}
         for track in catalog.tracks:
             tid = track.id
             word, mask = composer._plan[tid]
             words = [word] if word >= 0 else [w for w, _m in mask]
             position = {w: i for i, w in enumerate(words)}
-            steps: list[tuple[str, tuple[tuple[int, int]], tuple[tuple[int, int], ...] | None]] = []
+            steps: list[tuple[str, tuple[int, int], tuple[tuple[int, int], ...] | None]] = []
             for step in catalog.path(tid):
                 w, bit = composer._pair[(tid, step.post)]
-                own = ((position[w], bit),)
+                own = (position[w], bit)
                 need: dict[int, int] | None = {}
                 for ref in step.after:
                     pair = composer._pair.get((tid, catalog.resolve_post_id(ref) or ref))
@@ -79,7 +78,7 @@ class NextStepIndex:
             self._steps[tid] = steps
             if len(words) == 1:  # one word: plain int masks, an impossible need never met
                 self._single[tid] = [
-                    (post, own[0][1], _NEVER if need is None else sum(m for _w, m in need)) for post, own, need in steps
+                    (post, own[1], _NEVER if need is None else sum(m for _w, m in need)) for post, own, need in steps
                 ]
 
     def key(self, track_id: str, bits: Any) -> tuple[str | None, int]:
@@ -93,7 +92,7 @@ class NextStepIndex:
             return None, bits.bit_count()
         words = bits if isinstance(bits, tuple) else (bits,)
         count = sum(int(w).bit_count() for w in words)
-        for post, ((i, bit),), need in self._steps[track_id]:
+        for post, (i, bit), need in self._steps[track_id]:
             if not words[i] & bit and need is not None and all(words[j] & m == m for j, m in need):
                 return post, count
         return None, count
@@ -118,12 +117,8 @@ class KeyedDmComposer(DmComposer):
                 shift = single[0][1].bit_length() - 1
                 if [bit for _p, bit, _n in single] == [1 << (shift + i) for i in range(len(single))]:
                     steps = min(len(single), PREFIX_STEPS)
-                    self._prefix[tid] = (
-                        shift,
-                        (1 << steps) - 1,
-                        [_MISSING] * (1 << steps),
-                        (1 << len(single)) <= max_exact,
-                    )
+                    low_mask = (1 << steps) - 1
+                    self._prefix[tid] = (shift, low_mask, [_MISSING] * (1 << steps), (1 << len(single)) <= max_exact)
         # (track, next step, read count) -> part: bounded by the catalog's size
         self._keyed: dict[tuple[Any, ...], Any] = {}
 
