@@ -24,11 +24,8 @@ def _position_line(catalog: Catalog, post_id: str, lang: str) -> Mrkdwn:
         name = track_name(catalog, pos.track_id, lang)
         where = t("step.position", lang, position=pos.position, of=pos.of, track=name)
         after = paths.read_after(catalog, pos.track_id, post_id)
-        nxt = (
-            t("step.next", lang, post=read_link(catalog, catalog.post(after[0].post), lang))
-            if after
-            else t("step.last", lang)
-        )
+        following = read_link(catalog, catalog.post(after[0].post), lang) if after else None
+        nxt = t("step.next", lang, post=following) if after else t("step.last", lang)
         parts.append(Mrkdwn("{} · {}").format(where, nxt))
     return Mrkdwn("\n").join(parts) if parts else t("search.not_in_track", lang)
 
