@@ -10,15 +10,10 @@ stand-in (:mod:`bot.doors.standin`), which refuses what Slack would refuse. The 
    a header's text length). An unknown block ``type`` -- which ``Block.parse`` silently skips --
    and a key the model does not know (a typo such as ``acessory``, silently dropped by the
    model) are reported too.
-2. **Our own limit checks**, because the models check several only when serialising and some not
-   at all (Slack's Block Kit reference, https://docs.slack.dev/reference/block-kit/): at most 50
-   blocks per message and 100 per Home/modal view; section text 3,000 characters and at most 10
-   fields of 2,000; header text 150; button text plain_text of at most 75 characters, value
-   2,000; 25 elements per actions block, 10 per context block (each text at most 3,000); 100
-   options per select, option text 75 and value 150; a confirm dialog's title 100, text 300,
-   confirm and deny 30;
-   ``block_id``/``action_id`` at most 255 characters and unique within the message or view; a
-   view payload at most 250 kB.
+2. **Our own limit checks** (the constants below, from Slack's Block Kit reference,
+   https://docs.slack.dev/reference/block-kit/), because the models check several only when
+   serialising and some not at all; ``block_id``/``action_id`` are also unique within the
+   message or view.
 
 >>> validate_blocks([{"type": "section", "text": {"type": "mrkdwn", "text": "hi"}}], surface="message")
 """
@@ -54,9 +49,6 @@ TEXT_OBJECT_MAX = 3000
 FALLBACK_TEXT_MAX = 4000
 ID_MAX = 255
 VIEW_PAYLOAD_MAX_BYTES = 250_000
-
-# Keys slack-sdk's models may legitimately drop or rename on a round trip (none known today).
-_ROUND_TRIP_EXEMPT: set[str] = set()
 
 
 class BlockKitError(ValueError):
@@ -100,7 +92,7 @@ def _model_problems(block: dict[str, Any], where: str) -> list[str]:
         return [f"{where} ({block.get('type')}): slack-sdk model refused it: {exc}"]
     finally:
         sdk_logger.setLevel(previous)
-    dropped = set(block) - set(rendered) - _ROUND_TRIP_EXEMPT
+    dropped = set(block) - set(rendered)
     if dropped:
         return [f"{where} ({block.get('type')}): unknown key(s) {sorted(dropped)}"]
     return []
@@ -246,8 +238,7 @@ def block_kit_problems(blocks: Any, surface: str = "message") -> list[str]:
 def validate_blocks(blocks: Any, surface: str = "message") -> None:
     """Raise :class:`BlockKitError` unless ``blocks`` is valid for ``surface``."""
     __tracebackhide__ = True
-    problems = block_kit_problems(blocks, surface)
-    if problems:
+    if problems := block_kit_problems(blocks, surface):
         raise BlockKitError(problems)
 
 
@@ -288,6 +279,5 @@ def validate_fallback(text: Any) -> None:
 def validate_view(view: Any) -> None:
     """Raise :class:`BlockKitError` unless ``view`` is a valid Home tab or modal view."""
     __tracebackhide__ = True
-    problems = view_problems(view)
-    if problems:
+    if problems := view_problems(view):
         raise BlockKitError(problems)

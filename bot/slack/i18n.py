@@ -302,7 +302,6 @@ STRINGS: dict[str, dict[str, str]] = {
                   "zh": ":double_vertical_bar: 已暂停：{reason} · `/vllm-path dm on` 可恢复"},
     "dm.off": {"en": "Weekly DM off.", "zh": "已关闭每周私信。"},
     "dm.status_off": {"en": "Weekly DM: off", "zh": "每周私信：关闭"},
-    "dm.snoozed": {"en": "Snoozed: no DM until {until}.", "zh": "已暂停：{until} 之前不再私信。"},
     "lang.done": {"en": "I'll reply in English.", "zh": "之后我会用中文回复。"},
     "follow.post_tracks": {"en": "That post is in several tracks: {tracks}. Pick one, e.g. `/vllm-path {command} {track_id}`.",
                            "zh": "这篇文章属于多个主题：{tracks}。请选一个，例如 `/vllm-path {command} {track_id}`。"},
@@ -317,7 +316,6 @@ STRINGS: dict[str, dict[str, str]] = {
                "zh": "不客气！输入 `/vllm-path next` 查看下一篇。"},
     "error.too_long": {"en": "That was long: I only read the first {n} characters.", "zh": "输入太长，我只读取了前 {n} 个字符。"},
     "share.footer": {"en": "Shared from /vllm-path · catalog {version}", "zh": "来自 /vllm-path 的分享 · 目录版本 {version}"},
-    "share.done": {"en": "Shared to the channel.", "zh": "已分享到频道。"},
     "home.header": {"en": "Your vLLM reading paths", "zh": "你的 vLLM 阅读路径"},
     "home.following": {"en": "*Tracks you follow*", "zh": "*你关注的主题*"},
     "home.none_followed": {"en": "You don't follow a track yet. Pick one below or type `/vllm-path help`.",
@@ -327,8 +325,6 @@ STRINGS: dict[str, dict[str, str]] = {
     "home.channels": {"en": "*Digests in your channels*", "zh": "*你所在频道的订阅*"},
     "home.no_channels": {"en": "None of your channels get a digest yet.", "zh": "你所在的频道还没有订阅。"},
     "home.more": {"en": "… and {n} more", "zh": "… 还有 {n} 个"},
-    "digest.snoozed": {"en": "Snoozed until {until}.", "zh": "已暂停到 {until}。"},
-    "digest.stopped": {"en": "Stopped.", "zh": "已停止。"},
     "busy": {"en": "Sorry, I have too much to do right now: please try again in a minute.",
              "zh": "抱歉，我现在有点忙，请一分钟后再试。"},
     "install.welcome": {
@@ -378,8 +374,6 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "The *{track}* digest stops for everyone in this channel. "
               "`/vllm-path subscribe {track_id}` starts it again where it left off.",
         "zh": "本频道所有人都将不再收到 *{track}* 推荐。`/vllm-path subscribe {track_id}` 可从中断处重新开始。"},
-    "digest.stop_confirm_yes": {"en": "Stop", "zh": "停止"},
-    "digest.stop_confirm_no": {"en": "Cancel", "zh": "取消"},
     "digest.dm_header": {"en": "Your next reads this week", "zh": "本周你的下一篇"},
     "digest.dm_meta": {"en": "step {position} of {total} · {level}", "zh": "第 {position}/{total} 步 · {level}"},
     "digest.dm_footer": {

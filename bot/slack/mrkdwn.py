@@ -72,9 +72,7 @@ def as_plain(text: str) -> str:
 
 def link(url: str | None, label: str) -> Mrkdwn:
     """``<url|label>`` with the label escaped; just the escaped label when there is no URL.
-
-    ``url`` must come from the catalog (validated http(s) URLs without spaces or angle brackets).
-    """
+    ``url`` must come from the catalog (validated http(s) URLs without spaces or angle brackets)."""
     label = Mrkdwn(str(esc(label)).replace("|", "¦"))
     if not url:
         return label
@@ -100,10 +98,8 @@ def _defang(text: str) -> str:
 
 def plain(text: str) -> str:
     """Fallback ``text`` of a message built from mrkdwn: links become ``label (url)``, bold marks go.
-
-    The result is still mrkdwn-escaped (Slack parses a message's top-level ``text`` too). URLs
-    that are not ours (not inside a ``<url|label>`` the app built) are defanged (:func:`_defang`).
-    """
+    Still mrkdwn-escaped (Slack parses a message's top-level ``text`` too); URLs that are not in a
+    ``<url|label>`` the app built are defanged (:func:`_defang`)."""
     text = str(esc(text))
     out, pos = [], 0
     for m in _LINK.finditer(text):

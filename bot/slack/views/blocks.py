@@ -1,9 +1,8 @@
 """Small Block Kit builders on top of ``slack_sdk.models.blocks``, with Slack's limits applied.
 
 Every builder returns a slack-sdk model; :func:`to_dicts` serialises them (``to_dict()`` runs
-slack-sdk's validation); :func:`bot.slack.blockkit.validate_blocks` checks what slack-sdk's models
-leave out (blocks per message or view, unique ids, field and button sizes). Texts longer than a limit are
-cut with an ellipsis rather than rejected by Slack.
+slack-sdk's validation). Texts longer than a limit are cut with an ellipsis rather than rejected
+by Slack.
 """
 
 from __future__ import annotations
@@ -58,9 +57,7 @@ def cut(text: _Text, limit: int) -> _Text:
     open_tail = _OPEN_TAIL.search(body)
     if open_tail:
         body = body[: open_tail.start()].rstrip()
-    if isinstance(text, Mrkdwn):
-        return Mrkdwn(body + "…")
-    return body + "…"
+    return Mrkdwn(body + "…") if isinstance(text, Mrkdwn) else body + "…"
 
 
 @dataclass(frozen=True)
@@ -99,11 +96,8 @@ def nonblank(text: str) -> str:
 
 def mrkdwn(text: str) -> MarkdownTextObject:
     """A mrkdwn text object: ``text`` is :class:`Mrkdwn`, or plain text that is escaped here.
-
-    ``verbatim`` is on: Slack then still renders our formatting and the ``<url|label>`` links we
-    build, but does not auto-link bare URLs, channel names or ``@channel``-style mentions that
-    appear in (escaped) catalog or user text.
-    """
+    ``verbatim`` is on: Slack still renders our formatting and ``<url|label>`` links, but does not
+    auto-link bare URLs, channel names or ``@channel``-style mentions in catalog or user text."""
     return MarkdownTextObject(text=nonblank(str(esc(text))), verbatim=True)
 
 
@@ -120,19 +114,16 @@ def section(text: str, accessory: ButtonElement | None = None) -> SectionBlock:
 def sections(lines: Iterable[str], limit: int = MAX_SECTION_TEXT - 100) -> list[SectionBlock]:
     """Pack lines into as few sections as fit ``limit`` characters each (a longer line is cut;
     plain ``str`` lines are escaped)."""
-    out: list[SectionBlock] = []
-    chunk: list[Mrkdwn] = []
+    chunks: list[list[Mrkdwn]] = []
     size = 0
     for line in lines:
         line = cut(esc(line), limit)
-        if chunk and size + len(line) + 1 > limit:
-            out.append(section(Mrkdwn("\n").join(chunk)))
-            chunk, size = [], 0
-        chunk.append(line)
+        if not chunks or size + len(line) + 1 > limit:
+            chunks.append([])
+            size = 0
+        chunks[-1].append(line)
         size += len(line) + 1
-    if chunk:
-        out.append(section(Mrkdwn("\n").join(chunk)))
-    return out
+    return [section(Mrkdwn("\n").join(chunk)) for chunk in chunks]
 
 
 def context(*texts: str) -> ContextBlock:
@@ -211,6 +202,5 @@ def to_dicts(blocks: Sequence[Block | dict[str, Any]], max_blocks: int = MAX_BLO
 
 def make_reply(blocks: Sequence[Block | dict[str, Any]], fallback: str, response_type: str = "ephemeral") -> Reply:
     """A :class:`Reply` from models: blocks serialised within the message limit, fallback text cut."""
-    return Reply(
-        text=nonblank(cut(plain(fallback), MAX_FALLBACK_TEXT)), blocks=to_dicts(blocks), response_type=response_type
-    )
+    text = nonblank(cut(plain(fallback), MAX_FALLBACK_TEXT))
+    return Reply(text=text, blocks=to_dicts(blocks), response_type=response_type)

@@ -2,27 +2,20 @@
 
 Nothing here touches the database, the clock or Slack; :mod:`bot.digest.deliver` does that.
 
-**Channel digests** walk a track's path like a reading club. A subscription's ``cursor`` counts
-the steps of the path (in the order of the catalog version ``last_catalog_version``) that the
-channel has been through; each digest brings the next steps that fit the channel's weekly budget
-(its own minutes: :func:`bot.domain.plan.channel_minutes`), or the next ``steps_per_week``
-(1-3) without one, each with its note and what to
-read first, and announces what a newer catalog version added to the track since the last
-digest. The digest that reaches the end of the path carries a closing message; after it only
-additions are announced (no message at all in a week with nothing new).
+**Channel digests** walk a track's path like a reading club, as planned by
+:func:`bot.domain.plan.plan_channel_digest`: each brings the next steps (each with its note and
+what to read first) and announces what a newer catalog version added to the track; the one
+that reaches the end of the path carries a closing message.
 
-**DM digests** list the next read in each track a person follows, skipping what they have read.
-They are built for fan-outs to many people: :class:`DmComposer` precomputes each track's
-fragments once per catalog version and caches the next step per (track, read posts of that
-track), so composing for 100,000 people costs a few dictionary look-ups each. The blocks of the
-returned replies are shared between replies: treat them as read-only.
+**DM digests** list the next read in each track a person follows, skipping what they have read,
+composed for big fan-outs by :class:`DmComposer`. The blocks of the returned replies are shared
+between replies: treat them as read-only.
 
 Buttons use action ids ``<kind>:<n>`` (unique within a message) and values with ``v`` =
 ``"digest:<subscription id>"`` (channel digest) or ``"digest-dm"`` (DM digest), ``p`` post id and
-``t`` track id; kinds ``mark_read``, ``follow``, ``snooze``, ``stop``. Catalog text is escaped
-(:func:`bot.slack.mrkdwn.esc`); digests never mention anyone. Every post a digest names has a way
-to read it (:func:`bot.slack.views.links.read_link`: the article, a summary that says so, or
-"no link yet" with the blog's archive).
+``t`` track id; kinds ``mark_read``, ``follow``, ``snooze``, ``stop``. Catalog text is escaped;
+digests never mention anyone; every post named has a way to read it
+(:func:`bot.slack.views.links.read_link`).
 """
 
 from __future__ import annotations
@@ -31,6 +24,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import repeat
 from typing import Any
+
+from slack_sdk.models.blocks import Block
 
 from bot.domain import paths
 from bot.domain.catalog import Catalog
@@ -62,17 +57,15 @@ MAX_DM_NOTE = 300
 MAX_NEW_LISTED = 10
 """Additions listed one by one in a digest; more are summed up in one line."""
 DIGEST_DM_VIEW = "digest-dm"
+_NEW_KEYS = {"behind": "digest.new_behind", "ahead": "digest.new_ahead", "moved": "digest.moved"}
 
 
 @dataclass(frozen=True)
 class ChannelDigest:
-    """A composed channel digest.
-
-    ``reply`` is None when there is nothing to post this week (path done, nothing added).
-    ``cursor`` is the subscription's new cursor and ``version`` the catalog version it refers to
-    (store both once the digest is sent); ``done`` is True when the path is complete after this
-    digest. ``steps`` are the post ids walked this week, ``added`` those announced as new.
-    """
+    """A composed channel digest: ``reply`` None when there is nothing to post this week (path
+    done, nothing added); the subscription's new ``cursor`` and the catalog ``version`` it refers
+    to (store both once the digest is sent); ``done`` when the path is complete after this digest;
+    ``steps`` the post ids walked this week, ``added`` those announced as new."""
 
     reply: Reply | None
     cursor: int
@@ -103,23 +96,12 @@ def _step_lines(catalog: Catalog, track_id: str, post_id: str, lang: str, total:
     ]
     if step.note:
         lines.append(truncate(step.note.get(lang), MAX_NOTE))
-    before = paths.read_before(catalog, track_id, post_id)
-    if before:
-        lines.append(
-            t(
-                "track.read_first",
-                lang,
-                items=Mrkdwn(", ").join(read_link(catalog, catalog.post(s.post), lang) for s in before),
-            )
-        )
+    if before := paths.read_before(catalog, track_id, post_id):
+        items = Mrkdwn(", ").join(read_link(catalog, catalog.post(s.post), lang) for s in before)
+        lines.append(t("track.read_first", lang, items=items))
     if step.external_prerequisites:
-        lines.append(
-            t(
-                "track.background",
-                lang,
-                items=Mrkdwn(", ").join(link(x.url, x.title) for x in step.external_prerequisites),
-            )
-        )
+        items = Mrkdwn(", ").join(link(x.url, x.title) for x in step.external_prerequisites)
+        lines.append(t("track.background", lang, items=items))
     return Mrkdwn("\n").join(lines)
 
 
@@ -147,37 +129,21 @@ def compose_channel_digest(
     name = track.names.get(lang)
     view = {"v": f"digest:{sub.id}"}
     n = iter(range(10_000))
-    blocks: list[Any] = [header(t("digest.header", lang, track=track.names.get(lang)))]
+    blocks: list[Any] = [header(t("digest.header", lang, track=name))]
     if plan.first:
-        blocks.append(
-            section(
-                channel_budget_intro(name, plan.total, plan.minutes_per_week, lang)
-                or t("digest.intro", lang, track=name, total=plan.total, k=sub.steps_per_week)
-            )
-        )
+        intro = channel_budget_intro(name, plan.total, plan.minutes_per_week, lang)
+        blocks.append(section(intro or t("digest.intro", lang, track=name, total=plan.total, k=sub.steps_per_week)))
     badge = t("digest.new_badge", lang, version=catalog.version)
     for post_id in plan.steps:
         text = _step_lines(catalog, track_id, post_id, lang, plan.total, badge if post_id in plan.added else None)
-        blocks.append(
-            section(
-                text,
-                accessory=button(
-                    t("btn.mark_read", lang), f"mark_read:{next(n)}", {"p": post_id, "t": track_id, **view}
-                ),
-            )
-        )
+        mark = button(t("btn.mark_read", lang), f"mark_read:{next(n)}", {"p": post_id, "t": track_id, **view})
+        blocks.append(section(text, accessory=mark))
     if plan.new:
         lines = [t("digest.new_header", lang)]
         for post_id, kind in plan.new[:MAX_NEW_LISTED]:
-            post = catalog.post(post_id)
             position = catalog.order(track_id).index(post_id) + 1
-            where = t(
-                {"behind": "digest.new_behind", "ahead": "digest.new_ahead", "moved": "digest.moved"}[kind],
-                lang,
-                position=position,
-                total=plan.total,
-            )
-            lines.append(Mrkdwn("• {} · _{}_").format(read_link(catalog, post, lang), where))
+            where = t(_NEW_KEYS[kind], lang, position=position, total=plan.total)
+            lines.append(Mrkdwn("• {} · _{}_").format(read_link(catalog, catalog.post(post_id), lang), where))
         if len(plan.new) > MAX_NEW_LISTED:
             lines.append(t("digest.more", lang, n=len(plan.new) - MAX_NEW_LISTED, track_id=track_id))
         if plan.steps:
@@ -187,53 +153,24 @@ def compose_channel_digest(
         blocks.append(section(channel_finish_line(name, getattr(sub, "after_essentials", "further"), lang)))
     if plan.closing:
         blocks.append(section(t("digest.closing", lang, total=plan.total, track=name)))
-    stop = button(
+    confirm = confirm_dialog(
+        t("digest.stop_confirm_title", lang),
+        t("digest.stop_confirm_text", lang, track=name, track_id=track_id),
         t("btn.stop", lang),
-        f"stop:{next(n)}",
-        view,
+        t("btn.cancel", lang),
         style="danger",
-        confirm=confirm_dialog(
-            t("digest.stop_confirm_title", lang),
-            t("digest.stop_confirm_text", lang, track=name, track_id=track_id),
-            t("digest.stop_confirm_yes", lang),
-            t("digest.stop_confirm_no", lang),
-            style="danger",
-        ),
     )
-    blocks.append(
-        actions(
-            [
-                button(t("btn.follow", lang), f"follow:{next(n)}", {"t": track_id, **view}),
-                button(t("btn.snooze", lang), f"snooze:{next(n)}", view),
-                stop,
-            ]
-        )
-    )
-    blocks.append(
-        context(
-            t(
-                "digest.footer",
-                lang,
-                version=catalog.version,
-                sent=min(plan.cursor, plan.total),
-                total=plan.total,
-                track_id=track_id,
-            )
-            + (Mrkdwn(" · ") + link(page_url, as_plain(pt("whole_path", lang))) if page_url else "")
-        )
-    )
-    if plan.steps:
-        fallback = t(
-            "digest.fallback", lang, track=name, posts=Mrkdwn("; ").join(catalog.post(p).title for p in plan.steps)
-        )
-    else:
-        fallback = t(
-            "digest.fallback_new",
-            lang,
-            track=name,
-            posts=Mrkdwn("; ").join(catalog.post(p).title for p, _ in plan.new[:MAX_NEW_LISTED]),
-        )
-    reply = make_reply(blocks, fallback, "in_channel")
+    stop = button(t("btn.stop", lang), f"stop:{next(n)}", view, style="danger", confirm=confirm)
+    follow = button(t("btn.follow", lang), f"follow:{next(n)}", {"t": track_id, **view})
+    blocks.append(actions([follow, button(t("btn.snooze", lang), f"snooze:{next(n)}", view), stop]))
+    sent = min(plan.cursor, plan.total)
+    footer = t("digest.footer", lang, version=catalog.version, sent=sent, total=plan.total, track_id=track_id)
+    whole_path = Mrkdwn(" · ") + link(page_url, as_plain(pt("whole_path", lang))) if page_url else ""
+    blocks.append(context(footer + whole_path))
+    named = plan.steps or tuple(p for p, _ in plan.new[:MAX_NEW_LISTED])
+    titles = Mrkdwn("; ").join(catalog.post(p).title for p in named)
+    key = "digest.fallback" if plan.steps else "digest.fallback_new"
+    reply = make_reply(blocks, t(key, lang, track=name, posts=titles), "in_channel")
     return ChannelDigest(reply, plan.cursor, plan.done, plan.steps, plan.added, plan.version)
 
 
@@ -252,6 +189,16 @@ class _PreviewSub:
 
 
 # --- DM digests ----------------------------------------------------------------------------------
+
+_DM_VIEW = {"v": DIGEST_DM_VIEW}
+
+
+def dm_tail(catalog: Catalog, n: int, lang: str) -> list[Block]:
+    """A DM digest's last blocks: *Snooze a week* and *Stop* (action ids ``snooze:<n>`` and
+    ``stop:<n + 1>``), then the footer."""
+    snooze = button(t("btn.snooze", lang), f"snooze:{n}", _DM_VIEW)
+    stop = button(t("btn.stop", lang), f"stop:{n + 1}", _DM_VIEW)
+    return [actions([snooze, stop]), context(t("digest.dm_footer", lang, version=catalog.version))]
 
 
 _MISSING: Any = object()
@@ -277,20 +224,15 @@ def _bit_layout(catalog: Catalog) -> tuple[dict[tuple[str, str], tuple[int, int]
     return pair, word + 1
 
 
-def _bits_by_post(catalog: Catalog, pair: dict[tuple[str, str], tuple[int, int]], words: int) -> dict[str, int]:
-    """Post id or former id -> all its bits at once, word ``w`` at bits ``[w * WORD_BITS, …)``."""
-    word_bits: list[dict[str, int]] = [{} for _ in range(words)]
-    for (_tid, pid), (w, bit) in pair.items():
-        word_bits[w][pid] = word_bits[w].get(pid, 0) | bit
-    for post in catalog.posts:
-        for alias in post.aliases:
-            for bits in word_bits:
-                if post.id in bits:
-                    bits.setdefault(alias, bits[post.id])
+def _bits_by_post(catalog: Catalog, pair: dict[tuple[str, str], tuple[int, int]]) -> dict[str, int]:
+    """Post id or former id -> all its bits at once, word ``w`` at bits ``[w * WORD_BITS, …)``
+    (the catalog's checks keep a former id distinct from every other id)."""
     out: dict[str, int] = {}
-    for w, bits in enumerate(word_bits):
-        for pid, value in bits.items():
-            out[pid] = out.get(pid, 0) | (value << (w * WORD_BITS))
+    for (_tid, pid), (w, bit) in pair.items():
+        out[pid] = out.get(pid, 0) | bit << (w * WORD_BITS)
+    for post in catalog.posts:
+        if post.id in out:
+            out.update(dict.fromkeys(post.aliases, out[post.id]))
     return out
 
 
@@ -309,13 +251,13 @@ def _track_masks(catalog: Catalog, pair: dict[tuple[str, str], tuple[int, int]])
 
 
 class ReadBits:
-    """A catalog's read bits (see :class:`DmComposer`): one bit per (track, step), a track's bits
-    side by side in one word where they fit (``_pair``: (track, post) -> (word, bit)), and
-    :meth:`read_mask` of a reader's read posts."""
+    """A catalog's read bits: one bit per (track, step) in words of :data:`WORD_BITS` (machine-size
+    ints, fast to add and mask), a track's bits side by side in one word where they fit
+    (``_pair``: (track, post) -> (word, bit)); a post's former ids map to the same bits."""
 
     def __init__(self, catalog: Catalog) -> None:
         self._pair, self._words = _bit_layout(catalog)
-        self._all_bits = _bits_by_post(catalog, self._pair, self._words)
+        self._all_bits = _bits_by_post(catalog, self._pair)
         self._shifts = tuple(w * WORD_BITS for w in range(self._words))
         self._has_aliases = any(post.aliases for post in catalog.posts)
 
@@ -336,16 +278,12 @@ class ReadBits:
 class DmComposer(ReadBits):
     """Composes DM digests for one catalog version and language, fast enough for big fan-outs.
 
-    Each step of each track gets a bit in one of a few words of :data:`WORD_BITS` bits
-    (machine-size ints, which Python adds and masks fast), a track's bits side by side in one
-    word; a post's former ids map to the same bits. The part of a DM about one track (a
-    section with the next step and its Mark read button) depends only on which of that track's
-    posts the reader has read, so it is rendered once per (track, read bits of the track) and
-    reused: composing for a reader costs one pass over what they have read per word and a few
-    dictionary look-ups per followed track. A track's Mark read button has the action id
-    ``mark_read:<i>`` with ``i`` the track's index in the catalog (unique within a message
-    whatever the tracks followed). Thread-safe: the caches only gain entries, equal for every
-    caller.
+    The part of a DM about one track (a section with the next step and its Mark read button)
+    depends only on the reader's read bits (:class:`ReadBits`) of that track, so it is rendered
+    once per (track, those bits) and reused: a reader costs one pass over what they have read
+    and a few dictionary look-ups per followed track. A track's Mark read button has the action
+    id ``mark_read:<i>``, ``i`` the track's index in the catalog (unique within a message).
+    Thread-safe: the caches only gain entries, equal for every caller.
     """
 
     def __init__(self, catalog: Catalog, lang: str = "en"):
@@ -361,18 +299,11 @@ class DmComposer(ReadBits):
         self._entries: dict[str, tuple[int, Any, dict[Any, Any]]] = {
             tid: (word, mask, self._parts[tid]) for tid, (word, mask) in self._plan.items()
         }
-        n = len(catalog.tracks)
-        view = {"v": DIGEST_DM_VIEW}
         self._head = header(t("digest.dm_header", lang)).to_dict()
-        self._tail = [
-            actions(
-                [button(t("btn.snooze", lang), f"snooze:{n}", view), button(t("btn.stop", lang), f"stop:{n + 1}", view)]
-            ).to_dict(),
-            context(t("digest.dm_footer", lang, version=catalog.version)).to_dict(),
-        ]
+        self._tail = [b.to_dict() for b in dm_tail(catalog, len(catalog.tracks), lang)]
         # a plain str template: the lines put into it are escaped already (see _part)
         self._fallback = str(t("digest.dm_fallback", lang, posts=Mrkdwn("{posts}")))
-        self._section_tpl = section("-", accessory=button(t("btn.mark_read", lang), "mark_read:0", view)).to_dict()
+        self._section_tpl = section("-", accessory=button(t("btn.mark_read", lang), "mark_read:0", _DM_VIEW)).to_dict()
 
     def _read_in(self, track_id: str, key: Any) -> set[str]:
         """The post ids of ``track_id`` whose bits are set in ``key`` (as made in compose)."""
@@ -399,21 +330,10 @@ class DmComposer(ReadBits):
         if step is not None:
             post = cat.post(step.post)
             name = cat.track(track_id).names.get(lang)
-            line = t(
-                "next.track_line",
-                lang,
-                track=name,
-                read=len(done),
-                total=len(order),
-                post=read_link(cat, post, lang, bold=True),
-            )
-            meta = t(
-                "digest.dm_meta",
-                lang,
-                position=order.index(step.post) + 1,
-                total=len(order),
-                level=level_name(step.level, lang),
-            )
+            title = read_link(cat, post, lang, bold=True)
+            line = t("next.track_line", lang, track=name, read=len(done), total=len(order), post=title)
+            level = level_name(step.level, lang)
+            meta = t("digest.dm_meta", lang, position=order.index(step.post) + 1, total=len(order), level=level)
             text = Mrkdwn("{}\n_{}_").format(line, meta)
             if step.note:
                 text += Mrkdwn("\n") + truncate(step.note.get(lang), MAX_DM_NOTE)

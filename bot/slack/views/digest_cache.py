@@ -4,31 +4,19 @@ A speed layer kept for ``benchmarks/compose_dm.py`` (100,000 people x 10 tracks,
 sets, ≤ 2 s): 1.6 s of CPU with it, 46 s without (``docs/benchmarks.md``, "Stop 23: speed
 layers measured").
 
-:class:`bot.slack.views.digest.DmComposer` renders the part of a weekly DM about one track once per
-*set of posts read in that track* and keeps every variant: readers who read out of order make
-hundreds of thousands of variants, and the cache never shrinks. Yet the part says only the
-track's **next step** and **how many of its steps are read** (plus the language and the catalog
-version, fixed per composer).
+:class:`bot.slack.views.digest.DmComposer` keeps a DM's part about a track per *set of posts
+read in that track*: out-of-order readers make hundreds of thousands of variants. Yet the part
+says only the track's **next step** and **how many of its steps are read**, so
+:class:`KeyedDmComposer` (same output) caches it by ``(catalog version, language, track, next
+step, read count)`` in a shared ``cachetools.LRUCache`` of ``max_parts`` entries. The next step
+comes from a few integer operations per step (:class:`NextStepIndex`), for a one-word track
+from a table indexed by the read bits of its first :data:`PREFIX_STEPS` steps (filled on use).
+The composer's exact-bits lookup stays a first-level shortcut for tracks whose every read
+pattern fits ``max_exact`` entries, cleared when a track holds more: memory is bounded whatever
+people read.
 
-:class:`KeyedDmComposer` keeps the composer's output identical but caches by that key:
-
-* from a reader's read bits in a track (the composer's words), the next step and the read count
-  come from a few integer operations per step (:class:`NextStepIndex`: a step is next when its
-  bit is clear and its ``after`` bits are all set, the same rule as :func:`bot.domain.paths.next_step`);
-* rendered parts live in a ``cachetools.LRUCache`` keyed by ``(catalog version, language, track,
-  next step, read count)`` (``max_parts`` entries, shared by the composers of a process);
-* for a one-word track (every track of today's catalog) the next step is read from a table
-  indexed by the read bits of its first :data:`PREFIX_STEPS` steps (filled on use; the walk
-  over the steps only when those bits do not decide it), so a read pattern seen for the first
-  time costs a few integer operations and two look-ups;
-* the composer's own exact-bits lookup stays as a first-level shortcut for tracks whose every
-  read pattern fits ``max_exact`` entries (bigger tracks skip it: random readers would fill and
-  clear it over and over), cleared whenever a track holds more, so memory is bounded whatever
-  people read.
-
-:func:`dm_composer` is the drop-in for :func:`bot.slack.views.digest.dm_composer` that the digest's
-renderer (:mod:`bot.slack.views.digest_render`) uses. Thread-safe: the caches are guarded by a
-lock where they change, and two threads rendering the same key produce equal parts.
+Thread-safe: the caches are guarded by a lock where they change, and two threads rendering the
+same key produce equal parts.
 """
 
 from __future__ import annotations
@@ -61,27 +49,23 @@ _parts_lock = threading.Lock()
 
 
 class NextStepIndex:
-    """For one composer: a track's read bits -> ``(next step's post id or None, steps read)``.
-
-    Built from the composer's bit layout (``_pair``: (track, post) -> (word, bit); ``_plan``:
-    track -> (word, mask) or (-1, ((word, mask), ...))). Prerequisites outside the track make a
-    step never next (as in :func:`bot.domain.paths.next_step`, which looks only at the track's posts
-    read)."""
+    """For one composer: a track's read bits -> ``(next step's post id or None, steps read)``,
+    from the composer's bit layout. A step with a prerequisite outside the track is never next
+    (as in :func:`bot.domain.paths.next_step`, which looks only at the track's posts read)."""
 
     def __init__(self, composer: DmComposer):
         catalog = composer.catalog
-        self._steps: dict[str, list[tuple[str, tuple[tuple[int, int]], tuple[tuple[int, int], ...] | None]]] = {}
-        self._plan = composer._plan
+        self._steps: dict[str, list[tuple[str, tuple[int, int], tuple[tuple[int, int], ...] | None]]] = {}
         self._single: dict[str, list[tuple[str, int, int]]] = {}
         for track in catalog.tracks:
             tid = track.id
             word, mask = composer._plan[tid]
             words = [word] if word >= 0 else [w for w, _m in mask]
             position = {w: i for i, w in enumerate(words)}
-            steps: list[tuple[str, tuple[tuple[int, int]], tuple[tuple[int, int], ...] | None]] = []
+            steps: list[tuple[str, tuple[int, int], tuple[tuple[int, int], ...] | None]] = []
             for step in catalog.path(tid):
                 w, bit = composer._pair[(tid, step.post)]
-                own = ((position[w], bit),)
+                own = (position[w], bit)
                 need: dict[int, int] | None = {}
                 for ref in step.after:
                     pair = composer._pair.get((tid, catalog.resolve_post_id(ref) or ref))
@@ -94,7 +78,7 @@ class NextStepIndex:
             self._steps[tid] = steps
             if len(words) == 1:  # one word: plain int masks, an impossible need never met
                 self._single[tid] = [
-                    (post, own[0][1], _NEVER if need is None else sum(m for _w, m in need)) for post, own, need in steps
+                    (post, own[1], _NEVER if need is None else sum(m for _w, m in need)) for post, own, need in steps
                 ]
 
     def key(self, track_id: str, bits: Any) -> tuple[str | None, int]:
@@ -108,13 +92,8 @@ class NextStepIndex:
             return None, bits.bit_count()
         words = bits if isinstance(bits, tuple) else (bits,)
         count = sum(int(w).bit_count() for w in words)
-        for post, own, need in self._steps[track_id]:
-            ((i, bit),) = own
-            if words[i] & bit:
-                continue
-            if need is None:
-                continue
-            if all(words[j] & m == m for j, m in need):
+        for post, (i, bit), need in self._steps[track_id]:
+            if not words[i] & bit and need is not None and all(words[j] & m == m for j, m in need):
                 return post, count
         return None, count
 
@@ -138,12 +117,8 @@ class KeyedDmComposer(DmComposer):
                 shift = single[0][1].bit_length() - 1
                 if [bit for _p, bit, _n in single] == [1 << (shift + i) for i in range(len(single))]:
                     steps = min(len(single), PREFIX_STEPS)
-                    self._prefix[tid] = (
-                        shift,
-                        (1 << steps) - 1,
-                        [_MISSING] * (1 << steps),
-                        (1 << len(single)) <= max_exact,
-                    )
+                    low_mask = (1 << steps) - 1
+                    self._prefix[tid] = (shift, low_mask, [_MISSING] * (1 << steps), (1 << len(single)) <= max_exact)
         # (track, next step, read count) -> part: bounded by the catalog's size
         self._keyed: dict[tuple[Any, ...], Any] = {}
 

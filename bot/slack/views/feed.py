@@ -32,7 +32,6 @@ def feed_notice(posts: Sequence[SourcePost], feed_url: str, total_missing: int) 
     ).format(command)
     blocks: list[Any] = [section(Mrkdwn("\n").join(lines)), section(how)]
     if total_missing > len(posts):
-        blocks.append(
-            context(Mrkdwn("{} more missing post(s) were announced before.").format(total_missing - len(posts)))
-        )
+        before = Mrkdwn("{} more missing post(s) were announced before.").format(total_missing - len(posts))
+        blocks.append(context(before))
     return make_reply(blocks, Mrkdwn("\n").join(lines))

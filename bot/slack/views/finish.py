@@ -35,9 +35,8 @@ def finish_text(
         for pid in more:
             post = catalog.post(pid)
             label = minutes_label(post, lang)
-            lines.append(
-                Mrkdwn("• {}{}").format(read_link(catalog, post, lang), Mrkdwn(" · ") + label if label else Mrkdwn())
-            )
+            reading = Mrkdwn(" · ") + label if label else Mrkdwn()
+            lines.append(Mrkdwn("• {}{}").format(read_link(catalog, post, lang), reading))
     nxt = paths.next_track(catalog, track_id, finished)
     if nxt is not None:
         lines.append(t("finish.next", lang, track=catalog.track(nxt).names.get(lang), track_id=nxt))

@@ -92,12 +92,12 @@ def home_view(catalog: Catalog, state: HomeState) -> dict:
     blocks however much has been read."""
     lang = state.lang
     ids = ActionIds()
+    # issue 24: finished paths, minutes, picture
+    finished = home_finished_blocks(catalog, state.finished, state.read, lang, state.picture_url, state.picture_track)
     blocks: list[Block] = [
         header(t("home.header", lang)),
         context(t("catalog.version", lang, version=catalog.version)),
-        *home_finished_blocks(
-            catalog, state.finished, state.read, lang, state.picture_url, state.picture_track
-        ),  # issue 24: finished paths, minutes, picture
+        *finished,
         section(t("home.following", lang)),
     ]
     follows = [tid for tid in state.follows if catalog.has_track(tid)]
@@ -108,19 +108,9 @@ def home_view(catalog: Catalog, state: HomeState) -> dict:
     others = [tr for tr in catalog.tracks if tr.id not in follows]
     if others:
         blocks += [divider(), section(t("home.other_tracks", lang))]
-        blocks += [
-            actions(
-                [
-                    button(
-                        f"{as_plain(t('btn.follow', lang))}: {tr.names.get(lang)}",
-                        ids("follow"),
-                        {"t": tr.id, "v": "home"},
-                    )
-                    for tr in others[start : start + 5]
-                ]
-            )
-            for start in range(0, len(others), 5)
-        ]
+        follow = as_plain(t("btn.follow", lang))
+        buttons = [button(f"{follow}: {tr.names.get(lang)}", ids("follow"), {"t": tr.id, "v": "home"}) for tr in others]
+        blocks += [actions(buttons[start : start + 5]) for start in range(0, len(buttons), 5)]
     blocks += [
         divider(),
         section(t("home.dm", lang)),
@@ -151,20 +141,18 @@ def _home_track(catalog: Catalog, tid: str, state: HomeState, ids: ActionIds) ->
     done, total = paths.progress(catalog, tid, state.read)
     nxt = paths.next_step(catalog, tid, state.read)
     filled = round(10 * done / total) if total else 0
-    line = Mrkdwn("*{}*  {} {}/{}\n").format(
-        track_name(catalog, tid, lang), "▰" * filled + "▱" * (10 - filled), done, total
-    )
+    bar = "▰" * filled + "▱" * (10 - filled)
+    line = Mrkdwn("*{}*  {} {}/{}\n").format(track_name(catalog, tid, lang), bar, done, total)
+    data = {"t": tid, "v": "home"}
     if nxt is None:
         line += t("track.done", lang)
-        accessory = button(t("btn.unfollow", lang), ids("unfollow"), {"t": tid, "v": "home"})
+        accessory = button(t("btn.unfollow", lang), ids("unfollow"), data)
     else:
         line += t("track.next", lang, post=post_link(catalog, nxt.post, lang=lang))
-        accessory = button(
-            t("btn.mark_read", lang), ids("mark_read"), {"p": nxt.post, "t": tid, "v": "home"}, style="primary"
-        )
-    row = [button(t("btn.open_path", lang), ids("open_path"), {"t": tid, "v": "home"})]
+        accessory = button(t("btn.mark_read", lang), ids("mark_read"), {"p": nxt.post, **data}, style="primary")
+    row = [button(t("btn.open_path", lang), ids("open_path"), data)]
     if nxt is not None:
-        row.append(button(t("btn.unfollow", lang), ids("unfollow"), {"t": tid, "v": "home"}))
+        row.append(button(t("btn.unfollow", lang), ids("unfollow"), data))
     return [section(line, accessory=accessory), actions(row)]
 
 

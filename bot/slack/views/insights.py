@@ -20,37 +20,32 @@ def _count(n: int | None) -> str:
     return str(n) if n is not None else f"<{MIN_READERS}"
 
 
+def _activity(ins: Insights, lang: str) -> Mrkdwn:
+    """Active readers and reads per week (the reply's first section and its fallback text)."""
+    counts = " ".join(str(n) for _, n in ins.reads_per_week)
+    return t(
+        "stats.activity",
+        lang,
+        active=ins.readers_active,
+        days=ACTIVE_DAYS,
+        total=ins.readers_total,
+        weeks=WEEKS,
+        spark=ins.sparkline(),
+        counts=counts,
+    )
+
+
 def funnel_line(catalog: Catalog, funnel: TrackFunnel, lang: str) -> Mrkdwn:
     """``*Speculative decoding* · 6 readers`` then ``6 → 5 → 4 → <4 …`` (readers reaching each step)."""
     steps = " → ".join(_count(n) for n in funnel.reached[:FUNNEL_STEPS])
     more = " …" if funnel.steps > FUNNEL_STEPS else ""
-    return t(
-        "stats.funnel",
-        lang,
-        track=track_name(catalog, funnel.track_id, lang),
-        readers=_count(funnel.readers),
-        steps=funnel.steps,
-        funnel=steps + more,
-    )
+    name = track_name(catalog, funnel.track_id, lang)
+    return t("stats.funnel", lang, track=name, readers=_count(funnel.readers), steps=funnel.steps, funnel=steps + more)
 
 
 def insights_blocks(catalog: Catalog, ins: Insights, lang: str) -> list[Block]:
     """The insights as blocks (header, activity, funnels, top posts, digest health)."""
-    blocks: list[Block] = [header(t("stats.header", lang))]
-    blocks.append(
-        section(
-            t(
-                "stats.activity",
-                lang,
-                active=ins.readers_active,
-                days=ACTIVE_DAYS,
-                total=ins.readers_total,
-                weeks=WEEKS,
-                spark=ins.sparkline(),
-                counts=" ".join(str(n) for _, n in ins.reads_per_week),
-            )
-        )
-    )
+    blocks: list[Block] = [header(t("stats.header", lang)), section(_activity(ins, lang))]
     funnels = [f for f in ins.funnels if f.readers != 0]
     if funnels:
         blocks.append(section(t("stats.funnels", lang)))
@@ -66,21 +61,10 @@ def insights_blocks(catalog: Catalog, ins: Insights, lang: str) -> list[Block]:
     if ins.channels:
         lines = []
         for ch in ins.channels:
-            where = (
-                Mrkdwn("<#{}>").format(Mrkdwn(ch.channel_id))
-                if is_channel_id(ch.channel_id)
-                else Mrkdwn("`{}`").format(ch.channel_id)
-            )
-            line = t(
-                "stats.channel",
-                lang,
-                channel=where,
-                active=ch.active,
-                paused=ch.paused,
-                sent=ch.sent,
-                skipped=ch.skipped,
-                failed=ch.failed,
-            )
+            cid = ch.channel_id
+            where = Mrkdwn("<#{}>").format(Mrkdwn(cid)) if is_channel_id(cid) else Mrkdwn("`{}`").format(cid)
+            counts = {k: getattr(ch, k) for k in ("active", "paused", "sent", "skipped", "failed")}
+            line = t("stats.channel", lang, channel=where, **counts)
             if ch.reasons:
                 line += Mrkdwn(" · ") + t("stats.reasons", lang, reasons=", ".join(ch.reasons))
             lines.append(line)
@@ -92,14 +76,4 @@ def insights_blocks(catalog: Catalog, ins: Insights, lang: str) -> list[Block]:
 
 def insights_reply(catalog: Catalog, ins: Insights, lang: str) -> Reply:
     """The ``/vllm-path stats`` reply (ephemeral, for the admin who asked)."""
-    fallback = t(
-        "stats.activity",
-        lang,
-        active=ins.readers_active,
-        days=ACTIVE_DAYS,
-        total=ins.readers_total,
-        weeks=WEEKS,
-        spark=ins.sparkline(),
-        counts=" ".join(str(n) for _, n in ins.reads_per_week),
-    )
-    return make_reply(insights_blocks(catalog, ins, lang), fallback)
+    return make_reply(insights_blocks(catalog, ins, lang), _activity(ins, lang))

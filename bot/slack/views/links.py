@@ -7,9 +7,6 @@ One rule, from :meth:`bot.domain.catalog.models.Post.read_link`:
   ``<url|Title> (summary of the Red Hat article)``;
 * ``archive`` — no URL is known yet: the title in plain words with ``no link yet`` and the blog's
   archive page (the manifest's ``archive_url``): ``Title (no link yet: <archive|vLLM blog archive>)``.
-
-Dates read ``13 Mar 2026`` or ``after 14 Aug 2026`` (:func:`bot.domain.catalog.models.format_published`),
-never a raw range. Pure: catalog in, :class:`~bot.slack.mrkdwn.Mrkdwn` out.
 """
 
 from __future__ import annotations
@@ -19,14 +16,10 @@ from bot.domain.catalog.models import Post
 from bot.slack.i18n import t
 from bot.slack.mrkdwn import Mrkdwn, as_plain, link
 
-__all__ = ["post_date", "read_link"]
-
 
 def read_link(catalog: Catalog, post: Post, lang: str = "en", *, bold: bool = False) -> Mrkdwn:
     """The post's title as a way to read it, in ``lang`` (``en``/``zh``); escaped mrkdwn.
-
-    ``bold`` makes the title bold (the note about a summary or a missing link stays plain).
-    """
+    ``bold`` makes the title bold (the note about a summary or a missing link stays plain)."""
     url, kind = post.read_link(catalog.manifest)
     if kind == "archive":
         title = Mrkdwn("{}").format(post.title)

@@ -53,9 +53,7 @@ def track_name(catalog: Catalog, track_id: str, lang: str) -> str:
 
 
 def post_link(catalog: Catalog, post_id: str, bold: bool = False, lang: str = "en") -> Mrkdwn:
-    """The post's title as a way to read it (escaped, bold when asked): an article link, a
-    summary link that says so, or "no link yet" with the blog's archive
-    (:func:`bot.slack.views.links.read_link`)."""
+    """:func:`bot.slack.views.links.read_link` of the post ``post_id`` (escaped mrkdwn)."""
     return read_link(catalog, catalog.post(post_id), lang, bold=bold)
 
 
@@ -156,19 +154,15 @@ def track_reply(
     """A track's path in order with the reader's progress (read ✓, next →), the next step with its
     note and prerequisites, and buttons Mark read / Follow (or Unfollow) / Share to channel.
 
-    A path longer than :data:`STEPS_PER_PAGE` lists one page of steps (by default the page with
-    the reader's next step; ``offset`` picks another, see :func:`step_page`), says which steps
-    it shows and how many follow, and offers *Earlier steps* / *Show more steps* buttons (value
-    ``{"t": track, "o": first step, "v": "track:<id>"}``). Every listed post has a way to read it
-    (:func:`bot.slack.views.links.read_link`).
-
-    ``notice`` (escaped mrkdwn) goes on top, e.g. after a click. ``shared=True`` renders the
-    in-channel version: no personal progress, no buttons. ``path`` is the reader's path line
-    (:func:`bot.slack.views.plan.path_line`), shown under the progress.
+    A path longer than :data:`STEPS_PER_PAGE` lists one page (:func:`step_page`; ``offset``
+    picks it) with *Earlier steps* / *Show more steps* buttons (value ``{"t": track, "o": first
+    step, "v": "track:<id>"}``). ``notice`` (escaped mrkdwn) goes on top, e.g. after a click;
+    ``shared=True`` renders the in-channel version (no progress, no buttons); ``path`` is the
+    reader's path line (:func:`bot.slack.views.plan.path_line`), shown under the progress.
 
     The personal version is assembled from parts kept per catalog (:mod:`bot.slack.views.parts`)
-    and, without a ``notice``, kept whole per reading state (:func:`~bot.slack.views.parts.memo_reply`);
-    the result equals rendering afresh. The returned reply is shared: do not change it.
+    and, without a ``notice``, kept whole per reading state: the returned reply is shared, do
+    not change it.
     """
     if shared:
         return _shared_track_reply(catalog, track_id, lang, notice, offset)
@@ -214,8 +208,7 @@ def _personal_track_reply(
     offset: int | None,
     path: Mrkdwn | None = None,
 ) -> Reply:
-    """:func:`track_reply` for the reader (progress, buttons), built from the parts kept per
-    catalog."""
+    """:func:`track_reply` for the reader (progress, buttons)."""
     track = catalog.track(track_id)
     steps = catalog.path(track_id)
     done = frozenset(pid for p in read if (pid := catalog.resolve_post_id(p)))
@@ -243,23 +236,13 @@ def _personal_track_reply(
     blocks.append(divider())
     if nxt is not None:
         unread_before = tuple(s.post for s in paths.read_before(catalog, track_id, nxt.post) if s.post not in done)
-        blocks.append(
-            rendered(
-                catalog,
-                ("next_detail", lang, track_id, nxt.post, unread_before),
-                lambda: section(_next_detail(catalog, track_id, nxt, lang, done)),
-            )
-        )
+        key = ("next_detail", lang, track_id, nxt.post, unread_before)
+        blocks.append(rendered(catalog, key, lambda: section(_next_detail(catalog, track_id, nxt, lang, done))))
     else:
         blocks.append(rendered(catalog, ("done", lang), lambda: section(t("track.done", lang))))
     first_id = ids.peek()
-    blocks.append(
-        rendered(
-            catalog,
-            ("buttons", lang, track_id, nxt.post if nxt else None, followed, first_id),
-            lambda: _track_buttons(page, followed, first_id),
-        )
-    )
+    buttons = ("buttons", lang, track_id, nxt.post if nxt else None, followed, first_id)
+    blocks.append(rendered(catalog, buttons, lambda: _track_buttons(page, followed, first_id)))
     fallback = memo(
         catalog,
         ("track_fallback", lang, track_id, nxt.post if nxt else None),
@@ -292,22 +275,13 @@ def _step_blocks(page: _TrackPage, steps: Sequence[Step]) -> list[Block | dict]:
         def step_section(i: int = i, step: Step = step, state: str = state) -> Block:
             icon = {"read": ICON_READ, "next": ICON_NEXT, "unread": ICON_UNREAD}[state]
             kind = "mark_unread" if state == "read" else "mark_read"
-            return section(
-                _step_line(catalog, i + 1, step, icon, lang, state == "next", track_id),
-                accessory=button(
-                    t("btn." + kind, lang), f"{kind}:{i - start}", {"p": step.post, "t": track_id, **page.view}
-                ),
-            )
+            mark = button(t("btn." + kind, lang), f"{kind}:{i - start}", {"p": step.post, "t": track_id, **page.view})
+            return section(_step_line(catalog, i + 1, step, icon, lang, state == "next", track_id), accessory=mark)
 
         blocks.append(rendered(catalog, ("step", lang, track_id, i, state, i - start), step_section))
     if end < total:
-        blocks.append(
-            rendered(
-                catalog,
-                ("more_steps", lang, track_id, end),
-                lambda: section(t("track.more_steps", lang, n=total - end)),
-            )
-        )
+        more = ("more_steps", lang, track_id, end)
+        blocks.append(rendered(catalog, more, lambda: section(t("track.more_steps", lang, n=total - end))))
     return blocks
 
 
@@ -315,23 +289,14 @@ def _paging_blocks(page: _TrackPage, ids: ActionIds) -> list[Block | dict]:
     """The Earlier steps / More steps buttons of a paged track (none when it fits one page)."""
     if not page.paged:
         return []
-    earlier = (
-        [
-            button(
-                t("btn.earlier_steps", page.lang),
-                ids("more_steps"),
-                {"t": page.track_id, "o": max(0, page.start - STEPS_PER_PAGE), **page.view},
-            )
-        ]
-        if page.start
-        else []
-    )
-    later = (
-        [button(t("btn.more_steps", page.lang), ids("more_steps"), {"t": page.track_id, "o": page.end, **page.view})]
-        if page.end < page.total
-        else []
-    )
-    return [actions(earlier + later)]
+    row = []
+    if page.start:
+        earlier = {"t": page.track_id, "o": max(0, page.start - STEPS_PER_PAGE), **page.view}
+        row.append(button(t("btn.earlier_steps", page.lang), ids("more_steps"), earlier))
+    if page.end < page.total:
+        later = {"t": page.track_id, "o": page.end, **page.view}
+        row.append(button(t("btn.more_steps", page.lang), ids("more_steps"), later))
+    return [actions(row)]
 
 
 def _track_buttons(page: _TrackPage, followed: bool, first_id: int) -> Block:
@@ -339,12 +304,10 @@ def _track_buttons(page: _TrackPage, followed: bool, first_id: int) -> Block:
     ids, lang, view, track_id = ActionIds(first_id), page.lang, page.view, page.track_id
     row = []
     if page.nxt is not None:
-        row += [
-            button(
-                t("btn.mark_read", lang), ids("mark_read"), {"p": page.nxt.post, "t": track_id, **view}, style="primary"
-            ),
-            button(t("btn.remind_next_week", lang), ids("remind"), {"p": page.nxt.post, "d": "next week", **view}),
-        ]
+        post = page.nxt.post
+        mark = {"p": post, "t": track_id, **view}
+        row.append(button(t("btn.mark_read", lang), ids("mark_read"), mark, style="primary"))
+        row.append(button(t("btn.remind_next_week", lang), ids("remind"), {"p": post, "d": "next week", **view}))
     kind = "unfollow" if followed else "follow"
     row.append(button(t("btn." + kind, lang), ids(kind), {"t": track_id, **view}))
     row.append(button(t("btn.share", lang), ids("share"), {"t": track_id, **view}))
@@ -356,13 +319,10 @@ def _next_detail(catalog: Catalog, track_id: str, nxt: Step, lang: str, done: Co
     track = catalog.track(track_id)
     post = catalog.post(nxt.post)
     position = catalog.order(track_id).index(nxt.post) + 1
+    where = t("step.position", lang, position=position, of=len(catalog.path(track_id)), track=track.names.get(lang))
     detail: list[str] = [
         t("track.next", lang, post=post_link(catalog, nxt.post, lang=lang)),
-        Mrkdwn("_{} · {} · {}_").format(
-            t("step.position", lang, position=position, of=len(catalog.path(track_id)), track=track.names.get(lang)),
-            post.source.label(lang),
-            post_date(post, lang),
-        ),
+        Mrkdwn("_{} · {} · {}_").format(where, post.source.label(lang), post_date(post, lang)),
     ]
     if nxt.note:
         detail.append(nxt.note.get(lang))
@@ -387,11 +347,8 @@ def _shared_track_reply(catalog: Catalog, track_id: str, lang: str, notice: str 
     more = t("track.more_steps", lang, n=len(steps) - end) if end < len(steps) else None
     tail = [more, Mrkdwn("`/vllm-path {}`").format(track_id)] if more else []
     blocks.extend(sections([*lines, *tail]))
-    fallback = Mrkdwn("{}: {}{}").format(
-        track.names.get(lang),
-        Mrkdwn(" > ").join(catalog.post(s.post).title for s in steps[:5]),
-        " …" if len(steps) > 5 else "",
-    )
+    titles = Mrkdwn(" > ").join(catalog.post(s.post).title for s in steps[:5])
+    fallback = Mrkdwn("{}: {}{}").format(track.names.get(lang), titles, " …" if len(steps) > 5 else "")
     return make_reply(blocks, _with_notice(notice, fallback), "in_channel")
 
 
@@ -415,22 +372,10 @@ def next_reply(catalog: Catalog, follows: Sequence[str], read: set[str], lang: s
         if nxt is None:
             blocks.append(section(line := t("next.track_done", lang, track=name)))
         else:
-            line = t(
-                "next.track_line",
-                lang,
-                track=name,
-                read=done,
-                total=total,
-                post=post_link(catalog, nxt.post, lang=lang),
-            )
+            post = post_link(catalog, nxt.post, lang=lang)
+            line = t("next.track_line", lang, track=name, read=done, total=total, post=post)
             note = Mrkdwn("\n{}").format(truncate(nxt.note.get(lang), 400)) if nxt.note else Mrkdwn()
-            blocks.append(
-                section(
-                    line + note,
-                    accessory=button(
-                        t("btn.mark_read", lang), ids("mark_read"), {"p": nxt.post, "t": tid, "v": "next"}
-                    ),
-                )
-            )
+            mark = button(t("btn.mark_read", lang), ids("mark_read"), {"p": nxt.post, "t": tid, "v": "next"})
+            blocks.append(section(line + note, accessory=mark))
         fallback.append(line)
     return make_reply(blocks, Mrkdwn("\n").join(fallback))

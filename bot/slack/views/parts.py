@@ -1,15 +1,11 @@
 """Rendered Block Kit parts kept per catalog, so a reply is assembled rather than rebuilt.
 
-A track reply lists up to 20 steps, each a section with a link, an icon and a *Mark read*
-button; building them through slack-sdk's models (validation included) is most of a slash
-command's cost. What a step's section shows depends only on the catalog, the language, the
-track, the step's place on its page and whether it is read, next or unread, so it is built once
-and its serialised dict is reused by every reader in that state.
-
-The cache is one bounded dict per catalog object (dropped with the catalog, so ``catalog
-reload`` starts afresh; see :func:`memo`). Cached dicts are shared: treat
-:attr:`bot.slack.views.blocks.Reply.blocks` as read-only (nothing in the app changes a block
-after rendering; replies are serialised to JSON as they are).
+Building blocks through slack-sdk's models (validation included) is most of a slash command's
+cost, and a part (say a step's section in a track reply) depends only on the catalog, the
+language and a few facts of the reader's state, so it is built once and its serialised dict is
+reused. The caches are bounded dicts per catalog object (dropped with the catalog, so ``catalog
+reload`` starts afresh). Cached dicts are shared: treat
+:attr:`bot.slack.views.blocks.Reply.blocks` as read-only.
 """
 
 from __future__ import annotations
@@ -23,13 +19,11 @@ from bot.domain.catalog import Catalog
 from bot.domain.catalog.attached import PerCatalog
 
 MAX_PARTS = 20_000
-"""Rendered parts kept per catalog (each a dict of well under 1 KB): enough for every step of
-every track in every state and language of a catalog many times the blog's size."""
-
+"""Rendered parts kept per catalog (each well under 1 KB): every step of every track in every
+state and language of a catalog many times the blog's size."""
 MAX_REPLIES = 2_000
-"""Whole replies kept per catalog (:func:`memo_reply`). A reply is a list of references to
-parts that are kept anyway plus a few blocks of its own, about 2 KB; the bound keeps the cache
-under ~4 MB whatever the mix of reading states."""
+"""Whole replies kept per catalog (:func:`memo_reply`), about 2 KB each beyond the parts they
+share: under ~4 MB whatever the mix of reading states."""
 
 _MISSING = object()
 _caches: PerCatalog[dict[Hashable, Any]] = PerCatalog()
@@ -45,20 +39,16 @@ _T = TypeVar("_T")
 def memo(catalog: Catalog, key: Hashable, build: Callable[[], _T]) -> _T:
     """The value kept for ``key`` (a tuple naming everything the value depends on besides
     ``catalog``; its first item names the kind of part), computed with ``build()`` on first use.
-
-    A plain dict per catalog: reading and storing one entry are atomic in CPython, so threads
-    share it without a lock (two threads missing at once both build equal values; the last is
-    kept). When it holds :data:`MAX_PARTS` entries it is emptied and refills with what is in use.
-    """
+    A plain dict per catalog, shared by threads without a lock (one entry's read or write is
+    atomic in CPython; two threads missing at once build equal values); emptied when it holds
+    :data:`MAX_PARTS` entries."""
     return _memo_in(_cache_of(catalog), MAX_PARTS, key, build)
 
 
 def memo_reply(catalog: Catalog, key: Hashable, build: Callable[[], _T]) -> _T:
-    """A whole reply kept for ``key`` (a tuple naming everything the reply depends on besides
-    ``catalog``, its first item the kind of reply), built with ``build()`` on first use; at most
-    :data:`MAX_REPLIES` per catalog (emptied when full, as :func:`memo`). Most readers of a track
-    are in one of a few states (nothing read yet, the first steps read), so a command's reply is
-    mostly a look-up. The value is shared: do not change it."""
+    """:func:`memo` for whole replies, at most :data:`MAX_REPLIES` per catalog: most readers of a
+    track are in one of a few states, so a command's reply is mostly a look-up. The value is
+    shared: do not change it."""
     return _memo_in(_cache_of(catalog, "replies"), MAX_REPLIES, key, build)
 
 
@@ -75,10 +65,7 @@ def _memo_in(cache: dict[Hashable, Any], limit: int, key: Hashable, build: Calla
 
 def rendered(catalog: Catalog, key: Hashable, build: Callable[[], Block]) -> dict[str, Any]:
     """The serialised block for ``key`` (see :func:`memo`), built with ``build()`` and
-    ``to_dict()`` (slack-sdk's validation) on first use.
-
-    The returned dict is shared between replies: do not change it.
-    """
+    ``to_dict()`` (slack-sdk's validation) on first use; shared between replies: do not change it."""
     return memo(catalog, ("block", key), lambda: build().to_dict())
 
 

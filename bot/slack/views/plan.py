@@ -1,9 +1,8 @@
 """Reading plans in Block Kit and mrkdwn (issue 24): reading times, the essential path's length and
 finish date, the ``plan`` reply, and the App Home part about finished paths.
 
-Strings live in the ``budget.*`` keys of :data:`bot.slack.i18n.STRINGS` (English and Chinese),
-looked up with :func:`bot.slack.i18n.t`. Pure rendering: callers pass the budget, today's date and what the
-reader has read.
+Strings are the ``budget.*`` keys of :data:`bot.slack.i18n.STRINGS` (:func:`pt`). Pure rendering:
+callers pass the budget, today's date and what the reader has read.
 """
 
 from __future__ import annotations
@@ -62,60 +61,43 @@ def path_line(
     track's ``before`` tracks follow on a second line. ``page_url``: the public path page
     (:func:`bot.web.urls.path_page_url`), linked as "see the whole path" when given.
 
-    Kept per catalog (:func:`~bot.slack.views.parts.memo`): the line depends on nothing else
-    than the arguments, and it comes with every track reply."""
+    Kept per catalog (:func:`~bot.slack.views.parts.memo`): it comes with every track reply."""
+
+    def build() -> Mrkdwn:
+        ess = paths.essentials(catalog, track_id)
+        minutes, _complete = paths.total_minutes(catalog, ess)
+        if any(catalog.post(p).minutes for p in ess):
+            line = pt("path_line", lang, steps=len(ess), minutes=minutes)
+        else:  # no length known yet: never a "0 min" that looks counted
+            line = pt("path_steps", lang, steps=len(ess))
+        done = {catalog.resolve_post_id(p) or p for p in read}
+        left = [catalog.post(p).minutes for p in ess if p not in done]
+        if not left:
+            line += pt("path_finished", lang)
+        else:
+            per_week = minutes_per_week or budgets.DEFAULT_MINUTES
+            day = budgets.finish_day(today, budgets.weeks_to_finish(left, per_week))
+            line += pt("path_finish", lang, budget=per_week, day=format_day(day, lang))
+            if minutes_per_week is None:
+                line += pt("path_default", lang)
+        line += Mrkdwn(" · ") + link(page_url, as_plain(pt("whole_path", lang))) if page_url else Mrkdwn()
+        before = [b for b in catalog.track(track_id).before if catalog.has_track(b)]
+        if before:
+            names = Mrkdwn(", ").join(Mrkdwn("*{}*").format(catalog.track(b).names.get(lang)) for b in before)
+            line += Mrkdwn("\n") + pt("before", lang, tracks=names)
+        return line
+
     key = ("path_line", track_id, frozenset(read), minutes_per_week, today, lang, page_url)
-    return memo(catalog, key, lambda: _path_line(catalog, track_id, read, minutes_per_week, today, lang, page_url))
-
-
-def _path_line(
-    catalog: Catalog,
-    track_id: str,
-    read: Collection[str],
-    minutes_per_week: int | None,
-    today: dt.date,
-    lang: str,
-    page_url: str | None,
-) -> Mrkdwn:
-    ess = paths.essentials(catalog, track_id)
-    minutes, _complete = paths.total_minutes(catalog, ess)
-    if any(catalog.post(p).minutes for p in ess):
-        line = pt("path_line", lang, steps=len(ess), minutes=minutes)
-    else:  # no length known yet: never a "0 min" that looks counted
-        line = pt("path_steps", lang, steps=len(ess))
-    done = {catalog.resolve_post_id(p) or p for p in read}
-    left = [catalog.post(p).minutes for p in ess if p not in done]
-    if not left:
-        line += pt("path_finished", lang)
-    else:
-        per_week = minutes_per_week or budgets.DEFAULT_MINUTES
-        day = budgets.finish_day(today, budgets.weeks_to_finish(left, per_week))
-        line += pt("path_finish", lang, budget=per_week, day=format_day(day, lang))
-        if minutes_per_week is None:
-            line += pt("path_default", lang)
-    line += Mrkdwn(" · ") + link(page_url, as_plain(pt("whole_path", lang))) if page_url else Mrkdwn()
-    before = [b for b in catalog.track(track_id).before if catalog.has_track(b)]
-    if before:
-        names = Mrkdwn(", ").join(Mrkdwn("*{}*").format(catalog.track(b).names.get(lang)) for b in before)
-        line += Mrkdwn("\n") + pt("before", lang, tracks=names)
-    return line
+    return memo(catalog, key, build)
 
 
 def plan_reply(catalog: Catalog, minutes_per_week: int | None, lang: str, *, changed_to: str) -> Reply:
     """The answer to ``plan …``: the budget set (``changed_to="set"``), reset (``"off"``) or
     shown (``"show"``), and the weeks each track's essential path takes at it."""
     per_week = minutes_per_week or budgets.DEFAULT_MINUTES
-    if changed_to == "set":
-        head = pt("plan.set", lang, budget=per_week)
-    elif changed_to == "off":
-        head = pt("plan.off", lang, budget=per_week)
-    else:
-        head = pt(
-            "plan.show",
-            lang,
-            budget=per_week,
-            default=pt("plan.default", lang) if minutes_per_week is None else Mrkdwn(),
-        )
+    default = pt("plan.default", lang) if minutes_per_week is None else Mrkdwn()
+    key = changed_to if changed_to in ("set", "off") else "show"
+    head = pt("plan." + key, lang, budget=per_week, default=default)
     lines = [
         pt("plan.week" if w == 1 else "plan.weeks", lang, track=tr.names.get(lang), minutes=m, weeks=w)
         for tr, m, w in weeks_per_track(catalog, per_week)
@@ -129,13 +111,8 @@ def weeks_per_track(catalog: Catalog, minutes_per_week: int) -> list[tuple[Track
     out = []
     for tr in catalog.tracks:
         ess = paths.essentials(catalog, tr.id)
-        out.append(
-            (
-                tr,
-                paths.total_minutes(catalog, ess)[0],
-                budgets.weeks_to_finish([catalog.post(p).minutes for p in ess], minutes_per_week),
-            )
-        )
+        weeks = budgets.weeks_to_finish([catalog.post(p).minutes for p in ess], minutes_per_week)
+        out.append((tr, paths.total_minutes(catalog, ess)[0], weeks))
     return out
 
 

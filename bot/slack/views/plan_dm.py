@@ -2,13 +2,8 @@
 minutes a week (:func:`bot.domain.plan.plan_reader_week`), each with its reading time and *Mark
 read*. A reader who set no budget gets the default one (:data:`bot.domain.budget.DEFAULT_MINUTES`).
 
-:func:`budget_dm` is the reference rendering. :class:`BudgetDmComposer` gives the same
-:class:`Reply` (tests compare the two) fast enough for a fan-out to 100,000 readers: a reader's
-read posts become a few machine-size ints (the bit layout of
-:class:`bot.slack.views.digest.DmComposer`), the week is walked over precomputed ``(post, word,
-bit, cost, linked)`` rows and stops as soon as the budget is spent (usually within the first
-followed track), and every block is rendered once per (track, post, position) and shared between
-replies: treat the blocks of a returned reply as read-only.
+:func:`budget_dm` is the reference rendering; :class:`BudgetDmComposer` gives the same
+:class:`Reply` (tests compare the two) fast enough for a fan-out to 100,000 readers.
 """
 
 from __future__ import annotations
@@ -22,19 +17,8 @@ from bot.domain.catalog import Catalog
 from bot.domain.catalog.attached import PerCatalog
 from bot.slack.i18n import t
 from bot.slack.mrkdwn import Mrkdwn, plain
-from bot.slack.views.blocks import (
-    MAX_FALLBACK_TEXT,
-    Reply,
-    actions,
-    button,
-    context,
-    cut,
-    header,
-    make_reply,
-    nonblank,
-    section,
-)
-from bot.slack.views.digest import DIGEST_DM_VIEW, ReadBits
+from bot.slack.views.blocks import MAX_FALLBACK_TEXT, Reply, button, cut, header, make_reply, nonblank, section
+from bot.slack.views.digest import DIGEST_DM_VIEW, ReadBits, dm_tail
 from bot.slack.views.links import read_link
 from bot.slack.views.plan import minutes_label, pt
 
@@ -55,22 +39,8 @@ def _step_section(catalog: Catalog, track_id: str, post_id: str, i: int, lang: s
         catalog.track(track_id).names.get(lang),
         Mrkdwn(" · ") + label if label else Mrkdwn(),
     )
-    return section(
-        text, accessory=button(t("btn.mark_read", lang), f"mark_read:{i}", {"p": post_id, "t": track_id, **_VIEW})
-    )
-
-
-def _tail(catalog: Catalog, n: int, lang: str) -> list[Any]:
-    return [
-        actions(
-            [button(t("btn.snooze", lang), f"snooze:{n}", _VIEW), button(t("btn.stop", lang), f"stop:{n + 1}", _VIEW)]
-        ),
-        context(t("digest.dm_footer", lang, version=catalog.version)),
-    ]
-
-
-def _fallback(catalog: Catalog, steps: Sequence[tuple[str, str]], lang: str) -> Mrkdwn:
-    return t("digest.dm_fallback", lang, posts=Mrkdwn("; ").join(catalog.post(p).title for _t, p in steps))
+    mark = button(t("btn.mark_read", lang), f"mark_read:{i}", {"p": post_id, "t": track_id, **_VIEW})
+    return section(text, accessory=mark)
 
 
 def budget_dm(
@@ -81,22 +51,23 @@ def budget_dm(
     steps = plan.plan_reader_week(catalog, follows, read, minutes_per_week)[:MAX_DM_STEPS]
     if not steps:
         return None
-    blocks: list[object] = _head(minutes_per_week, lang)
+    blocks = _head(minutes_per_week, lang)
     blocks += [_step_section(catalog, tid, pid, i, lang) for i, (tid, pid) in enumerate(steps)]
-    blocks += _tail(catalog, len(steps), lang)
-    return make_reply(blocks, _fallback(catalog, steps, lang))  # type: ignore[arg-type]
+    blocks += dm_tail(catalog, len(steps), lang)
+    posts = Mrkdwn("; ").join(catalog.post(p).title for _t, p in steps)
+    return make_reply(blocks, t("digest.dm_fallback", lang, posts=posts))
 
 
 class BudgetDmComposer(ReadBits):
     """:func:`budget_dm` for one catalog version and language, for big fan-outs.
 
-    Each followed track is walked over rows ``(post id, word, bit, cost, linked)`` in reading
-    order (:func:`bot.domain.paths.reading_order`), a step read when its bit is set in the
-    reader's read words; the walk applies :func:`bot.domain.budget.fit` as it goes and stops at
-    the first step that does not fit, so a reader costs one pass over their read posts and a few
-    row checks. Blocks are cached per budget (header), per (track, post, position) (a step) and
-    per step count (buttons and footer), a post's title in the fallback text per post.
-    Thread-safe: the caches only gain entries, equal for every caller."""
+    A reader's read posts become read bits (:class:`bot.slack.views.digest.ReadBits`); each
+    followed track is walked over rows ``(post id, word, bit, cost, linked)`` in reading order
+    (:func:`bot.domain.paths.reading_order`), applying :func:`bot.domain.budget.fit` as it goes
+    and stopping at the first step that does not fit. Blocks are cached per budget (header),
+    per (track, post, position) (a step) and per step count (buttons and footer), and shared
+    between replies: treat them as read-only. Thread-safe: the caches only gain entries, equal
+    for every caller."""
 
     def __init__(self, catalog: Catalog, lang: str = "en"):
         self.catalog = catalog
@@ -188,7 +159,7 @@ class BudgetDmComposer(ReadBits):
         n = len(steps)
         tail = self._tails.get(n)
         if tail is None:
-            tail = self._tails.setdefault(n, [b.to_dict() for b in _tail(cat, n, lang)])
+            tail = self._tails.setdefault(n, [b.to_dict() for b in dm_tail(cat, n, lang)])
         blocks.extend(tail)
         posts = "; ".join([self._title(pid) for _t, pid in steps])
         text = nonblank(cut(self._fallback_tpl.replace("{posts}", posts), MAX_FALLBACK_TEXT))

@@ -41,16 +41,11 @@ def reminder_set_notice(catalog: Catalog, reminder: Reminder, lang: str, before:
     """ "I will remind you of <post> on Monday 2026-12-07 09:00 Asia/Kolkata." (escaped mrkdwn);
     with ``before`` (the pending reminder of that post it replaced, at another time) "… instead
     of <its time>"."""
+    post = _post(catalog, reminder.post_id, lang)
     when = due_label(reminder.due_at, reminder.timezone, lang)
     if before is not None and before.due_at != reminder.due_at:
-        return t(
-            "remind.moved",
-            lang,
-            post=_post(catalog, reminder.post_id, lang),
-            when=when,
-            before=due_label(before.due_at, before.timezone, lang),
-        )
-    return t("remind.set", lang, post=_post(catalog, reminder.post_id, lang), when=when)
+        return t("remind.moved", lang, post=post, when=when, before=due_label(before.due_at, before.timezone, lang))
+    return t("remind.set", lang, post=post, when=when)
 
 
 def reminder_cancelled_notice(catalog: Catalog, reminder: Reminder, lang: str) -> Mrkdwn:
@@ -70,16 +65,11 @@ def reminders_reply(catalog: Catalog, reminders: Sequence[Reminder], lang: str, 
     lines = []
     for i, r in enumerate(reminders[:MAX_LISTED]):
         # numbered as `/vllm-path reminders cancel <n>` counts them
-        line = Mrkdwn("{}. {} · {}").format(
-            i + 1, due_label(r.due_at, r.timezone, lang), _post(catalog, r.post_id, lang)
-        )
+        when = due_label(r.due_at, r.timezone, lang)
+        line = Mrkdwn("{}. {} · {}").format(i + 1, when, _post(catalog, r.post_id, lang))
         lines.append(line)
-        blocks.append(
-            section(
-                line,
-                accessory=button(t("btn.cancel", lang), f"cancel_reminder:{i}", {"d": str(r.id), "v": "reminders"}),
-            )
-        )
+        cancel = button(t("btn.cancel", lang), f"cancel_reminder:{i}", {"d": str(r.id), "v": "reminders"})
+        blocks.append(section(line, accessory=cancel))
     if len(reminders) > MAX_LISTED:
         blocks.append(context(t("home.more", lang, n=len(reminders))))
     return make_reply(blocks, Mrkdwn("\n").join(([Mrkdwn(notice)] if notice else []) + lines))
@@ -95,7 +85,6 @@ def reminder_message(catalog: Catalog, post_id: str, lang: str) -> Reply:
     ]
     if lines:
         blocks.extend(sections(lines))
-    blocks.append(
-        actions([button(t("btn.mark_read", lang), "mark_read:0", {"p": post.id, "v": "digest-dm"}, style="primary")])
-    )
+    mark = button(t("btn.mark_read", lang), "mark_read:0", {"p": post.id, "v": "digest-dm"}, style="primary")
+    blocks.append(actions([mark]))
     return make_reply(blocks, t("remind.dm", lang, post=post.title))

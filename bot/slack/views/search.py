@@ -21,15 +21,11 @@ def _position_line(catalog: Catalog, post_id: str, lang: str) -> Mrkdwn:
     """ "step 3 of 9 in Speculative decoding · next: X" for each of the post's tracks."""
     parts = []
     for pos in paths.positions(catalog, post_id)[:3]:
-        where = t(
-            "step.position", lang, position=pos.position, of=pos.of, track=track_name(catalog, pos.track_id, lang)
-        )
+        name = track_name(catalog, pos.track_id, lang)
+        where = t("step.position", lang, position=pos.position, of=pos.of, track=name)
         after = paths.read_after(catalog, pos.track_id, post_id)
-        nxt = (
-            t("step.next", lang, post=read_link(catalog, catalog.post(after[0].post), lang))
-            if after
-            else t("step.last", lang)
-        )
+        following = read_link(catalog, catalog.post(after[0].post), lang) if after else None
+        nxt = t("step.next", lang, post=following) if after else t("step.last", lang)
         parts.append(Mrkdwn("{} · {}").format(where, nxt))
     return Mrkdwn("\n").join(parts) if parts else t("search.not_in_track", lang)
 
@@ -83,9 +79,8 @@ def search_reply(
         footer.insert(0, t(count_key, lang, first=offset + 1, last=offset + len(shown), total=total))
     blocks.append(context(*footer))
     if offset + len(shown) < total:
-        blocks.append(
-            actions([button(t("btn.more_results", lang), ids("more_results"), {"v": view, "o": offset + len(shown)})])
-        )
+        more = {"v": view, "o": offset + len(shown)}
+        blocks.append(actions([button(t("btn.more_results", lang), ids("more_results"), more)]))
     return make_reply(blocks, Mrkdwn("\n").join(fallback))
 
 
@@ -106,9 +101,8 @@ def _no_results(
     if suggestion:
         blocks.append(section(suggestion))
     blocks.append(context(t("didyoumean.help", lang)))
-    return make_reply(
-        blocks, Mrkdwn("\n").join(Mrkdwn(text.text) for b in blocks if (text := getattr(b, "text", None)))
-    )
+    fallback = Mrkdwn("\n").join(Mrkdwn(text.text) for b in blocks if (text := getattr(b, "text", None)))
+    return make_reply(blocks, fallback)
 
 
 def _match_blocks(
@@ -129,9 +123,8 @@ def _match_blocks(
     tracks = catalog.tracks_of(post.id)
     row = []
     if tracks:
-        label = Mrkdwn("{}：{}" if lang == "zh" else "{}: {}").format(
-            t("btn.open_path", lang), track_name(catalog, tracks[0], lang)
-        )
+        name = track_name(catalog, tracks[0], lang)
+        label = Mrkdwn("{}：{}" if lang == "zh" else "{}: {}").format(t("btn.open_path", lang), name)
         row.append(button(label, ids("open_path"), {"t": tracks[0], "v": view}))
     if not read:
         row.append(button(t("btn.remind_next_week", lang), ids("remind"), {"p": post.id, "d": "next week", **page}))

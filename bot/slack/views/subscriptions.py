@@ -13,8 +13,6 @@ from bot.slack.i18n import t, weekday_name
 from bot.slack.mrkdwn import Mrkdwn
 from bot.slack.views.blocks import Reply, context, header, make_reply, section, sections
 
-__all__ = ["schedule_words", "subscription_line", "subscriptions_reply"]
-
 
 def schedule_words(schedule: WeeklySchedule, lang: str) -> dict[str, str]:
     """A schedule's parts as the strings' ``{weekday}``, ``{time}`` and ``{tz}`` (weekday name
@@ -31,15 +29,9 @@ def subscription_line(catalog: Catalog, sub, lang: str) -> Mrkdwn:
     name = catalog.track(sub.track_id).names.get(lang) if catalog.has_track(sub.track_id) else sub.track_id
     total = len(catalog.order(sub.track_id)) if catalog.has_track(sub.track_id) else 0
     progress = t("subs.progress", lang, sent=min(sub.cursor, total), total=total)
-    line = t(
-        "subs.line",
-        lang,
-        track=name,
-        **schedule_words(sub.schedule, lang),
-        n=sub.steps_per_week,
-        steps=f"{sub.steps_per_week} step" + ("s" if sub.steps_per_week != 1 else ""),
-        progress=progress,
-    )
+    n = sub.steps_per_week
+    steps = f"{n} step" + ("s" if n != 1 else "")
+    line = t("subs.line", lang, track=name, **schedule_words(sub.schedule, lang), n=n, steps=steps, progress=progress)
     if sub.status != "active":
         line += "\n" + t("subs.paused", lang, reason=sub.pause_reason or "paused", track_id=sub.track_id)
     return line

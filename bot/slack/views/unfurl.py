@@ -28,7 +28,7 @@ REMIND_NEXT_WEEK = "next week"
 """The day the *Remind me next week* button asks for (parsed like ``remind <post> next week``)."""
 
 
-def _neighbour(catalog: Catalog, track_id: str, post_id: str, step: int, lang: str) -> Mrkdwn | None:
+def _neighbour(catalog: Catalog, track_id: str, post_id: str, step: int) -> Mrkdwn | None:
     order = catalog.order(track_id)
     i = order.index(post_id) + step
     if not 0 <= i < len(order):
@@ -43,18 +43,13 @@ def track_lines(catalog: Catalog, post_id: str, lang: str) -> list[Mrkdwn]:
     out = []
     for tid in catalog.tracks_of(post_id)[:MAX_TRACKS]:
         order = catalog.order(tid)
-        where = t(
-            "step.position",
-            lang,
-            position=order.index(post_id) + 1,
-            of=len(order),
-            track=track_name(catalog, tid, lang),
-        )
+        name = track_name(catalog, tid, lang)
+        where = t("step.position", lang, position=order.index(post_id) + 1, of=len(order), track=name)
         parts = [Mrkdwn("*{}*").format(where)]
-        before = _neighbour(catalog, tid, post_id, -1, lang)
+        before = _neighbour(catalog, tid, post_id, -1)
         if before is not None:
             parts.append(t("step.before", lang, post=before))
-        after = _neighbour(catalog, tid, post_id, +1, lang)
+        after = _neighbour(catalog, tid, post_id, +1)
         parts.append(t("step.next", lang, post=after) if after is not None else t("step.last", lang))
         out.append(Mrkdwn(" · ").join(parts))
     return out
@@ -76,16 +71,12 @@ def post_unfurl(catalog: Catalog, post_id: str, lang: str) -> dict[str, Any]:
     blocks.append(section(Mrkdwn("\n").join(lines)) if lines else context(t("search.not_in_track", lang)))
     buttons = [button(t("btn.mark_read", lang), f"mark_read:{next(ids)}", {"p": post.id, "v": VIEW}, style="primary")]
     tracks = catalog.tracks_of(post.id)[:MAX_TRACKS]
+    follow = t("btn.follow", lang)
     for tid in tracks:
-        label = (
-            t("btn.follow", lang)
-            if len(tracks) == 1
-            else Mrkdwn("{}: {}").format(t("btn.follow", lang), track_name(catalog, tid, lang))
-        )
+        label = follow if len(tracks) == 1 else Mrkdwn("{}: {}").format(follow, track_name(catalog, tid, lang))
         buttons.append(button(label, f"follow:{next(ids)}", {"t": tid, "p": post.id, "v": VIEW}))
-    buttons.append(
-        button(t("btn.remind_next_week", lang), f"remind:{next(ids)}", {"p": post.id, "v": VIEW, "d": REMIND_NEXT_WEEK})
-    )
+    remind = {"p": post.id, "v": VIEW, "d": REMIND_NEXT_WEEK}
+    buttons.append(button(t("btn.remind_next_week", lang), f"remind:{next(ids)}", remind))
     blocks.append(actions(buttons))
     blocks.append(context(t("unfurl.footer", lang, version=catalog.version)))
     return {"blocks": to_dicts(blocks)}
