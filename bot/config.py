@@ -7,6 +7,7 @@ never print in a repr, a log line or a traceback.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from pydantic import Field, SecretStr
@@ -77,18 +78,18 @@ class Settings(BaseSettings):
 
     def secret_values(self) -> list[str]:
         """Every secret configured, as plain strings (for log redaction and leak tests)."""
-        out: list[str] = []
-        for value in (
-            self.slack_bot_token,
-            self.slack_signing_secret,
-            self.slack_app_token,
-            self.slack_client_secret,
-            self.token_encryption_key,
-            self.picture_url_secret,
-        ):
-            if value is not None and value.get_secret_value():
-                out.append(value.get_secret_value())
-        return out
+        return [
+            v.get_secret_value()
+            for v in (
+                self.slack_bot_token,
+                self.slack_signing_secret,
+                self.slack_app_token,
+                self.slack_client_secret,
+                self.token_encryption_key,
+                self.picture_url_secret,
+            )
+            if v is not None and v.get_secret_value()
+        ]
 
     @property
     def oauth_enabled(self) -> bool:
@@ -113,8 +114,4 @@ class Settings(BaseSettings):
 
 def sqlalchemy_url(url: str) -> str:
     """Normalise a ``DATABASE_URL``: ``postgres://`` and ``postgresql://`` use the psycopg 3 driver."""
-    if url.startswith("postgres://"):
-        url = "postgresql://" + url[len("postgres://") :]
-    if url.startswith("postgresql://"):
-        url = "postgresql+psycopg://" + url[len("postgresql://") :]
-    return url
+    return re.sub(r"^postgres(?:ql)?://", "postgresql+psycopg://", url)

@@ -42,19 +42,12 @@ _LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 3.0, 5.0
 REQUESTS = Counter(
     "vllm_path_requests", "Requests Slack sent to the HTTP door.", ["kind", "outcome"], registry=REGISTRY
 )
-ACK_SECONDS = Histogram(
-    "vllm_path_ack_seconds",
-    "Seconds from a request's arrival to its HTTP answer.",
-    ["kind"],
-    buckets=_LATENCY_BUCKETS,
-    registry=REGISTRY,
-)
-REPLY_SECONDS = Histogram(
-    "vllm_path_reply_seconds",
-    "Seconds from a request's arrival to the reply sent.",
-    ["kind"],
-    buckets=_LATENCY_BUCKETS,
-    registry=REGISTRY,
+ACK_SECONDS, REPLY_SECONDS = (
+    Histogram(name, doc, ["kind"], buckets=_LATENCY_BUCKETS, registry=REGISTRY)
+    for name, doc in (
+        ("vllm_path_ack_seconds", "Seconds from a request's arrival to its HTTP answer."),
+        ("vllm_path_reply_seconds", "Seconds from a request's arrival to the reply sent."),
+    )
 )
 SLACK_RATELIMITED = Counter(
     "vllm_path_slack_ratelimited", "Slack Web API answers HTTP 429 (rate limited).", registry=REGISTRY

@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
 from functools import partial
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from apscheduler.executors.pool import ThreadPoolExecutor as APSThreadPool
 from apscheduler.jobstores.memory import MemoryJobStore
@@ -48,10 +48,10 @@ from bot.digest.jobs import JOBSTORE, ReconcileReport, create_jobstore_table, de
 from bot.digest.reminders import send_due_reminders
 from bot.digest.watch import check_feed
 from bot.runtime import Runtime
-from bot.store import DM_TRACK, Subscription
+from bot.store import DM_TRACK
 
 if TYPE_CHECKING:  # Dramatiq is loaded only in queue mode
-    from bot.digest.queue import Queued
+    from bot.digest.queue import EnqueueingDeliverer, Queued
 
 log = logging.getLogger(__name__)
 
@@ -118,24 +118,12 @@ def reconcile() -> None:
 # --- the clock -------------------------------------------------------------------------------------
 
 
-class ClockDeliverer(Protocol):
-    """What the clock needs of its deliverer: a :class:`~bot.digest.deliver.Deliverer` (sends
-    itself) or a :class:`bot.digest.queue.EnqueueingDeliverer` (enqueues for the workers)."""
-
-    @property
-    def stale_after_s(self) -> float: ...
-    @property
-    def max_attempts(self) -> int: ...
-    def deliver_subscription(self, sub: Subscription, fire: datetime) -> Attempt | Queued: ...
-    def deliver_dm(self, team: str, user: str, fire: datetime) -> Attempt | Queued: ...
-    def stop_claiming(self) -> None: ...
-
-
 class DigestClock:
     """The scheduler process's brain (see the module docstring).
 
-    ``runtime``: a :class:`bot.runtime.Runtime`. ``deliverer``: default one with a :class:`Pacer`
-    of ``channel_interval_s`` / ``team_rate_per_s``. ``workers``: threads sending at once (cron
+    ``runtime``: a :class:`bot.runtime.Runtime`. ``deliverer``: sends itself, or in queue mode
+    enqueues for the workers (default: a :class:`Deliverer` with a :class:`Pacer` of
+    ``channel_interval_s`` / ``team_rate_per_s``). ``workers``: threads sending at once (cron
     jobs and catch-up each). ``reconcile_every_s``: seconds between reconciles (None: only at
     start and on demand). ``retry_failed_after_s``: a failed send is retried no sooner than this
     many seconds times its attempts after its last claim.
@@ -145,7 +133,7 @@ class DigestClock:
         self,
         runtime: Runtime,
         *,
-        deliverer: ClockDeliverer | None = None,
+        deliverer: Deliverer | EnqueueingDeliverer | None = None,
         workers: int = 8,
         reconcile_every_s: float | None = 30.0,
         stale_after_s: float = 300.0,
@@ -155,7 +143,7 @@ class DigestClock:
         min_window_s: float = 6 * 3600,
     ):
         self.runtime = runtime
-        self.deliverer: ClockDeliverer = deliverer or Deliverer(
+        self.deliverer: Deliverer | EnqueueingDeliverer = deliverer or Deliverer(
             runtime, pacer=Pacer(channel_interval_s, team_rate_per_s), stale_after_s=stale_after_s
         )
         self.workers = workers
