@@ -42,9 +42,9 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
-from bot.digest.deliver import Attempt, Deliverer, Pacer
+from bot.digest.deliver import Attempt, Deliverer, Key, Pacer
 from bot.digest.due import due_now, eligible, unsettled
-from bot.digest.jobs import JOBSTORE, ReconcileReport, create_jobstore_table, desired_jobs, sync_jobs
+from bot.digest.jobs import JOBSTORE, create_jobstore_table, desired_jobs, sync_jobs
 from bot.digest.reminders import send_due_reminders
 from bot.digest.watch import check_feed
 from bot.runtime import Runtime
@@ -152,9 +152,9 @@ class DigestClock:
         self.min_window_s = min_window_s
         self.scheduler: BackgroundScheduler | None = None
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="digest-catchup")
-        self._inflight: set[tuple[str, str, str, str]] = set()  # ledger keys being sent
+        self._inflight: set[Key] = set()  # ledger keys being sent
         self._inflight_lock = threading.Lock()
-        self._queued: set[tuple[str, str, str, str]] = set()  # ledger keys queued for catch-up
+        self._queued: set[Key] = set()  # ledger keys queued for catch-up
         self._idle = threading.Condition(self._inflight_lock)
         self._pending = 0
         self._reconcile_lock = threading.Lock()
@@ -308,7 +308,7 @@ class DigestClock:
         future.add_done_callback(self._done)
         return future
 
-    def _unqueue(self, key: tuple[str, str, str, str], _future: Future[Any] | None = None) -> None:
+    def _unqueue(self, key: Key, _future: Future[Any] | None = None) -> None:
         with self._inflight_lock:
             self._queued.discard(key)
 
@@ -325,18 +325,16 @@ class DigestClock:
 
     # -- reconcile --
 
-    def reconcile(self) -> ReconcileReport:
+    def reconcile(self) -> None:
         """Sync jobs with the database, reload a newer catalog, and catch up (see module doc).
         Safe to call from any thread; concurrent calls run one after the other."""
         if self._stopping.is_set():
-            return ReconcileReport()
+            return
         with self._reconcile_lock:
-            if self._stopping.is_set():
-                return ReconcileReport()
-            self._maybe_reload_catalog()
-            report = self.sync_jobs()
-            report.submitted = len(self.catch_up())
-            return report
+            if not self._stopping.is_set():
+                self._maybe_reload_catalog()
+                self.sync_jobs()
+                self.catch_up()
 
     def _maybe_reload_catalog(self) -> None:
         latest = self.store.latest_catalog_version()
@@ -351,12 +349,11 @@ class DigestClock:
                 self.runtime.holder.catalog.version,
             )
 
-    def sync_jobs(self) -> ReconcileReport:
+    def sync_jobs(self) -> None:
         """Add, reschedule and remove cron jobs so that they match the database
         (:func:`bot.digest.jobs.sync_jobs`)."""
-        if self.scheduler is None:
-            return ReconcileReport()
-        return sync_jobs(self.scheduler, desired_jobs(self.store, SUB_FUNC, DM_FUNC))
+        if self.scheduler is not None:
+            sync_jobs(self.scheduler, desired_jobs(self.store, SUB_FUNC, DM_FUNC))
 
     def catch_up(self) -> list[Future]:
         """Submit every due but unsettled delivery (see module doc, :func:`bot.digest.due.due_now`)

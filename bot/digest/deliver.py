@@ -57,6 +57,9 @@ from bot.web.urls import path_page_url
 
 log = logging.getLogger(__name__)
 
+Key = tuple[str, str, str, str]
+"""A ledger key: (team, destination: channel or user id, track id or ``'*'``, ISO week)."""
+
 METADATA_EVENT = "vllm_path_digest"
 """``metadata.event_type`` of every digest message; ``event_payload.key`` is its ledger key."""
 
@@ -143,7 +146,7 @@ class Deliverer:
         self.max_attempts = max_attempts
         self.verify = verify
         self.renew_after_s = renew_after_s
-        self._claimed_at: dict[tuple[str, str, str, str], float] = {}
+        self._claimed_at: dict[Key, float] = {}
         self._dm_channels: dict[tuple[str, str], str] = {}
         self._warned_history = False
         self._stopping = threading.Event()
@@ -164,21 +167,19 @@ class Deliverer:
         found: Subscription | None = self.store.get_subscription(sub) if isinstance(sub, int) else sub
         if found is None or not found.active:
             return Attempt(Outcome.INACTIVE)
-        active = found
-        key = (active.team_id, active.channel_id, active.track_id, period_of(fire, active.timezone))
-        what = f"digest for subscription {active.id}"
-        return self._claimed(key, what, lambda: self._deliver_claimed_subscription(active, fire, key))
+        key = (found.team_id, found.channel_id, found.track_id, period_of(fire, found.timezone))
+        sub_id = found.id
+        return self._claimed(
+            key, f"digest for subscription {sub_id}", lambda: self._deliver_claimed_subscription(sub_id, fire, key)
+        )
 
-    def _deliver_claimed_subscription(
-        self, sub: Subscription, fire: datetime, key: tuple[str, str, str, str]
-    ) -> Attempt:
+    def _deliver_claimed_subscription(self, sub_id: int, fire: datetime, key: Key) -> Attempt:
         period = key[3]
         catalog = self.runtime.holder.catalog
-        fresh = self.store.get_subscription(sub.id)  # the cursor as of the claim
-        if fresh is None or not fresh.active:  # removed or paused meanwhile: release the claim
+        sub = self.store.get_subscription(sub_id)  # the cursor as of the claim
+        if sub is None or not sub.active:  # removed or paused meanwhile: release the claim
             self.store.mark_failed(*key, error="subscription no longer active", claimed_by=self.claimant)
             return Attempt(Outcome.INACTIVE, period)
-        sub = fresh
         if not catalog.has_track(sub.track_id):
             reason = f"the track {sub.track_id!r} is no longer in the catalog"
             return self._permanent(key, "track_removed", sub, reason)
@@ -237,7 +238,7 @@ class Deliverer:
         what = f"DM digest for a user of team {team}"
         return self._claimed(key, what, lambda: self._deliver_claimed_dm(team, user, fire, key))
 
-    def _deliver_claimed_dm(self, team: str, user: str, fire: datetime, key: tuple[str, str, str, str]) -> Attempt:
+    def _deliver_claimed_dm(self, team: str, user: str, fire: datetime, key: Key) -> Attempt:
         period = key[3]
         client = self.clients.for_team(team)
         if client is None:
@@ -267,7 +268,7 @@ class Deliverer:
 
     # -- helpers --
 
-    def _claimed(self, key: tuple[str, str, str, str], what: str, send: Callable[[], Attempt]) -> Attempt:
+    def _claimed(self, key: Key, what: str, send: Callable[[], Attempt]) -> Attempt:
         """``send()`` once this process claimed ``key`` (:attr:`Outcome.STOPPED` when stopping,
         :attr:`Outcome.TAKEN` when another sender holds or settled it). An exception is logged
         (``what`` failed) and recorded as a retryable failure."""
@@ -289,7 +290,7 @@ class Deliverer:
         finally:
             self._claimed_at.pop(key, None)
 
-    def _post(self, client: WebClient, key: tuple[str, str, str, str], message: Message) -> Any:
+    def _post(self, client: WebClient, key: Key, message: Message) -> Any:
         """Post ``message`` to ``key[1]`` in the pacer's turn, with metadata naming ``key``; None
         when the claim was lost meanwhile. ``key[1]`` is a channel, or a user id: Slack posts in
         the app's DM with that person (one call instead of conversations.open + postMessage)."""
@@ -305,7 +306,7 @@ class Deliverer:
                 metadata={"event_type": METADATA_EVENT, "event_payload": {"key": "/".join(key)}},
             )
 
-    def _still_ours(self, key: tuple[str, str, str, str]) -> bool:
+    def _still_ours(self, key: Key) -> bool:
         """Right before the send: True while this process holds the claim on ``key``, renewing
         it unless it is younger than ``renew_after_s`` (see the class docstring)."""
         at = self._claimed_at.pop(key, None)
@@ -325,9 +326,7 @@ class Deliverer:
         self._dm_channels[(team, user)] = channel
         return channel
 
-    def _find_earlier(
-        self, client: WebClient, channel: str, key: tuple[str, str, str, str], fire: datetime
-    ) -> str | None:
+    def _find_earlier(self, client: WebClient, channel: str, key: Key, fire: datetime) -> str | None:
         """The ts of a digest message for ``key`` an earlier attempt posted, if this claim is a
         take-over and Slack shows one; None otherwise (or when history cannot be read).
         ``channel``: a channel id, or a user id for a DM (the IM is opened to read it)."""
@@ -362,7 +361,7 @@ class Deliverer:
                 return message.get("ts")
         return None
 
-    def _refused(self, key: tuple[str, str, str, str], exc: Exception, sub: Subscription | None) -> Attempt:
+    def _refused(self, key: Key, exc: Exception, sub: Subscription | None) -> Attempt:
         """Record a send that raised: a permanent Slack error (:data:`PERMANENT_ERRORS`) pauses
         ``sub`` (None: the DM digest of ``key``); anything else is retried later."""
         if not isinstance(exc, SlackApiError):
@@ -372,9 +371,7 @@ class Deliverer:
             return self._permanent(key, code, sub, detail=slack_error(exc.response))
         return self._failed(key, slack_error(exc.response))
 
-    def _permanent(
-        self, key: tuple[str, str, str, str], code: str, sub: Subscription | None, reason: str = "", detail: str = ""
-    ) -> Attempt:
+    def _permanent(self, key: Key, code: str, sub: Subscription | None, reason: str = "", detail: str = "") -> Attempt:
         """Pause ``sub`` (None: the DM digest of ``key``) with a visible ``reason`` (default:
         :data:`PERMANENT_ERRORS`' for ``code``); ``detail`` (Slack's error with its ``messages``)
         goes to the ledger and the log, the reason people see stays short."""
@@ -388,7 +385,7 @@ class Deliverer:
             log.warning("subscription %s (channel %s) paused: %s", sub.id, key[1], detail or text)
         return Attempt(Outcome.PAUSED, key[3], error=code)
 
-    def _failed(self, key: tuple[str, str, str, str], error: str) -> Attempt:
+    def _failed(self, key: Key, error: str) -> Attempt:
         self.store.mark_failed(*key, error=error, claimed_by=self.claimant)
         log.warning("digest %s failed (retried with back-off until its week is over): %s", "/".join(key), error)
         return Attempt(Outcome.FAILED, key[3], error=error.split(":")[0].split(" (")[0])
