@@ -110,14 +110,11 @@ OUTAGE_QUIET_S = 60.0
 SUPPRESSED = "vllm_path_suppressed"
 """Attribute set on a record that repeats an outage already logged (the root handlers drop it)."""
 
-_OUTAGE_TYPES: dict[str, tuple[str, frozenset[str]]] = {
-    "sqlalchemy": (
-        "the database",
-        frozenset({"OperationalError", "InterfaceError", "DisconnectionError", "TimeoutError"}),
-    ),
-    "psycopg": ("the database", frozenset({"OperationalError", "InterfaceError"})),
-    "redis": ("the broker (Redis)", frozenset({"ConnectionError", "TimeoutError", "BusyLoadingError"})),
-    "bot.digest.queue": ("Slack (digest sends)", frozenset({"DeliveryFailed"})),
+_OUTAGE_TYPES: dict[str, tuple[str, set[str]]] = {  # module (or its package): (kind, class names)
+    "sqlalchemy": ("the database", {"OperationalError", "InterfaceError", "DisconnectionError", "TimeoutError"}),
+    "psycopg": ("the database", {"OperationalError", "InterfaceError"}),
+    "redis": ("the broker (Redis)", {"ConnectionError", "TimeoutError", "BusyLoadingError"}),
+    "bot.digest.queue": ("Slack (digest sends)", {"DeliveryFailed"}),
 }
 
 

@@ -296,25 +296,23 @@ class DigestClock:
                 self._inflight.discard(key)
                 self._idle.notify_all()
 
-    def _submit(self, func: Callable[..., Attempt | Queued | None], *args: object) -> Future:
-        """Run ``func(*args)`` on the catch-up workers, counted by :meth:`idle`."""
+    def _submit(self, func: Callable[..., Attempt | Queued | None], *args: object, queued: Key | None = None) -> Future:
+        """Run ``func(*args)`` on the catch-up workers, counted by :meth:`idle`; ``queued``: the
+        ledger key it sends, dropped from the catch-up's queued keys when done."""
         with self._idle:
             self._pending += 1
         try:
             future = self._pool.submit(func, *args)
         except BaseException:
-            self._done(None)
+            self._done(queued)
             raise
-        future.add_done_callback(self._done)
+        future.add_done_callback(lambda _future: self._done(queued))
         return future
 
-    def _unqueue(self, key: Key, _future: Future[Any] | None = None) -> None:
-        with self._inflight_lock:
-            self._queued.discard(key)
-
-    def _done(self, _future: Future | None) -> None:
+    def _done(self, queued: Key | None) -> None:
         with self._idle:
             self._pending -= 1
+            self._queued.discard(queued)
             self._idle.notify_all()
 
     def idle(self, timeout: float | None = None) -> bool:
@@ -372,13 +370,11 @@ class DigestClock:
                 if due.key in self._queued or due.key in self._inflight:
                     continue
                 self._queued.add(due.key)
-            future = (
-                self._submit(self.run_subscription, due.sub_id)
+            futures.append(
+                self._submit(self.run_subscription, due.sub_id, queued=due.key)
                 if due.sub_id is not None
-                else self._submit(self.run_dm, due.key[0], due.key[1])
+                else self._submit(self.run_dm, due.key[0], due.key[1], queued=due.key)
             )
-            future.add_done_callback(partial(self._unqueue, due.key))
-            futures.append(future)
             if due.why:
                 late.append(f"{due.key[1]} ({'/'.join((due.key[0], *due.key[2:]))}: {due.why})")
         if late:

@@ -114,14 +114,15 @@ class Deliverer:
     """Sends digests for a :class:`bot.runtime.Runtime` (its store and current catalog).
 
     ``clients``: a :class:`Clients` (default: from the runtime's settings); ``pacer``: shared by
-    every send of the process; ``claimant``: this process's name in the ledger;
-    ``stale_after_s``: age after which another sender's unfinished claim is taken over (longer
-    than any one send with its retries); ``verify``: look for an earlier attempt's message before
-    sending again after a take-over; ``renew_after_s``: the claim is renewed just before the
-    send (so that a claim that waited for its turn is not taken over while it is sent) only
-    when this process made it at least that many seconds earlier (monotonic clock); a younger
-    claim is at least ``stale_after_s - renew_after_s`` from being stale, so skipping its renewal
-    saves a ledger write per send without opening that window (0, the default: always renew).
+    every send of the process; ``stale_after_s``: age after which another sender's unfinished
+    claim is taken over (longer than any one send with its retries); ``renew_after_s``: the claim
+    is renewed just before the send (so that a claim that waited for its turn is not taken over
+    while it is sent) only when this process made it at least that many seconds earlier
+    (monotonic clock); a younger claim is at least ``stale_after_s - renew_after_s`` from being
+    stale, so skipping its renewal saves a ledger write per send without opening that window (0,
+    the default: always renew). ``claimant`` is this process's name in the ledger
+    (``host:pid:random``); failed sends are retried without limit (:attr:`max_attempts`) until
+    their week is over.
     """
 
     def __init__(
@@ -130,10 +131,7 @@ class Deliverer:
         *,
         clients: Clients | None = None,
         pacer: SendPacer | None = None,
-        claimant: str | None = None,
         stale_after_s: float = 300.0,
-        max_attempts: int = NO_ATTEMPT_LIMIT,
-        verify: bool = True,
         renew_after_s: float = 0.0,
     ):
         if renew_after_s < 0 or (renew_after_s > 0 and renew_after_s >= stale_after_s):
@@ -141,10 +139,9 @@ class Deliverer:
         self.runtime = runtime
         self.clients = clients or Clients(runtime)
         self.pacer: SendPacer = pacer or Pacer()
-        self.claimant = claimant or f"{socket.gethostname()[:80]}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+        self.claimant = f"{socket.gethostname()[:80]}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
         self.stale_after_s = stale_after_s
-        self.max_attempts = max_attempts
-        self.verify = verify
+        self.max_attempts = NO_ATTEMPT_LIMIT
         self.renew_after_s = renew_after_s
         self._claimed_at: dict[Key, float] = {}
         self._dm_channels: dict[tuple[str, str], str] = {}
@@ -330,8 +327,6 @@ class Deliverer:
         """The ts of a digest message for ``key`` an earlier attempt posted, if this claim is a
         take-over and Slack shows one; None otherwise (or when history cannot be read).
         ``channel``: a channel id, or a user id for a DM (the IM is opened to read it)."""
-        if not self.verify:
-            return None
         row = self.store.delivery(*key)
         if row is None or row.attempts <= 1:
             return None

@@ -61,9 +61,7 @@ def check_feed(runtime: Runtime, *, clients: Clients | None = None) -> WatchRepo
     claimed = [p for p in fresh if store.claim_feed_notice(p.url, p.title)]
     if not claimed:
         return WatchReport(tuple(missing))
-    if clients is None:
-        clients = Clients(runtime)
-    client = clients.for_team(settings.catalog_admin_team)
+    client = (clients or Clients(runtime)).for_team(settings.catalog_admin_team)
     error = None
     if client is None:
         error = "no bot token for the catalog admin channel's workspace"
