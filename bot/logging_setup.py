@@ -1,20 +1,15 @@
 """Logging for every process (serve, console, scheduler, CLI), with secrets redacted.
 
-:func:`setup_logging` configures the root logger at ``settings.log_level``. Every record is
-redacted when it is *created* (a wrapped log-record factory, so handlers added later only see
-redacted records; the root handlers also carry :class:`RedactSecrets`): the configured secrets
-(:meth:`bot.config.Settings.secret_values` and the ``DATABASE_URL`` password) and anything shaped
-like a Slack token (:data:`SLACK_TOKEN_RE`: tokens learnt at run time too) become ``[redacted]``
-in the message, its arguments, the exception text (SQLAlchemy's ``[parameters: …]`` included) and
-the stack text. Request and response bodies are withheld (:func:`withhold_bodies`: Bolt logs a
-refused request's body, slack-sdk every Web API body at DEBUG, Socket Mode its envelopes);
-response URLs and ``token`` fields are masked. Uncaught exceptions (any thread) and ``warnings``
-go through logging too.
-
-**Outages** (:class:`OutageLog`): the first error of an outage of a dependency (PostgreSQL, Redis,
-a digest send while Slack answers 5xx) is logged as one WARNING without its traceback; its repeats,
-until the dependency has been quiet for :data:`OUTAGE_QUIET_S` seconds, are dropped by the root
-handlers and counted in the next outage's warning. (A worker logged 35 MB of tracebacks in 20 s.)
+:func:`setup_logging` configures the root logger at ``settings.log_level`` and redacts every
+record when it is *created* (a wrapped log-record factory, so that handlers added later only see
+redacted records; the root handlers carry :class:`RedactSecrets` too): the configured secrets and
+the ``DATABASE_URL`` password (:func:`secrets_of`) and anything shaped like a Slack token
+(:data:`SLACK_TOKEN_RE`, so tokens learnt at run time too) become ``[redacted]`` in the message,
+its arguments, the exception text (SQLAlchemy's ``[parameters: …]`` included) and the stack text.
+Logged request and response bodies (Bolt, slack-sdk at DEBUG, Socket Mode) are withheld and
+response URLs and ``token`` fields masked (:func:`withhold_bodies`). Uncaught exceptions (any
+thread) and ``warnings`` go through logging too. :class:`OutageLog` turns the errors of a
+dependency's outage into one WARNING (a worker once logged 35 MB of tracebacks in 20 s).
 
 Call it once, first thing, in each entry point; calling it again only adds new secrets.
 """
@@ -37,9 +32,8 @@ SLACK_TOKEN_RE = re.compile(r"(?:xoxe\.)?xox[a-z]-[A-Za-z0-9-]+|xapp-[A-Za-z0-9-
 """Slack token shapes: bot/user/app-level/refresh/config tokens (``xoxb-``, ``xoxp-``, ``xapp-`` …)."""
 
 RESPONSE_URL_RE = re.compile(
-    r"""https?(?::|%3A)(?://|%2F%2F)[^\s'"&,)}\]]*?(?:/|%2F)(?:commands|actions|response)"""
-    r"""(?:/|%2F)[^\s'"&,)}\]]+""",
-    re.IGNORECASE,
+    r"""(?i)https?(?::|%3A)(?://|%2F%2F)[^\s'"&,)}\]]*?(?:/|%2F)(?:commands|actions|response)"""
+    r"""(?:/|%2F)[^\s'"&,)}\]]+"""
 )
 """A response URL, plain or form-encoded: Slack's ``https://hooks.slack.com/commands/T…/…/…`` and
 ``…/actions/…`` (and the stand-in's ``…/response/<key>``)."""
@@ -48,9 +42,8 @@ _FIELD_RE = re.compile(r"""((?<![A-Za-z0-9_])["']?(?:response_url|token)["']?\s*
 """A ``response_url`` or ``token`` field in JSON, a Python repr or a form body."""
 
 BODY_LABEL_RE = re.compile(
-    r"""(?:\b(?:request body|body|body_params|json_body|query_params)\s*[:=]\s*)"""
-    r"""|(?:\b(?:message|payload|envelope)\s*[:=]\s*(?=[\[{'"b]))""",
-    re.IGNORECASE,
+    r"""(?i)(?:\b(?:request body|body|body_params|json_body|query_params)\s*[:=]\s*)"""
+    r"""|(?:\b(?:message|payload|envelope)\s*[:=]\s*(?=[\[{'"b]))"""
 )
 """Where a logged body starts: ``body: …``, ``request body: …``, ``body_params`` / ``json_body`` /
 ``query_params``, and a ``message:`` / ``payload:`` / ``envelope:`` followed by a dict, list,
@@ -145,9 +138,10 @@ def _demote(record: logging.LogRecord) -> None:
 
 
 class OutageLog:
-    """Collapses the logging of an outage to one warning (see the module docstring).
-    ``quiet_s``: seconds without an error of a kind that end its outage; ``clock``: monotonic
-    seconds (tests pass their own)."""
+    """Collapses an outage's logging: the first record whose exception says a dependency is
+    unreachable (:func:`outage_kind`) becomes one WARNING without traceback; its repeats, until
+    the dependency has been quiet for ``quiet_s`` seconds, are dropped by the root handlers and
+    counted in the next outage's warning. ``clock``: monotonic seconds (tests pass their own)."""
 
     def __init__(self, quiet_s: float = OUTAGE_QUIET_S, clock: Callable[[], float] = time.monotonic):
         self.quiet_s = quiet_s

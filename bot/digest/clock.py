@@ -1,23 +1,15 @@
 """The clock: APScheduler 3 jobs that deliver digests on time, in each subscriber's time zone.
 
-``vllm-path scheduler`` (the Procfile's ``clock:`` process) runs a :class:`DigestClock`:
-
-* A ``BackgroundScheduler`` with a ``SQLAlchemyJobStore`` on the app's database holds one cron job
-  per active channel subscription (``sub:<id>``) and per enabled DM digest (``dm:<team>:<user>``)
-  in the subscriber's zone (:mod:`bot.digest.jobs`), so a 09:00 digest stays at 09:00 local across
-  DST changes. Jobs are importable functions of plain ids (:func:`run_subscription`,
-  :func:`run_dm`; the job store keeps their import paths, so they stay here), coalesce (after
-  downtime a job runs once) and have a week's misfire grace: the job decides what is still due.
-* A reconcile job (in memory, so every clock process runs it) every ``reconcile_every_s`` seconds
-  syncs the jobs with the database, picks up a newer catalog version recorded by another process,
-  and **catches up** (:mod:`bot.digest.due`): for every active subscription and DM, the latest
-  scheduled time not after now is due when it falls after the row's last change and within its
-  catch-up window (the rest of that ISO week in the subscriber's zone, at least
-  ``min_window_s``), and its ledger key is not settled. That covers a clock that was down (a
-  restart later in the week sends that week's digest once; after days of downtime only the current
-  week's), a fan-out cut short by a crash (stale claims are taken over) and retryable failures.
-* Every send goes through :class:`bot.digest.deliver.Deliverer`, whose ledger claim makes it
-  exactly-once across any number of clock processes, restarts and retries.
+``vllm-path scheduler`` (the Procfile's ``clock:`` process) runs a :class:`DigestClock`: a
+``BackgroundScheduler`` whose ``SQLAlchemyJobStore`` (the app's database) holds one cron job per
+subscription and DM digest (:mod:`bot.digest.jobs`; their functions :func:`run_subscription` and
+:func:`run_dm` stay here, as the store keeps their import paths). Jobs coalesce and have a week's
+misfire grace: the job decides what is still due. An in-memory reconcile job (every clock process
+runs it) syncs the jobs with the database, reloads a newer catalog recorded by another process
+and **catches up** (:mod:`bot.digest.due`): after downtime that week's digest is sent once, a
+fan-out cut short by a crash is finished, failures are retried. Every send goes through
+:class:`bot.digest.deliver.Deliverer`, whose ledger claim makes it exactly-once across any number
+of clock processes, restarts and retries.
 
 The job functions find the running clock through a module global set by :meth:`DigestClock.start`
 (one clock per process). Times are aware datetimes (UTC unless said otherwise); durations seconds.
@@ -74,9 +66,6 @@ _clock: DigestClock | None = None
 _clock_lock = threading.Lock()
 
 
-# --- job functions (referenced by import path in the job store) -----------------------------------
-
-
 def _running() -> DigestClock | None:
     clock = _clock
     if clock is None:
@@ -113,9 +102,6 @@ def reconcile() -> None:
     """Interval job: sync jobs with the database, reload a newer catalog, catch up."""
     if (clock := _running()) is not None:
         clock.reconcile()
-
-
-# --- the clock -------------------------------------------------------------------------------------
 
 
 class DigestClock:
@@ -170,8 +156,6 @@ class DigestClock:
     def now() -> datetime:
         """The current time, aware UTC."""
         return datetime.now(UTC)
-
-    # -- lifecycle --
 
     def start(self) -> None:
         """Start scheduling in background threads: sync the jobs, catch up, then run. One clock
@@ -250,8 +234,6 @@ class DigestClock:
         )
         return self.shutdown_s
 
-    # -- cron job bodies --
-
     def run_subscription(self, sub_id: int) -> Attempt | Queued | None:
         """Deliver subscription ``sub_id``'s digest for its latest scheduled time, if still due."""
         sub = self.store.get_subscription(sub_id)
@@ -321,8 +303,6 @@ class DigestClock:
         with self._idle:
             return self._idle.wait_for(lambda: self._pending == 0 and not self._inflight, timeout)
 
-    # -- reconcile --
-
     def reconcile(self) -> None:
         """Sync jobs with the database, reload a newer catalog, and catch up (see module doc).
         Safe to call from any thread; concurrent calls run one after the other."""
@@ -386,8 +366,6 @@ class DigestClock:
         if len(futures) > len(late):
             log.info("catch-up: %d digest(s) due now and not yet claimed", len(futures) - len(late))
         return futures
-
-    # -- on demand --
 
     def run_now(self, track: str | None = None, dms: bool = False, at: datetime | None = None) -> Counter:
         """Deliver this week's digest of every active subscription (of ``track`` only, when

@@ -111,18 +111,16 @@ class Attempt:
 
 
 class Deliverer:
-    """Sends digests for a :class:`bot.runtime.Runtime` (its store and current catalog).
+    """Sends digests for a :class:`bot.runtime.Runtime` (its store and current catalog), as
+    ``claimant`` (``host:pid:random``) in the ledger, retrying failures until their week is over.
 
     ``clients``: a :class:`Clients` (default: from the runtime's settings); ``pacer``: shared by
     every send of the process; ``stale_after_s``: age after which another sender's unfinished
     claim is taken over (longer than any one send with its retries); ``renew_after_s``: the claim
-    is renewed just before the send (so that a claim that waited for its turn is not taken over
-    while it is sent) only when this process made it at least that many seconds earlier
-    (monotonic clock); a younger claim is at least ``stale_after_s - renew_after_s`` from being
-    stale, so skipping its renewal saves a ledger write per send without opening that window (0,
-    the default: always renew). ``claimant`` is this process's name in the ledger
-    (``host:pid:random``); failed sends are retried without limit (:attr:`max_attempts`) until
-    their week is over.
+    is renewed just before the send (so that one that waited for its turn is not taken over while
+    sent) only when this process made it at least that many seconds earlier (monotonic); a
+    younger claim is at least ``stale_after_s - renew_after_s`` from stale, so skipping its
+    renewal saves a ledger write without opening that window (0, the default: always renew).
     """
 
     def __init__(
@@ -262,8 +260,6 @@ class Deliverer:
         ts = resp.get("ts")
         self.store.mark_sent(*key, message_ts=ts, claimed_by=self.claimant)
         return Attempt(Outcome.SENT, period, ts=ts)
-
-    # -- helpers --
 
     def _claimed(self, key: Key, what: str, send: Callable[[], Attempt]) -> Attempt:
         """``send()`` once this process claimed ``key`` (:attr:`Outcome.STOPPED` when stopping,
