@@ -16,6 +16,7 @@ Call it once, first thing, in each entry point; calling it again only adds new s
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
 import sys
@@ -231,14 +232,11 @@ def secrets_of(settings: Any) -> list[str]:
     """The secret strings of ``settings``: :meth:`secret_values` plus the ``DATABASE_URL``
     password, if any."""
     out = list(settings.secret_values())
-    try:
+    with contextlib.suppress(Exception):  # an unparseable URL has no password to hide
         from sqlalchemy.engine import make_url
 
-        password = make_url(settings.database_url).password
-        if password:
+        if password := make_url(settings.database_url).password:
             out.append(str(password))
-    except Exception:  # an unparseable URL has no password to hide
-        pass
     return out
 
 

@@ -108,8 +108,7 @@ def _key(settings: Any) -> bytes:
 
 
 def _sign(settings: Any, track_id: str, fmt: str, read: Sequence[str]) -> str:
-    message = f"{track_id}.{fmt}?{','.join(read)}".encode()
-    return hmac.new(_key(settings), message, hashlib.sha256).hexdigest()[:32]
+    return hmac.new(_key(settings), f"{track_id}.{fmt}?{','.join(read)}".encode(), hashlib.sha256).hexdigest()[:32]
 
 
 def signed_url(settings: Any, catalog: Catalog, track_id: str, read: Collection[str], fmt: str = "png") -> str | None:

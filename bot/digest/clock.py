@@ -139,9 +139,8 @@ class DigestClock:
         self.scheduler: BackgroundScheduler | None = None
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="digest-catchup")
         self._inflight: set[Key] = set()  # ledger keys being sent
-        self._inflight_lock = threading.Lock()
         self._queued: set[Key] = set()  # ledger keys queued for catch-up
-        self._idle = threading.Condition(self._inflight_lock)
+        self._idle = threading.Condition(threading.Lock())  # guards the sets and the count
         self._pending = 0
         self._reconcile_lock = threading.Lock()
         self._stopping = threading.Event()
@@ -240,16 +239,14 @@ class DigestClock:
         if sub is None or not sub.active:
             return None
         dest = (sub.team_id, sub.channel_id, sub.track_id)
-        return self._if_due(
-            sub, dest, lambda fire: self.deliverer.deliver_subscription(sub, fire), f"subscription {sub_id}"
-        )
+        return self._if_due(sub, dest, partial(self.deliverer.deliver_subscription, sub), f"subscription {sub_id}")
 
     def run_dm(self, team: str, user: str) -> Attempt | Queued | None:
         """Deliver ``user``'s DM digest for its latest scheduled time, if still due."""
         dm = self.store.get_dm(team, user)
         if dm is None or not dm.enabled or dm.status != "active":
             return None
-        return self._if_due(dm, (team, user, DM_TRACK), lambda fire: self.deliverer.deliver_dm(team, user, fire))
+        return self._if_due(dm, (team, user, DM_TRACK), partial(self.deliverer.deliver_dm, team, user))
 
     def _if_due(
         self, row: Any, dest: tuple[str, str, str], send: Callable[[datetime], Attempt | Queued], name: str = ""
@@ -265,7 +262,7 @@ class DigestClock:
                 log.info("%s: nothing due at %s", name, now.isoformat())
             return None
         key = (*dest, row.schedule.period_of(fire))
-        with self._inflight_lock:
+        with self._idle:
             if key in self._inflight:
                 return None
             self._inflight.add(key)
@@ -274,7 +271,7 @@ class DigestClock:
             log.info("digest %s: %s", "/".join(key), attempt.outcome.value)
             return attempt
         finally:
-            with self._inflight_lock:
+            with self._idle:
                 self._inflight.discard(key)
                 self._idle.notify_all()
 
@@ -346,7 +343,7 @@ class DigestClock:
             retry_failed_after_s=self.retry_failed_after_s,
         )
         for due in due_now(self.store, self.now(), self.min_window_s, is_unsettled):
-            with self._inflight_lock:  # already queued or being sent by this process
+            with self._idle:  # already queued or being sent by this process
                 if due.key in self._queued or due.key in self._inflight:
                     continue
                 self._queued.add(due.key)
