@@ -72,19 +72,10 @@ class Settings(BaseSettings):
     from ``SLACK_SIGNING_SECRET``, else a key for this process only."""
 
     def secret_values(self) -> list[str]:
-        """Every secret configured, as plain strings (for log redaction and leak tests)."""
-        return [
-            v.get_secret_value()
-            for v in (
-                self.slack_bot_token,
-                self.slack_signing_secret,
-                self.slack_app_token,
-                self.slack_client_secret,
-                self.token_encryption_key,
-                self.picture_url_secret,
-            )
-            if v is not None and v.get_secret_value()
-        ]
+        """Every secret configured (the ``SecretStr`` fields), as plain strings, in field order (for log
+        redaction and leak tests)."""
+        values = (getattr(self, name) for name in type(self).model_fields)
+        return [v.get_secret_value() for v in values if isinstance(v, SecretStr) and v.get_secret_value()]
 
     @property
     def oauth_enabled(self) -> bool:
