@@ -7,6 +7,7 @@ never print in a repr, a log line or a traceback.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from pydantic import Field, SecretStr
@@ -18,24 +19,19 @@ __all__ = ["DEFAULT_CATALOG_DIR", "REPO_ROOT", "Settings"]
 
 
 class Settings(BaseSettings):
-    """Runtime settings.
-
-    Environment variables (all optional): ``DATABASE_URL`` (SQLAlchemy URL; default an SQLite file
-    ``vllm-path.db`` in the working directory), ``CATALOG_DIR``, ``SLACK_BOT_TOKEN``,
-    ``SLACK_SIGNING_SECRET``, ``SLACK_APP_TOKEN`` (Socket Mode), ``SLACK_CLIENT_ID`` /
-    ``SLACK_CLIENT_SECRET`` (OAuth for many workspaces), ``SLACK_API_URL`` (Web API base URL,
-    e.g. a local stand-in), ``LOG_LEVEL``, ``DEFAULT_TIMEZONE`` (IANA name, default ``UTC``).
-    Digest fan-out on a task queue (:mod:`bot.digest.queue`): ``REDIS_URL`` (the Dramatiq broker
-    and the shared rate limits; unset: the clock sends in process), ``QUEUE_NAMESPACE`` (key prefix
-    in Redis, default ``vllm-path``), ``SLACK_TEAM_RATE_PER_S`` (posts per second per workspace
-    that all workers together stay under, default 10), ``SLACK_CHANNEL_RATE_PER_S`` (per channel
-    or DM, default 1).
-    ``CATALOG_FEED_URL`` (the blog's Atom/RSS feed: the clock checks it once a day for posts the
-    catalog lacks), ``CATALOG_ADMIN_CHANNEL`` (channel id that gets one notice per new post) and
-    ``CATALOG_ADMIN_TEAM`` (that channel's workspace, needed with OAuth), ``CATALOG_WATCH_AT``
-    (``HH:MM`` UTC of the daily check, default ``06:00``),
-    ``TOKEN_ENCRYPTION_KEY`` (Fernet keys, comma separated, the first encrypts: Slack tokens
-    at rest; see :mod:`bot.store.crypto` and README "Token encryption").
+    """Runtime settings: each field from the environment variable of its name in capitals (all
+    optional). ``DATABASE_URL``: a SQLAlchemy URL (default an SQLite file ``vllm-path.db`` in the
+    working directory); ``SLACK_APP_TOKEN``: Socket Mode; ``SLACK_CLIENT_ID`` /
+    ``SLACK_CLIENT_SECRET``: OAuth for many workspaces; ``SLACK_API_URL``: the Web API base URL
+    (e.g. a local stand-in); ``DEFAULT_TIMEZONE``: an IANA name. ``REDIS_URL``: the Dramatiq broker
+    and shared rate limits of :mod:`bot.digest.queue` (unset: the clock sends in process), keys
+    prefixed ``QUEUE_NAMESPACE``; ``SLACK_TEAM_RATE_PER_S`` / ``SLACK_CHANNEL_RATE_PER_S``: posts
+    per second per workspace (all workers together) and per channel or DM. ``CATALOG_FEED_URL``:
+    the blog's Atom/RSS feed, checked daily at ``CATALOG_WATCH_AT`` (``HH:MM`` UTC) for posts the
+    catalog lacks, one notice per new post in ``CATALOG_ADMIN_CHANNEL`` (of workspace
+    ``CATALOG_ADMIN_TEAM``, needed with OAuth). ``TOKEN_ENCRYPTION_KEY``: Fernet keys, comma
+    separated, the first encrypts Slack tokens at rest (:mod:`bot.store.crypto`, README "Token
+    encryption").
     """
 
     model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
@@ -76,19 +72,10 @@ class Settings(BaseSettings):
     from ``SLACK_SIGNING_SECRET``, else a key for this process only."""
 
     def secret_values(self) -> list[str]:
-        """Every secret configured, as plain strings (for log redaction and leak tests)."""
-        out: list[str] = []
-        for value in (
-            self.slack_bot_token,
-            self.slack_signing_secret,
-            self.slack_app_token,
-            self.slack_client_secret,
-            self.token_encryption_key,
-            self.picture_url_secret,
-        ):
-            if value is not None and value.get_secret_value():
-                out.append(value.get_secret_value())
-        return out
+        """Every secret configured (the ``SecretStr`` fields), as plain strings, in field order (for log
+        redaction and leak tests)."""
+        values = (getattr(self, name) for name in type(self).model_fields)
+        return [v.get_secret_value() for v in values if isinstance(v, SecretStr) and v.get_secret_value()]
 
     @property
     def oauth_enabled(self) -> bool:
@@ -113,8 +100,4 @@ class Settings(BaseSettings):
 
 def sqlalchemy_url(url: str) -> str:
     """Normalise a ``DATABASE_URL``: ``postgres://`` and ``postgresql://`` use the psycopg 3 driver."""
-    if url.startswith("postgres://"):
-        url = "postgresql://" + url[len("postgres://") :]
-    if url.startswith("postgresql://"):
-        url = "postgresql+psycopg://" + url[len("postgresql://") :]
-    return url
+    return re.sub(r"^postgres(?:ql)?://", "postgresql+psycopg://", url)

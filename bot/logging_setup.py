@@ -1,39 +1,22 @@
 """Logging for every process (serve, console, scheduler, CLI), with secrets redacted.
 
-:func:`setup_logging` configures the root logger at ``settings.log_level`` and makes sure that no
-secret reaches any log output, whatever handler writes it:
-
-* every configured secret (:meth:`bot.config.Settings.secret_values`: bot token, signing
-  secret, app token, client secret) and the password of ``DATABASE_URL``;
-* anything shaped like a Slack token (``xoxb-…``, ``xoxp-…``, ``xoxa-…``, ``xoxr-…``, ``xoxs-…``,
-  ``xoxo-…``, ``xoxe.xoxp-…``, ``xoxe-…``, ``xapp-…``), so that tokens the app learns at run time
-  (OAuth installations in the database) are masked too
-
-are replaced by ``[redacted]`` in the message, its arguments, the exception text (tracebacks,
-including SQLAlchemy's ``[parameters: …]``) and the stack text. Request and response bodies are
-withheld, whoever logs them (:func:`withhold_bodies`): Bolt logs the whole body of a request whose
-signature it refuses at INFO; slack-sdk logs every Web API and response-URL request and response
-body at DEBUG; Socket Mode logs its envelopes. Response URLs (``hooks.slack.com/commands/…``,
-``…/actions/…``, any ``response_url`` field) and ``token`` fields (Slack's legacy verification
-token) are masked too. Redaction happens when a record
-is *created* (a wrapped log-record factory), so handlers added later (pytest's capture, a
-library's own handler) only ever see redacted records; the same :class:`RedactSecrets` filter is
-also attached to the root handlers. Uncaught exceptions (main thread and other threads) and
-``warnings`` go through logging as well, so their tracebacks are redacted too.
-
-**Outages** (:class:`OutageLog`): a record carrying an exception that says a dependency is
-unreachable (PostgreSQL, Redis, or a digest send failing while Slack answers 5xx) is logged, the
-first time in an outage, as one WARNING naming the dependency and the error, without its
-traceback; the next ones of the same outage (until the dependency has been quiet for
-:data:`OUTAGE_QUIET_S` seconds) are dropped by the root handlers and counted, the count given
-with the first warning of the next outage. (A worker logged a traceback per message for the
-whole of a database outage: 35 MB for 20 s.)
+:func:`setup_logging` configures the root logger at ``settings.log_level`` and redacts every
+record when it is *created* (a wrapped log-record factory, so that handlers added later only see
+redacted records; the root handlers carry :class:`RedactSecrets` too): the configured secrets and
+the ``DATABASE_URL`` password (:func:`secrets_of`) and anything shaped like a Slack token
+(:data:`SLACK_TOKEN_RE`, so tokens learnt at run time too) become ``[redacted]`` in the message,
+its arguments, the exception text (SQLAlchemy's ``[parameters: …]`` included) and the stack text.
+Logged request and response bodies (Bolt, slack-sdk at DEBUG, Socket Mode) are withheld and
+response URLs and ``token`` fields masked (:func:`withhold_bodies`). Uncaught exceptions (any
+thread) and ``warnings`` go through logging too. :class:`OutageLog` turns the errors of a
+dependency's outage into one WARNING (a worker once logged 35 MB of tracebacks in 20 s).
 
 Call it once, first thing, in each entry point; calling it again only adds new secrets.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
 import sys
@@ -50,27 +33,22 @@ SLACK_TOKEN_RE = re.compile(r"(?:xoxe\.)?xox[a-z]-[A-Za-z0-9-]+|xapp-[A-Za-z0-9-
 """Slack token shapes: bot/user/app-level/refresh/config tokens (``xoxb-``, ``xoxp-``, ``xapp-`` …)."""
 
 RESPONSE_URL_RE = re.compile(
-    r"""https?(?::|%3A)(?://|%2F%2F)[^\s'"&,)}\]]*?(?:/|%2F)(?:commands|actions|response)"""
-    r"""(?:/|%2F)[^\s'"&,)}\]]+""",
-    re.IGNORECASE,
+    r"""(?i)https?(?::|%3A)(?://|%2F%2F)[^\s'"&,)}\]]*?(?:/|%2F)(?:commands|actions|response)"""
+    r"""(?:/|%2F)[^\s'"&,)}\]]+"""
 )
 """A response URL, plain or form-encoded: Slack's ``https://hooks.slack.com/commands/T…/…/…`` and
 ``…/actions/…`` (and the stand-in's ``…/response/<key>``)."""
 
-_FIELD_RES = (
-    # response_url / token fields in JSON, Python reprs and form bodies
-    re.compile(r"""((?<![A-Za-z0-9_])["']?(?:response_url|token)["']?\s*[:=]\s*["']?)[^"'&,\s}]+""", re.IGNORECASE),
-)
+_FIELD_RE = re.compile(r"""((?<![A-Za-z0-9_])["']?(?:response_url|token)["']?\s*[:=]\s*["']?)[^"'&,\s}]+""", re.I)
+"""A ``response_url`` or ``token`` field in JSON, a Python repr or a form body."""
 
 BODY_LABEL_RE = re.compile(
-    r"""(?:\b(?:request body|body|body_params|json_body|query_params)\s*[:=]\s*)"""
-    r"""|(?:\b(?:message|payload|envelope)\s*[:=]\s*(?=[\[{'"b]))""",
-    re.IGNORECASE,
+    r"""(?i)(?:\b(?:request body|body|body_params|json_body|query_params)\s*[:=]\s*)"""
+    r"""|(?:\b(?:message|payload|envelope)\s*[:=]\s*(?=[\[{'"b]))"""
 )
-"""Where a logged body starts: ``body: …`` (Bolt's refused-signature line, slack-sdk's request and
-response lines), ``request body: …``, ``body_params`` / ``json_body`` / ``query_params``, and a
-``message:`` / ``payload:`` / ``envelope:`` followed by a dict, list, string or bytes (Socket
-Mode)."""
+"""Where a logged body starts: ``body: …``, ``request body: …``, ``body_params`` / ``json_body`` /
+``query_params``, and a ``message:`` / ``payload:`` / ``envelope:`` followed by a dict, list,
+string or bytes (Socket Mode)."""
 
 BODY_WITHHELD = "[body withheld]"
 
@@ -91,23 +69,21 @@ def redact(text: str, secrets: Iterable[str] | None = None) -> str:
         return text
     values = _secrets if secrets is None else {s for s in secrets if s and len(s) >= MIN_SECRET_LENGTH}
     for secret in sorted(values, key=len, reverse=True):
-        if secret in text:
-            text = text.replace(secret, REDACTED)
+        text = text.replace(secret, REDACTED)
     return SLACK_TOKEN_RE.sub(REDACTED, text)
+
+
+def _mask_fields(text: str) -> str:
+    """Response URLs and ``token``/``response_url`` fields masked (bodies kept: tracebacks)."""
+    return RESPONSE_URL_RE.sub("[response_url]", _FIELD_RE.sub(lambda m: m.group(1) + REDACTED, text))
 
 
 def withhold_bodies(text: str) -> str:
     """``text`` cut at the first logged body (see :data:`BODY_LABEL_RE`), which is replaced by
     ``[body withheld]``; response URLs and ``token``/``response_url`` fields elsewhere in it are
     masked. Text without any of these is returned unchanged."""
-    if not text:
-        return text
-    found = BODY_LABEL_RE.search(text)
-    if found:
-        text = text[: found.end()] + BODY_WITHHELD
-    for pattern in _FIELD_RES:
-        text = pattern.sub(lambda m: m.group(1) + REDACTED, text)
-    return RESPONSE_URL_RE.sub("[response_url]", text)
+    found = BODY_LABEL_RE.search(text) if text else None
+    return _mask_fields(text[: found.end()] + BODY_WITHHELD if found else text)
 
 
 def slack_error(response: Any) -> str:
@@ -117,12 +93,8 @@ def slack_error(response: Any) -> str:
     or its ``dict`` body."""
     get = response.get if hasattr(response, "get") else (lambda _k, _d=None: _d)
     code = str(get("error") or f"http_{getattr(response, 'status_code', '?')}")
-    extra = []
-    needed = get("needed")
-    if needed:
-        extra.append(f"needed: {needed}")
-    messages = (get("response_metadata") or {}).get("messages") or []
-    extra.extend(str(m) for m in messages)
+    extra = [f"needed: {get('needed')}"] if get("needed") else []
+    extra.extend(str(m) for m in (get("response_metadata") or {}).get("messages") or [])
     return f"{code} ({'; '.join(extra)})" if extra else code
 
 
@@ -132,51 +104,45 @@ OUTAGE_QUIET_S = 60.0
 SUPPRESSED = "vllm_path_suppressed"
 """Attribute set on a record that repeats an outage already logged (the root handlers drop it)."""
 
-_OUTAGE_TYPES: dict[str, tuple[str, frozenset[str]]] = {
-    "sqlalchemy": (
-        "the database",
-        frozenset({"OperationalError", "InterfaceError", "DisconnectionError", "TimeoutError"}),
-    ),
-    "psycopg": ("the database", frozenset({"OperationalError", "InterfaceError"})),
-    "redis": ("the broker (Redis)", frozenset({"ConnectionError", "TimeoutError", "BusyLoadingError"})),
-    "bot.digest.queue": ("Slack (digest sends)", frozenset({"DeliveryFailed"})),
+_OUTAGE_TYPES: dict[str, tuple[str, set[str]]] = {  # module (or its package): (kind, class names)
+    "sqlalchemy": ("the database", {"OperationalError", "InterfaceError", "DisconnectionError", "TimeoutError"}),
+    "psycopg": ("the database", {"OperationalError", "InterfaceError"}),
+    "redis": ("the broker (Redis)", {"ConnectionError", "TimeoutError", "BusyLoadingError"}),
+    "bot.digest.queue": ("Slack (digest sends)", {"DeliveryFailed"}),
 }
 
 
-_OUTAGE_MESSAGES: tuple[tuple[str, str, str], ...] = (
-    # Dramatiq's consumer threads log a lost broker without a traceback, every 3 s per queue
-    ("dramatiq.worker", "Consumer encountered a connection error", "the broker (Redis)"),
-)
-_OUTAGE_FOLLOWERS: tuple[tuple[str, str, str], ...] = (
-    ("dramatiq.worker", "Restarting consumer in", "the broker (Redis)"),
-)
-
-
-def _message_kind(record: logging.LogRecord, table: tuple[tuple[str, str, str], ...]) -> str | None:
-    for logger, start, kind in table:
-        if record.name.startswith(logger) and str(record.msg).startswith(start):
-            return kind
+def _from_dramatiq(record: logging.LogRecord, start: str) -> str | None:
+    """``'the broker (Redis)'`` when a Dramatiq consumer logs a line starting with ``start``."""
+    if record.name.startswith("dramatiq.worker") and str(record.msg).startswith(start):
+        return "the broker (Redis)"
     return None
 
 
 def outage_kind(exc: BaseException | None) -> str | None:
     """The dependency an exception says is unreachable (``'the database'``, ``'the broker
     (Redis)'``, ``'Slack (digest sends)'``), looking through its causes; None for any other error."""
-    seen = 0
-    while exc is not None and seen < 10:
-        module = type(exc).__module__.split(".")[0]
+    for _ in range(10):
+        if exc is None:
+            return None
+        module = type(exc).__module__
         for prefix, (kind, names) in _OUTAGE_TYPES.items():
-            if (type(exc).__module__ == prefix or module == prefix) and type(exc).__name__ in names:
+            if prefix in (module, module.split(".")[0]) and type(exc).__name__ in names:
                 return kind
         exc = exc.__cause__ or exc.__context__
-        seen += 1
     return None
 
 
+def _demote(record: logging.LogRecord) -> None:
+    record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+    setattr(record, SUPPRESSED, True)
+
+
 class OutageLog:
-    """Collapses the logging of an outage to one warning (see the module docstring).
-    ``quiet_s``: seconds without an error of a kind that end its outage; ``clock``: monotonic
-    seconds (tests pass their own)."""
+    """Collapses an outage's logging: the first record whose exception says a dependency is
+    unreachable (:func:`outage_kind`) becomes one WARNING without traceback; its repeats, until
+    the dependency has been quiet for ``quiet_s`` seconds, are dropped by the root handlers and
+    counted in the next outage's warning. ``clock``: monotonic seconds (tests pass their own)."""
 
     def __init__(self, quiet_s: float = OUTAGE_QUIET_S, clock: Callable[[], float] = time.monotonic):
         self.quiet_s = quiet_s
@@ -187,45 +153,43 @@ class OutageLog:
     def judge(self, record: logging.LogRecord) -> None:
         """Rewrite ``record`` in place: the first error of an outage becomes a WARNING without
         traceback; a repeat loses its traceback, drops to DEBUG and is marked :data:`SUPPRESSED`."""
-        follower = _message_kind(record, _OUTAGE_FOLLOWERS)
+        follower = _from_dramatiq(record, "Restarting consumer in")
         if follower is not None:  # the chatter that goes with an outage already logged
             with self._lock:
                 state = self._last.get(follower)
                 if state is not None and self.clock() - state[0] <= self.quiet_s:
-                    record.levelno, record.levelname = logging.DEBUG, "DEBUG"
-                    setattr(record, SUPPRESSED, True)
+                    _demote(record)
             return
         if record.levelno < logging.WARNING:
             return
         exc = record.exc_info[1] if record.exc_info else None
-        kind = outage_kind(exc) if exc is not None else _message_kind(record, _OUTAGE_MESSAGES)
+        # Dramatiq's consumer threads log a lost broker without a traceback, every 3 s per queue
+        lost = "Consumer encountered a connection error"
+        kind = outage_kind(exc) if exc is not None else _from_dramatiq(record, lost)
         if kind is None:
             return
         now = self.clock()
         with self._lock:
             state = self._last.get(kind)
             repeat = state is not None and now - state[0] <= self.quiet_s
-            earlier = int(state[1]) if state is not None and not repeat else 0
             if repeat and state is not None:
                 state[0], state[1] = now, state[1] + 1
             else:
+                earlier = int(state[1]) if state is not None else 0
                 self._last[kind] = [now, 0.0]
         try:
             message = record.getMessage()
         except Exception:
             message = str(record.msg)
-        record.exc_info, record.exc_text, record.args = None, None, None
+        record.exc_info, record.exc_text, record.args, record.msg = None, None, None, message
         if repeat:
-            record.msg, record.levelno, record.levelname = message, logging.DEBUG, "DEBUG"
-            setattr(record, SUPPRESSED, True)
+            _demote(record)
             return
-        first_line = (str(exc).strip().splitlines() or [""])[0][:300] if exc is not None else ""
-        error = f": {type(exc).__name__}: {first_line}" if exc is not None else ""
+        error = f": {type(exc).__name__}: {(str(exc).strip().splitlines() or [''])[0][:300]}" if exc is not None else ""
         note = f"; {earlier} error(s) of the previous outage were not logged" if earlier else ""
         record.msg = (
-            f"{message} ({kind} is unreachable{error}; "
-            f"further errors are not logged until it has been quiet for "
-            f"{self.quiet_s:.0f} s{note})"
+            f"{message} ({kind} is unreachable{error}; further errors are not logged until it has "
+            f"been quiet for {self.quiet_s:.0f} s{note})"
         )
         record.levelno, record.levelname = logging.WARNING, "WARNING"
 
@@ -255,13 +219,6 @@ def _redact_record(record: logging.LogRecord) -> logging.LogRecord:
     return record
 
 
-def _mask_fields(text: str) -> str:
-    """Response URLs and ``token``/``response_url`` fields masked (bodies kept: tracebacks)."""
-    for pattern in _FIELD_RES:
-        text = pattern.sub(lambda m: m.group(1) + REDACTED, text)
-    return RESPONSE_URL_RE.sub("[response_url]", text)
-
-
 class RedactSecrets(logging.Filter):
     """A :class:`logging.Filter` that redacts every record it sees (see :func:`redact`); drops
     only the repeats of an outage already logged (:class:`OutageLog`)."""
@@ -275,53 +232,41 @@ def secrets_of(settings: Any) -> list[str]:
     """The secret strings of ``settings``: :meth:`secret_values` plus the ``DATABASE_URL``
     password, if any."""
     out = list(settings.secret_values())
-    try:
+    with contextlib.suppress(Exception):  # an unparseable URL has no password to hide
         from sqlalchemy.engine import make_url
 
-        password = make_url(settings.database_url).password
-        if password:
+        if password := make_url(settings.database_url).password:
             out.append(str(password))
-    except Exception:  # an unparseable URL has no password to hide
-        pass
     return out
 
 
-def add_secrets(values: Iterable[str]) -> None:
-    """Register more values to redact (e.g. a token obtained at run time)."""
-    with _lock:
-        _secrets.update(v for v in values if v and len(v) >= MIN_SECRET_LENGTH)
-
-
-def _install_record_factory() -> None:
+def _install() -> None:
+    """The redacting record factory, the excepthooks of the main and other threads, warnings."""
     previous = logging.getLogRecordFactory()
+    log = logging.getLogger("vllm-path")
 
     def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
         record = previous(*args, **kwargs)
         OUTAGES.judge(record)
         return _redact_record(record)
 
-    logging.setLogRecordFactory(factory)
-
-
-def _install_excepthooks() -> None:
-    log = logging.getLogger("vllm-path")
-
     def excepthook(exc_type: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
         if issubclass(exc_type, KeyboardInterrupt):
             sys.__excepthook__(exc_type, exc, tb)
-            return
-        log.critical("uncaught exception", exc_info=(exc_type, exc, tb))
+        else:
+            log.critical("uncaught exception", exc_info=(exc_type, exc, tb))
 
     def thread_excepthook(args: threading.ExceptHookArgs) -> None:
-        if args.exc_type is SystemExit:
-            return
-        name = args.thread.name if args.thread is not None else "?"
-        log.error(
-            "uncaught exception in thread %s", name, exc_info=args.exc_value if args.exc_value is not None else True
-        )
+        if args.exc_type is not SystemExit:
+            name = args.thread.name if args.thread is not None else "?"
+            log.error(
+                "uncaught exception in thread %s", name, exc_info=args.exc_value if args.exc_value is not None else True
+            )
 
+    logging.setLogRecordFactory(factory)
     sys.excepthook = excepthook
     threading.excepthook = thread_excepthook
+    logging.captureWarnings(True)
 
 
 def setup_logging(settings: Any, *, stream: Any = None) -> None:
@@ -333,9 +278,9 @@ def setup_logging(settings: Any, *, stream: Any = None) -> None:
     and makes sure every root handler carries :class:`RedactSecrets`.
     """
     global _installed
-    add_secrets(secrets_of(settings))
     root = logging.getLogger()
     with _lock:
+        _secrets.update(v for v in secrets_of(settings) if v and len(v) >= MIN_SECRET_LENGTH)
         if not root.handlers:
             handler = logging.StreamHandler(stream or sys.stderr)
             handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
@@ -344,9 +289,7 @@ def setup_logging(settings: Any, *, stream: Any = None) -> None:
             root.setLevel(level if isinstance(level, int) else logging.INFO)
             logging.getLogger("alembic").setLevel(max(logging.WARNING, root.level))
         if not _installed:
-            _install_record_factory()
-            _install_excepthooks()
-            logging.captureWarnings(True)
+            _install()
             _installed = True
         for existing in root.handlers:
             if not any(isinstance(f, RedactSecrets) for f in existing.filters):

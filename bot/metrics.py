@@ -1,25 +1,18 @@
 """Prometheus metrics for operators (``GET /metrics`` on the HTTP door), with prometheus-client.
 
-Names follow Prometheus' conventions (https://prometheus.io/docs/practices/naming/): a
-``vllm_path_`` prefix, base units (seconds), ``_total`` on counters.
-
-=====================================  ==================================================================
-``vllm_path_requests_total``           requests Slack sent to the door, by ``kind`` (``command``,
-                                       ``action``, ``event``, ``other``) and ``outcome`` (``ok``,
-                                       ``unauthorized``, ``refused``, ``error``)
-``vllm_path_ack_seconds``              time to the HTTP answer (Slack's 3-second ack), by ``kind``
-``vllm_path_reply_seconds``            time from receipt to the reply sent (response URL, unfurl), by ``kind``
-``vllm_path_slack_ratelimited_total``  Web API answers 429 seen by this process (retried after ``Retry-After``)
-``vllm_path_digests_total``            ledger deliveries by ``outcome`` (``sent``, ``skipped``, ``failed``,
-                                       ``claimed``), all workspaces, read from the database at scrape time
-``vllm_path_digest_refusals_total``    digests Slack refused for good (the digest ends, its subscription or DM is
-                                       paused), by Slack's error code ``reason``, from the ledger at scrape time
-``vllm_path_subscriptions``            channel digests by ``status`` (``active``, ``paused``), from the database
-``vllm_path_catalog_info``             1, labelled with the catalog ``version`` this process serves
-=====================================  ==================================================================
-
-The request metrics live in this process (:data:`REGISTRY`); the database-backed ones are
-collected per door by :class:`RuntimeCollector`, so every web process reports the same ledger.
+Names follow https://prometheus.io/docs/practices/naming/ (a ``vllm_path_`` prefix, base units,
+``_total`` on counters). In this process (:data:`REGISTRY`): ``vllm_path_requests_total``
+(requests Slack sent to the door, by ``kind``: ``command``, ``action``, ``event``, ``other``, and
+``outcome``: ``ok``, ``unauthorized``, ``refused``, ``error``), ``vllm_path_ack_seconds`` (to the
+HTTP answer, Slack's 3-second ack) and ``vllm_path_reply_seconds`` (to the reply sent: response
+URL, unfurl), by ``kind``, ``vllm_path_slack_ratelimited_total`` (Web API answers 429, retried
+after ``Retry-After``). Read from the database at scrape time by :class:`RuntimeCollector`, so
+every web process reports the same ledger (all workspaces): ``vllm_path_digests_total`` (ledger
+deliveries by ``outcome``: ``sent``, ``skipped``, ``failed``, ``claimed``),
+``vllm_path_digest_refusals_total`` (digests Slack refused for good, so the digest ended and its
+subscription or DM was paused, by Slack's error code ``reason``), ``vllm_path_subscriptions``
+(channel digests by ``status``: ``active``, ``paused``); and ``vllm_path_catalog_info`` (1,
+labelled with the catalog ``version`` this process serves).
 """
 
 from __future__ import annotations
@@ -42,19 +35,12 @@ _LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 3.0, 5.0
 REQUESTS = Counter(
     "vllm_path_requests", "Requests Slack sent to the HTTP door.", ["kind", "outcome"], registry=REGISTRY
 )
-ACK_SECONDS = Histogram(
-    "vllm_path_ack_seconds",
-    "Seconds from a request's arrival to its HTTP answer.",
-    ["kind"],
-    buckets=_LATENCY_BUCKETS,
-    registry=REGISTRY,
-)
-REPLY_SECONDS = Histogram(
-    "vllm_path_reply_seconds",
-    "Seconds from a request's arrival to the reply sent.",
-    ["kind"],
-    buckets=_LATENCY_BUCKETS,
-    registry=REGISTRY,
+ACK_SECONDS, REPLY_SECONDS = (
+    Histogram(name, doc, ["kind"], buckets=_LATENCY_BUCKETS, registry=REGISTRY)
+    for name, doc in (
+        ("vllm_path_ack_seconds", "Seconds from a request's arrival to its HTTP answer."),
+        ("vllm_path_reply_seconds", "Seconds from a request's arrival to the reply sent."),
+    )
 )
 SLACK_RATELIMITED = Counter(
     "vllm_path_slack_ratelimited", "Slack Web API answers HTTP 429 (rate limited).", registry=REGISTRY

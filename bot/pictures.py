@@ -89,9 +89,7 @@ def render(catalog: Catalog, track_id: str, fmt: str, read: Collection[str] | No
 def write(catalog: Catalog, track_id: str, out: Path, read: Collection[str] | None = None, lang: str = "en") -> Path:
     """Write the picture to ``out`` (format from its suffix, ``.png`` or ``.svg``); returns the
     absolute path written. Raises as :func:`render`."""
-    fmt = out.suffix.lower().lstrip(".")
-    data = render(catalog, track_id, fmt, read, lang)
-    out.write_bytes(data)
+    out.write_bytes(render(catalog, track_id, out.suffix.lower().lstrip("."), read, lang))
     return out.resolve()
 
 
@@ -110,8 +108,7 @@ def _key(settings: Any) -> bytes:
 
 
 def _sign(settings: Any, track_id: str, fmt: str, read: Sequence[str]) -> str:
-    message = f"{track_id}.{fmt}?{','.join(read)}".encode()
-    return hmac.new(_key(settings), message, hashlib.sha256).hexdigest()[:32]
+    return hmac.new(_key(settings), f"{track_id}.{fmt}?{','.join(read)}".encode(), hashlib.sha256).hexdigest()[:32]
 
 
 def signed_url(settings: Any, catalog: Catalog, track_id: str, read: Collection[str], fmt: str = "png") -> str | None:

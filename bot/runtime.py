@@ -62,10 +62,8 @@ class CatalogHolder:
         self._loaded = self._load()
 
     def _load(self) -> Loaded:
-        """Load the catalog folder and build its matcher (see ``index_now``) with the folder's
-        own search vocabulary (``vocabulary.yaml``, ``answers.yaml``). Raises
-        :class:`CatalogError` for an invalid catalog or
-        :class:`bot.domain.search.VocabularyError` for a malformed vocabulary/answers file."""
+        """The catalog folder with its own search vocabulary (``vocabulary.yaml``,
+        ``answers.yaml``). Raises :class:`CatalogError` or :class:`bot.domain.search.VocabularyError`."""
         from bot.domain.search.vocabulary import load_vocabulary
 
         catalog = load_catalog(self.directory)
@@ -85,13 +83,10 @@ class CatalogHolder:
         return self._loaded.catalog
 
     def reload(self) -> tuple[bool, list[str]]:
-        """Load the catalog folder again.
-
-        Returns ``(True, [])`` when the new version was swapped in, ``(False, errors)`` when it was
-        refused (the previous version keeps serving): an invalid catalog, or a malformed
-        ``vocabulary.yaml``/``answers.yaml`` (each error names the file and key). Never raises for
-        a broken catalog.
-        """
+        """Load the catalog folder again: ``(True, [])`` when the new version was swapped in,
+        ``(False, errors)`` when it was refused (an invalid catalog or a malformed
+        ``vocabulary.yaml``/``answers.yaml``, each error naming the file and key; the previous
+        version keeps serving). Never raises for a broken catalog."""
         from bot.domain.search import VocabularyError
 
         with self._lock:
@@ -135,14 +130,10 @@ def token_rotator(settings: Settings) -> TokenRotator | None:
 
 
 class Runtime:
-    """Settings + store + catalog holder, shared by the Slack app, the console and the scheduler.
-
-    The composition root of the digest: ``renderer`` (a
-    :class:`bot.digest.render.DigestRenderer`) is what the clock and the workers render digests,
-    reminders and feed notices with; None (the default) means Slack's,
-    :data:`bot.slack.views.digest_render.RENDERER`, taken on first use. ``store`` is a
-    :class:`bot.store.Store` or a store with its interface (a worker's batching one).
-    """
+    """Settings + store (a :class:`bot.store.Store` or one with its interface, e.g. a worker's
+    batching one) + catalog holder, shared by the Slack app, the console and the scheduler; the
+    digest's composition root: ``renderer`` (a :class:`bot.digest.render.DigestRenderer`; None:
+    Slack's, :data:`bot.slack.views.digest_render.RENDERER`, taken on first use)."""
 
     def __init__(self, settings: Settings, store: Any, holder: CatalogHolder, renderer: DigestRenderer | None = None):
         self.settings = settings

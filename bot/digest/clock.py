@@ -1,31 +1,15 @@
 """The clock: APScheduler 3 jobs that deliver digests on time, in each subscriber's time zone.
 
-(The job functions stay here because the job store keeps their import paths,
-``bot.digest.clock:run_subscription`` and the like, in the database; keeping the jobs in line
-with the database is :mod:`bot.digest.jobs`, judging a ledger row in the catch-up
-:mod:`bot.digest.due`.)
-
-``vllm-path scheduler`` (the Procfile's ``clock:`` process) runs a :class:`DigestClock`:
-
-* A ``BackgroundScheduler`` with a ``SQLAlchemyJobStore`` on the app's database holds one cron job
-  per active channel subscription (id ``sub:<id>``) and per enabled DM digest
-  (``dm:<team>:<user>``): ``CronTrigger(day_of_week='mon'..'sun', hour, minute,
-  timezone=ZoneInfo(tz))``, so a 09:00 digest stays at 09:00 local across DST changes. A job is
-  an importable function and plain ids (:func:`run_subscription`, :func:`run_dm`), nothing
-  unpicklable. Jobs coalesce (after downtime a job runs once, not once per missed week) and have
-  a misfire grace of a week; the job function itself decides what is still worth sending.
-* A reconcile job (its own in-memory store, so every clock process runs it) every
-  ``reconcile_every_s`` seconds brings the jobs in line with the database (subscriptions and DM
-  settings changed through the app while the clock runs), picks up a newer catalog version
-  recorded by another process, and **catches up**: for every active subscription and DM, the
-  latest scheduled time not after now is due when it falls after the subscription's last change
-  and within its catch-up window (the rest of that ISO week in the subscriber's zone, at least
-  ``min_window_s``), and its ledger key is not settled. That covers a clock that was down at the
-  scheduled time (a restart later in the same week sends that week's digest once; after days of
-  downtime nothing but the current week), a fan-out cut short by a crash (claims left by the dead
-  process are taken over once stale), and retryable failures (retried while attempts remain).
-* Every send goes through :class:`bot.digest.deliver.Deliverer`, whose ledger claim makes it
-  exactly-once across any number of clock processes, restarts and retries.
+``vllm-path scheduler`` (the Procfile's ``clock:`` process) runs a :class:`DigestClock`: a
+``BackgroundScheduler`` whose ``SQLAlchemyJobStore`` (the app's database) holds one cron job per
+subscription and DM digest (:mod:`bot.digest.jobs`; their functions :func:`run_subscription` and
+:func:`run_dm` stay here, as the store keeps their import paths). Jobs coalesce and have a week's
+misfire grace: the job decides what is still due. An in-memory reconcile job (every clock process
+runs it) syncs the jobs with the database, reloads a newer catalog recorded by another process
+and **catches up** (:mod:`bot.digest.due`): after downtime that week's digest is sent once, a
+fan-out cut short by a crash is finished, failures are retried. Every send goes through
+:class:`bot.digest.deliver.Deliverer`, whose ledger claim makes it exactly-once across any number
+of clock processes, restarts and retries.
 
 The job functions find the running clock through a module global set by :meth:`DigestClock.start`
 (one clock per process). Times are aware datetimes (UTC unless said otherwise); durations seconds.
@@ -41,7 +25,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
 from functools import partial
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from apscheduler.executors.pool import ThreadPoolExecutor as APSThreadPool
 from apscheduler.jobstores.memory import MemoryJobStore
@@ -50,23 +34,16 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
-from bot.digest.deliver import Attempt, Deliverer, Outcome, Pacer
+from bot.digest.deliver import Attempt, Deliverer, Key, Pacer
 from bot.digest.due import due_now, eligible, unsettled
-from bot.digest.jobs import (
-    JOBSTORE,
-    Jobs,
-    ReconcileReport,
-    create_jobstore_table,
-    desired_jobs,
-    sync_jobs,
-)
+from bot.digest.jobs import JOBSTORE, create_jobstore_table, desired_jobs, sync_jobs
 from bot.digest.reminders import send_due_reminders
 from bot.digest.watch import check_feed
 from bot.runtime import Runtime
-from bot.store import DM_TRACK, Delivery, Subscription
+from bot.store import DM_TRACK
 
 if TYPE_CHECKING:  # Dramatiq is loaded only in queue mode
-    from bot.digest.queue import Queued
+    from bot.digest.queue import EnqueueingDeliverer, Queued
 
 log = logging.getLogger(__name__)
 
@@ -89,9 +66,6 @@ _clock: DigestClock | None = None
 _clock_lock = threading.Lock()
 
 
-# --- job functions (referenced by import path in the job store) -----------------------------------
-
-
 def _running() -> DigestClock | None:
     clock = _clock
     if clock is None:
@@ -101,61 +75,41 @@ def _running() -> DigestClock | None:
 
 def run_subscription(sub_id: int) -> None:
     """Cron job of a channel subscription: deliver the digest of its latest scheduled time."""
-    clock = _running()
-    if clock is not None:
+    if (clock := _running()) is not None:
         clock.run_subscription(sub_id)
 
 
 def run_dm(team: str, user: str) -> None:
     """Cron job of a DM digest: deliver the person's digest of its latest scheduled time."""
-    clock = _running()
-    if clock is not None:
+    if (clock := _running()) is not None:
         clock.run_dm(team, user)
 
 
 def watch_feed() -> None:
     """Daily job (only with ``CATALOG_FEED_URL``): announce posts the catalog lacks
     (:func:`bot.digest.watch.check_feed`)."""
-    clock = _running()
-    if clock is not None:
+    if (clock := _running()) is not None:
         check_feed(clock.runtime, clients=clock.own_sender().clients)
 
 
 def send_reminders() -> None:
     """Interval job: send the reminders that are due (:func:`bot.digest.reminders.send_due_reminders`)."""
-    clock = _running()
-    if clock is not None:
+    if (clock := _running()) is not None:
         send_due_reminders(clock.runtime, clock.own_sender(), clock.now())
 
 
 def reconcile() -> None:
     """Interval job: sync jobs with the database, reload a newer catalog, catch up."""
-    clock = _running()
-    if clock is not None:
+    if (clock := _running()) is not None:
         clock.reconcile()
-
-
-# --- the clock -------------------------------------------------------------------------------------
-
-
-class ClockDeliverer(Protocol):
-    """What the clock needs of its deliverer: a :class:`~bot.digest.deliver.Deliverer` (sends
-    itself) or a :class:`bot.digest.queue.EnqueueingDeliverer` (enqueues for the workers)."""
-
-    @property
-    def stale_after_s(self) -> float: ...
-    @property
-    def max_attempts(self) -> int: ...
-    def deliver_subscription(self, sub: Subscription, fire: datetime) -> Attempt | Queued: ...
-    def deliver_dm(self, team: str, user: str, fire: datetime) -> Attempt | Queued: ...
-    def stop_claiming(self) -> None: ...
 
 
 class DigestClock:
     """The scheduler process's brain (see the module docstring).
 
-    ``runtime``: a :class:`bot.runtime.Runtime`. ``deliverer``: default one with a :class:`Pacer`
-    of ``channel_interval_s`` / ``team_rate_per_s``. ``workers``: threads sending at once (cron
+    ``runtime``: a :class:`bot.runtime.Runtime`. ``deliverer``: sends itself, or in queue mode
+    enqueues for the workers (default: a :class:`Deliverer` with a :class:`Pacer` of
+    ``channel_interval_s`` / ``team_rate_per_s``). ``workers``: threads sending at once (cron
     jobs and catch-up each). ``reconcile_every_s``: seconds between reconciles (None: only at
     start and on demand). ``retry_failed_after_s``: a failed send is retried no sooner than this
     many seconds times its attempts after its last claim.
@@ -165,7 +119,7 @@ class DigestClock:
         self,
         runtime: Runtime,
         *,
-        deliverer: ClockDeliverer | None = None,
+        deliverer: Deliverer | EnqueueingDeliverer | None = None,
         workers: int = 8,
         reconcile_every_s: float | None = 30.0,
         stale_after_s: float = 300.0,
@@ -175,7 +129,7 @@ class DigestClock:
         min_window_s: float = 6 * 3600,
     ):
         self.runtime = runtime
-        self.deliverer: ClockDeliverer = deliverer or Deliverer(
+        self.deliverer: Deliverer | EnqueueingDeliverer = deliverer or Deliverer(
             runtime, pacer=Pacer(channel_interval_s, team_rate_per_s), stale_after_s=stale_after_s
         )
         self.workers = workers
@@ -184,10 +138,9 @@ class DigestClock:
         self.min_window_s = min_window_s
         self.scheduler: BackgroundScheduler | None = None
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="digest-catchup")
-        self._inflight: set[tuple[str, str, str, str]] = set()  # ledger keys being sent
-        self._inflight_lock = threading.Lock()
-        self._queued: set[tuple[str, str, str, str]] = set()  # ledger keys queued for catch-up
-        self._idle = threading.Condition(self._inflight_lock)
+        self._inflight: set[Key] = set()  # ledger keys being sent
+        self._queued: set[Key] = set()  # ledger keys queued for catch-up
+        self._idle = threading.Condition(threading.Lock())  # guards the sets and the count
         self._pending = 0
         self._reconcile_lock = threading.Lock()
         self._stopping = threading.Event()
@@ -203,19 +156,6 @@ class DigestClock:
         """The current time, aware UTC."""
         return datetime.now(UTC)
 
-    # -- lifecycle --
-
-    def build_scheduler(self) -> BackgroundScheduler:
-        """A ``BackgroundScheduler`` on the app's database (not started)."""
-        jobstore = SQLAlchemyJobStore(engine=self.store.engine)
-        create_jobstore_table(jobstore)
-        return BackgroundScheduler(
-            jobstores={JOBSTORE: jobstore, LOCAL_JOBSTORE: MemoryJobStore()},
-            executors={"default": APSThreadPool(max_workers=self.workers)},
-            job_defaults={"coalesce": True, "misfire_grace_time": WEEK_S, "max_instances": 1},
-            timezone=UTC,
-        )
-
     def start(self) -> None:
         """Start scheduling in background threads: sync the jobs, catch up, then run. One clock
         per process (the job functions find it through a module global); raises RuntimeError if
@@ -225,37 +165,26 @@ class DigestClock:
             if _clock is not None and _clock is not self:
                 raise RuntimeError("a DigestClock is already running in this process")
             _clock = self
-        self.scheduler = self.build_scheduler()
+        jobstore = SQLAlchemyJobStore(engine=self.store.engine)
+        create_jobstore_table(jobstore)
+        self.scheduler = BackgroundScheduler(
+            jobstores={JOBSTORE: jobstore, LOCAL_JOBSTORE: MemoryJobStore()},
+            executors={"default": APSThreadPool(max_workers=self.workers)},
+            job_defaults={"coalesce": True, "misfire_grace_time": WEEK_S, "max_instances": 1},
+            timezone=UTC,
+        )
         self.scheduler.start(paused=True)
         self.sync_jobs()
+        local = partial(self.scheduler.add_job, jobstore=LOCAL_JOBSTORE, replace_existing=True)
         if self.reconcile_every_s:
-            self.scheduler.add_job(
-                RECONCILE_FUNC,
-                IntervalTrigger(seconds=self.reconcile_every_s),
-                id=RECONCILE_ID,
-                jobstore=LOCAL_JOBSTORE,
-                replace_existing=True,
-                misfire_grace_time=None,
-            )
+            every = IntervalTrigger(seconds=self.reconcile_every_s)
+            local(RECONCILE_FUNC, every, id=RECONCILE_ID, misfire_grace_time=None)
         settings = getattr(self.runtime, "settings", None)
         if settings is not None and settings.catalog_feed_url:  # the daily feed watch
             hour, minute = (int(x) for x in settings.catalog_watch_at.split(":", 1))
-            self.scheduler.add_job(
-                WATCH_FUNC,
-                CronTrigger(hour=hour, minute=minute, timezone=UTC),
-                id=WATCH_ID,
-                jobstore=LOCAL_JOBSTORE,
-                replace_existing=True,
-            )
-        self.scheduler.add_job(
-            REMINDERS_FUNC,
-            IntervalTrigger(seconds=REMINDERS_EVERY_S),
-            id=REMINDERS_ID,
-            jobstore=LOCAL_JOBSTORE,
-            replace_existing=True,
-            next_run_time=self.now(),
-            misfire_grace_time=None,
-        )
+            local(WATCH_FUNC, CronTrigger(hour=hour, minute=minute, timezone=UTC), id=WATCH_ID)
+        every = IntervalTrigger(seconds=REMINDERS_EVERY_S)
+        local(REMINDERS_FUNC, every, id=REMINDERS_ID, next_run_time=self.now(), misfire_grace_time=None)
         self.scheduler.resume()
         self.catch_up()
         log.info(
@@ -304,54 +233,65 @@ class DigestClock:
         )
         return self.shutdown_s
 
-    # -- cron job bodies --
-
     def run_subscription(self, sub_id: int) -> Attempt | Queued | None:
         """Deliver subscription ``sub_id``'s digest for its latest scheduled time, if still due."""
         sub = self.store.get_subscription(sub_id)
         if sub is None or not sub.active:
             return None
-        now = self.now()
-        schedule = sub.schedule
-        fire = schedule.latest_fire(now)
-        if not eligible(fire, sub.updated_at, now, schedule.timezone, self.min_window_s):
-            log.info("subscription %s: nothing due at %s", sub_id, now.isoformat())
-            return None
-        key = (sub.team_id, sub.channel_id, sub.track_id, schedule.period_of(fire))
-        return self._guarded(key, lambda: self.deliverer.deliver_subscription(sub, fire))
+        dest = (sub.team_id, sub.channel_id, sub.track_id)
+        return self._if_due(sub, dest, partial(self.deliverer.deliver_subscription, sub), f"subscription {sub_id}")
 
     def run_dm(self, team: str, user: str) -> Attempt | Queued | None:
         """Deliver ``user``'s DM digest for its latest scheduled time, if still due."""
         dm = self.store.get_dm(team, user)
         if dm is None or not dm.enabled or dm.status != "active":
             return None
-        now = self.now()
-        schedule = dm.schedule
-        fire = schedule.latest_fire(now)
-        if not eligible(fire, dm.updated_at, now, schedule.timezone, self.min_window_s):
-            return None
-        key = (team, user, DM_TRACK, schedule.period_of(fire))
-        return self._guarded(key, lambda: self.deliverer.deliver_dm(team, user, fire))
+        return self._if_due(dm, (team, user, DM_TRACK), partial(self.deliverer.deliver_dm, team, user))
 
-    def _submit(self, func: Callable[..., Attempt | Queued | None], *args: object) -> Future:
-        """Run ``func(*args)`` on the catch-up workers, counted by :meth:`idle`."""
+    def _if_due(
+        self, row: Any, dest: tuple[str, str, str], send: Callable[[datetime], Attempt | Queued], name: str = ""
+    ) -> Attempt | Queued | None:
+        """``send(fire)`` for the latest scheduled time of ``row`` (a subscription or DM setting:
+        ``schedule``, ``updated_at``) if it is :func:`~bot.digest.due.eligible` and its ledger key
+        (``dest`` and the period) is not already being sent by this process. ``name``: logged
+        when nothing is due."""
+        now = self.now()
+        fire = row.schedule.latest_fire(now)
+        if not eligible(fire, row.updated_at, now, row.schedule.timezone, self.min_window_s):
+            if name:
+                log.info("%s: nothing due at %s", name, now.isoformat())
+            return None
+        key = (*dest, row.schedule.period_of(fire))
+        with self._idle:
+            if key in self._inflight:
+                return None
+            self._inflight.add(key)
+        try:
+            attempt = send(fire)
+            log.info("digest %s: %s", "/".join(key), attempt.outcome.value)
+            return attempt
+        finally:
+            with self._idle:
+                self._inflight.discard(key)
+                self._idle.notify_all()
+
+    def _submit(self, func: Callable[..., Attempt | Queued | None], *args: object, queued: Key | None = None) -> Future:
+        """Run ``func(*args)`` on the catch-up workers, counted by :meth:`idle`; ``queued``: the
+        ledger key it sends, dropped from the catch-up's queued keys when done."""
         with self._idle:
             self._pending += 1
         try:
             future = self._pool.submit(func, *args)
         except BaseException:
-            self._done(None)
+            self._done(queued)
             raise
-        future.add_done_callback(self._done)
+        future.add_done_callback(lambda _future: self._done(queued))
         return future
 
-    def _unqueue(self, key: tuple[str, str, str, str], _future: Future[Any] | None = None) -> None:
-        with self._inflight_lock:
-            self._queued.discard(key)
-
-    def _done(self, _future: Future | None) -> None:
+    def _done(self, queued: Key | None) -> None:
         with self._idle:
             self._pending -= 1
+            self._queued.discard(queued)
             self._idle.notify_all()
 
     def idle(self, timeout: float | None = None) -> bool:
@@ -360,35 +300,16 @@ class DigestClock:
         with self._idle:
             return self._idle.wait_for(lambda: self._pending == 0 and not self._inflight, timeout)
 
-    def _guarded(self, key: tuple[str, str, str, str], send: Callable[[], Attempt | Queued]) -> Attempt | Queued | None:
-        """Run ``send`` unless the same ledger key is already being sent by this process."""
-        with self._inflight_lock:
-            if key in self._inflight:
-                return None
-            self._inflight.add(key)
-        try:
-            attempt = send()
-            log.info("digest %s: %s", "/".join(key), attempt.outcome.value)
-            return attempt
-        finally:
-            with self._inflight_lock:
-                self._inflight.discard(key)
-                self._idle.notify_all()
-
-    # -- reconcile --
-
-    def reconcile(self) -> ReconcileReport:
+    def reconcile(self) -> None:
         """Sync jobs with the database, reload a newer catalog, and catch up (see module doc).
         Safe to call from any thread; concurrent calls run one after the other."""
         if self._stopping.is_set():
-            return ReconcileReport()
+            return
         with self._reconcile_lock:
-            if self._stopping.is_set():
-                return ReconcileReport()
-            self._maybe_reload_catalog()
-            report = self.sync_jobs()
-            report.submitted = len(self.catch_up())
-            return report
+            if not self._stopping.is_set():
+                self._maybe_reload_catalog()
+                self.sync_jobs()
+                self.catch_up()
 
     def _maybe_reload_catalog(self) -> None:
         latest = self.store.latest_catalog_version()
@@ -403,16 +324,11 @@ class DigestClock:
                 self.runtime.holder.catalog.version,
             )
 
-    def desired_jobs(self) -> Jobs:
-        """``{job id: (function ref, args, schedule)}`` from the database."""
-        return desired_jobs(self.store, SUB_FUNC, DM_FUNC)
-
-    def sync_jobs(self) -> ReconcileReport:
+    def sync_jobs(self) -> None:
         """Add, reschedule and remove cron jobs so that they match the database
         (:func:`bot.digest.jobs.sync_jobs`)."""
-        if self.scheduler is None:
-            return ReconcileReport()
-        return sync_jobs(self.scheduler, self.desired_jobs())
+        if self.scheduler is not None:
+            sync_jobs(self.scheduler, desired_jobs(self.store, SUB_FUNC, DM_FUNC))
 
     def catch_up(self) -> list[Future]:
         """Submit every due but unsettled delivery (see module doc, :func:`bot.digest.due.due_now`)
@@ -420,18 +336,22 @@ class DigestClock:
         None)."""
         futures: list[Future] = []
         late: list[str] = []  # missed slots, stale claims, retries: worth an operator's look
-        for due in due_now(self.store, self.now(), self.min_window_s, self._unsettled):
-            with self._inflight_lock:  # already queued or being sent by this process
+        is_unsettled = partial(
+            unsettled,
+            stale_after_s=self.deliverer.stale_after_s,
+            max_attempts=self.deliverer.max_attempts,
+            retry_failed_after_s=self.retry_failed_after_s,
+        )
+        for due in due_now(self.store, self.now(), self.min_window_s, is_unsettled):
+            with self._idle:  # already queued or being sent by this process
                 if due.key in self._queued or due.key in self._inflight:
                     continue
                 self._queued.add(due.key)
-            future = (
-                self._submit(self.run_subscription, due.sub_id)
+            futures.append(
+                self._submit(self.run_subscription, due.sub_id, queued=due.key)
                 if due.sub_id is not None
-                else self._submit(self.run_dm, due.key[0], due.key[1])
+                else self._submit(self.run_dm, due.key[0], due.key[1], queued=due.key)
             )
-            future.add_done_callback(partial(self._unqueue, due.key))
-            futures.append(future)
             if due.why:
                 late.append(f"{due.key[1]} ({'/'.join((due.key[0], *due.key[2:]))}: {due.why})")
         if late:
@@ -443,18 +363,6 @@ class DigestClock:
         if len(futures) > len(late):
             log.info("catch-up: %d digest(s) due now and not yet claimed", len(futures) - len(late))
         return futures
-
-    def _unsettled(self, row: Delivery | None, now: datetime) -> bool:
-        """Whether a ledger row (or its absence) leaves the delivery to be done now."""
-        return unsettled(
-            row,
-            now,
-            stale_after_s=self.deliverer.stale_after_s,
-            max_attempts=self.deliverer.max_attempts,
-            retry_failed_after_s=self.retry_failed_after_s,
-        )
-
-    # -- on demand --
 
     def run_now(self, track: str | None = None, dms: bool = False, at: datetime | None = None) -> Counter:
         """Deliver this week's digest of every active subscription (of ``track`` only, when
@@ -475,14 +383,3 @@ class DigestClock:
 def tally(attempts: Iterable[Attempt | Queued | None]) -> Counter:
     """Outcome counts (``{'sent': 3, 'taken': 1, …}``) of some attempts (None ones skipped)."""
     return Counter(a.outcome.value for a in attempts if a is not None)
-
-
-__all__ = [
-    "DigestClock",
-    "Outcome",
-    "ReconcileReport",
-    "reconcile",
-    "run_dm",
-    "run_subscription",
-    "tally",
-]

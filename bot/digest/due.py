@@ -1,10 +1,7 @@
-"""The catch-up's judgement: which digests are due now (:func:`due_now`), whether one ledger
-row is still to be sent now and why it is late.
-
-The row functions are pure functions of a :class:`bot.store.Delivery` row (or its absence), the
-scheduled time and now (aware datetimes); all are used by
-:meth:`bot.digest.clock.DigestClock.catch_up`.
-"""
+"""The catch-up's judgement (:meth:`bot.digest.clock.DigestClock.catch_up`): which digests are
+due now (:func:`due_now`) and, as pure functions of a :class:`bot.store.Delivery` row (or its
+absence), the scheduled time and now (aware datetimes), whether one is still to be sent and why
+it is late."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ next run time. Used by :class:`bot.digest.clock.DigestClock` (start and every re
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from collections import Counter
 from datetime import UTC, datetime
 from typing import Any
 
@@ -26,16 +26,6 @@ JOBSTORE = "default"
 FAR_FUTURE = datetime(9999, 1, 1, tzinfo=UTC)
 
 
-@dataclass
-class ReconcileReport:
-    """What one reconcile did: jobs ``added``/``updated``/``removed`` and catch-up ``submitted``."""
-
-    added: int = 0
-    updated: int = 0
-    removed: int = 0
-    submitted: int = 0
-
-
 Jobs = dict[str, tuple[str, tuple[Any, ...], WeeklySchedule]]
 """``{job id: (function ref, args, schedule)}``."""
 
@@ -51,16 +41,16 @@ def desired_jobs(store: Store, sub_func: str, dm_func: str) -> Jobs:
     return out
 
 
-def sync_jobs(scheduler: BaseScheduler, desired: Jobs) -> ReconcileReport:
+def sync_jobs(scheduler: BaseScheduler, desired: Jobs) -> None:
     """Add, reschedule and remove the cron jobs of ``scheduler``'s :data:`JOBSTORE` so that they
-    match ``desired`` (:func:`desired_jobs`). A job whose schedule is unchanged keeps its next
-    run time (and any pending misfire); a concurrent clock's change is tolerated."""
-    report = ReconcileReport()
+    match ``desired`` (:func:`desired_jobs`), logging the counts. A job whose schedule is unchanged
+    keeps its next run time (and any pending misfire); a concurrent clock's change is tolerated."""
+    done: Counter[str] = Counter()
     existing = {job.id: job for job in scheduler.get_jobs(jobstore=JOBSTORE) if job.id.startswith(("sub:", "dm:"))}
     for job_id in existing.keys() - desired.keys():
         try:
             scheduler.remove_job(job_id, jobstore=JOBSTORE)
-            report.removed += 1
+            done["removed"] += 1
         except JobLookupError:  # another clock process removed it first
             pass
     for job_id, (func, args, schedule) in desired.items():
@@ -74,13 +64,9 @@ def sync_jobs(scheduler: BaseScheduler, desired: Jobs) -> ReconcileReport:
             )
         except (ConflictingIdError, JobLookupError):  # a concurrent clock got there first
             continue
-        if job is None:
-            report.added += 1
-        else:
-            report.updated += 1
-    if report.added or report.updated or report.removed:
-        log.info("digest jobs: +%d ~%d -%d", report.added, report.updated, report.removed)
-    return report
+        done["added" if job is None else "updated"] += 1
+    if done:
+        log.info("digest jobs: +%d ~%d -%d", done["added"], done["updated"], done["removed"])
 
 
 def create_jobstore_table(jobstore: SQLAlchemyJobStore) -> None:

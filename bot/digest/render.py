@@ -1,11 +1,9 @@
 """What the digest needs rendered, as types: the digest decides when and sends, a renderer writes.
 
 ``bot/digest/`` never imports Block Kit, the views or the string table (an architecture test
-says so). It is handed a :class:`DigestRenderer` instead — at the composition root,
-:class:`bot.runtime.Runtime` (``runtime.renderer``), whose default is
-:data:`bot.slack.views.digest_render.RENDERER` — and posts what it returns: a :class:`Message`'s
-``text`` (the plain-text fallback) and ``blocks`` (Block Kit as dicts or slack-sdk models,
-as ``chat.postMessage`` takes them).
+says so): the composition root, :attr:`bot.runtime.Runtime.renderer` (default
+:data:`bot.slack.views.digest_render.RENDERER`), hands it a :class:`DigestRenderer`, and it posts
+what that returns.
 """
 
 from __future__ import annotations
@@ -20,7 +18,8 @@ if TYPE_CHECKING:
 
 
 class Message(Protocol):
-    """A message to post: ``text`` (plain-text fallback) and ``blocks`` (Block Kit)."""
+    """A message to post: ``text`` (plain-text fallback) and ``blocks`` (Block Kit as dicts or
+    slack-sdk models, as ``chat.postMessage`` takes them)."""
 
     @property
     def text(self) -> str: ...
@@ -51,24 +50,18 @@ class DigestRenderer(Protocol):
         lang: str,
         page_url: str | None = None,
     ) -> ChannelDigestLike:
-        """This week's digest for subscription ``sub`` (``snapshot``: the path of its last
-        catalog version, ``{track id: [post ids]}``, or None; ``page_url``: the track's public
-        path page, linked when set). Raises ``KeyError`` for a track the catalog lacks."""
-        ...
+        """This week's digest for ``sub`` (``snapshot``: the path of its last catalog version,
+        ``{track id: [post ids]}``, or None; ``page_url``: the track's public path page, linked
+        when set). Raises ``KeyError`` for a track the catalog lacks."""
 
     def dm_digest(
         self, catalog: Catalog, follows: Sequence[str], read: set[str], lang: str, minutes_per_week: int | None = None
     ) -> Message | None:
-        """A person's weekly DM (``follows``: track ids; ``read``: post ids read;
-        ``minutes_per_week``: their reading budget, the steps that fit it, at least one; None:
-        the default budget, :data:`bot.domain.budget.DEFAULT_MINUTES`); None when there is nothing to suggest."""
-        ...
+        """A person's weekly DM (``follows``: track ids; ``read``: post ids; ``minutes_per_week``:
+        their budget, None for :data:`bot.domain.budget.DEFAULT_MINUTES`); None: nothing to say."""
 
     def reminder(self, catalog: Catalog, post_id: str, lang: str) -> Message:
         """The reminder DM about ``post_id`` (a current post id of ``catalog``)."""
-        ...
 
     def feed_notice(self, posts: Sequence[SourcePost], feed_url: str, total_missing: int) -> Message:
-        """The catalog admins' notice naming ``posts`` the catalog lacks (new to them), of
-        ``total_missing`` missing in all."""
-        ...
+        """The admins' notice naming ``posts`` the catalog lacks, of ``total_missing`` in all."""

@@ -1,16 +1,12 @@
 """The daily watch of the blog's feed: tell the catalog admins what the catalog lacks.
 
-With ``CATALOG_FEED_URL`` set, the clock (:mod:`bot.digest.clock`) runs :func:`check_feed` once
-a day. It fetches the feed (:func:`bot.cli.importer.fetch`), lists the posts the served catalog
-lacks (:func:`bot.cli.importer.missing_posts`), and posts **one** short notice to
-``CATALOG_ADMIN_CHANNEL`` naming the posts not announced before, with the import command to run.
-Each post is announced once: the store remembers it (:meth:`bot.store.Store.claim_feed_notice`,
-table ``catalog_feed_notices``); a failed post forgets the claims so the next check tries again.
-
-Nothing is published: importing writes drafts that ``catalog check`` refuses until a person has
-written their summaries and placed them in tracks. The notice mentions nobody (no ``@here``):
-every title is escaped mrkdwn (the notice is written by the runtime's renderer,
-:func:`bot.slack.views.feed.feed_notice`).
+With ``CATALOG_FEED_URL`` set, the clock runs :func:`check_feed` once a day: it lists the feed's
+posts (:func:`bot.cli.importer.fetch`) the served catalog lacks
+(:func:`bot.cli.importer.missing_posts`) and posts **one** notice to ``CATALOG_ADMIN_CHANNEL``
+naming those not announced before, with the import command to run. Each post is announced once
+(:meth:`bot.store.Store.claim_feed_notice`); a failed post forgets the claims so the next check
+tries again. Nothing is published (imported drafts wait for a person's summaries), and the notice
+(:func:`bot.slack.views.feed.feed_notice`, escaped mrkdwn) mentions nobody.
 """
 
 from __future__ import annotations
@@ -39,13 +35,9 @@ class WatchReport:
 
 def check_feed(runtime: Runtime, *, clients: Clients | None = None) -> WatchReport:
     """Check ``runtime.settings.catalog_feed_url`` against the served catalog and announce new
-    missing posts in ``catalog_admin_channel`` (see the module docstring).
-
-    ``runtime``: a :class:`bot.runtime.Runtime` (its renderer writes the notice); ``clients``: a
-    :class:`bot.digest.clients.Clients` (default: from the runtime's settings). Never raises for
-    a bad feed or a Slack error: the report says what happened (and the log, without secrets).
-    Skipped (``skipped=True``) when the feed URL or the admin channel is not set.
-    """
+    missing posts (see the module docstring) with ``clients`` (default: from the runtime's
+    settings). Never raises for a bad feed or a Slack error: the report (and the log) says what
+    happened. Skipped (``skipped=True``) when the feed URL or the admin channel is not set."""
     settings = runtime.settings
     feed_url, channel = settings.catalog_feed_url, settings.catalog_admin_channel
     if not feed_url or not channel:
@@ -61,9 +53,7 @@ def check_feed(runtime: Runtime, *, clients: Clients | None = None) -> WatchRepo
     claimed = [p for p in fresh if store.claim_feed_notice(p.url, p.title)]
     if not claimed:
         return WatchReport(tuple(missing))
-    if clients is None:
-        clients = Clients(runtime)
-    client = clients.for_team(settings.catalog_admin_team)
+    client = (clients or Clients(runtime)).for_team(settings.catalog_admin_team)
     error = None
     if client is None:
         error = "no bot token for the catalog admin channel's workspace"

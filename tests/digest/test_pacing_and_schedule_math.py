@@ -233,7 +233,7 @@ def test_clients_retry_429s_through_the_pacer(standin) -> None:
     from slack_sdk import WebClient
     from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler
 
-    from bot.digest.deliver import PacedRateLimitRetryHandler, paced
+    from bot.digest.pacing import PacedRateLimitRetryHandler, paced
 
     client = paced(
         WebClient(
