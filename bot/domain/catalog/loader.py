@@ -7,7 +7,6 @@ then the cross-references, and reports all :class:`CatalogIssue` s at once, each
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
@@ -15,21 +14,14 @@ import yaml
 from pydantic import ValidationError
 
 from bot.domain.catalog import checks
-from bot.domain.catalog.checks import POST_TITLE_MAX as POST_TITLE_MAX
-from bot.domain.catalog.checks import TRACK_ID_MAX as TRACK_ID_MAX
-from bot.domain.catalog.checks import TRACK_NAME_MAX as TRACK_NAME_MAX
 from bot.domain.catalog.checks import Posts, Tracks
 from bot.domain.catalog.compiled import Catalog
-from bot.domain.catalog.essentials import ESSENTIALS_MAX_MINUTES as ESSENTIALS_MAX_MINUTES
-from bot.domain.catalog.essentials import ESSENTIALS_MAX_STEPS as ESSENTIALS_MAX_STEPS
-from bot.domain.catalog.essentials import essential_path_issues as essential_path_issues
+from bot.domain.catalog.essentials import essential_path_issues
 from bot.domain.catalog.issues import CatalogError as CatalogError
 from bot.domain.catalog.issues import CatalogIssue as CatalogIssue
 from bot.domain.catalog.models import Manifest, Post, Track
 from bot.domain.catalog.versions import changelog_entries, version_problems
 from bot.domain.catalog.yaml_cache import YamlCache
-
-CHANGELOG_HEADING = re.compile(r"^##\s+\[?(?P<version>\d{4}\.\d{2}\.\d+)\]?", re.MULTILINE)
 
 
 def _field_path(loc: tuple[Any, ...]) -> str:
@@ -65,11 +57,6 @@ def _track_entry(raw: dict[str, Any], loc: tuple[Any, ...], fallback: str) -> tu
         name = step.get("post") if isinstance(step, dict) and isinstance(step.get("post"), str) else f"#{loc[1] + 1}"
         return f"track '{tid}' step '{name}'", loc[2:]
     return f"track '{tid}'", loc
-
-
-def changelog_versions(text: str) -> list[str]:
-    """Versions that have a ``## <version>`` heading in a changelog, in file order."""
-    return [m.group("version") for m in CHANGELOG_HEADING.finditer(text)]
 
 
 def load_catalog(directory: str | Path, *, check_versions: bool = True) -> Catalog:
@@ -156,12 +143,9 @@ def _changelog_issues(
     """The changelog's versions (file order) and its issues: the manifest's version needs a
     ``## <version>`` entry, and (``check_versions``) the publishing rules of
     :func:`bot.domain.catalog.versions.version_problems`."""
-    changelog_path = root / "CHANGELOG.md"
-    versions: list[str] = []
-    text = ""
-    if changelog_path.is_file():
-        text = changelog_path.read_text(encoding="utf-8")
-        versions = changelog_versions(text)
+    changelog = root / "CHANGELOG.md"
+    entries = changelog_entries(changelog.read_text(encoding="utf-8")) if changelog.is_file() else []
+    versions = [e.version for e in entries]
     if manifest is None:
         return versions, []
     issues: list[CatalogIssue] = []
@@ -176,7 +160,7 @@ def _changelog_issues(
             )
         )
     if check_versions:
-        for entry, field, message, severity in version_problems(manifest.version, changelog_entries(text)):
+        for entry, field, message, severity in version_problems(manifest.version, entries):
             rel = "manifest.yaml" if field == "version" else "CHANGELOG.md"
             issues.append(CatalogIssue(rel, entry, field, message, "error" if severity == "error" else "warning"))
     return versions, issues

@@ -92,55 +92,34 @@ def version_problems(manifest_version: str, entries: list[ChangelogEntry]) -> li
     Entries are named ``version <v>``. Pure.
     """
     problems: list[tuple[str, str, str, str]] = []
+
+    def add(version: str, field: str, message: str, severity: str = "error") -> None:
+        problems.append((f"version {version}", field, message, severity))
+
     key = calver_key(manifest_version)
     own = next((i for i, e in enumerate(entries) if e.version == manifest_version), None)
     not_below = [e for i, e in enumerate(entries) if i != own and calver_key(e.version) >= key]
     if not_below:
         top = max(not_below, key=lambda e: calver_key(e.version))
-        problems.append(
-            (
-                f"version {manifest_version}",
-                "version",
-                (
-                    f"manifest.yaml version {manifest_version} is not greater than "
-                    f"{top.version}, the previous entry of CHANGELOG.md (line {top.line}); "
-                    "a new catalog needs a greater version"
-                ),
-                "error",
-            )
+        add(
+            manifest_version,
+            "version",
+            f"manifest.yaml version {manifest_version} is not greater than {top.version}, the previous entry of "
+            f"CHANGELOG.md (line {top.line}); a new catalog needs a greater version",
         )
     for before, after in itertools.pairwise(entries):
         if calver_key(after.version) >= calver_key(before.version):
             what = "twice" if after.version == before.version else f"after {before.version}"
-            problems.append(
-                (
-                    f"version {after.version}",
-                    "heading",
-                    (f"CHANGELOG.md line {after.line}: entries go newest first, but {after.version} comes {what}"),
-                    "error",
-                )
-            )
+            line = f"CHANGELOG.md line {after.line}"
+            add(after.version, "heading", f"{line}: entries go newest first, but {after.version} comes {what}")
     for entry in entries:
         month = version_month(entry.version)
+        line = f"CHANGELOG.md line {entry.line}"
         if entry.date is None:
-            problems.append(
-                (
-                    f"version {entry.version}",
-                    "date",
-                    (f"CHANGELOG.md line {entry.line}: the heading has no date ('## {entry.version} — YYYY-MM-DD')"),
-                    "warning",
-                )
+            add(
+                entry.version, "date", f"{line}: the heading has no date ('## {entry.version} — YYYY-MM-DD')", "warning"
             )
         elif month is not None and entry.date < month:
-            problems.append(
-                (
-                    f"version {entry.version}",
-                    "date",
-                    (
-                        f"CHANGELOG.md line {entry.line}: dated {entry.date.isoformat()}, "
-                        f"before the month its version names ({month.strftime('%Y-%m')})"
-                    ),
-                    "error",
-                )
-            )
+            when = f"dated {entry.date.isoformat()}, before the month its version names ({month.strftime('%Y-%m')})"
+            add(entry.version, "date", f"{line}: {when}")
     return problems

@@ -20,35 +20,10 @@ _CJK = "\u2e80-\u2fdf\u3040-\u30ff\u3100-\u312f\u3190-\u31ff\u3400-\u4dbf\u4e00-
 _TOKEN_RE = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+")
 
 
-_SUFFIXES = (
-    "izations",
-    "isations",
-    "ization",
-    "isation",
-    "ations",
-    "ation",
-    "ators",
-    "ator",
-    "ities",
-    "ity",
-    "ives",
-    "ive",
-    "ings",
-    "ing",
-    "ions",
-    "ion",
-    "ized",
-    "ised",
-    "izes",
-    "ises",
-    "ize",
-    "ise",
-    "ated",
-    "ates",
-    "ate",
-    "ers",
-    "er",
-    "ed",
+_SUFFIXES = (  # by family, the longer forms first: the first that fits wins
+    *("izations", "isations", "ization", "isation", "ations", "ation", "ators", "ator"),
+    *("ities", "ity", "ives", "ive", "ings", "ing", "ions", "ion"),
+    *("ized", "ised", "izes", "ises", "ize", "ise", "ated", "ates", "ate", "ers", "er", "ed"),
 )
 _SUFFIXES_BY_LAST: dict[str, tuple[str, ...]] = {}
 for _suffix in _SUFFIXES:  # the same priority order, looked up by the word's last letter
@@ -137,10 +112,7 @@ def _text_terms(text: str, joins: bool, surface: set[str], cjk_runs: list[str] |
     surface.update(words)
     out = list(map(stem, [w for w in words if len(w) > 1]))
     for run in runs:
-        if len(run) > 1:
-            out.extend(map(operator.add, run, run[1:]))
-        else:
-            out.append(run)
+        out.extend(_bigrams(run))
     if cjk_runs is not None:
         cjk_runs.extend(runs)
     if joins:  # joins of Latin words that are adjacent (no CJK run between them)
@@ -227,24 +199,16 @@ def _cjk_segment(
     i = 0
     while i < len(run):
         longest = min(max_len, len(run) - i) if firsts is None or run[i] in firsts else 1
-        for n in range(longest, 1, -1):
-            piece = run[i : i + n]
-            if piece in dictionary:
-                if chunk:
-                    out.append((chunk, False))
-                    chunk = ""
-                out.append((piece, True))
-                i += n
-                break
-        else:
-            if run[i] in dictionary:
-                if chunk:
-                    out.append((chunk, False))
-                    chunk = ""
-                out.append((run[i], True))
-            else:
-                chunk += run[i]
+        n = next((n for n in range(longest, 0, -1) if run[i : i + n] in dictionary), 0)
+        if not n:
+            chunk += run[i]
             i += 1
+            continue
+        if chunk:
+            out.append((chunk, False))
+            chunk = ""
+        out.append((run[i : i + n], True))
+        i += n
     if chunk:
         out.append((chunk, False))
     return out
