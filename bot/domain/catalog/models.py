@@ -16,15 +16,31 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from typing import Literal
+from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 CALVER_RE = re.compile(r"^(?P<year>20\d\d)\.(?P<month>0[1-9]|1[0-2])\.(?P<micro>0|[1-9]\d*)$")
 URL_RE = re.compile(r"^https?://[A-Za-z0-9.-]+(?::\d+)?(?:/[^\s<>\"]*)?$")
 PATH_RE = re.compile(r"^/[^\s<>\"]*$")
+
+
+def _matching(regex: re.Pattern[str], message: str, *, each: bool = False) -> AfterValidator:
+    """A field validator refusing a value (with ``each``: any item of a tuple) that ``regex`` does
+    not match, with ``ValueError(message)`` (``{value!r}`` in it names the value); ``None`` passes."""
+
+    def check(value: Any) -> Any:
+        for item in value if each else (value,):
+            if item is not None and not regex.match(item):
+                raise ValueError(message.format(value=item))
+        return value
+
+    return AfterValidator(check)
+
+
+_HTTP_URL = _matching(URL_RE, "{value!r} is not an http(s) URL")
 
 Level = Literal["intro", "core", "advanced", "capstone"]
 LEVELS: tuple[str, ...] = ("intro", "core", "advanced", "capstone")
@@ -163,17 +179,25 @@ class Post(_Frozen):
     kept so that an old link a reader pastes still finds the post.
     """
 
-    id: str
+    id: Annotated[str, _matching(SLUG_RE, "{value!r} is not a slug (lower-case letters, digits and single hyphens)")]
     title: str = Field(min_length=1)
-    url: str | None = None
-    redirect_from: tuple[str, ...] = ()
+    url: Annotated[
+        str | None,
+        _matching(
+            re.compile(f"{URL_RE.pattern}|{PATH_RE.pattern}"),
+            "{value!r} is not an http(s) URL or a /path on the blog host",
+        ),
+    ] = None
+    redirect_from: Annotated[
+        tuple[str, ...], _matching(PATH_RE, "redirect_from {value!r} is not a /path on the blog host", each=True)
+    ] = ()
     published: Published
     authors: tuple[str, ...] = ()
     source: Source
     type: PostType | None = None
     tags: tuple[str, ...] = ()
     blog_tags: tuple[str, ...] = ()
-    aliases: tuple[str, ...] = ()
+    aliases: Annotated[tuple[str, ...], _matching(SLUG_RE, "alias {value!r} is not a slug", each=True)] = ()
     summary: LocalizedText
     minutes: int | None = Field(default=None, gt=0, strict=True)
     """Reading time in whole minutes (a positive integer), or ``None`` where the post's text is not
@@ -225,38 +249,6 @@ class Post(_Frozen):
             return url, "summary"
         return url, "article"
 
-    @field_validator("id")
-    @classmethod
-    def _slug(cls, value: str) -> str:
-        if not SLUG_RE.match(value):
-            raise ValueError(f"{value!r} is not a slug (lower-case letters, digits and single hyphens)")
-        return value
-
-    @field_validator("aliases")
-    @classmethod
-    def _alias_slugs(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        for alias in value:
-            if not SLUG_RE.match(alias):
-                raise ValueError(f"alias {alias!r} is not a slug")
-        return value
-
-    @field_validator("url")
-    @classmethod
-    def _url(cls, value: str | None) -> str | None:
-        if value is None:
-            return None
-        if not (URL_RE.match(value) or PATH_RE.match(value)):
-            raise ValueError(f"{value!r} is not an http(s) URL or a /path on the blog host")
-        return value
-
-    @field_validator("redirect_from")
-    @classmethod
-    def _redirect_paths(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        for path in value:
-            if not PATH_RE.match(path):
-                raise ValueError(f"redirect_from {path!r} is not a /path on the blog host")
-        return value
-
 
 class ExternalPrerequisite(_Frozen):
     """Something outside this catalog that a step's note points to (title, URL if known).
@@ -266,16 +258,9 @@ class ExternalPrerequisite(_Frozen):
     """
 
     title: str = Field(min_length=1)
-    url: str | None = None
+    url: Annotated[str | None, _HTTP_URL] = None
     kind: Literal["prerequisite", "follow-up"] = "prerequisite"
     note: LocalizedText | None = None
-
-    @field_validator("url")
-    @classmethod
-    def _url(cls, value: str | None) -> str | None:
-        if value is not None and not URL_RE.match(value):
-            raise ValueError(f"{value!r} is not an http(s) URL")
-        return value
 
 
 class SoftClaim(_Frozen):
@@ -327,14 +312,14 @@ class Track(_Frozen):
     essential path's limits.
     """
 
-    id: str
+    id: Annotated[str, _matching(SLUG_RE, "{value!r} is not a slug")]
     names: LocalizedText
     aliases: tuple[str, ...] = ()
     description: LocalizedText
     bilingual: bool = False
     steps: tuple[Step, ...] = Field(min_length=1)
     resolutions: tuple[Resolution, ...] = ()
-    before: tuple[str, ...] = ()
+    before: Annotated[tuple[str, ...], _matching(SLUG_RE, "{value!r} is not a track id", each=True)] = ()
     essentials_reason: LocalizedText | None = None
 
     @property
@@ -349,21 +334,6 @@ class Track(_Frozen):
         """Post ids of the further-reading steps (not essential), in the order of the track file;
         in reading order: :meth:`bot.domain.catalog.compiled.Catalog.further`."""
         return tuple(s.post for s in self.steps if not s.essential)
-
-    @field_validator("before")
-    @classmethod
-    def _before_slugs(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        for tid in value:
-            if not SLUG_RE.match(tid):
-                raise ValueError(f"{tid!r} is not a track id")
-        return value
-
-    @field_validator("id")
-    @classmethod
-    def _slug(cls, value: str) -> str:
-        if not SLUG_RE.match(value):
-            raise ValueError(f"{value!r} is not a slug")
-        return value
 
     @field_validator("names")
     @classmethod
@@ -383,9 +353,11 @@ class Manifest(_Frozen):
     (yomu.fyi, seed 002), not the article itself.
     """
 
-    version: str
-    blog_base_url: str = "https://vllm-project.github.io"
-    blog_archive_url: str | None = None
+    version: Annotated[str, _matching(CALVER_RE, "{value!r} is not CalVer YYYY.MM.N (for example 2026.11.0)")]
+    blog_base_url: Annotated[str, _HTTP_URL, AfterValidator(lambda url: url.rstrip("/"))] = (
+        "https://vllm-project.github.io"
+    )
+    blog_archive_url: Annotated[str | None, _HTTP_URL] = None
     summary_hosts: tuple[str, ...] = ("yomu.fyi",)
     title: str = "vLLM reading paths"
 
@@ -393,24 +365,3 @@ class Manifest(_Frozen):
     def archive_url(self) -> str:
         """The blog's archive page: ``blog_archive_url``, else ``<blog_base_url>/``."""
         return self.blog_archive_url or self.blog_base_url + "/"
-
-    @field_validator("blog_archive_url")
-    @classmethod
-    def _archive(cls, value: str | None) -> str | None:
-        if value is not None and not URL_RE.match(value):
-            raise ValueError(f"{value!r} is not an http(s) URL")
-        return value
-
-    @field_validator("version")
-    @classmethod
-    def _calver(cls, value: str) -> str:
-        if not CALVER_RE.match(value):
-            raise ValueError(f"{value!r} is not CalVer YYYY.MM.N (for example 2026.11.0)")
-        return value
-
-    @field_validator("blog_base_url")
-    @classmethod
-    def _base(cls, value: str) -> str:
-        if not URL_RE.match(value):
-            raise ValueError(f"{value!r} is not an http(s) URL")
-        return value.rstrip("/")
