@@ -14,8 +14,6 @@ from typing import NamedTuple
 
 from bot.domain.text import fold, fold_accents
 
-__all__ = ["normalize", "stem"]
-
 _CJK = "\u2e80-\u2fdf\u3040-\u30ff\u3100-\u312f\u3190-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _TOKEN_RE = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+")
 

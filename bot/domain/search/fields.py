@@ -14,17 +14,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = [
-    "BIT_TITLE",
-    "FIELD_BITS",
-    "FIELD_WEIGHTS",
-    "MASK_VALUES",
-    "PairPostings",
-    "field_of",
-    "mask_value",
-    "pair_postings",
-]
-
 FIELD_WEIGHTS = {"title": 1.0, "tags": 0.9, "id": 0.8, "answers": 0.7, "summary": 0.6, "track": 0.4}
 """How much a match in each field of a post counts (the best field of a term wins). ``answers``
 are the questions and terms of ``catalog/answers.yaml`` (no multi-field bonus)."""

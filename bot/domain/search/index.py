@@ -28,14 +28,12 @@ from bot.domain.search.analysis import (
 from bot.domain.search.fields import BIT_TITLE, FIELD_WEIGHTS, MASK_VALUES, PairPostings, pair_postings
 from bot.domain.search.links import LinkIndex
 from bot.domain.search.ranking import Postings, RankedIndex, ignorable_terms
-from bot.domain.search.results import HINT_EMPTY, MAX_QUERY_CHARS, MIN_SCORE, TRACK_THRESHOLD
 from bot.domain.search.spelling import Speller
 from bot.domain.search.vocabulary import Vocabulary, default_vocabulary
 
 if TYPE_CHECKING:  # pragma: no cover
     from bot.domain.catalog.compiled import Catalog
 
-__all__ = ["FIELD_WEIGHTS", "HINT_EMPTY", "MAX_QUERY_CHARS", "MIN_SCORE", "TRACK_THRESHOLD", "Index"]
 
 MAX_CONCEPTS = 12
 """At most this many concepts (words, bigrams) of a query are scored: the rarest ones, when a

@@ -30,7 +30,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from bot.domain.catalog.compiled import Catalog
     from bot.domain.catalog.models import Post
 
-__all__ = ["BLOG_SOURCE_REPO", "LinkIndex", "github_source_file", "resolve_link", "source_file_name"]
 
 BLOG_SOURCE_REPO = "vllm-project/vllm-project.github.io"
 """The GitHub repository (``owner/name``) holding the vLLM blog's source; its posts are

@@ -15,28 +15,22 @@ from bot.domain.search.index import (
     _GENERIC_DF,
     _GENERIC_FACTOR,
     _SIM_SYNONYM,
-    HINT_EMPTY,
     MAX_CONCEPTS,
     MAX_FUZZY_WORDS,
-    MAX_QUERY_CHARS,
     MAX_RAW_CONCEPTS,
-    MIN_SCORE,
     SIMILARITY_CHARS,
 )
-from bot.domain.search.results import Confidence, LinkResult, PostMatch, SearchResult
-from bot.domain.search.tracks import SUGGEST_CUTOFF, SUGGEST_MIN_CHARS, TrackIndex
+from bot.domain.search.results import (
+    HINT_EMPTY,
+    MAX_QUERY_CHARS,
+    MIN_SCORE,
+    Confidence,
+    LinkResult,
+    PostMatch,
+    SearchResult,
+)
+from bot.domain.search.tracks import TrackIndex
 from bot.domain.text import clean
-
-__all__ = [
-    "CLOSEST_COVERAGE",
-    "CONFIDENT_COVERAGE",
-    "FUZZY_WEIGHT",
-    "MAX_TOTAL",
-    "RELATIVE_FLOOR",
-    "SUGGEST_CUTOFF",
-    "SUGGEST_MIN_CHARS",
-    "Matcher",
-]
 
 FUZZY_WEIGHT = 0.6
 """The fuzzy (coverage) score's share of the fused score; BM25 has the rest."""

@@ -29,8 +29,6 @@ from bm25s.tokenization import Tokenized
 from bot.domain.search.analysis import _bigrams, _parts, stem
 from bot.domain.search.vocabulary import Vocabulary
 
-__all__ = ["Postings", "RankedIndex", "bm25_tokens", "ignorable_terms"]
-
 # bm25s sets its logger to DEBUG when imported, so every index build printed a DEBUG line past the
 # process's LOG_LEVEL (in `ask`, `search`, the console); let it follow the root logger's level.
 logging.getLogger("bm25s").setLevel(logging.NOTSET)

@@ -5,18 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = [
-    "HINT_EMPTY",
-    "MAX_QUERY_CHARS",
-    "MIN_SCORE",
-    "TRACK_THRESHOLD",
-    "Confidence",
-    "LinkResult",
-    "PostMatch",
-    "SearchResult",
-    "TrackMatch",
-]
-
 MAX_QUERY_CHARS = 200
 """Only this many characters of a (normalized) query are read; keeps long Slack input fast."""
 

@@ -19,8 +19,6 @@ from rapidfuzz import fuzz, process
 
 from bot.domain.search.analysis import _PARTS_RE, _deletes, swapped
 
-__all__ = ["FULL_SCAN_CHARS", "FUZZY_CUTOFF", "NEAR_CUTOFF", "NEAR_MIN_CHARS", "SIM_FUZZY", "SIM_PREFIX", "Speller"]
-
 FULL_SCAN_CHARS = 8
 """An unknown word this long with no known word one edit away is compared with every known word
 of a compatible length (``rapidfuzz.process.extract``), to catch two typos in one long word."""

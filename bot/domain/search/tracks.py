@@ -11,19 +11,9 @@ from functools import cached_property
 from rapidfuzz import fuzz
 
 from bot.domain.search.analysis import _Unit, normalize, one_han_apart
-from bot.domain.search.index import _GENERIC_DF, _GENERIC_FACTOR, MAX_QUERY_CHARS, TRACK_THRESHOLD, Index
-from bot.domain.search.results import TrackMatch
+from bot.domain.search.index import _GENERIC_DF, _GENERIC_FACTOR, Index
+from bot.domain.search.results import MAX_QUERY_CHARS, TRACK_THRESHOLD, TrackMatch
 from bot.domain.text import has_han
-
-__all__ = [
-    "AMBIGUITY_MARGIN",
-    "CONTAINED_SCORE",
-    "SHORT_QUERY_CHARS",
-    "SUGGEST_CUTOFF",
-    "SUGGEST_MIN_CHARS",
-    "TYPO_HAN_SCORE",
-    "TrackIndex",
-]
 
 SHORT_QUERY_CHARS = 3
 """A query of at most this many letters (``tts``, ``kv``, ``sd``) names a track only when it is

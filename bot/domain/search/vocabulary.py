@@ -37,16 +37,6 @@ import yaml
 from bot.domain.catalog.yaml_cache import YamlCache
 from bot.locations import DEFAULT_CATALOG_DIR
 
-__all__ = [
-    "ANSWERS_FILE",
-    "VOCABULARY_FILE",
-    "Vocabulary",
-    "VocabularyError",
-    "default_vocabulary",
-    "load_vocabulary",
-    "validate",
-]
-
 VOCABULARY_FILE = "vocabulary.yaml"
 ANSWERS_FILE = "answers.yaml"
 _HOST_RE = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$")
