@@ -159,7 +159,7 @@ class Index:
         self._merged: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # read by _posting meanwhile
         self._merged = self._build_track_field(catalog, surface)
         # Posts per term for query analysis (0 for a term only in track names): has/df/idf in
-        # one lookup; idf by df, computed once per df value (as _idf).
+        # one lookup; idf by df, computed once per df value.
         self._df_of: dict[str, int] = dict(zip(index, self._counts, strict=True))
         for term in self._merged:
             self._df_of.setdefault(term, 0)
@@ -332,14 +332,7 @@ class Index:
         start, end = self._starts[i], self._ends[i]
         return self._flat_docs[start:end], self._flat_vals[start:end]
 
-    def _has(self, term: str) -> bool:
-        return term in self._term_index or term in self._merged
-
     def _df(self, term: str) -> int:
         """Posts with the term in their own text (not counting track names)."""
         i = self._term_index.get(term)
         return 0 if i is None else self._counts[i]
-
-    def _idf(self, term: str) -> float:
-        df = self._df(term)
-        return math.log(1.0 + (self._n - df + 0.5) / (df + 0.5))
