@@ -94,30 +94,19 @@ def soft_claim_warnings(track: Track, order: tuple[str, ...]) -> list[tuple[str,
             target = min(positions) if claim.position == "first" else max(positions)
             if index[step.post] != target:
                 scope = "the whole path" if not claim.among else "its group " + ", ".join(group)
-                why = (
-                    f"resolved: {resolved[step.post]}"
-                    if step.post in resolved
-                    else "unresolved: add a resolution with the reason"
-                )
-                out.append(
-                    (
-                        f"{claim.source} says read it {claim.position} in {scope}, "
-                        f"but it is step {index[step.post] + 1} of {len(order)} ({why})",
-                        step.post,
-                    )
-                )
+                why = "unresolved: add a resolution with the reason"
+                if step.post in resolved:
+                    why = f"resolved: {resolved[step.post]}"
+                says = f"{claim.source} says read it {claim.position} in {scope}"
+                out.append((f"{says}, but it is step {index[step.post] + 1} of {len(order)} ({why})", step.post))
     for (position, group), pids in claimed.items():
         if len(pids) > 1:
             scope = "the whole path" if not group else "the same group"
-            covered = any(set(pids) <= set(res.steps) for res in track.resolutions)
-            why = (
-                "resolved: see the track's resolutions"
-                if covered
-                else "unresolved: add a resolution naming these steps"
-            )
-            out.append(
-                (f"{len(pids)} steps each claim to be read {position} in {scope}: {', '.join(pids)} ({why})", pids[0])
-            )
+            why = "unresolved: add a resolution naming these steps"
+            if any(set(pids) <= set(res.steps) for res in track.resolutions):
+                why = "resolved: see the track's resolutions"
+            claim_text = f"{len(pids)} steps each claim to be read {position} in {scope}"
+            out.append((f"{claim_text}: {', '.join(pids)} ({why})", pids[0]))
     return out
 
 

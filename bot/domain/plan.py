@@ -166,31 +166,19 @@ def plan_channel_digest(
     order = catalog.order(track_id)
     walked = [catalog.resolve_post_id(p) or p for p in (old_order or order)][: max(0, sub.cursor)]
     had_all = ess <= set(walked)
-    if getattr(sub, "after_essentials", "further") == "stop" and had_all:
-        return ChannelPlan(
-            track_id=track_id,
-            steps=(),
-            new=(),
-            added=(),
-            cursor=max(0, sub.cursor),
-            total=total,
-            closing=False,
-            first=False,
-            version=catalog.version,
-            minutes_per_week=budget,
-        )
-    finished_now = not had_all and ess <= set(order[:cursor])
+    if getattr(sub, "after_essentials", "further") == "stop" and had_all:  # nothing more to send
+        steps, new, added, cursor = (), (), frozenset(), max(0, sub.cursor)
     return ChannelPlan(
         track_id=track_id,
         steps=steps,
         new=new,
-        added=tuple(p for p in catalog.order(track_id) if p in added),
+        added=tuple(p for p in order if p in added),
         cursor=cursor,
         total=total,
         closing=cursor >= total and bool(steps),
         first=sub.cursor == 0 and sub.last_catalog_version is None,
         version=catalog.version,
-        essentials_finished=finished_now,
+        essentials_finished=not had_all and ess <= set(order[:cursor]),
         minutes_per_week=budget,
     )
 

@@ -14,7 +14,7 @@ import re
 import subprocess
 import tarfile
 import tempfile
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -53,19 +53,7 @@ class CatalogDiff:
     @property
     def empty(self) -> bool:
         """True when nothing changed but (possibly) the version number."""
-        return not any(
-            (
-                self.posts_added,
-                self.posts_removed,
-                self.posts_renamed,
-                self.tracks_added,
-                self.tracks_removed,
-                self.steps_added,
-                self.steps_removed,
-                self.steps_reordered,
-                self.text_changed,
-            )
-        )
+        return not any(getattr(self, f.name) for f in fields(self) if not f.name.endswith("_version"))
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready data (renames as ``{"old", "new"}`` objects)."""
@@ -132,15 +120,9 @@ def _diff_track(result: CatalogDiff, old: Catalog, new: Catalog, tid: str, renam
     ta, tb = old.track(tid), new.track(tid)
     result.text_changed += _field_changes("track", tid, ta, tb, ("names", "aliases", "description", "resolutions"))
     old_steps = {renamed.get(s.post, s.post): s for s in ta.steps}
-    for step in tb.steps:
-        if step.post in old_steps:
-            result.text_changed += _field_changes(
-                "step",
-                f"{tid}/{step.post}",
-                old_steps[step.post],
-                step,
-                ("note", "level", "after", "external_prerequisites"),
-            )
+    step_fields = ("note", "level", "after", "external_prerequisites")
+    for step in (s for s in tb.steps if s.post in old_steps):
+        result.text_changed += _field_changes("step", f"{tid}/{step.post}", old_steps[step.post], step, step_fields)
 
 
 def diff_catalogs(old: Catalog, new: Catalog) -> CatalogDiff:
@@ -154,16 +136,11 @@ def diff_catalogs(old: Catalog, new: Catalog) -> CatalogDiff:
     result.posts_renamed = sorted(renamed.items())
     result.posts_removed = sorted(old_ids - new_ids - set(renamed))
     result.posts_added = sorted(new_ids - old_ids - set(renamed.values()))
+    post_fields = ("title", "url", "summary", "tags", "authors", "published", "type")
     for post in new.posts:
         before_id = next((o for o, n in renamed.items() if n == post.id), post.id)
         if before_id in old_ids:
-            result.text_changed += _field_changes(
-                "post",
-                post.id,
-                old.post(before_id),
-                post,
-                ("title", "url", "summary", "tags", "authors", "published", "type"),
-            )
+            result.text_changed += _field_changes("post", post.id, old.post(before_id), post, post_fields)
     old_tracks = {t.id for t in old.tracks}
     new_tracks = {t.id for t in new.tracks}
     result.tracks_added = sorted(new_tracks - old_tracks)
@@ -210,18 +187,13 @@ def resolve_catalog_ref(ref: str, repo: Path | None = None, tmp: Path | None = N
 def _commit_of_version(version: str, cwd: Path) -> str:
     """The newest commit whose ``catalog/manifest.yaml`` declares ``version`` (``version`` itself
     when git finds none, so the caller's error names what was asked for)."""
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
+
     try:
-        commits = subprocess.run(
-            ["git", "log", "--format=%H", "--", "catalog/manifest.yaml"],
-            cwd=cwd,
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout.split()
-        for commit in commits:
-            text = subprocess.run(
-                ["git", "show", f"{commit}:catalog/manifest.yaml"], cwd=cwd, check=True, capture_output=True, text=True
-            ).stdout
+        for commit in git("log", "--format=%H", "--", "catalog/manifest.yaml").split():
+            text = git("show", f"{commit}:catalog/manifest.yaml")
             if re.search(rf"^version:\s*['\"]?{re.escape(version)}['\"]?\s*$", text, re.MULTILINE):
                 return commit
     except (subprocess.CalledProcessError, FileNotFoundError):
