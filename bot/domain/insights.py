@@ -154,16 +154,8 @@ def compute(
     week_keys = [_week(now - timedelta(weeks=i)) for i in range(WEEKS - 1, -1, -1)]
     funnels = tuple(_funnel(catalog, track.id, by_user) for track in catalog.tracks)
     per_post = Counter(p for posts in by_user.values() for p in posts)
-    top = tuple((p, n) for p, n in sorted(per_post.items(), key=lambda x: (-x[1], x[0])) if n >= MIN_READERS)[
-        :TOP_POSTS
-    ]
-    return Insights(
-        team_id,
-        now,
-        len(by_user),
-        len(active),
-        tuple((w, weeks.get(w, 0)) for w in week_keys),
-        funnels,
-        top,
-        _channels(subscriptions, deliveries),
-    )
+    ranked = sorted(per_post.items(), key=lambda x: (-x[1], x[0]))
+    top = tuple((p, n) for p, n in ranked if n >= MIN_READERS)[:TOP_POSTS]
+    weekly = tuple((w, weeks.get(w, 0)) for w in week_keys)
+    channels = _channels(subscriptions, deliveries)
+    return Insights(team_id, now, len(by_user), len(active), weekly, funnels, top, channels)

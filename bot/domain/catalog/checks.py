@@ -241,14 +241,8 @@ def track_orders(posts: Posts, tracks: Tracks) -> tuple[dict[str, tuple[str, ...
         try:
             orders[track.id] = paths.compute_order(track, by_id)
         except paths.CycleError as exc:
-            issues.append(
-                CatalogIssue(
-                    rel,
-                    f"track '{track.id}' step '{exc.cycle[0]}'",
-                    "after",
-                    f"cycle in the path: {' -> '.join(exc.cycle)}",
-                )
-            )
+            cycle = f"cycle in the path: {' -> '.join(exc.cycle)}"
+            issues.append(CatalogIssue(rel, f"track '{track.id}' step '{exc.cycle[0]}'", "after", cycle))
             continue
         issues.extend(
             CatalogIssue(rel, f"track '{track.id}' step '{step_id}'", "claims", message, "warning")

@@ -91,12 +91,9 @@ def _order_issues(rel: str, track: Track, order: tuple[str, ...]) -> Iterator[Ca
         yield CatalogIssue(rel, f"track '{track.id}' step '{first.post}'", "level", f"{level} {newcomer}")
     if False in flags and True in flags[flags.index(False) :]:
         late = order[flags.index(True, flags.index(False))]
+        after = "an essential step comes after further reading in the path: it (or a step it comes after)"
         yield CatalogIssue(
-            rel,
-            f"track '{track.id}' step '{late}'",
-            "essential",
-            "an essential step comes after further reading in the path: "
-            "it (or a step it comes after) must not follow a further step",
+            rel, f"track '{track.id}' step '{late}'", "essential", f"{after} must not follow a further step"
         )
 
 

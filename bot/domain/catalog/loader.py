@@ -149,16 +149,10 @@ def _changelog_issues(
     if manifest is None:
         return versions, []
     issues: list[CatalogIssue] = []
-    if manifest.version not in versions:
-        issues.append(
-            CatalogIssue(
-                "CHANGELOG.md",
-                f"version {manifest.version}",
-                "heading",
-                f"manifest.yaml declares version {manifest.version} but CHANGELOG.md has no "
-                f"'## {manifest.version}' entry",
-            )
-        )
+    version = manifest.version
+    if version not in versions:
+        missing = f"manifest.yaml declares version {version} but CHANGELOG.md has no '## {version}' entry"
+        issues.append(CatalogIssue("CHANGELOG.md", f"version {version}", "heading", missing))
     if check_versions:
         for entry, field, message, severity in version_problems(manifest.version, entries):
             rel = "manifest.yaml" if field == "version" else "CHANGELOG.md"

@@ -135,14 +135,8 @@ class LinkIndex:
     """The catalog's post URLs by normalised ``(host, path)`` (read-only after construction)."""
 
     def __init__(self, catalog: Catalog, vocabulary: Vocabulary) -> None:
-        base = urlsplit(catalog.manifest.blog_base_url)
-        self.blog_hosts = frozenset(
-            {
-                *(h.removeprefix("www.") for h in vocabulary.blog_hosts),
-                (base.hostname or "").casefold().removeprefix("www."),
-            }
-            - {""}
-        )
+        base = (urlsplit(catalog.manifest.blog_base_url).hostname or "").casefold()
+        self.blog_hosts = frozenset({h.removeprefix("www.") for h in (*vocabulary.blog_hosts, base)} - {""})
         self.summary_hosts = frozenset(h.removeprefix("www.") for h in vocabulary.summary_hosts)
         self._posts: dict[tuple[str, str], str] = {}
         self._files: dict[str, str] = {}
