@@ -62,18 +62,13 @@ def parse_minutes(text: str) -> int | None:
     for suffix in ("perweek", "aweek", "/week", "week", "每周", "一周"):
         if low.endswith(suffix) and len(low) > len(suffix):
             low = low[: -len(suffix)]
-    m = _EN.match(low)
-    if m:
-        if m.group("m"):
-            return int(m.group("m"))
-        return round(float(m.group("h")) * 60) + int(m.group("hm") or 0)
+    if m := _EN.match(low):
+        return int(m.group("m")) if m.group("m") else round(float(m.group("h")) * 60) + int(m.group("hm") or 0)
     z = _ZH.match(low)
-    if z:
-        n = _zh_number(z.group("n"))
-        if n is None:
-            return None
-        return round(n) if z.group("u") in ("分钟", "分") else round(n * 60)
-    return None
+    n = None if z is None else _zh_number(z.group("n"))
+    if z is None or n is None:
+        return None
+    return round(n) if z.group("u") in ("分钟", "分") else round(n * 60)
 
 
 def check_minutes(minutes: int) -> bool:

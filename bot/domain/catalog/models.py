@@ -329,12 +329,6 @@ class Track(_Frozen):
         them first, before every further step)."""
         return tuple(s.post for s in self.steps if s.essential)
 
-    @property
-    def further(self) -> tuple[str, ...]:
-        """Post ids of the further-reading steps (not essential), in the order of the track file;
-        in reading order: :meth:`bot.domain.catalog.compiled.Catalog.further`."""
-        return tuple(s.post for s in self.steps if not s.essential)
-
     @field_validator("names")
     @classmethod
     def _both_names(cls, value: LocalizedText) -> LocalizedText:

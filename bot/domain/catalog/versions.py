@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import itertools
 import re
@@ -59,11 +60,8 @@ def changelog_entries(text: str) -> list[ChangelogEntry]:
     out: list[ChangelogEntry] = []
     for m in CHANGELOG_ENTRY.finditer(text):
         day: dt.date | None = None
-        if m.group("date"):
-            try:
-                day = dt.date.fromisoformat(m.group("date"))
-            except ValueError:
-                day = None
+        with contextlib.suppress(ValueError):  # not a real day (2026-13-01): no date
+            day = dt.date.fromisoformat(m.group("date")) if m.group("date") else None
         out.append(ChangelogEntry(m.group("version"), day, text.count("\n", 0, m.start()) + 1))
     return out
 

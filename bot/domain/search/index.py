@@ -90,15 +90,9 @@ class Index:
             self._links = LinkIndex(catalog, vocab)
             self._answer_keys = self._build_answer_keys()
             self._problems = {normalize(p): normalize(t) for p, t in vocab.problems if normalize(p)}
-            self._problem_re = (
-                re.compile(
-                    "|".join(
-                        rf"(?<![^\W_]){re.escape(p)}(?![^\W_])" for p in sorted(self._problems, key=len, reverse=True)
-                    )
-                )
-                if self._problems
-                else None
-            )
+            longest_first = sorted(self._problems, key=len, reverse=True)
+            problems = "|".join(rf"(?<![^\W_]){re.escape(p)}(?![^\W_])" for p in longest_first)
+            self._problem_re = re.compile(problems) if self._problems else None
         finally:
             if gc_was_enabled:
                 gc.enable()

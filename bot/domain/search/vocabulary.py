@@ -26,6 +26,7 @@ same messages as a list, for ``vllm-path catalog check``.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
@@ -250,12 +251,8 @@ def validate(directory: str | Path, post_ids: Collection[str] | None = None) -> 
     return _parse(Path(directory), post_ids)[1]
 
 
-_DEFAULT: list[Vocabulary] = []
-
-
+@functools.cache
 def default_vocabulary() -> Vocabulary:
     """The vocabulary of the catalog shipped with the app (``bot.locations.DEFAULT_CATALOG_DIR``),
     loaded once. Raises :class:`VocabularyError` if that file is malformed."""
-    if not _DEFAULT:
-        _DEFAULT.append(load_vocabulary(DEFAULT_CATALOG_DIR))
-    return _DEFAULT[0]
+    return load_vocabulary(DEFAULT_CATALOG_DIR)
