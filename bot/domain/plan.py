@@ -7,14 +7,9 @@ and the console render a :class:`ChannelPlan`; the deliverer stores its ``cursor
 
 A subscription's ``cursor`` counts the steps of the path (in the order of the catalog version
 ``last_catalog_version``) that the channel has been through; each digest brings the next steps
-that fit the channel's weekly budget (:func:`channel_minutes`: its ``minutes_per_week``; always at
-least one step), or the next ``steps_per_week`` (1-3) steps without one, and announces what a newer
-catalog version added to the track. The
-digest that reaches the end of the path is the *closing* one; after it only additions are
-announced, and a week with nothing new has no digest (:attr:`ChannelPlan.empty`).
-
-Progress survives renames: a post walked under a former id (an alias) counts as walked under its
-current id (:meth:`Catalog.resolve_post_id`).
+(:func:`walk`) and announces what a newer catalog version added to the track. After the *closing*
+digest only additions are announced; a week with nothing new has no digest. Progress kept under
+a former post id (an alias) counts for the post.
 """
 
 from __future__ import annotations

@@ -117,19 +117,13 @@ def track_essential_issues(
 def essential_path_issues(
     posts: list[tuple[str, Post]], tracks: list[tuple[str, Track]], orders: dict[str, tuple[str, ...]]
 ) -> list[CatalogIssue]:
-    """The rules of the essential path and of cross-track prerequisites, as errors.
+    """The rules of the essential path and of cross-track prerequisites, as errors, per track in
+    file order (the functions above), then the ``before`` cycle.
 
-    ``posts`` and ``tracks`` are ``(file relative to the catalog folder, model)`` pairs. For every
-    track: 1 to :data:`ESSENTIALS_MAX_STEPS` essential steps, each a post with a known ``url`` and
-    ``minutes``, together at most :data:`ESSENTIALS_MAX_MINUTES` minutes; the first in reading order
-    (``orders``, from :func:`bot.domain.paths.compute_order`) at level ``intro``; every essential
-    step before every further step in that order; an ``essentials_reason`` (with ``zh`` on a
-    bilingual track). ``before`` names known tracks other than the track itself and the
-    ``before`` references form no cycle. A track missing from ``orders`` (its order could not be
-    computed, already reported) is checked only for what does not need the order. A catalog
-    where no track marks an essential step (the versions before 2026.12.5) is not asked for one,
-    so old versions still load (``catalog diff``); once one track has essentials, every track needs
-    them.
+    ``posts`` and ``tracks`` are ``(file relative to the catalog folder, model)`` pairs; ``orders``
+    the reading orders (:func:`bot.domain.paths.compute_order`; a track missing from it gets no
+    order rules). A catalog where no track marks an essential step (the versions before
+    2026.12.5) is not asked for one, so old versions still load (``catalog diff``).
     """
     issues: list[CatalogIssue] = []
     by_id = {p.id: p for _, p in posts}

@@ -166,12 +166,10 @@ def check_catalog(
     """Validate ``directory``; return ``(catalog or None when there are errors, all issues)``.
 
     Reads the manifest, the posts and the tracks (each entry validated on its own), then runs the
-    rules of :mod:`bot.domain.catalog.checks` and :mod:`bot.domain.catalog.essentials`. Besides
-    the models and cross-references it checks the version history (manifest version greater than
-    the previous changelog entry's, compared as numbers; no changelog date before its version's
-    month; skipped with ``check_versions=False``), refuses draft posts (unless ``allow_drafts``)
-    and titles or names that show nothing, and warns for each post without a URL plus one warning
-    counting them (field ``url``). Never raises for a bad catalog: every problem is an issue.
+    rules of :mod:`bot.domain.catalog.checks` and :mod:`bot.domain.catalog.essentials` and, unless
+    ``check_versions=False``, the version history's
+    (:func:`bot.domain.catalog.versions.version_problems`). Draft posts are refused unless
+    ``allow_drafts``. Never raises for a bad catalog: every problem is an issue.
     """
     root = Path(directory)
     if not root.is_dir():

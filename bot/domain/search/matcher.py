@@ -80,6 +80,16 @@ def _confidence(coverage: float) -> Confidence:
     return "closest" if coverage >= CLOSEST_COVERAGE - 1e-9 else "none"
 
 
+def _joins(units: list[_Unit], i: int) -> list[str]:
+    """``units[i]``'s Latin word joined with the Latin word before it, then with the one after."""
+    text = units[i].text
+    return [
+        text + units[j].text if j > i else units[j].text + text
+        for j in (i - 1, i + 1)
+        if 0 <= j < len(units) and units[j].kind == "latin"
+    ]
+
+
 class Matcher(TrackIndex):
     """Track matching and post search over one catalog version.
 
@@ -152,15 +162,7 @@ class Matcher(TrackIndex):
     def _other_tool(self, units: list[_Unit], i: int) -> bool:
         """Whether ``units[i]``, alone or joined with a neighbouring Latin word, is the name of
         another tool (``other_names``: ``ollama``, ``llama cpp``) that no post says."""
-        text = units[i].text
-        if text in self._other_names and stem(text) not in self._df_of:
-            return True
-        for j in (i - 1, i + 1):
-            if 0 <= j < len(units) and units[j].kind == "latin":
-                joined = text + units[j].text if j > i else units[j].text + text
-                if joined in self._other_names and stem(joined) not in self._df_of:
-                    return True
-        return False
+        return any(w in self._other_names and stem(w) not in self._df_of for w in (units[i].text, *_joins(units, i)))
 
     def _latin_alternatives(self, units: list[_Unit], i: int, budget: list[int]) -> list[_Alt]:
         """A Latin word's alternatives: its stem, its joins with the neighbouring Latin words
@@ -168,10 +170,7 @@ class Matcher(TrackIndex):
         its typo corrections and completions."""
         text = units[i].text
         alts: list[_Alt] = [((stem(text),), 1.0)] if len(text) >= 2 else []
-        for j in (i - 1, i + 1):
-            if 0 <= j < len(units) and units[j].kind == "latin":
-                pair = text + units[j].text if j > i else units[j].text + text
-                alts.append(((stem(pair),), 1.0))
+        alts.extend(((stem(pair),), 1.0) for pair in _joins(units, i))
         if len(text) >= 4 and text not in self._surface and budget[0] > 0:
             budget[0] -= 1
             alts.extend(((stem(word),), sim) for word, sim in self._expand_word(text))
