@@ -10,9 +10,9 @@ every essential path (at most :data:`ESSENTIAL_MAX_MINUTES`, the catalog rule) f
 :data:`FINISH_WEEKS` weeks *whatever its steps' lengths*: a week takes steps in order while they
 fit (:func:`fit`), so any two weeks in a row hold more than the budget ``B`` (else the second's
 first step would have fitted in the first). Five weeks would need more than ``2B`` minutes, so
-``B = 45`` finishes every path of at most 90 minutes in at most 4 weeks (:func:`guaranteed_weeks`:
-3; 44 is the least budget that keeps 4; at 30, five 16-minute steps and a 10-minute one take 5
-weeks).
+``B = 45`` finishes every path of at most 90 minutes in at most 4 weeks (3 in fact; 44 is the
+least budget that keeps 4; at 30, five 16-minute steps and a 10-minute one take 5 weeks:
+``tests/plan/test_budget.py``).
 :func:`weeks_to_finish` gives the weeks for a list of step lengths under the week-by-week rule the
 digests use (:func:`fit`): each week takes the next steps that fit the budget, and always one.
 """
@@ -144,16 +144,6 @@ def finish_day(today: dt.date, weeks: int) -> dt.date:
     """The day a reader starting this week finishes after ``weeks`` weekly sessions: the end of
     the last week (``today`` + 7 × ``weeks`` - 1 days; ``today`` itself when nothing is left)."""
     return today + dt.timedelta(days=max(0, 7 * weeks - 1)) if weeks else today
-
-
-def guaranteed_weeks(total_minutes: int, budget: int) -> int:
-    """The most weeks :func:`weeks_to_finish` can take for any steps of whole minutes (each at
-    least one) totalling ``total_minutes`` at ``budget``: two weeks in a row hold at least
-    ``budget + 1`` minutes, so ``w`` weeks need ``w // 2 * (budget + 1) + w % 2`` minutes."""
-    w = 0
-    while (w + 1) // 2 * (budget + 1) + (w + 1) % 2 <= total_minutes:
-        w += 1
-    return w
 
 
 _STOP_AFTER = (("then", "stop"), ("stop", "after"), ("essentials", "only"), ("只读核心",), ("读完核心停止",))

@@ -149,11 +149,7 @@ def positions(catalog: Catalog, post_id: str) -> list[Position]:
     pid = catalog.resolve_post_id(post_id)
     if pid is None:
         return []
-    out = []
-    for tid in catalog.tracks_of(pid):
-        order = catalog.order(tid)
-        out.append(Position(tid, order.index(pid) + 1, len(order)))
-    return out
+    return [Position(tid, catalog.order(tid).index(pid) + 1, len(catalog.order(tid))) for tid in catalog.tracks_of(pid)]
 
 
 def read_before(catalog: Catalog, track_id: str, post_id: str) -> tuple[Step, ...]:

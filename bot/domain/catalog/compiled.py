@@ -124,8 +124,4 @@ class Catalog:
 
     def url_of(self, post: Post) -> str | None:
         """The absolute URL of a post: relative ``/paths`` resolve against the manifest's blog host."""
-        if post.url is None:
-            return None
-        if post.url.startswith("/"):
-            return self.manifest.blog_base_url + post.url
-        return post.url
+        return None if post.url is None else post.read_link(self.manifest)[0]

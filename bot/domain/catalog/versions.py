@@ -38,8 +38,7 @@ def calver_key(version: str) -> tuple[int, int, int, int, str]:
 def newest_version(versions: Iterable[str]) -> str | None:
     """The newest of ``versions`` by :func:`calver_key` (``2026.12.10`` over ``2026.12.9``);
     ``None`` for none. Use it to break ties between versions first seen at the same instant."""
-    items = list(versions)
-    return max(items, key=calver_key) if items else None
+    return max(versions, key=calver_key, default=None)
 
 
 @dataclass(frozen=True)

@@ -106,14 +106,10 @@ class Index:
 
     def _build_vocabulary(self, catalog: Catalog) -> None:
         """Synonym groups keyed by unit sequences; the Chinese segmentation dictionary."""
-        cjk_words: set[str] = set()
-        for group in self._vocab.synonyms:
-            for member in group:
-                cjk_words.update(c for c, _ in _parts(member) if c)
         # Stop and question words are words too: 什么是推测解码 splits into 什么 / 是 / 推测解码
         # (then both are ignorable), not into an unknown chunk 什么是 and 推测解码.
-        for word in self._vocab.ignorable:
-            cjk_words.update(c for c, _ in _parts(word) if c)
+        words = [*(m for group in self._vocab.synonyms for m in group), *self._vocab.ignorable]
+        cjk_words = {c for word in words for c, _ in _parts(word) if c}
         self._cjk_dict = frozenset(cjk_words)
         self._cjk_max = max((len(w) for w in cjk_words), default=1)
         self._cjk_firsts = frozenset(w[0] for w in cjk_words if len(w) > 1)

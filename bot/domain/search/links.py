@@ -48,10 +48,7 @@ _SUFFIX_RE = re.compile(r"\.(?:html?|md)$", re.IGNORECASE)
 def _key(host: str, path: str) -> tuple[str, str]:
     """``(host, path)`` with the path's trailing slashes, ``index`` page and ``.html``/``.md``
     suffix removed; ``host`` lower-case without ``www.``."""
-    host = host.casefold().removeprefix("www.")
-    path = path.rstrip("/")
-    path = _SUFFIX_RE.sub("", path)
-    return host, path
+    return host.casefold().removeprefix("www."), _SUFFIX_RE.sub("", path.rstrip("/"))
 
 
 _AROUND = "<>()[]{}\"'.,;:!?…。，；：！？（）【】「」『』“”‘’"
