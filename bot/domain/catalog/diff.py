@@ -66,14 +66,9 @@ class CatalogDiff:
         out = [f"catalog {self.old_version} -> {self.new_version}"]
         if self.empty:
             out.append("  no changes")
-        for label, items in (
-            ("posts added", self.posts_added),
-            ("posts removed", self.posts_removed),
-            ("tracks added", self.tracks_added),
-            ("tracks removed", self.tracks_removed),
-        ):
-            if items:
-                out.append(f"  {label}: {', '.join(items)}")
+        for name in ("posts_added", "posts_removed", "tracks_added", "tracks_removed"):
+            if items := getattr(self, name):
+                out.append(f"  {name.replace('_', ' ')}: {', '.join(items)}")
         for old, new in self.posts_renamed:
             out.append(f"  post renamed: {old} -> {new}")
         for label, steps in (("added", self.steps_added), ("removed", self.steps_removed)):
@@ -165,12 +160,8 @@ def resolve_catalog_ref(ref: str, repo: Path | None = None, tmp: Path | None = N
     sub = sub or "catalog"
     cwd = repo or Path.cwd()
     try:
-        top = subprocess.run(
-            ["git", "rev-parse", "--show-toplevel"], cwd=cwd, check=True, capture_output=True, text=True
-        ).stdout.strip()
-        data = subprocess.run(
-            ["git", "archive", "--format=tar", rev, sub], cwd=top, check=True, capture_output=True
-        ).stdout
+        top = Path(_git(cwd, "rev-parse", "--show-toplevel").strip())
+        data = _git(top, "archive", "--format=tar", rev, sub, text=False)
     except (subprocess.CalledProcessError, FileNotFoundError) as exc:
         detail = getattr(exc, "stderr", b"") or b""
         if isinstance(detail, bytes):
@@ -184,18 +175,20 @@ def resolve_catalog_ref(ref: str, repo: Path | None = None, tmp: Path | None = N
     return target / sub
 
 
+def _git(cwd: Path, *args: str, text: bool = True) -> Any:
+    """``git ARGS`` in ``cwd``: its stdout (``str``, or ``bytes`` with ``text=False``); raises
+    ``subprocess.CalledProcessError`` (or ``FileNotFoundError`` without git) as ``subprocess.run``."""
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=text).stdout
+
+
 def _commit_of_version(version: str, cwd: Path) -> str:
     """The newest commit whose ``catalog/manifest.yaml`` declares ``version`` (``version`` itself
     when git finds none, so the caller's error names what was asked for)."""
-
-    def git(*args: str) -> str:
-        return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
-
     try:
-        for commit in git("log", "--format=%H", "--", "catalog/manifest.yaml").split():
-            text = git("show", f"{commit}:catalog/manifest.yaml")
+        for commit in _git(cwd, "log", "--format=%H", "--", "catalog/manifest.yaml").split():
+            text = _git(cwd, "show", f"{commit}:catalog/manifest.yaml")
             if re.search(rf"^version:\s*['\"]?{re.escape(version)}['\"]?\s*$", text, re.MULTILINE):
-                return commit
+                return str(commit)
     except (subprocess.CalledProcessError, FileNotFoundError):
         pass
     return version
