@@ -75,31 +75,34 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from bot.domain.catalog import Catalog
-from bot.domain.search.analysis import normalize, stem
-from bot.domain.search.links import LinkIndex, resolve_link
-from bot.domain.search.results import (
-    HINT_EMPTY,
-    MAX_QUERY_CHARS,
-    MIN_SCORE,
-    TRACK_THRESHOLD,
-    Confidence,
-    LinkResult,
-    PostMatch,
-    SearchResult,
-    TrackMatch,
-)
-from bot.domain.search.vocabulary import (
-    Vocabulary,
-    VocabularyError,
-    default_vocabulary,
-    load_vocabulary,
-    validate,
-)
-from bot.domain.text import clean, fold
+from bot.domain.search.analysis import normalize as normalize
+from bot.domain.search.analysis import stem as stem
+from bot.domain.search.links import LinkIndex as LinkIndex
+from bot.domain.search.links import resolve_link as resolve_link
+from bot.domain.search.results import HINT_EMPTY as HINT_EMPTY
+from bot.domain.search.results import MAX_QUERY_CHARS as MAX_QUERY_CHARS
+from bot.domain.search.results import MIN_SCORE as MIN_SCORE
+from bot.domain.search.results import TRACK_THRESHOLD as TRACK_THRESHOLD
+from bot.domain.search.results import Confidence as Confidence
+from bot.domain.search.results import LinkResult as LinkResult
+from bot.domain.search.results import PostMatch as PostMatch
+from bot.domain.search.results import SearchResult as SearchResult
+from bot.domain.search.results import TrackMatch as TrackMatch
+from bot.domain.search.vocabulary import Vocabulary as Vocabulary
+from bot.domain.search.vocabulary import VocabularyError as VocabularyError
+from bot.domain.search.vocabulary import default_vocabulary as default_vocabulary
+from bot.domain.search.vocabulary import load_vocabulary as load_vocabulary
+from bot.domain.search.vocabulary import validate as validate
+from bot.domain.text import clean as clean
+from bot.domain.text import fold as fold
 
 if TYPE_CHECKING:  # imported on first use (numpy, bm25s: ~0.2 s), see __getattr__
-    from bot.domain.search.fields import FIELD_WEIGHTS
-    from bot.domain.search.matcher import CLOSEST_COVERAGE, CONFIDENT_COVERAGE, FUZZY_WEIGHT, RELATIVE_FLOOR, Matcher
+    from bot.domain.search.fields import FIELD_WEIGHTS as FIELD_WEIGHTS
+    from bot.domain.search.matcher import CLOSEST_COVERAGE as CLOSEST_COVERAGE
+    from bot.domain.search.matcher import CONFIDENT_COVERAGE as CONFIDENT_COVERAGE
+    from bot.domain.search.matcher import FUZZY_WEIGHT as FUZZY_WEIGHT
+    from bot.domain.search.matcher import RELATIVE_FLOOR as RELATIVE_FLOOR
+    from bot.domain.search.matcher import Matcher as Matcher
 
 _LAZY = {
     "FIELD_WEIGHTS": "fields",
@@ -116,37 +119,6 @@ def __getattr__(name: str) -> Any:
     value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
     globals()[name] = value
     return value
-
-
-__all__ = [
-    "CLOSEST_COVERAGE",
-    "CONFIDENT_COVERAGE",
-    "FIELD_WEIGHTS",
-    "FUZZY_WEIGHT",
-    "HINT_EMPTY",
-    "MAX_QUERY_CHARS",
-    "MIN_SCORE",
-    "RELATIVE_FLOOR",
-    "TRACK_THRESHOLD",
-    "Confidence",
-    "LinkIndex",
-    "LinkResult",
-    "Matcher",
-    "PostMatch",
-    "SearchResult",
-    "TrackMatch",
-    "Vocabulary",
-    "VocabularyError",
-    "clean",
-    "default_vocabulary",
-    "fold",
-    "load_vocabulary",
-    "normalize",
-    "resolve_link",
-    "stem",
-    "track_named",
-    "validate",
-]
 
 
 def track_named(catalog: Catalog, text: str, matcher: Matcher | Callable[[], Matcher] | None = None) -> str | None:
