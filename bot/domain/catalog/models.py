@@ -41,6 +41,9 @@ def _matching(regex: re.Pattern[str], message: str, *, each: bool = False) -> Af
 
 
 _HTTP_URL = _matching(URL_RE, "{value!r} is not an http(s) URL")
+_URL_OR_PATH = _matching(
+    re.compile(f"{URL_RE.pattern}|{PATH_RE.pattern}"), "{value!r} is not an http(s) URL or a /path on the blog host"
+)
 
 Level = Literal["intro", "core", "advanced", "capstone"]
 LEVELS: tuple[str, ...] = ("intro", "core", "advanced", "capstone")
@@ -181,13 +184,7 @@ class Post(_Frozen):
 
     id: Annotated[str, _matching(SLUG_RE, "{value!r} is not a slug (lower-case letters, digits and single hyphens)")]
     title: str = Field(min_length=1)
-    url: Annotated[
-        str | None,
-        _matching(
-            re.compile(f"{URL_RE.pattern}|{PATH_RE.pattern}"),
-            "{value!r} is not an http(s) URL or a /path on the blog host",
-        ),
-    ] = None
+    url: Annotated[str | None, _URL_OR_PATH] = None
     redirect_from: Annotated[
         tuple[str, ...], _matching(PATH_RE, "redirect_from {value!r} is not a /path on the blog host", each=True)
     ] = ()

@@ -431,12 +431,10 @@ class Matcher(TrackIndex):
                 continue
             if len(text) < shortest or not docs:
                 parts.append([0.0] * len(docs))
-            else:
-                parts.append(
-                    process.cdist(
-                        [text], [texts[d] for d in docs], scorer=fuzz.partial_ratio, processor=None, dtype=np.float64
-                    )[0].tolist()
-                )
+                continue
+            choices = [texts[d] for d in docs]
+            scores = process.cdist([text], choices, scorer=fuzz.partial_ratio, processor=None, dtype=np.float64)
+            parts.append(scores[0].tolist())
         if not parts:
             return dict.fromkeys(docs, 0.0)
         return {d: sum(p[i] for p in parts) / len(parts) for i, d in enumerate(docs)}

@@ -155,13 +155,9 @@ class RankedIndex:
         self.n = postings.n_docs
         self._bm25: bm25s.BM25 | None = None
         if self.n and vocab and len(postings.terms):
-            retriever = _PostingsBM25()
-            retriever.index(
-                Tokenized(ids=cast(list[list[int]], postings), vocab=dict(vocab)),
-                create_empty_token=False,
-                show_progress=False,
-            )
-            self._bm25 = retriever
+            corpus = Tokenized(ids=cast(list[list[int]], postings), vocab=dict(vocab))
+            self._bm25 = retriever = _PostingsBM25()
+            retriever.index(corpus, create_empty_token=False, show_progress=False)
 
     def query_tokens(self, text: str) -> list[str]:
         """The query's tokens (as :func:`bm25_tokens`)."""
