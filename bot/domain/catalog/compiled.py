@@ -72,16 +72,11 @@ class Catalog:
 
     def resolve_post_id(self, post_id: str) -> str | None:
         """The current id of a post given its id or a former id (alias); ``None`` if unknown."""
-        if post_id in self._posts:
-            return post_id
-        return self._aliases.get(post_id)
+        return post_id if post_id in self._posts else self._aliases.get(post_id)
 
     def post(self, post_id: str) -> Post:
         """The post with this id or former id. Raises ``KeyError`` when there is none."""
-        resolved = self.resolve_post_id(post_id)
-        if resolved is None:
-            raise KeyError(post_id)
-        return self._posts[resolved]
+        return self._posts[self.resolve_post_id(post_id) or post_id]
 
     def has_post(self, post_id: str) -> bool:
         """Whether ``post_id`` (or a former id) names a post of this catalog."""

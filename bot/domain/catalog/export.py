@@ -125,8 +125,6 @@ def render_track(catalog: Catalog, track_id: str, lang: str = "en") -> str:
         if step.note:
             lines.append(f"    {step.note.get(lang)}")
     if track.resolutions:
-        lines.append("")
-        lines.append("Resolved conflicts in the notes:")
-        for res in track.resolutions:
-            lines.append(f"  - {', '.join(res.steps)}: {res.reason.get(lang)}")
+        lines += ["", "Resolved conflicts in the notes:"]
+        lines.extend(f"  - {', '.join(res.steps)}: {res.reason.get(lang)}" for res in track.resolutions)
     return "\n".join(lines)

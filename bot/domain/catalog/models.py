@@ -67,9 +67,7 @@ class LocalizedText(_Frozen):
 
     def get(self, lang: str) -> str:
         """The text in ``lang`` ("en" or "zh"), falling back to English when there is no Chinese."""
-        if lang == "zh" and self.zh:
-            return self.zh
-        return self.en
+        return self.zh if lang == "zh" and self.zh else self.en
 
 
 class Published(_Frozen):

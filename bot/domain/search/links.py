@@ -150,9 +150,7 @@ class LinkIndex:
                 continue
             parts = urlsplit(post.url)
             host, path = _key(parts.hostname or "", parts.path)
-            if host in self.blog_hosts:
-                host = ""
-            self._posts[(host, path)] = post.id
+            self._posts[("" if host in self.blog_hosts else host, path)] = post.id
 
     def resolve(self, text: str) -> LinkResult | None:
         """What the URL in ``text`` points to (see the module docstring), or ``None`` when
