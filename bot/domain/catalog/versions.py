@@ -30,9 +30,7 @@ def calver_key(version: str) -> tuple[int, int, int, int, str]:
     (``(0, 0, 0, 0, text)``), so mixed lists (tests use ``v1``/``v2``) still sort. Pure.
     """
     m = CALVER_RE.match(version)
-    if not m:
-        return (0, 0, 0, 0, version)
-    return (1, int(m.group("year")), int(m.group("month")), int(m.group("micro")), "")
+    return (1, int(m.group("year")), int(m.group("month")), int(m.group("micro")), "") if m else (0, 0, 0, 0, version)
 
 
 def newest_version(versions: Iterable[str]) -> str | None:
@@ -68,9 +66,7 @@ def changelog_entries(text: str) -> list[ChangelogEntry]:
 def version_month(version: str) -> dt.date | None:
     """The first day of the month a CalVer version names (``2026.12.3`` → 2026-12-01)."""
     m = CALVER_RE.match(version)
-    if not m:
-        return None
-    return dt.date(int(m.group("year")), int(m.group("month")), 1)
+    return dt.date(int(m.group("year")), int(m.group("month")), 1) if m else None
 
 
 def version_problems(manifest_version: str, entries: list[ChangelogEntry]) -> list[tuple[str, str, str, str]]:

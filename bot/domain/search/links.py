@@ -68,8 +68,6 @@ def split_url(text: str) -> tuple[str, str, str, bool] | None:
             return None
         url = linked[0]
     url = url.strip(_AROUND)
-    if not url:
-        return None
     match = _URL_RE.match(url)
     if match is None:
         return None
@@ -94,9 +92,7 @@ def source_file_name(post: Post) -> str | None:
         return None
     path = urlsplit(url).path if not url.startswith("/") else url
     slug = _SUFFIX_RE.sub("", path.rstrip("/").rsplit("/", 1)[-1])
-    if not slug:
-        return None
-    return f"{post.published.earliest.isoformat()}-{slug}.md"
+    return f"{post.published.earliest.isoformat()}-{slug}.md" if slug else None
 
 
 def github_source_file(host: str, path: str) -> str | None:
@@ -123,9 +119,7 @@ def github_source_file(host: str, path: str) -> str | None:
     if "_posts" not in rest[1:-1]:
         return None
     match = _POST_FILE_RE.match(rest[-1])
-    if match is None:
-        return None
-    return f"{match.group(1)}-{match.group(2)}".casefold()
+    return f"{match.group(1)}-{match.group(2)}".casefold() if match else None
 
 
 class LinkIndex:

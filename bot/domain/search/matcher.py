@@ -413,12 +413,8 @@ class Matcher(TrackIndex):
         for gid in sorted(groups):
             tokens.extend(self._group_tokens[gid])
         raw = self._ranked.scores(tokens, self._counts)
-        if raw is None:
-            return None
-        top = float(raw.max())
-        if top <= 0:
-            return None
-        return raw / top
+        top = 0.0 if raw is None else float(raw.max())
+        return raw / top if raw is not None and top > 0 else None
 
     def _similarities(self, docs: list[int], latin: str, cjk: str) -> dict[int, float]:
         """Per post of ``docs``: rapidfuzz ``partial_ratio`` (0..100) of the query's Latin words

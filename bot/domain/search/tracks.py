@@ -129,8 +129,7 @@ class TrackIndex(Index):
         exact = self._exact_track(norm)
         if exact is not None or len(norm.replace(" ", "")) <= SHORT_QUERY_CHARS:
             return exact  # an abbreviation names a track only when it is an id or alias
-        typo = self._han_typo_track(norm)
-        if typo is not None:
+        if (typo := self._han_typo_track(norm)) is not None:
             return typo
         if len(norm.split()) > 2 * self._max_name_units + 2:
             return None  # a sentence, not a name
@@ -162,8 +161,7 @@ class TrackIndex(Index):
         norm = normalize(text[: MAX_QUERY_CHARS * 4])[:MAX_QUERY_CHARS]
         if not norm:
             return None
-        exact = self._exact_track(norm)
-        if exact is not None:
+        if (exact := self._exact_track(norm)) is not None:
             return exact
         # stop and question words carry no topic: "the" or "how do i" suggests nothing
         words = [w for w in norm.split() if w not in self._ignorable]
