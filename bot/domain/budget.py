@@ -46,9 +46,7 @@ _FILLER = frozenset({"a", "per", "week", "weekly", "/week", "每周", "一周", 
 
 
 def _zh_number(text: str) -> float | None:
-    if text.replace(".", "", 1).isdigit():
-        return float(text)
-    return _ZH_NUM.get(text)
+    return float(text) if text.replace(".", "", 1).isdigit() else _ZH_NUM.get(text)
 
 
 def parse_minutes(text: str) -> int | None:

@@ -187,9 +187,7 @@ def in_window(fire: datetime, now: datetime, timezone: str, min_window_s: float 
     ``fire``'s ISO week in ``timezone`` (so a restart later in the same week still sends it,
     and a restart after days of downtime sends nothing stale), and in any case for
     ``min_window_s`` seconds after ``fire`` (a Sunday-night digest is not lost to a short delay)."""
-    if now < fire:
-        return False
-    return now < week_end(fire, timezone) or (now - fire).total_seconds() < min_window_s
+    return now >= fire and (now < week_end(fire, timezone) or (now - fire).total_seconds() < min_window_s)
 
 
 def subscription_change(old: tuple[WeeklySchedule, bool] | None, new: tuple[WeeklySchedule, bool]) -> str:

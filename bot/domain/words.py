@@ -278,9 +278,7 @@ def zone_of(word: str) -> Zone | None:
         return offset
     if low in TZ_ABBREVIATIONS:
         mapped = TZ_ABBREVIATIONS[low]
-        if isinstance(mapped, tuple):
-            return Zone(choices=mapped)
-        return Zone(zone=mapped, note=ZONE_NOTES.get(low))
+        return Zone(choices=mapped) if isinstance(mapped, tuple) else Zone(zone=mapped, note=ZONE_NOTES.get(low))
     if "/" in word:
         area, _, city = word.partition("/")
         if area.casefold() not in _IANA_AREAS and not (area[:1].isupper() and city[:1].isupper()):

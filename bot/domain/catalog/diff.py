@@ -84,9 +84,7 @@ def _plain(value: Any) -> Any:
     """Models and tuples of models as JSON-ready data."""
     if hasattr(value, "model_dump"):
         return value.model_dump(mode="json", by_alias=True)
-    if isinstance(value, tuple):
-        return [_plain(v) for v in value]
-    return value
+    return [_plain(v) for v in value] if isinstance(value, tuple) else value
 
 
 def _field_changes(kind: str, ident: str, a: Any, b: Any, names: tuple[str, ...]) -> list[TextChange]:

@@ -9,9 +9,7 @@ from bot.domain.catalog.models import LocalizedText
 
 
 def _text(value: LocalizedText | None) -> dict[str, str] | None:
-    if value is None:
-        return None
-    return {k: v for k, v in (("en", value.en), ("zh", value.zh)) if v}
+    return None if value is None else {k: v for k, v in (("en", value.en), ("zh", value.zh)) if v}
 
 
 def export_catalog(catalog: Catalog) -> dict[str, Any]:

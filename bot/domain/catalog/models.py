@@ -85,9 +85,7 @@ class Published(_Frozen):
     @model_validator(mode="before")
     @classmethod
     def _from_day(cls, value: object) -> object:
-        if isinstance(value, (str, dt.date)):
-            return {"from": value, "to": value}
-        return value
+        return {"from": value, "to": value} if isinstance(value, (str, dt.date)) else value
 
     @model_validator(mode="after")
     def _ordered(self) -> Published:
@@ -102,9 +100,7 @@ class Published(_Frozen):
 
     def label(self) -> str:
         """``2026-03-13`` for a day, ``2026-08-14..2026-11-30`` for a range (ISO dates)."""
-        if self.precision == "day":
-            return self.earliest.isoformat()
-        return f"{self.earliest.isoformat()}..{self.latest.isoformat()}"
+        return self.earliest.isoformat() if self.precision == "day" else f"{self.earliest}..{self.latest}"
 
     def display(self, lang: str = "en") -> str:
         """The date for a reader: see :func:`format_published`."""
@@ -116,9 +112,9 @@ _MONTHS_EN = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oc
 
 def format_day(day: dt.date, lang: str = "en") -> str:
     """A calendar day for a reader: ``14 Aug 2026`` (en) or ``2026年8月14日`` (zh). Pure."""
-    if lang == "zh":
-        return f"{day.year}年{day.month}月{day.day}日"
-    return f"{day.day} {_MONTHS_EN[day.month - 1]} {day.year}"
+    return (
+        f"{day.year}年{day.month}月{day.day}日" if lang == "zh" else f"{day.day} {_MONTHS_EN[day.month - 1]} {day.year}"
+    )
 
 
 def format_published(published: Published, lang: str = "en") -> str:
@@ -130,9 +126,11 @@ def format_published(published: Published, lang: str = "en") -> str:
     """
     if published.precision == "day":
         return format_day(published.earliest, lang)
-    if lang == "zh":
-        return f"{format_day(published.earliest, 'zh')}之后"
-    return f"after {format_day(published.earliest, 'en')}"
+    return (
+        f"{format_day(published.earliest, 'zh')}之后"
+        if lang == "zh"
+        else f"after {format_day(published.earliest, 'en')}"
+    )
 
 
 class Source(_Frozen):
@@ -240,9 +238,7 @@ class Post(_Frozen):
         url = manifest.blog_base_url + self.url if self.url.startswith("/") else self.url
         host = (urlsplit(url).hostname or "").casefold()
         on_summary_host = any(host == h or host.endswith("." + h) for h in manifest.summary_hosts)
-        if getattr(self.source, "link_kind", None) == "summary" or on_summary_host:
-            return url, "summary"
-        return url, "article"
+        return url, ("summary" if self.source.link_kind == "summary" or on_summary_host else "article")
 
 
 class ExternalPrerequisite(_Frozen):

@@ -40,9 +40,7 @@ def normalize(text: str) -> str:
     kept, joined by one space: punctuation, symbols, emoji and underscores separate words and
     disappear. Returns ``""`` when nothing is left.
     """
-    if not text:
-        return ""
-    return " ".join(_TOKEN_RE.findall(fold(text)))
+    return " ".join(_TOKEN_RE.findall(fold(text))) if text else ""
 
 
 def _normalize_text(text: str) -> str:
@@ -69,9 +67,7 @@ def _fold_text(text: str) -> str:
 
 def _parts(text: str) -> list[tuple[str, str]]:
     """``normalize`` as ``[(cjk run, "") or ("", latin word)]``."""
-    if not text:
-        return []
-    return _PARTS_RE.findall(_fold_text(text))
+    return _PARTS_RE.findall(_fold_text(text)) if text else []
 
 
 _CJK_RUN_RE = re.compile(rf"[{_CJK}]+")
@@ -181,9 +177,7 @@ def one_han_apart(a: str, b: str, min_chars: int = 4) -> bool:
 
 
 def _bigrams(run: str) -> list[str]:
-    if len(run) == 1:
-        return [run]
-    return list(map(operator.add, run, run[1:]))
+    return [run] if len(run) == 1 else list(map(operator.add, run, run[1:]))
 
 
 def _cjk_segment(

@@ -252,9 +252,7 @@ class Index:
     def _rewrite(self, norm: str) -> str:
         """Normalized text with each problem phrase of the vocabulary (``problems``) replaced by
         its topic (``how do i make decoding faster`` → ``how do i make speculative decoding``)."""
-        if self._problem_re is None:
-            return norm
-        return self._problem_re.sub(lambda m: self._problems[m.group(0)], norm)
+        return norm if self._problem_re is None else self._problem_re.sub(lambda m: self._problems[m.group(0)], norm)
 
     def _answer_key(self, norm: str) -> tuple[str, ...]:
         """The words of normalized text as an answer phrase is compared: stemmed, stop words (not

@@ -163,9 +163,7 @@ class LinkIndex:
             post_id = self._files.get(source) if source is not None else None
         if post_id is not None:
             return LinkResult("post", url, post_id)
-        if on_blog or host in self.summary_hosts:
-            return LinkResult("unknown", url)
-        return LinkResult("foreign", url)
+        return LinkResult("unknown" if on_blog or host in self.summary_hosts else "foreign", url)
 
 
 def resolve_link(catalog: Catalog, text: str, vocabulary: Vocabulary | None = None) -> LinkResult | None:
