@@ -135,12 +135,8 @@ def _strip_markup(text: str) -> str:
 
 def _count_tokens(text: str) -> tuple[int, int]:
     """``(words, CJK characters)`` of a text whose markup is already removed."""
-    words = 0
-    cjk = len(_CJK_COUNTED.findall(text))
-    for token in _CJK.sub(" ", text).split():
-        if _WORDLIKE.search(token):
-            words += 1
-    return words, cjk
+    words = sum(1 for token in _CJK.sub(" ", text).split() if _WORDLIKE.search(token))
+    return words, len(_CJK_COUNTED.findall(text))
 
 
 def count_words(body: str) -> WordCount:

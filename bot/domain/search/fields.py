@@ -32,17 +32,10 @@ def mask_value(mask: int) -> float:
     """The posting value of a term found in the fields of ``mask`` (bits as :data:`FIELD_BITS`):
     the best field's weight, plus ``_FIELD_BONUS`` per further field of title, tags, id and
     summary; a term only in the summary or in no such field weighs ``answers`` when it is there."""
-    fields = [
-        (bit, FIELD_WEIGHTS[f])
-        for bit, f in ((BIT_TITLE, "title"), (_BIT_TAGS, "tags"), (_BIT_ID, "id"), (_BIT_SUMMARY, "summary"))
-        if mask & bit
-    ]
-    value = max((w for _, w in fields), default=0.0)
-    if len(fields) > 1:
-        value += _FIELD_BONUS * (len(fields) - 1)
-    if mask & _BIT_ANSWERS and value < FIELD_WEIGHTS["answers"]:
-        value = FIELD_WEIGHTS["answers"]
-    return value
+    bits = ((BIT_TITLE, "title"), (_BIT_TAGS, "tags"), (_BIT_ID, "id"), (_BIT_SUMMARY, "summary"))
+    weights = [FIELD_WEIGHTS[f] for bit, f in bits if mask & bit]
+    value = max(weights, default=0.0) + _FIELD_BONUS * max(len(weights) - 1, 0)
+    return max(value, FIELD_WEIGHTS["answers"]) if mask & _BIT_ANSWERS else value
 
 
 MASK_VALUES = np.array([mask_value(m) for m in range(32)], dtype=np.float32)
