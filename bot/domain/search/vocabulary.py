@@ -161,12 +161,9 @@ def _parse_lists(raw: dict[str, Any], errors: list[str]) -> dict[str, list[str]]
     name = VOCABULARY_FILE
     lists: dict[str, list[str]] = {}
     for key in (*_LIST_KEYS, *_OPTIONAL_LIST_KEYS):
-        if key not in raw:
-            if key in _LIST_KEYS:
-                errors.append(f"{name}: {key}: missing")
-            lists[key] = []
-            continue
-        lists[key] = _strings(raw[key], f"{name}: {key}", errors)
+        lists[key] = _strings(raw[key], f"{name}: {key}", errors) if key in raw else []
+        if key not in raw and key in _LIST_KEYS:
+            errors.append(f"{name}: {key}: missing")
     for key in ("blog_hosts", "summary_hosts"):
         errors.extend(
             f"{name}: {key}[{i}]: {host!r} is not a host name (like blog.vllm.ai)"
