@@ -170,9 +170,7 @@ def read_after(catalog: Catalog, track_id: str, post_id: str) -> tuple[Step, ...
     catalog.step(track_id, pid)
     order = catalog.order(track_id)
     i = order.index(pid)
-    wanted = {s.post for s in catalog.path(track_id) if pid in s.after}
-    if i + 1 < len(order):
-        wanted.add(order[i + 1])
+    wanted = {s.post for s in catalog.path(track_id) if pid in s.after} | set(order[i + 1 : i + 2])
     return tuple(s for s in catalog.path(track_id) if s.post in wanted)
 
 
@@ -243,12 +241,10 @@ def reading_order(catalog: Catalog, track_id: str) -> tuple[str, ...]:
 def total_minutes(catalog: Catalog, post_ids: Iterable[str]) -> tuple[int, bool]:
     """``(minutes, complete)``: the known minutes of ``post_ids`` summed, and whether every one
     was known and counted (not estimated)."""
-    total, complete = 0, True
-    for pid in post_ids:
-        post = catalog.post(pid)
-        total += post.minutes or 0
-        complete = complete and post.minutes is not None and post.minutes_source == "counted"
-    return total, complete
+    posts = [catalog.post(pid) for pid in post_ids]
+    return sum(p.minutes or 0 for p in posts), all(
+        p.minutes is not None and p.minutes_source == "counted" for p in posts
+    )
 
 
 def essentials_done(catalog: Catalog, track_id: str, read: Iterable[str]) -> bool:
@@ -267,8 +263,5 @@ def next_track(catalog: Catalog, track_id: str, finished: Iterable[str] = ()) ->
     if followers:
         return followers[0]
     own = [b for b in catalog.track(track_id).before if catalog.has_track(b) and b not in skip]
-    if own:
-        return own[0]
     at = ids.index(track_id)
-    rest = [tid for tid in ids[at + 1 :] + ids[:at] if tid not in skip]
-    return rest[0] if rest else None
+    return next((tid for tid in own + ids[at + 1 :] + ids[:at] if tid not in skip), None)
