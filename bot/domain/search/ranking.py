@@ -50,9 +50,7 @@ def bm25_tokens(text: str, ignorable: frozenset[str], cutter: re.Pattern[str] | 
         if cjk:
             prev = ""
             pieces = cutter.split(cjk) if cutter is not None else [cjk]
-            for piece in pieces:
-                if piece:
-                    out.extend(_bigrams(piece))
+            out.extend(bigram for piece in pieces if piece for bigram in _bigrams(piece))
             continue
         if latin in ignorable:
             prev = ""
