@@ -122,11 +122,7 @@ def _date(words: list[str], today: date) -> date | str | None:
 def _phrase(words: list[str], today: date) -> date | str | None:
     """The day ``words`` (lower-case, the whole phrase) name; ``None`` if they are no day phrase,
     ``"bad"`` if they look like one but name no valid date."""
-    for read in (_relative, _weekday, _date):
-        found = read(words, today)
-        if found is not None:
-            return found
-    return None
+    return next((found for read in (_relative, _weekday, _date) if (found := read(words, today)) is not None), None)
 
 
 def choose_day(words: list[str], today: date) -> DayChoice:
@@ -135,10 +131,7 @@ def choose_day(words: list[str], today: date) -> DayChoice:
     word close to a day word (:func:`bot.domain.words.near_day_word`), names it in ``meant``."""
     low = [w.casefold().strip(",.") for w in words]
     for size in (3, 2, 1):
-        if len(low) < size:
-            continue
-        found = _phrase(low[-size:], today)
-        if found is None:
+        if len(low) < size or (found := _phrase(low[-size:], today)) is None:
             continue
         rest = list(words[:-size])
         if isinstance(found, str) or found <= today or (found - today).days > MAX_DAYS_AHEAD:

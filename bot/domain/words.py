@@ -273,8 +273,7 @@ def zone_of(word: str) -> Zone | None:
     low = word.casefold()
     if low in WEEKDAY_WORDS:
         return None
-    offset = _offset_zone(low)
-    if offset is not None:
+    if (offset := _offset_zone(low)) is not None:
         return offset
     if low in TZ_ABBREVIATIONS:
         mapped = TZ_ABBREVIATIONS[low]

@@ -313,8 +313,7 @@ class Index:
 
     def _posting(self, term: str) -> tuple[np.ndarray, np.ndarray]:
         """``(doc numbers ascending, field values)`` of a term (views into the flat arrays)."""
-        merged = self._merged.get(term)
-        if merged is not None:
+        if (merged := self._merged.get(term)) is not None:
             return merged
         i = self._term_index[term]
         start, end = self._starts[i], self._ends[i]
