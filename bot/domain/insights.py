@@ -144,8 +144,7 @@ def compute(
     weeks: Counter[str] = Counter()
     since = now - timedelta(days=ACTIVE_DAYS)
     for user, stored, at in reads:
-        post = catalog.resolve_post_id(stored)
-        if post is None:
+        if (post := catalog.resolve_post_id(stored)) is None:
             continue
         by_user[user].add(post)
         if at >= since:

@@ -61,8 +61,7 @@ _CACHE: dict[int, tuple[Catalog, LinkIndex]] = {}
 
 
 def _cached_index(catalog: Catalog) -> LinkIndex:
-    hit = _CACHE.get(id(catalog))
-    if hit is not None and hit[0] is catalog:
+    if (hit := _CACHE.get(id(catalog))) is not None and hit[0] is catalog:
         return hit[1]
     vocabulary = default_vocabulary()
     hosts = tuple(dict.fromkeys((*vocabulary.blog_hosts, *BLOG_HOST_ALIASES)))
@@ -88,8 +87,7 @@ def resolve_link(catalog: Catalog, url: str) -> LinkTarget:
     if parts.scheme.lower() not in ("http", "https"):
         return LinkTarget(url, "other")
     index = _cached_index(catalog)
-    found = index.resolve(raw)
-    if found is not None and found.status == "post" and found.post_id is not None:
+    if (found := index.resolve(raw)) is not None and found.status == "post" and found.post_id is not None:
         return LinkTarget(url, "post", found.post_id)
     if _host(parts.netloc) in blog_hosts(catalog) or _host(parts.netloc) in index.blog_hosts:
         return LinkTarget(url, "blog")

@@ -209,8 +209,7 @@ def essentials(catalog: Catalog, track_id: str) -> tuple[str, ...]:
     from bot.domain.budget import ESSENTIAL_MAX_MINUTES, step_cost
 
     order = catalog.order(track_id)
-    named = set(catalog.track(track_id).essentials)
-    if named:
+    if named := set(catalog.track(track_id).essentials):
         return tuple(p for p in order if p in named)
     out: list[str] = []
     used = 0

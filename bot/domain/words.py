@@ -250,8 +250,7 @@ def _offset_zone(low: str) -> Zone | None:
     zone, whose sign is reversed (UTC+8 is ``Etc/GMT-8``) and which has no daylight saving (the
     reply says so); an offset IANA has no ``Etc`` zone for (half hours, beyond -12..+14) is an
     unknown zone. ``None``: not an offset."""
-    m = _UTC_OFFSET.match(low)
-    if m is None:
+    if (m := _UTC_OFFSET.match(low)) is None:
         return None
     sign, hours, minutes = m.group(1), int(m.group(2)), int(m.group(3) or 0)
     east = hours if sign == "+" else -hours

@@ -149,8 +149,7 @@ def resolve_catalog_ref(ref: str, repo: Path | None = None, tmp: Path | None = N
     ``REV`` means ``REV:catalog``; ``REV:some/path`` names another folder. Raises ``ValueError``
     when ``ref`` is neither a folder nor a revision git knows.
     """
-    path = Path(ref)
-    if path.is_dir():
+    if (path := Path(ref)).is_dir():
         return path
     if CALVER_RE.match(ref):
         ref = _commit_of_version(ref, repo or Path.cwd())

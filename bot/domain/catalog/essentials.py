@@ -62,8 +62,7 @@ def _essential_post_issues(
     :data:`ESSENTIALS_MAX_MINUTES` minutes (an unknown post is skipped: reported elsewhere)."""
     total = 0
     for step in essentials:
-        post = by_id.get(step.post)
-        if post is None:
+        if (post := by_id.get(step.post)) is None:
             continue  # unknown post, reported
         entry = f"track '{track.id}' step '{step.post}'"
         if post.url is None:

@@ -75,8 +75,7 @@ def load_catalog(directory: str | Path, *, check_versions: bool = True) -> Catal
 
 def _read_manifest(root: Path, issues: list[CatalogIssue], cache: YamlCache) -> Manifest | None:
     """``manifest.yaml`` validated, or ``None`` (the problems appended to ``issues``)."""
-    raw = _read_yaml(root / "manifest.yaml", "manifest.yaml", issues, cache)
-    if raw is None:
+    if (raw := _read_yaml(root / "manifest.yaml", "manifest.yaml", issues, cache)) is None:
         return None
     try:
         return Manifest.model_validate(raw)
@@ -91,8 +90,7 @@ def _read_post_file(path: Path, issues: list[CatalogIssue], cache: YamlCache) ->
     """The valid posts of one ``posts/*.yaml`` file (a YAML list); every invalid entry appended
     to ``issues``, named by its id (or its place in the list) and field."""
     rel = f"posts/{path.name}"
-    data = _read_yaml(path, rel, issues, cache)
-    if data is None:
+    if (data := _read_yaml(path, rel, issues, cache)) is None:
         return []
     if not isinstance(data, list):
         issues.append(CatalogIssue(rel, "-", "-", "expected a list of posts"))
@@ -114,8 +112,7 @@ def _read_track_file(path: Path, issues: list[CatalogIssue], cache: YamlCache) -
     """The track of one ``tracks/*.yaml`` file (a YAML mapping) as a one-item list, or ``[]`` with
     its problems appended to ``issues`` (named by track, step and field)."""
     rel = f"tracks/{path.name}"
-    raw = _read_yaml(path, rel, issues, cache)
-    if raw is None:
+    if (raw := _read_yaml(path, rel, issues, cache)) is None:
         return []
     if not isinstance(raw, dict):
         issues.append(CatalogIssue(rel, "-", "-", "expected a mapping (one track per file)"))

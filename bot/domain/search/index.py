@@ -240,8 +240,7 @@ class Index:
         doc_index = {pid: i for i, pid in enumerate(self._post_ids)}
         out: dict[tuple[str, ...], list[int]] = {}
         for pid, entries in self._vocab.answers.items():
-            doc = doc_index.get(pid)
-            if doc is None:
+            if (doc := doc_index.get(pid)) is None:
                 continue  # a post that was removed
             for phrase in (p for e in entries for p in e.split(",")):
                 key = self._answer_key(normalize(phrase))

@@ -149,8 +149,7 @@ class LinkIndex:
     def resolve(self, text: str) -> LinkResult | None:
         """What the URL in ``text`` points to (see the module docstring), or ``None`` when
         ``text`` is not one URL."""
-        split = split_url(text)
-        if split is None:
+        if (split := split_url(text)) is None:
             return None
         url, host, path, has_scheme = split
         host, path = _key(host, path)

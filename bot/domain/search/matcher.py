@@ -280,8 +280,7 @@ class Matcher(TrackIndex):
         """``ranked`` with the posts whose ``answers.yaml`` lists the query itself as a phrase
         (:meth:`_answer_key`) first, at score 100 and coverage 1 (``what is vllm`` → the post that
         introduced vLLM); unchanged when no post lists it."""
-        docs = self._answer_keys.get(answer_key, ())
-        if not docs:
+        if not (docs := self._answer_keys.get(answer_key, ())):
             return ranked
         first = [(100.0, doc, "answers", 1.0) for doc in docs]
         return first + [r for r in ranked if r[1] not in docs]

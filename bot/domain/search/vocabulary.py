@@ -213,8 +213,7 @@ def _parse_answers(directory: Path, post_ids: Collection[str] | None, errors: li
     path = directory / ANSWERS_FILE
     if not path.is_file():
         return {}
-    raw = _read(path, errors)
-    if raw is None:
+    if (raw := _read(path, errors)) is None:
         return {}
     if not isinstance(raw, dict):
         errors.append(f"{ANSWERS_FILE}: must be a mapping of post id to a list of strings")
