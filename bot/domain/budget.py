@@ -115,8 +115,6 @@ def fit(lengths: Sequence[int | None], budget: int) -> int:
     """How many of the next steps (their ``lengths`` in minutes, ``None`` unknown) one week of
     ``budget`` minutes takes: as many as fit in order, and always one (a longer first step goes
     alone). ``0`` only when ``lengths`` is empty."""
-    if not lengths:
-        return 0
     used, n = 0, 0
     for length in lengths:
         cost = step_cost(length)

@@ -114,14 +114,8 @@ def walk(
     """
     order = catalog.order(track_id)
     k = max(MIN_STEPS_PER_WEEK, min(MAX_STEPS_PER_WEEK, steps_per_week))
-    if old_order is None:
-        seen = set(order[:cursor])
-        added: set[str] = set()
-    else:
-        resolved = [catalog.resolve_post_id(p) or p for p in old_order]
-        seen = set(resolved[:cursor])
-        known = set(resolved)
-        added = {p for p in order if p not in known}
+    resolved = order if old_order is None else [catalog.resolve_post_id(p) or p for p in old_order]
+    seen, added = set(resolved[:cursor]), set(order) - set(resolved)
     pos = {p: i for i, p in enumerate(order)}
     frontier = max((pos[p] for p in seen if p in pos), default=-1) + 1
     if minutes_per_week:
