@@ -50,11 +50,8 @@ def blog_hosts(catalog: Catalog) -> tuple[str, ...]:
 def unfurl_domains(catalog: Catalog) -> tuple[str, ...]:
     """Every domain whose links the app unfurls (the manifest's ``unfurl_domains``): the blog
     hosts, the summary hosts and the hosts of the catalog's absolute post URLs."""
-    hosts = list(blog_hosts(catalog)) + list(SUMMARY_HOSTS)
-    for post in catalog.posts:
-        if post.url and not post.url.startswith("/"):
-            hosts.append(_host(urlsplit(post.url).netloc))
-    return tuple(dict.fromkeys(h for h in hosts if h))
+    absolute = [_host(urlsplit(p.url).netloc) for p in catalog.posts if p.url and not p.url.startswith("/")]
+    return tuple(dict.fromkeys(h for h in (*blog_hosts(catalog), *SUMMARY_HOSTS, *absolute) if h))
 
 
 _CACHE: dict[int, tuple[Catalog, LinkIndex]] = {}

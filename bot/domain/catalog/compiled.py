@@ -114,8 +114,7 @@ class Catalog:
 
     def tracks_of(self, post_id: str) -> tuple[str, ...]:
         """Ids of the tracks whose path includes the post (in catalog track order)."""
-        resolved = self.resolve_post_id(post_id)
-        return self._post_tracks.get(resolved or "", ())
+        return self._post_tracks.get(self.resolve_post_id(post_id) or "", ())
 
     def url_of(self, post: Post) -> str | None:
         """The absolute URL of a post: relative ``/paths`` resolve against the manifest's blog host."""
