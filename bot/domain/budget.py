@@ -10,9 +10,9 @@ every essential path (at most :data:`ESSENTIAL_MAX_MINUTES`, the catalog rule) f
 :data:`FINISH_WEEKS` weeks *whatever its steps' lengths*: a week takes steps in order while they
 fit (:func:`fit`), so any two weeks in a row hold more than the budget ``B`` (else the second's
 first step would have fitted in the first). Five weeks would need more than ``2B`` minutes, so
-``B = 45`` finishes every path of at most 90 minutes in at most 4 weeks (:func:`guaranteed_weeks`:
-3; 44 is the least budget that keeps 4; at 30, five 16-minute steps and a 10-minute one take 5
-weeks).
+``B = 45`` finishes every path of at most 90 minutes in at most 4 weeks (3 in fact; 44 is the
+least budget that keeps 4; at 30, five 16-minute steps and a 10-minute one take 5 weeks:
+``tests/plan/test_budget.py``).
 :func:`weeks_to_finish` gives the weeks for a list of step lengths under the week-by-week rule the
 digests use (:func:`fit`): each week takes the next steps that fit the budget, and always one.
 """
@@ -38,36 +38,15 @@ _EN = re.compile(
     r"^(?:(?P<h>\d+(?:\.\d+)?)\s*(?:h|hr|hrs|hour|hours)\s*(?:(?P<hm>\d+)\s*(?:m|min|mins|minutes?)?)?"
     r"|(?P<m>\d+)\s*(?:m|min|mins|minute|minutes))$"
 )
-_ZH_NUM = {
-    "半": 0.5,
-    "一": 1,
-    "两": 2,
-    "二": 2,
-    "三": 3,
-    "四": 4,
-    "五": 5,
-    "六": 6,
-    "七": 7,
-    "八": 8,
-    "九": 9,
-    "十": 10,
-    "十五": 15,
-    "二十": 20,
-    "三十": 30,
-    "四十": 40,
-    "四十五": 45,
-    "六十": 60,
-    "九十": 90,
-}
+_ZH_NUM: dict[str, float] = dict(zip("一两二三四五六七八九十", (1, 2, 2, 3, 4, 5, 6, 7, 8, 9, 10), strict=True))
+_ZH_NUM |= {"半": 0.5, "十五": 15, "二十": 20, "三十": 30, "四十": 40, "四十五": 45, "六十": 60, "九十": 90}
 _ZH = re.compile(r"^(?P<n>\d+(?:\.\d+)?|[半一两二三四五六七八九十]+)\s*(?P<u>分钟|分|小时|个小时|钟头|个钟头)$")
 OFF_WORDS = frozenset({"off", "none", "stop", "clear", "reset", "关闭", "关", "取消"})
 _FILLER = frozenset({"a", "per", "week", "weekly", "/week", "每周", "一周", "每星期", "a week"})
 
 
 def _zh_number(text: str) -> float | None:
-    if text.replace(".", "", 1).isdigit():
-        return float(text)
-    return _ZH_NUM.get(text)
+    return float(text) if text.replace(".", "", 1).isdigit() else _ZH_NUM.get(text)
 
 
 def parse_minutes(text: str) -> int | None:
@@ -81,18 +60,13 @@ def parse_minutes(text: str) -> int | None:
     for suffix in ("perweek", "aweek", "/week", "week", "每周", "一周"):
         if low.endswith(suffix) and len(low) > len(suffix):
             low = low[: -len(suffix)]
-    m = _EN.match(low)
-    if m:
-        if m.group("m"):
-            return int(m.group("m"))
-        return round(float(m.group("h")) * 60) + int(m.group("hm") or 0)
+    if m := _EN.match(low):
+        return int(m.group("m")) if m.group("m") else round(float(m.group("h")) * 60) + int(m.group("hm") or 0)
     z = _ZH.match(low)
-    if z:
-        n = _zh_number(z.group("n"))
-        if n is None:
-            return None
-        return round(n) if z.group("u") in ("分钟", "分") else round(n * 60)
-    return None
+    n = None if z is None else _zh_number(z.group("n"))
+    if z is None or n is None:
+        return None
+    return round(n) if z.group("u") in ("分钟", "分") else round(n * 60)
 
 
 def check_minutes(minutes: int) -> bool:
@@ -141,8 +115,6 @@ def fit(lengths: Sequence[int | None], budget: int) -> int:
     """How many of the next steps (their ``lengths`` in minutes, ``None`` unknown) one week of
     ``budget`` minutes takes: as many as fit in order, and always one (a longer first step goes
     alone). ``0`` only when ``lengths`` is empty."""
-    if not lengths:
-        return 0
     used, n = 0, 0
     for length in lengths:
         cost = step_cost(length)
@@ -168,16 +140,6 @@ def finish_day(today: dt.date, weeks: int) -> dt.date:
     """The day a reader starting this week finishes after ``weeks`` weekly sessions: the end of
     the last week (``today`` + 7 × ``weeks`` - 1 days; ``today`` itself when nothing is left)."""
     return today + dt.timedelta(days=max(0, 7 * weeks - 1)) if weeks else today
-
-
-def guaranteed_weeks(total_minutes: int, budget: int) -> int:
-    """The most weeks :func:`weeks_to_finish` can take for any steps of whole minutes (each at
-    least one) totalling ``total_minutes`` at ``budget``: two weeks in a row hold at least
-    ``budget + 1`` minutes, so ``w`` weeks need ``w // 2 * (budget + 1) + w % 2`` minutes."""
-    w = 0
-    while (w + 1) // 2 * (budget + 1) + (w + 1) % 2 <= total_minutes:
-        w += 1
-    return w
 
 
 _STOP_AFTER = (("then", "stop"), ("stop", "after"), ("essentials", "only"), ("只读核心",), ("读完核心停止",))

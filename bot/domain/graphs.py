@@ -19,17 +19,13 @@ def first_cycle(graph: Mapping[str, Iterable[str]], nodes: Iterable[str]) -> lis
         for nxt in graph.get(node, ()):
             if state.get(nxt) == 1:
                 return [*stack[stack.index(nxt) :], nxt]
-            if nxt not in state:
-                found = visit(nxt)
-                if found:
-                    return found
+            if nxt not in state and (found := visit(nxt)):
+                return found
         stack.pop()
         state[node] = 2
         return None
 
     for node in sorted(nodes):
-        if node not in state:
-            found = visit(node)
-            if found:
-                return found
+        if node not in state and (found := visit(node)):
+            return found
     return None

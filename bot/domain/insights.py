@@ -144,8 +144,7 @@ def compute(
     weeks: Counter[str] = Counter()
     since = now - timedelta(days=ACTIVE_DAYS)
     for user, stored, at in reads:
-        post = catalog.resolve_post_id(stored)
-        if post is None:
+        if (post := catalog.resolve_post_id(stored)) is None:
             continue
         by_user[user].add(post)
         if at >= since:
@@ -154,16 +153,8 @@ def compute(
     week_keys = [_week(now - timedelta(weeks=i)) for i in range(WEEKS - 1, -1, -1)]
     funnels = tuple(_funnel(catalog, track.id, by_user) for track in catalog.tracks)
     per_post = Counter(p for posts in by_user.values() for p in posts)
-    top = tuple((p, n) for p, n in sorted(per_post.items(), key=lambda x: (-x[1], x[0])) if n >= MIN_READERS)[
-        :TOP_POSTS
-    ]
-    return Insights(
-        team_id,
-        now,
-        len(by_user),
-        len(active),
-        tuple((w, weeks.get(w, 0)) for w in week_keys),
-        funnels,
-        top,
-        _channels(subscriptions, deliveries),
-    )
+    ranked = sorted(per_post.items(), key=lambda x: (-x[1], x[0]))
+    top = tuple((p, n) for p, n in ranked if n >= MIN_READERS)[:TOP_POSTS]
+    weekly = tuple((w, weeks.get(w, 0)) for w in week_keys)
+    channels = _channels(subscriptions, deliveries)
+    return Insights(team_id, now, len(by_user), len(active), weekly, funnels, top, channels)

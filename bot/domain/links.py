@@ -1,16 +1,10 @@
 """Which catalog post a shared URL points to (pure: no Slack, no database).
 
-The one place the app turns a URL into a post, used by link unfurls (``link_shared``) and the
-console's ``paste``. A URL is matched on its host and path (scheme, ``www.``, query, fragment and
-a trailing slash do not matter):
-
-* the vLLM blog, on the manifest's ``blog_base_url`` host or on :data:`BLOG_HOST_ALIASES` (the
-  blog moved hosts in 2026, see ``shared/reference/README.md``; a post's relative ``url`` is a
-  path on either host);
-* any other host a catalog post's absolute ``url`` is on (``yomu.fyi`` summary pages today).
-
-The matching itself is :class:`bot.domain.search.links.LinkIndex`'s (the one resolver, shared with
-search, ``read`` and ``follow``); callers keep calling :func:`resolve_link`.
+Used by link unfurls (``link_shared``) and the console's ``paste``: the vLLM blog is on the
+manifest's ``blog_base_url`` host or on :data:`BLOG_HOST_ALIASES` (the blog moved hosts in 2026,
+``shared/reference/README.md``). The matching itself is
+:class:`bot.domain.search.links.LinkIndex`'s, the one resolver shared with search, ``read`` and
+``follow``.
 """
 
 from __future__ import annotations
@@ -56,19 +50,15 @@ def blog_hosts(catalog: Catalog) -> tuple[str, ...]:
 def unfurl_domains(catalog: Catalog) -> tuple[str, ...]:
     """Every domain whose links the app unfurls (the manifest's ``unfurl_domains``): the blog
     hosts, the summary hosts and the hosts of the catalog's absolute post URLs."""
-    hosts = list(blog_hosts(catalog)) + list(SUMMARY_HOSTS)
-    for post in catalog.posts:
-        if post.url and not post.url.startswith("/"):
-            hosts.append(_host(urlsplit(post.url).netloc))
-    return tuple(dict.fromkeys(h for h in hosts if h))
+    absolute = [_host(urlsplit(p.url).netloc) for p in catalog.posts if p.url and not p.url.startswith("/")]
+    return tuple(dict.fromkeys(h for h in (*blog_hosts(catalog), *SUMMARY_HOSTS, *absolute) if h))
 
 
 _CACHE: dict[int, tuple[Catalog, LinkIndex]] = {}
 
 
 def _cached_index(catalog: Catalog) -> LinkIndex:
-    hit = _CACHE.get(id(catalog))
-    if hit is not None and hit[0] is catalog:
+    if (hit := _CACHE.get(id(catalog))) is not None and hit[0] is catalog:
         return hit[1]
     vocabulary = default_vocabulary()
     hosts = tuple(dict.fromkeys((*vocabulary.blog_hosts, *BLOG_HOST_ALIASES)))
@@ -83,12 +73,8 @@ def _cached_index(catalog: Catalog) -> LinkIndex:
 def resolve_link(catalog: Catalog, url: str) -> LinkTarget:
     """The post ``url`` points to, as a :class:`LinkTarget` (never raises).
 
-    Slack sends links as written in the message, possibly wrapped in ``<…>`` or with a
-    ``|label``; both are stripped first. Only ``http`` and ``https`` URLs match. Every form
-    :mod:`bot.domain.search.links` accepts finds the post (the one resolver): either blog host, a
-    trailing slash, a query string or ``#fragment``, the ``.html``-less path, a post's
-    ``redirect_from`` path and its source file on GitHub (``blob`` and
-    ``raw.githubusercontent.com`` links). A blog-host page no post has is ``blog``.
+    Slack's ``<…>`` and ``|label`` are stripped first; only ``http`` and ``https`` URLs match,
+    in every form :mod:`bot.domain.search.links` accepts. A blog-host page no post has is ``blog``.
     """
     raw = url.strip().strip("<>").split("|", 1)[0]
     try:
@@ -98,8 +84,7 @@ def resolve_link(catalog: Catalog, url: str) -> LinkTarget:
     if parts.scheme.lower() not in ("http", "https"):
         return LinkTarget(url, "other")
     index = _cached_index(catalog)
-    found = index.resolve(raw)
-    if found is not None and found.status == "post" and found.post_id is not None:
+    if (found := index.resolve(raw)) is not None and found.status == "post" and found.post_id is not None:
         return LinkTarget(url, "post", found.post_id)
     if _host(parts.netloc) in blog_hosts(catalog) or _host(parts.netloc) in index.blog_hosts:
         return LinkTarget(url, "blog")

@@ -94,30 +94,19 @@ def soft_claim_warnings(track: Track, order: tuple[str, ...]) -> list[tuple[str,
             target = min(positions) if claim.position == "first" else max(positions)
             if index[step.post] != target:
                 scope = "the whole path" if not claim.among else "its group " + ", ".join(group)
-                why = (
-                    f"resolved: {resolved[step.post]}"
-                    if step.post in resolved
-                    else "unresolved: add a resolution with the reason"
-                )
-                out.append(
-                    (
-                        f"{claim.source} says read it {claim.position} in {scope}, "
-                        f"but it is step {index[step.post] + 1} of {len(order)} ({why})",
-                        step.post,
-                    )
-                )
+                why = "unresolved: add a resolution with the reason"
+                if step.post in resolved:
+                    why = f"resolved: {resolved[step.post]}"
+                says = f"{claim.source} says read it {claim.position} in {scope}"
+                out.append((f"{says}, but it is step {index[step.post] + 1} of {len(order)} ({why})", step.post))
     for (position, group), pids in claimed.items():
         if len(pids) > 1:
             scope = "the whole path" if not group else "the same group"
-            covered = any(set(pids) <= set(res.steps) for res in track.resolutions)
-            why = (
-                "resolved: see the track's resolutions"
-                if covered
-                else "unresolved: add a resolution naming these steps"
-            )
-            out.append(
-                (f"{len(pids)} steps each claim to be read {position} in {scope}: {', '.join(pids)} ({why})", pids[0])
-            )
+            why = "unresolved: add a resolution naming these steps"
+            if any(set(pids) <= set(res.steps) for res in track.resolutions):
+                why = "resolved: see the track's resolutions"
+            claim_text = f"{len(pids)} steps each claim to be read {position} in {scope}"
+            out.append((f"{claim_text}: {', '.join(pids)} ({why})", pids[0]))
     return out
 
 
@@ -160,11 +149,7 @@ def positions(catalog: Catalog, post_id: str) -> list[Position]:
     pid = catalog.resolve_post_id(post_id)
     if pid is None:
         return []
-    out = []
-    for tid in catalog.tracks_of(pid):
-        order = catalog.order(tid)
-        out.append(Position(tid, order.index(pid) + 1, len(order)))
-    return out
+    return [Position(tid, catalog.order(tid).index(pid) + 1, len(catalog.order(tid))) for tid in catalog.tracks_of(pid)]
 
 
 def read_before(catalog: Catalog, track_id: str, post_id: str) -> tuple[Step, ...]:
@@ -185,9 +170,7 @@ def read_after(catalog: Catalog, track_id: str, post_id: str) -> tuple[Step, ...
     catalog.step(track_id, pid)
     order = catalog.order(track_id)
     i = order.index(pid)
-    wanted = {s.post for s in catalog.path(track_id) if pid in s.after}
-    if i + 1 < len(order):
-        wanted.add(order[i + 1])
+    wanted = {s.post for s in catalog.path(track_id) if pid in s.after} | set(order[i + 1 : i + 2])
     return tuple(s for s in catalog.path(track_id) if s.post in wanted)
 
 
@@ -226,8 +209,7 @@ def essentials(catalog: Catalog, track_id: str) -> tuple[str, ...]:
     from bot.domain.budget import ESSENTIAL_MAX_MINUTES, step_cost
 
     order = catalog.order(track_id)
-    named = set(catalog.track(track_id).essentials)
-    if named:
+    if named := set(catalog.track(track_id).essentials):
         return tuple(p for p in order if p in named)
     out: list[str] = []
     used = 0
@@ -258,12 +240,10 @@ def reading_order(catalog: Catalog, track_id: str) -> tuple[str, ...]:
 def total_minutes(catalog: Catalog, post_ids: Iterable[str]) -> tuple[int, bool]:
     """``(minutes, complete)``: the known minutes of ``post_ids`` summed, and whether every one
     was known and counted (not estimated)."""
-    total, complete = 0, True
-    for pid in post_ids:
-        post = catalog.post(pid)
-        total += post.minutes or 0
-        complete = complete and post.minutes is not None and post.minutes_source == "counted"
-    return total, complete
+    posts = [catalog.post(pid) for pid in post_ids]
+    return sum(p.minutes or 0 for p in posts), all(
+        p.minutes is not None and p.minutes_source == "counted" for p in posts
+    )
 
 
 def essentials_done(catalog: Catalog, track_id: str, read: Iterable[str]) -> bool:
@@ -282,8 +262,5 @@ def next_track(catalog: Catalog, track_id: str, finished: Iterable[str] = ()) ->
     if followers:
         return followers[0]
     own = [b for b in catalog.track(track_id).before if catalog.has_track(b) and b not in skip]
-    if own:
-        return own[0]
     at = ids.index(track_id)
-    rest = [tid for tid in ids[at + 1 :] + ids[:at] if tid not in skip]
-    return rest[0] if rest else None
+    return next((tid for tid in own + ids[at + 1 :] + ids[:at] if tid not in skip), None)

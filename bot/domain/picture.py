@@ -61,13 +61,9 @@ def path_graph(catalog: Catalog, track_id: str, read: Collection[str] | None = N
         post = catalog.post(pid)
         minutes = "" if post.minutes is None else f"{'' if post.minutes_source == 'counted' else '~'}{post.minutes} min"
         extra = [x for x in (minutes, "" if post.url else "no link yet") if x]
-        return Node(
-            pid,
-            (f"{n}. {_title(post.title)}", " · ".join(extra)) if extra else (f"{n}. {_title(post.title)}",),
-            kind,
-            None if done is None else pid in done,
-            post.url is not None,
-        )
+        title = f"{n}. {_title(post.title)}"
+        label = (title, " · ".join(extra)) if extra else (title,)
+        return Node(pid, label, kind, None if done is None else pid in done, post.url is not None)
 
     for before in track.before:
         if catalog.has_track(before):

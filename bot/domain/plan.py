@@ -7,14 +7,9 @@ and the console render a :class:`ChannelPlan`; the deliverer stores its ``cursor
 
 A subscription's ``cursor`` counts the steps of the path (in the order of the catalog version
 ``last_catalog_version``) that the channel has been through; each digest brings the next steps
-that fit the channel's weekly budget (:func:`channel_minutes`: its ``minutes_per_week``; always at
-least one step), or the next ``steps_per_week`` (1-3) steps without one, and announces what a newer
-catalog version added to the track. The
-digest that reaches the end of the path is the *closing* one; after it only additions are
-announced, and a week with nothing new has no digest (:attr:`ChannelPlan.empty`).
-
-Progress survives renames: a post walked under a former id (an alias) counts as walked under its
-current id (:meth:`Catalog.resolve_post_id`).
+(:func:`walk`) and announces what a newer catalog version added to the track. After the *closing*
+digest only additions are announced; a week with nothing new has no digest. Progress kept under
+a former post id (an alias) counts for the post.
 """
 
 from __future__ import annotations
@@ -119,14 +114,8 @@ def walk(
     """
     order = catalog.order(track_id)
     k = max(MIN_STEPS_PER_WEEK, min(MAX_STEPS_PER_WEEK, steps_per_week))
-    if old_order is None:
-        seen = set(order[:cursor])
-        added: set[str] = set()
-    else:
-        resolved = [catalog.resolve_post_id(p) or p for p in old_order]
-        seen = set(resolved[:cursor])
-        known = set(resolved)
-        added = {p for p in order if p not in known}
+    resolved = order if old_order is None else [catalog.resolve_post_id(p) or p for p in old_order]
+    seen, added = set(resolved[:cursor]), set(order) - set(resolved)
     pos = {p: i for i, p in enumerate(order)}
     frontier = max((pos[p] for p in seen if p in pos), default=-1) + 1
     if minutes_per_week:
@@ -166,31 +155,19 @@ def plan_channel_digest(
     order = catalog.order(track_id)
     walked = [catalog.resolve_post_id(p) or p for p in (old_order or order)][: max(0, sub.cursor)]
     had_all = ess <= set(walked)
-    if getattr(sub, "after_essentials", "further") == "stop" and had_all:
-        return ChannelPlan(
-            track_id=track_id,
-            steps=(),
-            new=(),
-            added=(),
-            cursor=max(0, sub.cursor),
-            total=total,
-            closing=False,
-            first=False,
-            version=catalog.version,
-            minutes_per_week=budget,
-        )
-    finished_now = not had_all and ess <= set(order[:cursor])
+    if getattr(sub, "after_essentials", "further") == "stop" and had_all:  # nothing more to send
+        steps, new, added, cursor = (), (), frozenset(), max(0, sub.cursor)
     return ChannelPlan(
         track_id=track_id,
         steps=steps,
         new=new,
-        added=tuple(p for p in catalog.order(track_id) if p in added),
+        added=tuple(p for p in order if p in added),
         cursor=cursor,
         total=total,
         closing=cursor >= total and bool(steps),
         first=sub.cursor == 0 and sub.last_catalog_version is None,
         version=catalog.version,
-        essentials_finished=finished_now,
+        essentials_finished=not had_all and ess <= set(order[:cursor]),
         minutes_per_week=budget,
     )
 

@@ -32,46 +32,17 @@ REMIND_AT = time(9, 0)
 MAX_DAYS_AHEAD = 366
 """The furthest a reminder may be set, in days."""
 
-_MONTHS = {
-    name: i
-    for i, names in enumerate(
-        (
-            ("jan", "january"),
-            ("feb", "february"),
-            ("mar", "march"),
-            ("apr", "april"),
-            ("may",),
-            ("jun", "june"),
-            ("jul", "july"),
-            ("aug", "august"),
-            ("sep", "sept", "september"),
-            ("oct", "october"),
-            ("nov", "november"),
-            ("dec", "december"),
-        ),
-        start=1,
-    )
-    for name in names
-}
+_MONTH_WORDS: tuple[str, ...] = ("jan january", "feb february", "mar march", "apr april", "may", "jun june")
+_MONTH_WORDS += ("jul july", "aug august", "sep sept september", "oct october", "nov november", "dec december")
+_MONTHS = {name: i for i, names in enumerate(_MONTH_WORDS, 1) for name in names.split()}
 _ISO = re.compile(r"^(\d{4})[-/](\d{1,2})[-/](\d{1,2})$")
 _ZH_IN = re.compile(r"^(\d{1,3}|一|两|二|三)(天|周|个星期|星期)后$")
 _ZH_COUNT = {"一": 1, "两": 2, "二": 2, "三": 3}
 _ZH_DATE = re.compile(r"^(\d{1,2})月(\d{1,2})[日号]$")
 _ORDINAL = re.compile(r"^(\d{1,2})(?:st|nd|rd|th)$")
 _UNITS = {"day": 1, "days": 1, "d": 1, "week": 7, "weeks": 7, "w": 7}
-_COUNTS = {
-    "a": 1,
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-}
+_NUMBER_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+_COUNTS = {"a": 1} | {w: i for i, w in enumerate(_NUMBER_WORDS, 1)}
 
 
 @dataclass(frozen=True)
@@ -151,11 +122,7 @@ def _date(words: list[str], today: date) -> date | str | None:
 def _phrase(words: list[str], today: date) -> date | str | None:
     """The day ``words`` (lower-case, the whole phrase) name; ``None`` if they are no day phrase,
     ``"bad"`` if they look like one but name no valid date."""
-    for read in (_relative, _weekday, _date):
-        found = read(words, today)
-        if found is not None:
-            return found
-    return None
+    return next((found for read in (_relative, _weekday, _date) if (found := read(words, today)) is not None), None)
 
 
 def choose_day(words: list[str], today: date) -> DayChoice:
@@ -164,15 +131,10 @@ def choose_day(words: list[str], today: date) -> DayChoice:
     word close to a day word (:func:`bot.domain.words.near_day_word`), names it in ``meant``."""
     low = [w.casefold().strip(",.") for w in words]
     for size in (3, 2, 1):
-        if len(low) < size:
-            continue
-        found = _phrase(low[-size:], today)
-        if found is None:
+        if len(low) < size or (found := _phrase(low[-size:], today)) is None:
             continue
         rest = list(words[:-size])
-        if isinstance(found, str):
-            return DayChoice(rest, None, " ".join(words[-size:]))
-        if found <= today or (found - today).days > MAX_DAYS_AHEAD:
+        if isinstance(found, str) or found <= today or (found - today).days > MAX_DAYS_AHEAD:
             return DayChoice(rest, None, " ".join(words[-size:]))
         return DayChoice(rest, found)
     return DayChoice(list(words), meant=near_day_word(low[-1]) if low else None)

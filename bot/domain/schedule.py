@@ -13,14 +13,13 @@ rules). Times are aware datetimes; weekday 0 = Monday … 6 = Sunday (Python's `
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
-from typing import Any
+from typing import Annotated
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from apscheduler.triggers.cron import CronTrigger
-from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict
 
 DEFAULT_WEEKDAY = 0
 """Monday: the weekday of a digest when none is given."""
@@ -51,11 +50,9 @@ def _check_zone(value: str) -> str:
     return value
 
 
-_CHECKS: dict[str | None, Callable[[Any], Any]] = {
-    "weekday": _check_weekday,
-    "at_time": _check_time,
-    "timezone": _check_zone,
-}
+_Weekday = Annotated[int, AfterValidator(_check_weekday)]
+_AtTime = Annotated[str, AfterValidator(_check_time)]
+_Zone = Annotated[str, AfterValidator(_check_zone)]
 
 
 class WeeklySchedule(BaseModel):
@@ -66,14 +63,9 @@ class WeeklySchedule(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    weekday: int = DEFAULT_WEEKDAY
-    at_time: str = DEFAULT_TIME
-    timezone: str = "UTC"
-
-    @field_validator("weekday", "at_time", "timezone")
-    @classmethod
-    def _part(cls, value: Any, info: ValidationInfo) -> Any:
-        return _CHECKS[info.field_name](value)
+    weekday: _Weekday = DEFAULT_WEEKDAY
+    at_time: _AtTime = DEFAULT_TIME
+    timezone: _Zone = "UTC"
 
     @classmethod
     def of(
@@ -118,14 +110,9 @@ class ScheduleParts(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    weekday: int | None = None
-    at_time: str | None = None
-    timezone: str | None = None
-
-    @field_validator("weekday", "at_time", "timezone")
-    @classmethod
-    def _part(cls, value: Any, info: ValidationInfo) -> Any:
-        return None if value is None else _CHECKS[info.field_name](value)
+    weekday: _Weekday | None = None
+    at_time: _AtTime | None = None
+    timezone: _Zone | None = None
 
     def resolve(self, zone: str, fallback: WeeklySchedule | None = None) -> WeeklySchedule:
         """The full schedule: typed parts win; parts left out come from ``fallback`` (e.g. the
@@ -200,9 +187,7 @@ def in_window(fire: datetime, now: datetime, timezone: str, min_window_s: float 
     ``fire``'s ISO week in ``timezone`` (so a restart later in the same week still sends it,
     and a restart after days of downtime sends nothing stale), and in any case for
     ``min_window_s`` seconds after ``fire`` (a Sunday-night digest is not lost to a short delay)."""
-    if now < fire:
-        return False
-    return now < week_end(fire, timezone) or (now - fire).total_seconds() < min_window_s
+    return now >= fire and (now < week_end(fire, timezone) or (now - fire).total_seconds() < min_window_s)
 
 
 def subscription_change(old: tuple[WeeklySchedule, bool] | None, new: tuple[WeeklySchedule, bool]) -> str:

@@ -250,8 +250,7 @@ def _offset_zone(low: str) -> Zone | None:
     zone, whose sign is reversed (UTC+8 is ``Etc/GMT-8``) and which has no daylight saving (the
     reply says so); an offset IANA has no ``Etc`` zone for (half hours, beyond -12..+14) is an
     unknown zone. ``None``: not an offset."""
-    m = _UTC_OFFSET.match(low)
-    if m is None:
+    if (m := _UTC_OFFSET.match(low)) is None:
         return None
     sign, hours, minutes = m.group(1), int(m.group(2)), int(m.group(3) or 0)
     east = hours if sign == "+" else -hours
@@ -273,14 +272,11 @@ def zone_of(word: str) -> Zone | None:
     low = word.casefold()
     if low in WEEKDAY_WORDS:
         return None
-    offset = _offset_zone(low)
-    if offset is not None:
+    if (offset := _offset_zone(low)) is not None:
         return offset
     if low in TZ_ABBREVIATIONS:
         mapped = TZ_ABBREVIATIONS[low]
-        if isinstance(mapped, tuple):
-            return Zone(choices=mapped)
-        return Zone(zone=mapped, note=ZONE_NOTES.get(low))
+        return Zone(choices=mapped) if isinstance(mapped, tuple) else Zone(zone=mapped, note=ZONE_NOTES.get(low))
     if "/" in word:
         area, _, city = word.partition("/")
         if area.casefold() not in _IANA_AREAS and not (area[:1].isupper() and city[:1].isupper()):

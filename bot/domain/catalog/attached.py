@@ -50,6 +50,3 @@ class PerCatalog(Generic[_T]):
         """Forget every value (the next :meth:`get` makes it again)."""
         with self._lock:
             self._values.clear()
-
-    def __len__(self) -> int:
-        return len(self._values)

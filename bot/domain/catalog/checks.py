@@ -10,7 +10,8 @@ Pure: no I/O.
 from __future__ import annotations
 
 import unicodedata
-from collections import Counter, defaultdict
+from collections import Counter
+from collections.abc import Iterator
 
 import bot.domain.paths as paths  # module import: bot.domain.paths imports the catalog models too
 from bot.domain.catalog.issues import CatalogIssue
@@ -62,78 +63,50 @@ def _blank(what: str, text: str) -> str:
     )
 
 
-def blank_title_issues(posts: Posts, tracks: Tracks) -> list[CatalogIssue]:
+def blank_title_issues(posts: Posts, tracks: Tracks) -> Iterator[CatalogIssue]:
     """Post titles, track names (``names.en`` / ``names.zh``) and external prerequisites' titles
     that show nothing (:func:`has_visible_character`): one error per file, entry and field."""
-    issues: list[CatalogIssue] = []
     for rel, post in posts:
         if not has_visible_character(post.title):
-            issues.append(CatalogIssue(rel, f"post '{post.id}'", "title", _blank("title", post.title)))
+            yield CatalogIssue(rel, f"post '{post.id}'", "title", _blank("title", post.title))
     for rel, track in tracks:
         for lang in ("en", "zh"):
             name = getattr(track.names, lang)
             if name is not None and not has_visible_character(name):
-                issues.append(CatalogIssue(rel, f"track '{track.id}'", f"names.{lang}", _blank("name", name)))
+                yield CatalogIssue(rel, f"track '{track.id}'", f"names.{lang}", _blank("name", name))
         for step in track.steps:
             for n, ext in enumerate(step.external_prerequisites):
                 if not has_visible_character(ext.title):
-                    issues.append(
-                        CatalogIssue(
-                            rel,
-                            f"track '{track.id}' step '{step.post}'",
-                            f"external_prerequisites.{n}.title",
-                            _blank("title", ext.title),
-                        )
-                    )
-    return issues
+                    entry = f"track '{track.id}' step '{step.post}'"
+                    yield CatalogIssue(rel, entry, f"external_prerequisites.{n}.title", _blank("title", ext.title))
 
 
-def view_limit_issues(posts: Posts, tracks: Tracks) -> list[CatalogIssue]:
+def view_limit_issues(posts: Posts, tracks: Tracks) -> Iterator[CatalogIssue]:
     """Names and titles longer than the views can show whole (see :data:`TRACK_NAME_MAX`,
     :data:`TRACK_ID_MAX`, :data:`POST_TITLE_MAX`), one issue per file, entry and field."""
-    issues: list[CatalogIssue] = []
     for rel, post in posts:
         if len(post.title) > POST_TITLE_MAX:
-            issues.append(
-                CatalogIssue(
-                    rel,
-                    f"post '{post.id}'",
-                    "title",
-                    f"{len(post.title)} characters; at most {POST_TITLE_MAX} fit whole "
-                    "in a digest's notification text (10 titles in 3,000 characters)",
-                )
-            )
+            fits = f"at most {POST_TITLE_MAX} fit whole in a digest's notification text (10 titles in 3,000 characters)"
+            yield CatalogIssue(rel, f"post '{post.id}'", "title", f"{len(post.title)} characters; {fits}")
     for rel, track in tracks:
+        entry = f"track '{track.id}'"
         for lang in ("en", "zh"):
             name = getattr(track.names, lang) or ""
             if len(name) > TRACK_NAME_MAX:
-                issues.append(
-                    CatalogIssue(
-                        rel,
-                        f"track '{track.id}'",
-                        f"names.{lang}",
-                        f"{len(name)} characters; at most {TRACK_NAME_MAX} fit whole in "
-                        "the digest's header block (150 characters with "
-                        '"{name}: this week\'s reading")',
-                    )
+                fits = f"at most {TRACK_NAME_MAX} fit whole in the digest's header block (150 characters with "
+                yield CatalogIssue(
+                    rel, entry, f"names.{lang}", f'{len(name)} characters; {fits}"{{name}}: this week\'s reading")'
                 )
         if len(track.id) > TRACK_ID_MAX:
-            issues.append(
-                CatalogIssue(
-                    rel,
-                    f"track '{track.id}'",
-                    "id",
-                    f"{len(track.id)} characters; at most {TRACK_ID_MAX} fit whole, with "
-                    "the name, in the digest's Stop confirm text (300 characters)",
-                )
+            fits = (
+                f"at most {TRACK_ID_MAX} fit whole, with the name, in the digest's Stop confirm text (300 characters)"
             )
-    return issues
+            yield CatalogIssue(rel, entry, "id", f"{len(track.id)} characters; {fits}")
 
 
-def duplicate_post_issues(posts: Posts) -> list[CatalogIssue]:
+def duplicate_post_issues(posts: Posts) -> Iterator[CatalogIssue]:
     """Duplicate ids, titles (compared case-folded) and URLs across all post files: one error on
     each later copy, naming the file of the first."""
-    issues: list[CatalogIssue] = []
     for attr in ("id", "title", "url"):
         seen: dict[str, str] = {}
         for rel, post in posts:
@@ -142,126 +115,79 @@ def duplicate_post_issues(posts: Posts) -> list[CatalogIssue]:
                 continue
             key = value.casefold() if attr == "title" else value
             if key in seen:
-                issues.append(
-                    CatalogIssue(rel, f"post '{post.id}'", attr, f"duplicate {attr} {value!r} (also in {seen[key]})")
-                )
+                yield CatalogIssue(rel, f"post '{post.id}'", attr, f"duplicate {attr} {value!r} (also in {seen[key]})")
             else:
                 seen[key] = rel
-    return issues
 
 
-def post_alias_issues(posts: Posts) -> list[CatalogIssue]:
+def post_alias_issues(posts: Posts) -> Iterator[CatalogIssue]:
     """A post alias is neither another post's id nor another post's alias."""
-    issues: list[CatalogIssue] = []
     ids = {p.id for _, p in posts}
     alias_owner: dict[str, str] = {}
     for rel, post in posts:
         for alias in post.aliases:
             if alias in ids:
-                issues.append(
-                    CatalogIssue(rel, f"post '{post.id}'", "aliases", f"alias {alias!r} is the id of another post")
-                )
+                yield CatalogIssue(rel, f"post '{post.id}'", "aliases", f"alias {alias!r} is the id of another post")
             elif alias in alias_owner and alias_owner[alias] != post.id:
-                issues.append(
-                    CatalogIssue(
-                        rel,
-                        f"post '{post.id}'",
-                        "aliases",
-                        f"alias {alias!r} is also an alias of {alias_owner[alias]!r}",
-                    )
-                )
+                also = f"alias {alias!r} is also an alias of {alias_owner[alias]!r}"
+                yield CatalogIssue(rel, f"post '{post.id}'", "aliases", also)
             alias_owner[alias] = post.id
-    return issues
 
 
-def _track_alias_issues(rel: str, track: Track, owners: dict[str, str]) -> list[CatalogIssue]:
-    """A track alias (compared case-folded) is no other track's alias; records ``track``'s aliases
-    in ``owners`` (case-folded alias -> track id), which the caller shares across tracks."""
-    issues: list[CatalogIssue] = []
-    for alias in track.aliases:
-        key = alias.casefold()
-        if key in owners and owners[key] != track.id:
-            issues.append(
-                CatalogIssue(
-                    rel, f"track '{track.id}'", "aliases", f"alias {alias!r} is also an alias of track {owners[key]!r}"
-                )
-            )
-        owners[key] = track.id
-    return issues
-
-
-def _step_issues(rel: str, track: Track, step: Step, post_ids: set[str], step_ids: Counter[str]) -> list[CatalogIssue]:
+def _step_issues(
+    rel: str, track: Track, step: Step, post_ids: set[str], step_ids: Counter[str]
+) -> Iterator[CatalogIssue]:
     """One step: a known post, once in the track; ``after`` and ``claims.among`` name other steps
     of the track (``step_ids``, post id -> count); a Chinese note on a bilingual track."""
-    issues: list[CatalogIssue] = []
     entry = f"track '{track.id}' step '{step.post}'"
     if step.post not in post_ids:
-        issues.append(CatalogIssue(rel, entry, "post", f"unknown post id {step.post!r}"))
+        yield CatalogIssue(rel, entry, "post", f"unknown post id {step.post!r}")
     if step_ids[step.post] > 1:
-        issues.append(CatalogIssue(rel, entry, "post", "the post is a step of this track twice"))
+        yield CatalogIssue(rel, entry, "post", "the post is a step of this track twice")
     for ref in step.after:
         if ref not in step_ids:
-            issues.append(
-                CatalogIssue(rel, entry, "after", f"unknown step reference {ref!r} (not a step of this track)")
-            )
+            yield CatalogIssue(rel, entry, "after", f"unknown step reference {ref!r} (not a step of this track)")
         elif ref == step.post:
-            issues.append(CatalogIssue(rel, entry, "after", "a step cannot come after itself"))
-    for claim in step.claims:
-        issues.extend(
-            CatalogIssue(rel, entry, "claims.among", f"unknown step reference {ref!r}")
-            for ref in claim.among
-            if ref not in step_ids
-        )
+            yield CatalogIssue(rel, entry, "after", "a step cannot come after itself")
+    for ref in (ref for claim in step.claims for ref in claim.among if ref not in step_ids):
+        yield CatalogIssue(rel, entry, "claims.among", f"unknown step reference {ref!r}")
     if track.bilingual and step.note is not None and not step.note.zh:
-        issues.append(CatalogIssue(rel, entry, "note.zh", "bilingual track: the step note needs a Chinese text"))
-    return issues
+        yield CatalogIssue(rel, entry, "note.zh", "bilingual track: the step note needs a Chinese text")
 
 
-def track_issues(posts: Posts, tracks: Tracks) -> list[CatalogIssue]:
-    """Per track, in file order: a unique id, aliases no other track has, every step
-    (:func:`_step_issues`), and ``resolutions.steps`` naming steps of the track."""
-    issues: list[CatalogIssue] = []
+def track_issues(posts: Posts, tracks: Tracks) -> Iterator[CatalogIssue]:
+    """Per track, in file order: a unique id, aliases (compared case-folded) no other track has,
+    every step (:func:`_step_issues`), and ``resolutions.steps`` naming steps of the track."""
     post_ids = {p.id for _, p in posts}
     track_ids = Counter(t.id for _, t in tracks)
-    alias_owners: dict[str, str] = {}
+    alias_owners: dict[str, str] = {}  # case-folded alias -> track id
     for rel, track in tracks:
+        entry = f"track '{track.id}'"
         if track_ids[track.id] > 1:
-            issues.append(CatalogIssue(rel, f"track '{track.id}'", "id", f"duplicate track id {track.id!r}"))
-        issues.extend(_track_alias_issues(rel, track, alias_owners))
+            yield CatalogIssue(rel, entry, "id", f"duplicate track id {track.id!r}")
+        for alias in track.aliases:
+            owner = alias_owners.get(alias.casefold(), track.id)
+            if owner != track.id:
+                yield CatalogIssue(rel, entry, "aliases", f"alias {alias!r} is also an alias of track {owner!r}")
+            alias_owners[alias.casefold()] = track.id
         step_ids = Counter(s.post for s in track.steps)
         for step in track.steps:
-            issues.extend(_step_issues(rel, track, step, post_ids, step_ids))
-        issues.extend(
-            CatalogIssue(rel, f"track '{track.id}'", "resolutions.steps", f"unknown step reference {ref!r}")
-            for res in track.resolutions
-            for ref in res.steps
-            if ref not in step_ids
-        )
-    return issues
+            yield from _step_issues(rel, track, step, post_ids, step_ids)
+        for ref in (ref for res in track.resolutions for ref in res.steps if ref not in step_ids):
+            yield CatalogIssue(rel, entry, "resolutions.steps", f"unknown step reference {ref!r}")
 
 
-def post_place_issues(posts: Posts, tracks: Tracks) -> list[CatalogIssue]:
+def post_place_issues(posts: Posts, tracks: Tracks) -> Iterator[CatalogIssue]:
     """Every published post is a step of some track (when there are tracks at all), and a post on
     a bilingual track has a Chinese summary."""
-    issues: list[CatalogIssue] = []
-    in_track: dict[str, list[str]] = defaultdict(list)
-    for _, track in tracks:
-        for step in track.steps:
-            in_track[step.post].append(track.id)
+    in_track = {s.post for _, t in tracks for s in t.steps}
     bilingual_posts = {s.post for _, t in tracks if t.bilingual for s in t.steps}
     for rel, post in posts:
-        if tracks and not in_track.get(post.id) and not post.is_draft:
-            issues.append(CatalogIssue(rel, f"post '{post.id}'", "tracks", "the post is not a step of any track"))
+        if tracks and post.id not in in_track and not post.is_draft:
+            yield CatalogIssue(rel, f"post '{post.id}'", "tracks", "the post is not a step of any track")
         if post.id in bilingual_posts and not post.summary.zh:
-            issues.append(
-                CatalogIssue(
-                    rel,
-                    f"post '{post.id}'",
-                    "summary.zh",
-                    "the post is on a bilingual track and needs a Chinese summary",
-                )
-            )
-    return issues
+            needs = "the post is on a bilingual track and needs a Chinese summary"
+            yield CatalogIssue(rel, f"post '{post.id}'", "summary.zh", needs)
 
 
 def cross_check(posts: Posts, tracks: Tracks) -> list[CatalogIssue]:
@@ -280,27 +206,20 @@ def cross_check(posts: Posts, tracks: Tracks) -> list[CatalogIssue]:
 def publishing_issues(posts: Posts, *, allow_drafts: bool) -> list[CatalogIssue]:
     """A warning per post without a URL plus one counting them (field ``url``); an error per draft
     post unless ``allow_drafts`` (the importer's own check of what it wrote)."""
-    issues: list[CatalogIssue] = []
     no_url = [(rel, p) for rel, p in posts if p.url is None and not p.is_draft]
-    for rel, post in no_url:
-        issues.append(
-            CatalogIssue(
-                rel, f"post '{post.id}'", "url", "no URL known yet: readers get the blog's archive page", "warning"
-            )
-        )
+    archive = "no URL known yet: readers get the blog's archive page"
+    issues = [CatalogIssue(rel, f"post '{post.id}'", "url", archive, "warning") for rel, post in no_url]
     if no_url:
         issues.append(CatalogIssue("posts/", "-", "url", f"{len(no_url)} post(s) without a URL", "warning"))
-    for rel, post in posts:
-        if post.is_draft and not allow_drafts:
-            issues.append(
-                CatalogIssue(
-                    rel,
-                    f"post '{post.id}'",
-                    "status",
-                    f"draft {post.title!r} cannot be published: write its summary (summary.en, and summary.zh on a "
-                    "bilingual track), make it a step of a track, then remove 'status: draft'",
-                )
-            )
+    how = (
+        "write its summary (summary.en, and summary.zh on a bilingual track), make it a step of a track, "
+        "then remove 'status: draft'"
+    )
+    issues.extend(
+        CatalogIssue(rel, f"post '{post.id}'", "status", f"draft {post.title!r} cannot be published: {how}")
+        for rel, post in posts
+        if post.is_draft and not allow_drafts
+    )
     return issues
 
 
@@ -322,14 +241,8 @@ def track_orders(posts: Posts, tracks: Tracks) -> tuple[dict[str, tuple[str, ...
         try:
             orders[track.id] = paths.compute_order(track, by_id)
         except paths.CycleError as exc:
-            issues.append(
-                CatalogIssue(
-                    rel,
-                    f"track '{track.id}' step '{exc.cycle[0]}'",
-                    "after",
-                    f"cycle in the path: {' -> '.join(exc.cycle)}",
-                )
-            )
+            cycle = f"cycle in the path: {' -> '.join(exc.cycle)}"
+            issues.append(CatalogIssue(rel, f"track '{track.id}' step '{exc.cycle[0]}'", "after", cycle))
             continue
         issues.extend(
             CatalogIssue(rel, f"track '{track.id}' step '{step_id}'", "claims", message, "warning")

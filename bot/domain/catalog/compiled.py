@@ -72,16 +72,11 @@ class Catalog:
 
     def resolve_post_id(self, post_id: str) -> str | None:
         """The current id of a post given its id or a former id (alias); ``None`` if unknown."""
-        if post_id in self._posts:
-            return post_id
-        return self._aliases.get(post_id)
+        return post_id if post_id in self._posts else self._aliases.get(post_id)
 
     def post(self, post_id: str) -> Post:
         """The post with this id or former id. Raises ``KeyError`` when there is none."""
-        resolved = self.resolve_post_id(post_id)
-        if resolved is None:
-            raise KeyError(post_id)
-        return self._posts[resolved]
+        return self._posts[self.resolve_post_id(post_id) or post_id]
 
     def has_post(self, post_id: str) -> bool:
         """Whether ``post_id`` (or a former id) names a post of this catalog."""
@@ -119,13 +114,8 @@ class Catalog:
 
     def tracks_of(self, post_id: str) -> tuple[str, ...]:
         """Ids of the tracks whose path includes the post (in catalog track order)."""
-        resolved = self.resolve_post_id(post_id)
-        return self._post_tracks.get(resolved or "", ())
+        return self._post_tracks.get(self.resolve_post_id(post_id) or "", ())
 
     def url_of(self, post: Post) -> str | None:
         """The absolute URL of a post: relative ``/paths`` resolve against the manifest's blog host."""
-        if post.url is None:
-            return None
-        if post.url.startswith("/"):
-            return self.manifest.blog_base_url + post.url
-        return post.url
+        return None if post.url is None else post.read_link(self.manifest)[0]

@@ -14,7 +14,7 @@ import re
 import subprocess
 import tarfile
 import tempfile
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -53,19 +53,7 @@ class CatalogDiff:
     @property
     def empty(self) -> bool:
         """True when nothing changed but (possibly) the version number."""
-        return not any(
-            (
-                self.posts_added,
-                self.posts_removed,
-                self.posts_renamed,
-                self.tracks_added,
-                self.tracks_removed,
-                self.steps_added,
-                self.steps_removed,
-                self.steps_reordered,
-                self.text_changed,
-            )
-        )
+        return not any(getattr(self, f.name) for f in fields(self) if not f.name.endswith("_version"))
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready data (renames as ``{"old", "new"}`` objects)."""
@@ -78,14 +66,9 @@ class CatalogDiff:
         out = [f"catalog {self.old_version} -> {self.new_version}"]
         if self.empty:
             out.append("  no changes")
-        for label, items in (
-            ("posts added", self.posts_added),
-            ("posts removed", self.posts_removed),
-            ("tracks added", self.tracks_added),
-            ("tracks removed", self.tracks_removed),
-        ):
-            if items:
-                out.append(f"  {label}: {', '.join(items)}")
+        for name in ("posts_added", "posts_removed", "tracks_added", "tracks_removed"):
+            if items := getattr(self, name):
+                out.append(f"  {name.replace('_', ' ')}: {', '.join(items)}")
         for old, new in self.posts_renamed:
             out.append(f"  post renamed: {old} -> {new}")
         for label, steps in (("added", self.steps_added), ("removed", self.steps_removed)):
@@ -101,9 +84,7 @@ def _plain(value: Any) -> Any:
     """Models and tuples of models as JSON-ready data."""
     if hasattr(value, "model_dump"):
         return value.model_dump(mode="json", by_alias=True)
-    if isinstance(value, tuple):
-        return [_plain(v) for v in value]
-    return value
+    return [_plain(v) for v in value] if isinstance(value, tuple) else value
 
 
 def _field_changes(kind: str, ident: str, a: Any, b: Any, names: tuple[str, ...]) -> list[TextChange]:
@@ -132,15 +113,9 @@ def _diff_track(result: CatalogDiff, old: Catalog, new: Catalog, tid: str, renam
     ta, tb = old.track(tid), new.track(tid)
     result.text_changed += _field_changes("track", tid, ta, tb, ("names", "aliases", "description", "resolutions"))
     old_steps = {renamed.get(s.post, s.post): s for s in ta.steps}
-    for step in tb.steps:
-        if step.post in old_steps:
-            result.text_changed += _field_changes(
-                "step",
-                f"{tid}/{step.post}",
-                old_steps[step.post],
-                step,
-                ("note", "level", "after", "external_prerequisites"),
-            )
+    step_fields = ("note", "level", "after", "external_prerequisites")
+    for step in (s for s in tb.steps if s.post in old_steps):
+        result.text_changed += _field_changes("step", f"{tid}/{step.post}", old_steps[step.post], step, step_fields)
 
 
 def diff_catalogs(old: Catalog, new: Catalog) -> CatalogDiff:
@@ -154,16 +129,11 @@ def diff_catalogs(old: Catalog, new: Catalog) -> CatalogDiff:
     result.posts_renamed = sorted(renamed.items())
     result.posts_removed = sorted(old_ids - new_ids - set(renamed))
     result.posts_added = sorted(new_ids - old_ids - set(renamed.values()))
+    post_fields = ("title", "url", "summary", "tags", "authors", "published", "type")
     for post in new.posts:
         before_id = next((o for o, n in renamed.items() if n == post.id), post.id)
         if before_id in old_ids:
-            result.text_changed += _field_changes(
-                "post",
-                post.id,
-                old.post(before_id),
-                post,
-                ("title", "url", "summary", "tags", "authors", "published", "type"),
-            )
+            result.text_changed += _field_changes("post", post.id, old.post(before_id), post, post_fields)
     old_tracks = {t.id for t in old.tracks}
     new_tracks = {t.id for t in new.tracks}
     result.tracks_added = sorted(new_tracks - old_tracks)
@@ -179,8 +149,7 @@ def resolve_catalog_ref(ref: str, repo: Path | None = None, tmp: Path | None = N
     ``REV`` means ``REV:catalog``; ``REV:some/path`` names another folder. Raises ``ValueError``
     when ``ref`` is neither a folder nor a revision git knows.
     """
-    path = Path(ref)
-    if path.is_dir():
+    if (path := Path(ref)).is_dir():
         return path
     if CALVER_RE.match(ref):
         ref = _commit_of_version(ref, repo or Path.cwd())
@@ -188,12 +157,8 @@ def resolve_catalog_ref(ref: str, repo: Path | None = None, tmp: Path | None = N
     sub = sub or "catalog"
     cwd = repo or Path.cwd()
     try:
-        top = subprocess.run(
-            ["git", "rev-parse", "--show-toplevel"], cwd=cwd, check=True, capture_output=True, text=True
-        ).stdout.strip()
-        data = subprocess.run(
-            ["git", "archive", "--format=tar", rev, sub], cwd=top, check=True, capture_output=True
-        ).stdout
+        top = Path(_git(cwd, "rev-parse", "--show-toplevel").strip())
+        data = _git(top, "archive", "--format=tar", rev, sub, text=False)
     except (subprocess.CalledProcessError, FileNotFoundError) as exc:
         detail = getattr(exc, "stderr", b"") or b""
         if isinstance(detail, bytes):
@@ -207,23 +172,20 @@ def resolve_catalog_ref(ref: str, repo: Path | None = None, tmp: Path | None = N
     return target / sub
 
 
+def _git(cwd: Path, *args: str, text: bool = True) -> Any:
+    """``git ARGS`` in ``cwd``: its stdout (``str``, or ``bytes`` with ``text=False``); raises
+    ``subprocess.CalledProcessError`` (or ``FileNotFoundError`` without git) as ``subprocess.run``."""
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=text).stdout
+
+
 def _commit_of_version(version: str, cwd: Path) -> str:
     """The newest commit whose ``catalog/manifest.yaml`` declares ``version`` (``version`` itself
     when git finds none, so the caller's error names what was asked for)."""
     try:
-        commits = subprocess.run(
-            ["git", "log", "--format=%H", "--", "catalog/manifest.yaml"],
-            cwd=cwd,
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout.split()
-        for commit in commits:
-            text = subprocess.run(
-                ["git", "show", f"{commit}:catalog/manifest.yaml"], cwd=cwd, check=True, capture_output=True, text=True
-            ).stdout
+        for commit in _git(cwd, "log", "--format=%H", "--", "catalog/manifest.yaml").split():
+            text = _git(cwd, "show", f"{commit}:catalog/manifest.yaml")
             if re.search(rf"^version:\s*['\"]?{re.escape(version)}['\"]?\s*$", text, re.MULTILINE):
-                return commit
+                return str(commit)
     except (subprocess.CalledProcessError, FileNotFoundError):
         pass
     return version

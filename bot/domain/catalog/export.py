@@ -9,9 +9,7 @@ from bot.domain.catalog.models import LocalizedText
 
 
 def _text(value: LocalizedText | None) -> dict[str, str] | None:
-    if value is None:
-        return None
-    return {k: v for k, v in (("en", value.en), ("zh", value.zh)) if v}
+    return None if value is None else {k: v for k, v in (("en", value.en), ("zh", value.zh)) if v}
 
 
 def export_catalog(catalog: Catalog) -> dict[str, Any]:
@@ -30,33 +28,35 @@ def export_catalog(catalog: Catalog) -> dict[str, Any]:
     tags; ``steps`` are in path order, ``url`` is absolute (or ``null`` when not known), ``published`` is an ISO date or
     ``FROM..TO`` for a range.
     """
-    posts = []
-    for post in catalog.posts:
-        posts.append(
-            {
-                "id": post.id,
-                "title": post.title,
-                "url": catalog.url_of(post),
-                "published": post.published.label(),
-                "published_precision": post.published.precision,
-                "authors": list(post.authors),
-                "source": post.source.label(),
-                "link_kind": post.source.link_kind,
-                "type": post.type,
-                "tags": list(post.tags),
-                "blog_tags": list(post.blog_tags),
-                "aliases": list(post.aliases),
-                "summary": _text(post.summary),
-                "minutes": post.minutes,
-                "minutes_source": post.minutes_source,
-                "tracks": list(catalog.tracks_of(post.id)),
-            }
-        )
-    tracks = []
-    for track in catalog.tracks:
-        steps = []
-        for i, step in enumerate(catalog.path(track.id), start=1):
-            steps.append(
+    posts = [
+        {
+            "id": post.id,
+            "title": post.title,
+            "url": catalog.url_of(post),
+            "published": post.published.label(),
+            "published_precision": post.published.precision,
+            "authors": list(post.authors),
+            "source": post.source.label(),
+            "link_kind": post.source.link_kind,
+            "type": post.type,
+            "tags": list(post.tags),
+            "blog_tags": list(post.blog_tags),
+            "aliases": list(post.aliases),
+            "summary": _text(post.summary),
+            "minutes": post.minutes,
+            "minutes_source": post.minutes_source,
+            "tracks": list(catalog.tracks_of(post.id)),
+        }
+        for post in catalog.posts
+    ]
+    tracks = [
+        {
+            "id": track.id,
+            "names": _text(track.names),
+            "aliases": list(track.aliases),
+            "description": _text(track.description),
+            "bilingual": track.bilingual,
+            "steps": [
                 {
                     "post_id": step.post,
                     "position": i,
@@ -69,22 +69,16 @@ def export_catalog(catalog: Catalog) -> dict[str, Any]:
                         for x in step.external_prerequisites
                     ],
                 }
-            )
-        tracks.append(
-            {
-                "id": track.id,
-                "names": _text(track.names),
-                "aliases": list(track.aliases),
-                "description": _text(track.description),
-                "bilingual": track.bilingual,
-                "steps": steps,
-                "essentials": list(catalog.essentials(track.id)),
-                "further": list(catalog.further(track.id)),
-                "before": list(track.before),
-                "essentials_reason": _text(track.essentials_reason),
-                "resolutions": [{"steps": list(r.steps), "reason": _text(r.reason)} for r in track.resolutions],
-            }
-        )
+                for i, step in enumerate(catalog.path(track.id), start=1)
+            ],
+            "essentials": list(catalog.essentials(track.id)),
+            "further": list(catalog.further(track.id)),
+            "before": list(track.before),
+            "essentials_reason": _text(track.essentials_reason),
+            "resolutions": [{"steps": list(r.steps), "reason": _text(r.reason)} for r in track.resolutions],
+        }
+        for track in catalog.tracks
+    ]
     return {"version": catalog.version, "posts": posts, "tracks": tracks, "warnings": list(catalog.warnings)}
 
 
@@ -125,8 +119,6 @@ def render_track(catalog: Catalog, track_id: str, lang: str = "en") -> str:
         if step.note:
             lines.append(f"    {step.note.get(lang)}")
     if track.resolutions:
-        lines.append("")
-        lines.append("Resolved conflicts in the notes:")
-        for res in track.resolutions:
-            lines.append(f"  - {', '.join(res.steps)}: {res.reason.get(lang)}")
+        lines += ["", "Resolved conflicts in the notes:"]
+        lines.extend(f"  - {', '.join(res.steps)}: {res.reason.get(lang)}" for res in track.resolutions)
     return "\n".join(lines)

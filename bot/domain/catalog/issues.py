@@ -35,8 +35,7 @@ class CatalogError(Exception):
 
     def __init__(self, issues: list[CatalogIssue]):
         self.issues = issues
-        errors = [i for i in issues if i.severity == "error"]
-        super().__init__(f"{len(errors)} catalog error(s):\n" + "\n".join(f"  {e}" for e in errors))
+        super().__init__(f"{len(self.errors)} catalog error(s):\n" + "\n".join(f"  {e}" for e in self.errors))
 
     @property
     def errors(self) -> list[CatalogIssue]:

@@ -7,7 +7,6 @@ then the cross-references, and reports all :class:`CatalogIssue` s at once, each
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
@@ -15,21 +14,14 @@ import yaml
 from pydantic import ValidationError
 
 from bot.domain.catalog import checks
-from bot.domain.catalog.checks import POST_TITLE_MAX as POST_TITLE_MAX
-from bot.domain.catalog.checks import TRACK_ID_MAX as TRACK_ID_MAX
-from bot.domain.catalog.checks import TRACK_NAME_MAX as TRACK_NAME_MAX
 from bot.domain.catalog.checks import Posts, Tracks
 from bot.domain.catalog.compiled import Catalog
-from bot.domain.catalog.essentials import ESSENTIALS_MAX_MINUTES as ESSENTIALS_MAX_MINUTES
-from bot.domain.catalog.essentials import ESSENTIALS_MAX_STEPS as ESSENTIALS_MAX_STEPS
-from bot.domain.catalog.essentials import essential_path_issues as essential_path_issues
+from bot.domain.catalog.essentials import essential_path_issues
 from bot.domain.catalog.issues import CatalogError as CatalogError
 from bot.domain.catalog.issues import CatalogIssue as CatalogIssue
 from bot.domain.catalog.models import Manifest, Post, Track
 from bot.domain.catalog.versions import changelog_entries, version_problems
 from bot.domain.catalog.yaml_cache import YamlCache
-
-CHANGELOG_HEADING = re.compile(r"^##\s+\[?(?P<version>\d{4}\.\d{2}\.\d+)\]?", re.MULTILINE)
 
 
 def _field_path(loc: tuple[Any, ...]) -> str:
@@ -67,11 +59,6 @@ def _track_entry(raw: dict[str, Any], loc: tuple[Any, ...], fallback: str) -> tu
     return f"track '{tid}'", loc
 
 
-def changelog_versions(text: str) -> list[str]:
-    """Versions that have a ``## <version>`` heading in a changelog, in file order."""
-    return [m.group("version") for m in CHANGELOG_HEADING.finditer(text)]
-
-
 def load_catalog(directory: str | Path, *, check_versions: bool = True) -> Catalog:
     """Load and check the catalog in ``directory``.
 
@@ -88,8 +75,7 @@ def load_catalog(directory: str | Path, *, check_versions: bool = True) -> Catal
 
 def _read_manifest(root: Path, issues: list[CatalogIssue], cache: YamlCache) -> Manifest | None:
     """``manifest.yaml`` validated, or ``None`` (the problems appended to ``issues``)."""
-    raw = _read_yaml(root / "manifest.yaml", "manifest.yaml", issues, cache)
-    if raw is None:
+    if (raw := _read_yaml(root / "manifest.yaml", "manifest.yaml", issues, cache)) is None:
         return None
     try:
         return Manifest.model_validate(raw)
@@ -104,8 +90,7 @@ def _read_post_file(path: Path, issues: list[CatalogIssue], cache: YamlCache) ->
     """The valid posts of one ``posts/*.yaml`` file (a YAML list); every invalid entry appended
     to ``issues``, named by its id (or its place in the list) and field."""
     rel = f"posts/{path.name}"
-    data = _read_yaml(path, rel, issues, cache)
-    if data is None:
+    if (data := _read_yaml(path, rel, issues, cache)) is None:
         return []
     if not isinstance(data, list):
         issues.append(CatalogIssue(rel, "-", "-", "expected a list of posts"))
@@ -127,8 +112,7 @@ def _read_track_file(path: Path, issues: list[CatalogIssue], cache: YamlCache) -
     """The track of one ``tracks/*.yaml`` file (a YAML mapping) as a one-item list, or ``[]`` with
     its problems appended to ``issues`` (named by track, step and field)."""
     rel = f"tracks/{path.name}"
-    raw = _read_yaml(path, rel, issues, cache)
-    if raw is None:
+    if (raw := _read_yaml(path, rel, issues, cache)) is None:
         return []
     if not isinstance(raw, dict):
         issues.append(CatalogIssue(rel, "-", "-", "expected a mapping (one track per file)"))
@@ -156,27 +140,18 @@ def _changelog_issues(
     """The changelog's versions (file order) and its issues: the manifest's version needs a
     ``## <version>`` entry, and (``check_versions``) the publishing rules of
     :func:`bot.domain.catalog.versions.version_problems`."""
-    changelog_path = root / "CHANGELOG.md"
-    versions: list[str] = []
-    text = ""
-    if changelog_path.is_file():
-        text = changelog_path.read_text(encoding="utf-8")
-        versions = changelog_versions(text)
+    changelog = root / "CHANGELOG.md"
+    entries = changelog_entries(changelog.read_text(encoding="utf-8")) if changelog.is_file() else []
+    versions = [e.version for e in entries]
     if manifest is None:
         return versions, []
     issues: list[CatalogIssue] = []
-    if manifest.version not in versions:
-        issues.append(
-            CatalogIssue(
-                "CHANGELOG.md",
-                f"version {manifest.version}",
-                "heading",
-                f"manifest.yaml declares version {manifest.version} but CHANGELOG.md has no "
-                f"'## {manifest.version}' entry",
-            )
-        )
+    version = manifest.version
+    if version not in versions:
+        missing = f"manifest.yaml declares version {version} but CHANGELOG.md has no '## {version}' entry"
+        issues.append(CatalogIssue("CHANGELOG.md", f"version {version}", "heading", missing))
     if check_versions:
-        for entry, field, message, severity in version_problems(manifest.version, changelog_entries(text)):
+        for entry, field, message, severity in version_problems(manifest.version, entries):
             rel = "manifest.yaml" if field == "version" else "CHANGELOG.md"
             issues.append(CatalogIssue(rel, entry, field, message, "error" if severity == "error" else "warning"))
     return versions, issues
@@ -188,12 +163,10 @@ def check_catalog(
     """Validate ``directory``; return ``(catalog or None when there are errors, all issues)``.
 
     Reads the manifest, the posts and the tracks (each entry validated on its own), then runs the
-    rules of :mod:`bot.domain.catalog.checks` and :mod:`bot.domain.catalog.essentials`. Besides
-    the models and cross-references it checks the version history (manifest version greater than
-    the previous changelog entry's, compared as numbers; no changelog date before its version's
-    month; skipped with ``check_versions=False``), refuses draft posts (unless ``allow_drafts``)
-    and titles or names that show nothing, and warns for each post without a URL plus one warning
-    counting them (field ``url``). Never raises for a bad catalog: every problem is an issue.
+    rules of :mod:`bot.domain.catalog.checks` and :mod:`bot.domain.catalog.essentials` and, unless
+    ``check_versions=False``, the version history's
+    (:func:`bot.domain.catalog.versions.version_problems`). Draft posts are refused unless
+    ``allow_drafts``. Never raises for a bad catalog: every problem is an issue.
     """
     root = Path(directory)
     if not root.is_dir():

@@ -16,15 +16,34 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from typing import Literal
+from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 CALVER_RE = re.compile(r"^(?P<year>20\d\d)\.(?P<month>0[1-9]|1[0-2])\.(?P<micro>0|[1-9]\d*)$")
 URL_RE = re.compile(r"^https?://[A-Za-z0-9.-]+(?::\d+)?(?:/[^\s<>\"]*)?$")
 PATH_RE = re.compile(r"^/[^\s<>\"]*$")
+
+
+def _matching(regex: re.Pattern[str], message: str, *, each: bool = False) -> AfterValidator:
+    """A field validator refusing a value (with ``each``: any item of a tuple) that ``regex`` does
+    not match, with ``ValueError(message)`` (``{value!r}`` in it names the value); ``None`` passes."""
+
+    def check(value: Any) -> Any:
+        for item in value if each else (value,):
+            if item is not None and not regex.match(item):
+                raise ValueError(message.format(value=item))
+        return value
+
+    return AfterValidator(check)
+
+
+_HTTP_URL = _matching(URL_RE, "{value!r} is not an http(s) URL")
+_URL_OR_PATH = _matching(
+    re.compile(f"{URL_RE.pattern}|{PATH_RE.pattern}"), "{value!r} is not an http(s) URL or a /path on the blog host"
+)
 
 Level = Literal["intro", "core", "advanced", "capstone"]
 LEVELS: tuple[str, ...] = ("intro", "core", "advanced", "capstone")
@@ -48,9 +67,7 @@ class LocalizedText(_Frozen):
 
     def get(self, lang: str) -> str:
         """The text in ``lang`` ("en" or "zh"), falling back to English when there is no Chinese."""
-        if lang == "zh" and self.zh:
-            return self.zh
-        return self.en
+        return self.zh if lang == "zh" and self.zh else self.en
 
 
 class Published(_Frozen):
@@ -68,9 +85,7 @@ class Published(_Frozen):
     @model_validator(mode="before")
     @classmethod
     def _from_day(cls, value: object) -> object:
-        if isinstance(value, (str, dt.date)):
-            return {"from": value, "to": value}
-        return value
+        return {"from": value, "to": value} if isinstance(value, (str, dt.date)) else value
 
     @model_validator(mode="after")
     def _ordered(self) -> Published:
@@ -85,9 +100,7 @@ class Published(_Frozen):
 
     def label(self) -> str:
         """``2026-03-13`` for a day, ``2026-08-14..2026-11-30`` for a range (ISO dates)."""
-        if self.precision == "day":
-            return self.earliest.isoformat()
-        return f"{self.earliest.isoformat()}..{self.latest.isoformat()}"
+        return self.earliest.isoformat() if self.precision == "day" else f"{self.earliest}..{self.latest}"
 
     def display(self, lang: str = "en") -> str:
         """The date for a reader: see :func:`format_published`."""
@@ -99,9 +112,9 @@ _MONTHS_EN = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oc
 
 def format_day(day: dt.date, lang: str = "en") -> str:
     """A calendar day for a reader: ``14 Aug 2026`` (en) or ``2026年8月14日`` (zh). Pure."""
-    if lang == "zh":
-        return f"{day.year}年{day.month}月{day.day}日"
-    return f"{day.day} {_MONTHS_EN[day.month - 1]} {day.year}"
+    return (
+        f"{day.year}年{day.month}月{day.day}日" if lang == "zh" else f"{day.day} {_MONTHS_EN[day.month - 1]} {day.year}"
+    )
 
 
 def format_published(published: Published, lang: str = "en") -> str:
@@ -113,9 +126,11 @@ def format_published(published: Published, lang: str = "en") -> str:
     """
     if published.precision == "day":
         return format_day(published.earliest, lang)
-    if lang == "zh":
-        return f"{format_day(published.earliest, 'zh')}之后"
-    return f"after {format_day(published.earliest, 'en')}"
+    return (
+        f"{format_day(published.earliest, 'zh')}之后"
+        if lang == "zh"
+        else f"after {format_day(published.earliest, 'en')}"
+    )
 
 
 class Source(_Frozen):
@@ -163,17 +178,19 @@ class Post(_Frozen):
     kept so that an old link a reader pastes still finds the post.
     """
 
-    id: str
+    id: Annotated[str, _matching(SLUG_RE, "{value!r} is not a slug (lower-case letters, digits and single hyphens)")]
     title: str = Field(min_length=1)
-    url: str | None = None
-    redirect_from: tuple[str, ...] = ()
+    url: Annotated[str | None, _URL_OR_PATH] = None
+    redirect_from: Annotated[
+        tuple[str, ...], _matching(PATH_RE, "redirect_from {value!r} is not a /path on the blog host", each=True)
+    ] = ()
     published: Published
     authors: tuple[str, ...] = ()
     source: Source
     type: PostType | None = None
     tags: tuple[str, ...] = ()
     blog_tags: tuple[str, ...] = ()
-    aliases: tuple[str, ...] = ()
+    aliases: Annotated[tuple[str, ...], _matching(SLUG_RE, "alias {value!r} is not a slug", each=True)] = ()
     summary: LocalizedText
     minutes: int | None = Field(default=None, gt=0, strict=True)
     """Reading time in whole minutes (a positive integer), or ``None`` where the post's text is not
@@ -221,41 +238,7 @@ class Post(_Frozen):
         url = manifest.blog_base_url + self.url if self.url.startswith("/") else self.url
         host = (urlsplit(url).hostname or "").casefold()
         on_summary_host = any(host == h or host.endswith("." + h) for h in manifest.summary_hosts)
-        if getattr(self.source, "link_kind", None) == "summary" or on_summary_host:
-            return url, "summary"
-        return url, "article"
-
-    @field_validator("id")
-    @classmethod
-    def _slug(cls, value: str) -> str:
-        if not SLUG_RE.match(value):
-            raise ValueError(f"{value!r} is not a slug (lower-case letters, digits and single hyphens)")
-        return value
-
-    @field_validator("aliases")
-    @classmethod
-    def _alias_slugs(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        for alias in value:
-            if not SLUG_RE.match(alias):
-                raise ValueError(f"alias {alias!r} is not a slug")
-        return value
-
-    @field_validator("url")
-    @classmethod
-    def _url(cls, value: str | None) -> str | None:
-        if value is None:
-            return None
-        if not (URL_RE.match(value) or PATH_RE.match(value)):
-            raise ValueError(f"{value!r} is not an http(s) URL or a /path on the blog host")
-        return value
-
-    @field_validator("redirect_from")
-    @classmethod
-    def _redirect_paths(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        for path in value:
-            if not PATH_RE.match(path):
-                raise ValueError(f"redirect_from {path!r} is not a /path on the blog host")
-        return value
+        return url, ("summary" if self.source.link_kind == "summary" or on_summary_host else "article")
 
 
 class ExternalPrerequisite(_Frozen):
@@ -266,16 +249,9 @@ class ExternalPrerequisite(_Frozen):
     """
 
     title: str = Field(min_length=1)
-    url: str | None = None
+    url: Annotated[str | None, _HTTP_URL] = None
     kind: Literal["prerequisite", "follow-up"] = "prerequisite"
     note: LocalizedText | None = None
-
-    @field_validator("url")
-    @classmethod
-    def _url(cls, value: str | None) -> str | None:
-        if value is not None and not URL_RE.match(value):
-            raise ValueError(f"{value!r} is not an http(s) URL")
-        return value
 
 
 class SoftClaim(_Frozen):
@@ -327,14 +303,14 @@ class Track(_Frozen):
     essential path's limits.
     """
 
-    id: str
+    id: Annotated[str, _matching(SLUG_RE, "{value!r} is not a slug")]
     names: LocalizedText
     aliases: tuple[str, ...] = ()
     description: LocalizedText
     bilingual: bool = False
     steps: tuple[Step, ...] = Field(min_length=1)
     resolutions: tuple[Resolution, ...] = ()
-    before: tuple[str, ...] = ()
+    before: Annotated[tuple[str, ...], _matching(SLUG_RE, "{value!r} is not a track id", each=True)] = ()
     essentials_reason: LocalizedText | None = None
 
     @property
@@ -343,27 +319,6 @@ class Track(_Frozen):
         :meth:`bot.domain.catalog.compiled.Catalog.essentials` (the same posts; the checked catalog reads
         them first, before every further step)."""
         return tuple(s.post for s in self.steps if s.essential)
-
-    @property
-    def further(self) -> tuple[str, ...]:
-        """Post ids of the further-reading steps (not essential), in the order of the track file;
-        in reading order: :meth:`bot.domain.catalog.compiled.Catalog.further`."""
-        return tuple(s.post for s in self.steps if not s.essential)
-
-    @field_validator("before")
-    @classmethod
-    def _before_slugs(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        for tid in value:
-            if not SLUG_RE.match(tid):
-                raise ValueError(f"{tid!r} is not a track id")
-        return value
-
-    @field_validator("id")
-    @classmethod
-    def _slug(cls, value: str) -> str:
-        if not SLUG_RE.match(value):
-            raise ValueError(f"{value!r} is not a slug")
-        return value
 
     @field_validator("names")
     @classmethod
@@ -383,9 +338,11 @@ class Manifest(_Frozen):
     (yomu.fyi, seed 002), not the article itself.
     """
 
-    version: str
-    blog_base_url: str = "https://vllm-project.github.io"
-    blog_archive_url: str | None = None
+    version: Annotated[str, _matching(CALVER_RE, "{value!r} is not CalVer YYYY.MM.N (for example 2026.11.0)")]
+    blog_base_url: Annotated[str, _HTTP_URL, AfterValidator(lambda url: url.rstrip("/"))] = (
+        "https://vllm-project.github.io"
+    )
+    blog_archive_url: Annotated[str | None, _HTTP_URL] = None
     summary_hosts: tuple[str, ...] = ("yomu.fyi",)
     title: str = "vLLM reading paths"
 
@@ -393,24 +350,3 @@ class Manifest(_Frozen):
     def archive_url(self) -> str:
         """The blog's archive page: ``blog_archive_url``, else ``<blog_base_url>/``."""
         return self.blog_archive_url or self.blog_base_url + "/"
-
-    @field_validator("blog_archive_url")
-    @classmethod
-    def _archive(cls, value: str | None) -> str | None:
-        if value is not None and not URL_RE.match(value):
-            raise ValueError(f"{value!r} is not an http(s) URL")
-        return value
-
-    @field_validator("version")
-    @classmethod
-    def _calver(cls, value: str) -> str:
-        if not CALVER_RE.match(value):
-            raise ValueError(f"{value!r} is not CalVer YYYY.MM.N (for example 2026.11.0)")
-        return value
-
-    @field_validator("blog_base_url")
-    @classmethod
-    def _base(cls, value: str) -> str:
-        if not URL_RE.match(value):
-            raise ValueError(f"{value!r} is not an http(s) URL")
-        return value.rstrip("/")

@@ -125,27 +125,18 @@ def _split_code(body: str) -> tuple[str, str]:
 
 def _strip_markup(text: str) -> str:
     """Prose with HTML, Liquid, URLs, image/link targets and table rules removed."""
-    text = _COMMENT.sub(" ", text)
-    text = _SCRIPT.sub(" ", text)
-    text = _LIQUID.sub(" ", text)
-    text = _ANGLE_URL.sub(" ", text)
-    text = _TAG.sub(" ", text)
-    text = _IMAGE.sub(r" \1 ", text)
-    text = _LINK.sub(r" \1 ", text)
-    text = _REF_DEF.sub(" ", text)
-    text = _BARE_URL.sub(" ", text)
-    text = _TABLE_RULE.sub(" ", text)
+    for regex in (_COMMENT, _SCRIPT, _LIQUID, _ANGLE_URL, _TAG):
+        text = regex.sub(" ", text)
+    text = _LINK.sub(r" \1 ", _IMAGE.sub(r" \1 ", text))  # image alt text, link text
+    for regex in (_REF_DEF, _BARE_URL, _TABLE_RULE):
+        text = regex.sub(" ", text)
     return text.replace("|", " ")
 
 
 def _count_tokens(text: str) -> tuple[int, int]:
     """``(words, CJK characters)`` of a text whose markup is already removed."""
-    words = 0
-    cjk = len(_CJK_COUNTED.findall(text))
-    for token in _CJK.sub(" ", text).split():
-        if _WORDLIKE.search(token):
-            words += 1
-    return words, cjk
+    words = sum(1 for token in _CJK.sub(" ", text).split() if _WORDLIKE.search(token))
+    return words, len(_CJK_COUNTED.findall(text))
 
 
 def count_words(body: str) -> WordCount:

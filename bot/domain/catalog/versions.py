@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import itertools
 import re
@@ -29,16 +30,13 @@ def calver_key(version: str) -> tuple[int, int, int, int, str]:
     (``(0, 0, 0, 0, text)``), so mixed lists (tests use ``v1``/``v2``) still sort. Pure.
     """
     m = CALVER_RE.match(version)
-    if not m:
-        return (0, 0, 0, 0, version)
-    return (1, int(m.group("year")), int(m.group("month")), int(m.group("micro")), "")
+    return (1, int(m.group("year")), int(m.group("month")), int(m.group("micro")), "") if m else (0, 0, 0, 0, version)
 
 
 def newest_version(versions: Iterable[str]) -> str | None:
     """The newest of ``versions`` by :func:`calver_key` (``2026.12.10`` over ``2026.12.9``);
     ``None`` for none. Use it to break ties between versions first seen at the same instant."""
-    items = list(versions)
-    return max(items, key=calver_key) if items else None
+    return max(versions, key=calver_key, default=None)
 
 
 @dataclass(frozen=True)
@@ -59,11 +57,8 @@ def changelog_entries(text: str) -> list[ChangelogEntry]:
     out: list[ChangelogEntry] = []
     for m in CHANGELOG_ENTRY.finditer(text):
         day: dt.date | None = None
-        if m.group("date"):
-            try:
-                day = dt.date.fromisoformat(m.group("date"))
-            except ValueError:
-                day = None
+        with contextlib.suppress(ValueError):  # not a real day (2026-13-01): no date
+            day = dt.date.fromisoformat(m.group("date")) if m.group("date") else None
         out.append(ChangelogEntry(m.group("version"), day, text.count("\n", 0, m.start()) + 1))
     return out
 
@@ -71,9 +66,7 @@ def changelog_entries(text: str) -> list[ChangelogEntry]:
 def version_month(version: str) -> dt.date | None:
     """The first day of the month a CalVer version names (``2026.12.3`` → 2026-12-01)."""
     m = CALVER_RE.match(version)
-    if not m:
-        return None
-    return dt.date(int(m.group("year")), int(m.group("month")), 1)
+    return dt.date(int(m.group("year")), int(m.group("month")), 1) if m else None
 
 
 def version_problems(manifest_version: str, entries: list[ChangelogEntry]) -> list[tuple[str, str, str, str]]:
@@ -92,55 +85,34 @@ def version_problems(manifest_version: str, entries: list[ChangelogEntry]) -> li
     Entries are named ``version <v>``. Pure.
     """
     problems: list[tuple[str, str, str, str]] = []
+
+    def add(version: str, field: str, message: str, severity: str = "error") -> None:
+        problems.append((f"version {version}", field, message, severity))
+
     key = calver_key(manifest_version)
     own = next((i for i, e in enumerate(entries) if e.version == manifest_version), None)
     not_below = [e for i, e in enumerate(entries) if i != own and calver_key(e.version) >= key]
     if not_below:
         top = max(not_below, key=lambda e: calver_key(e.version))
-        problems.append(
-            (
-                f"version {manifest_version}",
-                "version",
-                (
-                    f"manifest.yaml version {manifest_version} is not greater than "
-                    f"{top.version}, the previous entry of CHANGELOG.md (line {top.line}); "
-                    "a new catalog needs a greater version"
-                ),
-                "error",
-            )
+        add(
+            manifest_version,
+            "version",
+            f"manifest.yaml version {manifest_version} is not greater than {top.version}, the previous entry of "
+            f"CHANGELOG.md (line {top.line}); a new catalog needs a greater version",
         )
     for before, after in itertools.pairwise(entries):
         if calver_key(after.version) >= calver_key(before.version):
             what = "twice" if after.version == before.version else f"after {before.version}"
-            problems.append(
-                (
-                    f"version {after.version}",
-                    "heading",
-                    (f"CHANGELOG.md line {after.line}: entries go newest first, but {after.version} comes {what}"),
-                    "error",
-                )
-            )
+            line = f"CHANGELOG.md line {after.line}"
+            add(after.version, "heading", f"{line}: entries go newest first, but {after.version} comes {what}")
     for entry in entries:
         month = version_month(entry.version)
+        line = f"CHANGELOG.md line {entry.line}"
         if entry.date is None:
-            problems.append(
-                (
-                    f"version {entry.version}",
-                    "date",
-                    (f"CHANGELOG.md line {entry.line}: the heading has no date ('## {entry.version} — YYYY-MM-DD')"),
-                    "warning",
-                )
+            add(
+                entry.version, "date", f"{line}: the heading has no date ('## {entry.version} — YYYY-MM-DD')", "warning"
             )
         elif month is not None and entry.date < month:
-            problems.append(
-                (
-                    f"version {entry.version}",
-                    "date",
-                    (
-                        f"CHANGELOG.md line {entry.line}: dated {entry.date.isoformat()}, "
-                        f"before the month its version names ({month.strftime('%Y-%m')})"
-                    ),
-                    "error",
-                )
-            )
+            when = f"dated {entry.date.isoformat()}, before the month its version names ({month.strftime('%Y-%m')})"
+            add(entry.version, "date", f"{line}: {when}")
     return problems

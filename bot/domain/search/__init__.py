@@ -16,16 +16,11 @@ fusion, confidence), :mod:`~bot.domain.search.results` (what is returned).
 
 How a query is read
 -------------------
-1. **Preprocessing** (:func:`normalize`): :func:`bot.domain.text.fold` (Slack markup and entities
-   decoded, NFKC — full-width letters, ligatures, ``²`` —, case folding, accents folded: ``Café``
-   → ``cafe``), then every run of punctuation, symbols and emoji becomes one space; CJK runs are
-   kept whole and separated from Latin words. ``"P-EAGLE"`` → ``"p eagle"``, ``"torch.compile"``
-   → ``"torch compile"``, ``"ＧＰＴ－ＯＳＳ"`` → ``"gpt oss"``, ``"&"`` / ``"🦅"`` → ``""``. At most
-   :data:`MAX_QUERY_CHARS` characters of a query are read (Slack sends up to ~3,000).
-2. **Links.** A query that is one URL of a catalog post (either blog host, Slack's ``<…|label>``,
-   trailing slash, fragment, ``.html``-less, a yomu.fyi summary) returns that post alone
-   (``matched="link"``); an unknown post on the blog host returns no post and
-   ``link.status == "unknown"`` (see :mod:`bot.domain.search.links`).
+1. **Preprocessing** (:func:`normalize`, after :func:`bot.domain.text.fold`): punctuation, symbols
+   and emoji become spaces, CJK runs are kept whole: ``"P-EAGLE"`` → ``"p eagle"``, ``"ＧＰＴ－ＯＳＳ"``
+   → ``"gpt oss"``, ``"🦅"`` → ``""``. At most :data:`MAX_QUERY_CHARS` characters are read.
+2. **Links.** A query that is one URL of a catalog post returns that post alone
+   (``matched="link"``; the accepted forms: :mod:`bot.domain.search.links`).
 3. **Terms.** Latin words are reduced by a small suffix stemmer (:func:`stem`); adjacent words
    are also joined (``wide ep`` → ``wideep``); CJK runs are indexed as character **bigrams**.
 4. **Vocabulary** (``catalog/vocabulary.yaml``, data a catalog editor changes): groups of
@@ -33,24 +28,20 @@ How a query is read
    words and question words (``why``, ``how``, ``first``, ``怎么``: they never drive a match on
    their own), track stop words, and the blog and summary hosts. Chinese entries also segment
    Chinese text (forward maximum matching).
-5. **Typos** (rapidfuzz): a Latin word of 4+ letters not in the catalog's vocabulary is corrected
-   against the known words one edit away (a symmetric-delete index), longer ones by a scan. The
-   names of other tools (``other_names`` of the vocabulary: ``ollama``, ``tensorrt``,
-   ``llamacpp`` for ``llama.cpp``) are never corrected, and a joined one does not match on its
-   first word: ``ollama`` is not a typo of ``llama``.
+5. **Typos** (rapidfuzz, :mod:`bot.domain.search.spelling`): a Latin word of 4+ letters not in the
+   catalog's vocabulary is corrected; the names of other tools (``other_names``) never are.
 6. **Answers.** A query that is exactly one phrase of ``catalog/answers.yaml`` (as a set of stemmed
    words, stop words aside: ``what is vLLM``, ``I'm new to vllm``) ranks that post first (100).
 
 Two signals, fused
 ------------------
 **Coverage** (the fuzzy matcher): an inverted index maps each term to the posts containing it and
-the weight of its best field: title 1.0, tags 0.9, post id and former ids 0.8, answers (the
-questions and terms of ``catalog/answers.yaml``) 0.7, summaries 0.6, names of the post's tracks
-0.4 (:data:`FIELD_WEIGHTS`). A query is a list of concepts (one per word), each with alternatives
-(the word, joins, synonyms 0.9, typo corrections, prefix completions 0.75), weighted by inverse
-document frequency; a post's coverage is the weighted share of concepts it matches. The best
-candidates are re-scored with rapidfuzz (``partial_ratio`` of the query against the title, of its
-Chinese against the post's Chinese text)::
+the weight of its best field (:data:`FIELD_WEIGHTS`: title 1.0 … names of the post's tracks 0.4).
+A query is a list of concepts (one per word), each with alternatives (the word, joins, synonyms
+0.9, typo corrections, prefix completions 0.75), weighted by inverse document frequency; a post's
+coverage is the weighted share of concepts it matches. The best candidates are re-scored with
+rapidfuzz (``partial_ratio`` of the query against the title, of its Chinese against the post's
+Chinese text)::
 
     fuzzy = 100 × (0.85 × coverage + 0.15 × similarity / 100)   (0..100)
 
@@ -70,22 +61,11 @@ counts the good matches and ``offset``/``limit`` page through them (``search llm
 llm-d posts, not the posts that merely say "LLM"). Only the best candidates by their score without
 similarity are re-scored with rapidfuzz. Each result names its tracks. Ties go to the newer post.
 
-Confidence
-----------
 A score is relative (BM25 is divided by the best post's), so it cannot say whether anything
-matches. The **coverage** of the best post can: the weighted share of the query's concepts it
-holds (a word found nowhere weighs a median concept). ``SearchResult.confidence`` is
-``confident`` from :data:`CONFIDENT_COVERAGE` (the reply says "posts matching"), ``closest`` from
-:data:`CLOSEST_COVERAGE` (the reply says "closest posts"), else ``none``: no results (the reply
-says nothing matches and offers the tracks). Calibrated in ``benchmarks/relevance.py`` on the dev
-sets and an off-topic set (``tests/data/offtopic-dev.tsv``), which must get no confident match.
-
-Track matching
---------------
-:meth:`Matcher.match_track` fires only when the query *names* a track: every word of the query
-must belong to one name (``speculative``, ``pd disaggregation``, ``推测解码``, typos allowed), so
-post-level queries (``eagle``, ``fp8 kv cache``) give ``None``. :meth:`Matcher.suggest_track` is
-the did-you-mean: no suggestion for a query of fewer than two letters unless it is a track alias.
+matches; the **coverage** of the best post can (``SearchResult.confidence``, from
+:data:`CONFIDENT_COVERAGE` and :data:`CLOSEST_COVERAGE`). :meth:`Matcher.match_track` fires only
+when every word of the query belongs to one track name; :meth:`Matcher.suggest_track` is the
+did-you-mean.
 """
 
 from __future__ import annotations
@@ -95,31 +75,34 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from bot.domain.catalog import Catalog
-from bot.domain.search.analysis import normalize, stem
-from bot.domain.search.links import LinkIndex, resolve_link
-from bot.domain.search.results import (
-    HINT_EMPTY,
-    MAX_QUERY_CHARS,
-    MIN_SCORE,
-    TRACK_THRESHOLD,
-    Confidence,
-    LinkResult,
-    PostMatch,
-    SearchResult,
-    TrackMatch,
-)
-from bot.domain.search.vocabulary import (
-    Vocabulary,
-    VocabularyError,
-    default_vocabulary,
-    load_vocabulary,
-    validate,
-)
-from bot.domain.text import clean, fold
+from bot.domain.search.analysis import normalize as normalize
+from bot.domain.search.analysis import stem as stem
+from bot.domain.search.links import LinkIndex as LinkIndex
+from bot.domain.search.links import resolve_link as resolve_link
+from bot.domain.search.results import HINT_EMPTY as HINT_EMPTY
+from bot.domain.search.results import MAX_QUERY_CHARS as MAX_QUERY_CHARS
+from bot.domain.search.results import MIN_SCORE as MIN_SCORE
+from bot.domain.search.results import TRACK_THRESHOLD as TRACK_THRESHOLD
+from bot.domain.search.results import Confidence as Confidence
+from bot.domain.search.results import LinkResult as LinkResult
+from bot.domain.search.results import PostMatch as PostMatch
+from bot.domain.search.results import SearchResult as SearchResult
+from bot.domain.search.results import TrackMatch as TrackMatch
+from bot.domain.search.vocabulary import Vocabulary as Vocabulary
+from bot.domain.search.vocabulary import VocabularyError as VocabularyError
+from bot.domain.search.vocabulary import default_vocabulary as default_vocabulary
+from bot.domain.search.vocabulary import load_vocabulary as load_vocabulary
+from bot.domain.search.vocabulary import validate as validate
+from bot.domain.text import clean as clean
+from bot.domain.text import fold as fold
 
 if TYPE_CHECKING:  # imported on first use (numpy, bm25s: ~0.2 s), see __getattr__
-    from bot.domain.search.fields import FIELD_WEIGHTS
-    from bot.domain.search.matcher import CLOSEST_COVERAGE, CONFIDENT_COVERAGE, FUZZY_WEIGHT, RELATIVE_FLOOR, Matcher
+    from bot.domain.search.fields import FIELD_WEIGHTS as FIELD_WEIGHTS
+    from bot.domain.search.matcher import CLOSEST_COVERAGE as CLOSEST_COVERAGE
+    from bot.domain.search.matcher import CONFIDENT_COVERAGE as CONFIDENT_COVERAGE
+    from bot.domain.search.matcher import FUZZY_WEIGHT as FUZZY_WEIGHT
+    from bot.domain.search.matcher import RELATIVE_FLOOR as RELATIVE_FLOOR
+    from bot.domain.search.matcher import Matcher as Matcher
 
 _LAZY = {
     "FIELD_WEIGHTS": "fields",
@@ -136,37 +119,6 @@ def __getattr__(name: str) -> Any:
     value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
     globals()[name] = value
     return value
-
-
-__all__ = [
-    "CLOSEST_COVERAGE",
-    "CONFIDENT_COVERAGE",
-    "FIELD_WEIGHTS",
-    "FUZZY_WEIGHT",
-    "HINT_EMPTY",
-    "MAX_QUERY_CHARS",
-    "MIN_SCORE",
-    "RELATIVE_FLOOR",
-    "TRACK_THRESHOLD",
-    "Confidence",
-    "LinkIndex",
-    "LinkResult",
-    "Matcher",
-    "PostMatch",
-    "SearchResult",
-    "TrackMatch",
-    "Vocabulary",
-    "VocabularyError",
-    "clean",
-    "default_vocabulary",
-    "fold",
-    "load_vocabulary",
-    "normalize",
-    "resolve_link",
-    "stem",
-    "track_named",
-    "validate",
-]
 
 
 def track_named(catalog: Catalog, text: str, matcher: Matcher | Callable[[], Matcher] | None = None) -> str | None:

@@ -14,41 +14,14 @@ from typing import NamedTuple
 
 from bot.domain.text import fold, fold_accents
 
-__all__ = ["normalize", "stem"]
-
 _CJK = "\u2e80-\u2fdf\u3040-\u30ff\u3100-\u312f\u3190-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _TOKEN_RE = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+")
 
 
-_SUFFIXES = (
-    "izations",
-    "isations",
-    "ization",
-    "isation",
-    "ations",
-    "ation",
-    "ators",
-    "ator",
-    "ities",
-    "ity",
-    "ives",
-    "ive",
-    "ings",
-    "ing",
-    "ions",
-    "ion",
-    "ized",
-    "ised",
-    "izes",
-    "ises",
-    "ize",
-    "ise",
-    "ated",
-    "ates",
-    "ate",
-    "ers",
-    "er",
-    "ed",
+_SUFFIXES = (  # by family, the longer forms first: the first that fits wins
+    *("izations", "isations", "ization", "isation", "ations", "ation", "ators", "ator"),
+    *("ities", "ity", "ives", "ive", "ings", "ing", "ions", "ion"),
+    *("ized", "ised", "izes", "ises", "ize", "ise", "ated", "ates", "ate", "ers", "er", "ed"),
 )
 _SUFFIXES_BY_LAST: dict[str, tuple[str, ...]] = {}
 for _suffix in _SUFFIXES:  # the same priority order, looked up by the word's last letter
@@ -67,9 +40,7 @@ def normalize(text: str) -> str:
     kept, joined by one space: punctuation, symbols, emoji and underscores separate words and
     disappear. Returns ``""`` when nothing is left.
     """
-    if not text:
-        return ""
-    return " ".join(_TOKEN_RE.findall(fold(text)))
+    return " ".join(_TOKEN_RE.findall(fold(text))) if text else ""
 
 
 def _normalize_text(text: str) -> str:
@@ -96,9 +67,7 @@ def _fold_text(text: str) -> str:
 
 def _parts(text: str) -> list[tuple[str, str]]:
     """``normalize`` as ``[(cjk run, "") or ("", latin word)]``."""
-    if not text:
-        return []
-    return _PARTS_RE.findall(_fold_text(text))
+    return _PARTS_RE.findall(_fold_text(text)) if text else []
 
 
 _CJK_RUN_RE = re.compile(rf"[{_CJK}]+")
@@ -137,10 +106,7 @@ def _text_terms(text: str, joins: bool, surface: set[str], cjk_runs: list[str] |
     surface.update(words)
     out = list(map(stem, [w for w in words if len(w) > 1]))
     for run in runs:
-        if len(run) > 1:
-            out.extend(map(operator.add, run, run[1:]))
-        else:
-            out.append(run)
+        out.extend(_bigrams(run))
     if cjk_runs is not None:
         cjk_runs.extend(runs)
     if joins:  # joins of Latin words that are adjacent (no CJK run between them)
@@ -211,9 +177,7 @@ def one_han_apart(a: str, b: str, min_chars: int = 4) -> bool:
 
 
 def _bigrams(run: str) -> list[str]:
-    if len(run) == 1:
-        return [run]
-    return list(map(operator.add, run, run[1:]))
+    return [run] if len(run) == 1 else list(map(operator.add, run, run[1:]))
 
 
 def _cjk_segment(
@@ -227,24 +191,16 @@ def _cjk_segment(
     i = 0
     while i < len(run):
         longest = min(max_len, len(run) - i) if firsts is None or run[i] in firsts else 1
-        for n in range(longest, 1, -1):
-            piece = run[i : i + n]
-            if piece in dictionary:
-                if chunk:
-                    out.append((chunk, False))
-                    chunk = ""
-                out.append((piece, True))
-                i += n
-                break
-        else:
-            if run[i] in dictionary:
-                if chunk:
-                    out.append((chunk, False))
-                    chunk = ""
-                out.append((run[i], True))
-            else:
-                chunk += run[i]
+        n = next((n for n in range(longest, 0, -1) if run[i : i + n] in dictionary), 0)
+        if not n:
+            chunk += run[i]
             i += 1
+            continue
+        if chunk:
+            out.append((chunk, False))
+            chunk = ""
+        out.append((run[i : i + n], True))
+        i += n
     if chunk:
         out.append((chunk, False))
     return out

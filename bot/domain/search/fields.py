@@ -14,17 +14,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = [
-    "BIT_TITLE",
-    "FIELD_BITS",
-    "FIELD_WEIGHTS",
-    "MASK_VALUES",
-    "PairPostings",
-    "field_of",
-    "mask_value",
-    "pair_postings",
-]
-
 FIELD_WEIGHTS = {"title": 1.0, "tags": 0.9, "id": 0.8, "answers": 0.7, "summary": 0.6, "track": 0.4}
 """How much a match in each field of a post counts (the best field of a term wins). ``answers``
 are the questions and terms of ``catalog/answers.yaml`` (no multi-field bonus)."""
@@ -43,17 +32,10 @@ def mask_value(mask: int) -> float:
     """The posting value of a term found in the fields of ``mask`` (bits as :data:`FIELD_BITS`):
     the best field's weight, plus ``_FIELD_BONUS`` per further field of title, tags, id and
     summary; a term only in the summary or in no such field weighs ``answers`` when it is there."""
-    fields = [
-        (bit, FIELD_WEIGHTS[f])
-        for bit, f in ((BIT_TITLE, "title"), (_BIT_TAGS, "tags"), (_BIT_ID, "id"), (_BIT_SUMMARY, "summary"))
-        if mask & bit
-    ]
-    value = max((w for _, w in fields), default=0.0)
-    if len(fields) > 1:
-        value += _FIELD_BONUS * (len(fields) - 1)
-    if mask & _BIT_ANSWERS and value < FIELD_WEIGHTS["answers"]:
-        value = FIELD_WEIGHTS["answers"]
-    return value
+    bits = ((BIT_TITLE, "title"), (_BIT_TAGS, "tags"), (_BIT_ID, "id"), (_BIT_SUMMARY, "summary"))
+    weights = [FIELD_WEIGHTS[f] for bit, f in bits if mask & bit]
+    value = max(weights, default=0.0) + _FIELD_BONUS * max(len(weights) - 1, 0)
+    return max(value, FIELD_WEIGHTS["answers"]) if mask & _BIT_ANSWERS else value
 
 
 MASK_VALUES = np.array([mask_value(m) for m in range(32)], dtype=np.float32)

@@ -28,14 +28,12 @@ from bot.domain.search.analysis import (
 from bot.domain.search.fields import BIT_TITLE, FIELD_WEIGHTS, MASK_VALUES, PairPostings, pair_postings
 from bot.domain.search.links import LinkIndex
 from bot.domain.search.ranking import Postings, RankedIndex, ignorable_terms
-from bot.domain.search.results import HINT_EMPTY, MAX_QUERY_CHARS, MIN_SCORE, TRACK_THRESHOLD
 from bot.domain.search.spelling import Speller
 from bot.domain.search.vocabulary import Vocabulary, default_vocabulary
 
 if TYPE_CHECKING:  # pragma: no cover
     from bot.domain.catalog.compiled import Catalog
 
-__all__ = ["FIELD_WEIGHTS", "HINT_EMPTY", "MAX_QUERY_CHARS", "MIN_SCORE", "TRACK_THRESHOLD", "Index"]
 
 MAX_CONCEPTS = 12
 """At most this many concepts (words, bigrams) of a query are scored: the rarest ones, when a
@@ -92,15 +90,9 @@ class Index:
             self._links = LinkIndex(catalog, vocab)
             self._answer_keys = self._build_answer_keys()
             self._problems = {normalize(p): normalize(t) for p, t in vocab.problems if normalize(p)}
-            self._problem_re = (
-                re.compile(
-                    "|".join(
-                        rf"(?<![^\W_]){re.escape(p)}(?![^\W_])" for p in sorted(self._problems, key=len, reverse=True)
-                    )
-                )
-                if self._problems
-                else None
-            )
+            longest_first = sorted(self._problems, key=len, reverse=True)
+            problems = "|".join(rf"(?<![^\W_]){re.escape(p)}(?![^\W_])" for p in longest_first)
+            self._problem_re = re.compile(problems) if self._problems else None
         finally:
             if gc_was_enabled:
                 gc.enable()
@@ -114,14 +106,10 @@ class Index:
 
     def _build_vocabulary(self, catalog: Catalog) -> None:
         """Synonym groups keyed by unit sequences; the Chinese segmentation dictionary."""
-        cjk_words: set[str] = set()
-        for group in self._vocab.synonyms:
-            for member in group:
-                cjk_words.update(c for c, _ in _parts(member) if c)
         # Stop and question words are words too: 什么是推测解码 splits into 什么 / 是 / 推测解码
         # (then both are ignorable), not into an unknown chunk 什么是 and 推测解码.
-        for word in self._vocab.ignorable:
-            cjk_words.update(c for c, _ in _parts(word) if c)
+        words = [*(m for group in self._vocab.synonyms for m in group), *self._vocab.ignorable]
+        cjk_words = {c for word in words for c, _ in _parts(word) if c}
         self._cjk_dict = frozenset(cjk_words)
         self._cjk_max = max((len(w) for w in cjk_words), default=1)
         self._cjk_firsts = frozenset(w[0] for w in cjk_words if len(w) > 1)
@@ -161,7 +149,7 @@ class Index:
         self._merged: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # read by _posting meanwhile
         self._merged = self._build_track_field(catalog, surface)
         # Posts per term for query analysis (0 for a term only in track names): has/df/idf in
-        # one lookup; idf by df, computed once per df value (as _idf).
+        # one lookup; idf by df, computed once per df value.
         self._df_of: dict[str, int] = dict(zip(index, self._counts, strict=True))
         for term in self._merged:
             self._df_of.setdefault(term, 0)
@@ -252,8 +240,7 @@ class Index:
         doc_index = {pid: i for i, pid in enumerate(self._post_ids)}
         out: dict[tuple[str, ...], list[int]] = {}
         for pid, entries in self._vocab.answers.items():
-            doc = doc_index.get(pid)
-            if doc is None:
+            if (doc := doc_index.get(pid)) is None:
                 continue  # a post that was removed
             for phrase in (p for e in entries for p in e.split(",")):
                 key = self._answer_key(normalize(phrase))
@@ -264,9 +251,7 @@ class Index:
     def _rewrite(self, norm: str) -> str:
         """Normalized text with each problem phrase of the vocabulary (``problems``) replaced by
         its topic (``how do i make decoding faster`` → ``how do i make speculative decoding``)."""
-        if self._problem_re is None:
-            return norm
-        return self._problem_re.sub(lambda m: self._problems[m.group(0)], norm)
+        return norm if self._problem_re is None else self._problem_re.sub(lambda m: self._problems[m.group(0)], norm)
 
     def _answer_key(self, norm: str) -> tuple[str, ...]:
         """The words of normalized text as an answer phrase is compared: stemmed, stop words (not
@@ -327,21 +312,13 @@ class Index:
 
     def _posting(self, term: str) -> tuple[np.ndarray, np.ndarray]:
         """``(doc numbers ascending, field values)`` of a term (views into the flat arrays)."""
-        merged = self._merged.get(term)
-        if merged is not None:
+        if (merged := self._merged.get(term)) is not None:
             return merged
         i = self._term_index[term]
         start, end = self._starts[i], self._ends[i]
         return self._flat_docs[start:end], self._flat_vals[start:end]
 
-    def _has(self, term: str) -> bool:
-        return term in self._term_index or term in self._merged
-
     def _df(self, term: str) -> int:
         """Posts with the term in their own text (not counting track names)."""
         i = self._term_index.get(term)
         return 0 if i is None else self._counts[i]
-
-    def _idf(self, term: str) -> float:
-        df = self._df(term)
-        return math.log(1.0 + (self._n - df + 0.5) / (df + 0.5))

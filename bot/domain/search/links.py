@@ -30,7 +30,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from bot.domain.catalog.compiled import Catalog
     from bot.domain.catalog.models import Post
 
-__all__ = ["BLOG_SOURCE_REPO", "LinkIndex", "github_source_file", "resolve_link", "source_file_name"]
 
 BLOG_SOURCE_REPO = "vllm-project/vllm-project.github.io"
 """The GitHub repository (``owner/name``) holding the vLLM blog's source; its posts are
@@ -49,10 +48,7 @@ _SUFFIX_RE = re.compile(r"\.(?:html?|md)$", re.IGNORECASE)
 def _key(host: str, path: str) -> tuple[str, str]:
     """``(host, path)`` with the path's trailing slashes, ``index`` page and ``.html``/``.md``
     suffix removed; ``host`` lower-case without ``www.``."""
-    host = host.casefold().removeprefix("www.")
-    path = path.rstrip("/")
-    path = _SUFFIX_RE.sub("", path)
-    return host, path
+    return host.casefold().removeprefix("www."), _SUFFIX_RE.sub("", path.rstrip("/"))
 
 
 _AROUND = "<>()[]{}\"'.,;:!?…。，；：！？（）【】「」『』“”‘’"
@@ -72,8 +68,6 @@ def split_url(text: str) -> tuple[str, str, str, bool] | None:
             return None
         url = linked[0]
     url = url.strip(_AROUND)
-    if not url:
-        return None
     match = _URL_RE.match(url)
     if match is None:
         return None
@@ -98,9 +92,7 @@ def source_file_name(post: Post) -> str | None:
         return None
     path = urlsplit(url).path if not url.startswith("/") else url
     slug = _SUFFIX_RE.sub("", path.rstrip("/").rsplit("/", 1)[-1])
-    if not slug:
-        return None
-    return f"{post.published.earliest.isoformat()}-{slug}.md"
+    return f"{post.published.earliest.isoformat()}-{slug}.md" if slug else None
 
 
 def github_source_file(host: str, path: str) -> str | None:
@@ -127,23 +119,15 @@ def github_source_file(host: str, path: str) -> str | None:
     if "_posts" not in rest[1:-1]:
         return None
     match = _POST_FILE_RE.match(rest[-1])
-    if match is None:
-        return None
-    return f"{match.group(1)}-{match.group(2)}".casefold()
+    return f"{match.group(1)}-{match.group(2)}".casefold() if match else None
 
 
 class LinkIndex:
     """The catalog's post URLs by normalised ``(host, path)`` (read-only after construction)."""
 
     def __init__(self, catalog: Catalog, vocabulary: Vocabulary) -> None:
-        base = urlsplit(catalog.manifest.blog_base_url)
-        self.blog_hosts = frozenset(
-            {
-                *(h.removeprefix("www.") for h in vocabulary.blog_hosts),
-                (base.hostname or "").casefold().removeprefix("www."),
-            }
-            - {""}
-        )
+        base = (urlsplit(catalog.manifest.blog_base_url).hostname or "").casefold()
+        self.blog_hosts = frozenset({h.removeprefix("www.") for h in (*vocabulary.blog_hosts, base)} - {""})
         self.summary_hosts = frozenset(h.removeprefix("www.") for h in vocabulary.summary_hosts)
         self._posts: dict[tuple[str, str], str] = {}
         self._files: dict[str, str] = {}
@@ -160,15 +144,12 @@ class LinkIndex:
                 continue
             parts = urlsplit(post.url)
             host, path = _key(parts.hostname or "", parts.path)
-            if host in self.blog_hosts:
-                host = ""
-            self._posts[(host, path)] = post.id
+            self._posts[("" if host in self.blog_hosts else host, path)] = post.id
 
     def resolve(self, text: str) -> LinkResult | None:
         """What the URL in ``text`` points to (see the module docstring), or ``None`` when
         ``text`` is not one URL."""
-        split = split_url(text)
-        if split is None:
+        if (split := split_url(text)) is None:
             return None
         url, host, path, has_scheme = split
         host, path = _key(host, path)
@@ -181,9 +162,7 @@ class LinkIndex:
             post_id = self._files.get(source) if source is not None else None
         if post_id is not None:
             return LinkResult("post", url, post_id)
-        if on_blog or host in self.summary_hosts:
-            return LinkResult("unknown", url)
-        return LinkResult("foreign", url)
+        return LinkResult("unknown" if on_blog or host in self.summary_hosts else "foreign", url)
 
 
 def resolve_link(catalog: Catalog, text: str, vocabulary: Vocabulary | None = None) -> LinkResult | None:

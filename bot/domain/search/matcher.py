@@ -15,28 +15,22 @@ from bot.domain.search.index import (
     _GENERIC_DF,
     _GENERIC_FACTOR,
     _SIM_SYNONYM,
-    HINT_EMPTY,
     MAX_CONCEPTS,
     MAX_FUZZY_WORDS,
-    MAX_QUERY_CHARS,
     MAX_RAW_CONCEPTS,
-    MIN_SCORE,
     SIMILARITY_CHARS,
 )
-from bot.domain.search.results import Confidence, LinkResult, PostMatch, SearchResult
-from bot.domain.search.tracks import SUGGEST_CUTOFF, SUGGEST_MIN_CHARS, TrackIndex
+from bot.domain.search.results import (
+    HINT_EMPTY,
+    MAX_QUERY_CHARS,
+    MIN_SCORE,
+    Confidence,
+    LinkResult,
+    PostMatch,
+    SearchResult,
+)
+from bot.domain.search.tracks import TrackIndex
 from bot.domain.text import clean
-
-__all__ = [
-    "CLOSEST_COVERAGE",
-    "CONFIDENT_COVERAGE",
-    "FUZZY_WEIGHT",
-    "MAX_TOTAL",
-    "RELATIVE_FLOOR",
-    "SUGGEST_CUTOFF",
-    "SUGGEST_MIN_CHARS",
-    "Matcher",
-]
 
 FUZZY_WEIGHT = 0.6
 """The fuzzy (coverage) score's share of the fused score; BM25 has the rest."""
@@ -84,6 +78,16 @@ def _confidence(coverage: float) -> Confidence:
     if coverage >= CONFIDENT_COVERAGE - 1e-9:
         return "confident"
     return "closest" if coverage >= CLOSEST_COVERAGE - 1e-9 else "none"
+
+
+def _joins(units: list[_Unit], i: int) -> list[str]:
+    """``units[i]``'s Latin word joined with the Latin word before it, then with the one after."""
+    text = units[i].text
+    return [
+        text + units[j].text if j > i else units[j].text + text
+        for j in (i - 1, i + 1)
+        if 0 <= j < len(units) and units[j].kind == "latin"
+    ]
 
 
 class Matcher(TrackIndex):
@@ -158,15 +162,7 @@ class Matcher(TrackIndex):
     def _other_tool(self, units: list[_Unit], i: int) -> bool:
         """Whether ``units[i]``, alone or joined with a neighbouring Latin word, is the name of
         another tool (``other_names``: ``ollama``, ``llama cpp``) that no post says."""
-        text = units[i].text
-        if text in self._other_names and stem(text) not in self._df_of:
-            return True
-        for j in (i - 1, i + 1):
-            if 0 <= j < len(units) and units[j].kind == "latin":
-                joined = text + units[j].text if j > i else units[j].text + text
-                if joined in self._other_names and stem(joined) not in self._df_of:
-                    return True
-        return False
+        return any(w in self._other_names and stem(w) not in self._df_of for w in (units[i].text, *_joins(units, i)))
 
     def _latin_alternatives(self, units: list[_Unit], i: int, budget: list[int]) -> list[_Alt]:
         """A Latin word's alternatives: its stem, its joins with the neighbouring Latin words
@@ -174,10 +170,7 @@ class Matcher(TrackIndex):
         its typo corrections and completions."""
         text = units[i].text
         alts: list[_Alt] = [((stem(text),), 1.0)] if len(text) >= 2 else []
-        for j in (i - 1, i + 1):
-            if 0 <= j < len(units) and units[j].kind == "latin":
-                pair = text + units[j].text if j > i else units[j].text + text
-                alts.append(((stem(pair),), 1.0))
+        alts.extend(((stem(pair),), 1.0) for pair in _joins(units, i))
         if len(text) >= 4 and text not in self._surface and budget[0] > 0:
             budget[0] -= 1
             alts.extend(((stem(word),), sim) for word, sim in self._expand_word(text))
@@ -287,8 +280,7 @@ class Matcher(TrackIndex):
         """``ranked`` with the posts whose ``answers.yaml`` lists the query itself as a phrase
         (:meth:`_answer_key`) first, at score 100 and coverage 1 (``what is vllm`` → the post that
         introduced vLLM); unchanged when no post lists it."""
-        docs = self._answer_keys.get(answer_key, ())
-        if not docs:
+        if not (docs := self._answer_keys.get(answer_key, ())):
             return ranked
         first = [(100.0, doc, "answers", 1.0) for doc in docs]
         return first + [r for r in ranked if r[1] not in docs]
@@ -420,12 +412,8 @@ class Matcher(TrackIndex):
         for gid in sorted(groups):
             tokens.extend(self._group_tokens[gid])
         raw = self._ranked.scores(tokens, self._counts)
-        if raw is None:
-            return None
-        top = float(raw.max())
-        if top <= 0:
-            return None
-        return raw / top
+        top = 0.0 if raw is None else float(raw.max())
+        return raw / top if raw is not None and top > 0 else None
 
     def _similarities(self, docs: list[int], latin: str, cjk: str) -> dict[int, float]:
         """Per post of ``docs``: rapidfuzz ``partial_ratio`` (0..100) of the query's Latin words
@@ -438,12 +426,10 @@ class Matcher(TrackIndex):
                 continue
             if len(text) < shortest or not docs:
                 parts.append([0.0] * len(docs))
-            else:
-                parts.append(
-                    process.cdist(
-                        [text], [texts[d] for d in docs], scorer=fuzz.partial_ratio, processor=None, dtype=np.float64
-                    )[0].tolist()
-                )
+                continue
+            choices = [texts[d] for d in docs]
+            scores = process.cdist([text], choices, scorer=fuzz.partial_ratio, processor=None, dtype=np.float64)
+            parts.append(scores[0].tolist())
         if not parts:
             return dict.fromkeys(docs, 0.0)
         return {d: sum(p[i] for p in parts) / len(parts) for i, d in enumerate(docs)}

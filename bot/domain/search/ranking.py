@@ -29,8 +29,6 @@ from bm25s.tokenization import Tokenized
 from bot.domain.search.analysis import _bigrams, _parts, stem
 from bot.domain.search.vocabulary import Vocabulary
 
-__all__ = ["Postings", "RankedIndex", "bm25_tokens", "ignorable_terms"]
-
 # bm25s sets its logger to DEBUG when imported, so every index build printed a DEBUG line past the
 # process's LOG_LEVEL (in `ask`, `search`, the console); let it follow the root logger's level.
 logging.getLogger("bm25s").setLevel(logging.NOTSET)
@@ -52,9 +50,7 @@ def bm25_tokens(text: str, ignorable: frozenset[str], cutter: re.Pattern[str] | 
         if cjk:
             prev = ""
             pieces = cutter.split(cjk) if cutter is not None else [cjk]
-            for piece in pieces:
-                if piece:
-                    out.extend(_bigrams(piece))
+            out.extend(bigram for piece in pieces if piece for bigram in _bigrams(piece))
             continue
         if latin in ignorable:
             prev = ""
@@ -157,13 +153,9 @@ class RankedIndex:
         self.n = postings.n_docs
         self._bm25: bm25s.BM25 | None = None
         if self.n and vocab and len(postings.terms):
-            retriever = _PostingsBM25()
-            retriever.index(
-                Tokenized(ids=cast(list[list[int]], postings), vocab=dict(vocab)),
-                create_empty_token=False,
-                show_progress=False,
-            )
-            self._bm25 = retriever
+            corpus = Tokenized(ids=cast(list[list[int]], postings), vocab=dict(vocab))
+            self._bm25 = retriever = _PostingsBM25()
+            retriever.index(corpus, create_empty_token=False, show_progress=False)
 
     def query_tokens(self, text: str) -> list[str]:
         """The query's tokens (as :func:`bm25_tokens`)."""

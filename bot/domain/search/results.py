@@ -5,18 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = [
-    "HINT_EMPTY",
-    "MAX_QUERY_CHARS",
-    "MIN_SCORE",
-    "TRACK_THRESHOLD",
-    "Confidence",
-    "LinkResult",
-    "PostMatch",
-    "SearchResult",
-    "TrackMatch",
-]
-
 MAX_QUERY_CHARS = 200
 """Only this many characters of a (normalized) query are read; keeps long Slack input fast."""
 
@@ -79,24 +67,14 @@ class LinkResult:
 
 @dataclass(frozen=True)
 class SearchResult:
-    """What ``Matcher.search`` returns.
+    """What ``Matcher.search`` returns (see it for when each part is set).
 
-    ``query`` is the query as given; ``track`` the track it names (or ``None``); ``results`` the
-    posts of the requested page, best first (empty when nothing scores at least ``MIN_SCORE``);
-    ``hint`` is ``HINT_EMPTY`` when the query has nothing to search for (empty, only punctuation,
-    symbols or emoji), else ``None`` (a query that matches nothing has no results and no hint).
-
-    Paging: ``total`` is the number of good matches (those above the score floor, see
-    ``bot.domain.search.RELATIVE_FLOOR``; at most ``MAX_TOTAL``), ``offset`` the index of
-    ``results[0]`` among them; more exist when ``offset + len(results) < total``. ``link`` is set
-    when the query was a URL (see :class:`LinkResult`): ``status="unknown"`` means the post is not
-    in the catalog yet (no results, no hint).
-
-    ``confidence``: ``"confident"`` when the best post covers at least
-    ``bot.domain.search.CONFIDENT_COVERAGE`` of the query (the reply says "posts matching"),
-    ``"closest"`` when it covers at least ``bot.domain.search.CLOSEST_COVERAGE`` (the reply says
-    "closest posts"), ``"none"`` otherwise: then ``results`` is empty and ``total`` 0 (the reply
-    says nothing matches), whatever weak posts shared a word with the query.
+    ``query`` as given; ``track`` the track it names or ``None``; ``results`` the posts of the
+    requested page, best first; ``hint`` is ``HINT_EMPTY`` for a query with nothing to search for.
+    ``total`` counts the good matches (at most ``MAX_TOTAL``), ``offset`` is the index of
+    ``results[0]`` among them; ``link`` is set when the query was a URL (:class:`LinkResult`).
+    ``confidence``: ``"confident"`` / ``"closest"`` from ``bot.domain.search.CONFIDENT_COVERAGE`` /
+    ``CLOSEST_COVERAGE``, else ``"none"`` (then ``results`` is empty and ``total`` 0).
     """
 
     query: str

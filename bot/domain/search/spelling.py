@@ -19,8 +19,6 @@ from rapidfuzz import fuzz, process
 
 from bot.domain.search.analysis import _PARTS_RE, _deletes, swapped
 
-__all__ = ["FULL_SCAN_CHARS", "FUZZY_CUTOFF", "NEAR_CUTOFF", "NEAR_MIN_CHARS", "SIM_FUZZY", "SIM_PREFIX", "Speller"]
-
 FULL_SCAN_CHARS = 8
 """An unknown word this long with no known word one edit away is compared with every known word
 of a compatible length (``rapidfuzz.process.extract``), to catch two typos in one long word."""
@@ -98,13 +96,9 @@ class Speller:
 
     def _completions(self, word: str) -> list[str]:
         """Known words that start with ``word``, most common first (at most 8)."""
-        i = bisect.bisect_left(self._sorted, word)
-        out = []
-        while i < len(self._sorted) and self._sorted[i].startswith(word):
-            out.append(self._sorted[i])
-            i += 1
-        out.sort(key=lambda w: (-self._df(self._stem(w)), w))
-        return out[:8]
+        lo = bisect.bisect_left(self._sorted, word)
+        hi = bisect.bisect_left(self._sorted, word + "\U0010ffff", lo)  # past the words starting with it
+        return sorted(self._sorted[lo:hi], key=lambda w: (-self._df(self._stem(w)), w))[:8]
 
     def _expand(self, word: str) -> tuple[tuple[str, float], ...]:
         """Typo corrections and prefix completions of a Latin word that is not a known word:

@@ -11,19 +11,9 @@ from functools import cached_property
 from rapidfuzz import fuzz
 
 from bot.domain.search.analysis import _Unit, normalize, one_han_apart
-from bot.domain.search.index import _GENERIC_DF, _GENERIC_FACTOR, MAX_QUERY_CHARS, TRACK_THRESHOLD, Index
-from bot.domain.search.results import TrackMatch
+from bot.domain.search.index import _GENERIC_DF, _GENERIC_FACTOR, Index
+from bot.domain.search.results import MAX_QUERY_CHARS, TRACK_THRESHOLD, TrackMatch
 from bot.domain.text import has_han
-
-__all__ = [
-    "AMBIGUITY_MARGIN",
-    "CONTAINED_SCORE",
-    "SHORT_QUERY_CHARS",
-    "SUGGEST_CUTOFF",
-    "SUGGEST_MIN_CHARS",
-    "TYPO_HAN_SCORE",
-    "TrackIndex",
-]
 
 SHORT_QUERY_CHARS = 3
 """A query of at most this many letters (``tts``, ``kv``, ``sd``) names a track only when it is
@@ -139,8 +129,7 @@ class TrackIndex(Index):
         exact = self._exact_track(norm)
         if exact is not None or len(norm.replace(" ", "")) <= SHORT_QUERY_CHARS:
             return exact  # an abbreviation names a track only when it is an id or alias
-        typo = self._han_typo_track(norm)
-        if typo is not None:
+        if (typo := self._han_typo_track(norm)) is not None:
             return typo
         if len(norm.split()) > 2 * self._max_name_units + 2:
             return None  # a sentence, not a name
@@ -172,8 +161,7 @@ class TrackIndex(Index):
         norm = normalize(text[: MAX_QUERY_CHARS * 4])[:MAX_QUERY_CHARS]
         if not norm:
             return None
-        exact = self._exact_track(norm)
-        if exact is not None:
+        if (exact := self._exact_track(norm)) is not None:
             return exact
         # stop and question words carry no topic: "the" or "how do i" suggests nothing
         words = [w for w in norm.split() if w not in self._ignorable]

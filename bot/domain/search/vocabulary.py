@@ -26,6 +26,7 @@ same messages as a list, for ``vllm-path catalog check``.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
@@ -36,16 +37,6 @@ import yaml
 
 from bot.domain.catalog.yaml_cache import YamlCache
 from bot.locations import DEFAULT_CATALOG_DIR
-
-__all__ = [
-    "ANSWERS_FILE",
-    "VOCABULARY_FILE",
-    "Vocabulary",
-    "VocabularyError",
-    "default_vocabulary",
-    "load_vocabulary",
-    "validate",
-]
 
 VOCABULARY_FILE = "vocabulary.yaml"
 ANSWERS_FILE = "answers.yaml"
@@ -170,12 +161,9 @@ def _parse_lists(raw: dict[str, Any], errors: list[str]) -> dict[str, list[str]]
     name = VOCABULARY_FILE
     lists: dict[str, list[str]] = {}
     for key in (*_LIST_KEYS, *_OPTIONAL_LIST_KEYS):
-        if key not in raw:
-            if key in _LIST_KEYS:
-                errors.append(f"{name}: {key}: missing")
-            lists[key] = []
-            continue
-        lists[key] = _strings(raw[key], f"{name}: {key}", errors)
+        lists[key] = _strings(raw[key], f"{name}: {key}", errors) if key in raw else []
+        if key not in raw and key in _LIST_KEYS:
+            errors.append(f"{name}: {key}: missing")
     for key in ("blog_hosts", "summary_hosts"):
         errors.extend(
             f"{name}: {key}[{i}]: {host!r} is not a host name (like blog.vllm.ai)"
@@ -225,8 +213,7 @@ def _parse_answers(directory: Path, post_ids: Collection[str] | None, errors: li
     path = directory / ANSWERS_FILE
     if not path.is_file():
         return {}
-    raw = _read(path, errors)
-    if raw is None:
+    if (raw := _read(path, errors)) is None:
         return {}
     if not isinstance(raw, dict):
         errors.append(f"{ANSWERS_FILE}: must be a mapping of post id to a list of strings")
@@ -260,12 +247,8 @@ def validate(directory: str | Path, post_ids: Collection[str] | None = None) -> 
     return _parse(Path(directory), post_ids)[1]
 
 
-_DEFAULT: list[Vocabulary] = []
-
-
+@functools.cache
 def default_vocabulary() -> Vocabulary:
     """The vocabulary of the catalog shipped with the app (``bot.locations.DEFAULT_CATALOG_DIR``),
     loaded once. Raises :class:`VocabularyError` if that file is malformed."""
-    if not _DEFAULT:
-        _DEFAULT.append(load_vocabulary(DEFAULT_CATALOG_DIR))
-    return _DEFAULT[0]
+    return load_vocabulary(DEFAULT_CATALOG_DIR)

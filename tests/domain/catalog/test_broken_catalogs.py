@@ -167,7 +167,7 @@ def _long_name(n: int) -> str:
 def test_a_track_name_longer_than_the_views_can_show_is_refused(copy: Path, lang: str):
     """A 300-character name (and already a 180-character one) is refused, naming the field
     that limits it; a name at the limit passes."""
-    from bot.domain.catalog.loader import TRACK_NAME_MAX
+    from bot.domain.catalog.checks import TRACK_NAME_MAX
 
     def named(n: int):
         return lambda data: data["names"].__setitem__(lang, _long_name(n))
@@ -182,7 +182,7 @@ def test_a_track_name_longer_than_the_views_can_show_is_refused(copy: Path, lang
 
 
 def test_a_post_title_longer_than_the_views_can_show_is_refused(copy: Path):
-    from bot.domain.catalog.loader import POST_TITLE_MAX
+    from bot.domain.catalog.checks import POST_TITLE_MAX
 
     path = copy / "posts" / "vllm-blog.yaml"
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -196,7 +196,7 @@ def test_a_post_title_longer_than_the_views_can_show_is_refused(copy: Path):
 def test_the_catalog_limits_fit_the_fields_that_show_names_whole():
     """The limits are derived from Slack's fields: a name at the limit fits the digest header
     whole (en and zh wording), and name and id at their limits fit the Stop confirm text."""
-    from bot.domain.catalog.loader import TRACK_ID_MAX, TRACK_NAME_MAX
+    from bot.domain.catalog.checks import TRACK_ID_MAX, TRACK_NAME_MAX
     from bot.slack import blockkit
     from bot.slack.i18n import STRINGS
 

@@ -14,8 +14,8 @@ import yaml
 
 from bot.domain.budget import weeks_to_finish
 from bot.domain.catalog import check_catalog, load_catalog
+from bot.domain.catalog.essentials import ESSENTIALS_MAX_MINUTES, ESSENTIALS_MAX_STEPS
 from bot.domain.catalog.export import export_catalog
-from bot.domain.catalog.loader import ESSENTIALS_MAX_MINUTES, ESSENTIALS_MAX_STEPS
 from bot.domain.catalog.reading_time import file_minutes
 from tests.evaldata import REPO
 
