@@ -19,11 +19,6 @@ from bot.domain.catalog.export import export_catalog, render_track
 from bot.domain.catalog.loader import CatalogIssue
 
 
-def register(main: click.Group) -> None:
-    """Add the ``catalog`` group to the top-level CLI."""
-    main.add_command(catalog)
-
-
 @click.group("catalog")
 def catalog() -> None:
     """Check, export, show and diff the versioned catalog."""

@@ -11,6 +11,7 @@ import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 
 import click
@@ -31,6 +32,9 @@ catalog_option = click.option(
     help="Catalog folder (default: CATALOG_DIR or the repo's catalog/).",
 )
 """``--catalog DIR`` for the commands that read the catalog (``catalog_dir``: ``str | None``)."""
+
+option = partial(click.option, show_default=True)
+"""``click.option`` whose help shows the default."""
 
 
 def dump_json(data: object) -> None:

@@ -14,15 +14,9 @@ import threading
 
 import click
 
-from bot.cli.common import exit_on_catalog_error, load_catalog_or_exit, write_pid_file
+from bot.cli.common import exit_on_catalog_error, load_catalog_or_exit, option, write_pid_file
 
 log = logging.getLogger(__name__)
-
-
-def register(main: click.Group) -> None:
-    """Add the ``scheduler`` command and the ``digest`` group to the top-level CLI."""
-    main.add_command(scheduler_cmd)
-    main.add_command(digest)
 
 
 def _runtime():
@@ -50,25 +44,19 @@ def _require_credentials(runtime) -> None:
 
 
 pacing_options = [
-    click.option("--workers", default=8, show_default=True, type=click.IntRange(1, 64), help="Digests sent at once."),
-    click.option(
+    option("--workers", default=8, type=click.IntRange(1, 64), help="Digests sent at once."),
+    option(
         "--channel-interval",
         default=1.05,
-        show_default=True,
         type=click.FloatRange(0, 60),
         help="Seconds between two posts to one channel.",
     ),
-    click.option(
-        "--team-rate",
-        default=10.0,
-        show_default=True,
-        type=click.FloatRange(0.1, 1000),
-        help="Posts per second per workspace, at most.",
+    option(
+        "--team-rate", default=10.0, type=click.FloatRange(0.1, 1000), help="Posts per second per workspace, at most."
     ),
-    click.option(
+    option(
         "--stale-after",
         default=300.0,
-        show_default=True,
         type=click.FloatRange(1),
         help="Seconds after which another sender's unfinished claim is taken over.",
     ),
@@ -76,16 +64,15 @@ pacing_options = [
 
 
 def _with_pacing(func):
-    for option in reversed(pacing_options):
-        func = option(func)
+    for decorate in reversed(pacing_options):
+        func = decorate(func)
     return func
 
 
 @click.command("scheduler")
-@click.option(
+@option(
     "--reconcile-every",
     default=30.0,
-    show_default=True,
     type=click.FloatRange(0.5),
     help="Seconds between syncs of the jobs with the database (and catch-up).",
 )
@@ -154,20 +141,14 @@ def digest() -> None:
     help="A subscribed channel id: its next digest (default: a newly subscribed channel's first).",
 )
 @click.option("--team", default=None, help="Team id, when the channel id is subscribed in several workspaces.")
-@click.option(
-    "--steps",
-    default=1,
-    show_default=True,
-    type=click.IntRange(1, 3),
-    help="Steps per week (newly subscribed channel only).",
-)
+@option("--steps", default=1, type=click.IntRange(1, 3), help="Steps per week (newly subscribed channel only).")
 @click.option(
     "--minutes",
     type=click.IntRange(1, 10_000),
     default=None,
     help="A weekly budget in minutes (newly subscribed channel only): the steps that fit.",
 )
-@click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True)
+@option("--lang", type=click.Choice(["en", "zh"]), default="en")
 @click.option("--json", "as_json", is_flag=True, help='Print {"text", "blocks"} exactly as they would be posted.')
 def digest_preview(
     track_text: str,
@@ -267,7 +248,7 @@ def _all_subscriptions(store, team: str | None):
 
 @digest.command("run-now")
 @click.option("--track", "track_text", default=None, help="Only this track's subscriptions.")
-@click.option("--dms/--no-dms", default=False, show_default=True, help="Also the DM digests.")
+@option("--dms/--no-dms", default=False, help="Also the DM digests.")
 @_with_pacing
 def digest_run_now(
     track_text: str | None, dms: bool, workers: int, channel_interval: float, team_rate: float, stale_after: float

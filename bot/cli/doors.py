@@ -7,18 +7,17 @@ import sys
 
 import click
 
-from bot.cli.common import DEFAULT_PID_FILE, dump_json, echo_catalog_errors, exit_on_catalog_error, write_pid_file
+from bot.cli.common import (
+    DEFAULT_PID_FILE,
+    dump_json,
+    echo_catalog_errors,
+    exit_on_catalog_error,
+    option,
+    write_pid_file,
+)
 from bot.config import Settings
 from bot.domain.catalog import CatalogError
 from bot.logging_setup import redact, secrets_of, setup_logging
-
-
-def register(main: click.Group) -> None:
-    """Add ``console``, ``ask``, ``serve`` and ``worker`` to the top-level CLI."""
-    main.add_command(console_cmd)
-    main.add_command(ask_cmd)
-    main.add_command(serve_cmd)
-    main.add_command(worker_cmd)
 
 
 @click.command("console")
@@ -37,7 +36,7 @@ def console_cmd() -> None:
 
 @click.command("ask")
 @click.argument("text", nargs=-1, required=True)
-@click.option("--user", "user_id", default="U0CONSOLE", show_default=True, help="Slack user id to ask as.")
+@option("--user", "user_id", default="U0CONSOLE", help="Slack user id to ask as.")
 @click.option(
     "--json",
     "as_json",
@@ -69,33 +68,24 @@ def ask_cmd(text: tuple[str, ...], user_id: str, as_json: bool) -> None:
 
 
 @click.command("serve")
-@click.option("--host", default="127.0.0.1", show_default=True, help="HTTP door: address to bind.")
-@click.option("--port", default=3000, show_default=True, type=int, help="HTTP door: port.")
-@click.option(
-    "--threads",
-    default=32,
-    show_default=True,
-    type=int,
-    help="HTTP worker threads (acks hold one only briefly; 32 covers bursts).",
-)
-@click.option(
+@option("--host", default="127.0.0.1", help="HTTP door: address to bind.")
+@option("--port", default=3000, type=int, help="HTTP door: port.")
+@option("--threads", default=32, type=int, help="HTTP worker threads (acks hold one only briefly; 32 covers bursts).")
+@option(
     "--connection-limit",
     default=1000,
-    show_default=True,
     type=click.IntRange(10, 100000),
     help="HTTP door: most connections kept open at once (idle ones included).",
 )
-@click.option(
+@option(
     "--idle-timeout",
     default=30,
-    show_default=True,
     type=click.IntRange(1, 3600),
     help="HTTP door: seconds an idle connection is kept before it is closed.",
 )
-@click.option(
+@option(
     "--pid-file",
     default=DEFAULT_PID_FILE,
-    show_default=True,
     help="Write the process id here while serving (for `vllm-path catalog reload`); '' writes none.",
 )
 def serve_cmd(host: str, port: int, threads: int, connection_limit: int, idle_timeout: int, pid_file: str) -> None:
@@ -132,24 +122,16 @@ def serve_cmd(host: str, port: int, threads: int, connection_limit: int, idle_ti
 
 
 @click.command("worker")
-@click.option(
-    "--threads",
-    default=16,
-    show_default=True,
-    type=click.IntRange(1, 256),
-    help="Digests sent at once by this process.",
-)
-@click.option(
+@option("--threads", default=16, type=click.IntRange(1, 256), help="Digests sent at once by this process.")
+@option(
     "--heartbeat-timeout",
     default=60.0,
-    show_default=True,
     type=click.FloatRange(1),
     help="Seconds without a heartbeat after which a worker's messages are redelivered.",
 )
-@click.option(
+@option(
     "--stale-after",
     default=300.0,
-    show_default=True,
     type=click.FloatRange(1),
     help="Seconds after which a dead sender's ledger claim is taken over.",
 )

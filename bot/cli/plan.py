@@ -11,13 +11,7 @@ from pathlib import Path
 
 import click
 
-from bot.cli.common import load_catalog_or_exit
-
-
-def register(main: click.Group) -> None:
-    """Add ``path-image`` and ``plan-weeks`` to the top-level CLI."""
-    main.add_command(path_image_cmd)
-    main.add_command(plan_weeks_cmd)
+from bot.cli.common import load_catalog_or_exit, option
 
 
 def essential_weeks_line(catalog, track_id: str, minutes_per_week: int | None = None) -> str:
@@ -72,7 +66,7 @@ def plan_weeks_cmd(minutes: int | None, catalog_dir: str | None) -> None:
     type=click.Path(dir_okay=False, path_type=Path),
     help="The file to write: .png or .svg (the format follows the suffix).",
 )
-@click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True)
+@option("--lang", type=click.Choice(["en", "zh"]), default="en")
 @click.option("--catalog", "catalog_dir", default=None, help="Catalog folder (default: catalog/).")
 def path_image_cmd(track: str, read: tuple[str, ...], output: Path, lang: str, catalog_dir: str | None) -> None:
     """Draw TRACK's path (essential steps, further reading, prerequisite tracks, minutes; with

@@ -8,16 +8,9 @@ from typing import Any, cast
 
 import click
 
-from bot.cli.common import catalog_option, dump_json, load_catalog_or_exit
+from bot.cli.common import catalog_option, dump_json, load_catalog_or_exit, option
 from bot.domain.paths import next_step, positions, progress, read_after
 from bot.locations import catalog_dir as configured_catalog_dir
-
-
-def register(main: click.Group) -> None:
-    """Add ``search``, ``next`` and ``stats`` to the top-level CLI."""
-    main.add_command(search_cmd)
-    main.add_command(next_cmd)
-    main.add_command(stats_cmd)
 
 
 def _post_brief(cat, post_id: str) -> dict:
@@ -51,11 +44,10 @@ def _search_json(cat, result) -> dict:
 
 @click.command("search")
 @click.argument("query")
-@click.option("--limit", default=5, show_default=True, type=click.IntRange(1, 50), help="At most this many posts.")
-@click.option(
+@option("--limit", default=5, type=click.IntRange(1, 50), help="At most this many posts.")
+@option(
     "--offset",
     default=0,
-    show_default=True,
     type=click.IntRange(0, 100),
     help="Skip this many good matches (paging: the next page starts at offset + limit).",
 )

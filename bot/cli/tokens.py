@@ -11,11 +11,6 @@ import click
 from bot.config import Settings
 
 
-def register(main: click.Group) -> None:
-    """Add the ``tokens`` group to the top-level CLI."""
-    main.add_command(tokens)
-
-
 @click.group("tokens")
 def tokens() -> None:
     """Slack tokens at rest (encrypted with TOKEN_ENCRYPTION_KEY)."""
