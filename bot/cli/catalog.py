@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import sys
@@ -11,7 +10,15 @@ from pathlib import Path
 
 import click
 
-from bot.cli.common import PID_GLOB, catalog_option, dump_json, echo_catalog_errors, load_catalog_or_exit, our_process
+from bot.cli.common import (
+    PID_GLOB,
+    catalog_option,
+    dump_json,
+    echo_catalog_errors,
+    load_catalog_or_exit,
+    our_process,
+    track_or_exit,
+)
 from bot.config import Settings
 from bot.domain.catalog import CatalogError, check_catalog
 from bot.domain.catalog.diff import diff_refs
@@ -66,12 +73,7 @@ def catalog_show(track: str, lang: str, catalog_dir: str | None) -> None:
     """Show a track's path in reading order (TRACK is a track id, name or alias)."""
 
     cat = load_catalog_or_exit(catalog_dir)
-    from bot.domain.search import track_named  # deferred: the search index pulls in numpy and rapidfuzz
-
-    track_id = track_named(cat, track)
-    if track_id is None:
-        click.echo(f"No track matches {track!r}. Tracks: {', '.join(t.id for t in cat.tracks)}", err=True)
-        sys.exit(1)
+    track_id = track_or_exit(cat, track, 1)
     click.echo(render_track(cat, track_id, lang))
     from bot.cli.plan import essential_weeks_line  # issue 24: weeks at the default budget
 
@@ -111,37 +113,26 @@ def catalog_import(source: str, write: bool, as_json: bool, catalog_dir: str | N
     when the source is unreachable or malformed.
     """
     path = Path(catalog_dir) if catalog_dir else Settings().catalog_dir
-    sys.exit(run_import(source, path, write=write, as_json=as_json))
-
-
-def run_import(source: str, catalog_dir: Path, *, write: bool = False, as_json: bool = False) -> int:
-    """The body of ``vllm-path catalog import``: print the plan (text or JSON on stdout), write it
-    with ``write``; reasons for a refusal go to stderr. Returns the exit code: 0 done (also when
-    there is nothing to do), 1 the source or the catalog was refused (nothing written)."""
     # deferred: feedparser and frontmatter (~0.2 s), for this command only
     from bot.cli.importer import DRAFTS_FILE, ImportSourceError, apply_import, plan_import
 
     try:
-        plan = plan_import(source, catalog_dir)
+        plan = plan_import(source, path)
     except ImportSourceError as exc:
         click.echo(f"error: {exc}; nothing written", err=True)
-        return 1
+        sys.exit(1)
     except CatalogError as exc:
         echo_catalog_errors(exc)
         click.echo(
-            f"error: the catalog in {catalog_dir} has {len(exc.errors)} error(s); fix them "
+            f"error: the catalog in {path} has {len(exc.errors)} error(s); fix them "
             "first (`vllm-path catalog check`); nothing written",
             err=True,
         )
-        return 1
-    written: list[str] = []
-    if write and plan.changes:
-        written = apply_import(plan, catalog_dir)
+        sys.exit(1)
+    written = apply_import(plan, path) if write and plan.changes else []
     if as_json:
-        data = plan.to_dict()
-        data["written"] = written
-        click.echo(json.dumps(data, ensure_ascii=False, indent=2))
-        return 0
+        dump_json({**plan.to_dict(), "written": written})
+        return
     click.echo(plan.render())
     if write:
         click.echo(f"wrote: {', '.join(written)}" if written else "nothing to write")
@@ -152,7 +143,6 @@ def run_import(source: str, catalog_dir: Path, *, write: bool = False, as_json: 
             )
     elif plan.changes:
         click.echo("dry run: add --write to write the drafts and fills")
-    return 0
 
 
 @catalog.command("reload")

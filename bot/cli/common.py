@@ -1,8 +1,5 @@
-"""Helpers shared by the command modules of the CLI (``bot/cli/catalog.py``, ``bot/cli/reading.py``,
-``bot/cli/doors.py``, ``bot/cli/digest.py``).
-
-They import from here, never from each other or from ``bot/cli/main.py`` (which registers their commands).
-"""
+"""Helpers shared by the command modules of the CLI (``bot/cli/*.py``); none imports
+``bot/cli/main.py``, which registers their commands."""
 
 from __future__ import annotations
 
@@ -51,6 +48,23 @@ def load_catalog_or_exit(catalog_dir: str | None) -> Catalog:
         echo_catalog_errors(exc)
         click.echo(f"{len(exc.errors)} error(s) in {path}", err=True)
         sys.exit(1)
+
+
+def track_or_exit(catalog: Catalog, text: str, code: int) -> str:
+    """The id of the track ``text`` names (:func:`bot.domain.search.track_named`: id, name or
+    alias, even misspelt); else exit ``code`` listing the track ids on stderr (the reading
+    commands' wording for 1, an ``error:`` line for 2)."""
+    from bot.domain.search import track_named  # deferred: the search index pulls in numpy and rapidfuzz
+
+    track_id = track_named(catalog, text)
+    if track_id is None:
+        tracks = ", ".join(t.id for t in catalog.tracks)
+        if code == 1:
+            click.echo(f"No track matches {text!r}. Tracks: {tracks}", err=True)
+        else:
+            click.echo(f"error: no track matches {text!r}; tracks: {tracks}", err=True)
+        sys.exit(code)
+    return track_id
 
 
 def echo_catalog_errors(exc: CatalogError) -> None:

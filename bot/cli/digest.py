@@ -14,24 +14,18 @@ import threading
 
 import click
 
-from bot.cli.common import exit_on_catalog_error, load_catalog_or_exit, option, write_pid_file
-
-log = logging.getLogger(__name__)
+from bot.cli.common import dump_json, exit_on_catalog_error, load_catalog_or_exit, option, track_or_exit, write_pid_file
 
 
 def _runtime():
     """Settings, logging and the runtime (catalog + migrated database), or exit 1 listing the
     catalog's errors."""
     from bot.config import Settings
+    from bot.logging_setup import setup_logging
     from bot.runtime import Runtime
 
     settings = Settings()
-    try:
-        from bot.logging_setup import setup_logging
-
-        setup_logging(settings)
-    except ImportError:  # pragma: no cover - logging setup ships with the app
-        logging.basicConfig(level=settings.log_level)
+    setup_logging(settings)
     with exit_on_catalog_error():
         return Runtime.create(settings)
 
@@ -106,13 +100,9 @@ def scheduler_cmd(
         deliverer=(EnqueueingDeliverer(queue, stale_after_s=stale_after) if queue is not None else None),
     )
     stop = threading.Event()
-    try:
-        from bot.doors.serve import install_signal_handlers
+    from bot.doors.serve import install_signal_handlers
 
-        install_signal_handlers(runtime, stop.set)
-    except ImportError:  # pragma: no cover
-        pass
-
+    install_signal_handlers(runtime, stop.set)
     clock.start()
     click.echo(f"digest clock running (catalog {runtime.holder.catalog.version}); Ctrl-C or SIGTERM stops it", err=True)
     try:
@@ -167,14 +157,7 @@ def digest_preview(
     else:
         runtime = _runtime()
         catalog = runtime.holder.catalog
-    from bot.domain.search import track_named  # deferred: the search index pulls in numpy and rapidfuzz
-
-    track = track_named(catalog, track_text)
-    if track is None:
-        click.echo(
-            f"error: no track matches {track_text!r}; tracks: {', '.join(t.id for t in catalog.tracks)}", err=True
-        )
-        sys.exit(2)
+    track = track_or_exit(catalog, track_text, 2)
     if runtime is None:  # no --channel (the runtime is opened exactly when one is given)
         sub = _preview_sub(track, steps, minutes)
         snapshot = None
@@ -197,14 +180,11 @@ def digest_preview(
     if as_json:
         from bot.domain.plan import channel_minutes
 
-        click.echo(json.dumps(_preview_json(catalog, result, channel_minutes(sub)), ensure_ascii=False, indent=2))
+        dump_json(_preview_json(catalog, result, channel_minutes(sub)))
         return
-    try:
-        from bot.doors.console import render_blocks
+    from bot.doors.console import render_blocks
 
-        click.echo(render_blocks(result.reply.blocks)[0])
-    except ImportError:  # pragma: no cover
-        click.echo(result.reply.text)
+    click.echo(render_blocks(result.reply.blocks)[0])
     click.echo(
         f"\n(steps this week: {', '.join(result.steps) or '-'}; cursor {sub.cursor} -> "
         f"{result.cursor}{'; path done' if result.done else ''})",

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from bot.cli.common import load_catalog_or_exit, option
+from bot.cli.common import load_catalog_or_exit, option, track_or_exit
 
 
 def essential_weeks_line(catalog, track_id: str, minutes_per_week: int | None = None) -> str:
@@ -71,14 +71,10 @@ def plan_weeks_cmd(minutes: int | None, catalog_dir: str | None) -> None:
 def path_image_cmd(track: str, read: tuple[str, ...], output: Path, lang: str, catalog_dir: str | None) -> None:
     """Draw TRACK's path (essential steps, further reading, prerequisite tracks, minutes; with
     --read, the reader's marks) as a PNG or SVG with Graphviz, and say where it was saved."""
-    from bot.domain.search import track_named
     from bot.pictures import FORMATS, PictureError, write
 
     cat = load_catalog_or_exit(catalog_dir)
-    track_id = track_named(cat, track)
-    if track_id is None:
-        click.echo(f"error: no track matches {track!r}; tracks: {', '.join(t.id for t in cat.tracks)}", err=True)
-        sys.exit(2)
+    track_id = track_or_exit(cat, track, 2)
     if output.suffix.lower().lstrip(".") not in FORMATS:
         click.echo(f"error: {output.name}: the file name must end in .png or .svg", err=True)
         sys.exit(2)
