@@ -196,12 +196,7 @@ class SlackStandIn:
         if url is not None:
             with self._cond:
                 return self._responses.wait_for(url, count, timeout)
-
-        def enough() -> list[ResponsePost]:
-            posts = self.responses(url)
-            return posts if len(posts) >= count else []
-
-        return self.wait_for(enough, timeout)[count - 1]
+        return self.wait_for(lambda: self.responses()[count - 1 : count], timeout)[0]
 
     def _record_response(self, post: ResponsePost) -> None:
         """Keep ``post`` and wake whoever waits for it (the caller holds ``_cond``)."""
@@ -211,12 +206,7 @@ class SlackStandIn:
     def wait_for_call(self, method: str, count: int = 1, timeout: float = 5.0) -> ApiCall:
         """Wait until at least ``count`` calls of ``method`` arrived and return the ``count``-th.
         ``timeout`` in seconds; raises :class:`TimeoutError`."""
-
-        def enough() -> list[ApiCall]:
-            calls = self.calls(method)
-            return calls if len(calls) >= count else []
-
-        return self.wait_for(enough, timeout)[count - 1]
+        return self.wait_for(lambda: self.calls(method)[count - 1 : count], timeout)[0]
 
     def reset(self) -> None:
         """Forget every record and turn every fault off (the server keeps running)."""
@@ -257,22 +247,14 @@ class SlackStandIn:
             time.sleep(faults.latency_s)
         token = auth.split(" ", 1)[-1] if auth else None
         refused = self._auth_refusal(method, args, token)
-        headers: dict[str, str]
-        decided = time.monotonic()
+        headers: dict[str, str] = {}
+        status, decided, team = 200, time.monotonic(), {"id": self.team_id, "name": self.team_name}
         if refused is not None:
-            status, headers, body = 200, {}, refused
+            body = refused
         elif method == "oauth.v2.access" and args.get("grant_type") == "refresh_token":
-            status, headers, body = (
-                200,
-                {},
-                self._tokens.refresh(args, auth, {"id": self.team_id, "name": self.team_name}),
-            )
+            body = self._tokens.refresh(args, auth, team)
         elif method == "oauth.v2.access" and self._tokens.has_client:  # grant_type absent: an install
-            status, headers, body = (
-                200,
-                {},
-                self._tokens.exchange(args, auth, {"id": self.team_id, "name": self.team_name}, self.enterprise),
-            )
+            body = self._tokens.exchange(args, auth, team, self.enterprise)
         else:
             # Rate limits and injected faults first (they count arrivals, so the time spent
             # checking blocks must not shift them), then the arguments of an accepted call.
@@ -340,12 +322,6 @@ class SlackStandIn:
         Needs ``token_scopes`` (scope checks on) to be meaningful."""
         return self._tokens.issue(scopes, expires_in_s)
 
-    def _blocks_refused(self, raw: bytes) -> bool:
-        """Whether Slack would refuse the blocks of the message sent as ``raw`` (JSON text;
-        :class:`~bot.doors.standin.records.BlockVerdicts`). Raises ``ValueError`` when ``raw`` is
-        not a JSON object."""
-        return self._verdicts.refused(raw)
-
     def _ok_body(self, method: str, args: dict[str, Any]) -> dict[str, Any]:
         """The body of an accepted call: :func:`bot.doors.standin.answers.ok_body`. A subclass may
         answer a method otherwise (tests answer ``oauth.v2.access`` with tokens)."""
@@ -374,7 +350,7 @@ class SlackStandIn:
         recorded (:meth:`responses`, whose ``body`` is parsed from ``raw`` when first read).
         ``raw``: the JSON text posted. Raises ``ValueError`` when it is not a JSON object (the
         transport answers 400 ``invalid_payload``, as Slack does, and records nothing)."""
-        if self._blocks_refused(raw):
+        if self._verdicts.refused(raw):
             with self._cond:
                 self._record_response(ResponsePost(key, url, raw, 400, time.monotonic()))
             return 400, "invalid_blocks"
@@ -390,7 +366,7 @@ class SlackStandIn:
         recorded with those posts (``ResponsePost.ack``; it does not use up one of the URL's five
         posts). Returns 200, or 400 when its blocks break Block Kit's limits (Slack shows an
         error instead). Raises ``ValueError`` when ``raw`` is not a JSON object."""
-        status = 400 if self._blocks_refused(raw) else 200
+        status = 400 if self._verdicts.refused(raw) else 200
         with self._cond:
             key = response_key(urlsplit(url).path) or url
             self._record_response(ResponsePost(key, url, raw, status, time.monotonic(), ack=True))
