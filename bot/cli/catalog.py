@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import signal
-import sys
 from pathlib import Path
 
 import click
@@ -15,6 +14,7 @@ from bot.cli.common import (
     catalog_option,
     dump_json,
     echo_catalog_errors,
+    fail,
     load_catalog_or_exit,
     our_process,
     track_or_exit,
@@ -49,10 +49,7 @@ def catalog_check(directory: str | None) -> None:
         click.echo(f"{issue.severity}: {issue}", err=issue.severity == "error")
     errors = [i for i in issues if i.severity == "error"]
     if errors or cat is None:
-        click.echo(
-            f"catalog check failed: {len(errors)} error(s), {len(issues) - len(errors)} warning(s) in {path}", err=True
-        )
-        sys.exit(1)
+        fail(f"catalog check failed: {len(errors)} error(s), {len(issues) - len(errors)} warning(s) in {path}", 1)
     click.echo(f"catalog {cat.version} ok: {len(cat.posts)} posts, {len(cat.tracks)} tracks, {len(issues)} warning(s)")
 
 
@@ -90,8 +87,7 @@ def catalog_diff(old: str, new: str, as_json: bool) -> None:
     try:
         result = diff_refs(old, new)
     except (ValueError, CatalogError) as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(1)
+        fail(f"error: {exc}", 1)
     if as_json:
         dump_json(result.to_dict())
     else:
@@ -119,16 +115,14 @@ def catalog_import(source: str, write: bool, as_json: bool, catalog_dir: str | N
     try:
         plan = plan_import(source, path)
     except ImportSourceError as exc:
-        click.echo(f"error: {exc}; nothing written", err=True)
-        sys.exit(1)
+        fail(f"error: {exc}; nothing written", 1)
     except CatalogError as exc:
         echo_catalog_errors(exc)
-        click.echo(
+        fail(
             f"error: the catalog in {path} has {len(exc.errors)} error(s); fix them "
             "first (`vllm-path catalog check`); nothing written",
-            err=True,
+            1,
         )
-        sys.exit(1)
     written = apply_import(plan, path) if write and plan.changes else []
     if as_json:
         dump_json({**plan.to_dict(), "written": written})
@@ -167,12 +161,11 @@ def catalog_reload(pid_files: tuple[str, ...]) -> None:
     if errors or cat is None:
         for issue in errors:
             click.echo(f"error: {issue}", err=True)
-        click.echo(
+        fail(
             f"catalog reload refused: {len(errors)} error(s) in {settings.catalog_dir}; "
             "running processes keep their current version",
-            err=True,
+            1,
         )
-        sys.exit(1)
     paths = [Path(p) for p in pid_files] or sorted(Path.cwd().glob(PID_GLOB))
     signalled = 0
     for path in paths:
@@ -185,16 +178,14 @@ def catalog_reload(pid_files: tuple[str, ...]) -> None:
             click.echo(f"warning: {path}: process {pid} is not running (stale pid file)", err=True)
             continue
         if not hasattr(signal, "SIGHUP"):  # pragma: no cover - Windows
-            click.echo("error: SIGHUP is not available on this platform", err=True)
-            sys.exit(2)
+            fail("error: SIGHUP is not available on this platform", 2)
         os.kill(pid, signal.SIGHUP)
         signalled += 1
         click.echo(f"sent SIGHUP to process {pid} ({path}): it reloads catalog {cat.version} and logs the outcome")
     if not signalled:
         where = ", ".join(str(p) for p in paths) or f"{PID_GLOB} in {Path.cwd()}"
-        click.echo(
+        fail(
             f"catalog {cat.version} is valid, but no running vllm-path process was found "
             f"({where}); start `vllm-path serve` or send it SIGHUP",
-            err=True,
+            1,
         )
-        sys.exit(1)

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
@@ -46,8 +47,13 @@ def load_catalog_or_exit(catalog_dir: str | None) -> Catalog:
         return load_catalog(path)
     except CatalogError as exc:
         echo_catalog_errors(exc)
-        click.echo(f"{len(exc.errors)} error(s) in {path}", err=True)
-        sys.exit(1)
+        fail(f"{len(exc.errors)} error(s) in {path}", 1)
+
+
+def fail(message: str, code: int) -> NoReturn:
+    """Print ``message`` on stderr and exit ``code`` (1: refused or failed, 2: usage or configuration)."""
+    click.echo(message, err=True)
+    sys.exit(code)
 
 
 def track_or_exit(catalog: Catalog, text: str, code: int) -> str:
@@ -59,11 +65,8 @@ def track_or_exit(catalog: Catalog, text: str, code: int) -> str:
     track_id = track_named(catalog, text)
     if track_id is None:
         tracks = ", ".join(t.id for t in catalog.tracks)
-        if code == 1:
-            click.echo(f"No track matches {text!r}. Tracks: {tracks}", err=True)
-        else:
-            click.echo(f"error: no track matches {text!r}; tracks: {tracks}", err=True)
-        sys.exit(code)
+        wrong = f"No track matches {text!r}. Tracks: " if code == 1 else f"error: no track matches {text!r}; tracks: "
+        fail(wrong + tracks, code)
     return track_id
 
 

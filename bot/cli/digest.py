@@ -9,12 +9,19 @@ from __future__ import annotations
 import json
 import logging
 import os
-import sys
 import threading
 
 import click
 
-from bot.cli.common import dump_json, exit_on_catalog_error, load_catalog_or_exit, option, track_or_exit, write_pid_file
+from bot.cli.common import (
+    dump_json,
+    exit_on_catalog_error,
+    fail,
+    load_catalog_or_exit,
+    option,
+    track_or_exit,
+    write_pid_file,
+)
 
 
 def _runtime():
@@ -33,8 +40,7 @@ def _runtime():
 def _require_credentials(runtime) -> None:
     missing = runtime.settings.missing_slack_credentials()
     if missing:
-        click.echo(f"error: {missing}", err=True)
-        sys.exit(2)
+        fail(f"error: {missing}", 2)
 
 
 pacing_options = [
@@ -164,11 +170,9 @@ def digest_preview(
     else:
         subs = [s for s in _all_subscriptions(runtime.store, team) if s.channel_id == channel and s.track_id == track]
         if not subs:
-            click.echo(f"error: channel {channel} has no {track} subscription", err=True)
-            sys.exit(1)
+            fail(f"error: channel {channel} has no {track} subscription", 1)
         if len({s.team_id for s in subs}) > 1:
-            click.echo("error: that channel id is subscribed in several workspaces: add --team", err=True)
-            sys.exit(2)
+            fail("error: that channel id is subscribed in several workspaces: add --team", 2)
         sub = subs[0]
         snapshot = runtime.store.catalog_snapshot(sub.last_catalog_version) if sub.last_catalog_version else None
     result = compose_channel_digest(catalog, sub, snapshot, lang=lang)
@@ -245,8 +249,7 @@ def digest_run_now(
 
         track = track_named(runtime.holder.catalog, track_text)
         if track is None:
-            click.echo(f"error: no track matches {track_text!r}", err=True)
-            sys.exit(2)
+            fail(f"error: no track matches {track_text!r}", 2)
     clock = DigestClock(
         runtime,
         workers=workers,
@@ -264,5 +267,4 @@ def digest_run_now(
     parts = ", ".join(f"{name} {n}" for name, n in sorted(counts.items())) or "nothing to do"
     click.echo(f"{total} digest(s): {parts}")
     if counts.get("failed") or counts.get("paused"):
-        click.echo("some digests failed or were paused: see the log and `/vllm-path subscriptions`", err=True)
-        sys.exit(1)
+        fail("some digests failed or were paused: see the log and `/vllm-path subscriptions`", 1)

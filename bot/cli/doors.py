@@ -12,6 +12,7 @@ from bot.cli.common import (
     dump_json,
     echo_catalog_errors,
     exit_on_catalog_error,
+    fail,
     option,
     write_pid_file,
 )
@@ -50,8 +51,7 @@ def ask_cmd(text: tuple[str, ...], user_id: str, as_json: bool) -> None:
     with exit_on_catalog_error():
         printed = ask(" ".join(text), user_id=user_id)
     if not printed:
-        click.echo("no reply within the timeout", err=True)
-        sys.exit(1)
+        fail("no reply within the timeout", 1)
     if as_json:
         # The reply to the asker (it carries response_type); not a channel post made on the way,
         # e.g. the one-line announcement `subscribe` posts before its ephemeral confirmation.
@@ -111,14 +111,12 @@ def serve_cmd(host: str, port: int, threads: int, connection_limit: int, idle_ti
     except click.ClickException:
         raise
     except ConfigError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+        fail(f"error: {exc}", 2)
     except CatalogError as exc:
         echo_catalog_errors(exc)
         sys.exit(1)
     except Exception as exc:
-        click.echo(f"error: could not start: {redact(_startup_problem(exc), secrets_of(settings))}", err=True)
-        sys.exit(2)
+        fail(f"error: could not start: {redact(_startup_problem(exc), secrets_of(settings))}", 2)
 
 
 @click.command("worker")
@@ -145,28 +143,22 @@ def worker_cmd(threads: int, heartbeat_timeout: float, stale_after: float) -> No
     settings = Settings()
     setup_logging(settings)
     if not settings.redis_url:
-        click.echo("error: REDIS_URL is not set: a worker needs the queue's broker", err=True)
-        sys.exit(2)
+        fail("error: REDIS_URL is not set: a worker needs the queue's broker", 2)
     missing = settings.missing_slack_credentials()
     if missing:  # before anything is read from the queue: a worker without them would fail digests
-        click.echo(
-            f"error: {missing}; a worker sends to Slack and needs the same Slack settings as the scheduler", err=True
-        )
-        sys.exit(2)
+        fail(f"error: {missing}; a worker sends to Slack and needs the same Slack settings as the scheduler", 2)
     broker = _broker_problem(settings.redis_url)
     if broker:
-        click.echo(f"error: cannot reach the broker at REDIS_URL ({broker})", err=True)
-        sys.exit(2)
+        fail(f"error: cannot reach the broker at REDIS_URL ({broker})", 2)
     try:
         with exit_on_catalog_error():
             runtime = worker_runtime(settings, threads)
     except Exception as exc:
-        click.echo(
+        fail(
             f"error: cannot open the database at DATABASE_URL: "
             f"{redact(f'{type(exc).__name__}: {exc}', secrets_of(settings))}",
-            err=True,
+            2,
         )
-        sys.exit(2)
     run(runtime, WorkerOptions(threads=threads, heartbeat_timeout_s=heartbeat_timeout, stale_after_s=stale_after))
 
 

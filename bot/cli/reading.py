@@ -3,13 +3,12 @@ in the terminal (registered by bot/cli/main.py)."""
 
 from __future__ import annotations
 
-import sys
 from dataclasses import asdict
 from typing import Any, cast
 
 import click
 
-from bot.cli.common import catalog_option, dump_json, load_catalog_or_exit, option, track_or_exit
+from bot.cli.common import catalog_option, dump_json, fail, load_catalog_or_exit, option, track_or_exit
 from bot.domain.paths import next_step, positions, progress, read_after
 from bot.locations import catalog_dir as configured_catalog_dir
 
@@ -75,10 +74,8 @@ def search_cmd(query: str, limit: int, offset: int, as_json: bool, catalog_dir: 
     track; link status "unknown" means a blog URL whose post is not in the catalog yet. An empty
     or punctuation-only query gives no results (exit 0).
     """
-    from bot.domain.search import (  # deferred: the search index pulls in numpy, rapidfuzz and bm25s
-        Matcher,
-        load_vocabulary,
-    )
+    # deferred: the search index pulls in numpy, rapidfuzz and bm25s
+    from bot.domain.search import Matcher, load_vocabulary
 
     cat = load_catalog_or_exit(catalog_dir)
     directory = configured_catalog_dir(catalog_dir)
@@ -136,8 +133,7 @@ def next_cmd(track: str, read: tuple[str, ...], as_json: bool, catalog_dir: str 
     track_id = track_or_exit(cat, track, 1)
     unknown = [p for p in read if not cat.has_post(p)]
     if unknown:
-        click.echo(f"Unknown post id(s): {', '.join(unknown)}", err=True)
-        sys.exit(1)
+        fail(f"Unknown post id(s): {', '.join(unknown)}", 1)
     # Every id resolves: the unknown ones exited above.
     done = cast(set[str], {cat.resolve_post_id(p) for p in read})
     trk = cat.track(track_id)

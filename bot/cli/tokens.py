@@ -4,10 +4,9 @@ same at start; this command does it without starting one, and reports the counts
 
 from __future__ import annotations
 
-import sys
-
 import click
 
+from bot.cli.common import fail
 from bot.config import Settings
 
 
@@ -34,8 +33,7 @@ def reseal_cmd() -> None:
     try:
         counts = store.seal_tokens()
     except TokenKeyError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(1)
+        fail(f"error: {exc}", 1)
     finally:
         store.close()
     click.echo(

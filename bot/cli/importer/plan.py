@@ -21,14 +21,7 @@ from urllib.parse import urlsplit
 
 import yaml
 
-from bot.cli.importer.sources import (
-    FETCH_TIMEOUT_S,
-    Skipped,
-    SourcePost,
-    parse_feed,
-    public_source,
-    read_source,
-)
+from bot.cli.importer.sources import FETCH_TIMEOUT_S, Skipped, SourcePost, parse_feed, public_source, read_source
 from bot.domain.catalog.compiled import Catalog
 from bot.domain.catalog.loader import CatalogError, check_catalog
 from bot.domain.catalog.models import SLUG_RE, Post
@@ -190,9 +183,7 @@ def slugify(text: str) -> str:
 
 def _new_id(sp: SourcePost, taken: set[str]) -> str:
     path_slug = slugify(Path(urlsplit(sp.url).path).stem)
-    base = slugify(sp.title) or path_slug or f"post-{sp.date.isoformat()}"
-    if path_slug and len(path_slug) >= 3:
-        base = path_slug
+    base = path_slug if len(path_slug) >= 3 else slugify(sp.title) or path_slug
     if not SLUG_RE.match(base):
         base = f"post-{sp.date.isoformat()}"
     candidate, n = base, 2
@@ -243,21 +234,11 @@ def _compare(known: _Known, sp: SourcePost, base: str, plan: ImportPlan) -> bool
     elif current != sp.url and _relative(current or "", base) != source_url:
         plan.conflicts.append(Conflict(post.id, known.file, "url", post.url, source_url))
     pub = post.published
-    if pub.precision == "range":
-        if pub.earliest <= sp.date <= pub.latest:
-            plan.fills.append(
-                Fill(
-                    post.id,
-                    known.file,
-                    "published",
-                    {"from": pub.earliest.isoformat(), "to": pub.latest.isoformat()},
-                    sp.date.isoformat(),
-                )
-            )
-            filled = True
-        else:
-            plan.conflicts.append(Conflict(post.id, known.file, "published", pub.label(), sp.date.isoformat()))
-    elif pub.earliest != sp.date:
+    if pub.precision == "range" and pub.earliest <= sp.date <= pub.latest:
+        known_range = {"from": pub.earliest.isoformat(), "to": pub.latest.isoformat()}
+        plan.fills.append(Fill(post.id, known.file, "published", known_range, sp.date.isoformat()))
+        filled = True
+    elif pub.precision == "range" or pub.earliest != sp.date:
         plan.conflicts.append(Conflict(post.id, known.file, "published", pub.label(), sp.date.isoformat()))
     if not post.authors and sp.authors:
         plan.fills.append(Fill(post.id, known.file, "authors", [], list(sp.authors)))

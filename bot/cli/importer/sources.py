@@ -149,24 +149,15 @@ _POST_NAME = re.compile(r"^(?P<date>\d{4}-\d{2}-\d{2})-(?P<slug>.+)\.(?:md|markd
 
 
 def _list(value: Any) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        return (value.strip(),) if value.strip() else ()
-    if isinstance(value, (list, tuple)):
-        return tuple(str(v).strip() for v in value if str(v).strip())
-    return (str(value),)
+    """A front-matter value (one value, a list or None) as its non-blank strings."""
+    items = value if isinstance(value, (list, tuple)) else () if value is None else (value,)
+    return tuple(str(v).strip() for v in items if str(v).strip())
 
 
 def _authors(value: Any) -> tuple[str, ...]:
     """Jekyll ``author``: a list, or one string of comma-separated names (``A, B, and C``)."""
-    names: list[str] = []
-    for item in _list(value):
-        for part in item.split(","):
-            part = re.sub(r"^and\s+", "", part.strip())
-            if part:
-                names.append(part)
-    return tuple(names)
+    parts = (re.sub(r"^and\s+", "", part.strip()) for item in _list(value) for part in item.split(","))
+    return tuple(part for part in parts if part)
 
 
 def _tags(value: Any) -> tuple[str, ...]:

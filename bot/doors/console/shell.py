@@ -15,23 +15,12 @@ from typing import Any
 
 from bot.doors import standin as si
 from bot.doors.console.render import Control, mrkdwn_to_text, render_blocks
+from bot.doors.standin.refusals import MESSAGE_METHODS, VIEW_METHODS
 
 REPLY_TIMEOUT_S = 10.0
 """Seconds to wait for the first reply to a command, a click or Home."""
 
-VISIBLE_METHODS = frozenset(
-    {
-        "chat.postMessage",
-        "chat.postEphemeral",
-        "chat.update",
-        "chat.delete",
-        "chat.unfurl",
-        "views.publish",
-        "views.open",
-        "views.update",
-        "views.push",
-    }
-)
+VISIBLE_METHODS = MESSAGE_METHODS | VIEW_METHODS | {"chat.delete", "chat.unfurl"}
 """Web API methods whose effect a person would see; the console prints them."""
 
 
@@ -286,10 +275,10 @@ class Console:
             title = f"ephemeral in #{args.get('channel')} (chat.postEphemeral{status})"
             return [self._message(title, args, ephemeral=True, ts=call.response.get("message_ts"))]
         if call.method in ("chat.postMessage", "chat.update"):
+            ts: str | None = call.response.get("ts")
+            title = f"DM {channel}" if channel.startswith("D") else f"#{channel}"
             if call.method == "chat.update":
                 title, ts = "message updated", str(args.get("ts") or "")
-            else:
-                title, ts = (f"DM {channel}" if channel.startswith("D") else f"#{channel}"), call.response.get("ts")
             return [self._message(f"{title} ({call.method}{status})", args, ephemeral=False, ts=ts, channel_id=channel)]
         return [Printed(f"{call.method}{status}", json.dumps(args, ensure_ascii=False)[:300])]
 

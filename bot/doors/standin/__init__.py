@@ -15,8 +15,7 @@ both modelled on what Slack really does (Slack's Web API reference, https://docs
   URL answers 400 ``invalid_blocks``); a message with neither text nor blocks is ``no_text``, one
   whose ``text`` is over 4,000 characters ``msg_too_long``; a call whose scope
   (:mod:`bot.slack.scopes`) the token lacks is ``missing_scope`` (the manifest's scopes by default;
-  ``scopes=`` or per-token ``token_scopes=`` to change them). All refusals go
-  through :meth:`SlackStandIn.refusal`, the one place to add a check.
+  ``scopes=`` or per-token ``token_scopes=`` to change them).
 * :func:`slash_command_body`, :func:`block_actions_body`, :func:`event_body` and
   :func:`signed_headers` build the requests Slack sends to an app, byte for byte in Slack's
   formats, so that the console and the end-to-end tests drive the real Bolt parsing.
@@ -24,20 +23,14 @@ both modelled on what Slack really does (Slack's Web API reference, https://docs
 Tokens are never stored: a call records only whether an ``Authorization`` header was present and
 a short fingerprint (first 8 hex digits of its SHA-256), enough to tell workspaces apart.
 
-Modules: :mod:`~bot.doors.standin.server` (the workspace: state, checks of tokens and scopes),
-:mod:`~bot.doors.standin.oauth` (tokens, rotation), :mod:`~bot.doors.standin.limits` (faults,
-rate limits), :mod:`~bot.doors.standin.answers` (the answers, per Web API family),
-:mod:`~bot.doors.standin.refusals` (served methods, argument checks),
-:mod:`~bot.doors.standin.transport` (HTTP), :mod:`~bot.doors.standin.records` (what it
-records, the faults), :mod:`~bot.doors.standin.requests` (Slack's requests to an app),
-:mod:`~bot.doors.standin.ids` (the console's workspace, user and channel). What its users need is
-importable from this package.
+Modules: :mod:`~bot.doors.standin.server` (the workspace; it names the others),
+:mod:`~bot.doors.standin.requests` (Slack's requests to an app), :mod:`~bot.doors.standin.ids`
+(the console's workspace, user and channel). What its users need is importable from this package.
 """
 
 from __future__ import annotations
 
 from bot.doors.standin.ids import (
-    BOT_USER_ID,
     CONSOLE_CHANNEL_ID,
     CONSOLE_CHANNEL_NAME,
     CONSOLE_TEAM_ID,

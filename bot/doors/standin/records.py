@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -151,17 +150,11 @@ class ResponseLog:
     def wait_for(self, url: str, count: int, timeout: float) -> ResponsePost:
         """The ``count``-th post to ``url``, waiting up to ``timeout`` seconds for it (call with
         the lock held; the wait releases it). Raises :class:`TimeoutError`."""
-        deadline = time.monotonic() + timeout
         waiter = self._waiting.setdefault(url, threading.Condition(self._lock))
         try:
-            while True:
-                posts = self._by_url.get(url, ())
-                if len(posts) >= count:
-                    return posts[count - 1]
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise TimeoutError(f"stand-in: condition not met within {timeout} s")
-                waiter.wait(left)
+            if not waiter.wait_for(lambda: len(self._by_url.get(url, ())) >= count, timeout):
+                raise TimeoutError(f"stand-in: condition not met within {timeout} s")
+            return self._by_url[url][count - 1]
         finally:
             if self._waiting.get(url) is waiter:
                 del self._waiting[url]

@@ -1,7 +1,7 @@
 """What the stand-in serves and the checks of a call's arguments that Slack makes (the method
 list, message text and Block Kit, views, ``chat.unfurl``). Pure: no state of the server; the
-checks that need it (tokens, scopes, membership) are :meth:`SlackStandIn.refusal`'s, which calls
-:func:`argument_refusal` last.
+checks that need it (tokens, scopes, membership) are ``SlackStandIn._auth_refusal``'s;
+:func:`argument_refusal` comes last.
 """
 
 from __future__ import annotations

@@ -30,16 +30,16 @@ T = TypeVar("T")
 class SlackStandIn:
     """Slack's Web API and response URLs, served on ``127.0.0.1`` from a daemon thread.
 
-    Starts listening at once on a free port (``port=0``); use it as a context manager or call
+    Starts listening at once on a free port; use it as a context manager or call
     :meth:`close`. Point ``slack_sdk.WebClient(base_url=standin.api_url)`` at :attr:`api_url` and put
     :meth:`response_url` values into the requests sent to the app. Thread-safe.
 
-    ``team_id``/``team_name``: what ``auth.test`` reports. ``channels``: what ``users.conversations``
+    ``team_id`` (and :attr:`team_name`): what ``auth.test`` reports. ``channels``: what ``users.conversations``
     lists and ``conversations.info`` answers (default one public channel ``C0CONSOLE``; another id, or
     a private channel whose ``is_member`` is false, is ``channel_not_found``); posting to or reading a
     channel whose ``is_member`` is false is ``not_in_channel`` (a public one accepts posts from a
-    token with ``chat:write.public``). ``response_url_limit``: posts one response URL accepts (Slack:
-    5; later ones 404 ``used_url``). ``scopes``: any token's scopes (default the manifest's); a call
+    token with ``chat:write.public``). :attr:`response_url_limit`: posts one response URL accepts
+    (Slack: 5; later ones 404 ``used_url``). ``scopes``: any token's scopes (default the manifest's); a call
     whose scope is missing is ``missing_scope`` with ``needed`` and ``provided``. ``token_scopes``:
     each token's own scopes (an unknown token is ``invalid_auth``). ``users``: user id ->
     ``real_name``, ``display_name``, ``is_admin``, ``is_owner``, ``tz``, ``locale`` … for
@@ -56,10 +56,7 @@ class SlackStandIn:
         self,
         *,
         team_id: str = CONSOLE_TEAM_ID,
-        team_name: str = "Console",
         channels: Iterable[Mapping[str, Any]] | None = None,
-        response_url_limit: int = 5,
-        port: int = 0,
         token_scopes: Mapping[str, Iterable[str]] | None = None,
         scopes: Iterable[str] | None = None,
         oauth_client: tuple[str, str] | None = None,
@@ -76,7 +73,7 @@ class SlackStandIn:
         self.users = {k: dict(v) for k, v in users.items()} if users is not None else None
         self.scopes = default_bot_scopes() if scopes is None else parse_scopes(scopes)
         self.team_id = team_id
-        self.team_name = team_name
+        self.team_name = "Console"
         self.channels = (
             [dict(c) for c in channels]
             if channels is not None
@@ -91,7 +88,7 @@ class SlackStandIn:
                 }
             ]
         )
-        self.response_url_limit = response_url_limit
+        self.response_url_limit = 5
         self._cond_lock = threading.RLock()
         self._cond = threading.Condition(self._cond_lock)
         self._ids = itertools.count(1)
@@ -103,8 +100,7 @@ class SlackStandIn:
         self._verdicts = BlockVerdicts()
         self._ts = itertools.count(1)
         self._ts_base = int(time.time())
-        self._server = LoopbackServer(("127.0.0.1", port), handler_for(self))
-        self._server.daemon_threads = True
+        self._server = LoopbackServer(("127.0.0.1", 0), handler_for(self))
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.1}, name="slack-standin", daemon=True
         )
@@ -270,21 +266,12 @@ class SlackStandIn:
             self._cond.notify_all()
         return status, headers, body
 
-    def refusal(self, method: str, args: Mapping[str, Any], token: str | None) -> str | None:
-        """The Slack error code this call gets (``None``: it is acceptable). When serving, the
-        authentication checks come before the injected faults and rate limits, the argument
-        checks after them (rate limits count every arrival).
-
-        In Slack's order: authentication (``not_authed``, ``invalid_auth``), the method
-        (``unknown_method``), the token's scopes (``missing_scope``), then the arguments
-        (``no_text``, ``msg_too_long``, ``invalid_blocks``, ``invalid_arguments``). ``token`` is the
-        bearer token or ``None``."""
-        refused = self._auth_refusal(method, args, token)
-        return str(refused["error"]) if refused else argument_refusal(method, args)
-
     def _auth_refusal(self, method: str, args: Mapping[str, Any], token: str | None) -> dict[str, Any] | None:
         """Slack's answer body when authentication, the method or the token's scopes refuse the
-        call, else None."""
+        call, else None. In Slack's order: ``not_authed``, ``unknown_method``, the token
+        (``invalid_auth``, ``token_expired``), ``missing_scope`` / ``not_in_channel``; the argument
+        checks (:func:`~bot.doors.standin.refusals.argument_refusal`) come after the injected faults
+        and rate limits, which count every arrival."""
         if token is None and method not in NO_TOKEN_METHODS:
             return {"ok": False, "error": "not_authed"}
         if method not in SERVED_METHODS:
