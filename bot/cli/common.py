@@ -123,9 +123,7 @@ def our_process(pid: int) -> bool:
     file whose number was reused by another program is never signalled."""
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
+    except (ProcessLookupError, PermissionError):
         return False
     cmdline = Path(f"/proc/{pid}/cmdline")
     if cmdline.exists():

@@ -152,7 +152,6 @@ class HttpDoor:
 
         from bot.doors.guard import MAX_BODY_BYTES
 
-        self.runtime = runtime
         self.app = app
         self._map: dict[int, Any] = {}
         self._server = waitress.create_server(
@@ -174,27 +173,14 @@ class HttpDoor:
         self._thread: threading.Thread | None = None
 
     @property
-    def host(self) -> str:
-        """The address actually bound."""
-        return str(self._listen[0])
-
-    @property
-    def port(self) -> int:
-        """The port actually bound (useful with ``port=0``)."""
-        return int(self._listen[1])
-
-    @property
-    def _listen(self) -> tuple[str, int]:
+    def url(self) -> str:
+        """``http://HOST:PORT``: the address and port actually bound (useful with ``port=0``)."""
         server = self._server
         if hasattr(server, "effective_port"):
-            return server.effective_host, server.effective_port
-        return server.effective_listen[0]
-
-    @property
-    def url(self) -> str:
-        """``http://HOST:PORT`` of the door."""
-        host = self.host
-        return f"http://[{host}]:{self.port}" if ":" in host else f"http://{host}:{self.port}"
+            host, port = server.effective_host, server.effective_port
+        else:  # several sockets (a host name with IPv4 and IPv6 addresses): the first
+            host, port = server.effective_listen[0]
+        return f"http://[{host}]:{port}" if ":" in str(host) else f"http://{host}:{port}"
 
     def serve_forever(self) -> None:
         """Serve until :meth:`stop` is called, then close connections and the worker threads."""

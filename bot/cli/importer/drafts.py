@@ -138,9 +138,8 @@ def apply_import(plan: ImportPlan, catalog_dir: str | Path) -> list[str]:
         texts[rel] = edit_fields((root / rel).read_text(encoding="utf-8"), edits)
     if plan.new_posts:
         path = root / DRAFTS_FILE
-        text = path.read_text(encoding="utf-8") if path.exists() else DRAFTS_HEADER
-        if not text.strip():
-            text = DRAFTS_HEADER
+        text = path.read_text(encoding="utf-8") if path.exists() else ""
+        text = text if text.strip() else DRAFTS_HEADER
         if not text.endswith("\n"):
             text += "\n"
         texts[DRAFTS_FILE] = text + "".join(draft_yaml(p) for p in plan.new_posts)

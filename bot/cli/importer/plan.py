@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 
 import yaml
 
-from bot.cli.importer.sources import FETCH_TIMEOUT_S, Skipped, SourcePost, parse_feed, public_source, read_source
+from bot.cli.importer.sources import Skipped, SourcePost, parse_feed, public_source, read_source
 from bot.domain.catalog.compiled import Catalog
 from bot.domain.catalog.loader import CatalogError, check_catalog
 from bot.domain.catalog.models import SLUG_RE, Post
@@ -193,10 +193,8 @@ def _new_id(sp: SourcePost, taken: set[str]) -> str:
     return candidate
 
 
-def guess_tracks(
-    matcher: Any, catalog: Catalog, title: str, tags: Iterable[str], limit: int = 3
-) -> tuple[TrackGuess, ...]:
-    """The tracks a post most likely belongs to, best first (at most ``limit``, score ≥
+def guess_tracks(matcher: Any, catalog: Catalog, title: str, tags: Iterable[str]) -> tuple[TrackGuess, ...]:
+    """The tracks a post most likely belongs to, best first (at most 3, score ≥
     :data:`TRACK_MIN_SCORE`).
 
     Two signals from :class:`bot.domain.search.Matcher` (read-only use): a tag or the title naming a
@@ -220,7 +218,7 @@ def guess_tracks(
         for track_id in catalog.tracks_of(result.post_id):
             offer(track_id, result.score * 0.9, f"like {result.post_id!r}")
     ranked = sorted(best.values(), key=lambda g: (-g.score, g.track_id))
-    return tuple(g for g in ranked if g.score >= TRACK_MIN_SCORE)[:limit]
+    return tuple(g for g in ranked if g.score >= TRACK_MIN_SCORE)[:3]
 
 
 def _compare(known: _Known, sp: SourcePost, base: str, plan: ImportPlan) -> bool:
@@ -249,15 +247,11 @@ def _compare(known: _Known, sp: SourcePost, base: str, plan: ImportPlan) -> bool
 
 
 def plan_against(
-    posts: list[SourcePost],
-    skipped: list[Skipped],
-    known: list[_Known],
-    catalog: Catalog,
-    source: str,
-    matcher: Any | None = None,
+    posts: list[SourcePost], skipped: list[Skipped], known: list[_Known], catalog: Catalog, source: str
 ) -> ImportPlan:
     """Compare source posts with the catalog's posts (``known``: published and drafts). Pure but
-    for building a :class:`bot.domain.search.Matcher` when none is given."""
+    for building a :class:`bot.domain.search.Matcher` when a new post needs its tracks guessed."""
+    matcher = None
     base = catalog.manifest.blog_base_url
     plan = ImportPlan(public_source(source), skipped=list(skipped))
     by_url: dict[str, _Known] = {}
@@ -319,13 +313,13 @@ def load_for_import(root: Path) -> tuple[Catalog, list[_Known]]:
     return catalog, _read_known(root)
 
 
-def plan_import(source: str, catalog_dir: str | Path, timeout: float = FETCH_TIMEOUT_S) -> ImportPlan:
+def plan_import(source: str, catalog_dir: str | Path) -> ImportPlan:
     """Read ``source`` and compare it with the catalog in ``catalog_dir`` (see the module
     docstring). Raises :class:`ImportSourceError` (source) or
     :class:`~bot.domain.catalog.loader.CatalogError` (the catalog has errors other than drafts)."""
     root = Path(catalog_dir)
     catalog, known = load_for_import(root)
-    posts, skipped = read_source(source, catalog.manifest.blog_base_url, timeout)
+    posts, skipped = read_source(source, catalog.manifest.blog_base_url)
     return plan_against(posts, skipped, known, catalog, source)
 
 

@@ -69,12 +69,12 @@ def public_source(source: str) -> str:
     return source
 
 
-def fetch(url: str, timeout: float = FETCH_TIMEOUT_S) -> bytes:
+def fetch(url: str) -> bytes:
     """GET ``url`` and return its body (at most :data:`MAX_FEED_BYTES`). Raises
     :class:`ImportSourceError` when it is unreachable or answers other than 200."""
     request = urllib.request.Request(url, headers={"User-Agent": "vllm-path catalog import"})
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
+        with urllib.request.urlopen(request, timeout=FETCH_TIMEOUT_S) as response:
             body: bytes = response.read(MAX_FEED_BYTES + 1)
     except urllib.error.HTTPError as exc:
         raise ImportSourceError(f"{public_source(url)}: the server answered HTTP {exc.code} {exc.reason}") from None
@@ -227,13 +227,11 @@ def _jekyll_day(named: dt.date, raw: Any) -> dt.date:
     return _day(str(raw), None) or named
 
 
-def read_source(
-    source: str, blog_base_url: str, timeout: float = FETCH_TIMEOUT_S
-) -> tuple[list[SourcePost], list[Skipped]]:
+def read_source(source: str, blog_base_url: str) -> tuple[list[SourcePost], list[Skipped]]:
     """Read SOURCE: an ``http(s)`` feed URL, a Jekyll source folder, or a feed file. Raises
     :class:`ImportSourceError` with the reason when it cannot be read."""
     if source.startswith(("http://", "https://")):
-        return parse_feed(fetch(source, timeout), public_source(source))
+        return parse_feed(fetch(source), public_source(source))
     path = Path(source)
     if path.is_dir():
         return read_jekyll(path, blog_base_url)

@@ -9,13 +9,10 @@ both modelled on what Slack really does (Slack's Web API reference, https://docs
   console can print what the app sent and tests can assert on it, and it can inject Slack's
   failure modes (429 with ``Retry-After``, per-channel and per-workspace ``chat.postMessage`` rate
   limits, error codes with HTTP 200, latency, HTTP 500).
-* It is as strict as Slack where the app could get it wrong: a call without a token is
-  ``not_authed``; a method it does not serve is ``unknown_method``; blocks or a view that
-  :mod:`bot.slack.blockkit` refuses are ``invalid_blocks`` / ``invalid_arguments`` (a response
-  URL answers 400 ``invalid_blocks``); a message with neither text nor blocks is ``no_text``, one
-  whose ``text`` is over 4,000 characters ``msg_too_long``; a call whose scope
-  (:mod:`bot.slack.scopes`) the token lacks is ``missing_scope`` (the manifest's scopes by default;
-  ``scopes=`` or per-token ``token_scopes=`` to change them).
+* It is as strict as Slack where the app could get it wrong: no token, an unknown method, a
+  scope the token lacks (:mod:`bot.slack.scopes`), blocks or a view :mod:`bot.slack.blockkit`
+  refuses, a message without text or with too long a text get Slack's error codes
+  (:mod:`~bot.doors.standin.refusals`; a response URL answers 400 ``invalid_blocks``).
 * :func:`slash_command_body`, :func:`block_actions_body`, :func:`event_body` and
   :func:`signed_headers` build the requests Slack sends to an app, byte for byte in Slack's
   formats, so that the console and the end-to-end tests drive the real Bolt parsing.
