@@ -158,15 +158,11 @@ def digest_preview(
     """Show a channel digest without sending it (nothing is recorded)."""
     from bot.slack.views.digest import compose_channel_digest
 
-    if channel is None:  # the catalog alone: no database is opened or created
-        runtime, catalog = None, load_catalog_or_exit(None)
-    else:
-        runtime = _runtime()
-        catalog = runtime.holder.catalog
+    runtime = None if channel is None else _runtime()  # without a channel, no database is opened or created
+    catalog = load_catalog_or_exit(None) if runtime is None else runtime.holder.catalog
     track = track_or_exit(catalog, track_text, 2)
     if runtime is None:  # no --channel (the runtime is opened exactly when one is given)
-        sub = _preview_sub(track, steps, minutes)
-        snapshot = None
+        sub, snapshot = _preview_sub(track, steps, minutes), None
     else:
         subs = [s for s in _all_subscriptions(runtime.store, team) if s.channel_id == channel and s.track_id == track]
         if not subs:

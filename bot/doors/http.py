@@ -72,22 +72,10 @@ def make_wsgi_app(runtime: Any, app: Any, verify_requests: bool = True) -> Calla
         except ValueError:
             length = 0
         raw = environ["wsgi.input"].read(length) if length > 0 else b""
-        refusal = (
-            None
-            if not verify_requests
-            else guard.check(
-                raw,
-                str(environ.get("CONTENT_TYPE") or ""),
-                environ.get("HTTP_X_SLACK_REQUEST_TIMESTAMP"),
-                environ.get("HTTP_X_SLACK_SIGNATURE"),
-                verifier,
-            )
-        )
-        kind = metrics.request_kind(str(environ.get("CONTENT_TYPE") or ""), raw)
-        if refusal is not None:
-            metrics.ACK_SECONDS.labels(kind).observe(time.monotonic() - started)
-            metrics.REQUESTS.labels(kind, metrics.outcome_of(refusal.status)).inc()
-            return _refuse(start_response, refusal)
+        content_type = str(environ.get("CONTENT_TYPE") or "")
+        timestamp, signature = environ.get("HTTP_X_SLACK_REQUEST_TIMESTAMP"), environ.get("HTTP_X_SLACK_SIGNATURE")
+        refusal = guard.check(raw, content_type, timestamp, signature, verifier) if verify_requests else None
+        kind = metrics.request_kind(content_type, raw)
         environ["wsgi.input"] = io.BytesIO(raw)
         status: list[int] = []
 
@@ -96,6 +84,8 @@ def make_wsgi_app(runtime: Any, app: Any, verify_requests: bool = True) -> Calla
             return start_response(code, headers, *rest)
 
         try:
+            if refusal is not None:
+                return _refuse(recording_start_response, refusal)
             return bolt(environ, recording_start_response)
         finally:
             metrics.ACK_SECONDS.labels(kind).observe(time.monotonic() - started)

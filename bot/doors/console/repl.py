@@ -84,17 +84,11 @@ def run(console: Console, stdin: TextIO, stdout: TextIO, *, interactive: bool | 
         stdout.write(BANNER + "\n")
     while True:
         try:
-            if use_input:
-                try:
-                    line = input("> ") + "\n"
-                except EOFError:
-                    line = ""
-            else:
-                if interactive:
-                    stdout.write("> ")
-                    stdout.flush()
-                line = stdin.readline()
-        except KeyboardInterrupt:
+            if interactive and not use_input:
+                stdout.write("> ")
+                stdout.flush()
+            line = input("> ") + "\n" if use_input else stdin.readline()
+        except (EOFError, KeyboardInterrupt):  # input() at the end of input, or Ctrl-C: stop
             line = ""
         if not line:
             if interactive:

@@ -123,12 +123,6 @@ class Console:
 
     # -- sending --
 
-    def _dispatch(self, body: bytes, content_type: str) -> Any:
-        from slack_bolt.request import BoltRequest
-
-        headers: dict[str, str | Sequence[str]] = {"content-type": [content_type]}
-        return self.app.dispatch(BoltRequest(body=body.decode("utf-8"), headers=headers))
-
     def _exchange(
         self, body: bytes, content_type: str, pressed: Surface | None = None, response_url: str | None = None
     ) -> list[Printed]:
@@ -136,7 +130,10 @@ class Console:
         mark_resp = len(self.standin.responses())
         self._pressed = pressed
         self._next_number = 1
-        response = self._dispatch(body, content_type)
+        from slack_bolt.request import BoltRequest
+
+        headers: dict[str, str | Sequence[str]] = {"content-type": [content_type]}
+        response = self.app.dispatch(BoltRequest(body=body.decode("utf-8"), headers=headers))
         printed: list[Printed] = []
         if response.status != 200:
             printed.append(Printed(f"error: HTTP {response.status}", str(response.body or "")))

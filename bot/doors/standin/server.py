@@ -19,7 +19,7 @@ from bot.doors.standin.answers import ok_body
 from bot.doors.standin.ids import CONSOLE_CHANNEL_ID, CONSOLE_CHANNEL_NAME, CONSOLE_TEAM_ID
 from bot.doors.standin.limits import Answer, RateLimits, checked_changes
 from bot.doors.standin.oauth import Grant, Tokens
-from bot.doors.standin.records import ApiCall, BlockVerdicts, Faults, ResponseLog, ResponsePost, response_key
+from bot.doors.standin.records import ApiCall, Faults, ResponseLog, ResponsePost, blocks_refused, response_key
 from bot.doors.standin.refusals import NO_TOKEN_METHODS, SERVED_METHODS, argument_refusal
 from bot.doors.standin.transport import LoopbackServer, handler_for
 from bot.slack.scopes import conversation_kind, default_bot_scopes, parse_scopes, scope_refusal
@@ -97,7 +97,6 @@ class SlackStandIn:
         self._limits = RateLimits(self._cond_lock)
         self._calls: list[ApiCall] = []
         self._responses = ResponseLog(self._cond_lock)
-        self._verdicts = BlockVerdicts()
         self._ts = itertools.count(1)
         self._ts_base = int(time.time())
         self._server = LoopbackServer(("127.0.0.1", 0), handler_for(self))
@@ -337,7 +336,7 @@ class SlackStandIn:
         recorded (:meth:`responses`, whose ``body`` is parsed from ``raw`` when first read).
         ``raw``: the JSON text posted. Raises ``ValueError`` when it is not a JSON object (the
         transport answers 400 ``invalid_payload``, as Slack does, and records nothing)."""
-        if self._verdicts.refused(raw):
+        if blocks_refused(raw):
             with self._cond:
                 self._record_response(ResponsePost(key, url, raw, 400, time.monotonic()))
             return 400, "invalid_blocks"
@@ -353,7 +352,7 @@ class SlackStandIn:
         recorded with those posts (``ResponsePost.ack``; it does not use up one of the URL's five
         posts). Returns 200, or 400 when its blocks break Block Kit's limits (Slack shows an
         error instead). Raises ``ValueError`` when ``raw`` is not a JSON object."""
-        status = 400 if self._verdicts.refused(raw) else 200
+        status = 400 if blocks_refused(raw) else 200
         with self._cond:
             key = response_key(urlsplit(url).path) or url
             self._record_response(ResponsePost(key, url, raw, status, time.monotonic(), ack=True))
