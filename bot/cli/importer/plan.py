@@ -109,8 +109,7 @@ class ImportPlan:
 
     def render(self) -> str:
         """The plan as terminal text."""
-        out = [f"import from {self.source}"]
-        out.append(f"new posts the catalog lacks: {len(self.new_posts)}")
+        out = [f"import from {self.source}", f"new posts the catalog lacks: {len(self.new_posts)}"]
         for p in self.new_posts:
             out.append(f"  + {p.title}")
             out.append(f"    id: {p.id}   url: {p.url}   date: {p.published.isoformat()}")
@@ -121,18 +120,16 @@ class ImportPlan:
             out.append(f"    tracks: {guesses or 'no likely track'}")
             out.append("    summary: (to write: drafts cannot be published without one)")
         out.append(f"fields to fill in existing posts: {len(self.fills)}")
-        for f in self.fills:
-            out.append(f"  ~ {f.file}: post '{f.post_id}': {f.field}: {_show(f.old)} -> {_show(f.new)}")
+        out.extend(f"  ~ {f.file}: post '{f.post_id}': {f.field}: {_show(f.old)} -> {_show(f.new)}" for f in self.fills)
         if self.conflicts:
             out.append(f"conflicts (not changed; check by hand): {len(self.conflicts)}")
-            for c in self.conflicts:
-                out.append(
-                    f"  ! {c.file}: post '{c.post_id}': {c.field}: catalog {_show(c.catalog)}, source {_show(c.source)}"
-                )
+            out.extend(
+                f"  ! {c.file}: post '{c.post_id}': {c.field}: catalog {_show(c.catalog)}, source {_show(c.source)}"
+                for c in self.conflicts
+            )
         if self.skipped:
             out.append(f"source entries skipped: {len(self.skipped)}")
-            for s in self.skipped:
-                out.append(f"  - {s.origin}: {s.reason}")
+            out.extend(f"  - {s.origin}: {s.reason}" for s in self.skipped)
         out.append(f"already in the catalog with nothing to fill: {self.unchanged}")
         return "\n".join(out)
 
@@ -254,13 +251,8 @@ def plan_against(
     matcher = None
     base = catalog.manifest.blog_base_url
     plan = ImportPlan(public_source(source), skipped=list(skipped))
-    by_url: dict[str, _Known] = {}
-    by_title: dict[str, _Known] = {}
-    for k in known:
-        url = _absolute(k.post.url, base)
-        if url:
-            by_url[url] = k
-        by_title.setdefault(normalize_title(k.post.title), k)
+    by_url = {url: k for k in known if (url := _absolute(k.post.url, base))}
+    by_title = {normalize_title(k.post.title): k for k in reversed(known)}  # the first post of a title
     taken = {k.post.id for k in known} | {a for k in known for a in k.post.aliases}
     seen: set[str] = set()
     for sp in posts:
@@ -278,18 +270,10 @@ def plan_against(
             from bot.domain.search import Matcher
 
             matcher = Matcher(catalog)
+        tracks = guess_tracks(matcher, catalog, sp.title, sp.tags)
+        new_id, url = _new_id(sp, taken), _relative(sp.url, base)
         plan.new_posts.append(
-            NewPost(
-                id=_new_id(sp, taken),
-                title=sp.title,
-                url=_relative(sp.url, base),
-                published=sp.date,
-                authors=sp.authors,
-                tags=sp.tags,
-                tracks=guess_tracks(matcher, catalog, sp.title, sp.tags),
-                origin=sp.origin,
-                minutes=sp.minutes,
-            )
+            NewPost(new_id, sp.title, url, sp.date, sp.authors, sp.tags, tracks, sp.origin, sp.minutes)
         )
     return plan
 

@@ -61,12 +61,7 @@ def handle(console: Console, line: str) -> tuple[bool, str]:
             + ")"
         )
         return True, note + "\n" + _join(console.press(number))
-    text = line
-    for prefix in (si.SLASH_COMMAND + " ", si.SLASH_COMMAND):
-        if text.startswith(prefix):
-            text = text[len(prefix) :].strip()
-            break
-    return True, _join(console.command(text))
+    return True, _join(console.command(line.removeprefix(si.SLASH_COMMAND).strip()))
 
 
 def run(console: Console, stdin: TextIO, stdout: TextIO, *, interactive: bool | None = None) -> int:

@@ -126,8 +126,7 @@ class Console:
     def _exchange(
         self, body: bytes, content_type: str, pressed: Surface | None = None, response_url: str | None = None
     ) -> list[Printed]:
-        mark_calls = len(self.standin.calls())
-        mark_resp = len(self.standin.responses())
+        mark_calls, mark_resp = len(self.standin.calls()), len(self.standin.responses())
         self._pressed = pressed
         self._next_number = 1
         from slack_bolt.request import BoltRequest
@@ -154,10 +153,7 @@ class Console:
         records: list[Any] = [c for c in self.standin.calls()[mark_calls:] if c.method in VISIBLE_METHODS]
         records += self.standin.responses()[mark_resp:]
         for record in sorted(records, key=lambda r: r.at):
-            if isinstance(record, si.ResponsePost):
-                printed.append(self._from_response(record))
-            else:
-                printed.extend(self._from_call(record))
+            printed += [self._from_response(record)] if isinstance(record, si.ResponsePost) else self._from_call(record)
         self.controls = {c.number: (c, p.surface) for p in printed for c in p.controls}
         return printed
 

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 from urllib.parse import urlencode, urlsplit
 
 from bot.doors.standin.answers import ok_body
-from bot.doors.standin.ids import CONSOLE_CHANNEL_ID, CONSOLE_CHANNEL_NAME, CONSOLE_TEAM_ID
+from bot.doors.standin.ids import CONSOLE_CHANNEL, CONSOLE_TEAM_ID
 from bot.doors.standin.limits import Answer, RateLimits, checked_changes
 from bot.doors.standin.oauth import Grant, Tokens
 from bot.doors.standin.records import ApiCall, Faults, ResponseLog, ResponsePost, blocks_refused, response_key
@@ -74,20 +74,7 @@ class SlackStandIn:
         self.scopes = default_bot_scopes() if scopes is None else parse_scopes(scopes)
         self.team_id = team_id
         self.team_name = "Console"
-        self.channels = (
-            [dict(c) for c in channels]
-            if channels is not None
-            else [
-                {
-                    "id": CONSOLE_CHANNEL_ID,
-                    "name": CONSOLE_CHANNEL_NAME,
-                    "is_channel": True,
-                    "is_private": False,
-                    "is_member": True,
-                    "is_archived": False,
-                }
-            ]
-        )
+        self.channels = [dict(c) for c in (channels if channels is not None else [CONSOLE_CHANNEL])]
         self.response_url_limit = 5
         self._cond_lock = threading.RLock()
         self._cond = threading.Condition(self._cond_lock)
