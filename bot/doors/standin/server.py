@@ -318,11 +318,12 @@ class SlackStandIn:
         sep = "&" if "?" in str(redirect) else "?"
         return 302, f"{redirect}{sep}{urlencode({'code': code, 'state': query.get('state', '')})}"
 
-    def answer_response(self, key: str, url: str, raw: bytes) -> tuple[int, str]:
-        """Answer one post to response URL ``key`` (server threads): ``(HTTP status, text)``;
+    def answer_response(self, key: str, path: str, raw: bytes) -> tuple[int, str]:
+        """Answer one post to response URL ``key`` at ``path`` (server threads): ``(HTTP status, text)``;
         recorded (:meth:`responses`, whose ``body`` is parsed from ``raw`` when first read).
         ``raw``: the JSON text posted. Raises ``ValueError`` when it is not a JSON object (the
         transport answers 400 ``invalid_payload``, as Slack does, and records nothing)."""
+        url = self.base_url + path
         if blocks_refused(raw):
             with self._cond:
                 self._record_response(ResponsePost(key, url, raw, 400, time.monotonic()))
