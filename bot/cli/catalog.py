@@ -3,25 +3,27 @@
 
 from __future__ import annotations
 
-import json
 import os
 import signal
-import sys
 from pathlib import Path
 
 import click
 
-from bot.cli.common import PID_GLOB, catalog_option, dump_json, echo_catalog_errors, load_catalog_or_exit, our_process
+from bot.cli.common import (
+    PID_GLOB,
+    catalog_option,
+    dump_json,
+    echo_catalog_errors,
+    fail,
+    load_catalog_or_exit,
+    our_process,
+    track_or_exit,
+)
 from bot.config import Settings
 from bot.domain.catalog import CatalogError, check_catalog
 from bot.domain.catalog.diff import diff_refs
 from bot.domain.catalog.export import export_catalog, render_track
 from bot.domain.catalog.loader import CatalogIssue
-
-
-def register(main: click.Group) -> None:
-    """Add the ``catalog`` group to the top-level CLI."""
-    main.add_command(catalog)
 
 
 @click.group("catalog")
@@ -47,10 +49,7 @@ def catalog_check(directory: str | None) -> None:
         click.echo(f"{issue.severity}: {issue}", err=issue.severity == "error")
     errors = [i for i in issues if i.severity == "error"]
     if errors or cat is None:
-        click.echo(
-            f"catalog check failed: {len(errors)} error(s), {len(issues) - len(errors)} warning(s) in {path}", err=True
-        )
-        sys.exit(1)
+        fail(f"catalog check failed: {len(errors)} error(s), {len(issues) - len(errors)} warning(s) in {path}", 1)
     click.echo(f"catalog {cat.version} ok: {len(cat.posts)} posts, {len(cat.tracks)} tracks, {len(issues)} warning(s)")
 
 
@@ -71,12 +70,7 @@ def catalog_show(track: str, lang: str, catalog_dir: str | None) -> None:
     """Show a track's path in reading order (TRACK is a track id, name or alias)."""
 
     cat = load_catalog_or_exit(catalog_dir)
-    from bot.domain.search import track_named  # deferred: the search index pulls in numpy and rapidfuzz
-
-    track_id = track_named(cat, track)
-    if track_id is None:
-        click.echo(f"No track matches {track!r}. Tracks: {', '.join(t.id for t in cat.tracks)}", err=True)
-        sys.exit(1)
+    track_id = track_or_exit(cat, track, 1)
     click.echo(render_track(cat, track_id, lang))
     from bot.cli.plan import essential_weeks_line  # issue 24: weeks at the default budget
 
@@ -93,8 +87,7 @@ def catalog_diff(old: str, new: str, as_json: bool) -> None:
     try:
         result = diff_refs(old, new)
     except (ValueError, CatalogError) as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(1)
+        fail(f"error: {exc}", 1)
     if as_json:
         dump_json(result.to_dict())
     else:
@@ -116,37 +109,24 @@ def catalog_import(source: str, write: bool, as_json: bool, catalog_dir: str | N
     when the source is unreachable or malformed.
     """
     path = Path(catalog_dir) if catalog_dir else Settings().catalog_dir
-    sys.exit(run_import(source, path, write=write, as_json=as_json))
-
-
-def run_import(source: str, catalog_dir: Path, *, write: bool = False, as_json: bool = False) -> int:
-    """The body of ``vllm-path catalog import``: print the plan (text or JSON on stdout), write it
-    with ``write``; reasons for a refusal go to stderr. Returns the exit code: 0 done (also when
-    there is nothing to do), 1 the source or the catalog was refused (nothing written)."""
     # deferred: feedparser and frontmatter (~0.2 s), for this command only
     from bot.cli.importer import DRAFTS_FILE, ImportSourceError, apply_import, plan_import
 
     try:
-        plan = plan_import(source, catalog_dir)
+        plan = plan_import(source, path)
     except ImportSourceError as exc:
-        click.echo(f"error: {exc}; nothing written", err=True)
-        return 1
+        fail(f"error: {exc}; nothing written", 1)
     except CatalogError as exc:
         echo_catalog_errors(exc)
-        click.echo(
-            f"error: the catalog in {catalog_dir} has {len(exc.errors)} error(s); fix them "
+        fail(
+            f"error: the catalog in {path} has {len(exc.errors)} error(s); fix them "
             "first (`vllm-path catalog check`); nothing written",
-            err=True,
+            1,
         )
-        return 1
-    written: list[str] = []
-    if write and plan.changes:
-        written = apply_import(plan, catalog_dir)
+    written = apply_import(plan, path) if write and plan.changes else []
     if as_json:
-        data = plan.to_dict()
-        data["written"] = written
-        click.echo(json.dumps(data, ensure_ascii=False, indent=2))
-        return 0
+        dump_json({**plan.to_dict(), "written": written})
+        return
     click.echo(plan.render())
     if write:
         click.echo(f"wrote: {', '.join(written)}" if written else "nothing to write")
@@ -157,7 +137,6 @@ def run_import(source: str, catalog_dir: Path, *, write: bool = False, as_json: 
             )
     elif plan.changes:
         click.echo("dry run: add --write to write the drafts and fills")
-    return 0
 
 
 @catalog.command("reload")
@@ -182,12 +161,11 @@ def catalog_reload(pid_files: tuple[str, ...]) -> None:
     if errors or cat is None:
         for issue in errors:
             click.echo(f"error: {issue}", err=True)
-        click.echo(
+        fail(
             f"catalog reload refused: {len(errors)} error(s) in {settings.catalog_dir}; "
             "running processes keep their current version",
-            err=True,
+            1,
         )
-        sys.exit(1)
     paths = [Path(p) for p in pid_files] or sorted(Path.cwd().glob(PID_GLOB))
     signalled = 0
     for path in paths:
@@ -200,16 +178,14 @@ def catalog_reload(pid_files: tuple[str, ...]) -> None:
             click.echo(f"warning: {path}: process {pid} is not running (stale pid file)", err=True)
             continue
         if not hasattr(signal, "SIGHUP"):  # pragma: no cover - Windows
-            click.echo("error: SIGHUP is not available on this platform", err=True)
-            sys.exit(2)
+            fail("error: SIGHUP is not available on this platform", 2)
         os.kill(pid, signal.SIGHUP)
         signalled += 1
         click.echo(f"sent SIGHUP to process {pid} ({path}): it reloads catalog {cat.version} and logs the outcome")
     if not signalled:
         where = ", ".join(str(p) for p in paths) or f"{PID_GLOB} in {Path.cwd()}"
-        click.echo(
+        fail(
             f"catalog {cat.version} is valid, but no running vllm-path process was found "
             f"({where}); start `vllm-path serve` or send it SIGHUP",
-            err=True,
+            1,
         )
-        sys.exit(1)

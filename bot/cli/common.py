@@ -1,8 +1,5 @@
-"""Helpers shared by the command modules of the CLI (``bot/cli/catalog.py``, ``bot/cli/reading.py``,
-``bot/cli/doors.py``, ``bot/cli/digest.py``).
-
-They import from here, never from each other or from ``bot/cli/main.py`` (which registers their commands).
-"""
+"""Helpers shared by the command modules of the CLI (``bot/cli/*.py``); none imports
+``bot/cli/main.py``, which registers their commands."""
 
 from __future__ import annotations
 
@@ -11,7 +8,9 @@ import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
@@ -32,6 +31,9 @@ catalog_option = click.option(
 )
 """``--catalog DIR`` for the commands that read the catalog (``catalog_dir``: ``str | None``)."""
 
+option = partial(click.option, show_default=True)
+"""``click.option`` whose help shows the default."""
+
 
 def dump_json(data: object) -> None:
     """Print ``data`` as indented JSON (non-ASCII kept as is) on stdout."""
@@ -45,8 +47,27 @@ def load_catalog_or_exit(catalog_dir: str | None) -> Catalog:
         return load_catalog(path)
     except CatalogError as exc:
         echo_catalog_errors(exc)
-        click.echo(f"{len(exc.errors)} error(s) in {path}", err=True)
-        sys.exit(1)
+        fail(f"{len(exc.errors)} error(s) in {path}", 1)
+
+
+def fail(message: str, code: int) -> NoReturn:
+    """Print ``message`` on stderr and exit ``code`` (1: refused or failed, 2: usage or configuration)."""
+    click.echo(message, err=True)
+    sys.exit(code)
+
+
+def track_or_exit(catalog: Catalog, text: str, code: int) -> str:
+    """The id of the track ``text`` names (:func:`bot.domain.search.track_named`: id, name or
+    alias, even misspelt); else exit ``code`` listing the track ids on stderr (the reading
+    commands' wording for 1, an ``error:`` line for 2)."""
+    from bot.domain.search import track_named  # deferred: the search index pulls in numpy and rapidfuzz
+
+    track_id = track_named(catalog, text)
+    if track_id is None:
+        tracks = ", ".join(t.id for t in catalog.tracks)
+        wrong = f"No track matches {text!r}. Tracks: " if code == 1 else f"error: no track matches {text!r}; tracks: "
+        fail(wrong + tracks, code)
+    return track_id
 
 
 def echo_catalog_errors(exc: CatalogError) -> None:
@@ -102,9 +123,7 @@ def our_process(pid: int) -> bool:
     file whose number was reused by another program is never signalled."""
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
+    except (ProcessLookupError, PermissionError):
         return False
     cmdline = Path(f"/proc/{pid}/cmdline")
     if cmdline.exists():

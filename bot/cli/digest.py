@@ -9,35 +9,30 @@ from __future__ import annotations
 import json
 import logging
 import os
-import sys
 import threading
 
 import click
 
-from bot.cli.common import exit_on_catalog_error, load_catalog_or_exit, write_pid_file
-
-log = logging.getLogger(__name__)
-
-
-def register(main: click.Group) -> None:
-    """Add the ``scheduler`` command and the ``digest`` group to the top-level CLI."""
-    main.add_command(scheduler_cmd)
-    main.add_command(digest)
+from bot.cli.common import (
+    dump_json,
+    exit_on_catalog_error,
+    fail,
+    load_catalog_or_exit,
+    option,
+    track_or_exit,
+    write_pid_file,
+)
 
 
 def _runtime():
     """Settings, logging and the runtime (catalog + migrated database), or exit 1 listing the
     catalog's errors."""
     from bot.config import Settings
+    from bot.logging_setup import setup_logging
     from bot.runtime import Runtime
 
     settings = Settings()
-    try:
-        from bot.logging_setup import setup_logging
-
-        setup_logging(settings)
-    except ImportError:  # pragma: no cover - logging setup ships with the app
-        logging.basicConfig(level=settings.log_level)
+    setup_logging(settings)
     with exit_on_catalog_error():
         return Runtime.create(settings)
 
@@ -45,30 +40,23 @@ def _runtime():
 def _require_credentials(runtime) -> None:
     missing = runtime.settings.missing_slack_credentials()
     if missing:
-        click.echo(f"error: {missing}", err=True)
-        sys.exit(2)
+        fail(f"error: {missing}", 2)
 
 
 pacing_options = [
-    click.option("--workers", default=8, show_default=True, type=click.IntRange(1, 64), help="Digests sent at once."),
-    click.option(
+    option("--workers", default=8, type=click.IntRange(1, 64), help="Digests sent at once."),
+    option(
         "--channel-interval",
         default=1.05,
-        show_default=True,
         type=click.FloatRange(0, 60),
         help="Seconds between two posts to one channel.",
     ),
-    click.option(
-        "--team-rate",
-        default=10.0,
-        show_default=True,
-        type=click.FloatRange(0.1, 1000),
-        help="Posts per second per workspace, at most.",
+    option(
+        "--team-rate", default=10.0, type=click.FloatRange(0.1, 1000), help="Posts per second per workspace, at most."
     ),
-    click.option(
+    option(
         "--stale-after",
         default=300.0,
-        show_default=True,
         type=click.FloatRange(1),
         help="Seconds after which another sender's unfinished claim is taken over.",
     ),
@@ -76,16 +64,15 @@ pacing_options = [
 
 
 def _with_pacing(func):
-    for option in reversed(pacing_options):
-        func = option(func)
+    for decorate in reversed(pacing_options):
+        func = decorate(func)
     return func
 
 
 @click.command("scheduler")
-@click.option(
+@option(
     "--reconcile-every",
     default=30.0,
-    show_default=True,
     type=click.FloatRange(0.5),
     help="Seconds between syncs of the jobs with the database (and catch-up).",
 )
@@ -119,13 +106,9 @@ def scheduler_cmd(
         deliverer=(EnqueueingDeliverer(queue, stale_after_s=stale_after) if queue is not None else None),
     )
     stop = threading.Event()
-    try:
-        from bot.doors.serve import install_signal_handlers
+    from bot.doors.serve import install_signal_handlers
 
-        install_signal_handlers(runtime, stop.set)
-    except ImportError:  # pragma: no cover
-        pass
-
+    install_signal_handlers(runtime, stop.set)
     clock.start()
     click.echo(f"digest clock running (catalog {runtime.holder.catalog.version}); Ctrl-C or SIGTERM stops it", err=True)
     try:
@@ -154,20 +137,14 @@ def digest() -> None:
     help="A subscribed channel id: its next digest (default: a newly subscribed channel's first).",
 )
 @click.option("--team", default=None, help="Team id, when the channel id is subscribed in several workspaces.")
-@click.option(
-    "--steps",
-    default=1,
-    show_default=True,
-    type=click.IntRange(1, 3),
-    help="Steps per week (newly subscribed channel only).",
-)
+@option("--steps", default=1, type=click.IntRange(1, 3), help="Steps per week (newly subscribed channel only).")
 @click.option(
     "--minutes",
     type=click.IntRange(1, 10_000),
     default=None,
     help="A weekly budget in minutes (newly subscribed channel only): the steps that fit.",
 )
-@click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True)
+@option("--lang", type=click.Choice(["en", "zh"]), default="en")
 @click.option("--json", "as_json", is_flag=True, help='Print {"text", "blocks"} exactly as they would be posted.')
 def digest_preview(
     track_text: str,
@@ -181,30 +158,17 @@ def digest_preview(
     """Show a channel digest without sending it (nothing is recorded)."""
     from bot.slack.views.digest import compose_channel_digest
 
-    if channel is None:  # the catalog alone: no database is opened or created
-        runtime, catalog = None, load_catalog_or_exit(None)
-    else:
-        runtime = _runtime()
-        catalog = runtime.holder.catalog
-    from bot.domain.search import track_named  # deferred: the search index pulls in numpy and rapidfuzz
-
-    track = track_named(catalog, track_text)
-    if track is None:
-        click.echo(
-            f"error: no track matches {track_text!r}; tracks: {', '.join(t.id for t in catalog.tracks)}", err=True
-        )
-        sys.exit(2)
+    runtime = None if channel is None else _runtime()  # without a channel, no database is opened or created
+    catalog = load_catalog_or_exit(None) if runtime is None else runtime.holder.catalog
+    track = track_or_exit(catalog, track_text, 2)
     if runtime is None:  # no --channel (the runtime is opened exactly when one is given)
-        sub = _preview_sub(track, steps, minutes)
-        snapshot = None
+        sub, snapshot = _preview_sub(track, steps, minutes), None
     else:
         subs = [s for s in _all_subscriptions(runtime.store, team) if s.channel_id == channel and s.track_id == track]
         if not subs:
-            click.echo(f"error: channel {channel} has no {track} subscription", err=True)
-            sys.exit(1)
+            fail(f"error: channel {channel} has no {track} subscription", 1)
         if len({s.team_id for s in subs}) > 1:
-            click.echo("error: that channel id is subscribed in several workspaces: add --team", err=True)
-            sys.exit(2)
+            fail("error: that channel id is subscribed in several workspaces: add --team", 2)
         sub = subs[0]
         snapshot = runtime.store.catalog_snapshot(sub.last_catalog_version) if sub.last_catalog_version else None
     result = compose_channel_digest(catalog, sub, snapshot, lang=lang)
@@ -216,14 +180,11 @@ def digest_preview(
     if as_json:
         from bot.domain.plan import channel_minutes
 
-        click.echo(json.dumps(_preview_json(catalog, result, channel_minutes(sub)), ensure_ascii=False, indent=2))
+        dump_json(_preview_json(catalog, result, channel_minutes(sub)))
         return
-    try:
-        from bot.doors.console import render_blocks
+    from bot.doors.console import render_blocks
 
-        click.echo(render_blocks(result.reply.blocks)[0])
-    except ImportError:  # pragma: no cover
-        click.echo(result.reply.text)
+    click.echo(render_blocks(result.reply.blocks)[0])
     click.echo(
         f"\n(steps this week: {', '.join(result.steps) or '-'}; cursor {sub.cursor} -> "
         f"{result.cursor}{'; path done' if result.done else ''})",
@@ -267,7 +228,7 @@ def _all_subscriptions(store, team: str | None):
 
 @digest.command("run-now")
 @click.option("--track", "track_text", default=None, help="Only this track's subscriptions.")
-@click.option("--dms/--no-dms", default=False, show_default=True, help="Also the DM digests.")
+@option("--dms/--no-dms", default=False, help="Also the DM digests.")
 @_with_pacing
 def digest_run_now(
     track_text: str | None, dms: bool, workers: int, channel_interval: float, team_rate: float, stale_after: float
@@ -284,8 +245,7 @@ def digest_run_now(
 
         track = track_named(runtime.holder.catalog, track_text)
         if track is None:
-            click.echo(f"error: no track matches {track_text!r}", err=True)
-            sys.exit(2)
+            fail(f"error: no track matches {track_text!r}", 2)
     clock = DigestClock(
         runtime,
         workers=workers,
@@ -303,5 +263,4 @@ def digest_run_now(
     parts = ", ".join(f"{name} {n}" for name, n in sorted(counts.items())) or "nothing to do"
     click.echo(f"{total} digest(s): {parts}")
     if counts.get("failed") or counts.get("paused"):
-        click.echo("some digests failed or were paused: see the log and `/vllm-path subscriptions`", err=True)
-        sys.exit(1)
+        fail("some digests failed or were paused: see the log and `/vllm-path subscriptions`", 1)

@@ -7,18 +7,18 @@ import sys
 
 import click
 
-from bot.cli.common import DEFAULT_PID_FILE, dump_json, echo_catalog_errors, exit_on_catalog_error, write_pid_file
+from bot.cli.common import (
+    DEFAULT_PID_FILE,
+    dump_json,
+    echo_catalog_errors,
+    exit_on_catalog_error,
+    fail,
+    option,
+    write_pid_file,
+)
 from bot.config import Settings
 from bot.domain.catalog import CatalogError
 from bot.logging_setup import redact, secrets_of, setup_logging
-
-
-def register(main: click.Group) -> None:
-    """Add ``console``, ``ask``, ``serve`` and ``worker`` to the top-level CLI."""
-    main.add_command(console_cmd)
-    main.add_command(ask_cmd)
-    main.add_command(serve_cmd)
-    main.add_command(worker_cmd)
 
 
 @click.command("console")
@@ -37,7 +37,7 @@ def console_cmd() -> None:
 
 @click.command("ask")
 @click.argument("text", nargs=-1, required=True)
-@click.option("--user", "user_id", default="U0CONSOLE", show_default=True, help="Slack user id to ask as.")
+@option("--user", "user_id", default="U0CONSOLE", help="Slack user id to ask as.")
 @click.option(
     "--json",
     "as_json",
@@ -51,8 +51,7 @@ def ask_cmd(text: tuple[str, ...], user_id: str, as_json: bool) -> None:
     with exit_on_catalog_error():
         printed = ask(" ".join(text), user_id=user_id)
     if not printed:
-        click.echo("no reply within the timeout", err=True)
-        sys.exit(1)
+        fail("no reply within the timeout", 1)
     if as_json:
         # The reply to the asker (it carries response_type); not a channel post made on the way,
         # e.g. the one-line announcement `subscribe` posts before its ephemeral confirmation.
@@ -69,33 +68,24 @@ def ask_cmd(text: tuple[str, ...], user_id: str, as_json: bool) -> None:
 
 
 @click.command("serve")
-@click.option("--host", default="127.0.0.1", show_default=True, help="HTTP door: address to bind.")
-@click.option("--port", default=3000, show_default=True, type=int, help="HTTP door: port.")
-@click.option(
-    "--threads",
-    default=32,
-    show_default=True,
-    type=int,
-    help="HTTP worker threads (acks hold one only briefly; 32 covers bursts).",
-)
-@click.option(
+@option("--host", default="127.0.0.1", help="HTTP door: address to bind.")
+@option("--port", default=3000, type=int, help="HTTP door: port.")
+@option("--threads", default=32, type=int, help="HTTP worker threads (acks hold one only briefly; 32 covers bursts).")
+@option(
     "--connection-limit",
     default=1000,
-    show_default=True,
     type=click.IntRange(10, 100000),
     help="HTTP door: most connections kept open at once (idle ones included).",
 )
-@click.option(
+@option(
     "--idle-timeout",
     default=30,
-    show_default=True,
     type=click.IntRange(1, 3600),
     help="HTTP door: seconds an idle connection is kept before it is closed.",
 )
-@click.option(
+@option(
     "--pid-file",
     default=DEFAULT_PID_FILE,
-    show_default=True,
     help="Write the process id here while serving (for `vllm-path catalog reload`); '' writes none.",
 )
 def serve_cmd(host: str, port: int, threads: int, connection_limit: int, idle_timeout: int, pid_file: str) -> None:
@@ -121,35 +111,25 @@ def serve_cmd(host: str, port: int, threads: int, connection_limit: int, idle_ti
     except click.ClickException:
         raise
     except ConfigError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+        fail(f"error: {exc}", 2)
     except CatalogError as exc:
         echo_catalog_errors(exc)
         sys.exit(1)
     except Exception as exc:
-        click.echo(f"error: could not start: {redact(_startup_problem(exc), secrets_of(settings))}", err=True)
-        sys.exit(2)
+        fail(f"error: could not start: {redact(_startup_problem(exc), secrets_of(settings))}", 2)
 
 
 @click.command("worker")
-@click.option(
-    "--threads",
-    default=16,
-    show_default=True,
-    type=click.IntRange(1, 256),
-    help="Digests sent at once by this process.",
-)
-@click.option(
+@option("--threads", default=16, type=click.IntRange(1, 256), help="Digests sent at once by this process.")
+@option(
     "--heartbeat-timeout",
     default=60.0,
-    show_default=True,
     type=click.FloatRange(1),
     help="Seconds without a heartbeat after which a worker's messages are redelivered.",
 )
-@click.option(
+@option(
     "--stale-after",
     default=300.0,
-    show_default=True,
     type=click.FloatRange(1),
     help="Seconds after which a dead sender's ledger claim is taken over.",
 )
@@ -163,28 +143,22 @@ def worker_cmd(threads: int, heartbeat_timeout: float, stale_after: float) -> No
     settings = Settings()
     setup_logging(settings)
     if not settings.redis_url:
-        click.echo("error: REDIS_URL is not set: a worker needs the queue's broker", err=True)
-        sys.exit(2)
+        fail("error: REDIS_URL is not set: a worker needs the queue's broker", 2)
     missing = settings.missing_slack_credentials()
     if missing:  # before anything is read from the queue: a worker without them would fail digests
-        click.echo(
-            f"error: {missing}; a worker sends to Slack and needs the same Slack settings as the scheduler", err=True
-        )
-        sys.exit(2)
+        fail(f"error: {missing}; a worker sends to Slack and needs the same Slack settings as the scheduler", 2)
     broker = _broker_problem(settings.redis_url)
     if broker:
-        click.echo(f"error: cannot reach the broker at REDIS_URL ({broker})", err=True)
-        sys.exit(2)
+        fail(f"error: cannot reach the broker at REDIS_URL ({broker})", 2)
     try:
         with exit_on_catalog_error():
             runtime = worker_runtime(settings, threads)
     except Exception as exc:
-        click.echo(
+        fail(
             f"error: cannot open the database at DATABASE_URL: "
             f"{redact(f'{type(exc).__name__}: {exc}', secrets_of(settings))}",
-            err=True,
+            2,
         )
-        sys.exit(2)
     run(runtime, WorkerOptions(threads=threads, heartbeat_timeout_s=heartbeat_timeout, stale_after_s=stale_after))
 
 

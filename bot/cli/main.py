@@ -2,12 +2,8 @@
 
 Exit codes: 0 success, 1 a check failed or the input was refused, 2 a usage or configuration error.
 
-This module is the top-level group only; each group of commands lives in its own module: ``catalog
-…`` in :mod:`bot.cli.catalog`, ``search``, ``next`` and ``stats`` in :mod:`bot.cli.reading`,
-``console``, ``ask``, ``serve`` and ``worker`` in :mod:`bot.cli.doors`, ``scheduler`` and ``digest
-…`` in :mod:`bot.cli.digest`, ``tokens …`` in :mod:`bot.cli.tokens`, ``path-image`` and
-``plan-weeks`` in :mod:`bot.cli.plan`. They share :mod:`bot.cli.common` and never import this
-module.
+This module is the top-level group only; :data:`COMMANDS` names the module of each command (they
+share :mod:`bot.cli.common` and never import this module).
 
 Start-up imports click and :mod:`bot.cli.common` (settings, the catalog's models: what every
 command needs); the group is a :class:`LazyGroup` that imports a command's module only when that

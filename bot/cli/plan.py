@@ -6,18 +6,11 @@ error.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
 
-from bot.cli.common import load_catalog_or_exit
-
-
-def register(main: click.Group) -> None:
-    """Add ``path-image`` and ``plan-weeks`` to the top-level CLI."""
-    main.add_command(path_image_cmd)
-    main.add_command(plan_weeks_cmd)
+from bot.cli.common import fail, load_catalog_or_exit, option, track_or_exit
 
 
 def essential_weeks_line(catalog, track_id: str, minutes_per_week: int | None = None) -> str:
@@ -55,10 +48,7 @@ def plan_weeks_cmd(minutes: int | None, catalog_dir: str | None) -> None:
         worst = max(worst, int(line.split(" week")[0].rsplit(" ", 1)[1]))
         click.echo(f"{tr.id:14} {line}")
     if minutes is None and worst > budget.FINISH_WEEKS:
-        click.echo(
-            f"error: an essential path takes {worst} weeks at the default (promise: {budget.FINISH_WEEKS})", err=True
-        )
-        sys.exit(1)
+        fail(f"error: an essential path takes {worst} weeks at the default (promise: {budget.FINISH_WEEKS})", 1)
 
 
 @click.command("path-image")
@@ -72,29 +62,22 @@ def plan_weeks_cmd(minutes: int | None, catalog_dir: str | None) -> None:
     type=click.Path(dir_okay=False, path_type=Path),
     help="The file to write: .png or .svg (the format follows the suffix).",
 )
-@click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True)
+@option("--lang", type=click.Choice(["en", "zh"]), default="en")
 @click.option("--catalog", "catalog_dir", default=None, help="Catalog folder (default: catalog/).")
 def path_image_cmd(track: str, read: tuple[str, ...], output: Path, lang: str, catalog_dir: str | None) -> None:
     """Draw TRACK's path (essential steps, further reading, prerequisite tracks, minutes; with
     --read, the reader's marks) as a PNG or SVG with Graphviz, and say where it was saved."""
-    from bot.domain.search import track_named
     from bot.pictures import FORMATS, PictureError, write
 
     cat = load_catalog_or_exit(catalog_dir)
-    track_id = track_named(cat, track)
-    if track_id is None:
-        click.echo(f"error: no track matches {track!r}; tracks: {', '.join(t.id for t in cat.tracks)}", err=True)
-        sys.exit(2)
+    track_id = track_or_exit(cat, track, 2)
     if output.suffix.lower().lstrip(".") not in FORMATS:
-        click.echo(f"error: {output.name}: the file name must end in .png or .svg", err=True)
-        sys.exit(2)
+        fail(f"error: {output.name}: the file name must end in .png or .svg", 2)
     unknown = [p for p in read if not cat.has_post(p)]
     if unknown:
-        click.echo(f"error: no post with the id {', '.join(unknown)}", err=True)
-        sys.exit(2)
+        fail(f"error: no post with the id {', '.join(unknown)}", 2)
     try:
         where = write(cat, track_id, output, read=list(read) if read else None, lang=lang)
     except (PictureError, OSError) as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(1)
+        fail(f"error: {exc}", 1)
     click.echo(f"Saved the {track_id} path picture to {where}")

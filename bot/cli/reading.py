@@ -3,21 +3,14 @@ in the terminal (registered by bot/cli/main.py)."""
 
 from __future__ import annotations
 
-import sys
+from dataclasses import asdict
 from typing import Any, cast
 
 import click
 
-from bot.cli.common import catalog_option, dump_json, load_catalog_or_exit
+from bot.cli.common import catalog_option, dump_json, fail, load_catalog_or_exit, option, track_or_exit
 from bot.domain.paths import next_step, positions, progress, read_after
 from bot.locations import catalog_dir as configured_catalog_dir
-
-
-def register(main: click.Group) -> None:
-    """Add ``search``, ``next`` and ``stats`` to the top-level CLI."""
-    main.add_command(search_cmd)
-    main.add_command(next_cmd)
-    main.add_command(stats_cmd)
 
 
 def _post_brief(cat, post_id: str) -> dict:
@@ -46,16 +39,24 @@ def _search_json(cat, result) -> dict:
                 "next": _post_brief(cat, after[0].post) if after else None,
             }
         )
-    return {"query": result.query, "catalog_version": cat.version, "track": track, "results": results}
+    return {
+        "query": result.query,
+        "catalog_version": cat.version,
+        "track": track,
+        "results": results,
+        "total": result.total,
+        "offset": result.offset,
+        "confidence": result.confidence,
+        "link": None if result.link is None else asdict(result.link),
+    }
 
 
 @click.command("search")
 @click.argument("query")
-@click.option("--limit", default=5, show_default=True, type=click.IntRange(1, 50), help="At most this many posts.")
-@click.option(
+@option("--limit", default=5, type=click.IntRange(1, 50), help="At most this many posts.")
+@option(
     "--offset",
     default=0,
-    show_default=True,
     type=click.IntRange(0, 100),
     help="Skip this many good matches (paging: the next page starts at offset + limit).",
 )
@@ -73,24 +74,14 @@ def search_cmd(query: str, limit: int, offset: int, as_json: bool, catalog_dir: 
     track; link status "unknown" means a blog URL whose post is not in the catalog yet. An empty
     or punctuation-only query gives no results (exit 0).
     """
-    from bot.domain.search import (  # deferred: the search index pulls in numpy, rapidfuzz and bm25s
-        Matcher,
-        load_vocabulary,
-    )
+    # deferred: the search index pulls in numpy, rapidfuzz and bm25s
+    from bot.domain.search import Matcher, load_vocabulary
 
     cat = load_catalog_or_exit(catalog_dir)
     directory = configured_catalog_dir(catalog_dir)
     vocabulary = load_vocabulary(directory) if (directory / "vocabulary.yaml").is_file() else None
     result = Matcher(cat, vocabulary).search(query, limit=limit, offset=offset)
     data = _search_json(cat, result)
-    data["total"] = result.total
-    data["offset"] = result.offset
-    data["confidence"] = result.confidence
-    data["link"] = (
-        None
-        if result.link is None
-        else {"status": result.link.status, "url": result.link.url, "post_id": result.link.post_id}
-    )
     if as_json:
         dump_json(data)
         return
@@ -139,16 +130,10 @@ def next_cmd(track: str, read: tuple[str, ...], as_json: bool, catalog_dir: str 
     """
 
     cat = load_catalog_or_exit(catalog_dir)
-    from bot.domain.search import track_named  # deferred: the search index pulls in numpy and rapidfuzz
-
-    track_id = track_named(cat, track)
-    if track_id is None:
-        click.echo(f"No track matches {track!r}. Tracks: {', '.join(t.id for t in cat.tracks)}", err=True)
-        sys.exit(1)
+    track_id = track_or_exit(cat, track, 1)
     unknown = [p for p in read if not cat.has_post(p)]
     if unknown:
-        click.echo(f"Unknown post id(s): {', '.join(unknown)}", err=True)
-        sys.exit(1)
+        fail(f"Unknown post id(s): {', '.join(unknown)}", 1)
     # Every id resolves: the unknown ones exited above.
     done = cast(set[str], {cat.resolve_post_id(p) for p in read})
     trk = cat.track(track_id)

@@ -4,16 +4,10 @@ same at start; this command does it without starting one, and reports the counts
 
 from __future__ import annotations
 
-import sys
-
 import click
 
+from bot.cli.common import fail
 from bot.config import Settings
-
-
-def register(main: click.Group) -> None:
-    """Add the ``tokens`` group to the top-level CLI."""
-    main.add_command(tokens)
 
 
 @click.group("tokens")
@@ -39,8 +33,7 @@ def reseal_cmd() -> None:
     try:
         counts = store.seal_tokens()
     except TokenKeyError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(1)
+        fail(f"error: {exc}", 1)
     finally:
         store.close()
     click.echo(

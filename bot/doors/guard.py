@@ -46,10 +46,10 @@ class Refusal:
         return json.dumps({"error": self.error}).encode()
 
 
-def too_large(content_length: str | None, limit: int = MAX_BODY_BYTES) -> bool:
-    """Whether a declared ``Content-Length`` (a header value, or None) is over ``limit`` bytes."""
+def too_large(content_length: str | None) -> bool:
+    """Whether a declared ``Content-Length`` (a header value, or None) is over :data:`MAX_BODY_BYTES`."""
     try:
-        return int(content_length or 0) > limit
+        return int(content_length or 0) > MAX_BODY_BYTES
     except ValueError:
         return False
 

@@ -72,22 +72,10 @@ def make_wsgi_app(runtime: Any, app: Any, verify_requests: bool = True) -> Calla
         except ValueError:
             length = 0
         raw = environ["wsgi.input"].read(length) if length > 0 else b""
-        refusal = (
-            None
-            if not verify_requests
-            else guard.check(
-                raw,
-                str(environ.get("CONTENT_TYPE") or ""),
-                environ.get("HTTP_X_SLACK_REQUEST_TIMESTAMP"),
-                environ.get("HTTP_X_SLACK_SIGNATURE"),
-                verifier,
-            )
-        )
-        kind = metrics.request_kind(str(environ.get("CONTENT_TYPE") or ""), raw)
-        if refusal is not None:
-            metrics.ACK_SECONDS.labels(kind).observe(time.monotonic() - started)
-            metrics.REQUESTS.labels(kind, metrics.outcome_of(refusal.status)).inc()
-            return _refuse(start_response, refusal)
+        content_type = str(environ.get("CONTENT_TYPE") or "")
+        timestamp, signature = environ.get("HTTP_X_SLACK_REQUEST_TIMESTAMP"), environ.get("HTTP_X_SLACK_SIGNATURE")
+        refusal = guard.check(raw, content_type, timestamp, signature, verifier) if verify_requests else None
+        kind = metrics.request_kind(content_type, raw)
         environ["wsgi.input"] = io.BytesIO(raw)
         status: list[int] = []
 
@@ -96,6 +84,8 @@ def make_wsgi_app(runtime: Any, app: Any, verify_requests: bool = True) -> Calla
             return start_response(code, headers, *rest)
 
         try:
+            if refusal is not None:
+                return _refuse(recording_start_response, refusal)
             return bolt(environ, recording_start_response)
         finally:
             metrics.ACK_SECONDS.labels(kind).observe(time.monotonic() - started)
@@ -152,7 +142,6 @@ class HttpDoor:
 
         from bot.doors.guard import MAX_BODY_BYTES
 
-        self.runtime = runtime
         self.app = app
         self._map: dict[int, Any] = {}
         self._server = waitress.create_server(
@@ -174,27 +163,14 @@ class HttpDoor:
         self._thread: threading.Thread | None = None
 
     @property
-    def host(self) -> str:
-        """The address actually bound."""
-        return str(self._listen[0])
-
-    @property
-    def port(self) -> int:
-        """The port actually bound (useful with ``port=0``)."""
-        return int(self._listen[1])
-
-    @property
-    def _listen(self) -> tuple[str, int]:
+    def url(self) -> str:
+        """``http://HOST:PORT``: the address and port actually bound (useful with ``port=0``)."""
         server = self._server
         if hasattr(server, "effective_port"):
-            return server.effective_host, server.effective_port
-        return server.effective_listen[0]
-
-    @property
-    def url(self) -> str:
-        """``http://HOST:PORT`` of the door."""
-        host = self.host
-        return f"http://[{host}]:{self.port}" if ":" in host else f"http://{host}:{self.port}"
+            host, port = server.effective_host, server.effective_port
+        else:  # several sockets (a host name with IPv4 and IPv6 addresses): the first
+            host, port = server.effective_listen[0]
+        return f"http://[{host}]:{port}" if ":" in str(host) else f"http://{host}:{port}"
 
     def serve_forever(self) -> None:
         """Serve until :meth:`stop` is called, then close connections and the worker threads."""

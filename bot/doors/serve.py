@@ -24,32 +24,9 @@ from collections.abc import Callable
 from typing import Any
 
 from bot.config import Settings
-from bot.doors.http import (  # the HTTP door's parts, re-exported for callers of serve
-    CHANNEL_TIMEOUT,
-    CONNECTION_LIMIT,
-    EVENTS_PATH,
-    HEALTH_PATH,
-    LAZY_GRACE_S,
-    HttpDoor,
-)
+from bot.doors.http import EVENTS_PATH, HEALTH_PATH, LAZY_GRACE_S, HttpDoor  # re-exported for callers of serve
 
 log = logging.getLogger(__name__)
-
-__all__ = [
-    "CHANNEL_TIMEOUT",
-    "CONNECTION_LIMIT",
-    "EVENTS_PATH",
-    "HEALTH_PATH",
-    "ConfigError",
-    "HttpDoor",
-    "door_for",
-    "freeze_startup_heap",
-    "install_signal_handlers",
-    "refreeze_heap",
-    "serve",
-    "serve_http",
-    "serve_socket_mode",
-]
 
 
 class ConfigError(Exception):
@@ -124,9 +101,6 @@ def _missing_message(first: str) -> str:
         "SLACK_CLIENT_SECRET (OAuth install for many workspaces).\n"
         "To try the bot without Slack, run: vllm-path console"
     )
-
-
-# --- signals -------------------------------------------------------------------------------------
 
 
 _heap_frozen = False
@@ -205,11 +179,10 @@ def serve_http(
     *,
     app: Any = None,
     background: bool = False,
-    connection_limit: int = CONNECTION_LIMIT,
-    channel_timeout: int = CHANNEL_TIMEOUT,
-    verify_requests: bool = True,
+    **options: Any,
 ) -> HttpDoor:
-    """Open the HTTP door. ``app`` defaults to ``build_app(runtime)``.
+    """Open the HTTP door. ``app`` defaults to ``build_app(runtime)``; ``options`` are
+    :class:`HttpDoor`'s (``connection_limit``, ``channel_timeout``, ``verify_requests``).
 
     With ``background=True`` the server runs on a daemon thread and the started
     :class:`HttpDoor` is returned at once (close it when done). Otherwise this blocks, with
@@ -220,16 +193,7 @@ def serve_http(
         from bot.slack.app import build_app
 
         app = build_app(runtime)
-    door = HttpDoor(
-        runtime,
-        app,
-        host=host,
-        port=port,
-        threads=threads,
-        connection_limit=connection_limit,
-        channel_timeout=channel_timeout,
-        verify_requests=verify_requests,
-    )
+    door = HttpDoor(runtime, app, host=host, port=port, threads=threads, **options)
     if background:
         return door.start()
     install_signal_handlers(runtime, door.stop)
@@ -240,9 +204,6 @@ def serve_http(
     door.serve_forever()
     log.info("HTTP door closed (%d follow-up(s) dropped)", door.dropped)
     return door
-
-
-# --- Socket Mode ---------------------------------------------------------------------------------
 
 
 def serve_socket_mode(runtime: Any, *, app: Any = None, stop: threading.Event | None = None) -> None:
@@ -278,15 +239,9 @@ def serve_socket_mode(runtime: Any, *, app: Any = None, stop: threading.Event | 
         log.info("Socket Mode closed (%d follow-up(s) dropped)", dropped)
 
 
-def serve(
-    settings: Settings | None = None,
-    host: str = "127.0.0.1",
-    port: int = 3000,
-    threads: int = 32,
-    connection_limit: int = CONNECTION_LIMIT,
-    channel_timeout: int = CHANNEL_TIMEOUT,
-) -> None:
+def serve(settings: Settings | None = None, host: str = "127.0.0.1", port: int = 3000, **options: Any) -> None:
     """``vllm-path serve``: pick the door from the settings, build the runtime and the app, run.
+    ``options``: :func:`serve_http`'s (``threads``, ``connection_limit``, ``channel_timeout``).
 
     Raises :class:`ConfigError` when no door is configured (the CLI exits 2 with its message).
     """
@@ -305,9 +260,7 @@ def serve(
     if door == "socket":
         serve_socket_mode(runtime, app=app)
         return
-    closed = serve_http(
-        runtime, host, port, threads, app=app, connection_limit=connection_limit, channel_timeout=channel_timeout
-    )
+    closed = serve_http(runtime, host, port, app=app, **options)
     if closed.dropped:
         # Threads still waiting on Slack would hold the exit until their calls time out: the
         # drop is logged, so leave now rather than be killed by the platform.

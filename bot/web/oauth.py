@@ -32,10 +32,8 @@ class PageOAuthFlow(OAuthFlow):
 
 def failure(args: FailureArgs) -> BoltResponse:
     """Bolt's OAuth ``failure`` callback: log the reason (and error), answer our error page."""
-    if args.error is not None:
-        log.warning("OAuth install failed: %s (%s)", args.reason, type(args.error).__name__)
-    else:
-        log.warning("OAuth install failed: %s", args.reason)
+    error = f" ({type(args.error).__name__})" if args.error is not None else ""
+    log.warning("OAuth install failed: %s%s", args.reason, error)
     status, html = pages.failure_page(args.reason)
     return BoltResponse(status=status, body=html, headers=dict(HTML))
 

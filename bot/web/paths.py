@@ -86,12 +86,7 @@ def page_lang(query: str, accept_language: str | None) -> str:
             except ValueError:
                 q = 0.0
         ranked.append((-q, i, tag.strip().lower()))
-    for _q, _i, tag in sorted(ranked):
-        if tag.startswith("zh"):
-            return "zh"
-        if tag.startswith("en"):
-            return "en"
-    return "en"
+    return next((tag[:2] for _q, _i, tag in sorted(ranked) if tag[:2] in ("zh", "en")), "en")
 
 
 def _w(lang: str, key: str, **values: Any) -> str:

@@ -25,23 +25,17 @@ Page = tuple[str, list[tuple[str, str]], bytes]
 PICTURE_TYPES = {"svg": "image/svg+xml", "png": "image/png"}
 
 
+def _page(status: str, content_type: str, body: bytes, *headers: tuple[str, str]) -> Page:
+    return status, [("Content-Type", content_type), ("Content-Length", str(len(body))), *headers], body
+
+
 def _html(status: str, text: str, cache: str = "public, max-age=300") -> Page:
-    body = text.encode("utf-8")
-    return (
-        status,
-        [
-            ("Content-Type", "text/html; charset=utf-8"),
-            ("Content-Length", str(len(body))),
-            ("Cache-Control", cache),
-            ("Vary", "Accept-Language"),
-        ],
-        body,
-    )
+    headers = ("Cache-Control", cache), ("Vary", "Accept-Language")
+    return _page(status, "text/html; charset=utf-8", text.encode("utf-8"), *headers)
 
 
 def _plain(status: str, text: str) -> Page:
-    body = text.encode("utf-8")
-    return (status, [("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", str(len(body)))], body)
+    return _page(status, "text/plain; charset=utf-8", text.encode("utf-8"))
 
 
 def routes(runtime: Any) -> Callable[[str, str, dict[str, Any]], Page | None]:
@@ -66,15 +60,7 @@ def routes(runtime: Any) -> Callable[[str, str, dict[str, Any]], Page | None]:
         except PictureError as exc:
             log.warning("path picture %s.%s not drawn: %s", track_id, fmt, exc)
             return _plain("500 Internal Server Error", "picture unavailable")
-        return (
-            "200 OK",
-            [
-                ("Content-Type", PICTURE_TYPES[fmt]),
-                ("Content-Length", str(len(body))),
-                ("Cache-Control", "public, max-age=3600"),
-            ],
-            body,
-        )
+        return _page("200 OK", PICTURE_TYPES[fmt], body, ("Cache-Control", "public, max-age=3600"))
 
     def path_page(path: str, environ: dict[str, Any]) -> Page | None:
         query = str(environ.get("QUERY_STRING") or "")
@@ -93,15 +79,7 @@ def routes(runtime: Any) -> Callable[[str, str, dict[str, Any]], Page | None]:
         if method not in ("GET", "HEAD"):
             return None
         if path == "/static/site.css":
-            return (
-                "200 OK",
-                [
-                    ("Content-Type", "text/css; charset=utf-8"),
-                    ("Content-Length", str(len(css))),
-                    ("Cache-Control", "public, max-age=3600"),
-                ],
-                css,
-            )
+            return _page("200 OK", "text/css; charset=utf-8", css, ("Cache-Control", "public, max-age=3600"))
         if path == PATHS_PREFIX or path.startswith(PATHS_PREFIX + "/"):
             return path_page(path, environ)
         return None

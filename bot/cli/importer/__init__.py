@@ -8,12 +8,12 @@ each ``YYYY-MM-DD-slug.md`` is read with python-frontmatter and gets Jekyll's de
 
 :func:`plan_import` compares the source with the catalog (a post is the same post when its URL is
 the same, or else its normalised title, :func:`normalize_title`) and returns an
-:class:`ImportPlan`:
+:class:`~bot.cli.importer.plan.ImportPlan`:
 
 * ``new_posts``: posts the catalog lacks (title, URL, day, authors, tags) with the tracks they most
-  likely belong to (:func:`guess_tracks`); written as ``status: draft`` entries of
-  ``posts/drafts.yaml`` with no summary: ``catalog check`` refuses a draft until a person writes
-  its summary and makes it a step of a track;
+  likely belong to (:func:`~bot.cli.importer.plan.guess_tracks`); written as ``status: draft``
+  entries of ``posts/drafts.yaml`` with no summary: ``catalog check`` refuses a draft until a
+  person writes its summary and makes it a step of a track;
 * ``fills``: fields of existing posts that are not known yet (``url: null``, a date known only as
   a range, no authors) and that the source knows;
 * ``conflicts``: a known URL or day that differs from the source's: reported, never changed;
@@ -26,67 +26,27 @@ watch (``CATALOG_FEED_URL``) calls.
 
 Modules, one step each: :mod:`~bot.cli.importer.sources` (reading a feed or a Jekyll source),
 :mod:`~bot.cli.importer.plan` (comparing it with the catalog, guessing tracks),
-:mod:`~bot.cli.importer.drafts` (writing drafts and fills). Everything public is importable
+:mod:`~bot.cli.importer.drafts` (writing drafts and fills). What its callers use is importable
 from this package; the command itself (printing, exit codes) is ``catalog import`` in
 :mod:`bot.cli.catalog`.
 """
 
 from __future__ import annotations
 
-from bot.cli.importer.drafts import DRAFTS_FILE, DRAFTS_HEADER, FIELD_ORDER, apply_import, draft_yaml
-from bot.cli.importer.plan import (
-    TRACK_MIN_SCORE,
-    Conflict,
-    Fill,
-    ImportPlan,
-    NewPost,
-    TrackGuess,
-    guess_tracks,
-    load_for_import,
-    missing_posts,
-    normalize_title,
-    plan_against,
-    plan_import,
-    slugify,
-)
-from bot.cli.importer.sources import (
-    FETCH_TIMEOUT_S,
-    MAX_FEED_BYTES,
-    ImportSourceError,
-    Skipped,
-    SourcePost,
-    fetch,
-    parse_feed,
-    read_jekyll,
-    read_source,
-)
+from bot.cli.importer.drafts import DRAFTS_FILE, apply_import
+from bot.cli.importer.plan import load_for_import, missing_posts, normalize_title, plan_against, plan_import
+from bot.cli.importer.sources import ImportSourceError, SourcePost, fetch, parse_feed
 
 __all__ = [
     "DRAFTS_FILE",
-    "DRAFTS_HEADER",
-    "FETCH_TIMEOUT_S",
-    "FIELD_ORDER",
-    "MAX_FEED_BYTES",
-    "TRACK_MIN_SCORE",
-    "Conflict",
-    "Fill",
-    "ImportPlan",
     "ImportSourceError",
-    "NewPost",
-    "Skipped",
     "SourcePost",
-    "TrackGuess",
     "apply_import",
-    "draft_yaml",
     "fetch",
-    "guess_tracks",
     "load_for_import",
     "missing_posts",
     "normalize_title",
     "parse_feed",
     "plan_against",
     "plan_import",
-    "read_jekyll",
-    "read_source",
-    "slugify",
 ]

@@ -14,7 +14,6 @@ from typing import Any
 import yaml
 
 from bot.cli.importer.plan import Fill, ImportPlan, NewPost
-from bot.domain.catalog.models import Post
 
 DRAFTS_FILE = "posts/drafts.yaml"
 """Where ``--write`` puts new posts, relative to the catalog folder."""
@@ -48,10 +47,8 @@ def draft_yaml(post: NewPost) -> str:
     if post.minutes is not None:  # counted from the post's body (bot.domain.catalog.reading_time)
         lines.append(f"  minutes: {post.minutes}")
         lines.append("  minutes_source: counted")
-    lines.append("  tags:" + ("" if post.tags else " []"))
-    lines.extend(f"  - {_scalar(t)}" for t in post.tags)
-    if "blog_tags" in Post.model_fields:  # the blog's own tags, kept verbatim (issue 11 data)
-        lines.append("  blog_tags:" + ("" if post.tags else " []"))
+    for key in ("tags", "blog_tags"):  # blog_tags: the blog's own tags, kept verbatim (issue 11 data)
+        lines.append(f"  {key}:" + ("" if post.tags else " []"))
         lines.extend(f"  - {_scalar(t)}" for t in post.tags)
     lines.append("  status: draft")
     lines.append("  # summary: to write in our own words (en, and zh on a bilingual track)")
@@ -141,9 +138,8 @@ def apply_import(plan: ImportPlan, catalog_dir: str | Path) -> list[str]:
         texts[rel] = edit_fields((root / rel).read_text(encoding="utf-8"), edits)
     if plan.new_posts:
         path = root / DRAFTS_FILE
-        text = path.read_text(encoding="utf-8") if path.exists() else DRAFTS_HEADER
-        if not text.strip():
-            text = DRAFTS_HEADER
+        text = path.read_text(encoding="utf-8") if path.exists() else ""
+        text = text if text.strip() else DRAFTS_HEADER
         if not text.endswith("\n"):
             text += "\n"
         texts[DRAFTS_FILE] = text + "".join(draft_yaml(p) for p in plan.new_posts)

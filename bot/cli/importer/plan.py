@@ -21,14 +21,7 @@ from urllib.parse import urlsplit
 
 import yaml
 
-from bot.cli.importer.sources import (
-    FETCH_TIMEOUT_S,
-    Skipped,
-    SourcePost,
-    parse_feed,
-    public_source,
-    read_source,
-)
+from bot.cli.importer.sources import Skipped, SourcePost, parse_feed, public_source, read_source
 from bot.domain.catalog.compiled import Catalog
 from bot.domain.catalog.loader import CatalogError, check_catalog
 from bot.domain.catalog.models import SLUG_RE, Post
@@ -116,8 +109,7 @@ class ImportPlan:
 
     def render(self) -> str:
         """The plan as terminal text."""
-        out = [f"import from {self.source}"]
-        out.append(f"new posts the catalog lacks: {len(self.new_posts)}")
+        out = [f"import from {self.source}", f"new posts the catalog lacks: {len(self.new_posts)}"]
         for p in self.new_posts:
             out.append(f"  + {p.title}")
             out.append(f"    id: {p.id}   url: {p.url}   date: {p.published.isoformat()}")
@@ -128,18 +120,16 @@ class ImportPlan:
             out.append(f"    tracks: {guesses or 'no likely track'}")
             out.append("    summary: (to write: drafts cannot be published without one)")
         out.append(f"fields to fill in existing posts: {len(self.fills)}")
-        for f in self.fills:
-            out.append(f"  ~ {f.file}: post '{f.post_id}': {f.field}: {_show(f.old)} -> {_show(f.new)}")
+        out.extend(f"  ~ {f.file}: post '{f.post_id}': {f.field}: {_show(f.old)} -> {_show(f.new)}" for f in self.fills)
         if self.conflicts:
             out.append(f"conflicts (not changed; check by hand): {len(self.conflicts)}")
-            for c in self.conflicts:
-                out.append(
-                    f"  ! {c.file}: post '{c.post_id}': {c.field}: catalog {_show(c.catalog)}, source {_show(c.source)}"
-                )
+            out.extend(
+                f"  ! {c.file}: post '{c.post_id}': {c.field}: catalog {_show(c.catalog)}, source {_show(c.source)}"
+                for c in self.conflicts
+            )
         if self.skipped:
             out.append(f"source entries skipped: {len(self.skipped)}")
-            for s in self.skipped:
-                out.append(f"  - {s.origin}: {s.reason}")
+            out.extend(f"  - {s.origin}: {s.reason}" for s in self.skipped)
         out.append(f"already in the catalog with nothing to fill: {self.unchanged}")
         return "\n".join(out)
 
@@ -190,9 +180,7 @@ def slugify(text: str) -> str:
 
 def _new_id(sp: SourcePost, taken: set[str]) -> str:
     path_slug = slugify(Path(urlsplit(sp.url).path).stem)
-    base = slugify(sp.title) or path_slug or f"post-{sp.date.isoformat()}"
-    if path_slug and len(path_slug) >= 3:
-        base = path_slug
+    base = path_slug if len(path_slug) >= 3 else slugify(sp.title) or path_slug
     if not SLUG_RE.match(base):
         base = f"post-{sp.date.isoformat()}"
     candidate, n = base, 2
@@ -202,10 +190,8 @@ def _new_id(sp: SourcePost, taken: set[str]) -> str:
     return candidate
 
 
-def guess_tracks(
-    matcher: Any, catalog: Catalog, title: str, tags: Iterable[str], limit: int = 3
-) -> tuple[TrackGuess, ...]:
-    """The tracks a post most likely belongs to, best first (at most ``limit``, score ≥
+def guess_tracks(matcher: Any, catalog: Catalog, title: str, tags: Iterable[str]) -> tuple[TrackGuess, ...]:
+    """The tracks a post most likely belongs to, best first (at most 3, score ≥
     :data:`TRACK_MIN_SCORE`).
 
     Two signals from :class:`bot.domain.search.Matcher` (read-only use): a tag or the title naming a
@@ -229,7 +215,7 @@ def guess_tracks(
         for track_id in catalog.tracks_of(result.post_id):
             offer(track_id, result.score * 0.9, f"like {result.post_id!r}")
     ranked = sorted(best.values(), key=lambda g: (-g.score, g.track_id))
-    return tuple(g for g in ranked if g.score >= TRACK_MIN_SCORE)[:limit]
+    return tuple(g for g in ranked if g.score >= TRACK_MIN_SCORE)[:3]
 
 
 def _compare(known: _Known, sp: SourcePost, base: str, plan: ImportPlan) -> bool:
@@ -243,21 +229,11 @@ def _compare(known: _Known, sp: SourcePost, base: str, plan: ImportPlan) -> bool
     elif current != sp.url and _relative(current or "", base) != source_url:
         plan.conflicts.append(Conflict(post.id, known.file, "url", post.url, source_url))
     pub = post.published
-    if pub.precision == "range":
-        if pub.earliest <= sp.date <= pub.latest:
-            plan.fills.append(
-                Fill(
-                    post.id,
-                    known.file,
-                    "published",
-                    {"from": pub.earliest.isoformat(), "to": pub.latest.isoformat()},
-                    sp.date.isoformat(),
-                )
-            )
-            filled = True
-        else:
-            plan.conflicts.append(Conflict(post.id, known.file, "published", pub.label(), sp.date.isoformat()))
-    elif pub.earliest != sp.date:
+    if pub.precision == "range" and pub.earliest <= sp.date <= pub.latest:
+        known_range = {"from": pub.earliest.isoformat(), "to": pub.latest.isoformat()}
+        plan.fills.append(Fill(post.id, known.file, "published", known_range, sp.date.isoformat()))
+        filled = True
+    elif pub.precision == "range" or pub.earliest != sp.date:
         plan.conflicts.append(Conflict(post.id, known.file, "published", pub.label(), sp.date.isoformat()))
     if not post.authors and sp.authors:
         plan.fills.append(Fill(post.id, known.file, "authors", [], list(sp.authors)))
@@ -268,24 +244,15 @@ def _compare(known: _Known, sp: SourcePost, base: str, plan: ImportPlan) -> bool
 
 
 def plan_against(
-    posts: list[SourcePost],
-    skipped: list[Skipped],
-    known: list[_Known],
-    catalog: Catalog,
-    source: str,
-    matcher: Any | None = None,
+    posts: list[SourcePost], skipped: list[Skipped], known: list[_Known], catalog: Catalog, source: str
 ) -> ImportPlan:
     """Compare source posts with the catalog's posts (``known``: published and drafts). Pure but
-    for building a :class:`bot.domain.search.Matcher` when none is given."""
+    for building a :class:`bot.domain.search.Matcher` when a new post needs its tracks guessed."""
+    matcher = None
     base = catalog.manifest.blog_base_url
     plan = ImportPlan(public_source(source), skipped=list(skipped))
-    by_url: dict[str, _Known] = {}
-    by_title: dict[str, _Known] = {}
-    for k in known:
-        url = _absolute(k.post.url, base)
-        if url:
-            by_url[url] = k
-        by_title.setdefault(normalize_title(k.post.title), k)
+    by_url = {url: k for k in known if (url := _absolute(k.post.url, base))}
+    by_title = {normalize_title(k.post.title): k for k in reversed(known)}  # the first post of a title
     taken = {k.post.id for k in known} | {a for k in known for a in k.post.aliases}
     seen: set[str] = set()
     for sp in posts:
@@ -303,18 +270,10 @@ def plan_against(
             from bot.domain.search import Matcher
 
             matcher = Matcher(catalog)
+        tracks = guess_tracks(matcher, catalog, sp.title, sp.tags)
+        new_id, url = _new_id(sp, taken), _relative(sp.url, base)
         plan.new_posts.append(
-            NewPost(
-                id=_new_id(sp, taken),
-                title=sp.title,
-                url=_relative(sp.url, base),
-                published=sp.date,
-                authors=sp.authors,
-                tags=sp.tags,
-                tracks=guess_tracks(matcher, catalog, sp.title, sp.tags),
-                origin=sp.origin,
-                minutes=sp.minutes,
-            )
+            NewPost(new_id, sp.title, url, sp.date, sp.authors, sp.tags, tracks, sp.origin, sp.minutes)
         )
     return plan
 
@@ -338,13 +297,13 @@ def load_for_import(root: Path) -> tuple[Catalog, list[_Known]]:
     return catalog, _read_known(root)
 
 
-def plan_import(source: str, catalog_dir: str | Path, timeout: float = FETCH_TIMEOUT_S) -> ImportPlan:
+def plan_import(source: str, catalog_dir: str | Path) -> ImportPlan:
     """Read ``source`` and compare it with the catalog in ``catalog_dir`` (see the module
     docstring). Raises :class:`ImportSourceError` (source) or
     :class:`~bot.domain.catalog.loader.CatalogError` (the catalog has errors other than drafts)."""
     root = Path(catalog_dir)
     catalog, known = load_for_import(root)
-    posts, skipped = read_source(source, catalog.manifest.blog_base_url, timeout)
+    posts, skipped = read_source(source, catalog.manifest.blog_base_url)
     return plan_against(posts, skipped, known, catalog, source)
 
 

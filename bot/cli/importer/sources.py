@@ -69,12 +69,12 @@ def public_source(source: str) -> str:
     return source
 
 
-def fetch(url: str, timeout: float = FETCH_TIMEOUT_S) -> bytes:
+def fetch(url: str) -> bytes:
     """GET ``url`` and return its body (at most :data:`MAX_FEED_BYTES`). Raises
     :class:`ImportSourceError` when it is unreachable or answers other than 200."""
     request = urllib.request.Request(url, headers={"User-Agent": "vllm-path catalog import"})
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
+        with urllib.request.urlopen(request, timeout=FETCH_TIMEOUT_S) as response:
             body: bytes = response.read(MAX_FEED_BYTES + 1)
     except urllib.error.HTTPError as exc:
         raise ImportSourceError(f"{public_source(url)}: the server answered HTTP {exc.code} {exc.reason}") from None
@@ -149,24 +149,15 @@ _POST_NAME = re.compile(r"^(?P<date>\d{4}-\d{2}-\d{2})-(?P<slug>.+)\.(?:md|markd
 
 
 def _list(value: Any) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        return (value.strip(),) if value.strip() else ()
-    if isinstance(value, (list, tuple)):
-        return tuple(str(v).strip() for v in value if str(v).strip())
-    return (str(value),)
+    """A front-matter value (one value, a list or None) as its non-blank strings."""
+    items = value if isinstance(value, (list, tuple)) else () if value is None else (value,)
+    return tuple(str(v).strip() for v in items if str(v).strip())
 
 
 def _authors(value: Any) -> tuple[str, ...]:
     """Jekyll ``author``: a list, or one string of comma-separated names (``A, B, and C``)."""
-    names: list[str] = []
-    for item in _list(value):
-        for part in item.split(","):
-            part = re.sub(r"^and\s+", "", part.strip())
-            if part:
-                names.append(part)
-    return tuple(names)
+    parts = (re.sub(r"^and\s+", "", part.strip()) for item in _list(value) for part in item.split(","))
+    return tuple(part for part in parts if part)
 
 
 def _tags(value: Any) -> tuple[str, ...]:
@@ -236,13 +227,11 @@ def _jekyll_day(named: dt.date, raw: Any) -> dt.date:
     return _day(str(raw), None) or named
 
 
-def read_source(
-    source: str, blog_base_url: str, timeout: float = FETCH_TIMEOUT_S
-) -> tuple[list[SourcePost], list[Skipped]]:
+def read_source(source: str, blog_base_url: str) -> tuple[list[SourcePost], list[Skipped]]:
     """Read SOURCE: an ``http(s)`` feed URL, a Jekyll source folder, or a feed file. Raises
     :class:`ImportSourceError` with the reason when it cannot be read."""
     if source.startswith(("http://", "https://")):
-        return parse_feed(fetch(source, timeout), public_source(source))
+        return parse_feed(fetch(source), public_source(source))
     path = Path(source)
     if path.is_dir():
         return read_jekyll(path, blog_base_url)

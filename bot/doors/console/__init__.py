@@ -13,16 +13,6 @@ button numbered so that typing its number presses it.
 
 from __future__ import annotations
 
-from bot.doors.console.render import Control, mrkdwn_to_text, render_blocks
+from bot.doors.console.render import mrkdwn_to_text, render_blocks
 from bot.doors.console.repl import calls_text, handle, main
-from bot.doors.console.shell import (
-    REPLY_TIMEOUT_S,
-    VISIBLE_METHODS,
-    Console,
-    ListenerExecutor,
-    Printed,
-    Surface,
-    ask,
-    console_settings,
-    open_console,
-)
+from bot.doors.console.shell import Console, ListenerExecutor, ask, console_settings, open_console

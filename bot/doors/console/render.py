@@ -54,20 +54,12 @@ def mrkdwn_to_text(text: str) -> str:
     ``&lt;``, ``&gt;``, ``&amp;`` are unescaped."""
 
     def entity(m: re.Match[str]) -> str:
-        inner = m.group(1)
-        target, _, label = inner.partition("|")
-        if target.startswith("@"):
-            return "@" + (label or target[1:])
-        if target.startswith("#"):
-            return "#" + (label or target[1:])
+        target, _, label = m.group(1).partition("|")
+        if target[:1] in ("@", "#"):
+            return target[0] + (label or target[1:])
         if target.startswith("!"):
-            if label:
-                return label
-            word = target[1:].split("^", 1)[0]
-            return "@" + word
-        if label and label != target:
-            return f"{label} ({target})"
-        return target
+            return label or "@" + target[1:].split("^", 1)[0]
+        return _label_url(label, target)
 
     text = _ENTITY.sub(entity, text)
     text = _EMOJI_CODE.sub(lambda m: EMOJI.get(m.group(1), m.group(0)), text)

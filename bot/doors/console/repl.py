@@ -61,12 +61,7 @@ def handle(console: Console, line: str) -> tuple[bool, str]:
             + ")"
         )
         return True, note + "\n" + _join(console.press(number))
-    text = line
-    for prefix in (si.SLASH_COMMAND + " ", si.SLASH_COMMAND):
-        if text.startswith(prefix):
-            text = text[len(prefix) :].strip()
-            break
-    return True, _join(console.command(text))
+    return True, _join(console.command(line.removeprefix(si.SLASH_COMMAND).strip()))
 
 
 def run(console: Console, stdin: TextIO, stdout: TextIO, *, interactive: bool | None = None) -> int:
@@ -84,17 +79,11 @@ def run(console: Console, stdin: TextIO, stdout: TextIO, *, interactive: bool | 
         stdout.write(BANNER + "\n")
     while True:
         try:
-            if use_input:
-                try:
-                    line = input("> ") + "\n"
-                except EOFError:
-                    line = ""
-            else:
-                if interactive:
-                    stdout.write("> ")
-                    stdout.flush()
-                line = stdin.readline()
-        except KeyboardInterrupt:
+            if interactive and not use_input:
+                stdout.write("> ")
+                stdout.flush()
+            line = input("> ") + "\n" if use_input else stdin.readline()
+        except (EOFError, KeyboardInterrupt):  # input() at the end of input, or Ctrl-C: stop
             line = ""
         if not line:
             if interactive:

@@ -15,27 +15,13 @@ from typing import Any
 
 from bot.doors import standin as si
 from bot.doors.console.render import Control, mrkdwn_to_text, render_blocks
+from bot.doors.standin.refusals import MESSAGE_METHODS, VIEW_METHODS
 
 REPLY_TIMEOUT_S = 10.0
 """Seconds to wait for the first reply to a command, a click or Home."""
 
-VISIBLE_METHODS = frozenset(
-    {
-        "chat.postMessage",
-        "chat.postEphemeral",
-        "chat.update",
-        "chat.delete",
-        "chat.unfurl",
-        "views.publish",
-        "views.open",
-        "views.update",
-        "views.push",
-    }
-)
+VISIBLE_METHODS = MESSAGE_METHODS | VIEW_METHODS | {"chat.delete", "chat.unfurl"}
 """Web API methods whose effect a person would see; the console prints them."""
-
-
-# --- the console ---------------------------------------------------------------------------------
 
 
 @dataclass
@@ -43,8 +29,8 @@ class Surface:
     """Something printed that buttons belong to: a message (``message_ts``, ``is_ephemeral``,
     ``channel_id``, the message dict) or a view (the view dict as published)."""
 
-    kind: str  # "message" | "view"
-    payload: dict[str, Any]
+    kind: str = "message"  # "message" | "view"
+    payload: dict[str, Any] = field(default_factory=dict)
     message_ts: str | None = None
     is_ephemeral: bool = True
     channel_id: str = si.CONSOLE_CHANNEL_ID
@@ -57,8 +43,8 @@ class Printed:
 
     title: str
     text: str
-    controls: list[Control]
-    surface: Surface
+    controls: list[Control] = field(default_factory=list)
+    surface: Surface = field(default_factory=Surface)
     raw: dict[str, Any] = field(default_factory=dict)
 
     def render(self) -> str:
@@ -118,8 +104,6 @@ class Console:
         standin: si.SlackStandIn,
         *,
         user_id: str = si.CONSOLE_USER_ID,
-        team_id: str = si.CONSOLE_TEAM_ID,
-        channel_id: str = si.CONSOLE_CHANNEL_ID,
         timeout: float = REPLY_TIMEOUT_S,
         listeners: ListenerExecutor,
         runtime: Any = None,
@@ -128,8 +112,8 @@ class Console:
         self.runtime = runtime  # the path picture reads the reader's progress from its store
         self.standin = standin
         self.user_id = user_id
-        self.team_id = team_id
-        self.channel_id = channel_id
+        self.team_id = si.CONSOLE_TEAM_ID
+        self.channel_id = si.CONSOLE_CHANNEL_ID
         self.timeout = timeout
         self.listeners = listeners
         self.controls: dict[int, tuple[Control, Surface]] = {}
@@ -139,25 +123,19 @@ class Console:
 
     # -- sending --
 
-    def _dispatch(self, body: bytes, content_type: str) -> Any:
-        from slack_bolt.request import BoltRequest
-
-        headers: dict[str, str | Sequence[str]] = {"content-type": [content_type]}
-        return self.app.dispatch(BoltRequest(body=body.decode("utf-8"), headers=headers))
-
     def _exchange(
         self, body: bytes, content_type: str, pressed: Surface | None = None, response_url: str | None = None
     ) -> list[Printed]:
-        mark_calls = len(self.standin.calls())
-        mark_resp = len(self.standin.responses())
+        mark_calls, mark_resp = len(self.standin.calls()), len(self.standin.responses())
         self._pressed = pressed
         self._next_number = 1
-        response = self._dispatch(body, content_type)
+        from slack_bolt.request import BoltRequest
+
+        headers: dict[str, str | Sequence[str]] = {"content-type": [content_type]}
+        response = self.app.dispatch(BoltRequest(body=body.decode("utf-8"), headers=headers))
         printed: list[Printed] = []
         if response.status != 200:
-            printed.append(
-                Printed(f"error: HTTP {response.status}", str(response.body or ""), [], Surface("message", {}))
-            )
+            printed.append(Printed(f"error: HTTP {response.status}", str(response.body or "")))
         elif response.body:
             try:
                 ack_message = json.loads(response.body)
@@ -175,10 +153,7 @@ class Console:
         records: list[Any] = [c for c in self.standin.calls()[mark_calls:] if c.method in VISIBLE_METHODS]
         records += self.standin.responses()[mark_resp:]
         for record in sorted(records, key=lambda r: r.at):
-            if isinstance(record, si.ResponsePost):
-                printed.append(self._from_response(record))
-            else:
-                printed.extend(self._from_call(record))
+            printed += [self._from_response(record)] if isinstance(record, si.ResponsePost) else self._from_call(record)
         self.controls = {c.number: (c, p.surface) for p in printed for c in p.controls}
         return printed
 
@@ -254,10 +229,10 @@ class Console:
 
     def _from_response(self, post: si.ResponsePost) -> Printed:
         if post.status != 200:
-            return Printed(f"error: Slack refused the reply (HTTP {post.status})", "", [], Surface("message", {}), {})
+            return Printed(f"error: Slack refused the reply (HTTP {post.status})", "")
         body = post.body
         if body.get("delete_original"):
-            return Printed("message deleted", "", [], Surface("message", {}), dict(body))
+            return Printed("message deleted", "", raw=dict(body))
         pressed = self._pressed
         if body.get("replace_original") and pressed is not None and pressed.kind == "message":
             title = "message updated" + (" (only visible to you)" if pressed.is_ephemeral else "")
@@ -275,26 +250,6 @@ class Console:
         channel = str(args.get("channel") or "")
         if call.method.startswith("views."):
             return [self._from_view_call(call, status)]
-        if call.method == "chat.postMessage":
-            where = f"DM {channel}" if channel.startswith("D") else f"#{channel}"
-            return [
-                self._message(
-                    f"{where} (chat.postMessage{status})",
-                    args,
-                    ephemeral=False,
-                    ts=call.response.get("ts"),
-                    channel_id=channel,
-                )
-            ]
-        if call.method == "chat.postEphemeral":
-            return [
-                self._message(
-                    f"ephemeral in #{args.get('channel')} (chat.postEphemeral{status})",
-                    args,
-                    ephemeral=True,
-                    ts=call.response.get("message_ts"),
-                )
-            ]
         if call.method == "chat.unfurl":
             raw = args.get("unfurls")
             cards: dict[str, Any] = raw if isinstance(raw, dict) else {}
@@ -309,19 +264,16 @@ class Console:
                 for url, card in cards.items()
                 if isinstance(card, dict)
             ]
-        if call.method == "chat.update":
-            return [
-                self._message(
-                    f"message updated (chat.update{status})",
-                    args,
-                    ephemeral=False,
-                    ts=str(args.get("ts") or ""),
-                    channel_id=channel,
-                )
-            ]
-        return [
-            Printed(f"{call.method}{status}", json.dumps(args, ensure_ascii=False)[:300], [], Surface("message", {}))
-        ]
+        if call.method == "chat.postEphemeral":
+            title = f"ephemeral in #{args.get('channel')} (chat.postEphemeral{status})"
+            return [self._message(title, args, ephemeral=True, ts=call.response.get("message_ts"))]
+        if call.method in ("chat.postMessage", "chat.update"):
+            ts: str | None = call.response.get("ts")
+            title = f"DM {channel}" if channel.startswith("D") else f"#{channel}"
+            if call.method == "chat.update":
+                title, ts = "message updated", str(args.get("ts") or "")
+            return [self._message(f"{title} ({call.method}{status})", args, ephemeral=False, ts=ts, channel_id=channel)]
+        return [Printed(f"{call.method}{status}", json.dumps(args, ensure_ascii=False)[:300])]
 
     def _from_view_call(self, call: si.ApiCall, status: str) -> Printed:
         """A views.* call as the view it published, opened or updated."""
@@ -337,9 +289,6 @@ class Console:
         text, controls = render_blocks(blocks, start=self._next_number)
         self._next_number += len(controls)
         return text, controls
-
-
-# --- setting it up -------------------------------------------------------------------------------
 
 
 def console_settings(settings: Any = None) -> Any:
@@ -384,14 +333,7 @@ def open_console(
             listeners.shutdown(wait=False, cancel_futures=True)
 
 
-def ask(
-    text: str,
-    *,
-    user_id: str = si.CONSOLE_USER_ID,
-    settings: Any = None,
-    runtime: Any = None,
-    timeout: float = REPLY_TIMEOUT_S,
-) -> list[Printed]:
+def ask(text: str, *, user_id: str = si.CONSOLE_USER_ID) -> list[Printed]:
     """One command through the console machinery; returns what became visible (may be empty)."""
-    with open_console(settings, runtime=runtime, user_id=user_id, timeout=timeout) as console:
+    with open_console(user_id=user_id) as console:
         return console.command(text)

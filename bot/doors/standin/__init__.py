@@ -9,14 +9,10 @@ both modelled on what Slack really does (Slack's Web API reference, https://docs
   console can print what the app sent and tests can assert on it, and it can inject Slack's
   failure modes (429 with ``Retry-After``, per-channel and per-workspace ``chat.postMessage`` rate
   limits, error codes with HTTP 200, latency, HTTP 500).
-* It is as strict as Slack where the app could get it wrong: a call without a token is
-  ``not_authed``; a method it does not serve is ``unknown_method``; blocks or a view that
-  :mod:`bot.slack.blockkit` refuses are ``invalid_blocks`` / ``invalid_arguments`` (a response
-  URL answers 400 ``invalid_blocks``); a message with neither text nor blocks is ``no_text``, one
-  whose ``text`` is over 4,000 characters ``msg_too_long``; a call whose scope
-  (:mod:`bot.slack.scopes`) the token lacks is ``missing_scope`` (the manifest's scopes by default;
-  ``scopes=`` or per-token ``token_scopes=`` to change them). All refusals go
-  through :meth:`SlackStandIn.refusal`, the one place to add a check.
+* It is as strict as Slack where the app could get it wrong: no token, an unknown method, a
+  scope the token lacks (:mod:`bot.slack.scopes`), blocks or a view :mod:`bot.slack.blockkit`
+  refuses, a message without text or with too long a text get Slack's error codes
+  (:mod:`~bot.doors.standin.refusals`; a response URL answers 400 ``invalid_blocks``).
 * :func:`slash_command_body`, :func:`block_actions_body`, :func:`event_body` and
   :func:`signed_headers` build the requests Slack sends to an app, byte for byte in Slack's
   formats, so that the console and the end-to-end tests drive the real Bolt parsing.
@@ -24,20 +20,14 @@ both modelled on what Slack really does (Slack's Web API reference, https://docs
 Tokens are never stored: a call records only whether an ``Authorization`` header was present and
 a short fingerprint (first 8 hex digits of its SHA-256), enough to tell workspaces apart.
 
-Modules: :mod:`~bot.doors.standin.server` (the workspace: state, checks of tokens and scopes),
-:mod:`~bot.doors.standin.oauth` (tokens, rotation), :mod:`~bot.doors.standin.limits` (faults,
-rate limits), :mod:`~bot.doors.standin.answers` (the answers, per Web API family),
-:mod:`~bot.doors.standin.refusals` (served methods, argument checks),
-:mod:`~bot.doors.standin.transport` (HTTP), :mod:`~bot.doors.standin.records` (what it
-records, the faults), :mod:`~bot.doors.standin.requests` (Slack's requests to an app),
-:mod:`~bot.doors.standin.ids` (the console's workspace, user and channel). What its users need is
-importable from this package.
+Modules: :mod:`~bot.doors.standin.server` (the workspace; it names the others),
+:mod:`~bot.doors.standin.requests` (Slack's requests to an app), :mod:`~bot.doors.standin.ids`
+(the console's workspace, user and channel). What its users need is importable from this package.
 """
 
 from __future__ import annotations
 
 from bot.doors.standin.ids import (
-    BOT_USER_ID,
     CONSOLE_CHANNEL_ID,
     CONSOLE_CHANNEL_NAME,
     CONSOLE_TEAM_ID,

@@ -69,13 +69,10 @@ class Tokens:
     def granted(self, token: str | None, default: frozenset[str]) -> frozenset[str] | str:
         """The scopes ``token`` holds (``default`` when scopes are not kept per token), or the error
         code refusing it: ``token_expired``, ``invalid_auth`` (a token never granted)."""
-        if token is not None:
-            with self._lock:
-                expiry = self._expiry.get(token)
-            if expiry is not None and expiry <= time.time():
-                return "token_expired"
         with self._lock:
-            installed = self._installed.get(token or "")
+            expiry, installed = self._expiry.get(token or ""), self._installed.get(token or "")
+        if expiry is not None and expiry <= time.time():
+            return "token_expired"
         if installed is not None:
             return installed
         if self._scopes is None:

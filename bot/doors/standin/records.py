@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 from bot.slack import blockkit
@@ -151,17 +150,11 @@ class ResponseLog:
     def wait_for(self, url: str, count: int, timeout: float) -> ResponsePost:
         """The ``count``-th post to ``url``, waiting up to ``timeout`` seconds for it (call with
         the lock held; the wait releases it). Raises :class:`TimeoutError`."""
-        deadline = time.monotonic() + timeout
         waiter = self._waiting.setdefault(url, threading.Condition(self._lock))
         try:
-            while True:
-                posts = self._by_url.get(url, ())
-                if len(posts) >= count:
-                    return posts[count - 1]
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise TimeoutError(f"stand-in: condition not met within {timeout} s")
-                waiter.wait(left)
+            if not waiter.wait_for(lambda: len(self._by_url.get(url, ())) >= count, timeout):
+                raise TimeoutError(f"stand-in: condition not met within {timeout} s")
+            return self._by_url[url][count - 1]
         finally:
             if self._waiting.get(url) is waiter:
                 del self._waiting[url]
@@ -173,28 +166,14 @@ class ResponseLog:
         self._ok_by_key.clear()
 
 
-class BlockVerdicts:
-    """Whether Slack would refuse a message's blocks, remembered by the message's bytes: the
-    verdict depends on them alone, so a reply sent again is neither parsed nor walked again
-    (at most ``limit`` bytes strings are kept; the memory is cleared when full). Thread-safe
-    enough for the stand-in: a lost race computes one verdict twice."""
-
-    def __init__(self, limit: int = 256) -> None:
-        self._limit = limit
-        self._seen: dict[bytes, bool] = {}
-
-    def refused(self, raw: bytes) -> bool:
-        """``True`` when the blocks of the message ``raw`` (JSON text) break Block Kit's limits
-        (:func:`bot.slack.blockkit.block_kit_problems`). Raises ``ValueError`` when ``raw`` is not a
-        JSON object (never remembered)."""
-        refused = self._seen.get(raw)
-        if refused is None:
-            body = json.loads(raw.decode("utf-8") or "{}")
-            if not isinstance(body, dict):
-                raise ValueError("a message body is a JSON object")
-            blocks = body.get("blocks")
-            refused = bool(blocks and blockkit.block_kit_problems(blocks, "message"))
-            if len(self._seen) >= self._limit:
-                self._seen.clear()
-            self._seen[raw] = refused
-        return refused
+@lru_cache(maxsize=256)
+def blocks_refused(raw: bytes) -> bool:
+    """``True`` when the blocks of the message ``raw`` (JSON text) break Block Kit's limits
+    (:func:`bot.slack.blockkit.block_kit_problems`). Remembered by the bytes (the verdict depends on
+    them alone), so a reply sent again is neither parsed nor walked again. Raises ``ValueError``
+    when ``raw`` is not a JSON object (never remembered)."""
+    body = json.loads(raw.decode("utf-8") or "{}")
+    if not isinstance(body, dict):
+        raise ValueError("a message body is a JSON object")
+    blocks = body.get("blocks")
+    return bool(blocks and blockkit.block_kit_problems(blocks, "message"))

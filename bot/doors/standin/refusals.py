@@ -1,7 +1,7 @@
 """What the stand-in serves and the checks of a call's arguments that Slack makes (the method
 list, message text and Block Kit, views, ``chat.unfurl``). Pure: no state of the server; the
-checks that need it (tokens, scopes, membership) are :meth:`SlackStandIn.refusal`'s, which calls
-:func:`argument_refusal` last.
+checks that need it (tokens, scopes, membership) are ``SlackStandIn._auth_refusal``'s;
+:func:`argument_refusal` comes last.
 """
 
 from __future__ import annotations
@@ -15,14 +15,15 @@ MAX_MESSAGE_TEXT = 4000
 """Characters of a message's top-level ``text`` beyond which Slack answers ``msg_too_long`` (in
 practice; Slack documents 40,000 as the hard truncation)."""
 
-SERVED_METHODS: frozenset[str] = frozenset(
-    {
-        "api.test",
-        "oauth.v2.access",
+NO_TOKEN_METHODS = frozenset({"api.test", "oauth.v2.access"})  # OAuth uses the client id/secret
+MESSAGE_METHODS = frozenset({"chat.postMessage", "chat.postEphemeral", "chat.update"})
+VIEW_METHODS = frozenset({"views.publish", "views.open", "views.update", "views.push"})
+SERVED_METHODS: frozenset[str] = (
+    NO_TOKEN_METHODS
+    | MESSAGE_METHODS
+    | VIEW_METHODS
+    | {
         "auth.test",
-        "chat.postMessage",
-        "chat.postEphemeral",
-        "chat.update",
         "chat.delete",
         "chat.unfurl",
         "conversations.open",
@@ -31,18 +32,10 @@ SERVED_METHODS: frozenset[str] = frozenset(
         "conversations.list",
         "users.conversations",
         "users.info",
-        "views.publish",
-        "views.open",
-        "views.update",
-        "views.push",
     }
 )
 """The Web API methods the stand-in serves (their scopes: :mod:`bot.slack.scopes`). Any other
 method is answered ``unknown_method``."""
-
-NO_TOKEN_METHODS = frozenset({"api.test", "oauth.v2.access"})  # OAuth uses the client id/secret
-MESSAGE_METHODS = frozenset({"chat.postMessage", "chat.postEphemeral", "chat.update"})
-VIEW_METHODS = frozenset({"views.publish", "views.open", "views.update", "views.push"})
 
 
 def argument_refusal(method: str, args: Mapping[str, Any]) -> str | None:

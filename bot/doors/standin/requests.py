@@ -30,21 +30,18 @@ def slash_command_body(
     user_id: str = CONSOLE_USER_ID,
     user_name: str = CONSOLE_USER_NAME,
     team_id: str = CONSOLE_TEAM_ID,
-    team_domain: str = CONSOLE_TEAM_DOMAIN,
     channel_id: str = CONSOLE_CHANNEL_ID,
     channel_name: str = CONSOLE_CHANNEL_NAME,
     response_url: str = "https://hooks.slack.com/commands/T0/1/x",
-    api_app_id: str = CONSOLE_APP_ID,
     enterprise_id: str | None = None,
     enterprise_name: str | None = None,
-    trigger_id: str | None = None,
     token: str = "verification-token-unused",
 ) -> bytes:
     """A slash command request body as Slack sends it: ``application/x-www-form-urlencoded``
     bytes with every field Slack documents (``token, team_id, team_domain, [enterprise_id,
     enterprise_name,] channel_id, channel_name, user_id, user_name, command, text, api_app_id,
     is_enterprise_install, response_url, trigger_id``)."""
-    fields: list[tuple[str, str]] = [("token", token), ("team_id", team_id), ("team_domain", team_domain)]
+    fields: list[tuple[str, str]] = [("token", token), ("team_id", team_id), ("team_domain", CONSOLE_TEAM_DOMAIN)]
     if enterprise_id:
         fields += [("enterprise_id", enterprise_id), ("enterprise_name", enterprise_name or "")]
     fields += [
@@ -54,10 +51,10 @@ def slash_command_body(
         ("user_name", user_name),
         ("command", command),
         ("text", text),
-        ("api_app_id", api_app_id),
+        ("api_app_id", CONSOLE_APP_ID),
         ("is_enterprise_install", "false"),
         ("response_url", response_url),
-        ("trigger_id", trigger_id or _trigger_id()),
+        ("trigger_id", _trigger_id()),
     ]
     return urlencode(fields).encode("utf-8")
 
@@ -71,13 +68,9 @@ def block_actions_body(
     is_ephemeral: bool = False,
     response_url: str | None = None,
     user_id: str = CONSOLE_USER_ID,
-    user_name: str = CONSOLE_USER_NAME,
     team_id: str = CONSOLE_TEAM_ID,
-    team_domain: str = CONSOLE_TEAM_DOMAIN,
     channel_id: str = CONSOLE_CHANNEL_ID,
     channel_name: str = CONSOLE_CHANNEL_NAME,
-    api_app_id: str = CONSOLE_APP_ID,
-    token: str = "verification-token-unused",
 ) -> bytes:
     """A ``block_actions`` request body: form field ``payload`` holding the JSON Slack sends.
 
@@ -98,11 +91,11 @@ def block_actions_body(
     act.setdefault("action_ts", f"{time.time():.6f}")
     payload: dict[str, Any] = {
         "type": "block_actions",
-        "user": {"id": user_id, "username": user_name, "name": user_name, "team_id": team_id},
-        "api_app_id": api_app_id,
-        "token": token,
+        "user": {"id": user_id, "username": CONSOLE_USER_NAME, "name": CONSOLE_USER_NAME, "team_id": team_id},
+        "api_app_id": CONSOLE_APP_ID,
+        "token": "verification-token-unused",
         "trigger_id": _trigger_id(),
-        "team": {"id": team_id, "domain": team_domain},
+        "team": {"id": team_id, "domain": CONSOLE_TEAM_DOMAIN},
         "enterprise": None,
         "is_enterprise_install": False,
         "state": {"values": {}},
@@ -146,8 +139,6 @@ def event_body(
     *,
     team_id: str = CONSOLE_TEAM_ID,
     event_id: str | None = None,
-    api_app_id: str = CONSOLE_APP_ID,
-    user_id: str = BOT_USER_ID,
     token: str = "verification-token-unused",
 ) -> bytes:
     """An Events API request body: the ``event_callback`` JSON wrapper around ``event`` (with
@@ -156,7 +147,7 @@ def event_body(
     wrapper = {
         "token": token,
         "team_id": team_id,
-        "api_app_id": api_app_id,
+        "api_app_id": CONSOLE_APP_ID,
         "event": dict(event),
         "type": "event_callback",
         "event_id": event_id or f"Ev{uuid.uuid4().hex[:10].upper()}",
@@ -165,7 +156,7 @@ def event_body(
             {
                 "enterprise_id": None,
                 "team_id": team_id,
-                "user_id": user_id,
+                "user_id": BOT_USER_ID,
                 "is_bot": True,
                 "is_enterprise_install": False,
             }
@@ -208,20 +199,14 @@ def link_shared_event(
     return event
 
 
-def app_home_opened_event(
-    user_id: str = CONSOLE_USER_ID,
-    *,
-    tab: str = "home",
-    channel: str = "D0CONSOLE",
-    view: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
+def app_home_opened_event(user_id: str = CONSOLE_USER_ID, *, view: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """An ``app_home_opened`` event (the ``event`` part): ``type, user, channel, tab, event_ts``
     and ``view`` when one was published before."""
     event: dict[str, Any] = {
         "type": "app_home_opened",
         "user": user_id,
-        "channel": channel,
-        "tab": tab,
+        "channel": "D0CONSOLE",
+        "tab": "home",
         "event_ts": f"{time.time():.6f}",
     }
     if view is not None:

@@ -16,10 +16,10 @@ from typing import Any, TypeVar
 from urllib.parse import urlencode, urlsplit
 
 from bot.doors.standin.answers import ok_body
-from bot.doors.standin.ids import CONSOLE_CHANNEL_ID, CONSOLE_CHANNEL_NAME, CONSOLE_TEAM_ID
+from bot.doors.standin.ids import CONSOLE_CHANNEL, CONSOLE_TEAM_ID
 from bot.doors.standin.limits import Answer, RateLimits, checked_changes
 from bot.doors.standin.oauth import Grant, Tokens
-from bot.doors.standin.records import ApiCall, BlockVerdicts, Faults, ResponseLog, ResponsePost, response_key
+from bot.doors.standin.records import ApiCall, Faults, ResponseLog, ResponsePost, blocks_refused, response_key
 from bot.doors.standin.refusals import NO_TOKEN_METHODS, SERVED_METHODS, argument_refusal
 from bot.doors.standin.transport import LoopbackServer, handler_for
 from bot.slack.scopes import conversation_kind, default_bot_scopes, parse_scopes, scope_refusal
@@ -30,16 +30,16 @@ T = TypeVar("T")
 class SlackStandIn:
     """Slack's Web API and response URLs, served on ``127.0.0.1`` from a daemon thread.
 
-    Starts listening at once on a free port (``port=0``); use it as a context manager or call
+    Starts listening at once on a free port; use it as a context manager or call
     :meth:`close`. Point ``slack_sdk.WebClient(base_url=standin.api_url)`` at :attr:`api_url` and put
     :meth:`response_url` values into the requests sent to the app. Thread-safe.
 
-    ``team_id``/``team_name``: what ``auth.test`` reports. ``channels``: what ``users.conversations``
+    ``team_id`` (and :attr:`team_name`): what ``auth.test`` reports. ``channels``: what ``users.conversations``
     lists and ``conversations.info`` answers (default one public channel ``C0CONSOLE``; another id, or
     a private channel whose ``is_member`` is false, is ``channel_not_found``); posting to or reading a
     channel whose ``is_member`` is false is ``not_in_channel`` (a public one accepts posts from a
-    token with ``chat:write.public``). ``response_url_limit``: posts one response URL accepts (Slack:
-    5; later ones 404 ``used_url``). ``scopes``: any token's scopes (default the manifest's); a call
+    token with ``chat:write.public``). :attr:`response_url_limit`: posts one response URL accepts
+    (Slack: 5; later ones 404 ``used_url``). ``scopes``: any token's scopes (default the manifest's); a call
     whose scope is missing is ``missing_scope`` with ``needed`` and ``provided``. ``token_scopes``:
     each token's own scopes (an unknown token is ``invalid_auth``). ``users``: user id ->
     ``real_name``, ``display_name``, ``is_admin``, ``is_owner``, ``tz``, ``locale`` … for
@@ -56,10 +56,7 @@ class SlackStandIn:
         self,
         *,
         team_id: str = CONSOLE_TEAM_ID,
-        team_name: str = "Console",
         channels: Iterable[Mapping[str, Any]] | None = None,
-        response_url_limit: int = 5,
-        port: int = 0,
         token_scopes: Mapping[str, Iterable[str]] | None = None,
         scopes: Iterable[str] | None = None,
         oauth_client: tuple[str, str] | None = None,
@@ -76,22 +73,9 @@ class SlackStandIn:
         self.users = {k: dict(v) for k, v in users.items()} if users is not None else None
         self.scopes = default_bot_scopes() if scopes is None else parse_scopes(scopes)
         self.team_id = team_id
-        self.team_name = team_name
-        self.channels = (
-            [dict(c) for c in channels]
-            if channels is not None
-            else [
-                {
-                    "id": CONSOLE_CHANNEL_ID,
-                    "name": CONSOLE_CHANNEL_NAME,
-                    "is_channel": True,
-                    "is_private": False,
-                    "is_member": True,
-                    "is_archived": False,
-                }
-            ]
-        )
-        self.response_url_limit = response_url_limit
+        self.team_name = "Console"
+        self.channels = [dict(c) for c in (channels if channels is not None else [CONSOLE_CHANNEL])]
+        self.response_url_limit = 5
         self._cond_lock = threading.RLock()
         self._cond = threading.Condition(self._cond_lock)
         self._ids = itertools.count(1)
@@ -100,11 +84,9 @@ class SlackStandIn:
         self._limits = RateLimits(self._cond_lock)
         self._calls: list[ApiCall] = []
         self._responses = ResponseLog(self._cond_lock)
-        self._verdicts = BlockVerdicts()
         self._ts = itertools.count(1)
         self._ts_base = int(time.time())
-        self._server = LoopbackServer(("127.0.0.1", port), handler_for(self))
-        self._server.daemon_threads = True
+        self._server = LoopbackServer(("127.0.0.1", 0), handler_for(self))
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.1}, name="slack-standin", daemon=True
         )
@@ -196,12 +178,7 @@ class SlackStandIn:
         if url is not None:
             with self._cond:
                 return self._responses.wait_for(url, count, timeout)
-
-        def enough() -> list[ResponsePost]:
-            posts = self.responses(url)
-            return posts if len(posts) >= count else []
-
-        return self.wait_for(enough, timeout)[count - 1]
+        return self.wait_for(lambda: self.responses()[count - 1 : count], timeout)[0]
 
     def _record_response(self, post: ResponsePost) -> None:
         """Keep ``post`` and wake whoever waits for it (the caller holds ``_cond``)."""
@@ -211,12 +188,7 @@ class SlackStandIn:
     def wait_for_call(self, method: str, count: int = 1, timeout: float = 5.0) -> ApiCall:
         """Wait until at least ``count`` calls of ``method`` arrived and return the ``count``-th.
         ``timeout`` in seconds; raises :class:`TimeoutError`."""
-
-        def enough() -> list[ApiCall]:
-            calls = self.calls(method)
-            return calls if len(calls) >= count else []
-
-        return self.wait_for(enough, timeout)[count - 1]
+        return self.wait_for(lambda: self.calls(method)[count - 1 : count], timeout)[0]
 
     def reset(self) -> None:
         """Forget every record and turn every fault off (the server keeps running)."""
@@ -257,22 +229,14 @@ class SlackStandIn:
             time.sleep(faults.latency_s)
         token = auth.split(" ", 1)[-1] if auth else None
         refused = self._auth_refusal(method, args, token)
-        headers: dict[str, str]
-        decided = time.monotonic()
+        headers: dict[str, str] = {}
+        status, decided, team = 200, time.monotonic(), {"id": self.team_id, "name": self.team_name}
         if refused is not None:
-            status, headers, body = 200, {}, refused
+            body = refused
         elif method == "oauth.v2.access" and args.get("grant_type") == "refresh_token":
-            status, headers, body = (
-                200,
-                {},
-                self._tokens.refresh(args, auth, {"id": self.team_id, "name": self.team_name}),
-            )
+            body = self._tokens.refresh(args, auth, team)
         elif method == "oauth.v2.access" and self._tokens.has_client:  # grant_type absent: an install
-            status, headers, body = (
-                200,
-                {},
-                self._tokens.exchange(args, auth, {"id": self.team_id, "name": self.team_name}, self.enterprise),
-            )
+            body = self._tokens.exchange(args, auth, team, self.enterprise)
         else:
             # Rate limits and injected faults first (they count arrivals, so the time spent
             # checking blocks must not shift them), then the arguments of an accepted call.
@@ -288,21 +252,12 @@ class SlackStandIn:
             self._cond.notify_all()
         return status, headers, body
 
-    def refusal(self, method: str, args: Mapping[str, Any], token: str | None) -> str | None:
-        """The Slack error code this call gets (``None``: it is acceptable). When serving, the
-        authentication checks come before the injected faults and rate limits, the argument
-        checks after them (rate limits count every arrival).
-
-        In Slack's order: authentication (``not_authed``, ``invalid_auth``), the method
-        (``unknown_method``), the token's scopes (``missing_scope``), then the arguments
-        (``no_text``, ``msg_too_long``, ``invalid_blocks``, ``invalid_arguments``). ``token`` is the
-        bearer token or ``None``."""
-        refused = self._auth_refusal(method, args, token)
-        return str(refused["error"]) if refused else argument_refusal(method, args)
-
     def _auth_refusal(self, method: str, args: Mapping[str, Any], token: str | None) -> dict[str, Any] | None:
         """Slack's answer body when authentication, the method or the token's scopes refuse the
-        call, else None."""
+        call, else None. In Slack's order: ``not_authed``, ``unknown_method``, the token
+        (``invalid_auth``, ``token_expired``), ``missing_scope`` / ``not_in_channel``; the argument
+        checks (:func:`~bot.doors.standin.refusals.argument_refusal`) come after the injected faults
+        and rate limits, which count every arrival."""
         if token is None and method not in NO_TOKEN_METHODS:
             return {"ok": False, "error": "not_authed"}
         if method not in SERVED_METHODS:
@@ -340,12 +295,6 @@ class SlackStandIn:
         Needs ``token_scopes`` (scope checks on) to be meaningful."""
         return self._tokens.issue(scopes, expires_in_s)
 
-    def _blocks_refused(self, raw: bytes) -> bool:
-        """Whether Slack would refuse the blocks of the message sent as ``raw`` (JSON text;
-        :class:`~bot.doors.standin.records.BlockVerdicts`). Raises ``ValueError`` when ``raw`` is
-        not a JSON object."""
-        return self._verdicts.refused(raw)
-
     def _ok_body(self, method: str, args: dict[str, Any]) -> dict[str, Any]:
         """The body of an accepted call: :func:`bot.doors.standin.answers.ok_body`. A subclass may
         answer a method otherwise (tests answer ``oauth.v2.access`` with tokens)."""
@@ -369,12 +318,13 @@ class SlackStandIn:
         sep = "&" if "?" in str(redirect) else "?"
         return 302, f"{redirect}{sep}{urlencode({'code': code, 'state': query.get('state', '')})}"
 
-    def answer_response(self, key: str, url: str, raw: bytes) -> tuple[int, str]:
-        """Answer one post to response URL ``key`` (server threads): ``(HTTP status, text)``;
+    def answer_response(self, key: str, path: str, raw: bytes) -> tuple[int, str]:
+        """Answer one post to response URL ``key`` at ``path`` (server threads): ``(HTTP status, text)``;
         recorded (:meth:`responses`, whose ``body`` is parsed from ``raw`` when first read).
         ``raw``: the JSON text posted. Raises ``ValueError`` when it is not a JSON object (the
         transport answers 400 ``invalid_payload``, as Slack does, and records nothing)."""
-        if self._blocks_refused(raw):
+        url = self.base_url + path
+        if blocks_refused(raw):
             with self._cond:
                 self._record_response(ResponsePost(key, url, raw, 400, time.monotonic()))
             return 400, "invalid_blocks"
@@ -390,7 +340,7 @@ class SlackStandIn:
         recorded with those posts (``ResponsePost.ack``; it does not use up one of the URL's five
         posts). Returns 200, or 400 when its blocks break Block Kit's limits (Slack shows an
         error instead). Raises ``ValueError`` when ``raw`` is not a JSON object."""
-        status = 400 if self._blocks_refused(raw) else 200
+        status = 400 if blocks_refused(raw) else 200
         with self._cond:
             key = response_key(urlsplit(url).path) or url
             self._record_response(ResponsePost(key, url, raw, status, time.monotonic(), ack=True))

@@ -21,11 +21,6 @@ _JSON_ARGS = ("blocks", "attachments", "view", "metadata", "unfurls", "channels"
 class Answers(Protocol):
     """What the HTTP side asks of the stand-in (:class:`~bot.doors.standin.server.SlackStandIn`)."""
 
-    @property
-    def base_url(self) -> str:
-        """``http://127.0.0.1:<port>``."""
-        ...
-
     def answer_api(
         self, method: str, args: dict[str, Any], auth: str | None
     ) -> tuple[int, dict[str, str], dict[str, Any]]:
@@ -37,9 +32,9 @@ class Answers(Protocol):
         """``GET /oauth/v2/authorize``: ``(302, Location)`` or ``(400, error text)``."""
         ...
 
-    def answer_response(self, key: str, url: str, raw: bytes) -> tuple[int, str]:
-        """A post of JSON text ``raw`` to response URL ``key``: ``(HTTP status, text body)``;
-        raises ``ValueError`` when ``raw`` is not a JSON object."""
+    def answer_response(self, key: str, path: str, raw: bytes) -> tuple[int, str]:
+        """A post of JSON text ``raw`` to response URL ``key`` (at ``path``): ``(HTTP status, text
+        body)``; raises ``ValueError`` when ``raw`` is not a JSON object."""
         ...
 
 
@@ -124,7 +119,7 @@ def handler_for(standin: Answers) -> type[BaseHTTPRequestHandler]:
                 )
             elif (key := response_key(parts.path)) is not None and self.command == "POST":
                 try:
-                    status, text = standin.answer_response(key, standin.base_url + parts.path, raw)
+                    status, text = standin.answer_response(key, parts.path, raw)
                 except ValueError:  # not JSON (UnicodeDecodeError is one too): Slack's answer
                     self._send(400, b"invalid_payload", "text/plain")
                     return
