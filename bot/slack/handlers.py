@@ -2,10 +2,8 @@
 
 :class:`Handlers` parses (text -> :class:`bot.slack.grammar.Command`, button value ->
 :class:`~bot.slack.commands.context.ButtonValue`), opens a request
-:class:`~bot.slack.commands.context.Context` for the caller and looks the use case up by kind
-in :mod:`bot.slack.commands` (one module per command). Listeners (``bot/slack/listeners``), the
-console and the tests call it the same way. Nothing here talks to Slack except through the
-optional ``users_info`` callable (for the locale and time zone), which must never raise.
+:class:`~bot.slack.commands.context.Context` for the caller and runs the use case of that kind
+(:mod:`bot.slack.commands`). Listeners, the console and the tests call it the same way.
 """
 
 from __future__ import annotations
@@ -15,7 +13,7 @@ from typing import Any
 
 from bot.runtime import Runtime
 from bot.slack import grammar
-from bot.slack.commands import ButtonValue, Context, replies, run_button, run_command
+from bot.slack.commands import ButtonValue, Context, run_button, run_command
 from bot.slack.commands.context import (
     Announce,
     Caller,
@@ -30,7 +28,6 @@ from bot.slack.commands.context import (
 )
 from bot.slack.commands.plan import home_plan
 from bot.slack.commands.stats import team_insights
-from bot.slack.commands.subscribe import next_fire_label
 from bot.slack.commands.unfurl import unfurls_for
 from bot.slack.i18n import t
 from bot.slack.ids import is_conversation_id
@@ -51,13 +48,14 @@ __all__ = [
     "UserInfo",
     "UserInfoCache",
     "UsersInfo",
-    "next_fire_label",
     "no_users_info",
 ]
 
 
 class Handlers:
-    """Command and action handlers bound to a :class:`Runtime` (store + catalog holder)."""
+    """Command and action handlers bound to a :class:`Runtime` (store + catalog holder). One
+    object shared by every request: a copy (Bolt's deep copy of a lazy listener's context) is
+    the object itself."""
 
     def __init__(
         self,
@@ -71,22 +69,16 @@ class Handlers:
         self.channel_check = channel_check
         self.announce = announce
 
+    def __copy__(self) -> Handlers:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Handlers:
+        return self
+
     def context(self, caller: Caller, lang: str | None = None, typed: str = "") -> Context:
         """A request :class:`Context` for ``caller`` (language looked up unless given; ``typed``:
         the command's text, which answers in Chinese when it is Chinese and no language was chosen)."""
-        return Context(
-            self.rt,
-            caller,
-            self.users_info,
-            lang or "",
-            channel_check=self.channel_check,
-            announce=self.announce,
-            typed=typed,
-        )
-
-    def lang(self, caller: Caller) -> str:
-        """``/vllm-path lang`` setting, else the Slack locale (zh* -> zh), else English."""
-        return self.context(caller).lang
+        return Context(self.rt, caller, self.users_info, lang or "", self.channel_check, self.announce, typed)
 
     def command(self, caller: Caller, text: str) -> Reply:
         """Answer ``/vllm-path <text>`` for ``caller``. Never raises for bad input."""
@@ -120,14 +112,6 @@ class Handlers:
         if isinstance(self.users_info, UserInfoCache):
             return self.users_info.cached
         return no_users_info if self.users_info is no_users_info else None
-
-    def query(self, caller: Caller, text: str, lang: str, notice: str | None = None) -> Reply:
-        """A track's path when ``text`` names a track, otherwise search results."""
-        return replies.query(self.context(caller, lang), text, notice=notice)
-
-    def track_view(self, caller: Caller, track_id: str, lang: str, notice: str | None = None) -> Reply:
-        """The track reply for ``caller`` (progress, next step, buttons)."""
-        return replies.track_view(self.context(caller, lang), track_id, notice=notice)
 
     def action(self, caller: Caller, kind: str, data: dict[str, Any], label: str = "") -> Reply | None:
         """Handle a button click (``kind`` = the action id's prefix, ``data`` = its decoded value,

@@ -7,38 +7,21 @@ handlers with :func:`handlers_of`.
 Bolt hands a lazy listener a copy of the request in which every custom context value is
 deep-copied (``BoltContext.to_copyable``); a value that cannot be copied is dropped with a
 warning. The handlers are one object shared by every request (a database pool, the catalog
-holder, caches), so they travel in :class:`Shared`, whose copy is itself.
+holder, caches): their copy is themselves (:class:`~bot.slack.handlers.Handlers`).
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
 
-from slack_bolt import BoltContext
+from slack_bolt import Ack, BoltContext
 
 from bot import metrics
 from bot.slack.handlers import Handlers
 
 HANDLERS = "vllm_path_handlers"
-"""The context key holding the app's :class:`Shared` handlers."""
-
-
-class Shared:
-    """A value shared by every request: ``copy.copy`` and ``copy.deepcopy`` return the holder
-    itself, so Bolt's copy of the context for a lazy listener keeps the same object."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value: Any) -> None:
-        self.value = value
-
-    def __copy__(self) -> Shared:
-        return self
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> Shared:
-        return self
+"""The context key holding the app's :class:`~bot.slack.handlers.Handlers`."""
 
 
 def provide_handlers(handlers: Handlers) -> Callable[[BoltContext, Callable[[], None]], None]:
@@ -46,11 +29,10 @@ def provide_handlers(handlers: Handlers) -> Callable[[BoltContext, Callable[[], 
     and the request's arrival time (``time.monotonic()`` seconds, :data:`bot.metrics.RECEIVED_AT`)
     for the reply-latency metric. :class:`bot.slack.app.BotApp` calls it before Bolt's own
     middleware rather than through ``app.use`` (Bolt would build its arguments on every request)."""
-    shared = Shared(handlers)
 
     def put_handlers(context: BoltContext, next: Callable[[], None]) -> None:
         context[metrics.RECEIVED_AT] = time.monotonic()
-        context[HANDLERS] = shared
+        context[HANDLERS] = handlers
         next()
 
     return put_handlers
@@ -59,7 +41,13 @@ def provide_handlers(handlers: Handlers) -> Callable[[BoltContext, Callable[[], 
 def handlers_of(context: BoltContext) -> Handlers:
     """The app's handlers from Bolt's ``context`` (a lazy listener's copy too). Raises
     ``LookupError`` when the app was not built by :func:`bot.slack.app.build_app`."""
-    shared = context.get(HANDLERS)
-    if not isinstance(shared, Shared) or not isinstance(shared.value, Handlers):
+    handlers = context.get(HANDLERS)
+    if not isinstance(handlers, Handlers):
         raise LookupError("no Handlers in Bolt's context: build the app with bot.slack.app.build_app")
-    return shared.value
+    return handlers
+
+
+def ack_now(ack: Ack) -> None:
+    """Ack at once, in the request thread; the work (reply, unfurl, Home publish) is the lazy
+    listener's, so no Web API call runs before the ack."""
+    ack()

@@ -9,14 +9,14 @@ import hashlib
 import logging
 from typing import Any
 
-from slack_bolt import Ack, App, BoltContext
+from slack_bolt import App, BoltContext
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from bot import metrics
 from bot.logging_setup import slack_error
 from bot.slack.handlers import Caller, Handlers
-from bot.slack.listeners.context import handlers_of
+from bot.slack.listeners.context import ack_now, handlers_of
 from bot.slack.listeners.errors import answers_failure
 from bot.slack.listeners.identity import caller_of, tenant
 
@@ -108,12 +108,6 @@ def unfurl_links(handlers: Handlers, client: WebClient, caller: Caller, event: d
     return True
 
 
-def ack_event(ack: Ack) -> None:
-    """Ack at once (in the request thread); the work (an unfurl, a Home publish) is the lazy
-    listener's, so no Web API call ever runs on the pool that sends acks."""
-    ack()
-
-
 @answers_failure("link_shared")
 def link_shared(body: dict, event: dict, client: WebClient, context: BoltContext) -> None:
     """Lazy: unfurl the catalog links of a ``link_shared`` event (once per event id)."""
@@ -171,7 +165,7 @@ def revoked(body: dict, event: dict, context: BoltContext) -> None:
 
 def register(app: App) -> None:
     """Attach the event listeners."""
-    app.event("link_shared")(ack=ack_event, lazy=[link_shared])
-    app.event("app_home_opened")(ack=ack_event, lazy=[home_opened])
+    app.event("link_shared")(ack=ack_now, lazy=[link_shared])
+    app.event("app_home_opened")(ack=ack_now, lazy=[home_opened])
     app.event("app_uninstalled")(uninstalled)
     app.event("tokens_revoked")(revoked)
