@@ -22,6 +22,7 @@ from slack_sdk.errors import SlackApiError
 from bot.runtime import Runtime
 from bot.slack.commands.context import CHANNEL_INVITE, CHANNEL_OK
 from bot.slack.handlers import Handlers, UserInfo, UserInfoCache
+from bot.slack.lazy import BoundedLazyRunner
 from bot.slack.listeners import actions, commands, errors, events
 from bot.slack.listeners.context import provide_handlers
 from bot.slack.mrkdwn import Mrkdwn
@@ -55,12 +56,8 @@ class BotApp(App):
         """Bolt's dispatch with the handlers and the arrival time put into ``req.context`` first
         (:func:`~bot.slack.listeners.context.provide_handlers`): what a global middleware would
         do, without Bolt building the middleware's arguments on every request."""
-        self._provide(req.context, _nothing)
+        self._provide(req.context, lambda: None)
         return super().dispatch(req)
-
-
-def _nothing() -> None:
-    pass
 
 
 def separate_lazy_pool(app: App) -> None:
@@ -69,8 +66,6 @@ def separate_lazy_pool(app: App) -> None:
     ``ThreadLazyListenerRunner`` on it and has no parameter for another): a pool of 5 unbounded
     in its queue, shared with whatever else a caller submits there. With a slow Slack the
     follow-up work grew that queue without a bound."""
-    from bot.slack.lazy import BoundedLazyRunner
-
     runner = getattr(app, "_listener_runner", None)
     if runner is None or not hasattr(runner, "lazy_listener_runner"):  # pragma: no cover
         log.warning("Bolt's listener runner changed: lazy listeners share the ack pool")
@@ -78,25 +73,18 @@ def separate_lazy_pool(app: App) -> None:
     runner.lazy_listener_runner = BoundedLazyRunner(app.logger)
 
 
-def lazy_runner(app: App) -> Any:
+def lazy_runner(app: App) -> BoundedLazyRunner | None:
     """The app's :class:`bot.slack.lazy.BoundedLazyRunner`, or None (an app built with a
     listener executor of its own: the console, some tests)."""
-    from bot.slack.lazy import BoundedLazyRunner
-
     runner = getattr(getattr(app, "_listener_runner", None), "lazy_listener_runner", None)
     return runner if isinstance(runner, BoundedLazyRunner) else None
 
 
-class _SameTokenNotice(logging.Filter):
-    """Drops Bolt's warning that ``token`` "will be unused" because a ``client`` was given: Bolt
-    reads ``SLACK_BOT_TOKEN`` from the environment by itself, and we pass a client built from the
-    same token on purpose (our retry handlers and base URL). Other records pass."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return record.getMessage() != warning_client_prioritized_and_token_skipped()
-
-
-_SAME_TOKEN_NOTICE = _SameTokenNotice()
+def _not_same_token_notice(record: logging.LogRecord) -> bool:
+    """A log filter dropping Bolt's warning that ``token`` "will be unused" because a ``client``
+    was given: Bolt reads ``SLACK_BOT_TOKEN`` from the environment by itself, and we pass a client
+    built from the same token on purpose (our retry handlers and base URL)."""
+    return record.getMessage() != warning_client_prioritized_and_token_skipped()
 
 
 def build_app(
@@ -115,25 +103,21 @@ def build_app(
     of their own, :func:`separate_lazy_pool`; the console passes one that tells it when a reply
     is complete).
 
-    Every ack function runs in the request thread before the HTTP answer is returned (Bolt's
-    ``process_before_response=True``): the reply made by the command's matcher goes back in the
-    same thread with no hand-over to a pool and no wait in Bolt's 10 ms ack poll
-    (``slack_bolt/listener/thread_runner.py`` polls ``ack.response`` when the ack function runs
-    on the executor). That is safe because no ack function calls the Web API: the commands,
-    buttons and events that need Slack ack empty and do that work in a lazy listener
-    (:mod:`bot.slack.listeners`), which Bolt still starts on the lazy runner.
-    Raises ``ValueError`` when neither a token nor OAuth is configured and no
-    client is given.
+    Every ack function runs in the request thread before the HTTP answer is returned
+    (``process_before_response=True``): a reply made by the command's matcher goes back with no
+    hand-over to a pool and no wait in Bolt's 10 ms ack poll (``slack_bolt/listener/thread_runner.py``).
+    That is safe because no ack function calls the Web API: that work is a lazy listener's
+    (:mod:`bot.slack.listeners`). Raises ``ValueError`` when neither a token nor OAuth is
+    configured and no client is given.
     """
     settings = runtime.settings
     secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else None
-    logging.getLogger(f"slack_bolt.{App.__name__}").addFilter(_SAME_TOKEN_NOTICE)  # idempotent
+    logging.getLogger(f"slack_bolt.{App.__name__}").addFilter(_not_same_token_notice)  # idempotent
     common: dict[str, Any] = dict(
         signing_secret=secret or ("console-not-verified" if not verify_requests else None),
         # Bolt's own check is replaced by ours, at the same place in the chain (before_authorize).
         request_verification_enabled=False,
         before_authorize=SignedRequestVerification(secret or "") if verify_requests else None,
-        # Ack functions run in the request thread (no ack poll); lazy ones on their own pool.
         process_before_response=True,
         raise_error_for_unhandled_request=False,
         listener_executor=listener_executor,  # None: Bolt's own, idle (it starts no thread unused)
@@ -184,19 +168,25 @@ def build_app(
             return bool(token), token or None
         return True, None
 
-    def fetch_user(team_id: str, user_id: str) -> UserInfo:
+    def web_api(team_id: str, method: str, **kwargs: Any) -> tuple[Any, str | None]:
+        """``(response, None)`` of ``app.client.<method>(**kwargs)`` with the tenant's token, else
+        ``(None, why)``: Slack's error code, the exception's name, or ``not_installed``. Never
+        raises (a Slack or network failure must not break a reply); failures are logged, team only."""
         installed, token = token_for(team_id)
         if not installed:
-            return UserInfo()
+            return None, "not_installed"
         try:
-            resp = app.client.users_info(user=user_id, include_locale=True, token=token)
+            return getattr(app.client, method)(token=token, **kwargs), None
         except SlackApiError as exc:
-            log.info("users.info failed for a user of team %s: %s", team_id, exc.response.get("error"))
-            return UserInfo()
-        except Exception as exc:  # network trouble must not break a reply
-            log.info("users.info failed: %s", type(exc).__name__)
-            return UserInfo()
-        user = resp.get("user") or {}
+            why = str(exc.response.get("error"))
+        except Exception as exc:
+            why = type(exc).__name__
+        log.info("%s failed (team %s): %s", method, team_id, why)
+        return None, why
+
+    def fetch_user(team_id: str, user_id: str) -> UserInfo:
+        resp, _ = web_api(team_id, "users_info", user=user_id, include_locale=True)
+        user = (resp.get("user") if resp else None) or {}
         profile = user.get("profile") or {}
         name = profile.get("display_name") or profile.get("real_name") or user.get("real_name") or None
         return UserInfo(
@@ -211,33 +201,16 @@ def build_app(
         # conversations.info: a private channel the bot is not in is channel_not_found to it; a
         # public one shows is_member false. The manifest has no channels:join, so both ask for
         # /invite. Any other failure keeps today's behaviour (subscribe goes ahead).
-        installed, token = token_for(team_id)
-        if not installed:
-            return CHANNEL_OK
-        try:
-            resp = app.client.conversations_info(channel=channel_id, token=token)
-        except SlackApiError as exc:
-            error = exc.response.get("error")
-            log.info("conversations.info failed for a channel of team %s: %s", team_id, error)
-            return CHANNEL_INVITE if error == "channel_not_found" else CHANNEL_OK
-        except Exception as exc:  # network trouble must not break a reply
-            log.info("conversations.info failed: %s", type(exc).__name__)
-            return CHANNEL_OK
+        resp, why = web_api(team_id, "conversations_info", channel=channel_id)
+        if resp is None:
+            return CHANNEL_INVITE if why == "channel_not_found" else CHANNEL_OK
         channel = resp.get("channel") or {}
         if channel.get("is_im") or channel.get("is_mpim") or channel.get("is_member", True):
             return CHANNEL_OK
         return CHANNEL_INVITE
 
     def announce(team_id: str, channel_id: str, text: Mrkdwn) -> None:
-        installed, token = token_for(team_id)
-        if not installed:
-            return
-        try:
-            app.client.chat_postMessage(channel=channel_id, text=str(text), token=token)
-        except SlackApiError as exc:  # e.g. not_in_channel: the command still answers
-            log.info("announcement not posted in a channel of team %s: %s", team_id, exc.response.get("error"))
-        except Exception as exc:
-            log.info("announcement not posted: %s", type(exc).__name__)
+        web_api(team_id, "chat_postMessage", channel=channel_id, text=str(text))  # not_in_channel: logged
 
     if listener_executor is None:
         separate_lazy_pool(app)

@@ -5,39 +5,24 @@ DM digest; a digest's *Snooze* and *Stop* are :mod:`bot.slack.commands.digest_ac
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Literal
 
 from bot.slack.commands import plan, replies
 from bot.slack.commands.context import ButtonValue, Context
-from bot.slack.commands.digest_actions import handle_digest_action
+from bot.slack.commands.digest_actions import channel_subscription, handle_digest_action
 from bot.slack.commands.dm import dm_schedule
 from bot.slack.i18n import t
 from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply
-from bot.store.snapshots import Subscription
 
 
-def _channel_digest(ctx: Context, value: ButtonValue) -> Subscription | None:
-    """The channel subscription a digest button names (``v`` = ``digest:<id>``), if it is of the
-    caller's workspace and channel (else None: a DM digest, or one that is gone)."""
-    if not value.v.startswith("digest:"):
-        return None
-    try:
-        sub_id = int(value.v.split(":", 1)[1])
-    except ValueError:
-        return None
-    sub = ctx.rt.store.get_subscription(sub_id, team=ctx.caller.team_id)
-    if sub is None or (ctx.caller.channel_id and sub.channel_id != ctx.caller.channel_id):
-        return None
-    return sub
-
-
-def _digest(kind: str) -> Callable[[Context, ButtonValue], Reply | None]:
+def _digest(kind: Literal["snooze", "stop"]) -> Callable[[Context, ButtonValue], Reply | None]:
     """The use case of a digest's ``kind`` button (``snooze`` or ``stop``). A channel digest's
     *Stop* is allowed to the person who set it up and to workspace admins
     (:meth:`Context.may_stop`); each change is announced in the channel in one line."""
 
     def run(ctx: Context, value: ButtonValue) -> Reply | None:
-        sub = _channel_digest(ctx, value)
+        sub = channel_subscription(ctx.rt, ctx.caller, value.v)
         if sub is not None and kind == "stop" and not ctx.may_stop(sub.created_by):
             return views.text_reply(t("sub.not_allowed", ctx.lang, person=ctx.person(sub.created_by or "")))
         reply = handle_digest_action(ctx.rt, ctx.caller, kind, value.model_dump(exclude_none=True), lang=ctx.lang)
