@@ -13,11 +13,12 @@ from typing import Any
 
 from bot.runtime import Runtime
 from bot.slack import grammar
-from bot.slack.commands import ButtonValue, Context, run_button, run_command
 from bot.slack.commands.context import (
     Announce,
+    ButtonValue,
     Caller,
     ChannelCheck,
+    Context,
     NotCached,
     UserInfo,
     UserInfoCache,
@@ -27,6 +28,7 @@ from bot.slack.commands.context import (
     no_users_info,
 )
 from bot.slack.commands.plan import home_plan
+from bot.slack.commands.registry import run_button, run_command
 from bot.slack.commands.stats import team_insights
 from bot.slack.commands.unfurl import unfurls_for
 from bot.slack.i18n import t

@@ -90,13 +90,3 @@ def default_bot_scopes() -> frozenset[str]:
     from bot.config import Settings
 
     return parse_scopes(str(Settings.model_fields["slack_scopes"].default))
-
-
-__all__ = [
-    "SCOPES_BY_METHOD",
-    "acceptable_scopes",
-    "conversation_kind",
-    "default_bot_scopes",
-    "parse_scopes",
-    "scope_refusal",
-]

@@ -6,10 +6,3 @@ runtime; the use case calls the domain (catalog, paths, search, store) and retur
 views render (shared replies: :mod:`.replies`). Dispatch is a dictionary look-up
 (:func:`run_command`, :func:`run_button`), not a chain of ``if``.
 """
-
-from __future__ import annotations
-
-from bot.slack.commands.context import ButtonValue, Context
-from bot.slack.commands.registry import BUTTONS, COMMANDS, run_button, run_command
-
-__all__ = ["BUTTONS", "COMMANDS", "ButtonValue", "Context", "run_button", "run_command"]

@@ -119,10 +119,8 @@ def dm_off(ctx: Context, value: ButtonValue) -> Reply | None:
 
 def more_results(ctx: Context, value: ButtonValue) -> Reply | None:
     """The next page of a search (``v`` = ``search:<query>``, ``o`` = the first result to show):
-    replaces the message it lives in."""
-    if not value.v.startswith("search:"):
-        return replies.redraw(ctx, value.v, None, offset=value.o)
-    return replies.search(ctx, value.v[len("search:") :], offset=value.o)
+    the message it lives in, drawn again at that offset."""
+    return replies.redraw(ctx, value.v, None, offset=value.o)
 
 
 def open_path(ctx: Context, value: ButtonValue) -> Reply | None:

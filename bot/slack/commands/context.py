@@ -1,10 +1,7 @@
 """The request context a use case gets: who asks (:class:`Caller`), in which language, with
 the runtime; the caller's progress (:class:`Reader`) and the one seam onto search
-(:class:`Finder`), both read from one catalog snapshot per request.
-
-:class:`UserInfo` and the ``users.info`` cache live here too (the listeners build a
-:class:`Context` from Bolt's ``context``). Nothing here talks to Slack except through the
-optional ``users_info``, ``channel_check`` and ``announce`` callables, which must never raise.
+(:class:`Finder`), both read from one catalog snapshot per request; and the Slack look-ups a
+:class:`Context` may use (``users.info`` and its cache, channel check, announcement).
 """
 
 from __future__ import annotations
@@ -15,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
 from bot.domain import paths
 from bot.domain.catalog import Catalog
@@ -106,9 +103,8 @@ def no_users_info(team_id: str, user_id: str) -> UserInfo:
 CHANNEL_OK = "ok"
 """:data:`ChannelCheck` answer: the bot can post in the channel."""
 CHANNEL_INVITE = "invite"
-""":data:`ChannelCheck` answer: the bot cannot post there until someone runs ``/invite``
-(a private channel it is not in, which Slack reports as ``channel_not_found``, or a public
-channel it is not in: the manifest has no ``channels:join``)."""
+""":data:`ChannelCheck` answer: the bot is not in the channel and cannot join it (the manifest
+has no ``channels:join``): someone must ``/invite`` it."""
 
 ChannelCheck = Callable[[str, str], str]
 """``(team_id, channel_id) -> CHANNEL_OK | CHANNEL_INVITE`` from ``conversations.info``; must
@@ -133,8 +129,10 @@ class ButtonValue(BaseModel):
     """A button's value (JSON, see :func:`bot.slack.views.blocks.encode_value`): ``p`` a post
     id, ``t`` a track id, ``v`` the view the button lives in (``track:<id>``, ``search:<query>``,
     ``next``, ``home``, ``digest:<subscription id>``, ``digest-dm``, ``unfurl``, ``reminders``),
-    ``o`` a paging offset, ``d`` the day a *Remind me* button asks for (``next week``) or a
-    reminder's id. Unknown keys are ignored; a malformed value reads as empty (:meth:`parse`)."""
+    ``d`` the day a *Remind me* button asks for (``next week``) or a
+    reminder's id. ``o`` is the index of the first item to show (a search's results for *More
+    results*, a track's steps for *Show more steps*), 0..:data:`MAX_OFFSET`. Unknown keys are
+    ignored; a malformed value reads as empty (:meth:`parse`)."""
 
     model_config = ConfigDict(frozen=True, extra="ignore")
 
@@ -142,11 +140,7 @@ class ButtonValue(BaseModel):
     t: str | None = None
     v: str = ""
     o: int = 0
-    """Paging: the index of the first item to show (a search's results for ``More results``, a
-    track's steps for ``Show more steps``); 0..:data:`MAX_OFFSET`."""
-
     d: str | None = None
-    """The day a *Remind me* button asks for, or a reminder's id."""
 
     @classmethod
     def parse(cls, data: dict[str, Any]) -> ButtonValue:
@@ -158,10 +152,7 @@ class ButtonValue(BaseModel):
         raw_o = data.get("o")
         if isinstance(raw_o, int) and not isinstance(raw_o, bool):
             clean["o"] = max(0, min(raw_o, MAX_OFFSET))
-        try:
-            return cls.model_validate(clean)
-        except ValidationError:  # pragma: no cover - the fields are checked above
-            return cls()
+        return cls.model_validate(clean)
 
 
 class Finder:
@@ -347,11 +338,9 @@ class Context:
 
     def keep_language(self) -> Mrkdwn | None:
         """Call when setting up something sent later (a channel digest, the weekly DM, a
-        reminder): it goes out with no command to read a language from, so it speaks the
-        person's chosen ``lang``, else English. Someone who chose none but is answered in
-        Chinese (typed in Chinese, or a Chinese Slack locale) gets Chinese kept as their choice,
-        so what comes later reads as this reply does; returns the sentence saying so, else
-        ``None``."""
+        reminder), which speaks the chosen ``lang``, else English: someone who chose none but is
+        answered in Chinese gets Chinese kept as their choice. Returns the sentence saying so,
+        else ``None``."""
         if self.lang == "en" or self.reader.chosen_lang in LANGS:
             return None
         self.rt.store.set_lang(self.caller.team_id, self.caller.user_id, self.lang)

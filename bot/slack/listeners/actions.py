@@ -10,7 +10,7 @@ from slack_bolt import App, BoltContext, Respond
 from slack_sdk import WebClient
 
 from bot import metrics
-from bot.slack.commands import BUTTONS
+from bot.slack.commands.registry import BUTTONS
 from bot.slack.handlers import Caller, Handlers
 from bot.slack.listeners.context import ack_now, handlers_of
 from bot.slack.listeners.errors import answers_failure
@@ -20,7 +20,7 @@ from bot.slack.views.blocks import Reply, decode_value
 from bot.slack.views.home import track_modal
 
 KINDS = tuple(BUTTONS)
-"""Button kinds: the action id's prefix (:data:`bot.slack.commands.BUTTONS`)."""
+"""Button kinds: the action id's prefix (:data:`bot.slack.commands.registry.BUTTONS`)."""
 ACTION = re.compile(r"^({}):".format("|".join(KINDS)))
 
 

@@ -138,29 +138,20 @@ def home_opened(body: dict, event: dict, client: WebClient, context: BoltContext
     )
 
 
-def uninstalled(body: dict, context: BoltContext) -> None:
-    """``app_uninstalled``: forget the installation's tokens and pause its digests."""
-    # The installation is the one the event was delivered for (authorizations[0] via
-    # Bolt's context), not the outer team_id; an org-wide one has no team id.
+def uninstalled(body: dict, event: dict, context: BoltContext) -> None:
+    """``app_uninstalled``, or ``tokens_revoked`` naming the bot token (revoked user tokens change
+    nothing): forget the installation's tokens and pause its digests. The installation is the one
+    the event was delivered for (``authorizations[0]`` via Bolt's context), not the outer
+    ``team_id``; an org-wide one has no team id."""
     handlers = handlers_of(context)
+    if event.get("type") == "tokens_revoked" and not (event.get("tokens") or {}).get("bot"):
+        return
     if first_delivery(handlers, body, context):
         removal = handlers.rt.store.remove_installation(
             context.enterprise_id, context.team_id, context.is_enterprise_install
         )
-        log.info(
-            "app uninstalled from %s: tokens removed, %d digests paused",
-            tenant(context),
-            removal.subscriptions_paused + removal.dms_paused,
-        )
-
-
-def revoked(body: dict, event: dict, context: BoltContext) -> None:
-    """``tokens_revoked`` naming the bot token: as :func:`uninstalled`."""
-    # Only the bot token matters to us; revoked user tokens change nothing.
-    handlers = handlers_of(context)
-    if (event.get("tokens") or {}).get("bot") and first_delivery(handlers, body, context):
-        handlers.rt.store.remove_installation(context.enterprise_id, context.team_id, context.is_enterprise_install)
-        log.info("bot token revoked in %s: tokens removed, digests paused", tenant(context))
+        paused = removal.subscriptions_paused + removal.dms_paused
+        log.info("%s in %s: tokens removed, %d digests paused", event.get("type"), tenant(context), paused)
 
 
 def register(app: App) -> None:
@@ -168,4 +159,4 @@ def register(app: App) -> None:
     app.event("link_shared")(ack=ack_now, lazy=[link_shared])
     app.event("app_home_opened")(ack=ack_now, lazy=[home_opened])
     app.event("app_uninstalled")(uninstalled)
-    app.event("tokens_revoked")(revoked)
+    app.event("tokens_revoked")(uninstalled)
