@@ -10,11 +10,10 @@ turn on Bolt's OAuth flow with the SQLAlchemy installation and state stores on o
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from concurrent.futures import Executor
 from typing import Any
 
-from slack_bolt import App, BoltContext, BoltRequest, BoltResponse
+from slack_bolt import App, BoltRequest, BoltResponse
 from slack_bolt.logger.messages import warning_client_prioritized_and_token_skipped
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
@@ -50,13 +49,11 @@ class BotApp(App):
     :meth:`dispatch` puts them into every request's context."""
 
     handlers: Handlers
-    _provide: Callable[[BoltContext, Callable[[], None]], None]
 
     def dispatch(self, req: BoltRequest) -> BoltResponse:
         """Bolt's dispatch with the handlers and the arrival time put into ``req.context`` first
-        (:func:`~bot.slack.listeners.context.provide_handlers`): what a global middleware would
-        do, without Bolt building the middleware's arguments on every request."""
-        self._provide(req.context, lambda: None)
+        (:func:`~bot.slack.listeners.context.provide_handlers`)."""
+        provide_handlers(req.context, self.handlers)
         return super().dispatch(req)
 
 
@@ -216,10 +213,9 @@ def build_app(
         separate_lazy_pool(app)
     handlers = Handlers(runtime, users_info=UserInfoCache(fetch_user), channel_check=check_channel, announce=announce)
 
-    app._provide = provide_handlers(handlers)  # listeners read them (and the arrival time) from context
     commands.register(app)
     actions.register(app)
     events.register(app)
-    errors.register(app)
+    app.error(errors.on_error)
     app.handlers = handlers
     return app

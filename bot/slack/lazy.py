@@ -1,12 +1,7 @@
-"""The lazy listeners' runner: their own bounded pool, a "busy" answer past the bound, and a
-drain with a grace period when the server stops.
-
-Bolt runs lazy listeners (the work after an ack: replies that wait on Slack, App Home publishes,
-unfurls) through a ``LazyListenerRunner``; this one keeps them off the ack pool, lets at most
-:data:`QUEUE_BOUND` wait for a thread, and past that answers the person at once ("busy, try again",
-through the request's ``response_url``, on a small pool of its own) instead of letting the wait
-grow without a bound. :meth:`BoundedLazyRunner.drain` stops it: what runs may finish within the
-grace period, what still waits is dropped, and the count is returned for the log.
+"""The lazy listeners' runner (the work after an ack: replies that wait on Slack, App Home
+publishes, unfurls): a bounded pool of their own, off the ack pool; past the bound the person is
+answered "busy, try again" at once through the request's ``response_url`` instead of letting the
+wait grow; :meth:`BoundedLazyRunner.drain` stops it when the server stops.
 """
 
 from __future__ import annotations

@@ -2,12 +2,9 @@
 token lacks it.
 
 The table follows Slack's method reference (``/work/shared/slack-api-specs/slack_web_openapi_v2.json``,
-each method's ``security.slackAuth``; ``chat:write:bot`` there is today's granular ``chat:write``).
-A method whose acceptable scopes depend on the kind of conversation (``conversations.history``
-needs ``channels:history`` for a public channel, ``groups:history`` for a private one,
-``im:history`` for a DM) is narrowed by :func:`acceptable_scopes`. Slack answers a call whose
-token lacks the scope with HTTP 200 and ``{"ok": false, "error": "missing_scope", "needed": …,
-"provided": …}`` (:func:`scope_refusal`); the stand-in Slack uses it to be as strict as Slack.
+each method's ``security.slackAuth``; ``chat:write:bot`` there is today's granular ``chat:write``),
+narrowed by the kind of conversation (:func:`acceptable_scopes`). The stand-in Slack refuses a
+call as Slack does (:func:`scope_refusal`).
 """
 
 from __future__ import annotations
@@ -53,7 +50,8 @@ def conversation_kind(channel_id: str, is_private: bool | None = None) -> str | 
 
 def acceptable_scopes(method: str, kind: str | None = None) -> frozenset[str]:
     """The scopes any one of which allows ``method`` on a conversation of ``kind`` (see
-    :func:`conversation_kind`; None: any kind). Empty: no scope needed."""
+    :func:`conversation_kind`; None: any kind), e.g. ``conversations.history`` on a public
+    channel needs ``channels:history``, on a DM ``im:history``. Empty: no scope needed."""
     scopes = SCOPES_BY_METHOD.get(method, frozenset())
     if kind is None or len(scopes) <= 1:
         return scopes
@@ -70,8 +68,8 @@ def parse_scopes(scopes: str | Iterable[str]) -> frozenset[str]:
 
 def scope_refusal(method: str, granted: Iterable[str], kind: str | None = None) -> dict[str, Any] | None:
     """Slack's answer to ``method`` called with a token holding ``granted`` scopes on a
-    conversation of ``kind``: None when allowed, else the ``missing_scope`` body (``needed``
-    names the scope to add, ``provided`` the token's scopes, comma-separated)."""
+    conversation of ``kind``: None when allowed, else the body Slack sends with HTTP 200,
+    ``{"ok": false, "error": "missing_scope", "needed": …, "provided": …}`` (comma-separated)."""
     needed = acceptable_scopes(method, kind)
     have = parse_scopes(granted)
     if not needed or needed & have:

@@ -1,17 +1,12 @@
 """Verification of Slack's request signatures, as a Bolt middleware of our own.
 
-Bolt's built-in ``RequestVerification`` hands the ``X-Slack-Request-Timestamp`` header straight to
-slack-sdk's ``SignatureVerifier``, which raises ``ValueError`` for a timestamp that is not an
-integer; Bolt answers that with a 500 and a logged traceback, which any unauthenticated caller
-could trigger. :class:`SignedRequestVerification` refuses such a request with the same 401 as
-any other bad signature. It plugs in through Bolt's public extension points:
-``App(request_verification_enabled=False, before_authorize=SignedRequestVerification(secret))``
-runs it exactly where Bolt's own check would run (after the SSL check, before authorization, so an
-unsigned request never reaches the installation store).
-
-The rules are Slack's (https://docs.slack.dev/authentication/verifying-requests-from-slack/):
-``v0=`` + HMAC-SHA256 of ``v0:{timestamp}:{raw body}`` under the signing secret, timestamp within
-5 minutes (300 s) of now.
+Bolt's built-in check raises ``ValueError`` for a timestamp that is not an integer (a 500 and a
+traceback any unauthenticated caller could trigger); this one refuses it with the same 401 as any
+other bad signature. ``App(request_verification_enabled=False,
+before_authorize=SignedRequestVerification(secret))`` runs it where Bolt's own would run (before
+authorization: an unsigned request never reaches the installation store). The rules are Slack's
+(https://docs.slack.dev/authentication/verifying-requests-from-slack/): ``v0=`` + HMAC-SHA256 of
+``v0:{timestamp}:{raw body}`` under the signing secret, timestamp within 300 s of now.
 """
 
 from __future__ import annotations

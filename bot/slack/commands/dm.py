@@ -13,21 +13,13 @@ from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply
 
 
-def last_dm_schedule(ctx: Context) -> WeeklySchedule | None:
-    """The caller's last DM schedule (kept while the DM is off), or None if never set."""
-    last = ctx.rt.store.get_dm(ctx.caller.team_id, ctx.caller.user_id)
-    if last is None:
-        return None
-    return WeeklySchedule(weekday=last.weekday, at_time=last.at_time, timezone=last.timezone)
-
-
 def dm_schedule(ctx: Context, parts: ScheduleParts | None = None) -> WeeklySchedule:
     """The DM schedule for ``dm on`` with the ``parts`` typed: parts left out keep the caller's
     last DM schedule (its zone included, even when the DM is off), else Monday 09:00 in their
     Slack zone (or the app's default zone)."""
-    before = last_dm_schedule(ctx)
-    zone = ctx.timezone()
-    return (parts or ScheduleParts()).resolve(zone, fallback=before)
+    last = ctx.rt.store.get_dm(ctx.caller.team_id, ctx.caller.user_id)  # kept while the DM is off
+    before = WeeklySchedule(weekday=last.weekday, at_time=last.at_time, timezone=last.timezone) if last else None
+    return (parts or ScheduleParts()).resolve(ctx.timezone(), fallback=before)
 
 
 def dm(ctx: Context, cmd: grammar.Command) -> Reply:

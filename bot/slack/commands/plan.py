@@ -18,8 +18,8 @@ from bot.slack.views.plan import path_line, plan_reply, pt
 from bot.web.urls import path_page_url
 
 
-def _range_refusal(minutes: int, lang: str) -> Reply:
-    return views.text_reply(pt("plan.range", lang, low=budgets.MIN_MINUTES, high=budgets.MAX_MINUTES, value=minutes))
+def _out_of_range(minutes: int, lang: str) -> Mrkdwn:
+    return pt("plan.range", lang, low=budgets.MIN_MINUTES, high=budgets.MAX_MINUTES, value=minutes)
 
 
 def plan(s: Context, cmd: grammar.Command) -> Reply:
@@ -35,7 +35,7 @@ def plan(s: Context, cmd: grammar.Command) -> Reply:
     if cmd.minutes is None:
         return plan_reply(cat, store.get_budget(caller.team_id, caller.user_id), s.lang, changed_to="show")
     if not budgets.check_minutes(cmd.minutes):
-        return _range_refusal(cmd.minutes, s.lang)
+        return views.text_reply(_out_of_range(cmd.minutes, s.lang))
     store.set_budget(caller.team_id, caller.user_id, cmd.minutes)
     return plan_reply(cat, cmd.minutes, s.lang, changed_to="set")
 
@@ -53,11 +53,10 @@ def channel_budget(s: Context, sub_id: int, cmd: grammar.Command) -> Mrkdwn | No
     the essential path; the sentence to add, or None when none was typed."""
     if cmd.minutes is None and cmd.after_essentials is None:
         return None
-    minutes = cmd.minutes if cmd.minutes is not None and budgets.check_minutes(cmd.minutes) else None
-    if minutes is None and cmd.minutes is not None:
-        return pt("plan.range", s.lang, low=budgets.MIN_MINUTES, high=budgets.MAX_MINUTES, value=cmd.minutes)
-    current = s.rt.store.get_subscription(sub_id)
-    if minutes is None and current is not None:
+    if cmd.minutes is not None and not budgets.check_minutes(cmd.minutes):
+        return _out_of_range(cmd.minutes, s.lang)
+    minutes = cmd.minutes
+    if minutes is None and (current := s.rt.store.get_subscription(sub_id)) is not None:
         minutes = current.minutes_per_week
     s.rt.store.set_channel_budget(sub_id, minutes, cmd.after_essentials)
     parts = [pt("plan.set", s.lang, budget=minutes)] if minutes else []

@@ -24,15 +24,11 @@ DEFAULT_DAYS = 7
 """Days ahead when no day is named (``remind p-eagle``: a week from today)."""
 
 
-def _now() -> datetime:
-    return datetime.now(UTC)
-
-
 def set_reminder(ctx: Context, post_id: str, words: list[str]) -> Mrkdwn:
     """Store a reminder of ``post_id`` for the day ``words`` name (empty: a week from today);
     returns the confirmation or the error text (escaped mrkdwn)."""
     zone = ctx.timezone()
-    today = local_today(_now(), zone)
+    today = local_today(datetime.now(UTC), zone)
     choice = choose_day(words, today)
     if choice.error or choice.rest:
         return t("remind.bad_day", ctx.lang, value=truncate(choice.error or " ".join(words), 60))
@@ -70,7 +66,7 @@ def _day_refused(ctx: Context, choice: DayChoice) -> Mrkdwn | None:
 def remind(ctx: Context, cmd: grammar.Command) -> Reply:
     """``remind <post id or query> [day]``: remind the caller of a post by DM on that day."""
     words = cmd.arg.split()
-    choice = choose_day(words, local_today(_now(), ctx.timezone()))
+    choice = choose_day(words, local_today(datetime.now(UTC), ctx.timezone()))
     refused = _day_refused(ctx, choice)
     if refused is not None:
         return views.text_reply(refused)

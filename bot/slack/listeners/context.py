@@ -1,7 +1,6 @@
 """What a listener reads from Bolt's ``context`` besides Bolt's own keys: the app's
 :class:`~bot.slack.handlers.Handlers` (store, catalog holder, Slack look-ups), put there for
-every request by :func:`provide_handlers` (:class:`bot.slack.app.BotApp` calls it first in
-its ``dispatch``). Listeners are module-level functions taking Bolt's arguments and reach the
+every request by :func:`provide_handlers`. Listeners are module-level functions taking Bolt's arguments and reach the
 handlers with :func:`handlers_of`.
 
 Bolt hands a lazy listener a copy of the request in which every custom context value is
@@ -13,7 +12,6 @@ holder, caches): their copy is themselves (:class:`~bot.slack.handlers.Handlers`
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 
 from slack_bolt import Ack, BoltContext
 
@@ -24,18 +22,13 @@ HANDLERS = "vllm_path_handlers"
 """The context key holding the app's :class:`~bot.slack.handlers.Handlers`."""
 
 
-def provide_handlers(handlers: Handlers) -> Callable[[BoltContext, Callable[[], None]], None]:
-    """A Bolt middleware (``context``, ``next``) that puts ``handlers`` into a request's context,
-    and the request's arrival time (``time.monotonic()`` seconds, :data:`bot.metrics.RECEIVED_AT`)
-    for the reply-latency metric. :class:`bot.slack.app.BotApp` calls it before Bolt's own
-    middleware rather than through ``app.use`` (Bolt would build its arguments on every request)."""
-
-    def put_handlers(context: BoltContext, next: Callable[[], None]) -> None:
-        context[metrics.RECEIVED_AT] = time.monotonic()
-        context[HANDLERS] = handlers
-        next()
-
-    return put_handlers
+def provide_handlers(context: BoltContext, handlers: Handlers) -> None:
+    """Put ``handlers`` into a request's ``context``, and the request's arrival time
+    (``time.monotonic()`` seconds, :data:`bot.metrics.RECEIVED_AT`) for the reply-latency metric.
+    :meth:`bot.slack.app.BotApp.dispatch` calls it before Bolt's own middleware (a global
+    middleware would have Bolt build its arguments on every request)."""
+    context[metrics.RECEIVED_AT] = time.monotonic()
+    context[HANDLERS] = handlers
 
 
 def handlers_of(context: BoltContext) -> Handlers:

@@ -1,11 +1,9 @@
 """The one rule for "which team and which user" of any request (slash command, button click,
 event, unfurl): read from Bolt's ``context``, which resolves the installation that authorised
-the request the way Bolt's installation store does (``team.id`` of a click, ``team_id`` of a
-command, ``authorizations[0]`` of an event; ``enterprise_id`` and ``is_enterprise_install``
-alongside). The team half is the *tenant id* of :func:`bot.store.installations.tenant_of`: the
-enterprise id for an org-wide install, else the team id. So a click whose ``user.team_id``
-(T222) differs from ``team.id`` (T111) and a slash command by the same person land on one
-reader record, and an event whose outer ``team_id`` differs from its authorizations is
+the request (``team.id`` of a click, ``team_id`` of a command, ``authorizations[0]`` of an
+event). The team is the *tenant id* (:func:`bot.store.installations.tenant_of`: the enterprise id
+for an org-wide install, else the team id), so a click whose ``user.team_id`` differs from
+``team.id`` lands on the same reader record as that person's commands, and an event is
 attributed to the installation it was delivered for."""
 
 from __future__ import annotations
