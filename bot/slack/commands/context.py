@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from cachetools import TTLCache
 from pydantic import BaseModel, ConfigDict
 
 from bot.domain import paths
@@ -65,33 +66,30 @@ class NotCached(LookupError):
 
 
 class UserInfoCache:
-    """Remembers ``users.info`` answers for ``ttl`` seconds, so a command costs at most one call."""
+    """Remembers ``users.info`` answers (of at most 10,000 people) for ``ttl`` seconds, so a
+    command costs at most one call."""
 
     def __init__(self, fetch: UsersInfo, ttl: float = 3600.0):
         self._fetch = fetch
-        self._ttl = ttl
-        self._data: dict[tuple[str, str], tuple[float, UserInfo]] = {}
+        self._data: TTLCache[tuple[str, str], UserInfo] = TTLCache(10_000, ttl, timer=time.monotonic)
         self._lock = threading.Lock()
 
     def cached(self, team_id: str, user_id: str) -> UserInfo:
         """The remembered answer for the person, without calling Slack. Raises
         :class:`NotCached` when there is none younger than ``ttl`` seconds."""
         with self._lock:
-            hit = self._data.get((team_id, user_id))
-        if hit is None or time.monotonic() - hit[0] >= self._ttl:
+            info = self._data.get((team_id, user_id))
+        if info is None:
             raise NotCached(user_id)
-        return hit[1]
+        return info
 
     def __call__(self, team_id: str, user_id: str) -> UserInfo:
-        now = time.monotonic()
         try:
             return self.cached(team_id, user_id)
         except NotCached:
             info = self._fetch(team_id, user_id)
         with self._lock:
-            if len(self._data) > 10_000:
-                self._data.clear()
-            self._data[(team_id, user_id)] = (now, info)
+            self._data[(team_id, user_id)] = info
         return info
 
 
