@@ -1,10 +1,8 @@
 """The one factory that builds the Bolt ``App`` for every door (Socket Mode, HTTP, console, tests).
 
 Single workspace: ``SLACK_BOT_TOKEN``. Many workspaces: ``SLACK_CLIENT_ID`` / ``SLACK_CLIENT_SECRET``
-turn on Bolt's OAuth flow with the SQLAlchemy installation and state stores on our database.
+turn on Bolt's OAuth flow with the installation and state stores on our database.
 ``SLACK_API_URL`` points the Web API at another base URL (staging, tests, a local stand-in).
-429s, 5xx and connection errors are retried by slack-sdk's retry handlers (honouring
-``Retry-After``).
 """
 
 from __future__ import annotations
@@ -58,11 +56,9 @@ class BotApp(App):
 
 
 def separate_lazy_pool(app: App) -> None:
-    """Run lazy listeners on a bounded pool of their own (:class:`bot.slack.lazy.BoundedLazyRunner`).
-    Bolt runs them on its ``listener_executor`` (``App.__init__`` builds one
-    ``ThreadLazyListenerRunner`` on it and has no parameter for another): a pool of 5 unbounded
-    in its queue, shared with whatever else a caller submits there. With a slow Slack the
-    follow-up work grew that queue without a bound."""
+    """Run lazy listeners on a bounded pool of their own (:class:`bot.slack.lazy.BoundedLazyRunner`)
+    instead of Bolt's ``listener_executor`` (5 threads, an unbounded queue a slow Slack grew
+    without a bound; ``App.__init__`` has no parameter for another lazy runner)."""
     runner = getattr(app, "_listener_runner", None)
     if runner is None or not hasattr(runner, "lazy_listener_runner"):  # pragma: no cover
         log.warning("Bolt's listener runner changed: lazy listeners share the ack pool")
@@ -91,14 +87,11 @@ def build_app(
     verify_requests: bool = True,
     listener_executor: Executor | None = None,
 ) -> BotApp:
-    """Build the Bolt app.
-
-    ``client``: a ready ``WebClient`` (console, tests); its token is used and ``auth.test`` is not
-    called at start. Otherwise the client comes from settings: OAuth when a client id and secret
-    are set, else the bot token. ``verify_requests=False`` turns signature checks off (the local
-    console only). ``listener_executor``: where Bolt runs lazy listeners (default: a bounded pool
-    of their own, :func:`separate_lazy_pool`; the console passes one that tells it when a reply
-    is complete).
+    """Build the Bolt app. ``client``: a ready ``WebClient`` (console, tests); otherwise it comes
+    from settings (OAuth when a client id and secret are set, else the bot token).
+    ``verify_requests=False`` turns signature checks off (the local console only).
+    ``listener_executor``: where Bolt runs lazy listeners (default: :func:`separate_lazy_pool`;
+    the console passes one that tells it when a reply is complete).
 
     Every ack function runs in the request thread before the HTTP answer is returned
     (``process_before_response=True``): a reply made by the command's matcher goes back with no

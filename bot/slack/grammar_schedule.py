@@ -169,9 +169,7 @@ class _Parts:
 
 
 def split_schedule(words: list[str], prefix: str) -> _Split:
-    """Take weekday, time and time zone off the end of ``words`` (any order after the track),
-    read with the words of :mod:`bot.domain.words`.
-
+    """Take weekday, time and time zone off the end of ``words`` (any order after the track).
     Refused with a message that shows the right form (``prefix`` is the command, e.g.
     ``subscribe``): crontab text (``0 9 * * 0``), a weekday given as a number (``7``), a time
     that is not ``HH:MM``/``9am``, an ambiguous zone abbreviation (``IST``: the choices are

@@ -117,12 +117,9 @@ class Handlers:
 
     def action(self, caller: Caller, kind: str, data: dict[str, Any], label: str = "") -> Reply | None:
         """Handle a button click (``kind`` = the action id's prefix, ``data`` = its decoded value,
-        ``label`` = the button's text as Slack sends it in the payload: a Chinese label means the
-        message was in Chinese, and its redraw stays so when the reader chose no language).
-
-        Returns the redrawn message for ``response_url`` (or an in-channel share), or ``None``
-        when the click came from App Home (the caller republishes Home instead).
-        """
+        ``label`` = the button's text: a Chinese label keeps the redraw Chinese when the reader
+        chose no language). Returns the redrawn message (or an in-channel share), or ``None`` for
+        App Home (the caller republishes Home)."""
         return run_button(self.context(caller, typed=label), kind, ButtonValue.parse(data))
 
     def unfurls(self, caller: Caller, urls: list[str]) -> dict[str, dict[str, Any]]:

@@ -127,10 +127,9 @@ class ButtonValue(BaseModel):
     """A button's value (JSON, see :func:`bot.slack.views.blocks.encode_value`): ``p`` a post
     id, ``t`` a track id, ``v`` the view the button lives in (``track:<id>``, ``search:<query>``,
     ``next``, ``home``, ``digest:<subscription id>``, ``digest-dm``, ``unfurl``, ``reminders``),
-    ``d`` the day a *Remind me* button asks for (``next week``) or a
-    reminder's id. ``o`` is the index of the first item to show (a search's results for *More
-    results*, a track's steps for *Show more steps*), 0..:data:`MAX_OFFSET`. Unknown keys are
-    ignored; a malformed value reads as empty (:meth:`parse`)."""
+    ``d`` the day a *Remind me* button asks for (``next week``) or a reminder's id, ``o`` the
+    first item to show (of a search's results, a track's steps), 0..:data:`MAX_OFFSET`. Unknown
+    keys are ignored; a malformed value reads as empty (:meth:`parse`)."""
 
     model_config = ConfigDict(frozen=True, extra="ignore")
 

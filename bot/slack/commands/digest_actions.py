@@ -1,20 +1,16 @@
 """What the digest's own buttons do: *Snooze a week* and *Stop* (``snooze:<n>``, ``stop:<n>``).
-
-*Mark read* and *Follow* on a digest are the app's ordinary buttons (``bot.slack.handlers``). The
-button value's ``v`` says which digest: ``"digest:<subscription id>"`` (a channel digest) or
-``"digest-dm"`` (the clicker's own DM digest). The answer goes privately to the clicker; the
-digest message itself is left as everyone saw it.
+The button value's ``v`` names the digest: ``digest:<subscription id>`` (a channel's) or
+``digest-dm`` (the clicker's own DM). The answer goes privately to the clicker; the digest
+message is left as everyone saw it.
 
 * Snooze a DM: no DM digest for 7 days (``Store.snooze_dm``).
-* Snooze a channel digest: the subscription's next scheduled digest is skipped: its ledger key
-  is settled in advance (``Store.skip_delivery``), so the schedule, the cursor and every clock
-  process agree without a new column; it resumes the week after.
-* Stop a DM: the weekly DM is turned off (``Store.set_dm(..., False)``).
-* Stop a channel digest: the subscription is paused with the reason ``stopped by <user id>``
-  (shown in ``/vllm-path subscriptions`` and App Home); ``/vllm-path subscribe`` resumes it
-  where it left off. Only the person who set it up or a workspace admin may stop it, and each
-  snooze or stop is announced in the channel in one line: both are checked and done by the
-  button's use case (``bot/slack/commands/buttons.py``) around this function.
+* Snooze a channel digest: its next scheduled digest's ledger key is settled in advance
+  (``Store.skip_delivery``), so the schedule, the cursor and every clock process agree; it
+  resumes the week after.
+* Stop a DM: the weekly DM is turned off. Stop a channel digest: it is paused with the reason
+  ``stopped by <user id>``; ``/vllm-path subscribe`` resumes it where it left off. Who may stop
+  it, and the channel's one-line announcement, are the button's use case's
+  (:mod:`bot.slack.commands.buttons`).
 """
 
 from __future__ import annotations
@@ -50,13 +46,10 @@ def channel_subscription(runtime: Runtime, caller: Caller, view: str) -> Subscri
 def handle_digest_action(
     runtime: Runtime, caller: Caller, kind: Literal["snooze", "stop"], data: dict[str, str], lang: str | None = None
 ) -> Reply:
-    """Answer a click on *Snooze a week* (``kind='snooze'``) or *Stop* (``'stop'``) of a digest.
-
-    ``caller`` has ``team_id``, ``user_id``, ``channel_id``; ``data`` is the button's decoded
-    value; ``lang`` defaults to the caller's chosen language or English. A subscription of
-    another workspace, or one that no longer exists, is answered "no longer exists" and left
-    alone. Returns the private answer; raises nothing for bad input.
-    """
+    """The private answer to a click on a digest's *Snooze a week* or *Stop* (``data``: the
+    button's decoded value; ``lang`` defaults to the caller's chosen language, else English). A
+    subscription of another workspace or channel, or one that is gone, is answered "no longer
+    exists" and left alone; raises nothing for bad input."""
     store = runtime.store
     lang = lang or store.get_lang(caller.team_id, caller.user_id) or "en"
     view = str(data.get("v") or "")

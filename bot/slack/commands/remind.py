@@ -1,8 +1,6 @@
 """``remind <post> [day]``, ``reminders [cancel <n>]`` and the *Remind me* / *Cancel* buttons.
-
-The day is read by :func:`bot.domain.reminder_day.choose_day` in the reader's local date (their Slack
-time zone, else the default zone); no day means a week from today. The reminder is stored
-(:mod:`bot.store.reminders`) and sent by the clock (:mod:`bot.digest.reminders`) at 09:00 local.
+The day is read in the reader's local date (:func:`bot.domain.reminder_day.choose_day`; no day:
+a week from today); the clock sends the reminder at 09:00 local (:mod:`bot.digest.reminders`).
 """
 
 from __future__ import annotations

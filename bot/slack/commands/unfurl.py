@@ -1,10 +1,7 @@
 """Link unfurls: the cards for the links of one ``link_shared`` event (or the console's ``paste``).
-
-Each shared URL is resolved once (:func:`bot.domain.links.resolve_link`, the one place URLs become
-posts): a catalog post gets its card (:func:`bot.slack.views.unfurl.post_unfurl`); anything
-else gets nothing, a vLLM blog page the catalog lacks (the blog's home page, an unknown path)
-included, so Slack's own preview of it shows. A post linked twice in one message (the same URL
-twice, or through two blog hosts) is unfurled once, at its first URL.
+Each URL is resolved once (:func:`bot.domain.links.resolve_link`): a catalog post gets its card;
+anything else (a vLLM blog page the catalog lacks included) gets nothing, so Slack's own preview
+shows. A post linked twice in one message is unfurled once, at its first URL.
 """
 
 from __future__ import annotations

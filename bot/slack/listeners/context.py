@@ -1,12 +1,8 @@
 """What a listener reads from Bolt's ``context`` besides Bolt's own keys: the app's
-:class:`~bot.slack.handlers.Handlers` (store, catalog holder, Slack look-ups), put there for
-every request by :func:`provide_handlers`. Listeners are module-level functions taking Bolt's arguments and reach the
-handlers with :func:`handlers_of`.
-
-Bolt hands a lazy listener a copy of the request in which every custom context value is
-deep-copied (``BoltContext.to_copyable``); a value that cannot be copied is dropped with a
-warning. The handlers are one object shared by every request (a database pool, the catalog
-holder, caches): their copy is themselves (:class:`~bot.slack.handlers.Handlers`).
+:class:`~bot.slack.handlers.Handlers`, put there for every request by :func:`provide_handlers`
+and read with :func:`handlers_of`. Bolt deep-copies custom context values into a lazy
+listener's request (``BoltContext.to_copyable``, dropping with a warning what cannot be copied);
+the handlers' copy is themselves.
 """
 
 from __future__ import annotations

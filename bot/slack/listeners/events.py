@@ -84,11 +84,9 @@ def unfurl_once(handlers: Handlers, team_id: str, where: str, url: str) -> bool:
 
 
 def unfurl_links(handlers: Handlers, client: WebClient, caller: Caller, event: dict[str, Any]) -> bool:
-    """Answer one ``link_shared`` event with one ``chat.unfurl`` call for the links that are ours.
-
-    ``event`` carries ``channel``, ``message_ts`` (or ``unfurl_id`` + ``source`` for links typed in
-    the composer) and ``links[{domain, url}]`` (Slack's Events API reference). Returns whether a
-    call was made; Slack errors are logged, not raised."""
+    """Answer one ``link_shared`` event (``channel``, ``message_ts`` or, for links typed in the
+    composer, ``unfurl_id`` + ``source``; ``links[{domain, url}]``) with one ``chat.unfurl`` call
+    for the links that are ours. Returns whether a call was made; Slack errors are logged."""
     urls = [str(x.get("url")) for x in event.get("links") or [] if isinstance(x, dict) and x.get("url")]
     unfurls = handlers.unfurls(caller, urls)
     composer = event.get("source") == "composer" and event.get("unfurl_id")
