@@ -43,15 +43,7 @@ ANSWERED_IN_ACK = frozenset({"query", "search", "next", "help", "did_you_mean", 
 go in the slash command's ack (:meth:`Handlers.answer_now`): no write to repeat when the reply
 has to come after the ack after all."""
 
-__all__ = [
-    "ANSWERED_IN_ACK",
-    "Caller",
-    "Handlers",
-    "UserInfo",
-    "UserInfoCache",
-    "UsersInfo",
-    "no_users_info",
-]
+__all__ = ["ANSWERED_IN_ACK", "Caller", "Handlers", "UserInfo", "UserInfoCache", "UsersInfo", "no_users_info"]
 
 
 class Handlers:
