@@ -18,10 +18,7 @@
 Whether ``<track>|<query>`` names a track is decided by the matcher, not here. A first word that
 is close to a keyword but not one (``folow spec``) gives ``kind="did_you_mean"``. "What next"
 said the other way round (``spec next``, ``what's next?``, ``推测解码的下一篇``) is ``next``.
-
-The words of a schedule (weekdays, times, zones, in English and Chinese) are
-:mod:`bot.domain.words`, the table ``remind`` reads too; :mod:`bot.slack.grammar_schedule` reads
-the order of a schedule's parts at the end of ``subscribe`` and ``dm on``.
+A schedule is read by :mod:`bot.slack.grammar_schedule` (the words: :mod:`bot.domain.words`).
 """
 
 from __future__ import annotations
@@ -101,8 +98,7 @@ class Command:
     ambiguous abbreviation may mean); ``suggestion`` is the command to type instead (for a
     near-miss keyword, or the right form of a schedule that was refused); ``note`` an i18n key the
     reply adds (how an abbreviation was read); ``truncated`` says the input was longer than
-    :data:`MAX_TEXT`;
-    ``steps`` the steps per week a ``subscribe`` asks for (``3 steps``; checked by the use case);
+    :data:`MAX_TEXT`; ``steps`` the steps per week a ``subscribe`` asks for (``3 steps``; checked by the use case);
     ``query`` the whole text when a ``next`` was read from text that may also be a search
     (``qwen3 next``): the use case searches it when ``arg`` names no track.
     """
@@ -315,12 +311,9 @@ _ARGUMENTS: dict[str, Callable[[list[str]], dict[str, Any]]] = {
 
 def parse(text: str) -> Command:
     """Parse slash-command text (as Slack sends it, escaped). Never raises; unknown text is a
-    ``query``.
-
-    The text is normalised by :func:`bot.domain.text.clean` first, the same function search uses:
-    Slack markup and entities decoded (a pasted link becomes its URL; a labelled link among other
-    words its label), NFKC (full-width ``ｆｏｌｌｏｗ　ｓｐｅｃ`` reads ``follow spec``), whitespace
-    collapsed."""
+    ``query``. The text is normalised first by :func:`bot.domain.text.clean`, as search does
+    (Slack markup decoded: a pasted link is its URL, a labelled link among other words its
+    label; NFKC: ``ｆｏｌｌｏｗ　ｓｐｅｃ`` reads ``follow spec``; whitespace collapsed)."""
     raw = clean(_link_labels(text or ""))
     truncated = len(raw) > MAX_TEXT
     raw = raw[:MAX_TEXT]

@@ -45,9 +45,8 @@ class Caller:
 
 @dataclass(frozen=True)
 class UserInfo:
-    """A person's Slack locale (``en-US``, ``zh-CN`` …), IANA time zone and name (profile
-    display name, else real name), and whether they are a workspace admin or owner
-    (``users.info`` ``is_admin`` / ``is_owner``), when known."""
+    """A person's ``users.info``, when known: locale (``en-US``, ``zh-CN`` …), IANA time zone,
+    name (display name, else real name), ``is_admin`` / ``is_owner`` of the workspace."""
 
     locale: str | None = None
     tz: str | None = None
@@ -106,8 +105,7 @@ has no ``channels:join``): someone must ``/invite`` it."""
 
 ChannelCheck = Callable[[str, str], str]
 """``(team_id, channel_id) -> CHANNEL_OK | CHANNEL_INVITE`` from ``conversations.info``; must
-not raise (an answer it cannot read is :data:`CHANNEL_OK`, so a Slack hiccup keeps today's
-behaviour)."""
+not raise (an answer it cannot read is :data:`CHANNEL_OK`)."""
 
 Announce = Callable[[str, str, Mrkdwn], None]
 """``(team_id, channel_id, text)``: post one line in the channel (``chat.postMessage``); must not
@@ -181,17 +179,15 @@ class Finder:
         return self._matcher.search(text, limit=limit, offset=offset)
 
     def exact_post_ids(self, words: list[str]) -> list[str] | None:
-        """The posts ``words`` name when every word is a post id or former id (ids are lowercase
-        slugs: ``P-EAGLE`` names p-eagle), in order without repeats; ``None`` otherwise (or for
-        no words)."""
+        """The posts ``words`` name when every word is a post id or former id (case-folded:
+        ``P-EAGLE`` names p-eagle), in order without repeats; else (or for no words) ``None``."""
         ids = [self.catalog.resolve_post_id(w.strip("`,").casefold()) for w in words]
         return list(dict.fromkeys(i for i in ids if i)) if words and all(ids) else None
 
     def resolve_posts(self, text: str) -> tuple[list[str], SearchResult | None]:
-        """Post ids named by ``text``: exact ids / former ids (space-separated), else the search's
-        best match when it is clear (:func:`bot.domain.search.confidence.clear_best`). Returns
-        ``(post ids, search result or None)``; when no match is clear the ids are empty and the
-        result (if any post matched) lets the person pick."""
+        """``(post ids, None)`` named by ``text``: exact ids / former ids, else the search's clear
+        best match (:func:`bot.domain.search.confidence.clear_best`); ``([], result)`` when posts
+        match but none clearly (the person picks), ``([], None)`` when none does."""
         ids = self.exact_post_ids(text.split())
         if ids is not None:
             return ids, None
@@ -203,11 +199,9 @@ class Finder:
 
 
 class Reader:
-    """The caller's reading state (chosen language, posts read, tracks followed), read from the
-    store once per request in one statement (:meth:`bot.store.Store.reader_state`) on first use;
-    its own writes keep that copy equal to what the store holds (a write made around it is not
-    seen afterwards). Progress under former ids: :func:`bot.domain.paths.unread_among` /
-    :func:`~bot.domain.paths.with_former_ids`."""
+    """The caller's reading state (chosen language, budget, posts read, tracks followed), read on
+    first use in one statement (:meth:`bot.store.Store.reader_state`); its own writes keep that
+    copy equal to the store's (a write made around it is not seen afterwards)."""
 
     def __init__(self, rt: Runtime, caller: Caller, catalog: Catalog) -> None:
         self._rt, self._team, self._user, self._catalog = rt, caller.team_id, caller.user_id, catalog
@@ -280,11 +274,10 @@ class Reader:
 
 @dataclass
 class Context:
-    """One request: the runtime ``rt``, the ``caller``, and the language (``lang``: the
-    ``/vllm-path lang`` setting, else Chinese when the command's text ``typed`` holds Chinese
-    characters, else the Slack locale, zh* -> zh, else en). ``catalog``, ``find`` (search) and
-    ``reader`` (progress) share one catalog snapshot. Slack is reached only through
-    ``users_info``, ``channel_check`` and ``announce``."""
+    """One request: the runtime ``rt``, the ``caller``, and the language (``lang``: the chosen
+    one, else Chinese when the command's text ``typed`` holds Chinese, else the Slack locale,
+    zh* -> zh, else en). ``catalog``, ``find`` and ``reader`` share one catalog snapshot. Slack is
+    reached only through ``users_info``, ``channel_check`` and ``announce``."""
 
     rt: Runtime
     caller: Caller
@@ -328,9 +321,8 @@ class Context:
         return info.is_admin or info.is_owner
 
     def may_stop(self, created_by: str | None) -> bool:
-        """Whether the caller may stop or remove a channel digest set up by ``created_by``: the
-        person who set it up, or a workspace admin or owner. A digest with no recorded creator
-        may be stopped by anyone (as before)."""
+        """Whether the caller may stop or remove a channel digest set up by ``created_by``: that
+        person or a workspace admin or owner (anyone when no creator was recorded)."""
         return not created_by or created_by == self.caller.user_id or self.is_admin()
 
     def keep_language(self) -> Mrkdwn | None:

@@ -15,8 +15,7 @@ from bot.slack.views.blocks import Reply
 
 def dm_schedule(ctx: Context, parts: ScheduleParts | None = None) -> WeeklySchedule:
     """The DM schedule for ``dm on`` with the ``parts`` typed: parts left out keep the caller's
-    last DM schedule (its zone included, even when the DM is off), else Monday 09:00 in their
-    Slack zone (or the app's default zone)."""
+    last DM schedule (even when the DM is off), else Monday 09:00 in :meth:`Context.timezone`."""
     last = ctx.rt.store.get_dm(ctx.caller.team_id, ctx.caller.user_id)  # kept while the DM is off
     before = WeeklySchedule(weekday=last.weekday, at_time=last.at_time, timezone=last.timezone) if last else None
     return (parts or ScheduleParts()).resolve(ctx.timezone(), fallback=before)

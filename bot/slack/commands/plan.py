@@ -23,9 +23,8 @@ def _out_of_range(minutes: int, lang: str) -> Mrkdwn:
 
 
 def plan(s: Context, cmd: grammar.Command) -> Reply:
-    """Set (``plan 30m``), reset (``plan off``) or show (``plan``) the caller's weekly budget; the
-    reply lists the weeks each essential path takes at it. Text that is no duration is a
-    refusal showing the forms."""
+    """Set (``plan 30m``), reset (``plan off``) or show (``plan``) the caller's weekly budget,
+    with the weeks each essential path takes at it; text that is no duration is refused."""
     store, caller, cat = s.rt.store, s.caller, s.catalog
     if cmd.error:
         return views.text_reply(pt("plan.bad", s.lang, value=truncate(cmd.error_value or "", 100)))

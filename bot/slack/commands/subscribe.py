@@ -104,10 +104,9 @@ def _confirmation(ctx: Context, cmd: grammar.Command, old: Subscription | None, 
 
 def subscribe(ctx: Context, cmd: grammar.Command) -> Reply:
     """Subscribe this channel to a track's weekly digest. Parts left out keep the channel's
-    current schedule (so re-subscribing resumes a paused digest without moving it), else the
-    defaults (:class:`WeeklySchedule`: Monday 09:00) and the person's Slack time zone. Changing
-    an existing digest's schedule, steps, minutes or setup after the essential path is for those
-    who may stop it (:meth:`Context.may_stop`)."""
+    current schedule (re-subscribing resumes a paused digest without moving it), else Monday
+    09:00 in the person's Slack zone. Changing an existing digest is for those who may stop it
+    (:meth:`Context.may_stop`)."""
     caller = ctx.caller
     refused = _refused(ctx, cmd)
     if refused is not None or cmd.schedule is None:
@@ -139,9 +138,8 @@ def subscribe(ctx: Context, cmd: grammar.Command) -> Reply:
 
 
 def unsubscribe(ctx: Context, cmd: grammar.Command) -> Reply:
-    """Remove this channel's subscription to the track ``cmd.arg`` names: allowed to the person
-    who set it up and to workspace admins (:meth:`Context.may_stop`); others are told who may.
-    With no track, list this channel's subscriptions (the ones there are to remove)."""
+    """Remove this channel's subscription to the track ``cmd.arg`` names, for those who may
+    (:meth:`Context.may_stop`; others are told who may); with no track, list the channel's."""
     if not cmd.arg.strip():
         subs = ctx.rt.store.subscriptions(ctx.caller.team_id, ctx.caller.channel_id) if ctx.caller.channel_id else []
         return views.subscriptions_reply(ctx.catalog, subs, ctx.lang)
