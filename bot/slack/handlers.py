@@ -124,10 +124,8 @@ class Handlers:
         unknown, so no channel digests are listed)."""
         store = self.rt.store
         ctx = self.context(caller)
-        subs = []
-        if channel_ids:
-            wanted = {c for c in channel_ids if is_conversation_id(c)}
-            subs = [x for x in store.subscriptions(caller.team_id) if x.channel_id in wanted]
+        wanted = {c for c in channel_ids or () if is_conversation_id(c)}
+        subs = [x for x in store.subscriptions(caller.team_id) if x.channel_id in wanted] if wanted else []
         state = HomeState(
             follows=ctx.reader.follows(),
             read=ctx.reader.read(),

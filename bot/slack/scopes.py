@@ -37,15 +37,8 @@ _BY_KIND_SUFFIX = {"public": "channels", "private": "groups", "im": "im", "mpim"
 def conversation_kind(channel_id: str, is_private: bool | None = None) -> str | None:
     """``'im'`` for a DM id (``D…``), ``'private'`` for a private channel (a ``G…`` id, or
     ``is_private``), ``'public'`` for another ``C…`` id; None when unknown."""
-    if not channel_id:
-        return None
-    if channel_id.startswith("D"):
-        return "im"
-    if channel_id.startswith("G") or is_private:
-        return "private"
-    if channel_id.startswith("C"):
-        return "public"
-    return None
+    kind = {"D": "im", "G": "private", "C": "public"}.get(channel_id[:1])
+    return "private" if channel_id and is_private and kind != "im" else kind
 
 
 def acceptable_scopes(method: str, kind: str | None = None) -> frozenset[str]:

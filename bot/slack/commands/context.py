@@ -10,7 +10,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from cachetools import TTLCache
 from pydantic import BaseModel, ConfigDict
@@ -25,10 +25,6 @@ from bot.runtime import Loaded, Runtime
 from bot.slack.i18n import LANGS, t
 from bot.slack.mrkdwn import Mrkdwn
 from bot.store import ReaderState
-
-if TYPE_CHECKING:
-    from bot.domain.search import Matcher
-
 
 MAX_OFFSET = 10_000
 """The largest paging offset a button value may carry."""
@@ -152,31 +148,28 @@ class ButtonValue(BaseModel):
 
 class Finder:
     """The one seam between the use cases and search, over one catalog snapshot
-    (:attr:`bot.runtime.CatalogHolder.loaded`, taken once per request): what a text names."""
+    (:attr:`bot.runtime.CatalogHolder.loaded`, taken once per request): what a text names. Its
+    search index is ``loaded.matcher``, built on first use when the runtime's index is lazy."""
 
     def __init__(self, loaded: Loaded) -> None:
         self.catalog = loaded.catalog
         self._loaded = loaded
 
-    @property
-    def _matcher(self) -> Matcher:
-        return self._loaded.matcher  # built on first use when the runtime's index is lazy
-
     def track(self, text: str) -> str | None:
         """A track id for text (id, name, alias, typo), else ``None``."""
-        return track_named(self.catalog, text, lambda: self._matcher)
+        return track_named(self.catalog, text, lambda: self._loaded.matcher)
 
     def near_track(self, text: str) -> TrackMatch | None:
         """The track whose name ``text`` is close to (:meth:`bot.domain.search.Matcher.suggest_track`)."""
-        return self._matcher.suggest_track(text)
+        return self._loaded.matcher.suggest_track(text)
 
     def link(self, text: str) -> LinkResult | None:
         """What a link in ``text`` points to (``None``: no link)."""
-        return self._matcher.resolve_link(text)
+        return self._loaded.matcher.resolve_link(text)
 
     def posts(self, text: str, limit: int = 5, offset: int = 0) -> SearchResult:
         """The search for ``text``: ``limit`` ranked posts from ``offset``."""
-        return self._matcher.search(text, limit=limit, offset=offset)
+        return self._loaded.matcher.search(text, limit=limit, offset=offset)
 
     def exact_post_ids(self, words: list[str]) -> list[str] | None:
         """The posts ``words`` name when every word is a post id or former id (case-folded:
