@@ -109,12 +109,7 @@ class BoundedLazyRunner(LazyListenerRunner):
         return dropped + unfinished
 
 
-def _response_url(body: Any) -> str | None:
+def _response_url(body: dict[str, Any]) -> str | None:
     """The ``response_url`` of a slash command or a block action body, if any."""
-    if not isinstance(body, dict):
-        return None
     url = body.get("response_url")
-    if not url and isinstance(body.get("response_urls"), list) and body["response_urls"]:
-        first = body["response_urls"][0]
-        url = first.get("response_url") if isinstance(first, dict) else None
     return url if isinstance(url, str) and url.startswith(("https://", "http://")) else None

@@ -42,7 +42,10 @@ class SignedRequestVerification(Middleware):
         if req.mode == "socket_mode":
             return next()
         why = self.problem(req.raw_body, _first(req, "x-slack-request-timestamp"), _first(req, "x-slack-signature"))
-        return _refused(why) if why else next()
+        if why is None:
+            return next()
+        log.info("Invalid request signature (refused with 401): %s", why)
+        return BoltResponse(status=401, body={"error": "invalid request"})
 
     def problem(self, raw_body: str | bytes, timestamp: str | None, signature: str | None) -> str | None:
         """Why a request with this raw body (text is read as UTF-8, as Slack sends it) and these
@@ -62,8 +65,3 @@ class SignedRequestVerification(Middleware):
 def _first(req: BoltRequest, name: str) -> str | None:
     values = req.headers.get(name) or []
     return values[0] if values else None
-
-
-def _refused(why: str) -> BoltResponse:
-    log.info("Invalid request signature (refused with 401): %s", why)
-    return BoltResponse(status=401, body={"error": "invalid request"})
