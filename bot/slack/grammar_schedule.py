@@ -53,13 +53,8 @@ def _crontab(words: list[str], prefix: str) -> _Split | None:
     weekday = at_time = None
     if len(run) >= 5:
         minute, hour, dom, month, dow = run[-5:]
-        if (
-            (dom, month) == ("*", "*")
-            and all(_NUMBER.match(x) for x in (minute, hour, dow))
-            and int(minute) < 60
-            and int(hour) < 24
-            and int(dow) <= 7
-        ):
+        numbers = (dom, month) == ("*", "*") and all(_NUMBER.match(x) for x in (minute, hour, dow))
+        if numbers and int(minute) < 60 and int(hour) < 24 and int(dow) <= 7:
             weekday, at_time = CRON_WEEKDAY[int(dow)], f"{int(hour):02d}:{int(minute):02d}"
     return words[:start], {
         "error": "sub.crontab",
@@ -97,13 +92,8 @@ class _Parts:
         word = rest[-1]
         if word.casefold() in SCHEDULE_FILLER:
             return 1
-        if (
-            _NUMBER.match(word)
-            and self.at_time is None
-            and len(rest) > 1
-            and rest[-2].casefold() == "at"
-            and int(word) < 24
-        ):
+        after_at = self.at_time is None and len(rest) > 1 and rest[-2].casefold() == "at"
+        if after_at and _NUMBER.match(word) and int(word) < 24:
             word = f"{int(word)}:00"  # "at 9": an hour
         if self.zone is None:
             used = self._take_zone(rest, word)

@@ -76,8 +76,7 @@ def scope_refusal(method: str, granted: Iterable[str], kind: str | None = None) 
 
 
 def default_bot_scopes() -> frozenset[str]:
-    """The bot scopes the app asks for (``Settings.slack_scopes``' default, kept in step with
-    ``manifest.yaml``)."""
+    """The bot scopes the app asks for (``Settings.slack_scopes``' default, as ``manifest.yaml``)."""
     from bot.config import Settings
 
     return parse_scopes(str(Settings.model_fields["slack_scopes"].default))

@@ -22,8 +22,7 @@ def dm_schedule(ctx: Context, parts: ScheduleParts | None = None) -> WeeklySched
 
 
 def dm(ctx: Context, cmd: grammar.Command) -> Reply:
-    """Turn the DM digest on (parts left out: the last DM schedule, else Monday 09:00 and the
-    person's Slack zone) or off."""
+    """Turn the DM digest on (parts left out: as :func:`dm_schedule` says) or off."""
     store, lang, caller = ctx.rt.store, ctx.lang, ctx.caller
     if cmd.enabled is None:
         return views.text_reply(t("dm.usage", lang))

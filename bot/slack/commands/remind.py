@@ -117,10 +117,7 @@ def remind_button(ctx: Context, value: ButtonValue) -> Reply | None:
 
 def cancel_button(ctx: Context, value: ButtonValue) -> Reply | None:
     """*Cancel* on a listed reminder (its id in ``d``), then redraw the list."""
-    ok = bool(
-        value.d
-        and value.d.isdigit()
-        and ctx.rt.store.cancel_reminder(ctx.caller.team_id, ctx.caller.user_id, int(value.d))
-    )
+    reminder_id = int(value.d) if value.d and value.d.isdigit() else None
+    ok = reminder_id is not None and ctx.rt.store.cancel_reminder(ctx.caller.team_id, ctx.caller.user_id, reminder_id)
     notice = t("reminders.cancelled" if ok else "reminders.not_found", ctx.lang)
     return replies.redraw(ctx, value.v, notice, offset=value.o)

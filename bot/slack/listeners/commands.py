@@ -33,8 +33,7 @@ COMMAND = re.compile(r"^/vllm-path")
 READY_REPLY = "vllm_path_ready_reply"
 """The ``context`` key under which :func:`answerable_now` leaves the reply for the ack."""
 PARSED = "vllm_path_command"
-"""The ``context`` key under which :func:`answerable_now` leaves the parsed
-:class:`~bot.slack.grammar.Command` for the listener that answers after the ack."""
+"""The ``context`` key of the parsed :class:`~bot.slack.grammar.Command` (for after the ack too)."""
 
 
 def _parsed(body: dict, context: BoltContext) -> Command:
@@ -72,8 +71,7 @@ def answer_in_ack(ack: Ack, context: BoltContext) -> None:
 
 @answers_failure("slash command")
 def answer_command(body: dict, respond: Respond, context: BoltContext) -> None:
-    """Lazy: answer the command (parsed by the matcher, :data:`PARSED`) for the caller through
-    ``response_url``."""
+    """Lazy: answer the command (parsed by the matcher, :data:`PARSED`) through ``response_url``."""
     reply = handlers_of(context).run(caller_of(context, body), _parsed(body, context), body.get("text") or "")
     respond(**reply.payload(), replace_original=False)
     metrics.observe_reply("command", context)

@@ -39,8 +39,7 @@ def answers_failure(what: str) -> Callable[[Callable[..., None]], Callable[..., 
 
 
 def on_error(error: Exception, body: dict[str, Any]) -> None:
-    """Bolt's ``@app.error`` handler: log the failure with its traceback, the team only (no
-    payload, no secrets)."""
+    """Bolt's ``@app.error`` handler: log the failure with its traceback and team (no payload)."""
     log.error("listener failed (team %s): %s", _team(body), type(error).__name__, exc_info=error)
 
 

@@ -128,12 +128,9 @@ def home_opened(body: dict, event: dict, client: WebClient, context: BoltContext
     handlers = handlers_of(context)
     if event.get("tab", "home") != "home" or not first_delivery(handlers, body, context):
         return
-    caller = caller_of(context)
-    publish_home(
-        handlers,
-        client,
-        Caller(team_id=caller.team_id or event_tenant(body, context), user_id=event.get("user") or caller.user_id),
-    )
+    found = caller_of(context)
+    caller = Caller(team_id=found.team_id or event_tenant(body, context), user_id=event.get("user") or found.user_id)
+    publish_home(handlers, client, caller)
 
 
 def uninstalled(body: dict, event: dict, context: BoltContext) -> None:
