@@ -149,22 +149,16 @@ def build_app(
             "SLACK_CLIENT_ID and SLACK_CLIENT_SECRET (OAuth)"
         )
 
-    def token_for(team_id: str) -> tuple[bool, str | None]:
-        """``(installed, token)``: the tenant's bot token under OAuth; ``None`` (the client's own
-        token) with one bot token; ``(False, None)`` when the tenant is not installed."""
-        if client is None and settings.oauth_enabled:
-            # team_id is the tenant (a team id, or an enterprise id for an org-wide install)
-            token = runtime.store.bot_token_for(team_id)
-            return bool(token), token or None
-        return True, None
-
     def web_api(team_id: str, method: str, **kwargs: Any) -> tuple[Any, str | None]:
-        """``(response, None)`` of ``app.client.<method>(**kwargs)`` with the tenant's token, else
-        ``(None, why)``: Slack's error code, the exception's name, or ``not_installed``. Never
-        raises (a Slack or network failure must not break a reply); failures are logged, team only."""
-        installed, token = token_for(team_id)
-        if not installed:
-            return None, "not_installed"
+        """``(response, None)`` of ``app.client.<method>(**kwargs)`` with the tenant's bot token
+        under OAuth (``team_id``: a team id, or an enterprise id for an org-wide install), else the
+        client's own; ``(None, why)``: Slack's error code, the exception's name, or ``not_installed``.
+        Never raises (a failure must not break a reply); failures are logged, team only."""
+        token = None
+        if client is None and settings.oauth_enabled:
+            token = runtime.store.bot_token_for(team_id) or None
+            if token is None:
+                return None, "not_installed"
         try:
             return getattr(app.client, method)(token=token, **kwargs), None
         except SlackApiError as exc:

@@ -89,18 +89,16 @@ LANG_WORDS: dict[str, str] = {
 
 @dataclass(frozen=True)
 class Command:
-    """A parsed command.
-
-    ``arg`` is the rest of the text (the track or query) after the keyword; for ``subscribe`` and
-    ``dm on`` the schedule is split out as ``schedule`` (:class:`~bot.domain.schedule.ScheduleParts`,
-    validated; parts not typed are ``None``); ``enabled`` for ``dm on|off``. ``error`` is an i18n
-    key with ``error_value`` when a part could not be parsed (``error_choices``: the zones an
-    ambiguous abbreviation may mean); ``suggestion`` is the command to type instead (for a
-    near-miss keyword, or the right form of a schedule that was refused); ``note`` an i18n key the
-    reply adds (how an abbreviation was read); ``truncated`` says the input was longer than
-    :data:`MAX_TEXT`; ``steps`` the steps per week a ``subscribe`` asks for (``3 steps``; checked by the use case);
-    ``query`` the whole text when a ``next`` was read from text that may also be a search
-    (``qwen3 next``): the use case searches it when ``arg`` names no track.
+    """A parsed command. ``arg`` is the rest of the text (the track or query) after the keyword;
+    for ``subscribe`` and ``dm on`` the schedule is split out as ``schedule`` (parts not typed are
+    ``None``); ``enabled`` for ``dm on|off``. ``error`` is an i18n key with ``error_value`` when a
+    part could not be parsed (``error_choices``: the zones an ambiguous abbreviation may mean);
+    ``suggestion`` is the command to type instead (for a near-miss keyword, or the right form of a
+    refused schedule); ``note`` an i18n key the reply adds (how an abbreviation was read);
+    ``truncated`` says the input was longer than :data:`MAX_TEXT`; ``steps`` the steps per week a
+    ``subscribe`` asks for (``3 steps``; checked by the use case); ``query`` the whole text when a
+    ``next`` was read from text that may also be a search (``qwen3 next``): the use case searches
+    it when ``arg`` names no track.
     """
 
     kind: Kind

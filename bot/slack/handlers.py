@@ -85,11 +85,10 @@ class Handlers:
         return _noting_cut(cmd, ctx.lang, run_command(ctx, cmd))
 
     def answer_now(self, caller: Caller, text: str, cmd: grammar.Command | None = None) -> Reply | None:
-        """The reply to ``/vllm-path <text>`` (parsed as ``cmd`` unless given) when it can go in
-        the command's ack: a command that only reads (:data:`ANSWERED_IN_ACK`) and needs nothing
-        from Slack's Web API (the caller's language is chosen or typed, or their ``users.info`` is
-        remembered). Whether it can is decided before the use case runs; ``None``: answer after
-        the ack with :meth:`run` (nothing was run, nothing written). Raises what the store raises."""
+        """The reply to ``/vllm-path <text>`` (parsed as ``cmd`` unless given) when it can go in the
+        ack: a command that only reads (:data:`ANSWERED_IN_ACK`) and needs no Web API call (the
+        language is chosen or typed, or ``users.info`` remembered). ``None``, decided before the
+        use case runs: answer after the ack with :meth:`run`. Raises what the store raises."""
         cmd = cmd or grammar.parse(text)
         local = self._local_users_info()
         if cmd.kind not in ANSWERED_IN_ACK or local is None:

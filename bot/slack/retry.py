@@ -28,11 +28,9 @@ class CountingRateLimitRetryHandler(RateLimitErrorRetryHandler):
 
 
 class _SameOnCopy:
-    """A retry handler is configuration (retry count, back-off); the state of one request's
-    retries is slack-sdk's ``RetryState``. So a copy may be the handler itself: Bolt deep-copies
-    each request's context, the ``WebClient`` and its retry handlers included, for every lazy
-    listener (``BoltContext.to_copyable``), and walking three handlers' back-off objects was a
-    third of that copy's cost on every slash command (``benchmarks/command_latency.py``)."""
+    """A copy that is the handler itself: a retry handler is configuration (a request's retries
+    are slack-sdk's ``RetryState``), and copying three handlers' back-off objects was a third of
+    the cost of Bolt's copy of each lazy listener's context (``benchmarks/command_latency.py``)."""
 
     def __copy__(self) -> Any:
         return self

@@ -106,8 +106,7 @@ def share(ctx: Context, value: ButtonValue) -> Reply | None:
 
 def dm_on(ctx: Context, value: ButtonValue) -> Reply | None:
     """Weekly DM on: the last DM schedule, else Monday 09:00 in the person's zone."""
-    when = dm_schedule(ctx)
-    ctx.rt.store.set_dm(ctx.caller.team_id, ctx.caller.user_id, True, schedule=when)
+    ctx.rt.store.set_dm(ctx.caller.team_id, ctx.caller.user_id, True, schedule=dm_schedule(ctx))
     return replies.redraw(ctx, value.v, None, offset=value.o)
 
 

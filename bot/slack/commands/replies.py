@@ -9,6 +9,7 @@ from dataclasses import replace
 from bot.domain.search import PostMatch, SearchResult
 from bot.slack import grammar
 from bot.slack.commands.context import Context
+from bot.slack.commands.plan import track_path_line
 from bot.slack.i18n import t
 from bot.slack.mrkdwn import Mrkdwn, truncate
 from bot.slack.views import messages as views
@@ -59,8 +60,6 @@ def unknown_track(ctx: Context, text: str, command: str = "") -> Mrkdwn:
 def track_view(ctx: Context, track_id: str, notice: str | None = None, offset: int | None = None) -> Reply:
     """The track reply for the caller (progress, next step, buttons); ``offset`` the first
     step listed (``None``: the page around the reader's next step)."""
-    from bot.slack.commands.plan import track_path_line  # plan uses these replies too
-
     return views.track_reply(
         ctx.catalog,
         track_id,

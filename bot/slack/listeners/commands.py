@@ -1,14 +1,11 @@
 """The ``/vllm-path`` slash command: the reply in the ack when it is ready at once, otherwise an
 empty ack and the reply through ``response_url`` from a lazy listener.
 
-Bolt runs the first listener whose matchers pass: :func:`answerable_now` computes the reply of a
-command that only reads and needs no Web API call (:meth:`bot.slack.handlers.Handlers.answer_now`)
-and keeps it in ``context``; otherwise the second listener acks empty and answers after the ack.
-Matcher and ack run in the request thread (``process_before_response=True``,
-:func:`bot.slack.app.build_app`): no hand-over to a pool, no wait in Bolt's ack poll. The text is
-parsed once, in the matcher; the :class:`~bot.slack.grammar.Command` reaches the lazy listener in
-``context`` (Bolt copies custom context values into a lazy listener's request). Both replies
-work in DMs and in private channels the bot is not in.
+Bolt runs the first listener whose matchers pass: :func:`answerable_now` computes the reply
+(:meth:`bot.slack.handlers.Handlers.answer_now`) and keeps it in ``context``; otherwise the
+second listener acks empty and answers after the ack. Matcher and ack run in the request thread
+(:func:`bot.slack.app.build_app`). The text is parsed once, in the matcher; the command reaches
+the lazy listener in ``context``. Both replies work in DMs and in private channels the bot is not in.
 """
 
 from __future__ import annotations
