@@ -74,9 +74,8 @@ def lazy_runner(app: App) -> BoundedLazyRunner | None:
 
 
 def _not_same_token_notice(record: logging.LogRecord) -> bool:
-    """A log filter dropping Bolt's warning that ``token`` "will be unused" because a ``client``
-    was given: Bolt reads ``SLACK_BOT_TOKEN`` from the environment by itself, and we pass a client
-    built from the same token on purpose (our retry handlers and base URL)."""
+    """A log filter dropping Bolt's warning that ``token`` (read from ``SLACK_BOT_TOKEN``) "will be
+    unused": we pass a client built from the same token on purpose (retry handlers, base URL)."""
     return record.getMessage() != warning_client_prioritized_and_token_skipped()
 
 

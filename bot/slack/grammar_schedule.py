@@ -1,6 +1,5 @@
 """The schedule at the end of ``subscribe`` and ``dm on`` (weekday, time and zone, in any order),
-read with the words of :mod:`bot.domain.words`; a part that cannot be read is refused with the
-command's right form. Pure, no I/O (:mod:`bot.slack.grammar` calls :func:`split_schedule`)."""
+read with the words of :mod:`bot.domain.words` (:func:`split_schedule`). Pure, no I/O."""
 
 from __future__ import annotations
 

@@ -39,9 +39,8 @@ from bot.slack.views.home import HomeState, home_view
 from bot.slack.views.insights import insights_blocks
 
 ANSWERED_IN_ACK = frozenset({"query", "search", "next", "help", "did_you_mean", "thanks", "latest"})
-"""Command kinds that only read the catalog and the caller's reading state, so their reply can
-go in the slash command's ack (:meth:`Handlers.answer_now`): no write to repeat when the reply
-has to come after the ack after all."""
+"""Command kinds that only read (the catalog, the caller's reading state), so their reply can go
+in the slash command's ack (:meth:`Handlers.answer_now`): nothing to repeat if it cannot."""
 
 __all__ = ["ANSWERED_IN_ACK", "Caller", "Handlers", "UserInfo", "UserInfoCache", "UsersInfo", "no_users_info"]
 

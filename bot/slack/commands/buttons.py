@@ -1,6 +1,5 @@
-"""What each button does (the action id's prefix is the kind): progress and follow buttons
-redraw the message they live in; *Share* posts the track in the channel; *DM on/off* change the
-DM digest; a digest's *Snooze* and *Stop* are :mod:`bot.slack.commands.digest_actions`."""
+"""What each button does (the action id's prefix is the kind): most redraw the message they live
+in; *Share* posts the track in the channel; a digest's *Snooze* and *Stop*: :mod:`.digest_actions`."""
 
 from __future__ import annotations
 
@@ -17,9 +16,8 @@ from bot.slack.views.blocks import Reply
 
 
 def _digest(kind: Literal["snooze", "stop"]) -> Callable[[Context, ButtonValue], Reply | None]:
-    """The use case of a digest's ``kind`` button (``snooze`` or ``stop``). A channel digest's
-    *Stop* is allowed to the person who set it up and to workspace admins
-    (:meth:`Context.may_stop`); each change is announced in the channel in one line."""
+    """The use case of a digest's ``kind`` button: a channel digest's *Stop* is for those who
+    :meth:`Context.may_stop`; each change of a channel digest is announced there in one line."""
 
     def run(ctx: Context, value: ButtonValue) -> Reply | None:
         sub = channel_subscription(ctx.rt, ctx.caller, value.v)

@@ -1,6 +1,5 @@
 """Replies several use cases share (a track's path, search results, the newest posts, the next
-reads, did-you-mean lines, the redraw of a button's message), as functions of the request
-:class:`~bot.slack.commands.context.Context`; the Block Kit is the views'."""
+reads, did-you-mean lines, the redraw of a button's message); the Block Kit is the views'."""
 
 from __future__ import annotations
 

@@ -42,9 +42,8 @@ def _parsed(body: dict, context: BoltContext) -> Command:
 
 
 def answerable_now(body: dict, context: BoltContext) -> bool:
-    """Bolt matcher: ``True`` (the reply kept in ``context[READY_REPLY]``) when the command's
-    reply is ready without Slack's Web API; ``False`` sends the command to the listener that
-    answers after the ack, which also reports a failure here (logged at info, no payload)."""
+    """Bolt matcher: ``True`` (the reply kept in ``context[READY_REPLY]``) when the reply is ready
+    without the Web API; ``False`` leaves it to after the ack (a failure here is logged at info)."""
     try:
         cmd = _parsed(body, context)
         reply = handlers_of(context).answer_now(caller_of(context, body), body.get("text") or "", cmd)

@@ -77,8 +77,7 @@ def publish_home(handlers: Handlers, client: WebClient, caller: Caller) -> None:
 
 def unfurl_once(handlers: Handlers, team_id: str, where: str, url: str) -> bool:
     """True the first time a link of one message (``where``: channel and message ts, or the
-    composer's ``unfurl_id``) is unfurled: a message's link is unfurled once, whatever Slack
-    sends again."""
+    composer's ``unfurl_id``) is unfurled, whatever Slack sends again."""
     key = "unfurl:" + hashlib.sha256(f"{team_id}|{where}|{url}".encode()).hexdigest()[:40]
     return handlers.rt.store.record_event(key, team_id or "-")
 

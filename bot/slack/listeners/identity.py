@@ -25,9 +25,8 @@ def tenant(context: BoltContext) -> str:
 
 
 def caller_of(context: BoltContext, body: dict[str, Any] | None = None) -> Caller:
-    """Who asked, from where: tenant (:func:`tenant`), ``context.user_id`` and
-    ``context.channel_id`` (for a click from a message, the container's channel when Bolt has
-    none). ``body`` is only read for that channel fallback."""
+    """Who asked, from where: tenant (:func:`tenant`), ``context.user_id`` and ``channel_id`` (for
+    a click from a message, ``body``'s channel or container's channel when Bolt has none)."""
     channel = context.channel_id or ""
     if not channel and body:
         channel = (body.get("channel") or {}).get("id") or (body.get("container") or {}).get("channel_id") or ""
