@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-import dataclasses
+from dataclasses import dataclass, replace
 from typing import Any
 
 from bot.runtime import Runtime
@@ -33,6 +33,7 @@ from bot.slack.commands.stats import team_insights
 from bot.slack.commands.unfurl import unfurls_for
 from bot.slack.i18n import t
 from bot.slack.ids import is_conversation_id
+from bot.slack.retry import SameOnCopy
 from bot.slack.views import messages as views
 from bot.slack.views.blocks import MAX_BLOCKS_VIEW, Reply, divider
 from bot.slack.views.home import HomeState, home_view
@@ -45,28 +46,15 @@ in the slash command's ack (:meth:`Handlers.answer_now`): nothing to repeat if i
 __all__ = ["ANSWERED_IN_ACK", "Caller", "Handlers", "UserInfo", "UserInfoCache", "UsersInfo", "no_users_info"]
 
 
-class Handlers:
-    """Command and action handlers bound to a :class:`Runtime` (store + catalog holder). One
-    object shared by every request: a copy (Bolt's deep copy of a lazy listener's context) is
-    the object itself."""
+@dataclass(eq=False)
+class Handlers(SameOnCopy):
+    """Command and action handlers bound to a :class:`Runtime` ``rt`` (store + catalog holder)
+    and the Slack look-ups; one object shared by every request (its copy is itself)."""
 
-    def __init__(
-        self,
-        runtime: Runtime,
-        users_info: UsersInfo = no_users_info,
-        channel_check: ChannelCheck = any_channel,
-        announce: Announce = no_announce,
-    ):
-        self.rt = runtime
-        self.users_info = users_info
-        self.channel_check = channel_check
-        self.announce = announce
-
-    def __copy__(self) -> Handlers:
-        return self
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> Handlers:
-        return self
+    rt: Runtime
+    users_info: UsersInfo = no_users_info
+    channel_check: ChannelCheck = any_channel
+    announce: Announce = no_announce
 
     def context(self, caller: Caller, lang: str | None = None, typed: str = "") -> Context:
         """A request :class:`Context` for ``caller`` (language looked up unless given; ``typed``:
@@ -137,7 +125,7 @@ class Handlers:
             # as for the digests above, Home names only channels the person is in
             ins = team_insights(self.rt, caller.team_id)
             mine = set(channel_ids or ())
-            ins = dataclasses.replace(ins, channels=tuple(c for c in ins.channels if c.channel_id in mine))
+            ins = replace(ins, channels=tuple(c for c in ins.channels if c.channel_id in mine))
             extra = [b.to_dict() for b in [divider(), *insights_blocks(ctx.catalog, ins, ctx.lang)]]
             view["blocks"] = (view["blocks"] + extra)[:MAX_BLOCKS_VIEW]
         return view

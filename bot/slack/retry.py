@@ -1,6 +1,6 @@
 """slack-sdk's 429 retry handler that counts each 429 for the metrics (a leaf module: the Slack
 app's clients and the digest senders' paced clients both build on it), and the retry handlers
-of the Bolt app's client (:func:`app_retry_handlers`)."""
+of the Bolt app's client (:func:`app_retry_handlers`), whose copies are themselves (:class:`SameOnCopy`)."""
 
 from __future__ import annotations
 
@@ -27,10 +27,11 @@ class CountingRateLimitRetryHandler(RateLimitErrorRetryHandler):
         return super()._can_retry(response=response, **others)
 
 
-class _SameOnCopy:
-    """A copy that is the handler itself: a retry handler is configuration (a request's retries
-    are slack-sdk's ``RetryState``), and copying three handlers' back-off objects was a third of
-    the cost of Bolt's copy of each lazy listener's context (``benchmarks/command_latency.py``)."""
+class SameOnCopy:
+    """A copy that is the object itself, for what Bolt deep-copies into each lazy listener's
+    context and must not copy: the app's handlers, and the retry handlers (configuration: a
+    request's retries are slack-sdk's ``RetryState``; copying their back-off objects was a third
+    of that copy's cost, ``benchmarks/command_latency.py``)."""
 
     def __copy__(self) -> Any:
         return self
@@ -39,15 +40,15 @@ class _SameOnCopy:
         return self
 
 
-class _AppRateLimitRetryHandler(_SameOnCopy, CountingRateLimitRetryHandler):
+class _AppRateLimitRetryHandler(SameOnCopy, CountingRateLimitRetryHandler):
     pass
 
 
-class _AppServerErrorRetryHandler(_SameOnCopy, ServerErrorRetryHandler):
+class _AppServerErrorRetryHandler(SameOnCopy, ServerErrorRetryHandler):
     pass
 
 
-class _AppConnectionErrorRetryHandler(_SameOnCopy, ConnectionErrorRetryHandler):
+class _AppConnectionErrorRetryHandler(SameOnCopy, ConnectionErrorRetryHandler):
     pass
 
 
