@@ -65,9 +65,8 @@ KEYWORDS: dict[str, Kind] = {
 # fmt: on
 
 _JOINED_KEYWORDS = sorted((k for k in KEYWORDS if not k.isascii() and k != "语言"), key=len, reverse=True)
-"""Chinese keywords that may be typed joined to what follows (``关注推测解码``, ``已读p-eagle``):
-Chinese is written without spaces. Longest first (``提醒列表`` before ``提醒``); not ``语言``,
-which starts ordinary queries (``语言模型``)."""
+"""Chinese keywords that may be typed joined to what follows (``关注推测解码``), longest first;
+not ``语言``, which starts ordinary queries (``语言模型``)."""
 
 # fmt: off
 _FUZZY_KEYWORDS = ("help", "next", "read", "unread", "follow", "unfollow", "subscribe",
@@ -216,8 +215,7 @@ def _next_last(words: list[str]) -> str | None:
     """The track text of a "what next" with the keyword last, or ``None``: ``spec next``,
     ``what should I read next?`` (``""``, every followed track), ``推测解码下一篇``,
     ``推测解码的下一篇是什么``; at most five words before it (a longer text is a query)."""
-    low = " ".join(words).casefold().replace("’", "'").rstrip(" ?？。")
-    low = _NEXT_ZH_TAIL.sub("", low)
+    low = _NEXT_ZH_TAIL.sub("", " ".join(words).casefold().replace("’", "'").rstrip(" ?？。"))
     for key in ("下一篇", "下一步"):
         if low.endswith(key) and len(low) > len(key):
             return _next_topic(low[: -len(key)])

@@ -319,10 +319,9 @@ class Context:
         return not created_by or created_by == self.caller.user_id or self.is_admin()
 
     def keep_language(self) -> Mrkdwn | None:
-        """Call when setting up something sent later (a channel digest, the weekly DM, a
-        reminder), which speaks the chosen ``lang``, else English: someone who chose none but is
-        answered in Chinese gets Chinese kept as their choice. Returns the sentence saying so,
-        else ``None``."""
+        """Call when setting up something sent later (digest, DM, reminder), which speaks the chosen
+        language, else English: Chinese answered to someone who chose none is kept as their choice
+        (returns the sentence saying so, else ``None``)."""
         if self.lang == "en" or self.reader.chosen_lang in LANGS:
             return None
         self.rt.store.set_lang(self.caller.team_id, self.caller.user_id, self.lang)

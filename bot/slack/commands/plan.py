@@ -1,6 +1,5 @@
-"""``plan 30m`` / ``plan off`` / ``计划 30分钟``: the caller's weekly reading budget (issue 24);
-the budget words of ``dm on … 30m`` and ``subscribe <track> … 45m [then stop]``; the finish
-line after ``read``; the path line of a track reply."""
+"""``plan 30m`` / ``plan off`` / ``计划 30分钟``: the caller's weekly reading budget (issue 24), the
+budgets of ``dm on … 30m`` and ``subscribe … 45m [then stop]``, finish lines and path lines."""
 
 from __future__ import annotations
 
@@ -100,9 +99,8 @@ def with_finish(msg: Mrkdwn, finish: Mrkdwn | None) -> Mrkdwn:
 
 
 def home_plan(rt: Any, team: str, user: str, follows: list[str], read: set[str]) -> dict[str, Any]:
-    """App Home's plan fields (:class:`bot.slack.views.home.HomeState`): the finished
-    essential paths and, when ``PUBLIC_URL`` is set, the signed URL of the picture of the first
-    followed track whose essential path is not finished (else the first followed)."""
+    """App Home's plan fields (:class:`bot.slack.views.home.HomeState`): the finished paths and,
+    with ``PUBLIC_URL``, the picture URL of the first followed track not finished (else the first)."""
     from bot.pictures import signed_url
 
     cat = rt.holder.catalog

@@ -24,9 +24,8 @@ _ANNOUNCE_KEY = {"new": "announce.new", "resumed": "announce.resumed", "updated"
 
 
 def next_fire_label(schedule: WeeklySchedule, now: datetime | None = None, lang: str = "en") -> str:
-    """When a weekly schedule next fires, as ``Monday 2026-12-07 09:00 Europe/Berlin`` (local
-    time; the weekday in ``lang``): the clock's own :meth:`WeeklySchedule.next_fire`, so the
-    reply and the scheduler never disagree. ``now`` defaults to the wall clock (UTC)."""
+    """When a weekly schedule next fires after ``now`` (default: the wall clock), as ``Monday
+    2026-12-07 09:00 Europe/Berlin`` (local; weekday in ``lang``), by the clock's own rule."""
     fire = schedule.next_fire(now or datetime.now(UTC))
     if not fire:
         return "-"
@@ -44,9 +43,8 @@ def _unknown_schedule_part(ctx: Context, text: str) -> Mrkdwn | None:
 
 
 def schedule_refusal(cmd: grammar.Command, lang: str) -> Mrkdwn:
-    """The reply to a schedule the grammar refused (``cmd.error``): what was wrong and, where
-    the grammar could tell, the command written the right way (``cmd.suggestion``) or the zones
-    an ambiguous abbreviation may mean (``cmd.error_choices``)."""
+    """The reply to a schedule the grammar refused (``cmd.error``): what was wrong, and the right
+    form (``cmd.suggestion``) or the zones an abbreviation may mean where the grammar knows."""
     value = truncate(cmd.error_value or "", 80)
     return t(
         cmd.error or "sub.bad_part",

@@ -24,9 +24,8 @@ log = logging.getLogger(__name__)
 
 
 def event_tenant(body: dict, context: BoltContext) -> str:
-    """The tenant an event was delivered for: the installation Bolt's ``context`` names (the
-    enterprise id of an org-wide install, whose bodies carry no outer ``team_id``; else the team
-    id), falling back to the body's ``team_id`` / ``enterprise_id``, else ``"-"``."""
+    """The tenant an event was delivered for (:func:`tenant`: an org-wide install's bodies carry
+    no outer ``team_id``), else the body's ``team_id`` / ``enterprise_id``, else ``"-"``."""
     return tenant(context) or body.get("team_id") or body.get("enterprise_id") or "-"
 
 
