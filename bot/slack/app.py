@@ -8,6 +8,7 @@ turn on Bolt's OAuth flow with the installation and state stores on our database
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from concurrent.futures import Executor
 from typing import Any
 
@@ -148,8 +149,8 @@ def build_app(
             "SLACK_CLIENT_ID and SLACK_CLIENT_SECRET (OAuth)"
         )
 
-    def web_api(team_id: str, method: str, **kwargs: Any) -> tuple[Any, str | None]:
-        """``(response, None)`` of ``app.client.<method>(**kwargs)`` with the tenant's bot token
+    def web_api(team_id: str, method: str, call: Callable[[str | None], Any]) -> tuple[Any, str | None]:
+        """``(response, None)`` of ``call(token)`` (the Web API ``method``) with the tenant's bot token
         under OAuth (``team_id``: a team id, or an enterprise id for an org-wide install), else the
         client's own; ``(None, why)``: Slack's error code, the exception's name, or ``not_installed``.
         Never raises (a failure must not break a reply); failures are logged, team only."""
@@ -159,7 +160,7 @@ def build_app(
             if token is None:
                 return None, "not_installed"
         try:
-            return getattr(app.client, method)(token=token, **kwargs), None
+            return call(token), None
         except SlackApiError as exc:
             why = str(exc.response.get("error"))
         except Exception as exc:
@@ -168,7 +169,9 @@ def build_app(
         return None, why
 
     def fetch_user(team_id: str, user_id: str) -> UserInfo:
-        resp, _ = web_api(team_id, "users_info", user=user_id, include_locale=True)
+        resp, _ = web_api(
+            team_id, "users.info", lambda token: app.client.users_info(user=user_id, include_locale=True, token=token)
+        )
         user = (resp.get("user") if resp else None) or {}
         profile = user.get("profile") or {}
         name = profile.get("display_name") or profile.get("real_name") or user.get("real_name") or None
@@ -184,7 +187,9 @@ def build_app(
         # conversations.info: a private channel the bot is not in is channel_not_found to it; a
         # public one shows is_member false. The manifest has no channels:join, so both ask for
         # /invite. Any other failure keeps today's behaviour (subscribe goes ahead).
-        resp, why = web_api(team_id, "conversations_info", channel=channel_id)
+        resp, why = web_api(
+            team_id, "conversations.info", lambda token: app.client.conversations_info(channel=channel_id, token=token)
+        )
         if resp is None:
             return CHANNEL_INVITE if why == "channel_not_found" else CHANNEL_OK
         channel = resp.get("channel") or {}
@@ -193,7 +198,12 @@ def build_app(
         return CHANNEL_INVITE
 
     def announce(team_id: str, channel_id: str, text: Mrkdwn) -> None:
-        web_api(team_id, "chat_postMessage", channel=channel_id, text=str(text))  # not_in_channel: logged
+        # not_in_channel and other refusals are logged: the command still answers
+        web_api(
+            team_id,
+            "chat.postMessage",
+            lambda t: app.client.chat_postMessage(channel=channel_id, text=str(text), token=t),
+        )
 
     if listener_executor is None:
         separate_lazy_pool(app)
