@@ -1,10 +1,8 @@
 """The one factory that builds the Bolt ``App`` for every door (Socket Mode, HTTP, console, tests).
 
 Single workspace: ``SLACK_BOT_TOKEN``. Many workspaces: ``SLACK_CLIENT_ID`` / ``SLACK_CLIENT_SECRET``
-turn on Bolt's OAuth flow with the SQLAlchemy installation and state stores on our database.
+turn on Bolt's OAuth flow with the installation and state stores on our database.
 ``SLACK_API_URL`` points the Web API at another base URL (staging, tests, a local stand-in).
-429s, 5xx and connection errors are retried by slack-sdk's retry handlers (honouring
-``Retry-After``).
 """
 
 from __future__ import annotations
@@ -14,7 +12,7 @@ from collections.abc import Callable
 from concurrent.futures import Executor
 from typing import Any
 
-from slack_bolt import App, BoltContext, BoltRequest, BoltResponse
+from slack_bolt import App, BoltRequest, BoltResponse
 from slack_bolt.logger.messages import warning_client_prioritized_and_token_skipped
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
@@ -22,6 +20,7 @@ from slack_sdk.errors import SlackApiError
 from bot.runtime import Runtime
 from bot.slack.commands.context import CHANNEL_INVITE, CHANNEL_OK
 from bot.slack.handlers import Handlers, UserInfo, UserInfoCache
+from bot.slack.lazy import BoundedLazyRunner
 from bot.slack.listeners import actions, commands, errors, events
 from bot.slack.listeners.context import provide_handlers
 from bot.slack.mrkdwn import Mrkdwn
@@ -49,28 +48,18 @@ class BotApp(App):
     :meth:`dispatch` puts them into every request's context."""
 
     handlers: Handlers
-    _provide: Callable[[BoltContext, Callable[[], None]], None]
 
     def dispatch(self, req: BoltRequest) -> BoltResponse:
         """Bolt's dispatch with the handlers and the arrival time put into ``req.context`` first
-        (:func:`~bot.slack.listeners.context.provide_handlers`): what a global middleware would
-        do, without Bolt building the middleware's arguments on every request."""
-        self._provide(req.context, _nothing)
+        (:func:`~bot.slack.listeners.context.provide_handlers`)."""
+        provide_handlers(req.context, self.handlers)
         return super().dispatch(req)
 
 
-def _nothing() -> None:
-    pass
-
-
 def separate_lazy_pool(app: App) -> None:
-    """Run lazy listeners on a bounded pool of their own (:class:`bot.slack.lazy.BoundedLazyRunner`).
-    Bolt runs them on its ``listener_executor`` (``App.__init__`` builds one
-    ``ThreadLazyListenerRunner`` on it and has no parameter for another): a pool of 5 unbounded
-    in its queue, shared with whatever else a caller submits there. With a slow Slack the
-    follow-up work grew that queue without a bound."""
-    from bot.slack.lazy import BoundedLazyRunner
-
+    """Run lazy listeners on a bounded pool of their own (:class:`bot.slack.lazy.BoundedLazyRunner`)
+    instead of Bolt's ``listener_executor`` (5 threads, an unbounded queue a slow Slack grew
+    without a bound; ``App.__init__`` has no parameter for another lazy runner)."""
     runner = getattr(app, "_listener_runner", None)
     if runner is None or not hasattr(runner, "lazy_listener_runner"):  # pragma: no cover
         log.warning("Bolt's listener runner changed: lazy listeners share the ack pool")
@@ -78,25 +67,17 @@ def separate_lazy_pool(app: App) -> None:
     runner.lazy_listener_runner = BoundedLazyRunner(app.logger)
 
 
-def lazy_runner(app: App) -> Any:
+def lazy_runner(app: App) -> BoundedLazyRunner | None:
     """The app's :class:`bot.slack.lazy.BoundedLazyRunner`, or None (an app built with a
     listener executor of its own: the console, some tests)."""
-    from bot.slack.lazy import BoundedLazyRunner
-
     runner = getattr(getattr(app, "_listener_runner", None), "lazy_listener_runner", None)
     return runner if isinstance(runner, BoundedLazyRunner) else None
 
 
-class _SameTokenNotice(logging.Filter):
-    """Drops Bolt's warning that ``token`` "will be unused" because a ``client`` was given: Bolt
-    reads ``SLACK_BOT_TOKEN`` from the environment by itself, and we pass a client built from the
-    same token on purpose (our retry handlers and base URL). Other records pass."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return record.getMessage() != warning_client_prioritized_and_token_skipped()
-
-
-_SAME_TOKEN_NOTICE = _SameTokenNotice()
+def _not_same_token_notice(record: logging.LogRecord) -> bool:
+    """A log filter dropping Bolt's warning that ``token`` (read from ``SLACK_BOT_TOKEN``) "will be
+    unused": we pass a client built from the same token on purpose (retry handlers, base URL)."""
+    return record.getMessage() != warning_client_prioritized_and_token_skipped()
 
 
 def build_app(
@@ -106,34 +87,27 @@ def build_app(
     verify_requests: bool = True,
     listener_executor: Executor | None = None,
 ) -> BotApp:
-    """Build the Bolt app.
+    """Build the Bolt app. ``client``: a ready ``WebClient`` (console, tests); otherwise it comes
+    from settings (OAuth when a client id and secret are set, else the bot token).
+    ``verify_requests=False`` turns signature checks off (the local console only).
+    ``listener_executor``: where Bolt runs lazy listeners (default: :func:`separate_lazy_pool`;
+    the console passes one that tells it when a reply is complete).
 
-    ``client``: a ready ``WebClient`` (console, tests); its token is used and ``auth.test`` is not
-    called at start. Otherwise the client comes from settings: OAuth when a client id and secret
-    are set, else the bot token. ``verify_requests=False`` turns signature checks off (the local
-    console only). ``listener_executor``: where Bolt runs lazy listeners (default: a bounded pool
-    of their own, :func:`separate_lazy_pool`; the console passes one that tells it when a reply
-    is complete).
-
-    Every ack function runs in the request thread before the HTTP answer is returned (Bolt's
-    ``process_before_response=True``): the reply made by the command's matcher goes back in the
-    same thread with no hand-over to a pool and no wait in Bolt's 10 ms ack poll
-    (``slack_bolt/listener/thread_runner.py`` polls ``ack.response`` when the ack function runs
-    on the executor). That is safe because no ack function calls the Web API: the commands,
-    buttons and events that need Slack ack empty and do that work in a lazy listener
-    (:mod:`bot.slack.listeners`), which Bolt still starts on the lazy runner.
-    Raises ``ValueError`` when neither a token nor OAuth is configured and no
-    client is given.
+    Every ack function runs in the request thread before the HTTP answer is returned
+    (``process_before_response=True``): a reply made by the command's matcher goes back with no
+    hand-over to a pool and no wait in Bolt's 10 ms ack poll (``slack_bolt/listener/thread_runner.py``).
+    That is safe because no ack function calls the Web API: that work is a lazy listener's
+    (:mod:`bot.slack.listeners`). Raises ``ValueError`` when neither a token nor OAuth is
+    configured and no client is given.
     """
     settings = runtime.settings
     secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else None
-    logging.getLogger(f"slack_bolt.{App.__name__}").addFilter(_SAME_TOKEN_NOTICE)  # idempotent
+    logging.getLogger(f"slack_bolt.{App.__name__}").addFilter(_not_same_token_notice)  # idempotent
     common: dict[str, Any] = dict(
         signing_secret=secret or ("console-not-verified" if not verify_requests else None),
         # Bolt's own check is replaced by ours, at the same place in the chain (before_authorize).
         request_verification_enabled=False,
         before_authorize=SignedRequestVerification(secret or "") if verify_requests else None,
-        # Ack functions run in the request thread (no ack poll); lazy ones on their own pool.
         process_before_response=True,
         raise_error_for_unhandled_request=False,
         listener_executor=listener_executor,  # None: Bolt's own, idle (it starts no thread unused)
@@ -175,28 +149,30 @@ def build_app(
             "SLACK_CLIENT_ID and SLACK_CLIENT_SECRET (OAuth)"
         )
 
-    def token_for(team_id: str) -> tuple[bool, str | None]:
-        """``(installed, token)``: the tenant's bot token under OAuth; ``None`` (the client's own
-        token) with one bot token; ``(False, None)`` when the tenant is not installed."""
+    def web_api(team_id: str, method: str, call: Callable[[str | None], Any]) -> tuple[Any, str | None]:
+        """``(response, None)`` of ``call(token)`` (the Web API ``method``) with the tenant's bot token
+        under OAuth (``team_id``: a team id, or an enterprise id for an org-wide install), else the
+        client's own; ``(None, why)``: Slack's error code, the exception's name, or ``not_installed``.
+        Never raises (a failure must not break a reply); failures are logged, team only."""
+        token = None
         if client is None and settings.oauth_enabled:
-            # team_id is the tenant (a team id, or an enterprise id for an org-wide install)
-            token = runtime.store.bot_token_for(team_id)
-            return bool(token), token or None
-        return True, None
+            token = runtime.store.bot_token_for(team_id) or None
+            if token is None:
+                return None, "not_installed"
+        try:
+            return call(token), None
+        except SlackApiError as exc:
+            why = str(exc.response.get("error"))
+        except Exception as exc:
+            why = type(exc).__name__
+        log.info("%s failed (team %s): %s", method, team_id, why)
+        return None, why
 
     def fetch_user(team_id: str, user_id: str) -> UserInfo:
-        installed, token = token_for(team_id)
-        if not installed:
-            return UserInfo()
-        try:
-            resp = app.client.users_info(user=user_id, include_locale=True, token=token)
-        except SlackApiError as exc:
-            log.info("users.info failed for a user of team %s: %s", team_id, exc.response.get("error"))
-            return UserInfo()
-        except Exception as exc:  # network trouble must not break a reply
-            log.info("users.info failed: %s", type(exc).__name__)
-            return UserInfo()
-        user = resp.get("user") or {}
+        resp, _ = web_api(
+            team_id, "users.info", lambda token: app.client.users_info(user=user_id, include_locale=True, token=token)
+        )
+        user = (resp.get("user") if resp else None) or {}
         profile = user.get("profile") or {}
         name = profile.get("display_name") or profile.get("real_name") or user.get("real_name") or None
         return UserInfo(
@@ -211,42 +187,31 @@ def build_app(
         # conversations.info: a private channel the bot is not in is channel_not_found to it; a
         # public one shows is_member false. The manifest has no channels:join, so both ask for
         # /invite. Any other failure keeps today's behaviour (subscribe goes ahead).
-        installed, token = token_for(team_id)
-        if not installed:
-            return CHANNEL_OK
-        try:
-            resp = app.client.conversations_info(channel=channel_id, token=token)
-        except SlackApiError as exc:
-            error = exc.response.get("error")
-            log.info("conversations.info failed for a channel of team %s: %s", team_id, error)
-            return CHANNEL_INVITE if error == "channel_not_found" else CHANNEL_OK
-        except Exception as exc:  # network trouble must not break a reply
-            log.info("conversations.info failed: %s", type(exc).__name__)
-            return CHANNEL_OK
+        resp, why = web_api(
+            team_id, "conversations.info", lambda token: app.client.conversations_info(channel=channel_id, token=token)
+        )
+        if resp is None:
+            return CHANNEL_INVITE if why == "channel_not_found" else CHANNEL_OK
         channel = resp.get("channel") or {}
         if channel.get("is_im") or channel.get("is_mpim") or channel.get("is_member", True):
             return CHANNEL_OK
         return CHANNEL_INVITE
 
     def announce(team_id: str, channel_id: str, text: Mrkdwn) -> None:
-        installed, token = token_for(team_id)
-        if not installed:
-            return
-        try:
-            app.client.chat_postMessage(channel=channel_id, text=str(text), token=token)
-        except SlackApiError as exc:  # e.g. not_in_channel: the command still answers
-            log.info("announcement not posted in a channel of team %s: %s", team_id, exc.response.get("error"))
-        except Exception as exc:
-            log.info("announcement not posted: %s", type(exc).__name__)
+        # not_in_channel and other refusals are logged: the command still answers
+        web_api(
+            team_id,
+            "chat.postMessage",
+            lambda t: app.client.chat_postMessage(channel=channel_id, text=str(text), token=t),
+        )
 
     if listener_executor is None:
         separate_lazy_pool(app)
     handlers = Handlers(runtime, users_info=UserInfoCache(fetch_user), channel_check=check_channel, announce=announce)
 
-    app._provide = provide_handlers(handlers)  # listeners read them (and the arrival time) from context
     commands.register(app)
     actions.register(app)
     events.register(app)
-    errors.register(app)
+    app.error(errors.on_error)
     app.handlers = handlers
     return app

@@ -18,10 +18,7 @@
 Whether ``<track>|<query>`` names a track is decided by the matcher, not here. A first word that
 is close to a keyword but not one (``folow spec``) gives ``kind="did_you_mean"``. "What next"
 said the other way round (``spec next``, ``what's next?``, ``推测解码的下一篇``) is ``next``.
-
-The words of a schedule (weekdays, times, zones, in English and Chinese) are
-:mod:`bot.domain.words`, the table ``remind`` reads too; :mod:`bot.slack.grammar_schedule` reads
-the order of a schedule's parts at the end of ``subscribe`` and ``dm on``.
+A schedule is read by :mod:`bot.slack.grammar_schedule` (the words: :mod:`bot.domain.words`).
 """
 
 from __future__ import annotations
@@ -68,9 +65,8 @@ KEYWORDS: dict[str, Kind] = {
 # fmt: on
 
 _JOINED_KEYWORDS = sorted((k for k in KEYWORDS if not k.isascii() and k != "语言"), key=len, reverse=True)
-"""Chinese keywords that may be typed joined to what follows (``关注推测解码``, ``已读p-eagle``):
-Chinese is written without spaces. Longest first (``提醒列表`` before ``提醒``); not ``语言``,
-which starts ordinary queries (``语言模型``)."""
+"""Chinese keywords that may be typed joined to what follows (``关注推测解码``), longest first;
+not ``语言``, which starts ordinary queries (``语言模型``)."""
 
 # fmt: off
 _FUZZY_KEYWORDS = ("help", "next", "read", "unread", "follow", "unfollow", "subscribe",
@@ -92,19 +88,16 @@ LANG_WORDS: dict[str, str] = {
 
 @dataclass(frozen=True)
 class Command:
-    """A parsed command.
-
-    ``arg`` is the rest of the text (the track or query) after the keyword; for ``subscribe`` and
-    ``dm on`` the schedule is split out as ``schedule`` (:class:`~bot.domain.schedule.ScheduleParts`,
-    validated; parts not typed are ``None``); ``enabled`` for ``dm on|off``. ``error`` is an i18n
-    key with ``error_value`` when a part could not be parsed (``error_choices``: the zones an
-    ambiguous abbreviation may mean); ``suggestion`` is the command to type instead (for a
-    near-miss keyword, or the right form of a schedule that was refused); ``note`` an i18n key the
-    reply adds (how an abbreviation was read); ``truncated`` says the input was longer than
-    :data:`MAX_TEXT`;
-    ``steps`` the steps per week a ``subscribe`` asks for (``3 steps``; checked by the use case);
-    ``query`` the whole text when a ``next`` was read from text that may also be a search
-    (``qwen3 next``): the use case searches it when ``arg`` names no track.
+    """A parsed command. ``arg`` is the rest of the text (the track or query) after the keyword;
+    for ``subscribe`` and ``dm on`` the schedule is split out as ``schedule`` (parts not typed are
+    ``None``); ``enabled`` for ``dm on|off``. ``error`` is an i18n key with ``error_value`` when a
+    part could not be parsed (``error_choices``: the zones an ambiguous abbreviation may mean);
+    ``suggestion`` is the command to type instead (for a near-miss keyword, or the right form of a
+    refused schedule); ``note`` an i18n key the reply adds (how an abbreviation was read);
+    ``truncated`` says the input was longer than :data:`MAX_TEXT`; ``steps`` the steps per week a
+    ``subscribe`` asks for (``3 steps``; checked by the use case); ``query`` the whole text when a
+    ``next`` was read from text that may also be a search (``qwen3 next``): the use case searches
+    it when ``arg`` names no track.
     """
 
     kind: Kind
@@ -222,8 +215,7 @@ def _next_last(words: list[str]) -> str | None:
     """The track text of a "what next" with the keyword last, or ``None``: ``spec next``,
     ``what should I read next?`` (``""``, every followed track), ``推测解码下一篇``,
     ``推测解码的下一篇是什么``; at most five words before it (a longer text is a query)."""
-    low = " ".join(words).casefold().replace("’", "'").rstrip(" ?？。")
-    low = _NEXT_ZH_TAIL.sub("", low)
+    low = _NEXT_ZH_TAIL.sub("", " ".join(words).casefold().replace("’", "'").rstrip(" ?？。"))
     for key in ("下一篇", "下一步"):
         if low.endswith(key) and len(low) > len(key):
             return _next_topic(low[: -len(key)])
@@ -315,12 +307,9 @@ _ARGUMENTS: dict[str, Callable[[list[str]], dict[str, Any]]] = {
 
 def parse(text: str) -> Command:
     """Parse slash-command text (as Slack sends it, escaped). Never raises; unknown text is a
-    ``query``.
-
-    The text is normalised by :func:`bot.domain.text.clean` first, the same function search uses:
-    Slack markup and entities decoded (a pasted link becomes its URL; a labelled link among other
-    words its label), NFKC (full-width ``ｆｏｌｌｏｗ　ｓｐｅｃ`` reads ``follow spec``), whitespace
-    collapsed."""
+    ``query``. The text is normalised first by :func:`bot.domain.text.clean`, as search does
+    (Slack markup decoded: a pasted link is its URL, a labelled link among other words its
+    label; NFKC: ``ｆｏｌｌｏｗ　ｓｐｅｃ`` reads ``follow spec``; whitespace collapsed)."""
     raw = clean(_link_labels(text or ""))
     truncated = len(raw) > MAX_TEXT
     raw = raw[:MAX_TEXT]

@@ -1,6 +1,5 @@
 """The schedule at the end of ``subscribe`` and ``dm on`` (weekday, time and zone, in any order),
-read with the words of :mod:`bot.domain.words`; a part that cannot be read is refused with the
-command's right form. Pure, no I/O (:mod:`bot.slack.grammar` calls :func:`split_schedule`)."""
+read with the words of :mod:`bot.domain.words` (:func:`split_schedule`). Pure, no I/O."""
 
 from __future__ import annotations
 
@@ -53,13 +52,8 @@ def _crontab(words: list[str], prefix: str) -> _Split | None:
     weekday = at_time = None
     if len(run) >= 5:
         minute, hour, dom, month, dow = run[-5:]
-        if (
-            (dom, month) == ("*", "*")
-            and all(_NUMBER.match(x) for x in (minute, hour, dow))
-            and int(minute) < 60
-            and int(hour) < 24
-            and int(dow) <= 7
-        ):
+        numbers = (dom, month) == ("*", "*") and all(_NUMBER.match(x) for x in (minute, hour, dow))
+        if numbers and int(minute) < 60 and int(hour) < 24 and int(dow) <= 7:
             weekday, at_time = CRON_WEEKDAY[int(dow)], f"{int(hour):02d}:{int(minute):02d}"
     return words[:start], {
         "error": "sub.crontab",
@@ -97,13 +91,8 @@ class _Parts:
         word = rest[-1]
         if word.casefold() in SCHEDULE_FILLER:
             return 1
-        if (
-            _NUMBER.match(word)
-            and self.at_time is None
-            and len(rest) > 1
-            and rest[-2].casefold() == "at"
-            and int(word) < 24
-        ):
+        after_at = self.at_time is None and len(rest) > 1 and rest[-2].casefold() == "at"
+        if after_at and _NUMBER.match(word) and int(word) < 24:
             word = f"{int(word)}:00"  # "at 9": an hour
         if self.zone is None:
             used = self._take_zone(rest, word)
@@ -169,9 +158,7 @@ class _Parts:
 
 
 def split_schedule(words: list[str], prefix: str) -> _Split:
-    """Take weekday, time and time zone off the end of ``words`` (any order after the track),
-    read with the words of :mod:`bot.domain.words`.
-
+    """Take weekday, time and time zone off the end of ``words`` (any order after the track).
     Refused with a message that shows the right form (``prefix`` is the command, e.g.
     ``subscribe``): crontab text (``0 9 * * 0``), a weekday given as a number (``7``), a time
     that is not ``HH:MM``/``9am``, an ambiguous zone abbreviation (``IST``: the choices are

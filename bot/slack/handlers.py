@@ -2,24 +2,23 @@
 
 :class:`Handlers` parses (text -> :class:`bot.slack.grammar.Command`, button value ->
 :class:`~bot.slack.commands.context.ButtonValue`), opens a request
-:class:`~bot.slack.commands.context.Context` for the caller and looks the use case up by kind
-in :mod:`bot.slack.commands` (one module per command). Listeners (``bot/slack/listeners``), the
-console and the tests call it the same way. Nothing here talks to Slack except through the
-optional ``users_info`` callable (for the locale and time zone), which must never raise.
+:class:`~bot.slack.commands.context.Context` for the caller and runs the use case of that kind
+(:mod:`bot.slack.commands`). Listeners, the console and the tests call it the same way.
 """
 
 from __future__ import annotations
 
-import dataclasses
+from dataclasses import dataclass, replace
 from typing import Any
 
 from bot.runtime import Runtime
 from bot.slack import grammar
-from bot.slack.commands import ButtonValue, Context, replies, run_button, run_command
 from bot.slack.commands.context import (
     Announce,
+    ButtonValue,
     Caller,
     ChannelCheck,
+    Context,
     NotCached,
     UserInfo,
     UserInfoCache,
@@ -29,64 +28,38 @@ from bot.slack.commands.context import (
     no_users_info,
 )
 from bot.slack.commands.plan import home_plan
+from bot.slack.commands.registry import run_button, run_command
 from bot.slack.commands.stats import team_insights
-from bot.slack.commands.subscribe import next_fire_label
 from bot.slack.commands.unfurl import unfurls_for
 from bot.slack.i18n import t
 from bot.slack.ids import is_conversation_id
+from bot.slack.retry import SameOnCopy
 from bot.slack.views import messages as views
 from bot.slack.views.blocks import MAX_BLOCKS_VIEW, Reply, divider
 from bot.slack.views.home import HomeState, home_view
 from bot.slack.views.insights import insights_blocks
 
 ANSWERED_IN_ACK = frozenset({"query", "search", "next", "help", "did_you_mean", "thanks", "latest"})
-"""Command kinds that only read the catalog and the caller's reading state, so their reply can
-go in the slash command's ack (:meth:`Handlers.answer_now`): no write to repeat when the reply
-has to come after the ack after all."""
+"""Command kinds that only read (the catalog, the caller's reading state), so their reply can go
+in the slash command's ack (:meth:`Handlers.answer_now`): nothing to repeat if it cannot."""
 
-__all__ = [
-    "ANSWERED_IN_ACK",
-    "Caller",
-    "Handlers",
-    "UserInfo",
-    "UserInfoCache",
-    "UsersInfo",
-    "next_fire_label",
-    "no_users_info",
-]
+__all__ = ["ANSWERED_IN_ACK", "Caller", "Handlers", "UserInfo", "UserInfoCache", "UsersInfo", "no_users_info"]
 
 
-class Handlers:
-    """Command and action handlers bound to a :class:`Runtime` (store + catalog holder)."""
+@dataclass(eq=False)
+class Handlers(SameOnCopy):
+    """Command and action handlers bound to a :class:`Runtime` ``rt`` (store + catalog holder)
+    and the Slack look-ups; one object shared by every request (its copy is itself)."""
 
-    def __init__(
-        self,
-        runtime: Runtime,
-        users_info: UsersInfo = no_users_info,
-        channel_check: ChannelCheck = any_channel,
-        announce: Announce = no_announce,
-    ):
-        self.rt = runtime
-        self.users_info = users_info
-        self.channel_check = channel_check
-        self.announce = announce
+    rt: Runtime
+    users_info: UsersInfo = no_users_info
+    channel_check: ChannelCheck = any_channel
+    announce: Announce = no_announce
 
     def context(self, caller: Caller, lang: str | None = None, typed: str = "") -> Context:
         """A request :class:`Context` for ``caller`` (language looked up unless given; ``typed``:
         the command's text, which answers in Chinese when it is Chinese and no language was chosen)."""
-        return Context(
-            self.rt,
-            caller,
-            self.users_info,
-            lang or "",
-            channel_check=self.channel_check,
-            announce=self.announce,
-            typed=typed,
-        )
-
-    def lang(self, caller: Caller) -> str:
-        """``/vllm-path lang`` setting, else the Slack locale (zh* -> zh), else English."""
-        return self.context(caller).lang
+        return Context(self.rt, caller, self.users_info, lang or "", self.channel_check, self.announce, typed)
 
     def command(self, caller: Caller, text: str) -> Reply:
         """Answer ``/vllm-path <text>`` for ``caller``. Never raises for bad input."""
@@ -99,11 +72,10 @@ class Handlers:
         return _noting_cut(cmd, ctx.lang, run_command(ctx, cmd))
 
     def answer_now(self, caller: Caller, text: str, cmd: grammar.Command | None = None) -> Reply | None:
-        """The reply to ``/vllm-path <text>`` (parsed as ``cmd`` unless given) when it can go in
-        the command's ack: a command that only reads (:data:`ANSWERED_IN_ACK`) and needs nothing
-        from Slack's Web API (the caller's language is chosen or typed, or their ``users.info`` is
-        remembered). Whether it can is decided before the use case runs; ``None``: answer after
-        the ack with :meth:`run` (nothing was run, nothing written). Raises what the store raises."""
+        """The reply to ``/vllm-path <text>`` (parsed as ``cmd`` unless given) when it can go in the
+        ack: a command that only reads (:data:`ANSWERED_IN_ACK`) and needs no Web API call (the
+        language is chosen or typed, or ``users.info`` remembered). ``None``, decided before the
+        use case runs: answer after the ack with :meth:`run`. Raises what the store raises."""
         cmd = cmd or grammar.parse(text)
         local = self._local_users_info()
         if cmd.kind not in ANSWERED_IN_ACK or local is None:
@@ -121,22 +93,11 @@ class Handlers:
             return self.users_info.cached
         return no_users_info if self.users_info is no_users_info else None
 
-    def query(self, caller: Caller, text: str, lang: str, notice: str | None = None) -> Reply:
-        """A track's path when ``text`` names a track, otherwise search results."""
-        return replies.query(self.context(caller, lang), text, notice=notice)
-
-    def track_view(self, caller: Caller, track_id: str, lang: str, notice: str | None = None) -> Reply:
-        """The track reply for ``caller`` (progress, next step, buttons)."""
-        return replies.track_view(self.context(caller, lang), track_id, notice=notice)
-
     def action(self, caller: Caller, kind: str, data: dict[str, Any], label: str = "") -> Reply | None:
         """Handle a button click (``kind`` = the action id's prefix, ``data`` = its decoded value,
-        ``label`` = the button's text as Slack sends it in the payload: a Chinese label means the
-        message was in Chinese, and its redraw stays so when the reader chose no language).
-
-        Returns the redrawn message for ``response_url`` (or an in-channel share), or ``None``
-        when the click came from App Home (the caller republishes Home instead).
-        """
+        ``label`` = the button's text: a Chinese label keeps the redraw Chinese when the reader
+        chose no language). Returns the redrawn message (or an in-channel share), or ``None`` for
+        App Home (the caller republishes Home)."""
         return run_button(self.context(caller, typed=label), kind, ButtonValue.parse(data))
 
     def unfurls(self, caller: Caller, urls: list[str]) -> dict[str, dict[str, Any]]:
@@ -149,10 +110,8 @@ class Handlers:
         unknown, so no channel digests are listed)."""
         store = self.rt.store
         ctx = self.context(caller)
-        subs = []
-        if channel_ids:
-            wanted = {c for c in channel_ids if is_conversation_id(c)}
-            subs = [x for x in store.subscriptions(caller.team_id) if x.channel_id in wanted]
+        wanted = {c for c in channel_ids or () if is_conversation_id(c)}
+        subs = [x for x in store.subscriptions(caller.team_id) if x.channel_id in wanted] if wanted else []
         state = HomeState(
             follows=ctx.reader.follows(),
             read=ctx.reader.read(),
@@ -166,7 +125,7 @@ class Handlers:
             # as for the digests above, Home names only channels the person is in
             ins = team_insights(self.rt, caller.team_id)
             mine = set(channel_ids or ())
-            ins = dataclasses.replace(ins, channels=tuple(c for c in ins.channels if c.channel_id in mine))
+            ins = replace(ins, channels=tuple(c for c in ins.channels if c.channel_id in mine))
             extra = [b.to_dict() for b in [divider(), *insights_blocks(ctx.catalog, ins, ctx.lang)]]
             view["blocks"] = (view["blocks"] + extra)[:MAX_BLOCKS_VIEW]
         return view

@@ -18,6 +18,5 @@ def is_conversation_id(value: str) -> bool:
 
 
 def is_channel_id(value: str) -> bool:
-    """A conversation that can have digests and be linked as ``<#id>``: a channel (``C…`` or
-    ``G…``), not a DM (``D…``)."""
+    """A conversation that can have digests and be linked as ``<#id>``: ``C…`` or ``G…``, no DM."""
     return is_conversation_id(value) and not value.startswith("D")

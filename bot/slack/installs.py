@@ -31,16 +31,9 @@ def resume_after_install(runtime: Runtime, installation: Installation, client: W
     tenant = tenant_of(installation.enterprise_id, installation.team_id, installation.is_enterprise_install)
     resumed = runtime.store.resume_after_install(tenant)
     for channel in resumed.channels:
-        _note(client, channel, str(t("install.resumed_channel")))
+        _post(client, channel, str(t("install.resumed_channel")))
     for user in resumed.users:
-        lang = runtime.store.get_lang(tenant, user) or "en"
-        try:
-            im = (client.conversations_open(users=user).get("channel") or {}).get("id")
-        except SlackApiError as exc:
-            log.info("reinstall note: conversations.open failed: %s", exc.response.get("error"))
-            continue
-        if im:
-            _note(client, im, str(t("install.resumed_dm", lang)))
+        _post(client, None, str(t("install.resumed_dm", runtime.store.get_lang(tenant, user) or "en")), user)
     if len(resumed):
         log.info(
             "reinstalled in %s: %d channel digests and %d DM digests resumed",
@@ -51,11 +44,18 @@ def resume_after_install(runtime: Runtime, installation: Installation, client: W
     return resumed
 
 
-def _note(client: WebClient, channel: str, text: str) -> None:
+def _post(client: WebClient, channel: str | None, text: str, user: str = "") -> bool:
+    """Post ``text`` (no unfurls) in ``channel``, or in the DM with ``user`` when ``channel`` is
+    None; whether it was posted (a Slack refusal is logged, by its error code only)."""
     try:
-        client.chat_postMessage(channel=channel, text=text, unfurl_links=False)
+        if channel is None:
+            channel = (client.conversations_open(users=user).get("channel") or {}).get("id")
+        if channel:
+            client.chat_postMessage(channel=channel, text=text, unfurl_links=False)
+            return True
     except SlackApiError as exc:
-        log.info("reinstall note not posted: %s", exc.response.get("error"))
+        log.info("install note not posted: %s", exc.response.get("error"))
+    return False
 
 
 def welcome(runtime: Runtime, installation: Installation, client: WebClient) -> bool:
@@ -69,13 +69,8 @@ def welcome(runtime: Runtime, installation: Installation, client: WebClient) -> 
     tenant = tenant_of(installation.enterprise_id, installation.team_id, installation.is_enterprise_install)
     if not runtime.store.claim_welcome(tenant, user):
         return False
-    try:
-        im = (client.conversations_open(users=user).get("channel") or {}).get("id")
-        if im:
-            client.chat_postMessage(channel=im, text=str(t("install.welcome")), unfurl_links=False)
-            return True
-    except SlackApiError as exc:
-        log.info("welcome DM not sent: %s", exc.response.get("error"))
+    if _post(client, None, str(t("install.welcome")), user):
+        return True
     runtime.store.release_welcome(tenant)
     return False
 

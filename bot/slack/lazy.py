@@ -1,12 +1,7 @@
-"""The lazy listeners' runner: their own bounded pool, a "busy" answer past the bound, and a
-drain with a grace period when the server stops.
-
-Bolt runs lazy listeners (the work after an ack: replies that wait on Slack, App Home publishes,
-unfurls) through a ``LazyListenerRunner``; this one keeps them off the ack pool, lets at most
-:data:`QUEUE_BOUND` wait for a thread, and past that answers the person at once ("busy, try again",
-through the request's ``response_url``, on a small pool of its own) instead of letting the wait
-grow without a bound. :meth:`BoundedLazyRunner.drain` stops it: what runs may finish within the
-grace period, what still waits is dropped, and the count is returned for the log.
+"""The lazy listeners' runner (the work after an ack: replies that wait on Slack, App Home
+publishes, unfurls): a bounded pool of their own, off the ack pool; past the bound the person is
+answered "busy, try again" at once through the request's ``response_url`` instead of letting the
+wait grow; :meth:`BoundedLazyRunner.drain` stops it when the server stops.
 """
 
 from __future__ import annotations
@@ -16,7 +11,7 @@ import logging
 import threading
 import urllib.request
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import Any
 
 from slack_bolt.lazy_listener.internals import build_runnable_function
@@ -37,23 +32,12 @@ BUSY_TIMEOUT_S = 3.0
 
 
 class BoundedLazyRunner(LazyListenerRunner):
-    """A ``LazyListenerRunner`` on :data:`THREADS` threads with at most ``bound`` jobs waiting.
+    """A ``LazyListenerRunner`` on :data:`THREADS` threads with at most :data:`QUEUE_BOUND` jobs
+    waiting; ``logger`` is Bolt's. Thread-safe."""
 
-    ``logger`` is Bolt's; ``busy_text`` gives the busy answer's text (a function so the string
-    table stays the one place for it). Thread-safe."""
-
-    def __init__(
-        self,
-        logger: logging.Logger,
-        *,
-        threads: int = THREADS,
-        bound: int = QUEUE_BOUND,
-        busy_text: Callable[[], str] = lambda: str(t("busy")),
-    ) -> None:
+    def __init__(self, logger: logging.Logger) -> None:
         self.logger = logger
-        self.bound = bound
-        self._busy_text = busy_text
-        self._pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="bolt-lazy")
+        self._pool = ThreadPoolExecutor(max_workers=THREADS, thread_name_prefix="bolt-lazy")
         self._busy_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="bolt-busy")
         self._lock = threading.Lock()
         self._waiting = 0
@@ -62,11 +46,11 @@ class BoundedLazyRunner(LazyListenerRunner):
         self._closed = False
 
     def start(self, function: Callable[..., None], request: BoltRequest) -> None:
-        """Run ``function`` for ``request`` on the pool, or answer busy when ``bound`` jobs wait
-        already (or the runner is draining)."""
+        """Run ``function`` for ``request`` on the pool, or answer busy when :data:`QUEUE_BOUND`
+        jobs wait already (or the runner is draining)."""
         job = build_runnable_function(func=function, logger=self.logger, request=request)
         with self._lock:
-            full = self._closed or self._waiting >= self.bound
+            full = self._closed or self._waiting >= QUEUE_BOUND
             if not full:
                 self._waiting += 1
         if full:
@@ -94,7 +78,7 @@ class BoundedLazyRunner(LazyListenerRunner):
         if not url:
             return
         with self._lock:
-            if self._busy_waiting >= self.bound:
+            if self._busy_waiting >= QUEUE_BOUND:
                 return  # even the busy answers are backed up: drop, counted above
             self._busy_waiting += 1
         self._busy_pool.submit(self._post_busy, url)
@@ -102,7 +86,7 @@ class BoundedLazyRunner(LazyListenerRunner):
     def _post_busy(self, url: str) -> None:
         with self._lock:
             self._busy_waiting -= 1
-        body = json.dumps({"response_type": "ephemeral", "replace_original": False, "text": self._busy_text()}).encode()
+        body = json.dumps({"response_type": "ephemeral", "replace_original": False, "text": str(t("busy"))}).encode()
         req = urllib.request.Request(url, data=body, method="POST", headers={"Content-Type": "application/json"})
         try:
             with urllib.request.urlopen(req, timeout=BUSY_TIMEOUT_S) as answer:
@@ -119,27 +103,13 @@ class BoundedLazyRunner(LazyListenerRunner):
             pending = list(self._futures)
         dropped = sum(1 for f in pending if f.cancel())
         running = [f for f in pending if not f.cancelled()]
-        done = threading.Event()
-
-        def wait_all() -> None:
-            for f in running:
-                f.exception()
-            done.set()
-
-        threading.Thread(target=wait_all, daemon=True, name="lazy-drain").start()
-        done.wait(grace_s)
-        unfinished = sum(1 for f in running if not f.done())
+        unfinished = len(wait(running, timeout=grace_s).not_done)
         self._pool.shutdown(wait=False, cancel_futures=True)
         self._busy_pool.shutdown(wait=False, cancel_futures=True)
         return dropped + unfinished
 
 
-def _response_url(body: Any) -> str | None:
+def _response_url(body: dict[str, Any]) -> str | None:
     """The ``response_url`` of a slash command or a block action body, if any."""
-    if not isinstance(body, dict):
-        return None
     url = body.get("response_url")
-    if not url and isinstance(body.get("response_urls"), list) and body["response_urls"]:
-        first = body["response_urls"][0]
-        url = first.get("response_url") if isinstance(first, dict) else None
     return url if isinstance(url, str) and url.startswith(("https://", "http://")) else None

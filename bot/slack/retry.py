@@ -1,6 +1,6 @@
 """slack-sdk's 429 retry handler that counts each 429 for the metrics (a leaf module: the Slack
 app's clients and the digest senders' paced clients both build on it), and the retry handlers
-of the Bolt app's client (:func:`app_retry_handlers`)."""
+of the Bolt app's client (:func:`app_retry_handlers`), whose copies are themselves (:class:`SameOnCopy`)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,7 @@ from slack_sdk.http_retry.builtin_handlers import (
     ServerErrorRetryHandler,
 )
 from slack_sdk.http_retry.handler import RetryHandler
-from slack_sdk.http_retry.request import HttpRequest
 from slack_sdk.http_retry.response import HttpResponse
-from slack_sdk.http_retry.state import RetryState
 
 from bot import metrics
 
@@ -23,25 +21,17 @@ class CountingRateLimitRetryHandler(RateLimitErrorRetryHandler):
     """slack-sdk's 429 handler (waits ``Retry-After``, then retries) that also counts each 429
     for the ``vllm_path_slack_ratelimited_total`` metric (:data:`bot.metrics.SLACK_RATELIMITED`)."""
 
-    def _can_retry(
-        self,
-        *,
-        state: RetryState,
-        request: HttpRequest,
-        response: HttpResponse | None = None,
-        error: Exception | None = None,
-    ) -> bool:
+    def _can_retry(self, *, response: HttpResponse | None = None, **others: Any) -> bool:
         if response is not None and response.status_code == 429:
             metrics.SLACK_RATELIMITED.inc()
-        return super()._can_retry(state=state, request=request, response=response, error=error)
+        return super()._can_retry(response=response, **others)
 
 
-class _SameOnCopy:
-    """A retry handler is configuration (retry count, back-off); the state of one request's
-    retries is slack-sdk's ``RetryState``. So a copy may be the handler itself: Bolt deep-copies
-    each request's context, the ``WebClient`` and its retry handlers included, for every lazy
-    listener (``BoltContext.to_copyable``), and walking three handlers' back-off objects was a
-    third of that copy's cost on every slash command (``benchmarks/command_latency.py``)."""
+class SameOnCopy:
+    """A copy that is the object itself, for what Bolt deep-copies into each lazy listener's
+    context and must not copy: the app's handlers, and the retry handlers (configuration: a
+    request's retries are slack-sdk's ``RetryState``; copying their back-off objects was a third
+    of that copy's cost, ``benchmarks/command_latency.py``)."""
 
     def __copy__(self) -> Any:
         return self
@@ -50,15 +40,15 @@ class _SameOnCopy:
         return self
 
 
-class _AppRateLimitRetryHandler(_SameOnCopy, CountingRateLimitRetryHandler):
+class _AppRateLimitRetryHandler(SameOnCopy, CountingRateLimitRetryHandler):
     pass
 
 
-class _AppServerErrorRetryHandler(_SameOnCopy, ServerErrorRetryHandler):
+class _AppServerErrorRetryHandler(SameOnCopy, ServerErrorRetryHandler):
     pass
 
 
-class _AppConnectionErrorRetryHandler(_SameOnCopy, ConnectionErrorRetryHandler):
+class _AppConnectionErrorRetryHandler(SameOnCopy, ConnectionErrorRetryHandler):
     pass
 
 

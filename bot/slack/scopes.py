@@ -2,12 +2,9 @@
 token lacks it.
 
 The table follows Slack's method reference (``/work/shared/slack-api-specs/slack_web_openapi_v2.json``,
-each method's ``security.slackAuth``; ``chat:write:bot`` there is today's granular ``chat:write``).
-A method whose acceptable scopes depend on the kind of conversation (``conversations.history``
-needs ``channels:history`` for a public channel, ``groups:history`` for a private one,
-``im:history`` for a DM) is narrowed by :func:`acceptable_scopes`. Slack answers a call whose
-token lacks the scope with HTTP 200 and ``{"ok": false, "error": "missing_scope", "needed": …,
-"provided": …}`` (:func:`scope_refusal`); the stand-in Slack uses it to be as strict as Slack.
+each method's ``security.slackAuth``; ``chat:write:bot`` there is today's granular ``chat:write``),
+narrowed by the kind of conversation (:func:`acceptable_scopes`). The stand-in Slack refuses a
+call as Slack does (:func:`scope_refusal`).
 """
 
 from __future__ import annotations
@@ -40,20 +37,14 @@ _BY_KIND_SUFFIX = {"public": "channels", "private": "groups", "im": "im", "mpim"
 def conversation_kind(channel_id: str, is_private: bool | None = None) -> str | None:
     """``'im'`` for a DM id (``D…``), ``'private'`` for a private channel (a ``G…`` id, or
     ``is_private``), ``'public'`` for another ``C…`` id; None when unknown."""
-    if not channel_id:
-        return None
-    if channel_id.startswith("D"):
-        return "im"
-    if channel_id.startswith("G") or is_private:
-        return "private"
-    if channel_id.startswith("C"):
-        return "public"
-    return None
+    kind = {"D": "im", "G": "private", "C": "public"}.get(channel_id[:1])
+    return "private" if channel_id and is_private and kind != "im" else kind
 
 
 def acceptable_scopes(method: str, kind: str | None = None) -> frozenset[str]:
     """The scopes any one of which allows ``method`` on a conversation of ``kind`` (see
-    :func:`conversation_kind`; None: any kind). Empty: no scope needed."""
+    :func:`conversation_kind`; None: any kind), e.g. ``conversations.history`` on a public
+    channel needs ``channels:history``, on a DM ``im:history``. Empty: no scope needed."""
     scopes = SCOPES_BY_METHOD.get(method, frozenset())
     if kind is None or len(scopes) <= 1:
         return scopes
@@ -70,8 +61,8 @@ def parse_scopes(scopes: str | Iterable[str]) -> frozenset[str]:
 
 def scope_refusal(method: str, granted: Iterable[str], kind: str | None = None) -> dict[str, Any] | None:
     """Slack's answer to ``method`` called with a token holding ``granted`` scopes on a
-    conversation of ``kind``: None when allowed, else the ``missing_scope`` body (``needed``
-    names the scope to add, ``provided`` the token's scopes, comma-separated)."""
+    conversation of ``kind``: None when allowed, else the body Slack sends with HTTP 200,
+    ``{"ok": false, "error": "missing_scope", "needed": …, "provided": …}`` (comma-separated)."""
     needed = acceptable_scopes(method, kind)
     have = parse_scopes(granted)
     if not needed or needed & have:
@@ -85,18 +76,7 @@ def scope_refusal(method: str, granted: Iterable[str], kind: str | None = None) 
 
 
 def default_bot_scopes() -> frozenset[str]:
-    """The bot scopes the app asks for (``Settings.slack_scopes``' default, kept in step with
-    ``manifest.yaml``)."""
+    """The bot scopes the app asks for (``Settings.slack_scopes``' default, as ``manifest.yaml``)."""
     from bot.config import Settings
 
     return parse_scopes(str(Settings.model_fields["slack_scopes"].default))
-
-
-__all__ = [
-    "SCOPES_BY_METHOD",
-    "acceptable_scopes",
-    "conversation_kind",
-    "default_bot_scopes",
-    "parse_scopes",
-    "scope_refusal",
-]

@@ -1,17 +1,12 @@
 """Verification of Slack's request signatures, as a Bolt middleware of our own.
 
-Bolt's built-in ``RequestVerification`` hands the ``X-Slack-Request-Timestamp`` header straight to
-slack-sdk's :class:`~slack_sdk.signature.SignatureVerifier`, which raises ``ValueError`` for a
-timestamp that is not an integer; Bolt answers that with a 500 and a logged traceback, which any
-unauthenticated caller could trigger. :class:`SignedRequestVerification` refuses such a request with
-the same 401 as any other bad signature. It plugs in through Bolt's public extension points:
-``App(request_verification_enabled=False, before_authorize=SignedRequestVerification(secret))``
-runs it exactly where Bolt's own check would run (after the SSL check, before authorization, so an
-unsigned request never reaches the installation store).
-
-The rules are Slack's (https://docs.slack.dev/authentication/verifying-requests-from-slack/):
-``v0=`` + HMAC-SHA256 of ``v0:{timestamp}:{raw body}`` under the signing secret, timestamp within
-5 minutes (300 s) of now.
+Bolt's built-in check raises ``ValueError`` for a timestamp that is not an integer (a 500 and a
+traceback any unauthenticated caller could trigger); this one refuses it with the same 401 as any
+other bad signature. ``App(request_verification_enabled=False,
+before_authorize=SignedRequestVerification(secret))`` runs it where Bolt's own would run (before
+authorization: an unsigned request never reaches the installation store). The rules are Slack's
+(https://docs.slack.dev/authentication/verifying-requests-from-slack/): ``v0=`` + HMAC-SHA256 of
+``v0:{timestamp}:{raw body}`` under the signing secret, timestamp within 300 s of now.
 """
 
 from __future__ import annotations
@@ -25,15 +20,14 @@ from collections.abc import Callable
 from slack_bolt.middleware.middleware import Middleware
 from slack_bolt.request import BoltRequest
 from slack_bolt.response import BoltResponse
-from slack_sdk.signature import Clock, SignatureVerifier
 
 log = logging.getLogger(__name__)
 
 
 class SignedRequestVerification(Middleware):
     """Refuse (401 ``{"error": "invalid request"}``) any HTTP request whose signature headers are
-    missing, malformed, stale (more than 300 seconds away from ``clock()``, slack-sdk's check) or do not
-    match the raw body under ``signing_secret``. Socket Mode requests pass (they are not signed).
+    missing, malformed, stale (more than 300 seconds away from ``clock()``) or do not match the raw
+    body under ``signing_secret``. Socket Mode requests pass (they are not signed).
 
     ``clock`` returns Unix time in seconds (tests may pass a fixed one). With an empty
     ``signing_secret`` (a Socket Mode app has none) every HTTP request is refused. Nothing of the
@@ -41,9 +35,6 @@ class SignedRequestVerification(Middleware):
     """
 
     def __init__(self, signing_secret: str, *, clock: Callable[[], float] = time.time) -> None:
-        self._verifier = (
-            SignatureVerifier(signing_secret=signing_secret, clock=_Clock(clock)) if signing_secret else None
-        )
         self._secret = signing_secret.encode() if signing_secret else None
         self._clock = clock
 
@@ -51,51 +42,26 @@ class SignedRequestVerification(Middleware):
         if req.mode == "socket_mode":
             return next()
         why = self.problem(req.raw_body, _first(req, "x-slack-request-timestamp"), _first(req, "x-slack-signature"))
-        return _refused(why) if why else next()
+        if why is None:
+            return next()
+        log.info("Invalid request signature (refused with 401): %s", why)
+        return BoltResponse(status=401, body={"error": "invalid request"})
 
     def problem(self, raw_body: str | bytes, timestamp: str | None, signature: str | None) -> str | None:
-        """Why a request with this raw body and these header values is refused, or None when its
-        signature is good (also used by the HTTP door before it parses anything)."""
-        if self._verifier is None:
+        """Why a request with this raw body (text is read as UTF-8, as Slack sends it) and these
+        header values is refused, or None when its signature is good (also used by the HTTP door
+        before it parses anything)."""
+        if self._secret is None:
             return "no signing secret configured for the HTTP door"
         if timestamp is None or signature is None or not timestamp.isascii() or not timestamp.isdigit():
             return "missing or malformed signature headers"
-        if isinstance(raw_body, bytes):
-            raw = raw_body
-            try:
-                raw_body = raw.decode("utf-8")
-            except UnicodeDecodeError:  # slack-sdk decodes as UTF-8: check such bytes here
-                return self._bytes_problem(raw, timestamp, signature)
-        if not self._verifier.is_valid(raw_body, timestamp, signature):
-            return "signature does not match or timestamp out of range"
-        return None
-
-    def _bytes_problem(self, raw: bytes, timestamp: str, signature: str) -> str | None:
-        """:meth:`problem` for a body that is not UTF-8: the same rule, on the bytes."""
-        assert self._secret is not None
-        if abs(self._clock() - int(timestamp)) > 300:
-            return "signature does not match or timestamp out of range"
+        raw = raw_body.encode() if isinstance(raw_body, str) else raw_body
         mac = hmac.new(self._secret, b"v0:" + timestamp.encode() + b":" + raw, hashlib.sha256)
-        if not hmac.compare_digest("v0=" + mac.hexdigest(), signature):
+        if abs(self._clock() - int(timestamp)) > 300 or not hmac.compare_digest("v0=" + mac.hexdigest(), signature):
             return "signature does not match or timestamp out of range"
         return None
-
-
-class _Clock(Clock):
-    """slack-sdk's :class:`~slack_sdk.signature.Clock` (``now() -> float``) over a plain function."""
-
-    def __init__(self, now: Callable[[], float]) -> None:
-        self._now = now
-
-    def now(self) -> float:
-        return self._now()
 
 
 def _first(req: BoltRequest, name: str) -> str | None:
     values = req.headers.get(name) or []
     return values[0] if values else None
-
-
-def _refused(why: str) -> BoltResponse:
-    log.info("Invalid request signature (refused with 401): %s", why)
-    return BoltResponse(status=401, body={"error": "invalid request"})

@@ -18,6 +18,7 @@ from bot.domain.catalog import Catalog
 from bot.domain.catalog.models import Post, Track
 from bot.domain.search import Matcher
 from bot.runtime import Loaded, Runtime
+from bot.slack.commands.replies import query, track_view
 from bot.slack.handlers import Caller, Handlers, UserInfo
 from bot.slack.views import messages as views
 from tests.reliability.profiles import count, fuzz_settings
@@ -147,7 +148,7 @@ def test_every_view_of_a_hostile_catalog_is_safe(module_runtime, base_catalog, d
     for track in map(catalog.track, chosen):
         order = catalog.order(track.id)
         # nothing read, then the first step read (through the button), then everything read
-        check_reply(h.track_view(caller, track.id, lang), allowed)
+        check_reply(track_view(h.context(caller, lang), track.id), allowed)
         check_reply(h.action(caller, "mark_read", {"p": order[0], "t": track.id, "v": f"track:{track.id}"}), allowed)
         check_reply(h.action(caller, "follow", {"t": track.id, "v": f"track:{track.id}"}), allowed)
         check_reply(views.track_reply(catalog, track.id, set(order), lang, followed=True), allowed)
@@ -156,7 +157,7 @@ def test_every_view_of_a_hostile_catalog_is_safe(module_runtime, base_catalog, d
     hostile_posts = [catalog.post(p) for tid in chosen for p in catalog.order(tid)]
     for post in data.draw(st.lists(st.sampled_from(hostile_posts), min_size=1, max_size=3)):
         words = post.title.split()
-        check_reply(h.query(caller, " ".join(words[:3]) or post.id, lang), allowed)
+        check_reply(query(h.context(caller, lang), " ".join(words[:3]) or post.id), allowed)
         check_reply(h.command(caller, f"read {post.id}"), allowed)
         check_reply(h.command(caller, f"unread {post.id}"), allowed)
     check_reply(h.command(caller, "subscribe " + chosen[0]), allowed)

@@ -8,8 +8,9 @@ import json
 import pytest
 
 from bot.slack import grammar
-from bot.slack.commands import COMMANDS, replies
+from bot.slack.commands import replies
 from bot.slack.commands.context import NotCached
+from bot.slack.commands.registry import COMMANDS
 from bot.slack.handlers import (
     ANSWERED_IN_ACK,
     Caller,

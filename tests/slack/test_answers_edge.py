@@ -21,6 +21,7 @@ from bot.domain.catalog.models import LocalizedText, Manifest, Post, Published, 
 from bot.doors.console import open_console
 from bot.runtime import CatalogHolder
 from bot.slack.blockkit import validate_blocks
+from bot.slack.commands.replies import track_view
 from bot.slack.handlers import Caller, Handlers, UserInfo
 from bot.slack.mrkdwn import esc
 from bot.slack.views import messages as views
@@ -335,7 +336,7 @@ def test_every_track_walked_to_its_end_recommends_only_readable_posts(runtime, l
         for cursor, _ in enumerate(cat.order(track.id)):
             nxt = paths.next_step(cat, track.id, read)
             assert nxt is not None
-            view = h.track_view(who, track.id, lang)
+            view = track_view(h.context(who, lang), track.id)
             nxt_reply = h.command(who, f"next {track.id}")
             dm = compose_dm(cat, [track.id], read, lang)
             digest = compose_channel_digest(cat, preview_subscription(track.id, 1, cursor), None, lang)

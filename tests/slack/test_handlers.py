@@ -8,7 +8,8 @@ from sqlalchemy import event
 
 from bot.domain import paths
 from bot.domain.schedule import WeeklySchedule
-from bot.slack.handlers import Caller, Handlers, UserInfo, next_fire_label
+from bot.slack.commands.subscribe import next_fire_label
+from bot.slack.handlers import Caller, Handlers, UserInfo
 
 ALICE = Caller("T1", "U1", "C1")
 

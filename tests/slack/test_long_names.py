@@ -13,6 +13,7 @@ from bot.domain.catalog import Catalog
 from bot.domain.catalog.models import Track
 from bot.runtime import Runtime
 from bot.slack import blockkit
+from bot.slack.commands.replies import track_view
 from bot.slack.handlers import Caller, Handlers, UserInfo
 from bot.slack.mrkdwn import Mrkdwn
 from bot.slack.views import messages as views
@@ -101,7 +102,7 @@ def test_a_180_character_track_name_renders_every_view_and_button(runtime, lang)
     caller = Caller("T0LONG", "U0LONG", "C0LONG")
     order = catalog.order(TRACK)
     replies = [
-        h.track_view(caller, TRACK, lang),
+        track_view(h.context(caller, lang), TRACK),
         h.action(caller, "follow", {"t": TRACK, "v": f"track:{TRACK}"}),
         h.action(caller, "mark_read", {"p": order[0], "t": TRACK, "v": f"track:{TRACK}"}),
         h.action(caller, "share", {"t": TRACK, "v": f"track:{TRACK}"}),

@@ -1,15 +1,5 @@
-"""Use cases, one module per command kind, found through one table (:mod:`.registry`).
-
-A use case is a plain function ``(Context, command or button value) -> Reply``: the
-:class:`~bot.slack.commands.context.Context` says who asks, in which language, with the
-runtime; the use case calls the domain (catalog, paths, search, store) and returns what the
-views render (shared replies: :mod:`.replies`). Dispatch is a dictionary look-up
-(:func:`run_command`, :func:`run_button`), not a chain of ``if``.
+"""Use cases, one module per command kind, found through one table (:mod:`.registry`): plain
+functions ``(Context, command or button value) -> Reply`` that call the domain (catalog, paths,
+search, store) with the request's :class:`~bot.slack.commands.context.Context` and return what
+the views render (shared replies: :mod:`.replies`).
 """
-
-from __future__ import annotations
-
-from bot.slack.commands.context import ButtonValue, Context
-from bot.slack.commands.registry import BUTTONS, COMMANDS, run_button, run_command
-
-__all__ = ["BUTTONS", "COMMANDS", "ButtonValue", "Context", "run_button", "run_command"]

@@ -1,43 +1,26 @@
-"""What each button does (the action id's prefix is the kind): progress and follow buttons
-redraw the message they live in; *Share* posts the track in the channel; *DM on/off* change the
-DM digest; a digest's *Snooze* and *Stop* are :mod:`bot.slack.commands.digest_actions`."""
+"""What each button does (the action id's prefix is the kind): most redraw the message they live
+in; *Share* posts the track in the channel; a digest's *Snooze* and *Stop*: :mod:`.digest_actions`."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Literal
 
 from bot.slack.commands import plan, replies
 from bot.slack.commands.context import ButtonValue, Context
-from bot.slack.commands.digest_actions import handle_digest_action
+from bot.slack.commands.digest_actions import channel_subscription, handle_digest_action
 from bot.slack.commands.dm import dm_schedule
 from bot.slack.i18n import t
 from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply
-from bot.store.snapshots import Subscription
 
 
-def _channel_digest(ctx: Context, value: ButtonValue) -> Subscription | None:
-    """The channel subscription a digest button names (``v`` = ``digest:<id>``), if it is of the
-    caller's workspace and channel (else None: a DM digest, or one that is gone)."""
-    if not value.v.startswith("digest:"):
-        return None
-    try:
-        sub_id = int(value.v.split(":", 1)[1])
-    except ValueError:
-        return None
-    sub = ctx.rt.store.get_subscription(sub_id, team=ctx.caller.team_id)
-    if sub is None or (ctx.caller.channel_id and sub.channel_id != ctx.caller.channel_id):
-        return None
-    return sub
-
-
-def _digest(kind: str) -> Callable[[Context, ButtonValue], Reply | None]:
-    """The use case of a digest's ``kind`` button (``snooze`` or ``stop``). A channel digest's
-    *Stop* is allowed to the person who set it up and to workspace admins
-    (:meth:`Context.may_stop`); each change is announced in the channel in one line."""
+def _digest(kind: Literal["snooze", "stop"]) -> Callable[[Context, ButtonValue], Reply | None]:
+    """The use case of a digest's ``kind`` button: a channel digest's *Stop* is for those who
+    :meth:`Context.may_stop`; each change of a channel digest is announced there in one line."""
 
     def run(ctx: Context, value: ButtonValue) -> Reply | None:
-        sub = _channel_digest(ctx, value)
+        sub = channel_subscription(ctx.rt, ctx.caller, value.v)
         if sub is not None and kind == "stop" and not ctx.may_stop(sub.created_by):
             return views.text_reply(t("sub.not_allowed", ctx.lang, person=ctx.person(sub.created_by or "")))
         reply = handle_digest_action(ctx.rt, ctx.caller, kind, value.model_dump(exclude_none=True), lang=ctx.lang)
@@ -121,8 +104,7 @@ def share(ctx: Context, value: ButtonValue) -> Reply | None:
 
 def dm_on(ctx: Context, value: ButtonValue) -> Reply | None:
     """Weekly DM on: the last DM schedule, else Monday 09:00 in the person's zone."""
-    when = dm_schedule(ctx)
-    ctx.rt.store.set_dm(ctx.caller.team_id, ctx.caller.user_id, True, schedule=when)
+    ctx.rt.store.set_dm(ctx.caller.team_id, ctx.caller.user_id, True, schedule=dm_schedule(ctx))
     return replies.redraw(ctx, value.v, None, offset=value.o)
 
 
@@ -134,10 +116,8 @@ def dm_off(ctx: Context, value: ButtonValue) -> Reply | None:
 
 def more_results(ctx: Context, value: ButtonValue) -> Reply | None:
     """The next page of a search (``v`` = ``search:<query>``, ``o`` = the first result to show):
-    replaces the message it lives in."""
-    if not value.v.startswith("search:"):
-        return replies.redraw(ctx, value.v, None, offset=value.o)
-    return replies.search(ctx, value.v[len("search:") :], offset=value.o)
+    the message it lives in, drawn again at that offset."""
+    return replies.redraw(ctx, value.v, None, offset=value.o)
 
 
 def open_path(ctx: Context, value: ButtonValue) -> Reply | None:

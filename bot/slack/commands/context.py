@@ -1,10 +1,7 @@
 """The request context a use case gets: who asks (:class:`Caller`), in which language, with
 the runtime; the caller's progress (:class:`Reader`) and the one seam onto search
-(:class:`Finder`), both read from one catalog snapshot per request.
-
-:class:`UserInfo` and the ``users.info`` cache live here too (the listeners build a
-:class:`Context` from Bolt's ``context``). Nothing here talks to Slack except through the
-optional ``users_info``, ``channel_check`` and ``announce`` callables, which must never raise.
+(:class:`Finder`), both read from one catalog snapshot per request; and the Slack look-ups a
+:class:`Context` may use (``users.info`` and its cache, channel check, announcement).
 """
 
 from __future__ import annotations
@@ -13,9 +10,10 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from cachetools import TTLCache
+from pydantic import BaseModel, ConfigDict
 
 from bot.domain import paths
 from bot.domain.catalog import Catalog
@@ -27,10 +25,6 @@ from bot.runtime import Loaded, Runtime
 from bot.slack.i18n import LANGS, t
 from bot.slack.mrkdwn import Mrkdwn
 from bot.store import ReaderState
-
-if TYPE_CHECKING:
-    from bot.domain.search import Matcher
-
 
 MAX_OFFSET = 10_000
 """The largest paging offset a button value may carry."""
@@ -47,9 +41,8 @@ class Caller:
 
 @dataclass(frozen=True)
 class UserInfo:
-    """A person's Slack locale (``en-US``, ``zh-CN`` …), IANA time zone and name (profile
-    display name, else real name), and whether they are a workspace admin or owner
-    (``users.info`` ``is_admin`` / ``is_owner``), when known."""
+    """A person's ``users.info``, when known: locale (``en-US``, ``zh-CN`` …), IANA time zone,
+    name (display name, else real name), ``is_admin`` / ``is_owner`` of the workspace."""
 
     locale: str | None = None
     tz: str | None = None
@@ -68,33 +61,30 @@ class NotCached(LookupError):
 
 
 class UserInfoCache:
-    """Remembers ``users.info`` answers for ``ttl`` seconds, so a command costs at most one call."""
+    """Remembers ``users.info`` answers (of at most 10,000 people) for ``ttl`` seconds, so a
+    command costs at most one call."""
 
     def __init__(self, fetch: UsersInfo, ttl: float = 3600.0):
         self._fetch = fetch
-        self._ttl = ttl
-        self._data: dict[tuple[str, str], tuple[float, UserInfo]] = {}
+        self._data: TTLCache[tuple[str, str], UserInfo] = TTLCache(10_000, ttl, timer=time.monotonic)
         self._lock = threading.Lock()
 
     def cached(self, team_id: str, user_id: str) -> UserInfo:
         """The remembered answer for the person, without calling Slack. Raises
         :class:`NotCached` when there is none younger than ``ttl`` seconds."""
         with self._lock:
-            hit = self._data.get((team_id, user_id))
-        if hit is None or time.monotonic() - hit[0] >= self._ttl:
+            info = self._data.get((team_id, user_id))
+        if info is None:
             raise NotCached(user_id)
-        return hit[1]
+        return info
 
     def __call__(self, team_id: str, user_id: str) -> UserInfo:
-        now = time.monotonic()
         try:
             return self.cached(team_id, user_id)
         except NotCached:
             info = self._fetch(team_id, user_id)
         with self._lock:
-            if len(self._data) > 10_000:
-                self._data.clear()
-            self._data[(team_id, user_id)] = (now, info)
+            self._data[(team_id, user_id)] = info
         return info
 
 
@@ -106,14 +96,12 @@ def no_users_info(team_id: str, user_id: str) -> UserInfo:
 CHANNEL_OK = "ok"
 """:data:`ChannelCheck` answer: the bot can post in the channel."""
 CHANNEL_INVITE = "invite"
-""":data:`ChannelCheck` answer: the bot cannot post there until someone runs ``/invite``
-(a private channel it is not in, which Slack reports as ``channel_not_found``, or a public
-channel it is not in: the manifest has no ``channels:join``)."""
+""":data:`ChannelCheck` answer: the bot is not in the channel and cannot join it (the manifest
+has no ``channels:join``): someone must ``/invite`` it."""
 
 ChannelCheck = Callable[[str, str], str]
 """``(team_id, channel_id) -> CHANNEL_OK | CHANNEL_INVITE`` from ``conversations.info``; must
-not raise (an answer it cannot read is :data:`CHANNEL_OK`, so a Slack hiccup keeps today's
-behaviour)."""
+not raise (an answer it cannot read is :data:`CHANNEL_OK`)."""
 
 Announce = Callable[[str, str, Mrkdwn], None]
 """``(team_id, channel_id, text)``: post one line in the channel (``chat.postMessage``); must not
@@ -133,8 +121,9 @@ class ButtonValue(BaseModel):
     """A button's value (JSON, see :func:`bot.slack.views.blocks.encode_value`): ``p`` a post
     id, ``t`` a track id, ``v`` the view the button lives in (``track:<id>``, ``search:<query>``,
     ``next``, ``home``, ``digest:<subscription id>``, ``digest-dm``, ``unfurl``, ``reminders``),
-    ``o`` a paging offset, ``d`` the day a *Remind me* button asks for (``next week``) or a
-    reminder's id. Unknown keys are ignored; a malformed value reads as empty (:meth:`parse`)."""
+    ``d`` the day a *Remind me* button asks for (``next week``) or a reminder's id, ``o`` the
+    first item to show (of a search's results, a track's steps), 0..:data:`MAX_OFFSET`. Unknown
+    keys are ignored; a malformed value reads as empty (:meth:`parse`)."""
 
     model_config = ConfigDict(frozen=True, extra="ignore")
 
@@ -142,11 +131,7 @@ class ButtonValue(BaseModel):
     t: str | None = None
     v: str = ""
     o: int = 0
-    """Paging: the index of the first item to show (a search's results for ``More results``, a
-    track's steps for ``Show more steps``); 0..:data:`MAX_OFFSET`."""
-
     d: str | None = None
-    """The day a *Remind me* button asks for, or a reminder's id."""
 
     @classmethod
     def parse(cls, data: dict[str, Any]) -> ButtonValue:
@@ -158,52 +143,44 @@ class ButtonValue(BaseModel):
         raw_o = data.get("o")
         if isinstance(raw_o, int) and not isinstance(raw_o, bool):
             clean["o"] = max(0, min(raw_o, MAX_OFFSET))
-        try:
-            return cls.model_validate(clean)
-        except ValidationError:  # pragma: no cover - the fields are checked above
-            return cls()
+        return cls.model_validate(clean)
 
 
 class Finder:
     """The one seam between the use cases and search, over one catalog snapshot
-    (:attr:`bot.runtime.CatalogHolder.loaded`, taken once per request): what a text names."""
+    (:attr:`bot.runtime.CatalogHolder.loaded`, taken once per request): what a text names. Its
+    search index is ``loaded.matcher``, built on first use when the runtime's index is lazy."""
 
     def __init__(self, loaded: Loaded) -> None:
         self.catalog = loaded.catalog
         self._loaded = loaded
 
-    @property
-    def _matcher(self) -> Matcher:
-        return self._loaded.matcher  # built on first use when the runtime's index is lazy
-
     def track(self, text: str) -> str | None:
         """A track id for text (id, name, alias, typo), else ``None``."""
-        return track_named(self.catalog, text, lambda: self._matcher)
+        return track_named(self.catalog, text, lambda: self._loaded.matcher)
 
     def near_track(self, text: str) -> TrackMatch | None:
         """The track whose name ``text`` is close to (:meth:`bot.domain.search.Matcher.suggest_track`)."""
-        return self._matcher.suggest_track(text)
+        return self._loaded.matcher.suggest_track(text)
 
     def link(self, text: str) -> LinkResult | None:
         """What a link in ``text`` points to (``None``: no link)."""
-        return self._matcher.resolve_link(text)
+        return self._loaded.matcher.resolve_link(text)
 
     def posts(self, text: str, limit: int = 5, offset: int = 0) -> SearchResult:
         """The search for ``text``: ``limit`` ranked posts from ``offset``."""
-        return self._matcher.search(text, limit=limit, offset=offset)
+        return self._loaded.matcher.search(text, limit=limit, offset=offset)
 
     def exact_post_ids(self, words: list[str]) -> list[str] | None:
-        """The posts ``words`` name when every word is a post id or former id (ids are lowercase
-        slugs: ``P-EAGLE`` names p-eagle), in order without repeats; ``None`` otherwise (or for
-        no words)."""
+        """The posts ``words`` name when every word is a post id or former id (case-folded:
+        ``P-EAGLE`` names p-eagle), in order without repeats; else (or for no words) ``None``."""
         ids = [self.catalog.resolve_post_id(w.strip("`,").casefold()) for w in words]
         return list(dict.fromkeys(i for i in ids if i)) if words and all(ids) else None
 
     def resolve_posts(self, text: str) -> tuple[list[str], SearchResult | None]:
-        """Post ids named by ``text``: exact ids / former ids (space-separated), else the search's
-        best match when it is clear (:func:`bot.domain.search.confidence.clear_best`). Returns
-        ``(post ids, search result or None)``; when no match is clear the ids are empty and the
-        result (if any post matched) lets the person pick."""
+        """``(post ids, None)`` named by ``text``: exact ids / former ids, else the search's clear
+        best match (:func:`bot.domain.search.confidence.clear_best`); ``([], result)`` when posts
+        match but none clearly (the person picks), ``([], None)`` when none does."""
         ids = self.exact_post_ids(text.split())
         if ids is not None:
             return ids, None
@@ -215,11 +192,9 @@ class Finder:
 
 
 class Reader:
-    """The caller's reading state (chosen language, posts read, tracks followed), read from the
-    store once per request in one statement (:meth:`bot.store.Store.reader_state`) on first use;
-    its own writes keep that copy equal to what the store holds (a write made around it is not
-    seen afterwards). Progress under former ids: :func:`bot.domain.paths.unread_among` /
-    :func:`~bot.domain.paths.with_former_ids`."""
+    """The caller's reading state (chosen language, budget, posts read, tracks followed), read on
+    first use in one statement (:meth:`bot.store.Store.reader_state`); its own writes keep that
+    copy equal to the store's (a write made around it is not seen afterwards)."""
 
     def __init__(self, rt: Runtime, caller: Caller, catalog: Catalog) -> None:
         self._rt, self._team, self._user, self._catalog = rt, caller.team_id, caller.user_id, catalog
@@ -292,11 +267,10 @@ class Reader:
 
 @dataclass
 class Context:
-    """One request: the runtime ``rt``, the ``caller``, and the language (``lang``: the
-    ``/vllm-path lang`` setting, else Chinese when the command's text ``typed`` holds Chinese
-    characters, else the Slack locale, zh* -> zh, else en). ``catalog``, ``find`` (search) and
-    ``reader`` (progress) share one catalog snapshot. Slack is reached only through
-    ``users_info``, ``channel_check`` and ``announce``."""
+    """One request: the runtime ``rt``, the ``caller``, and the language (``lang``: the chosen
+    one, else Chinese when the command's text ``typed`` holds Chinese, else the Slack locale,
+    zh* -> zh, else en). ``catalog``, ``find`` and ``reader`` share one catalog snapshot. Slack is
+    reached only through ``users_info``, ``channel_check`` and ``announce``."""
 
     rt: Runtime
     caller: Caller
@@ -340,18 +314,14 @@ class Context:
         return info.is_admin or info.is_owner
 
     def may_stop(self, created_by: str | None) -> bool:
-        """Whether the caller may stop or remove a channel digest set up by ``created_by``: the
-        person who set it up, or a workspace admin or owner. A digest with no recorded creator
-        may be stopped by anyone (as before)."""
+        """Whether the caller may stop or remove a channel digest set up by ``created_by``: that
+        person or a workspace admin or owner (anyone when no creator was recorded)."""
         return not created_by or created_by == self.caller.user_id or self.is_admin()
 
     def keep_language(self) -> Mrkdwn | None:
-        """Call when setting up something sent later (a channel digest, the weekly DM, a
-        reminder): it goes out with no command to read a language from, so it speaks the
-        person's chosen ``lang``, else English. Someone who chose none but is answered in
-        Chinese (typed in Chinese, or a Chinese Slack locale) gets Chinese kept as their choice,
-        so what comes later reads as this reply does; returns the sentence saying so, else
-        ``None``."""
+        """Call when setting up something sent later (digest, DM, reminder), which speaks the chosen
+        language, else English: Chinese answered to someone who chose none is kept as their choice
+        (returns the sentence saying so, else ``None``)."""
         if self.lang == "en" or self.reader.chosen_lang in LANGS:
             return None
         self.rt.store.set_lang(self.caller.team_id, self.caller.user_id, self.lang)

@@ -1,25 +1,22 @@
 """What the digest's own buttons do: *Snooze a week* and *Stop* (``snooze:<n>``, ``stop:<n>``).
-
-*Mark read* and *Follow* on a digest are the app's ordinary buttons (``bot.slack.handlers``). The
-button value's ``v`` says which digest: ``"digest:<subscription id>"`` (a channel digest) or
-``"digest-dm"`` (the clicker's own DM digest). The answer goes privately to the clicker; the
-digest message itself is left as everyone saw it.
+The button value's ``v`` names the digest: ``digest:<subscription id>`` (a channel's) or
+``digest-dm`` (the clicker's own DM). The answer goes privately to the clicker; the digest
+message is left as everyone saw it.
 
 * Snooze a DM: no DM digest for 7 days (``Store.snooze_dm``).
-* Snooze a channel digest: the subscription's next scheduled digest is skipped: its ledger key
-  is settled in advance (``Store.skip_delivery``), so the schedule, the cursor and every clock
-  process agree without a new column; it resumes the week after.
-* Stop a DM: the weekly DM is turned off (``Store.set_dm(..., False)``).
-* Stop a channel digest: the subscription is paused with the reason ``stopped by <user id>``
-  (shown in ``/vllm-path subscriptions`` and App Home); ``/vllm-path subscribe`` resumes it
-  where it left off. Only the person who set it up or a workspace admin may stop it, and each
-  snooze or stop is announced in the channel in one line: both are checked and done by the
-  button's use case (``bot/slack/commands/buttons.py``) around this function.
+* Snooze a channel digest: its next scheduled digest's ledger key is settled in advance
+  (``Store.skip_delivery``), so the schedule, the cursor and every clock process agree; it
+  resumes the week after.
+* Stop a DM: the weekly DM is turned off. Stop a channel digest: it is paused with the reason
+  ``stopped by <user id>``; ``/vllm-path subscribe`` resumes it where it left off. Who may stop
+  it, and the channel's one-line announcement, are the button's use case's
+  (:mod:`bot.slack.commands.buttons`).
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Literal
 from zoneinfo import ZoneInfo
 
 from bot.runtime import Runtime
@@ -28,27 +25,35 @@ from bot.slack.i18n import t, weekday_name
 from bot.slack.views.blocks import Reply
 from bot.slack.views.digest import DIGEST_DM_VIEW
 from bot.slack.views.messages import text_reply, track_name
+from bot.store.snapshots import Subscription
 
 SNOOZE_DM_DAYS = 7
-KINDS = ("snooze", "stop")
+
+
+def channel_subscription(runtime: Runtime, caller: Caller, view: str) -> Subscription | None:
+    """The channel subscription a digest button's view names (``digest:<id>``) when it is of the
+    caller's workspace and channel; None for a DM digest's view or one that is gone."""
+    try:
+        sub_id = int(view.removeprefix("digest:")) if view.startswith("digest:") else None
+    except ValueError:
+        return None
+    sub = runtime.store.get_subscription(sub_id, team=caller.team_id) if sub_id is not None else None
+    if sub is None or (caller.channel_id and sub.channel_id != caller.channel_id):
+        return None
+    return sub
 
 
 def handle_digest_action(
-    runtime: Runtime, caller: Caller, kind: str, data: dict[str, str], lang: str | None = None
+    runtime: Runtime, caller: Caller, kind: Literal["snooze", "stop"], data: dict[str, str], lang: str | None = None
 ) -> Reply:
-    """Answer a click on *Snooze a week* (``kind='snooze'``) or *Stop* (``'stop'``) of a digest.
-
-    ``caller`` has ``team_id``, ``user_id``, ``channel_id``; ``data`` is the button's decoded
-    value; ``lang`` defaults to the caller's chosen language or English. A subscription of
-    another workspace, or one that no longer exists, is answered "no longer exists" and left
-    alone. Returns the private answer; raises nothing for bad input.
-    """
+    """The private answer to a click on a digest's *Snooze a week* or *Stop* (``data``: the
+    button's decoded value; ``lang`` defaults to the caller's chosen language, else English). A
+    subscription of another workspace or channel, or one that is gone, is answered "no longer
+    exists" and left alone; raises nothing for bad input."""
     store = runtime.store
     lang = lang or store.get_lang(caller.team_id, caller.user_id) or "en"
     view = str(data.get("v") or "")
     now = datetime.now(UTC)
-    if kind not in KINDS:
-        return text_reply(t("digest.gone", lang))
     if view == DIGEST_DM_VIEW:
         if kind == "snooze":
             until = now + timedelta(days=SNOOZE_DM_DAYS)
@@ -59,9 +64,8 @@ def handle_digest_action(
             return text_reply(t("digest.snoozed_dm", lang, until=_when(local, lang)))
         store.set_dm(caller.team_id, caller.user_id, False)
         return text_reply(t("digest.stopped_dm", lang))
-    sub_id = _sub_id(view)
-    sub = store.get_subscription(sub_id, team=caller.team_id) if sub_id is not None else None
-    if sub is None or (caller.channel_id and sub.channel_id != caller.channel_id):
+    sub = channel_subscription(runtime, caller, view)
+    if sub is None:
         return text_reply(t("digest.gone", lang))
     catalog = runtime.holder.catalog
     name = track_name(catalog, sub.track_id, lang) if catalog.has_track(sub.track_id) else sub.track_id
@@ -71,6 +75,7 @@ def handle_digest_action(
         schedule = sub.schedule
         fire = schedule.next_fire(now)
         for _ in range(2):
+            assert fire is not None  # a weekly schedule always fires again
             period = schedule.period_of(fire)
             if store.skip_delivery(
                 sub.team_id,
@@ -85,19 +90,11 @@ def handle_digest_action(
             if settled is not None and (settled.error or "").startswith(store.SKIPPED_PREFIX + "snoozed"):
                 break  # already snoozed by someone: say which digest is skipped, change nothing
             fire = schedule.next_fire(fire + timedelta(minutes=1))
+        assert fire is not None
         local = fire.astimezone(ZoneInfo(sub.timezone))
         return text_reply(t("digest.snoozed_channel", lang, track=name, when=f"{_when(local, lang)} {sub.timezone}"))
     store.pause_subscription(sub.id, f"stopped by {caller.user_id}")
     return text_reply(t("digest.stopped_channel", lang, track=name, track_id=sub.track_id))
-
-
-def _sub_id(view: str) -> int | None:
-    if not view.startswith("digest:"):
-        return None
-    try:
-        return int(view.split(":", 1)[1])
-    except ValueError:
-        return None
 
 
 def _when(local: datetime, lang: str) -> str:

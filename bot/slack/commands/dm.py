@@ -13,26 +13,16 @@ from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply
 
 
-def last_dm_schedule(ctx: Context) -> WeeklySchedule | None:
-    """The caller's last DM schedule (kept while the DM is off), or None if never set."""
-    last = ctx.rt.store.get_dm(ctx.caller.team_id, ctx.caller.user_id)
-    if last is None:
-        return None
-    return WeeklySchedule(weekday=last.weekday, at_time=last.at_time, timezone=last.timezone)
-
-
 def dm_schedule(ctx: Context, parts: ScheduleParts | None = None) -> WeeklySchedule:
     """The DM schedule for ``dm on`` with the ``parts`` typed: parts left out keep the caller's
-    last DM schedule (its zone included, even when the DM is off), else Monday 09:00 in their
-    Slack zone (or the app's default zone)."""
-    before = last_dm_schedule(ctx)
-    zone = ctx.timezone()
-    return (parts or ScheduleParts()).resolve(zone, fallback=before)
+    last DM schedule (even when the DM is off), else Monday 09:00 in :meth:`Context.timezone`."""
+    last = ctx.rt.store.get_dm(ctx.caller.team_id, ctx.caller.user_id)  # kept while the DM is off
+    before = WeeklySchedule(weekday=last.weekday, at_time=last.at_time, timezone=last.timezone) if last else None
+    return (parts or ScheduleParts()).resolve(ctx.timezone(), fallback=before)
 
 
 def dm(ctx: Context, cmd: grammar.Command) -> Reply:
-    """Turn the DM digest on (parts left out: the last DM schedule, else Monday 09:00 and the
-    person's Slack zone) or off."""
+    """Turn the DM digest on (parts left out: as :func:`dm_schedule` says) or off."""
     store, lang, caller = ctx.rt.store, ctx.lang, ctx.caller
     if cmd.enabled is None:
         return views.text_reply(t("dm.usage", lang))
@@ -46,9 +36,5 @@ def dm(ctx: Context, cmd: grammar.Command) -> Reply:
     when = dm_schedule(ctx, cmd.schedule)
     store.set_dm(caller.team_id, caller.user_id, True, schedule=when)
     text = with_note(t("dm.on", lang, **views.schedule_words(when, lang)), cmd, lang)
-    extra = [
-        x
-        for x in (dm_budget(ctx, cmd), None if ctx.reader.follows() else t("dm.no_follows", lang), ctx.keep_language())
-        if x
-    ]
-    return views.text_reply(sentences(lang, text, *extra))
+    extra = (dm_budget(ctx, cmd), None if ctx.reader.follows() else t("dm.no_follows", lang), ctx.keep_language())
+    return views.text_reply(sentences(lang, text, *filter(None, extra)))

@@ -35,11 +35,8 @@ def _pick(ctx: Context, text: str, candidates: SearchResult, read: bool) -> Repl
 
 
 def mark(ctx: Context, cmd: grammar.Command) -> Reply:
-    """Resolve the posts (a link to a catalog post in any form :func:`bot.domain.search.resolve_link`
-    reads; exact ids; else a clear search match, close matches letting the reader pick), update
-    progress, confirm; after ``read`` show the post's track: the first the reader follows, else
-    the post's first. A link on the blog host that no catalog post has says the post is not in
-    the catalog yet."""
+    """Resolve the posts (close matches let the reader pick), update progress, confirm; after
+    ``read`` show the post's track (the first the reader follows, else the post's first)."""
     cat, text, read = ctx.catalog, cmd.arg, cmd.kind == "read"
     if not text.strip():
         return views.text_reply(t("read.which" if read else "unread.which", ctx.lang))

@@ -1,6 +1,5 @@
-"""``plan 30m`` / ``plan off`` / ``计划 30分钟``: the caller's weekly reading budget (issue 24);
-the budget words of ``dm on … 30m`` and ``subscribe <track> … 45m [then stop]``; the finish
-line after ``read``; the path line of a track reply."""
+"""``plan 30m`` / ``plan off`` / ``计划 30分钟``: the caller's weekly reading budget (issue 24), the
+budgets of ``dm on … 30m`` and ``subscribe … 45m [then stop]``, finish lines and path lines."""
 
 from __future__ import annotations
 
@@ -18,14 +17,13 @@ from bot.slack.views.plan import path_line, plan_reply, pt
 from bot.web.urls import path_page_url
 
 
-def _range_refusal(minutes: int, lang: str) -> Reply:
-    return views.text_reply(pt("plan.range", lang, low=budgets.MIN_MINUTES, high=budgets.MAX_MINUTES, value=minutes))
+def _out_of_range(minutes: int, lang: str) -> Mrkdwn:
+    return pt("plan.range", lang, low=budgets.MIN_MINUTES, high=budgets.MAX_MINUTES, value=minutes)
 
 
 def plan(s: Context, cmd: grammar.Command) -> Reply:
-    """Set (``plan 30m``), reset (``plan off``) or show (``plan``) the caller's weekly budget; the
-    reply lists the weeks each essential path takes at it. Text that is no duration is a
-    refusal showing the forms."""
+    """Set (``plan 30m``), reset (``plan off``) or show (``plan``) the caller's weekly budget,
+    with the weeks each essential path takes at it; text that is no duration is refused."""
     store, caller, cat = s.rt.store, s.caller, s.catalog
     if cmd.error:
         return views.text_reply(pt("plan.bad", s.lang, value=truncate(cmd.error_value or "", 100)))
@@ -35,7 +33,7 @@ def plan(s: Context, cmd: grammar.Command) -> Reply:
     if cmd.minutes is None:
         return plan_reply(cat, store.get_budget(caller.team_id, caller.user_id), s.lang, changed_to="show")
     if not budgets.check_minutes(cmd.minutes):
-        return _range_refusal(cmd.minutes, s.lang)
+        return views.text_reply(_out_of_range(cmd.minutes, s.lang))
     store.set_budget(caller.team_id, caller.user_id, cmd.minutes)
     return plan_reply(cat, cmd.minutes, s.lang, changed_to="set")
 
@@ -53,11 +51,10 @@ def channel_budget(s: Context, sub_id: int, cmd: grammar.Command) -> Mrkdwn | No
     the essential path; the sentence to add, or None when none was typed."""
     if cmd.minutes is None and cmd.after_essentials is None:
         return None
-    minutes = cmd.minutes if cmd.minutes is not None and budgets.check_minutes(cmd.minutes) else None
-    if minutes is None and cmd.minutes is not None:
-        return pt("plan.range", s.lang, low=budgets.MIN_MINUTES, high=budgets.MAX_MINUTES, value=cmd.minutes)
-    current = s.rt.store.get_subscription(sub_id)
-    if minutes is None and current is not None:
+    if cmd.minutes is not None and not budgets.check_minutes(cmd.minutes):
+        return _out_of_range(cmd.minutes, s.lang)
+    minutes = cmd.minutes
+    if minutes is None and (current := s.rt.store.get_subscription(sub_id)) is not None:
         minutes = current.minutes_per_week
     s.rt.store.set_channel_budget(sub_id, minutes, cmd.after_essentials)
     parts = [pt("plan.set", s.lang, budget=minutes)] if minutes else []
@@ -102,9 +99,8 @@ def with_finish(msg: Mrkdwn, finish: Mrkdwn | None) -> Mrkdwn:
 
 
 def home_plan(rt: Any, team: str, user: str, follows: list[str], read: set[str]) -> dict[str, Any]:
-    """App Home's plan fields (:class:`bot.slack.views.home.HomeState`): the finished
-    essential paths and, when ``PUBLIC_URL`` is set, the signed URL of the picture of the first
-    followed track whose essential path is not finished (else the first followed)."""
+    """App Home's plan fields (:class:`bot.slack.views.home.HomeState`): the finished paths and,
+    with ``PUBLIC_URL``, the picture URL of the first followed track not finished (else the first)."""
     from bot.pictures import signed_url
 
     cat = rt.holder.catalog

@@ -67,7 +67,7 @@ BUTTONS: dict[str, ButtonFn] = {
     "remind": remind.remind_button,
     "cancel_reminder": remind.cancel_button,
 }
-"""Button kind (the action id's prefix, :data:`bot.slack.listeners.actions.KINDS`) -> use case."""
+"""Button kind (the action id's prefix) -> use case."""
 
 
 def run_command(ctx: Context, cmd: grammar.Command) -> Reply:

@@ -1,8 +1,6 @@
 """``remind <post> [day]``, ``reminders [cancel <n>]`` and the *Remind me* / *Cancel* buttons.
-
-The day is read by :func:`bot.domain.reminder_day.choose_day` in the reader's local date (their Slack
-time zone, else the default zone); no day means a week from today. The reminder is stored
-(:mod:`bot.store.reminders`) and sent by the clock (:mod:`bot.digest.reminders`) at 09:00 local.
+The day is read in the reader's local date (:func:`bot.domain.reminder_day.choose_day`; no day:
+a week from today); the clock sends the reminder at 09:00 local (:mod:`bot.digest.reminders`).
 """
 
 from __future__ import annotations
@@ -24,15 +22,11 @@ DEFAULT_DAYS = 7
 """Days ahead when no day is named (``remind p-eagle``: a week from today)."""
 
 
-def _now() -> datetime:
-    return datetime.now(UTC)
-
-
 def set_reminder(ctx: Context, post_id: str, words: list[str]) -> Mrkdwn:
     """Store a reminder of ``post_id`` for the day ``words`` name (empty: a week from today);
     returns the confirmation or the error text (escaped mrkdwn)."""
     zone = ctx.timezone()
-    today = local_today(_now(), zone)
+    today = local_today(datetime.now(UTC), zone)
     choice = choose_day(words, today)
     if choice.error or choice.rest:
         return t("remind.bad_day", ctx.lang, value=truncate(choice.error or " ".join(words), 60))
@@ -70,7 +64,7 @@ def _day_refused(ctx: Context, choice: DayChoice) -> Mrkdwn | None:
 def remind(ctx: Context, cmd: grammar.Command) -> Reply:
     """``remind <post id or query> [day]``: remind the caller of a post by DM on that day."""
     words = cmd.arg.split()
-    choice = choose_day(words, local_today(_now(), ctx.timezone()))
+    choice = choose_day(words, local_today(datetime.now(UTC), ctx.timezone()))
     refused = _day_refused(ctx, choice)
     if refused is not None:
         return views.text_reply(refused)
@@ -123,10 +117,7 @@ def remind_button(ctx: Context, value: ButtonValue) -> Reply | None:
 
 def cancel_button(ctx: Context, value: ButtonValue) -> Reply | None:
     """*Cancel* on a listed reminder (its id in ``d``), then redraw the list."""
-    ok = bool(
-        value.d
-        and value.d.isdigit()
-        and ctx.rt.store.cancel_reminder(ctx.caller.team_id, ctx.caller.user_id, int(value.d))
-    )
+    reminder_id = int(value.d) if value.d and value.d.isdigit() else None
+    ok = reminder_id is not None and ctx.rt.store.cancel_reminder(ctx.caller.team_id, ctx.caller.user_id, reminder_id)
     notice = t("reminders.cancelled" if ok else "reminders.not_found", ctx.lang)
     return replies.redraw(ctx, value.v, notice, offset=value.o)

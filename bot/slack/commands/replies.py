@@ -1,6 +1,5 @@
-"""Replies several use cases share: a track's path, search results, the newest posts, the next
-reads, the did-you-mean lines, and the redraw of the message a button lived in. Plain functions
-of the request :class:`~bot.slack.commands.context.Context`; the Block Kit is the views'."""
+"""Replies several use cases share (a track's path, search results, the newest posts, the next
+reads, did-you-mean lines, the redraw of a button's message); the Block Kit is the views'."""
 
 from __future__ import annotations
 
@@ -9,6 +8,7 @@ from dataclasses import replace
 from bot.domain.search import PostMatch, SearchResult
 from bot.slack import grammar
 from bot.slack.commands.context import Context
+from bot.slack.commands.plan import track_path_line
 from bot.slack.i18n import t
 from bot.slack.mrkdwn import Mrkdwn, truncate
 from bot.slack.views import messages as views
@@ -59,8 +59,6 @@ def unknown_track(ctx: Context, text: str, command: str = "") -> Mrkdwn:
 def track_view(ctx: Context, track_id: str, notice: str | None = None, offset: int | None = None) -> Reply:
     """The track reply for the caller (progress, next step, buttons); ``offset`` the first
     step listed (``None``: the page around the reader's next step)."""
-    from bot.slack.commands.plan import track_path_line  # plan uses these replies too
-
     return views.track_reply(
         ctx.catalog,
         track_id,
@@ -85,12 +83,9 @@ def query(ctx: Context, text: str, notice: str | None = None, offset: int = 0) -
 def search(ctx: Context, text: str, notice: str | None = None, offset: int = 0) -> Reply:
     """Search results for ``text`` from ``offset`` (see :func:`query`), without the track
     look-up (a *More results* click pages the same search). Results for one word close to a
-    track's name point at the track too.
-
-    Without a ``notice`` the reply is kept per catalog, text, page, language and posts read
-    (:func:`~bot.slack.views.parts.memo_reply`, as a track's path is): what it shows depends
-    on nothing else, so a topic many people look up is mostly a look-up. The returned reply
-    is shared: do not change it."""
+    track's name point at the track too. Without a ``notice`` the reply is kept per catalog,
+    text, page, language and posts read (:func:`~bot.slack.views.parts.memo_reply`): the
+    returned reply is shared, do not change it."""
     if notice:  # a notice is one click's answer: not worth keeping
         return search_now(ctx, text, notice, offset)
     return memo_reply(
@@ -115,11 +110,10 @@ def search_now(ctx: Context, text: str, notice: str | None, offset: int) -> Repl
 
 
 def latest(ctx: Context, notice: str | None = None, offset: int = 0) -> Reply:
-    """The newest posts of the catalog (``what's new``), a page of ``views.MAX_RESULTS`` from
-    ``offset``, shown as search results are (place in their tracks, *Mark read*, …): posts
-    with a link first, then those with none yet, each newest by publication date (a post
-    known only to be after a day comes before it), drafts left out. Kept per page, language
-    and posts read unless there is a ``notice``."""
+    """The newest posts (``what's new``), a page of ``views.MAX_RESULTS`` from ``offset`` shown as
+    search results: posts with a link first, then those with none yet, each newest first by
+    publication date (one known only to be after a day before it; drafts left out). Kept as
+    :func:`search` is."""
     catalog = ctx.catalog
 
     def build() -> Reply:
@@ -182,8 +176,7 @@ def outdated(ctx: Context, notice: str | None = None) -> Reply:
 
 def redraw(ctx: Context, view: str, notice: str | None, offset: int | None = None) -> Reply | None:
     """The message a button lived in (``view``, the button value's ``v``), drawn again with the
-    new state (``None`` for Home); ``offset``: the first result of the search page the button
-    was on (the value's ``o``), so a click on page 2 redraws page 2."""
+    new state at ``offset`` (the value's ``o``: page 2 redraws page 2); ``None`` for Home."""
     if view == "home":
         return None
     if view.startswith("track:"):

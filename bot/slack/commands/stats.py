@@ -1,8 +1,5 @@
-"""``stats``: reading insights of the workspace, for its admins and owners only.
-
-Who may see them comes from Slack (``users.info`` ``is_admin`` / ``is_owner``); the numbers are
-:func:`bot.domain.insights.compute` over the team's rows; :mod:`bot.slack.views.insights` renders them.
-"""
+"""``stats``: reading insights of the workspace (:func:`bot.domain.insights.compute` over the
+team's rows), for its admins and owners only (``users.info`` ``is_admin`` / ``is_owner``)."""
 
 from __future__ import annotations
 

@@ -24,9 +24,8 @@ _ANNOUNCE_KEY = {"new": "announce.new", "resumed": "announce.resumed", "updated"
 
 
 def next_fire_label(schedule: WeeklySchedule, now: datetime | None = None, lang: str = "en") -> str:
-    """When a weekly schedule next fires, as ``Monday 2026-12-07 09:00 Europe/Berlin`` (local
-    time; the weekday in ``lang``): the clock's own :meth:`WeeklySchedule.next_fire`, so the
-    reply and the scheduler never disagree. ``now`` defaults to the wall clock (UTC)."""
+    """When a weekly schedule next fires after ``now`` (default: the wall clock), as ``Monday
+    2026-12-07 09:00 Europe/Berlin`` (local; weekday in ``lang``), by the clock's own rule."""
     fire = schedule.next_fire(now or datetime.now(UTC))
     if not fire:
         return "-"
@@ -44,9 +43,8 @@ def _unknown_schedule_part(ctx: Context, text: str) -> Mrkdwn | None:
 
 
 def schedule_refusal(cmd: grammar.Command, lang: str) -> Mrkdwn:
-    """The reply to a schedule the grammar refused (``cmd.error``): what was wrong and, where
-    the grammar could tell, the command written the right way (``cmd.suggestion``) or the zones
-    an ambiguous abbreviation may mean (``cmd.error_choices``)."""
+    """The reply to a schedule the grammar refused (``cmd.error``): what was wrong, and the right
+    form (``cmd.suggestion``) or the zones an abbreviation may mean where the grammar knows."""
     value = truncate(cmd.error_value or "", 80)
     return t(
         cmd.error or "sub.bad_part",
@@ -104,10 +102,9 @@ def _confirmation(ctx: Context, cmd: grammar.Command, old: Subscription | None, 
 
 def subscribe(ctx: Context, cmd: grammar.Command) -> Reply:
     """Subscribe this channel to a track's weekly digest. Parts left out keep the channel's
-    current schedule (so re-subscribing resumes a paused digest without moving it), else the
-    defaults (:class:`WeeklySchedule`: Monday 09:00) and the person's Slack time zone. Changing
-    an existing digest's schedule, steps, minutes or setup after the essential path is for those
-    who may stop it (:meth:`Context.may_stop`)."""
+    current schedule (re-subscribing resumes a paused digest without moving it), else Monday
+    09:00 in the person's Slack zone. Changing an existing digest is for those who may stop it
+    (:meth:`Context.may_stop`)."""
     caller = ctx.caller
     refused = _refused(ctx, cmd)
     if refused is not None or cmd.schedule is None:
@@ -139,9 +136,8 @@ def subscribe(ctx: Context, cmd: grammar.Command) -> Reply:
 
 
 def unsubscribe(ctx: Context, cmd: grammar.Command) -> Reply:
-    """Remove this channel's subscription to the track ``cmd.arg`` names: allowed to the person
-    who set it up and to workspace admins (:meth:`Context.may_stop`); others are told who may.
-    With no track, list this channel's subscriptions (the ones there are to remove)."""
+    """Remove this channel's subscription to the track ``cmd.arg`` names, for those who may
+    (:meth:`Context.may_stop`; others are told who may); with no track, list the channel's."""
     if not cmd.arg.strip():
         subs = ctx.rt.store.subscriptions(ctx.caller.team_id, ctx.caller.channel_id) if ctx.caller.channel_id else []
         return views.subscriptions_reply(ctx.catalog, subs, ctx.lang)

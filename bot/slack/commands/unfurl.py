@@ -1,10 +1,7 @@
 """Link unfurls: the cards for the links of one ``link_shared`` event (or the console's ``paste``).
-
-Each shared URL is resolved once (:func:`bot.domain.links.resolve_link`, the one place URLs become
-posts): a catalog post gets its card (:func:`bot.slack.views.unfurl.post_unfurl`); anything
-else gets nothing, a vLLM blog page the catalog lacks (the blog's home page, an unknown path)
-included, so Slack's own preview of it shows. A post linked twice in one message (the same URL
-twice, or through two blog hosts) is unfurled once, at its first URL.
+Each URL is resolved once (:func:`bot.domain.links.resolve_link`): a catalog post gets its card;
+anything else (a vLLM blog page the catalog lacks included) gets nothing, so Slack's own preview
+shows. A post linked twice in one message is unfurled once, at its first URL.
 """
 
 from __future__ import annotations
@@ -22,16 +19,10 @@ MAX_LINKS = 5
 
 def unfurls_for(ctx: Context, urls: Iterable[str]) -> dict[str, dict[str, Any]]:
     """``chat.unfurl``'s ``unfurls`` map (URL as shared -> ``{"blocks": [...]}``) for ``urls``, in
-    the sharer's language; empty when none of them is a catalog post (then no ``chat.unfurl``
-    call is made and Slack shows its own preview)."""
-    catalog = ctx.catalog
-    out: dict[str, dict[str, Any]] = {}
-    seen: set[str] = set()
+    the sharer's language; empty when none is a catalog post (then no ``chat.unfurl`` is made)."""
+    first_url: dict[str, str] = {}  # post id -> the first URL naming it
     for url in list(dict.fromkeys(urls))[:MAX_LINKS]:
-        target = resolve_link(catalog, url)
+        target = resolve_link(ctx.catalog, url)
         if target.kind == "post" and target.post_id is not None:
-            if target.post_id in seen:
-                continue
-            seen.add(target.post_id)
-            out[url] = views.post_unfurl(catalog, target.post_id, ctx.lang)
-    return out
+            first_url.setdefault(target.post_id, url)
+    return {url: views.post_unfurl(ctx.catalog, pid, ctx.lang) for pid, url in first_url.items()}

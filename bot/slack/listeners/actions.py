@@ -4,39 +4,23 @@ App Home when the click came from the Home tab."""
 
 from __future__ import annotations
 
-import logging
 import re
 
-from slack_bolt import Ack, App, BoltContext, Respond
+from slack_bolt import App, BoltContext, Respond
 from slack_sdk import WebClient
 
 from bot import metrics
+from bot.slack.commands.registry import BUTTONS
 from bot.slack.handlers import Caller, Handlers
-from bot.slack.listeners.context import handlers_of
+from bot.slack.listeners.context import ack_now, handlers_of
 from bot.slack.listeners.errors import answers_failure
 from bot.slack.listeners.events import publish_home
 from bot.slack.listeners.identity import caller_of
 from bot.slack.views.blocks import Reply, decode_value
 from bot.slack.views.home import track_modal
 
-log = logging.getLogger(__name__)
-
-KINDS = (
-    "mark_read",
-    "mark_unread",
-    "follow",
-    "unfollow",
-    "share",
-    "dm_on",
-    "dm_off",
-    "snooze",
-    "stop",
-    "more_results",
-    "open_path",
-    "more_steps",
-    "remind",
-    "cancel_reminder",
-)
+KINDS = tuple(BUTTONS)
+"""Button kinds: the action id's prefix (:data:`bot.slack.commands.registry.BUTTONS`)."""
 ACTION = re.compile(r"^({}):".format("|".join(KINDS)))
 
 
@@ -46,11 +30,6 @@ def _modal_track(view: dict, kind: str, data: dict) -> str | None:
         return str(data["t"])
     callback = str(view.get("callback_id") or "")
     return callback[6:] if callback.startswith("track:") else None
-
-
-def ack_action(ack: Ack) -> None:
-    """Ack at once (in the request thread); the work is :func:`handle_action`'s."""
-    ack()
 
 
 def _from_home(body: dict) -> bool:
@@ -71,7 +50,7 @@ def _show_in_modal(
     track_id = _modal_track(view_payload, kind, data)
     if track_id is None or kind == "share" or not (in_modal or (kind == "open_path" and _from_home(body))):
         return False
-    modal = track_modal(handlers.rt.holder.catalog, track_id, reply, handlers.lang(caller))
+    modal = track_modal(handlers.rt.holder.catalog, track_id, reply, handlers.context(caller).lang)
     if in_modal:
         client.views_update(view_id=view_payload.get("id"), view=modal)
     else:
@@ -107,4 +86,4 @@ def handle_action(body: dict, respond: Respond, client: WebClient, context: Bolt
 
 def register(app: App) -> None:
     """Attach the block_actions listener for every button kind."""
-    app.action(ACTION)(ack=ack_action, lazy=[handle_action])
+    app.action(ACTION)(ack=ack_now, lazy=[handle_action])

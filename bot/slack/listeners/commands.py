@@ -1,19 +1,11 @@
 """The ``/vllm-path`` slash command: the reply in the ack when it is ready at once, otherwise an
 empty ack and the reply through ``response_url`` from a lazy listener.
 
-A command that only reads (a track's path, search, ``next``, help) and needs nothing from
-Slack's Web API is answered in the ack itself (:meth:`bot.slack.handlers.Handlers.answer_now`):
-one HTTP exchange, nothing to wait for from Slack, however slow its API is. Everything else (a
-write, a ``users.info`` not yet remembered, a channel check) is acked at once and answered after
-the ack. Bolt picks the listener: the first one's matcher (:func:`answerable_now`) computes the
-reply and keeps it in the request's ``context``; when there is none, the second listener runs.
-Matcher and ack function both run in the thread serving the HTTP request (the app is built with
-``process_before_response=True``, :func:`bot.slack.app.build_app`), so the reply is computed and
-returned by that one thread: no hand-over to a pool, no wait in Bolt's ack poll.
-The text is parsed once, in the matcher: the parsed command travels to the lazy listener in
-``context`` (Bolt copies custom context values into a lazy listener's request), so a command
-answered after the ack is parsed and run once too. Both replies work in DMs and in private
-channels the bot is not a member of.
+Bolt runs the first listener whose matchers pass: :func:`answerable_now` computes the reply
+(:meth:`bot.slack.handlers.Handlers.answer_now`) and keeps it in ``context``; otherwise the
+second listener acks empty and answers after the ack. Matcher and ack run in the request thread
+(:func:`bot.slack.app.build_app`). The text is parsed once, in the matcher; the command reaches
+the lazy listener in ``context``. Both replies work in DMs and in private channels the bot is not in.
 """
 
 from __future__ import annotations
@@ -25,7 +17,7 @@ from slack_bolt import Ack, App, BoltContext, Respond
 
 from bot import metrics
 from bot.slack.grammar import Command, parse
-from bot.slack.listeners.context import handlers_of
+from bot.slack.listeners.context import ack_now, handlers_of
 from bot.slack.listeners.errors import answers_failure
 from bot.slack.listeners.identity import caller_of
 from bot.slack.views.blocks import Reply
@@ -38,8 +30,7 @@ COMMAND = re.compile(r"^/vllm-path")
 READY_REPLY = "vllm_path_ready_reply"
 """The ``context`` key under which :func:`answerable_now` leaves the reply for the ack."""
 PARSED = "vllm_path_command"
-"""The ``context`` key under which :func:`answerable_now` leaves the parsed
-:class:`~bot.slack.grammar.Command` for the listener that answers after the ack."""
+"""The ``context`` key of the parsed :class:`~bot.slack.grammar.Command` (for after the ack too)."""
 
 
 def _parsed(body: dict, context: BoltContext) -> Command:
@@ -51,9 +42,8 @@ def _parsed(body: dict, context: BoltContext) -> Command:
 
 
 def answerable_now(body: dict, context: BoltContext) -> bool:
-    """Bolt matcher: ``True`` (the reply kept in ``context[READY_REPLY]``) when the command's
-    reply is ready without Slack's Web API; ``False`` sends the command to the listener that
-    answers after the ack, which also reports a failure here (logged at info, no payload)."""
+    """Bolt matcher: ``True`` (the reply kept in ``context[READY_REPLY]``) when the reply is ready
+    without the Web API; ``False`` leaves it to after the ack (a failure here is logged at info)."""
     try:
         cmd = _parsed(body, context)
         reply = handlers_of(context).answer_now(caller_of(context, body), body.get("text") or "", cmd)
@@ -67,26 +57,17 @@ def answerable_now(body: dict, context: BoltContext) -> bool:
 
 
 def answer_in_ack(ack: Ack, context: BoltContext) -> None:
-    """Ack with the reply :func:`answerable_now` made (ephemeral unless it says otherwise), in
-    the request thread (Bolt returns the ack's response as soon as this returns).
-
-    The reply goes as its JSON text, serialised once per reply (:attr:`Reply.body_json`): Bolt
-    sends a text-only ack's string as the body unchanged, with the JSON content type when it
-    starts with ``{`` (``slack_bolt.response.BoltResponse``), which Slack reads as the message."""
+    """Ack with the reply :func:`answerable_now` made, as its JSON text (:attr:`Reply.body_json`,
+    serialised once): Bolt sends a string ack body unchanged, with the JSON content type when it
+    starts with ``{`` (``slack_bolt.response.BoltResponse``), and Slack reads it as the message."""
     reply: Reply = context[READY_REPLY]
     ack(reply.body_json)
     metrics.observe_reply("command", context)
 
 
-def ack_command(ack: Ack) -> None:
-    """Ack at once (in the request thread); the answer comes from :func:`answer_command`."""
-    ack()
-
-
 @answers_failure("slash command")
 def answer_command(body: dict, respond: Respond, context: BoltContext) -> None:
-    """Lazy: answer the command (parsed by the matcher, :data:`PARSED`) for the caller through
-    ``response_url``."""
+    """Lazy: answer the command (parsed by the matcher, :data:`PARSED`) through ``response_url``."""
     reply = handlers_of(context).run(caller_of(context, body), _parsed(body, context), body.get("text") or "")
     respond(**reply.payload(), replace_original=False)
     metrics.observe_reply("command", context)
@@ -95,4 +76,4 @@ def answer_command(body: dict, respond: Respond, context: BoltContext) -> None:
 def register(app: App) -> None:
     """Attach the slash-command listeners to ``app`` (Bolt runs the first that matches)."""
     app.command(COMMAND, matchers=[answerable_now])(answer_in_ack)
-    app.command(COMMAND)(ack=ack_command, lazy=[answer_command])
+    app.command(COMMAND)(ack=ack_now, lazy=[answer_command])

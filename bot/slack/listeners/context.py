@@ -1,65 +1,42 @@
 """What a listener reads from Bolt's ``context`` besides Bolt's own keys: the app's
-:class:`~bot.slack.handlers.Handlers` (store, catalog holder, Slack look-ups), put there for
-every request by :func:`provide_handlers` (:class:`bot.slack.app.BotApp` calls it first in
-its ``dispatch``). Listeners are module-level functions taking Bolt's arguments and reach the
-handlers with :func:`handlers_of`.
-
-Bolt hands a lazy listener a copy of the request in which every custom context value is
-deep-copied (``BoltContext.to_copyable``); a value that cannot be copied is dropped with a
-warning. The handlers are one object shared by every request (a database pool, the catalog
-holder, caches), so they travel in :class:`Shared`, whose copy is itself.
+:class:`~bot.slack.handlers.Handlers`, put there for every request by :func:`provide_handlers`
+and read with :func:`handlers_of`. Bolt deep-copies custom context values into a lazy
+listener's request (``BoltContext.to_copyable``, dropping with a warning what cannot be copied);
+the handlers' copy is themselves.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from typing import Any
 
-from slack_bolt import BoltContext
+from slack_bolt import Ack, BoltContext
 
 from bot import metrics
 from bot.slack.handlers import Handlers
 
 HANDLERS = "vllm_path_handlers"
-"""The context key holding the app's :class:`Shared` handlers."""
+"""The context key holding the app's :class:`~bot.slack.handlers.Handlers`."""
 
 
-class Shared:
-    """A value shared by every request: ``copy.copy`` and ``copy.deepcopy`` return the holder
-    itself, so Bolt's copy of the context for a lazy listener keeps the same object."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value: Any) -> None:
-        self.value = value
-
-    def __copy__(self) -> Shared:
-        return self
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> Shared:
-        return self
-
-
-def provide_handlers(handlers: Handlers) -> Callable[[BoltContext, Callable[[], None]], None]:
-    """A Bolt middleware (``context``, ``next``) that puts ``handlers`` into a request's context,
-    and the request's arrival time (``time.monotonic()`` seconds, :data:`bot.metrics.RECEIVED_AT`)
-    for the reply-latency metric. :class:`bot.slack.app.BotApp` calls it before Bolt's own
-    middleware rather than through ``app.use`` (Bolt would build its arguments on every request)."""
-    shared = Shared(handlers)
-
-    def put_handlers(context: BoltContext, next: Callable[[], None]) -> None:
-        context[metrics.RECEIVED_AT] = time.monotonic()
-        context[HANDLERS] = shared
-        next()
-
-    return put_handlers
+def provide_handlers(context: BoltContext, handlers: Handlers) -> None:
+    """Put ``handlers`` into a request's ``context``, and the request's arrival time
+    (``time.monotonic()`` seconds, :data:`bot.metrics.RECEIVED_AT`) for the reply-latency metric.
+    :meth:`bot.slack.app.BotApp.dispatch` calls it before Bolt's own middleware (a global
+    middleware would have Bolt build its arguments on every request)."""
+    context[metrics.RECEIVED_AT] = time.monotonic()
+    context[HANDLERS] = handlers
 
 
 def handlers_of(context: BoltContext) -> Handlers:
     """The app's handlers from Bolt's ``context`` (a lazy listener's copy too). Raises
     ``LookupError`` when the app was not built by :func:`bot.slack.app.build_app`."""
-    shared = context.get(HANDLERS)
-    if not isinstance(shared, Shared) or not isinstance(shared.value, Handlers):
+    handlers = context.get(HANDLERS)
+    if not isinstance(handlers, Handlers):
         raise LookupError("no Handlers in Bolt's context: build the app with bot.slack.app.build_app")
-    return shared.value
+    return handlers
+
+
+def ack_now(ack: Ack) -> None:
+    """Ack at once, in the request thread; the work (reply, unfurl, Home publish) is the lazy
+    listener's, so no Web API call runs before the ack."""
+    ack()

@@ -1,10 +1,7 @@
 """The one place where a listener's failure becomes a log line and, where Slack waits for an
-answer, a friendly reply.
-
-Bolt's ``@app.error`` handler (:func:`register`) sees errors of listeners that run before the
-ack. Lazy listeners (the work after the ack) run in Bolt's lazy-listener runner, which logs and
-swallows their exceptions without calling ``@app.error``; :func:`answers_failure` gives them the
-same treatment in one decorator instead of a ``try``/``except`` in each listener.
+answer, a friendly reply: Bolt's ``@app.error`` handler (:func:`on_error`) sees errors before
+the ack; lazy listeners, whose exceptions Bolt's runner logs and swallows, get
+:func:`answers_failure`.
 """
 
 from __future__ import annotations
@@ -13,8 +10,6 @@ import functools
 import logging
 from collections.abc import Callable
 from typing import Any
-
-from slack_bolt import App
 
 from bot.slack.i18n import t
 
@@ -33,8 +28,7 @@ def answers_failure(what: str) -> Callable[[Callable[..., None]], Callable[..., 
                 listener(**kwargs)
             except Exception:
                 body = kwargs.get("body") or {}
-                team = body.get("team_id") or (body.get("team") or {}).get("id")
-                log.exception("%s failed (team %s)", what, team)
+                log.exception("%s failed (team %s)", what, _team(body))
                 respond = kwargs.get("respond")
                 if respond is not None and body.get("response_url"):
                     respond(text=str(t("error.generic")), response_type="ephemeral", replace_original=False)
@@ -45,12 +39,9 @@ def answers_failure(what: str) -> Callable[[Callable[..., None]], Callable[..., 
 
 
 def on_error(error: Exception, body: dict[str, Any]) -> None:
-    """Bolt's ``@app.error`` handler: log the failure with its traceback, the team only (no
-    payload, no secrets)."""
-    team = body.get("team_id") or (body.get("team") or {}).get("id")
-    log.error("listener failed (team %s): %s", team, type(error).__name__, exc_info=error)
+    """Bolt's ``@app.error`` handler: log the failure with its traceback and team (no payload)."""
+    log.error("listener failed (team %s): %s", _team(body), type(error).__name__, exc_info=error)
 
 
-def register(app: App) -> None:
-    """Attach the app's one error handler (errors before the ack, event listeners)."""
-    app.error(on_error)
+def _team(body: dict[str, Any]) -> Any:
+    return body.get("team_id") or (body.get("team") or {}).get("id")

@@ -9,14 +9,14 @@ import hashlib
 import logging
 from typing import Any
 
-from slack_bolt import Ack, App, BoltContext
+from slack_bolt import App, BoltContext
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from bot import metrics
 from bot.logging_setup import slack_error
 from bot.slack.handlers import Caller, Handlers
-from bot.slack.listeners.context import handlers_of
+from bot.slack.listeners.context import ack_now, handlers_of
 from bot.slack.listeners.errors import answers_failure
 from bot.slack.listeners.identity import caller_of, tenant
 
@@ -24,9 +24,8 @@ log = logging.getLogger(__name__)
 
 
 def event_tenant(body: dict, context: BoltContext) -> str:
-    """The tenant an event was delivered for: the installation Bolt's ``context`` names (the
-    enterprise id of an org-wide install, whose bodies carry no outer ``team_id``; else the team
-    id), falling back to the body's ``team_id`` / ``enterprise_id``, else ``"-"``."""
+    """The tenant an event was delivered for (:func:`tenant`: an org-wide install's bodies carry
+    no outer ``team_id``), else the body's ``team_id`` / ``enterprise_id``, else ``"-"``."""
     return tenant(context) or body.get("team_id") or body.get("enterprise_id") or "-"
 
 
@@ -77,18 +76,15 @@ def publish_home(handlers: Handlers, client: WebClient, caller: Caller) -> None:
 
 def unfurl_once(handlers: Handlers, team_id: str, where: str, url: str) -> bool:
     """True the first time a link of one message (``where``: channel and message ts, or the
-    composer's ``unfurl_id``) is unfurled: a message's link is unfurled once, whatever Slack
-    sends again."""
+    composer's ``unfurl_id``) is unfurled, whatever Slack sends again."""
     key = "unfurl:" + hashlib.sha256(f"{team_id}|{where}|{url}".encode()).hexdigest()[:40]
     return handlers.rt.store.record_event(key, team_id or "-")
 
 
 def unfurl_links(handlers: Handlers, client: WebClient, caller: Caller, event: dict[str, Any]) -> bool:
-    """Answer one ``link_shared`` event with one ``chat.unfurl`` call for the links that are ours.
-
-    ``event`` carries ``channel``, ``message_ts`` (or ``unfurl_id`` + ``source`` for links typed in
-    the composer) and ``links[{domain, url}]`` (Slack's Events API reference). Returns whether a
-    call was made; Slack errors are logged, not raised."""
+    """Answer one ``link_shared`` event (``channel``, ``message_ts`` or, for links typed in the
+    composer, ``unfurl_id`` + ``source``; ``links[{domain, url}]``) with one ``chat.unfurl`` call
+    for the links that are ours. Returns whether a call was made; Slack errors are logged."""
     urls = [str(x.get("url")) for x in event.get("links") or [] if isinstance(x, dict) and x.get("url")]
     unfurls = handlers.unfurls(caller, urls)
     composer = event.get("source") == "composer" and event.get("unfurl_id")
@@ -106,12 +102,6 @@ def unfurl_links(handlers: Handlers, client: WebClient, caller: Caller, event: d
     except SlackApiError as exc:
         log.warning("chat.unfurl failed: %s", exc.response.get("error"))
     return True
-
-
-def ack_event(ack: Ack) -> None:
-    """Ack at once (in the request thread); the work (an unfurl, a Home publish) is the lazy
-    listener's, so no Web API call ever runs on the pool that sends acks."""
-    ack()
 
 
 @answers_failure("link_shared")
@@ -136,42 +126,30 @@ def home_opened(body: dict, event: dict, client: WebClient, context: BoltContext
     handlers = handlers_of(context)
     if event.get("tab", "home") != "home" or not first_delivery(handlers, body, context):
         return
-    caller = caller_of(context)
-    publish_home(
-        handlers,
-        client,
-        Caller(team_id=caller.team_id or event_tenant(body, context), user_id=event.get("user") or caller.user_id),
-    )
+    found = caller_of(context)
+    caller = Caller(team_id=found.team_id or event_tenant(body, context), user_id=event.get("user") or found.user_id)
+    publish_home(handlers, client, caller)
 
 
-def uninstalled(body: dict, context: BoltContext) -> None:
-    """``app_uninstalled``: forget the installation's tokens and pause its digests."""
-    # The installation is the one the event was delivered for (authorizations[0] via
-    # Bolt's context), not the outer team_id; an org-wide one has no team id.
+def uninstalled(body: dict, event: dict, context: BoltContext) -> None:
+    """``app_uninstalled``, or ``tokens_revoked`` naming the bot token (revoked user tokens change
+    nothing): forget the installation's tokens and pause its digests. The installation is the one
+    the event was delivered for (``authorizations[0]`` via Bolt's context), not the outer
+    ``team_id``; an org-wide one has no team id."""
     handlers = handlers_of(context)
+    if event.get("type") == "tokens_revoked" and not (event.get("tokens") or {}).get("bot"):
+        return
     if first_delivery(handlers, body, context):
         removal = handlers.rt.store.remove_installation(
             context.enterprise_id, context.team_id, context.is_enterprise_install
         )
-        log.info(
-            "app uninstalled from %s: tokens removed, %d digests paused",
-            tenant(context),
-            removal.subscriptions_paused + removal.dms_paused,
-        )
-
-
-def revoked(body: dict, event: dict, context: BoltContext) -> None:
-    """``tokens_revoked`` naming the bot token: as :func:`uninstalled`."""
-    # Only the bot token matters to us; revoked user tokens change nothing.
-    handlers = handlers_of(context)
-    if (event.get("tokens") or {}).get("bot") and first_delivery(handlers, body, context):
-        handlers.rt.store.remove_installation(context.enterprise_id, context.team_id, context.is_enterprise_install)
-        log.info("bot token revoked in %s: tokens removed, digests paused", tenant(context))
+        paused = removal.subscriptions_paused + removal.dms_paused
+        log.info("%s in %s: tokens removed, %d digests paused", event.get("type"), tenant(context), paused)
 
 
 def register(app: App) -> None:
     """Attach the event listeners."""
-    app.event("link_shared")(ack=ack_event, lazy=[link_shared])
-    app.event("app_home_opened")(ack=ack_event, lazy=[home_opened])
+    app.event("link_shared")(ack=ack_now, lazy=[link_shared])
+    app.event("app_home_opened")(ack=ack_now, lazy=[home_opened])
     app.event("app_uninstalled")(uninstalled)
-    app.event("tokens_revoked")(revoked)
+    app.event("tokens_revoked")(uninstalled)

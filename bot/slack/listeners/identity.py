@@ -1,11 +1,9 @@
 """The one rule for "which team and which user" of any request (slash command, button click,
 event, unfurl): read from Bolt's ``context``, which resolves the installation that authorised
-the request the way Bolt's installation store does (``team.id`` of a click, ``team_id`` of a
-command, ``authorizations[0]`` of an event; ``enterprise_id`` and ``is_enterprise_install``
-alongside). The team half is the *tenant id* of :func:`bot.store.installations.tenant_of`: the
-enterprise id for an org-wide install, else the team id. So a click whose ``user.team_id``
-(T222) differs from ``team.id`` (T111) and a slash command by the same person land on one
-reader record, and an event whose outer ``team_id`` differs from its authorizations is
+the request (``team.id`` of a click, ``team_id`` of a command, ``authorizations[0]`` of an
+event). The team is the *tenant id* (:func:`bot.store.installations.tenant_of`: the enterprise id
+for an org-wide install, else the team id), so a click whose ``user.team_id`` differs from
+``team.id`` lands on the same reader record as that person's commands, and an event is
 attributed to the installation it was delivered for."""
 
 from __future__ import annotations
@@ -27,9 +25,8 @@ def tenant(context: BoltContext) -> str:
 
 
 def caller_of(context: BoltContext, body: dict[str, Any] | None = None) -> Caller:
-    """Who asked, from where: tenant (:func:`tenant`), ``context.user_id`` and
-    ``context.channel_id`` (for a click from a message, the container's channel when Bolt has
-    none). ``body`` is only read for that channel fallback."""
+    """Who asked, from where: tenant (:func:`tenant`), ``context.user_id`` and ``channel_id`` (for
+    a click from a message, ``body``'s channel or container's channel when Bolt has none)."""
     channel = context.channel_id or ""
     if not channel and body:
         channel = (body.get("channel") or {}).get("id") or (body.get("container") or {}).get("channel_id") or ""
