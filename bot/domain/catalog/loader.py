@@ -13,7 +13,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from bot.domain.catalog import checks
+from bot.domain.catalog import checks, yaml_cache
 from bot.domain.catalog.checks import Posts, Tracks
 from bot.domain.catalog.compiled import Catalog
 from bot.domain.catalog.essentials import essential_path_issues
@@ -67,9 +67,16 @@ def load_catalog(directory: str | Path, *, check_versions: bool = True) -> Catal
     ``check_versions=False`` skips the publishing rules of the version history
     (:func:`bot.domain.catalog.versions.version_problems`), for reading an old version (``catalog diff``).
     """
-    catalog, issues = check_catalog(directory, check_versions=check_versions)
+    root = Path(directory)
+    key = yaml_cache.catalog_key(root, check_versions)  # a catalog loaded before, unchanged since
+    if (parts := yaml_cache.loaded(root, key)) is not None:
+        return Catalog.build(**parts)
+    catalog, issues = check_catalog(root, check_versions=check_versions)
     if catalog is None:
         raise CatalogError(issues)
+    kept = ("manifest", "posts", "tracks", "warnings", "changelog_versions")
+    parts = {name: getattr(catalog, name) for name in kept} | {"orders": dict(catalog.orders)}
+    yaml_cache.keep_loaded(root, key, parts)
     return catalog
 
 

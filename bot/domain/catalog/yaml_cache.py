@@ -7,7 +7,11 @@ keeps what files parsed to in one pickle, ``<catalog>/__pycache__/vllm-path-<nam
 keyed by the SHA-256 of the file's bytes
 and the parser (PyYAML's version and loader), so an edited file is parsed again and a stale entry
 is never used. A missing, unreadable or corrupt cache is ignored; one that cannot be written (a
-read-only folder) is left as it is. Only the parse is cached: validation and checks run each time.
+read-only folder) is left as it is.
+
+:func:`loaded` and :func:`keep_loaded` do the same for a whole loaded catalog (its validated parts,
+``vllm-path-loaded.pickle``), keyed by the bytes of every catalog file and of the code that
+validates and checks them, so a CLI start skips validation and checks when nothing changed.
 """
 
 from __future__ import annotations
@@ -29,6 +33,48 @@ CACHE_DIR = "__pycache__"
 """Where, under the catalog folder, the parsed files are kept."""
 
 _PARSER = f"PyYAML {yaml.__version__} {SAFE_LOADER.__name__}\n".encode()
+
+
+def _write(path: Path, value: Any) -> None:
+    """Pickle ``value`` to ``path`` atomically; never raises (a read-only folder keeps no cache)."""
+    with contextlib.suppress(OSError, pickle.PicklingError):
+        path.parent.mkdir(exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".cache-", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                pickle.dump(value, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, path)
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+
+
+def catalog_key(root: Path, *flags: object) -> bytes:
+    """SHA-256 over the catalog's files (manifest, changelog, posts, tracks: names and bytes), the
+    source of this package (its models and checks), pydantic's version and ``flags``."""
+    import pydantic  # already imported by the models whenever a catalog is loaded
+
+    digest = hashlib.sha256(f"{pydantic.VERSION} {flags}\n".encode())
+    code = sorted(Path(__file__).parent.glob("*.py"))
+    files = [root / "manifest.yaml", root / "CHANGELOG.md", *sorted(root.glob("posts/*.yaml"))]
+    for path in [*code, *files, *sorted(root.glob("tracks/*.yaml"))]:
+        with contextlib.suppress(OSError):
+            digest.update(f"{path.name} {path.stat().st_size}\n".encode() + path.read_bytes())
+    return digest.digest()
+
+
+def loaded(root: Path, key: bytes) -> Any:
+    """The parts :func:`keep_loaded` kept for ``key`` under ``root``, or ``None``."""
+    with contextlib.suppress(Exception):
+        kept_key, parts = pickle.loads((root / CACHE_DIR / "vllm-path-loaded.pickle").read_bytes())
+        if kept_key == key:
+            return parts
+    return None
+
+
+def keep_loaded(root: Path, key: bytes, parts: Any) -> None:
+    """Keep ``parts`` (picklable) of the catalog loaded from ``root`` under ``key``; never raises."""
+    _write(root / CACHE_DIR / "vllm-path-loaded.pickle", (key, parts))
 
 
 class YamlCache:
@@ -60,15 +106,5 @@ class YamlCache:
 
     def save(self) -> None:
         """Write the files loaded (only when one changed), atomically; never raises."""
-        if {k: v[0] for k, v in self._new.items()} == {k: v[0] for k, v in self._old.items()}:
-            return
-        with contextlib.suppress(OSError, pickle.PicklingError):
-            self.path.parent.mkdir(exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".yaml-", suffix=".tmp")
-            try:
-                with os.fdopen(fd, "wb") as fh:
-                    pickle.dump(self._new, fh, protocol=pickle.HIGHEST_PROTOCOL)
-                os.replace(tmp, self.path)
-            finally:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
+        if {k: v[0] for k, v in self._new.items()} != {k: v[0] for k, v in self._old.items()}:
+            _write(self.path, self._new)

@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from bot.domain.catalog import CatalogError, load_catalog
+from bot.domain.catalog.models import Track
 from bot.domain.catalog.yaml_cache import CACHE_DIR, YamlCache
 from bot.domain.search import load_vocabulary
 from tests.domain.catalog.helpers import catalog_copy
@@ -66,10 +67,30 @@ def test_an_edited_file_is_parsed_again_and_its_edit_seen(tmp_path, monkeypatch)
 def test_a_corrupt_cache_is_ignored_and_replaced(tmp_path):
     root = catalog_copy(tmp_path / "catalog")
     expected = _summary(load_catalog(root))
-    cache = root / CACHE_DIR / "vllm-path-catalog.pickle"
-    cache.write_bytes(b"not a pickle")
+    for name in ("catalog", "loaded"):
+        (root / CACHE_DIR / f"vllm-path-{name}.pickle").write_bytes(b"not a pickle")
     assert _summary(load_catalog(root)) == expected
     assert YamlCache(root, "catalog")._old  # written again, readable
+    assert _summary(load_catalog(root)) == expected  # and the loaded catalog too
+
+
+def test_a_catalog_loaded_before_is_not_validated_again_until_a_file_changes(tmp_path, monkeypatch):
+    root = catalog_copy(tmp_path / "catalog")
+    cold = load_catalog(root)
+    validated: list[str] = []
+    real = Track.model_validate
+
+    def counting(raw, *args, **kwargs):  # type: ignore[no-untyped-def]
+        validated.append(raw.get("id"))
+        return real(raw, *args, **kwargs)
+
+    monkeypatch.setattr(Track, "model_validate", counting)
+    assert _summary(load_catalog(root)) == _summary(cold) and validated == []
+    assert load_catalog(root, check_versions=False).version == cold.version and validated  # other checks
+    validated.clear()
+    track = next((root / "tracks").glob("*.yaml"))
+    track.write_text(track.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    assert _summary(load_catalog(root)) == _summary(cold) and validated  # a file changed: checked again
 
 
 def test_a_cache_that_cannot_be_written_changes_nothing(tmp_path):
