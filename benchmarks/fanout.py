@@ -5,11 +5,14 @@
                                 [--skip-delivery] [--check]
 
 **Compose.** ``--people`` synthetic readers (seeded) each follow ``--tracks`` tracks of the real
-catalog and have read a prefix of each path (uniform length) plus now and then a post out of
-order. Timed: :func:`bot.slack.views.digest.compose_dm` for every reader, with a cold cache (the
-first fan-out of a catalog version) and again warm; and :func:`compose_channel_digest` for
-``--subs`` channel subscriptions at random places in their paths. Target: 100,000 people x 10
-tracks in at most 2 s (cold).
+catalog at the default budget (:data:`bot.domain.budget.DEFAULT_MINUTES`) and have read a prefix
+of each path (uniform length) plus now and then a post out of order. Timed: the DM delivery
+sends, ``budget_dm_composer(catalog, "en").compose(follows, read, minutes)``
+(:class:`bot.slack.views.plan_dm.BudgetDmComposer`, as
+:meth:`bot.slack.views.digest_render.SlackDigestRenderer.dm_digest` calls it), for every reader
+with a cold cache (the first fan-out of a catalog version) and again warm; and
+:func:`compose_channel_digest` for ``--subs`` channel subscriptions at random places in their
+paths. Target: 100,000 people x 10 tracks in at most 2 s (cold).
 
 **Deliver.** A :class:`~bot.doors.standin.SlackStandIn` on loopback allows ``--rate``
 ``chat.postMessage`` per second per workspace (a token bucket of ``--burst`` tokens, default 2:
@@ -46,15 +49,12 @@ from typing import Any
 import benchdb  # benchmarks/, on sys.path as this script's folder
 
 from bot.config import DEFAULT_CATALOG_DIR
+from bot.domain.budget import DEFAULT_MINUTES
 from bot.domain.catalog import Catalog
 from bot.domain.schedule import WeeklySchedule
-from bot.slack.views.digest import (
-    _composers,
-    compose_channel_digest,
-    compose_dm,
-    dm_composer,
-    preview_subscription,
-)
+from bot.slack.views import plan_dm
+from bot.slack.views.digest import compose_channel_digest, preview_subscription
+from bot.slack.views.plan_dm import budget_dm_composer
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -84,18 +84,18 @@ def make_people(catalog: Catalog, n: int, tracks_each: int, seed: int = 1) -> li
 
 def bench_compose(catalog: Catalog, people: int, tracks: int, subs: int) -> dict:
     population = make_people(catalog, people, tracks)
-    _composers.clear()  # cold: the first fan-out of this catalog version builds the caches
+    plan_dm._composers.clear()  # cold: the first fan-out of this catalog version builds the caches
     gc.collect()
     gc.freeze()  # the input (100,000 read sets) is not compose's garbage to scan
     t0 = time.perf_counter()
     sent = 0
     for follows, read in population:  # a fan-out sends each and lets it go
-        if compose_dm(catalog, follows, read, "en") is not None:
+        if budget_dm_composer(catalog, "en").compose(follows, read, DEFAULT_MINUTES) is not None:
             sent += 1
     cold = time.perf_counter() - t0
     t0 = time.perf_counter()
     for follows, read in population:
-        compose_dm(catalog, follows, read, "en")
+        budget_dm_composer(catalog, "en").compose(follows, read, DEFAULT_MINUTES)
     warm = time.perf_counter() - t0
     rng = random.Random(2)
     track_ids = [t.id for t in catalog.tracks]
@@ -118,7 +118,7 @@ def bench_compose(catalog: Catalog, people: int, tracks: int, subs: int) -> dict
         "dm_warm_s": round(warm, 3),
         "dm_us_per_person_cold": round(cold / people * 1e6, 2),
         "dms_with_something_to_say": sent,
-        "distinct_next_states": sum(len(v) for v in dm_composer(catalog, "en")._parts.values()),
+        "step_blocks_rendered": len(budget_dm_composer(catalog, "en")._steps),
         "channel_subs": subs,
         "channel_s": round(channel_s, 3),
         "channel_ms_per_digest": round(channel_s / max(1, subs) * 1e3, 3),
@@ -258,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
             f"compose DMs: {c['people']:,} people x {c['tracks_each']} tracks: "
             f"{c['dm_cold_s']:.3f} s cold ({c['dm_us_per_person_cold']} us/person), "
             f"{c['dm_warm_s']:.3f} s warm; {c['dms_with_something_to_say']:,} with something to say; "
-            f"{c['distinct_next_states']:,} distinct (track, read) states; target <= 2 s: "
+            f"{c['step_blocks_rendered']:,} (track, post, position) step blocks rendered; target <= 2 s: "
             f"{'ok' if c['dm_ok'] else 'MISSED'}"
         )
         print(

@@ -9,17 +9,14 @@ import pytest
 
 from bot.domain import paths
 from bot.domain.catalog import Catalog
+from bot.domain.plan import plan_reader_week
 from bot.domain.schedule import period_of
 from bot.slack.blockkit import validate_blocks
 from bot.slack.mrkdwn import esc
 from bot.slack.views.blocks import decode_value
-from bot.slack.views.digest import (
-    ChannelDigest,
-    DmComposer,
-    compose_channel_digest,
-    compose_dm,
-    preview_subscription,
-)
+from bot.slack.views.digest import ChannelDigest, compose_channel_digest, preview_subscription
+from bot.slack.views.digest_render import RENDERER
+from bot.slack.views.plan_dm import MAX_DM_STEPS, BudgetDmComposer
 
 
 def _sub(track: str, k: int = 1, cursor: int = 0, version: str | None = None, id: int = 7):
@@ -180,7 +177,7 @@ def test_catalog_text_is_escaped_and_nothing_mentions_anyone(catalog: Catalog) -
     for live in ("<!channel>", "<!here>", "<@U123>", "<#C1"):
         assert live not in text
     assert "&lt;!channel&gt; &amp; &lt;@U123&gt;" in text
-    dm = compose_dm(evil, ["spec"], [])
+    dm = RENDERER.dm_digest(evil, ["spec"], set(), "en")
     assert "<!channel>" not in _all_text(dm) and "&lt;!channel&gt;" in _all_text(dm)
 
 
@@ -258,29 +255,28 @@ def test_period_is_the_iso_week_of_the_local_fire_time() -> None:
 # --- DM digests -----------------------------------------------------------------------------------
 
 
-def test_dm_lists_the_next_unread_step_of_each_followed_track(catalog: Catalog) -> None:
+def test_dm_lists_the_planned_steps_of_the_followed_tracks(catalog: Catalog) -> None:
     spec, pd = catalog.order("spec"), catalog.order("pd")
     read = {spec[0], spec[1], pd[0]}
-    reply = compose_dm(catalog, ["spec", "pd", "no-such-track"], read)
+    reply = RENDERER.dm_digest(catalog, ["spec", "pd", "no-such-track"], read, "en", 600)
     assert reply is not None
     validate_blocks(reply.blocks)
     marks = [b for b in _buttons(reply.blocks) if b["action_id"].startswith("mark_read")]
-    assert [decode_value(b["value"])["p"] for b in marks] == [
-        paths.next_step(catalog, "spec", read).post,
-        paths.next_step(catalog, "pd", read).post,
-    ]
+    week = plan_reader_week(catalog, ["spec", "pd"], read, 600)[:MAX_DM_STEPS]
+    assert [(decode_value(b["value"])["t"], decode_value(b["value"])["p"]) for b in marks] == list(week)
+    assert {t for t, _p in week} == {"spec", "pd"}
     assert all(decode_value(b["value"])["v"] == "digest-dm" for b in _buttons(reply.blocks))
     kinds = [b["action_id"].split(":")[0] for b in _buttons(reply.blocks)]
-    assert kinds == ["mark_read", "mark_read", "snooze", "stop"]
-    assert "(2/13)" in _all_text(reply) or f"(2/{len(spec)})" in _all_text(reply)
+    assert kinds == ["mark_read"] * len(week) + ["snooze", "stop"]
 
 
 def test_dm_skips_finished_tracks_and_is_none_when_nothing_is_left(catalog: Catalog) -> None:
     rl = set(catalog.order("rl"))
-    reply = compose_dm(catalog, ["rl", "pd"], rl)
-    assert reply is not None and len([b for b in reply.blocks if b.get("accessory")]) == 1
-    assert compose_dm(catalog, ["rl"], rl) is None
-    assert compose_dm(catalog, [], set()) is None
+    reply = RENDERER.dm_digest(catalog, ["rl", "pd"], rl, "en")
+    assert reply is not None
+    assert {decode_value(b["value"]).get("t") for b in _buttons(reply.blocks)} <= {"pd", None}
+    assert RENDERER.dm_digest(catalog, ["rl"], rl, "en") is None
+    assert RENDERER.dm_digest(catalog, [], set(), "en") is None
 
 
 def test_dm_cache_gives_the_same_message_as_a_fresh_composer(catalog: Catalog) -> None:
@@ -288,42 +284,30 @@ def test_dm_cache_gives_the_same_message_as_a_fresh_composer(catalog: Catalog) -
 
     rng = random.Random(5)
     tracks = [t.id for t in catalog.tracks]
-    shared = DmComposer(catalog, "zh")
+    posts = [p.id for p in catalog.posts] + [a for p in catalog.posts for a in p.aliases]
+    shared = BudgetDmComposer(catalog, "zh")
     for _ in range(300):
         follows = rng.sample(tracks, rng.randint(1, len(tracks)))
-        read = {p for t in tracks for p in catalog.order(t) if rng.random() < 0.4}
-        a = shared.compose(follows, read)
-        b = DmComposer(catalog, "zh").compose(follows, read)
+        read = set(rng.sample(posts, rng.randint(0, len(posts))))
+        minutes = rng.choice((5, 30, 45, 120, 600))
+        a = shared.compose(follows, read, minutes)
+        b = BudgetDmComposer(catalog, "zh").compose(follows, read, minutes)
         assert (a is None and b is None) or (a.text == b.text and a.blocks == b.blocks)
         if a is not None:
             validate_blocks(a.blocks)
 
 
 def test_dm_following_every_track_fits_in_one_message(catalog: Catalog) -> None:
-    reply = compose_dm(catalog, [t.id for t in catalog.tracks], set(), "zh")
+    reply = RENDERER.dm_digest(catalog, [t.id for t in catalog.tracks], set(), "zh", 10_000)
     validate_blocks(reply.blocks)
     assert len(reply.text) <= 3000
-
-
-def test_dm_parts_are_exactly_what_the_slack_sdk_builders_make(catalog: Catalog) -> None:
-    from bot.slack.mrkdwn import Mrkdwn
-    from bot.slack.views.blocks import button, section
-
-    reply = compose_dm(catalog, ["spec", "quant"], {catalog.order("quant")[0]})
-    for block in reply.blocks[1:3]:
-        acc = block["accessory"]
-        # the text is mrkdwn already (Mrkdwn): the builder must not escape it again
-        expected = section(
-            Mrkdwn(block["text"]["text"]),
-            accessory=button(acc["text"]["text"], acc["action_id"], decode_value(acc["value"])),
-        ).to_dict()
-        assert block == expected
 
 
 def test_dm_counts_a_former_post_id_as_read(catalog: Catalog) -> None:
     order = list(catalog.order("pd"))
     renamed = variant(catalog, "2099.01.0", rename={order[0]: order[0] + "-v2"})
-    by_old = compose_dm(renamed, ["pd"], {order[0]})  # progress recorded under the old id
-    by_new = compose_dm(renamed, ["pd"], {order[0] + "-v2"})
+    by_old = RENDERER.dm_digest(renamed, ["pd"], {order[0]}, "en")  # progress recorded under the old id
+    by_new = RENDERER.dm_digest(renamed, ["pd"], {order[0] + "-v2"}, "en")
     assert by_old.blocks == by_new.blocks
-    assert order[1] in by_old.blocks[1]["accessory"]["value"]
+    shown = {decode_value(b["value"]).get("p") for b in _buttons(by_old.blocks)}
+    assert shown and not shown & {order[0], order[0] + "-v2"}

@@ -444,22 +444,3 @@ def test_a_429_in_a_shared_slot_blocks_the_workspace_for_every_worker(redis_url,
     assert [c.status for c in standin.calls("chat.postMessage")] == [200, 429, 200]
     assert 0 < max(seen) <= 2.0
     pacer.clear()
-
-
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_keyed_dm_parts_say_exactly_what_exact_ones_say(catalog, lang):
-    from bot.slack.views.digest import DmComposer
-    from bot.slack.views.digest_cache import KeyedDmComposer
-
-    exact, keyed = DmComposer(catalog, lang), KeyedDmComposer(catalog, lang, max_exact=10)
-    rng = random.Random(11)
-    tracks = [t.id for t in catalog.tracks]
-    posts = [p.id for p in catalog.posts] + [a for p in catalog.posts for a in p.aliases]
-    for _ in range(3000):
-        follows = rng.sample(tracks, rng.randint(1, len(tracks)))
-        read = set(rng.sample(posts, rng.randint(0, len(posts))))
-        want, got = exact.compose(follows, read), keyed.compose(follows, read)
-        assert (want is None) == (got is None)
-        if want is not None and got is not None:
-            assert (got.text, got.blocks) == (want.text, want.blocks)
-    assert all(len(v) <= 10 for v in keyed._parts.values())  # bounded

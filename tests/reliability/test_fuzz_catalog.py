@@ -181,7 +181,8 @@ class _Sub:
 def test_digests_of_a_hostile_catalog_are_safe(base_catalog, data, lang):
     """Channel digests at the start, middle and end of each path (announcing the steps an older
     version did not have), and a person's DM digest."""
-    from bot.slack.views.digest import compose_channel_digest, compose_dm
+    from bot.slack.views.digest import compose_channel_digest
+    from bot.slack.views.digest_render import RENDERER
 
     count("hostile catalog -> digests")
     catalog, chosen = data.draw(hostile_catalogs(base_catalog))
@@ -193,5 +194,5 @@ def test_digests_of_a_hostile_catalog_are_safe(base_catalog, data, lang):
             sub = _Sub(1, tid, cursor, data.draw(st.integers(1, 3)), "2000.01.0")
             check_reply(compose_channel_digest(catalog, sub, older, lang=lang).reply, allowed)
     read = {catalog.order(tid)[0] for tid in chosen}
-    check_reply(compose_dm(catalog, chosen, read, lang=lang), allowed)
-    check_reply(compose_dm(catalog, chosen, set(), lang=lang), allowed)
+    check_reply(RENDERER.dm_digest(catalog, chosen, read, lang), allowed)
+    check_reply(RENDERER.dm_digest(catalog, chosen, set(), lang), allowed)

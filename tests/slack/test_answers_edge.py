@@ -16,8 +16,10 @@ from click.testing import CliRunner
 from bot.cli.main import main
 from bot.config import DEFAULT_CATALOG_DIR, Settings
 from bot.domain import paths
+from bot.domain.budget import DEFAULT_MINUTES
 from bot.domain.catalog import Catalog
 from bot.domain.catalog.models import LocalizedText, Manifest, Post, Published, Source, Step, Track
+from bot.domain.plan import plan_reader_week
 from bot.doors.console import open_console
 from bot.runtime import CatalogHolder
 from bot.slack.blockkit import validate_blocks
@@ -25,7 +27,8 @@ from bot.slack.commands.replies import track_view
 from bot.slack.handlers import Caller, Handlers, UserInfo
 from bot.slack.mrkdwn import esc
 from bot.slack.views import messages as views
-from bot.slack.views.digest import compose_channel_digest, compose_dm, preview_subscription
+from bot.slack.views.digest import compose_channel_digest, preview_subscription
+from bot.slack.views.digest_render import RENDERER
 
 ALICE = Caller("T1", "U1", "C1")
 
@@ -338,19 +341,24 @@ def test_every_track_walked_to_its_end_recommends_only_readable_posts(runtime, l
             assert nxt is not None
             view = track_view(h.context(who, lang), track.id)
             nxt_reply = h.command(who, f"next {track.id}")
-            dm = compose_dm(cat, [track.id], read, lang)
+            dm = RENDERER.dm_digest(cat, [track.id], read, lang)
             digest = compose_channel_digest(cat, preview_subscription(track.id, 1, cursor), None, lang)
             for payload in (view, nxt_reply, dm, digest.reply):
                 assert payload is not None
                 validate_blocks(payload.blocks, "message")
+            for payload in (view, nxt_reply, digest.reply):
                 assert_readable(cat, nxt.post, json.dumps(payload.blocks, ensure_ascii=False), lang)
+            week = plan_reader_week(cat, [track.id], read, DEFAULT_MINUTES)  # the DM's steps (linked ones first)
+            assert week
+            for _tid, pid in week:
+                assert_readable(cat, pid, json.dumps(dm.blocks, ensure_ascii=False), lang)
             clicked = h.action(who, "mark_read", {"p": nxt.post, "t": track.id, "v": f"track:{track.id}"})
             read.add(nxt.post)
             after = paths.next_step(cat, track.id, read)
             if after is not None:
                 assert_readable(cat, after.post, json.dumps(clicked.blocks, ensure_ascii=False), lang)
         assert paths.next_step(cat, track.id, read) is None
-        assert compose_dm(cat, [track.id], read, lang) is None
+        assert RENDERER.dm_digest(cat, [track.id], read, lang) is None
 
 
 def test_a_chinese_what_is_question_about_a_track_opens_the_track(runtime):

@@ -21,7 +21,8 @@ from bot.doors.console import open_console
 from bot.slack.i18n import t
 from bot.slack.mrkdwn import Mrkdwn, esc
 from bot.slack.views.blocks import section
-from bot.slack.views.digest import compose_channel_digest, compose_dm, preview_subscription
+from bot.slack.views.digest import compose_channel_digest, preview_subscription
+from bot.slack.views.digest_render import RENDERER
 
 HOSTILE = "*bold* _it_ ~s~ <!here> a|b & c"
 POST = "p-eagle"
@@ -104,7 +105,7 @@ def test_a_hostile_title_is_inert_in_digests(catalog_dir: Path) -> None:
     assert digest.reply is not None
     texts = list(_mrkdwn_texts(digest.reply.payload()))
     before = set(catalog.order("spec")[:position])
-    dm = compose_dm(catalog, ["spec"], before)
+    dm = RENDERER.dm_digest(catalog, ["spec"], before, "en")
     assert dm is not None
     texts += list(_mrkdwn_texts(dm.payload()))
     assert_inert(texts)

@@ -18,7 +18,8 @@ from bot.slack.handlers import Caller, Handlers, UserInfo
 from bot.slack.mrkdwn import Mrkdwn
 from bot.slack.views import messages as views
 from bot.slack.views.blocks import cut
-from bot.slack.views.digest import compose_channel_digest, compose_dm
+from bot.slack.views.digest import compose_channel_digest
+from bot.slack.views.digest_render import RENDERER
 from tests.reliability.safety import allowed_urls_of, check_reply, check_view
 
 NAME = ("Speculative & <structured> *decoding* at scale — " * 10)[:180]
@@ -88,7 +89,7 @@ def test_a_180_character_track_name_renders_every_digest_within_slacks_limits(ru
     if lang == "en":  # the English wording is long enough that the name does not fit whole
         assert all(c["text"]["text"].endswith("…") for c in confirms)
     for read in (set(), {order[0]}):
-        dm = compose_dm(catalog, [TRACK, "pd"], read, lang=lang)
+        dm = RENDERER.dm_digest(catalog, [TRACK, "pd"], read, lang)
         _strict(dm)
         check_reply(dm, allowed)
 

@@ -7,9 +7,8 @@ Nothing here touches the database, the clock or Slack; :mod:`bot.digest.deliver`
 what to read first) and announces what a newer catalog version added to the track; the one
 that reaches the end of the path carries a closing message.
 
-**DM digests** list the next read in each track a person follows, skipping what they have read,
-composed for big fan-outs by :class:`DmComposer`. The blocks of the returned replies are shared
-between replies: treat them as read-only.
+**DM digests** are composed in :mod:`bot.slack.views.plan_dm` (issue 24's reading budget); this
+module gives them their read bits (:class:`ReadBits`) and last blocks (:func:`dm_tail`).
 
 Buttons use action ids ``<kind>:<n>`` (unique within a message) and values with ``v`` =
 ``"digest:<subscription id>"`` (channel digest) or ``"digest-dm"`` (DM digest), ``p`` post id and
@@ -29,20 +28,16 @@ from slack_sdk.models.blocks import Block
 
 from bot.domain import paths
 from bot.domain.catalog import Catalog
-from bot.domain.catalog.attached import PerCatalog
 from bot.domain.plan import SubscriptionLike, plan_channel_digest
 from bot.slack.i18n import level_name, t
-from bot.slack.mrkdwn import Mrkdwn, as_plain, link, plain, truncate
+from bot.slack.mrkdwn import Mrkdwn, as_plain, link, truncate
 from bot.slack.views.blocks import (
-    MAX_SECTION_TEXT,
     Reply,
     actions,
     button,
     confirm_dialog,
     context,
-    cut,
     divider,
-    encode_value,
     header,
     make_reply,
     section,
@@ -52,8 +47,7 @@ from bot.slack.views.links import post_date, read_link
 from bot.slack.views.plan import channel_budget_intro, channel_finish_line, minutes_label, pt
 
 MAX_NOTE = 700
-"""Characters of a step's note shown in a channel digest (a DM shows up to ``MAX_DM_NOTE``)."""
-MAX_DM_NOTE = 300
+"""Characters of a step's note shown in a channel digest."""
 MAX_NEW_LISTED = 10
 """Additions listed one by one in a digest; more are summed up in one line."""
 DIGEST_DM_VIEW = "digest-dm"
@@ -201,7 +195,6 @@ def dm_tail(catalog: Catalog, n: int, lang: str) -> list[Block]:
     return [actions([snooze, stop]), context(t("digest.dm_footer", lang, version=catalog.version))]
 
 
-_MISSING: Any = object()
 WORD_BITS = 60
 """Bits per word of a reader's read mask (machine-size ints, cheap to mask and hash)."""
 _FULL_WORD = (1 << WORD_BITS) - 1
@@ -236,20 +229,6 @@ def _bits_by_post(catalog: Catalog, pair: dict[tuple[str, str], tuple[int, int]]
     return out
 
 
-def _track_masks(catalog: Catalog, pair: dict[tuple[str, str], tuple[int, int]]) -> dict[str, tuple[int, Any]]:
-    """Track id -> ``(word, mask)`` when the track's bits share a word, else
-    ``(-1, ((word, mask), ...))``."""
-    plan: dict[str, tuple[int, Any]] = {}
-    for tr in catalog.tracks:
-        masks: dict[int, int] = {}
-        for pid in catalog.order(tr.id):
-            w, bit = pair[(tr.id, pid)]
-            masks[w] = masks.get(w, 0) | bit
-        first = next(iter(masks))
-        plan[tr.id] = (first, masks[first]) if len(masks) == 1 else (-1, tuple(sorted(masks.items())))
-    return plan
-
-
 class ReadBits:
     """A catalog's read bits: one bit per (track, step) in words of :data:`WORD_BITS` (machine-size
     ints, fast to add and mask), a track's bits side by side in one word where they fit
@@ -273,130 +252,3 @@ class ReadBits:
                 mask |= get(pid, 0)
         full = _FULL_WORD
         return tuple([(mask >> shift) & full for shift in self._shifts])
-
-
-class DmComposer(ReadBits):
-    """Composes DM digests for one catalog version and language, fast enough for big fan-outs.
-
-    The part of a DM about one track (a section with the next step and its Mark read button)
-    depends only on the reader's read bits (:class:`ReadBits`) of that track, so it is rendered
-    once per (track, those bits) and reused: a reader costs one pass over what they have read
-    and a few dictionary look-ups per followed track. A track's Mark read button has the action
-    id ``mark_read:<i>``, ``i`` the track's index in the catalog (unique within a message).
-    Thread-safe: the caches only gain entries, equal for every caller.
-    """
-
-    def __init__(self, catalog: Catalog, lang: str = "en"):
-        self.catalog = catalog
-        self.lang = lang
-        self._track_index = {tr.id: i for i, tr in enumerate(catalog.tracks)}
-        ReadBits.__init__(self, catalog)
-        # track id -> (word, mask) when the track's bits share a word, else (-1, ((w, m), ...))
-        self._plan = _track_masks(catalog, self._pair)
-        # track id -> {read bits of the track: (section block, fallback line) | None when done}
-        self._parts: dict[str, dict[Any, tuple[dict[str, Any], str] | None]] = {tr.id: {} for tr in catalog.tracks}
-        # track id -> (word, mask, its parts): what compose looks up per followed track, at once
-        self._entries: dict[str, tuple[int, Any, dict[Any, Any]]] = {
-            tid: (word, mask, self._parts[tid]) for tid, (word, mask) in self._plan.items()
-        }
-        self._head = header(t("digest.dm_header", lang)).to_dict()
-        self._tail = [b.to_dict() for b in dm_tail(catalog, len(catalog.tracks), lang)]
-        # a plain str template: the lines put into it are escaped already (see _part)
-        self._fallback = str(t("digest.dm_fallback", lang, posts=Mrkdwn("{posts}")))
-        self._section_tpl = section("-", accessory=button(t("btn.mark_read", lang), "mark_read:0", _DM_VIEW)).to_dict()
-
-    def _read_in(self, track_id: str, key: Any) -> set[str]:
-        """The post ids of ``track_id`` whose bits are set in ``key`` (as made in compose)."""
-        word, mask = self._plan[track_id]
-        words = {word: key} if word >= 0 else {w: k for (w, _m), k in zip(mask, key, strict=False)}
-        out = set()
-        for pid in self.catalog.order(track_id):
-            w, bit = self._pair[(track_id, pid)]
-            if words.get(w, 0) & bit:
-                out.add(pid)
-        return out
-
-    def _part(self, track_id: str, key: Any) -> tuple[dict[str, Any], str] | None:
-        """The DM's part about ``track_id`` for a reader whose read bits in it are ``key``
-        (rendered on first use); None when that reader has finished the track."""
-        parts = self._parts[track_id]
-        if key in parts:
-            return parts[key]
-        cat, lang = self.catalog, self.lang
-        order = cat.order(track_id)
-        done = self._read_in(track_id, key)
-        step = paths.next_step(cat, track_id, done)
-        part = None
-        if step is not None:
-            post = cat.post(step.post)
-            name = cat.track(track_id).names.get(lang)
-            title = read_link(cat, post, lang, bold=True)
-            line = t("next.track_line", lang, track=name, read=len(done), total=len(order), post=title)
-            level = level_name(step.level, lang)
-            meta = t("digest.dm_meta", lang, position=order.index(step.post) + 1, total=len(order), level=level)
-            text = Mrkdwn("{}\n_{}_").format(line, meta)
-            if step.note:
-                text += Mrkdwn("\n") + truncate(step.note.get(lang), MAX_DM_NOTE)
-            # The slack-sdk-built template with this part's text and button filled in: the
-            # same dict section(text, accessory=button(...)).to_dict() gives, at a fraction of
-            # the cost (tests compare the two).
-            tpl = self._section_tpl
-            block = {
-                **tpl,
-                "text": {**tpl["text"], "text": str(cut(text, MAX_SECTION_TEXT))},
-                "accessory": {
-                    **tpl["accessory"],
-                    "action_id": f"mark_read:{self._track_index[track_id]}",
-                    "value": encode_value({"p": step.post, "t": track_id, "v": DIGEST_DM_VIEW}),
-                },
-            }
-            part = (block, plain(Mrkdwn("{}: {}").format(name, post.title)))  # fallback text: defanged once, cached
-        parts[key] = part
-        return part
-
-    def compose(self, follows: Sequence[str], read: Iterable[str] | tuple[int, ...]) -> Reply | None:
-        """The DM for a reader following ``follows`` (distinct track ids, in the order shown;
-        unknown ids skipped, at most 20 tracks) who has read ``read`` (post ids, or the words from
-        :meth:`read_mask`). None when there is nothing to suggest (no known track followed, or
-        every followed path done)."""
-        words = read if isinstance(read, tuple) else self.read_mask(read)
-        blocks = [self._head]
-        lines: list[str] = []
-        entries = self._entries
-        missing = _MISSING
-        for tid in follows:
-            entry = entries.get(tid)
-            if entry is None:
-                continue
-            word, mask, parts = entry
-            key = words[word] & mask if word >= 0 else tuple([words[w] & m for w, m in mask])
-            part = parts.get(key, missing)
-            if part is missing:
-                part = self._part(tid, key)
-            if part is None:
-                continue
-            blocks.append(part[0])
-            lines.append(part[1])
-            if len(lines) >= 20:
-                break
-        if not lines:
-            return None
-        blocks.extend(self._tail)
-        text = self._fallback.format(posts="; ".join(lines))
-        return Reply(text=truncate(text, 3000), blocks=blocks, response_type="in_channel")
-
-
-_composers: PerCatalog[DmComposer] = PerCatalog()
-
-
-def dm_composer(catalog: Catalog, lang: str = "en") -> DmComposer:
-    """The shared :class:`DmComposer` for ``catalog`` and ``lang`` (built on first use; dropped
-    when the catalog object is garbage-collected)."""
-    return _composers.get(catalog, lang, lambda: DmComposer(catalog, lang))
-
-
-def compose_dm(catalog: Catalog, follows: Sequence[str], read: Iterable[str], lang: str = "en") -> Reply | None:
-    """A person's weekly DM: the next read in each followed track (skipping what they have read,
-    and tracks they have finished), with Mark read buttons, Snooze a week and Stop. None when
-    there is nothing to suggest. See :class:`DmComposer` for the caching."""
-    return dm_composer(catalog, lang).compose(follows, read)
