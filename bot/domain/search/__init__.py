@@ -121,6 +121,24 @@ def __getattr__(name: str) -> Any:
     return value
 
 
+_NAMES: dict[int, tuple[Catalog, dict[str, str]]] = {}
+
+
+def _track_names(catalog: Catalog) -> dict[str, str]:
+    """Casefolded id, names and aliases -> track id (the earlier track wins), kept for the few
+    catalogs seen last (it was a scan of every track on each command)."""
+    kept = _NAMES.get(id(catalog))
+    if kept is None or kept[0] is not catalog:
+        names: dict[str, str] = {}
+        for track in catalog.tracks:
+            for name in (track.id, track.names.en, track.names.zh or "", *track.aliases):
+                names.setdefault(name.casefold(), track.id)
+        if len(_NAMES) >= 8:
+            _NAMES.clear()
+        kept = _NAMES[id(catalog)] = (catalog, names)
+    return kept[1]
+
+
 def track_named(catalog: Catalog, text: str, matcher: Matcher | Callable[[], Matcher] | None = None) -> str | None:
     """The one answer to "does this text name a track": the track id, or ``None``.
 
@@ -133,14 +151,8 @@ def track_named(catalog: Catalog, text: str, matcher: Matcher | Callable[[], Mat
     key = text.strip().casefold()
     if not key:
         return None
-    for track in catalog.tracks:
-        if key in (
-            track.id.casefold(),
-            track.names.en.casefold(),
-            (track.names.zh or "").casefold(),
-            *(a.casefold() for a in track.aliases),
-        ):
-            return track.id
+    if (exact := _track_names(catalog).get(key)) is not None:
+        return exact
     if matcher is None:
         from bot.domain.search.matcher import Matcher as _Matcher
 
