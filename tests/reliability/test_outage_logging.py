@@ -15,6 +15,8 @@ from collections.abc import Iterator
 
 import pytest
 import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 from sqlalchemy import create_engine, text
 
 from bot.config import Settings
@@ -97,7 +99,8 @@ def test_a_database_outage_logs_one_warning_and_no_traceback(captured) -> None:
 def test_a_lost_broker_is_one_warning_too_and_other_errors_keep_their_traceback(captured) -> None:
     stream, _clock = captured
     log = logging.getLogger("tests.outage")
-    client = redis.Redis(host="127.0.0.1", port=_closed_port(), socket_connect_timeout=1)
+    # No retries: redis-py 7 retries a refused connect 3 times with back-off (seconds per ping).
+    client = redis.Redis(host="127.0.0.1", port=_closed_port(), socket_connect_timeout=1, retry=Retry(NoBackoff(), 0))
     for _ in range(20):
         try:
             client.ping()
