@@ -28,9 +28,11 @@ clock's next catch-up (every ``--reconcile-every`` seconds, 30 by default) enque
 as the broker answers again. An outage is logged as one warning when it starts and one line when
 it ends, not a traceback per digest.
 
-**Order.** The clock's sends are buffered for a moment and enqueued round-robin by workspace
-(:meth:`EnqueueingDeliverer.flush`), so one big workspace paced at its own limit does not hold
-every worker while the others wait.
+**Order.** The clock's sends are buffered for a moment and enqueued round-robin by workspace,
+one round at a time, digests the clock adds meanwhile joining the next rounds
+(:meth:`EnqueueingDeliverer.flush`): one big workspace paced at its own limit does not hold
+every worker while the others wait, and a clock that pauses while it adds (its recipients come
+in workspace order) does not put whole workspaces one behind the other.
 
 Times are aware datetimes; durations seconds unless a name says ``_ms``.
 """
@@ -38,11 +40,10 @@ Times are aware datetimes; durations seconds unless a name says ``_ms``.
 from __future__ import annotations
 
 import enum
-import itertools
 import logging
 import threading
 import time
-from collections import OrderedDict, defaultdict
+from collections import OrderedDict, deque
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, cast
@@ -224,6 +225,10 @@ class Queued:
     period: str | None = None
 
 
+_Pending = tuple[str, Any, tuple[Any, ...], tuple[Any, ...]]
+"""A buffered digest: (workspace, actor, its arguments, its de-duplication key)."""
+
+
 class EnqueueingDeliverer:
     """Stands in for the clock's :class:`~bot.digest.deliver.Deliverer`: each digest becomes a
     message on ``queue`` (see the module docstring). Thread-safe.
@@ -232,7 +237,8 @@ class EnqueueingDeliverer:
     reads them). ``requeue_after_s``: the same digest (same destination and scheduled time) is
     enqueued again only after this long (the catch-up runs every 30 s; its messages are still
     in the queue). ``linger_s``: sends are buffered until none came for this long (or
-    ``max_buffer`` are waiting), then enqueued round-robin by workspace.
+    ``max_buffer`` are waiting), then enqueued round-robin by workspace, those added while
+    that runs joining the rotation.
     """
 
     def __init__(
@@ -252,7 +258,8 @@ class EnqueueingDeliverer:
         self.linger_s = linger_s
         self.max_buffer = max_buffer
         self._recent: OrderedDict[tuple[Any, ...], float] = OrderedDict()
-        self._buffer: list[tuple[str, Any, tuple[Any, ...], tuple[Any, ...]]] = []
+        self._pending: dict[str, deque[_Pending]] = {}  # by workspace, in order of arrival
+        self._count = 0
         self._last_add = 0.0
         self._cond = threading.Condition()
         self._closed = False
@@ -285,7 +292,11 @@ class EnqueueingDeliverer:
 
     def _add(self, team: str, actor: Any, args: tuple[Any, ...], key: tuple[Any, ...]) -> None:
         with self._cond:
-            self._buffer.append((team, actor, args, key))
+            waiting = self._pending.get(team)
+            if waiting is None:
+                waiting = self._pending[team] = deque()
+            waiting.append((team, actor, args, key))
+            self._count += 1
             self._last_add = time.monotonic()
             self._cond.notify_all()
 
@@ -315,53 +326,74 @@ class EnqueueingDeliverer:
     def _run(self) -> None:
         while True:
             with self._cond:
-                while not self._buffer and not self._closed:
+                while not self._pending and not self._closed:
                     self._cond.wait()
-                if not self._buffer and self._closed:
+                if not self._pending and self._closed:
                     return
                 while (
                     not self._closed
-                    and len(self._buffer) < self.max_buffer
+                    and self._count < self.max_buffer
                     and time.monotonic() - self._last_add < self.linger_s
                 ):
                     self._cond.wait(self.linger_s)
-                batch, self._buffer = self._buffer, []
                 self._sending = True
             try:
-                self._enqueue(batch)
+                self._enqueue()
             finally:
                 with self._cond:
                     self._sending = False
                     self._cond.notify_all()
 
-    def _enqueue(self, batch: list[tuple[str, Any, tuple[Any, ...], tuple[Any, ...]]]) -> None:
-        """Put ``batch`` on the queue round-robin by workspace. At the first digest the broker
-        refuses, that one and the rest of the batch are forgotten by the de-duplication (the
+    def _round(self) -> list[_Pending]:
+        """One digest of every workspace with digests waiting (in the order the workspaces
+        first came), taken off the buffer; empty when nothing waits."""
+        with self._cond:
+            taken = []
+            for team in list(self._pending):
+                waiting = self._pending[team]
+                taken.append(waiting.popleft())
+                if not waiting:
+                    del self._pending[team]
+            self._count -= len(taken)
+            return taken
+
+    def _enqueue(self) -> None:
+        """Put what is buffered on the queue round-robin by workspace, one round at a time, so
+        that digests buffered meanwhile (the clock still adding) join the rotation instead of
+        queueing behind whole workspaces. At the first digest the broker refuses, that one,
+        the rest of its round and everything buffered are forgotten by the de-duplication (the
         next catch-up enqueues them again) and only what the broker took is counted."""
-        by_team: defaultdict[str, list[tuple[Any, tuple[Any, ...], tuple[Any, ...]]]] = defaultdict(list)
-        for team, actor, args, key in batch:
-            by_team[team].append((actor, args, key))
-        order = [
-            item
-            for group in itertools.zip_longest(*by_team.values())  # round-robin
-            for item in group
-            if item is not None
-        ]
         sent = 0
-        for index, (actor, args, _key) in enumerate(order):
-            try:
-                actor.send(*args)
-            except Exception as exc:
-                for _actor, _args, left in order[index:]:
-                    self._forget(left)
-                self.failed += len(order) - index
-                self._broker_down(exc, len(order) - index)
-                break
-            sent += 1
+        teams: set[str] = set()
+        while order := self._round():
+            for index, (team, actor, args, _key) in enumerate(order):
+                try:
+                    actor.send(*args)
+                except Exception as exc:
+                    left = order[index:] + self._drain()
+                    for item in left:
+                        self._forget(item[3])
+                    self.failed += len(left)
+                    self._broker_down(exc, len(left))
+                    self._counted(sent, teams)
+                    return
+                sent += 1
+                teams.add(team)
+        self._counted(sent, teams)
+
+    def _drain(self) -> list[_Pending]:
+        """Everything buffered, taken off the buffer."""
+        with self._cond:
+            items = [item for waiting in self._pending.values() for item in waiting]
+            self._pending.clear()
+            self._count = 0
+            return items
+
+    def _counted(self, sent: int, teams: set[str]) -> None:
         self.enqueued += sent
         if sent:
             self._broker_up()
-            log.info("enqueued %d digest(s) for %d workspace(s)", sent, len(by_team))
+            log.info("enqueued %d digest(s) for %d workspace(s)", sent, len(teams))
 
     def _broker_down(self, exc: Exception, count: int) -> None:
         """One warning when an outage starts; DEBUG for the next failures of the same outage."""
@@ -392,7 +424,7 @@ class EnqueueingDeliverer:
             self._last_add = 0.0
             self._cond.notify_all()
             return self._cond.wait_for(
-                lambda: not self._buffer and not self._sending, max(0.0, deadline - time.monotonic())
+                lambda: not self._pending and not self._sending, max(0.0, deadline - time.monotonic())
             )
 
     def stop_claiming(self, timeout: float = 5.0) -> None:
