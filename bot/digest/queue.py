@@ -43,6 +43,7 @@ import enum
 import logging
 import threading
 import time
+import uuid
 from collections import OrderedDict, deque
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -50,6 +51,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import dramatiq
 from dramatiq.brokers.redis import RedisBroker
+from dramatiq.common import current_millis
 
 from bot.config import Settings
 from bot.domain.schedule import period_of
@@ -73,15 +75,50 @@ class DeliveryFailed(Exception):
     """A retryable delivery failure; Dramatiq retries the message with back-off."""
 
 
-def make_broker(redis_url: str, *, namespace: str = "vllm-path", heartbeat_timeout_s: float = 60.0) -> RedisBroker:
-    """A Dramatiq ``RedisBroker`` on ``redis_url`` with keys under ``namespace``.
+class DigestBroker(RedisBroker):
+    """Dramatiq's ``RedisBroker`` that can also enqueue many messages in one round trip."""
+
+    def enqueue_many(self, messages: list[dramatiq.Message[Any]]) -> None:
+        """Enqueue ``messages`` (none delayed) as :meth:`RedisBroker.enqueue` does each (a fresh
+        ``redis_message_id``, the middleware's before and after hooks, Dramatiq's ``dispatch``
+        script), the script calls pipelined: one round trip for all. Raises what redis-py
+        raises (``redis.exceptions.ConnectionError`` when Redis is unreachable); some of the
+        messages may then be on the queue."""
+        dispatch = self.scripts["dispatch"]
+        pipe = self.client.pipeline(transaction=False)
+        sent = []
+        for message in messages:
+            message = message.copy(options={"redis_message_id": str(uuid.uuid4())})
+            self.emit_before("enqueue", message, None)
+            args = [
+                "enqueue",
+                current_millis(),
+                message.queue_name,
+                self.broker_id,
+                self.heartbeat_timeout,
+                self.dead_message_ttl,
+                self._should_do_maintenance("enqueue"),
+                self._max_unpack_size(),
+                message.options["redis_message_id"],
+                message.encode(),
+            ]
+            dispatch(keys=[self.namespace], args=args, client=pipe)
+            sent.append(message)
+        pipe.execute()
+        for message in sent:
+            self.emit_after("enqueue", message, None)
+
+
+def make_broker(redis_url: str, *, namespace: str = "vllm-path", heartbeat_timeout_s: float = 60.0) -> DigestBroker:
+    """A Dramatiq ``RedisBroker`` (:class:`DigestBroker`) on ``redis_url`` with keys under
+    ``namespace``.
 
     ``heartbeat_timeout_s``: after how long without a heartbeat a worker counts as dead and its
     unacknowledged messages go back to the queue (Dramatiq's default is 60 s)."""
     # maintenance (giving a dead worker's messages back) runs on 5% of fetches rather than
     # Dramatiq's 0.1%, so that a killed worker's messages come back within seconds of its
     # heartbeat timeout even when the queue is quiet; it is one short script in Redis.
-    return RedisBroker(
+    return DigestBroker(
         url=redis_url, namespace=namespace, heartbeat_timeout=int(heartbeat_timeout_s * 1000), maintenance_chance=50_000
     )
 
@@ -360,26 +397,36 @@ class EnqueueingDeliverer:
     def _enqueue(self) -> None:
         """Put what is buffered on the queue round-robin by workspace, one round at a time, so
         that digests buffered meanwhile (the clock still adding) join the rotation instead of
-        queueing behind whole workspaces. At the first digest the broker refuses, that one,
-        the rest of its round and everything buffered are forgotten by the de-duplication (the
-        next catch-up enqueues them again) and only what the broker took is counted."""
+        queueing behind whole workspaces (a round is one round trip, :meth:`_put`). At the first
+        round the broker refuses, that round and everything buffered are forgotten by the
+        de-duplication (the next catch-up enqueues them again) and only the rounds the broker
+        took are counted."""
         sent = 0
         teams: set[str] = set()
         while order := self._round():
-            for index, (team, actor, args, _key) in enumerate(order):
-                try:
-                    actor.send(*args)
-                except Exception as exc:
-                    left = order[index:] + self._drain()
-                    for item in left:
-                        self._forget(item[3])
-                    self.failed += len(left)
-                    self._broker_down(exc, len(left))
-                    self._counted(sent, teams)
-                    return
-                sent += 1
-                teams.add(team)
+            try:
+                self._put(order)
+            except Exception as exc:
+                left = order + self._drain()
+                for item in left:
+                    self._forget(item[3])
+                self.failed += len(left)
+                self._broker_down(exc, len(left))
+                break
+            sent += len(order)
+            teams.update(item[0] for item in order)
         self._counted(sent, teams)
+
+    def _put(self, order: list[_Pending]) -> None:
+        """One round on the queue: in one round trip on a :class:`DigestBroker`, else message
+        by message. Raises what the broker raises (the round is then counted as refused; what
+        of it the broker took is harmless twice, the ledger sends each digest once)."""
+        broker = self.queue.broker
+        if isinstance(broker, DigestBroker):
+            broker.enqueue_many([actor.message(*args) for _team, actor, args, _key in order])
+            return
+        for _team, actor, args, _key in order:
+            actor.send(*args)
 
     def _drain(self) -> list[_Pending]:
         """Everything buffered, taken off the buffer."""
@@ -390,6 +437,7 @@ class EnqueueingDeliverer:
             return items
 
     def _counted(self, sent: int, teams: set[str]) -> None:
+        """Count and log what the broker took."""
         self.enqueued += sent
         if sent:
             self._broker_up()
