@@ -395,15 +395,14 @@ class EnqueueingDeliverer:
             return taken
 
     def _enqueue(self) -> None:
-        """Put what is buffered on the queue round-robin by workspace, one round at a time, so
-        that digests buffered meanwhile (the clock still adding) join the rotation instead of
-        queueing behind whole workspaces (a round is one round trip, :meth:`_put`). At the first
-        round the broker refuses, that round and everything buffered are forgotten by the
-        de-duplication (the next catch-up enqueues them again) and only the rounds the broker
-        took are counted."""
+        """Put what is buffered on the queue round-robin by workspace, one round (one round
+        trip, :meth:`_put`) at a time while :meth:`_quiet`: digests added meanwhile wait for the
+        next pause and join the rotation rather than queue behind whole workspaces. At the
+        first round the broker refuses, it and everything buffered are forgotten by the
+        de-duplication (the next catch-up enqueues them again); only rounds taken are counted."""
         sent = 0
         teams: set[str] = set()
-        while order := self._round():
+        while self._quiet() and (order := self._round()):
             try:
                 self._put(order)
             except Exception as exc:
@@ -427,6 +426,12 @@ class EnqueueingDeliverer:
             return
         for _team, actor, args, _key in order:
             actor.send(*args)
+
+    def _quiet(self) -> bool:
+        """No digest added for ``linger_s`` (or ``max_buffer`` waiting, or closing): a clock
+        adding (in workspace order) finishes first, its last workspaces in the rotation too."""
+        with self._cond:
+            return self._closed or self._count >= self.max_buffer or time.monotonic() - self._last_add >= self.linger_s
 
     def _drain(self) -> list[_Pending]:
         """Everything buffered, taken off the buffer."""
