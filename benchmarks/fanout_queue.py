@@ -109,6 +109,7 @@ class StandIn:
         self.limited_channel = 0
         self.calls: Counter[str] = Counter()
         self.ts = 0
+        self.teams_by_second: defaultdict[int, set[str]] = defaultdict(set)
 
     @staticmethod
     def team_of(channel: str) -> str:
@@ -158,6 +159,7 @@ class StandIn:
         self.history[channel].append({"type": "message", "ts": ts, "metadata": meta})
         self.ok += 1
         wall = time.time()
+        self.teams_by_second[int(wall)].add(team)
         self.first_ok = self.first_ok or wall
         self.last_ok = wall
         return 200, {}, {"ok": True, "channel": channel, "ts": ts}
@@ -173,7 +175,18 @@ class StandIn:
             "first_ok": self.first_ok,
             "last_ok": self.last_ok,
             "calls": dict(self.calls),
+            "teams_posting_per_s": self._teams_posting(),
         }
+
+    def _teams_posting(self) -> dict[str, int]:
+        """How many workspaces got a post in each whole second of the run (its first and last
+        seconds left out): the median and the 10th percentile. Well under ``teams`` means the
+        workers held messages of a few workspaces, each waiting for its turn."""
+        seconds = sorted(self.teams_by_second)[1:-1]
+        counts = sorted(len(self.teams_by_second[s]) for s in seconds)
+        if not counts:
+            return {}
+        return {"p50": counts[len(counts) // 2], "p10": counts[len(counts) // 10]}
 
 
 def _parse(content_type: str, body: bytes, query: str) -> dict[str, Any]:
@@ -515,6 +528,7 @@ def _run_on(
         "http_429": stats["http_429"],
         "http_429_team": stats["http_429_team"],
         "http_429_channel": stats["http_429_channel"],
+        "teams_posting_per_s": stats["teams_posting_per_s"],
         "ledger_sent": sent_rows,
         "killed_worker_at": killed,
         "enqueued": dict(counts),

@@ -25,7 +25,7 @@ class SendPacer(ABC):
     memory (one process), :class:`bot.digest.ratelimit.SharedPacer` in Redis (every worker).
 
     ``with pacer.slot(team, key): send()``: holding the destination (:meth:`_holding`), wait for
-    its turn (:meth:`_destination_turn`), then for the workspace's (:meth:`_team_turn`), so a busy
+    its turn, then for the workspace's (:meth:`retry_slot`, the store's rule), so a busy
     destination never holds up the others; the body sends, and its end is told to the store
     (:meth:`attempt_ended`). A 429 inside the body (:class:`PacedRateLimitRetryHandler`) ends the
     attempt, tells the store (:meth:`rate_limited`) and takes both turns again
@@ -48,23 +48,15 @@ class SendPacer(ABC):
                 _current.slot = None
                 self.attempt_ended(team, key)
 
+    @abstractmethod
     def retry_slot(self, team: str, key: str) -> None:
-        """Wait for the destination's turn, then the workspace's: a send, or the retry of the send
-        in progress after a 429 (the refused attempt counted against both limits)."""
-        self._destination_turn(team, key)
-        self._team_turn(team)
+        """Wait for the destination's turn (``key`` in ``team``), then the workspace's, by the
+        store's rules: a send, or the retry of the send in progress after a 429 (the refused
+        attempt counted against both limits)."""
 
     def _holding(self, team: str, key: str) -> AbstractContextManager[Any]:
         """Held for a whole attempt to ``key`` (default: nothing)."""
         return nullcontext()
-
-    @abstractmethod
-    def _destination_turn(self, team: str, key: str) -> None:
-        """Wait until ``key`` in ``team`` may get its next attempt (the store's rule)."""
-
-    @abstractmethod
-    def _team_turn(self, team: str) -> None:
-        """Wait for a turn within ``team``'s rate (the store's rule)."""
 
     def attempt_ended(self, team: str, key: str) -> None:
         """The attempt to ``key`` in progress has its answer (default: nothing to do)."""
@@ -116,6 +108,11 @@ class Pacer(SendPacer):
     def _holding(self, team: str, key: str) -> threading.Lock:
         with self._lock:
             return self._key_locks.setdefault((team, key), threading.Lock())
+
+    def retry_slot(self, team: str, key: str) -> None:
+        """The destination's turn, then the workspace's (see the class docstring)."""
+        self._destination_turn(team, key)
+        self._team_turn(team)
 
     def _destination_turn(self, team: str, key: str) -> None:
         while (wait := self._key_next.get((team, key), 0.0) - self._clock()) > 0:

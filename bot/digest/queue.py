@@ -28,9 +28,11 @@ clock's next catch-up (every ``--reconcile-every`` seconds, 30 by default) enque
 as the broker answers again. An outage is logged as one warning when it starts and one line when
 it ends, not a traceback per digest.
 
-**Order.** The clock's sends are buffered for a moment and enqueued round-robin by workspace
-(:meth:`EnqueueingDeliverer.flush`), so one big workspace paced at its own limit does not hold
-every worker while the others wait.
+**Order.** The clock's sends are buffered for a moment and enqueued round-robin by workspace,
+one round at a time, digests the clock adds meanwhile joining the next rounds
+(:meth:`EnqueueingDeliverer.flush`): one big workspace paced at its own limit does not hold
+every worker while the others wait, and a clock that pauses while it adds (its recipients come
+in workspace order) does not put whole workspaces one behind the other.
 
 Times are aware datetimes; durations seconds unless a name says ``_ms``.
 """
@@ -38,17 +40,18 @@ Times are aware datetimes; durations seconds unless a name says ``_ms``.
 from __future__ import annotations
 
 import enum
-import itertools
 import logging
 import threading
 import time
-from collections import OrderedDict, defaultdict
+import uuid
+from collections import OrderedDict, deque
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, cast
 
 import dramatiq
 from dramatiq.brokers.redis import RedisBroker
+from dramatiq.common import current_millis
 
 from bot.config import Settings
 from bot.domain.schedule import period_of
@@ -72,15 +75,50 @@ class DeliveryFailed(Exception):
     """A retryable delivery failure; Dramatiq retries the message with back-off."""
 
 
-def make_broker(redis_url: str, *, namespace: str = "vllm-path", heartbeat_timeout_s: float = 60.0) -> RedisBroker:
-    """A Dramatiq ``RedisBroker`` on ``redis_url`` with keys under ``namespace``.
+class DigestBroker(RedisBroker):
+    """Dramatiq's ``RedisBroker`` that can also enqueue many messages in one round trip."""
+
+    def enqueue_many(self, messages: list[dramatiq.Message[Any]]) -> None:
+        """Enqueue ``messages`` (none delayed) as :meth:`RedisBroker.enqueue` does each (a fresh
+        ``redis_message_id``, the middleware's before and after hooks, Dramatiq's ``dispatch``
+        script), the script calls pipelined: one round trip for all. Raises what redis-py
+        raises (``redis.exceptions.ConnectionError`` when Redis is unreachable); some of the
+        messages may then be on the queue."""
+        dispatch = self.scripts["dispatch"]
+        pipe = self.client.pipeline(transaction=False)
+        sent = []
+        for message in messages:
+            message = message.copy(options={"redis_message_id": str(uuid.uuid4())})
+            self.emit_before("enqueue", message, None)
+            args = [
+                "enqueue",
+                current_millis(),
+                message.queue_name,
+                self.broker_id,
+                self.heartbeat_timeout,
+                self.dead_message_ttl,
+                self._should_do_maintenance("enqueue"),
+                self._max_unpack_size(),
+                message.options["redis_message_id"],
+                message.encode(),
+            ]
+            dispatch(keys=[self.namespace], args=args, client=pipe)
+            sent.append(message)
+        pipe.execute()
+        for message in sent:
+            self.emit_after("enqueue", message, None)
+
+
+def make_broker(redis_url: str, *, namespace: str = "vllm-path", heartbeat_timeout_s: float = 60.0) -> DigestBroker:
+    """A Dramatiq ``RedisBroker`` (:class:`DigestBroker`) on ``redis_url`` with keys under
+    ``namespace``.
 
     ``heartbeat_timeout_s``: after how long without a heartbeat a worker counts as dead and its
     unacknowledged messages go back to the queue (Dramatiq's default is 60 s)."""
     # maintenance (giving a dead worker's messages back) runs on 5% of fetches rather than
     # Dramatiq's 0.1%, so that a killed worker's messages come back within seconds of its
     # heartbeat timeout even when the queue is quiet; it is one short script in Redis.
-    return RedisBroker(
+    return DigestBroker(
         url=redis_url, namespace=namespace, heartbeat_timeout=int(heartbeat_timeout_s * 1000), maintenance_chance=50_000
     )
 
@@ -224,6 +262,10 @@ class Queued:
     period: str | None = None
 
 
+_Pending = tuple[str, Any, tuple[Any, ...], tuple[Any, ...]]
+"""A buffered digest: (workspace, actor, its arguments, its de-duplication key)."""
+
+
 class EnqueueingDeliverer:
     """Stands in for the clock's :class:`~bot.digest.deliver.Deliverer`: each digest becomes a
     message on ``queue`` (see the module docstring). Thread-safe.
@@ -232,7 +274,8 @@ class EnqueueingDeliverer:
     reads them). ``requeue_after_s``: the same digest (same destination and scheduled time) is
     enqueued again only after this long (the catch-up runs every 30 s; its messages are still
     in the queue). ``linger_s``: sends are buffered until none came for this long (or
-    ``max_buffer`` are waiting), then enqueued round-robin by workspace.
+    ``max_buffer`` are waiting), then enqueued round-robin by workspace, those added while
+    that runs joining the rotation.
     """
 
     def __init__(
@@ -252,7 +295,8 @@ class EnqueueingDeliverer:
         self.linger_s = linger_s
         self.max_buffer = max_buffer
         self._recent: OrderedDict[tuple[Any, ...], float] = OrderedDict()
-        self._buffer: list[tuple[str, Any, tuple[Any, ...], tuple[Any, ...]]] = []
+        self._pending: dict[str, deque[_Pending]] = {}  # by workspace, in order of arrival
+        self._count = 0
         self._last_add = 0.0
         self._cond = threading.Condition()
         self._closed = False
@@ -285,7 +329,11 @@ class EnqueueingDeliverer:
 
     def _add(self, team: str, actor: Any, args: tuple[Any, ...], key: tuple[Any, ...]) -> None:
         with self._cond:
-            self._buffer.append((team, actor, args, key))
+            waiting = self._pending.get(team)
+            if waiting is None:
+                waiting = self._pending[team] = deque()
+            waiting.append((team, actor, args, key))
+            self._count += 1
             self._last_add = time.monotonic()
             self._cond.notify_all()
 
@@ -315,53 +363,90 @@ class EnqueueingDeliverer:
     def _run(self) -> None:
         while True:
             with self._cond:
-                while not self._buffer and not self._closed:
+                while not self._pending and not self._closed:
                     self._cond.wait()
-                if not self._buffer and self._closed:
+                if not self._pending and self._closed:
                     return
                 while (
                     not self._closed
-                    and len(self._buffer) < self.max_buffer
+                    and self._count < self.max_buffer
                     and time.monotonic() - self._last_add < self.linger_s
                 ):
                     self._cond.wait(self.linger_s)
-                batch, self._buffer = self._buffer, []
                 self._sending = True
             try:
-                self._enqueue(batch)
+                self._enqueue()
             finally:
                 with self._cond:
                     self._sending = False
                     self._cond.notify_all()
 
-    def _enqueue(self, batch: list[tuple[str, Any, tuple[Any, ...], tuple[Any, ...]]]) -> None:
-        """Put ``batch`` on the queue round-robin by workspace. At the first digest the broker
-        refuses, that one and the rest of the batch are forgotten by the de-duplication (the
-        next catch-up enqueues them again) and only what the broker took is counted."""
-        by_team: defaultdict[str, list[tuple[Any, tuple[Any, ...], tuple[Any, ...]]]] = defaultdict(list)
-        for team, actor, args, key in batch:
-            by_team[team].append((actor, args, key))
-        order = [
-            item
-            for group in itertools.zip_longest(*by_team.values())  # round-robin
-            for item in group
-            if item is not None
-        ]
+    def _round(self) -> list[_Pending]:
+        """One digest of every workspace with digests waiting (in the order the workspaces
+        first came), taken off the buffer; empty when nothing waits."""
+        with self._cond:
+            taken = []
+            for team in list(self._pending):
+                waiting = self._pending[team]
+                taken.append(waiting.popleft())
+                if not waiting:
+                    del self._pending[team]
+            self._count -= len(taken)
+            return taken
+
+    def _enqueue(self) -> None:
+        """Put what is buffered on the queue round-robin by workspace, one round (one round
+        trip, :meth:`_put`) at a time while :meth:`_quiet`: digests added meanwhile wait for the
+        next pause and join the rotation rather than queue behind whole workspaces. At the
+        first round the broker refuses, it and everything buffered are forgotten by the
+        de-duplication (the next catch-up enqueues them again); only rounds taken are counted."""
         sent = 0
-        for index, (actor, args, _key) in enumerate(order):
+        teams: set[str] = set()
+        while self._quiet() and (order := self._round()):
             try:
-                actor.send(*args)
+                self._put(order)
             except Exception as exc:
-                for _actor, _args, left in order[index:]:
-                    self._forget(left)
-                self.failed += len(order) - index
-                self._broker_down(exc, len(order) - index)
+                left = order + self._drain()
+                for item in left:
+                    self._forget(item[3])
+                self.failed += len(left)
+                self._broker_down(exc, len(left))
                 break
-            sent += 1
+            sent += len(order)
+            teams.update(item[0] for item in order)
+        self._counted(sent, teams)
+
+    def _put(self, order: list[_Pending]) -> None:
+        """One round on the queue: in one round trip on a :class:`DigestBroker`, else message
+        by message. Raises what the broker raises (the round is then counted as refused; what
+        of it the broker took is harmless twice, the ledger sends each digest once)."""
+        broker = self.queue.broker
+        if isinstance(broker, DigestBroker):
+            broker.enqueue_many([actor.message(*args) for _team, actor, args, _key in order])
+            return
+        for _team, actor, args, _key in order:
+            actor.send(*args)
+
+    def _quiet(self) -> bool:
+        """No digest added for ``linger_s`` (or ``max_buffer`` waiting, or closing): a clock
+        adding (in workspace order) finishes first, its last workspaces in the rotation too."""
+        with self._cond:
+            return self._closed or self._count >= self.max_buffer or time.monotonic() - self._last_add >= self.linger_s
+
+    def _drain(self) -> list[_Pending]:
+        """Everything buffered, taken off the buffer."""
+        with self._cond:
+            items = [item for waiting in self._pending.values() for item in waiting]
+            self._pending.clear()
+            self._count = 0
+            return items
+
+    def _counted(self, sent: int, teams: set[str]) -> None:
+        """Count and log what the broker took."""
         self.enqueued += sent
         if sent:
             self._broker_up()
-            log.info("enqueued %d digest(s) for %d workspace(s)", sent, len(by_team))
+            log.info("enqueued %d digest(s) for %d workspace(s)", sent, len(teams))
 
     def _broker_down(self, exc: Exception, count: int) -> None:
         """One warning when an outage starts; DEBUG for the next failures of the same outage."""
@@ -392,7 +477,7 @@ class EnqueueingDeliverer:
             self._last_add = 0.0
             self._cond.notify_all()
             return self._cond.wait_for(
-                lambda: not self._buffer and not self._sending, max(0.0, deadline - time.monotonic())
+                lambda: not self._pending and not self._sending, max(0.0, deadline - time.monotonic())
             )
 
     def stop_claiming(self, timeout: float = 5.0) -> None:

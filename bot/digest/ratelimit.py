@@ -4,17 +4,18 @@
 kept in Redis, so any number of worker processes on any number of machines together stay under:
 
 * **per destination** (a channel or a person's DM) at most ``channel_rate_per_s`` (Slack: about
-  one message per second per channel), through the ``limits`` package's moving-window limiter
-  on Redis storage (a Lua script per hit, atomic across processes; a rate is written as a
-  moving window of whole seconds, 1/s is "1 per second", 0.5/s "1 per 2 seconds":
-  :func:`window_item`), and
+  one message per second per channel), as a moving window of whole seconds (1/s is "1 per
+  second", 0.5/s "1 per 2 seconds": :func:`window_item`, the ``limits`` package's items), and
 * **per workspace** at most ``team_rate_per_s`` ``chat.postMessage`` calls per second, *evenly
   spaced*: each send reserves the workspace's next start time, ``1 / team_rate_per_s`` seconds
-  after the previous one (GCRA, the "virtual scheduling" form of a token bucket; one Redis
-  script, :data:`_RESERVE`, on Redis's own clock), then sleeps until it. A moving window would
-  let all workers fire a whole second's allowance at once at each window edge, which a
-  per-second limiter on Slack's side answers with 429s as soon as arrival times jitter;
-  reservations also spare the workers polling the limiter.
+  after the previous one (GCRA, the "virtual scheduling" form of a token bucket), then sleeps
+  until it. A moving window would let all workers fire a whole second's allowance at once at
+  each window edge, which a per-second limiter on Slack's side answers with 429s as soon as
+  arrival times jitter; reservations also spare the workers polling the limiter.
+
+Both turns and the workspace's Retry-After block are one Redis script, :data:`_TURN`, on Redis's
+own clock and atomic across processes: one round trip per send (a send that waited reads the
+block once more).
 
 **Retry-After for everyone.** When Slack answers 429 with ``Retry-After: n`` (seconds), the
 workspace is *blocked* for n seconds in Redis (key ``<namespace>:blocked:<team>``, its TTL the
@@ -24,7 +25,7 @@ workspace, so one 429 slows all workers, not only the one that got it.
 ``Retry-After`` and retries; the same for both pacers) sets the block through
 :meth:`SharedPacer.rate_limited`.
 
-Times: ``time.time()`` epoch seconds (the limiter's clock); durations seconds.
+Times: epoch seconds on Redis's clock (its ``TIME``); durations seconds.
 """
 
 from __future__ import annotations
@@ -36,8 +37,6 @@ from fractions import Fraction
 
 import redis
 from limits import RateLimitItem, RateLimitItemPerSecond
-from limits.storage import RedisStorage
-from limits.strategies import MovingWindowRateLimiter
 
 from bot.digest.pacing import SendPacer
 
@@ -61,20 +60,39 @@ def window_item(rate_per_s: float, max_window_s: int = 10) -> RateLimitItem:
     return RateLimitItemPerSecond(max(1, frac.numerator), max(1, frac.denominator))
 
 
-_RESERVE = """
+_TURN = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+local amount = tonumber(ARGV[2])
+if amount > 0 then
+  local window = tonumber(ARGV[3])
+  local oldest = redis.call('LINDEX', KEYS[3], amount - 1)
+  if oldest and tonumber(oldest) > now - window then
+    return {'destination', string.format('%.6f', tonumber(oldest) + window - now)}
+  end
+  redis.call('LPUSH', KEYS[3], string.format('%.6f', now))
+  redis.call('LTRIM', KEYS[3], 0, amount - 1)
+  redis.call('EXPIRE', KEYS[3], math.ceil(window))
+end
+local wait = 0
 local interval = tonumber(ARGV[1])
-local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
-local start = math.max(tat, now)
-local ttl = math.ceil((start + interval - now) * 1000) + 60000
-redis.call('SET', KEYS[1], string.format('%.6f', start + interval), 'PX', ttl)
-return {string.format('%.6f', start - now), redis.call('PTTL', KEYS[2])}
+if interval > 0 then
+  local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
+  local start = math.max(tat, now)
+  local ttl = math.ceil((start + interval - now) * 1000) + 60000
+  redis.call('SET', KEYS[1], string.format('%.6f', start + interval), 'PX', ttl)
+  wait = start - now
+end
+return {string.format('%.6f', wait), redis.call('PTTL', KEYS[2])}
 """
-"""Reserve a workspace's next send start: KEYS[1] holds the earliest start of the next send
-(epoch seconds, Redis's clock); returns how many seconds the caller waits for its turn and,
-in the same round trip, the milliseconds left of the workspace's Retry-After block KEYS[2]
-(negative when there is none)."""
+"""A send's turns in one round trip. The destination (ARGV[2] attempts per ARGV[3] seconds,
+the start times of its latest attempts in the list KEYS[3]; ARGV[2] = 0: not asked, the
+attempt was counted already): when full, returns ``{'destination', seconds until a place
+frees}`` and reserves nothing; else the attempt is counted and the workspace's next start is
+reserved (KEYS[1] holds the earliest start of the next send, epoch seconds on Redis's clock;
+ARGV[1] seconds apart, 0: no workspace cap). Returns ``{seconds the caller waits for its
+workspace turn, milliseconds left of the workspace's Retry-After block KEYS[2] (negative when
+there is none)}``."""
 
 
 class SharedPacer(SendPacer):
@@ -82,8 +100,8 @@ class SharedPacer(SendPacer):
 
     ``redis_url``: the broker's Redis; ``namespace``: key prefix (one per deployment);
     ``team_rate_per_s`` / ``channel_rate_per_s``: the limits (None: no workspace cap);
-    ``clock`` / ``sleep``: epoch seconds and its sleep (tests may pass fakes). Raises
-    ``redis.exceptions.ConnectionError`` from a send's slot when Redis is unreachable.
+    ``sleep``: the sleep of a wait (tests may pass a fake; the turns are on Redis's clock).
+    Raises ``redis.exceptions.ConnectionError`` from a send's slot when Redis is unreachable.
     """
 
     def __init__(
@@ -93,17 +111,14 @@ class SharedPacer(SendPacer):
         namespace: str = "vllm-path",
         team_rate_per_s: float | None = 10.0,
         channel_rate_per_s: float = 1.0,
-        clock: Callable[[], float] = time.time,
         sleep: Callable[[float], None] = time.sleep,
     ):
-        super().__init__(clock, sleep)
+        super().__init__(time.time, sleep)
         self.namespace = namespace
         self.team_interval_s = 1.0 / team_rate_per_s if team_rate_per_s else None
         self.channel_item = window_item(channel_rate_per_s)
-        self._storage = RedisStorage(redis_url, key_prefix=f"{namespace}:limits")
-        self._limiter = MovingWindowRateLimiter(self._storage)
         self._redis = redis.Redis.from_url(redis_url)
-        self._reserve = self._redis.register_script(_RESERVE)
+        self._turn = self._redis.register_script(_TURN)
         self.waited_s = 0.0  # total seconds this process's sends waited for a turn (a gauge)
 
     def _blocked_key(self, team: str) -> str:
@@ -134,29 +149,25 @@ class SharedPacer(SendPacer):
         self.waited_s += seconds
         self._sleep(seconds)
 
-    def _destination_turn(self, team: str, key: str) -> None:
-        """A turn under the destination's moving window (the attempt counts when it starts)."""
-        while not self._limiter.hit(self.channel_item, "channel", team, key):
-            stats = self._limiter.get_window_stats(self.channel_item, "channel", team, key)
-            self._pause(stats.reset_time - self._clock())
-
-    def _team_turn(self, team: str) -> None:
-        """A turn under the workspace limit, then no send while the workspace is blocked (a
-        429 that arrives while we queue is waited out too; the turn is taken again after)."""
+    def retry_slot(self, team: str, key: str) -> None:
+        """The destination's turn, then the workspace's, then no send while the workspace is
+        blocked (a 429 that arrives while we queue is waited out too; the workspace turn is
+        taken again after it, the destination's attempt counted once)."""
+        keys = [f"{self.namespace}:next:{team}", self._blocked_key(team), f"{self.namespace}:dest:{team}:{key}"]
+        interval = f"{self.team_interval_s:.6f}" if self.team_interval_s is not None else "0"
+        amount, window = self.channel_item.amount, self.channel_item.get_expiry()
         while True:
-            if self.team_interval_s is None:
-                left = self.blocked_for(team)
-            else:
-                wait_s, blocked_ms = self._reserve(
-                    keys=[f"{self.namespace}:next:{team}", self._blocked_key(team)],
-                    args=[f"{self.team_interval_s:.6f}"],
-                )
-                wait = float(wait_s)
-                if wait > 0:
-                    self._pause(wait)
-                    left = self.blocked_for(team)  # a 429 may have come while this one waited
-                else:  # the block as of the reservation (same round trip): that is now
-                    left = int(blocked_ms) / 1000 if int(blocked_ms) > 0 else 0.0
+            first, second = self._turn(keys=keys, args=[interval, amount, window])
+            if first == b"destination":
+                self._pause(float(second))
+                continue
+            amount = 0  # counted: a later try takes only the workspace's turn
+            wait = float(first)
+            if wait > 0:
+                self._pause(wait)
+                left = self.blocked_for(team)  # a 429 may have come while this one waited
+            else:  # the block as of the reservation (same round trip): that is now
+                left = int(second) / 1000 if int(second) > 0 else 0.0
             if left <= 0:
                 return
             while (left := self.blocked_for(team)) > 0:
@@ -164,7 +175,6 @@ class SharedPacer(SendPacer):
 
     def clear(self) -> None:
         """Forget all limits and blocks of this namespace (tests and benchmarks)."""
-        self._storage.reset()
-        for pattern in (f"{self.namespace}:blocked:*", f"{self.namespace}:next:*"):
+        for pattern in (f"{self.namespace}:blocked:*", f"{self.namespace}:next:*", f"{self.namespace}:dest:*"):
             for key in self._redis.scan_iter(pattern):
                 self._redis.delete(key)

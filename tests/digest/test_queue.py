@@ -408,6 +408,30 @@ def test_a_block_holds_the_next_send_of_another_worker(redis_url, namespace):
     assert len(slept) == before + 1 and 0 < slept[-1] < 1  # two turns reserved: <= 0.2 s
 
 
+def test_a_destination_gets_one_attempt_a_second_across_workers(redis_url, namespace):
+    """The destination's moving window is in the same script as the workspace turn: a second
+    worker's send to the same DM waits for the window (1/s), another destination does not."""
+    from bot.digest.ratelimit import SharedPacer
+
+    slept: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        time.sleep(seconds)
+
+    first = SharedPacer(redis_url, namespace=namespace, team_rate_per_s=None)
+    second = SharedPacer(redis_url, namespace=namespace, team_rate_per_s=None, sleep=sleep)
+    with first.slot(TEAM, "U1"):
+        pass
+    with second.slot(TEAM, "U2"):
+        pass
+    assert slept == []
+    with second.slot(TEAM, "U1"):
+        pass
+    assert 0.5 < sum(slept) <= 1.1
+    second.clear()
+
+
 def test_a_429_in_a_shared_slot_blocks_the_workspace_for_every_worker(redis_url, namespace, standin):
     """The one 429 handler of both pacers (:func:`bot.digest.pacing.paced`) tells a shared
     pacer too: Slack's Retry-After becomes a block every worker sees, then the send is retried."""
