@@ -51,11 +51,13 @@ def _write(path: Path, value: Any) -> None:
 
 def catalog_key(root: Path, *flags: object) -> bytes:
     """SHA-256 over the catalog's files (manifest, changelog, posts, tracks: names and bytes), the
-    source of this package (its models and checks), pydantic's version and ``flags``."""
+    source of the code that validates and checks them (this package, ``bot/domain/graphs.py``,
+    ``bot/domain/paths.py``), pydantic's version and ``flags``."""
     import pydantic  # already imported by the models whenever a catalog is loaded
 
     digest = hashlib.sha256(f"{pydantic.VERSION} {flags}\n".encode())
-    code = sorted(Path(__file__).parent.glob("*.py"))
+    here = Path(__file__).parent
+    code = [*sorted(here.glob("*.py")), here.parent / "graphs.py", here.parent / "paths.py"]  # what checks use
     files = [root / "manifest.yaml", root / "CHANGELOG.md", *sorted(root.glob("posts/*.yaml"))]
     for path in [*code, *files, *sorted(root.glob("tracks/*.yaml"))]:
         with contextlib.suppress(OSError):
