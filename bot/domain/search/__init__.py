@@ -77,13 +77,10 @@ from typing import TYPE_CHECKING, Any
 from bot.domain.catalog import Catalog
 from bot.domain.search.analysis import normalize as normalize
 from bot.domain.search.analysis import stem as stem
-from bot.domain.search.links import LinkIndex as LinkIndex
 from bot.domain.search.links import resolve_link as resolve_link
 from bot.domain.search.results import HINT_EMPTY as HINT_EMPTY
 from bot.domain.search.results import MAX_QUERY_CHARS as MAX_QUERY_CHARS
 from bot.domain.search.results import MIN_SCORE as MIN_SCORE
-from bot.domain.search.results import TRACK_THRESHOLD as TRACK_THRESHOLD
-from bot.domain.search.results import Confidence as Confidence
 from bot.domain.search.results import LinkResult as LinkResult
 from bot.domain.search.results import PostMatch as PostMatch
 from bot.domain.search.results import SearchResult as SearchResult
@@ -93,8 +90,6 @@ from bot.domain.search.vocabulary import VocabularyError as VocabularyError
 from bot.domain.search.vocabulary import default_vocabulary as default_vocabulary
 from bot.domain.search.vocabulary import load_vocabulary as load_vocabulary
 from bot.domain.search.vocabulary import validate as validate
-from bot.domain.text import clean as clean
-from bot.domain.text import fold as fold
 
 if TYPE_CHECKING:  # imported on first use (numpy, bm25s: ~0.2 s), see __getattr__
     from bot.domain.search.fields import FIELD_WEIGHTS as FIELD_WEIGHTS

@@ -285,11 +285,10 @@ class Matcher(TrackIndex):
         first = [(100.0, doc, "answers", 1.0) for doc in docs]
         return first + [r for r in ranked if r[1] not in docs]
 
-    def _rank(self, norm: str, need: int = 0, units: list[_Unit] | None = None) -> tuple[list[_Ranked], int]:
+    def _rank(self, norm: str, need: int, units: list[_Unit]) -> tuple[list[_Ranked], int]:
         """``([(fused score 0..100, doc, matched field, coverage 0..1)], extra)``: the re-scored
         candidates (at least ``need`` of them when there are), best first, and how many further
-        posts are good matches (counted, not ranked). ``units``: ``norm``'s, when already split."""
-        units = self._units(norm) if units is None else units
+        posts are good matches (counted, not ranked). ``units``: ``norm``'s (:meth:`_units`)."""
         concepts = self._concepts(units)
         if self._n == 0:
             return [], 0
