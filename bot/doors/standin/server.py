@@ -96,14 +96,9 @@ class SlackStandIn:
     # -- addresses --
 
     @property
-    def port(self) -> int:
-        """The TCP port the stand-in listens on."""
-        return self._server.server_address[1]
-
-    @property
     def base_url(self) -> str:
-        """``http://127.0.0.1:PORT`` (no trailing slash)."""
-        return f"http://127.0.0.1:{self.port}"
+        """``http://127.0.0.1:PORT`` (no trailing slash), PORT the free port it listens on."""
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
 
     @property
     def api_url(self) -> str:

@@ -80,10 +80,6 @@ def handler_for(standin: Answers) -> type[BaseHTTPRequestHandler]:
         def log_message(self, format: str, *args: Any) -> None:  # quiet: the stand-in logs nothing
             return
 
-        def _read(self) -> bytes:
-            length = int(self.headers.get("Content-Length") or 0)
-            return self.rfile.read(length) if length else b""
-
         def _send(self, status: int, body: bytes, content_type: str, headers: Mapping[str, str] | None = None) -> None:
             self.send_response(status)
             self.send_header("Content-Type", content_type)
@@ -95,7 +91,7 @@ def handler_for(standin: Answers) -> type[BaseHTTPRequestHandler]:
 
         def _handle(self) -> None:
             parts = urlsplit(self.path)
-            raw = self._read()
+            raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
             if parts.path.startswith("/api/"):
                 method = parts.path[len("/api/") :].strip("/")
                 try:
