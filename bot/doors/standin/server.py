@@ -166,10 +166,8 @@ class SlackStandIn:
 
     def wait_for_response(self, url: str | None = None, count: int = 1, timeout: float = 5.0) -> ResponsePost:
         """Wait until at least ``count`` posts reached ``url`` (any response URL when ``None``) and
-        return the ``count``-th. ``timeout`` in seconds; raises :class:`TimeoutError`.
-
-        With ``url``, the waiter is woken only by posts to that URL (many clients waiting at
-        once cost one wake-up per post, not one per client)."""
+        return the ``count``-th (with ``url``: :meth:`ResponseLog.wait_for`). ``timeout`` in seconds;
+        raises :class:`TimeoutError`."""
         if url is not None:
             with self._cond:
                 return self._responses.wait_for(url, count, timeout)
