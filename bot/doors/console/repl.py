@@ -55,12 +55,8 @@ def handle(console: Console, line: str) -> tuple[bool, str]:
             have = ", ".join(str(n) for n in sorted(console.controls)) or "none"
             return True, f"No button [{number}] in the last reply (buttons: {have})."
         control = console.controls[number][0]
-        note = (
-            f"(pressed [{number}] {control.label}"
-            + (f" — in Slack this also opens {control.url}" if control.url else "")
-            + ")"
-        )
-        return True, note + "\n" + _join(console.press(number))
+        also = f" — in Slack this also opens {control.url}" if control.url else ""
+        return True, f"(pressed [{number}] {control.label}{also})\n" + _join(console.press(number))
     return True, _join(console.command(line.removeprefix(si.SLASH_COMMAND).strip()))
 
 

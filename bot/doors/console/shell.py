@@ -196,8 +196,7 @@ class Console:
         published = [c for c in self.standin.calls("views.publish") if c.ok and c.args.get("user_id") == self.user_id]
         last_view = published[-1].response.get("view") if published else None
         event = si.app_home_opened_event(self.user_id, view=last_view)
-        body = si.event_body(event, team_id=self.team_id)
-        return self._exchange(body, "application/json")
+        return self._exchange(si.event_body(event, team_id=self.team_id), "application/json")
 
     # -- turning records into printed surfaces --
 
@@ -210,11 +209,8 @@ class Console:
         ts: str | None = None,
         channel_id: str | None = None,
     ) -> Printed:
-        text, controls = (
-            self._render(message.get("blocks"))
-            if message.get("blocks")
-            else (mrkdwn_to_text(str(message.get("text") or "")), [])
-        )
+        blocks = message.get("blocks")
+        text, controls = self._render(blocks) if blocks else (mrkdwn_to_text(str(message.get("text") or "")), [])
         surface = Surface(
             "message",
             {k: v for k, v in message.items() if k in ("text", "blocks", "ts")},

@@ -26,15 +26,12 @@ class Workspace(Protocol):
 
     def next_ts(self) -> str:
         """A fresh message ``ts``."""
-        ...
 
     def next_id(self) -> int:
         """A fresh number for ids (views, response URLs, tokens)."""
-        ...
 
     def calls(self, method: str | None = None) -> list[ApiCall]:
         """The calls recorded so far (of ``method`` only, when given)."""
-        ...
 
 
 def chat(ws: Workspace, method: str, args: dict[str, Any]) -> dict[str, Any]:

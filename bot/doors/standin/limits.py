@@ -30,22 +30,6 @@ def checked_changes(changes: dict[str, Any]) -> dict[str, Any]:
     return changes
 
 
-def _ratelimited(wait_s: float) -> Answer:
-    return 429, {"Retry-After": str(max(1, math.ceil(wait_s)))}, {"ok": False, "error": "ratelimited"}
-
-
-def _take(bucket: tuple[float, float] | None, rate: float, burst: int) -> tuple[float, tuple[float, float]]:
-    """One token bucket draw at ``rate`` tokens per second holding at most ``burst``: ``(wait, bucket)``
-    where ``wait`` is 0 when a message may go now, else the seconds until the next token, and
-    ``bucket`` the new ``(tokens, last monotonic)``."""
-    now = time.monotonic()
-    tokens, last = bucket or (float(burst), now)
-    tokens = min(float(burst), tokens + (now - last) * rate)
-    if tokens >= 1.0:
-        return 0.0, (tokens - 1.0, now)
-    return (1.0 - tokens) / rate, (tokens, now)
-
-
 class RateLimits:
     """The every-k counters and the ``chat.postMessage`` buckets (per channel, per workspace),
     guarded by the stand-in's ``lock``."""
@@ -59,8 +43,22 @@ class RateLimits:
         with self._lock:
             self._fault_counter = 0
             self._error_counter = 0
-            self._buckets: dict[str, tuple[float, float]] = {}  # channel -> (tokens, last monotonic)
-            self._team_bucket: tuple[float, float] | None = None
+            self._buckets: dict[str, tuple[float, float]] = {}  # channel ("": the team) -> (tokens, last monotonic)
+
+    def _draw(self, key: str, rate: float, burst: int) -> Answer | None:
+        """One draw from bucket ``key`` filled at ``rate`` tokens per second, holding at most
+        ``burst``: ``None`` when a message may go now, else 429 with ``Retry-After`` = whole seconds
+        until the next token (at least 1)."""
+        burst = max(1, burst)
+        with self._lock:
+            now = time.monotonic()
+            tokens, last = self._buckets.get(key, (float(burst), now))
+            tokens = min(float(burst), tokens + (now - last) * rate)
+            self._buckets[key] = (tokens - 1.0 if tokens >= 1.0 else tokens, now)
+        if tokens >= 1.0:
+            return None
+        retry_after = str(max(1, math.ceil((1.0 - tokens) / rate)))
+        return 429, {"Retry-After": retry_after}, {"ok": False, "error": "ratelimited"}
 
     def fault(self, method: str, args: dict[str, Any], faults: Faults) -> Answer | None:
         """The fault this call meets (HTTP 500, 429, an injected error code), in that order, or
@@ -77,20 +75,13 @@ class RateLimits:
                 if self._fault_counter % faults.rate_limit_every == 0:
                     return 429, {"Retry-After": str(faults.retry_after_s)}, {"ok": False, "error": "ratelimited"}
             if method == "chat.postMessage" and faults.channel_rate_per_s and channel:
-                wait, self._buckets[str(channel)] = _take(
-                    self._buckets.get(str(channel)), float(faults.channel_rate_per_s), max(1, faults.channel_burst)
-                )
-                if wait > 0:
-                    return _ratelimited(wait)
+                limited = self._draw(str(channel), faults.channel_rate_per_s, faults.channel_burst)
+                if limited is not None:
+                    return limited
         if method in faults.method_errors:
             return 200, {}, {"ok": False, "error": faults.method_errors[method]}
         if channel is not None and str(channel) in faults.channel_errors:
             return 200, {}, {"ok": False, "error": faults.channel_errors[str(channel)]}
         if method == "chat.postMessage" and faults.team_rate_per_s:
-            with self._lock:
-                wait, self._team_bucket = _take(
-                    self._team_bucket, float(faults.team_rate_per_s), max(1, faults.team_burst)
-                )
-            if wait > 0:
-                return _ratelimited(wait)
+            return self._draw("", faults.team_rate_per_s, faults.team_burst)
         return None

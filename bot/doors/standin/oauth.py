@@ -86,8 +86,7 @@ class Tokens:
         n = next(self._ids)
         access, refresh = f"xoxe.xoxb-1-rot{n:04d}{uuid.uuid4().hex[:8]}", f"xoxe-1-ref{n:04d}{uuid.uuid4().hex[:8]}"
         with self._lock:
-            if self._scopes is None:
-                self._scopes = {}
+            self._scopes = self._scopes or {}
             self._scopes[access] = frozenset(scopes)
             self._expiry[access] = time.time() + expires_in_s
             self._refresh_tokens[refresh] = frozenset(scopes)

@@ -121,17 +121,13 @@ def block_actions_body(
 
 def button_action(element: Mapping[str, Any], block_id: str) -> dict[str, Any]:
     """``actions[0]`` for a click on ``element`` (a Block Kit button dict) in block ``block_id``."""
-    act: dict[str, Any] = {
+    return {
         "type": "button",
         "block_id": block_id,
         "action_id": element.get("action_id", ""),
         "text": element.get("text", {"type": "plain_text", "text": ""}),
+        **{k: element[k] for k in ("value", "style") if k in element},
     }
-    if "value" in element:
-        act["value"] = element["value"]
-    if "style" in element:
-        act["style"] = element["style"]
-    return act
 
 
 def event_body(

@@ -96,14 +96,9 @@ class SlackStandIn:
     # -- addresses --
 
     @property
-    def port(self) -> int:
-        """The TCP port the stand-in listens on."""
-        return self._server.server_address[1]
-
-    @property
     def base_url(self) -> str:
-        """``http://127.0.0.1:PORT`` (no trailing slash)."""
-        return f"http://127.0.0.1:{self.port}"
+        """``http://127.0.0.1:PORT`` (no trailing slash), PORT the free port it listens on."""
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
 
     @property
     def api_url(self) -> str:
@@ -171,10 +166,8 @@ class SlackStandIn:
 
     def wait_for_response(self, url: str | None = None, count: int = 1, timeout: float = 5.0) -> ResponsePost:
         """Wait until at least ``count`` posts reached ``url`` (any response URL when ``None``) and
-        return the ``count``-th. ``timeout`` in seconds; raises :class:`TimeoutError`.
-
-        With ``url``, the waiter is woken only by posts to that URL (many clients waiting at
-        once cost one wake-up per post, not one per client)."""
+        return the ``count``-th (with ``url``: :meth:`ResponseLog.wait_for`). ``timeout`` in seconds;
+        raises :class:`TimeoutError`."""
         if url is not None:
             with self._cond:
                 return self._responses.wait_for(url, count, timeout)
@@ -219,9 +212,7 @@ class SlackStandIn:
 
     # -- answering (called on server threads) --
 
-    def answer_api(
-        self, method: str, args: dict[str, Any], auth: str | None
-    ) -> tuple[int, dict[str, str], dict[str, Any]]:
+    def answer_api(self, method: str, args: dict[str, Any], auth: str | None) -> Answer:
         """Answer one Web API call (server threads): ``(HTTP status, extra headers, JSON body)``.
         ``auth`` is the ``Authorization`` header; the call is recorded (:meth:`calls`)."""
         faults = self.faults
@@ -323,16 +314,11 @@ class SlackStandIn:
         recorded (:meth:`responses`, whose ``body`` is parsed from ``raw`` when first read).
         ``raw``: the JSON text posted. Raises ``ValueError`` when it is not a JSON object (the
         transport answers 400 ``invalid_payload``, as Slack does, and records nothing)."""
-        url = self.base_url + path
-        if blocks_refused(raw):
-            with self._cond:
-                self._record_response(ResponsePost(key, url, raw, 400, time.monotonic()))
-            return 400, "invalid_blocks"
+        refused = blocks_refused(raw)
         with self._cond:
-            used = self._responses.answered(key)
-            status = 200 if used < self.response_url_limit else 404
-            self._record_response(ResponsePost(key, url, raw, status, time.monotonic()))
-        return status, ("ok" if status == 200 else "used_url")
+            status = 400 if refused else 200 if self._responses.answered(key) < self.response_url_limit else 404
+            self._record_response(ResponsePost(key, self.base_url + path, raw, status, time.monotonic()))
+        return status, {200: "ok", 400: "invalid_blocks", 404: "used_url"}[status]
 
     def answer_ack(self, url: str, raw: bytes) -> int:
         """Slack's side of a slash command acked with a message: ``raw``, the HTTP answer's body

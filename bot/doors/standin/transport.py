@@ -13,6 +13,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Protocol
 from urllib.parse import parse_qs, urlsplit
 
+from bot.doors.standin.limits import Answer
 from bot.doors.standin.records import response_key
 
 _JSON_ARGS = ("blocks", "attachments", "view", "metadata", "unfurls", "channels")
@@ -21,21 +22,16 @@ _JSON_ARGS = ("blocks", "attachments", "view", "metadata", "unfurls", "channels"
 class Answers(Protocol):
     """What the HTTP side asks of the stand-in (:class:`~bot.doors.standin.server.SlackStandIn`)."""
 
-    def answer_api(
-        self, method: str, args: dict[str, Any], auth: str | None
-    ) -> tuple[int, dict[str, str], dict[str, Any]]:
+    def answer_api(self, method: str, args: dict[str, Any], auth: str | None) -> Answer:
         """A Web API call: ``(HTTP status, extra headers, JSON body)``; ``auth`` is the
         ``Authorization`` header."""
-        ...
 
     def answer_authorize(self, query: Mapping[str, str]) -> tuple[int, str]:
         """``GET /oauth/v2/authorize``: ``(302, Location)`` or ``(400, error text)``."""
-        ...
 
     def answer_response(self, key: str, path: str, raw: bytes) -> tuple[int, str]:
         """A post of JSON text ``raw`` to response URL ``key`` (at ``path``): ``(HTTP status, text
         body)``; raises ``ValueError`` when ``raw`` is not a JSON object."""
-        ...
 
 
 class LoopbackServer(ThreadingHTTPServer):
@@ -84,10 +80,6 @@ def handler_for(standin: Answers) -> type[BaseHTTPRequestHandler]:
         def log_message(self, format: str, *args: Any) -> None:  # quiet: the stand-in logs nothing
             return
 
-        def _read(self) -> bytes:
-            length = int(self.headers.get("Content-Length") or 0)
-            return self.rfile.read(length) if length else b""
-
         def _send(self, status: int, body: bytes, content_type: str, headers: Mapping[str, str] | None = None) -> None:
             self.send_response(status)
             self.send_header("Content-Type", content_type)
@@ -99,7 +91,7 @@ def handler_for(standin: Answers) -> type[BaseHTTPRequestHandler]:
 
         def _handle(self) -> None:
             parts = urlsplit(self.path)
-            raw = self._read()
+            raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
             if parts.path.startswith("/api/"):
                 method = parts.path[len("/api/") :].strip("/")
                 try:
@@ -111,11 +103,9 @@ def handler_for(standin: Answers) -> type[BaseHTTPRequestHandler]:
                 self._send(status, json.dumps(body).encode(), "application/json; charset=utf-8", headers)
             elif parts.path == "/oauth/v2/authorize" and self.command == "GET":
                 status, where = standin.answer_authorize({k: v[-1] for k, v in parse_qs(parts.query).items()})
+                redirect = status == 302
                 self._send(
-                    status,
-                    b"" if status == 302 else where.encode(),
-                    "text/plain",
-                    {"Location": where} if status == 302 else None,
+                    status, b"" if redirect else where.encode(), "text/plain", {"Location": where} if redirect else None
                 )
             elif (key := response_key(parts.path)) is not None and self.command == "POST":
                 try:
