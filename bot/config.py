@@ -82,16 +82,24 @@ class Settings(BaseSettings):
         """True when the OAuth install flow for many workspaces is configured."""
         return bool(self.slack_client_id and self.slack_client_secret)
 
+    def half_oauth(self) -> str | None:
+        """The OAuth variable missing when only one of the pair is set (``SLACK_CLIENT_ID`` or
+        ``SLACK_CLIENT_SECRET``), else None."""
+        if self.slack_client_id and self.slack_client_secret is None:
+            return "SLACK_CLIENT_SECRET"
+        if self.slack_client_secret is not None and not self.slack_client_id:
+            return "SLACK_CLIENT_ID"
+        return None
+
     def missing_slack_credentials(self) -> str | None:
         """What to set when the process could not call Slack (no bot token, no OAuth client),
         naming the settings; None when it can. The scheduler and the worker refuse to start on it,
         so that a local misconfiguration never pauses a digest or writes to a channel."""
         if self.slack_bot_token is not None or self.oauth_enabled:
             return None
-        if self.slack_client_id and self.slack_client_secret is None:
-            return "SLACK_CLIENT_SECRET is not set (SLACK_CLIENT_ID is): OAuth needs both"
-        if self.slack_client_secret is not None and not self.slack_client_id:
-            return "SLACK_CLIENT_ID is not set (SLACK_CLIENT_SECRET is): OAuth needs both"
+        if half := self.half_oauth():
+            other = "SLACK_CLIENT_ID" if half == "SLACK_CLIENT_SECRET" else "SLACK_CLIENT_SECRET"
+            return f"{half} is not set ({other} is): OAuth needs both"
         return (
             "no Slack credentials: set SLACK_BOT_TOKEN (one workspace) or SLACK_CLIENT_ID and "
             "SLACK_CLIENT_SECRET (OAuth)"

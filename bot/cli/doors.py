@@ -10,14 +10,12 @@ import click
 from bot.cli.common import (
     DEFAULT_PID_FILE,
     dump_json,
-    echo_catalog_errors,
     exit_on_catalog_error,
     fail,
     option,
     write_pid_file,
 )
 from bot.config import Settings
-from bot.domain.catalog import CatalogError
 from bot.logging_setup import redact, secrets_of, setup_logging
 
 
@@ -99,7 +97,7 @@ def serve_cmd(host: str, port: int, threads: int, connection_limit: int, idle_ti
     settings = Settings()
     setup_logging(settings)
     try:
-        with write_pid_file(pid_file):
+        with exit_on_catalog_error(), write_pid_file(pid_file):
             serve(
                 settings,
                 host=host,
@@ -112,9 +110,6 @@ def serve_cmd(host: str, port: int, threads: int, connection_limit: int, idle_ti
         raise
     except ConfigError as exc:
         fail(f"error: {exc}", 2)
-    except CatalogError as exc:
-        echo_catalog_errors(exc)
-        sys.exit(1)
     except Exception as exc:
         fail(f"error: could not start: {redact(_startup_problem(exc), secrets_of(settings))}", 2)
 

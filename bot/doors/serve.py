@@ -40,7 +40,7 @@ def door_for(settings: Settings) -> str:
     the app could not call Slack (no bot token and no OAuth client).
     """
     can_call_slack = bool(settings.slack_bot_token or settings.oauth_enabled)
-    half = _half_oauth(settings)
+    half = settings.half_oauth()
     app_token = settings.slack_app_token
     if app_token is not None and not app_token.get_secret_value().startswith("xapp-"):
         raise ConfigError(
@@ -80,15 +80,6 @@ def door_for(settings: Settings) -> str:
             )
         )
     raise ConfigError(_missing_message("No Slack credentials are configured."))
-
-
-def _half_oauth(settings: Settings) -> str | None:
-    """The OAuth variable that is missing when only one of the pair is set, else None."""
-    if settings.slack_client_id and settings.slack_client_secret is None:
-        return "SLACK_CLIENT_SECRET"
-    if settings.slack_client_secret is not None and not settings.slack_client_id:
-        return "SLACK_CLIENT_ID"
-    return None
 
 
 def _missing_message(first: str) -> str:
