@@ -75,6 +75,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from bot.domain.catalog import Catalog
+from bot.domain.catalog.attached import PerCatalog
 from bot.domain.search.analysis import normalize as normalize
 from bot.domain.search.analysis import stem as stem
 from bot.domain.search.links import resolve_link as resolve_link
@@ -116,22 +117,16 @@ def __getattr__(name: str) -> Any:
     return value
 
 
-_NAMES: dict[int, tuple[Catalog, dict[str, str]]] = {}
+_NAMES: PerCatalog[dict[str, str]] = PerCatalog()
 
 
 def _track_names(catalog: Catalog) -> dict[str, str]:
-    """Casefolded id, names and aliases -> track id (the earlier track wins), kept for the few
-    catalogs seen last (it was a scan of every track on each command)."""
-    kept = _NAMES.get(id(catalog))
-    if kept is None or kept[0] is not catalog:
-        names: dict[str, str] = {}
-        for track in catalog.tracks:
-            for name in (track.id, track.names.en, track.names.zh or "", *track.aliases):
-                names.setdefault(name.casefold(), track.id)
-        if len(_NAMES) >= 8:
-            _NAMES.clear()
-        kept = _NAMES[id(catalog)] = (catalog, names)
-    return kept[1]
+    """Casefolded id, names and aliases -> track id (the earlier track wins), made once per catalog."""
+    names: dict[str, str] = {}
+    for track in catalog.tracks:
+        for name in (track.id, track.names.en, track.names.zh or "", *track.aliases):
+            names.setdefault(name.casefold(), track.id)
+    return names
 
 
 def track_named(catalog: Catalog, text: str, matcher: Matcher | Callable[[], Matcher] | None = None) -> str | None:
@@ -146,7 +141,7 @@ def track_named(catalog: Catalog, text: str, matcher: Matcher | Callable[[], Mat
     key = text.strip().casefold()
     if not key:
         return None
-    if (exact := _track_names(catalog).get(key)) is not None:
+    if (exact := _NAMES.get(catalog, None, lambda: _track_names(catalog)).get(key)) is not None:
         return exact
     if matcher is None:
         from bot.domain.search.matcher import Matcher as _Matcher
