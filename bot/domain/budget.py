@@ -25,6 +25,8 @@ from collections.abc import Sequence
 
 ESSENTIAL_MAX_MINUTES = 90
 """The longest an essential path may be (minutes of reading; the catalog's rule)."""
+ESSENTIAL_STEPS_MAX = 8
+"""The most steps an essential path may have (the catalog's rule)."""
 FINISH_WEEKS = 4
 """Every essential path finishes within this many weeks at the default budget."""
 DEFAULT_MINUTES = 45

@@ -1,12 +1,9 @@
 """Reading order and next-in-path: pure functions over the catalog models.
 
-A track's path is a partial order: each :class:`~bot.domain.catalog.models.Step` may name the steps it
-comes ``after``. The linear order shown to people is a deterministic topological order (Kahn's
-algorithm) where, among the steps that are ready, an essential step comes before further reading,
-then a post with a known link before one whose link is not known yet (issue 24: such a post is
-never "Read next" while a linked step is ready), then the lowest level comes first (intro < core <
-advanced < capstone), then the earliest publication date (a date range counts from its first
-day), then the post id.
+A track's path is a partial order (each step may come ``after`` others). The order shown is a
+deterministic topological order (Kahn's algorithm) where, among the ready steps, essential comes
+before further reading, then a known link before none, then the lower level, then the earlier
+publication date (a range counts from its first day), then the post id.
 """
 
 from __future__ import annotations
@@ -16,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from bot.domain.budget import ESSENTIAL_MAX_MINUTES, ESSENTIAL_STEPS_MAX, step_cost
 from bot.domain.catalog.models import LEVELS, Post, Step, Track
 from bot.domain.graphs import first_cycle
 
@@ -34,12 +32,9 @@ class CycleError(ValueError):
 
 
 def compute_order(track: Track, posts: Mapping[str, Post]) -> tuple[str, ...]:
-    """The track's post ids in reading order.
-
-    ``posts`` maps post id to :class:`Post` (for dates); a step whose post is missing sorts as if
-    undated. Raises :class:`CycleError` when the ``after`` references form a cycle and
-    ``KeyError`` when an ``after`` names a post that is not a step of the track.
-    """
+    """The track's post ids in reading order (``posts`` by id give the dates; a missing one sorts
+    as undated). Raises :class:`CycleError` for a cycle of ``after`` and ``KeyError`` when an
+    ``after`` names no step of the track."""
     steps = {s.post: s for s in track.steps}
     indegree = {pid: 0 for pid in steps}
     followers: dict[str, list[str]] = {pid: [] for pid in steps}
@@ -74,11 +69,8 @@ def compute_order(track: Track, posts: Mapping[str, Post]) -> tuple[str, ...]:
 
 
 def soft_claim_warnings(track: Track, order: tuple[str, ...]) -> list[tuple[str, str]]:
-    """Warnings for soft claims ("read first/last") that collide or do not hold in ``order``.
-
-    Returns ``(message, post id)`` pairs. A claim covered by one of the track's ``resolutions``
-    carries the written reason in its message; an uncovered one says it is unresolved.
-    """
+    """``(message, post id)`` warnings for soft claims that collide or do not hold in ``order``;
+    the message gives a covering resolution's reason, or says it is unresolved."""
     index = {pid: i for i, pid in enumerate(order)}
     resolved = {pid: res.reason.en for res in track.resolutions for pid in res.steps}
     out: list[tuple[str, str]] = []
@@ -123,13 +115,8 @@ class Position:
 
 
 def next_step(catalog: Catalog, track_id: str, read: Iterable[str]) -> Step | None:
-    """The next step of a track for a reader who has read ``read`` (post ids or former ids).
-
-    The first step in path order that is unread and whose prerequisites (``after``) are all read;
-    ``None`` when the path is done. (The path order puts a post whose link is not known yet after
-    the linked steps that are ready, :func:`compute_order`.) Raises ``KeyError`` for an unknown
-    track.
-    """
+    """The first unread step in path order whose ``after`` steps are all in ``read`` (post ids or
+    former ids); ``None`` when the path is done. Raises ``KeyError`` for an unknown track."""
     done = _resolve(catalog, read)
     for step in catalog.path(track_id):
         if step.post not in done and all(ref in done for ref in step.after):
@@ -153,11 +140,8 @@ def positions(catalog: Catalog, post_id: str) -> list[Position]:
 
 
 def read_before(catalog: Catalog, track_id: str, post_id: str) -> tuple[Step, ...]:
-    """The steps of ``track_id`` to read before ``post_id`` (its ``after`` list, in path order).
-
-    External prerequisites are on the step itself (``catalog.step(...).external_prerequisites``).
-    Raises ``KeyError`` when the post is not a step of the track.
-    """
+    """The steps of ``track_id`` named in ``post_id``'s ``after``, in path order. Raises
+    ``KeyError`` when the post is not a step of the track."""
     step = catalog.step(track_id, catalog.resolve_post_id(post_id) or post_id)
     refs = set(step.after)
     return tuple(s for s in catalog.path(track_id) if s.post in refs)
@@ -179,35 +163,23 @@ def _resolve(catalog: Catalog, read: Iterable[str]) -> set[str]:
 
 
 def unread_among(catalog: Catalog, read: Iterable[str], post_ids: Iterable[str]) -> list[str]:
-    """The posts of ``post_ids`` (current ids) not yet read, in the given order. Progress kept
-    under a post's former id (an alias, from before a rename or merge) counts as read."""
+    """The posts of ``post_ids`` (current ids) not in ``read``, in order; former ids count as read."""
     done = {catalog.resolve_post_id(p) or p for p in read}
     return [p for p in post_ids if p not in done]
 
 
 def with_former_ids(catalog: Catalog, post_ids: Iterable[str]) -> list[str]:
-    """``post_ids`` each followed by its former ids (aliases), without repeats: every id under
-    which progress on these posts may be stored."""
+    """``post_ids`` each followed by its former ids, without repeats (every id progress may use)."""
     return list(dict.fromkeys(x for p in post_ids for x in (p, *catalog.post(p).aliases)))
 
 
-# --- essential path, further reading, finishing (issue 24) ---------------------------------------
-
-ESSENTIAL_STEPS_MAX = 8
-"""At most this many essential steps (the catalog rule; the fallback below keeps it too)."""
+# --- essential path, further reading, finishing ---------------------------------------------------
 
 
 def essentials(catalog: Catalog, track_id: str) -> tuple[str, ...]:
-    """The post ids of a track's essential path, in reading order.
-
-    The steps the track marks ``essential`` (:attr:`Track.essentials`; the checked catalog orders
-    them before every further step). For a track that marks none yet, a fallback: the linked steps
-    in path order while they stay within :data:`ESSENTIAL_STEPS_MAX` steps and
-    :data:`bot.domain.budget.ESSENTIAL_MAX_MINUTES` minutes (a step of unknown length counting
-    :data:`bot.domain.budget.UNKNOWN_STEP_MINUTES`), at least one. Raises ``KeyError`` for an
-    unknown track."""
-    from bot.domain.budget import ESSENTIAL_MAX_MINUTES, step_cost
-
+    """The post ids of a track's essential path in reading order: the steps marked ``essential``,
+    or for a track marking none the linked steps in order within the essential path's limits
+    (:mod:`bot.domain.budget`), at least one. Raises ``KeyError`` for an unknown track."""
     order = catalog.order(track_id)
     if named := set(catalog.track(track_id).essentials):
         return tuple(p for p in order if p in named)
@@ -226,8 +198,7 @@ def essentials(catalog: Catalog, track_id: str) -> tuple[str, ...]:
 
 
 def further(catalog: Catalog, track_id: str) -> tuple[str, ...]:
-    """The track's further reading: its steps that are not essential, in path order. Raises
-    ``KeyError`` for an unknown track."""
+    """The track's steps not in :func:`essentials`, in path order. Raises ``KeyError`` for an unknown track."""
     ess = set(essentials(catalog, track_id))
     return tuple(p for p in catalog.order(track_id) if p not in ess)
 
@@ -238,8 +209,7 @@ def reading_order(catalog: Catalog, track_id: str) -> tuple[str, ...]:
 
 
 def total_minutes(catalog: Catalog, post_ids: Iterable[str]) -> tuple[int, bool]:
-    """``(minutes, complete)``: the known minutes of ``post_ids`` summed, and whether every one
-    was known and counted (not estimated)."""
+    """``(minutes, complete)``: the known minutes summed, and whether all were known and counted."""
     posts = [catalog.post(pid) for pid in post_ids]
     return sum(p.minutes or 0 for p in posts), all(
         p.minutes is not None and p.minutes_source == "counted" for p in posts
@@ -253,9 +223,8 @@ def essentials_done(catalog: Catalog, track_id: str, read: Iterable[str]) -> boo
 
 
 def next_track(catalog: Catalog, track_id: str, finished: Iterable[str] = ()) -> str | None:
-    """The track to offer after finishing ``track_id``: a track that names it in ``before``
-    (what follows it), else one of its own ``before`` tracks not finished yet, else the next
-    track in catalog order not finished; never ``track_id`` nor a ``finished`` one."""
+    """The track to offer after ``track_id``: one naming it in ``before``, else one of its own
+    ``before``, else the next in catalog order; never ``track_id`` nor a ``finished`` one."""
     skip = set(finished) | {track_id}
     ids = [t.id for t in catalog.tracks]
     followers = [t.id for t in catalog.tracks if track_id in t.before and t.id not in skip]

@@ -1,15 +1,9 @@
 """The digest decision, pure: which steps of a track a channel gets this week and what is new.
 
-No Slack, no database, no clock: plain functions over the immutable :class:`~bot.domain.catalog.Catalog`
-returning plain frozen data. The Slack view (:func:`bot.slack.views.digest.compose_channel_digest`)
-and the console render a :class:`ChannelPlan`; the deliverer stores its ``cursor`` and
-``version`` once the digest is sent.
-
-A subscription's ``cursor`` counts the steps of the path (in the order of the catalog version
-``last_catalog_version``) that the channel has been through; each digest brings the next steps
-(:func:`walk`) and announces what a newer catalog version added to the track. After the *closing*
-digest only additions are announced; a week with nothing new has no digest. Progress kept under
-a former post id (an alias) counts for the post.
+A subscription's ``cursor`` counts the steps of the path (in the order of catalog version
+``last_catalog_version``) the channel has been through; each digest brings the next steps and
+announces what a newer catalog version added. The views render a :class:`ChannelPlan`; the
+deliverer stores its ``cursor`` and ``version`` once sent.
 """
 
 from __future__ import annotations
@@ -30,9 +24,8 @@ NewKind = Literal["behind", "ahead", "moved"]
 
 
 class SubscriptionLike(Protocol):
-    """What planning needs of a channel subscription (:class:`bot.store.Subscription` has it)."""
+    """What planning needs of a channel subscription (read-only, so frozen dataclasses match)."""
 
-    # Read-only (properties), so frozen dataclasses such as ``Subscription`` match.
     @property
     def id(self) -> int: ...
     @property
@@ -46,24 +39,17 @@ class SubscriptionLike(Protocol):
 
 
 def channel_minutes(sub: SubscriptionLike) -> int | None:
-    """The weekly budget (minutes) a channel's digest is planned by: its own
-    ``minutes_per_week``; ``None`` when it has none (then by ``steps_per_week``).
-
-    Not yet the default budget for a channel without one (issue 24 wants it): the digest tests
-    of bot/digest still walk one step a week at the stored default ``steps_per_week = 1``."""
+    """The channel's own weekly budget in minutes, ``None`` when it has none (planned by
+    ``steps_per_week``; not yet the default budget)."""
     minutes: int | None = getattr(sub, "minutes_per_week", None)
     return minutes or None
 
 
 @dataclass(frozen=True)
 class ChannelPlan:
-    """This week's digest of one subscription, as data.
-
-    ``steps``: post ids to send, in path order; ``new``: ``(post id, kind)`` announcements in path
-    order; ``added``: every post a newer catalog version added to the track (a subset of the
-    path, path order); ``cursor``: the subscription's cursor after this digest, over ``total``
-    steps; ``closing``: this digest completes the path; ``first``: the channel's very first digest
-    (it carries an introduction); ``version``: the catalog version ``cursor`` refers to.
+    """This week's digest of one subscription. ``steps`` (post ids), ``new`` (``(post id, kind)``)
+    and ``added`` (posts a newer catalog version added) are in path order; ``cursor`` after this
+    digest, of ``total``; ``closing`` completes the path; ``first`` is the channel's first digest.
     """
 
     track_id: str
@@ -76,11 +62,9 @@ class ChannelPlan:
     first: bool
     version: str
     essentials_finished: bool = False
-    """This digest completes the track's essential path (the channel is told once: the cursor
-    only moves forward, so exactly one digest passes the last essential step)."""
+    """This digest passes the last essential step (only one does: the cursor only moves forward)."""
     minutes_per_week: int | None = None
-    """The weekly budget this week was planned by (:func:`channel_minutes`), ``None`` when
-    planned by ``steps_per_week``."""
+    """The budget this week was planned by (:func:`channel_minutes`)."""
 
     @property
     def done(self) -> bool:
@@ -101,16 +85,10 @@ def walk(
     old_order: Sequence[str] | None,
     minutes_per_week: int | None = None,
 ) -> tuple[tuple[str, ...], tuple[tuple[str, NewKind], ...], frozenset[str], int, int]:
-    """Where a channel is on the current path and what it reads next.
-
-    ``old_order`` is the track's path in the catalog version the cursor refers to (None when
-    that is the current version, or unknown). The posts the channel has been through are the
-    first ``cursor`` posts of that order (former ids resolved); the frontier is just after the
-    last of them in the current order; this week's steps follow the frontier. Posts before the
-    frontier that the channel has not seen (added by a newer version, or moved up) and posts
-    added after it are announced. With ``minutes_per_week`` the week's steps are those that fit
-    that budget (:func:`bot.domain.budget.fit`: at least one) instead of ``steps_per_week``.
-    Returns ``(steps, new, added, new cursor, total)``.
+    """``(steps, new, added, new cursor, total)`` for a channel at ``cursor`` of ``old_order`` (the
+    path in the cursor's catalog version; ``None``: the current one). This week's steps follow the
+    last seen post in the current order (``steps_per_week``, or what fits ``minutes_per_week``);
+    unseen posts before it and added posts after it are announced.
     """
     order = catalog.order(track_id)
     k = max(MIN_STEPS_PER_WEEK, min(MAX_STEPS_PER_WEEK, steps_per_week))
@@ -135,12 +113,9 @@ def walk(
 def plan_channel_digest(
     catalog: Catalog, sub: SubscriptionLike, snapshot: Mapping[str, Sequence[str]] | None = None
 ) -> ChannelPlan:
-    """This week's :class:`ChannelPlan` for ``sub``.
-
-    ``snapshot`` is the store's ``catalog_snapshot(sub.last_catalog_version)`` (``{track id:
-    [post ids in path order]}``) or None when unknown; it is ignored when that version is the
-    current one. Raises ``KeyError`` when the catalog has no track ``sub.track_id`` (the caller
-    pauses such a subscription).
+    """This week's :class:`ChannelPlan` for ``sub``; ``snapshot`` is the store's
+    ``catalog_snapshot(sub.last_catalog_version)`` (``{track id: [post ids]}``) or ``None``.
+    Raises ``KeyError`` when the catalog has no track ``sub.track_id``.
     """
     track_id = sub.track_id
     catalog.track(track_id)  # KeyError for a track the catalog no longer has
@@ -174,8 +149,7 @@ def plan_channel_digest(
 
 @dataclass(frozen=True)
 class BudgetPreview:
-    """A stand-in subscription for previews of a channel with a weekly budget (minutes) and a
-    setup after the essential path (``further`` or ``stop``); matches :class:`SubscriptionLike`."""
+    """A :class:`SubscriptionLike` for previews, with a budget (minutes) and ``after_essentials``."""
 
     id: int
     track_id: str
@@ -189,13 +163,9 @@ class BudgetPreview:
 def plan_reader_week(
     catalog: Catalog, follows: Sequence[str], read: Sequence[str] | set[str], minutes_per_week: int
 ) -> tuple[tuple[str, str], ...]:
-    """This week's steps for a reader's DM at ``minutes_per_week``: ``(track id, post id)`` pairs.
-
-    The followed tracks in order, each walked in reading order (essentials, then further
-    reading), unread steps whose link is known first (a step without a link only when a track
-    has nothing else left); steps are taken while they fit the budget
-    (:func:`bot.domain.budget.fit` over all of them), always at least one when any is unread. A
-    post in two followed tracks is taken once."""
+    """This week's ``(track id, post id)`` steps for a reader's DM: the followed tracks' unread
+    linked steps in reading order (an unlinked one when a track has no other), while they fit
+    ``minutes_per_week`` (:func:`bot.domain.budget.fit`, at least one); each post once."""
     done = {catalog.resolve_post_id(p) or p for p in read}
     queue: list[tuple[str, str]] = []
     seen: set[str] = set()

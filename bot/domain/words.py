@@ -1,14 +1,5 @@
-"""Time, time-zone and day words in English and Chinese: the ONE table that ``subscribe``, ``dm
-on`` and ``remind`` read (pure, no I/O).
-
-* :data:`WEEKDAY_WORDS`: a weekday's names (``mon``, ``mondays``, ``周一``, ``星期一``, ``礼拜一`` …)
-  as 0=Monday…6=Sunday; :func:`weekday_of` reads one word (``每周一`` too).
-* :data:`RELATIVE_DAYS`: days named from today (``tomorrow``, ``后天``, ``next week``) in days ahead.
-* :func:`clock_time`: a time of day as typed (``9am``, ``21h30``, ``noon``, ``下午3点半``) as ``HH:MM``.
-* :func:`zone_of` / :func:`zone_pair_of`: the IANA zone a word (``CET``, ``UTC+8``, ``Tokyo``) or
-  two words (``New York``, ``America/Los Angeles``) name, with :data:`TZ_ABBREVIATIONS`,
-  :data:`CITY_ZONES` and zoneinfo's own names.
-* :func:`near_day_word`: the day word a mistyped one (``tomorow``, ``thursay``) probably meant.
+"""Time, time-zone and day words in English and Chinese: the one table ``subscribe``, ``dm on``
+and ``remind`` read (weekdays, relative days, clock times, IANA zones). Pure, no I/O.
 """
 
 from __future__ import annotations
@@ -36,13 +27,11 @@ RELATIVE_DAYS: dict[str, int] = {
     "today": 0, "今天": 0, "tonight": 0, "now": 0, "yesterday": -1, "昨天": -1,
     "next week": 7, "下周": 7, "下星期": 7,
 }
-"""Days named from the reader's today (lower-case phrases), as days ahead (0 and less: not a
-day a reminder can be set for, named in the refusal)."""
+"""Days named from the reader's today, as days ahead (0 and less: refused for a reminder)."""
 # fmt: on
 
 CRON_WEEKDAY = {0: 6, 7: 6, 1: 0, 2: 1, 3: 2, 4: 3, 5: 4, 6: 5}
-"""Cron's day-of-week numbers (0 and 7 = Sunday, 1 = Monday; ISO's 1-7 agree from 1 to 7) as
-0=Monday…6=Sunday."""
+"""Cron's (and ISO's) day-of-week numbers (0 and 7 = Sunday) as 0=Monday…6=Sunday."""
 
 SCHEDULE_FILLER = frozenset({"every", "each", "at", "on", "每", "每周", "每个"})
 """Words between schedule parts that say nothing (``every monday at 9``)."""
@@ -59,9 +48,8 @@ def weekday_of(word: str) -> int | None:
 
 
 def near_day_word(word: str) -> str | None:
-    """The English day word (a weekday or ``tomorrow``/``today``…) that ``word`` is a near miss
-    of (``tomorow`` -> ``tomorrow``, rapidfuzz ratio >= 80, five letters or more), else ``None``
-    (a day word itself, or nothing close)."""
+    """The English day word ``word`` nearly is (``tomorow`` -> ``tomorrow``: rapidfuzz ratio >= 80,
+    five letters or more), else ``None``."""
     low = word.casefold()
     if len(low) < 5 or not low.isalpha() or low in WEEKDAY_WORDS or low in RELATIVE_DAYS:
         return None
@@ -102,8 +90,7 @@ def _zh_time(low: str) -> str | None:
 
 
 def time_word(low: str) -> str:
-    """A time typed another common way, as ``H:MM`` (``9.30``, ``21h``, ``21h30``, ``0900``,
-    ``noon``, ``上午9点``, ``下午3点半``); other (lower-case) words unchanged."""
+    """``9.30``, ``21h30``, ``0900``, ``noon``, ``下午3点半`` as ``H:MM``; other words unchanged."""
     if low in _SPOKEN_TIMES:
         return _SPOKEN_TIMES[low]
     if m := _DOTTED.match(low):
@@ -114,9 +101,8 @@ def time_word(low: str) -> str:
 
 
 def clock_time(low: str) -> tuple[str, bool] | None:
-    """The time of day ``low`` (after :func:`time_word`) names, as ``(HH:MM, valid)``: a clock
-    time needs minutes or am/pm (``9:30``, ``9am``; a bare ``9`` is no time). ``valid`` is
-    ``False`` (and the time ``09:00``) for ``13pm``, ``25:00``, ``9:75``; ``None``: no time."""
+    """``(HH:MM, valid)`` for ``9:30`` or ``9am`` (after :func:`time_word`; a bare ``9`` is
+    ``None``); ``("09:00", False)`` for ``13pm``, ``25:00``, ``9:75``."""
     m = CLOCK.match(low)
     if m is None or not (":" in low or low.endswith(("am", "pm"))):
         return None
@@ -134,9 +120,8 @@ def clock_time(low: str) -> tuple[str, bool] | None:
 # fmt: off
 _IANA_AREAS = frozenset({"africa", "america", "antarctica", "arctic", "asia", "atlantic", "australia",
                          "europe", "indian", "pacific", "etc", "us", "canada", "brazil", "mexico", "chile"})
-"""First parts of IANA ``Area/City`` names: a slashed word starting with one (or capitalised like
-``Mars/Olympus``) is a time zone, checked with zoneinfo; any other slashed word (``p/d``) is part
-of the track."""
+"""First parts of IANA ``Area/City`` names: a slashed word starting with one (or capitalised) is a
+zone; any other (``p/d``) is part of the track."""
 
 TZ_ABBREVIATIONS: dict[str, str | tuple[str, ...]] = {
     # UTC
@@ -161,17 +146,9 @@ TZ_ABBREVIATIONS: dict[str, str | tuple[str, ...]] = {
     "cst": ("America/Chicago", "Asia/Shanghai", "America/Havana"), "bst": ("Europe/London", "Asia/Dhaka"),
     "ast": ("America/Halifax", "Asia/Riyadh"), "sst": ("Pacific/Pago_Pago", "Asia/Singapore"),
 }
-"""The one table of time-zone abbreviations people type (case-insensitive), as IANA zones.
-
-A US or European abbreviation maps to the zone of a city that observes it, so daylight saving
-applies whichever half of the pair is typed: ``EST``, ``EDT`` and ``ET`` are all
-``America/New_York`` (09:00 ``EST`` is 14:00 UTC in January and 13:00 UTC in July). ``MST`` is
-``America/Denver``, which observes daylight saving; Arizona does not: type ``America/Phoenix``
-there (the reply says so, :data:`ZONE_NOTES`). ``CET``/``CEST`` are ``Europe/Berlin`` (Central
-European Time, same rules as Paris). A tuple means the abbreviation names several zones (``IST``
-is India, Ireland and Israel; ``CST`` US Central, China and Cuba; ``BST`` British Summer Time and
-Bangladesh): the parser refuses it and lists the choices. zoneinfo's own slash-less legacy
-names (``EST`` = fixed UTC-5, ``MST`` = fixed UTC-7) are never used for these."""
+"""Time-zone abbreviations (case-insensitive) as IANA zones: a city zone that observes it, so
+daylight saving applies (``EST`` and ``EDT`` are both ``America/New_York``; zoneinfo's fixed
+``EST`` is never used). A tuple: several zones, the parser lists the choices."""
 
 CITY_ZONES: dict[str, str] = {
     "beijing": "Asia/Shanghai", "北京": "Asia/Shanghai", "shenzhen": "Asia/Shanghai", "深圳": "Asia/Shanghai",
@@ -186,9 +163,7 @@ CITY_ZONES: dict[str, str] = {
     "hyderabad": "Asia/Kolkata", "india": "Asia/Kolkata", "munich": "Europe/Berlin", "münchen": "Europe/Berlin",
     "uk": "Europe/London", "tel aviv": "Asia/Jerusalem", "hong kong": "Asia/Hong_Kong",
 }
-"""Places people name instead of a zone (case-insensitive; one or two words) that are not the
-city of an IANA ``Area/City`` name, as the zone they keep. An IANA city typed alone (``Berlin``,
-``Tokyo``, ``New York``, ``los_angeles``) is read without this table (:func:`city_zone`)."""
+"""Places (case-insensitive) that are not the city of an IANA ``Area/City`` name, as their zone."""
 # fmt: on
 
 ZONE_NOTES: dict[str, str] = {"mst": "tz.mst_note"}
@@ -207,8 +182,7 @@ def _zones() -> dict[str, str]:
 
 @functools.lru_cache(maxsize=1)
 def _cities() -> dict[str, str]:
-    """IANA zones by their city alone (``berlin`` -> ``Europe/Berlin``, ``new york`` ->
-    ``America/New_York``), for the cities only one zone has (built once)."""
+    """IANA zones by their city alone (``new york`` -> ``America/New_York``), where unique."""
     seen: dict[str, list[str]] = {}
     for zone in _zones().values():
         area, _, city = zone.rpartition("/")
@@ -218,23 +192,20 @@ def _cities() -> dict[str, str]:
 
 
 def city_zone(text: str) -> str | None:
-    """The zone of a place: :data:`CITY_ZONES`, else an IANA city typed alone (any case, space
-    or underscore), else ``None``."""
+    """The zone of a place: :data:`CITY_ZONES`, else an IANA city typed alone, else ``None``."""
     low = text.casefold().replace("_", " ")
     return CITY_ZONES.get(low) or _cities().get(low)
 
 
 def canonical_zone(name: str) -> str | None:
-    """The IANA zone for ``name`` in its canonical spelling (case-insensitive: ``europe/berlin``
-    -> ``Europe/Berlin``; ``UTC`` accepted), or ``None`` when zoneinfo does not know it."""
+    """``europe/berlin`` -> ``Europe/Berlin`` (any case), ``None`` when zoneinfo does not know it."""
     return _zones().get(name.strip().casefold())
 
 
 @dataclass(frozen=True)
 class Zone:
-    """What a word says about the time zone: ``zone`` (canonical IANA name), or ``unknown``
-    (it looks like an IANA name zoneinfo does not know), or ``choices`` (an ambiguous
-    abbreviation); ``note`` is an i18n key explaining the mapping."""
+    """A word's time zone: ``zone`` (IANA), ``unknown`` (an IANA-like name zoneinfo lacks) or
+    ``choices`` (an ambiguous abbreviation); ``note``: an i18n key explaining the mapping."""
 
     zone: str | None = None
     unknown: bool = False
@@ -246,10 +217,8 @@ _UTC_OFFSET = re.compile(r"^(?:utc|gmt)([+-])(\d{1,2})(?::?(\d{2}))?$")
 
 
 def _offset_zone(low: str) -> Zone | None:
-    """``UTC+8``, ``GMT-5``, ``utc+05:30`` (case-folded): a fixed offset as IANA's ``Etc/GMT``
-    zone, whose sign is reversed (UTC+8 is ``Etc/GMT-8``) and which has no daylight saving (the
-    reply says so); an offset IANA has no ``Etc`` zone for (half hours, beyond -12..+14) is an
-    unknown zone. ``None``: not an offset."""
+    """``utc+8`` as ``Etc/GMT-8`` (IANA reverses the sign); an offset with no ``Etc`` zone (half
+    hours, beyond -12..+14) is unknown; ``None``: not an offset."""
     if (m := _UTC_OFFSET.match(low)) is None:
         return None
     sign, hours, minutes = m.group(1), int(m.group(2)), int(m.group(3) or 0)
@@ -266,9 +235,8 @@ def _known(zone: str | None) -> Zone | None:
 
 
 def zone_of(word: str) -> Zone | None:
-    """The time zone a word names (an IANA ``Area/City`` in any case, an abbreviation from
-    :data:`TZ_ABBREVIATIONS`, a fixed offset such as ``UTC+8``, or a slash-less zoneinfo name
-    typed capitalised such as ``Japan``, or a city), else ``None`` (the word is not a time zone)."""
+    """The zone a word names (``Area/City`` in any case, an abbreviation, ``UTC+8``, a capitalised
+    zoneinfo name such as ``Japan``, a city), else ``None``."""
     low = word.casefold()
     if low in WEEKDAY_WORDS:
         return None

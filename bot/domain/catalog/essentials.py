@@ -1,22 +1,14 @@
-"""The rules of a track's essential path and of cross-track prerequisites (``before``), as issues.
-
-Each rule is a small function returning :class:`~bot.domain.catalog.issues.CatalogIssue` s;
-:func:`essential_path_issues` runs them all in the order ``catalog check`` reports them.
-Pure: no I/O.
-"""
+"""The rules of a track's essential path and of cross-track prerequisites (``before``), as
+:class:`~bot.domain.catalog.issues.CatalogIssue` s. Pure: no I/O."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from bot.domain.budget import ESSENTIAL_MAX_MINUTES, ESSENTIAL_STEPS_MAX
 from bot.domain.catalog.issues import CatalogIssue
 from bot.domain.catalog.models import Post, Step, Track
 from bot.domain.graphs import first_cycle
-
-ESSENTIALS_MAX_STEPS = 8
-"""At most this many essential steps per track (issue 24: a path people finish)."""
-ESSENTIALS_MAX_MINUTES = 90
-"""At most this many minutes of reading (sum of the essential posts' ``minutes``) per track."""
 
 
 def before_issues(rel: str, track: Track, track_ids: set[str]) -> Iterator[CatalogIssue]:
@@ -42,13 +34,11 @@ def before_cycle_issues(tracks: list[tuple[str, Track]]) -> list[CatalogIssue]:
 
 
 def _count_and_reason_issues(rel: str, track: Track, essentials: list[Step]) -> Iterator[CatalogIssue]:
-    """At most :data:`ESSENTIALS_MAX_STEPS` essential steps, and an ``essentials_reason`` (with
+    """At most :data:`ESSENTIAL_STEPS_MAX` essential steps, and an ``essentials_reason`` (with
     ``zh`` on a bilingual track)."""
     entry = f"track '{track.id}'"
-    if len(essentials) > ESSENTIALS_MAX_STEPS:
-        yield CatalogIssue(
-            rel, entry, "essential", f"{len(essentials)} essential steps; at most {ESSENTIALS_MAX_STEPS}"
-        )
+    if len(essentials) > ESSENTIAL_STEPS_MAX:
+        yield CatalogIssue(rel, entry, "essential", f"{len(essentials)} essential steps; at most {ESSENTIAL_STEPS_MAX}")
     if track.essentials_reason is None:
         yield CatalogIssue(rel, entry, "essentials_reason", "say why these steps are the essential path")
     elif track.bilingual and not track.essentials_reason.zh:
@@ -59,7 +49,7 @@ def _essential_post_issues(
     rel: str, track: Track, essentials: list[Step], by_id: dict[str, Post]
 ) -> Iterator[CatalogIssue]:
     """Each essential post has a known ``url`` and ``minutes``, together at most
-    :data:`ESSENTIALS_MAX_MINUTES` minutes (an unknown post is skipped: reported elsewhere)."""
+    :data:`ESSENTIAL_MAX_MINUTES` minutes (an unknown post is skipped: reported elsewhere)."""
     total = 0
     for step in essentials:
         if (post := by_id.get(step.post)) is None:
@@ -69,12 +59,12 @@ def _essential_post_issues(
             no_link = "a post whose link is not known yet cannot be essential: make it further reading"
             yield CatalogIssue(rel, entry, "essential", no_link)
         if post.minutes is None:
-            why = f"so the path can be checked against {ESSENTIALS_MAX_MINUTES} minutes"
+            why = f"so the path can be checked against {ESSENTIAL_MAX_MINUTES} minutes"
             yield CatalogIssue(rel, entry, "essential", f"an essential post needs 'minutes' (its reading time) {why}")
         else:
             total += post.minutes
-    if total > ESSENTIALS_MAX_MINUTES:
-        too_long = f"the essential steps take {total} minutes; at most {ESSENTIALS_MAX_MINUTES}"
+    if total > ESSENTIAL_MAX_MINUTES:
+        too_long = f"the essential steps take {total} minutes; at most {ESSENTIAL_MAX_MINUTES}"
         yield CatalogIssue(rel, f"track '{track.id}'", "essential", too_long)
 
 
@@ -99,12 +89,12 @@ def _order_issues(rel: str, track: Track, order: tuple[str, ...]) -> Iterator[Ca
 def track_essential_issues(
     rel: str, track: Track, by_id: dict[str, Post], order: tuple[str, ...] | None, *, uses_essentials: bool
 ) -> Iterator[CatalogIssue]:
-    """The essential-path rules for one track (see :func:`essential_path_issues`); ``order`` is the
-    track's reading order, or ``None`` when it could not be computed (the order rules are skipped)."""
+    """The essential-path rules for one track; ``order`` is its reading order (``None``: not
+    computed, the order rules are skipped)."""
     essentials = [s for s in track.steps if s.essential]
     if not essentials:
         if uses_essentials:  # else a catalog from before essential paths (2026.12.4 and older): it still loads
-            mark = f"no essential step: mark 1 to {ESSENTIALS_MAX_STEPS} steps 'essential: true'"
+            mark = f"no essential step: mark 1 to {ESSENTIAL_STEPS_MAX} steps 'essential: true'"
             yield CatalogIssue(rel, f"track '{track.id}'", "essential", mark)
         return
     yield from _count_and_reason_issues(rel, track, essentials)
@@ -116,13 +106,11 @@ def track_essential_issues(
 def essential_path_issues(
     posts: list[tuple[str, Post]], tracks: list[tuple[str, Track]], orders: dict[str, tuple[str, ...]]
 ) -> list[CatalogIssue]:
-    """The rules of the essential path and of cross-track prerequisites, as errors, per track in
-    file order (the functions above), then the ``before`` cycle.
+    """Every rule of this module as errors, per track in file order, then the ``before`` cycle.
 
-    ``posts`` and ``tracks`` are ``(file relative to the catalog folder, model)`` pairs; ``orders``
-    the reading orders (:func:`bot.domain.paths.compute_order`; a track missing from it gets no
-    order rules). A catalog where no track marks an essential step (the versions before
-    2026.12.5) is not asked for one, so old versions still load (``catalog diff``).
+    ``posts`` and ``tracks`` are ``(file in the catalog folder, model)`` pairs; ``orders`` the
+    reading orders by track id. A catalog where no track marks an essential step (before
+    2026.12.5) is not asked for one, so old versions still load.
     """
     issues: list[CatalogIssue] = []
     by_id = {p.id: p for _, p in posts}

@@ -1,15 +1,6 @@
-"""Pydantic models of the catalog as it is written in ``catalog/`` (YAML) and as it is served.
-
-The files people edit:
-
-* ``catalog/manifest.yaml``: :class:`Manifest` (catalog version in CalVer ``YYYY.MM.N``, the blog
-  host every relative post URL is resolved against).
-* ``catalog/posts/*.yaml``: a YAML list of :class:`Post` entries.
-* ``catalog/tracks/*.yaml``: one :class:`Track` per file, holding its path as a list of :class:`Step`.
-* ``catalog/CHANGELOG.md``: one ``## <version>`` heading per catalog version.
-
-Every model is frozen (immutable) and forbids unknown fields, so a typo in a field name is an error
-that names the field rather than a silently ignored key.
+"""Pydantic models of the catalog files: ``catalog/manifest.yaml`` (:class:`Manifest`),
+``catalog/posts/*.yaml`` (a list of :class:`Post`) and ``catalog/tracks/*.yaml`` (one :class:`Track`
+each). Every model is frozen and forbids unknown fields, so a misspelt field is an error naming it.
 """
 
 from __future__ import annotations
@@ -28,8 +19,8 @@ PATH_RE = re.compile(r"^/[^\s<>\"]*$")
 
 
 def _matching(regex: re.Pattern[str], message: str, *, each: bool = False) -> AfterValidator:
-    """A field validator refusing a value (with ``each``: any item of a tuple) that ``regex`` does
-    not match, with ``ValueError(message)`` (``{value!r}`` in it names the value); ``None`` passes."""
+    """A validator raising ``ValueError(message.format(value=...))`` for a value (with ``each``:
+    a tuple item) ``regex`` does not match; ``None`` passes."""
 
     def check(value: Any) -> Any:
         for item in value if each else (value,):
@@ -71,11 +62,8 @@ class LocalizedText(_Frozen):
 
 
 class Published(_Frozen):
-    """When a post was published: a day, or a range of days where only the seed order brackets it.
-
-    Written in YAML either as ``'2026-03-13'`` (precision ``day``) or as
-    ``{from: '2026-08-14', to: '2026-11-30'}`` (precision ``range``, both ends inclusive).
-    """
+    """When a post was published: ``'2026-03-13'`` (a day) or ``{from: '2026-08-14', to:
+    '2026-11-30'}`` (a range, both ends inclusive)."""
 
     earliest: dt.date = Field(alias="from")
     latest: dt.date = Field(alias="to")
@@ -118,12 +106,8 @@ def format_day(day: dt.date, lang: str = "en") -> str:
 
 
 def format_published(published: Published, lang: str = "en") -> str:
-    """When a post was published, in words a reader expects (English ``en`` or Chinese ``zh``).
-
-    A known day reads ``13 Mar 2026`` / ``2026年3月13日``. A range (the day is not known, only that
-    the post came out on or after ``from``; its ``to`` is the day the seed was read, not a fact
-    about the post) reads ``after 14 Aug 2026`` / ``2026年8月14日之后``. Pure; never raises.
-    """
+    """A day reads ``13 Mar 2026`` / ``2026年3月13日``; a range (its ``to`` is when the seed was
+    read, not a fact about the post) ``after 14 Aug 2026`` / ``2026年8月14日之后``."""
     if published.precision == "day":
         return format_day(published.earliest, lang)
     return (
@@ -134,12 +118,8 @@ def format_published(published: Published, lang: str = "en") -> str:
 
 
 class Source(_Frozen):
-    """Where a post was published: the vLLM blog, or a company's blog (named).
-
-    ``link_kind`` says what the post's ``url`` opens: ``article`` (the post itself, the default) or
-    ``summary`` (a third-party summary page of the company's article, such as the yomu.fyi pages
-    seed 002 links to), so that views can label the link honestly.
-    """
+    """Where a post was published: the vLLM blog, or a company's blog (named). ``link_kind``:
+    the ``url`` opens the ``article`` itself or a third-party ``summary`` page of it (yomu.fyi)."""
 
     kind: Literal["vllm-blog", "company"]
     name: str | None = None
@@ -168,14 +148,10 @@ DRAFT_SUMMARY = "(draft: summary not written yet)"
 class Post(_Frozen):
     """One blog post.
 
-    ``id`` is a stable slug; when a post is renamed or merged its old ids go in ``aliases`` so that
-    people's progress follows it. ``url`` is absolute (``https://…``) or a path (``/2026/…html``) on
-    the manifest's ``blog_base_url``; ``None`` where the URL is not known (never a guess).
-    ``tags`` are our search terms; ``blog_tags`` are the tags the vLLM blog itself gives the post
-    (its Jekyll front matter, shared/reference/blog-front-matter.tsv), kept verbatim as facts.
-    ``redirect_from`` (optional) lists the older paths on the blog host that the blog redirects to
-    this post (the ``redirect_from`` key of its Jekyll front matter, jekyll-redirect-from), facts
-    kept so that an old link a reader pastes still finds the post.
+    ``id`` is a stable slug; a renamed or merged post's old ids go in ``aliases`` (progress follows
+    them). ``url`` is absolute or a ``/path`` on the manifest's ``blog_base_url``, ``None`` when not
+    known. ``tags`` are our search terms; ``blog_tags`` and ``redirect_from`` (older paths the blog
+    redirects here) are verbatim from its Jekyll front matter (shared/reference/blog-front-matter.tsv).
     """
 
     id: Annotated[str, _matching(SLUG_RE, "{value!r} is not a slug (lower-case letters, digits and single hyphens)")]
@@ -193,16 +169,12 @@ class Post(_Frozen):
     aliases: Annotated[tuple[str, ...], _matching(SLUG_RE, "alias {value!r} is not a slug", each=True)] = ()
     summary: LocalizedText
     minutes: int | None = Field(default=None, gt=0, strict=True)
-    """Reading time in whole minutes (a positive integer), or ``None`` where the post's text is not
-    available. ``minutes_source`` says where it comes from; one is refused without the other."""
+    """Reading time in whole minutes, ``None`` when the text is not available; only with ``minutes_source``."""
     minutes_source: MinutesSource | None = None
-    """``counted`` (from the post's own text under :mod:`bot.domain.catalog.reading_time`'s rule, e.g. the
-    body of its file in the blog source) or ``estimate`` (a person's guess, shown as one)."""
+    """``counted`` (:mod:`bot.domain.catalog.reading_time`) or ``estimate`` (a person's guess)."""
     status: Literal["published", "draft"] = "published"
-    """``published`` (the default) or ``draft``: a draft is written by ``vllm-path catalog import``
-    with the facts only; it may omit ``summary`` (then it holds :data:`DRAFT_SUMMARY`), and
-    ``catalog check`` refuses a catalog that still has one, so a person writes its summary and
-    places it in a track before it is published."""
+    """A ``draft`` (written by ``vllm-path catalog import``) may omit ``summary`` (then
+    :data:`DRAFT_SUMMARY`); ``catalog check`` refuses a catalog that still has one."""
 
     @model_validator(mode="before")
     @classmethod
@@ -225,14 +197,9 @@ class Post(_Frozen):
         return self.status == "draft"
 
     def read_link(self, manifest: Manifest) -> tuple[str, ReadKind]:
-        """Where a reader can read this post, and what that link is: ``(url, kind)``.
-
-        ``kind`` is ``article`` (the post itself; a ``/path`` resolves against
-        ``manifest.blog_base_url``), ``summary`` (a page summarising a company's article: the
-        source says ``link_kind: summary``, or the URL is on one of ``manifest.summary_hosts``
-        such as yomu.fyi) or ``archive`` (no URL is known yet: the URL is
-        ``manifest.archive_url``, the blog's list of posts). Pure; never raises.
-        """
+        """``(url, kind)``: ``article`` (a ``/path`` resolved against ``manifest.blog_base_url``),
+        ``summary`` (``link_kind: summary`` or a host in ``manifest.summary_hosts``) or ``archive``
+        (no URL known: ``manifest.archive_url``)."""
         if self.url is None:
             return manifest.archive_url, "archive"
         url = manifest.blog_base_url + self.url if self.url.startswith("/") else self.url
@@ -242,11 +209,7 @@ class Post(_Frozen):
 
 
 class ExternalPrerequisite(_Frozen):
-    """Something outside this catalog that a step's note points to (title, URL if known).
-
-    ``kind`` is ``prerequisite`` (know it before the step) or ``follow-up`` (the note says to read
-    it after the step).
-    """
+    """Something outside the catalog a step points to: a ``prerequisite`` or a ``follow-up``."""
 
     title: str = Field(min_length=1)
     url: Annotated[str | None, _HTTP_URL] = None
@@ -255,11 +218,8 @@ class ExternalPrerequisite(_Frozen):
 
 
 class SoftClaim(_Frozen):
-    """A soft ordering claim a source note makes ("read this first/last"), optionally within a group.
-
-    ``among`` lists the post ids of the group the claim speaks of (the whole path when empty).
-    The checker warns when a claim does not hold in the computed order or when two claims collide.
-    """
+    """A note's soft claim "read this first/last" among the post ids ``among`` (empty: the whole
+    path); the checker warns when it does not hold or two claims collide."""
 
     position: Literal["first", "last"]
     among: tuple[str, ...] = ()
@@ -267,14 +227,8 @@ class SoftClaim(_Frozen):
 
 
 class Step(_Frozen):
-    """A post's place in a track's path.
-
-    ``after`` names the post ids of steps in the same track that must be read first (hard
-    prerequisites); ``level`` is intro, core, advanced or capstone; ``note`` says why and when to read
-    it (English, plus Chinese on bilingual tracks). ``essential`` marks a step of the track's
-    essential path (the short path a reader is asked to finish); the other steps are further
-    reading, read after every essential step.
-    """
+    """A post's place in a track: ``after`` names steps of the track to read first; ``essential``
+    marks the short path a reader is asked to finish (the rest is further reading, read after it)."""
 
     post: str
     level: Level = "core"
@@ -293,14 +247,9 @@ class Resolution(_Frozen):
 
 
 class Track(_Frozen):
-    """A topic track and its reading path.
-
-    ``names`` holds the English and Chinese names (both required); ``aliases`` are what people type
-    ("spec decode", "投机解码"); ``bilingual`` tracks need Chinese step notes and post summaries.
-    ``before`` names the tracks to read before this one (cross-track prerequisites, track ids;
-    may be empty); ``essentials_reason`` says why the essential steps were chosen (English, and
-    Chinese on a bilingual track). ``catalog check`` (:mod:`bot.domain.catalog.loader`) enforces the
-    essential path's limits.
+    """A topic track and its reading path. ``names`` needs English and Chinese; ``aliases`` are what
+    people type ("spec decode", "投机解码"); ``bilingual`` tracks need Chinese notes and summaries;
+    ``before`` names tracks to read first; ``essentials_reason`` says why those steps are essential.
     """
 
     id: Annotated[str, _matching(SLUG_RE, "{value!r} is not a slug")]
@@ -315,9 +264,7 @@ class Track(_Frozen):
 
     @property
     def essentials(self) -> tuple[str, ...]:
-        """Post ids of the essential steps, in the order of the track file. The reading order is
-        :meth:`bot.domain.catalog.compiled.Catalog.essentials` (the same posts; the checked catalog reads
-        them first, before every further step)."""
+        """Post ids of the essential steps in file order (reading order: ``Catalog.essentials``)."""
         return tuple(s.post for s in self.steps if s.essential)
 
     @field_validator("names")
@@ -329,14 +276,8 @@ class Track(_Frozen):
 
 
 class Manifest(_Frozen):
-    """``catalog/manifest.yaml``: the catalog version (CalVer ``YYYY.MM.N``) and the blog host.
-
-    ``blog_archive_url`` is the page that lists every post of the blog, linked for a post whose
-    URL is not known yet; when not set it is the blog's home page (``<blog_base_url>/``, where
-    the Jekyll blog lists its posts), so a move of the blog stays a one-line change.
-    ``summary_hosts`` are the hosts whose links are summaries of another company's article
-    (yomu.fyi, seed 002), not the article itself.
-    """
+    """``catalog/manifest.yaml``: the version (CalVer ``YYYY.MM.N``), the blog host, the page
+    listing its posts (linked for a post without URL) and the hosts of summary pages."""
 
     version: Annotated[str, _matching(CALVER_RE, "{value!r} is not CalVer YYYY.MM.N (for example 2026.11.0)")]
     blog_base_url: Annotated[str, _HTTP_URL, AfterValidator(lambda url: url.rstrip("/"))] = (

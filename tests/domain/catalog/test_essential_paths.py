@@ -12,9 +12,8 @@ from typing import Any
 import pytest
 import yaml
 
-from bot.domain.budget import weeks_to_finish
+from bot.domain.budget import ESSENTIAL_MAX_MINUTES, ESSENTIAL_STEPS_MAX, weeks_to_finish
 from bot.domain.catalog import check_catalog, load_catalog
-from bot.domain.catalog.essentials import ESSENTIALS_MAX_MINUTES, ESSENTIALS_MAX_STEPS
 from bot.domain.catalog.export import export_catalog
 from bot.domain.catalog.reading_time import file_minutes
 from tests.evaldata import REPO
@@ -98,10 +97,10 @@ def test_every_track_has_a_short_linked_essential_path(exported):
     posts = {p["id"]: p for p in exported["posts"]}
     for track in exported["tracks"]:
         ess, further = track["essentials"], track["further"]
-        assert 1 <= len(ess) <= ESSENTIALS_MAX_STEPS, track["id"]
+        assert 1 <= len(ess) <= ESSENTIAL_STEPS_MAX, track["id"]
         assert ess + further == [s["post_id"] for s in track["steps"]], track["id"]
         assert all(posts[p]["url"] for p in ess), track["id"]
-        assert sum(posts[p]["minutes"] for p in ess) <= ESSENTIALS_MAX_MINUTES, track["id"]
+        assert sum(posts[p]["minutes"] for p in ess) <= ESSENTIAL_MAX_MINUTES, track["id"]
         assert track["steps"][0]["level"] == "intro" and track["steps"][0]["essential"], track["id"]
         assert track["essentials_reason"]["en"]
         if track["bilingual"]:
