@@ -1,20 +1,9 @@
 """A weekly reading budget in minutes: the words people type for it, and what fits in it. Pure.
 
-A budget is a whole number of minutes a week (:data:`MIN_MINUTES` .. :data:`MAX_MINUTES`).
-People type it as ``30m``, ``30 min``, ``45 minutes``, ``1h``, ``1.5h``, ``1h30``, ``90``,
-``30分钟``, ``1小时``, ``半小时``, ``一小时``; :func:`parse_minutes` reads one,
-:func:`take_budget` takes one out of a command's words (``dm on monday 9:00 30m``).
-
-:data:`DEFAULT_MINUTES` is the budget of a reader or channel that set none. It is chosen so that
-every essential path (at most :data:`ESSENTIAL_MAX_MINUTES`, the catalog rule) finishes within
-:data:`FINISH_WEEKS` weeks *whatever its steps' lengths*: a week takes steps in order while they
-fit (:func:`fit`), so any two weeks in a row hold more than the budget ``B`` (else the second's
-first step would have fitted in the first). Five weeks would need more than ``2B`` minutes, so
-``B = 45`` finishes every path of at most 90 minutes in at most 4 weeks (3 in fact; 44 is the
-least budget that keeps 4; at 30, five 16-minute steps and a 10-minute one take 5 weeks:
-``tests/plan/test_budget.py``).
-:func:`weeks_to_finish` gives the weeks for a list of step lengths under the week-by-week rule the
-digests use (:func:`fit`): each week takes the next steps that fit the budget, and always one.
+:data:`DEFAULT_MINUTES` finishes every essential path (at most :data:`ESSENTIAL_MAX_MINUTES`)
+within :data:`FINISH_WEEKS` weeks whatever its steps' lengths: a week takes steps while they
+:func:`fit`, so any two weeks in a row hold more than the budget ``B``, and five weeks would need
+more than ``2B`` minutes (``tests/plan/test_budget.py``).
 """
 
 from __future__ import annotations
@@ -30,7 +19,7 @@ ESSENTIAL_STEPS_MAX = 8
 FINISH_WEEKS = 4
 """Every essential path finishes within this many weeks at the default budget."""
 DEFAULT_MINUTES = 45
-"""Minutes a week when none is set: ESSENTIAL_MAX_MINUTES / 2, see the module docstring."""
+"""Minutes a week when none is set: ESSENTIAL_MAX_MINUTES / 2 (the module docstring says why)."""
 MIN_MINUTES = 5
 MAX_MINUTES = 600
 UNKNOWN_STEP_MINUTES = 10
@@ -52,12 +41,8 @@ def _zh_number(text: str) -> float | None:
 
 
 def parse_minutes(text: str) -> int | None:
-    """Minutes in ``text`` (one duration, English or Chinese), or ``None`` when it is not one.
-
-    ``30m`` / ``30 min`` / ``45 minutes`` -> 30/30/45; ``1h`` / ``1 hour`` / ``1.5h`` / ``1h30``
-    -> 60/60/90/90; ``30分钟`` / ``1小时`` / ``半小时`` / ``一小时`` -> 30/60/30/60. A bare number is
-    not a duration here (it may be an hour or a step count). Never raises; the range is not
-    checked (:func:`check_minutes`)."""
+    """Minutes in one duration (``30 min``, ``1.5h``, ``1h30``, ``半小时``, ``1小时``), else ``None``
+    (a bare number too). The range is not checked (:func:`check_minutes`)."""
     low = text.casefold().replace(" ", "").strip("/")
     for suffix in ("perweek", "aweek", "/week", "week", "每周", "一周"):
         if low.endswith(suffix) and len(low) > len(suffix):
@@ -77,12 +62,9 @@ def check_minutes(minutes: int) -> bool:
 
 
 def take_budget(words: Sequence[str]) -> tuple[list[str], int | None]:
-    """Take one duration (and a following ``a week`` / ``每周``) out of ``words``.
-
-    Returns the other words and the minutes (``None``: none given). Two words such as ``45 min``
-    or ``1 hour`` count as one duration. Among schedule words ``21h`` / ``9h30`` are clock times,
-    so the short ``h`` form is a duration only up to :data:`MAX_SHORT_HOURS` hours (``1h``,
-    ``1.5h``, ``2h30``); longer budgets take a word (``4 hours``, ``4小时``)."""
+    """``(other words, minutes or None)``: one duration (``45 min`` may be two words, and a
+    following ``a week`` goes too) taken out of ``words``. ``21h`` is a clock time: the short
+    ``h`` form is a duration only up to :data:`MAX_SHORT_HOURS` hours."""
     out = list(words)
     for i, word in enumerate(out):
         pair = f"{word}{out[i + 1]}" if i + 1 < len(out) else None
@@ -114,9 +96,8 @@ def step_cost(minutes: int | None) -> int:
 
 
 def fit(lengths: Sequence[int | None], budget: int) -> int:
-    """How many of the next steps (their ``lengths`` in minutes, ``None`` unknown) one week of
-    ``budget`` minutes takes: as many as fit in order, and always one (a longer first step goes
-    alone). ``0`` only when ``lengths`` is empty."""
+    """How many of the next steps (``lengths`` in minutes, ``None`` unknown) fit a week of
+    ``budget`` minutes, in order; at least one unless ``lengths`` is empty."""
     used, n = 0, 0
     for length in lengths:
         cost = step_cost(length)
@@ -139,8 +120,7 @@ def weeks_to_finish(lengths: Sequence[int | None], budget: int) -> int:
 
 
 def finish_day(today: dt.date, weeks: int) -> dt.date:
-    """The day a reader starting this week finishes after ``weeks`` weekly sessions: the end of
-    the last week (``today`` + 7 × ``weeks`` - 1 days; ``today`` itself when nothing is left)."""
+    """The end of the last of ``weeks`` weeks from ``today`` (``today`` + 7 × ``weeks`` - 1 days)."""
     return today + dt.timedelta(days=max(0, 7 * weeks - 1)) if weeks else today
 
 
@@ -149,9 +129,8 @@ _FURTHER_AFTER = (("then", "further"), ("and", "further"), ("继续延伸阅读"
 
 
 def take_after(words: Sequence[str]) -> tuple[list[str], str | None]:
-    """Take a channel's setup after the essential path out of ``words``: ``then stop`` /
-    ``stop after`` / ``essentials only`` / ``只读核心`` -> ``stop``; ``then further`` /
-    ``继续延伸阅读`` -> ``further``; ``None`` when not given."""
+    """``(other words, "stop" | "further" | None)``: a setup after the essential path (``then stop``,
+    ``essentials only``, ``then further``…) taken out of ``words``."""
     low = [w.casefold() for w in words]
     for forms, value in ((_STOP_AFTER, "stop"), (_FURTHER_AFTER, "further")):
         for form in forms:

@@ -1,13 +1,7 @@
 """A weekly schedule, the one value object for "every <weekday> at <HH:MM> in <IANA zone>".
 
-Pure (no Slack, no database): the grammar builds one from typed words, the use cases fill the
-left-out parts with :data:`DEFAULT_WEEKDAY` / :data:`DEFAULT_TIME` (Monday 09:00, the product's
-default, written here only), the clock turns it into APScheduler's ``CronTrigger``, and the views
-name it. The store keeps its three columns (``weekday``, ``at_time``, ``timezone``); convert at
-that boundary with :meth:`WeeklySchedule.of` / the fields.
-
-Calendar arithmetic is APScheduler's ``CronTrigger`` and :mod:`zoneinfo` (no hand-rolled DST
-rules). Times are aware datetimes; weekday 0 = Monday … 6 = Sunday (Python's ``date.weekday()``).
+Pure. Calendar arithmetic is APScheduler's ``CronTrigger`` and :mod:`zoneinfo` (no hand-rolled DST
+rules); times are aware datetimes; weekday 0 = Monday … 6 = Sunday (``date.weekday()``).
 """
 
 from __future__ import annotations
@@ -56,10 +50,8 @@ _Zone = Annotated[str, AfterValidator(_check_zone)]
 
 
 class WeeklySchedule(BaseModel):
-    """Every ``weekday`` (0=Monday…6=Sunday) at ``at_time`` (``HH:MM``, 24 h, local) in
-    ``timezone`` (an IANA name zoneinfo knows). Immutable; validated once on construction
-    (raises ``pydantic.ValidationError`` for a weekday outside 0-6, a malformed time or an
-    unknown zone)."""
+    """Every ``weekday`` (0-6) at ``at_time`` (``HH:MM``, 24 h, local) in ``timezone`` (IANA).
+    Immutable; raises ``pydantic.ValidationError`` for a bad part."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -71,8 +63,7 @@ class WeeklySchedule(BaseModel):
     def of(
         cls, weekday: int | None, at_time: str | None, timezone: str, fallback: WeeklySchedule | None = None
     ) -> WeeklySchedule:
-        """The schedule with the parts given; parts left out (``None``) come from ``fallback``
-        (e.g. the channel's current schedule), else the defaults Monday 09:00."""
+        """The schedule with the parts given; ``None`` parts come from ``fallback``, else Monday 09:00."""
         base = fallback or cls(timezone=timezone)
         return cls(
             weekday=base.weekday if weekday is None else weekday, at_time=at_time or base.at_time, timezone=timezone
@@ -83,8 +74,7 @@ class WeeklySchedule(BaseModel):
         return next_fire(self.weekday, self.at_time, self.timezone, now)
 
     def latest_fire(self, now: datetime) -> datetime | None:
-        """The latest time this schedule fired not after ``now`` (aware), in its zone
-        (see :func:`latest_fire`)."""
+        """The latest time this schedule fired not after ``now`` (aware), in its zone."""
         return latest_fire(self.weekday, self.at_time, self.timezone, now)
 
     def period_of(self, fire: datetime) -> str:
@@ -103,10 +93,8 @@ class WeeklySchedule(BaseModel):
 
 
 class ScheduleParts(BaseModel):
-    """The parts of a weekly schedule a person typed (``subscribe spec fri 10:00 Europe/Berlin``,
-    ``dm on 08:30``); a part left out is ``None``. Validated like :class:`WeeklySchedule`
-    (weekday 0-6, ``HH:MM``, an IANA zone), so :meth:`resolve` cannot fail. Raises
-    ``pydantic.ValidationError`` on construction for a bad part."""
+    """The parts of a schedule a person typed (``None``: left out), validated like
+    :class:`WeeklySchedule` (``pydantic.ValidationError``), so :meth:`resolve` cannot fail."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -115,17 +103,15 @@ class ScheduleParts(BaseModel):
     timezone: _Zone | None = None
 
     def resolve(self, zone: str, fallback: WeeklySchedule | None = None) -> WeeklySchedule:
-        """The full schedule: typed parts win; parts left out come from ``fallback`` (e.g. the
-        channel's current schedule, its zone included), else Monday 09:00 in ``zone`` (the
-        person's Slack zone or the app's default, an IANA name)."""
+        """The full schedule: typed parts, else ``fallback``'s (its zone too), else Monday 09:00 in
+        IANA ``zone``."""
         return WeeklySchedule.of(
             self.weekday, self.at_time, self.timezone or (fallback.timezone if fallback else zone), fallback=fallback
         )
 
 
 def zone_label(timezone: str) -> str:
-    """How a zone is shown to people: the IANA name, except IANA's fixed-offset zones, whose sign
-    is reversed (``Etc/GMT-8`` is UTC+8), shown as ``UTC+8``."""
+    """The IANA name, but ``Etc/GMT-8`` (IANA reverses the sign) as ``UTC+8``."""
     if timezone.startswith("Etc/GMT") and timezone[7:8] in ("+", "-") and timezone[8:].isdigit():
         return f"UTC{'-' if timezone[7] == '+' else '+'}{timezone[8:]}"
     return timezone
@@ -144,11 +130,8 @@ def signature(weekday: int, at_time: str, timezone: str) -> str:
 
 
 def latest_fire(weekday: int, at_time: str, timezone: str, now: datetime) -> datetime | None:
-    """The latest scheduled time not after ``now`` (aware), in the schedule's zone; None if the
-    schedule has not fired in the 8 days before ``now`` (it always has: it is weekly).
-
-    A wall time that a DST change repeats fires at both instants (the ledger sends once); one
-    that a DST change skips fires an hour later that day (APScheduler's CronTrigger)."""
+    """The latest scheduled time not after ``now`` (aware), in the schedule's zone (``None``: none
+    in 8 days). A wall time DST repeats fires at both instants; one it skips, an hour later."""
     trigger = trigger_for(weekday, at_time, timezone)
     now = now.astimezone(UTC)  # arithmetic in UTC: local times in a repeated hour differ by fold only
     fire = trigger.get_next_fire_time(None, now - timedelta(days=8))
@@ -169,8 +152,7 @@ def next_fire(weekday: int, at_time: str, timezone: str, now: datetime) -> datet
 
 
 def period_of(fire: datetime, timezone: str) -> str:
-    """The ledger period of a scheduled time: its ISO week (``2026-W49``) of ``fire`` (an aware
-    datetime) in the subscription's local ``timezone`` (IANA name)."""
+    """The ledger period of ``fire`` (aware): its ISO week (``2026-W49``) in IANA ``timezone``."""
     year, week, _ = fire.astimezone(ZoneInfo(timezone)).isocalendar()
     return f"{year}-W{week:02d}"
 
@@ -183,18 +165,14 @@ def week_end(fire: datetime, timezone: str) -> datetime:
 
 
 def in_window(fire: datetime, now: datetime, timezone: str, min_window_s: float = 6 * 3600) -> bool:
-    """Whether a digest scheduled at ``fire`` may still go out at ``now``: until the end of
-    ``fire``'s ISO week in ``timezone`` (so a restart later in the same week still sends it,
-    and a restart after days of downtime sends nothing stale), and in any case for
-    ``min_window_s`` seconds after ``fire`` (a Sunday-night digest is not lost to a short delay)."""
+    """Whether a digest due at ``fire`` may still go out at ``now``: until the end of its ISO week
+    in ``timezone``, and in any case for ``min_window_s`` seconds after ``fire``."""
     return now >= fire and (now < week_end(fire, timezone) or (now - fire).total_seconds() < min_window_s)
 
 
 def subscription_change(old: tuple[WeeklySchedule, bool] | None, new: tuple[WeeklySchedule, bool]) -> str:
-    """What (re-)subscribing did, for the reply: ``"new"`` (no subscription before),
-    ``"same"`` (same schedule and state), ``"resumed"`` (it was paused: subscribing again
-    resumes it where it left off) or ``"updated"`` (active, schedule changed). ``old`` and
-    ``new`` are ``(schedule, active)`` before and after."""
+    """What (re-)subscribing did to ``(schedule, active)``: ``new``, ``same``, ``resumed`` (it was
+    paused) or ``updated`` (schedule changed)."""
     if old is None:
         return "new"
     if old == new:

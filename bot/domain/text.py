@@ -1,24 +1,9 @@
 """Text normalisation shared by the command grammar and search: one place, one behaviour.
 
-Slack sends what people type with its own markup (``<https://…|label>``, ``<@U123>``,
-``<!here>``) and HTML entities (``&amp;``, ``&lt;``, ``&gt;``; see Slack's "Formatting text for
-app surfaces"). Chinese input methods type full-width forms (``ｆｏｌｌｏｗ　ｓｐｅｃ``, with an
-ideographic space U+3000). Three functions, each built on the one before:
-
-* :func:`decode_slack` — Slack markup and entities → plain text: a link becomes its URL (a pasted
-  link is a query), a ``mailto:`` link its label, a channel ``<#C…|name>`` becomes ``#name``;
-  user and group mentions and special mentions (``<@U…>``, ``<!here>``, ``<!subteam^…>``) are
-  dropped; ``<!date^…|fallback>`` becomes its fallback.
-* :func:`clean` — :func:`decode_slack`, then Unicode NFKC (full-width letters, digits, punctuation
-  and the ideographic space → ASCII; ligatures; ``²`` → ``2``) and whitespace runs → one space,
-  trimmed. Case and accents are kept: this is the text to **display** or to parse arguments from
-  (the grammar calls it first).
-* :func:`fold` — :func:`clean`, then ``str.casefold`` and accents folded (combining diacritical
-  marks U+0300–U+036F removed after NFD: ``Café`` → ``cafe``, ``ÉAGLE`` → ``eagle``). For
-  **matching** only (search, keywords); CJK, kana (dakuten are not in that block) and Hangul keep
-  their form.
-
-All three are pure functions of ``str`` → ``str``; they never raise.
+Slack sends its own markup (``<https://…|label>``, ``<@U123>``) and HTML entities; Chinese input
+methods type full-width forms. Three pure ``str`` → ``str`` functions, each built on the one
+before, that never raise: :func:`decode_slack`, :func:`clean` (to display or parse) and
+:func:`fold` (to match).
 """
 
 from __future__ import annotations
@@ -34,20 +19,16 @@ _SPACE_RE = re.compile(r"\s+")
 _COMBINING_RE = re.compile("[\u0300-\u036f]")
 _ACCENTED_RE = re.compile("[\u00c0-\u024f\u0300-\u036f\u1e00-\u1eff]")
 """Characters that may carry a Latin accent (precomposed Latin-1/Extended, combining marks)."""
-
-
 _HAN_RE = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 
 def has_han(text: str) -> bool:
-    """Whether ``text`` holds a Chinese character (CJK Unified Ideographs, Extension A and the
-    compatibility block): the sign that a command was typed in Chinese."""
+    """Whether ``text`` holds a CJK ideograph: the sign that a command was typed in Chinese."""
     return _HAN_RE.search(text) is not None
 
 
 def _angle(match: re.Match[str]) -> str:
-    inner = match.group(1)
-    target, _, label = inner.partition("|")
+    target, _, label = match.group(1).partition("|")
     if not target:
         return match.group(0)
     if target[0] in "@!":
@@ -64,10 +45,9 @@ def _angle(match: re.Match[str]) -> str:
 
 
 def decode_slack(text: str) -> str:
-    """Slack's markup and HTML entities → plain text (see the module docstring for each form).
-
-    ``"see <https://x.io/a|the post> &amp; <@U1> <!here>"`` → ``"see https://x.io/a &   "``
-    (whitespace is left for :func:`clean` to collapse).
+    """Slack's markup and HTML entities → plain text: a link becomes its URL, a ``mailto:`` link
+    its label, ``<#C…|name>`` ``#name``, ``<!date^…|fallback>`` its fallback; mentions
+    (``<@U…>``, ``<!here>``, ``<!subteam^…>``) are dropped, leaving spaces for :func:`clean`.
     """
     if not text:
         return ""
@@ -79,10 +59,8 @@ def decode_slack(text: str) -> str:
 
 
 def clean(text: str) -> str:
-    """Slack markup decoded, NFKC, whitespace collapsed and trimmed; case and accents kept.
-
-    ``"ｆｏｌｌｏｗ　ｓｐｅｃ"`` → ``"follow spec"``; ``" <https://b.io/p|p> "`` → ``"https://b.io/p"``.
-    """
+    """:func:`decode_slack`, NFKC (full-width forms → ASCII), whitespace collapsed and trimmed;
+    case and accents kept."""
     if not text:
         return ""
     text = unicodedata.normalize("NFKC", decode_slack(text))
@@ -90,9 +68,7 @@ def clean(text: str) -> str:
 
 
 def fold_accents(text: str) -> str:
-    """Remove Latin/Greek/Cyrillic accents (combining marks U+0300–U+036F): ``é`` → ``e``.
-
-    Text without such marks is returned unchanged (fast path for ASCII)."""
+    """Remove the combining marks U+0300–U+036F after NFD: ``é`` → ``e``; CJK and kana unchanged."""
     if text.isascii() or not _ACCENTED_RE.search(text):
         return text
     decomposed = unicodedata.normalize("NFD", text)
@@ -102,11 +78,7 @@ def fold_accents(text: str) -> str:
 
 
 def fold(text: str) -> str:
-    """The matching form: :func:`clean`, ``casefold``, accents folded.
-
-    ``"ÉAGLE"`` → ``"eagle"``; ``"Straße"`` → ``"strasse"``; ``"ｆｏｌｌｏｗ　ｓｐｅｃ"`` →
-    ``"follow spec"``; ``"推测解码"`` unchanged.
-    """
+    """The matching form: :func:`clean`, ``casefold``, accents folded (``ÉAGLE`` → ``eagle``)."""
     cleaned = clean(text).casefold()
     folded = fold_accents(cleaned)
     if folded is not cleaned:  # a removed mark may leave a space ("¯" is NFKC " " + U+0304)

@@ -1,10 +1,6 @@
-"""The per-rule checks of ``catalog check`` over the validated posts and tracks, as issues.
-
-Every rule is a small function from ``(file, model)`` pairs (the file relative to the catalog
-folder) to a list of :class:`~bot.domain.catalog.issues.CatalogIssue` s; the loader
-(:func:`bot.domain.catalog.loader.check_catalog`) runs them in a fixed order, so the report reads
-the same from run to run. The essential-path rules live in :mod:`bot.domain.catalog.essentials`.
-Pure: no I/O.
+"""The rules of ``catalog check`` over the validated posts and tracks: each a function from
+``(file in the catalog folder, model)`` pairs to :class:`~bot.domain.catalog.issues.CatalogIssue` s,
+run in a fixed order. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -23,33 +19,25 @@ Tracks = list[tuple[str, Track]]
 """Tracks with the file each came from (``tracks/spec.yaml``), in file order."""
 
 TRACK_NAME_MAX = 120
-"""Characters of a track name (each of ``names.en`` / ``names.zh``). The tightest Block Kit field
-that shows a name whole is the channel digest's header block (Slack: 150 characters of
-plain text), ``"{name}: this week's reading"``: 150 less the 21 characters around the name is
-129, rounded down to leave room for other languages' wording. Longer names are still cut by the
-builders (``bot.slack.views.blocks``), but then every digest would show them cut."""
+"""Characters of a track name (``names.en`` / ``names.zh``): the digest's header block (150
+characters in Slack) shows ``"{name}: this week's reading"``, 129 for the name, rounded down."""
 TRACK_ID_MAX = 60
-"""Characters of a track id: the digest's Stop confirm dialog (Slack: 300 characters of text)
-shows the name and the id whole (``/vllm-path subscribe <id>``) around 112 characters of
-wording: 300 - 112 - :data:`TRACK_NAME_MAX` = 68, rounded down."""
+"""Characters of a track id: the digest's Stop confirm dialog (300 characters) shows name and id
+around 112 characters of wording: 300 - 112 - :data:`TRACK_NAME_MAX` = 68, rounded down."""
 POST_TITLE_MAX = 250
-"""Characters of a post title: the tightest field that shows titles whole is a channel digest's
-notification text (fallback, cut at 3,000 characters), which lists up to 10 new posts after the
-track name: (3,000 - 120 - 40) / 10 = 284, less the separators, rounded down."""
+"""Characters of a post title: a digest's notification text (3,000 characters) lists up to 10
+after the track name: (3,000 - 120 - 40) / 10 = 284, less the separators, rounded down."""
 
 _DRAWS_NOTHING_CATEGORIES = frozenset({"Cc", "Cf", "Zs", "Zl", "Zp", "Mn", "Me"})
-"""Unicode categories that show nothing on their own: controls, format characters (the bidi
-embeddings, overrides and isolates U+202A-U+202E and U+2066-U+2069, the zero-width characters
-U+200B-U+200F, U+2060, U+FEFF, the soft hyphen), separators (spaces) and combining marks (they
-draw on a base character, and variation selectors draw nothing)."""
+"""Unicode categories that show nothing on their own: controls, format characters (bidi controls,
+zero-width characters, the soft hyphen), separators and combining marks."""
 _BLANK_GLYPHS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 """Letters and symbols that render blank: the Hangul fillers and the blank braille pattern."""
 
 
 def has_visible_character(text: str) -> bool:
-    """Whether ``text`` shows at least one character to a reader: ``False`` for ``""`` and for a
-    text made only of whitespace, bidi controls, zero-width characters, combining marks or blank
-    glyphs (see :data:`_DRAWS_NOTHING_CATEGORIES`, :data:`_BLANK_GLYPHS`). Pure; never raises."""
+    """Whether ``text`` shows a reader at least one character (not only whitespace, bidi controls,
+    zero-width characters, combining marks or blank glyphs)."""
     return any(
         not ch.isspace() and ch not in _BLANK_GLYPHS and unicodedata.category(ch) not in _DRAWS_NOTHING_CATEGORIES
         for ch in text
@@ -64,8 +52,7 @@ def _blank(what: str, text: str) -> str:
 
 
 def blank_title_issues(posts: Posts, tracks: Tracks) -> Iterator[CatalogIssue]:
-    """Post titles, track names (``names.en`` / ``names.zh``) and external prerequisites' titles
-    that show nothing (:func:`has_visible_character`): one error per file, entry and field."""
+    """An error per post title, track name or external prerequisite title that shows nothing."""
     for rel, post in posts:
         if not has_visible_character(post.title):
             yield CatalogIssue(rel, f"post '{post.id}'", "title", _blank("title", post.title))
@@ -82,8 +69,7 @@ def blank_title_issues(posts: Posts, tracks: Tracks) -> Iterator[CatalogIssue]:
 
 
 def view_limit_issues(posts: Posts, tracks: Tracks) -> Iterator[CatalogIssue]:
-    """Names and titles longer than the views can show whole (see :data:`TRACK_NAME_MAX`,
-    :data:`TRACK_ID_MAX`, :data:`POST_TITLE_MAX`), one issue per file, entry and field."""
+    """An error per title, track name or id longer than the views show whole (the ``*_MAX`` above)."""
     for rel, post in posts:
         if len(post.title) > POST_TITLE_MAX:
             fits = f"at most {POST_TITLE_MAX} fit whole in a digest's notification text (10 titles in 3,000 characters)"
@@ -105,8 +91,7 @@ def view_limit_issues(posts: Posts, tracks: Tracks) -> Iterator[CatalogIssue]:
 
 
 def duplicate_post_issues(posts: Posts) -> Iterator[CatalogIssue]:
-    """Duplicate ids, titles (compared case-folded) and URLs across all post files: one error on
-    each later copy, naming the file of the first."""
+    """An error on each later copy of a post id, title (case-folded) or URL, naming the first's file."""
     for attr in ("id", "title", "url"):
         seen: dict[str, str] = {}
         for rel, post in posts:
@@ -137,8 +122,8 @@ def post_alias_issues(posts: Posts) -> Iterator[CatalogIssue]:
 def _step_issues(
     rel: str, track: Track, step: Step, post_ids: set[str], step_ids: Counter[str]
 ) -> Iterator[CatalogIssue]:
-    """One step: a known post, once in the track; ``after`` and ``claims.among`` name other steps
-    of the track (``step_ids``, post id -> count); a Chinese note on a bilingual track."""
+    """A known post, once in the track; ``after`` and ``claims.among`` name other steps
+    (``step_ids``: post id -> count); a Chinese note on a bilingual track."""
     entry = f"track '{track.id}' step '{step.post}'"
     if step.post not in post_ids:
         yield CatalogIssue(rel, entry, "post", f"unknown post id {step.post!r}")
@@ -156,8 +141,8 @@ def _step_issues(
 
 
 def track_issues(posts: Posts, tracks: Tracks) -> Iterator[CatalogIssue]:
-    """Per track, in file order: a unique id, aliases (compared case-folded) no other track has,
-    every step (:func:`_step_issues`), and ``resolutions.steps`` naming steps of the track."""
+    """Per track: a unique id, aliases (case-folded) no other track has, valid steps, and
+    ``resolutions.steps`` naming steps of the track."""
     post_ids = {p.id for _, p in posts}
     track_ids = Counter(t.id for _, t in tracks)
     alias_owners: dict[str, str] = {}  # case-folded alias -> track id
@@ -178,8 +163,8 @@ def track_issues(posts: Posts, tracks: Tracks) -> Iterator[CatalogIssue]:
 
 
 def post_place_issues(posts: Posts, tracks: Tracks) -> Iterator[CatalogIssue]:
-    """Every published post is a step of some track (when there are tracks at all), and a post on
-    a bilingual track has a Chinese summary."""
+    """Every published post is a step of a track (if there are tracks), with a Chinese summary
+    when on a bilingual one."""
     in_track = {s.post for _, t in tracks for s in t.steps}
     bilingual_posts = {s.post for _, t in tracks if t.bilingual for s in t.steps}
     for rel, post in posts:
@@ -191,8 +176,7 @@ def post_place_issues(posts: Posts, tracks: Tracks) -> Iterator[CatalogIssue]:
 
 
 def cross_check(posts: Posts, tracks: Tracks) -> list[CatalogIssue]:
-    """Every rule over posts and tracks together, in report order: view limits, blank titles,
-    duplicate posts, post aliases, tracks and their steps, each post's place in a track."""
+    """Every rule above over posts and tracks, in report order."""
     return [
         *view_limit_issues(posts, tracks),
         *blank_title_issues(posts, tracks),
@@ -204,8 +188,7 @@ def cross_check(posts: Posts, tracks: Tracks) -> list[CatalogIssue]:
 
 
 def publishing_issues(posts: Posts, *, allow_drafts: bool) -> list[CatalogIssue]:
-    """A warning per post without a URL plus one counting them (field ``url``); an error per draft
-    post unless ``allow_drafts`` (the importer's own check of what it wrote)."""
+    """A warning per post without a URL plus one counting them; an error per draft unless ``allow_drafts``."""
     no_url = [(rel, p) for rel, p in posts if p.url is None and not p.is_draft]
     archive = "no URL known yet: readers get the blog's archive page"
     issues = [CatalogIssue(rel, f"post '{post.id}'", "url", archive, "warning") for rel, post in no_url]
@@ -224,20 +207,18 @@ def publishing_issues(posts: Posts, *, allow_drafts: bool) -> list[CatalogIssue]
 
 
 def track_orders(posts: Posts, tracks: Tracks) -> tuple[dict[str, tuple[str, ...]], list[CatalogIssue]]:
-    """Each track's reading order (track id -> post ids, :func:`bot.domain.paths.compute_order`)
-    and the issues found computing it: an error per cycle of ``after``, a warning per soft claim
-    the order breaks. A track with an unknown step reference, a step twice or an id another track
-    has too (all reported by :func:`track_issues`) gets no order."""
+    """Each track's reading order (track id -> post ids) and the issues found computing it: an error
+    per ``after`` cycle, a warning per broken soft claim. A track with an unknown ``after``, a step
+    twice or a shared id (reported by :func:`track_issues`) gets no order."""
     by_id = {p.id: p for _, p in posts}
     track_ids = Counter(t.id for _, t in tracks)
     orders: dict[str, tuple[str, ...]] = {}
     issues: list[CatalogIssue] = []
     for rel, track in tracks:
         known = {s.post for s in track.steps}
-        if any(a not in known for s in track.steps for a in s.after) or len(known) != len(track.steps):
-            continue  # an unknown step reference or a duplicate step, reported
-        if track_ids[track.id] > 1:
-            continue  # two tracks with one id would share one order, reported
+        unknown_after = any(a not in known for s in track.steps for a in s.after)
+        if unknown_after or len(known) != len(track.steps) or track_ids[track.id] > 1:
+            continue
         try:
             orders[track.id] = paths.compute_order(track, by_id)
         except paths.CycleError as exc:

@@ -1,30 +1,14 @@
-"""Reading time of a post, counted from its own text. Pure: strings in, numbers out.
+"""Reading time of a post, counted from its own text. Pure. The rule (also in ``catalog/README.md``):
 
-The rule (also stated in ``catalog/README.md``; change both together):
-
-* **What is read**: the post's body, the file's text after its front matter (a first line ``---``
-  up to the next line ``---``). The front matter (title, authors, tags, the blog's summary) is
-  not counted.
-* **Speed**: :data:`WORDS_PER_MINUTE` = 230 words a minute; the minutes are the weighted word
-  count divided by 230, **rounded up** to whole minutes, and at least 1.
-* **Words**: after the markup below is removed, a word is a whitespace-separated token that holds
-  at least one letter or digit outside the CJK scripts (so ``|``, ``-``, ``**`` or ``=>`` alone are
-  not words; ``vLLM``, ``2.8x`` and ``P/D`` each count 1).
-* **Code**: the lines inside fenced code blocks (``````` or ``~~~``) count **half**: a reader skims
-  code, commands and logs rather than reading them word by word. Inline code (```x```) counts
-  like prose.
-* **HTML**: tags (``<p …>``, ``<img …>``, ``<br>``) and comments are removed and count nothing;
-  the text between tags counts like prose. The contents of ``<script>`` and ``<style>`` count
-  nothing. Jekyll/Liquid markup (``{% … %}``, ``{{ … }}``) counts nothing.
-* **Images and links**: a Markdown image ``![alt](url)`` counts its alt text; a link
-  ``[text](url)`` its text; URLs (in parentheses, in angle brackets or bare ``http(s)://…``)
-  count nothing.
-* **Tables**: a Markdown table counts the words of its cells like prose; its pipes and its
-  ``---|---`` separator row count nothing.
-* **CJK**: each Han, Kana or Hangul character counts **half** a word (230 words a minute is then
-  460 characters a minute, about the speed of reading Chinese prose); a run of CJK characters
-  inside a token is counted that way and the rest of the token as above. CJK punctuation and
-  full-width forms count nothing.
+* the body after the front matter (``---`` … ``---``) at :data:`WORDS_PER_MINUTE` words a minute,
+  rounded up, at least 1;
+* a word is a whitespace-separated token with a letter or digit (``|`` or ``=>`` alone are not);
+* fenced code (``````` or ``~~~``) counts half; inline code like prose;
+* HTML tags and comments, ``<script>``/``<style>`` contents, Liquid (``{% %}``, ``{{ }}``) and URLs
+  count nothing; image alt text, link text and table cells count as prose (pipes and the
+  ``---|---`` row do not);
+* a Han, Kana or Hangul character counts half a word (460 characters a minute); CJK punctuation
+  and full-width forms count nothing.
 """
 
 from __future__ import annotations
@@ -68,12 +52,7 @@ _WORDLIKE = re.compile(r"[^\W_]")
 
 @dataclass(frozen=True)
 class WordCount:
-    """The words of a text under the rule of this module.
-
-    ``prose`` is the number of words outside fenced code, ``code`` the number inside it,
-    ``cjk`` the number of CJK characters (anywhere). ``weighted`` is what the reading time is
-    computed from: ``prose + CODE_WEIGHT * code + CJK_WEIGHT * cjk`` (in words).
-    """
+    """Words outside fenced code (``prose``), inside it (``code``), and CJK characters anywhere."""
 
     prose: int
     code: int
@@ -81,7 +60,7 @@ class WordCount:
 
     @property
     def weighted(self) -> float:
-        """Words counted for reading time (see the class docstring)."""
+        """``prose + CODE_WEIGHT * code + CJK_WEIGHT * cjk``, in words."""
         return self.prose + CODE_WEIGHT * self.code + CJK_WEIGHT * self.cjk
 
     @property
@@ -91,16 +70,14 @@ class WordCount:
 
 
 def body_of(file_text: str) -> str:
-    """A post file's text without its front matter (the block between the first two ``---``
-    lines, when the file starts with one); the whole text when there is none."""
+    """A post file's text without the front matter it starts with (the first two ``---`` lines)."""
     text = file_text.lstrip("\ufeff")
     match = _FRONT_MATTER.match(text)
     return text[match.end() :] if match else text
 
 
 def _split_code(body: str) -> tuple[str, str]:
-    """``(prose, code)``: the lines outside fenced code blocks and the lines inside them. An
-    unclosed fence runs to the end of the text (as Markdown renders it)."""
+    """``(prose, code)``: the lines outside and inside fenced code (an unclosed fence runs to the end)."""
     prose: list[str] = []
     code: list[str] = []
     fence: str | None = None
@@ -140,11 +117,7 @@ def _count_tokens(text: str) -> tuple[int, int]:
 
 
 def count_words(body: str) -> WordCount:
-    """Count the words of a post body (Markdown with HTML) under the rule of this module.
-
-    ``body`` is the text after the front matter (:func:`body_of`). Never raises; an empty text
-    counts 0 words.
-    """
+    """The :class:`WordCount` of a post body (Markdown with HTML, after :func:`body_of`). Never raises."""
     prose_text, code_text = _split_code(body)
     prose, cjk_prose = _count_tokens(_strip_markup(prose_text))
     code, cjk_code = _count_tokens(code_text)
@@ -152,11 +125,10 @@ def count_words(body: str) -> WordCount:
 
 
 def reading_minutes(body: str) -> int:
-    """Minutes to read a post body: :func:`count_words` at :data:`WORDS_PER_MINUTE`, rounded up,
-    at least 1. ``body`` excludes the front matter (see :func:`body_of`)."""
+    """Whole minutes to read a post body (after :func:`body_of`), at least 1."""
     return count_words(body).minutes
 
 
 def file_minutes(file_text: str) -> int:
-    """Minutes to read a post file (front matter removed first): ``reading_minutes(body_of(text))``."""
+    """Whole minutes to read a post file, front matter removed, at least 1."""
     return reading_minutes(body_of(file_text))
