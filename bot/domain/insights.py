@@ -1,11 +1,8 @@
-"""Reading insights for a workspace's admins (pure: plain rows in, counts out; no Slack, no I/O).
+"""Reading insights for a workspace's admins (pure: plain rows in, counts out).
 
-What an admin sees (``/vllm-path stats``, App Home, ``vllm-path stats --team T``): readers active
-in the last :data:`ACTIVE_DAYS` days, reads per ISO week for the last :data:`WEEKS` weeks, each
-track as a funnel (how many readers reached each step: read at least that many of its steps), the
-most-read posts, and digest health per channel. Counts only: no one's reading is named, and a
-count that concerns one post or step is shown only when it is above :data:`MIN_READERS` - 1
-readers (3); smaller ones (other than 0) are hidden (``None``).
+Active readers, reads per ISO week, a funnel per track, the most-read posts and digest health per
+channel. Counts only: a count about one post or step below :data:`MIN_READERS` (other than 0) is
+hidden (``None``), so no one's reading can be singled out.
 """
 
 from __future__ import annotations
@@ -31,9 +28,8 @@ SPARKS = "▁▂▃▄▅▆▇█"
 
 @dataclass(frozen=True)
 class TrackFunnel:
-    """``reached[k]``: readers who read at least ``k + 1`` steps of the track; ``steps`` the path
-    length; ``readers`` those with at least one step read. Counts from 1 to
-    ``MIN_READERS - 1`` are ``None`` (hidden)."""
+    """``reached[k]``: readers who read at least ``k + 1`` of the ``steps``; ``readers``: at least
+    one (small counts ``None``)."""
 
     track_id: str
     steps: int
@@ -43,8 +39,8 @@ class TrackFunnel:
 
 @dataclass(frozen=True)
 class ChannelHealth:
-    """A channel's digests: subscriptions ``active`` / ``paused`` (with the ``reasons``) and the
-    ledger's ``sent`` / ``skipped`` / ``failed`` periods in the last :data:`ACTIVE_DAYS` days."""
+    """A channel's subscriptions (``active``, ``paused`` and why) and the ledger's ``sent`` /
+    ``skipped`` / ``failed`` periods in the last :data:`ACTIVE_DAYS` days."""
 
     channel_id: str
     active: int = 0
@@ -132,13 +128,9 @@ def compute(
     subscriptions: Iterable[Any] = (),
     deliveries: Iterable[tuple[str, str, int]] = (),
 ) -> Insights:
-    """The insights of ``team_id`` at ``now`` (aware UTC).
-
-    ``reads``: ``(user id, post id as stored, read_at)`` rows (former post ids count for the
-    current post); ``subscriptions``: objects with ``channel_id``, ``status``, ``pause_reason``
-    (the store's :class:`~bot.store.snapshots.Subscription`); ``deliveries``: ``(destination,
-    outcome, count)`` from the ledger (DM destinations, user ids, are left out).
-    """
+    """The insights of ``team_id`` at ``now`` (aware UTC) from ``reads`` ``(user id, stored post
+    id, read_at)``, ``subscriptions`` (with ``channel_id``, ``status``, ``pause_reason``) and the
+    ledger's ``deliveries`` ``(destination, outcome, count)`` (DM destinations are left out)."""
     by_user: dict[str, set[str]] = defaultdict(set)
     active: set[str] = set()
     weeks: Counter[str] = Counter()

@@ -1,11 +1,5 @@
-"""Which catalog post a shared URL points to (pure: no Slack, no database).
-
-Used by link unfurls (``link_shared``) and the console's ``paste``: the vLLM blog is on the
-manifest's ``blog_base_url`` host or on :data:`BLOG_HOST_ALIASES` (the blog moved hosts in 2026,
-``shared/reference/README.md``). The matching itself is
-:class:`bot.domain.search.links.LinkIndex`'s, the one resolver shared with search, ``read`` and
-``follow``.
-"""
+"""Which catalog post a shared URL points to, for link unfurls and the console's ``paste`` (pure).
+The matching is :class:`bot.domain.search.links.LinkIndex`'s, shared with search."""
 
 from __future__ import annotations
 
@@ -48,8 +42,7 @@ def blog_hosts(catalog: Catalog) -> tuple[str, ...]:
 
 
 def unfurl_domains(catalog: Catalog) -> tuple[str, ...]:
-    """Every domain whose links the app unfurls (the manifest's ``unfurl_domains``): the blog
-    hosts, the summary hosts and the hosts of the catalog's absolute post URLs."""
+    """The domains whose links the app unfurls: blog hosts, summary hosts, hosts of absolute post URLs."""
     absolute = [_host(urlsplit(p.url).netloc) for p in catalog.posts if p.url and not p.url.startswith("/")]
     return tuple(dict.fromkeys(h for h in (*blog_hosts(catalog), *SUMMARY_HOSTS, *absolute) if h))
 
@@ -71,11 +64,7 @@ def _cached_index(catalog: Catalog) -> LinkIndex:
 
 
 def resolve_link(catalog: Catalog, url: str) -> LinkTarget:
-    """The post ``url`` points to, as a :class:`LinkTarget` (never raises).
-
-    Slack's ``<…>`` and ``|label`` are stripped first; only ``http`` and ``https`` URLs match,
-    in every form :mod:`bot.domain.search.links` accepts. A blog-host page no post has is ``blog``.
-    """
+    """What ``url`` (Slack's ``<…|label>`` stripped; ``http(s)`` only) points to. Never raises."""
     raw = url.strip().strip("<>").split("|", 1)[0]
     try:
         parts = urlsplit(raw)

@@ -1,9 +1,6 @@
-"""A track's path as a graph, pure (issue 24): what :mod:`bot.pictures` draws with Graphviz.
-
-The graph holds the essential steps in order (a chain), the further reading beside them (each
-hanging off the essential step it follows, or the last one), the prerequisite tracks (``before``)
-pointing at the first step, each step's minutes and, when drawn for a reader, read/unread marks.
-"""
+"""A track's path as a graph, pure: what :mod:`bot.pictures` draws with Graphviz. The essential
+steps form a chain, each further step hangs off the essential step it follows, and the ``before``
+tracks point at the first step."""
 
 from __future__ import annotations
 
@@ -21,9 +18,8 @@ MAX_TITLE = 48
 
 @dataclass(frozen=True)
 class Node:
-    """One box: ``id`` (a post id, or ``track__<id>``: no slug has ``_``, and a colon would be a
-    Graphviz port), the lines of its label, its kind, and
-    ``read`` (True/False for a reader's picture, None when drawn for nobody)."""
+    """One box: ``id`` (a post id, or ``track__<id>``: no slug has ``_``), its label lines, its kind,
+    and ``read`` (``None`` when drawn for nobody)."""
 
     id: str
     label: tuple[str, ...]
@@ -34,9 +30,7 @@ class Node:
 
 @dataclass(frozen=True)
 class PathGraph:
-    """A track's picture as data: nodes, and edges ``(from id, to id, kind)`` where kind is
-    ``path`` (essential order), ``further`` (further reading beside a step) or ``before`` (a
-    prerequisite track)."""
+    """A track's picture: nodes, and edges ``(from id, to id, "path" | "further" | "before")``."""
 
     track_id: str
     title: str

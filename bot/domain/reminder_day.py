@@ -1,8 +1,5 @@
-"""The day a reader asks to be reminded on, and when the reminder goes out (pure, no I/O).
-
-A reminder goes out at :data:`REMIND_AT` (09:00) on the chosen day in the reader's time zone (their
-Slack ``tz`` from ``users.info``). The day is read from the end of the words typed, relative to
-the reader's *local* today:
+"""The day a reader asks to be reminded on, read from the end of the words typed relative to
+their local today; the reminder goes out at :data:`REMIND_AT` in their Slack ``tz``. Pure.
 
 ===============================================  ==============================================
 ``tomorrow`` · ``明天``                           today + 1
@@ -47,11 +44,9 @@ _COUNTS = {"a": 1} | {w: i for i, w in enumerate(_NUMBER_WORDS, 1)}
 
 @dataclass(frozen=True)
 class DayChoice:
-    """The words before the day phrase (``rest``, e.g. a post id) and the ``day`` they asked
-    for (``None`` when no day phrase ended the words); ``error`` names a phrase that looked like
-    a day but cannot be used (in the past, too far, not a date); ``meant`` is the day word a last
-    word that is a near miss of one probably meant (``tomorow``: ``tomorrow``; then ``day`` is
-    ``None`` and the reply asks, booking nothing)."""
+    """The words before the day phrase (``rest``) and the ``day`` (``None``: no day phrase);
+    ``error`` names a day phrase that cannot be used (past, too far, no date); ``meant`` the day
+    word a near-miss last word probably meant (``tomorow``; then ``day`` is ``None``)."""
 
     rest: list[str]
     day: date | None = None
@@ -73,8 +68,7 @@ def _month_day(month: int, day: int, today: date) -> date | None:
 
 
 def _relative(words: list[str], today: date) -> date | None:
-    """``tomorrow``, ``后天``, ``next week`` (:data:`bot.domain.words.RELATIVE_DAYS`), ``in 3
-    days``, ``in a week``, ``3天后``, ``一周后``."""
+    """``tomorrow``, ``后天``, ``next week``, ``in 3 days``, ``in a week``, ``3天后``, ``一周后``."""
     text = " ".join(words)
     if text in RELATIVE_DAYS:
         return today + timedelta(days=RELATIVE_DAYS[text])
@@ -88,8 +82,7 @@ def _relative(words: list[str], today: date) -> date | None:
 
 
 def _weekday(words: list[str], today: date) -> date | None:
-    """``monday``, ``mondays``, ``礼拜一``, ``this/next/on monday``, ``下周一``: the first such
-    weekday after today (the names: :data:`bot.domain.words.WEEKDAY_WORDS`)."""
+    """``monday``, ``礼拜一``, ``this/next/on monday``, ``下周一``: the first such weekday after today."""
     word: str | None = None
     if len(words) == 1:
         w = words[0]
@@ -126,9 +119,8 @@ def _phrase(words: list[str], today: date) -> date | str | None:
 
 
 def choose_day(words: list[str], today: date) -> DayChoice:
-    """Take a day phrase off the end of ``words`` (as typed), relative to the reader's local
-    ``today``. Longest phrase first (``in 3 days`` before ``days``); no day phrase, but a last
-    word close to a day word (:func:`bot.domain.words.near_day_word`), names it in ``meant``."""
+    """Take the longest day phrase off the end of ``words`` (as typed), relative to the reader's
+    local ``today``."""
     low = [w.casefold().strip(",.") for w in words]
     for size in (3, 2, 1):
         if len(low) < size or (found := _phrase(low[-size:], today)) is None:

@@ -1,10 +1,5 @@
-"""Values attached to one loaded catalog object: built on first use, dropped with the catalog.
-
-Several parts keep something per catalog (composers, rendered view parts). A loaded
-:class:`~bot.domain.catalog.Catalog` is immutable but not hashable, and ``catalog reload`` makes a new
-object; :class:`PerCatalog` keys by the object's id, checks a weak reference so that a reused id
-never returns another catalog's value, and forgets an entry when its catalog is collected.
-"""
+"""Values attached to one loaded catalog object (not hashable): built on first use, keyed by its
+id and checked with a weak reference, dropped when the catalog is collected."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""The compiled, immutable catalog the rest of the app reads.
-
-Built once by :func:`bot.domain.catalog.loader.load_catalog`; holds the validated models, each track's
-path in reading order, and lookup tables (post by id or former id, a post's tracks). Read-only
-mappings are ``types.MappingProxyType`` so nothing downstream can change a loaded catalog.
-"""
+"""The compiled, immutable catalog the rest of the app reads: the validated models, each track's
+path in reading order, and read-only lookup tables (``MappingProxyType``)."""
 
 from __future__ import annotations
 
@@ -41,10 +37,7 @@ class Catalog:
         warnings: tuple[str, ...] = (),
         changelog_versions: tuple[str, ...] = (),
     ) -> Catalog:
-        """Assemble a catalog from validated parts (the loader's job; no checks here).
-
-        Tracks are kept in a stable order: the six core tracks first in file order, as sorted by id.
-        """
+        """Assemble a catalog from validated parts, tracks in the given order (no checks here)."""
         steps = {(t.id, s.post): s for t in tracks for s in t.steps}
         post_tracks: dict[str, list[str]] = {}
         for t in tracks:
@@ -99,13 +92,11 @@ class Catalog:
         return tuple(self._steps[(track_id, pid)] for pid in self.orders[track_id])
 
     def essentials(self, track_id: str) -> tuple[str, ...]:
-        """Post ids of a track's essential steps in reading order (the first part of its path).
-        Raises ``KeyError`` for an unknown track."""
+        """Post ids of a track's essential steps in reading order. Raises ``KeyError`` for an unknown track."""
         return tuple(pid for pid in self.orders[track_id] if self._steps[(track_id, pid)].essential)
 
     def further(self, track_id: str) -> tuple[str, ...]:
-        """Post ids of a track's further reading in reading order (after every essential step).
-        Raises ``KeyError`` for an unknown track."""
+        """Post ids of a track's further reading in reading order. Raises ``KeyError`` for an unknown track."""
         return tuple(pid for pid in self.orders[track_id] if not self._steps[(track_id, pid)].essential)
 
     def step(self, track_id: str, post_id: str) -> Step:

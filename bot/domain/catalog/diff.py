@@ -1,11 +1,5 @@
-"""What changed between two catalog versions (``vllm-path catalog diff OLD NEW``).
-
-Either side is a catalog folder, a catalog version (``2026.11.0``: the newest commit whose
-manifest declares it) or a git revision (``HEAD~1``, ``REV:path/to/catalog``); a revision is
-extracted with ``git archive`` into a temporary folder.
-A post that disappeared but whose id lives on as an alias of a new post counts as *renamed*, so
-people's progress and a digest's announcement follow it.
-"""
+"""What changed between two catalog versions (``vllm-path catalog diff OLD NEW``). A post whose
+id lives on as an alias of a new post counts as *renamed*."""
 
 from __future__ import annotations
 
@@ -144,10 +138,9 @@ def diff_catalogs(old: Catalog, new: Catalog) -> CatalogDiff:
 
 
 def resolve_catalog_ref(ref: str, repo: Path | None = None, tmp: Path | None = None) -> Path:
-    """A catalog folder for ``ref``: an existing folder as is, else a git revision extracted.
-
-    ``REV`` means ``REV:catalog``; ``REV:some/path`` names another folder. Raises ``ValueError``
-    when ``ref`` is neither a folder nor a revision git knows.
+    """A catalog folder for ``ref``: a folder as is, else a catalog version (``2026.11.0``: the
+    newest commit declaring it) or git revision (``REV`` means ``REV:catalog``) extracted with
+    ``git archive``. Raises ``ValueError`` when ``ref`` is none of these.
     """
     if (path := Path(ref)).is_dir():
         return path
@@ -173,14 +166,12 @@ def resolve_catalog_ref(ref: str, repo: Path | None = None, tmp: Path | None = N
 
 
 def _git(cwd: Path, *args: str, text: bool = True) -> Any:
-    """``git ARGS`` in ``cwd``: its stdout (``str``, or ``bytes`` with ``text=False``); raises
-    ``subprocess.CalledProcessError`` (or ``FileNotFoundError`` without git) as ``subprocess.run``."""
+    """``git ARGS``' stdout in ``cwd``; raises as ``subprocess.run(check=True)`` does."""
     return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=text).stdout
 
 
 def _commit_of_version(version: str, cwd: Path) -> str:
-    """The newest commit whose ``catalog/manifest.yaml`` declares ``version`` (``version`` itself
-    when git finds none, so the caller's error names what was asked for)."""
+    """The newest commit whose ``catalog/manifest.yaml`` declares ``version``, else ``version``."""
     try:
         for commit in _git(cwd, "log", "--format=%H", "--", "catalog/manifest.yaml").split():
             text = _git(cwd, "show", f"{commit}:catalog/manifest.yaml")
@@ -192,10 +183,8 @@ def _commit_of_version(version: str, cwd: Path) -> str:
 
 
 def diff_refs(old_ref: str, new_ref: str) -> CatalogDiff:
-    """Load both sides (folders or git revisions) and diff them. Raises ``ValueError`` or
-    :class:`~bot.domain.catalog.loader.CatalogError` when a side cannot be loaded. The version-history
-    rules of ``catalog check`` are not applied: an old version stays readable after a rule is
-    added."""
+    """Load both sides (:func:`resolve_catalog_ref`, without the version-history rules) and diff
+    them. Raises ``ValueError`` or ``CatalogError`` when a side cannot be loaded."""
     with tempfile.TemporaryDirectory(prefix="vllm-path-diff-") as tmp:
         a = resolve_catalog_ref(old_ref, tmp=Path(tmp) / "old")
         b = resolve_catalog_ref(new_ref, tmp=Path(tmp) / "new")

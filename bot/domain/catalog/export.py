@@ -13,20 +13,9 @@ def _text(value: LocalizedText | None) -> dict[str, str] | None:
 
 
 def export_catalog(catalog: Catalog) -> dict[str, Any]:
-    """The compiled catalog as JSON-ready data.
-
-    Shape: ``{"version", "posts": [{"id", "title", "url", "published", "published_precision",
-    "authors", "source", "link_kind", "type", "tags", "blog_tags", "aliases", "summary", "minutes",
-    "minutes_source", "tracks"}], "tracks": [{"id", "names", "aliases", "description", "bilingual",
-    "steps": [{"post_id", "position", "after", "level", "essential", "note",
-    "external_prerequisites"}], "essentials", "further", "before", "essentials_reason",
-    "resolutions"}], "warnings"}``; ``minutes`` is the reading time in whole minutes (or ``null``
-    where the post's text is not available) and ``minutes_source`` ``counted``, ``estimate`` or
-    ``null``; ``essentials`` and ``further`` are post ids in path order (together the steps),
-    ``before`` the ids of the tracks to read first; ``link_kind`` is ``article`` or ``summary``
-    (the url opens a summary page of the article, not the article), ``blog_tags`` the blog's own
-    tags; ``steps`` are in path order, ``url`` is absolute (or ``null`` when not known), ``published`` is an ISO date or
-    ``FROM..TO`` for a range.
+    """The compiled catalog as JSON-ready data: ``{"version", "posts", "tracks", "warnings"}``, the
+    fields as below. Steps, ``essentials`` and ``further`` are in path order; ``url`` is absolute
+    or ``null``; ``published`` an ISO date or ``FROM..TO``; ``minutes`` whole minutes or ``null``.
     """
     posts = [
         {
@@ -83,11 +72,8 @@ def export_catalog(catalog: Catalog) -> dict[str, Any]:
 
 
 def render_track(catalog: Catalog, track_id: str, lang: str = "en") -> str:
-    """A track's path in reading order as terminal text (one numbered line per step, then its note);
-    essential steps are marked ``*`` and each post shows its minutes when known.
-
-    Raises ``KeyError`` for an unknown track.
-    """
+    """A track's path as terminal text, a numbered line per step (essential ones marked ``*``).
+    Raises ``KeyError`` for an unknown track."""
     track = catalog.track(track_id)
     lines = [
         f"{track.names.en} / {track.names.zh}  [{track.id}]  catalog {catalog.version}",

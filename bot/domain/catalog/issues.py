@@ -1,9 +1,4 @@
-"""What ``catalog check`` reports: one :class:`CatalogIssue` per problem, :class:`CatalogError` for a refusal.
-
-Kept apart from the loader so that the rule modules (:mod:`bot.domain.catalog.checks`,
-:mod:`bot.domain.catalog.essentials`) and the loader that runs them share the type without an
-import circle.
-"""
+"""What ``catalog check`` reports: one :class:`CatalogIssue` per problem, :class:`CatalogError` for a refusal."""
 
 from __future__ import annotations
 
@@ -13,12 +8,8 @@ from typing import Literal
 
 @dataclass(frozen=True)
 class CatalogIssue:
-    """One problem found in the catalog.
-
-    ``file`` is relative to the catalog folder (``tracks/spec.yaml``); ``entry`` names the post or
-    the track and step (``track 'spec' step 'p-eagle'``); ``field`` is a dotted field path
-    (``after``, ``summary.zh``); ``severity`` is ``error`` (the catalog is refused) or ``warning``.
-    """
+    """One problem: ``file`` in the catalog folder, ``entry`` (``track 'spec' step 'p-eagle'``),
+    dotted ``field``; an ``error`` refuses the catalog."""
 
     file: str
     entry: str

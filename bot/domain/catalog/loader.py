@@ -1,9 +1,5 @@
-"""Load ``catalog/`` into an immutable :class:`~bot.domain.catalog.compiled.Catalog`, collecting every error.
-
-The loader never stops at the first problem: it validates each post and each track on its own,
-then the cross-references, and reports all :class:`CatalogIssue` s at once, each naming the file
-(relative to the catalog folder), the entry (post or track/step) and the field.
-"""
+"""Load ``catalog/`` into an immutable :class:`~bot.domain.catalog.compiled.Catalog`, reporting every
+:class:`CatalogIssue` at once (each post and track validated on its own, then the rules)."""
 
 from __future__ import annotations
 
@@ -60,13 +56,9 @@ def _track_entry(raw: dict[str, Any], loc: tuple[Any, ...], fallback: str) -> tu
 
 
 def load_catalog(directory: str | Path, *, check_versions: bool = True) -> Catalog:
-    """Load and check the catalog in ``directory``.
-
-    Returns an immutable :class:`Catalog` (its ``warnings`` list the soft problems). Raises
-    :class:`CatalogError` with every error found (file, entry, field) when the catalog is invalid.
-    ``check_versions=False`` skips the publishing rules of the version history
-    (:func:`bot.domain.catalog.versions.version_problems`), for reading an old version (``catalog diff``).
-    """
+    """The checked :class:`Catalog` in ``directory`` (its ``warnings`` the soft problems); raises
+    :class:`CatalogError` with every error. ``check_versions=False`` skips the version-history
+    rules, to read an old version."""
     root = Path(directory)
     key = yaml_cache.catalog_key(root, check_versions)  # a catalog loaded before, unchanged since
     if (parts := yaml_cache.loaded(root, key)) is not None:
@@ -94,8 +86,7 @@ def _read_manifest(root: Path, issues: list[CatalogIssue], cache: YamlCache) -> 
 
 
 def _read_post_file(path: Path, issues: list[CatalogIssue], cache: YamlCache) -> Posts:
-    """The valid posts of one ``posts/*.yaml`` file (a YAML list); every invalid entry appended
-    to ``issues``, named by its id (or its place in the list) and field."""
+    """The valid posts of one ``posts/*.yaml`` file; the problems appended to ``issues``."""
     rel = f"posts/{path.name}"
     if (data := _read_yaml(path, rel, issues, cache)) is None:
         return []
@@ -116,8 +107,7 @@ def _read_post_file(path: Path, issues: list[CatalogIssue], cache: YamlCache) ->
 
 
 def _read_track_file(path: Path, issues: list[CatalogIssue], cache: YamlCache) -> Tracks:
-    """The track of one ``tracks/*.yaml`` file (a YAML mapping) as a one-item list, or ``[]`` with
-    its problems appended to ``issues`` (named by track, step and field)."""
+    """The track of one ``tracks/*.yaml`` file as a one-item list, or ``[]`` (problems in ``issues``)."""
     rel = f"tracks/{path.name}"
     if (raw := _read_yaml(path, rel, issues, cache)) is None:
         return []
@@ -144,8 +134,7 @@ def _read_all(root: Path, folder: str, what: str, issues: list[CatalogIssue]) ->
 def _changelog_issues(
     root: Path, manifest: Manifest | None, *, check_versions: bool
 ) -> tuple[list[str], list[CatalogIssue]]:
-    """The changelog's versions (file order) and its issues: the manifest's version needs a
-    ``## <version>`` entry, and (``check_versions``) the publishing rules of
+    """The changelog's versions and issues: one for the manifest's version, and (``check_versions``)
     :func:`bot.domain.catalog.versions.version_problems`."""
     changelog = root / "CHANGELOG.md"
     entries = changelog_entries(changelog.read_text(encoding="utf-8")) if changelog.is_file() else []
@@ -167,19 +156,15 @@ def _changelog_issues(
 def check_catalog(
     directory: str | Path, *, check_versions: bool = True, allow_drafts: bool = False
 ) -> tuple[Catalog | None, list[CatalogIssue]]:
-    """Validate ``directory``; return ``(catalog or None when there are errors, all issues)``.
-
-    Reads the manifest, the posts and the tracks (each entry validated on its own), then runs the
-    rules of :mod:`bot.domain.catalog.checks` and :mod:`bot.domain.catalog.essentials` and, unless
-    ``check_versions=False``, the version history's
-    (:func:`bot.domain.catalog.versions.version_problems`). Draft posts are refused unless
-    ``allow_drafts``. Never raises for a bad catalog: every problem is an issue.
-    """
+    """``(catalog or None when there are errors, all issues)`` for ``directory``: every entry
+    validated, then the rules of :mod:`~bot.domain.catalog.checks`, :mod:`~bot.domain.catalog.essentials`
+    and (``check_versions``) the version history. Drafts are refused unless ``allow_drafts``.
+    Never raises for a bad catalog."""
     root = Path(directory)
     if not root.is_dir():
         return None, [CatalogIssue(str(root), "-", "-", "catalog folder not found")]
     issues: list[CatalogIssue] = []
-    cache = YamlCache(root, "catalog")  # the files' parsed YAML, by content (bot/domain/catalog/yaml_cache.py)
+    cache = YamlCache(root, "catalog")
     manifest = _read_manifest(root, issues, cache)
     posts = [p for path in _read_all(root, "posts", "post", issues) for p in _read_post_file(path, issues, cache)]
     tracks = [t for path in _read_all(root, "tracks", "track", issues) for t in _read_track_file(path, issues, cache)]

@@ -1,9 +1,5 @@
-"""Catalog versions (CalVer ``YYYY.MM.N``) compared as numbers, and the changelog's entries.
-
-``2026.12.10`` is newer than ``2026.12.9``: compare with :func:`calver_key` (or pick with
-:func:`newest_version`), never as strings. The changelog (``catalog/CHANGELOG.md``) has one
-``## <version> — <YYYY-MM-DD>`` heading per version, newest first (:func:`changelog_entries`).
-"""
+"""Catalog versions (CalVer ``YYYY.MM.N``) compared as numbers (``2026.12.10`` is newer than
+``2026.12.9``), and the entries of ``catalog/CHANGELOG.md``."""
 
 from __future__ import annotations
 
@@ -19,23 +15,17 @@ from bot.domain.catalog.models import CALVER_RE
 CHANGELOG_ENTRY = re.compile(
     r"^##\s+\[?(?P<version>\d{4}\.\d{2}\.\d+)\]?(?:[^\n\d]*(?P<date>\d{4}-\d{2}-\d{2}))?", re.MULTILINE
 )
-"""A changelog heading: ``## 2026.12.0 — 2026-12-01`` (the date is optional here; the checker
-asks for it)."""
+"""A changelog heading: ``## 2026.12.0 — 2026-12-01`` (the date optional)."""
 
 
 def calver_key(version: str) -> tuple[int, int, int, int, str]:
-    """A sort key that orders CalVer versions as numbers: ``(1, year, month, micro, "")``.
-
-    A string that is not CalVer sorts before every CalVer version, by its text
-    (``(0, 0, 0, 0, text)``), so mixed lists (tests use ``v1``/``v2``) still sort. Pure.
-    """
+    """``(1, year, month, micro, "")``; a non-CalVer text sorts first, as ``(0, 0, 0, 0, text)``."""
     m = CALVER_RE.match(version)
     return (1, int(m.group("year")), int(m.group("month")), int(m.group("micro")), "") if m else (0, 0, 0, 0, version)
 
 
 def newest_version(versions: Iterable[str]) -> str | None:
-    """The newest of ``versions`` by :func:`calver_key` (``2026.12.10`` over ``2026.12.9``);
-    ``None`` for none. Use it to break ties between versions first seen at the same instant."""
+    """The newest of ``versions`` by :func:`calver_key`; ``None`` for none."""
     return max(versions, key=calver_key, default=None)
 
 
@@ -50,14 +40,11 @@ class ChangelogEntry:
 
 
 def changelog_entries(text: str) -> list[ChangelogEntry]:
-    """The entries of a changelog in file order (newest first by convention).
-
-    A heading whose date is not a real day (``2026-13-01``) has ``date`` ``None``. Pure.
-    """
+    """The entries of a changelog in file order."""
     out: list[ChangelogEntry] = []
     for m in CHANGELOG_ENTRY.finditer(text):
         day: dt.date | None = None
-        with contextlib.suppress(ValueError):  # not a real day (2026-13-01): no date
+        with contextlib.suppress(ValueError):  # not a real day (2026-13-01): date None
             day = dt.date.fromisoformat(m.group("date")) if m.group("date") else None
         out.append(ChangelogEntry(m.group("version"), day, text.count("\n", 0, m.start()) + 1))
     return out
@@ -70,20 +57,10 @@ def version_month(version: str) -> dt.date | None:
 
 
 def version_problems(manifest_version: str, entries: list[ChangelogEntry]) -> list[tuple[str, str, str, str]]:
-    """What is wrong with the manifest's version against the changelog.
-
-    Returns ``(entry, field, message, severity)`` tuples (severity ``error`` or ``warning``):
-
-    * error, field ``version``: the manifest version is not greater (as numbers) than the
-      previous changelog entry, i.e. every other entry (setting it back to ``2026.11.0`` over
-      ``2026.12.0``, or re-using ``2026.12.0``, is refused);
-    * error, field ``date``: an entry dated before the month its version names (``2026.12.0``
-      dated ``2026-11-30``);
-    * error, field ``heading``: entries not newest first, or a version with two entries;
-    * warning, field ``date``: an entry heading without a date.
-
-    Entries are named ``version <v>``. Pure.
-    """
+    """``(entry, field, message, severity)`` problems of the manifest's version against the
+    changelog: errors for a version not greater than every other entry (``version``), entries not
+    newest first or twice (``heading``), an entry dated before its version's month (``date``); a
+    warning for a heading without a date. Entries are named ``version <v>``."""
     problems: list[tuple[str, str, str, str]] = []
 
     def add(version: str, field: str, message: str, severity: str = "error") -> None:

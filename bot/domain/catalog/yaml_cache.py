@@ -1,17 +1,9 @@
 """The catalog's YAML files as parsed before, kept beside them by content (``__pycache__/``).
 
-PyYAML builds the objects of a file node by node in Python: three quarters of loading the shipped
-catalog, and most of reading its search vocabulary (~0.1 s of each CLI start). :class:`YamlCache`
-keeps what files parsed to in one pickle, ``<catalog>/__pycache__/vllm-path-<name>.pickle``
-(``catalog``: the manifest, posts and tracks; ``vocabulary``, ``answers``: the search's words),
-keyed by the SHA-256 of the file's bytes
-and the parser (PyYAML's version and loader), so an edited file is parsed again and a stale entry
-is never used. A missing, unreadable or corrupt cache is ignored; one that cannot be written (a
-read-only folder) is left as it is.
-
-:func:`loaded` and :func:`keep_loaded` do the same for a whole loaded catalog (its validated parts,
-``vllm-path-loaded.pickle``), keyed by the bytes of every catalog file and of the code that
-validates and checks them, so a CLI start skips validation and checks when nothing changed.
+Parsing is most of a CLI start (~0.1 s). :class:`YamlCache` keeps what the files parsed to in
+``<catalog>/__pycache__/vllm-path-<name>.pickle``, keyed by the SHA-256 of each file's bytes and
+the parser; :func:`loaded` / :func:`keep_loaded` keep a whole validated catalog, keyed by
+:func:`catalog_key`. A missing or corrupt cache is ignored; an unwritable one left as it is.
 """
 
 from __future__ import annotations
@@ -50,14 +42,13 @@ def _write(path: Path, value: Any) -> None:
 
 
 def catalog_key(root: Path, *flags: object) -> bytes:
-    """SHA-256 over the catalog's files (manifest, changelog, posts, tracks: names and bytes), the
-    source of the code that validates and checks them (this package, ``bot/domain/graphs.py``,
-    ``bot/domain/paths.py``), pydantic's version and ``flags``."""
+    """SHA-256 over the catalog's files, the code that checks them (this package, budget.py,
+    graphs.py, paths.py), pydantic's version and ``flags``."""
     import pydantic  # already imported by the models whenever a catalog is loaded
 
     digest = hashlib.sha256(f"{pydantic.VERSION} {flags}\n".encode())
     here = Path(__file__).parent
-    code = [*sorted(here.glob("*.py")), here.parent / "graphs.py", here.parent / "paths.py"]  # what checks use
+    code = [*sorted(here.glob("*.py")), *(here.parent / f"{m}.py" for m in ("budget", "graphs", "paths"))]
     files = [root / "manifest.yaml", root / "CHANGELOG.md", *sorted(root.glob("posts/*.yaml"))]
     for path in [*code, *files, *sorted(root.glob("tracks/*.yaml"))]:
         with contextlib.suppress(OSError):
@@ -80,8 +71,7 @@ def keep_loaded(root: Path, key: bytes, parts: Any) -> None:
 
 
 class YamlCache:
-    """Parsed YAML files of the catalog folder ``root``, kept under ``name``: :meth:`load` each,
-    then :meth:`save`."""
+    """Parsed YAML files of the catalog folder ``root``: :meth:`load` each, then :meth:`save`."""
 
     def __init__(self, root: Path, name: str) -> None:
         self.path = root / CACHE_DIR / f"vllm-path-{name}.pickle"
@@ -93,9 +83,8 @@ class YamlCache:
         self._new: dict[str, tuple[bytes, Any]] = {}
 
     def load(self, path: Path, rel: str) -> Any:
-        """What ``yaml.load`` with :data:`SAFE_LOADER` gives for ``path`` (``rel``: its name in the
-        catalog). Raises as reading and parsing it do (``OSError``, ``yaml.YAMLError``,
-        ``UnicodeDecodeError``)."""
+        """``yaml.load`` of ``path`` (``rel``: its name in the catalog); raises ``OSError``,
+        ``yaml.YAMLError`` or ``UnicodeDecodeError`` as reading and parsing do."""
         key = hashlib.sha256(_PARSER + path.read_bytes()).digest()
         old = self._old.get(rel)
         if old is not None and old[0] == key:
