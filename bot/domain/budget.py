@@ -96,8 +96,7 @@ def step_cost(minutes: int | None) -> int:
 
 
 def fit(lengths: Sequence[int | None], budget: int) -> int:
-    """How many of the next steps (``lengths`` in minutes, ``None`` unknown) fit a week of
-    ``budget`` minutes, in order; at least one unless ``lengths`` is empty."""
+    """How many of the next steps (minutes, ``None`` unknown) fit ``budget`` minutes; at least one."""
     used, n = 0, 0
     for length in lengths:
         cost = step_cost(length)
@@ -129,8 +128,7 @@ _FURTHER_AFTER = (("then", "further"), ("and", "further"), ("继续延伸阅读"
 
 
 def take_after(words: Sequence[str]) -> tuple[list[str], str | None]:
-    """``(other words, "stop" | "further" | None)``: a setup after the essential path (``then stop``,
-    ``essentials only``, ``then further``…) taken out of ``words``."""
+    """``(other words, "stop" | "further" | None)``: ``then stop`` or ``then further`` taken out."""
     low = [w.casefold() for w in words]
     for forms, value in ((_STOP_AFTER, "stop"), (_FURTHER_AFTER, "further")):
         for form in forms:

@@ -1,5 +1,4 @@
-"""One depth-first search for a cycle, used by the reading order (``after`` edges between steps)
-and by the catalog's ``before`` check (edges between tracks)."""
+"""One depth-first search for a cycle, for ``after`` (between steps) and ``before`` (tracks)."""
 
 from __future__ import annotations
 

@@ -28,8 +28,7 @@ SPARKS = "▁▂▃▄▅▆▇█"
 
 @dataclass(frozen=True)
 class TrackFunnel:
-    """``reached[k]``: readers who read at least ``k + 1`` of the ``steps``; ``readers``: at least
-    one (small counts ``None``)."""
+    """``reached[k]``: readers of at least ``k + 1`` of the ``steps``; ``readers``: of at least one."""
 
     track_id: str
     steps: int
@@ -114,10 +113,7 @@ def _channels(subscriptions: Iterable[Any], deliveries: Iterable[tuple[str, str,
     for destination, outcome, n in deliveries:
         if destination in health and outcome in ("sent", "skipped", "failed"):
             health[destination][outcome] += n
-    return tuple(
-        ChannelHealth(cid, h["active"], h["paused"], tuple(h["reasons"]), h["sent"], h["skipped"], h["failed"])
-        for cid, h in sorted(health.items())
-    )
+    return tuple(ChannelHealth(cid, **(h | {"reasons": tuple(h["reasons"])})) for cid, h in sorted(health.items()))
 
 
 def compute(

@@ -8,6 +8,7 @@ from typing import Literal
 from urllib.parse import urlsplit
 
 from bot.domain.catalog import Catalog
+from bot.domain.catalog.attached import PerCatalog
 from bot.domain.search.links import LinkIndex
 from bot.domain.search.vocabulary import default_vocabulary
 
@@ -22,8 +23,7 @@ LinkKind = Literal["post", "blog", "other"]
 
 @dataclass(frozen=True)
 class LinkTarget:
-    """What a URL points to: ``kind`` ``post`` (``post_id`` set), ``blog`` (a blog-host page the
-    catalog does not hold yet) or ``other`` (a host we do not unfurl, or not a URL)."""
+    """What a URL points to: a ``post`` (``post_id`` set), another ``blog`` page, or ``other``."""
 
     url: str
     kind: LinkKind
@@ -47,20 +47,14 @@ def unfurl_domains(catalog: Catalog) -> tuple[str, ...]:
     return tuple(dict.fromkeys(h for h in (*blog_hosts(catalog), *SUMMARY_HOSTS, *absolute) if h))
 
 
-_CACHE: dict[int, tuple[Catalog, LinkIndex]] = {}
+_INDEXES: PerCatalog[LinkIndex] = PerCatalog()
 
 
-def _cached_index(catalog: Catalog) -> LinkIndex:
-    if (hit := _CACHE.get(id(catalog))) is not None and hit[0] is catalog:
-        return hit[1]
+def _link_index(catalog: Catalog) -> LinkIndex:
     vocabulary = default_vocabulary()
     hosts = tuple(dict.fromkeys((*vocabulary.blog_hosts, *BLOG_HOST_ALIASES)))
     summary = tuple(dict.fromkeys((*vocabulary.summary_hosts, *SUMMARY_HOSTS)))
-    index = LinkIndex(catalog, replace(vocabulary, blog_hosts=hosts, summary_hosts=summary))
-    if len(_CACHE) > 8:
-        _CACHE.clear()
-    _CACHE[id(catalog)] = (catalog, index)
-    return index
+    return LinkIndex(catalog, replace(vocabulary, blog_hosts=hosts, summary_hosts=summary))
 
 
 def resolve_link(catalog: Catalog, url: str) -> LinkTarget:
@@ -72,7 +66,7 @@ def resolve_link(catalog: Catalog, url: str) -> LinkTarget:
         return LinkTarget(url, "other")
     if parts.scheme.lower() not in ("http", "https"):
         return LinkTarget(url, "other")
-    index = _cached_index(catalog)
+    index = _INDEXES.get(catalog, "links", lambda: _link_index(catalog))
     if (found := index.resolve(raw)) is not None and found.status == "post" and found.post_id is not None:
         return LinkTarget(url, "post", found.post_id)
     if _host(parts.netloc) in blog_hosts(catalog) or _host(parts.netloc) in index.blog_hosts:

@@ -140,16 +140,14 @@ def positions(catalog: Catalog, post_id: str) -> list[Position]:
 
 
 def read_before(catalog: Catalog, track_id: str, post_id: str) -> tuple[Step, ...]:
-    """The steps of ``track_id`` named in ``post_id``'s ``after``, in path order. Raises
-    ``KeyError`` when the post is not a step of the track."""
+    """The steps ``post_id``'s ``after`` names, in path order. Raises ``KeyError`` when not a step."""
     step = catalog.step(track_id, catalog.resolve_post_id(post_id) or post_id)
     refs = set(step.after)
     return tuple(s for s in catalog.path(track_id) if s.post in refs)
 
 
 def read_after(catalog: Catalog, track_id: str, post_id: str) -> tuple[Step, ...]:
-    """What comes after ``post_id`` in ``track_id``: the steps that name it in ``after`` and the
-    next step in path order (deduplicated, in path order). Raises ``KeyError`` when not a step."""
+    """The steps naming ``post_id`` in ``after`` and the next step, in path order. ``KeyError``: not a step."""
     pid = catalog.resolve_post_id(post_id) or post_id
     catalog.step(track_id, pid)
     order = catalog.order(track_id)

@@ -43,8 +43,7 @@ def _title(text: str) -> str:
 
 
 def path_graph(catalog: Catalog, track_id: str, read: Collection[str] | None = None, lang: str = "en") -> PathGraph:
-    """The :class:`PathGraph` of ``track_id``; ``read`` (post ids, former ids count) marks the
-    reader's progress, ``None`` draws it for nobody. Raises ``KeyError`` for an unknown track."""
+    """The :class:`PathGraph` of ``track_id`` with a reader's ``read`` posts marked. ``KeyError``: unknown."""
     track = catalog.track(track_id)
     done = None if read is None else {catalog.resolve_post_id(p) or p for p in read}
     ess = paths.essentials(catalog, track_id)

@@ -39,8 +39,7 @@ class SubscriptionLike(Protocol):
 
 
 def channel_minutes(sub: SubscriptionLike) -> int | None:
-    """The channel's own weekly budget in minutes, ``None`` when it has none (planned by
-    ``steps_per_week``; not yet the default budget)."""
+    """The channel's own weekly budget in minutes, ``None`` when it has none (then ``steps_per_week``)."""
     minutes: int | None = getattr(sub, "minutes_per_week", None)
     return minutes or None
 

@@ -113,14 +113,12 @@ def _date(words: list[str], today: date) -> date | str | None:
 
 
 def _phrase(words: list[str], today: date) -> date | str | None:
-    """The day ``words`` (lower-case, the whole phrase) name; ``None`` if they are no day phrase,
-    ``"bad"`` if they look like one but name no valid date."""
+    """The day the whole (lower-case) phrase names, ``"bad"`` for no valid date, ``None`` for no day."""
     return next((found for read in (_relative, _weekday, _date) if (found := read(words, today)) is not None), None)
 
 
 def choose_day(words: list[str], today: date) -> DayChoice:
-    """Take the longest day phrase off the end of ``words`` (as typed), relative to the reader's
-    local ``today``."""
+    """Take the longest day phrase off the end of ``words``, relative to the reader's local ``today``."""
     low = [w.casefold().strip(",.") for w in words]
     for size in (3, 2, 1):
         if len(low) < size or (found := _phrase(low[-size:], today)) is None:

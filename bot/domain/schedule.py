@@ -103,8 +103,7 @@ class ScheduleParts(BaseModel):
     timezone: _Zone | None = None
 
     def resolve(self, zone: str, fallback: WeeklySchedule | None = None) -> WeeklySchedule:
-        """The full schedule: typed parts, else ``fallback``'s (its zone too), else Monday 09:00 in
-        IANA ``zone``."""
+        """Typed parts, else ``fallback``'s (its zone too), else Monday 09:00 in IANA ``zone``."""
         return WeeklySchedule.of(
             self.weekday, self.at_time, self.timezone or (fallback.timezone if fallback else zone), fallback=fallback
         )
@@ -171,8 +170,7 @@ def in_window(fire: datetime, now: datetime, timezone: str, min_window_s: float 
 
 
 def subscription_change(old: tuple[WeeklySchedule, bool] | None, new: tuple[WeeklySchedule, bool]) -> str:
-    """What (re-)subscribing did to ``(schedule, active)``: ``new``, ``same``, ``resumed`` (it was
-    paused) or ``updated`` (schedule changed)."""
+    """What subscribing did to ``(schedule, active)``: ``new``, ``same``, ``resumed`` or ``updated``."""
     if old is None:
         return "new"
     if old == new:

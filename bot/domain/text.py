@@ -59,8 +59,7 @@ def decode_slack(text: str) -> str:
 
 
 def clean(text: str) -> str:
-    """:func:`decode_slack`, NFKC (full-width forms → ASCII), whitespace collapsed and trimmed;
-    case and accents kept."""
+    """:func:`decode_slack`, NFKC, whitespace collapsed and trimmed; case and accents kept."""
     if not text:
         return ""
     text = unicodedata.normalize("NFKC", decode_slack(text))

@@ -48,8 +48,7 @@ def weekday_of(word: str) -> int | None:
 
 
 def near_day_word(word: str) -> str | None:
-    """The English day word ``word`` nearly is (``tomorow`` -> ``tomorrow``: rapidfuzz ratio >= 80,
-    five letters or more), else ``None``."""
+    """The day word ``word`` nearly is (``tomorow``: rapidfuzz ratio >= 80, 5+ letters), else ``None``."""
     low = word.casefold()
     if len(low) < 5 or not low.isalpha() or low in WEEKDAY_WORDS or low in RELATIVE_DAYS:
         return None

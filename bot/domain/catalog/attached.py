@@ -21,8 +21,7 @@ class PerCatalog(Generic[_T]):
         self._lock = threading.Lock()
 
     def get(self, catalog: Catalog, key: Hashable, make: Callable[[], _T]) -> _T:
-        """The value for ``catalog`` and ``key``, made with ``make()`` on first use (once, under
-        a lock); dropped when ``catalog`` is garbage-collected."""
+        """The value for ``catalog`` and ``key``, made with ``make()`` once, on first use."""
         slot = (id(catalog), key)
         hit = self._values.get(slot)
         if hit is not None and hit[0]() is catalog:

@@ -36,8 +36,7 @@ _BLANK_GLYPHS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 
 
 def has_visible_character(text: str) -> bool:
-    """Whether ``text`` shows a reader at least one character (not only whitespace, bidi controls,
-    zero-width characters, combining marks or blank glyphs)."""
+    """Whether ``text`` shows a reader a character (not only spaces, controls, marks, blank glyphs)."""
     return any(
         not ch.isspace() and ch not in _BLANK_GLYPHS and unicodedata.category(ch) not in _DRAWS_NOTHING_CATEGORIES
         for ch in text
@@ -122,8 +121,7 @@ def post_alias_issues(posts: Posts) -> Iterator[CatalogIssue]:
 def _step_issues(
     rel: str, track: Track, step: Step, post_ids: set[str], step_ids: Counter[str]
 ) -> Iterator[CatalogIssue]:
-    """A known post, once in the track; ``after`` and ``claims.among`` name other steps
-    (``step_ids``: post id -> count); a Chinese note on a bilingual track."""
+    """A known post, once; ``after`` and ``claims.among`` name other steps; a Chinese note if bilingual."""
     entry = f"track '{track.id}' step '{step.post}'"
     if step.post not in post_ids:
         yield CatalogIssue(rel, entry, "post", f"unknown post id {step.post!r}")
@@ -141,8 +139,7 @@ def _step_issues(
 
 
 def track_issues(posts: Posts, tracks: Tracks) -> Iterator[CatalogIssue]:
-    """Per track: a unique id, aliases (case-folded) no other track has, valid steps, and
-    ``resolutions.steps`` naming steps of the track."""
+    """Per track: a unique id and aliases, valid steps, ``resolutions.steps`` naming its steps."""
     post_ids = {p.id for _, p in posts}
     track_ids = Counter(t.id for _, t in tracks)
     alias_owners: dict[str, str] = {}  # case-folded alias -> track id
@@ -163,8 +160,7 @@ def track_issues(posts: Posts, tracks: Tracks) -> Iterator[CatalogIssue]:
 
 
 def post_place_issues(posts: Posts, tracks: Tracks) -> Iterator[CatalogIssue]:
-    """Every published post is a step of a track (if there are tracks), with a Chinese summary
-    when on a bilingual one."""
+    """Every published post is a step of a track, with a Chinese summary on a bilingual one."""
     in_track = {s.post for _, t in tracks for s in t.steps}
     bilingual_posts = {s.post for _, t in tracks if t.bilingual for s in t.steps}
     for rel, post in posts:

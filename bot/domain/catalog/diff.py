@@ -144,11 +144,11 @@ def resolve_catalog_ref(ref: str, repo: Path | None = None, tmp: Path | None = N
     """
     if (path := Path(ref)).is_dir():
         return path
+    cwd = repo or Path.cwd()
     if CALVER_RE.match(ref):
-        ref = _commit_of_version(ref, repo or Path.cwd())
+        ref = _commit_of_version(ref, cwd)
     rev, _, sub = ref.partition(":")
     sub = sub or "catalog"
-    cwd = repo or Path.cwd()
     try:
         top = Path(_git(cwd, "rev-parse", "--show-toplevel").strip())
         data = _git(top, "archive", "--format=tar", rev, sub, text=False)

@@ -34,8 +34,7 @@ def before_cycle_issues(tracks: list[tuple[str, Track]]) -> list[CatalogIssue]:
 
 
 def _count_and_reason_issues(rel: str, track: Track, essentials: list[Step]) -> Iterator[CatalogIssue]:
-    """At most :data:`ESSENTIAL_STEPS_MAX` essential steps, and an ``essentials_reason`` (with
-    ``zh`` on a bilingual track)."""
+    """At most :data:`ESSENTIAL_STEPS_MAX` essential steps, and an ``essentials_reason``."""
     entry = f"track '{track.id}'"
     if len(essentials) > ESSENTIAL_STEPS_MAX:
         yield CatalogIssue(rel, entry, "essential", f"{len(essentials)} essential steps; at most {ESSENTIAL_STEPS_MAX}")
@@ -48,8 +47,7 @@ def _count_and_reason_issues(rel: str, track: Track, essentials: list[Step]) -> 
 def _essential_post_issues(
     rel: str, track: Track, essentials: list[Step], by_id: dict[str, Post]
 ) -> Iterator[CatalogIssue]:
-    """Each essential post has a known ``url`` and ``minutes``, together at most
-    :data:`ESSENTIAL_MAX_MINUTES` minutes (an unknown post is skipped: reported elsewhere)."""
+    """Each essential post has a ``url`` and ``minutes``, together at most :data:`ESSENTIAL_MAX_MINUTES`."""
     total = 0
     for step in essentials:
         if (post := by_id.get(step.post)) is None:
@@ -69,8 +67,7 @@ def _essential_post_issues(
 
 
 def _order_issues(rel: str, track: Track, order: tuple[str, ...]) -> Iterator[CatalogIssue]:
-    """In reading order ``order`` (post ids): the first step, when essential, is at level
-    ``intro``, and no essential step follows a further step."""
+    """In ``order``: an essential first step is ``intro``; no essential step follows a further one."""
     steps = {s.post: s for s in track.steps}
     flags = [steps[pid].essential for pid in order]
     first = steps[order[0]]  # a further step first is reported below (before an essential one)
@@ -89,8 +86,7 @@ def _order_issues(rel: str, track: Track, order: tuple[str, ...]) -> Iterator[Ca
 def track_essential_issues(
     rel: str, track: Track, by_id: dict[str, Post], order: tuple[str, ...] | None, *, uses_essentials: bool
 ) -> Iterator[CatalogIssue]:
-    """The essential-path rules for one track; ``order`` is its reading order (``None``: not
-    computed, the order rules are skipped)."""
+    """The essential-path rules for one track (the order rules only with an ``order``)."""
     essentials = [s for s in track.steps if s.essential]
     if not essentials:
         if uses_essentials:  # else a catalog from before essential paths (2026.12.4 and older): it still loads

@@ -72,8 +72,7 @@ def export_catalog(catalog: Catalog) -> dict[str, Any]:
 
 
 def render_track(catalog: Catalog, track_id: str, lang: str = "en") -> str:
-    """A track's path as terminal text, a numbered line per step (essential ones marked ``*``).
-    Raises ``KeyError`` for an unknown track."""
+    """A track's path as terminal text, one numbered line per step. Raises ``KeyError`` if unknown."""
     track = catalog.track(track_id)
     lines = [
         f"{track.names.en} / {track.names.zh}  [{track.id}]  catalog {catalog.version}",

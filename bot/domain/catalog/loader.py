@@ -134,8 +134,7 @@ def _read_all(root: Path, folder: str, what: str, issues: list[CatalogIssue]) ->
 def _changelog_issues(
     root: Path, manifest: Manifest | None, *, check_versions: bool
 ) -> tuple[list[str], list[CatalogIssue]]:
-    """The changelog's versions and issues: one for the manifest's version, and (``check_versions``)
-    :func:`bot.domain.catalog.versions.version_problems`."""
+    """The changelog's versions, and its issues with the manifest's version."""
     changelog = root / "CHANGELOG.md"
     entries = changelog_entries(changelog.read_text(encoding="utf-8")) if changelog.is_file() else []
     versions = [e.version for e in entries]

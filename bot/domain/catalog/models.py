@@ -41,7 +41,6 @@ LEVELS: tuple[str, ...] = ("intro", "core", "advanced", "capstone")
 """Step levels in reading order; the path order breaks ties by this rank."""
 
 MinutesSource = Literal["counted", "estimate"]
-"""Where a post's ``minutes`` come from: counted from its text, or estimated by a person."""
 
 PostType = Literal["explainer", "tutorial", "benchmark", "problem-and-solution", "announcement"]
 
@@ -108,13 +107,10 @@ def format_day(day: dt.date, lang: str = "en") -> str:
 def format_published(published: Published, lang: str = "en") -> str:
     """A day reads ``13 Mar 2026`` / ``2026年3月13日``; a range (its ``to`` is when the seed was
     read, not a fact about the post) ``after 14 Aug 2026`` / ``2026年8月14日之后``."""
+    day = format_day(published.earliest, lang)
     if published.precision == "day":
-        return format_day(published.earliest, lang)
-    return (
-        f"{format_day(published.earliest, 'zh')}之后"
-        if lang == "zh"
-        else f"after {format_day(published.earliest, 'en')}"
-    )
+        return day
+    return f"{day}之后" if lang == "zh" else f"after {day}"
 
 
 class Source(_Frozen):

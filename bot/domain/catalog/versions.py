@@ -31,8 +31,7 @@ def newest_version(versions: Iterable[str]) -> str | None:
 
 @dataclass(frozen=True)
 class ChangelogEntry:
-    """One ``## <version> — <date>`` heading: ``date`` is ``None`` when the heading has none;
-    ``line`` is its 1-based line number in the file."""
+    """One ``## <version> — <date>`` heading (``date`` may be ``None``) at 1-based ``line``."""
 
     version: str
     date: dt.date | None

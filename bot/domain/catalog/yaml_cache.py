@@ -83,8 +83,7 @@ class YamlCache:
         self._new: dict[str, tuple[bytes, Any]] = {}
 
     def load(self, path: Path, rel: str) -> Any:
-        """``yaml.load`` of ``path`` (``rel``: its name in the catalog); raises ``OSError``,
-        ``yaml.YAMLError`` or ``UnicodeDecodeError`` as reading and parsing do."""
+        """``yaml.load`` of ``path`` (``rel`` in the catalog); raises as reading and parsing do."""
         key = hashlib.sha256(_PARSER + path.read_bytes()).digest()
         old = self._old.get(rel)
         if old is not None and old[0] == key:
