@@ -1,18 +1,11 @@
 """The day a reader asks to be reminded on, read from the end of the words typed relative to
 their local today; the reminder goes out at :data:`REMIND_AT` in their Slack ``tz``. Pure.
 
-===============================================  ==============================================
-``tomorrow`` · ``明天``                           today + 1
-``day after tomorrow`` · ``后天``                 today + 2
-``today`` · ``yesterday`` · ``昨天``              refused (named in the error, not read as part of the post)
-``next week`` · ``下周``                          today + 7
-``in 3 days`` · ``in a week`` · ``3天后`` · ``一周后``  today + n days / weeks
-``monday(s)`` · ``礼拜一`` · ``下周一``          the first such weekday *after* today
-``2026-12-07`` · ``2026/12/07`` · ``12月7日``     that date (a month-day already past: next year)
-``dec 7`` · ``dec 7th`` · ``7 december``          that date, as above
-===============================================  ==============================================
-
-A day that is not after today, or more than :data:`MAX_DAYS_AHEAD` days away, is refused.
+Day phrases: ``tomorrow`` / ``明天``, ``day after tomorrow`` / ``后天``, ``next week`` / ``下周``,
+``in 3 days`` / ``in a week`` / ``3天后`` / ``一周后``, a weekday (``monday(s)``, ``礼拜一``, ``下周一``:
+the first one after today) and a date (``2026-12-07``, ``2026/12/07``, ``12月7日``, ``dec 7th``,
+``7 december``; a month-day already past is next year). ``today``, ``yesterday`` / ``昨天`` and a
+day more than :data:`MAX_DAYS_AHEAD` days away are refused (named in the error).
 """
 
 from __future__ import annotations
