@@ -129,8 +129,12 @@ def plan_channel_digest(
     order = catalog.order(track_id)
     walked = [catalog.resolve_post_id(p) or p for p in (old_order or order)][: max(0, sub.cursor)]
     had_all = ess <= set(walked)
-    if getattr(sub, "after_essentials", "further") == "stop" and had_all:  # nothing more to send
-        steps, new, added, cursor = (), (), frozenset(), max(0, sub.cursor)
+    if getattr(sub, "after_essentials", "further") == "stop":
+        if had_all:  # nothing more to send
+            steps, new, added, cursor = (), (), frozenset(), max(0, sub.cursor)
+        else:  # the week that finishes the essential path ends with its last essential step
+            kept = _through_essentials(steps, ess - set(walked))
+            steps, cursor = steps[:kept], cursor - (len(steps) - kept)
     return ChannelPlan(
         track_id=track_id,
         steps=steps,
@@ -144,6 +148,17 @@ def plan_channel_digest(
         essentials_finished=not had_all and ess <= set(order[:cursor]),
         minutes_per_week=budget,
     )
+
+
+def _through_essentials(steps: Sequence[str], missing: set[str]) -> int:
+    """How many of ``steps`` to send so that none comes after the last of the ``missing``
+    essential steps (all of ``steps`` when some essential step is still missing after them)."""
+    missing = set(missing)
+    for i, post in enumerate(steps):
+        missing.discard(post)
+        if not missing:
+            return i + 1
+    return len(steps)
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Literal
 
 from rapidfuzz import fuzz, process
@@ -305,11 +306,13 @@ _ARGUMENTS: dict[str, Callable[[list[str]], dict[str, Any]]] = {
 """How a keyword's arguments are read, where they are more than the text after it (``arg``)."""
 
 
+@lru_cache(maxsize=2048)
 def parse(text: str) -> Command:
     """Parse slash-command text (as Slack sends it, escaped). Never raises; unknown text is a
-    ``query``. The text is normalised first by :func:`bot.domain.text.clean`, as search does
-    (Slack markup decoded: a pasted link is its URL, a labelled link among other words its
-    label; NFKC: ``ｆｏｌｌｏｗ　ｓｐｅｃ`` reads ``follow spec``; whitespace collapsed)."""
+    ``query``; pure, so the last 2,048 texts' (frozen) commands are kept. The text is normalised
+    first by :func:`bot.domain.text.clean`, as search does (Slack markup decoded: a pasted link is
+    its URL, a labelled link among other words its label; NFKC: ``ｆｏｌｌｏｗ　ｓｐｅｃ`` reads
+    ``follow spec``; whitespace collapsed)."""
     raw = clean(_link_labels(text or ""))
     truncated = len(raw) > MAX_TEXT
     raw = raw[:MAX_TEXT]

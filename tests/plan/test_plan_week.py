@@ -66,6 +66,19 @@ def test_a_channel_set_to_stop_gets_nothing_after_the_essential_path(timed_catal
     assert "摘要到此为止" in json.dumps(last.reply.blocks, ensure_ascii=False)
 
 
+@pytest.mark.parametrize("minutes", [30, 60, 120])
+def test_a_channel_set_to_stop_gets_no_further_step_in_the_week_it_finishes(repo_catalog, minutes: int) -> None:
+    """QA: ``subscribe quant … 60m then stop`` sent two further-reading steps (no minutes) after
+    the last essential step, in the same digest as the finish line."""
+    for tr in repo_catalog.tracks:
+        plans = _walk(repo_catalog, tr.id, minutes, after="stop")
+        sent = [p for _s, plan in plans for p in plan.steps]
+        ess = set(paths.essentials(repo_catalog, tr.id))
+        assert ess <= set(sent), tr.id
+        assert sent[-1] in ess, (tr.id, minutes, sent[-3:])
+        assert plans[-1][1].essentials_finished and plans[-1][1].cursor == len(sent)
+
+
 def test_the_readers_week_fits_the_budget_across_followed_tracks(timed_catalog) -> None:
     read: set[str] = set()
     weeks = 0
