@@ -16,6 +16,9 @@ __all__ = ["clean", "decode_slack", "fold", "fold_accents", "has_han"]
 
 _ANGLE_RE = re.compile(r"<([^<>]*)>")
 _SPACE_RE = re.compile(r"\s+")
+_TYPED_BROADCAST_RE = re.compile(r"(?<!\S)@(?:here|channel|everyone)(?!\S)", re.IGNORECASE)
+"""``@here`` / ``@channel`` / ``@everyone`` typed as words (Slack sends them unescaped in a
+slash command's text): a mention, not something to search for."""
 _COMBINING_RE = re.compile("[\u0300-\u036f]")
 _ACCENTED_RE = re.compile("[\u00c0-\u024f\u0300-\u036f\u1e00-\u1eff]")
 """Characters that may carry a Latin accent (precomposed Latin-1/Extended, combining marks)."""
@@ -47,12 +50,15 @@ def _angle(match: re.Match[str]) -> str:
 def decode_slack(text: str) -> str:
     """Slack's markup and HTML entities → plain text: a link becomes its URL, a ``mailto:`` link
     its label, ``<#C…|name>`` ``#name``, ``<!date^…|fallback>`` its fallback; mentions
-    (``<@U…>``, ``<!here>``, ``<!subteam^…>``) are dropped, leaving spaces for :func:`clean`.
+    (``<@U…>``, ``<!here>``, ``<!subteam^…>``, and ``@here`` typed as a word) are dropped,
+    leaving spaces for :func:`clean`.
     """
     if not text:
         return ""
     if "<" in text:
         text = _ANGLE_RE.sub(_angle, text)
+    if "@" in text:
+        text = _TYPED_BROADCAST_RE.sub(" ", text)
     if "&" in text:
         text = html.unescape(text)
     return text

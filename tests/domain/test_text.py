@@ -49,6 +49,9 @@ def test_clean_keeps_case_and_accents_for_display():
         ("<!here> spec", "spec"),
         ("<!channel> spec", "spec"),
         ("<!subteam^S1|@team> spec", "spec"),
+        ("@here nixl", "nixl"),  # typed as words, Slack sends them unescaped: mentions too
+        ("@Channel banana @everyone", "banana"),
+        ("mail a@here.io", "mail a@here.io"),  # inside a word: kept
         ("in <#C123|general>", "in #general"),
         ("<mailto:a@b.io|a@b.io>", "a@b.io"),
         ("<!date^1392734382^{date}|Feb 18, 2014>", "Feb 18, 2014"),
