@@ -1,8 +1,5 @@
-"""Group commit for many threads: a flusher thread runs the calls they submit in batches.
-
-Used by the worker's ledger bookkeeping (:mod:`bot.store.ledger_batch`) and a DM's reads
-(:mod:`bot.store.dm_reads`).
-"""
+"""Group commit for many threads: a flusher thread runs the calls they submit in batches
+(:mod:`bot.store.ledger_batch`, :mod:`bot.store.dm_reads`)."""
 
 from __future__ import annotations
 
@@ -25,10 +22,8 @@ def unnest_rows(name: str, columns: tuple[str, ...]) -> Any:
 
 
 class Batching(ABC):
-    """A flusher thread that runs the calls submitted by many threads in batches:
-    subclasses implement ``_flush(batch)`` (one transaction, setting each call's ``result``)
-    and ``_one(call)`` (the fallback when a batch fails: one call in its own transaction,
-    returning its ``result``; what it raises becomes the call's ``error``)."""
+    """A flusher thread that runs the calls of many threads in batches, through the subclass's
+    :meth:`_flush`, falling back to :meth:`_one` per call when a batch fails."""
 
     name = "batcher"
 

@@ -74,15 +74,8 @@ class DmReadBatcher(Batching):
             call.result = found.get(call.who) or DmReads(None, None, (), frozenset())
 
     def _one(self, call: _Read) -> DmReads:
-        store = self.store
-        team, user = call.who
-        return DmReads(
-            store.get_dm(team, user),
-            store.get_lang(team, user),
-            tuple(store.follows(team, user)),
-            frozenset(store.read_posts(team, user)),
-            store.get_budget(team, user),
-        )
+        state = self.store.reader_state(*call.who)
+        return DmReads(self.store.get_dm(*call.who), state.lang, state.follows, state.read, state.budget)
 
 
 _DM_FIELDS = tuple(f.name for f in dataclass_fields(DmSettings))

@@ -1,7 +1,4 @@
-"""Workspace-wide reading facts for admins' insights: reads with their times, recent deliveries.
-
-Raw rows only; the counting (and the privacy threshold) is :mod:`bot.domain.insights`, pure.
-"""
+"""Workspace-wide reading facts for admins' insights (raw rows; :mod:`bot.domain.insights` counts)."""
 
 from __future__ import annotations
 

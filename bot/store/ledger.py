@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, Update, and_, or_, select, update
 
 from bot.store.base import StoreCore, changed
-from bot.store.models import ChannelSubscription, DigestDelivery
+from bot.store.models import DigestDelivery
 from bot.store.snapshots import Delivery, snapshot
 from bot.store.subscriptions import set_cursor_in
 from bot.store.validate import check_id, check_period, check_reason
@@ -26,8 +26,6 @@ REFUSED_PREFIX = "refused: "
 Key = tuple[str, str, str, str]
 """A ledger key: (team, destination, track or ``'*'``, ISO week)."""
 KEY_COLUMNS = ("team_id", "destination", "track_id", "period")
-CursorMove = tuple[int, int | ColumnElement[int], str | None]
-"""A subscription's cursor moved with a ``'sent'`` mark: (subscription id, new cursor, catalog version)."""
 
 
 def delivery_key(team: str, destination: str, track: str, period: str) -> ColumnElement[bool]:
@@ -122,20 +120,11 @@ class LedgerRepo(StoreCore):
         message_ts: str | None = None,
         *,
         claimed_by: str | None = None,
-        subscription_id: int | None = None,
-        steps: int = 0,
-        catalog_version: str | None = None,
     ) -> bool:
         """Record a claimed delivery as sent (``message_ts``: Slack's ts of the message); with
-        ``subscription_id``, :meth:`advance_cursor` by ``steps`` in the same transaction; with
-        ``claimed_by``, only that claimant's claim. True if a ``'claimed'`` row became ``'sent'``
-        (else nothing is advanced)."""
-        if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
-            raise ValueError(f"steps must be an int >= 0, got {steps!r}")
-        move = (
-            None if subscription_id is None else (subscription_id, ChannelSubscription.cursor + steps, catalog_version)
-        )
-        return self._sent((team, destination, track, period), message_ts, claimed_by, move)
+        ``claimed_by``, only that claimant's claim. True if a ``'claimed'`` row became ``'sent'``."""
+        key = (team, destination, track, period)
+        return self._change(settle(key, claimed_by, **mark_values("sent", self._now(), message_ts))) == 1
 
     def mark_sent_at_cursor(
         self,
@@ -150,22 +139,17 @@ class LedgerRepo(StoreCore):
         catalog_version: str | None,
         claimed_by: str | None = None,
     ) -> bool:
-        """Like :meth:`mark_sent` with a subscription, but set its cursor to ``cursor`` (>= 0), for a
-        path re-ordered by a new catalog version."""
+        """Like :meth:`mark_sent`, and in the same transaction set the subscription's cursor to
+        ``cursor`` (>= 0) and record ``catalog_version`` (unless None); nothing moves unless a
+        claim was marked."""
         if isinstance(cursor, bool) or not isinstance(cursor, int) or cursor < 0:
             raise ValueError(f"cursor must be an int >= 0, got {cursor!r}")
-        return self._sent(
-            (team, destination, track, period), message_ts, claimed_by, (subscription_id, cursor, catalog_version)
-        )
-
-    def _sent(self, key: Key, message_ts: str | None, claimed_by: str | None, move: CursorMove | None) -> bool:
-        """Settle ``key`` as sent and, with ``move``, set that cursor in the same transaction."""
         now = self._now()
         with self._write() as s:
+            key = (team, destination, track, period)
             if changed(s, settle(key, claimed_by, **mark_values("sent", now, message_ts))) != 1:
                 return False
-            if move is not None:
-                set_cursor_in(s, *move, now)
+            set_cursor_in(s, subscription_id, cursor, catalog_version, now)
             return True
 
     def mark_failed(
@@ -237,12 +221,10 @@ class LedgerRepo(StoreCore):
             row = s.scalar(select(DigestDelivery).where(delivery_key(team, destination, track, period)))
             return None if row is None else snapshot(Delivery, row)
 
-    def deliveries(self, period: str | None = None, team: str | None = None) -> list[Delivery]:
-        """Ledger rows, optionally for one ``period`` and/or ``team``, in claim order."""
+    def deliveries(self, period: str | None = None) -> list[Delivery]:
+        """Ledger rows of every team, optionally for one ``period``, in claim order."""
         stmt = select(DigestDelivery)
         if period is not None:
             stmt = stmt.where(DigestDelivery.period == period)
-        if team is not None:
-            stmt = stmt.where(DigestDelivery.team_id == team)
         with self._read() as s:
             return [snapshot(Delivery, r) for r in s.scalars(stmt.order_by(DigestDelivery.id))]

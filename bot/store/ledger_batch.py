@@ -77,7 +77,7 @@ class LedgerBatcher(Batching):
         return bool(self._submit(_Call("renew", key, claimed_by, {})))
 
     def mark_sent(self, key: Key, claimed_by: str, message_ts: str | None) -> bool:
-        """Like :meth:`Store.mark_sent` without a subscription."""
+        """Like :meth:`Store.mark_sent`."""
         return bool(self._submit(_Call("sent", key, claimed_by, {"message_ts": message_ts})))
 
     def mark_skipped(self, key: Key, claimed_by: str, reason: str) -> bool:
@@ -183,8 +183,8 @@ def _claimed(row_id: int, call: _Call, now: datetime, attempts: int) -> Delivery
 
 
 class BatchedLedgerStore(PrefetchedDmReads):
-    """A :class:`Store` whose claims, renewals, and marks ``sent`` (no subscription) and ``skipped``
-    with a ``claimed_by`` go through a :class:`LedgerBatcher`; ``delivery`` answers first from the
+    """A :class:`Store` whose claims, renewals, and marks ``sent`` and ``skipped`` with a
+    ``claimed_by`` go through a :class:`LedgerBatcher`; ``delivery`` answers first from the
     claim this process just made; DM reads as :class:`PrefetchedDmReads`; all else is the store's."""
 
     def __init__(self, store: Store, batcher: LedgerBatcher | None = None, reads: DmReadBatcher | None = None):
@@ -236,16 +236,13 @@ class BatchedLedgerStore(PrefetchedDmReads):
         message_ts: str | None = None,
         *,
         claimed_by: str | None = None,
-        subscription_id: int | None = None,
-        **cursor: Any,
     ) -> bool:
-        """See :meth:`Store.mark_sent` (``cursor``: ``steps``, ``catalog_version``); batched
-        without a subscription and with a claimant."""
+        """See :meth:`Store.mark_sent` (batched with a claimant)."""
         key = (team, destination, track, period)
         self._forget(key)
-        if subscription_id is None and claimed_by is not None:
-            return self.batcher.mark_sent(key, claimed_by, message_ts)
-        return self._store.mark_sent(*key, message_ts, claimed_by=claimed_by, subscription_id=subscription_id, **cursor)
+        if claimed_by is None:
+            return self._store.mark_sent(*key, message_ts)
+        return self.batcher.mark_sent(key, claimed_by, message_ts)
 
     def mark_skipped(
         self, team: str, destination: str, track: str, period: str, reason: str, *, claimed_by: str | None = None

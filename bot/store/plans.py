@@ -1,5 +1,4 @@
-"""Reading plans (issue 24): a reader's weekly budget, a channel digest's budget and its setup
-after the essential path, and the essential paths readers finished."""
+"""Reading plans: weekly budgets (readers' and channels'), and the essential paths readers finished."""
 
 from __future__ import annotations
 
@@ -49,9 +48,8 @@ class PlansRepo(StoreCore):
     def set_channel_budget(
         self, subscription_id: int, minutes: int | None, after_essentials: str | None = None
     ) -> bool:
-        """Set a channel subscription's weekly budget (minutes; ``None``: its steps per week) and,
-        when given, what it does after the essential path (``further`` or ``stop``). True when the
-        subscription exists. Raises ValueError for bad minutes or setup."""
+        """Set a subscription's weekly budget (minutes; ``None``: its steps per week) and, if given,
+        ``after_essentials``. True when it exists. Raises ValueError for bad values."""
         values: dict[str, object] = {"minutes_per_week": None if minutes is None else _check_minutes(minutes)}
         if after_essentials is not None:
             if after_essentials not in AFTER_ESSENTIALS:
@@ -73,11 +71,9 @@ class PlansRepo(StoreCore):
         with self._read() as s:
             return dict(s.execute(stmt).all())
 
-    def count_finished(self, team: str, since: datetime | None = None) -> dict[str, int]:
-        """``{track id: readers who finished its essential path}`` in ``team`` (since ``since``)."""
+    def count_finished(self, team: str) -> dict[str, int]:
+        """``{track id: readers who finished its essential path}`` in ``team``."""
         stmt = select(FinishedPath.track_id, func.count()).where(FinishedPath.team_id == team)
-        if since is not None:
-            stmt = stmt.where(FinishedPath.finished_at >= since)
         with self._read() as s:
             return {tid: int(n) for tid, n in s.execute(stmt.group_by(FinishedPath.track_id))}
 

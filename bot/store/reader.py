@@ -1,8 +1,5 @@
-"""One person's reading state in one database round trip: language, posts read, tracks followed.
-
-A command typically needs all three; reading them through :meth:`ReaderRepo.reader_state` costs one
-``SELECT … UNION ALL …`` instead of three transactions.
-"""
+"""One person's reading state (language, posts read, tracks followed, budget) in one
+``SELECT … UNION ALL …`` instead of a transaction each."""
 
 from __future__ import annotations
 
@@ -21,23 +18,19 @@ from bot.store.models import ReaderBudget, ReadingProgress, TrackFollow, UserSet
 
 @dataclass(frozen=True, slots=True)
 class ReaderState:
-    """``lang``: the chosen language (``'en'`` | ``'zh'``) or None (use Slack's locale);
-    ``read``: ids of the posts read; ``follows``: followed track ids, oldest follow first.
-    Equal to what :meth:`~bot.store.Store.get_lang`, :meth:`~bot.store.Store.read_posts` and
-    :meth:`~bot.store.Store.follows` return, read in one statement."""
+    """What :meth:`~bot.store.Store.get_lang` (``'en'`` | ``'zh'`` | None),
+    :meth:`~bot.store.Store.read_posts` and :meth:`~bot.store.Store.follows` (oldest first) return."""
 
     lang: str | None
     read: frozenset[str]
     follows: tuple[str, ...]
     budget: int | None = None
-    """The weekly reading budget in minutes (issue 24; :meth:`~bot.store.Store.get_budget`)."""
+    """The weekly reading budget in minutes (:meth:`~bot.store.Store.get_budget`)."""
 
 
 def _reader_statement(dialect: str) -> CompoundSelect[Any]:
-    """The combined read for ``dialect``: ``:team`` and ``:user`` are bound at each execution (so
-    neither the statement nor its compiled SQL is rebuilt per request). The posts read come as
-    one row, a JSON array of ids (``json_group_array`` / ``json_agg``): a reader has many, and
-    every row fetched is a step of the driver (on SQLite one that lets another thread run)."""
+    """The combined read for ``dialect``, with ``:team`` and ``:user`` bound at each execution; the
+    posts read come as one row, a JSON array of ids (fewer rows for the driver to step through)."""
     team, user = bindparam("team", type_=String), bindparam("user", type_=String)
     no_time = cast(null(), TrackFollow.followed_at.type)
     lang = select(literal("lang").label("kind"), UserSettings.lang.label("value"), no_time.label("at")).where(
@@ -61,9 +54,8 @@ def _reader_statement(dialect: str) -> CompoundSelect[Any]:
 
 
 class _RawStatement:
-    """``statement`` compiled once for ``dialect`` by SQLAlchemy, for execution on the pool's
-    DBAPI connection: its SQL text, and its parameters in the driver's style (a list in
-    positional order for SQLite's ``qmark``, a dict for psycopg's ``pyformat``)."""
+    """``statement`` compiled once for ``dialect``, to run on a DBAPI connection: its SQL text and
+    its parameters in the driver's style (a list for SQLite's ``qmark``, a dict for psycopg)."""
 
     def __init__(self, statement: CompoundSelect[Any], dialect: Dialect) -> None:
         compiled = statement.compile(dialect=dialect)
@@ -85,11 +77,9 @@ class ReaderRepo(StoreCore):
     """The combined per-person read."""
 
     def reader_state(self, team: str, user: str) -> ReaderState:
-        """``user``'s :class:`ReaderState` in ``team`` (empty for someone never seen). One
-        statement, built and compiled by SQLAlchemy once per dialect and run on a pooled DBAPI
-        connection (no ``BEGIN`` on SQLite: one statement is one snapshot): this read comes with
-        every command, and SQLAlchemy's execution layer (execution context, result processing)
-        cost more than the query itself (``benchmarks/command_latency.py``)."""
+        """``user``'s :class:`ReaderState` in ``team`` (empty for someone never seen): one statement
+        compiled once per dialect and run on a pooled DBAPI connection, since SQLAlchemy's
+        execution layer cost more than the query (``benchmarks/command_latency.py``)."""
         dialect = self._engine.dialect
         raw = _RAW_BY_DIALECT.get(dialect.name)
         if raw is None:
@@ -111,7 +101,6 @@ class ReaderRepo(StoreCore):
                 minutes = int(value)
             else:
                 followed.append((at, value))
-        # As follows(): by followed_at, then track id. ``at`` is the driver's value (a datetime on
-        # PostgreSQL, SQLite's fixed-width UTC text), which sorts in time order either way.
+        # As follows(): by followed_at (a datetime, or SQLite's fixed-width UTC text), then track id.
         followed.sort()
         return ReaderState(chosen, frozenset(posts), tuple(track for _, track in followed), minutes)

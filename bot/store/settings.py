@@ -34,11 +34,9 @@ class SettingsRepo(StoreCore):
             s.execute(stmt)
 
     def set_dm(self, team: str, user: str, enabled: bool, schedule: WeeklySchedule | None = None) -> DmSettings:
-        """Turn the user's weekly DM digest on or off and optionally set when it comes
-        (``schedule``, a validated :class:`~bot.domain.schedule.WeeklySchedule`, stored as its
-        three columns). Left None, the current schedule stays (for a new row: Monday, 09:00,
-        the store's default timezone). Enabling also reactivates a paused digest. Raises
-        ValueError for bad arguments."""
+        """Turn the user's weekly DM digest on or off, optionally on a new ``schedule`` (else the
+        current one; new rows: Monday 09:00 in the default timezone). Enabling reactivates a
+        paused digest. Raises ValueError for bad arguments."""
         check_id(team, "team"), check_id(user, "user")
         changes: dict[str, Any] = {"enabled": bool(enabled)}
         if schedule is not None:
@@ -61,17 +59,15 @@ class SettingsRepo(StoreCore):
             row = s.get(DmPreference, (team, user))
             return None if row is None else snapshot(DmSettings, row)
 
-    def dm_recipients(self, at: datetime | None = None, team: str | None = None) -> list[DmSettings]:
-        """Users whose DM digest is enabled, active and not snoozed at ``at`` (aware; default
-        now), across all teams or only ``team``; ordered by team then user."""
+    def dm_recipients(self, at: datetime | None = None) -> list[DmSettings]:
+        """Users of every team whose DM digest is enabled, active and not snoozed at ``at``
+        (aware; default now), by team then user."""
         at = self._now() if at is None else check_aware(at, "at")
         stmt = select(DmPreference).where(
             DmPreference.enabled.is_(True),
             DmPreference.status == "active",
             or_(DmPreference.snoozed_until.is_(None), DmPreference.snoozed_until <= at),
         )
-        if team is not None:
-            stmt = stmt.where(DmPreference.team_id == team)
         stmt = stmt.order_by(DmPreference.team_id, DmPreference.user_id)
         with self._read() as s:
             return [snapshot(DmSettings, r) for r in s.scalars(stmt)]
