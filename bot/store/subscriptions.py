@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, delete, select, update
+from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
 from bot.domain.schedule import WeeklySchedule
@@ -15,11 +15,9 @@ from bot.store.snapshots import Subscription, snapshot
 from bot.store.validate import check_id, check_reason, check_steps, schedule_columns
 
 
-def set_cursor_in(
-    s: Session, id: int, cursor: int | ColumnElement[int], catalog_version: str | None, now: datetime
-) -> bool:
-    """In ``s``: set subscription ``id``'s cursor to ``cursor`` (a number or an expression),
-    ``updated_at`` to ``now`` and (unless None) record ``catalog_version``. False if no such row."""
+def set_cursor_in(s: Session, id: int, cursor: int, catalog_version: str | None, now: datetime) -> bool:
+    """In ``s``: set subscription ``id``'s cursor to ``cursor``, ``updated_at`` to ``now`` and
+    (unless None) record ``catalog_version``. False if no such row."""
     values: dict[str, Any] = {"cursor": cursor, "updated_at": now}
     if catalog_version is not None:
         values["last_catalog_version"] = catalog_version
@@ -89,16 +87,6 @@ class SubscriptionsRepo(StoreCore):
         stmt = stmt.order_by(ChannelSubscription.team_id, ChannelSubscription.channel_id, ChannelSubscription.track_id)
         with self._read() as s:
             return [snapshot(Subscription, r) for r in s.scalars(stmt)]
-
-    def advance_cursor(self, id: int, steps: int, catalog_version: str | None = None) -> Subscription | None:
-        """Add ``steps`` (>= 0) to the cursor atomically and record ``catalog_version`` (unless
-        None). The updated subscription, or None if it no longer exists."""
-        if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
-            raise ValueError(f"steps must be an int >= 0, got {steps!r}")
-        with self._write() as s:
-            if not set_cursor_in(s, id, ChannelSubscription.cursor + steps, catalog_version, self._now()):
-                return None
-            return snapshot(Subscription, s.get(ChannelSubscription, id, populate_existing=True))
 
     def pause_subscription(self, id: int, reason: str) -> bool:
         """Pause with a visible ``reason`` (e.g. ``'channel archived'``). True if it exists."""

@@ -11,6 +11,7 @@ import pytest
 
 from bot.domain.schedule import WeeklySchedule
 from bot.store import Store, make_engine, utcnow
+from tests.dbutil import set_cursor
 
 KEY = ("T1", "C1", "perf", "2026-W49")
 
@@ -229,7 +230,7 @@ def test_renew_claim_keeps_a_slow_sender_from_being_taken_over(store: Store, clo
 
 def test_mark_sent_at_cursor_sets_the_cursor_once(store: Store) -> None:
     sub = store.subscribe("T1", "C1", "perf", WeeklySchedule.of(0, "09:00", "UTC"), 2)
-    store.advance_cursor(sub.id, 5, "v1")
+    set_cursor(store, sub.id, 5, "v1")
     assert (
         store.mark_sent_at_cursor(*KEY, "1.1", subscription_id=sub.id, cursor=3, catalog_version="v2") is False
     )  # not claimed

@@ -8,6 +8,7 @@ import pytest
 
 from bot.domain.schedule import WeeklySchedule
 from bot.store import Store
+from tests.dbutil import set_cursor
 
 
 def test_subscribe_creates_then_updates_in_place(store: Store, clock) -> None:  # type: ignore[no-untyped-def]
@@ -26,7 +27,7 @@ def test_subscribe_creates_then_updates_in_place(store: Store, clock) -> None:  
     again = store.subscribe("T1", "C1", "perf", WeeklySchedule.of(0, "09:00", "Europe/Paris"), created_by="U2")
     assert again == sub  # identical arguments change nothing, not even updated_at
 
-    store.advance_cursor(sub.id, 2, "v1")
+    set_cursor(store, sub.id, 2, "v1")
     clock.advance(60)
     changed = store.subscribe("T1", "C1", "perf", WeeklySchedule.of(4, "17:30", "Asia/Shanghai"), 3)
     assert changed.id == sub.id
@@ -87,15 +88,13 @@ def test_subscriptions_filter_by_channel_and_list_active_across_teams(store: Sto
     ]
 
 
-def test_advance_cursor(store: Store) -> None:
+def test_set_cursor_in_keeps_the_catalog_version_when_none(store: Store) -> None:
     sub = store.subscribe("T1", "C1", "perf", WeeklySchedule.of(0, "09:00", "UTC"), 2)
-    after = store.advance_cursor(sub.id, 2, "v1")
-    assert after is not None and (after.cursor, after.last_catalog_version) == (2, "v1")
-    after = store.advance_cursor(sub.id, 1)
+    assert set_cursor(store, sub.id, 2, "v1")
+    assert set_cursor(store, sub.id, 3)
+    after = store.get_subscription(sub.id)
     assert after is not None and (after.cursor, after.last_catalog_version) == (3, "v1")
-    assert store.advance_cursor(9999, 1) is None
-    with pytest.raises(ValueError):
-        store.advance_cursor(sub.id, -1)
+    assert set_cursor(store, 9999, 1) is False
 
 
 @pytest.mark.parametrize(
