@@ -94,14 +94,9 @@ class StoreCore:
 
     def _insert_new(self, model: Any, **values: Any) -> bool:
         """Insert one row of ``model`` unless its key is taken: True when the row is new."""
-        stmt = (
-            self._insert(model)
-            .values(**values)
-            .on_conflict_do_nothing()
-            .returning(*model.__table__.primary_key.columns)
-        )
+        stmt = self._insert(model).values(**values).on_conflict_do_nothing()
         with self._write() as s:
-            return s.execute(stmt).first() is not None
+            return s.execute(stmt.returning(*model.__table__.primary_key.columns)).first() is not None
 
     def _change(self, stmt: Executable) -> int:
         """:func:`changed` in a write transaction of its own."""

@@ -165,20 +165,13 @@ class InstallationsRepo(StoreCore):
         """``(enterprise_id, team_id, is_enterprise_install)`` of the newest installation with a
         bot token for ``tenant`` (a team id, or the enterprise id of an org-wide install); None if
         the app is not installed there."""
-        client_id = self._client_id
         c = slack_bots.c
-        stmt = (
-            select(c.enterprise_id, c.team_id, c.is_enterprise_install)
-            .where(
-                c.bot_token.is_not(None), or_(c.team_id == tenant, and_(c.enterprise_id == tenant, c.team_id.is_(None)))
-            )
-            .order_by(desc(c.installed_at))
-            .limit(1)
-        )
-        if client_id:
-            stmt = stmt.where(c.client_id == client_id)
+        tenants = or_(c.team_id == tenant, and_(c.enterprise_id == tenant, c.team_id.is_(None)))
+        stmt = select(c.enterprise_id, c.team_id, c.is_enterprise_install).where(c.bot_token.is_not(None), tenants)
+        if self._client_id:
+            stmt = stmt.where(c.client_id == self._client_id)
         with self._read() as s:
-            row = s.execute(stmt).first()
+            row = s.execute(stmt.order_by(desc(c.installed_at)).limit(1)).first()
         if row is None:
             return None
         return row[0], row[1], bool(row[2]) or row[1] is None

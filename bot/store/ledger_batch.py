@@ -64,25 +64,12 @@ class LedgerBatcher(Batching):
             self._pg_marks = {kind: _pg_mark_statement(kind) for kind in ("renew", "sent", "skipped")}
         super().__init__(max_batch)
 
-    def claim(self, key: Key, claimed_by: str, stale_after_s: float, max_attempts: int) -> Any:
-        """Like :meth:`Store.claim_delivery` (blocks until its batch committed); the claimed row as
-        a :class:`Delivery`, or None when another claimant holds or finished the key."""
-        if stale_after_s < 0:
-            raise ValueError(f"stale_after_s must be >= 0, got {stale_after_s!r}")
-        args = {"stale_after_s": stale_after_s, "max_attempts": max_attempts}
-        return self._submit(_Call("claim", key, claimed_by, args))
-
-    def renew(self, key: Key, claimed_by: str) -> bool:
-        """Like :meth:`Store.renew_claim`."""
-        return bool(self._submit(_Call("renew", key, claimed_by, {})))
-
-    def mark_sent(self, key: Key, claimed_by: str, message_ts: str | None) -> bool:
-        """Like :meth:`Store.mark_sent`."""
-        return bool(self._submit(_Call("sent", key, claimed_by, {"message_ts": message_ts})))
-
-    def mark_skipped(self, key: Key, claimed_by: str, reason: str) -> bool:
-        """Like :meth:`Store.mark_skipped`."""
-        return bool(self._submit(_Call("skipped", key, claimed_by, {"reason": reason})))
+    def run(self, kind: str, key: Key, claimed_by: str, **args: Any) -> Any:
+        """Run a call of ``kind`` in the next batch and return, once it committed, what the
+        :class:`Store` method would: ``'claim'`` (``stale_after_s``, ``max_attempts``) the claimed
+        row as a :class:`Delivery` or None; ``'renew'``, ``'sent'`` (``message_ts``) and
+        ``'skipped'`` (``reason``) whether the claim was settled."""
+        return self._submit(_Call(kind, key, claimed_by, args))
 
     def _flush(self, batch: list[_Call]) -> None:
         batch.sort(key=lambda c: c.key)  # workspace order: the same lock order in every process
@@ -209,8 +196,10 @@ class BatchedLedgerStore(PrefetchedDmReads):
         max_attempts: int = 3,
     ) -> bool:
         """See :meth:`Store.claim_delivery` (batched)."""
+        if stale_after_s < 0:
+            raise ValueError(f"stale_after_s must be >= 0, got {stale_after_s!r}")
         key = (team, destination, track, period)
-        row = self.batcher.claim(key, claimed_by, stale_after_s, max_attempts)
+        row = self.batcher.run("claim", key, claimed_by, stale_after_s=stale_after_s, max_attempts=max_attempts)
         if row is None:
             return False
         with self._claims_lock:
@@ -225,7 +214,7 @@ class BatchedLedgerStore(PrefetchedDmReads):
 
     def renew_claim(self, team: str, destination: str, track: str, period: str, claimed_by: str) -> bool:
         """See :meth:`Store.renew_claim` (batched)."""
-        return self.batcher.renew((team, destination, track, period), claimed_by)
+        return bool(self.batcher.run("renew", (team, destination, track, period), claimed_by))
 
     def mark_sent(
         self,
@@ -242,7 +231,7 @@ class BatchedLedgerStore(PrefetchedDmReads):
         self._forget(key)
         if claimed_by is None:
             return self._store.mark_sent(*key, message_ts)
-        return self.batcher.mark_sent(key, claimed_by, message_ts)
+        return bool(self.batcher.run("sent", key, claimed_by, message_ts=message_ts))
 
     def mark_skipped(
         self, team: str, destination: str, track: str, period: str, reason: str, *, claimed_by: str | None = None
@@ -252,7 +241,7 @@ class BatchedLedgerStore(PrefetchedDmReads):
         self._forget(key)
         if claimed_by is None:
             return self._store.mark_skipped(*key, reason)
-        return self.batcher.mark_skipped(key, claimed_by, reason)
+        return bool(self.batcher.run("skipped", key, claimed_by, reason=reason))
 
     def mark_failed(self, team: str, destination: str, track: str, period: str, *args: Any, **kwargs: Any) -> bool:
         """See :meth:`Store.mark_failed` (not batched: failures are rare)."""
