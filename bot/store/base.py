@@ -1,5 +1,4 @@
-"""The shared core of the repository: :class:`StoreCore`, to which each aggregate module adds its
-methods (they are listed in :mod:`bot.store.repo`)."""
+"""The shared core of the repository: :class:`StoreCore`, to which each aggregate module adds its methods."""
 
 from __future__ import annotations
 
@@ -111,14 +110,12 @@ class StoreCore:
 
 
 def changed(s: Session, stmt: Executable) -> int:
-    """Execute an ``UPDATE`` or ``DELETE`` (no ``RETURNING``, no ORM synchronisation) in ``s``;
-    the rows it matched."""
+    """Execute an ``UPDATE`` or ``DELETE`` (no ``RETURNING``, no ORM sync) in ``s``: rows matched."""
     return cast(CursorResult[Any], s.execute(stmt, execution_options={"synchronize_session": False})).rowcount
 
 
 def update_row(s: Session, row: Any, changes: dict[str, Any], now: datetime) -> None:
-    """Set on ``row`` (an ORM object of ``s``) the ``changes`` that differ, and ``updated_at`` =
-    ``now``; nothing when none differ."""
+    """Set on ``row`` the ``changes`` that differ, and then ``updated_at`` = ``now``; none: nothing."""
     changes = {k: v for k, v in changes.items() if getattr(row, k) != v}
     if changes:
         for name, value in {**changes, "updated_at": now}.items():

@@ -1,5 +1,4 @@
-"""Group commit for many threads: a flusher thread runs the calls they submit in batches
-(:mod:`bot.store.ledger_batch`, :mod:`bot.store.dm_reads`)."""
+"""Group commit for many threads: a flusher thread runs the calls they submit in batches."""
 
 from __future__ import annotations
 
@@ -15,8 +14,7 @@ log = logging.getLogger(__name__)
 
 
 def unnest_rows(name: str, columns: tuple[str, ...]) -> Any:
-    """``unnest(:<col>s, …) AS name(col, …)``: one row per index of the array parameters
-    ``<col>s`` (lists of strings), as a FROM item (PostgreSQL)."""
+    """``unnest(:<col>s, …) AS name(col, …)``: a FROM item of the string arrays ``<col>s`` (PostgreSQL)."""
     arrays = [bindparam(f"{c}s", type_=postgresql.ARRAY(String)) for c in columns]
     return func.unnest(*arrays).table_valued(*columns).render_derived(name=name)
 

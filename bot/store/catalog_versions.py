@@ -34,8 +34,7 @@ class CatalogVersionsRepo(StoreCore):
             return None if data is None else {k: list(v) for k, v in data.items()}
 
     def latest_catalog_version(self) -> str | None:
-        """The most recently first-seen catalog version, or None; ties are ordered as CalVer
-        (:func:`bot.domain.catalog.versions.newest_version`)."""
+        """The most recently first-seen catalog version, or None; ties go by CalVer (``newest_version``)."""
         with self._read() as s:
             newest = select(func.max(CatalogVersion.first_seen_at)).scalar_subquery()
             versions = s.scalars(select(CatalogVersion.version).where(CatalogVersion.first_seen_at == newest)).all()

@@ -56,8 +56,7 @@ class TokenCipher:
         return PREFIX + self._fernet.encrypt(value.encode()).decode()
 
     def open(self, value: str | None) -> str | None:
-        """The plain token of a sealed ``value`` (unsealed values pass through). Raises
-        ValueError when no configured key opens it."""
+        """The plain token of a sealed ``value`` (others pass through); ValueError if no key opens it."""
         if value is None or not value.startswith(PREFIX):
             return value
         try:

@@ -138,8 +138,7 @@ HEAD_REVISION = "i24_0001"
 
 
 def at_head(engine: Engine) -> bool:
-    """Whether ``alembic_version`` holds exactly :data:`HEAD_REVISION` (False when the table is
-    missing); connection errors are raised."""
+    """Whether ``alembic_version`` holds exactly :data:`HEAD_REVISION` (False without the table)."""
     with engine.connect() as conn:
         try:
             rows = conn.exec_driver_sql("SELECT version_num FROM alembic_version").all()

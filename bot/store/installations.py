@@ -111,8 +111,7 @@ def _convert_tokens(obj: _Tokens, convert: Callable[[str | None], str | None]) -
 
 @dataclass(frozen=True)
 class Resumed:
-    """What :meth:`InstallationsRepo.resume_after_install` reactivated: channel ids (subscriptions)
-    and user ids (DM digests), each once, sorted."""
+    """What :meth:`InstallationsRepo.resume_after_install` reactivated: channel and user ids, sorted."""
 
     channels: tuple[str, ...]
     users: tuple[str, ...]
@@ -198,7 +197,6 @@ class InstallationsRepo(StoreCore):
     ) -> str | None:
         """The bot token of ``installation`` (else of the bot row), refreshed when due."""
         store, rotator = self.installation_store(), self._token_rotator
-        enterprise_id, team_id, org_wide = key
         if installation is not None and installation.bot_token:
             if rotator is not None and installation.bot_refresh_token:
                 rotated = rotator.perform_token_rotation(
@@ -209,7 +207,7 @@ class InstallationsRepo(StoreCore):
                     log.info("rotated the bot token of %s", tenant)
                     installation = rotated
             return installation.bot_token
-        bot = store.find_bot(enterprise_id=enterprise_id, team_id=team_id, is_enterprise_install=org_wide)
+        bot = store.find_bot(enterprise_id=key[0], team_id=key[1], is_enterprise_install=key[2])
         if bot is None:
             return None
         if rotator is not None and bot.bot_refresh_token:
@@ -253,8 +251,7 @@ class InstallationsRepo(StoreCore):
         return counts
 
     def claim_welcome(self, tenant: str, user_id: str) -> bool:
-        """Claim the welcome DM of ``tenant`` for its installer ``user_id``: True the first time
-        only (the primary key settles races), so a reinstall sends none."""
+        """Claim the welcome DM of ``tenant`` for its installer ``user_id``: True the first time only."""
         check_id(tenant, "tenant"), check_id(user_id, "user_id")
         return self._insert_new(InstallationWelcome, tenant_id=tenant, user_id=user_id, welcomed_at=self._now())
 
@@ -275,8 +272,7 @@ class InstallationsRepo(StoreCore):
         return store
 
     def oauth_state_store(self, expiration_seconds: int = 600) -> SQLAlchemyOAuthStateStore:
-        """slack_sdk's SQLAlchemy OAuth state store (``slack_oauth_states``) on this engine;
-        states expire after ``expiration_seconds``."""
+        """slack_sdk's OAuth state store on this engine; states expire after ``expiration_seconds``."""
         return SQLAlchemyOAuthStateStore(expiration_seconds=expiration_seconds, engine=self._engine)
 
 

@@ -212,8 +212,7 @@ class LedgerRepo(StoreCore):
     def renew_claim(self, team: str, destination: str, track: str, period: str, claimed_by: str) -> bool:
         """Refresh ``claimed_at`` of ``claimed_by``'s claim right before a send, so it is not taken
         over as stale. False if the claim is no longer theirs: do not send then."""
-        stmt = settle((team, destination, track, period), None, claimed_at=self._now())
-        return self._change(stmt.where(DigestDelivery.claimed_by == claimed_by)) == 1
+        return self._change(settle((team, destination, track, period), claimed_by, claimed_at=self._now())) == 1
 
     def delivery(self, team: str, destination: str, track: str, period: str) -> Delivery | None:
         """The ledger row for that key, or None."""

@@ -84,8 +84,7 @@ class LedgerBatcher(Batching):
                     self._marks(s, kind, calls, now)
 
     def _claims(self, s: Any, claims: list[_Call], now: datetime) -> None:
-        """One INSERT … ON CONFLICT DO NOTHING for the claims; a key that had a row is tried as a
-        take-over."""
+        """One INSERT … ON CONFLICT DO NOTHING for the claims; a key that had a row tries a take-over."""
         first = {c.key: c for c in reversed(claims)}  # the first claimant of a key in the batch
         if self._dialect == "postgresql":
             result = s.execute(self._pg_claim, {**_arrays(first.values()), "now": now})
@@ -107,8 +106,7 @@ class LedgerBatcher(Batching):
         claimed by that call's claimant (SQLite: one UPDATE per call)."""
         if self._dialect != "postgresql":
             for c in calls:
-                stmt = settle(c.key, None, **mark_values(kind, now, c.extra()))
-                c.result = changed(s, stmt.where(DigestDelivery.claimed_by == c.claimed_by)) == 1
+                c.result = changed(s, settle(c.key, c.claimed_by, **mark_values(kind, now, c.extra()))) == 1
             return
         params = {**_arrays(calls), "extras": [c.extra() for c in calls], "now": now}
         done = {tuple(r) for r in s.execute(self._pg_marks[kind], params)}

@@ -26,8 +26,7 @@ def _key(name: str) -> int:
 
 @contextlib.contextmanager
 def shared_lock(engine: Engine, name: str) -> Iterator[None]:
-    """Hold the lock called ``name`` across every process using ``engine``'s database while the
-    block runs (waits for it; no time-out: the holder only makes one HTTP call)."""
+    """Hold the lock ``name`` across every process on ``engine``'s database while the block runs (no time-out)."""
     if engine.dialect.name == "postgresql":
         with engine.connect() as conn:
             conn.execute(text("SELECT pg_advisory_lock(:k)"), {"k": _key(name)})

@@ -182,8 +182,7 @@ class CatalogVersion(Base):
 
 
 class CatalogFeedNotice(Base):
-    """A post of the blog's feed (absolute ``url``) that the catalog lacked and the catalog admins
-    were told about once (:mod:`bot.catalog_watch`); app-wide, so no ``team_id``."""
+    """A feed post (absolute ``url``) the catalog lacked, announced to the catalog admins once; app-wide."""
 
     __tablename__ = "catalog_feed_notices"
 
@@ -210,8 +209,7 @@ REMINDER_STATUSES = ("pending", "sent", "cancelled")
 
 
 class Reminder(Base):
-    """A post someone asked to be reminded of: a DM once at ``due_at`` (UTC; 09:00 on the chosen
-    day in ``timezone``)."""
+    """A post someone asked to be reminded of: one DM at ``due_at`` (UTC; 09:00 that day in ``timezone``)."""
 
     __tablename__ = "reminders"
     __table_args__ = (

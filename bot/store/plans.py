@@ -23,8 +23,7 @@ class PlansRepo(StoreCore):
     """Weekly budgets (minutes) and finished essential paths, keyed by team then user."""
 
     def set_budget(self, team: str, user: str, minutes: int | None) -> bool:
-        """Set ``user``'s weekly reading budget to ``minutes`` (``None``: back to the default).
-        True when something changed. Raises ValueError for a bad id or minutes."""
+        """Set ``user``'s weekly budget to ``minutes`` (None: the default): True if it changed; ValueError if bad."""
         check_id(team, "team"), check_id(user, "user")
         key = (ReaderBudget.team_id == team, ReaderBudget.user_id == user)
         if minutes is None:
@@ -59,8 +58,7 @@ class PlansRepo(StoreCore):
         return self._change(stmt.values(**values)) > 0
 
     def record_finished(self, team: str, user: str, track: str, minutes: int) -> bool:
-        """Record that ``user`` finished ``track``'s essential path now (``minutes``: that path's
-        reading time). True the first time; False when it was recorded before."""
+        """Record that ``user`` finished ``track``'s essential path (of ``minutes``) now: True the first time."""
         check_id(team, "team"), check_id(user, "user"), check_id(track, "track")
         row = {"team_id": team, "user_id": user, "track_id": track, "minutes": max(0, int(minutes))}
         return self._insert_new(FinishedPath, **row, finished_at=self._now())

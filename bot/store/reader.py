@@ -1,5 +1,4 @@
-"""One person's reading state (language, posts read, tracks followed, budget) in one
-``SELECT … UNION ALL …`` instead of a transaction each."""
+"""One person's reading state (language, reads, follows, budget) in one ``SELECT … UNION ALL …``."""
 
 from __future__ import annotations
 
@@ -8,12 +7,12 @@ from contextlib import closing
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import String, bindparam, cast, func, literal, null, select, union_all
+from sqlalchemy import ColumnElement, String, bindparam, cast, func, literal, null, select, union_all
 from sqlalchemy.engine import Dialect
 from sqlalchemy.sql.expression import CompoundSelect
 
 from bot.store.base import StoreCore
-from bot.store.models import ReaderBudget, ReadingProgress, TrackFollow, UserSettings
+from bot.store.models import PerUser, ReaderBudget, ReadingProgress, TrackFollow, UserSettings
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,24 +31,22 @@ def _reader_statement(dialect: str) -> CompoundSelect[Any]:
     """The combined read for ``dialect``, with ``:team`` and ``:user`` bound at each execution; the
     posts read come as one row, a JSON array of ids (fewer rows for the driver to step through)."""
     team, user = bindparam("team", type_=String), bindparam("user", type_=String)
+
+    def theirs(model: type[PerUser]) -> tuple[ColumnElement[bool], ColumnElement[bool]]:
+        return model.team_id == team, model.user_id == user
+
     no_time = cast(null(), TrackFollow.followed_at.type)
-    lang = select(literal("lang").label("kind"), UserSettings.lang.label("value"), no_time.label("at")).where(
-        UserSettings.team_id == team, UserSettings.user_id == user
-    )
+    lang = select(literal("lang").label("kind"), UserSettings.lang.label("value"), no_time.label("at"))
+    lang = lang.where(*theirs(UserSettings))
     posts = (
         func.json_group_array(ReadingProgress.post_id)
         if dialect == "sqlite"
         else cast(func.json_agg(ReadingProgress.post_id), String)
     )
-    read = select(literal("read"), posts, no_time).where(
-        ReadingProgress.team_id == team, ReadingProgress.user_id == user
-    )
-    follows = select(literal("follow"), TrackFollow.track_id, TrackFollow.followed_at).where(
-        TrackFollow.team_id == team, TrackFollow.user_id == user
-    )
-    budget = select(literal("budget"), cast(ReaderBudget.minutes_per_week, String), no_time).where(
-        ReaderBudget.team_id == team, ReaderBudget.user_id == user
-    )
+    read = select(literal("read"), posts, no_time).where(*theirs(ReadingProgress))
+    follows = select(literal("follow"), TrackFollow.track_id, TrackFollow.followed_at).where(*theirs(TrackFollow))
+    minutes = cast(ReaderBudget.minutes_per_week, String)
+    budget = select(literal("budget"), minutes, no_time).where(*theirs(ReaderBudget))
     return union_all(lang, read, follows, budget)
 
 

@@ -73,10 +73,9 @@ class RemindersRepo(StoreCore):
 
     def _pending_rows(self, *where: ColumnElement[bool], limit: int | None = None) -> list[Reminder]:
         stmt = select(ReminderRow).where(ReminderRow.status == "pending", *where)
+        stmt = stmt.order_by(ReminderRow.due_at, ReminderRow.id).limit(limit)
         with self._read() as s:
-            return [
-                snapshot(Reminder, r) for r in s.scalars(stmt.order_by(ReminderRow.due_at, ReminderRow.id).limit(limit))
-            ]
+            return [snapshot(Reminder, r) for r in s.scalars(stmt)]
 
 
 def _pending(reminder_id: int) -> Update:

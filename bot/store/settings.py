@@ -23,8 +23,7 @@ class SettingsRepo(StoreCore):
             return s.scalar(select(UserSettings.lang).where(UserSettings.team_id == team, UserSettings.user_id == user))
 
     def set_lang(self, team: str, user: str, lang: str | None) -> None:
-        """Choose a language (``'en'`` | ``'zh'``) or None to follow Slack's locale.
-        Raises ValueError for another value."""
+        """Choose ``'en'`` | ``'zh'``, or None to follow Slack's locale; ValueError for another value."""
         check_id(team, "team"), check_id(user, "user")
         if lang is not None and lang not in LANGS:
             raise ValueError(f"lang must be one of {LANGS} or None, got {lang!r}")
@@ -60,8 +59,7 @@ class SettingsRepo(StoreCore):
             return None if row is None else snapshot(DmSettings, row)
 
     def dm_recipients(self, at: datetime | None = None) -> list[DmSettings]:
-        """Users of every team whose DM digest is enabled, active and not snoozed at ``at``
-        (aware; default now), by team then user."""
+        """DM digests enabled, active and not snoozed at ``at`` (aware; default now), by team then user."""
         at = self._now() if at is None else check_aware(at, "at")
         stmt = select(DmPreference).where(
             DmPreference.enabled.is_(True),
@@ -73,8 +71,7 @@ class SettingsRepo(StoreCore):
             return [snapshot(DmSettings, r) for r in s.scalars(stmt)]
 
     def snooze_dm(self, team: str, user: str, until: datetime | None) -> bool:
-        """Skip the user's DM digests until ``until`` (aware datetime; None clears the snooze).
-        True if the user has DM settings."""
+        """Skip the DM digests until ``until`` (aware; None: no snooze). True if the user has DM settings."""
         if until is not None:
             check_aware(until, "until")
         return self._update_dm(team, user, snoozed_until=until)

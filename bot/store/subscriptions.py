@@ -16,8 +16,7 @@ from bot.store.validate import check_id, check_reason, check_steps, schedule_col
 
 
 def set_cursor_in(s: Session, id: int, cursor: int, catalog_version: str | None, now: datetime) -> bool:
-    """In ``s``: set subscription ``id``'s cursor to ``cursor``, ``updated_at`` to ``now`` and
-    (unless None) record ``catalog_version``. False if no such row."""
+    """In ``s``: set ``id``'s cursor, ``updated_at`` and (unless None) ``catalog_version``; False if no such row."""
     values: dict[str, Any] = {"cursor": cursor, "updated_at": now}
     if catalog_version is not None:
         values["last_catalog_version"] = catalog_version
@@ -64,8 +63,7 @@ class SubscriptionsRepo(StoreCore):
         return self._change(delete(ChannelSubscription).filter_by(**_key(team, channel, track))) > 0
 
     def subscriptions(self, team: str, channel: str | None = None) -> list[Subscription]:
-        """The team's subscriptions (of any status), optionally only ``channel``'s, ordered by
-        channel then track."""
+        """The team's subscriptions (any status; or only ``channel``'s), by channel then track."""
         stmt = select(ChannelSubscription).where(ChannelSubscription.team_id == team)
         if channel is not None:
             stmt = stmt.where(ChannelSubscription.channel_id == channel)
