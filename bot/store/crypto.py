@@ -25,9 +25,8 @@ LOCAL_KEY_FILE = "vllm-path-token.key"
 
 
 class TokenCipher:
-    """Encrypts and decrypts Slack tokens. ``keys``: Fernet keys, the first encrypts.
-
-    Raises ValueError for no key or a malformed one (the message never contains a key)."""
+    """Encrypts and decrypts Slack tokens with ``keys`` (Fernet keys, the first encrypts). Raises
+    ValueError for no key or a malformed one (the message never contains a key)."""
 
     def __init__(self, keys: Sequence[str | bytes]):
         if not keys:

@@ -20,9 +20,8 @@ from bot.store.snapshots import DmSettings
 
 @dataclass(frozen=True)
 class DmReads:
-    """What a DM send reads about one person: their DM settings (None when never set), chosen
-    language (None: Slack's locale), followed track ids (oldest follow first), read post ids and
-    weekly budget in minutes (None: the default)."""
+    """What a DM send reads about one person: DM settings, language, followed track ids (oldest
+    first), read post ids and weekly budget in minutes; None where never set."""
 
     dm: DmSettings | None
     lang: str | None

@@ -1,8 +1,6 @@
 """Slack installations: slack_sdk's installation and OAuth state stores on our engine (tokens
-encrypted at rest), the token lookup for work outside a request, token rotation, and what an
-uninstall or a reinstall does to a workspace's state.
-
-Per-workspace state is keyed by a *tenant id* (:func:`tenant_of`): the team id of a workspace
+encrypted at rest), the token lookup and rotation outside a request, and what an uninstall or a
+reinstall does. State is keyed by a *tenant id* (:func:`tenant_of`): the team id of a workspace
 install, or the enterprise id of an org-wide (Enterprise Grid) install.
 """
 
