@@ -1,15 +1,6 @@
-"""The app's state: SQLAlchemy 2 models, Alembic migrations and the :class:`Store` repository.
-
-Typical use::
-
-    from bot.config import Settings
-    from bot.store import Store
-
-    store = Store.from_url(Settings().database_url)   # migrates to head, then ready
-    store.mark_read("T1", "U1", ["post-a"])            # -> {"post-a"}
-
-SQLite by default (a file in the working directory, created on first run); PostgreSQL through
-``DATABASE_URL`` (``postgres://`` URLs use the psycopg 3 driver).
+"""The app's state: SQLAlchemy 2 models, Alembic migrations and the :class:`Store` repository
+(``Store.from_url(Settings().database_url)`` migrates to head). SQLite by default (a file in the
+working directory); PostgreSQL through ``DATABASE_URL`` (``postgres://`` uses psycopg 3).
 """
 
 from bot.store.db import make_engine, migrate, utcnow

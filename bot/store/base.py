@@ -1,5 +1,4 @@
-"""The shared core of the repository: :class:`StoreCore`, to which each aggregate module adds its
-methods (they are listed in :mod:`bot.store.repo`)."""
+"""The shared core of the repository: :class:`StoreCore`, to which each aggregate module adds its methods."""
 
 from __future__ import annotations
 
@@ -20,16 +19,11 @@ from bot.store.validate import check_aware, check_timezone
 
 
 class StoreCore:
-    """What every aggregate of :class:`~bot.store.Store` shares: the engine, the clock, and
-    short read/write transactions.
-
-    Build with :meth:`from_url` (which migrates by default) or from an existing engine.
-    ``client_id`` is the Slack app's client id, used by :meth:`installation_store`;
-    ``default_timezone`` (IANA) is used for new DM settings; ``clock`` returns the current aware
-    UTC time (tests pass a fake one). ``token_cipher`` encrypts Slack tokens at rest (default: a
-    key generated for this process, :func:`bot.store.crypto.ephemeral_cipher`);
-    ``token_rotator`` (slack-sdk's ``TokenRotator``) refreshes rotating bot tokens used outside
-    a request (:meth:`~bot.store.installations.InstallationsRepo.bot_token_for`).
+    """What every aggregate of :class:`~bot.store.Store` shares: the engine, the clock and short
+    transactions. Build with :meth:`from_url` or from an engine. ``client_id``: the Slack app's;
+    ``default_timezone`` (IANA): for new DM settings; ``clock``: aware UTC now; ``token_cipher``:
+    seals Slack tokens (default :func:`bot.store.crypto.ephemeral_cipher`); ``token_rotator``:
+    refreshes rotating bot tokens in :meth:`~bot.store.installations.InstallationsRepo.bot_token_for`.
     """
 
     def __init__(
@@ -59,9 +53,8 @@ class StoreCore:
 
     @classmethod
     def from_url(cls, url: str, *, migrate: bool = True, **kwargs: Any) -> Self:
-        """A store on a new engine for ``url`` (a ``DATABASE_URL``); runs ``alembic upgrade head``
-        first unless ``migrate=False``. ``kwargs`` as for :class:`~bot.store.Store`. :meth:`close` disposes
-        the engine."""
+        """A store on a new engine for ``url`` (a ``DATABASE_URL``), migrated to head unless
+        ``migrate=False``; :meth:`close` disposes the engine."""
         engine = db.make_engine(url)
         try:
             if migrate:
@@ -77,8 +70,7 @@ class StoreCore:
 
     @property
     def session_factory(self) -> sessionmaker[Session]:
-        """A 2.0-style session factory on the same engine (for code that needs raw queries);
-        objects stay readable after commit."""
+        """A session factory on the same engine (objects stay readable after commit)."""
         return self._sessions
 
     def close(self) -> None:
@@ -101,14 +93,9 @@ class StoreCore:
 
     def _insert_new(self, model: Any, **values: Any) -> bool:
         """Insert one row of ``model`` unless its key is taken: True when the row is new."""
-        stmt = (
-            self._insert(model)
-            .values(**values)
-            .on_conflict_do_nothing()
-            .returning(*model.__table__.primary_key.columns)
-        )
+        stmt = self._insert(model).values(**values).on_conflict_do_nothing()
         with self._write() as s:
-            return s.execute(stmt).first() is not None
+            return s.execute(stmt.returning(*model.__table__.primary_key.columns)).first() is not None
 
     def _change(self, stmt: Executable) -> int:
         """:func:`changed` in a write transaction of its own."""
@@ -123,15 +110,12 @@ class StoreCore:
 
 
 def changed(s: Session, stmt: Executable) -> int:
-    """Execute an ``UPDATE`` or ``DELETE`` (without ``RETURNING``) in ``s`` and return how many
-    rows it matched (the DBAPI's ``rowcount``). No ORM synchronisation: the store's sessions hold
-    no objects that the statement could make stale."""
+    """Execute an ``UPDATE`` or ``DELETE`` (no ``RETURNING``, no ORM sync) in ``s``: rows matched."""
     return cast(CursorResult[Any], s.execute(stmt, execution_options={"synchronize_session": False})).rowcount
 
 
 def update_row(s: Session, row: Any, changes: dict[str, Any], now: datetime) -> None:
-    """Set on ``row`` (an ORM object of ``s``) the ``changes`` that differ from its values, and
-    then ``updated_at`` = ``now``; nothing at all (not even ``updated_at``) when none differ."""
+    """Set on ``row`` the ``changes`` that differ, and then ``updated_at`` = ``now``; none: nothing."""
     changes = {k: v for k, v in changes.items() if getattr(row, k) != v}
     if changes:
         for name, value in {**changes, "updated_at": now}.items():

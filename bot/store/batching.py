@@ -1,8 +1,4 @@
-"""Group commit for many threads: a flusher thread runs the calls they submit in batches.
-
-Used by the worker's ledger bookkeeping (:mod:`bot.store.ledger_batch`) and a DM's reads
-(:mod:`bot.store.dm_reads`).
-"""
+"""Group commit for many threads: a flusher thread runs the calls they submit in batches."""
 
 from __future__ import annotations
 
@@ -18,17 +14,14 @@ log = logging.getLogger(__name__)
 
 
 def unnest_rows(name: str, columns: tuple[str, ...]) -> Any:
-    """``unnest(:<col>s, …) AS name(col, …)``: one row per index of the array parameters
-    ``<col>s`` (lists of strings), as a FROM item (PostgreSQL)."""
+    """``unnest(:<col>s, …) AS name(col, …)``: a FROM item of the string arrays ``<col>s`` (PostgreSQL)."""
     arrays = [bindparam(f"{c}s", type_=postgresql.ARRAY(String)) for c in columns]
     return func.unnest(*arrays).table_valued(*columns).render_derived(name=name)
 
 
 class Batching(ABC):
-    """A flusher thread that runs the calls submitted by many threads in batches:
-    subclasses implement ``_flush(batch)`` (one transaction, setting each call's ``result``)
-    and ``_one(call)`` (the fallback when a batch fails: one call in its own transaction,
-    returning its ``result``; what it raises becomes the call's ``error``)."""
+    """A flusher thread that runs the calls of many threads in batches, through the subclass's
+    :meth:`_flush`, falling back to :meth:`_one` per call when a batch fails."""
 
     name = "batcher"
 

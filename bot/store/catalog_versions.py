@@ -34,9 +34,7 @@ class CatalogVersionsRepo(StoreCore):
             return None if data is None else {k: list(v) for k, v in data.items()}
 
     def latest_catalog_version(self) -> str | None:
-        """The most recently first-seen catalog version, or None if none recorded. Versions first
-        seen at the same instant are ordered as CalVer numbers (``2026.12.10`` over ``2026.12.9``,
-        :func:`bot.domain.catalog.versions.newest_version`), not as text."""
+        """The most recently first-seen catalog version, or None; ties go by CalVer (``newest_version``)."""
         with self._read() as s:
             newest = select(func.max(CatalogVersion.first_seen_at)).scalar_subquery()
             versions = s.scalars(select(CatalogVersion.version).where(CatalogVersion.first_seen_at == newest)).all()

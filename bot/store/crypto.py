@@ -1,15 +1,8 @@
 """Slack tokens encrypted at rest: cryptography's Fernet, with MultiFernet for key rotation.
 
-Keys come from ``TOKEN_ENCRYPTION_KEY`` (:class:`bot.config.Settings`): one or more Fernet keys
-(url-safe base64 of 32 random bytes, ``Fernet.generate_key()``), comma separated, the **first**
-encrypts and every one decrypts. Rotating the key: put a new key first, keep the old one after
-it and restart (every process re-encrypts the stored tokens under the first key at start, as
-``vllm-path tokens reseal`` does), then drop the old key. See README "Token encryption".
-
-A sealed value is ``fernet:`` followed by the Fernet token. :meth:`TokenCipher.seal` leaves an
-already sealed value as it is (so nested saves never encrypt twice); :meth:`TokenCipher.open`
-passes a value without the prefix through unchanged (rows written before encryption existed),
-and the next save of that installation seals it.
+``TOKEN_ENCRYPTION_KEY`` holds one or more Fernet keys, comma separated: the **first** encrypts,
+every one decrypts (README "Token encryption" tells how to rotate). A sealed value is ``fernet:``
+and the Fernet token; values without the prefix (written before encryption) pass through.
 """
 
 from __future__ import annotations
@@ -32,9 +25,8 @@ LOCAL_KEY_FILE = "vllm-path-token.key"
 
 
 class TokenCipher:
-    """Encrypts and decrypts Slack tokens. ``keys``: Fernet keys, the first encrypts.
-
-    Raises ValueError for no key or a malformed one (the message never contains a key)."""
+    """Encrypts and decrypts Slack tokens with ``keys`` (Fernet keys, the first encrypts). Raises
+    ValueError for no key or a malformed one (the message never contains a key)."""
 
     def __init__(self, keys: Sequence[str | bytes]):
         if not keys:
@@ -63,9 +55,7 @@ class TokenCipher:
         return PREFIX + self._fernet.encrypt(value.encode()).decode()
 
     def open(self, value: str | None) -> str | None:
-        """The plain token of a sealed ``value`` (unsealed values pass through). Raises
-        ValueError when no configured key opens it (the key was changed without keeping the
-        old one)."""
+        """The plain token of a sealed ``value`` (others pass through); ValueError if no key opens it."""
         if value is None or not value.startswith(PREFIX):
             return value
         try:
@@ -106,15 +96,13 @@ def _process_key() -> bytes:
 
 
 def ephemeral_cipher() -> TokenCipher:
-    """A cipher with a key generated once per process (tests, stores built without settings):
-    tokens it seals cannot be read by another process."""
+    """A cipher with a key generated once per process (tests, stores built without settings)."""
     return TokenCipher([_process_key()])
 
 
 def local_key_cipher(directory: Path | None = None) -> TokenCipher:
     """For a local run without ``TOKEN_ENCRYPTION_KEY``: the key in ``LOCAL_KEY_FILE`` in
-    ``directory`` (default: the working directory), generated (mode 0600) on first use. Logs
-    where the key is, never the key."""
+    ``directory`` (default: the working directory), generated (mode 0600) on first use."""
     path = (directory or Path.cwd()) / LOCAL_KEY_FILE
     if not path.exists():
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)

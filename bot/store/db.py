@@ -1,9 +1,6 @@
-"""Engines, sessions, the UTC datetime column type and running the migrations.
-
-SQLite (the default, one file in the working directory) and PostgreSQL (psycopg 3) are supported.
-PostgreSQL engines heal after a database restart (``pool_pre_ping``); SQLite engines turn on
-foreign keys, WAL journaling and a busy timeout, and open write transactions with
-``BEGIN IMMEDIATE`` so that concurrent writers queue on the busy timeout instead of failing.
+"""Engines, sessions, the UTC datetime column type and running the migrations, on SQLite or
+PostgreSQL (psycopg 3). SQLite engines turn on foreign keys, WAL and a busy timeout, and open write
+transactions with ``BEGIN IMMEDIATE`` so that concurrent writers queue instead of failing.
 """
 
 from __future__ import annotations
@@ -33,18 +30,14 @@ SQLITE_BUSY_TIMEOUT_MS = 15_000
 _IMMEDIATE = "vp_sqlite_begin_immediate"
 
 SQLITE_POOL_SIZE = 64
-"""Connections an SQLite file engine keeps open: as many as the threads that read at once (the
-lazy-listener pool, :data:`bot.slack.lazy.THREADS`); with SQLAlchemy's default pool of 5 (+10
-overflow), every read beyond the fifth opened a connection and ran :func:`_configure_sqlite`."""
+"""Connections an SQLite file engine keeps open: as many as the threads that read at once
+(:data:`bot.slack.lazy.THREADS`), so that reads do not open (and configure) new ones."""
 
 
 class UTCDateTime(TypeDecorator[datetime]):
-    """A timezone-aware UTC timestamp on every backend.
-
-    Binds: an aware ``datetime`` (converted to UTC); a naive one is taken to be UTC already.
-    Results: always an aware ``datetime`` in UTC. PostgreSQL stores ``timestamptz``; SQLite stores
-    the UTC wall time as ISO text (which sorts, and so compares, correctly).
-    """
+    """A timezone-aware UTC timestamp on every backend: binds convert to UTC (naive is taken as
+    UTC), results are aware UTC. PostgreSQL stores ``timestamptz``; SQLite the UTC wall time as
+    ISO text (which sorts correctly)."""
 
     impl = DateTime(timezone=True)
     cache_ok = True
@@ -70,25 +63,17 @@ def utcnow() -> datetime:
 
 
 def make_engine(url: str, **kwargs: Any) -> Engine:
-    """Build an :class:`~sqlalchemy.Engine` for a ``DATABASE_URL``.
-
-    ``url`` may be any SQLAlchemy URL; ``postgres://`` / ``postgresql://`` are switched to the
-    psycopg 3 driver (:func:`bot.config.sqlalchemy_url`). For an SQLite file URL the parent
-    directory is created if missing (the file itself is created on first connect); ``sqlite://``
-    (in memory) gets one shared connection so that every session sees the same database.
-    Extra ``kwargs`` go to :func:`sqlalchemy.create_engine`.
-
-    Raises :class:`sqlalchemy.exc.ArgumentError` for an unparseable URL and
-    :class:`ValueError` for a backend other than SQLite or PostgreSQL.
-    """
+    """An :class:`~sqlalchemy.Engine` for a ``DATABASE_URL`` (``postgres://`` uses psycopg 3,
+    :func:`bot.config.sqlalchemy_url`). An SQLite file's directory is created if missing; an
+    in-memory one gets one shared connection. ``kwargs`` go to :func:`sqlalchemy.create_engine`.
+    Raises :class:`sqlalchemy.exc.ArgumentError` for an unparseable URL and :class:`ValueError`
+    for a backend other than SQLite or PostgreSQL."""
     url = sqlalchemy_url(url)
     parsed = make_url(url)
     backend = parsed.get_backend_name()
     if backend not in ("sqlite", "postgresql"):
         raise ValueError(f"unsupported database backend {backend!r}: use sqlite or postgresql")
-    # hide_parameters: SQL errors never carry bound values (an installation row holds tokens).
-    # pool_pre_ping for a server's connections, which a restart or an idle timeout can cut; an
-    # SQLite connection is a local file handle, so the ping would be one wasted query per use.
+    # hide_parameters: SQL errors never carry bound values (tokens); pre-ping only a server's connections.
     options: dict[str, Any] = {"pool_pre_ping": backend == "postgresql", "hide_parameters": True}
     if backend == "sqlite":
         options["connect_args"] = {"check_same_thread": False}
@@ -109,8 +94,7 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
 def _configure_sqlite(engine: Engine) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn: Any, _record: Any) -> None:
-        # Take transactions over from pysqlite, which would otherwise BEGIN lazily (DEFERRED) and
-        # make read-then-write transactions fail with SQLITE_BUSY instead of waiting.
+        # We BEGIN ourselves: pysqlite's lazy BEGIN makes read-then-write fail with SQLITE_BUSY.
         dbapi_conn.isolation_level = None
         cursor = dbapi_conn.cursor()
         try:
@@ -128,12 +112,9 @@ def _configure_sqlite(engine: Engine) -> None:
 
 @contextmanager
 def write_session(engine: Engine) -> Iterator[Session]:
-    """One short write transaction: commits on success, rolls back on any exception.
-
-    On SQLite the transaction starts with ``BEGIN IMMEDIATE`` (the write lock is taken up front,
-    waiting up to :data:`SQLITE_BUSY_TIMEOUT_MS`), so a read followed by a write in the same
-    transaction cannot be overtaken by another writer.
-    """
+    """One short write transaction: commits on success, rolls back on any exception. On SQLite
+    it takes the write lock up front (``BEGIN IMMEDIATE``, waiting up to
+    :data:`SQLITE_BUSY_TIMEOUT_MS`), so no other writer overtakes its reads."""
     with engine.connect() as conn:
         conn = conn.execution_options(**{_IMMEDIATE: True})
         with Session(bind=conn, expire_on_commit=False) as session, session.begin():
@@ -153,13 +134,11 @@ MIGRATION_LOCK_ID = 0x766C6C6D70617468  # "vllmpath": PostgreSQL advisory lock k
 _MIGRATE_IN_PROCESS = threading.Lock()  # Alembic's ``context``/``op`` proxies are process-global
 
 HEAD_REVISION = "i24_0001"
-"""The newest migration's revision, Alembic's ``head`` (a test keeps the two equal): a database
-whose ``alembic_version`` says this is up to date, and :func:`migrate` returns without Alembic."""
+"""The newest migration's revision, Alembic's ``head`` (a test keeps the two equal)."""
 
 
 def at_head(engine: Engine) -> bool:
-    """Whether ``alembic_version`` holds exactly :data:`HEAD_REVISION` (False when the table is
-    missing: a new database). One plain ``SELECT``; connection errors are raised."""
+    """Whether ``alembic_version`` holds exactly :data:`HEAD_REVISION` (False without the table)."""
     with engine.connect() as conn:
         try:
             rows = conn.exec_driver_sql("SELECT version_num FROM alembic_version").all()
@@ -169,16 +148,11 @@ def at_head(engine: Engine) -> bool:
 
 
 def migrate(url: str | Engine, revision: str = "head") -> None:
-    """Run Alembic's ``upgrade`` to ``revision`` (default ``head``) against ``url``.
-
-    ``url`` is a ``DATABASE_URL`` string (normalised as in :func:`make_engine`) or an existing
-    engine (needed for in-memory SQLite, which lives only in that engine's connection). Uses the
-    migrations shipped in this package; no ``alembic.ini`` is read. Idempotent, and safe when
-    several processes start at once: the upgrade runs in one transaction holding a PostgreSQL
-    advisory lock (SQLite: the write lock), so the others wait and then find the schema at
-    ``head``. Raises SQLAlchemy/Alembic errors on failure (the transaction is rolled back). To
-    ``head`` when the schema is there already (:func:`at_head`), Alembic is not even imported.
-    """
+    """Run Alembic's ``upgrade`` to ``revision`` against ``url`` (a ``DATABASE_URL`` or an engine,
+    needed for in-memory SQLite), with the migrations shipped in this package. Idempotent, and
+    safe when several processes start at once: one transaction holding a PostgreSQL advisory lock
+    (SQLite: the write lock). Already at head (:func:`at_head`), Alembic is not imported. Raises
+    SQLAlchemy/Alembic errors on failure (the transaction is rolled back)."""
     engine = url if isinstance(url, Engine) else make_engine(url)
     try:
         if revision == "head" and at_head(engine):

@@ -1,8 +1,5 @@
-"""A DM send's reads about its person (:class:`DmReads`), batched across the sending threads of a
-worker by :class:`DmReadBatcher`. Reads carry no exactly-once duty (the ledger claim does), so a
-batch only shares the cost. :class:`PrefetchedDmReads` is the store side
-(:class:`bot.store.ledger_batch.BatchedLedgerStore` is one).
-"""
+"""A DM send's reads about its person (:class:`DmReads`), batched across a worker's sending
+threads by :class:`DmReadBatcher`; :class:`PrefetchedDmReads` is the store side."""
 
 from __future__ import annotations
 
@@ -23,9 +20,8 @@ from bot.store.snapshots import DmSettings
 
 @dataclass(frozen=True)
 class DmReads:
-    """What a DM send reads about one person: their DM settings (None when never set), chosen
-    language (None: Slack's locale), followed track ids (oldest follow first), read post ids and
-    weekly budget in minutes (None: the default)."""
+    """What a DM send reads about one person: DM settings, language, followed track ids (oldest
+    first), read post ids and weekly budget in minutes; None where never set."""
 
     dm: DmSettings | None
     lang: str | None
@@ -43,9 +39,8 @@ class _Read:
 
 
 class DmReadBatcher(Batching):
-    """Reads :class:`DmReads` for many threads in batches: one read transaction and one
-    statement per batch on PostgreSQL (:func:`_pg_read_statement`); on SQLite the store's own
-    reads, one person after the other. Thread-safe; :meth:`close` stops the flusher."""
+    """Reads :class:`DmReads` for many threads in batches: one statement per batch on PostgreSQL
+    (:func:`_pg_read_statement`), the store's own reads on SQLite. Thread-safe."""
 
     name = "dm-read-batcher"
 
@@ -64,7 +59,7 @@ class DmReadBatcher(Batching):
     def _flush(self, batch: list[_Read]) -> None:
         if not self._pg:
             for call in batch:
-                call.result = self._read_one(*call.who)
+                call.result = self._one(call)
             return
         people = list(dict.fromkeys(c.who for c in batch))
         params = {"team_ids": [t for t, _u in people], "user_ids": [u for _t, u in people]}
@@ -77,29 +72,18 @@ class DmReadBatcher(Batching):
         for call in batch:
             call.result = found.get(call.who) or DmReads(None, None, (), frozenset())
 
-    def _read_one(self, team: str, user: str) -> DmReads:
-        store = self.store
-        return DmReads(
-            store.get_dm(team, user),
-            store.get_lang(team, user),
-            tuple(store.follows(team, user)),
-            frozenset(store.read_posts(team, user)),
-            store.get_budget(team, user),
-        )
-
     def _one(self, call: _Read) -> DmReads:
-        return self._read_one(*call.who)
+        state = self.store.reader_state(*call.who)
+        return DmReads(self.store.get_dm(*call.who), state.lang, state.follows, state.read, state.budget)
 
 
 _DM_FIELDS = tuple(f.name for f in dataclass_fields(DmSettings))
 
 
 def _pg_read_statement() -> Any:
-    """The read of :class:`DmReadBatcher` on PostgreSQL: one row per (team, user) of ``unnest``
-    of the array parameters ``team_ids`` and ``user_ids``, with the DM settings columns
-    (``dm_<column>``, NULL when never set), ``lang``, ``budget`` (minutes, NULL when unset),
-    ``follows`` (track ids in follow order) and ``reads`` (post ids), the last two as arrays
-    (NULL when empty)."""
+    """One row per (team, user) of the arrays ``team_ids`` and ``user_ids``: ``dm_<column>``,
+    ``lang``, ``budget`` (minutes), ``follows`` (track ids in follow order) and ``reads`` (post
+    ids) as arrays; NULL where there is none."""
     who = unnest_rows("who", ("team_id", "user_id"))
     models = (DmPreference, UserSettings, TrackFollow, ReadingProgress, ReaderBudget)
     dm, us, tf, rp, rb = (cast(Table, model.__table__) for model in models)
@@ -125,18 +109,16 @@ _MISSING: Any = object()
 
 
 class PrefetchedDmReads:
-    """The store side of :class:`DmReadBatcher`, for a store wrapper with ``_store`` (the
-    :class:`Store`), ``reads`` (the batcher) and ``_local`` (a ``threading.local``): after
-    ``get_dm``, the thread's next ``get_lang``, ``get_budget``, ``follows`` and ``read_posts``
-    are answered once each from its batch (within :data:`PREFETCH_TTL_S`), else by the store."""
+    """A store wrapper's mixin (it sets ``_store``, ``reads`` and ``_local``): after ``get_dm``,
+    the thread's next ``get_lang``, ``get_budget``, ``follows`` and ``read_posts`` are answered
+    once each from its batch (within :data:`PREFETCH_TTL_S`), else by the store."""
 
     _store: Store
     reads: DmReadBatcher
     _local: threading.local
 
     PREFETCH_TTL_S = 30.0
-    """How long what :meth:`get_dm` read ahead answers the calls that follow in the same
-    thread (one send's worth; older is read again)."""
+    """Seconds what :meth:`get_dm` read ahead answers the same thread's next calls."""
 
     def get_dm(self, team: str, user: str) -> DmSettings | None:
         """See :meth:`Store.get_dm` (batched; the person's other reads come with it)."""

@@ -11,7 +11,6 @@ class EventsRepo(StoreCore):
     """Processed Slack event ids (Slack retries a delivery within minutes)."""
 
     def record_event(self, event_id: str, team: str) -> bool:
-        """Remember a Slack event id. True the first time only (concurrency-safe via the
-        primary key): handle the event only when this returns True."""
+        """Remember a Slack event id: True the first time only (race-safe); handle the event only then."""
         check_id(event_id, "event_id"), check_id(team, "team")
         return self._insert_new(ProcessedEvent, event_id=event_id, team_id=team, received_at=self._now())

@@ -20,10 +20,9 @@ class FeedNoticesRepo(StoreCore):
             return set(s.scalars(select(CatalogFeedNotice.url)))
 
     def claim_feed_notice(self, url: str, title: str) -> bool:
-        """Claim the notice for a post (``url`` absolute, at most 2,000 characters). True the
-        first time only (the primary key settles races between clocks): announce the post only
-        when this returns True, and :meth:`release_feed_notice` when the announcement failed.
-        Raises ``ValueError`` for an empty or too long URL."""
+        """Claim the notice for a post (``url`` absolute, at most 2,000 characters): True the first
+        time only; :meth:`release_feed_notice` if the announcement fails. Raises ``ValueError``
+        for an empty or too long URL."""
         if not url or len(url) > MAX_URL:
             raise ValueError("url must be 1..2000 characters")
         return self._insert_new(CatalogFeedNotice, url=url, title=title[:MAX_TITLE], notified_at=self._now())

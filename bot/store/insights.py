@@ -1,7 +1,4 @@
-"""Workspace-wide reading facts for admins' insights: reads with their times, recent deliveries.
-
-Raw rows only; the counting (and the privacy threshold) is :mod:`bot.domain.insights`, pure.
-"""
+"""Workspace-wide reading facts for admins' insights (raw rows; :mod:`bot.domain.insights` counts)."""
 
 from __future__ import annotations
 
@@ -20,13 +17,10 @@ class InsightsRepo(StoreCore):
     def team_reads(self, team: str) -> list[tuple[str, str, datetime]]:
         """Every read of ``team``: ``(user id, post id as stored, read_at UTC)``, oldest first."""
         check_id(team, "team")
+        stmt = select(ReadingProgress.user_id, ReadingProgress.post_id, ReadingProgress.read_at)
+        stmt = stmt.where(ReadingProgress.team_id == team).order_by(ReadingProgress.read_at, ReadingProgress.user_id)
         with self._read() as s:
-            rows = s.execute(
-                select(ReadingProgress.user_id, ReadingProgress.post_id, ReadingProgress.read_at)
-                .where(ReadingProgress.team_id == team)
-                .order_by(ReadingProgress.read_at, ReadingProgress.user_id)
-            )
-            return [(u, p, at) for u, p, at in rows]
+            return [(u, p, at) for u, p, at in s.execute(stmt)]
 
     def delivery_counts(self, team: str, since: datetime) -> list[tuple[str, str, int]]:
         """Ledger rows of ``team`` claimed since ``since`` (aware) by destination and outcome:
@@ -50,12 +44,8 @@ class InsightsRepo(StoreCore):
             for status, skipped, n in s.execute(stmt):
                 outcome = _outcome(status, skipped)
                 deliveries[outcome] = deliveries.get(outcome, 0) + int(n)
-            subs = {
-                status: int(n)
-                for status, n in s.execute(
-                    select(ChannelSubscription.status, func.count()).group_by(ChannelSubscription.status)
-                )
-            }
+            by_status = select(ChannelSubscription.status, func.count()).group_by(ChannelSubscription.status)
+            subs = {status: int(n) for status, n in s.execute(by_status)}
         return deliveries, subs
 
 

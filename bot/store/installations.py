@@ -1,13 +1,7 @@
-"""Slack installations: slack_sdk's SQLAlchemy installation and OAuth state stores on our engine
-(tokens encrypted at rest), the one token lookup for work outside a request (the digest clock and
-workers, ``users.info``), token rotation, and what an uninstall or a reinstall does to a
-workspace's state.
-
-**Which installation (the tenant rule).** Everything the app keeps per workspace is keyed by a
-*tenant id*: the Slack team id of a workspace install, or the enterprise id of an org-wide
-(Enterprise Grid) install, as Bolt's ``context`` resolves the installation that authorised a
-request (:func:`tenant_of`). User ids are unique across an Enterprise Grid org, so a reader of an
-org-wide install has one record wherever in the org they click.
+"""Slack installations: slack_sdk's installation and OAuth state stores on our engine (tokens
+encrypted at rest), the token lookup and rotation outside a request, and what an uninstall or a
+reinstall does. State is keyed by a *tenant id* (:func:`tenant_of`): the team id of a workspace
+install, or the enterprise id of an org-wide (Enterprise Grid) install.
 """
 
 from __future__ import annotations
@@ -47,22 +41,18 @@ AUTH_ERRORS = (
     "token_expired",
     "missing_scope",
 )
-"""Slack error codes of a digest paused "for auth": a reinstall fixes them, so
-:meth:`InstallationsRepo.resume_after_install` resumes digests paused with them (the pause reason
-is ``'Slack error <code>: …'``, written by :mod:`bot.digest.deliver`)."""
+"""Slack error codes a reinstall fixes: digests paused with ``'Slack error <code>: …'``
+(:mod:`bot.digest.deliver`) are resumed by :meth:`InstallationsRepo.resume_after_install`."""
 
 ROTATE_MINUTES_BEFORE_EXPIRY = 10
-"""A rotating bot token is refreshed when it expires within this many minutes (Slack's rotating
-tokens live 12 hours)."""
+"""A rotating bot token (it lives 12 hours) is refreshed when it expires within this many minutes."""
 
 _TOKEN_FIELDS = ("bot_token", "bot_refresh_token", "user_token", "user_refresh_token")
 
 
 def tenant_of(enterprise_id: str | None, team_id: str | None, is_enterprise_install: bool | None) -> str:
-    """The tenant id under which the app keeps a workspace's state: ``enterprise_id`` for an
-    org-wide install (or when there is no team id), else ``team_id``. The three values are
-    Bolt's ``context.enterprise_id``, ``context.team_id``, ``context.is_enterprise_install``
-    (for events, from ``authorizations[0]``). Raises ValueError when neither id is given."""
+    """The tenant id from Bolt's context values: ``enterprise_id`` for an org-wide install (or when
+    there is no team id), else ``team_id``. Raises ValueError when neither id is given."""
     if enterprise_id and (is_enterprise_install or not team_id):
         return enterprise_id
     if team_id:
@@ -71,9 +61,8 @@ def tenant_of(enterprise_id: str | None, team_id: str | None, is_enterprise_inst
 
 
 class EncryptedInstallationStore(SQLAlchemyInstallationStore):
-    """slack_sdk's SQLAlchemy installation store that seals every token (bot, user, refresh)
-    with a :class:`~bot.store.crypto.TokenCipher` before it is written and opens it when read.
-    The tables keep slack_sdk's shape; the token columns hold ``fernet:…`` text."""
+    """slack_sdk's SQLAlchemy installation store that seals every token with a
+    :class:`~bot.store.crypto.TokenCipher` when written (``fernet:…`` text) and opens it when read."""
 
     def __init__(self, client_id: str, engine: Engine, cipher: TokenCipher):
         super().__init__(client_id=client_id, engine=engine)
@@ -120,8 +109,7 @@ def _convert_tokens(obj: _Tokens, convert: Callable[[str | None], str | None]) -
 
 @dataclass(frozen=True)
 class Resumed:
-    """What :meth:`InstallationsRepo.resume_after_install` reactivated: channel ids (of
-    subscriptions) and user ids (of DM digests), each once, sorted."""
+    """What :meth:`InstallationsRepo.resume_after_install` reactivated: channel and user ids, sorted."""
 
     channels: tuple[str, ...]
     users: tuple[str, ...]
@@ -133,19 +121,13 @@ class Resumed:
 class InstallationsRepo(StoreCore):
     """Workspace and org-wide installs, uninstalls, reinstalls and the tokens they hold."""
 
-    # --- uninstall / reinstall -----------------------------------------------------------------
-
     def remove_installation(
         self, enterprise_id: str | None, team_id: str | None, is_enterprise_install: bool | None = False
     ) -> TeamRemoval:
-        """The app was uninstalled (``app_uninstalled``) or its bot token revoked
-        (``tokens_revoked``) for the installation Bolt's context names: an org-wide one
-        (``enterprise_id``, no team id or ``is_enterprise_install``) or a workspace one
-        (``team_id``, with its ``enterprise_id`` inside a Grid org). Deletes its installation and
-        bot rows (all client ids) and pauses the tenant's channel subscriptions and DM digests
-        with reason :data:`UNINSTALLED`. Progress, follows and the ledger are kept (a reinstall
-        picks up where it left off, :meth:`resume_after_install`). Idempotent. Raises ValueError
-        when neither id is given."""
+        """After ``app_uninstalled`` or ``tokens_revoked`` for the installation Bolt's context names
+        (as :func:`tenant_of`): delete its installation and bot rows (all client ids) and pause the
+        tenant's subscriptions and DM digests with reason :data:`UNINSTALLED`; progress, follows
+        and the ledger are kept. Idempotent. Raises ValueError when neither id is given."""
         tenant = tenant_of(enterprise_id, team_id, is_enterprise_install)
         check_id(tenant, "team")
         org_wide = tenant != team_id
@@ -161,10 +143,8 @@ class InstallationsRepo(StoreCore):
         return TeamRemoval(*counts)
 
     def resume_after_install(self, tenant: str) -> Resumed:
-        """After a (re)install of ``tenant``: reactivate the channel subscriptions and DM digests
-        paused for auth (by :meth:`remove_installation`, or by a digest that met one of
-        :data:`AUTH_ERRORS`); others paused for other reasons (channel archived, bot not in the
-        channel) stay paused. Returns what was resumed (for a note in each)."""
+        """After a (re)install of ``tenant``: reactivate the subscriptions and DM digests paused by
+        :meth:`remove_installation` or for one of :data:`AUTH_ERRORS` (other pauses stay)."""
         now = self._now()
         channels: set[str] = set()
         users: set[str] = set()
@@ -178,39 +158,26 @@ class InstallationsRepo(StoreCore):
                 changed(s, update(model).where(*where).values(status="active", pause_reason=None, updated_at=now))
         return Resumed(tuple(sorted(channels)), tuple(sorted(users)))
 
-    # --- tokens outside a request ----------------------------------------------------------------
-
     def installation_key(self, tenant: str) -> tuple[str | None, str | None, bool] | None:
         """``(enterprise_id, team_id, is_enterprise_install)`` of the newest installation with a
-        bot token for ``tenant`` (a team id: a workspace install, inside a Grid org or not; an
-        enterprise id: an org-wide install), as Bolt's installation store keys it; None if the
-        app is not installed there."""
-        client_id = self._client_id
+        bot token for ``tenant`` (a team id, or the enterprise id of an org-wide install); None if
+        the app is not installed there."""
         c = slack_bots.c
-        stmt = (
-            select(c.enterprise_id, c.team_id, c.is_enterprise_install)
-            .where(
-                c.bot_token.is_not(None), or_(c.team_id == tenant, and_(c.enterprise_id == tenant, c.team_id.is_(None)))
-            )
-            .order_by(desc(c.installed_at))
-            .limit(1)
-        )
-        if client_id:
-            stmt = stmt.where(c.client_id == client_id)
+        tenants = or_(c.team_id == tenant, and_(c.enterprise_id == tenant, c.team_id.is_(None)))
+        stmt = select(c.enterprise_id, c.team_id, c.is_enterprise_install).where(c.bot_token.is_not(None), tenants)
+        if self._client_id:
+            stmt = stmt.where(c.client_id == self._client_id)
         with self._read() as s:
-            row = s.execute(stmt).first()
+            row = s.execute(stmt.order_by(desc(c.installed_at)).limit(1)).first()
         if row is None:
             return None
         return row[0], row[1], bool(row[2]) or row[1] is None
 
     def bot_token_for(self, tenant: str) -> str | None:
-        """The bot token for ``tenant`` (see :func:`tenant_of`), found the way Bolt's
-        installation store resolves it (``find_installation`` / ``find_bot`` with the enterprise
-        id and the org-wide flag), decrypted; refreshed first through slack-sdk's
-        :class:`~slack_sdk.oauth.token_rotation.TokenRotator` when token rotation is on and the
-        token expires within :data:`ROTATE_MINUTES_BEFORE_EXPIRY` minutes (the rotated
-        installation is saved). None when the app is not installed there. Raises
-        ``slack_sdk.oauth.token_rotation.SlackTokenRotationError`` when the refresh is refused."""
+        """The decrypted bot token for ``tenant`` (see :func:`tenant_of`), found as Bolt's
+        installation store finds it; with token rotation on, refreshed (and saved) first when it
+        expires within :data:`ROTATE_MINUTES_BEFORE_EXPIRY` minutes. None when the app is not
+        installed there. Raises ``SlackTokenRotationError`` when the refresh is refused."""
         key = self.installation_key(tenant)
         if key is None:
             return None
@@ -226,10 +193,8 @@ class InstallationsRepo(StoreCore):
     def _bot_token_found(
         self, installation: Installation | None, key: tuple[str | None, str | None, bool], tenant: str
     ) -> str | None:
-        """The bot token of ``installation`` (or of the bot row when it has none), refreshed
-        when due."""
+        """The bot token of ``installation`` (else of the bot row), refreshed when due."""
         store, rotator = self.installation_store(), self._token_rotator
-        enterprise_id, team_id, org_wide = key
         if installation is not None and installation.bot_token:
             if rotator is not None and installation.bot_refresh_token:
                 rotated = rotator.perform_token_rotation(
@@ -240,7 +205,7 @@ class InstallationsRepo(StoreCore):
                     log.info("rotated the bot token of %s", tenant)
                     installation = rotated
             return installation.bot_token
-        bot = store.find_bot(enterprise_id=enterprise_id, team_id=team_id, is_enterprise_install=org_wide)
+        bot = store.find_bot(enterprise_id=key[0], team_id=key[1], is_enterprise_install=key[2])
         if bot is None:
             return None
         if rotator is not None and bot.bot_refresh_token:
@@ -251,16 +216,11 @@ class InstallationsRepo(StoreCore):
         return bot.bot_token or None
 
     def seal_tokens(self) -> dict[str, int]:
-        """Bring every stored token under the first key of ``TOKEN_ENCRYPTION_KEY``, at start:
-        plain tokens (a database from a release before encryption) are sealed and tokens sealed
-        under an older key still configured are re-encrypted; tokens already current are not
-        touched. Returns how many stored (non-empty) tokens were in each state before: ``plain``,
-        ``older``, ``current``.
-
-        Raises :class:`TokenKeyError` (naming the count, never a key) when a stored token opens
-        with none of the configured keys, or when the first key could not read them: e.g. the
-        old key dropped before the tokens were moved under the new one, or the keys given in the
-        wrong order. Nothing is changed then."""
+        """Bring every stored token under the first key of ``TOKEN_ENCRYPTION_KEY`` (run at start):
+        plain tokens are sealed, tokens under an older configured key re-encrypted. Returns how
+        many non-empty tokens were in each state before: ``plain``, ``older``, ``current``.
+        Raises :class:`TokenKeyError` (naming the count, never a key), changing nothing, when a
+        stored token opens with none of the configured keys."""
         counts = {"plain": 0, "older": 0, "current": 0, "unreadable": 0}
         with self._write() as s:
             pending = []
@@ -289,8 +249,7 @@ class InstallationsRepo(StoreCore):
         return counts
 
     def claim_welcome(self, tenant: str, user_id: str) -> bool:
-        """Claim the welcome DM of ``tenant`` for its installer ``user_id``: True the first time
-        only (the primary key settles a race between two callbacks), so a reinstall sends none."""
+        """Claim the welcome DM of ``tenant`` for its installer ``user_id``: True the first time only."""
         check_id(tenant, "tenant"), check_id(user_id, "user_id")
         return self._insert_new(InstallationWelcome, tenant_id=tenant, user_id=user_id, welcomed_at=self._now())
 
@@ -298,13 +257,9 @@ class InstallationsRepo(StoreCore):
         """Forget a welcome claim whose DM Slack refused (the next install tries again)."""
         self._change(delete(InstallationWelcome).where(InstallationWelcome.tenant_id == tenant))
 
-    # --- slack_sdk stores ----------------------------------------------------------------------
-
     def installation_store(self, client_id: str | None = None) -> EncryptedInstallationStore:
-        """slack_sdk's SQLAlchemy installation store on this engine and the migrated tables
-        (``slack_installations``, ``slack_bots``), tokens encrypted at rest, for Bolt's OAuth
-        settings / authorize. ``client_id`` defaults to the store's; ValueError if neither is
-        set."""
+        """The :class:`EncryptedInstallationStore` on this engine for Bolt, cached per
+        ``client_id`` (default: the store's; ValueError if neither is set)."""
         client_id = client_id or self._client_id
         if not client_id:
             raise ValueError("installation_store needs the Slack app's client_id")
@@ -315,21 +270,18 @@ class InstallationsRepo(StoreCore):
         return store
 
     def oauth_state_store(self, expiration_seconds: int = 600) -> SQLAlchemyOAuthStateStore:
-        """slack_sdk's SQLAlchemy OAuth state store (``slack_oauth_states``) on this engine;
-        states expire after ``expiration_seconds``."""
+        """slack_sdk's OAuth state store on this engine; states expire after ``expiration_seconds``."""
         return SQLAlchemyOAuthStateStore(expiration_seconds=expiration_seconds, engine=self._engine)
 
 
 def _expiring(installation: Installation | None) -> bool:
-    """Whether ``installation`` has a rotating bot token that expires within
-    :data:`ROTATE_MINUTES_BEFORE_EXPIRY` minutes."""
+    """Whether ``installation``'s rotating bot token expires within :data:`ROTATE_MINUTES_BEFORE_EXPIRY`."""
     expires = installation.bot_token_expires_at if installation and installation.bot_refresh_token else None
     return expires is not None and expires - time.time() <= ROTATE_MINUTES_BEFORE_EXPIRY * 60
 
 
 class TokenKeyError(ValueError):
-    """``TOKEN_ENCRYPTION_KEY`` cannot read the stored tokens (see
-    :meth:`InstallationsRepo.seal_tokens`); the message names what to do, never a key."""
+    """``TOKEN_ENCRYPTION_KEY`` cannot read the stored tokens (:meth:`InstallationsRepo.seal_tokens`)."""
 
 
 def _rows_of(table: Table, enterprise_id: str | None, team_id: str | None, org_wide: bool) -> ColumnElement[bool]:

@@ -1,8 +1,6 @@
 """The delivery ledger: one row per (team, destination, track, ISO week) digest, claimed before
-it is sent so that it goes out exactly once, whatever the number of clocks and workers.
-
-The statements are module functions so that :mod:`bot.store.ledger_batch` runs the very same ones
-for each row of a batch."""
+it is sent so that it goes out exactly once, whatever the number of clocks and workers. The
+statements are module functions so that :mod:`bot.store.ledger_batch` runs the same ones."""
 
 from __future__ import annotations
 
@@ -13,25 +11,21 @@ from typing import Any
 from sqlalchemy import ColumnElement, Update, and_, or_, select, update
 
 from bot.store.base import StoreCore, changed
-from bot.store.models import ChannelSubscription, DigestDelivery
+from bot.store.models import DigestDelivery
 from bot.store.snapshots import Delivery, snapshot
 from bot.store.subscriptions import set_cursor_in
 from bot.store.validate import check_id, check_period, check_reason
 
 NO_ATTEMPT_LIMIT = 2**31 - 1
-"""``max_attempts`` for "no limit": a send that failed for a reason that passes is retried until
-its period (ISO week) is over, which bounds the attempts in practice (the catch-up's back-off,
-:func:`bot.digest.due.retry_wait_s`)."""
+"""``max_attempts`` for "no limit": a failed send is retried until its period (ISO week) is over,
+with the catch-up's back-off (:func:`bot.digest.due.retry_wait_s`)."""
 
 REFUSED_PREFIX = "refused: "
-"""``error`` of a ``'failed'`` ledger row that Slack refused for good: ``'refused: <code>: <detail>'``
-(:meth:`LedgerRepo.mark_refused`, counted by :meth:`LedgerRepo.refusals`)."""
+"""``error`` prefix of a ``'failed'`` row Slack refused for good (:meth:`LedgerRepo.mark_refused`)."""
 
 Key = tuple[str, str, str, str]
 """A ledger key: (team, destination, track or ``'*'``, ISO week)."""
 KEY_COLUMNS = ("team_id", "destination", "track_id", "period")
-CursorMove = tuple[int, int | ColumnElement[int], str | None]
-"""A subscription's cursor moved with a ``'sent'`` mark: (subscription id, new cursor, catalog version)."""
 
 
 def delivery_key(team: str, destination: str, track: str, period: str) -> ColumnElement[bool]:
@@ -50,8 +44,8 @@ def new_row(key: Key, claimed_by: str, now: datetime, **values: Any) -> dict[str
 
 
 def takeover(key: Key, claimed_by: str, now: datetime, stale_after_s: float, max_attempts: int) -> Update:
-    """The UPDATE that claims the row at ``key`` for ``claimed_by`` when it was left ``'claimed'``
-    longer than ``stale_after_s`` seconds or ``'failed'`` after fewer than ``max_attempts``."""
+    """The UPDATE that claims the row at ``key`` when it was left ``'claimed'`` longer than
+    ``stale_after_s`` seconds or ``'failed'`` after fewer than ``max_attempts``."""
     stale = and_(DigestDelivery.status == "claimed", DigestDelivery.claimed_at < now - timedelta(seconds=stale_after_s))
     retry = and_(DigestDelivery.status == "failed", DigestDelivery.attempts < max_attempts)
     return (
@@ -62,8 +56,7 @@ def takeover(key: Key, claimed_by: str, now: datetime, stale_after_s: float, max
 
 
 def settle(key: Key, claimed_by: str | None, **values: Any) -> Update:
-    """The UPDATE of the claimed row at ``key`` (with ``claimed_by``, only that claimant's claim)
-    setting ``values``."""
+    """The UPDATE setting ``values`` on the claimed row at ``key`` (only ``claimed_by``'s, if given)."""
     cond = [delivery_key(*key), DigestDelivery.status == "claimed"]
     if claimed_by is not None:
         cond.append(DigestDelivery.claimed_by == claimed_by)
@@ -71,9 +64,8 @@ def settle(key: Key, claimed_by: str | None, **values: Any) -> Update:
 
 
 def mark_values(kind: str, now: Any, extra: Any) -> dict[str, Any]:
-    """What a mark of ``kind`` sets on a claimed row: ``'renew'`` the claim time, ``'sent'`` the
-    send (``extra``: the message ts), ``'skipped'`` a send without a message (``extra``: the
-    ``error``). ``now`` and ``extra`` are values or SQL expressions."""
+    """What a mark of ``kind`` sets on a claimed row: ``'renew'`` the claim time, ``'sent'``
+    (``extra``: the message ts), ``'skipped'`` (``extra``: the ``error``); values or SQL expressions."""
     if kind == "renew":
         return {"claimed_at": now}
     if kind == "sent":
@@ -100,15 +92,14 @@ class LedgerRepo(StoreCore):
         stale_after_s: float = 600,
         max_attempts: int = 3,
     ) -> bool:
-        """Claim the right to send one digest: (team, ``destination`` channel or user id,
-        ``track`` id or ``'*'`` for a DM digest, ``period`` ISO week ``'2026-W49'``).
+        """Claim the right to send one digest (``destination``: channel or user id; ``track``: id or
+        ``'*'`` for a DM digest; ``period``: ISO week ``'2026-W49'``; ``claimed_by``: ``'host:pid'``).
 
-        True for exactly one caller: the one whose INSERT creates the ledger row (the UNIQUE key
-        decides between concurrent callers, in any number of processes), or the one whose
-        conditional UPDATE takes over a row left ``'claimed'`` longer than ``stale_after_s``
-        seconds (a crashed sender) or left ``'failed'`` after fewer than ``max_attempts``
-        attempts (:data:`NO_ATTEMPT_LIMIT`: no limit). A ``'sent'`` row is never claimed again.
-        ``claimed_by`` names the claimant (e.g. ``'host:pid'``). Raises ValueError for bad arguments.
+        True for exactly one caller: the one whose INSERT creates the row (the UNIQUE key decides,
+        across processes), or whose UPDATE takes over a row left ``'claimed'`` longer than
+        ``stale_after_s`` seconds or ``'failed'`` after fewer than ``max_attempts`` attempts
+        (:data:`NO_ATTEMPT_LIMIT`). A ``'sent'`` row is never claimed again. Raises ValueError
+        for bad arguments.
         """
         key = _check_claim(team, destination, track, period, claimed_by)
         if stale_after_s < 0:
@@ -129,23 +120,11 @@ class LedgerRepo(StoreCore):
         message_ts: str | None = None,
         *,
         claimed_by: str | None = None,
-        subscription_id: int | None = None,
-        steps: int = 0,
-        catalog_version: str | None = None,
     ) -> bool:
-        """Record a claimed delivery as sent (``message_ts``: Slack's ts of the message).
-
-        With ``subscription_id``, also :meth:`advance_cursor` by ``steps`` in the same
-        transaction, so the ledger and the cursor never disagree after a crash. With
-        ``claimed_by``, only that claimant's claim is marked. True if a ``'claimed'`` row became
-        ``'sent'`` (False: no such claim, or already sent/failed; nothing is advanced then).
-        """
-        if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
-            raise ValueError(f"steps must be an int >= 0, got {steps!r}")
-        move = (
-            None if subscription_id is None else (subscription_id, ChannelSubscription.cursor + steps, catalog_version)
-        )
-        return self._sent((team, destination, track, period), message_ts, claimed_by, move)
+        """Record a claimed delivery as sent (``message_ts``: Slack's ts of the message); with
+        ``claimed_by``, only that claimant's claim. True if a ``'claimed'`` row became ``'sent'``."""
+        key = (team, destination, track, period)
+        return self._change(settle(key, claimed_by, **mark_values("sent", self._now(), message_ts))) == 1
 
     def mark_sent_at_cursor(
         self,
@@ -160,31 +139,24 @@ class LedgerRepo(StoreCore):
         catalog_version: str | None,
         claimed_by: str | None = None,
     ) -> bool:
-        """Like :meth:`mark_sent` with a subscription, but set its cursor to ``cursor`` (>= 0)
-        instead of adding steps: a digest composed against a new catalog version may move the
-        cursor to a new place in a re-ordered path."""
+        """Like :meth:`mark_sent`, and in the same transaction set the subscription's cursor to
+        ``cursor`` (>= 0) and record ``catalog_version`` (unless None); nothing moves unless a
+        claim was marked."""
         if isinstance(cursor, bool) or not isinstance(cursor, int) or cursor < 0:
             raise ValueError(f"cursor must be an int >= 0, got {cursor!r}")
-        return self._sent(
-            (team, destination, track, period), message_ts, claimed_by, (subscription_id, cursor, catalog_version)
-        )
-
-    def _sent(self, key: Key, message_ts: str | None, claimed_by: str | None, move: CursorMove | None) -> bool:
-        """Settle ``key`` as sent and, with ``move``, set that subscription's cursor in the same
-        transaction."""
         now = self._now()
         with self._write() as s:
+            key = (team, destination, track, period)
             if changed(s, settle(key, claimed_by, **mark_values("sent", now, message_ts))) != 1:
                 return False
-            if move is not None:
-                set_cursor_in(s, *move, now)
+            set_cursor_in(s, subscription_id, cursor, catalog_version, now)
             return True
 
     def mark_failed(
         self, team: str, destination: str, track: str, period: str, error: str, *, claimed_by: str | None = None
     ) -> bool:
-        """Record a claimed delivery as failed with ``error`` (truncated to 1000 characters).
-        It may be claimed again while ``attempts < max_attempts``. True if a claim was marked."""
+        """Record a claimed delivery as failed with ``error`` (at most 1000 characters); it may be
+        claimed again while ``attempts < max_attempts``. True if a claim was marked."""
         key = (team, destination, track, period)
         return self._change(settle(key, claimed_by, status="failed", error=str(error)[:1000])) == 1
 
@@ -199,17 +171,15 @@ class LedgerRepo(StoreCore):
         *,
         claimed_by: str | None = None,
     ) -> bool:
-        """Record a claimed delivery that Slack refused for good (``code``: Slack's error code such
-        as ``'channel_not_found'``; ``detail``: its explanation): ``'failed'`` with ``error``
-        ``'refused: <code>: <detail>'`` (1000 characters at most). True if a claim was marked."""
+        """Record a claimed delivery that Slack refused for good (``code`` such as
+        ``'channel_not_found'``): ``'failed'``, ``error`` ``'refused: <code>: <detail>'``. True if marked."""
         check_id(code, "code")
         return self.mark_failed(
             team, destination, track, period, error=f"{REFUSED_PREFIX}{code}: {detail}", claimed_by=claimed_by
         )
 
     def refusals(self) -> dict[str, int]:
-        """``{Slack error code: ledger rows}`` of the deliveries that stand refused for good
-        (``'failed'`` rows marked by :meth:`mark_refused`), all workspaces and periods."""
+        """``{Slack error code: ledger rows}`` marked by :meth:`mark_refused`, all workspaces and periods."""
         stmt = select(DigestDelivery.error).where(
             DigestDelivery.status == "failed", DigestDelivery.error.like(REFUSED_PREFIX + "%")
         )
@@ -218,14 +188,12 @@ class LedgerRepo(StoreCore):
         return dict(Counter(str(e)[len(REFUSED_PREFIX) :].split(":", 1)[0].strip() or "unknown" for e in errors))
 
     SKIPPED_PREFIX = "skipped: "
-    """``error`` of a ledger row that is ``'sent'`` with no message: the period was handled
-    without posting (snoozed, nothing new to say); :meth:`skip_delivery`, :meth:`mark_skipped`."""
+    """``error`` prefix of a ``'sent'`` row with no message (:meth:`skip_delivery`, :meth:`mark_skipped`)."""
 
     def skip_delivery(self, team: str, destination: str, track: str, period: str, reason: str, claimed_by: str) -> bool:
-        """Settle a period without posting: insert the ledger row as ``'sent'`` with no
-        ``message_ts`` and ``error`` ``'skipped: <reason>'`` (e.g. a digest snoozed ahead of
-        time), so that no claim for that key can succeed. True if the row was created; False if
-        the key already had a row (which is left as it is). Raises ValueError for bad arguments."""
+        """Settle a period without posting (e.g. snoozed ahead of time): insert the row as
+        ``'sent'`` with ``error`` ``'skipped: <reason>'``, so no claim can succeed. True if the row
+        was created, False if the key had one. Raises ValueError for bad arguments."""
         key = _check_claim(team, destination, track, period, claimed_by)
         now = self._now()
         error = self.SKIPPED_PREFIX + check_reason(reason)
@@ -236,18 +204,15 @@ class LedgerRepo(StoreCore):
     def mark_skipped(
         self, team: str, destination: str, track: str, period: str, reason: str, *, claimed_by: str | None = None
     ) -> bool:
-        """Settle a claimed period without posting (nothing to say this week): the row becomes
-        ``'sent'`` with no ``message_ts`` and ``error`` ``'skipped: <reason>'``. With
-        ``claimed_by``, only that claimant's claim. True if a claim was settled."""
+        """Settle a claimed period without posting: ``'sent'`` with ``error`` ``'skipped: <reason>'``
+        (only ``claimed_by``'s claim, if given). True if a claim was settled."""
         values = mark_values("skipped", self._now(), self.SKIPPED_PREFIX + check_reason(reason))
         return self._change(settle((team, destination, track, period), claimed_by, **values)) == 1
 
     def renew_claim(self, team: str, destination: str, track: str, period: str, claimed_by: str) -> bool:
-        """Refresh ``claimed_at`` of ``claimed_by``'s claim to now, right before a send, so that
-        a claim that waited in a queue is not taken over as stale while it is being sent. False
-        if the claim is no longer ``claimed_by``'s (taken over, or settled): do not send then."""
-        stmt = settle((team, destination, track, period), None, claimed_at=self._now())
-        return self._change(stmt.where(DigestDelivery.claimed_by == claimed_by)) == 1
+        """Refresh ``claimed_at`` of ``claimed_by``'s claim right before a send, so it is not taken
+        over as stale. False if the claim is no longer theirs: do not send then."""
+        return self._change(settle((team, destination, track, period), claimed_by, claimed_at=self._now())) == 1
 
     def delivery(self, team: str, destination: str, track: str, period: str) -> Delivery | None:
         """The ledger row for that key, or None."""
@@ -255,12 +220,10 @@ class LedgerRepo(StoreCore):
             row = s.scalar(select(DigestDelivery).where(delivery_key(team, destination, track, period)))
             return None if row is None else snapshot(Delivery, row)
 
-    def deliveries(self, period: str | None = None, team: str | None = None) -> list[Delivery]:
-        """Ledger rows, optionally for one ``period`` and/or ``team``, in claim order."""
+    def deliveries(self, period: str | None = None) -> list[Delivery]:
+        """Ledger rows of every team, optionally for one ``period``, in claim order."""
         stmt = select(DigestDelivery)
         if period is not None:
             stmt = stmt.where(DigestDelivery.period == period)
-        if team is not None:
-            stmt = stmt.where(DigestDelivery.team_id == team)
         with self._read() as s:
             return [snapshot(Delivery, r) for r in s.scalars(stmt.order_by(DigestDelivery.id))]

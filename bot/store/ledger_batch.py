@@ -1,23 +1,11 @@
-"""Delivery-ledger bookkeeping in batches: many claims and "sent" marks, one transaction.
+"""Delivery-ledger bookkeeping in batches: the claims, renewals and marks of a worker's sending
+threads run as one transaction per batch (group commit, :class:`bot.store.batching.Batching`).
 
-Kept because the queue benchmark needs it (``docs/benchmarks.md``, "Stop 23: speed layers
-measured"); the gathering and fallback machinery is :class:`bot.store.batching.Batching`.
-
-:class:`LedgerBatcher` collects the claims, renewals and marks of all the sending threads of a
-worker and runs whatever is pending as **one transaction per batch** (group commit), instead of
-one per call: rows in workspace order (team, destination), each with the statement the
-:class:`Store` uses for it alone (:mod:`bot.store.ledger`), so each row is still exactly-once and
-each caller learns whether *its* row was claimed or marked. The batch grows with the load by
-itself (while one batch commits, the next one gathers), so a lone call waits for no timer.
-
-On PostgreSQL each kind of change is **one statement of a fixed shape** whatever the batch size:
-the keys travel as array parameters that ``unnest(...)`` turns back into rows, so SQLAlchemy
-compiles each statement once per process. SQLite (tests, one process) writes row by row inside the
-batch's transaction. A batch whose transaction fails (a lost connection, a deadlock) runs again
-call by call through the :class:`Store`, each caller getting its own answer or exception.
-
-:class:`BatchedLedgerStore` is a :class:`Store` whose ledger methods go through a batcher;
-:class:`bot.digest.deliver.Deliverer` uses it unchanged. Times are aware UTC; durations seconds.
+Each row gets the statement :mod:`bot.store.ledger` uses for it alone, in workspace order, so each
+stays exactly-once and each caller learns whether *its* row changed. On PostgreSQL each kind of
+change is one statement of a fixed shape (keys as array parameters, ``unnest``); SQLite writes row
+by row in the batch's transaction. A failed batch runs again call by call through the
+:class:`Store`. Times are aware UTC; durations seconds.
 """
 
 from __future__ import annotations
@@ -62,12 +50,8 @@ class _Call:
 
 
 class LedgerBatcher(Batching):
-    """Runs ledger calls of many threads as batches (see the module docstring); thread-safe.
-
-    ``store``: the :class:`Store` whose engine and ledger table are written; ``max_batch``:
-    calls per transaction at most; ``clock``: aware UTC now. :meth:`close` stops the flusher
-    (pending calls are flushed first).
-    """
+    """Runs ledger calls of many threads as batches; thread-safe. ``max_batch``: calls per
+    transaction at most; ``clock``: aware UTC now. :meth:`close` flushes and stops the flusher."""
 
     name = "ledger-batcher"
 
@@ -80,29 +64,12 @@ class LedgerBatcher(Batching):
             self._pg_marks = {kind: _pg_mark_statement(kind) for kind in ("renew", "sent", "skipped")}
         super().__init__(max_batch)
 
-    # -- the calls (each blocks until its batch committed) --
-
-    def claim(self, key: Key, claimed_by: str, stale_after_s: float, max_attempts: int) -> Any:
-        """Like :meth:`Store.claim_delivery`; returns the claimed row as a :class:`Delivery`,
-        or None when another claimant holds or finished the key."""
-        if stale_after_s < 0:
-            raise ValueError(f"stale_after_s must be >= 0, got {stale_after_s!r}")
-        args = {"stale_after_s": stale_after_s, "max_attempts": max_attempts}
-        return self._submit(_Call("claim", key, claimed_by, args))
-
-    def renew(self, key: Key, claimed_by: str) -> bool:
-        """Like :meth:`Store.renew_claim`."""
-        return bool(self._submit(_Call("renew", key, claimed_by, {})))
-
-    def mark_sent(self, key: Key, claimed_by: str, message_ts: str | None) -> bool:
-        """Like :meth:`Store.mark_sent` without a subscription."""
-        return bool(self._submit(_Call("sent", key, claimed_by, {"message_ts": message_ts})))
-
-    def mark_skipped(self, key: Key, claimed_by: str, reason: str) -> bool:
-        """Like :meth:`Store.mark_skipped`."""
-        return bool(self._submit(_Call("skipped", key, claimed_by, {"reason": reason})))
-
-    # -- the flusher --
+    def run(self, kind: str, key: Key, claimed_by: str, **args: Any) -> Any:
+        """Run a call of ``kind`` in the next batch and return, once it committed, what the
+        :class:`Store` method would: ``'claim'`` (``stale_after_s``, ``max_attempts``) the claimed
+        row as a :class:`Delivery` or None; ``'renew'``, ``'sent'`` (``message_ts``) and
+        ``'skipped'`` (``reason``) whether the claim was settled."""
+        return self._submit(_Call(kind, key, claimed_by, args))
 
     def _flush(self, batch: list[_Call]) -> None:
         batch.sort(key=lambda c: c.key)  # workspace order: the same lock order in every process
@@ -117,8 +84,7 @@ class LedgerBatcher(Batching):
                     self._marks(s, kind, calls, now)
 
     def _claims(self, s: Any, claims: list[_Call], now: datetime) -> None:
-        """One INSERT … ON CONFLICT DO NOTHING for the batch's claims; a key that already had a
-        row is tried as a take-over (its own conditional UPDATE)."""
+        """One INSERT … ON CONFLICT DO NOTHING for the claims; a key that had a row tries a take-over."""
         first = {c.key: c for c in reversed(claims)}  # the first claimant of a key in the batch
         if self._dialect == "postgresql":
             result = s.execute(self._pg_claim, {**_arrays(first.values()), "now": now})
@@ -136,13 +102,11 @@ class LedgerBatcher(Batching):
             call.result = None if row is None else _claimed(row.id, call, now, row.attempts)
 
     def _marks(self, s: Any, kind: str, calls: list[_Call], now: datetime) -> None:
-        """One UPDATE … FROM unnest(…) RETURNING for the batch's calls of one ``kind``: each row
-        changes only while it is ``'claimed'`` by that call's claimant, and the RETURNING tells
-        each call whether its row did."""
-        if self._dialect != "postgresql":  # SQLite: no UPDATE … FROM unnest;
-            for c in calls:  # in-process statements cost little, the commit counts
-                stmt = settle(c.key, None, **mark_values(kind, now, c.extra()))
-                c.result = changed(s, stmt.where(DigestDelivery.claimed_by == c.claimed_by)) == 1
+        """One UPDATE … FROM unnest(…) RETURNING for the calls of one ``kind``, each row only while
+        claimed by that call's claimant (SQLite: one UPDATE per call)."""
+        if self._dialect != "postgresql":
+            for c in calls:
+                c.result = changed(s, settle(c.key, c.claimed_by, **mark_values(kind, now, c.extra()))) == 1
             return
         params = {**_arrays(calls), "extras": [c.extra() for c in calls], "now": now}
         done = {tuple(r) for r in s.execute(self._pg_marks[kind], params)}
@@ -164,15 +128,13 @@ _RETURNED = (_TABLE.c.id, _TABLE.c.team_id, _TABLE.c.destination, _TABLE.c.track
 
 
 def _arrays(calls: Iterable[_Call]) -> dict[str, list[str]]:
-    """The array parameters of the batch statements, one element per call: ``team_ids``,
-    ``destinations``, ``track_ids``, ``periods``, ``claimed_bys``."""
+    """The array parameters of the batch statements (``team_ids`` … ``claimed_bys``), one element per call."""
     rows = [(*c.key, c.claimed_by) for c in calls]
     return {f"{name}s": [row[i] for row in rows] for i, name in enumerate(_KEY_COLUMNS)}
 
 
 def _pg_claim_statement() -> Any:
-    """INSERT the claims of a batch from ``unnest`` of its array parameters (:func:`_arrays`;
-    ``now``), skipping keys that have a row; RETURNING the rows inserted."""
+    """INSERT the claims from :func:`_arrays` and ``now``, skipping keys that have a row; RETURNING them."""
     batch = unnest_rows("batch", _KEY_COLUMNS)
     columns = {name: batch.c[name] for name in _KEY_COLUMNS} | {
         "status": literal("claimed", String),
@@ -188,10 +150,8 @@ def _pg_claim_statement() -> Any:
 
 
 def _pg_mark_statement(kind: str) -> Any:
-    """The UPDATE of a batch's marks of ``kind`` (``'renew'`` | ``'sent'`` | ``'skipped'``)
-    from ``unnest`` of its array parameters (:func:`_arrays` and ``extras``, :meth:`_Call.extra`);
-    each row only while claimed by that claimant. RETURNING the keys and claimants of the rows
-    changed."""
+    """The UPDATE of the marks of ``kind`` from :func:`_arrays`, ``extras`` (:meth:`_Call.extra`) and
+    ``now``, each row only while claimed by that claimant; RETURNING the keys and claimants changed."""
     batch = unnest_rows("batch", (*_KEY_COLUMNS, "extra"))
     now = bindparam("now", type_=db.UTCDateTime())
     return (
@@ -208,11 +168,9 @@ def _claimed(row_id: int, call: _Call, now: datetime, attempts: int) -> Delivery
 
 
 class BatchedLedgerStore(PrefetchedDmReads):
-    """A :class:`Store` whose ledger calls go through a :class:`LedgerBatcher`: ``claim_delivery``,
-    ``renew_claim``, ``mark_sent`` (without a subscription) and ``mark_skipped`` (those two with a
-    ``claimed_by``); ``delivery`` answers from the claim this process just made (the attempt count
-    a sender needs to know whether it took over), else from the database; the DM reads are
-    :class:`PrefetchedDmReads`'. Every other attribute is the store's."""
+    """A :class:`Store` whose claims, renewals, and marks ``sent`` and ``skipped`` with a
+    ``claimed_by`` go through a :class:`LedgerBatcher`; ``delivery`` answers first from the
+    claim this process just made; DM reads as :class:`PrefetchedDmReads`; all else is the store's."""
 
     def __init__(self, store: Store, batcher: LedgerBatcher | None = None, reads: DmReadBatcher | None = None):
         self._store = store
@@ -236,8 +194,10 @@ class BatchedLedgerStore(PrefetchedDmReads):
         max_attempts: int = 3,
     ) -> bool:
         """See :meth:`Store.claim_delivery` (batched)."""
+        if stale_after_s < 0:
+            raise ValueError(f"stale_after_s must be >= 0, got {stale_after_s!r}")
         key = (team, destination, track, period)
-        row = self.batcher.claim(key, claimed_by, stale_after_s, max_attempts)
+        row = self.batcher.run("claim", key, claimed_by, stale_after_s=stale_after_s, max_attempts=max_attempts)
         if row is None:
             return False
         with self._claims_lock:
@@ -252,7 +212,7 @@ class BatchedLedgerStore(PrefetchedDmReads):
 
     def renew_claim(self, team: str, destination: str, track: str, period: str, claimed_by: str) -> bool:
         """See :meth:`Store.renew_claim` (batched)."""
-        return self.batcher.renew((team, destination, track, period), claimed_by)
+        return bool(self.batcher.run("renew", (team, destination, track, period), claimed_by))
 
     def mark_sent(
         self,
@@ -263,16 +223,13 @@ class BatchedLedgerStore(PrefetchedDmReads):
         message_ts: str | None = None,
         *,
         claimed_by: str | None = None,
-        subscription_id: int | None = None,
-        **cursor: Any,
     ) -> bool:
-        """See :meth:`Store.mark_sent` (``cursor``: its ``steps`` and ``catalog_version``);
-        batched without a subscription and with a claimant."""
+        """See :meth:`Store.mark_sent` (batched with a claimant)."""
         key = (team, destination, track, period)
         self._forget(key)
-        if subscription_id is None and claimed_by is not None:
-            return self.batcher.mark_sent(key, claimed_by, message_ts)
-        return self._store.mark_sent(*key, message_ts, claimed_by=claimed_by, subscription_id=subscription_id, **cursor)
+        if claimed_by is None:
+            return self._store.mark_sent(*key, message_ts)
+        return bool(self.batcher.run("sent", key, claimed_by, message_ts=message_ts))
 
     def mark_skipped(
         self, team: str, destination: str, track: str, period: str, reason: str, *, claimed_by: str | None = None
@@ -282,7 +239,7 @@ class BatchedLedgerStore(PrefetchedDmReads):
         self._forget(key)
         if claimed_by is None:
             return self._store.mark_skipped(*key, reason)
-        return self.batcher.mark_skipped(key, claimed_by, reason)
+        return bool(self.batcher.run("skipped", key, claimed_by, reason=reason))
 
     def mark_failed(self, team: str, destination: str, track: str, period: str, *args: Any, **kwargs: Any) -> bool:
         """See :meth:`Store.mark_failed` (not batched: failures are rare)."""

@@ -1,11 +1,7 @@
-"""A lock shared by every process on one database, for work that must not run twice at once:
-refreshing a rotating Slack token (Slack invalidates a refresh token on first use, so a second
-process refreshing with the same one gets ``invalid_refresh_token``).
-
-PostgreSQL: a session-level advisory lock (``pg_advisory_lock``) keyed by a hash of the name, on
-a connection of its own, released before the connection goes back to the pool. SQLite (one
-machine): an exclusive ``flock`` on a file beside the database (``<db>.locks/<hash>``); an
-in-memory database has one process, so a process-wide lock is enough there.
+"""A lock shared by every process on one database, for work that must not run twice at once
+(refreshing a rotating Slack token: a refresh token works once). PostgreSQL: a session-level
+advisory lock keyed by a hash of the name; SQLite: an exclusive ``flock`` on a file beside the
+database (``<db>.locks/<hash>``), or a process-wide lock for an in-memory one.
 """
 
 from __future__ import annotations
@@ -30,8 +26,7 @@ def _key(name: str) -> int:
 
 @contextlib.contextmanager
 def shared_lock(engine: Engine, name: str) -> Iterator[None]:
-    """Hold the lock called ``name`` across every process using ``engine``'s database while the
-    block runs (waits for it; no time-out: the holder only makes one HTTP call)."""
+    """Hold the lock ``name`` across every process on ``engine``'s database while the block runs (no time-out)."""
     if engine.dialect.name == "postgresql":
         with engine.connect() as conn:
             conn.execute(text("SELECT pg_advisory_lock(:k)"), {"k": _key(name)})

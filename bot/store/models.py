@@ -1,13 +1,7 @@
-"""The tables, as typed SQLAlchemy 2 declarative models.
-
-Every row of the app's own tables carries the Slack team id (``team_id``), and every lookup filters
-on it, so that workspaces never see each other's data. Times are aware UTC datetimes
-(:class:`~bot.store.db.UTCDateTime`). Slack's installation and OAuth-state tables are defined by
-slack_sdk's SQLAlchemy stores; they are added to the same :data:`Base.metadata` (from those
-classes' own table builders) so that Alembic's autogenerate and the migration test cover them.
-
-Changing a model needs a new migration in ``bot/store/migrations/versions/``;
-``tests/store/test_store_migrations.py`` fails while the two disagree.
+"""The tables, as typed SQLAlchemy 2 declarative models. Per-workspace rows carry the Slack team
+id and every lookup filters on it. Times are aware UTC (:class:`~bot.store.db.UTCDateTime`).
+slack_sdk's installation and OAuth-state tables join the same :data:`Base.metadata`, so that the
+migration test covers them. Changing a model needs a new migration (the test fails until then).
 """
 
 from __future__ import annotations
@@ -86,11 +80,8 @@ class UserSettings(PerUser, Base):
 
 
 class ChannelSubscription(Base):
-    """A channel receiving a track's path, ``steps_per_week`` steps on ``weekday`` at ``at_time``.
-
-    ``cursor`` counts the path steps already sent to the channel; ``last_catalog_version`` is the
-    catalog version of the last digest (to announce what a newer version added).
-    """
+    """A channel receiving a track's path, ``steps_per_week`` steps on ``weekday`` at ``at_time``;
+    ``cursor``: path steps already sent; ``last_catalog_version``: that of the last digest."""
 
     __tablename__ = "channel_subscriptions"
     __table_args__ = (
@@ -144,11 +135,8 @@ class DmPreference(PerUser, Base):
 
 
 class DigestDelivery(Base):
-    """The delivery ledger: one row per (team, destination, track, period), claimed before a send.
-
-    ``destination`` is a channel id (channel digest) or a user id (DM digest, ``track_id='*'``);
-    ``period`` an ISO week such as ``2026-W49``.
-    """
+    """The delivery ledger: one row per (team, destination channel or user, track or ``'*'``,
+    ISO week such as ``2026-W49``), claimed before a send."""
 
     __tablename__ = "digest_deliveries"
     __table_args__ = (
@@ -194,10 +182,7 @@ class CatalogVersion(Base):
 
 
 class CatalogFeedNotice(Base):
-    """A post of the blog's feed (``CATALOG_FEED_URL``) that the catalog lacked and that the
-    catalog admins have been told about once (:mod:`bot.catalog_watch`). App-wide, like
-    :class:`CatalogVersion`: it is about the catalog, not a workspace's data, so it has no
-    ``team_id``. ``url`` is the post's absolute URL as the feed gives it."""
+    """A feed post (absolute ``url``) the catalog lacked, announced to the catalog admins once; app-wide."""
 
     __tablename__ = "catalog_feed_notices"
 
@@ -206,12 +191,11 @@ class CatalogFeedNotice(Base):
     notified_at: Mapped[datetime]
 
 
-# Slack's own tables, exactly as slack_sdk's stores define them (they use the default names).
+# Slack's own tables, as slack_sdk's stores define them, with token columns wide enough for a
+# sealed token (bot/store/crypto.py: about 2.3 times the token's length plus 100).
 _installs, _states = SQLAlchemyInstallationStore, SQLAlchemyOAuthStateStore
 slack_installations = _installs.build_installations_table(Base.metadata, _installs.default_installations_table_name)
 slack_bots = _installs.build_bots_table(Base.metadata, _installs.default_bots_table_name)
-# Tokens are stored sealed (bot/store/crypto.py: "fernet:" + a Fernet token, about 2.3 times the
-# token's length plus 100), so the token columns are wider than slack_sdk's String(200).
 SEALED_TOKEN = 1000
 for _table, _names in (
     (slack_installations, ("bot_token", "bot_refresh_token", "user_token", "user_refresh_token")),
@@ -225,8 +209,7 @@ REMINDER_STATUSES = ("pending", "sent", "cancelled")
 
 
 class Reminder(Base):
-    """A post someone asked to be reminded of (issue 15): sent as a DM at ``due_at`` (UTC; 09:00
-    on the chosen day in the reader's ``timezone``), once, through the delivery ledger."""
+    """A post someone asked to be reminded of: one DM at ``due_at`` (UTC; 09:00 that day in ``timezone``)."""
 
     __tablename__ = "reminders"
     __table_args__ = (
@@ -256,8 +239,7 @@ class ReaderBudget(PerUser, Base):
 
 
 class FinishedPath(PerUser, Base):
-    """A reader who finished a track's essential path: who, which track, when (UTC), and the
-    minutes of reading that path held at the time."""
+    """A reader who finished a track's essential path, when (UTC), and that path's minutes then."""
 
     __tablename__ = "finished_paths"
     __table_args__ = (Index(None, "team_id", "finished_at"),)
@@ -268,8 +250,7 @@ class FinishedPath(PerUser, Base):
 
 
 class InstallationWelcome(Base):
-    """The welcome DM sent to whoever installed the app, once per tenant (the enterprise of an
-    org-wide install, else the workspace): a reinstall, even after an uninstall, sends none."""
+    """The welcome DM sent to whoever installed the app, once per tenant (reinstalls send none)."""
 
     __tablename__ = "installation_welcomes"
 

@@ -1,5 +1,4 @@
-"""Reading plans (issue 24): a reader's weekly budget, a channel digest's budget and its setup
-after the essential path, and the essential paths readers finished."""
+"""Reading plans: weekly budgets (readers' and channels'), and the essential paths readers finished."""
 
 from __future__ import annotations
 
@@ -24,8 +23,7 @@ class PlansRepo(StoreCore):
     """Weekly budgets (minutes) and finished essential paths, keyed by team then user."""
 
     def set_budget(self, team: str, user: str, minutes: int | None) -> bool:
-        """Set ``user``'s weekly reading budget to ``minutes`` (``None``: back to the default).
-        True when something changed. Raises ValueError for a bad id or minutes."""
+        """Set ``user``'s weekly budget to ``minutes`` (None: the default): True if it changed; ValueError if bad."""
         check_id(team, "team"), check_id(user, "user")
         key = (ReaderBudget.team_id == team, ReaderBudget.user_id == user)
         if minutes is None:
@@ -49,9 +47,8 @@ class PlansRepo(StoreCore):
     def set_channel_budget(
         self, subscription_id: int, minutes: int | None, after_essentials: str | None = None
     ) -> bool:
-        """Set a channel subscription's weekly budget (minutes; ``None``: its steps per week) and,
-        when given, what it does after the essential path (``further`` or ``stop``). True when the
-        subscription exists. Raises ValueError for bad minutes or setup."""
+        """Set a subscription's weekly budget (minutes; ``None``: its steps per week) and, if given,
+        ``after_essentials``. True when it exists. Raises ValueError for bad values."""
         values: dict[str, object] = {"minutes_per_week": None if minutes is None else _check_minutes(minutes)}
         if after_essentials is not None:
             if after_essentials not in AFTER_ESSENTIALS:
@@ -61,8 +58,7 @@ class PlansRepo(StoreCore):
         return self._change(stmt.values(**values)) > 0
 
     def record_finished(self, team: str, user: str, track: str, minutes: int) -> bool:
-        """Record that ``user`` finished ``track``'s essential path now (``minutes``: that path's
-        reading time). True the first time; False when it was recorded before."""
+        """Record that ``user`` finished ``track``'s essential path (of ``minutes``) now: True the first time."""
         check_id(team, "team"), check_id(user, "user"), check_id(track, "track")
         row = {"team_id": team, "user_id": user, "track_id": track, "minutes": max(0, int(minutes))}
         return self._insert_new(FinishedPath, **row, finished_at=self._now())
@@ -73,11 +69,9 @@ class PlansRepo(StoreCore):
         with self._read() as s:
             return dict(s.execute(stmt).all())
 
-    def count_finished(self, team: str, since: datetime | None = None) -> dict[str, int]:
-        """``{track id: readers who finished its essential path}`` in ``team`` (since ``since``)."""
+    def count_finished(self, team: str) -> dict[str, int]:
+        """``{track id: readers who finished its essential path}`` in ``team``."""
         stmt = select(FinishedPath.track_id, func.count()).where(FinishedPath.team_id == team)
-        if since is not None:
-            stmt = stmt.where(FinishedPath.finished_at >= since)
         with self._read() as s:
             return {tid: int(n) for tid, n in s.execute(stmt.group_by(FinishedPath.track_id))}
 

@@ -15,8 +15,7 @@ class ProgressRepo(StoreCore):
     """Per-user reading progress, keyed by (team, user, post id)."""
 
     def mark_read(self, team: str, user: str, post_ids: Iterable[str]) -> set[str]:
-        """Record posts as read now. Returns the ids that were not read before (already-read ids
-        are left with their original ``read_at``)."""
+        """Record posts as read now; the ids not read before (the others keep their ``read_at``)."""
         check_id(team, "team"), check_id(user, "user")
         ids = check_ids(post_ids, "post id")
         if not ids:
@@ -33,14 +32,10 @@ class ProgressRepo(StoreCore):
         ids = check_ids(post_ids, "post id")
         if not ids:
             return set()
-        stmt = (
-            delete(ReadingProgress)
-            .where(ReadingProgress.team_id == team, ReadingProgress.user_id == user, ReadingProgress.post_id.in_(ids))
-            .returning(ReadingProgress.post_id)
-            .execution_options(synchronize_session=False)
-        )
+        mine = (ReadingProgress.team_id == team, ReadingProgress.user_id == user, ReadingProgress.post_id.in_(ids))
+        stmt = delete(ReadingProgress).where(*mine).returning(ReadingProgress.post_id)
         with self._write() as s:
-            return set(s.execute(stmt).scalars())
+            return set(s.execute(stmt, execution_options={"synchronize_session": False}).scalars())
 
     def read_posts(self, team: str, user: str) -> set[str]:
         """The ids of every post ``user`` has read in ``team``."""

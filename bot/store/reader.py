@@ -1,9 +1,5 @@
-"""One person's reading state in one database round trip: language, posts read, tracks followed.
-
-A command typically needs all three; reading them through :meth:`ReaderRepo.reader_state` costs one
-``SELECT … UNION ALL …`` instead of three transactions, and on SQLite nothing but a ``PRAGMA``
-while the database is unchanged (:class:`_LocalReads`).
-"""
+"""One person's reading state (language, reads, follows, budget) in one ``SELECT … UNION ALL …``;
+on SQLite, while the database is unchanged, in one ``PRAGMA`` (:class:`_LocalReads`)."""
 
 from __future__ import annotations
 
@@ -15,60 +11,53 @@ from contextlib import closing
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import String, bindparam, cast, func, literal, null, select, union_all
+from sqlalchemy import ColumnElement, String, bindparam, cast, func, literal, null, select, union_all
 from sqlalchemy.engine import Dialect
 from sqlalchemy.sql.expression import CompoundSelect
 
 from bot.store.base import StoreCore
 from bot.store.db import SQLITE_BUSY_TIMEOUT_MS
-from bot.store.models import ReaderBudget, ReadingProgress, TrackFollow, UserSettings
+from bot.store.models import PerUser, ReaderBudget, ReadingProgress, TrackFollow, UserSettings
 
 
 @dataclass(frozen=True, slots=True)
 class ReaderState:
-    """``lang``: the chosen language (``'en'`` | ``'zh'``) or None (use Slack's locale);
-    ``read``: ids of the posts read; ``follows``: followed track ids, oldest follow first.
-    Equal to what :meth:`~bot.store.Store.get_lang`, :meth:`~bot.store.Store.read_posts` and
-    :meth:`~bot.store.Store.follows` return, read in one statement."""
+    """What :meth:`~bot.store.Store.get_lang` (``'en'`` | ``'zh'`` | None),
+    :meth:`~bot.store.Store.read_posts` and :meth:`~bot.store.Store.follows` (oldest first) return."""
 
     lang: str | None
     read: frozenset[str]
     follows: tuple[str, ...]
     budget: int | None = None
-    """The weekly reading budget in minutes (issue 24; :meth:`~bot.store.Store.get_budget`)."""
+    """The weekly reading budget in minutes (:meth:`~bot.store.Store.get_budget`)."""
 
 
 def _reader_statement(dialect: str) -> CompoundSelect[Any]:
-    """The combined read for ``dialect``: ``:team`` and ``:user`` are bound at each execution (so
-    neither the statement nor its compiled SQL is rebuilt per request). The posts read come as
-    one row, a JSON array of ids (``json_group_array`` / ``json_agg``): a reader has many, and
-    every row fetched is a step of the driver (on SQLite one that lets another thread run)."""
+    """The combined read for ``dialect``, with ``:team`` and ``:user`` bound at each execution; the
+    posts read come as one row, a JSON array of ids (fewer rows for the driver to step through)."""
     team, user = bindparam("team", type_=String), bindparam("user", type_=String)
+
+    def theirs(model: type[PerUser]) -> tuple[ColumnElement[bool], ColumnElement[bool]]:
+        return model.team_id == team, model.user_id == user
+
     no_time = cast(null(), TrackFollow.followed_at.type)
-    lang = select(literal("lang").label("kind"), UserSettings.lang.label("value"), no_time.label("at")).where(
-        UserSettings.team_id == team, UserSettings.user_id == user
-    )
+    lang = select(literal("lang").label("kind"), UserSettings.lang.label("value"), no_time.label("at"))
+    lang = lang.where(*theirs(UserSettings))
     posts = (
         func.json_group_array(ReadingProgress.post_id)
         if dialect == "sqlite"
         else cast(func.json_agg(ReadingProgress.post_id), String)
     )
-    read = select(literal("read"), posts, no_time).where(
-        ReadingProgress.team_id == team, ReadingProgress.user_id == user
-    )
-    follows = select(literal("follow"), TrackFollow.track_id, TrackFollow.followed_at).where(
-        TrackFollow.team_id == team, TrackFollow.user_id == user
-    )
-    budget = select(literal("budget"), cast(ReaderBudget.minutes_per_week, String), no_time).where(
-        ReaderBudget.team_id == team, ReaderBudget.user_id == user
-    )
+    read = select(literal("read"), posts, no_time).where(*theirs(ReadingProgress))
+    follows = select(literal("follow"), TrackFollow.track_id, TrackFollow.followed_at).where(*theirs(TrackFollow))
+    minutes = cast(ReaderBudget.minutes_per_week, String)
+    budget = select(literal("budget"), minutes, no_time).where(*theirs(ReaderBudget))
     return union_all(lang, read, follows, budget)
 
 
 class _RawStatement:
-    """``statement`` compiled once for ``dialect`` by SQLAlchemy, for execution on the pool's
-    DBAPI connection: its SQL text, and its parameters in the driver's style (a list in
-    positional order for SQLite's ``qmark``, a dict for psycopg's ``pyformat``)."""
+    """``statement`` compiled once for ``dialect``, to run on a DBAPI connection: its SQL text and
+    its parameters in the driver's style (a list for SQLite's ``qmark``, a dict for psycopg)."""
 
     def __init__(self, statement: CompoundSelect[Any], dialect: Dialect) -> None:
         compiled = statement.compile(dialect=dialect)

@@ -35,10 +35,9 @@ class RemindersRepo(StoreCore):
     def add_reminder(
         self, team: str, user: str, post: str, due_at: datetime, timezone: str
     ) -> tuple[Reminder, Reminder | None]:
-        """Remind ``user`` of ``post`` at ``due_at`` (aware). A pending reminder of the same post
-        is moved to the new time instead of adding a second one. Returns ``(the reminder, the
-        pending one as it was before the move, or None)``. Raises ValueError for bad arguments
-        (a naive ``due_at`` included)."""
+        """Remind ``user`` of ``post`` at ``due_at`` (aware), moving a pending reminder of the same
+        post. Returns ``(the reminder, the pending one before the move or None)``. Raises
+        ValueError for bad arguments."""
         check_id(team, "team"), check_id(user, "user"), check_id(post, "post"), check_id(timezone, "timezone")
         if due_at.tzinfo is None:
             raise ValueError("due_at must be timezone-aware")
@@ -74,10 +73,9 @@ class RemindersRepo(StoreCore):
 
     def _pending_rows(self, *where: ColumnElement[bool], limit: int | None = None) -> list[Reminder]:
         stmt = select(ReminderRow).where(ReminderRow.status == "pending", *where)
+        stmt = stmt.order_by(ReminderRow.due_at, ReminderRow.id).limit(limit)
         with self._read() as s:
-            return [
-                snapshot(Reminder, r) for r in s.scalars(stmt.order_by(ReminderRow.due_at, ReminderRow.id).limit(limit))
-            ]
+            return [snapshot(Reminder, r) for r in s.scalars(stmt)]
 
 
 def _pending(reminder_id: int) -> Update:

@@ -23,8 +23,7 @@ class SettingsRepo(StoreCore):
             return s.scalar(select(UserSettings.lang).where(UserSettings.team_id == team, UserSettings.user_id == user))
 
     def set_lang(self, team: str, user: str, lang: str | None) -> None:
-        """Choose a language (``'en'`` | ``'zh'``) or None to follow Slack's locale.
-        Raises ValueError for another value."""
+        """Choose ``'en'`` | ``'zh'``, or None to follow Slack's locale; ValueError for another value."""
         check_id(team, "team"), check_id(user, "user")
         if lang is not None and lang not in LANGS:
             raise ValueError(f"lang must be one of {LANGS} or None, got {lang!r}")
@@ -34,11 +33,9 @@ class SettingsRepo(StoreCore):
             s.execute(stmt)
 
     def set_dm(self, team: str, user: str, enabled: bool, schedule: WeeklySchedule | None = None) -> DmSettings:
-        """Turn the user's weekly DM digest on or off and optionally set when it comes
-        (``schedule``, a validated :class:`~bot.domain.schedule.WeeklySchedule`, stored as its
-        three columns). Left None, the current schedule stays (for a new row: Monday, 09:00,
-        the store's default timezone). Enabling also reactivates a paused digest. Raises
-        ValueError for bad arguments."""
+        """Turn the user's weekly DM digest on or off, optionally on a new ``schedule`` (else the
+        current one; new rows: Monday 09:00 in the default timezone). Enabling reactivates a
+        paused digest. Raises ValueError for bad arguments."""
         check_id(team, "team"), check_id(user, "user")
         changes: dict[str, Any] = {"enabled": bool(enabled)}
         if schedule is not None:
@@ -61,24 +58,20 @@ class SettingsRepo(StoreCore):
             row = s.get(DmPreference, (team, user))
             return None if row is None else snapshot(DmSettings, row)
 
-    def dm_recipients(self, at: datetime | None = None, team: str | None = None) -> list[DmSettings]:
-        """Users whose DM digest is enabled, active and not snoozed at ``at`` (aware; default
-        now), across all teams or only ``team``; ordered by team then user."""
+    def dm_recipients(self, at: datetime | None = None) -> list[DmSettings]:
+        """DM digests enabled, active and not snoozed at ``at`` (aware; default now), by team then user."""
         at = self._now() if at is None else check_aware(at, "at")
         stmt = select(DmPreference).where(
             DmPreference.enabled.is_(True),
             DmPreference.status == "active",
             or_(DmPreference.snoozed_until.is_(None), DmPreference.snoozed_until <= at),
         )
-        if team is not None:
-            stmt = stmt.where(DmPreference.team_id == team)
         stmt = stmt.order_by(DmPreference.team_id, DmPreference.user_id)
         with self._read() as s:
             return [snapshot(DmSettings, r) for r in s.scalars(stmt)]
 
     def snooze_dm(self, team: str, user: str, until: datetime | None) -> bool:
-        """Skip the user's DM digests until ``until`` (aware datetime; None clears the snooze).
-        True if the user has DM settings."""
+        """Skip the DM digests until ``until`` (aware; None: no snooze). True if the user has DM settings."""
         if until is not None:
             check_aware(until, "until")
         return self._update_dm(team, user, snoozed_until=until)

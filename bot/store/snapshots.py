@@ -102,6 +102,5 @@ _T = TypeVar("_T", bound="DataclassInstance")
 
 
 def snapshot(cls: type[_T], row: Any) -> _T:
-    """An instance of the dataclass ``cls`` with each field read from the same-named attribute
-    of ``row`` (an ORM object)."""
+    """The dataclass ``cls`` with each field read from the same-named attribute of the ORM ``row``."""
     return cls(**{f.name: getattr(row, f.name) for f in fields(cls)})

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, delete, select, update
+from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
 from bot.domain.schedule import WeeklySchedule
@@ -15,12 +15,8 @@ from bot.store.snapshots import Subscription, snapshot
 from bot.store.validate import check_id, check_reason, check_steps, schedule_columns
 
 
-def set_cursor_in(
-    s: Session, id: int, cursor: int | ColumnElement[int], catalog_version: str | None, now: datetime
-) -> bool:
-    """In the open session ``s``: set subscription ``id``'s cursor to ``cursor`` (a number, or an
-    expression such as ``cursor + steps``), stamp ``updated_at`` = ``now`` and (unless None)
-    record ``catalog_version``. False if no such row."""
+def set_cursor_in(s: Session, id: int, cursor: int, catalog_version: str | None, now: datetime) -> bool:
+    """In ``s``: set ``id``'s cursor, ``updated_at`` and (unless None) ``catalog_version``; False if no such row."""
     values: dict[str, Any] = {"cursor": cursor, "updated_at": now}
     if catalog_version is not None:
         values["last_catalog_version"] = catalog_version
@@ -39,13 +35,10 @@ class SubscriptionsRepo(StoreCore):
         steps_per_week: int = 1,
         created_by: str | None = None,
     ) -> Subscription:
-        """Subscribe ``channel`` to ``track``: ``steps_per_week`` (1..3) steps on ``schedule``
-        (a validated :class:`~bot.domain.schedule.WeeklySchedule`, stored as its three columns).
-
-        Upsert on (team, channel, track): re-subscribing updates the schedule and reactivates a
-        paused subscription, keeping its cursor; identical arguments change nothing (not even
-        ``updated_at``). Returns the resulting subscription. Raises ValueError for bad arguments.
-        """
+        """Subscribe ``channel`` to ``track``: ``steps_per_week`` (1..3) steps on ``schedule``.
+        Re-subscribing updates the schedule and reactivates a paused subscription, keeping its
+        cursor (identical arguments change nothing). Returns the subscription. Raises ValueError
+        for bad arguments."""
         check_id(team, "team"), check_id(channel, "channel"), check_id(track, "track")
         values = {**schedule_columns(schedule), "steps_per_week": check_steps(steps_per_week)}
         now = self._now()
@@ -70,8 +63,7 @@ class SubscriptionsRepo(StoreCore):
         return self._change(delete(ChannelSubscription).filter_by(**_key(team, channel, track))) > 0
 
     def subscriptions(self, team: str, channel: str | None = None) -> list[Subscription]:
-        """The team's subscriptions (of any status), optionally only ``channel``'s, ordered by
-        channel then track."""
+        """The team's subscriptions (any status; or only ``channel``'s), by channel then track."""
         stmt = select(ChannelSubscription).where(ChannelSubscription.team_id == team)
         if channel is not None:
             stmt = stmt.where(ChannelSubscription.channel_id == channel)
@@ -80,33 +72,19 @@ class SubscriptionsRepo(StoreCore):
             return [snapshot(Subscription, r) for r in s.scalars(stmt)]
 
     def get_subscription(self, id: int, team: str | None = None) -> Subscription | None:
-        """The subscription ``id``, or None; with ``team``, None also when it belongs to
-        another team (use this from anything a Slack user can drive)."""
+        """The subscription ``id``, or None; with ``team``, None also when it is another team's."""
         with self._read() as s:
             row = s.get(ChannelSubscription, id)
             if row is None or (team is not None and row.team_id != team):
                 return None
             return snapshot(Subscription, row)
 
-    def active_subscriptions(self, team: str | None = None) -> list[Subscription]:
-        """Active subscriptions of every team (or of ``team``), ordered by team, channel, track."""
+    def active_subscriptions(self) -> list[Subscription]:
+        """Active subscriptions of every team, ordered by team, channel, track."""
         stmt = select(ChannelSubscription).where(ChannelSubscription.status == "active")
-        if team is not None:
-            stmt = stmt.where(ChannelSubscription.team_id == team)
         stmt = stmt.order_by(ChannelSubscription.team_id, ChannelSubscription.channel_id, ChannelSubscription.track_id)
         with self._read() as s:
             return [snapshot(Subscription, r) for r in s.scalars(stmt)]
-
-    def advance_cursor(self, id: int, steps: int, catalog_version: str | None = None) -> Subscription | None:
-        """Add ``steps`` (>= 0) to the subscription's cursor atomically and record the catalog
-        version its digest used (unchanged when None). Returns the updated subscription, or None
-        if it no longer exists."""
-        if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
-            raise ValueError(f"steps must be an int >= 0, got {steps!r}")
-        with self._write() as s:
-            if not set_cursor_in(s, id, ChannelSubscription.cursor + steps, catalog_version, self._now()):
-                return None
-            return snapshot(Subscription, s.get(ChannelSubscription, id, populate_existing=True))
 
     def pause_subscription(self, id: int, reason: str) -> bool:
         """Pause with a visible ``reason`` (e.g. ``'channel archived'``). True if it exists."""

@@ -12,6 +12,7 @@ from bot.domain.schedule import WeeklySchedule
 from bot.slack.blockkit import validate_blocks
 from bot.slack.views.digest import compose_channel_digest, preview_subscription
 from bot.store import Store
+from tests.dbutil import set_cursor
 from tests.digest.conftest import TEAM
 
 
@@ -47,7 +48,7 @@ def test_preview_json_is_the_first_digest_of_a_new_subscription(catalog, tmp_pat
 def test_preview_text_and_a_subscribed_channels_next_digest(catalog, sqlite_url) -> None:
     store = Store.from_url(sqlite_url)
     sub = store.subscribe(TEAM, "C1", "pd", WeeklySchedule.of(0, "09:00", "UTC"), steps_per_week=1)
-    store.advance_cursor(sub.id, 2, catalog.version)
+    set_cursor(store, sub.id, 2, catalog.version)
     store.close()
     runner = CliRunner()
     text = runner.invoke(main, ["digest", "preview", "--track", "pd"], env=_env(sqlite_url))

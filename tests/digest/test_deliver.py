@@ -16,6 +16,7 @@ from bot.doors.standin.answers import dm_id
 from bot.slack.views import messages as views
 from bot.slack.views.home import HomeState, home_view
 from bot.store import Store
+from tests.dbutil import set_cursor
 from tests.digest.conftest import TEAM
 
 FIRE = datetime(2026, 12, 7, 8, 0, tzinfo=UTC)  # Monday 09:00 in Berlin
@@ -221,7 +222,7 @@ def test_a_track_gone_from_the_catalog_pauses_its_subscriptions(runtime, standin
 def test_a_finished_path_posts_nothing_and_settles_the_week(runtime, standin, catalog) -> None:
     store = runtime.store
     sub = store.subscribe(TEAM, "C1", "rl", WeeklySchedule.of(0, "09:00", "UTC"))
-    store.advance_cursor(sub.id, len(catalog.order("rl")), catalog.version)
+    set_cursor(store, sub.id, len(catalog.order("rl")), catalog.version)
     assert _deliverer(runtime).deliver_subscription(sub.id, FIRE).outcome is Outcome.NOTHING
     row = store.delivery(TEAM, "C1", "rl", period_of(FIRE, "UTC"))
     assert row.status == "sent" and row.message_ts is None and row.error.startswith("skipped:")

@@ -7,6 +7,7 @@ import pytest
 
 from bot.domain.schedule import WeeklySchedule
 from bot.store import Store
+from tests.dbutil import set_cursor
 
 KEY = ("T1", "C1", "perf", "2026-W49")
 
@@ -56,7 +57,7 @@ def test_renew_claim_keeps_a_waiting_claim_from_going_stale(store: Store, clock)
 
 def test_mark_sent_at_cursor_sets_the_cursor_in_the_same_transaction(store: Store) -> None:
     sub = store.subscribe("T1", "C1", "perf", WeeklySchedule.of(0, "09:00", "UTC"))
-    store.advance_cursor(sub.id, 5, "2026.11.0")
+    set_cursor(store, sub.id, 5, "2026.11.0")
     assert store.claim_delivery(*KEY, claimed_by="host:1")
     assert (
         store.mark_sent_at_cursor(
