@@ -1,27 +1,19 @@
 """Query → the track it names (if any) and ranked posts, in English and Chinese; links → posts.
 
 Build one :class:`Matcher` per catalog version (``Matcher(catalog)``, or ``Matcher(catalog,
-load_vocabulary(catalog_dir))`` for another catalog folder) and call :meth:`Matcher.match_track`,
-:meth:`Matcher.search` and :meth:`Matcher.resolve_link` from any thread: the index is read-only
-after construction (per-word expansions sit in a thread-safe ``functools.lru_cache``). Pure: no
-Slack, Bolt or Block Kit import.
+load_vocabulary(catalog_dir))``); it is read-only and thread-safe. Pure: no Slack or Bolt import.
 
 How a query is read
 -------------------
-1. **Preprocessing** (:func:`normalize`): punctuation, symbols and emoji become spaces, CJK runs
-   are kept whole (``"P-EAGLE"`` → ``"p eagle"``, ``"🦅"`` → ``""``); at most
-   :data:`MAX_QUERY_CHARS` characters are read.
-2. **Links**: a query that is one URL of a catalog post returns that post alone
-   (``matched="link"``; accepted forms: :mod:`bot.domain.search.links`).
-3. **Terms**: Latin words are stemmed (:func:`stem`) and adjacent words also joined (``wide ep`` →
-   ``wideep``); CJK runs are indexed as character bigrams.
-4. **Vocabulary** (``catalog/vocabulary.yaml``): synonym groups across both languages, stop and
-   question words (never a match on their own), track stop words, blog and summary hosts; its
-   Chinese entries also segment Chinese text (forward maximum matching).
-5. **Typos** (:mod:`bot.domain.search.spelling`): an unknown Latin word of 4+ letters is
-   corrected, never the names of other tools (``other_names``).
-6. **Answers**: a query that is exactly one phrase of ``catalog/answers.yaml`` (``what is vLLM``)
-   ranks that post first (100).
+1. :func:`normalize`: punctuation, symbols and emoji become spaces, CJK runs are kept whole
+   (``"P-EAGLE"`` → ``"p eagle"``); at most :data:`MAX_QUERY_CHARS` characters are read.
+2. A query that is one URL of a catalog post returns that post alone (:mod:`~bot.domain.search.links`).
+3. Latin words are stemmed (:func:`stem`) and adjacent ones joined (``wide ep`` → ``wideep``); CJK
+   runs are indexed as character bigrams.
+4. ``catalog/vocabulary.yaml``: synonym groups across both languages, stop and question words
+   (never a match on their own), track stop words; its Chinese entries segment Chinese text.
+5. An unknown Latin word of 4+ letters is typo-corrected (:mod:`~bot.domain.search.spelling`).
+6. A query that is exactly one phrase of ``catalog/answers.yaml`` ranks that post first (100).
 
 Scoring
 -------
@@ -34,12 +26,10 @@ rapidfuzz ``partial_ratio`` (query against title, its Chinese against the post's
     fuzzy = 100 × (0.85 × coverage + 0.15 × similarity / 100)             (0..100)
     score = FUZZY_WEIGHT × fuzzy + (1 - FUZZY_WEIGHT) × 100 × bm25          (0..100)
 
-where ``bm25`` (:mod:`bot.domain.search.ranking`) is divided by the best post's (``fuzzy`` alone
-when no query term is in the BM25 index). Results stop where the matches stop: a good match
-scores at least :data:`MIN_SCORE` and :data:`RELATIVE_FLOOR` × the best; ``SearchResult.total``
-counts them and ``offset``/``limit`` page through them. Ties go to the newer post. The best
-post's coverage, not its relative score, gives ``SearchResult.confidence``
-(:data:`CONFIDENT_COVERAGE`, :data:`CLOSEST_COVERAGE`).
+where ``bm25`` (:mod:`~bot.domain.search.ranking`) is divided by the best post's (``fuzzy`` alone
+when no query term is in the BM25 index). A good match scores at least :data:`MIN_SCORE` and
+:data:`RELATIVE_FLOOR` × the best; ties go to the newer post. The best post's coverage gives
+``SearchResult.confidence`` (:data:`CONFIDENT_COVERAGE`, :data:`CLOSEST_COVERAGE`).
 """
 
 from __future__ import annotations
@@ -52,7 +42,6 @@ from bot.domain.catalog import Catalog
 from bot.domain.catalog.attached import PerCatalog
 from bot.domain.search.analysis import normalize as normalize
 from bot.domain.search.analysis import stem as stem
-from bot.domain.search.links import resolve_link as resolve_link
 from bot.domain.search.results import HINT_EMPTY as HINT_EMPTY
 from bot.domain.search.results import MAX_QUERY_CHARS as MAX_QUERY_CHARS
 from bot.domain.search.results import MIN_SCORE as MIN_SCORE
@@ -78,8 +67,7 @@ _LAZY = {
     "FIELD_WEIGHTS": "fields",
     **dict.fromkeys(("CLOSEST_COVERAGE", "CONFIDENT_COVERAGE", "FUZZY_WEIGHT", "RELATIVE_FLOOR", "Matcher"), "matcher"),
 }
-"""Names whose modules import numpy and bm25s: imported when first read, so that a process that
-never builds an index (``vllm-path ask help``) never loads them."""
+"""Names whose modules import numpy and bm25s: imported when first read (``vllm-path ask help`` never does)."""
 
 
 def __getattr__(name: str) -> Any:
@@ -104,13 +92,11 @@ def _track_names(catalog: Catalog) -> dict[str, str]:
 
 
 def track_named(catalog: Catalog, text: str, matcher: Matcher | Callable[[], Matcher] | None = None) -> str | None:
-    """The one answer to "does this text name a track": the track id, or ``None``.
+    """The track id ``text`` names, or ``None`` (blank text names nothing).
 
-    An exact id, English or Chinese name or alias (case-insensitive) names its track (a track
-    listed earlier wins a name two tracks share); otherwise :meth:`Matcher.match_track` decides
-    (typos, stemming, vocabulary). ``matcher``: a :class:`Matcher` over ``catalog`` (pass the
-    runtime's, built once, on hot paths), or a function returning one, called only when the exact
-    names do not decide; default a new one. Blank text names nothing.
+    An exact id, name or alias (case-insensitive; the earlier track wins a shared name), else
+    :meth:`Matcher.match_track` of ``matcher``: a :class:`Matcher` over ``catalog`` (the runtime's
+    on hot paths), or a function returning one, called only then; default a new one.
     """
     key = text.strip().casefold()
     if not key:

@@ -15,7 +15,6 @@ from bot.domain.text import fold, fold_accents
 _CJK = "\u2e80-\u2fdf\u3040-\u30ff\u3100-\u312f\u3190-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _TOKEN_RE = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+")
 
-
 _SUFFIXES = (  # by family, the longer forms first: the first that fits wins
     *("izations", "isations", "ization", "isation", "ations", "ation", "ators", "ator"),
     *("ities", "ity", "ives", "ive", "ings", "ing", "ions", "ion"),
@@ -42,7 +41,6 @@ def _normalize_text(text: str) -> str:
 
 
 _PARTS_RE = re.compile(rf"([{_CJK}]+)|([^\W_{_CJK}]+)")
-
 
 _FULLWIDTH_PUNCT_RE = re.compile("[\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff5e]")
 """Full-width ASCII punctuation (``，：（）！``): read as a space before NFKC, so that most Chinese

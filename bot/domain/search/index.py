@@ -32,7 +32,6 @@ from bot.domain.search.vocabulary import Vocabulary, default_vocabulary
 if TYPE_CHECKING:  # pragma: no cover
     from bot.domain.catalog.compiled import Catalog
 
-
 _GENERIC_DF = 0.5  # a term in more than half the posts is generic ...
 _GENERIC_FACTOR = 0.25  # ... and its concept weighs a quarter
 
@@ -49,6 +48,7 @@ class Index:
         posts = catalog.posts
         self._n = len(posts)
         self._post_ids: tuple[str, ...] = tuple(p.id for p in posts)
+        self._doc_index = {pid: i for i, pid in enumerate(self._post_ids)}
         self._titles = tuple(_normalize_text(p.title) for p in posts)
         # Newer first on ties: a tiny bonus (< 1e-6 of a score point) by publication rank.
         order = sorted(range(self._n), key=lambda i: (posts[i].published.latest, posts[i].id))
@@ -80,8 +80,6 @@ class Index:
             array.flags.writeable = False  # read-only: safe to share between threads
         self._expand_word = self._speller.expand  # memoised: per-word typo corrections
 
-    # --- building -------------------------------------------------------------------------------
-
     def _build_vocabulary(self, catalog: Catalog) -> None:
         """Synonym groups keyed by unit sequences; the Chinese segmentation dictionary (stop and
         question words included: 什么是推测解码 → 什么 / 是 / 推测解码)."""
@@ -102,10 +100,8 @@ class Index:
         self._phrase_firsts = frozenset(k[0] for k in self._phrases)
 
     def _build_index(self, catalog: Catalog) -> None:
-        """The inverted index (per term, a slice of two flat arrays: posts ascending, field values;
-        terms of track names merged with the track field, :meth:`_build_track_field`), the BM25
-        index over the same terms and the typo index (:class:`~bot.domain.search.spelling.Speller`),
-        all from one analysis of each text (:func:`~bot.domain.search.fields.pair_postings`)."""
+        """The inverted index (per term, a slice of two flat arrays: posts ascending, field values),
+        the BM25 index over the same terms and the typo index, from one analysis of each text."""
         surface: set[str] = set()  # Latin words of titles, tags, ids (then track names, vocabulary)
         prose: set[str] = set()  # Latin words of summaries
         pairs = pair_postings(self._post_chunks(catalog, surface, prose), self._n)
@@ -163,7 +159,7 @@ class Index:
     def _build_track_field(self, catalog: Catalog, surface: set[str]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """Per term of a track name or alias (a post's weakest field): the posts of its tracks
         merged with the term's own posting, ``(docs, values)``."""
-        doc_index = {pid: i for i, pid in enumerate(self._post_ids)}
+        doc_index = self._doc_index
         track_docs: dict[str, list[np.ndarray]] = {}
         for track in catalog.tracks:
             track_order = catalog.orders.get(track.id, ())
@@ -203,10 +199,9 @@ class Index:
 
     def _build_answer_keys(self) -> dict[tuple[str, ...], tuple[int, ...]]:
         """:meth:`_answer_key` of each ``answers.yaml`` phrase (comma-separated parts) → doc numbers."""
-        doc_index = {pid: i for i, pid in enumerate(self._post_ids)}
         out: dict[tuple[str, ...], list[int]] = {}
         for pid, entries in self._vocab.answers.items():
-            if (doc := doc_index.get(pid)) is None:
+            if (doc := self._doc_index.get(pid)) is None:
                 continue  # a post that was removed
             for phrase in (p for e in entries for p in e.split(",")):
                 key = self._answer_key(normalize(phrase))
@@ -223,8 +218,6 @@ class Index:
         """Normalized text's words, stemmed, stop words (not question words) left out, sorted."""
         stop = self._vocab.stopwords
         return tuple(sorted({_unit_key(u) for u in self._units(norm, phrases=False) if u.text not in stop}))
-
-    # --- analysis helpers ----------------------------------------------------------------------
 
     def _units(self, norm: str, phrases: bool = True) -> list[_Unit]:
         """Split normalized text into units and mark the synonym groups covering them."""

@@ -16,13 +16,12 @@ from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
 from bot.domain.search.results import LinkResult
-from bot.domain.search.vocabulary import Vocabulary, default_vocabulary
+from bot.domain.search.vocabulary import Vocabulary
 from bot.domain.text import clean
 
 if TYPE_CHECKING:  # pragma: no cover
     from bot.domain.catalog.compiled import Catalog
     from bot.domain.catalog.models import Post
-
 
 BLOG_SOURCE_REPO = "vllm-project/vllm-project.github.io"
 """The GitHub repository (``owner/name``) of the vLLM blog's source, posts in ``_posts/YYYY-MM-DD-slug.md``."""
@@ -83,12 +82,9 @@ def source_file_name(post: Post) -> str | None:
 
 def github_source_file(host: str, path: str) -> str | None:
     """The post file a GitHub link to :data:`BLOG_SOURCE_REPO` names, without ``.md``, casefolded
-    (``"2024-10-17-spec-decode"``), or ``None`` when the link is not to a post's file.
-
-    Paths: ``/<owner>/<repo>/blob/<branch>/_posts/<file>.md`` on github.com (``raw``, ``blame``,
-    ``edit`` too) or ``/<owner>/<repo>/<branch>/_posts/<file>.md`` on raw.githubusercontent.com
-    (the branch may hold slashes). Never raises.
-    """
+    (``"2024-10-17-spec-decode"``), or ``None``; never raises. Paths: ``/<owner>/<repo>/blob/<branch>/_posts/<file>.md``
+    on github.com (``raw``, ``blame``, ``edit`` too) or ``/<owner>/<repo>/<branch>/_posts/<file>.md``
+    on raw.githubusercontent.com (the branch may hold slashes)."""
     host = host.casefold().removeprefix("www.")
     if host not in GITHUB_HOSTS:
         return None
@@ -146,9 +142,3 @@ class LinkIndex:
         if post_id is not None:
             return LinkResult("post", url, post_id)
         return LinkResult("unknown" if on_blog or host in self.summary_hosts else "foreign", url)
-
-
-def resolve_link(catalog: Catalog, text: str, vocabulary: Vocabulary | None = None) -> LinkResult | None:
-    """:meth:`LinkIndex.resolve` over a new index of ``catalog`` (``vocabulary`` defaults to the
-    shipped one); a :class:`bot.domain.search.Matcher` keeps one (``Matcher.resolve_link``)."""
-    return LinkIndex(catalog, vocabulary if vocabulary is not None else default_vocabulary()).resolve(text)

@@ -63,10 +63,8 @@ later page is asked for."""
 _MAX_URL_CHARS = 2000
 _URL_RE = re.compile(r"\b[a-z][a-z0-9+.-]*://\S*", re.IGNORECASE)
 
-
 _Alt = tuple[tuple[str, ...], float]
 """An alternative of a concept: the terms a post must all hold, and their similarity (0..1)."""
-
 
 _OTHER_TOOL = _Concept(-1.0, ())
 """Marks the concept of another tool's name while the query's concepts are weighed."""
@@ -383,8 +381,7 @@ class Matcher(TrackIndex):
         """BM25 of every post (0..1, divided by the best) for the query and its synonym groups;
         ``None`` when no query token is indexed."""
         tokens = self._ranked.query_tokens(norm)
-        groups = {u.group for u in units if u.group is not None}
-        for gid in sorted(groups):
+        for gid in sorted({u.group for u in units if u.group is not None}):
             tokens.extend(self._group_tokens[gid])
         raw = self._ranked.scores(tokens, self._counts)
         top = 0.0 if raw is None else float(raw.max())

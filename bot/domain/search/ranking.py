@@ -64,11 +64,9 @@ def ignorable_terms(vocabulary: Vocabulary) -> set[str]:
 
 @dataclass(frozen=True)
 class Postings:
-    """The BM25 corpus, one entry per distinct (term, post) pair, sorted by term id, then post.
-
-    ``terms``: term ids (int64, of the ``vocab`` given to :class:`RankedIndex`); ``docs``: post
-    numbers (int32); ``tf``: frequency (float32; 2 for a title term, else 1), summed for a post's length.
-    """
+    """The BM25 corpus, one entry per distinct (term, post) pair, sorted by term id, then post:
+    ``terms`` (int64, ids of the ``vocab`` given to :class:`RankedIndex`), ``docs`` (int32) and
+    ``tf`` (float32; 2 for a title term, else 1; a post's length is its sum)."""
 
     terms: np.ndarray
     docs: np.ndarray
@@ -79,9 +77,8 @@ class Postings:
 class _PostingsBM25(bm25s.BM25):  # type: ignore[misc]  # bm25s ships no types
     """bm25s's BM25 with ``build_index_from_ids`` overridden to build the same score matrix (idf
     and tf functions of ``method``, float32 CSC) from :class:`Postings` with array operations: tens
-    of milliseconds, not bm25s's 0.6 s loop, for 10,000 posts. Retrieval is bm25s's. Methods that
-    score absent terms (``bm25l``, ``bm25+``) raise ``ValueError``.
-    """
+    of milliseconds, not bm25s's 0.6 s loop, for 10,000 posts. Methods that score absent terms
+    (``bm25l``, ``bm25+``) raise ``ValueError``."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

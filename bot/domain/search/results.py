@@ -63,9 +63,7 @@ class SearchResult:
     """What ``Matcher.search`` returns: ``track`` the track the query names; ``results`` the posts
     of the page, best first; ``hint`` ``HINT_EMPTY`` for a query with nothing to search for;
     ``total`` the good matches (at most ``MAX_TOTAL``), ``offset`` the index of ``results[0]``
-    among them; ``link`` set for a URL; ``confidence`` ``"confident"``/``"closest"`` by the
-    ``CONFIDENT_COVERAGE``/``CLOSEST_COVERAGE`` of the best post, else ``"none"`` (no results).
-    """
+    among them; ``link`` set for a URL; ``confidence`` ``"none"`` when there are no results."""
 
     query: str
     track: TrackMatch | None

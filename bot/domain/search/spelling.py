@@ -47,8 +47,8 @@ class Speller:
     """The known Latin words of one catalog and their typo index (read-only after construction).
 
     ``names``: words searched by name, in the symmetric-delete index; ``prose``: summary words,
-    known and reached by the full scan only; ``other_names``: never corrected; ``df``: posts
-    holding a term (orders completions). :meth:`expand` is memoised (``expand.cache_clear()``)."""
+    reached by the full scan only; ``df``: posts per term (orders completions). :meth:`expand` is
+    memoised."""
 
     def __init__(
         self,
@@ -64,15 +64,13 @@ class Speller:
         self._sorted = sorted(surface)
         self._other_names = other_names
         self._df, self._stem = df, stem
-        by_len: dict[int, list[str]] = {}
+        self._by_len: dict[int, list[str]] = {}
         for word in filter(_searchable, surface):
-            by_len.setdefault(len(word), []).append(word)
-        self._by_len = {k: tuple(v) for k, v in by_len.items()}
-        deletes: dict[str, list[str]] = {}
+            self._by_len.setdefault(len(word), []).append(word)
+        self._deletes: dict[str, list[str]] = {}
         for word in filter(_searchable, named):
             for variant in _deletes(word):
-                deletes.setdefault(variant, []).append(word)
-        self._deletes = deletes
+                self._deletes.setdefault(variant, []).append(word)
         self.expand = lru_cache(maxsize=8192)(self._expand)
 
     def _typos(self, word: str) -> list[tuple[str, float, int]]:

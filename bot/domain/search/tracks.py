@@ -39,18 +39,15 @@ class TrackIndex(Index):
     built on first use)."""
 
     def match_track(self, query: str) -> TrackMatch | None:
-        """The track the query names, or ``None`` (below :data:`TRACK_THRESHOLD`).
-
-        Scores (0..100): 100 when the normalized query is a track's id, name or alias (spaces
-        ignored); 95 when equal after synonyms and stemming (``model quantization`` = ``模型量化``);
-        90 for a Chinese name with one character mistyped (``推侧解码``); 60-95 when every word of
-        the query is a word of one name, by the share of the name covered (a word in over half the
-        posts, ``vllm``, weighs at least a quarter and cannot name a track alone), dropped when
-        another track scores within :data:`AMBIGUITY_MARGIN`. A typo-corrected query scores times
-        the correction's ratio/100. A word of no single name (``fp8 kv cache``), a sentence or a
-        short abbreviation (:data:`SHORT_QUERY_CHARS`) names nothing; "where do I start" with a
-        topic is read as the topic.
-        """
+        """The track the query names, or ``None`` (below :data:`TRACK_THRESHOLD`). Scores (0..100):
+        100 when the normalized query is a track's id, name or alias (spaces ignored); 95 when equal
+        after synonyms and stemming (``model quantization`` = ``模型量化``); 90 for a Chinese name with
+        one character mistyped (``推侧解码``); 60-95 when every word of the query is a word of one
+        name, by the share covered (a word in over half the posts, ``vllm``, weighs at least a
+        quarter and cannot name a track alone), dropped when another track scores within
+        :data:`AMBIGUITY_MARGIN`; times the typo correction's ratio/100. A word of no single name
+        (``fp8 kv cache``), a sentence or a short abbreviation (:data:`SHORT_QUERY_CHARS`) names
+        nothing; "where do I start" with a topic is read as the topic."""
         return self._match_track(normalize(query[: MAX_QUERY_CHARS * 4])[:MAX_QUERY_CHARS])
 
     @cached_property
@@ -132,14 +129,11 @@ class TrackIndex(Index):
         return TrackMatch(tid, score, name)
 
     def suggest_track(self, text: str) -> TrackMatch | None:
-        """A did-you-mean track for text that matched nothing, or ``None``.
-
-        An exact id or alias wins; else, stop and question words left out, text of at least
-        :data:`SUGGEST_MIN_CHARS` letters is scored against each track name: the mean over its
-        words of ``fuzz.ratio`` with the name's closest word (word by word, so ``world`` does not
-        suggest the alias ``rl``), which must reach :data:`SUGGEST_CUTOFF`; two tracks equally
-        close suggest neither. ``score`` is that 0..100 score, ``matched`` the name.
-        """
+        """A did-you-mean track for text that matched nothing, or ``None``. An exact id or alias
+        wins; else, stop and question words left out, text of :data:`SUGGEST_MIN_CHARS`+ letters is
+        scored against each track name: the mean over its words of ``fuzz.ratio`` with the name's
+        closest word (so ``world`` does not suggest the alias ``rl``), at least :data:`SUGGEST_CUTOFF`;
+        two tracks equally close suggest neither. ``score`` is that 0..100 score, ``matched`` the name."""
         norm = normalize(text[: MAX_QUERY_CHARS * 4])[:MAX_QUERY_CHARS]
         if not norm:
             return None

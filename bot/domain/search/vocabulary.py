@@ -42,16 +42,12 @@ class VocabularyError(ValueError):
 
 @dataclass(frozen=True)
 class Vocabulary:
-    """The words search reads from the catalog folder.
-
-    ``synonyms``: groups of equivalent terms (first = canonical); ``stopwords``: words with no
-    topic; ``question_words`` (``why``, ``怎么``): treated as stop words; ``track_stopwords``:
-    ignored when deciding whether a query names a track (``track``, ``路径``);
-    ``blog_hosts``/``summary_hosts``: hosts whose links resolve to catalog posts; ``answers``:
-    post id → questions and terms the post answers; ``other_names``: other tools' names
-    (``ollama``), never read as a typo of a catalog word; ``problems``: ``(phrase, topic)`` pairs
-    (``decoding faster`` → ``speculative decoding``).
-    """
+    """The words search reads from the catalog folder: ``synonyms``, groups of equivalent terms
+    (first = canonical); ``stopwords``, words with no topic; ``question_words`` (``why``, ``怎么``),
+    treated as stop words; ``track_stopwords``, ignored when deciding whether a query names a track
+    (``track``, ``路径``); ``blog_hosts``/``summary_hosts``, hosts whose links resolve to catalog
+    posts; ``answers``, post id → questions and terms the post answers; ``other_names``, other
+    tools' names (``ollama``), never read as a typo; ``problems``, ``(phrase, topic)`` pairs."""
 
     synonyms: tuple[tuple[str, ...], ...]
     stopwords: frozenset[str]
@@ -177,7 +173,7 @@ def _parse(directory: Path, post_ids: Collection[str] | None) -> tuple[Vocabular
     def folded(key: str) -> frozenset[str]:
         return frozenset(w.casefold() for w in lists[key])
 
-    vocab = Vocabulary(
+    return Vocabulary(
         synonyms=tuple(groups),
         stopwords=folded("stopwords"),
         question_words=folded("question_words"),
@@ -187,8 +183,7 @@ def _parse(directory: Path, post_ids: Collection[str] | None) -> tuple[Vocabular
         answers=answers,
         other_names=folded("other_names"),
         problems=problems,
-    )
-    return vocab, []
+    ), []
 
 
 def _parse_answers(directory: Path, post_ids: Collection[str] | None, errors: list[str]) -> dict[str, tuple[str, ...]]:
