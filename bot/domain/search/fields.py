@@ -6,6 +6,7 @@ field (:func:`mask_value`), so the best field can be read back (:func:`field_of`
 
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import dataclass
 
@@ -36,18 +37,11 @@ def mask_value(mask: int) -> float:
 MASK_VALUES = np.array([mask_value(m) for m in range(32)], dtype=np.float32)
 """:func:`mask_value` of every mask, for array look-up."""
 
-_FIELD_OF: dict[float, str] = {}
-"""Memo of :func:`field_of` (posting values are few distinct floats)."""
 
-
+@functools.cache  # posting values are a few dozen distinct floats
 def field_of(value: float) -> str:
     """The field whose weight a posting value carries (weight plus at most 0.09 of bonus)."""
-    field = _FIELD_OF.get(value)
-    if field is None:
-        field = _FIELD_OF[value] = max(
-            ((w, f) for f, w in FIELD_WEIGHTS.items() if w <= value + 1e-4), default=(0.0, "track")
-        )[1]
-    return field
+    return max(((w, f) for f, w in FIELD_WEIGHTS.items() if w <= value + 1e-4), default=(0.0, "track"))[1]
 
 
 @dataclass(frozen=True)
