@@ -169,12 +169,13 @@ def test_a_link_inside_punctuation_or_a_sentence_finds_its_post() -> None:
     """QA (issue 26): links pasted in brackets, before a full stop or comma, or inside a question."""
     from bot.config import DEFAULT_CATALOG_DIR
     from bot.domain.catalog import load_catalog
-    from bot.domain.search.links import resolve_link as resolve
+    from bot.domain.search.links import LinkIndex
+    from bot.domain.search.vocabulary import default_vocabulary
 
-    cat = load_catalog(DEFAULT_CATALOG_DIR)
+    resolve = LinkIndex(load_catalog(DEFAULT_CATALOG_DIR), default_vocabulary()).resolve
     url = "https://vllm-project.github.io/2026/03/13/p-eagle.html"
     for text in (url + ".", f"({url})", url + ",", f"have you read {url} ?", f"“{url}”", url + "。"):
-        found = resolve(cat, text)
+        found = resolve(text)
         assert found is not None and found.status == "post" and found.post_id == "p-eagle", text
-    assert resolve(cat, f"{url} and {url.replace('p-eagle', 'spec-decode')}") is None  # two links: no one answer
-    assert resolve(cat, "torch.compile.") is None  # a dotted word is still no link
+    assert resolve(f"{url} and {url.replace('p-eagle', 'spec-decode')}") is None  # two links: no one answer
+    assert resolve("torch.compile.") is None  # a dotted word is still no link

@@ -805,15 +805,6 @@ def test_a_url_elsewhere_is_foreign_and_words_with_dots_are_not_urls(repo_catalo
     assert top_ids(repo_matcher, "torch.compile", k=1) == ["torch-compile"]
 
 
-def test_resolve_link_is_a_pure_function_of_the_catalog(repo_catalog):
-    from bot.domain.search import resolve_link
-
-    post = _blog_posts(repo_catalog, 1)[0]
-    link = resolve_link(repo_catalog, f"<https://blog.vllm.ai{post.url}|x>")
-    assert link is not None and link.post_id == post.id
-    assert resolve_link(repo_catalog, "no link here") is None
-
-
 # --- issue 12: did-you-mean -------------------------------------------------------------------------
 
 

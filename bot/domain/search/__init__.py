@@ -1,71 +1,35 @@
 """Query → the track it names (if any) and ranked posts, in English and Chinese; links → posts.
 
-Use :class:`Matcher`: build it once per catalog version (``Matcher(catalog)``, or
-``Matcher(catalog, load_vocabulary(catalog_dir))`` for a catalog folder other than the shipped
-one), then call :meth:`Matcher.match_track`, :meth:`Matcher.search` and
-:meth:`Matcher.resolve_link` from any thread (the index is read-only after construction; the only
-mutable part is an internal ``functools.lru_cache`` of per-word expansions, which is thread-safe).
-Pure: no Slack, Bolt or Block Kit import.
-
-Modules: :mod:`~bot.domain.search.analysis` (normalisation, stemmer, terms), :mod:`~bot.domain.search.vocabulary`
-(``catalog/vocabulary.yaml`` and ``catalog/answers.yaml``), :mod:`~bot.domain.search.fields` (field
-weights, postings), :mod:`~bot.domain.search.index` (the fuzzy index), :mod:`~bot.domain.search.spelling`
-(typos), :mod:`~bot.domain.search.ranking` (BM25), :mod:`~bot.domain.search.links` (URLs),
-:mod:`~bot.domain.search.tracks` (track matching), :mod:`~bot.domain.search.matcher` (post search,
-fusion, confidence), :mod:`~bot.domain.search.results` (what is returned).
+Build one :class:`Matcher` per catalog version (``Matcher(catalog)``, or ``Matcher(catalog,
+load_vocabulary(catalog_dir))``); it is read-only and thread-safe. Pure: no Slack or Bolt import.
 
 How a query is read
 -------------------
-1. **Preprocessing** (:func:`normalize`, after :func:`bot.domain.text.fold`): punctuation, symbols
-   and emoji become spaces, CJK runs are kept whole: ``"P-EAGLE"`` → ``"p eagle"``, ``"ＧＰＴ－ＯＳＳ"``
-   → ``"gpt oss"``, ``"🦅"`` → ``""``. At most :data:`MAX_QUERY_CHARS` characters are read.
-2. **Links.** A query that is one URL of a catalog post returns that post alone
-   (``matched="link"``; the accepted forms: :mod:`bot.domain.search.links`).
-3. **Terms.** Latin words are reduced by a small suffix stemmer (:func:`stem`); adjacent words
-   are also joined (``wide ep`` → ``wideep``); CJK runs are indexed as character **bigrams**.
-4. **Vocabulary** (``catalog/vocabulary.yaml``, data a catalog editor changes): groups of
-   equivalent terms in both languages (``spec`` ↔ ``speculative decoding`` ↔ ``推测解码``), stop
-   words and question words (``why``, ``how``, ``first``, ``怎么``: they never drive a match on
-   their own), track stop words, and the blog and summary hosts. Chinese entries also segment
-   Chinese text (forward maximum matching).
-5. **Typos** (rapidfuzz, :mod:`bot.domain.search.spelling`): a Latin word of 4+ letters not in the
-   catalog's vocabulary is corrected; the names of other tools (``other_names``) never are.
-6. **Answers.** A query that is exactly one phrase of ``catalog/answers.yaml`` (as a set of stemmed
-   words, stop words aside: ``what is vLLM``, ``I'm new to vllm``) ranks that post first (100).
+1. :func:`normalize`: punctuation, symbols and emoji become spaces, CJK runs are kept whole
+   (``"P-EAGLE"`` → ``"p eagle"``); at most :data:`MAX_QUERY_CHARS` characters are read.
+2. A query that is one URL of a catalog post returns that post alone (:mod:`~bot.domain.search.links`).
+3. Latin words are stemmed (:func:`stem`) and adjacent ones joined (``wide ep`` → ``wideep``); CJK
+   runs are indexed as character bigrams.
+4. ``catalog/vocabulary.yaml``: synonym groups across both languages, stop and question words
+   (never a match on their own), track stop words; its Chinese entries segment Chinese text.
+5. An unknown Latin word of 4+ letters is typo-corrected (:mod:`~bot.domain.search.spelling`).
+6. A query that is exactly one phrase of ``catalog/answers.yaml`` ranks that post first (100).
 
-Two signals, fused
-------------------
-**Coverage** (the fuzzy matcher): an inverted index maps each term to the posts containing it and
-the weight of its best field (:data:`FIELD_WEIGHTS`: title 1.0 … names of the post's tracks 0.4).
-A query is a list of concepts (one per word), each with alternatives (the word, joins, synonyms
-0.9, typo corrections, prefix completions 0.75), weighted by inverse document frequency; a post's
+Scoring
+-------
+**Coverage**: an inverted index maps each term to its posts and the weight of its best field
+(:data:`FIELD_WEIGHTS`). A query is a list of concepts (one per word), each with alternatives
+(joins, synonyms 0.9, typo corrections, prefix completions 0.75) and an idf weight; a post's
 coverage is the weighted share of concepts it matches. The best candidates are re-scored with
-rapidfuzz (``partial_ratio`` of the query against the title, of its Chinese against the post's
-Chinese text)::
+rapidfuzz ``partial_ratio`` (query against title, its Chinese against the post's Chinese)::
 
-    fuzzy = 100 × (0.85 × coverage + 0.15 × similarity / 100)   (0..100)
+    fuzzy = 100 × (0.85 × coverage + 0.15 × similarity / 100)             (0..100)
+    score = FUZZY_WEIGHT × fuzzy + (1 - FUZZY_WEIGHT) × 100 × bm25          (0..100)
 
-**Ranked retrieval** (:mod:`bot.domain.search.ranking`): BM25 (bm25s) over title, tags, summaries (en,
-zh as character bigrams) and answers, stop and question words removed, the query expanded with
-its synonym groups. Divided by the best post's BM25 score: ``bm25 = 0..1``.
-
-The shown score fuses both (:data:`FUZZY_WEIGHT` = 0.6)::
-
-    score = FUZZY_WEIGHT × fuzzy + (1 - FUZZY_WEIGHT) × 100 × bm25      (0..100)
-
-(``fuzzy`` alone when no query term is in the BM25 index). A convex combination of scores rather
-than of ranks (reciprocal-rank fusion) because ranks cannot say where the matches stop: results
-**stop where the matches stop** — a post is a good match when its score is at least
-:data:`MIN_SCORE` and at least :data:`RELATIVE_FLOOR` times the best post's; ``SearchResult.total``
-counts the good matches and ``offset``/``limit`` page through them (``search llm-d`` returns the
-llm-d posts, not the posts that merely say "LLM"). Only the best candidates by their score without
-similarity are re-scored with rapidfuzz. Each result names its tracks. Ties go to the newer post.
-
-A score is relative (BM25 is divided by the best post's), so it cannot say whether anything
-matches; the **coverage** of the best post can (``SearchResult.confidence``, from
-:data:`CONFIDENT_COVERAGE` and :data:`CLOSEST_COVERAGE`). :meth:`Matcher.match_track` fires only
-when every word of the query belongs to one track name; :meth:`Matcher.suggest_track` is the
-did-you-mean.
+where ``bm25`` (:mod:`~bot.domain.search.ranking`) is divided by the best post's (``fuzzy`` alone
+when no query term is in the BM25 index). A good match scores at least :data:`MIN_SCORE` and
+:data:`RELATIVE_FLOOR` × the best; ties go to the newer post. The best post's coverage gives
+``SearchResult.confidence`` (:data:`CONFIDENT_COVERAGE`, :data:`CLOSEST_COVERAGE`).
 """
 
 from __future__ import annotations
@@ -78,7 +42,6 @@ from bot.domain.catalog import Catalog
 from bot.domain.catalog.attached import PerCatalog
 from bot.domain.search.analysis import normalize as normalize
 from bot.domain.search.analysis import stem as stem
-from bot.domain.search.links import resolve_link as resolve_link
 from bot.domain.search.results import HINT_EMPTY as HINT_EMPTY
 from bot.domain.search.results import MAX_QUERY_CHARS as MAX_QUERY_CHARS
 from bot.domain.search.results import MIN_SCORE as MIN_SCORE
@@ -104,8 +67,7 @@ _LAZY = {
     "FIELD_WEIGHTS": "fields",
     **dict.fromkeys(("CLOSEST_COVERAGE", "CONFIDENT_COVERAGE", "FUZZY_WEIGHT", "RELATIVE_FLOOR", "Matcher"), "matcher"),
 }
-"""Names whose modules import numpy and bm25s: imported when first read, so that a process that
-never builds an index (``vllm-path ask help``) never loads them."""
+"""Names whose modules import numpy and bm25s: imported when first read (``vllm-path ask help`` never does)."""
 
 
 def __getattr__(name: str) -> Any:
@@ -130,13 +92,11 @@ def _track_names(catalog: Catalog) -> dict[str, str]:
 
 
 def track_named(catalog: Catalog, text: str, matcher: Matcher | Callable[[], Matcher] | None = None) -> str | None:
-    """The one answer to "does this text name a track": the track id, or ``None``.
+    """The track id ``text`` names, or ``None`` (blank text names nothing).
 
-    An exact id, English or Chinese name or alias (case-insensitive) names its track (a track
-    listed earlier wins a name two tracks share); otherwise :meth:`Matcher.match_track` decides
-    (typos, stemming, vocabulary). ``matcher``: a :class:`Matcher` over ``catalog`` (pass the
-    runtime's, built once, on hot paths), or a function returning one, called only when the exact
-    names do not decide; default a new one. Blank text names nothing.
+    An exact id, name or alias (case-insensitive; the earlier track wins a shared name), else
+    :meth:`Matcher.match_track` of ``matcher``: a :class:`Matcher` over ``catalog`` (the runtime's
+    on hot paths), or a function returning one, called only then; default a new one.
     """
     key = text.strip().casefold()
     if not key:

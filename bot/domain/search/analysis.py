@@ -1,7 +1,5 @@
-"""Text analysis for search: normalisation, the stemmer, index terms, CJK bigrams and segmentation.
-
-Pure functions over ``str``; see :mod:`bot.domain.search` for how a query is read.
-"""
+"""Text analysis for search (pure functions over ``str``): normalisation, the stemmer, index terms,
+CJK bigrams and segmentation."""
 
 from __future__ import annotations
 
@@ -17,7 +15,6 @@ from bot.domain.text import fold, fold_accents
 _CJK = "\u2e80-\u2fdf\u3040-\u30ff\u3100-\u312f\u3190-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _TOKEN_RE = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+")
 
-
 _SUFFIXES = (  # by family, the longer forms first: the first that fits wins
     *("izations", "isations", "ization", "isation", "ations", "ation", "ators", "ator"),
     *("ities", "ity", "ives", "ive", "ings", "ing", "ions", "ion"),
@@ -29,17 +26,10 @@ for _suffix in _SUFFIXES:  # the same priority order, looked up by the word's la
 del _suffix
 
 
-# --- preprocessing ------------------------------------------------------------------------------
-
-
 def normalize(text: str) -> str:
-    """The preprocessing every query and indexed text goes through.
-
-    :func:`bot.domain.text.fold` (Slack markup decoded, Unicode NFKC, ``str.casefold``, accents folded),
-    then only runs of letters/digits (Latin, Cyrillic, Hangul …) and runs of CJK characters are
-    kept, joined by one space: punctuation, symbols, emoji and underscores separate words and
-    disappear. Returns ``""`` when nothing is left.
-    """
+    """The preprocessing of every query and indexed text: :func:`bot.domain.text.fold`, then only
+    runs of letters/digits and runs of CJK characters are kept, joined by one space (``""`` when
+    none is left): punctuation, symbols, emoji and underscores separate words."""
     return " ".join(_TOKEN_RE.findall(fold(text))) if text else ""
 
 
@@ -52,16 +42,13 @@ def _normalize_text(text: str) -> str:
 
 _PARTS_RE = re.compile(rf"([{_CJK}]+)|([^\W_{_CJK}]+)")
 
-
 _FULLWIDTH_PUNCT_RE = re.compile("[\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff5e]")
-"""Full-width ASCII punctuation (``，：（）！`` …): NFKC makes each an ASCII separator, so it is read
-as a space first; most Chinese text is then already NFKC-normal and Python's quick check skips the
-full normalisation pass."""
+"""Full-width ASCII punctuation (``，：（）！``): read as a space before NFKC, so that most Chinese
+text is already NFKC-normal and the quick check skips the full pass."""
 
 
 def _fold_text(text: str) -> str:
-    """NFKC, ``casefold``, accents folded (catalog text: no Slack markup to decode); the same words
-    and CJK runs as :func:`bot.domain.text.fold` (only separators may differ: they are dropped anyway)."""
+    """:func:`bot.domain.text.fold` for catalog text (no Slack markup): the same words and CJK runs."""
     return fold_accents(unicodedata.normalize("NFKC", _FULLWIDTH_PUNCT_RE.sub(" ", text)).casefold())
 
 
@@ -77,9 +64,8 @@ _ASCII_WORD2_RE = re.compile(r"[a-z0-9]{2,}")
 
 
 def _text_terms(text: str, joins: bool, surface: set[str], cjk_runs: list[str] | None = None) -> list[str]:
-    """Index terms of raw text: stems of Latin words (2+ chars), stems of joined adjacent Latin
-    words (when ``joins``), CJK bigrams. Adds the Latin words to ``surface`` (and the CJK runs to
-    ``cjk_runs``). Same result as going through :func:`normalize`; ASCII text takes a fast path."""
+    """Index terms of raw text: stems of Latin words (2+ chars) and, with ``joins``, of adjacent
+    pairs; CJK bigrams. Adds the Latin words to ``surface`` and the CJK runs to ``cjk_runs``."""
     if not text:
         return []
     if text.isascii():  # NFKC and casefold are lower() here; words are [a-z0-9]+
@@ -132,12 +118,9 @@ def _member_terms(member: str) -> tuple[str, ...]:
 
 @lru_cache(maxsize=1 << 18)
 def stem(word: str) -> str:
-    """A light suffix stemmer for (normalized) Latin words; words with digits are kept as they are.
-
-    Strips one derivational/inflectional suffix (``-ization``, ``-ation``, ``-ing``, ``-ed``,
-    ``-s`` …) when at least 3 letters remain, then a final ``e``: ``decoding``/``decode`` → ``decod``,
-    ``quantization``/``quantisation``/``quantized`` → ``quant``, ``gpus`` → ``gpu``.
-    """
+    """A light suffix stemmer for normalized Latin words (words with digits are kept): one suffix
+    (``-ization``, ``-ing``, ``-s`` …) when 3+ letters remain, then a final ``e``
+    (``decoding``/``decode`` → ``decod``, ``quantized`` → ``quant``)."""
     if len(word) < 4 or not word.isalpha():
         return word
     for suffix in _SUFFIXES_BY_LAST.get(word[-1], ()):
@@ -166,9 +149,8 @@ _HAN_CHAR = re.compile(rf"[{_CJK}]")
 
 
 def one_han_apart(a: str, b: str, min_chars: int = 4) -> bool:
-    """Whether ``a`` and ``b`` (spaces ignored) have the same length, at least ``min_chars``
-    characters, and differ in exactly one place, where both hold a CJK character: the typo of a
-    Chinese name typed by sound (``推侧解码`` for ``推测解码``: 侧 and 测 are both *cè*)."""
+    """Whether ``a`` and ``b`` (spaces ignored, ``min_chars`` or more) differ in exactly one place,
+    a CJK character in both: a Chinese name typed by sound (``推侧解码`` for ``推测解码``)."""
     a, b = a.replace(" ", ""), b.replace(" ", "")
     if len(a) != len(b) or len(a) < min_chars:
         return False
@@ -180,17 +162,14 @@ def _bigrams(run: str) -> list[str]:
     return [run] if len(run) == 1 else list(map(operator.add, run, run[1:]))
 
 
-def _cjk_segment(
-    run: str, dictionary: frozenset[str], max_len: int, firsts: frozenset[str] | None = None
-) -> list[tuple[str, bool]]:
-    """Forward maximum matching: ``[(piece, is_dictionary_word)]``; left-over characters are
-    grouped into chunks. ``firsts`` (optional): the first characters of the dictionary's words of
-    2+ characters; a position whose character is not one of them skips the longer tries."""
+def _cjk_segment(run: str, dictionary: frozenset[str], max_len: int, firsts: frozenset[str]) -> list[tuple[str, bool]]:
+    """Forward maximum matching: ``[(piece, is_dictionary_word)]``, left-over characters grouped
+    into chunks; ``firsts``: first characters of the 2+ character words (others skip longer tries)."""
     out: list[tuple[str, bool]] = []
     chunk = ""
     i = 0
     while i < len(run):
-        longest = min(max_len, len(run) - i) if firsts is None or run[i] in firsts else 1
+        longest = min(max_len, len(run) - i) if run[i] in firsts else 1
         n = next((n for n in range(longest, 0, -1) if run[i : i + n] in dictionary), 0)
         if not n:
             chunk += run[i]
@@ -207,15 +186,14 @@ def _cjk_segment(
 
 
 class _Concept(NamedTuple):
-    """A query concept: its weight and alternatives (a tuple: cheap to make, immutable)."""
+    """A query concept: its weight and alternatives."""
 
     weight: float
     alternatives: tuple[tuple[tuple[str, ...], float], ...]  # (conjunctive terms, similarity)
 
 
 class _Unit(NamedTuple):
-    """A query/name word after segmentation: Latin word, CJK dictionary word or CJK chunk (a tuple:
-    a query makes dozens, and a frozen dataclass costs several times more to create)."""
+    """A query/name word after segmentation: Latin word, CJK dictionary word or CJK chunk."""
 
     text: str
     kind: str  # "latin" | "cjkword" | "cjkchunk"

@@ -1,14 +1,12 @@
 """The fields of a post the search index reads, their weights, and the inverted index's postings.
 
-A post's texts are read field by field (:data:`FIELD_BITS`: title, tags, ids, English summary,
-Chinese summary, answers); a term's posting value is the weight of the best field it occurs in plus
-a small bonus per further field (:func:`mask_value`), so the best field can be read back from the
-value (:func:`field_of`). :func:`pair_postings` turns the analysed terms of every field of every
-post into the sorted (term, post) pairs the index stores, with array operations.
+A term's posting value is the weight of the best field it occurs in plus a small bonus per further
+field (:func:`mask_value`), so the best field can be read back (:func:`field_of`).
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import dataclass
 
@@ -19,8 +17,7 @@ FIELD_WEIGHTS = {"title": 1.0, "tags": 0.9, "id": 0.8, "answers": 0.7, "summary"
 are the questions and terms of ``catalog/answers.yaml`` (no multi-field bonus)."""
 
 _FIELD_BONUS = 0.03
-"""Added to a term's best field weight for each further field (of title, tags, id, summary) it
-occurs in; at most 0.09, so the best field can still be read back from the value."""
+"""Added to a term's best field weight per further field (of title, tags, id, summary): at most 0.09."""
 
 BIT_TITLE, _BIT_TAGS, _BIT_ID, _BIT_SUMMARY, _BIT_ANSWERS = 1, 2, 4, 8, 16
 FIELD_BITS = np.array([BIT_TITLE, _BIT_TAGS, _BIT_ID, _BIT_SUMMARY, _BIT_SUMMARY, _BIT_ANSWERS], dtype=np.uint8)
@@ -29,9 +26,8 @@ Chinese summary, answers)."""
 
 
 def mask_value(mask: int) -> float:
-    """The posting value of a term found in the fields of ``mask`` (bits as :data:`FIELD_BITS`):
-    the best field's weight, plus ``_FIELD_BONUS`` per further field of title, tags, id and
-    summary; a term only in the summary or in no such field weighs ``answers`` when it is there."""
+    """The posting value of a term in the fields of ``mask`` (bits as :data:`FIELD_BITS`): the best
+    field's weight plus ``_FIELD_BONUS`` per further field, at least ``answers`` when there."""
     bits = ((BIT_TITLE, "title"), (_BIT_TAGS, "tags"), (_BIT_ID, "id"), (_BIT_SUMMARY, "summary"))
     weights = [FIELD_WEIGHTS[f] for bit, f in bits if mask & bit]
     value = max(weights, default=0.0) + _FIELD_BONUS * max(len(weights) - 1, 0)
@@ -41,27 +37,18 @@ def mask_value(mask: int) -> float:
 MASK_VALUES = np.array([mask_value(m) for m in range(32)], dtype=np.float32)
 """:func:`mask_value` of every mask, for array look-up."""
 
-_FIELD_OF: dict[float, str] = {}
-"""Memo of :func:`field_of` (posting values are few distinct floats)."""
 
-
+@functools.cache  # posting values are a few dozen distinct floats
 def field_of(value: float) -> str:
     """The field whose weight a posting value carries (weight plus at most 0.09 of bonus)."""
-    field = _FIELD_OF.get(value)
-    if field is None:  # posting values are a few dozen distinct floats: remember each one's field
-        field = _FIELD_OF[value] = max(
-            ((w, f) for f, w in FIELD_WEIGHTS.items() if w <= value + 1e-4), default=(0.0, "track")
-        )[1]
-    return field
+    return max(((w, f) for f, w in FIELD_WEIGHTS.items() if w <= value + 1e-4), default=(0.0, "track"))[1]
 
 
 @dataclass(frozen=True)
 class PairPostings:
-    """The distinct (term, post) pairs of a catalog, sorted by term id, then post number.
-
-    ``index``: term → term id (in order of first occurrence); ``terms`` (int64) and ``docs``
-    (int32): the pairs; ``masks`` (uint8): the fields (:data:`FIELD_BITS`) each pair's term
-    occurs in, in that post."""
+    """The distinct (term, post) pairs of a catalog, sorted by term id, then post number:
+    ``index`` (term → id, by first occurrence), ``terms`` (int64), ``docs`` (int32) and ``masks``
+    (uint8, the :data:`FIELD_BITS` of the pair)."""
 
     index: dict[str, int]
     terms: np.ndarray
@@ -70,9 +57,8 @@ class PairPostings:
 
 
 def pair_postings(chunks: list[list[str]], n: int) -> PairPostings:
-    """The (term, post) pairs of ``chunks``: the terms of each field of each post, ``len(FIELD_BITS)``
-    chunks per post in field order, ``n`` posts. One key per occurrence, term-major; sorting groups
-    a term's posts (ascending) and equal keys are merged, their field bits or-ed."""
+    """The (term, post) pairs of ``chunks`` (the terms of each field of each of ``n`` posts,
+    ``len(FIELD_BITS)`` per post); the field bits of equal pairs or-ed."""
     all_terms = list(itertools.chain.from_iterable(chunks))
     index = {t: i for i, t in enumerate(dict.fromkeys(all_terms))}
     lengths = np.fromiter(map(len, chunks), dtype=np.int64, count=len(chunks))

@@ -1,7 +1,5 @@
-"""The search index over one catalog version: constants, construction and lookup helpers.
-
-:class:`Index` is the base of :class:`bot.domain.search.Matcher`; see :mod:`bot.domain.search` for the design.
-"""
+"""The search index over one catalog version (:class:`Index`, the base of
+:class:`bot.domain.search.Matcher`; design in :mod:`bot.domain.search`)."""
 
 from __future__ import annotations
 
@@ -34,33 +32,13 @@ from bot.domain.search.vocabulary import Vocabulary, default_vocabulary
 if TYPE_CHECKING:  # pragma: no cover
     from bot.domain.catalog.compiled import Catalog
 
-
-MAX_CONCEPTS = 12
-"""At most this many concepts (words, bigrams) of a query are scored: the rarest ones, when a
-long query has more."""
-
-MAX_RAW_CONCEPTS = 32
-"""At most this many concepts are read from a query before the rarest are chosen."""
-
-SIMILARITY_CHARS = 100
-"""Only the first this many characters of a query's Latin (and Chinese) text are compared with
-rapidfuzz against titles."""
-
-MAX_FUZZY_WORDS = 6
-"""At most this many unknown words of a query are typo-corrected (each costs a rapidfuzz scan)."""
-
-# Similarity of a concept's alternatives (typo corrections and completions: spelling.SIM_*).
-_SIM_SYNONYM = 0.9
 _GENERIC_DF = 0.5  # a term in more than half the posts is generic ...
 _GENERIC_FACTOR = 0.25  # ... and its concept weighs a quarter
 
 
 class Index:
-    """The read-only index of one catalog version (the base of :class:`bot.domain.search.Matcher`).
-
-    ``vocabulary`` defaults to the app's shipped ``catalog/vocabulary.yaml``
-    (:func:`bot.domain.search.vocabulary.default_vocabulary`).
-    """
+    """The read-only index of one catalog version; ``vocabulary`` defaults to the shipped one
+    (:func:`bot.domain.search.vocabulary.default_vocabulary`)."""
 
     def __init__(self, catalog: Catalog, vocabulary: Vocabulary | None = None) -> None:
         self._vocab = vocab = vocabulary if vocabulary is not None else default_vocabulary()
@@ -70,14 +48,14 @@ class Index:
         posts = catalog.posts
         self._n = len(posts)
         self._post_ids: tuple[str, ...] = tuple(p.id for p in posts)
+        self._doc_index = {pid: i for i, pid in enumerate(self._post_ids)}
         self._titles = tuple(_normalize_text(p.title) for p in posts)
         # Newer first on ties: a tiny bonus (< 1e-6 of a score point) by publication rank.
         order = sorted(range(self._n), key=lambda i: (posts[i].published.latest, posts[i].id))
         recency = np.zeros(self._n, dtype=np.float64)
         recency[order] = np.arange(1, self._n + 1) / (self._n + 1)
         self._recency = recency * 1e-9
-        # The build allocates hundreds of thousands of small objects and frees none: pausing the
-        # cyclic garbage collector meanwhile saves it from rescanning the catalog again and again.
+        # The build allocates many small objects and frees none: the cyclic GC would only rescan them.
         gc_was_enabled = gc.isenabled()
         gc.disable()
         try:
@@ -102,12 +80,9 @@ class Index:
             array.flags.writeable = False  # read-only: safe to share between threads
         self._expand_word = self._speller.expand  # memoised: per-word typo corrections
 
-    # --- building -------------------------------------------------------------------------------
-
     def _build_vocabulary(self, catalog: Catalog) -> None:
-        """Synonym groups keyed by unit sequences; the Chinese segmentation dictionary."""
-        # Stop and question words are words too: 什么是推测解码 splits into 什么 / 是 / 推测解码
-        # (then both are ignorable), not into an unknown chunk 什么是 and 推测解码.
+        """Synonym groups keyed by unit sequences; the Chinese segmentation dictionary (stop and
+        question words included: 什么是推测解码 → 什么 / 是 / 推测解码)."""
         words = [*(m for group in self._vocab.synonyms for m in group), *self._vocab.ignorable]
         cjk_words = {c for word in words for c, _ in _parts(word) if c}
         self._cjk_dict = frozenset(cjk_words)
@@ -125,15 +100,8 @@ class Index:
         self._phrase_firsts = frozenset(k[0] for k in self._phrases)
 
     def _build_index(self, catalog: Catalog) -> None:
-        """Inverted index: per term, the posts (ascending) and field values, stored as slices of
-        two flat arrays (``term -> (start, end)``); terms also found in track names are merged
-        with the track field into their own arrays (:meth:`_build_track_field`); the ranked
-        retrieval over the same terms; the typo index (:class:`~bot.domain.search.spelling.Speller`).
-
-        Each text is analysed once; the terms of all posts' fields go into one flat list, and the
-        per-(term, post) work (which fields hold the term, its value, BM25 term frequencies) is
-        done with array operations on the sorted (term, post) pairs
-        (:func:`~bot.domain.search.fields.pair_postings`)."""
+        """The inverted index (per term, a slice of two flat arrays: posts ascending, field values),
+        the BM25 index over the same terms and the typo index, from one analysis of each text."""
         surface: set[str] = set()  # Latin words of titles, tags, ids (then track names, vocabulary)
         prose: set[str] = set()  # Latin words of summaries
         pairs = pair_postings(self._post_chunks(catalog, surface, prose), self._n)
@@ -148,31 +116,27 @@ class Index:
         self._ranked = self._build_ranked(pairs)
         self._merged: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # read by _posting meanwhile
         self._merged = self._build_track_field(catalog, surface)
-        # Posts per term for query analysis (0 for a term only in track names): has/df/idf in
-        # one lookup; idf by df, computed once per df value.
+        # Posts per term (0 for a term only in track names), and idf by df.
         self._df_of: dict[str, int] = dict(zip(index, self._counts, strict=True))
         for term in self._merged:
             self._df_of.setdefault(term, 0)
         n = self._n
         self._idf_by_df = [math.log(1.0 + (n - df + 0.5) / (df + 0.5)) for df in range(n + 1)]
-        # Known Latin words (for typo correction): the posts', the tracks' and the vocabulary's.
         for member in (m for group in self._vocab.synonyms for m in group):
             surface.update(w for c, w in _parts(member) if w)
         self._speller = Speller(surface, prose, self._other_names, self._df, stem)
         self._surface = self._speller.surface
 
     def _post_chunks(self, catalog: Catalog, surface: set[str], prose: set[str]) -> list[list[str]]:
-        """The terms of each field of each post (fields as ``fields.FIELD_BITS``); collects the
-        Latin words of names into ``surface``, of summaries and answers into ``prose``, and each
-        post's Chinese text into ``self._zh_texts``."""
+        """The terms of each field of each post (as ``fields.FIELD_BITS``); collects Latin words of
+        names into ``surface``, of summaries and answers into ``prose``, Chinese into ``_zh_texts``."""
         chunks: list[list[str]] = []
         zh_texts: list[str] = []
         answers_of = self._vocab.answers
         for post in catalog.posts:
             cjk_runs: list[str] = []
             chunks.append(_text_terms(post.title, True, surface, cjk_runs))
-            # One pass per field: tags (and ids) are read as one text, so a few joins span two
-            # tags ("rl" + "rollout"); they are harmless and it halves the tokenizer calls.
+            # Tags (and ids) are read as one text: a few harmless joins span two tags.
             chunks.append(_text_terms("\n".join(post.tags), True, surface, cjk_runs))
             chunks.append(_text_terms(" ".join((post.id, *post.aliases)), True, surface))
             chunks.append(_text_terms(post.summary.en, False, prose))
@@ -184,8 +148,7 @@ class Index:
         return chunks
 
     def _build_ranked(self, pairs: PairPostings) -> RankedIndex:
-        """Ranked retrieval (BM25) over the same terms, stop and question words left out, title
-        terms counted twice."""
+        """BM25 over the same terms, stop and question words left out, title terms counted twice."""
         index = pairs.index
         skip = np.zeros(len(index) + 1, dtype=bool)
         skip[[index[t] for t in ignorable_terms(self._vocab) if t in index]] = True
@@ -194,9 +157,9 @@ class Index:
         return RankedIndex(Postings(pairs.terms[kept], pairs.docs[kept], tf, self._n), index, self._vocab)
 
     def _build_track_field(self, catalog: Catalog, surface: set[str]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-        """The names and aliases of a post's tracks, its weakest field: per term of a track name,
-        the posts of its tracks merged with the term's own posting (``(docs, values)``)."""
-        doc_index = {pid: i for i, pid in enumerate(self._post_ids)}
+        """Per term of a track name or alias (a post's weakest field): the posts of its tracks
+        merged with the term's own posting, ``(docs, values)``."""
+        doc_index = self._doc_index
         track_docs: dict[str, list[np.ndarray]] = {}
         for track in catalog.tracks:
             track_order = catalog.orders.get(track.id, ())
@@ -235,12 +198,10 @@ class Index:
         self._max_name_units = max((len(c) for *_, c in self._track_names), default=0)
 
     def _build_answer_keys(self) -> dict[tuple[str, ...], tuple[int, ...]]:
-        """Each phrase of ``answers.yaml`` (an entry's comma-separated parts) as its
-        :meth:`_answer_key`, mapped to the posts (doc numbers) that list it."""
-        doc_index = {pid: i for i, pid in enumerate(self._post_ids)}
+        """:meth:`_answer_key` of each ``answers.yaml`` phrase (comma-separated parts) → doc numbers."""
         out: dict[tuple[str, ...], list[int]] = {}
         for pid, entries in self._vocab.answers.items():
-            if (doc := doc_index.get(pid)) is None:
+            if (doc := self._doc_index.get(pid)) is None:
                 continue  # a post that was removed
             for phrase in (p for e in entries for p in e.split(",")):
                 key = self._answer_key(normalize(phrase))
@@ -249,17 +210,14 @@ class Index:
         return {k: tuple(v) for k, v in out.items()}
 
     def _rewrite(self, norm: str) -> str:
-        """Normalized text with each problem phrase of the vocabulary (``problems``) replaced by
-        its topic (``how do i make decoding faster`` → ``how do i make speculative decoding``)."""
+        """Normalized text with each vocabulary ``problems`` phrase replaced by its topic
+        (``make decoding faster`` → ``make speculative decoding``)."""
         return norm if self._problem_re is None else self._problem_re.sub(lambda m: self._problems[m.group(0)], norm)
 
     def _answer_key(self, norm: str) -> tuple[str, ...]:
-        """The words of normalized text as an answer phrase is compared: stemmed, stop words (not
-        question words) left out, sorted (``what is vLLM`` = ``what's vllm``)."""
+        """Normalized text's words, stemmed, stop words (not question words) left out, sorted."""
         stop = self._vocab.stopwords
         return tuple(sorted({_unit_key(u) for u in self._units(norm, phrases=False) if u.text not in stop}))
-
-    # --- analysis helpers ----------------------------------------------------------------------
 
     def _units(self, norm: str, phrases: bool = True) -> list[_Unit]:
         """Split normalized text into units and mark the synonym groups covering them."""

@@ -1,19 +1,12 @@
 """Links are queries: a URL of a catalog post, however it was pasted, resolves to that post.
 
-Accepted forms (all resolve to the same post): either blog host (``vocabulary.yaml``
-``blog_hosts``, plus the manifest's ``blog_base_url``), ``http`` or ``https``, with or without
-``www.``, with or without Slack's angle brackets and label (``<https://…|label>``), a trailing
-slash, a query string or a ``#fragment``, the ``.html``-less form (``/2024/10/17/spec-decode``),
-and a summary page (``summary_hosts``: ``https://yomu.fyi/post/slug.md`` with or without ``.md``).
-A post is found at its ``url`` (a Jekyll permalink, with the front matter's categories where it
-sets some), at each of its ``redirect_from`` paths (old links the blog redirects), and at its
-source file in the blog's repository (:data:`BLOG_SOURCE_REPO`):
-``https://github.com/<repo>/blob/<branch>/_posts/<file>.md`` (also ``raw``, ``blame`` and
-``edit`` in place of ``blob``) and ``https://raw.githubusercontent.com/<repo>/<branch>/_posts/<file>.md``;
-the file name comes from :func:`source_file_name`.
-A URL on a blog or summary host that no catalog post has is ``status="unknown"`` (the post is
-not in the catalog yet); a URL elsewhere is ``"foreign"``; text that is not one URL is ``None``
-(a word with a dot and a slash but no ``http(s)://`` is a URL only on a blog or summary host).
+A post is found at its ``url``, its ``redirect_from`` paths and its source file in the blog's
+repository (:func:`github_source_file`), on either blog host (``vocabulary.yaml`` ``blog_hosts``
+and the manifest's ``blog_base_url``) or a summary host (``summary_hosts``), with ``http`` or
+``https``, with or without ``www.``, Slack's ``<…|label>``, a trailing slash, a query, a
+``#fragment`` or the ``.html``/``.md`` suffix. A URL on a blog or summary host that no post has
+is ``status="unknown"``; elsewhere ``"foreign"``; text that is not one URL is ``None`` (without
+``http(s)://``, a word is a URL only on a blog or summary host).
 """
 
 from __future__ import annotations
@@ -23,20 +16,17 @@ from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
 from bot.domain.search.results import LinkResult
-from bot.domain.search.vocabulary import Vocabulary, default_vocabulary
+from bot.domain.search.vocabulary import Vocabulary
 from bot.domain.text import clean
 
 if TYPE_CHECKING:  # pragma: no cover
     from bot.domain.catalog.compiled import Catalog
     from bot.domain.catalog.models import Post
 
-
 BLOG_SOURCE_REPO = "vllm-project/vllm-project.github.io"
-"""The GitHub repository (``owner/name``) holding the vLLM blog's source; its posts are
-``_posts/YYYY-MM-DD-slug.md`` (Jekyll's naming, shared/reference/README.md)."""
+"""The GitHub repository (``owner/name``) of the vLLM blog's source, posts in ``_posts/YYYY-MM-DD-slug.md``."""
 
 GITHUB_HOSTS = ("github.com", "raw.githubusercontent.com")
-"""Hosts of links to a post's source file (see :func:`github_source_file`)."""
 
 _GITHUB_VIEWS = frozenset({"blob", "raw", "blame", "edit"})
 _POST_FILE_RE = re.compile(r"^(\d{4}-\d{2}-\d{2})-(.+?)(?:\.(?:md|markdown|html?))?$", re.IGNORECASE)
@@ -46,21 +36,18 @@ _SUFFIX_RE = re.compile(r"\.(?:html?|md)$", re.IGNORECASE)
 
 
 def _key(host: str, path: str) -> tuple[str, str]:
-    """``(host, path)`` with the path's trailing slashes, ``index`` page and ``.html``/``.md``
-    suffix removed; ``host`` lower-case without ``www.``."""
+    """``(host, path)``: host lower-case without ``www.``, path without trailing slashes or suffix."""
     return host.casefold().removeprefix("www."), _SUFFIX_RE.sub("", path.rstrip("/"))
 
 
 _AROUND = "<>()[]{}\"'.,;:!?…。，；：！？（）【】「」『』“”‘’"
-"""Punctuation a link is pasted inside or followed by (``(https://…)``, ``https://….``), never the
-end of a post's URL."""
+"""Punctuation a link is pasted inside or followed by (``(https://…)``), never in a post's URL."""
 
 
 def split_url(text: str) -> tuple[str, str, str, bool] | None:
-    """``(url as read, host, path, has scheme)`` when ``text`` (after Slack markup is decoded and
-    trimmed, and the punctuation around it dropped) is one URL, with or without ``http(s)://``, or
-    holds exactly one ``http(s)://`` link among other words; else ``None``. A bare word with a dot
-    (``v0.6``, ``torch.compile``) is not a URL unless it starts with a scheme or has a path."""
+    """``(url as read, host, path, has scheme)`` when ``text`` (Slack markup decoded, punctuation
+    around it dropped) is one URL or holds exactly one ``http(s)://`` link among other words; else
+    ``None``. A bare word with a dot (``v0.6``) is a URL only with a scheme or a path."""
     url = clean(text).strip("<>").strip()
     if " " in url:  # a sentence around one link ("have you read https://… ?"): that link
         linked = [w for w in url.split() if w.strip(_AROUND).lower().startswith(("http://", "https://"))]
@@ -82,10 +69,8 @@ def split_url(text: str) -> tuple[str, str, str, bool] | None:
 def source_file_name(post: Post) -> str | None:
     """The post's file in the blog source, without folder: ``"2024-10-17-spec-decode.md"``.
 
-    Derived from the post's facts by Jekyll's naming (``_posts/YYYY-MM-DD-slug.md``, whose
-    permalink ends in ``/slug.html``): the published day and the last segment of ``url``.
-    ``None`` when the post has no URL on the blog (no ``url``, an absolute URL elsewhere, such as a
-    yomu.fyi summary page) or no exact day (a ``published`` range). Pure; never raises.
+    Jekyll's naming: the published day and the last segment of ``url``. ``None`` for a post not on
+    the vLLM blog or without an exact day (a ``published`` range). Never raises.
     """
     url = post.url
     if not url or post.published.precision != "day" or post.source.kind != "vllm-blog":
@@ -96,15 +81,10 @@ def source_file_name(post: Post) -> str | None:
 
 
 def github_source_file(host: str, path: str) -> str | None:
-    """The blog post file named by a link to the blog source on GitHub, without ``.md``, case
-    folded (``"2024-10-17-spec-decode"``), or ``None`` when the link is not to a post's file.
-
-    ``host`` is the link's host (``github.com`` or ``raw.githubusercontent.com``), ``path`` its
-    path: ``/<owner>/<repo>/blob/<branch>/_posts/<file>.md`` on github.com (``raw``, ``blame``,
-    ``edit`` too) or ``/<owner>/<repo>/<branch>/_posts/<file>.md`` on raw.githubusercontent.com
-    (the branch may hold slashes, ``refs/heads/main``). The repository is
-    :data:`BLOG_SOURCE_REPO` (GitHub names are case-insensitive). Pure; never raises.
-    """
+    """The post file a GitHub link to :data:`BLOG_SOURCE_REPO` names, without ``.md``, casefolded
+    (``"2024-10-17-spec-decode"``), or ``None``; never raises. Paths: ``/<owner>/<repo>/blob/<branch>/_posts/<file>.md``
+    on github.com (``raw``, ``blame``, ``edit`` too) or ``/<owner>/<repo>/<branch>/_posts/<file>.md``
+    on raw.githubusercontent.com (the branch may hold slashes)."""
     host = host.casefold().removeprefix("www.")
     if host not in GITHUB_HOSTS:
         return None
@@ -147,8 +127,7 @@ class LinkIndex:
             self._posts[("" if host in self.blog_hosts else host, path)] = post.id
 
     def resolve(self, text: str) -> LinkResult | None:
-        """What the URL in ``text`` points to (see the module docstring), or ``None`` when
-        ``text`` is not one URL."""
+        """What the URL in ``text`` points to, or ``None`` when ``text`` is not one URL."""
         if (split := split_url(text)) is None:
             return None
         url, host, path, has_scheme = split
@@ -163,14 +142,3 @@ class LinkIndex:
         if post_id is not None:
             return LinkResult("post", url, post_id)
         return LinkResult("unknown" if on_blog or host in self.summary_hosts else "foreign", url)
-
-
-def resolve_link(catalog: Catalog, text: str, vocabulary: Vocabulary | None = None) -> LinkResult | None:
-    """Resolve a pasted link against ``catalog`` (for ``read``/``unread``/``search``).
-
-    ``vocabulary`` defaults to the shipped one (its ``blog_hosts``/``summary_hosts``). Returns
-    ``None`` when ``text`` is not one URL; else a :class:`LinkResult` (``post``, ``unknown`` or
-    ``foreign``). Builds a small index each call (a few hundred microseconds for a hundred posts);
-    a :class:`bot.domain.search.Matcher` keeps one (``Matcher.resolve_link``).
-    """
-    return LinkIndex(catalog, vocabulary if vocabulary is not None else default_vocabulary()).resolve(text)

@@ -1,6 +1,5 @@
-"""Post search (:class:`Matcher`, over the track matching of
-:class:`~bot.domain.search.tracks.TrackIndex`): concepts, coverage, BM25 fusion, confidence; see
-:mod:`bot.domain.search` for the design."""
+"""Post search (:class:`Matcher`, over :class:`~bot.domain.search.tracks.TrackIndex`): concepts,
+coverage, BM25 fusion, confidence; design in :mod:`bot.domain.search`."""
 
 from __future__ import annotations
 
@@ -11,15 +10,7 @@ from rapidfuzz import fuzz, process
 
 from bot.domain.search.analysis import _PARTS_RE, _bigrams, _Concept, _Unit, normalize, stem
 from bot.domain.search.fields import field_of
-from bot.domain.search.index import (
-    _GENERIC_DF,
-    _GENERIC_FACTOR,
-    _SIM_SYNONYM,
-    MAX_CONCEPTS,
-    MAX_FUZZY_WORDS,
-    MAX_RAW_CONCEPTS,
-    SIMILARITY_CHARS,
-)
+from bot.domain.search.index import _GENERIC_DF, _GENERIC_FACTOR
 from bot.domain.search.results import (
     HINT_EMPTY,
     MAX_QUERY_CHARS,
@@ -41,30 +32,39 @@ results stop where the matches stop."""
 
 CONFIDENT_COVERAGE = 0.6
 """A search is ``confident`` when its best post covers at least this weighted share (0..1) of the
-query's concepts (:attr:`PostMatch.coverage`). Calibrated with ``benchmarks/relevance.py`` on the
-dev sets and ``tests/data/offtopic-dev.tsv``: off-topic questions reach at most about 0.5 (one
-shared common word: ``improve``, ``best``), on-topic rows are 0.6 and above but for two (0.48,
-0.53), which are shown as the closest posts."""
+query's concepts (:attr:`PostMatch.coverage`). Calibrated with ``benchmarks/relevance.py``:
+off-topic questions reach about 0.5 at most, on-topic rows 0.6 and above but for two."""
 
 CLOSEST_COVERAGE = 0.35
-"""Below this coverage (0..1) a search has no match (``confidence="none"``, no results): a post
-sharing one common word with a longer question is not an answer. Between it and
-:data:`CONFIDENT_COVERAGE` the posts are shown as the closest ones."""
+"""Below this coverage (0..1) a search has no match (``confidence="none"``, no results); between
+it and :data:`CONFIDENT_COVERAGE` the posts are shown as the closest ones."""
 
 MAX_TOTAL = 100
 """At most this many good matches are counted and paged through."""
 
+MAX_CONCEPTS = 12
+"""At most this many concepts (words, bigrams) of a query are scored: the rarest ones."""
+
+MAX_RAW_CONCEPTS = 32
+"""At most this many concepts are read from a query before the rarest are chosen."""
+
+MAX_FUZZY_WORDS = 6
+"""At most this many unknown words of a query are typo-corrected (each costs a rapidfuzz scan)."""
+
+SIMILARITY_CHARS = 100
+"""Only this many characters of a query's Latin (and Chinese) text are compared by rapidfuzz."""
+
+_SIM_SYNONYM = 0.9  # the similarity of a synonym (typo corrections, completions: spelling.SIM_*)
+
 _CANDIDATES = 40
-"""At most this many posts (the best by their score without similarity) are re-scored with
-rapidfuzz; more when a later page is asked for."""
+"""At most this many posts (the best before similarity) are re-scored with rapidfuzz; more when a
+later page is asked for."""
 
 _MAX_URL_CHARS = 2000
 _URL_RE = re.compile(r"\b[a-z][a-z0-9+.-]*://\S*", re.IGNORECASE)
 
-
 _Alt = tuple[tuple[str, ...], float]
 """An alternative of a concept: the terms a post must all hold, and their similarity (0..1)."""
-
 
 _OTHER_TOOL = _Concept(-1.0, ())
 """Marks the concept of another tool's name while the query's concepts are weighed."""
@@ -91,21 +91,14 @@ def _joins(units: list[_Unit], i: int) -> list[str]:
 
 
 class Matcher(TrackIndex):
-    """Track matching and post search over one catalog version.
-
-    ``Matcher(catalog)`` builds the index with the app's shipped vocabulary;
-    ``Matcher(catalog, vocabulary)`` with another (:func:`bot.domain.search.load_vocabulary` of the
-    catalog folder). Building takes tens of milliseconds for a hundred posts, about a second for ten
-    thousand; afterwards the matcher never changes and may be shared between threads.
-    """
-
-    # --- post search ----------------------------------------------------------------------------
+    """Track matching and post search over one catalog version, with the shipped vocabulary or
+    another (:func:`bot.domain.search.load_vocabulary`). Building takes tens of milliseconds for a
+    hundred posts, about a second for ten thousand; the matcher is then read-only and thread-safe."""
 
     def _concepts(self, units: list[_Unit]) -> list[_Concept]:
-        """The query's concepts with their alternatives and weights (see the module docstring);
-        ``units`` are the normalized query's (:meth:`_units`). A concept found nowhere weighs a
-        median concept, another tool's name (``other_names``) the heaviest one: a question naming
-        another tool is about that tool. Of a long query, the :data:`MAX_CONCEPTS` rarest are kept."""
+        """The weighted concepts of the query's ``units``. A concept found nowhere weighs a median
+        concept, another tool's name (``other_names``) the heaviest one; at most the
+        :data:`MAX_CONCEPTS` rarest are kept."""
         concepts: list[_Concept] = []
         seen: dict[tuple[_Alt, ...], _Concept] = {}
         for raw_alts in self._raw_concepts(units):
@@ -129,9 +122,8 @@ class Matcher(TrackIndex):
         return concepts
 
     def _raw_concepts(self, units: list[_Unit]) -> list[list[_Alt] | None]:
-        """Per content unit (not a stop or question word), its concepts' alternatives (a CJK
-        chunk gives one concept per bigram; ``None``: a word of another tool's name); at most
-        :data:`MAX_RAW_CONCEPTS`."""
+        """Per content unit, its concepts' alternatives (``None``: a word of another tool's name);
+        at most :data:`MAX_RAW_CONCEPTS`."""
         raw: list[list[_Alt] | None] = []
         budget = [MAX_FUZZY_WORDS]  # unknown words left to typo-correct
         for i, unit in enumerate(units):
@@ -143,8 +135,7 @@ class Matcher(TrackIndex):
         return raw[:MAX_RAW_CONCEPTS]
 
     def _unit_alternatives(self, units: list[_Unit], i: int, budget: list[int]) -> list[list[_Alt] | None]:
-        """The concepts of ``units[i]``: a Latin word's (:meth:`_latin_alternatives`) or a CJK
-        word's with its synonym group's alternatives, or a CJK chunk's bigrams."""
+        """The concepts of ``units[i]`` (with its synonym group's alternatives); a CJK chunk's bigrams."""
         unit = units[i]
         group_alts = (
             [(terms, _SIM_SYNONYM) for terms in self._group_terms[unit.group]] if unit.group is not None else []
@@ -160,14 +151,13 @@ class Matcher(TrackIndex):
         return []
 
     def _other_tool(self, units: list[_Unit], i: int) -> bool:
-        """Whether ``units[i]``, alone or joined with a neighbouring Latin word, is the name of
-        another tool (``other_names``: ``ollama``, ``llama cpp``) that no post says."""
+        """Whether ``units[i]``, alone or joined with a neighbour, is another tool's name (``other_names``)
+        that no post says."""
         return any(w in self._other_names and stem(w) not in self._df_of for w in (units[i].text, *_joins(units, i)))
 
     def _latin_alternatives(self, units: list[_Unit], i: int, budget: list[int]) -> list[_Alt]:
-        """A Latin word's alternatives: its stem, its joins with the neighbouring Latin words
-        (``wide ep`` → ``wideep``), and for an unknown word of 4+ letters, while ``budget`` lasts,
-        its typo corrections and completions."""
+        """A Latin word's stem, its joins with its neighbours and, for an unknown word of 4+ letters
+        while ``budget`` lasts, its typo corrections and completions."""
         text = units[i].text
         alts: list[_Alt] = [((stem(text),), 1.0)] if len(text) >= 2 else []
         alts.extend(((stem(pair),), 1.0) for pair in _joins(units, i))
@@ -177,10 +167,8 @@ class Matcher(TrackIndex):
         return alts
 
     def _weigh(self, raw_alts: list[_Alt]) -> _Concept:
-        """The concept of alternatives ``raw_alts``: those whose terms are all indexed, weighed by
-        inverse document frequency (an alternative's idf is its most common term's; the concept
-        weighs its best exact alternative's, a quarter of it when generic). No alternative
-        found: weight 0, none."""
+        """The concept of the ``raw_alts`` whose terms are all indexed, weighing its best exact
+        alternative's idf (of its most common term; a quarter when generic); weight 0 for none."""
         dfs = self._df_of
         found: list[_Alt] = []
         his: list[int] = []  # per alternative found: the df of its most common term ...
@@ -201,10 +189,8 @@ class Matcher(TrackIndex):
         return _Concept(weight, tuple(found))
 
     def _alternative(self, terms: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
-        """Posts having all ``terms``: ``(doc numbers ascending, smallest field value)``.
-
-        Starts from the shortest posting list and looks each of its posts up in the others
-        (binary search: the lists are sorted), so a rare term bounds the work."""
+        """Posts having all ``terms``: ``(doc numbers ascending, smallest field value)``, by binary
+        search of the shortest posting's posts in the others."""
         if len(terms) == 1:
             return self._posting(terms[0])
         postings = sorted((self._posting(t) for t in terms), key=lambda p: len(p[0]))
@@ -219,24 +205,18 @@ class Matcher(TrackIndex):
         return ids, vals
 
     def resolve_link(self, text: str) -> LinkResult | None:
-        """What the URL in ``text`` points to, or ``None`` when ``text`` is not one URL (see
-        :mod:`bot.domain.search.links`): ``status`` ``post`` (with ``post_id``), ``unknown`` (a blog or
-        summary host, but no catalog post: not in the catalog yet) or ``foreign``."""
+        """What the URL in ``text`` points to (:class:`LinkResult`), or ``None`` when ``text`` is
+        not one URL (see :mod:`bot.domain.search.links`)."""
         return self._links.resolve(text[:_MAX_URL_CHARS])
 
     def search(self, query: str, limit: int = 5, offset: int = 0) -> SearchResult:
-        """Rank posts for ``query`` (see :mod:`bot.domain.search` for the scoring).
+        """Rank posts for ``query`` (scoring: :mod:`bot.domain.search`).
 
         Returns the good matches ``offset .. offset + limit`` (``limit`` clamped to 1..50,
-        ``offset`` to 0..:data:`MAX_TOTAL`), best first, with ``total`` (how many good matches
-        there are, at most :data:`MAX_TOTAL`) and the track the query names
-        (:meth:`match_track`). A good match scores at least :data:`MIN_SCORE` and at least
-        :data:`RELATIVE_FLOOR` × the best post's score. A query that is one URL is resolved
-        (:meth:`resolve_link`): a catalog post's URL gives that post alone (score 100,
-        ``matched="link"``); an unknown post on a blog host, or a URL elsewhere, gives no posts and
-        ``link`` says which. An empty query or one of only punctuation, symbols or emoji gives no
-        results and ``hint`` = :data:`HINT_EMPTY`; a query that matches nothing gives no results
-        and no hint.
+        ``offset`` to 0..:data:`MAX_TOTAL`), best first, with ``total`` (at most :data:`MAX_TOTAL`)
+        and the track the query names. A query that is one URL (:meth:`resolve_link`) gives that
+        post alone (score 100, ``matched="link"``) or, for no catalog post, no posts and ``link``.
+        A query with nothing to search for gives ``hint`` = :data:`HINT_EMPTY`.
         """
         limit = max(1, min(int(limit), 50))
         offset = max(0, min(int(offset), MAX_TOTAL))
@@ -277,18 +257,16 @@ class Matcher(TrackIndex):
         return SearchResult(query, track, matches, None, min(MAX_TOTAL, len(good) + extra), offset, None, confidence)
 
     def _answered_first(self, answer_key: tuple[str, ...], ranked: list[_Ranked]) -> list[_Ranked]:
-        """``ranked`` with the posts whose ``answers.yaml`` lists the query itself as a phrase
-        (:meth:`_answer_key`) first, at score 100 and coverage 1 (``what is vllm`` → the post that
-        introduced vLLM); unchanged when no post lists it."""
+        """``ranked`` with the posts whose ``answers.yaml`` lists the query as a phrase first, at
+        score 100 and coverage 1."""
         if not (docs := self._answer_keys.get(answer_key, ())):
             return ranked
         first = [(100.0, doc, "answers", 1.0) for doc in docs]
         return first + [r for r in ranked if r[1] not in docs]
 
     def _rank(self, norm: str, need: int, units: list[_Unit]) -> tuple[list[_Ranked], int]:
-        """``([(fused score 0..100, doc, matched field, coverage 0..1)], extra)``: the re-scored
-        candidates (at least ``need`` of them when there are), best first, and how many further
-        posts are good matches (counted, not ranked). ``units``: ``norm``'s (:meth:`_units`)."""
+        """``(ranked, extra)``: the re-scored candidates (at least ``need`` when there are), best
+        first, and how many further posts are good matches (counted, not ranked)."""
         concepts = self._concepts(units)
         if self._n == 0:
             return [], 0
@@ -316,9 +294,8 @@ class Matcher(TrackIndex):
         return out, extra
 
     def _coverage(self, concepts: list[_Concept]) -> tuple[np.ndarray, np.ndarray]:
-        """Per post: its coverage of the concepts (the weighted share matched, 0..1 and a little
-        over with field bonuses; float64) and the field value of its largest concept contribution
-        (float32; what ``matched`` names)."""
+        """Per post: its coverage of the concepts (0..1, a little over with field bonuses; float64)
+        and the field value of its largest concept contribution (float32; what ``matched`` names)."""
         total = sum(c.weight for c in concepts)
         scores = np.zeros(self._n, dtype=np.float64)
         best_part = np.zeros(self._n, dtype=np.float32)  # the largest concept contribution ...
@@ -338,8 +315,7 @@ class Matcher(TrackIndex):
                 np.copyto(best_field, field, where=upd)
                 np.copyto(best_part, part, where=upd)
                 continue
-            # Only the posts this concept touched change. (A post may be listed twice; the
-            # fancy-indexed updates write the same value for it twice.)
+            # Only the touched posts change (one listed twice gets the same value twice).
             part = value[touched] * np.float32(concept.weight)
             scores[touched] += part
             better = part > best_part[touched]
@@ -350,9 +326,8 @@ class Matcher(TrackIndex):
     def _concept_values(
         self, concept: _Concept, postings: dict[tuple[str, ...], tuple[np.ndarray, np.ndarray]]
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-        """Per post, the value of the concept's best alternative (field value × similarity) and
-        that alternative's field value, and the posts touched (``None``: none). ``postings``
-        memoises :meth:`_alternative` (a synonym group's alternatives recur in each of its words)."""
+        """Per post, the value of the concept's best alternative (field value × similarity) and its
+        field value, and the posts touched (``None``: none); ``postings`` memoises :meth:`_alternative`."""
         value = np.zeros(self._n, dtype=np.float32)
         field = np.zeros(self._n, dtype=np.float32)
         changed: list[np.ndarray] = []
@@ -381,10 +356,9 @@ class Matcher(TrackIndex):
     def _rescore(
         self, norm: str, hits: np.ndarray, coverage: np.ndarray, best_field: np.ndarray, low: np.ndarray, w_fuzzy: float
     ) -> list[_Ranked]:
-        """The candidates ``hits`` with the rapidfuzz similarity added to their fuzzy score,
-        best first (at least :data:`MIN_SCORE`, at most :data:`MAX_TOTAL`): among equal rounded
-        scores, a post whose title starts with the query ("p-eagle" → "P-EAGLE: …"), then the
-        higher exact score, then the newer."""
+        """The candidates ``hits`` with the rapidfuzz similarity added, best first (at least
+        :data:`MIN_SCORE`, at most :data:`MAX_TOTAL`); among equal rounded scores, a title starting
+        with the query, then the higher exact score, then the newer."""
         parts = _PARTS_RE.findall(norm)
         latin = " ".join(w for c, w in parts if w)[:SIMILARITY_CHARS]
         cjk = " ".join(c for c, w in parts if c)[:SIMILARITY_CHARS]
@@ -404,11 +378,10 @@ class Matcher(TrackIndex):
         return [(-r[0], r[4], field_of(fields[r[4]]) if r[5] > 0 else "answers", r[5]) for r in ranked[:MAX_TOTAL]]
 
     def _bm25(self, norm: str, units: list[_Unit]) -> np.ndarray | None:
-        """BM25 of every post (0..1, divided by the best) for the query and its synonym groups'
-        terms (``units``: the query's, :meth:`_units`); ``None`` when no query token is indexed."""
+        """BM25 of every post (0..1, divided by the best) for the query and its synonym groups;
+        ``None`` when no query token is indexed."""
         tokens = self._ranked.query_tokens(norm)
-        groups = {u.group for u in units if u.group is not None}
-        for gid in sorted(groups):
+        for gid in sorted({u.group for u in units if u.group is not None}):
             tokens.extend(self._group_tokens[gid])
         raw = self._ranked.scores(tokens, self._counts)
         top = 0.0 if raw is None else float(raw.max())
@@ -416,9 +389,8 @@ class Matcher(TrackIndex):
 
     def _similarities(self, docs: list[int], latin: str, cjk: str) -> dict[int, float]:
         """Per post of ``docs``: rapidfuzz ``partial_ratio`` (0..100) of the query's Latin words
-        against the title and of its Chinese against the post's Chinese text (title, tags,
-        summary), averaged when it has both (0 for a Latin part under 3 letters or a Chinese one
-        under 2). One ``process.cdist`` call per part (the same scores as one call per post)."""
+        against the title and of its Chinese against the post's Chinese text, averaged when it has
+        both (0 for a Latin part under 3 letters or a Chinese one under 2)."""
         parts: list[list[float]] = []
         for text, texts, shortest in ((latin, self._titles, 3), (cjk, self._zh_texts, 2)):
             if not text:

@@ -1,17 +1,11 @@
 """Ranked retrieval (BM25, with the bm25s library) over each post's words, for questions.
 
-The fuzzy matcher scores how much of the query's *concepts* a post covers, which is right for
-names and keywords; a question in a sentence ("why is my time to first token so high") needs
-term weighting over everything a post says. :class:`RankedIndex` is BM25 over the same terms the
-fuzzy index holds for each post (built from its term ids, so the text is analysed once): the title
-(counted twice: a title word says more than a summary word), the blog's tags, the post id, our
-English and Chinese summaries, and the questions and terms it answers (``catalog/answers.yaml``):
-stemmed Latin words of 2+ letters, joins of adjacent words (``llm-d`` → ``llmd``), and character
-bigrams of CJK runs; the vocabulary's stop and question words are left out. Query tokens
-(:func:`bm25_tokens`) are read the same way, with Chinese stop and question words cut out of CJK
-runs (``怎么降低首token延迟`` → ``降低 低首 … 延迟``).
-
-Scores are bm25s's Lucene BM25 (``k1=1.5``, ``b=0.75``), summed over the query's distinct tokens.
+:class:`RankedIndex` is BM25 over the fuzzy index's terms of each post (title counted twice, tags,
+id, English and Chinese summaries, ``catalog/answers.yaml``): stems of Latin words of 2+ letters,
+joins of adjacent words, CJK bigrams; stop and question words left out. Query tokens
+(:func:`bm25_tokens`) are read the same way, Chinese stop and question words cut out of CJK runs
+(``怎么降低首token延迟`` → ``降低 低首 … 延迟``). Scores are bm25s's Lucene BM25 (``k1=1.5``,
+``b=0.75``), summed over the query's distinct tokens.
 """
 
 from __future__ import annotations
@@ -29,8 +23,7 @@ from bm25s.tokenization import Tokenized
 from bot.domain.search.analysis import _bigrams, _parts, stem
 from bot.domain.search.vocabulary import Vocabulary
 
-# bm25s sets its logger to DEBUG when imported, so every index build printed a DEBUG line past the
-# process's LOG_LEVEL (in `ask`, `search`, the console); let it follow the root logger's level.
+# bm25s sets its logger to DEBUG when imported: let it follow the root logger's level (LOG_LEVEL).
 logging.getLogger("bm25s").setLevel(logging.NOTSET)
 
 
@@ -40,10 +33,8 @@ def _cjk_cutter(words: frozenset[str]) -> re.Pattern[str] | None:
 
 
 def bm25_tokens(text: str, ignorable: frozenset[str], cutter: re.Pattern[str] | None = None) -> list[str]:
-    """The ranked-retrieval tokens of ``text`` (see the module docstring), in order.
-
-    ``ignorable``: stop and question words (folded), skipped along with their joins; ``cutter``: a
-    pattern of the Chinese ones, removed from CJK runs before bigrams are taken."""
+    """The ranked-retrieval tokens of ``text``, in order. ``ignorable``: stop and question words
+    (folded), skipped with their joins; ``cutter``: a pattern of the Chinese ones, cut from CJK runs."""
     out: list[str] = []
     prev = ""
     for cjk, latin in _parts(text):
@@ -64,8 +55,7 @@ def bm25_tokens(text: str, ignorable: frozenset[str], cutter: re.Pattern[str] | 
 
 
 def ignorable_terms(vocabulary: Vocabulary) -> set[str]:
-    """Index terms that stop and question words become (stems of the Latin ones, bigrams of the
-    Chinese ones): left out of the ranked-retrieval corpus."""
+    """The index terms of stop and question words (stems, CJK bigrams): left out of the BM25 corpus."""
     words = vocabulary.ignorable
     out = {stem(w) for w in words if w.isascii()}
     out.update(b for w in words if not w.isascii() and len(w) > 1 for b in _bigrams(w))
@@ -74,13 +64,9 @@ def ignorable_terms(vocabulary: Vocabulary) -> set[str]:
 
 @dataclass(frozen=True)
 class Postings:
-    """The BM25 corpus as flat arrays, one entry per (term, post) pair, sorted by term id and, within
-    a term, by post number (ascending, no duplicates).
-
-    ``terms``: term ids (int64, ids of the ``vocab`` given to :class:`RankedIndex`); ``docs``: post
-    numbers (int32, ``0 .. n_docs - 1``); ``tf``: the term's frequency in the post (float32; 2 for a
-    title term, else 1). A post's length is the sum of its ``tf``.
-    """
+    """The BM25 corpus, one entry per distinct (term, post) pair, sorted by term id, then post:
+    ``terms`` (int64, ids of the ``vocab`` given to :class:`RankedIndex`), ``docs`` (int32) and
+    ``tf`` (float32; 2 for a title term, else 1; a post's length is its sum)."""
 
     terms: np.ndarray
     docs: np.ndarray
@@ -89,16 +75,10 @@ class Postings:
 
 
 class _PostingsBM25(bm25s.BM25):  # type: ignore[misc]  # bm25s ships no types
-    """bm25s's BM25 whose index is built from :class:`Postings` with array operations.
-
-    bm25s's own ``build_index_from_ids`` counts every document's tokens in a Python loop (about
-    0.6 s for 10,000 posts); this override (the extension point bm25s documents) computes the same
-    score matrix (the same idf and term-frequency functions of ``method``, the same float32 CSC
-    layout: a column per term, rows ascending) from the flat arrays in a few tens of milliseconds.
-    Retrieval (``get_scores_from_ids``) is bm25s's, unchanged. Only the methods whose score is
-    zero where a term is absent (``lucene``, the default, ``robertson``, ``atire``) fit a sparse
-    matrix built from postings; the constructor refuses ``bm25l`` and ``bm25+`` (``ValueError``).
-    """
+    """bm25s's BM25 with ``build_index_from_ids`` overridden to build the same score matrix (idf
+    and tf functions of ``method``, float32 CSC) from :class:`Postings` with array operations: tens
+    of milliseconds, not bm25s's 0.6 s loop, for 10,000 posts. Methods that score absent terms
+    (``bm25l``, ``bm25+``) raise ``ValueError``."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -139,11 +119,8 @@ class _PostingsBM25(bm25s.BM25):  # type: ignore[misc]  # bm25s ships no types
 
 
 class RankedIndex:
-    """BM25 over the posts of one catalog (document ``i`` is ``catalog.posts[i]``).
-
-    ``postings`` holds each post's terms (:class:`Postings`; a title term has frequency 2),
-    ``vocab`` maps each term to its id (the fuzzy index's term table). Read-only after
-    construction; :meth:`scores` may be called from any thread.
+    """BM25 over the posts of one catalog (document ``i`` is ``catalog.posts[i]``); ``vocab`` maps
+    each term to its id (the fuzzy index's). Read-only: :meth:`scores` may be called from any thread.
     """
 
     def __init__(self, postings: Postings, vocab: dict[str, int], vocabulary: Vocabulary) -> None:
@@ -161,18 +138,15 @@ class RankedIndex:
         """The query's tokens (as :func:`bm25_tokens`)."""
         return bm25_tokens(text, self.ignorable, self.cutter)
 
-    def scores(self, tokens: list[str], df: list[int] | None = None, max_terms: int = 16) -> np.ndarray | None:
-        """BM25 score of every post for the distinct ``tokens`` known to the index (float32 array
-        of ``n`` posts), or ``None`` when no token is known. With ``df`` (posts per term id), terms
-        found in over half the posts are left out (their BM25 weight is near zero) and only the
-        ``max_terms`` rarest are scored (a pasted paragraph costs no more than a question; ties go to
-        the earlier token, so the choice does not depend on hash order)."""
+    def scores(self, tokens: list[str], df: list[int], max_terms: int = 16) -> np.ndarray | None:
+        """BM25 score of every post for the distinct known ``tokens`` (float32, ``n`` posts), or
+        ``None`` when none is known. Terms in over half the posts (``df``: posts per term id) are
+        left out and only the ``max_terms`` rarest scored (ties: the earlier token)."""
         if self._bm25 is None:
             return None
         vocab = self.vocab
         ids = list(dict.fromkeys(vocab[t] for t in tokens if t in vocab))  # in the query's order
-        if df is not None:  # the rarest; among equally rare terms, the first in the query
-            ids = sorted((i for i in ids if df[i] * 2 <= self.n), key=df.__getitem__)[:max_terms]
+        ids = sorted((i for i in ids if df[i] * 2 <= self.n), key=df.__getitem__)[:max_terms]
         if not ids:
             return None
         scores: np.ndarray = self._bm25.get_scores_from_ids(sorted(ids))

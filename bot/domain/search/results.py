@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 MAX_QUERY_CHARS = 200
-"""Only this many characters of a (normalized) query are read; keeps long Slack input fast."""
+"""Only this many characters of a (normalized) query are read."""
 
 HINT_EMPTY = (
     "Type a topic, a model or a track to search for, for example: speculative decoding, 量化, torch.compile, pd."
@@ -25,8 +25,8 @@ Confidence = Literal["confident", "closest", "none"]
 
 @dataclass(frozen=True)
 class TrackMatch:
-    """A track the query names. ``score`` is 0..100 (100: the query is exactly an id, name or
-    alias); ``matched`` is the id/name/alias it matched."""
+    """A track the query names: ``score`` 0..100 (100: exactly an id, name or alias), ``matched``
+    the id/name/alias."""
 
     track_id: str
     score: float
@@ -35,30 +35,23 @@ class TrackMatch:
 
 @dataclass(frozen=True)
 class PostMatch:
-    """A ranked post. ``score`` is 0..100 (>= ``MIN_SCORE``); ``matched`` names the best field
-    that matched: ``title``, ``tags``, ``id`` (id or former id), ``summary``, ``answers`` (the
-    questions and terms of ``catalog/answers.yaml``), ``track`` or ``link`` (the query was a link
-    to the post). ``tracks`` are the ids of the tracks the post is a step of, in catalog order
-    (``Catalog.tracks_of``; empty for a post in no track)."""
+    """A ranked post: ``score`` 0..100 (>= ``MIN_SCORE``); ``matched`` the best field that matched
+    (``title``, ``tags``, ``id``, ``summary``, ``answers``, ``track``, or ``link`` for a link to the
+    post); ``tracks`` the ids of its tracks in catalog order (``Catalog.tracks_of``)."""
 
     post_id: str
     score: float
     matched: str
     tracks: tuple[str, ...] = ()
     coverage: float = 0.0
-    """The weighted share (0..1) of the query's concepts the post holds (field weights and typo
-    similarity included; 1.0 for a link): what :attr:`SearchResult.confidence` is read from."""
+    """The weighted share (0..1) of the query's concepts the post holds (1.0 for a link)."""
 
 
 @dataclass(frozen=True)
 class LinkResult:
-    """What a link in a query points to (:func:`bot.domain.search.resolve_link`).
-
-    ``status``: ``"post"`` — ``post_id`` is the catalog post at that URL; ``"unknown"`` — the URL
-    is on a blog host (or a summary host) but no catalog post has it: the post is not in the
-    catalog yet; ``"foreign"`` — a URL on another host (not ours to answer; search it as text).
-    ``url`` is the URL as read from the query (Slack's ``<…|label>`` removed).
-    """
+    """What a link in a query points to: ``status`` ``"post"`` (``post_id`` is the catalog post at
+    that URL), ``"unknown"`` (a blog or summary host, but no catalog post yet) or ``"foreign"``
+    (another host); ``url`` as read from the query (Slack's ``<…|label>`` removed)."""
 
     status: Literal["post", "unknown", "foreign"]
     url: str
@@ -67,15 +60,10 @@ class LinkResult:
 
 @dataclass(frozen=True)
 class SearchResult:
-    """What ``Matcher.search`` returns (see it for when each part is set).
-
-    ``query`` as given; ``track`` the track it names or ``None``; ``results`` the posts of the
-    requested page, best first; ``hint`` is ``HINT_EMPTY`` for a query with nothing to search for.
-    ``total`` counts the good matches (at most ``MAX_TOTAL``), ``offset`` is the index of
-    ``results[0]`` among them; ``link`` is set when the query was a URL (:class:`LinkResult`).
-    ``confidence``: ``"confident"`` / ``"closest"`` from ``bot.domain.search.CONFIDENT_COVERAGE`` /
-    ``CLOSEST_COVERAGE``, else ``"none"`` (then ``results`` is empty and ``total`` 0).
-    """
+    """What ``Matcher.search`` returns: ``track`` the track the query names; ``results`` the posts
+    of the page, best first; ``hint`` ``HINT_EMPTY`` for a query with nothing to search for;
+    ``total`` the good matches (at most ``MAX_TOTAL``), ``offset`` the index of ``results[0]``
+    among them; ``link`` set for a URL; ``confidence`` ``"none"`` when there are no results."""
 
     query: str
     track: TrackMatch | None

@@ -1,11 +1,10 @@
 """Typo correction and prefix completion of the Latin words of a query (:class:`Speller`).
 
-A word of 4+ letters that is not a known word of the catalog is corrected against the known words
-one edit away (a symmetric-delete index over the words people search by name: titles, tags, ids,
-track names, the vocabulary), scored with rapidfuzz; a long word with no such neighbour is compared
-with every known word of a compatible length (two typos in one word). A known prefix is completed
-(``specul`` → ``speculative``). The names of other tools (``other_names`` of the vocabulary:
-``ollama``, ``tensorrt``) are never corrected: ``ollama`` is not a typo of ``llama``.
+An unknown word of 4+ letters is corrected against the known words one edit away (a
+symmetric-delete index over names: titles, tags, ids, track names, the vocabulary), scored with
+rapidfuzz; a long word with no such neighbour against every known word of a similar length. A
+known prefix is completed (``specul`` → ``speculative``). Other tools' names (``other_names``:
+``ollama``) are never corrected.
 """
 
 from __future__ import annotations
@@ -21,19 +20,17 @@ from bot.domain.search.analysis import _PARTS_RE, _deletes, swapped
 
 FULL_SCAN_CHARS = 8
 """An unknown word this long with no known word one edit away is compared with every known word
-of a compatible length (``rapidfuzz.process.extract``), to catch two typos in one long word."""
+of a similar length (two typos in one long word)."""
 
 FUZZY_CUTOFF = 85.0
 """``rapidfuzz.fuzz.ratio`` cutoff for typo correction of words of 4+ characters."""
 
 NEAR_CUTOFF = 80.0
-"""The ``fuzz.ratio`` cutoff for a known word that is an unknown word of :data:`NEAR_MIN_CHARS` or
-more with two neighbouring letters swapped (``eagel``, ``qaunt``, ``medsua``: 80-83, under
-:data:`FUZZY_CUTOFF`); a mistyped letter in so short a word is too often another word."""
+"""The ``fuzz.ratio`` cutoff for a known word that is an unknown word of :data:`NEAR_MIN_CHARS`+
+letters with two neighbouring letters swapped (``eagel``, ``qaunt``: 80-83)."""
 
 NEAR_MIN_CHARS = 5
-"""Shorter unknown words are corrected only at :data:`FUZZY_CUTOFF` (one edit in four letters is
-a quarter of the word)."""
+"""Shorter unknown words are corrected only at :data:`FUZZY_CUTOFF`."""
 
 SIM_FUZZY = 0.9
 """The similarity of a typo correction (times its ``fuzz.ratio`` / 100)."""
@@ -49,11 +46,9 @@ def _searchable(word: str) -> bool:
 class Speller:
     """The known Latin words of one catalog and their typo index (read-only after construction).
 
-    ``names``: words people search by name (titles, tags, ids, track names, vocabulary), in the
-    symmetric-delete index; ``prose``: summary words, known (never corrected) and reached by the
-    full scan only; ``other_names``: names of other tools, never corrected; ``df``: posts holding
-    a term (orders prefix completions, most common first). :meth:`expand` is memoised
-    (``expand.cache_clear()`` empties it)."""
+    ``names``: words searched by name, in the symmetric-delete index; ``prose``: summary words,
+    reached by the full scan only; ``df``: posts per term (orders completions). :meth:`expand` is
+    memoised."""
 
     def __init__(
         self,
@@ -69,15 +64,13 @@ class Speller:
         self._sorted = sorted(surface)
         self._other_names = other_names
         self._df, self._stem = df, stem
-        by_len: dict[int, list[str]] = {}
+        self._by_len: dict[int, list[str]] = {}
         for word in filter(_searchable, surface):
-            by_len.setdefault(len(word), []).append(word)
-        self._by_len = {k: tuple(v) for k, v in by_len.items()}
-        deletes: dict[str, list[str]] = {}
+            self._by_len.setdefault(len(word), []).append(word)
+        self._deletes: dict[str, list[str]] = {}
         for word in filter(_searchable, named):
             for variant in _deletes(word):
-                deletes.setdefault(variant, []).append(word)
-        self._deletes = deletes
+                self._deletes.setdefault(variant, []).append(word)
         self.expand = lru_cache(maxsize=8192)(self._expand)
 
     def _typos(self, word: str) -> list[tuple[str, float, int]]:
@@ -101,9 +94,8 @@ class Speller:
         return sorted(self._sorted[lo:hi], key=lambda w: (-self._df(self._stem(w)), w))[:8]
 
     def _expand(self, word: str) -> tuple[tuple[str, float], ...]:
-        """Typo corrections and prefix completions of a Latin word that is not a known word:
-        ``((known word, similarity), ...)``, best first; ``()`` for known or short words, digits
-        and other tools' names."""
+        """Typo corrections and prefix completions of an unknown Latin word, ``((known word,
+        similarity), ...)`` best first; ``()`` for known or short words, digits, other tools' names."""
         if word in self.surface or len(word) < 4 or word.isdigit() or word in self._other_names:
             return ()
         out = {cand: SIM_FUZZY * ratio / 100.0 for cand, ratio, _ in self._typos(word)}

@@ -1,8 +1,5 @@
 """Track matching (:class:`TrackIndex`, the base of :class:`bot.domain.search.Matcher`): does a
-query name a track, which track's name does it hold, and which track did a near miss mean.
-
-See :meth:`TrackIndex.match_track` for the scores and :mod:`bot.domain.search` for the design.
-"""
+query name a track, which track's name does it hold, and which track did a near miss mean."""
 
 from __future__ import annotations
 
@@ -16,8 +13,7 @@ from bot.domain.search.results import MAX_QUERY_CHARS, TRACK_THRESHOLD, TrackMat
 from bot.domain.text import has_han
 
 SHORT_QUERY_CHARS = 3
-"""A query of at most this many letters (``tts``, ``kv``, ``sd``) names a track only when it is
-exactly the track's id or one of its aliases: short abbreviations are too ambiguous to expand."""
+"""A query of at most this many letters (``tts``, ``kv``) names a track only as its exact id or alias."""
 
 AMBIGUITY_MARGIN = 3.0
 """A partial-name track match is dropped when another track scores within this margin."""
@@ -32,41 +28,31 @@ SUGGEST_MIN_CHARS = 2
 """A did-you-mean track needs a query of at least this many letters, unless it is an alias."""
 
 SUGGEST_CUTOFF = 75.0
-"""The word-by-word ``fuzz.ratio`` score a did-you-mean track name needs (0..100; see
-:meth:`TrackIndex.suggest_track`)."""
+"""The word-by-word ``fuzz.ratio`` score (0..100) a did-you-mean track name needs."""
 
 _Scores = dict[str, tuple[float, str, bool]]
 """track id -> (score 0..100, the name matched, whether the query is the whole name)."""
 
 
 class TrackIndex(Index):
-    """Track matching over one catalog version (read-only after construction, like :class:`Index`;
-    a table is built on first use)."""
+    """Track matching over one catalog version (read-only, like :class:`Index`, but for a table
+    built on first use)."""
 
     def match_track(self, query: str) -> TrackMatch | None:
-        """The track the query names, or ``None``.
-
-        Scores (0..100): 100 when the normalized query equals a track's id, English or Chinese name
-        or alias (spaces ignored: ``pd分离`` = ``PD 分离``); 95 when equal after vocabulary
-        canonicalisation and stemming (``disaggregated`` = ``disaggregation``, ``model
-        quantization`` = ``模型量化``); 90 when it is one track's Chinese name with one character
-        mistyped (``推侧解码``, :func:`~bot.domain.search.analysis.one_han_apart`); 60-95 when every word
-        of the query is a word of one name, rising with the share of the name covered (a word found
-        in over half the posts, such as ``vllm``, weighs the share of posts without it, at least a
-        quarter, and cannot name a track alone); such a partial match is dropped when another
-        track scores within :data:`AMBIGUITY_MARGIN`. A typo-corrected query (``specualtive
-        decodng``) scores times the correction's ``fuzz.ratio``/100. Below :data:`TRACK_THRESHOLD`
-        there is no match. A query with a word that belongs to no single name (``eagle``, ``fp8 kv
-        cache``, ``amd mi300x``) does not match, nor does one of :data:`SHORT_QUERY_CHARS` letters
-        or fewer that is not exactly an id or alias (``tts``, ``kv``), nor a sentence much longer
-        than any name. "Where do I start" with a topic (``where do I start with spec``, 从哪里开始学
-        推测解码) is read as the topic.
-        """
+        """The track the query names, or ``None`` (below :data:`TRACK_THRESHOLD`). Scores (0..100):
+        100 when the normalized query is a track's id, name or alias (spaces ignored); 95 when equal
+        after synonyms and stemming (``model quantization`` = ``模型量化``); 90 for a Chinese name with
+        one character mistyped (``推侧解码``); 60-95 when every word of the query is a word of one
+        name, by the share covered (a word in over half the posts, ``vllm``, weighs at least a
+        quarter and cannot name a track alone), dropped when another track scores within
+        :data:`AMBIGUITY_MARGIN`; times the typo correction's ratio/100. A word of no single name
+        (``fp8 kv cache``), a sentence or a short abbreviation (:data:`SHORT_QUERY_CHARS`) names
+        nothing; "where do I start" with a topic is read as the topic."""
         return self._match_track(normalize(query[: MAX_QUERY_CHARS * 4])[:MAX_QUERY_CHARS])
 
     @cached_property
     def _start_keys(self) -> list[str]:
-        """The keys of "getting started" (the where-to-start group): with a topic, the topic wins."""
+        """The keys of "getting started" (the where-to-start group)."""
         return self._canon_keys(self._units("getting started"))
 
     def _exact_track(self, norm: str) -> TrackMatch | None:
@@ -75,8 +61,7 @@ class TrackIndex(Index):
         return TrackMatch(exact[0], 100.0, exact[1]) if exact else None
 
     def _han_typo_track(self, norm: str) -> TrackMatch | None:
-        """The one track whose Chinese name ``norm`` is with one character off, scored
-        :data:`TYPO_HAN_SCORE`; ``None`` for none or several tracks."""
+        """The one track whose Chinese name ``norm`` is with one character off (:data:`TYPO_HAN_SCORE`)."""
         if not has_han(norm):
             return None
         typo = {(tid, name) for tid, name, name_norm, _ in self._track_names if one_han_apart(norm, name_norm)}
@@ -86,8 +71,8 @@ class TrackIndex(Index):
         return TrackMatch(tid, TYPO_HAN_SCORE, name)
 
     def _query_name_keys(self, norm: str) -> tuple[list[str], float]:
-        """The query's canonical keys for name matching (typos corrected; stop, question and track
-        stop words and a where-to-start phrase beside a topic left out) and the correction factor."""
+        """The query's canonical keys for name matching (typos corrected; stop words and a
+        where-to-start phrase beside a topic left out) and the correction factor."""
         corrected, factor = self._speller.correct(norm)
         skip = self._ignorable | self._vocab.track_stopwords
         units = [u for u in self._units(corrected) if u.group is not None or u.text not in skip]
@@ -113,8 +98,7 @@ class TrackIndex(Index):
         return per_track
 
     def _partial_score(self, q_set: set[str], canon: tuple[str, ...]) -> float | None:
-        """60-95 by the weighted share of the name ``canon`` the query's keys cover; ``None`` when
-        they share only generic words (``vllm``)."""
+        """60-95 by the weighted share of ``canon`` covered; ``None`` for generic words only (``vllm``)."""
         weights = {k: self._key_weight(k) for k in canon}
         if max(weights[k] for k in q_set) < 0.5:
             return None
@@ -145,30 +129,20 @@ class TrackIndex(Index):
         return TrackMatch(tid, score, name)
 
     def suggest_track(self, text: str) -> TrackMatch | None:
-        """A did-you-mean track for text that matched nothing, or ``None``.
-
-        Needs a real signal: a query of fewer than :data:`SUGGEST_MIN_CHARS` letters (``v``,
-        ``a``, ``推``) gets a suggestion only when it is exactly a track's id or alias; stop and
-        question words are left out first (``the`` alone suggests nothing). Otherwise every word
-        left must be close to a word of one track name (id, English or Chinese name, alias):
-        a name's score is the mean, over the query's words, of ``rapidfuzz.fuzz.ratio`` with the
-        closest word of the name (after :func:`normalize`), and the best name needs at least
-        :data:`SUGGEST_CUTOFF`. Word by word, not by partial alignment, so a word that merely
-        contains a short alias (``world`` holds ``rl``) or a junk word beside a near one
-        (``frobnicate widgets``) suggests nothing; two tracks equally close (``serving``) suggest
-        neither. ``score`` is that 0..100 score, ``matched`` the name it matched.
-        """
+        """A did-you-mean track for text that matched nothing, or ``None``. An exact id or alias
+        wins; else, stop and question words left out, text of :data:`SUGGEST_MIN_CHARS`+ letters is
+        scored against each track name: the mean over its words of ``fuzz.ratio`` with the name's
+        closest word (so ``world`` does not suggest the alias ``rl``), at least :data:`SUGGEST_CUTOFF`;
+        two tracks equally close suggest neither. ``score`` is that 0..100 score, ``matched`` the name."""
         norm = normalize(text[: MAX_QUERY_CHARS * 4])[:MAX_QUERY_CHARS]
         if not norm:
             return None
         if (exact := self._exact_track(norm)) is not None:
             return exact
-        # stop and question words carry no topic: "the" or "how do i" suggests nothing
         words = [w for w in norm.split() if w not in self._ignorable]
         if len("".join(words)) < SUGGEST_MIN_CHARS:
             return None
-        # track -> (score, -words in the name, name): at equal scores the shorter name is the
-        # closer one ("agentc" is the alias "agentic" more than the RL alias "agentic rl")
+        # track -> (score, -words in the name, name): at equal scores the shorter name is closer
         best: dict[str, tuple[float, int, str]] = {}
         for tid, name, name_norm, _ in self._track_names:
             name_words = name_norm.split()
@@ -187,8 +161,7 @@ class TrackIndex(Index):
         return TrackMatch(tid, round(score, 1), name)
 
     def _key_weight(self, key: str) -> float:
-        """Weight of a name unit for coverage: 1, or for a word in over half the posts the share of
-        posts without it (at least :data:`_GENERIC_FACTOR`)."""
+        """1, or for a word in over half the posts the share without it (at least ``_GENERIC_FACTOR``)."""
         if key.startswith("="):
             df = max((min(self._df(t) for t in terms) for terms in self._group_terms[int(key[1:])]), default=0)
         else:
@@ -197,10 +170,8 @@ class TrackIndex(Index):
         return max(_GENERIC_FACTOR, 1.0 - share) if share > _GENERIC_DF else 1.0
 
     def _track_in(self, units: list[_Unit]) -> TrackMatch | None:
-        """The track whose name (id, alias) a query (its :meth:`_units`) holds as a run of canonical words
-        (``如何把模型量化到更小`` holds ``模型量化``), scored :data:`CONTAINED_SCORE`: of several,
-        the most words held; ``None`` for none, a tie, or generic names (``models``: in over half
-        the posts). A search's hint, never the track itself."""
+        """The track whose name a query's ``units`` hold as a run of canonical words (the longest;
+        no tie, no generic name), scored :data:`CONTAINED_SCORE`: a search's hint."""
         keys = tuple(self._canon_keys(units))
         if self._name_heads is None:  # specific names by first key, on first use (needs the df)
             self._name_heads = {}

@@ -1,27 +1,13 @@
 """Search vocabulary as catalog data: ``catalog/vocabulary.yaml`` and ``catalog/answers.yaml``.
 
-``vocabulary.yaml`` (a mapping; every key required except where said):
+``vocabulary.yaml`` is a mapping: ``version`` (``1``); ``synonyms`` (groups of 2+ distinct
+non-empty strings, the first canonical); ``stopwords``, ``question_words``, ``track_stopwords``
+(lists of strings); ``blog_hosts``, ``summary_hosts`` (host names, no scheme or path); optional
+``other_names`` (strings) and ``problems`` (``[phrase, topic]`` pairs). The fields:
+:class:`Vocabulary`. ``answers.yaml`` (optional) maps a post id to the questions and terms that
+post answers (non-empty strings); the matcher ignores an id the catalog does not hold.
 
-* ``version``: ``1``;
-* ``synonyms``: a list of groups, each a list of 2+ distinct non-empty strings (English and
-  Chinese equivalent terms; the first is the canonical form);
-* ``stopwords``, ``question_words``, ``track_stopwords``: lists of non-empty strings (see
-  :class:`Vocabulary`);
-* ``blog_hosts``, ``summary_hosts``: lists of host names (``blog.vllm.ai``), no scheme or path;
-* ``other_names`` (optional): a list of names of other tools, libraries and products, never
-  typo-corrected into a catalog word;
-* ``problems`` (optional): a list of ``[phrase, topic]`` pairs: a query holding the phrase is
-  read as holding the topic.
-
-``answers.yaml`` (optional): a mapping from post id to a list of non-empty strings, the questions
-and terms that post answers, in our own words (``time to first token``, ``cheaper serving``).
-Ranked retrieval reads them as one more field of the post. An id the catalog does not hold is an
-error in :func:`validate` when the catalog's post ids are given (it is ignored by the matcher, so
-a post that was removed does not break search).
-
-:func:`load_vocabulary` raises :class:`VocabularyError` naming the file and the key
-(``vocabulary.yaml: synonyms[3][1]: must be a non-empty string``); :func:`validate` returns the
-same messages as a list, for ``vllm-path catalog check``.
+Errors name the file and the key (``vocabulary.yaml: synonyms[3][1]: must be a non-empty string``).
 """
 
 from __future__ import annotations
@@ -47,8 +33,7 @@ _OPTIONAL_KEYS = ("problems", *_OPTIONAL_LIST_KEYS)
 
 
 class VocabularyError(ValueError):
-    """A malformed vocabulary or answers file. ``errors`` lists every problem, each naming the
-    file and key."""
+    """A malformed vocabulary or answers file; ``errors`` lists every problem (file and key)."""
 
     def __init__(self, errors: list[str]) -> None:
         super().__init__("; ".join(errors))
@@ -57,19 +42,12 @@ class VocabularyError(ValueError):
 
 @dataclass(frozen=True)
 class Vocabulary:
-    """The words search reads from the catalog folder.
-
-    ``synonyms``: groups of equivalent terms (first = canonical); ``stopwords``: words with no
-    topic, dropped from queries unless nothing else is left; ``question_words``: words of a
-    question (``why``, ``how``, ``first``, ``怎么``) treated as stop words; ``track_stopwords``:
-    words ignored when deciding whether a query names a track (``track``, ``路径``);
-    ``blog_hosts``/``summary_hosts``: hosts whose links resolve to catalog posts; ``answers``:
-    post id → questions and terms the post answers; ``other_names``: names of other tools,
-    libraries and products (``ollama``, ``tensorrt``, ``kubectl``), never read as a typo of a
-    catalog word one letter away (they match a post only where a post says them); ``problems``:
-    ``(phrase, topic)`` pairs, a problem as readers word it and the topic that answers it
-    (``decoding faster`` → ``speculative decoding``).
-    """
+    """The words search reads from the catalog folder: ``synonyms``, groups of equivalent terms
+    (first = canonical); ``stopwords``, words with no topic; ``question_words`` (``why``, ``怎么``),
+    treated as stop words; ``track_stopwords``, ignored when deciding whether a query names a track
+    (``track``, ``路径``); ``blog_hosts``/``summary_hosts``, hosts whose links resolve to catalog
+    posts; ``answers``, post id → questions and terms the post answers; ``other_names``, other
+    tools' names (``ollama``), never read as a typo; ``problems``, ``(phrase, topic)`` pairs."""
 
     synonyms: tuple[tuple[str, ...], ...]
     stopwords: frozenset[str]
@@ -103,7 +81,7 @@ def _strings(value: Any, where: str, errors: list[str], min_len: int = 0) -> lis
 
 
 def _read(path: Path, errors: list[str]) -> Any:
-    cache = YamlCache(path.parent, path.stem)  # parsed before, by content (libyaml's safe loader)
+    cache = YamlCache(path.parent, path.stem)  # parsed before, by content
     try:
         data = cache.load(path, path.name)
     except OSError as exc:
@@ -195,7 +173,7 @@ def _parse(directory: Path, post_ids: Collection[str] | None) -> tuple[Vocabular
     def folded(key: str) -> frozenset[str]:
         return frozenset(w.casefold() for w in lists[key])
 
-    vocab = Vocabulary(
+    return Vocabulary(
         synonyms=tuple(groups),
         stopwords=folded("stopwords"),
         question_words=folded("question_words"),
@@ -205,15 +183,12 @@ def _parse(directory: Path, post_ids: Collection[str] | None) -> tuple[Vocabular
         answers=answers,
         other_names=folded("other_names"),
         problems=problems,
-    )
-    return vocab, []
+    ), []
 
 
 def _parse_answers(directory: Path, post_ids: Collection[str] | None, errors: list[str]) -> dict[str, tuple[str, ...]]:
     path = directory / ANSWERS_FILE
-    if not path.is_file():
-        return {}
-    if (raw := _read(path, errors)) is None:
+    if not path.is_file() or (raw := _read(path, errors)) is None:
         return {}
     if not isinstance(raw, dict):
         errors.append(f"{ANSWERS_FILE}: must be a mapping of post id to a list of strings")
@@ -230,10 +205,8 @@ def _parse_answers(directory: Path, post_ids: Collection[str] | None, errors: li
 
 
 def load_vocabulary(directory: str | Path) -> Vocabulary:
-    """Read ``vocabulary.yaml`` (required) and ``answers.yaml`` (optional) from a catalog folder.
-
-    Raises :class:`VocabularyError` listing every problem, each naming the file and key.
-    """
+    """Read ``vocabulary.yaml`` (required) and ``answers.yaml`` (optional) from a catalog folder;
+    raises :class:`VocabularyError` listing every problem."""
     vocab, errors = _parse(Path(directory), None)
     if vocab is None:
         raise VocabularyError(errors)
@@ -241,14 +214,12 @@ def load_vocabulary(directory: str | Path) -> Vocabulary:
 
 
 def validate(directory: str | Path, post_ids: Collection[str] | None = None) -> list[str]:
-    """Every problem of the catalog folder's search vocabulary, as messages naming the file and
-    key (``[]`` when it is valid). With ``post_ids`` (the catalog's post ids), an ``answers.yaml``
-    key that names no post is a problem too. Never raises; for ``vllm-path catalog check``."""
+    """Every problem of the catalog folder's search vocabulary (``[]`` when valid), for ``vllm-path
+    catalog check``; with ``post_ids``, an ``answers.yaml`` key naming no post is one too. Never raises."""
     return _parse(Path(directory), post_ids)[1]
 
 
 @functools.cache
 def default_vocabulary() -> Vocabulary:
-    """The vocabulary of the catalog shipped with the app (``bot.locations.DEFAULT_CATALOG_DIR``),
-    loaded once. Raises :class:`VocabularyError` if that file is malformed."""
+    """The shipped catalog's vocabulary (``DEFAULT_CATALOG_DIR``), loaded once; may raise :class:`VocabularyError`."""
     return load_vocabulary(DEFAULT_CATALOG_DIR)
