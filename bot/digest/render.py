@@ -1,9 +1,7 @@
 """What the digest needs rendered, as types: the digest decides when and sends, a renderer writes.
 
-``bot/digest/`` never imports Block Kit, the views or the string table (an architecture test
-says so): the composition root, :attr:`bot.runtime.Runtime.renderer` (default
-:data:`bot.slack.views.digest_render.RENDERER`), hands it a :class:`DigestRenderer`, and it posts
-what that returns.
+``bot/digest/`` never imports Block Kit, the views or the string table: it posts what
+:attr:`bot.runtime.Runtime.renderer` (a :class:`DigestRenderer`) returns.
 """
 
 from __future__ import annotations
