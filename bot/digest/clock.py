@@ -1,16 +1,12 @@
 """The clock: APScheduler 3 jobs that deliver digests on time, in each subscriber's time zone.
 
-``vllm-path scheduler`` runs a :class:`DigestClock`: a ``BackgroundScheduler`` whose
-``SQLAlchemyJobStore`` (the app's database) holds one cron job per subscription and DM digest
-(:mod:`bot.digest.jobs`; the job functions stay here, the store keeps their import paths). Jobs
-coalesce with a week's misfire grace: the job decides what is still due. An in-memory reconcile
-job syncs the jobs with the database, reloads a newer catalog and **catches up**
-(:mod:`bot.digest.due`): after downtime a week's digest is sent once, a cut-short fan-out is
-finished, failures are retried. Every send goes through :class:`bot.digest.deliver.Deliverer`,
-whose ledger claim makes it exactly once across clock processes, restarts and retries.
+``vllm-path scheduler`` runs a :class:`DigestClock`: cron jobs in the app's database
+(:mod:`bot.digest.jobs`; their functions stay here, the job store keeps their import paths), and a
+reconcile job that syncs them, reloads a newer catalog and **catches up** (:mod:`bot.digest.due`).
+Every send goes through :class:`bot.digest.deliver.Deliverer`, exactly once by its ledger claim.
+The job functions find the running clock (one per process) through a module global.
 
-The job functions find the running clock through a module global set by :meth:`DigestClock.start`
-(one clock per process). Times are aware datetimes (UTC unless said otherwise); durations seconds.
+Times are aware datetimes (UTC unless said otherwise); durations seconds.
 """
 
 from __future__ import annotations
@@ -141,7 +137,6 @@ class DigestClock:
         self._reconcile_lock = threading.Lock()
         self._stopping = threading.Event()
         self._reload_tried: str | None = None
-        self.shutdown_s: float | None = None
 
     @property
     def store(self) -> Any:
@@ -202,7 +197,7 @@ class DigestClock:
     def shutdown(self, wait: bool = True) -> float:
         """Stop (SIGTERM): claim no new sends, drop queued catch-up work, and with ``wait`` let the
         claimed sends finish and be recorded; the rest stays unclaimed for the next run's catch-up.
-        Returns the seconds it took (also logged and kept as :attr:`shutdown_s`)."""
+        Returns the seconds it took (also logged)."""
         global _clock
         started = time.monotonic()
         self._stopping.set()
@@ -216,13 +211,13 @@ class DigestClock:
         with _clock_lock:
             if _clock is self:
                 _clock = None
-        self.shutdown_s = time.monotonic() - started
+        took = time.monotonic() - started
         log.info(
             "digest clock stopped in %.2f s: sends in flight finished and recorded; "
             "digests not yet sent go out on the next run",
-            self.shutdown_s,
+            took,
         )
-        return self.shutdown_s
+        return took
 
     def run_subscription(self, sub_id: int) -> Attempt | Queued | None:
         """Deliver subscription ``sub_id``'s digest for its latest scheduled time, if still due."""

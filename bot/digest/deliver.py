@@ -1,19 +1,12 @@
 """Digest delivery: the ledger claim, pacing under Slack's limits, sending, and Slack's errors.
 
-One send (:meth:`Deliverer.deliver_subscription`, :meth:`Deliverer.deliver_dm`):
-
-1. **claim** the ledger key (team, destination, track or ``'*'``, ISO week) with
-   :meth:`~bot.store.Store.claim_delivery`: one caller in any number of processes wins; a crashed
-   sender's claim is taken over once ``stale_after_s`` old, a ``'failed'`` one while attempts remain.
-2. on a take-over, **look for the message** the earlier attempt may have posted (digests carry
-   message metadata naming their key, read by ``conversations.history``); if found, mark it sent.
-   Without the history scopes this is skipped with a warning.
-3. **compose** (the runtime's :class:`bot.digest.render.DigestRenderer`); nothing to say: skipped.
-4. **pace** (:mod:`bot.digest.pacing`), renew the claim, **send** ``chat.postMessage``; slack-sdk's
-   handlers retry 429s (honouring ``Retry-After``), 5xx and connection errors.
-5. **record**: ``mark_sent`` (with a channel digest's cursor); a permanent Slack error
-   (:data:`PERMANENT_ERRORS`) pauses the subscription or DM with a visible reason
-   (``mark_refused``); anything else is ``mark_failed`` and retried until its ISO week is over.
+A send (:meth:`Deliverer.deliver_subscription`, :meth:`Deliverer.deliver_dm`) **claims** the
+ledger key (team, destination, track or ``'*'``, ISO week; one claimant wins, a crashed sender's
+claim is taken over once ``stale_after_s`` old); on a take-over **looks for the message** an
+earlier attempt posted (digests carry metadata naming their key); **composes** (the runtime's
+renderer; nothing to say: skipped); **paces** (:mod:`bot.digest.pacing`), renews the claim and
+**posts**; and **records**: sent, or a permanent Slack error (:data:`PERMANENT_ERRORS`) pauses the
+subscription or DM with a visible reason, or a failure retried until its ISO week is over.
 
 Times are aware UTC datetimes; durations are seconds.
 """

@@ -1,20 +1,13 @@
 """Digest sends on a Dramatiq task queue on Redis: the clock decides, workers send.
 
-With ``REDIS_URL`` set, the clock (:class:`bot.digest.clock.DigestClock`) gets an
-:class:`EnqueueingDeliverer`, which enqueues one message per ledger key
-(``digest.send_dm(team, user, fire)``, ``digest.send_subscription(sub_id, fire)``; ``fire`` the
-scheduled time, ISO 8601, aware); ``vllm-path worker`` processes (:mod:`bot.digest.worker`) send
-them through :class:`bot.digest.deliver.Deliverer`. Without ``REDIS_URL`` nothing here is used.
-
-**Exactly once**: a worker claims the ledger key before it sends, so a message delivered twice
-never posts twice; one whose key another claimant holds is retried once that claim is stale.
-**Retries**: a retryable failure raises :class:`DeliveryFailed`, retried by Dramatiq's
-``Retries`` (exponential with jitter) until the digest's ISO week is over in the subscriber's
-zone; after that the clock's catch-up enqueues it again. **Truthful enqueueing**: a digest is
-counted as enqueued only once the broker took it; one refused (Redis down) is forgotten by the
-de-duplication so the next catch-up (every ``--reconcile-every`` s) enqueues it again; an outage
-logs one warning when it starts and one line when it ends. **Order**: sends are buffered briefly
-and enqueued round-robin by workspace (:meth:`EnqueueingDeliverer.flush`).
+With ``REDIS_URL`` set, the clock's :class:`EnqueueingDeliverer` enqueues one message per ledger
+key (``digest.send_dm(team, user, fire)``, ``digest.send_subscription(sub_id, fire)``; ``fire``
+ISO 8601, aware) and ``vllm-path worker`` processes (:mod:`bot.digest.worker`) send them through
+:class:`bot.digest.deliver.Deliverer`, whose ledger claim keeps them exactly once. A retryable
+failure raises :class:`DeliveryFailed`, retried by Dramatiq with back-off until the digest's ISO
+week is over. A digest counts as enqueued only once the broker took it; one refused (Redis down)
+is enqueued again by the next catch-up, and an outage logs one line as it starts and one as it
+ends. Sends are buffered briefly and enqueued round-robin by workspace.
 
 Times are aware datetimes; durations seconds unless a name says ``_ms``.
 """
@@ -313,11 +306,7 @@ class EnqueueingDeliverer:
                     self._cond.wait()
                 if not self._pending and self._closed:
                     return
-                while (
-                    not self._closed
-                    and self._count < self.max_buffer
-                    and time.monotonic() - self._last_add < self.linger_s
-                ):
+                while not self._quiet():
                     self._cond.wait(self.linger_s)
                 self._sending = True
             try:

@@ -1,19 +1,10 @@
 """Slack's rate limits shared by every worker process, kept in Redis (the queue broker's store).
 
-:class:`SharedPacer` is :class:`bot.digest.pacing.SendPacer` over turns in Redis, so that all
-workers on all machines together stay under:
-
-* **per destination** (a channel or a DM) ``channel_rate_per_s``, as a moving window of whole
-  seconds (:func:`window_item`), and
-* **per workspace** ``team_rate_per_s`` ``chat.postMessage`` calls per second, *evenly spaced*:
-  each send reserves the workspace's next start time (GCRA), then sleeps until it; a moving
-  window would let every worker fire a second's allowance at once at each window edge.
-
-Both turns and the workspace's Retry-After block are one Redis script (:data:`_TURN`), atomic,
-on Redis's clock: one round trip per send. **Retry-After for everyone**: a 429 with
-``Retry-After: n`` blocks the workspace for n seconds (key ``<namespace>:blocked:<team>``, a
-later 429 can only extend it), set by :meth:`SharedPacer.rate_limited` from
-:class:`bot.digest.pacing.PacedRateLimitRetryHandler`; every worker waits it out before sending.
+:class:`SharedPacer` keeps all workers together under ``channel_rate_per_s`` per destination (a
+moving window of whole seconds, :func:`window_item`) and ``team_rate_per_s`` per workspace,
+*evenly spaced* (each send reserves the workspace's next start, GCRA, and sleeps until it). Both
+turns and the workspace's Retry-After block (key ``<namespace>:blocked:<team>``, set on a 429 by
+:meth:`SharedPacer.rate_limited` for every worker) are one atomic Redis script, :data:`_TURN`.
 
 Times: epoch seconds on Redis's clock (its ``TIME``); durations seconds.
 """

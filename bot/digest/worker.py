@@ -1,13 +1,10 @@
-"""``vllm-path worker``: a process that consumes digest messages and sends them.
+"""``vllm-path worker``: a process that consumes digest messages (:mod:`bot.digest.queue`) and sends them.
 
-Run one clock and any number of workers with the same ``DATABASE_URL`` and ``REDIS_URL`` (see
-:mod:`bot.digest.queue`). A worker sends through a :class:`~bot.digest.deliver.Deliverer` whose
-ledger bookkeeping is batched (:class:`~bot.store.ledger_batch.BatchedLedgerStore`) and whose
-pacer is shared through Redis (:class:`~bot.digest.ratelimit.SharedPacer`), on a Dramatiq
-``Worker`` of ``threads`` threads. On SIGTERM or SIGINT it stops taking messages, lets sends in
-flight finish (at most ``shutdown_timeout_s``), flushes the batches and exits 0. A worker killed
-outright loses nothing: Redis redelivers its messages after ``heartbeat_timeout_s`` and the
-ledger lets the retry take over its claims once ``stale_after_s`` old.
+Its :class:`~bot.digest.deliver.Deliverer` batches the ledger bookkeeping
+(:class:`~bot.store.ledger_batch.BatchedLedgerStore`) and paces through Redis
+(:class:`~bot.digest.ratelimit.SharedPacer`). On SIGTERM or SIGINT it lets sends in flight finish
+(at most ``shutdown_timeout_s``), flushes the batches and exits 0; a worker killed outright loses
+nothing (Redis redelivers after ``heartbeat_timeout_s``, the ledger lets its claims be taken over).
 """
 
 from __future__ import annotations
@@ -38,7 +35,9 @@ RENEW_AFTER_SHARE = 0.1
 
 @dataclass
 class WorkerOptions:
-    """A worker's settings (seconds; see the module docstring); ``threads`` sending at once."""
+    """A worker's settings: ``threads`` sending at once; ``heartbeat_timeout_s`` after which a silent
+    worker's messages are redelivered; ``stale_after_s`` after which a dead sender's claim is taken
+    over; ``shutdown_timeout_s`` to let sends finish on SIGTERM."""
 
     threads: int = 16
     heartbeat_timeout_s: float = 60.0
