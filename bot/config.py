@@ -21,13 +21,10 @@ class Settings(BaseSettings):
 
     ``DATABASE_URL``: a SQLAlchemy URL (default ``sqlite:///vllm-path.db``); ``SLACK_APP_TOKEN``:
     Socket Mode; ``SLACK_CLIENT_ID`` / ``SLACK_CLIENT_SECRET``: OAuth; ``SLACK_API_URL``: the Web API
-    base URL; ``DEFAULT_TIMEZONE``: an IANA name. ``REDIS_URL``: the broker and shared rate limits
-    of :mod:`bot.digest.queue` (unset: in-process sends), keys prefixed ``QUEUE_NAMESPACE``;
-    ``SLACK_TEAM_RATE_PER_S`` / ``SLACK_CHANNEL_RATE_PER_S``: posts per second per workspace and
-    per channel or DM. ``CATALOG_FEED_URL``: a feed checked daily at ``CATALOG_WATCH_AT`` (``HH:MM``
-    UTC), notices in ``CATALOG_ADMIN_CHANNEL`` of ``CATALOG_ADMIN_TEAM``. ``TOKEN_ENCRYPTION_KEY``:
-    Fernet keys, comma separated, the first encrypting Slack tokens at rest.
-    """
+    base URL; ``REDIS_URL``: the broker and shared rate limits (unset: in-process sends), keys
+    prefixed ``QUEUE_NAMESPACE``; ``SLACK_*_RATE_PER_S``: posts per second per workspace, per
+    channel; ``CATALOG_FEED_URL``: checked daily at ``CATALOG_WATCH_AT`` (``HH:MM`` UTC);
+    ``TOKEN_ENCRYPTION_KEY``: Fernet keys, comma separated, the first encrypting tokens at rest."""
 
     model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
 
@@ -75,8 +72,7 @@ class Settings(BaseSettings):
         return bool(self.slack_client_id and self.slack_client_secret)
 
     def half_oauth(self) -> str | None:
-        """The OAuth variable missing when only one of the pair is set (``SLACK_CLIENT_ID`` or
-        ``SLACK_CLIENT_SECRET``), else None."""
+        """The OAuth variable missing when only one of the pair is set, else None."""
         if self.slack_client_id and self.slack_client_secret is None:
             return "SLACK_CLIENT_SECRET"
         if self.slack_client_secret is not None and not self.slack_client_id:
@@ -84,8 +80,7 @@ class Settings(BaseSettings):
         return None
 
     def missing_slack_credentials(self) -> str | None:
-        """What to set when the process could not call Slack (no bot token, no OAuth client), naming
-        the settings; None when it can."""
+        """What to set when the process could not call Slack, naming the settings; None when it can."""
         if self.slack_bot_token is not None or self.oauth_enabled:
             return None
         if half := self.half_oauth():

@@ -137,8 +137,7 @@ class OutageLog:
         self._last: dict[str, list[float]] = {}  # kind -> [last seen, suppressed count]
 
     def judge(self, record: logging.LogRecord) -> None:
-        """Rewrite ``record`` in place: an outage's first error becomes a WARNING without traceback,
-        a repeat a DEBUG marked :data:`SUPPRESSED`."""
+        """Rewrite ``record``: an outage's first error a WARNING, a repeat a :data:`SUPPRESSED` DEBUG."""
         follower = _from_dramatiq(record, "Restarting consumer in")
         if follower is not None:  # the chatter that goes with an outage already logged
             with self._lock:
@@ -252,12 +251,9 @@ def _install() -> None:
 
 
 def setup_logging(settings: Any, *, stream: Any = None) -> None:
-    """Configure logging for a process and register ``settings``' secrets for redaction.
-
-    Without a root handler yet, one is added writing ``time LEVEL logger: message`` to ``stream``
-    (default ``sys.stderr``) at ``settings.log_level``. A second call only registers new secrets
-    and makes sure every root handler carries :class:`RedactSecrets`.
-    """
+    """Configure logging for a process and register ``settings``' secrets for redaction: without a
+    root handler, one writing ``time LEVEL logger: message`` to ``stream`` (default stderr) at
+    ``settings.log_level``. A second call only adds new secrets and :class:`RedactSecrets` filters."""
     global _installed
     root = logging.getLogger()
     with _lock:

@@ -50,8 +50,7 @@ RECEIVED_AT = "vllm_path_received_at"
 
 
 def observe_reply(kind: str, context: Any) -> None:
-    """Record the time from the request's arrival (``context[RECEIVED_AT]``) to now as the reply
-    latency of ``kind``; nothing when the arrival is unknown."""
+    """Observe the reply latency of ``kind`` since ``context[RECEIVED_AT]``, when known."""
     started = context.get(RECEIVED_AT) if context is not None else None
     if isinstance(started, float):
         REPLY_SECONDS.labels(kind).observe(max(0.0, time.monotonic() - started))

@@ -84,8 +84,7 @@ def render(catalog: Catalog, track_id: str, fmt: str, read: Collection[str] | No
 
 
 def write(catalog: Catalog, track_id: str, out: Path, read: Collection[str] | None = None, lang: str = "en") -> Path:
-    """Write the picture to ``out`` (format from its suffix, ``.png`` or ``.svg``); returns the
-    absolute path written. Raises as :func:`render`."""
+    """Write the picture to ``out`` (format from its suffix); returns its absolute path. Raises as :func:`render`."""
     out.write_bytes(render(catalog, track_id, out.suffix.lower().lstrip("."), read, lang))
     return out.resolve()
 

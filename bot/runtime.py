@@ -58,8 +58,7 @@ class CatalogHolder:
         self._loaded = self._load()
 
     def _load(self) -> Loaded:
-        """The catalog folder with its vocabulary. Raises :class:`CatalogError` or
-        :class:`bot.domain.search.VocabularyError`."""
+        """The catalog folder with its vocabulary; raises CatalogError or VocabularyError."""
         from bot.domain.search.vocabulary import load_vocabulary
 
         catalog = load_catalog(self.directory)
@@ -111,8 +110,7 @@ def token_cipher(settings: Settings) -> TokenCipher | None:
 
 
 def token_rotator(settings: Settings) -> TokenRotator | None:
-    """slack-sdk's ``TokenRotator`` for bot tokens used outside a request (OAuth only), on
-    ``SLACK_API_URL``."""
+    """slack-sdk's ``TokenRotator`` for bot tokens outside a request (OAuth only), on ``SLACK_API_URL``."""
     if not (settings.oauth_enabled and settings.slack_client_id and settings.slack_client_secret):
         return None
     return TokenRotator(
@@ -143,8 +141,7 @@ class Runtime:
 
     @classmethod
     def create(cls, settings: Settings | None = None, *, migrate: bool = True, index_now: bool = True) -> Runtime:
-        """Load the catalog (raises :class:`CatalogError` if invalid) and open the database,
-        migrated first unless ``migrate`` is false."""
+        """Load the catalog (CatalogError if invalid) and open the database (migrated first if ``migrate``)."""
         from bot.store import Store
 
         settings = settings or Settings()

@@ -19,13 +19,9 @@ from bot.runtime import Runtime
 
 
 class KeptAlive:
-    """HTTP/1.1 connections to the Web API kept open between calls, shared by every client of a
-    process (slack-sdk's ``WebClient`` opens one per call); at most ``max_idle`` idle per origin.
-
-    :meth:`perform` stands in for ``WebClient._perform_urllib_http_request_internal`` and answers
-    as urllib would (``{status, headers, body}`` for a 2xx, else ``HTTPError``; ``URLError`` for an
-    ``OSError`` while connecting or sending), so slack-sdk's retry handlers see the same things.
-    Thread-safe."""
+    """HTTP/1.1 connections to the Web API kept open between calls (slack-sdk opens one per call),
+    shared by the process's clients, at most ``max_idle`` idle per origin; thread-safe. :meth:`perform`
+    answers as urllib would, so slack-sdk's retry handlers see the same things."""
 
     def __init__(self, max_idle: int = 64):
         self.max_idle = max_idle
@@ -37,7 +33,9 @@ class KeptAlive:
         if client.proxy is None:
 
             def perform(url: str, req: Request) -> dict[str, Any]:
-                return self.perform(client, url, req)
+                """Send ``req`` (slack-sdk's urllib ``Request`` for ``url``) on a kept-alive connection; returns
+                ``{status, headers, body}`` for a 2xx. Raises ``HTTPError`` otherwise, ``URLError`` (for an
+                ``OSError`` while connecting or sending) or ``http.client`` errors."""
 
             client._perform_urllib_http_request_internal = perform  # type: ignore[method-assign]
         return client
@@ -104,8 +102,7 @@ def _alive(conn: HTTPConnection) -> bool:
 
 
 class Clients:
-    """A ``WebClient`` per workspace (:func:`bot.slack.app.make_client`), cached per token, sending
-    on this process's :class:`KeptAlive` connections."""
+    """A ``WebClient`` per workspace (:func:`bot.slack.app.make_client`) on :class:`KeptAlive` connections."""
 
     def __init__(self, runtime: Runtime):
         self.runtime = runtime
@@ -114,8 +111,7 @@ class Clients:
         self.connections = KeptAlive()
 
     def token_for(self, team: str) -> str | None:
-        """The bot token for ``team`` (a team or enterprise id): :meth:`bot.store.Store.bot_token_for`
-        with OAuth, else ``SLACK_BOT_TOKEN``."""
+        """``team``'s (or enterprise's) bot token: the store's with OAuth, else ``SLACK_BOT_TOKEN``."""
         settings = self.runtime.settings
         if settings.oauth_enabled:
             token: str | None = self.runtime.store.bot_token_for(team)

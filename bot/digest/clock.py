@@ -98,14 +98,10 @@ def reconcile() -> None:
 
 
 class DigestClock:
-    """The scheduler process (see the module docstring) for ``runtime``.
-
-    ``deliverer``: sends, or in queue mode enqueues (default: a :class:`Deliverer` with a
-    :class:`Pacer` of ``channel_interval_s`` / ``team_rate_per_s``). ``workers``: threads sending
-    at once (cron jobs and catch-up each). ``reconcile_every_s``: seconds between reconciles (None:
-    at start and on demand). ``retry_failed_after_s``: base of a failed send's back-off
-    (:func:`bot.digest.due.retry_wait_s`).
-    """
+    """The scheduler process for ``runtime``. ``deliverer``: sends, or in queue mode enqueues (default:
+    a :class:`Deliverer` with a :class:`Pacer` of ``channel_interval_s`` / ``team_rate_per_s``);
+    ``workers``: threads sending at once; ``reconcile_every_s``: seconds between reconciles (None: at
+    start and on demand); ``retry_failed_after_s``: the back-off's base (:func:`~bot.digest.due.retry_wait_s`)."""
 
     def __init__(
         self,
@@ -148,8 +144,7 @@ class DigestClock:
         return datetime.now(UTC)
 
     def start(self) -> None:
-        """Sync the jobs, catch up, and run in background threads. Raises RuntimeError if another
-        clock runs in this process."""
+        """Sync the jobs, catch up and run in background threads; RuntimeError if a clock runs already."""
         global _clock
         with _clock_lock:
             if _clock is not None and _clock is not self:
@@ -195,9 +190,8 @@ class DigestClock:
         return sender
 
     def shutdown(self, wait: bool = True) -> float:
-        """Stop (SIGTERM): claim no new sends, drop queued catch-up work, and with ``wait`` let the
-        claimed sends finish and be recorded; the rest stays unclaimed for the next run's catch-up.
-        Returns the seconds it took (also logged)."""
+        """Stop (SIGTERM): claim nothing new, drop queued catch-up work, with ``wait`` let claimed sends
+        finish and be recorded (the rest is for the next run). Returns the seconds it took."""
         global _clock
         started = time.monotonic()
         self._stopping.set()
@@ -237,9 +231,8 @@ class DigestClock:
     def _if_due(
         self, row: Any, dest: tuple[str, str, str], send: Callable[[datetime], Attempt | Queued], name: str = ""
     ) -> Attempt | Queued | None:
-        """``send(fire)`` for ``row``'s (a subscription or DM setting) latest scheduled time if it is
-        :func:`~bot.digest.due.eligible` and this process is not sending its ledger key already.
-        ``name``: logged when nothing is due."""
+        """``send(fire)`` for ``row``'s latest scheduled time if :func:`~bot.digest.due.eligible` and its
+        key is not being sent here already; ``name``: logged when nothing is due."""
         now = self.now()
         fire = row.schedule.latest_fire(now)
         if not eligible(fire, row.updated_at, now, row.schedule.timezone, self.min_window_s):
@@ -261,8 +254,7 @@ class DigestClock:
                 self._idle.notify_all()
 
     def _submit(self, func: Callable[..., Attempt | Queued | None], *args: object, queued: Key | None = None) -> Future:
-        """Run ``func(*args)`` on the catch-up workers, counted by :meth:`idle`; ``queued``: its
-        ledger key, dropped from the queued keys when done."""
+        """Run ``func(*args)`` on the catch-up workers; ``queued``: its key, unqueued when done."""
         with self._idle:
             self._pending += 1
         try:
@@ -314,8 +306,7 @@ class DigestClock:
             sync_jobs(self.scheduler, desired_jobs(self.store, SUB_FUNC, DM_FUNC))
 
     def catch_up(self) -> list[Future]:
-        """Submit every due, unsettled delivery (:func:`bot.digest.due.due_now`) to the catch-up
-        workers; returns their futures (an :class:`Attempt` or None each)."""
+        """Submit every due, unsettled delivery (:func:`~bot.digest.due.due_now`); returns the futures."""
         futures: list[Future] = []
         late: list[str] = []  # missed slots, stale claims, retries: worth an operator's look
         is_unsettled = partial(
@@ -347,9 +338,8 @@ class DigestClock:
         return futures
 
     def run_now(self, track: str | None = None, dms: bool = False, at: datetime | None = None) -> Counter:
-        """Deliver now the digest of the week of ``at`` (aware, default now) of every active
-        subscription (of ``track`` only, when given) and with ``dms`` every DM digest, unless
-        already sent. Returns outcome counts by name (``{'sent': 3, 'taken': 1, …}``)."""
+        """Deliver now, unless sent, the week of ``at`` (aware, default now) of every active subscription
+        (of ``track``, when given) and with ``dms`` every DM digest. Returns counts (``{'sent': 3, …}``)."""
         now = at or self.now()
         futures: list[Future] = []
         for sub in self.store.active_subscriptions():

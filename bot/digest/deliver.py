@@ -95,14 +95,10 @@ class Attempt:
 
 
 class Deliverer:
-    """Sends digests for a :class:`bot.runtime.Runtime` as ``claimant`` (``host:pid:random``) in
-    the ledger.
-
-    ``clients``: default from the runtime's settings; ``pacer``: shared by every send of the
-    process; ``stale_after_s``: age after which another sender's unfinished claim is taken over;
-    ``renew_after_s``: the claim is renewed just before the send only when made at least that many
-    seconds earlier (0, the default: always). Raises ValueError unless 0 <= it < ``stale_after_s``.
-    """
+    """Sends digests for a :class:`bot.runtime.Runtime` as ``claimant`` (``host:pid:random``).
+    ``pacer``: shared by the process's sends; ``stale_after_s``: age at which another sender's claim
+    is taken over; ``renew_after_s``: renew the claim before the send only when at least that old (0:
+    always). Raises ValueError unless 0 <= ``renew_after_s`` < ``stale_after_s``."""
 
     def __init__(
         self,
@@ -200,8 +196,7 @@ class Deliverer:
         return Attempt(Outcome.RECOVERED, period, ts=ts)
 
     def deliver_dm(self, team: str, user: str, fire: datetime) -> Attempt:
-        """Deliver ``user``'s weekly DM for the week of ``fire`` (aware). Never raises for Slack
-        or network errors."""
+        """Deliver ``user``'s DM for the week of ``fire`` (aware); never raises for Slack errors."""
         dm = self.store.get_dm(team, user)
         if dm is None or not dm.enabled or dm.status != "active":
             return Attempt(Outcome.INACTIVE)
@@ -242,8 +237,7 @@ class Deliverer:
         return Attempt(Outcome.SENT, period, ts=ts)
 
     def _claimed(self, key: Key, what: str, send: Callable[[], Attempt]) -> Attempt:
-        """``send()`` once this process claimed ``key`` (else STOPPED or TAKEN); an exception is
-        logged (``what`` failed) and recorded as a retryable failure."""
+        """``send()`` once ``key`` is claimed (else STOPPED or TAKEN); an exception is a failure."""
         if self._stopping.is_set():
             return Attempt(Outcome.STOPPED, key[3])
         at = time.monotonic()
@@ -278,8 +272,7 @@ class Deliverer:
             )
 
     def _still_ours(self, key: Key) -> bool:
-        """True while this process holds ``key``'s claim, renewing it unless younger than
-        ``renew_after_s``."""
+        """True while the claim on ``key`` is ours, renewed unless younger than ``renew_after_s``."""
         at = self._claimed_at.pop(key, None)
         if at is not None and time.monotonic() - at < self.renew_after_s:
             return True
@@ -330,8 +323,7 @@ class Deliverer:
         return None
 
     def _refused(self, key: Key, exc: Exception, sub: Subscription | None) -> Attempt:
-        """Record a send that raised: a :data:`PERMANENT_ERRORS` code pauses ``sub`` (None: the DM
-        of ``key``); anything else is retried later."""
+        """Record a raised send: a permanent error pauses ``sub`` (None: the DM), else retried."""
         if not isinstance(exc, SlackApiError):
             return self._failed(key, f"{type(exc).__name__}: {exc}")
         code = str(exc.response.get("error") or f"http_{exc.response.status_code}")

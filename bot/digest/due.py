@@ -64,8 +64,7 @@ def eligible(
 
 @dataclass(frozen=True)
 class Due:
-    """A digest due now: ledger ``key``, subscription id (None: a DM), scheduled ``fire`` and
-    :func:`lateness`."""
+    """A digest due now: ledger ``key``, subscription id (None: a DM), ``fire``, :func:`lateness`."""
 
     key: tuple[str, str, str, str]
     sub_id: int | None
@@ -76,8 +75,7 @@ class Due:
 def due_now(
     store: Any, now: datetime, min_window_s: float, is_unsettled: Callable[[Delivery | None, datetime], bool]
 ) -> list[Due]:
-    """Every active subscription and DM digest of ``store`` whose latest scheduled time is
-    :func:`eligible` and whose ledger row ``is_unsettled(row or None, now)``."""
+    """Every active digest of ``store`` whose latest time is :func:`eligible` and row ``is_unsettled``."""
     memo: dict[WeeklySchedule, datetime | None] = {}
     candidates: list[tuple[tuple[str, str, str, str], int | None, datetime]] = []
     rows = [

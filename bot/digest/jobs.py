@@ -29,8 +29,7 @@ Jobs = dict[str, tuple[str, tuple[Any, ...], WeeklySchedule]]
 
 
 def desired_jobs(store: Store, sub_func: str, dm_func: str) -> Jobs:
-    """The jobs ``store`` asks for: ``sub:<id>`` runs ``sub_func(id)``, ``dm:<team>:<user>``
-    runs ``dm_func(team, user)``."""
+    """The jobs ``store`` asks for: ``sub:<id>`` runs ``sub_func(id)``, ``dm:<team>:<user>`` ``dm_func``."""
     out: Jobs = {}
     for sub in store.active_subscriptions():
         out[f"sub:{sub.id}"] = (sub_func, (sub.id,), sub.schedule)

@@ -19,14 +19,11 @@ from bot.slack.retry import CountingRateLimitRetryHandler
 
 
 class SendPacer(ABC):
-    """The pacing of a send, one algorithm over a store of turns: :class:`Pacer` keeps them in
-    memory (one process), :class:`bot.digest.ratelimit.SharedPacer` in Redis (every worker).
-
-    ``with pacer.slot(team, key): send()``: holding the destination, wait for its turn, then the
-    workspace's (:meth:`retry_slot`); the end of the body is told to the store
-    (:meth:`attempt_ended`). A 429 inside the body (:class:`PacedRateLimitRetryHandler`) ends the
-    attempt, calls :meth:`rate_limited` and takes both turns again. ``clock`` (seconds) and
-    ``sleep`` may be fakes in tests; waiting blocks the calling thread."""
+    """The pacing of a send over a store of turns (:class:`Pacer` in memory,
+    :class:`bot.digest.ratelimit.SharedPacer` in Redis). ``with pacer.slot(team, key): send()``: hold
+    the destination, wait for its turn, then the workspace's (:meth:`retry_slot`); a 429 in the body
+    (:class:`PacedRateLimitRetryHandler`) calls :meth:`rate_limited` and takes both turns again.
+    ``clock`` (seconds) and ``sleep`` may be fakes in tests; waiting blocks the calling thread."""
 
     def __init__(self, clock: Callable[[], float], sleep: Callable[[float], None]):
         self._clock = clock
@@ -63,14 +60,10 @@ class SendPacer(ABC):
 
 
 class Pacer(SendPacer):
-    """The store of turns in memory, for one process; thread-safe.
-
-    * per destination (``key``): an attempt starts at least ``channel_interval_s`` after the
-      previous attempt to it *ended* (its answer came: so the spacing holds at Slack's arrival
-      however slow the machine), and attempts never overlap;
-    * per workspace (``team``): send starts at least ``1 / team_rate_per_s`` seconds apart (None:
-      no cap), measured from when each really started; a 429 widens that gap a little.
-    """
+    """The store of turns in memory, for one process; thread-safe. Per destination (``key``), an attempt
+    starts ``channel_interval_s`` after the previous one *ended* (so the spacing holds at arrival),
+    never overlapping; per workspace, send starts are ``1 / team_rate_per_s`` seconds apart (None: no
+    cap), widened a little by a 429."""
 
     def __init__(
         self,
@@ -101,7 +94,7 @@ class Pacer(SendPacer):
             return self._key_locks.setdefault((team, key), threading.Lock())
 
     def retry_slot(self, team: str, key: str) -> None:
-        """The destination's turn, then the workspace's (see the class docstring)."""
+        """Wait for the destination's turn (``key`` in ``team``), then the workspace's."""
         self._destination_turn(team, key)
         self._team_turn(team)
 
@@ -172,8 +165,7 @@ class PacedRateLimitRetryHandler(CountingRateLimitRetryHandler):
 
 
 def paced(client: WebClient) -> WebClient:
-    """``client`` with its ``RateLimitErrorRetryHandler`` (or subclass) swapped for a
-    :class:`PacedRateLimitRetryHandler` of the same retry count."""
+    """``client`` with its ``RateLimitErrorRetryHandler`` swapped for a :class:`PacedRateLimitRetryHandler`."""
     handlers = []
     for handler in client.retry_handlers:
         if isinstance(handler, RateLimitErrorRetryHandler):

@@ -104,8 +104,7 @@ _runner: _Runner | None = None
 
 
 def install_runner(deliverer: Deliverer, store: Store) -> None:
-    """Make this process's actors send with ``deliverer``; ``store``: the unbatched
-    :class:`bot.store.Store` for reading the ledger. Called by the worker."""
+    """Make this process's actors send with ``deliverer``, reading the ledger in ``store``."""
     global _runner
     _runner = _Runner(deliverer, store)
 
@@ -117,8 +116,7 @@ def _require_runner() -> _Runner:
 
 
 def send_dm(team: str, user: str, fire: str) -> None:
-    """Actor body: send ``user``'s DM digest of the week of ``fire`` (ISO 8601). Raises
-    :class:`DeliveryFailed` or ``dramatiq.Retry`` to be retried."""
+    """Actor body: ``user``'s DM digest of the week of ``fire``; raises DeliveryFailed or ``dramatiq.Retry``."""
     runner = _require_runner()
     attempt = runner.deliverer.deliver_dm(team, user, datetime.fromisoformat(fire))
     key = (team, user, DM_TRACK, attempt.period) if attempt.period else None
@@ -140,8 +138,7 @@ def send_subscription(sub_id: int, fire: str) -> None:
 
 
 def period_over(period: str, timezone: str | None, now: datetime | None = None) -> bool:
-    """Whether ``now`` (default: now, aware) is past the ISO week ``period`` (``'2026-W49'``) in
-    ``timezone`` (unknown zone: never over)."""
+    """Whether ``now`` (aware; default: now) is past the ISO week ``period`` in ``timezone`` (None: never)."""
     if not timezone:
         return False
     return period_of(now or datetime.now(UTC), timezone) > period
@@ -150,8 +147,7 @@ def period_over(period: str, timezone: str | None, now: datetime | None = None) 
 def _settle(
     runner: _Runner, attempt: Attempt, key: tuple[str, str, str, str] | None, timezone: str | None = None
 ) -> str:
-    """Ack an attempt (return its outcome's name) or retry it (raise); a failure is retried until
-    its period is over in ``timezone``."""
+    """Ack ``attempt`` (return its outcome) or retry it (raise) until its period is over."""
     outcome = attempt.outcome.value
     log.debug("digest %s: %s", "/".join(key) if key else "?", outcome)
     if outcome == "failed":
@@ -200,8 +196,7 @@ class DigestQueue:
         return cls(make_broker(settings.redis_url, namespace=settings.queue_namespace, **broker_kwargs))
 
     def backlog(self) -> int:
-        """Messages waiting in the queue (not delayed retries). Raises
-        ``redis.exceptions.ConnectionError`` when Redis is unreachable."""
+        """Messages waiting (not delayed retries). Raises ``redis.exceptions.ConnectionError`` when unreachable."""
         broker = self.broker
         if isinstance(broker, RedisBroker):
             return int(cast(int, broker.client.llen(f"{broker.namespace}:{QUEUE_NAME}")))  # sync client
@@ -230,14 +225,10 @@ _Pending = tuple[str, Any, tuple[Any, ...], tuple[Any, ...]]
 
 
 class EnqueueingDeliverer:
-    """The clock's :class:`~bot.digest.deliver.Deliverer` in queue mode: each digest becomes a
-    message on ``queue``. Thread-safe.
-
-    ``stale_after_s`` / ``max_attempts``: the workers' ledger settings (read by the catch-up).
-    ``requeue_after_s``: the same digest (destination and scheduled time) is enqueued again only
-    after this long. ``linger_s``: sends are buffered until none came for this long (or
-    ``max_buffer`` wait), then enqueued round-robin by workspace.
-    """
+    """The clock's :class:`~bot.digest.deliver.Deliverer` in queue mode: each digest a message on
+    ``queue``; thread-safe. ``stale_after_s`` / ``max_attempts``: the workers' ledger settings;
+    ``requeue_after_s``: the same digest is enqueued again only after this long; ``linger_s``: sends
+    are buffered until none came for this long (or ``max_buffer`` wait)."""
 
     def __init__(
         self,
@@ -329,9 +320,8 @@ class EnqueueingDeliverer:
             return taken
 
     def _enqueue(self) -> None:
-        """Enqueue the buffer round-robin by workspace, one round trip per round while
-        :meth:`_quiet`. At the first round refused, it and the whole buffer are forgotten by the
-        de-duplication (the next catch-up enqueues them again); only rounds taken are counted."""
+        """Enqueue the buffer round-robin by workspace, a round trip per round while :meth:`_quiet`; at
+        the first refusal it and the buffer are forgotten by the de-duplication."""
         sent = 0
         teams: set[str] = set()
         while self._quiet() and (order := self._round()):
@@ -397,8 +387,7 @@ class EnqueueingDeliverer:
             self._down_since = None
 
     def flush(self, timeout: float = 60.0) -> bool:
-        """Enqueue what is buffered now and wait until it is on the queue; True if that took
-        less than ``timeout`` seconds."""
+        """Enqueue the buffer now and wait; True if it was on the queue within ``timeout`` seconds."""
         deadline = time.monotonic() + timeout
         with self._cond:
             self._last_add = 0.0

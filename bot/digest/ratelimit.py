@@ -73,12 +73,9 @@ left of the Retry-After block KEYS[2] (negative: none)}``."""
 
 
 class SharedPacer(SendPacer):
-    """The store of turns in Redis (see the module docstring); thread-safe.
-
-    ``namespace``: key prefix (one per deployment); ``team_rate_per_s`` None: no workspace cap;
-    ``sleep``: may be a fake in tests. A send's slot raises ``redis.exceptions.ConnectionError``
-    when Redis is unreachable.
-    """
+    """The store of turns in Redis, for every worker; thread-safe. ``namespace``: key prefix;
+    ``team_rate_per_s`` None: no workspace cap. A slot raises ``redis.exceptions.ConnectionError``
+    when Redis is unreachable."""
 
     def __init__(
         self,

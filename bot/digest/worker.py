@@ -46,8 +46,7 @@ class WorkerOptions:
 
 
 class DigestWorker:
-    """One worker process's parts (see the module docstring). ``runtime``: a
-    :class:`bot.runtime.Runtime` with ``settings.redis_url`` set; raises ValueError otherwise."""
+    """A worker process's parts for ``runtime``; ValueError without ``settings.redis_url``."""
 
     def __init__(self, runtime: Runtime, options: WorkerOptions | None = None):
         settings = runtime.settings
@@ -114,9 +113,8 @@ class DigestWorker:
 
 
 def worker_runtime(settings: Settings, threads: int) -> Runtime:
-    """The runtime of a worker: the catalog and the migrated database, with a pool of
-    ``threads + 2`` connections (at most 16, so that many workers fit PostgreSQL's
-    ``max_connections``). Raises :class:`bot.domain.catalog.CatalogError` for an invalid catalog."""
+    """The worker's runtime: the catalog and the migrated database with ``threads + 2`` connections (at
+    most 16, to fit PostgreSQL's ``max_connections``). Raises CatalogError for an invalid catalog."""
     from sqlalchemy.pool import StaticPool
 
     from bot.runtime import CatalogHolder, token_cipher, token_rotator
