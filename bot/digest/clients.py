@@ -33,9 +33,7 @@ class KeptAlive:
         if client.proxy is None:
 
             def perform(url: str, req: Request) -> dict[str, Any]:
-                """Send ``req`` (slack-sdk's urllib ``Request`` for ``url``) on a kept-alive connection; returns
-                ``{status, headers, body}`` for a 2xx. Raises ``HTTPError`` otherwise, ``URLError`` (for an
-                ``OSError`` while connecting or sending) or ``http.client`` errors."""
+                return self.perform(client, url, req)
 
             client._perform_urllib_http_request_internal = perform  # type: ignore[method-assign]
         return client
@@ -58,9 +56,9 @@ class KeptAlive:
         conn.close()
 
     def perform(self, client: WebClient, url: str, req: Request) -> dict[str, Any]:
-        """Send ``req`` (the urllib ``Request`` slack-sdk built for ``url``) for ``client`` on an
-        idle connection to the same origin, or a new one. Raises ``HTTPError`` for a status outside
-        2xx, ``URLError``, ``OSError`` or ``http.client`` errors when the connection fails."""
+        """Send ``req`` (slack-sdk's urllib ``Request`` for ``url``) on a kept-alive connection; returns
+        ``{status, headers, body}`` for a 2xx. Raises ``HTTPError`` otherwise, ``URLError`` (for an
+        ``OSError`` while connecting or sending) or ``http.client`` errors."""
         parts = urlsplit(url)
         origin = (parts.scheme.lower(), parts.hostname or "", parts.port)
         conn = self._take(origin)
