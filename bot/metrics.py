@@ -89,8 +89,7 @@ def outcome_of(status: int) -> str:
 
 
 class RuntimeCollector(Collector):
-    """Metrics read at scrape time from a :class:`bot.runtime.Runtime` (see the module docstring);
-    a database error leaves the database-backed ones out of that scrape."""
+    """Metrics read at scrape time from a runtime's database and catalog (none from a failing database)."""
 
     def __init__(self, runtime: Any) -> None:
         self.runtime = runtime

@@ -120,8 +120,7 @@ def signed_url(settings: Any, catalog: Catalog, track_id: str, read: Collection[
 
 
 def picture_app(runtime: Any, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
-    """WSGI: ``GET /paths/<track>.<png|svg>?read=…&sig=…`` -> the picture; 403 for a missing or
-    wrong signature, 404 for an unknown track or format, 500 when ``dot`` fails."""
+    """WSGI ``GET /paths/<track>.<fmt>?read=…&sig=…``: the picture; 403 bad signature, 404, 500 no ``dot``."""
     name = str(environ.get("PATH_INFO", ""))[len(PICTURE_PREFIX) :]
     track_id, _, fmt = name.rpartition(".")
     params = parse_qs(str(environ.get("QUERY_STRING", "")))

@@ -26,8 +26,7 @@ log = logging.getLogger(__name__)
 
 
 class Loaded:
-    """A catalog version and its search index, swapped together; ``matcher`` None: built from
-    ``catalog`` and ``vocabulary`` when first read."""
+    """A catalog version and its search index (``matcher`` None: built when first read), swapped together."""
 
     def __init__(self, catalog: Catalog, matcher: Matcher | None = None, vocabulary: Vocabulary | None = None) -> None:
         self.catalog = catalog

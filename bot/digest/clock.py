@@ -180,8 +180,7 @@ class DigestClock:
         )
 
     def own_sender(self) -> Deliverer:
-        """The in-process :class:`Deliverer` for the clock's own sends (reminders, the feed notice):
-        its deliverer, or in queue mode one of its own, made once (same ledger)."""
+        """The :class:`Deliverer` for the clock's own sends: its own, or in queue mode one made once."""
         if isinstance(self.deliverer, Deliverer):
             return self.deliverer
         sender = getattr(self, "_own_sender", None)
@@ -272,8 +271,7 @@ class DigestClock:
             self._idle.notify_all()
 
     def idle(self, timeout: float | None = None) -> bool:
-        """Wait up to ``timeout`` seconds (None: for ever) until no catch-up, run-now or cron send of
-        this process is queued or running. True if idle."""
+        """Wait up to ``timeout`` s (None: for ever) until this process sends nothing; True if idle."""
         with self._idle:
             return self._idle.wait_for(lambda: self._pending == 0 and not self._inflight, timeout)
 

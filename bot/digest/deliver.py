@@ -85,8 +85,7 @@ class Outcome(enum.Enum):
 
 @dataclass(frozen=True)
 class Attempt:
-    """One delivery's result: the ledger ``period``, Slack's ``ts`` when sent, the Slack ``error``
-    code or exception name when it failed."""
+    """One delivery's result: ledger ``period``, Slack's ``ts`` when sent, the ``error`` code when failed."""
 
     outcome: Outcome
     period: str | None = None
@@ -133,8 +132,7 @@ class Deliverer:
         return self.runtime.store
 
     def deliver_subscription(self, sub: Subscription | int, fire: datetime) -> Attempt:
-        """Deliver subscription ``sub``'s (or its id's) digest for the week of ``fire`` (aware).
-        Never raises for Slack or network errors (they are recorded)."""
+        """Deliver ``sub``'s (or its id's) digest for the week of ``fire`` (aware); never raises for Slack."""
         found: Subscription | None = self.store.get_subscription(sub) if isinstance(sub, int) else sub
         if found is None or not found.active:
             return Attempt(Outcome.INACTIVE)

@@ -39,8 +39,7 @@ def desired_jobs(store: Store, sub_func: str, dm_func: str) -> Jobs:
 
 
 def sync_jobs(scheduler: BaseScheduler, desired: Jobs) -> None:
-    """Add, reschedule and remove the cron jobs of ``scheduler``'s :data:`JOBSTORE` to match
-    ``desired``, logging the counts; an unchanged job is left alone, a concurrent clock tolerated."""
+    """Add, reschedule and remove ``scheduler``'s cron jobs to match ``desired``, logging the counts."""
     done: Counter[str] = Counter()
     existing = {job.id: job for job in scheduler.get_jobs(jobstore=JOBSTORE) if job.id.startswith(("sub:", "dm:"))}
     for job_id in existing.keys() - desired.keys():

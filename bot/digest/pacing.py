@@ -43,8 +43,7 @@ class SendPacer(ABC):
 
     @abstractmethod
     def retry_slot(self, team: str, key: str) -> None:
-        """Wait for the destination's turn (``key`` in ``team``), then the workspace's: before a
-        send, or before its retry after a 429."""
+        """Wait for the destination's turn, then the workspace's: before a send or its retry after a 429."""
 
     def _holding(self, team: str, key: str) -> AbstractContextManager[Any]:
         """Held for a whole attempt to ``key`` (default: nothing)."""

@@ -343,8 +343,7 @@ class EnqueueingDeliverer:
             log.info("enqueued %d digest(s) for %d workspace(s)", sent, len(teams))
 
     def _put(self, order: list[_Pending]) -> None:
-        """One round on the queue (one round trip on a :class:`DigestBroker`). Raises what the
-        broker raises; what it took of the round is harmless twice (the ledger sends once)."""
+        """One round on the queue (one round trip on a :class:`DigestBroker`); raises what the broker raises."""
         broker = self.queue.broker
         if isinstance(broker, DigestBroker):
             broker.enqueue_many([actor.message(*args) for _team, actor, args, _key in order])

@@ -97,8 +97,7 @@ class SharedPacer(SendPacer):
         return f"{self.namespace}:blocked:{team}"
 
     def rate_limited(self, team: str, retry_after_s: float = 1.0) -> None:
-        """A send in ``team`` got a 429: hold every worker's sends to that workspace for
-        ``retry_after_s`` (a block already longer is kept)."""
+        """A 429 in ``team``: hold every worker's sends there for ``retry_after_s`` (a longer block stays)."""
         ms = max(1, int(retry_after_s * 1000))
         key = self._blocked_key(team)
         pipe = self._redis.pipeline()

@@ -16,8 +16,7 @@ if TYPE_CHECKING:
 
 
 class Message(Protocol):
-    """A message to post: ``text`` (plain-text fallback) and ``blocks`` (Block Kit as dicts or
-    slack-sdk models, as ``chat.postMessage`` takes them)."""
+    """A message to post: ``text`` (plain-text fallback) and ``blocks`` (as ``chat.postMessage`` takes them)."""
 
     @property
     def text(self) -> str: ...
@@ -26,8 +25,7 @@ class Message(Protocol):
 
 
 class ChannelDigestLike(Protocol):
-    """A rendered channel digest: ``reply`` (None: nothing to post this week), the
-    subscription's new ``cursor`` and the catalog ``version`` it refers to."""
+    """A channel digest: ``reply`` (None: nothing to post), the new ``cursor``, the catalog ``version``."""
 
     @property
     def reply(self) -> Message | None: ...
