@@ -180,7 +180,7 @@ class DigestClock:
         )
 
     def own_sender(self) -> Deliverer:
-        """The :class:`Deliverer` for the clock's own sends: its own, or in queue mode one made once."""
+        """The :class:`Deliverer` for the clock's own sends: the clock's, or in queue mode one made once."""
         if isinstance(self.deliverer, Deliverer):
             return self.deliverer
         sender = getattr(self, "_own_sender", None)
