@@ -1,8 +1,6 @@
 """Settings, read from the environment (and an optional ``.env`` file) by pydantic-settings.
 
-Nothing else in the code base reads ``os.environ`` for configuration: build a :class:`Settings`
-(``Settings()`` reads the environment) and pass it down. Secrets are ``SecretStr`` so that they
-never print in a repr, a log line or a traceback.
+Nothing else reads ``os.environ`` for configuration; secrets are ``SecretStr`` (never printed).
 """
 
 from __future__ import annotations
@@ -19,20 +17,14 @@ __all__ = ["DEFAULT_CATALOG_DIR", "REPO_ROOT", "Settings"]
 
 
 class Settings(BaseSettings):
-    """Runtime settings: each field from the environment variable of its name in capitals (all
-    optional). ``DATABASE_URL``: a SQLAlchemy URL (default an SQLite file ``vllm-path.db`` in the
-    working directory); ``SLACK_APP_TOKEN``: Socket Mode; ``SLACK_CLIENT_ID`` /
-    ``SLACK_CLIENT_SECRET``: OAuth for many workspaces; ``SLACK_API_URL``: the Web API base URL
-    (e.g. a local stand-in); ``DEFAULT_TIMEZONE``: an IANA name. ``REDIS_URL``: the Dramatiq broker
-    and shared rate limits of :mod:`bot.digest.queue` (unset: the clock sends in process), keys
-    prefixed ``QUEUE_NAMESPACE``; ``SLACK_TEAM_RATE_PER_S`` / ``SLACK_CHANNEL_RATE_PER_S``: posts
-    per second per workspace (all workers together) and per channel or DM. ``CATALOG_FEED_URL``:
-    the blog's Atom/RSS feed, checked daily at ``CATALOG_WATCH_AT`` (``HH:MM`` UTC) for posts the
-    catalog lacks, one notice per new post in ``CATALOG_ADMIN_CHANNEL`` (of workspace
-    ``CATALOG_ADMIN_TEAM``, needed with OAuth). ``TOKEN_ENCRYPTION_KEY``: Fernet keys, comma
-    separated, the first encrypts Slack tokens at rest (:mod:`bot.store.crypto`, README "Token
-    encryption").
-    """
+    """Runtime settings, each from the environment variable of its name in capitals (all optional).
+
+    ``DATABASE_URL``: a SQLAlchemy URL (default ``sqlite:///vllm-path.db``); ``SLACK_APP_TOKEN``:
+    Socket Mode; ``SLACK_CLIENT_ID`` / ``SLACK_CLIENT_SECRET``: OAuth; ``SLACK_API_URL``: the Web API
+    base URL; ``REDIS_URL``: the broker and shared rate limits (unset: in-process sends), keys
+    prefixed ``QUEUE_NAMESPACE``; ``SLACK_*_RATE_PER_S``: posts per second per workspace, per
+    channel; ``CATALOG_FEED_URL``: checked daily at ``CATALOG_WATCH_AT`` (``HH:MM`` UTC);
+    ``TOKEN_ENCRYPTION_KEY``: Fernet keys, comma separated, the first encrypting tokens at rest."""
 
     model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
 
@@ -65,15 +57,12 @@ class Settings(BaseSettings):
     catalog_watch_at: str = "06:00"
     # --- the path picture (issue 24) ---
     public_url: str | None = None
-    """``PUBLIC_URL``: the HTTP door's public base URL (``https://paths.example.com``). When set,
-    App Home shows the reader's path picture from ``<PUBLIC_URL>/paths/…`` (a signed URL)."""
+    """``PUBLIC_URL``: the HTTP door's public base URL; when set, App Home shows the path picture."""
     picture_url_secret: SecretStr | None = None
-    """``PICTURE_URL_SECRET``: the key picture URLs are signed with (HMAC-SHA256); unset: derived
-    from ``SLACK_SIGNING_SECRET``, else a key for this process only."""
+    """``PICTURE_URL_SECRET``: the picture URLs' HMAC key (unset: from ``SLACK_SIGNING_SECRET``)."""
 
     def secret_values(self) -> list[str]:
-        """Every secret configured (the ``SecretStr`` fields), as plain strings, in field order (for log
-        redaction and leak tests)."""
+        """Every secret configured (the ``SecretStr`` fields) as plain strings, in field order."""
         values = (getattr(self, name) for name in type(self).model_fields)
         return [v.get_secret_value() for v in values if isinstance(v, SecretStr) and v.get_secret_value()]
 
@@ -83,8 +72,7 @@ class Settings(BaseSettings):
         return bool(self.slack_client_id and self.slack_client_secret)
 
     def half_oauth(self) -> str | None:
-        """The OAuth variable missing when only one of the pair is set (``SLACK_CLIENT_ID`` or
-        ``SLACK_CLIENT_SECRET``), else None."""
+        """The OAuth variable missing when only one of the pair is set, else None."""
         if self.slack_client_id and self.slack_client_secret is None:
             return "SLACK_CLIENT_SECRET"
         if self.slack_client_secret is not None and not self.slack_client_id:
@@ -92,9 +80,7 @@ class Settings(BaseSettings):
         return None
 
     def missing_slack_credentials(self) -> str | None:
-        """What to set when the process could not call Slack (no bot token, no OAuth client),
-        naming the settings; None when it can. The scheduler and the worker refuse to start on it,
-        so that a local misconfiguration never pauses a digest or writes to a channel."""
+        """What to set when the process could not call Slack, naming the settings; None when it can."""
         if self.slack_bot_token is not None or self.oauth_enabled:
             return None
         if half := self.half_oauth():

@@ -1,9 +1,5 @@
-"""Where the app's own files are, and the one setting the reading commands need, without
-pydantic-settings (about 80 ms of a command's cold start: issue 28).
-
-:func:`catalog_dir` reads ``CATALOG_DIR`` exactly as :class:`bot.config.Settings` does (the
-environment first, then ``.env`` in the working folder; names case-insensitive); a test keeps the
-two in step. Everything else is read through :class:`~bot.config.Settings`.
+"""Where the app's own files are, and ``CATALOG_DIR`` read without pydantic-settings (a faster
+cold start for the reading commands), exactly as :class:`bot.config.Settings` reads it.
 """
 
 from __future__ import annotations

@@ -1,17 +1,11 @@
 """Logging for every process (serve, console, scheduler, CLI), with secrets redacted.
 
-:func:`setup_logging` configures the root logger at ``settings.log_level`` and redacts every
-record when it is *created* (a wrapped log-record factory, so that handlers added later only see
-redacted records; the root handlers carry :class:`RedactSecrets` too): the configured secrets and
-the ``DATABASE_URL`` password (:func:`secrets_of`) and anything shaped like a Slack token
-(:data:`SLACK_TOKEN_RE`, so tokens learnt at run time too) become ``[redacted]`` in the message,
-its arguments, the exception text (SQLAlchemy's ``[parameters: …]`` included) and the stack text.
-Logged request and response bodies (Bolt, slack-sdk at DEBUG, Socket Mode) are withheld and
-response URLs and ``token`` fields masked (:func:`withhold_bodies`). Uncaught exceptions (any
-thread) and ``warnings`` go through logging too. :class:`OutageLog` turns the errors of a
-dependency's outage into one WARNING (a worker once logged 35 MB of tracebacks in 20 s).
-
-Call it once, first thing, in each entry point; calling it again only adds new secrets.
+:func:`setup_logging` redacts every record when it is *created* (a wrapped log-record factory;
+the root handlers carry :class:`RedactSecrets` too): the configured secrets, the ``DATABASE_URL``
+password and anything shaped like a Slack token become ``[redacted]`` in the message, its
+arguments, the exception and the stack text; logged request and response bodies are withheld
+(:func:`withhold_bodies`). Uncaught exceptions (any thread) and ``warnings`` go through logging
+too. :class:`OutageLog` turns the errors of a dependency's outage into one WARNING.
 """
 
 from __future__ import annotations
@@ -36,8 +30,7 @@ RESPONSE_URL_RE = re.compile(
     r"""(?i)https?(?::|%3A)(?://|%2F%2F)[^\s'"&,)}\]]*?(?:/|%2F)(?:commands|actions|response)"""
     r"""(?:/|%2F)[^\s'"&,)}\]]+"""
 )
-"""A response URL, plain or form-encoded: Slack's ``https://hooks.slack.com/commands/T…/…/…`` and
-``…/actions/…`` (and the stand-in's ``…/response/<key>``)."""
+"""A response URL, plain or form-encoded: ``…/commands/…``, ``…/actions/…``, ``…/response/<key>``."""
 
 _FIELD_RE = re.compile(r"""((?<![A-Za-z0-9_])["']?(?:response_url|token)["']?\s*[:=]\s*["']?)[^"'&,\s}]+""", re.I)
 """A ``response_url`` or ``token`` field in JSON, a Python repr or a form body."""
@@ -46,15 +39,13 @@ BODY_LABEL_RE = re.compile(
     r"""(?i)(?:\b(?:request body|body|body_params|json_body|query_params)\s*[:=]\s*)"""
     r"""|(?:\b(?:message|payload|envelope)\s*[:=]\s*(?=[\[{'"b]))"""
 )
-"""Where a logged body starts: ``body: …``, ``request body: …``, ``body_params`` / ``json_body`` /
-``query_params``, and a ``message:`` / ``payload:`` / ``envelope:`` followed by a dict, list,
-string or bytes (Socket Mode)."""
+"""Where a logged body starts: ``body:``, ``request body:``, ``body_params`` and the like, or a
+``message:`` / ``payload:`` / ``envelope:`` followed by a dict, list, string or bytes."""
 
 BODY_WITHHELD = "[body withheld]"
 
 MIN_SECRET_LENGTH = 6
-"""Configured values shorter than this are not redacted by value (they would mangle ordinary
-text); Slack's secrets are far longer."""
+"""Configured values shorter than this are not redacted by value (they would mangle ordinary text)."""
 
 _lock = threading.Lock()
 _secrets: set[str] = set()
@@ -62,9 +53,8 @@ _installed = False
 
 
 def redact(text: str, secrets: Iterable[str] | None = None) -> str:
-    """``text`` with every secret (default: the ones registered by :func:`setup_logging`) and
-    every Slack-token-shaped string replaced by ``[redacted]``. Longest secrets first, so a
-    secret that contains another is masked whole."""
+    """``text`` with every secret (default: those registered by :func:`setup_logging`), longest
+    first, and every Slack-token-shaped string replaced by ``[redacted]``."""
     if not text:
         return text
     values = _secrets if secrets is None else {s for s in secrets if s and len(s) >= MIN_SECRET_LENGTH}
@@ -79,18 +69,15 @@ def _mask_fields(text: str) -> str:
 
 
 def withhold_bodies(text: str) -> str:
-    """``text`` cut at the first logged body (see :data:`BODY_LABEL_RE`), which is replaced by
-    ``[body withheld]``; response URLs and ``token``/``response_url`` fields elsewhere in it are
-    masked. Text without any of these is returned unchanged."""
+    """``text`` cut at the first logged body (:data:`BODY_LABEL_RE`), replaced by ``[body
+    withheld]``, with response URLs and ``token``/``response_url`` fields masked."""
     found = BODY_LABEL_RE.search(text) if text else None
     return _mask_fields(text[: found.end()] + BODY_WITHHELD if found else text)
 
 
 def slack_error(response: Any) -> str:
-    """A refused Web API call in one line: Slack's ``error`` code plus its
-    ``response_metadata.messages`` (the reasons Slack gives, e.g. for ``invalid_arguments`` on
-    ``views.publish``) and ``needed`` for ``missing_scope``. ``response`` is a ``SlackResponse``
-    or its ``dict`` body."""
+    """A refused Web API call in one line: Slack's ``error`` code plus ``needed`` and
+    ``response_metadata.messages``; ``response`` is a ``SlackResponse`` or its ``dict`` body."""
     get = response.get if hasattr(response, "get") else (lambda _k, _d=None: _d)
     code = str(get("error") or f"http_{getattr(response, 'status_code', '?')}")
     extra = [f"needed: {get('needed')}"] if get("needed") else []
@@ -120,8 +107,8 @@ def _from_dramatiq(record: logging.LogRecord, start: str) -> str | None:
 
 
 def outage_kind(exc: BaseException | None) -> str | None:
-    """The dependency an exception says is unreachable (``'the database'``, ``'the broker
-    (Redis)'``, ``'Slack (digest sends)'``), looking through its causes; None for any other error."""
+    """The dependency an exception (or one of its causes) says is unreachable (``'the database'``,
+    ``'the broker (Redis)'``, ``'Slack (digest sends)'``), else None."""
     for _ in range(10):
         if exc is None:
             return None
@@ -139,10 +126,9 @@ def _demote(record: logging.LogRecord) -> None:
 
 
 class OutageLog:
-    """Collapses an outage's logging: the first record whose exception says a dependency is
-    unreachable (:func:`outage_kind`) becomes one WARNING without traceback; its repeats, until
-    the dependency has been quiet for ``quiet_s`` seconds, are dropped by the root handlers and
-    counted in the next outage's warning. ``clock``: monotonic seconds (tests pass their own)."""
+    """Collapses an outage's logging: its first record (:func:`outage_kind`) becomes one WARNING
+    without traceback; repeats until it has been quiet for ``quiet_s`` seconds are dropped by the
+    root handlers and counted in the next outage's warning. ``clock``: monotonic seconds."""
 
     def __init__(self, quiet_s: float = OUTAGE_QUIET_S, clock: Callable[[], float] = time.monotonic):
         self.quiet_s = quiet_s
@@ -151,8 +137,7 @@ class OutageLog:
         self._last: dict[str, list[float]] = {}  # kind -> [last seen, suppressed count]
 
     def judge(self, record: logging.LogRecord) -> None:
-        """Rewrite ``record`` in place: the first error of an outage becomes a WARNING without
-        traceback; a repeat loses its traceback, drops to DEBUG and is marked :data:`SUPPRESSED`."""
+        """Rewrite ``record``: an outage's first error a WARNING, a repeat a :data:`SUPPRESSED` DEBUG."""
         follower = _from_dramatiq(record, "Restarting consumer in")
         if follower is not None:  # the chatter that goes with an outage already logged
             with self._lock:
@@ -211,17 +196,14 @@ def _redact_record(record: logging.LogRecord) -> logging.LogRecord:
         record.exc_text = "".join(traceback.format_exception(*record.exc_info)).rstrip("\n")
     if record.exc_text:
         record.exc_text = redact(_mask_fields(record.exc_text))
-        # The formatted text is kept; the live exception (whose str() may hold a secret) is
-        # dropped so that no formatter re-renders it unredacted.
-        record.exc_info = None
+        record.exc_info = None  # so that no formatter re-renders it unredacted
     if record.stack_info:
         record.stack_info = redact(record.stack_info)
     return record
 
 
 class RedactSecrets(logging.Filter):
-    """A :class:`logging.Filter` that redacts every record it sees (see :func:`redact`); drops
-    only the repeats of an outage already logged (:class:`OutageLog`)."""
+    """Redacts every record it sees; drops only the repeats of an outage already logged."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         _redact_record(record)
@@ -229,8 +211,7 @@ class RedactSecrets(logging.Filter):
 
 
 def secrets_of(settings: Any) -> list[str]:
-    """The secret strings of ``settings``: :meth:`secret_values` plus the ``DATABASE_URL``
-    password, if any."""
+    """``settings.secret_values()`` plus the ``DATABASE_URL`` password, if any."""
     out = list(settings.secret_values())
     with contextlib.suppress(Exception):  # an unparseable URL has no password to hide
         from sqlalchemy.engine import make_url
@@ -270,13 +251,9 @@ def _install() -> None:
 
 
 def setup_logging(settings: Any, *, stream: Any = None) -> None:
-    """Configure logging for a process and register ``settings``' secrets for redaction.
-
-    When the root logger has no handler yet, one is added writing to ``stream`` (default
-    ``sys.stderr``) as ``time LEVEL logger: message`` at ``settings.log_level``. Alembic's
-    per-migration INFO lines are quietened. Idempotent: a second call only registers new secrets
-    and makes sure every root handler carries :class:`RedactSecrets`.
-    """
+    """Configure logging for a process and register ``settings``' secrets for redaction: without a
+    root handler, one writing ``time LEVEL logger: message`` to ``stream`` (default stderr) at
+    ``settings.log_level``. A second call only adds new secrets and :class:`RedactSecrets` filters."""
     global _installed
     root = logging.getLogger()
     with _lock:

@@ -1,18 +1,11 @@
 """Prometheus metrics for operators (``GET /metrics`` on the HTTP door), with prometheus-client.
 
-Names follow https://prometheus.io/docs/practices/naming/ (a ``vllm_path_`` prefix, base units,
-``_total`` on counters). In this process (:data:`REGISTRY`): ``vllm_path_requests_total``
-(requests Slack sent to the door, by ``kind``: ``command``, ``action``, ``event``, ``other``, and
-``outcome``: ``ok``, ``unauthorized``, ``refused``, ``error``), ``vllm_path_ack_seconds`` (to the
-HTTP answer, Slack's 3-second ack) and ``vllm_path_reply_seconds`` (to the reply sent: response
-URL, unfurl), by ``kind``, ``vllm_path_slack_ratelimited_total`` (Web API answers 429, retried
-after ``Retry-After``). Read from the database at scrape time by :class:`RuntimeCollector`, so
-every web process reports the same ledger (all workspaces): ``vllm_path_digests_total`` (ledger
-deliveries by ``outcome``: ``sent``, ``skipped``, ``failed``, ``claimed``),
-``vllm_path_digest_refusals_total`` (digests Slack refused for good, so the digest ended and its
-subscription or DM was paused, by Slack's error code ``reason``), ``vllm_path_subscriptions``
-(channel digests by ``status``: ``active``, ``paused``); and ``vllm_path_catalog_info`` (1,
-labelled with the catalog ``version`` this process serves).
+Names follow Prometheus' conventions (a ``vllm_path_`` prefix, base units, ``_total`` on
+counters). In this process (:data:`REGISTRY`): requests by ``kind`` and ``outcome``, ack and reply
+latency, 429s from the Web API, the lazy queue's shed and dropped follow-ups. Read from the
+database at scrape time (:class:`RuntimeCollector`, all workspaces): ledger deliveries by
+``outcome``, refusals by Slack's error code ``reason``, subscriptions by ``status``; and
+``vllm_path_catalog_info`` labelled with the served catalog ``version``.
 """
 
 from __future__ import annotations
@@ -57,8 +50,7 @@ RECEIVED_AT = "vllm_path_received_at"
 
 
 def observe_reply(kind: str, context: Any) -> None:
-    """Record the time from the request's arrival (``context[RECEIVED_AT]``) to now as the reply
-    latency of ``kind``; nothing when the arrival is unknown."""
+    """Observe the reply latency of ``kind`` since ``context[RECEIVED_AT]``, when known."""
     started = context.get(RECEIVED_AT) if context is not None else None
     if isinstance(started, float):
         REPLY_SECONDS.labels(kind).observe(max(0.0, time.monotonic() - started))
@@ -72,8 +64,7 @@ _EVENT_CALLBACK = re.compile(r'"type"\s*:\s*"event_callback"')
 
 
 def request_kind(content_type: str, body: bytes) -> str:
-    """``command``, ``action`` (any interactive payload), ``event`` (Events API) or ``other``, from
-    a request body as Slack sends it (never raises)."""
+    """``command``, ``action``, ``event`` or ``other``, from a request body (never raises)."""
     try:
         text = body.decode("utf-8", "replace")
         if "json" in content_type:  # a look, not a parse: the body may be hostile (unsigned, deep)
@@ -98,9 +89,7 @@ def outcome_of(status: int) -> str:
 
 
 class RuntimeCollector(Collector):
-    """Metrics read at scrape time from a :class:`bot.runtime.Runtime`: the ledger's deliveries,
-    the subscriptions' statuses (the database, all workspaces, counts only) and the catalog version.
-    A database error leaves the database-backed metrics out of that scrape."""
+    """Metrics read at scrape time from a runtime's database and catalog (none from a failing database)."""
 
     def __init__(self, runtime: Any) -> None:
         self.runtime = runtime

@@ -1,8 +1,5 @@
-"""Draw a track's path (:func:`bot.domain.picture.path_graph`) as PNG or SVG with Graphviz.
-
-I/O: runs Graphviz's ``dot`` (the Debian package ``graphviz``) through the ``graphviz`` PyPI
-package. :class:`PictureError` when ``dot`` is missing or fails, or the format is unknown.
-"""
+"""Draw a track's path (:func:`bot.domain.picture.path_graph`) as PNG or SVG with Graphviz's ``dot``,
+and sign and serve the pictures' URLs."""
 
 from __future__ import annotations
 
@@ -87,8 +84,7 @@ def render(catalog: Catalog, track_id: str, fmt: str, read: Collection[str] | No
 
 
 def write(catalog: Catalog, track_id: str, out: Path, read: Collection[str] | None = None, lang: str = "en") -> Path:
-    """Write the picture to ``out`` (format from its suffix, ``.png`` or ``.svg``); returns the
-    absolute path written. Raises as :func:`render`."""
+    """Write the picture to ``out`` (format from its suffix); returns its absolute path. Raises as :func:`render`."""
     out.write_bytes(render(catalog, track_id, out.suffix.lower().lstrip("."), read, lang))
     return out.resolve()
 
@@ -112,11 +108,8 @@ def _sign(settings: Any, track_id: str, fmt: str, read: Sequence[str]) -> str:
 
 
 def signed_url(settings: Any, catalog: Catalog, track_id: str, read: Collection[str], fmt: str = "png") -> str | None:
-    """The reader's picture URL under ``settings.public_url`` (None when it is not set).
-
-    The URL carries the track's posts the reader has read (current ids, sorted; no user id) and
-    an HMAC-SHA256 of them, so nobody can change the marks or reach a reader's progress without
-    being given the URL."""
+    """The reader's picture URL under ``settings.public_url`` (None when not set): the track's posts
+    read (current ids, sorted; no user id) and an HMAC-SHA256 of them."""
     base = getattr(settings, "public_url", None)
     if not base:
         return None
@@ -127,8 +120,7 @@ def signed_url(settings: Any, catalog: Catalog, track_id: str, read: Collection[
 
 
 def picture_app(runtime: Any, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
-    """WSGI: ``GET /paths/<track>.<png|svg>?read=…&sig=…`` -> the picture; 403 for a missing or
-    wrong signature, 404 for an unknown track or format, 500 when ``dot`` fails."""
+    """WSGI ``GET /paths/<track>.<fmt>?read=…&sig=…``: the picture; 403 bad signature, 404, 500 no ``dot``."""
     name = str(environ.get("PATH_INFO", ""))[len(PICTURE_PREFIX) :]
     track_id, _, fmt = name.rpartition(".")
     params = parse_qs(str(environ.get("QUERY_STRING", "")))
@@ -154,9 +146,8 @@ def picture_app(runtime: Any, environ: dict[str, Any], start_response: Callable[
 
 
 def console_picture(runtime: Any, team: str, user: str, track_text: str, directory: Path | None = None) -> str:
-    """The console's ``picture <track>``: draw the reader's path (their reads from the store) to
-    ``<directory>/vllm-path-<track>.png`` (default: the working directory) and say where it was
-    saved, or why not."""
+    """The console's ``picture <track>``: draw the reader's path to ``<directory>/vllm-path-<track>.png``
+    (default: the working directory); says where, or why not."""
     from bot.domain.search import track_named
 
     catalog = runtime.holder.catalog

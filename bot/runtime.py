@@ -1,8 +1,7 @@
 """What a running process holds: settings, the store, and the current catalog with its search index.
 
-The catalog can be reloaded while the app runs (SIGHUP, ``vllm-path catalog reload``): a new
-version is loaded and checked first, and swapped in only when valid; an invalid one is refused
-with the checker's errors logged, and the last good version keeps serving.
+A catalog reload (SIGHUP, ``vllm-path catalog reload``) swaps in a new version only when valid;
+an invalid one is refused with its errors logged, and the last good version keeps serving.
 """
 
 from __future__ import annotations
@@ -27,10 +26,7 @@ log = logging.getLogger(__name__)
 
 
 class Loaded:
-    """A catalog version and the search index built on it (swapped together, atomically).
-
-    ``matcher``: the index, or None to build it from ``catalog`` and ``vocabulary`` when
-    :attr:`matcher` is first read (once, whichever thread asks first)."""
+    """A catalog version and its search index (``matcher`` None: built when first read), swapped together."""
 
     def __init__(self, catalog: Catalog, matcher: Matcher | None = None, vocabulary: Vocabulary | None = None) -> None:
         self.catalog = catalog
@@ -51,9 +47,8 @@ class Loaded:
 
 
 class CatalogHolder:
-    """Holds the catalog currently served. Reads are lock-free; :meth:`reload` swaps atomically.
-    ``index_now`` (the default): each version's search index is built when it is loaded (a
-    server's first search never waits for it); False: when first needed (a one-shot ``ask``)."""
+    """Holds the catalog currently served; reads are lock-free, :meth:`reload` swaps atomically.
+    ``index_now``: build each version's search index when loaded (False: when first needed)."""
 
     def __init__(self, directory: str | Path, *, index_now: bool = True):
         self.directory = Path(directory)
@@ -62,8 +57,7 @@ class CatalogHolder:
         self._loaded = self._load()
 
     def _load(self) -> Loaded:
-        """The catalog folder with its own search vocabulary (``vocabulary.yaml``,
-        ``answers.yaml``). Raises :class:`CatalogError` or :class:`bot.domain.search.VocabularyError`."""
+        """The catalog folder with its vocabulary; raises CatalogError or VocabularyError."""
         from bot.domain.search.vocabulary import load_vocabulary
 
         catalog = load_catalog(self.directory)
@@ -83,10 +77,8 @@ class CatalogHolder:
         return self._loaded.catalog
 
     def reload(self) -> tuple[bool, list[str]]:
-        """Load the catalog folder again: ``(True, [])`` when the new version was swapped in,
-        ``(False, errors)`` when it was refused (an invalid catalog or a malformed
-        ``vocabulary.yaml``/``answers.yaml``, each error naming the file and key; the previous
-        version keeps serving). Never raises for a broken catalog."""
+        """Load the catalog folder again: ``(True, [])`` when swapped in, ``(False, errors)`` when
+        refused (each error naming the file and key). Never raises for a broken catalog."""
         from bot.domain.search import VocabularyError
 
         with self._lock:
@@ -107,9 +99,8 @@ class CatalogHolder:
 
 
 def token_cipher(settings: Settings) -> TokenCipher | None:
-    """The cipher for tokens at rest: ``TOKEN_ENCRYPTION_KEY`` when set; else, with OAuth on (the
-    only mode that stores tokens), a key generated into a local file with a warning
-    (:func:`bot.store.crypto.local_key_cipher`); else None (nothing is stored)."""
+    """The cipher for tokens at rest: ``TOKEN_ENCRYPTION_KEY``; else with OAuth a generated local
+    key (:func:`bot.store.crypto.local_key_cipher`); else None (no tokens stored)."""
     if settings.token_encryption_key is not None:
         return TokenCipher.from_setting(settings.token_encryption_key.get_secret_value())
     if settings.oauth_enabled:
@@ -118,8 +109,7 @@ def token_cipher(settings: Settings) -> TokenCipher | None:
 
 
 def token_rotator(settings: Settings) -> TokenRotator | None:
-    """slack-sdk's ``TokenRotator`` for rotating bot tokens used outside a request (OAuth only:
-    a refresh needs the client id and secret); its Web API base URL is ``SLACK_API_URL``."""
+    """slack-sdk's ``TokenRotator`` for bot tokens outside a request (OAuth only), on ``SLACK_API_URL``."""
     if not (settings.oauth_enabled and settings.slack_client_id and settings.slack_client_secret):
         return None
     return TokenRotator(
@@ -130,10 +120,8 @@ def token_rotator(settings: Settings) -> TokenRotator | None:
 
 
 class Runtime:
-    """Settings + store (a :class:`bot.store.Store` or one with its interface, e.g. a worker's
-    batching one) + catalog holder, shared by the Slack app, the console and the scheduler; the
-    digest's composition root: ``renderer`` (a :class:`bot.digest.render.DigestRenderer`; None:
-    Slack's, :data:`bot.slack.views.digest_render.RENDERER`, taken on first use)."""
+    """Settings, store (a :class:`bot.store.Store` or one with its interface) and catalog holder;
+    ``renderer``: the digest's (None: :data:`bot.slack.views.digest_render.RENDERER`)."""
 
     def __init__(self, settings: Settings, store: Any, holder: CatalogHolder, renderer: DigestRenderer | None = None):
         self.settings = settings
@@ -152,9 +140,7 @@ class Runtime:
 
     @classmethod
     def create(cls, settings: Settings | None = None, *, migrate: bool = True, index_now: bool = True) -> Runtime:
-        """Load the catalog (raises :class:`CatalogError` if invalid) and open the database
-        (running migrations first unless ``migrate`` is false); ``index_now`` as for
-        :class:`CatalogHolder`."""
+        """Load the catalog (CatalogError if invalid) and open the database (migrated first if ``migrate``)."""
         from bot.store import Store
 
         settings = settings or Settings()
@@ -174,8 +160,7 @@ class Runtime:
         return runtime
 
     def record_catalog_version(self) -> None:
-        """Remember the served catalog version's paths (track id -> post ids) so digests can later
-        announce what a newer version added. Idempotent."""
+        """Record the served version's paths (track id -> post ids) for later digests. Idempotent."""
         cat = self.holder.catalog
         snapshot = {t.id: list(cat.order(t.id)) for t in cat.tracks}
         self.store.record_catalog_version(cat.version, snapshot)

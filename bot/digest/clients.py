@@ -19,16 +19,9 @@ from bot.runtime import Runtime
 
 
 class KeptAlive:
-    """HTTP/1.1 connections to the Web API kept open between calls, shared by every client of a
-    process (slack-sdk's ``WebClient`` opens a new connection per call through ``urllib``).
-
-    :meth:`perform` stands in for ``WebClient._perform_urllib_http_request_internal``: it sends
-    the request on an idle connection to the same origin (one the server has not closed, checked
-    before reuse) or a new one, and answers as urllib would: a dict of ``status``, ``headers`` and
-    ``body`` (text) for a 2xx, ``HTTPError`` otherwise, so slack-sdk's retry handlers see the
-    same things (an ``OSError`` while connecting or sending comes as ``URLError``, as from
-    urllib). A connection the server will close is not kept; at most ``max_idle`` are kept per
-    origin. Thread-safe."""
+    """HTTP/1.1 connections to the Web API kept open between calls (slack-sdk opens one per call),
+    shared by the process's clients, at most ``max_idle`` idle per origin; thread-safe. :meth:`perform`
+    answers as urllib would, so slack-sdk's retry handlers see the same things."""
 
     def __init__(self, max_idle: int = 64):
         self.max_idle = max_idle
@@ -63,9 +56,9 @@ class KeptAlive:
         conn.close()
 
     def perform(self, client: WebClient, url: str, req: Request) -> dict[str, Any]:
-        """Send ``req`` (a urllib ``Request`` slack-sdk built for ``url``) for ``client``; see
-        the class docstring. Raises ``HTTPError`` for a status outside 2xx, ``OSError`` (and
-        ``http.client`` errors) when the connection fails."""
+        """Send ``req`` (slack-sdk's urllib ``Request`` for ``url``) on a kept-alive connection; returns
+        ``{status, headers, body}`` for a 2xx. Raises ``HTTPError`` otherwise, ``URLError`` (for an
+        ``OSError`` while connecting or sending) or ``http.client`` errors."""
         parts = urlsplit(url)
         origin = (parts.scheme.lower(), parts.hostname or "", parts.port)
         conn = self._take(origin)
@@ -98,8 +91,7 @@ class KeptAlive:
 
 
 def _alive(conn: HTTPConnection) -> bool:
-    """Whether an idle connection is still usable: nothing to read on it (an idle connection the
-    server closed reads as end of file; urllib3 checks the same before reusing one)."""
+    """Whether an idle connection is usable: nothing to read on it (one the server closed reads EOF)."""
     if conn.sock is None:
         return False
     poll = select.poll()
@@ -108,10 +100,7 @@ def _alive(conn: HTTPConnection) -> bool:
 
 
 class Clients:
-    """``WebClient`` per workspace: the bot token from the OAuth installation store when OAuth is
-    configured, else ``SLACK_BOT_TOKEN``; base URL and retry handlers from
-    :func:`bot.slack.app.make_client`. Clients are cached per token and send on this process's
-    kept-alive connections (:class:`KeptAlive`)."""
+    """A ``WebClient`` per workspace (:func:`bot.slack.app.make_client`) on :class:`KeptAlive` connections."""
 
     def __init__(self, runtime: Runtime):
         self.runtime = runtime
@@ -120,9 +109,7 @@ class Clients:
         self.connections = KeptAlive()
 
     def token_for(self, team: str) -> str | None:
-        """The bot token for tenant ``team`` (a team id, or an enterprise id for an org-wide
-        install): :meth:`bot.store.Store.bot_token_for` with OAuth (Grid-aware, decrypted,
-        refreshed when rotation is on), else ``SLACK_BOT_TOKEN``."""
+        """``team``'s (or enterprise's) bot token: the store's with OAuth, else ``SLACK_BOT_TOKEN``."""
         settings = self.runtime.settings
         if settings.oauth_enabled:
             token: str | None = self.runtime.store.bot_token_for(team)
@@ -147,6 +134,5 @@ class Clients:
             return client
 
     def wrap(self, client: WebClient) -> WebClient:
-        """The client as this process sends with it: paced by :func:`paced` (in-process limits),
-        on :attr:`connections`."""
+        """``client`` with the pacing 429 handler (:func:`paced`), on :attr:`connections`."""
         return self.connections.attach(paced(client))

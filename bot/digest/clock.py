@@ -1,18 +1,12 @@
 """The clock: APScheduler 3 jobs that deliver digests on time, in each subscriber's time zone.
 
-``vllm-path scheduler`` (the Procfile's ``clock:`` process) runs a :class:`DigestClock`: a
-``BackgroundScheduler`` whose ``SQLAlchemyJobStore`` (the app's database) holds one cron job per
-subscription and DM digest (:mod:`bot.digest.jobs`; their functions :func:`run_subscription` and
-:func:`run_dm` stay here, as the store keeps their import paths). Jobs coalesce and have a week's
-misfire grace: the job decides what is still due. An in-memory reconcile job (every clock process
-runs it) syncs the jobs with the database, reloads a newer catalog recorded by another process
-and **catches up** (:mod:`bot.digest.due`): after downtime that week's digest is sent once, a
-fan-out cut short by a crash is finished, failures are retried. Every send goes through
-:class:`bot.digest.deliver.Deliverer`, whose ledger claim makes it exactly-once across any number
-of clock processes, restarts and retries.
+``vllm-path scheduler`` runs a :class:`DigestClock`: cron jobs in the app's database
+(:mod:`bot.digest.jobs`; their functions stay here, the job store keeps their import paths), and a
+reconcile job that syncs them, reloads a newer catalog and **catches up** (:mod:`bot.digest.due`).
+Every send goes through :class:`bot.digest.deliver.Deliverer`, exactly once by its ledger claim.
+The job functions find the running clock (one per process) through a module global.
 
-The job functions find the running clock through a module global set by :meth:`DigestClock.start`
-(one clock per process). Times are aware datetimes (UTC unless said otherwise); durations seconds.
+Times are aware datetimes (UTC unless said otherwise); durations seconds.
 """
 
 from __future__ import annotations
@@ -86,14 +80,13 @@ def run_dm(team: str, user: str) -> None:
 
 
 def watch_feed() -> None:
-    """Daily job (only with ``CATALOG_FEED_URL``): announce posts the catalog lacks
-    (:func:`bot.digest.watch.check_feed`)."""
+    """Daily job (with ``CATALOG_FEED_URL``): :func:`bot.digest.watch.check_feed`."""
     if (clock := _running()) is not None:
         check_feed(clock.runtime, clients=clock.own_sender().clients)
 
 
 def send_reminders() -> None:
-    """Interval job: send the reminders that are due (:func:`bot.digest.reminders.send_due_reminders`)."""
+    """Interval job: :func:`bot.digest.reminders.send_due_reminders`."""
     if (clock := _running()) is not None:
         send_due_reminders(clock.runtime, clock.own_sender(), clock.now())
 
@@ -105,15 +98,10 @@ def reconcile() -> None:
 
 
 class DigestClock:
-    """The scheduler process's brain (see the module docstring).
-
-    ``runtime``: a :class:`bot.runtime.Runtime`. ``deliverer``: sends itself, or in queue mode
-    enqueues for the workers (default: a :class:`Deliverer` with a :class:`Pacer` of
-    ``channel_interval_s`` / ``team_rate_per_s``). ``workers``: threads sending at once (cron
-    jobs and catch-up each). ``reconcile_every_s``: seconds between reconciles (None: only at
-    start and on demand). ``retry_failed_after_s``: a failed send is retried no sooner than this
-    many seconds times its attempts after its last claim.
-    """
+    """The scheduler process for ``runtime``. ``deliverer``: sends, or in queue mode enqueues (default:
+    a :class:`Deliverer` with a :class:`Pacer` of ``channel_interval_s`` / ``team_rate_per_s``);
+    ``workers``: threads sending at once; ``reconcile_every_s``: seconds between reconciles (None: at
+    start and on demand); ``retry_failed_after_s``: the back-off's base (:func:`~bot.digest.due.retry_wait_s`)."""
 
     def __init__(
         self,
@@ -145,7 +133,6 @@ class DigestClock:
         self._reconcile_lock = threading.Lock()
         self._stopping = threading.Event()
         self._reload_tried: str | None = None
-        self.shutdown_s: float | None = None
 
     @property
     def store(self) -> Any:
@@ -157,9 +144,7 @@ class DigestClock:
         return datetime.now(UTC)
 
     def start(self) -> None:
-        """Start scheduling in background threads: sync the jobs, catch up, then run. One clock
-        per process (the job functions find it through a module global); raises RuntimeError if
-        another one is running."""
+        """Sync the jobs, catch up and run in background threads; RuntimeError if a clock runs already."""
         global _clock
         with _clock_lock:
             if _clock is not None and _clock is not self:
@@ -195,10 +180,7 @@ class DigestClock:
         )
 
     def own_sender(self) -> Deliverer:
-        """The in-process sender for the clock's own few sends (due reminders, the catalog feed
-        notice): the clock's :class:`Deliverer`, or in queue mode (``REDIS_URL``: its deliverer
-        only enqueues) a :class:`Deliverer` of its own, made once. Same ledger, so still
-        exactly once."""
+        """The :class:`Deliverer` for the clock's own sends: the clock's, or in queue mode one made once."""
         if isinstance(self.deliverer, Deliverer):
             return self.deliverer
         sender = getattr(self, "_own_sender", None)
@@ -207,11 +189,8 @@ class DigestClock:
         return sender
 
     def shutdown(self, wait: bool = True) -> float:
-        """Stop (SIGTERM): claim no new sends, drop queued catch-up work, and with ``wait`` let
-        the sends already claimed finish and be recorded; what was not sent stays unclaimed in the
-        ledger, so the next run's catch-up sends it (exactly once). Takes about one send with its
-        pacing wait, not the rest of a fan-out. Returns the seconds it took (also logged and kept
-        as :attr:`shutdown_s`)."""
+        """Stop (SIGTERM): claim nothing new, drop queued catch-up work, with ``wait`` let claimed sends
+        finish and be recorded (the rest is for the next run). Returns the seconds it took."""
         global _clock
         started = time.monotonic()
         self._stopping.set()
@@ -225,13 +204,13 @@ class DigestClock:
         with _clock_lock:
             if _clock is self:
                 _clock = None
-        self.shutdown_s = time.monotonic() - started
+        took = time.monotonic() - started
         log.info(
             "digest clock stopped in %.2f s: sends in flight finished and recorded; "
             "digests not yet sent go out on the next run",
-            self.shutdown_s,
+            took,
         )
-        return self.shutdown_s
+        return took
 
     def run_subscription(self, sub_id: int) -> Attempt | Queued | None:
         """Deliver subscription ``sub_id``'s digest for its latest scheduled time, if still due."""
@@ -251,10 +230,8 @@ class DigestClock:
     def _if_due(
         self, row: Any, dest: tuple[str, str, str], send: Callable[[datetime], Attempt | Queued], name: str = ""
     ) -> Attempt | Queued | None:
-        """``send(fire)`` for the latest scheduled time of ``row`` (a subscription or DM setting:
-        ``schedule``, ``updated_at``) if it is :func:`~bot.digest.due.eligible` and its ledger key
-        (``dest`` and the period) is not already being sent by this process. ``name``: logged
-        when nothing is due."""
+        """``send(fire)`` for ``row``'s latest scheduled time if :func:`~bot.digest.due.eligible` and its
+        key is not being sent here already; ``name``: logged when nothing is due."""
         now = self.now()
         fire = row.schedule.latest_fire(now)
         if not eligible(fire, row.updated_at, now, row.schedule.timezone, self.min_window_s):
@@ -276,8 +253,7 @@ class DigestClock:
                 self._idle.notify_all()
 
     def _submit(self, func: Callable[..., Attempt | Queued | None], *args: object, queued: Key | None = None) -> Future:
-        """Run ``func(*args)`` on the catch-up workers, counted by :meth:`idle`; ``queued``: the
-        ledger key it sends, dropped from the catch-up's queued keys when done."""
+        """Run ``func(*args)`` on the catch-up workers; ``queued``: its key, unqueued when done."""
         with self._idle:
             self._pending += 1
         try:
@@ -295,14 +271,12 @@ class DigestClock:
             self._idle.notify_all()
 
     def idle(self, timeout: float | None = None) -> bool:
-        """Wait until no catch-up or run-now work is queued or running and no cron job of this
-        process is sending (``timeout`` seconds; None waits for ever). True if idle."""
+        """Wait up to ``timeout`` s (None: for ever) until this process sends nothing; True if idle."""
         with self._idle:
             return self._idle.wait_for(lambda: self._pending == 0 and not self._inflight, timeout)
 
     def reconcile(self) -> None:
-        """Sync jobs with the database, reload a newer catalog, and catch up (see module doc).
-        Safe to call from any thread; concurrent calls run one after the other."""
+        """Sync jobs, reload a newer catalog, catch up; concurrent calls run one after the other."""
         if self._stopping.is_set():
             return
         with self._reconcile_lock:
@@ -325,15 +299,12 @@ class DigestClock:
             )
 
     def sync_jobs(self) -> None:
-        """Add, reschedule and remove cron jobs so that they match the database
-        (:func:`bot.digest.jobs.sync_jobs`)."""
+        """Make the cron jobs match the database (:func:`bot.digest.jobs.sync_jobs`)."""
         if self.scheduler is not None:
             sync_jobs(self.scheduler, desired_jobs(self.store, SUB_FUNC, DM_FUNC))
 
     def catch_up(self) -> list[Future]:
-        """Submit every due but unsettled delivery (see module doc, :func:`bot.digest.due.due_now`)
-        to the catch-up workers. Returns their futures (each resolves to an :class:`Attempt` or
-        None)."""
+        """Submit every due, unsettled delivery (:func:`~bot.digest.due.due_now`); returns the futures."""
         futures: list[Future] = []
         late: list[str] = []  # missed slots, stale claims, retries: worth an operator's look
         is_unsettled = partial(
@@ -365,10 +336,8 @@ class DigestClock:
         return futures
 
     def run_now(self, track: str | None = None, dms: bool = False, at: datetime | None = None) -> Counter:
-        """Deliver this week's digest of every active subscription (of ``track`` only, when
-        given) now, and with ``dms`` every enabled DM digest, using the catch-up workers; a
-        digest already sent this week is not sent again. ``at`` (aware; default now) picks the
-        week. Returns outcome counts by name (``{'sent': 3, 'taken': 1, …}``)."""
+        """Deliver now, unless sent, the week of ``at`` (aware, default now) of every active subscription
+        (of ``track``, when given) and with ``dms`` every DM digest. Returns counts (``{'sent': 3, …}``)."""
         now = at or self.now()
         futures: list[Future] = []
         for sub in self.store.active_subscriptions():

@@ -1,28 +1,12 @@
 """Digest delivery: the ledger claim, pacing under Slack's limits, sending, and Slack's errors.
 
-One send (:meth:`Deliverer.deliver_subscription`, :meth:`Deliverer.deliver_dm`) goes:
-
-1. **claim** the ledger key (team, destination, track or ``'*'``, ISO week) with
-   :meth:`~bot.store.Store.claim_delivery`: exactly one caller in any number of processes wins;
-   a ``'sent'`` key is never claimed again, a crashed sender's claim is taken over once it is
-   ``stale_after_s`` old, a ``'failed'`` one while attempts remain.
-2. on a take-over (attempt > 1), **look for the message** the earlier attempt may have posted:
-   digests carry Slack message metadata naming their ledger key, found by
-   ``conversations.history`` (``include_all_metadata``); if found, the key is marked sent without
-   posting again. Without the manifest's history scopes the check is skipped with a warning (a
-   sender killed mid-request may then post that digest twice).
-3. **compose** (the runtime's :class:`bot.digest.render.DigestRenderer`); nothing to say -> the
-   key is settled as skipped.
-4. **pace** (:mod:`bot.digest.pacing`: per destination and per workspace), renew the claim, and
-   **send** ``chat.postMessage`` (a DM with the person's user id as ``channel``). slack-sdk's retry
-   handlers (:func:`bot.slack.app.make_client`) retry 429s, 5xx and connection errors, honouring
-   ``Retry-After``; its 429 handler is :class:`bot.digest.pacing.PacedRateLimitRetryHandler`.
-5. **record**: ``mark_sent`` (a channel digest's cursor and catalog version in the same
-   transaction); a permanent Slack error (:data:`PERMANENT_ERRORS`) pauses the subscription or DM
-   with a visible reason and ends that digest (``mark_refused``, counted in ``/metrics`` as
-   ``vllm_path_digest_refusals_total``); anything else is ``mark_failed`` and retried with
-   back-off by the catch-up (or Dramatiq) until the digest's ISO week is over (``max_attempts``
-   defaults to :data:`bot.store.ledger.NO_ATTEMPT_LIMIT`).
+A send (:meth:`Deliverer.deliver_subscription`, :meth:`Deliverer.deliver_dm`) **claims** the
+ledger key (team, destination, track or ``'*'``, ISO week; one claimant wins, a crashed sender's
+claim is taken over once ``stale_after_s`` old); on a take-over **looks for the message** an
+earlier attempt posted (digests carry metadata naming their key); **composes** (the runtime's
+renderer; nothing to say: skipped); **paces** (:mod:`bot.digest.pacing`), renews the claim and
+**posts**; and **records**: sent, or a permanent Slack error (:data:`PERMANENT_ERRORS`) pauses the
+subscription or DM with a visible reason, or a failure retried until its ISO week is over.
 
 Times are aware UTC datetimes; durations are seconds.
 """
@@ -101,8 +85,7 @@ class Outcome(enum.Enum):
 
 @dataclass(frozen=True)
 class Attempt:
-    """The result of one delivery: ``outcome``, the ledger ``period``, Slack's ``ts`` when sent,
-    the Slack ``error`` code or exception name when it failed."""
+    """One delivery's result: ledger ``period``, Slack's ``ts`` when sent, the ``error`` code when failed."""
 
     outcome: Outcome
     period: str | None = None
@@ -111,17 +94,10 @@ class Attempt:
 
 
 class Deliverer:
-    """Sends digests for a :class:`bot.runtime.Runtime` (its store and current catalog), as
-    ``claimant`` (``host:pid:random``) in the ledger, retrying failures until their week is over.
-
-    ``clients``: a :class:`Clients` (default: from the runtime's settings); ``pacer``: shared by
-    every send of the process; ``stale_after_s``: age after which another sender's unfinished
-    claim is taken over (longer than any one send with its retries); ``renew_after_s``: the claim
-    is renewed just before the send (so that one that waited for its turn is not taken over while
-    sent) only when this process made it at least that many seconds earlier (monotonic); a
-    younger claim is at least ``stale_after_s - renew_after_s`` from stale, so skipping its
-    renewal saves a ledger write without opening that window (0, the default: always renew).
-    """
+    """Sends digests for a :class:`bot.runtime.Runtime` as ``claimant`` (``host:pid:random``).
+    ``pacer``: shared by the process's sends; ``stale_after_s``: age at which another sender's claim
+    is taken over; ``renew_after_s``: renew the claim before the send only when at least that old (0:
+    always). Raises ValueError unless 0 <= ``renew_after_s`` < ``stale_after_s``."""
 
     def __init__(
         self,
@@ -147,9 +123,8 @@ class Deliverer:
         self._stopping = threading.Event()
 
     def stop_claiming(self) -> None:
-        """Claim nothing more (graceful shutdown): sends already claimed go on to the end and are
-        recorded; every later call returns :attr:`Outcome.STOPPED` without touching the ledger,
-        so the next run's catch-up sends those digests."""
+        """Claim nothing more (graceful shutdown): later calls return :attr:`Outcome.STOPPED`
+        without touching the ledger; sends already claimed finish and are recorded."""
         self._stopping.set()
 
     @property
@@ -157,8 +132,7 @@ class Deliverer:
         return self.runtime.store
 
     def deliver_subscription(self, sub: Subscription | int, fire: datetime) -> Attempt:
-        """Deliver the digest of subscription ``sub`` (or its id) for the week of ``fire`` (the
-        scheduled time, aware). Never raises for Slack or network errors (they are recorded)."""
+        """Deliver ``sub``'s (or its id's) digest for the week of ``fire`` (aware); never raises for Slack."""
         found: Subscription | None = self.store.get_subscription(sub) if isinstance(sub, int) else sub
         if found is None or not found.active:
             return Attempt(Outcome.INACTIVE)
@@ -220,8 +194,7 @@ class Deliverer:
         return Attempt(Outcome.RECOVERED, period, ts=ts)
 
     def deliver_dm(self, team: str, user: str, fire: datetime) -> Attempt:
-        """Deliver ``user``'s weekly DM for the week of ``fire`` (aware). Never raises for Slack
-        or network errors."""
+        """Deliver ``user``'s DM for the week of ``fire`` (aware); never raises for Slack errors."""
         dm = self.store.get_dm(team, user)
         if dm is None or not dm.enabled or dm.status != "active":
             return Attempt(Outcome.INACTIVE)
@@ -262,9 +235,7 @@ class Deliverer:
         return Attempt(Outcome.SENT, period, ts=ts)
 
     def _claimed(self, key: Key, what: str, send: Callable[[], Attempt]) -> Attempt:
-        """``send()`` once this process claimed ``key`` (:attr:`Outcome.STOPPED` when stopping,
-        :attr:`Outcome.TAKEN` when another sender holds or settled it). An exception is logged
-        (``what`` failed) and recorded as a retryable failure."""
+        """``send()`` once ``key`` is claimed (else STOPPED or TAKEN); an exception is a failure."""
         if self._stopping.is_set():
             return Attempt(Outcome.STOPPED, key[3])
         at = time.monotonic()
@@ -284,9 +255,8 @@ class Deliverer:
             self._claimed_at.pop(key, None)
 
     def _post(self, client: WebClient, key: Key, message: Message) -> Any:
-        """Post ``message`` to ``key[1]`` in the pacer's turn, with metadata naming ``key``; None
-        when the claim was lost meanwhile. ``key[1]`` is a channel, or a user id: Slack posts in
-        the app's DM with that person (one call instead of conversations.open + postMessage)."""
+        """Post ``message`` to ``key[1]`` (a channel, or a user id: their DM with the app) in the
+        pacer's turn, with metadata naming ``key``; None when the claim was lost meanwhile."""
         with self.pacer.slot(key[0], key[1]):
             if not self._still_ours(key):
                 return None
@@ -300,8 +270,7 @@ class Deliverer:
             )
 
     def _still_ours(self, key: Key) -> bool:
-        """Right before the send: True while this process holds the claim on ``key``, renewing
-        it unless it is younger than ``renew_after_s`` (see the class docstring)."""
+        """True while the claim on ``key`` is ours, renewed unless younger than ``renew_after_s``."""
         at = self._claimed_at.pop(key, None)
         if at is not None and time.monotonic() - at < self.renew_after_s:
             return True
@@ -320,9 +289,8 @@ class Deliverer:
         return channel
 
     def _find_earlier(self, client: WebClient, channel: str, key: Key, fire: datetime) -> str | None:
-        """The ts of a digest message for ``key`` an earlier attempt posted, if this claim is a
-        take-over and Slack shows one; None otherwise (or when history cannot be read).
-        ``channel``: a channel id, or a user id for a DM (the IM is opened to read it)."""
+        """The ts of ``key``'s digest posted by an earlier attempt, when this claim is a take-over
+        and the history of ``channel`` (a channel or user id) shows one; else None."""
         row = self.store.delivery(*key)
         if row is None or row.attempts <= 1:
             return None
@@ -353,8 +321,7 @@ class Deliverer:
         return None
 
     def _refused(self, key: Key, exc: Exception, sub: Subscription | None) -> Attempt:
-        """Record a send that raised: a permanent Slack error (:data:`PERMANENT_ERRORS`) pauses
-        ``sub`` (None: the DM digest of ``key``); anything else is retried later."""
+        """Record a raised send: a permanent error pauses ``sub`` (None: the DM), else retried."""
         if not isinstance(exc, SlackApiError):
             return self._failed(key, f"{type(exc).__name__}: {exc}")
         code = str(exc.response.get("error") or f"http_{exc.response.status_code}")
@@ -363,9 +330,8 @@ class Deliverer:
         return self._failed(key, slack_error(exc.response))
 
     def _permanent(self, key: Key, code: str, sub: Subscription | None, reason: str = "", detail: str = "") -> Attempt:
-        """Pause ``sub`` (None: the DM digest of ``key``) with a visible ``reason`` (default:
-        :data:`PERMANENT_ERRORS`' for ``code``); ``detail`` (Slack's error with its ``messages``)
-        goes to the ledger and the log, the reason people see stays short."""
+        """Pause ``sub`` (None: the DM of ``key``) with a visible ``reason`` (default:
+        :data:`PERMANENT_ERRORS`' for ``code``); ``detail`` goes to the ledger and the log."""
         text = reason or f"Slack error {code}: {PERMANENT_ERRORS[code]}"
         self.store.mark_refused(*key, code=code, detail=detail or text, claimed_by=self.claimant)
         if sub is None:

@@ -1,7 +1,5 @@
 """The catch-up's judgement (:meth:`bot.digest.clock.DigestClock.catch_up`): which digests are
-due now (:func:`due_now`) and, as pure functions of a :class:`bot.store.Delivery` row (or its
-absence), the scheduled time and now (aware datetimes), whether one is still to be sent and why
-it is late."""
+due now, still to be sent, and why late; pure functions of ledger rows and aware datetimes."""
 
 from __future__ import annotations
 
@@ -18,15 +16,12 @@ MAX_RETRY_WAIT_S = 15 * 60.0
 """The longest wait between two attempts of a failed send (the back-off's ceiling)."""
 
 MISSED_AFTER_S = 120.0
-"""A due digest nobody has claimed this many seconds after its time is a missed slot (logged at
-WARNING with its channel); sooner, its cron job is probably just about to send it."""
+"""A due digest nobody claimed this many seconds after its time is a missed slot (a WARNING)."""
 
 
 def lateness(row: Delivery | None, fire: datetime, now: datetime) -> str | None:
-    """Why a due delivery is late, or None when it is simply due now (its cron job may be
-    about to send it): ``'missed slot, due <fire>'`` (no claim and the time passed more than
-    :data:`MISSED_AFTER_S` ago: the clock was down or behind), ``'stale claim of <claimant>'``
-    (a sender died), ``'retry n'`` (an earlier attempt failed)."""
+    """Why a due delivery is late, or None when simply due: ``'missed slot, due <fire>'`` (no claim
+    :data:`MISSED_AFTER_S` after its time), ``'stale claim of <claimant>'``, ``'retry n after …'``."""
     if row is None:
         if (now - fire).total_seconds() > MISSED_AFTER_S:
             return f"missed slot, due {fire.astimezone(UTC):%Y-%m-%d %H:%M} UTC"
@@ -37,9 +32,8 @@ def lateness(row: Delivery | None, fire: datetime, now: datetime) -> str | None:
 
 
 def retry_wait_s(attempts: int, retry_failed_after_s: float) -> float:
-    """Seconds to wait after the last claim of a send that failed ``attempts`` times before
-    trying again: ``retry_failed_after_s`` doubled per attempt (1, 2, 4, ... times), at most
-    :data:`MAX_RETRY_WAIT_S` (never below ``retry_failed_after_s``)."""
+    """Seconds after its last claim before retrying a send that failed ``attempts`` times:
+    ``retry_failed_after_s`` doubled per attempt, at most :data:`MAX_RETRY_WAIT_S`."""
     doubled = retry_failed_after_s * 2.0 ** min(max(0, attempts - 1), 30)
     return max(retry_failed_after_s, min(doubled, MAX_RETRY_WAIT_S))
 
@@ -47,11 +41,9 @@ def retry_wait_s(attempts: int, retry_failed_after_s: float) -> float:
 def unsettled(
     row: Delivery | None, now: datetime, *, stale_after_s: float, max_attempts: int, retry_failed_after_s: float
 ) -> bool:
-    """Whether a ledger row (or its absence) leaves the delivery to be done now: no row; a
-    claim at least ``stale_after_s`` old (its sender died); a failure with attempts left
-    (``max_attempts``; :data:`bot.store.ledger.NO_ATTEMPT_LIMIT` by default, the catch-up window
-    ends the retries with the period) once :func:`retry_wait_s` passed since its last claim.
-    A refused send (Slack said no for good) pauses its subscription, so it is not due."""
+    """Whether a ledger row (or None) leaves the delivery to be done now: no row; a claim at least
+    ``stale_after_s`` old; a failure with attempts left (``max_attempts``) once
+    :func:`retry_wait_s` passed since its last claim."""
     if row is None:
         return True
     age = (now - row.claimed_at).total_seconds()
@@ -65,17 +57,14 @@ def unsettled(
 def eligible(
     fire: datetime | None, changed_at: datetime, now: datetime, tz: str, min_window_s: float
 ) -> TypeGuard[datetime]:
-    """A scheduled time is due when it falls after the row's last change (a digest is not sent
-    for a time before the subscription, or its new schedule, existed) and within its catch-up
-    window (the rest of that ISO week in ``tz``, at least ``min_window_s``)."""
+    """``fire`` is due: after the row's last change ``changed_at`` and within its catch-up window
+    (the rest of that ISO week in ``tz``, at least ``min_window_s``)."""
     return fire is not None and fire > changed_at and in_window(fire, now, tz, min_window_s)
 
 
 @dataclass(frozen=True)
 class Due:
-    """A digest due now: its ledger ``key``, the subscription id (None for a DM, whose team and
-    user are ``key[0]`` and ``key[1]``), the scheduled time ``fire`` and why it is late
-    (:func:`lateness`; None when simply due)."""
+    """A digest due now: ledger ``key``, subscription id (None: a DM), ``fire``, :func:`lateness`."""
 
     key: tuple[str, str, str, str]
     sub_id: int | None
@@ -86,9 +75,7 @@ class Due:
 def due_now(
     store: Any, now: datetime, min_window_s: float, is_unsettled: Callable[[Delivery | None, datetime], bool]
 ) -> list[Due]:
-    """Every active subscription and DM digest of ``store`` (a :class:`bot.store.Store`) whose
-    latest scheduled time not after ``now`` is :func:`eligible` and whose ledger row
-    ``is_unsettled`` (row or None, now) says is still to be sent."""
+    """Every active digest of ``store`` whose latest time is :func:`eligible` and row ``is_unsettled``."""
     memo: dict[WeeklySchedule, datetime | None] = {}
     candidates: list[tuple[tuple[str, str, str, str], int | None, datetime]] = []
     rows = [

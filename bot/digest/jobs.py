@@ -1,8 +1,6 @@
-"""The clock's cron jobs in APScheduler's job store, kept in line with the database.
-
-One cron job per active channel subscription (``sub:<id>``) and per enabled DM digest
-(``dm:<team>:<user>``), named by its schedule's signature so that an unchanged schedule keeps its
-next run time. Used by :class:`bot.digest.clock.DigestClock` (start and every reconcile).
+"""The clock's cron jobs in APScheduler's job store, kept in line with the database: one per
+active subscription (``sub:<id>``) and DM digest (``dm:<team>:<user>``), named by its schedule's
+signature so that an unchanged schedule keeps its next run time.
 """
 
 from __future__ import annotations
@@ -31,8 +29,7 @@ Jobs = dict[str, tuple[str, tuple[Any, ...], WeeklySchedule]]
 
 
 def desired_jobs(store: Store, sub_func: str, dm_func: str) -> Jobs:
-    """The jobs the database asks for (``store``: a :class:`bot.store.Store`): ``sub:<id>``
-    runs ``sub_func`` with the subscription id, ``dm:<team>:<user>`` runs ``dm_func``."""
+    """The jobs ``store`` asks for: ``sub:<id>`` runs ``sub_func(id)``, ``dm:<team>:<user>`` ``dm_func``."""
     out: Jobs = {}
     for sub in store.active_subscriptions():
         out[f"sub:{sub.id}"] = (sub_func, (sub.id,), sub.schedule)
@@ -42,9 +39,7 @@ def desired_jobs(store: Store, sub_func: str, dm_func: str) -> Jobs:
 
 
 def sync_jobs(scheduler: BaseScheduler, desired: Jobs) -> None:
-    """Add, reschedule and remove the cron jobs of ``scheduler``'s :data:`JOBSTORE` so that they
-    match ``desired`` (:func:`desired_jobs`), logging the counts. A job whose schedule is unchanged
-    keeps its next run time (and any pending misfire); a concurrent clock's change is tolerated."""
+    """Add, reschedule and remove ``scheduler``'s cron jobs to match ``desired``, logging the counts."""
     done: Counter[str] = Counter()
     existing = {job.id: job for job in scheduler.get_jobs(jobstore=JOBSTORE) if job.id.startswith(("sub:", "dm:"))}
     for job_id in existing.keys() - desired.keys():
@@ -70,8 +65,7 @@ def sync_jobs(scheduler: BaseScheduler, desired: Jobs) -> None:
 
 
 def create_jobstore_table(jobstore: SQLAlchemyJobStore) -> None:
-    """Create APScheduler's table up front, tolerating a second clock process creating it at the
-    same moment (PostgreSQL's CREATE TABLE is not race-free even with checkfirst)."""
+    """Create APScheduler's table, tolerating another clock creating it at the same moment."""
     from sqlalchemy.exc import IntegrityError, ProgrammingError
 
     for attempt in range(3):

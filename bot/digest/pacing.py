@@ -1,8 +1,6 @@
 """Pacing: sends spaced under Slack's limits, and the 429 handler that tells the pacer.
 
-One algorithm (:class:`SendPacer`) over two stores of turns: :class:`Pacer` keeps them in memory
-(one clock process, or a test); the workers of the task queue share theirs through Redis
-(:class:`bot.digest.ratelimit.SharedPacer`). Durations are seconds.
+Durations are seconds.
 """
 
 from __future__ import annotations
@@ -21,16 +19,11 @@ from bot.slack.retry import CountingRateLimitRetryHandler
 
 
 class SendPacer(ABC):
-    """The pacing of a send, one algorithm over a store of turns: :class:`Pacer` keeps them in
-    memory (one process), :class:`bot.digest.ratelimit.SharedPacer` in Redis (every worker).
-
-    ``with pacer.slot(team, key): send()``: holding the destination (:meth:`_holding`), wait for
-    its turn, then for the workspace's (:meth:`retry_slot`, the store's rule), so a busy
-    destination never holds up the others; the body sends, and its end is told to the store
-    (:meth:`attempt_ended`). A 429 inside the body (:class:`PacedRateLimitRetryHandler`) ends the
-    attempt, tells the store (:meth:`rate_limited`) and takes both turns again
-    (:meth:`retry_slot`) before the retry. ``clock`` (seconds) and ``sleep`` may be fakes in
-    tests; waiting blocks the calling thread."""
+    """The pacing of a send over a store of turns (:class:`Pacer` in memory,
+    :class:`bot.digest.ratelimit.SharedPacer` in Redis). ``with pacer.slot(team, key): send()``: hold
+    the destination, wait for its turn, then the workspace's (:meth:`retry_slot`); a 429 in the body
+    (:class:`PacedRateLimitRetryHandler`) calls :meth:`rate_limited` and takes both turns again.
+    ``clock`` (seconds) and ``sleep`` may be fakes in tests; waiting blocks the calling thread."""
 
     def __init__(self, clock: Callable[[], float], sleep: Callable[[float], None]):
         self._clock = clock
@@ -50,9 +43,7 @@ class SendPacer(ABC):
 
     @abstractmethod
     def retry_slot(self, team: str, key: str) -> None:
-        """Wait for the destination's turn (``key`` in ``team``), then the workspace's, by the
-        store's rules: a send, or the retry of the send in progress after a 429 (the refused
-        attempt counted against both limits)."""
+        """Wait for the destination's turn, then the workspace's: before a send or its retry after a 429."""
 
     def _holding(self, team: str, key: str) -> AbstractContextManager[Any]:
         """Held for a whole attempt to ``key`` (default: nothing)."""
@@ -68,18 +59,10 @@ class SendPacer(ABC):
 
 
 class Pacer(SendPacer):
-    """The store of turns in memory, for one process; thread-safe.
-
-    * per destination (``key``): an attempt starts at least ``channel_interval_s`` after the
-      previous attempt to that destination *ended* (its answer came back), and attempts never
-      overlap (Slack: about 1 ``chat.postMessage`` per second per channel). Measured from the
-      end, the spacing holds where Slack measures it, at arrival, however long a loaded machine
-      takes between granting a slot and the request going out (an earlier arrival is always
-      before the earlier answer). A retry after a 429 waits for the destination like a new send;
-    * per workspace (``team``): consecutive send starts at least ``1 / team_rate_per_s``
-      seconds apart (None: no cap), measured from when each send really started, so a thread
-      that woke up late never makes the next one early; a 429 widens that gap a little.
-    """
+    """The store of turns in memory, for one process; thread-safe. Per destination (``key``), an attempt
+    starts ``channel_interval_s`` after the previous one *ended* (so the spacing holds at arrival),
+    never overlapping; per workspace, send starts are ``1 / team_rate_per_s`` seconds apart (None: no
+    cap), widened a little by a 429."""
 
     def __init__(
         self,
@@ -110,7 +93,7 @@ class Pacer(SendPacer):
             return self._key_locks.setdefault((team, key), threading.Lock())
 
     def retry_slot(self, team: str, key: str) -> None:
-        """The destination's turn, then the workspace's (see the class docstring)."""
+        """Wait for the destination's turn (``key`` in ``team``), then the workspace's."""
         self._destination_turn(team, key)
         self._team_turn(team)
 
@@ -134,15 +117,12 @@ class Pacer(SendPacer):
                 self._team_gap[team] = max(base, gap * (1 - self.RECOVER))
 
     def attempt_ended(self, team: str, key: str) -> None:
-        """An attempt to ``key`` has its answer (sent, refused, or a 429 about to be retried):
-        the next may start ``channel_interval_s`` from now."""
+        """An attempt to ``key`` has its answer: the next may start ``channel_interval_s`` from now."""
         self._key_next[(team, key)] = self._clock() + self.channel_interval_s
 
     def rate_limited(self, team: str, retry_after_s: float = 1.0) -> None:
-        """Slack answered 429 (``Retry-After: retry_after_s``, which slack-sdk's handler sleeps in
-        the sending thread) for a send in ``team``: space the workspace's sends a little
-        wider (see :data:`WIDEN`; they ease back by :data:`RECOVER` per send), so a limit a bit
-        below ``team_rate_per_s`` or jittery arrivals stop costing 429s."""
+        """A 429 for a send in ``team`` (slack-sdk's handler sleeps ``retry_after_s``): widen the
+        workspace's gap by :data:`WIDEN` (it eases back by :data:`RECOVER` per send)."""
         if self.team_rate_per_s is None:
             return
         base = 1.0 / self.team_rate_per_s
@@ -168,12 +148,9 @@ def retry_after(response: Any) -> float:
 
 
 class PacedRateLimitRetryHandler(CountingRateLimitRetryHandler):
-    """slack-sdk's 429 handler (counts the 429, sleeps ``Retry-After``, then retries) that also
-    tells the pacer the send runs in, if any (:class:`Pacer` in memory or
-    :class:`bot.digest.ratelimit.SharedPacer` in Redis, the same calls): the attempt ended, the
-    workspace was rate-limited (:meth:`Pacer.rate_limited`: its sends spaced a little wider; the
-    shared pacer holds every worker's sends there for ``Retry-After``), and the retry waits for
-    the destination and the workspace like any send (:meth:`Pacer.retry_slot`)."""
+    """slack-sdk's 429 handler (counts, sleeps ``Retry-After``, retries) that also tells the pacer
+    of the current slot, if any: the attempt ended, the workspace was rate-limited, and the retry
+    waits for both turns (:meth:`SendPacer.retry_slot`)."""
 
     def prepare_for_next_attempt(self, **kwargs: Any) -> None:
         current = getattr(_current, "slot", None)
@@ -187,9 +164,7 @@ class PacedRateLimitRetryHandler(CountingRateLimitRetryHandler):
 
 
 def paced(client: WebClient) -> WebClient:
-    """``client`` with its 429 handler (slack-sdk's ``RateLimitErrorRetryHandler`` or a subclass,
-    such as the app's counting one) swapped for a :class:`PacedRateLimitRetryHandler` of the same
-    retry count (other handlers kept)."""
+    """``client`` with its ``RateLimitErrorRetryHandler`` swapped for a :class:`PacedRateLimitRetryHandler`."""
     handlers = []
     for handler in client.retry_handlers:
         if isinstance(handler, RateLimitErrorRetryHandler):

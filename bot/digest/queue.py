@@ -1,38 +1,13 @@
-"""Digest sends on a task queue: Dramatiq on Redis. The clock decides, workers send.
+"""Digest sends on a Dramatiq task queue on Redis: the clock decides, workers send.
 
-With ``REDIS_URL`` set, the clock (:class:`bot.digest.clock.DigestClock`) is given an
-:class:`EnqueueingDeliverer`: where it would send a digest it enqueues one Dramatiq message per
-ledger key instead — ``digest.send_dm(team, user, fire)`` or ``digest.send_subscription(sub_id,
-fire)`` with ``fire`` the scheduled time (ISO 8601, aware) — and any number of
-``vllm-path worker`` processes (:mod:`bot.digest.worker`) consume them and send through
-:class:`bot.digest.deliver.Deliverer`, under Slack's limits shared in Redis
-(:mod:`bot.digest.ratelimit`), with the ledger bookkeeping batched
-(:mod:`bot.store.ledger_batch`). Without ``REDIS_URL`` nothing here is used: the clock sends in
-process as it always did.
-
-**Exactly once.** The delivery ledger stays the guard: a worker claims the key before it sends,
-so a message delivered twice (a clock that enqueued again, Redis redelivering the messages of a
-worker that died — after the broker's heartbeat timeout) never posts twice. A message whose key
-another claimant still holds is retried by Dramatiq once that claim would be stale (the holder
-may have died mid-send: the new attempt looks for its message first, see the ``Deliverer``).
-
-**Retries with back-off** are Dramatiq's (its ``Retries`` middleware, exponential with jitter,
-``min_backoff`` .. ``max_backoff`` milliseconds): a retryable failure (5xx after slack-sdk's own
-retries, a connection error, a database error) raises :class:`DeliveryFailed` and the message is
-retried until the digest's period (ISO week, in the subscriber's zone) is over; once Dramatiq's
-retries run out, the clock's catch-up enqueues the digest again (the ledger sets no attempt limit).
-
-**Truthful enqueueing.** A digest is counted and logged as enqueued only once the broker took
-it; one that could not be enqueued (Redis down) is forgotten by the de-duplication, so the
-clock's next catch-up (every ``--reconcile-every`` seconds, 30 by default) enqueues it as soon
-as the broker answers again. An outage is logged as one warning when it starts and one line when
-it ends, not a traceback per digest.
-
-**Order.** The clock's sends are buffered for a moment and enqueued round-robin by workspace,
-one round at a time, digests the clock adds meanwhile joining the next rounds
-(:meth:`EnqueueingDeliverer.flush`): one big workspace paced at its own limit does not hold
-every worker while the others wait, and a clock that pauses while it adds (its recipients come
-in workspace order) does not put whole workspaces one behind the other.
+With ``REDIS_URL`` set, the clock's :class:`EnqueueingDeliverer` enqueues one message per ledger
+key (``digest.send_dm(team, user, fire)``, ``digest.send_subscription(sub_id, fire)``; ``fire``
+ISO 8601, aware) and ``vllm-path worker`` processes (:mod:`bot.digest.worker`) send them through
+:class:`bot.digest.deliver.Deliverer`, whose ledger claim keeps them exactly once. A retryable
+failure raises :class:`DeliveryFailed`, retried by Dramatiq with back-off until the digest's ISO
+week is over. A digest counts as enqueued only once the broker took it; one refused (Redis down)
+is enqueued again by the next catch-up, and an outage logs one line as it starts and one as it
+ends. Sends are buffered briefly and enqueued round-robin by workspace.
 
 Times are aware datetimes; durations seconds unless a name says ``_ms``.
 """
@@ -79,10 +54,8 @@ class DigestBroker(RedisBroker):
     """Dramatiq's ``RedisBroker`` that can also enqueue many messages in one round trip."""
 
     def enqueue_many(self, messages: list[dramatiq.Message[Any]]) -> None:
-        """Enqueue ``messages`` (none delayed) as :meth:`RedisBroker.enqueue` does each (a fresh
-        ``redis_message_id``, the middleware's before and after hooks, Dramatiq's ``dispatch``
-        script), the script calls pipelined: one round trip for all. Raises what redis-py
-        raises (``redis.exceptions.ConnectionError`` when Redis is unreachable); some of the
+        """Enqueue ``messages`` (none delayed) as :meth:`RedisBroker.enqueue` does, pipelined in
+        one round trip. Raises what redis-py raises (``ConnectionError``: Redis unreachable); some
         messages may then be on the queue."""
         dispatch = self.scripts["dispatch"]
         pipe = self.client.pipeline(transaction=False)
@@ -110,14 +83,10 @@ class DigestBroker(RedisBroker):
 
 
 def make_broker(redis_url: str, *, namespace: str = "vllm-path", heartbeat_timeout_s: float = 60.0) -> DigestBroker:
-    """A Dramatiq ``RedisBroker`` (:class:`DigestBroker`) on ``redis_url`` with keys under
-    ``namespace``.
-
-    ``heartbeat_timeout_s``: after how long without a heartbeat a worker counts as dead and its
-    unacknowledged messages go back to the queue (Dramatiq's default is 60 s)."""
-    # maintenance (giving a dead worker's messages back) runs on 5% of fetches rather than
-    # Dramatiq's 0.1%, so that a killed worker's messages come back within seconds of its
-    # heartbeat timeout even when the queue is quiet; it is one short script in Redis.
+    """A :class:`DigestBroker` on ``redis_url`` with keys under ``namespace``; a worker silent for
+    ``heartbeat_timeout_s`` counts as dead and its unacknowledged messages go back to the queue."""
+    # maintenance on 5% of fetches (Dramatiq: 0.1%): a dead worker's messages come back within
+    # seconds of its heartbeat timeout even when the queue is quiet.
     return DigestBroker(
         url=redis_url, namespace=namespace, heartbeat_timeout=int(heartbeat_timeout_s * 1000), maintenance_chance=50_000
     )
@@ -135,8 +104,7 @@ _runner: _Runner | None = None
 
 
 def install_runner(deliverer: Deliverer, store: Store) -> None:
-    """Make this process's actors send with ``deliverer`` (a :class:`Deliverer`); ``store`` is
-    the unbatched :class:`bot.store.Store` used to look at the ledger. Called by the worker."""
+    """Make this process's actors send with ``deliverer``, reading the ledger in ``store``."""
     global _runner
     _runner = _Runner(deliverer, store)
 
@@ -148,8 +116,7 @@ def _require_runner() -> _Runner:
 
 
 def send_dm(team: str, user: str, fire: str) -> None:
-    """Actor body: send ``user``'s DM digest of the week of ``fire`` (ISO 8601). Raises
-    :class:`DeliveryFailed` or ``dramatiq.Retry`` to be retried."""
+    """Actor body: ``user``'s DM digest of the week of ``fire``; raises DeliveryFailed or ``dramatiq.Retry``."""
     runner = _require_runner()
     attempt = runner.deliverer.deliver_dm(team, user, datetime.fromisoformat(fire))
     key = (team, user, DM_TRACK, attempt.period) if attempt.period else None
@@ -171,9 +138,7 @@ def send_subscription(sub_id: int, fire: str) -> None:
 
 
 def period_over(period: str, timezone: str | None, now: datetime | None = None) -> bool:
-    """Whether ``now`` (default: the current time, aware) is past the ISO week ``period``
-    (``'2026-W49'``) in ``timezone`` (unknown zone: never over); ISO week names sort in time
-    order."""
+    """Whether ``now`` (aware; default: now) is past the ISO week ``period`` in ``timezone`` (None: never)."""
     if not timezone:
         return False
     return period_of(now or datetime.now(UTC), timezone) > period
@@ -182,8 +147,7 @@ def period_over(period: str, timezone: str | None, now: datetime | None = None) 
 def _settle(
     runner: _Runner, attempt: Attempt, key: tuple[str, str, str, str] | None, timezone: str | None = None
 ) -> str:
-    """Turn an attempt into an ack (return its outcome's name) or a retry (raise). A failure
-    is retried until the digest's period is over in ``timezone`` (the subscriber's zone)."""
+    """Ack ``attempt`` (return its outcome) or retry it (raise) until its period is over."""
     outcome = attempt.outcome.value
     log.debug("digest %s: %s", "/".join(key) if key else "?", outcome)
     if outcome == "failed":
@@ -199,9 +163,7 @@ def _settle(
         return outcome
     if row.status == "failed" and row.attempts >= deliverer.max_attempts:
         return outcome  # given up on; the ledger keeps the error
-    if row.status == "claimed":
-        # Another sender holds the key: it may be sending now, or it died. Come back when its
-        # claim is stale (then the ledger lets this message take over, or shows it was sent).
+    if row.status == "claimed":  # held by a sender that may have died: come back once stale
         claimed_at = row.claimed_at if row.claimed_at.tzinfo else row.claimed_at.replace(tzinfo=UTC)
         age = (datetime.now(UTC) - claimed_at).total_seconds()
         delay_s = max(1.0, deliverer.stale_after_s - age + 1.0)
@@ -210,9 +172,7 @@ def _settle(
 
 
 class DigestQueue:
-    """The digest actors declared on a broker (the clock's side enqueues, a worker consumes).
-
-    ``broker``: a Dramatiq broker (:func:`make_broker`; tests may pass a ``StubBroker``)."""
+    """The digest actors declared on ``broker`` (:func:`make_broker`; tests pass a ``StubBroker``)."""
 
     def __init__(self, broker: dramatiq.Broker):
         self.broker = broker
@@ -236,8 +196,7 @@ class DigestQueue:
         return cls(make_broker(settings.redis_url, namespace=settings.queue_namespace, **broker_kwargs))
 
     def backlog(self) -> int:
-        """Messages waiting in the queue (not counting delayed retries): what an operator
-        watches. Raises ``redis.exceptions.ConnectionError`` when Redis is unreachable."""
+        """Messages waiting (not delayed retries). Raises ``redis.exceptions.ConnectionError`` when unreachable."""
         broker = self.broker
         if isinstance(broker, RedisBroker):
             return int(cast(int, broker.client.llen(f"{broker.namespace}:{QUEUE_NAME}")))  # sync client
@@ -255,8 +214,7 @@ class QueueOutcome(enum.Enum):
 
 @dataclass(frozen=True)
 class Queued:
-    """The clock's result for one digest in queue mode (``outcome.value`` as
-    :func:`bot.digest.clock.tally` counts it)."""
+    """The clock's result for one digest in queue mode (counted by :func:`bot.digest.clock.tally`)."""
 
     outcome: QueueOutcome
     period: str | None = None
@@ -267,16 +225,10 @@ _Pending = tuple[str, Any, tuple[Any, ...], tuple[Any, ...]]
 
 
 class EnqueueingDeliverer:
-    """Stands in for the clock's :class:`~bot.digest.deliver.Deliverer`: each digest becomes a
-    message on ``queue`` (see the module docstring). Thread-safe.
-
-    ``stale_after_s`` / ``max_attempts``: the workers' ledger settings (the clock's catch-up
-    reads them). ``requeue_after_s``: the same digest (same destination and scheduled time) is
-    enqueued again only after this long (the catch-up runs every 30 s; its messages are still
-    in the queue). ``linger_s``: sends are buffered until none came for this long (or
-    ``max_buffer`` are waiting), then enqueued round-robin by workspace, those added while
-    that runs joining the rotation.
-    """
+    """The clock's :class:`~bot.digest.deliver.Deliverer` in queue mode: each digest a message on
+    ``queue``; thread-safe. ``stale_after_s`` / ``max_attempts``: the workers' ledger settings;
+    ``requeue_after_s``: the same digest is enqueued again only after this long; ``linger_s``: sends
+    are buffered until none came for this long (or ``max_buffer`` wait)."""
 
     def __init__(
         self,
@@ -309,56 +261,34 @@ class EnqueueingDeliverer:
         self._thread = threading.Thread(target=self._run, name="digest-enqueue", daemon=True)
         self._thread.start()
 
-    def _fresh(self, key: tuple[Any, ...]) -> bool:
+    def _offer(self, team: str, actor: Any, args: tuple[Any, ...], key: tuple[Any, ...]) -> Queued:
+        """Buffer one digest, unless stopping or ``key`` was buffered less than ``requeue_after_s`` ago."""
+        if self._stopping:
+            return Queued(QueueOutcome.STOPPED)
         now = time.monotonic()
         with self._cond:
-            while self._recent:  # forget old entries (oldest first)
-                at = next(iter(self._recent.values()))
-                if now - at < self.requeue_after_s:
-                    break
-                self._recent.popitem(last=False)
+            while self._recent and now - next(iter(self._recent.values())) >= self.requeue_after_s:
+                self._recent.popitem(last=False)  # forget old entries (oldest first)
             if key in self._recent:
-                return False
+                return Queued(QueueOutcome.DUPLICATE)
             self._recent[key] = now
-            return True
-
-    def _forget(self, key: tuple[Any, ...]) -> None:
-        """Let the next catch-up enqueue ``key`` again (its enqueue failed)."""
-        with self._cond:
-            self._recent.pop(key, None)
-
-    def _add(self, team: str, actor: Any, args: tuple[Any, ...], key: tuple[Any, ...]) -> None:
-        with self._cond:
-            waiting = self._pending.get(team)
-            if waiting is None:
-                waiting = self._pending[team] = deque()
-            waiting.append((team, actor, args, key))
+            self._pending.setdefault(team, deque()).append((team, actor, args, key))
             self._count += 1
-            self._last_add = time.monotonic()
+            self._last_add = now
             self._cond.notify_all()
+        return Queued(QueueOutcome.QUEUED)
 
     def deliver_dm(self, team: str, user: str, fire: datetime) -> Queued:
         """Enqueue ``user``'s DM digest for the week of ``fire`` (aware)."""
-        if self._stopping:
-            return Queued(QueueOutcome.STOPPED)
-        key = ("dm", team, user, fire.isoformat())
-        if not self._fresh(key):
-            return Queued(QueueOutcome.DUPLICATE)
-        self._add(team, self.queue.send_dm, (team, user, fire.isoformat()), key)
-        return Queued(QueueOutcome.QUEUED)
+        fire_at = fire.isoformat()
+        return self._offer(team, self.queue.send_dm, (team, user, fire_at), ("dm", team, user, fire_at))
 
     def deliver_subscription(self, sub: Subscription | int, fire: datetime) -> Queued:
-        """Enqueue the digest of subscription ``sub`` (a Subscription or its id) for the week
-        of ``fire`` (aware)."""
-        if self._stopping:
-            return Queued(QueueOutcome.STOPPED)
+        """Enqueue subscription ``sub``'s (or its id's) digest for the week of ``fire`` (aware)."""
         sub_id = sub if isinstance(sub, int) else sub.id
         team = "" if isinstance(sub, int) else sub.team_id
-        key = ("sub", sub_id, fire.isoformat())
-        if not self._fresh(key):
-            return Queued(QueueOutcome.DUPLICATE)
-        self._add(team, self.queue.send_subscription, (sub_id, fire.isoformat()), key)
-        return Queued(QueueOutcome.QUEUED)
+        fire_at = fire.isoformat()
+        return self._offer(team, self.queue.send_subscription, (sub_id, fire_at), ("sub", sub_id, fire_at))
 
     def _run(self) -> None:
         while True:
@@ -367,11 +297,7 @@ class EnqueueingDeliverer:
                     self._cond.wait()
                 if not self._pending and self._closed:
                     return
-                while (
-                    not self._closed
-                    and self._count < self.max_buffer
-                    and time.monotonic() - self._last_add < self.linger_s
-                ):
+                while not self._quiet():
                     self._cond.wait(self.linger_s)
                 self._sending = True
             try:
@@ -382,8 +308,7 @@ class EnqueueingDeliverer:
                     self._cond.notify_all()
 
     def _round(self) -> list[_Pending]:
-        """One digest of every workspace with digests waiting (in the order the workspaces
-        first came), taken off the buffer; empty when nothing waits."""
+        """One digest of every workspace waiting (in arrival order), taken off the buffer."""
         with self._cond:
             taken = []
             for team in list(self._pending):
@@ -395,11 +320,8 @@ class EnqueueingDeliverer:
             return taken
 
     def _enqueue(self) -> None:
-        """Put what is buffered on the queue round-robin by workspace, one round (one round
-        trip, :meth:`_put`) at a time while :meth:`_quiet`: digests added meanwhile wait for the
-        next pause and join the rotation rather than queue behind whole workspaces. At the
-        first round the broker refuses, it and everything buffered are forgotten by the
-        de-duplication (the next catch-up enqueues them again); only rounds taken are counted."""
+        """Enqueue the buffer round-robin by workspace, a round trip per round while :meth:`_quiet`; at
+        the first refusal it and the buffer are forgotten by the de-duplication."""
         sent = 0
         teams: set[str] = set()
         while self._quiet() and (order := self._round()):
@@ -407,19 +329,21 @@ class EnqueueingDeliverer:
                 self._put(order)
             except Exception as exc:
                 left = order + self._drain()
-                for item in left:
-                    self._forget(item[3])
+                with self._cond:  # the next catch-up enqueues them again
+                    for item in left:
+                        self._recent.pop(item[3], None)
                 self.failed += len(left)
                 self._broker_down(exc, len(left))
                 break
             sent += len(order)
             teams.update(item[0] for item in order)
-        self._counted(sent, teams)
+        self.enqueued += sent
+        if sent:
+            self._broker_up()
+            log.info("enqueued %d digest(s) for %d workspace(s)", sent, len(teams))
 
     def _put(self, order: list[_Pending]) -> None:
-        """One round on the queue: in one round trip on a :class:`DigestBroker`, else message
-        by message. Raises what the broker raises (the round is then counted as refused; what
-        of it the broker took is harmless twice, the ledger sends each digest once)."""
+        """One round on the queue (one round trip on a :class:`DigestBroker`); raises what the broker raises."""
         broker = self.queue.broker
         if isinstance(broker, DigestBroker):
             broker.enqueue_many([actor.message(*args) for _team, actor, args, _key in order])
@@ -428,8 +352,7 @@ class EnqueueingDeliverer:
             actor.send(*args)
 
     def _quiet(self) -> bool:
-        """No digest added for ``linger_s`` (or ``max_buffer`` waiting, or closing): a clock
-        adding (in workspace order) finishes first, its last workspaces in the rotation too."""
+        """No digest added for ``linger_s`` (or ``max_buffer`` waiting, or closing)."""
         with self._cond:
             return self._closed or self._count >= self.max_buffer or time.monotonic() - self._last_add >= self.linger_s
 
@@ -440,13 +363,6 @@ class EnqueueingDeliverer:
             self._pending.clear()
             self._count = 0
             return items
-
-    def _counted(self, sent: int, teams: set[str]) -> None:
-        """Count and log what the broker took."""
-        self.enqueued += sent
-        if sent:
-            self._broker_up()
-            log.info("enqueued %d digest(s) for %d workspace(s)", sent, len(teams))
 
     def _broker_down(self, exc: Exception, count: int) -> None:
         """One warning when an outage starts; DEBUG for the next failures of the same outage."""
@@ -470,8 +386,7 @@ class EnqueueingDeliverer:
             self._down_since = None
 
     def flush(self, timeout: float = 60.0) -> bool:
-        """Enqueue what is buffered now and wait until it is on the queue; True if that took
-        less than ``timeout`` seconds."""
+        """Enqueue the buffer now and wait; True if it was on the queue within ``timeout`` seconds."""
         deadline = time.monotonic() + timeout
         with self._cond:
             self._last_add = 0.0
@@ -481,11 +396,8 @@ class EnqueueingDeliverer:
             )
 
     def stop_claiming(self, timeout: float = 5.0) -> None:
-        """Graceful shutdown (the clock's SIGTERM, as :meth:`Deliverer.stop_claiming
-        <bot.digest.deliver.Deliverer.stop_claiming>`): enqueue nothing new (later calls answer
-        :attr:`QueueOutcome.STOPPED`; the next run's catch-up enqueues those digests) and put what
-        is buffered on the queue within ``timeout`` seconds (the workers' ledger claims keep any
-        digest enqueued twice to one send)."""
+        """Graceful shutdown (SIGTERM): later calls answer :attr:`QueueOutcome.STOPPED` (the next
+        run's catch-up enqueues those) and the buffer is enqueued within ``timeout`` seconds."""
         with self._cond:
             self._stopping = True
         self.flush(timeout=timeout)

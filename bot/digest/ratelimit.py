@@ -1,29 +1,10 @@
 """Slack's rate limits shared by every worker process, kept in Redis (the queue broker's store).
 
-:class:`SharedPacer` is the pacing algorithm of :class:`bot.digest.pacing.SendPacer` over turns
-kept in Redis, so any number of worker processes on any number of machines together stay under:
-
-* **per destination** (a channel or a person's DM) at most ``channel_rate_per_s`` (Slack: about
-  one message per second per channel), as a moving window of whole seconds (1/s is "1 per
-  second", 0.5/s "1 per 2 seconds": :func:`window_item`, the ``limits`` package's items), and
-* **per workspace** at most ``team_rate_per_s`` ``chat.postMessage`` calls per second, *evenly
-  spaced*: each send reserves the workspace's next start time, ``1 / team_rate_per_s`` seconds
-  after the previous one (GCRA, the "virtual scheduling" form of a token bucket), then sleeps
-  until it. A moving window would let all workers fire a whole second's allowance at once at
-  each window edge, which a per-second limiter on Slack's side answers with 429s as soon as
-  arrival times jitter; reservations also spare the workers polling the limiter.
-
-Both turns and the workspace's Retry-After block are one Redis script, :data:`_TURN`, on Redis's
-own clock and atomic across processes: one round trip per send (a send that waited reads the
-block once more).
-
-**Retry-After for everyone.** When Slack answers 429 with ``Retry-After: n`` (seconds), the
-workspace is *blocked* for n seconds in Redis (key ``<namespace>:blocked:<team>``, its TTL the
-block; a later 429 can only extend it). Every worker checks that key before each send to that
-workspace, so one 429 slows all workers, not only the one that got it.
-:class:`bot.digest.pacing.PacedRateLimitRetryHandler` (slack-sdk's 429 handler, which sleeps
-``Retry-After`` and retries; the same for both pacers) sets the block through
-:meth:`SharedPacer.rate_limited`.
+:class:`SharedPacer` keeps all workers together under ``channel_rate_per_s`` per destination (a
+moving window of whole seconds, :func:`window_item`) and ``team_rate_per_s`` per workspace,
+*evenly spaced* (each send reserves the workspace's next start, GCRA, and sleeps until it). Both
+turns and the workspace's Retry-After block (key ``<namespace>:blocked:<team>``, set on a 429 by
+:meth:`SharedPacer.rate_limited` for every worker) are one atomic Redis script, :data:`_TURN`.
 
 Times: epoch seconds on Redis's clock (its ``TIME``); durations seconds.
 """
@@ -44,9 +25,8 @@ log = logging.getLogger(__name__)
 
 
 def window_item(rate_per_s: float, max_window_s: int = 10) -> RateLimitItem:
-    """A ``limits`` item for ``rate_per_s`` (> 0) as a moving window of whole seconds, the
-    smallest window (up to ``max_window_s``) whose amount is a whole number, else the closest
-    rate not above ``rate_per_s``: 1 -> 1 per 1 s, 2.5 -> 5 per 2 s, 0.5 -> 1 per 2 s.
+    """A ``limits`` item for ``rate_per_s`` as a moving window of whole seconds (up to
+    ``max_window_s``), never above the rate: 1 -> 1 per 1 s, 2.5 -> 5 per 2 s, 0.5 -> 1 per 2 s.
     Raises ValueError for a rate <= 0."""
     if rate_per_s <= 0:
         raise ValueError(f"rate must be > 0, got {rate_per_s!r}")
@@ -85,24 +65,17 @@ if interval > 0 then
 end
 return {string.format('%.6f', wait), redis.call('PTTL', KEYS[2])}
 """
-"""A send's turns in one round trip. The destination (ARGV[2] attempts per ARGV[3] seconds,
-the start times of its latest attempts in the list KEYS[3]; ARGV[2] = 0: not asked, the
-attempt was counted already): when full, returns ``{'destination', seconds until a place
-frees}`` and reserves nothing; else the attempt is counted and the workspace's next start is
-reserved (KEYS[1] holds the earliest start of the next send, epoch seconds on Redis's clock;
-ARGV[1] seconds apart, 0: no workspace cap). Returns ``{seconds the caller waits for its
-workspace turn, milliseconds left of the workspace's Retry-After block KEYS[2] (negative when
-there is none)}``."""
+"""A send's turns in one round trip. The destination: ARGV[2] attempts per ARGV[3] seconds, its
+latest start times in the list KEYS[3] (ARGV[2] = 0: already counted); when full, returns
+``{'destination', seconds until a place frees}``. Else reserves the workspace's next start
+(KEYS[1], ARGV[1] seconds apart, 0: no cap) and returns ``{seconds to wait for it, milliseconds
+left of the Retry-After block KEYS[2] (negative: none)}``."""
 
 
 class SharedPacer(SendPacer):
-    """The store of turns in Redis (see the module docstring), for every worker; thread-safe.
-
-    ``redis_url``: the broker's Redis; ``namespace``: key prefix (one per deployment);
-    ``team_rate_per_s`` / ``channel_rate_per_s``: the limits (None: no workspace cap);
-    ``sleep``: the sleep of a wait (tests may pass a fake; the turns are on Redis's clock).
-    Raises ``redis.exceptions.ConnectionError`` from a send's slot when Redis is unreachable.
-    """
+    """The store of turns in Redis, for every worker; thread-safe. ``namespace``: key prefix;
+    ``team_rate_per_s`` None: no workspace cap. A slot raises ``redis.exceptions.ConnectionError``
+    when Redis is unreachable."""
 
     def __init__(
         self,
@@ -119,25 +92,19 @@ class SharedPacer(SendPacer):
         self.channel_item = window_item(channel_rate_per_s)
         self._redis = redis.Redis.from_url(redis_url)
         self._turn = self._redis.register_script(_TURN)
-        self.waited_s = 0.0  # total seconds this process's sends waited for a turn (a gauge)
 
     def _blocked_key(self, team: str) -> str:
         return f"{self.namespace}:blocked:{team}"
 
-    def block(self, team: str, seconds: float) -> None:
-        """Slack said ``Retry-After: seconds`` for ``team``: hold every worker's sends to that
-        workspace for that long (a block already longer is kept)."""
-        ms = max(1, int(seconds * 1000))
+    def rate_limited(self, team: str, retry_after_s: float = 1.0) -> None:
+        """A 429 in ``team``: hold every worker's sends there for ``retry_after_s`` (a longer block stays)."""
+        ms = max(1, int(retry_after_s * 1000))
         key = self._blocked_key(team)
         pipe = self._redis.pipeline()
         pipe.set(key, "1", px=ms, nx=True)
         pipe.pexpire(key, ms, gt=True)
         pipe.execute()
-        log.warning("workspace %s rate-limited by Slack: all workers hold its sends %.1f s", team, seconds)
-
-    def rate_limited(self, team: str, retry_after_s: float = 1.0) -> None:
-        """A send in ``team`` got a 429: :meth:`block` the workspace for ``retry_after_s``."""
-        self.block(team, retry_after_s)
+        log.warning("workspace %s rate-limited by Slack: all workers hold its sends %.1f s", team, retry_after_s)
 
     def blocked_for(self, team: str) -> float:
         """Seconds left of ``team``'s Retry-After block (0 when not blocked)."""
@@ -145,14 +112,11 @@ class SharedPacer(SendPacer):
         return ttl / 1000 if ttl > 0 else 0.0
 
     def _pause(self, seconds: float) -> None:
-        seconds = max(0.002, seconds)
-        self.waited_s += seconds
-        self._sleep(seconds)
+        self._sleep(max(0.002, seconds))
 
     def retry_slot(self, team: str, key: str) -> None:
-        """The destination's turn, then the workspace's, then no send while the workspace is
-        blocked (a 429 that arrives while we queue is waited out too; the workspace turn is
-        taken again after it, the destination's attempt counted once)."""
+        """The destination's turn, the workspace's, then wait out the workspace's block (one that
+        came while waiting too; the workspace turn is then taken again)."""
         keys = [f"{self.namespace}:next:{team}", self._blocked_key(team), f"{self.namespace}:dest:{team}:{key}"]
         interval = f"{self.team_interval_s:.6f}" if self.team_interval_s is not None else "0"
         amount, window = self.channel_item.amount, self.channel_item.get_expiry()

@@ -1,9 +1,7 @@
 """Send the reminders that are due: a DM to each reader at 09:00 their time, once.
 
-The clock (:mod:`bot.digest.clock`) calls :func:`send_due_reminders` from one interval job
-(and once at start, so a restart sends what came due while it was down). Each send is first
-claimed in the delivery ledger, like a digest: key (team, user, ``reminder-<id>``, ISO week of
-the due day in the reader's zone), so two clocks, a restart or a retry never send it twice.
+The clock calls :func:`send_due_reminders` from an interval job (and at start). Each send is first
+claimed in the delivery ledger (:func:`ledger_key`), so it is never sent twice.
 """
 
 from __future__ import annotations
@@ -35,11 +33,9 @@ def ledger_key(reminder: Reminder) -> tuple[str, str, str, str]:
 
 
 def send_due_reminders(runtime: Runtime, deliverer: Deliverer, now: datetime) -> int:
-    """Send every pending reminder due at ``now`` (aware) through ``deliverer`` (a
-    :class:`bot.digest.deliver.Deliverer`: its clients, pacer and ledger claimant). Returns how
-    many DMs were sent (rendered by ``runtime.renderer``). Slack errors are logged and the
-    claim marked failed (retried on a later run, up to the ledger's attempts); nothing is
-    raised for them."""
+    """Send every pending reminder due at ``now`` (aware) with ``deliverer``'s clients, pacer and
+    claimant; returns how many DMs were sent. Slack errors are logged and the claim marked failed
+    (retried on a later run), not raised."""
     store = runtime.store
     catalog = runtime.holder.catalog
     sent = 0

@@ -1,9 +1,7 @@
 """What the digest needs rendered, as types: the digest decides when and sends, a renderer writes.
 
-``bot/digest/`` never imports Block Kit, the views or the string table (an architecture test
-says so): the composition root, :attr:`bot.runtime.Runtime.renderer` (default
-:data:`bot.slack.views.digest_render.RENDERER`), hands it a :class:`DigestRenderer`, and it posts
-what that returns.
+``bot/digest/`` never imports Block Kit, the views or the string table: it posts what
+:attr:`bot.runtime.Runtime.renderer` (a :class:`DigestRenderer`) returns.
 """
 
 from __future__ import annotations
@@ -18,8 +16,7 @@ if TYPE_CHECKING:
 
 
 class Message(Protocol):
-    """A message to post: ``text`` (plain-text fallback) and ``blocks`` (Block Kit as dicts or
-    slack-sdk models, as ``chat.postMessage`` takes them)."""
+    """A message to post: ``text`` (plain-text fallback) and ``blocks`` (as ``chat.postMessage`` takes them)."""
 
     @property
     def text(self) -> str: ...
@@ -28,8 +25,7 @@ class Message(Protocol):
 
 
 class ChannelDigestLike(Protocol):
-    """A rendered channel digest: ``reply`` (None: nothing to post this week), the
-    subscription's new ``cursor`` and the catalog ``version`` it refers to."""
+    """A channel digest: ``reply`` (None: nothing to post), the new ``cursor``, the catalog ``version``."""
 
     @property
     def reply(self) -> Message | None: ...

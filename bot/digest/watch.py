@@ -1,12 +1,9 @@
 """The daily watch of the blog's feed: tell the catalog admins what the catalog lacks.
 
-With ``CATALOG_FEED_URL`` set, the clock runs :func:`check_feed` once a day: it lists the feed's
-posts (:func:`bot.cli.importer.fetch`) the served catalog lacks
-(:func:`bot.cli.importer.missing_posts`) and posts **one** notice to ``CATALOG_ADMIN_CHANNEL``
-naming those not announced before, with the import command to run. Each post is announced once
-(:meth:`bot.store.Store.claim_feed_notice`); a failed post forgets the claims so the next check
-tries again. Nothing is published (imported drafts wait for a person's summaries), and the notice
-(:func:`bot.slack.views.feed.feed_notice`, escaped mrkdwn) mentions nobody.
+With ``CATALOG_FEED_URL`` set, the clock runs :func:`check_feed` daily: it posts **one** notice to
+``CATALOG_ADMIN_CHANNEL`` naming the feed's posts the served catalog lacks that were not announced
+before (:meth:`bot.store.Store.claim_feed_notice`; a failed post releases the claims). Nothing is
+published.
 """
 
 from __future__ import annotations
@@ -23,9 +20,8 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class WatchReport:
-    """What one check did: ``missing`` the posts the catalog lacks (feed order), ``announced``
-    those named in this check's notice (new since the last notices), ``error`` why the check
-    could not run (unreachable or malformed feed, no token, Slack error), else ``None``."""
+    """One check: ``missing`` the posts the catalog lacks (feed order), ``announced`` those named in
+    its notice, ``error`` why it failed (bad feed, no token, Slack error), else None."""
 
     missing: tuple[SourcePost, ...] = ()
     announced: tuple[SourcePost, ...] = ()
@@ -34,10 +30,9 @@ class WatchReport:
 
 
 def check_feed(runtime: Runtime, *, clients: Clients | None = None) -> WatchReport:
-    """Check ``runtime.settings.catalog_feed_url`` against the served catalog and announce new
-    missing posts (see the module docstring) with ``clients`` (default: from the runtime's
-    settings). Never raises for a bad feed or a Slack error: the report (and the log) says what
-    happened. Skipped (``skipped=True``) when the feed URL or the admin channel is not set."""
+    """Check the feed against the served catalog and announce new missing posts with ``clients``
+    (default: from the settings). Never raises for a bad feed or a Slack error (the report says);
+    ``skipped`` when the feed URL or the admin channel is not set."""
     settings = runtime.settings
     feed_url, channel = settings.catalog_feed_url, settings.catalog_admin_channel
     if not feed_url or not channel:

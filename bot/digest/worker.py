@@ -1,22 +1,10 @@
-"""``vllm-path worker``: a process that consumes digest messages and sends them.
+"""``vllm-path worker``: a process that consumes digest messages (:mod:`bot.digest.queue`) and sends them.
 
-Run one clock (``vllm-path scheduler``) and any number of workers, on any machines, all with
-the same ``DATABASE_URL`` and ``REDIS_URL`` (see :mod:`bot.digest.queue`). A worker:
-
-* builds the app's runtime (catalog, migrated database) and a
-  :class:`~bot.digest.deliver.Deliverer` whose store batches the ledger bookkeeping
-  (:class:`~bot.store.ledger_batch.BatchedLedgerStore`), whose pacer is shared through Redis
-  (:class:`~bot.digest.ratelimit.SharedPacer`), which blocks a whole workspace for every worker
-  on a 429;
-* runs a Dramatiq ``Worker`` with ``threads`` threads on the ``digests`` queue;
-* on SIGTERM or SIGINT stops taking messages, lets the sends in flight finish (at most
-  ``shutdown_timeout_s``; the rest go back to the queue for another worker), flushes the ledger
-  batches and exits 0.
-
-A worker killed without warning (``kill -9``) loses nothing: Redis gives its unacknowledged
-messages to the other workers once ``heartbeat_timeout_s`` passed, and the ledger makes the
-retry take over its claims once they are ``stale_after_s`` old (looking for a message it
-may have posted first).
+Its :class:`~bot.digest.deliver.Deliverer` batches the ledger bookkeeping
+(:class:`~bot.store.ledger_batch.BatchedLedgerStore`) and paces through Redis
+(:class:`~bot.digest.ratelimit.SharedPacer`). On SIGTERM or SIGINT it lets sends in flight finish
+(at most ``shutdown_timeout_s``), flushes the batches and exits 0; a worker killed outright loses
+nothing (Redis redelivers after ``heartbeat_timeout_s``, the ledger lets its claims be taken over).
 """
 
 from __future__ import annotations
@@ -41,17 +29,15 @@ log = logging.getLogger(__name__)
 
 
 RENEW_AFTER_SHARE = 0.1
-"""A worker renews a ledger claim before its send only when the claim is older than this share
-of ``stale_after_s`` (see :class:`~bot.digest.deliver.Deliverer`'s ``renew_after_s``): most
-sends go out within milliseconds of their claim, and the renewal would be one more ledger write
-each."""
+"""A worker renews a claim before its send only when older than this share of ``stale_after_s``
+(the ``Deliverer``'s ``renew_after_s``): most sends go out within milliseconds of their claim."""
 
 
 @dataclass
 class WorkerOptions:
-    """A worker's settings: ``threads`` sending at once; ``heartbeat_timeout_s`` after which
-    a silent worker's messages are redelivered; ``stale_after_s`` after which a dead sender's
-    ledger claim is taken over; ``shutdown_timeout_s`` to let sends finish on SIGTERM."""
+    """A worker's settings: ``threads`` sending at once; ``heartbeat_timeout_s`` after which a silent
+    worker's messages are redelivered; ``stale_after_s`` after which a dead sender's claim is taken
+    over; ``shutdown_timeout_s`` to let sends finish on SIGTERM."""
 
     threads: int = 16
     heartbeat_timeout_s: float = 60.0
@@ -60,8 +46,7 @@ class WorkerOptions:
 
 
 class DigestWorker:
-    """One worker process's parts (see the module docstring). ``runtime``: a
-    :class:`bot.runtime.Runtime` with ``settings.redis_url`` set; raises ValueError otherwise."""
+    """A worker process's parts for ``runtime``; ValueError without ``settings.redis_url``."""
 
     def __init__(self, runtime: Runtime, options: WorkerOptions | None = None):
         settings = runtime.settings
@@ -91,8 +76,7 @@ class DigestWorker:
         self._tried: str | None = None
 
     def maybe_reload_catalog(self) -> bool:
-        """Load the catalog again when another process recorded a newer version than the one
-        this worker serves (the clock does the same); True if a reload was tried."""
+        """Reload the catalog when another process recorded a newer version; True if tried."""
         latest = self.store.latest_catalog_version()
         if not latest or latest == self.runtime.holder.catalog.version or latest == self._tried:
             return False
@@ -129,12 +113,8 @@ class DigestWorker:
 
 
 def worker_runtime(settings: Settings, threads: int) -> Runtime:
-    """The runtime of a worker: the catalog and the migrated database, with a connection pool
-    big enough for ``threads`` sending threads and the ledger batcher (a pool smaller than
-    the threads would open and close connections all the time; at most 16 connections per
-    worker, threads beyond that wait for one, so that many workers fit PostgreSQL's
-    ``max_connections``). Raises
-    :class:`bot.domain.catalog.CatalogError` for an invalid catalog."""
+    """The worker's runtime: the catalog and the migrated database with ``threads + 2`` connections (at
+    most 16, to fit PostgreSQL's ``max_connections``). Raises CatalogError for an invalid catalog."""
     from sqlalchemy.pool import StaticPool
 
     from bot.runtime import CatalogHolder, token_cipher, token_rotator
@@ -154,8 +134,6 @@ def worker_runtime(settings: Settings, threads: int) -> Runtime:
     except BaseException:
         engine.dispose()
         raise
-    # The same cipher and rotator as every other process: an OAuth install's tokens are sealed
-    # with TOKEN_ENCRYPTION_KEY, which a worker must read to send.
     store = Store(
         engine,
         owns_engine=True,

@@ -368,9 +368,9 @@ def test_a_retry_after_block_is_seen_by_every_worker(redis_url, namespace):
     first = SharedPacer(redis_url, namespace=namespace, team_rate_per_s=10)
     second = SharedPacer(redis_url, namespace=namespace, team_rate_per_s=10)
     assert second.blocked_for(TEAM) == 0
-    first.block(TEAM, 30)
+    first.rate_limited(TEAM, 30)
     assert 25 < second.blocked_for(TEAM) <= 30
-    second.block(TEAM, 5)  # a shorter block never shortens a longer one
+    second.rate_limited(TEAM, 5)  # a shorter block never shortens a longer one
     assert first.blocked_for(TEAM) > 25
     assert second.blocked_for("T0OTHER") == 0
 
@@ -397,7 +397,7 @@ def test_a_block_holds_the_next_send_of_another_worker(redis_url, namespace):
         first._redis.delete(first._blocked_key(TEAM))  # the block runs out meanwhile
 
     second = SharedPacer(redis_url, namespace=namespace, team_rate_per_s=10, sleep=sleep)
-    first.block(TEAM, 30)
+    first.rate_limited(TEAM, 30)
     with second.slot(TEAM, "U1"):
         pass
     assert 25 < slept[0] <= 30  # the block; then a turn taken again (0.1 s spacing)
