@@ -96,6 +96,15 @@ def test_another_tools_name_is_not_a_typo_of_a_catalog_word(matcher, name, catal
     assert matcher.search(name).confidence == "none"
 
 
+def test_another_tools_name_is_not_matched_through_the_stem_of_a_catalog_word(matcher):
+    """QA: ``windows`` matched the "window" of sliding-window attention (same stem) as a confident
+    hit; a tool's name no post says as typed is not a catalog word."""
+    assert "window" in matcher._surface and "windows" not in matcher._surface
+    assert matcher.search("windows").confidence == "none"
+    assert matcher.search("does vllm support windows").confidence != "confident"
+    assert matcher.search("sliding window attention").confidence == "confident"
+
+
 def test_a_typo_of_a_catalog_word_is_still_corrected(matcher):
     assert matcher.search("specualtive decodng").confidence == "confident"
     assert matcher.search("llama").confidence == "confident"  # the word itself still matches

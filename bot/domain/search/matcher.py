@@ -152,8 +152,8 @@ class Matcher(TrackIndex):
 
     def _other_tool(self, units: list[_Unit], i: int) -> bool:
         """Whether ``units[i]``, alone or joined with a neighbour, is another tool's name (``other_names``)
-        that no post says."""
-        return any(w in self._other_names and stem(w) not in self._df_of for w in (units[i].text, *_joins(units, i)))
+        that no post says as typed (``windows`` is not the ``window`` of sliding-window attention)."""
+        return any(w in self._other_names and w not in self._surface for w in (units[i].text, *_joins(units, i)))
 
     def _latin_alternatives(self, units: list[_Unit], i: int, budget: list[int]) -> list[_Alt]:
         """A Latin word's stem, its joins with its neighbours and, for an unknown word of 4+ letters
