@@ -1,17 +1,8 @@
-"""What the digest's own buttons do: *Snooze a week* and *Stop* (``snooze:<n>``, ``stop:<n>``).
-The button value's ``v`` names the digest: ``digest:<subscription id>`` (a channel's) or
-``digest-dm`` (the clicker's own DM). The answer goes privately to the clicker; the digest
-message is left as everyone saw it.
-
-* Snooze a DM: no DM digest for 7 days (``Store.snooze_dm``).
-* Snooze a channel digest: its next scheduled digest's ledger key is settled in advance
-  (``Store.skip_delivery``), so the schedule, the cursor and every clock process agree; it
-  resumes the week after.
-* Stop a DM: the weekly DM is turned off. Stop a channel digest: it is paused with the reason
-  ``stopped by <user id>``; ``/vllm-path subscribe`` resumes it where it left off. Who may stop
-  it, and the channel's one-line announcement, are the button's use case's
-  (:mod:`bot.slack.commands.buttons`).
-"""
+"""A digest's *Snooze a week* and *Stop* buttons (value ``v``: ``digest:<subscription id>`` or
+``digest-dm``), answered privately to the clicker. Snoozing a DM skips 7 days (``Store.snooze_dm``);
+snoozing a channel digest settles its next ledger key in advance (``Store.skip_delivery``), so every
+clock agrees. *Stop* turns the DM off, or pauses the channel digest (``stopped by <user id>``)
+until ``subscribe`` resumes it; who may, and the announcement, are :mod:`.buttons`'."""
 
 from __future__ import annotations
 
@@ -31,25 +22,21 @@ SNOOZE_DM_DAYS = 7
 
 
 def channel_subscription(runtime: Runtime, caller: Caller, view: str) -> Subscription | None:
-    """The channel subscription a digest button's view names (``digest:<id>``) when it is of the
-    caller's workspace and channel; None for a DM digest's view or one that is gone."""
-    try:
-        sub_id = int(view.removeprefix("digest:")) if view.startswith("digest:") else None
-    except ValueError:
+    """The subscription a digest button's ``view`` names (``digest:<id>``) in the caller's team and
+    channel; None for a DM digest's view or one that is gone."""
+    number = view.removeprefix("digest:")
+    if not view.startswith("digest:") or not number.isdecimal():
         return None
-    sub = runtime.store.get_subscription(sub_id, team=caller.team_id) if sub_id is not None else None
-    if sub is None or (caller.channel_id and sub.channel_id != caller.channel_id):
-        return None
-    return sub
+    sub = runtime.store.get_subscription(int(number), team=caller.team_id)
+    return None if sub is None or (caller.channel_id and sub.channel_id != caller.channel_id) else sub
 
 
 def handle_digest_action(
     runtime: Runtime, caller: Caller, kind: Literal["snooze", "stop"], data: dict[str, str], lang: str | None = None
 ) -> Reply:
-    """The private answer to a click on a digest's *Snooze a week* or *Stop* (``data``: the
-    button's decoded value; ``lang`` defaults to the caller's chosen language, else English). A
-    subscription of another workspace or channel, or one that is gone, is answered "no longer
-    exists" and left alone; raises nothing for bad input."""
+    """The private answer to a digest's ``kind`` button (``data``: its decoded value; ``lang``: the
+    caller's chosen one, else en). Another team's or channel's digest, or one gone, is answered
+    "no longer exists"; raises nothing for bad input."""
     store = runtime.store
     lang = lang or store.get_lang(caller.team_id, caller.user_id) or "en"
     view = str(data.get("v") or "")

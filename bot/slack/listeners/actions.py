@@ -1,6 +1,5 @@
-"""Button clicks (``block_actions``): ack at once; a lazy listener updates the ephemeral message
-through ``response_url`` (``replace_original``), posts a share ``in_channel``, or republishes
-App Home when the click came from the Home tab."""
+"""Button clicks (``block_actions``): ack at once; a lazy listener redraws the message through
+``response_url``, posts a share ``in_channel``, or shows a modal or App Home."""
 
 from __future__ import annotations
 
@@ -43,8 +42,8 @@ def _from_home(body: dict) -> bool:
 def _show_in_modal(
     handlers: Handlers, client: WebClient, body: dict, caller: Caller, kind: str, data: dict, reply: Reply
 ) -> bool:
-    """Show ``reply`` in a modal: redrawn in place for a click inside one, opened for *Open
-    path* on App Home (then Home is republished for any other kind). ``False``: not a modal's."""
+    """Show ``reply`` in a modal: redrawn for a click inside one, opened for *Open path* on App
+    Home (Home republished for other kinds); ``False``: not a modal's."""
     view_payload = body.get("view") or {}
     in_modal = view_payload.get("type") == "modal"
     track_id = _modal_track(view_payload, kind, data)
@@ -62,8 +61,7 @@ def _show_in_modal(
 
 @answers_failure("button")
 def handle_action(body: dict, respond: Respond, client: WebClient, context: BoltContext) -> None:
-    """Lazy: run the clicked button's use case and redraw where the click came from (the
-    message through ``response_url``, a modal, or App Home)."""
+    """Lazy: run the button's use case and redraw where the click came from (message, modal, Home)."""
     handlers = handlers_of(context)
     action = (body.get("actions") or [{}])[0]
     kind = (action.get("action_id") or "").split(":", 1)[0]

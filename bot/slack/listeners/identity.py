@@ -1,10 +1,7 @@
-"""The one rule for "which team and which user" of any request (slash command, button click,
-event, unfurl): read from Bolt's ``context``, which resolves the installation that authorised
-the request (``team.id`` of a click, ``team_id`` of a command, ``authorizations[0]`` of an
-event). The team is the *tenant id* (:func:`bot.store.installations.tenant_of`: the enterprise id
-for an org-wide install, else the team id), so a click whose ``user.team_id`` differs from
-``team.id`` lands on the same reader record as that person's commands, and an event is
-attributed to the installation it was delivered for."""
+"""The one rule for "which team and which user" of any request: read from Bolt's ``context``,
+which names the installation that authorised it. The team is the tenant id
+(:func:`bot.store.installations.tenant_of`: an org-wide install's enterprise, else the team), so a
+click, a command and an event of one person land on the same reader record."""
 
 from __future__ import annotations
 
@@ -25,8 +22,8 @@ def tenant(context: BoltContext) -> str:
 
 
 def caller_of(context: BoltContext, body: dict[str, Any] | None = None) -> Caller:
-    """Who asked, from where: tenant (:func:`tenant`), ``context.user_id`` and ``channel_id`` (for
-    a click from a message, ``body``'s channel or container's channel when Bolt has none)."""
+    """Who asked, from where: :func:`tenant`, ``context.user_id`` and the channel (when Bolt has
+    none, ``body``'s channel or container's)."""
     channel = context.channel_id or ""
     if not channel and body:
         channel = (body.get("channel") or {}).get("id") or (body.get("container") or {}).get("channel_id") or ""
