@@ -9,7 +9,7 @@ from typing import Literal
 from bot.slack.commands import plan, replies
 from bot.slack.commands.context import ButtonValue, Context
 from bot.slack.commands.digest_actions import channel_subscription, handle_digest_action
-from bot.slack.commands.dm import dm_schedule
+from bot.slack.commands.subscribe import dm_schedule
 from bot.slack.i18n import t
 from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply
@@ -27,11 +27,8 @@ def _digest(kind: Literal["snooze", "stop"]) -> Callable[[Context, ButtonValue],
         if sub is not None:
             cat = ctx.catalog
             track = views.track_name(cat, sub.track_id, ctx.lang) if cat.has_track(sub.track_id) else sub.track_id
-            ctx.announce(
-                sub.team_id,
-                sub.channel_id,
-                t(f"announce.{kind}", ctx.lang, person=ctx.person(ctx.caller.user_id), track=track),
-            )
+            line = t(f"announce.{kind}", ctx.lang, person=ctx.person(ctx.caller.user_id), track=track)
+            ctx.announce(sub.team_id, sub.channel_id, line)
         return reply
 
     return run
@@ -65,14 +62,10 @@ def _change(
     def run(ctx: Context, value: ButtonValue) -> Reply | None:
         if _gone(ctx, value):
             return replies.outdated(ctx)
-        target = _post(ctx, value) if on_post else _track(ctx, value)
+        cat, target = ctx.catalog, _post(ctx, value) if on_post else _track(ctx, value)
         notice = None
         if target:  # an old button may do it again: say it already was
-            name = (
-                views.post_link(ctx.catalog, target, lang=ctx.lang)
-                if on_post
-                else views.track_name(ctx.catalog, target, ctx.lang)
-            )
+            name = views.post_link(cat, target, lang=ctx.lang) if on_post else views.track_name(cat, target, ctx.lang)
             before = ctx.reader.read() if finish else set()
             notice = t(done if act(ctx, target) else already, ctx.lang, **{"posts" if on_post else "track": name})
             if finish:

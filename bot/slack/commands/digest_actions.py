@@ -63,17 +63,10 @@ def handle_digest_action(
         fire = schedule.next_fire(now)
         for _ in range(2):
             assert fire is not None  # a weekly schedule always fires again
-            period = schedule.period_of(fire)
-            if store.skip_delivery(
-                sub.team_id,
-                sub.channel_id,
-                sub.track_id,
-                period,
-                reason=f"snoozed by {caller.user_id}",
-                claimed_by=f"user:{caller.user_id}",
-            ):
+            key = (sub.team_id, sub.channel_id, sub.track_id, schedule.period_of(fire))
+            if store.skip_delivery(*key, reason=f"snoozed by {caller.user_id}", claimed_by=f"user:{caller.user_id}"):
                 break
-            settled = store.delivery(sub.team_id, sub.channel_id, sub.track_id, period)
+            settled = store.delivery(*key)
             if settled is not None and (settled.error or "").startswith(store.SKIPPED_PREFIX + "snoozed"):
                 break  # already snoozed by someone: say which digest is skipped, change nothing
             fire = schedule.next_fire(fire + timedelta(minutes=1))

@@ -6,20 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from bot.slack import grammar
-from bot.slack.commands import (
-    buttons,
-    dm,
-    follow,
-    help,
-    lang,
-    mark,
-    plan,
-    query,
-    remind,
-    stats,
-    subscribe,
-    subscriptions,
-)
+from bot.slack.commands import buttons, follow, help, mark, plan, query, remind, stats, subscribe
 from bot.slack.commands.context import ButtonValue, Context
 from bot.slack.commands.replies import redraw
 from bot.slack.views.blocks import Reply
@@ -41,9 +28,9 @@ COMMANDS: dict[str, CommandFn] = {
     "unfollow": follow.follow,
     "subscribe": subscribe.subscribe,
     "unsubscribe": subscribe.unsubscribe,
-    "subscriptions": subscriptions.list_subscriptions,
-    "dm": dm.dm,
-    "lang": lang.set_language,
+    "subscriptions": subscribe.list_subscriptions,
+    "dm": subscribe.dm,
+    "lang": help.set_language,
     "remind": remind.remind,
     "reminders": remind.reminders,
     "stats": stats.stats,

@@ -31,9 +31,8 @@ def set_reminder(ctx: Context, post_id: str, words: list[str]) -> Mrkdwn:
     if choice.error or choice.rest:
         return t("remind.bad_day", ctx.lang, value=truncate(choice.error or " ".join(words), 60))
     day = choice.day or today + timedelta(days=DEFAULT_DAYS)
-    reminder, before = ctx.rt.store.add_reminder(
-        ctx.caller.team_id, ctx.caller.user_id, post_id, due_at(day, zone), zone
-    )
+    caller = ctx.caller
+    reminder, before = ctx.rt.store.add_reminder(caller.team_id, caller.user_id, post_id, due_at(day, zone), zone)
     notice = rviews.reminder_set_notice(ctx.catalog, reminder, ctx.lang, before=before)
     kept = ctx.keep_language()
     return notice + (Mrkdwn("\n") + kept if kept else Mrkdwn())
@@ -72,13 +71,9 @@ def remind(ctx: Context, cmd: grammar.Command) -> Reply:
     post_ids, candidates = ctx.find.resolve_posts(query)
     day_words = words[len(choice.rest) :]
     if candidates is not None:  # several posts match about as well: let the reader pick
-        notice = t(
-            "remind.pick",
-            ctx.lang,
-            query=truncate(query, 100),
-            example=candidates.results[0].post_id,
-            day=truncate(" ".join(day_words) or "next week", 40),
-        )
+        day = truncate(" ".join(day_words) or "next week", 40)
+        example = candidates.results[0].post_id
+        notice = t("remind.pick", ctx.lang, query=truncate(query, 100), example=example, day=day)
         return search_reply(ctx.catalog, query, candidates, ctx.reader.read(), ctx.lang, notice=notice)
     if not post_ids:
         return views.text_reply(t("remind.no_match", ctx.lang, query=truncate(query, 100)))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from bot.domain.catalog import Catalog
 from bot.domain.search import PostMatch, SearchResult
 from bot.slack import grammar
 from bot.slack.commands.context import Context
@@ -32,13 +33,8 @@ def suggest(ctx: Context, text: str, command: str = "") -> Mrkdwn | None:
     match = ctx.find.near_track(text)
     if match is None:
         return None
-    tid = match.track_id
-    return t(
-        "didyoumean.track",
-        ctx.lang,
-        track=ctx.catalog.track(tid).names.get(ctx.lang),
-        track_id=f"{command} {tid}" if command else tid,
-    )
+    tid, name = match.track_id, ctx.catalog.track(match.track_id).names.get(ctx.lang)
+    return t("didyoumean.track", ctx.lang, track=name, track_id=f"{command} {tid}" if command else tid)
 
 
 def tracks_list(ctx: Context) -> Mrkdwn:
@@ -59,15 +55,9 @@ def unknown_track(ctx: Context, text: str, command: str = "") -> Mrkdwn:
 def track_view(ctx: Context, track_id: str, notice: str | None = None, offset: int | None = None) -> Reply:
     """The track reply for the caller (progress, next step, buttons); ``offset`` the first
     step listed (``None``: the page around the reader's next step)."""
+    followed, path = track_id in ctx.reader.follows(), track_path_line(ctx, track_id)
     return views.track_reply(
-        ctx.catalog,
-        track_id,
-        ctx.reader.read(),
-        ctx.lang,
-        followed=track_id in ctx.reader.follows(),
-        notice=notice,
-        offset=offset,
-        path=track_path_line(ctx, track_id),
+        ctx.catalog, track_id, ctx.reader.read(), ctx.lang, followed=followed, notice=notice, offset=offset, path=path
     )
 
 
@@ -88,11 +78,8 @@ def search(ctx: Context, text: str, notice: str | None = None, offset: int = 0) 
     returned reply is shared, do not change it."""
     if notice:  # a notice is one click's answer: not worth keeping
         return search_now(ctx, text, notice, offset)
-    return memo_reply(
-        ctx.catalog,
-        ("search", text, offset, ctx.lang, frozenset(ctx.reader.read())),
-        lambda: search_now(ctx, text, None, offset),
-    )
+    key = ("search", text, offset, ctx.lang, frozenset(ctx.reader.read()))
+    return memo_reply(ctx.catalog, key, lambda: search_now(ctx, text, None, offset))
 
 
 def search_now(ctx: Context, text: str, notice: str | None, offset: int) -> Reply:
@@ -110,44 +97,31 @@ def search_now(ctx: Context, text: str, notice: str | None, offset: int) -> Repl
 
 
 def latest(ctx: Context, notice: str | None = None, offset: int = 0) -> Reply:
-    """The newest posts (``what's new``), a page of ``views.MAX_RESULTS`` from ``offset`` shown as
-    search results: posts with a link first, then those with none yet, each newest first by
-    publication date (one known only to be after a day before it; drafts left out). Kept as
-    :func:`search` is."""
+    """The newest posts (``what's new``, :func:`_newest_first`): a page of ``views.MAX_RESULTS`` from
+    ``offset`` shown as search results, kept as :func:`search` is."""
     catalog = ctx.catalog
 
     def build() -> Reply:
-        order = memo(
-            catalog,
-            ("newest order",),
-            lambda: [
-                p.id
-                for p in sorted(
-                    (p for p in catalog.posts if not p.is_draft),
-                    key=lambda p: (p.url is not None, p.published.latest, p.published.earliest),
-                    reverse=True,
-                )
-            ],
-        )
+        order = memo(catalog, ("newest order",), lambda: _newest_first(catalog))
         start = offset if offset < len(order) else 0
         page = tuple(
             PostMatch(pid, 100.0, "date", catalog.tracks_of(pid)) for pid in order[start : start + views.MAX_RESULTS]
         )
         result = SearchResult("", None, page, None, total=len(order), offset=start)
-        return search_reply(
-            catalog,
-            "",
-            result,
-            ctx.reader.read(),
-            ctx.lang,
-            notice=notice,
-            header=t("latest.header", ctx.lang),
-            view="latest",
-        )
+        header, read = t("latest.header", ctx.lang), ctx.reader.read()
+        return search_reply(catalog, "", result, read, ctx.lang, notice=notice, header=header, view="latest")
 
     if notice:
         return build()
     return memo_reply(catalog, ("latest", offset, ctx.lang, frozenset(ctx.reader.read())), build)
+
+
+def _newest_first(catalog: Catalog) -> list[str]:
+    """Post ids but drafts', those with a link first, each part newest first by publication date
+    (one known only to be after a day before it)."""
+    posts = (p for p in catalog.posts if not p.is_draft)
+    ordered = sorted(posts, key=lambda p: (p.url is not None, p.published.latest, p.published.earliest), reverse=True)
+    return [p.id for p in ordered]
 
 
 def next_reads(ctx: Context, notice: str | None = None, track_ids: list[str] | None = None) -> Reply:

@@ -1,14 +1,17 @@
-"""``subscribe <track> [weekday] [HH:MM] [zone] [N steps]`` and ``unsubscribe [track]`` in a channel."""
+"""The weekly digests: ``subscribe <track> [weekday] [HH:MM] [zone] [N steps]``, ``unsubscribe
+[track]`` and ``subscriptions`` in a channel; ``dm on [weekday] [HH:MM] [zone]`` / ``dm off``."""
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
 from datetime import UTC, datetime
 
-from bot.domain.schedule import WeeklySchedule, subscription_change, zone_label
+from bot.domain.schedule import ScheduleParts, WeeklySchedule, subscription_change, zone_label
 from bot.slack import grammar
 from bot.slack.commands import replies
 from bot.slack.commands.context import CHANNEL_OK, Context
-from bot.slack.commands.plan import channel_budget
+from bot.slack.commands.plan import channel_budget, dm_budget
 from bot.slack.i18n import t, weekday_name
 from bot.slack.mrkdwn import Mrkdwn, truncate
 from bot.slack.views import messages as views
@@ -45,15 +48,9 @@ def _unknown_schedule_part(ctx: Context, text: str) -> Mrkdwn | None:
 def schedule_refusal(cmd: grammar.Command, lang: str) -> Mrkdwn:
     """The reply to a schedule the grammar refused (``cmd.error``): what was wrong, and the right
     form (``cmd.suggestion``) or the zones an abbreviation may mean where the grammar knows."""
-    value = truncate(cmd.error_value or "", 80)
-    return t(
-        cmd.error or "sub.bad_part",
-        lang,
-        value=value,
-        tz=value,
-        form=truncate(cmd.suggestion or "", 200),
-        choices=Mrkdwn(", ").join(cmd.error_choices),
-    )
+    value, form = truncate(cmd.error_value or "", 80), truncate(cmd.suggestion or "", 200)
+    choices = Mrkdwn(", ").join(cmd.error_choices)
+    return t(cmd.error or "sub.bad_part", lang, value=value, tz=value, form=form, choices=choices)
 
 
 def with_note(text: Mrkdwn, cmd: grammar.Command, lang: str) -> Mrkdwn:
@@ -154,3 +151,50 @@ def unsubscribe(ctx: Context, cmd: grammar.Command) -> Reply:
     if removed:
         ctx.tell_channel(t("announce.unsub", ctx.lang, person=ctx.person(ctx.caller.user_id), track=name))
     return views.text_reply(t("unsub.done" if removed else "unsub.not", ctx.lang, track=name))
+
+
+def list_subscriptions(ctx: Context, cmd: grammar.Command) -> Reply:
+    """The channel's subscriptions with schedule, progress and pause reason (a reason such as
+    ``stopped by U0123`` shows the person's name, :meth:`Context.person`)."""
+    subs = [
+        replace(x, pause_reason=_named(ctx, x.pause_reason)) if x.pause_reason else x
+        for x in ctx.rt.store.subscriptions(ctx.caller.team_id, ctx.caller.channel_id)
+    ]
+    return views.subscriptions_reply(ctx.catalog, subs, ctx.lang)
+
+
+_BY_USER = re.compile(r"^((?:stopped|snoozed) by )([UW][A-Z0-9]{2,})$")
+"""A pause reason naming a person by Slack user id (``bot.slack.commands.digest_actions``)."""
+
+
+def _named(ctx: Context, reason: str) -> str:
+    """``reason`` with a trailing user id replaced by the person's name."""
+    m = _BY_USER.match(reason)
+    return m.group(1) + ctx.person(m.group(2)) if m else reason
+
+
+def dm_schedule(ctx: Context, parts: ScheduleParts | None = None) -> WeeklySchedule:
+    """The DM schedule for ``dm on`` with the ``parts`` typed: parts left out keep the caller's
+    last DM schedule (even when the DM is off), else Monday 09:00 in :meth:`Context.timezone`."""
+    last = ctx.rt.store.get_dm(ctx.caller.team_id, ctx.caller.user_id)  # kept while the DM is off
+    before = WeeklySchedule(weekday=last.weekday, at_time=last.at_time, timezone=last.timezone) if last else None
+    return (parts or ScheduleParts()).resolve(ctx.timezone(), fallback=before)
+
+
+def dm(ctx: Context, cmd: grammar.Command) -> Reply:
+    """Turn the DM digest on (parts left out: as :func:`dm_schedule` says) or off."""
+    store, lang, caller = ctx.rt.store, ctx.lang, ctx.caller
+    if cmd.enabled is None:
+        return views.text_reply(t("dm.usage", lang))
+    if cmd.enabled is False:
+        store.set_dm(caller.team_id, caller.user_id, False)
+        return views.text_reply(t("dm.off", lang))
+    if cmd.error or cmd.schedule is None:
+        if cmd.error == "dm.unknown_part":
+            return views.text_reply(t(cmd.error, lang, value=truncate(cmd.error_value or "", 100)))
+        return views.text_reply(schedule_refusal(cmd, lang))
+    when = dm_schedule(ctx, cmd.schedule)
+    store.set_dm(caller.team_id, caller.user_id, True, schedule=when)
+    text = with_note(t("dm.on", lang, **views.schedule_words(when, lang)), cmd, lang)
+    extra = (dm_budget(ctx, cmd), None if ctx.reader.follows() else t("dm.no_follows", lang), ctx.keep_language())
+    return views.text_reply(sentences(lang, text, *filter(None, extra)))
