@@ -16,8 +16,7 @@ from bot.slack.views.blocks import Reply
 
 
 def _digest(kind: Literal["snooze", "stop"]) -> Callable[[Context, ButtonValue], Reply | None]:
-    """The use case of a digest's ``kind`` button: a channel digest's *Stop* is for those who
-    :meth:`Context.may_stop`; each change of a channel digest is announced there in one line."""
+    """A digest's ``kind`` button: *Stop* only for who :meth:`Context.may_stop`; a change is announced."""
 
     def run(ctx: Context, value: ButtonValue) -> Reply | None:
         sub = channel_subscription(ctx.rt, ctx.caller, value.v)
@@ -108,14 +107,12 @@ def dm_off(ctx: Context, value: ButtonValue) -> Reply | None:
 
 
 def more_results(ctx: Context, value: ButtonValue) -> Reply | None:
-    """The next page of a search (``v`` = ``search:<query>``, ``o`` = the first result to show):
-    the message it lives in, drawn again at that offset."""
+    """The next page of a search (``v`` = ``search:<query>``, ``o`` = the first result to show)."""
     return replies.redraw(ctx, value.v, None, offset=value.o)
 
 
 def open_path(ctx: Context, value: ButtonValue) -> Reply | None:
-    """*Open path*: the path of the button's track with the reader's progress (from a search
-    result it replaces the message; from App Home the listener shows it in a modal)."""
+    """*Open path*: the track's path with the reader's progress (from App Home, in a modal)."""
     tid = _track(ctx, value)
     if tid is None:
         return replies.redraw(ctx, value.v, None, offset=value.o)

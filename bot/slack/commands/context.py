@@ -126,17 +126,14 @@ class ButtonValue(BaseModel):
     def parse(cls, data: dict[str, Any]) -> ButtonValue:
         """The value of decoded ``data``: unknown keys and fields of the wrong type are dropped, ``o`` clamped."""
         clean: dict[str, Any] = {k: v for k in ("p", "t", "d") if isinstance(v := data.get(k), str)}
-        raw_v = data.get("v")
-        clean["v"] = str(raw_v) if raw_v else ""
-        raw_o = data.get("o")
-        if isinstance(raw_o, int) and not isinstance(raw_o, bool):
+        clean["v"] = str(data.get("v") or "")
+        if isinstance(raw_o := data.get("o"), int) and not isinstance(raw_o, bool):
             clean["o"] = max(0, min(raw_o, MAX_OFFSET))
         return cls.model_validate(clean)
 
 
 class Finder:
-    """The one seam onto search, over the request's catalog snapshot
-    (:attr:`bot.runtime.CatalogHolder.loaded`; its ``matcher`` built on first use when lazy)."""
+    """The one seam onto search, over the request's :attr:`bot.runtime.CatalogHolder.loaded` snapshot."""
 
     def __init__(self, loaded: Loaded) -> None:
         self.catalog = loaded.catalog
@@ -159,8 +156,8 @@ class Finder:
         return self._loaded.matcher.search(text, limit=limit, offset=offset)
 
     def exact_post_ids(self, words: list[str]) -> list[str] | None:
-        """The posts ``words`` name when every word is a post id or former id (case-folded:
-        ``P-EAGLE`` names p-eagle), in order without repeats; else (or for no words) ``None``."""
+        """The posts ``words`` name when each is a post id or former id (case-folded), in order
+        without repeats; else (or for no words) ``None``."""
         ids = [self.catalog.resolve_post_id(w.strip("`,").casefold()) for w in words]
         return list(dict.fromkeys(i for i in ids if i)) if words and all(ids) else None
 
@@ -297,8 +294,7 @@ class Context:
         return info.is_admin or info.is_owner
 
     def may_stop(self, created_by: str | None) -> bool:
-        """Whether the caller may stop a channel digest: its creator ``created_by`` (any caller when
-        none was recorded) or a workspace admin or owner."""
+        """Whether the caller may stop a channel digest: its creator ``created_by`` (anyone if none), or an admin."""
         return not created_by or created_by == self.caller.user_id or self.is_admin()
 
     def keep_language(self) -> Mrkdwn | None:

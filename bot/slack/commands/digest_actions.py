@@ -22,8 +22,7 @@ SNOOZE_DM_DAYS = 7
 
 
 def channel_subscription(runtime: Runtime, caller: Caller, view: str) -> Subscription | None:
-    """The subscription a digest button's ``view`` names (``digest:<id>``) in the caller's team and
-    channel; None for a DM digest's view or one that is gone."""
+    """The subscription ``view`` names (``digest:<id>``) in the caller's team and channel, else None."""
     number = view.removeprefix("digest:")
     if not view.startswith("digest:") or not number.isdecimal():
         return None

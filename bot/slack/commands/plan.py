@@ -64,8 +64,7 @@ def channel_budget(s: Context, sub_id: int, cmd: grammar.Command) -> Mrkdwn | No
 
 
 def track_path_line(s: Context, track_id: str) -> Mrkdwn:
-    """The caller's path line for a track reply: the essential path's steps and minutes and, at
-    their budget, about when they finish (:func:`bot.slack.views.plan.path_line`)."""
+    """The caller's path line for a track reply (:func:`bot.slack.views.plan.path_line`)."""
     url = path_page_url(s.rt.settings, track_id, s.lang)
     return path_line(s.catalog, track_id, s.reader.read(), s.reader.budget, s.rt.store.now().date(), s.lang, url)
 

@@ -18,8 +18,7 @@ def find(ctx: Context, cmd: grammar.Command) -> Reply:
 
 
 def search_posts(ctx: Context, cmd: grammar.Command) -> Reply:
-    """``search <text>``: the posts matching the text, even when it names a track (``search
-    speculative`` lists posts, not the path); ``search`` alone gets the search hint."""
+    """``search <text>``: the posts matching the text, even when it names a track."""
     return replies.search(ctx, cmd.arg)
 
 

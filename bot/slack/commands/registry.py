@@ -63,7 +63,6 @@ def run_command(ctx: Context, cmd: grammar.Command) -> Reply:
 
 
 def run_button(ctx: Context, kind: str, value: ButtonValue) -> Reply | None:
-    """The reply to a click on a ``kind`` button (``None``: App Home, republished by the
-    caller); an unknown kind redraws the message it came from."""
+    """The reply to a ``kind`` button (``None``: App Home); an unknown kind redraws its message."""
     fn = BUTTONS.get(kind)
     return redraw(ctx, value.v, None) if fn is None else fn(ctx, value)

@@ -1,7 +1,5 @@
-"""``remind <post> [day]``, ``reminders [cancel <n>]`` and the *Remind me* / *Cancel* buttons.
-The day is read in the reader's local date (:func:`bot.domain.reminder_day.choose_day`; no day:
-a week from today); the clock sends the reminder at 09:00 local (:mod:`bot.digest.reminders`).
-"""
+"""``remind <post> [day]``, ``reminders [cancel <n>]``, the *Remind me* / *Cancel* buttons. The day is
+the reader's local date (:func:`~bot.domain.reminder_day.choose_day`), sent 09:00 local (:mod:`bot.digest.reminders`)."""
 
 from __future__ import annotations
 
@@ -23,8 +21,7 @@ DEFAULT_DAYS = 7
 
 
 def set_reminder(ctx: Context, post_id: str, words: list[str]) -> Mrkdwn:
-    """Store a reminder of ``post_id`` for the day ``words`` name (empty: a week from today);
-    returns the confirmation or the error text (escaped mrkdwn)."""
+    """Store a reminder of ``post_id`` for the day ``words`` name (none: in a week); the confirmation or error."""
     zone = ctx.timezone()
     today = local_today(datetime.now(UTC), zone)
     choice = choose_day(words, today)
@@ -39,10 +36,8 @@ def set_reminder(ctx: Context, post_id: str, words: list[str]) -> Mrkdwn:
 
 
 def _day_refused(ctx: Context, choice: DayChoice) -> Mrkdwn | None:
-    """Why the day words of ``remind`` cannot be used, if they cannot: a day that is not after
-    today, no post before it, a near miss of a day word (``laguna xs2 tomorow``: did you mean,
-    nothing booked), or words after a post named by its id that are no day (``p-eagle next
-    monday at 3pm``: those words are blamed)."""
+    """Why the day words of ``remind`` cannot be used: a day not after today, no post before it, a
+    near miss of a day word (did you mean), or words after a post id that are no day; else None."""
     if choice.error:
         return t("remind.bad_day", ctx.lang, value=truncate(choice.error, 60))
     if not choice.rest:

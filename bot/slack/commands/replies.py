@@ -20,16 +20,14 @@ from bot.slack.views.search import search_reply
 
 
 def suggest_command(ctx: Context, text: str) -> Mrkdwn | None:
-    """A did-you-mean line naming a command, when ``text`` (which matched no post) starts with a
-    near miss of one (:func:`bot.slack.grammar.near_command`)."""
+    """A did-you-mean line when ``text`` starts with a near miss of a command (:func:`grammar.near_command`)."""
     meant = grammar.near_command(text)
     return None if meant is None else t("didyoumean.command", ctx.lang, suggestion=truncate(meant, 200))
 
 
 def suggest(ctx: Context, text: str, command: str = "") -> Mrkdwn | None:
-    """A did-you-mean line for unmatched text: the track :meth:`bot.domain.search.Matcher.suggest_track`
-    finds, with the command to try (``command`` before the track id: ``follow sepc`` suggests
-    ``/vllm-path follow spec``)."""
+    """A did-you-mean line for unmatched text: the track :meth:`Finder.near_track` finds, with
+    ``command`` before its id (``follow sepc`` suggests ``/vllm-path follow spec``)."""
     match = ctx.find.near_track(text)
     if match is None:
         return None
@@ -43,8 +41,7 @@ def tracks_list(ctx: Context) -> Mrkdwn:
 
 
 def unknown_track(ctx: Context, text: str, command: str = "") -> Mrkdwn:
-    """The answer when ``text`` names no track: the list, and a did-you-mean when close (the
-    suggested command is ``command`` with the track, see :func:`suggest`)."""
+    """The answer when ``text`` names no track: the list, and a did-you-mean (:func:`suggest`)."""
     if not text.strip():
         return t("track.which", ctx.lang, tracks=tracks_list(ctx))
     suggestion = suggest(ctx, text, command)
@@ -62,8 +59,7 @@ def track_view(ctx: Context, track_id: str, notice: str | None = None, offset: i
 
 
 def query(ctx: Context, text: str, notice: str | None = None, offset: int = 0) -> Reply:
-    """A track's path when ``text`` names a track, otherwise search results: the good matches
-    ``offset .. offset + views.MAX_RESULTS`` with a *More results* button when more follow."""
+    """A track's path when ``text`` names a track, otherwise search results (:func:`search`)."""
     track_id = ctx.find.track(text)
     if track_id is not None:
         return track_view(ctx, track_id, notice=notice)
@@ -71,11 +67,9 @@ def query(ctx: Context, text: str, notice: str | None = None, offset: int = 0) -
 
 
 def search(ctx: Context, text: str, notice: str | None = None, offset: int = 0) -> Reply:
-    """Search results for ``text`` from ``offset`` (see :func:`query`), without the track
-    look-up (a *More results* click pages the same search). Results for one word close to a
-    track's name point at the track too. Without a ``notice`` the reply is kept per catalog,
-    text, page, language and posts read (:func:`~bot.slack.views.parts.memo_reply`): the
-    returned reply is shared, do not change it."""
+    """Search results for ``text``, ``views.MAX_RESULTS`` from ``offset``; one word near a track's
+    name points at it too. Without a ``notice`` the reply is kept per catalog, text, page,
+    language and posts read (:func:`~bot.slack.views.parts.memo_reply`): do not change it."""
     if notice:  # a notice is one click's answer: not worth keeping
         return search_now(ctx, text, notice, offset)
     key = ("search", text, offset, ctx.lang, frozenset(ctx.reader.read()))
@@ -131,8 +125,7 @@ def next_reads(ctx: Context, notice: str | None = None, track_ids: list[str] | N
 
 
 def current_track(ctx: Context, track_id: str) -> str | None:
-    """Today's id of a track a button named: the id itself, or the track that lists it among
-    its aliases (a renamed track keeps its old id there); None if none does."""
+    """Today's id of a track a button named: the id, or the track listing it as an alias; else None."""
     if ctx.catalog.has_track(track_id):
         return track_id
     wanted = track_id.casefold()
@@ -140,8 +133,7 @@ def current_track(ctx: Context, track_id: str) -> str | None:
 
 
 def outdated(ctx: Context, notice: str | None = None) -> Reply:
-    """The answer to a button from a message an earlier catalog drew (its track or post is
-    gone): says so plainly (after ``notice``, when something was done) and keeps the message."""
+    """The answer to a button whose track or post is gone (after ``notice``); keeps the message."""
     text = t("error.outdated", ctx.lang)
     if notice:
         text = Mrkdwn("{}\n{}").format(notice, text)

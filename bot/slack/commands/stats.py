@@ -17,8 +17,7 @@ from bot.slack.views.plan import with_finished
 
 
 def team_insights(rt: Runtime, team_id: str, now: datetime | None = None) -> Insights:
-    """The insights of ``team_id`` at ``now`` (default: the current time, UTC) from the store of
-    ``rt`` (a :class:`bot.runtime.Runtime`)."""
+    """The insights of ``team_id`` at ``now`` (default: the current time, UTC) from ``rt``'s store."""
     now = now or datetime.now(UTC)
     store, catalog = rt.store, rt.holder.catalog
     subs, deliveries = store.subscriptions(team_id), store.delivery_counts(team_id, now - timedelta(days=ACTIVE_DAYS))

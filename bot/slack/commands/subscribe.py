@@ -36,8 +36,7 @@ def next_fire_label(schedule: WeeklySchedule, now: datetime | None = None, lang:
 
 
 def _unknown_schedule_part(ctx: Context, text: str) -> Mrkdwn | None:
-    """When the leading words name a track and the rest is not a schedule, say which words
-    were not understood (instead of blaming the track)."""
+    """When the leading words name a track, the rest not understood as a schedule; else None."""
     words = text.split()
     for cut in range(len(words) - 1, 0, -1):
         if ctx.find.track(" ".join(words[:cut])):
@@ -59,14 +58,12 @@ def with_note(text: Mrkdwn, cmd: grammar.Command, lang: str) -> Mrkdwn:
 
 
 def sentences(lang: str, *parts: Mrkdwn) -> Mrkdwn:
-    """Sentences one after the other: a space between them in English, none in Chinese (a
-    Chinese sentence ends with a full-width 。)."""
+    """Sentences one after the other: a space between them in English, none in Chinese (after 。)."""
     return Mrkdwn("" if lang == "zh" else " ").join(parts)
 
 
 def _refused(ctx: Context, cmd: grammar.Command) -> Mrkdwn | str | None:
-    """Why ``subscribe`` cannot go ahead before the track is known (not in a channel, a schedule
-    the grammar refused, steps out of range), else ``None``."""
+    """Why ``subscribe`` cannot go ahead (not a channel, bad schedule, steps out of range), else None."""
     if not ctx.caller.channel_id or ctx.caller.channel_id.startswith("D"):
         return t("sub.not_channel", ctx.lang)
     if cmd.error or cmd.schedule is None:
@@ -77,8 +74,7 @@ def _refused(ctx: Context, cmd: grammar.Command) -> Mrkdwn | str | None:
 
 
 def _confirmation(ctx: Context, cmd: grammar.Command, old: Subscription | None, sub: Subscription) -> Mrkdwn:
-    """The reply to a subscribe that went through (new, same, resumed, updated), announcing a
-    change in the channel and keeping the language of a change."""
+    """The reply to a subscribe that went through; a change is announced and keeps the language."""
     lang, before = ctx.lang, old.schedule if old else None
     outcome = subscription_change(
         (before, old.status == "active") if old and before else None, (sub.schedule, sub.status == "active")
@@ -98,10 +94,8 @@ def _confirmation(ctx: Context, cmd: grammar.Command, old: Subscription | None, 
 
 
 def subscribe(ctx: Context, cmd: grammar.Command) -> Reply:
-    """Subscribe this channel to a track's weekly digest. Parts left out keep the channel's
-    current schedule (re-subscribing resumes a paused digest without moving it), else Monday
-    09:00 in the person's Slack zone. Changing an existing digest is for those who may stop it
-    (:meth:`Context.may_stop`)."""
+    """Subscribe this channel to a track's weekly digest: parts left out keep its schedule (resuming
+    a paused one), else Monday 09:00 in the person's zone; a change only for who :meth:`Context.may_stop`."""
     caller = ctx.caller
     refused = _refused(ctx, cmd)
     if refused is not None or cmd.schedule is None:

@@ -1,8 +1,5 @@
-"""Link unfurls: the cards for the links of one ``link_shared`` event (or the console's ``paste``).
-Each URL is resolved once (:func:`bot.domain.links.resolve_link`): a catalog post gets its card;
-anything else (a vLLM blog page the catalog lacks included) gets nothing, so Slack's own preview
-shows. A post linked twice in one message is unfurled once, at its first URL.
-"""
+"""Link unfurls of one ``link_shared`` event (or the console's ``paste``): a catalog post's URL
+(:func:`bot.domain.links.resolve_link`) gets its card, once per post; anything else gets nothing."""
 
 from __future__ import annotations
 

@@ -16,16 +16,14 @@ HANDLERS = "vllm_path_handlers"
 
 
 def provide_handlers(context: BoltContext, handlers: Handlers) -> None:
-    """Put ``handlers`` and the arrival time (``time.monotonic()`` seconds,
-    :data:`bot.metrics.RECEIVED_AT`) into a request's ``context``; called by
-    :meth:`bot.slack.app.BotApp.dispatch` before Bolt's middleware."""
+    """Put ``handlers`` and the arrival time (``time.monotonic()`` seconds, :data:`bot.metrics.RECEIVED_AT`)
+    into a request's ``context`` (from :meth:`bot.slack.app.BotApp.dispatch`, before Bolt's middleware)."""
     context[metrics.RECEIVED_AT] = time.monotonic()
     context[HANDLERS] = handlers
 
 
 def handlers_of(context: BoltContext) -> Handlers:
-    """The app's handlers from Bolt's ``context``; ``LookupError`` when not built by
-    :func:`bot.slack.app.build_app`."""
+    """The app's handlers from Bolt's ``context``; ``LookupError`` unless built by ``build_app``."""
     handlers = context.get(HANDLERS)
     if not isinstance(handlers, Handlers):
         raise LookupError("no Handlers in Bolt's context: build the app with bot.slack.app.build_app")

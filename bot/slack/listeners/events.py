@@ -23,8 +23,7 @@ log = logging.getLogger(__name__)
 
 
 def event_tenant(body: dict, context: BoltContext) -> str:
-    """The tenant an event was delivered for (:func:`tenant`), else the body's ``team_id`` /
-    ``enterprise_id``, else ``"-"``."""
+    """The tenant an event was delivered for (:func:`tenant`), else the body's team or enterprise, else "-"."""
     return tenant(context) or body.get("team_id") or body.get("enterprise_id") or "-"
 
 

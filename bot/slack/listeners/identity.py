@@ -22,8 +22,7 @@ def tenant(context: BoltContext) -> str:
 
 
 def caller_of(context: BoltContext, body: dict[str, Any] | None = None) -> Caller:
-    """Who asked, from where: :func:`tenant`, ``context.user_id`` and the channel (when Bolt has
-    none, ``body``'s channel or container's)."""
+    """Who asked, from where: :func:`tenant`, the user and the channel (else ``body``'s or its container's)."""
     channel = context.channel_id or ""
     if not channel and body:
         channel = (body.get("channel") or {}).get("id") or (body.get("container") or {}).get("channel_id") or ""
