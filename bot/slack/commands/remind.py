@@ -1,5 +1,5 @@
 """``remind <post> [day]``, ``reminders [cancel <n>]``, the *Remind me* / *Cancel* buttons. The day is
-the reader's local date (:func:`~bot.domain.reminder_day.choose_day`), sent 09:00 local (:mod:`bot.digest.reminders`)."""
+the reader's local date (:func:`~bot.domain.reminder_day.choose_day`), sent at 09:00 (:mod:`bot.digest.reminders`)."""
 
 from __future__ import annotations
 
