@@ -1,5 +1,5 @@
-"""``remind <post> [day]``, ``reminders [cancel <n>]``, the *Remind me* / *Cancel* buttons. The day is
-the reader's local date (:func:`~bot.domain.reminder_day.choose_day`), sent at 09:00 (:mod:`bot.digest.reminders`)."""
+"""``remind <post> [day]``, ``reminders [cancel <n>]``, the *Remind me* / *Cancel* buttons. The day and
+its 09:00 send are in the reader's zone (:func:`~bot.domain.reminder_day.choose_day`, :mod:`bot.digest.reminders`)."""
 
 from __future__ import annotations
 
