@@ -11,10 +11,9 @@ from slack_sdk import WebClient
 from bot import metrics
 from bot.slack.commands.registry import BUTTONS
 from bot.slack.handlers import Caller, Handlers
-from bot.slack.listeners.context import ack_now, handlers_of
+from bot.slack.listeners.context import ack_now, caller_of, handlers_of
 from bot.slack.listeners.errors import answers_failure
 from bot.slack.listeners.events import publish_home
-from bot.slack.listeners.identity import caller_of
 from bot.slack.views.blocks import Reply, decode_value
 from bot.slack.views.home import track_modal
 
@@ -65,7 +64,7 @@ def handle_action(body: dict, respond: Respond, client: WebClient, context: Bolt
     handlers = handlers_of(context)
     action = (body.get("actions") or [{}])[0]
     kind = (action.get("action_id") or "").split(":", 1)[0]
-    caller = caller_of(context, body)  # the one rule: bot/slack/listeners/identity.py
+    caller = caller_of(context, body)  # the one rule: bot/slack/listeners/context.py
     data = decode_value(action.get("value"))
     label = str((action.get("text") or {}).get("text") or "")  # the clicked button's label
     reply = handlers.action(caller, kind, data, label)

@@ -11,9 +11,8 @@ from slack_bolt import Ack, App, BoltContext, Respond
 
 from bot import metrics
 from bot.slack.grammar import Command, parse
-from bot.slack.listeners.context import ack_now, handlers_of
+from bot.slack.listeners.context import ack_now, caller_of, handlers_of
 from bot.slack.listeners.errors import answers_failure
-from bot.slack.listeners.identity import caller_of
 from bot.slack.views.blocks import Reply
 
 log = logging.getLogger(__name__)

@@ -1,15 +1,20 @@
-"""The app's :class:`~bot.slack.handlers.Handlers` in Bolt's ``context``: put there by
-:func:`provide_handlers`, read by :func:`handlers_of`. Bolt deep-copies context values into a lazy
-listener's request; the handlers' copy is themselves."""
+"""What a listener reads from Bolt's ``context``: the app's :class:`~bot.slack.handlers.Handlers`
+(put there by :func:`provide_handlers`; Bolt deep-copies context values into a lazy listener's
+request, and the handlers' copy is themselves), and the one rule for "which team and which user"
+(:func:`caller_of`): the team is the tenant id of the installation that authorised the request
+(:func:`bot.store.installations.tenant_of`: an org-wide install's enterprise, else the team), so a
+click, a command and an event of one person land on the same reader record."""
 
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from slack_bolt import Ack, BoltContext
 
 from bot import metrics
-from bot.slack.handlers import Handlers
+from bot.slack.handlers import Caller, Handlers
+from bot.store.installations import tenant_of
 
 HANDLERS = "vllm_path_handlers"
 """The context key holding the app's :class:`~bot.slack.handlers.Handlers`."""
@@ -33,3 +38,19 @@ def handlers_of(context: BoltContext) -> Handlers:
 def ack_now(ack: Ack) -> None:
     """Ack at once, in the request thread (the lazy listener does the work, after the ack)."""
     ack()
+
+
+def tenant(context: BoltContext) -> str:
+    """The tenant id of the installation Bolt's ``context`` names ("" when it names none)."""
+    try:
+        return tenant_of(context.enterprise_id, context.team_id, context.is_enterprise_install)
+    except ValueError:
+        return ""
+
+
+def caller_of(context: BoltContext, body: dict[str, Any] | None = None) -> Caller:
+    """Who asked, from where: :func:`tenant`, the user and the channel (else ``body``'s or its container's)."""
+    channel = context.channel_id or ""
+    if not channel and body:
+        channel = (body.get("channel") or {}).get("id") or (body.get("container") or {}).get("channel_id") or ""
+    return Caller(team_id=tenant(context), user_id=context.user_id or "", channel_id=channel)

@@ -15,9 +15,8 @@ from slack_sdk.errors import SlackApiError
 from bot import metrics
 from bot.logging_setup import slack_error
 from bot.slack.handlers import Caller, Handlers
-from bot.slack.listeners.context import ack_now, handlers_of
+from bot.slack.listeners.context import ack_now, caller_of, handlers_of, tenant
 from bot.slack.listeners.errors import answers_failure
-from bot.slack.listeners.identity import caller_of, tenant
 
 log = logging.getLogger(__name__)
 
@@ -103,7 +102,7 @@ def link_shared(body: dict, event: dict, client: WebClient, context: BoltContext
     handlers = handlers_of(context)
     if not first_delivery(handlers, body, context):
         return
-    found = caller_of(context)  # the one rule: bot/slack/listeners/identity.py
+    found = caller_of(context)  # the one rule: bot/slack/listeners/context.py
     caller = Caller(
         team_id=found.team_id or event_tenant(body, context),
         user_id=found.user_id or event.get("user") or "",
