@@ -54,9 +54,8 @@ def _gone(ctx: Context, value: ButtonValue) -> bool:
 def _change(
     act: Callable[[Context, str], bool], done: str, already: str, on_post: bool, finish: bool = False
 ) -> Callable[[Context, ButtonValue], Reply | None]:
-    """The use case of a progress or follow button: ``act`` on the button's post (``on_post``)
-    or track, say whether it changed anything (i18n keys ``done`` / ``already``), redraw; with
-    ``finish``, the finish line when the post completes an essential path (issue 24)."""
+    """A progress or follow button: ``act`` on its post (``on_post``) or track, say ``done`` or ``already``
+    (i18n keys), redraw; with ``finish``, the finish line when the post completes an essential path."""
 
     def run(ctx: Context, value: ButtonValue) -> Reply | None:
         if _gone(ctx, value):

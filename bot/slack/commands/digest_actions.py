@@ -33,9 +33,8 @@ def channel_subscription(runtime: Runtime, caller: Caller, view: str) -> Subscri
 def handle_digest_action(
     runtime: Runtime, caller: Caller, kind: Literal["snooze", "stop"], data: dict[str, str], lang: str | None = None
 ) -> Reply:
-    """The private answer to a digest's ``kind`` button (``data``: its decoded value; ``lang``: the
-    caller's chosen one, else en). Another team's or channel's digest, or one gone, is answered
-    "no longer exists"; raises nothing for bad input."""
+    """The private answer to a digest's ``kind`` button (``data``: its value; ``lang``: default the
+    chosen one, else en); another team's or channel's digest, or one gone, "no longer exists". Never raises."""
     store = runtime.store
     lang = lang or store.get_lang(caller.team_id, caller.user_id) or "en"
     view = str(data.get("v") or "")

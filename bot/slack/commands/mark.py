@@ -15,8 +15,7 @@ from bot.slack.views.search import search_reply
 
 
 def _named_posts(ctx: Context, text: str) -> tuple[list[str], SearchResult | None] | Reply:
-    """The posts ``text`` names (a link to a catalog post, exact ids, else a clear search match;
-    see :meth:`Finder.resolve_posts`), or the reply for a blog link no catalog post has."""
+    """The posts ``text`` names (a post's link, else :meth:`Finder.resolve_posts`), or the reply to an unknown link."""
     link = ctx.find.link(text)
     if link is not None and link.status == "unknown":  # on the blog host, but not in the catalog
         return views.text_reply(t("search.unknown_link", ctx.lang, url=truncate(link.url, 300)))
@@ -26,8 +25,7 @@ def _named_posts(ctx: Context, text: str) -> tuple[list[str], SearchResult | Non
 
 
 def _pick(ctx: Context, text: str, candidates: SearchResult, read: bool) -> Reply:
-    """Several posts match about as well: the results, asking the reader to pick (for
-    ``unread`` the example is a post the reader has read, when one matches)."""
+    """Several posts match about as well: the results, asking to pick (``unread``'s example: one read)."""
     done = ctx.reader.read()
     example = next((r.post_id for r in candidates.results if r.post_id in done), candidates.results[0].post_id)
     notice = t("read.pick", ctx.lang) if read else t("unread.pick", ctx.lang, example=example)

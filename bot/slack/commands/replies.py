@@ -50,8 +50,7 @@ def unknown_track(ctx: Context, text: str, command: str = "") -> Mrkdwn:
 
 
 def track_view(ctx: Context, track_id: str, notice: str | None = None, offset: int | None = None) -> Reply:
-    """The track reply for the caller (progress, next step, buttons); ``offset`` the first
-    step listed (``None``: the page around the reader's next step)."""
+    """The track reply for the caller; ``offset`` the first step listed (``None``: around the next one)."""
     followed, path = track_id in ctx.reader.follows(), track_path_line(ctx, track_id)
     return views.track_reply(
         ctx.catalog, track_id, ctx.reader.read(), ctx.lang, followed=followed, notice=notice, offset=offset, path=path
@@ -141,8 +140,7 @@ def outdated(ctx: Context, notice: str | None = None) -> Reply:
 
 
 def redraw(ctx: Context, view: str, notice: str | None, offset: int | None = None) -> Reply | None:
-    """The message a button lived in (``view``, the button value's ``v``), drawn again with the
-    new state at ``offset`` (the value's ``o``: page 2 redraws page 2); ``None`` for Home."""
+    """The message a button lived in (its value's ``v``) drawn again at ``offset`` (``o``); ``None`` for Home."""
     if view == "home":
         return None
     if view.startswith("track:"):

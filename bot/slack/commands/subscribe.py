@@ -127,8 +127,7 @@ def subscribe(ctx: Context, cmd: grammar.Command) -> Reply:
 
 
 def unsubscribe(ctx: Context, cmd: grammar.Command) -> Reply:
-    """Remove this channel's subscription to the track ``cmd.arg`` names, for those who may
-    (:meth:`Context.may_stop`; others are told who may); with no track, list the channel's."""
+    """Remove the channel's digest of ``cmd.arg``'s track (if :meth:`Context.may_stop`); no track: list them."""
     if not cmd.arg.strip():
         subs = ctx.rt.store.subscriptions(ctx.caller.team_id, ctx.caller.channel_id) if ctx.caller.channel_id else []
         return views.subscriptions_reply(ctx.catalog, subs, ctx.lang)
@@ -148,8 +147,7 @@ def unsubscribe(ctx: Context, cmd: grammar.Command) -> Reply:
 
 
 def list_subscriptions(ctx: Context, cmd: grammar.Command) -> Reply:
-    """The channel's subscriptions with schedule, progress and pause reason (a reason such as
-    ``stopped by U0123`` shows the person's name, :meth:`Context.person`)."""
+    """The channel's subscriptions; a pause reason ``stopped by U0123`` names the person (:meth:`Context.person`)."""
     subs = [
         replace(x, pause_reason=_named(ctx, x.pause_reason)) if x.pause_reason else x
         for x in ctx.rt.store.subscriptions(ctx.caller.team_id, ctx.caller.channel_id)
@@ -168,8 +166,7 @@ def _named(ctx: Context, reason: str) -> str:
 
 
 def dm_schedule(ctx: Context, parts: ScheduleParts | None = None) -> WeeklySchedule:
-    """The DM schedule for ``dm on`` with the ``parts`` typed: parts left out keep the caller's
-    last DM schedule (even when the DM is off), else Monday 09:00 in :meth:`Context.timezone`."""
+    """``dm on``'s schedule: ``parts`` left out are the last DM's (even if off), else Monday 09:00 in the caller's zone."""
     last = ctx.rt.store.get_dm(ctx.caller.team_id, ctx.caller.user_id)  # kept while the DM is off
     before = WeeklySchedule(weekday=last.weekday, at_time=last.at_time, timezone=last.timezone) if last else None
     return (parts or ScheduleParts()).resolve(ctx.timezone(), fallback=before)

@@ -15,8 +15,8 @@ MAX_LINKS = 5
 
 
 def unfurls_for(ctx: Context, urls: Iterable[str]) -> dict[str, dict[str, Any]]:
-    """``chat.unfurl``'s ``unfurls`` map (URL as shared -> ``{"blocks": [...]}``) for ``urls``, in
-    the sharer's language; empty when none is a catalog post (then no ``chat.unfurl`` is made)."""
+    """``chat.unfurl``'s ``unfurls`` map (URL -> ``{"blocks": [...]}``) for ``urls``, in the sharer's
+    language; empty when none is a catalog post."""
     first_url: dict[str, str] = {}  # post id -> the first URL naming it
     for url in list(dict.fromkeys(urls))[:MAX_LINKS]:
         target = resolve_link(ctx.catalog, url)

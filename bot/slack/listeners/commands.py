@@ -35,8 +35,8 @@ def _parsed(body: dict, context: BoltContext) -> Command:
 
 
 def answerable_now(body: dict, context: BoltContext) -> bool:
-    """Bolt matcher: ``True`` (the reply kept in ``context[READY_REPLY]``) when it is ready without
-    the Web API; ``False`` leaves it to after the ack (a failure is logged at info)."""
+    """Bolt matcher: ``True`` (the reply in ``context[READY_REPLY]``) when ready without the Web API; a
+    failure reads ``False``, logged at info."""
     try:
         cmd = _parsed(body, context)
         reply = handlers_of(context).answer_now(caller_of(context, body), body.get("text") or "", cmd)

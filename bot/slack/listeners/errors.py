@@ -15,9 +15,8 @@ log = logging.getLogger(__name__)
 
 
 def answers_failure(what: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
-    """Wrap a lazy listener taking ``body`` and ``respond`` by name: an exception is logged as
-    ``<what> failed (team T…)`` with its traceback (no payload) and answered with the generic
-    error privately through ``response_url`` when there is one."""
+    """Wrap a lazy listener taking ``body`` and ``respond``: an exception is logged as ``<what> failed
+    (team T…)`` with its traceback (no payload) and answered privately through ``response_url``."""
 
     def wrap(listener: Callable[..., None]) -> Callable[..., None]:
         @functools.wraps(listener)
