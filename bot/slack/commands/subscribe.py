@@ -166,7 +166,7 @@ def _named(ctx: Context, reason: str) -> str:
 
 
 def dm_schedule(ctx: Context, parts: ScheduleParts | None = None) -> WeeklySchedule:
-    """``dm on``'s schedule: ``parts`` left out are the last DM's (even if off), else Monday 09:00 in the caller's zone."""
+    """``dm on``'s schedule: ``parts`` left out are the last DM's (even if off), else Monday 09:00 in their zone."""
     last = ctx.rt.store.get_dm(ctx.caller.team_id, ctx.caller.user_id)  # kept while the DM is off
     before = WeeklySchedule(weekday=last.weekday, at_time=last.at_time, timezone=last.timezone) if last else None
     return (parts or ScheduleParts()).resolve(ctx.timezone(), fallback=before)
