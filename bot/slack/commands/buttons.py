@@ -113,14 +113,10 @@ def more_results(ctx: Context, value: ButtonValue) -> Reply | None:
 def open_path(ctx: Context, value: ButtonValue) -> Reply | None:
     """*Open path*: the track's path with the reader's progress (from App Home, in a modal)."""
     tid = _track(ctx, value)
-    if tid is None:
-        return replies.redraw(ctx, value.v, None, offset=value.o)
-    return replies.track_view(ctx, tid)
+    return replies.track_view(ctx, tid) if tid else replies.redraw(ctx, value.v, None, offset=value.o)
 
 
 def more_steps(ctx: Context, value: ButtonValue) -> Reply | None:
     """Another page of a long track's steps (``t`` the track, ``o`` the first step to list)."""
     tid = _track(ctx, value)
-    if tid is None:
-        return replies.redraw(ctx, value.v, None, offset=value.o)
-    return replies.track_view(ctx, tid, offset=value.o)
+    return replies.track_view(ctx, tid, offset=value.o) if tid else replies.redraw(ctx, value.v, None, offset=value.o)

@@ -249,9 +249,8 @@ class Reader:
 
 @dataclass
 class Context:
-    """One request: ``rt``, ``caller`` and ``lang`` (the chosen one, else zh when ``typed`` holds
-    Chinese, else the Slack locale zh* -> zh, else en). Slack is reached only through
-    ``users_info``, ``channel_check`` and ``announce``."""
+    """One request: ``rt``, ``caller``, ``lang`` (chosen, else zh when ``typed`` holds Chinese, else the
+    Slack locale zh* -> zh, else en); Slack only through ``users_info``, ``channel_check``, ``announce``."""
 
     rt: Runtime
     caller: Caller

@@ -66,9 +66,8 @@ def query(ctx: Context, text: str, notice: str | None = None, offset: int = 0) -
 
 
 def search(ctx: Context, text: str, notice: str | None = None, offset: int = 0) -> Reply:
-    """Search results for ``text``, ``views.MAX_RESULTS`` from ``offset``; one word near a track's
-    name points at it too. Without a ``notice`` the reply is kept per catalog, text, page,
-    language and posts read (:func:`~bot.slack.views.parts.memo_reply`): do not change it."""
+    """Search results for ``text``, ``views.MAX_RESULTS`` from ``offset`` (one word near a track's name
+    points at it); without a ``notice``, kept (:func:`~bot.slack.views.parts.memo_reply`): do not change it."""
     if notice:  # a notice is one click's answer: not worth keeping
         return search_now(ctx, text, notice, offset)
     key = ("search", text, offset, ctx.lang, frozenset(ctx.reader.read()))

@@ -128,19 +128,18 @@ def subscribe(ctx: Context, cmd: grammar.Command) -> Reply:
 
 def unsubscribe(ctx: Context, cmd: grammar.Command) -> Reply:
     """Remove the channel's digest of ``cmd.arg``'s track (if :meth:`Context.may_stop`); no track: list them."""
+    team, channel = ctx.caller.team_id, ctx.caller.channel_id
     if not cmd.arg.strip():
-        subs = ctx.rt.store.subscriptions(ctx.caller.team_id, ctx.caller.channel_id) if ctx.caller.channel_id else []
+        subs = ctx.rt.store.subscriptions(team, channel) if channel else []
         return views.subscriptions_reply(ctx.catalog, subs, ctx.lang)
     tid = ctx.find.track(cmd.arg)
     if tid is None:
         return views.text_reply(replies.unknown_track(ctx, cmd.arg, "unsubscribe"))
     name = views.track_name(ctx.catalog, tid, ctx.lang)
-    current = next(
-        (x for x in ctx.rt.store.subscriptions(ctx.caller.team_id, ctx.caller.channel_id) if x.track_id == tid), None
-    )
+    current = next((x for x in ctx.rt.store.subscriptions(team, channel) if x.track_id == tid), None)
     if current is not None and not ctx.may_stop(current.created_by):
         return views.text_reply(t("sub.not_allowed", ctx.lang, person=ctx.person(current.created_by or "")))
-    removed = ctx.rt.store.unsubscribe(ctx.caller.team_id, ctx.caller.channel_id, tid)
+    removed = ctx.rt.store.unsubscribe(team, channel, tid)
     if removed:
         ctx.tell_channel(t("announce.unsub", ctx.lang, person=ctx.person(ctx.caller.user_id), track=name))
     return views.text_reply(t("unsub.done" if removed else "unsub.not", ctx.lang, track=name))

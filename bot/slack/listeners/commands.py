@@ -1,6 +1,5 @@
-"""The ``/vllm-path`` slash command: the reply in the ack when :func:`answerable_now` (a Bolt
-matcher, run in the request thread) has it at once, else an empty ack and the reply through
-``response_url`` from a lazy listener. The text is parsed once and kept in ``context``."""
+"""The ``/vllm-path`` slash command: the reply in the ack when :func:`answerable_now` (a matcher, in the
+request thread) has it, else an empty ack and the reply via ``response_url``; the text is parsed once."""
 
 from __future__ import annotations
 

@@ -1,9 +1,7 @@
 """What a listener reads from Bolt's ``context``: the app's :class:`~bot.slack.handlers.Handlers`
-(put there by :func:`provide_handlers`; Bolt deep-copies context values into a lazy listener's
-request, and the handlers' copy is themselves), and the one rule for "which team and which user"
-(:func:`caller_of`): the team is the tenant id of the installation that authorised the request
-(:func:`bot.store.installations.tenant_of`: an org-wide install's enterprise, else the team), so a
-click, a command and an event of one person land on the same reader record."""
+(:func:`provide_handlers`; a lazy listener's deep copy of them is themselves), and the one rule for
+"which team and which user" (:func:`caller_of`): the tenant of the installation that authorised the
+request (:func:`bot.store.installations.tenant_of`), so one person's clicks, commands and events agree."""
 
 from __future__ import annotations
 
