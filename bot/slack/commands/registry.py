@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from bot.slack import grammar
-from bot.slack.commands import buttons, follow, help, mark, plan, query, remind, stats, subscribe
+from bot.slack.commands import buttons, help, plan, progress, query, remind, stats, subscribe
 from bot.slack.commands.context import ButtonValue, Context
 from bot.slack.commands.replies import redraw
 from bot.slack.views.blocks import Reply
@@ -22,10 +22,10 @@ COMMANDS: dict[str, CommandFn] = {
     "search": query.search_posts,
     "latest": query.newest,
     "next": query.next_reads,
-    "read": mark.mark,
-    "unread": mark.mark,
-    "follow": follow.follow,
-    "unfollow": follow.follow,
+    "read": progress.mark,
+    "unread": progress.mark,
+    "follow": progress.follow,
+    "unfollow": progress.follow,
     "subscribe": subscribe.subscribe,
     "unsubscribe": subscribe.unsubscribe,
     "subscriptions": subscribe.list_subscriptions,

@@ -73,8 +73,7 @@ def handle_action(body: dict, respond: Respond, client: WebClient, context: Bolt
     if _from_home(body) or reply is None:
         publish_home(handlers, client, caller)
         return
-    # A share is a new in-channel message; a click on a digest or a link unfurl (messages
-    # everyone in the channel sees) answers the clicker privately and leaves them as they are.
+    # a share is a new message; a click on a digest or an unfurl (seen by all) answers privately
     view = str(data.get("v", ""))
     keep_original = kind == "share" or view.startswith("digest") or view == "unfurl" or reply.keep_original
     respond(**reply.payload(), replace_original=not keep_original)
