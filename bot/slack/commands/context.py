@@ -293,7 +293,8 @@ class Context:
         return info.is_admin or info.is_owner
 
     def may_stop(self, created_by: str | None) -> bool:
-        """Whether the caller may stop a channel digest: its creator ``created_by`` (anyone if none), or an admin."""
+        """Whether the caller may stop a channel digest: its creator ``created_by`` (anyone when none
+        was recorded), or a workspace admin or owner (``users.info``)."""
         return not created_by or created_by == self.caller.user_id or self.is_admin()
 
     def keep_language(self) -> Mrkdwn | None:

@@ -1,7 +1,7 @@
 """A digest's *Snooze a week* and *Stop* (value ``v``: ``digest:<subscription id>`` or ``digest-dm``),
 answered privately. Snooze skips a DM for 7 days (``Store.snooze_dm``), or settles a channel digest's
-next ledger key in advance (``Store.skip_delivery``) so every clock agrees. *Stop* turns the DM off,
-or pauses the channel digest (``stopped by <user id>``) until ``subscribe``; who may: :mod:`.buttons`."""
+next ledger key in advance (``Store.skip_delivery``) so every clock agrees. *Stop* turns the DM off, or
+pauses the channel digest (``stopped by <user id>``) until ``subscribe`` resumes it (who may: :mod:`.buttons`)."""
 
 from __future__ import annotations
 
