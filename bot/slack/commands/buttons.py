@@ -9,15 +9,14 @@ from typing import Literal
 from bot.slack.commands import plan, replies
 from bot.slack.commands.context import ButtonValue, Context
 from bot.slack.commands.digest_actions import channel_subscription, handle_digest_action
-from bot.slack.commands.dm import dm_schedule
+from bot.slack.commands.subscribe import dm_schedule
 from bot.slack.i18n import t
 from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply
 
 
 def _digest(kind: Literal["snooze", "stop"]) -> Callable[[Context, ButtonValue], Reply | None]:
-    """The use case of a digest's ``kind`` button: a channel digest's *Stop* is for those who
-    :meth:`Context.may_stop`; each change of a channel digest is announced there in one line."""
+    """A digest's ``kind`` button: *Stop* only for who :meth:`Context.may_stop`; a change is announced."""
 
     def run(ctx: Context, value: ButtonValue) -> Reply | None:
         sub = channel_subscription(ctx.rt, ctx.caller, value.v)
@@ -27,11 +26,8 @@ def _digest(kind: Literal["snooze", "stop"]) -> Callable[[Context, ButtonValue],
         if sub is not None:
             cat = ctx.catalog
             track = views.track_name(cat, sub.track_id, ctx.lang) if cat.has_track(sub.track_id) else sub.track_id
-            ctx.announce(
-                sub.team_id,
-                sub.channel_id,
-                t(f"announce.{kind}", ctx.lang, person=ctx.person(ctx.caller.user_id), track=track),
-            )
+            line = t(f"announce.{kind}", ctx.lang, person=ctx.person(ctx.caller.user_id), track=track)
+            ctx.announce(sub.team_id, sub.channel_id, line)
         return reply
 
     return run
@@ -58,21 +54,16 @@ def _gone(ctx: Context, value: ButtonValue) -> bool:
 def _change(
     act: Callable[[Context, str], bool], done: str, already: str, on_post: bool, finish: bool = False
 ) -> Callable[[Context, ButtonValue], Reply | None]:
-    """The use case of a progress or follow button: ``act`` on the button's post (``on_post``)
-    or track, say whether it changed anything (i18n keys ``done`` / ``already``), redraw; with
-    ``finish``, the finish line when the post completes an essential path (issue 24)."""
+    """A progress or follow button: ``act`` on its post (``on_post``) or track, say ``done`` or ``already``
+    (i18n keys), redraw; with ``finish``, the finish line when the post completes an essential path."""
 
     def run(ctx: Context, value: ButtonValue) -> Reply | None:
         if _gone(ctx, value):
             return replies.outdated(ctx)
-        target = _post(ctx, value) if on_post else _track(ctx, value)
+        cat, target = ctx.catalog, _post(ctx, value) if on_post else _track(ctx, value)
         notice = None
         if target:  # an old button may do it again: say it already was
-            name = (
-                views.post_link(ctx.catalog, target, lang=ctx.lang)
-                if on_post
-                else views.track_name(ctx.catalog, target, ctx.lang)
-            )
+            name = views.post_link(cat, target, lang=ctx.lang) if on_post else views.track_name(cat, target, ctx.lang)
             before = ctx.reader.read() if finish else set()
             notice = t(done if act(ctx, target) else already, ctx.lang, **{"posts" if on_post else "track": name})
             if finish:
@@ -115,23 +106,17 @@ def dm_off(ctx: Context, value: ButtonValue) -> Reply | None:
 
 
 def more_results(ctx: Context, value: ButtonValue) -> Reply | None:
-    """The next page of a search (``v`` = ``search:<query>``, ``o`` = the first result to show):
-    the message it lives in, drawn again at that offset."""
+    """The next page of a search (``v`` = ``search:<query>``, ``o`` = the first result to show)."""
     return replies.redraw(ctx, value.v, None, offset=value.o)
 
 
 def open_path(ctx: Context, value: ButtonValue) -> Reply | None:
-    """*Open path*: the path of the button's track with the reader's progress (from a search
-    result it replaces the message; from App Home the listener shows it in a modal)."""
+    """*Open path*: the track's path with the reader's progress (from App Home, in a modal)."""
     tid = _track(ctx, value)
-    if tid is None:
-        return replies.redraw(ctx, value.v, None, offset=value.o)
-    return replies.track_view(ctx, tid)
+    return replies.track_view(ctx, tid) if tid else replies.redraw(ctx, value.v, None, offset=value.o)
 
 
 def more_steps(ctx: Context, value: ButtonValue) -> Reply | None:
     """Another page of a long track's steps (``t`` the track, ``o`` the first step to list)."""
     tid = _track(ctx, value)
-    if tid is None:
-        return replies.redraw(ctx, value.v, None, offset=value.o)
-    return replies.track_view(ctx, tid, offset=value.o)
+    return replies.track_view(ctx, tid, offset=value.o) if tid else replies.redraw(ctx, value.v, None, offset=value.o)

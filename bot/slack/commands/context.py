@@ -1,8 +1,5 @@
-"""The request context a use case gets: who asks (:class:`Caller`), in which language, with
-the runtime; the caller's progress (:class:`Reader`) and the one seam onto search
-(:class:`Finder`), both read from one catalog snapshot per request; and the Slack look-ups a
-:class:`Context` may use (``users.info`` and its cache, channel check, announcement).
-"""
+"""The request context a use case gets: caller, language, runtime, the caller's progress
+(:class:`Reader`) and search (:class:`Finder`) over one catalog snapshot, and the Slack look-ups."""
 
 from __future__ import annotations
 
@@ -41,8 +38,7 @@ class Caller:
 
 @dataclass(frozen=True)
 class UserInfo:
-    """A person's ``users.info``, when known: locale (``en-US``, ``zh-CN`` …), IANA time zone,
-    name (display name, else real name), ``is_admin`` / ``is_owner`` of the workspace."""
+    """A person's ``users.info``: locale (``zh-CN`` …), IANA zone, display else real name, admin/owner."""
 
     locale: str | None = None
     tz: str | None = None
@@ -56,13 +52,11 @@ UsersInfo = Callable[[str, str], UserInfo]
 
 
 class NotCached(LookupError):
-    """Raised by :meth:`UserInfoCache.cached` (and the look-ups of a reply given in the ack) when
-    answering would need a ``users.info`` or other Web API call."""
+    """Raised by :meth:`UserInfoCache.cached` (and the ack's look-ups) when a Web API call is needed."""
 
 
 class UserInfoCache:
-    """Remembers ``users.info`` answers (of at most 10,000 people) for ``ttl`` seconds, so a
-    command costs at most one call."""
+    """Remembers ``users.info`` answers (at most 10,000 people) for ``ttl`` seconds."""
 
     def __init__(self, fetch: UsersInfo, ttl: float = 3600.0):
         self._fetch = fetch
@@ -70,8 +64,7 @@ class UserInfoCache:
         self._lock = threading.Lock()
 
     def cached(self, team_id: str, user_id: str) -> UserInfo:
-        """The remembered answer for the person, without calling Slack. Raises
-        :class:`NotCached` when there is none younger than ``ttl`` seconds."""
+        """The remembered answer, without calling Slack; raises :class:`NotCached` when there is none."""
         with self._lock:
             info = self._data.get((team_id, user_id))
         if info is None:
@@ -96,16 +89,14 @@ def no_users_info(team_id: str, user_id: str) -> UserInfo:
 CHANNEL_OK = "ok"
 """:data:`ChannelCheck` answer: the bot can post in the channel."""
 CHANNEL_INVITE = "invite"
-""":data:`ChannelCheck` answer: the bot is not in the channel and cannot join it (the manifest
-has no ``channels:join``): someone must ``/invite`` it."""
+""":data:`ChannelCheck` answer: the bot is not in the channel (no ``channels:join``): ``/invite`` it."""
 
 ChannelCheck = Callable[[str, str], str]
 """``(team_id, channel_id) -> CHANNEL_OK | CHANNEL_INVITE`` from ``conversations.info``; must
 not raise (an answer it cannot read is :data:`CHANNEL_OK`)."""
 
 Announce = Callable[[str, str, Mrkdwn], None]
-"""``(team_id, channel_id, text)``: post one line in the channel (``chat.postMessage``); must not
-raise (a refused post, e.g. ``not_in_channel``, is logged and dropped)."""
+"""``(team_id, channel_id, text)``: post one line (``chat.postMessage``); must not raise (logs a refusal)."""
 
 
 def any_channel(team_id: str, channel_id: str) -> str:
@@ -118,12 +109,10 @@ def no_announce(team_id: str, channel_id: str, text: Mrkdwn) -> None:
 
 
 class ButtonValue(BaseModel):
-    """A button's value (JSON, see :func:`bot.slack.views.blocks.encode_value`): ``p`` a post
-    id, ``t`` a track id, ``v`` the view the button lives in (``track:<id>``, ``search:<query>``,
-    ``next``, ``home``, ``digest:<subscription id>``, ``digest-dm``, ``unfurl``, ``reminders``),
-    ``d`` the day a *Remind me* button asks for (``next week``) or a reminder's id, ``o`` the
-    first item to show (of a search's results, a track's steps), 0..:data:`MAX_OFFSET`. Unknown
-    keys are ignored; a malformed value reads as empty (:meth:`parse`)."""
+    """A button's value (JSON, :func:`bot.slack.views.blocks.encode_value`): ``p`` post id, ``t``
+    track id, ``v`` the view it lives in (``track:<id>``, ``search:<query>``, ``next``, ``home``,
+    ``digest:<subscription id>``, ``digest-dm``, ``unfurl``, ``reminders``), ``d`` a *Remind me*
+    day or a reminder's id, ``o`` the first item shown, 0..:data:`MAX_OFFSET`."""
 
     model_config = ConfigDict(frozen=True, extra="ignore")
 
@@ -135,21 +124,16 @@ class ButtonValue(BaseModel):
 
     @classmethod
     def parse(cls, data: dict[str, Any]) -> ButtonValue:
-        """The value of decoded ``data``; fields of the wrong type are dropped (an offset that is
-        not a whole number reads as 0, one out of range is clamped)."""
+        """The value of decoded ``data``: unknown keys and fields of the wrong type are dropped, ``o`` clamped."""
         clean: dict[str, Any] = {k: v for k in ("p", "t", "d") if isinstance(v := data.get(k), str)}
-        raw_v = data.get("v")
-        clean["v"] = str(raw_v) if raw_v else ""
-        raw_o = data.get("o")
-        if isinstance(raw_o, int) and not isinstance(raw_o, bool):
+        clean["v"] = str(data.get("v") or "")
+        if isinstance(raw_o := data.get("o"), int) and not isinstance(raw_o, bool):
             clean["o"] = max(0, min(raw_o, MAX_OFFSET))
         return cls.model_validate(clean)
 
 
 class Finder:
-    """The one seam between the use cases and search, over one catalog snapshot
-    (:attr:`bot.runtime.CatalogHolder.loaded`, taken once per request): what a text names. Its
-    search index is ``loaded.matcher``, built on first use when the runtime's index is lazy."""
+    """The one seam onto search, over the request's :attr:`bot.runtime.CatalogHolder.loaded` snapshot."""
 
     def __init__(self, loaded: Loaded) -> None:
         self.catalog = loaded.catalog
@@ -172,15 +156,14 @@ class Finder:
         return self._loaded.matcher.search(text, limit=limit, offset=offset)
 
     def exact_post_ids(self, words: list[str]) -> list[str] | None:
-        """The posts ``words`` name when every word is a post id or former id (case-folded:
-        ``P-EAGLE`` names p-eagle), in order without repeats; else (or for no words) ``None``."""
+        """The posts ``words`` name when each is a post id or former id (case-folded), in order
+        without repeats; else (or for no words) ``None``."""
         ids = [self.catalog.resolve_post_id(w.strip("`,").casefold()) for w in words]
         return list(dict.fromkeys(i for i in ids if i)) if words and all(ids) else None
 
     def resolve_posts(self, text: str) -> tuple[list[str], SearchResult | None]:
-        """``(post ids, None)`` named by ``text``: exact ids / former ids, else the search's clear
-        best match (:func:`bot.domain.search.confidence.clear_best`); ``([], result)`` when posts
-        match but none clearly (the person picks), ``([], None)`` when none does."""
+        """``(post ids, None)``: exact or former ids, else the clear best match
+        (:func:`~bot.domain.search.confidence.clear_best`); ``([], result)`` when none is clear, ``([], None)``."""
         ids = self.exact_post_ids(text.split())
         if ids is not None:
             return ids, None
@@ -192,9 +175,8 @@ class Finder:
 
 
 class Reader:
-    """The caller's reading state (chosen language, budget, posts read, tracks followed), read on
-    first use in one statement (:meth:`bot.store.Store.reader_state`); its own writes keep that
-    copy equal to the store's (a write made around it is not seen afterwards)."""
+    """The caller's reading state, read on first use (:meth:`bot.store.Store.reader_state`) and
+    kept equal to the store's by its own writes (a write made around it is not seen)."""
 
     def __init__(self, rt: Runtime, caller: Caller, catalog: Catalog) -> None:
         self._rt, self._team, self._user, self._catalog = rt, caller.team_id, caller.user_id, catalog
@@ -267,10 +249,8 @@ class Reader:
 
 @dataclass
 class Context:
-    """One request: the runtime ``rt``, the ``caller``, and the language (``lang``: the chosen
-    one, else Chinese when the command's text ``typed`` holds Chinese, else the Slack locale,
-    zh* -> zh, else en). ``catalog``, ``find`` and ``reader`` share one catalog snapshot. Slack is
-    reached only through ``users_info``, ``channel_check`` and ``announce``."""
+    """One request: ``rt``, ``caller``, ``lang`` (chosen, else zh when ``typed`` holds Chinese, else the
+    Slack locale zh* -> zh, else en); Slack only through ``users_info``, ``channel_check``, ``announce``."""
 
     rt: Runtime
     caller: Caller
@@ -303,8 +283,7 @@ class Context:
         return "zh" if locale.startswith("zh") else "en"
 
     def person(self, user_id: str) -> str:
-        """How to name ``user_id`` in a message: their Slack display or real name (``users.info``,
-        cached), else "someone" (never a raw id, never a mention)."""
+        """``user_id``'s Slack name (``users.info``), else "someone" (never a raw id or a mention)."""
         name = self.users_info(self.caller.team_id, user_id).name if user_id else None
         return name or str(t("someone", self.lang))
 
@@ -314,14 +293,13 @@ class Context:
         return info.is_admin or info.is_owner
 
     def may_stop(self, created_by: str | None) -> bool:
-        """Whether the caller may stop or remove a channel digest set up by ``created_by``: that
-        person or a workspace admin or owner (anyone when no creator was recorded)."""
+        """Whether the caller may stop a channel digest: its creator ``created_by`` (anyone when none
+        was recorded), or a workspace admin or owner (``users.info``)."""
         return not created_by or created_by == self.caller.user_id or self.is_admin()
 
     def keep_language(self) -> Mrkdwn | None:
-        """Call when setting up something sent later (digest, DM, reminder), which speaks the chosen
-        language, else English: Chinese answered to someone who chose none is kept as their choice
-        (returns the sentence saying so, else ``None``)."""
+        """Keep Chinese as the choice of one who chose no language, when setting up something sent
+        later (digest, DM, reminder); the sentence saying so, else ``None``."""
         if self.lang == "en" or self.reader.chosen_lang in LANGS:
             return None
         self.rt.store.set_lang(self.caller.team_id, self.caller.user_id, self.lang)
@@ -333,7 +311,6 @@ class Context:
             self.announce(self.caller.team_id, self.caller.channel_id, text)
 
     def timezone(self) -> str:
-        """The caller's IANA zone: their Slack zone (``users.info`` ``tz``) when zoneinfo knows
-        it, else the app's default zone."""
+        """The caller's IANA zone: their Slack ``tz`` when zoneinfo knows it, else the default zone."""
         tz = self.users_info(self.caller.team_id, self.caller.user_id).tz
         return tz if tz and canonical_zone(tz) else self.rt.settings.default_timezone

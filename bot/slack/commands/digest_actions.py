@@ -1,17 +1,7 @@
-"""What the digest's own buttons do: *Snooze a week* and *Stop* (``snooze:<n>``, ``stop:<n>``).
-The button value's ``v`` names the digest: ``digest:<subscription id>`` (a channel's) or
-``digest-dm`` (the clicker's own DM). The answer goes privately to the clicker; the digest
-message is left as everyone saw it.
-
-* Snooze a DM: no DM digest for 7 days (``Store.snooze_dm``).
-* Snooze a channel digest: its next scheduled digest's ledger key is settled in advance
-  (``Store.skip_delivery``), so the schedule, the cursor and every clock process agree; it
-  resumes the week after.
-* Stop a DM: the weekly DM is turned off. Stop a channel digest: it is paused with the reason
-  ``stopped by <user id>``; ``/vllm-path subscribe`` resumes it where it left off. Who may stop
-  it, and the channel's one-line announcement, are the button's use case's
-  (:mod:`bot.slack.commands.buttons`).
-"""
+"""A digest's *Snooze a week* and *Stop* (value ``v``: ``digest:<subscription id>`` or ``digest-dm``),
+answered privately. Snooze skips a DM for 7 days (``Store.snooze_dm``), or settles a channel digest's
+next ledger key in advance (``Store.skip_delivery``) so every clock agrees. *Stop* turns the DM off, or
+pauses the channel digest (``stopped by <user id>``) until ``subscribe`` resumes it (who may: :mod:`.buttons`)."""
 
 from __future__ import annotations
 
@@ -31,25 +21,19 @@ SNOOZE_DM_DAYS = 7
 
 
 def channel_subscription(runtime: Runtime, caller: Caller, view: str) -> Subscription | None:
-    """The channel subscription a digest button's view names (``digest:<id>``) when it is of the
-    caller's workspace and channel; None for a DM digest's view or one that is gone."""
-    try:
-        sub_id = int(view.removeprefix("digest:")) if view.startswith("digest:") else None
-    except ValueError:
+    """The subscription ``view`` names (``digest:<id>``) in the caller's team and channel, else None."""
+    number = view.removeprefix("digest:")
+    if not view.startswith("digest:") or not number.isdecimal():
         return None
-    sub = runtime.store.get_subscription(sub_id, team=caller.team_id) if sub_id is not None else None
-    if sub is None or (caller.channel_id and sub.channel_id != caller.channel_id):
-        return None
-    return sub
+    sub = runtime.store.get_subscription(int(number), team=caller.team_id)
+    return None if sub is None or (caller.channel_id and sub.channel_id != caller.channel_id) else sub
 
 
 def handle_digest_action(
     runtime: Runtime, caller: Caller, kind: Literal["snooze", "stop"], data: dict[str, str], lang: str | None = None
 ) -> Reply:
-    """The private answer to a click on a digest's *Snooze a week* or *Stop* (``data``: the
-    button's decoded value; ``lang`` defaults to the caller's chosen language, else English). A
-    subscription of another workspace or channel, or one that is gone, is answered "no longer
-    exists" and left alone; raises nothing for bad input."""
+    """The private answer to a digest's ``kind`` button (``data``: its value; ``lang``: default the
+    chosen one, else en); another team's or channel's digest, or one gone, "no longer exists". Never raises."""
     store = runtime.store
     lang = lang or store.get_lang(caller.team_id, caller.user_id) or "en"
     view = str(data.get("v") or "")
@@ -76,17 +60,10 @@ def handle_digest_action(
         fire = schedule.next_fire(now)
         for _ in range(2):
             assert fire is not None  # a weekly schedule always fires again
-            period = schedule.period_of(fire)
-            if store.skip_delivery(
-                sub.team_id,
-                sub.channel_id,
-                sub.track_id,
-                period,
-                reason=f"snoozed by {caller.user_id}",
-                claimed_by=f"user:{caller.user_id}",
-            ):
+            key = (sub.team_id, sub.channel_id, sub.track_id, schedule.period_of(fire))
+            if store.skip_delivery(*key, reason=f"snoozed by {caller.user_id}", claimed_by=f"user:{caller.user_id}"):
                 break
-            settled = store.delivery(sub.team_id, sub.channel_id, sub.track_id, period)
+            settled = store.delivery(*key)
             if settled is not None and (settled.error or "").startswith(store.SKIPPED_PREFIX + "snoozed"):
                 break  # already snoozed by someone: say which digest is skipped, change nothing
             fire = schedule.next_fire(fire + timedelta(minutes=1))

@@ -1,10 +1,10 @@
-"""``help`` and the answer to a mistyped command (``did_you_mean``)."""
+"""``help``, ``thanks``, ``lang en|zh`` and the answer to a mistyped command (``did_you_mean``)."""
 
 from __future__ import annotations
 
 from bot.slack import grammar
 from bot.slack.commands.context import Context
-from bot.slack.i18n import t
+from bot.slack.i18n import LANGS, t
 from bot.slack.mrkdwn import truncate
 from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply
@@ -24,3 +24,11 @@ def did_you_mean(ctx: Context, cmd: grammar.Command) -> Reply:
     """The help, headed by the command the text probably meant."""
     prefix = t("didyoumean.command", ctx.lang, suggestion=truncate(cmd.suggestion or "", 200))
     return views.help_reply(ctx.catalog, ctx.lang, prefix=prefix)
+
+
+def set_language(ctx: Context, cmd: grammar.Command) -> Reply:
+    """``lang en|zh``: store the language of the caller's replies (answering in it), or say which exist."""
+    if cmd.arg in LANGS:
+        ctx.rt.store.set_lang(ctx.caller.team_id, ctx.caller.user_id, cmd.arg)
+        return views.text_reply(t("lang.done", cmd.arg))
+    return views.text_reply(t("lang.bad", ctx.lang))

@@ -47,8 +47,7 @@ def dm_budget(s: Context, cmd: grammar.Command) -> Mrkdwn | None:
 
 
 def channel_budget(s: Context, sub_id: int, cmd: grammar.Command) -> Mrkdwn | None:
-    """``subscribe <track> … 45m [then stop]``: store the channel digest's budget and setup after
-    the essential path; the sentence to add, or None when none was typed."""
+    """``subscribe <track> … 45m [then stop]``: store the channel digest's budget; the sentence to add, or None."""
     if cmd.minutes is None and cmd.after_essentials is None:
         return None
     if cmd.minutes is not None and not budgets.check_minutes(cmd.minutes):
@@ -64,22 +63,14 @@ def channel_budget(s: Context, sub_id: int, cmd: grammar.Command) -> Mrkdwn | No
 
 
 def track_path_line(s: Context, track_id: str) -> Mrkdwn:
-    """The caller's path line for a track reply: the essential path's steps and minutes and, at
-    their budget, about when they finish (:func:`bot.slack.views.plan.path_line`)."""
-    return path_line(
-        s.catalog,
-        track_id,
-        s.reader.read(),
-        s.reader.budget,
-        s.rt.store.now().date(),
-        s.lang,
-        path_page_url(s.rt.settings, track_id, s.lang),
-    )
+    """The caller's path line for a track reply (:func:`bot.slack.views.plan.path_line`)."""
+    url = path_page_url(s.rt.settings, track_id, s.lang)
+    return path_line(s.catalog, track_id, s.reader.read(), s.reader.budget, s.rt.store.now().date(), s.lang, url)
 
 
 def finish_notice(s: Context, post_ids: list[str], before: set[str]) -> Mrkdwn | None:
-    """After ``read``: the finish message for each track whose essential path the posts just
-    completed (``before``: what was read before), recorded once in the store; None otherwise."""
+    """After ``read``: the finish message of each essential path the posts completed since ``before``
+    (recorded in the store), else None."""
     cat, store, caller = s.catalog, s.rt.store, s.caller
     now_read = s.reader.read()
     texts = []

@@ -18,8 +18,7 @@ def find(ctx: Context, cmd: grammar.Command) -> Reply:
 
 
 def search_posts(ctx: Context, cmd: grammar.Command) -> Reply:
-    """``search <text>``: the posts matching the text, even when it names a track (``search
-    speculative`` lists posts, not the path); ``search`` alone gets the search hint."""
+    """``search <text>``: the posts matching the text, even when it names a track."""
     return replies.search(ctx, cmd.arg)
 
 
@@ -29,9 +28,8 @@ def newest(ctx: Context, cmd: grammar.Command) -> Reply:
 
 
 def next_reads(ctx: Context, cmd: grammar.Command) -> Reply:
-    """``next``: the next read in every followed track; ``next <track>``: that track's next step
-    (followed or not); a name that matches no track gets the track list and a did-you-mean, or,
-    when the keyword came last (``qwen3 next``: a post's name), the search for the whole text."""
+    """``next``: the next read of each followed track; ``next <track>``: that track's; no track: the
+    list and a did-you-mean, or the search for the text when the keyword came last (``qwen3 next``)."""
     if not cmd.arg.strip():
         return replies.next_reads(ctx)
     tid = ctx.find.track(cmd.arg)

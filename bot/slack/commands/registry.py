@@ -6,20 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from bot.slack import grammar
-from bot.slack.commands import (
-    buttons,
-    dm,
-    follow,
-    help,
-    lang,
-    mark,
-    plan,
-    query,
-    remind,
-    stats,
-    subscribe,
-    subscriptions,
-)
+from bot.slack.commands import buttons, help, plan, progress, query, remind, stats, subscribe
 from bot.slack.commands.context import ButtonValue, Context
 from bot.slack.commands.replies import redraw
 from bot.slack.views.blocks import Reply
@@ -35,15 +22,15 @@ COMMANDS: dict[str, CommandFn] = {
     "search": query.search_posts,
     "latest": query.newest,
     "next": query.next_reads,
-    "read": mark.mark,
-    "unread": mark.mark,
-    "follow": follow.follow,
-    "unfollow": follow.follow,
+    "read": progress.mark,
+    "unread": progress.mark,
+    "follow": progress.follow,
+    "unfollow": progress.follow,
     "subscribe": subscribe.subscribe,
     "unsubscribe": subscribe.unsubscribe,
-    "subscriptions": subscriptions.list_subscriptions,
-    "dm": dm.dm,
-    "lang": lang.set_language,
+    "subscriptions": subscribe.list_subscriptions,
+    "dm": subscribe.dm,
+    "lang": help.set_language,
     "remind": remind.remind,
     "reminders": remind.reminders,
     "stats": stats.stats,
@@ -76,7 +63,6 @@ def run_command(ctx: Context, cmd: grammar.Command) -> Reply:
 
 
 def run_button(ctx: Context, kind: str, value: ButtonValue) -> Reply | None:
-    """The reply to a click on a ``kind`` button (``None``: App Home, republished by the
-    caller); an unknown kind redraws the message it came from."""
+    """The reply to a ``kind`` button (``None``: App Home); an unknown kind redraws its message."""
     fn = BUTTONS.get(kind)
     return redraw(ctx, value.v, None) if fn is None else fn(ctx, value)

@@ -1,7 +1,5 @@
-"""``remind <post> [day]``, ``reminders [cancel <n>]`` and the *Remind me* / *Cancel* buttons.
-The day is read in the reader's local date (:func:`bot.domain.reminder_day.choose_day`; no day:
-a week from today); the clock sends the reminder at 09:00 local (:mod:`bot.digest.reminders`).
-"""
+"""``remind <post> [day]``, ``reminders [cancel <n>]``, the *Remind me* / *Cancel* buttons. The day and
+its 09:00 send are in the reader's zone (:func:`~bot.domain.reminder_day.choose_day`, :mod:`bot.digest.reminders`)."""
 
 from __future__ import annotations
 
@@ -23,27 +21,23 @@ DEFAULT_DAYS = 7
 
 
 def set_reminder(ctx: Context, post_id: str, words: list[str]) -> Mrkdwn:
-    """Store a reminder of ``post_id`` for the day ``words`` name (empty: a week from today);
-    returns the confirmation or the error text (escaped mrkdwn)."""
+    """Store a reminder of ``post_id`` for the day ``words`` name (none: in a week); the confirmation or error."""
     zone = ctx.timezone()
     today = local_today(datetime.now(UTC), zone)
     choice = choose_day(words, today)
     if choice.error or choice.rest:
         return t("remind.bad_day", ctx.lang, value=truncate(choice.error or " ".join(words), 60))
     day = choice.day or today + timedelta(days=DEFAULT_DAYS)
-    reminder, before = ctx.rt.store.add_reminder(
-        ctx.caller.team_id, ctx.caller.user_id, post_id, due_at(day, zone), zone
-    )
+    caller = ctx.caller
+    reminder, before = ctx.rt.store.add_reminder(caller.team_id, caller.user_id, post_id, due_at(day, zone), zone)
     notice = rviews.reminder_set_notice(ctx.catalog, reminder, ctx.lang, before=before)
     kept = ctx.keep_language()
     return notice + (Mrkdwn("\n") + kept if kept else Mrkdwn())
 
 
 def _day_refused(ctx: Context, choice: DayChoice) -> Mrkdwn | None:
-    """Why the day words of ``remind`` cannot be used, if they cannot: a day that is not after
-    today, no post before it, a near miss of a day word (``laguna xs2 tomorow``: did you mean,
-    nothing booked), or words after a post named by its id that are no day (``p-eagle next
-    monday at 3pm``: those words are blamed)."""
+    """Why the day words of ``remind`` cannot be used: a day not after today, no post before it, a
+    near miss of a day word (did you mean), or words after a post id that are no day; else None."""
     if choice.error:
         return t("remind.bad_day", ctx.lang, value=truncate(choice.error, 60))
     if not choice.rest:
@@ -72,13 +66,9 @@ def remind(ctx: Context, cmd: grammar.Command) -> Reply:
     post_ids, candidates = ctx.find.resolve_posts(query)
     day_words = words[len(choice.rest) :]
     if candidates is not None:  # several posts match about as well: let the reader pick
-        notice = t(
-            "remind.pick",
-            ctx.lang,
-            query=truncate(query, 100),
-            example=candidates.results[0].post_id,
-            day=truncate(" ".join(day_words) or "next week", 40),
-        )
+        day = truncate(" ".join(day_words) or "next week", 40)
+        example = candidates.results[0].post_id
+        notice = t("remind.pick", ctx.lang, query=truncate(query, 100), example=example, day=day)
         return search_reply(ctx.catalog, query, candidates, ctx.reader.read(), ctx.lang, notice=notice)
     if not post_ids:
         return views.text_reply(t("remind.no_match", ctx.lang, query=truncate(query, 100)))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from bot.domain.catalog import Catalog
 from bot.domain.search import PostMatch, SearchResult
 from bot.slack import grammar
 from bot.slack.commands.context import Context
@@ -19,26 +20,19 @@ from bot.slack.views.search import search_reply
 
 
 def suggest_command(ctx: Context, text: str) -> Mrkdwn | None:
-    """A did-you-mean line naming a command, when ``text`` (which matched no post) starts with a
-    near miss of one (:func:`bot.slack.grammar.near_command`)."""
+    """A did-you-mean line when ``text`` starts with a near miss of a command (:func:`grammar.near_command`)."""
     meant = grammar.near_command(text)
     return None if meant is None else t("didyoumean.command", ctx.lang, suggestion=truncate(meant, 200))
 
 
 def suggest(ctx: Context, text: str, command: str = "") -> Mrkdwn | None:
-    """A did-you-mean line for unmatched text: the track :meth:`bot.domain.search.Matcher.suggest_track`
-    finds, with the command to try (``command`` before the track id: ``follow sepc`` suggests
-    ``/vllm-path follow spec``)."""
+    """A did-you-mean line for unmatched text: the track :meth:`Finder.near_track` finds, with
+    ``command`` before its id (``follow sepc`` suggests ``/vllm-path follow spec``)."""
     match = ctx.find.near_track(text)
     if match is None:
         return None
-    tid = match.track_id
-    return t(
-        "didyoumean.track",
-        ctx.lang,
-        track=ctx.catalog.track(tid).names.get(ctx.lang),
-        track_id=f"{command} {tid}" if command else tid,
-    )
+    tid, name = match.track_id, ctx.catalog.track(match.track_id).names.get(ctx.lang)
+    return t("didyoumean.track", ctx.lang, track=name, track_id=f"{command} {tid}" if command else tid)
 
 
 def tracks_list(ctx: Context) -> Mrkdwn:
@@ -47,8 +41,7 @@ def tracks_list(ctx: Context) -> Mrkdwn:
 
 
 def unknown_track(ctx: Context, text: str, command: str = "") -> Mrkdwn:
-    """The answer when ``text`` names no track: the list, and a did-you-mean when close (the
-    suggested command is ``command`` with the track, see :func:`suggest`)."""
+    """The answer when ``text`` names no track: the list, and a did-you-mean (:func:`suggest`)."""
     if not text.strip():
         return t("track.which", ctx.lang, tracks=tracks_list(ctx))
     suggestion = suggest(ctx, text, command)
@@ -57,23 +50,15 @@ def unknown_track(ctx: Context, text: str, command: str = "") -> Mrkdwn:
 
 
 def track_view(ctx: Context, track_id: str, notice: str | None = None, offset: int | None = None) -> Reply:
-    """The track reply for the caller (progress, next step, buttons); ``offset`` the first
-    step listed (``None``: the page around the reader's next step)."""
+    """The track reply for the caller; ``offset`` the first step listed (``None``: around the next one)."""
+    followed, path = track_id in ctx.reader.follows(), track_path_line(ctx, track_id)
     return views.track_reply(
-        ctx.catalog,
-        track_id,
-        ctx.reader.read(),
-        ctx.lang,
-        followed=track_id in ctx.reader.follows(),
-        notice=notice,
-        offset=offset,
-        path=track_path_line(ctx, track_id),
+        ctx.catalog, track_id, ctx.reader.read(), ctx.lang, followed=followed, notice=notice, offset=offset, path=path
     )
 
 
 def query(ctx: Context, text: str, notice: str | None = None, offset: int = 0) -> Reply:
-    """A track's path when ``text`` names a track, otherwise search results: the good matches
-    ``offset .. offset + views.MAX_RESULTS`` with a *More results* button when more follow."""
+    """A track's path when ``text`` names a track, otherwise search results (:func:`search`)."""
     track_id = ctx.find.track(text)
     if track_id is not None:
         return track_view(ctx, track_id, notice=notice)
@@ -81,18 +66,12 @@ def query(ctx: Context, text: str, notice: str | None = None, offset: int = 0) -
 
 
 def search(ctx: Context, text: str, notice: str | None = None, offset: int = 0) -> Reply:
-    """Search results for ``text`` from ``offset`` (see :func:`query`), without the track
-    look-up (a *More results* click pages the same search). Results for one word close to a
-    track's name point at the track too. Without a ``notice`` the reply is kept per catalog,
-    text, page, language and posts read (:func:`~bot.slack.views.parts.memo_reply`): the
-    returned reply is shared, do not change it."""
+    """Search results for ``text``, ``views.MAX_RESULTS`` from ``offset`` (one word near a track's name
+    points at it); without a ``notice``, kept (:func:`~bot.slack.views.parts.memo_reply`): do not change it."""
     if notice:  # a notice is one click's answer: not worth keeping
         return search_now(ctx, text, notice, offset)
-    return memo_reply(
-        ctx.catalog,
-        ("search", text, offset, ctx.lang, frozenset(ctx.reader.read())),
-        lambda: search_now(ctx, text, None, offset),
-    )
+    key = ("search", text, offset, ctx.lang, frozenset(ctx.reader.read()))
+    return memo_reply(ctx.catalog, key, lambda: search_now(ctx, text, None, offset))
 
 
 def search_now(ctx: Context, text: str, notice: str | None, offset: int) -> Reply:
@@ -110,44 +89,31 @@ def search_now(ctx: Context, text: str, notice: str | None, offset: int) -> Repl
 
 
 def latest(ctx: Context, notice: str | None = None, offset: int = 0) -> Reply:
-    """The newest posts (``what's new``), a page of ``views.MAX_RESULTS`` from ``offset`` shown as
-    search results: posts with a link first, then those with none yet, each newest first by
-    publication date (one known only to be after a day before it; drafts left out). Kept as
-    :func:`search` is."""
+    """The newest posts (``what's new``, :func:`_newest_first`): a page of ``views.MAX_RESULTS`` from
+    ``offset`` shown as search results, kept as :func:`search` is."""
     catalog = ctx.catalog
 
     def build() -> Reply:
-        order = memo(
-            catalog,
-            ("newest order",),
-            lambda: [
-                p.id
-                for p in sorted(
-                    (p for p in catalog.posts if not p.is_draft),
-                    key=lambda p: (p.url is not None, p.published.latest, p.published.earliest),
-                    reverse=True,
-                )
-            ],
-        )
+        order = memo(catalog, ("newest order",), lambda: _newest_first(catalog))
         start = offset if offset < len(order) else 0
         page = tuple(
             PostMatch(pid, 100.0, "date", catalog.tracks_of(pid)) for pid in order[start : start + views.MAX_RESULTS]
         )
         result = SearchResult("", None, page, None, total=len(order), offset=start)
-        return search_reply(
-            catalog,
-            "",
-            result,
-            ctx.reader.read(),
-            ctx.lang,
-            notice=notice,
-            header=t("latest.header", ctx.lang),
-            view="latest",
-        )
+        header, read = t("latest.header", ctx.lang), ctx.reader.read()
+        return search_reply(catalog, "", result, read, ctx.lang, notice=notice, header=header, view="latest")
 
     if notice:
         return build()
     return memo_reply(catalog, ("latest", offset, ctx.lang, frozenset(ctx.reader.read())), build)
+
+
+def _newest_first(catalog: Catalog) -> list[str]:
+    """Post ids but drafts', those with a link first, each part newest first by publication date
+    (one known only to be after a day before it)."""
+    posts = (p for p in catalog.posts if not p.is_draft)
+    ordered = sorted(posts, key=lambda p: (p.url is not None, p.published.latest, p.published.earliest), reverse=True)
+    return [p.id for p in ordered]
 
 
 def next_reads(ctx: Context, notice: str | None = None, track_ids: list[str] | None = None) -> Reply:
@@ -157,8 +123,7 @@ def next_reads(ctx: Context, notice: str | None = None, track_ids: list[str] | N
 
 
 def current_track(ctx: Context, track_id: str) -> str | None:
-    """Today's id of a track a button named: the id itself, or the track that lists it among
-    its aliases (a renamed track keeps its old id there); None if none does."""
+    """Today's id of a track a button named: the id, or the track listing it as an alias; else None."""
     if ctx.catalog.has_track(track_id):
         return track_id
     wanted = track_id.casefold()
@@ -166,8 +131,7 @@ def current_track(ctx: Context, track_id: str) -> str | None:
 
 
 def outdated(ctx: Context, notice: str | None = None) -> Reply:
-    """The answer to a button from a message an earlier catalog drew (its track or post is
-    gone): says so plainly (after ``notice``, when something was done) and keeps the message."""
+    """The answer to a button whose track or post is gone (after ``notice``); keeps the message."""
     text = t("error.outdated", ctx.lang)
     if notice:
         text = Mrkdwn("{}\n{}").format(notice, text)
@@ -175,8 +139,7 @@ def outdated(ctx: Context, notice: str | None = None) -> Reply:
 
 
 def redraw(ctx: Context, view: str, notice: str | None, offset: int | None = None) -> Reply | None:
-    """The message a button lived in (``view``, the button value's ``v``), drawn again with the
-    new state at ``offset`` (the value's ``o``: page 2 redraws page 2); ``None`` for Home."""
+    """The message a button lived in (its value's ``v``) drawn again at ``offset`` (``o``); ``None`` for Home."""
     if view == "home":
         return None
     if view.startswith("track:"):

@@ -17,18 +17,11 @@ from bot.slack.views.plan import with_finished
 
 
 def team_insights(rt: Runtime, team_id: str, now: datetime | None = None) -> Insights:
-    """The insights of ``team_id`` at ``now`` (default: the current time, UTC) from the store of
-    ``rt`` (a :class:`bot.runtime.Runtime`)."""
+    """The insights of ``team_id`` at ``now`` (default: the current time, UTC) from ``rt``'s store."""
     now = now or datetime.now(UTC)
     store, catalog = rt.store, rt.holder.catalog
-    return compute(
-        catalog,
-        team_id,
-        store.team_reads(team_id),
-        now,
-        subscriptions=store.subscriptions(team_id),
-        deliveries=store.delivery_counts(team_id, now - timedelta(days=ACTIVE_DAYS)),
-    )
+    subs, deliveries = store.subscriptions(team_id), store.delivery_counts(team_id, now - timedelta(days=ACTIVE_DAYS))
+    return compute(catalog, team_id, store.team_reads(team_id), now, subscriptions=subs, deliveries=deliveries)
 
 
 def stats(ctx: Context, cmd: grammar.Command) -> Reply:

@@ -1,14 +1,17 @@
-"""``subscribe <track> [weekday] [HH:MM] [zone] [N steps]`` and ``unsubscribe [track]`` in a channel."""
+"""The weekly digests: ``subscribe <track> [weekday] [HH:MM] [zone] [N steps]``, ``unsubscribe
+[track]`` and ``subscriptions`` in a channel; ``dm on [weekday] [HH:MM] [zone]`` / ``dm off``."""
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
 from datetime import UTC, datetime
 
-from bot.domain.schedule import WeeklySchedule, subscription_change, zone_label
+from bot.domain.schedule import ScheduleParts, WeeklySchedule, subscription_change, zone_label
 from bot.slack import grammar
 from bot.slack.commands import replies
 from bot.slack.commands.context import CHANNEL_OK, Context
-from bot.slack.commands.plan import channel_budget
+from bot.slack.commands.plan import channel_budget, dm_budget
 from bot.slack.i18n import t, weekday_name
 from bot.slack.mrkdwn import Mrkdwn, truncate
 from bot.slack.views import messages as views
@@ -33,8 +36,7 @@ def next_fire_label(schedule: WeeklySchedule, now: datetime | None = None, lang:
 
 
 def _unknown_schedule_part(ctx: Context, text: str) -> Mrkdwn | None:
-    """When the leading words name a track and the rest is not a schedule, say which words
-    were not understood (instead of blaming the track)."""
+    """When the leading words name a track, the rest not understood as a schedule; else None."""
     words = text.split()
     for cut in range(len(words) - 1, 0, -1):
         if ctx.find.track(" ".join(words[:cut])):
@@ -45,15 +47,9 @@ def _unknown_schedule_part(ctx: Context, text: str) -> Mrkdwn | None:
 def schedule_refusal(cmd: grammar.Command, lang: str) -> Mrkdwn:
     """The reply to a schedule the grammar refused (``cmd.error``): what was wrong, and the right
     form (``cmd.suggestion``) or the zones an abbreviation may mean where the grammar knows."""
-    value = truncate(cmd.error_value or "", 80)
-    return t(
-        cmd.error or "sub.bad_part",
-        lang,
-        value=value,
-        tz=value,
-        form=truncate(cmd.suggestion or "", 200),
-        choices=Mrkdwn(", ").join(cmd.error_choices),
-    )
+    value, form = truncate(cmd.error_value or "", 80), truncate(cmd.suggestion or "", 200)
+    choices = Mrkdwn(", ").join(cmd.error_choices)
+    return t(cmd.error or "sub.bad_part", lang, value=value, tz=value, form=form, choices=choices)
 
 
 def with_note(text: Mrkdwn, cmd: grammar.Command, lang: str) -> Mrkdwn:
@@ -62,14 +58,12 @@ def with_note(text: Mrkdwn, cmd: grammar.Command, lang: str) -> Mrkdwn:
 
 
 def sentences(lang: str, *parts: Mrkdwn) -> Mrkdwn:
-    """Sentences one after the other: a space between them in English, none in Chinese (a
-    Chinese sentence ends with a full-width 。)."""
+    """Sentences one after the other: a space between them in English, none in Chinese (after 。)."""
     return Mrkdwn("" if lang == "zh" else " ").join(parts)
 
 
 def _refused(ctx: Context, cmd: grammar.Command) -> Mrkdwn | str | None:
-    """Why ``subscribe`` cannot go ahead before the track is known (not in a channel, a schedule
-    the grammar refused, steps out of range), else ``None``."""
+    """Why ``subscribe`` cannot go ahead (not a channel, bad schedule, steps out of range), else None."""
     if not ctx.caller.channel_id or ctx.caller.channel_id.startswith("D"):
         return t("sub.not_channel", ctx.lang)
     if cmd.error or cmd.schedule is None:
@@ -80,8 +74,7 @@ def _refused(ctx: Context, cmd: grammar.Command) -> Mrkdwn | str | None:
 
 
 def _confirmation(ctx: Context, cmd: grammar.Command, old: Subscription | None, sub: Subscription) -> Mrkdwn:
-    """The reply to a subscribe that went through (new, same, resumed, updated), announcing a
-    change in the channel and keeping the language of a change."""
+    """The reply to a subscribe that went through; a change is announced and keeps the language."""
     lang, before = ctx.lang, old.schedule if old else None
     outcome = subscription_change(
         (before, old.status == "active") if old and before else None, (sub.schedule, sub.status == "active")
@@ -101,10 +94,8 @@ def _confirmation(ctx: Context, cmd: grammar.Command, old: Subscription | None, 
 
 
 def subscribe(ctx: Context, cmd: grammar.Command) -> Reply:
-    """Subscribe this channel to a track's weekly digest. Parts left out keep the channel's
-    current schedule (re-subscribing resumes a paused digest without moving it), else Monday
-    09:00 in the person's Slack zone. Changing an existing digest is for those who may stop it
-    (:meth:`Context.may_stop`)."""
+    """Subscribe this channel to a track's weekly digest: parts left out keep its schedule (resuming
+    a paused one), else Monday 09:00 in the person's zone; a change only for who :meth:`Context.may_stop`."""
     caller = ctx.caller
     refused = _refused(ctx, cmd)
     if refused is not None or cmd.schedule is None:
@@ -136,21 +127,64 @@ def subscribe(ctx: Context, cmd: grammar.Command) -> Reply:
 
 
 def unsubscribe(ctx: Context, cmd: grammar.Command) -> Reply:
-    """Remove this channel's subscription to the track ``cmd.arg`` names, for those who may
-    (:meth:`Context.may_stop`; others are told who may); with no track, list the channel's."""
+    """Remove the channel's digest of ``cmd.arg``'s track (if :meth:`Context.may_stop`); no track: list them."""
+    team, channel = ctx.caller.team_id, ctx.caller.channel_id
     if not cmd.arg.strip():
-        subs = ctx.rt.store.subscriptions(ctx.caller.team_id, ctx.caller.channel_id) if ctx.caller.channel_id else []
+        subs = ctx.rt.store.subscriptions(team, channel) if channel else []
         return views.subscriptions_reply(ctx.catalog, subs, ctx.lang)
     tid = ctx.find.track(cmd.arg)
     if tid is None:
         return views.text_reply(replies.unknown_track(ctx, cmd.arg, "unsubscribe"))
     name = views.track_name(ctx.catalog, tid, ctx.lang)
-    current = next(
-        (x for x in ctx.rt.store.subscriptions(ctx.caller.team_id, ctx.caller.channel_id) if x.track_id == tid), None
-    )
+    current = next((x for x in ctx.rt.store.subscriptions(team, channel) if x.track_id == tid), None)
     if current is not None and not ctx.may_stop(current.created_by):
         return views.text_reply(t("sub.not_allowed", ctx.lang, person=ctx.person(current.created_by or "")))
-    removed = ctx.rt.store.unsubscribe(ctx.caller.team_id, ctx.caller.channel_id, tid)
+    removed = ctx.rt.store.unsubscribe(team, channel, tid)
     if removed:
         ctx.tell_channel(t("announce.unsub", ctx.lang, person=ctx.person(ctx.caller.user_id), track=name))
     return views.text_reply(t("unsub.done" if removed else "unsub.not", ctx.lang, track=name))
+
+
+def list_subscriptions(ctx: Context, cmd: grammar.Command) -> Reply:
+    """The channel's subscriptions; a pause reason ``stopped by U0123`` names the person (:meth:`Context.person`)."""
+    subs = [
+        replace(x, pause_reason=_named(ctx, x.pause_reason)) if x.pause_reason else x
+        for x in ctx.rt.store.subscriptions(ctx.caller.team_id, ctx.caller.channel_id)
+    ]
+    return views.subscriptions_reply(ctx.catalog, subs, ctx.lang)
+
+
+_BY_USER = re.compile(r"^((?:stopped|snoozed) by )([UW][A-Z0-9]{2,})$")
+"""A pause reason naming a person by Slack user id (``bot.slack.commands.digest_actions``)."""
+
+
+def _named(ctx: Context, reason: str) -> str:
+    """``reason`` with a trailing user id replaced by the person's name."""
+    m = _BY_USER.match(reason)
+    return m.group(1) + ctx.person(m.group(2)) if m else reason
+
+
+def dm_schedule(ctx: Context, parts: ScheduleParts | None = None) -> WeeklySchedule:
+    """``dm on``'s schedule: ``parts`` left out are the last DM's (even if off), else Monday 09:00 in their zone."""
+    last = ctx.rt.store.get_dm(ctx.caller.team_id, ctx.caller.user_id)  # kept while the DM is off
+    before = WeeklySchedule(weekday=last.weekday, at_time=last.at_time, timezone=last.timezone) if last else None
+    return (parts or ScheduleParts()).resolve(ctx.timezone(), fallback=before)
+
+
+def dm(ctx: Context, cmd: grammar.Command) -> Reply:
+    """Turn the DM digest on (parts left out: as :func:`dm_schedule` says) or off."""
+    store, lang, caller = ctx.rt.store, ctx.lang, ctx.caller
+    if cmd.enabled is None:
+        return views.text_reply(t("dm.usage", lang))
+    if cmd.enabled is False:
+        store.set_dm(caller.team_id, caller.user_id, False)
+        return views.text_reply(t("dm.off", lang))
+    if cmd.error or cmd.schedule is None:
+        if cmd.error == "dm.unknown_part":
+            return views.text_reply(t(cmd.error, lang, value=truncate(cmd.error_value or "", 100)))
+        return views.text_reply(schedule_refusal(cmd, lang))
+    when = dm_schedule(ctx, cmd.schedule)
+    store.set_dm(caller.team_id, caller.user_id, True, schedule=when)
+    text = with_note(t("dm.on", lang, **views.schedule_words(when, lang)), cmd, lang)
+    extra = (dm_budget(ctx, cmd), None if ctx.reader.follows() else t("dm.no_follows", lang), ctx.keep_language())
+    return views.text_reply(sentences(lang, text, *filter(None, extra)))

@@ -1,8 +1,5 @@
-"""Link unfurls: the cards for the links of one ``link_shared`` event (or the console's ``paste``).
-Each URL is resolved once (:func:`bot.domain.links.resolve_link`): a catalog post gets its card;
-anything else (a vLLM blog page the catalog lacks included) gets nothing, so Slack's own preview
-shows. A post linked twice in one message is unfurled once, at its first URL.
-"""
+"""Link unfurls of one ``link_shared`` event (or the console's ``paste``): a catalog post's URL
+(:func:`bot.domain.links.resolve_link`) gets its card, once per post; anything else gets nothing."""
 
 from __future__ import annotations
 
@@ -18,8 +15,8 @@ MAX_LINKS = 5
 
 
 def unfurls_for(ctx: Context, urls: Iterable[str]) -> dict[str, dict[str, Any]]:
-    """``chat.unfurl``'s ``unfurls`` map (URL as shared -> ``{"blocks": [...]}``) for ``urls``, in
-    the sharer's language; empty when none is a catalog post (then no ``chat.unfurl`` is made)."""
+    """``chat.unfurl``'s ``unfurls`` map (URL -> ``{"blocks": [...]}``) for ``urls``, in the sharer's
+    language; empty when none is a catalog post."""
     first_url: dict[str, str] = {}  # post id -> the first URL naming it
     for url in list(dict.fromkeys(urls))[:MAX_LINKS]:
         target = resolve_link(ctx.catalog, url)

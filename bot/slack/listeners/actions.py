@@ -1,6 +1,5 @@
-"""Button clicks (``block_actions``): ack at once; a lazy listener updates the ephemeral message
-through ``response_url`` (``replace_original``), posts a share ``in_channel``, or republishes
-App Home when the click came from the Home tab."""
+"""Button clicks (``block_actions``): ack at once; a lazy listener redraws the message through
+``response_url``, posts a share ``in_channel``, or shows a modal or App Home."""
 
 from __future__ import annotations
 
@@ -12,10 +11,9 @@ from slack_sdk import WebClient
 from bot import metrics
 from bot.slack.commands.registry import BUTTONS
 from bot.slack.handlers import Caller, Handlers
-from bot.slack.listeners.context import ack_now, handlers_of
+from bot.slack.listeners.context import ack_now, caller_of, handlers_of
 from bot.slack.listeners.errors import answers_failure
 from bot.slack.listeners.events import publish_home
-from bot.slack.listeners.identity import caller_of
 from bot.slack.views.blocks import Reply, decode_value
 from bot.slack.views.home import track_modal
 
@@ -43,8 +41,8 @@ def _from_home(body: dict) -> bool:
 def _show_in_modal(
     handlers: Handlers, client: WebClient, body: dict, caller: Caller, kind: str, data: dict, reply: Reply
 ) -> bool:
-    """Show ``reply`` in a modal: redrawn in place for a click inside one, opened for *Open
-    path* on App Home (then Home is republished for any other kind). ``False``: not a modal's."""
+    """Show ``reply`` in a modal: redrawn for a click inside one, opened for *Open path* on App
+    Home (Home republished for other kinds); ``False``: not a modal's."""
     view_payload = body.get("view") or {}
     in_modal = view_payload.get("type") == "modal"
     track_id = _modal_track(view_payload, kind, data)
@@ -62,12 +60,11 @@ def _show_in_modal(
 
 @answers_failure("button")
 def handle_action(body: dict, respond: Respond, client: WebClient, context: BoltContext) -> None:
-    """Lazy: run the clicked button's use case and redraw where the click came from (the
-    message through ``response_url``, a modal, or App Home)."""
+    """Lazy: run the button's use case and redraw where the click came from (message, modal, Home)."""
     handlers = handlers_of(context)
     action = (body.get("actions") or [{}])[0]
     kind = (action.get("action_id") or "").split(":", 1)[0]
-    caller = caller_of(context, body)  # the one rule: bot/slack/listeners/identity.py
+    caller = caller_of(context, body)  # the one rule: bot/slack/listeners/context.py
     data = decode_value(action.get("value"))
     label = str((action.get("text") or {}).get("text") or "")  # the clicked button's label
     reply = handlers.action(caller, kind, data, label)
@@ -76,8 +73,7 @@ def handle_action(body: dict, respond: Respond, client: WebClient, context: Bolt
     if _from_home(body) or reply is None:
         publish_home(handlers, client, caller)
         return
-    # A share is a new in-channel message; a click on a digest or a link unfurl (messages
-    # everyone in the channel sees) answers the clicker privately and leaves them as they are.
+    # a share is a new message; a click on a digest or an unfurl (seen by all) answers privately
     view = str(data.get("v", ""))
     keep_original = kind == "share" or view.startswith("digest") or view == "unfurl" or reply.keep_original
     respond(**reply.payload(), replace_original=not keep_original)

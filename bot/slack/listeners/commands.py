@@ -1,12 +1,5 @@
-"""The ``/vllm-path`` slash command: the reply in the ack when it is ready at once, otherwise an
-empty ack and the reply through ``response_url`` from a lazy listener.
-
-Bolt runs the first listener whose matchers pass: :func:`answerable_now` computes the reply
-(:meth:`bot.slack.handlers.Handlers.answer_now`) and keeps it in ``context``; otherwise the
-second listener acks empty and answers after the ack. Matcher and ack run in the request thread
-(:func:`bot.slack.app.build_app`). The text is parsed once, in the matcher; the command reaches
-the lazy listener in ``context``. Both replies work in DMs and in private channels the bot is not in.
-"""
+"""The ``/vllm-path`` slash command: the reply in the ack when :func:`answerable_now` (a matcher, in the
+request thread) has it, else an empty ack and the reply via ``response_url``; the text is parsed once."""
 
 from __future__ import annotations
 
@@ -17,9 +10,8 @@ from slack_bolt import Ack, App, BoltContext, Respond
 
 from bot import metrics
 from bot.slack.grammar import Command, parse
-from bot.slack.listeners.context import ack_now, handlers_of
+from bot.slack.listeners.context import ack_now, caller_of, handlers_of
 from bot.slack.listeners.errors import answers_failure
-from bot.slack.listeners.identity import caller_of
 from bot.slack.views.blocks import Reply
 
 log = logging.getLogger(__name__)
@@ -42,8 +34,8 @@ def _parsed(body: dict, context: BoltContext) -> Command:
 
 
 def answerable_now(body: dict, context: BoltContext) -> bool:
-    """Bolt matcher: ``True`` (the reply kept in ``context[READY_REPLY]``) when the reply is ready
-    without the Web API; ``False`` leaves it to after the ack (a failure here is logged at info)."""
+    """Bolt matcher: ``True`` (the reply in ``context[READY_REPLY]``) when ready without the Web API; a
+    failure reads ``False``, logged at info."""
     try:
         cmd = _parsed(body, context)
         reply = handlers_of(context).answer_now(caller_of(context, body), body.get("text") or "", cmd)
@@ -57,9 +49,8 @@ def answerable_now(body: dict, context: BoltContext) -> bool:
 
 
 def answer_in_ack(ack: Ack, context: BoltContext) -> None:
-    """Ack with the reply :func:`answerable_now` made, as its JSON text (:attr:`Reply.body_json`,
-    serialised once): Bolt sends a string ack body unchanged, with the JSON content type when it
-    starts with ``{`` (``slack_bolt.response.BoltResponse``), and Slack reads it as the message."""
+    """Ack with the reply :func:`answerable_now` made, as its JSON text (:attr:`Reply.body_json`):
+    Bolt sends a string starting with ``{`` unchanged, as JSON, and Slack reads it as the message."""
     reply: Reply = context[READY_REPLY]
     ack(reply.body_json)
     metrics.observe_reply("command", context)

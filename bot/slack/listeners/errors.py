@@ -1,8 +1,6 @@
-"""The one place where a listener's failure becomes a log line and, where Slack waits for an
-answer, a friendly reply: Bolt's ``@app.error`` handler (:func:`on_error`) sees errors before
-the ack; lazy listeners, whose exceptions Bolt's runner logs and swallows, get
-:func:`answers_failure`.
-"""
+"""Where a listener's failure becomes a log line and, where Slack waits, a friendly reply:
+:func:`on_error` (Bolt's ``@app.error``) before the ack, :func:`answers_failure` for lazy
+listeners (whose exceptions Bolt logs and swallows)."""
 
 from __future__ import annotations
 
@@ -17,9 +15,8 @@ log = logging.getLogger(__name__)
 
 
 def answers_failure(what: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
-    """Wrap a lazy listener taking Bolt's ``body`` and ``respond`` (by name): an exception is
-    logged as ``<what> failed (team T…)`` with its traceback (no payload, no secrets) and the
-    person gets the generic error privately through ``response_url`` when the request has one."""
+    """Wrap a lazy listener taking ``body`` and ``respond``: an exception is logged as ``<what> failed
+    (team T…)`` with its traceback (no payload) and answered privately through ``response_url``."""
 
     def wrap(listener: Callable[..., None]) -> Callable[..., None]:
         @functools.wraps(listener)

@@ -1,7 +1,6 @@
-"""Events API listeners: ``app_home_opened`` (publish Home), ``link_shared`` (unfurl catalog
-links with ``chat.unfurl``, after the ack, in a lazy listener), ``app_uninstalled`` and
-``tokens_revoked`` (forget the team's tokens, pause its digests). Events are de-duplicated by
-``event_id`` so Slack's retries change nothing twice."""
+"""Events API listeners: ``app_home_opened`` (publish Home), ``link_shared`` (``chat.unfurl`` our
+links, lazily), ``app_uninstalled`` and ``tokens_revoked`` (forget the tokens, pause the digests).
+Events are de-duplicated by ``event_id``, so Slack's retries change nothing twice."""
 
 from __future__ import annotations
 
@@ -16,22 +15,19 @@ from slack_sdk.errors import SlackApiError
 from bot import metrics
 from bot.logging_setup import slack_error
 from bot.slack.handlers import Caller, Handlers
-from bot.slack.listeners.context import ack_now, handlers_of
+from bot.slack.listeners.context import ack_now, caller_of, handlers_of, tenant
 from bot.slack.listeners.errors import answers_failure
-from bot.slack.listeners.identity import caller_of, tenant
 
 log = logging.getLogger(__name__)
 
 
 def event_tenant(body: dict, context: BoltContext) -> str:
-    """The tenant an event was delivered for (:func:`tenant`: an org-wide install's bodies carry
-    no outer ``team_id``), else the body's ``team_id`` / ``enterprise_id``, else ``"-"``."""
+    """The tenant an event was delivered for (:func:`tenant`), else the body's team or enterprise, else "-"."""
     return tenant(context) or body.get("team_id") or body.get("enterprise_id") or "-"
 
 
 def first_delivery(handlers: Handlers, body: dict, context: BoltContext) -> bool:
-    """True the first time an ``event_id`` is seen for its tenant (:func:`event_tenant`); Slack's
-    retries (``X-Slack-Retry-Num``) of an event already handled are dropped."""
+    """True the first time an ``event_id`` is seen for its tenant (False for Slack's retries)."""
     event_id = body.get("event_id")
     if not event_id:
         return True
@@ -39,13 +35,11 @@ def first_delivery(handlers: Handlers, body: dict, context: BoltContext) -> bool
 
 
 MAX_CHANNEL_PAGES = 3
-"""Pages of ``users.conversations`` (200 channels each) read per Home publish: a Tier 3 method, so
-App Home lists digests of at most 600 of a person's channels rather than spending the rate limit."""
+"""Pages of ``users.conversations`` (200 channels each, Tier 3) read per Home publish."""
 
 
 def user_channels(client: WebClient, user_id: str) -> list[str] | None:
-    """Channel ids ``user_id`` is in (that the bot can see; at most :data:`MAX_CHANNEL_PAGES`
-    pages), or ``None`` when Slack refused."""
+    """Channel ids ``user_id`` is in that the bot sees (:data:`MAX_CHANNEL_PAGES`), ``None`` when refused."""
     out: list[str] = []
     cursor = None
     seen: set[str] = set()
@@ -75,16 +69,14 @@ def publish_home(handlers: Handlers, client: WebClient, caller: Caller) -> None:
 
 
 def unfurl_once(handlers: Handlers, team_id: str, where: str, url: str) -> bool:
-    """True the first time a link of one message (``where``: channel and message ts, or the
-    composer's ``unfurl_id``) is unfurled, whatever Slack sends again."""
+    """True the first time ``url`` of one message (``where``: channel|ts, or ``unfurl_id``) is unfurled."""
     key = "unfurl:" + hashlib.sha256(f"{team_id}|{where}|{url}".encode()).hexdigest()[:40]
     return handlers.rt.store.record_event(key, team_id or "-")
 
 
 def unfurl_links(handlers: Handlers, client: WebClient, caller: Caller, event: dict[str, Any]) -> bool:
-    """Answer one ``link_shared`` event (``channel``, ``message_ts`` or, for links typed in the
-    composer, ``unfurl_id`` + ``source``; ``links[{domain, url}]``) with one ``chat.unfurl`` call
-    for the links that are ours. Returns whether a call was made; Slack errors are logged."""
+    """Answer a ``link_shared`` event (``channel`` + ``message_ts``, or ``unfurl_id`` + ``source``
+    from the composer; ``links[{url}]``) with one ``chat.unfurl`` for our links; whether one was made."""
     urls = [str(x.get("url")) for x in event.get("links") or [] if isinstance(x, dict) and x.get("url")]
     unfurls = handlers.unfurls(caller, urls)
     composer = event.get("source") == "composer" and event.get("unfurl_id")
@@ -110,7 +102,7 @@ def link_shared(body: dict, event: dict, client: WebClient, context: BoltContext
     handlers = handlers_of(context)
     if not first_delivery(handlers, body, context):
         return
-    found = caller_of(context)  # the one rule: bot/slack/listeners/identity.py
+    found = caller_of(context)  # the one rule: bot/slack/listeners/context.py
     caller = Caller(
         team_id=found.team_id or event_tenant(body, context),
         user_id=found.user_id or event.get("user") or "",
@@ -132,10 +124,8 @@ def home_opened(body: dict, event: dict, client: WebClient, context: BoltContext
 
 
 def uninstalled(body: dict, event: dict, context: BoltContext) -> None:
-    """``app_uninstalled``, or ``tokens_revoked`` naming the bot token (revoked user tokens change
-    nothing): forget the installation's tokens and pause its digests. The installation is the one
-    the event was delivered for (``authorizations[0]`` via Bolt's context), not the outer
-    ``team_id``; an org-wide one has no team id."""
+    """``app_uninstalled``, or ``tokens_revoked`` naming the bot token: forget the tokens and pause
+    the digests of the installation the event was delivered for (Bolt's context, not ``team_id``)."""
     handlers = handlers_of(context)
     if event.get("type") == "tokens_revoked" and not (event.get("tokens") or {}).get("bot"):
         return

@@ -1,7 +1,8 @@
-"""``read`` / ``unread``: mark posts (ids or a query) read or not, and confirm."""
+"""The caller's progress: ``read`` / ``unread`` posts (ids, a link or a query), ``follow`` / ``unfollow`` tracks."""
 
 from __future__ import annotations
 
+from bot.domain import paths
 from bot.domain.search import SearchResult
 from bot.slack import grammar
 from bot.slack.commands import replies
@@ -15,8 +16,7 @@ from bot.slack.views.search import search_reply
 
 
 def _named_posts(ctx: Context, text: str) -> tuple[list[str], SearchResult | None] | Reply:
-    """The posts ``text`` names (a link to a catalog post, exact ids, else a clear search match;
-    see :meth:`Finder.resolve_posts`), or the reply for a blog link no catalog post has."""
+    """The posts ``text`` names (a post's link, else :meth:`Finder.resolve_posts`), or the reply to an unknown link."""
     link = ctx.find.link(text)
     if link is not None and link.status == "unknown":  # on the blog host, but not in the catalog
         return views.text_reply(t("search.unknown_link", ctx.lang, url=truncate(link.url, 300)))
@@ -26,8 +26,7 @@ def _named_posts(ctx: Context, text: str) -> tuple[list[str], SearchResult | Non
 
 
 def _pick(ctx: Context, text: str, candidates: SearchResult, read: bool) -> Reply:
-    """Several posts match about as well: the results, asking the reader to pick (for
-    ``unread`` the example is a post the reader has read, when one matches)."""
+    """Several posts match about as well: the results, asking to pick (``unread``'s example: one read)."""
     done = ctx.reader.read()
     example = next((r.post_id for r in candidates.results if r.post_id in done), candidates.results[0].post_id)
     notice = t("read.pick", ctx.lang) if read else t("unread.pick", ctx.lang, example=example)
@@ -62,3 +61,37 @@ def mark(ctx: Context, cmd: grammar.Command) -> Reply:
         return views.text_reply(msg)
     follows = ctx.reader.follows()  # where that leaves the reader: in a track they follow, else the post's first
     return replies.track_view(ctx, next((tid for tid in tracks if tid in follows), tracks[0]), notice=msg)
+
+
+def _tracks_of_post(ctx: Context, text: str) -> tuple[str, ...]:
+    """The tracks of the post ``text`` names exactly (its id or former id, or its link), else ``()``."""
+    link = ctx.find.link(text)
+    ids = [link.post_id] if link is not None and link.post_id else ctx.find.exact_post_ids(text.split())
+    return ctx.catalog.tracks_of(ids[0]) if ids and len(ids) == 1 else ()
+
+
+def follow(ctx: Context, cmd: grammar.Command) -> Reply:
+    """Follow (then show the track with its next step) or unfollow the track ``cmd.arg`` names;
+    a post's id or link names the post's track (a post of several tracks gets the choice)."""
+    cat = ctx.catalog
+    tid = ctx.find.track(cmd.arg)
+    if tid is None:  # a post's id or link: its track, or the choice of its tracks
+        tracks = _tracks_of_post(ctx, cmd.arg)
+        if len(tracks) == 1:
+            tid = tracks[0]
+        elif tracks:
+            names = Mrkdwn(", ").join(Mrkdwn("`{}` ({})").format(x, views.track_name(cat, x, ctx.lang)) for x in tracks)
+            return views.text_reply(
+                t("follow.post_tracks", ctx.lang, tracks=names, command=cmd.kind, track_id=tracks[0])
+            )
+    if tid is None:
+        return views.text_reply(replies.unknown_track(ctx, cmd.arg, cmd.kind))
+    name = views.track_name(cat, tid, ctx.lang)
+    if cmd.kind == "follow":
+        if not ctx.reader.follow(tid):
+            return views.text_reply(t("follow.already", ctx.lang, track=name))
+        nxt = paths.next_step(cat, tid, ctx.reader.read())
+        post = views.post_link(cat, nxt.post, lang=ctx.lang) if nxt else t("track.done", ctx.lang)
+        return replies.track_view(ctx, tid, notice=t("follow.done", ctx.lang, track=name, post=post))
+    removed = ctx.reader.unfollow(tid)
+    return views.text_reply(t("unfollow.done" if removed else "unfollow.not", ctx.lang, track=name))
