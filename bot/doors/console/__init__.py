@@ -1,15 +1,8 @@
-"""The local console: talk to the real Bolt app without a Slack workspace.
-
-``vllm-path console`` starts a :class:`~bot.doors.standin.SlackStandIn` (Slack's Web API and
-response URLs on loopback), builds the runtime and the same Bolt app the Slack doors serve, and
-feeds it requests in Slack's real formats through ``app.dispatch``. Replies the app sends (to the
-response URL, or through ``chat.postMessage`` / ``views.publish``) are printed as text, with every
-button numbered so that typing its number presses it.
-
-``vllm-path ask TEXT`` is the one-shot form of the same thing. :mod:`bot.doors.console.render`
-(Block Kit -> text) is pure and usable on its own; :mod:`bot.doors.console.shell` holds the console,
-:mod:`bot.doors.console.repl` its typed lines.
-"""
+"""The local console (``vllm-path console``, one-shot ``vllm-path ask TEXT``): the same Bolt app
+the Slack doors serve, fed Slack's real requests through ``app.dispatch`` with a
+:class:`~bot.doors.standin.SlackStandIn` as its Slack; replies print as text with every button
+numbered (type the number to press it). :mod:`~bot.doors.console.render` is Block Kit -> text,
+:mod:`~bot.doors.console.shell` the console, :mod:`~bot.doors.console.repl` its typed lines."""
 
 from __future__ import annotations
 

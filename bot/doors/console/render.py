@@ -151,7 +151,7 @@ class _Renderer:
         return [prefix + "  ".join(shown)] if shown else []
 
     def elements(self, block: Mapping[str, Any], block_id: str) -> list[str]:
-        """The display text of a context or actions block's elements."""
+        """A context or actions block's elements as display text."""
         return [
             bit for el in block.get("elements") or [] if isinstance(el, Mapping) for bit in self.press(el, block_id)
         ]
@@ -194,14 +194,11 @@ _SIMPLE_BLOCKS = {
 
 
 def render_blocks(blocks: Sequence[Mapping[str, Any]] | None, start: int = 1) -> tuple[str, list[Control]]:
-    """Render Block Kit ``blocks`` (dicts) as readable text and list what can be pressed.
+    """Block Kit ``blocks`` as readable text, and what can be pressed: ``(text, controls)``.
 
-    Buttons become ``[n] label`` (numbered from ``start``); overflow and static-select options
-    are numbered the same way. Headers become ``== text ==``, dividers a rule, context blocks a
-    ``·``-joined line, images ``[image: alt]``; mrkdwn goes through :func:`mrkdwn_to_text`.
-    Blocks without a ``block_id`` get the one Slack would make up (``auto-<index>`` here, so the
-    result is deterministic). Returns ``(text, controls)``; never raises on unknown block types.
-    """
+    Buttons and overflow/select options become ``[n] label`` (numbered from ``start``), headers
+    ``== text ==``, images ``[image: alt]``; mrkdwn goes through :func:`mrkdwn_to_text`. A block
+    without ``block_id`` gets ``auto-<index>`` (deterministic). Unknown block types never raise."""
     renderer = _Renderer(start)
     lines = [
         renderer.block(block, str(block.get("block_id") or f"auto-{index}"))

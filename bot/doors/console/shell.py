@@ -53,11 +53,9 @@ class Printed:
 
 
 class ListenerExecutor(ThreadPoolExecutor):
-    """The executor Bolt runs listeners and lazy listeners on (``App(listener_executor=...)``),
-    counting the tasks not yet finished so that the console knows when the app is done with a
-    request: :meth:`wait_idle` returns as soon as the last task ends (a condition is signalled; no
-    polling, no fixed sleep). A task submitted by another task (a lazy listener started by a
-    listener) is counted before its parent ends, so "idle" means the whole reply went out."""
+    """Bolt's listener executor (``App(listener_executor=...)``) counting unfinished tasks:
+    :meth:`wait_idle` returns when the last one ends (signalled, no polling). A lazy listener is
+    counted before the listener that started it ends, so "idle" means the whole reply went out."""
 
     def __init__(self, max_workers: int = 5) -> None:
         super().__init__(max_workers=max_workers, thread_name_prefix="console-listener")
@@ -88,15 +86,10 @@ class ListenerExecutor(ThreadPoolExecutor):
 
 
 class Console:
-    """A conversation with the app as one Slack user in one channel.
-
-    ``app`` is a Bolt ``App`` whose client points at ``standin`` (see :func:`open_console`);
-    ``listeners`` is the :class:`ListenerExecutor` the app runs its listeners on, so that a reply
-    is printed as soon as the app has finished with the request.
-    :meth:`command`, :meth:`press` and :meth:`home` send Slack's requests and return what
-    became visible (a list of :class:`Printed`, empty when nothing came within ``timeout``
-    seconds); :mod:`bot.doors.console.repl` reads typed lines into these calls.
-    """
+    """A conversation with the app as one Slack user in one channel. ``app``: a Bolt ``App`` whose
+    client points at ``standin``, running its listeners on ``listeners`` (:func:`open_console`).
+    :meth:`command`, :meth:`press`, :meth:`paste` and :meth:`home` send Slack's requests and return
+    what became visible (:class:`Printed`; empty when nothing came within ``timeout`` seconds)."""
 
     def __init__(
         self,
@@ -147,8 +140,7 @@ class Console:
             elif shown:
                 printed.append(self._message("reply (only visible to you)", ack_message, ephemeral=True))
 
-        # Every part of the reply is sent by a listener task; when the last one ends, all of them
-        # have reached the stand-in (each post is recorded before the stand-in answers it).
+        # When the last listener task ends, every part of the reply has been recorded.
         self.listeners.wait_idle(self.timeout)
         records: list[Any] = [c for c in self.standin.calls()[mark_calls:] if c.method in VISIBLE_METHODS]
         records += self.standin.responses()[mark_resp:]

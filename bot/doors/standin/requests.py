@@ -74,17 +74,11 @@ def block_actions_body(
 ) -> bytes:
     """A ``block_actions`` request body: form field ``payload`` holding the JSON Slack sends.
 
-    ``action`` is the element clicked as it appears in ``actions[0]``; build it with
-    :func:`button_action` (or pass ``action_id``, ``block_id``, ``type``, ``value`` /
-    ``selected_option`` yourself; ``action_ts`` is added when missing).
-
-    A click in a message: give ``message_ts`` (and ``message``, the message as posted, for a
-    non-ephemeral one) — the payload gets a ``message`` container, ``channel`` and
-    ``response_url``. Ephemeral messages are not stored by Slack, so with ``is_ephemeral=True``
-    the ``message`` field is left out unless given. A click in a view (App Home, modal): give
-    ``view`` — the payload gets a ``view`` container and ``view`` and no ``channel``/``message``/
-    ``response_url``. Raises ``ValueError`` when neither or both are given.
-    """
+    ``action``: ``actions[0]`` (see :func:`button_action`; ``action_ts`` is added when missing).
+    A click in a message: ``message_ts`` (and ``message`` as posted; left out of an ephemeral one,
+    which Slack does not store), giving a ``message`` container, ``channel`` and ``response_url``.
+    A click in a view (App Home, modal): ``view``, giving a ``view`` container and ``view``. Raises
+    ``ValueError`` when neither or both are given."""
     if (view is not None) == (message_ts is not None or message is not None):
         raise ValueError("give either a message (message_ts/message) or a view")
     act = dict(action)
@@ -137,9 +131,8 @@ def event_body(
     event_id: str | None = None,
     token: str = "verification-token-unused",
 ) -> bytes:
-    """An Events API request body: the ``event_callback`` JSON wrapper around ``event`` (with
-    ``event_id``, ``event_time`` in epoch seconds, ``authorizations`` naming the bot user and
-    ``event_context``), as UTF-8 bytes."""
+    """An Events API body: the ``event_callback`` wrapper around ``event`` (``event_id``,
+    ``event_time`` in epoch seconds, ``authorizations`` naming the bot user, ``event_context``)."""
     wrapper = {
         "token": token,
         "team_id": team_id,
