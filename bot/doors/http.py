@@ -144,8 +144,7 @@ class HttpDoor:
         )
         self._stop = threading.Event()
         self._done = threading.Event()
-        self.dropped = 0
-        """Follow-ups dropped when the door stopped (see :meth:`_drain_lazy`)."""
+        self.dropped = 0  # follow-ups dropped when the door stopped (_drain_lazy)
         self._thread: threading.Thread | None = None
 
     @property

@@ -26,19 +26,15 @@ class ConfigError(Exception):
 
 
 def door_for(settings: Settings) -> str:
-    """Which door ``serve`` opens for these settings: ``"socket"`` or ``"http"``.
-
-    Raises :class:`ConfigError` naming the variables to set when neither is configured, or when
-    the app could not call Slack (no bot token and no OAuth client).
-    """
-    can_call_slack = bool(settings.slack_bot_token or settings.oauth_enabled)
+    """Which door ``serve`` opens for these settings: ``"socket"`` or ``"http"``. Raises
+    :class:`ConfigError` naming the variables to set when neither is configured, or when the app
+    could not call Slack (no bot token and no OAuth client)."""
     half = settings.half_oauth()
     app_token = settings.slack_app_token
     if app_token is not None and not app_token.get_secret_value().startswith("xapp-"):
         raise ConfigError(
-            "SLACK_APP_TOKEN must be an app-level token (it starts with "
-            "'xapp-'); create one with the connections:write scope under "
-            "Basic Information > App-Level Tokens."
+            "SLACK_APP_TOKEN must be an app-level token (it starts with 'xapp-'); create one with the "
+            "connections:write scope under Basic Information > App-Level Tokens."
         )
     if app_token is not None or settings.slack_signing_secret is not None:
         door, mode, var = (
@@ -46,36 +42,29 @@ def door_for(settings: Settings) -> str:
             if app_token is not None
             else ("http", "HTTP mode", "SLACK_SIGNING_SECRET")
         )
-        if not can_call_slack:
-            raise ConfigError(
-                _missing_message(
-                    f"{half} is missing ({mode} with OAuth)."
-                    if half
-                    else f"{mode} has {var} but no SLACK_BOT_TOKEN (or SLACK_CLIENT_ID/SLACK_CLIENT_SECRET)."
-                )
-            )
-        return door
+        if settings.slack_bot_token or settings.oauth_enabled:
+            return door
+        if half:
+            raise _missing(f"{half} is missing ({mode} with OAuth).")
+        raise _missing(f"{mode} has {var} but no SLACK_BOT_TOKEN (or SLACK_CLIENT_ID/SLACK_CLIENT_SECRET).")
     if settings.oauth_enabled:
-        raise ConfigError(
-            _missing_message(
-                "SLACK_SIGNING_SECRET is missing: SLACK_CLIENT_ID and SLACK_CLIENT_SECRET are set "
-                "(OAuth), and Slack's requests and the OAuth redirect arrive over HTTP, signed with "
-                "the signing secret (Basic Information > App Credentials > Signing Secret)."
-            )
+        raise _missing(
+            "SLACK_SIGNING_SECRET is missing: SLACK_CLIENT_ID and SLACK_CLIENT_SECRET are set "
+            "(OAuth), and Slack's requests and the OAuth redirect arrive over HTTP, signed with "
+            "the signing secret (Basic Information > App Credentials > Signing Secret)."
         )
     if settings.slack_bot_token is not None or half:
-        raise ConfigError(
-            _missing_message(
-                "SLACK_SIGNING_SECRET (HTTP) or SLACK_APP_TOKEN (Socket Mode) is missing: "
-                + ("SLACK_BOT_TOKEN is set" if settings.slack_bot_token is not None else f"{half} is missing too")
-                + ", but nothing says how Slack reaches the app."
-            )
+        have = "SLACK_BOT_TOKEN is set" if settings.slack_bot_token is not None else f"{half} is missing too"
+        raise _missing(
+            f"SLACK_SIGNING_SECRET (HTTP) or SLACK_APP_TOKEN (Socket Mode) is missing: {have}, "
+            "but nothing says how Slack reaches the app."
         )
-    raise ConfigError(_missing_message("No Slack credentials are configured."))
+    raise _missing("No Slack credentials are configured.")
 
 
-def _missing_message(first: str) -> str:
-    return (
+def _missing(first: str) -> ConfigError:
+    """A :class:`ConfigError`: ``first``, then how to configure Slack (or try the console)."""
+    return ConfigError(
         f"{first}\n"
         "To connect to Slack, set either\n"
         "  SLACK_APP_TOKEN (Socket Mode, xapp-…), or\n"

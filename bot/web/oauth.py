@@ -1,9 +1,5 @@
-"""The OAuth install flow with our pages: Bolt's :class:`~slack_bolt.oauth.OAuthFlow` (state
-cookie, authorize URL, code exchange, installation store) with its install page replaced by
-:func:`bot.web.pages.install_page`, and callbacks that render our success and error pages.
-
-A failure's internals (Bolt's reason, the exception) are logged; the person sees plain words
-and the right status (:data:`bot.web.pages.FAILURES`)."""
+"""Bolt's OAuth install flow with our install, success and error pages (:mod:`bot.web.pages`). A
+failure's internals are logged; the person sees plain words and the right status."""
 
 from __future__ import annotations
 

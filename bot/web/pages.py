@@ -1,6 +1,5 @@
-"""Rendering the web pages: one Jinja2 environment over ``bot/web/templates`` (autoescaped, so
-catalog text can never form markup), the page words in English and Chinese, and the reasons the
-install page gives for each Slack scope."""
+"""Rendering the web pages from ``bot/web/templates`` (autoescaped, so catalog text never forms
+markup), with their words in English and Chinese and the install page's reasons for each scope."""
 
 from __future__ import annotations
 

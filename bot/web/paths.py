@@ -1,13 +1,6 @@
-"""The public path pages (issue 25): ``/paths`` lists every track with its essential path's
-minutes; ``/paths/<track>`` shows the path's picture, its essential steps and further reading
-with their links and minutes, and the tracks to read before; ``/paths/<track>.svg`` (or ``.png``)
-is that picture, drawn from the catalog only.
-
-Everything here comes from the catalog (:class:`bot.domain.catalog.Catalog`): no page ever shows
-or reads a reader's data. English and Chinese: ``?lang=zh`` / ``?lang=en``, else the browser's
-``Accept-Language``. Pictures are drawn by Graphviz (:func:`bot.pictures.render`) once per
-catalog version, track, language and format, and kept.
-"""
+"""The public path pages (issue 25): ``/paths`` (every track), ``/paths/<track>`` and its picture
+``/paths/<track>.svg`` (or ``.png``). Everything comes from the catalog, never a reader's data.
+English or Chinese by ``?lang=``, else the browser's ``Accept-Language``."""
 
 from __future__ import annotations
 
@@ -166,9 +159,8 @@ def index_page(catalog: Catalog, lang: str = "en", install_link: bool = False) -
 
 
 def track_page(catalog: Catalog, track_id: str, lang: str = "en", install_link: bool = False) -> str:
-    """``/paths/<track>``: the picture (with alt text), the essential steps and further reading
-    with links and minutes, and the tracks to read before. Raises ``KeyError`` for an unknown
-    track."""
+    """``/paths/<track>``: the picture, the essential steps and further reading with links and
+    minutes, the tracks to read before. Raises ``KeyError`` for an unknown track."""
     track = catalog.track(track_id)
     ess, more = paths.essentials(catalog, track_id), paths.further(catalog, track_id)
     before = [{"id": b, "name": catalog.track(b).names.get(lang)} for b in track.before if catalog.has_track(b)]

@@ -1,10 +1,6 @@
-"""The web pages' routes for the HTTP door: ``GET /static/site.css`` and the public path pages
-(:mod:`bot.web.paths`): ``/paths``, ``/paths/<track>``, ``/paths/<track>.svg|png`` (the
-catalog-only picture; a picture URL carrying ``read``/``sig`` is a reader's signed picture,
-left to :func:`bot.pictures.picture_app`).
-
-:func:`routes` gives the door one function: ``(path, method, environ) -> (status line, headers,
-body) | None``; None means "not a page: let Bolt (or the 404) have it"."""
+"""The web pages' routes for the HTTP door: ``GET /static/site.css`` and the path pages of
+:mod:`bot.web.paths` (a picture URL with ``read``/``sig`` is a reader's, for
+:func:`bot.pictures.picture_app`)."""
 
 from __future__ import annotations
 
@@ -39,8 +35,8 @@ def _plain(status: str, text: str) -> Page:
 
 
 def routes(runtime: Any) -> Callable[[str, str, dict[str, Any]], Page | None]:
-    """The page router for ``runtime`` (its catalog holder and settings: the install link shows
-    in the page header when OAuth is configured)."""
+    """The page router for ``runtime``: ``(path, method, environ) -> Page``, or None when it is
+    not a page (Bolt's, or the 404). The header links the install page when OAuth is configured."""
     css = (STATIC_DIR / "site.css").read_bytes()
     pictures = path_pages.Pictures()
     install_link = bool(getattr(runtime.settings, "oauth_enabled", False))

@@ -1,7 +1,4 @@
-"""The public path pages' addresses (:mod:`bot.web.paths`), for the replies that link to them.
-
-Pure: no I/O, no imports beyond the standard library, so the Slack views' callers and the digest
-sender can use it."""
+"""The public path pages' addresses, for the replies that link to them (standard library only)."""
 
 from __future__ import annotations
 

@@ -13,9 +13,8 @@ from bot.doors.standin import button_action
 
 @dataclass(frozen=True)
 class Control:
-    """A pressable element found in blocks: ``number`` shown as ``[n]``, ``label`` its text,
-    ``action`` what Slack puts in ``actions[0]`` when it is pressed (``type``, ``action_id``,
-    ``block_id``, and ``value`` or ``selected_option``), ``url`` for link buttons."""
+    """A pressable element shown as ``[number] label``: ``action`` is what Slack puts in
+    ``actions[0]`` when it is pressed; ``url`` for link buttons."""
 
     number: int
     label: str
@@ -31,18 +30,6 @@ EMOJI = {
     "white_check_mark": "✅",
     "tada": "🎉",
     "double_vertical_bar": "⏸️",
-    "warning": "⚠️",
-    "x": "❌",
-    "books": "📚",
-    "bookmark": "🔖",
-    "calendar": "📅",
-    "bell": "🔔",
-    "star": "⭐",
-    "sparkles": "✨",
-    "new": "🆕",
-    "link": "🔗",
-    "mailbox": "📫",
-    "wave": "👋",
 }
 """Emoji shortcodes shown as characters in the console (others stay as ``:code:``)."""
 

@@ -114,8 +114,6 @@ class Console:
         self._ts = itertools.count(1)
         self._pressed: Surface | None = None
 
-    # -- sending --
-
     def _exchange(
         self, body: bytes, content_type: str, pressed: Surface | None = None, response_url: str | None = None
     ) -> list[Printed]:
@@ -161,20 +159,16 @@ class Console:
         """Press control ``[number]`` from the last output; raises ``KeyError`` if there is none."""
         control, surface = self.controls[number]
         if surface.kind == "view":
-            body = si.block_actions_body(
-                control.action, view=surface.payload, user_id=self.user_id, team_id=self.team_id
-            )
+            where: dict[str, Any] = {"view": surface.payload}
         else:
-            body = si.block_actions_body(
-                control.action,
-                message_ts=surface.message_ts,
-                message=None if surface.is_ephemeral else surface.payload,
-                is_ephemeral=surface.is_ephemeral,
-                response_url=self.standin.response_url(),
-                user_id=self.user_id,
-                team_id=self.team_id,
-                channel_id=surface.channel_id,
-            )
+            where = {
+                "message_ts": surface.message_ts,
+                "message": None if surface.is_ephemeral else surface.payload,
+                "is_ephemeral": surface.is_ephemeral,
+                "response_url": self.standin.response_url(),
+                "channel_id": surface.channel_id,
+            }
+        body = si.block_actions_body(control.action, user_id=self.user_id, team_id=self.team_id, **where)
         return self._exchange(body, "application/x-www-form-urlencoded", pressed=surface)
 
     def paste(self, url: str) -> list[Printed]:
@@ -189,8 +183,6 @@ class Console:
         last_view = published[-1].response.get("view") if published else None
         event = si.app_home_opened_event(self.user_id, view=last_view)
         return self._exchange(si.event_body(event, team_id=self.team_id), "application/json")
-
-    # -- turning records into printed surfaces --
 
     def _message(
         self,
@@ -279,32 +271,24 @@ class Console:
         return text, controls
 
 
+_CREDENTIALS: tuple[str, ...] = ("slack_bot_token", "slack_signing_secret", "slack_app_token", "slack_client_id")
+_CREDENTIALS += ("slack_client_secret", "slack_api_url", "token_encryption_key")
+
+
 def console_settings(settings: Any = None) -> Any:
     """The settings with every Slack credential removed, so that the console never talks to
     Slack and no secret reaches the stand-in (database and catalog settings are kept)."""
     from bot.config import Settings
 
-    settings = settings or Settings()
-    return settings.model_copy(
-        update={
-            "slack_bot_token": None,
-            "slack_signing_secret": None,
-            "slack_app_token": None,
-            "slack_client_id": None,
-            "slack_client_secret": None,
-            "slack_api_url": None,
-            "token_encryption_key": None,
-        }
-    )
+    return (settings or Settings()).model_copy(update=dict.fromkeys(_CREDENTIALS))
 
 
 @contextmanager
 def open_console(
     settings: Any = None, *, runtime: Any = None, user_id: str = si.CONSOLE_USER_ID, timeout: float = REPLY_TIMEOUT_S
 ) -> Iterator[Console]:
-    """Start a stand-in, build the runtime (unless given) and the app, yield a :class:`Console`;
-    the stand-in is closed on exit. Raises the runtime's errors (an invalid catalog:
-    :class:`bot.domain.catalog.CatalogError`)."""
+    """A :class:`Console` on a fresh stand-in (closed on exit) and the runtime (unless given).
+    Raises the runtime's errors (:class:`bot.domain.catalog.CatalogError`)."""
     from slack_sdk import WebClient
 
     from bot.runtime import Runtime

@@ -14,21 +14,18 @@ from bot.doors.standin.records import ApiCall
 
 
 class Workspace(Protocol):
-    """What the answers read of the stand-in: its team, people and channels, and its counters."""
+    """What the answers read of the stand-in (:class:`~bot.doors.standin.server.SlackStandIn`,
+    whose methods of the same names say more): its team, people and channels, fresh message
+    ``ts`` values and ids, the calls recorded."""
 
     team_id: str
     team_name: str
     users: dict[str, dict[str, Any]] | None
     channels: list[dict[str, Any]]
 
-    def next_ts(self) -> str:
-        """A fresh message ``ts``."""
-
-    def next_id(self) -> int:
-        """A fresh number for ids (views, response URLs, tokens)."""
-
-    def calls(self, method: str | None = None) -> list[ApiCall]:
-        """The calls recorded so far (of ``method`` only, when given)."""
+    def next_ts(self) -> str: ...
+    def next_id(self) -> int: ...
+    def calls(self, method: str | None = None) -> list[ApiCall]: ...
 
 
 def chat(ws: Workspace, method: str, args: dict[str, Any]) -> dict[str, Any]:

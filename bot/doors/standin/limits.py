@@ -46,9 +46,8 @@ class RateLimits:
             self._buckets: dict[str, tuple[float, float]] = {}  # channel ("": the team) -> (tokens, last monotonic)
 
     def _draw(self, key: str, rate: float, burst: int) -> Answer | None:
-        """One draw from bucket ``key`` filled at ``rate`` tokens per second, holding at most
-        ``burst``: ``None`` when a message may go now, else 429 with ``Retry-After`` = whole seconds
-        until the next token (at least 1)."""
+        """One draw from bucket ``key`` (``rate`` tokens a second, at most ``burst``): None, or 429
+        with ``Retry-After`` = whole seconds until the next token (at least 1)."""
         burst = max(1, burst)
         with self._lock:
             now = time.monotonic()

@@ -58,12 +58,9 @@ class SlackStandIn:
         enterprise: Mapping[str, str] | None = None,
     ):
         self.enterprise = dict(enterprise) if enterprise is not None else None
-        self.oauth_redirect_url: str | None = None
-        """The app's configured redirect URL (Slack's app settings), used when authorize has none."""
-        self.installer = "U0INSTALLER"
-        """Who approves on the authorize page."""
-        self.org_wide_install = False
-        """Whether the approval installs org-wide (needs ``enterprise``)."""
+        self.oauth_redirect_url: str | None = None  # the app's configured one (Slack's app settings)
+        self.installer = "U0INSTALLER"  # who approves on the authorize page
+        self.org_wide_install = False  # whether the approval installs org-wide (needs enterprise)
         self.users = {k: dict(v) for k, v in users.items()} if users is not None else None
         self.scopes = default_bot_scopes() if scopes is None else parse_scopes(scopes)
         self.team_id = team_id
@@ -87,8 +84,6 @@ class SlackStandIn:
         self._thread.start()
         self._closed = False
 
-    # -- addresses --
-
     @property
     def base_url(self) -> str:
         """``http://127.0.0.1:PORT`` (no trailing slash), PORT the free port it listens on."""
@@ -105,8 +100,6 @@ class SlackStandIn:
             key = f"R{next(self._ids):04d}{uuid.uuid4().hex[:8]}"
         return f"{self.base_url}/response/{key}"  # records.response_key reads it back
 
-    # -- faults --
-
     @property
     def faults(self) -> Faults:
         """The faults in force (an immutable snapshot)."""
@@ -122,11 +115,8 @@ class SlackStandIn:
             self._limits.reset()
             return self._faults
 
-    # -- records --
-
     def calls(self, method: str | None = None) -> list[ApiCall]:
-        """Web API calls received so far, oldest first (only ``method``'s when given), including
-        the ones answered with a fault."""
+        """Web API calls received so far (faulted ones too), oldest first; ``method``'s only when given."""
         with self._cond:
             return [c for c in self._calls if method is None or c.method == method]
 
@@ -193,8 +183,6 @@ class SlackStandIn:
 
     def __repr__(self) -> str:
         return f"SlackStandIn({self.base_url}, calls={len(self._calls)}, responses={len(self._responses.posts)})"
-
-    # -- answering (called on server threads) --
 
     def answer_api(self, method: str, args: dict[str, Any], auth: str | None) -> Answer:
         """Answer and record one Web API call (server threads); ``auth``: the ``Authorization``

@@ -1,7 +1,5 @@
-"""The stand-in's HTTP side: a threading server on loopback that parses Web API calls
-(``/api/<method>``, form or JSON) and response-URL posts (``/response/<key>``) and hands them to
-:class:`~bot.doors.standin.server.SlackStandIn`, which decides the answers.
-"""
+"""The stand-in's HTTP side: parses Web API calls (``/api/<method>``, form or JSON) and response-URL
+posts (``/response/<key>``) for :class:`~bot.doors.standin.server.SlackStandIn` to answer."""
 
 from __future__ import annotations
 
@@ -20,24 +18,17 @@ _JSON_ARGS = ("blocks", "attachments", "view", "metadata", "unfurls", "channels"
 
 
 class Answers(Protocol):
-    """What the HTTP side asks of the stand-in (:class:`~bot.doors.standin.server.SlackStandIn`)."""
+    """What the HTTP side asks of the stand-in: the answers documented on
+    :class:`~bot.doors.standin.server.SlackStandIn`'s methods of the same names."""
 
-    def answer_api(self, method: str, args: dict[str, Any], auth: str | None) -> Answer:
-        """A Web API call: ``(HTTP status, extra headers, JSON body)``; ``auth`` is the
-        ``Authorization`` header."""
-
-    def answer_authorize(self, query: Mapping[str, str]) -> tuple[int, str]:
-        """``GET /oauth/v2/authorize``: ``(302, Location)`` or ``(400, error text)``."""
-
-    def answer_response(self, key: str, path: str, raw: bytes) -> tuple[int, str]:
-        """A post of JSON text ``raw`` to response URL ``key`` (at ``path``): ``(HTTP status, text
-        body)``; raises ``ValueError`` when ``raw`` is not a JSON object."""
+    def answer_api(self, method: str, args: dict[str, Any], auth: str | None) -> Answer: ...
+    def answer_authorize(self, query: Mapping[str, str]) -> tuple[int, str]: ...
+    def answer_response(self, key: str, path: str, raw: bytes) -> tuple[int, str]: ...
 
 
 class LoopbackServer(ThreadingHTTPServer):
-    """``ThreadingHTTPServer`` with a listen backlog of 128 instead of 5: with dozens of clients
-    connecting at once (a benchmark's lazy replies), a backlog of 5 drops SYNs and the kernel's
-    1 s / 3 s retransmits would show up as our latency. Slack does not refuse connections so."""
+    """``ThreadingHTTPServer`` with a listen backlog of 128, not 5: dozens of clients connecting at
+    once (a benchmark) would otherwise meet dropped SYNs and 1 s / 3 s retransmits."""
 
     request_queue_size = 128
 
