@@ -17,16 +17,14 @@ from bot.slack.signing import SignedRequestVerification
 log = logging.getLogger(__name__)
 
 MAX_BODY_BYTES = 1024 * 1024
-"""Largest request body accepted at ``/slack/events``, in bytes (1 MiB; Slack's are a few kB, a
-modal's state some hundred kB)."""
+"""Largest body accepted at ``/slack/events``, in bytes (1 MiB; Slack's are some kB, a modal's 100s)."""
 MAX_JSON_DEPTH = 64
 """Deepest nesting of JSON a signed body may have; Slack's payloads stay under 20 levels."""
 
 
 @dataclass(frozen=True)
 class Refusal:
-    """An answer given instead of Bolt's: HTTP ``status`` (400, 401 or 413) and the body's
-    ``error`` word."""
+    """An answer given instead of Bolt's: HTTP ``status`` (400, 401 or 413) and the body's ``error``."""
 
     status: int
     error: str

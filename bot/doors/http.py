@@ -86,8 +86,7 @@ def make_wsgi_app(runtime: Any, app: Any, verify_requests: bool = True) -> Calla
 
 
 def _refuse(start_response: Callable[..., Any], refusal: Any) -> list[bytes]:
-    """Answer a :class:`bot.doors.guard.Refusal`; ``Connection: close`` for 413 (the unread body is
-    still on the socket)."""
+    """Answer a :class:`bot.doors.guard.Refusal` (413 closes the connection: its body is unread)."""
     body = refusal.body
     headers = [("Content-Type", "application/json"), ("Content-Length", str(len(body)))]
     if refusal.status == 413:
@@ -99,8 +98,7 @@ def _refuse(start_response: Callable[..., Any], refusal: Any) -> list[bytes]:
 HTTP_GRACE_S = 3.0
 """Seconds a stopping door keeps answering the requests that have arrived."""
 LAZY_GRACE_S = 5.0
-"""Seconds after that for the follow-ups already running; then they are dropped, counted and logged
-(a stop takes under 10 s; platforms kill at about 30 s)."""
+"""Seconds more for running follow-ups, then dropped (a stop takes < 10 s; platforms kill at ~30 s)."""
 CONNECTION_LIMIT = 1000
 """Default most open connections (waitress's default of 100 a hundred idle sockets would exhaust)."""
 CHANNEL_TIMEOUT = 30
@@ -174,8 +172,7 @@ class HttpDoor:
             self._done.set()
 
     def _stop_accepting(self) -> None:
-        """Take the connections the kernel has queued, then close the listening socket (later ones
-        are refused at once rather than reset)."""
+        """Take the connections the kernel queued, then close the socket (later ones are refused)."""
         server = self._server
         server.accepting = False
         for _ in range(10_000):  # what the backlog holds; accept() answers None when it is empty
@@ -190,8 +187,7 @@ class HttpDoor:
             server.socket.close()
 
     def _finish_in_flight(self, deadline: float) -> None:
-        """Run the loop until every arrived request is answered and written out, or until
-        ``deadline`` (``time.monotonic()`` seconds)."""
+        """Loop until every arrived request is answered, or ``deadline`` (``time.monotonic()`` s)."""
         from waitress import wasyncore
 
         stopped_at = time.time()
@@ -211,8 +207,7 @@ class HttpDoor:
             wasyncore.loop(timeout=0.05, map=self._map, count=1)
 
     def _drain_lazy(self) -> int:
-        """Give the follow-ups (lazy listeners) their grace period; return how many were dropped
-        (logged and counted in ``/metrics``)."""
+        """Give the follow-ups their grace period; return how many were dropped (logged, counted)."""
         from bot import metrics
         from bot.slack.app import lazy_runner
 

@@ -118,8 +118,7 @@ def reload_catalog_logged(runtime: Any) -> bool:
 
 
 def install_signal_handlers(runtime: Any, stop: Callable[[], None]) -> None:
-    """SIGHUP reloads the catalog on a worker thread; SIGTERM and SIGINT call ``stop``. Only on
-    the main thread; elsewhere (tests) nothing is installed."""
+    """SIGHUP reloads the catalog on a thread; SIGTERM/SIGINT call ``stop`` (main thread only)."""
     if threading.current_thread() is not threading.main_thread():
         return
 

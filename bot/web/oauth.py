@@ -19,8 +19,7 @@ HTML = {"Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store"}
 
 
 class PageOAuthFlow(OAuthFlow):
-    """Bolt's OAuth flow whose install page is ours (the *Add to Slack* link is the URL Bolt
-    builds, with the state it issued and set as a cookie)."""
+    """Bolt's OAuth flow with our install page (linking Bolt's authorize URL, with its state)."""
 
     def build_install_page_html(self, url: str, request: BoltRequest) -> str:
         return pages.install_page(url, self.settings.scopes or [])

@@ -64,8 +64,7 @@ PAGE_WORDS: Mapping[str, Mapping[str, str]] = {
 
 
 def page_lang(query: str, accept_language: str | None) -> str:
-    """``zh`` or ``en``: ``?lang=`` first, else the first of the browser's ``Accept-Language``
-    (by q-value) that is Chinese or English, else English."""
+    """``zh`` or ``en``: ``?lang=``, else the browser's best by q-value of the two, else ``en``."""
     asked = (parse_qs(query).get("lang") or [""])[0].lower()
     if asked in ("zh", "en"):
         return asked
@@ -87,16 +86,14 @@ def _w(lang: str, key: str, **values: Any) -> str:
 
 
 def minutes_text(post: Post, lang: str) -> str:
-    """A post's reading time as the page shows it: ``12 min`` (counted), ``about 12 min
-    (estimate)``, or nothing when unknown."""
+    """A post's reading time: ``12 min`` (counted), ``about 12 min (estimate)``, or "" (unknown)."""
     if post.minutes is None:
         return ""
     return _w(lang, "min" if post.minutes_source == "counted" else "estimate", n=post.minutes)
 
 
 def _total_text(catalog: Catalog, post_ids: tuple[str, ...], lang: str) -> str:
-    """The minutes of ``post_ids`` summed: ``54 min``, ``about 54 min`` when some are estimated
-    or unknown, nothing when none is known."""
+    """The minutes of ``post_ids``: ``54 min``, ``about 54 min`` (some not counted), "" (none known)."""
     if not any(catalog.post(p).minutes for p in post_ids):
         return ""
     total, complete = paths.total_minutes(catalog, post_ids)
@@ -104,8 +101,7 @@ def _total_text(catalog: Catalog, post_ids: tuple[str, ...], lang: str) -> str:
 
 
 def _step(catalog: Catalog, post_id: str, number: int, lang: str) -> dict[str, Any]:
-    """One step as the template lists it: number, title, link (None without one), minutes,
-    status words (no link yet, draft, a summary page)."""
+    """One step for the template: number, title, link (or None), minutes, status words, summary."""
     post = catalog.post(post_id)
     url, kind = post.read_link(catalog.manifest)
     status = [_w(lang, "draft")] if post.is_draft else []
@@ -123,8 +119,7 @@ def _step(catalog: Catalog, post_id: str, number: int, lang: str) -> dict[str, A
 
 
 def _alt(catalog: Catalog, track_id: str, lang: str) -> str:
-    """The picture's alt text: the essential steps in order, how much further reading follows,
-    the tracks to read first."""
+    """The picture's alt text: the essential steps, how much further reading, the tracks before."""
     ess, more = paths.essentials(catalog, track_id), paths.further(catalog, track_id)
     joiner = "、" if lang == "zh" else "; "
     text = _w(

@@ -10,8 +10,7 @@ PATHS_PREFIX = "/paths"
 
 
 def path_page_url(settings: Any, track_id: str, lang: str = "en") -> str | None:
-    """``<PUBLIC_URL>/paths/<track>`` (``?lang=zh`` for Chinese), or None when
-    ``settings.public_url`` is not set. The page shows the catalog only, never a reader's data."""
+    """``<PUBLIC_URL>/paths/<track>`` (``?lang=zh`` for Chinese); None without ``public_url``."""
     base = getattr(settings, "public_url", None)
     if not base:
         return None

@@ -13,8 +13,7 @@ from bot.doors.standin import button_action
 
 @dataclass(frozen=True)
 class Control:
-    """A pressable element shown as ``[number] label``: ``action`` is what Slack puts in
-    ``actions[0]`` when it is pressed; ``url`` for link buttons."""
+    """A pressable element shown as ``[number] label``; ``action``: Slack's ``actions[0]`` for it."""
 
     number: int
     label: str

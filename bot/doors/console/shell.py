@@ -231,17 +231,11 @@ class Console:
         if call.method.startswith("views."):
             return [self._from_view_call(call, status)]
         if call.method == "chat.unfurl":
-            raw = args.get("unfurls")
-            cards: dict[str, Any] = raw if isinstance(raw, dict) else {}
+            cards = args.get("unfurls")
+            where, at = f"#{channel or 'composer'} (chat.unfurl{status})", str(args.get("ts") or "")
             return [
-                self._message(
-                    f"unfurl of {url} in #{channel or 'composer'} (chat.unfurl{status})",
-                    card,
-                    ephemeral=False,
-                    ts=str(args.get("ts") or ""),
-                    channel_id=channel,
-                )
-                for url, card in cards.items()
+                self._message(f"unfurl of {url} in {where}", card, ephemeral=False, ts=at, channel_id=channel)
+                for url, card in (cards.items() if isinstance(cards, dict) else ())
                 if isinstance(card, dict)
             ]
         if call.method == "chat.postEphemeral":

@@ -59,8 +59,7 @@ def chat(ws: Workspace, method: str, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def dm_id(users: str) -> str:
-    """The app's DM with ``users`` (a user id, or ids joined by commas), for ``conversations.open``
-    and a ``chat.postMessage`` to a user id."""
+    """The app's DM with ``users`` (user ids joined by commas): ``conversations.open``'s, a post's."""
     return "D" + hashlib.sha1(users.encode()).hexdigest()[:8].upper()
 
 
@@ -103,8 +102,7 @@ def history(ws: Workspace, channel: str, limit: int) -> dict[str, Any]:
 
 
 def users(ws: Workspace, method: str, args: dict[str, Any]) -> dict[str, Any]:
-    """``users.info`` (the stand-in's ``users``, else everyone named by their id) and
-    ``users.conversations``."""
+    """``users.info`` (the stand-in's ``users``, else all named by id) and ``users.conversations``."""
     if method == "users.conversations":  # the stand-in's channels, as conversations.list
         return conversations(ws, "conversations.list", args)
     if method != "users.info":

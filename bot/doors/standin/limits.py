@@ -17,8 +17,7 @@ _NON_NEGATIVE = ("latency_s", "rate_limit_every", "retry_after_s", "server_error
 
 
 def checked_changes(changes: dict[str, Any]) -> dict[str, Any]:
-    """``changes`` to :class:`Faults` fields, normalised (sets frozen, maps copied). Raises
-    ``ValueError`` for a negative count or duration."""
+    """``changes`` to :class:`Faults` fields, normalised; ``ValueError`` for a negative number."""
     for name in _NON_NEGATIVE:
         if name in changes and changes[name] < 0:
             raise ValueError(f"{name} must be >= 0")
@@ -31,8 +30,7 @@ def checked_changes(changes: dict[str, Any]) -> dict[str, Any]:
 
 
 class RateLimits:
-    """The every-k counters and the ``chat.postMessage`` buckets (per channel, per workspace),
-    guarded by the stand-in's ``lock``."""
+    """The every-k counters and the ``chat.postMessage`` buckets, guarded by the stand-in's ``lock``."""
 
     def __init__(self, lock: threading.RLock) -> None:
         self._lock = lock
@@ -60,8 +58,7 @@ class RateLimits:
         return 429, {"Retry-After": retry_after}, {"ok": False, "error": "ratelimited"}
 
     def fault(self, method: str, args: dict[str, Any], faults: Faults) -> Answer | None:
-        """The fault this call meets (HTTP 500, 429, an injected error code), in that order, or
-        ``None`` when it is to be answered."""
+        """The fault this call meets (HTTP 500, 429, an injected error, in that order), or None."""
         counted = faults.fault_methods is None or method in faults.fault_methods
         channel = args.get("channel")
         with self._lock:

@@ -79,8 +79,7 @@ class Tokens:
         self._installed: dict[str, frozenset[str]] = {}  # token issued by an install -> its scopes
 
     def granted(self, token: str | None, default: frozenset[str]) -> frozenset[str] | str:
-        """The scopes ``token`` holds (``default`` when not kept per token), or the error code
-        refusing it: ``token_expired``, ``invalid_auth`` (never granted)."""
+        """``token``'s scopes (``default`` if not kept per token), ``token_expired`` or ``invalid_auth``."""
         with self._lock:
             expiry, installed = self._expiry.get(token or ""), self._installed.get(token or "")
         if expiry is not None and expiry <= time.time():
@@ -93,8 +92,7 @@ class Tokens:
         return "invalid_auth" if granted is None else granted
 
     def issue(self, scopes: Iterable[str], expires_in_s: float) -> tuple[str, str]:
-        """A rotating access token with ``scopes`` expiring in ``expires_in_s`` seconds, and its
-        refresh token: ``(access, refresh)``."""
+        """``(access, refresh)``: an access token with ``scopes`` expiring in ``expires_in_s`` s."""
         n = next(self._ids)
         access, refresh = f"xoxe.xoxb-1-rot{n:04d}{uuid.uuid4().hex[:8]}", f"xoxe-1-ref{n:04d}{uuid.uuid4().hex[:8]}"
         with self._lock:

@@ -127,8 +127,7 @@ class ResponseLog:
         return list(self._by_url.get(url, ()))
 
     def wait_for(self, url: str, count: int, timeout: float) -> ResponsePost:
-        """The ``count``-th post to ``url``, waiting up to ``timeout`` seconds for it (call with
-        the lock held; the wait releases it). Raises :class:`TimeoutError`."""
+        """The ``count``-th post to ``url``, waiting ``timeout`` s (lock held), else :class:`TimeoutError`."""
         waiter = self._waiting.setdefault(url, threading.Condition(self._lock))
         try:
             if not waiter.wait_for(lambda: len(self._by_url.get(url, ())) >= count, timeout):

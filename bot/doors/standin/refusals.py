@@ -9,8 +9,7 @@ from typing import Any
 from bot.slack import blockkit
 
 MAX_MESSAGE_TEXT = 4000
-"""Characters of a message's top-level ``text`` beyond which Slack answers ``msg_too_long`` (in
-practice; Slack documents 40,000 as the hard truncation)."""
+"""Characters of top-level ``text`` past which Slack answers ``msg_too_long`` (it documents 40,000)."""
 
 NO_TOKEN_METHODS = frozenset({"api.test", "oauth.v2.access"})  # OAuth uses the client id/secret
 MESSAGE_METHODS = frozenset({"chat.postMessage", "chat.postEphemeral", "chat.update"})
@@ -31,8 +30,7 @@ SERVED_METHODS: frozenset[str] = (
         "users.info",
     }
 )
-"""The Web API methods the stand-in serves (their scopes: :mod:`bot.slack.scopes`). Any other
-method is answered ``unknown_method``."""
+"""The Web API methods served (scopes: :mod:`bot.slack.scopes`); others are ``unknown_method``."""
 
 
 def argument_refusal(method: str, args: Mapping[str, Any]) -> str | None:

@@ -1,5 +1,4 @@
-"""The requests Slack sends to an app (slash commands, button clicks, events), byte for byte in
-Slack's formats, and their signature headers."""
+"""Slack's requests to an app (slash commands, clicks, events), byte for byte, and their signatures."""
 
 from __future__ import annotations
 
@@ -189,8 +188,7 @@ def link_shared_event(
 
 
 def app_home_opened_event(user_id: str = CONSOLE_USER_ID, *, view: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """An ``app_home_opened`` event (the ``event`` part): ``type, user, channel, tab, event_ts``
-    and ``view`` when one was published before."""
+    """An ``app_home_opened`` event: ``type, user, channel, tab, event_ts``, ``view`` if published."""
     event: dict[str, Any] = {
         "type": "app_home_opened",
         "user": user_id,

@@ -140,8 +140,7 @@ class SlackStandIn:
                 self._cond.wait(min(left, 0.05))
 
     def wait_for_response(self, url: str | None = None, count: int = 1, timeout: float = 5.0) -> ResponsePost:
-        """The ``count``-th post to ``url`` (any response URL when None), waiting up to ``timeout``
-        seconds; raises :class:`TimeoutError`."""
+        """The ``count``-th post to ``url`` (None: any), waiting ``timeout`` s, else :class:`TimeoutError`."""
         if url is not None:
             with self._cond:
                 return self._responses.wait_for(url, count, timeout)
@@ -153,8 +152,7 @@ class SlackStandIn:
         self._cond.notify_all()
 
     def wait_for_call(self, method: str, count: int = 1, timeout: float = 5.0) -> ApiCall:
-        """The ``count``-th call of ``method``, waiting up to ``timeout`` seconds; raises
-        :class:`TimeoutError`."""
+        """The ``count``-th call of ``method``, waiting ``timeout`` s, else :class:`TimeoutError`."""
         return self.wait_for(lambda: self.calls(method)[count - 1 : count], timeout)[0]
 
     def reset(self) -> None:
@@ -185,8 +183,7 @@ class SlackStandIn:
         return f"SlackStandIn({self.base_url}, calls={len(self._calls)}, responses={len(self._responses.posts)})"
 
     def answer_api(self, method: str, args: dict[str, Any], auth: str | None) -> Answer:
-        """Answer and record one Web API call (server threads); ``auth``: the ``Authorization``
-        header."""
+        """Answer and record one Web API call; ``auth``: the ``Authorization`` header."""
         faults = self.faults
         if faults.latency_s:
             time.sleep(faults.latency_s)

@@ -18,8 +18,7 @@ _JSON_ARGS = ("blocks", "attachments", "view", "metadata", "unfurls", "channels"
 
 
 class Answers(Protocol):
-    """What the HTTP side asks of the stand-in: the answers documented on
-    :class:`~bot.doors.standin.server.SlackStandIn`'s methods of the same names."""
+    """What the HTTP side asks of the stand-in (:class:`~bot.doors.standin.server.SlackStandIn`)."""
 
     def answer_api(self, method: str, args: dict[str, Any], auth: str | None) -> Answer: ...
     def answer_authorize(self, query: Mapping[str, str]) -> tuple[int, str]: ...
@@ -43,8 +42,7 @@ class LoopbackServer(ThreadingHTTPServer):
 
 
 def parse_args(content_type: str, raw: bytes, query: str) -> dict[str, Any]:
-    """Web API arguments from a query string plus a form or JSON body; JSON-valued form fields
-    (``blocks``, ``view``, ...) are decoded."""
+    """Web API arguments from the query and a form or JSON body (JSON form fields decoded)."""
     args: dict[str, Any] = {k: v[-1] for k, v in parse_qs(query).items()}
     ctype = content_type.split(";")[0].strip().lower()
     if raw and ctype == "application/json":
