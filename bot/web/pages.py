@@ -72,16 +72,12 @@ def render(template: str, *, lang: str = "en", install_link: bool = False, **val
     return environment().get_template(template).render(**frame, **values)
 
 
-def scope_rows(scopes: Iterable[str]) -> list[dict[str, str]]:
-    """``[{name, reason}]`` for the scopes the app asks for, in the order given. A scope without
-    a reason in :data:`SCOPE_REASONS` says so plainly (a test keeps the table complete)."""
-    return [{"name": s, "reason": SCOPE_REASONS.get(s, "asked for by this app's configuration.")} for s in scopes]
-
-
 def install_page(authorize_url: str, scopes: Iterable[str]) -> str:
-    """The install page: what the app does, each scope with its reason, what it stores, how to
-    remove it, and the *Add to Slack* link ``authorize_url`` (Bolt's, with the state)."""
-    return render("install.html", authorize_url=authorize_url, scopes=scope_rows(scopes))
+    """The install page: what the app does, each scope in order with its reason (one missing from
+    :data:`SCOPE_REASONS` says so plainly), what it stores, how to remove it, and the *Add to Slack*
+    link ``authorize_url`` (Bolt's, with the state)."""
+    rows = [{"name": s, "reason": SCOPE_REASONS.get(s, "asked for by this app's configuration.")} for s in scopes]
+    return render("install.html", authorize_url=authorize_url, scopes=rows)
 
 
 def success_page(team_name: str | None) -> str:

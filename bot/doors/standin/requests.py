@@ -169,7 +169,6 @@ def link_shared_event(
     message_ts, unfurl_id, thread_ts?, source, links[{domain, url}], event_ts``. For
     ``source="composer"`` Slack sends a placeholder ``channel`` (``COMPOSER``) and ``message_ts``."""
     now = f"{time.time():.6f}"
-    links = [{"domain": (urlsplit(u).hostname or ""), "url": u} for u in urls]
     composer = source == "composer"
     event: dict[str, Any] = {
         "type": "link_shared",
@@ -179,7 +178,7 @@ def link_shared_event(
         "message_ts": (f"{uuid.uuid4()}" if composer else message_ts or now),
         "unfurl_id": unfurl_id or f"C{uuid.uuid4().hex[:8].upper()}.{now}.{uuid.uuid4().hex[:8]}",
         "source": source,
-        "links": links,
+        "links": [{"domain": urlsplit(u).hostname or "", "url": u} for u in urls],
         "event_ts": now,
     }
     if thread_ts is not None:
