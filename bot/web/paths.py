@@ -120,17 +120,12 @@ def _step(catalog: Catalog, post_id: str, number: int, lang: str) -> dict[str, A
 
 def _alt(catalog: Catalog, track_id: str, lang: str) -> str:
     """The picture's alt text: the essential steps, how much further reading, the tracks before."""
+    track = catalog.track(track_id)
     ess, more = paths.essentials(catalog, track_id), paths.further(catalog, track_id)
     joiner = "、" if lang == "zh" else "; "
-    text = _w(
-        lang,
-        "alt",
-        track=catalog.track(track_id).names.get(lang),
-        n=len(ess),
-        m=len(more),
-        steps=joiner.join(catalog.post(p).title for p in ess),
-    )
-    before = [catalog.track(b).names.get(lang) for b in catalog.track(track_id).before if catalog.has_track(b)]
+    steps = joiner.join(catalog.post(p).title for p in ess)
+    text = _w(lang, "alt", track=track.names.get(lang), n=len(ess), m=len(more), steps=steps)
+    before = [catalog.track(b).names.get(lang) for b in track.before if catalog.has_track(b)]
     return text + (_w(lang, "alt_before", tracks=joiner.join(before)) if before else "")
 
 
@@ -171,9 +166,7 @@ def track_page(catalog: Catalog, track_id: str, lang: str = "en", install_link: 
         essentials=[_step(catalog, p, i + 1, lang) for i, p in enumerate(ess)],
         further=[_step(catalog, p, len(ess) + i + 1, lang) for i, p in enumerate(more)],
         essential_head=" · ".join(x for x in (_w(lang, "steps", n=len(ess)), _total_text(catalog, ess, lang)) if x),
-        picture=f"/paths/{track_id}.svg" + ("?lang=zh" if lang == "zh" else ""),
         alt=_alt(catalog, track_id, lang),
-        other_lang=("?lang=en" if lang == "zh" else "?lang=zh"),
         version=catalog.version,
         follow=_w(lang, "follow", track=track_id),
     )
