@@ -117,7 +117,7 @@ class _Renderer:
 
     def options(self, element: Mapping[str, Any], block_id: str) -> list[str]:
         """An overflow's or static select's options, each numbered."""
-        kind = element.get("type")
+        kind, action_id = element.get("type"), element.get("action_id", "")
         options = list(element.get("options") or [])
         for group in element.get("option_groups") or []:
             options.extend(group.get("options") or [])
@@ -125,12 +125,7 @@ class _Renderer:
         for option in options:
             n = next(self.counter)
             label = _text(option.get("text"))
-            action = {
-                "type": kind,
-                "block_id": block_id,
-                "action_id": element.get("action_id", ""),
-                "selected_option": dict(option),
-            }
+            action = {"type": kind, "block_id": block_id, "action_id": action_id, "selected_option": dict(option)}
             self.controls.append(Control(n, label, action, option.get("url")))
             shown.append(f"[{n}] {label}")
         prefix = "⋯ " if kind == "overflow" else _text(element.get("placeholder")) + ": "

@@ -42,7 +42,7 @@ def _bot_token_body(
         "access_token": access,
         "bot_user_id": BOT_USER_ID,
         "team": team,
-        "enterprise": enterprise,
+        "enterprise": dict(enterprise) if enterprise else None,
         "is_enterprise_install": org_wide,
     }
 
@@ -168,11 +168,5 @@ class Tokens:
                 user_token = f"xoxp-{n:04d}-{uuid.uuid4().hex[:10]}-{uuid.uuid4().hex[:12]}"
                 self._installed[user_token] = grant.user_scopes
                 authed.update(scope=",".join(sorted(grant.user_scopes)), access_token=user_token, token_type="user")
-        body = _bot_token_body(
-            bot,
-            grant.scopes,
-            None if grant.org_wide else dict(team),
-            dict(enterprise) if enterprise else None,
-            grant.org_wide,
-        )
+        body = _bot_token_body(bot, grant.scopes, None if grant.org_wide else dict(team), enterprise, grant.org_wide)
         return {**body, "authed_user": authed}

@@ -36,25 +36,14 @@ def slash_command_body(
     enterprise_name: str | None = None,
     token: str = "verification-token-unused",
 ) -> bytes:
-    """A slash command request body as Slack sends it: ``application/x-www-form-urlencoded``
-    bytes with every field Slack documents (``token, team_id, team_domain, [enterprise_id,
-    enterprise_name,] channel_id, channel_name, user_id, user_name, command, text, api_app_id,
-    is_enterprise_install, response_url, trigger_id``)."""
+    """A slash command request body as Slack sends it: form-encoded bytes with every field Slack
+    documents, in its order (``enterprise_id`` and ``enterprise_name`` only when given)."""
     fields: list[tuple[str, str]] = [("token", token), ("team_id", team_id), ("team_domain", CONSOLE_TEAM_DOMAIN)]
     if enterprise_id:
         fields += [("enterprise_id", enterprise_id), ("enterprise_name", enterprise_name or "")]
-    fields += [
-        ("channel_id", channel_id),
-        ("channel_name", channel_name),
-        ("user_id", user_id),
-        ("user_name", user_name),
-        ("command", command),
-        ("text", text),
-        ("api_app_id", CONSOLE_APP_ID),
-        ("is_enterprise_install", "false"),
-        ("response_url", response_url),
-        ("trigger_id", _trigger_id()),
-    ]
+    fields += [("channel_id", channel_id), ("channel_name", channel_name), ("user_id", user_id)]
+    fields += [("user_name", user_name), ("command", command), ("text", text), ("api_app_id", CONSOLE_APP_ID)]
+    fields += [("is_enterprise_install", "false"), ("response_url", response_url), ("trigger_id", _trigger_id())]
     return urlencode(fields).encode("utf-8")
 
 
