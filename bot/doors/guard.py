@@ -1,8 +1,7 @@
-"""What the HTTP door refuses before Bolt reads a request to ``POST /slack/events``: a body over
-:data:`MAX_BODY_BYTES` gets 413 from its ``Content-Length`` before a byte is read (waitress refuses
-chunked ones alike); a bad signature gets 401 whatever the body, none of it parsed or logged; a
-signed body Slack would never send (not UTF-8, a ``payload`` that is not JSON) gets 400. Neither
-leaves a traceback."""
+"""What the HTTP door refuses before Bolt reads ``POST /slack/events``, without a traceback: a body
+over :data:`MAX_BODY_BYTES` gets 413 before a byte is read (waitress refuses chunked ones alike); a
+bad signature 401, the body neither parsed nor logged; a signed body Slack would never send (not
+UTF-8, a ``payload`` that is not JSON) 400."""
 
 from __future__ import annotations
 

@@ -20,12 +20,10 @@ METRICS_PATH = "/metrics"
 
 
 def make_wsgi_app(runtime: Any, app: Any, verify_requests: bool = True) -> Callable[..., Iterable[bytes]]:
-    """The door's WSGI application: ``GET|HEAD /healthz`` answers ``200 ok`` (without touching
-    the database, so a slow one keeps the instance in its load balancer); ``GET /metrics`` the
-    Prometheus metrics; the pages of :mod:`bot.web.routes` and the signed path pictures; the rest
-    goes to Bolt's ``SlackRequestHandler`` (OAuth paths when ``app.oauth_flow`` is set, else 404).
-    ``POST /slack/events`` passes :mod:`bot.doors.guard` first (unless ``verify_requests`` is
-    False) and is counted by kind and outcome with the time to the ack."""
+    """The door's WSGI app: ``GET|HEAD /healthz`` is ``200 ok`` (no database, so a slow one keeps the
+    instance in its load balancer); ``GET /metrics``; :mod:`bot.web.routes`' pages and the signed
+    pictures; the rest Bolt's (OAuth paths when ``app.oauth_flow`` is set, else 404). ``POST
+    /slack/events`` passes :mod:`bot.doors.guard` (unless not ``verify_requests``), timed and counted."""
     from slack_bolt.adapter.wsgi import SlackRequestHandler
 
     from bot import metrics

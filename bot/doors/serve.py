@@ -1,9 +1,7 @@
 """The Slack doors of ``vllm-path serve``: Socket Mode when ``SLACK_APP_TOKEN`` (``xapp-…``) is
-set, else signed HTTP (``SLACK_SIGNING_SECRET``) behind waitress (:mod:`bot.doors.http`). Both need
-``SLACK_BOT_TOKEN`` (one workspace) or OAuth (``SLACK_CLIENT_ID`` / ``SLACK_CLIENT_SECRET``).
-``SIGHUP`` reloads the catalog (a refused one leaves the last good version serving);
-``SIGTERM``/``SIGINT`` stop after the requests in flight. Secrets are masked in every log record
-(:func:`bot.logging_setup.setup_logging`)."""
+set, else signed HTTP (``SLACK_SIGNING_SECRET``, :mod:`bot.doors.http`); both need ``SLACK_BOT_TOKEN``
+or OAuth (``SLACK_CLIENT_ID`` / ``SLACK_CLIENT_SECRET``). ``SIGHUP`` reloads the catalog (a refused
+one leaves the last good one serving); ``SIGTERM``/``SIGINT`` stop after the requests in flight."""
 
 from __future__ import annotations
 

@@ -122,23 +122,19 @@ FAILURES: Mapping[str, tuple[int, str, str]] = {
 
 def failure_page(reason: str) -> tuple[int, str]:
     """``(status, html)`` for an OAuth failure ``reason`` (Bolt's words, never shown)."""
-    status, title, message = FAILURES.get(
-        reason,
-        (
-            400,
-            "The installation did not go through",
-            "Something went wrong between Slack and this server. Start again from the install page.",
-        ),
+    status, title, message = FAILURES.get(reason) or (
+        400,
+        "The installation did not go through",
+        "Something went wrong between Slack and this server. Start again from the install page.",
     )
     return status, render("error.html", title=title, message=message, start_over=True)
 
 
 def not_found_page(lang: str = "en") -> str:
     """The 404 page, with a link to every reading path."""
-    title = "没有这个页面" if lang == "zh" else "No such page"
-    message = (
-        "这里没有这个页面，可能链接写错了。" if lang == "zh" else "There is no page here; the link may be mistyped."
-    )
+    zh = lang == "zh"
+    title = "没有这个页面" if zh else "No such page"
+    message = "这里没有这个页面，可能链接写错了。" if zh else "There is no page here; the link may be mistyped."
     return render(
-        "error.html", lang=lang, title=title, message=message, back_link="/paths" + ("?lang=zh" if lang == "zh" else "")
+        "error.html", lang=lang, title=title, message=message, back_link="/paths" + ("?lang=zh" if zh else "")
     )

@@ -1,8 +1,7 @@
-"""The local console (``vllm-path console``, one-shot ``vllm-path ask TEXT``): the same Bolt app
-the Slack doors serve, fed Slack's real requests through ``app.dispatch`` with a
-:class:`~bot.doors.standin.SlackStandIn` as its Slack; replies print as text with every button
-numbered (type the number to press it). :mod:`~bot.doors.console.render` is Block Kit -> text,
-:mod:`~bot.doors.console.shell` the console, :mod:`~bot.doors.console.repl` its typed lines."""
+"""The local console (``vllm-path console``, one-shot ``vllm-path ask TEXT``): the Slack doors' Bolt
+app fed Slack's real requests through ``app.dispatch``, a :class:`~bot.doors.standin.SlackStandIn`
+as its Slack; replies print as text with every button numbered (type the number to press it).
+Modules: ``render`` (Block Kit -> text), ``shell`` (the console), ``repl`` (its typed lines)."""
 
 from __future__ import annotations
 

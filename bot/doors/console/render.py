@@ -34,10 +34,9 @@ EMOJI = {
 
 
 def mrkdwn_to_text(text: str) -> str:
-    """Slack mrkdwn shown readably: ``<url|label>`` -> ``label (url)``, ``<url>`` -> ``url``,
-    ``<@U1>`` -> ``@U1``, ``<#C1|name>`` -> ``#name``, ``<!here>`` -> ``@here``,
-    ``<!date^…|fallback>`` -> ``fallback``, common emoji codes (``:tada:``) -> characters; then
-    ``&lt;``, ``&gt;``, ``&amp;`` are unescaped."""
+    """Slack mrkdwn made readable: ``<url|label>`` -> ``label (url)``, ``<url>`` -> ``url``, ``<@U1>`` ->
+    ``@U1``, ``<#C1|name>`` -> ``#name``, ``<!here>`` -> ``@here``, ``<!date^…|fallback>`` -> ``fallback``,
+    :data:`EMOJI` codes -> characters; then ``&lt;``, ``&gt;``, ``&amp;`` unescaped."""
 
     def entity(m: re.Match[str]) -> str:
         target, _, label = m.group(1).partition("|")
@@ -175,11 +174,10 @@ _SIMPLE_BLOCKS = {
 
 
 def render_blocks(blocks: Sequence[Mapping[str, Any]] | None, start: int = 1) -> tuple[str, list[Control]]:
-    """Block Kit ``blocks`` as readable text, and what can be pressed: ``(text, controls)``.
-
-    Buttons and overflow/select options become ``[n] label`` (numbered from ``start``), headers
-    ``== text ==``, images ``[image: alt]``; mrkdwn goes through :func:`mrkdwn_to_text`. A block
-    without ``block_id`` gets ``auto-<index>`` (deterministic). Unknown block types never raise."""
+    """Block Kit ``blocks`` as readable text, and what can be pressed: ``(text, controls)``. Buttons
+    and overflow/select options become ``[n] label`` (numbered from ``start``), headers ``== text
+    ==``, images ``[image: alt]``, mrkdwn :func:`mrkdwn_to_text`'s. A block without ``block_id`` gets
+    ``auto-<index>`` (deterministic). Unknown block types never raise."""
     renderer = _Renderer(start)
     lines = [
         renderer.block(block, str(block.get("block_id") or f"auto-{index}"))

@@ -26,8 +26,7 @@ VISIBLE_METHODS = MESSAGE_METHODS | VIEW_METHODS | {"chat.delete", "chat.unfurl"
 
 @dataclass
 class Surface:
-    """Something printed that buttons belong to: a message (``message_ts``, ``is_ephemeral``,
-    ``channel_id``, the message dict) or a view (the view dict as published)."""
+    """What printed buttons belong to: a message (its dict as ``payload``) or a view (as published)."""
 
     kind: str = "message"  # "message" | "view"
     payload: dict[str, Any] = field(default_factory=dict)
@@ -38,8 +37,7 @@ class Surface:
 
 @dataclass
 class Printed:
-    """One thing the app made visible: a ``title`` line, its ``text``, its ``controls``, the
-    ``surface`` they belong to and the ``raw`` payload (message or view dict)."""
+    """One thing the app made visible: ``title``, ``text``, ``controls``, their ``surface``, ``raw`` dict."""
 
     title: str
     text: str
@@ -53,9 +51,8 @@ class Printed:
 
 
 class ListenerExecutor(ThreadPoolExecutor):
-    """Bolt's listener executor (``App(listener_executor=...)``) counting unfinished tasks:
-    :meth:`wait_idle` returns when the last one ends (signalled, no polling). A lazy listener is
-    counted before the listener that started it ends, so "idle" means the whole reply went out."""
+    """Bolt's listener executor counting unfinished tasks (a lazy listener before the listener that
+    started it ends): :meth:`wait_idle` returns, without polling, once the whole reply went out."""
 
     def __init__(self, max_workers: int = 5) -> None:
         super().__init__(max_workers=max_workers, thread_name_prefix="console-listener")

@@ -88,14 +88,10 @@ def history(ws: Workspace, channel: str, limit: int) -> dict[str, Any]:
     for call in ws.calls("chat.postMessage"):
         if not call.ok or call.channel != channel:  # the DM a post by user id landed in too
             continue
-        message = {
-            "type": "message",
-            "ts": call.response.get("ts"),
-            "text": call.args.get("text", ""),
-            "bot_id": BOT_ID,
-        }
-        if call.args.get("metadata"):
-            message["metadata"] = call.args["metadata"]
+        args = call.args
+        message = {"type": "message", "ts": call.response.get("ts"), "text": args.get("text", ""), "bot_id": BOT_ID}
+        if args.get("metadata"):
+            message["metadata"] = args["metadata"]
         messages.append(message)
     messages.reverse()
     return {"ok": True, "messages": messages[:limit], "has_more": len(messages) > limit}

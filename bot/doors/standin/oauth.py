@@ -103,10 +103,9 @@ class Tokens:
         return access, refresh
 
     def refresh(self, args: Mapping[str, Any], auth: str | None, team: dict[str, str]) -> dict[str, Any]:
-        """Slack's body for ``oauth.v2.access`` with ``grant_type=refresh_token`` (client by Basic
-        ``auth`` or in ``args``; ``team``: ``{"id", "name"}``): a new access and refresh token (the
-        old refresh token stops working), or ``invalid_client_id``, ``bad_client_secret``,
-        ``invalid_refresh_token``."""
+        """Slack's body for ``oauth.v2.access`` with ``grant_type=refresh_token``: new access and refresh
+        tokens (the old refresh token stops working), or ``invalid_client_id``, ``bad_client_secret``,
+        ``invalid_refresh_token``. The client by Basic ``auth`` or in ``args``; ``team``: ``{"id", "name"}``."""
         refused = self._client_refusal(args, auth)
         if refused is not None:
             return refused
@@ -144,12 +143,11 @@ class Tokens:
     def exchange(
         self, args: Mapping[str, Any], auth: str | None, team: dict[str, str], enterprise: dict[str, str] | None
     ) -> dict[str, Any]:
-        """Slack's body for ``oauth.v2.access`` with a ``code``: ``ok``, ``app_id``, ``authed_user``
-        (``id``; ``scope``, ``access_token``, ``token_type`` when user scopes were asked for),
-        ``scope``, ``token_type`` ``bot``, ``access_token`` (accepted here with those scopes),
-        ``bot_user_id``, ``team`` (null for an org-wide install), ``enterprise``,
-        ``is_enterprise_install``. Refusals: ``invalid_client_id``, ``bad_client_secret``,
-        ``invalid_code`` (unknown or used), ``bad_redirect_uri`` (not the authorize step's)."""
+        """Slack's body for ``oauth.v2.access`` with a ``code``: ``ok``, ``app_id``, ``authed_user`` (``id``;
+        ``scope``, ``access_token``, ``token_type`` with user scopes), ``scope``, ``token_type`` ``bot``,
+        ``access_token``, ``bot_user_id``, ``team`` (null when org-wide), ``enterprise``,
+        ``is_enterprise_install``; or ``invalid_client_id``, ``bad_client_secret``, ``invalid_code``
+        (unknown or used), ``bad_redirect_uri`` (not the authorize step's)."""
         refused = self._client_refusal(args, auth)
         if refused is not None:
             return refused

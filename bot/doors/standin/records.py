@@ -22,10 +22,9 @@ def response_key(path: str) -> str | None:
 
 @dataclass(frozen=True)
 class ApiCall:
-    """One Web API call received: ``args`` parsed (form, query or JSON; JSON-valued form fields
-    such as ``blocks`` decoded); ``authorized``: an ``Authorization`` header came; its token kept
-    only as ``token_fingerprint`` (8 hex digits of its SHA-256); the ``status`` and JSON
-    ``response`` answered; ``at``: ``time.monotonic()`` seconds when decided."""
+    """One Web API call received: ``args`` parsed (JSON form fields decoded); ``authorized``: it had
+    an ``Authorization`` header, whose token is kept only as ``token_fingerprint`` (8 hex digits of
+    its SHA-256); the ``status`` and ``response`` answered; ``at``: ``time.monotonic()`` seconds."""
 
     method: str
     args: dict[str, Any]
@@ -73,15 +72,14 @@ class Faults:
     """Failure modes injected into Web API calls (never into response URLs); 0 or None is off.
 
     * ``latency_s``: seconds added before every answer.
-    * ``rate_limit_every`` / ``server_error_every``: every k-th call of ``fault_methods`` (None:
-      all), counted apart, gets HTTP 429 with ``Retry-After: retry_after_s`` / HTTP 500.
-    * ``channel_rate_per_s`` / ``team_rate_per_s``: token buckets for ``chat.postMessage`` per
-      channel (Slack: about 1 a second) / per workspace, holding ``channel_burst`` / ``team_burst``;
-      over it, 429 with ``Retry-After`` = whole seconds until the next token (at least 1).
-    * ``channel_errors`` (channel id -> error code, e.g. ``is_archived``) / ``method_errors``
-      (method -> code, e.g. ``token_revoked``): HTTP 200 ``{"ok": false, "error": code}`` to every
-      call with that ``channel`` argument / of that method.
-    """
+    * ``rate_limit_every`` / ``server_error_every``: every k-th call of ``fault_methods`` (None: all), counted
+      apart, gets HTTP 429 with ``Retry-After: retry_after_s`` / HTTP 500.
+    * ``channel_rate_per_s`` / ``team_rate_per_s``: token buckets for ``chat.postMessage`` per channel (Slack:
+      about 1 a second) / per workspace, holding ``channel_burst`` / ``team_burst``; over it, 429 with
+      ``Retry-After`` = whole seconds until the next token (at least 1).
+    * ``channel_errors`` (channel id -> error code, e.g. ``is_archived``) / ``method_errors`` (method -> code,
+      e.g. ``token_revoked``): HTTP 200 ``{"ok": false, "error": code}`` to every call with that ``channel``
+      argument / of that method."""
 
     latency_s: float = 0.0
     rate_limit_every: int = 0
@@ -97,9 +95,8 @@ class Faults:
 
 
 class ResponseLog:
-    """The posts to response URLs, oldest first and by URL, with each key's count of 200 answers.
-    Called with ``lock`` (the stand-in's) held. A waiter for one URL is woken by posts to that URL
-    only (a benchmark's 50 clients each wait for their own)."""
+    """The posts to response URLs, oldest first and by URL, with each key's count of 200 answers
+    (called with the stand-in's ``lock`` held); a post wakes only the waiters for its URL."""
 
     def __init__(self, lock: threading.RLock) -> None:
         self._lock = lock
@@ -146,9 +143,8 @@ class ResponseLog:
 
 @lru_cache(maxsize=256)
 def blocks_refused(raw: bytes) -> bool:
-    """Whether the blocks of message ``raw`` (JSON text) break Block Kit's limits
-    (:func:`bot.slack.blockkit.block_kit_problems`), remembered by the bytes. Raises ``ValueError``
-    when ``raw`` is not a JSON object."""
+    """Whether the blocks of message ``raw`` (JSON text) break Block Kit's limits, remembered by the
+    bytes. Raises ``ValueError`` when ``raw`` is not a JSON object."""
     body = json.loads(raw.decode("utf-8") or "{}")
     if not isinstance(body, dict):
         raise ValueError("a message body is a JSON object")

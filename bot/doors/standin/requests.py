@@ -60,13 +60,11 @@ def block_actions_body(
     channel_id: str = CONSOLE_CHANNEL_ID,
     channel_name: str = CONSOLE_CHANNEL_NAME,
 ) -> bytes:
-    """A ``block_actions`` request body: form field ``payload`` holding the JSON Slack sends.
-
-    ``action``: ``actions[0]`` (see :func:`button_action`; ``action_ts`` is added when missing).
-    A click in a message: ``message_ts`` (and ``message`` as posted; left out of an ephemeral one,
-    which Slack does not store), giving a ``message`` container, ``channel`` and ``response_url``.
-    A click in a view (App Home, modal): ``view``, giving a ``view`` container and ``view``. Raises
-    ``ValueError`` when neither or both are given."""
+    """A ``block_actions`` request body: form field ``payload`` holding the JSON Slack sends, with
+    ``action`` as ``actions[0]`` (:func:`button_action`; ``action_ts`` added when missing). A click
+    in a message: ``message_ts`` (and ``message`` as posted; Slack stores no ephemeral one), giving a
+    ``message`` container, ``channel`` and ``response_url``; in a view (App Home, modal): ``view``,
+    giving a ``view`` container. Raises ``ValueError`` when neither or both are given."""
     if (view is not None) == (message_ts is not None or message is not None):
         raise ValueError("give either a message (message_ts/message) or a view")
     act = dict(action)
@@ -154,9 +152,8 @@ def link_shared_event(
     source: str = "conversations_history",
     unfurl_id: str | None = None,
 ) -> dict[str, Any]:
-    """A ``link_shared`` event (the ``event`` part): ``type, channel, is_bot_user_member, user,
-    message_ts, unfurl_id, thread_ts?, source, links[{domain, url}], event_ts``. For
-    ``source="composer"`` Slack sends a placeholder ``channel`` (``COMPOSER``) and ``message_ts``."""
+    """A ``link_shared`` event (``type, channel, is_bot_user_member, user, message_ts, unfurl_id,
+    thread_ts?, source, links[{domain, url}], event_ts``); the composer's has placeholders."""
     now = f"{time.time():.6f}"
     composer = source == "composer"
     event: dict[str, Any] = {
@@ -192,9 +189,8 @@ def app_home_opened_event(user_id: str = CONSOLE_USER_ID, *, view: Mapping[str, 
 def signed_headers(
     body: bytes, secret: str, timestamp: int | None = None, content_type: str = "application/x-www-form-urlencoded"
 ) -> dict[str, str]:
-    """Headers Slack sends with ``body``: ``Content-Type``, ``X-Slack-Request-Timestamp`` (epoch
-    seconds, default now) and ``X-Slack-Signature`` (v0 HMAC-SHA256 made by slack-sdk's
-    :class:`~slack_sdk.signature.SignatureVerifier`)."""
+    """Slack's headers for ``body``: ``Content-Type``, ``X-Slack-Request-Timestamp`` (epoch seconds,
+    default now), ``X-Slack-Signature`` (v0 HMAC-SHA256, by slack-sdk's ``SignatureVerifier``)."""
     from slack_sdk.signature import SignatureVerifier
 
     ts = str(int(time.time()) if timestamp is None else timestamp)

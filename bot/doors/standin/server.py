@@ -30,20 +30,18 @@ class SlackStandIn:
     at once; thread-safe; a context manager, or call :meth:`close`). Point a ``WebClient`` at
     :attr:`api_url`; put :meth:`response_url` values in the requests sent to the app.
 
-    ``team_id`` / :attr:`team_name`: what ``auth.test`` reports. ``channels`` (default one public
-    ``C0CONSOLE``): what ``users.conversations`` lists and ``conversations.info`` answers (another
-    id, or a private channel with ``is_member`` false: ``channel_not_found``); posting to or reading
-    one with ``is_member`` false is ``not_in_channel`` (a public one takes posts with
-    ``chat:write.public``). :attr:`response_url_limit`: posts a response URL accepts (Slack: 5, then
-    404 ``used_url``). ``scopes``: any token's scopes (default the manifest's; a missing one is
-    ``missing_scope`` with ``needed`` and ``provided``); ``token_scopes``: each token's own (an
+    ``team_id`` / :attr:`team_name`: what ``auth.test`` reports. ``channels`` (default one public ``C0CONSOLE``):
+    what ``users.conversations`` lists and ``conversations.info`` answers (another id, or a private channel with
+    ``is_member`` false: ``channel_not_found``); posting to or reading one with ``is_member`` false is
+    ``not_in_channel`` (a public one takes posts with ``chat:write.public``). :attr:`response_url_limit`: posts a
+    response URL accepts (Slack: 5, then 404 ``used_url``). ``scopes``: any token's scopes (default the manifest's;
+    a missing one is ``missing_scope`` with ``needed`` and ``provided``); ``token_scopes``: each token's own (an
     unknown token is ``invalid_auth``). ``users``: user id -> ``users.info`` fields (``real_name``,
-    ``display_name``, ``tz`` …; another id is ``user_not_found``; without it everyone is named by
-    their id). ``oauth_client=(client_id, client_secret)``: token rotation
-    (:meth:`issue_rotating_token`) and installs: ``GET /oauth/v2/authorize`` approves at once as
-    :attr:`installer` (org-wide when :attr:`org_wide_install`), redirecting to the ``redirect_uri``
-    given or :attr:`oauth_redirect_url` with a one-time ``code`` and the ``state``, which
-    ``oauth.v2.access`` exchanges for the installation (``enterprise``: ``{"id", "name"}`` of a
+    ``display_name``, ``tz`` …; another id is ``user_not_found``; without it everyone is named by their id).
+    ``oauth_client=(client_id, client_secret)``: token rotation (:meth:`issue_rotating_token`) and installs:
+    ``GET /oauth/v2/authorize`` approves at once as :attr:`installer` (org-wide when :attr:`org_wide_install`),
+    redirecting to the ``redirect_uri`` given or :attr:`oauth_redirect_url` with a one-time ``code`` and the
+    ``state``, which ``oauth.v2.access`` exchanges for the installation (``enterprise``: ``{"id", "name"}`` of a
     Grid org, or None). Tokens live only in memory, never recorded or printed."""
 
     def __init__(
@@ -205,9 +203,8 @@ class SlackStandIn:
             if bad_args is not None:
                 status, headers, body = 200, {}, {"ok": False, "error": bad_args}
         fingerprint = hashlib.sha256(token.encode()).hexdigest()[:8] if token else None
-        record = ApiCall(method, args, bool(auth), fingerprint, status, body, decided)
         with self._cond:
-            self._calls.append(record)
+            self._calls.append(ApiCall(method, args, bool(auth), fingerprint, status, body, decided))
             self._cond.notify_all()
         return status, headers, body
 
@@ -245,8 +242,7 @@ class SlackStandIn:
         return next(self._ids)
 
     def issue_rotating_token(self, scopes: Iterable[str], expires_in_s: float) -> tuple[str, str]:
-        """A rotating bot token with ``scopes`` expiring in ``expires_in_s`` seconds (negative:
-        already expired) and its refresh token: ``(access, refresh)``."""
+        """``(access, refresh)``: a bot token with ``scopes`` expiring in ``expires_in_s`` s (< 0: expired)."""
         return self._tokens.issue(scopes, expires_in_s)
 
     def _ok_body(self, method: str, args: dict[str, Any]) -> dict[str, Any]:

@@ -92,10 +92,10 @@ def handler_for(standin: Answers) -> type[BaseHTTPRequestHandler]:
                 self._send(status, json.dumps(body).encode(), "application/json; charset=utf-8", headers)
             elif parts.path == "/oauth/v2/authorize" and self.command == "GET":
                 status, where = standin.answer_authorize({k: v[-1] for k, v in parse_qs(parts.query).items()})
-                redirect = status == 302
-                self._send(
-                    status, b"" if redirect else where.encode(), "text/plain", {"Location": where} if redirect else None
-                )
+                if status == 302:
+                    self._send(302, b"", "text/plain", {"Location": where})
+                else:
+                    self._send(status, where.encode(), "text/plain")
             elif (key := response_key(parts.path)) is not None and self.command == "POST":
                 try:
                     status, text = standin.answer_response(key, parts.path, raw)
