@@ -73,9 +73,8 @@ def render(template: str, *, lang: str = "en", install_link: bool = False, **val
 
 
 def install_page(authorize_url: str, scopes: Iterable[str]) -> str:
-    """The install page: what the app does, each scope in order with its reason (one missing from
-    :data:`SCOPE_REASONS` says so plainly), what it stores, how to remove it, and the *Add to Slack*
-    link ``authorize_url`` (Bolt's, with the state)."""
+    """The install page: what the app does, each scope with its reason (if missing from :data:`SCOPE_REASONS`,
+    says so), what it stores, how to remove it, and the *Add to Slack* link ``authorize_url`` (Bolt's)."""
     rows = [{"name": s, "reason": SCOPE_REASONS.get(s, "asked for by this app's configuration.")} for s in scopes]
     return render("install.html", authorize_url=authorize_url, scopes=rows)
 

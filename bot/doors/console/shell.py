@@ -1,5 +1,4 @@
-"""The console itself: a :class:`Console` driving the Bolt app through the stand-in, and
-:func:`ask` (see :mod:`bot.doors.console`); the typed lines are :mod:`bot.doors.console.repl`."""
+"""The console itself: a :class:`Console` driving the Bolt app through the stand-in, and :func:`ask`."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The stand-in's answers to accepted Web API calls, one function per method family, shaped as
-Slack's Web API reference shapes them (called once a call passed the refusals and faults)."""
+"""The stand-in's answers to accepted Web API calls, by method family, as Slack's reference shapes them."""
 
 from __future__ import annotations
 

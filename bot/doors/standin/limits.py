@@ -1,5 +1,4 @@
-"""The stand-in's injected faults and rate limits: which calls get HTTP 500, 429 with
-``Retry-After`` or an error code instead of their answer (:class:`~bot.doors.standin.records.Faults`)."""
+"""Which calls get HTTP 500, 429 with ``Retry-After`` or an error code (:class:`~bot.doors.standin.records.Faults`)."""
 
 from __future__ import annotations
 

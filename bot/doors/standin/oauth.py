@@ -1,6 +1,5 @@
-"""The stand-in's tokens: each token's scopes, rotation (expiring access tokens, refresh tokens,
-``oauth.v2.access`` with ``grant_type=refresh_token``) and installs (``/oauth/v2/authorize`` issues
-a code that ``oauth.v2.access`` exchanges). Tokens live only in memory, never recorded or printed."""
+"""The stand-in's tokens: each token's scopes, rotation (expiring access tokens, refresh tokens) and
+installs (``/oauth/v2/authorize`` issues a code); only in memory, never recorded or printed."""
 
 from __future__ import annotations
 
