@@ -16,7 +16,7 @@ from bot.slack.signing import SignedRequestVerification
 log = logging.getLogger(__name__)
 
 MAX_BODY_BYTES = 1024 * 1024
-"""Largest body accepted at ``/slack/events``, in bytes (1 MiB; Slack's are some kB, a modal's 100s)."""
+"""Largest body accepted at ``/slack/events``, in bytes (1 MiB; Slack's are kB, a modal's 100s of kB)."""
 MAX_JSON_DEPTH = 64
 """Deepest nesting of JSON a signed body may have; Slack's payloads stay under 20 levels."""
 

@@ -22,8 +22,8 @@ METRICS_PATH = "/metrics"
 def make_wsgi_app(runtime: Any, app: Any, verify_requests: bool = True) -> Callable[..., Iterable[bytes]]:
     """The door's WSGI app: ``GET|HEAD /healthz`` is ``200 ok`` (no database, so a slow one keeps the
     instance in its load balancer); ``GET /metrics``; :mod:`bot.web.routes`' pages and the signed
-    pictures; the rest Bolt's (OAuth paths when ``app.oauth_flow`` is set, else 404). ``POST
-    /slack/events`` passes :mod:`bot.doors.guard` (unless not ``verify_requests``), timed and counted."""
+    pictures; the rest Bolt's (OAuth paths when ``app.oauth_flow`` is set, else 404). A ``POST /slack/events``
+    passes :mod:`bot.doors.guard` unless ``verify_requests`` is False, and is timed and counted."""
     from slack_bolt.adapter.wsgi import SlackRequestHandler
 
     from bot import metrics
@@ -98,7 +98,7 @@ HTTP_GRACE_S = 3.0
 LAZY_GRACE_S = 5.0
 """Seconds more for running follow-ups, then dropped (a stop takes < 10 s; platforms kill at ~30 s)."""
 CONNECTION_LIMIT = 1000
-"""Default most open connections (waitress's default of 100 a hundred idle sockets would exhaust)."""
+"""Default most open connections (waitress's own 100 would be used up by 100 idle sockets)."""
 CHANNEL_TIMEOUT = 30
 """Default seconds an idle connection is kept before the door closes it."""
 
