@@ -134,6 +134,5 @@ def not_found_page(lang: str = "en") -> str:
     zh = lang == "zh"
     title = "没有这个页面" if zh else "No such page"
     message = "这里没有这个页面，可能链接写错了。" if zh else "There is no page here; the link may be mistyped."
-    return render(
-        "error.html", lang=lang, title=title, message=message, back_link="/paths" + ("?lang=zh" if zh else "")
-    )
+    back = "/paths" + ("?lang=zh" if zh else "")
+    return render("error.html", lang=lang, title=title, message=message, back_link=back)

@@ -134,15 +134,9 @@ def index_page(catalog: Catalog, lang: str = "en", install_link: bool = False) -
     rows = []
     for track in catalog.tracks:
         ess = paths.essentials(catalog, track.id)
-        rows.append(
-            {
-                "id": track.id,
-                "name": track.names.get(lang),
-                "description": track.description.get(lang),
-                "steps": _w(lang, "steps", n=len(ess)),
-                "minutes": _total_text(catalog, ess, lang),
-            }
-        )
+        name, description = track.names.get(lang), track.description.get(lang)
+        steps, minutes = _w(lang, "steps", n=len(ess)), _total_text(catalog, ess, lang)
+        rows.append({"id": track.id, "name": name, "description": description, "steps": steps, "minutes": minutes})
     return pages.render(
         "paths.html", lang=lang, install_link=install_link, w=PAGE_WORDS[lang], tracks=rows, version=catalog.version
     )
