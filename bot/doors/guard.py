@@ -1,13 +1,7 @@
-"""The HTTP door's guard: what is refused before Bolt reads a request to ``POST /slack/events``.
-
-Slack's request bodies are small (a slash command or an event is a few kB; a modal's state at
-most some hundred kB), so a body over :data:`MAX_BODY_BYTES` is refused with 413 from its
-``Content-Length`` before a byte of it is read (waitress's ``max_request_body_size`` refuses
-chunked ones the same way). Then the signature is checked on the raw bytes: every request
-without a good signature gets 401, however malformed its body (not JSON, not UTF-8, nested ten
-thousand deep), and nothing of it is parsed or logged. A signed body that Slack would never send
-(a ``payload`` that is not JSON, text that is not UTF-8) gets 400. Neither leaves a traceback.
-"""
+"""What the HTTP door refuses before Bolt reads ``POST /slack/events``, without a traceback: a body
+over :data:`MAX_BODY_BYTES` gets 413 before a byte is read (waitress refuses chunked ones alike); a
+bad signature 401, the body neither parsed nor logged; a signed body Slack would never send (not
+UTF-8, a ``payload`` that is not JSON) 400."""
 
 from __future__ import annotations
 
@@ -22,15 +16,14 @@ from bot.slack.signing import SignedRequestVerification
 log = logging.getLogger(__name__)
 
 MAX_BODY_BYTES = 1024 * 1024
-"""Largest request body accepted at ``/slack/events``, in bytes (1 MiB)."""
+"""Largest body accepted at ``/slack/events``, in bytes (1 MiB; Slack's are kB, a modal's 100s of kB)."""
 MAX_JSON_DEPTH = 64
 """Deepest nesting of JSON a signed body may have; Slack's payloads stay under 20 levels."""
 
 
 @dataclass(frozen=True)
 class Refusal:
-    """An answer given instead of Bolt's: HTTP ``status`` (400, 401 or 413) and a short JSON
-    ``error`` word for the body."""
+    """An answer given instead of Bolt's: HTTP ``status`` (400, 401 or 413) and the body's ``error``."""
 
     status: int
     error: str
@@ -46,21 +39,19 @@ class Refusal:
         return json.dumps({"error": self.error}).encode()
 
 
-def too_large(content_length: str | None) -> bool:
-    """Whether a declared ``Content-Length`` (a header value, or None) is over :data:`MAX_BODY_BYTES`."""
+def body_length(content_length: str | None) -> int:
+    """A declared ``Content-Length`` (a header value, or None) in bytes; 0 when absent or unreadable."""
     try:
-        return int(content_length or 0) > MAX_BODY_BYTES
+        return int(content_length or 0)
     except ValueError:
-        return False
+        return 0
 
 
 def check(
     raw: bytes, content_type: str, timestamp: str | None, signature: str | None, verifier: SignedRequestVerification
 ) -> Refusal | None:
-    """None when Bolt may have the request; else the :class:`Refusal` to answer with.
-
-    ``raw`` is the body as received; ``timestamp`` / ``signature`` the values of
-    ``X-Slack-Request-Timestamp`` / ``X-Slack-Signature``. The signature is checked first."""
+    """None when Bolt may have the request, else the :class:`Refusal`. ``raw``: the body as
+    received; ``timestamp`` / ``signature``: ``X-Slack-Request-Timestamp`` / ``X-Slack-Signature``."""
     why = verifier.problem(raw, timestamp, signature)
     if why is not None:
         log.info("Invalid request signature (refused with 401): %s", why)

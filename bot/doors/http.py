@@ -1,7 +1,6 @@
-"""The HTTP door: waitress serving Bolt's WSGI adapter behind the guard (:mod:`bot.doors.guard`),
-with the health check, the metrics and the web pages (:mod:`bot.web.routes`) beside it, and a
-clean stop (take what the kernel queued, answer what has arrived, give the follow-ups a grace
-period, log what was dropped). :func:`bot.doors.serve.serve_http` opens it."""
+"""The HTTP door: waitress serving Bolt's WSGI adapter behind :mod:`bot.doors.guard`, beside the
+health check, the metrics and the web pages, with a clean stop (answer what has arrived, give the
+follow-ups a grace period, log what was dropped). :func:`bot.doors.serve.serve_http` opens it."""
 
 from __future__ import annotations
 
@@ -21,17 +20,10 @@ METRICS_PATH = "/metrics"
 
 
 def make_wsgi_app(runtime: Any, app: Any, verify_requests: bool = True) -> Callable[..., Iterable[bytes]]:
-    """A WSGI application: ``GET|HEAD /healthz`` answers ``200 ok``; ``GET /metrics`` the
-    Prometheus metrics (:mod:`bot.metrics`); everything else goes to Bolt's
-    :class:`~slack_bolt.adapter.wsgi.SlackRequestHandler` (``POST /slack/events``, and the OAuth
-    install/redirect paths when ``app.oauth_flow`` is set; other paths get 404), counted by kind
-    and outcome with the time to the answer (the ack). Requests to ``/slack/events`` pass
-    :mod:`bot.doors.guard` first (size, signature, well-formed body) unless ``verify_requests``
-    is False (tests of an app built without verification).
-
-    The health check does not touch the database, so that a slow database does not take the
-    instance out of a load balancer; ``runtime`` feeds the metrics (ledger, catalog version).
-    """
+    """The door's WSGI app: ``GET|HEAD /healthz`` is ``200 ok`` (no database, so a slow one keeps the
+    instance in its load balancer); ``GET /metrics``; :mod:`bot.web.routes`' pages and the signed
+    pictures; the rest Bolt's (OAuth paths when ``app.oauth_flow`` is set, else 404). A ``POST /slack/events``
+    passes :mod:`bot.doors.guard` unless ``verify_requests`` is False, and is timed and counted."""
     from slack_bolt.adapter.wsgi import SlackRequestHandler
 
     from bot import metrics
@@ -65,12 +57,9 @@ def make_wsgi_app(runtime: Any, app: Any, verify_requests: bool = True) -> Calla
         if path != EVENTS_PATH or method != "POST":
             return bolt(environ, start_response)
         started = time.monotonic()
-        if guard.too_large(environ.get("CONTENT_LENGTH")):
+        length = guard.body_length(environ.get("CONTENT_LENGTH"))
+        if length > guard.MAX_BODY_BYTES:
             return _refuse(start_response, guard.Refusal(413, "request body too large"))
-        try:
-            length = int(environ.get("CONTENT_LENGTH") or 0)
-        except ValueError:
-            length = 0
         raw = environ["wsgi.input"].read(length) if length > 0 else b""
         content_type = str(environ.get("CONTENT_TYPE") or "")
         timestamp, signature = environ.get("HTTP_X_SLACK_REQUEST_TIMESTAMP"), environ.get("HTTP_X_SLACK_SIGNATURE")
@@ -95,8 +84,7 @@ def make_wsgi_app(runtime: Any, app: Any, verify_requests: bool = True) -> Calla
 
 
 def _refuse(start_response: Callable[..., Any], refusal: Any) -> list[bytes]:
-    """Answer a refused request (:class:`bot.doors.guard.Refusal`) with its status and JSON body;
-    ``Connection: close`` for 413, since the unread body is still on the socket."""
+    """Answer a :class:`bot.doors.guard.Refusal` (413 closes the connection: its body is unread)."""
     body = refusal.body
     headers = [("Content-Type", "application/json"), ("Content-Length", str(len(body)))]
     if refusal.status == 413:
@@ -108,24 +96,18 @@ def _refuse(start_response: Callable[..., Any], refusal: Any) -> list[bytes]:
 HTTP_GRACE_S = 3.0
 """Seconds a stopping door keeps answering the requests that have arrived."""
 LAZY_GRACE_S = 5.0
-"""Seconds after that for the follow-ups already running (replies waiting on Slack); then they are
-dropped, counted and logged, so a stop takes under 10 s in all (platforms kill at about 30 s)."""
+"""Seconds more for running follow-ups, then dropped (a stop takes < 10 s; platforms kill at ~30 s)."""
 CONNECTION_LIMIT = 1000
-"""Default most open connections the HTTP door keeps (waitress's own default is 100, which a
-hundred idle sockets would exhaust)."""
+"""Default most open connections (waitress's own 100 would be used up by 100 idle sockets)."""
 CHANNEL_TIMEOUT = 30
 """Default seconds an idle connection is kept before the door closes it."""
 
 
 class HttpDoor:
-    """The HTTP door: waitress serving :func:`make_wsgi_app` on ``host:port`` (0 = a free port).
-
-    :meth:`serve_forever` blocks until :meth:`stop`; :meth:`start` runs it on a daemon thread
-    (tests); :meth:`close` stops, waits for the loop to end and frees the port. ``threads`` is
-    waitress's worker count; ``connection_limit`` the most connections kept open and
-    ``channel_timeout`` the seconds an idle one is kept (see :data:`CONNECTION_LIMIT`); bodies
-    over :data:`bot.doors.guard.MAX_BODY_BYTES` are refused. Usable as a context manager.
-    """
+    """Waitress serving :func:`make_wsgi_app` on ``host:port`` (0 = a free port) with ``threads``
+    workers, ``connection_limit`` connections and idle ones kept ``channel_timeout`` seconds.
+    :meth:`serve_forever` blocks until :meth:`stop`; :meth:`start` serves on a daemon thread;
+    :meth:`close` stops and frees the port. A context manager."""
 
     def __init__(
         self,
@@ -158,8 +140,7 @@ class HttpDoor:
         )
         self._stop = threading.Event()
         self._done = threading.Event()
-        self.dropped = 0
-        """Follow-ups dropped when the door stopped (see :meth:`_drain_lazy`)."""
+        self.dropped = 0  # follow-ups dropped when the door stopped (_drain_lazy)
         self._thread: threading.Thread | None = None
 
     @property
@@ -189,8 +170,7 @@ class HttpDoor:
             self._done.set()
 
     def _stop_accepting(self) -> None:
-        """Take the connections already queued in the kernel (they have arrived), then close the
-        listening socket: later ones are refused at once rather than reset."""
+        """Take the connections the kernel queued, then close the socket (later ones are refused)."""
         server = self._server
         server.accepting = False
         for _ in range(10_000):  # what the backlog holds; accept() answers None when it is empty
@@ -205,9 +185,7 @@ class HttpDoor:
             server.socket.close()
 
     def _finish_in_flight(self, deadline: float) -> None:
-        """Keep the loop running until every request that has arrived is answered and its answer
-        written out (or ``deadline``, ``time.monotonic()`` seconds); idle keep-alive connections
-        are closed after."""
+        """Loop until every arrived request is answered, or ``deadline`` (``time.monotonic()`` s)."""
         from waitress import wasyncore
 
         stopped_at = time.time()
@@ -223,15 +201,11 @@ class HttpDoor:
                 and getattr(ch, "creation_time", 0) == getattr(ch, "last_activity", -1)
             )
 
-        def any_busy() -> bool:
-            return any(busy(ch) for ch in list(self._map.values()))
-
-        while any_busy() and time.monotonic() < deadline:
+        while any(busy(ch) for ch in list(self._map.values())) and time.monotonic() < deadline:
             wasyncore.loop(timeout=0.05, map=self._map, count=1)
 
     def _drain_lazy(self) -> int:
-        """Give the follow-ups (lazy listeners) what is left of the grace period; return how many
-        were dropped (logged with the count, and counted in ``/metrics``)."""
+        """Give the follow-ups their grace period; return how many were dropped (logged, counted)."""
         from bot import metrics
         from bot.slack.app import lazy_runner
 

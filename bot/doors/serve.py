@@ -1,17 +1,7 @@
-"""The Slack doors of ``vllm-path serve``: Socket Mode, or signed HTTP behind waitress.
-
-* Socket Mode when ``SLACK_APP_TOKEN`` (``xapp-…``) is set: no public URL needed.
-* HTTP otherwise, with ``SLACK_SIGNING_SECRET``: Bolt's WSGI adapter served by waitress at
-  ``POST /slack/events`` (commands, interactivity and events share the one URL), plus
-  ``GET /slack/install`` and ``GET /slack/oauth_redirect`` when OAuth is configured
-  (``SLACK_CLIENT_ID`` / ``SLACK_CLIENT_SECRET``), ``GET /healthz`` (``200 ok``) and ``GET /metrics``
-  (Prometheus, :mod:`bot.metrics`).
-
-Both doors need a way to call Slack: ``SLACK_BOT_TOKEN`` (one workspace) or OAuth (many).
-``SIGHUP`` reloads the catalog (the last good version keeps serving when the new one is refused);
-``SIGTERM``/``SIGINT`` stop the server after the requests in flight. Secrets are never logged
-(:func:`bot.logging_setup.setup_logging` masks them in every record as a last line of defence).
-"""
+"""The Slack doors of ``vllm-path serve``: Socket Mode when ``SLACK_APP_TOKEN`` (``xapp-…``) is
+set, else signed HTTP (``SLACK_SIGNING_SECRET``, :mod:`bot.doors.http`); both need ``SLACK_BOT_TOKEN``
+or OAuth (``SLACK_CLIENT_ID`` / ``SLACK_CLIENT_SECRET``). ``SIGHUP`` reloads the catalog (a refused
+one leaves the last good one serving); ``SIGTERM``/``SIGINT`` stop after the requests in flight."""
 
 from __future__ import annotations
 
@@ -34,19 +24,15 @@ class ConfigError(Exception):
 
 
 def door_for(settings: Settings) -> str:
-    """Which door ``serve`` opens for these settings: ``"socket"`` or ``"http"``.
-
-    Raises :class:`ConfigError` naming the variables to set when neither is configured, or when
-    the app could not call Slack (no bot token and no OAuth client).
-    """
-    can_call_slack = bool(settings.slack_bot_token or settings.oauth_enabled)
+    """Which door ``serve`` opens for these settings: ``"socket"`` or ``"http"``. Raises
+    :class:`ConfigError` naming the variables to set when neither is configured, or when the app
+    could not call Slack (no bot token and no OAuth client)."""
     half = settings.half_oauth()
     app_token = settings.slack_app_token
     if app_token is not None and not app_token.get_secret_value().startswith("xapp-"):
         raise ConfigError(
-            "SLACK_APP_TOKEN must be an app-level token (it starts with "
-            "'xapp-'); create one with the connections:write scope under "
-            "Basic Information > App-Level Tokens."
+            "SLACK_APP_TOKEN must be an app-level token (it starts with 'xapp-'); create one with the "
+            "connections:write scope under Basic Information > App-Level Tokens."
         )
     if app_token is not None or settings.slack_signing_secret is not None:
         door, mode, var = (
@@ -54,36 +40,29 @@ def door_for(settings: Settings) -> str:
             if app_token is not None
             else ("http", "HTTP mode", "SLACK_SIGNING_SECRET")
         )
-        if not can_call_slack:
-            raise ConfigError(
-                _missing_message(
-                    f"{half} is missing ({mode} with OAuth)."
-                    if half
-                    else f"{mode} has {var} but no SLACK_BOT_TOKEN (or SLACK_CLIENT_ID/SLACK_CLIENT_SECRET)."
-                )
-            )
-        return door
+        if settings.slack_bot_token or settings.oauth_enabled:
+            return door
+        if half:
+            raise _missing(f"{half} is missing ({mode} with OAuth).")
+        raise _missing(f"{mode} has {var} but no SLACK_BOT_TOKEN (or SLACK_CLIENT_ID/SLACK_CLIENT_SECRET).")
     if settings.oauth_enabled:
-        raise ConfigError(
-            _missing_message(
-                "SLACK_SIGNING_SECRET is missing: SLACK_CLIENT_ID and SLACK_CLIENT_SECRET are set "
-                "(OAuth), and Slack's requests and the OAuth redirect arrive over HTTP, signed with "
-                "the signing secret (Basic Information > App Credentials > Signing Secret)."
-            )
+        raise _missing(
+            "SLACK_SIGNING_SECRET is missing: SLACK_CLIENT_ID and SLACK_CLIENT_SECRET are set "
+            "(OAuth), and Slack's requests and the OAuth redirect arrive over HTTP, signed with "
+            "the signing secret (Basic Information > App Credentials > Signing Secret)."
         )
     if settings.slack_bot_token is not None or half:
-        raise ConfigError(
-            _missing_message(
-                "SLACK_SIGNING_SECRET (HTTP) or SLACK_APP_TOKEN (Socket Mode) is missing: "
-                + ("SLACK_BOT_TOKEN is set" if settings.slack_bot_token is not None else f"{half} is missing too")
-                + ", but nothing says how Slack reaches the app."
-            )
+        have = "SLACK_BOT_TOKEN is set" if settings.slack_bot_token is not None else f"{half} is missing too"
+        raise _missing(
+            f"SLACK_SIGNING_SECRET (HTTP) or SLACK_APP_TOKEN (Socket Mode) is missing: {have}, "
+            "but nothing says how Slack reaches the app."
         )
-    raise ConfigError(_missing_message("No Slack credentials are configured."))
+    raise _missing("No Slack credentials are configured.")
 
 
-def _missing_message(first: str) -> str:
-    return (
+def _missing(first: str) -> ConfigError:
+    """A :class:`ConfigError`: ``first``, then how to configure Slack (or try the console)."""
+    return ConfigError(
         f"{first}\n"
         "To connect to Slack, set either\n"
         "  SLACK_APP_TOKEN (Socket Mode, xapp-…), or\n"
@@ -98,14 +77,10 @@ _heap_frozen = False
 
 
 def freeze_startup_heap() -> None:
-    """Exempt what the process holds after start-up (the catalog, its matcher and search index,
-    the app) from the cyclic garbage collector: one full collection, then ``gc.freeze()``.
-
-    A full collection walks every tracked object; with the whole blog's catalog and index loaded
-    that is about 100 ms during which no thread runs, and under load one came every few hundred
-    requests (the tail of ``benchmarks/command_latency.py``). Frozen objects are still freed by
-    reference counting; only cycles among them wait for :func:`refreeze_heap`. Called once by
-    :func:`serve`, before the door opens."""
+    """Exempt what start-up loaded (catalog, search index, app) from the cyclic GC: one full
+    collection, then ``gc.freeze()``. A full collection over them pauses every thread ~100 ms (the
+    tail of ``benchmarks/command_latency.py``); cycles among frozen objects wait for
+    :func:`refreeze_heap`. Called by :func:`serve` before the door opens."""
     global _heap_frozen
     gc.collect()
     gc.freeze()
@@ -113,9 +88,8 @@ def freeze_startup_heap() -> None:
 
 
 def refreeze_heap() -> None:
-    """After a catalog reload in a process that froze its heap: unfreeze, collect (the old
-    catalog's cycles go), freeze again. One pause of about 100 ms. Nothing when the heap was
-    never frozen (tests, the console)."""
+    """After a catalog reload: unfreeze, collect (the old catalog's cycles), freeze again (~100 ms).
+    Nothing when the heap was never frozen (tests, the console)."""
     if _heap_frozen:
         gc.unfreeze()
         gc.collect()
@@ -142,10 +116,7 @@ def reload_catalog_logged(runtime: Any) -> bool:
 
 
 def install_signal_handlers(runtime: Any, stop: Callable[[], None]) -> None:
-    """SIGHUP reloads the catalog on a worker thread; SIGTERM and SIGINT call ``stop``.
-
-    Only possible on the main thread; elsewhere (tests) nothing is installed.
-    """
+    """SIGHUP reloads the catalog on a thread; SIGTERM/SIGINT call ``stop`` (main thread only)."""
     if threading.current_thread() is not threading.main_thread():
         return
 
@@ -174,23 +145,15 @@ def serve_http(
 ) -> HttpDoor:
     """Open the HTTP door. ``app`` defaults to ``build_app(runtime)``; ``options`` are
     :class:`HttpDoor`'s (``connection_limit``, ``channel_timeout``, ``verify_requests``).
-
-    With ``background=True`` the server runs on a daemon thread and the started
-    :class:`HttpDoor` is returned at once (close it when done). Otherwise this blocks, with
-    SIGHUP/SIGTERM/SIGINT handled (see :func:`install_signal_handlers`), until stopped, and
-    returns the closed door.
-    """
-    if app is None:
-        from bot.slack.app import build_app
-
-        app = build_app(runtime)
-    door = HttpDoor(runtime, app, host=host, port=port, threads=threads, **options)
+    ``background=True``: serve on a daemon thread and return the started door (close it when
+    done); else block with the signals handled until stopped, and return the closed door."""
+    door = HttpDoor(runtime, _app_for(runtime, app), host=host, port=port, threads=threads, **options)
     if background:
         return door.start()
     install_signal_handlers(runtime, door.stop)
     log.info("HTTP door listening on %s (POST %s, GET %s)", door.url, EVENTS_PATH, HEALTH_PATH)
-    if getattr(app, "oauth_flow", None) is not None:
-        flow = app.oauth_flow
+    flow = getattr(door.app, "oauth_flow", None)
+    if flow is not None:
         log.info("OAuth install at %s%s, redirect %s", door.url, flow.install_path, flow.redirect_uri_path)
     door.serve_forever()
     log.info("HTTP door closed (%d follow-up(s) dropped)", door.dropped)
@@ -198,20 +161,15 @@ def serve_http(
 
 
 def serve_socket_mode(runtime: Any, *, app: Any = None, stop: threading.Event | None = None) -> None:
-    """Connect through Socket Mode with ``SLACK_APP_TOKEN`` and block until SIGTERM/SIGINT (or
-    until ``stop`` is set, when given: then no signal handler is installed).
-
-    Raises :class:`ConfigError` when ``SLACK_APP_TOKEN`` is not set.
-    """
+    """Connect through Socket Mode with ``SLACK_APP_TOKEN`` and block until SIGTERM/SIGINT, or
+    until ``stop`` is set when given (then no signal handler is installed). Raises
+    :class:`ConfigError` when ``SLACK_APP_TOKEN`` is not set."""
     from slack_bolt.adapter.socket_mode import SocketModeHandler
 
     token = runtime.settings.slack_app_token
     if token is None:
         raise ConfigError("SLACK_APP_TOKEN is not set")
-    if app is None:
-        from bot.slack.app import build_app
-
-        app = build_app(runtime)
+    app = _app_for(runtime, app)
     handler = SocketModeHandler(app, token.get_secret_value())
     stopped = stop or threading.Event()
     if stop is None:
@@ -230,12 +188,18 @@ def serve_socket_mode(runtime: Any, *, app: Any = None, stop: threading.Event | 
         log.info("Socket Mode closed (%d follow-up(s) dropped)", dropped)
 
 
-def serve(settings: Settings | None = None, host: str = "127.0.0.1", port: int = 3000, **options: Any) -> None:
-    """``vllm-path serve``: pick the door from the settings, build the runtime and the app, run.
-    ``options``: :func:`serve_http`'s (``threads``, ``connection_limit``, ``channel_timeout``).
+def _app_for(runtime: Any, app: Any) -> Any:
+    """``app``, or ``build_app(runtime)`` when None."""
+    if app is not None:
+        return app
+    from bot.slack.app import build_app
 
-    Raises :class:`ConfigError` when no door is configured (the CLI exits 2 with its message).
-    """
+    return build_app(runtime)
+
+
+def serve(settings: Settings | None = None, host: str = "127.0.0.1", port: int = 3000, **options: Any) -> None:
+    """``vllm-path serve``: pick the door, build the runtime and the app, run. ``options``:
+    :func:`serve_http`'s. Raises :class:`ConfigError` when no door is configured (the CLI exits 2)."""
     from bot.logging_setup import setup_logging
     from bot.runtime import Runtime
 
@@ -244,17 +208,14 @@ def serve(settings: Settings | None = None, host: str = "127.0.0.1", port: int =
     door = door_for(settings)
     runtime = Runtime.create(settings)
     log.info("catalog %s loaded; database %s", runtime.holder.catalog.version, _safe_db_url(settings.database_url))
-    from bot.slack.app import build_app
-
-    app = build_app(runtime)
+    app = _app_for(runtime, None)
     freeze_startup_heap()
     if door == "socket":
         serve_socket_mode(runtime, app=app)
         return
     closed = serve_http(runtime, host, port, app=app, **options)
     if closed.dropped:
-        # Threads still waiting on Slack would hold the exit until their calls time out: the
-        # drop is logged, so leave now rather than be killed by the platform.
+        # Threads still waiting on Slack would hold the exit; the drop is logged, so leave now.
         logging.shutdown()
         os._exit(0)
 

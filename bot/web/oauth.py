@@ -1,9 +1,5 @@
-"""The OAuth install flow with our pages: Bolt's :class:`~slack_bolt.oauth.OAuthFlow` (state
-cookie, authorize URL, code exchange, installation store) with its install page replaced by
-:func:`bot.web.pages.install_page`, and callbacks that render our success and error pages.
-
-A failure's internals (Bolt's reason, the exception) are logged; the person sees plain words
-and the right status (:data:`bot.web.pages.FAILURES`)."""
+"""Bolt's OAuth install flow with our install, success and error pages (:mod:`bot.web.pages`). A
+failure's internals are logged; the person sees plain words and the right status."""
 
 from __future__ import annotations
 
@@ -23,8 +19,7 @@ HTML = {"Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store"}
 
 
 class PageOAuthFlow(OAuthFlow):
-    """Bolt's OAuth flow whose install page is ours (the *Add to Slack* link is the URL Bolt
-    builds, with the state it issued and set as a cookie)."""
+    """Bolt's OAuth flow with our install page (linking Bolt's authorize URL, with its state)."""
 
     def build_install_page_html(self, url: str, request: BoltRequest) -> str:
         return pages.install_page(url, self.settings.scopes or [])

@@ -1,6 +1,5 @@
-"""Rendering the web pages: one Jinja2 environment over ``bot/web/templates`` (autoescaped, so
-catalog text can never form markup), the page words in English and Chinese, and the reasons the
-install page gives for each Slack scope."""
+"""Rendering the web pages from ``bot/web/templates`` (autoescaped, so catalog text never forms
+markup), with their words in English and Chinese and the install page's reasons for each scope."""
 
 from __future__ import annotations
 
@@ -73,16 +72,11 @@ def render(template: str, *, lang: str = "en", install_link: bool = False, **val
     return environment().get_template(template).render(**frame, **values)
 
 
-def scope_rows(scopes: Iterable[str]) -> list[dict[str, str]]:
-    """``[{name, reason}]`` for the scopes the app asks for, in the order given. A scope without
-    a reason in :data:`SCOPE_REASONS` says so plainly (a test keeps the table complete)."""
-    return [{"name": s, "reason": SCOPE_REASONS.get(s, "asked for by this app's configuration.")} for s in scopes]
-
-
 def install_page(authorize_url: str, scopes: Iterable[str]) -> str:
-    """The install page: what the app does, each scope with its reason, what it stores, how to
-    remove it, and the *Add to Slack* link ``authorize_url`` (Bolt's, with the state)."""
-    return render("install.html", authorize_url=authorize_url, scopes=scope_rows(scopes))
+    """The install page: what the app does, each scope with its reason (if missing from :data:`SCOPE_REASONS`,
+    says so), what it stores, how to remove it, and the *Add to Slack* link ``authorize_url`` (Bolt's)."""
+    rows = [{"name": s, "reason": SCOPE_REASONS.get(s, "asked for by this app's configuration.")} for s in scopes]
+    return render("install.html", authorize_url=authorize_url, scopes=rows)
 
 
 def success_page(team_name: str | None) -> str:
@@ -127,23 +121,18 @@ FAILURES: Mapping[str, tuple[int, str, str]] = {
 
 def failure_page(reason: str) -> tuple[int, str]:
     """``(status, html)`` for an OAuth failure ``reason`` (Bolt's words, never shown)."""
-    status, title, message = FAILURES.get(
-        reason,
-        (
-            400,
-            "The installation did not go through",
-            "Something went wrong between Slack and this server. Start again from the install page.",
-        ),
+    status, title, message = FAILURES.get(reason) or (
+        400,
+        "The installation did not go through",
+        "Something went wrong between Slack and this server. Start again from the install page.",
     )
     return status, render("error.html", title=title, message=message, start_over=True)
 
 
 def not_found_page(lang: str = "en") -> str:
     """The 404 page, with a link to every reading path."""
-    title = "没有这个页面" if lang == "zh" else "No such page"
-    message = (
-        "这里没有这个页面，可能链接写错了。" if lang == "zh" else "There is no page here; the link may be mistyped."
-    )
-    return render(
-        "error.html", lang=lang, title=title, message=message, back_link="/paths" + ("?lang=zh" if lang == "zh" else "")
-    )
+    zh = lang == "zh"
+    title = "没有这个页面" if zh else "No such page"
+    message = "这里没有这个页面，可能链接写错了。" if zh else "There is no page here; the link may be mistyped."
+    back = "/paths" + ("?lang=zh" if zh else "")
+    return render("error.html", lang=lang, title=title, message=message, back_link=back)

@@ -1,13 +1,6 @@
-"""The public path pages (issue 25): ``/paths`` lists every track with its essential path's
-minutes; ``/paths/<track>`` shows the path's picture, its essential steps and further reading
-with their links and minutes, and the tracks to read before; ``/paths/<track>.svg`` (or ``.png``)
-is that picture, drawn from the catalog only.
-
-Everything here comes from the catalog (:class:`bot.domain.catalog.Catalog`): no page ever shows
-or reads a reader's data. English and Chinese: ``?lang=zh`` / ``?lang=en``, else the browser's
-``Accept-Language``. Pictures are drawn by Graphviz (:func:`bot.pictures.render`) once per
-catalog version, track, language and format, and kept.
-"""
+"""The public path pages (issue 25): ``/paths`` (every track), ``/paths/<track>`` and its picture
+``/paths/<track>.svg`` (or ``.png``). Everything comes from the catalog, never a reader's data.
+English or Chinese by ``?lang=``, else the browser's ``Accept-Language``."""
 
 from __future__ import annotations
 
@@ -71,8 +64,7 @@ PAGE_WORDS: Mapping[str, Mapping[str, str]] = {
 
 
 def page_lang(query: str, accept_language: str | None) -> str:
-    """``zh`` or ``en``: ``?lang=`` first, else the first of the browser's ``Accept-Language``
-    (by q-value) that is Chinese or English, else English."""
+    """``zh`` or ``en``: ``?lang=``, else the browser's best by q-value of the two, else ``en``."""
     asked = (parse_qs(query).get("lang") or [""])[0].lower()
     if asked in ("zh", "en"):
         return asked
@@ -94,16 +86,14 @@ def _w(lang: str, key: str, **values: Any) -> str:
 
 
 def minutes_text(post: Post, lang: str) -> str:
-    """A post's reading time as the page shows it: ``12 min`` (counted), ``about 12 min
-    (estimate)``, or nothing when unknown."""
+    """A post's reading time: ``12 min`` (counted), ``about 12 min (estimate)``, or "" (unknown)."""
     if post.minutes is None:
         return ""
     return _w(lang, "min" if post.minutes_source == "counted" else "estimate", n=post.minutes)
 
 
 def _total_text(catalog: Catalog, post_ids: tuple[str, ...], lang: str) -> str:
-    """The minutes of ``post_ids`` summed: ``54 min``, ``about 54 min`` when some are estimated
-    or unknown, nothing when none is known."""
+    """The minutes of ``post_ids``: ``54 min``, ``about 54 min`` (some not counted), "" (none known)."""
     if not any(catalog.post(p).minutes for p in post_ids):
         return ""
     total, complete = paths.total_minutes(catalog, post_ids)
@@ -111,8 +101,7 @@ def _total_text(catalog: Catalog, post_ids: tuple[str, ...], lang: str) -> str:
 
 
 def _step(catalog: Catalog, post_id: str, number: int, lang: str) -> dict[str, Any]:
-    """One step as the template lists it: number, title, link (None without one), minutes,
-    status words (no link yet, draft, a summary page)."""
+    """One step for the template: number, title, link (or None), minutes, status words, summary."""
     post = catalog.post(post_id)
     url, kind = post.read_link(catalog.manifest)
     status = [_w(lang, "draft")] if post.is_draft else []
@@ -130,19 +119,13 @@ def _step(catalog: Catalog, post_id: str, number: int, lang: str) -> dict[str, A
 
 
 def _alt(catalog: Catalog, track_id: str, lang: str) -> str:
-    """The picture's alt text: the essential steps in order, how much further reading follows,
-    the tracks to read first."""
+    """The picture's alt text: the essential steps, how much further reading, the tracks before."""
+    track = catalog.track(track_id)
     ess, more = paths.essentials(catalog, track_id), paths.further(catalog, track_id)
     joiner = "、" if lang == "zh" else "; "
-    text = _w(
-        lang,
-        "alt",
-        track=catalog.track(track_id).names.get(lang),
-        n=len(ess),
-        m=len(more),
-        steps=joiner.join(catalog.post(p).title for p in ess),
-    )
-    before = [catalog.track(b).names.get(lang) for b in catalog.track(track_id).before if catalog.has_track(b)]
+    steps = joiner.join(catalog.post(p).title for p in ess)
+    text = _w(lang, "alt", track=track.names.get(lang), n=len(ess), m=len(more), steps=steps)
+    before = [catalog.track(b).names.get(lang) for b in track.before if catalog.has_track(b)]
     return text + (_w(lang, "alt_before", tracks=joiner.join(before)) if before else "")
 
 
@@ -151,24 +134,17 @@ def index_page(catalog: Catalog, lang: str = "en", install_link: bool = False) -
     rows = []
     for track in catalog.tracks:
         ess = paths.essentials(catalog, track.id)
-        rows.append(
-            {
-                "id": track.id,
-                "name": track.names.get(lang),
-                "description": track.description.get(lang),
-                "steps": _w(lang, "steps", n=len(ess)),
-                "minutes": _total_text(catalog, ess, lang),
-            }
-        )
+        name, description = track.names.get(lang), track.description.get(lang)
+        steps, minutes = _w(lang, "steps", n=len(ess)), _total_text(catalog, ess, lang)
+        rows.append({"id": track.id, "name": name, "description": description, "steps": steps, "minutes": minutes})
     return pages.render(
         "paths.html", lang=lang, install_link=install_link, w=PAGE_WORDS[lang], tracks=rows, version=catalog.version
     )
 
 
 def track_page(catalog: Catalog, track_id: str, lang: str = "en", install_link: bool = False) -> str:
-    """``/paths/<track>``: the picture (with alt text), the essential steps and further reading
-    with links and minutes, and the tracks to read before. Raises ``KeyError`` for an unknown
-    track."""
+    """``/paths/<track>``: the picture, the essential steps and further reading with links and
+    minutes, the tracks to read before. Raises ``KeyError`` for an unknown track."""
     track = catalog.track(track_id)
     ess, more = paths.essentials(catalog, track_id), paths.further(catalog, track_id)
     before = [{"id": b, "name": catalog.track(b).names.get(lang)} for b in track.before if catalog.has_track(b)]
@@ -184,9 +160,7 @@ def track_page(catalog: Catalog, track_id: str, lang: str = "en", install_link: 
         essentials=[_step(catalog, p, i + 1, lang) for i, p in enumerate(ess)],
         further=[_step(catalog, p, len(ess) + i + 1, lang) for i, p in enumerate(more)],
         essential_head=" · ".join(x for x in (_w(lang, "steps", n=len(ess)), _total_text(catalog, ess, lang)) if x),
-        picture=f"/paths/{track_id}.svg" + ("?lang=zh" if lang == "zh" else ""),
         alt=_alt(catalog, track_id, lang),
-        other_lang=("?lang=en" if lang == "zh" else "?lang=zh"),
         version=catalog.version,
         follow=_w(lang, "follow", track=track_id),
     )

@@ -1,10 +1,6 @@
-"""The web pages' routes for the HTTP door: ``GET /static/site.css`` and the public path pages
-(:mod:`bot.web.paths`): ``/paths``, ``/paths/<track>``, ``/paths/<track>.svg|png`` (the
-catalog-only picture; a picture URL carrying ``read``/``sig`` is a reader's signed picture,
-left to :func:`bot.pictures.picture_app`).
-
-:func:`routes` gives the door one function: ``(path, method, environ) -> (status line, headers,
-body) | None``; None means "not a page: let Bolt (or the 404) have it"."""
+"""The web pages' routes for the HTTP door: ``GET /static/site.css`` and the path pages of
+:mod:`bot.web.paths` (a picture URL with ``read``/``sig`` is a reader's, for
+:func:`bot.pictures.picture_app`)."""
 
 from __future__ import annotations
 
@@ -34,13 +30,9 @@ def _html(status: str, text: str, cache: str = "public, max-age=300") -> Page:
     return _page(status, "text/html; charset=utf-8", text.encode("utf-8"), *headers)
 
 
-def _plain(status: str, text: str) -> Page:
-    return _page(status, "text/plain; charset=utf-8", text.encode("utf-8"))
-
-
 def routes(runtime: Any) -> Callable[[str, str, dict[str, Any]], Page | None]:
-    """The page router for ``runtime`` (its catalog holder and settings: the install link shows
-    in the page header when OAuth is configured)."""
+    """The page router for ``runtime``: ``(path, method, environ) -> Page``, or None when it is
+    not a page (Bolt's, or the 404). The header links the install page when OAuth is configured."""
     css = (STATIC_DIR / "site.css").read_bytes()
     pictures = path_pages.Pictures()
     install_link = bool(getattr(runtime.settings, "oauth_enabled", False))
@@ -52,14 +44,14 @@ def routes(runtime: Any) -> Callable[[str, str, dict[str, Any]], Page | None]:
             return None  # a reader's signed picture (bot.pictures.picture_app)
         catalog = runtime.holder.catalog
         if fmt not in PICTURE_TYPES or not catalog.has_track(track_id):
-            return _plain("404 Not Found", "not found")
+            return _page("404 Not Found", "text/plain; charset=utf-8", b"not found")
         from bot.pictures import PictureError
 
         try:
             body = pictures.get(catalog, track_id, fmt, lang)
         except PictureError as exc:
             log.warning("path picture %s.%s not drawn: %s", track_id, fmt, exc)
-            return _plain("500 Internal Server Error", "picture unavailable")
+            return _page("500 Internal Server Error", "text/plain; charset=utf-8", b"picture unavailable")
         return _page("200 OK", PICTURE_TYPES[fmt], body, ("Cache-Control", "public, max-age=3600"))
 
     def path_page(path: str, environ: dict[str, Any]) -> Page | None:

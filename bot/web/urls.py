@@ -1,7 +1,4 @@
-"""The public path pages' addresses (:mod:`bot.web.paths`), for the replies that link to them.
-
-Pure: no I/O, no imports beyond the standard library, so the Slack views' callers and the digest
-sender can use it."""
+"""The public path pages' addresses, for the replies that link to them (standard library only)."""
 
 from __future__ import annotations
 
@@ -13,8 +10,7 @@ PATHS_PREFIX = "/paths"
 
 
 def path_page_url(settings: Any, track_id: str, lang: str = "en") -> str | None:
-    """``<PUBLIC_URL>/paths/<track>`` (``?lang=zh`` for Chinese), or None when
-    ``settings.public_url`` is not set. The page shows the catalog only, never a reader's data."""
+    """``<PUBLIC_URL>/paths/<track>`` (``?lang=zh`` for Chinese); None without ``public_url``."""
     base = getattr(settings, "public_url", None)
     if not base:
         return None

@@ -1,15 +1,7 @@
-"""The local console: talk to the real Bolt app without a Slack workspace.
-
-``vllm-path console`` starts a :class:`~bot.doors.standin.SlackStandIn` (Slack's Web API and
-response URLs on loopback), builds the runtime and the same Bolt app the Slack doors serve, and
-feeds it requests in Slack's real formats through ``app.dispatch``. Replies the app sends (to the
-response URL, or through ``chat.postMessage`` / ``views.publish``) are printed as text, with every
-button numbered so that typing its number presses it.
-
-``vllm-path ask TEXT`` is the one-shot form of the same thing. :mod:`bot.doors.console.render`
-(Block Kit -> text) is pure and usable on its own; :mod:`bot.doors.console.shell` holds the console,
-:mod:`bot.doors.console.repl` its typed lines.
-"""
+"""The local console (``vllm-path console``, one-shot ``vllm-path ask TEXT``): the Slack doors' Bolt
+app fed Slack's real requests through ``app.dispatch``, a :class:`~bot.doors.standin.SlackStandIn`
+as its Slack; replies print as text with every button numbered (type the number to press it).
+Modules: ``render`` (Block Kit -> text), ``shell`` (the console), ``repl`` (its typed lines)."""
 
 from __future__ import annotations
 

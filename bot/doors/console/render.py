@@ -13,9 +13,7 @@ from bot.doors.standin import button_action
 
 @dataclass(frozen=True)
 class Control:
-    """A pressable element found in blocks: ``number`` shown as ``[n]``, ``label`` its text,
-    ``action`` what Slack puts in ``actions[0]`` when it is pressed (``type``, ``action_id``,
-    ``block_id``, and ``value`` or ``selected_option``), ``url`` for link buttons."""
+    """A pressable element shown as ``[number] label``; ``action``: Slack's ``actions[0]`` for it."""
 
     number: int
     label: str
@@ -31,27 +29,14 @@ EMOJI = {
     "white_check_mark": "✅",
     "tada": "🎉",
     "double_vertical_bar": "⏸️",
-    "warning": "⚠️",
-    "x": "❌",
-    "books": "📚",
-    "bookmark": "🔖",
-    "calendar": "📅",
-    "bell": "🔔",
-    "star": "⭐",
-    "sparkles": "✨",
-    "new": "🆕",
-    "link": "🔗",
-    "mailbox": "📫",
-    "wave": "👋",
 }
 """Emoji shortcodes shown as characters in the console (others stay as ``:code:``)."""
 
 
 def mrkdwn_to_text(text: str) -> str:
-    """Slack mrkdwn shown readably: ``<url|label>`` -> ``label (url)``, ``<url>`` -> ``url``,
-    ``<@U1>`` -> ``@U1``, ``<#C1|name>`` -> ``#name``, ``<!here>`` -> ``@here``,
-    ``<!date^…|fallback>`` -> ``fallback``, common emoji codes (``:tada:``) -> characters; then
-    ``&lt;``, ``&gt;``, ``&amp;`` are unescaped."""
+    """Slack mrkdwn made readable: ``<url|label>`` -> ``label (url)``, ``<url>`` -> ``url``, ``<@U1>`` ->
+    ``@U1``, ``<#C1|name>`` -> ``#name``, ``<!here>`` -> ``@here``, ``<!date^…|fallback>`` -> ``fallback``,
+    :data:`EMOJI` codes -> characters; then ``&lt;``, ``&gt;``, ``&amp;`` unescaped."""
 
     def entity(m: re.Match[str]) -> str:
         target, _, label = m.group(1).partition("|")
@@ -131,7 +116,7 @@ class _Renderer:
 
     def options(self, element: Mapping[str, Any], block_id: str) -> list[str]:
         """An overflow's or static select's options, each numbered."""
-        kind = element.get("type")
+        kind, action_id = element.get("type"), element.get("action_id", "")
         options = list(element.get("options") or [])
         for group in element.get("option_groups") or []:
             options.extend(group.get("options") or [])
@@ -139,19 +124,14 @@ class _Renderer:
         for option in options:
             n = next(self.counter)
             label = _text(option.get("text"))
-            action = {
-                "type": kind,
-                "block_id": block_id,
-                "action_id": element.get("action_id", ""),
-                "selected_option": dict(option),
-            }
+            action = {"type": kind, "block_id": block_id, "action_id": action_id, "selected_option": dict(option)}
             self.controls.append(Control(n, label, action, option.get("url")))
             shown.append(f"[{n}] {label}")
         prefix = "⋯ " if kind == "overflow" else _text(element.get("placeholder")) + ": "
         return [prefix + "  ".join(shown)] if shown else []
 
     def elements(self, block: Mapping[str, Any], block_id: str) -> list[str]:
-        """The display text of a context or actions block's elements."""
+        """A context or actions block's elements as display text."""
         return [
             bit for el in block.get("elements") or [] if isinstance(el, Mapping) for bit in self.press(el, block_id)
         ]
@@ -194,14 +174,10 @@ _SIMPLE_BLOCKS = {
 
 
 def render_blocks(blocks: Sequence[Mapping[str, Any]] | None, start: int = 1) -> tuple[str, list[Control]]:
-    """Render Block Kit ``blocks`` (dicts) as readable text and list what can be pressed.
-
-    Buttons become ``[n] label`` (numbered from ``start``); overflow and static-select options
-    are numbered the same way. Headers become ``== text ==``, dividers a rule, context blocks a
-    ``·``-joined line, images ``[image: alt]``; mrkdwn goes through :func:`mrkdwn_to_text`.
-    Blocks without a ``block_id`` get the one Slack would make up (``auto-<index>`` here, so the
-    result is deterministic). Returns ``(text, controls)``; never raises on unknown block types.
-    """
+    """Block Kit ``blocks`` as readable text, and what can be pressed: ``(text, controls)``. Buttons
+    and overflow/select options become ``[n] label`` (numbered from ``start``), headers ``== text
+    ==``, images ``[image: alt]``, mrkdwn :func:`mrkdwn_to_text`'s. A block without ``block_id`` gets
+    ``auto-<index>`` (deterministic). Unknown block types never raise."""
     renderer = _Renderer(start)
     lines = [
         renderer.block(block, str(block.get("block_id") or f"auto-{index}"))

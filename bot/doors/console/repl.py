@@ -1,6 +1,5 @@
-"""The console's REPL: a typed line (a command, a button's number, ``home``, ``calls``, ``paste``,
-``picture``) sent through a :class:`~bot.doors.console.shell.Console` and what became visible as
-text; :func:`main` is ``vllm-path console``."""
+"""The console's REPL (:func:`main`, ``vllm-path console``): typed lines (a command, a button's
+number, ``home``, ``calls``, ``paste``, ``picture``) through a :class:`~bot.doors.console.shell.Console`."""
 
 from __future__ import annotations
 
@@ -61,11 +60,9 @@ def handle(console: Console, line: str) -> tuple[bool, str]:
 
 
 def run(console: Console, stdin: TextIO, stdout: TextIO, *, interactive: bool | None = None) -> int:
-    """Read lines from ``stdin`` until ``quit`` or end of input, printing replies to ``stdout``.
-
-    Prompts and the banner are shown only when ``interactive`` (default: ``stdin`` is a TTY);
-    with a script on stdin each command is echoed after ``> ``. Returns the exit code (0).
-    """
+    """Read lines from ``stdin`` until ``quit`` or end of input, printing replies to ``stdout``; the
+    banner and prompts only when ``interactive`` (default: ``stdin`` is a TTY), else each command
+    is echoed after ``> ``. Returns the exit code (0)."""
     interactive = stdin.isatty() if interactive is None else interactive
     use_input = interactive and stdin is sys.stdin and stdout is sys.stdout
     if use_input:

@@ -1,5 +1,4 @@
-"""The console itself: a :class:`Console` driving the Bolt app through the stand-in, and
-:func:`ask` (see :mod:`bot.doors.console`); the typed lines are :mod:`bot.doors.console.repl`."""
+"""The console itself: a :class:`Console` driving the Bolt app through the stand-in, and :func:`ask`."""
 
 from __future__ import annotations
 
@@ -26,8 +25,7 @@ VISIBLE_METHODS = MESSAGE_METHODS | VIEW_METHODS | {"chat.delete", "chat.unfurl"
 
 @dataclass
 class Surface:
-    """Something printed that buttons belong to: a message (``message_ts``, ``is_ephemeral``,
-    ``channel_id``, the message dict) or a view (the view dict as published)."""
+    """What printed buttons belong to: a message (its dict as ``payload``) or a view (as published)."""
 
     kind: str = "message"  # "message" | "view"
     payload: dict[str, Any] = field(default_factory=dict)
@@ -38,8 +36,7 @@ class Surface:
 
 @dataclass
 class Printed:
-    """One thing the app made visible: a ``title`` line, its ``text``, its ``controls``, the
-    ``surface`` they belong to and the ``raw`` payload (message or view dict)."""
+    """One thing the app made visible: ``title``, ``text``, ``controls``, their ``surface``, ``raw`` dict."""
 
     title: str
     text: str
@@ -53,11 +50,8 @@ class Printed:
 
 
 class ListenerExecutor(ThreadPoolExecutor):
-    """The executor Bolt runs listeners and lazy listeners on (``App(listener_executor=...)``),
-    counting the tasks not yet finished so that the console knows when the app is done with a
-    request: :meth:`wait_idle` returns as soon as the last task ends (a condition is signalled; no
-    polling, no fixed sleep). A task submitted by another task (a lazy listener started by a
-    listener) is counted before its parent ends, so "idle" means the whole reply went out."""
+    """Bolt's listener executor counting unfinished tasks (a lazy listener before the listener that
+    started it ends): :meth:`wait_idle` returns, without polling, once the whole reply went out."""
 
     def __init__(self, max_workers: int = 5) -> None:
         super().__init__(max_workers=max_workers, thread_name_prefix="console-listener")
@@ -88,15 +82,10 @@ class ListenerExecutor(ThreadPoolExecutor):
 
 
 class Console:
-    """A conversation with the app as one Slack user in one channel.
-
-    ``app`` is a Bolt ``App`` whose client points at ``standin`` (see :func:`open_console`);
-    ``listeners`` is the :class:`ListenerExecutor` the app runs its listeners on, so that a reply
-    is printed as soon as the app has finished with the request.
-    :meth:`command`, :meth:`press` and :meth:`home` send Slack's requests and return what
-    became visible (a list of :class:`Printed`, empty when nothing came within ``timeout``
-    seconds); :mod:`bot.doors.console.repl` reads typed lines into these calls.
-    """
+    """A conversation with the app as one Slack user in one channel. ``app``: a Bolt ``App`` whose
+    client points at ``standin``, running its listeners on ``listeners`` (:func:`open_console`).
+    :meth:`command`, :meth:`press`, :meth:`paste` and :meth:`home` send Slack's requests and return
+    what became visible (:class:`Printed`; empty when nothing came within ``timeout`` seconds)."""
 
     def __init__(
         self,
@@ -120,8 +109,6 @@ class Console:
         self._next_number = 1
         self._ts = itertools.count(1)
         self._pressed: Surface | None = None
-
-    # -- sending --
 
     def _exchange(
         self, body: bytes, content_type: str, pressed: Surface | None = None, response_url: str | None = None
@@ -147,8 +134,7 @@ class Console:
             elif shown:
                 printed.append(self._message("reply (only visible to you)", ack_message, ephemeral=True))
 
-        # Every part of the reply is sent by a listener task; when the last one ends, all of them
-        # have reached the stand-in (each post is recorded before the stand-in answers it).
+        # When the last listener task ends, every part of the reply has been recorded.
         self.listeners.wait_idle(self.timeout)
         records: list[Any] = [c for c in self.standin.calls()[mark_calls:] if c.method in VISIBLE_METHODS]
         records += self.standin.responses()[mark_resp:]
@@ -169,20 +155,16 @@ class Console:
         """Press control ``[number]`` from the last output; raises ``KeyError`` if there is none."""
         control, surface = self.controls[number]
         if surface.kind == "view":
-            body = si.block_actions_body(
-                control.action, view=surface.payload, user_id=self.user_id, team_id=self.team_id
-            )
+            where: dict[str, Any] = {"view": surface.payload}
         else:
-            body = si.block_actions_body(
-                control.action,
-                message_ts=surface.message_ts,
-                message=None if surface.is_ephemeral else surface.payload,
-                is_ephemeral=surface.is_ephemeral,
-                response_url=self.standin.response_url(),
-                user_id=self.user_id,
-                team_id=self.team_id,
-                channel_id=surface.channel_id,
-            )
+            where = {
+                "message_ts": surface.message_ts,
+                "message": None if surface.is_ephemeral else surface.payload,
+                "is_ephemeral": surface.is_ephemeral,
+                "response_url": self.standin.response_url(),
+                "channel_id": surface.channel_id,
+            }
+        body = si.block_actions_body(control.action, user_id=self.user_id, team_id=self.team_id, **where)
         return self._exchange(body, "application/x-www-form-urlencoded", pressed=surface)
 
     def paste(self, url: str) -> list[Printed]:
@@ -197,8 +179,6 @@ class Console:
         last_view = published[-1].response.get("view") if published else None
         event = si.app_home_opened_event(self.user_id, view=last_view)
         return self._exchange(si.event_body(event, team_id=self.team_id), "application/json")
-
-    # -- turning records into printed surfaces --
 
     def _message(
         self,
@@ -247,17 +227,11 @@ class Console:
         if call.method.startswith("views."):
             return [self._from_view_call(call, status)]
         if call.method == "chat.unfurl":
-            raw = args.get("unfurls")
-            cards: dict[str, Any] = raw if isinstance(raw, dict) else {}
+            cards = args.get("unfurls")
+            where, at = f"#{channel or 'composer'} (chat.unfurl{status})", str(args.get("ts") or "")
             return [
-                self._message(
-                    f"unfurl of {url} in #{channel or 'composer'} (chat.unfurl{status})",
-                    card,
-                    ephemeral=False,
-                    ts=str(args.get("ts") or ""),
-                    channel_id=channel,
-                )
-                for url, card in cards.items()
+                self._message(f"unfurl of {url} in {where}", card, ephemeral=False, ts=at, channel_id=channel)
+                for url, card in (cards.items() if isinstance(cards, dict) else ())
                 if isinstance(card, dict)
             ]
         if call.method == "chat.postEphemeral":
@@ -287,32 +261,24 @@ class Console:
         return text, controls
 
 
+_CREDENTIALS: tuple[str, ...] = ("slack_bot_token", "slack_signing_secret", "slack_app_token", "slack_client_id")
+_CREDENTIALS += ("slack_client_secret", "slack_api_url", "token_encryption_key")
+
+
 def console_settings(settings: Any = None) -> Any:
     """The settings with every Slack credential removed, so that the console never talks to
     Slack and no secret reaches the stand-in (database and catalog settings are kept)."""
     from bot.config import Settings
 
-    settings = settings or Settings()
-    return settings.model_copy(
-        update={
-            "slack_bot_token": None,
-            "slack_signing_secret": None,
-            "slack_app_token": None,
-            "slack_client_id": None,
-            "slack_client_secret": None,
-            "slack_api_url": None,
-            "token_encryption_key": None,
-        }
-    )
+    return (settings or Settings()).model_copy(update=dict.fromkeys(_CREDENTIALS))
 
 
 @contextmanager
 def open_console(
     settings: Any = None, *, runtime: Any = None, user_id: str = si.CONSOLE_USER_ID, timeout: float = REPLY_TIMEOUT_S
 ) -> Iterator[Console]:
-    """Start a stand-in, build the runtime (unless given) and the app, yield a :class:`Console`;
-    the stand-in is closed on exit. Raises the runtime's errors (an invalid catalog:
-    :class:`bot.domain.catalog.CatalogError`)."""
+    """A :class:`Console` on a fresh stand-in (closed on exit) and the runtime (unless given).
+    Raises the runtime's errors (:class:`bot.domain.catalog.CatalogError`)."""
     from slack_sdk import WebClient
 
     from bot.runtime import Runtime

@@ -1,23 +1,13 @@
-"""A local stand-in for Slack: the Web API and response URLs on loopback, plus Slack's requests.
+"""A local stand-in for Slack, used by the console, the tests and the benchmarks, following
+Slack's Web API reference (https://docs.slack.dev/reference/methods).
 
-The one stand-in: the console, the tests and the benchmarks all use it. Both halves follow what
-Slack does (Slack's Web API reference, https://docs.slack.dev/reference/methods):
-
-* :class:`SlackStandIn` serves on ``127.0.0.1`` the Web API methods the app calls with Slack's
-  ``ok`` bodies and accepts posts to response URLs, recording both (:class:`ApiCall`,
-  :class:`ResponsePost`: tokens are never stored, only a fingerprint); it injects Slack's failure
-  modes (:class:`~bot.doors.standin.records.Faults`). It refuses what Slack refuses: no token, an
-  unknown method, a scope the token lacks (:mod:`bot.slack.scopes`), blocks or a view
-  :mod:`bot.slack.blockkit` refuses, a message without text or with too long a text
-  (:mod:`~bot.doors.standin.refusals`; a response URL answers 400 ``invalid_blocks``).
-* :func:`slash_command_body`, :func:`block_actions_body`, :func:`event_body` and
-  :func:`signed_headers` build Slack's requests to an app byte for byte, so that the console and
-  the end-to-end tests drive the real Bolt parsing.
-
-Modules: :mod:`~bot.doors.standin.server` (the workspace; it names the others),
-:mod:`~bot.doors.standin.requests` (Slack's requests to an app), :mod:`~bot.doors.standin.ids`
-(the console's workspace, user and channel).
-"""
+:class:`SlackStandIn` (:mod:`~bot.doors.standin.server`) serves the Web API methods the app calls
+and response URLs on loopback, recording both (:class:`ApiCall`, :class:`ResponsePost`; tokens
+only as a fingerprint), injects Slack's failures (:class:`~bot.doors.standin.records.Faults`) and
+refuses what Slack refuses: no token, an unknown method, a missing scope, blocks or a view
+:mod:`bot.slack.blockkit` refuses, a message without text or with too long a text
+(:mod:`~bot.doors.standin.refusals`). :mod:`~bot.doors.standin.requests` builds Slack's requests to
+an app byte for byte, so that the console and the tests drive Bolt's real parsing."""
 
 from __future__ import annotations
 

@@ -1,8 +1,4 @@
-"""The stand-in's answers to accepted Web API calls, one function per method family (``chat.*``,
-``conversations.*``, ``users.*``, ``views.*``, ``auth.*``), as Slack's Web API reference shapes
-them. Called by :class:`~bot.doors.standin.server.SlackStandIn` once a call passed the refusals,
-faults and rate limits; the workspace they describe is the stand-in's (:class:`Workspace`).
-"""
+"""The stand-in's answers to accepted Web API calls, by method family, as Slack's reference shapes them."""
 
 from __future__ import annotations
 
@@ -17,26 +13,22 @@ from bot.doors.standin.records import ApiCall
 
 
 class Workspace(Protocol):
-    """What the answers read of the stand-in: its team, people and channels, and its counters."""
+    """What the answers read of the stand-in (:class:`~bot.doors.standin.server.SlackStandIn`,
+    whose methods of the same names say more): its team, people and channels, fresh message
+    ``ts`` values and ids, the calls recorded."""
 
     team_id: str
     team_name: str
     users: dict[str, dict[str, Any]] | None
     channels: list[dict[str, Any]]
 
-    def next_ts(self) -> str:
-        """A fresh message ``ts``."""
-
-    def next_id(self) -> int:
-        """A fresh number for ids (views, response URLs, tokens)."""
-
-    def calls(self, method: str | None = None) -> list[ApiCall]:
-        """The calls recorded so far (of ``method`` only, when given)."""
+    def next_ts(self) -> str: ...
+    def next_id(self) -> int: ...
+    def calls(self, method: str | None = None) -> list[ApiCall]: ...
 
 
 def chat(ws: Workspace, method: str, args: dict[str, Any]) -> dict[str, Any]:
-    """``chat.postMessage``, ``chat.postEphemeral``, ``chat.update``, ``chat.delete`` (others:
-    ``{"ok": true}``)."""
+    """``chat.postMessage``, ``.postEphemeral``, ``.update``, ``.delete`` (others: ``{"ok": true}``)."""
     channel = args.get("channel")
     if method == "chat.postMessage":
         if isinstance(channel, str) and channel[:1] in ("U", "W"):
@@ -66,8 +58,7 @@ def chat(ws: Workspace, method: str, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def dm_id(users: str) -> str:
-    """The id of the app's DM with ``users`` (a user id, or ids joined by commas): the same
-    for ``conversations.open`` and for a ``chat.postMessage`` whose ``channel`` is a user id."""
+    """The app's DM with ``users`` (user ids joined by commas): ``conversations.open``'s, a post's."""
     return "D" + hashlib.sha1(users.encode()).hexdigest()[:8].upper()
 
 
@@ -81,8 +72,7 @@ def conversations(ws: Workspace, method: str, args: dict[str, Any]) -> dict[str,
     if method == "conversations.history":
         return history(ws, str(channel or ""), int(args.get("limit") or 100))
     if method == "conversations.info":
-        # Slack: an id the bot cannot see is channel_not_found, and a private channel is
-        # visible to the bot only when it is a member; a public one shows is_member.
+        # Slack: a private channel is visible to the bot only when it is a member.
         for c in ws.channels:
             if c.get("id") == channel and (c.get("is_member", True) or not c.get("is_private")):
                 return {"ok": True, "channel": dict(c)}
@@ -91,31 +81,25 @@ def conversations(ws: Workspace, method: str, args: dict[str, Any]) -> dict[str,
 
 
 def history(ws: Workspace, channel: str, limit: int) -> dict[str, Any]:
-    """``conversations.history`` from the messages accepted in ``channel``: newest first, with
-    the ``metadata`` each was posted with (Slack returns it when ``include_all_metadata`` is
-    set). ``oldest``/``latest`` are not applied: the stand-in's ``ts`` values are synthetic."""
+    """``conversations.history``: the posts accepted in ``channel``, newest first, with their
+    ``metadata`` (as with ``include_all_metadata``); ``oldest``/``latest`` are not applied."""
     messages = []
     for call in ws.calls("chat.postMessage"):
         if not call.ok or call.channel != channel:  # the DM a post by user id landed in too
             continue
-        message = {
-            "type": "message",
-            "ts": call.response.get("ts"),
-            "text": call.args.get("text", ""),
-            "bot_id": BOT_ID,
-        }
-        if call.args.get("metadata"):
-            message["metadata"] = call.args["metadata"]
+        args = call.args
+        message = {"type": "message", "ts": call.response.get("ts"), "text": args.get("text", ""), "bot_id": BOT_ID}
+        if args.get("metadata"):
+            message["metadata"] = args["metadata"]
         messages.append(message)
     messages.reverse()
     return {"ok": True, "messages": messages[:limit], "has_more": len(messages) > limit}
 
 
 def users(ws: Workspace, method: str, args: dict[str, Any]) -> dict[str, Any]:
-    """``users.info`` (the ``users`` the stand-in was given, else everyone a person named by
-    their id) and ``users.conversations`` (the stand-in's channels)."""
-    if method == "users.conversations":
-        return {"ok": True, "channels": [dict(c) for c in ws.channels], "response_metadata": {"next_cursor": ""}}
+    """``users.info`` (the stand-in's ``users``, else all named by id) and ``users.conversations``."""
+    if method == "users.conversations":  # the stand-in's channels, as conversations.list
+        return conversations(ws, "conversations.list", args)
     if method != "users.info":
         return {"ok": True}
     user = str(args.get("user") or CONSOLE_USER_ID)
@@ -193,7 +177,6 @@ FAMILIES: dict[str, Callable[[Workspace, str, dict[str, Any]], dict[str, Any]]] 
 
 
 def ok_body(ws: Workspace, method: str, args: dict[str, Any]) -> dict[str, Any]:
-    """The body Slack answers an accepted call of ``method`` with (``{"ok": true}`` for a method
-    no family details, e.g. ``api.test``, ``chat.unfurl``)."""
+    """Slack's body for an accepted call of ``method`` (``{"ok": true}`` for e.g. ``api.test``)."""
     family = FAMILIES.get(method.split(".", 1)[0])
     return family(ws, method, args) if family is not None else {"ok": True}

@@ -1,5 +1,4 @@
-"""The stand-in's injected faults and rate limits: which calls get HTTP 500, 429 with
-``Retry-After`` or an error code instead of their answer (:class:`~bot.doors.standin.records.Faults`)."""
+"""Which calls get HTTP 500, 429 with ``Retry-After`` or an error code (:class:`~bot.doors.standin.records.Faults`)."""
 
 from __future__ import annotations
 
@@ -17,8 +16,7 @@ _NON_NEGATIVE = ("latency_s", "rate_limit_every", "retry_after_s", "server_error
 
 
 def checked_changes(changes: dict[str, Any]) -> dict[str, Any]:
-    """``changes`` to :class:`Faults` fields, normalised (sets frozen, maps copied). Raises
-    ``ValueError`` for a negative count or duration."""
+    """``changes`` to :class:`Faults` fields, normalised; ``ValueError`` for a negative number."""
     for name in _NON_NEGATIVE:
         if name in changes and changes[name] < 0:
             raise ValueError(f"{name} must be >= 0")
@@ -31,8 +29,7 @@ def checked_changes(changes: dict[str, Any]) -> dict[str, Any]:
 
 
 class RateLimits:
-    """The every-k counters and the ``chat.postMessage`` buckets (per channel, per workspace),
-    guarded by the stand-in's ``lock``."""
+    """The every-k counters and the ``chat.postMessage`` buckets, guarded by the stand-in's ``lock``."""
 
     def __init__(self, lock: threading.RLock) -> None:
         self._lock = lock
@@ -46,9 +43,8 @@ class RateLimits:
             self._buckets: dict[str, tuple[float, float]] = {}  # channel ("": the team) -> (tokens, last monotonic)
 
     def _draw(self, key: str, rate: float, burst: int) -> Answer | None:
-        """One draw from bucket ``key`` filled at ``rate`` tokens per second, holding at most
-        ``burst``: ``None`` when a message may go now, else 429 with ``Retry-After`` = whole seconds
-        until the next token (at least 1)."""
+        """One draw from bucket ``key`` (``rate`` tokens a second, at most ``burst``): None, or 429
+        with ``Retry-After`` = whole seconds until the next token (at least 1)."""
         burst = max(1, burst)
         with self._lock:
             now = time.monotonic()
@@ -61,8 +57,7 @@ class RateLimits:
         return 429, {"Retry-After": retry_after}, {"ok": False, "error": "ratelimited"}
 
     def fault(self, method: str, args: dict[str, Any], faults: Faults) -> Answer | None:
-        """The fault this call meets (HTTP 500, 429, an injected error code), in that order, or
-        ``None`` when it is to be answered."""
+        """The fault this call meets (HTTP 500, 429, an injected error, in that order), or None."""
         counted = faults.fault_methods is None or method in faults.fault_methods
         channel = args.get("channel")
         with self._lock:

@@ -1,8 +1,5 @@
-"""The stand-in's tokens: the scopes each token was granted, token rotation (expiring access
-tokens, refresh tokens, ``oauth.v2.access`` with ``grant_type=refresh_token``) and the install
-flow (``/oauth/v2/authorize`` issues a code, ``oauth.v2.access`` with that ``code`` answers the
-installation as Slack does). Tokens live only in memory, to compare; they are never recorded or
-printed."""
+"""The stand-in's tokens: each token's scopes, rotation (expiring access tokens, refresh tokens) and
+installs (``/oauth/v2/authorize`` issues a code); only in memory, never recorded or printed."""
 
 from __future__ import annotations
 
@@ -22,9 +19,8 @@ REFRESHED_EXPIRES_IN_S = 43200
 
 @dataclass(frozen=True)
 class Grant:
-    """What one approval on the stand-in's authorize page granted: the installing ``user``, the
-    bot ``scopes`` and ``user_scopes`` asked for, the ``redirect_uri`` given (None: the app's
-    configured one) and whether it is an org-wide install."""
+    """One approval on the authorize page: the installing ``user``, the bot ``scopes`` and
+    ``user_scopes`` asked for, the ``redirect_uri`` given (None: the app's own), org-wide or not."""
 
     user: str
     scopes: frozenset[str]
@@ -33,9 +29,25 @@ class Grant:
     org_wide: bool
 
 
+def _bot_token_body(
+    access: str, scopes: Iterable[str], team: dict[str, str] | None, enterprise: dict[str, str] | None, org_wide: bool
+) -> dict[str, Any]:
+    """The fields of an ``oauth.v2.access`` answer that every bot token grant has."""
+    return {
+        "ok": True,
+        "app_id": CONSOLE_APP_ID,
+        "scope": ",".join(sorted(scopes)),
+        "token_type": "bot",
+        "access_token": access,
+        "bot_user_id": BOT_USER_ID,
+        "team": team,
+        "enterprise": dict(enterprise) if enterprise else None,
+        "is_enterprise_install": org_wide,
+    }
+
+
 def _client_of(args: Mapping[str, Any], auth: str | None) -> tuple[Any, Any] | None:
-    """``(client_id, client_secret)`` from HTTP Basic ``auth`` or ``args``; None when the Basic
-    header is unreadable."""
+    """``(client_id, client_secret)`` from HTTP Basic ``auth`` or ``args``; None for a bad Basic header."""
     if auth and auth.startswith("Basic "):
         try:
             client_id, _, secret = base64.b64decode(auth[6:]).decode().partition(":")
@@ -46,9 +58,8 @@ def _client_of(args: Mapping[str, Any], auth: str | None) -> tuple[Any, Any] | N
 
 
 class Tokens:
-    """The tokens of one stand-in workspace. ``token_scopes`` maps a token to its scopes (``None``:
-    any token has the workspace's scopes); ``oauth_client`` is ``(client_id, client_secret)``;
-    ``ids`` numbers the tokens issued."""
+    """The tokens of one stand-in workspace. ``token_scopes``: token -> scopes (None: any token has
+    the workspace's); ``oauth_client``: ``(client_id, client_secret)``; ``ids`` numbers tokens."""
 
     def __init__(
         self,
@@ -67,8 +78,7 @@ class Tokens:
         self._installed: dict[str, frozenset[str]] = {}  # token issued by an install -> its scopes
 
     def granted(self, token: str | None, default: frozenset[str]) -> frozenset[str] | str:
-        """The scopes ``token`` holds (``default`` when scopes are not kept per token), or the error
-        code refusing it: ``token_expired``, ``invalid_auth`` (a token never granted)."""
+        """``token``'s scopes (``default`` if not kept per token), ``token_expired`` or ``invalid_auth``."""
         with self._lock:
             expiry, installed = self._expiry.get(token or ""), self._installed.get(token or "")
         if expiry is not None and expiry <= time.time():
@@ -81,8 +91,7 @@ class Tokens:
         return "invalid_auth" if granted is None else granted
 
     def issue(self, scopes: Iterable[str], expires_in_s: float) -> tuple[str, str]:
-        """Grant a rotating access token with ``scopes`` expiring in ``expires_in_s`` seconds and
-        its refresh token: ``(access, refresh)``."""
+        """``(access, refresh)``: an access token with ``scopes`` expiring in ``expires_in_s`` s."""
         n = next(self._ids)
         access, refresh = f"xoxe.xoxb-1-rot{n:04d}{uuid.uuid4().hex[:8]}", f"xoxe-1-ref{n:04d}{uuid.uuid4().hex[:8]}"
         with self._lock:
@@ -93,10 +102,9 @@ class Tokens:
         return access, refresh
 
     def refresh(self, args: Mapping[str, Any], auth: str | None, team: dict[str, str]) -> dict[str, Any]:
-        """Slack's body for ``oauth.v2.access`` with ``grant_type=refresh_token``: the client by HTTP
-        Basic ``auth`` or ``client_id``/``client_secret`` in ``args``; a new access and refresh token
-        (the old refresh token stops working), or ``invalid_client_id``, ``bad_client_secret``,
-        ``invalid_refresh_token``. ``team``: ``{"id", "name"}``."""
+        """Slack's body for ``oauth.v2.access`` with ``grant_type=refresh_token``: new access and refresh
+        tokens (the old refresh token stops working), or ``invalid_client_id``, ``bad_client_secret``,
+        ``invalid_refresh_token``. The client by Basic ``auth`` or in ``args``; ``team``: ``{"id", "name"}``."""
         refused = self._client_refusal(args, auth)
         if refused is not None:
             return refused
@@ -105,28 +113,16 @@ class Tokens:
         if scopes is None:
             return {"ok": False, "error": "invalid_refresh_token"}
         access, refresh = self.issue(scopes, REFRESHED_EXPIRES_IN_S)
-        return {
-            "ok": True,
-            "access_token": access,
-            "token_type": "bot",
-            "scope": ",".join(sorted(scopes)),
-            "bot_user_id": BOT_USER_ID,
-            "app_id": CONSOLE_APP_ID,
-            "team": dict(team),
-            "enterprise": None,
-            "is_enterprise_install": False,
-            "refresh_token": refresh,
-            "expires_in": REFRESHED_EXPIRES_IN_S,
-        }
+        body = _bot_token_body(access, scopes, dict(team), None, False)
+        return {**body, "refresh_token": refresh, "expires_in": REFRESHED_EXPIRES_IN_S}
 
     @property
     def has_client(self) -> bool:
-        """Whether the stand-in knows the app's client id and secret (installs are answered)."""
+        """Whether the stand-in knows the app's client (installs are answered)."""
         return self._oauth_client is not None
 
     def _client_refusal(self, args: Mapping[str, Any], auth: str | None) -> dict[str, Any] | None:
-        """Slack's refusal of the client credentials (``invalid_client_id``, ``bad_client_secret``),
-        or None when they are the app's."""
+        """``invalid_client_id`` or ``bad_client_secret`` as Slack's body; None for the app's client."""
         client = _client_of(args, auth)
         if client is None or self._oauth_client is None or client[0] != self._oauth_client[0]:
             return {"ok": False, "error": "invalid_client_id"}
@@ -135,8 +131,7 @@ class Tokens:
         return None
 
     def authorize(self, client_id: str, grant: Grant) -> str | None:
-        """An approval on the authorize page: a fresh one-time code for ``grant``, or None when
-        ``client_id`` is not the app's (Slack shows an error page instead of redirecting)."""
+        """A fresh one-time code for ``grant``, or None when ``client_id`` is not the app's."""
         if self._oauth_client is None or client_id != self._oauth_client[0]:
             return None
         code = f"{next(self._ids)}.{uuid.uuid4().hex}"
@@ -147,13 +142,11 @@ class Tokens:
     def exchange(
         self, args: Mapping[str, Any], auth: str | None, team: dict[str, str], enterprise: dict[str, str] | None
     ) -> dict[str, Any]:
-        """Slack's body for ``oauth.v2.access`` with a ``code``: ``ok``, ``app_id``, ``authed_user``
-        (``id``; ``scope``, ``access_token``, ``token_type`` when user scopes were asked for),
-        ``scope``, ``token_type`` ``bot``, ``access_token`` (a bot token the stand-in accepts with
-        those scopes), ``bot_user_id``, ``team`` (null for an org-wide install), ``enterprise``,
-        ``is_enterprise_install``. Refusals: ``invalid_client_id``, ``bad_client_secret``,
-        ``invalid_code`` (unknown or already used), ``bad_redirect_uri`` (not the one the
-        authorize step was given)."""
+        """Slack's body for ``oauth.v2.access`` with a ``code``: ``ok``, ``app_id``, ``authed_user`` (``id``;
+        ``scope``, ``access_token``, ``token_type`` with user scopes), ``scope``, ``token_type`` ``bot``,
+        ``access_token``, ``bot_user_id``, ``team`` (null when org-wide), ``enterprise``,
+        ``is_enterprise_install``; or ``invalid_client_id``, ``bad_client_secret``, ``invalid_code``
+        (unknown or used), ``bad_redirect_uri`` (not the authorize step's)."""
         refused = self._client_refusal(args, auth)
         if refused is not None:
             return refused
@@ -172,15 +165,5 @@ class Tokens:
                 user_token = f"xoxp-{n:04d}-{uuid.uuid4().hex[:10]}-{uuid.uuid4().hex[:12]}"
                 self._installed[user_token] = grant.user_scopes
                 authed.update(scope=",".join(sorted(grant.user_scopes)), access_token=user_token, token_type="user")
-        return {
-            "ok": True,
-            "app_id": CONSOLE_APP_ID,
-            "authed_user": authed,
-            "scope": ",".join(sorted(grant.scopes)),
-            "token_type": "bot",
-            "access_token": bot,
-            "bot_user_id": BOT_USER_ID,
-            "team": None if grant.org_wide else dict(team),
-            "enterprise": dict(enterprise) if enterprise else None,
-            "is_enterprise_install": grant.org_wide,
-        }
+        body = _bot_token_body(bot, grant.scopes, None if grant.org_wide else dict(team), enterprise, grant.org_wide)
+        return {**body, "authed_user": authed}

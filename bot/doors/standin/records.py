@@ -22,14 +22,9 @@ def response_key(path: str) -> str | None:
 
 @dataclass(frozen=True)
 class ApiCall:
-    """One Web API call the stand-in received.
-
-    ``method`` e.g. ``"chat.postMessage"``; ``args`` the parsed arguments (form, query string or
-    JSON body; form values that hold JSON such as ``blocks`` or ``view`` are decoded); ``authorized``
-    whether an ``Authorization`` header came with it; ``token_fingerprint`` the first 8 hex digits
-    of the SHA-256 of that header's token (never the token); ``status`` the HTTP status answered;
-    ``response`` the JSON body answered; ``at`` ``time.monotonic()`` seconds when it arrived.
-    """
+    """One Web API call received: ``args`` parsed (JSON form fields decoded); ``authorized``: it had
+    an ``Authorization`` header, whose token is kept only as ``token_fingerprint`` (8 hex digits of
+    its SHA-256); the ``status`` and ``response`` answered; ``at``: ``time.monotonic()`` seconds."""
 
     method: str
     args: dict[str, Any]
@@ -46,8 +41,7 @@ class ApiCall:
 
     @property
     def channel(self) -> str | None:
-        """The ``channel`` argument, when the method has one; for a post Slack accepted, the
-        conversation it landed in (a user id as ``channel`` posts to the app's DM with them)."""
+        """The ``channel`` argument; for an accepted post, where it landed (a user id: their DM)."""
         landed = self.response.get("channel") if self.method == "chat.postMessage" else None
         value = landed if isinstance(landed, str) else self.args.get("channel")
         return str(value) if value is not None else None
@@ -55,10 +49,8 @@ class ApiCall:
 
 @dataclass(frozen=True)
 class ResponsePost:
-    """One post to a response URL: ``key`` its id (the last path segment), ``url``, ``raw`` the
-    JSON text sent, ``status`` the HTTP status answered, ``at`` ``time.monotonic()`` seconds;
-    :attr:`body` is that JSON parsed (``response_type``, ``text``, ``blocks``,
-    ``replace_original``, ...)."""
+    """One post to a response URL: ``key`` (its last path segment), ``url``, ``raw`` JSON text,
+    the HTTP ``status`` answered, ``at`` (``time.monotonic()`` seconds); :attr:`body` parsed."""
 
     key: str
     url: str
@@ -66,39 +58,28 @@ class ResponsePost:
     status: int
     at: float
     ack: bool = False
-    """True when the message came as the slash command's ack (the HTTP answer's body), which
-    Slack shows as the reply without using one of the URL's five posts."""
+    """The message came as the slash command's ack (not one of the URL's five posts)."""
 
     @cached_property
     def body(self) -> dict[str, Any]:
-        """The posted JSON object, parsed when first read (a benchmark that only times the post
-        never pays for it; the stand-in checked it was an object when it arrived)."""
+        """The posted JSON object, parsed when first read (a benchmark timing posts never pays)."""
         parsed: dict[str, Any] = json.loads(self.raw.decode("utf-8") or "{}")
         return parsed
 
 
 @dataclass(frozen=True)
 class Faults:
-    """Failure modes the stand-in injects into Web API calls (response URLs are never faulted).
+    """Failure modes injected into Web API calls (never into response URLs); 0 or None is off.
 
-    * ``latency_s``: seconds added before answering every Web API call.
-    * ``rate_limit_every``: every k-th Web API call (counted over ``fault_methods``) is answered
-      HTTP 429 with ``Retry-After: retry_after_s``; 0 turns it off.
-    * ``server_error_every``: every k-th call (counted separately) is answered HTTP 500; 0 = off.
-    * ``channel_rate_per_s``: per-channel token bucket for ``chat.postMessage`` (Slack allows about
-      1 message per second per channel): at most ``channel_burst`` messages at once, refilled at
-      this many per second; a message over the limit gets 429 with ``Retry-After`` = whole seconds
-      until the next token (at least 1). ``None`` = off.
-    * ``channel_errors``: channel id -> Slack error code (e.g. ``"channel_not_found"``,
-      ``"is_archived"``), answered ``{"ok": false, "error": code}`` with HTTP 200 to any call whose
-      ``channel`` argument is that channel.
-    * ``method_errors``: method -> error code (e.g. ``{"chat.postMessage": "token_revoked"}``),
-      same shape, for every call of that method.
-    * ``fault_methods``: methods the every-k counters apply to; ``None`` = all methods.
-    * ``team_rate_per_s``: workspace-wide token bucket for ``chat.postMessage`` across channels
-      (Slack caps a workspace's messages too): at most ``team_burst`` at once, refilled at this
-      many per second; over it, 429 with ``Retry-After``. ``None`` = off.
-    """
+    * ``latency_s``: seconds added before every answer.
+    * ``rate_limit_every`` / ``server_error_every``: every k-th call of ``fault_methods`` (None: all), counted
+      apart, gets HTTP 429 with ``Retry-After: retry_after_s`` / HTTP 500.
+    * ``channel_rate_per_s`` / ``team_rate_per_s``: token buckets for ``chat.postMessage`` per channel (Slack:
+      about 1 a second) / per workspace, holding ``channel_burst`` / ``team_burst``; over it, 429 with
+      ``Retry-After`` = whole seconds until the next token (at least 1).
+    * ``channel_errors`` (channel id -> error code, e.g. ``is_archived``) / ``method_errors`` (method -> code,
+      e.g. ``token_revoked``): HTTP 200 ``{"ok": false, "error": code}`` to every call with that ``channel``
+      argument / of that method."""
 
     latency_s: float = 0.0
     rate_limit_every: int = 0
@@ -114,13 +95,8 @@ class Faults:
 
 
 class ResponseLog:
-    """The posts to response URLs, oldest first, also kept by URL, with the number each key had
-    answered 200 (a response URL allows five). Its methods are called with ``lock`` held (the
-    stand-in's condition lock).
-
-    A waiter for one URL (:meth:`wait_for`) is woken by posts to that URL only: a benchmark's 50
-    clients each wait for their own URL, and one post should wake its waiter, not all of them to
-    rescan every record (the stand-in wakes its generic waiters itself)."""
+    """The posts to response URLs, oldest first and by URL, with each key's count of 200 answers
+    (called with the stand-in's ``lock`` held); a post wakes only the waiters for its URL."""
 
     def __init__(self, lock: threading.RLock) -> None:
         self._lock = lock
@@ -148,8 +124,7 @@ class ResponseLog:
         return list(self._by_url.get(url, ()))
 
     def wait_for(self, url: str, count: int, timeout: float) -> ResponsePost:
-        """The ``count``-th post to ``url``, waiting up to ``timeout`` seconds for it (call with
-        the lock held; the wait releases it). Raises :class:`TimeoutError`."""
+        """The ``count``-th post to ``url``, waiting ``timeout`` s (lock held), else :class:`TimeoutError`."""
         waiter = self._waiting.setdefault(url, threading.Condition(self._lock))
         try:
             if not waiter.wait_for(lambda: len(self._by_url.get(url, ())) >= count, timeout):
@@ -168,10 +143,8 @@ class ResponseLog:
 
 @lru_cache(maxsize=256)
 def blocks_refused(raw: bytes) -> bool:
-    """``True`` when the blocks of the message ``raw`` (JSON text) break Block Kit's limits
-    (:func:`bot.slack.blockkit.block_kit_problems`). Remembered by the bytes (the verdict depends on
-    them alone), so a reply sent again is neither parsed nor walked again. Raises ``ValueError``
-    when ``raw`` is not a JSON object (never remembered)."""
+    """Whether the blocks of message ``raw`` (JSON text) break Block Kit's limits, remembered by the
+    bytes. Raises ``ValueError`` when ``raw`` is not a JSON object."""
     body = json.loads(raw.decode("utf-8") or "{}")
     if not isinstance(body, dict):
         raise ValueError("a message body is a JSON object")

@@ -1,8 +1,5 @@
-"""What the stand-in serves and the checks of a call's arguments that Slack makes (the method
-list, message text and Block Kit, views, ``chat.unfurl``). Pure: no state of the server; the
-checks that need it (tokens, scopes, membership) are ``SlackStandIn._auth_refusal``'s;
-:func:`argument_refusal` comes last.
-"""
+"""The methods the stand-in serves and Slack's checks of a call's arguments (pure; the checks of
+tokens, scopes and membership are ``SlackStandIn._auth_refusal``'s)."""
 
 from __future__ import annotations
 
@@ -12,8 +9,7 @@ from typing import Any
 from bot.slack import blockkit
 
 MAX_MESSAGE_TEXT = 4000
-"""Characters of a message's top-level ``text`` beyond which Slack answers ``msg_too_long`` (in
-practice; Slack documents 40,000 as the hard truncation)."""
+"""Characters of top-level ``text`` past which Slack answers ``msg_too_long`` (it documents 40,000)."""
 
 NO_TOKEN_METHODS = frozenset({"api.test", "oauth.v2.access"})  # OAuth uses the client id/secret
 MESSAGE_METHODS = frozenset({"chat.postMessage", "chat.postEphemeral", "chat.update"})
@@ -34,8 +30,7 @@ SERVED_METHODS: frozenset[str] = (
         "users.info",
     }
 )
-"""The Web API methods the stand-in serves (their scopes: :mod:`bot.slack.scopes`). Any other
-method is answered ``unknown_method``."""
+"""The Web API methods served (scopes: :mod:`bot.slack.scopes`); others are ``unknown_method``."""
 
 
 def argument_refusal(method: str, args: Mapping[str, Any]) -> str | None:
@@ -58,10 +53,9 @@ def argument_refusal(method: str, args: Mapping[str, Any]) -> str | None:
 
 
 def unfurl_refusal(args: Mapping[str, Any]) -> str | None:
-    """Why Slack refuses a ``chat.unfurl`` call (``None``: acceptable). It needs the message
-    (``channel`` + ``ts``) or the composer's ``unfurl_id`` + ``source``, and ``unfurls``: a JSON
-    object mapping each shared http(s) URL to an attachment with Block Kit ``blocks`` (or ``text``)
-    that Slack would accept in a message."""
+    """Why Slack refuses a ``chat.unfurl`` call (None: acceptable). It needs ``channel`` + ``ts``
+    or ``unfurl_id`` + ``source``, and ``unfurls``: an object mapping each http(s) URL to an
+    attachment with acceptable ``blocks`` (or ``text``)."""
     if not ((args.get("channel") and args.get("ts")) or (args.get("unfurl_id") and args.get("source"))):
         return "invalid_arguments"
     unfurls = args.get("unfurls")

@@ -1,5 +1,4 @@
-"""The requests Slack sends to an app (slash commands, button clicks, events), byte for byte in
-Slack's formats, and their signature headers."""
+"""Slack's requests to an app (slash commands, clicks, events), byte for byte, and their signatures."""
 
 from __future__ import annotations
 
@@ -37,25 +36,14 @@ def slash_command_body(
     enterprise_name: str | None = None,
     token: str = "verification-token-unused",
 ) -> bytes:
-    """A slash command request body as Slack sends it: ``application/x-www-form-urlencoded``
-    bytes with every field Slack documents (``token, team_id, team_domain, [enterprise_id,
-    enterprise_name,] channel_id, channel_name, user_id, user_name, command, text, api_app_id,
-    is_enterprise_install, response_url, trigger_id``)."""
+    """A slash command request body as Slack sends it: form-encoded bytes with every field Slack
+    documents, in its order (``enterprise_id`` and ``enterprise_name`` only when given)."""
     fields: list[tuple[str, str]] = [("token", token), ("team_id", team_id), ("team_domain", CONSOLE_TEAM_DOMAIN)]
     if enterprise_id:
         fields += [("enterprise_id", enterprise_id), ("enterprise_name", enterprise_name or "")]
-    fields += [
-        ("channel_id", channel_id),
-        ("channel_name", channel_name),
-        ("user_id", user_id),
-        ("user_name", user_name),
-        ("command", command),
-        ("text", text),
-        ("api_app_id", CONSOLE_APP_ID),
-        ("is_enterprise_install", "false"),
-        ("response_url", response_url),
-        ("trigger_id", _trigger_id()),
-    ]
+    fields += [("channel_id", channel_id), ("channel_name", channel_name), ("user_id", user_id)]
+    fields += [("user_name", user_name), ("command", command), ("text", text), ("api_app_id", CONSOLE_APP_ID)]
+    fields += [("is_enterprise_install", "false"), ("response_url", response_url), ("trigger_id", _trigger_id())]
     return urlencode(fields).encode("utf-8")
 
 
@@ -72,19 +60,11 @@ def block_actions_body(
     channel_id: str = CONSOLE_CHANNEL_ID,
     channel_name: str = CONSOLE_CHANNEL_NAME,
 ) -> bytes:
-    """A ``block_actions`` request body: form field ``payload`` holding the JSON Slack sends.
-
-    ``action`` is the element clicked as it appears in ``actions[0]``; build it with
-    :func:`button_action` (or pass ``action_id``, ``block_id``, ``type``, ``value`` /
-    ``selected_option`` yourself; ``action_ts`` is added when missing).
-
-    A click in a message: give ``message_ts`` (and ``message``, the message as posted, for a
-    non-ephemeral one) — the payload gets a ``message`` container, ``channel`` and
-    ``response_url``. Ephemeral messages are not stored by Slack, so with ``is_ephemeral=True``
-    the ``message`` field is left out unless given. A click in a view (App Home, modal): give
-    ``view`` — the payload gets a ``view`` container and ``view`` and no ``channel``/``message``/
-    ``response_url``. Raises ``ValueError`` when neither or both are given.
-    """
+    """A ``block_actions`` request body: form field ``payload`` holding the JSON Slack sends, with
+    ``action`` as ``actions[0]`` (:func:`button_action`; ``action_ts`` added when missing). A click
+    in a message: ``message_ts`` (and ``message`` as posted; Slack stores no ephemeral one), giving a
+    ``message`` container, ``channel`` and ``response_url``; in a view (App Home, modal): ``view``,
+    giving a ``view`` container. Raises ``ValueError`` when neither or both are given."""
     if (view is not None) == (message_ts is not None or message is not None):
         raise ValueError("give either a message (message_ts/message) or a view")
     act = dict(action)
@@ -137,9 +117,8 @@ def event_body(
     event_id: str | None = None,
     token: str = "verification-token-unused",
 ) -> bytes:
-    """An Events API request body: the ``event_callback`` JSON wrapper around ``event`` (with
-    ``event_id``, ``event_time`` in epoch seconds, ``authorizations`` naming the bot user and
-    ``event_context``), as UTF-8 bytes."""
+    """An Events API body: the ``event_callback`` wrapper around ``event`` (``event_id``,
+    ``event_time`` in epoch seconds, ``authorizations`` naming the bot user, ``event_context``)."""
     wrapper = {
         "token": token,
         "team_id": team_id,
@@ -173,11 +152,9 @@ def link_shared_event(
     source: str = "conversations_history",
     unfurl_id: str | None = None,
 ) -> dict[str, Any]:
-    """A ``link_shared`` event (the ``event`` part): ``type, channel, is_bot_user_member, user,
-    message_ts, unfurl_id, thread_ts?, source, links[{domain, url}], event_ts``. For
-    ``source="composer"`` Slack sends a placeholder ``channel`` (``COMPOSER``) and ``message_ts``."""
+    """A ``link_shared`` event (``type, channel, is_bot_user_member, user, message_ts, unfurl_id,
+    thread_ts?, source, links[{domain, url}], event_ts``); the composer's has placeholders."""
     now = f"{time.time():.6f}"
-    links = [{"domain": (urlsplit(u).hostname or ""), "url": u} for u in urls]
     composer = source == "composer"
     event: dict[str, Any] = {
         "type": "link_shared",
@@ -187,7 +164,7 @@ def link_shared_event(
         "message_ts": (f"{uuid.uuid4()}" if composer else message_ts or now),
         "unfurl_id": unfurl_id or f"C{uuid.uuid4().hex[:8].upper()}.{now}.{uuid.uuid4().hex[:8]}",
         "source": source,
-        "links": links,
+        "links": [{"domain": urlsplit(u).hostname or "", "url": u} for u in urls],
         "event_ts": now,
     }
     if thread_ts is not None:
@@ -196,8 +173,7 @@ def link_shared_event(
 
 
 def app_home_opened_event(user_id: str = CONSOLE_USER_ID, *, view: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """An ``app_home_opened`` event (the ``event`` part): ``type, user, channel, tab, event_ts``
-    and ``view`` when one was published before."""
+    """An ``app_home_opened`` event: ``type, user, channel, tab, event_ts``, ``view`` if published."""
     event: dict[str, Any] = {
         "type": "app_home_opened",
         "user": user_id,
@@ -213,9 +189,8 @@ def app_home_opened_event(user_id: str = CONSOLE_USER_ID, *, view: Mapping[str, 
 def signed_headers(
     body: bytes, secret: str, timestamp: int | None = None, content_type: str = "application/x-www-form-urlencoded"
 ) -> dict[str, str]:
-    """Headers Slack sends with ``body``: ``Content-Type``, ``X-Slack-Request-Timestamp`` (epoch
-    seconds, default now) and ``X-Slack-Signature`` (v0 HMAC-SHA256 made by slack-sdk's
-    :class:`~slack_sdk.signature.SignatureVerifier`)."""
+    """Slack's headers for ``body``: ``Content-Type``, ``X-Slack-Request-Timestamp`` (epoch seconds,
+    default now), ``X-Slack-Signature`` (v0 HMAC-SHA256, by slack-sdk's ``SignatureVerifier``)."""
     from slack_sdk.signature import SignatureVerifier
 
     ts = str(int(time.time()) if timestamp is None else timestamp)

@@ -1,7 +1,5 @@
 """The stand-in workspace: its state (team, people, channels), the checks of a call's token and
-scopes, and the records; tokens and their rotation are :mod:`~bot.doors.standin.oauth`, faults and
-rate limits :mod:`~bot.doors.standin.limits`, HTTP :mod:`~bot.doors.standin.transport`, the answers
-:mod:`~bot.doors.standin.answers` (see the package doc)."""
+scopes, and the records (the other modules: see the package doc)."""
 
 from __future__ import annotations
 
@@ -28,29 +26,23 @@ T = TypeVar("T")
 
 
 class SlackStandIn:
-    """Slack's Web API and response URLs, served on ``127.0.0.1`` from a daemon thread.
+    """Slack's Web API and response URLs on ``127.0.0.1`` (a free port, a daemon thread, listening
+    at once; thread-safe; a context manager, or call :meth:`close`). Point a ``WebClient`` at
+    :attr:`api_url`; put :meth:`response_url` values in the requests sent to the app.
 
-    Starts listening at once on a free port; use it as a context manager or call
-    :meth:`close`. Point ``slack_sdk.WebClient(base_url=standin.api_url)`` at :attr:`api_url` and put
-    :meth:`response_url` values into the requests sent to the app. Thread-safe.
-
-    ``team_id`` (and :attr:`team_name`): what ``auth.test`` reports. ``channels``: what ``users.conversations``
-    lists and ``conversations.info`` answers (default one public channel ``C0CONSOLE``; another id, or
-    a private channel whose ``is_member`` is false, is ``channel_not_found``); posting to or reading a
-    channel whose ``is_member`` is false is ``not_in_channel`` (a public one accepts posts from a
-    token with ``chat:write.public``). :attr:`response_url_limit`: posts one response URL accepts
-    (Slack: 5; later ones 404 ``used_url``). ``scopes``: any token's scopes (default the manifest's); a call
-    whose scope is missing is ``missing_scope`` with ``needed`` and ``provided``. ``token_scopes``:
-    each token's own scopes (an unknown token is ``invalid_auth``). ``users``: user id ->
-    ``real_name``, ``display_name``, ``is_admin``, ``is_owner``, ``tz``, ``locale`` … for
-    ``users.info`` (another id is ``user_not_found``; without it everyone is named by their id).
-    ``oauth_client=(client_id, client_secret)``: token rotation (:mod:`~bot.doors.standin.oauth`,
-    :meth:`issue_rotating_token`) and installs: ``GET /oauth/v2/authorize`` approves at once as
-    :attr:`installer` (org-wide when :attr:`org_wide_install`) and redirects to the ``redirect_uri``
-    given or :attr:`oauth_redirect_url` with a one-time ``code`` and the ``state``; ``oauth.v2.access``
-    with that code answers the installation (``enterprise``: ``{"id", "name"}`` of an Enterprise
-    Grid org, or None). Tokens are kept only in memory, never recorded or printed.
-    """
+    ``team_id`` / :attr:`team_name`: what ``auth.test`` reports. ``channels`` (default one public ``C0CONSOLE``):
+    what ``users.conversations`` lists and ``conversations.info`` answers (another id, or a private channel with
+    ``is_member`` false: ``channel_not_found``); posting to or reading one with ``is_member`` false is
+    ``not_in_channel`` (a public one takes posts with ``chat:write.public``). :attr:`response_url_limit`: posts a
+    response URL accepts (Slack: 5, then 404 ``used_url``). ``scopes``: any token's scopes (default the manifest's;
+    a missing one is ``missing_scope`` with ``needed`` and ``provided``); ``token_scopes``: each token's own (an
+    unknown token is ``invalid_auth``). ``users``: user id -> ``users.info`` fields (``real_name``,
+    ``display_name``, ``tz`` …; another id is ``user_not_found``; without it everyone is named by their id).
+    ``oauth_client=(client_id, client_secret)``: token rotation (:meth:`issue_rotating_token`) and installs:
+    ``GET /oauth/v2/authorize`` approves at once as :attr:`installer` (org-wide when :attr:`org_wide_install`),
+    redirecting to the ``redirect_uri`` given or :attr:`oauth_redirect_url` with a one-time ``code`` and the
+    ``state``, which ``oauth.v2.access`` exchanges for the installation (``enterprise``: ``{"id", "name"}`` of a
+    Grid org, or None). Tokens live only in memory, never recorded or printed."""
 
     def __init__(
         self,
@@ -64,12 +56,9 @@ class SlackStandIn:
         enterprise: Mapping[str, str] | None = None,
     ):
         self.enterprise = dict(enterprise) if enterprise is not None else None
-        self.oauth_redirect_url: str | None = None
-        """The app's configured redirect URL (Slack's app settings), used when authorize has none."""
-        self.installer = "U0INSTALLER"
-        """Who approves on the authorize page."""
-        self.org_wide_install = False
-        """Whether the approval installs org-wide (needs ``enterprise``)."""
+        self.oauth_redirect_url: str | None = None  # the app's configured one (Slack's app settings)
+        self.installer = "U0INSTALLER"  # who approves on the authorize page
+        self.org_wide_install = False  # whether the approval installs org-wide (needs enterprise)
         self.users = {k: dict(v) for k, v in users.items()} if users is not None else None
         self.scopes = default_bot_scopes() if scopes is None else parse_scopes(scopes)
         self.team_id = team_id
@@ -93,8 +82,6 @@ class SlackStandIn:
         self._thread.start()
         self._closed = False
 
-    # -- addresses --
-
     @property
     def base_url(self) -> str:
         """``http://127.0.0.1:PORT`` (no trailing slash), PORT the free port it listens on."""
@@ -106,15 +93,10 @@ class SlackStandIn:
         return f"{self.base_url}/api/"
 
     def response_url(self, key: str | int | None = None) -> str:
-        """A response URL served by the stand-in: ``http://127.0.0.1:PORT/response/<key>``.
-
-        Without ``key`` a fresh unique key is made; the same ``key`` always gives the same URL.
-        """
+        """``http://127.0.0.1:PORT/response/<key>``, for a fresh unique key when none is given."""
         if key is None:
             key = f"R{next(self._ids):04d}{uuid.uuid4().hex[:8]}"
         return f"{self.base_url}/response/{key}"  # records.response_key reads it back
-
-    # -- faults --
 
     @property
     def faults(self) -> Faults:
@@ -123,22 +105,16 @@ class SlackStandIn:
             return self._faults
 
     def configure(self, **changes: Any) -> Faults:
-        """Change some :class:`Faults` fields (keyword arguments by field name), resetting the
-        every-k counters and the per-channel buckets; returns the new faults.
-
-        Raises ``TypeError`` for an unknown field and ``ValueError`` for a negative value.
-        """
+        """Change :class:`Faults` fields by name, resetting the every-k counters and the buckets;
+        returns the new faults. Raises ``TypeError`` (unknown field), ``ValueError`` (negative)."""
         changes = checked_changes(changes)
         with self._cond:
             self._faults = replace(self._faults, **changes)
             self._limits.reset()
             return self._faults
 
-    # -- records --
-
     def calls(self, method: str | None = None) -> list[ApiCall]:
-        """Web API calls received so far, oldest first (only ``method``'s when given), including
-        the ones answered with a fault."""
+        """Web API calls received so far (faulted ones too), oldest first; ``method``'s only when given."""
         with self._cond:
             return [c for c in self._calls if method is None or c.method == method]
 
@@ -148,11 +124,8 @@ class SlackStandIn:
             return self._responses.to(url) if url is not None else list(self._responses.posts)
 
     def wait_for(self, predicate: Callable[[], T], timeout: float = 5.0) -> T:
-        """Wait until ``predicate()`` returns something truthy and return it.
-
-        The predicate is re-evaluated whenever a call or response post is recorded (and at least
-        every 50 ms). ``timeout`` is in seconds. Raises :class:`TimeoutError` when it runs out.
-        """
+        """Wait until ``predicate()`` returns something truthy (checked on each record and every
+        50 ms) and return it. ``timeout`` in seconds; raises :class:`TimeoutError`."""
         deadline = time.monotonic() + timeout
         with self._cond:
             while True:
@@ -165,9 +138,7 @@ class SlackStandIn:
                 self._cond.wait(min(left, 0.05))
 
     def wait_for_response(self, url: str | None = None, count: int = 1, timeout: float = 5.0) -> ResponsePost:
-        """Wait until at least ``count`` posts reached ``url`` (any response URL when ``None``) and
-        return the ``count``-th (with ``url``: :meth:`ResponseLog.wait_for`). ``timeout`` in seconds;
-        raises :class:`TimeoutError`."""
+        """The ``count``-th post to ``url`` (None: any), waiting ``timeout`` s, else :class:`TimeoutError`."""
         if url is not None:
             with self._cond:
                 return self._responses.wait_for(url, count, timeout)
@@ -179,8 +150,7 @@ class SlackStandIn:
         self._cond.notify_all()
 
     def wait_for_call(self, method: str, count: int = 1, timeout: float = 5.0) -> ApiCall:
-        """Wait until at least ``count`` calls of ``method`` arrived and return the ``count``-th.
-        ``timeout`` in seconds; raises :class:`TimeoutError`."""
+        """The ``count``-th call of ``method``, waiting ``timeout`` s, else :class:`TimeoutError`."""
         return self.wait_for(lambda: self.calls(method)[count - 1 : count], timeout)[0]
 
     def reset(self) -> None:
@@ -210,11 +180,8 @@ class SlackStandIn:
     def __repr__(self) -> str:
         return f"SlackStandIn({self.base_url}, calls={len(self._calls)}, responses={len(self._responses.posts)})"
 
-    # -- answering (called on server threads) --
-
     def answer_api(self, method: str, args: dict[str, Any], auth: str | None) -> Answer:
-        """Answer one Web API call (server threads): ``(HTTP status, extra headers, JSON body)``.
-        ``auth`` is the ``Authorization`` header; the call is recorded (:meth:`calls`)."""
+        """Answer and record one Web API call; ``auth``: the ``Authorization`` header."""
         faults = self.faults
         if faults.latency_s:
             time.sleep(faults.latency_s)
@@ -229,26 +196,21 @@ class SlackStandIn:
         elif method == "oauth.v2.access" and self._tokens.has_client:  # grant_type absent: an install
             body = self._tokens.exchange(args, auth, team, self.enterprise)
         else:
-            # Rate limits and injected faults first (they count arrivals, so the time spent
-            # checking blocks must not shift them), then the arguments of an accepted call.
+            # Faults and rate limits count arrivals, so they come before the argument checks.
             status, headers, body = self._decide(method, args, faults)
             decided = time.monotonic()
             bad_args = argument_refusal(method, args) if status == 200 and body.get("ok") else None
             if bad_args is not None:
                 status, headers, body = 200, {}, {"ok": False, "error": bad_args}
         fingerprint = hashlib.sha256(token.encode()).hexdigest()[:8] if token else None
-        record = ApiCall(method, args, bool(auth), fingerprint, status, body, decided)
         with self._cond:
-            self._calls.append(record)
+            self._calls.append(ApiCall(method, args, bool(auth), fingerprint, status, body, decided))
             self._cond.notify_all()
         return status, headers, body
 
     def _auth_refusal(self, method: str, args: Mapping[str, Any], token: str | None) -> dict[str, Any] | None:
-        """Slack's answer body when authentication, the method or the token's scopes refuse the
-        call, else None. In Slack's order: ``not_authed``, ``unknown_method``, the token
-        (``invalid_auth``, ``token_expired``), ``missing_scope`` / ``not_in_channel``; the argument
-        checks (:func:`~bot.doors.standin.refusals.argument_refusal`) come after the injected faults
-        and rate limits, which count every arrival."""
+        """Slack's refusal body, in Slack's order: ``not_authed``, ``unknown_method``, the token's
+        (``invalid_auth``, ``token_expired``), ``missing_scope`` / ``not_in_channel``; else None."""
         if token is None and method not in NO_TOKEN_METHODS:
             return {"ok": False, "error": "not_authed"}
         if method not in SERVED_METHODS:
@@ -267,8 +229,7 @@ class SlackStandIn:
         return refused
 
     def _decide(self, method: str, args: dict[str, Any], faults: Faults) -> Answer:
-        """The answer to a call that passed authentication: a fault (:mod:`~bot.doors.standin.limits`)
-        or :meth:`_ok_body`."""
+        """The answer to an authenticated call: a fault or :meth:`_ok_body` (a test hook)."""
         return self._limits.fault(method, args, faults) or (200, {}, self._ok_body(method, args))
 
     def next_ts(self) -> str:
@@ -281,20 +242,16 @@ class SlackStandIn:
         return next(self._ids)
 
     def issue_rotating_token(self, scopes: Iterable[str], expires_in_s: float) -> tuple[str, str]:
-        """Grant a rotating bot token with ``scopes`` that expires in ``expires_in_s`` seconds
-        (may be negative: already expired) and its refresh token; returns ``(access, refresh)``.
-        Needs ``token_scopes`` (scope checks on) to be meaningful."""
+        """``(access, refresh)``: a bot token with ``scopes`` expiring in ``expires_in_s`` s (< 0: expired)."""
         return self._tokens.issue(scopes, expires_in_s)
 
     def _ok_body(self, method: str, args: dict[str, Any]) -> dict[str, Any]:
-        """The body of an accepted call: :func:`bot.doors.standin.answers.ok_body`. A subclass may
-        answer a method otherwise (tests answer ``oauth.v2.access`` with tokens)."""
+        """The body of an accepted call (:func:`~bot.doors.standin.answers.ok_body`; tests override)."""
         return ok_body(self, method, args)
 
     def answer_authorize(self, query: Mapping[str, str]) -> tuple[int, str]:
-        """``GET /oauth/v2/authorize`` (server threads): ``(status, Location or error text)``. The
-        approval is immediate (:attr:`installer`); 302 to the redirect URL with ``code`` and
-        ``state``; 400 for an unknown ``client_id`` or no redirect URL known."""
+        """``GET /oauth/v2/authorize``, approved at once: ``(302, Location)`` with ``code`` and
+        ``state``, or ``(400, error)`` for an unknown ``client_id`` or no redirect URL."""
         redirect = query.get("redirect_uri") or self.oauth_redirect_url
         grant = Grant(
             self.installer,
@@ -310,10 +267,9 @@ class SlackStandIn:
         return 302, f"{redirect}{sep}{urlencode({'code': code, 'state': query.get('state', '')})}"
 
     def answer_response(self, key: str, path: str, raw: bytes) -> tuple[int, str]:
-        """Answer one post to response URL ``key`` at ``path`` (server threads): ``(HTTP status, text)``;
-        recorded (:meth:`responses`, whose ``body`` is parsed from ``raw`` when first read).
-        ``raw``: the JSON text posted. Raises ``ValueError`` when it is not a JSON object (the
-        transport answers 400 ``invalid_payload``, as Slack does, and records nothing)."""
+        """Answer and record a post of JSON text ``raw`` to response URL ``key``: ``(status, text)``.
+        Raises ``ValueError`` when it is not a JSON object (the transport answers 400
+        ``invalid_payload``, as Slack does; nothing is recorded)."""
         refused = blocks_refused(raw)
         with self._cond:
             status = 400 if refused else 200 if self._responses.answered(key) < self.response_url_limit else 404
@@ -321,11 +277,9 @@ class SlackStandIn:
         return status, {200: "ok", 400: "invalid_blocks", 404: "used_url"}[status]
 
     def answer_ack(self, url: str, raw: bytes) -> int:
-        """Slack's side of a slash command acked with a message: ``raw``, the HTTP answer's body
-        (JSON text), is shown as the reply to the command whose response URL is ``url``, and is
-        recorded with those posts (``ResponsePost.ack``; it does not use up one of the URL's five
-        posts). Returns 200, or 400 when its blocks break Block Kit's limits (Slack shows an
-        error instead). Raises ``ValueError`` when ``raw`` is not a JSON object."""
+        """A slash command acked with a message (``raw``, JSON text): recorded with the posts to the
+        command's response URL ``url`` (``ack=True``, not one of its five posts). Returns 200, or
+        400 when its blocks break Block Kit's limits. Raises ``ValueError`` for a non-object."""
         status = 400 if blocks_refused(raw) else 200
         with self._cond:
             key = response_key(urlsplit(url).path) or url
@@ -334,9 +288,8 @@ class SlackStandIn:
 
 
 def _member_may(method: str, channel: Mapping[str, Any], granted: frozenset[str]) -> bool:
-    """Whether posting to (or reading) ``channel`` is allowed given the bot's membership: Slack
-    needs the bot in a private channel, and in a public one too unless the token has
-    ``chat:write.public`` (posting only)."""
+    """Whether the bot's membership lets it post to or read ``channel``: needed, except for
+    ``chat.postMessage`` to a public channel with ``chat:write.public``."""
     if method not in ("chat.postMessage", "chat.postEphemeral", "conversations.history"):
         return True
     return bool(channel.get("is_member", True)) or (

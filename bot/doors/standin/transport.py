@@ -1,7 +1,5 @@
-"""The stand-in's HTTP side: a threading server on loopback that parses Web API calls
-(``/api/<method>``, form or JSON) and response-URL posts (``/response/<key>``) and hands them to
-:class:`~bot.doors.standin.server.SlackStandIn`, which decides the answers.
-"""
+"""The stand-in's HTTP side: parses Web API calls (``/api/<method>``, form or JSON) and response-URL
+posts (``/response/<key>``) for :class:`~bot.doors.standin.server.SlackStandIn` to answer."""
 
 from __future__ import annotations
 
@@ -22,22 +20,14 @@ _JSON_ARGS = ("blocks", "attachments", "view", "metadata", "unfurls", "channels"
 class Answers(Protocol):
     """What the HTTP side asks of the stand-in (:class:`~bot.doors.standin.server.SlackStandIn`)."""
 
-    def answer_api(self, method: str, args: dict[str, Any], auth: str | None) -> Answer:
-        """A Web API call: ``(HTTP status, extra headers, JSON body)``; ``auth`` is the
-        ``Authorization`` header."""
-
-    def answer_authorize(self, query: Mapping[str, str]) -> tuple[int, str]:
-        """``GET /oauth/v2/authorize``: ``(302, Location)`` or ``(400, error text)``."""
-
-    def answer_response(self, key: str, path: str, raw: bytes) -> tuple[int, str]:
-        """A post of JSON text ``raw`` to response URL ``key`` (at ``path``): ``(HTTP status, text
-        body)``; raises ``ValueError`` when ``raw`` is not a JSON object."""
+    def answer_api(self, method: str, args: dict[str, Any], auth: str | None) -> Answer: ...
+    def answer_authorize(self, query: Mapping[str, str]) -> tuple[int, str]: ...
+    def answer_response(self, key: str, path: str, raw: bytes) -> tuple[int, str]: ...
 
 
 class LoopbackServer(ThreadingHTTPServer):
-    """``ThreadingHTTPServer`` with a listen backlog of 128 instead of 5: with dozens of clients
-    connecting at once (a benchmark's lazy replies), a backlog of 5 drops SYNs and the kernel's
-    1 s / 3 s retransmits would show up as our latency. Slack does not refuse connections so."""
+    """``ThreadingHTTPServer`` with a listen backlog of 128, not 5: dozens of clients connecting at
+    once (a benchmark) would otherwise meet dropped SYNs and 1 s / 3 s retransmits."""
 
     request_queue_size = 128
 
@@ -52,8 +42,7 @@ class LoopbackServer(ThreadingHTTPServer):
 
 
 def parse_args(content_type: str, raw: bytes, query: str) -> dict[str, Any]:
-    """Web API arguments from a query string plus a form or JSON body; JSON-valued form fields
-    (``blocks``, ``view``, ...) are decoded."""
+    """Web API arguments from the query and a form or JSON body (JSON form fields decoded)."""
     args: dict[str, Any] = {k: v[-1] for k, v in parse_qs(query).items()}
     ctype = content_type.split(";")[0].strip().lower()
     if raw and ctype == "application/json":
@@ -103,10 +92,10 @@ def handler_for(standin: Answers) -> type[BaseHTTPRequestHandler]:
                 self._send(status, json.dumps(body).encode(), "application/json; charset=utf-8", headers)
             elif parts.path == "/oauth/v2/authorize" and self.command == "GET":
                 status, where = standin.answer_authorize({k: v[-1] for k, v in parse_qs(parts.query).items()})
-                redirect = status == 302
-                self._send(
-                    status, b"" if redirect else where.encode(), "text/plain", {"Location": where} if redirect else None
-                )
+                if status == 302:
+                    self._send(302, b"", "text/plain", {"Location": where})
+                else:
+                    self._send(status, where.encode(), "text/plain")
             elif (key := response_key(parts.path)) is not None and self.command == "POST":
                 try:
                     status, text = standin.answer_response(key, parts.path, raw)
