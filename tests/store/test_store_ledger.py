@@ -8,9 +8,12 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 
 import pytest
+from sqlalchemy import event as sa_event
+from sqlalchemy import select
 
 from bot.domain.schedule import WeeklySchedule
 from bot.store import Store, make_engine, utcnow
+from bot.store.models import ProcessedEvent
 from tests.dbutil import set_cursor
 
 KEY = ("T1", "C1", "perf", "2026-W49")
@@ -158,6 +161,46 @@ def test_record_event_is_true_once(store: Store) -> None:
 def test_record_event_under_concurrency(store: Store, store_url: str) -> None:
     results = _race(store_url, 8, lambda s, i: s.record_event("EvRace", "T1"))
     assert results.count(True) == 1
+
+
+def _event_ids(store: Store) -> set[str]:
+    with store.engine.connect() as conn:
+        return set(conn.execute(select(ProcessedEvent.event_id)).scalars())
+
+
+def test_prune_events_forgets_old_ids_and_keeps_recent_ones(store: Store, clock) -> None:  # type: ignore[no-untyped-def]
+    store.record_event("EvOld", "T1")
+    clock.advance(timedelta(hours=2).total_seconds())
+    cutoff = clock.now  # received exactly at the cutoff: kept (only older rows go)
+    store.record_event("EvAtCutoff", "T1")
+    clock.advance(60)
+    store.record_event("EvNew", "T1")
+    assert store.prune_events(cutoff) == 1
+    assert _event_ids(store) == {"EvAtCutoff", "EvNew"}
+    assert store.record_event("EvNew", "T1") is False  # a retry of a recent event is still a duplicate
+    assert store.prune_events(cutoff) == 0
+    with pytest.raises(ValueError):
+        store.prune_events(datetime(2026, 12, 1))  # naive
+
+
+def test_prune_events_deletes_in_bounded_batches(store: Store, clock) -> None:  # type: ignore[no-untyped-def]
+    for i in range(7):
+        store.record_event(f"EvOld{i}", "T1")
+    clock.advance(3600)
+    store.record_event("EvNew", "T1")
+    deletes: list[int] = []
+
+    def count(conn, cursor, statement, params, context, executemany) -> None:  # type: ignore[no-untyped-def]
+        if statement.lstrip().upper().startswith("DELETE"):
+            deletes.append(cursor.rowcount)
+
+    sa_event.listen(store.engine, "after_cursor_execute", count)
+    try:
+        assert store.prune_events(clock.now, batch=3) == 7
+    finally:
+        sa_event.remove(store.engine, "after_cursor_execute", count)
+    assert deletes == [3, 3, 1]  # one short transaction per batch, none holding all rows
+    assert _event_ids(store) == {"EvNew"}
 
 
 def test_catalog_versions(store: Store, clock) -> None:  # type: ignore[no-untyped-def]
