@@ -17,7 +17,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -51,6 +51,12 @@ REMINDERS_FUNC = "bot.digest.clock:send_reminders"
 REMINDERS_ID = "reminders:due"
 REMINDERS_EVERY_S = 60
 """Seconds between runs of the job that sends due reminders (:mod:`bot.digest.reminders`)."""
+PRUNE_ID = "events:prune"
+PRUNE_EVERY_S = 3600
+"""Seconds between runs of the job that forgets old Slack event ids (:meth:`DigestClock.prune_events`)."""
+EVENT_RETENTION_H = 24
+"""Hours a Slack event id is kept for de-duplication: Slack retries an event at most 3 times, within
+minutes (at once, after 1 and after 5 minutes), so an older id can never match a retry again."""
 LOCAL_JOBSTORE = "local"
 WEEK_S = 7 * 24 * 3600
 LATE_LOG_LIMIT = 500
@@ -170,6 +176,7 @@ class DigestClock:
             local(WATCH_FUNC, CronTrigger(hour=hour, minute=minute, timezone=UTC), id=WATCH_ID)
         every = IntervalTrigger(seconds=REMINDERS_EVERY_S)
         local(REMINDERS_FUNC, every, id=REMINDERS_ID, next_run_time=self.now(), misfire_grace_time=None)
+        local(self.prune_events, IntervalTrigger(seconds=PRUNE_EVERY_S), id=PRUNE_ID, misfire_grace_time=None)
         self.scheduler.resume()
         self.catch_up()
         log.info(
@@ -178,6 +185,18 @@ class DigestClock:
             self.reconcile_every_s,
             self.workers,
         )
+
+    def prune_events(self) -> int:
+        """Interval job: forget Slack event ids older than :data:`EVENT_RETENTION_H` (the store deletes
+        in short batches). A failure is logged (its type only) and retried on the next run."""
+        try:
+            deleted: int = self.store.prune_events(self.now() - timedelta(hours=EVENT_RETENTION_H))
+        except Exception as exc:
+            log.warning("pruning old Slack event ids failed (%s); next try in %d s", type(exc).__name__, PRUNE_EVERY_S)
+            return 0
+        if deleted:
+            log.info("pruned %d Slack event id(s) older than %d h", deleted, EVENT_RETENTION_H)
+        return deleted
 
     def own_sender(self) -> Deliverer:
         """The :class:`Deliverer` for the clock's own sends: the clock's, or in queue mode one made once."""

@@ -6,20 +6,26 @@ the app's database, the real job functions, the real stand-in for Slack.
 * Downtime: a restart later in the same week sends that week's digest once; after days of
   downtime nothing stale is sent, and no burst.
 * Subscriptions changed through the app while the clock runs are followed.
+* Old Slack event ids are pruned hourly; a failing prune is logged and stops nothing.
 """
 
 from __future__ import annotations
 
+import logging
+import threading
 from collections import Counter
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
 import time_machine
+from apscheduler.events import EVENT_JOB_ERROR, EVENT_JOB_EXECUTED, JobExecutionEvent
+from sqlalchemy import select
 
-from bot.digest.clock import JOBSTORE, DigestClock
+from bot.digest.clock import JOBSTORE, LOCAL_JOBSTORE, PRUNE_ID, DigestClock
 from bot.domain.schedule import WeeklySchedule, period_of
 from bot.doors.standin.answers import dm_id
+from bot.store.models import ProcessedEvent
 from tests.digest.clockdriver import ClockDriver
 from tests.digest.conftest import TEAM
 
@@ -209,3 +215,61 @@ def test_a_repeated_local_hour_sends_once_on_postgres(kind, pg_url, standin, hol
         assert [r.period for r in runtime.store.deliveries()] == [period_of(fired[0], "America/Los_Angeles")]
     finally:
         runtime.store.close()
+
+
+def test_old_event_ids_are_pruned_hourly_and_a_failure_stops_nothing(sqlite_runtime, monkeypatch, caplog) -> None:
+    store = sqlite_runtime.store
+    start = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
+    runs: list[JobExecutionEvent] = []
+    ran = threading.Condition()
+
+    def on_run(event: JobExecutionEvent) -> None:
+        if event.job_id == PRUNE_ID:
+            with ran:
+                runs.append(event)
+                ran.notify_all()
+
+    def run_at(when: datetime) -> JobExecutionEvent:
+        seen = len(runs)
+        traveller.move_to(when)
+        clock.scheduler.wakeup()
+        with ran:
+            assert ran.wait_for(lambda: len(runs) > seen, timeout=20), f"the prune job did not run at {when}"
+            return runs[-1]
+
+    def ids() -> set[str]:
+        with store.engine.connect() as conn:
+            return set(conn.execute(select(ProcessedEvent.event_id)).scalars())
+
+    with time_machine.travel(start - timedelta(days=2), tick=False) as traveller:
+        store.record_event("EvOld", TEAM)
+        traveller.move_to(start - timedelta(hours=1))
+        store.record_event("EvRecent", TEAM)
+        traveller.move_to(start)
+        clock = _clock(sqlite_runtime, reconcile_every_s=None)
+        clock.start()
+        try:
+            clock.scheduler.add_listener(on_run, EVENT_JOB_EXECUTED | EVENT_JOB_ERROR)
+            job = clock.scheduler.get_job(PRUNE_ID, jobstore=LOCAL_JOBSTORE)
+            assert job is not None and job.next_run_time == start + timedelta(hours=1)
+            assert ids() == {"EvOld", "EvRecent"}  # not at start: the first run is an hour later
+            assert run_at(start + timedelta(hours=1)).code == EVENT_JOB_EXECUTED
+            assert ids() == {"EvRecent"}  # 2 days old: gone; 2 hours old: kept
+            assert store.record_event("EvRecent", TEAM) is False  # still de-duplicated
+
+            def broken(before: datetime) -> int:
+                raise RuntimeError("could not connect to postgresql://app:hunter2@db")
+
+            monkeypatch.setattr(store, "prune_events", broken)
+            with caplog.at_level(logging.INFO, logger="bot.digest.clock"):
+                assert run_at(start + timedelta(hours=2)).code == EVENT_JOB_EXECUTED  # handled, not raised
+            (warning,) = [r for r in caplog.records if r.name == "bot.digest.clock" and r.levelno >= logging.WARNING]
+            assert "RuntimeError" in warning.getMessage() and warning.exc_info is None
+            assert "hunter2" not in caplog.text and "Traceback" not in caplog.text
+            monkeypatch.undo()
+            assert clock.scheduler.running
+            # A day later (the clock kept going): the recent id has aged past the retention too.
+            assert run_at(start + timedelta(days=1, hours=2)).code == EVENT_JOB_EXECUTED
+            assert ids() == set()
+        finally:
+            clock.shutdown(wait=True)
