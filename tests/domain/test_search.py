@@ -245,6 +245,7 @@ def top_ids(matcher: Matcher, query: str, k: int = 3) -> list[str]:
         ("W8A8   INT8", "w8a8 int8"),
         ("Straße", "strasse"),  # casefold, not lower
         ("推测解码", "推测解码"),
+        ("推測解碼", "推测解码"),  # Traditional characters read as Simplified
         ("PD分离服务", "pd 分离服务"),  # Chinese and Latin runs become separate words
         ("vLLM × HPC-Ops", "vllm hpc ops"),
         ("snake_case", "snake case"),

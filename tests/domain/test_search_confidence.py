@@ -178,10 +178,33 @@ def test_the_launch_post_is_not_first_for_every_vllm_query():
     assert data["results"] and data["results"][0]["post_id"] != LAUNCH_POST
 
 
-def test_make_decoding_faster_opens_the_speculative_track(matcher):
-    assert _search_json("how do I make decoding faster")["track"]["id"] == "spec"
-    match = matcher.match_track("how do I make decoding faster")
+@pytest.mark.parametrize("query", ["how do I make decoding faster", "怎么让解码更快", "怎麼讓解碼更快"])
+def test_make_decoding_faster_opens_the_speculative_track(matcher, query):
+    assert _search_json(query)["track"]["id"] == "spec"
+    match = matcher.match_track(query)
     assert match is not None and match.track_id == "spec"  # the reply opens the track's path
+
+
+@pytest.mark.parametrize(
+    "traditional, simplified",
+    [
+        ("推測解碼", "推测解码"),
+        ("預填充", "预填充"),
+        ("解碼", "解码"),
+        ("緩存", "缓存"),
+        ("快取", "缓存"),
+        ("後訓練", "后训练"),
+    ],
+)
+def test_traditional_chinese_finds_what_simplified_finds(matcher, traditional, simplified):
+    found = [r.post_id for r in matcher.search(traditional, limit=3).results]
+    assert found and found == [r.post_id for r in matcher.search(simplified, limit=3).results]
+    assert matcher.match_track(traditional) == matcher.match_track(simplified)
+
+
+@pytest.mark.parametrize("query", ["怎么在昇腾上部署", "怎麼在昇騰上部署", "how do I deploy on ascend"])
+def test_deploying_on_ascend_finds_the_ascend_post_first(matcher, query):
+    assert matcher.search(query, limit=3).results[0].post_id == "hardware-plugin"
 
 
 @pytest.mark.parametrize(
@@ -219,6 +242,7 @@ def test_the_shared_question_set_scores_hit3_through_the_cli(catalog):
 def test_problem_phrases_are_read_as_their_topic(matcher):
     assert matcher._rewrite("how do i make decoding faster") == "how do i make speculative decoding"
     assert matcher._rewrite("decodingfaster") == "decodingfaster"  # whole words only
+    assert matcher._rewrite("怎么让解码更快") == "怎么让推测解码"  # Chinese has no spaces between words
 
 
 @pytest.mark.parametrize(

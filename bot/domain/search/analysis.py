@@ -26,11 +26,22 @@ for _suffix in _SUFFIXES:  # the same priority order, looked up by the word's la
 del _suffix
 
 
+_TRADITIONAL = str.maketrans(
+    "與專個為爲麼麽習從們優偉體內準務變後嗎圖學並併應開張強徑態擴時顯機權樣沒測碼確離線綫練綴緩編騰視訓評譯"
+    "試該語讀調輪達遲適採裡裏鍵長門閱頁預頻讓這於發參運維結構輸義統係佈記憶輝關點數據請",
+    "与专个为为么么习从们优伟体内准务变后吗图学并并应开张强径态扩时显机权样没测码确离线线练缀缓编腾视训评译"
+    "试该语读调轮达迟适采里里键长门阅页预频让这于发参运维结构输义统系布记忆辉关点数据请",
+)
+"""Traditional forms of the characters in the vocabulary's and track names' Chinese words, folded
+to Simplified (``推測解碼`` → ``推测解码``): a word-level difference (``快取``) is vocabulary data."""
+
+
 def normalize(text: str) -> str:
     """The preprocessing of every query and indexed text: :func:`bot.domain.text.fold`, then only
     runs of letters/digits and runs of CJK characters are kept, joined by one space (``""`` when
-    none is left): punctuation, symbols, emoji and underscores separate words."""
-    return " ".join(_TOKEN_RE.findall(fold(text))) if text else ""
+    none is left): punctuation, symbols, emoji and underscores separate words. Traditional
+    characters of ``_TRADITIONAL`` are read as Simplified."""
+    return " ".join(_TOKEN_RE.findall(fold(text).translate(_TRADITIONAL))) if text else ""
 
 
 def _normalize_text(text: str) -> str:
@@ -49,7 +60,8 @@ text is already NFKC-normal and the quick check skips the full pass."""
 
 def _fold_text(text: str) -> str:
     """:func:`bot.domain.text.fold` for catalog text (no Slack markup): the same words and CJK runs."""
-    return fold_accents(unicodedata.normalize("NFKC", _FULLWIDTH_PUNCT_RE.sub(" ", text)).casefold())
+    folded = unicodedata.normalize("NFKC", _FULLWIDTH_PUNCT_RE.sub(" ", text)).casefold()
+    return fold_accents(folded).translate(_TRADITIONAL)
 
 
 def _parts(text: str) -> list[tuple[str, str]]:

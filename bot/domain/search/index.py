@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from bot.domain.search.analysis import (
+    _CJK,
     _PARTS_RE,
     _bigrams,
     _cjk_segment,
@@ -69,7 +70,8 @@ class Index:
             self._answer_keys = self._build_answer_keys()
             self._problems = {normalize(p): normalize(t) for p, t in vocab.problems if normalize(p)}
             longest_first = sorted(self._problems, key=len, reverse=True)
-            problems = "|".join(rf"(?<![^\W_]){re.escape(p)}(?![^\W_])" for p in longest_first)
+            # a phrase is a whole Latin word run; Chinese has no spaces, so inside a CJK run too
+            problems = "|".join(rf"(?<![^\W_{_CJK}]){re.escape(p)}(?![^\W_{_CJK}])" for p in longest_first)
             self._problem_re = re.compile(problems) if self._problems else None
         finally:
             if gc_was_enabled:
