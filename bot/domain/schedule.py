@@ -9,11 +9,13 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from apscheduler.triggers.cron import CronTrigger
 from pydantic import AfterValidator, BaseModel, ConfigDict
+
+if TYPE_CHECKING:
+    from apscheduler.triggers.cron import CronTrigger
 
 DEFAULT_WEEKDAY = 0
 """Monday: the weekday of a digest when none is given."""
@@ -119,6 +121,8 @@ def zone_label(timezone: str) -> str:
 @lru_cache(maxsize=4096)
 def trigger_for(weekday: int, at_time: str, timezone: str) -> CronTrigger:
     """The weekly trigger: ``weekday`` 0=Mon..6=Sun, ``at_time`` ``'HH:MM'``, IANA ``timezone``."""
+    from apscheduler.triggers.cron import CronTrigger  # deferred: only the clock and the views' next fire need it
+
     hour, minute = (int(x) for x in at_time.split(":"))
     return CronTrigger(day_of_week=WEEKDAY_NAMES[weekday], hour=hour, minute=minute, timezone=ZoneInfo(timezone))
 

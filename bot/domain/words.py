@@ -8,8 +8,6 @@ import functools
 import re
 from dataclasses import dataclass
 
-from rapidfuzz import fuzz, process
-
 # fmt: off
 WEEKDAY_WORDS: dict[str, int] = {name: day for day, names in enumerate((
     ("mon", "monday", "mondays", "周一", "星期一", "礼拜一"),
@@ -52,6 +50,8 @@ def near_day_word(word: str) -> str | None:
     low = word.casefold()
     if len(low) < 5 or not low.isalpha() or low in WEEKDAY_WORDS or low in RELATIVE_DAYS:
         return None
+    from rapidfuzz import fuzz, process  # deferred: only a near miss needs it
+
     best = process.extractOne(low, _NEAR_DAYS, scorer=fuzz.ratio, score_cutoff=80)
     return str(best[0]) if best else None
 

@@ -29,8 +29,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
-from rapidfuzz import fuzz, process
-
 from bot.domain.budget import OFF_WORDS, parse_minutes, take_after, take_budget
 from bot.domain.schedule import ScheduleParts
 from bot.domain.text import clean
@@ -241,17 +239,23 @@ def _keyword(words: list[str]) -> tuple[str, list[str]]:
     return first, rest
 
 
+def _closest(word: str, keywords: tuple[str, ...], cutoff: int) -> str | None:
+    """The keyword nearest ``word`` by rapidfuzz's ratio, if at least ``cutoff``, else None."""
+    from rapidfuzz import fuzz, process  # deferred: only a near miss needs it
+
+    best = process.extractOne(word, keywords, scorer=fuzz.ratio, score_cutoff=cutoff)
+    return None if best is None else str(best[0])
+
+
 def _free_text(raw: str, words: list[str], first: str, rest: list[str], truncated: bool) -> Command:
     """Text whose first word is no keyword: "what next" said the other way round, a near-miss
     of a keyword followed by more words (``folow spec``), else a query."""
     if (topic := _next_last(words)) is not None:
         return Command("next", arg=topic, truncated=truncated, query=raw.strip())
-    if rest and len(first) >= 4 and first.isascii():
-        best = process.extractOne(first, _FUZZY_KEYWORDS, scorer=fuzz.ratio, score_cutoff=80)
-        if best:
-            return Command(
-                "did_you_mean", arg=raw.strip(), truncated=truncated, suggestion=f"{best[0]} {' '.join(rest)}".strip()
-            )
+    if rest and len(first) >= 4 and first.isascii() and (best := _closest(first, _FUZZY_KEYWORDS, 80)):
+        return Command(
+            "did_you_mean", arg=raw.strip(), truncated=truncated, suggestion=f"{best} {' '.join(rest)}".strip()
+        )
     return Command("query", arg=raw.strip(), truncated=truncated)
 
 
@@ -346,7 +350,5 @@ def near_command(text: str) -> str | None:
     first = words[0].casefold().lstrip("/")
     if len(first) < 3 or not first.isascii() or not first.isalpha() or first in KEYWORDS:
         return None
-    best = process.extractOne(first, _NEAR_KEYWORDS, scorer=fuzz.ratio, score_cutoff=75)
-    if best is None:
-        return None
-    return " ".join([best[0], *words[1:]])
+    best = _closest(first, _NEAR_KEYWORDS, 75)
+    return None if best is None else " ".join([best, *words[1:]])

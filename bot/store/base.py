@@ -6,16 +6,18 @@ import importlib
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from datetime import datetime
-from typing import Any, Self, cast
+from typing import TYPE_CHECKING, Any, Self, cast
 
-from slack_sdk.oauth.installation_store.sqlalchemy import SQLAlchemyInstallationStore
-from slack_sdk.oauth.token_rotation import TokenRotator
 from sqlalchemy import CursorResult, Engine, Executable
 from sqlalchemy.orm import Session, sessionmaker
 
 from bot.store import db
 from bot.store.crypto import TokenCipher, ephemeral_cipher
 from bot.store.validate import check_aware, check_timezone
+
+if TYPE_CHECKING:
+    from slack_sdk.oauth.installation_store.sqlalchemy import SQLAlchemyInstallationStore
+    from slack_sdk.oauth.token_rotation import TokenRotator
 
 
 class StoreCore:
@@ -47,7 +49,7 @@ class StoreCore:
         self._clock = clock
         self._owns_engine = owns_engine
         self._sessions = sessionmaker(engine, expire_on_commit=False)
-        self._cipher = token_cipher or ephemeral_cipher()
+        self._token_cipher = token_cipher
         self._token_rotator = token_rotator
         self._installation_stores: dict[str, SQLAlchemyInstallationStore] = {}
 
@@ -67,6 +69,13 @@ class StoreCore:
     @property
     def engine(self) -> Engine:
         return self._engine
+
+    @property
+    def _cipher(self) -> TokenCipher:
+        """The cipher given, else :func:`~bot.store.crypto.ephemeral_cipher` (made on first use)."""
+        if self._token_cipher is None:
+            self._token_cipher = ephemeral_cipher()
+        return self._token_cipher
 
     @property
     def session_factory(self) -> sessionmaker[Session]:

@@ -12,8 +12,10 @@ import os
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from cryptography.fernet import Fernet, InvalidToken, MultiFernet
+if TYPE_CHECKING:
+    from cryptography.fernet import Fernet, MultiFernet
 
 log = logging.getLogger(__name__)
 
@@ -31,10 +33,12 @@ class TokenCipher:
     def __init__(self, keys: Sequence[str | bytes]):
         if not keys:
             raise ValueError("TokenCipher needs at least one Fernet key")
+        from cryptography.fernet import Fernet, MultiFernet  # deferred: only a store that keeps tokens needs it
+
         try:
             fernets = [Fernet(k) for k in keys]
-            self._fernet = MultiFernet(fernets)
-            self._current = fernets[0]
+            self._fernet: MultiFernet = MultiFernet(fernets)
+            self._current: Fernet = fernets[0]
         except (ValueError, TypeError):
             raise ValueError(
                 "TOKEN_ENCRYPTION_KEY holds a value that is not a Fernet key "
@@ -58,6 +62,8 @@ class TokenCipher:
         """The plain token of a sealed ``value`` (others pass through); ValueError if no key opens it."""
         if value is None or not value.startswith(PREFIX):
             return value
+        from cryptography.fernet import InvalidToken
+
         try:
             return self._fernet.decrypt(value[len(PREFIX) :].encode()).decode()
         except InvalidToken:
@@ -74,6 +80,8 @@ class TokenCipher:
             return "current"
         if not value.startswith(PREFIX):
             return "plain"
+        from cryptography.fernet import InvalidToken
+
         token = value[len(PREFIX) :].encode()
         for fernet, name in ((self._current, "current"), (self._fernet, "older")):
             try:
@@ -92,6 +100,8 @@ class TokenCipher:
 
 @cache
 def _process_key() -> bytes:
+    from cryptography.fernet import Fernet
+
     return Fernet.generate_key()
 
 
@@ -105,6 +115,8 @@ def local_key_cipher(directory: Path | None = None) -> TokenCipher:
     ``directory`` (default: the working directory), generated (mode 0600) on first use."""
     path = (directory or Path.cwd()) / LOCAL_KEY_FILE
     if not path.exists():
+        from cryptography.fernet import Fernet
+
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "wb") as fh:
             fh.write(Fernet.generate_key())
