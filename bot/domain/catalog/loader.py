@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
 from bot.domain.catalog import checks, yaml_cache
@@ -17,7 +16,7 @@ from bot.domain.catalog.issues import CatalogError as CatalogError
 from bot.domain.catalog.issues import CatalogIssue as CatalogIssue
 from bot.domain.catalog.models import Manifest, Post, Track
 from bot.domain.catalog.versions import changelog_entries, version_problems
-from bot.domain.catalog.yaml_cache import YamlCache
+from bot.domain.catalog.yaml_cache import YamlCache, yaml_error
 
 
 def _field_path(loc: tuple[Any, ...]) -> str:
@@ -29,7 +28,7 @@ def _read_yaml(path: Path, rel: str, issues: list[CatalogIssue], cache: YamlCach
         return cache.load(path, rel)
     except FileNotFoundError:
         issues.append(CatalogIssue(rel, "-", "-", "file is missing"))
-    except yaml.YAMLError as exc:
+    except yaml_error() as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "-"
         issues.append(CatalogIssue(rel, where, "-", f"not valid YAML: {getattr(exc, 'problem', exc)}"))

@@ -2,29 +2,42 @@
 
 Parsing is most of a CLI start (~0.1 s). :class:`YamlCache` keeps what the files parsed to in
 ``<catalog>/__pycache__/vllm-path-<name>.pickle``, keyed by the SHA-256 of each file's bytes and
-the parser; :func:`loaded` / :func:`keep_loaded` keep a whole validated catalog, keyed by
-:func:`catalog_key`. A missing or corrupt cache is ignored; an unwritable one left as it is.
+the parser (PyYAML's installed copy, found without importing it: a hit never loads PyYAML);
+:func:`loaded` / :func:`keep_loaded` keep a whole validated catalog, keyed by :func:`catalog_key`.
+A missing or corrupt cache is ignored; an unwritable one left as it is.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
+import importlib.util
 import os
 import pickle
 import tempfile
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-"""libyaml's safe loader when PyYAML was built with it (about 10x faster), else the pure-Python one."""
-
 CACHE_DIR = "__pycache__"
 """Where, under the catalog folder, the parsed files are kept."""
 
-_PARSER = f"PyYAML {yaml.__version__} {SAFE_LOADER.__name__}\n".encode()
+
+@functools.cache
+def _parser() -> bytes:
+    """PyYAML's installed copy: the path, size and mtime of its ``yaml/__init__.py``."""
+    spec = importlib.util.find_spec("yaml")
+    assert spec is not None and spec.origin is not None  # PyYAML is a dependency
+    stat = Path(spec.origin).stat()
+    return f"PyYAML {spec.origin} {stat.st_size} {stat.st_mtime_ns}\n".encode()
+
+
+def yaml_error() -> type[Exception]:
+    """``yaml.YAMLError``, for an ``except`` clause: evaluated only once something was raised, so
+    that a cache hit never imports PyYAML."""
+    import yaml
+
+    return yaml.YAMLError
 
 
 def _write(path: Path, value: Any) -> None:
@@ -84,13 +97,15 @@ class YamlCache:
 
     def load(self, path: Path, rel: str) -> Any:
         """``yaml.load`` of ``path`` (``rel`` in the catalog); raises as reading and parsing do."""
-        key = hashlib.sha256(_PARSER + path.read_bytes()).digest()
+        key = hashlib.sha256(_parser() + path.read_bytes()).digest()
         old = self._old.get(rel)
         if old is not None and old[0] == key:
             data = old[1]
         else:
-            with path.open(encoding="utf-8") as fh:
-                data = yaml.load(fh, Loader=SAFE_LOADER)  # a safe loader, C-accelerated
+            import yaml  # deferred: only a file not parsed before needs PyYAML
+
+            with path.open(encoding="utf-8") as fh:  # libyaml's safe loader when built with it (~10x faster)
+                data = yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
         self._new[rel] = (key, data)
         return data
 

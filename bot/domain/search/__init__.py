@@ -40,8 +40,6 @@ from typing import TYPE_CHECKING, Any
 
 from bot.domain.catalog import Catalog
 from bot.domain.catalog.attached import PerCatalog
-from bot.domain.search.analysis import normalize as normalize
-from bot.domain.search.analysis import stem as stem
 from bot.domain.search.results import HINT_EMPTY as HINT_EMPTY
 from bot.domain.search.results import MAX_QUERY_CHARS as MAX_QUERY_CHARS
 from bot.domain.search.results import MIN_SCORE as MIN_SCORE
@@ -55,7 +53,9 @@ from bot.domain.search.vocabulary import default_vocabulary as default_vocabular
 from bot.domain.search.vocabulary import load_vocabulary as load_vocabulary
 from bot.domain.search.vocabulary import validate as validate
 
-if TYPE_CHECKING:  # imported on first use (numpy, bm25s: ~0.2 s), see __getattr__
+if TYPE_CHECKING:  # imported on first use (numpy, bm25s: ~0.2 s; the analysis' regexes), see __getattr__
+    from bot.domain.search.analysis import normalize as normalize
+    from bot.domain.search.analysis import stem as stem
     from bot.domain.search.fields import FIELD_WEIGHTS as FIELD_WEIGHTS
     from bot.domain.search.matcher import CLOSEST_COVERAGE as CLOSEST_COVERAGE
     from bot.domain.search.matcher import CONFIDENT_COVERAGE as CONFIDENT_COVERAGE
@@ -64,10 +64,13 @@ if TYPE_CHECKING:  # imported on first use (numpy, bm25s: ~0.2 s), see __getattr
     from bot.domain.search.matcher import Matcher as Matcher
 
 _LAZY = {
+    "normalize": "analysis",
+    "stem": "analysis",
     "FIELD_WEIGHTS": "fields",
     **dict.fromkeys(("CLOSEST_COVERAGE", "CONFIDENT_COVERAGE", "FUZZY_WEIGHT", "RELATIVE_FLOOR", "Matcher"), "matcher"),
 }
-"""Names whose modules import numpy and bm25s: imported when first read (``vllm-path ask help`` never does)."""
+"""Names whose modules import numpy and bm25s or compile the analysis' regexes: imported when first
+read (``vllm-path ask help`` never does)."""
 
 
 def __getattr__(name: str) -> Any:

@@ -19,9 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from bot.domain.catalog.yaml_cache import YamlCache
+from bot.domain.catalog.yaml_cache import YamlCache, yaml_error
 from bot.locations import DEFAULT_CATALOG_DIR
 
 VOCABULARY_FILE = "vocabulary.yaml"
@@ -86,7 +84,7 @@ def _read(path: Path, errors: list[str]) -> Any:
         data = cache.load(path, path.name)
     except OSError as exc:
         errors.append(f"{path.name}: cannot be read ({exc.strerror})")
-    except yaml.YAMLError as exc:
+    except yaml_error() as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
         errors.append(f"{path.name}: not valid YAML{where}")

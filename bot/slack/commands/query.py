@@ -3,7 +3,6 @@ search results only; and ``next``."""
 
 from __future__ import annotations
 
-from bot.domain.search import normalize
 from bot.domain.search.confidence import NEAR_TRACK_SCORE
 from bot.slack import grammar
 from bot.slack.commands import replies
@@ -38,6 +37,8 @@ def next_reads(ctx: Context, cmd: grammar.Command) -> Reply:
         if near is None or near.score < NEAR_TRACK_SCORE:
             # "qwen3 next" names the Qwen3-Next post; in "eagle next" the word "next" would only
             # lead to it too: search the topic alone unless the best post for all of it has the topic
+            from bot.domain.search import normalize  # deferred: the analysis' regexes, for a search only
+
             top = ctx.find.posts(cmd.query, limit=1).results
             title = normalize(ctx.catalog.post(top[0].post_id).title) if top else ""
             return replies.query(ctx, cmd.query if normalize(cmd.arg) in title else cmd.arg)
