@@ -17,6 +17,7 @@ from bot.cli.common import (
     fail,
     load_catalog_or_exit,
     our_process,
+    read_pid,
     track_or_exit,
 )
 from bot.config import Settings
@@ -58,7 +59,6 @@ def catalog_check(directory: str | None) -> None:
 @catalog_option
 def catalog_export(as_json: bool, catalog_dir: str | None) -> None:
     """Print the compiled catalog as JSON: version, posts, tracks with steps in path order."""
-
     dump_json(export_catalog(load_catalog_or_exit(catalog_dir)))
 
 
@@ -68,7 +68,6 @@ def catalog_export(as_json: bool, catalog_dir: str | None) -> None:
 @catalog_option
 def catalog_show(track: str, lang: str, catalog_dir: str | None) -> None:
     """Show a track's path in reading order (TRACK is a track id, name or alias)."""
-
     cat = load_catalog_or_exit(catalog_dir)
     track_id = track_or_exit(cat, track, 1)
     click.echo(render_track(cat, track_id, lang))
@@ -83,7 +82,6 @@ def catalog_show(track: str, lang: str, catalog_dir: str | None) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 def catalog_diff(old: str, new: str, as_json: bool) -> None:
     """What changed between two catalogs (folders or git revisions such as HEAD~1)."""
-
     try:
         result = diff_refs(old, new)
     except (ValueError, CatalogError) as exc:
@@ -169,9 +167,7 @@ def catalog_reload(pid_files: tuple[str, ...]) -> None:
     paths = [Path(p) for p in pid_files] or sorted(Path.cwd().glob(PID_GLOB))
     signalled = 0
     for path in paths:
-        try:
-            pid = int(path.read_text(encoding="ascii").strip())
-        except (OSError, ValueError):
+        if (pid := read_pid(path)) is None:
             click.echo(f"warning: {path}: no readable pid", err=True)
             continue
         if not our_process(pid):

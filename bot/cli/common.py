@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -90,18 +91,14 @@ def exit_on_catalog_error() -> Iterator[None]:
 @contextmanager
 def write_pid_file(path: str | Path | None) -> Iterator[Path | None]:
     """Write this process's id to ``path`` while the block runs, then remove it (only if it
-    still holds our id). ``None`` or ``''``: nothing is written. Raises ``click.ClickException``
-    when ``path`` names another vllm-path process that is still running (a second ``serve`` in
-    the same folder would otherwise take the file over and, on exit, delete it, leaving
-    ``catalog reload`` blind to the first); a stale file is replaced."""
+    still holds our id); ``None`` or ``''``: nothing is written, a stale file is replaced. Raises
+    ``click.ClickException`` when ``path`` names another vllm-path process still running (a second
+    ``serve`` would take its file over, leaving ``catalog reload`` blind to the first)."""
     if not path:
         yield None
         return
     target = Path(path)
-    try:
-        other = int(target.read_text(encoding="ascii").strip())
-    except (OSError, ValueError):
-        other = None
+    other = read_pid(target)
     if other is not None and other != os.getpid() and our_process(other):
         raise click.ClickException(
             f"{target} names process {other}, a vllm-path process still running in this folder; "
@@ -111,11 +108,17 @@ def write_pid_file(path: str | Path | None) -> Iterator[Path | None]:
     try:
         yield target
     finally:
-        try:
-            if target.read_text(encoding="ascii").strip() == str(os.getpid()):
+        with contextlib.suppress(OSError):
+            if read_pid(target) == os.getpid():
                 target.unlink()
-        except OSError:
-            pass
+
+
+def read_pid(path: Path) -> int | None:
+    """The process id written in the pid file ``path``, or None (missing, unreadable, not a number)."""
+    try:
+        return int(path.read_text(encoding="ascii").strip())
+    except (OSError, ValueError):
+        return None
 
 
 def our_process(pid: int) -> bool:

@@ -1,8 +1,4 @@
-"""``vllm-path scheduler`` and ``vllm-path digest preview|run-now`` (registered by bot/cli/main.py).
-
-Exit codes as for the rest of the CLI: 0 success, 1 something was refused or failed, 2 a usage or
-configuration error.
-"""
+"""``vllm-path scheduler`` and ``vllm-path digest preview|run-now`` (registered by bot/cli/main.py)."""
 
 from __future__ import annotations
 
@@ -38,8 +34,7 @@ def _runtime():
 
 
 def _require_credentials(runtime) -> None:
-    missing = runtime.settings.missing_slack_credentials()
-    if missing:
+    if missing := runtime.settings.missing_slack_credentials():
         fail(f"error: {missing}", 2)
 
 
@@ -92,10 +87,9 @@ def scheduler_cmd(
     _require_credentials(runtime)
     if logging.getLogger().level > logging.DEBUG:  # APScheduler logs every job run at INFO
         logging.getLogger("apscheduler").setLevel(logging.WARNING)
-    # issue 16: with REDIS_URL the clock enqueues (workers send); without it, it sends itself.
     from bot.digest.queue import DigestQueue, EnqueueingDeliverer
 
-    queue = DigestQueue.from_settings(runtime.settings)
+    queue = DigestQueue.from_settings(runtime.settings)  # None without REDIS_URL: the clock sends itself
     clock = DigestClock(
         runtime,
         workers=workers,
@@ -112,8 +106,7 @@ def scheduler_cmd(
     clock.start()
     click.echo(f"digest clock running (catalog {runtime.holder.catalog.version}); Ctrl-C or SIGTERM stops it", err=True)
     try:
-        # The pid file lets `vllm-path catalog reload` reach the clock too; one per process,
-        # since several clocks may run side by side (one database, exactly-once ledger).
+        # for `vllm-path catalog reload`; one per process, as several clocks may share a database
         with write_pid_file(f"vllm-path-scheduler-{os.getpid()}.pid"):
             while not stop.wait(1.0):
                 pass
@@ -132,16 +125,13 @@ def digest() -> None:
 @digest.command("preview")
 @click.option("--track", "track_text", required=True, help="Track id, name or alias.")
 @click.option(
-    "--channel",
-    default=None,
-    help="A subscribed channel id: its next digest (default: a newly subscribed channel's first).",
+    "--channel", help="A subscribed channel id: its next digest (default: a newly subscribed channel's first)."
 )
-@click.option("--team", default=None, help="Team id, when the channel id is subscribed in several workspaces.")
+@click.option("--team", help="Team id, when the channel id is subscribed in several workspaces.")
 @option("--steps", default=1, type=click.IntRange(1, 3), help="Steps per week (newly subscribed channel only).")
 @click.option(
     "--minutes",
     type=click.IntRange(1, 10_000),
-    default=None,
     help="A weekly budget in minutes (newly subscribed channel only): the steps that fit.",
 )
 @option("--lang", type=click.Choice(["en", "zh"]), default="en")
@@ -203,8 +193,7 @@ def _preview_sub(track: str, steps: int, minutes: int | None):
 
 
 def _preview_json(catalog, result, minutes: int | None) -> dict:
-    """``{"text", "blocks"}`` as posted; when the week is planned by a budget (``minutes``:
-    :func:`bot.domain.plan.channel_minutes`) also ``minutes_per_week``
+    """``{"text", "blocks"}`` as posted; with a weekly budget (``minutes``) also ``minutes_per_week``
     and the week's ``steps`` (``{"post_id", "minutes"}``, minutes null when unknown)."""
     out: dict[str, object] = {"text": result.reply.text, "blocks": result.reply.blocks}
     if minutes is not None:

@@ -7,14 +7,7 @@ import sys
 
 import click
 
-from bot.cli.common import (
-    DEFAULT_PID_FILE,
-    dump_json,
-    exit_on_catalog_error,
-    fail,
-    option,
-    write_pid_file,
-)
+from bot.cli.common import DEFAULT_PID_FILE, dump_json, exit_on_catalog_error, fail, option, write_pid_file
 from bot.config import Settings
 from bot.logging_setup import redact, secrets_of, setup_logging
 

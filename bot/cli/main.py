@@ -1,15 +1,8 @@
 """The one entry point, ``vllm-path``: catalog tooling, search, the Slack doors and the scheduler.
 
 Exit codes: 0 success, 1 a check failed or the input was refused, 2 a usage or configuration error.
-
-This module is the top-level group only; :data:`COMMANDS` names the module of each command (they
-share :mod:`bot.cli.common` and never import this module).
-
-Start-up imports click and :mod:`bot.cli.common` (settings, the catalog's models: what every
-command needs); the group is a :class:`LazyGroup` that imports a command's module only when that
-command is run (or when ``--help`` lists every command), so
-``vllm-path search nixl`` never loads Bolt, SQLAlchemy, the Slack stand-in or the doors, and
-each command module defers its own heavy imports to the command that needs them.
+The group is a :class:`LazyGroup`: a command's module (:data:`COMMANDS`) is imported only when it
+runs (or ``--help`` lists them all), and defers its own heavy imports to the command needing them.
 """
 
 from __future__ import annotations
@@ -19,7 +12,7 @@ from typing import Any
 
 import click
 
-from bot.cli.common import write_pid_file  # settings and the catalog's models: every command needs them
+from bot.cli.common import write_pid_file
 
 __all__ = ["COMMANDS", "LazyGroup", "main", "write_pid_file"]
 

@@ -1,8 +1,4 @@
-"""``vllm-path path-image`` and ``vllm-path plan-weeks`` (issue 24; registered by bot/cli/main.py).
-
-Exit codes as for the rest of the CLI: 0 success, 1 something was refused or failed, 2 a usage
-error.
-"""
+"""``vllm-path path-image`` and ``vllm-path plan-weeks`` (registered by bot/cli/main.py)."""
 
 from __future__ import annotations
 
@@ -29,13 +25,8 @@ def essential_weeks_line(catalog, track_id: str, minutes_per_week: int | None = 
 
 
 @click.command("plan-weeks")
-@click.option(
-    "--minutes",
-    type=click.IntRange(1, 10_000),
-    default=None,
-    help="Minutes a week (default: the app's default budget).",
-)
-@click.option("--catalog", "catalog_dir", default=None, help="Catalog folder (default: catalog/).")
+@click.option("--minutes", type=click.IntRange(1, 10_000), help="Minutes a week (default: the app's default budget).")
+@click.option("--catalog", "catalog_dir", help="Catalog folder (default: catalog/).")
 def plan_weeks_cmd(minutes: int | None, catalog_dir: str | None) -> None:
     """Weeks each track's essential path takes at a weekly budget; exit 1 when one takes more
     than the promised weeks at the default."""
@@ -53,7 +44,7 @@ def plan_weeks_cmd(minutes: int | None, catalog_dir: str | None) -> None:
 
 @click.command("path-image")
 @click.argument("track")
-@click.option("--read", "read", multiple=True, help="A post id the reader has read (repeatable).")
+@click.option("--read", multiple=True, help="A post id the reader has read (repeatable).")
 @click.option(
     "-o",
     "--output",
@@ -63,7 +54,7 @@ def plan_weeks_cmd(minutes: int | None, catalog_dir: str | None) -> None:
     help="The file to write: .png or .svg (the format follows the suffix).",
 )
 @option("--lang", type=click.Choice(["en", "zh"]), default="en")
-@click.option("--catalog", "catalog_dir", default=None, help="Catalog folder (default: catalog/).")
+@click.option("--catalog", "catalog_dir", help="Catalog folder (default: catalog/).")
 def path_image_cmd(track: str, read: tuple[str, ...], output: Path, lang: str, catalog_dir: str | None) -> None:
     """Draw TRACK's path (essential steps, further reading, prerequisite tracks, minutes; with
     --read, the reader's marks) as a PNG or SVG with Graphviz, and say where it was saved."""

@@ -20,7 +20,6 @@ def _post_brief(cat, post_id: str) -> dict:
 
 def _search_json(cat, result) -> dict:
     """The ``search --json`` document (see the command's help)."""
-
     track = None
     if result.track is not None:
         track = {"id": result.track.track_id, "name": cat.track(result.track.track_id).names.en}
@@ -74,8 +73,7 @@ def search_cmd(query: str, limit: int, offset: int, as_json: bool, catalog_dir: 
     track; link status "unknown" means a blog URL whose post is not in the catalog yet. An empty
     or punctuation-only query gives no results (exit 0).
     """
-    # deferred: the search index pulls in numpy, rapidfuzz and bm25s
-    from bot.domain.search import Matcher, load_vocabulary
+    from bot.domain.search import Matcher, load_vocabulary  # deferred: numpy, rapidfuzz and bm25s
 
     cat = load_catalog_or_exit(catalog_dir)
     directory = configured_catalog_dir(catalog_dir)
@@ -111,11 +109,7 @@ def search_cmd(query: str, limit: int, offset: int, as_json: bool, catalog_dir: 
 @click.command("next")
 @click.argument("track")
 @click.option(
-    "--read",
-    "read",
-    multiple=True,
-    metavar="POST_ID",
-    help="A post already read (id or former id); repeat for several.",
+    "--read", multiple=True, metavar="POST_ID", help="A post already read (id or former id); repeat for several."
 )
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 @catalog_option
@@ -128,13 +122,11 @@ def next_cmd(track: str, read: tuple[str, ...], as_json: bool, catalog_dir: str 
     [{"title", "url"}]} | null, "progress": {"read", "total"}, "done"}. Exit 1 for an unknown track
     or post id.
     """
-
     cat = load_catalog_or_exit(catalog_dir)
     track_id = track_or_exit(cat, track, 1)
     unknown = [p for p in read if not cat.has_post(p)]
     if unknown:
         fail(f"Unknown post id(s): {', '.join(unknown)}", 1)
-    # Every id resolves: the unknown ones exited above.
     done = cast(set[str], {cat.resolve_post_id(p) for p in read})
     trk = cat.track(track_id)
     step = next_step(cat, track_id, done)

@@ -1,6 +1,5 @@
-"""``vllm-path tokens reseal``: bring every stored Slack token under the first key of
-``TOKEN_ENCRYPTION_KEY`` (plain ones from an older release are sealed). Every process does the
-same at start; this command does it without starting one, and reports the counts."""
+"""``vllm-path tokens reseal``: every stored Slack token under the first key of
+``TOKEN_ENCRYPTION_KEY``, as each process does at start, without starting one."""
 
 from __future__ import annotations
 

@@ -1,34 +1,14 @@
 """``vllm-path catalog import SOURCE``: what the blog has that the catalog lacks, as drafts.
 
-SOURCE is an Atom or RSS feed (a file or an ``http(s)://`` URL, read with feedparser; the vLLM
-blog is built with jekyll-feed, so its feed is ``<blog host>/feed.xml`` and holds only the newest
-posts) or the blog's Jekyll source (a folder holding ``_posts/``, or the ``_posts`` folder itself;
-each ``YYYY-MM-DD-slug.md`` is read with python-frontmatter and gets Jekyll's default permalink
-``/YYYY/MM/DD/slug.html``).
-
-:func:`plan_import` compares the source with the catalog (a post is the same post when its URL is
-the same, or else its normalised title, :func:`normalize_title`) and returns an
-:class:`~bot.cli.importer.plan.ImportPlan`:
-
-* ``new_posts``: posts the catalog lacks (title, URL, day, authors, tags) with the tracks they most
-  likely belong to (:func:`~bot.cli.importer.plan.guess_tracks`); written as ``status: draft``
-  entries of ``posts/drafts.yaml`` with no summary: ``catalog check`` refuses a draft until a
-  person writes its summary and makes it a step of a track;
-* ``fills``: fields of existing posts that are not known yet (``url: null``, a date known only as
-  a range, no authors) and that the source knows;
-* ``conflicts``: a known URL or day that differs from the source's: reported, never changed;
-* ``skipped``: source entries that cannot be read (no title, link or date) and why.
-
-:func:`apply_import` writes the plan (``--write``); every file is written whole through a
-temporary file, after everything was read and checked, so a bad source writes nothing. A second
-run of the same source finds nothing to do. :func:`missing_posts` is the pure core a daily feed
-watch (``CATALOG_FEED_URL``) calls.
-
-Modules, one step each: :mod:`~bot.cli.importer.sources` (reading a feed or a Jekyll source),
-:mod:`~bot.cli.importer.plan` (comparing it with the catalog, guessing tracks),
-:mod:`~bot.cli.importer.drafts` (writing drafts and fills). What its callers use is importable
-from this package; the command itself (printing, exit codes) is ``catalog import`` in
-:mod:`bot.cli.catalog`.
+SOURCE is an Atom/RSS feed (a file or ``http(s)://`` URL; the vLLM blog's jekyll-feed
+``<blog host>/feed.xml`` holds only the newest posts) or the blog's Jekyll source (a folder with
+``_posts/``). One module a step: :mod:`~bot.cli.importer.sources` reads the source,
+:mod:`~bot.cli.importer.plan` compares it with the catalog (:class:`ImportPlan`: new posts with
+their likely tracks, fills of unknown fields, conflicts reported but never changed, skipped
+entries), :mod:`~bot.cli.importer.drafts` writes new posts as ``status: draft`` entries (which
+``catalog check`` refuses until a person writes their summaries) and the fills, after everything
+was read and checked, so a bad source writes nothing. The command is ``catalog import`` in
+:mod:`bot.cli.catalog`; :func:`missing_posts` is the core of the daily feed watch.
 """
 
 from __future__ import annotations

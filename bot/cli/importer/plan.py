@@ -1,11 +1,9 @@
 """Comparing a source with the catalog: the :class:`ImportPlan` of an import.
 
-A source post is the same post as a catalog post when its URL is the same, or else its
-normalised title (:func:`normalize_title`). A post the catalog lacks becomes a :class:`NewPost`
-with the tracks it most likely belongs to (:func:`guess_tracks`); a field the catalog does not
-know yet becomes a :class:`Fill`; a known field that differs a :class:`Conflict` (reported, never
-changed). :func:`missing_posts` is the pure core the daily feed watch calls. Reading the source is
-:mod:`bot.cli.importer.sources`; writing the plan :mod:`bot.cli.importer.drafts`.
+A source post is a catalog post with the same URL, or else the same normalised title
+(:func:`normalize_title`). A post the catalog lacks becomes a :class:`NewPost` with its likely
+tracks (:func:`guess_tracks`), a field the catalog does not know yet a :class:`Fill`, a known
+field that differs a :class:`Conflict` (reported, never changed).
 """
 
 from __future__ import annotations
@@ -191,14 +189,10 @@ def _new_id(sp: SourcePost, taken: set[str]) -> str:
 
 
 def guess_tracks(matcher: Any, catalog: Catalog, title: str, tags: Iterable[str]) -> tuple[TrackGuess, ...]:
-    """The tracks a post most likely belongs to, best first (at most 3, score ≥
-    :data:`TRACK_MIN_SCORE`).
-
-    Two signals from :class:`bot.domain.search.Matcher` (read-only use): a tag or the title naming a
-    track (:meth:`~bot.domain.search.Matcher.match_track`, its score) and the most similar catalog post
-    of each track (:meth:`~bot.domain.search.Matcher.search` on the title and tags, that post's score
-    times 0.9, since a neighbour is weaker evidence than a name). A track's score is the larger.
-    """
+    """The tracks a post most likely belongs to, best first (at most 3, score ≥ :data:`TRACK_MIN_SCORE`):
+    for each track the larger of a tag or the title naming it (``matcher.match_track``'s score) and
+    0.9 times the score of its post most like the title and tags (``matcher.search``; a neighbour
+    is weaker evidence than a name). ``matcher``: a :class:`bot.domain.search.Matcher`."""
     best: dict[str, TrackGuess] = {}
 
     def offer(track_id: str, score: float, via: str) -> None:
@@ -280,12 +274,11 @@ def plan_against(
 
 def _read_known(root: Path) -> list[_Known]:
     """Every post of ``root/posts/*.yaml`` (drafts included). The catalog is valid here."""
-    out: list[_Known] = []
-    for path in sorted((root / "posts").glob("*.yaml")):
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or []
-        for raw in data:
-            out.append(_Known(Post.model_validate(raw), f"posts/{path.name}"))
-    return out
+    return [
+        _Known(Post.model_validate(raw), f"posts/{path.name}")
+        for path in sorted((root / "posts").glob("*.yaml"))
+        for raw in yaml.safe_load(path.read_text(encoding="utf-8")) or []
+    ]
 
 
 def load_for_import(root: Path) -> tuple[Catalog, list[_Known]]:
@@ -308,11 +301,9 @@ def plan_import(source: str, catalog_dir: str | Path) -> ImportPlan:
 
 
 def missing_posts(feed: bytes | str, catalog: Catalog) -> list[SourcePost]:
-    """The posts of a feed document that ``catalog`` lacks (neither its URL nor its normalised
-    title is in the catalog), in feed order. Pure: the daily watch of ``CATALOG_FEED_URL`` fetches
-    the feed (:func:`fetch`), calls this, and notifies about posts it has not notified before.
-    Raises :class:`ImportSourceError` for a malformed feed; entries without title, link or date
-    are left out."""
+    """The posts of a feed document that ``catalog`` lacks (neither URL nor normalised title in
+    it), in feed order; entries without title, link or date are left out. Pure: the core of the
+    daily watch of ``CATALOG_FEED_URL``. Raises :class:`ImportSourceError` for a malformed feed."""
     posts, _ = parse_feed(feed, "CATALOG_FEED_URL")
     base = catalog.manifest.blog_base_url
     urls = {_absolute(p.url, base) for p in catalog.posts}

@@ -1,13 +1,10 @@
-"""Reading an import source: an Atom/RSS feed (a file or an ``http(s)`` URL, read with feedparser)
-or a Jekyll blog source folder (``_posts/YYYY-MM-DD-slug.md``, read with python-frontmatter).
-
-Everything here answers "what posts does the source hold": :func:`read_source` returns
-:class:`SourcePost` values and the :class:`Skipped` entries, or raises :class:`ImportSourceError`
-with the reason. Comparing them with the catalog is :mod:`bot.cli.importer.plan`.
-"""
+"""What posts an import source holds (:func:`read_source`): an Atom/RSS feed (a file or an
+``http(s)`` URL, read with feedparser) or a Jekyll blog source folder (``_posts/YYYY-MM-DD-slug.md``,
+read with python-frontmatter)."""
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import email.utils
 import re
@@ -89,15 +86,10 @@ def fetch(url: str) -> bytes:
 def _day(raw: str | None, parsed: Any) -> dt.date | None:
     """The calendar day of an entry date as written (ISO 8601 or RFC 822), else feedparser's."""
     if raw:
-        text = raw.strip()
-        try:
-            return dt.datetime.fromisoformat(text).date()
-        except ValueError:
-            pass
-        try:
-            return email.utils.parsedate_to_datetime(text).date()
-        except (TypeError, ValueError, IndexError):
-            pass
+        with contextlib.suppress(ValueError):
+            return dt.datetime.fromisoformat(raw.strip()).date()
+        with contextlib.suppress(TypeError, ValueError, IndexError):
+            return email.utils.parsedate_to_datetime(raw.strip()).date()
     if parsed:
         return dt.date(parsed.tm_year, parsed.tm_mon, parsed.tm_mday)
     return None
@@ -169,12 +161,10 @@ def _tags(value: Any) -> tuple[str, ...]:
 def read_jekyll(folder: Path, blog_base_url: str) -> tuple[list[SourcePost], list[Skipped]]:
     """Read a Jekyll source: ``folder/_posts/*`` (or ``folder`` itself when it is ``_posts``).
 
-        A post's day and slug come from its file name ``YYYY-MM-DD-slug.md`` (a front-matter ``date``
-        overrides the day), its URL from a front-matter ``permalink`` or Jekyll's default
-        ``/[categories/]YYYY/MM/DD/slug.html`` on ``blog_base_url``, its ``minutes`` from the body after
-    the front matter (:func:`bot.domain.catalog.reading_time.file_minutes`). Files whose front matter cannot be
-        read, or that lack a title, are skipped with the reason. Raises :class:`ImportSourceError` when
-        there is no ``_posts`` folder.
+    Day and slug come from the file name ``YYYY-MM-DD-slug.md`` (a front-matter ``date`` overrides
+    the day), the URL from ``permalink`` or Jekyll's default ``/[categories/]YYYY/MM/DD/slug.html``
+    on ``blog_base_url``, ``minutes`` from the body. A file whose front matter cannot be read, or
+    without a title, is skipped with the reason. Raises :class:`ImportSourceError` without ``_posts``.
     """
     posts_dir = folder if folder.name == "_posts" else folder / "_posts"
     if not posts_dir.is_dir():
