@@ -3,12 +3,11 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from functools import partial
 from pathlib import Path
 from typing import NoReturn
@@ -108,7 +107,7 @@ def write_pid_file(path: str | Path | None) -> Iterator[Path | None]:
     try:
         yield target
     finally:
-        with contextlib.suppress(OSError):
+        with suppress(OSError):
             if read_pid(target) == os.getpid():
                 target.unlink()
 

@@ -132,11 +132,9 @@ def worker_cmd(threads: int, heartbeat_timeout: float, stale_after: float) -> No
     setup_logging(settings)
     if not settings.redis_url:
         fail("error: REDIS_URL is not set: a worker needs the queue's broker", 2)
-    missing = settings.missing_slack_credentials()
-    if missing:  # before anything is read from the queue: a worker without them would fail digests
+    if missing := settings.missing_slack_credentials():  # else it would take digests and fail them
         fail(f"error: {missing}; a worker sends to Slack and needs the same Slack settings as the scheduler", 2)
-    broker = _broker_problem(settings.redis_url)
-    if broker:
+    if broker := _broker_problem(settings.redis_url):
         fail(f"error: cannot reach the broker at REDIS_URL ({broker})", 2)
     try:
         with exit_on_catalog_error():

@@ -64,8 +64,7 @@ def path_image_cmd(track: str, read: tuple[str, ...], output: Path, lang: str, c
     track_id = track_or_exit(cat, track, 2)
     if output.suffix.lower().lstrip(".") not in FORMATS:
         fail(f"error: {output.name}: the file name must end in .png or .svg", 2)
-    unknown = [p for p in read if not cat.has_post(p)]
-    if unknown:
+    if unknown := [p for p in read if not cat.has_post(p)]:
         fail(f"error: no post with the id {', '.join(unknown)}", 2)
     try:
         where = write(cat, track_id, output, read=list(read) if read else None, lang=lang)

@@ -68,11 +68,9 @@ def _end_of(data: Any, n: int, keys: list[Any], index: int, total: int) -> int:
 
 
 def edit_fields(text: str, edits: list[tuple[str, str, list[str]]]) -> str:
-    """Apply ``(post_id, field, new_lines)`` edits to a posts file's text: each replaces the lines
-    of that field of that post (or is inserted at its place in :data:`FIELD_ORDER` when the post
-    lacks it), indented like the post's keys; every other byte stays. The file is parsed once
-    (ruamel.yaml, for line numbers) and the edits are applied from the bottom up. Raises
-    ``KeyError`` for an unknown post id."""
+    """Apply ``(post_id, field, new_lines)`` edits to a posts file's text: each replaces that
+    field's lines (or is inserted at its place in :data:`FIELD_ORDER`), indented like the post's
+    keys; every other byte stays (ruamel.yaml gives the lines). Raises ``KeyError`` for an unknown post id."""
     from ruamel.yaml import YAML
 
     data = YAML(typ="rt").load(text)
@@ -126,9 +124,8 @@ def _write_atomic(path: Path, text: str) -> None:
 
 
 def apply_import(plan: ImportPlan, catalog_dir: str | Path) -> list[str]:
-    """Write ``plan`` into the catalog: new posts appended to :data:`DRAFTS_FILE` as drafts, fills
-    edited into their lines (nothing else in the file changes). Every new text is computed before
-    the first file is replaced. Returns the files written (relative to the catalog folder)."""
+    """Write ``plan`` into the catalog (new posts appended to :data:`DRAFTS_FILE`, fills edited in),
+    every text computed before the first file is replaced; the files written, relative to it."""
     root = Path(catalog_dir)
     texts: dict[str, str] = {}
     by_file: dict[str, list[tuple[str, str, list[str]]]] = {}

@@ -30,8 +30,7 @@ TRACK_MIN_SCORE = 40.0
 
 @dataclass(frozen=True)
 class TrackGuess:
-    """A track a new post likely belongs to: ``score`` 0..100; ``via`` says why (the tag or
-    title that names the track, or the most similar post of the track)."""
+    """A track a new post likely belongs to: ``score`` 0..100; ``via`` says why (a tag, the title, a like post)."""
 
     track_id: str
     score: float
@@ -40,8 +39,7 @@ class TrackGuess:
 
 @dataclass(frozen=True)
 class NewPost:
-    """A post the catalog lacks, as it would be written as a draft. ``url`` is a ``/path`` when
-    it is on the catalog's blog host, else absolute."""
+    """A post the catalog lacks, as its draft: ``url`` a ``/path`` on the catalog's blog host, else absolute."""
 
     id: str
     title: str
@@ -56,9 +54,8 @@ class NewPost:
 
 @dataclass(frozen=True)
 class Fill:
-    """An unknown field of an existing post that the source knows: ``field`` is ``url``,
-    ``published``, ``authors`` or ``minutes`` (counted from a Jekyll source's text; written with
-    ``minutes_source: counted``); ``old``/``new`` as written in YAML."""
+    """An unknown field of an existing post that the source knows (``url``, ``published``,
+    ``authors``, ``minutes`` counted from a Jekyll source's text); ``old``/``new`` as in YAML."""
 
     post_id: str
     file: str
@@ -80,8 +77,7 @@ class Conflict:
 
 @dataclass
 class ImportPlan:
-    """What an import would do (see :mod:`bot.cli.importer`). ``unchanged`` counts source posts the
-    catalog already has with nothing to fill."""
+    """What an import would do; ``unchanged`` counts source posts known with nothing to fill."""
 
     source: str
     new_posts: list[NewPost] = field(default_factory=list)
@@ -291,9 +287,8 @@ def load_for_import(root: Path) -> tuple[Catalog, list[_Known]]:
 
 
 def plan_import(source: str, catalog_dir: str | Path) -> ImportPlan:
-    """Read ``source`` and compare it with the catalog in ``catalog_dir`` (see the module
-    docstring). Raises :class:`ImportSourceError` (source) or
-    :class:`~bot.domain.catalog.loader.CatalogError` (the catalog has errors other than drafts)."""
+    """Read ``source`` and compare it with the catalog in ``catalog_dir``. Raises :class:`ImportSourceError`
+    or :class:`~bot.domain.catalog.loader.CatalogError` (the catalog has errors other than drafts)."""
     root = Path(catalog_dir)
     catalog, known = load_for_import(root)
     posts, skipped = read_source(source, catalog.manifest.blog_base_url)

@@ -36,10 +36,9 @@ class ImportSourceError(Exception):
 
 @dataclass(frozen=True)
 class SourcePost:
-    """A post as the source gives it. ``url`` is absolute; ``date`` the day (the source's own
-    calendar day, not converted to UTC); ``origin`` names the entry (``entry 3``, ``_posts/…md``);
-    ``minutes`` the reading time counted from the post's body (:mod:`bot.domain.catalog.reading_time`)
-    when the source holds the whole text (a Jekyll source), else ``None`` (a feed)."""
+    """A post as the source gives it: ``url`` absolute, ``date`` the source's own calendar day (not
+    UTC), ``origin`` the entry (``entry 3``, ``_posts/…md``), ``minutes`` counted from the body of a
+    Jekyll source (:mod:`bot.domain.catalog.reading_time`), ``None`` from a feed."""
 
     title: str
     url: str
@@ -177,11 +176,8 @@ def _jekyll_post(path: Path, blog_base_url: str) -> SourcePost | Skipped | None:
     origin = f"_posts/{path.name}"
     m = _POST_NAME.match(path.name)
     if not m:
-        return (
-            Skipped(origin, "file name is not YYYY-MM-DD-slug.md")
-            if path.suffix in (".md", ".markdown", ".html")
-            else None
-        )
+        is_post = path.suffix in (".md", ".markdown", ".html")
+        return Skipped(origin, "file name is not YYYY-MM-DD-slug.md") if is_post else None
     try:
         text = path.read_text(encoding="utf-8")
         meta = frontmatter.loads(text).metadata
