@@ -82,13 +82,13 @@ def scheduler_cmd(
     still deliver every digest once. SIGHUP reloads the catalog.
     """
     from bot.digest.clock import DigestClock
+    from bot.digest.queue import DigestQueue, EnqueueingDeliverer
+    from bot.doors.serve import install_signal_handlers
 
     runtime = _runtime()
     _require_credentials(runtime)
     if logging.getLogger().level > logging.DEBUG:  # APScheduler logs every job run at INFO
         logging.getLogger("apscheduler").setLevel(logging.WARNING)
-    from bot.digest.queue import DigestQueue, EnqueueingDeliverer
-
     queue = DigestQueue.from_settings(runtime.settings)  # None without REDIS_URL: the clock sends itself
     clock = DigestClock(
         runtime,
@@ -100,8 +100,6 @@ def scheduler_cmd(
         deliverer=(EnqueueingDeliverer(queue, stale_after_s=stale_after) if queue is not None else None),
     )
     stop = threading.Event()
-    from bot.doors.serve import install_signal_handlers
-
     install_signal_handlers(runtime, stop.set)
     clock.start()
     click.echo(f"digest clock running (catalog {runtime.holder.catalog.version}); Ctrl-C or SIGTERM stops it", err=True)
