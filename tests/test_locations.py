@@ -1,5 +1,6 @@
-"""``bot.locations.catalog_dir`` reads ``CATALOG_DIR`` as ``bot.config.Settings`` does (the
-environment first, then ``./.env``, names case-insensitive), without pydantic-settings."""
+"""``bot.config.Settings`` reads the environment as pydantic-settings does (the environment first,
+then ``./.env``, names case-insensitive) without importing it, and ``bot.locations.catalog_dir``
+reads ``CATALOG_DIR`` as ``Settings`` does."""
 
 from __future__ import annotations
 
