@@ -1,5 +1,4 @@
-"""Settings, read from the environment (and an optional ``.env`` file) as pydantic-settings reads
-them, without importing it (≈ 3 % of a CLI start: issue 28).
+"""Settings, read from the environment (and an optional ``.env`` file) by pydantic-settings.
 
 Nothing else reads ``os.environ`` for configuration; secrets are ``SecretStr`` (never printed).
 """
@@ -8,16 +7,16 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from bot.locations import DEFAULT_CATALOG_DIR, REPO_ROOT, environment
+from bot.locations import DEFAULT_CATALOG_DIR, REPO_ROOT
 
 __all__ = ["DEFAULT_CATALOG_DIR", "REPO_ROOT", "Settings"]
 
 
-class Settings(BaseModel):
+class Settings(BaseSettings):
     """Runtime settings, each from the environment variable of its name in capitals (all optional).
 
     ``DATABASE_URL``: a SQLAlchemy URL (default ``sqlite:///vllm-path.db``); ``SLACK_APP_TOKEN``:
@@ -27,7 +26,7 @@ class Settings(BaseModel):
     channel; ``CATALOG_FEED_URL``: checked daily at ``CATALOG_WATCH_AT`` (``HH:MM`` UTC);
     ``TOKEN_ENCRYPTION_KEY``: Fernet keys, comma separated, the first encrypting tokens at rest."""
 
-    model_config = ConfigDict(extra="ignore", validate_default=True)  # as pydantic-settings' BaseSettings
+    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
 
     database_url: str = Field(default="sqlite:///vllm-path.db")
     catalog_dir: Path = DEFAULT_CATALOG_DIR
@@ -61,10 +60,6 @@ class Settings(BaseModel):
     """``PUBLIC_URL``: the HTTP door's public base URL; when set, App Home shows the path picture."""
     picture_url_secret: SecretStr | None = None
     """``PICTURE_URL_SECRET``: the picture URLs' HMAC key (unset: from ``SLACK_SIGNING_SECRET``)."""
-
-    def __init__(self, _env_file: str | Path | None = ".env", **values: Any) -> None:
-        """Given ``values`` win over the environment, which wins over ``_env_file``, over the defaults."""
-        super().__init__(**{**environment(type(self).model_fields, _env_file), **values})
 
     def secret_values(self) -> list[str]:
         """Every secret configured (the ``SecretStr`` fields) as plain strings, in field order."""

@@ -111,7 +111,6 @@ def test_ask_at_head_loads_no_alembic_and_no_index_unless_it_searches(tmp_path):
                 "cryptography",  # no token is sealed or opened
                 "apscheduler",  # no schedule fires
                 "rapidfuzz",  # no near-miss keyword or day word
-                "pydantic_settings",  # bot.locations.environment reads the settings
                 "bot.domain.search.analysis",
             )
             == []
