@@ -1,6 +1,6 @@
-"""``bot.config.Settings`` reads the environment as pydantic-settings does (the environment first,
-then ``./.env``, names case-insensitive) without importing it, and ``bot.locations.catalog_dir``
-reads ``CATALOG_DIR`` as ``Settings`` does."""
+"""``bot.locations.catalog_dir`` (which ``search`` uses without importing pydantic-settings) reads
+``CATALOG_DIR`` as ``bot.config.Settings`` (pydantic-settings) does: the environment first, then
+``./.env``, names case-insensitive."""
 
 from __future__ import annotations
 
