@@ -44,22 +44,19 @@ def make_client(runtime: Runtime, token: str | None = None) -> WebClient:
 
 
 class BotApp(App):
-    """Bolt's ``App`` carrying our :class:`Handlers` (``app.handlers``) for the console and tests;
-    :meth:`dispatch` puts them into every request's context."""
+    """Bolt's ``App`` carrying our :class:`Handlers` (``app.handlers``), put in every request's context."""
 
     handlers: Handlers
 
     def dispatch(self, req: BoltRequest) -> BoltResponse:
-        """Bolt's dispatch with the handlers and the arrival time put into ``req.context`` first
-        (:func:`~bot.slack.listeners.context.provide_handlers`)."""
+        """Bolt's dispatch after :func:`~bot.slack.listeners.context.provide_handlers`."""
         provide_handlers(req.context, self.handlers)
         return super().dispatch(req)
 
 
 def separate_lazy_pool(app: App) -> None:
-    """Run lazy listeners on a bounded pool of their own (:class:`bot.slack.lazy.BoundedLazyRunner`)
-    instead of Bolt's ``listener_executor`` (5 threads, an unbounded queue a slow Slack grew
-    without a bound; ``App.__init__`` has no parameter for another lazy runner)."""
+    """Run lazy listeners on a :class:`bot.slack.lazy.BoundedLazyRunner` instead of Bolt's
+    ``listener_executor`` (5 threads, an unbounded queue; ``App.__init__`` takes no other runner)."""
     runner = getattr(app, "_listener_runner", None)
     if runner is None or not hasattr(runner, "lazy_listener_runner"):  # pragma: no cover
         log.warning("Bolt's listener runner changed: lazy listeners share the ack pool")
@@ -68,15 +65,13 @@ def separate_lazy_pool(app: App) -> None:
 
 
 def lazy_runner(app: App) -> BoundedLazyRunner | None:
-    """The app's :class:`bot.slack.lazy.BoundedLazyRunner`, or None (an app built with a
-    listener executor of its own: the console, some tests)."""
+    """The app's :class:`bot.slack.lazy.BoundedLazyRunner`, or None (an app with its own executor)."""
     runner = getattr(getattr(app, "_listener_runner", None), "lazy_listener_runner", None)
     return runner if isinstance(runner, BoundedLazyRunner) else None
 
 
 def _not_same_token_notice(record: logging.LogRecord) -> bool:
-    """A log filter dropping Bolt's warning that ``token`` (read from ``SLACK_BOT_TOKEN``) "will be
-    unused": we pass a client built from the same token on purpose (retry handlers, base URL)."""
+    """Drop Bolt's warning that ``token`` "will be unused": our client is built from the same token."""
     return record.getMessage() != warning_client_prioritized_and_token_skipped()
 
 
@@ -87,18 +82,14 @@ def build_app(
     verify_requests: bool = True,
     listener_executor: Executor | None = None,
 ) -> BotApp:
-    """Build the Bolt app. ``client``: a ready ``WebClient`` (console, tests); otherwise it comes
-    from settings (OAuth when a client id and secret are set, else the bot token).
-    ``verify_requests=False`` turns signature checks off (the local console only).
-    ``listener_executor``: where Bolt runs lazy listeners (default: :func:`separate_lazy_pool`;
-    the console passes one that tells it when a reply is complete).
+    """Build the Bolt app. ``client``: a ready ``WebClient`` (console, tests), else one from
+    settings (OAuth when a client id and secret are set, else the bot token);
+    ``verify_requests=False``: no signature checks (the console only); ``listener_executor``:
+    where Bolt runs lazy listeners (default: :func:`separate_lazy_pool`).
 
-    Every ack function runs in the request thread before the HTTP answer is returned
-    (``process_before_response=True``): a reply made by the command's matcher goes back with no
-    hand-over to a pool and no wait in Bolt's 10 ms ack poll (``slack_bolt/listener/thread_runner.py``).
-    That is safe because no ack function calls the Web API: that work is a lazy listener's
-    (:mod:`bot.slack.listeners`). Raises ``ValueError`` when neither a token nor OAuth is
-    configured and no client is given.
+    Ack functions run in the request thread (``process_before_response=True``), with no wait in
+    Bolt's 10 ms ack poll: safe, as none calls the Web API. Raises ``ValueError`` when there is
+    no client, token or OAuth.
     """
     settings = runtime.settings
     secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else None
@@ -150,10 +141,9 @@ def build_app(
         )
 
     def web_api(team_id: str, method: str, call: Callable[[str | None], Any]) -> tuple[Any, str | None]:
-        """``(response, None)`` of ``call(token)`` (the Web API ``method``) with the tenant's bot token
-        under OAuth (``team_id``: a team id, or an enterprise id for an org-wide install), else the
-        client's own; ``(None, why)``: Slack's error code, the exception's name, or ``not_installed``.
-        Never raises (a failure must not break a reply); failures are logged, team only."""
+        """``(response, None)`` of ``call(token)`` with the tenant's bot token under OAuth (``team_id``:
+        a team or enterprise id), else the client's; ``(None, why)``: Slack's error code, the
+        exception's name or ``not_installed``. Never raises; failures are logged (team only)."""
         token = None
         if client is None and settings.oauth_enabled:
             token = runtime.store.bot_token_for(team_id) or None
@@ -184,9 +174,8 @@ def build_app(
         )
 
     def check_channel(team_id: str, channel_id: str) -> str:
-        # conversations.info: a private channel the bot is not in is channel_not_found to it; a
-        # public one shows is_member false. The manifest has no channels:join, so both ask for
-        # /invite. Any other failure keeps today's behaviour (subscribe goes ahead).
+        # a private channel the bot is not in is channel_not_found, a public one is_member false:
+        # both ask for /invite (no channels:join); any other failure lets subscribe go ahead.
         resp, why = web_api(
             team_id, "conversations.info", lambda token: app.client.conversations_info(channel=channel_id, token=token)
         )

@@ -1,21 +1,10 @@
 """The one Block Kit checker: would Slack accept these ``blocks`` or this ``view``?
 
-Used by the views' tests, the contract tests (Slack's Web API spec declares ``blocks`` as a string
-holding JSON, with no Block Kit schema, so Prism cannot check block payloads) and the Slack
-stand-in (:mod:`bot.doors.standin`), which refuses what Slack would refuse. The builders in
-:mod:`bot.slack.views.blocks` take their limits from the constants here. Two layers:
-
-1. **slack-sdk's own models**: ``Block.parse`` + ``to_dict()`` (and ``View`` for views), which run
-   the models' validators (e.g. a button's ``text`` is plain_text, a section has text or fields,
-   a header's text length). An unknown block ``type`` -- which ``Block.parse`` silently skips --
-   and a key the model does not know (a typo such as ``acessory``, silently dropped by the
-   model) are reported too.
-2. **Our own limit checks** (the constants below, from Slack's Block Kit reference,
-   https://docs.slack.dev/reference/block-kit/), because the models check several only when
-   serialising and some not at all; ``block_id``/``action_id`` are also unique within the
-   message or view.
-
->>> validate_blocks([{"type": "section", "text": {"type": "mrkdwn", "text": "hi"}}], surface="message")
+Used by the tests, the contract tests (Slack's spec has no Block Kit schema) and the Slack stand-in
+(:mod:`bot.doors.standin`); :mod:`bot.slack.views.blocks` takes its limits from here. Two layers:
+slack-sdk's models (``Block.parse`` + ``to_dict()``, ``View``), with an unknown block ``type`` or a
+key the model drops (``acessory``) reported; then the limits below, from Slack's Block Kit
+reference (https://docs.slack.dev/reference/block-kit/), and unique ``block_id``/``action_id``.
 """
 
 from __future__ import annotations
@@ -137,8 +126,7 @@ def _top_problems(block: dict[str, Any], kind: Any, where: str) -> list[str]:
 
 
 def _node_problems(node: dict[str, Any], path: str, kind: Any) -> list[str]:
-    """The limits of one object inside a block of type ``kind``: buttons, confirm dialogs,
-    options, context texts, selects."""
+    """The limits of one object (button, confirm, option, text, select) inside a ``kind`` block."""
     problems: list[str] = []
     if node.get("type") == "button":
         if isinstance(node.get("text"), dict) and node["text"].get("type") != "plain_text":
@@ -178,9 +166,8 @@ def _limit_problems(block: dict[str, Any], where: str) -> list[str]:
 
 _CHECKED: dict[tuple[str, str], tuple[str, ...]] = {}
 _CHECKED_MAX = 4096
-"""What :func:`_block_problems` found for a block already checked, by (place, canonical JSON):
-the check is a pure function of the block, and the stand-in sees the same blocks again and
-again (a benchmark's replies), where parsing them through the models costs about 1 ms each."""
+"""What :func:`_block_problems` found, by (place, canonical JSON): the stand-in sees the same
+blocks again and again, and the models cost about 1 ms a block."""
 
 
 def _block_problems(block: dict[str, Any], where: str) -> list[str]:
@@ -269,8 +256,7 @@ def view_problems(view: Any) -> list[str]:
 
 
 def validate_fallback(text: Any) -> None:
-    """Raise :class:`BlockKitError` unless ``text`` (a message's top-level notification text)
-    is a string of 1 to 4,000 characters."""
+    """Raise :class:`BlockKitError` unless ``text`` (a message's fallback) has 1 to 4,000 characters."""
     if not isinstance(text, str) or not 1 <= len(text) <= FALLBACK_TEXT_MAX:
         size = len(text) if isinstance(text, str) else type(text).__name__
         raise BlockKitError([f"fallback text must be 1-{FALLBACK_TEXT_MAX} characters, got {size}"])

@@ -15,10 +15,8 @@
     /vllm-path remind <post or query> [day]  |  reminders [cancel <n>]
     /vllm-path stats                        reading insights (workspace admins and owners)
 
-Whether ``<track>|<query>`` names a track is decided by the matcher, not here. A first word that
-is close to a keyword but not one (``folow spec``) gives ``kind="did_you_mean"``. "What next"
-said the other way round (``spec next``, ``what's next?``, ``推测解码的下一篇``) is ``next``.
-A schedule is read by :mod:`bot.slack.grammar_schedule` (the words: :mod:`bot.domain.words`).
+Whether ``<track>|<query>`` names a track is decided by the matcher, not here; a schedule is read
+by :mod:`bot.slack.grammar_schedule`.
 """
 
 from __future__ import annotations
@@ -64,8 +62,7 @@ KEYWORDS: dict[str, Kind] = {
 # fmt: on
 
 _JOINED_KEYWORDS = sorted((k for k in KEYWORDS if not k.isascii() and k != "语言"), key=len, reverse=True)
-"""Chinese keywords that may be typed joined to what follows (``关注推测解码``), longest first;
-not ``语言``, which starts ordinary queries (``语言模型``)."""
+"""Chinese keywords typed joined to what follows (``关注推测解码``), longest first; not ``语言`` (``语言模型``)."""
 
 # fmt: off
 _FUZZY_KEYWORDS = ("help", "next", "read", "unread", "follow", "unfollow", "subscribe",
@@ -87,17 +84,12 @@ LANG_WORDS: dict[str, str] = {
 
 @dataclass(frozen=True)
 class Command:
-    """A parsed command. ``arg`` is the rest of the text (the track or query) after the keyword;
-    for ``subscribe`` and ``dm on`` the schedule is split out as ``schedule`` (parts not typed are
-    ``None``); ``enabled`` for ``dm on|off``. ``error`` is an i18n key with ``error_value`` when a
-    part could not be parsed (``error_choices``: the zones an ambiguous abbreviation may mean);
-    ``suggestion`` is the command to type instead (for a near-miss keyword, or the right form of a
-    refused schedule); ``note`` an i18n key the reply adds (how an abbreviation was read);
-    ``truncated`` says the input was longer than :data:`MAX_TEXT`; ``steps`` the steps per week a
-    ``subscribe`` asks for (``3 steps``; checked by the use case); ``query`` the whole text when a
-    ``next`` was read from text that may also be a search (``qwen3 next``): the use case searches
-    it when ``arg`` names no track.
-    """
+    """A parsed command. ``arg``: the text after the keyword; ``schedule``: for ``subscribe`` and
+    ``dm on`` (parts not typed are ``None``); ``enabled``: ``dm on|off``. ``error``: an i18n key,
+    with ``error_value`` (and ``error_choices``, the zones an ambiguous abbreviation may mean);
+    ``suggestion``: the command to type instead; ``note``: an i18n key the reply adds; ``steps``:
+    ``subscribe … 3 steps``; ``query``: the whole text of a ``next`` that may also be a search
+    (``qwen3 next``), searched when ``arg`` names no track."""
 
     kind: Kind
     arg: str = ""
@@ -112,8 +104,7 @@ class Command:
     truncated: bool = False
     query: str | None = None
     minutes: int | None = None
-    """A weekly reading budget in minutes (``plan 30m``, ``dm on … 30m``, ``subscribe … 45m``;
-    :mod:`bot.domain.budget`); for ``plan``, ``enabled=False`` is ``plan off``."""
+    """Minutes a week (``plan 30m``, ``dm on … 30m``, ``subscribe … 45m``); ``plan off``: ``enabled=False``."""
     after_essentials: str | None = None
     """``subscribe … then stop``: ``stop`` or ``further`` after the essential path."""
 
@@ -122,9 +113,8 @@ _LABELLED_LINK = re.compile(r"<((?:https?|ftp)://[^<>|\s]+)\|([^<>]*)>", re.IGNO
 
 
 def _link_labels(text: str) -> str:
-    """A labelled link ``<url|label>`` among other words becomes its label (the words the person
-    sees); a link that is the whole argument (``read <url|label>``, ``<url|label>``) stays a link,
-    so that :func:`bot.domain.text.clean` makes it its URL (a pasted link is a query)."""
+    """A labelled link ``<url|label>`` among other words becomes its label; one that is the whole
+    argument (``read <url|label>``) stays a link, which :func:`bot.domain.text.clean` makes its URL."""
     if "|" not in text or "<" not in text:
         return text
     rest = _LABELLED_LINK.sub(" ", text).split()
@@ -139,8 +129,7 @@ _STEPS = re.compile(r"^(\d{1,2})\s*(?:steps?|篇|步)?$", re.IGNORECASE)
 
 
 def _take_steps(words: list[str]) -> tuple[list[str], int | None]:
-    """Take ``N steps`` (``3 steps``, ``3steps``, ``2 step``, ``3 篇``; optionally followed by ``a
-    week`` / ``per week``) out of ``words``; returns the other words and N (``None``: not given)."""
+    """``(the other words, N)`` of ``N steps [a week]`` (``3steps``, ``3 篇``) in ``words``; N ``None``: not given."""
     low = [w.casefold() for w in words]
     for i, word in enumerate(low):
         m = _STEPS.match(word)
@@ -163,13 +152,11 @@ _GREETINGS = frozenset({"hi", "hello", "hey", "hi there", "hello there", "hey th
 """A greeting alone gets the help (what a first-time user needs)."""
 # fmt: on
 
-_GREETING_LEAD = re.compile(
+_GREETING_LEAD = re.compile(  # before a command ("hey, what's next?", "你好，推测解码"): read what follows
     r"^(?:(?:hi|hello|hey) there|good (?:morning|afternoon|evening)|hi|hello|hey|yo|thanks|thank you|thx"
     r"|你好|您好|嗨|哈喽|早上好|下午好|晚上好|谢谢|多谢)[\s,，!！.。~～]+(?=\S)",
     re.IGNORECASE,
 )
-"""A greeting or thanks before the command (``hey, what's next?``, ``thanks, next``, ``你好，推测解码``):
-read what follows."""
 
 # fmt: off
 _THANKS = frozenset({"thanks", "thank you", "thanks a lot", "thank you very much", "thx", "ty", "cheers",
@@ -178,9 +165,7 @@ _THANKS = frozenset({"thanks", "thank you", "thanks a lot", "thank you very much
 # fmt: on
 
 _GREETINGS_OR_THANKS = _GREETINGS | _THANKS
-
-_MARKS = " !！.。~～"
-"""Punctuation around a greeting, thanks or "what's new" that changes nothing."""
+_MARKS = " !！.。~～"  # punctuation around a greeting, thanks or "what's new" that changes nothing
 
 _LATEST = re.compile(
     r"^(?:(?:show me|give me|list)\s+)?(?:(?:what'?s|what is|whats|anything|any)\s+(?:new|the latest|news)"
@@ -211,9 +196,8 @@ def _next_topic(text: str) -> str:
 
 
 def _next_last(words: list[str]) -> str | None:
-    """The track text of a "what next" with the keyword last, or ``None``: ``spec next``,
-    ``what should I read next?`` (``""``, every followed track), ``推测解码下一篇``,
-    ``推测解码的下一篇是什么``; at most five words before it (a longer text is a query)."""
+    """The track text of a "what next" with the keyword last (``spec next``, ``推测解码的下一篇是什么``;
+    ``""``: every followed track), or ``None`` (no such question, or a longer text: a query)."""
     low = _NEXT_ZH_TAIL.sub("", " ".join(words).casefold().replace("’", "'").rstrip(" ?？。"))
     for key in ("下一篇", "下一步"):
         if low.endswith(key) and len(low) > len(key):
@@ -229,8 +213,7 @@ def _next_last(words: list[str]) -> str | None:
 
 
 def _keyword(words: list[str]) -> tuple[str, list[str]]:
-    """The first word (case-folded, without a leading ``/``) and the words after it; a Chinese
-    keyword joined to what follows (``关注推测解码``) is split off (``关注``, ``推测解码``)."""
+    """The first word (case-folded, no leading ``/``) and the rest; ``关注推测解码`` gives ``关注``, ``推测解码``."""
     first, rest = words[0].casefold().lstrip("/"), words[1:]
     if first not in KEYWORDS and not first.isascii():
         joined = next((k for k in _JOINED_KEYWORDS if first.startswith(k)), None)
@@ -260,8 +243,7 @@ def _free_text(raw: str, words: list[str], first: str, rest: list[str], truncate
 
 
 def _dm(rest: list[str]) -> dict[str, Any]:
-    """``dm``, ``dm off``, ``dm on [schedule] [budget]``: anything after ``dm on`` that is no
-    schedule is refused as ``dm.unknown_part``."""
+    """``dm``, ``dm off``, ``dm on [schedule] [budget]`` (anything else after ``on``: ``dm.unknown_part``)."""
     rest, minutes = take_budget(rest)
     switch = rest[0].casefold() if rest else ""
     if switch in ("off", "stop", "关闭", "关"):
@@ -284,9 +266,8 @@ def _subscribe(rest: list[str]) -> dict[str, Any]:
 
 
 def _plan(rest: list[str]) -> dict[str, Any]:
-    """``plan 30m`` / ``plan 1h`` / ``plan 45 min`` / ``计划 30分钟`` / ``每周 1小时``: ``minutes``;
-    ``plan off``: ``enabled=False``; ``plan`` alone: ``enabled=None`` (show the plan); anything
-    else: ``error="plan.bad"`` with the text in ``error_value``."""
+    """``plan 30m`` (``1h``, ``计划 30分钟``): ``minutes``; ``plan off``: ``enabled=False``; ``plan``
+    alone: no fields (show the plan); anything else: ``error="plan.bad"``."""
     text = " ".join(rest).strip()
     if not text:
         return {}
@@ -307,16 +288,14 @@ _ARGUMENTS: dict[str, Callable[[list[str]], dict[str, Any]]] = {
     "subscribe": _subscribe,
     "plan": _plan,
 }
-"""How a keyword's arguments are read, where they are more than the text after it (``arg``)."""
+"""How a keyword's arguments are read, where they are more than ``arg``."""
 
 
 @lru_cache(maxsize=2048)
 def parse(text: str) -> Command:
-    """Parse slash-command text (as Slack sends it, escaped). Never raises; unknown text is a
-    ``query``; pure, so the last 2,048 texts' (frozen) commands are kept. The text is normalised
-    first by :func:`bot.domain.text.clean`, as search does (Slack markup decoded: a pasted link is
-    its URL, a labelled link among other words its label; NFKC: ``ｆｏｌｌｏｗ　ｓｐｅｃ`` reads
-    ``follow spec``; whitespace collapsed)."""
+    """Parse slash-command text (as Slack sends it, escaped), normalised by
+    :func:`bot.domain.text.clean` as search does. Never raises; unknown text is a ``query``;
+    pure, so the last 2,048 texts' (frozen) commands are kept."""
     raw = clean(_link_labels(text or ""))
     truncated = len(raw) > MAX_TEXT
     raw = raw[:MAX_TEXT]
@@ -340,10 +319,8 @@ def parse(text: str) -> Command:
 
 
 def near_command(text: str) -> str | None:
-    """The command ``text`` probably meant when it matched no post and its first word is a near
-    miss of an English keyword (``hlep``, ``remnd spec``, ``reminder``, ``subscription``, ``dms
-    on``): that keyword and the rest of the text, else ``None``. Words shorter than three
-    letters and keywords themselves give ``None`` (rapidfuzz's ratio, cutoff 75)."""
+    """``text`` with its first word, a near miss of an English keyword (``hlep``, ``remnd spec``;
+    rapidfuzz's ratio, cutoff 75), replaced by that keyword; else ``None`` (also for words under 3 letters)."""
     words = clean(text or "").split()
     if not words:
         return None

@@ -1,5 +1,4 @@
-"""The schedule at the end of ``subscribe`` and ``dm on`` (weekday, time and zone, in any order),
-read with the words of :mod:`bot.domain.words` (:func:`split_schedule`). Pure, no I/O."""
+"""The schedule at the end of ``subscribe`` and ``dm on`` (weekday, time, zone in any order). Pure."""
 
 from __future__ import annotations
 
@@ -21,8 +20,7 @@ from bot.domain.words import (
 )
 
 _Split = tuple[list[str], dict[str, Any]]
-"""The words left before a schedule, and the :class:`Command` fields it gives (``schedule``, or
-``error`` with ``error_value``, ``error_choices``, ``suggestion``; ``note``)."""
+"""The words left before a schedule, and the :class:`~bot.slack.grammar.Command` fields it gives."""
 
 _EXAMPLE_ZONE = "Europe/Berlin"
 _NUMBER = re.compile(r"^\d+$")
@@ -32,17 +30,15 @@ _BAD_TIME = re.compile(r"^\d{1,2}(?::\d+|am|pm)$")
 
 
 def _right_form(prefix: str, rest: list[str], weekday: int | None, at_time: str | None, zone: str | None) -> str:
-    """The command written the way the grammar reads it, for an error reply:
-    ``/vllm-path subscribe quant sun 09:00 Europe/Berlin``."""
+    """The command as the grammar reads it: ``/vllm-path subscribe quant sun 09:00 Europe/Berlin``."""
     day = WEEKDAY_NAMES[weekday] if weekday is not None else "mon"
     words = [prefix, *rest, day, at_time or "09:00", zone or _EXAMPLE_ZONE]
     return "/vllm-path " + " ".join(w for w in words if w)
 
 
 def _crontab(words: list[str], prefix: str) -> _Split | None:
-    """The refusal of crontab text at the end of ``words`` (five fields ``min hour dom month
-    dow``, or any run of numbers and ``*``/``,``/``-``/``/`` that holds a ``*``), suggesting the
-    weekday and time it names when it is a plain weekly line (``0 9 * * 0``); ``None``: no crontab."""
+    """The refusal of crontab text ending ``words`` (a run of cron fields holding a ``*``), with the
+    weekday and time of a plain weekly line (``0 9 * * 0``) suggested; ``None``: no crontab."""
     start = len(words)
     while start > 0 and _CRON_FIELD.match(words[start - 1]):
         start -= 1
@@ -76,7 +72,7 @@ def _join_meridiem(words: list[str]) -> list[str]:
 
 @dataclass
 class _Parts:
-    """The schedule parts read so far, from the end of the words (see :func:`split_schedule`)."""
+    """The schedule parts read so far, from the end of the words."""
 
     weekday: int | None = None
     at_time: str | None = None
@@ -86,8 +82,7 @@ class _Parts:
     number: str | None = None
 
     def take(self, rest: list[str]) -> int:
-        """Read the last word of ``rest`` (with the one before for a two-word zone); returns how
-        many words it used, 0 when it is no schedule part."""
+        """Read the last word of ``rest`` (two for a two-word zone); how many it used, 0: no part."""
         word = rest[-1]
         if word.casefold() in SCHEDULE_FILLER:
             return 1
@@ -126,8 +121,7 @@ class _Parts:
         return 0
 
     def split(self, rest: list[str], prefix: str) -> _Split:
-        """The schedule read, or the refusal of a part (numbered weekday, ambiguous or unknown
-        zone, bad time), with the right form where the grammar can tell it."""
+        """The schedule read, or the refusal of a part, with the right form where it can be told."""
         zone = self.zone or Zone()
         if self.number is not None and self.weekday is not None and self.at_time is None and int(self.number) < 24:
             self.at_time, self.number = f"{int(self.number):02d}:00", None  # "monday 9": 9 is an hour
@@ -158,12 +152,10 @@ class _Parts:
 
 
 def split_schedule(words: list[str], prefix: str) -> _Split:
-    """Take weekday, time and time zone off the end of ``words`` (any order after the track).
-    Refused with a message that shows the right form (``prefix`` is the command, e.g.
-    ``subscribe``): crontab text (``0 9 * * 0``), a weekday given as a number (``7``), a time
-    that is not ``HH:MM``/``9am``, an ambiguous zone abbreviation (``IST``: the choices are
-    listed) and an ``Area/City`` zone zoneinfo does not know. Returns the words before the
-    schedule and the :class:`~bot.slack.grammar.Command` fields it gives (:data:`_Split`)."""
+    """Take weekday, time and time zone off the end of ``words`` (:data:`_Split`). Refused, with
+    the right form for ``prefix`` (the command, e.g. ``subscribe``): crontab text, a weekday as a
+    number (``7``), a time not ``HH:MM``/``9am``, an ambiguous zone (``IST``: choices listed) and
+    an ``Area/City`` zoneinfo does not know."""
     words = _join_meridiem(words)
     cron = _crontab(words, prefix)
     if cron is not None:

@@ -1,10 +1,6 @@
-"""The entry the Slack doors call: a slash command's text, a button click, App Home.
-
-:class:`Handlers` parses (text -> :class:`bot.slack.grammar.Command`, button value ->
-:class:`~bot.slack.commands.context.ButtonValue`), opens a request
-:class:`~bot.slack.commands.context.Context` for the caller and runs the use case of that kind
-(:mod:`bot.slack.commands`). Listeners, the console and the tests call it the same way.
-"""
+"""The entry the Slack doors call (listeners, console, tests): a command's text, a click, App Home.
+:class:`Handlers` parses, opens a request :class:`~bot.slack.commands.context.Context` and runs the
+use case (:mod:`bot.slack.commands`)."""
 
 from __future__ import annotations
 
@@ -40,16 +36,14 @@ from bot.slack.views.home import HomeState, home_view
 from bot.slack.views.insights import insights_blocks
 
 ANSWERED_IN_ACK = frozenset({"query", "search", "next", "help", "did_you_mean", "thanks", "latest"})
-"""Command kinds that only read (the catalog, the caller's reading state), so their reply can go
-in the slash command's ack (:meth:`Handlers.answer_now`): nothing to repeat if it cannot."""
+"""Command kinds that only read, so their reply can go in the ack (:meth:`Handlers.answer_now`)."""
 
 __all__ = ["ANSWERED_IN_ACK", "Caller", "Handlers", "UserInfo", "UserInfoCache", "UsersInfo", "no_users_info"]
 
 
 @dataclass(eq=False)
 class Handlers(SameOnCopy):
-    """Command and action handlers bound to a :class:`Runtime` ``rt`` (store + catalog holder)
-    and the Slack look-ups; one object shared by every request (its copy is itself)."""
+    """Handlers bound to a :class:`Runtime` ``rt`` and the Slack look-ups; shared by every request."""
 
     rt: Runtime
     users_info: UsersInfo = no_users_info
@@ -57,8 +51,7 @@ class Handlers(SameOnCopy):
     announce: Announce = no_announce
 
     def context(self, caller: Caller, lang: str | None = None, typed: str = "") -> Context:
-        """A request :class:`Context` for ``caller`` (language looked up unless given; ``typed``:
-        the command's text, which answers in Chinese when it is Chinese and no language was chosen)."""
+        """A request :class:`Context` for ``caller`` (``typed``: the command's text, for the language)."""
         return Context(self.rt, caller, self.users_info, lang or "", self.channel_check, self.announce, typed)
 
     def command(self, caller: Caller, text: str) -> Reply:
@@ -66,16 +59,14 @@ class Handlers(SameOnCopy):
         return self.run(caller, grammar.parse(text), text)
 
     def run(self, caller: Caller, cmd: grammar.Command, typed: str) -> Reply:
-        """Answer the parsed command ``cmd`` (``typed``: the text it was parsed from, for the
-        language) for ``caller``: how a listener answers a command parsed once."""
+        """Answer the parsed command ``cmd`` (parsed from ``typed``) for ``caller``."""
         ctx = self.context(caller, typed=typed)
         return _noting_cut(cmd, ctx.lang, run_command(ctx, cmd))
 
     def answer_now(self, caller: Caller, text: str, cmd: grammar.Command | None = None) -> Reply | None:
-        """The reply to ``/vllm-path <text>`` (parsed as ``cmd`` unless given) when it can go in the
-        ack: a command that only reads (:data:`ANSWERED_IN_ACK`) and needs no Web API call (the
-        language is chosen or typed, or ``users.info`` remembered). ``None``, decided before the
-        use case runs: answer after the ack with :meth:`run`. Raises what the store raises."""
+        """The reply to ``/vllm-path <text>`` when it can go in the ack (:data:`ANSWERED_IN_ACK`, no
+        Web API call needed); ``None``, decided before the use case runs: answer with :meth:`run`.
+        Raises what the store raises."""
         cmd = cmd or grammar.parse(text)
         local = self._local_users_info()
         if cmd.kind not in ANSWERED_IN_ACK or local is None:
@@ -87,27 +78,22 @@ class Handlers(SameOnCopy):
         return _noting_cut(cmd, ctx.lang, run_command(ctx, cmd))
 
     def _local_users_info(self) -> UsersInfo | None:
-        """``users_info`` restricted to what needs no Web API call (raising :class:`NotCached`
-        otherwise); ``None`` when that cannot be told (a look-up of unknown kind)."""
+        """``users_info`` without Web API calls (else :class:`NotCached`); ``None``: cannot be told."""
         if isinstance(self.users_info, UserInfoCache):
             return self.users_info.cached
         return no_users_info if self.users_info is no_users_info else None
 
     def action(self, caller: Caller, kind: str, data: dict[str, Any], label: str = "") -> Reply | None:
-        """Handle a button click (``kind`` = the action id's prefix, ``data`` = its decoded value,
-        ``label`` = the button's text: a Chinese label keeps the redraw Chinese when the reader
-        chose no language). Returns the redrawn message (or an in-channel share), or ``None`` for
-        App Home (the caller republishes Home)."""
+        """Handle a click (``kind``: the action id's prefix, ``data``: its value, ``label``: the
+        button's text, for the language): the redrawn message or a share; ``None`` for App Home."""
         return run_button(self.context(caller, typed=label), kind, ButtonValue.parse(data))
 
     def unfurls(self, caller: Caller, urls: list[str]) -> dict[str, dict[str, Any]]:
-        """``chat.unfurl``'s ``unfurls`` map for the links ``caller`` shared (empty: nothing of
-        ours), in the sharer's language."""
+        """``chat.unfurl``'s ``unfurls`` map for the links ``caller`` shared, in their language."""
         return unfurls_for(self.context(caller), urls)
 
     def home(self, caller: Caller, channel_ids: list[str] | None) -> dict[str, Any]:
-        """The Home view for ``caller``; ``channel_ids`` are the channels they are in (``None``:
-        unknown, so no channel digests are listed)."""
+        """The Home view for ``caller`` in ``channel_ids`` (``None``: unknown, no digests listed)."""
         store = self.rt.store
         ctx = self.context(caller)
         wanted = {c for c in channel_ids or () if is_conversation_id(c)}
@@ -122,7 +108,6 @@ class Handlers(SameOnCopy):
         )
         view = home_view(ctx.catalog, state)
         if ctx.is_admin():
-            # as for the digests above, Home names only channels the person is in
             ins = team_insights(self.rt, caller.team_id)
             mine = set(channel_ids or ())
             ins = replace(ins, channels=tuple(c for c in ins.channels if c.channel_id in mine))

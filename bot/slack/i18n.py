@@ -375,7 +375,6 @@ STRINGS: dict[str, dict[str, str]] = {
               "`/vllm-path subscribe {track_id}` starts it again where it left off.",
         "zh": "本频道所有人都将不再收到 *{track}* 推荐。`/vllm-path subscribe {track_id}` 可从中断处重新开始。"},
     "digest.dm_header": {"en": "Your next reads this week", "zh": "本周你的下一篇"},
-    "digest.dm_meta": {"en": "step {position} of {total} · {level}", "zh": "第 {position}/{total} 步 · {level}"},
     "digest.dm_footer": {
         "en": "Your weekly DM · catalog {version} · `/vllm-path dm off` turns it off",
         "zh": "每周私信 · 目录版本 {version} · `/vllm-path dm off` 关闭"},
@@ -403,7 +402,6 @@ STRINGS: dict[str, dict[str, str]] = {
     "budget.path_finished": {"en": " · finished :white_check_mark:", "zh": " · 已读完 :white_check_mark:"},
     "budget.path_default": {"en": " (the default; set yours with `plan 30m`)",
                      "zh": "（默认值；用 `plan 30m` 设置你的）"},
-    "budget.before": {"en": "Read first: {tracks}", "zh": "先读：{tracks}"},
     "budget.whole_path": {"en": "see the whole path", "zh": "查看完整路径"},
     "budget.plan.set": {"en": "Your reading plan: *{budget} min a week*. Digests and DMs bring the next steps "
                        "that fit, at least one a week.",
@@ -453,17 +451,15 @@ STRINGS: dict[str, dict[str, str]] = {
 
 
 def t(key: str, lang: str = "en", **values: object) -> Mrkdwn:
-    """The app's string ``key`` in ``lang`` (``en`` or ``zh``; English when missing), formatted
-    with ``values`` (escaped unless already :class:`Mrkdwn`). Raises ``KeyError`` for an unknown
-    key (a programming error, caught by the tests)."""
+    """The string ``key`` in ``lang`` (English when missing), formatted with ``values`` (escaped
+    unless :class:`Mrkdwn`). Raises ``KeyError`` for an unknown key."""
     entry = STRINGS[key]
     template = Mrkdwn(entry.get(lang) or entry["en"])
     return template.format(**values) if values else template
 
 
 def level_name(level: str, lang: str = "en") -> Mrkdwn:
-    """A step's level (``intro``, ``core``, ``advanced``, ``capstone``) as a reader sees it in
-    ``lang`` (入门, 核心 … in Chinese)."""
+    """A step's level (``intro``, ``core``, ``advanced``, ``capstone``) as a reader sees it in ``lang``."""
     return t("level." + level, lang)
 
 

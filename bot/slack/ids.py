@@ -1,8 +1,5 @@
-"""Slack ids: the one pattern for conversation ids, and which of them can hold a subscription.
-
-Conversation ids start with ``C`` (public channel), ``G`` (private channel or group DM, older
-workspaces) or ``D`` (a DM), then 2-30 upper-case letters or digits (Slack's id alphabet).
-"""
+"""Slack conversation ids: ``C`` (public channel), ``G`` (private channel or group DM) or ``D`` (a DM),
+then 2-30 upper-case letters or digits."""
 
 from __future__ import annotations
 

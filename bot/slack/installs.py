@@ -1,10 +1,5 @@
-"""A (re)install through OAuth: resume what was paused for auth and say so where it resumed,
-and welcome the person who installed, once per tenant.
-
-Bolt's OAuth flow saves the installation in the installation store and then calls the success
-callback of :class:`slack_bolt.oauth.callback_options.CallbackOptions`; :func:`after_install` is the
-work that callback runs (:mod:`bot.web.oauth` renders the page after it).
-"""
+"""A (re)install through OAuth: resume what was paused for auth and say so where it resumed, and
+welcome the installer once per tenant (:func:`after_install`, run by Bolt's success callback)."""
 
 from __future__ import annotations
 
@@ -24,10 +19,8 @@ log = logging.getLogger(__name__)
 
 
 def resume_after_install(runtime: Runtime, installation: Installation, client: WebClient) -> Resumed:
-    """After ``installation`` was saved: resume the tenant's channel subscriptions and DM
-    digests paused for auth (:meth:`bot.store.Store.resume_after_install`) and post one short
-    note (no mention) in each resumed channel and DM with ``client`` (the new bot token).
-    A note Slack refuses is logged and skipped; the digests stay resumed."""
+    """Resume the tenant's digests paused for auth (:meth:`bot.store.Store.resume_after_install`)
+    and post a note in each resumed channel and DM with ``client`` (refusals logged, skipped)."""
     tenant = tenant_of(installation.enterprise_id, installation.team_id, installation.is_enterprise_install)
     resumed = runtime.store.resume_after_install(tenant)
     for channel in resumed.channels:
@@ -45,8 +38,7 @@ def resume_after_install(runtime: Runtime, installation: Installation, client: W
 
 
 def _post(client: WebClient, channel: str | None, text: str, user: str = "") -> bool:
-    """Post ``text`` (no unfurls) in ``channel``, or in the DM with ``user`` when ``channel`` is
-    None; whether it was posted (a Slack refusal is logged, by its error code only)."""
+    """Post ``text`` (no unfurls) in ``channel``, or the DM with ``user``; whether it was posted."""
     try:
         if channel is None:
             channel = (client.conversations_open(users=user).get("channel") or {}).get("id")
@@ -59,10 +51,8 @@ def _post(client: WebClient, channel: str | None, text: str, user: str = "") -> 
 
 
 def welcome(runtime: Runtime, installation: Installation, client: WebClient) -> bool:
-    """DM the installer (``installation.user_id``) the three commands to start, the first time
-    the app is installed for the tenant (:meth:`bot.store.Store.claim_welcome`); a reinstall sends
-    nothing. Returns whether a welcome was sent; a DM Slack refuses is logged (and may be sent
-    again at the next install)."""
+    """DM the installer the commands to start, at the tenant's first install only
+    (:meth:`bot.store.Store.claim_welcome`; a refused DM may be sent at the next); whether sent."""
     user = installation.user_id
     if not user:
         return False
@@ -76,8 +66,7 @@ def welcome(runtime: Runtime, installation: Installation, client: WebClient) -> 
 
 
 def after_install(runtime: Runtime, make_client: Callable[[str], WebClient]) -> Callable[[SuccessArgs], None]:
-    """What a successful install runs before its page: :func:`resume_after_install` and
-    :func:`welcome`, with a client for the new bot token (``make_client(token)``)."""
+    """The success callback's work: :func:`resume_after_install`, :func:`welcome` (``make_client(token)``)."""
 
     def run(args: SuccessArgs) -> None:
         installation = args.installation

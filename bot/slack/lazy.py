@@ -1,8 +1,5 @@
-"""The lazy listeners' runner (the work after an ack: replies that wait on Slack, App Home
-publishes, unfurls): a bounded pool of their own, off the ack pool; past the bound the person is
-answered "busy, try again" at once through the request's ``response_url`` instead of letting the
-wait grow; :meth:`BoundedLazyRunner.drain` stops it when the server stops.
-"""
+"""The lazy listeners' runner (the work after an ack): a bounded pool off the ack pool; past the
+bound the person is answered "busy, try again" at once through the request's ``response_url``."""
 
 from __future__ import annotations
 
@@ -46,8 +43,7 @@ class BoundedLazyRunner(LazyListenerRunner):
         self._closed = False
 
     def start(self, function: Callable[..., None], request: BoltRequest) -> None:
-        """Run ``function`` for ``request`` on the pool, or answer busy when :data:`QUEUE_BOUND`
-        jobs wait already (or the runner is draining)."""
+        """Run ``function`` for ``request`` on the pool, or answer busy when full or draining."""
         job = build_runnable_function(func=function, logger=self.logger, request=request)
         with self._lock:
             full = self._closed or self._waiting >= QUEUE_BOUND
@@ -95,9 +91,8 @@ class BoundedLazyRunner(LazyListenerRunner):
             log.warning("busy answer not delivered: %s", type(exc).__name__)
 
     def drain(self, grace_s: float) -> int:
-        """Stop taking jobs; wait up to ``grace_s`` seconds for the running ones; drop those that
-        still wait (and any still running after the grace period: the process exits). Returns how
-        many were dropped."""
+        """Stop taking jobs, wait up to ``grace_s`` seconds for the running ones; how many were dropped
+        (waiting, or still running after the grace period)."""
         with self._lock:
             self._closed = True
             pending = list(self._futures)

@@ -1,13 +1,9 @@
 """mrkdwn safety by construction: a text type that is escaped unless marked safe.
 
-Slack treats ``&``, ``<`` and ``>`` as control characters: ``<!channel>``, ``<@U123>`` and
-``<url|label>`` are live syntax; ``*``, ``_``, ``~`` and `````` ` ````` pair up into bold, italic,
-strike and code. :class:`Mrkdwn` is MarkupSafe's ``Markup`` with Slack's escaping: a ``str``
-that is already mrkdwn; anything else combined with it (``+``, ``format``, ``join``, ``%``) is
-escaped first. The app's own strings (:func:`bot.slack.i18n.t`) are ``Mrkdwn``, and the Block
-Kit builders (:mod:`bot.slack.views.blocks`) escape any plain ``str`` they are given, so catalog
-and user text cannot form a link, a mention or formatting, whatever the call site does. Links are
-built only by :func:`link` from URLs the catalog holds.
+:class:`Mrkdwn` is MarkupSafe's ``Markup`` with Slack's escaping (``&<>`` and formatting marks):
+anything combined with it is escaped first. The app's strings (:func:`bot.slack.i18n.t`) are
+``Mrkdwn`` and the Block Kit builders escape any plain ``str``, so catalog and user text cannot
+form a link, a mention or formatting. Links are built only by :func:`link`, from catalog URLs.
 """
 
 from __future__ import annotations
@@ -26,24 +22,17 @@ _JOINED_MARK = re.compile("\u2060([*_~`])\u2060")
 
 
 def _escape_text(text: str) -> str:
-    """``&``, ``<``, ``>`` as entities; control and bidi-override characters dropped; a ``*``,
-    ``_``, ``~`` or `````` ` ````` next to a space or punctuation wrapped in word joiners (U+2060,
-    invisible) so that it can neither open nor close formatting (Slack formats only from and to
-    a word boundary; one between two letters, as in ``Los_Angeles``, is left as it is)."""
+    """``&<>`` as entities, control and bidi-override characters dropped, a formatting mark at a
+    word boundary wrapped in word joiners (U+2060) so that it cannot open or close formatting."""
     text = _CONTROL.sub("", text)
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return _MARKS.sub(lambda m: _WORD_JOINER + (m.group(1) or m.group(2)) + _WORD_JOINER, text)
 
 
 class Mrkdwn(Markup):
-    """Text that is Slack mrkdwn already: safe to send as is.
-
-    ``Mrkdwn(s)`` marks ``s`` safe (only for our own strings); :meth:`escape` (or :func:`esc`)
-    turns any other text into ``Mrkdwn``. Operations with plain strings escape them:
-    ``Mrkdwn("*{}*").format(title)``, ``Mrkdwn(", ").join(names)``, ``Mrkdwn("a ") + text``.
-    Note that an f-string returns a plain ``str`` (which the builders then escape as text):
-    build mrkdwn with ``format``/``join`` instead.
-    """
+    """Text that is Slack mrkdwn already. ``Mrkdwn(s)`` marks our own ``s`` safe, :func:`esc`
+    escapes any other; ``+``, ``format`` and ``join`` escape plain strings (an f-string does not:
+    it gives a plain ``str``)."""
 
     __slots__ = ()
 
@@ -55,8 +44,7 @@ class Mrkdwn(Markup):
         return cls(_escape_text(str(s)))
 
     def unescape(self) -> str:
-        """The text as a person reads it (for ``plain_text`` fields): entities decoded, the
-        word joiners around formatting marks removed."""
+        """The text as a person reads it (for ``plain_text``): entities decoded, word joiners removed."""
         return html.unescape(_JOINED_MARK.sub(r"\1", str(self)))
 
 
@@ -71,8 +59,7 @@ def as_plain(text: str) -> str:
 
 
 def link(url: str | None, label: str) -> Mrkdwn:
-    """``<url|label>`` with the label escaped; just the escaped label when there is no URL.
-    ``url`` must come from the catalog (validated http(s) URLs without spaces or angle brackets)."""
+    """``<url|label>`` with the label escaped (just the label without ``url``, a catalog URL)."""
     label = Mrkdwn(str(esc(label)).replace("|", "¦"))
     if not url:
         return label
@@ -91,15 +78,13 @@ _AUTOLINK = re.compile(r"(?i)(://|\bwww\.)")
 
 
 def _defang(text: str) -> str:
-    """Break ``scheme://`` and ``www.`` so that Slack does not auto-link a URL typed by a user
-    (the fallback ``text`` has no ``verbatim`` switch); the text reads the same."""
+    """Break ``scheme://`` and ``www.`` so that Slack auto-links no URL a user typed (no ``verbatim``)."""
     return _AUTOLINK.sub(lambda m: m.group(1)[:-1] + _WORD_JOINER + m.group(1)[-1], text)
 
 
 def plain(text: str) -> str:
-    """Fallback ``text`` of a message built from mrkdwn: links become ``label (url)``, bold marks go.
-    Still mrkdwn-escaped (Slack parses a message's top-level ``text`` too); URLs that are not in a
-    ``<url|label>`` the app built are defanged (:func:`_defang`)."""
+    """Fallback ``text`` from mrkdwn, still escaped: links become ``label (url)``, bold marks go,
+    other URLs are defanged (:func:`_defang`)."""
     text = str(esc(text))
     out, pos = [], 0
     for m in _LINK.finditer(text):

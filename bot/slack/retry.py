@@ -1,6 +1,4 @@
-"""slack-sdk's 429 retry handler that counts each 429 for the metrics (a leaf module: the Slack
-app's clients and the digest senders' paced clients both build on it), and the retry handlers
-of the Bolt app's client (:func:`app_retry_handlers`), whose copies are themselves (:class:`SameOnCopy`)."""
+"""slack-sdk's 429 retry handler, counted for the metrics, and the Bolt app's client's retry handlers."""
 
 from __future__ import annotations
 
@@ -18,8 +16,7 @@ from bot import metrics
 
 
 class CountingRateLimitRetryHandler(RateLimitErrorRetryHandler):
-    """slack-sdk's 429 handler (waits ``Retry-After``, then retries) that also counts each 429
-    for the ``vllm_path_slack_ratelimited_total`` metric (:data:`bot.metrics.SLACK_RATELIMITED`)."""
+    """slack-sdk's 429 handler (waits ``Retry-After``) counting each 429 (:data:`bot.metrics.SLACK_RATELIMITED`)."""
 
     def _can_retry(self, *, response: HttpResponse | None = None, **others: Any) -> bool:
         if response is not None and response.status_code == 429:
@@ -29,9 +26,7 @@ class CountingRateLimitRetryHandler(RateLimitErrorRetryHandler):
 
 class SameOnCopy:
     """A copy that is the object itself, for what Bolt deep-copies into each lazy listener's
-    context and must not copy: the app's handlers, and the retry handlers (configuration: a
-    request's retries are slack-sdk's ``RetryState``; copying their back-off objects was a third
-    of that copy's cost, ``benchmarks/command_latency.py``)."""
+    context and need not copy: the app's handlers and the retry handlers (configuration only)."""
 
     def __copy__(self) -> Any:
         return self
@@ -53,10 +48,8 @@ class _AppConnectionErrorRetryHandler(SameOnCopy, ConnectionErrorRetryHandler):
 
 
 def app_retry_handlers() -> list[RetryHandler]:
-    """The Bolt app's client's retry handlers, new objects on each call: a 429 waits
-    ``Retry-After`` and retries up to 3 times (counted for the metrics), a 5xx and a connection
-    error retry twice with slack-sdk's back-off. Copies of them (Bolt's per-request copies) are
-    the same objects."""
+    """New retry handlers for the Bolt app's client: a 429 retries up to 3 times, a 5xx and a
+    connection error twice (slack-sdk's back-off)."""
     return [
         _AppRateLimitRetryHandler(max_retry_count=3),
         _AppServerErrorRetryHandler(max_retry_count=2),

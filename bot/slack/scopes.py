@@ -1,11 +1,6 @@
-"""Which OAuth scope each Slack Web API method the app calls needs, and Slack's refusal when the
-token lacks it.
-
-The table follows Slack's method reference (``/work/shared/slack-api-specs/slack_web_openapi_v2.json``,
-each method's ``security.slackAuth``; ``chat:write:bot`` there is today's granular ``chat:write``),
-narrowed by the kind of conversation (:func:`acceptable_scopes`). The stand-in Slack refuses a
-call as Slack does (:func:`scope_refusal`).
-"""
+"""The OAuth scopes each Web API method the app calls needs, and Slack's refusal when a token lacks
+them. The table follows Slack's OpenAPI spec (``security.slackAuth``; ``chat:write:bot`` there is
+today's ``chat:write``)."""
 
 from __future__ import annotations
 
@@ -28,8 +23,7 @@ SCOPES_BY_METHOD: Mapping[str, frozenset[str]] = {
     "users.info": frozenset({"users:read"}),
     "team.info": frozenset({"team:read"}),
 }
-"""Web API method -> the scopes any one of which lets a bot token call it. Methods not listed
-(``auth.test``, ``views.publish``, ``views.open`` …) need no scope."""
+"""Web API method -> the scopes any one of which allows it; a method not listed needs none."""
 
 _BY_KIND_SUFFIX = {"public": "channels", "private": "groups", "im": "im", "mpim": "mpim"}
 
@@ -42,9 +36,8 @@ def conversation_kind(channel_id: str, is_private: bool | None = None) -> str | 
 
 
 def acceptable_scopes(method: str, kind: str | None = None) -> frozenset[str]:
-    """The scopes any one of which allows ``method`` on a conversation of ``kind`` (see
-    :func:`conversation_kind`; None: any kind), e.g. ``conversations.history`` on a public
-    channel needs ``channels:history``, on a DM ``im:history``. Empty: no scope needed."""
+    """The scopes any one of which allows ``method`` on a ``kind`` of conversation
+    (:func:`conversation_kind`; None: any), e.g. ``im:history`` on a DM. Empty: none needed."""
     scopes = SCOPES_BY_METHOD.get(method, frozenset())
     if kind is None or len(scopes) <= 1:
         return scopes
@@ -60,8 +53,7 @@ def parse_scopes(scopes: str | Iterable[str]) -> frozenset[str]:
 
 
 def scope_refusal(method: str, granted: Iterable[str], kind: str | None = None) -> dict[str, Any] | None:
-    """Slack's answer to ``method`` called with a token holding ``granted`` scopes on a
-    conversation of ``kind``: None when allowed, else the body Slack sends with HTTP 200,
+    """None when ``granted`` allows ``method`` on ``kind``, else Slack's HTTP 200 body
     ``{"ok": false, "error": "missing_scope", "needed": …, "provided": …}`` (comma-separated)."""
     needed = acceptable_scopes(method, kind)
     have = parse_scopes(granted)

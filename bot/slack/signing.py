@@ -1,10 +1,6 @@
-"""Verification of Slack's request signatures, as a Bolt middleware of our own.
+"""Verification of Slack's request signatures, as a Bolt ``before_authorize`` middleware of our own.
 
-Bolt's built-in check raises ``ValueError`` for a timestamp that is not an integer (a 500 and a
-traceback any unauthenticated caller could trigger); this one refuses it with the same 401 as any
-other bad signature. ``App(request_verification_enabled=False,
-before_authorize=SignedRequestVerification(secret))`` runs it where Bolt's own would run (before
-authorization: an unsigned request never reaches the installation store). The rules are Slack's
+Bolt's check answers a non-integer timestamp with a 500; this one with the usual 401. Slack's rules
 (https://docs.slack.dev/authentication/verifying-requests-from-slack/): ``v0=`` + HMAC-SHA256 of
 ``v0:{timestamp}:{raw body}`` under the signing secret, timestamp within 300 s of now.
 """
@@ -25,14 +21,9 @@ log = logging.getLogger(__name__)
 
 
 class SignedRequestVerification(Middleware):
-    """Refuse (401 ``{"error": "invalid request"}``) any HTTP request whose signature headers are
-    missing, malformed, stale (more than 300 seconds away from ``clock()``) or do not match the raw
-    body under ``signing_secret``. Socket Mode requests pass (they are not signed).
-
-    ``clock`` returns Unix time in seconds (tests may pass a fixed one). With an empty
-    ``signing_secret`` (a Socket Mode app has none) every HTTP request is refused. Nothing of the
-    request (body, headers) is logged.
-    """
+    """Refuse (401 ``{"error": "invalid request"}``) an HTTP request whose signature headers are
+    missing, malformed, more than 300 seconds from ``clock()`` (Unix seconds) or not matching;
+    with an empty ``signing_secret``, every one. Socket Mode passes. Nothing of it is logged."""
 
     def __init__(self, signing_secret: str, *, clock: Callable[[], float] = time.time) -> None:
         self._secret = signing_secret.encode() if signing_secret else None
@@ -48,9 +39,7 @@ class SignedRequestVerification(Middleware):
         return BoltResponse(status=401, body={"error": "invalid request"})
 
     def problem(self, raw_body: str | bytes, timestamp: str | None, signature: str | None) -> str | None:
-        """Why a request with this raw body (text is read as UTF-8, as Slack sends it) and these
-        header values is refused, or None when its signature is good (also used by the HTTP door
-        before it parses anything)."""
+        """Why a request with this raw body (text as UTF-8) and headers is refused; None: signed well."""
         if self._secret is None:
             return "no signing secret configured for the HTTP door"
         if timestamp is None or signature is None or not timestamp.isascii() or not timestamp.isdigit():

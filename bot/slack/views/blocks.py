@@ -1,9 +1,5 @@
-"""Small Block Kit builders on top of ``slack_sdk.models.blocks``, with Slack's limits applied.
-
-Every builder returns a slack-sdk model; :func:`to_dicts` serialises them (``to_dict()`` runs
-slack-sdk's validation). Texts longer than a limit are cut with an ellipsis rather than rejected
-by Slack.
-"""
+"""Small Block Kit builders on ``slack_sdk.models.blocks``: texts over a Slack limit are cut with an
+ellipsis rather than refused; :func:`to_dicts` serialises (running slack-sdk's validation)."""
 
 from __future__ import annotations
 
@@ -23,7 +19,6 @@ from slack_sdk.models.blocks import (
     DividerBlock,
     HeaderBlock,
     MarkdownTextObject,
-    Option,
     PlainTextObject,
     SectionBlock,
 )
@@ -31,13 +26,11 @@ from slack_sdk.models.blocks import (
 from bot.slack import blockkit
 from bot.slack.mrkdwn import Mrkdwn, as_plain, esc, plain, truncate
 
-# Slack's limits, from the one checker (bot.slack.blockkit) that tests and the stand-in run.
 MAX_BLOCKS_MESSAGE = blockkit.MAX_BLOCKS["message"]
 MAX_BLOCKS_VIEW = blockkit.MAX_BLOCKS["home"]
 MAX_SECTION_TEXT = blockkit.SECTION_TEXT_MAX
 MAX_FALLBACK_TEXT = 3000
-"""Slack's Block Kit limits (characters or counts), from Slack's documentation (the fallback
-text is cut at 3,000 of Slack's 4,000 so that Slack never truncates a notification itself)."""
+"""Characters of fallback text kept (of Slack's 4,000, so that Slack never cuts a notification)."""
 
 _OPEN_TAIL = re.compile(r"(&[a-z#0-9]*|<[^>]*)$")
 """An escape (``&amp;``) or a ``<link|label>`` that a cut would leave open at the end."""
@@ -47,10 +40,8 @@ _Text = TypeVar("_Text", str, Mrkdwn)
 
 
 def cut(text: _Text, limit: int) -> _Text:
-    """``text`` cut to at most ``limit`` characters with an ellipsis (a :class:`Mrkdwn` stays
-    :class:`Mrkdwn`). A cut never leaves half an escape (``&am``) or an open ``<link`` at the
-    end: those are dropped whole, so cut mrkdwn stays inert and well-formed. Every text the
-    builders below take from catalog or user data goes through here."""
+    """``text`` cut to at most ``limit`` characters with an ellipsis (``Mrkdwn`` stays ``Mrkdwn``),
+    never leaving half an escape (``&am``) or an open ``<link`` at the end."""
     if len(text) <= limit:
         return text
     body = str(text)[: max(0, limit - 1)].rstrip()
@@ -62,10 +53,9 @@ def cut(text: _Text, limit: int) -> _Text:
 
 @dataclass(frozen=True)
 class Reply:
-    """A message to send: ``text`` (plain-text fallback, still mrkdwn-escaped), ``blocks`` (dicts),
-    ``response_type`` ``ephemeral`` (only the asker sees it) or ``in_channel``;
-    ``keep_original``: a button's answer that must not replace the message the button was in
-    (e.g. "this message is out of date")."""
+    """A message to send: ``text`` (fallback, still mrkdwn-escaped), ``blocks`` (dicts),
+    ``response_type`` ``ephemeral`` or ``in_channel``; ``keep_original``: a button's answer that
+    must not replace the button's message (e.g. "this message is out of date")."""
 
     text: str
     blocks: list[dict[str, Any]] = field(default_factory=list)
@@ -78,15 +68,12 @@ class Reply:
 
     @cached_property
     def body_json(self) -> str:
-        """:meth:`payload` as compact JSON text (UTF-8 characters kept, not ``\\u`` escaped),
-        made once per reply: a reply kept per reading state (``memo_reply``) is serialised once
-        however often it is sent."""
+        """:meth:`payload` as compact JSON (UTF-8 kept), made once per reply however often it is sent."""
         return json.dumps(self.payload(), ensure_ascii=False, separators=(",", ":"))
 
 
 BLANK = "–"
-"""Stands in for a text that is empty once escaped (catalog text made only of control or bidi
-characters passes the catalog's checks): Slack refuses a message with an empty text object."""
+"""Stands in for a text empty once escaped: Slack refuses an empty text object."""
 
 
 def nonblank(text: str) -> str:
@@ -95,9 +82,8 @@ def nonblank(text: str) -> str:
 
 
 def mrkdwn(text: str) -> MarkdownTextObject:
-    """A mrkdwn text object: ``text`` is :class:`Mrkdwn`, or plain text that is escaped here.
-    ``verbatim`` is on: Slack still renders our formatting and ``<url|label>`` links, but does not
-    auto-link bare URLs, channel names or ``@channel``-style mentions in catalog or user text."""
+    """A mrkdwn text object (plain ``str`` escaped), ``verbatim``: Slack renders our formatting and
+    links but auto-links no bare URL, channel name or ``@channel`` in catalog or user text."""
     return MarkdownTextObject(text=nonblank(str(esc(text))), verbatim=True)
 
 
@@ -156,8 +142,7 @@ def decode_value(value: str | None) -> dict[str, Any]:
 def button(
     text: str, action_id: str, data: dict[str, Any], style: str | None = None, confirm: ConfirmObject | None = None
 ) -> ButtonElement:
-    """A button; ``data`` travels in its ``value`` as JSON; text cut to 75 characters;
-    ``confirm``: a dialog from :func:`confirm_dialog`."""
+    """A button whose ``value`` is ``data`` as JSON; text cut to 75 characters."""
     return ButtonElement(
         text=PlainTextObject(text=nonblank(cut(as_plain(text), blockkit.BUTTON_TEXT_MAX)), emoji=True),
         action_id=action_id[: blockkit.ID_MAX],
@@ -168,9 +153,8 @@ def button(
 
 
 def confirm_dialog(title: str, text: str, yes: str, no: str, style: str | None = None) -> ConfirmObject:
-    """A confirm dialog: ``title`` (plain text, cut to 100 characters), ``text`` (mrkdwn,
-    verbatim, plain ``str`` escaped, cut to 300), ``yes`` / ``no`` button labels (plain text,
-    cut to 30); ``style`` ``danger`` or ``primary`` for the confirm button."""
+    """A confirm dialog: ``title`` (cut to 100 characters), ``text`` (mrkdwn, cut to 300), ``yes`` /
+    ``no`` labels (cut to 30); ``style`` ``danger`` or ``primary`` for the confirm button."""
     return ConfirmObject(
         title=nonblank(cut(as_plain(title), blockkit.CONFIRM_TITLE_MAX)),
         text=mrkdwn(cut(esc(text), blockkit.CONFIRM_TEXT_MAX)),
@@ -180,23 +164,13 @@ def confirm_dialog(title: str, text: str, yes: str, no: str, style: str | None =
     )
 
 
-def option(text: str, value: str) -> Option:
-    """A select or overflow option: ``text`` plain text cut to 75 characters, ``value`` cut to
-    150 (keep values short ids; a cut value would not round-trip)."""
-    return Option(
-        text=PlainTextObject(text=nonblank(cut(as_plain(text), blockkit.OPTION_TEXT_MAX)), emoji=True),
-        value=value[: blockkit.OPTION_VALUE_MAX],
-    )
-
-
 def actions(buttons: Sequence[ButtonElement]) -> ActionsBlock:
     """An actions block of up to 25 elements."""
     return ActionsBlock(elements=list(buttons)[: blockkit.ACTIONS_ELEMENTS_MAX])
 
 
 def to_dicts(blocks: Sequence[Block | dict[str, Any]], max_blocks: int = MAX_BLOCKS_MESSAGE) -> list[dict[str, Any]]:
-    """Serialise (running slack-sdk's validation), keeping at most ``max_blocks`` blocks; a dict
-    is a block serialised already and is kept as is."""
+    """Serialise at most ``max_blocks`` blocks (running slack-sdk's validation); a dict is kept as is."""
     return [b if isinstance(b, dict) else b.to_dict() for b in list(blocks)[:max_blocks]]
 
 

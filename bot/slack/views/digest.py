@@ -1,20 +1,9 @@
-"""Digest composition: pure functions from catalog + reader state to a Block Kit :class:`Reply`.
+"""Digest composition, pure (:mod:`bot.digest.deliver` touches the database, clock and Slack).
 
-Nothing here touches the database, the clock or Slack; :mod:`bot.digest.deliver` does that.
-
-**Channel digests** walk a track's path like a reading club, as planned by
-:func:`bot.domain.plan.plan_channel_digest`: each brings the next steps (each with its note and
-what to read first) and announces what a newer catalog version added to the track; the one
-that reaches the end of the path carries a closing message.
-
-**DM digests** are composed in :mod:`bot.slack.views.plan_dm` (issue 24's reading budget); this
-module gives them their read bits (:class:`ReadBits`) and last blocks (:func:`dm_tail`).
-
-Buttons use action ids ``<kind>:<n>`` (unique within a message) and values with ``v`` =
-``"digest:<subscription id>"`` (channel digest) or ``"digest-dm"`` (DM digest), ``p`` post id and
-``t`` track id; kinds ``mark_read``, ``follow``, ``snooze``, ``stop``. Catalog text is escaped;
-digests never mention anyone; every post named has a way to read it
-(:func:`bot.slack.views.links.read_link`).
+A channel digest walks a track's path as :func:`bot.domain.plan.plan_channel_digest` plans it: the
+next steps, what a newer catalog added, a closing message at the end. DM digests are composed in
+:mod:`bot.slack.views.plan_dm`, with :class:`ReadBits` and :func:`dm_tail` from here. Buttons'
+values carry ``v`` ``"digest:<subscription id>"`` or ``"digest-dm"``, ``p`` post id, ``t`` track id.
 """
 
 from __future__ import annotations
@@ -56,9 +45,8 @@ _NEW_KEYS = {"behind": "digest.new_behind", "ahead": "digest.new_ahead", "moved"
 
 @dataclass(frozen=True)
 class ChannelDigest:
-    """A composed channel digest: ``reply`` None when there is nothing to post this week (path
-    done, nothing added); the subscription's new ``cursor`` and the catalog ``version`` it refers
-    to (store both once the digest is sent); ``done`` when the path is complete after this digest;
+    """A composed channel digest: ``reply`` None when there is nothing to post; the new ``cursor``
+    and catalog ``version`` (store both once sent); ``done``: the path is complete after it;
     ``steps`` the post ids walked this week, ``added`` those announced as new."""
 
     reply: Reply | None
@@ -82,7 +70,7 @@ def _step_lines(catalog: Catalog, track_id: str, post_id: str, lang: str, total:
         source=post.source.label(lang),
         date=post_date(post, lang),
     )
-    minutes = minutes_label(post, lang)  # issue 24: the step's reading time, when known
+    minutes = minutes_label(post, lang)
     lines: list[str] = [
         read_link(catalog, post, lang, bold=True),
         Mrkdwn("_{}{}_").format(meta, Mrkdwn(" · ") + minutes if minutes else Mrkdwn())
@@ -106,14 +94,10 @@ def compose_channel_digest(
     lang: str = "en",
     page_url: str | None = None,
 ) -> ChannelDigest:
-    """The digest a subscribed channel gets this week.
-
-    ``snapshot`` is the store's ``catalog_snapshot(sub.last_catalog_version)`` (``{track id:
-    [post ids in path order]}``) or None when unknown; it is ignored when that version is the
-    current one. Raises ``KeyError`` when the catalog has no track ``sub.track_id`` (the
-    caller pauses such a subscription). ``page_url``: the track's public path page, linked from
-    the footer ("see the whole path") when given.
-    """
+    """The digest a subscribed channel gets this week. ``snapshot``: the store's
+    ``catalog_snapshot(sub.last_catalog_version)`` (``{track id: [post ids]}``) or None;
+    ``page_url``: the track's public page, linked from the footer. Raises ``KeyError`` when the
+    catalog has no track ``sub.track_id``."""
     plan = plan_channel_digest(catalog, sub, snapshot)
     track_id = plan.track_id
     track = catalog.track(track_id)
@@ -143,7 +127,7 @@ def compose_channel_digest(
         if plan.steps:
             blocks.append(divider())
         blocks.extend(sections(lines)[:3])
-    if plan.essentials_finished:  # issue 24: one line, in the one digest that passes the last essential
+    if plan.essentials_finished:
         blocks.append(section(channel_finish_line(name, getattr(sub, "after_essentials", "further"), lang)))
     if plan.closing:
         blocks.append(section(t("digest.closing", lang, total=plan.total, track=name)))
@@ -188,8 +172,7 @@ _DM_VIEW = {"v": DIGEST_DM_VIEW}
 
 
 def dm_tail(catalog: Catalog, n: int, lang: str) -> list[Block]:
-    """A DM digest's last blocks: *Snooze a week* and *Stop* (action ids ``snooze:<n>`` and
-    ``stop:<n + 1>``), then the footer."""
+    """A DM digest's last blocks: *Snooze a week* (``snooze:<n>``), *Stop* (``stop:<n + 1>``), footer."""
     snooze = button(t("btn.snooze", lang), f"snooze:{n}", _DM_VIEW)
     stop = button(t("btn.stop", lang), f"stop:{n + 1}", _DM_VIEW)
     return [actions([snooze, stop]), context(t("digest.dm_footer", lang, version=catalog.version))]
@@ -201,8 +184,7 @@ _FULL_WORD = (1 << WORD_BITS) - 1
 
 
 def _bit_layout(catalog: Catalog) -> tuple[dict[tuple[str, str], tuple[int, int]], int]:
-    """``({(track id, post id): (word, bit)}, number of words)``: one bit per step of each
-    track, a track's bits side by side in one word of :data:`WORD_BITS` where they fit."""
+    """``({(track id, post id): (word, bit)}, number of words)``, a track's bits in one word where they fit."""
     pair: dict[tuple[str, str], tuple[int, int]] = {}
     word, used = 0, 0
     for tr in catalog.tracks:
@@ -218,8 +200,7 @@ def _bit_layout(catalog: Catalog) -> tuple[dict[tuple[str, str], tuple[int, int]
 
 
 def _bits_by_post(catalog: Catalog, pair: dict[tuple[str, str], tuple[int, int]]) -> dict[str, int]:
-    """Post id or former id -> all its bits at once, word ``w`` at bits ``[w * WORD_BITS, …)``
-    (the catalog's checks keep a former id distinct from every other id)."""
+    """Post id or former id -> all its bits, word ``w`` at bits ``[w * WORD_BITS, …)``."""
     out: dict[str, int] = {}
     for (_tid, pid), (w, bit) in pair.items():
         out[pid] = out.get(pid, 0) | bit << (w * WORD_BITS)
@@ -230,9 +211,8 @@ def _bits_by_post(catalog: Catalog, pair: dict[tuple[str, str], tuple[int, int]]
 
 
 class ReadBits:
-    """A catalog's read bits: one bit per (track, step) in words of :data:`WORD_BITS` (machine-size
-    ints, fast to add and mask), a track's bits side by side in one word where they fit
-    (``_pair``: (track, post) -> (word, bit)); a post's former ids map to the same bits."""
+    """A catalog's read bits: one bit per (track, step) in words of :data:`WORD_BITS` (``_pair``:
+    (track, post) -> (word, bit)); a post's former ids map to the same bits."""
 
     def __init__(self, catalog: Catalog) -> None:
         self._pair, self._words = _bit_layout(catalog)
@@ -241,8 +221,7 @@ class ReadBits:
         self._has_aliases = any(post.aliases for post in catalog.posts)
 
     def read_mask(self, read: Iterable[str]) -> tuple[int, ...]:
-        """The read bits, one int per word, of the posts in ``read`` (post ids or former ids;
-        unknown ids ignored)."""
+        """The read bits, one int per word, of ``read`` (post ids or former ids; unknown ignored)."""
         get = self._all_bits.get
         if not self._has_aliases and isinstance(read, (set, frozenset)):
             mask = sum(map(get, read, repeat(0)))  # distinct ids, distinct bits: a sum is an or

@@ -1,9 +1,5 @@
-"""The digest's renderer: what :mod:`bot.digest` posts, written by the views.
-
-:data:`RENDERER` is the :class:`bot.digest.render.DigestRenderer` the composition root
-(:attr:`bot.runtime.Runtime.renderer`) hands the clock and the workers, so that the digest
-decides when and sends and never imports Block Kit or the string table.
-"""
+"""What :mod:`bot.digest` posts, written by the views: :data:`RENDERER`, handed over by
+:attr:`bot.runtime.Runtime.renderer` so that the digest never imports Block Kit or the strings."""
 
 from __future__ import annotations
 
@@ -19,8 +15,7 @@ from bot.slack.views.reminders import reminder_message
 
 
 class SlackDigestRenderer:
-    """The :class:`bot.digest.render.DigestRenderer` of Block Kit :class:`Reply` values, each
-    method one view function. Stateless; the composers it uses are cached per catalog."""
+    """The :class:`bot.digest.render.DigestRenderer` of Block Kit :class:`Reply` values. Stateless."""
 
     channel_digest = staticmethod(compose_channel_digest)
     reminder = staticmethod(reminder_message)
@@ -30,10 +25,7 @@ class SlackDigestRenderer:
     def dm_digest(
         catalog: Catalog, follows: Sequence[str], read: set[str], lang: str, minutes_per_week: int | None = None
     ) -> Reply | None:
-        """The weekly DM planned by the reader's budget, ``minutes_per_week``, or the default
-        (:data:`bot.domain.budget.DEFAULT_MINUTES`) when they set none
-        (:class:`bot.slack.views.plan_dm.BudgetDmComposer`). None when there is nothing to
-        suggest."""
+        """The weekly DM at ``minutes_per_week`` (``None``: the default); None when nothing is left."""
         return budget_dm_composer(catalog, lang).compose(follows, read, minutes_per_week or DEFAULT_MINUTES)
 
 

@@ -1,7 +1,5 @@
-"""Render the catalog watch's notice (pure): the blog's posts the catalog lacks, for its admins.
-
-:func:`bot.digest.watch.check_feed` decides when and to whom; this module only writes it.
-"""
+"""Render the catalog watch's notice (pure): the blog's posts the catalog lacks, for its admins
+(:func:`bot.digest.watch.check_feed` decides when and to whom)."""
 
 from __future__ import annotations
 
@@ -17,8 +15,7 @@ MAX_LISTED = 10
 
 
 def feed_notice(posts: Sequence[SourcePost], feed_url: str, total_missing: int) -> Reply:
-    """The notice for ``posts`` (new to the admins) of ``total_missing`` missing in all.
-    Escaped mrkdwn; links only to the feed's own post URLs; mentions nobody."""
+    """The notice for ``posts`` (new to the admins) of ``total_missing`` missing in all; no mention."""
     lines = [Mrkdwn("*The vLLM blog has {} post(s) the catalog does not hold yet:*").format(len(posts))]
     for post in posts[:MAX_LISTED]:
         lines.append(Mrkdwn("• {} · {}").format(link(post.url, truncate(post.title, 200)), post.date.isoformat()))

@@ -18,9 +18,8 @@ MAX_FURTHER = 5
 def finish_text(
     catalog: Catalog, track_id: str, read: Collection[str], lang: str = "en", finished: Collection[str] = ()
 ) -> Mrkdwn:
-    """The finish message (escaped mrkdwn, under 3,000 characters): the essential steps covered,
-    the further reading not read yet (up to :data:`MAX_FURTHER`, with reading times), and the next
-    track (:func:`bot.domain.paths.next_track`, skipping the ``finished`` ones)."""
+    """The finish message (escaped mrkdwn, under 3,000 characters): the steps covered, unread further
+    reading (:data:`MAX_FURTHER`) and the next track not in ``finished``."""
     ess = paths.essentials(catalog, track_id)
     minutes, _ = paths.total_minutes(catalog, ess)
     name = catalog.track(track_id).names.get(lang)

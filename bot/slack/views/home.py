@@ -1,5 +1,4 @@
-"""App Home (``views.publish``) and the track modal App Home opens (pure: catalog + the person's
-state in, a view payload out); ids and links as in :mod:`bot.slack.views.messages`."""
+"""App Home (``views.publish``) and the track modal it opens (pure: a view payload out)."""
 
 from __future__ import annotations
 
@@ -74,8 +73,7 @@ MODAL_TITLE_MAX = 24
 
 
 def track_modal(catalog: Catalog, track_id: str, reply: Reply, lang: str) -> dict:
-    """A track reply as a modal (``views.open`` / ``views.update`` payload): opened by *Open
-    path* on App Home, redrawn in place when a button in it is pressed."""
+    """A track reply as a modal (``views.open`` / ``views.update`` payload), from *Open path*."""
     title = truncate(track_name(catalog, track_id, lang), MODAL_TITLE_MAX)
     return {
         "type": "modal",
@@ -87,12 +85,10 @@ def track_modal(catalog: Catalog, track_id: str, reply: Reply, lang: str) -> dic
 
 
 def home_view(catalog: Catalog, state: HomeState) -> dict:
-    """The App Home tab (``views.publish`` payload): followed tracks with progress and next read,
-    the other tracks to follow, the DM setting, and digests of the person's channels; at most 100
-    blocks however much has been read."""
+    """The App Home tab (``views.publish`` payload, at most 100 blocks): followed tracks, other
+    tracks, the DM setting, and the digests of the person's channels."""
     lang = state.lang
     ids = ActionIds()
-    # issue 24: finished paths, minutes, picture
     finished = home_finished_blocks(catalog, state.finished, state.read, lang, state.picture_url, state.picture_track)
     blocks: list[Block] = [
         header(t("home.header", lang)),

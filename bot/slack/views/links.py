@@ -1,12 +1,6 @@
-"""How a recommended post is linked, everywhere a reply, button or digest names one: no dead end.
-
-One rule, from :meth:`bot.domain.catalog.models.Post.read_link`:
-
-* ``article`` — the title links the article: ``<url|Title>``;
-* ``summary`` — the title links a summary page (yomu.fyi, seed 002) and says so:
-  ``<url|Title> (summary of the Red Hat article)``;
-* ``archive`` — no URL is known yet: the title in plain words with ``no link yet`` and the blog's
-  archive page (the manifest's ``archive_url``): ``Title (no link yet: <archive|vLLM blog archive>)``.
+"""How a post is linked wherever one is named (:meth:`bot.domain.catalog.models.Post.read_link`):
+``<url|Title>`` (article), ``<url|Title> (summary of the Red Hat article)`` (summary), or
+``Title (no link yet: <archive|vLLM blog archive>)`` (archive: no URL known yet).
 """
 
 from __future__ import annotations
@@ -18,8 +12,7 @@ from bot.slack.mrkdwn import Mrkdwn, as_plain, link
 
 
 def read_link(catalog: Catalog, post: Post, lang: str = "en", *, bold: bool = False) -> Mrkdwn:
-    """The post's title as a way to read it, in ``lang`` (``en``/``zh``); escaped mrkdwn.
-    ``bold`` makes the title bold (the note about a summary or a missing link stays plain)."""
+    """The post's title as a way to read it, in ``lang``; escaped mrkdwn (``bold``: the title only)."""
     url, kind = post.read_link(catalog.manifest)
     if kind == "archive":
         title = Mrkdwn("{}").format(post.title)

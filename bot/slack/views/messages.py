@@ -1,9 +1,7 @@
 """Render domain results as Block Kit messages (pure: catalog + reader state in, :class:`Reply` out).
 
-Button ``action_id`` s are ``<kind>:<n>`` (``mark_read:0``, ``follow:1`` …), unique within a message;
-the data a click needs (post, track, and which view to redraw) travels in the button's ``value``.
-All catalog and user text is escaped with :func:`~bot.slack.mrkdwn.esc`; links are built only from
-catalog URLs.
+Button ``action_id`` s are ``<kind>:<n>`` (``mark_read:0`` …), unique within a message; what a click
+needs (post, track, the view to redraw) travels in the button's ``value``.
 """
 
 from __future__ import annotations
@@ -69,8 +67,7 @@ def _with_notice(notice: str | None, fallback: Mrkdwn) -> Mrkdwn:
 def _step_line(
     catalog: Catalog, number: int, step: Step, icon: str, lang: str, bold: bool, track_id: str | None = None
 ) -> Mrkdwn:
-    """``icon n. <post> · _level_``: a step as a track's path lists it; with ``track_id`` (the
-    reader's reply) also its minutes and further-reading mark (:func:`bot.slack.views.plan.step_suffix`)."""
+    """``icon n. <post> · _level_``; with ``track_id`` (the reader's reply) also :func:`step_suffix`."""
     text = read_link(catalog, catalog.post(step.post), lang, bold=bold)
     suffix = step_suffix(catalog, track_id, step.post, lang) if track_id else Mrkdwn("")
     return Mrkdwn("{} {}. {} · _{}_{}").format(Mrkdwn(icon), number, text, level_name(step.level, lang), suffix)
@@ -85,8 +82,7 @@ def _path_head(lang: str, start: int, end: int, total: int) -> list[str]:
 def _prereq_lines(
     catalog: Catalog, track_id: str, step: Step, lang: str, done: Collection[str | None] = frozenset()
 ) -> list[Mrkdwn]:
-    """What to read first (the steps of ``after`` not in ``done``, the reader's read posts),
-    what to know first and what to read after, for ``step``."""
+    """What to read first (unless in ``done``), what to know first and what to read after ``step``."""
     lines = []
     before = [s for s in paths.read_before(catalog, track_id, step.post) if s.post not in done]
     if before:
@@ -128,9 +124,8 @@ def text_reply(text: str, response_type: str = "ephemeral") -> Reply:
 
 
 def step_page(total: int, next_index: int | None, offset: int | None) -> int:
-    """The first step (0-based) of the page a track view lists: ``offset`` rounded down to a
-    page of :data:`STEPS_PER_PAGE` and clamped to the path, else the page holding the reader's
-    next step (``next_index``), else the first page."""
+    """The first step (0-based) of the page a track view lists: the page holding ``offset``, else
+    ``next_index`` (the reader's next step), else 0; clamped to the path."""
     if total <= STEPS_PER_PAGE:
         return 0
     last_page = (total - 1) // STEPS_PER_PAGE * STEPS_PER_PAGE
@@ -151,18 +146,12 @@ def track_reply(
     offset: int | None = None,
     path: Mrkdwn | None = None,
 ) -> Reply:
-    """A track's path in order with the reader's progress (read ✓, next →), the next step with its
-    note and prerequisites, and buttons Mark read / Follow (or Unfollow) / Share to channel.
+    """A track's path with the reader's progress, the next step in detail, and its buttons; one
+    page of :data:`STEPS_PER_PAGE` (:func:`step_page` of ``offset``) with paging buttons.
 
-    A path longer than :data:`STEPS_PER_PAGE` lists one page (:func:`step_page`; ``offset``
-    picks it) with *Earlier steps* / *Show more steps* buttons (value ``{"t": track, "o": first
-    step, "v": "track:<id>"}``). ``notice`` (escaped mrkdwn) goes on top, e.g. after a click;
-    ``shared=True`` renders the in-channel version (no progress, no buttons); ``path`` is the
-    reader's path line (:func:`bot.slack.views.plan.path_line`), shown under the progress.
-
-    The personal version is assembled from parts kept per catalog (:mod:`bot.slack.views.parts`)
-    and, without a ``notice``, kept whole per reading state: the returned reply is shared, do
-    not change it.
+    ``notice`` (escaped mrkdwn) goes on top; ``shared=True``: the in-channel version (no
+    progress, no buttons); ``path``: :func:`bot.slack.views.plan.path_line`. Without a notice the
+    reply is kept per reading state (:func:`~bot.slack.views.parts.memo_reply`): do not change it.
     """
     if shared:
         return _shared_track_reply(catalog, track_id, lang, notice, offset)
@@ -177,8 +166,8 @@ def track_reply(
 
 @dataclass(frozen=True)
 class _TrackPage:
-    """What one page of a reader's track reply shows: steps ``start`` to ``end`` (of ``total``),
-    ``done`` the posts read (current ids), ``nxt`` the next step (None once done)."""
+    """One page of a reader's track reply: steps ``start`` to ``end`` of ``total``, ``done`` the
+    posts read (current ids), ``nxt`` the next step (None once done)."""
 
     catalog: Catalog
     track_id: str
@@ -227,7 +216,7 @@ def _personal_track_reply(
             lambda: context(t("track.progress", lang, read=read_count, total=total, version=catalog.version)),
         )
     )
-    if path:  # issue 24: the essential path's length and the reader's finish day
+    if path:
         blocks.append(context(path))
     blocks.append(rendered(catalog, ("description", lang, track_id), lambda: section(track.description.get(lang))))
     blocks += _step_blocks(page, steps)
@@ -255,8 +244,7 @@ def _personal_track_reply(
 
 
 def _step_blocks(page: _TrackPage, steps: Sequence[Step]) -> list[Block | dict]:
-    """The path's head and one section per listed step, each with its own Mark read (or Mark
-    unread once read)."""
+    """The path's head and one section per listed step, each with Mark read (or Mark unread)."""
     catalog, lang, track_id = page.catalog, page.lang, page.track_id
     start, end, total = page.start, page.end, page.total
 
@@ -331,9 +319,7 @@ def _next_detail(catalog: Catalog, track_id: str, nxt: Step, lang: str, done: Co
 
 
 def _shared_track_reply(catalog: Catalog, track_id: str, lang: str, notice: str | None, offset: int | None) -> Reply:
-    """The in-channel version of :func:`track_reply`: the path (first page) with no personal
-    progress and no buttons; a long path says how many steps follow and which command shows
-    them."""
+    """The in-channel :func:`track_reply`: the first page, no progress, no buttons."""
     track = catalog.track(track_id)
     steps = catalog.path(track_id)
     blocks: list[Block] = [header(_title(track))]

@@ -1,9 +1,5 @@
-"""Reading plans in Block Kit and mrkdwn (issue 24): reading times, the essential path's length and
-finish date, the ``plan`` reply, and the App Home part about finished paths.
-
-Strings are the ``budget.*`` keys of :data:`bot.slack.i18n.STRINGS` (:func:`pt`). Pure rendering:
-callers pass the budget, today's date and what the reader has read.
-"""
+"""Reading plans rendered (issue 24): reading times, the essential path's length and finish date,
+the ``plan`` reply, finished paths on App Home and in ``stats``. Pure; strings: :func:`pt`."""
 
 from __future__ import annotations
 
@@ -28,8 +24,7 @@ def pt(key: str, lang: str = "en", **values: object) -> Mrkdwn:
 
 
 def minutes_label(post: Post, lang: str = "en") -> Mrkdwn:
-    """A post's reading time as shown: ``12 min`` (counted), ``~12 min`` (an estimate), empty
-    when unknown (never a number that looks counted and is not)."""
+    """A post's reading time: ``12 min`` (counted), ``~12 min`` (an estimate), empty when unknown."""
     if post.minutes is None:
         return Mrkdwn()
     key = "min" if post.minutes_source == "counted" else "min_estimate"
@@ -37,8 +32,7 @@ def minutes_label(post: Post, lang: str = "en") -> Mrkdwn:
 
 
 def step_suffix(catalog: Catalog, track_id: str, post_id: str, lang: str = "en") -> Mrkdwn:
-    """What a step line of a track reply adds after its level: `` · 12 min`` and, for a step
-    outside the essential path, `` · further reading``."""
+    """What a track reply's step line adds: `` · 12 min`` and, off the essential path, `` · further reading``."""
     parts = [minutes_label(catalog.post(post_id), lang)]
     if post_id not in paths.essentials(catalog, track_id):
         parts.append(Mrkdwn("_{}_").format(pt("further", lang)))
@@ -54,14 +48,9 @@ def path_line(
     lang: str = "en",
     page_url: str | None = None,
 ) -> Mrkdwn:
-    """``Essential path: 6 steps · 84 min · at 30 min a week you finish around 29 Dec 2026``.
-
-    The finish day counts the unread essential steps from ``today`` at ``minutes_per_week``
-    (``None``: :data:`bot.domain.budget.DEFAULT_MINUTES`, said so); a finished path says so; the
-    track's ``before`` tracks follow on a second line. ``page_url``: the public path page
-    (:func:`bot.web.urls.path_page_url`), linked as "see the whole path" when given.
-
-    Kept per catalog (:func:`~bot.slack.views.parts.memo`): it comes with every track reply."""
+    """``Essential path: 6 steps · 84 min · at 30 min a week you finish around 29 Dec 2026``: the
+    unread essential steps from ``today`` at ``minutes_per_week`` (``None``: the default, said
+    so), then "see the whole path" (``page_url``) and the track's ``before`` tracks. Memoised."""
 
     def build() -> Mrkdwn:
         ess = paths.essentials(catalog, track_id)
@@ -84,7 +73,7 @@ def path_line(
         before = [b for b in catalog.track(track_id).before if catalog.has_track(b)]
         if before:
             names = Mrkdwn(", ").join(Mrkdwn("*{}*").format(catalog.track(b).names.get(lang)) for b in before)
-            line += Mrkdwn("\n") + pt("before", lang, tracks=names)
+            line += Mrkdwn("\n") + t("track.read_first", lang, items=names)
         return line
 
     key = ("path_line", track_id, frozenset(read), minutes_per_week, today, lang, page_url)
@@ -92,8 +81,7 @@ def path_line(
 
 
 def plan_reply(catalog: Catalog, minutes_per_week: int | None, lang: str, *, changed_to: str) -> Reply:
-    """The answer to ``plan …``: the budget set (``changed_to="set"``), reset (``"off"``) or
-    shown (``"show"``), and the weeks each track's essential path takes at it."""
+    """The answer to ``plan …`` (``changed_to`` ``set``, ``off`` or ``show``) and each track's weeks at it."""
     per_week = minutes_per_week or budgets.DEFAULT_MINUTES
     default = pt("plan.default", lang) if minutes_per_week is None else Mrkdwn()
     key = changed_to if changed_to in ("set", "off") else "show"
@@ -130,9 +118,8 @@ def home_finished_blocks(
     picture_url: str | None = None,
     picture_track: str | None = None,
 ) -> list[Block]:
-    """App Home's part about finishing: the finished tracks and the minutes read, then, when
-    ``picture_url`` is given (the HTTP door has a public URL), an image block of the reader's
-    path picture for ``picture_track``."""
+    """App Home's finished tracks and minutes read, and with ``picture_url`` the picture of
+    ``picture_track``'s path."""
     minutes = minutes_read(catalog, read)
     names = [catalog.track(tid).names.get(lang) for tid in finished if catalog.has_track(tid)]
     if names:
@@ -147,9 +134,7 @@ def home_finished_blocks(
 
 
 def with_finished(reply: Reply, catalog: Catalog, counts: Mapping[str, int], lang: str) -> Reply:
-    """``reply`` (the ``stats`` insights) with one more context line: essential paths finished
-    in the workspace, in all and per track (``counts``: ``{track id: readers}``), within the
-    message's block limit."""
+    """The ``stats`` ``reply`` with a line of the essential paths finished (``counts``: ``{track id: readers}``)."""
     total = sum(counts.values())
     per = ", ".join(
         f"{catalog.track(tid).names.get(lang)} {n}"
@@ -162,15 +147,13 @@ def with_finished(reply: Reply, catalog: Catalog, counts: Mapping[str, int], lan
 
 
 def channel_finish_line(track_name: str, after_essentials: str, lang: str = "en") -> Mrkdwn:
-    """The one line a channel digest carries when the channel has been through the essential
-    path: what comes next follows its setup (``further`` or ``stop``)."""
+    """A channel digest's line on finishing the essential path, then ``further`` reading or ``stop``."""
     after = pt("channel.after_stop" if after_essentials == "stop" else "channel.after_further", lang)
     return pt("channel.essentials_done", lang, track=track_name, after=after)
 
 
 def channel_budget_intro(track_name: str, total: int, minutes_per_week: int | None, lang: str = "en") -> Mrkdwn | None:
-    """A channel's first digest's introduction when it has a weekly budget; None without one
-    (the digest's own introduction, in steps a week, applies)."""
+    """A channel's first digest's introduction at its weekly budget; None without one."""
     if not minutes_per_week:
         return None
     return pt("channel.intro", lang, track=track_name, total=total, minutes=minutes_per_week)

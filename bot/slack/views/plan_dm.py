@@ -1,9 +1,8 @@
-"""The weekly DM planned by a reading budget (issue 24): the next steps that fit the reader's
-minutes a week (:func:`bot.domain.plan.plan_reader_week`), each with its reading time and *Mark
-read*. A reader who set no budget gets the default one (:data:`bot.domain.budget.DEFAULT_MINUTES`).
+"""The weekly DM of the next steps that fit the reader's minutes a week (issue 24;
+:func:`bot.domain.plan.plan_reader_week`), each with its reading time and *Mark read*.
 
-:func:`budget_dm` is the reference rendering; :class:`BudgetDmComposer` gives the same
-:class:`Reply` (tests compare the two) fast enough for a fan-out to 100,000 readers.
+:func:`budget_dm` is the reference; :class:`BudgetDmComposer` gives the same :class:`Reply` fast
+enough for a fan-out to 100,000 readers.
 """
 
 from __future__ import annotations
@@ -46,8 +45,7 @@ def _step_section(catalog: Catalog, track_id: str, post_id: str, i: int, lang: s
 def budget_dm(
     catalog: Catalog, follows: Sequence[str], read: set[str], minutes_per_week: int, lang: str = "en"
 ) -> Reply | None:
-    """The DM for a reader following ``follows`` who read ``read``, at ``minutes_per_week``;
-    None when nothing is left to read in the followed tracks."""
+    """The DM for a reader of ``follows`` who read ``read``; None when nothing is left to read."""
     steps = plan.plan_reader_week(catalog, follows, read, minutes_per_week)[:MAX_DM_STEPS]
     if not steps:
         return None
@@ -59,15 +57,10 @@ def budget_dm(
 
 
 class BudgetDmComposer(ReadBits):
-    """:func:`budget_dm` for one catalog version and language, for big fan-outs.
-
-    A reader's read posts become read bits (:class:`bot.slack.views.digest.ReadBits`); each
-    followed track is walked over rows ``(post id, word, bit, cost, linked)`` in reading order
-    (:func:`bot.domain.paths.reading_order`), applying :func:`bot.domain.budget.fit` as it goes
-    and stopping at the first step that does not fit. Blocks are cached per budget (header),
-    per (track, post, position) (a step) and per step count (buttons and footer), and shared
-    between replies: treat them as read-only. Thread-safe: the caches only gain entries, equal
-    for every caller."""
+    """:func:`budget_dm` for one catalog version and language, for big fan-outs: read posts become
+    :class:`~bot.slack.views.digest.ReadBits`, each followed track is walked over rows ``(post
+    id, word, bit, cost, linked)`` in reading order. Blocks are cached and shared between
+    replies (read-only). Thread-safe: the caches only gain entries, equal for every caller."""
 
     def __init__(self, catalog: Catalog, lang: str = "en"):
         self.catalog = catalog
@@ -84,17 +77,14 @@ class BudgetDmComposer(ReadBits):
         self._heads: dict[int, list[dict[str, Any]]] = {}
         self._steps: dict[tuple[str, str, int], dict[str, Any]] = {}
         self._tails: dict[int, list[dict[str, Any]]] = {}
-        # make_reply's plain() works segment by segment (links, defanging, bold marks), and the
-        # "; " between titles joins no two segments into a link: the fallback is the plain
-        # template with each title's plain text put in (tests compare it with budget_dm's).
+        # plain() works segment by segment, so the fallback is the plain template with plain titles
         self._fallback_tpl = plain(t("digest.dm_fallback", lang, posts=Mrkdwn("{posts}")))
         self._titles: dict[str, str] = {}
 
     def week(
         self, follows: Sequence[str], read: Iterable[str] | tuple[int, ...], minutes_per_week: int
     ) -> list[tuple[str, str]]:
-        """This week's ``(track id, post id)`` steps, equal to
-        :func:`bot.domain.plan.plan_reader_week` (at most :data:`MAX_DM_STEPS`)."""
+        """This week's ``(track id, post id)`` steps, as :func:`bot.domain.plan.plan_reader_week`."""
         words = read if isinstance(read, tuple) else self.read_mask(read)
         chosen: list[tuple[str, str]] = []
         taken: set[str] = set()
@@ -140,8 +130,7 @@ class BudgetDmComposer(ReadBits):
     def compose(
         self, follows: Sequence[str], read: Iterable[str] | tuple[int, ...], minutes_per_week: int = DEFAULT_MINUTES
     ) -> Reply | None:
-        """:func:`budget_dm` for a reader following ``follows`` who read ``read`` (post ids, or
-        the words of :meth:`read_mask`) at ``minutes_per_week``; None when nothing is left."""
+        """:func:`budget_dm` (``read``: post ids or the words of :meth:`read_mask`); None: nothing left."""
         steps = self.week(follows, read, minutes_per_week)
         if not steps:
             return None
@@ -170,6 +159,5 @@ _composers: PerCatalog[BudgetDmComposer] = PerCatalog()
 
 
 def budget_dm_composer(catalog: Catalog, lang: str = "en") -> BudgetDmComposer:
-    """The shared :class:`BudgetDmComposer` for ``catalog`` and ``lang`` (built on first use;
-    dropped when the catalog object is garbage-collected)."""
+    """The shared :class:`BudgetDmComposer` for ``catalog`` and ``lang`` (dropped with the catalog)."""
     return _composers.get(catalog, lang, lambda: BudgetDmComposer(catalog, lang))

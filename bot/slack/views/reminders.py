@@ -38,9 +38,8 @@ def _post(catalog: Catalog, post_id: str, lang: str) -> Mrkdwn:
 
 
 def reminder_set_notice(catalog: Catalog, reminder: Reminder, lang: str, before: Reminder | None = None) -> Mrkdwn:
-    """ "I will remind you of <post> on Monday 2026-12-07 09:00 Asia/Kolkata." (escaped mrkdwn);
-    with ``before`` (the pending reminder of that post it replaced, at another time) "… instead
-    of <its time>"."""
+    """ "I will remind you of <post> on Monday 2026-12-07 09:00 Asia/Kolkata." (escaped mrkdwn), and
+    "… instead of <time>" when it moved ``before`` (the reminder it replaced)."""
     post = _post(catalog, reminder.post_id, lang)
     when = due_label(reminder.due_at, reminder.timezone, lang)
     if before is not None and before.due_at != reminder.due_at:
@@ -54,8 +53,7 @@ def reminder_cancelled_notice(catalog: Catalog, reminder: Reminder, lang: str) -
 
 
 def reminders_reply(catalog: Catalog, reminders: Sequence[Reminder], lang: str, notice: str | None = None) -> Reply:
-    """The reader's pending reminders, soonest first, numbered (the ``n`` of ``reminders cancel
-    <n>``), each with a *Cancel* button."""
+    """The pending reminders, soonest first, numbered as ``reminders cancel <n>`` counts, with *Cancel*."""
     blocks: list[Block] = [header(t("reminders.header", lang))]
     if notice:
         blocks.append(section(notice))
@@ -64,7 +62,6 @@ def reminders_reply(catalog: Catalog, reminders: Sequence[Reminder], lang: str, 
         return make_reply(blocks, Mrkdwn("\n").join(x for x in (notice, t("reminders.none", lang)) if x))
     lines = []
     for i, r in enumerate(reminders[:MAX_LISTED]):
-        # numbered as `/vllm-path reminders cancel <n>` counts them
         when = due_label(r.due_at, r.timezone, lang)
         line = Mrkdwn("{}. {} · {}").format(i + 1, when, _post(catalog, r.post_id, lang))
         lines.append(line)

@@ -1,7 +1,4 @@
-"""Render a search as Block Kit: one page of matching posts, each with its way to read it, its
-place in its tracks and its buttons (pure: catalog + matcher result + reader state in,
-:class:`~bot.slack.views.blocks.Reply` out). Button ``action_id`` s as in
-:mod:`bot.slack.views.messages`."""
+"""Render a search as Block Kit, pure: one page of matching posts with their places and buttons."""
 
 from __future__ import annotations
 
@@ -41,16 +38,11 @@ def search_reply(
     header: str | None = None,
     view: str | None = None,
 ) -> Reply:
-    """One page of matching posts (at most :data:`MAX_RESULTS`; the matcher stops where the
-    matches stop), each with a way to read it, its place in its tracks, *Mark read* and an
-    *Open path* button for its first track; a *More results* button when more good matches
-    follow (value ``{"v": "search:<query>", "o": <next offset>}``).
-
-    ``result`` is a :class:`bot.domain.search.SearchResult`. With no results: the post is not in the
-    catalog yet (a blog link no post has), the matcher's hint (empty or punctuation-only query) or
-    "no match" plus ``suggestion`` (a did-you-mean line, escaped). ``header`` and ``view``
-    replace "Posts matching …" and the ``search:<query>`` the buttons redraw (the newest posts).
-    """
+    """A page of :data:`MAX_RESULTS` posts of ``result`` (a :class:`bot.domain.search.SearchResult`),
+    each with its place in its tracks and buttons, and *More results* (value ``{"v":
+    "search:<query>", "o": <next offset>}``) when more follow. No results: an unknown blog link,
+    the matcher's hint or "no match" plus ``suggestion`` (escaped). ``header`` and ``view``
+    replace "Posts matching …" and ``search:<query>`` (the newest posts)."""
     shown_query = truncate(" ".join(query.split()), 100)
     blocks: list[Block] = [section(notice)] if notice else []
     if not result.results:

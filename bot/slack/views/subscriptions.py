@@ -15,8 +15,7 @@ from bot.slack.views.blocks import Reply, context, header, make_reply, section, 
 
 
 def schedule_words(schedule: WeeklySchedule, lang: str) -> dict[str, str]:
-    """A schedule's parts as the strings' ``{weekday}``, ``{time}`` and ``{tz}`` (weekday name
-    in ``lang``, ``HH:MM`` local, the zone as :func:`bot.domain.schedule.zone_label` shows it)."""
+    """A schedule as the strings' ``{weekday}`` (in ``lang``), ``{time}`` (``HH:MM`` local) and ``{tz}``."""
     return {
         "weekday": weekday_name(schedule.weekday, lang),
         "time": schedule.at_time,

@@ -1,11 +1,5 @@
-"""Render a shared post as a link unfurl (``chat.unfurl``'s ``unfurls`` entry), pure.
-
-One card per post: its title (linked), date and source, a one-line summary, its place in each of
-its tracks ("step 4 of 13 in Speculative decoding") with the step before and after, and the
-buttons *Mark read*, *Follow track* and *Remind me next week*. The card is seen by everyone in the
-conversation, so it carries no one's progress; a click answers the clicker privately (the
-buttons' view is ``unfurl``).
-"""
+"""Render a shared post as a link unfurl (``chat.unfurl``'s ``unfurls`` entry), pure: title, date,
+source, summary, its place in its tracks and buttons; no one's progress (everyone sees it)."""
 
 from __future__ import annotations
 
@@ -19,9 +13,9 @@ from bot.slack.views.links import post_date
 from bot.slack.views.messages import track_name
 
 MAX_TRACKS = 3
-"""Tracks shown on one card (a post in more tracks shows its first three, in catalog order)."""
+"""Tracks shown on one card (the first, in catalog order)."""
 SUMMARY_CHARS = 200
-"""Characters of the summary shown (one line in Slack's unfurl width, cut with an ellipsis)."""
+"""Characters of the summary shown (one line in Slack's unfurl width)."""
 VIEW = "unfurl"
 """The ``v`` of the card's buttons: a click answers privately and leaves the card as it is."""
 REMIND_NEXT_WEEK = "next week"
@@ -38,8 +32,7 @@ def _neighbour(catalog: Catalog, track_id: str, post_id: str, step: int) -> Mrkd
 
 
 def track_lines(catalog: Catalog, post_id: str, lang: str) -> list[Mrkdwn]:
-    """One line per track (at most :data:`MAX_TRACKS`): "step 4 of 13 in Speculative decoding ·
-    before: X · next: Y" (``last step`` at the end of a path)."""
+    """A line per track (:data:`MAX_TRACKS`): "step 4 of 13 in Speculative decoding · before: X · next: Y"."""
     out = []
     for tid in catalog.tracks_of(post_id)[:MAX_TRACKS]:
         order = catalog.order(tid)
@@ -56,8 +49,7 @@ def track_lines(catalog: Catalog, post_id: str, lang: str) -> list[Mrkdwn]:
 
 
 def post_unfurl(catalog: Catalog, post_id: str, lang: str) -> dict[str, Any]:
-    """The ``unfurls`` entry for a catalog post: ``{"blocks": [...]}`` within Block Kit's message
-    limits. Raises ``KeyError`` for an unknown post id."""
+    """The ``unfurls`` entry ``{"blocks": [...]}`` for a post. Raises ``KeyError`` for an unknown id."""
     post = catalog.post(post_id)
     ids = iter(range(100))
     head = Mrkdwn("*{}*\n_{} · {}_\n{}").format(
