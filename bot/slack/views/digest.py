@@ -166,8 +166,6 @@ class _PreviewSub:
     last_catalog_version: str | None
 
 
-# --- DM digests ----------------------------------------------------------------------------------
-
 _DM_VIEW = {"v": DIGEST_DM_VIEW}
 
 

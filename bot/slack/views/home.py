@@ -5,13 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Protocol
+from typing import TYPE_CHECKING
 
 from slack_sdk.models.blocks import Block
 
 from bot.domain import paths
 from bot.domain.catalog import Catalog
-from bot.domain.schedule import WeeklySchedule
 from bot.slack.i18n import t
 from bot.slack.ids import is_channel_id
 from bot.slack.mrkdwn import Mrkdwn, as_plain, truncate
@@ -31,25 +30,8 @@ from bot.slack.views.messages import ActionIds, post_link, track_name
 from bot.slack.views.plan import home_finished_blocks
 from bot.slack.views.subscriptions import schedule_words, subscription_line
 
-
-class HomeDm(Protocol):
-    """What App Home reads of a person's DM settings (:class:`bot.store.DmSettings` has it)."""
-
-    @property
-    def enabled(self) -> bool: ...
-    @property
-    def schedule(self) -> WeeklySchedule: ...
-    @property
-    def status(self) -> str: ...
-    @property
-    def pause_reason(self) -> str | None: ...
-
-
-class HomeChannelSub(Protocol):
-    """What App Home reads of a channel subscription (:class:`bot.store.Subscription` has it)."""
-
-    @property
-    def channel_id(self) -> str: ...
+if TYPE_CHECKING:
+    from bot.store.snapshots import DmSettings, Subscription
 
 
 @dataclass(frozen=True)
@@ -58,8 +40,8 @@ class HomeState:
 
     follows: Sequence[str]
     read: set[str]
-    dm: HomeDm | None
-    channel_subs: Sequence[HomeChannelSub]
+    dm: DmSettings | None
+    channel_subs: Sequence[Subscription]
     lang: str = "en"
     finished: Mapping[str, datetime] = field(default_factory=dict)
     """Tracks whose essential path the person finished, and when (issue 24)."""
@@ -152,7 +134,7 @@ def _home_track(catalog: Catalog, tid: str, state: HomeState, ids: ActionIds) ->
     return [section(line, accessory=accessory), actions(row)]
 
 
-def _home_dm(dm: HomeDm | None, lang: str, ids: ActionIds) -> Block:
+def _home_dm(dm: DmSettings | None, lang: str, ids: ActionIds) -> Block:
     """App Home's DM setting: the schedule (and why it is paused) with DM off, or DM on."""
     if dm is None or not getattr(dm, "enabled", False):
         return section(t("dm.status_off", lang), accessory=button(t("btn.dm_on", lang), ids("dm_on"), {"v": "home"}))

@@ -97,9 +97,6 @@ def _prereq_lines(
     return lines
 
 
-# --- help --------------------------------------------------------------------------------------
-
-
 def help_reply(catalog: Catalog, lang: str, prefix: str | None = None) -> Reply:
     """The help message: grammar with examples, the track list, catalog version."""
     tracks = Mrkdwn(", ").join(Mrkdwn("`{}` {}").format(tr.id, tr.names.get(lang)) for tr in catalog.tracks)
@@ -118,9 +115,6 @@ def help_reply(catalog: Catalog, lang: str, prefix: str | None = None) -> Reply:
 def text_reply(text: str, response_type: str = "ephemeral") -> Reply:
     """A one-section reply (``text`` is mrkdwn the caller has escaped)."""
     return make_reply([section(text)], text, response_type)
-
-
-# --- a track -----------------------------------------------------------------------------------
 
 
 def step_page(total: int, next_index: int | None, offset: int | None) -> int:
@@ -336,9 +330,6 @@ def _shared_track_reply(catalog: Catalog, track_id: str, lang: str, notice: str 
     titles = Mrkdwn(" > ").join(catalog.post(s.post).title for s in steps[:5])
     fallback = Mrkdwn("{}: {}{}").format(track.names.get(lang), titles, " …" if len(steps) > 5 else "")
     return make_reply(blocks, _with_notice(notice, fallback), "in_channel")
-
-
-# --- next across followed tracks -----------------------------------------------------------------
 
 
 def next_reply(catalog: Catalog, follows: Sequence[str], read: set[str], lang: str, notice: str | None = None) -> Reply:
