@@ -2,15 +2,14 @@
 
 A channel digest walks a track's path as :func:`bot.domain.plan.plan_channel_digest` plans it: the
 next steps, what a newer catalog added, a closing message at the end. DM digests are composed in
-:mod:`bot.slack.views.plan_dm`, with :class:`ReadBits` and :func:`dm_tail` from here. Buttons'
-values carry ``v`` ``"digest:<subscription id>"`` or ``"digest-dm"``, ``p`` post id, ``t`` track id.
+:mod:`bot.slack.views.plan_dm`. Buttons' values carry ``v`` ``"digest:<subscription id>"`` or
+``"digest-dm"``, ``p`` post id, ``t`` track id.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from itertools import repeat
 from typing import Any
 
 from slack_sdk.models.blocks import Block
@@ -174,58 +173,3 @@ def dm_tail(catalog: Catalog, n: int, lang: str) -> list[Block]:
     snooze = button(t("btn.snooze", lang), f"snooze:{n}", _DM_VIEW)
     stop = button(t("btn.stop", lang), f"stop:{n + 1}", _DM_VIEW)
     return [actions([snooze, stop]), context(t("digest.dm_footer", lang, version=catalog.version))]
-
-
-WORD_BITS = 60
-"""Bits per word of a reader's read mask (machine-size ints, cheap to mask and hash)."""
-_FULL_WORD = (1 << WORD_BITS) - 1
-
-
-def _bit_layout(catalog: Catalog) -> tuple[dict[tuple[str, str], tuple[int, int]], int]:
-    """``({(track id, post id): (word, bit)}, number of words)``, a track's bits in one word where they fit."""
-    pair: dict[tuple[str, str], tuple[int, int]] = {}
-    word, used = 0, 0
-    for tr in catalog.tracks:
-        order = catalog.order(tr.id)
-        if used and used + len(order) > WORD_BITS:
-            word, used = word + 1, 0
-        for pid in order:
-            if used == WORD_BITS:
-                word, used = word + 1, 0
-            pair[(tr.id, pid)] = (word, 1 << used)
-            used += 1
-    return pair, word + 1
-
-
-def _bits_by_post(catalog: Catalog, pair: dict[tuple[str, str], tuple[int, int]]) -> dict[str, int]:
-    """Post id or former id -> all its bits, word ``w`` at bits ``[w * WORD_BITS, …)``."""
-    out: dict[str, int] = {}
-    for (_tid, pid), (w, bit) in pair.items():
-        out[pid] = out.get(pid, 0) | bit << (w * WORD_BITS)
-    for post in catalog.posts:
-        if post.id in out:
-            out.update(dict.fromkeys(post.aliases, out[post.id]))
-    return out
-
-
-class ReadBits:
-    """A catalog's read bits: one bit per (track, step) in words of :data:`WORD_BITS` (``_pair``:
-    (track, post) -> (word, bit)); a post's former ids map to the same bits."""
-
-    def __init__(self, catalog: Catalog) -> None:
-        self._pair, self._words = _bit_layout(catalog)
-        self._all_bits = _bits_by_post(catalog, self._pair)
-        self._shifts = tuple(w * WORD_BITS for w in range(self._words))
-        self._has_aliases = any(post.aliases for post in catalog.posts)
-
-    def read_mask(self, read: Iterable[str]) -> tuple[int, ...]:
-        """The read bits, one int per word, of ``read`` (post ids or former ids; unknown ignored)."""
-        get = self._all_bits.get
-        if not self._has_aliases and isinstance(read, (set, frozenset)):
-            mask = sum(map(get, read, repeat(0)))  # distinct ids, distinct bits: a sum is an or
-        else:
-            mask = 0
-            for pid in read:
-                mask |= get(pid, 0)
-        full = _FULL_WORD
-        return tuple([(mask >> shift) & full for shift in self._shifts])

@@ -8,6 +8,7 @@ enough for a fan-out to 100,000 readers.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from itertools import repeat
 from typing import Any
 
 from bot.domain import paths, plan
@@ -17,13 +18,43 @@ from bot.domain.catalog.attached import PerCatalog
 from bot.slack.i18n import t
 from bot.slack.mrkdwn import Mrkdwn, plain
 from bot.slack.views.blocks import MAX_FALLBACK_TEXT, Reply, button, cut, header, make_reply, nonblank, section
-from bot.slack.views.digest import DIGEST_DM_VIEW, ReadBits, dm_tail
+from bot.slack.views.digest import DIGEST_DM_VIEW, dm_tail
 from bot.slack.views.links import read_link
 from bot.slack.views.plan import minutes_label, pt
 
 MAX_DM_STEPS = 20
 """Steps listed in one DM at most (a big budget of short posts stays within Block Kit's 50)."""
 _VIEW = {"v": DIGEST_DM_VIEW}
+WORD_BITS = 60
+"""Bits per word of a reader's read mask (machine-size ints, cheap to mask and hash)."""
+_FULL_WORD = (1 << WORD_BITS) - 1
+
+
+def _bit_layout(catalog: Catalog) -> tuple[dict[tuple[str, str], tuple[int, int]], int]:
+    """``({(track id, post id): (word, bit)}, number of words)``, a track's bits in one word where they fit."""
+    pair: dict[tuple[str, str], tuple[int, int]] = {}
+    word, used = 0, 0
+    for tr in catalog.tracks:
+        order = catalog.order(tr.id)
+        if used and used + len(order) > WORD_BITS:
+            word, used = word + 1, 0
+        for pid in order:
+            if used == WORD_BITS:
+                word, used = word + 1, 0
+            pair[(tr.id, pid)] = (word, 1 << used)
+            used += 1
+    return pair, word + 1
+
+
+def _bits_by_post(catalog: Catalog, pair: dict[tuple[str, str], tuple[int, int]]) -> dict[str, int]:
+    """Post id or former id -> all its bits, word ``w`` at bits ``[w * WORD_BITS, …)``."""
+    out: dict[str, int] = {}
+    for (_tid, pid), (w, bit) in pair.items():
+        out[pid] = out.get(pid, 0) | bit << (w * WORD_BITS)
+    for post in catalog.posts:
+        if post.id in out:
+            out.update(dict.fromkeys(post.aliases, out[post.id]))
+    return out
 
 
 def _head(minutes_per_week: int, lang: str) -> list[Any]:
@@ -56,21 +87,25 @@ def budget_dm(
     return make_reply(blocks, t("digest.dm_fallback", lang, posts=posts))
 
 
-class BudgetDmComposer(ReadBits):
+class BudgetDmComposer:
     """:func:`budget_dm` for one catalog version and language, for big fan-outs: read posts become
-    :class:`~bot.slack.views.digest.ReadBits`, each followed track is walked over rows ``(post
-    id, word, bit, cost, linked)`` in reading order. Blocks are cached and shared between
-    replies (read-only). Thread-safe: the caches only gain entries, equal for every caller."""
+    read bits, one bit per (track, step) in words of :data:`WORD_BITS` (a post's former ids map to
+    the same bits), and each followed track is walked over rows ``(post id, word, bit, cost,
+    linked)`` in reading order. Blocks are cached and shared between replies (read-only).
+    Thread-safe: the caches only gain entries, equal for every caller."""
 
     def __init__(self, catalog: Catalog, lang: str = "en"):
         self.catalog = catalog
         self.lang = lang
-        ReadBits.__init__(self, catalog)
+        pair, words = _bit_layout(catalog)
+        self._all_bits = _bits_by_post(catalog, pair)
+        self._shifts = tuple(w * WORD_BITS for w in range(words))
+        self._has_aliases = any(post.aliases for post in catalog.posts)
         self._rows: dict[str, tuple[tuple[str, int, int, int, bool], ...]] = {}
         for tr in catalog.tracks:
             rows = []
             for pid in paths.reading_order(catalog, tr.id):
-                w, bit = self._pair[(tr.id, pid)]
+                w, bit = pair[(tr.id, pid)]
                 post = catalog.post(pid)
                 rows.append((pid, w, bit, step_cost(post.minutes), post.url is not None))
             self._rows[tr.id] = tuple(rows)
@@ -80,6 +115,18 @@ class BudgetDmComposer(ReadBits):
         # plain() works segment by segment, so the fallback is the plain template with plain titles
         self._fallback_tpl = plain(t("digest.dm_fallback", lang, posts=Mrkdwn("{posts}")))
         self._titles: dict[str, str] = {}
+
+    def read_mask(self, read: Iterable[str]) -> tuple[int, ...]:
+        """The read bits, one int per word, of ``read`` (post ids or former ids; unknown ignored)."""
+        get = self._all_bits.get
+        if not self._has_aliases and isinstance(read, (set, frozenset)):
+            mask = sum(map(get, read, repeat(0)))  # distinct ids, distinct bits: a sum is an or
+        else:
+            mask = 0
+            for pid in read:
+                mask |= get(pid, 0)
+        full = _FULL_WORD
+        return tuple([(mask >> shift) & full for shift in self._shifts])
 
     def week(
         self, follows: Sequence[str], read: Iterable[str] | tuple[int, ...], minutes_per_week: int
