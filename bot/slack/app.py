@@ -55,8 +55,7 @@ class BotApp(App):
 
 
 def separate_lazy_pool(app: App) -> None:
-    """Run lazy listeners on a :class:`bot.slack.lazy.BoundedLazyRunner` instead of Bolt's
-    ``listener_executor`` (5 threads, an unbounded queue; ``App.__init__`` takes no other runner)."""
+    """Run lazy listeners on a :class:`bot.slack.lazy.BoundedLazyRunner`, not Bolt's unbounded pool."""
     runner = getattr(app, "_listener_runner", None)
     if runner is None or not hasattr(runner, "lazy_listener_runner"):  # pragma: no cover
         log.warning("Bolt's listener runner changed: lazy listeners share the ack pool")

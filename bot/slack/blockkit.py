@@ -165,9 +165,7 @@ def _limit_problems(block: dict[str, Any], where: str) -> list[str]:
 
 
 _CHECKED: dict[tuple[str, str], tuple[str, ...]] = {}
-_CHECKED_MAX = 4096
-"""What :func:`_block_problems` found, by (place, canonical JSON): the stand-in sees the same
-blocks again and again, and the models cost about 1 ms a block."""
+_CHECKED_MAX = 4096  # what _block_problems found, by (place, JSON): the models cost ~1 ms a block
 
 
 def _block_problems(block: dict[str, Any], where: str) -> list[str]:

@@ -231,8 +231,7 @@ def _closest(word: str, keywords: tuple[str, ...], cutoff: int) -> str | None:
 
 
 def _free_text(raw: str, words: list[str], first: str, rest: list[str], truncated: bool) -> Command:
-    """Text whose first word is no keyword: "what next" said the other way round, a near-miss
-    of a keyword followed by more words (``folow spec``), else a query."""
+    """Text whose first word is no keyword: a reversed "what next", a near-miss (``folow spec``) or a query."""
     if (topic := _next_last(words)) is not None:
         return Command("next", arg=topic, truncated=truncated, query=raw.strip())
     if rest and len(first) >= 4 and first.isascii() and (best := _closest(first, _FUZZY_KEYWORDS, 80)):
@@ -293,9 +292,8 @@ _ARGUMENTS: dict[str, Callable[[list[str]], dict[str, Any]]] = {
 
 @lru_cache(maxsize=2048)
 def parse(text: str) -> Command:
-    """Parse slash-command text (as Slack sends it, escaped), normalised by
-    :func:`bot.domain.text.clean` as search does. Never raises; unknown text is a ``query``;
-    pure, so the last 2,048 texts' (frozen) commands are kept."""
+    """Parse slash-command text (as Slack sends it) after :func:`bot.domain.text.clean`; never raises.
+    Pure, so the last 2,048 texts' (frozen) commands are kept."""
     raw = clean(_link_labels(text or ""))
     truncated = len(raw) > MAX_TEXT
     raw = raw[:MAX_TEXT]

@@ -31,7 +31,7 @@ from bot.slack.i18n import t
 from bot.slack.ids import is_conversation_id
 from bot.slack.retry import SameOnCopy
 from bot.slack.views import messages as views
-from bot.slack.views.blocks import MAX_BLOCKS_VIEW, Reply, divider
+from bot.slack.views.blocks import MAX_BLOCKS_VIEW, Reply
 from bot.slack.views.home import HomeState, home_view
 from bot.slack.views.insights import insights_blocks
 
@@ -84,8 +84,7 @@ class Handlers(SameOnCopy):
         return no_users_info if self.users_info is no_users_info else None
 
     def action(self, caller: Caller, kind: str, data: dict[str, Any], label: str = "") -> Reply | None:
-        """Handle a click (``kind``: the action id's prefix, ``data``: its value, ``label``: the
-        button's text, for the language): the redrawn message or a share; ``None`` for App Home."""
+        """A click's answer (``kind``: the action id's prefix; ``label``: the text); ``None``: App Home."""
         return run_button(self.context(caller, typed=label), kind, ButtonValue.parse(data))
 
     def unfurls(self, caller: Caller, urls: list[str]) -> dict[str, dict[str, Any]]:
@@ -111,7 +110,7 @@ class Handlers(SameOnCopy):
             ins = team_insights(self.rt, caller.team_id)
             mine = set(channel_ids or ())
             ins = replace(ins, channels=tuple(c for c in ins.channels if c.channel_id in mine))
-            extra = [b.to_dict() for b in [divider(), *insights_blocks(ctx.catalog, ins, ctx.lang)]]
+            extra = [{"type": "divider"}, *(b.to_dict() for b in insights_blocks(ctx.catalog, ins, ctx.lang))]
             view["blocks"] = (view["blocks"] + extra)[:MAX_BLOCKS_VIEW]
         return view
 

@@ -1,12 +1,10 @@
-"""Slack conversation ids: ``C`` (public channel), ``G`` (private channel or group DM) or ``D`` (a DM),
-then 2-30 upper-case letters or digits."""
+"""Slack conversation ids: ``C`` (public channel), ``G`` (private or group DM) or ``D`` (DM), then 2-30 A-Z0-9."""
 
 from __future__ import annotations
 
 import re
 
 CONVERSATION_ID = re.compile(r"^[CGD][A-Z0-9]{2,30}$")
-"""Any conversation: channel, private channel or group DM, DM."""
 
 
 def is_conversation_id(value: str) -> bool:

@@ -1,5 +1,4 @@
-"""A (re)install through OAuth: resume what was paused for auth and say so where it resumed, and
-welcome the installer once per tenant (:func:`after_install`, run by Bolt's success callback)."""
+"""After an OAuth (re)install (:func:`after_install`): resume what was paused for auth, welcome once."""
 
 from __future__ import annotations
 

@@ -29,8 +29,7 @@ BUSY_TIMEOUT_S = 3.0
 
 
 class BoundedLazyRunner(LazyListenerRunner):
-    """A ``LazyListenerRunner`` on :data:`THREADS` threads with at most :data:`QUEUE_BOUND` jobs
-    waiting; ``logger`` is Bolt's. Thread-safe."""
+    """A ``LazyListenerRunner`` on :data:`THREADS` threads, :data:`QUEUE_BOUND` waiting. Thread-safe."""
 
     def __init__(self, logger: logging.Logger) -> None:
         self.logger = logger

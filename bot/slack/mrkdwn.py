@@ -83,8 +83,7 @@ def _defang(text: str) -> str:
 
 
 def plain(text: str) -> str:
-    """Fallback ``text`` from mrkdwn, still escaped: links become ``label (url)``, bold marks go,
-    other URLs are defanged (:func:`_defang`)."""
+    """Fallback ``text`` from mrkdwn, still escaped: ``label (url)`` links, no bold, other URLs defanged."""
     text = str(esc(text))
     out, pos = [], 0
     for m in _LINK.finditer(text):

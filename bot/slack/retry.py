@@ -48,8 +48,7 @@ class _AppConnectionErrorRetryHandler(SameOnCopy, ConnectionErrorRetryHandler):
 
 
 def app_retry_handlers() -> list[RetryHandler]:
-    """New retry handlers for the Bolt app's client: a 429 retries up to 3 times, a 5xx and a
-    connection error twice (slack-sdk's back-off)."""
+    """New retry handlers for the Bolt app's client: 3 retries of a 429, 2 of a 5xx or connection error."""
     return [
         _AppRateLimitRetryHandler(max_retry_count=3),
         _AppServerErrorRetryHandler(max_retry_count=2),

@@ -16,7 +16,6 @@ from slack_sdk.models.blocks import (
     ButtonElement,
     ConfirmObject,
     ContextBlock,
-    DividerBlock,
     HeaderBlock,
     MarkdownTextObject,
     PlainTextObject,
@@ -98,8 +97,7 @@ def section(text: str, accessory: ButtonElement | None = None) -> SectionBlock:
 
 
 def sections(lines: Iterable[str], limit: int = MAX_SECTION_TEXT - 100) -> list[SectionBlock]:
-    """Pack lines into as few sections as fit ``limit`` characters each (a longer line is cut;
-    plain ``str`` lines are escaped)."""
+    """Pack lines (escaped; a longer one cut) into as few sections of ``limit`` characters as fit."""
     chunks: list[list[Mrkdwn]] = []
     size = 0
     for line in lines:
@@ -116,11 +114,6 @@ def context(*texts: str) -> ContextBlock:
     """A context block of up to 10 mrkdwn texts."""
     texts = texts[: blockkit.CONTEXT_ELEMENTS_MAX]
     return ContextBlock(elements=[mrkdwn(cut(esc(t), blockkit.TEXT_OBJECT_MAX)) for t in texts])
-
-
-def divider() -> DividerBlock:
-    """A divider."""
-    return DividerBlock()
 
 
 def encode_value(data: dict[str, Any]) -> str:

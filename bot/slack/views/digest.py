@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from slack_sdk.models.blocks import Block
+from slack_sdk.models.blocks import Block, DividerBlock
 
 from bot.domain import paths
 from bot.domain.catalog import Catalog
@@ -25,13 +25,12 @@ from bot.slack.views.blocks import (
     button,
     confirm_dialog,
     context,
-    divider,
     header,
     make_reply,
     section,
     sections,
 )
-from bot.slack.views.links import post_date, read_link
+from bot.slack.views.links import read_link
 from bot.slack.views.plan import channel_budget_intro, channel_finish_line, minutes_label, pt
 
 MAX_NOTE = 700
@@ -67,7 +66,7 @@ def _step_lines(catalog: Catalog, track_id: str, post_id: str, lang: str, total:
         total=total,
         level=level_name(step.level, lang),
         source=post.source.label(lang),
-        date=post_date(post, lang),
+        date=post.published.display(lang),
     )
     minutes = minutes_label(post, lang)
     lines: list[str] = [
@@ -124,7 +123,7 @@ def compose_channel_digest(
         if len(plan.new) > MAX_NEW_LISTED:
             lines.append(t("digest.more", lang, n=len(plan.new) - MAX_NEW_LISTED, track_id=track_id))
         if plan.steps:
-            blocks.append(divider())
+            blocks.append(DividerBlock())
         blocks.extend(sections(lines)[:3])
     if plan.essentials_finished:
         blocks.append(section(channel_finish_line(name, getattr(sub, "after_essentials", "further"), lang)))

@@ -1,5 +1,4 @@
-"""What :mod:`bot.digest` posts, written by the views: :data:`RENDERER`, handed over by
-:attr:`bot.runtime.Runtime.renderer` so that the digest never imports Block Kit or the strings."""
+"""What :mod:`bot.digest` posts: :data:`RENDERER`, via :attr:`bot.runtime.Runtime.renderer`."""
 
 from __future__ import annotations
 
@@ -30,4 +29,3 @@ class SlackDigestRenderer:
 
 
 RENDERER = SlackDigestRenderer()
-"""The app's digest renderer."""

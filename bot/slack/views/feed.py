@@ -1,5 +1,4 @@
-"""Render the catalog watch's notice (pure): the blog's posts the catalog lacks, for its admins
-(:func:`bot.digest.watch.check_feed` decides when and to whom)."""
+"""The catalog watch's notice to admins (pure): the blog's posts the catalog lacks."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from slack_sdk.models.blocks import Block
+from slack_sdk.models.blocks import Block, DividerBlock
 
 from bot.domain import paths
 from bot.domain.catalog import Catalog
@@ -20,7 +20,6 @@ from bot.slack.views.blocks import (
     actions,
     button,
     context,
-    divider,
     header,
     section,
     sections,
@@ -50,8 +49,7 @@ class HomeState:
     picture_track: str | None = None
 
 
-MODAL_TITLE_MAX = 24
-"""Characters of a modal's title (Slack's limit)."""
+MODAL_TITLE_MAX = 24  # characters (Slack's limit)
 
 
 def track_modal(catalog: Catalog, track_id: str, reply: Reply, lang: str) -> dict:
@@ -67,8 +65,7 @@ def track_modal(catalog: Catalog, track_id: str, reply: Reply, lang: str) -> dic
 
 
 def home_view(catalog: Catalog, state: HomeState) -> dict:
-    """The App Home tab (``views.publish`` payload, at most 100 blocks): followed tracks, other
-    tracks, the DM setting, and the digests of the person's channels."""
+    """The App Home tab (``views.publish`` payload, at most 100 blocks)."""
     lang = state.lang
     ids = ActionIds()
     finished = home_finished_blocks(catalog, state.finished, state.read, lang, state.picture_url, state.picture_track)
@@ -85,15 +82,15 @@ def home_view(catalog: Catalog, state: HomeState) -> dict:
         blocks += _home_track(catalog, tid, state, ids)
     others = [tr for tr in catalog.tracks if tr.id not in follows]
     if others:
-        blocks += [divider(), section(t("home.other_tracks", lang))]
+        blocks += [DividerBlock(), section(t("home.other_tracks", lang))]
         follow = as_plain(t("btn.follow", lang))
         buttons = [button(f"{follow}: {tr.names.get(lang)}", ids("follow"), {"t": tr.id, "v": "home"}) for tr in others]
         blocks += [actions(buttons[start : start + 5]) for start in range(0, len(buttons), 5)]
     blocks += [
-        divider(),
+        DividerBlock(),
         section(t("home.dm", lang)),
         _home_dm(state.dm, lang, ids),
-        divider(),
+        DividerBlock(),
         section(t("home.channels", lang)),
     ]
     subs = list(state.channel_subs)

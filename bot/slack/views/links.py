@@ -23,8 +23,3 @@ def read_link(catalog: Catalog, post: Post, lang: str = "en", *, bold: bool = Fa
     if bold:
         title = Mrkdwn("*{}*").format(title)
     return title + (Mrkdwn(" ") + note if note else Mrkdwn())
-
-
-def post_date(post: Post, lang: str = "en") -> str:
-    """When the post was published, for a reader: ``13 Mar 2026`` / ``after 14 Aug 2026``."""
-    return post.published.display(lang)

@@ -9,15 +9,15 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from slack_sdk.models.blocks import Block
+from slack_sdk.models.blocks import Block, DividerBlock
 
 from bot.domain import paths
 from bot.domain.catalog import Catalog
 from bot.domain.catalog.models import Step, Track
 from bot.slack.i18n import level_name, t
 from bot.slack.mrkdwn import Mrkdwn, link, truncate
-from bot.slack.views.blocks import Reply, actions, button, context, divider, header, make_reply, section, sections
-from bot.slack.views.links import post_date, read_link
+from bot.slack.views.blocks import Reply, actions, button, context, header, make_reply, section, sections
+from bot.slack.views.links import read_link
 from bot.slack.views.parts import memo, memo_reply, rendered
 from bot.slack.views.plan import step_suffix
 from bot.slack.views.subscriptions import schedule_words as schedule_words  # re-exported: callers use views.*
@@ -160,8 +160,7 @@ def track_reply(
 
 @dataclass(frozen=True)
 class _TrackPage:
-    """One page of a reader's track reply: steps ``start`` to ``end`` of ``total``, ``done`` the
-    posts read (current ids), ``nxt`` the next step (None once done)."""
+    """Steps ``start`` to ``end`` of ``total``, ``done`` the posts read, ``nxt`` the next step (or None)."""
 
     catalog: Catalog
     track_id: str
@@ -216,7 +215,7 @@ def _personal_track_reply(
     blocks += _step_blocks(page, steps)
     ids = ActionIds(page.end - page.start)
     blocks += _paging_blocks(page, ids)
-    blocks.append(divider())
+    blocks.append(DividerBlock())
     if nxt is not None:
         unread_before = tuple(s.post for s in paths.read_before(catalog, track_id, nxt.post) if s.post not in done)
         key = ("next_detail", lang, track_id, nxt.post, unread_before)
@@ -304,7 +303,7 @@ def _next_detail(catalog: Catalog, track_id: str, nxt: Step, lang: str, done: Co
     where = t("step.position", lang, position=position, of=len(catalog.path(track_id)), track=track.names.get(lang))
     detail: list[str] = [
         t("track.next", lang, post=post_link(catalog, nxt.post, lang=lang)),
-        Mrkdwn("_{} · {} · {}_").format(where, post.source.label(lang), post_date(post, lang)),
+        Mrkdwn("_{} · {} · {}_").format(where, post.source.label(lang), post.published.display(lang)),
     ]
     if nxt.note:
         detail.append(nxt.note.get(lang))

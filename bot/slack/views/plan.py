@@ -1,5 +1,4 @@
-"""Reading plans rendered (issue 24): reading times, the essential path's length and finish date,
-the ``plan`` reply, finished paths on App Home and in ``stats``. Pure; strings: :func:`pt`."""
+"""Reading plans rendered (issue 24): reading times, essential paths, the ``plan`` reply. Pure."""
 
 from __future__ import annotations
 
@@ -118,8 +117,7 @@ def home_finished_blocks(
     picture_url: str | None = None,
     picture_track: str | None = None,
 ) -> list[Block]:
-    """App Home's finished tracks and minutes read, and with ``picture_url`` the picture of
-    ``picture_track``'s path."""
+    """App Home's finished tracks, minutes read, and the ``picture_url`` of ``picture_track``'s path."""
     minutes = minutes_read(catalog, read)
     names = [catalog.track(tid).names.get(lang) for tid in finished if catalog.has_track(tid)]
     if names:

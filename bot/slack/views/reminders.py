@@ -13,7 +13,6 @@ from bot.domain.schedule import zone_label
 from bot.slack.i18n import t, weekday_name
 from bot.slack.mrkdwn import Mrkdwn
 from bot.slack.views.blocks import Reply, actions, button, context, header, make_reply, section, sections
-from bot.slack.views.links import post_date
 from bot.slack.views.messages import post_link
 from bot.slack.views.unfurl import track_lines
 from bot.store.reminders import Reminder
@@ -76,9 +75,10 @@ def reminder_message(catalog: Catalog, post_id: str, lang: str) -> Reply:
     """The reminder DM: the post, its summary and its place in its tracks, and *Mark read*."""
     post = catalog.post(post_id)
     lines = track_lines(catalog, post.id, lang)
+    published = post.published.display(lang)
     blocks: list[Block] = [
         section(t("remind.dm", lang, post=post_link(catalog, post.id, bold=True, lang=lang))),
-        section(Mrkdwn("_{} · {}_\n{}").format(post_date(post, lang), post.source.label(lang), post.summary.get(lang))),
+        section(Mrkdwn("_{} · {}_\n{}").format(published, post.source.label(lang), post.summary.get(lang))),
     ]
     if lines:
         blocks.extend(sections(lines))

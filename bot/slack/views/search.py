@@ -10,7 +10,7 @@ from bot.domain.catalog.models import Post
 from bot.slack.i18n import t
 from bot.slack.mrkdwn import Mrkdwn, truncate
 from bot.slack.views.blocks import Reply, actions, button, context, make_reply, section
-from bot.slack.views.links import post_date, read_link
+from bot.slack.views.links import read_link
 from bot.slack.views.messages import ICON_READ, MAX_RESULTS, ActionIds, track_name
 
 
@@ -105,7 +105,7 @@ def _match_blocks(
         Mrkdwn(ICON_READ + " " if read else ""),
         read_link(catalog, post, lang, bold=True),
         post.source.label(lang),
-        post_date(post, lang),
+        post.published.display(lang),
         post.id,
         truncate(post.summary.get(lang), 300),
         _position_line(catalog, post.id, lang),

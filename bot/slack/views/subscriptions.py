@@ -1,5 +1,4 @@
-"""Channel subscriptions as the replies show them: a schedule's words, one line per digest
-(schedule, progress, pause reason) and the ``subscriptions`` reply. Pure rendering."""
+"""Channel subscriptions as the replies show them (pure)."""
 
 from __future__ import annotations
 

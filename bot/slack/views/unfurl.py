@@ -1,5 +1,4 @@
-"""Render a shared post as a link unfurl (``chat.unfurl``'s ``unfurls`` entry), pure: title, date,
-source, summary, its place in its tracks and buttons; no one's progress (everyone sees it)."""
+"""A shared post as a link unfurl (``chat.unfurl``), pure; no one's progress (everyone sees it)."""
 
 from __future__ import annotations
 
@@ -9,7 +8,6 @@ from bot.domain.catalog import Catalog
 from bot.slack.i18n import t
 from bot.slack.mrkdwn import Mrkdwn, link, truncate
 from bot.slack.views.blocks import actions, button, context, section, to_dicts
-from bot.slack.views.links import post_date
 from bot.slack.views.messages import track_name
 
 MAX_TRACKS = 3
@@ -54,7 +52,7 @@ def post_unfurl(catalog: Catalog, post_id: str, lang: str) -> dict[str, Any]:
     ids = iter(range(100))
     head = Mrkdwn("*{}*\n_{} · {}_\n{}").format(
         link(catalog.url_of(post), post.title),
-        post_date(post, lang),
+        post.published.display(lang),
         post.source.label(lang),
         truncate(" ".join(post.summary.get(lang).split()), SUMMARY_CHARS),
     )
