@@ -95,8 +95,7 @@ def build_app(
     logging.getLogger(f"slack_bolt.{App.__name__}").addFilter(_not_same_token_notice)  # idempotent
     common: dict[str, Any] = dict(
         signing_secret=secret or ("console-not-verified" if not verify_requests else None),
-        # Bolt's own check is replaced by ours, at the same place in the chain (before_authorize).
-        request_verification_enabled=False,
+        request_verification_enabled=False,  # ours runs in its place, before_authorize
         before_authorize=SignedRequestVerification(secret or "") if verify_requests else None,
         process_before_response=True,
         raise_error_for_unhandled_request=False,
@@ -104,8 +103,7 @@ def build_app(
         name="app.py",  # Bolt's default (its caller's file), without the inspect.stack() it costs
     )
     if client is not None:
-        # auth.test runs now, at start, so the first request's ack never waits for it.
-        app = BotApp(client=client, token_verification_enabled=True, **common)
+        app = BotApp(client=client, token_verification_enabled=True, **common)  # auth.test now, not in an ack
     elif settings.oauth_enabled and settings.slack_client_secret is not None:
         # deferred: the install pages (jinja2) and Bolt's OAuth flow serve OAuth apps only
         from slack_bolt.oauth.callback_options import CallbackOptions
@@ -164,13 +162,8 @@ def build_app(
         user = (resp.get("user") if resp else None) or {}
         profile = user.get("profile") or {}
         name = profile.get("display_name") or profile.get("real_name") or user.get("real_name") or None
-        return UserInfo(
-            locale=user.get("locale"),
-            tz=user.get("tz"),
-            name=name,
-            is_admin=bool(user.get("is_admin")),
-            is_owner=bool(user.get("is_owner")),
-        )
+        admin, owner = bool(user.get("is_admin")), bool(user.get("is_owner"))
+        return UserInfo(locale=user.get("locale"), tz=user.get("tz"), name=name, is_admin=admin, is_owner=owner)
 
     def check_channel(team_id: str, channel_id: str) -> str:
         # a private channel the bot is not in is channel_not_found, a public one is_member false:

@@ -89,12 +89,7 @@ def _model_problems(block: dict[str, Any], where: str) -> list[str]:
 
 _BLOCK_TEXT_MAX = {"section": ("section", SECTION_TEXT_MAX), "header": ("header", HEADER_TEXT_MAX)}
 _BLOCK_ELEMENTS_MAX = {"actions": ("an actions", ACTIONS_ELEMENTS_MAX), "context": ("a context", CONTEXT_ELEMENTS_MAX)}
-_CONFIRM_MAX = (
-    ("title", CONFIRM_TITLE_MAX),
-    ("text", CONFIRM_TEXT_MAX),
-    ("confirm", CONFIRM_BUTTON_MAX),
-    ("deny", CONFIRM_BUTTON_MAX),
-)
+_CONFIRM_MAX = dict(title=CONFIRM_TITLE_MAX, text=CONFIRM_TEXT_MAX, confirm=CONFIRM_BUTTON_MAX, deny=CONFIRM_BUTTON_MAX)
 
 
 def _too_long(value: Any, limit: int) -> bool:
@@ -138,7 +133,7 @@ def _node_problems(node: dict[str, Any], path: str, kind: Any) -> list[str]:
     if path.endswith(".confirm"):
         problems += [
             f"{path}: confirm {key} longer than {limit} characters"
-            for key, limit in _CONFIRM_MAX
+            for key, limit in _CONFIRM_MAX.items()
             if len(_text(node.get(key))) > limit
         ]
     if path.rsplit(".", 1)[-1].startswith(("options[", "initial_option")):

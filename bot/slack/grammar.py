@@ -2,18 +2,11 @@
 
 ::
 
-    /vllm-path [help]                       help
-    /vllm-path <track>|<query>              a track's path, or posts matching the query
-    /vllm-path search <query>               posts matching the query (never a track's path)
-    /vllm-path next [track]                 my next read in each followed track (or in one track)
-    /vllm-path read|unread <post or query>  progress
-    /vllm-path follow|unfollow <track>
-    /vllm-path subscribe <track> [weekday] [HH:MM] [time zone]    (in a channel)
-    /vllm-path unsubscribe <track>  |  subscriptions
-    /vllm-path dm on [weekday] [HH:MM] [time zone]  |  dm off
-    /vllm-path lang en|zh
+    /vllm-path [help]  |  <track>|<query>  |  search <query>  |  next [track]  |  stats
+    /vllm-path read|unread <post or query>  |  follow|unfollow <track>  |  lang en|zh
+    /vllm-path subscribe <track> [weekday] [HH:MM] [time zone]  |  unsubscribe <track>  |  subscriptions
+    /vllm-path dm on [weekday] [HH:MM] [time zone]  |  dm off  |  plan <minutes a week>|off
     /vllm-path remind <post or query> [day]  |  reminders [cancel <n>]
-    /vllm-path stats                        reading insights (workspace admins and owners)
 
 Whether ``<track>|<query>`` names a track is decided by the matcher, not here; a schedule is read
 by :mod:`bot.slack.grammar_schedule`.

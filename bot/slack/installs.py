@@ -27,12 +27,8 @@ def resume_after_install(runtime: Runtime, installation: Installation, client: W
     for user in resumed.users:
         _post(client, None, str(t("install.resumed_dm", runtime.store.get_lang(tenant, user) or "en")), user)
     if len(resumed):
-        log.info(
-            "reinstalled in %s: %d channel digests and %d DM digests resumed",
-            tenant,
-            len(resumed.channels),
-            len(resumed.users),
-        )
+        channels, users = len(resumed.channels), len(resumed.users)
+        log.info("reinstalled in %s: %d channel digests and %d DM digests resumed", tenant, channels, users)
     return resumed
 
 

@@ -59,15 +59,8 @@ def _step_lines(catalog: Catalog, track_id: str, post_id: str, lang: str, total:
     post = catalog.post(post_id)
     step = catalog.step(track_id, post_id)
     position = catalog.order(track_id).index(post_id) + 1
-    meta = t(
-        "digest.step_meta",
-        lang,
-        position=position,
-        total=total,
-        level=level_name(step.level, lang),
-        source=post.source.label(lang),
-        date=post.published.display(lang),
-    )
+    level, source, date = level_name(step.level, lang), post.source.label(lang), post.published.display(lang)
+    meta = t("digest.step_meta", lang, position=position, total=total, level=level, source=source, date=date)
     minutes = minutes_label(post, lang)
     lines: list[str] = [
         read_link(catalog, post, lang, bold=True),

@@ -69,12 +69,8 @@ def home_view(catalog: Catalog, state: HomeState) -> dict:
     lang = state.lang
     ids = ActionIds()
     finished = home_finished_blocks(catalog, state.finished, state.read, lang, state.picture_url, state.picture_track)
-    blocks: list[Block] = [
-        header(t("home.header", lang)),
-        context(t("catalog.version", lang, version=catalog.version)),
-        *finished,
-        section(t("home.following", lang)),
-    ]
+    blocks: list[Block] = [header(t("home.header", lang)), context(t("catalog.version", lang, version=catalog.version))]
+    blocks += [*finished, section(t("home.following", lang))]
     follows = [tid for tid in state.follows if catalog.has_track(tid)]
     if not follows:
         blocks.append(section(t("home.none_followed", lang)))
@@ -86,13 +82,8 @@ def home_view(catalog: Catalog, state: HomeState) -> dict:
         follow = as_plain(t("btn.follow", lang))
         buttons = [button(f"{follow}: {tr.names.get(lang)}", ids("follow"), {"t": tr.id, "v": "home"}) for tr in others]
         blocks += [actions(buttons[start : start + 5]) for start in range(0, len(buttons), 5)]
-    blocks += [
-        DividerBlock(),
-        section(t("home.dm", lang)),
-        _home_dm(state.dm, lang, ids),
-        DividerBlock(),
-        section(t("home.channels", lang)),
-    ]
+    blocks += [DividerBlock(), section(t("home.dm", lang)), _home_dm(state.dm, lang, ids)]
+    blocks += [DividerBlock(), section(t("home.channels", lang))]
     subs = list(state.channel_subs)
     room = MAX_BLOCKS_VIEW - len(blocks) - 1
     if not subs:

@@ -23,16 +23,8 @@ def _count(n: int | None) -> str:
 def _activity(ins: Insights, lang: str) -> Mrkdwn:
     """Active readers and reads per week (the reply's first section and its fallback text)."""
     counts = " ".join(str(n) for _, n in ins.reads_per_week)
-    return t(
-        "stats.activity",
-        lang,
-        active=ins.readers_active,
-        days=ACTIVE_DAYS,
-        total=ins.readers_total,
-        weeks=WEEKS,
-        spark=ins.sparkline(),
-        counts=counts,
-    )
+    readers = {"active": ins.readers_active, "total": ins.readers_total}
+    return t("stats.activity", lang, days=ACTIVE_DAYS, weeks=WEEKS, spark=ins.sparkline(), counts=counts, **readers)
 
 
 def funnel_line(catalog: Catalog, funnel: TrackFunnel, lang: str) -> Mrkdwn:

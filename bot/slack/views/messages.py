@@ -103,12 +103,8 @@ def help_reply(catalog: Catalog, lang: str, prefix: str | None = None) -> Reply:
     blocks: list[Block] = [header(t("help.title", lang))]
     if prefix:
         blocks.append(section(prefix))
-    blocks += [
-        section(t("help.intro", lang)),
-        section(t("help.commands", lang)),
-        section(t("help.tracks", lang, tracks=tracks)),
-        context(t("help.footer", lang, version=catalog.version)),
-    ]
+    blocks += [section(t("help.intro", lang)), section(t("help.commands", lang))]
+    blocks += [section(t("help.tracks", lang, tracks=tracks)), context(t("help.footer", lang, version=catalog.version))]
     return make_reply(blocks, (prefix + "\n" if prefix else "") + t("help.intro", lang))
 
 
