@@ -1,9 +1,5 @@
-"""The one factory that builds the Bolt ``App`` for every door (Socket Mode, HTTP, console, tests).
-
-Single workspace: ``SLACK_BOT_TOKEN``. Many workspaces: ``SLACK_CLIENT_ID`` / ``SLACK_CLIENT_SECRET``
-turn on Bolt's OAuth flow with the installation and state stores on our database.
-``SLACK_API_URL`` points the Web API at another base URL (staging, tests, a local stand-in).
-"""
+"""The one factory of the Bolt ``App`` for every door: ``SLACK_BOT_TOKEN`` (one workspace), or
+``SLACK_CLIENT_ID``/``SLACK_CLIENT_SECRET`` (OAuth, stores on our database); ``SLACK_API_URL``: the Web API's base."""
 
 from __future__ import annotations
 
@@ -81,15 +77,10 @@ def build_app(
     verify_requests: bool = True,
     listener_executor: Executor | None = None,
 ) -> BotApp:
-    """Build the Bolt app. ``client``: a ready ``WebClient`` (console, tests), else one from
-    settings (OAuth when a client id and secret are set, else the bot token);
-    ``verify_requests=False``: no signature checks (the console only); ``listener_executor``:
-    where Bolt runs lazy listeners (default: :func:`separate_lazy_pool`).
-
-    Ack functions run in the request thread (``process_before_response=True``), with no wait in
-    Bolt's 10 ms ack poll: safe, as none calls the Web API. Raises ``ValueError`` when there is
-    no client, token or OAuth.
-    """
+    """Build the Bolt app. ``client``: a ready ``WebClient`` (console, tests), else one from settings;
+    ``verify_requests=False``: no signature checks (the console only); ``listener_executor``: where
+    lazy listeners run (default: :func:`separate_lazy_pool`). Ack functions run in the request
+    thread (none calls the Web API). Raises ``ValueError`` when there is no client, token or OAuth."""
     settings = runtime.settings
     secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else None
     logging.getLogger(f"slack_bolt.{App.__name__}").addFilter(_not_same_token_notice)  # idempotent

@@ -1,10 +1,7 @@
-"""The one Block Kit checker: would Slack accept these ``blocks`` or this ``view``?
+"""The one Block Kit checker (tests, the stand-in): would Slack accept these ``blocks`` or ``view``?
 
-Used by the tests, the contract tests (Slack's spec has no Block Kit schema) and the Slack stand-in
-(:mod:`bot.doors.standin`); :mod:`bot.slack.views.blocks` takes its limits from here. Two layers:
-slack-sdk's models (``Block.parse`` + ``to_dict()``, ``View``), with an unknown block ``type`` or a
-key the model drops (``acessory``) reported; then the limits below, from Slack's Block Kit
-reference (https://docs.slack.dev/reference/block-kit/), and unique ``block_id``/``action_id``.
+Two layers: slack-sdk's models (an unknown ``type`` or a key they drop is reported), then the limits
+below, from https://docs.slack.dev/reference/block-kit/, and unique ``block_id``/``action_id``.
 """
 
 from __future__ import annotations

@@ -1,6 +1,5 @@
-"""The entry the Slack doors call (listeners, console, tests): a command's text, a click, App Home.
-:class:`Handlers` parses, opens a request :class:`~bot.slack.commands.context.Context` and runs the
-use case (:mod:`bot.slack.commands`)."""
+"""The entry the Slack doors call: :class:`Handlers` parses a command or click, opens a request
+:class:`~bot.slack.commands.context.Context` and runs the use case (:mod:`bot.slack.commands`)."""
 
 from __future__ import annotations
 
@@ -64,9 +63,8 @@ class Handlers(SameOnCopy):
         return _noting_cut(cmd, ctx.lang, run_command(ctx, cmd))
 
     def answer_now(self, caller: Caller, text: str, cmd: grammar.Command | None = None) -> Reply | None:
-        """The reply to ``/vllm-path <text>`` when it can go in the ack (:data:`ANSWERED_IN_ACK`, no
-        Web API call needed); ``None``, decided before the use case runs: answer with :meth:`run`.
-        Raises what the store raises."""
+        """The reply to ``/vllm-path <text>`` when it can go in the ack (:data:`ANSWERED_IN_ACK`, no Web
+        API call), else ``None`` before anything runs. Raises what the store raises."""
         cmd = cmd or grammar.parse(text)
         local = self._local_users_info()
         if cmd.kind not in ANSWERED_IN_ACK or local is None:

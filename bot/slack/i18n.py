@@ -1,9 +1,5 @@
-"""Every user-facing string, in English (``en``) and Chinese (``zh``).
-
-:func:`t` looks a key up and formats it with ``str.format`` keywords into a
-:class:`~bot.slack.mrkdwn.Mrkdwn`: the templates are our own mrkdwn, and every value that is not
-already ``Mrkdwn`` (catalog or user text, numbers) is escaped on the way in.
-"""
+"""Every user-facing string, in English (``en``) and Chinese (``zh``); :func:`t` formats one into
+:class:`~bot.slack.mrkdwn.Mrkdwn`, escaping every value that is not ``Mrkdwn`` already."""
 
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""mrkdwn safety by construction: a text type that is escaped unless marked safe.
-
-:class:`Mrkdwn` is MarkupSafe's ``Markup`` with Slack's escaping (``&<>`` and formatting marks):
-anything combined with it is escaped first. The app's strings (:func:`bot.slack.i18n.t`) are
-``Mrkdwn`` and the Block Kit builders escape any plain ``str``, so catalog and user text cannot
-form a link, a mention or formatting. Links are built only by :func:`link`, from catalog URLs.
-"""
+"""mrkdwn safety by construction: :class:`Mrkdwn`, MarkupSafe's ``Markup`` with Slack's escaping
+(``&<>`` and formatting marks). The app's strings are ``Mrkdwn`` and the builders escape any plain
+``str``, so catalog and user text cannot form a link, a mention or formatting."""
 
 from __future__ import annotations
 

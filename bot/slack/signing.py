@@ -1,8 +1,5 @@
-"""Verification of Slack's request signatures, as a Bolt ``before_authorize`` middleware of our own.
-
-Bolt's check answers a non-integer timestamp with a 500; this one with the usual 401. Slack's rules
-(https://docs.slack.dev/authentication/verifying-requests-from-slack/): ``v0=`` + HMAC-SHA256 of
-``v0:{timestamp}:{raw body}`` under the signing secret, timestamp within 300 s of now.
+"""Slack's request signatures checked by a ``before_authorize`` middleware (Bolt's answers a
+non-integer timestamp with a 500): https://docs.slack.dev/authentication/verifying-requests-from-slack/
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
-"""Digest composition, pure (:mod:`bot.digest.deliver` touches the database, clock and Slack).
-
-A channel digest walks a track's path as :func:`bot.domain.plan.plan_channel_digest` plans it: the
-next steps, what a newer catalog added, a closing message at the end. DM digests are composed in
-:mod:`bot.slack.views.plan_dm`. Buttons' values carry ``v`` ``"digest:<subscription id>"`` or
+"""Channel digests composed, pure, as :func:`bot.domain.plan.plan_channel_digest` plans them (DM
+digests: :mod:`bot.slack.views.plan_dm`). Button values: ``v`` ``"digest:<subscription id>"`` or
 ``"digest-dm"``, ``p`` post id, ``t`` track id.
 """
 

@@ -1,8 +1,5 @@
-"""Render domain results as Block Kit messages (pure: catalog + reader state in, :class:`Reply` out).
-
-Button ``action_id`` s are ``<kind>:<n>`` (``mark_read:0`` …), unique within a message; what a click
-needs (post, track, the view to redraw) travels in the button's ``value``.
-"""
+"""Domain results as Block Kit messages, pure. Button ``action_id`` s are ``<kind>:<n>``, unique in a
+message; what a click needs (post, track, the view to redraw) is in the button's ``value``."""
 
 from __future__ import annotations
 
@@ -136,13 +133,10 @@ def track_reply(
     offset: int | None = None,
     path: Mrkdwn | None = None,
 ) -> Reply:
-    """A track's path with the reader's progress, the next step in detail, and its buttons; one
-    page of :data:`STEPS_PER_PAGE` (:func:`step_page` of ``offset``) with paging buttons.
-
-    ``notice`` (escaped mrkdwn) goes on top; ``shared=True``: the in-channel version (no
-    progress, no buttons); ``path``: :func:`bot.slack.views.plan.path_line`. Without a notice the
-    reply is kept per reading state (:func:`~bot.slack.views.parts.memo_reply`): do not change it.
-    """
+    """A page (:func:`step_page` of ``offset``) of a track's path with the reader's progress, the
+    next step and buttons. ``notice``: escaped mrkdwn on top; ``shared=True``: the in-channel
+    version; ``path``: :func:`bot.slack.views.plan.path_line`. Without a notice the reply is kept
+    per reading state (:func:`~bot.slack.views.parts.memo_reply`): do not change it."""
     if shared:
         return _shared_track_reply(catalog, track_id, lang, notice, offset)
     if notice:  # a notice is one click's answer: not worth keeping

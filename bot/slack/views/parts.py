@@ -1,7 +1,5 @@
-"""Rendered Block Kit parts kept per catalog, so a reply is assembled rather than rebuilt (slack-sdk's
-models are most of a command's cost). The caches are bounded dicts per catalog object, dropped with
-it; cached dicts are shared: treat :attr:`bot.slack.views.blocks.Reply.blocks` as read-only.
-"""
+"""Rendered Block Kit parts kept per catalog (bounded, dropped with it), so a reply is assembled
+rather than rebuilt; cached dicts are shared: treat ``Reply.blocks`` as read-only."""
 
 from __future__ import annotations
 

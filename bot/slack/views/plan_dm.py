@@ -1,9 +1,5 @@
-"""The weekly DM of the next steps that fit the reader's minutes a week (issue 24;
-:func:`bot.domain.plan.plan_reader_week`), each with its reading time and *Mark read*.
-
-:func:`budget_dm` is the reference; :class:`BudgetDmComposer` gives the same :class:`Reply` fast
-enough for a fan-out to 100,000 readers.
-"""
+"""The weekly DM of the next steps that fit the reader's minutes a week (issue 24): :func:`budget_dm`,
+and :class:`BudgetDmComposer`, the same :class:`Reply` fast enough for 100,000 readers."""
 
 from __future__ import annotations
 
