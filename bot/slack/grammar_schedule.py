@@ -152,10 +152,9 @@ class _Parts:
 
 
 def split_schedule(words: list[str], prefix: str) -> _Split:
-    """Take weekday, time and time zone off the end of ``words`` (:data:`_Split`). Refused, with
-    the right form for ``prefix`` (the command, e.g. ``subscribe``): crontab text, a weekday as a
-    number (``7``), a time not ``HH:MM``/``9am``, an ambiguous zone (``IST``: choices listed) and
-    an ``Area/City`` zoneinfo does not know."""
+    """Take weekday, time and zone off the end of ``words`` (:data:`_Split`). Refused, with the right
+    form for ``prefix`` (``subscribe``): crontab text, a numbered weekday, a bad time, an ambiguous
+    (``IST``) or unknown zone."""
     words = _join_meridiem(words)
     cron = _crontab(words, prefix)
     if cron is not None:

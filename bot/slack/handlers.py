@@ -123,8 +123,5 @@ def _noting_cut(cmd: grammar.Command, lang: str, reply: Reply) -> Reply:
     if not cmd.truncated:
         return reply
     notice = t("error.too_long", lang, n=grammar.MAX_TEXT)
-    return Reply(
-        text=str(notice) + "\n" + reply.text,
-        blocks=[views.section(notice).to_dict(), *reply.blocks[:49]],
-        response_type=reply.response_type,
-    )
+    blocks = [views.section(notice).to_dict(), *reply.blocks[:49]]
+    return Reply(text=str(notice) + "\n" + reply.text, blocks=blocks, response_type=reply.response_type)

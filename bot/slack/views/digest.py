@@ -82,10 +82,9 @@ def compose_channel_digest(
     lang: str = "en",
     page_url: str | None = None,
 ) -> ChannelDigest:
-    """The digest a subscribed channel gets this week. ``snapshot``: the store's
-    ``catalog_snapshot(sub.last_catalog_version)`` (``{track id: [post ids]}``) or None;
-    ``page_url``: the track's public page, linked from the footer. Raises ``KeyError`` when the
-    catalog has no track ``sub.track_id``."""
+    """A channel's digest this week. ``snapshot``: the store's ``catalog_snapshot`` of
+    ``sub.last_catalog_version`` (``{track id: [post ids]}``) or None; ``page_url``: the track's
+    public page. Raises ``KeyError`` when the catalog has no track ``sub.track_id``."""
     plan = plan_channel_digest(catalog, sub, snapshot)
     track_id = plan.track_id
     track = catalog.track(track_id)
@@ -119,14 +118,12 @@ def compose_channel_digest(
         blocks.append(section(channel_finish_line(name, getattr(sub, "after_essentials", "further"), lang)))
     if plan.closing:
         blocks.append(section(t("digest.closing", lang, total=plan.total, track=name)))
+    stop_label = t("btn.stop", lang)
+    question = t("digest.stop_confirm_text", lang, track=name, track_id=track_id)
     confirm = confirm_dialog(
-        t("digest.stop_confirm_title", lang),
-        t("digest.stop_confirm_text", lang, track=name, track_id=track_id),
-        t("btn.stop", lang),
-        t("btn.cancel", lang),
-        style="danger",
+        t("digest.stop_confirm_title", lang), question, stop_label, t("btn.cancel", lang), style="danger"
     )
-    stop = button(t("btn.stop", lang), f"stop:{next(n)}", view, style="danger", confirm=confirm)
+    stop = button(stop_label, f"stop:{next(n)}", view, style="danger", confirm=confirm)
     follow = button(t("btn.follow", lang), f"follow:{next(n)}", {"t": track_id, **view})
     blocks.append(actions([follow, button(t("btn.snooze", lang), f"snooze:{next(n)}", view), stop]))
     sent = min(plan.cursor, plan.total)

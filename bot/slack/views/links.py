@@ -1,7 +1,5 @@
 """How a post is linked wherever one is named (:meth:`bot.domain.catalog.models.Post.read_link`):
-``<url|Title>`` (article), ``<url|Title> (summary of the Red Hat article)`` (summary), or
-``Title (no link yet: <archive|vLLM blog archive>)`` (archive: no URL known yet).
-"""
+``<url|Title>``, ``<url|Title> (summary of the Red Hat article)`` or ``Title (no link yet: <archive|…>)``."""
 
 from __future__ import annotations
 

@@ -84,11 +84,9 @@ def budget_dm(
 
 
 class BudgetDmComposer:
-    """:func:`budget_dm` for one catalog version and language, for big fan-outs: read posts become
-    read bits, one bit per (track, step) in words of :data:`WORD_BITS` (a post's former ids map to
-    the same bits), and each followed track is walked over rows ``(post id, word, bit, cost,
-    linked)`` in reading order. Blocks are cached and shared between replies (read-only).
-    Thread-safe: the caches only gain entries, equal for every caller."""
+    """:func:`budget_dm` for one catalog and language, for fan-outs: read posts become bits (one per
+    track and step, in words of :data:`WORD_BITS`), tracks are walked over rows ``(post id, word,
+    bit, cost, linked)``. Cached blocks are shared (read-only); thread-safe."""
 
     def __init__(self, catalog: Catalog, lang: str = "en"):
         self.catalog = catalog

@@ -38,11 +38,9 @@ def search_reply(
     header: str | None = None,
     view: str | None = None,
 ) -> Reply:
-    """A page of :data:`MAX_RESULTS` posts of ``result`` (a :class:`bot.domain.search.SearchResult`),
-    each with its place in its tracks and buttons, and *More results* (value ``{"v":
-    "search:<query>", "o": <next offset>}``) when more follow. No results: an unknown blog link,
-    the matcher's hint or "no match" plus ``suggestion`` (escaped). ``header`` and ``view``
-    replace "Posts matching …" and ``search:<query>`` (the newest posts)."""
+    """A page of :data:`MAX_RESULTS` posts of ``result`` (a :class:`bot.domain.search.SearchResult`)
+    with their places and buttons, and *More results* (``{"v": "search:<query>", "o": offset}``).
+    No results: "no match" plus ``suggestion`` (escaped). ``header``/``view``: for the newest posts."""
     shown_query = truncate(" ".join(query.split()), 100)
     blocks: list[Block] = [section(notice)] if notice else []
     if not result.results:
