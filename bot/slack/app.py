@@ -129,9 +129,8 @@ def build_app(
         )
 
     def web_api(team_id: str, method: str, call: Callable[[str | None], Any]) -> tuple[Any, str | None]:
-        """``(response, None)`` of ``call(token)`` with the tenant's bot token under OAuth (``team_id``:
-        a team or enterprise id), else the client's; ``(None, why)``: Slack's error code, the
-        exception's name or ``not_installed``. Never raises; failures are logged (team only)."""
+        """``(response, None)`` of ``call(token)`` with ``team_id``'s bot token (OAuth) or the client's;
+        ``(None, why)``: Slack's error, the exception's name or ``not_installed``. Never raises; logs."""
         token = None
         if client is None and settings.oauth_enabled:
             token = runtime.store.bot_token_for(team_id) or None

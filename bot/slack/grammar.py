@@ -8,8 +8,7 @@
     /vllm-path dm on [weekday] [HH:MM] [time zone]  |  dm off  |  plan <minutes a week>|off
     /vllm-path remind <post or query> [day]  |  reminders [cancel <n>]
 
-Whether ``<track>|<query>`` names a track is decided by the matcher, not here; a schedule is read
-by :mod:`bot.slack.grammar_schedule`.
+The matcher decides whether ``<track>|<query>`` is a track; :mod:`~bot.slack.grammar_schedule` reads schedules.
 """
 
 from __future__ import annotations

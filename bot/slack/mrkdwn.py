@@ -26,9 +26,8 @@ def _escape_text(text: str) -> str:
 
 
 class Mrkdwn(Markup):
-    """Text that is Slack mrkdwn already. ``Mrkdwn(s)`` marks our own ``s`` safe, :func:`esc`
-    escapes any other; ``+``, ``format`` and ``join`` escape plain strings (an f-string does not:
-    it gives a plain ``str``)."""
+    """Text that is Slack mrkdwn already (``Mrkdwn(s)``: our own ``s``; :func:`esc`: any other);
+    ``+``, ``format`` and ``join`` escape plain strings (an f-string gives a plain ``str``)."""
 
     __slots__ = ()
 

@@ -1,6 +1,5 @@
-"""The OAuth scopes each Web API method the app calls needs, and Slack's refusal when a token lacks
-them. The table follows Slack's OpenAPI spec (``security.slackAuth``; ``chat:write:bot`` there is
-today's ``chat:write``)."""
+"""The OAuth scopes each Web API method the app calls needs (Slack's OpenAPI ``security.slackAuth``;
+its ``chat:write:bot`` is today's ``chat:write``), and Slack's refusal when a token lacks them."""
 
 from __future__ import annotations
 

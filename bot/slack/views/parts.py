@@ -28,9 +28,8 @@ _T = TypeVar("_T")
 
 
 def memo(catalog: Catalog, key: Hashable, build: Callable[[], _T]) -> _T:
-    """The value kept for ``key`` (a tuple of all it depends on besides ``catalog``, kind first),
-    ``build()`` on first use; a dict shared by threads without a lock (CPython's atomic item
-    access), emptied at :data:`MAX_PARTS` entries."""
+    """The value kept for ``key`` (all it depends on besides ``catalog``, kind first), ``build()`` on
+    first use; in a dict shared by threads unlocked (atomic items), emptied at :data:`MAX_PARTS`."""
     return _memo_in(_cache_of(catalog), MAX_PARTS, key, build)
 
 
