@@ -60,6 +60,11 @@ def _month_day(month: int, day: int, today: date) -> date | None:
     return None
 
 
+MAX_COUNT = 10_000
+"""Counts of days or weeks above this are read as this (still "too far" for a reminder), so that
+``in 9999999999 days`` is refused as too far instead of overflowing ``datetime.date``."""
+
+
 def _relative(words: list[str], today: date) -> date | None:
     """``tomorrow``, ``后天``, ``next week``, ``in 3 days``, ``in a week``, ``3天后``, ``一周后``."""
     text = " ".join(words)
@@ -67,10 +72,10 @@ def _relative(words: list[str], today: date) -> date | None:
         return today + timedelta(days=RELATIVE_DAYS[text])
     if len(words) == 3 and words[0] == "in" and (words[1].isdigit() or words[1] in _COUNTS) and words[2] in _UNITS:
         count = int(words[1]) if words[1].isdigit() else _COUNTS[words[1]]
-        return today + timedelta(days=count * _UNITS[words[2]])
+        return today + timedelta(days=min(count, MAX_COUNT) * _UNITS[words[2]])
     if m := _ZH_IN.match(text):
         count = _ZH_COUNT.get(m.group(1)) or int(m.group(1))
-        return today + timedelta(days=count * (1 if m.group(2) == "天" else 7))
+        return today + timedelta(days=min(count, MAX_COUNT) * (1 if m.group(2) == "天" else 7))
     return None
 
 

@@ -83,3 +83,13 @@ def test_a_mistyped_day_in_remind_gets_a_did_you_mean_and_books_nothing(runtime)
 )
 def test_near_day_words(word, meant):
     assert near_day_word(word) == meant
+
+
+@pytest.mark.parametrize("typed", ["in 9999999999 days", "in 99999999999999999999 weeks", "99999999999天后"])
+def test_a_huge_count_of_days_is_too_far_not_a_failure(runtime, typed):
+    """QA: ``remind p-eagle in 9999999999 days`` overflowed ``datetime.date`` and got the generic
+    failure reply; it is refused as too far, as ``in 900 days`` is, and books nothing."""
+    with time_machine.travel(NOW, tick=False):
+        reply = handlers(runtime).command(ALICE, f"remind {POST} {typed}")
+    assert "within a year" in reply.text or "一年以内" in reply.text, reply.text
+    assert runtime.store.reminders("T1", "U1") == []

@@ -9,7 +9,9 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from bot.domain.text import has_han
 from bot.slack.i18n import t
+from bot.slack.listeners.context import caller_of, handlers_of
 
 log = logging.getLogger(__name__)
 
@@ -28,7 +30,8 @@ def answers_failure(what: str) -> Callable[[Callable[..., None]], Callable[..., 
                 log.exception("%s failed (team %s)", what, _team(body))
                 respond = kwargs.get("respond")
                 if respond is not None and body.get("response_url"):
-                    respond(text=str(t("error.generic")), response_type="ephemeral", replace_original=False)
+                    text = t("error.generic", _lang(body, kwargs.get("context")))
+                    respond(text=str(text), response_type="ephemeral", replace_original=False)
 
         return run
 
@@ -38,6 +41,19 @@ def answers_failure(what: str) -> Callable[[Callable[..., None]], Callable[..., 
 def on_error(error: Exception, body: dict[str, Any]) -> None:
     """Bolt's ``@app.error`` handler: log the failure with its traceback and team (no payload)."""
     log.error("listener failed (team %s): %s", _team(body), type(error).__name__, exc_info=error)
+
+
+def _lang(body: dict[str, Any], context: Any) -> str:
+    """The failure reply's language: Chinese when the command was typed in Chinese or the person
+    chose it (looked up without raising: the store may be what failed), else English."""
+    if has_han(str(body.get("text") or "")):
+        return "zh"
+    try:
+        caller = caller_of(context, body)
+        chosen = handlers_of(context).rt.store.get_lang(caller.team_id, caller.user_id)
+    except Exception:
+        return "en"
+    return "zh" if chosen == "zh" else "en"
 
 
 def _team(body: dict[str, Any]) -> Any:
