@@ -435,6 +435,11 @@ STRINGS: dict[str, dict[str, str]] = {
     "budget.channel.after_further": {"en": " Further reading follows in the next digests.",
                               "zh": "后续摘要继续推送延伸阅读。"},
     "budget.channel.after_stop": {"en": " The digest stops here, as set up.", "zh": "按设置，摘要到此为止。"},
+    "budget.channel.set": {"en": "This channel's digest: *{budget} min of reading a week*, at least one step.",
+                    "zh": "本频道的摘要：*每周 {budget} 分钟的阅读*，每周至少一篇。"},
+    "budget.channel.set_stop": {"en": "It stops after the essential path.", "zh": "读完核心路径后停止。"},
+    "budget.channel.set_further": {"en": "After the essential path it goes on with further reading.",
+                            "zh": "读完核心路径后继续推送延伸阅读。"},
     # the finish line (issue 24)
     "finish.done": {"en": ":checkered_flag: *You finished the essential path of {track}!* {steps} steps · {minutes} min.",
              "zh": ":checkered_flag: *你读完了 {track} 的核心路径！*{steps} 篇 · {minutes} 分钟。"},

@@ -40,8 +40,10 @@ def plan(s: Context, cmd: grammar.Command) -> Reply:
 
 def dm_budget(s: Context, cmd: grammar.Command) -> Mrkdwn | None:
     """``dm on … 30m``: store the budget that came with the DM; the sentence to add, or None."""
-    if cmd.minutes is None or not budgets.check_minutes(cmd.minutes):
+    if cmd.minutes is None:
         return None
+    if not budgets.check_minutes(cmd.minutes):  # "dm on friday 0m": said, not dropped
+        return _out_of_range(cmd.minutes, s.lang)
     s.rt.store.set_budget(s.caller.team_id, s.caller.user_id, cmd.minutes)
     return pt("plan.set", s.lang, budget=cmd.minutes)
 
@@ -56,9 +58,9 @@ def channel_budget(s: Context, sub_id: int, cmd: grammar.Command) -> Mrkdwn | No
     if minutes is None and (current := s.rt.store.get_subscription(sub_id)) is not None:
         minutes = current.minutes_per_week
     s.rt.store.set_channel_budget(sub_id, minutes, cmd.after_essentials)
-    parts = [pt("plan.set", s.lang, budget=minutes)] if minutes else []
+    parts = [pt("channel.set", s.lang, budget=minutes)] if minutes else []
     if cmd.after_essentials:
-        parts.append(pt("channel.after_" + cmd.after_essentials, s.lang).strip())
+        parts.append(pt("channel.set_" + cmd.after_essentials, s.lang))
     return Mrkdwn(" ").join(parts) if parts else None
 
 
