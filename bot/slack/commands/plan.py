@@ -21,6 +21,12 @@ def _out_of_range(minutes: int, lang: str) -> Mrkdwn:
     return pt("plan.range", lang, low=budgets.MIN_MINUTES, high=budgets.MAX_MINUTES, value=minutes)
 
 
+def budget_refusal(cmd: grammar.Command, lang: str) -> Mrkdwn | None:
+    """The refusal of a command's weekly minutes outside what a budget may be, else None (checked
+    before anything is stored: ``subscribe quant monday 0m`` sets nothing up)."""
+    return None if cmd.minutes is None or budgets.check_minutes(cmd.minutes) else _out_of_range(cmd.minutes, lang)
+
+
 def plan(s: Context, cmd: grammar.Command) -> Reply:
     """Set (``plan 30m``), reset (``plan off``) or show (``plan``) the caller's weekly budget,
     with the weeks each essential path takes at it; text that is no duration is refused."""

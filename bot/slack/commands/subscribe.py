@@ -11,7 +11,7 @@ from bot.domain.schedule import ScheduleParts, WeeklySchedule, subscription_chan
 from bot.slack import grammar
 from bot.slack.commands import replies
 from bot.slack.commands.context import CHANNEL_OK, Context
-from bot.slack.commands.plan import channel_budget, dm_budget
+from bot.slack.commands.plan import budget_refusal, channel_budget, dm_budget
 from bot.slack.i18n import t, weekday_name
 from bot.slack.mrkdwn import Mrkdwn, truncate
 from bot.slack.views import messages as views
@@ -104,6 +104,8 @@ def subscribe(ctx: Context, cmd: grammar.Command) -> Reply:
     if tid is None:
         unknown = _unknown_schedule_part(ctx, cmd.arg) or replies.unknown_track(ctx, cmd.arg, "subscribe")
         return views.text_reply(unknown)
+    if (bad_budget := budget_refusal(cmd, ctx.lang)) is not None:
+        return views.text_reply(bad_budget)
     if ctx.channel_check(caller.team_id, caller.channel_id) != CHANNEL_OK:
         return views.text_reply(t("sub.invite", ctx.lang, track_id=tid))
     old = next((x for x in ctx.rt.store.subscriptions(caller.team_id, caller.channel_id) if x.track_id == tid), None)

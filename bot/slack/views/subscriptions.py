@@ -27,9 +27,14 @@ def subscription_line(catalog: Catalog, sub, lang: str) -> Mrkdwn:
     name = catalog.track(sub.track_id).names.get(lang) if catalog.has_track(sub.track_id) else sub.track_id
     total = len(catalog.order(sub.track_id)) if catalog.has_track(sub.track_id) else 0
     progress = t("subs.progress", lang, sent=min(sub.cursor, total), total=total)
-    n = sub.steps_per_week
-    steps = f"{n} step" + ("s" if n != 1 else "")
-    line = t("subs.line", lang, track=name, **schedule_words(sub.schedule, lang), n=n, steps=steps, progress=progress)
+    n, minutes = sub.steps_per_week, getattr(sub, "minutes_per_week", None)
+    words = {"track": name, **schedule_words(sub.schedule, lang), "progress": progress}
+    if minutes:  # planned by minutes (issue 24): the steps count is not what it sends
+        line = t("subs.line_minutes", lang, minutes=minutes, **words)
+        if getattr(sub, "after_essentials", None) == "stop":
+            line += t("subs.then_stop", lang)
+    else:
+        line = t("subs.line", lang, n=n, steps=f"{n} step" + ("s" if n != 1 else ""), **words)
     if sub.status != "active":
         line += "\n" + t("subs.paused", lang, reason=sub.pause_reason or "paused", track_id=sub.track_id)
     return line

@@ -1,0 +1,26 @@
+"""A channel digest's budget, as the channel's (QA): a budget out of range is refused before
+anything is set up, and ``subscriptions`` says the minutes a digest planned by minutes sends (it
+said "1 step a week") and that it stops after the essential path when set so."""
+
+from __future__ import annotations
+
+from bot.slack.handlers import Caller, Handlers
+
+ALICE = Caller("T1", "U1", "C1")
+
+
+def test_a_budget_out_of_range_sets_no_digest_up(runtime) -> None:
+    reply = Handlers(runtime).command(ALICE, "subscribe quant monday 0m")
+    assert "0 is outside that" in reply.text
+    assert runtime.store.subscriptions("T1", "C1") == []
+
+
+def test_subscriptions_say_the_minutes_and_the_stop(runtime) -> None:
+    handlers = Handlers(runtime)
+    confirmed = handlers.command(ALICE, "subscribe spec monday 9am 45m then stop").text
+    assert "This channel's digest: 45 min of reading a week" in confirmed and "reading plan" not in confirmed
+    listed = handlers.command(ALICE, "subscriptions").text
+    assert "about 45 min of reading a week" in listed and "stopping after the essential path" in listed
+    assert "step a week" not in listed
+    handlers.command(ALICE, "subscribe quant monday 9am")
+    assert "1 step a week" in handlers.command(ALICE, "subscriptions").text  # planned by steps: as before
