@@ -69,13 +69,15 @@ def with_database(server_url: str, name: str) -> str:
 @contextmanager
 def own_postgres_database(server_url: str, prefix: str = "vp_bench") -> Iterator[str]:
     """Create ``<prefix>_<random>`` on the server of ``server_url`` and yield its URL; drop it
-    (forcing this run's leftover connections off) on exit, even after an error.
+    on exit, even after an error, after ending the leftover sessions on it (a killed worker's).
 
     Only the database created here is ever dropped. Raises ``psycopg.Error`` when the server
     cannot be reached or refuses ``CREATE DATABASE``.
     """
     import psycopg
 
+    if not prefix.startswith("vp_bench"):
+        raise ValueError(f"a benchmark database's name starts with vp_bench, not {prefix!r}")
     name = f"{prefix}_{uuid.uuid4().hex[:12]}"
     admin = _psycopg_url(server_url)
     with psycopg.connect(admin, autocommit=True) as conn:
@@ -85,7 +87,12 @@ def own_postgres_database(server_url: str, prefix: str = "vp_bench") -> Iterator
         yield with_database(server_url, name)
     finally:
         with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            # end the leftover sessions on this run's own database only (a killed worker's), then drop it
+            ours = (
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()"
+            )
+            conn.execute(ours, (name,))
+            conn.execute(f'DROP DATABASE "{name}"')
 
 
 def log_folder(prefix: str, parent: str | None = None) -> Path:
