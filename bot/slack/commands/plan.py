@@ -48,8 +48,8 @@ def dm_budget(s: Context, cmd: grammar.Command) -> Mrkdwn | None:
     """``dm on … 30m``: store the budget that came with the DM; the sentence to add, or None."""
     if cmd.minutes is None:
         return None
-    if not budgets.check_minutes(cmd.minutes):  # "dm on friday 0m": said, not dropped
-        return _out_of_range(cmd.minutes, s.lang)
+    if (refused := budget_refusal(cmd, s.lang)) is not None:  # "dm on friday 0m": said, not dropped
+        return refused
     s.rt.store.set_budget(s.caller.team_id, s.caller.user_id, cmd.minutes)
     return pt("plan.set", s.lang, budget=cmd.minutes)
 
@@ -58,8 +58,8 @@ def channel_budget(s: Context, sub_id: int, cmd: grammar.Command) -> Mrkdwn | No
     """``subscribe <track> … 45m [then stop]``: store the channel digest's budget; the sentence to add, or None."""
     if cmd.minutes is None and cmd.after_essentials is None:
         return None
-    if cmd.minutes is not None and not budgets.check_minutes(cmd.minutes):
-        return _out_of_range(cmd.minutes, s.lang)
+    if (refused := budget_refusal(cmd, s.lang)) is not None:
+        return refused
     minutes = cmd.minutes
     if minutes is None and (current := s.rt.store.get_subscription(sub_id)) is not None:
         minutes = current.minutes_per_week

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from slack_sdk.models.blocks import Block
 
 from bot.domain.catalog import Catalog
+from bot.domain.plan import channel_minutes
 from bot.domain.schedule import WeeklySchedule, zone_label
 from bot.slack.i18n import t, weekday_name
 from bot.slack.mrkdwn import Mrkdwn
@@ -27,7 +28,7 @@ def subscription_line(catalog: Catalog, sub, lang: str) -> Mrkdwn:
     name = catalog.track(sub.track_id).names.get(lang) if catalog.has_track(sub.track_id) else sub.track_id
     total = len(catalog.order(sub.track_id)) if catalog.has_track(sub.track_id) else 0
     progress = t("subs.progress", lang, sent=min(sub.cursor, total), total=total)
-    n, minutes = sub.steps_per_week, getattr(sub, "minutes_per_week", None)
+    n, minutes = sub.steps_per_week, channel_minutes(sub)
     words = {"track": name, **schedule_words(sub.schedule, lang), "progress": progress}
     if minutes:  # planned by minutes (issue 24): the steps count is not what it sends
         line = t("subs.line_minutes", lang, minutes=minutes, **words)
