@@ -35,3 +35,16 @@ def test_the_failure_reply_speaks_the_chosen_or_typed_language(runtime) -> None:
     runtime.store.set_lang("T1", "U1", "zh")
     assert _reply(runtime, "read p-eagle") == str(t("error.generic", "zh"))
     assert _reply(runtime, "read p-eagle", with_handlers=False) == str(t("error.generic", "en"))
+
+
+def test_an_org_wide_failure_reply_finds_the_language_by_the_enterprise(runtime) -> None:
+    """An org-wide install's body carries no outer ``team_id``: the person's language is kept under
+    the enterprise (the tenant), and the failure reply finds it there."""
+    runtime.store.set_lang("E1", "U1", "zh")
+    said: list[str] = []
+    context = BoltContext(enterprise_id="E1", is_enterprise_install=True, user_id="U1", channel_id="C1")
+    provide_handlers(context, Handlers(runtime))
+    body = {"enterprise_id": "E1", "is_enterprise_install": "true", "text": "read p-eagle",
+            "response_url": "https://hooks.slack.com/commands/E1/1/x"}  # fmt: skip
+    _failing(body=body, respond=lambda **kw: said.append(kw["text"]), context=context)
+    assert said == [str(t("error.generic", "zh"))]
