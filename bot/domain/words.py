@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 # fmt: off
@@ -50,10 +51,15 @@ def near_day_word(word: str) -> str | None:
     low = word.casefold()
     if len(low) < 5 or not low.isalpha() or low in WEEKDAY_WORDS or low in RELATIVE_DAYS:
         return None
+    return closest(low, _NEAR_DAYS, 80)
+
+
+def closest(word: str, choices: Sequence[str], cutoff: int) -> str | None:
+    """The choice nearest ``word`` by rapidfuzz's ratio (0-100), if at least ``cutoff``, else None."""
     from rapidfuzz import fuzz, process  # deferred: only a near miss needs it
 
-    best = process.extractOne(low, _NEAR_DAYS, scorer=fuzz.ratio, score_cutoff=80)
-    return str(best[0]) if best else None
+    best = process.extractOne(word, choices, scorer=fuzz.ratio, score_cutoff=cutoff)
+    return None if best is None else str(best[0])
 
 
 # --- times of day

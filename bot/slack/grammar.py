@@ -22,6 +22,7 @@ from typing import Any, Literal
 from bot.domain.budget import OFF_WORDS, parse_minutes, take_after, take_budget
 from bot.domain.schedule import ScheduleParts
 from bot.domain.text import clean
+from bot.domain.words import closest
 from bot.slack.grammar_schedule import split_schedule
 
 MAX_TEXT = 500
@@ -214,19 +215,11 @@ def _keyword(words: list[str]) -> tuple[str, list[str]]:
     return first, rest
 
 
-def _closest(word: str, keywords: tuple[str, ...], cutoff: int) -> str | None:
-    """The keyword nearest ``word`` by rapidfuzz's ratio, if at least ``cutoff``, else None."""
-    from rapidfuzz import fuzz, process  # deferred: only a near miss needs it
-
-    best = process.extractOne(word, keywords, scorer=fuzz.ratio, score_cutoff=cutoff)
-    return None if best is None else str(best[0])
-
-
 def _free_text(raw: str, words: list[str], first: str, rest: list[str], truncated: bool) -> Command:
     """Text whose first word is no keyword: a reversed "what next", a near-miss (``folow spec``) or a query."""
     if (topic := _next_last(words)) is not None:
         return Command("next", arg=topic, truncated=truncated, query=raw.strip())
-    if rest and len(first) >= 4 and first.isascii() and (best := _closest(first, _FUZZY_KEYWORDS, 80)):
+    if rest and len(first) >= 4 and first.isascii() and (best := closest(first, _FUZZY_KEYWORDS, 80)):
         return Command(
             "did_you_mean", arg=raw.strip(), truncated=truncated, suggestion=f"{best} {' '.join(rest)}".strip()
         )
@@ -317,5 +310,5 @@ def near_command(text: str) -> str | None:
     first = words[0].casefold().lstrip("/")
     if len(first) < 3 or not first.isascii() or not first.isalpha() or first in KEYWORDS:
         return None
-    best = _closest(first, _NEAR_KEYWORDS, 75)
+    best = closest(first, _NEAR_KEYWORDS, 75)
     return None if best is None else " ".join([best, *words[1:]])
