@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from datetime import datetime
@@ -18,6 +19,9 @@ from bot.store.validate import check_aware, check_timezone
 if TYPE_CHECKING:
     from slack_sdk.oauth.installation_store.sqlalchemy import SQLAlchemyInstallationStore
     from slack_sdk.oauth.token_rotation import TokenRotator
+
+
+_CIPHER_LOCK = threading.Lock()
 
 
 class StoreCore:
@@ -72,9 +76,12 @@ class StoreCore:
 
     @property
     def _cipher(self) -> TokenCipher:
-        """The cipher given, else :func:`~bot.store.crypto.ephemeral_cipher` (made on first use)."""
+        """The cipher given, else :func:`~bot.store.crypto.ephemeral_cipher` (made on first use, once:
+        two threads' first uses must not seal with two different keys)."""
         if self._token_cipher is None:
-            self._token_cipher = ephemeral_cipher()
+            with _CIPHER_LOCK:
+                if self._token_cipher is None:
+                    self._token_cipher = ephemeral_cipher()
         return self._token_cipher
 
     @property
