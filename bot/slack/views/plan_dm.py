@@ -4,7 +4,6 @@ and :class:`BudgetDmComposer`, the same :class:`Reply` fast enough for 100,000 r
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from itertools import repeat
 from typing import Any
 
 from bot.domain import paths, plan
@@ -21,36 +20,6 @@ from bot.slack.views.plan import minutes_label, pt
 MAX_DM_STEPS = 20
 """Steps listed in one DM at most (a big budget of short posts stays within Block Kit's 50)."""
 _VIEW = {"v": DIGEST_DM_VIEW}
-WORD_BITS = 60
-"""Bits per word of a reader's read mask (machine-size ints, cheap to mask and hash)."""
-_FULL_WORD = (1 << WORD_BITS) - 1
-
-
-def _bit_layout(catalog: Catalog) -> tuple[dict[tuple[str, str], tuple[int, int]], int]:
-    """``({(track id, post id): (word, bit)}, number of words)``, a track's bits in one word where they fit."""
-    pair: dict[tuple[str, str], tuple[int, int]] = {}
-    word, used = 0, 0
-    for tr in catalog.tracks:
-        order = catalog.order(tr.id)
-        if used and used + len(order) > WORD_BITS:
-            word, used = word + 1, 0
-        for pid in order:
-            if used == WORD_BITS:
-                word, used = word + 1, 0
-            pair[(tr.id, pid)] = (word, 1 << used)
-            used += 1
-    return pair, word + 1
-
-
-def _bits_by_post(catalog: Catalog, pair: dict[tuple[str, str], tuple[int, int]]) -> dict[str, int]:
-    """Post id or former id -> all its bits, word ``w`` at bits ``[w * WORD_BITS, …)``."""
-    out: dict[str, int] = {}
-    for (_tid, pid), (w, bit) in pair.items():
-        out[pid] = out.get(pid, 0) | bit << (w * WORD_BITS)
-    for post in catalog.posts:
-        if post.id in out:
-            out.update(dict.fromkeys(post.aliases, out[post.id]))
-    return out
 
 
 def _head(minutes_per_week: int, lang: str) -> list[Any]:
@@ -84,49 +53,33 @@ def budget_dm(
 
 
 class BudgetDmComposer:
-    """:func:`budget_dm` for one catalog and language, for fan-outs: read posts become bits (one per
-    track and step, in words of :data:`WORD_BITS`), tracks are walked over rows ``(post id, word,
-    bit, cost, linked)``. Cached blocks are shared (read-only); thread-safe."""
+    """:func:`budget_dm` for one catalog and language, for fan-outs: each track is walked over rows
+    ``(post id, cost in minutes, linked)`` against the reader's set of read ids. Cached blocks are
+    shared (read-only); thread-safe."""
 
     def __init__(self, catalog: Catalog, lang: str = "en"):
         self.catalog = catalog
         self.lang = lang
-        pair, words = _bit_layout(catalog)
-        self._all_bits = _bits_by_post(catalog, pair)
-        self._shifts = tuple(w * WORD_BITS for w in range(words))
-        self._has_aliases = any(post.aliases for post in catalog.posts)
-        self._rows: dict[str, tuple[tuple[str, int, int, int, bool], ...]] = {}
-        for tr in catalog.tracks:
-            rows = []
-            for pid in paths.reading_order(catalog, tr.id):
-                w, bit = pair[(tr.id, pid)]
-                post = catalog.post(pid)
-                rows.append((pid, w, bit, step_cost(post.minutes), post.url is not None))
-            self._rows[tr.id] = tuple(rows)
+        self._former = {a: p.id for p in catalog.posts for a in p.aliases}
+        self._rows: dict[str, tuple[tuple[str, int, bool], ...]] = {
+            tr.id: tuple(
+                (pid, step_cost(catalog.post(pid).minutes), catalog.post(pid).url is not None)
+                for pid in paths.reading_order(catalog, tr.id)
+            )
+            for tr in catalog.tracks
+        }
         self._heads: dict[int, list[dict[str, Any]]] = {}
         self._steps: dict[tuple[str, str, int], dict[str, Any]] = {}
         self._tails: dict[int, list[dict[str, Any]]] = {}
         # plain() works segment by segment, so the fallback is the plain template with plain titles
         self._fallback_tpl = plain(t("digest.dm_fallback", lang, posts=Mrkdwn("{posts}")))
-        self._titles: dict[str, str] = {}
+        self._titles = {p.id: plain(Mrkdwn.escape(p.title)) for p in catalog.posts}
 
-    def read_mask(self, read: Iterable[str]) -> tuple[int, ...]:
-        """The read bits, one int per word, of ``read`` (post ids or former ids; unknown ignored)."""
-        get = self._all_bits.get
-        if not self._has_aliases and isinstance(read, (set, frozenset)):
-            mask = sum(map(get, read, repeat(0)))  # distinct ids, distinct bits: a sum is an or
-        else:
-            mask = 0
-            for pid in read:
-                mask |= get(pid, 0)
-        full = _FULL_WORD
-        return tuple([(mask >> shift) & full for shift in self._shifts])
-
-    def week(
-        self, follows: Sequence[str], read: Iterable[str] | tuple[int, ...], minutes_per_week: int
-    ) -> list[tuple[str, str]]:
-        """This week's ``(track id, post id)`` steps, as :func:`bot.domain.plan.plan_reader_week`."""
-        words = read if isinstance(read, tuple) else self.read_mask(read)
+    def week(self, follows: Sequence[str], read: Iterable[str], minutes_per_week: int) -> list[tuple[str, str]]:
+        """This week's ``(track id, post id)`` steps, as :func:`bot.domain.plan.plan_reader_week`
+        (``read``: post ids or former ids; unknown ones ignored)."""
+        if not isinstance(read, (set, frozenset)) or (self._former and not self._former.keys().isdisjoint(read)):
+            read = {self._former.get(p, p) for p in read}
         chosen: list[tuple[str, str]] = []
         taken: set[str] = set()
         used = 0
@@ -134,8 +87,8 @@ class BudgetDmComposer:
         for tid in follows:
             spare: tuple[str, int] | None = None
             linked_left = False
-            for pid, w, bit, cost, linked in self._rows.get(tid, ()):
-                if words[w] & bit or pid in taken:
+            for pid, cost, linked in self._rows.get(tid, ()):
+                if pid in read or pid in taken:
                     continue
                 if not linked:
                     spare = spare or (pid, cost)
@@ -158,16 +111,20 @@ class BudgetDmComposer:
                     return chosen
         return chosen
 
-    def _title(self, post_id: str) -> str:
-        title = self._titles.get(post_id)
-        if title is None:
-            title = self._titles[post_id] = plain(Mrkdwn.escape(self.catalog.post(post_id).title))
-        return title
+    def _step(self, tid: str, pid: str, i: int) -> dict[str, Any]:
+        """The step's section for place ``i``: the place's one rendered through the models, the
+        others copies of it with their own button ``action_id`` (rendering is the cold cost)."""
+        first = self._steps.get((tid, pid, 0))
+        if first is None:
+            first = self._steps.setdefault((tid, pid, 0), _step_section(self.catalog, tid, pid, 0, self.lang).to_dict())
+        if i == 0:
+            return first
+        return {**first, "accessory": {**first["accessory"], "action_id": f"mark_read:{i}"}}
 
     def compose(
-        self, follows: Sequence[str], read: Iterable[str] | tuple[int, ...], minutes_per_week: int = DEFAULT_MINUTES
+        self, follows: Sequence[str], read: Iterable[str], minutes_per_week: int = DEFAULT_MINUTES
     ) -> Reply | None:
-        """:func:`budget_dm` (``read``: post ids or the words of :meth:`read_mask`); None: nothing left."""
+        """:func:`budget_dm` (``read``: post ids or former ids); None when nothing is left to read."""
         steps = self.week(follows, read, minutes_per_week)
         if not steps:
             return None
@@ -180,14 +137,15 @@ class BudgetDmComposer:
         for i, (tid, pid) in enumerate(steps):
             block = cache.get((tid, pid, i))
             if block is None:
-                block = cache.setdefault((tid, pid, i), _step_section(cat, tid, pid, i, lang).to_dict())
+                block = cache.setdefault((tid, pid, i), self._step(tid, pid, i))
             blocks.append(block)
         n = len(steps)
         tail = self._tails.get(n)
         if tail is None:
             tail = self._tails.setdefault(n, [b.to_dict() for b in dm_tail(cat, n, lang)])
         blocks.extend(tail)
-        posts = "; ".join([self._title(pid) for _t, pid in steps])
+        titles = self._titles
+        posts = "; ".join([titles[pid] for _t, pid in steps])
         text = nonblank(cut(self._fallback_tpl.replace("{posts}", posts), MAX_FALLBACK_TEXT))
         return Reply(text=text, blocks=blocks, response_type="ephemeral")
 
