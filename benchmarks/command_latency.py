@@ -389,7 +389,8 @@ def profile(args: argparse.Namespace) -> int:
         took = time.perf_counter() - started
         runtime.store.close()
     out = io.StringIO()
-    pstats.Stats(profiler, stream=out).sort_stats(os.environ.get("PROFILE_SORT", "cumulative")).print_stats(45)
+    stats = pstats.Stats(profiler, stream=out).sort_stats(os.environ.get("PROFILE_SORT", "cumulative"))
+    stats.print_stats(os.environ.get("PROFILE_FILTER", ""), 45)  # e.g. PROFILE_FILTER=bot/ for ours only
     print(
         f"{args.profile} commands in {took:.2f} s under cProfile "
         f"({took / args.profile * 1000:.1f} ms each, profiler overhead included)"

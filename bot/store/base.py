@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import importlib
 import threading
-from collections.abc import Callable
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Self, cast
 
@@ -118,8 +118,17 @@ class StoreCore:
         with self._write() as s:
             return changed(s, stmt)
 
-    def _write(self) -> AbstractContextManager[Session]:
-        return db.write_session(self._engine)
+    @contextmanager
+    def _write(self) -> Iterator[Session]:
+        """:func:`bot.store.db.write_session`, then :meth:`_after_write` (committed or not)."""
+        try:
+            with db.write_session(self._engine) as session:
+                yield session
+        finally:
+            self._after_write()
+
+    def _after_write(self) -> None:
+        """Called after each write transaction of :meth:`_write` ends (a cache's hook)."""
 
     def _read(self) -> AbstractContextManager[Session]:
         return db.read_session(self._engine)

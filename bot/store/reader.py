@@ -3,12 +3,30 @@
 from __future__ import annotations
 
 import json
+import threading
+import time
+import weakref
+from collections.abc import Sequence
 from contextlib import closing
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import ColumnElement, String, bindparam, cast, func, literal, null, select, union_all
+from sqlalchemy import (
+    ColumnElement,
+    Connection,
+    Engine,
+    String,
+    bindparam,
+    cast,
+    event,
+    func,
+    literal,
+    null,
+    select,
+    union_all,
+)
 from sqlalchemy.engine import Dialect
+from sqlalchemy.pool import StaticPool
 from sqlalchemy.sql.expression import CompoundSelect
 
 from bot.store.base import StoreCore
@@ -70,13 +88,111 @@ class _RawStatement:
 _RAW_BY_DIALECT: dict[str, _RawStatement] = {}
 
 
+class ReaderCache:
+    """Reader states of one SQLite file database, shared by the process's stores on it (see
+    :func:`reader_cache`) and kept until something is committed to it: a write through a store
+    starts a new generation as soon as it commits (:meth:`changed`), and a write by any other
+    process (or any other program) is seen by ``PRAGMA data_version`` on a connection of the
+    cache's own, asked at most every :data:`CHECK_EVERY_S` seconds by whichever thread comes first
+    (one look per lookup, on 32 threads, cost more than it saved). States of an older
+    generation are not used. Thread-safe; at most :data:`MAX_STATES` states. 50 people's commands
+    at once spent a fifth of a command's CPU in this read (``benchmarks/command_latency.py``)."""
+
+    MAX_STATES = 50_000
+    CHECK_EVERY_S = 0.05
+    """Seconds: how old another process's commit can be and not yet seen."""
+
+    def __init__(self, engine: Engine) -> None:
+        cargs, cparams = engine.dialect.create_connect_args(engine.url)
+        self._watch = engine.dialect.loaded_dbapi.connect(*cargs, **{**cparams, "check_same_thread": False})
+        self._watch.isolation_level = None
+        self._watch_lock = threading.Lock()
+        self._seen = self._watch.execute("PRAGMA data_version").fetchone()[0]
+        self._checked = time.monotonic()
+        self._lock = threading.Lock()
+        self._generation = 0
+        self._states: dict[tuple[str, str], tuple[int, ReaderState]] = {}
+
+    def generation(self) -> int:
+        """The current generation, after a look at ``data_version`` when one is due."""
+        if time.monotonic() - self._checked >= self.CHECK_EVERY_S and self._watch_lock.acquire(blocking=False):
+            try:
+                version = self._watch.execute("PRAGMA data_version").fetchone()[0]
+                self._checked = time.monotonic()
+                if version != self._seen:
+                    self._seen = version
+                    self.changed()
+            finally:
+                self._watch_lock.release()
+        return self._generation
+
+    def changed(self) -> None:
+        """Start a new generation: call after a commit (or a rollback) of this process."""
+        with self._lock:
+            self._generation += 1
+            self._states = {}
+
+    def get(self, key: tuple[str, str], generation: int) -> ReaderState | None:
+        """The state kept for ``key`` (``(team, user)``) in ``generation``, else None."""
+        kept = self._states.get(key)
+        return kept[1] if kept is not None and kept[0] == generation else None
+
+    def put(self, key: tuple[str, str], generation: int, state: ReaderState) -> None:
+        """Keep ``state``, read after :meth:`generation` gave ``generation``."""
+        states = self._states
+        if len(states) >= self.MAX_STATES:
+            states.clear()
+        states[key] = (generation, state)
+
+
+_CACHES: weakref.WeakValueDictionary[str, ReaderCache] = weakref.WeakValueDictionary()
+_CACHES_LOCK = threading.Lock()
+
+
+def reader_cache(engine: Engine) -> ReaderCache | None:
+    """The process's :class:`ReaderCache` for ``engine``'s database when it is an SQLite file (one
+    per URL, alive while a store holds it; its connection closes with it), else None."""
+    if engine.dialect.name != "sqlite" or isinstance(engine.pool, StaticPool):
+        return None
+    key = str(engine.url)
+    with _CACHES_LOCK:
+        cache = _CACHES.get(key)
+        if cache is None:
+            cache = _CACHES[key] = ReaderCache(engine)
+    return cache
+
+
+@event.listens_for(Engine, "commit")
+def _committing(conn: Connection) -> None:
+    """Any SQLAlchemy commit in this process (a store's, a migration's, a test's clean-up) starts a new
+    generation of its database's cache before it lands; :meth:`ReaderRepo._after_write` again after."""
+    cache = _CACHES.get(str(conn.engine.url)) if _CACHES else None
+    if cache is not None:
+        cache.changed()
+
+
 class ReaderRepo(StoreCore):
     """The combined per-person read."""
+
+    _reader_cache: ReaderCache | None = None
+    _reader_cache_made = False
+
+    def _after_write(self) -> None:
+        if self._reader_cache is not None:
+            self._reader_cache.changed()
 
     def reader_state(self, team: str, user: str) -> ReaderState:
         """``user``'s :class:`ReaderState` in ``team`` (empty for someone never seen): one statement
         compiled once per dialect and run on a pooled DBAPI connection, since SQLAlchemy's
-        execution layer cost more than the query (``benchmarks/command_latency.py``)."""
+        execution layer cost more than the query (``benchmarks/command_latency.py``). On an SQLite
+        file, from its :class:`ReaderCache` while nothing was committed since it was read."""
+        if not self._reader_cache_made:
+            self._reader_cache, self._reader_cache_made = reader_cache(self._engine), True
+        cache = self._reader_cache
+        generation = cache.generation() if cache is not None else 0
+        state = cache.get((team, user), generation) if cache is not None else None
+        if state is not None:
+            return state
         dialect = self._engine.dialect
         raw = _RAW_BY_DIALECT.get(dialect.name)
         if raw is None:
@@ -84,20 +200,32 @@ class ReaderRepo(StoreCore):
         # closing the connection returns it to the pool, which rolls the read transaction back
         with closing(self._engine.raw_connection()) as dbapi_conn, closing(dbapi_conn.cursor()) as cursor:
             cursor.execute(raw.sql, raw.params(team=team, user=user))
-            rows = cursor.fetchall()
-        chosen: str | None = None
-        minutes: int | None = None
-        posts: set[str] = set()
-        followed: list[tuple[Any, str]] = []
-        for kind, value, at in rows:
-            if kind == "lang":
-                chosen = value
-            elif kind == "read":
-                posts.update(json.loads(value) if value else ())  # NULL: none (json_agg of no rows)
-            elif kind == "budget":
-                minutes = int(value)
-            else:
-                followed.append((at, value))
-        # As follows(): by followed_at (a datetime, or SQLite's fixed-width UTC text), then track id.
-        followed.sort()
-        return ReaderState(chosen, frozenset(posts), tuple(track for _, track in followed), minutes)
+            state = _state(cursor.fetchall())
+        if cache is not None:
+            cache.put((team, user), generation, state)
+        return state
+
+    def close(self) -> None:
+        """:meth:`StoreCore.close`; the :class:`ReaderCache` is let go (closed with its last store)."""
+        self._reader_cache = None
+        super().close()
+
+
+def _state(rows: Sequence[Any]) -> ReaderState:
+    """The :class:`ReaderState` of the combined read's rows ``(kind, value, at)``."""
+    chosen: str | None = None
+    minutes: int | None = None
+    posts: set[str] = set()
+    followed: list[tuple[Any, str]] = []
+    for kind, value, at in rows:
+        if kind == "lang":
+            chosen = value
+        elif kind == "read":
+            posts.update(json.loads(value) if value else ())  # NULL: none (json_agg of no rows)
+        elif kind == "budget":
+            minutes = int(value)
+        else:
+            followed.append((at, value))
+    # As follows(): by followed_at (a datetime, or SQLite's fixed-width UTC text), then track id.
+    followed.sort()
+    return ReaderState(chosen, frozenset(posts), tuple(track for _, track in followed), minutes)
