@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 import weakref
@@ -149,12 +150,18 @@ _CACHES: weakref.WeakValueDictionary[str, ReaderCache] = weakref.WeakValueDictio
 _CACHES_LOCK = threading.Lock()
 
 
+def _database_key(engine: Engine) -> str:
+    """One key per database file however its URL names it (a relative path, ``file:`` URIs as given)."""
+    database = engine.url.database or ""
+    return database if database.startswith("file:") else os.path.realpath(database)
+
+
 def reader_cache(engine: Engine) -> ReaderCache | None:
     """The process's :class:`ReaderCache` for ``engine``'s database when it is an SQLite file (one
-    per URL, alive while a store holds it; its connection closes with it), else None."""
+    per file, alive while a store holds it; its connection closes with it), else None."""
     if engine.dialect.name != "sqlite" or isinstance(engine.pool, StaticPool):
         return None
-    key = str(engine.url)
+    key = _database_key(engine)
     with _CACHES_LOCK:
         cache = _CACHES.get(key)
         if cache is None:
@@ -166,7 +173,7 @@ def reader_cache(engine: Engine) -> ReaderCache | None:
 def _committing(conn: Connection) -> None:
     """Any SQLAlchemy commit in this process (a store's, a migration's, a test's clean-up) starts a new
     generation of its database's cache before it lands; :meth:`ReaderRepo._after_write` again after."""
-    cache = _CACHES.get(str(conn.engine.url)) if _CACHES else None
+    cache = _CACHES.get(_database_key(conn.engine)) if _CACHES and conn.engine.dialect.name == "sqlite" else None
     if cache is not None:
         cache.changed()
 
