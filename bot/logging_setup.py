@@ -265,6 +265,10 @@ def setup_logging(settings: Any, *, stream: Any = None) -> None:
             level = logging.getLevelName(str(settings.log_level).upper())
             root.setLevel(level if isinstance(level, int) else logging.INFO)
             logging.getLogger("alembic").setLevel(max(logging.WARNING, root.level))
+            # slack-sdk formats the whole request and response of every Web API call for DEBUG
+            # unless its own logger's level (not the effective one) is above DEBUG: ~6% of a
+            # digest worker's CPU (benchmarks/fanout_queue.py) for lines never written.
+            logging.getLogger("slack_sdk.web.base_client").setLevel(root.level)
         if not _installed:
             _install()
             _installed = True

@@ -9,7 +9,7 @@ from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Self, cast
 
-from sqlalchemy import CursorResult, Engine, Executable
+from sqlalchemy import Connection, CursorResult, Engine, Executable
 from sqlalchemy.orm import Session, sessionmaker
 
 from bot.store import db
@@ -134,7 +134,7 @@ class StoreCore:
         return db.read_session(self._engine)
 
 
-def changed(s: Session, stmt: Executable) -> int:
+def changed(s: Session | Connection, stmt: Executable) -> int:
     """Execute an ``UPDATE`` or ``DELETE`` (no ``RETURNING``, no ORM sync) in ``s``: rows matched."""
     return cast(CursorResult[Any], s.execute(stmt, execution_options={"synchronize_session": False})).rowcount
 

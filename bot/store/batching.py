@@ -21,7 +21,8 @@ def unnest_rows(name: str, columns: tuple[str, ...]) -> Any:
 
 class Batching(ABC):
     """A flusher thread that runs the calls of many threads in batches, through the subclass's
-    :meth:`_flush`, falling back to :meth:`_one` per call when a batch fails."""
+    :meth:`_flush`, falling back to :meth:`_one` per call when a batch fails (a call whose
+    ``done`` the flush already set, its answer committed, is not run again)."""
 
     name = "batcher"
 
@@ -71,6 +72,8 @@ class Batching(ABC):
                     "a batch of %d (%s) failed; running its calls one by one", len(batch), self.name, exc_info=True
                 )
                 for call in batch:
+                    if call.done.is_set():
+                        continue
                     try:
                         call.result = self._one(call)
                     except BaseException as exc:
@@ -81,7 +84,8 @@ class Batching(ABC):
 
     @abstractmethod
     def _flush(self, batch: list[Any]) -> None:
-        """Run ``batch`` (pending calls) in one transaction, setting each call's answer."""
+        """Run ``batch`` (pending calls), setting each call's answer (and, once it is committed,
+        its ``done``, or leave that to the flusher)."""
 
     @abstractmethod
     def _one(self, call: Any) -> Any:

@@ -111,10 +111,19 @@ def _configure_sqlite(engine: Engine) -> None:
 
 
 @contextmanager
-def write_session(engine: Engine) -> Iterator[Session]:
-    """One short write transaction: commits on success, rolls back on any exception. On SQLite
-    it takes the write lock up front (``BEGIN IMMEDIATE``, waiting up to
+def write_connection(engine: Engine) -> Iterator[Connection]:
+    """One short write transaction on a Core connection: commits on success, rolls back on any
+    exception. On SQLite it takes the write lock up front (``BEGIN IMMEDIATE``, waiting up to
     :data:`SQLITE_BUSY_TIMEOUT_MS`), so no other writer overtakes its reads."""
+    with engine.connect() as conn:
+        conn = conn.execution_options(**{_IMMEDIATE: True})
+        with conn.begin():
+            yield conn
+
+
+@contextmanager
+def write_session(engine: Engine) -> Iterator[Session]:
+    """:func:`write_connection`'s transaction through an ORM ``Session``."""
     with engine.connect() as conn:
         conn = conn.execution_options(**{_IMMEDIATE: True})
         with Session(bind=conn, expire_on_commit=False) as session, session.begin():

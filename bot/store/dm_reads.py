@@ -12,7 +12,7 @@ from typing import Any, cast
 from sqlalchemy import ColumnElement, Table, and_, func, select
 from sqlalchemy.dialects import postgresql
 
-from bot.store import Store, db
+from bot.store import Store
 from bot.store.batching import Batching, unnest_rows
 from bot.store.models import DmPreference, ReaderBudget, ReadingProgress, TrackFollow, UserSettings
 from bot.store.snapshots import DmSettings
@@ -49,6 +49,8 @@ class DmReadBatcher(Batching):
         self._pg = store.engine.dialect.name == "postgresql"
         if self._pg:
             self._statement = _pg_read_statement()
+            # one statement: no transaction to begin and roll back around it (two round trips)
+            self._autocommit = store.engine.execution_options(isolation_level="AUTOCOMMIT")
         super().__init__(max_batch)
 
     def get(self, team: str, user: str) -> DmReads:
@@ -64,7 +66,7 @@ class DmReadBatcher(Batching):
         people = list(dict.fromkeys(c.who for c in batch))
         params = {"team_ids": [t for t, _u in people], "user_ids": [u for _t, u in people]}
         found: dict[tuple[str, str], DmReads] = {}
-        with db.read_session(self.store.engine) as s:
+        with self._autocommit.connect() as s:
             for r in s.execute(self._statement, params):
                 dm = None if r.dm_team_id is None else DmSettings(**{n: getattr(r, f"dm_{n}") for n in _DM_FIELDS})
                 reads = DmReads(dm, r.lang, tuple(r.follows or ()), frozenset(r.reads or ()), r.budget)

@@ -1,11 +1,13 @@
 """Delivery-ledger bookkeeping in batches: the claims, renewals and marks of a worker's sending
-threads run as one transaction per batch (group commit, :class:`bot.store.batching.Batching`).
+threads run in batches (group commit, :class:`bot.store.batching.Batching`).
 
 Each row gets the statement :mod:`bot.store.ledger` uses for it alone, in workspace order, so each
 stays exactly-once and each caller learns whether *its* row changed. On PostgreSQL each kind of
-change is one statement of a fixed shape (keys as array parameters, ``unnest``); SQLite writes row
-by row in the batch's transaction. A failed batch runs again call by call through the
-:class:`Store`. Times are aware UTC; durations seconds.
+change is one statement of a fixed shape (keys as array parameters, ``unnest``), committed on its
+own (autocommit: one round trip, no ``BEGIN``/``COMMIT``; every answer is its own row's, so
+nothing joins the statements), and its callers are answered as soon as it returns; SQLite writes
+row by row in the batch's transaction. The calls not yet answered when a batch fails run again
+call by call through the :class:`Store`. Times are aware UTC; durations seconds.
 """
 
 from __future__ import annotations
@@ -62,6 +64,7 @@ class LedgerBatcher(Batching):
         if self._dialect == "postgresql":
             self._pg_claim = _pg_claim_statement()
             self._pg_marks = {kind: _pg_mark_statement(kind) for kind in ("renew", "sent", "skipped")}
+            self._autocommit = store.engine.execution_options(isolation_level="AUTOCOMMIT")
         super().__init__(max_batch)
 
     def run(self, kind: str, key: Key, claimed_by: str, **args: Any) -> Any:
@@ -74,17 +77,19 @@ class LedgerBatcher(Batching):
     def _flush(self, batch: list[_Call]) -> None:
         batch.sort(key=lambda c: c.key)  # workspace order: the same lock order in every process
         now = self._clock()
-        with db.write_session(self.store.engine) as s:
+        pg = self._dialect == "postgresql"
+        with self._autocommit.connect() if pg else db.write_connection(self.store.engine) as s:
             claims = [c for c in batch if c.kind == "claim"]
             if claims:
-                self._claims(s, claims, now)
+                self._claims(s, claims, now, answer=pg)
             for kind in ("renew", "sent", "skipped"):
                 calls = [c for c in batch if c.kind == kind]
                 if calls:
-                    self._marks(s, kind, calls, now)
+                    self._marks(s, kind, calls, now, answer=pg)
 
-    def _claims(self, s: Any, claims: list[_Call], now: datetime) -> None:
-        """One INSERT … ON CONFLICT DO NOTHING for the claims; a key that had a row tries a take-over."""
+    def _claims(self, s: Any, claims: list[_Call], now: datetime, *, answer: bool) -> None:
+        """One INSERT … ON CONFLICT DO NOTHING for the claims; a key that had a row tries a take-over.
+        ``answer``: each statement commits on its own, so each caller is answered once its row is."""
         first = {c.key: c for c in reversed(claims)}  # the first claimant of a key in the batch
         if self._dialect == "postgresql":
             result = s.execute(self._pg_claim, {**_arrays(first.values()), "now": now})
@@ -92,18 +97,25 @@ class LedgerBatcher(Batching):
             rows = [new_row(c.key, c.claimed_by, now, status="claimed", attempts=1) for c in first.values()]
             result = s.execute(sqlite.insert(_TABLE).values(rows).on_conflict_do_nothing().returning(*_RETURNED))
         inserted = {(r.team_id, r.destination, r.track_id, r.period): r.id for r in result}
+        later = []
         for call in claims:
             row_id = inserted.pop(call.key, None) if first.get(call.key) is call else None
-            if row_id is not None:
-                call.result = _claimed(row_id, call, now, 1)
+            if row_id is None:
+                later.append(call)
                 continue
+            call.result = _claimed(row_id, call, now, 1)
+            if answer:
+                call.done.set()
+        for call in later:
             stmt = takeover(call.key, call.claimed_by, now, call.args["stale_after_s"], call.args["max_attempts"])
             row = s.execute(stmt.returning(DigestDelivery.id, DigestDelivery.attempts)).first()
             call.result = None if row is None else _claimed(row.id, call, now, row.attempts)
+            if answer:
+                call.done.set()
 
-    def _marks(self, s: Any, kind: str, calls: list[_Call], now: datetime) -> None:
+    def _marks(self, s: Any, kind: str, calls: list[_Call], now: datetime, *, answer: bool) -> None:
         """One UPDATE … FROM unnest(…) RETURNING for the calls of one ``kind``, each row only while
-        claimed by that call's claimant (SQLite: one UPDATE per call)."""
+        claimed by that call's claimant (SQLite: one UPDATE per call); ``answer`` as in :meth:`_claims`."""
         if self._dialect != "postgresql":
             for c in calls:
                 c.result = changed(s, settle(c.key, c.claimed_by, **mark_values(kind, now, c.extra()))) == 1
@@ -112,6 +124,8 @@ class LedgerBatcher(Batching):
         done = {tuple(r) for r in s.execute(self._pg_marks[kind], params)}
         for c in calls:
             c.result = (*c.key, c.claimed_by) in done
+            if answer:
+                c.done.set()
 
     def _one(self, call: _Call) -> Any:
         store, key = self.store, call.key

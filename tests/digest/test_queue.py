@@ -37,7 +37,7 @@ from bot.digest.clock import DigestClock
 from bot.digest.queue import DigestQueue, EnqueueingDeliverer, make_broker
 from bot.domain.schedule import WeeklySchedule
 from bot.store import DM_TRACK, Store
-from bot.store.ledger_batch import BatchedLedgerStore
+from bot.store.ledger_batch import BatchedLedgerStore, _Call
 from tests.dbutil import migrated_database_url, postgres_unavailable
 from tests.digest.conftest import TEAM, make_runtime, settings_for
 
@@ -294,6 +294,32 @@ def test_a_failed_batch_runs_its_calls_one_by_one(sqlite_url, monkeypatch):
         ledger.mark_skipped(*key, reason=" ", claimed_by="a")
     assert ledger.mark_sent(*key, message_ts="1.0", claimed_by="a")
     assert ledger.batcher.batches == 0 and store.delivery(*key).status == "sent"  # type: ignore[union-attr]
+    ledger.close()
+    store.close()
+
+
+def test_a_claim_committed_before_its_batch_failed_keeps_its_answer(pg_url, monkeypatch):
+    """On PostgreSQL each statement of a batch commits on its own: when the batch's marks fail
+    after its claims committed, the claimant keeps its claimed row, and only the mark runs again
+    alone through the store (run again, the claim would find its own row and answer "taken")."""
+    store = Store.from_url(pg_url)
+    ledger = BatchedLedgerStore(store)
+    new, held = ((TEAM, f"U{i}", DM_TRACK, PERIOD) for i in range(2))
+    assert ledger.claim_delivery(*held, claimed_by="a")
+
+    def lost_connection(*_args: object, **_kwargs: object) -> None:
+        raise RuntimeError("connection lost")
+
+    monkeypatch.setattr(ledger.batcher, "_marks", lost_connection)
+    claim = _Call("claim", new, "a", {"stale_after_s": 600, "max_attempts": 3})
+    mark = _Call("sent", held, "a", {"message_ts": "1.0"})
+    with ledger.batcher._cond:  # both in one batch
+        ledger.batcher._pending += [claim, mark]
+        ledger.batcher._cond.notify()
+    assert claim.done.wait(10) and mark.done.wait(10)
+    assert claim.error is None and claim.result is not None and claim.result.claimed_by == "a"
+    assert mark.error is None and mark.result is True
+    assert [store.delivery(*k).status for k in (new, held)] == ["claimed", "sent"]  # type: ignore[union-attr]
     ledger.close()
     store.close()
 
