@@ -255,6 +255,11 @@ STRINGS: dict[str, dict[str, str]] = {
                          "zh": "{person} 恢复了本频道的每周『{track}』推荐（每{weekday} {time} {tz}）。"},
     "announce.updated": {"en": "{person} moved this channel's weekly {track} digest to {weekday}s {time} {tz}.",
                          "zh": "{person} 将本频道的每周『{track}』推荐改到每{weekday} {time} {tz}。"},
+    "announce.changed": {"en": "{person} changed how much this channel's weekly {track} digest brings ({amount}).",
+                         "zh": "{person} 调整了本频道每周『{track}』推荐的分量（{amount}）。"},
+    "sub.amount_min": {"en": "{n} min of reading a week", "zh": "每周 {n} 分钟阅读"},
+    "sub.amount_steps": {"en": "{n} steps a week", "zh": "每周 {n} 篇"},
+    "sub.amount_step": {"en": "1 step a week", "zh": "每周 1 篇"},
     "announce.unsub": {"en": "{person} unsubscribed this channel from the weekly {track} digest.",
                        "zh": "{person} 为本频道取消了每周『{track}』推荐。"},
     "announce.snooze": {"en": "{person} snoozed this channel's {track} digest: the next one is skipped, "

@@ -44,6 +44,15 @@ def test_dm_on_with_minutes_sets_the_budget(runtime) -> None:
     assert runtime.store.get_budget("T1", "U1") == 45 and "45 min a week" in reply.text
 
 
+def test_dm_on_with_minutes_out_of_range_changes_nothing(runtime) -> None:
+    """(QA) ``dm on … 9999m`` turned the DM on and refused only the minutes; like ``subscribe``,
+    the whole command is refused and nothing is set."""
+    h = handlers(runtime)
+    reply = h.command(Caller("T1", "U1", "D1"), "dm on friday 08:30 9999m")
+    assert "5–600" in reply.text and "9999" in reply.text
+    assert runtime.store.get_dm("T1", "U1") is None and runtime.store.get_budget("T1", "U1") is None
+
+
 def test_marking_every_essential_step_read_gives_the_finish_message(runtime) -> None:
     h = handlers(runtime)
     cat = runtime.holder.catalog
@@ -86,5 +95,8 @@ def test_app_home_shows_finished_paths_and_the_picture_only_with_a_public_url(an
                 url = urlsplit(image["image_url"])
                 assert image["image_url"].startswith("https://paths.example.com/paths/spec.png?")
                 assert "U1" not in image["image_url"] and parse_qs(url.query)["sig"]
+            if public is None:  # (QA) a step marked unread reopens its path on Home too
+                h.command(ALICE, f"unread {paths.essentials(rt.holder.catalog, 'quant')[-1]}")
+                assert "Finished paths" not in json.dumps(h.home(ALICE, ["C1"])["blocks"])
         finally:
             rt.store.close()

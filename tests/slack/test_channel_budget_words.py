@@ -24,3 +24,19 @@ def test_subscriptions_say_the_minutes_and_the_stop(runtime) -> None:
     assert "step a week" not in listed
     handlers.command(ALICE, "subscribe quant monday 9am")
     assert "1 step a week" in handlers.command(ALICE, "subscriptions").text  # planned by steps: as before
+
+
+def test_minutes_then_steps_say_and_keep_only_the_latest_amount(runtime) -> None:
+    """(QA) ``… 3 steps`` then ``… 60m`` said both amounts; ``… 1 steps`` after minutes kept the
+    minutes. The latest amount asked for is the one kept and the one said."""
+    handlers = Handlers(runtime)
+    handlers.command(ALICE, "subscribe spec monday 3 steps")
+    by_minutes = handlers.command(ALICE, "subscribe spec monday 60m").text
+    assert "60 min of reading a week" in by_minutes and "3 steps each week" not in by_minutes
+    (sub,) = runtime.store.subscriptions("T1", "C1")
+    assert sub.minutes_per_week == 60
+    by_steps = handlers.command(ALICE, "subscribe spec 2 steps").text
+    assert "2 steps each week" in by_steps and "min of reading" not in by_steps
+    (sub,) = runtime.store.subscriptions("T1", "C1")
+    assert (sub.steps_per_week, sub.minutes_per_week) == (2, None)
+    assert "2 steps a week" in handlers.command(ALICE, "subscriptions").text

@@ -48,21 +48,22 @@ def dm_budget(s: Context, cmd: grammar.Command) -> Mrkdwn | None:
     """``dm on … 30m``: store the budget that came with the DM; the sentence to add, or None."""
     if cmd.minutes is None:
         return None
-    if (refused := budget_refusal(cmd, s.lang)) is not None:  # "dm on friday 0m": said, not dropped
+    if (refused := budget_refusal(cmd, s.lang)) is not None:
         return refused
     s.rt.store.set_budget(s.caller.team_id, s.caller.user_id, cmd.minutes)
     return pt("plan.set", s.lang, budget=cmd.minutes)
 
 
 def channel_budget(s: Context, sub_id: int, cmd: grammar.Command) -> Mrkdwn | None:
-    """``subscribe <track> … 45m [then stop]``: store the channel digest's budget; the sentence to add, or None."""
-    if cmd.minutes is None and cmd.after_essentials is None:
+    """``subscribe <track> … 45m [then stop]``: store the channel digest's budget (``… 3 steps``
+    without minutes: none, the digest goes by steps); the sentence to add, or None."""
+    if cmd.minutes is None and cmd.after_essentials is None and cmd.steps is None:
         return None
     if (refused := budget_refusal(cmd, s.lang)) is not None:
         return refused
     minutes = cmd.minutes
-    if minutes is None and (current := s.rt.store.get_subscription(sub_id)) is not None:
-        minutes = current.minutes_per_week
+    if minutes is None and cmd.steps is None and (current := s.rt.store.get_subscription(sub_id)) is not None:
+        minutes = current.minutes_per_week  # kept unless steps a week were asked for instead
     s.rt.store.set_channel_budget(sub_id, minutes, cmd.after_essentials)
     parts = [pt("channel.set", s.lang, budget=minutes)] if minutes else []
     if cmd.after_essentials:
@@ -98,12 +99,17 @@ def with_finish(msg: Mrkdwn, finish: Mrkdwn | None) -> Mrkdwn:
 
 
 def home_plan(rt: Any, team: str, user: str, follows: list[str], read: set[str]) -> dict[str, Any]:
-    """App Home's plan fields (:class:`bot.slack.views.home.HomeState`): the finished paths and,
-    with ``PUBLIC_URL``, the picture URL of the first followed track not finished (else the first)."""
+    """App Home's plan fields (:class:`bot.slack.views.home.HomeState`): the finished paths whose
+    essential steps are all still read (a step marked unread reopens its path) and, with
+    ``PUBLIC_URL``, the picture URL of the first followed track not finished (else the first)."""
     from bot.pictures import signed_url
 
     cat = rt.holder.catalog
-    finished = rt.store.finished_paths(team, user)
+    finished = {
+        tid: at
+        for tid, at in rt.store.finished_paths(team, user).items()
+        if cat.has_track(tid) and paths.essentials_done(cat, tid, read)
+    }
     followed = [tid for tid in follows if cat.has_track(tid)]
     track = next((tid for tid in followed if tid not in finished), followed[0] if followed else None)
     url = signed_url(rt.settings, cat, track, read) if track else None

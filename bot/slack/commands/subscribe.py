@@ -7,6 +7,7 @@ import re
 from dataclasses import replace
 from datetime import UTC, datetime
 
+from bot.domain.plan import channel_minutes
 from bot.domain.schedule import ScheduleParts, WeeklySchedule, subscription_change, zone_label
 from bot.slack import grammar
 from bot.slack.commands import replies
@@ -79,18 +80,35 @@ def _confirmation(ctx: Context, cmd: grammar.Command, old: Subscription | None, 
     outcome = subscription_change(
         (before, old.status == "active") if old and before else None, (sub.schedule, sub.status == "active")
     )
-    if outcome == "same" and old is not None and old.steps_per_week != sub.steps_per_week:
-        outcome = "updated"
+    budget = channel_budget(ctx, sub.id, cmd)  # issue 24: minutes a week (steps asked for clear them)
+    now = ctx.rt.store.get_subscription(sub.id) or sub
+    amount = _amount(now)
+    announce = _ANNOUNCE_KEY.get(outcome)
+    if outcome == "same" and old is not None and amount != _amount(old):
+        outcome, announce = "updated", "announce.changed"  # the same schedule, another amount
     track, words = views.track_name(ctx.catalog, sub.track_id, lang), views.schedule_words(sub.schedule, lang)
     text = t(_OUTCOME_KEY[outcome], lang, track=track, **words, first=next_fire_label(sub.schedule, lang=lang))
-    if sub.steps_per_week != 1:
-        text = sentences(lang, text, t("sub.steps", lang, n=sub.steps_per_week))
-    text = sentences(lang, text, *filter(None, (channel_budget(ctx, sub.id, cmd),)))  # issue 24: minutes a week
-    if outcome in _ANNOUNCE_KEY:
-        ctx.tell_channel(t(_ANNOUNCE_KEY[outcome], lang, person=ctx.person(ctx.caller.user_id), track=track, **words))
+    if channel_minutes(now) is None and now.steps_per_week != 1:
+        text = sentences(lang, text, t("sub.steps", lang, n=now.steps_per_week))
+    text = sentences(lang, text, *filter(None, (budget,)))
+    if announce:
+        minutes = channel_minutes(now)
+        steps = now.steps_per_week
+        said = (
+            t("sub.amount_min", lang, n=minutes)
+            if minutes
+            else t(f"sub.amount_step{'s' * (steps != 1)}", lang, n=steps)
+        )
+        person = ctx.person(ctx.caller.user_id)
+        ctx.tell_channel(t(announce, lang, person=person, track=track, amount=said, **words))
     kept = ctx.keep_language() if outcome != "same" else None  # a subscribe that changes nothing keeps nothing
     text = with_note(text, cmd, lang)
     return sentences(lang, text, kept) if kept else text
+
+
+def _amount(sub: Subscription) -> tuple[int, int | None, str | None]:
+    """What a digest brings each week: steps, minutes (None: by steps), what comes after the essentials."""
+    return sub.steps_per_week, channel_minutes(sub), getattr(sub, "after_essentials", None)
 
 
 def subscribe(ctx: Context, cmd: grammar.Command) -> Reply:
@@ -113,8 +131,10 @@ def subscribe(ctx: Context, cmd: grammar.Command) -> Reply:
     zone = ctx.timezone() if cmd.schedule.timezone is None and before is None else ""
     wanted = cmd.schedule.resolve(zone, fallback=before)
     steps = cmd.steps or (old.steps_per_week if old else MIN_STEPS)
-    budget_change = (cmd.minutes is not None and cmd.minutes != getattr(old, "minutes_per_week", None)) or (
-        cmd.after_essentials is not None and cmd.after_essentials != getattr(old, "after_essentials", None)
+    budget_change = (
+        (cmd.minutes is not None and cmd.minutes != getattr(old, "minutes_per_week", None))
+        or (cmd.steps is not None and old is not None and channel_minutes(old) is not None)
+        or (cmd.after_essentials is not None and cmd.after_essentials != getattr(old, "after_essentials", None))
     )
     if (
         old is not None
@@ -185,6 +205,8 @@ def dm(ctx: Context, cmd: grammar.Command) -> Reply:
         if cmd.error == "dm.unknown_part":
             return views.text_reply(t(cmd.error, lang, value=truncate(cmd.error_value or "", 100)))
         return views.text_reply(schedule_refusal(cmd, lang))
+    if (bad_budget := budget_refusal(cmd, lang)) is not None:  # refused whole, as subscribe does
+        return views.text_reply(bad_budget)
     when = dm_schedule(ctx, cmd.schedule)
     store.set_dm(caller.team_id, caller.user_id, True, schedule=when)
     text = with_note(t("dm.on", lang, **views.schedule_words(when, lang)), cmd, lang)
