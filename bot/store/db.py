@@ -123,7 +123,7 @@ def write_connection(engine: Engine) -> Iterator[Connection]:
 
 @contextmanager
 def write_session(engine: Engine) -> Iterator[Session]:
-    """:func:`write_connection`'s transaction through an ORM ``Session``."""
+    """The same write transaction as :func:`write_connection`, through an ORM ``Session``."""
     with engine.connect() as conn:
         conn = conn.execution_options(**{_IMMEDIATE: True})
         with Session(bind=conn, expire_on_commit=False) as session, session.begin():

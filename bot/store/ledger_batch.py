@@ -65,6 +65,7 @@ class LedgerBatcher(Batching):
             self._pg_claim = _pg_claim_statement()
             self._pg_marks = {kind: _pg_mark_statement(kind) for kind in ("renew", "sent", "skipped")}
             self._autocommit = store.engine.execution_options(isolation_level="AUTOCOMMIT")
+        self._answer_early = self._dialect == "postgresql"  # each statement commits on its own
         super().__init__(max_batch)
 
     def run(self, kind: str, key: Key, claimed_by: str, **args: Any) -> Any:
@@ -77,19 +78,23 @@ class LedgerBatcher(Batching):
     def _flush(self, batch: list[_Call]) -> None:
         batch.sort(key=lambda c: c.key)  # workspace order: the same lock order in every process
         now = self._clock()
-        pg = self._dialect == "postgresql"
-        with self._autocommit.connect() if pg else db.write_connection(self.store.engine) as s:
+        with self._autocommit.connect() if self._answer_early else db.write_connection(self.store.engine) as s:
             claims = [c for c in batch if c.kind == "claim"]
             if claims:
-                self._claims(s, claims, now, answer=pg)
+                self._claims(s, claims, now)
             for kind in ("renew", "sent", "skipped"):
                 calls = [c for c in batch if c.kind == kind]
                 if calls:
-                    self._marks(s, kind, calls, now, answer=pg)
+                    self._marks(s, kind, calls, now)
 
-    def _claims(self, s: Any, claims: list[_Call], now: datetime, *, answer: bool) -> None:
-        """One INSERT … ON CONFLICT DO NOTHING for the claims; a key that had a row tries a take-over.
-        ``answer``: each statement commits on its own, so each caller is answered once its row is."""
+    def _answer(self, call: _Call, result: Any) -> None:
+        """Set ``call``'s answer; on PostgreSQL (its statement committed) wake its caller now."""
+        call.result = result
+        if self._answer_early:
+            call.done.set()
+
+    def _claims(self, s: Any, claims: list[_Call], now: datetime) -> None:
+        """One INSERT … ON CONFLICT DO NOTHING for the claims; a key that had a row tries a take-over."""
         first = {c.key: c for c in reversed(claims)}  # the first claimant of a key in the batch
         if self._dialect == "postgresql":
             result = s.execute(self._pg_claim, {**_arrays(first.values()), "now": now})
@@ -103,19 +108,15 @@ class LedgerBatcher(Batching):
             if row_id is None:
                 later.append(call)
                 continue
-            call.result = _claimed(row_id, call, now, 1)
-            if answer:
-                call.done.set()
+            self._answer(call, _claimed(row_id, call, now, 1))
         for call in later:
             stmt = takeover(call.key, call.claimed_by, now, call.args["stale_after_s"], call.args["max_attempts"])
             row = s.execute(stmt.returning(DigestDelivery.id, DigestDelivery.attempts)).first()
-            call.result = None if row is None else _claimed(row.id, call, now, row.attempts)
-            if answer:
-                call.done.set()
+            self._answer(call, None if row is None else _claimed(row.id, call, now, row.attempts))
 
-    def _marks(self, s: Any, kind: str, calls: list[_Call], now: datetime, *, answer: bool) -> None:
+    def _marks(self, s: Any, kind: str, calls: list[_Call], now: datetime) -> None:
         """One UPDATE … FROM unnest(…) RETURNING for the calls of one ``kind``, each row only while
-        claimed by that call's claimant (SQLite: one UPDATE per call); ``answer`` as in :meth:`_claims`."""
+        claimed by that call's claimant (SQLite: one UPDATE per call)."""
         if self._dialect != "postgresql":
             for c in calls:
                 c.result = changed(s, settle(c.key, c.claimed_by, **mark_values(kind, now, c.extra()))) == 1
@@ -123,9 +124,7 @@ class LedgerBatcher(Batching):
         params = {**_arrays(calls), "extras": [c.extra() for c in calls], "now": now}
         done = {tuple(r) for r in s.execute(self._pg_marks[kind], params)}
         for c in calls:
-            c.result = (*c.key, c.claimed_by) in done
-            if answer:
-                c.done.set()
+            self._answer(c, (*c.key, c.claimed_by) in done)
 
     def _one(self, call: _Call) -> Any:
         store, key = self.store, call.key

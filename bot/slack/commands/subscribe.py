@@ -82,9 +82,8 @@ def _confirmation(ctx: Context, cmd: grammar.Command, old: Subscription | None, 
     )
     budget = channel_budget(ctx, sub.id, cmd)  # issue 24: minutes a week (steps asked for clear them)
     now = ctx.rt.store.get_subscription(sub.id) or sub
-    amount = _amount(now)
     announce = _ANNOUNCE_KEY.get(outcome)
-    if outcome == "same" and old is not None and amount != _amount(old):
+    if outcome == "same" and old is not None and _amount(now) != _amount(old):
         outcome, announce = "updated", "announce.changed"  # the same schedule, another amount
     track, words = views.track_name(ctx.catalog, sub.track_id, lang), views.schedule_words(sub.schedule, lang)
     text = t(_OUTCOME_KEY[outcome], lang, track=track, **words, first=next_fire_label(sub.schedule, lang=lang))
@@ -92,15 +91,9 @@ def _confirmation(ctx: Context, cmd: grammar.Command, old: Subscription | None, 
         text = sentences(lang, text, t("sub.steps", lang, n=now.steps_per_week))
     text = sentences(lang, text, *filter(None, (budget,)))
     if announce:
-        minutes = channel_minutes(now)
-        steps = now.steps_per_week
-        said = (
-            t("sub.amount_min", lang, n=minutes)
-            if minutes
-            else t(f"sub.amount_step{'s' * (steps != 1)}", lang, n=steps)
-        )
+        amount_words = views.digest_amount(now, lang)
         person = ctx.person(ctx.caller.user_id)
-        ctx.tell_channel(t(announce, lang, person=person, track=track, amount=said, **words))
+        ctx.tell_channel(t(announce, lang, person=person, track=track, amount=amount_words, **words))
     kept = ctx.keep_language() if outcome != "same" else None  # a subscribe that changes nothing keeps nothing
     text = with_note(text, cmd, lang)
     return sentences(lang, text, kept) if kept else text

@@ -23,6 +23,14 @@ def schedule_words(schedule: WeeklySchedule, lang: str) -> dict[str, str]:
     }
 
 
+def digest_amount(sub, lang: str) -> str:
+    """What a channel digest brings each week, as a phrase: its minutes when planned by minutes, else its steps."""
+    minutes, n = channel_minutes(sub), sub.steps_per_week
+    if minutes:
+        return t("sub.amount_min", lang, n=minutes)
+    return t("sub.amount_steps" if n != 1 else "sub.amount_step", lang, n=n)
+
+
 def subscription_line(catalog: Catalog, sub, lang: str) -> Mrkdwn:
     """One line describing a channel subscription (schedule, progress, pause reason)."""
     name = catalog.track(sub.track_id).names.get(lang) if catalog.has_track(sub.track_id) else sub.track_id
