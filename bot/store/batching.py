@@ -2,21 +2,108 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 from abc import ABC, abstractmethod
+from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import String, bindparam, func
+from sqlalchemy import Engine, String, bindparam, column, func
 from sqlalchemy.dialects import postgresql
+from sqlalchemy.sql import ClauseElement
 
 log = logging.getLogger(__name__)
 
 
-def unnest_rows(name: str, columns: tuple[str, ...]) -> Any:
-    """``unnest(:<col>s, …) AS name(col, …)``: a FROM item of the string arrays ``<col>s`` (PostgreSQL)."""
-    arrays = [bindparam(f"{c}s", type_=postgresql.ARRAY(String)) for c in columns]
-    return func.unnest(*arrays).table_valued(*columns).render_derived(name=name)
+def json_rows(name: str, columns: tuple[str, ...]) -> Any:
+    """``json_to_recordset(:rows) AS name(col VARCHAR, …)``: a FROM item of the parameter ``rows``,
+    a JSON array of objects with those keys (:func:`rows_json`; PostgreSQL). One JSON text costs
+    psycopg far less to send than an array parameter per column."""
+    typed = [column(c, String) for c in columns]
+    rows = bindparam("rows", type_=postgresql.JSON)
+    return func.json_to_recordset(rows).table_valued(*typed).render_derived(name=name, with_types=True)
+
+
+def rows_json(rows: Iterable[dict[str, Any]]) -> str:
+    """The ``rows`` parameter of a :func:`json_rows` statement: ``rows`` as one JSON text."""
+    return json.dumps(list(rows), separators=(",", ":"))
+
+
+class DriverConnection:
+    """A flusher's own PostgreSQL connection, in autocommit, held for the batcher's life: a batch
+    statement is compiled once from SQLAlchemy Core (:meth:`prepare`) and each run of it is one
+    round trip through psycopg, a server-side prepared statement, without SQLAlchemy's work per
+    execution or a pool check-out (the fan-out profile's largest share of a worker's CPU). Only the
+    flusher thread uses it. The connection comes from the engine (its settings and events), is
+    detached from the pool, and is closed after any error: the next batch opens another.
+
+    A batch is a few rows joined to tables on their primary or unique keys, but a prepared
+    statement's generic plan, made once per connection, assumes 100 rows from ``json_to_recordset``
+    and the table sizes of that moment: made while a table still looked small, it scans the whole
+    table on every later run (seen in ``make bench-fanout``: 1.3-1.6 ms of PostgreSQL CPU per DM
+    instead of 0.6). So the session plans by keys (:data:`PLAN_BY_KEYS`: a LEFT JOIN from the
+    batch becomes a nested loop of index lookups), and with ``custom_plans`` (for a table that
+    grows as the batches write it: the ledger) plans each run from the table's size then."""
+
+    PLAN_BY_KEYS = ("SET enable_seqscan = off", "SET enable_hashjoin = off", "SET enable_mergejoin = off")
+    """The session settings of a batcher's connection: index lookups in nested loops, whatever
+    the tables' statistics said when a statement was planned."""
+
+    CUSTOM_PLANS = "SET plan_cache_mode = force_custom_plan"
+    """Added with ``custom_plans``: no plan kept from one run to the next."""
+
+    def __init__(self, engine: Engine, *, custom_plans: bool = False):
+        self.engine = engine
+        self.settings = (*self.PLAN_BY_KEYS, self.CUSTOM_PLANS) if custom_plans else self.PLAN_BY_KEYS
+        self._fairy: Any = None
+        self._conn: Any = None
+
+    def prepare(self, statement: ClauseElement) -> tuple[str, dict[str, Any]]:
+        """``statement`` compiled once for psycopg: its SQL (``%(name)s`` parameters) and the values
+        of the parameters it holds itself (its literals)."""
+        compiled = statement.compile(dialect=self.engine.dialect)
+        return str(compiled), compiled.params
+
+    def rows(
+        self, statement: tuple[str, dict[str, Any]] | ClauseElement, params: dict[str, Any] | None = None
+    ) -> list[Any]:
+        """Run ``statement`` (from :meth:`prepare`, with ``params``; or a Core statement, compiled
+        now) and return its rows as named tuples (``[]`` when it returns none). Raises psycopg's
+        errors (the connection is then closed)."""
+        from psycopg.rows import namedtuple_row
+
+        sql, own = self.prepare(statement) if isinstance(statement, ClauseElement) else statement
+        conn = self._connection()
+        try:
+            with conn.cursor(row_factory=namedtuple_row) as cur:
+                cur.execute(sql, {**own, **(params or {})}, prepare=True)
+                return cur.fetchall() if cur.description is not None else []
+        except BaseException:
+            self.close()
+            raise
+
+    def _connection(self) -> Any:
+        if self._fairy is None:
+            fairy = self.engine.raw_connection()
+            conn: Any = fairy.dbapi_connection  # psycopg's own connection
+            fairy.detach()  # ours until closed: the pool may open another in its place
+            if conn.info.transaction_status != 0:  # not idle (psycopg.pq.TransactionStatus.IDLE)
+                conn.rollback()
+            conn.autocommit = True
+            for setting in self.settings:
+                conn.execute(setting)
+            self._fairy, self._conn = fairy, conn
+        return self._conn
+
+    def close(self) -> None:
+        """Close the connection (a later :meth:`rows` opens another)."""
+        fairy, self._fairy, self._conn = self._fairy, None, None
+        if fairy is not None:
+            try:
+                fairy.close()
+            except Exception:  # already broken: nothing to give back
+                log.debug("closing a batcher's connection failed", exc_info=True)
 
 
 class Batching(ABC):

@@ -43,14 +43,14 @@ class UTCDateTime(TypeDecorator[datetime]):
     cache_ok = True
 
     def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
-        value = _as_utc(value)
+        value = as_utc(value)
         return value.replace(tzinfo=None) if value is not None and dialect.name == "sqlite" else value
 
     def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
-        return _as_utc(value)
+        return as_utc(value)
 
 
-def _as_utc(value: datetime | None) -> datetime | None:
+def as_utc(value: datetime | None) -> datetime | None:
     """``value`` as an aware UTC datetime (a naive one is taken to be UTC already)."""
     if value is None:
         return None

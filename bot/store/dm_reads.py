@@ -13,7 +13,8 @@ from sqlalchemy import ColumnElement, Table, and_, func, select
 from sqlalchemy.dialects import postgresql
 
 from bot.store import Store
-from bot.store.batching import Batching, unnest_rows
+from bot.store.batching import Batching, DriverConnection, json_rows, rows_json
+from bot.store.db import as_utc
 from bot.store.models import DmPreference, ReaderBudget, ReadingProgress, TrackFollow, UserSettings
 from bot.store.snapshots import DmSettings
 
@@ -48,10 +49,15 @@ class DmReadBatcher(Batching):
         self.store = store
         self._pg = store.engine.dialect.name == "postgresql"
         if self._pg:
-            self._statement = _pg_read_statement()
-            # one statement: no transaction to begin and roll back around it (two round trips)
-            self._autocommit = store.engine.execution_options(isolation_level="AUTOCOMMIT")
+            self._driver = DriverConnection(store.engine)
+            self._statement = self._driver.prepare(_pg_read_statement())
         super().__init__(max_batch)
+
+    def close(self) -> None:
+        """Read what is pending, stop the flusher thread and close its connection."""
+        super().close()
+        if self._pg:
+            self._driver.close()
 
     def get(self, team: str, user: str) -> DmReads:
         """``user``'s :class:`DmReads` in ``team`` (blocks until its batch was read)."""
@@ -64,13 +70,12 @@ class DmReadBatcher(Batching):
                 call.result = self._one(call)
             return
         people = list(dict.fromkeys(c.who for c in batch))
-        params = {"team_ids": [t for t, _u in people], "user_ids": [u for _t, u in people]}
+        params = {"rows": rows_json({"team_id": t, "user_id": u} for t, u in people)}
         found: dict[tuple[str, str], DmReads] = {}
-        with self._autocommit.connect() as s:
-            for r in s.execute(self._statement, params):
-                dm = None if r.dm_team_id is None else DmSettings(**{n: getattr(r, f"dm_{n}") for n in _DM_FIELDS})
-                reads = DmReads(dm, r.lang, tuple(r.follows or ()), frozenset(r.reads or ()), r.budget)
-                found[(r.who_team, r.who_user)] = reads
+        for r in self._driver.rows(self._statement, params):
+            dm = None if r.dm_team_id is None else _dm_settings(r)
+            reads = DmReads(dm, r.lang, tuple(r.follows or ()), frozenset(r.reads or ()), r.budget)
+            found[(r.who_team, r.who_user)] = reads
         for call in batch:
             call.result = found.get(call.who) or DmReads(None, None, (), frozenset())
 
@@ -82,11 +87,20 @@ class DmReadBatcher(Batching):
 _DM_FIELDS = tuple(f.name for f in dataclass_fields(DmSettings))
 
 
+def _dm_settings(row: Any) -> DmSettings:
+    """The :class:`DmSettings` in a row of :func:`_pg_read_statement` (its times as aware UTC, as
+    :class:`bot.store.db.UTCDateTime` gives them)."""
+    values = {name: getattr(row, f"dm_{name}") for name in _DM_FIELDS}
+    for name in ("snoozed_until", "updated_at"):
+        values[name] = as_utc(values[name])
+    return DmSettings(**values)
+
+
 def _pg_read_statement() -> Any:
-    """One row per (team, user) of the arrays ``team_ids`` and ``user_ids``: ``dm_<column>``,
+    """One row per (team, user) of the JSON ``rows`` (:func:`~bot.store.batching.json_rows`): ``dm_<column>``,
     ``lang``, ``budget`` (minutes), ``follows`` (track ids in follow order) and ``reads`` (post
     ids) as arrays; NULL where there is none."""
-    who = unnest_rows("who", ("team_id", "user_id"))
+    who = json_rows("who", ("team_id", "user_id"))
     models = (DmPreference, UserSettings, TrackFollow, ReadingProgress, ReaderBudget)
     dm, us, tf, rp, rb = (cast(Table, model.__table__) for model in models)
 

@@ -3,9 +3,10 @@ threads run in batches (group commit, :class:`bot.store.batching.Batching`).
 
 Each row gets the statement :mod:`bot.store.ledger` uses for it alone, in workspace order, so each
 stays exactly-once and each caller learns whether *its* row changed. On PostgreSQL each kind of
-change is one statement of a fixed shape (keys as array parameters, ``unnest``), committed on its
-own (autocommit: one round trip, no ``BEGIN``/``COMMIT``; every answer is its own row's, so
-nothing joins the statements), and its callers are answered as soon as it returns; SQLite writes
+change is one statement of a fixed shape (the keys as one JSON parameter), run on the flusher's own
+connection (:class:`~bot.store.batching.DriverConnection`) and committed on its own (autocommit:
+one round trip, no ``BEGIN``/``COMMIT``; every answer is its own row's, so nothing joins the
+statements), and its callers are answered as soon as it returns; SQLite writes
 row by row in the batch's transaction. The calls not yet answered when a batch fails run again
 call by call through the :class:`Store`. Times are aware UTC; durations seconds.
 """
@@ -22,8 +23,7 @@ from sqlalchemy import String, Table, bindparam, literal, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from bot.store import Delivery, Store, db
-from bot.store.base import changed
-from bot.store.batching import Batching, unnest_rows
+from bot.store.batching import Batching, DriverConnection, json_rows, rows_json
 from bot.store.dm_reads import DmReadBatcher, PrefetchedDmReads
 from bot.store.ledger import KEY_COLUMNS, Key, LedgerRepo, mark_values, new_row, settle, takeover
 from bot.store.models import DigestDelivery
@@ -62,11 +62,19 @@ class LedgerBatcher(Batching):
         self._clock = clock
         self._dialect = store.engine.dialect.name
         if self._dialect == "postgresql":
-            self._pg_claim = _pg_claim_statement()
-            self._pg_marks = {kind: _pg_mark_statement(kind) for kind in ("renew", "sent", "skipped")}
-            self._autocommit = store.engine.execution_options(isolation_level="AUTOCOMMIT")
+            self._driver = DriverConnection(store.engine, custom_plans=True)
+            self._pg_claim = self._driver.prepare(_pg_claim_statement())
+            self._pg_marks = {
+                kind: self._driver.prepare(_pg_mark_statement(kind)) for kind in ("renew", "sent", "skipped")
+            }
         self._answer_early = self._dialect == "postgresql"  # each statement commits on its own
         super().__init__(max_batch)
+
+    def close(self) -> None:
+        """Flush what is pending, stop the flusher thread and close its connection."""
+        super().close()
+        if self._dialect == "postgresql":
+            self._driver.close()
 
     def run(self, kind: str, key: Key, claimed_by: str, **args: Any) -> Any:
         """Run a call of ``kind`` in the next batch and return, once it committed, what the
@@ -78,14 +86,21 @@ class LedgerBatcher(Batching):
     def _flush(self, batch: list[_Call]) -> None:
         batch.sort(key=lambda c: c.key)  # workspace order: the same lock order in every process
         now = self._clock()
-        with self._autocommit.connect() if self._answer_early else db.write_connection(self.store.engine) as s:
-            claims = [c for c in batch if c.kind == "claim"]
-            if claims:
-                self._claims(s, claims, now)
-            for kind in ("renew", "sent", "skipped"):
-                calls = [c for c in batch if c.kind == kind]
-                if calls:
-                    self._marks(s, kind, calls, now)
+        if self._dialect == "postgresql":
+            self._run_batch(self._driver.rows, batch, now)
+            return
+        with db.write_connection(self.store.engine) as s:
+            self._run_batch(lambda stmt, params=None: list(s.execute(stmt, params)), batch, now)
+
+    def _run_batch(self, rows: Callable[..., list[Any]], batch: list[_Call], now: datetime) -> None:
+        """The claims, then each kind of mark, through ``rows(statement, params)``."""
+        claims = [c for c in batch if c.kind == "claim"]
+        if claims:
+            self._claims(rows, claims, now)
+        for kind in ("renew", "sent", "skipped"):
+            calls = [c for c in batch if c.kind == kind]
+            if calls:
+                self._marks(rows, kind, calls, now)
 
     def _answer(self, call: _Call, result: Any) -> None:
         """Set ``call``'s answer; on PostgreSQL (its statement committed) wake its caller now."""
@@ -93,14 +108,14 @@ class LedgerBatcher(Batching):
         if self._answer_early:
             call.done.set()
 
-    def _claims(self, s: Any, claims: list[_Call], now: datetime) -> None:
+    def _claims(self, rows: Callable[..., list[Any]], claims: list[_Call], now: datetime) -> None:
         """One INSERT … ON CONFLICT DO NOTHING for the claims; a key that had a row tries a take-over."""
         first = {c.key: c for c in reversed(claims)}  # the first claimant of a key in the batch
         if self._dialect == "postgresql":
-            result = s.execute(self._pg_claim, {**_arrays(first.values()), "now": now})
+            result = rows(self._pg_claim, {"rows": _rows(first.values()), "now": now})
         else:
-            rows = [new_row(c.key, c.claimed_by, now, status="claimed", attempts=1) for c in first.values()]
-            result = s.execute(sqlite.insert(_TABLE).values(rows).on_conflict_do_nothing().returning(*_RETURNED))
+            new = [new_row(c.key, c.claimed_by, now, status="claimed", attempts=1) for c in first.values()]
+            result = rows(sqlite.insert(_TABLE).values(new).on_conflict_do_nothing().returning(*_RETURNED))
         inserted = {(r.team_id, r.destination, r.track_id, r.period): r.id for r in result}
         later = []
         for call in claims:
@@ -111,18 +126,19 @@ class LedgerBatcher(Batching):
             self._answer(call, _claimed(row_id, call, now, 1))
         for call in later:
             stmt = takeover(call.key, call.claimed_by, now, call.args["stale_after_s"], call.args["max_attempts"])
-            row = s.execute(stmt.returning(DigestDelivery.id, DigestDelivery.attempts)).first()
+            row = next(iter(rows(stmt.returning(DigestDelivery.id, DigestDelivery.attempts))), None)
             self._answer(call, None if row is None else _claimed(row.id, call, now, row.attempts))
 
-    def _marks(self, s: Any, kind: str, calls: list[_Call], now: datetime) -> None:
-        """One UPDATE … FROM unnest(…) RETURNING for the calls of one ``kind``, each row only while
-        claimed by that call's claimant (SQLite: one UPDATE per call)."""
+    def _marks(self, rows: Callable[..., list[Any]], kind: str, calls: list[_Call], now: datetime) -> None:
+        """One UPDATE … FROM json_to_recordset(…) RETURNING for the calls of one ``kind``, each row only while
+        claimed by that call's claimant (SQLite: one UPDATE … RETURNING per call)."""
         if self._dialect != "postgresql":
             for c in calls:
-                c.result = changed(s, settle(c.key, c.claimed_by, **mark_values(kind, now, c.extra()))) == 1
+                stmt = settle(c.key, c.claimed_by, **mark_values(kind, now, c.extra()))
+                c.result = len(rows(stmt.returning(_TABLE.c.id))) == 1
             return
-        params = {**_arrays(calls), "extras": [c.extra() for c in calls], "now": now}
-        done = {tuple(r) for r in s.execute(self._pg_marks[kind], params)}
+        params = {"rows": _rows(calls, extra=True), "now": now}
+        done = {tuple(r) for r in rows(self._pg_marks[kind], params)}
         for c in calls:
             self._answer(c, (*c.key, c.claimed_by) in done)
 
@@ -140,15 +156,18 @@ class LedgerBatcher(Batching):
 _RETURNED = (_TABLE.c.id, _TABLE.c.team_id, _TABLE.c.destination, _TABLE.c.track_id, _TABLE.c.period)
 
 
-def _arrays(calls: Iterable[_Call]) -> dict[str, list[str]]:
-    """The array parameters of the batch statements (``team_ids`` … ``claimed_bys``), one element per call."""
-    rows = [(*c.key, c.claimed_by) for c in calls]
-    return {f"{name}s": [row[i] for row in rows] for i, name in enumerate(_KEY_COLUMNS)}
+def _rows(calls: Iterable[_Call], extra: bool = False) -> str:
+    """The ``rows`` parameter of the batch statements: per call its key and claimant (``team_id`` …
+    ``claimed_by``) and, with ``extra``, :meth:`_Call.extra`."""
+    return rows_json(
+        dict(zip(_KEY_COLUMNS, (*c.key, c.claimed_by), strict=True)) | ({"extra": c.extra()} if extra else {})
+        for c in calls
+    )
 
 
 def _pg_claim_statement() -> Any:
-    """INSERT the claims from :func:`_arrays` and ``now``, skipping keys that have a row; RETURNING them."""
-    batch = unnest_rows("batch", _KEY_COLUMNS)
+    """INSERT the claims from :func:`_rows` and ``now``, skipping keys that have a row; RETURNING them."""
+    batch = json_rows("batch", _KEY_COLUMNS)
     columns = {name: batch.c[name] for name in _KEY_COLUMNS} | {
         "status": literal("claimed", String),
         "claimed_at": bindparam("now", type_=db.UTCDateTime()),
@@ -163,9 +182,9 @@ def _pg_claim_statement() -> Any:
 
 
 def _pg_mark_statement(kind: str) -> Any:
-    """The UPDATE of the marks of ``kind`` from :func:`_arrays`, ``extras`` (:meth:`_Call.extra`) and
+    """The UPDATE of the marks of ``kind`` from :func:`_rows` (with their extras) and
     ``now``, each row only while claimed by that claimant; RETURNING the keys and claimants changed."""
-    batch = unnest_rows("batch", (*_KEY_COLUMNS, "extra"))
+    batch = json_rows("batch", (*_KEY_COLUMNS, "extra"))
     now = bindparam("now", type_=db.UTCDateTime())
     return (
         update(_TABLE)

@@ -324,6 +324,97 @@ def test_a_claim_committed_before_its_batch_failed_keeps_its_answer(pg_url, monk
     store.close()
 
 
+def test_a_batcher_whose_connection_the_server_ended_opens_another(pg_url):
+    """The flushers hold their own connections: when PostgreSQL ends one (a restart, an idle
+    timeout), that batch's calls run alone through the store and the next batch runs as a batch
+    again on a new connection (a broken one kept would send every later call down the slow path)."""
+    import psycopg
+
+    store = Store.from_url(pg_url)
+    store.set_dm(TEAM, "U1", True)
+    ledger = BatchedLedgerStore(store)
+    first, second = ((TEAM, f"U{i}", DM_TRACK, PERIOD) for i in range(2))
+    assert ledger.claim_delivery(*first, claimed_by="a") and ledger.get_dm(TEAM, "U1") is not None
+    before = (ledger.batcher.batches, ledger.reads.batches)
+    with psycopg.connect(pg_url.replace("postgresql+psycopg://", "postgresql://"), autocommit=True) as admin:
+        ended = admin.execute(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        ).fetchone()
+    assert ended is not None and ended[0] >= 2
+    assert ledger.mark_sent(*first, message_ts="1.0", claimed_by="a")  # its batch failed: run alone
+    assert ledger.get_dm(TEAM, "U1") is not None
+    assert ledger.claim_delivery(*second, claimed_by="a") and ledger.get_dm(TEAM, "U1") is not None
+    assert ledger.batcher.batches == before[0] + 1 and ledger.reads.batches == before[1] + 1
+    assert [store.delivery(*k).status for k in (first, second)] == ["sent", "claimed"]  # type: ignore[union-attr]
+    ledger.close()
+    store.close()
+
+
+def test_batched_dm_reads_give_utc_times_whatever_the_sessions_zone(pg_url):
+    """The DM read batch runs on psycopg directly: its times come back aware in UTC, as the
+    store's (``UTCDateTime``) do, even on a server whose sessions speak another time zone."""
+    from sqlalchemy import create_engine
+
+    from bot.store.dm_reads import DmReadBatcher
+
+    url = pg_url.replace("postgresql://", "postgresql+psycopg://", 1)
+    engine = create_engine(url, connect_args={"options": "-c timezone=Asia/Shanghai"})
+    store = Store(engine, owns_engine=True)
+    store.set_dm(TEAM, "U1", True)
+    store.snooze_dm(TEAM, "U1", datetime(2026, 12, 10, 9, 30, tzinfo=UTC))
+    reader = DmReadBatcher(store)
+    dm = reader.get(TEAM, "U1").dm
+    reader.close()
+    assert dm is not None and dm.snoozed_until is not None
+    assert dm.snoozed_until.utcoffset() == dm.updated_at.utcoffset() == UTC.utcoffset(None)
+    assert dm.snoozed_until == datetime(2026, 12, 10, 9, 30, tzinfo=UTC)
+    store.close()
+
+
+def test_batched_reads_look_people_up_by_key_after_their_plan_is_kept(pg_url):
+    """The batchers' prepared statements keep one generic plan, made for 100 rows of the batch:
+    on a table of a few thousand rows that plan would scan the table whole on every batch. Their
+    connections plan by keys, so PostgreSQL counts no sequential scan of the tables a batch joins
+    (it counts them when the session plans as by default)."""
+    import psycopg
+    from sqlalchemy import func, select
+
+    from bot.store.batching import DriverConnection
+    from bot.store.dm_reads import DmReadBatcher
+
+    plain = pg_url.replace("postgresql+psycopg://", "postgresql://")
+    with psycopg.connect(plain, autocommit=True) as admin:
+        admin.execute(
+            "INSERT INTO dm_preferences (team_id, user_id, enabled, weekday, at_time, timezone, status, updated_at)"
+            " SELECT %s, 'U' || i, true, 0, '09:00', 'UTC', 'active', now() FROM generate_series(1, 3000) i",
+            (TEAM,),
+        )
+        admin.execute("ANALYZE")
+
+    def scans_so_far() -> int:
+        with psycopg.connect(plain, autocommit=True) as admin:
+            row = admin.execute("SELECT seq_scan FROM pg_stat_user_tables WHERE relname = 'dm_preferences'").fetchone()
+        assert row is not None
+        return int(row[0])
+
+    def seq_scans(settings: tuple[str, ...]) -> int:
+        store = Store.from_url(pg_url)
+        reader = DmReadBatcher(store)
+        reader._driver.settings = settings
+        before = scans_so_far()
+        for i in range(1, 13):  # past the 5 runs after which PostgreSQL keeps a generic plan
+            assert reader.get(TEAM, f"U{i}").dm is not None
+        # the flusher is idle: its session's counts reach the statistics as this statement ends
+        reader._driver.rows(select(func.pg_stat_force_next_flush()))
+        reader.close()
+        store.close()
+        return scans_so_far() - before
+
+    assert seq_scans(DriverConnection.PLAN_BY_KEYS) == 0
+    assert seq_scans(()) > 0
+
+
 def test_what_get_dm_read_ahead_answers_the_next_reads_once(db_url):
     """A batched store's ``get_dm`` reads the person's language, budget, follows and reads with
     it; the calls that follow answer from there once, then from the store again."""
