@@ -60,6 +60,18 @@ def test_plan_with_no_duration_is_refused_with_the_text() -> None:
     assert cmd.error == "plan.bad" and cmd.error_value == "tomorrow"
 
 
+def test_a_negative_plan_is_out_of_range_as_zero_is(runtime) -> None:
+    """(QA) ``plan -5m`` said "I could not read -5m" while ``plan 0m`` gave the range: both give it."""
+    from bot.slack.handlers import Caller, Handlers
+
+    handlers, alice = Handlers(runtime), Caller("T1", "U1", "C1")
+    assert parse("plan -5m").minutes == -5 and parse("plan - 1h").minutes == -60
+    for text, value in (("plan -5m", "-5"), ("plan 0m", "0")):
+        assert f"A plan is 5–600 minutes a week; {value} is outside that." in handlers.command(alice, text).text
+    assert runtime.store.get_budget("T1", "U1") is None
+    assert parse("plan -tomorrow").error == "plan.bad"
+
+
 def test_dm_on_and_subscribe_take_a_budget_beside_the_schedule() -> None:
     dm = parse("dm on friday 08:30 30m")
     assert (dm.kind, dm.enabled, dm.minutes, dm.schedule.weekday, dm.schedule.at_time) == ("dm", True, 30, 4, "08:30")

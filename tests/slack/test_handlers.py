@@ -84,6 +84,21 @@ def test_buttons_mark_read_and_redraw(runtime):
     assert runtime.store.read_posts("T1", "U1") == {first}
 
 
+def test_reading_several_posts_says_which_were_read_already(runtime):
+    """(QA) ``read a b`` with ``a`` read before said "Marked read: a, b"; each is now said as
+    what it was."""
+    h = handlers(runtime)
+    cat = runtime.holder.catalog
+    first, second = cat.order("spec")[:2]
+    h.command(ALICE, f"read {first}")
+    text = h.command(ALICE, f"read {first} {second}").text
+    marked, _, already = text.partition("Already read: ")
+    assert "Marked read: " in marked and cat.post(second).title in marked and cat.post(first).title not in marked
+    assert cat.post(first).title in already.split("\n")[0] and cat.post(second).title not in already.split("\n")[0]
+    again = h.command(ALICE, f"read {first} {second}").text
+    assert "Marked read" not in again and "Already read: " in again
+
+
 def test_an_old_button_pressed_again_says_it_was_already_done(runtime):
     """A reply stays in Slack: its Mark read / Follow buttons can be pressed after the command
     or another button already did it. The notice says so instead of "Marked read" again."""

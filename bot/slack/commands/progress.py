@@ -49,12 +49,18 @@ def mark(ctx: Context, cmd: grammar.Command) -> Reply:
         suggestion = replies.suggest(ctx, text)
         msg = t("read.no_match", ctx.lang, query=truncate(text, 100))
         return views.text_reply(msg + (Mrkdwn("\n") + suggestion if suggestion else Mrkdwn()))
-    titles = Mrkdwn(", ").join(views.post_link(cat, p, lang=ctx.lang) for p in post_ids)
+
+    def titles(ids: list[str]) -> Mrkdwn:
+        return Mrkdwn(", ").join(views.post_link(cat, p, lang=ctx.lang) for p in ids)
+
     if not read:
         changed = ctx.reader.mark_unread(post_ids)
-        return views.text_reply(t("unread.done" if changed else "unread.already", ctx.lang, posts=titles))
+        return views.text_reply(t("unread.done" if changed else "unread.already", ctx.lang, posts=titles(post_ids)))
     before = ctx.reader.read()
-    msg = t("read.done" if ctx.reader.mark_read(post_ids) else "read.already", ctx.lang, posts=titles)
+    newly = ctx.reader.mark_read(post_ids)  # (QA) each post said as what it was: marked now, or already read
+    fresh, already = [p for p in post_ids if p in newly], [p for p in post_ids if p not in newly]
+    said = [t("read.done", ctx.lang, posts=titles(fresh))] if fresh else []
+    msg = Mrkdwn("\n").join([*said, t("read.already", ctx.lang, posts=titles(already))] if already else said)
     msg = with_finish(msg, finish_notice(ctx, post_ids, before))  # issue 24: the finish line
     tracks = cat.tracks_of(post_ids[0])
     if not tracks:
