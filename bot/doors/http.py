@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import io
 import logging
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -173,16 +174,24 @@ class HttpDoor:
         """Take the connections the kernel queued, then close the socket (later ones are refused)."""
         server = self._server
         server.accepting = False
-        for _ in range(10_000):  # what the backlog holds; accept() answers None when it is empty
-            before = len(self._map)
-            server.handle_accept()
-            if len(self._map) == before:
-                break
-        fileno = getattr(server, "_fileno", None)
-        if fileno is not None:
-            self._map.pop(fileno, None)
-        with contextlib.suppress(OSError):  # already closed
-            server.socket.close()
+        # Between the accept() that finds the queue empty and close(), a connection that arrives
+        # is reset by the kernel: keep that window short. accept() lets the GIL go, and a busy
+        # worker thread may keep it a whole switch interval (5 ms) before this thread runs again.
+        interval = sys.getswitchinterval()
+        sys.setswitchinterval(0.0001)
+        try:
+            for _ in range(10_000):  # what the backlog holds; accept() answers None when it is empty
+                before = len(self._map)
+                server.handle_accept()
+                if len(self._map) == before:
+                    break
+            fileno = getattr(server, "_fileno", None)
+            if fileno is not None:
+                self._map.pop(fileno, None)
+            with contextlib.suppress(OSError):  # already closed
+                server.socket.close()
+        finally:
+            sys.setswitchinterval(interval)
 
     def _finish_in_flight(self, deadline: float) -> None:
         """Loop until every arrived request is answered, or ``deadline`` (``time.monotonic()`` s)."""
