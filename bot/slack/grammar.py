@@ -257,13 +257,14 @@ def _plan(rest: list[str]) -> dict[str, Any]:
         return {}
     if text.casefold() in OFF_WORDS:
         return {"enabled": False}
-    amount = text[1:].strip() if text.startswith("-") else text  # "plan -5m": out of range, not unreadable
+    negative = text.startswith("-")  # "plan -5m": out of range, not unreadable
+    amount = text[1:].strip() if negative else text
     minutes = parse_minutes(amount)
     if minutes is None and amount.isdigit():
         minutes = int(amount)  # "plan 30": minutes
     if minutes is None:
         return {"error": "plan.bad", "error_value": text}
-    return {"enabled": True, "minutes": minutes if amount is text else -minutes}
+    return {"enabled": True, "minutes": -minutes if negative else minutes}
 
 
 _ARGUMENTS: dict[str, Callable[[list[str]], dict[str, Any]]] = {

@@ -113,8 +113,9 @@ class Batching(ABC):
 
     name = "batcher"
 
-    def __init__(self, max_batch: int):
+    def __init__(self, max_batch: int, driver: DriverConnection | None = None):
         self.max_batch = max_batch
+        self.driver = driver  # PostgreSQL: the flusher's own connection, closed with the batcher
         self._cond = threading.Condition()
         self._pending: list[Any] = []
         self._closed = False
@@ -124,11 +125,13 @@ class Batching(ABC):
         self._thread.start()
 
     def close(self) -> None:
-        """Flush what is pending and stop the flusher thread."""
+        """Flush what is pending, stop the flusher thread and close its connection."""
         with self._cond:
             self._closed = True
             self._cond.notify_all()
         self._thread.join(timeout=30)
+        if self.driver is not None:
+            self.driver.close()
 
     def _submit(self, call: Any) -> Any:
         with self._cond:

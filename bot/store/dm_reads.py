@@ -48,16 +48,11 @@ class DmReadBatcher(Batching):
     def __init__(self, store: Store, *, max_batch: int = 500):
         self.store = store
         self._pg = store.engine.dialect.name == "postgresql"
+        driver = None
         if self._pg:
-            self._driver = DriverConnection(store.engine)
-            self._statement = self._driver.prepare(_pg_read_statement())
-        super().__init__(max_batch)
-
-    def close(self) -> None:
-        """Read what is pending, stop the flusher thread and close its connection."""
-        super().close()
-        if self._pg:
-            self._driver.close()
+            driver = self._driver = DriverConnection(store.engine)
+            self._statement = driver.prepare(_pg_read_statement())
+        super().__init__(max_batch, driver)
 
     def get(self, team: str, user: str) -> DmReads:
         """``user``'s :class:`DmReads` in ``team`` (blocks until its batch was read)."""

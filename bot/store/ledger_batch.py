@@ -61,20 +61,13 @@ class LedgerBatcher(Batching):
         self.store = store
         self._clock = clock
         self._dialect = store.engine.dialect.name
+        driver = None
         if self._dialect == "postgresql":
-            self._driver = DriverConnection(store.engine, custom_plans=True)
-            self._pg_claim = self._driver.prepare(_pg_claim_statement())
-            self._pg_marks = {
-                kind: self._driver.prepare(_pg_mark_statement(kind)) for kind in ("renew", "sent", "skipped")
-            }
+            driver = self._driver = DriverConnection(store.engine, custom_plans=True)
+            self._pg_claim = driver.prepare(_pg_claim_statement())
+            self._pg_marks = {kind: driver.prepare(_pg_mark_statement(kind)) for kind in ("renew", "sent", "skipped")}
         self._answer_early = self._dialect == "postgresql"  # each statement commits on its own
-        super().__init__(max_batch)
-
-    def close(self) -> None:
-        """Flush what is pending, stop the flusher thread and close its connection."""
-        super().close()
-        if self._dialect == "postgresql":
-            self._driver.close()
+        super().__init__(max_batch, driver)
 
     def run(self, kind: str, key: Key, claimed_by: str, **args: Any) -> Any:
         """Run a call of ``kind`` in the next batch and return, once it committed, what the
