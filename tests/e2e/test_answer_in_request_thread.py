@@ -55,6 +55,7 @@ def test_a_reply_in_the_ack_is_computed_and_acked_on_the_request_thread(slack, s
 
     ack, url = slack.command("speculative")
     assert ack.status == 200 and ack.text.startswith("{")  # the reply itself was the ack's body
+    assert ack.headers["content-type"].startswith("application/json")  # else Slack shows it as text
     assert "Speculative decoding" in block_texts(standin.wait_for_response(url, timeout=10).body["blocks"])
     where = dict(threads_seen)
     assert set(where) == {"answer_now", "reply:command"}, threads_seen  # nothing ran after the ack
@@ -68,5 +69,5 @@ def test_a_command_needing_slack_still_acks_empty_and_answers_from_the_lazy_pool
     standin.wait_for_response(url, timeout=10)
     _wait_for(threads_seen, "reply:command")
     where = dict(threads_seen)
-    assert where["answer_now"].startswith("waitress")  # the matcher: nothing to answer in the ack
+    assert where["answer_now"].startswith("waitress")  # the middleware: nothing to answer in the ack
     assert where["run"].startswith("bolt-lazy") and where["reply:command"].startswith("bolt-lazy"), where

@@ -1,4 +1,4 @@
-"""A slash command is parsed and run once, whichever listener answers it: the ack matcher parses
+"""A slash command is parsed and run once, whichever listener answers it: the ack's middleware parses
 it, and a command that cannot be answered in the ack reaches the lazy listener already parsed
 (through Bolt's copy of the request context), where its use case runs once."""
 

@@ -1,28 +1,30 @@
-"""The ``/vllm-path`` slash command: the reply in the ack when :func:`answerable_now` (a matcher, in the
-request thread) has it, else an empty ack and the reply via ``response_url``; the text is parsed once."""
+"""The ``/vllm-path`` slash command, one listener: its middleware (:class:`AnswerInAck`, in the request
+thread) returns the reply as the ack's body when it is ready without the Web API; otherwise the
+listener acks at once and its lazy function answers through ``response_url``. The text is parsed once."""
 
 from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 
-from slack_bolt import Ack, App, BoltContext, Respond
+from slack_bolt import App, BoltContext, BoltRequest, BoltResponse, Respond
+from slack_bolt.middleware import Middleware
 
 from bot import metrics
 from bot.slack.grammar import Command, parse
 from bot.slack.listeners.context import ack_now, caller_of, handlers_of
 from bot.slack.listeners.errors import answers_failure
-from bot.slack.views.blocks import Reply
 
 log = logging.getLogger(__name__)
 
 COMMAND = re.compile(r"^/vllm-path")
 """Matches ``/vllm-path`` and staging variants such as ``/vllm-path-dev``."""
 
-READY_REPLY = "vllm_path_ready_reply"
-"""The ``context`` key under which :func:`answerable_now` leaves the reply for the ack."""
 PARSED = "vllm_path_command"
 """The ``context`` key of the parsed :class:`~bot.slack.grammar.Command` (for after the ack too)."""
+
+JSON = "application/json;charset=utf-8"
 
 
 def _parsed(body: dict, context: BoltContext) -> Command:
@@ -33,38 +35,36 @@ def _parsed(body: dict, context: BoltContext) -> Command:
     return cmd
 
 
-def answerable_now(body: dict, context: BoltContext) -> bool:
-    """Bolt matcher: ``True`` (the reply in ``context[READY_REPLY]``) when ready without the Web API; a
-    failure reads ``False``, logged at info."""
-    try:
-        cmd = _parsed(body, context)
-        reply = handlers_of(context).answer_now(caller_of(context, body), body.get("text") or "", cmd)
-    except Exception as exc:  # the lazy listener tries again and answers the failure
-        log.info("reply not ready for the ack (team %s): %s", body.get("team_id"), type(exc).__name__)
-        return False
-    if reply is None:
-        return False
-    context[READY_REPLY] = reply
-    return True
+class AnswerInAck(Middleware):
+    """Listener middleware of the command: when the reply needs no Web API it is the ack itself (an
+    HTTP 200 whose JSON body Slack shows as the message), returned without calling ``next`` so that
+    Bolt runs neither the ack function nor the lazy one; otherwise (or when making it fails, logged at
+    info) it calls ``next`` and the listener answers after the ack. Bolt calls a class-based
+    middleware directly, without the keyword injection a matcher or an ack function costs."""
 
-
-def answer_in_ack(ack: Ack, context: BoltContext) -> None:
-    """Ack with the reply :func:`answerable_now` made, as its JSON text (:attr:`Reply.body_json`):
-    Bolt sends a string starting with ``{`` unchanged, as JSON, and Slack reads it as the message."""
-    reply: Reply = context[READY_REPLY]
-    ack(reply.body_json)
-    metrics.observe_reply("command", context)
+    def process(self, *, req: BoltRequest, resp: BoltResponse, next: Callable[[], BoltResponse]) -> BoltResponse | None:
+        """The ready reply as a ``BoltResponse``, else ``next()``'s (see the class)."""
+        body, context = req.body, req.context
+        try:
+            cmd = _parsed(body, context)
+            reply = handlers_of(context).answer_now(caller_of(context, body), body.get("text") or "", cmd)
+        except Exception as exc:  # the lazy listener tries again and answers the failure
+            log.info("reply not ready for the ack (team %s): %s", body.get("team_id"), type(exc).__name__)
+            reply = None
+        if reply is None:
+            return next()
+        metrics.observe_reply("command", context)
+        return BoltResponse(status=200, body=reply.body_json, headers={"content-type": JSON})
 
 
 @answers_failure("slash command")
 def answer_command(body: dict, respond: Respond, context: BoltContext) -> None:
-    """Lazy: answer the command (parsed by the matcher, :data:`PARSED`) through ``response_url``."""
+    """Lazy: answer the command (parsed by :class:`AnswerInAck`, :data:`PARSED`) through ``response_url``."""
     reply = handlers_of(context).run(caller_of(context, body), _parsed(body, context), body.get("text") or "")
     respond(**reply.payload(), replace_original=False)
     metrics.observe_reply("command", context)
 
 
 def register(app: App) -> None:
-    """Attach the slash-command listeners to ``app`` (Bolt runs the first that matches)."""
-    app.command(COMMAND, matchers=[answerable_now])(answer_in_ack)
-    app.command(COMMAND)(ack=ack_now, lazy=[answer_command])
+    """Attach the slash-command listener to ``app``."""
+    app.command(COMMAND, middleware=[AnswerInAck()])(ack=ack_now, lazy=[answer_command])
