@@ -37,6 +37,7 @@ KEYWORDS: dict[str, Kind] = {
     "help": "help", "?": "help", "帮助": "help", "h": "help",
     "search": "search", "搜索": "search",
     "next": "next", "下一篇": "next", "下一步": "next", "接下来": "next",
+    "progress": "next", "进度": "next", "我的进度": "next",  # `next` shows each track's progress
     "read": "read", "done": "read", "已读": "read", "标记已读": "read",
     "unread": "unread", "未读": "unread",
     "follow": "follow", "关注": "follow",

@@ -440,3 +440,12 @@ def test_asking_what_is_new_is_latest(text):
 @pytest.mark.parametrize("text", ["new quantization posts", "latest eagle", "what's new in quantization"])
 def test_new_with_a_topic_is_a_search(text):
     assert parse(text).kind == "query"
+
+
+@pytest.mark.parametrize(
+    "text, arg",
+    [("progress", ""), ("progress spec", "spec"), ("进度", ""), ("我的进度", ""), ("进度推测解码", "推测解码")],
+)
+def test_asking_for_ones_progress_is_next_which_shows_each_tracks_progress(text, arg):
+    cmd = parse(text)
+    assert (cmd.kind, cmd.arg) == ("next", arg)
