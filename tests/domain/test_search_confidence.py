@@ -262,3 +262,34 @@ def test_a_malformed_problems_list_is_a_clear_error(tmp_path, problems, message)
     with pytest.raises(VocabularyError) as err:
         load_vocabulary(tmp_path)
     assert message in str(err.value)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "best recipe for chocolate chip cookies",
+        "how long do I boil an egg",
+        "best time to visit iceland",
+        "helm chart values override",
+        "how to train a cnn in tensorflow",
+        "best pizza in new york",
+        "intel gaudi 3",
+        "redis cache eviction",
+        "javascript memory leak",
+        "mysql index tuning",
+    ],
+)
+def test_one_common_word_of_an_off_topic_question_shows_no_closest_posts(matcher, query):
+    """A post covering only a common word (best, time, memory, cache, index, intel) of a question
+    about something else is no answer: the reply says nothing matches (coverage under
+    :data:`CLOSEST_COVERAGE`), as for a question none of whose words the catalog holds."""
+    result = matcher.search(query, limit=5)
+    assert result.confidence == "none" and result.results == (), [(r.post_id, r.coverage) for r in result.results]
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["显存不够怎么办", "how do I split prefill and decode onto different machines", "how do I reduce gpu memory usage"],
+)
+def test_a_question_the_catalog_half_answers_still_shows_the_closest_posts(matcher, query):
+    assert matcher.search(query, limit=5).confidence == "closest"
