@@ -139,3 +139,27 @@ def test_no_string_of_ours_carries_live_syntax():
     for key, langs in STRINGS.items():
         for text in langs.values():
             assert "<" not in text and ">" not in text, key
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_card_of_a_post_shows_its_reading_time(lang):
+    """A search result, the next read, a reminder and a link's unfurl each say how long the post
+    takes (``12 min`` counted, ``~12 min`` estimated), as the track's steps and the digests do."""
+    from bot.slack.views.plan import minutes_label
+    from bot.slack.views.reminders import reminder_message
+    from bot.slack.views.unfurl import post_unfurl
+
+    nixl = MATCHER.search("nixl", limit=5)
+    cards = [
+        (r.post_id, str(search_views.search_reply(CATALOG, "nixl", nixl, set(), lang).blocks)) for r in nixl.results
+    ]
+    first = CATALOG.order("spec")[0]
+    cards.append((first, str(views.next_reply(CATALOG, ["spec"], set(), lang).blocks)))
+    post = CATALOG.post(first)
+    cards.append((first, str(reminder_message(CATALOG, first, lang).blocks)))
+    cards.append((first, str(post_unfurl(CATALOG, first, lang)["blocks"])))
+    timed = [(pid, blob) for pid, blob in cards if CATALOG.post(pid).minutes is not None]  # some have none yet
+    assert post.minutes is not None and len(timed) >= 4
+    for post_id, blob in timed:
+        label = str(minutes_label(CATALOG.post(post_id), lang))
+        assert label in blob, (post_id, label)

@@ -28,7 +28,7 @@ from bot.slack.views.blocks import (
     sections,
 )
 from bot.slack.views.links import read_link
-from bot.slack.views.plan import channel_budget_intro, channel_finish_line, minutes_label, pt
+from bot.slack.views.plan import channel_budget_intro, channel_finish_line, minutes_suffix, pt
 
 MAX_NOTE = 700
 """Characters of a step's note shown in a channel digest."""
@@ -58,11 +58,9 @@ def _step_lines(catalog: Catalog, track_id: str, post_id: str, lang: str, total:
     position = catalog.order(track_id).index(post_id) + 1
     level, source, date = level_name(step.level, lang), post.source.label(lang), post.published.display(lang)
     meta = t("digest.step_meta", lang, position=position, total=total, level=level, source=source, date=date)
-    minutes = minutes_label(post, lang)
     lines: list[str] = [
         read_link(catalog, post, lang, bold=True),
-        Mrkdwn("_{}{}_").format(meta, Mrkdwn(" · ") + minutes if minutes else Mrkdwn())
-        + (Mrkdwn(" · *{}*").format(badge) if badge else ""),
+        Mrkdwn("_{}{}_").format(meta, minutes_suffix(post, lang)) + (Mrkdwn(" · *{}*").format(badge) if badge else ""),
     ]
     if step.note:
         lines.append(truncate(step.note.get(lang), MAX_NOTE))

@@ -16,7 +16,7 @@ from bot.slack.mrkdwn import Mrkdwn, link, truncate
 from bot.slack.views.blocks import Reply, actions, button, context, header, make_reply, section, sections
 from bot.slack.views.links import read_link
 from bot.slack.views.parts import memo, memo_reply, rendered
-from bot.slack.views.plan import step_suffix
+from bot.slack.views.plan import minutes_suffix, step_suffix
 from bot.slack.views.subscriptions import digest_amount as digest_amount
 from bot.slack.views.subscriptions import schedule_words as schedule_words  # re-exported: callers use views.*
 from bot.slack.views.subscriptions import subscription_line as subscription_line
@@ -287,14 +287,16 @@ def _track_buttons(page: _TrackPage, followed: bool, first_id: int) -> Block:
 
 
 def _next_detail(catalog: Catalog, track_id: str, nxt: Step, lang: str, done: Collection[str]) -> Mrkdwn:
-    """The next step's detail: its link, place, source and date, note and prerequisites."""
+    """The next step's detail: its link, place, source, date and reading time, note and prerequisites."""
     track = catalog.track(track_id)
     post = catalog.post(nxt.post)
     position = catalog.order(track_id).index(nxt.post) + 1
     where = t("step.position", lang, position=position, of=len(catalog.path(track_id)), track=track.names.get(lang))
     detail: list[str] = [
         t("track.next", lang, post=post_link(catalog, nxt.post, lang=lang)),
-        Mrkdwn("_{} · {} · {}_").format(where, post.source.label(lang), post.published.display(lang)),
+        Mrkdwn("_{} · {} · {}{}_").format(
+            where, post.source.label(lang), post.published.display(lang), minutes_suffix(post, lang)
+        ),
     ]
     if nxt.note:
         detail.append(nxt.note.get(lang))
@@ -323,7 +325,7 @@ def _shared_track_reply(catalog: Catalog, track_id: str, lang: str, notice: str 
 
 
 def next_reply(catalog: Catalog, follows: Sequence[str], read: set[str], lang: str, notice: str | None = None) -> Reply:
-    """The reader's next read in each followed track (unknown track ids are skipped)."""
+    """The reader's next read in each followed track, with its reading time (unknown track ids are skipped)."""
     follows = [tid for tid in follows if catalog.has_track(tid)]
     blocks: list[Block] = [header(t("next.header", lang))]
     blocks += [section(notice)] if notice else []
@@ -341,6 +343,7 @@ def next_reply(catalog: Catalog, follows: Sequence[str], read: set[str], lang: s
         else:
             post = post_link(catalog, nxt.post, lang=lang)
             line = t("next.track_line", lang, track=name, read=done, total=total, post=post)
+            line += minutes_suffix(catalog.post(nxt.post), lang)
             note = Mrkdwn("\n{}").format(truncate(nxt.note.get(lang), 400)) if nxt.note else Mrkdwn()
             mark = button(t("btn.mark_read", lang), ids("mark_read"), {"p": nxt.post, "t": tid, "v": "next"})
             blocks.append(section(line + note, accessory=mark))

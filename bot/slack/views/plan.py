@@ -30,6 +30,12 @@ def minutes_label(post: Post, lang: str = "en") -> Mrkdwn:
     return pt(key, lang, n=post.minutes)
 
 
+def minutes_suffix(post: Post, lang: str = "en") -> Mrkdwn:
+    """`` · 12 min`` to end a post's meta line (:func:`minutes_label`), empty when unknown."""
+    minutes = minutes_label(post, lang)
+    return Mrkdwn(" · {}").format(minutes) if minutes else Mrkdwn()
+
+
 def step_suffix(catalog: Catalog, track_id: str, post_id: str, lang: str = "en") -> Mrkdwn:
     """What a track reply's step line adds: `` · 12 min`` and, off the essential path, `` · further reading``."""
     parts = [minutes_label(catalog.post(post_id), lang)]

@@ -14,6 +14,7 @@ from bot.slack.i18n import t, weekday_name
 from bot.slack.mrkdwn import Mrkdwn
 from bot.slack.views.blocks import Reply, actions, button, context, header, make_reply, section, sections
 from bot.slack.views.messages import post_link
+from bot.slack.views.plan import minutes_suffix
 from bot.slack.views.unfurl import track_lines
 from bot.store.reminders import Reminder
 
@@ -78,7 +79,11 @@ def reminder_message(catalog: Catalog, post_id: str, lang: str) -> Reply:
     published = post.published.display(lang)
     blocks: list[Block] = [
         section(t("remind.dm", lang, post=post_link(catalog, post.id, bold=True, lang=lang))),
-        section(Mrkdwn("_{} · {}_\n{}").format(published, post.source.label(lang), post.summary.get(lang))),
+        section(
+            Mrkdwn("_{} · {}{}_\n{}").format(
+                published, post.source.label(lang), minutes_suffix(post, lang), post.summary.get(lang)
+            )
+        ),
     ]
     if lines:
         blocks.extend(sections(lines))

@@ -12,6 +12,7 @@ from bot.slack.mrkdwn import Mrkdwn, truncate
 from bot.slack.views.blocks import Reply, actions, button, context, make_reply, section
 from bot.slack.views.links import read_link
 from bot.slack.views.messages import ICON_READ, MAX_RESULTS, ActionIds, track_name
+from bot.slack.views.plan import minutes_suffix
 
 
 def _position_line(catalog: Catalog, post_id: str, lang: str) -> Mrkdwn:
@@ -98,12 +99,13 @@ def _no_results(
 def _match_blocks(
     catalog: Catalog, post: Post, read: bool, lang: str, ids: ActionIds, page: dict, view: str
 ) -> list[Block]:
-    """One matching post: its section (with Mark read or Mark unread) and its buttons."""
-    text = Mrkdwn("{}{}\n_{} · {} · `{}`_\n{}\n{}").format(
+    """One matching post: its section (source, date, reading time, id; Mark read or Mark unread) and its buttons."""
+    text = Mrkdwn("{}{}\n_{} · {}{} · `{}`_\n{}\n{}").format(
         Mrkdwn(ICON_READ + " " if read else ""),
         read_link(catalog, post, lang, bold=True),
         post.source.label(lang),
         post.published.display(lang),
+        minutes_suffix(post, lang),
         post.id,
         truncate(post.summary.get(lang), 300),
         _position_line(catalog, post.id, lang),

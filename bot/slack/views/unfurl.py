@@ -9,6 +9,7 @@ from bot.slack.i18n import t
 from bot.slack.mrkdwn import Mrkdwn, link, truncate
 from bot.slack.views.blocks import actions, button, context, section, to_dicts
 from bot.slack.views.messages import track_name
+from bot.slack.views.plan import minutes_suffix
 
 MAX_TRACKS = 3
 """Tracks shown on one card (the first, in catalog order)."""
@@ -50,10 +51,11 @@ def post_unfurl(catalog: Catalog, post_id: str, lang: str) -> dict[str, Any]:
     """The ``unfurls`` entry ``{"blocks": [...]}`` for a post. Raises ``KeyError`` for an unknown id."""
     post = catalog.post(post_id)
     ids = iter(range(100))
-    head = Mrkdwn("*{}*\n_{} · {}_\n{}").format(
+    head = Mrkdwn("*{}*\n_{} · {}{}_\n{}").format(
         link(catalog.url_of(post), post.title),
         post.published.display(lang),
         post.source.label(lang),
+        minutes_suffix(post, lang),
         truncate(" ".join(post.summary.get(lang).split()), SUMMARY_CHARS),
     )
     blocks: list[Any] = [section(head)]
