@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import io
 import logging
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -104,6 +103,29 @@ CHANNEL_TIMEOUT = 30
 """Default seconds an idle connection is kept before the door closes it."""
 
 
+SO_ATTACH_FILTER = 26
+"""Linux's socket option that attaches a classic BPF program to a socket (``<asm/socket.h>``)."""
+
+
+def refuse_new_connections(listener: Any) -> bool:
+    """Make the kernel drop every packet that reaches the listening socket ``listener`` from now on
+    (a one-instruction BPF program, "return 0"), so that no new handshake completes into its accept
+    queue while the queue is drained and the socket closed: a client's SYN goes unanswered, its
+    retry finds the port closed and is refused, instead of being reset once accepted by the
+    kernel. ``True`` when attached; ``False`` where the option is missing (not Linux)."""
+    import ctypes
+    import socket
+    import struct
+
+    program = ctypes.create_string_buffer(struct.pack("HBBI", 0x06, 0, 0, 0))  # BPF_RET | BPF_K, 0
+    fprog = struct.pack("HL", 1, ctypes.addressof(program))
+    try:
+        listener.setsockopt(socket.SOL_SOCKET, SO_ATTACH_FILTER, fprog)
+    except (OSError, AttributeError):
+        return False
+    return True
+
+
 class HttpDoor:
     """Waitress serving :func:`make_wsgi_app` on ``host:port`` (0 = a free port) with ``threads``
     workers, ``connection_limit`` connections and idle ones kept ``channel_timeout`` seconds.
@@ -174,24 +196,17 @@ class HttpDoor:
         """Take the connections the kernel queued, then close the socket (later ones are refused)."""
         server = self._server
         server.accepting = False
-        # Between the accept() that finds the queue empty and close(), a connection that arrives
-        # is reset by the kernel: keep that window short. accept() lets the GIL go, and a busy
-        # worker thread may keep it a whole switch interval (5 ms) before this thread runs again.
-        interval = sys.getswitchinterval()
-        sys.setswitchinterval(0.0001)
-        try:
-            for _ in range(10_000):  # what the backlog holds; accept() answers None when it is empty
-                before = len(self._map)
-                server.handle_accept()
-                if len(self._map) == before:
-                    break
-            fileno = getattr(server, "_fileno", None)
-            if fileno is not None:
-                self._map.pop(fileno, None)
-            with contextlib.suppress(OSError):  # already closed
-                server.socket.close()
-        finally:
-            sys.setswitchinterval(interval)
+        refuse_new_connections(server.socket)  # no handshake completes into the queue from now on
+        for _ in range(10_000):  # what the backlog holds; accept() answers None when it is empty
+            before = len(self._map)
+            server.handle_accept()
+            if len(self._map) == before:
+                break
+        fileno = getattr(server, "_fileno", None)
+        if fileno is not None:
+            self._map.pop(fileno, None)
+        with contextlib.suppress(OSError):  # already closed
+            server.socket.close()
 
     def _finish_in_flight(self, deadline: float) -> None:
         """Loop until every arrived request is answered, or ``deadline`` (``time.monotonic()`` s)."""
