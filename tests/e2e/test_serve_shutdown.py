@@ -131,3 +131,21 @@ def test_under_plain_load_sigterm_resets_no_request_that_had_arrived(tmp_path: P
     bad = [r for r in results if r not in ("ok", "refused")]
     assert results.count("ok") > 0
     assert not bad, f"{len(bad)} requests reset or failed: {sorted(set(bad))}"
+
+
+def test_a_listener_that_refuses_new_connections_keeps_its_queue_and_completes_no_handshake() -> None:
+    from bot.doors.http import refuse_new_connections
+
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(16)
+        port = listener.getsockname()[1]
+        queued = socket.create_connection(("127.0.0.1", port), timeout=2)
+        assert refuse_new_connections(listener)
+        with pytest.raises(TimeoutError):  # the SYN is dropped: no connection to reset later
+            socket.create_connection(("127.0.0.1", port), timeout=0.3)
+        accepted, _ = listener.accept()  # what had arrived is still there
+        accepted.close()
+        queued.close()
+    with pytest.raises(ConnectionRefusedError):  # closed: a retry is refused
+        socket.create_connection(("127.0.0.1", port), timeout=2)
