@@ -46,6 +46,18 @@ def weekday_of(word: str) -> int | None:
     return WEEKDAY_WORDS.get(low)
 
 
+def is_schedule_word(word: str) -> bool:
+    """Whether ``word`` only names a day or a time (``周五``, ``礼拜一``, ``明天``, ``下午3点``,
+    ``每``): Chinese of this kind in an English command does not make the command Chinese."""
+    low = word.casefold()
+    return (
+        weekday_of(low) is not None
+        or low in RELATIVE_DAYS
+        or low in SCHEDULE_FILLER
+        or clock_time(time_word(low)) is not None
+    )
+
+
 def near_day_word(word: str) -> str | None:
     """The day word ``word`` nearly is (``tomorow``: rapidfuzz ratio >= 80, 5+ letters), else ``None``."""
     low = word.casefold()

@@ -388,3 +388,15 @@ def test_remind_of_a_post_nothing_matches_says_so_and_sets_nothing(runtime):
     assert "No post matches “nonexistentpost”" in reply.text and "no reminder was set" in reply.text
     assert runtime.store.reminders("T1", "U1") == []
     assert "Which post?" in h.command(ALICE, "remind").text
+
+
+def test_a_chinese_day_word_in_an_english_command_keeps_english(runtime):
+    """(QA) ``dm on 周五 08:30`` and ``remind <post> 礼拜一`` answered in Chinese and kept Chinese for
+    every later reply; a day or time word is not the command's language (a Chinese command is)."""
+    h = handlers(runtime, locale="en-US")
+    post = runtime.holder.catalog.order("spec")[0]
+    assert "Weekly DM on" in h.command(ALICE, "dm on 周五 08:30").text
+    assert "I will remind you" in h.command(ALICE, f"remind {post} 礼拜一").text
+    assert runtime.store.reader_state("T1", "U1").lang is None  # nothing kept
+    assert "Pick a topic" in h.command(ALICE, "help").text
+    assert "我会在" in h.command(ALICE, f"提醒 {post} 礼拜一").text

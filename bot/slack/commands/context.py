@@ -17,7 +17,7 @@ from bot.domain.catalog import Catalog
 from bot.domain.search import LinkResult, SearchResult, TrackMatch, track_named
 from bot.domain.search.confidence import clear_best
 from bot.domain.text import has_han
-from bot.domain.words import canonical_zone
+from bot.domain.words import canonical_zone, is_schedule_word
 from bot.runtime import Loaded, Runtime
 from bot.slack.i18n import LANGS, t
 from bot.slack.mrkdwn import Mrkdwn
@@ -249,7 +249,8 @@ class Reader:
 
 @dataclass
 class Context:
-    """One request: ``rt``, ``caller``, ``lang`` (chosen, else zh when ``typed`` holds Chinese, else the
+    """One request: ``rt``, ``caller``, ``lang`` (chosen, else zh when ``typed`` holds Chinese other than
+    day and time words (:func:`~bot.domain.words.is_schedule_word`), else the
     Slack locale zh* -> zh, else en); Slack only through ``users_info``, ``channel_check``, ``announce``."""
 
     rt: Runtime
@@ -277,7 +278,7 @@ class Context:
         chosen = self.reader.chosen_lang
         if chosen in LANGS:
             return chosen
-        if has_han(self.typed):
+        if has_han(" ".join(w for w in self.typed.split() if not is_schedule_word(w))):
             return "zh"
         locale = (self.users_info(self.caller.team_id, self.caller.user_id).locale or "").lower()
         return "zh" if locale.startswith("zh") else "en"
