@@ -24,7 +24,8 @@ COMMAND = re.compile(r"^/vllm-path")
 PARSED = "vllm_path_command"
 """The ``context`` key of the parsed :class:`~bot.slack.grammar.Command` (for after the ack too)."""
 
-JSON = "application/json;charset=utf-8"
+JSON_TYPE = "application/json;charset=utf-8"
+"""The ack's content type: Slack shows a JSON body as the message (a text body as plain text)."""
 
 
 def _parsed(body: dict, context: BoltContext) -> Command:
@@ -54,7 +55,7 @@ class AnswerInAck(Middleware):
         if reply is None:
             return next()
         metrics.observe_reply("command", context)
-        return BoltResponse(status=200, body=reply.body_json, headers={"content-type": JSON})
+        return BoltResponse(status=200, body=reply.body_json, headers={"content-type": JSON_TYPE})
 
 
 @answers_failure("slash command")
