@@ -47,10 +47,8 @@ class DmReadBatcher(Batching):
 
     def __init__(self, store: Store, *, max_batch: int = 500):
         self.store = store
-        self._pg = store.engine.dialect.name == "postgresql"
-        driver = None
-        if self._pg:
-            driver = self._driver = DriverConnection(store.engine)
+        driver = DriverConnection(store.engine) if store.engine.dialect.name == "postgresql" else None
+        if driver is not None:
             self._statement = driver.prepare(_pg_read_statement())
         super().__init__(max_batch, driver)
 
@@ -60,14 +58,14 @@ class DmReadBatcher(Batching):
         return result
 
     def _flush(self, batch: list[_Read]) -> None:
-        if not self._pg:
+        if self.driver is None:  # SQLite
             for call in batch:
                 call.result = self._one(call)
             return
         people = list(dict.fromkeys(c.who for c in batch))
         params = {"rows": rows_json({"team_id": t, "user_id": u} for t, u in people)}
         found: dict[tuple[str, str], DmReads] = {}
-        for r in self._driver.rows(self._statement, params):
+        for r in self.driver.rows(self._statement, params):
             dm = None if r.dm_team_id is None else _dm_settings(r)
             reads = DmReads(dm, r.lang, tuple(r.follows or ()), frozenset(r.reads or ()), r.budget)
             found[(r.who_team, r.who_user)] = reads

@@ -61,9 +61,8 @@ class LedgerBatcher(Batching):
         self.store = store
         self._clock = clock
         self._dialect = store.engine.dialect.name
-        driver = None
-        if self._dialect == "postgresql":
-            driver = self._driver = DriverConnection(store.engine, custom_plans=True)
+        driver = DriverConnection(store.engine, custom_plans=True) if self._dialect == "postgresql" else None
+        if driver is not None:
             self._pg_claim = driver.prepare(_pg_claim_statement())
             self._pg_marks = {kind: driver.prepare(_pg_mark_statement(kind)) for kind in ("renew", "sent", "skipped")}
         self._answer_early = self._dialect == "postgresql"  # each statement commits on its own
@@ -79,8 +78,8 @@ class LedgerBatcher(Batching):
     def _flush(self, batch: list[_Call]) -> None:
         batch.sort(key=lambda c: c.key)  # workspace order: the same lock order in every process
         now = self._clock()
-        if self._dialect == "postgresql":
-            self._run_batch(self._driver.rows, batch, now)
+        if self.driver is not None:  # PostgreSQL
+            self._run_batch(self.driver.rows, batch, now)
             return
         with db.write_connection(self.store.engine) as s:
             self._run_batch(lambda stmt, params=None: list(s.execute(stmt, params)), batch, now)

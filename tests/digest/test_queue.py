@@ -401,12 +401,12 @@ def test_batched_reads_look_people_up_by_key_after_their_plan_is_kept(pg_url):
     def seq_scans(settings: tuple[str, ...]) -> int:
         store = Store.from_url(pg_url)
         reader = DmReadBatcher(store)
-        reader._driver.settings = settings
+        reader.driver.settings = settings
         before = scans_so_far()
         for i in range(1, 13):  # past the 5 runs after which PostgreSQL keeps a generic plan
             assert reader.get(TEAM, f"U{i}").dm is not None
         # the flusher is idle: its session's counts reach the statistics as this statement ends
-        reader._driver.rows(select(func.pg_stat_force_next_flush()))
+        reader.driver.rows(select(func.pg_stat_force_next_flush()))
         reader.close()
         store.close()
         return scans_so_far() - before

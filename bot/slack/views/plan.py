@@ -38,10 +38,10 @@ def minutes_suffix(post: Post, lang: str = "en") -> Mrkdwn:
 
 def step_suffix(catalog: Catalog, track_id: str, post_id: str, lang: str = "en") -> Mrkdwn:
     """What a track reply's step line adds: `` · 12 min`` and, off the essential path, `` · further reading``."""
-    parts = [minutes_label(catalog.post(post_id), lang)]
+    suffix = minutes_suffix(catalog.post(post_id), lang)
     if post_id not in paths.essentials(catalog, track_id):
-        parts.append(Mrkdwn("_{}_").format(pt("further", lang)))
-    return Mrkdwn("").join(Mrkdwn(" · ") + p for p in parts if p)
+        suffix += Mrkdwn(" · _{}_").format(pt("further", lang))
+    return suffix
 
 
 def path_line(
