@@ -41,23 +41,30 @@ def _channels() -> list[str]:
 
 
 def _start_outage_mid_fan_out(standin) -> threading.Event:
-    """Turn every ``chat.postMessage`` into HTTP 500 once ``OUTAGE_AFTER_POSTS`` went out."""
+    """Turn every ``chat.postMessage`` into HTTP 500 once ``OUTAGE_AFTER_POSTS`` went out and the
+    refused channel had its answer, decided where the stand-in decides each call (its ``_decide``
+    hook), so no post slips through between the condition and the outage however the threads are
+    scheduled (a watcher thread polling the records let 133 more posts out on a loaded CI machine).
+    With 32 sending threads the refused channel can come after the 50th post: an outage first would
+    make its first answer a 500."""
     started = threading.Event()
+    decide = standin._decide
+    lock = threading.Lock()
+    seen = {"ok": 0, "refused": 0}
 
-    def watch() -> None:
-        # After the first posts and the lasting refusal (with 32 sending threads, the refused channel
-        # can come after the 50th post: an outage first would make its first answer a 500).
-        standin.wait_for(
-            lambda: (
-                sum(c.ok for c in standin.calls("chat.postMessage")) >= OUTAGE_AFTER_POSTS
-                and any(c.channel == REFUSED for c in standin.calls("chat.postMessage"))
-            ),
-            timeout=120,
-        )
-        standin.configure(server_error_every=1, fault_methods={"chat.postMessage"})
-        started.set()
+    def deciding(method: str, args: dict, faults):
+        with lock:
+            if started.is_set():
+                faults = standin.faults  # the outage, also for a call that read the faults before it
+            answer = decide(method, args, faults)
+            if method == "chat.postMessage" and not started.is_set():
+                seen["refused" if args.get("channel") == REFUSED else "ok"] += answer[0] == 200
+                if seen["ok"] >= OUTAGE_AFTER_POSTS and seen["refused"]:
+                    standin.configure(server_error_every=1, fault_methods={"chat.postMessage"})
+                    started.set()
+            return answer
 
-    threading.Thread(target=watch, daemon=True).start()
+    standin._decide = deciding
     return started
 
 
