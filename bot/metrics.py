@@ -13,12 +13,15 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
+
+if TYPE_CHECKING:
+    from bot.runtime import Runtime
 
 REGISTRY = CollectorRegistry(auto_describe=True)
 """This process's request metrics (not prometheus-client's global registry: tests build many apps)."""
@@ -91,7 +94,7 @@ def outcome_of(status: int) -> str:
 class RuntimeCollector(Collector):
     """Metrics read at scrape time from a runtime's database and catalog (none from a failing database)."""
 
-    def __init__(self, runtime: Any) -> None:
+    def __init__(self, runtime: Runtime) -> None:
         self.runtime = runtime
 
     def collect(self) -> Iterator[Metric]:
@@ -131,7 +134,7 @@ def exposition(runtime_registry: CollectorRegistry) -> bytes:
     return generate_latest(REGISTRY) + generate_latest(runtime_registry)
 
 
-def runtime_registry(runtime: Any) -> CollectorRegistry:
+def runtime_registry(runtime: Runtime) -> CollectorRegistry:
     """A registry holding a :class:`RuntimeCollector` for ``runtime`` (one per door)."""
     registry = CollectorRegistry(auto_describe=False)
     registry.register(RuntimeCollector(runtime))

@@ -9,11 +9,14 @@ import itertools
 import secrets
 from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, quote, urlencode
 
 from bot.domain.catalog import Catalog
 from bot.domain.picture import PathGraph, path_graph
+
+if TYPE_CHECKING:
+    from bot.runtime import Runtime
 
 FORMATS = ("png", "svg")
 _FILL = {"essential": "#dbeafe", "further": "#f3f4f6", "track": "#fef3c7"}
@@ -119,7 +122,7 @@ def signed_url(settings: Any, catalog: Catalog, track_id: str, read: Collection[
     return f"{base.rstrip('/')}{PICTURE_PREFIX}{quote(track_id)}.{fmt}?{query}"
 
 
-def picture_app(runtime: Any, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+def picture_app(runtime: Runtime, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
     """WSGI ``GET /paths/<track>.<fmt>?read=…&sig=…``: the picture; 403 bad signature, 404, 500 no ``dot``."""
     name = str(environ.get("PATH_INFO", ""))[len(PICTURE_PREFIX) :]
     track_id, _, fmt = name.rpartition(".")
@@ -145,7 +148,7 @@ def picture_app(runtime: Any, environ: dict[str, Any], start_response: Callable[
     return answer("200 OK", body, "image/png" if fmt == "png" else "image/svg+xml")
 
 
-def console_picture(runtime: Any, team: str, user: str, track_text: str, directory: Path | None = None) -> str:
+def console_picture(runtime: Runtime, team: str, user: str, track_text: str, directory: Path | None = None) -> str:
     """The console's ``picture <track>``: draw the reader's path to ``<directory>/vllm-path-<track>.png``
     (default: the working directory); says where, or why not."""
     from bot.domain.search import track_named

@@ -10,7 +10,10 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from bot.runtime import Runtime
 
 log = logging.getLogger(__name__)
 
@@ -19,7 +22,7 @@ HEALTH_PATH = "/healthz"
 METRICS_PATH = "/metrics"
 
 
-def make_wsgi_app(runtime: Any, app: Any, verify_requests: bool = True) -> Callable[..., Iterable[bytes]]:
+def make_wsgi_app(runtime: Runtime, app: Any, verify_requests: bool = True) -> Callable[..., Iterable[bytes]]:
     """The door's WSGI app: ``GET|HEAD /healthz`` is ``200 ok`` (no database, so a slow one keeps the
     instance in its load balancer); ``GET /metrics``; :mod:`bot.web.routes`' pages and the signed
     pictures; the rest Bolt's (OAuth paths when ``app.oauth_flow`` is set, else 404). A ``POST /slack/events``
@@ -134,7 +137,7 @@ class HttpDoor:
 
     def __init__(
         self,
-        runtime: Any,
+        runtime: Runtime,
         app: Any,
         host: str = "127.0.0.1",
         port: int = 3000,

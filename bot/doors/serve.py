@@ -11,10 +11,13 @@ import os
 import signal
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bot.config import Settings
 from bot.doors.http import EVENTS_PATH, HEALTH_PATH, LAZY_GRACE_S, HttpDoor  # re-exported for callers of serve
+
+if TYPE_CHECKING:
+    from bot.runtime import Runtime
 
 log = logging.getLogger(__name__)
 
@@ -96,7 +99,7 @@ def refreeze_heap() -> None:
         gc.freeze()
 
 
-def reload_catalog_logged(runtime: Any) -> bool:
+def reload_catalog_logged(runtime: Runtime) -> bool:
     """``runtime.reload_catalog()`` with its outcome logged; returns whether it was swapped in."""
     try:
         ok, errors = runtime.reload_catalog()
@@ -115,7 +118,7 @@ def reload_catalog_logged(runtime: Any) -> bool:
     return ok
 
 
-def install_signal_handlers(runtime: Any, stop: Callable[[], None]) -> None:
+def install_signal_handlers(runtime: Runtime, stop: Callable[[], None]) -> None:
     """SIGHUP reloads the catalog on a thread; SIGTERM/SIGINT call ``stop`` (main thread only)."""
     if threading.current_thread() is not threading.main_thread():
         return
@@ -134,7 +137,7 @@ def install_signal_handlers(runtime: Any, stop: Callable[[], None]) -> None:
 
 
 def serve_http(
-    runtime: Any,
+    runtime: Runtime,
     host: str = "127.0.0.1",
     port: int = 3000,
     threads: int = 32,
@@ -160,7 +163,7 @@ def serve_http(
     return door
 
 
-def serve_socket_mode(runtime: Any, *, app: Any = None, stop: threading.Event | None = None) -> None:
+def serve_socket_mode(runtime: Runtime, *, app: Any = None, stop: threading.Event | None = None) -> None:
     """Connect through Socket Mode with ``SLACK_APP_TOKEN`` and block until SIGTERM/SIGINT, or
     until ``stop`` is set when given (then no signal handler is installed). Raises
     :class:`ConfigError` when ``SLACK_APP_TOKEN`` is not set."""
@@ -188,7 +191,7 @@ def serve_socket_mode(runtime: Any, *, app: Any = None, stop: threading.Event | 
         log.info("Socket Mode closed (%d follow-up(s) dropped)", dropped)
 
 
-def _app_for(runtime: Any, app: Any) -> Any:
+def _app_for(runtime: Runtime, app: Any) -> Any:
     """``app``, or ``build_app(runtime)`` when None."""
     if app is not None:
         return app

@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
 
 from bot.web import pages
 from bot.web import paths as path_pages
 from bot.web.pages import STATIC_DIR
 from bot.web.urls import PATHS_PREFIX
+
+if TYPE_CHECKING:
+    from bot.runtime import Runtime
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +33,7 @@ def _html(status: str, text: str, cache: str = "public, max-age=300") -> Page:
     return _page(status, "text/html; charset=utf-8", text.encode("utf-8"), *headers)
 
 
-def routes(runtime: Any) -> Callable[[str, str, dict[str, Any]], Page | None]:
+def routes(runtime: Runtime) -> Callable[[str, str, dict[str, Any]], Page | None]:
     """The page router for ``runtime``: ``(path, method, environ) -> Page``, or None when it is
     not a page (Bolt's, or the 404). The header links the install page when OAuth is configured."""
     css = (STATIC_DIR / "site.css").read_bytes()

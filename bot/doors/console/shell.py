@@ -10,11 +10,14 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bot.doors import standin as si
 from bot.doors.console.render import Control, mrkdwn_to_text, render_blocks
 from bot.doors.standin.refusals import MESSAGE_METHODS, VIEW_METHODS
+
+if TYPE_CHECKING:
+    from bot.runtime import Runtime
 
 REPLY_TIMEOUT_S = 10.0
 """Seconds to wait for the first reply to a command, a click or Home."""
@@ -95,7 +98,7 @@ class Console:
         user_id: str = si.CONSOLE_USER_ID,
         timeout: float = REPLY_TIMEOUT_S,
         listeners: ListenerExecutor,
-        runtime: Any = None,
+        runtime: Runtime | None = None,
     ):
         self.app = app
         self.runtime = runtime  # the path picture reads the reader's progress from its store
@@ -275,7 +278,11 @@ def console_settings(settings: Any = None) -> Any:
 
 @contextmanager
 def open_console(
-    settings: Any = None, *, runtime: Any = None, user_id: str = si.CONSOLE_USER_ID, timeout: float = REPLY_TIMEOUT_S
+    settings: Any = None,
+    *,
+    runtime: Runtime | None = None,
+    user_id: str = si.CONSOLE_USER_ID,
+    timeout: float = REPLY_TIMEOUT_S,
 ) -> Iterator[Console]:
     """A :class:`Console` on a fresh stand-in (closed on exit) and the runtime (unless given).
     Raises the runtime's errors (:class:`bot.domain.catalog.CatalogError`)."""
