@@ -167,6 +167,12 @@ def test_a_mistyped_command_alone_is_answered_with_the_command_not_a_track(runti
     qaunt = h.command(ALICE, "qaunt")
     assert "This looks like the *Quantization* track: `/vllm-path quant` shows its path." in str(qaunt.blocks)
     assert "Quantization" in qaunt.text
+    # A real word that only looks like a track's word points at no track the posts found do not
+    # lead to (QA: `kv` hinted PD over the KV-cache posts, `cost` RL, `moe` Model launches).
+    for word, wrong in (("kv", "pd"), ("cost", "rl"), ("moe", "models")):
+        reply = h.command(ALICE, word)
+        assert "Posts matching" in reply.text, word
+        assert f"`/vllm-path {wrong}` shows its path" not in str(reply.blocks), word
 
 
 # --- B: the catalog folder's vocabulary -------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import Literal
 
@@ -73,6 +74,16 @@ class SearchResult:
     offset: int = 0
     link: LinkResult | None = None
     confidence: Confidence = "none"
+
+    @property
+    def leading_track(self) -> str | None:
+        """The track most posts of this page belong to, or None when two tracks hold as many: a
+        single word near a track's name (``qaunt``) points at that track only when it leads."""
+        counts = Counter(tid for match in self.results for tid in match.tracks)
+        top = counts.most_common(2)
+        if not top or (len(top) > 1 and top[1][1] == top[0][1]):
+            return None
+        return top[0][0]
 
     @property
     def has_more(self) -> bool:

@@ -82,8 +82,8 @@ def search_now(ctx: Context, text: str, notice: str | None, offset: int) -> Repl
     quiet = bool(result.results) or not text.strip() or result.link is not None  # a link: no guess
     if result.results and result.track is None and len(text.split()) == 1:
         # posts found for a word near a track name ("qaunt" finds quantization posts): point at it
-        near = ctx.find.near_track(text)
-        result = replace(result, track=near) if near is not None else result
+        near = ctx.find.near_track(text)  # only the track the posts found lead to: `kv` is no typo of `pd`
+        result = replace(result, track=near) if near and near.track_id == result.leading_track else result
     suggestion = None if quiet else suggest_command(ctx, text) or suggest(ctx, text)
     return search_reply(ctx.catalog, text, result, ctx.reader.read(), ctx.lang, notice=notice, suggestion=suggestion)
 
