@@ -88,7 +88,8 @@ def _week(at: datetime) -> str:
     return f"{year}-W{week:02d}"
 
 
-def _shown(n: int) -> int | None:
+def shown(n: int) -> int | None:
+    """``n``, or None for a count of 1 to ``MIN_READERS - 1`` readers (hidden: it could single someone out)."""
     return n if n >= MIN_READERS or n == 0 else None
 
 
@@ -96,8 +97,8 @@ def _funnel(catalog: Catalog, track_id: str, by_user: dict[str, set[str]]) -> Tr
     """How many readers read at least 1, 2, … posts of the track (small counts hidden)."""
     order = catalog.order(track_id)
     counts = [c for posts in by_user.values() if (c := sum(1 for p in order if p in posts))]
-    reached = tuple(_shown(sum(1 for c in counts if c >= k)) for k in range(1, len(order) + 1))
-    return TrackFunnel(track_id, len(order), _shown(len(counts)), reached)
+    reached = tuple(shown(sum(1 for c in counts if c >= k)) for k in range(1, len(order) + 1))
+    return TrackFunnel(track_id, len(order), shown(len(counts)), reached)
 
 
 def _channels(subscriptions: Iterable[Any], deliveries: Iterable[tuple[str, str, int]]) -> tuple[ChannelHealth, ...]:

@@ -69,8 +69,15 @@ def test_marking_every_essential_step_read_gives_the_finish_message(runtime) -> 
     assert set(runtime.store.finished_paths("T1", "U1")) == {"pd"}
     # once: reading it again (or more of the track) does not finish it again
     assert "finished the essential path" not in h.command(ALICE, f"read {ess[-1]}").text
-    stats = handlers(runtime, admin=True).command(Caller("T1", "UADMIN", "C1"), "stats")
-    assert stats.blocks and "Essential paths finished: *1*" in json.dumps(stats.blocks)
+    # Counted in stats, but like every count of fewer than 4 readers, not as a number (QA: the
+    # one finisher was shown as 1 beside a funnel that hid it).
+    admin = handlers(runtime, admin=True)
+    stats = json.dumps(admin.command(Caller("T1", "UADMIN", "C1"), "stats").blocks)
+    assert "Essential paths finished: *&lt;4* (PD disaggregated serving &lt;4)" in stats
+    for user in ("U2", "U3", "U4"):
+        h.command(Caller("T1", user, "D1"), "read " + " ".join(ess))
+    stats = json.dumps(admin.command(Caller("T1", "UADMIN", "C1"), "stats").blocks)
+    assert "Essential paths finished: *4* (PD disaggregated serving 4)" in stats
 
 
 def test_app_home_shows_finished_paths_and_the_picture_only_with_a_public_url(any_db_url) -> None:

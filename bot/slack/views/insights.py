@@ -11,13 +11,10 @@ from bot.slack.ids import is_channel_id
 from bot.slack.mrkdwn import Mrkdwn
 from bot.slack.views.blocks import Reply, context, header, make_reply, section, sections
 from bot.slack.views.messages import post_link, track_name
+from bot.slack.views.parts import count_text
 
 FUNNEL_STEPS = 15
 """Steps of a funnel shown on one line (the rest are summarised by the last one shown)."""
-
-
-def _count(n: int | None) -> str:
-    return str(n) if n is not None else f"<{MIN_READERS}"
 
 
 def _activity(ins: Insights, lang: str) -> Mrkdwn:
@@ -29,10 +26,12 @@ def _activity(ins: Insights, lang: str) -> Mrkdwn:
 
 def funnel_line(catalog: Catalog, funnel: TrackFunnel, lang: str) -> Mrkdwn:
     """``*Speculative decoding* · 6 readers`` then ``6 → 5 → 4 → <4 …`` (readers reaching each step)."""
-    steps = " → ".join(_count(n) for n in funnel.reached[:FUNNEL_STEPS])
+    steps = " → ".join(count_text(n) for n in funnel.reached[:FUNNEL_STEPS])
     more = " …" if funnel.steps > FUNNEL_STEPS else ""
     name = track_name(catalog, funnel.track_id, lang)
-    return t("stats.funnel", lang, track=name, readers=_count(funnel.readers), steps=funnel.steps, funnel=steps + more)
+    return t(
+        "stats.funnel", lang, track=name, readers=count_text(funnel.readers), steps=funnel.steps, funnel=steps + more
+    )
 
 
 def insights_blocks(catalog: Catalog, ins: Insights, lang: str) -> list[Block]:

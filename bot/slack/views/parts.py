@@ -10,6 +10,7 @@ from slack_sdk.models.blocks import Block
 
 from bot.domain.catalog import Catalog
 from bot.domain.catalog.attached import PerCatalog
+from bot.domain.insights import MIN_READERS
 
 MAX_PARTS = 20_000
 """Rendered parts kept per catalog (each well under 1 KB)."""
@@ -62,3 +63,8 @@ def cache_info(catalog: Catalog) -> dict[str, int]:
         "replies": len(_cache_of(catalog, "replies")),
         "max_replies": MAX_REPLIES,
     }
+
+
+def count_text(n: int | None) -> str:
+    """A count as shown to admins: the number, or ``<4`` when hidden (:func:`bot.domain.insights.shown`)."""
+    return str(n) if n is not None else f"<{MIN_READERS}"

@@ -11,10 +11,11 @@ from bot.domain import budget as budgets
 from bot.domain import paths
 from bot.domain.catalog import Catalog
 from bot.domain.catalog.models import Post, Track, format_day
+from bot.domain.insights import shown
 from bot.slack.i18n import t
 from bot.slack.mrkdwn import Mrkdwn, as_plain, link
 from bot.slack.views.blocks import MAX_BLOCKS_MESSAGE, Reply, context, make_reply, section
-from bot.slack.views.parts import memo
+from bot.slack.views.parts import count_text, memo
 
 
 def pt(key: str, lang: str = "en", **values: object) -> Mrkdwn:
@@ -139,9 +140,9 @@ def home_finished_blocks(
 
 def with_finished(reply: Reply, catalog: Catalog, counts: Mapping[str, int], lang: str) -> Reply:
     """The ``stats`` ``reply`` with a line of the essential paths finished (``counts``: ``{track id: readers}``)."""
-    total = sum(counts.values())
+    total = count_text(shown(sum(counts.values())))  # a count under 4 readers is hidden, as in the funnel
     per = ", ".join(
-        f"{catalog.track(tid).names.get(lang)} {n}"
+        f"{catalog.track(tid).names.get(lang)} {count_text(shown(n))}"
         for tid, n in sorted(counts.items(), key=lambda kv: -kv[1])
         if catalog.has_track(tid)
     )
