@@ -133,6 +133,19 @@ def test_in_3_days_in_kolkata_is_sent_once_at_nine_local_after_a_restart_and_can
         runtime.store.close()
 
 
+def test_reading_the_post_cancels_its_reminder_and_a_later_reminder_of_it_stands(runtime, standin) -> None:
+    """(QA) A reminder of a post marked read since was still listed and sent: reading it is what the
+    reminder asked for. One set after the read (to read it again) is kept."""
+    with time_machine.travel(SET_AT, tick=False):
+        assert "Thursday 2026-12-03" in _ask(runtime, standin, "remind spec-decode in 3 days")
+        _ask(runtime, standin, "remind p-eagle in 3 days")
+        _ask(runtime, standin, "read spec-decode")
+        assert [r.post_id for r in runtime.store.reminders(TEAM, USER)] == ["p-eagle"]
+        assert "Speculative Decoding Boosts" not in _ask(runtime, standin, "reminders")
+        _ask(runtime, standin, "remind spec-decode in 4 days")
+        assert sorted(r.post_id for r in runtime.store.reminders(TEAM, USER)) == ["p-eagle", "spec-decode"]
+
+
 def test_a_click_on_remind_me_next_week_and_the_list(runtime, standin) -> None:
     with time_machine.travel(SET_AT, tick=False):
         client = WebClient(token="xoxb-test", base_url=standin.api_url)
