@@ -99,6 +99,18 @@ def test_reading_several_posts_says_which_were_read_already(runtime):
     assert "Marked read" not in again and "Already read: " in again
 
 
+def test_reading_several_posts_shows_the_track_most_of_them_are_in(runtime):
+    """(QA) ``read`` of three internals steps showed the first post's first track (Agentic, which
+    holds only that post); the path shown is the one most of the posts are in."""
+    h = handlers(runtime)
+    cat = runtime.holder.catalog
+    posts = cat.order("internals")[:3]
+    assert [cat.tracks_of(p)[0] for p in posts] != ["internals"] * 3  # a first track elsewhere
+    reply = h.command(ALICE, "read " + " ".join(posts))
+    assert f"3 of {len(cat.order('internals'))} read" in str(reply.blocks)
+    assert cat.track("internals").names.en in reply.text
+
+
 def test_an_old_button_pressed_again_says_it_was_already_done(runtime):
     """A reply stays in Slack: its Mark read / Follow buttons can be pressed after the command
     or another button already did it. The notice says so instead of "Marked read" again."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from bot.domain import paths
 from bot.domain.search import SearchResult
 from bot.slack import grammar
@@ -35,7 +37,7 @@ def _pick(ctx: Context, text: str, candidates: SearchResult, read: bool) -> Repl
 
 def mark(ctx: Context, cmd: grammar.Command) -> Reply:
     """Resolve the posts (close matches let the reader pick), update progress, confirm; after
-    ``read`` show the post's track (the first the reader follows, else the post's first)."""
+    ``read`` show the track most of the posts are in (a followed one first, else the first post's first)."""
     cat, text, read = ctx.catalog, cmd.arg, cmd.kind == "read"
     if not text.strip():
         return views.text_reply(t("read.which" if read else "unread.which", ctx.lang))
@@ -62,11 +64,13 @@ def mark(ctx: Context, cmd: grammar.Command) -> Reply:
     said = [t("read.done", ctx.lang, posts=titles(fresh))] if fresh else []
     msg = Mrkdwn("\n").join([*said, t("read.already", ctx.lang, posts=titles(already))] if already else said)
     msg = with_finish(msg, finish_notice(ctx, post_ids, before))  # issue 24: the finish line
-    tracks = cat.tracks_of(post_ids[0])
-    if not tracks:
+    counts = Counter(tid for p in post_ids for tid in cat.tracks_of(p))
+    if not counts:
         return views.text_reply(msg)
-    follows = ctx.reader.follows()  # where that leaves the reader: in a track they follow, else the post's first
-    return replies.track_view(ctx, next((tid for tid in tracks if tid in follows), tracks[0]), notice=msg)
+    # Where that leaves the reader: the track most of the posts are in (QA: three internals steps
+    # showed the first post's first track), a followed one first, else the first post's first.
+    follows = ctx.reader.follows()
+    return replies.track_view(ctx, max(counts, key=lambda tid: (counts[tid], tid in follows)), notice=msg)
 
 
 def _tracks_of_post(ctx: Context, text: str) -> tuple[str, ...]:
