@@ -115,6 +115,12 @@ def _phrase(words: list[str], today: date) -> date | str | None:
     return next((found for read in (_relative, _weekday, _date) if (found := read(words, today)) is not None), None)
 
 
+def names_a_day(word: str) -> bool:
+    """Whether ``word`` alone names a reminder's day (``下周一``, ``3天后``, ``12月7日``, ``monday``):
+    like a schedule word, Chinese of this kind in an English command does not make it Chinese."""
+    return _phrase([word.casefold()], date(2000, 1, 1)) is not None
+
+
 def choose_day(words: list[str], today: date) -> DayChoice:
     """Take the longest day phrase off the end of ``words``, relative to the reader's local ``today``."""
     low = [w.casefold().strip(",.") for w in words]

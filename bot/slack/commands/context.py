@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict
 
 from bot.domain import paths
 from bot.domain.catalog import Catalog
+from bot.domain.reminder_day import names_a_day
 from bot.domain.search import LinkResult, SearchResult, TrackMatch, track_named
 from bot.domain.search.confidence import clear_best
 from bot.domain.text import has_han
@@ -250,7 +251,7 @@ class Reader:
 @dataclass
 class Context:
     """One request: ``rt``, ``caller``, ``lang`` (chosen, else zh when ``typed`` holds Chinese other than
-    day and time words (:func:`~bot.domain.words.is_schedule_word`), else the
+    day and time words (:func:`~bot.domain.words.is_schedule_word`, ``reminder_day.names_a_day``), else the
     Slack locale zh* -> zh, else en); Slack only through ``users_info``, ``channel_check``, ``announce``."""
 
     rt: Runtime
@@ -278,7 +279,7 @@ class Context:
         chosen = self.reader.chosen_lang
         if chosen in LANGS:
             return chosen
-        if has_han(" ".join(w for w in self.typed.split() if not is_schedule_word(w))):
+        if has_han(" ".join(w for w in self.typed.split() if not (is_schedule_word(w) or names_a_day(w)))):
             return "zh"
         locale = (self.users_info(self.caller.team_id, self.caller.user_id).locale or "").lower()
         return "zh" if locale.startswith("zh") else "en"
