@@ -163,6 +163,9 @@ STRINGS: dict[str, dict[str, str]] = {
     "search.track_hint": {"en": "This looks like the *{track}* track: `/vllm-path {track_id}` shows its path.",
                           "zh": "这像是 *{track}* 主题：`/vllm-path {track_id}` 查看路径。"},
     "search.none": {"en": "No post matches “{query}”.", "zh": "没有与“{query}”匹配的文章。"},
+    "search.partly": {"en": "No post answers “{query}”: the catalog has nothing on the rest of it. "
+                      "`/vllm-path search {words}` lists the posts on *{words}* alone.",
+                      "zh": "没有文章回答“{query}”：目录里没有其余部分的内容。`/vllm-path search {words}` 只列出关于 *{words}* 的文章。"},
     "search.closest": {"en": "Closest posts to “{query}” (no post matches every word)",
                        "zh": "与“{query}”最接近的文章（没有完全匹配的文章）"},
     "search.none_offer": {"en": "The tracks: {tracks}. Or try a topic, for example `/vllm-path what is prefix caching` or `/vllm-path speculative decoding`.",

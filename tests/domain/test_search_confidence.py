@@ -288,6 +288,36 @@ def test_one_common_word_of_an_off_topic_question_shows_no_closest_posts(matcher
 
 
 @pytest.mark.parametrize(
+    "query, known",
+    [
+        ("how to train my dog", "train"),
+        ("how to train for a marathon", "train"),
+        ("怎么训练我的狗", "训练"),
+        ("如何训练小狗", "训练"),
+        ("how to serve a volleyball", "serve"),
+        ("how to improve my tennis serve", "improve"),
+        ("best gpu for gaming", "best"),
+        ("how to learn piano fast", "learn"),
+    ],
+)
+def test_an_everyday_word_beside_words_no_post_holds_is_no_answer(matcher, query, known):
+    """(QA) A post whose title holds one everyday word (Training, Serving, Best) of a question whose
+    other words no post holds was shown as the closest, or (怎么训练我的狗) a confident, answer; the
+    reply says nothing answers and names the word the catalog does hold."""
+    result = matcher.search(query, limit=5)
+    assert result.confidence == "none" and result.results == () and result.known == known
+    text = str(search_views.search_reply(matcher._catalog, query, result, set(), "en").text)
+    assert f"No post answers “{query}”" in text and f"`/vllm-path search {known}`" in text
+
+
+@pytest.mark.parametrize(
+    "query", ["nixl on my homelab", "eagle for my chatbot", "lora adapters for tenants", "怎么在昇腾上部署"]
+)
+def test_a_topic_word_beside_words_no_post_holds_still_answers(matcher, query):
+    assert matcher.search(query, limit=5).results, query
+
+
+@pytest.mark.parametrize(
     "query",
     ["显存不够怎么办", "how do I split prefill and decode onto different machines", "how do I reduce gpu memory usage"],
 )

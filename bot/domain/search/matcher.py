@@ -19,8 +19,9 @@ from bot.domain.search.results import (
     LinkResult,
     PostMatch,
     SearchResult,
+    TrackMatch,
 )
-from bot.domain.search.tracks import TrackIndex
+from bot.domain.search.tracks import CONTAINED_SCORE, TrackIndex
 from bot.domain.text import clean
 
 FUZZY_WEIGHT = 0.6
@@ -40,6 +41,12 @@ CLOSEST_COVERAGE = 0.41
 it and :data:`CONFIDENT_COVERAGE` the posts are shown as the closest ones. Off-topic questions
 whose one common word a post holds (best, time, memory, cache) reach 0.35-0.41; the eval sets'
 half-answered questions 0.42 and above (0.35 until stop 36 showed 21 of 87 off-topic rows posts)."""
+
+STRONG_VALUE = 0.8
+"""A concept a post holds at least at this posting value (its id, tags or title, not only its summary)
+is held strongly. A query with a word no post holds (and no track's name) is answered only by a post
+that holds a concept strongly that is not an everyday word (``everyday_words``): ``how to train my
+dog``, ``serve a volleyball``, ``best gpu for gaming`` hold only one (:meth:`Matcher._lopsided`)."""
 
 MAX_TOTAL = 100
 """At most this many good matches are counted and paged through."""
@@ -242,11 +249,13 @@ class Matcher(TrackIndex):
         norm = self._rewrite(norm)  # "decoding faster" is read as "speculative decoding"
         units = self._units(norm)
         track = track or self._track_in(units)
-        ranked, extra = self._rank(norm, offset + limit + 1, units)
+        ranked, extra, concepts = self._rank(norm, offset + limit + 1, units)
         ranked = self._answered_first(answer_key, ranked)
         confidence = _confidence(ranked[0][3]) if ranked else "none"
         if confidence == "none":
             return SearchResult(query, track, (), None)
+        if not self._names_topic(track) and (known := self._lopsided(units, concepts, ranked[0][1])) is not None:
+            return SearchResult(query, track, (), None, known=known)
         floor = max(MIN_SCORE, RELATIVE_FLOOR * ranked[0][0])
         good = [r for r in ranked if r[0] >= floor - 1e-9]
         page = good[offset : offset + limit]
@@ -266,12 +275,41 @@ class Matcher(TrackIndex):
         first = [(100.0, doc, "answers", 1.0) for doc in docs]
         return first + [r for r in ranked if r[1] not in docs]
 
-    def _rank(self, norm: str, need: int, units: list[_Unit]) -> tuple[list[_Ranked], int]:
-        """``(ranked, extra)``: the re-scored candidates (at least ``need`` when there are), best
-        first, and how many further posts are good matches (counted, not ranked)."""
+    def _names_topic(self, track: TrackMatch | None) -> bool:
+        """Whether the query names a track, or holds a track name of two words or more (``模型量化``,
+        not the one word ``router`` of ``router keeps disconnecting wifi``)."""
+        if track is None or track.score > CONTAINED_SCORE:
+            return track is not None
+        return len(self._canon_keys(self._units(normalize(track.matched)))) >= 2
+
+    def _lopsided(self, units: list[_Unit], concepts: list[_Concept], doc: int) -> str | None:
+        """For a query with a word no post holds whose best post ``doc`` holds none of its concepts
+        at :data:`STRONG_VALUE` but everyday words: the query's words that post holds ("" for none);
+        else ``None`` (an answer). A lone Chinese character is such a word (狗 of 怎么训练我的狗)."""
+        lone_han = any(u.kind == "cjkchunk" and len(u.text) == 1 and u.text not in self._ignorable for u in units)
+        if all(c.alternatives for c in concepts) and not lone_han:
+            return None
+        everyday = {stem(w) for w in self._vocab.everyday_words} | self._vocab.everyday_words
+        held: set[str] = set()
+        for concept in concepts:
+            for terms, _ in concept.alternatives:
+                ids, vals = self._alternative(terms)
+                at = int(np.searchsorted(ids, doc))
+                if at < len(ids) and ids[at] == doc and vals[at] >= STRONG_VALUE:
+                    if not set(concept.alternatives[0][0]) <= everyday:
+                        return None
+                    held.update(t for alt in concept.alternatives for t in alt[0])
+                    break
+        return " ".join(
+            u.text for u in units if stem(u.text) in held or (u.kind != "latin" and set(_bigrams(u.text)) <= held)
+        )
+
+    def _rank(self, norm: str, need: int, units: list[_Unit]) -> tuple[list[_Ranked], int, list[_Concept]]:
+        """``(ranked, extra, concepts)``: the re-scored candidates (at least ``need`` when there are),
+        best first, how many further posts are good matches (counted, not ranked), the query's concepts."""
         concepts = self._concepts(units)
         if self._n == 0:
-            return [], 0
+            return [], 0, concepts
         coverage, best_field = self._coverage(concepts)
         bm25 = self._bm25(norm, units)
         w_fuzzy = FUZZY_WEIGHT if bm25 is not None else 1.0
@@ -282,7 +320,7 @@ class Matcher(TrackIndex):
         floor = max(MIN_SCORE, RELATIVE_FLOOR * float(low.max()))  # the real floor is at least this
         hits = np.flatnonzero(high >= floor - 1e-9)
         if not len(hits):
-            return [], 0
+            return [], 0, concepts
         keep = max(_CANDIDATES, need)
         rest = np.empty(0, dtype=np.int64)
         if len(hits) > keep:
@@ -293,7 +331,7 @@ class Matcher(TrackIndex):
         extra = 0
         if len(rest) and out:
             extra = int(np.count_nonzero(low[rest] >= max(MIN_SCORE, RELATIVE_FLOOR * out[0][0])))
-        return out, extra
+        return out, extra, concepts
 
     def _coverage(self, concepts: list[_Concept]) -> tuple[np.ndarray, np.ndarray]:
         """Per post: its coverage of the concepts (0..1, a little over with field bonuses; float64)

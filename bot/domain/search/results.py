@@ -74,6 +74,9 @@ class SearchResult:
     offset: int = 0
     link: LinkResult | None = None
     confidence: Confidence = "none"
+    known: str | None = None
+    """With no results: the query's words the best post held, when a post held no more than one
+    of its concepts and no post any of its other words (``train`` of ``how to train my dog``)."""
 
     @property
     def leading_track(self) -> str | None:

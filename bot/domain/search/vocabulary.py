@@ -3,7 +3,7 @@
 ``vocabulary.yaml`` is a mapping: ``version`` (``1``); ``synonyms`` (groups of 2+ distinct
 non-empty strings, the first canonical); ``stopwords``, ``question_words``, ``track_stopwords``
 (lists of strings); ``blog_hosts``, ``summary_hosts`` (host names, no scheme or path); optional
-``other_names`` (strings) and ``problems`` (``[phrase, topic]`` pairs). The fields:
+``other_names`` and ``everyday_words`` (strings) and ``problems`` (``[phrase, topic]`` pairs). The fields:
 :class:`Vocabulary`. ``answers.yaml`` (optional) maps a post id to the questions and terms that
 post answers (non-empty strings); the matcher ignores an id the catalog does not hold.
 
@@ -26,7 +26,7 @@ VOCABULARY_FILE = "vocabulary.yaml"
 ANSWERS_FILE = "answers.yaml"
 _HOST_RE = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$")
 _LIST_KEYS = ("stopwords", "question_words", "track_stopwords", "blog_hosts", "summary_hosts")
-_OPTIONAL_LIST_KEYS = ("other_names",)
+_OPTIONAL_LIST_KEYS = ("other_names", "everyday_words")
 _OPTIONAL_KEYS = ("problems", *_OPTIONAL_LIST_KEYS)
 
 
@@ -45,7 +45,9 @@ class Vocabulary:
     treated as stop words; ``track_stopwords``, ignored when deciding whether a query names a track
     (``track``, ``路径``); ``blog_hosts``/``summary_hosts``, hosts whose links resolve to catalog
     posts; ``answers``, post id → questions and terms the post answers; ``other_names``, other
-    tools' names (``ollama``), never read as a typo; ``problems``, ``(phrase, topic)`` pairs."""
+    tools' names (``ollama``), never read as a typo; ``problems``, ``(phrase, topic)`` pairs;
+    ``everyday_words`` (``train``, ``best``, ``训练``): words of daily life that some titles hold, which
+    alone do not make a question with words the catalog lacks (``how to train my dog``) one it answers."""
 
     synonyms: tuple[tuple[str, ...], ...]
     stopwords: frozenset[str]
@@ -56,6 +58,7 @@ class Vocabulary:
     answers: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     other_names: frozenset[str] = frozenset()
     problems: tuple[tuple[str, str], ...] = ()
+    everyday_words: frozenset[str] = frozenset()
 
     @property
     def ignorable(self) -> frozenset[str]:
@@ -133,7 +136,7 @@ def _parse_problems(value: Any, errors: list[str]) -> tuple[tuple[str, str], ...
 
 
 def _parse_lists(raw: dict[str, Any], errors: list[str]) -> dict[str, list[str]]:
-    """The word and host lists of ``vocabulary.yaml`` (``other_names`` optional)."""
+    """The word and host lists of ``vocabulary.yaml`` (``other_names``, ``everyday_words`` optional)."""
     name = VOCABULARY_FILE
     lists: dict[str, list[str]] = {}
     for key in (*_LIST_KEYS, *_OPTIONAL_LIST_KEYS):
@@ -180,6 +183,7 @@ def _parse(directory: Path, post_ids: Collection[str] | None) -> tuple[Vocabular
         summary_hosts=tuple(h.casefold() for h in lists["summary_hosts"]),
         answers=answers,
         other_names=folded("other_names"),
+        everyday_words=folded("everyday_words"),
         problems=problems,
     ), []
 

@@ -84,6 +84,8 @@ def _no_results(
         blocks.append(section(t("search.unknown_link", lang, url=truncate(link_result.url, 300))))
     elif not query.strip() or result.hint:
         blocks.append(section(t("search.empty", lang)))
+    elif known := getattr(result, "known", None):  # a word of it is known, the rest is not
+        blocks.append(section(t("search.partly", lang, query=shown_query, words=truncate(known, 100))))
     else:
         blocks.append(section(t("search.none", lang, query=shown_query)))
         if not suggestion:  # no did-you-mean: offer the tracks and an example
