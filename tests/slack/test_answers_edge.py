@@ -173,6 +173,10 @@ def test_a_mistyped_command_alone_is_answered_with_the_command_not_a_track(runti
         reply = h.command(ALICE, word)
         assert "Posts matching" in reply.text, word
         assert f"`/vllm-path {wrong}` shows its path" not in str(reply.blocks), word
+    # (QA) A long question no post covers whole still points at the track it names.
+    long = "Hi team, I am trying to understand how speculative decoding with EAGLE works in vLLM. " * 30
+    reply = h.command(ALICE, long)
+    assert "No post matches" in reply.text and "`/vllm-path spec` shows its path" in reply.text
 
 
 # --- B: the catalog folder's vocabulary -------------------------------------------------------------

@@ -88,11 +88,13 @@ def _no_results(
         blocks.append(section(t("search.partly", lang, query=shown_query, words=truncate(known, 100))))
     else:
         blocks.append(section(t("search.none", lang, query=shown_query)))
-        if not suggestion:  # no did-you-mean: offer the tracks and an example
+        if not suggestion and result.track is None:  # no did-you-mean, no track: offer the tracks and an example
             tracks = Mrkdwn(", ").join(Mrkdwn("`{}` ({})").format(tr.id, tr.names.get(lang)) for tr in catalog.tracks)
             blocks.append(section(t("search.none_offer", lang, tracks=tracks)))
     if suggestion:
         blocks.append(section(suggestion))
+    elif result.track is not None and catalog.has_track(tid := result.track.track_id):  # a long question names one
+        blocks.append(section(t("search.track_hint", lang, track=track_name(catalog, tid, lang), track_id=tid)))
     blocks.append(context(t("didyoumean.help", lang)))
     fallback = Mrkdwn("\n").join(Mrkdwn(text.text) for b in blocks if (text := getattr(b, "text", None)))
     return make_reply(blocks, fallback)
