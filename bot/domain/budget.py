@@ -32,6 +32,8 @@ _EN = re.compile(
 _ZH_NUM: dict[str, float] = dict(zip("一两二三四五六七八九十", (1, 2, 2, 3, 4, 5, 6, 7, 8, 9, 10), strict=True))
 _ZH_NUM |= {"半": 0.5, "十五": 15, "二十": 20, "三十": 30, "四十": 40, "四十五": 45, "六十": 60, "九十": 90}
 _ZH = re.compile(r"^(?P<n>\d+(?:\.\d+)?|[半一两二三四五六七八九十]+)\s*(?P<u>分钟|分|小时|个小时|钟头|个钟头)$")
+_SAID = {"halfanhour": 30, "anhour": 60, "onehour": 60, "twohours": 120, "anhourandahalf": 90}
+"""Durations said in words (``plan half an hour``); digits and Chinese (``半小时``) go through :func:`parse_minutes`."""
 OFF_WORDS = frozenset({"off", "none", "stop", "clear", "reset", "关闭", "关", "取消"})
 _FILLER = frozenset({"a", "per", "week", "weekly", "/week", "每周", "一周", "每星期", "a week"})
 
@@ -47,6 +49,8 @@ def parse_minutes(text: str) -> int | None:
     for suffix in ("perweek", "aweek", "/week", "week", "每周", "一周"):
         if low.endswith(suffix) and len(low) > len(suffix):
             low = low[: -len(suffix)]
+    if low in _SAID:
+        return _SAID[low]
     if m := _EN.match(low):
         return int(m.group("m")) if m.group("m") else round(float(m.group("h")) * 60) + int(m.group("hm") or 0)
     z = _ZH.match(low)
@@ -68,7 +72,10 @@ def take_budget(words: Sequence[str]) -> tuple[list[str], int | None]:
     out = list(words)
     for i, word in enumerate(out):
         pair = f"{word}{out[i + 1]}" if i + 1 < len(out) else None
-        if pair is not None and word.replace(".", "", 1).isdigit() and parse_minutes(pair) is not None:
+        minutes: int | None = None
+        if said := next((n for n in (6, 3, 2) if "".join(out[i : i + n]).casefold() in _SAID), 0):
+            end, minutes = i + said, _SAID["".join(out[i : i + said]).casefold()]
+        elif pair is not None and word.replace(".", "", 1).isdigit() and parse_minutes(pair) is not None:
             end, minutes = i + 2, parse_minutes(pair)
         elif not word.isdigit() and (minutes := parse_minutes(word)) is not None and not _clock_like(word):
             end = i + 1

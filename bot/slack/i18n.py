@@ -421,8 +421,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "budget.plan.bad": {"en": "I could not read {value} as minutes a week. Try `plan 30m`, `plan 1h`, "
                        "`plan 45 min` or `plan off` (also `计划 30分钟`, `每周 1小时`).",
                  "zh": "无法把 {value} 读成每周分钟数。试试 `计划 30分钟`、`每周 1小时`、`plan 45m` 或 `plan off`。"},
-    "budget.plan.range": {"en": "A plan is {low}–{high} minutes a week; {value} is outside that.",
-                   "zh": "计划应在每周 {low}–{high} 分钟之间；{value} 不在范围内。"},
+    "budget.plan.range": {"en": "A plan is {low}–{high} minutes a week; {value} minutes is outside that.",
+                   "zh": "计划应在每周 {low}–{high} 分钟之间；{value} 分钟不在范围内。"},
     "budget.plan.weeks": {"en": "• *{track}*: {minutes} min · {weeks} weeks",
                    "zh": "• *{track}*：{minutes} 分钟 · {weeks} 周"},
     "budget.plan.week": {"en": "• *{track}*: {minutes} min · 1 week",

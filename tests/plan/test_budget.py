@@ -26,6 +26,8 @@ from bot.slack.grammar import parse
         ("半小时", 30),
         ("一小时", 60),
         ("两小时", 120),
+        ("half an hour", 30),  # (QA) said in words, as 半小时 is
+        ("an hour and a half", 90),
         ("30", None),
         ("monday", None),
         ("", None),
@@ -45,6 +47,7 @@ def test_parse_minutes_reads_one_duration(text: str, minutes: int | None) -> Non
         ("计划 30分钟", 30, True),
         ("每周 1小时", 60, True),
         ("每周1小时", 60, True),
+        ("plan half an hour", 30, True),
         ("plan off", None, False),
         ("计划 关闭", None, False),
         ("plan", None, None),
@@ -66,8 +69,8 @@ def test_a_negative_plan_is_out_of_range_as_zero_is(runtime) -> None:
 
     handlers, alice = Handlers(runtime), Caller("T1", "U1", "C1")
     assert parse("plan -5m").minutes == -5 and parse("plan - 1h").minutes == -60
-    for text, value in (("plan -5m", "-5"), ("plan 0m", "0")):
-        assert f"A plan is 5–600 minutes a week; {value} is outside that." in handlers.command(alice, text).text
+    for text, value in (("plan -5m", "-5"), ("plan 0m", "0"), ("plan 10000h", "600,000")):  # (QA) the unit said
+        assert f"A plan is 5–600 minutes a week; {value} minutes is outside that." in handlers.command(alice, text).text
     assert runtime.store.get_budget("T1", "U1") is None
     assert parse("plan -tomorrow").error == "plan.bad"
 

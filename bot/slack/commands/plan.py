@@ -18,7 +18,7 @@ from bot.web.urls import path_page_url
 
 
 def _out_of_range(minutes: int, lang: str) -> Mrkdwn:
-    return pt("plan.range", lang, low=budgets.MIN_MINUTES, high=budgets.MAX_MINUTES, value=minutes)
+    return pt("plan.range", lang, low=budgets.MIN_MINUTES, high=budgets.MAX_MINUTES, value=f"{minutes:,}")
 
 
 def budget_refusal(cmd: grammar.Command, lang: str) -> Mrkdwn | None:
