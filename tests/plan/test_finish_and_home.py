@@ -49,7 +49,7 @@ def test_dm_on_with_minutes_out_of_range_changes_nothing(runtime) -> None:
     the whole command is refused and nothing is set."""
     h = handlers(runtime)
     reply = h.command(Caller("T1", "U1", "D1"), "dm on friday 08:30 9999m")
-    assert "5–600" in reply.text and "9999" in reply.text
+    assert "5–600" in reply.text and "9,999 minutes" in reply.text
     assert runtime.store.get_dm("T1", "U1") is None and runtime.store.get_budget("T1", "U1") is None
 
 
