@@ -244,9 +244,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "zh": "MST 按 America/Denver 处理（实行夏令时）；亚利桑那州（不实行夏令时）请用 America/Phoenix。"},
     "someone": {"en": "someone", "zh": "某人"},
     "sub.invite": {"en": "I can't post in this channel yet, so nothing is set up. Invite me first with "
-                         "`/invite @vllm-path`, then run `/vllm-path subscribe {track_id}` again.",
+                         "`/invite @vllm-path`, then run `/vllm-path {command}` again.",
                    "zh": "我还不能在本频道发消息，所以没有订阅。请先用 `/invite @vllm-path` 邀请我，"
-                         "再运行 `/vllm-path subscribe {track_id}`。"},
+                         "再运行 `/vllm-path {command}`。"},
     "sub.not_allowed": {"en": "Only the person who set up this digest ({person}) or a workspace admin can stop it.",
                         "zh": "只有设置这个推荐的人（{person}）或工作区管理员可以停止它。"},
     "sub.change_not_allowed": {

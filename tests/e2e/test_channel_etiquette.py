@@ -54,9 +54,10 @@ def _wait_announced(standin: SlackStandIn, channel: str, n: int) -> list[str]:
 @pytest.mark.parametrize("channel", [PRIVATE, PUBLIC_OUT, UNKNOWN])
 def test_subscribe_where_the_bot_cannot_post_asks_for_an_invite_and_stores_nothing(slack, standin, runtime, channel):
     where = replace(slack, channel=channel)
-    reply = where.ask("subscribe spec").body
+    reply = where.ask("subscribe spec monday 9am").body
     assert reply.get("response_type", "ephemeral") == "ephemeral"
     assert "/invite @vllm-path" in reply["text"]
+    assert "`/vllm-path subscribe spec monday 9am` again" in reply["text"]  # (QA) as typed, day and time too
     assert "now gets" not in reply["text"]
     assert runtime.store.subscriptions(slack.team, channel) == []
     assert [c for c in standin.calls("conversations.info") if c.args.get("channel") == channel]

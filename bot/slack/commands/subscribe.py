@@ -118,7 +118,8 @@ def subscribe(ctx: Context, cmd: grammar.Command) -> Reply:
     if (bad_budget := budget_refusal(cmd, ctx.lang)) is not None:
         return views.text_reply(bad_budget)
     if ctx.channel_check(caller.team_id, caller.channel_id) != CHANNEL_OK:
-        return views.text_reply(t("sub.invite", ctx.lang, track_id=tid))
+        again = " ".join(ctx.typed.replace("`", "").split())[:200] or f"subscribe {tid}"  # (QA) with its day and time
+        return views.text_reply(t("sub.invite", ctx.lang, command=again))
     old = next((x for x in ctx.rt.store.subscriptions(caller.team_id, caller.channel_id) if x.track_id == tid), None)
     before = old.schedule if old else None
     zone = ctx.timezone() if cmd.schedule.timezone is None and before is None else ""
