@@ -67,7 +67,7 @@ def search_cmd(query: str, limit: int, offset: int, as_json: bool, catalog_dir: 
 
     JSON: {"query", "catalog_version", "track": {"id", "name"} | null, "total" (good matches),
     "offset", "confidence": "confident" | "closest" | "none" (none: no post matches),
-    "link": {"status": "post" | "unknown" | "foreign", "url", "post_id"} | null,
+    "link": {"status": "post" | "unknown" | "home" | "foreign", "url", "post_id"} | null,
     "results": [{"post_id", "title", "url", "score" (0-100), "tracks": [{"id", "position", "of"}],
     "next": {"post_id", "title"} | null}]}; "next" is what comes after the post in its first
     track; link status "unknown" means a blog URL whose post is not in the catalog yet. An empty
@@ -88,8 +88,11 @@ def search_cmd(query: str, limit: int, offset: int, as_json: bool, catalog_dir: 
             f"Track: {data['track']['name']} ({data['track']['id']}): "
             f"`vllm-path next {data['track']['id']}` shows where to start"
         )
-    if result.link is not None and result.link.status == "unknown":
-        click.echo(f"{result.link.url} is not in the catalog yet.")
+    if result.link is not None and result.link.status in ("unknown", "home"):
+        click.echo(
+            f"{result.link.url} is "
+            + ("the blog's home page." if result.link.status == "home" else "not in the catalog yet.")
+        )
         return
     if not data["results"]:
         click.echo(result.hint or f"No post matches {query!r}.")

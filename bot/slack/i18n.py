@@ -83,6 +83,8 @@ STRINGS: dict[str, dict[str, str]] = {
                           "zh": "共 {total} 篇匹配，当前第 {first}–{last} 篇"},
     "search.unknown_link": {"en": "That link is on the vLLM blog, but the post is not in the catalog yet: {url}",
                             "zh": "这个链接来自 vLLM 博客，但这篇文章还没有收入目录：{url}"},
+    "search.home_link": {"en": "That is the vLLM blog's home page ({url}): `/vllm-path what's new` lists its newest posts.",
+                         "zh": "这是 vLLM 博客的首页（{url}）：`/vllm-path 最新文章` 列出最新的文章。"},
     "btn.more_results": {"en": "More results", "zh": "更多结果"},
     "btn.more_steps": {"en": "Show more steps", "zh": "显示更多步骤"},
     "btn.earlier_steps": {"en": "Earlier steps", "zh": "前面的步骤"},

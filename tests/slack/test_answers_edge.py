@@ -128,6 +128,10 @@ def test_read_a_summary_link_and_an_unknown_blog_link(runtime):
     assert runtime.store.read_posts("T1", "U1") == {summary.id}
     searched = h.command(ALICE, "<https://blog.vllm.ai/2030/01/01/not-yet.html>")
     assert "not in the catalog yet" in searched.text and "Did you mean" not in searched.text
+    # (QA) The blog's home page is not a post missing from the catalog.
+    for home in ("https://vllm-project.github.io/", "<https://blog.vllm.ai>", "read https://vllm-project.github.io/"):
+        text = h.command(ALICE, home).text
+        assert "the vLLM blog's home page" in text and "not in the catalog" not in text, home
 
 
 def test_next_track_gives_that_tracks_next_step_only(runtime):

@@ -5,8 +5,8 @@ repository (:func:`github_source_file`), on either blog host (``vocabulary.yaml`
 and the manifest's ``blog_base_url``) or a summary host (``summary_hosts``), with ``http`` or
 ``https``, with or without ``www.``, Slack's ``<…|label>``, a trailing slash, a query, a
 ``#fragment`` or the ``.html``/``.md`` suffix. A URL on a blog or summary host that no post has
-is ``status="unknown"``; elsewhere ``"foreign"``; text that is not one URL is ``None`` (without
-``http(s)://``, a word is a URL only on a blog or summary host).
+is ``status="unknown"`` (the blog's home page ``"home"``); elsewhere ``"foreign"``; text that is not
+one URL is ``None`` (without ``http(s)://``, a word is a URL only on a blog or summary host).
 """
 
 from __future__ import annotations
@@ -141,4 +141,6 @@ class LinkIndex:
             post_id = self._files.get(source) if source is not None else None
         if post_id is not None:
             return LinkResult("post", url, post_id)
+        if on_blog and path in ("", "/index"):  # (QA) the blog's home page is no post missing
+            return LinkResult("home", url)
         return LinkResult("unknown" if on_blog or host in self.summary_hosts else "foreign", url)

@@ -51,10 +51,10 @@ class PostMatch:
 @dataclass(frozen=True)
 class LinkResult:
     """What a link in a query points to: ``status`` ``"post"`` (``post_id`` is the catalog post at
-    that URL), ``"unknown"`` (a blog or summary host, but no catalog post yet) or ``"foreign"``
-    (another host); ``url`` as read from the query (Slack's ``<…|label>`` removed)."""
+    that URL), ``"unknown"`` (a blog or summary host, but no catalog post yet), ``"home"`` (the blog's
+    home page) or ``"foreign"`` (another host); ``url`` as read from the query (Slack's ``<…|label>`` removed)."""
 
-    status: Literal["post", "unknown", "foreign"]
+    status: Literal["post", "unknown", "home", "foreign"]
     url: str
     post_id: str | None = None
 

@@ -20,8 +20,8 @@ from bot.slack.views.search import search_reply
 def _named_posts(ctx: Context, text: str) -> tuple[list[str], SearchResult | None] | Reply:
     """The posts ``text`` names (a post's link, else :meth:`Finder.resolve_posts`), or the reply to an unknown link."""
     link = ctx.find.link(text)
-    if link is not None and link.status == "unknown":  # on the blog host, but not in the catalog
-        return views.text_reply(t("search.unknown_link", ctx.lang, url=truncate(link.url, 300)))
+    if link is not None and link.status in ("unknown", "home"):  # on the blog host, but not a catalog post
+        return views.text_reply(t(f"search.{link.status}_link", ctx.lang, url=truncate(link.url, 300)))
     if link is not None and link.status == "post" and link.post_id:
         return [link.post_id], None
     return ctx.find.resolve_posts(text)

@@ -80,8 +80,8 @@ def _no_results(
 ) -> Reply:
     """The reply to a search with no results (see :func:`search_reply`), after ``blocks``."""
     link_result = getattr(result, "link", None)
-    if link_result is not None and link_result.status == "unknown":
-        blocks.append(section(t("search.unknown_link", lang, url=truncate(link_result.url, 300))))
+    if link_result is not None and link_result.status in ("unknown", "home"):
+        blocks.append(section(t(f"search.{link_result.status}_link", lang, url=truncate(link_result.url, 300))))
     elif not query.strip() or result.hint:
         blocks.append(section(t("search.empty", lang)))
     elif known := getattr(result, "known", None):  # a word of it is known, the rest is not
