@@ -182,7 +182,9 @@ STRINGS: dict[str, dict[str, str]] = {
     "next.header": {"en": "Your next reads", "zh": "你的下一篇"},
     "next.none_followed": {"en": "You don't follow any track yet. Follow one with `/vllm-path follow spec`, or open one with `/vllm-path speculative`.",
                            "zh": "你还没有关注任何主题。用 `/vllm-path follow spec` 关注，或用 `/vllm-path 推测解码` 查看路径。"},
-    "next.track_line": {"en": "*{track}* ({read}/{total}): {post}", "zh": "*{track}*（{read}/{total}）：{post}"},
+    "next.track_line": {"en": "*{track}* ({read} of {total} read): {post}", "zh": "*{track}*（已读 {read}/{total}）：{post}"},
+    "next.started": {"en": "You follow no track; these are the ones you have started. `/vllm-path follow {track_id}` "
+                     "adds it to your weekly DM.", "zh": "你还没有关注路径；以下是你已开始读的路径。`/vllm-path follow {track_id}` 可把它加入每周私信。"},
     "next.track_done": {"en": "*{track}*: path complete :white_check_mark:", "zh": "*{track}*：已读完 :white_check_mark:"},
     "read.done": {"en": "Marked read: {posts}", "zh": "已标记为已读：{posts}"},
     "read.already": {"en": "Already read: {posts}", "zh": "已经读过：{posts}"},

@@ -99,6 +99,20 @@ def test_reading_several_posts_says_which_were_read_already(runtime):
     assert "Marked read" not in again and "Already read: " in again
 
 
+def test_next_without_a_followed_track_shows_the_tracks_begun(runtime):
+    """(QA) ``next`` / ``progress`` after reading two spec posts said only "you don't follow any
+    track"; they show each track begun, how far ("2 of 17 read", not a bare 2/17 before a title)."""
+    h = handlers(runtime)
+    cat = runtime.holder.catalog
+    assert "don't follow any track" in h.command(ALICE, "next").text
+    h.command(ALICE, "read " + " ".join(cat.order("spec")[:2]))
+    for asked in ("next", "progress"):
+        reply = h.command(ALICE, asked)
+        text = reply.text
+        assert "`/vllm-path follow spec`" in str(reply.blocks) and f"(2 of {len(cat.order('spec'))} read)" in text
+        assert cat.post(paths.next_step(cat, "spec", set(cat.order("spec")[:2])).post).title in text
+
+
 def test_reading_several_posts_shows_the_track_most_of_them_are_in(runtime):
     """(QA) ``read`` of three internals steps showed the first post's first track (Agentic, which
     holds only that post); the path shown is the one most of the posts are in."""

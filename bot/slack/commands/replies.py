@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from bot.domain import paths
 from bot.domain.catalog import Catalog
 from bot.domain.search import PostMatch, SearchResult
 from bot.slack import grammar
@@ -117,9 +118,13 @@ def _newest_first(catalog: Catalog) -> list[str]:
 
 
 def next_reads(ctx: Context, notice: str | None = None, track_ids: list[str] | None = None) -> Reply:
-    """The caller's next read in each followed track (or in ``track_ids``)."""
-    tracks = ctx.reader.follows() if track_ids is None else track_ids
-    return views.next_reply(ctx.catalog, tracks, ctx.reader.read(), ctx.lang, notice=notice)
+    """The caller's next read in each followed track (or in ``track_ids``); following none, in each
+    track the caller has read a post of (QA: ``next`` said only "you follow no track")."""
+    tracks, read, cat = ctx.reader.follows() if track_ids is None else track_ids, ctx.reader.read(), ctx.catalog
+    if track_ids is None and not any(cat.has_track(tid) for tid in tracks):
+        tracks = [tr.id for tr in cat.tracks if paths.progress(cat, tr.id, read)[0]]
+        notice = notice or (t("next.started", ctx.lang, track_id=tracks[0]) if tracks else None)
+    return views.next_reply(cat, tracks, read, ctx.lang, notice=notice)
 
 
 def current_track(ctx: Context, track_id: str) -> str | None:
