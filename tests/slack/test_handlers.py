@@ -113,6 +113,19 @@ def test_next_without_a_followed_track_shows_the_tracks_begun(runtime):
         assert cat.post(paths.next_step(cat, "spec", set(cat.order("spec")[:2])).post).title in text
 
 
+def test_lang_and_dm_alone_say_where_they_stand_and_daily_is_weekly(runtime):
+    """(QA) ``lang`` and ``dm`` alone gave only their usage; ``subscribe agentic daily`` said it did
+    not understand "daily"."""
+    h = handlers(runtime, locale="en-US")
+    assert "I reply to you in English" in h.command(ALICE, "lang").text
+    assert h.command(ALICE, "dm").text.startswith("Your weekly DM is off.")
+    h.command(ALICE, "dm on friday 08:30 UTC")
+    assert h.command(ALICE, "dm").text.startswith("Weekly DM on: Fridays at 08:30 (UTC)")
+    for daily in ("subscribe agentic daily", "subscribe agentic every day"):
+        assert "Digests are weekly" in h.command(ALICE, daily).text
+    assert runtime.store.subscriptions("T1", ALICE.channel_id) == []
+
+
 def test_reading_several_posts_shows_the_track_most_of_them_are_in(runtime):
     """(QA) ``read`` of three internals steps showed the first post's first track (Agentic, which
     holds only that post); the path shown is the one most of the posts are in."""

@@ -31,4 +31,4 @@ def set_language(ctx: Context, cmd: grammar.Command) -> Reply:
     if cmd.arg in LANGS:
         ctx.rt.store.set_lang(ctx.caller.team_id, ctx.caller.user_id, cmd.arg)
         return views.text_reply(t("lang.done", cmd.arg))
-    return views.text_reply(t("lang.bad", ctx.lang))
+    return views.text_reply(t("lang.bad" if cmd.arg else "lang.now", ctx.lang))  # `lang` alone: the one in use

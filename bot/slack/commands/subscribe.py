@@ -41,7 +41,9 @@ def _unknown_schedule_part(ctx: Context, text: str) -> Mrkdwn | None:
     words = text.split()
     for cut in range(len(words) - 1, 0, -1):
         if ctx.find.track(" ".join(words[:cut])):
-            return t("sub.bad_part", ctx.lang, value=truncate(" ".join(words[cut:]), 80))
+            rest = " ".join(words[cut:])
+            weekly = rest.casefold() in ("daily", "every day", "everyday", "每天", "每日")  # (QA) say why
+            return t("sub.weekly_only" if weekly else "sub.bad_part", ctx.lang, value=truncate(rest, 80))
     return None
 
 
@@ -190,8 +192,11 @@ def dm_schedule(ctx: Context, parts: ScheduleParts | None = None) -> WeeklySched
 def dm(ctx: Context, cmd: grammar.Command) -> Reply:
     """Turn the DM digest on (parts left out: as :func:`dm_schedule` says) or off."""
     store, lang, caller = ctx.rt.store, ctx.lang, ctx.caller
-    if cmd.enabled is None:
-        return views.text_reply(t("dm.usage", lang))
+    if cmd.enabled is None:  # `dm` alone: where it stands (QA), then how to change it
+        now = store.get_dm(caller.team_id, caller.user_id)
+        on = now is not None and now.enabled
+        status = t("dm.on", lang, **views.schedule_words(now.schedule, lang)) if on else t("dm.now_off", lang)
+        return views.text_reply(sentences(lang, status, t("dm.usage", lang)))
     if cmd.enabled is False:
         store.set_dm(caller.team_id, caller.user_id, False)
         return views.text_reply(t("dm.off", lang))
