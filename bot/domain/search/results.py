@@ -75,8 +75,8 @@ class SearchResult:
     link: LinkResult | None = None
     confidence: Confidence = "none"
     known: str | None = None
-    """With no results: the query's words the best post held, when a post held no more than one
-    of its concepts and no post any of its other words (``train`` of ``how to train my dog``)."""
+    """With no results: the query's words its best post held, when that post held only everyday
+    words of a query with a word no post holds (``train`` of ``how to train my dog``; ``Matcher._lopsided``)."""
 
     @property
     def leading_track(self) -> str | None:
