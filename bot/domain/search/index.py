@@ -70,9 +70,11 @@ class Index:
             self._answer_keys = self._build_answer_keys()
             self._problems = {normalize(p): normalize(t) for p, t in vocab.problems if normalize(p)}
             longest_first = sorted(self._problems, key=len, reverse=True)
-            # a phrase is a whole Latin word run; Chinese has no spaces, so inside a CJK run too
-            problems = "|".join(rf"(?<![^\W_{_CJK}]){re.escape(p)}(?![^\W_{_CJK}])" for p in longest_first)
-            self._problem_re = re.compile(problems) if self._problems else None
+            # a phrase is a whole Latin word run; Chinese has no spaces, so inside a CJK run too (the
+            # word-edge classes once around the alternatives: compiling them per phrase took 25 ms)
+            problems = "|".join(map(re.escape, longest_first))
+            edge = rf"[^\W_{_CJK}]"
+            self._problem_re = re.compile(rf"(?<!{edge})(?:{problems})(?!{edge})") if self._problems else None
         finally:
             if gc_was_enabled:
                 gc.enable()
