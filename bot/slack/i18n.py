@@ -416,6 +416,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "budget.path_finish": {"en": " · at {budget} min a week you finish around {day}",
                     "zh": " · 按每周 {budget} 分钟，大约 {day} 读完"},
     "budget.path_finished": {"en": " · finished :white_check_mark:", "zh": " · 已读完 :white_check_mark:"},
+    "budget.before": {"en": "*{track}*, its essential path ({steps} steps, `/vllm-path {track_id}`)",
+                      "zh": "*{track}* 的核心路径（{steps} 篇，`/vllm-path {track_id}`）"},
     "budget.path_default": {"en": " (the default; set yours with `plan 30m`)",
                      "zh": "（默认值；用 `plan 30m` 设置你的）"},
     "budget.whole_path": {"en": "see the whole path", "zh": "查看完整路径"},

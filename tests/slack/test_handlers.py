@@ -126,6 +126,19 @@ def test_lang_and_dm_alone_say_where_they_stand_and_daily_is_weekly(runtime):
     assert runtime.store.subscriptions("T1", ALICE.channel_id) == []
 
 
+def test_a_track_to_read_first_is_named_as_its_essential_path_until_that_is_read(runtime):
+    """(QA) "Read first: Engine internals" before speculative decoding read as all 19 steps of it:
+    it names the essential path, its length and command, and goes once that path is read."""
+    h = handlers(runtime, locale="en-US")
+    cat = runtime.holder.catalog
+    assert "internals" in cat.track("spec").before
+    steps = len(paths.essentials(cat, "internals"))
+    line = f"Read first: *Engine internals*, its essential path ({steps} steps, `/vllm-path internals`)"
+    assert line in str(h.command(ALICE, "speculative").blocks)
+    h.command(ALICE, "read " + " ".join(paths.essentials(cat, "internals")))
+    assert "Engine internals*, its essential path" not in str(h.command(ALICE, "speculative").blocks)
+
+
 def test_reading_several_posts_shows_the_track_most_of_them_are_in(runtime):
     """(QA) ``read`` of three internals steps showed the first post's first track (Agentic, which
     holds only that post); the path shown is the one most of the posts are in."""

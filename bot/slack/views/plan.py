@@ -56,7 +56,8 @@ def path_line(
 ) -> Mrkdwn:
     """``Essential path: 6 steps · 84 min · at 30 min a week you finish around 29 Dec 2026``: the
     unread essential steps from ``today`` at ``minutes_per_week`` (``None``: the default, said
-    so), then "see the whole path" (``page_url``) and the track's ``before`` tracks. Memoised."""
+    so), then "see the whole path" (``page_url``) and the track's ``before`` tracks whose essential path
+    is not read yet. Memoised."""
 
     def build() -> Mrkdwn:
         ess = paths.essentials(catalog, track_id)
@@ -76,9 +77,20 @@ def path_line(
             if minutes_per_week is None:
                 line += pt("path_default", lang)
         line += Mrkdwn(" · ") + link(page_url, as_plain(pt("whole_path", lang))) if page_url else Mrkdwn()
+        # A track to read first, as its essential path (QA: "Read first: Engine internals" read as all
+        # 19 steps), unless that path is read already.
         before = [b for b in catalog.track(track_id).before if catalog.has_track(b)]
-        if before:
-            names = Mrkdwn(", ").join(Mrkdwn("*{}*").format(catalog.track(b).names.get(lang)) for b in before)
+        if before := [b for b in before if not paths.essentials_done(catalog, b, done)]:
+            names = Mrkdwn(", ").join(
+                pt(
+                    "before",
+                    lang,
+                    track=catalog.track(b).names.get(lang),
+                    track_id=b,
+                    steps=len(paths.essentials(catalog, b)),
+                )
+                for b in before
+            )
             line += Mrkdwn("\n") + t("track.read_first", lang, items=names)
         return line
 
