@@ -285,17 +285,21 @@ class Matcher(TrackIndex):
     def _lopsided(self, units: list[_Unit], concepts: list[_Concept], doc: int) -> str | None:
         """For a query with a word no post holds whose best post ``doc`` holds none of its concepts
         at :data:`STRONG_VALUE` but everyday words: the query's words that post holds ("" for none);
-        else ``None`` (an answer). A lone Chinese character is such a word (狗 of 怎么训练我的狗)."""
-        lone_han = any(u.kind == "cjkchunk" and len(u.text) == 1 and u.text not in self._ignorable for u in units)
+        else ``None`` (an answer). A lone Chinese character ending the query, its object, is such a
+        word (狗 of 怎么训练我的狗; not 用 of 怎么用vllm部署模型)."""
+        last = units[-1] if units else None
+        lone_han = (
+            last is not None and last.kind == "cjkchunk" and len(last.text) == 1 and last.text not in self._ignorable
+        )
         if all(c.alternatives for c in concepts) and not lone_han:
             return None
         everyday = {stem(w) for w in self._vocab.everyday_words} | self._vocab.everyday_words
         held: set[str] = set()
         for concept in concepts:
-            for terms, _ in concept.alternatives:
+            for terms, sim in concept.alternatives:  # a typo's correction counts at its similarity
                 ids, vals = self._alternative(terms)
                 at = int(np.searchsorted(ids, doc))
-                if at < len(ids) and ids[at] == doc and vals[at] >= STRONG_VALUE:
+                if at < len(ids) and ids[at] == doc and vals[at] * sim >= STRONG_VALUE:
                     if not set(concept.alternatives[0][0]) <= everyday:
                         return None
                     held.update(t for alt in concept.alternatives for t in alt[0])
