@@ -70,7 +70,7 @@ def test_a_negative_plan_is_out_of_range_as_zero_is(runtime) -> None:
     handlers, alice = Handlers(runtime), Caller("T1", "U1", "C1")
     assert parse("plan -5m").minutes == -5 and parse("plan - 1h").minutes == -60
     for text, value in (("plan -5m", "-5"), ("plan 0m", "0"), ("plan 10000h", "600,000")):  # (QA) the unit said
-        assert f"A plan is 5–600 minutes a week; {value} minutes is outside that." in handlers.command(alice, text).text
+        assert f"A plan is 5–600 minutes a week; {value} min is outside that." in handlers.command(alice, text).text
     assert runtime.store.get_budget("T1", "U1") is None
     assert parse("plan -tomorrow").error == "plan.bad"
 

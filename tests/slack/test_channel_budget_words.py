@@ -11,7 +11,7 @@ ALICE = Caller("T1", "U1", "C1")
 
 def test_a_budget_out_of_range_sets_no_digest_up(runtime) -> None:
     reply = Handlers(runtime).command(ALICE, "subscribe quant monday 0m")
-    assert "; 0 minutes is outside that" in reply.text
+    assert "; 0 min is outside that" in reply.text
     assert runtime.store.subscriptions("T1", "C1") == []
 
 

@@ -11,7 +11,7 @@ from bot.domain import budget as budgets
 from bot.domain import paths
 from bot.domain.catalog import Catalog
 from bot.domain.catalog.models import Post, Track, format_day
-from bot.domain.insights import shown
+from bot.domain.insights import MIN_READERS, shown
 from bot.slack.i18n import t
 from bot.slack.mrkdwn import Mrkdwn, as_plain, link
 from bot.slack.views.blocks import MAX_BLOCKS_MESSAGE, Reply, context, make_reply, section
@@ -152,13 +152,17 @@ def home_finished_blocks(
 
 def with_finished(reply: Reply, catalog: Catalog, counts: Mapping[str, int], lang: str) -> Reply:
     """The ``stats`` ``reply`` with a line of the essential paths finished (``counts``: ``{track id: readers}``)."""
-    total = count_text(shown(sum(counts.values())))  # a count under 4 readers is hidden, as in the funnel
+    # A count under 4 readers is hidden, as in the funnel, and so is what a total minus the shown
+    # parts would give away (QA: "7 (Engine internals 4, Speculative decoding <4)")
+    total, parts = sum(counts.values()), sum(n for n in counts.values() if shown(n) is not None)
+    # with parts hidden: at least what is shown (or the smallest count shown)
+    said = count_text(shown(total)) if parts == total or total < MIN_READERS else f"{max(parts, MIN_READERS)}+"
     per = ", ".join(
         f"{catalog.track(tid).names.get(lang)} {count_text(shown(n))}"
         for tid, n in sorted(counts.items(), key=lambda kv: -kv[1])
         if catalog.has_track(tid)
     )
-    line = pt("stats.finished", lang, n=total, tracks=per or "–")
+    line = pt("stats.finished", lang, n=said, tracks=per or "–")
     blocks = [*reply.blocks[: MAX_BLOCKS_MESSAGE - 1], context(line).to_dict()]
     return Reply(text=reply.text, blocks=blocks, response_type=reply.response_type)
 
