@@ -184,7 +184,8 @@ def stats_cmd(team_id: str, as_json: bool, lang: str) -> None:
     from bot.cli.digest import _runtime
     from bot.doors.console import render_blocks
     from bot.slack.commands.stats import team_insights
-    from bot.slack.views.insights import insights_blocks
+    from bot.slack.views.insights import insights_reply
+    from bot.slack.views.plan import with_finished
 
     runtime = _runtime()
     try:
@@ -198,7 +199,8 @@ def stats_cmd(team_id: str, as_json: bool, lang: str) -> None:
         if as_json:
             dump_json(ins.as_dict())
         else:
-            text, _ = render_blocks([b.to_dict() for b in insights_blocks(runtime.holder.catalog, ins, lang)])
-            click.echo(text)
+            cat = runtime.holder.catalog  # as in Slack, with the paths finished (QA round 2: the line was missing)
+            reply = with_finished(insights_reply(cat, ins, lang), cat, runtime.store.count_finished(team_id), lang)
+            click.echo(render_blocks(reply.blocks)[0])
     finally:
         runtime.store.close()

@@ -101,6 +101,7 @@ def test_stats_from_the_terminal(runtime, monkeypatch) -> None:
     assert data["team_id"] == TEAM and data["readers_total"] == 7
     text = CliRunner().invoke(main, ["stats", "--team", TEAM]).output
     assert "Reading insights" in text and "6 → 5 → 0" in text
+    assert "Essential paths finished:" in text  # (QA round 2) as /vllm-path stats shows it
     assert "nothing recorded" not in text
     unknown = CliRunner().invoke(main, ["stats", "--team", "TNOPE", "--json"])
     assert unknown.exit_code == 0 and "nothing recorded for 'TNOPE'" in unknown.stderr
