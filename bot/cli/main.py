@@ -7,6 +7,7 @@ runs (or ``--help`` lists them all), and defers its own heavy imports to the com
 
 from __future__ import annotations
 
+import gc
 import importlib
 from typing import Any
 
@@ -32,6 +33,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "plan-weeks": ("bot.cli.plan", "plan_weeks_cmd"),
 }
 """Top-level command name -> ``(module, attribute)`` of its ``click.Command`` (or group)."""
+
+BRIEF = frozenset({"ask", "search", "next", "stats", "plan-weeks", "path-image"})
+"""Commands that answer once and exit: they run with the cyclic GC left off by :func:`bot.cli.run`."""
 
 
 class LazyGroup(click.Group):
@@ -61,6 +65,8 @@ def main() -> None:
 
     Start with `vllm-path console` (no Slack workspace needed).
     """
+    if click.get_current_context().invoked_subcommand not in BRIEF:
+        gc.enable()  # serve, worker, scheduler, console, …: long-lived (bot.cli.run turned it off)
 
 
 if __name__ == "__main__":  # pragma: no cover
