@@ -4,6 +4,7 @@ coverage, BM25 fusion, confidence; design in :mod:`bot.domain.search`."""
 from __future__ import annotations
 
 import re
+from functools import cached_property
 
 import numpy as np
 from rapidfuzz import fuzz, process
@@ -282,6 +283,11 @@ class Matcher(TrackIndex):
             return track is not None
         return len(self._canon_keys(self._units(normalize(track.matched)))) >= 2
 
+    @cached_property
+    def _everyday(self) -> frozenset[str]:
+        """The vocabulary's ``everyday_words`` as the index holds them (stems; Chinese words as written)."""
+        return frozenset({stem(w) for w in self._vocab.everyday_words} | self._vocab.everyday_words)
+
     def _lopsided(self, units: list[_Unit], concepts: list[_Concept], doc: int) -> str | None:
         """For a query with a word no post holds whose best post ``doc`` holds none of its concepts
         at :data:`STRONG_VALUE` but everyday words: the query's words that post holds ("" for none);
@@ -293,14 +299,13 @@ class Matcher(TrackIndex):
         )
         if all(c.alternatives for c in concepts) and not lone_han:
             return None
-        everyday = {stem(w) for w in self._vocab.everyday_words} | self._vocab.everyday_words
         held: set[str] = set()
         for concept in concepts:
             for terms, sim in concept.alternatives:  # a typo's correction counts at its similarity
                 ids, vals = self._alternative(terms)
                 at = int(np.searchsorted(ids, doc))
                 if at < len(ids) and ids[at] == doc and vals[at] * sim >= STRONG_VALUE:
-                    if not set(concept.alternatives[0][0]) <= everyday:
+                    if not set(concept.alternatives[0][0]) <= self._everyday:
                         return None
                     held.update(t for alt in concept.alternatives for t in alt[0])
                     break

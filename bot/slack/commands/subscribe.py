@@ -193,9 +193,7 @@ def dm(ctx: Context, cmd: grammar.Command) -> Reply:
     """Turn the DM digest on (parts left out: as :func:`dm_schedule` says) or off."""
     store, lang, caller = ctx.rt.store, ctx.lang, ctx.caller
     if cmd.enabled is None:  # `dm` alone: where it stands (QA), then how to change it
-        now = store.get_dm(caller.team_id, caller.user_id)
-        on = now is not None and now.enabled
-        status = t("dm.on", lang, **views.schedule_words(now.schedule, lang)) if on else t("dm.now_off", lang)
+        status = views.dm_status(store.get_dm(caller.team_id, caller.user_id), lang) or t("dm.now_off", lang)
         return views.text_reply(sentences(lang, status, t("dm.usage", lang)))
     if cmd.enabled is False:
         store.set_dm(caller.team_id, caller.user_id, False)

@@ -27,7 +27,7 @@ from bot.slack.views.blocks import (
 )
 from bot.slack.views.messages import ActionIds, post_link, track_name
 from bot.slack.views.plan import home_finished_blocks
-from bot.slack.views.subscriptions import schedule_words, subscription_line
+from bot.slack.views.subscriptions import dm_status, subscription_line
 
 if TYPE_CHECKING:
     from bot.store.snapshots import DmSettings, Subscription
@@ -124,9 +124,6 @@ def _home_track(catalog: Catalog, tid: str, state: HomeState, ids: ActionIds) ->
 
 def _home_dm(dm: DmSettings | None, lang: str, ids: ActionIds) -> Block:
     """App Home's DM setting: the schedule (and why it is paused) with DM off, or DM on."""
-    if dm is None or not getattr(dm, "enabled", False):
+    if (status := dm_status(dm, lang)) is None:
         return section(t("dm.status_off", lang), accessory=button(t("btn.dm_on", lang), ids("dm_on"), {"v": "home"}))
-    status = t("dm.on", lang, **schedule_words(dm.schedule, lang))
-    if getattr(dm, "status", "active") != "active":
-        status += "\n" + t("dm.paused", lang, reason=dm.pause_reason or "")
     return section(status, accessory=button(t("btn.dm_off", lang), ids("dm_off"), {"v": "home"}))

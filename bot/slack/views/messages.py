@@ -18,7 +18,8 @@ from bot.slack.views.links import read_link
 from bot.slack.views.parts import memo, memo_reply, rendered
 from bot.slack.views.plan import minutes_suffix, step_suffix
 from bot.slack.views.subscriptions import digest_amount as digest_amount
-from bot.slack.views.subscriptions import schedule_words as schedule_words  # re-exported: callers use views.*
+from bot.slack.views.subscriptions import dm_status as dm_status  # re-exported: callers use views.*
+from bot.slack.views.subscriptions import schedule_words as schedule_words
 from bot.slack.views.subscriptions import subscription_line as subscription_line
 from bot.slack.views.subscriptions import subscriptions_reply as subscriptions_reply
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from slack_sdk.models.blocks import Block
 
@@ -12,6 +13,17 @@ from bot.domain.schedule import WeeklySchedule, zone_label
 from bot.slack.i18n import t, weekday_name
 from bot.slack.mrkdwn import Mrkdwn
 from bot.slack.views.blocks import Reply, context, header, make_reply, section, sections
+
+
+def dm_status(dm: Any, lang: str) -> Mrkdwn | None:
+    """A reader's weekly DM (a :class:`bot.store.snapshots.DmSettings` or None) as said to them:
+    its schedule, and why it is paused; None when it is off."""
+    if dm is None or not getattr(dm, "enabled", False):
+        return None
+    status = t("dm.on", lang, **schedule_words(dm.schedule, lang))
+    if getattr(dm, "status", "active") != "active":
+        status += "\n" + t("dm.paused", lang, reason=dm.pause_reason or "")
+    return status
 
 
 def schedule_words(schedule: WeeklySchedule, lang: str) -> dict[str, str]:
