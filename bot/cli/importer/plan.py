@@ -204,7 +204,7 @@ def guess_tracks(matcher: Any, catalog: Catalog, title: str, tags: Iterable[str]
     for result in matcher.search(query, limit=10).results:
         for track_id in catalog.tracks_of(result.post_id):
             offer(track_id, result.score * 0.9, f"like {result.post_id!r}")
-    ranked = sorted(best.values(), key=lambda g: (-g.score, g.track_id))
+    ranked = sorted(best.values(), key=lambda g: -g.score)  # at equal scores, the track offered first
     return tuple(g for g in ranked if g.score >= TRACK_MIN_SCORE)[:3]
 
 

@@ -6,12 +6,13 @@ run in a fixed order. Pure: no I/O.
 from __future__ import annotations
 
 import unicodedata
+from typing import Literal
 from collections import Counter
 from collections.abc import Iterator
 
 import bot.domain.paths as paths  # module import: bot.domain.paths imports the catalog models too
 from bot.domain.catalog.issues import CatalogIssue
-from bot.domain.catalog.models import Post, Step, Track
+from bot.domain.catalog.models import QUESTIONS_EN, QUESTIONS_ZH, Post, Step, Track
 
 Posts = list[tuple[str, Post]]
 """Posts with the file each came from (``posts/vllm-blog.yaml``), in file order."""
@@ -171,6 +172,27 @@ def post_place_issues(posts: Posts, tracks: Tracks) -> Iterator[CatalogIssue]:
             yield CatalogIssue(rel, f"post '{post.id}'", "summary.zh", needs)
 
 
+def question_issues(posts: Posts, severity: Literal["error", "warning"] = "error") -> Iterator[CatalogIssue]:
+    """An error per linked published post whose ``questions`` miss the counts of
+    :data:`~bot.domain.catalog.models.QUESTIONS_EN` (English) and ``QUESTIONS_ZH`` (Chinese): search
+    finds a post by the problems it answers, so every post a reader can open needs them. A catalog
+    where no post has questions (before 2026.12.8) is not asked for them, so old versions still load."""
+    if not any(post.questions.en or post.questions.zh for _, post in posts):
+        return
+    for rel, post in posts:
+        if post.is_draft or post.url is None:
+            continue
+        for lang, (low, high) in (("en", QUESTIONS_EN), ("zh", QUESTIONS_ZH)):
+            have = len(getattr(post.questions, lang))
+            if not low <= have <= high:
+                what = "English" if lang == "en" else "Chinese"
+                message = (
+                    f"{have} {what} question(s); a linked post needs {low} to {high}: the problems it answers, "
+                    "as a reader would type them, in our own words"
+                )
+                yield CatalogIssue(rel, f"post '{post.id}'", f"questions.{lang}", message, severity)
+
+
 def cross_check(posts: Posts, tracks: Tracks) -> list[CatalogIssue]:
     """Every rule above over posts and tracks, in report order."""
     return [
@@ -184,7 +206,9 @@ def cross_check(posts: Posts, tracks: Tracks) -> list[CatalogIssue]:
 
 
 def publishing_issues(posts: Posts, *, allow_drafts: bool) -> list[CatalogIssue]:
-    """A warning per post without a URL plus one counting them; an error per draft unless ``allow_drafts``."""
+    """A warning per post without a URL plus one counting them; an error per draft and per linked
+    post without its questions (:func:`question_issues`) unless ``allow_drafts`` (work in progress,
+    as the importer reads it: the questions are then warnings)."""
     no_url = [(rel, p) for rel, p in posts if p.url is None and not p.is_draft]
     archive = "no URL known yet: readers get the blog's archive page"
     issues = [CatalogIssue(rel, f"post '{post.id}'", "url", archive, "warning") for rel, post in no_url]
@@ -199,6 +223,7 @@ def publishing_issues(posts: Posts, *, allow_drafts: bool) -> list[CatalogIssue]
         for rel, post in posts
         if post.is_draft and not allow_drafts
     )
+    issues.extend(question_issues(posts, "warning" if allow_drafts else "error"))
     return issues
 
 

@@ -60,6 +60,21 @@ class LocalizedText(_Frozen):
         return self.zh if lang == "zh" and self.zh else self.en
 
 
+QUESTIONS_EN = (3, 6)
+"""How many English problem questions (fewest, most) a linked post carries (``catalog check``)."""
+QUESTIONS_ZH = (2, 4)
+"""How many Chinese ones."""
+
+
+class Questions(_Frozen):
+    """The problem questions a post answers, in our own words, as readers type them: ``en`` and
+    ``zh`` (a tuple of short strings each). Search reads them as a field of their own; ``catalog
+    check`` asks :data:`QUESTIONS_EN` English and :data:`QUESTIONS_ZH` Chinese ones of every linked post."""
+
+    en: tuple[Annotated[str, Field(min_length=1, max_length=200)], ...] = ()
+    zh: tuple[Annotated[str, Field(min_length=1, max_length=200)], ...] = ()
+
+
 class Published(_Frozen):
     """When a post was published: ``'2026-03-13'`` (a day) or ``{from: '2026-08-14', to:
     '2026-11-30'}`` (a range, both ends inclusive)."""
@@ -164,6 +179,8 @@ class Post(_Frozen):
     blog_tags: tuple[str, ...] = ()
     aliases: Annotated[tuple[str, ...], _matching(SLUG_RE, "alias {value!r} is not a slug", each=True)] = ()
     summary: LocalizedText
+    questions: Questions = Questions()
+    """The problem questions the post answers (:class:`Questions`); empty for a draft or a post without a link."""
     minutes: int | None = Field(default=None, gt=0, strict=True)
     """Reading time in whole minutes, ``None`` when the text is not available; only with ``minutes_source``."""
     minutes_source: MinutesSource | None = None

@@ -57,8 +57,6 @@ if TYPE_CHECKING:  # imported on first use (numpy, bm25s: ~0.2 s; the analysis' 
     from bot.domain.search.analysis import normalize as normalize
     from bot.domain.search.analysis import stem as stem
     from bot.domain.search.fields import FIELD_WEIGHTS as FIELD_WEIGHTS
-    from bot.domain.search.matcher import CLOSEST_COVERAGE as CLOSEST_COVERAGE
-    from bot.domain.search.matcher import CONFIDENT_COVERAGE as CONFIDENT_COVERAGE
     from bot.domain.search.matcher import FUZZY_WEIGHT as FUZZY_WEIGHT
     from bot.domain.search.matcher import RELATIVE_FLOOR as RELATIVE_FLOOR
     from bot.domain.search.matcher import Matcher as Matcher
@@ -67,7 +65,7 @@ _LAZY = {
     "normalize": "analysis",
     "stem": "analysis",
     "FIELD_WEIGHTS": "fields",
-    **dict.fromkeys(("CLOSEST_COVERAGE", "CONFIDENT_COVERAGE", "FUZZY_WEIGHT", "RELATIVE_FLOOR", "Matcher"), "matcher"),
+    **dict.fromkeys(("FUZZY_WEIGHT", "RELATIVE_FLOOR", "Matcher"), "matcher"),
 }
 """Names whose modules import numpy and bm25s or compile the analysis' regexes: imported when first
 read (``vllm-path ask help`` never does)."""

@@ -3,11 +3,13 @@ CJK bigrams and segmentation."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 import operator
 import re
 import unicodedata
 from functools import lru_cache
+from pathlib import Path
 from typing import NamedTuple
 
 from bot.domain.text import fold, fold_accents
@@ -117,10 +119,16 @@ def _deletes(word: str) -> set[str]:
     return {word} | {word[:i] + word[i + 1 :] for i in range(len(word))}
 
 
-def _member_terms(member: str) -> tuple[str, ...]:
-    """Terms a vocabulary entry requires (all of them): stems and CJK bigrams."""
+def _member_terms(member: str, loose: frozenset[str] = frozenset()) -> tuple[str, ...]:
+    """Terms a vocabulary entry requires (all of them): stems and CJK bigrams. An entry of two
+    Latin words one of which is in ``loose`` (a question word: ``first token``) requires the two
+    side by side, its join (``firsttoken``): "first" and "token" anywhere in a post say nothing."""
+    parts = _parts(member)
+    words = [latin for _, latin in parts if latin]
+    if len(parts) == 2 and len(words) == 2 and loose.intersection(words):
+        return (stem(words[0] + words[1]),)
     terms: list[str] = []
-    for cjk, latin in _parts(member):
+    for cjk, latin in parts:
         if cjk:
             terms.extend(_bigrams(cjk))
         elif len(latin) >= 2:
@@ -128,12 +136,21 @@ def _member_terms(member: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(terms))
 
 
+_COUNTED_NAME_RE = re.compile(r"(?:\d+x)?([a-z]+\d+[a-z0-9]*?)s?")
+"""A name with digits, a count before it or a plural after it: ``8xh100``, ``a100s``, ``mi300xs``."""
+
+
 @lru_cache(maxsize=1 << 18)
 def stem(word: str) -> str:
-    """A light suffix stemmer for normalized Latin words (words with digits are kept): one suffix
-    (``-ization``, ``-ing``, ``-s`` …) when 3+ letters remain, then a final ``e``
-    (``decoding``/``decode`` → ``decod``, ``quantized`` → ``quant``)."""
-    if len(word) < 4 or not word.isalpha():
+    """A light suffix stemmer for normalized Latin words: one suffix (``-ization``, ``-ing``, ``-s``
+    …) when 3+ letters remain, then a final ``e`` (``decoding``/``decode`` → ``decod``,
+    ``quantized`` → ``quant``). A word with digits keeps its letters; a hardware or model name drops
+    a count before it and a plural ``s`` after it (``8xh100`` → ``h100``, ``a100s`` → ``a100``,
+    ``mi300xs`` → ``mi300x``)."""
+    if not word.isalpha():
+        match = _COUNTED_NAME_RE.fullmatch(word)
+        return match.group(1) if match is not None else word
+    if len(word) < 4:
         return word
     for suffix in _SUFFIXES_BY_LAST.get(word[-1], ()):
         if word.endswith(suffix) and len(word) - len(suffix) >= (4 if suffix == "ed" else 3):
@@ -147,6 +164,18 @@ def stem(word: str) -> str:
     if len(word) >= 5 and word.endswith("e"):
         word = word[:-1]
     return word
+
+
+ENGLISH_WORDS_FILE = Path(__file__).with_name("data") / "english-words.txt"
+
+
+@functools.cache
+def english_words() -> frozenset[str]:
+    """Everyday English words (lower case, ASCII letters; SCOWL's American list of size 50, see
+    ``data/README.md``), read once: a catalog word among them (``engine``, ``sleep``) does not make
+    a question on-topic alone, and a query word among them is never typo-corrected (``hard`` is
+    no misspelt ``hardware``). About 64,000 words, 10 ms to read."""
+    return frozenset(ENGLISH_WORDS_FILE.read_text(encoding="ascii").split())
 
 
 def swapped(a: str, b: str) -> bool:
@@ -210,6 +239,9 @@ class _Unit(NamedTuple):
     text: str
     kind: str  # "latin" | "cjkword" | "cjkchunk"
     group: int | None = None  # synonym group covering it
+    sense: str | None = None  # the sense of the glossary form covering it ("specific", "shared", "everyday")
+    track: str | None = None  # the track that teaches that form
+    start: int = -1  # the index of the form's first unit (one form: one term)
 
 
 def _unit_key(unit: _Unit) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import gc
 import math
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -21,20 +21,31 @@ from bot.domain.search.analysis import (
     _text_terms,
     _Unit,
     _unit_key,
+    english_words,
     normalize,
     stem,
 )
-from bot.domain.search.fields import BIT_TITLE, FIELD_WEIGHTS, MASK_VALUES, PairPostings, pair_postings
+from bot.domain.search.fields import BIT_TITLE, FIELD_BITS, FIELD_WEIGHTS, MASK_VALUES, PairPostings, pair_postings
 from bot.domain.search.links import LinkIndex
 from bot.domain.search.ranking import Postings, RankedIndex, ignorable_terms
+from bot.domain.search.segment import Segmenter
 from bot.domain.search.spelling import Speller
-from bot.domain.search.vocabulary import Vocabulary, default_vocabulary
+from bot.domain.search.vocabulary import Sense, Vocabulary, default_vocabulary
 
 if TYPE_CHECKING:  # pragma: no cover
     from bot.domain.catalog.compiled import Catalog
 
 _GENERIC_DF = 0.5  # a term in more than half the posts is generic ...
 _GENERIC_FACTOR = 0.25  # ... and its concept weighs a quarter
+
+
+class _Phrase(NamedTuple):
+    """What a run of query words that is a glossary or synonym form is: its synonym group (``None``
+    for a term of one form), its sense, the track that teaches it."""
+
+    group: int | None
+    sense: Sense
+    track: str | None
 
 
 class Index:
@@ -51,6 +62,12 @@ class Index:
         self._post_ids: tuple[str, ...] = tuple(p.id for p in posts)
         self._doc_index = {pid: i for i, pid in enumerate(self._post_ids)}
         self._titles = tuple(_normalize_text(p.title) for p in posts)
+        self._linked = tuple(p.url is not None for p in posts)
+        ignorable = vocab.ignorable
+        # Titles without stop words, padded (" extracting hidden states vllm "), and every post's
+        # tags and aliases as normalized text: the catalog's own names (TopicIndex._names_a_post).
+        self._title_words = tuple(f" {' '.join(w for w in t.split() if w not in ignorable)} " for t in self._titles)
+        self._tag_names = frozenset(normalize(n) for p in posts for n in (*p.tags, *p.aliases)) - {""}
         # Newer first on ties: a tiny bonus (< 1e-6 of a score point) by publication rank.
         order = sorted(range(self._n), key=lambda i: (posts[i].published.latest, posts[i].id))
         recency = np.zeros(self._n, dtype=np.float64)
@@ -63,9 +80,7 @@ class Index:
             self._build_vocabulary(catalog)
             self._build_index(catalog)
             self._build_tracks(catalog)
-            self._group_tokens = [
-                list(dict.fromkeys(t for m in group for t in self._ranked.query_tokens(m))) for group in vocab.synonyms
-            ]
+            self._group_tokens = [self._ranked.query_tokens(group[0]) for group in vocab.synonyms]
             self._links = LinkIndex(catalog, vocab)
             self._answer_keys = self._build_answer_keys()
             self._problems = {normalize(p): normalize(t) for p, t in vocab.problems if normalize(p)}
@@ -85,30 +100,53 @@ class Index:
         self._expand_word = self._speller.expand  # memoised: per-word typo corrections
 
     def _build_vocabulary(self, catalog: Catalog) -> None:
-        """Synonym groups keyed by unit sequences; the Chinese segmentation dictionary (stop and
-        question words included: 什么是推测解码 → 什么 / 是 / 推测解码)."""
-        words = [*(m for group in self._vocab.synonyms for m in group), *self._vocab.ignorable]
+        """Synonym groups and glossary forms keyed by unit sequences (:class:`_Phrase`); the Chinese
+        dictionary of catalog words (stop and question words included: 什么是推测解码 → 什么 / 是 /
+        推测解码) and the query segmenter with it as its user dictionary."""
+        vocab = self._vocab
+        words = [*(m for group in vocab.synonyms for m in group), *vocab.ignorable, *vocab.topic_phrases]
+        words.extend(f for term in vocab.glossary for f in term.forms)
         cjk_words = {c for word in words for c, _ in _parts(word) if c}
         self._cjk_dict = frozenset(cjk_words)
         self._cjk_max = max((len(w) for w in cjk_words), default=1)
         self._cjk_firsts = frozenset(w[0] for w in cjk_words if len(w) > 1)
-        self._phrases: dict[tuple[str, ...], int] = {}
+        names = [n for t in catalog.tracks for n in (t.names.zh or "", *t.aliases)]
+        tags = [tag for p in catalog.posts for tag in p.tags if not tag.isascii()]
+        self._segmenter = Segmenter(cjk_words | {c for text in (*names, *tags) for c, _ in _parts(text) if c})
+        group_of = {m.casefold(): gid for gid, group in enumerate(vocab.synonyms) for m in group}
+        self._phrases: dict[tuple[str, ...], _Phrase] = {}
         self._group_terms: list[tuple[tuple[str, ...], ...]] = []
-        for gid, group in enumerate(self._vocab.synonyms):
+        for gid, group in enumerate(vocab.synonyms):
             for member in group:
                 key = tuple(_unit_key(u) for u in self._units(normalize(member), phrases=False))
                 if key:
-                    self._phrases.setdefault(key, gid)
-            self._group_terms.append(tuple(dict.fromkeys(t for t in (_member_terms(m) for m in group) if t)))
-        self._phrase_max = max(len(k) for k in self._phrases)
+                    self._phrases.setdefault(key, _Phrase(gid, "specific", None))
+            terms = (_member_terms(m, vocab.question_words) for m in group)
+            self._group_terms.append(tuple(dict.fromkeys(t for t in terms if t)))
+        for term in vocab.glossary:  # a glossary form's sense and track (a vocabulary group is specific)
+            for form in term.forms:
+                key = tuple(_unit_key(u) for u in self._units(normalize(form), phrases=False))
+                if key:
+                    self._phrases[key] = _Phrase(group_of.get(form), term.sense_of(form), term.track)
+        self._forms = frozenset(f for term in vocab.glossary for f in term.forms)
+        self._phrase_max = max((len(k) for k in self._phrases), default=1)
         self._phrase_firsts = frozenset(k[0] for k in self._phrases)
+        self._start_group = group_of.get("getting started")  # "where do i start" frames a topic question
+        topic_keys = (
+            tuple(_unit_key(u) for u in self._units(normalize(p), phrases=False)) for p in vocab.topic_phrases
+        )
+        self._topic_keys = frozenset(k for k in topic_keys if k)
+        self._topic_max = max((len(k) for k in self._topic_keys), default=1)
 
     def _build_index(self, catalog: Catalog) -> None:
         """The inverted index (per term, a slice of two flat arrays: posts ascending, field values),
         the BM25 index over the same terms and the typo index, from one analysis of each text."""
         surface: set[str] = set()  # Latin words of titles, tags, ids (then track names, vocabulary)
         prose: set[str] = set()  # Latin words of summaries
-        pairs = pair_postings(self._post_chunks(catalog, surface, prose), self._n)
+        chunks = self._post_chunks(catalog, surface, prose)
+        per_post = len(FIELD_BITS)  # title, tags and ids come first: the post's names
+        name_terms = {t for i, chunk in enumerate(chunks) if i % per_post < 3 for t in chunk}
+        pairs = pair_postings(chunks, self._n)
         self._term_index = index = pairs.index
         self._flat_docs = pairs.docs
         self._flat_vals = MASK_VALUES[pairs.masks]
@@ -126,10 +164,22 @@ class Index:
             self._df_of.setdefault(term, 0)
         n = self._n
         self._idf_by_df = [math.log(1.0 + (n - df + 0.5) / (df + 0.5)) for df in range(n + 1)]
-        for member in (m for group in self._vocab.synonyms for m in group):
+        for member in (
+            *(m for group in self._vocab.synonyms for m in group),
+            *(f for t in self._vocab.glossary for f in t.forms),
+        ):
             surface.update(w for c, w in _parts(member) if w)
-        self._speller = Speller(surface, prose, self._other_names, self._df, stem)
+        english = english_words()
+        self._speller = Speller(surface, prose, self._other_names | english, self._df, stem)
         self._surface = self._speller.surface
+        # Latin words of the catalog's names (titles, tags, ids, track names, the glossary) that are no
+        # everyday English word (nixl, deepseek, h100): each makes a question on-topic.
+        self._field_words = frozenset(w for w in surface if w not in english and not w.isdigit() and len(w) >= 2)
+        name_terms.update(self._merged)  # the terms of track names
+        name_terms.difference_update(stem(w) for w in surface if w in english)
+        self._field_stems = frozenset(name_terms | set(map(stem, self._field_words)))
+        """Index terms of the posts' names (titles, tags, ids, joins of their neighbouring words:
+        ``gptoss``) and of track names that are no everyday English word's stem."""
 
     def _post_chunks(self, catalog: Catalog, surface: set[str], prose: set[str]) -> list[list[str]]:
         """The terms of each field of each post (as ``fields.FIELD_BITS``); collects Latin words of
@@ -147,6 +197,8 @@ class Index:
             chunks.append(_text_terms(post.summary.zh or "", False, prose, cjk_runs))
             answers = answers_of.get(post.id)
             chunks.append(_text_terms("\n".join(answers), True, prose) if answers else [])
+            questions = (*post.questions.en, *post.questions.zh)
+            chunks.append(_text_terms("\n".join(questions), True, prose) if questions else [])
             zh_texts.append(" ".join(cjk_runs))
         self._zh_texts = tuple(zh_texts)
         return chunks
@@ -157,7 +209,7 @@ class Index:
         skip = np.zeros(len(index) + 1, dtype=bool)
         skip[[index[t] for t in ignorable_terms(self._vocab) if t in index]] = True
         kept = ~skip[pairs.terms]
-        tf = np.where(pairs.masks[kept] & BIT_TITLE, 2.0, 1.0).astype(np.float32)
+        tf = (pairs.counts[kept] + np.where(pairs.masks[kept] & BIT_TITLE, 1.0, 0.0)).astype(np.float32)
         return RankedIndex(Postings(pairs.terms[kept], pairs.docs[kept], tf, self._n), index, self._vocab)
 
     def _build_track_field(self, catalog: Catalog, surface: set[str]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
@@ -223,15 +275,20 @@ class Index:
         stop = self._vocab.stopwords
         return tuple(sorted({_unit_key(u) for u in self._units(norm, phrases=False) if u.text not in stop}))
 
-    def _units(self, norm: str, phrases: bool = True) -> list[_Unit]:
-        """Split normalized text into units and mark the synonym groups covering them."""
+    def _units(self, norm: str, phrases: bool = True, query: bool = False) -> list[_Unit]:
+        """Split normalized text into units and mark the glossary and synonym forms covering them
+        (``group``, ``sense``, ``track``). A query's (``query``) Chinese runs are cut into words by
+        the segmenter; catalog text's by forward maximum matching over the Chinese dictionary."""
         units: list[_Unit] = []
         for cjk, latin in _PARTS_RE.findall(norm):
-            if cjk:
+            if not cjk:
+                units.append(_Unit(latin, "latin"))
+            elif query:
+                for word in self._segmenter.cut(cjk):
+                    units.extend(_Unit(w, "cjkword" if w in self._cjk_dict else "cjkchunk") for w in self._unglue(word))
+            else:
                 for piece, known in _cjk_segment(cjk, self._cjk_dict, self._cjk_max, self._cjk_firsts):
                     units.append(_Unit(piece, "cjkword" if known else "cjkchunk"))
-            else:
-                units.append(_Unit(latin, "latin"))
         if not phrases:
             return units
         keys = [_unit_key(u) for u in units]
@@ -242,15 +299,26 @@ class Index:
                 i += 1
                 continue
             for n in range(min(self._phrase_max, len(units) - i), 0, -1):
-                gid = self._phrases.get(tuple(keys[i : i + n]))
-                if gid is not None:
+                phrase = self._phrases.get(tuple(keys[i : i + n]))
+                if phrase is not None:
                     for j in range(i, i + n):
-                        units[j] = _Unit(units[j].text, units[j].kind, gid)
+                        units[j] = _Unit(units[j].text, units[j].kind, phrase.group, phrase.sense, phrase.track, i)
                     i += n
                     break
             else:
                 i += 1
         return units
+
+    def _unglue(self, word: str) -> tuple[str, ...]:
+        """A segment that is a dictionary word with a particle glued on by the segmenter (``卡上``
+        → ``卡`` / ``上``), cut apart; any other segment whole."""
+        if len(word) < 2 or word in self._cjk_dict:
+            return (word,)
+        if word[-1] in self._ignorable and word[:-1] in self._cjk_dict:
+            return word[:-1], word[-1]
+        if word[0] in self._ignorable and word[1:] in self._cjk_dict:
+            return word[0], word[1:]
+        return (word,)
 
     @staticmethod
     def _canon_keys(units: list[_Unit]) -> list[str]:
@@ -271,6 +339,22 @@ class Index:
             else:
                 out.append(_unit_key(unit))
         return out
+
+    def _alternative(self, terms: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+        """Posts having all ``terms``: ``(doc numbers ascending, smallest field value)``, by binary
+        search of the shortest posting's posts in the others."""
+        if len(terms) == 1:
+            return self._posting(terms[0])
+        postings = sorted((self._posting(t) for t in terms), key=lambda p: len(p[0]))
+        ids, vals = postings[0]
+        for ids2, vals2 in postings[1:]:
+            if not len(ids) or not len(ids2):
+                return ids[:0], vals[:0]
+            pos = np.searchsorted(ids2, ids)
+            np.minimum(pos, len(ids2) - 1, out=pos)
+            found = ids2[pos] == ids
+            ids, vals = ids[found], np.minimum(vals[found], vals2[pos[found]])
+        return ids, vals
 
     def _posting(self, term: str) -> tuple[np.ndarray, np.ndarray]:
         """``(doc numbers ascending, field values)`` of a term (views into the flat arrays)."""

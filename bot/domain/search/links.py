@@ -1,12 +1,16 @@
 """Links are queries: a URL of a catalog post, however it was pasted, resolves to that post.
 
 A post is found at its ``url``, its ``redirect_from`` paths and its source file in the blog's
-repository (:func:`github_source_file`), on either blog host (``vocabulary.yaml`` ``blog_hosts``
+repository (:func:`github_source_file`), on any blog host (``vocabulary.yaml`` ``blog_hosts``
 and the manifest's ``blog_base_url``) or a summary host (``summary_hosts``), with ``http`` or
-``https``, with or without ``www.``, Slack's ``<…|label>``, a trailing slash, a query, a
-``#fragment`` or the ``.html``/``.md`` suffix. A URL on a blog or summary host that no post has
-is ``status="unknown"`` (the blog's home page ``"home"``); elsewhere ``"foreign"``; text that is not
-one URL is ``None`` (without ``http(s)://``, a word is a URL only on a blog or summary host).
+``https``, with or without ``www.``, Slack's ``<…|label>``, a trailing slash, a query (tracking
+parameters), a ``#fragment`` (a ``#:~:text=`` text fragment too), punctuation after it or the
+``.html``/``.md`` suffix. Every path form the blog has used finds it: Jekyll's
+``/YYYY/MM/DD/slug.html`` with categories before the date (``/community/tools/2026/01/02/…``), and
+the newer ``/blog/<slug>`` and ``/blog/<YYYY-MM-DD-slug>`` (``vllm.ai/blog/fp8-kvcache``). A URL
+on a blog or summary host that no post has is ``status="unknown"`` (the blog's home page
+``"home"``); elsewhere ``"foreign"``; text that is not one URL is ``None`` (without ``http(s)://``,
+a word is a URL only on a blog or summary host).
 """
 
 from __future__ import annotations
@@ -30,6 +34,11 @@ GITHUB_HOSTS = ("github.com", "raw.githubusercontent.com")
 
 _GITHUB_VIEWS = frozenset({"blob", "raw", "blame", "edit"})
 _POST_FILE_RE = re.compile(r"^(\d{4}-\d{2}-\d{2})-(.+?)(?:\.(?:md|markdown|html?))?$", re.IGNORECASE)
+
+_DATED_PATH_RE = re.compile(r"^(?:/[^/]+)*?/(\d{4})/(\d{2})/(\d{2})/([^/]+)$")
+"""A Jekyll post path, categories before the date allowed: ``(year, month, day, slug)``."""
+_BLOG_PATH_RE = re.compile(r"^/blog/(?:(\d{4}-\d{2}-\d{2})-)?([^/]+)$", re.IGNORECASE)
+"""The newer blog's post path: ``/blog/<slug>`` or ``/blog/<YYYY-MM-DD-slug>``: ``(date or None, slug)``."""
 
 _URL_RE = re.compile(r"^(?:https?://)?(?:www\.)?([a-z0-9-]+(?:\.[a-z0-9-]+)+)(?::\d+)?(/\S*)?$", re.IGNORECASE)
 _SUFFIX_RE = re.compile(r"\.(?:html?|md)$", re.IGNORECASE)
@@ -111,12 +120,15 @@ class LinkIndex:
         self.summary_hosts = frozenset(h.removeprefix("www.") for h in vocabulary.summary_hosts)
         self._posts: dict[tuple[str, str], str] = {}
         self._files: dict[str, str] = {}
+        self._slugs: dict[str, str] = {}
         for post in catalog.posts:
             for extra in post.redirect_from:
                 self._posts.setdefault(_key("", extra), post.id)
             name = source_file_name(post)
             if name is not None:
-                self._files.setdefault(_SUFFIX_RE.sub("", name).casefold(), post.id)
+                stem = _SUFFIX_RE.sub("", name).casefold()
+                self._files.setdefault(stem, post.id)
+                self._slugs.setdefault(stem[11:], post.id)  # without "YYYY-MM-DD-"
             if not post.url:
                 continue
             if post.url.startswith("/"):
@@ -136,11 +148,25 @@ class LinkIndex:
         if not has_scheme and not on_blog and host not in self.summary_hosts:
             return None  # "deepseek-v3.2/exp" is a query, not a link
         post_id = self._posts.get(("" if on_blog else host, path))
+        if post_id is None and on_blog:
+            post_id = self._blog_path(path)
         if post_id is None and host in GITHUB_HOSTS:
             source = github_source_file(host, path)
             post_id = self._files.get(source) if source is not None else None
         if post_id is not None:
             return LinkResult("post", url, post_id)
-        if on_blog and path in ("", "/index"):  # (QA) the blog's home page is no post missing
+        if on_blog and path in ("", "/index", "/blog"):  # (QA) the blog's home page is no post missing
             return LinkResult("home", url)
         return LinkResult("unknown" if on_blog or host in self.summary_hosts else "foreign", url)
+
+    def _blog_path(self, path: str) -> str | None:
+        """The post at a blog path of another form than its ``url``: Jekyll's with categories
+        (``/community/tools/2026/01/02/slug``) or the newer ``/blog/<slug>``, ``/blog/<date>-<slug>``."""
+        if (dated := _DATED_PATH_RE.match(path)) is not None:
+            year, month, day, slug = dated.groups()
+            return self._files.get(f"{year}-{month}-{day}-{unquote(slug)}".casefold())
+        if (blog := _BLOG_PATH_RE.match(path)) is not None:
+            date, slug = blog.groups()
+            slug = unquote(slug).casefold()
+            return self._files.get(f"{date}-{slug}") if date else self._slugs.get(slug)
+        return None

@@ -1,5 +1,5 @@
-"""Post search (:class:`Matcher`, over :class:`~bot.domain.search.tracks.TrackIndex`): concepts,
-coverage, BM25 fusion, confidence; design in :mod:`bot.domain.search`."""
+"""Post search (:class:`Matcher`, over :class:`~bot.domain.search.topic.TopicIndex`): concepts,
+coverage, BM25 fusion, the on-topic decision, confidence; design in :mod:`bot.domain.search`."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from functools import cached_property
 import numpy as np
 from rapidfuzz import fuzz, process
 
-from bot.domain.search.analysis import _PARTS_RE, _bigrams, _Concept, _Unit, normalize, stem
+from bot.domain.search.analysis import _PARTS_RE, _bigrams, _Concept, _member_terms, _Unit, english_words, normalize, stem
 from bot.domain.search.fields import field_of
 from bot.domain.search.index import _GENERIC_DF, _GENERIC_FACTOR
 from bot.domain.search.results import (
@@ -20,9 +20,8 @@ from bot.domain.search.results import (
     LinkResult,
     PostMatch,
     SearchResult,
-    TrackMatch,
 )
-from bot.domain.search.tracks import CONTAINED_SCORE, TrackIndex
+from bot.domain.search.topic import Topicality, TopicIndex, _joins
 from bot.domain.text import clean
 
 FUZZY_WEIGHT = 0.6
@@ -32,22 +31,10 @@ RELATIVE_FLOOR = 0.6
 """A post is a good match only when it scores at least this share of the best post's score: the
 results stop where the matches stop."""
 
-CONFIDENT_COVERAGE = 0.6
-"""A search is ``confident`` when its best post covers at least this weighted share (0..1) of the
-query's concepts (:attr:`PostMatch.coverage`). Calibrated with ``benchmarks/relevance.py``:
-off-topic questions reach about 0.5 at most, on-topic rows 0.6 and above but for two."""
-
-CLOSEST_COVERAGE = 0.41
-"""Below this coverage (0..1) a search has no match (``confidence="none"``, no results); between
-it and :data:`CONFIDENT_COVERAGE` the posts are shown as the closest ones. Off-topic questions
-whose one common word a post holds (best, time, memory, cache) reach 0.35-0.41; the eval sets'
-half-answered questions 0.42 and above (0.35 until stop 36 showed 21 of 87 off-topic rows posts)."""
-
-STRONG_VALUE = 0.8
-"""A concept a post holds at least at this posting value (its id, tags or title, not only its summary)
-is held strongly. A query with a word no post holds (and no track's name) is answered only by a post
-that holds a concept strongly that is not an everyday word (``everyday_words``): ``how to train my
-dog``, ``serve a volleyball``, ``best gpu for gaming`` hold only one (:meth:`Matcher._lopsided`)."""
+UNLINKED_PENALTY = 20.0
+"""Score points a post without a link (``url: null``) is ranked below its score: it never ranks
+above (nor first before) a linked post that answers about as well (this many points below it or
+closer); a clearly better unlinked post (an exact title) still leads."""
 
 MAX_TOTAL = 100
 """At most this many good matches are counted and paged through."""
@@ -64,6 +51,11 @@ MAX_FUZZY_WORDS = 6
 SIMILARITY_CHARS = 100
 """Only this many characters of a query's Latin (and Chinese) text are compared by rapidfuzz."""
 
+EXACT_TITLE_BONUS = 5.0
+"""Score points for a title that says a query of several Latin words as typed, or joined as one
+word (``semantic routing`` in one title, ``semantic router`` in the others: the same term to the
+glossary; ``paged attention`` as ``PagedAttention``)."""
+
 _SIM_SYNONYM = 0.9  # the similarity of a synonym (typo corrections, completions: spelling.SIM_*)
 
 _CANDIDATES = 40
@@ -76,94 +68,66 @@ _URL_RE = re.compile(r"\b[a-z][a-z0-9+.-]*://\S*", re.IGNORECASE)
 _Alt = tuple[tuple[str, ...], float]
 """An alternative of a concept: the terms a post must all hold, and their similarity (0..1)."""
 
-_OTHER_TOOL = _Concept(-1.0, ())
-"""Marks the concept of another tool's name while the query's concepts are weighed."""
-
 _Ranked = tuple[float, int, str, float]
 """A ranked post: fused score (0..100), doc number, matched field, coverage (0..1)."""
 
 
-def _confidence(coverage: float) -> Confidence:
-    """The confidence of a search whose best post covers ``coverage`` (0..1) of the query."""
-    if coverage >= CONFIDENT_COVERAGE - 1e-9:
-        return "confident"
-    return "closest" if coverage >= CLOSEST_COVERAGE - 1e-9 else "none"
-
-
-def _joins(units: list[_Unit], i: int) -> list[str]:
-    """``units[i]``'s Latin word joined with the Latin word before it, then with the one after."""
-    text = units[i].text
-    return [
-        text + units[j].text if j > i else units[j].text + text
-        for j in (i - 1, i + 1)
-        if 0 <= j < len(units) and units[j].kind == "latin"
-    ]
-
-
-class Matcher(TrackIndex):
+class Matcher(TopicIndex):
     """Track matching and post search over one catalog version, with the shipped vocabulary or
     another (:func:`bot.domain.search.load_vocabulary`). Building takes tens of milliseconds for a
     hundred posts, about a second for ten thousand; the matcher is then read-only and thread-safe."""
 
     def _concepts(self, units: list[_Unit]) -> list[_Concept]:
-        """The weighted concepts of the query's ``units``. A concept found nowhere weighs a median
-        concept, another tool's name (``other_names``) the heaviest one; at most the
+        """The weighted concepts of the query's ``units`` that some post holds (a word found nowhere,
+        or another tool's name, ranks nothing and counts against nothing); at most the
         :data:`MAX_CONCEPTS` rarest are kept."""
         concepts: list[_Concept] = []
         seen: dict[tuple[_Alt, ...], _Concept] = {}
         for raw_alts in self._raw_concepts(units):
-            if raw_alts is None:
-                concepts.append(_OTHER_TOOL)
-                continue
             key = tuple(raw_alts)
             concept = seen.get(key)  # a pasted text repeats its words
             if concept is None:
                 concept = seen[key] = self._weigh(raw_alts)
-            concepts.append(concept)
-        present = [c.weight for c in concepts if c.alternatives]
-        if not present:
-            return []  # only stop and question words, or nothing known: nothing to search for
-        missing = sorted(present)[len(present) // 2]  # a word found nowhere weighs a median concept
-        concepts = [
-            c if c.alternatives else _Concept(max(present) if c is _OTHER_TOOL else missing, ()) for c in concepts
-        ]
+            if concept.alternatives:
+                concepts.append(concept)
         if len(concepts) > MAX_CONCEPTS:  # a long query: keep its rarest (most telling) words
             concepts = sorted(concepts, key=lambda c: -c.weight)[:MAX_CONCEPTS]
         return concepts
 
-    def _raw_concepts(self, units: list[_Unit]) -> list[list[_Alt] | None]:
-        """Per content unit, its concepts' alternatives (``None``: a word of another tool's name);
-        at most :data:`MAX_RAW_CONCEPTS`."""
-        raw: list[list[_Alt] | None] = []
+    def _raw_concepts(self, units: list[_Unit]) -> list[list[_Alt]]:
+        """Per content word, or per glossary form of several words (one concept: ``first token``
+        is not "first" and "token" anywhere), its concept's alternatives; at most
+        :data:`MAX_RAW_CONCEPTS`."""
+        raw: list[list[_Alt]] = []
         budget = [MAX_FUZZY_WORDS]  # unknown words left to typo-correct
-        for i, unit in enumerate(units):
-            if unit.group is None and unit.text in self._ignorable:
-                continue
-            raw.extend(self._unit_alternatives(units, i, budget))
+        for i, span in self._spans(units):
+            if len(span) > 1:
+                text = " ".join(u.text for u in span)
+                own = [(_member_terms(text, self._vocab.question_words), 1.0)]
+                if len(span) == 2 and span[0].kind == span[1].kind == "latin":  # "wide ep" as "wideep"
+                    own.append(((stem(span[0].text + span[1].text),), 1.0))
+                group = span[0].group
+                raw.append(own + ([(t, _SIM_SYNONYM) for t in self._group_terms[group]] if group is not None else []))
+            elif span[0].group is not None or span[0].text not in self._unranked:
+                raw.extend(self._unit_alternatives(units, i, budget))
             if len(raw) >= MAX_RAW_CONCEPTS:
                 break
         return raw[:MAX_RAW_CONCEPTS]
 
-    def _unit_alternatives(self, units: list[_Unit], i: int, budget: list[int]) -> list[list[_Alt] | None]:
-        """The concepts of ``units[i]`` (with its synonym group's alternatives); a CJK chunk's bigrams."""
+    def _unit_alternatives(self, units: list[_Unit], i: int, budget: list[int]) -> list[list[_Alt]]:
+        """The concepts of ``units[i]`` (with its synonym group's alternatives): none for another
+        tool's name; a Chinese word (a segment of the query) is one concept of all its bigrams."""
         unit = units[i]
         group_alts = (
             [(terms, _SIM_SYNONYM) for terms in self._group_terms[unit.group]] if unit.group is not None else []
         )
         if unit.kind == "latin":
             if self._other_tool(units, i):
-                return [None]  # a word of another tool's name (ollama, llama of llama.cpp)
+                return []  # a word of another tool's name (ollama, llama of llama.cpp)
             return [self._latin_alternatives(units, i, budget) + group_alts]
-        if unit.kind == "cjkword":
+        if len(unit.text) >= 2 or unit.group is not None or len(units) == 1:
             return [[(tuple(_bigrams(unit.text)), 1.0), *group_alts]]
-        if len(unit.text) >= 2 or len(units) == 1:  # left-over CJK: one concept per bigram
-            return [[((bg,), 1.0)] for bg in _bigrams(unit.text)]
-        return []
-
-    def _other_tool(self, units: list[_Unit], i: int) -> bool:
-        """Whether ``units[i]``, alone or joined with a neighbour, is another tool's name (``other_names``)
-        that no post says as typed (``windows`` is not the ``window`` of sliding-window attention)."""
-        return any(w in self._other_names and w not in self._surface for w in (units[i].text, *_joins(units, i)))
+        return []  # a lone character beside other words: a particle
 
     def _latin_alternatives(self, units: list[_Unit], i: int, budget: list[int]) -> list[_Alt]:
         """A Latin word's stem, its joins with its neighbours and, for an unknown word of 4+ letters
@@ -171,7 +135,7 @@ class Matcher(TrackIndex):
         text = units[i].text
         alts: list[_Alt] = [((stem(text),), 1.0)] if len(text) >= 2 else []
         alts.extend(((stem(pair),), 1.0) for pair in _joins(units, i))
-        if len(text) >= 4 and text not in self._surface and budget[0] > 0:
+        if len(text) >= 4 and text not in self._surface and text not in english_words() and budget[0] > 0:
             budget[0] -= 1
             alts.extend(((stem(word),), sim) for word, sim in self._expand_word(text))
         return alts
@@ -197,22 +161,6 @@ class Matcher(TrackIndex):
         if max(los[i] for i in primary) / max(self._n, 1) > _GENERIC_DF:
             weight *= _GENERIC_FACTOR
         return _Concept(weight, tuple(found))
-
-    def _alternative(self, terms: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
-        """Posts having all ``terms``: ``(doc numbers ascending, smallest field value)``, by binary
-        search of the shortest posting's posts in the others."""
-        if len(terms) == 1:
-            return self._posting(terms[0])
-        postings = sorted((self._posting(t) for t in terms), key=lambda p: len(p[0]))
-        ids, vals = postings[0]
-        for ids2, vals2 in postings[1:]:
-            if not len(ids) or not len(ids2):
-                return ids[:0], vals[:0]
-            pos = np.searchsorted(ids2, ids)
-            np.minimum(pos, len(ids2) - 1, out=pos)
-            found = ids2[pos] == ids
-            ids, vals = ids[found], np.minimum(vals[found], vals2[pos[found]])
-        return ids, vals
 
     def resolve_link(self, text: str) -> LinkResult | None:
         """What the URL in ``text`` points to (:class:`LinkResult`), or ``None`` when ``text`` is
@@ -245,73 +193,68 @@ class Matcher(TrackIndex):
         if not norm:
             return SearchResult(query, None, (), HINT_EMPTY)
         # match_track reads the query as typed, which is `text` unless a link was dropped.
-        track = self.match_track(query) if has_link else self._match_track(norm)
+        named = self.match_track(query) if has_link else self._match_track(norm)
         answer_key = self._answer_key(norm)
         norm = self._rewrite(norm)  # "decoding faster" is read as "speculative decoding"
-        units = self._units(norm)
-        track = track or self._track_in(units)
-        ranked, extra, concepts = self._rank(norm, offset + limit + 1, units)
+        units = self._units(norm, query=True)
+        topicality = self._topicality(units)
+        topic = self._topic_track(units)
+        answered = answer_key in self._answer_keys
+        on_topic = topicality.on_topic or topic is not None or named is not None or answered
+        if not (on_topic or self._names_a_post(units)):
+            return SearchResult(query, None, (), None, known=topicality.words or None)
+        track = named or topic or self._track_in(units)
+        ranked, extra, _ = self._rank(norm, offset + limit + 1, units)
         ranked = self._answered_first(answer_key, ranked)
-        confidence = _confidence(ranked[0][3]) if ranked else "none"
-        if confidence == "none":
-            return SearchResult(query, track, (), None)
-        if not self._names_topic(track) and (known := self._lopsided(units, concepts, ranked[0][1])) is not None:
-            return SearchResult(query, track, (), None, known=known)
+        if not ranked:
+            return SearchResult(query, track, (), None, topic=topic is not None)
         floor = max(MIN_SCORE, RELATIVE_FLOOR * ranked[0][0])
-        good = [r for r in ranked if r[0] >= floor - 1e-9]
+        good = self._linked_first([r for r in ranked if r[0] >= floor - 1e-9])
+        confidence = self._confidence(good[0], topicality)
         page = good[offset : offset + limit]
         matches = tuple(
             PostMatch(
-                self._post_ids[doc], round(score, 1), field, self._catalog.tracks_of(self._post_ids[doc]), round(cov, 3)
+                self._post_ids[doc],
+                round(min(100.0, score), 1),  # ranked on the raw score, which field bonuses can take past 100
+                field,
+                self._catalog.tracks_of(self._post_ids[doc]),
+                round(cov, 3),
             )
             for score, doc, field, cov in page
         )
-        return SearchResult(query, track, matches, None, min(MAX_TOTAL, len(good) + extra), offset, None, confidence)
+        return SearchResult(
+            query,
+            track,
+            matches,
+            None,
+            min(MAX_TOTAL, len(good) + extra),
+            offset,
+            None,
+            confidence,
+            topic=topic is not None,
+        )
+
+    def _confidence(self, best: _Ranked, topicality: Topicality) -> Confidence:
+        """``confident`` when the best post is a listed answer or holds the query's specific terms
+        (:meth:`TopicIndex._answers_terms`), else ``closest``: the evidence is weak."""
+        if best[2] == "answers" or not topicality.terms or self._answers_terms(best[1], topicality):
+            return "confident"
+        return "closest"
+
+    def _linked_first(self, good: list[_Ranked]) -> list[_Ranked]:
+        """``good`` with each post without a link ranked :data:`UNLINKED_PENALTY` points lower."""
+        if all(self._linked[r[1]] for r in good):
+            return good
+        return sorted(good, key=lambda r: -(r[0] - (0.0 if self._linked[r[1]] else UNLINKED_PENALTY)))
 
     def _answered_first(self, answer_key: tuple[str, ...], ranked: list[_Ranked]) -> list[_Ranked]:
         """``ranked`` with the posts whose ``answers.yaml`` lists the query as a phrase first, at
         score 100 and coverage 1."""
         if not (docs := self._answer_keys.get(answer_key, ())):
             return ranked
-        first = [(100.0, doc, "answers", 1.0) for doc in docs]
+        top = max(100.0, ranked[0][0]) if ranked else 100.0  # first whatever the others' raw scores
+        first = [(top, doc, "answers", 1.0) for doc in docs]
         return first + [r for r in ranked if r[1] not in docs]
-
-    def _names_topic(self, track: TrackMatch | None) -> bool:
-        """Whether the query names a track, or holds a track name of two words or more (``模型量化``,
-        not the one word ``router`` of ``router keeps disconnecting wifi``)."""
-        if track is None or track.score > CONTAINED_SCORE:
-            return track is not None
-        return len(self._canon_keys(self._units(normalize(track.matched)))) >= 2
-
-    @cached_property
-    def _everyday(self) -> frozenset[str]:
-        """The vocabulary's ``everyday_words`` as the index holds them (stems; Chinese words as written)."""
-        return frozenset({stem(w) for w in self._vocab.everyday_words} | self._vocab.everyday_words)
-
-    def _lopsided(self, units: list[_Unit], concepts: list[_Concept], doc: int) -> str | None:
-        """For a query with a word no post holds whose best post ``doc`` holds none of its concepts
-        at :data:`STRONG_VALUE` but everyday words: the query's words that post holds ("" for none);
-        else ``None`` (an answer). A lone Chinese character ending the query, its object, is such a
-        word (狗 of 怎么训练我的狗; not 用 of 怎么用vllm部署模型)."""
-        last = units[-1] if units else None
-        lone_han = (
-            last is not None and last.kind == "cjkchunk" and len(last.text) == 1 and last.text not in self._ignorable
-        )
-        if all(c.alternatives for c in concepts) and not lone_han:
-            return None
-        held: set[str] = set()
-        for concept in concepts:
-            for terms, sim in concept.alternatives:  # a typo's correction counts at its similarity
-                ids, vals = self._alternative(terms)
-                at = int(np.searchsorted(ids, doc))
-                if at < len(ids) and ids[at] == doc and vals[at] * sim >= STRONG_VALUE:
-                    if not set(concept.alternatives[0][0]) <= self._everyday:
-                        return None
-                    held.update(t for alt in concept.alternatives for t in alt[0])
-                    break
-        return " ".join(
-            u.text for u in units if stem(u.text) in held or (u.kind != "latin" and set(_bigrams(u.text)) <= held)
-        )
 
     def _rank(self, norm: str, need: int, units: list[_Unit]) -> tuple[list[_Ranked], int, list[_Concept]]:
         """``(ranked, extra, concepts)``: the re-scored candidates (at least ``need`` when there are),
@@ -324,8 +267,8 @@ class Matcher(TrackIndex):
         w_fuzzy = FUZZY_WEIGHT if bm25 is not None else 1.0
         ranked_part = (1.0 - w_fuzzy) * 100.0 * bm25 if bm25 is not None else 0.0
         # Bounds of the fused score before the similarity is known (it adds 0..15 fuzzy points).
-        low = w_fuzzy * 100.0 * np.minimum(1.0, 0.85 * coverage) + ranked_part
-        high = w_fuzzy * 100.0 * np.minimum(1.0, 0.85 * coverage + 0.15 * (coverage > 0)) + ranked_part
+        low = w_fuzzy * 85.0 * coverage + ranked_part
+        high = low + w_fuzzy * 15.0 * (coverage > 0)
         floor = max(MIN_SCORE, RELATIVE_FLOOR * float(low.max()))  # the real floor is at least this
         hits = np.flatnonzero(high >= floor - 1e-9)
         if not len(hits):
@@ -407,34 +350,68 @@ class Matcher(TrackIndex):
     ) -> list[_Ranked]:
         """The candidates ``hits`` with the rapidfuzz similarity added, best first (at least
         :data:`MIN_SCORE`, at most :data:`MAX_TOTAL`); among equal rounded scores, a title starting
-        with the query, then the higher exact score, then the newer."""
+        with the query, then the closer title (rapidfuzz alone: two titles that both say the query's
+        words score 100), then the higher exact score, then the newer."""
         parts = _PARTS_RE.findall(norm)
         latin = " ".join(w for c, w in parts if w)[:SIMILARITY_CHARS]
         cjk = " ".join(c for c, w in parts if c)[:SIMILARITY_CHARS]
         hit_docs, hit_cov = hits.tolist(), coverage[hits].tolist()
+        phrases = (f" {latin} ", f" {latin.replace(' ', '')} ") if " " in latin else ()  # "paged attention"
         similarity = self._similarities([d for d, c in zip(hit_docs, hit_cov, strict=True) if c > 0], latin, cjk)
         ranked = []
         for doc, cov, lo, rec in zip(hit_docs, hit_cov, low[hits].tolist(), self._recency[hits].tolist(), strict=True):
             score = lo
             if cov > 0:
-                fuzzy = min(100.0, 100.0 * (0.85 * cov + 0.15 * similarity[doc] / 100.0))
-                score += w_fuzzy * (fuzzy - min(100.0, 85.0 * cov))
+                score += w_fuzzy * 0.15 * similarity[doc]
+            if phrases and any(p in f" {self._titles[doc]} " for p in phrases):
+                score += EXACT_TITLE_BONUS  # the title says the query's words as typed, not a synonym
             if score >= MIN_SCORE:
                 names_it = bool(latin) and self._titles[doc].startswith(latin)
-                ranked.append((-round(score, 1), -names_it, -score, -rec, doc, cov))
+                ranked.append((-round(score, 1), -names_it, -similarity.get(doc, 0.0), -score, -rec, doc, cov))
         ranked.sort()
         fields = dict(zip(hit_docs, best_field[hits].tolist(), strict=True))
-        return [(-r[0], r[4], field_of(fields[r[4]]) if r[5] > 0 else "answers", r[5]) for r in ranked[:MAX_TOTAL]]
+        return [(-r[0], r[5], field_of(fields[r[5]]) if r[6] > 0 else "answers", r[6]) for r in ranked[:MAX_TOTAL]]
 
     def _bm25(self, norm: str, units: list[_Unit]) -> np.ndarray | None:
-        """BM25 of every post (0..1, divided by the best) for the query and its synonym groups;
-        ``None`` when no query token is indexed."""
-        tokens = self._ranked.query_tokens(norm)
+        """BM25 of every post (0..1, divided by the best) for the query and the canonical form of
+        each of its synonym groups (not every form: a group's abbreviations and Chinese names are
+        rare terms that would crowd the query's own words out of the rarest scored); ``None`` when
+        no query token is indexed."""
+        tokens = self._bm25_tokens(units)
         for gid in sorted({u.group for u in units if u.group is not None}):
             tokens.extend(self._group_tokens[gid])
         raw = self._ranked.scores(tokens, self._counts)
         top = 0.0 if raw is None else float(raw.max())
         return raw / top if raw is not None and top > 0 else None
+
+    @cached_property
+    def _unranked(self) -> frozenset[str]:
+        """Words that rank no post: stop and question words, and symptom words (``high`` of ``my
+        TTFT is too high`` is no topic; a title saying "High Performance" is no answer)."""
+        return self._ignorable | self._vocab.symptom_words
+
+    def _bm25_tokens(self, units: list[_Unit]) -> list[str]:
+        """The BM25 tokens of a query's units (as :func:`~bot.domain.search.ranking.bm25_tokens`
+        reads catalog text): Latin stems and joins of neighbours, a Chinese word's bigrams; stop,
+        question and symptom words and lone Chinese characters left out."""
+        out: list[str] = []
+        prev = ""
+        for unit in units:
+            skip = unit.group is None and unit.text in self._unranked
+            if unit.kind != "latin":
+                prev = ""
+                if not skip and (len(unit.text) >= 2 or unit.group is not None):
+                    out.extend(_bigrams(unit.text))
+                continue
+            if skip:
+                prev = ""
+                continue
+            if prev:
+                out.append(stem(prev + unit.text))
+            prev = unit.text
+            if len(unit.text) >= 2:
+                out.append(stem(unit.text))
+        return out
 
     def _similarities(self, docs: list[int], latin: str, cjk: str) -> dict[int, float]:
         """Per post of ``docs``: rapidfuzz ``partial_ratio`` (0..100) of the query's Latin words

@@ -75,8 +75,11 @@ class SearchResult:
     link: LinkResult | None = None
     confidence: Confidence = "none"
     known: str | None = None
-    """With no results: the query's words its best post held, when that post held only everyday
-    words of a query with a word no post holds (``train`` of ``how to train my dog``; ``Matcher._lopsided``)."""
+    """With no results because the query is not about the catalog: its field words that alone did
+    not make it so (``train`` of ``how to train my dog``; :class:`~bot.domain.search.topic.Topicality`)."""
+    topic: bool = False
+    """Whether the query asks about ``track`` as a whole (``where do I begin with X``, ``X 入门看什么``):
+    the reply is that track's path (:meth:`~bot.domain.search.topic.TopicIndex.topic_track`)."""
 
     @property
     def leading_track(self) -> str | None:

@@ -1,11 +1,15 @@
-"""Search vocabulary as catalog data: ``catalog/vocabulary.yaml`` and ``catalog/answers.yaml``.
+"""Search vocabulary as catalog data: ``catalog/vocabulary.yaml``, ``catalog/glossary.yaml`` and
+``catalog/answers.yaml``.
 
-``vocabulary.yaml`` is a mapping: ``version`` (``1``); ``synonyms`` (groups of 2+ distinct
-non-empty strings, the first canonical); ``stopwords``, ``question_words``, ``track_stopwords``
-(lists of strings); ``blog_hosts``, ``summary_hosts`` (host names, no scheme or path); optional
-``other_names`` and ``everyday_words`` (strings) and ``problems`` (``[phrase, topic]`` pairs). The fields:
-:class:`Vocabulary`. ``answers.yaml`` (optional) maps a post id to the questions and terms that
-post answers (non-empty strings); the matcher ignores an id the catalog does not hold.
+``vocabulary.yaml`` is a mapping: ``version`` (``1``); ``stopwords``, ``question_words``,
+``track_stopwords`` (lists of strings); ``blog_hosts``, ``summary_hosts`` (host names, no scheme or
+path); optional ``synonyms`` (groups of 2+ distinct non-empty strings, the first canonical),
+``other_names`` and ``topic_phrases`` (strings) and ``problems`` (``[phrase, topic]`` pairs).
+``glossary.yaml`` (optional) is ``version: 1`` and ``terms``, a list of :class:`GlossaryTerm`
+mappings (``term``, ``abbr``, ``also``, ``zh``, ``sense``, ``weak``, ``track``); each term of two
+forms or more is also a synonym group. The fields: :class:`Vocabulary`. ``answers.yaml``
+(optional) maps a post id to the questions and terms that post answers (non-empty strings); the
+matcher ignores an id the catalog does not hold.
 
 Errors name the file and the key (``vocabulary.yaml: synonyms[3][1]: must be a non-empty string``).
 """
@@ -17,17 +21,41 @@ import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from bot.domain.catalog.yaml_cache import YamlCache, yaml_error
 from bot.locations import DEFAULT_CATALOG_DIR
 
 VOCABULARY_FILE = "vocabulary.yaml"
+GLOSSARY_FILE = "glossary.yaml"
 ANSWERS_FILE = "answers.yaml"
 _HOST_RE = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$")
 _LIST_KEYS = ("stopwords", "question_words", "track_stopwords", "blog_hosts", "summary_hosts")
-_OPTIONAL_LIST_KEYS = ("other_names", "everyday_words")
-_OPTIONAL_KEYS = ("problems", *_OPTIONAL_LIST_KEYS)
+_OPTIONAL_LIST_KEYS = ("other_names", "topic_phrases", "symptom_words")
+_OPTIONAL_KEYS = ("problems", "synonyms", *_OPTIONAL_LIST_KEYS)
+_TERM_KEYS = ("term", "abbr", "also", "zh", "sense", "weak", "track")
+Sense = Literal["specific", "shared", "loose", "everyday"]
+SENSES: tuple[Sense, ...] = ("specific", "shared", "loose", "everyday")
+
+
+@dataclass(frozen=True)
+class GlossaryTerm:
+    """A term of the field (``catalog/glossary.yaml``): ``term`` its canonical English form,
+    ``forms`` every form (the term, abbreviations, other English forms, Chinese names; casefolded,
+    the term first); ``sense`` how much it says a question is about the catalog (``specific``: alone;
+    ``shared``: a word of computing, with another field term; ``loose``: a field word whose everyday
+    sense comes first, with a specific or shared term; ``everyday``: never); ``weak`` the forms that
+    count as ``loose`` although the term is specific; ``track`` the track that teaches it."""
+
+    term: str
+    forms: tuple[str, ...]
+    sense: Sense = "specific"
+    weak: frozenset[str] = frozenset()
+    track: str | None = None
+
+    def sense_of(self, form: str) -> Sense:
+        """The sense of one of the term's forms (casefolded): ``loose`` for a ``weak`` one."""
+        return "loose" if form in self.weak and self.sense == "specific" else self.sense
 
 
 class VocabularyError(ValueError):
@@ -41,13 +69,15 @@ class VocabularyError(ValueError):
 @dataclass(frozen=True)
 class Vocabulary:
     """The words search reads from the catalog folder: ``synonyms``, groups of equivalent terms
-    (first = canonical); ``stopwords``, words with no topic; ``question_words`` (``why``, ``怎么``),
-    treated as stop words; ``track_stopwords``, ignored when deciding whether a query names a track
-    (``track``, ``路径``); ``blog_hosts``/``summary_hosts``, hosts whose links resolve to catalog
+    (first = canonical; the vocabulary's own, then the glossary's); ``glossary``, the terms of the
+    field (:class:`GlossaryTerm`); ``topic_phrases``, what asks about a topic as a whole (``where do
+    i begin``, ``入门``); ``symptom_words``, how a measure misbehaves (``high``, ``spikes``): beside a
+    field term they are no other subject (``latency too high``); ``stopwords``, words with no topic;
+    ``question_words`` (``why``, ``怎么``), treated as stop words; ``track_stopwords``, ignored when
+    deciding whether a query names a track (``track``, ``路径``); ``blog_hosts``/``summary_hosts``,
+    hosts whose links resolve to catalog
     posts; ``answers``, post id → questions and terms the post answers; ``other_names``, other
-    tools' names (``ollama``), never read as a typo; ``problems``, ``(phrase, topic)`` pairs;
-    ``everyday_words`` (``train``, ``best``, ``训练``): words of daily life that some titles hold, which
-    alone do not make a question with words the catalog lacks (``how to train my dog``) one it answers."""
+    tools' names (``ollama``), never read as a typo; ``problems``, ``(phrase, topic)`` pairs."""
 
     synonyms: tuple[tuple[str, ...], ...]
     stopwords: frozenset[str]
@@ -58,7 +88,9 @@ class Vocabulary:
     answers: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     other_names: frozenset[str] = frozenset()
     problems: tuple[tuple[str, str], ...] = ()
-    everyday_words: frozenset[str] = frozenset()
+    glossary: tuple[GlossaryTerm, ...] = ()
+    topic_phrases: frozenset[str] = frozenset()
+    symptom_words: frozenset[str] = frozenset()
 
     @property
     def ignorable(self) -> frozenset[str]:
@@ -97,26 +129,74 @@ def _read(path: Path, errors: list[str]) -> Any:
     return None
 
 
-def _parse_synonyms(value: Any, errors: list[str]) -> list[tuple[str, ...]]:
-    """The synonym groups of ``vocabulary.yaml`` (problems appended to ``errors``)."""
+def _parse_synonyms(value: Any, errors: list[str], seen: dict[str, str]) -> list[tuple[str, ...]]:
+    """The synonym groups of ``vocabulary.yaml`` (problems appended to ``errors``; ``seen``: the
+    casefolded terms already placed, and where)."""
     name = VOCABULARY_FILE
     if not isinstance(value, list):
         errors.append(f"{name}: synonyms: must be a list of groups (lists of strings)")
         return []
     groups: list[tuple[str, ...]] = []
-    seen: dict[str, int] = {}
     for g, group in enumerate(value):
-        terms = _strings(group, f"{name}: synonyms[{g}]", errors, min_len=2)
-        folded = [t.casefold() for t in terms]
-        if len(set(folded)) != len(folded):
-            errors.append(f"{name}: synonyms[{g}]: a term is listed twice")
-        for term in folded:
-            if term in seen and seen[term] != g:
-                errors.append(f"{name}: synonyms[{g}]: {term!r} is already in synonyms[{seen[term]}]")
-            seen.setdefault(term, g)
+        where = f"{name}: synonyms[{g}]"
+        terms = _strings(group, where, errors, min_len=2)
+        _place_forms([t.casefold() for t in terms], where, seen, errors)
         if terms:
             groups.append(tuple(terms))
     return groups
+
+
+def _place_forms(folded: list[str], where: str, seen: dict[str, str], errors: list[str]) -> None:
+    """Record the casefolded ``folded`` forms of one group as placed at ``where``; an error for a
+    form listed twice in it or already placed in another."""
+    if len(set(folded)) != len(folded):
+        errors.append(f"{where}: a term is listed twice")
+    for form in dict.fromkeys(folded):
+        if form in seen and seen[form] != where:
+            errors.append(f"{where}: {form!r} is already in {seen[form]}")
+        seen.setdefault(form, where)
+
+
+def _parse_term(i: int, raw: Any, seen: dict[str, str], errors: list[str]) -> GlossaryTerm | None:
+    """One ``terms`` entry of ``glossary.yaml`` (problems appended to ``errors``)."""
+    where = f"{GLOSSARY_FILE}: terms[{i}]"
+    if not isinstance(raw, dict) or not isinstance(raw.get("term"), str) or not raw["term"].strip():
+        errors.append(f"{where}: must be a mapping with a non-empty 'term'")
+        return None
+    errors.extend(f"{where}: {key}: unknown key" for key in sorted(set(raw) - set(_TERM_KEYS)))
+    term = raw["term"].strip()
+    forms = [term]
+    for key in ("abbr", "also", "zh"):
+        if key in raw:
+            forms.extend(_strings(raw[key], f"{where}: {key}", errors))
+    folded = [f.casefold() for f in forms]
+    _place_forms(folded, f"{where} ({term})", seen, errors)
+    sense = raw.get("sense", "specific")
+    if sense not in SENSES:
+        errors.append(f"{where}: sense: must be one of {', '.join(SENSES)} (got {sense!r})")
+        return None
+    weak = {w.casefold() for w in _strings(raw.get("weak", []), f"{where}: weak", errors)}
+    errors.extend(f"{where}: weak: {w!r} is not a form of this term" for w in sorted(weak - set(folded)))
+    track = raw.get("track")
+    if track is not None and (not isinstance(track, str) or not track.strip()):
+        errors.append(f"{where}: track: must be a track id")
+        track = None
+    return GlossaryTerm(term, tuple(dict.fromkeys(folded)), sense, frozenset(weak), track)
+
+
+def _parse_glossary(directory: Path, seen: dict[str, str], errors: list[str]) -> tuple[GlossaryTerm, ...]:
+    """The terms of ``glossary.yaml`` (none when the file is absent)."""
+    path = directory / GLOSSARY_FILE
+    if not path.is_file() or (raw := _read(path, errors)) is None:
+        return ()
+    if not isinstance(raw, dict) or not isinstance(raw.get("terms"), list):
+        errors.append(f"{GLOSSARY_FILE}: must be a mapping with version: 1 and a list of terms")
+        return ()
+    if raw.get("version") != 1:
+        errors.append(f"{GLOSSARY_FILE}: version: must be 1 (got {raw.get('version')!r})")
+    errors.extend(f"{GLOSSARY_FILE}: {key}: unknown key" for key in sorted(set(raw) - {"version", "terms"}))
+    terms = (_parse_term(i, entry, seen, errors) for i, entry in enumerate(raw["terms"]))
+    return tuple(t for t in terms if t is not None)
 
 
 def _parse_problems(value: Any, errors: list[str]) -> tuple[tuple[str, str], ...]:
@@ -136,7 +216,8 @@ def _parse_problems(value: Any, errors: list[str]) -> tuple[tuple[str, str], ...
 
 
 def _parse_lists(raw: dict[str, Any], errors: list[str]) -> dict[str, list[str]]:
-    """The word and host lists of ``vocabulary.yaml`` (``other_names``, ``everyday_words`` optional)."""
+    """The word and host lists of ``vocabulary.yaml`` (``other_names``, ``topic_phrases``,
+    ``symptom_words`` optional)."""
     name = VOCABULARY_FILE
     lists: dict[str, list[str]] = {}
     for key in (*_LIST_KEYS, *_OPTIONAL_LIST_KEYS):
@@ -159,12 +240,15 @@ def _parse(directory: Path, post_ids: Collection[str] | None) -> tuple[Vocabular
     if errors:
         return None, errors
     if not isinstance(raw, dict):
-        return None, [f"{name}: must be a mapping with the keys version, synonyms, " + ", ".join(_LIST_KEYS)]
+        return None, [f"{name}: must be a mapping with the keys version, " + ", ".join(_LIST_KEYS)]
     unknown = sorted(set(raw) - {"version", "synonyms", *_LIST_KEYS, *_OPTIONAL_KEYS})
     errors.extend(f"{name}: {key}: unknown key" for key in unknown)
     if raw.get("version") != 1:
         errors.append(f"{name}: version: must be 1 (got {raw.get('version')!r})")
-    groups = _parse_synonyms(raw.get("synonyms"), errors)
+    seen: dict[str, str] = {}
+    groups = _parse_synonyms(raw.get("synonyms", []), errors, seen)
+    glossary = _parse_glossary(directory, seen, errors)
+    groups.extend(t.forms for t in glossary if len(t.forms) > 1)
     lists = _parse_lists(raw, errors)
     problems = _parse_problems(raw.get("problems", []), errors)
     answers = _parse_answers(directory, post_ids, errors)
@@ -183,8 +267,10 @@ def _parse(directory: Path, post_ids: Collection[str] | None) -> tuple[Vocabular
         summary_hosts=tuple(h.casefold() for h in lists["summary_hosts"]),
         answers=answers,
         other_names=folded("other_names"),
-        everyday_words=folded("everyday_words"),
         problems=problems,
+        glossary=glossary,
+        topic_phrases=folded("topic_phrases"),
+        symptom_words=folded("symptom_words"),
     ), []
 
 
@@ -207,8 +293,8 @@ def _parse_answers(directory: Path, post_ids: Collection[str] | None, errors: li
 
 
 def load_vocabulary(directory: str | Path) -> Vocabulary:
-    """Read ``vocabulary.yaml`` (required) and ``answers.yaml`` (optional) from a catalog folder;
-    raises :class:`VocabularyError` listing every problem."""
+    """Read ``vocabulary.yaml`` (required), ``glossary.yaml`` and ``answers.yaml`` (optional) from a
+    catalog folder; raises :class:`VocabularyError` listing every problem."""
     vocab, errors = _parse(Path(directory), None)
     if vocab is None:
         raise VocabularyError(errors)

@@ -144,6 +144,12 @@ class Finder:
         """A track id for text (id, name, alias, typo), else ``None``."""
         return track_named(self.catalog, text, lambda: self._loaded.matcher)
 
+    def topic(self, text: str) -> str | None:
+        """The track a topic question asks about as a whole (``where do I begin with X``, ``X 入门看什么``;
+        :meth:`bot.domain.search.Matcher.topic_track`), else ``None``."""
+        match = self._loaded.matcher.topic_track(text)
+        return match.track_id if match is not None else None
+
     def near_track(self, text: str) -> TrackMatch | None:
         """The track whose name ``text`` is close to (:meth:`bot.domain.search.Matcher.suggest_track`)."""
         return self._loaded.matcher.suggest_track(text)

@@ -59,8 +59,9 @@ def track_view(ctx: Context, track_id: str, notice: str | None = None, offset: i
 
 
 def query(ctx: Context, text: str, notice: str | None = None, offset: int = 0) -> Reply:
-    """A track's path when ``text`` names a track, otherwise search results (:func:`search`)."""
-    track_id = ctx.find.track(text)
+    """A track's path when ``text`` names a track or asks about one as a whole (``where do I begin
+    with X``), otherwise search results (:func:`search`)."""
+    track_id = ctx.find.track(text) or ctx.find.topic(text)
     if track_id is not None:
         return track_view(ctx, track_id, notice=notice)
     return search(ctx, text, notice=notice, offset=offset)

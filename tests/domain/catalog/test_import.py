@@ -208,16 +208,23 @@ def assert_written(root: Path, before: dict[str, str], original_posts: str, coun
     ]
     filled = {p["id"]: p for p in yaml.safe_load((root / "posts/vllm-blog.yaml").read_text(encoding="utf-8"))}
     assert filled[target_before["id"]]["url"] == fill_url(target_before)
-    # catalog check refuses exactly the two drafts, naming file, entry and field.
+    # catalog check refuses exactly the two drafts and asks the post that gained a link for the
+    # questions it answers, naming file, entry and field.
     cat, issues = check_catalog(root)
     errors = [str(i) for i in issues if i.severity == "error"]
     assert cat is None
-    assert sorted(errors) == sorted(
+    drafts = [
         f"{DRAFTS_FILE}: post '{pid}': status: draft {title!r} cannot be published: write its summary "
         "(summary.en, and summary.zh on a bilingual track), make it a step of a track, then remove "
         "'status: draft'"
         for pid, title in (("elastic-ep-scaling", NEW_TITLE), ("structured-decoding-ueberblick", ZH_TITLE))
-    )
+    ]
+    questions = [
+        f"posts/vllm-blog.yaml: post '{target_before['id']}': questions.{lang}: 0 {name} question(s); a linked "
+        f"post needs {low} to {high}: the problems it answers, as a reader would type them, in our own words"
+        for lang, name, low, high in (("en", "English", 3, 6), ("zh", "Chinese", 2, 4))
+    ]
+    assert sorted(errors) == sorted(drafts + questions)
 
 
 def run_twice(root: Path, source: str, skipped_origin: str, tmp_path: Path, counted: bool = False) -> None:

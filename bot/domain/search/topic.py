@@ -1,0 +1,245 @@
+"""Whether a question is about what the catalog covers (the on-topic decision), and whether it
+asks about a track as a whole (a topic question): :class:`TopicIndex`, the base of
+:class:`bot.domain.search.Matcher`.
+
+The on-topic decision is apart from ranking. It reads the query's *field terms*: a glossary form
+(``catalog/glossary.yaml``) counts by its sense (``specific`` 1, ``shared`` 0.5, ``everyday`` 0);
+a Latin word the catalog holds that is no everyday English word (``nixl``, ``deepseek``, ``h100``;
+``8xH100`` and ``A100s`` read as their names) counts 1; a misspelt one counts as the word it
+corrects to. A question is on-topic when its distinct terms reach :data:`ON_TOPIC`, or when it is
+only field words (``router``, ``sleep`` typed alone in the app). Words no post holds, everyday
+words, stop and question words and Chinese particles never count against it: ``my TTFT is too
+high`` is on-topic by ``ttft`` alone, ``how to get better sleep`` is not by ``sleep`` alone.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from bot.domain.search.analysis import _member_terms, _Unit, _unit_key, english_words, normalize, stem
+from bot.domain.search.results import TrackMatch
+from bot.domain.search.spelling import SIM_PREFIX
+from bot.domain.search.tracks import CONTAINED_SCORE, TrackIndex
+
+SENSE_WEIGHTS = {"specific": 1.0, "shared": 0.5, "loose": 0.5, "everyday": 0.0}
+"""How much a field term of each sense says that a question is about the catalog; ``loose`` terms
+count half as much again when no specific or shared term is beside them."""
+
+ON_TOPIC = 1.0
+"""A question whose distinct field terms weigh this much (one specific term, two shared ones) is on-topic."""
+
+ON_TOPIC_BESIDE_TOOL = 2.0
+"""What a question naming another tool (``other_names``: ollama, chrome) needs: it asks about that
+tool unless it holds two specific terms of ours (``ollama pull llama3 fails`` is not ours)."""
+
+HINT_SCORE = 75.0
+"""The score of a topic question's track found through its glossary terms' ``track`` (``how do i
+get into eagle``): below a named track's 80, above a contained name's 70."""
+
+
+def _joins(units: list[_Unit], i: int) -> list[str]:
+    """``units[i]``'s Latin word joined with the Latin word before it, then with the one after."""
+    text = units[i].text
+    return [
+        text + units[j].text if j > i else units[j].text + text
+        for j in (i - 1, i + 1)
+        if 0 <= j < len(units) and units[j].kind == "latin"
+    ]
+
+
+class Term(NamedTuple):
+    """A field term of a query: as typed, its sense, the index terms a post must hold for one of
+    its alternatives (a post holding any holds the term), and the track that teaches it."""
+
+    text: str
+    sense: str
+    alternatives: tuple[tuple[str, ...], ...]
+    track: str | None
+
+
+class Topicality(NamedTuple):
+    """The on-topic decision of a query: ``terms`` its distinct field terms (:class:`Term`),
+    ``score`` their weight (:data:`SENSE_WEIGHTS`), ``bare`` whether every content word of it is in
+    one of them (no other word beside them)."""
+
+    terms: tuple[Term, ...]
+    score: float
+    bare: bool
+
+    @property
+    def on_topic(self) -> bool:
+        """Whether the query is about what the catalog covers: :data:`ON_TOPIC`, or only field words."""
+        return self.score >= ON_TOPIC - 1e-9 or (self.bare and self.score > 0)
+
+    @property
+    def words(self) -> str:
+        """The field terms as typed, space-separated (what a refusal offers to search for)."""
+        return " ".join(t.text for t in self.terms)
+
+
+class TopicIndex(TrackIndex):
+    """The on-topic decision and topic questions over one catalog version (read-only)."""
+
+    def _other_tool(self, units: list[_Unit], i: int) -> bool:
+        """Whether ``units[i]``, alone or joined with a neighbour, is another tool's name (``other_names``)
+        that no post says as typed (``windows`` is not the ``window`` of sliding-window attention)."""
+        return any(w in self._other_names and w not in self._surface for w in (units[i].text, *_joins(units, i)))
+
+    def _spans(self, units: list[_Unit]) -> list[tuple[int, list[_Unit]]]:
+        """The query's units as ``(index of the first, units)`` spans: each glossary or synonym form
+        one span, every other unit alone."""
+        spans: list[tuple[int, list[_Unit]]] = []
+        for i, unit in enumerate(units):
+            if unit.start >= 0 and spans and spans[-1][1][-1].start == unit.start:
+                spans[-1][1].append(unit)
+            else:
+                spans.append((i, [unit]))
+        return spans
+
+    def _span_term(self, span: list[_Unit]) -> Term | None:
+        """The field term a span is (``None``: a stop word, a word of no sense)."""
+        return self._span_sense(span)
+
+    def _span_sense(self, span: list[_Unit]) -> Term | None:
+        """:meth:`_span_term` before the generic rule."""
+        first = span[0]
+        text = " ".join(u.text for u in span)
+        if len(span) == 1 and first.sense == "specific" and first.text not in self._forms:
+            if first.text in english_words():  # "draft" is not the "drafter" it shares a stem with
+                return Term(text, "loose", ((_unit_key(first),),), first.track)
+        if first.sense is not None:
+            alts = [self._group_terms[first.group]] if first.group is not None else []
+            own = _member_terms(text)
+            return Term(text, first.sense, tuple(dict.fromkeys([*(a for g in alts for a in g), own])), first.track)
+        if first.kind != "latin" or first.text in self._ignorable:
+            return None
+        word, key = first.text, _unit_key(first)
+        if word not in english_words() and not word.isdigit() and key in self._field_stems:
+            return Term(word, "specific", ((key,),), None)
+        if len(word) >= 4 and word not in self._surface:  # a misspelt word: as the word it corrects to
+            fixes = [w for w, sim in self._expand_word(word) if sim > SIM_PREFIX]
+            if fixes:
+                phrase = self._phrases.get((stem(fixes[0]),))
+                if phrase is not None:
+                    return Term(word, phrase.sense, ((stem(fixes[0]),),), phrase.track)
+                if fixes[0] in self._field_words:
+                    return Term(word, "specific", ((stem(fixes[0]),),), None)
+        return None
+
+    def _topicality(self, units: list[_Unit]) -> Topicality:
+        """The on-topic decision of the query's ``units`` (:class:`Topicality`)."""
+        terms: dict[tuple[tuple[str, ...], ...], Term] = {}
+        content = covered = 0
+        other_tool = False
+        for i, span in self._spans(units):
+            first = span[0]
+            if first.sense is None and (first.text in self._ignorable or len(first.text) < 2):
+                continue  # a stop word; a lone letter or Chinese character outside a term
+            if first.sense is None and first.text in self._vocab.symptom_words:
+                continue  # "latency too high": how the measure misbehaves, no other subject
+            content += 1
+            if first.kind == "latin" and self._other_tool(units, i):
+                other_tool = True  # a word of another tool's name (ollama, chrome, llama of llama.cpp)
+                continue
+            term = self._span_term(span)
+            if term is None:
+                continue
+            covered += 1  # a glossary word, even an everyday one, is no word beside the field's
+            if term.sense != "everyday":
+                terms.setdefault(term.alternatives, term)
+        score = sum(SENSE_WEIGHTS[t.sense] for t in terms.values())
+        if all(t.sense == "loose" for t in terms.values()):
+            score /= 2  # "toddler's sleep schedule": field words in their everyday sense
+        if other_tool and score < ON_TOPIC_BESIDE_TOOL:
+            score = min(score, ON_TOPIC / 2)  # about the other tool: at most one shared term's worth
+        return Topicality(tuple(terms.values()), score, content > 0 and covered == content)
+
+    def _names_a_post(self, units: list[_Unit]) -> bool:
+        """Whether the query's content words are a tag of a post (``production stack``) or, two or
+        more, a run of a title's words (``extracting hidden states``): the catalog's own name for
+        something, however everyday its words are."""
+        words = [u.text for u in units if u.text not in self._ignorable]
+        if not words:
+            return False
+        if " ".join(words) in self._tag_names:
+            return True
+        if len(words) < 2 or any(u.kind != "latin" for u in units):
+            return False
+        terms = tuple(dict.fromkeys(stem(w) for w in words))
+        if any(t not in self._df_of for t in terms):
+            return False
+        ids, _ = self._alternative(terms)
+        run = f" {' '.join(words)} "
+        return any(run in self._title_words[doc] for doc in ids.tolist())
+
+    def _holds(self, doc: int, term: Term) -> bool:
+        """Whether post number ``doc`` holds one of ``term``'s alternatives (in any field)."""
+        for terms in term.alternatives:
+            if not terms or any(t not in self._df_of for t in terms):
+                continue
+            ids, _ = self._alternative(terms)
+            at = int(np.searchsorted(ids, doc))
+            if at < len(ids) and ids[at] == doc:
+                return True
+        return False
+
+    def _answers_terms(self, doc: int, topicality: Topicality) -> bool:
+        """Whether post ``doc`` holds the query's specific terms (all, or all but one of three or
+        more), or with none its shared ones: a match, not only the closest post."""
+        specific = [t for t in topicality.terms if t.sense == "specific"] or list(topicality.terms)
+        missing = sum(not self._holds(doc, t) for t in specific)
+        return missing == 0 or (len(specific) >= 3 and missing == 1)
+
+    def topic_track(self, query: str) -> TrackMatch | None:
+        """The track a topic question asks about as a whole (``where do I begin with speculative
+        decoding``, ``量化入门看什么``), or ``None``: the query holds a phrase of ``topic_phrases``
+        (or ``getting started``) and the rest of it names a track, holds a track's name, or holds
+        glossary terms that all belong to one track."""
+        norm = self._rewrite(normalize(query))
+        return self._topic_track(self._units(norm, query=True))
+
+    def _topic_track(self, units: list[_Unit]) -> TrackMatch | None:
+        """:meth:`topic_track` of a query's units."""
+        keys = [_unit_key(u) for u in units]
+        framing = [False] * len(units)
+        i = 0
+        while i < len(units):
+            if units[i].group is not None and units[i].group == self._start_group:
+                framing[i] = True
+                i += 1
+                continue
+            n = next(
+                (
+                    n
+                    for n in range(min(self._topic_max, len(units) - i), 0, -1)
+                    if all(u.start < 0 for u in units[i : i + n]) and tuple(keys[i : i + n]) in self._topic_keys
+                ),
+                0,
+            )
+            for j in range(i, i + n):
+                framing[j] = True
+            i += max(n, 1)
+        if not any(framing):
+            return None
+        rest = [u for u, f in zip(units, framing, strict=True) if not f]
+        text = " ".join(u.text for u in rest if u.text not in self._ignorable)
+        if not text:
+            return None
+        named = self._match_track(text)
+        if named is not None:
+            return named
+        if not self._topicality(rest).on_topic:
+            return None  # not about the catalog: "learn about my car engine" is no topic question
+        contained = self._track_in(rest)
+        if contained is not None:
+            return contained
+        hinted = {u.track for u in rest if u.track is not None and self._catalog.has_track(u.track)}
+        if len(hinted) == 1:
+            track = hinted.pop()
+            return TrackMatch(track, HINT_SCORE, " ".join(u.text for u in rest if u.track == track))
+        return None
+
+
+__all__ = ["CONTAINED_SCORE", "HINT_SCORE", "ON_TOPIC", "Term", "TopicIndex", "Topicality"]
