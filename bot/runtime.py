@@ -28,10 +28,17 @@ log = logging.getLogger(__name__)
 class Loaded:
     """A catalog version and its search index (``matcher`` None: built when first read), swapped together."""
 
-    def __init__(self, catalog: Catalog, matcher: Matcher | None = None, vocabulary: Vocabulary | None = None) -> None:
+    def __init__(
+        self,
+        catalog: Catalog,
+        matcher: Matcher | None = None,
+        vocabulary: Vocabulary | None = None,
+        directory: Path | None = None,
+    ) -> None:
         self.catalog = catalog
         self._matcher = matcher
         self._vocabulary = vocabulary
+        self._directory = directory  # the folder both were read from: the built index is kept there
         self._lock = threading.Lock()
 
     @property
@@ -41,8 +48,12 @@ class Loaded:
             with self._lock:
                 if self._matcher is None:
                     from bot.domain.search import Matcher
+                    from bot.domain.search.cache import matcher_for
 
-                    self._matcher = Matcher(self.catalog, self._vocabulary)
+                    if self._vocabulary is None:
+                        self._matcher = Matcher(self.catalog)
+                    else:
+                        self._matcher = matcher_for(self.catalog, self._vocabulary, self._directory)
         return self._matcher
 
 
@@ -61,7 +72,7 @@ class CatalogHolder:
         from bot.domain.search.vocabulary import load_vocabulary
 
         catalog = load_catalog(self.directory)
-        loaded = Loaded(catalog, vocabulary=load_vocabulary(self.directory))
+        loaded = Loaded(catalog, vocabulary=load_vocabulary(self.directory), directory=self.directory)
         if self._index_now:
             loaded.matcher  # noqa: B018  (built now)
         return loaded

@@ -73,12 +73,14 @@ def search_cmd(query: str, limit: int, offset: int, as_json: bool, catalog_dir: 
     track; link status "unknown" means a blog URL whose post is not in the catalog yet. An empty
     or punctuation-only query gives no results (exit 0).
     """
-    from bot.domain.search import Matcher, load_vocabulary  # deferred: numpy, rapidfuzz and bm25s
+    from bot.domain.search import default_vocabulary, load_vocabulary
+    from bot.domain.search.cache import matcher_for  # deferred: numpy, rapidfuzz and bm25s
 
     cat = load_catalog_or_exit(catalog_dir)
     directory = configured_catalog_dir(catalog_dir)
-    vocabulary = load_vocabulary(directory) if (directory / "vocabulary.yaml").is_file() else None
-    result = Matcher(cat, vocabulary).search(query, limit=limit, offset=offset)
+    own = (directory / "vocabulary.yaml").is_file()
+    matcher = matcher_for(cat, load_vocabulary(directory) if own else default_vocabulary(), directory if own else None)
+    result = matcher.search(query, limit=limit, offset=offset)
     data = _search_json(cat, result)
     if as_json:
         dump_json(data)

@@ -40,7 +40,7 @@ def yaml_error() -> type[Exception]:
     return yaml.YAMLError
 
 
-def _write(path: Path, value: Any) -> None:
+def write_pickle(path: Path, value: Any) -> None:
     """Pickle ``value`` to ``path`` atomically; never raises (a read-only folder keeps no cache)."""
     with contextlib.suppress(OSError, pickle.PicklingError):
         path.parent.mkdir(exist_ok=True)
@@ -80,7 +80,7 @@ def loaded(root: Path, key: bytes) -> Any:
 
 def keep_loaded(root: Path, key: bytes, parts: Any) -> None:
     """Keep ``parts`` (picklable) of the catalog loaded from ``root`` under ``key``; never raises."""
-    _write(root / CACHE_DIR / "vllm-path-loaded.pickle", (key, parts))
+    write_pickle(root / CACHE_DIR / "vllm-path-loaded.pickle", (key, parts))
 
 
 class YamlCache:
@@ -112,4 +112,4 @@ class YamlCache:
     def save(self) -> None:
         """Write the files loaded (only when one changed), atomically; never raises."""
         if {k: v[0] for k, v in self._new.items()} != {k: v[0] for k, v in self._old.items()}:
-            _write(self.path, self._new)
+            write_pickle(self.path, self._new)

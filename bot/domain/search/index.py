@@ -6,7 +6,7 @@ from __future__ import annotations
 import gc
 import math
 import re
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Self
 
 import numpy as np
 
@@ -93,49 +93,72 @@ class Index:
         finally:
             if gc_was_enabled:
                 gc.enable()
+        self._freeze()
+
+    def _freeze(self) -> None:
+        """Make the arrays read-only (safe to share between threads) and bind the typo memo."""
         arrays: list[np.ndarray] = [self._flat_docs, self._flat_vals, self._recency]
         arrays.extend(a for pair in self._merged.values() for a in pair)
         for array in arrays:
-            array.flags.writeable = False  # read-only: safe to share between threads
+            array.flags.writeable = False
         self._expand_word = self._speller.expand  # memoised: per-word typo corrections
+
+    _TRANSIENT = ("_catalog", "_vocab", "_expand_word")
+    """What :meth:`__getstate__` leaves out: the catalog and vocabulary it was built from (given back
+    to :meth:`restore`) and the bound typo memo."""
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The built index without the catalog and vocabulary (:mod:`bot.domain.search.cache`)."""
+        return {k: v for k, v in self.__dict__.items() if k not in self._TRANSIENT}
+
+    @classmethod
+    def restore(cls, state: dict[str, Any], catalog: Catalog, vocabulary: Vocabulary) -> Self:
+        """An index of ``catalog`` from the :meth:`__getstate__` of one built over the same catalog
+        and ``vocabulary`` (the caller vouches for that: :func:`bot.domain.search.cache.matcher_for`)."""
+        index = cls.__new__(cls)
+        index.__dict__.update(state)
+        index._catalog, index._vocab = catalog, vocabulary
+        index._freeze()
+        return index
 
     def _build_vocabulary(self, catalog: Catalog) -> None:
         """Synonym groups and glossary forms keyed by unit sequences (:class:`_Phrase`); the Chinese
         dictionary of catalog words (stop and question words included: 什么是推测解码 → 什么 / 是 /
         推测解码) and the query segmenter with it as its user dictionary."""
         vocab = self._vocab
-        words = [*(m for group in vocab.synonyms for m in group), *vocab.ignorable, *vocab.topic_phrases]
-        words.extend(f for term in vocab.glossary for f in term.forms)
-        cjk_words = {c for word in words for c, _ in _parts(word) if c}
+        members = [m for group in vocab.synonyms for m in group]
+        forms = [f for term in vocab.glossary for f in term.forms]
+        parts = {w: _parts(w) for w in (*members, *forms, *vocab.ignorable, *vocab.topic_phrases)}
+        cjk_words = {c for word_parts in parts.values() for c, _ in word_parts if c}
         self._cjk_dict = frozenset(cjk_words)
         self._cjk_max = max((len(w) for w in cjk_words), default=1)
         self._cjk_firsts = frozenset(w[0] for w in cjk_words if len(w) > 1)
         names = [n for t in catalog.tracks for n in (t.names.zh or "", *t.aliases)]
         tags = [tag for p in catalog.posts for tag in p.tags if not tag.isascii()]
         self._segmenter = Segmenter(cjk_words | {c for text in (*names, *tags) for c, _ in _parts(text) if c})
+
+        def key_of(word: str) -> tuple[str, ...]:  # a vocabulary word's unit keys (its parts read once)
+            norm = " ".join(c or w for c, w in parts[word])
+            return tuple(_unit_key(u) for u in self._units(norm, phrases=False))
+
         group_of = {m.casefold(): gid for gid, group in enumerate(vocab.synonyms) for m in group}
         self._phrases: dict[tuple[str, ...], _Phrase] = {}
         self._group_terms: list[tuple[tuple[str, ...], ...]] = []
         for gid, group in enumerate(vocab.synonyms):
             for member in group:
-                key = tuple(_unit_key(u) for u in self._units(normalize(member), phrases=False))
-                if key:
+                if key := key_of(member):
                     self._phrases.setdefault(key, _Phrase(gid, "specific", None))
             terms = (_member_terms(m, vocab.question_words) for m in group)
             self._group_terms.append(tuple(dict.fromkeys(t for t in terms if t)))
         for term in vocab.glossary:  # a glossary form's sense and track (a vocabulary group is specific)
             for form in term.forms:
-                key = tuple(_unit_key(u) for u in self._units(normalize(form), phrases=False))
-                if key:
+                if key := key_of(form):
                     self._phrases[key] = _Phrase(group_of.get(form), term.sense_of(form), term.track)
-        self._forms = frozenset(f for term in vocab.glossary for f in term.forms)
+        self._forms = frozenset(forms)
         self._phrase_max = max((len(k) for k in self._phrases), default=1)
         self._phrase_firsts = frozenset(k[0] for k in self._phrases)
         self._start_group = group_of.get("getting started")  # "where do i start" frames a topic question
-        topic_keys = (
-            tuple(_unit_key(u) for u in self._units(normalize(p), phrases=False)) for p in vocab.topic_phrases
-        )
-        self._topic_keys = frozenset(k for k in topic_keys if k)
+        self._topic_keys = frozenset(k for p in vocab.topic_phrases if (k := key_of(p)))
         self._topic_max = max((len(k) for k in self._topic_keys), default=1)
 
     def _build_index(self, catalog: Catalog) -> None:
@@ -170,7 +193,7 @@ class Index:
         ):
             surface.update(w for c, w in _parts(member) if w)
         english = english_words()
-        self._speller = Speller(surface, prose, self._other_names | english, self._df, stem)
+        self._speller = Speller(surface, prose, self._other_names, self._df, stem)
         self._surface = self._speller.surface
         # Latin words of the catalog's names (titles, tags, ids, track names, the glossary) that are no
         # everyday English word (nixl, deepseek, h100): each makes a question on-topic.

@@ -30,6 +30,13 @@ class Segmenter:
         self._jieba: Any = None
         self._lock = threading.Lock()
 
+    def __getstate__(self) -> dict[str, object]:
+        """The user dictionary only: the segmenter and lock are made again (:mod:`bot.domain.search.cache`)."""
+        return {"words": self.words}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["words"])  # type: ignore[misc]
+
     def _load(self) -> Any:
         """The rjieba instance with the user dictionary (built under a lock, once)."""
         if self._jieba is None:

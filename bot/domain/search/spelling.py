@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import bisect
 import math
+import threading
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 
 from rapidfuzz import fuzz, process
 
-from bot.domain.search.analysis import _PARTS_RE, _deletes, swapped
+from bot.domain.search.analysis import _PARTS_RE, _deletes, english_words, swapped
 
 FULL_SCAN_CHARS = 8
 """An unknown word this long with no known word one edit away is compared with every known word
@@ -44,7 +45,8 @@ def _searchable(word: str) -> bool:
 
 
 class Speller:
-    """The known Latin words of one catalog and their typo index (read-only after construction).
+    """The known Latin words of one catalog and their typo index (read-only after construction; the
+    typo index is built on first use, thread-safe).
 
     ``names``: words searched by name, in the symmetric-delete index; ``prose``: summary words,
     reached by the full scan only; ``df``: posts per term (orders completions). :meth:`expand` is
@@ -58,24 +60,45 @@ class Speller:
         df: Callable[[str], int],
         stem: Callable[[str], str],
     ) -> None:
-        named = {w for w in names if len(w) >= 2}
-        surface = named | {w for w in prose if len(w) >= 2}
-        self.surface = frozenset(surface)
-        self._sorted = sorted(surface)
+        self._named = frozenset(w for w in names if len(w) >= 2)
+        self.surface = self._named | {w for w in prose if len(w) >= 2}
+        self._sorted = sorted(self.surface)
         self._other_names = other_names
         self._df, self._stem = df, stem
-        self._by_len: dict[int, list[str]] = {}
-        for word in filter(_searchable, surface):
-            self._by_len.setdefault(len(word), []).append(word)
-        self._deletes: dict[str, list[str]] = {}
-        for word in filter(_searchable, named):
-            for variant in _deletes(word):
-                self._deletes.setdefault(variant, []).append(word)
+        self._index: tuple[dict[int, list[str]], dict[str, list[str]]] | None = None
+        self._lock = threading.Lock()
+        self.expand = lru_cache(maxsize=8192)(self._expand)
+
+    def _typo_index(self) -> tuple[dict[int, list[str]], dict[str, list[str]]]:
+        """``(known words by length, name words by their one-letter deletions)``, built on the first
+        unknown word (tens of milliseconds and most of the index's size: a query of known words,
+        and a kept index, never need it)."""
+        if self._index is None:
+            with self._lock:
+                if self._index is None:
+                    by_len: dict[int, list[str]] = {}
+                    for word in filter(_searchable, self.surface):
+                        by_len.setdefault(len(word), []).append(word)
+                    deletes: dict[str, list[str]] = {}
+                    for word in filter(_searchable, self._named):
+                        for variant in _deletes(word):
+                            deletes.setdefault(variant, []).append(word)
+                    self._index = by_len, deletes
+        return self._index
+
+    def __getstate__(self) -> dict[str, object]:
+        """The words, without the typo index, the lock and the memo (:mod:`bot.domain.search.cache`)."""
+        return {k: v for k, v in self.__dict__.items() if k not in ("expand", "_lock", "_index")}
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
+        self._index, self._lock = None, threading.Lock()
         self.expand = lru_cache(maxsize=8192)(self._expand)
 
     def _typos(self, word: str) -> list[tuple[str, float, int]]:
         """rapidfuzz hits ``(known word, ratio, index)`` for an unknown word, best first."""
-        near = {w for v in _deletes(word) for w in self._deletes.get(v, ())}
+        by_len, deletes = self._typo_index()
+        near = {w for v in _deletes(word) for w in deletes.get(v, ())}
         if near:  # under FUZZY_CUTOFF only two swapped letters: "stock" is no typo of "stack"
             hits = process.extract(
                 word, sorted(near), scorer=fuzz.ratio, processor=None, score_cutoff=NEAR_CUTOFF, limit=5
@@ -84,7 +107,7 @@ class Speller:
         if len(word) < FULL_SCAN_CHARS:
             return []
         lo, hi = max(3, math.floor(len(word) * 0.74)), math.ceil(len(word) * 1.36)
-        choices = [w for n in range(lo, hi + 1) for w in self._by_len.get(n, ())]
+        choices = [w for n in range(lo, hi + 1) for w in by_len.get(n, ())]
         return process.extract(word, choices, scorer=fuzz.ratio, processor=None, score_cutoff=FUZZY_CUTOFF, limit=5)
 
     def _completions(self, word: str) -> list[str]:
@@ -95,8 +118,11 @@ class Speller:
 
     def _expand(self, word: str) -> tuple[tuple[str, float], ...]:
         """Typo corrections and prefix completions of an unknown Latin word, ``((known word,
-        similarity), ...)`` best first; ``()`` for known or short words, digits, other tools' names."""
+        similarity), ...)`` best first; ``()`` for known or short words, digits, other tools' names and
+        everyday English words."""
         if word in self.surface or len(word) < 4 or word.isdigit() or word in self._other_names:
+            return ()
+        if word in english_words():  # "hard" is a word, not a misspelt "hardware"
             return ()
         out = {cand: SIM_FUZZY * ratio / 100.0 for cand, ratio, _ in self._typos(word)}
         for cand in self._completions(word):
