@@ -700,7 +700,7 @@ def test_llm_d_returns_only_posts_about_llm_d(repo_catalog, repo_matcher):
     assert result.results and result.total == len(result.results)
     for r in result.results:
         post = repo_catalog.post(r.post_id)
-        text = " ".join((post.title, *post.tags, post.summary.en)).casefold()
+        text = " ".join((post.title, *post.tags, post.summary.en, *post.questions.en)).casefold()
         assert "llm-d" in text, post.title
 
 
@@ -869,7 +869,7 @@ def test_a_one_letter_alias_is_still_suggested():
 def _vocab_dir(tmp_path, extra_synonyms: str = "", answers: str | None = None):
     text = (REPO / "catalog" / "vocabulary.yaml").read_text(encoding="utf-8")
     if extra_synonyms:
-        text = text.replace("synonyms:\n", "synonyms:\n" + extra_synonyms, 1)
+        text = text.replace("\nstopwords: [", "\nsynonyms:\n" + extra_synonyms + "stopwords: [", 1)
     (tmp_path / "vocabulary.yaml").write_text(text, encoding="utf-8")
     if answers is not None:
         (tmp_path / "answers.yaml").write_text(answers, encoding="utf-8")
@@ -901,15 +901,19 @@ def test_answers_are_a_field_of_the_post(tmp_path):
     "edit, message",
     [
         (lambda t: t.replace("version: 1", "version: 2"), "vocabulary.yaml: version"),
-        (lambda t: t.replace("synonyms:\n", 'synonyms:\n- ["lonely"]\n', 1), "vocabulary.yaml: synonyms[0]"),
-        (lambda t: t.replace("synonyms:\n", "synonyms:\n- [7, seven]\n", 1), "vocabulary.yaml: synonyms[0][0]"),
         (
-            lambda t: (
-                t.replace("synonyms:\n", '- ["rl", "rollout learning"]\nsynonyms:\n', 1)
-                if False
-                else t.replace("synonyms:\n", 'synonyms:\n- ["rl", "rollout learning"]\n', 1)
+            lambda t: t.replace("\nstopwords: [", '\nsynonyms:\n- ["lonely"]\nstopwords: [', 1),
+            "vocabulary.yaml: synonyms[0]",
+        ),
+        (
+            lambda t: t.replace("\nstopwords: [", "\nsynonyms:\n- [7, seven]\nstopwords: [", 1),
+            "vocabulary.yaml: synonyms[0][0]",
+        ),
+        (
+            lambda t: t.replace(
+                "\nstopwords: [", '\nsynonyms:\n- ["rl", "rollouts"]\n- ["rl", "rllib"]\nstopwords: [', 1
             ),
-            "is already in synonyms",
+            "'rl' is already in vocabulary.yaml: synonyms[0]",
         ),
         (lambda t: t.replace("blog_hosts: [", "blog_hosts: [https://x.io/, "), "vocabulary.yaml: blog_hosts[0]"),
         (lambda t: t.replace("stopwords: [", "stopwordz: ["), "vocabulary.yaml: stopwords: missing"),

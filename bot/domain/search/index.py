@@ -154,7 +154,7 @@ class Index:
             for form in term.forms:
                 if key := key_of(form):
                     self._phrases[key] = _Phrase(group_of.get(form), term.sense_of(form), term.track)
-        self._forms = frozenset(forms)
+        self._forms = frozenset(f.casefold() for f in (*members, *forms))
         self._phrase_max = max((len(k) for k in self._phrases), default=1)
         self._phrase_firsts = frozenset(k[0] for k in self._phrases)
         self._start_group = group_of.get("getting started")  # "where do i start" frames a topic question

@@ -28,8 +28,8 @@ FUZZY_WEIGHT = 0.6
 """The fuzzy (coverage) score's share of the fused score; BM25 has the rest."""
 
 RELATIVE_FLOOR = 0.6
-"""A post is a good match only when it scores at least this share of the best post's score: the
-results stop where the matches stop."""
+"""A post is a good match only when it scores at least this share of the best post's score (at
+most 100): the results stop where the matches stop."""
 
 UNLINKED_PENALTY = 20.0
 """Score points a post without a link (``url: null``) is ranked below its score: it never ranks
@@ -124,10 +124,24 @@ class Matcher(TopicIndex):
         if unit.kind == "latin":
             if self._other_tool(units, i):
                 return []  # a word of another tool's name (ollama, llama of llama.cpp)
+            if (name := self._lettered_name(units, i)) is not None:
+                return [[((name,), 1.0)]]  # "llm-d", "p-eagle": a name with a one-letter part is the name
             return [self._latin_alternatives(units, i, budget) + group_alts]
         if len(unit.text) >= 2 or unit.group is not None or len(units) == 1:
             return [[(tuple(_bigrams(unit.text)), 1.0), *group_alts]]
         return []  # a lone character beside other words: a particle
+
+    def _lettered_name(self, units: list[_Unit], i: int) -> str | None:
+        """The indexed join of the Latin word ``units[i]`` (2+ letters) with a one-letter neighbour
+        (``llm`` + ``d``: ``llmd``), else ``None``."""
+        if len(units[i].text) < 2:
+            return None
+        for j in (i - 1, i + 1):
+            if 0 <= j < len(units) and units[j].kind == "latin" and len(units[j].text) == 1:
+                join = stem(units[j].text + units[i].text if j < i else units[i].text + units[j].text)
+                if join in self._df_of:
+                    return join
+        return None
 
     def _latin_alternatives(self, units: list[_Unit], i: int, budget: list[int]) -> list[_Alt]:
         """A Latin word's stem, its joins with its neighbours and, for an unknown word of 4+ letters
@@ -200,15 +214,16 @@ class Matcher(TopicIndex):
         topicality = self._topicality(units)
         topic = self._topic_track(units)
         answered = answer_key in self._answer_keys
+        contained = self._track_in(units)
         on_topic = topicality.on_topic or topic is not None or named is not None or answered
-        if not (on_topic or self._names_a_post(units)):
+        if not (on_topic or self._holds_track_name(contained) or self._names_a_post(units)):
             return SearchResult(query, None, (), None, known=topicality.words or None)
-        track = named or topic or self._track_in(units)
+        track = named or topic or contained
         ranked, extra, _ = self._rank(norm, offset + limit + 1, units)
         ranked = self._answered_first(answer_key, ranked)
         if not ranked:
             return SearchResult(query, track, (), None, topic=topic is not None)
-        floor = max(MIN_SCORE, RELATIVE_FLOOR * ranked[0][0])
+        floor = max(MIN_SCORE, RELATIVE_FLOOR * min(100.0, ranked[0][0]))
         good = self._linked_first([r for r in ranked if r[0] >= floor - 1e-9])
         confidence = self._confidence(good[0], topicality)
         page = good[offset : offset + limit]
@@ -233,6 +248,11 @@ class Matcher(TopicIndex):
             confidence,
             topic=topic is not None,
         )
+
+    def _holds_track_name(self, contained: TrackMatch | None) -> bool:
+        """Whether a track name the query holds (:meth:`_track_in`) is of two words or more
+        (``engine internals``, ``模型量化``; not the one word ``router`` of ``home wifi router``)."""
+        return contained is not None and len(self._canon_keys(self._units(normalize(contained.matched)))) >= 2
 
     def _confidence(self, best: _Ranked, topicality: Topicality) -> Confidence:
         """``confident`` when the best post is a listed answer or holds the query's specific terms
@@ -269,7 +289,7 @@ class Matcher(TopicIndex):
         # Bounds of the fused score before the similarity is known (it adds 0..15 fuzzy points).
         low = w_fuzzy * 85.0 * coverage + ranked_part
         high = low + w_fuzzy * 15.0 * (coverage > 0)
-        floor = max(MIN_SCORE, RELATIVE_FLOOR * float(low.max()))  # the real floor is at least this
+        floor = max(MIN_SCORE, RELATIVE_FLOOR * min(100.0, float(low.max())))  # the real floor is at least this
         hits = np.flatnonzero(high >= floor - 1e-9)
         if not len(hits):
             return [], 0, concepts
@@ -282,7 +302,7 @@ class Matcher(TopicIndex):
         # Posts past the re-scored ones that are good matches whatever their similarity.
         extra = 0
         if len(rest) and out:
-            extra = int(np.count_nonzero(low[rest] >= max(MIN_SCORE, RELATIVE_FLOOR * out[0][0])))
+            extra = int(np.count_nonzero(low[rest] >= max(MIN_SCORE, RELATIVE_FLOOR * min(100.0, out[0][0]))))
         return out, extra, concepts
 
     def _coverage(self, concepts: list[_Concept]) -> tuple[np.ndarray, np.ndarray]:

@@ -20,12 +20,12 @@ import numpy as np
 
 from bot.domain.search.analysis import _member_terms, _Unit, _unit_key, english_words, normalize, stem
 from bot.domain.search.results import TrackMatch
-from bot.domain.search.spelling import SIM_PREFIX
 from bot.domain.search.tracks import CONTAINED_SCORE, TrackIndex
 
 SENSE_WEIGHTS = {"specific": 1.0, "shared": 0.5, "loose": 0.5, "everyday": 0.0}
 """How much a field term of each sense says that a question is about the catalog; ``loose`` terms
-count half as much again when no specific or shared term is beside them."""
+count half as much again when no specific or shared term is beside them and no two of them are
+taught by the same track (``eagle drafting`` is about speculative decoding; ``sleep schedule`` not)."""
 
 ON_TOPIC = 1.0
 """A question whose distinct field terms weigh this much (one specific term, two shared ones) is on-topic."""
@@ -119,7 +119,7 @@ class TopicIndex(TrackIndex):
         if word not in english_words() and not word.isdigit() and key in self._field_stems:
             return Term(word, "specific", ((key,),), None)
         if len(word) >= 4 and word not in self._surface:  # a misspelt word: as the word it corrects to
-            fixes = [w for w, sim in self._expand_word(word) if sim > SIM_PREFIX]
+            fixes = [w for w, _ in self._expand_word(word) if not w.startswith(word)]  # typos, not completions
             if fixes:
                 phrase = self._phrases.get((stem(fixes[0]),))
                 if phrase is not None:
@@ -150,8 +150,9 @@ class TopicIndex(TrackIndex):
             if term.sense != "everyday":
                 terms.setdefault(term.alternatives, term)
         score = sum(SENSE_WEIGHTS[t.sense] for t in terms.values())
-        if all(t.sense == "loose" for t in terms.values()):
-            score /= 2  # "toddler's sleep schedule": field words in their everyday sense
+        tracks = [t.track for t in terms.values() if t.track is not None]
+        if all(t.sense == "loose" for t in terms.values()) and len(set(tracks)) == len(tracks):
+            score /= 2  # "toddler's sleep schedule": field words in their everyday sense, of no one track
         if other_tool and score < ON_TOPIC_BESIDE_TOOL:
             score = min(score, ON_TOPIC / 2)  # about the other tool: at most one shared term's worth
         return Topicality(tuple(terms.values()), score, content > 0 and covered == content)
