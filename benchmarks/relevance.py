@@ -36,10 +36,10 @@ Systems, on the same catalog and queries:
 
 Reported per set, system and kind: hit@1, hit@3 and MRR (reciprocal rank, 0 when not in the top
 10) over the on-topic rows, the false-match rate over the off-topic rows, and for the matcher the
-share of on-topic rows whose search is not confident (``unsure``). Exit code 0 (this is a report);
+share of on-topic rows it refuses (``refused``: no post shown and no track named). Exit code 0 (this is a report);
 ``--check`` exits 1 unless, on every set with on-topic rows, the matcher's hit@3 and MRR are both
-above both baselines', its hit@3 is at least :data:`MIN_HIT3` and its unsure share at most
-:data:`MAX_UNSURE`, and on every set with off-topic rows its false-match rate is at most
+above every baseline's, its hit@3 is at least :data:`MIN_HIT3` and its refused share at most
+:data:`MAX_REFUSED`, and on every set with off-topic rows its false-match rate is at most
 :data:`MAX_FALSE_MATCH`.
 """
 
@@ -78,9 +78,9 @@ DEFAULT_SETS = (
 MAX_FALSE_MATCH = 0.10
 """``--check``: at most this share of an off-topic set's rows may show posts (any confidence but ``none``)."""
 
-MAX_UNSURE = 0.15
-"""``--check``: at most this share of an on-topic set's rows may get a search that is not confident
-(``closest`` or ``none``): a threshold that keeps off-topic questions out must not lose real ones."""
+MAX_REFUSED = 0.02
+"""``--check``: at most this share of an on-topic set's rows may be refused (confidence ``none``
+and no track): the on-topic decision must not lose real questions."""
 
 MIN_HIT3 = 0.95
 """``--check``: every on-topic set needs at least this hit@3 from the matcher."""
@@ -245,12 +245,12 @@ def evaluate(cat: Catalog, queries: list[Query], systems: dict[str, System]) -> 
         "systems": {},
         "misses": {},
         "false_match": {},
-        "unsure": {},
+        "refused": {},
     }
     for name, system in systems.items():
         per_kind: dict[str, list[int | None]] = {"all": [], "post": [], "track": []}
         misses = []
-        false, unsure, n_none = [], [], 0
+        false, refused, n_none = [], [], 0
         for q in queries:
             posts, tracks = system(q.text)
             shown = CONFIDENCE.get(q.text) != "none" if name == "matcher" else bool(posts)
@@ -259,8 +259,8 @@ def evaluate(cat: Catalog, queries: list[Query], systems: dict[str, System]) -> 
                 if shown:
                     false.append(q.text)
                 continue
-            if name == "matcher" and CONFIDENCE.get(q.text) != "confident":
-                unsure.append(q.text)
+            if name == "matcher" and CONFIDENCE.get(q.text) == "none" and NAMED.get(q.text) is None:
+                refused.append(q.text)
             r = rank_of(cat, q, posts, tracks)
             per_kind["all"].append(r)
             per_kind[q.kind].append(r)
@@ -271,10 +271,10 @@ def evaluate(cat: Catalog, queries: list[Query], systems: dict[str, System]) -> 
         if n_none:
             report["false_match"][name] = {"n": n_none, "rate": len(false) / n_none, "rows": false}
         if name == "matcher" and per_kind["all"]:
-            report["unsure"][name] = {
+            report["refused"][name] = {
                 "n": len(per_kind["all"]),
-                "rate": len(unsure) / len(per_kind["all"]),
-                "rows": unsure,
+                "rate": len(refused) / len(per_kind["all"]),
+                "rows": refused,
             }
     # The strict reading of a track query: does the search's `track` name the expected track?
     strict = [1 if NAMED.get(q.text) == q.expected[0] else None for q in queries if q.kind == "track"]
@@ -320,9 +320,9 @@ def check_failures(report: dict) -> list[str]:
             out.append("matcher not ahead of every baseline in hit@3 and MRR")
         if ours["hit@3"] < MIN_HIT3:
             out.append(f"matcher hit@3 {ours['hit@3']:.3f} < {MIN_HIT3}")
-        unsure = report["unsure"].get("matcher", {}).get("rate", 0.0)
-        if unsure > MAX_UNSURE:
-            out.append(f"matcher unsure on {unsure:.3f} of on-topic rows > {MAX_UNSURE}")
+        refused = report["refused"].get("matcher", {}).get("rate", 0.0)
+        if refused > MAX_REFUSED:
+            out.append(f"matcher refused {refused:.3f} of on-topic rows > {MAX_REFUSED}")
     false = report["false_match"].get("matcher")
     if false is not None and false["rate"] > MAX_FALSE_MATCH:
         out.append(f"matcher false-match rate {false['rate']:.3f} > {MAX_FALSE_MATCH}")
@@ -337,17 +337,17 @@ def render(report: dict, verbose: bool) -> str:
     )
     lines = [f"catalog {report['catalog_version']}, {report['queries']} queries ({report['source']}): {ahead_note}", ""]
     lines.append(
-        f"{'system':<10} {'kind':<11} {'n':>3}  {'hit@1':>6} {'hit@3':>6} {'MRR':>6} {'false-match':>11} {'unsure':>6}"
+        f"{'system':<10} {'kind':<11} {'n':>3}  {'hit@1':>6} {'hit@3':>6} {'MRR':>6} {'false-match':>11} {'refused':>7}"
     )
     for name, kinds in report["systems"].items():
         false = report["false_match"].get(name)
         false_text = f"{false['rate']:.3f}" if false else "-"
-        unsure = report["unsure"].get(name)
-        unsure_text = f"{unsure['rate']:.3f}" if unsure else "-"
+        refused = report["refused"].get(name)
+        refused_text = f"{refused['rate']:.3f}" if refused else "-"
         for kind, m in kinds.items():
             lines.append(
                 f"{name:<10} {kind:<11} {m['n']:>3}  {m['hit@1']:>6.3f} {m['hit@3']:>6.3f} "
-                f"{m['mrr']:>6.3f} {false_text:>11} {unsure_text:>6}"
+                f"{m['mrr']:>6.3f} {false_text:>11} {refused_text:>7}"
             )
         if not kinds and false:
             lines.append(
@@ -365,7 +365,7 @@ def render(report: dict, verbose: bool) -> str:
                 lines.append(f"  [{m['kind']}] {m['query']!r}: rank {m['rank']}")
         for key, label in (
             ("false_match", "confident on an off-topic row"),
-            ("unsure", "not confident on an on-topic row"),
+            ("refused", "refused an on-topic row"),
         ):
             rows = report[key].get("matcher", {}).get("rows", [])
             if rows:
@@ -386,7 +386,7 @@ def main(argv: list[str] | None = None) -> int:
         "--check",
         action="store_true",
         help="exit 1 unless the matcher is ahead of every baseline in hit@3 and MRR, "
-        "at hit@3 >= MIN_HIT3 and unsure <= MAX_UNSURE on every on-topic set, "
+        "at hit@3 >= MIN_HIT3 and refused <= MAX_REFUSED on every on-topic set, "
         "and false-match <= MAX_FALSE_MATCH on every off-topic set",
     )
     args = parser.parse_args(argv)

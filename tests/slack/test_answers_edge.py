@@ -151,7 +151,7 @@ def test_did_you_mean_needs_a_real_signal(runtime):
     h = handlers(runtime)
     assert "Did you mean" not in h.command(ALICE, "follow v").text
     assert "Did you mean" not in h.command(ALICE, "follow 推").text
-    assert "Did you mean the Speculative decoding track" in h.command(ALICE, "follow speculatve-decodng-plz").text
+    assert "Did you mean the Speculative decoding track" in h.command(ALICE, "follow speculatve-decodng-xqz").text
 
 
 def test_a_mistyped_command_alone_is_answered_with_the_command_not_a_track(runtime):
@@ -177,10 +177,12 @@ def test_a_mistyped_command_alone_is_answered_with_the_command_not_a_track(runti
         reply = h.command(ALICE, word)
         assert "Posts matching" in reply.text, word
         assert f"`/vllm-path {wrong}` shows its path" not in str(reply.blocks), word
-    # (QA) A long question no post covers whole still points at the track it names.
+    # (QA) A long question about a topic as a whole ("trying to understand how X works") opens
+    # that track's path (issue 38: topic questions open the track), saying it read only the start.
     long = "Hi team, I am trying to understand how speculative decoding with EAGLE works in vLLM. " * 30
     reply = h.command(ALICE, long)
-    assert "No post matches" in reply.text and "`/vllm-path spec` shows its path" in reply.text
+    assert "I only read the first 500 characters" in reply.text
+    assert "Speculative decoding: Read next" in reply.text
 
 
 # --- B: the catalog folder's vocabulary -------------------------------------------------------------
@@ -192,7 +194,7 @@ def test_holder_uses_the_folder_vocabulary_and_refuses_a_malformed_one(tmp_path:
     answers = folder / "answers.yaml"
     answers.write_text(answers.read_text(encoding="utf-8") + "\np-eagle:\n- zorblaxian drafting\n", encoding="utf-8")
     holder = CatalogHolder(folder)
-    hit = holder.loaded.matcher.search("zorblaxian")
+    hit = holder.loaded.matcher.search("zorblaxian drafting")  # the answers.yaml phrase: on-topic by it
     assert hit.results and hit.results[0].post_id == "p-eagle"
     served = holder.loaded
     (folder / "vocabulary.yaml").write_text("version: 1\nsynonyms: [[only-one]]\n", encoding="utf-8")

@@ -31,6 +31,10 @@ RELATIVE_FLOOR = 0.6
 """A post is a good match only when it scores at least this share of the best post's score (at
 most 100): the results stop where the matches stop."""
 
+CONFIDENT_COVERAGE = 0.6
+"""With no telling specific term in the query, its best post is a match (``confident``) when it
+covers at least this weighted share (0..1) of the query's concepts the catalog holds."""
+
 UNLINKED_PENALTY = 20.0
 """Score points a post without a link (``url: null``) is ranked below its score: it never ranks
 above (nor first before) a linked post that answers about as well (this many points below it or
@@ -255,11 +259,15 @@ class Matcher(TopicIndex):
         return contained is not None and len(self._canon_keys(self._units(normalize(contained.matched)))) >= 2
 
     def _confidence(self, best: _Ranked, topicality: Topicality) -> Confidence:
-        """``confident`` when the best post is a listed answer or holds the query's specific terms
-        (:meth:`TopicIndex._answers_terms`), else ``closest``: the evidence is weak."""
-        if best[2] == "answers" or not topicality.terms or self._answers_terms(best[1], topicality):
+        """``confident`` when the best post is a listed answer, or holds the query's telling
+        specific terms (:meth:`TopicIndex._answers_terms`), or, the query having none (``run vllm
+        on my desk``), covers :data:`CONFIDENT_COVERAGE` of its concepts; else ``closest``: the
+        evidence is weak."""
+        if best[2] == "answers":
             return "confident"
-        return "closest"
+        if terms := self._telling_terms(topicality):
+            return "confident" if self._answers_terms(best[1], terms) else "closest"
+        return "confident" if best[3] >= CONFIDENT_COVERAGE - 1e-9 else "closest"
 
     def _linked_first(self, good: list[_Ranked]) -> list[_Ranked]:
         """``good`` with each post without a link ranked :data:`UNLINKED_PENALTY` points lower."""

@@ -34,6 +34,9 @@ ON_TOPIC_BESIDE_TOOL = 2.0
 """What a question naming another tool (``other_names``: ollama, chrome) needs: it asks about that
 tool unless it holds two specific terms of ours (``ollama pull llama3 fails`` is not ours)."""
 
+GENERIC_SHARE = 0.5
+"""A term held by more than this share of the posts (``vllm``) tells no post from another."""
+
 HINT_SCORE = 75.0
 """The score of a topic question's track found through its glossary terms' ``track`` (``how do i
 get into eagle``): below a named track's 80, above a contained name's 70."""
@@ -70,8 +73,9 @@ class Topicality(NamedTuple):
 
     @property
     def on_topic(self) -> bool:
-        """Whether the query is about what the catalog covers: :data:`ON_TOPIC`, or only field words."""
-        return self.score >= ON_TOPIC - 1e-9 or (self.bare and self.score > 0)
+        """Whether the query is about what the catalog covers: :data:`ON_TOPIC`, or only words of
+        the glossary and the catalog's names (``sleep``, ``cost`` typed alone in the app)."""
+        return self.score >= ON_TOPIC - 1e-9 or self.bare
 
     @property
     def words(self) -> str:
@@ -186,12 +190,21 @@ class TopicIndex(TrackIndex):
                 return True
         return False
 
-    def _answers_terms(self, doc: int, topicality: Topicality) -> bool:
-        """Whether post ``doc`` holds the query's specific terms (all, or all but one of three or
-        more), or with none its shared ones: a match, not only the closest post."""
-        specific = [t for t in topicality.terms if t.sense == "specific"] or list(topicality.terms)
-        missing = sum(not self._holds(doc, t) for t in specific)
-        return missing == 0 or (len(specific) >= 3 and missing == 1)
+    def _telling_terms(self, topicality: Topicality) -> list[Term]:
+        """The query's specific terms that tell posts apart: not one most posts hold (``vllm``,
+        :data:`GENERIC_SHARE`)."""
+        limit = GENERIC_SHARE * max(self._n, 1)
+
+        def generic(term: Term) -> bool:
+            return any(min((self._df_of.get(t, 0) for t in alt), default=0) > limit for alt in term.alternatives)
+
+        return [t for t in topicality.terms if t.sense == "specific" and not generic(t)]
+
+    def _answers_terms(self, doc: int, terms: list[Term]) -> bool:
+        """Whether post ``doc`` holds ``terms`` (all, or all but one of three or more): a match,
+        not only the closest post."""
+        missing = sum(not self._holds(doc, t) for t in terms)
+        return missing == 0 or (len(terms) >= 3 and missing == 1)
 
     def topic_track(self, query: str) -> TrackMatch | None:
         """The track a topic question asks about as a whole (``where do I begin with speculative
