@@ -80,7 +80,13 @@ class Index:
             self._build_vocabulary(catalog)
             self._build_index(catalog)
             self._build_tracks(catalog)
+            # BM25 reads a synonym group as its canonical form (typed in Chinese: and its first Chinese
+            # form, so 快取 and 缓存 rank alike); not every form: abbreviations and rare names would
+            # crowd the query's own words out of the rarest terms scored.
             self._group_tokens = [self._ranked.query_tokens(group[0]) for group in vocab.synonyms]
+            self._group_zh_tokens = [
+                self._ranked.query_tokens(next((m for m in group if not m.isascii()), "")) for group in vocab.synonyms
+            ]
             self._links = LinkIndex(catalog, vocab)
             self._answer_keys = self._build_answer_keys()
             self._problems = {normalize(p): normalize(t) for p, t in vocab.problems if normalize(p)}

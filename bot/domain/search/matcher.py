@@ -9,7 +9,16 @@ from functools import cached_property
 import numpy as np
 from rapidfuzz import fuzz, process
 
-from bot.domain.search.analysis import _PARTS_RE, _bigrams, _Concept, _member_terms, _Unit, english_words, normalize, stem
+from bot.domain.search.analysis import (
+    _PARTS_RE,
+    _bigrams,
+    _Concept,
+    _member_terms,
+    _Unit,
+    english_words,
+    normalize,
+    stem,
+)
 from bot.domain.search.fields import field_of
 from bot.domain.search.index import _GENERIC_DF, _GENERIC_FACTOR
 from bot.domain.search.results import (
@@ -408,6 +417,8 @@ class Matcher(TopicIndex):
         tokens = self._bm25_tokens(units)
         for gid in sorted({u.group for u in units if u.group is not None}):
             tokens.extend(self._group_tokens[gid])
+        for gid in sorted({u.group for u in units if u.group is not None and u.kind != "latin"}):
+            tokens.extend(self._group_zh_tokens[gid])
         raw = self._ranked.scores(tokens, self._counts)
         top = 0.0 if raw is None else float(raw.max())
         return raw / top if raw is not None and top > 0 else None

@@ -139,8 +139,10 @@ class TopicIndex(TrackIndex):
         other_tool = False
         for i, span in self._spans(units):
             first = span[0]
-            if first.sense is None and (first.text in self._ignorable or len(first.text) < 2):
-                continue  # a stop word; a lone letter or Chinese character outside a term
+            if first.sense is None and (
+                first.text in self._ignorable or (first.kind == "latin" and len(first.text) < 2)
+            ):
+                continue  # a stop word or a lone letter; a lone Chinese character is a word (狗 of 训练我的狗)
             if first.sense is None and first.text in self._vocab.symptom_words:
                 continue  # "latency too high": how the measure misbehaves, no other subject
             content += 1
