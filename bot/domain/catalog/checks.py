@@ -6,9 +6,9 @@ run in a fixed order. Pure: no I/O.
 from __future__ import annotations
 
 import unicodedata
-from typing import Literal
 from collections import Counter
 from collections.abc import Iterator
+from typing import Literal
 
 import bot.domain.paths as paths  # module import: bot.domain.paths imports the catalog models too
 from bot.domain.catalog.issues import CatalogIssue

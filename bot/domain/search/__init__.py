@@ -1,35 +1,47 @@
 """Query → the track it names (if any) and ranked posts, in English and Chinese; links → posts.
 
 Build one :class:`Matcher` per catalog version (``Matcher(catalog)``, or ``Matcher(catalog,
-load_vocabulary(catalog_dir))``); it is read-only and thread-safe. Pure: no Slack or Bolt import.
+load_vocabulary(catalog_dir))``; :func:`bot.domain.search.cache.matcher_for` keeps the built index
+beside the catalog); it is read-only and thread-safe. Pure: no Slack or Bolt import.
 
 How a query is read
 -------------------
 1. :func:`normalize`: punctuation, symbols and emoji become spaces, CJK runs are kept whole
    (``"P-EAGLE"`` → ``"p eagle"``); at most :data:`MAX_QUERY_CHARS` characters are read.
-2. A query that is one URL of a catalog post returns that post alone (:mod:`~bot.domain.search.links`).
-3. Latin words are stemmed (:func:`stem`) and adjacent ones joined (``wide ep`` → ``wideep``); CJK
-   runs are indexed as character bigrams.
-4. ``catalog/vocabulary.yaml``: synonym groups across both languages, stop and question words
-   (never a match on their own), track stop words; its Chinese entries segment Chinese text.
-5. An unknown Latin word of 4+ letters is typo-corrected (:mod:`~bot.domain.search.spelling`).
-6. A query that is exactly one phrase of ``catalog/answers.yaml`` ranks that post first (100).
+2. A query that is one URL of a catalog post, in any form the blog has used, returns that post
+   alone (:mod:`~bot.domain.search.links`).
+3. Latin words are stemmed (:func:`stem`; ``8xH100`` and ``A100s`` read as ``h100``, ``a100``);
+   Chinese runs are cut into words by rjieba with the catalog's words as its user dictionary
+   (:mod:`~bot.domain.search.segment`), particles and filler words being stop words.
+4. ``catalog/glossary.yaml``: the field's terms, abbreviations and Chinese names, one synonym
+   group each, with a sense and a track; ``catalog/vocabulary.yaml``: stop, question, symptom and
+   topic words, problem phrases, other tools' names.
+5. An unknown Latin word of 4+ letters that is no English word is typo-corrected
+   (:mod:`~bot.domain.search.spelling`).
 
-Scoring
--------
-**Coverage**: an inverted index maps each term to its posts and the weight of its best field
-(:data:`FIELD_WEIGHTS`). A query is a list of concepts (one per word), each with alternatives
-(joins, synonyms 0.9, typo corrections, prefix completions 0.75) and an idf weight; a post's
-coverage is the weighted share of concepts it matches. The best candidates are re-scored with
-rapidfuzz ``partial_ratio`` (query against title, its Chinese against the post's Chinese)::
+Two decisions, apart
+--------------------
+**On-topic** (:mod:`~bot.domain.search.topic`): a question is about the catalog when it holds a
+specific term (a glossary term, or a word of the posts' names that is no everyday English word),
+two shared ones, the catalog's own name for something (a tag, a run of a title's words), a track's
+name or a phrase of ``answers.yaml``; words no post holds, everyday words and particles never count
+against it. Otherwise no posts: ``SearchResult.known`` names the field words it saw. A topic
+question (``where do I begin with X``, ``X 入门看什么``) names its track (``SearchResult.topic``).
 
-    fuzzy = 100 × (0.85 × coverage + 0.15 × similarity / 100)             (0..100)
-    score = FUZZY_WEIGHT × fuzzy + (1 - FUZZY_WEIGHT) × 100 × bm25          (0..100)
+**Ranking**: an inverted index maps each term to its posts and the weight of its best field
+(:data:`FIELD_WEIGHTS`; the posts' own ``questions`` are a field). A query is a list of concepts
+(a word, or a glossary form of several words), each with alternatives (joins, synonyms 0.9, typo
+corrections, completions 0.75) and an idf weight; a post's coverage is the weighted share of the
+concepts it holds. The best candidates get rapidfuzz ``partial_ratio`` against the title::
 
-where ``bm25`` (:mod:`~bot.domain.search.ranking`) is divided by the best post's (``fuzzy`` alone
-when no query term is in the BM25 index). A good match scores at least :data:`MIN_SCORE` and
-:data:`RELATIVE_FLOOR` × the best; ties go to the newer post. The best post's coverage gives
-``SearchResult.confidence`` (:data:`CONFIDENT_COVERAGE`, :data:`CLOSEST_COVERAGE`).
+    score = FUZZY_WEIGHT × (85 × coverage + 0.15 × similarity) + (1 - FUZZY_WEIGHT) × 100 × bm25
+
+where ``bm25`` (:mod:`~bot.domain.search.ranking`, real term frequencies) is divided by the best
+post's; a title saying the query's words as typed gains :data:`~bot.domain.search.matcher.EXACT_TITLE_BONUS`.
+A good match scores at least :data:`MIN_SCORE` and :data:`RELATIVE_FLOOR` × the best (at most 100);
+a post without a link ranks :data:`~bot.domain.search.matcher.UNLINKED_PENALTY` points lower. The
+search is ``confident`` when its best post holds the query's telling specific terms, else the
+posts are shown as the closest ones.
 """
 
 from __future__ import annotations

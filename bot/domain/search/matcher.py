@@ -29,6 +29,7 @@ from bot.domain.search.results import (
     LinkResult,
     PostMatch,
     SearchResult,
+    TrackMatch,
 )
 from bot.domain.search.topic import Topicality, TopicIndex, _joins
 from bot.domain.text import clean

@@ -110,9 +110,9 @@ class TopicIndex(TrackIndex):
         """:meth:`_span_term` before the generic rule."""
         first = span[0]
         text = " ".join(u.text for u in span)
-        if len(span) == 1 and first.sense == "specific" and first.text not in self._forms:
-            if first.text in english_words():  # "draft" is not the "drafter" it shares a stem with
-                return Term(text, "loose", ((_unit_key(first),),), first.track)
+        typed = first.text
+        if len(span) == 1 and first.sense == "specific" and typed not in self._forms and typed in english_words():
+            return Term(text, "loose", ((_unit_key(first),),), first.track)  # "draft" is no "drafter"
         if first.sense is not None:
             alts = [self._group_terms[first.group]] if first.group is not None else []
             own = _member_terms(text)
