@@ -313,8 +313,9 @@ class Index:
             if not cjk:
                 units.append(_Unit(latin, "latin"))
             elif query:
-                for word in self._segmenter.cut(cjk):
-                    units.extend(_Unit(w, "cjkword" if w in self._cjk_dict else "cjkchunk") for w in self._unglue(word))
+                units.extend(
+                    _Unit(w, "cjkword" if w in self._cjk_dict else "cjkchunk") for w in self._segmenter.cut(cjk)
+                )
             else:
                 for piece, known in _cjk_segment(cjk, self._cjk_dict, self._cjk_max, self._cjk_firsts):
                     units.append(_Unit(piece, "cjkword" if known else "cjkchunk"))
@@ -337,17 +338,6 @@ class Index:
             else:
                 i += 1
         return units
-
-    def _unglue(self, word: str) -> tuple[str, ...]:
-        """A segment that is a dictionary word with a particle glued on by the segmenter (``卡上``
-        → ``卡`` / ``上``), cut apart; any other segment whole."""
-        if len(word) < 2 or word in self._cjk_dict:
-            return (word,)
-        if word[-1] in self._ignorable and word[:-1] in self._cjk_dict:
-            return word[:-1], word[-1]
-        if word[0] in self._ignorable and word[1:] in self._cjk_dict:
-            return word[0], word[1:]
-        return (word,)
 
     @staticmethod
     def _canon_keys(units: list[_Unit]) -> list[str]:

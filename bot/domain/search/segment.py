@@ -16,6 +16,10 @@ import threading
 from collections.abc import Iterable
 from typing import Any
 
+HMM = False
+"""Whether rjieba guesses words its dictionaries lack (its HMM): off, so that an unknown run falls
+apart into characters (卡上 → 卡 / 上) rather than into made-up words that hide a catalog word."""
+
 USER_WORD_FREQ = 200_000
 """The frequency given to each user-dictionary word: high enough that jieba keeps a catalog term
 whole (``首字延迟``, ``昇腾``) where its own dictionary would split it."""
@@ -55,4 +59,4 @@ class Segmenter:
         (or one character) is returned whole without loading the segmenter."""
         if len(run) < 2 or run in self.words:
             return [run]
-        return [w for w in self._load().cut(run, True) if w.strip()]
+        return [w for w in self._load().cut(run, HMM) if w.strip()]

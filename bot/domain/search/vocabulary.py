@@ -45,7 +45,7 @@ class GlossaryTerm:
     the term first); ``sense`` how much it says a question is about the catalog (``specific``: alone;
     ``shared``: a word of computing, with another field term; ``loose``: a field word whose everyday
     sense comes first, with a specific or shared term; ``everyday``: never); ``weak`` the forms that
-    count as ``loose`` although the term is specific; ``track`` the track that teaches it."""
+    count as ``loose`` although the term is specific or shared; ``track`` the track that teaches it."""
 
     term: str
     forms: tuple[str, ...]
@@ -54,8 +54,9 @@ class GlossaryTerm:
     track: str | None = None
 
     def sense_of(self, form: str) -> Sense:
-        """The sense of one of the term's forms (casefolded): ``loose`` for a ``weak`` one."""
-        return "loose" if form in self.weak and self.sense == "specific" else self.sense
+        """The sense of one of the term's forms (casefolded): ``loose`` for a ``weak`` one of a
+        specific or shared term."""
+        return "loose" if form in self.weak and self.sense in ("specific", "shared") else self.sense
 
 
 class VocabularyError(ValueError):
