@@ -12,7 +12,8 @@ benchmarks), so every run:
 * writes its logs under a new folder made by :func:`tempfile.mkdtemp`, whose path it prints.
 
 There is no default for either URL: a missing setting stops the run with a message naming it
-(:func:`required`). Imports nothing from ``tests`` (and nothing from ``bot`` at import time).
+(:func:`required`). Imports nothing from ``tests`` or ``bot`` itself; puts the checkout on ``sys.path``
+(the benchmarks drive the tests' Slack stand-in).
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the checkout: bot/ and tests/standin
 
 DATABASE_ENV = "BENCH_DATABASE_URL"
 """The environment variable naming the PostgreSQL server a run creates its database on."""

@@ -4,7 +4,7 @@ different person, against two no-op Bolt apps on the same kind of server.
 The servers are the same setup: waitress + Bolt's WSGI adapter (:class:`bot.doors.serve.HttpDoor`)
 on loopback, signature verification on, each in **its own process** (as an app runs in
 production: Slack's side is elsewhere), the Web API and the response URLs at one local
-:class:`~bot.doors.standin.SlackStandIn` in the benchmark's process, which also runs the clients.
+:class:`~tests.standin.SlackStandIn` in the benchmark's process, which also runs the clients.
 So neither the load generator nor Slack's side of the exchange is charged to an app's process;
 the apps share the machine's cores with them alike. Three servers:
 
@@ -26,7 +26,7 @@ person's first command of the hour does in production) before the clock starts.
 
 A client sends a signed command and waits for its reply before sending the next. The reply is
 what Slack shows: the ack's body when it carries a message (handed to the stand-in,
-:meth:`~bot.doors.standin.SlackStandIn.answer_ack`, which checks its blocks against Block Kit's
+:meth:`~tests.standin.SlackStandIn.answer_ack`, which checks its blocks against Block Kit's
 limits as Slack does), else the post to that request's response URL. A request's time runs from
 sending the POST (the body is signed before the clock starts) to the moment the stand-in
 recorded the reply (``time.monotonic()`` on both sides, both in the benchmark's process). The
@@ -66,15 +66,17 @@ from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the checkout: tests/standin
+
 from slack_bolt import Ack, App
 from slack_bolt.request import BoltRequest
 from slack_sdk import WebClient
 
 from bot.config import Settings
 from bot.doors.serve import HttpDoor, freeze_startup_heap
-from bot.doors.standin import SlackStandIn, signed_headers, slash_command_body
 from bot.runtime import Runtime
 from bot.slack.app import build_app, separate_lazy_pool
+from tests.standin import SlackStandIn, signed_headers, slash_command_body
 
 SECRET = "bench-signing-secret"
 TOKEN = "xoxb-bench"
@@ -100,7 +102,7 @@ def seed_people(runtime: Runtime, people: int) -> None:
     slash command's default team): person ``i`` has read the first ``i mod (n + 1)`` of the
     speculative track's ``n`` posts, follows it unless ``i`` is a multiple of 3, and follows the
     tracks of :data:`OTHER_TRACKS` whose bit is set in ``i``."""
-    from bot.doors.standin import CONSOLE_TEAM_ID
+    from tests.standin import CONSOLE_TEAM_ID
 
     catalog = runtime.holder.catalog
     posts = [step.post for step in catalog.track(TRACK).steps]

@@ -14,7 +14,7 @@ with a cold cache (the first fan-out of a catalog version) and again warm; and
 :func:`compose_channel_digest` for ``--subs`` channel subscriptions at random places in their
 paths. Target: 100,000 people x 10 tracks in at most 2 s (cold).
 
-**Deliver.** A :class:`~bot.doors.standin.SlackStandIn` on loopback allows ``--rate``
+**Deliver.** A :class:`~tests.standin.SlackStandIn` on loopback allows ``--rate``
 ``chat.postMessage`` per second per workspace (a token bucket of ``--burst`` tokens, default 2:
 Slack's limits tolerate short bursts; ``--burst 1`` is a strict limiter) and 1 per second per
 channel (burst 1), answering 429 + ``Retry-After`` beyond. Two fan-outs through the real
@@ -170,9 +170,9 @@ def _deliver(
     """One delivery scenario on the database ``url`` (this run's own); its result row."""
     from bot.config import Settings
     from bot.digest.clock import DigestClock
-    from bot.doors.standin import SlackStandIn
     from bot.runtime import Runtime
     from bot.store import Store
+    from tests.standin import SlackStandIn
 
     store = Store.from_url(url)
     with SlackStandIn(team_id=TEAM) as standin:

@@ -40,7 +40,7 @@ from pathlib import Path
 
 import benchdb  # benchmarks/, on sys.path as this script's folder
 
-from bot.doors.standin import SlackStandIn, signed_headers, slash_command_body
+from tests.standin import SlackStandIn, signed_headers, slash_command_body
 
 SECRET = "load-benchmark-fake-signing-secret"
 TOKEN = "xoxb-load-benchmark-fake-token"

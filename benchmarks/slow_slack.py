@@ -45,7 +45,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bot.config import Settings
 from bot.doors.serve import HttpDoor
-from bot.doors.standin import (
+from bot.runtime import Runtime
+from bot.slack.app import build_app
+from tests.standin import (
     SlackStandIn,
     app_home_opened_event,
     block_actions_body,
@@ -54,8 +56,6 @@ from bot.doors.standin import (
     signed_headers,
     slash_command_body,
 )
-from bot.runtime import Runtime
-from bot.slack.app import build_app
 
 SECRET = "bench-signing-secret"
 TOKEN = "xoxb-bench"

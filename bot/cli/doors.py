@@ -13,17 +13,26 @@ from bot.logging_setup import redact, secrets_of, setup_logging
 
 
 @click.command("console")
-def console_cmd() -> None:
-    """Talk to the bot in your terminal: the real Slack app against a local stand-in for Slack.
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Talk through the tests' strict Slack stand-in on loopback, which refuses what Slack refuses "
+    "(needs a checkout of the repository: tests/standin).",
+)
+def console_cmd(strict: bool) -> None:
+    """Talk to the bot in your terminal: the real Slack app, its Slack in process.
 
     No Slack workspace or credentials needed (SQLite by default). Type `speculative`, `help`,
     a number to press a button, `home`, `calls`, `quit`. Reads a script from stdin too:
     `vllm-path console < script.txt`.
     """
-    from bot.doors.console import main as console_main  # deferred: slack_sdk and the Slack stand-in (~0.4 s)
+    from bot.doors.console import main as console_main  # deferred: slack_sdk (~0.3 s)
 
     with exit_on_catalog_error():
-        sys.exit(console_main())
+        try:
+            sys.exit(console_main(strict=strict))
+        except ImportError as exc:  # --strict outside a checkout
+            fail(f"--strict needs the repository's tests/standin ({exc})", 2)
 
 
 @click.command("ask")
@@ -37,7 +46,7 @@ def console_cmd() -> None:
 )
 def ask_cmd(text: tuple[str, ...], user_id: str, as_json: bool) -> None:
     """Send one `/vllm-path TEXT` through the app and print the reply (exit 1 if none comes)."""
-    from bot.doors.console import ask  # deferred: slack_sdk and the Slack stand-in (~0.4 s)
+    from bot.doors.console import ask  # deferred: slack_sdk (~0.3 s)
 
     with exit_on_catalog_error():
         printed = ask(" ".join(text), user_id=user_id)

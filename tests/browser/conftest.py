@@ -49,9 +49,9 @@ def site(tmp_path):
     """The real HTTP door in OAuth mode with the Slack stand-in (authorize URL pointed at it):
     ``(door url, stand-in)``."""
     from bot.doors.serve import serve_http
-    from bot.doors.standin import SlackStandIn
     from bot.runtime import Runtime
     from tests.e2e.conftest import e2e_settings
+    from tests.standin import SlackStandIn
 
     with SlackStandIn(oauth_client=(CLIENT_ID, CLIENT_SECRET)) as standin:
         runtime = Runtime.create(

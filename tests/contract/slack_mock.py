@@ -20,7 +20,7 @@
   to Prism and records a :class:`RecordedCall` per request: Slack method name, parsed arguments
   (form, JSON and query), headers (the ``Authorization`` value redacted), Prism's status and its
   ``sl-violations``. ``assert_all_ok()`` fails the test unless every call got 200 with no request
-  violation, and (by default) every ``blocks``/``view`` argument passes :mod:`bot.slack.blockkit`.
+  violation, and (by default) every ``blocks``/``view`` argument passes :mod:`tests.standin.blockkit`.
 
 Point slack-sdk at the proxy with ``WebClient(token="xoxb-test", base_url=proxy.base_url)``;
 ``base_url`` ends in ``/api/`` because slack-sdk joins it with the method name (``urljoin``).
@@ -42,8 +42,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from bot.slack import blockkit
 from tests.contract.adapt_spec import write_adapted_spec
+from tests.standin import blockkit
 
 HERE = Path(__file__).resolve().parent
 PRISM_BIN = HERE / "node_modules" / ".bin" / "prism"

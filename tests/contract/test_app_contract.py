@@ -9,9 +9,9 @@ as Slack's signed requests, App Home publishing, and the digest clock's channel 
 on any ``blocks``/``view`` argument that is not valid Block Kit within Slack's limits.
 
 Replies to slash commands and message buttons are not Web API calls: they go to the
-``response_url`` Slack put in the request, here a :class:`~bot.doors.standin.SlackStandIn` used
+``response_url`` Slack put in the request, here a :class:`~tests.standin.SlackStandIn` used
 for nothing else (its own Web API must see no call at all). Their blocks are checked with
-:mod:`bot.slack.blockkit` too.
+:mod:`tests.standin.blockkit` too.
 
 Prism answers every valid call with the 200 *example* from Slack's spec, so what the app gets
 back is Slack's documented data: ``users.info`` says the person's zone is
@@ -39,13 +39,12 @@ from slack_sdk.errors import SlackApiError
 
 from bot.config import Settings
 from bot.domain.schedule import WeeklySchedule
-from bot.doors.standin import SlackStandIn, link_shared_event
-from bot.slack import blockkit
 from tests.contract import events
 from tests.contract.adapt_spec import adapt_web_spec, load_web_spec
 from tests.dbutil import migrated_sqlite_url
 from tests.e2e.helpers import FakeSlack, find_button
 from tests.e2e.slack_requests import get, signed_post
+from tests.standin import SlackStandIn, blockkit, link_shared_event
 
 pytestmark = pytest.mark.contract
 

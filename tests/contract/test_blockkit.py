@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.slack.blockkit import BlockKitError, block_kit_problems, validate_blocks, validate_view
+from tests.standin.blockkit import BlockKitError, block_kit_problems, validate_blocks, validate_view
 
 
 def section(text="hello", **extra):

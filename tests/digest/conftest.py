@@ -10,10 +10,10 @@ import pytest
 
 from bot.config import DEFAULT_CATALOG_DIR, Settings
 from bot.domain.catalog import Catalog
-from bot.doors.standin import SlackStandIn
 from bot.runtime import CatalogHolder, Runtime
 from bot.store import Store
 from tests.dbutil import DB_KINDS, migrated_database_url
+from tests.standin import SlackStandIn
 
 TEAM = "T0DIGEST"
 

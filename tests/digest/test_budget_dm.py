@@ -14,11 +14,11 @@ import time_machine
 from bot.digest.clock import DigestClock
 from bot.domain import budget, paths
 from bot.domain.schedule import WeeklySchedule
-from bot.doors.standin.answers import dm_id
-from bot.slack.blockkit import validate_blocks
+from bot.doors.console.answers import dm_id
 from bot.slack.views.blocks import decode_value
 from tests.digest.clockdriver import ClockDriver
 from tests.digest.conftest import TEAM
+from tests.standin.blockkit import validate_blocks
 
 START = datetime(2026, 3, 1, 0, 0, tzinfo=UTC)  # a Sunday
 BUDGET = 25

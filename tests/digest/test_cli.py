@@ -9,11 +9,11 @@ from click.testing import CliRunner
 
 from bot.cli.main import main
 from bot.domain.schedule import WeeklySchedule
-from bot.slack.blockkit import validate_blocks
 from bot.slack.views.digest import compose_channel_digest, preview_subscription
 from bot.store import Store
 from tests.dbutil import set_cursor
 from tests.digest.conftest import TEAM
+from tests.standin.blockkit import validate_blocks
 
 
 def _env(db_url: str | None = None, standin=None) -> dict[str, str | None]:

@@ -25,7 +25,7 @@ from sqlalchemy import select
 
 from bot.digest.clock import JOBSTORE, LOCAL_JOBSTORE, PRUNE_ID, DigestClock
 from bot.domain.schedule import WeeklySchedule, period_of
-from bot.doors.standin.answers import dm_id
+from bot.doors.console.answers import dm_id
 from bot.store.models import ProcessedEvent
 from tests.digest.clockdriver import ClockDriver
 from tests.digest.conftest import TEAM

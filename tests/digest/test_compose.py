@@ -11,12 +11,12 @@ from bot.domain import paths
 from bot.domain.catalog import Catalog
 from bot.domain.plan import plan_reader_week
 from bot.domain.schedule import period_of
-from bot.slack.blockkit import validate_blocks
 from bot.slack.mrkdwn import esc
 from bot.slack.views.blocks import decode_value
 from bot.slack.views.digest import ChannelDigest, compose_channel_digest, preview_subscription
 from bot.slack.views.digest_render import RENDERER
 from bot.slack.views.plan_dm import MAX_DM_STEPS, BudgetDmComposer
+from tests.standin.blockkit import validate_blocks
 
 
 def _sub(track: str, k: int = 1, cursor: int = 0, version: str | None = None, id: int = 7):

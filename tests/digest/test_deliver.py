@@ -12,7 +12,7 @@ from slack_sdk import WebClient
 from bot.digest.clock import DigestClock
 from bot.digest.deliver import METADATA_EVENT, Clients, Deliverer, Outcome, Pacer
 from bot.domain.schedule import WeeklySchedule, period_of
-from bot.doors.standin.answers import dm_id
+from bot.doors.console.answers import dm_id
 from bot.slack.views import messages as views
 from bot.slack.views.home import HomeState, home_view
 from bot.store import Store

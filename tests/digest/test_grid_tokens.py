@@ -17,10 +17,10 @@ from slack_sdk.oauth.installation_store import Installation
 
 from bot.digest.deliver import Deliverer, Outcome, Pacer
 from bot.domain.schedule import WeeklySchedule
-from bot.doors.standin import SlackStandIn
 from bot.runtime import CatalogHolder, Runtime, token_rotator
 from bot.store import Store
 from tests.digest.conftest import settings_for
+from tests.standin import SlackStandIn
 
 FIRE = datetime(2026, 12, 7, 8, 0, tzinfo=UTC)
 CLIENT_ID, CLIENT_SECRET = "111.222", "grid-test-client-secret"

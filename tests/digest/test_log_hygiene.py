@@ -16,7 +16,6 @@ import pytest
 from bot.digest.clock import DigestClock
 from bot.domain.schedule import WeeklySchedule
 from bot.doors.serve import HttpDoor
-from bot.doors.standin import SlackStandIn, app_home_opened_event, event_body, signed_headers, slash_command_body
 from bot.logging_setup import setup_logging
 from bot.runtime import Runtime
 from bot.slack.app import build_app
@@ -24,6 +23,7 @@ from bot.store import Store
 from tests.digest.conftest import TEAM, settings_for
 from tests.e2e.helpers import ack_shown
 from tests.e2e.slack_requests import post
+from tests.standin import SlackStandIn, app_home_opened_event, event_body, signed_headers, slash_command_body
 
 SECRET = "log-hygiene-signing-secret-0123456789"
 VERIFICATION = "verification-token-LOGHYG"

@@ -9,9 +9,9 @@ import subprocess
 
 import pytest
 
-from bot.doors.standin import SlackStandIn
 from tests.reliability.catalogs import copy_catalog
 from tests.reliability.test_reload import Served, _exe, _free_port
+from tests.standin import SlackStandIn
 
 
 @pytest.mark.slow

@@ -14,12 +14,12 @@ from slack_sdk import WebClient
 from bot.digest.clock import REMINDERS_ID, DigestClock
 from bot.digest.reminders import ledger_key
 from bot.domain.reminder_day import choose_day, due_at
-from bot.doors.standin import SlackStandIn
 from bot.runtime import Runtime
 from bot.slack.app import build_app
 from bot.slack.handlers import Caller
 from bot.store import Store
 from tests.digest.conftest import TEAM, settings_for
+from tests.standin import SlackStandIn
 
 USER = "UKOLKATA"
 SET_AT = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)  # Monday 17:30 in Kolkata

@@ -14,10 +14,10 @@ from slack_sdk.errors import SlackApiError
 from bot.config import Settings
 from bot.digest.deliver import METADATA_EVENT, Deliverer, Outcome, Pacer
 from bot.domain.schedule import WeeklySchedule, period_of
-from bot.doors.standin import SlackStandIn
-from bot.slack.scopes import SCOPES_BY_METHOD, acceptable_scopes, default_bot_scopes, scope_refusal
 from bot.store import Store
 from tests.digest.conftest import TEAM, make_runtime
+from tests.standin import SlackStandIn
+from tests.standin.scopes import SCOPES_BY_METHOD, acceptable_scopes, default_bot_scopes, scope_refusal
 
 REPO = Path(__file__).resolve().parents[2]
 FIRE = datetime(2026, 12, 7, 8, 0, tzinfo=UTC)

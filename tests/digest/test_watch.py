@@ -14,10 +14,10 @@ import pytest
 from bot.digest import clock as schedule
 from bot.digest.clock import WATCH_ID, DigestClock
 from bot.digest.watch import check_feed
-from bot.doors.standin import SlackStandIn
 from bot.runtime import CatalogHolder
 from bot.store import Store
 from tests.digest.conftest import make_runtime
+from tests.standin import SlackStandIn
 
 ADMIN = "C0ADMIN1"
 

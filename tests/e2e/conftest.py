@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from bot.config import Settings
-from bot.doors.standin import SlackStandIn
 from tests.e2e.helpers import BOT_TOKEN, SIGNING_SECRET, FakeSlack
+from tests.standin import SlackStandIn
 
 
 def e2e_settings(tmp_path, standin: SlackStandIn, **overrides) -> Settings:

@@ -7,7 +7,6 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bot.doors.standin import ResponsePost, SlackStandIn
 from tests.e2e.slack_requests import (
     HttpResult,
     app_home_opened_event,
@@ -17,6 +16,7 @@ from tests.e2e.slack_requests import (
     signed_post,
     slash_command_body,
 )
+from tests.standin import ResponsePost, SlackStandIn
 
 SIGNING_SECRET = "e2e-fake-signing-secret-0123456789"
 BOT_TOKEN = "xoxb-e2e-fake-bot-token"
@@ -78,7 +78,7 @@ class FakeSlack:
     def command(self, text: str, *, user: str | None = None) -> tuple[HttpResult, str]:
         """Send ``/vllm-path text``; returns the HTTP answer (the ack) and the response URL used.
         An ack that carries the reply is handed to the stand-in as Slack does
-        (:meth:`~bot.doors.standin.SlackStandIn.answer_ack`), so the reply is waited for the same
+        (:meth:`~tests.standin.SlackStandIn.answer_ack`), so the reply is waited for the same
         way either way."""
         response_url = self.standin.response_url()
         body = slash_command_body(

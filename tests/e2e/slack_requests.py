@@ -1,6 +1,6 @@
 """Requests in Slack's real formats, and a plain HTTP client to send them.
 
-The builders live in :mod:`bot.doors.standin` (the console sends the same requests); this module
+The builders live in :mod:`tests.standin` (the console sends the same requests); this module
 re-exports them for the tests and adds :func:`post` and a few shortcuts.
 """
 
@@ -12,7 +12,7 @@ import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from bot.doors.standin import (
+from tests.standin import (
     CONSOLE_CHANNEL_ID,
     CONSOLE_TEAM_ID,
     CONSOLE_USER_ID,

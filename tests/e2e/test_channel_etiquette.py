@@ -10,8 +10,8 @@ from dataclasses import replace
 
 import pytest
 
-from bot.doors.standin import SlackStandIn
 from tests.e2e.helpers import CHANNEL
+from tests.standin import SlackStandIn
 
 PRIVATE = "G0PRIV"  # private, the bot is not a member: Slack hides it (channel_not_found)
 PUBLIC_OUT = "C0OUT"  # public, the bot is not a member (no channels:join in the manifest)

@@ -234,8 +234,8 @@ def test_a_reply_in_the_ack_reaches_slack_through_socket_mode_as_a_message(runti
     from slack_sdk import WebClient
     from slack_sdk.socket_mode.request import SocketModeRequest
 
-    from bot.doors.standin import slash_command_body
     from bot.slack.app import build_app
+    from tests.standin import slash_command_body
 
     app = build_app(runtime, client=WebClient(token="xoxb-socket", base_url=standin.api_url), verify_requests=False)
     sent = []

@@ -18,9 +18,9 @@ from cryptography.fernet import Fernet
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
-from bot.doors.standin import SlackStandIn
 from bot.slack.i18n import t
 from tests.e2e.slack_requests import HttpResult
+from tests.standin import SlackStandIn
 
 CLIENT_ID, CLIENT_SECRET = "4242.2424", "install-walk-client-secret"
 GRID = {"id": "E0GRID", "name": "Grid org"}

@@ -9,7 +9,7 @@ import yaml
 
 from bot.config import REPO_ROOT, Settings
 from bot.doors.serve import EVENTS_PATH
-from bot.doors.standin import (
+from tests.standin import (
     SLASH_COMMAND,
     app_home_opened_event,
     event_body,
@@ -79,7 +79,7 @@ def test_the_app_handles_what_the_manifest_subscribes(manifest, tmp_path):
         "tokens_revoked": {"type": "tokens_revoked", "tokens": {"bot": ["U0BOT"]}},
         "link_shared": link_shared_event(["https://yomu.fyi/nothing-here"]),
     }
-    with open_console(settings) as console:
+    with open_console(settings, strict=True) as console:  # the stand-in checks every call and reply
         for name in manifest["settings"]["event_subscriptions"]["bot_events"]:
             body = event_body(events[name], team_id="T9").decode()
             resp = console.app.dispatch(BoltRequest(body=body, headers={"content-type": ["application/json"]}))

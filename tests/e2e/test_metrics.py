@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from bot.doors.standin import link_shared_event
 from tests.e2e.slack_requests import get, post
+from tests.standin import link_shared_event
 
 
 def _samples(door) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.doors.standin import SlackStandIn
 from tests.e2e.helpers import BOT_TOKEN, SIGNING_SECRET
 from tests.e2e.slack_requests import get, signed_post, slash_command_body
+from tests.standin import SlackStandIn
 
 SLACK_VARS = (
     "SLACK_BOT_TOKEN",

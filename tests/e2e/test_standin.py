@@ -19,8 +19,8 @@ from slack_sdk.http_retry.builtin_handlers import (
 from slack_sdk.signature import SignatureVerifier
 from slack_sdk.webhook import WebhookClient
 
-from bot.doors.standin import SlackStandIn, block_actions_body, event_body, slash_command_body
 from tests.e2e.slack_requests import get, post, signed_headers
+from tests.standin import SlackStandIn, block_actions_body, event_body, slash_command_body
 
 TOKEN = "xoxb-standin-test-token"
 

@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-from bot.doors.standin import SlackStandIn, link_shared_event
-from bot.slack.blockkit import block_kit_problems
 from tests.e2e.helpers import BOT_TOKEN, FakeSlack, block_texts
+from tests.standin import SlackStandIn, link_shared_event
+from tests.standin.blockkit import block_kit_problems
 
 SPEC_DECODE = "https://vllm-project.github.io/2024/10/17/spec-decode.html"
 NEW_HOST = "https://blog.vllm.ai/2024/10/17/spec-decode.html"

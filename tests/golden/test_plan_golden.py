@@ -24,8 +24,8 @@ from bot.config import DEFAULT_CATALOG_DIR, Settings
 from bot.domain import paths
 from bot.domain.catalog.loader import load_catalog
 from bot.doors.console import open_console
-from bot.slack.blockkit import validate_blocks
 from tests.golden.test_golden import LANGS, _compare, _record, frozen_clock  # noqa: F401 (fixture)
+from tests.standin.blockkit import validate_blocks
 
 
 def _plan_script(lang: str, db_url: str) -> list[dict[str, Any]]:

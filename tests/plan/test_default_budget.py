@@ -11,9 +11,9 @@ from click.testing import CliRunner
 
 from bot.cli.main import main
 from bot.domain import budget, paths
-from bot.slack.blockkit import validate_blocks
 from bot.slack.views.digest_render import RENDERER
 from bot.slack.views.plan_dm import BudgetDmComposer, budget_dm
+from tests.standin.blockkit import validate_blocks
 
 
 def test_every_essential_path_of_the_real_catalog_finishes_within_four_weeks_at_the_default(repo_catalog) -> None:

@@ -9,8 +9,8 @@ from urllib.parse import parse_qs, urlsplit
 from bot.config import Settings
 from bot.domain import paths
 from bot.runtime import Runtime
-from bot.slack.blockkit import validate_blocks
 from bot.slack.handlers import Caller, Handlers, UserInfo
+from tests.standin.blockkit import validate_blocks
 
 ALICE = Caller("T1", "U1", "C1")
 

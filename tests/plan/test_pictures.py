@@ -18,11 +18,11 @@ from bot.cli.main import main
 from bot.domain import paths
 from bot.domain.picture import path_graph
 from bot.doors.serve import HttpDoor
-from bot.doors.standin import SlackStandIn
 from bot.pictures import render, signed_url
 from bot.runtime import Runtime
 from bot.slack.app import build_app
 from tests.digest.conftest import settings_for
+from tests.standin import SlackStandIn
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 

@@ -11,8 +11,8 @@ from click.testing import CliRunner
 from bot.cli.main import main
 from bot.domain import budget, paths
 from bot.domain.plan import BudgetPreview, plan_channel_digest, plan_reader_week
-from bot.slack.blockkit import validate_blocks
 from bot.slack.views.digest import compose_channel_digest
+from tests.standin.blockkit import validate_blocks
 
 
 def _walk(catalog, track_id: str, minutes: int, after: str = "further"):

@@ -98,7 +98,7 @@ def door_settings(db_url: str, standin, **overrides):
 
 @pytest.fixture
 def standin():
-    from bot.doors.standin import SlackStandIn
+    from tests.standin import SlackStandIn
 
     # The channels the tests subscribe in: Slack answers conversations.info only for channels the
     # bot can see, and subscribe needs the bot to be a member (as after /invite @vllm-path).

@@ -17,7 +17,7 @@ object's ``verbatim`` field in Slack's Block Kit reference):
   no ``#name`` and no ``@name``. (The app sends ``verbatim: true``, so this holds trivially.)
 * The top-level ``text`` (the notification fallback) holds no bare ``http(s)://`` URL other than
   an allowed one.
-* Block Kit: :func:`bot.slack.blockkit.validate_blocks` (slack-sdk's model validation plus the
+* Block Kit: :func:`tests.standin.blockkit.validate_blocks` (slack-sdk's model validation plus the
   limits it leaves out), non-empty texts, fallback text 1..4,000 characters, ``response_type``
   ``ephemeral`` or ``in_channel``, a JSON body that encodes as UTF-8, a view ≤ 250 kB.
 """
@@ -29,7 +29,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from bot.slack.blockkit import BlockKitError, validate_blocks
+from tests.standin.blockkit import BlockKitError, validate_blocks
 
 MAX_TOP_TEXT = 4000
 MAX_VIEW_BYTES = 250_000

@@ -58,7 +58,7 @@ def pg_url(pg, request):
 
 @pytest.fixture
 def standin():
-    from bot.doors.standin import SlackStandIn
+    from tests.standin import SlackStandIn
 
     with SlackStandIn(team_id=TEAM) as s:
         yield s

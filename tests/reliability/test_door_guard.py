@@ -15,10 +15,10 @@ from urllib.parse import urlencode, urlsplit
 import psutil
 import pytest
 
-from bot.doors.standin import signed_headers
 from tests.e2e.helpers import ack_shown
 from tests.e2e.slack_requests import post
 from tests.reliability.conftest import SIGNING_SECRET
+from tests.standin import signed_headers
 
 FORM = "application/x-www-form-urlencoded"
 JSON = "application/json"

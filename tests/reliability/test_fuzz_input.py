@@ -168,9 +168,9 @@ def bolt(module_runtime):
     from pydantic import SecretStr
     from slack_sdk import WebClient
 
-    from bot.doors.standin import SlackStandIn
     from bot.runtime import Runtime
     from bot.slack.app import build_app
+    from tests.standin import SlackStandIn
 
     with SlackStandIn(team_id=TEAMS[0]) as standin:
         settings = module_runtime.settings.model_copy(update={"slack_signing_secret": SecretStr(SECRET)})
@@ -182,7 +182,7 @@ def bolt(module_runtime):
 def _dispatch(app, body: bytes, content_type: str = "application/x-www-form-urlencoded"):
     from slack_bolt.request import BoltRequest
 
-    from bot.doors.standin import signed_headers
+    from tests.standin import signed_headers
 
     headers = signed_headers(body, SECRET, content_type=content_type)
     return app.dispatch(BoltRequest(body=body.decode("utf-8"), headers=headers))
@@ -194,7 +194,7 @@ _bolt_lock = threading.Lock()
 @fuzz_settings(ci=40, fuzz=1_000)
 @given(text=command_text(), team=st.sampled_from(TEAMS), user=st.sampled_from(USERS))
 def test_any_command_through_bolt_acks_and_replies_safely(bolt, allowed, text, team, user):
-    from bot.doors.standin import slash_command_body
+    from tests.standin import slash_command_body
 
     count("slash command through the Bolt app (signed form body)")
     app, standin = bolt
@@ -212,7 +212,7 @@ def test_any_command_through_bolt_acks_and_replies_safely(bolt, allowed, text, t
 @fuzz_settings(ci=40, fuzz=1_000)
 @given(data=st.data(), kind=st.sampled_from(KINDS), team=st.sampled_from(TEAMS))
 def test_any_button_through_bolt_acks_and_replies_safely(bolt, module_runtime, allowed, data, kind, team):
-    from bot.doors.standin import block_actions_body
+    from tests.standin import block_actions_body
 
     count("button click through the Bolt app (signed block_actions payload)")
     app, standin = bolt

@@ -13,11 +13,11 @@ from slack_sdk import WebClient
 from slack_sdk.oauth.installation_store import Installation
 
 from bot.domain.schedule import WeeklySchedule
-from bot.doors.standin import event_body, slash_command_body
 from bot.slack.installs import resume_after_install
 from tests.e2e.helpers import ack_shown, find_button
 from tests.e2e.slack_requests import signed_post
 from tests.reliability.conftest import SIGNING_SECRET
+from tests.standin import event_body, slash_command_body
 
 ORG, T111, T222, USER = "E111", "T111", "T222", "W111"
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import json
 
-from bot.doors.standin import block_actions_body
 from bot.slack.i18n import t
 from bot.slack.views.blocks import encode_value
 from tests.e2e.slack_requests import signed_post
 from tests.reliability.conftest import SIGNING_SECRET
+from tests.standin import block_actions_body
 
 
 def _click(door, standin, action_id: str, value: dict[str, str]):

@@ -13,9 +13,9 @@ from typing import Any
 from slack_sdk.oauth.installation_store import Installation
 
 from bot.domain.schedule import WeeklySchedule
-from bot.doors.standin import app_home_opened_event, link_shared_event
 from tests.e2e.slack_requests import signed_post
 from tests.reliability.conftest import SIGNING_SECRET
+from tests.standin import app_home_opened_event, link_shared_event
 
 ORG, USER = "E0ORG1", "W0ORG1"
 

@@ -23,7 +23,6 @@ import pytest
 
 from bot.config import DEFAULT_CATALOG_DIR
 from bot.domain.catalog import load_catalog
-from bot.doors.standin import SlackStandIn, slash_command_body
 from bot.slack.handlers import Caller, Handlers
 from tests.e2e.helpers import ack_shown
 from tests.e2e.slack_requests import get, signed_post
@@ -35,6 +34,7 @@ from tests.reliability.catalogs import (
     rename_post,
 )
 from tests.reliability.conftest import BOT_TOKEN, SIGNING_SECRET
+from tests.standin import SlackStandIn, slash_command_body
 
 # The repo catalog's own version (the copy starts there), and a later one to move to.
 OLD_VERSION, NEW_VERSION = load_catalog(DEFAULT_CATALOG_DIR).version, "2099.01.0"

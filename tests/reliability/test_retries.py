@@ -13,15 +13,15 @@ import time
 
 import pytest
 
-from bot.doors.standin import (
+from tests.e2e.slack_requests import post
+from tests.reliability.conftest import SIGNING_SECRET
+from tests.reliability.dbstate import snapshot
+from tests.standin import (
     block_actions_body,
     event_body,
     signed_headers,
     slash_command_body,
 )
-from tests.e2e.slack_requests import post
-from tests.reliability.conftest import SIGNING_SECRET
-from tests.reliability.dbstate import snapshot
 
 
 def _deliver(slack, body: bytes, *, json_body: bool = False, retry: int = 0):
@@ -93,8 +93,8 @@ def test_simultaneous_duplicates_write_once_and_both_get_a_reply(slack, text):
 def test_a_click_delivered_twice_marks_read_once(slack):
     store = slack.runtime.store
     reply = slack.ask("speculative").body
-    from bot.doors.standin import button_action
     from tests.e2e.helpers import find_button
+    from tests.standin import button_action
 
     element, block_id = find_button(reply["blocks"], "mark_read:")
     url = slack.standin.response_url()

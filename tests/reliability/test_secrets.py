@@ -33,12 +33,6 @@ from cryptography.fernet import Fernet
 from slack_sdk.oauth.installation_store import Installation
 
 from bot.config import Settings
-from bot.doors.standin import (
-    SlackStandIn,
-    event_body,
-    signed_headers,
-    slash_command_body,
-)
 from bot.logging_setup import (
     BODY_WITHHELD,
     REDACTED,
@@ -52,6 +46,12 @@ from tests.e2e.helpers import ack_shown
 from tests.e2e.slack_requests import get, post, signed_post
 from tests.reliability.catalogs import break_catalog, copy_catalog
 from tests.reliability.test_reload import _exe, _free_port
+from tests.standin import (
+    SlackStandIn,
+    event_body,
+    signed_headers,
+    slash_command_body,
+)
 
 CLIENT_ID = "1234567890.0987654321"
 

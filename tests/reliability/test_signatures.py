@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 import time
 
-from bot.doors.standin import event_body, signed_headers, slash_command_body
 from tests.e2e.slack_requests import post, signed_post
 from tests.reliability.conftest import SIGNING_SECRET
 from tests.reliability.dbstate import snapshot
+from tests.standin import event_body, signed_headers, slash_command_body
 
 FORM = "application/x-www-form-urlencoded"
 
@@ -113,7 +113,7 @@ def test_a_body_altered_after_signing_is_refused(slack):
 
 
 def test_a_forged_button_click_is_refused(slack):
-    from bot.doors.standin import block_actions_body
+    from tests.standin import block_actions_body
 
     url = slack.standin.response_url()
     action = {

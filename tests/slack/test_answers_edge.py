@@ -22,13 +22,13 @@ from bot.domain.catalog.models import LocalizedText, Manifest, Post, Published, 
 from bot.domain.plan import plan_reader_week
 from bot.doors.console import open_console
 from bot.runtime import CatalogHolder
-from bot.slack.blockkit import validate_blocks
 from bot.slack.commands.replies import track_view
 from bot.slack.handlers import Caller, Handlers, UserInfo
 from bot.slack.mrkdwn import esc
 from bot.slack.views import messages as views
 from bot.slack.views.digest import compose_channel_digest, preview_subscription
 from bot.slack.views.digest_render import RENDERER
+from tests.standin.blockkit import validate_blocks
 
 ALICE = Caller("T1", "U1", "C1")
 

@@ -12,7 +12,6 @@ import pytest
 from bot.domain.catalog import Catalog
 from bot.domain.catalog.models import Track
 from bot.runtime import Runtime
-from bot.slack import blockkit
 from bot.slack.commands.replies import track_view
 from bot.slack.handlers import Caller, Handlers, UserInfo
 from bot.slack.mrkdwn import Mrkdwn
@@ -21,6 +20,7 @@ from bot.slack.views.blocks import cut
 from bot.slack.views.digest import compose_channel_digest
 from bot.slack.views.digest_render import RENDERER
 from tests.reliability.safety import allowed_urls_of, check_reply, check_view
+from tests.standin import blockkit
 
 NAME = ("Speculative & <structured> *decoding* at scale — " * 10)[:180]
 TRACK = "spec"

@@ -10,11 +10,11 @@ import pytest
 from slack_bolt.request import BoltRequest
 from slack_sdk import WebClient
 
-from bot.doors.standin import SlackStandIn, slash_command_body
 from bot.slack import grammar
 from bot.slack.app import build_app
 from bot.slack.commands import registry
 from bot.slack.listeners import commands as listener
+from tests.standin import SlackStandIn, slash_command_body
 
 
 @pytest.fixture

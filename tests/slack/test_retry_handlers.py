@@ -14,8 +14,8 @@ from slack_sdk.http_retry.builtin_handlers import (
     ServerErrorRetryHandler,
 )
 
-from bot.doors.standin import SlackStandIn, slash_command_body
 from bot.slack.retry import CountingRateLimitRetryHandler, app_retry_handlers
+from tests.standin import SlackStandIn, slash_command_body
 
 
 def test_the_app_handlers_are_slack_sdks_and_a_copy_is_the_handler_itself() -> None:

@@ -10,11 +10,11 @@ import pytest
 from bot.domain.catalog import load_catalog
 from bot.domain.schedule import WeeklySchedule
 from bot.domain.search import Matcher
-from bot.slack.blockkit import BlockKitError, validate_blocks
 from bot.slack.views import home
 from bot.slack.views import messages as views
 from bot.slack.views import search as search_views
 from tests.evaldata import REPO
+from tests.standin.blockkit import BlockKitError, validate_blocks
 
 CATALOG = load_catalog(REPO / "catalog")
 MATCHER = Matcher(CATALOG)

@@ -14,10 +14,10 @@ from slack_sdk import WebClient
 from slack_sdk.oauth.installation_store import Installation
 from slack_sdk.oauth.token_rotation import TokenRotator
 
-from bot.doors.standin import SlackStandIn
 from bot.store import Store
 from bot.store.crypto import TokenCipher
 from bot.store.locks import shared_lock
+from tests.standin import SlackStandIn
 
 CLIENT_ID, CLIENT_SECRET = "111.333", "rotation-lock-client-secret"
 SCOPES = ("chat:write",)

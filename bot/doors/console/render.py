@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bot.doors.standin import button_action
+from bot.doors.console.slack import button_action
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ import importlib
 import sys
 from typing import TextIO
 
-from bot.doors import standin as si
+from bot.doors.console import slack as si
 from bot.doors.console.shell import REPLY_TIMEOUT_S, Console, Printed, console_settings, open_console
 
 
@@ -115,11 +115,12 @@ calls) · paste <url> (the unfurl of a shared link) · picture <track> (your pat
 · :help (this text) · quit"""
 
 
-def main(stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
-    """``vllm-path console``: the REPL on stdin/stdout. Returns the exit code."""
+def main(stdin: TextIO | None = None, stdout: TextIO | None = None, strict: bool = False) -> int:
+    """``vllm-path console``: the REPL on stdin/stdout (``strict``: through the tests' stand-in).
+    Returns the exit code."""
     from bot.logging_setup import setup_logging
 
     settings = console_settings()
     setup_logging(settings.model_copy(update={"log_level": "WARNING"}))
-    with open_console(settings) as console:
+    with open_console(settings, strict=strict) as console:
         return run(console, stdin or sys.stdin, stdout or sys.stdout)

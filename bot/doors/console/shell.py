@@ -1,4 +1,6 @@
-"""The console itself: a :class:`Console` driving the Bolt app through the stand-in, and :func:`ask`."""
+"""The console itself: a :class:`Console` driving the Bolt app with Slack's requests and showing
+what it answered (:mod:`bot.doors.console.slack`, in process; the tests' strict stand-in with
+``strict``), and :func:`ask`."""
 
 from __future__ import annotations
 
@@ -12,9 +14,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from bot.doors import standin as si
+from bot.doors.console import slack as si
 from bot.doors.console.render import Control, mrkdwn_to_text, render_blocks
-from bot.doors.standin.refusals import MESSAGE_METHODS, VIEW_METHODS
 
 if TYPE_CHECKING:
     from bot.runtime import Runtime
@@ -22,7 +23,8 @@ if TYPE_CHECKING:
 REPLY_TIMEOUT_S = 10.0
 """Seconds to wait for the first reply to a command, a click or Home."""
 
-VISIBLE_METHODS = MESSAGE_METHODS | VIEW_METHODS | {"chat.delete", "chat.unfurl"}
+VISIBLE_METHODS = frozenset({"chat.postMessage", "chat.postEphemeral", "chat.update", "chat.delete", "chat.unfurl"})
+VISIBLE_METHODS |= {"views.publish", "views.open", "views.update", "views.push"}
 """Web API methods whose effect a person would see; the console prints them."""
 
 
@@ -86,14 +88,15 @@ class ListenerExecutor(ThreadPoolExecutor):
 
 class Console:
     """A conversation with the app as one Slack user in one channel. ``app``: a Bolt ``App`` whose
-    client points at ``standin``, running its listeners on ``listeners`` (:func:`open_console`).
+    client and replies go to ``standin`` (a :class:`~bot.doors.console.recorder.Recorder`, or the tests'
+    stand-in: what it exposes of both), running its listeners on ``listeners`` (:func:`open_console`).
     :meth:`command`, :meth:`press`, :meth:`paste` and :meth:`home` send Slack's requests and return
     what became visible (:class:`Printed`; empty when nothing came within ``timeout`` seconds)."""
 
     def __init__(
         self,
         app: Any,
-        standin: si.SlackStandIn,
+        standin: Any,
         *,
         user_id: str = si.CONSOLE_USER_ID,
         timeout: float = REPLY_TIMEOUT_S,
@@ -270,7 +273,7 @@ _CREDENTIALS += ("slack_client_secret", "slack_api_url", "token_encryption_key")
 
 def console_settings(settings: Any = None) -> Any:
     """The settings with every Slack credential removed, so that the console never talks to
-    Slack and no secret reaches the stand-in (database and catalog settings are kept)."""
+    Slack and no secret reaches its recorder (database and catalog settings are kept)."""
     from bot.config import Settings
 
     return (settings or Settings()).model_copy(update=dict.fromkeys(_CREDENTIALS))
@@ -283,23 +286,43 @@ def open_console(
     runtime: Runtime | None = None,
     user_id: str = si.CONSOLE_USER_ID,
     timeout: float = REPLY_TIMEOUT_S,
+    strict: bool = False,
 ) -> Iterator[Console]:
-    """A :class:`Console` on a fresh stand-in (closed on exit) and the runtime (unless given).
-    Raises the runtime's errors (:class:`bot.domain.catalog.CatalogError`)."""
+    """A :class:`Console` on the runtime (unless given) and a fresh in-process Slack
+    (:class:`~bot.doors.console.recorder.Recorder`) or, ``strict``, the tests' stand-in on loopback
+    (closed on exit; needs a checkout: ``tests/standin``). Raises the runtime's errors
+    (:class:`bot.domain.catalog.CatalogError`) and ``ImportError`` for ``strict`` without the tests."""
     from slack_sdk import WebClient
 
     from bot.runtime import Runtime
     from bot.slack.app import build_app
 
-    with si.SlackStandIn() as standin:
+    with _slack(strict) as slack:
         rt = runtime or Runtime.create(console_settings(settings), index_now=False)  # index: on first search
-        client = WebClient(token="xoxb-console-local", base_url=standin.api_url, timeout=10)
+        local = WebClient(token="xoxb-console-local", base_url=slack.api_url, timeout=10) if strict else None
+        client = local or slack.client()
         listeners = ListenerExecutor()
         try:
             app = build_app(rt, client=client, verify_requests=False, listener_executor=listeners)
-            yield Console(app, standin, user_id=user_id, timeout=timeout, listeners=listeners, runtime=rt)
+            if not strict:
+                app.use(slack.middleware)  # respond() to the recorder
+            yield Console(app, slack, user_id=user_id, timeout=timeout, listeners=listeners, runtime=rt)
         finally:
             listeners.shutdown(wait=False, cancel_futures=True)
+
+
+@contextmanager
+def _slack(strict: bool) -> Iterator[Any]:
+    """The console's Slack: a :class:`~bot.doors.console.recorder.Recorder`, or the stand-in."""
+    if not strict:
+        from bot.doors.console.recorder import Recorder
+
+        yield Recorder()
+        return
+    from tests.standin import SlackStandIn  # a checkout's strict stand-in (the console may use it)
+
+    with SlackStandIn() as standin:
+        yield standin
 
 
 def ask(text: str, *, user_id: str = si.CONSOLE_USER_ID) -> list[Printed]:

@@ -197,8 +197,8 @@ def test_the_catalog_limits_fit_the_fields_that_show_names_whole():
     """The limits are derived from Slack's fields: a name at the limit fits the digest header
     whole (en and zh wording), and name and id at their limits fit the Stop confirm text."""
     from bot.domain.catalog.checks import TRACK_ID_MAX, TRACK_NAME_MAX
-    from bot.slack import blockkit
     from bot.slack.i18n import STRINGS
+    from tests.standin import blockkit
 
     for lang in ("en", "zh"):
         header = STRINGS["digest.header"][lang].replace("{track}", "")

@@ -1,4 +1,7 @@
-"""Slack's requests to an app (slash commands, clicks, events), byte for byte, and their signatures."""
+"""The console's Slack: Slack's requests to the app, byte for byte, for one workspace, one person
+and one channel, and what a Slack records of the app's calls and replies (:class:`ApiCall`,
+:class:`ResponsePost`). :mod:`~bot.doors.console.recorder` is that Slack in process;
+``vllm-path console --strict`` uses the tests' strict stand-in on loopback instead (``tests/standin``)."""
 
 from __future__ import annotations
 
@@ -6,20 +9,93 @@ import json
 import time
 import uuid
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
-from bot.doors.standin.ids import (
-    BOT_USER_ID,
-    CONSOLE_APP_ID,
-    CONSOLE_CHANNEL_ID,
-    CONSOLE_CHANNEL_NAME,
-    CONSOLE_TEAM_DOMAIN,
-    CONSOLE_TEAM_ID,
-    CONSOLE_USER_ID,
-    CONSOLE_USER_NAME,
-    SLASH_COMMAND,
-)
+CONSOLE_TEAM_ID = "T0CONSOLE"
+"""The workspace the console is in (``auth.test`` reports it)."""
+CONSOLE_TEAM_DOMAIN = "console"
+CONSOLE_USER_ID = "U0CONSOLE"
+CONSOLE_USER_NAME = "you"
+CONSOLE_CHANNEL_ID = "C0CONSOLE"
+CONSOLE_CHANNEL_NAME = "console"
+CONSOLE_CHANNEL = {
+    "id": CONSOLE_CHANNEL_ID,
+    "name": CONSOLE_CHANNEL_NAME,
+    "is_channel": True,
+    "is_private": False,
+    "is_member": True,
+    "is_archived": False,
+}
+"""The console's one channel, as ``conversations.info`` answers it."""
+CONSOLE_APP_ID = "A0CONSOLE"
+BOT_USER_ID = "U0BOT"
+BOT_ID = "B0BOT"
+SLASH_COMMAND = "/vllm-path"
+"""The slash command the app registers (also in ``manifest.yaml``)."""
+
+RESPONSE_PREFIX = "/response/"
+"""A response URL's path: ``<base>/response/<key>``."""
+
+
+# --- what was recorded ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ApiCall:
+    """One Web API call received: ``args`` parsed (JSON fields decoded); ``authorized``: it had a
+    token, kept only as ``token_fingerprint`` (8 hex digits of its SHA-256); the ``status`` and
+    ``response`` answered; ``at``: ``time.monotonic()`` seconds."""
+
+    method: str
+    args: dict[str, Any]
+    authorized: bool
+    token_fingerprint: str | None
+    status: int
+    response: dict[str, Any]
+    at: float
+
+    @property
+    def ok(self) -> bool:
+        """True when Slack would have accepted the call (HTTP 200 and ``"ok": true``)."""
+        return self.status == 200 and bool(self.response.get("ok"))
+
+    @property
+    def channel(self) -> str | None:
+        """The ``channel`` argument; for an accepted post, where it landed (a user id: their DM)."""
+        landed = self.response.get("channel") if self.method == "chat.postMessage" else None
+        value = landed if isinstance(landed, str) else self.args.get("channel")
+        return str(value) if value is not None else None
+
+
+@dataclass(frozen=True)
+class ResponsePost:
+    """One post to a response URL: ``key`` (its last path segment), ``url``, ``raw`` JSON text, the
+    HTTP ``status`` answered, ``at`` (``time.monotonic()`` seconds); :attr:`body` parsed."""
+
+    key: str
+    url: str
+    raw: bytes
+    status: int
+    at: float
+    ack: bool = False
+    """The message came as the slash command's ack (not one of the URL's five posts)."""
+
+    @cached_property
+    def body(self) -> dict[str, Any]:
+        """The posted JSON object, parsed when first read."""
+        parsed: dict[str, Any] = json.loads(self.raw.decode("utf-8") or "{}")
+        return parsed
+
+
+def response_key(path: str) -> str | None:
+    """The key of a response URL's path (``/response/<key>``), ``None`` for any other path."""
+    return path[len(RESPONSE_PREFIX) :].strip("/") if path.startswith(RESPONSE_PREFIX) else None
+
+
+# --- Slack's requests to the app -----------------------------------------------------------------
 
 
 def slash_command_body(
@@ -184,19 +260,6 @@ def app_home_opened_event(user_id: str = CONSOLE_USER_ID, *, view: Mapping[str, 
     if view is not None:
         event["view"] = dict(view)
     return event
-
-
-def signed_headers(
-    body: bytes, secret: str, timestamp: int | None = None, content_type: str = "application/x-www-form-urlencoded"
-) -> dict[str, str]:
-    """Slack's headers for ``body``: ``Content-Type``, ``X-Slack-Request-Timestamp`` (epoch seconds,
-    default now), ``X-Slack-Signature`` (v0 HMAC-SHA256, by slack-sdk's ``SignatureVerifier``)."""
-    from slack_sdk.signature import SignatureVerifier
-
-    ts = str(int(time.time()) if timestamp is None else timestamp)
-    signature = SignatureVerifier(secret).generate_signature(timestamp=ts, body=body)
-    assert signature is not None  # slack-sdk returns None only for a None timestamp or body
-    return {"Content-Type": content_type, "X-Slack-Request-Timestamp": ts, "X-Slack-Signature": signature}
 
 
 def _trigger_id() -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from bot.slack import blockkit
+from tests.standin import blockkit
 
 MAX_MESSAGE_TEXT = 4000
 """Characters of top-level ``text`` past which Slack answers ``msg_too_long`` (it documents 40,000)."""
@@ -30,13 +30,13 @@ SERVED_METHODS: frozenset[str] = (
         "users.info",
     }
 )
-"""The Web API methods served (scopes: :mod:`bot.slack.scopes`); others are ``unknown_method``."""
+"""The Web API methods served (scopes: :mod:`tests.standin.scopes`); others are ``unknown_method``."""
 
 
 def argument_refusal(method: str, args: Mapping[str, Any]) -> str | None:
     """The error code Slack gives a call whose arguments it refuses (``None``: acceptable):
     ``no_text``, ``msg_too_long`` and ``invalid_blocks`` for messages, ``invalid_arguments`` for a
-    view :mod:`bot.slack.blockkit` refuses, :func:`unfurl_refusal` for ``chat.unfurl``."""
+    view :mod:`tests.standin.blockkit` refuses, :func:`unfurl_refusal` for ``chat.unfurl``."""
     if method in MESSAGE_METHODS:
         text, blocks = args.get("text"), args.get("blocks")
         if not text and not blocks and not args.get("attachments"):

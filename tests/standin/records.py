@@ -6,65 +6,10 @@ import json
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
-from typing import Any
+from functools import lru_cache
 
-from bot.slack import blockkit
-
-RESPONSE_PREFIX = "/response/"
-"""Where the stand-in serves response URLs: ``<base>/response/<key>``."""
-
-
-def response_key(path: str) -> str | None:
-    """The key of a response URL's path (``/response/<key>``), ``None`` for any other path."""
-    return path[len(RESPONSE_PREFIX) :].strip("/") if path.startswith(RESPONSE_PREFIX) else None
-
-
-@dataclass(frozen=True)
-class ApiCall:
-    """One Web API call received: ``args`` parsed (JSON form fields decoded); ``authorized``: it had
-    an ``Authorization`` header, whose token is kept only as ``token_fingerprint`` (8 hex digits of
-    its SHA-256); the ``status`` and ``response`` answered; ``at``: ``time.monotonic()`` seconds."""
-
-    method: str
-    args: dict[str, Any]
-    authorized: bool
-    token_fingerprint: str | None
-    status: int
-    response: dict[str, Any]
-    at: float
-
-    @property
-    def ok(self) -> bool:
-        """True when Slack would have accepted the call (HTTP 200 and ``"ok": true``)."""
-        return self.status == 200 and bool(self.response.get("ok"))
-
-    @property
-    def channel(self) -> str | None:
-        """The ``channel`` argument; for an accepted post, where it landed (a user id: their DM)."""
-        landed = self.response.get("channel") if self.method == "chat.postMessage" else None
-        value = landed if isinstance(landed, str) else self.args.get("channel")
-        return str(value) if value is not None else None
-
-
-@dataclass(frozen=True)
-class ResponsePost:
-    """One post to a response URL: ``key`` (its last path segment), ``url``, ``raw`` JSON text,
-    the HTTP ``status`` answered, ``at`` (``time.monotonic()`` seconds); :attr:`body` parsed."""
-
-    key: str
-    url: str
-    raw: bytes
-    status: int
-    at: float
-    ack: bool = False
-    """The message came as the slash command's ack (not one of the URL's five posts)."""
-
-    @cached_property
-    def body(self) -> dict[str, Any]:
-        """The posted JSON object, parsed when first read (a benchmark timing posts never pays)."""
-        parsed: dict[str, Any] = json.loads(self.raw.decode("utf-8") or "{}")
-        return parsed
+from bot.doors.console.slack import RESPONSE_PREFIX, ApiCall, ResponsePost, response_key  # noqa: F401
+from tests.standin import blockkit
 
 
 @dataclass(frozen=True)

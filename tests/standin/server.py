@@ -13,14 +13,14 @@ from dataclasses import replace
 from typing import Any, TypeVar
 from urllib.parse import urlencode, urlsplit
 
-from bot.doors.standin.answers import ok_body
-from bot.doors.standin.ids import CONSOLE_CHANNEL, CONSOLE_TEAM_ID
-from bot.doors.standin.limits import Answer, RateLimits, checked_changes
-from bot.doors.standin.oauth import Grant, Tokens
-from bot.doors.standin.records import ApiCall, Faults, ResponseLog, ResponsePost, blocks_refused, response_key
-from bot.doors.standin.refusals import NO_TOKEN_METHODS, SERVED_METHODS, argument_refusal
-from bot.doors.standin.transport import LoopbackServer, handler_for
-from bot.slack.scopes import conversation_kind, default_bot_scopes, parse_scopes, scope_refusal
+from bot.doors.console.answers import ok_body
+from tests.standin.ids import CONSOLE_CHANNEL, CONSOLE_TEAM_ID
+from tests.standin.limits import Answer, RateLimits, checked_changes
+from tests.standin.oauth import Grant, Tokens
+from tests.standin.records import ApiCall, Faults, ResponseLog, ResponsePost, blocks_refused, response_key
+from tests.standin.refusals import NO_TOKEN_METHODS, SERVED_METHODS, argument_refusal
+from tests.standin.scopes import conversation_kind, default_bot_scopes, parse_scopes, scope_refusal
+from tests.standin.transport import LoopbackServer, handler_for
 
 T = TypeVar("T")
 
@@ -246,7 +246,7 @@ class SlackStandIn:
         return self._tokens.issue(scopes, expires_in_s)
 
     def _ok_body(self, method: str, args: dict[str, Any]) -> dict[str, Any]:
-        """The body of an accepted call (:func:`~bot.doors.standin.answers.ok_body`; tests override)."""
+        """The body of an accepted call (:func:`~bot.doors.console.answers.ok_body`; tests override)."""
         return ok_body(self, method, args)
 
     def answer_authorize(self, query: Mapping[str, str]) -> tuple[int, str]:

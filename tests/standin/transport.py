@@ -1,5 +1,5 @@
 """The stand-in's HTTP side: parses Web API calls (``/api/<method>``, form or JSON) and response-URL
-posts (``/response/<key>``) for :class:`~bot.doors.standin.server.SlackStandIn` to answer."""
+posts (``/response/<key>``) for :class:`~tests.standin.server.SlackStandIn` to answer."""
 
 from __future__ import annotations
 
@@ -11,14 +11,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Protocol
 from urllib.parse import parse_qs, urlsplit
 
-from bot.doors.standin.limits import Answer
-from bot.doors.standin.records import response_key
+from tests.standin.limits import Answer
+from tests.standin.records import response_key
 
 _JSON_ARGS = ("blocks", "attachments", "view", "metadata", "unfurls", "channels")
 
 
 class Answers(Protocol):
-    """What the HTTP side asks of the stand-in (:class:`~bot.doors.standin.server.SlackStandIn`)."""
+    """What the HTTP side asks of the stand-in (:class:`~tests.standin.server.SlackStandIn`)."""
 
     def answer_api(self, method: str, args: dict[str, Any], auth: str | None) -> Answer: ...
     def answer_authorize(self, query: Mapping[str, str]) -> tuple[int, str]: ...

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bot.doors.standin.ids import BOT_USER_ID, CONSOLE_APP_ID
+from tests.standin.ids import BOT_USER_ID, CONSOLE_APP_ID
 
 REFRESHED_EXPIRES_IN_S = 43200
 """How long an access token answered by a refresh lives (Slack: 12 hours)."""

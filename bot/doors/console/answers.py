@@ -1,4 +1,5 @@
-"""The stand-in's answers to accepted Web API calls, by method family, as Slack's reference shapes them."""
+"""Slack's answers to accepted Web API calls, by method family, as its reference shapes them: the
+console's in-process Slack (:class:`~bot.doors.console.recorder.Recorder`) and the tests' stand-in."""
 
 from __future__ import annotations
 
@@ -8,14 +9,13 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from bot.doors.standin.ids import BOT_ID, BOT_USER_ID, CONSOLE_APP_ID, CONSOLE_TEAM_DOMAIN, CONSOLE_USER_ID
-from bot.doors.standin.records import ApiCall
+from bot.doors.console.slack import BOT_ID, BOT_USER_ID, CONSOLE_APP_ID, CONSOLE_TEAM_DOMAIN, CONSOLE_USER_ID, ApiCall
 
 
 class Workspace(Protocol):
-    """What the answers read of the stand-in (:class:`~bot.doors.standin.server.SlackStandIn`,
-    whose methods of the same names say more): its team, people and channels, fresh message
-    ``ts`` values and ids, the calls recorded."""
+    """What the answers read of the Slack answering (:class:`~bot.doors.console.recorder.Recorder`, the
+    tests' stand-in): its team, people and channels, fresh message ``ts`` values and ids, the calls
+    recorded."""
 
     team_id: str
     team_name: str

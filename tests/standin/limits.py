@@ -1,4 +1,4 @@
-"""Which calls get HTTP 500, 429 with ``Retry-After`` or an error code (:class:`~bot.doors.standin.records.Faults`)."""
+"""Which calls get HTTP 500, 429 with ``Retry-After`` or an error code (:class:`~tests.standin.records.Faults`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import threading
 import time
 from typing import Any
 
-from bot.doors.standin.records import Faults
+from tests.standin.records import Faults
 
 Answer = tuple[int, dict[str, str], dict[str, Any]]
 """``(HTTP status, extra headers, JSON body)``."""
