@@ -10,8 +10,8 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from bot.cli.importer import SourcePost
     from bot.domain.catalog import Catalog
+    from bot.domain.feed import SourcePost
     from bot.domain.plan import SubscriptionLike
 
 

@@ -9,13 +9,38 @@ published.
 from __future__ import annotations
 
 import logging
+import urllib.error
+import urllib.request
 from dataclasses import dataclass
 
-from bot.cli.importer import ImportSourceError, SourcePost, fetch, missing_posts
 from bot.digest.clients import Clients
+from bot.domain.feed import ImportSourceError, SourcePost, missing_posts, public_source
 from bot.runtime import Runtime
 
 log = logging.getLogger(__name__)
+
+FETCH_TIMEOUT_S = 20.0
+"""Seconds to wait for a feed (or an ``http(s)`` import source) before giving up."""
+
+MAX_FEED_BYTES = 20 * 1024 * 1024
+"""A feed larger than this (bytes) is refused rather than read."""
+
+
+def fetch(url: str) -> bytes:
+    """GET ``url`` and return its body (at most :data:`MAX_FEED_BYTES`). Raises
+    :class:`ImportSourceError` when it is unreachable or answers other than 200."""
+    request = urllib.request.Request(url, headers={"User-Agent": "vllm-path catalog import"})
+    try:
+        with urllib.request.urlopen(request, timeout=FETCH_TIMEOUT_S) as response:
+            body: bytes = response.read(MAX_FEED_BYTES + 1)
+    except urllib.error.HTTPError as exc:
+        raise ImportSourceError(f"{public_source(url)}: the server answered HTTP {exc.code} {exc.reason}") from None
+    except (urllib.error.URLError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise ImportSourceError(f"{public_source(url)}: unreachable ({reason})") from None
+    if len(body) > MAX_FEED_BYTES:
+        raise ImportSourceError(f"{public_source(url)}: larger than {MAX_FEED_BYTES} bytes")
+    return body
 
 
 @dataclass(frozen=True)

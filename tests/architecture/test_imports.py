@@ -150,3 +150,17 @@ def test_the_check_sees_a_forbidden_import(tmp_path: Path) -> None:
     path.write_text(source, encoding="utf-8")
     found = imports_of(path, "bot.domain.mod", set())
     assert any(t.startswith("slack_sdk") for t in found)
+
+
+def test_the_service_imports_no_editor_tool_and_no_test_helper() -> None:
+    """Only the CLI (and the console, for ``--strict``) may import the CLI's tools (the importer)
+    or the tests' helpers (the Slack stand-in): the service never runs an editor's tool."""
+    modules = bot_modules()
+    bad = []
+    for name, path in modules.items():
+        if name.startswith(("bot.cli", "bot.doors.console")):
+            continue
+        for target, line in imports_of(path, name, set(modules)).items():
+            if target == "tests" or target.startswith(("tests.", "bot.cli")):
+                bad.append(f"{path.relative_to(ROOT)}:{line} imports {target}")
+    assert not bad, "\n".join(bad)

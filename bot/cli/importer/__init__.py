@@ -2,20 +2,22 @@
 
 SOURCE is an Atom/RSS feed (a file or ``http(s)://`` URL; the vLLM blog's jekyll-feed
 ``<blog host>/feed.xml`` holds only the newest posts) or the blog's Jekyll source (a folder with
-``_posts/``). One module a step: :mod:`~bot.cli.importer.sources` reads the source,
+``_posts/``). One module a step: :mod:`~bot.cli.importer.sources` reads the source (a feed with
+:mod:`bot.domain.feed`),
 :mod:`~bot.cli.importer.plan` compares it with the catalog (:class:`ImportPlan`: new posts with
 their likely tracks, fills of unknown fields, conflicts reported but never changed, skipped
 entries), :mod:`~bot.cli.importer.drafts` writes new posts as ``status: draft`` entries (which
 ``catalog check`` refuses until a person writes their summaries) and the fills, after everything
 was read and checked, so a bad source writes nothing. The command is ``catalog import`` in
-:mod:`bot.cli.catalog`; :func:`missing_posts` is the core of the daily feed watch.
+:mod:`bot.cli.catalog`; the daily feed watch (:mod:`bot.digest.watch`) imports nothing of it.
 """
 
 from __future__ import annotations
 
 from bot.cli.importer.drafts import DRAFTS_FILE, apply_import
-from bot.cli.importer.plan import load_for_import, missing_posts, normalize_title, plan_against, plan_import
-from bot.cli.importer.sources import ImportSourceError, SourcePost, fetch, parse_feed
+from bot.cli.importer.plan import load_for_import, plan_against, plan_import
+from bot.digest.watch import fetch
+from bot.domain.feed import ImportSourceError, SourcePost, missing_posts, normalize_title, parse_feed
 
 __all__ = [
     "DRAFTS_FILE",

@@ -19,10 +19,11 @@ from urllib.parse import urlsplit
 
 import yaml
 
-from bot.cli.importer.sources import Skipped, SourcePost, parse_feed, public_source, read_source
+from bot.cli.importer.sources import Skipped, SourcePost, public_source, read_source
 from bot.domain.catalog.compiled import Catalog
 from bot.domain.catalog.loader import CatalogError, check_catalog
 from bot.domain.catalog.models import SLUG_RE, Post
+from bot.domain.feed import normalize_title
 
 TRACK_MIN_SCORE = 40.0
 """Track guesses below this score (0..100) are not shown."""
@@ -134,14 +135,6 @@ def _show(value: Any) -> str:
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(map(str, value)) + "]"
     return "null" if value is None else str(value)
-
-
-def normalize_title(title: str) -> str:
-    """A title for matching: NFKC, case-folded, typographic quotes and dashes as ASCII, every run
-    of punctuation or spaces as one space. ``“vLLM”: Fast—Cheap`` → ``vllm fast cheap``."""
-    text = unicodedata.normalize("NFKC", title).casefold()
-    text = "".join(" " if unicodedata.category(ch)[0] in "PSZ" else ch for ch in text)
-    return " ".join(text.split())
 
 
 @dataclass(frozen=True)
@@ -293,14 +286,3 @@ def plan_import(source: str, catalog_dir: str | Path) -> ImportPlan:
     catalog, known = load_for_import(root)
     posts, skipped = read_source(source, catalog.manifest.blog_base_url)
     return plan_against(posts, skipped, known, catalog, source)
-
-
-def missing_posts(feed: bytes | str, catalog: Catalog) -> list[SourcePost]:
-    """The posts of a feed document that ``catalog`` lacks (neither URL nor normalised title in
-    it), in feed order; entries without title, link or date are left out. Pure: the core of the
-    daily watch of ``CATALOG_FEED_URL``. Raises :class:`ImportSourceError` for a malformed feed."""
-    posts, _ = parse_feed(feed, "CATALOG_FEED_URL")
-    base = catalog.manifest.blog_base_url
-    urls = {_absolute(p.url, base) for p in catalog.posts}
-    titles = {normalize_title(p.title) for p in catalog.posts}
-    return [p for p in posts if p.url not in urls and normalize_title(p.title) not in titles]

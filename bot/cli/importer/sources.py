@@ -4,137 +4,17 @@ read with python-frontmatter)."""
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
-import email.utils
 import re
-import urllib.error
-import urllib.request
-from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
-import feedparser
 import frontmatter
 import yaml
 
+from bot.digest.watch import fetch
 from bot.domain.catalog.reading_time import file_minutes
-
-FETCH_TIMEOUT_S = 20.0
-"""Seconds to wait for an ``http(s)`` source before giving up."""
-
-MAX_FEED_BYTES = 20 * 1024 * 1024
-"""A feed larger than this (bytes) is refused rather than read."""
-
-
-class ImportSourceError(Exception):
-    """The source cannot be read: unreachable, not a feed, malformed or truncated. The message says
-    why (for a person; no secrets: URLs are printed without their query string)."""
-
-
-@dataclass(frozen=True)
-class SourcePost:
-    """A post as the source gives it: ``url`` absolute, ``date`` the source's own calendar day (not
-    UTC), ``origin`` the entry (``entry 3``, ``_posts/…md``), ``minutes`` counted from the body of a
-    Jekyll source (:mod:`bot.domain.catalog.reading_time`), ``None`` from a feed."""
-
-    title: str
-    url: str
-    date: dt.date
-    authors: tuple[str, ...] = ()
-    tags: tuple[str, ...] = ()
-    origin: str = ""
-    minutes: int | None = None
-
-
-@dataclass(frozen=True)
-class Skipped:
-    """A source entry that was not read, and why."""
-
-    origin: str
-    reason: str
-
-
-def public_source(source: str) -> str:
-    """A source for messages: a URL without its query string or credentials."""
-    if source.startswith(("http://", "https://")):
-        parts = urlsplit(source)
-        return f"{parts.scheme}://{parts.hostname or ''}{f':{parts.port}' if parts.port else ''}{parts.path}"
-    return source
-
-
-def fetch(url: str) -> bytes:
-    """GET ``url`` and return its body (at most :data:`MAX_FEED_BYTES`). Raises
-    :class:`ImportSourceError` when it is unreachable or answers other than 200."""
-    request = urllib.request.Request(url, headers={"User-Agent": "vllm-path catalog import"})
-    try:
-        with urllib.request.urlopen(request, timeout=FETCH_TIMEOUT_S) as response:
-            body: bytes = response.read(MAX_FEED_BYTES + 1)
-    except urllib.error.HTTPError as exc:
-        raise ImportSourceError(f"{public_source(url)}: the server answered HTTP {exc.code} {exc.reason}") from None
-    except (urllib.error.URLError, OSError) as exc:
-        reason = getattr(exc, "reason", exc)
-        raise ImportSourceError(f"{public_source(url)}: unreachable ({reason})") from None
-    if len(body) > MAX_FEED_BYTES:
-        raise ImportSourceError(f"{public_source(url)}: larger than {MAX_FEED_BYTES} bytes")
-    return body
-
-
-def _day(raw: str | None, parsed: Any) -> dt.date | None:
-    """The calendar day of an entry date as written (ISO 8601 or RFC 822), else feedparser's."""
-    if raw:
-        with contextlib.suppress(ValueError):
-            return dt.datetime.fromisoformat(raw.strip()).date()
-        with contextlib.suppress(TypeError, ValueError, IndexError):
-            return email.utils.parsedate_to_datetime(raw.strip()).date()
-    if parsed:
-        return dt.date(parsed.tm_year, parsed.tm_mon, parsed.tm_mday)
-    return None
-
-
-def parse_feed(data: bytes | str, source: str = "feed") -> tuple[list[SourcePost], list[Skipped]]:
-    """Read an Atom or RSS document. Returns its posts and the entries skipped (no title, link or
-    date). Raises :class:`ImportSourceError` when the document is not a well-formed feed (a
-    truncated file, HTML, an empty file). Pure."""
-    parsed = feedparser.parse(data.encode("utf-8") if isinstance(data, str) else data)
-    problem = parsed.get("bozo_exception") if parsed.get("bozo") else None
-    if problem is not None and not isinstance(problem, feedparser.CharacterEncodingOverride):
-        where = ""
-        line = getattr(problem, "getLineNumber", None)
-        if callable(line):
-            where = f" at line {line()}, column {problem.getColumnNumber()}"
-        raise ImportSourceError(f"{source}: not a well-formed feed{where}: {problem}")
-    if not parsed.get("version"):
-        raise ImportSourceError(f"{source}: not an Atom or RSS feed")
-    return _split(_feed_entry(index, entry) for index, entry in enumerate(parsed.entries, start=1))
-
-
-def _split(read: Iterable[SourcePost | Skipped | None]) -> tuple[list[SourcePost], list[Skipped]]:
-    """The posts read and the entries skipped, each in their order (``None``s dropped)."""
-    items = list(read)
-    return ([p for p in items if isinstance(p, SourcePost)], [p for p in items if isinstance(p, Skipped)])
-
-
-def _feed_entry(index: int, entry: Any) -> SourcePost | Skipped:
-    """One feed entry as a post, or why it is skipped."""
-    title = " ".join(str(entry.get("title") or "").split())
-    origin = f"entry {index}" + (f" ({title!r})" if title else "")
-    link = str(entry.get("link") or "").strip()
-    day = _day(
-        entry.get("published") or entry.get("updated"), entry.get("published_parsed") or entry.get("updated_parsed")
-    )
-    missing = [name for name, value in (("title", title), ("link", link), ("date", day)) if not value]
-    if missing:
-        return Skipped(origin, f"no {' or '.join(missing)}")
-    if not link.startswith(("http://", "https://")):
-        return Skipped(origin, f"link {link!r} is not an http(s) URL")
-    authors = tuple(a["name"].strip() for a in entry.get("authors", []) if a.get("name", "").strip())
-    tags = tuple(dict.fromkeys(t["term"].strip() for t in entry.get("tags", []) if t.get("term", "").strip()))
-    assert day is not None
-    return SourcePost(title, link, day, authors, tags, origin)
-
+from bot.domain.feed import ImportSourceError, Skipped, SourcePost, day_of, parse_feed, public_source, split_read
 
 _POST_NAME = re.compile(r"^(?P<date>\d{4}-\d{2}-\d{2})-(?P<slug>.+)\.(?:md|markdown|html)$")
 
@@ -168,7 +48,9 @@ def read_jekyll(folder: Path, blog_base_url: str) -> tuple[list[SourcePost], lis
     posts_dir = folder if folder.name == "_posts" else folder / "_posts"
     if not posts_dir.is_dir():
         raise ImportSourceError(f"{folder}: no _posts folder (expected a Jekyll blog source)")
-    return _split(_jekyll_post(path, blog_base_url) for path in sorted(p for p in posts_dir.iterdir() if p.is_file()))
+    return split_read(
+        _jekyll_post(path, blog_base_url) for path in sorted(p for p in posts_dir.iterdir() if p.is_file())
+    )
 
 
 def _jekyll_post(path: Path, blog_base_url: str) -> SourcePost | Skipped | None:
@@ -210,7 +92,7 @@ def _jekyll_day(named: dt.date, raw: Any) -> dt.date:
         return raw.date()
     if isinstance(raw, dt.date):
         return raw
-    return _day(str(raw), None) or named
+    return day_of(str(raw), None) or named
 
 
 def read_source(source: str, blog_base_url: str) -> tuple[list[SourcePost], list[Skipped]]:

@@ -2,8 +2,8 @@
 app fed Slack's real requests through ``app.dispatch``, its Slack in process
 (:mod:`~bot.doors.console.slack`; ``--strict``: the tests' stand-in); replies print as text with
 every button numbered (type the number to press it). Modules: ``slack`` (Slack's requests and its
-records), ``recorder`` (Slack in process), ``answers`` (Slack's answers), ``render`` (Block Kit -> text), ``shell`` (the console),
-``repl`` (its typed lines)."""
+records), ``recorder`` (Slack in process), ``answers`` (Slack's answers), ``render`` (Block Kit ->
+text), ``shell`` (the console), ``repl`` (its typed lines)."""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from bot.cli.importer import SourcePost
+from bot.domain.feed import SourcePost
 from bot.slack.mrkdwn import Mrkdwn, link, truncate
 from bot.slack.views.blocks import Reply, context, make_reply, section
 
