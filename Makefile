@@ -5,7 +5,7 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: run test lint install install-test bench
+.PHONY: run test lint install install-test bench messages
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -54,6 +54,10 @@ lint: $(STAMP_TEST)
 PYTEST_WORKERS ?= 3
 test: lint $(NPM_STAMP)
 	$(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile
+
+# The strings' gettext catalogs: compile bot/locale/<lang>/LC_MESSAGES/vllm_path.po to .mo (commit both).
+messages: $(STAMP_TEST)
+	$(VENV)/bin/pybabel compile -d bot/locale -D vllm_path --statistics
 
 bench: $(STAMP_TEST)
 	$(PY) benchmarks/relevance.py

@@ -5,62 +5,14 @@ English or Chinese by ``?lang=``, else the browser's ``Accept-Language``."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
 from typing import Any
 from urllib.parse import parse_qs
 
 from bot.domain import paths
 from bot.domain.catalog import Catalog
 from bot.domain.catalog.models import Post
+from bot.i18n import Words, text
 from bot.web import pages
-
-PAGE_WORDS: Mapping[str, Mapping[str, str]] = {
-    "en": {
-        "index_title": "Reading paths through the vLLM blog",
-        "index_lead": "Each track is a path through the vLLM blog in reading order: a short essential path "
-        "first, then further reading. Follow one in Slack with /vllm-path <track>.",
-        "essential": "Essential path",
-        "further": "Further reading",
-        "before": "Read these tracks first",
-        "steps": "{n} steps",
-        "min": "{n} min",
-        "estimate": "about {n} min (estimate)",
-        "total_estimate": "about {n} min",
-        "no_link": "no link yet",
-        "archive": "the blog's archive",
-        "draft": "draft",
-        "summary": "summary of the original article",
-        "picture": "The path as a picture",
-        "alt": "Reading path of {track}: {n} essential steps ({steps}), then {m} posts of further reading.",
-        "alt_before": " Read {tracks} first.",
-        "other_lang": "中文",
-        "none_further": "None.",
-        "follow": "In Slack: /vllm-path {track} shows this path with your own progress.",
-    },
-    "zh": {
-        "index_title": "vLLM 博客阅读路径",
-        "index_lead": "每个主题都是一条按阅读顺序穿过 vLLM 博客的路径：先是一段简短的核心路径，然后是延伸阅读。"
-        "在 Slack 里用 /vllm-path <主题> 跟读。",
-        "essential": "核心路径",
-        "further": "延伸阅读",
-        "before": "建议先读这些主题",
-        "steps": "{n} 篇",
-        "min": "{n} 分钟",
-        "estimate": "约 {n} 分钟（估计）",
-        "total_estimate": "约 {n} 分钟",
-        "no_link": "暂无链接",
-        "archive": "博客文章列表",
-        "draft": "草稿",
-        "summary": "原文的摘要",
-        "picture": "路径图",
-        "alt": "{track}的阅读路径：{n} 篇核心文章（{steps}），然后是 {m} 篇延伸阅读。",
-        "alt_before": "建议先读：{tracks}。",
-        "other_lang": "English",
-        "none_further": "无。",
-        "follow": "在 Slack 里：/vllm-path {track} 会显示这条路径和你自己的进度。",
-    },
-}
-"""The path pages' words by language."""
 
 
 def page_lang(query: str, accept_language: str | None) -> str:
@@ -82,7 +34,7 @@ def page_lang(query: str, accept_language: str | None) -> str:
 
 
 def _w(lang: str, key: str, **values: Any) -> str:
-    return PAGE_WORDS[lang][key].format(**values)
+    return text(f"page.{key}", lang).format(**values)
 
 
 def minutes_text(post: Post, lang: str) -> str:
@@ -138,7 +90,7 @@ def index_page(catalog: Catalog, lang: str = "en", install_link: bool = False) -
         steps, minutes = _w(lang, "steps", n=len(ess)), _total_text(catalog, ess, lang)
         rows.append({"id": track.id, "name": name, "description": description, "steps": steps, "minutes": minutes})
     return pages.render(
-        "paths.html", lang=lang, install_link=install_link, w=PAGE_WORDS[lang], tracks=rows, version=catalog.version
+        "paths.html", lang=lang, install_link=install_link, w=Words("page", lang), tracks=rows, version=catalog.version
     )
 
 
@@ -152,7 +104,7 @@ def track_page(catalog: Catalog, track_id: str, lang: str = "en", install_link: 
         "path.html",
         lang=lang,
         install_link=install_link,
-        w=PAGE_WORDS[lang],
+        w=Words("page", lang),
         track_id=track_id,
         name=track.names.get(lang),
         description=track.description.get(lang),

@@ -33,7 +33,9 @@ def _check_layout(page, width: int, name: str) -> None:
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_install_page(browser, site, width) -> None:
-    from bot.web.pages import SCOPE_REASONS
+    from tests.messages import messages
+
+    reasons = {k.removeprefix("scope."): v for k, v in messages("en").items() if k.startswith("scope.")}
 
     url, _ = site
     context, page, response, errors = _open(browser, url + "/slack/install", width)
@@ -42,7 +44,7 @@ def test_install_page(browser, site, width) -> None:
         assert page.title() == "Install vllm-path in Slack"
         assert page.locator("h1").inner_text() == "Install vllm-path in your Slack workspace"
         scopes = page.locator("ul.scopes li").all_inner_texts()
-        assert scopes and all(any(s.startswith(f"{k}: {v}") for k, v in SCOPE_REASONS.items()) for s in scopes)
+        assert scopes and all(any(s.startswith(f"{k}: {v}") for k, v in reasons.items()) for s in scopes)
         add = page.get_by_role("link", name="Add to Slack")
         assert add.is_visible() and "client_id=5151.1515" in add.get_attribute("href")
         _check_layout(page, width, "install")

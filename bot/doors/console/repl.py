@@ -10,6 +10,7 @@ from typing import TextIO
 
 from bot.doors.console import slack as si
 from bot.doors.console.shell import REPLY_TIMEOUT_S, Console, Printed, console_settings, open_console
+from bot.i18n import text
 
 
 def calls_text(console: Console) -> str:
@@ -52,10 +53,11 @@ def handle(console: Console, line: str) -> tuple[bool, str]:
         number = int(pressed)
         if number not in console.controls:
             have = ", ".join(str(n) for n in sorted(console.controls)) or "none"
-            return True, f"No button [{number}] in the last reply (buttons: {have})."
+            return True, text("console.no_button").format(number=number, have=have)
         control = console.controls[number][0]
-        also = f" — in Slack this also opens {control.url}" if control.url else ""
-        return True, f"(pressed [{number}] {control.label}{also})\n" + _join(console.press(number))
+        also = text("console.opens").format(url=control.url) if control.url else ""
+        pressed = text("console.pressed").format(number=number, label=control.label, also=also)
+        return True, pressed + "\n" + _join(console.press(number))
     return True, _join(console.command(line.removeprefix(si.SLASH_COMMAND).strip()))
 
 
@@ -89,7 +91,7 @@ def run(console: Console, stdin: TextIO, stdout: TextIO, *, interactive: bool | 
         except KeyboardInterrupt:
             keep, output = True, "(interrupted)"
         except Exception as exc:  # the console must survive a bad line
-            keep, output = True, f"console error: {type(exc).__name__}: {exc}"
+            keep, output = True, text("console.error").format(error=f"{type(exc).__name__}: {exc}")
         if output:
             stdout.write(output.rstrip() + "\n")
         stdout.flush()
@@ -99,7 +101,7 @@ def run(console: Console, stdin: TextIO, stdout: TextIO, *, interactive: bool | 
 
 def _join(printed: list[Printed]) -> str:
     if not printed:
-        return f"(no reply within {REPLY_TIMEOUT_S:.0f} s)"
+        return text("console.no_reply").format(seconds=f"{REPLY_TIMEOUT_S:.0f}")
     return "\n\n".join(p.render() for p in printed)
 
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot.doors.console import slack as si
 from bot.doors.console.render import Control, mrkdwn_to_text, render_blocks
+from bot.i18n import text
 
 if TYPE_CHECKING:
     from bot.runtime import Runtime
@@ -128,7 +129,7 @@ class Console:
         response = self.app.dispatch(BoltRequest(body=body.decode("utf-8"), headers=headers))
         printed: list[Printed] = []
         if response.status != 200:
-            printed.append(Printed(f"error: HTTP {response.status}", str(response.body or "")))
+            printed.append(Printed(text("console.http_error").format(status=response.status), str(response.body or "")))
         elif response.body:
             try:
                 ack_message = json.loads(response.body)
@@ -138,7 +139,7 @@ class Console:
             if shown and response_url:  # a command's reply in its ack: Slack checks and shows it
                 self.standin.answer_ack(response_url, str(response.body).encode("utf-8"))
             elif shown:
-                printed.append(self._message("reply (only visible to you)", ack_message, ephemeral=True))
+                printed.append(self._message(text("console.reply"), ack_message, ephemeral=True))
 
         # When the last listener task ends, every part of the reply has been recorded.
         self.listeners.wait_idle(self.timeout)
@@ -211,19 +212,20 @@ class Console:
 
     def _from_response(self, post: si.ResponsePost) -> Printed:
         if post.status != 200:
-            return Printed(f"error: Slack refused the reply (HTTP {post.status})", "")
+            return Printed(text("console.refused").format(status=post.status), "")
         body = post.body
         if body.get("delete_original"):
-            return Printed("message deleted", "", raw=dict(body))
+            return Printed(text("console.deleted"), "", raw=dict(body))
         pressed = self._pressed
         if body.get("replace_original") and pressed is not None and pressed.kind == "message":
-            title = "message updated" + (" (only visible to you)" if pressed.is_ephemeral else "")
+            title = text("console.updated_private" if pressed.is_ephemeral else "console.updated")
             return self._message(
                 title, body, ephemeral=pressed.is_ephemeral, ts=pressed.message_ts, channel_id=pressed.channel_id
             )
         if body.get("response_type") == "in_channel":
-            return self._message(f"posted in #{si.CONSOLE_CHANNEL_NAME} (everyone sees it)", body, ephemeral=False)
-        return self._message("reply (only visible to you)", body, ephemeral=True)
+            title = text("console.in_channel").format(channel=si.CONSOLE_CHANNEL_NAME)
+            return self._message(title, body, ephemeral=False)
+        return self._message(text("console.reply"), body, ephemeral=True)
 
     def _from_call(self, call: si.ApiCall) -> list[Printed]:
         """A recorded Web API call as the surfaces it would show (a view, messages, unfurl cards)."""
@@ -236,18 +238,24 @@ class Console:
             cards = args.get("unfurls")
             where, at = f"#{channel or 'composer'} (chat.unfurl{status})", str(args.get("ts") or "")
             return [
-                self._message(f"unfurl of {url} in {where}", card, ephemeral=False, ts=at, channel_id=channel)
+                self._message(
+                    text("console.unfurl").format(url=url, where=where),
+                    card,
+                    ephemeral=False,
+                    ts=at,
+                    channel_id=channel,
+                )
                 for url, card in (cards.items() if isinstance(cards, dict) else ())
                 if isinstance(card, dict)
             ]
         if call.method == "chat.postEphemeral":
-            title = f"ephemeral in #{args.get('channel')} (chat.postEphemeral{status})"
+            title = text("console.ephemeral").format(channel=args.get("channel"), method=call.method, status=status)
             return [self._message(title, args, ephemeral=True, ts=call.response.get("message_ts"))]
         if call.method in ("chat.postMessage", "chat.update"):
             ts: str | None = call.response.get("ts")
             title = f"DM {channel}" if channel.startswith("D") else f"#{channel}"
             if call.method == "chat.update":
-                title, ts = "message updated", str(args.get("ts") or "")
+                title, ts = text("console.updated"), str(args.get("ts") or "")
             return [self._message(f"{title} ({call.method}{status})", args, ephemeral=False, ts=ts, channel_id=channel)]
         return [Printed(f"{call.method}{status}", json.dumps(args, ensure_ascii=False)[:300])]
 

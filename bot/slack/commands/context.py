@@ -293,7 +293,7 @@ class Context:
     def person(self, user_id: str) -> str:
         """``user_id``'s Slack name (``users.info``), else "someone" (never a raw id or a mention)."""
         name = self.users_info(self.caller.team_id, user_id).name if user_id else None
-        return name or str(t("someone", self.lang))
+        return name or str(t("name.someone", self.lang))
 
     def is_admin(self) -> bool:
         """Whether the caller is an admin or owner of the workspace (``users.info``)."""

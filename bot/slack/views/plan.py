@@ -19,7 +19,7 @@ from bot.slack.views.parts import count_text, memo
 
 
 def pt(key: str, lang: str = "en", **values: object) -> Mrkdwn:
-    """A string of the ``budget.*`` keys of :data:`bot.slack.i18n.STRINGS` in ``lang``, formatted (values escaped)."""
+    """A string of the ``budget.*`` keys of the catalogs (:mod:`bot.i18n`) in ``lang``, formatted (values escaped)."""
     return t("budget." + key, lang, **values)
 
 

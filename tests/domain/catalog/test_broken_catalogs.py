@@ -197,13 +197,13 @@ def test_the_catalog_limits_fit_the_fields_that_show_names_whole():
     """The limits are derived from Slack's fields: a name at the limit fits the digest header
     whole (en and zh wording), and name and id at their limits fit the Stop confirm text."""
     from bot.domain.catalog.checks import TRACK_ID_MAX, TRACK_NAME_MAX
-    from bot.slack.i18n import STRINGS
+    from bot.i18n import text
     from tests.standin import blockkit
 
     for lang in ("en", "zh"):
-        header = STRINGS["digest.header"][lang].replace("{track}", "")
+        header = text("digest.header", lang).replace("{track}", "")
         assert TRACK_NAME_MAX + len(header) <= blockkit.HEADER_TEXT_MAX
-        confirm = STRINGS["digest.stop_confirm_text"][lang].replace("{track}", "").replace("{track_id}", "")
+        confirm = text("digest.stop_confirm_text", lang).replace("{track}", "").replace("{track_id}", "")
         assert TRACK_NAME_MAX + TRACK_ID_MAX + len(confirm) <= blockkit.CONFIRM_TEXT_MAX
 
 
