@@ -106,6 +106,15 @@ def _from_dramatiq(record: logging.LogRecord, start: str) -> str | None:
     return None
 
 
+_SCHEMA_ERRORS = ("no such table", "no such column", "has no column named")
+"""SQLite reports a missing table or column as an ``OperationalError`` (PostgreSQL: a
+``ProgrammingError``): a fault of the schema, logged with its traceback, not an outage."""
+
+
+def _schema_error(exc: BaseException) -> bool:
+    return str(getattr(exc, "orig", None) or exc).startswith(_SCHEMA_ERRORS)
+
+
 def outage_kind(exc: BaseException | None) -> str | None:
     """The dependency an exception (or one of its causes) says is unreachable (``'the database'``,
     ``'the broker (Redis)'``, ``'Slack (digest sends)'``), else None."""
@@ -114,7 +123,7 @@ def outage_kind(exc: BaseException | None) -> str | None:
             return None
         module = type(exc).__module__
         for prefix, (kind, names) in _OUTAGE_TYPES.items():
-            if prefix in (module, module.split(".")[0]) and type(exc).__name__ in names:
+            if prefix in (module, module.split(".")[0]) and type(exc).__name__ in names and not _schema_error(exc):
                 return kind
         exc = exc.__cause__ or exc.__context__
     return None

@@ -4,22 +4,27 @@ from __future__ import annotations
 
 import importlib
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Self, cast
+from typing import TYPE_CHECKING, Any, Self, TypeVar, TypeVarTuple, cast
 
-from sqlalchemy import Connection, CursorResult, Engine, Executable
+from sqlalchemy import Connection, CursorResult, Engine, Executable, Row, Select, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from bot.store import db
 from bot.store.crypto import TokenCipher, ephemeral_cipher
+from bot.store.snapshots import snapshot
 from bot.store.validate import check_aware, check_timezone
 
 if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
     from slack_sdk.oauth.installation_store.sqlalchemy import SQLAlchemyInstallationStore
     from slack_sdk.oauth.token_rotation import TokenRotator
 
+_T = TypeVar("_T")
+_Ts = TypeVarTuple("_Ts")
+_Snap = TypeVar("_Snap", bound="DataclassInstance")
 
 _CIPHER_LOCK = threading.Lock()
 
@@ -109,9 +114,44 @@ class StoreCore:
 
     def _insert_new(self, model: Any, **values: Any) -> bool:
         """Insert one row of ``model`` unless its key is taken: True when the row is new."""
-        stmt = self._insert(model).values(**values).on_conflict_do_nothing()
         with self._write() as s:
-            return s.execute(stmt.returning(*model.__table__.primary_key.columns)).first() is not None
+            return self._inserted(s, model, values)
+
+    def _inserted(self, s: Session, model: Any, values: dict[str, Any]) -> bool:
+        """:meth:`_insert_new` in ``s``."""
+        stmt = self._insert(model).values(**values).on_conflict_do_nothing()
+        return s.execute(stmt.returning(*model.__table__.primary_key.columns)).first() is not None
+
+    def _row_for_update(self, s: Session, model: Any, key: dict[str, Any], **new: Any) -> tuple[Any, bool]:
+        """In ``s``: the row of ``model`` at ``key`` (locked for the transaction), inserted first with
+        ``new`` when missing (race-safe); and whether it was inserted."""
+        inserted = self._inserted(s, model, {**key, **new})
+        return s.execute(select(model).filter_by(**key).with_for_update()).scalar_one(), inserted
+
+    def _scalar(self, stmt: Select[_T]) -> _T | None:
+        """The first column of ``stmt``'s first row (None without one), in a read transaction."""
+        with self._read() as s:
+            return s.scalar(stmt)
+
+    def _scalars(self, stmt: Select[_T]) -> list[_T]:
+        """The first column of each of ``stmt``'s rows, in a read transaction."""
+        with self._read() as s:
+            return list(s.scalars(stmt))
+
+    def _rows(self, stmt: Select[*_Ts]) -> Sequence[Row[*_Ts]]:
+        """Every row of ``stmt``, in a read transaction."""
+        with self._read() as s:
+            return s.execute(stmt).all()
+
+    def _snapshots(self, cls: type[_Snap], stmt: Select[Any]) -> list[_Snap]:
+        """Each ORM row of ``stmt`` as a :func:`~bot.store.snapshots.snapshot` of ``cls``."""
+        with self._read() as s:
+            return [snapshot(cls, row) for row in s.scalars(stmt)]
+
+    def _snapshot(self, cls: type[_Snap], stmt: Select[Any]) -> _Snap | None:
+        """The first ORM row of ``stmt`` as a snapshot of ``cls``, or None."""
+        found = self._snapshots(cls, stmt.limit(1))
+        return found[0] if found else None
 
     def _change(self, stmt: Executable) -> int:
         """:func:`changed` in a write transaction of its own."""
@@ -139,10 +179,12 @@ def changed(s: Session | Connection, stmt: Executable) -> int:
     return cast(CursorResult[Any], s.execute(stmt, execution_options={"synchronize_session": False})).rowcount
 
 
-def update_row(s: Session, row: Any, changes: dict[str, Any], now: datetime) -> None:
-    """Set on ``row`` the ``changes`` that differ, and then ``updated_at`` = ``now``; none: nothing."""
+def update_row(s: Session, row: Any, changes: dict[str, Any], now: datetime) -> bool:
+    """Set on ``row`` the ``changes`` that differ, and then ``updated_at`` = ``now``; none: nothing.
+    True if something changed."""
     changes = {k: v for k, v in changes.items() if getattr(row, k) != v}
     if changes:
         for name, value in {**changes, "updated_at": now}.items():
             setattr(row, name, value)
         s.flush()
+    return bool(changes)

@@ -22,7 +22,7 @@ from sqlalchemy import ColumnElement, Engine, Table, and_, delete, desc, or_, se
 
 from bot.store.base import StoreCore, changed
 from bot.store.crypto import TokenCipher
-from bot.store.locks import shared_lock
+from bot.store.db import shared_lock
 from bot.store.models import ChannelSubscription, DmPreference, InstallationWelcome, slack_bots, slack_installations
 from bot.store.snapshots import TeamRemoval
 from bot.store.validate import check_id

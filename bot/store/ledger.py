@@ -12,7 +12,7 @@ from sqlalchemy import ColumnElement, Update, and_, or_, select, update
 
 from bot.store.base import StoreCore, changed
 from bot.store.models import DigestDelivery
-from bot.store.snapshots import Delivery, snapshot
+from bot.store.snapshots import Delivery
 from bot.store.subscriptions import set_cursor_in
 from bot.store.validate import check_id, check_period, check_reason
 
@@ -105,9 +105,8 @@ class LedgerRepo(StoreCore):
         if stale_after_s < 0:
             raise ValueError(f"stale_after_s must be >= 0, got {stale_after_s!r}")
         now = self._now()
-        insert = self._insert(DigestDelivery).values(**new_row(key, claimed_by, now, status="claimed", attempts=1))
         with self._write() as s:
-            if s.execute(insert.on_conflict_do_nothing().returning(DigestDelivery.id)).first() is not None:
+            if self._inserted(s, DigestDelivery, new_row(key, claimed_by, now, status="claimed", attempts=1)):
                 return True
             return changed(s, takeover(key, claimed_by, now, stale_after_s, max_attempts)) == 1
 
@@ -180,11 +179,8 @@ class LedgerRepo(StoreCore):
 
     def refusals(self) -> dict[str, int]:
         """``{Slack error code: ledger rows}`` marked by :meth:`mark_refused`, all workspaces and periods."""
-        stmt = select(DigestDelivery.error).where(
-            DigestDelivery.status == "failed", DigestDelivery.error.like(REFUSED_PREFIX + "%")
-        )
-        with self._read() as s:
-            errors = list(s.scalars(stmt))
+        refused = (DigestDelivery.status == "failed", DigestDelivery.error.like(REFUSED_PREFIX + "%"))
+        errors = self._scalars(select(DigestDelivery.error).where(*refused))
         return dict(Counter(str(e)[len(REFUSED_PREFIX) :].split(":", 1)[0].strip() or "unknown" for e in errors))
 
     SKIPPED_PREFIX = "skipped: "
@@ -216,14 +212,11 @@ class LedgerRepo(StoreCore):
 
     def delivery(self, team: str, destination: str, track: str, period: str) -> Delivery | None:
         """The ledger row for that key, or None."""
-        with self._read() as s:
-            row = s.scalar(select(DigestDelivery).where(delivery_key(team, destination, track, period)))
-            return None if row is None else snapshot(Delivery, row)
+        return self._snapshot(Delivery, select(DigestDelivery).where(delivery_key(team, destination, track, period)))
 
     def deliveries(self, period: str | None = None) -> list[Delivery]:
         """Ledger rows of every team, optionally for one ``period``, in claim order."""
         stmt = select(DigestDelivery)
         if period is not None:
             stmt = stmt.where(DigestDelivery.period == period)
-        with self._read() as s:
-            return [snapshot(Delivery, r) for r in s.scalars(stmt.order_by(DigestDelivery.id))]
+        return self._snapshots(Delivery, stmt.order_by(DigestDelivery.id))

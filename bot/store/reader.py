@@ -8,7 +8,6 @@ import threading
 import time
 import weakref
 from collections.abc import Sequence
-from contextlib import closing
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,7 +25,6 @@ from sqlalchemy import (
     select,
     union_all,
 )
-from sqlalchemy.engine import Dialect
 from sqlalchemy.pool import StaticPool
 from sqlalchemy.sql.expression import CompoundSelect
 
@@ -69,26 +67,6 @@ def _reader_statement(dialect: str) -> CompoundSelect[Any]:
     return union_all(lang, read, follows, budget)
 
 
-class _RawStatement:
-    """``statement`` compiled once for ``dialect``, to run on a DBAPI connection: its SQL text and
-    its parameters in the driver's style (a list for SQLite's ``qmark``, a dict for psycopg)."""
-
-    def __init__(self, statement: CompoundSelect[Any], dialect: Dialect) -> None:
-        compiled = statement.compile(dialect=dialect)
-        self.sql = compiled.string
-        self._defaults = {name: param.value for name, param in compiled.binds.items()}
-        self._positions = compiled.positiontup
-
-    def params(self, **values: Any) -> list[Any] | dict[str, Any]:
-        merged = {**self._defaults, **values}
-        if self._positions is None:
-            return merged
-        return [merged[name] for name in self._positions]
-
-
-_RAW_BY_DIALECT: dict[str, _RawStatement] = {}
-
-
 class ReaderCache:
     """Reader states of one SQLite file database, shared by the process's stores on it (see
     :func:`reader_cache`) and kept until something is committed to it: a write through a store
@@ -96,8 +74,11 @@ class ReaderCache:
     process (or any other program) is seen by ``PRAGMA data_version`` on a connection of the
     cache's own, asked at most every :data:`CHECK_EVERY_S` seconds by whichever thread comes first
     (one look per lookup, on 32 threads, cost more than it saved). States of an older
-    generation are not used. Thread-safe; at most :data:`MAX_STATES` states. 50 people's commands
-    at once spent a fifth of a command's CPU in this read (``benchmarks/command_latency.py``)."""
+    generation are not used. Thread-safe; at most :data:`MAX_STATES` states.
+
+    Speed layer needed by ``benchmarks/command_latency.py`` (50 people, ``/vllm-path speculative``):
+    without it the server's CPU per request rose from 1.26-1.29x the no-op's to 1.62-1.86x (target
+    <= 1.3x; docs/benchmarks.md, "Speed layers and the benchmarks that need them")."""
 
     MAX_STATES = 50_000
     CHECK_EVERY_S = 0.05
@@ -189,10 +170,9 @@ class ReaderRepo(StoreCore):
             self._reader_cache.changed()
 
     def reader_state(self, team: str, user: str) -> ReaderState:
-        """``user``'s :class:`ReaderState` in ``team`` (empty for someone never seen): one statement
-        compiled once per dialect and run on a pooled DBAPI connection, since SQLAlchemy's
-        execution layer cost more than the query (``benchmarks/command_latency.py``). On an SQLite
-        file, from its :class:`ReaderCache` while nothing was committed since it was read."""
+        """``user``'s :class:`ReaderState` in ``team`` (empty for someone never seen), in one
+        statement; on an SQLite file, from its :class:`ReaderCache` while nothing was committed
+        since it was read."""
         if not self._reader_cache_made:
             self._reader_cache, self._reader_cache_made = reader_cache(self._engine), True
         cache = self._reader_cache
@@ -200,14 +180,10 @@ class ReaderRepo(StoreCore):
         state = cache.get((team, user), generation) if cache is not None else None
         if state is not None:
             return state
-        dialect = self._engine.dialect
-        raw = _RAW_BY_DIALECT.get(dialect.name)
-        if raw is None:
-            raw = _RAW_BY_DIALECT[dialect.name] = _RawStatement(_reader_statement(dialect.name), dialect)
-        # closing the connection returns it to the pool, which rolls the read transaction back
-        with closing(self._engine.raw_connection()) as dbapi_conn, closing(dbapi_conn.cursor()) as cursor:
-            cursor.execute(raw.sql, raw.params(team=team, user=user))
-            state = _state(cursor.fetchall())
+        with self._engine.connect() as conn:
+            state = _state(
+                conn.execute(_reader_statement(self._engine.dialect.name), {"team": team, "user": user}).all()
+            )
         if cache is not None:
             cache.put((team, user), generation, state)
         return state

@@ -1,6 +1,10 @@
 """The repository API: :class:`Store`, one facade over the state's aggregates, each a module that
-adds its methods to :class:`~bot.store.base.StoreCore` (progress, follows, settings, subscriptions,
-ledger, events, catalog versions, feed notices, installations, reader, reminders, insights, plans).
+adds its methods to :class:`~bot.store.base.StoreCore`: :mod:`~bot.store.reading` (one reader's
+language, reads, follows, budget, finished paths, reminders), :mod:`~bot.store.subscriptions`
+(channel subscriptions, DM digest settings), :mod:`~bot.store.ledger` (deliveries),
+:mod:`~bot.store.installations` (Slack installs and tokens), :mod:`~bot.store.reader` (one
+reader's state in one read) and :mod:`~bot.store.housekeeping` (catalog versions, feed notices,
+Slack event ids, insights and operators' counts).
 
 Each method runs its own short transaction and returns plain frozen dataclasses
 (:mod:`bot.store.snapshots`), sets, lists or booleans, never live ORM objects. Per-workspace
@@ -11,34 +15,13 @@ touching the database); :class:`sqlalchemy.exc.SQLAlchemyError` subclasses for d
 
 from __future__ import annotations
 
-from bot.store.catalog_versions import CatalogVersionsRepo
-from bot.store.events import EventsRepo
-from bot.store.feed_notices import FeedNoticesRepo
-from bot.store.follows import FollowsRepo
-from bot.store.insights import InsightsRepo
+from bot.store.housekeeping import HousekeepingRepo
 from bot.store.installations import InstallationsRepo
 from bot.store.ledger import LedgerRepo
-from bot.store.plans import PlansRepo
-from bot.store.progress import ProgressRepo
 from bot.store.reader import ReaderRepo
-from bot.store.reminders import RemindersRepo
-from bot.store.settings import SettingsRepo
+from bot.store.reading import ReadingRepo
 from bot.store.subscriptions import SubscriptionsRepo
 
 
-class Store(
-    ProgressRepo,
-    FollowsRepo,
-    SettingsRepo,
-    SubscriptionsRepo,
-    LedgerRepo,
-    EventsRepo,
-    CatalogVersionsRepo,
-    FeedNoticesRepo,
-    InstallationsRepo,
-    ReaderRepo,
-    RemindersRepo,
-    InsightsRepo,
-    PlansRepo,
-):
+class Store(ReadingRepo, SubscriptionsRepo, LedgerRepo, InstallationsRepo, ReaderRepo, HousekeepingRepo):
     """The app's state; built as :class:`~bot.store.base.StoreCore` is (arguments documented there)."""

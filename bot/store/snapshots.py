@@ -89,6 +89,22 @@ class Delivery:
 
 
 @dataclass(frozen=True, slots=True)
+class Reminder:
+    """A reminder: ``due_at`` aware UTC (09:00 on the chosen day in ``timezone``, IANA);
+    ``status`` ``pending``, ``sent`` or ``cancelled``."""
+
+    id: int
+    team_id: str
+    user_id: str
+    post_id: str
+    due_at: datetime
+    timezone: str
+    status: str
+    created_at: datetime
+    sent_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
 class TeamRemoval:
     """What :meth:`Store.remove_installation` did (row counts)."""
 

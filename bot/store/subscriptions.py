@@ -1,18 +1,22 @@
-"""Channel subscriptions: which channel gets which track's digest, when, and how far along."""
+"""What the digests go out on: channel subscriptions (which channel gets which track's digest,
+when, within what weekly budget, and how far along) and each reader's weekly DM digest settings
+(schedule, snooze, pause)."""
 
 from __future__ import annotations
 
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import delete, or_, select, update
 from sqlalchemy.orm import Session
 
-from bot.domain.schedule import WeeklySchedule
+from bot.domain.schedule import DEFAULT_TIME, DEFAULT_WEEKDAY, WeeklySchedule
 from bot.store.base import StoreCore, changed, update_row
-from bot.store.models import ChannelSubscription
-from bot.store.snapshots import Subscription, snapshot
-from bot.store.validate import check_id, check_reason, check_steps, schedule_columns
+from bot.store.models import ChannelSubscription, DmPreference
+from bot.store.snapshots import DmSettings, Subscription, snapshot
+from bot.store.validate import check_aware, check_id, check_minutes, check_reason, check_steps, schedule_columns
+
+AFTER_ESSENTIALS = ("further", "stop")
 
 
 def set_cursor_in(s: Session, id: int, cursor: int, catalog_version: str | None, now: datetime) -> bool:
@@ -24,7 +28,8 @@ def set_cursor_in(s: Session, id: int, cursor: int, catalog_version: str | None,
 
 
 class SubscriptionsRepo(StoreCore):
-    """Channel subscriptions, keyed by (team, channel, track id) and by row id."""
+    """Channel subscriptions, keyed by (team, channel, track id) and by row id; DM digest
+    settings, keyed by (team, user)."""
 
     def subscribe(
         self,
@@ -42,17 +47,11 @@ class SubscriptionsRepo(StoreCore):
         check_id(team, "team"), check_id(channel, "channel"), check_id(track, "track")
         values = {**schedule_columns(schedule), "steps_per_week": check_steps(steps_per_week)}
         now = self._now()
-        key = _key(team, channel, track)
-        insert = (
-            self._insert(ChannelSubscription)
-            .values(**key, **values, cursor=0, status="active", created_by=created_by, created_at=now, updated_at=now)
-            .on_conflict_do_nothing()
-            .returning(ChannelSubscription.id)
-        )
+        key = {"team_id": team, "channel_id": channel, "track_id": track}
+        new = {**values, "cursor": 0, "status": "active", "created_by": created_by, "created_at": now}
         with self._write() as s:
-            new_id = s.execute(insert).scalar()
-            row = s.execute(select(ChannelSubscription).filter_by(**key).with_for_update()).scalar_one()
-            if new_id is None:
+            row, inserted = self._row_for_update(s, ChannelSubscription, key, **new, updated_at=now)
+            if not inserted:
                 if row.status != "active" or row.pause_reason is not None:
                     values.update(status="active", pause_reason=None)
                 update_row(s, row, values, now)
@@ -60,7 +59,7 @@ class SubscriptionsRepo(StoreCore):
 
     def unsubscribe(self, team: str, channel: str, track: str) -> bool:
         """Delete the subscription. True if there was one. Its ledger rows are kept."""
-        return self._change(delete(ChannelSubscription).filter_by(**_key(team, channel, track))) > 0
+        return self._change(delete(ChannelSubscription).filter_by(team_id=team, channel_id=channel, track_id=track)) > 0
 
     def subscriptions(self, team: str, channel: str | None = None) -> list[Subscription]:
         """The team's subscriptions (any status; or only ``channel``'s), by channel then track."""
@@ -68,29 +67,80 @@ class SubscriptionsRepo(StoreCore):
         if channel is not None:
             stmt = stmt.where(ChannelSubscription.channel_id == channel)
         stmt = stmt.order_by(ChannelSubscription.channel_id, ChannelSubscription.track_id)
-        with self._read() as s:
-            return [snapshot(Subscription, r) for r in s.scalars(stmt)]
+        return self._snapshots(Subscription, stmt)
 
     def get_subscription(self, id: int, team: str | None = None) -> Subscription | None:
         """The subscription ``id``, or None; with ``team``, None also when it is another team's."""
-        with self._read() as s:
-            row = s.get(ChannelSubscription, id)
-            if row is None or (team is not None and row.team_id != team):
-                return None
-            return snapshot(Subscription, row)
+        stmt = select(ChannelSubscription).where(ChannelSubscription.id == id)
+        return self._snapshot(Subscription, stmt if team is None else stmt.where(ChannelSubscription.team_id == team))
 
     def active_subscriptions(self) -> list[Subscription]:
         """Active subscriptions of every team, ordered by team, channel, track."""
         stmt = select(ChannelSubscription).where(ChannelSubscription.status == "active")
-        stmt = stmt.order_by(ChannelSubscription.team_id, ChannelSubscription.channel_id, ChannelSubscription.track_id)
-        with self._read() as s:
-            return [snapshot(Subscription, r) for r in s.scalars(stmt)]
+        order = (ChannelSubscription.team_id, ChannelSubscription.channel_id, ChannelSubscription.track_id)
+        return self._snapshots(Subscription, stmt.order_by(*order))
 
     def pause_subscription(self, id: int, reason: str) -> bool:
         """Pause with a visible ``reason`` (e.g. ``'channel archived'``). True if it exists."""
-        values = {"status": "paused", "pause_reason": check_reason(reason), "updated_at": self._now()}
-        return self._change(update(ChannelSubscription).where(ChannelSubscription.id == id).values(**values)) > 0
+        reason = check_reason(reason)
+        return self._touch(ChannelSubscription, {"id": id}, status="paused", pause_reason=reason)
 
+    def set_channel_budget(
+        self, subscription_id: int, minutes: int | None, after_essentials: str | None = None
+    ) -> bool:
+        """Set a subscription's weekly budget (minutes; ``None``: its steps per week) and, if given,
+        ``after_essentials``. True when it exists. Raises ValueError for bad values."""
+        values: dict[str, object] = {"minutes_per_week": None if minutes is None else check_minutes(minutes)}
+        if after_essentials is not None:
+            if after_essentials not in AFTER_ESSENTIALS:
+                raise ValueError(f"after_essentials must be one of {AFTER_ESSENTIALS}")
+            values["after_essentials"] = after_essentials
+        stmt = update(ChannelSubscription).where(ChannelSubscription.id == subscription_id)
+        return self._change(stmt.values(**values)) > 0
 
-def _key(team: str, channel: str, track: str) -> dict[str, Any]:
-    return {"team_id": team, "channel_id": channel, "track_id": track}
+    def set_dm(self, team: str, user: str, enabled: bool, schedule: WeeklySchedule | None = None) -> DmSettings:
+        """Turn the user's weekly DM digest on or off, optionally on a new ``schedule`` (else the
+        current one; new rows: Monday 09:00 in the default timezone). Enabling reactivates a
+        paused digest. Raises ValueError for bad arguments."""
+        check_id(team, "team"), check_id(user, "user")
+        changes: dict[str, Any] = {"enabled": bool(enabled)}
+        if schedule is not None:
+            changes.update(schedule_columns(schedule))
+        if enabled:
+            changes.update(status="active", pause_reason=None)
+        now = self._now()
+        new = {"weekday": DEFAULT_WEEKDAY, "at_time": DEFAULT_TIME, "timezone": self._default_timezone}
+        with self._write() as s:
+            key = {"team_id": team, "user_id": user}
+            row, _ = self._row_for_update(s, DmPreference, key, **new, enabled=False, status="active", updated_at=now)
+            update_row(s, row, changes, now)
+            return snapshot(DmSettings, row)
+
+    def get_dm(self, team: str, user: str) -> DmSettings | None:
+        """The user's DM digest settings, or None if never set."""
+        return self._snapshot(DmSettings, select(DmPreference).filter_by(team_id=team, user_id=user))
+
+    def dm_recipients(self, at: datetime | None = None) -> list[DmSettings]:
+        """DM digests enabled, active and not snoozed at ``at`` (aware; default now), by team then user."""
+        at = self._now() if at is None else check_aware(at, "at")
+        stmt = select(DmPreference).where(
+            DmPreference.enabled.is_(True),
+            DmPreference.status == "active",
+            or_(DmPreference.snoozed_until.is_(None), DmPreference.snoozed_until <= at),
+        )
+        return self._snapshots(DmSettings, stmt.order_by(DmPreference.team_id, DmPreference.user_id))
+
+    def snooze_dm(self, team: str, user: str, until: datetime | None) -> bool:
+        """Skip the DM digests until ``until`` (aware; None: no snooze). True if the user has DM settings."""
+        if until is not None:
+            check_aware(until, "until")
+        return self._touch(DmPreference, {"team_id": team, "user_id": user}, snoozed_until=until)
+
+    def pause_dm(self, team: str, user: str, reason: str) -> bool:
+        """Pause the DM digest with a visible ``reason``. True if the user has DM settings."""
+        reason = check_reason(reason)
+        return self._touch(DmPreference, {"team_id": team, "user_id": user}, status="paused", pause_reason=reason)
+
+    def _touch(self, model: type[ChannelSubscription] | type[DmPreference], key: dict[str, Any], **values: Any) -> bool:
+        """Set ``values`` and ``updated_at`` (now) on the row of ``model`` at ``key``: True if there is one."""
+        return self._change(update(model).filter_by(**key).values(updated_at=self._now(), **values)) > 0

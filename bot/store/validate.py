@@ -42,6 +42,12 @@ def check_steps(value: int) -> int:
     return value
 
 
+def check_minutes(value: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 10_000:
+        raise ValueError(f"minutes a week must be a whole number 1..10000, got {value!r}")
+    return value
+
+
 def check_aware(value: datetime, what: str) -> datetime:
     if not isinstance(value, datetime) or value.tzinfo is None or value.utcoffset() is None:
         raise ValueError(f"{what} must be a timezone-aware datetime, got {value!r}")

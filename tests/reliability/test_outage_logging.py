@@ -119,3 +119,19 @@ def test_a_lost_broker_is_one_warning_too_and_other_errors_keep_their_traceback(
     assert out.count("broker (Redis) is unreachable") == 1, out[:2000]
     assert "Consumer encountered" not in out and "Restarting consumer" not in out
     assert out.count("Traceback") == 1 and "ValueError: a bug, not an outage" in out
+
+
+def test_a_missing_sqlite_table_is_a_fault_with_its_traceback_not_an_outage(captured, tmp_path) -> None:
+    """SQLite says ``OperationalError`` for a missing table too (PostgreSQL: ``ProgrammingError``)."""
+    stream, _clock = captured
+    engine = create_engine(f"sqlite:///{tmp_path / 'x.db'}")
+    try:
+        with engine.connect() as conn:
+            conn.execute(text("select * from reading_progress"))
+    except Exception:
+        logging.getLogger("tests.outage").exception("slash command failed")
+    finally:
+        engine.dispose()
+    out = stream.getvalue()
+    assert out.startswith("ERROR") and "Traceback" in out and "no such table: reading_progress" in out, out[:2000]
+    assert "unreachable" not in out

@@ -16,7 +16,7 @@ from slack_sdk.oauth.token_rotation import TokenRotator
 
 from bot.store import Store
 from bot.store.crypto import TokenCipher
-from bot.store.locks import shared_lock
+from bot.store.db import shared_lock
 from tests.standin import SlackStandIn
 
 CLIENT_ID, CLIENT_SECRET = "111.333", "rotation-lock-client-secret"

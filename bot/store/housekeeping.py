@@ -1,0 +1,131 @@
+"""The app's own records, no one reader's or channel's: the catalog versions seen (each track's
+path at that version), the feed posts announced to the catalog admins, the Slack event ids
+handled (forgotten once no retry can come), and the counts behind admins' insights and
+operators' metrics (raw rows; :mod:`bot.domain.insights` counts)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+
+from sqlalchemy import delete, func, select
+
+from bot.domain.catalog.versions import newest_version
+from bot.store.base import StoreCore
+from bot.store.models import (
+    CatalogFeedNotice,
+    CatalogVersion,
+    ChannelSubscription,
+    DigestDelivery,
+    ProcessedEvent,
+    ReadingProgress,
+)
+from bot.store.validate import check_aware, check_id, check_ids
+
+MAX_URL = 2000
+MAX_TITLE = 1000
+
+
+class HousekeepingRepo(StoreCore):
+    """Catalog versions, feed notices, processed Slack events; per-team reads and delivery
+    outcomes (never across teams) and all-workspace totals for operators."""
+
+    def record_catalog_version(self, version: str, snapshot: Mapping[str, Sequence[str]]) -> bool:
+        """Remember a catalog version and each track's path ``{track_id: [post ids in order]}``.
+        True if the version is new; a known version keeps its first snapshot."""
+        check_id(version, "version")
+        if not isinstance(snapshot, Mapping):
+            raise ValueError("snapshot must be a mapping {track_id: [post ids]}")
+        data: dict[str, list[str]] = {}
+        for track, posts in snapshot.items():
+            check_id(track, "track id")
+            data[track] = check_ids(posts, "post id") if posts else []
+        return self._insert_new(CatalogVersion, version=version, first_seen_at=self._now(), snapshot=data)
+
+    def catalog_snapshot(self, version: str) -> dict[str, list[str]] | None:
+        """``{track_id: [post ids]}`` recorded for ``version``, or None if unknown."""
+        data = self._scalar(select(CatalogVersion.snapshot).where(CatalogVersion.version == version))
+        return None if data is None else {k: list(v) for k, v in data.items()}
+
+    def latest_catalog_version(self) -> str | None:
+        """The most recently first-seen catalog version, or None; ties go by CalVer (``newest_version``)."""
+        newest = select(func.max(CatalogVersion.first_seen_at)).scalar_subquery()
+        versions = self._scalars(select(CatalogVersion.version).where(CatalogVersion.first_seen_at == newest))
+        return newest_version(versions)
+
+    def noticed_urls(self) -> set[str]:
+        """The URLs of every feed post already announced to ``CATALOG_ADMIN_CHANNEL`` (:mod:`bot.digest.watch`)."""
+        return set(self._scalars(select(CatalogFeedNotice.url)))
+
+    def claim_feed_notice(self, url: str, title: str) -> bool:
+        """Claim the notice for a post (``url`` absolute, at most 2,000 characters): True the first
+        time only; :meth:`release_feed_notice` if the announcement fails. Raises ``ValueError``
+        for an empty or too long URL."""
+        if not url or len(url) > MAX_URL:
+            raise ValueError("url must be 1..2000 characters")
+        return self._insert_new(CatalogFeedNotice, url=url, title=title[:MAX_TITLE], notified_at=self._now())
+
+    def release_feed_notice(self, url: str) -> None:
+        """Forget a claim whose announcement failed (the next check tries again)."""
+        self._change(delete(CatalogFeedNotice).where(CatalogFeedNotice.url == url))
+
+    def record_event(self, event_id: str, team: str) -> bool:
+        """Remember a Slack event id: True the first time only (race-safe); handle the event only then.
+        Slack retries a delivery within minutes."""
+        check_id(event_id, "event_id"), check_id(team, "team")
+        return self._insert_new(ProcessedEvent, event_id=event_id, team_id=team, received_at=self._now())
+
+    def prune_events(self, before: datetime, batch: int = 1000) -> int:
+        """Forget the event ids received before ``before`` (aware): ``batch`` rows per transaction, so
+        that no call holds the write lock long (SQLite has one for the whole file). Returns the count."""
+        check_aware(before, "before")
+        if batch < 1:
+            raise ValueError(f"batch must be at least 1, got {batch!r}")
+        old = select(ProcessedEvent.event_id).where(ProcessedEvent.received_at < before).limit(batch)
+        stmt = delete(ProcessedEvent).where(ProcessedEvent.event_id.in_(old.scalar_subquery()))
+        total = 0
+        while (deleted := self._change(stmt)) > 0:
+            total += deleted
+            if deleted < batch:
+                break
+        return total
+
+    def team_reads(self, team: str) -> list[tuple[str, str, datetime]]:
+        """Every read of ``team``: ``(user id, post id as stored, read_at UTC)``, oldest first."""
+        check_id(team, "team")
+        stmt = select(ReadingProgress.user_id, ReadingProgress.post_id, ReadingProgress.read_at)
+        stmt = stmt.where(ReadingProgress.team_id == team).order_by(ReadingProgress.read_at, ReadingProgress.user_id)
+        return [(u, p, at) for u, p, at in self._rows(stmt)]
+
+    def delivery_counts(self, team: str, since: datetime) -> list[tuple[str, str, int]]:
+        """Ledger rows of ``team`` claimed since ``since`` (aware) by destination and outcome:
+        ``(destination channel or user id, 'sent' | 'skipped' | 'failed' | 'claimed', count)``
+        (a period settled without posting is ``skipped``)."""
+        check_id(team, "team")
+        rows = self._rows(
+            select(DigestDelivery.destination, DigestDelivery.status, _SKIPPED, func.count())
+            .where(DigestDelivery.team_id == team, DigestDelivery.claimed_at >= since)
+            .group_by(DigestDelivery.destination, DigestDelivery.status, _SKIPPED)
+        )
+        return [(d, _outcome(st, sk), int(n)) for d, st, sk, n in rows]
+
+    def operator_totals(self) -> tuple[dict[str, int], dict[str, int]]:
+        """Counts for operators' metrics, all workspaces: ledger rows by outcome (``sent``,
+        ``skipped``, ``failed``, ``claimed``) and channel subscriptions by status."""
+        deliveries: dict[str, int] = {}
+        with self._read() as s:
+            stmt = select(DigestDelivery.status, _SKIPPED, func.count()).group_by(DigestDelivery.status, _SKIPPED)
+            for status, skipped, n in s.execute(stmt):
+                outcome = _outcome(status, skipped)
+                deliveries[outcome] = deliveries.get(outcome, 0) + int(n)
+            by_status = select(ChannelSubscription.status, func.count()).group_by(ChannelSubscription.status)
+            subs = {status: int(n) for status, n in s.execute(by_status)}
+        return deliveries, subs
+
+
+_SKIPPED = func.coalesce(DigestDelivery.error, "").like("skipped:%")
+"""Whether a ledger row was settled without posting (:meth:`bot.store.Store.skip_delivery`)."""
+
+
+def _outcome(status: str, skipped: bool) -> str:
+    return "skipped" if skipped and status == "sent" else status

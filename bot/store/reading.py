@@ -1,0 +1,162 @@
+"""What serves one reader, keyed by (team, user): the reply language, the posts read (and when,
+UTC), the tracks followed, the weekly budget, the essential paths finished and the reminders
+(a post at 09:00 on a chosen day, their time). :meth:`~bot.store.Store.reader_state` reads the
+first four at once (:mod:`bot.store.reader`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+
+from sqlalchemy import ColumnElement, Update, delete, func, select, update
+
+from bot.store.base import StoreCore, update_row
+from bot.store.models import LANGS, FinishedPath, ReaderBudget, ReadingProgress, TrackFollow, UserSettings
+from bot.store.models import Reminder as ReminderRow
+from bot.store.snapshots import Reminder, snapshot
+from bot.store.validate import check_id, check_ids, check_minutes
+
+
+class ReadingRepo(StoreCore):
+    """Per-reader state; every read and write is scoped by team and user (reminders also by id)."""
+
+    def get_lang(self, team: str, user: str) -> str | None:
+        """The user's chosen language (``'en'`` | ``'zh'``), or None (use Slack's locale)."""
+        return self._scalar(select(UserSettings.lang).filter_by(team_id=team, user_id=user))
+
+    def set_lang(self, team: str, user: str, lang: str | None) -> None:
+        """Choose ``'en'`` | ``'zh'``, or None to follow Slack's locale; ValueError for another value."""
+        check_id(team, "team"), check_id(user, "user")
+        if lang is not None and lang not in LANGS:
+            raise ValueError(f"lang must be one of {LANGS} or None, got {lang!r}")
+        stmt = self._insert(UserSettings).values(team_id=team, user_id=user, lang=lang)
+        stmt = stmt.on_conflict_do_update(index_elements=["team_id", "user_id"], set_={"lang": stmt.excluded.lang})
+        with self._write() as s:
+            s.execute(stmt)
+
+    def mark_read(self, team: str, user: str, post_ids: Iterable[str]) -> set[str]:
+        """Record posts as read now and cancel the pending reminders of them; the ids not read before
+        (the others keep their ``read_at``)."""
+        check_id(team, "team"), check_id(user, "user")
+        ids = check_ids(post_ids, "post id")
+        if not ids:
+            return set()
+        now = self._now()
+        rows = [{"team_id": team, "user_id": user, "post_id": p, "read_at": now} for p in ids]
+        stmt = self._insert(ReadingProgress).values(rows).on_conflict_do_nothing().returning(ReadingProgress.post_id)
+        pending = update(ReminderRow).filter_by(team_id=team, user_id=user, status="pending")
+        cancel = pending.where(ReminderRow.post_id.in_(ids)).values(status="cancelled")
+        with self._write() as s:
+            marked = set(s.execute(stmt).scalars())
+            s.execute(cancel, execution_options={"synchronize_session": False})  # no reminder of a post read
+            return marked
+
+    def mark_unread(self, team: str, user: str, post_ids: Iterable[str]) -> set[str]:
+        """Forget that posts were read. Returns the ids that had been read."""
+        check_id(team, "team"), check_id(user, "user")
+        ids = check_ids(post_ids, "post id")
+        if not ids:
+            return set()
+        mine = delete(ReadingProgress).filter_by(team_id=team, user_id=user)
+        stmt = mine.where(ReadingProgress.post_id.in_(ids)).returning(ReadingProgress.post_id)
+        with self._write() as s:
+            return set(s.execute(stmt, execution_options={"synchronize_session": False}).scalars())
+
+    def read_posts(self, team: str, user: str) -> set[str]:
+        """The ids of every post ``user`` has read in ``team``."""
+        return set(self._scalars(select(ReadingProgress.post_id).filter_by(team_id=team, user_id=user)))
+
+    def follow(self, team: str, user: str, track: str) -> bool:
+        """Follow a track. True if newly followed, False if already following."""
+        check_id(team, "team"), check_id(user, "user"), check_id(track, "track")
+        return self._insert_new(TrackFollow, team_id=team, user_id=user, track_id=track, followed_at=self._now())
+
+    def unfollow(self, team: str, user: str, track: str) -> bool:
+        """Stop following a track. True if the user was following it."""
+        return self._change(delete(TrackFollow).filter_by(team_id=team, user_id=user, track_id=track)) > 0
+
+    def follows(self, team: str, user: str) -> list[str]:
+        """Track ids ``user`` follows, oldest follow first."""
+        stmt = select(TrackFollow.track_id).filter_by(team_id=team, user_id=user)
+        return self._scalars(stmt.order_by(TrackFollow.followed_at, TrackFollow.track_id))
+
+    def set_budget(self, team: str, user: str, minutes: int | None) -> bool:
+        """Set ``user``'s weekly budget to ``minutes`` (None: the default): True if it changed; ValueError if bad."""
+        check_id(team, "team"), check_id(user, "user")
+        key = {"team_id": team, "user_id": user}
+        if minutes is None:
+            return self._change(delete(ReaderBudget).filter_by(**key)) > 0
+        minutes, now = check_minutes(minutes), self._now()
+        with self._write() as s:
+            row, inserted = self._row_for_update(s, ReaderBudget, key, minutes_per_week=minutes, updated_at=now)
+            return update_row(s, row, {"minutes_per_week": minutes}, now) or inserted
+
+    def get_budget(self, team: str, user: str) -> int | None:
+        """``user``'s weekly reading budget in minutes, or ``None`` when they set none."""
+        return self._scalar(select(ReaderBudget.minutes_per_week).filter_by(team_id=team, user_id=user))
+
+    def record_finished(self, team: str, user: str, track: str, minutes: int) -> bool:
+        """Record that ``user`` finished ``track``'s essential path (of ``minutes``) now: True the first time."""
+        check_id(team, "team"), check_id(user, "user"), check_id(track, "track")
+        row = {"team_id": team, "user_id": user, "track_id": track, "minutes": max(0, int(minutes))}
+        return self._insert_new(FinishedPath, **row, finished_at=self._now())
+
+    def finished_paths(self, team: str, user: str) -> dict[str, datetime]:
+        """``{track id: finished_at (UTC)}`` of the essential paths ``user`` finished."""
+        stmt = select(FinishedPath.track_id, FinishedPath.finished_at).filter_by(team_id=team, user_id=user)
+        return dict(self._rows(stmt))
+
+    def count_finished(self, team: str) -> dict[str, int]:
+        """``{track id: readers who finished its essential path}`` in ``team``."""
+        stmt = select(FinishedPath.track_id, func.count()).where(FinishedPath.team_id == team)
+        return {tid: int(n) for tid, n in self._rows(stmt.group_by(FinishedPath.track_id))}
+
+    def now(self) -> datetime:
+        """The store clock's current time (aware UTC): what plans date a finish from."""
+        return self._now()
+
+    def add_reminder(
+        self, team: str, user: str, post: str, due_at: datetime, timezone: str
+    ) -> tuple[Reminder, Reminder | None]:
+        """Remind ``user`` of ``post`` at ``due_at`` (aware), moving a pending reminder of the same
+        post. Returns ``(the reminder, the pending one before the move or None)``. Raises
+        ValueError for bad arguments."""
+        check_id(team, "team"), check_id(user, "user"), check_id(post, "post"), check_id(timezone, "timezone")
+        if due_at.tzinfo is None:
+            raise ValueError("due_at must be timezone-aware")
+        now = self._now()
+        with self._write() as s:
+            mine = {"team_id": team, "user_id": user, "post_id": post, "status": "pending"}
+            row = s.scalars(select(ReminderRow).filter_by(**mine)).first()
+            before = None if row is None else snapshot(Reminder, row)
+            if row is None:
+                row = ReminderRow(**mine, due_at=due_at, timezone=timezone, created_at=now)
+                s.add(row)
+            else:
+                row.due_at, row.timezone = due_at, timezone
+            s.flush()
+            return snapshot(Reminder, row), before
+
+    def reminders(self, team: str, user: str) -> list[Reminder]:
+        """``user``'s pending reminders, soonest first."""
+        return self._pending_rows(ReminderRow.team_id == team, ReminderRow.user_id == user)
+
+    def cancel_reminder(self, team: str, user: str, reminder_id: int) -> bool:
+        """Cancel one of ``user``'s pending reminders. True if it was pending."""
+        return self._change(_pending(reminder_id).filter_by(team_id=team, user_id=user).values(status="cancelled")) == 1
+
+    def due_reminders(self, now: datetime, limit: int = 500) -> list[Reminder]:
+        """Pending reminders whose ``due_at`` is at or before ``now`` (aware), oldest first."""
+        return self._pending_rows(ReminderRow.due_at <= now, limit=limit)
+
+    def mark_reminder_sent(self, reminder_id: int) -> bool:
+        """Record a pending reminder as sent. True if it was pending."""
+        return self._change(_pending(reminder_id).values(status="sent", sent_at=self._now())) == 1
+
+    def _pending_rows(self, *where: ColumnElement[bool], limit: int | None = None) -> list[Reminder]:
+        stmt = select(ReminderRow).where(ReminderRow.status == "pending", *where)
+        return self._snapshots(Reminder, stmt.order_by(ReminderRow.due_at, ReminderRow.id).limit(limit))
+
+
+def _pending(reminder_id: int) -> Update:
+    return update(ReminderRow).where(ReminderRow.id == reminder_id, ReminderRow.status == "pending")
