@@ -11,7 +11,7 @@ the apps share the machine's cores with them alike. Three servers:
 * ``real``: ours (:func:`bot.slack.app.build_app`), on SQLite in a temporary folder of its own;
 * ``noop``: a Bolt app configured as ours: ack functions in the request thread
   (``process_before_response=True``), lazy listeners on their own bounded pool
-  (:func:`~bot.slack.app.separate_lazy_pool`), its only listener answering "ok" in the ack as ours
+  (:class:`~bot.slack.lazy.BoundedLazyPool`), its only listener answering "ok" in the ack as ours
   answers a read-only command. The ratio to this one is what our work costs;
 * ``default``: a Bolt app as Bolt configures it (``process_before_response=False``, its default
   pool of 5), answering "ok" in the ack: the second baseline, which waits in Bolt's ack poll.
@@ -37,8 +37,7 @@ Printed: per round, each server's p50 / p99 and the p99 ratio real : noop with t
 over all requests, p50 and p99 of each server, the ratios to both baselines, the tail, the CPU
 each server process spent per request (``/proc``, user and system apart) and its ratio, the CPU
 of this benchmark's process (clients + stand-in) per request, and the load average before and
-after (the machine may be shared). All three server processes freeze their start-up heap as
-``vllm-path serve`` does (:func:`bot.doors.serve.freeze_startup_heap`).
+after (the machine may be shared).
 
 Run: ``python benchmarks/command_latency.py [--clients 50] [--rounds 4] [--per-client 5]
 [--threads 32] [--text speculative] [--check]``. ``--check`` exits 1 when the median of the
@@ -73,9 +72,10 @@ from slack_bolt.request import BoltRequest
 from slack_sdk import WebClient
 
 from bot.config import Settings
-from bot.doors.serve import HttpDoor, freeze_startup_heap
+from bot.doors.serve import HttpDoor
 from bot.runtime import Runtime
-from bot.slack.app import build_app, separate_lazy_pool
+from bot.slack.app import build_app
+from bot.slack.lazy import BoundedLazyPool
 from tests.standin import SlackStandIn, signed_headers, slash_command_body
 
 SECRET = "bench-signing-secret"
@@ -154,8 +154,8 @@ def _noop_app(api_url: str, kind: str) -> App:
             token_verification_enabled=False,
             process_before_response=True,
             raise_error_for_unhandled_request=False,
+            listener_executor=BoundedLazyPool(),
         )
-        separate_lazy_pool(app)
 
     def answer_in_ack(ack: Ack) -> None:
         ack(text="ok", response_type="ephemeral")
@@ -211,7 +211,6 @@ def serve(args: argparse.Namespace) -> int:
             app = build_app(runtime)
         else:
             app = _noop_app(args.api_url, args.serve)
-        freeze_startup_heap()  # as `vllm-path serve` does before its door opens, for all apps
         with HttpDoor(runtime, app, port=0, threads=args.threads) as door:
             print(door.url, flush=True)
             sys.stdin.read()  # the parent closes our stdin when it is done

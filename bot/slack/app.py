@@ -16,7 +16,7 @@ from slack_sdk.errors import SlackApiError
 from bot.runtime import Runtime
 from bot.slack.commands.context import CHANNEL_INVITE, CHANNEL_OK
 from bot.slack.handlers import Handlers, UserInfo, UserInfoCache
-from bot.slack.lazy import BoundedLazyRunner
+from bot.slack.lazy import REQUEST_BODY, BoundedLazyPool
 from bot.slack.listeners import actions, commands, errors, events
 from bot.slack.listeners.context import provide_handlers
 from bot.slack.mrkdwn import Mrkdwn
@@ -40,29 +40,25 @@ def make_client(runtime: Runtime, token: str | None = None) -> WebClient:
 
 
 class BotApp(App):
-    """Bolt's ``App`` carrying our :class:`Handlers` (``app.handlers``), put in every request's context."""
+    """Bolt's ``App`` carrying our :class:`Handlers` (``app.handlers``), put in every request's context,
+    and its lazy listeners' pool (``app.lazy_pool``; None when built with the caller's executor)."""
 
     handlers: Handlers
+    lazy_pool: BoundedLazyPool | None = None
 
     def dispatch(self, req: BoltRequest) -> BoltResponse:
-        """Bolt's dispatch after :func:`~bot.slack.listeners.context.provide_handlers`."""
+        """Bolt's dispatch after :func:`~bot.slack.listeners.context.provide_handlers`, ``req.body`` in REQUEST_BODY."""
         provide_handlers(req.context, self.handlers)
-        return super().dispatch(req)
+        token = REQUEST_BODY.set(req.body)
+        try:
+            return super().dispatch(req)
+        finally:
+            REQUEST_BODY.reset(token)
 
 
-def separate_lazy_pool(app: App) -> None:
-    """Run lazy listeners on a :class:`bot.slack.lazy.BoundedLazyRunner`, not Bolt's unbounded pool."""
-    runner = getattr(app, "_listener_runner", None)
-    if runner is None or not hasattr(runner, "lazy_listener_runner"):  # pragma: no cover
-        log.warning("Bolt's listener runner changed: lazy listeners share the ack pool")
-        return
-    runner.lazy_listener_runner = BoundedLazyRunner(app.logger)
-
-
-def lazy_runner(app: App) -> BoundedLazyRunner | None:
-    """The app's :class:`bot.slack.lazy.BoundedLazyRunner`, or None (an app with its own executor)."""
-    runner = getattr(getattr(app, "_listener_runner", None), "lazy_listener_runner", None)
-    return runner if isinstance(runner, BoundedLazyRunner) else None
+def lazy_runner(app: App) -> BoundedLazyPool | None:
+    """The app's :class:`bot.slack.lazy.BoundedLazyPool` (``BotApp.lazy_pool``), or None."""
+    return getattr(app, "lazy_pool", None)
 
 
 def _not_same_token_notice(record: logging.LogRecord) -> bool:
@@ -78,19 +74,20 @@ def build_app(
     listener_executor: Executor | None = None,
 ) -> BotApp:
     """Build the Bolt app. ``client``: a ready ``WebClient`` (console, tests), else one from settings;
-    ``verify_requests=False``: no signature checks (the console only); ``listener_executor``: where
-    lazy listeners run (default: :func:`separate_lazy_pool`). Ack functions run in the request
+    ``verify_requests=False``: no signature checks (the console only); ``listener_executor``: where lazy
+    listeners run (default: a :class:`~bot.slack.lazy.BoundedLazyPool`). Ack functions run in the request
     thread (none calls the Web API). Raises ``ValueError`` when there is no client, token or OAuth."""
     settings = runtime.settings
     secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else None
     logging.getLogger(f"slack_bolt.{App.__name__}").addFilter(_not_same_token_notice)  # idempotent
+    pool = BoundedLazyPool() if listener_executor is None else None
     common: dict[str, Any] = dict(
         signing_secret=secret or ("console-not-verified" if not verify_requests else None),
         request_verification_enabled=False,  # ours runs in its place, before_authorize
         before_authorize=SignedRequestVerification(secret or "") if verify_requests else None,
         process_before_response=True,
         raise_error_for_unhandled_request=False,
-        listener_executor=listener_executor,  # None: Bolt's own, idle (it starts no thread unused)
+        listener_executor=listener_executor or pool,  # acks run in the request thread: lazy listeners only
         name="app.py",  # Bolt's default (its caller's file), without the inspect.stack() it costs
     )
     if client is not None:
@@ -176,8 +173,7 @@ def build_app(
             lambda t: app.client.chat_postMessage(channel=channel_id, text=str(text), token=t),
         )
 
-    if listener_executor is None:
-        separate_lazy_pool(app)
+    app.lazy_pool = pool
     handlers = Handlers(runtime, users_info=UserInfoCache(fetch_user), channel_check=check_channel, announce=announce)
 
     commands.register(app)

@@ -1,5 +1,6 @@
-"""The lazy listeners' runner (the work after an ack): a bounded pool off the ack pool; past the
-bound the person is answered "busy, try again" at once through the request's ``response_url``."""
+"""The lazy listeners' pool (the work after an ack), Bolt's public ``App(listener_executor=...)``: with
+``process_before_response=True`` Bolt submits only lazy listeners to it (``slack_bolt.listener.thread_runner``).
+Bounded; past the bound the person is answered "busy, try again" at once through the request's ``response_url``."""
 
 from __future__ import annotations
 
@@ -7,13 +8,9 @@ import json
 import logging
 import threading
 import urllib.request
-from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor, wait
+from concurrent.futures import Executor, Future, ThreadPoolExecutor, wait
+from contextvars import ContextVar
 from typing import Any
-
-from slack_bolt.lazy_listener.internals import build_runnable_function
-from slack_bolt.lazy_listener.runner import LazyListenerRunner
-from slack_bolt.request import BoltRequest
 
 from bot import metrics
 from bot.slack.i18n import t
@@ -26,55 +23,58 @@ QUEUE_BOUND = 256
 """Lazy listeners that may wait for a thread; one more gets the busy answer."""
 BUSY_TIMEOUT_S = 3.0
 """Seconds a busy answer may take to reach Slack's ``response_url``."""
+REQUEST_BODY: ContextVar[dict[str, Any]] = ContextVar("REQUEST_BODY")
+"""The body of the request this thread dispatches (:meth:`bot.slack.app.BotApp.dispatch`; Bolt submits its
+lazy listeners from that thread): where :meth:`BoundedLazyPool.submit` sends a busy answer."""
 
 
-class BoundedLazyRunner(LazyListenerRunner):
-    """A ``LazyListenerRunner`` on :data:`THREADS` threads, :data:`QUEUE_BOUND` waiting. Thread-safe."""
+class BoundedLazyPool(Executor):
+    """An executor on :data:`THREADS` threads, :data:`QUEUE_BOUND` waiting. Thread-safe."""
 
-    def __init__(self, logger: logging.Logger) -> None:
-        self.logger = logger
+    def __init__(self) -> None:
         self._pool = ThreadPoolExecutor(max_workers=THREADS, thread_name_prefix="bolt-lazy")
         self._busy_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="bolt-busy")
         self._lock = threading.Lock()
         self._waiting = 0
         self._busy_waiting = 0
-        self._futures: set[Future[None]] = set()
+        self._futures: set[Future[Any]] = set()
         self._closed = False
 
-    def start(self, function: Callable[..., None], request: BoltRequest) -> None:
-        """Run ``function`` for ``request`` on the pool, or answer busy when full or draining."""
-        job = build_runnable_function(func=function, logger=self.logger, request=request)
+    def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Future[Any]:
+        """Run ``fn(*args, **kwargs)`` on the pool; when full or draining, answer busy and return a
+        cancelled future."""
         with self._lock:
             full = self._closed or self._waiting >= QUEUE_BOUND
             if not full:
                 self._waiting += 1
         if full:
-            self._shed(request)
-            return
+            self._shed(REQUEST_BODY.get({}))
+            future: Future[Any] = Future()
+            future.cancel()
+            return future
 
-        def run() -> None:
+        def run() -> Any:
             with self._lock:
                 self._waiting -= 1
-            job()
+            return fn(*args, **kwargs)
 
         future = self._pool.submit(run)
         with self._lock:
             self._futures.add(future)
         future.add_done_callback(self._forget)
+        return future
 
-    def _forget(self, future: Future[None]) -> None:
+    def _forget(self, future: Future[Any]) -> None:
         with self._lock:
             self._futures.discard(future)
 
-    def _shed(self, request: BoltRequest) -> None:
+    def _shed(self, body: dict[str, Any]) -> None:
         """Tell the person to try again (when the request has a ``response_url``), counted."""
         metrics.LAZY_SHED.inc()
-        url = _response_url(request.body)
-        if not url:
-            return
+        url = _response_url(body)
         with self._lock:
-            if self._busy_waiting >= QUEUE_BOUND:
-                return  # even the busy answers are backed up: drop, counted above
+            if not url or self._busy_waiting >= QUEUE_BOUND:
+                return  # nowhere to answer, or even the busy answers are backed up: dropped, counted above
             self._busy_waiting += 1
         self._busy_pool.submit(self._post_busy, url)
 
