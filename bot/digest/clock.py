@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from apscheduler.executors.pool import ThreadPoolExecutor as APSThreadPool
 from apscheduler.jobstores.memory import MemoryJobStore
@@ -28,9 +28,10 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
-from bot.digest.deliver import Attempt, Deliverer, Key, Pacer
+from bot.digest.deliver import Attempt, Deliverer, Key
 from bot.digest.due import due_now, eligible, unsettled
 from bot.digest.jobs import JOBSTORE, create_jobstore_table, desired_jobs, sync_jobs
+from bot.digest.pacing import Pacer
 from bot.digest.reminders import send_due_reminders
 from bot.digest.watch import check_feed
 from bot.runtime import Runtime
@@ -63,6 +64,7 @@ LATE_LOG_LIMIT = 500
 """At most this many channels named in one catch-up WARNING line (the rest are counted)."""
 
 _clock: DigestClock | None = None
+_R = TypeVar("_R")
 _clock_lock = threading.Lock()
 
 
@@ -271,7 +273,7 @@ class DigestClock:
                 self._inflight.discard(key)
                 self._idle.notify_all()
 
-    def _submit(self, func: Callable[..., Attempt | Queued | None], *args: object, queued: Key | None = None) -> Future:
+    def _submit(self, func: Callable[..., _R], *args: object, queued: Key | None = None) -> Future[_R]:
         """Run ``func(*args)`` on the catch-up workers; ``queued``: its key, unqueued when done."""
         with self._idle:
             self._pending += 1
@@ -322,9 +324,9 @@ class DigestClock:
         if self.scheduler is not None:
             sync_jobs(self.scheduler, desired_jobs(self.store, SUB_FUNC, DM_FUNC))
 
-    def catch_up(self) -> list[Future]:
+    def catch_up(self) -> list[Future[Attempt | Queued | None]]:
         """Submit every due, unsettled delivery (:func:`~bot.digest.due.due_now`); returns the futures."""
-        futures: list[Future] = []
+        futures: list[Future[Attempt | Queued | None]] = []
         late: list[str] = []  # missed slots, stale claims, retries: worth an operator's look
         is_unsettled = partial(
             unsettled,
@@ -354,11 +356,11 @@ class DigestClock:
             log.info("catch-up: %d digest(s) due now and not yet claimed", len(futures) - len(late))
         return futures
 
-    def run_now(self, track: str | None = None, dms: bool = False, at: datetime | None = None) -> Counter:
+    def run_now(self, track: str | None = None, dms: bool = False, at: datetime | None = None) -> Counter[str]:
         """Deliver now, unless sent, the week of ``at`` (aware, default now) of every active subscription
         (of ``track``, when given) and with ``dms`` every DM digest. Returns counts (``{'sent': 3, …}``)."""
         now = at or self.now()
-        futures: list[Future] = []
+        futures: list[Future[Attempt | Queued | None]] = []
         for sub in self.store.active_subscriptions():
             if track is None or sub.track_id == track:
                 futures.append(self._submit(self.deliverer.deliver_subscription, sub, now))
@@ -368,6 +370,6 @@ class DigestClock:
         return tally(f.result() for f in futures)
 
 
-def tally(attempts: Iterable[Attempt | Queued | None]) -> Counter:
+def tally(attempts: Iterable[Attempt | Queued | None]) -> Counter[str]:
     """Outcome counts (``{'sent': 3, 'taken': 1, …}``) of some attempts (None ones skipped)."""
     return Counter(a.outcome.value for a in attempts if a is not None)

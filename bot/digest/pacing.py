@@ -1,15 +1,29 @@
 """Pacing: sends spaced under Slack's limits, and the 429 handler that tells the pacer.
 
+Slack's limits (https://docs.slack.dev/apis/web-api/rate-limits, "Special Tier"): chat.postMessage
+generally allows 1 message per second per channel (short bursts tolerated) plus a workspace-wide
+limit; a 429 answer's ``Retry-After`` says how many seconds to wait. One algorithm keeps sends under
+them, GCRA (generic cell rate algorithm, virtual scheduling, no tolerance): a send may go once now
+has reached its workspace's theoretical arrival time (and its destination's turn, and the end of a
+Retry-After block), and going moves that time to now + ``1 / team_rate_per_s``; a send that may not
+go yet reserves nothing, sleeps until then and asks again, so a thread that wakes late claims from
+the real time and never goes together with another. A 429 blocks the workspace ``Retry-After``.
+:class:`SendPacer` is that pacing, over a :class:`TurnStore` of the times: :class:`MemoryStore` for
+one process (:class:`Pacer`), :class:`bot.digest.ratelimit.RedisStore` for every worker
+(:class:`bot.digest.ratelimit.SharedPacer`).
+
 Durations are seconds.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from abc import ABC, abstractmethod
+from collections import Counter
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import contextmanager
 from typing import Any
 
 from slack_sdk import WebClient
@@ -17,52 +31,138 @@ from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler
 
 from bot.slack.retry import CountingRateLimitRetryHandler
 
+log = logging.getLogger(__name__)
 
-class SendPacer(ABC):
-    """The pacing of a send over a store of turns (:class:`Pacer` in memory,
-    :class:`bot.digest.ratelimit.SharedPacer` in Redis). ``with pacer.slot(team, key): send()``: hold
-    the destination, wait for its turn, then the workspace's (:meth:`retry_slot`); a 429 in the body
-    (:class:`PacedRateLimitRetryHandler`) calls :meth:`rate_limited` and takes both turns again.
-    ``clock`` (seconds) and ``sleep`` may be fakes in tests; waiting blocks the calling thread."""
 
-    def __init__(self, clock: Callable[[], float], sleep: Callable[[float], None]):
+class TurnStore(ABC):
+    """Per workspace its next turn (GCRA's theoretical arrival time) and the end of its Retry-After
+    block, per destination its next turn; each call atomic, on the store's clock."""
+
+    @abstractmethod
+    def turn(self, team: str, key: str, key_s: float, team_s: float) -> float:
+        """While ``team`` is blocked or its or ``key``'s next turn is later, the seconds until then
+        (negative when the wait is ``key``'s alone), nothing reserved. Else 0: the send goes now,
+        ``team``'s next turn ``team_s`` from now and ``key``'s ``key_s`` from now."""
+
+    @abstractmethod
+    def push(self, team: str, key: str | None, seconds: float) -> None:
+        """``key``'s next turn (None: the end of ``team``'s block) at least ``seconds`` from now."""
+
+    @abstractmethod
+    def blocked_for(self, team: str) -> float:
+        """Seconds left of ``team``'s Retry-After block (0 when not blocked)."""
+
+
+class MemoryStore(TurnStore):
+    """The times in a dict under a lock, on ``clock`` (monotonic seconds): one process."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic):
         self._clock = clock
+        self._lock = threading.Lock()
+        self._at: dict[tuple[str, ...], float] = {}
+
+    def turn(self, team: str, key: str, key_s: float, team_s: float) -> float:
+        with self._lock:
+            now, at = self._clock(), self._at
+            until = max(at.get(("blocked", team), 0.0), at.get(("next", team), 0.0))
+            if (wait := max(until, dest := at.get(("dest", team, key), 0.0)) - now) > 0:
+                return wait if until >= dest else -wait
+            at[("next", team)], at[("dest", team, key)] = now + team_s, now + key_s
+            return 0.0
+
+    def push(self, team: str, key: str | None, seconds: float) -> None:
+        name = ("dest", team, key) if key is not None else ("blocked", team)
+        with self._lock:
+            self._at[name] = max(self._at.get(name, 0.0), self._clock() + seconds)
+
+    def blocked_for(self, team: str) -> float:
+        until = self._at.get(("blocked", team))  # never blocked: no clock reading
+        return max(0.0, until - self._clock()) if until is not None else 0.0
+
+
+class SendPacer:
+    """Sends paced over a :class:`TurnStore`; thread-safe. ``with pacer.slot(team, key): send()``
+    holds the destination (``key``: channel or user id; one attempt at a time in this process),
+    waits until it may send (:meth:`retry_slot`), and when the attempt has its answer moves the
+    destination's next turn ``channel_interval_s`` past it (so the spacing holds where Slack counts
+    arrivals). A 429 in the body (:class:`PacedRateLimitRetryHandler`) calls :meth:`rate_limited`
+    and waits again. ``team_rate_per_s`` None: no workspace cap;
+    ``sleep`` may be a fake in tests; waiting blocks the calling thread."""
+
+    def __init__(
+        self,
+        store: TurnStore,
+        channel_interval_s: float,
+        team_rate_per_s: float | None,
+        sleep: Callable[[float], None] = time.sleep,
+    ):
+        if channel_interval_s < 0 or (team_rate_per_s is not None and team_rate_per_s <= 0):
+            raise ValueError("channel_interval_s must be >= 0 and team_rate_per_s > 0 or None")
+        self.store = store
+        self.channel_interval_s = channel_interval_s
+        self.team_rate_per_s = team_rate_per_s
+        self._team_s = 1.0 / team_rate_per_s if team_rate_per_s else 0.0
         self._sleep = sleep
+        self._lock = threading.Lock()
+        self._held: dict[tuple[str, str], threading.Lock] = {}  # kept while a thread holds or awaits it
+        self._holders: Counter[tuple[str, str]] = Counter()
+        self._batons: dict[str, threading.Lock] = {}
 
     @contextmanager
     def slot(self, team: str, key: str) -> Iterator[None]:
         """Wait for a turn to send to ``key`` (channel or user id) in ``team``; the body sends."""
-        with self._holding(team, key):
-            self.retry_slot(team, key)
-            _current.slot = (self, team, key)
-            try:
-                yield
-            finally:
-                _current.slot = None
-                self.attempt_ended(team, key)
+        with self._lock:
+            held = self._held.setdefault((team, key), threading.Lock())
+            self._holders[team, key] += 1
+        try:
+            with held:
+                self.retry_slot(team, key)
+                _current.slot = (self, team, key)
+                try:
+                    yield
+                finally:
+                    _current.slot = None
+                    self.attempt_ended(team, key)
+        finally:
+            with self._lock:
+                self._holders[team, key] -= 1
+                if not self._holders[team, key]:
+                    del self._holders[team, key], self._held[team, key]
 
-    @abstractmethod
     def retry_slot(self, team: str, key: str) -> None:
-        """Wait for the destination's turn, then the workspace's: before a send or its retry after a 429."""
-
-    def _holding(self, team: str, key: str) -> AbstractContextManager[Any]:
-        """Held for a whole attempt to ``key`` (default: nothing)."""
-        return nullcontext()
+        """Wait until a send to ``key`` may go now (before a send, or its retry after a 429): sleep
+        what the store says is left, ask again. One thread of this process at a time waits for the
+        workspace (the others queue: a turn wakes one, not all); the destination's wait, alone."""
+        with self._lock:
+            baton = self._batons.setdefault(team, threading.Lock())
+        while True:
+            with baton:
+                while (wait := self.store.turn(team, key, self.channel_interval_s, self._team_s)) > 0:
+                    self._sleep(max(wait, 0.001))  # at least 1 ms: no spinning on a rounded-down wait
+            if wait == 0:
+                return
+            self._sleep(max(-wait, 0.001))
 
     def attempt_ended(self, team: str, key: str) -> None:
-        """The attempt to ``key`` in progress has its answer (default: nothing to do)."""
-        return None
+        """The attempt to ``key`` has its answer: the next may start ``channel_interval_s`` from now."""
+        if self.channel_interval_s > 0:
+            self.store.push(team, key, self.channel_interval_s)
 
-    @abstractmethod
     def rate_limited(self, team: str, retry_after_s: float = 1.0) -> None:
-        """Slack answered 429 with ``Retry-After: retry_after_s`` for a send in ``team``."""
+        """Slack answered 429 ``Retry-After: retry_after_s`` in ``team``: every sender (every
+        worker, with a shared store) holds its sends there that long (a longer block stays)."""
+        self.store.push(team, None, retry_after_s)
+        log.warning("workspace %s rate-limited by Slack: all workers hold its sends %.1f s", team, retry_after_s)
+
+    def blocked_for(self, team: str) -> float:
+        """Seconds left of ``team``'s Retry-After block (0 when not blocked)."""
+        return self.store.blocked_for(team)
 
 
 class Pacer(SendPacer):
-    """The store of turns in memory, for one process; thread-safe. Per destination (``key``), an attempt
-    starts ``channel_interval_s`` after the previous one *ended* (so the spacing holds at arrival),
-    never overlapping; per workspace, send starts are ``1 / team_rate_per_s`` seconds apart (None: no
-    cap), widened a little by a 429."""
+    """Pacing in memory, for one process: per destination ``channel_interval_s`` from one attempt's
+    answer to the next start (1.05: Slack's 1 per second with a margin), per workspace starts
+    ``1 / team_rate_per_s`` apart; ``clock`` (monotonic seconds) may be a fake in tests."""
 
     def __init__(
         self,
@@ -71,68 +171,11 @@ class Pacer(SendPacer):
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
     ):
-        if channel_interval_s < 0 or (team_rate_per_s is not None and team_rate_per_s <= 0):
-            raise ValueError("channel_interval_s must be >= 0 and team_rate_per_s > 0 or None")
-        super().__init__(clock, sleep)
-        self.channel_interval_s = channel_interval_s
-        self.team_rate_per_s = team_rate_per_s
-        self._lock = threading.Lock()
-        self._key_locks: dict[tuple[str, str], threading.Lock] = {}
-        self._key_next: dict[tuple[str, str], float] = {}
-        self._team_locks: dict[str, threading.Lock] = {}
-        self._team_next: dict[str, float] = {}
-        self._team_gap: dict[str, float] = {}
-
-    RECOVER = 0.01
-    """Per send, how much a widened workspace gap shrinks back (1 %)."""
-    WIDEN = 0.1
-    """Per 429, how much the workspace gap widens (10 %), up to twice the configured gap."""
-
-    def _holding(self, team: str, key: str) -> threading.Lock:
-        with self._lock:
-            return self._key_locks.setdefault((team, key), threading.Lock())
-
-    def retry_slot(self, team: str, key: str) -> None:
-        """Wait for the destination's turn (``key`` in ``team``), then the workspace's."""
-        self._destination_turn(team, key)
-        self._team_turn(team)
-
-    def _destination_turn(self, team: str, key: str) -> None:
-        while (wait := self._key_next.get((team, key), 0.0) - self._clock()) > 0:
-            self._sleep(wait)
-
-    def _team_turn(self, team: str) -> None:
-        if self.team_rate_per_s is None:
-            return
-        with self._lock:
-            team_lock = self._team_locks.setdefault(team, threading.Lock())
-        with team_lock:
-            wait = self._team_next.get(team, 0.0) - self._clock()
-            if wait > 0:
-                self._sleep(wait)
-            base = 1.0 / self.team_rate_per_s
-            gap = self._team_gap.get(team, base)
-            self._team_next[team] = self._clock() + gap
-            if gap > base:  # ease back towards the configured rate after a 429
-                self._team_gap[team] = max(base, gap * (1 - self.RECOVER))
-
-    def attempt_ended(self, team: str, key: str) -> None:
-        """An attempt to ``key`` has its answer: the next may start ``channel_interval_s`` from now."""
-        self._key_next[(team, key)] = self._clock() + self.channel_interval_s
-
-    def rate_limited(self, team: str, retry_after_s: float = 1.0) -> None:
-        """A 429 for a send in ``team`` (slack-sdk's handler sleeps ``retry_after_s``): widen the
-        workspace's gap by :data:`WIDEN` (it eases back by :data:`RECOVER` per send)."""
-        if self.team_rate_per_s is None:
-            return
-        base = 1.0 / self.team_rate_per_s
-        with self._lock:
-            self._team_gap[team] = min(2 * base, self._team_gap.get(team, base) * (1 + self.WIDEN))
+        super().__init__(MemoryStore(clock), channel_interval_s, team_rate_per_s, sleep)
 
 
 _current = threading.local()
-"""The pacer slot the current thread is sending in (``(pacer, team, key)``, any
-:class:`SendPacer`), for the retry handler."""
+"""The pacer slot the current thread is sending in (``(pacer, team, key)``), for the retry handler."""
 
 
 def retry_after(response: Any) -> float:

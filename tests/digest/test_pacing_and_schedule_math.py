@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import Counter
 from datetime import UTC, datetime, timedelta
 from itertools import pairwise
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -15,9 +17,9 @@ from bot.domain.schedule import in_window, latest_fire, next_fire, signature, tr
 
 
 class _SeenClock:
-    """``time.monotonic`` that remembers, per thread, the last reading the pacer took: inside a
-    slot that is the send's start as the pacer decided it, so the checks below hold however late
-    a loaded machine runs the thread afterwards."""
+    """``time.monotonic`` that remembers, per thread, its last reading: inside a slot that is the
+    time at which the pacer let the send go (GCRA claims a turn when it sends, on the clock), so
+    the checks below hold however late a loaded machine wakes the thread."""
 
     def __init__(self) -> None:
         self._local = threading.local()
@@ -30,17 +32,12 @@ class _SeenClock:
         return self._local.last
 
 
-def _run(pacer_args: dict | Pacer, items: list[tuple[str, str]], threads: int, hold: float = 0.0):
-    """Send ``items`` ((team, key) pairs) through a ``Pacer(**pacer_args)`` (or the given pacer,
-    made to read a :class:`_SeenClock`) from ``threads`` threads; returns (team, key, start, end)
-    per send: start as the pacer's clock read it when it granted the slot, end just after the
-    body, monotonic seconds."""
+def _run(pacer_args: dict, items: list[tuple[str, str]], threads: int, hold: float = 0.0):
+    """Send ``items`` ((team, key) pairs) through a ``Pacer(**pacer_args)`` on a :class:`_SeenClock`
+    from ``threads`` threads; returns (team, key, start, end) per send: start when the pacer let it
+    go, end just after the body, monotonic seconds."""
     clock = _SeenClock()
-    if isinstance(pacer_args, Pacer):
-        pacer = pacer_args
-        pacer._clock = clock
-    else:
-        pacer = Pacer(**pacer_args, clock=clock)
+    pacer = Pacer(**pacer_args, clock=clock)
     out: list[tuple[str, str, float, float]] = []
     lock = threading.Lock()
     queue = list(items)
@@ -215,18 +212,108 @@ def test_catch_up_window_is_the_rest_of_the_iso_week_at_least_some_hours() -> No
     assert not in_window(sunday_night, sunday_night + timedelta(hours=7), tz)
 
 
-def test_a_429_widens_the_workspace_gap_which_then_eases_back() -> None:
-    pacer = Pacer(channel_interval_s=0.0, team_rate_per_s=100.0)  # 10 ms apart
-    pacer.rate_limited("T")
-    pacer.rate_limited("T")
-    assert pacer._team_gap["T"] == pytest.approx(0.01 * 1.1 * 1.1)
-    for _ in range(30):
-        pacer.rate_limited("T")
-    assert pacer._team_gap["T"] == pytest.approx(0.02)  # at most twice the configured gap
-    sends = sorted(s for *_, s, _e in _run(pacer, [("T", f"C{i}") for i in range(10)], threads=4))
-    assert all(b - a >= 0.0125 for a, b in pairwise(sends[:5]))  # still wide at first
-    assert pacer._team_gap["T"] < 0.02  # and easing back
-    Pacer(team_rate_per_s=None).rate_limited("T")  # no cap: nothing to widen
+def test_the_workspace_is_evenly_spaced_even_after_a_pause() -> None:
+    # GCRA: a send goes when the workspace's turn has come, the next one 1 / rate later; a pause
+    # earns no burst (a whole second's allowance at once would meet a 429 wherever Slack's window
+    # edges fall).
+    clock = _ManualClock()
+    pacer = Pacer(channel_interval_s=1.0, team_rate_per_s=10.0, clock=clock, sleep=clock.advance)
+    starts = []
+    for i in range(25):
+        if i == 12:
+            clock.advance(5.0)
+        with pacer.slot("T", f"C{i}"):
+            starts.append(clock())
+    assert [round(b - a, 6) for a, b in pairwise(starts)] == [0.1] * 11 + [5.0] + [0.1] * 12
+    assert all(len([s for s in starts if t <= s < t + 1.0 - 1e-9]) <= 10 for t in starts)  # 10 a second
+
+
+def test_a_429_blocks_the_workspace_for_every_sender_for_retry_after() -> None:
+    clock = _ManualClock()
+    pacer = Pacer(channel_interval_s=0.0, team_rate_per_s=100.0, clock=clock, sleep=clock.advance)
+    pacer.rate_limited("T", 2.0)
+    pacer.rate_limited("T", 0.5)  # a shorter block never shortens a longer one
+    assert (pacer.blocked_for("T"), pacer.blocked_for("T2")) == (2.0, 0.0)
+    with pacer.slot("T", "C1"):  # another destination waits the block out
+        assert clock() == 102.0
+    with pacer.slot("T2", "C1"):  # another workspace does not wait at all
+        assert clock() == 102.0
+    with pacer.slot("T", "C2"):  # then the workspace's spacing, 10 ms
+        assert clock() == pytest.approx(102.01)
+    Pacer(team_rate_per_s=None).rate_limited("T")  # no cap: the block still holds
+
+
+def test_a_429_while_a_send_waits_for_its_turn_holds_it() -> None:
+    clock = _ManualClock()
+
+    def sleep(seconds: float) -> None:
+        clock.advance(seconds)
+        if not pacer.blocked_for("T") and clock() < 100.1:
+            pacer.rate_limited("T", 1.0)  # another thread's send was answered 429 meanwhile
+
+    pacer = Pacer(channel_interval_s=1.0, team_rate_per_s=100.0, clock=clock, sleep=sleep)
+    with pacer.slot("T", "C1"):
+        assert clock() == 100.0
+    with pacer.slot("T", "C2"):  # its turn, 100.01, comes blocked (to 101.01): it waits the block out
+        assert clock() == pytest.approx(101.01)
+    with pacer.slot("T", "C3"):  # then the workspace's spacing from C2's send
+        assert clock() == pytest.approx(101.02)
+
+
+def test_a_send_takes_its_turn_only_when_it_goes_so_late_wakers_do_not_go_together() -> None:
+    # Classic GCRA: a send told to wait reserves nothing. Two told to wait for 100.1 that wake late
+    # together go 0.1 s apart; had they reserved 100.1 and 100.2 ahead, both would go at 100.3 at
+    # once (a 429 at a limiter that counts arrivals).
+    clock = _ManualClock()
+    pacer = Pacer(channel_interval_s=0.0, team_rate_per_s=10.0, clock=clock, sleep=clock.advance)
+    with pacer.slot("T", "C1"):
+        assert clock() == 100.0
+    assert [pacer.store.turn("T", key, 0.0, 0.1) for key in ("C2", "C3")] == [pytest.approx(0.1)] * 2
+    clock.advance(0.3)
+    assert pacer.store.turn("T", "C2", 0.0, 0.1) == 0.0  # goes at 100.3
+    assert pacer.store.turn("T", "C3", 0.0, 0.1) == pytest.approx(0.1)  # the next turn is 100.4
+
+
+def test_waiting_senders_sleep_until_their_turn_one_at_a_time_and_do_not_spin() -> None:
+    pacer = Pacer(channel_interval_s=0.0, team_rate_per_s=20.0)
+    calls: Counter[int] = Counter()  # per thread
+    turn = pacer.store.turn
+
+    def counted(*args: Any) -> float:
+        calls[threading.get_ident()] += 1
+        return turn(*args)
+
+    pacer.store.turn = counted  # type: ignore[method-assign]
+    starts: list[float] = []
+
+    def worker(n: int) -> None:
+        for i in range(3):
+            with pacer.slot("T", f"C{n}-{i}"):
+                starts.append(time.monotonic())
+
+    t0 = time.monotonic()
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert len(starts) == 24 and time.monotonic() - t0 >= 23 / 20 - 0.01
+    # One thread at a time waits for the workspace's turn and asks when it has come: about two
+    # questions a send (8 threads all waking at every turn would ask some 8 a send; a loop that
+    # polls, hundreds).
+    assert sum(calls.values()) <= 2 * 24 + 8, calls
+    assert len(calls) == 8  # every thread had its turns
+
+
+def test_a_wait_for_the_destination_alone_is_told_apart_and_holds_up_no_other_send() -> None:
+    clock = _ManualClock()
+    pacer = Pacer(channel_interval_s=1.0, team_rate_per_s=10.0, clock=clock, sleep=clock.advance)
+    store = pacer.store
+    assert store.turn("T", "C1", 1.0, 0.1) == 0.0  # C1 goes at 100.0
+    assert store.turn("T", "C1", 1.0, 0.1) == pytest.approx(-1.0)  # C1's own turn, a second on
+    assert store.turn("T", "C2", 1.0, 0.1) == pytest.approx(0.1)  # the workspace's turn
+    pacer.rate_limited("T", 2.0)
+    assert store.turn("T", "C1", 1.0, 0.1) == pytest.approx(2.0)  # a block is the workspace's
 
 
 def test_clients_retry_429s_through_the_pacer(standin) -> None:
@@ -249,6 +336,14 @@ def test_clients_retry_429s_through_the_pacer(standin) -> None:
     assert len(app_client.retry_handlers) == len(retry_handlers())
     standin.configure(rate_limit_every=2, retry_after_s=1)
     pacer = Pacer(channel_interval_s=0.0, team_rate_per_s=50.0)
+    blocks: list[tuple[str, float]] = []
+    block = pacer.rate_limited
+
+    def rate_limited(team: str, retry_after_s: float = 1.0) -> None:
+        blocks.append((team, retry_after_s))
+        block(team, retry_after_s)
+
+    pacer.rate_limited = rate_limited  # type: ignore[method-assign]
     from bot import metrics
 
     counted = metrics.SLACK_RATELIMITED._value.get()
@@ -258,5 +353,5 @@ def test_clients_retry_429s_through_the_pacer(standin) -> None:
         client.chat_postMessage(channel="C2", text="b")  # 429, then retried
     statuses = [c.status for c in standin.calls("chat.postMessage")]
     assert statuses == [200, 429, 200]
-    assert pacer._team_gap["T"] > 1 / 50.0  # the 429 widened the workspace gap
+    assert blocks == [("T", 1.0)]  # the 429 blocked the workspace for its Retry-After
     assert metrics.SLACK_RATELIMITED._value.get() == counted + 1  # and was counted
