@@ -8,7 +8,6 @@ from typing import Literal
 from urllib.parse import urlsplit
 
 from bot.domain.catalog import Catalog
-from bot.domain.catalog.attached import PerCatalog
 from bot.domain.search.links import LinkIndex
 from bot.domain.search.vocabulary import default_vocabulary
 
@@ -47,9 +46,6 @@ def unfurl_domains(catalog: Catalog) -> tuple[str, ...]:
     return tuple(dict.fromkeys(h for h in (*blog_hosts(catalog), *SUMMARY_HOSTS, *absolute) if h))
 
 
-_INDEXES: PerCatalog[LinkIndex] = PerCatalog()
-
-
 def _link_index(catalog: Catalog) -> LinkIndex:
     vocabulary = default_vocabulary()
     hosts = tuple(dict.fromkeys((*vocabulary.blog_hosts, *BLOG_HOST_ALIASES)))
@@ -66,7 +62,7 @@ def resolve_link(catalog: Catalog, url: str) -> LinkTarget:
         return LinkTarget(url, "other")
     if parts.scheme.lower() not in ("http", "https"):
         return LinkTarget(url, "other")
-    index = _INDEXES.get(catalog, "links", lambda: _link_index(catalog))
+    index = _link_index(catalog)
     if (found := index.resolve(raw)) is not None and found.status == "post" and found.post_id is not None:
         return LinkTarget(url, "post", found.post_id)
     if _host(parts.netloc) in blog_hosts(catalog) or _host(parts.netloc) in index.blog_hosts:

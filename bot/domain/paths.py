@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from bot.domain.budget import ESSENTIAL_MAX_MINUTES, ESSENTIAL_STEPS_MAX, step_cost
-from bot.domain.catalog.models import LEVELS, Post, Step, Track
+from bot.domain.catalog.attached import PerCatalog
+from bot.domain.catalog.models import LEVELS, ExternalPrerequisite, Post, Step, Track
 from bot.domain.graphs import first_cycle
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -231,3 +232,151 @@ def next_track(catalog: Catalog, track_id: str, finished: Iterable[str] = ()) ->
     own = [b for b in catalog.track(track_id).before if catalog.has_track(b) and b not in skip]
     at = ids.index(track_id)
     return next((tid for tid in own + ids[at + 1 :] + ids[:at] if tid not in skip), None)
+
+
+# --- one description of a path, for every view -----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PathStep:
+    """One step of a track's path as every door shows it (the same for every reader).
+
+    ``number`` is its 1-based place in reading order; ``essential`` whether it is on the essential
+    path (:func:`essentials`), else further reading; ``read_first`` the post ids its ``after``
+    names and ``then`` those naming it in ``after`` plus the step after it (:func:`read_before`,
+    :func:`read_after`), in path order; ``background`` and ``afterwards`` its references outside
+    the catalog (``kind`` prerequisite and follow-up). Minutes are the post's (``None``: unknown)."""
+
+    post: Post
+    step: Step
+    number: int
+    essential: bool
+    read_first: tuple[str, ...]
+    then: tuple[str, ...]
+    background: tuple[ExternalPrerequisite, ...]
+    afterwards: tuple[ExternalPrerequisite, ...]
+
+    @property
+    def post_id(self) -> str:
+        """The step's current post id."""
+        return self.step.post
+
+    @property
+    def level(self) -> str:
+        """The stated level (one of :data:`bot.domain.catalog.models.LEVELS`)."""
+        return self.step.level
+
+
+@dataclass(frozen=True)
+class TrackPath:
+    """A track's path, built once per catalog (:func:`track_path`): ``steps`` in reading order,
+    ``essentials`` and ``further`` of them in path order, the essential path's minutes (and whether
+    all were counted), and ``before``, the ids of tracks to read first that the catalog has."""
+
+    track: Track
+    steps: tuple[PathStep, ...]
+    essentials: tuple[PathStep, ...]
+    further: tuple[PathStep, ...]
+    essential_minutes: int
+    minutes_counted: bool
+    before: tuple[str, ...]
+
+    def step(self, post_id: str) -> PathStep:
+        """The step of the current post id ``post_id``; ``KeyError`` when it is not on this path."""
+        for s in self.steps:
+            if s.post_id == post_id:
+                return s
+        raise KeyError(post_id)
+
+
+@dataclass(frozen=True)
+class TrackState:
+    """A reader's place in a track (:func:`track_state`): the :class:`TrackPath`, the current ids
+    of the posts they have read (any track), the ``next`` step (``None``: the path is done), and
+    ``first`` the tracks of ``before`` whose essential path they have not finished, as paths."""
+
+    path: TrackPath
+    read: frozenset[str]
+    next: PathStep | None
+    first: tuple[TrackPath, ...] = ()
+
+    @property
+    def track_id(self) -> str:
+        """The track's id."""
+        return self.path.track.id
+
+    @property
+    def read_count(self) -> int:
+        """Steps of this path read."""
+        return sum(1 for s in self.path.steps if s.post_id in self.read)
+
+    @property
+    def total(self) -> int:
+        """Steps of this path."""
+        return len(self.path.steps)
+
+    @property
+    def essentials_done(self) -> bool:
+        """Whether every essential step is read."""
+        return all(s.post_id in self.read for s in self.path.essentials)
+
+    def is_read(self, step: PathStep) -> bool:
+        """Whether the reader has read ``step``'s post (under its current or a former id)."""
+        return step.post_id in self.read
+
+    def unread_first(self, step: PathStep) -> tuple[str, ...]:
+        """The post ids of ``step.read_first`` the reader has not read yet."""
+        return tuple(p for p in step.read_first if p not in self.read)
+
+
+_paths: PerCatalog[TrackPath] = PerCatalog()
+
+
+def track_path(catalog: Catalog, track_id: str) -> TrackPath:
+    """The :class:`TrackPath` of ``track_id``, built on first use and kept with the catalog (a speed
+    layer needed by ``benchmarks/command_latency.py``: built per command, the CPU per request was
+    3.6x the no-op's; target <= 1.3x). Raises ``KeyError`` for an unknown track."""
+    track = catalog.track(track_id)
+    return _paths.get(catalog, track_id, lambda: _build_path(catalog, track))
+
+
+def _build_path(catalog: Catalog, track: Track) -> TrackPath:
+    ess = set(essentials(catalog, track.id))
+    steps = tuple(
+        PathStep(
+            post=catalog.post(step.post),
+            step=step,
+            number=i + 1,
+            essential=step.post in ess,
+            read_first=tuple(s.post for s in read_before(catalog, track.id, step.post)),
+            then=tuple(s.post for s in read_after(catalog, track.id, step.post)),
+            background=tuple(x for x in step.external_prerequisites if x.kind == "prerequisite"),
+            afterwards=tuple(x for x in step.external_prerequisites if x.kind == "follow-up"),
+        )
+        for i, step in enumerate(catalog.path(track.id))
+    )
+    minutes, counted = total_minutes(catalog, [s.post_id for s in steps if s.essential])
+    return TrackPath(
+        track=track,
+        steps=steps,
+        essentials=tuple(s for s in steps if s.essential),
+        further=tuple(s for s in steps if not s.essential),
+        essential_minutes=minutes,
+        minutes_counted=counted,
+        before=tuple(b for b in track.before if catalog.has_track(b)),
+    )
+
+
+def track_state(catalog: Catalog, track_id: str, read: Iterable[str] = ()) -> TrackState:
+    """A reader's :class:`TrackState` in ``track_id`` (``read``: post ids, former ids count; unknown
+    ones are ignored). Raises ``KeyError`` for an unknown track."""
+    path = track_path(catalog, track_id)
+    done = frozenset(_resolve(catalog, read))
+    nxt = next(
+        (s for s in path.steps if s.post_id not in done and all(r in done for r in s.step.after)),
+        None,
+    )
+    first = tuple(
+        p for p in (track_path(catalog, b) for b in path.before) if not all(s.post_id in done for s in p.essentials)
+    )
+    return TrackState(path, done, nxt, first)

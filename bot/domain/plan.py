@@ -8,12 +8,13 @@ deliverer stores its ``cursor`` and ``version`` once sent.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import sys
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from bot.domain import paths
-from bot.domain.budget import fit
+from bot.domain.budget import fit, step_cost
 from bot.domain.catalog import Catalog
 
 MIN_STEPS_PER_WEEK = 1
@@ -60,6 +61,8 @@ class ChannelPlan:
     closing: bool
     first: bool
     version: str
+    path: paths.TrackPath
+    """The track's path (:func:`bot.domain.paths.track_path`), for the steps' places and references."""
     essentials_finished: bool = False
     """This digest passes the last essential step (only one does: the cursor only moves forward)."""
     minutes_per_week: int | None = None
@@ -147,6 +150,7 @@ def plan_channel_digest(
         version=catalog.version,
         essentials_finished=not had_all and ess <= set(order[:cursor]),
         minutes_per_week=budget,
+        path=paths.track_path(catalog, track_id),
     )
 
 
@@ -175,21 +179,72 @@ class BudgetPreview:
 
 
 def plan_reader_week(
-    catalog: Catalog, follows: Sequence[str], read: Sequence[str] | set[str], minutes_per_week: int
+    catalog: Catalog,
+    follows: Sequence[str],
+    read: Iterable[str],
+    minutes_per_week: int,
+    limit: int | None = None,
 ) -> tuple[tuple[str, str], ...]:
     """This week's ``(track id, post id)`` steps for a reader's DM: the followed tracks' unread
     linked steps in reading order (an unlinked one when a track has no other), while they fit
-    ``minutes_per_week`` (:func:`bot.domain.budget.fit`, at least one); each post once."""
-    done = {catalog.resolve_post_id(p) or p for p in read}
-    queue: list[tuple[str, str]] = []
-    seen: set[str] = set()
-    for tid in follows:
-        if not catalog.has_track(tid):
-            continue
-        unread = [p for p in paths.reading_order(catalog, tid) if p not in done and p not in seen]
-        linked = [p for p in unread if catalog.post(p).url is not None]
-        for pid in linked or unread[:1]:
-            queue.append((tid, pid))
-            seen.add(pid)
-    n = fit([catalog.post(p).minutes for _t, p in queue], minutes_per_week)
-    return tuple(queue[:n])
+    ``minutes_per_week`` (:func:`bot.domain.budget.fit`, at least one); each post once, at most
+    ``limit``. ``read``: post ids or former ids; unknown tracks and ids are ignored."""
+    return tuple(reader_week(catalog)(follows, read, minutes_per_week, limit))
+
+
+def reader_week(catalog: Catalog) -> ReaderWeek:
+    """The :class:`ReaderWeek` of ``catalog`` (a fan-out keeps one: ``plan_dm.BudgetDmComposer``)."""
+    return ReaderWeek(catalog)
+
+
+class ReaderWeek:
+    """:func:`plan_reader_week` for one catalog, fast enough for a fan-out to 100,000 readers: each
+    track is walked over rows ``(post id, cost in minutes, linked)`` in :func:`paths.reading_order`
+    against the reader's set of read ids. Thread-safe (read-only after construction)."""
+
+    def __init__(self, catalog: Catalog):
+        self._former = {a: p.id for p in catalog.posts for a in p.aliases}
+        self._rows: dict[str, tuple[tuple[str, int, bool], ...]] = {
+            tr.id: tuple(
+                (pid, step_cost(catalog.post(pid).minutes), catalog.post(pid).url is not None)
+                for pid in paths.reading_order(catalog, tr.id)
+            )
+            for tr in catalog.tracks
+        }
+
+    def __call__(
+        self, follows: Sequence[str], read: Iterable[str], minutes_per_week: int, limit: int | None = None
+    ) -> list[tuple[str, str]]:
+        if not isinstance(read, (set, frozenset)) or (self._former and not self._former.keys().isdisjoint(read)):
+            read = {self._former.get(p, p) for p in read}
+        most = limit or sys.maxsize
+        chosen: list[tuple[str, str]] = []
+        taken: set[str] = set()
+        used = 0
+        # One loop, written out: a generator of unread steps cost the DM fan-out benchmark 5-8 %.
+        for tid in follows:
+            spare: tuple[str, int] | None = None
+            linked_left = False
+            for pid, cost, linked in self._rows.get(tid, ()):
+                if pid in read or pid in taken:
+                    continue
+                if not linked:
+                    spare = spare or (pid, cost)
+                    continue
+                linked_left = True
+                if chosen and used + cost > minutes_per_week:
+                    return chosen
+                chosen.append((tid, pid))
+                taken.add(pid)
+                used += cost
+                if used >= minutes_per_week or len(chosen) >= most:
+                    return chosen
+            if not linked_left and spare is not None:  # only unlinked steps left: the first one
+                if chosen and used + spare[1] > minutes_per_week:
+                    return chosen
+                chosen.append((tid, spare[0]))
+                taken.add(spare[0])
+                used += spare[1]
+                if used >= minutes_per_week or len(chosen) >= most:
+                    return chosen
+        return chosen

@@ -29,8 +29,7 @@ from bot.slack.commands.unfurl import unfurls_for
 from bot.slack.i18n import t
 from bot.slack.ids import is_conversation_id
 from bot.slack.retry import SameOnCopy
-from bot.slack.views import messages as views
-from bot.slack.views.blocks import MAX_BLOCKS_VIEW, Reply
+from bot.slack.views.blocks import MAX_BLOCKS_VIEW, Reply, section
 from bot.slack.views.home import HomeState, home_view
 from bot.slack.views.insights import insights_blocks
 
@@ -96,7 +95,7 @@ class Handlers(SameOnCopy):
         wanted = {c for c in channel_ids or () if is_conversation_id(c)}
         subs = [x for x in store.subscriptions(caller.team_id) if x.channel_id in wanted] if wanted else []
         state = HomeState(
-            follows=ctx.reader.follows(),
+            following=ctx.reader.states(ctx.reader.follows()),
             read=ctx.reader.read(),
             dm=store.get_dm(caller.team_id, caller.user_id),
             channel_subs=subs,
@@ -123,5 +122,5 @@ def _noting_cut(cmd: grammar.Command, lang: str, reply: Reply) -> Reply:
     if not cmd.truncated:
         return reply
     notice = t("error.too_long", lang, n=grammar.MAX_TEXT)
-    blocks = [views.section(notice).to_dict(), *reply.blocks[:49]]
+    blocks = [section(notice).to_dict(), *reply.blocks[:49]]
     return Reply(text=str(notice) + "\n" + reply.text, blocks=blocks, response_type=reply.response_type)

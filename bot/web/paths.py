@@ -5,12 +5,15 @@ English or Chinese by ``?lang=``, else the browser's ``Accept-Language``."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from typing import Any
 from urllib.parse import parse_qs
 
-from bot.domain import paths
+from markupsafe import Markup
+
 from bot.domain.catalog import Catalog
 from bot.domain.catalog.models import Post
+from bot.domain.paths import PathStep, TrackPath
 from bot.i18n import Words, text
 from bot.web import pages
 
@@ -44,62 +47,78 @@ def minutes_text(post: Post, lang: str) -> str:
     return _w(lang, "min" if post.minutes_source == "counted" else "estimate", n=post.minutes)
 
 
-def _total_text(catalog: Catalog, post_ids: tuple[str, ...], lang: str) -> str:
-    """The minutes of ``post_ids``: ``54 min``, ``about 54 min`` (some not counted), "" (none known)."""
-    if not any(catalog.post(p).minutes for p in post_ids):
+def _total_text(path: TrackPath, lang: str) -> str:
+    """The essential path's minutes: ``54 min``, ``about 54 min`` (some not counted), "" (none known)."""
+    if not any(s.post.minutes for s in path.essentials):
         return ""
-    total, complete = paths.total_minutes(catalog, post_ids)
-    return _w(lang, "min" if complete else "total_estimate", n=total)
+    return _w(lang, "min" if path.minutes_counted else "total_estimate", n=path.essential_minutes)
 
 
-def _step(catalog: Catalog, post_id: str, number: int, lang: str) -> dict[str, Any]:
-    """One step for the template: number, title, link (or None), minutes, status words, summary."""
-    post = catalog.post(post_id)
+def _link(url: str | None, title: str) -> Markup:
+    return Markup('<a href="{}">{}</a>').format(url, title) if url else Markup("{}").format(title)
+
+
+def references(catalog: Catalog, step: PathStep, lang: str) -> list[Markup]:
+    """The labelled lines under a step, worded as in Slack (``ref.*`` of :mod:`bot.i18n`): *Read
+    first* (catalog posts), *Background* and *Afterwards* (references outside the catalog); HTML."""
+    groups = (
+        ("read_first", [_link(catalog.url_of(catalog.post(p)), catalog.post(p).title) for p in step.read_first]),
+        ("background", [_link(x.url, x.title) for x in step.background]),
+        ("afterwards", [_link(x.url, x.title) for x in step.afterwards]),
+    )
+    line = Markup(text("ref.line", lang).replace("{label}", "{0}").replace("{items}", "{1}"))
+    return [line.format(text("ref." + key, lang), Markup(", ").join(items)) for key, items in groups if items]
+
+
+def _step(catalog: Catalog, step: PathStep, lang: str) -> dict[str, Any]:
+    """One step for the template: number, title, link (or None), minutes, status words, summary, references."""
+    post = step.post
     url, kind = post.read_link(catalog.manifest)
     status = [_w(lang, "draft")] if post.is_draft else []
     if kind == "summary":
         status.append(_w(lang, "summary"))
     return {
-        "number": number,
+        "number": step.number,
         "title": post.title,
         "url": None if kind == "archive" else url,
         "archive": url if kind == "archive" else None,
         "minutes": minutes_text(post, lang),
         "status": status,
         "summary": post.summary.get(lang),
+        "references": references(catalog, step, lang),
     }
 
 
-def _alt(catalog: Catalog, track_id: str, lang: str) -> str:
+def _alt(catalog: Catalog, path: TrackPath, lang: str) -> str:
     """The picture's alt text: the essential steps, how much further reading, the tracks before."""
-    track = catalog.track(track_id)
-    ess, more = paths.essentials(catalog, track_id), paths.further(catalog, track_id)
     joiner = "、" if lang == "zh" else "; "
-    steps = joiner.join(catalog.post(p).title for p in ess)
-    text = _w(lang, "alt", track=track.names.get(lang), n=len(ess), m=len(more), steps=steps)
-    before = [catalog.track(b).names.get(lang) for b in track.before if catalog.has_track(b)]
+    steps = joiner.join(s.post.title for s in path.essentials)
+    track = path.track
+    text = _w(lang, "alt", track=track.names.get(lang), n=len(path.essentials), m=len(path.further), steps=steps)
+    before = [catalog.track(b).names.get(lang) for b in path.before]
     return text + (_w(lang, "alt_before", tracks=joiner.join(before)) if before else "")
 
 
-def index_page(catalog: Catalog, lang: str = "en", install_link: bool = False) -> str:
-    """``/paths``: every track with its essential path's steps and minutes."""
+def index_page(catalog: Catalog, tracks: Sequence[TrackPath], lang: str = "en", install_link: bool = False) -> str:
+    """``/paths``: each of ``tracks`` (every track's path, catalog order): its essential steps and minutes."""
     rows = []
-    for track in catalog.tracks:
-        ess = paths.essentials(catalog, track.id)
+    for path in tracks:
+        track = path.track
         name, description = track.names.get(lang), track.description.get(lang)
-        steps, minutes = _w(lang, "steps", n=len(ess)), _total_text(catalog, ess, lang)
+        steps, minutes = _w(lang, "steps", n=len(path.essentials)), _total_text(path, lang)
         rows.append({"id": track.id, "name": name, "description": description, "steps": steps, "minutes": minutes})
     return pages.render(
         "paths.html", lang=lang, install_link=install_link, w=Words("page", lang), tracks=rows, version=catalog.version
     )
 
 
-def track_page(catalog: Catalog, track_id: str, lang: str = "en", install_link: bool = False) -> str:
-    """``/paths/<track>``: the picture, the essential steps and further reading with links and
-    minutes, the tracks to read before. Raises ``KeyError`` for an unknown track."""
-    track = catalog.track(track_id)
-    ess, more = paths.essentials(catalog, track_id), paths.further(catalog, track_id)
-    before = [{"id": b, "name": catalog.track(b).names.get(lang)} for b in track.before if catalog.has_track(b)]
+def track_page(catalog: Catalog, path: TrackPath, lang: str = "en", install_link: bool = False) -> str:
+    """``/paths/<track>`` of the track's ``path``: the picture, the essential steps and further
+    reading with links, minutes and references, the tracks to read before."""
+    track = path.track
+    track_id = track.id
+    before = [{"id": b, "name": catalog.track(b).names.get(lang)} for b in path.before]
+    heading = (_w(lang, "steps", n=len(path.essentials)), _total_text(path, lang))
     return pages.render(
         "path.html",
         lang=lang,
@@ -109,10 +128,10 @@ def track_page(catalog: Catalog, track_id: str, lang: str = "en", install_link: 
         name=track.names.get(lang),
         description=track.description.get(lang),
         before=before,
-        essentials=[_step(catalog, p, i + 1, lang) for i, p in enumerate(ess)],
-        further=[_step(catalog, p, len(ess) + i + 1, lang) for i, p in enumerate(more)],
-        essential_head=" · ".join(x for x in (_w(lang, "steps", n=len(ess)), _total_text(catalog, ess, lang)) if x),
-        alt=_alt(catalog, track_id, lang),
+        essentials=[_step(catalog, s, lang) for s in path.essentials],
+        further=[_step(catalog, s, lang) for s in path.further],
+        essential_head=" · ".join(x for x in heading if x),
+        alt=_alt(catalog, path, lang),
         version=catalog.version,
         follow=_w(lang, "follow", track=track_id),
     )

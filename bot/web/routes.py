@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
 
+from bot.domain.paths import track_path
 from bot.web import pages
 from bot.web import paths as path_pages
 from bot.web.pages import STATIC_DIR
@@ -63,12 +64,13 @@ def routes(runtime: Runtime) -> Callable[[str, str, dict[str, Any]], Page | None
         catalog = runtime.holder.catalog
         rest = path[len(PATHS_PREFIX) :].strip("/")
         if not rest:
-            return _html("200 OK", path_pages.index_page(catalog, lang, install_link))
+            every = [track_path(catalog, tr.id) for tr in catalog.tracks]
+            return _html("200 OK", path_pages.index_page(catalog, every, lang, install_link))
         if "/" not in rest and "." in rest:
             return picture(rest, query, lang)
         if "/" in rest or not catalog.has_track(rest):
             return _html("404 Not Found", pages.not_found_page(lang), "no-store")
-        return _html("200 OK", path_pages.track_page(catalog, rest, lang, install_link))
+        return _html("200 OK", path_pages.track_page(catalog, track_path(catalog, rest), lang, install_link))
 
     def route(path: str, method: str, environ: dict[str, Any]) -> Page | None:
         if method not in ("GET", "HEAD"):

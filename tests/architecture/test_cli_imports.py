@@ -107,7 +107,6 @@ def test_ask_at_head_loads_no_alembic_and_no_index_unless_it_searches(tmp_path):
                 "bot.domain.search.matcher",
                 "bot.domain.search.index",
                 "sqlalchemy.dialects.postgresql",
-                "yaml",  # the catalog and vocabulary come from the YAML cache the first run wrote
                 "cryptography",  # no token is sealed or opened
                 "apscheduler",  # no schedule fires
                 "rapidfuzz",  # no near-miss keyword or day word

@@ -164,3 +164,40 @@ def test_the_service_imports_no_editor_tool_and_no_test_helper() -> None:
             if target == "tests" or target.startswith(("tests.", "bot.cli")):
                 bad.append(f"{path.relative_to(ROOT)}:{line} imports {target}")
     assert not bad, "\n".join(bad)
+
+
+VIEWS = ("bot.slack.views", "bot.web.paths", "bot.web.pages", "bot.doors.console.render")
+"""Where results become Block Kit, HTML or console text (``bot.web.routes`` is the web's entry point)."""
+PATH_TYPES = frozenset({"TrackState", "TrackPath", "PathStep"})
+"""What a view may take from :mod:`bot.domain.paths`: the reader's state of a track and its parts."""
+
+
+def _paths_imports(path: Path) -> list[tuple[int, str]]:
+    """``(line, what)`` for each import of :mod:`bot.domain.paths` in ``path`` other than its types."""
+    bad = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module == "bot.domain.paths":
+            bad += [(node.lineno, a.name) for a in node.names if a.name not in PATH_TYPES]
+        elif isinstance(node, ast.ImportFrom) and node.module == "bot.domain":
+            bad += [(node.lineno, "paths") for a in node.names if a.name == "paths"]
+        elif isinstance(node, ast.Import):
+            bad += [(node.lineno, a.name) for a in node.names if a.name.startswith("bot.domain.paths")]
+    return bad
+
+
+def test_no_view_computes_a_path_it_renders_the_track_state() -> None:
+    """Use cases build a reader's :class:`bot.domain.paths.TrackState` once; views only read it, so the
+    digest, the track reply, App Home and the web page cannot drift apart (issue 39)."""
+    bad = [
+        f"{path.relative_to(ROOT)}:{line} imports {what} of bot.domain.paths"
+        for name, path in bot_modules().items()
+        if name.startswith(VIEWS)
+        for line, what in _paths_imports(path)
+    ]
+    assert not bad, "\n".join(bad)
+
+
+def test_the_view_rule_sees_a_view_computing_a_path(tmp_path: Path) -> None:
+    view = tmp_path / "view.py"
+    view.write_text("from bot.domain import paths\nfrom bot.domain.paths import TrackState, next_step\n")
+    assert _paths_imports(view) == [(1, "paths"), (2, "next_step")]

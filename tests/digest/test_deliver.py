@@ -78,7 +78,7 @@ def test_permanent_errors_pause_the_subscription_with_a_visible_reason(runtime, 
     # Visible where people look: /vllm-path subscriptions in that channel, and App Home.
     reply = views.subscriptions_reply(catalog, store.subscriptions(TEAM, "CGONE"), "en")
     assert "paused: Slack error channel_not_found" in reply.text
-    home = home_view(catalog, HomeState(follows=[], read=set(), dm=None, channel_subs=store.subscriptions(TEAM)))
+    home = home_view(catalog, HomeState(following=[], read=set(), dm=None, channel_subs=store.subscriptions(TEAM)))
     assert "channel_not_found" in str(home)
     # A paused subscription is not tried again; the ledger keeps the failure.
     assert d.deliver_subscription(gone.id, FIRE + timedelta(days=7)).outcome is Outcome.INACTIVE

@@ -1,11 +1,11 @@
 """Track views in many reading states, pinned by hash: the reply for a reader's progress is the
-same whether its parts come from the per-catalog cache (:mod:`bot.slack.views.parts`) or are
-rendered afresh, and the same as before the cache existed.
+same whether it comes from the per-catalog reply cache (:func:`bot.slack.views.parts.memo_reply`)
+or is rendered afresh, and the same as before the cache existed.
 
 ``data/track-states.json`` maps a case (language, track, read set, page offset, followed,
 notice, shared) to the SHA-256 of its payload; it was recorded with the renderer that built every
 block from slack-sdk's models on each call. Each case is rendered twice in one catalog (cold, then
-from the cache) and in a fresh catalog in reverse order, so a cached part that leaks into a state
+from the cache) and in a fresh catalog in reverse order, so a cached reply that leaks into a state
 it does not belong to changes a hash. Regenerate with ``UPDATE_GOLDEN=1`` only when a reply
 changes on purpose.
 """
@@ -22,6 +22,7 @@ import pytest
 
 from bot.config import DEFAULT_CATALOG_DIR
 from bot.domain.catalog.loader import load_catalog
+from bot.domain.paths import track_state
 from bot.slack.views.messages import track_reply
 
 DATA = Path(__file__).parent / "data" / "track-states.json"
@@ -54,7 +55,15 @@ def _cases(catalog) -> list[tuple[str, str, tuple[str, ...], int | None, bool, s
 
 def _digest(catalog, case) -> str:
     lang, track, read, offset, followed, notice, shared = case
-    reply = track_reply(catalog, track, set(read), lang, followed=followed, notice=notice, shared=shared, offset=offset)
+    reply = track_reply(
+        catalog,
+        track_state(catalog, track, set(read)),
+        lang,
+        followed=followed,
+        notice=notice,
+        shared=shared,
+        offset=offset,
+    )
     body = json.dumps(reply.payload(), sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(body.encode()).hexdigest()
 
@@ -85,10 +94,10 @@ def test_track_views_in_every_state_match_the_recorded_payloads() -> None:
 def test_a_cached_reply_is_not_changed_by_a_later_one(lang: str) -> None:
     catalog = load_catalog(DEFAULT_CATALOG_DIR)
     track = catalog.tracks[0].id
-    first = track_reply(catalog, track, set(), lang, followed=False)
+    first = track_reply(catalog, track_state(catalog, track, set()), lang, followed=False)
     before = json.dumps(first.payload(), sort_keys=True)
     posts = [s.post for s in catalog.path(track)]
-    track_reply(catalog, track, set(posts[:1]), lang, followed=True, notice="x")
+    track_reply(catalog, track_state(catalog, track, set(posts[:1])), lang, followed=True, notice="x")
     assert json.dumps(first.payload(), sort_keys=True) == before
 
 
@@ -101,13 +110,13 @@ def test_a_reply_without_a_notice_is_kept_per_reading_state(monkeypatch: pytest.
     catalog = load_catalog(DEFAULT_CATALOG_DIR)
     track = catalog.tracks[0].id
     posts = [s.post for s in catalog.path(track)]
-    first = track_reply(catalog, track, set(), "en", followed=False)
-    assert track_reply(catalog, track, set(), "en", followed=False) is first
+    first = track_reply(catalog, track_state(catalog, track, set()), "en", followed=False)
+    assert track_reply(catalog, track_state(catalog, track, set()), "en", followed=False) is first
     others = [
-        track_reply(catalog, track, {posts[0]}, "en", followed=False),
-        track_reply(catalog, track, set(), "zh", followed=False),
-        track_reply(catalog, track, set(), "en", followed=True),
-        track_reply(catalog, track, set(), "en", followed=False, offset=0),
+        track_reply(catalog, track_state(catalog, track, {posts[0]}), "en", followed=False),
+        track_reply(catalog, track_state(catalog, track, set()), "zh", followed=False),
+        track_reply(catalog, track_state(catalog, track, set()), "en", followed=True),
+        track_reply(catalog, track_state(catalog, track, set()), "en", followed=False, offset=0),
     ]
     assert all(o is not first for o in others)
     assert (
@@ -117,11 +126,13 @@ def test_a_reply_without_a_notice_is_kept_per_reading_state(monkeypatch: pytest.
         )
         == 4
     )
-    noticed = track_reply(catalog, track, set(), "en", followed=False, notice="Marked")
-    assert noticed is not track_reply(catalog, track, set(), "en", followed=False, notice="Marked")
+    noticed = track_reply(catalog, track_state(catalog, track, set()), "en", followed=False, notice="Marked")
+    assert noticed is not track_reply(
+        catalog, track_state(catalog, track, set()), "en", followed=False, notice="Marked"
+    )
     assert parts.cache_info(catalog)["replies"] == 5
 
     monkeypatch.setattr(parts, "MAX_REPLIES", 3)
     for post in posts[:6]:
-        track_reply(catalog, track, {post}, "en", followed=True)
+        track_reply(catalog, track_state(catalog, track, {post}), "en", followed=True)
         assert parts.cache_info(catalog)["replies"] <= 3

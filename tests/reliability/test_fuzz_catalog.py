@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from bot.domain.catalog import Catalog
 from bot.domain.catalog.models import Post, Track
+from bot.domain.paths import track_state
 from bot.domain.search import Matcher
 from bot.runtime import Loaded, Runtime
 from bot.slack.commands.replies import query, track_view
@@ -151,7 +152,9 @@ def test_every_view_of_a_hostile_catalog_is_safe(module_runtime, base_catalog, d
         check_reply(track_view(h.context(caller, lang), track.id), allowed)
         check_reply(h.action(caller, "mark_read", {"p": order[0], "t": track.id, "v": f"track:{track.id}"}), allowed)
         check_reply(h.action(caller, "follow", {"t": track.id, "v": f"track:{track.id}"}), allowed)
-        check_reply(views.track_reply(catalog, track.id, set(order), lang, followed=True), allowed)
+        check_reply(
+            views.track_reply(catalog, track_state(catalog, track.id, set(order)), lang, followed=True), allowed
+        )
         check_reply(h.action(caller, "share", {"t": track.id, "v": f"track:{track.id}"}), allowed)
     check_reply(h.command(caller, "next"), allowed)
     hostile_posts = [catalog.post(p) for tid in chosen for p in catalog.order(tid)]

@@ -19,6 +19,7 @@ from bot.domain import paths
 from bot.domain.budget import DEFAULT_MINUTES
 from bot.domain.catalog import Catalog
 from bot.domain.catalog.models import LocalizedText, Manifest, Post, Published, Source, Step, Track
+from bot.domain.paths import track_state
 from bot.domain.plan import plan_reader_week
 from bot.doors.console import open_console
 from bot.runtime import CatalogHolder
@@ -293,7 +294,7 @@ def test_a_90_step_track_shows_where_the_reader_is_and_pages_through_the_rest():
     cat = long_catalog(90)
     order = cat.order("long")
     read = set(order[:45])
-    reply = views.track_reply(cat, "long", read, "en", followed=True)
+    reply = views.track_reply(cat, track_state(cat, "long", read), "en", followed=True)
     validate_blocks(reply.blocks, "message")
     text = json.dumps(reply.blocks, ensure_ascii=False)
     assert "Steps 41–60 of 90" in text and "… and 30 more steps" in text
@@ -301,7 +302,7 @@ def test_a_90_step_track_shows_where_the_reader_is_and_pages_through_the_rest():
     listed = set()
     offset = 0
     while True:
-        page = views.track_reply(cat, "long", read, "en", followed=True, offset=offset)
+        page = views.track_reply(cat, track_state(cat, "long", read), "en", followed=True, offset=offset)
         validate_blocks(page.blocks, "message")
         blob = json.dumps(page.blocks, ensure_ascii=False)
         listed |= {int(n) for n in re.findall(r"Synthetic post (\d+)", blob.split("Read next")[0])}

@@ -11,6 +11,7 @@ import pytest
 
 from bot.domain.catalog import Catalog
 from bot.domain.catalog.models import Track
+from bot.domain.paths import track_state
 from bot.runtime import Runtime
 from bot.slack.commands.replies import track_view
 from bot.slack.handlers import Caller, Handlers, UserInfo
@@ -107,7 +108,7 @@ def test_a_180_character_track_name_renders_every_view_and_button(runtime, lang)
         h.action(caller, "follow", {"t": TRACK, "v": f"track:{TRACK}"}),
         h.action(caller, "mark_read", {"p": order[0], "t": TRACK, "v": f"track:{TRACK}"}),
         h.action(caller, "share", {"t": TRACK, "v": f"track:{TRACK}"}),
-        views.track_reply(catalog, TRACK, set(order), lang, followed=True),
+        views.track_reply(catalog, track_state(catalog, TRACK, set(order)), lang, followed=True),
         h.command(caller, "next"),
         h.command(caller, "help"),
         h.command(caller, f"subscribe {TRACK}"),

@@ -8,6 +8,7 @@ import re
 import pytest
 
 from bot.domain.catalog import load_catalog
+from bot.domain.paths import track_state
 from bot.domain.schedule import WeeklySchedule
 from bot.domain.search import Matcher
 from bot.slack.views import home
@@ -46,10 +47,10 @@ def test_track_message_fits(track_id, read, lang):
     order = CATALOG.order(track_id)
     done = {"nothing": set(), "half": set(order[: len(order) // 2]), "everything": EVERYTHING}[read]
     for followed in (True, False):
-        reply = views.track_reply(CATALOG, track_id, done, lang, followed=followed)
+        reply = views.track_reply(CATALOG, track_state(CATALOG, track_id, done), lang, followed=followed)
         assert_safe(reply.blocks, reply.text)
         assert reply.response_type == "ephemeral"
-    shared = views.track_reply(CATALOG, track_id, done, lang, followed=False, shared=True)
+    shared = views.track_reply(CATALOG, track_state(CATALOG, track_id, done), lang, followed=False, shared=True)
     assert shared.response_type == "in_channel"
     assert_safe(shared.blocks, shared.text)
     assert "actions" not in {b["type"] for b in shared.blocks}
@@ -57,13 +58,13 @@ def test_track_message_fits(track_id, read, lang):
 
 def test_track_message_marks_progress_and_next():
     order = CATALOG.order("spec")
-    reply = views.track_reply(CATALOG, "spec", {order[0]}, "en", followed=False)
+    reply = views.track_reply(CATALOG, track_state(CATALOG, "spec", {order[0]}), "en", followed=False)
     text = str(reply.blocks)
     assert views.ICON_READ in text and views.ICON_NEXT in text
     # The next step is the second one of the path; its Mark read button carries its id.
     buttons = [e for b in reply.blocks if b["type"] == "actions" for e in b["elements"]]
     assert any(order[1] in e["value"] for e in buttons if e["action_id"].startswith("mark_read"))
-    done = views.track_reply(CATALOG, "spec", EVERYTHING, "en", followed=True)
+    done = views.track_reply(CATALOG, track_state(CATALOG, "spec", EVERYTHING), "en", followed=True)
     assert "whole path" in str(done.blocks)
 
 
@@ -92,7 +93,7 @@ def test_search_message_fits_and_escapes(query, lang):
 def test_next_and_help_and_subscriptions_fit():
     all_tracks = [t.id for t in CATALOG.tracks]
     for read in (set(), EVERYTHING):
-        reply = views.next_reply(CATALOG, all_tracks, read, "en")
+        reply = views.next_reply(CATALOG, [track_state(CATALOG, t, read) for t in all_tracks], "en")
         assert_safe(reply.blocks, reply.text)
     for lang in ("en", "zh"):
         reply = views.help_reply(CATALOG, lang)
@@ -109,7 +110,7 @@ def test_home_view_fits_however_much_is_read():
 
     for read in (set(), EVERYTHING):
         state = home.HomeState(
-            follows=[t.id for t in CATALOG.tracks],
+            following=[track_state(CATALOG, t.id, read) for t in CATALOG.tracks],
             read=read,
             dm=None,
             channel_subs=[Sub(i) for i in range(300)],
@@ -156,7 +157,9 @@ def test_every_card_of_a_post_shows_its_reading_time(lang):
         (r.post_id, str(search_views.search_reply(CATALOG, "nixl", nixl, set(), lang).blocks)) for r in nixl.results
     ]
     first = CATALOG.order("spec")[0]
-    cards.append((first, str(views.next_reply(CATALOG, ["spec"], set(), lang).blocks)))
+    cards.append(
+        (first, str(views.next_reply(CATALOG, [track_state(CATALOG, t, set()) for t in ["spec"]], lang).blocks))
+    )
     post = CATALOG.post(first)
     cards.append((first, str(reminder_message(CATALOG, first, lang).blocks)))
     cards.append((first, str(post_unfurl(CATALOG, first, lang)["blocks"])))

@@ -8,6 +8,7 @@ import json
 
 from bot.config import DEFAULT_CATALOG_DIR, Settings
 from bot.domain.catalog import load_catalog
+from bot.domain.paths import track_state
 from bot.slack.views import messages as views
 from bot.slack.views.digest import compose_channel_digest, preview_subscription
 from bot.slack.views.plan import path_line
@@ -35,12 +36,12 @@ def test_the_page_url_needs_the_public_url() -> None:
 
 def test_the_track_reply_links_the_whole_path() -> None:
     url = path_page_url(_settings(public_url="https://paths.example.com"), "spec")
-    line = path_line(CATALOG, "spec", set(), None, TODAY, "en", url)
+    line = path_line(CATALOG, track_state(CATALOG, "spec", set()), None, TODAY, "en", url)
     assert "<https://paths.example.com/paths/spec|see the whole path>" in line
-    assert "see the whole path" not in path_line(CATALOG, "spec", set(), None, TODAY, "en")
-    zh = path_line(CATALOG, "spec", set(), None, TODAY, "zh", url + "?lang=zh")
+    assert "see the whole path" not in path_line(CATALOG, track_state(CATALOG, "spec", set()), None, TODAY, "en")
+    zh = path_line(CATALOG, track_state(CATALOG, "spec", set()), None, TODAY, "zh", url + "?lang=zh")
     assert "|查看完整路径>" in zh
-    reply = views.track_reply(CATALOG, "spec", set(), "en", followed=False, path=line)
+    reply = views.track_reply(CATALOG, track_state(CATALOG, "spec", set()), "en", followed=False, path=line)
     assert "<https://paths.example.com/paths/spec|see the whole path>" in json.dumps(reply.blocks)
 
 

@@ -13,6 +13,7 @@ import pytest
 
 from bot.config import Settings
 from bot.domain.catalog import Catalog, load_catalog
+from bot.domain.paths import track_state
 from bot.slack.views import messages as views
 
 
@@ -39,7 +40,7 @@ def test_the_chinese_track_view_shows_each_next_steps_chinese_note(catalog: Cata
             if step.note is None or not step.note.zh:
                 continue
             read = {s.post for s in path[:i]}
-            reply = views.track_reply(catalog, track.id, read, "zh", followed=False)
+            reply = views.track_reply(catalog, track_state(catalog, track.id, read), "zh", followed=False)
             text = json.dumps(reply.payload()["blocks"], ensure_ascii=False)
             # the note's first words, as escaped mrkdwn would show them (no &, <, > in them)
             probe = step.note.zh[:12]

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Literal
 
+from bot.domain.paths import track_state
 from bot.slack.commands import plan, replies
 from bot.slack.commands.context import ButtonValue, Context
 from bot.slack.commands.digest_actions import channel_subscription, handle_digest_action
@@ -89,7 +90,8 @@ def share(ctx: Context, value: ButtonValue) -> Reply | None:
         return replies.outdated(ctx)
     tid = _track(ctx, value)
     if tid:
-        return views.track_reply(ctx.catalog, tid, set(), ctx.lang, followed=False, shared=True)
+        everyone = track_state(ctx.catalog, tid)  # no one's progress
+        return views.track_reply(ctx.catalog, everyone, ctx.lang, followed=False, shared=True)
     return replies.redraw(ctx, value.v, None, offset=value.o)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,7 +57,12 @@ class NotCached(LookupError):
 
 
 class UserInfoCache:
-    """Remembers ``users.info`` answers (at most 10,000 people) for ``ttl`` seconds."""
+    """Remembers ``users.info`` answers (at most 10,000 people) for ``ttl`` seconds.
+
+    Speed layer needed by ``benchmarks/command_latency.py`` (50 people): a remembered person's
+    language lets the reply go in the ack; without it every command called ``users.info`` and
+    answered after the ack, at 4.8-4.9x the no-op's CPU per request (target <= 1.3x;
+    docs/benchmarks.md, "Speed layers and the benchmarks that need them")."""
 
     def __init__(self, fetch: UsersInfo, ttl: float = 3600.0):
         self._fetch = fetch
@@ -218,7 +223,7 @@ class Reader:
         fresh = paths.unread_among(self._catalog, self._read, post_ids)
         if not fresh:
             return set()
-        marked = self._rt.store.mark_read(self._team, self._user, fresh)
+        marked: set[str] = self._rt.store.mark_read(self._team, self._user, fresh)
         self._read.update(fresh)  # every fresh id is stored now (newly, or by a racing request)
         return marked
 
@@ -226,9 +231,18 @@ class Reader:
         """Forget that posts were read, including progress stored under their former ids."""
         self._load()
         ids = paths.with_former_ids(self._catalog, post_ids)
-        removed = self._rt.store.mark_unread(self._team, self._user, ids)
+        removed: set[str] = self._rt.store.mark_unread(self._team, self._user, ids)
         self._read.difference_update(ids)
         return removed
+
+    def state(self, track_id: str) -> paths.TrackState:
+        """The caller's :class:`~bot.domain.paths.TrackState` in ``track_id`` (``KeyError``: unknown track)."""
+        self._load()
+        return paths.track_state(self._catalog, track_id, self._read)
+
+    def states(self, track_ids: Sequence[str]) -> list[paths.TrackState]:
+        """:meth:`state` of each of ``track_ids`` the catalog has, in their order."""
+        return [self.state(tid) for tid in track_ids if self._catalog.has_track(tid)]
 
     def follows(self) -> list[str]:
         """Track ids the caller follows, oldest follow first; a fresh copy."""
@@ -238,7 +252,7 @@ class Reader:
     def follow(self, track_id: str) -> bool:
         """Follow ``track_id``; ``False`` when the caller already followed it."""
         self._load()
-        added = self._rt.store.follow(self._team, self._user, track_id)
+        added: bool = self._rt.store.follow(self._team, self._user, track_id)
         if added and self._follows:
             self._state = None  # its place among equal follow times is the store's: read again
         elif added:
@@ -248,7 +262,7 @@ class Reader:
     def unfollow(self, track_id: str) -> bool:
         """Stop following ``track_id``; ``False`` when the caller did not follow it."""
         self._load()
-        removed = self._rt.store.unfollow(self._team, self._user, track_id)
+        removed: bool = self._rt.store.unfollow(self._team, self._user, track_id)
         if track_id in self._follows:
             self._follows.remove(track_id)
         return removed

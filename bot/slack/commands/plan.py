@@ -31,17 +31,18 @@ def plan(s: Context, cmd: grammar.Command) -> Reply:
     """Set (``plan 30m``), reset (``plan off``) or show (``plan``) the caller's weekly budget,
     with the weeks each essential path takes at it; text that is no duration is refused."""
     store, caller, cat = s.rt.store, s.caller, s.catalog
+    tracks = [paths.track_path(cat, tr.id) for tr in cat.tracks]
     if cmd.error:
         return views.text_reply(pt("plan.bad", s.lang, value=truncate(cmd.error_value or "", 100)))
     if cmd.enabled is False:
         store.set_budget(caller.team_id, caller.user_id, None)
-        return plan_reply(cat, None, s.lang, changed_to="off")
+        return plan_reply(tracks, None, s.lang, changed_to="off")
     if cmd.minutes is None:
-        return plan_reply(cat, store.get_budget(caller.team_id, caller.user_id), s.lang, changed_to="show")
+        return plan_reply(tracks, store.get_budget(caller.team_id, caller.user_id), s.lang, changed_to="show")
     if not budgets.check_minutes(cmd.minutes):
         return views.text_reply(_out_of_range(cmd.minutes, s.lang))
     store.set_budget(caller.team_id, caller.user_id, cmd.minutes)
-    return plan_reply(cat, cmd.minutes, s.lang, changed_to="set")
+    return plan_reply(tracks, cmd.minutes, s.lang, changed_to="set")
 
 
 def dm_budget(s: Context, cmd: grammar.Command) -> Mrkdwn | None:
@@ -74,7 +75,7 @@ def channel_budget(s: Context, sub_id: int, cmd: grammar.Command) -> Mrkdwn | No
 def track_path_line(s: Context, track_id: str) -> Mrkdwn:
     """The caller's path line for a track reply (:func:`bot.slack.views.plan.path_line`)."""
     url = path_page_url(s.rt.settings, track_id, s.lang)
-    return path_line(s.catalog, track_id, s.reader.read(), s.reader.budget, s.rt.store.now().date(), s.lang, url)
+    return path_line(s.catalog, s.reader.state(track_id), s.reader.budget, s.rt.store.now().date(), s.lang, url)
 
 
 def finish_notice(s: Context, post_ids: list[str], before: set[str]) -> Mrkdwn | None:
@@ -89,7 +90,8 @@ def finish_notice(s: Context, post_ids: list[str], before: set[str]) -> Mrkdwn |
             minutes = paths.total_minutes(cat, paths.essentials(cat, tid))[0]
             store.record_finished(caller.team_id, caller.user_id, tid, minutes)
             finished.add(tid)
-            texts.append(finish_text(cat, tid, now_read, s.lang, finished))
+            state = paths.track_state(cat, tid, now_read)
+            texts.append(finish_text(cat, state, s.lang, paths.next_track(cat, tid, finished)))
     return Mrkdwn("\n\n").join(texts) if texts else None
 
 

@@ -15,7 +15,7 @@ from bot.slack.i18n import t
 from bot.slack.mrkdwn import Mrkdwn, truncate
 from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply
-from bot.slack.views.parts import memo, memo_reply
+from bot.slack.views.parts import memo_reply
 from bot.slack.views.reminders import reminders_reply
 from bot.slack.views.search import search_reply
 
@@ -53,9 +53,8 @@ def unknown_track(ctx: Context, text: str, command: str = "") -> Mrkdwn:
 def track_view(ctx: Context, track_id: str, notice: str | None = None, offset: int | None = None) -> Reply:
     """The track reply for the caller; ``offset`` the first step listed (``None``: around the next one)."""
     followed, path = track_id in ctx.reader.follows(), track_path_line(ctx, track_id)
-    return views.track_reply(
-        ctx.catalog, track_id, ctx.reader.read(), ctx.lang, followed=followed, notice=notice, offset=offset, path=path
-    )
+    state = ctx.reader.state(track_id)
+    return views.track_reply(ctx.catalog, state, ctx.lang, followed=followed, notice=notice, offset=offset, path=path)
 
 
 def query(ctx: Context, text: str, notice: str | None = None, offset: int = 0) -> Reply:
@@ -96,7 +95,7 @@ def latest(ctx: Context, notice: str | None = None, offset: int = 0) -> Reply:
     catalog = ctx.catalog
 
     def build() -> Reply:
-        order = memo(catalog, ("newest order",), lambda: _newest_first(catalog))
+        order = _newest_first(catalog)
         start = offset if offset < len(order) else 0
         page = tuple(
             PostMatch(pid, 100.0, "date", catalog.tracks_of(pid)) for pid in order[start : start + views.MAX_RESULTS]
@@ -125,7 +124,7 @@ def next_reads(ctx: Context, notice: str | None = None, track_ids: list[str] | N
     if track_ids is None and not any(cat.has_track(tid) for tid in tracks):
         tracks = [tr.id for tr in cat.tracks if paths.progress(cat, tr.id, read)[0]]
         notice = notice or (t("next.started", ctx.lang, track_id=tracks[0]) if tracks else None)
-    return views.next_reply(cat, tracks, read, ctx.lang, notice=notice)
+    return views.next_reply(cat, ctx.reader.states(tracks), ctx.lang, notice=notice)
 
 
 def current_track(ctx: Context, track_id: str) -> str | None:

@@ -11,8 +11,8 @@ from typing import Any
 
 from slack_sdk.models.blocks import Block, DividerBlock
 
-from bot.domain import paths
 from bot.domain.catalog import Catalog
+from bot.domain.paths import PathStep
 from bot.domain.plan import SubscriptionLike, plan_channel_digest
 from bot.slack.i18n import level_name, t
 from bot.slack.mrkdwn import Mrkdwn, as_plain, link, truncate
@@ -27,7 +27,7 @@ from bot.slack.views.blocks import (
     section,
     sections,
 )
-from bot.slack.views.links import read_link
+from bot.slack.views.links import read_link, reference_lines
 from bot.slack.views.plan import channel_budget_intro, channel_finish_line, minutes_suffix, pt
 
 MAX_NOTE = 700
@@ -52,24 +52,17 @@ class ChannelDigest:
     version: str
 
 
-def _step_lines(catalog: Catalog, track_id: str, post_id: str, lang: str, total: int, badge: str | None = None) -> str:
-    post = catalog.post(post_id)
-    step = catalog.step(track_id, post_id)
-    position = catalog.order(track_id).index(post_id) + 1
+def _step_lines(catalog: Catalog, step: PathStep, lang: str, total: int, badge: str | None = None) -> str:
+    post = step.post
     level, source, date = level_name(step.level, lang), post.source.label(lang), post.published.display(lang)
-    meta = t("digest.step_meta", lang, position=position, total=total, level=level, source=source, date=date)
+    meta = t("digest.step_meta", lang, position=step.number, total=total, level=level, source=source, date=date)
     lines: list[str] = [
         read_link(catalog, post, lang, bold=True),
         Mrkdwn("_{}{}_").format(meta, minutes_suffix(post, lang)) + (Mrkdwn(" · *{}*").format(badge) if badge else ""),
     ]
-    if step.note:
-        lines.append(truncate(step.note.get(lang), MAX_NOTE))
-    if before := paths.read_before(catalog, track_id, post_id):
-        items = Mrkdwn(", ").join(read_link(catalog, catalog.post(s.post), lang) for s in before)
-        lines.append(t("track.read_first", lang, items=items))
-    if step.external_prerequisites:
-        items = Mrkdwn(", ").join(link(x.url, x.title) for x in step.external_prerequisites)
-        lines.append(t("track.background", lang, items=items))
+    if step.step.note:
+        lines.append(truncate(step.step.note.get(lang), MAX_NOTE))
+    lines += reference_lines(catalog, step, lang)
     return Mrkdwn("\n").join(lines)
 
 
@@ -98,7 +91,7 @@ def compose_channel_digest(
         blocks.append(section(intro or t("digest.intro", lang, track=name, total=plan.total, k=sub.steps_per_week)))
     badge = t("digest.new_badge", lang, version=catalog.version)
     for post_id in plan.steps:
-        text = _step_lines(catalog, track_id, post_id, lang, plan.total, badge if post_id in plan.added else None)
+        text = _step_lines(catalog, plan.path.step(post_id), lang, plan.total, badge if post_id in plan.added else None)
         mark = button(t("btn.mark_read", lang), f"mark_read:{next(n)}", {"p": post_id, "t": track_id, **view})
         blocks.append(section(text, accessory=mark))
     if plan.new:

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
-
-from bot.domain import paths
 from bot.domain.catalog import Catalog
+from bot.domain.paths import TrackState
 from bot.slack.i18n import t
 from bot.slack.mrkdwn import Mrkdwn
 from bot.slack.views.links import read_link
@@ -15,28 +13,23 @@ MAX_FURTHER = 5
 """Further-reading posts listed by name (the track reply lists them all)."""
 
 
-def finish_text(
-    catalog: Catalog, track_id: str, read: Collection[str], lang: str = "en", finished: Collection[str] = ()
-) -> Mrkdwn:
-    """The finish message (escaped mrkdwn, under 3,000 characters): the steps covered, unread further
-    reading (:data:`MAX_FURTHER`) and the next track not in ``finished``."""
-    ess = paths.essentials(catalog, track_id)
-    minutes, _ = paths.total_minutes(catalog, ess)
-    name = catalog.track(track_id).names.get(lang)
+def finish_text(catalog: Catalog, state: TrackState, lang: str = "en", next_track: str | None = None) -> Mrkdwn:
+    """The finish message (escaped mrkdwn, under 3,000 characters) of the reader's ``state``: the
+    steps covered, unread further reading (:data:`MAX_FURTHER`) and ``next_track`` (an id) to offer."""
+    path = state.path
+    ess = path.essentials
+    name = path.track.names.get(lang)
     lines = [
-        t("finish.done", lang, track=name, steps=len(ess), minutes=minutes),
-        t("finish.covered", lang, titles=", ".join(catalog.post(p).title for p in ess)[:900]),
+        t("finish.done", lang, track=name, steps=len(ess), minutes=path.essential_minutes),
+        t("finish.covered", lang, titles=", ".join(s.post.title for s in ess)[:900]),
     ]
-    done = {catalog.resolve_post_id(p) or p for p in read}
-    more = [p for p in paths.further(catalog, track_id) if p not in done][:MAX_FURTHER]
+    more = [s for s in path.further if not state.is_read(s)][:MAX_FURTHER]
     if more:
         lines.append(t("finish.further", lang))
-        for pid in more:
-            post = catalog.post(pid)
-            label = minutes_label(post, lang)
+        for step in more:
+            label = minutes_label(step.post, lang)
             reading = Mrkdwn(" · ") + label if label else Mrkdwn()
-            lines.append(Mrkdwn("• {}{}").format(read_link(catalog, post, lang), reading))
-    nxt = paths.next_track(catalog, track_id, finished)
-    if nxt is not None:
-        lines.append(t("finish.next", lang, track=catalog.track(nxt).names.get(lang), track_id=nxt))
+            lines.append(Mrkdwn("• {}{}").format(read_link(catalog, step.post, lang), reading))
+    if next_track is not None:
+        lines.append(t("finish.next", lang, track=catalog.track(next_track).names.get(lang), track_id=next_track))
     return Mrkdwn("\n").join(lines)

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from slack_sdk.models.blocks import Block, DividerBlock
 
-from bot.domain import paths
 from bot.domain.catalog import Catalog
+from bot.domain.paths import TrackState
 from bot.slack.i18n import t
 from bot.slack.ids import is_channel_id
 from bot.slack.mrkdwn import Mrkdwn, as_plain, truncate
@@ -25,7 +25,8 @@ from bot.slack.views.blocks import (
     sections,
     to_dicts,
 )
-from bot.slack.views.messages import ActionIds, post_link, track_name
+from bot.slack.views.links import read_link, reference_lines
+from bot.slack.views.messages import ActionIds, track_name
 from bot.slack.views.plan import home_finished_blocks
 from bot.slack.views.subscriptions import dm_status, subscription_line
 
@@ -35,9 +36,10 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class HomeState:
-    """What App Home shows for one person: follows, read posts, DM preference, channel digests."""
+    """What App Home shows for one person: the followed tracks' states, read posts, DM preference,
+    channel digests."""
 
-    follows: Sequence[str]
+    following: Sequence[TrackState]
     read: set[str]
     dm: DmSettings | None
     channel_subs: Sequence[Subscription]
@@ -52,7 +54,7 @@ class HomeState:
 MODAL_TITLE_MAX = 24  # characters (Slack's limit)
 
 
-def track_modal(catalog: Catalog, track_id: str, reply: Reply, lang: str) -> dict:
+def track_modal(catalog: Catalog, track_id: str, reply: Reply, lang: str) -> dict[str, Any]:
     """A track reply as a modal (``views.open`` / ``views.update`` payload), from *Open path*."""
     title = truncate(track_name(catalog, track_id, lang), MODAL_TITLE_MAX)
     return {
@@ -64,18 +66,18 @@ def track_modal(catalog: Catalog, track_id: str, reply: Reply, lang: str) -> dic
     }
 
 
-def home_view(catalog: Catalog, state: HomeState) -> dict:
+def home_view(catalog: Catalog, state: HomeState) -> dict[str, Any]:
     """The App Home tab (``views.publish`` payload, at most 100 blocks)."""
     lang = state.lang
     ids = ActionIds()
     finished = home_finished_blocks(catalog, state.finished, state.read, lang, state.picture_url, state.picture_track)
     blocks: list[Block] = [header(t("home.header", lang)), context(t("catalog.version", lang, version=catalog.version))]
     blocks += [*finished, section(t("home.following", lang))]
-    follows = [tid for tid in state.follows if catalog.has_track(tid)]
-    if not follows:
+    if not state.following:
         blocks.append(section(t("home.none_followed", lang)))
-    for tid in follows:
-        blocks += _home_track(catalog, tid, state, ids)
+    for track in state.following:
+        blocks += _home_track(catalog, track, lang, ids)
+    follows = {track.track_id for track in state.following}
     others = [tr for tr in catalog.tracks if tr.id not in follows]
     if others:
         blocks += [DividerBlock(), section(t("home.other_tracks", lang))]
@@ -101,11 +103,9 @@ def home_view(catalog: Catalog, state: HomeState) -> dict:
     return {"type": "home", "blocks": to_dicts(blocks, MAX_BLOCKS_VIEW)}
 
 
-def _home_track(catalog: Catalog, tid: str, state: HomeState, ids: ActionIds) -> list[Block]:
-    """A followed track on App Home: progress bar and next read (or done), then its buttons."""
-    lang = state.lang
-    done, total = paths.progress(catalog, tid, state.read)
-    nxt = paths.next_step(catalog, tid, state.read)
+def _home_track(catalog: Catalog, state: TrackState, lang: str, ids: ActionIds) -> list[Block]:
+    """A followed track on App Home: progress bar and next read (or done) with its references, then its buttons."""
+    tid, done, total, nxt = state.track_id, state.read_count, state.total, state.next
     filled = round(10 * done / total) if total else 0
     bar = "▰" * filled + "▱" * (10 - filled)
     line = Mrkdwn("*{}*  {} {}/{}\n").format(track_name(catalog, tid, lang), bar, done, total)
@@ -114,8 +114,9 @@ def _home_track(catalog: Catalog, tid: str, state: HomeState, ids: ActionIds) ->
         line += t("track.done", lang)
         accessory = button(t("btn.unfollow", lang), ids("unfollow"), data)
     else:
-        line += t("track.next", lang, post=post_link(catalog, nxt.post, lang=lang))
-        accessory = button(t("btn.mark_read", lang), ids("mark_read"), {"p": nxt.post, **data}, style="primary")
+        refs = reference_lines(catalog, nxt, lang, state.unread_first(nxt))
+        line += Mrkdwn("\n").join([t("track.next", lang, post=read_link(catalog, nxt.post, lang)), *refs])
+        accessory = button(t("btn.mark_read", lang), ids("mark_read"), {"p": nxt.post_id, **data}, style="primary")
     row = [button(t("btn.open_path", lang), ids("open_path"), data)]
     if nxt is not None:
         row.append(button(t("btn.unfollow", lang), ids("unfollow"), data))

@@ -3,10 +3,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from bot.domain.catalog import Catalog
 from bot.domain.catalog.models import Post
+from bot.domain.paths import PathStep
 from bot.slack.i18n import t
-from bot.slack.mrkdwn import Mrkdwn, as_plain, link
+from bot.slack.mrkdwn import Mrkdwn, as_plain, link, truncate
 
 
 def read_link(catalog: Catalog, post: Post, lang: str = "en", *, bold: bool = False) -> Mrkdwn:
@@ -21,3 +24,51 @@ def read_link(catalog: Catalog, post: Post, lang: str = "en", *, bold: bool = Fa
     if bold:
         title = Mrkdwn("*{}*").format(title)
     return title + (Mrkdwn(" ") + note if note else Mrkdwn())
+
+
+def reference_lines(
+    catalog: Catalog, step: PathStep, lang: str = "en", first: Sequence[str] | None = None
+) -> list[Mrkdwn]:
+    """The labelled lines every door shows under a step (the web page words them alike): *Read
+    first* (the posts ``first``, default ``step.read_first``), *Background* and *Afterwards* (its
+    references outside the catalog); escaped mrkdwn, none for a step with nothing to say."""
+    groups = (
+        (
+            "read_first",
+            [read_link(catalog, catalog.post(p), lang) for p in (step.read_first if first is None else first)],
+        ),
+        ("background", [link(x.url, x.title) for x in step.background]),
+        ("afterwards", [link(x.url, x.title) for x in step.afterwards]),
+    )
+    return [
+        t("ref.line", lang, label=t("ref." + key, lang), items=Mrkdwn(", ").join(items))
+        for key, items in groups
+        if items
+    ]
+
+
+MAX_PLACES = 3
+"""Tracks a post's places are given in (the first, in catalog order)."""
+
+
+def place_lines(catalog: Catalog, post_id: str, lang: str = "en", *, card: bool = False) -> list[Mrkdwn]:
+    """A line per track of the post (:data:`MAX_PLACES`): "step 3 of 9 in Speculative decoding ·
+    next: X". A ``card`` (unfurls, reminders) bolds the place, names the step before too and links
+    its neighbours by short titles; elsewhere they are :func:`read_link` s. Escaped mrkdwn."""
+    pid = catalog.resolve_post_id(post_id) or post_id
+
+    def name(post_id: str) -> Mrkdwn:
+        post = catalog.post(post_id)
+        return link(catalog.url_of(post), truncate(post.title, 80)) if card else read_link(catalog, post, lang)
+
+    out = []
+    for tid in catalog.tracks_of(pid)[:MAX_PLACES]:
+        order = catalog.order(tid)  # the step after is the first to read after it (PathStep.then)
+        i = order.index(pid)
+        where = t("step.position", lang, position=i + 1, of=len(order), track=catalog.track(tid).names.get(lang))
+        parts = [Mrkdwn("*{}*").format(where) if card else where]
+        if card and i:
+            parts.append(t("step.before", lang, post=name(order[i - 1])))
+        parts.append(t("step.next", lang, post=name(order[i + 1])) if i + 1 < len(order) else t("step.last", lang))
+        out.append(Mrkdwn(" · ").join(parts))
+    return out

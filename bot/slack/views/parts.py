@@ -1,19 +1,22 @@
-"""Rendered Block Kit parts kept per catalog (bounded, dropped with it), so a reply is assembled
-rather than rebuilt; cached dicts are shared: treat ``Reply.blocks`` as read-only."""
+"""Values kept per catalog (bounded, dropped with it): whole replies (:func:`memo_reply`) and the
+parts a reply's key is made of (:func:`memo`). Kept values are shared: treat them as read-only.
+
+Speed layers (docs/benchmarks.md, "Speed layers and the benchmarks that need them"): both are
+needed by ``benchmarks/command_latency.py`` (50 people, ``/vllm-path speculative``), whose CPU per
+request rose from 1.26-1.31x the no-op's to 1.86-1.87x without :func:`memo_reply` and to 1.49-1.56x
+without :func:`memo` of the track's path line (target <= 1.3x)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from typing import Any, TypeVar
-
-from slack_sdk.models.blocks import Block
+from typing import Any, TypeVar, cast
 
 from bot.domain.catalog import Catalog
 from bot.domain.catalog.attached import PerCatalog
 from bot.domain.insights import MIN_READERS
 
 MAX_PARTS = 20_000
-"""Rendered parts kept per catalog (each well under 1 KB)."""
+"""Parts kept per catalog (each well under 1 KB)."""
 MAX_REPLIES = 2_000
 """Whole replies kept per catalog (:func:`memo_reply`), about 2 KB each beyond their parts."""
 
@@ -42,17 +45,12 @@ def memo_reply(catalog: Catalog, key: Hashable, build: Callable[[], _T]) -> _T:
 def _memo_in(cache: dict[Hashable, Any], limit: int, key: Hashable, build: Callable[[], _T]) -> _T:
     hit = cache.get(key, _MISSING)
     if hit is not _MISSING:
-        return hit
+        return cast(_T, hit)  # a key is only ever built by one ``build``, so ``hit`` is its type
     value = build()
     if len(cache) >= limit:
         cache.clear()
     cache[key] = value
     return value
-
-
-def rendered(catalog: Catalog, key: Hashable, build: Callable[[], Block]) -> dict[str, Any]:
-    """The serialised ``build()`` for ``key`` (see :func:`memo`); shared: do not change it."""
-    return memo(catalog, ("block", key), lambda: build().to_dict())
 
 
 def cache_info(catalog: Catalog) -> dict[str, int]:

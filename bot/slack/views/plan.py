@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 
 from slack_sdk.models.blocks import Block, ImageBlock
 
 from bot.domain import budget as budgets
-from bot.domain import paths
 from bot.domain.catalog import Catalog
 from bot.domain.catalog.models import Post, Track, format_day
 from bot.domain.insights import MIN_READERS, shown
+from bot.domain.paths import PathStep, TrackPath, TrackState
 from bot.slack.i18n import t
 from bot.slack.mrkdwn import Mrkdwn, as_plain, link
 from bot.slack.views.blocks import MAX_BLOCKS_MESSAGE, Reply, context, make_reply, section
@@ -37,37 +37,34 @@ def minutes_suffix(post: Post, lang: str = "en") -> Mrkdwn:
     return Mrkdwn(" · {}").format(minutes) if minutes else Mrkdwn()
 
 
-def step_suffix(catalog: Catalog, track_id: str, post_id: str, lang: str = "en") -> Mrkdwn:
+def step_suffix(step: PathStep, lang: str = "en") -> Mrkdwn:
     """What a track reply's step line adds: `` · 12 min`` and, off the essential path, `` · further reading``."""
-    suffix = minutes_suffix(catalog.post(post_id), lang)
-    if post_id not in paths.essentials(catalog, track_id):
+    suffix = minutes_suffix(step.post, lang)
+    if not step.essential:
         suffix += Mrkdwn(" · _{}_").format(pt("further", lang))
     return suffix
 
 
 def path_line(
     catalog: Catalog,
-    track_id: str,
-    read: Collection[str],
+    state: TrackState,
     minutes_per_week: int | None,
     today: dt.date,
     lang: str = "en",
     page_url: str | None = None,
 ) -> Mrkdwn:
     """``Essential path: 6 steps · 84 min · at 30 min a week you finish around 29 Dec 2026``: the
-    unread essential steps from ``today`` at ``minutes_per_week`` (``None``: the default, said
-    so), then "see the whole path" (``page_url``) and the track's ``before`` tracks whose essential path
-    is not read yet. Memoised."""
+    reader's unread essential steps (``state``) from ``today`` at ``minutes_per_week`` (``None``: the
+    default, said so), then "see the whole path" (``page_url``) and the tracks to read first whose
+    essential path is not read yet (``state.first``). Memoised."""
 
     def build() -> Mrkdwn:
-        ess = paths.essentials(catalog, track_id)
-        minutes, _complete = paths.total_minutes(catalog, ess)
-        if any(catalog.post(p).minutes for p in ess):
-            line = pt("path_line", lang, steps=len(ess), minutes=minutes)
+        ess = state.path.essentials
+        if any(s.post.minutes for s in ess):
+            line = pt("path_line", lang, steps=len(ess), minutes=state.path.essential_minutes)
         else:  # no length known yet: never a "0 min" that looks counted
             line = pt("path_steps", lang, steps=len(ess))
-        done = {catalog.resolve_post_id(p) or p for p in read}
-        left = [catalog.post(p).minutes for p in ess if p not in done]
+        left = [s.post.minutes for s in ess if not state.is_read(s)]
         if not left:
             line += pt("path_finished", lang)
         else:
@@ -79,47 +76,43 @@ def path_line(
         line += Mrkdwn(" · ") + link(page_url, as_plain(pt("whole_path", lang))) if page_url else Mrkdwn()
         # A track to read first, as its essential path (QA: "Read first: Engine internals" read as all
         # 19 steps), unless that path is read already.
-        before = [b for b in catalog.track(track_id).before if catalog.has_track(b)]
-        if before := [b for b in before if not paths.essentials_done(catalog, b, done)]:
+        if state.first:
             names = Mrkdwn(", ").join(
-                pt(
-                    "before",
-                    lang,
-                    track=catalog.track(b).names.get(lang),
-                    track_id=b,
-                    steps=len(paths.essentials(catalog, b)),
-                )
-                for b in before
+                pt("before", lang, track=p.track.names.get(lang), track_id=p.track.id, steps=len(p.essentials))
+                for p in state.first
             )
-            line += Mrkdwn("\n") + t("track.read_first", lang, items=names)
+            line += Mrkdwn("\n") + t("ref.line", lang, label=t("ref.read_first", lang), items=names)
         return line
 
-    key = ("path_line", track_id, frozenset(read), minutes_per_week, today, lang, page_url)
+    key = ("path_line", state.track_id, state.read, minutes_per_week, today, lang, page_url)
     return memo(catalog, key, build)
 
 
-def plan_reply(catalog: Catalog, minutes_per_week: int | None, lang: str, *, changed_to: str) -> Reply:
-    """The answer to ``plan …`` (``changed_to`` ``set``, ``off`` or ``show``) and each track's weeks at it."""
+def plan_reply(tracks: Sequence[TrackPath], minutes_per_week: int | None, lang: str, *, changed_to: str) -> Reply:
+    """The answer to ``plan …`` (``changed_to`` ``set``, ``off`` or ``show``) and the weeks each of
+    ``tracks`` (every track, in catalog order) takes at it."""
     per_week = minutes_per_week or budgets.DEFAULT_MINUTES
     default = pt("plan.default", lang) if minutes_per_week is None else Mrkdwn()
     key = changed_to if changed_to in ("set", "off") else "show"
     head = pt("plan." + key, lang, budget=per_week, default=default)
     lines = [
         pt("plan.week" if w == 1 else "plan.weeks", lang, track=tr.names.get(lang), minutes=m, weeks=w)
-        for tr, m, w in weeks_per_track(catalog, per_week)
+        for tr, m, w in weeks_per_track(tracks, per_week)
     ]
     blocks = [section(head), section(Mrkdwn("\n").join(lines[:40]))]
     return make_reply(blocks, head)
 
 
-def weeks_per_track(catalog: Catalog, minutes_per_week: int) -> list[tuple[Track, int, int]]:
-    """``(track, essential minutes, weeks to finish)`` for every track at ``minutes_per_week``."""
-    out = []
-    for tr in catalog.tracks:
-        ess = paths.essentials(catalog, tr.id)
-        weeks = budgets.weeks_to_finish([catalog.post(p).minutes for p in ess], minutes_per_week)
-        out.append((tr, paths.total_minutes(catalog, ess)[0], weeks))
-    return out
+def weeks_per_track(tracks: Sequence[TrackPath], minutes_per_week: int) -> list[tuple[Track, int, int]]:
+    """``(track, essential minutes, weeks to finish)`` for each of ``tracks`` at ``minutes_per_week``."""
+    return [
+        (
+            p.track,
+            p.essential_minutes,
+            budgets.weeks_to_finish([s.post.minutes for s in p.essentials], minutes_per_week),
+        )
+        for p in tracks
+    ]
 
 
 def minutes_read(catalog: Catalog, read: Collection[str]) -> int:

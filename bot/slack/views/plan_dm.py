@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from bot.domain import paths, plan
-from bot.domain.budget import DEFAULT_MINUTES, step_cost
+from bot.domain.budget import DEFAULT_MINUTES
 from bot.domain.catalog import Catalog
 from bot.domain.catalog.attached import PerCatalog
+from bot.domain.plan import plan_reader_week, reader_week
 from bot.slack.i18n import t
 from bot.slack.mrkdwn import Mrkdwn, plain
 from bot.slack.views.blocks import MAX_FALLBACK_TEXT, Reply, button, cut, header, make_reply, nonblank, section
@@ -42,7 +42,7 @@ def budget_dm(
     catalog: Catalog, follows: Sequence[str], read: set[str], minutes_per_week: int, lang: str = "en"
 ) -> Reply | None:
     """The DM for a reader of ``follows`` who read ``read``; None when nothing is left to read."""
-    steps = plan.plan_reader_week(catalog, follows, read, minutes_per_week)[:MAX_DM_STEPS]
+    steps = plan_reader_week(catalog, follows, read, minutes_per_week, MAX_DM_STEPS)
     if not steps:
         return None
     blocks = _head(minutes_per_week, lang)
@@ -53,63 +53,23 @@ def budget_dm(
 
 
 class BudgetDmComposer:
-    """:func:`budget_dm` for one catalog and language, for fan-outs: each track is walked over rows
-    ``(post id, cost in minutes, linked)`` against the reader's set of read ids. Cached blocks are
-    shared (read-only); thread-safe."""
+    """:func:`budget_dm` for one catalog and language, for fan-outs (the week is
+    :func:`bot.domain.plan.plan_reader_week`'s). Cached blocks are shared (read-only); thread-safe.
+
+    Speed layer needed by ``benchmarks/compose_dm.py`` (100,000 random readers x 10 tracks, <= 2 s):
+    0.67 s with its kept blocks, 78-80 s rendering every block per DM, and 1.8 ms a person (about
+    180 s) with a composer per DM instead of the shared one (:func:`budget_dm_composer`)."""
 
     def __init__(self, catalog: Catalog, lang: str = "en"):
         self.catalog = catalog
         self.lang = lang
-        self._former = {a: p.id for p in catalog.posts for a in p.aliases}
-        self._rows: dict[str, tuple[tuple[str, int, bool], ...]] = {
-            tr.id: tuple(
-                (pid, step_cost(catalog.post(pid).minutes), catalog.post(pid).url is not None)
-                for pid in paths.reading_order(catalog, tr.id)
-            )
-            for tr in catalog.tracks
-        }
+        self._week = reader_week(catalog)
         self._heads: dict[int, list[dict[str, Any]]] = {}
         self._steps: dict[tuple[str, str, int], dict[str, Any]] = {}
         self._tails: dict[int, list[dict[str, Any]]] = {}
         # plain() works segment by segment, so the fallback is the plain template with plain titles
         self._fallback_tpl = plain(t("digest.dm_fallback", lang, posts=Mrkdwn("{posts}")))
         self._titles = {p.id: plain(Mrkdwn.escape(p.title)) for p in catalog.posts}
-
-    def week(self, follows: Sequence[str], read: Iterable[str], minutes_per_week: int) -> list[tuple[str, str]]:
-        """This week's ``(track id, post id)`` steps, as :func:`bot.domain.plan.plan_reader_week`
-        (``read``: post ids or former ids; unknown ones ignored)."""
-        if not isinstance(read, (set, frozenset)) or (self._former and not self._former.keys().isdisjoint(read)):
-            read = {self._former.get(p, p) for p in read}
-        chosen: list[tuple[str, str]] = []
-        taken: set[str] = set()
-        used = 0
-        # One loop, written out: a generator of unread steps cost this fan-out benchmark 5-8 %.
-        for tid in follows:
-            spare: tuple[str, int] | None = None
-            linked_left = False
-            for pid, cost, linked in self._rows.get(tid, ()):
-                if pid in read or pid in taken:
-                    continue
-                if not linked:
-                    spare = spare or (pid, cost)
-                    continue
-                linked_left = True
-                if chosen and used + cost > minutes_per_week:
-                    return chosen
-                chosen.append((tid, pid))
-                taken.add(pid)
-                used += cost
-                if used >= minutes_per_week or len(chosen) >= MAX_DM_STEPS:
-                    return chosen
-            if not linked_left and spare is not None:  # only unlinked steps left: the first one
-                if chosen and used + spare[1] > minutes_per_week:
-                    return chosen
-                chosen.append((tid, spare[0]))
-                taken.add(spare[0])
-                used += spare[1]
-                if used >= minutes_per_week or len(chosen) >= MAX_DM_STEPS:
-                    return chosen
-        return chosen
 
     def _step(self, tid: str, pid: str, i: int) -> dict[str, Any]:
         """The step's section for place ``i``: the place's one rendered through the models, the
@@ -125,7 +85,7 @@ class BudgetDmComposer:
         self, follows: Sequence[str], read: Iterable[str], minutes_per_week: int = DEFAULT_MINUTES
     ) -> Reply | None:
         """:func:`budget_dm` (``read``: post ids or former ids); None when nothing is left to read."""
-        steps = self.week(follows, read, minutes_per_week)
+        steps = self._week(follows, read, minutes_per_week, MAX_DM_STEPS)
         if not steps:
             return None
         cat, lang = self.catalog, self.lang

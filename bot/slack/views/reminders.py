@@ -13,10 +13,10 @@ from bot.domain.schedule import zone_label
 from bot.slack.i18n import t, weekday_name
 from bot.slack.mrkdwn import Mrkdwn
 from bot.slack.views.blocks import Reply, actions, button, context, header, make_reply, section, sections
+from bot.slack.views.links import place_lines
 from bot.slack.views.messages import post_link
 from bot.slack.views.plan import minutes_suffix
-from bot.slack.views.unfurl import track_lines
-from bot.store.reminders import Reminder
+from bot.store.snapshots import Reminder
 
 MAX_LISTED = 20
 """Reminders listed with a *Cancel* button (the rest are counted)."""
@@ -75,7 +75,7 @@ def reminders_reply(catalog: Catalog, reminders: Sequence[Reminder], lang: str, 
 def reminder_message(catalog: Catalog, post_id: str, lang: str) -> Reply:
     """The reminder DM: the post, its summary and its place in its tracks, and *Mark read*."""
     post = catalog.post(post_id)
-    lines = track_lines(catalog, post.id, lang)
+    lines = place_lines(catalog, post.id, lang, card=True)
     published = post.published.display(lang)
     blocks: list[Block] = [
         section(t("remind.dm", lang, post=post_link(catalog, post.id, bold=True, lang=lang))),

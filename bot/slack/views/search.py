@@ -4,34 +4,21 @@ from __future__ import annotations
 
 from slack_sdk.models.blocks import Block
 
-from bot.domain import paths
 from bot.domain.catalog import Catalog
 from bot.domain.catalog.models import Post
+from bot.domain.search.results import SearchResult
 from bot.slack.i18n import t
 from bot.slack.mrkdwn import Mrkdwn, truncate
 from bot.slack.views.blocks import Reply, actions, button, context, make_reply, section
-from bot.slack.views.links import read_link
+from bot.slack.views.links import place_lines, read_link
 from bot.slack.views.messages import ICON_READ, MAX_RESULTS, ActionIds, track_name
 from bot.slack.views.plan import minutes_suffix
-
-
-def _position_line(catalog: Catalog, post_id: str, lang: str) -> Mrkdwn:
-    """ "step 3 of 9 in Speculative decoding · next: X" for each of the post's tracks."""
-    parts = []
-    for pos in paths.positions(catalog, post_id)[:3]:
-        name = track_name(catalog, pos.track_id, lang)
-        where = t("step.position", lang, position=pos.position, of=pos.of, track=name)
-        after = paths.read_after(catalog, pos.track_id, post_id)
-        following = read_link(catalog, catalog.post(after[0].post), lang) if after else None
-        nxt = t("step.next", lang, post=following) if after else t("step.last", lang)
-        parts.append(Mrkdwn("{} · {}").format(where, nxt))
-    return Mrkdwn("\n").join(parts) if parts else t("search.not_in_track", lang)
 
 
 def search_reply(
     catalog: Catalog,
     query: str,
-    result,
+    result: SearchResult,
     read: set[str],
     lang: str,
     notice: str | None = None,
@@ -45,9 +32,9 @@ def search_reply(
     shown_query = truncate(" ".join(query.split()), 100)
     blocks: list[Block] = [section(notice)] if notice else []
     if not result.results:
-        return _no_results(catalog, result, query, shown_query, lang, blocks, suggestion)
+        return _no_results(catalog, result, shown_query, lang, blocks, suggestion)
     ids = ActionIds()
-    closest = header is None and getattr(result, "confidence", "confident") == "closest"
+    closest = header is None and result.confidence == "closest"
     title = header or t("search.closest" if closest else "search.header", lang, query=shown_query)
     blocks.append(section(Mrkdwn("*{}*").format(title)))
     if result.track is not None:
@@ -57,13 +44,13 @@ def search_reply(
     fallback = ([notice] if notice else []) + [title]
     view = view or f"search:{query[:150]}"
     shown = result.results[:MAX_RESULTS]
-    offset = getattr(result, "offset", 0)
+    offset = result.offset
     page = {"v": view, "o": offset or None}  # a click on a later page redraws that page
     for match in shown:
         post = catalog.post(match.post_id)
         blocks += _match_blocks(catalog, post, post.id in done, lang, ids, page, view)
         fallback.append(Mrkdwn("• {}").format(post.title))
-    total = getattr(result, "total", len(shown)) or len(shown)
+    total = result.total or len(shown)
     footer = [t("catalog.version", lang, version=catalog.version)]
     if total > len(shown):
         count_key = "search.more_count" if header is None else "latest.more_count"
@@ -76,15 +63,14 @@ def search_reply(
 
 
 def _no_results(
-    catalog: Catalog, result, query: str, shown_query: str, lang: str, blocks: list[Block], suggestion: str | None
+    catalog: Catalog, result: SearchResult, shown_query: str, lang: str, blocks: list[Block], suggestion: str | None
 ) -> Reply:
     """The reply to a search with no results (see :func:`search_reply`), after ``blocks``."""
-    link_result = getattr(result, "link", None)
-    if link_result is not None and link_result.status in ("unknown", "home"):
-        blocks.append(section(t(f"search.{link_result.status}_link", lang, url=truncate(link_result.url, 300))))
-    elif not query.strip() or result.hint:
+    if (link := result.link) is not None and link.status in ("unknown", "home"):
+        blocks.append(section(t(f"search.{link.status}_link", lang, url=truncate(link.url, 300))))
+    elif not shown_query or result.hint:
         blocks.append(section(t("search.empty", lang)))
-    elif known := getattr(result, "known", None):  # a word of it is known, the rest is not
+    elif known := result.known:  # a word of it is known, the rest is not
         blocks.append(section(t("search.partly", lang, query=shown_query, words=truncate(known, 100))))
     else:
         blocks.append(section(t("search.none", lang, query=shown_query)))
@@ -101,7 +87,13 @@ def _no_results(
 
 
 def _match_blocks(
-    catalog: Catalog, post: Post, read: bool, lang: str, ids: ActionIds, page: dict, view: str
+    catalog: Catalog,
+    post: Post,
+    read: bool,
+    lang: str,
+    ids: ActionIds,
+    page: dict[str, str | int | None],
+    view: str,
 ) -> list[Block]:
     """One matching post: its section (source, date, reading time, id; Mark read or Mark unread) and its buttons."""
     text = Mrkdwn("{}{}\n_{} · {}{} · `{}`_\n{}\n{}").format(
@@ -112,7 +104,7 @@ def _match_blocks(
         minutes_suffix(post, lang),
         post.id,
         truncate(post.summary.get(lang), 300),
-        _position_line(catalog, post.id, lang),
+        Mrkdwn("\n").join(place_lines(catalog, post.id, lang)) or t("search.not_in_track", lang),
     )
     kind = "mark_unread" if read else "mark_read"
     blocks: list[Block] = [section(text, accessory=button(t("btn." + kind, lang), ids(kind), {"p": post.id, **page}))]

@@ -13,6 +13,7 @@ from bot.domain.schedule import WeeklySchedule, zone_label
 from bot.slack.i18n import t, weekday_name
 from bot.slack.mrkdwn import Mrkdwn
 from bot.slack.views.blocks import Reply, context, header, make_reply, section, sections
+from bot.store.snapshots import Subscription
 
 
 def dm_status(dm: Any, lang: str) -> Mrkdwn | None:
@@ -35,7 +36,7 @@ def schedule_words(schedule: WeeklySchedule, lang: str) -> dict[str, str]:
     }
 
 
-def digest_amount(sub, lang: str) -> str:
+def digest_amount(sub: Subscription, lang: str) -> str:
     """What a channel digest brings each week, as a phrase: its minutes when planned by minutes, else its steps."""
     minutes, n = channel_minutes(sub), sub.steps_per_week
     if minutes:
@@ -43,7 +44,7 @@ def digest_amount(sub, lang: str) -> str:
     return t("sub.amount_steps" if n != 1 else "sub.amount_step", lang, n=n)
 
 
-def subscription_line(catalog: Catalog, sub, lang: str) -> Mrkdwn:
+def subscription_line(catalog: Catalog, sub: Subscription, lang: str) -> Mrkdwn:
     """One line describing a channel subscription (schedule, progress, pause reason)."""
     name = catalog.track(sub.track_id).names.get(lang) if catalog.has_track(sub.track_id) else sub.track_id
     total = len(catalog.order(sub.track_id)) if catalog.has_track(sub.track_id) else 0
@@ -61,7 +62,7 @@ def subscription_line(catalog: Catalog, sub, lang: str) -> Mrkdwn:
     return line
 
 
-def subscriptions_reply(catalog: Catalog, subs: Iterable, lang: str) -> Reply:
+def subscriptions_reply(catalog: Catalog, subs: Iterable[Subscription], lang: str) -> Reply:
     """The digests of a channel, and how to stop or move one (named with the first's track)."""
     subs = list(subs)
     blocks: list[Block] = [header(t("subs.header", lang))]

@@ -8,43 +8,16 @@ from bot.domain.catalog import Catalog
 from bot.slack.i18n import t
 from bot.slack.mrkdwn import Mrkdwn, link, truncate
 from bot.slack.views.blocks import actions, button, context, section, to_dicts
+from bot.slack.views.links import MAX_PLACES, place_lines
 from bot.slack.views.messages import track_name
 from bot.slack.views.plan import minutes_suffix
 
-MAX_TRACKS = 3
-"""Tracks shown on one card (the first, in catalog order)."""
 SUMMARY_CHARS = 200
 """Characters of the summary shown (one line in Slack's unfurl width)."""
 VIEW = "unfurl"
 """The ``v`` of the card's buttons: a click answers privately and leaves the card as it is."""
 REMIND_NEXT_WEEK = "next week"
 """The day the *Remind me next week* button asks for (parsed like ``remind <post> next week``)."""
-
-
-def _neighbour(catalog: Catalog, track_id: str, post_id: str, step: int) -> Mrkdwn | None:
-    order = catalog.order(track_id)
-    i = order.index(post_id) + step
-    if not 0 <= i < len(order):
-        return None
-    other = catalog.post(order[i])
-    return link(catalog.url_of(other), truncate(other.title, 80))
-
-
-def track_lines(catalog: Catalog, post_id: str, lang: str) -> list[Mrkdwn]:
-    """A line per track (:data:`MAX_TRACKS`): "step 4 of 13 in Speculative decoding · before: X · next: Y"."""
-    out = []
-    for tid in catalog.tracks_of(post_id)[:MAX_TRACKS]:
-        order = catalog.order(tid)
-        name = track_name(catalog, tid, lang)
-        where = t("step.position", lang, position=order.index(post_id) + 1, of=len(order), track=name)
-        parts = [Mrkdwn("*{}*").format(where)]
-        before = _neighbour(catalog, tid, post_id, -1)
-        if before is not None:
-            parts.append(t("step.before", lang, post=before))
-        after = _neighbour(catalog, tid, post_id, +1)
-        parts.append(t("step.next", lang, post=after) if after is not None else t("step.last", lang))
-        out.append(Mrkdwn(" · ").join(parts))
-    return out
 
 
 def post_unfurl(catalog: Catalog, post_id: str, lang: str) -> dict[str, Any]:
@@ -59,10 +32,10 @@ def post_unfurl(catalog: Catalog, post_id: str, lang: str) -> dict[str, Any]:
         truncate(" ".join(post.summary.get(lang).split()), SUMMARY_CHARS),
     )
     blocks: list[Any] = [section(head)]
-    lines = track_lines(catalog, post.id, lang)
+    lines = place_lines(catalog, post.id, lang, card=True)
     blocks.append(section(Mrkdwn("\n").join(lines)) if lines else context(t("search.not_in_track", lang)))
     buttons = [button(t("btn.mark_read", lang), f"mark_read:{next(ids)}", {"p": post.id, "v": VIEW}, style="primary")]
-    tracks = catalog.tracks_of(post.id)[:MAX_TRACKS]
+    tracks = catalog.tracks_of(post.id)[:MAX_PLACES]
     follow = t("btn.follow", lang)
     for tid in tracks:
         label = follow if len(tracks) == 1 else Mrkdwn("{}: {}").format(follow, track_name(catalog, tid, lang))
