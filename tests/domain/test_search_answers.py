@@ -161,13 +161,13 @@ def test_the_catalogs_own_name_for_something_is_on_topic(matcher, query):
 @pytest.mark.parametrize("name", ["ollama", "tensorrt", "kubectl", "windows"])
 def test_another_tools_name_is_no_question_about_ours(matcher, name):
     assert matcher.search(name).confidence == "none"
-    assert all(not w.startswith(name[:4]) or w == name for w, _ in matcher._expand_word(name))
+    assert all(not w.startswith(name[:4]) or w == name for w, _ in matcher._speller.expand(name))
 
 
 def test_an_everyday_word_is_never_corrected_into_a_catalog_word(matcher):
     """``hard`` is a word, not a misspelt ``hardware``; ``eagel`` is a typo of ``eagle``."""
-    assert matcher._expand_word("hard") == ()
-    assert "eagle" in [w for w, _ in matcher._expand_word("eagel")]
+    assert matcher._speller.expand("hard") == ()
+    assert "eagle" in [w for w, _ in matcher._speller.expand("eagel")]
     assert matcher.search("specualtive decodng").confidence == "confident"
 
 

@@ -230,43 +230,6 @@ def test_oauth_install_and_redirect_paths_are_served(tmp_path, standin):
         runtime.store.close()
 
 
-_HEAP_SCRIPT = """
-import gc, weakref
-from bot.doors.serve import freeze_startup_heap, refreeze_heap
-
-refreeze_heap()
-assert gc.get_freeze_count() == 0, "a process that never froze its heap is left alone"
-
-class Node:
-    pass
-
-old = Node()
-old.me = old  # a cycle, as an old catalog's objects make
-gone = weakref.ref(old)
-freeze_startup_heap()
-assert gc.get_freeze_count() > 1000, gc.get_freeze_count()
-del old
-gc.collect()
-assert gone() is not None, "frozen objects are exempt from collection"
-refreeze_heap()  # after a catalog reload
-assert gone() is None, "the reload's refreeze collects the dropped catalog's cycles"
-assert gc.get_freeze_count() > 1000
-print("ok")
-"""
-
-
-def test_the_start_up_heap_is_frozen_and_a_reload_refreezes_it() -> None:
-    # In a child process: freezing the test runner's own heap would keep every test's garbage.
-    done = subprocess.run(
-        [sys.executable, "-c", _HEAP_SCRIPT],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=Path(__file__).resolve().parents[2],
-    )
-    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
-
-
 def test_building_the_app_with_the_token_in_the_environment_warns_of_nothing(
     tmp_path, standin, monkeypatch, caplog
 ) -> None:

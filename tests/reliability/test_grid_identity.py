@@ -17,6 +17,7 @@ from bot.slack.installs import resume_after_install
 from tests.e2e.helpers import ack_shown, find_button
 from tests.e2e.slack_requests import signed_post
 from tests.reliability.conftest import SIGNING_SECRET
+from tests.reliability.org_wide import assert_org_wide_uninstalled, save_org_wide_install, wait_until
 from tests.standin import event_body, slash_command_body
 
 ORG, T111, T222, USER = "E111", "T111", "T222", "W111"
@@ -96,13 +97,6 @@ def _event(event: dict[str, Any], *, outer_team: str, authorization: dict[str, A
     return json.dumps(body).encode()
 
 
-def _wait(predicate: Any, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "condition not met"
-        time.sleep(0.05)
-
-
 def test_an_uninstall_whose_outer_team_differs_from_its_authorizations_pauses_the_right_team(
     door, standin, door_runtime
 ) -> None:
@@ -115,26 +109,13 @@ def test_an_uninstall_whose_outer_team_differs_from_its_authorizations_pauses_th
         authorization={"enterprise_id": None, "team_id": "T0MINE", "is_enterprise_install": False},
     )
     assert signed_post(door.url + "/slack/events", body, SIGNING_SECRET, json_body=True).status == 200
-    _wait(lambda: not store.get_subscription(mine.id).active)
+    wait_until(lambda: not store.get_subscription(mine.id).active)
     assert store.get_subscription(other.id).active
 
 
 def test_an_org_wide_uninstall_cleans_up_without_an_exception(door, standin, door_runtime, caplog) -> None:
     store = door_runtime.store
-    store.installation_store("111.222").save(
-        Installation(
-            app_id="A0REL",
-            enterprise_id=ORG,
-            team_id=None,
-            is_enterprise_install=True,
-            bot_token="xoxb-org-wide",
-            bot_id="B0ORG",
-            bot_user_id="U0ORGBOT",
-            bot_scopes="commands",
-            user_id="U0ADMIN",
-            installed_at=time.time(),
-        )
-    )
+    save_org_wide_install(store, ORG)
     sub = store.subscribe(ORG, "C0ORG", "spec", WeeklySchedule.of(0, "09:00", "UTC"))
     store.set_dm(ORG, USER, True)
     body = _event(
@@ -143,12 +124,7 @@ def test_an_org_wide_uninstall_cleans_up_without_an_exception(door, standin, doo
         authorization={"enterprise_id": ORG, "team_id": None, "is_enterprise_install": True},
     )
     assert signed_post(door.url + "/slack/events", body, SIGNING_SECRET, json_body=True).status == 200
-    _wait(lambda: not store.get_subscription(sub.id).active)
-    assert store.get_dm(ORG, USER).status == "paused"
-    assert (
-        store.installation_store("111.222").find_bot(enterprise_id=ORG, team_id=None, is_enterprise_install=True)
-        is None
-    )
+    assert_org_wide_uninstalled(store, ORG, sub.id, USER)
     assert "ValueError" not in caplog.text and "failed" not in caplog.text
 
 

@@ -10,11 +10,10 @@ import time
 import uuid
 from typing import Any
 
-from slack_sdk.oauth.installation_store import Installation
-
 from bot.domain.schedule import WeeklySchedule
 from tests.e2e.slack_requests import signed_post
 from tests.reliability.conftest import SIGNING_SECRET
+from tests.reliability.org_wide import assert_org_wide_uninstalled, save_org_wide_install, wait_until
 from tests.standin import app_home_opened_event, link_shared_event
 
 ORG, USER = "E0ORG1", "W0ORG1"
@@ -50,30 +49,6 @@ def _send(door, event: dict[str, Any]) -> int:
     return signed_post(door.url + "/slack/events", org_wide_body(event), SIGNING_SECRET, json_body=True).status
 
 
-def _wait(predicate: Any, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "condition not met"
-        time.sleep(0.05)
-
-
-def _install_org(store) -> None:
-    store.installation_store("111.222").save(
-        Installation(
-            app_id="A0REL",
-            enterprise_id=ORG,
-            team_id=None,
-            is_enterprise_install=True,
-            bot_token="xoxb-org-wide",
-            bot_id="B0ORG",
-            bot_user_id="U0ORGBOT",
-            bot_scopes="commands",
-            user_id="U0ADMIN",
-            installed_at=time.time(),
-        )
-    )
-
-
 def _no_traceback(caplog) -> None:
     assert "Traceback" not in caplog.text and "ValueError" not in caplog.text
     assert "failed" not in caplog.text
@@ -81,26 +56,21 @@ def _no_traceback(caplog) -> None:
 
 def test_org_wide_app_uninstalled_removes_the_installation_and_pauses_digests(door, door_runtime, caplog) -> None:
     store = door_runtime.store
-    _install_org(store)
+    save_org_wide_install(store, ORG)
     sub = store.subscribe(ORG, "C0ORG", "spec", WeeklySchedule.of(0, "09:00", "UTC"))
     store.set_dm(ORG, USER, True)
     assert _send(door, {"type": "app_uninstalled", "event_ts": f"{time.time():.6f}"}) == 200
-    _wait(lambda: not store.get_subscription(sub.id).active)
-    assert store.get_dm(ORG, USER).status == "paused"
-    assert (
-        store.installation_store("111.222").find_bot(enterprise_id=ORG, team_id=None, is_enterprise_install=True)
-        is None
-    )
+    assert_org_wide_uninstalled(store, ORG, sub.id, USER)
     _no_traceback(caplog)
 
 
 def test_org_wide_tokens_revoked_removes_the_installation(door, door_runtime, caplog) -> None:
     store = door_runtime.store
-    _install_org(store)
+    save_org_wide_install(store, ORG)
     sub = store.subscribe(ORG, "C0ORG", "spec", WeeklySchedule.of(0, "09:00", "UTC"))
     event = {"type": "tokens_revoked", "tokens": {"bot": ["U0ORGBOT"]}, "event_ts": f"{time.time():.6f}"}
     assert _send(door, event) == 200
-    _wait(lambda: not store.get_subscription(sub.id).active)
+    wait_until(lambda: not store.get_subscription(sub.id).active)
     _no_traceback(caplog)
 
 

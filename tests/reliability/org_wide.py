@@ -1,0 +1,47 @@
+"""An org-wide (Enterprise Grid) install in the store, and what an ``app_uninstalled`` of it must
+leave behind; shared by the Grid identity and the org-wide event tests."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from slack_sdk.oauth.installation_store import Installation
+
+from bot.store import Store
+
+CLIENT_ID = "111.222"
+
+
+def wait_until(predicate: Callable[[], object], timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "condition not met"
+        time.sleep(0.05)
+
+
+def save_org_wide_install(store: Store, enterprise_id: str) -> None:
+    """The installation of an org-wide app: an enterprise, no team."""
+    store.installation_store(CLIENT_ID).save(
+        Installation(
+            app_id="A0REL",
+            enterprise_id=enterprise_id,
+            team_id=None,
+            is_enterprise_install=True,
+            bot_token="xoxb-org-wide",
+            bot_id="B0ORG",
+            bot_user_id="U0ORGBOT",
+            bot_scopes="commands",
+            user_id="U0ADMIN",
+            installed_at=time.time(),
+        )
+    )
+
+
+def assert_org_wide_uninstalled(store: Store, enterprise_id: str, subscription_id: int, dm_user: str) -> None:
+    """Waits until the subscription is paused; then the reader's DM is paused too and the
+    org-wide installation is gone."""
+    wait_until(lambda: not store.get_subscription(subscription_id).active)
+    assert store.get_dm(enterprise_id, dm_user).status == "paused"
+    installations = store.installation_store(CLIENT_ID)
+    assert installations.find_bot(enterprise_id=enterprise_id, team_id=None, is_enterprise_install=True) is None
