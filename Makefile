@@ -5,7 +5,7 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: run test lint install install-test bench messages
+.PHONY: run test test-fast lint fmt install install-test bench messages
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -46,6 +46,11 @@ lint: $(STAMP_TEST)
 	$(VENV)/bin/ruff format --check bot tests benchmarks
 	$(VENV)/bin/mypy
 
+# Fix what the linter and the formatter can fix (then `make lint` says what is left).
+fmt: $(STAMP_TEST)
+	$(VENV)/bin/ruff check --fix bot tests benchmarks
+	$(VENV)/bin/ruff format bot tests benchmarks
+
 # The suite on PYTEST_WORKERS parallel workers (pytest-xdist): most tests wait on subprocesses,
 # servers and sleeps, so more workers than cores pays. --dist loadfile keeps each test file on one
 # worker: its module fixtures made once, one Prism per Prism file and one Chromium for
@@ -54,6 +59,11 @@ lint: $(STAMP_TEST)
 PYTEST_WORKERS ?= 3
 test: lint $(NPM_STAMP)
 	$(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile
+
+# The quick loop while editing: no lint, no browser, no contract (Prism) and no slow tests, and
+# PostgreSQL only when it is there; `make test` before you push.
+test-fast: $(STAMP_TEST)
+	$(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile -m "not slow and not contract" --ignore=tests/browser
 
 # The strings' gettext catalogs: compile bot/locale/<lang>/LC_MESSAGES/vllm_path.po to .mo (commit both).
 messages: $(STAMP_TEST)
