@@ -25,9 +25,9 @@ channel (burst 1), answering 429 + ``Retry-After`` beyond. Two fan-outs through 
 * ``channel``: 8 subscriptions in one channel; the achieved rate as a ratio of 1 per second.
 
 The clock is configured ``--headroom`` (default 0.95) times the allowed rates, the margin any
-client needs against a limiter that counts arrival times (``--headroom 1.33`` shows the clock
-adapting to a limit below its configured rate). Target: ratio >= 0.9 in both, every digest
-delivered.
+client needs against a limiter that counts arrival times (``--headroom 1.33``: a clock configured
+above the limit, each 429 holding the workspace for its ``Retry-After``). Target: ratio >= 0.9 in
+both, every digest delivered.
 
 Exit 0 always (a report); ``--check`` exits 1 when a target is missed.
 """

@@ -9,9 +9,9 @@
      checked on the slowest, never the best);
    * per-query latency of ``Matcher.search`` (p50, p99, max; target p99 <= 5 ms) on a mix of
      queries: short names, model names, multi-word topics, typos, Chinese without spaces, mixed
-     Chinese/English, ~3,000-character pastes, punctuation and emoji; every query is distinct and
-     the matcher's per-word typo cache is cleared before each query, so caches do not flatter the
-     figures; the mix is run 3 times and the percentiles are over all 3 × queries samples;
+     Chinese/English, ~3,000-character pastes, punctuation and emoji; every query is distinct
+     (the matcher keeps no per-query cache); the mix is run 3 times and the percentiles are over
+     all 3 × queries samples;
    * per-call latency of ``match_track`` and of ``paths.next_step`` (random tracks, random read sets);
    * the RSS the index adds, and the process's peak RSS (catalog models included).
 2. In 3 fresh subprocesses: the real catalog's ``load_catalog`` + ``Matcher`` time (target <= 300
@@ -43,7 +43,7 @@ import psutil
 from bot.domain.catalog import Catalog
 from bot.domain.catalog.models import LocalizedText, Manifest, Post, Published, Source, Step, Track
 from bot.domain.paths import compute_order, next_step
-from bot.domain.search import Matcher, stem
+from bot.domain.search import Matcher
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -492,15 +492,12 @@ def _percentiles(samples_ms: list[float]) -> dict[str, float]:
     }
 
 
-def _timed(fn, args_list, repeat: int = 3, reset=None) -> list[float]:
+def _timed(fn, args_list, repeat: int = 3) -> list[float]:
     """Milliseconds of every call of every run: ``repeat`` passes over ``args_list``, all samples
-    kept (p99 is over all of them, not the best of ``repeat``); ``reset`` runs before every call
-    (to keep caches cold) and is not timed."""
+    kept (p99 is over all of them, not the best of ``repeat``)."""
     out = []
     for _ in range(repeat):
         for args in args_list:
-            if reset is not None:
-                reset()
             t0 = time.perf_counter()
             fn(*args)
             out.append((time.perf_counter() - t0) * 1000)
@@ -597,8 +594,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     builds = []
     proc = psutil.Process()
-    for i in range(3):  # a fresh index each time, the stemmer's cache emptied
-        stem.cache_clear()
+    for i in range(3):  # a fresh index each time
         matcher = None
         gc.collect()
         rss0 = proc.memory_info().rss
@@ -611,19 +607,13 @@ def main(argv: list[str] | None = None) -> int:
     report["synthetic"]["index_build_runs_s"] = [round(b, 3) for b in builds]
 
     queries = query_mix(cat, args.queries, args.seed)
-    # The matcher memoizes typo corrections per word; clear that cache before every run so that
-    # each query pays for its own rapidfuzz scans (a cold cache, the worst case).
-    search_ms = _timed(matcher.search, [(q,) for q in queries], reset=matcher._expand_word.cache_clear)
+    search_ms = _timed(matcher.search, [(q,) for q in queries])
     report["search"] = _percentiles(search_ms)
     baseline = baseline_search(cat)
     report["baseline_bm25"] = _percentiles(_timed(baseline, [(q,) for q in queries]))
     report["search"]["with_results"] = sum(1 for q in queries[:200] if matcher.search(q).results)
     rng = random.Random(args.seed + 2)
-    track_ms = _timed(
-        matcher.match_track,
-        [(q,) for q in rng.sample(queries, min(1000, len(queries)))],
-        reset=matcher._expand_word.cache_clear,
-    )
+    track_ms = _timed(matcher.match_track, [(q,) for q in rng.sample(queries, min(1000, len(queries)))])
     report["match_track"] = _percentiles(track_ms)
     calls = []
     for _ in range(2000):

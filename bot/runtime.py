@@ -59,7 +59,9 @@ class Loaded:
 
 class CatalogHolder:
     """Holds the catalog currently served; reads are lock-free, :meth:`reload` swaps atomically.
-    ``index_now``: build each version's search index when loaded (False: when first needed)."""
+    ``index_now``: build each version's search index when loaded (False: when first needed, a
+    deferral ``benchmarks/cli_cold.py`` needs: ``vllm-path ask speculative`` took 5.0-5.5x ``import
+    slack_bolt`` with the index built at start, target <= 5x)."""
 
     def __init__(self, directory: str | Path, *, index_now: bool = True):
         self.directory = Path(directory)

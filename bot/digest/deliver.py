@@ -18,7 +18,6 @@ import logging
 import os
 import socket
 import threading
-import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -96,8 +95,7 @@ class Attempt:
 class Deliverer:
     """Sends digests for a :class:`bot.runtime.Runtime` as ``claimant`` (``host:pid:random``).
     ``pacer``: shared by the process's sends; ``stale_after_s``: age at which another sender's claim
-    is taken over; ``renew_after_s``: renew the claim before the send only when at least that old (0:
-    always). Raises ValueError unless 0 <= ``renew_after_s`` < ``stale_after_s``."""
+    is taken over (a claim is renewed just before its send)."""
 
     def __init__(
         self,
@@ -106,18 +104,13 @@ class Deliverer:
         clients: Clients | None = None,
         pacer: SendPacer | None = None,
         stale_after_s: float = 300.0,
-        renew_after_s: float = 0.0,
     ):
-        if renew_after_s < 0 or (renew_after_s > 0 and renew_after_s >= stale_after_s):
-            raise ValueError("renew_after_s must be 0 (always renew) or below stale_after_s")
         self.runtime = runtime
         self.clients = clients or Clients(runtime)
         self.pacer: SendPacer = pacer or Pacer()
         self.claimant = f"{socket.gethostname()[:80]}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
         self.stale_after_s = stale_after_s
         self.max_attempts = NO_ATTEMPT_LIMIT
-        self.renew_after_s = renew_after_s
-        self._claimed_at: dict[Key, float] = {}
         self._dm_channels: dict[tuple[str, str], str] = {}
         self._warned_history = False
         self._stopping = threading.Event()
@@ -238,21 +231,16 @@ class Deliverer:
         """``send()`` once ``key`` is claimed (else STOPPED or TAKEN); an exception is a failure."""
         if self._stopping.is_set():
             return Attempt(Outcome.STOPPED, key[3])
-        at = time.monotonic()
         if not self.store.claim_delivery(
             *key, claimed_by=self.claimant, stale_after_s=self.stale_after_s, max_attempts=self.max_attempts
         ):
             return Attempt(Outcome.TAKEN, key[3])
-        if self.renew_after_s > 0:
-            self._claimed_at[key] = at
         try:
             return send()
         except Exception as exc:  # record and go on with the fan-out
             log.exception("%s (%s) failed", what, key[3])
             self.store.mark_failed(*key, error=f"{type(exc).__name__}: {exc}"[:1000], claimed_by=self.claimant)
             return Attempt(Outcome.FAILED, key[3], error=type(exc).__name__)
-        finally:
-            self._claimed_at.pop(key, None)
 
     def _post(self, client: WebClient, key: Key, message: Message) -> Any:
         """Post ``message`` to ``key[1]`` (a channel, or a user id: their DM with the app) in the
@@ -270,10 +258,7 @@ class Deliverer:
             )
 
     def _still_ours(self, key: Key) -> bool:
-        """True while the claim on ``key`` is ours, renewed unless younger than ``renew_after_s``."""
-        at = self._claimed_at.pop(key, None)
-        if at is not None and time.monotonic() - at < self.renew_after_s:
-            return True
+        """True while the claim on ``key`` is ours (renewed now)."""
         renewed: bool = self.store.renew_claim(*key, claimed_by=self.claimant)
         return renewed
 
@@ -282,7 +267,7 @@ class Deliverer:
         if cached:
             return cached
         resp = client.conversations_open(users=user)
-        channel = (resp.get("channel") or {}).get("id")
+        channel: str | None = (resp.get("channel") or {}).get("id")
         if not channel:
             raise RuntimeError("conversations.open returned no channel id")
         self._dm_channels[(team, user)] = channel
@@ -317,7 +302,8 @@ class Deliverer:
         for message in resp.get("messages") or []:
             meta = message.get("metadata") or {}
             if meta.get("event_type") == METADATA_EVENT and (meta.get("event_payload") or {}).get("key") == wanted:
-                return message.get("ts")
+                ts: str | None = message.get("ts")
+                return ts
         return None
 
     def _refused(self, key: Key, exc: Exception, sub: Subscription | None) -> Attempt:

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from typing import Any, TypeGuard
 
 from bot.digest.jobs import FAR_FUTURE
-from bot.domain.schedule import WeeklySchedule, in_window
+from bot.domain.schedule import in_window
 from bot.store import DM_TRACK, Delivery
 
 MAX_RETRY_WAIT_S = 15 * 60.0
@@ -76,7 +76,6 @@ def due_now(
     store: Any, now: datetime, min_window_s: float, is_unsettled: Callable[[Delivery | None, datetime], bool]
 ) -> list[Due]:
     """Every active digest of ``store`` whose latest time is :func:`eligible` and row ``is_unsettled``."""
-    memo: dict[WeeklySchedule, datetime | None] = {}
     candidates: list[tuple[tuple[str, str, str, str], int | None, datetime]] = []
     rows = [
         (sub.schedule, sub.updated_at, (sub.team_id, sub.channel_id, sub.track_id), sub.id)
@@ -87,9 +86,7 @@ def due_now(
         for dm in store.dm_recipients(at=FAR_FUTURE)
     ]
     for schedule, changed_at, dest, sub_id in rows:
-        if schedule not in memo:  # many rows share a schedule
-            memo[schedule] = schedule.latest_fire(now)
-        fire = memo[schedule]
+        fire = schedule.latest_fire(now)
         if eligible(fire, changed_at, now, schedule.timezone, min_window_s):
             candidates.append(((*dest, schedule.period_of(fire)), sub_id, fire))
     ledger: dict[tuple[str, str, str, str], Delivery] = {}

@@ -18,7 +18,6 @@ import enum
 import logging
 import threading
 import time
-import uuid
 from collections import OrderedDict, deque
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -26,7 +25,6 @@ from typing import TYPE_CHECKING, Any, cast
 
 import dramatiq
 from dramatiq.brokers.redis import RedisBroker
-from dramatiq.common import current_millis
 
 from bot.config import Settings
 from bot.domain.schedule import period_of
@@ -50,44 +48,12 @@ class DeliveryFailed(Exception):
     """A retryable delivery failure; Dramatiq retries the message with back-off."""
 
 
-class DigestBroker(RedisBroker):
-    """Dramatiq's ``RedisBroker`` that can also enqueue many messages in one round trip."""
-
-    def enqueue_many(self, messages: list[dramatiq.Message[Any]]) -> None:
-        """Enqueue ``messages`` (none delayed) as :meth:`RedisBroker.enqueue` does, pipelined in
-        one round trip. Raises what redis-py raises (``ConnectionError``: Redis unreachable); some
-        messages may then be on the queue."""
-        dispatch = self.scripts["dispatch"]
-        pipe = self.client.pipeline(transaction=False)
-        sent = []
-        for message in messages:
-            message = message.copy(options={"redis_message_id": str(uuid.uuid4())})
-            self.emit_before("enqueue", message, None)
-            args = [
-                "enqueue",
-                current_millis(),
-                message.queue_name,
-                self.broker_id,
-                self.heartbeat_timeout,
-                self.dead_message_ttl,
-                self._should_do_maintenance("enqueue"),
-                self._max_unpack_size(),
-                message.options["redis_message_id"],
-                message.encode(),
-            ]
-            dispatch(keys=[self.namespace], args=args, client=pipe)
-            sent.append(message)
-        pipe.execute()
-        for message in sent:
-            self.emit_after("enqueue", message, None)
-
-
-def make_broker(redis_url: str, *, namespace: str = "vllm-path", heartbeat_timeout_s: float = 60.0) -> DigestBroker:
-    """A :class:`DigestBroker` on ``redis_url`` with keys under ``namespace``; a worker silent for
+def make_broker(redis_url: str, *, namespace: str = "vllm-path", heartbeat_timeout_s: float = 60.0) -> RedisBroker:
+    """A Dramatiq ``RedisBroker`` on ``redis_url`` with keys under ``namespace``; a worker silent for
     ``heartbeat_timeout_s`` counts as dead and its unacknowledged messages go back to the queue."""
     # maintenance on 5% of fetches (Dramatiq: 0.1%): a dead worker's messages come back within
     # seconds of its heartbeat timeout even when the queue is quiet.
-    return DigestBroker(
+    return RedisBroker(  # type: ignore[no-untyped-call]  # dramatiq's RedisBroker.__init__ is unannotated
         url=redis_url, namespace=namespace, heartbeat_timeout=int(heartbeat_timeout_s * 1000), maintenance_chance=50_000
     )
 
@@ -320,7 +286,7 @@ class EnqueueingDeliverer:
             return taken
 
     def _enqueue(self) -> None:
-        """Enqueue the buffer round-robin by workspace, a round trip per round while :meth:`_quiet`; at
+        """Enqueue the buffer round-robin by workspace, one round at a time while :meth:`_quiet`; at
         the first refusal it and the buffer are forgotten by the de-duplication."""
         sent = 0
         teams: set[str] = set()
@@ -343,11 +309,7 @@ class EnqueueingDeliverer:
             log.info("enqueued %d digest(s) for %d workspace(s)", sent, len(teams))
 
     def _put(self, order: list[_Pending]) -> None:
-        """One round on the queue (one round trip on a :class:`DigestBroker`); raises what the broker raises."""
-        broker = self.queue.broker
-        if isinstance(broker, DigestBroker):
-            broker.enqueue_many([actor.message(*args) for _team, actor, args, _key in order])
-            return
+        """One round on the queue; raises what the broker raises."""
         for _team, actor, args, _key in order:
             actor.send(*args)
 

@@ -14,7 +14,7 @@ from slack_sdk.errors import SlackApiError
 
 from bot.domain.schedule import period_of
 from bot.runtime import Runtime
-from bot.store.reminders import Reminder
+from bot.store.snapshots import Reminder
 
 if TYPE_CHECKING:
     from bot.digest.deliver import Deliverer

@@ -28,11 +28,6 @@ from bot.store.ledger_batch import BatchedLedgerStore
 log = logging.getLogger(__name__)
 
 
-RENEW_AFTER_SHARE = 0.1
-"""A worker renews a claim before its send only when older than this share of ``stale_after_s``
-(the ``Deliverer``'s ``renew_after_s``): most sends go out within milliseconds of their claim."""
-
-
 @dataclass
 class WorkerOptions:
     """A worker's settings: ``threads`` sending at once; ``heartbeat_timeout_s`` after which a silent
@@ -67,7 +62,6 @@ class DigestWorker:
             clients=Clients(self.runtime),
             pacer=self.pacer,
             stale_after_s=self.options.stale_after_s,
-            renew_after_s=self.options.stale_after_s * RENEW_AFTER_SHARE,
         )
         queue = digest_queue.DigestQueue.from_settings(settings, heartbeat_timeout_s=self.options.heartbeat_timeout_s)
         assert queue is not None

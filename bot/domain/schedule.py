@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime, timedelta
-from functools import lru_cache
 from typing import TYPE_CHECKING, Annotated
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -118,7 +117,6 @@ def zone_label(timezone: str) -> str:
     return timezone
 
 
-@lru_cache(maxsize=4096)
 def trigger_for(weekday: int, at_time: str, timezone: str) -> CronTrigger:
     """The weekly trigger: ``weekday`` 0=Mon..6=Sun, ``at_time`` ``'HH:MM'``, IANA ``timezone``."""
     from apscheduler.triggers.cron import CronTrigger  # deferred: only the clock and the views' next fire need it

@@ -5,7 +5,6 @@ one leaves the last good one serving); ``SIGTERM``/``SIGINT`` stop after the req
 
 from __future__ import annotations
 
-import gc
 import logging
 import os
 import signal
@@ -76,29 +75,6 @@ def _missing(first: str) -> ConfigError:
     )
 
 
-_heap_frozen = False
-
-
-def freeze_startup_heap() -> None:
-    """Exempt what start-up loaded (catalog, search index, app) from the cyclic GC: one full
-    collection, then ``gc.freeze()``. A full collection over them pauses every thread ~100 ms (the
-    tail of ``benchmarks/command_latency.py``); cycles among frozen objects wait for
-    :func:`refreeze_heap`. Called by :func:`serve` before the door opens."""
-    global _heap_frozen
-    gc.collect()
-    gc.freeze()
-    _heap_frozen = True
-
-
-def refreeze_heap() -> None:
-    """After a catalog reload: unfreeze, collect (the old catalog's cycles), freeze again (~100 ms).
-    Nothing when the heap was never frozen (tests, the console)."""
-    if _heap_frozen:
-        gc.unfreeze()
-        gc.collect()
-        gc.freeze()
-
-
 def reload_catalog_logged(runtime: Runtime) -> bool:
     """``runtime.reload_catalog()`` with its outcome logged; returns whether it was swapped in."""
     try:
@@ -107,7 +83,6 @@ def reload_catalog_logged(runtime: Runtime) -> bool:
         log.exception("catalog reload failed")
         return False
     if ok:
-        refreeze_heap()
         log.info("SIGHUP: catalog reloaded, now serving %s", runtime.holder.catalog.version)
     else:
         log.error(
@@ -212,7 +187,6 @@ def serve(settings: Settings | None = None, host: str = "127.0.0.1", port: int =
     runtime = Runtime.create(settings)
     log.info("catalog %s loaded; database %s", runtime.holder.catalog.version, _safe_db_url(settings.database_url))
     app = _app_for(runtime, None)
-    freeze_startup_heap()
     if door == "socket":
         serve_socket_mode(runtime, app=app)
         return

@@ -16,7 +16,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any, Literal
 
 from bot.domain.budget import OFF_WORDS, parse_minutes, take_after, take_budget
@@ -278,10 +277,8 @@ _ARGUMENTS: dict[str, Callable[[list[str]], dict[str, Any]]] = {
 """How a keyword's arguments are read, where they are more than ``arg``."""
 
 
-@lru_cache(maxsize=2048)
 def parse(text: str) -> Command:
-    """Parse slash-command text (as Slack sends it) after :func:`bot.domain.text.clean`; never raises.
-    Pure, so the last 2,048 texts' (frozen) commands are kept."""
+    """Parse slash-command text (as Slack sends it) after :func:`bot.domain.text.clean`; never raises."""
     raw = clean(_link_labels(text or ""))
     truncated = len(raw) > MAX_TEXT
     raw = raw[:MAX_TEXT]

@@ -3,7 +3,7 @@ command runs: ``vllm-path search`` never loads Bolt, SQLAlchemy, the Slack stand
 and ``vllm-path ask`` (which needs the app) never loads the OAuth install pages; on a database
 already at the head revision it loads no Alembic, and for a command that searches nothing no
 search index (numpy, bm25s). Each check runs the command in a fresh interpreter and lists what it
-imported (issue 28: the CLI's cold start; figures in docs/benchmarks.md, "Stop 30")."""
+imported (issue 28: the CLI's cold start; figures in docs/benchmarks-history.md, "Stop 30")."""
 
 from __future__ import annotations
 

@@ -46,7 +46,7 @@ PostType = Literal["explainer", "tutorial", "benchmark", "problem-and-solution",
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=True, defer_build=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=True)
 
 
 class LocalizedText(_Frozen):
@@ -82,7 +82,7 @@ class Published(_Frozen):
     earliest: dt.date = Field(alias="from")
     latest: dt.date = Field(alias="to")
 
-    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True, defer_build=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
 
     @model_validator(mode="before")
     @classmethod

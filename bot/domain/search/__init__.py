@@ -96,7 +96,9 @@ _NAMES: PerCatalog[dict[str, str]] = PerCatalog()
 
 
 def _track_names(catalog: Catalog) -> dict[str, str]:
-    """Casefolded id, names and aliases -> track id (the earlier track wins), made once per catalog."""
+    """Casefolded id, names and aliases -> track id (the earlier track wins), made once per catalog:
+    a speed layer needed by ``benchmarks/command_latency.py`` (made per command, the CPU per request
+    was 1.40-1.69x the no-op's; target <= 1.3x)."""
     names: dict[str, str] = {}
     for track in catalog.tracks:
         for name in (track.id, track.names.en, track.names.zh or "", *track.aliases):

@@ -8,7 +8,6 @@ import itertools
 import operator
 import re
 import unicodedata
-from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
@@ -140,7 +139,6 @@ _COUNTED_NAME_RE = re.compile(r"(?:\d+x)?([a-z]+\d+[a-z0-9]*?)s?")
 """A name with digits, a count before it or a plural after it: ``8xh100``, ``a100s``, ``mi300xs``."""
 
 
-@lru_cache(maxsize=1 << 18)
 def stem(word: str) -> str:
     """A light suffix stemmer for normalized Latin words: one suffix (``-ization``, ``-ing``, ``-s``
     …) when 3+ letters remain, then a final ``e`` (``decoding``/``decode`` → ``decod``,

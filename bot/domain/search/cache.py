@@ -2,46 +2,86 @@
 
 Building :class:`~bot.domain.search.Matcher` over the real catalog takes about 0.1 s (the glossary,
 1,200 questions, the typo index): most of a cold ``vllm-path search``. :func:`matcher_for` keeps
-the built index in ``<catalog>/__pycache__/vllm-path-index.pickle`` (beside the parsed catalog of
-:mod:`bot.domain.catalog.yaml_cache`), keyed by the catalog's files and checking code
-(:func:`~bot.domain.catalog.yaml_cache.catalog_key`), the search vocabulary files, the search
-package's own code and word list, and the versions of numpy, bm25s and rapidfuzz: any change builds
-it again. A missing, stale or unreadable file is ignored; an unwritable folder keeps none.
+the built index in ``<catalog>/__pycache__/vllm-path-index.pickle``, keyed by the catalog's files
+and the code that loads and checks them (:func:`catalog_key`), the search vocabulary files, the
+search package's own code and word list, and the versions of numpy, bm25s and rapidfuzz: any
+change builds it again. A missing, stale or unreadable file is ignored; an unwritable folder
+keeps none.
+
+Speed layer needed by ``benchmarks/cli_cold.py`` (``vllm-path search nixl`` <= 2.5x ``import
+slack_bolt``): without it the search took 2.74-3.09x (docs/benchmarks.md, "Speed layers and the
+benchmarks that need them").
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 import pickle
+import tempfile
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from bot.domain.catalog import yaml_cache
 from bot.domain.search.vocabulary import ANSWERS_FILE, GLOSSARY_FILE, VOCABULARY_FILE, Vocabulary
 
 if TYPE_CHECKING:  # pragma: no cover
     from bot.domain.catalog import Catalog
     from bot.domain.search.matcher import Matcher
 
+CACHE_DIR = "__pycache__"
+"""Where, under the catalog folder, the index is kept."""
 INDEX_FILE = "vllm-path-index.pickle"
-"""The kept index, under the catalog folder's ``__pycache__``."""
+"""The kept index, under :data:`CACHE_DIR`."""
+
+
+def _hash_files(digest: Any, files: list[Path]) -> None:
+    for path in files:
+        with contextlib.suppress(OSError):
+            digest.update(f"{path.name} {path.stat().st_size}\n".encode() + path.read_bytes())
+
+
+def catalog_key(root: Path) -> bytes:
+    """SHA-256 over the catalog's files, the code that checks them (the catalog package, budget.py,
+    graphs.py, paths.py) and pydantic's version."""
+    import pydantic  # already imported by the models whenever a catalog is loaded
+
+    digest = hashlib.sha256(f"{pydantic.VERSION}\n".encode())
+    catalog_code = Path(__file__).parent.parent / "catalog"
+    code = [
+        *sorted(catalog_code.glob("*.py")),
+        *(catalog_code.parent / f"{m}.py" for m in ("budget", "graphs", "paths")),
+    ]
+    files = [root / "manifest.yaml", root / "CHANGELOG.md", *sorted(root.glob("posts/*.yaml"))]
+    _hash_files(digest, [*code, *files, *sorted(root.glob("tracks/*.yaml"))])
+    return digest.digest()
 
 
 def index_key(root: Path) -> bytes:
     """What a kept index was built from (SHA-256): see the module docstring."""
-    digest = hashlib.sha256(yaml_cache.catalog_key(root, "search index"))
+    digest = hashlib.sha256(catalog_key(root))
     here = Path(__file__).parent
     files = [*sorted(here.glob("*.py")), here / "data" / "english-words.txt"]
-    files += [root / name for name in (VOCABULARY_FILE, GLOSSARY_FILE, ANSWERS_FILE)]
-    for path in files:
-        with contextlib.suppress(OSError):
-            digest.update(f"{path.name} {path.stat().st_size}\n".encode() + path.read_bytes())
+    _hash_files(digest, files + [root / name for name in (VOCABULARY_FILE, GLOSSARY_FILE, ANSWERS_FILE)])
     for package in ("numpy", "bm25s", "rapidfuzz"):
         with contextlib.suppress(metadata.PackageNotFoundError):
             digest.update(f"{package} {metadata.version(package)}\n".encode())
     return digest.digest()
+
+
+def _write_pickle(path: Path, value: Any) -> None:
+    """Pickle ``value`` to ``path`` atomically; never raises (a read-only folder keeps no index)."""
+    with contextlib.suppress(OSError, pickle.PicklingError):
+        path.parent.mkdir(exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".cache-", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                pickle.dump(value, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, path)
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
 
 
 def matcher_for(catalog: Catalog, vocabulary: Vocabulary, root: Path | None) -> Matcher:
@@ -53,11 +93,11 @@ def matcher_for(catalog: Catalog, vocabulary: Vocabulary, root: Path | None) -> 
     if root is None:
         return Matcher(catalog, vocabulary)
     key = index_key(root)
-    path = root / yaml_cache.CACHE_DIR / INDEX_FILE
+    path = root / CACHE_DIR / INDEX_FILE
     with contextlib.suppress(Exception):  # none kept, or not one we wrote: build it
         kept_key, state = pickle.loads(path.read_bytes())
         if kept_key == key:
             return Matcher.restore(state, catalog, vocabulary)
     matcher = Matcher(catalog, vocabulary)
-    yaml_cache.write_pickle(path, (key, matcher.__getstate__()))
+    _write_pickle(path, (key, matcher.__getstate__()))
     return matcher

@@ -6,7 +6,6 @@ field (:func:`mask_value`), so the best field can be read back (:func:`field_of`
 
 from __future__ import annotations
 
-import functools
 import itertools
 from dataclasses import dataclass
 
@@ -48,7 +47,6 @@ MASK_VALUES = np.array([mask_value(m) for m in range(64)], dtype=np.float32)
 """:func:`mask_value` of every mask, for array look-up."""
 
 
-@functools.cache  # posting values are a few dozen distinct floats
 def field_of(value: float) -> str:
     """The field whose weight a posting value carries (weight plus at most 0.12 of bonus)."""
     return max(((w, f) for f, w in FIELD_WEIGHTS.items() if w <= value + 1e-4), default=(0.0, "track"))[1]

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import gc
 import math
 import re
 from typing import TYPE_CHECKING, Any, NamedTuple, Self
@@ -73,45 +72,37 @@ class Index:
         recency = np.zeros(self._n, dtype=np.float64)
         recency[order] = np.arange(1, self._n + 1) / (self._n + 1)
         self._recency = recency * 1e-9
-        # The build allocates many small objects and frees none: the cyclic GC would only rescan them.
-        gc_was_enabled = gc.isenabled()
-        gc.disable()
-        try:
-            self._build_vocabulary(catalog)
-            self._build_index(catalog)
-            self._build_tracks(catalog)
-            # BM25 reads a synonym group as its canonical form (typed in Chinese: and its first Chinese
-            # form, so 快取 and 缓存 rank alike); not every form: abbreviations and rare names would
-            # crowd the query's own words out of the rarest terms scored.
-            self._group_tokens = [self._ranked.query_tokens(group[0]) for group in vocab.synonyms]
-            self._group_zh_tokens = [
-                self._ranked.query_tokens(next((m for m in group if not m.isascii()), "")) for group in vocab.synonyms
-            ]
-            self._links = LinkIndex(catalog, vocab)
-            self._answer_keys = self._build_answer_keys()
-            self._problems = {normalize(p): normalize(t) for p, t in vocab.problems if normalize(p)}
-            longest_first = sorted(self._problems, key=len, reverse=True)
-            # a phrase is a whole Latin word run; Chinese has no spaces, so inside a CJK run too (the
-            # word-edge classes once around the alternatives: compiling them per phrase took 25 ms)
-            problems = "|".join(map(re.escape, longest_first))
-            edge = rf"[^\W_{_CJK}]"
-            self._problem_re = re.compile(rf"(?<!{edge})(?:{problems})(?!{edge})") if self._problems else None
-        finally:
-            if gc_was_enabled:
-                gc.enable()
+        self._build_vocabulary(catalog)
+        self._build_index(catalog)
+        self._build_tracks(catalog)
+        # BM25 reads a synonym group as its canonical form (typed in Chinese: and its first Chinese
+        # form, so 快取 and 缓存 rank alike); not every form: abbreviations and rare names would
+        # crowd the query's own words out of the rarest terms scored.
+        self._group_tokens = [self._ranked.query_tokens(group[0]) for group in vocab.synonyms]
+        self._group_zh_tokens = [
+            self._ranked.query_tokens(next((m for m in group if not m.isascii()), "")) for group in vocab.synonyms
+        ]
+        self._links = LinkIndex(catalog, vocab)
+        self._answer_keys = self._build_answer_keys()
+        self._problems = {normalize(p): normalize(t) for p, t in vocab.problems if normalize(p)}
+        longest_first = sorted(self._problems, key=len, reverse=True)
+        # a phrase is a whole Latin word run; Chinese has no spaces, so inside a CJK run too (the
+        # word-edge classes once around the alternatives: compiling them per phrase took 25 ms)
+        problems = "|".join(map(re.escape, longest_first))
+        edge = rf"[^\W_{_CJK}]"
+        self._problem_re = re.compile(rf"(?<!{edge})(?:{problems})(?!{edge})") if self._problems else None
         self._freeze()
 
     def _freeze(self) -> None:
-        """Make the arrays read-only (safe to share between threads) and bind the typo memo."""
+        """Make the arrays read-only (safe to share between threads)."""
         arrays: list[np.ndarray] = [self._flat_docs, self._flat_vals, self._recency]
         arrays.extend(a for pair in self._merged.values() for a in pair)
         for array in arrays:
             array.flags.writeable = False
-        self._expand_word = self._speller.expand  # memoised: per-word typo corrections
 
-    _TRANSIENT = ("_catalog", "_vocab", "_expand_word")
+    _TRANSIENT = ("_catalog", "_vocab")
     """What :meth:`__getstate__` leaves out: the catalog and vocabulary it was built from (given back
-    to :meth:`restore`) and the bound typo memo."""
+    to :meth:`restore`)."""
 
     def __getstate__(self) -> dict[str, Any]:
         """The built index without the catalog and vocabulary (:mod:`bot.domain.search.cache`)."""

@@ -165,7 +165,7 @@ class Matcher(TopicIndex):
         alts.extend(((stem(pair),), 1.0) for pair in _joins(units, i))
         if len(text) >= 4 and text not in self._surface and text not in english_words() and budget[0] > 0:
             budget[0] -= 1
-            alts.extend(((stem(word),), sim) for word, sim in self._expand_word(text))
+            alts.extend(((stem(word),), sim) for word, sim in self._speller.expand(text))
         return alts
 
     def _weigh(self, raw_alts: list[_Alt]) -> _Concept:

@@ -13,7 +13,6 @@ import bisect
 import math
 import threading
 from collections.abc import Callable, Iterable
-from functools import lru_cache
 
 from rapidfuzz import fuzz, process
 
@@ -49,8 +48,7 @@ class Speller:
     typo index is built on first use, thread-safe).
 
     ``names``: words searched by name, in the symmetric-delete index; ``prose``: summary words,
-    reached by the full scan only; ``df``: posts per term (orders completions). :meth:`expand` is
-    memoised."""
+    reached by the full scan only; ``df``: posts per term (orders completions)."""
 
     def __init__(
         self,
@@ -67,7 +65,6 @@ class Speller:
         self._df, self._stem = df, stem
         self._index: tuple[dict[int, list[str]], dict[str, list[str]]] | None = None
         self._lock = threading.Lock()
-        self.expand = lru_cache(maxsize=8192)(self._expand)
 
     def _typo_index(self) -> tuple[dict[int, list[str]], dict[str, list[str]]]:
         """``(known words by length, name words by their one-letter deletions)``, built on the first
@@ -87,13 +84,12 @@ class Speller:
         return self._index
 
     def __getstate__(self) -> dict[str, object]:
-        """The words, without the typo index, the lock and the memo (:mod:`bot.domain.search.cache`)."""
-        return {k: v for k, v in self.__dict__.items() if k not in ("expand", "_lock", "_index")}
+        """The words, without the typo index and the lock (:mod:`bot.domain.search.cache`)."""
+        return {k: v for k, v in self.__dict__.items() if k not in ("_lock", "_index")}
 
     def __setstate__(self, state: dict[str, object]) -> None:
         self.__dict__.update(state)
         self._index, self._lock = None, threading.Lock()
-        self.expand = lru_cache(maxsize=8192)(self._expand)
 
     def _typos(self, word: str) -> list[tuple[str, float, int]]:
         """rapidfuzz hits ``(known word, ratio, index)`` for an unknown word, best first."""
@@ -116,7 +112,7 @@ class Speller:
         hi = bisect.bisect_left(self._sorted, word + "\U0010ffff", lo)  # past the words starting with it
         return sorted(self._sorted[lo:hi], key=lambda w: (-self._df(self._stem(w)), w))[:8]
 
-    def _expand(self, word: str) -> tuple[tuple[str, float], ...]:
+    def expand(self, word: str) -> tuple[tuple[str, float], ...]:
         """Typo corrections and prefix completions of an unknown Latin word, ``((known word,
         similarity), ...)`` best first; ``()`` for known or short words, digits, other tools' names and
         everyday English words."""

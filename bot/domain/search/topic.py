@@ -123,7 +123,7 @@ class TopicIndex(TrackIndex):
         if word not in english_words() and not word.isdigit() and key in self._field_stems:
             return Term(word, "specific", ((key,),), None)
         if len(word) >= 4 and word not in self._surface:  # a misspelt word: as the word it corrects to
-            fixes = [w for w, _ in self._expand_word(word) if not w.startswith(word)]  # typos, not completions
+            fixes = [w for w, _ in self._speller.expand(word) if not w.startswith(word)]  # typos, not completions
             if fixes:
                 phrase = self._phrases.get((stem(fixes[0]),))
                 if phrase is not None:

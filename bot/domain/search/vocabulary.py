@@ -23,7 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from bot.domain.catalog.yaml_cache import YamlCache, yaml_error
+import yaml
+
+from bot.domain.catalog.loader import parse_yaml
 from bot.locations import DEFAULT_CATALOG_DIR
 
 VOCABULARY_FILE = "vocabulary.yaml"
@@ -115,18 +117,14 @@ def _strings(value: Any, where: str, errors: list[str], min_len: int = 0) -> lis
 
 
 def _read(path: Path, errors: list[str]) -> Any:
-    cache = YamlCache(path.parent, path.stem)  # parsed before, by content
     try:
-        data = cache.load(path, path.name)
+        return parse_yaml(path)
     except OSError as exc:
         errors.append(f"{path.name}: cannot be read ({exc.strerror})")
-    except yaml_error() as exc:
+    except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
         errors.append(f"{path.name}: not valid YAML{where}")
-    else:
-        cache.save()
-        return data
     return None
 
 

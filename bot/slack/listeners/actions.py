@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from slack_bolt import App, BoltContext, Respond
 from slack_sdk import WebClient
@@ -20,9 +21,10 @@ from bot.slack.views.home import track_modal
 KINDS = tuple(BUTTONS)
 """Button kinds: the action id's prefix (:data:`bot.slack.commands.registry.BUTTONS`)."""
 ACTION = re.compile(r"^({}):".format("|".join(KINDS)))
+Payload = dict[str, Any]  # a JSON object: a request body, a view, a button's value
 
 
-def _modal_track(view: dict, kind: str, data: dict) -> str | None:
+def _modal_track(view: Payload, kind: str, data: Payload) -> str | None:
     """The track a modal shows (its ``callback_id`` ``track:<id>``), or the one *Open path* opens."""
     if kind == "open_path" and isinstance(data.get("t"), str):
         return str(data["t"])
@@ -30,7 +32,7 @@ def _modal_track(view: dict, kind: str, data: dict) -> str | None:
     return callback[6:] if callback.startswith("track:") else None
 
 
-def _from_home(body: dict) -> bool:
+def _from_home(body: Payload) -> bool:
     """The click came from App Home (not from a modal opened there)."""
     view_payload = body.get("view") or {}
     return view_payload.get("type") != "modal" and (
@@ -39,7 +41,7 @@ def _from_home(body: dict) -> bool:
 
 
 def _show_in_modal(
-    handlers: Handlers, client: WebClient, body: dict, caller: Caller, kind: str, data: dict, reply: Reply
+    handlers: Handlers, client: WebClient, body: Payload, caller: Caller, kind: str, data: Payload, reply: Reply
 ) -> bool:
     """Show ``reply`` in a modal: redrawn for a click inside one, opened for *Open path* on App
     Home (Home republished for other kinds); ``False``: not a modal's."""
@@ -59,7 +61,7 @@ def _show_in_modal(
 
 
 @answers_failure("button")
-def handle_action(body: dict, respond: Respond, client: WebClient, context: BoltContext) -> None:
+def handle_action(body: Payload, respond: Respond, client: WebClient, context: BoltContext) -> None:
     """Lazy: run the button's use case and redraw where the click came from (message, modal, Home)."""
     handlers = handlers_of(context)
     action = (body.get("actions") or [{}])[0]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable
+from typing import Any
 
 from slack_bolt import App, BoltContext, BoltRequest, BoltResponse, Respond
 from slack_bolt.middleware import Middleware
@@ -28,7 +29,7 @@ JSON_TYPE = "application/json;charset=utf-8"
 """The ack's content type: Slack shows a JSON body as the message (a text body as plain text)."""
 
 
-def _parsed(body: dict, context: BoltContext) -> Command:
+def _parsed(body: dict[str, Any], context: BoltContext) -> Command:
     """The command of this request, parsed on first use and kept in ``context[PARSED]``."""
     cmd = context.get(PARSED)
     if not isinstance(cmd, Command):
@@ -41,7 +42,11 @@ class AnswerInAck(Middleware):
     HTTP 200 whose JSON body Slack shows as the message), returned without calling ``next`` so that
     Bolt runs neither the ack function nor the lazy one; otherwise (or when making it fails, logged at
     info) it calls ``next`` and the listener answers after the ack. Bolt calls a class-based
-    middleware directly, without the keyword injection a matcher or an ack function costs."""
+    middleware directly, without the keyword injection a matcher or an ack function costs.
+
+    Speed layer needed by ``benchmarks/command_latency.py`` (50 people): with every command
+    answered after the ack, p50 rose from ~37 to 100 ms and the CPU per request to 3.3-3.4x the
+    no-op's (target <= 1.3x; docs/benchmarks.md, "Speed layers and the benchmarks that need them")."""
 
     def process(self, *, req: BoltRequest, resp: BoltResponse, next: Callable[[], BoltResponse]) -> BoltResponse | None:
         """The ready reply as a ``BoltResponse``, else ``next()``'s (see the class)."""
@@ -59,7 +64,7 @@ class AnswerInAck(Middleware):
 
 
 @answers_failure("slash command")
-def answer_command(body: dict, respond: Respond, context: BoltContext) -> None:
+def answer_command(body: dict[str, Any], respond: Respond, context: BoltContext) -> None:
     """Lazy: answer the command (parsed by :class:`AnswerInAck`, :data:`PARSED`) through ``response_url``."""
     reply = handlers_of(context).run(caller_of(context, body), _parsed(body, context), body.get("text") or "")
     respond(**reply.payload(), replace_original=False)

@@ -21,17 +21,16 @@ from bot.slack.listeners.errors import answers_failure
 log = logging.getLogger(__name__)
 
 
-def event_tenant(body: dict, context: BoltContext) -> str:
+def event_tenant(body: dict[str, Any], context: BoltContext) -> str:
     """The tenant an event was delivered for (:func:`tenant`), else the body's team or enterprise, else "-"."""
     return tenant(context) or body.get("team_id") or body.get("enterprise_id") or "-"
 
 
-def first_delivery(handlers: Handlers, body: dict, context: BoltContext) -> bool:
+def first_delivery(handlers: Handlers, body: dict[str, Any], context: BoltContext) -> bool:
     """True the first time an ``event_id`` is seen for its tenant (False for Slack's retries)."""
     event_id = body.get("event_id")
-    if not event_id:
-        return True
-    return handlers.rt.store.record_event(event_id, event_tenant(body, context))
+    first: bool = not event_id or handlers.rt.store.record_event(event_id, event_tenant(body, context))
+    return first
 
 
 MAX_CHANNEL_PAGES = 3
@@ -71,7 +70,8 @@ def publish_home(handlers: Handlers, client: WebClient, caller: Caller) -> None:
 def unfurl_once(handlers: Handlers, team_id: str, where: str, url: str) -> bool:
     """True the first time ``url`` of one message (``where``: channel|ts, or ``unfurl_id``) is unfurled."""
     key = "unfurl:" + hashlib.sha256(f"{team_id}|{where}|{url}".encode()).hexdigest()[:40]
-    return handlers.rt.store.record_event(key, team_id or "-")
+    first: bool = handlers.rt.store.record_event(key, team_id or "-")
+    return first
 
 
 def unfurl_links(handlers: Handlers, client: WebClient, caller: Caller, event: dict[str, Any]) -> bool:
@@ -97,7 +97,7 @@ def unfurl_links(handlers: Handlers, client: WebClient, caller: Caller, event: d
 
 
 @answers_failure("link_shared")
-def link_shared(body: dict, event: dict, client: WebClient, context: BoltContext) -> None:
+def link_shared(body: dict[str, Any], event: dict[str, Any], client: WebClient, context: BoltContext) -> None:
     """Lazy: unfurl the catalog links of a ``link_shared`` event (once per event id)."""
     handlers = handlers_of(context)
     if not first_delivery(handlers, body, context):
@@ -113,7 +113,7 @@ def link_shared(body: dict, event: dict, client: WebClient, context: BoltContext
 
 
 @answers_failure("app_home_opened")
-def home_opened(body: dict, event: dict, client: WebClient, context: BoltContext) -> None:
+def home_opened(body: dict[str, Any], event: dict[str, Any], client: WebClient, context: BoltContext) -> None:
     """Lazy: ``app_home_opened`` on the Home tab publishes the person's Home (once per event id)."""
     handlers = handlers_of(context)
     if event.get("tab", "home") != "home" or not first_delivery(handlers, body, context):
@@ -123,7 +123,7 @@ def home_opened(body: dict, event: dict, client: WebClient, context: BoltContext
     publish_home(handlers, client, caller)
 
 
-def uninstalled(body: dict, event: dict, context: BoltContext) -> None:
+def uninstalled(body: dict[str, Any], event: dict[str, Any], context: BoltContext) -> None:
     """``app_uninstalled``, or ``tokens_revoked`` naming the bot token: forget the tokens and pause
     the digests of the installation the event was delivered for (Bolt's context, not ``team_id``)."""
     handlers = handlers_of(context)
