@@ -15,8 +15,8 @@ import yaml
 from bot.domain.budget import ESSENTIAL_MAX_MINUTES, ESSENTIAL_STEPS_MAX, weeks_to_finish
 from bot.domain.catalog import check_catalog, load_catalog
 from bot.domain.catalog.export import export_catalog
-from bot.domain.catalog.reading_time import file_minutes
-from tests.evaldata import REPO
+from bot.domain.catalog.reading_time import file_minutes, reading_minutes
+from tests.evaldata import REPO, SHARED
 
 CATALOG = REPO / "catalog"
 
@@ -68,8 +68,27 @@ def test_every_linked_blog_post_is_counted_and_nothing_else(exported):
         else:
             assert post["minutes_source"] == "counted" and post["minutes"] >= 1, raw["id"]
     elsewhere = yaml.safe_load((CATALOG / "posts/elsewhere.yaml").read_text(encoding="utf-8"))
-    for raw in elsewhere:  # summaries of other companies' articles: their text is not ours to count
-        assert sources[raw["id"]]["minutes_source"] != "counted", raw["id"]
+    pages = _summary_pages()
+    for raw in elsewhere:  # a step links to the summary page of another company's article: its text
+        post = sources[raw["id"]]
+        assert post["minutes_source"] == "counted", raw["id"]
+        if raw["url"] in pages:  # the seed holds that page's text: counted by the catalog's rule
+            assert post["minutes"] == reading_minutes(pages[raw["url"]]), raw["id"]
+        else:
+            assert post["minutes"] == 1, raw["id"]  # a summary page is one paragraph
+
+
+def _summary_pages() -> dict[str, str]:
+    """The summary pages of the seed ``002_*.txt`` (``../shared/seeds``) by URL, when it is there."""
+    seeds = sorted((SHARED / "seeds").glob("002_*.txt"))
+    if not seeds:
+        return {}
+    sections = re.split(r"^### ", seeds[0].read_text(encoding="utf-8"), flags=re.MULTILINE)[1:]
+    pages = {}
+    for section in sections:
+        if found := re.match(r"\[[^\]]*\]\(([^)]+)\)", section):
+            pages[found.group(1)] = "### " + section
+    return pages
 
 
 @pytest.mark.skipif(
