@@ -20,6 +20,10 @@ if TYPE_CHECKING:
 
 FORMATS = ("png", "svg")
 _FILL = {"essential": "#dbeafe", "further": "#f3f4f6", "track": "#fef3c7"}
+READ_COLOR = "#16a34a"
+"""The border of a read step (green, with a tick)."""
+NEXT_COLOR = "#ea580c"
+"""The border of the step to read next (orange, thick, with a ``▶``)."""
 
 
 class PictureError(RuntimeError):
@@ -28,7 +32,8 @@ class PictureError(RuntimeError):
 
 def to_dot(graph: PathGraph) -> object:
     """A ``graphviz.Digraph`` of ``graph``: essential steps top to bottom, further reading beside
-    them (dashed), prerequisite tracks above (dotted); read steps ticked and green-bordered."""
+    them (dashed), prerequisite tracks above (dotted); read steps ticked and green-bordered, the next
+    one marked ``▶`` with a thick orange border; each post's box links to it (SVG)."""
     import graphviz  # type: ignore[import-untyped]
 
     dot = graphviz.Digraph(
@@ -45,15 +50,19 @@ def to_dot(graph: PathGraph) -> object:
         node_attr={"shape": "box", "style": "rounded,filled", "fontname": "Helvetica", "fontsize": "10"},
     )
     for node in graph.nodes:
-        mark = "" if node.read is None else ("✓ " if node.read else "○ ")
+        mark = "▶ " if node.next else ("" if node.read is None else ("✓ " if node.read else "○ "))
         label = "\n".join([mark + node.label[0], *node.label[1:]])
         attrs = {"fillcolor": _FILL[node.kind]}
         if node.kind == "track":
             attrs["shape"] = "folder"
         if node.read:
-            attrs.update(color="#16a34a", penwidth="2")
+            attrs.update(color=READ_COLOR, penwidth="2")
+        if node.next:
+            attrs.update(color=NEXT_COLOR, penwidth="3")
         if not node.linked:
             attrs["style"] = "rounded,filled,dashed"
+        if node.url:  # in an SVG the box is a link to its post (a PNG ignores it)
+            attrs.update(URL=node.url, target="_top", tooltip=node.tooltip or node.label[0])
         dot.node(node.id, label, **attrs)
     last_anchor = None
     for src, dst, kind in graph.edges:

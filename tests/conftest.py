@@ -22,6 +22,16 @@ if os.environ.get("HYPOTHESIS_EXPLORE") != "1":
 # fallback, tested on its own in tests/store/test_token_crypto.py); one fixed test key instead.
 os.environ.setdefault("TOKEN_ENCRYPTION_KEY", "kX0lQbXm3TqgWkC6uFjM0hM3M6nq4Y1v2Wc7pQnCj0g=")
 
+DEFAULT_TEST_REDIS_URL = "redis://127.0.0.1:6379/13"
+"""The Redis the tests use without ``TEST_REDIS_URL``: the local server, in a DB number of their
+own (not DB 0, where a local ``REDIS_URL`` usually points)."""
+
+
+def redis_test_url() -> str:
+    """The Redis server and DB number every Redis-using test writes in: ``TEST_REDIS_URL``, else
+    :data:`DEFAULT_TEST_REDIS_URL`. (Tests of a private ``redis-server`` use its own port.)"""
+    return os.environ.get("TEST_REDIS_URL") or DEFAULT_TEST_REDIS_URL
+
 
 @pytest.fixture(params=DB_KINDS)
 def any_db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:

@@ -126,7 +126,11 @@ def digest() -> None:
     "--channel", help="A subscribed channel id: its next digest (default: a newly subscribed channel's first)."
 )
 @click.option("--team", help="Team id, when the channel id is subscribed in several workspaces.")
-@option("--steps", default=1, type=click.IntRange(1, 3), help="Steps per week (newly subscribed channel only).")
+@option(
+    "--steps",
+    type=click.IntRange(1, 3),
+    help="Steps per week instead of a budget (newly subscribed channel only; default: 45 min of reading).",
+)
 @click.option(
     "--minutes",
     type=click.IntRange(1, 10_000),
@@ -138,7 +142,7 @@ def digest_preview(
     track_text: str,
     channel: str | None,
     team: str | None,
-    steps: int,
+    steps: int | None,
     lang: str,
     as_json: bool,
     minutes: int | None = None,
@@ -180,14 +184,16 @@ def digest_preview(
     )
 
 
-def _preview_sub(track: str, steps: int, minutes: int | None):
-    """A newly subscribed channel's stand-in: ``steps`` a week, or ``minutes`` a week (issue 24)."""
+def _preview_sub(track: str, steps: int | None, minutes: int | None):
+    """A newly subscribed channel's stand-in: ``steps`` a week, or ``minutes`` a week (issue 24),
+    else the default pace a ``subscribe`` without an amount sets (45 min of reading, issue 40)."""
+    from bot.domain.budget import DEFAULT_MINUTES
     from bot.domain.plan import BudgetPreview
     from bot.slack.views.digest import preview_subscription
 
-    if minutes is None:
+    if minutes is None and steps is not None:
         return preview_subscription(track, steps_per_week=steps)
-    return BudgetPreview(0, track, 0, steps, None, minutes_per_week=minutes)
+    return BudgetPreview(0, track, 0, steps or 1, None, minutes_per_week=minutes or DEFAULT_MINUTES)
 
 
 def _preview_json(catalog, result, minutes: int | None) -> dict:

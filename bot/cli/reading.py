@@ -3,6 +3,7 @@ in the terminal (registered by bot/cli/main.py)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict
 from typing import Any, cast
 
@@ -203,6 +204,26 @@ def stats_cmd(team_id: str, as_json: bool, lang: str) -> None:
         else:
             cat = runtime.holder.catalog  # as in Slack, with the paths finished (QA round 2: the line was missing)
             reply = with_finished(insights_reply(cat, ins, lang), cat, runtime.store.count_finished(team_id), lang)
-            click.echo(render_blocks(reply.blocks)[0])
+            click.echo(terminal_text(render_blocks(reply.blocks)[0]))
     finally:
         runtime.store.close()
+
+
+_BOLD = re.compile(r"\*([^*\n]+)\*")
+_CODE = re.compile(r"`{1,3}([^`]*)`{1,3}")
+_EMOJI_CODE = re.compile(r" ?:([a-z][a-z0-9_+\-]*): ?")
+
+
+def terminal_text(text: str) -> str:
+    """The console's rendering of a reply (:func:`bot.doors.console.render_blocks`) as plain text
+    for a terminal: ``*bold*`` and ``code`` marks dropped, an ``:emoji:`` code the console draws
+    (its ``EMOJI``) as the character, any other dropped."""
+    from bot.doors.console.render import EMOJI
+
+    def emoji(m: re.Match[str]) -> str:
+        drawn = EMOJI.get(m.group(1))
+        if drawn is None:  # dropped, with one of the spaces around it
+            return " " if m.group(0).startswith(" ") and m.group(0).endswith(" ") else ""
+        return m.group(0).replace(f":{m.group(1)}:", drawn)
+
+    return _EMOJI_CODE.sub(emoji, _CODE.sub(r"\1", _BOLD.sub(r"\1", text)))

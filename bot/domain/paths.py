@@ -320,6 +320,25 @@ class TrackState:
         """Whether every essential step is read."""
         return all(s.post_id in self.read for s in self.path.essentials)
 
+    @property
+    def essentials_read(self) -> int:
+        """Essential steps read."""
+        return sum(1 for s in self.path.essentials if s.post_id in self.read)
+
+    @property
+    def minutes_left(self) -> int:
+        """Minutes of reading left: of the unread essential steps, or once those are read of the
+        unread further reading; steps of unknown length count nothing (the catalog's minutes)."""
+        left = [s for s in self.path.essentials if s.post_id not in self.read]
+        if not left:
+            left = [s for s in self.path.further if s.post_id not in self.read]
+        return sum(s.post.minutes or 0 for s in left)
+
+    @property
+    def further_left(self) -> int:
+        """Steps of further reading not read yet."""
+        return sum(1 for s in self.path.further if s.post_id not in self.read)
+
     def is_read(self, step: PathStep) -> bool:
         """Whether the reader has read ``step``'s post (under its current or a former id)."""
         return step.post_id in self.read

@@ -19,13 +19,20 @@ MAX_TITLE = 48
 @dataclass(frozen=True)
 class Node:
     """One box: ``id`` (a post id, or ``track__<id>``: no slug has ``_``), its label lines, its kind,
-    and ``read`` (``None`` when drawn for nobody)."""
+    ``read`` (``None`` when drawn for nobody), whether the post has a link, and the fields below."""
 
     id: str
     label: tuple[str, ...]
     kind: NodeKind
     read: bool | None = None
     linked: bool = True
+    url: str | None = None
+    """Where the box leads: the post's reading link (the blog's archive for a post without one);
+    ``None`` for a track."""
+    next: bool = False
+    """The step to read next: the reader's, or the first essential step when drawn for nobody."""
+    tooltip: str = ""
+    """The full title (the label may cut it)."""
 
 
 @dataclass(frozen=True)
@@ -38,15 +45,31 @@ class PathGraph:
     edges: tuple[tuple[str, str, str], ...]
 
 
-def _title(text: str) -> str:
-    return text if len(text) <= MAX_TITLE else text[: MAX_TITLE - 1].rstrip() + "…"
+def cut_title(text: str, most: int = MAX_TITLE) -> str:
+    """``text`` when at most ``most`` characters, else cut at a word boundary with room for ``…``
+    (mid-word only when no space leaves half of it, as in a Chinese title), trailing punctuation
+    dropped."""
+    if len(text) <= most:
+        return text
+    head = text[: most - 1]
+    if text[most - 1] != " ":  # the cut falls inside a word: go back to its start
+        space = head.rfind(" ")
+        if space >= most // 2:
+            head = head[:space]
+    return head.rstrip(" ,;:-–—(/") + "…"
 
 
 def path_graph(catalog: Catalog, track_id: str, read: Collection[str] | None = None, lang: str = "en") -> PathGraph:
-    """The :class:`PathGraph` of ``track_id`` with a reader's ``read`` posts marked. ``KeyError``: unknown."""
+    """The :class:`PathGraph` of ``track_id`` with a reader's ``read`` posts and next step marked
+    (drawn for nobody, ``read`` ``None``: the first essential step is next). ``KeyError``: unknown."""
     track = catalog.track(track_id)
     done = None if read is None else {catalog.resolve_post_id(p) or p for p in read}
     ess = paths.essentials(catalog, track_id)
+    if done is None:
+        next_id = ess[0] if ess else None
+    else:
+        step = paths.next_step(catalog, track_id, done)
+        next_id = step.post if step else None
     nodes: list[Node] = []
     edges: list[tuple[str, str, str]] = []
 
@@ -54,9 +77,11 @@ def path_graph(catalog: Catalog, track_id: str, read: Collection[str] | None = N
         post = catalog.post(pid)
         minutes = "" if post.minutes is None else f"{'' if post.minutes_source == 'counted' else '~'}{post.minutes} min"
         extra = [x for x in (minutes, "" if post.url else "no link yet") if x]
-        title = f"{n}. {_title(post.title)}"
+        title = f"{n}. {cut_title(post.title)}"
         label = (title, " · ".join(extra)) if extra else (title,)
-        return Node(pid, label, kind, None if done is None else pid in done, post.url is not None)
+        read_mark = None if done is None else pid in done
+        url, _kind = post.read_link(catalog.manifest)
+        return Node(pid, label, kind, read_mark, post.url is not None, url, pid == next_id, post.title)
 
     for before in track.before:
         if catalog.has_track(before):

@@ -21,7 +21,7 @@ def resume_after_install(runtime: Runtime, installation: Installation, client: W
     """Resume the tenant's digests paused for auth (:meth:`bot.store.Store.resume_after_install`)
     and post a note in each resumed channel and DM with ``client`` (refusals logged, skipped)."""
     tenant = tenant_of(installation.enterprise_id, installation.team_id, installation.is_enterprise_install)
-    resumed = runtime.store.resume_after_install(tenant)
+    resumed: Resumed = runtime.store.resume_after_install(tenant)
     for channel in resumed.channels:
         _post(client, channel, str(t("install.resumed_channel")))
     for user in resumed.users:
@@ -60,15 +60,16 @@ def welcome(runtime: Runtime, installation: Installation, client: WebClient) -> 
     return False
 
 
-def after_install(runtime: Runtime, make_client: Callable[[str], WebClient]) -> Callable[[SuccessArgs], None]:
-    """The success callback's work: :func:`resume_after_install`, :func:`welcome` (``make_client(token)``)."""
+def after_install(runtime: Runtime, make_client: Callable[[str], WebClient]) -> Callable[[SuccessArgs], bool]:
+    """The success callback's work: :func:`resume_after_install`, :func:`welcome` (``make_client(token)``);
+    returns whether the welcome DM was sent (the success page mentions it only then)."""
 
-    def run(args: SuccessArgs) -> None:
+    def run(args: SuccessArgs) -> bool:
         installation = args.installation
         if not installation.bot_token:
-            return
+            return False
         client = make_client(installation.bot_token)
         resume_after_install(runtime, installation, client)
-        welcome(runtime, installation, client)
+        return welcome(runtime, installation, client)
 
     return run

@@ -7,8 +7,10 @@ from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
+from markupsafe import Markup, escape
 
 from bot.i18n import LANGS, Words, text
 
@@ -58,9 +60,45 @@ def _or(key: str, fallback: str, lang: str = "en") -> str:
         return text(fallback, lang)
 
 
-def success_page(team_name: str | None) -> str:
-    """The page after a good install: what to do next in Slack."""
-    return render("success.html", team_name=team_name)
+SLACK_HOME = "https://slack.com/"
+"""Where *Open Slack* goes when the app or team id is unknown."""
+
+
+def open_slack_url(app_id: str | None, team_id: str | None) -> str:
+    """Slack's link that opens the app (``app_redirect``, in the workspace ``team_id`` when known);
+    :data:`SLACK_HOME` without an ``app_id``."""
+    if not app_id:
+        return SLACK_HOME
+    query = {"app": app_id, **({"team": team_id} if team_id else {})}
+    return "https://slack.com/app_redirect?" + urlencode(query)
+
+
+def success_page(
+    team_name: str | None, *, reinstall: bool = False, welcomed: bool = False, open_url: str = SLACK_HOME
+) -> str:
+    """The page after a good install of ``team_name`` (a workspace or org; None: unnamed): installed,
+    or installed again when ``reinstall`` (the workspace had an installation before); the
+    direct-message line only when the welcome DM was ``welcomed`` (sent now); what to do next in
+    Slack; an *Open Slack* button to ``open_url`` (:func:`open_slack_url`)."""
+    w = Words("web.success", "en")
+    key = ("again_title" if reinstall else "title") + ("_in" if team_name else "")
+    title = w[key].format(app=APP_NAME, team=team_name or "")
+    page_title = w["again_title" if reinstall else "title"].format(app=APP_NAME)
+    steps = [
+        _with_code(w.step_help, command="/vllm-path help"),
+        _with_code(w.step_path, command="/vllm-path speculative"),
+        _with_code(w.step_digest, invite="/invite @vllm-path", subscribe="/vllm-path subscribe spec"),
+    ]
+    lead = [w.again_lead] if reinstall else []
+    lead += [w.lead] + ([w.dm_sent] if welcomed else [])
+    return render(
+        "success.html", title=title, page_title=page_title, lead=" ".join(lead), steps=steps, open_url=open_url, w=w
+    )
+
+
+def _with_code(template: str, **commands: str) -> Markup:
+    """The catalog ``template`` escaped, its ``{name}`` fields filled with ``<code>`` elements."""
+    return Markup(escape(template)).format(**{k: Markup("<code>{}</code>").format(v) for k, v in commands.items()})
 
 
 FAILURES: Mapping[str, int] = {
@@ -80,6 +118,17 @@ def failure_page(reason: str) -> tuple[int, str]:
     known = reason if reason in FAILURES else "other"
     title, message = text(f"failure.{known}.title"), text(f"failure.{known}.message")
     return FAILURES.get(reason, 400), render("error.html", title=title, message=message, start_over=True)
+
+
+UNREACHABLE_STATUS = 503
+"""The status of the page shown when Slack could not be reached to finish an install."""
+
+
+def unreachable_page() -> tuple[int, str]:
+    """``(status, html)`` when Slack did not answer the install's code exchange: nothing was
+    installed, try again in a minute."""
+    title, message = text("failure.unreachable.title"), text("failure.unreachable.message")
+    return UNREACHABLE_STATUS, render("error.html", title=title, message=message, start_over=True)
 
 
 def not_found_page(lang: str = "en") -> str:

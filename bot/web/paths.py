@@ -1,21 +1,30 @@
-"""The public path pages (issue 25): ``/paths`` (every track), ``/paths/<track>`` and its picture
-``/paths/<track>.svg`` (or ``.png``). Everything comes from the catalog, never a reader's data.
+"""The public path pages (issues 25, 40): ``/paths`` (every track as a card, in the suggested
+order), ``/paths/<track>`` (a course page: the call to action, the time plan, the picture inline,
+the steps) and its picture ``/paths/<track>.svg`` (or ``.png``). Everything comes from the catalog,
+never a reader's data; the facts are computed in :mod:`bot.domain` and passed in by :mod:`bot.web.routes`.
 English or Chinese by ``?lang=``, else the browser's ``Accept-Language``."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
 
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from bot.domain.catalog import Catalog
 from bot.domain.catalog.models import Post
 from bot.domain.paths import PathStep, TrackPath
 from bot.i18n import Words, text
 from bot.web import pages
+
+if TYPE_CHECKING:
+    from bot.domain.course import CoursePlan
+
+DESCRIPTION_MAX = 300
+"""Characters of a ``<meta name="description">`` (a longer one is cut at a word boundary)."""
 
 
 def page_lang(query: str, accept_language: str | None) -> str:
@@ -41,9 +50,10 @@ def _w(lang: str, key: str, **values: Any) -> str:
 
 
 def minutes_text(post: Post, lang: str) -> str:
-    """A post's reading time: ``12 min`` (counted), ``about 12 min (estimate)``, or "" (unknown)."""
+    """A post's reading time: ``12 min`` (counted), ``about 12 min (estimate)``, ``minutes once
+    linked`` (not linked yet), or "" (unknown)."""
     if post.minutes is None:
-        return ""
+        return _w(lang, "min_when_linked") if post.url is None else ""
     return _w(lang, "min" if post.minutes_source == "counted" else "estimate", n=post.minutes)
 
 
@@ -71,7 +81,8 @@ def references(catalog: Catalog, step: PathStep, lang: str) -> list[Markup]:
 
 
 def _step(catalog: Catalog, step: PathStep, lang: str) -> dict[str, Any]:
-    """One step for the template: number, title, link (or None), minutes, status words, summary, references."""
+    """One step for the template: number, title, link (or None), minutes, status words, summary,
+    the catalog's note on why it is read here, level, date, source, references."""
     post = step.post
     url, kind = post.read_link(catalog.manifest)
     status = [_w(lang, "draft")] if post.is_draft else []
@@ -85,7 +96,85 @@ def _step(catalog: Catalog, step: PathStep, lang: str) -> dict[str, Any]:
         "minutes": minutes_text(post, lang),
         "status": status,
         "summary": post.summary.get(lang),
+        "note": step.step.note.get(lang) if step.step.note else None,
+        "level": text(f"level.{step.level}", lang),
+        "date": post.published.display(lang),
+        "source": post.source.label(lang),
         "references": references(catalog, step, lang),
+    }
+
+
+def _weeks(plan: CoursePlan | None, lang: str) -> dict[str, Any] | None:
+    """The time plan for the template: the essential path's weeks (each its number, minutes and
+    steps) and one line for the further reading's weeks after them."""
+    if plan is None or not plan.weeks:
+        return None
+    ess, more = plan.essential_weeks, plan.further_weeks
+    rows = [
+        {
+            "number": w.number,
+            "title": _w(lang, "week", n=w.number),
+            "minutes": _w(lang, "min" if w.counted else "total_estimate", n=w.minutes) if w.minutes else "",
+            "steps": [{"number": s.number, "title": s.post.title, "essential": s.essential} for s in w.steps],
+        }
+        for w in ess
+    ]
+    n_further = sum(len(w.steps) for w in more)
+    further = ""
+    if more:
+        key = "plan_further_one" if len(more) == 1 else "plan_further"
+        further = _w(lang, key, n=n_further, first=more[0].number, last=more[-1].number)
+    key = "plan_lead_one" if len(ess) == 1 else "plan_lead"
+    return {
+        "title": _w(lang, "plan_title", minutes=plan.minutes_per_week),
+        "lead": _w(lang, key, weeks=len(ess), minutes=plan.minutes_per_week),
+        "weeks": rows,
+        "further": further,
+    }
+
+
+def _cut(words: str, most: int = DESCRIPTION_MAX) -> str:
+    """``words`` with its whitespace folded, cut at a word boundary to at most ``most`` characters (``…``)."""
+    words = " ".join(words.split())
+    if len(words) <= most:
+        return words
+    head = words[: most - 1]
+    return (head.rsplit(" ", 1)[0] if " " in head[most // 2 :] else head).rstrip(" ,;:") + "…"
+
+
+@dataclass(frozen=True)
+class Share:
+    """What a page says of itself to search engines and link previews: ``title``, ``description``,
+    and ``url`` (its public address; ``None`` when the base URL is not configured)."""
+
+    title: str
+    description: str
+    url: str | None = None
+
+
+def inline_svg(svg: bytes | None) -> Markup | None:
+    """Graphviz's SVG document ``svg`` as markup to put in a page: from its ``<svg`` element on (no
+    XML prolog or DOCTYPE), with ``class="path-picture"``. Graphviz escapes the catalog's text."""
+    if not svg:
+        return None
+    body = svg.decode("utf-8")
+    start = body.find("<svg")
+    if start < 0:
+        return None
+    return Markup('<svg class="path-picture"' + body[start + len("<svg") :].rstrip())
+
+
+def call_to_action(track_id: str, lang: str, install_link: bool) -> dict[str, Any]:
+    """The *Start this path in Slack* box: the command to type, and the install link when offered."""
+    command = Markup("<code>{}</code>").format(_w(lang, "cta_command", track=track_id))
+    install = None
+    if install_link:
+        link = Markup('<a href="/slack/install">{}</a>').format(_w(lang, "cta_install_link"))
+        install = Markup(escape(text("page.cta_install", lang))).format(link=link)
+    return {
+        "title": _w(lang, "cta_title"),
+        "text": Markup(escape(text("page.cta_text", lang))).format(command=command),
+        "install": install,
     }
 
 
@@ -99,22 +188,71 @@ def _alt(catalog: Catalog, path: TrackPath, lang: str) -> str:
     return text + (_w(lang, "alt_before", tracks=joiner.join(before)) if before else "")
 
 
-def index_page(catalog: Catalog, tracks: Sequence[TrackPath], lang: str = "en", install_link: bool = False) -> str:
-    """``/paths``: each of ``tracks`` (every track's path, catalog order): its essential steps and minutes."""
+def _levels(levels: tuple[str, str] | None, lang: str) -> str:
+    if levels is None:
+        return ""
+    low, high = (text(f"level.{x}", lang) for x in levels)
+    return low if low == high else _w(lang, "level_range", low=low, high=high)
+
+
+def index_page(
+    catalog: Catalog,
+    tracks: Sequence[TrackPath],
+    lang: str = "en",
+    install_link: bool = False,
+    *,
+    levels: Sequence[tuple[str, str]] | None = None,
+    url: str | None = None,
+) -> str:
+    """``/paths``: a card for each of ``tracks`` (every track's path, in the order given: the
+    suggested one), with its ``levels`` (``(lowest, highest)`` of its essential steps, one per
+    track), essential steps and minutes; ``url`` is the page's public address, when known."""
     rows = []
-    for path in tracks:
+    for i, path in enumerate(tracks):
         track = path.track
         name, description = track.names.get(lang), track.description.get(lang)
         steps, minutes = _w(lang, "steps", n=len(path.essentials)), _total_text(path, lang)
-        rows.append({"id": track.id, "name": name, "description": description, "steps": steps, "minutes": minutes})
+        before = [catalog.track(b).names.get(lang) for b in path.before]
+        rows.append(
+            {
+                "id": track.id,
+                "name": name,
+                "description": description,
+                "steps": steps,
+                "minutes": minutes,
+                "level": _levels(levels[i] if levels else None, lang),
+                "before": _w(lang, "card_before", tracks=("、" if lang == "zh" else ", ").join(before))
+                if before
+                else "",
+            }
+        )
+    share = Share(_w(lang, "index_title"), _cut(_w(lang, "index_lead")), url)
     return pages.render(
-        "paths.html", lang=lang, install_link=install_link, w=Words("page", lang), tracks=rows, version=catalog.version
+        "paths.html",
+        lang=lang,
+        install_link=install_link,
+        w=Words("page", lang),
+        tracks=rows,
+        version=catalog.version,
+        share=share,
     )
 
 
-def track_page(catalog: Catalog, path: TrackPath, lang: str = "en", install_link: bool = False) -> str:
-    """``/paths/<track>`` of the track's ``path``: the picture, the essential steps and further
-    reading with links, minutes and references, the tracks to read before."""
+def track_page(
+    catalog: Catalog,
+    path: TrackPath,
+    lang: str = "en",
+    install_link: bool = False,
+    *,
+    plan: CoursePlan | None = None,
+    svg: bytes | None = None,
+    url: str | None = None,
+) -> str:
+    """``/paths/<track>`` of the track's ``path``, read like a course page: the *Start this path in
+    Slack* box (with the install link when ``install_link``), the time plan ``plan``, the picture
+    ``svg`` inline (Graphviz's document; ``None``: the ``<img>`` of ``/paths/<track>.svg``) with its
+    legend, the essential steps and further reading with why each is read here, level, date,
+    source, minutes and references, the tracks to read before; ``url`` its public address."""
     track = path.track
     track_id = track.id
     before = [{"id": b, "name": catalog.track(b).names.get(lang)} for b in path.before]
@@ -134,6 +272,10 @@ def track_page(catalog: Catalog, path: TrackPath, lang: str = "en", install_link
         alt=_alt(catalog, path, lang),
         version=catalog.version,
         follow=_w(lang, "follow", track=track_id),
+        plan=_weeks(plan, lang),
+        svg=inline_svg(svg),
+        cta=call_to_action(track_id, lang, install_link),
+        share=Share(f"{track.names.get(lang)} · {_w(lang, 'index_title')}", _cut(track.description.get(lang)), url),
     )
 
 

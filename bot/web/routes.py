@@ -1,6 +1,7 @@
-"""The web pages' routes for the HTTP door: ``GET /static/site.css`` and the path pages of
-:mod:`bot.web.paths` (a picture URL with ``read``/``sig`` is a reader's, for
-:func:`bot.pictures.picture_app`)."""
+"""The web pages' routes for the HTTP door: ``GET /`` (a redirect to ``/paths``), ``GET
+/static/site.css`` and the path pages of :mod:`bot.web.paths` (a picture URL with ``read``/``sig``
+is a reader's, for :func:`bot.pictures.picture_app`). The facts a page shows (the path, its weeks at
+the default budget, the tracks' suggested order) come from :mod:`bot.domain` here."""
 
 from __future__ import annotations
 
@@ -9,11 +10,12 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
 
+from bot.domain.course import course_plan, level_range, suggested_order
 from bot.domain.paths import track_path
 from bot.web import pages
 from bot.web import paths as path_pages
 from bot.web.pages import STATIC_DIR
-from bot.web.urls import PATHS_PREFIX
+from bot.web.urls import PATHS_PREFIX, path_page_url
 
 if TYPE_CHECKING:
     from bot.runtime import Runtime
@@ -40,6 +42,7 @@ def routes(runtime: Runtime) -> Callable[[str, str, dict[str, Any]], Page | None
     css = (STATIC_DIR / "site.css").read_bytes()
     pictures = path_pages.Pictures()
     install_link = bool(getattr(runtime.settings, "oauth_enabled", False))
+    base_url = getattr(runtime.settings, "public_url", None)
 
     def picture(name: str, query: str, lang: str) -> Page | None:
         track_id, _, fmt = name.rpartition(".")
@@ -64,17 +67,45 @@ def routes(runtime: Runtime) -> Callable[[str, str, dict[str, Any]], Page | None
         catalog = runtime.holder.catalog
         rest = path[len(PATHS_PREFIX) :].strip("/")
         if not rest:
-            every = [track_path(catalog, tr.id) for tr in catalog.tracks]
-            return _html("200 OK", path_pages.index_page(catalog, every, lang, install_link))
+            every = [track_path(catalog, tid) for tid in suggested_order(catalog)]
+            levels = [level_range(p) for p in every]
+            url = f"{str(base_url).rstrip('/')}{PATHS_PREFIX}{'?lang=zh' if lang == 'zh' else ''}" if base_url else None
+            page = path_pages.index_page(catalog, every, lang, install_link, levels=levels, url=url)
+            return _html("200 OK", page)
         if "/" not in rest and "." in rest:
             return picture(rest, query, lang)
         if "/" in rest or not catalog.has_track(rest):
             return _html("404 Not Found", pages.not_found_page(lang), "no-store")
-        return _html("200 OK", path_pages.track_page(catalog, track_path(catalog, rest), lang, install_link))
+        page = path_pages.track_page(
+            catalog,
+            track_path(catalog, rest),
+            lang,
+            install_link,
+            plan=course_plan(catalog, rest),
+            svg=inline_picture(rest, lang),
+            url=path_page_url(runtime.settings, rest, lang),
+        )
+        return _html("200 OK", page)
+
+    def inline_picture(track_id: str, lang: str) -> bytes | None:
+        """The track's SVG for the page, or None (logged) when it cannot be drawn: the page goes on."""
+        from bot.pictures import PictureError
+
+        try:
+            return pictures.get(runtime.holder.catalog, track_id, "svg", lang)
+        except PictureError as exc:
+            log.warning("path picture %s.svg not drawn for its page: %s", track_id, exc)
+            return None
 
     def route(path: str, method: str, environ: dict[str, Any]) -> Page | None:
         if method not in ("GET", "HEAD"):
             return None
+        if path == "/":  # the site's front page is the list of paths (its language kept)
+            asked = (parse_qs(str(environ.get("QUERY_STRING") or "")).get("lang") or [""])[0]
+            where = PATHS_PREFIX + ("?lang=zh" if asked == "zh" else "")
+            return _page(
+                "302 Found", "text/plain; charset=utf-8", b"", ("Location", where), ("Cache-Control", "no-store")
+            )
         if path == "/static/site.css":
             return _page("200 OK", "text/css; charset=utf-8", css, ("Cache-Control", "public, max-age=3600"))
         if path == PATHS_PREFIX or path.startswith(PATHS_PREFIX + "/"):

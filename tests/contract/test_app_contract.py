@@ -382,9 +382,12 @@ def test_message_buttons(slack, slack_api, runtime):
 
     read = click(slack, spec, "mark_read:")
     assert read["replace_original"] is True and first in store.read_posts(TEAM, USER)
+    assert len(read["blocks"]) <= 4  # issue 40: a short answer; the whole path when asked
+    opened = click(slack, read, "open_path:")
 
-    followed = click(slack, read, "follow:")
+    followed = click(slack, opened, "follow:")
     assert store.follows(TEAM, USER) == [TRACK]
+    followed = click(slack, followed, "open_path:")
     unfollowed = click(slack, followed, "unfollow:")
     assert store.follows(TEAM, USER) == []
     find_button(unfollowed["blocks"], "follow:")

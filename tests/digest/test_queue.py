@@ -10,8 +10,9 @@
 * Without ``REDIS_URL`` there is no queue: the clock delivers in process (the other digest
   tests run that path unchanged).
 
-Needs Redis at ``TEST_REDIS_URL`` (default ``redis://127.0.0.1:6379/0``); skipped with the
-reason when it does not answer, failed instead when ``QUEUE_REQUIRED=1`` (CI sets it).
+Needs Redis at ``TEST_REDIS_URL`` (default: ``tests.conftest.redis_test_url``, a DB number of the
+tests' own); skipped with the reason when it does not answer, failed instead when
+``QUEUE_REQUIRED=1`` (CI sets it).
 """
 
 from __future__ import annotations
@@ -38,11 +39,12 @@ from bot.digest.queue import DigestQueue, EnqueueingDeliverer, make_broker
 from bot.domain.schedule import WeeklySchedule
 from bot.store import DM_TRACK, Store
 from bot.store.ledger_batch import BatchedLedgerStore, _Call
+from tests.conftest import redis_test_url
 from tests.dbutil import migrated_database_url, postgres_unavailable
 from tests.digest.conftest import TEAM, make_runtime, settings_for
 
 REPO = Path(__file__).resolve().parents[2]
-REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+REDIS_URL = redis_test_url()
 NOW = datetime(2026, 12, 7, 9, 30, tzinfo=UTC)
 PERIOD = "2026-W50"
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from bot.domain.schedule import WeeklySchedule
 from bot.store import Store
+from tests.conftest import redis_test_url
 
 REPO = Path(__file__).resolve().parents[2]
 SLACK_VARS = ("SLACK_BOT_TOKEN", "SLACK_CLIENT_ID", "SLACK_CLIENT_SECRET", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET")
@@ -47,7 +48,7 @@ def _unchanged(url: str, sub_id: int) -> None:
 
 def test_a_worker_without_a_slack_token_refuses_to_start(tmp_path: Path) -> None:
     url, sub_id = _seeded(tmp_path)
-    done = _worker({"DATABASE_URL": url, "REDIS_URL": "redis://127.0.0.1:6379/15"})
+    done = _worker({"DATABASE_URL": url, "REDIS_URL": redis_test_url()})
     assert done.returncode == 2
     assert "SLACK_BOT_TOKEN" in done.stderr and "Traceback" not in done.stderr
     _unchanged(url, sub_id)
@@ -55,7 +56,7 @@ def test_a_worker_without_a_slack_token_refuses_to_start(tmp_path: Path) -> None
 
 def test_a_worker_with_half_the_oauth_settings_names_the_other_half(tmp_path: Path) -> None:
     url, sub_id = _seeded(tmp_path)
-    done = _worker({"DATABASE_URL": url, "REDIS_URL": "redis://127.0.0.1:6379/15", "SLACK_CLIENT_ID": "111.222"})
+    done = _worker({"DATABASE_URL": url, "REDIS_URL": redis_test_url(), "SLACK_CLIENT_ID": "111.222"})
     assert done.returncode == 2 and "SLACK_CLIENT_SECRET" in done.stderr
     _unchanged(url, sub_id)
 

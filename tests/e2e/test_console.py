@@ -132,6 +132,8 @@ def test_console_command_press_and_home(console_settings_tmp):
         assert out.startswith("(pressed [") and "message updated" in out and "1 of" in out
         read = console.app.handlers.rt.store.read_posts("T0CONSOLE", "U0CONSOLE")
         assert len(read) == 1
+        opened = next(n for n, (c, _) in console.controls.items() if c.label == "Open path")
+        assert "message updated" in handle(console, str(opened))[1]  # the whole path, when asked
 
         share = next(n for n, (c, _) in console.controls.items() if c.label.startswith("Share"))
         shared = console.press(share)

@@ -77,9 +77,13 @@ def test_follow_then_share_in_channel(slack, standin, runtime):
     followed = standin.wait_for_response(url, timeout=10).body
     assert followed["replace_original"] is True
     assert runtime.store.follows(slack.team, slack.user) == [track]
-    find_button(followed["blocks"], "unfollow:")
+    assert len(followed["blocks"]) <= 4 and "essential read" in followed["text"]  # issue 40: a short answer
+    _, url = slack.click(followed, "open_path:")  # the whole path when asked
+    opened = standin.wait_for_response(url, timeout=10).body
+    assert opened["replace_original"] is True
+    find_button(opened["blocks"], "unfollow:")
 
-    _, url = slack.click(followed, "share:")
+    _, url = slack.click(opened, "share:")
     shared = standin.wait_for_response(url, timeout=10).body
     assert shared["response_type"] == "in_channel"
     assert shared.get("replace_original") is False

@@ -20,10 +20,12 @@ def test_subscriptions_say_the_minutes_and_the_stop(runtime) -> None:
     confirmed = handlers.command(ALICE, "subscribe spec monday 9am 45m then stop").text
     assert "This channel's digest: 45 min of reading a week" in confirmed and "reading plan" not in confirmed
     listed = handlers.command(ALICE, "subscriptions").text
-    assert "about 45 min of reading a week" in listed and "stopping after the essential path" in listed
+    assert "45 min a week · essentials in about 2 weeks" in listed and "stopping after the essential path" in listed
     assert "step a week" not in listed
     handlers.command(ALICE, "subscribe quant monday 9am")
-    assert "1 step a week" in handlers.command(ALICE, "subscriptions").text  # planned by steps: as before
+    # issue 40: no budget is a person's default pace, said in minutes and weeks, not "1 step a week"
+    quant = next(line for line in handlers.command(ALICE, "subscriptions").text.splitlines() if "Quant" in line)
+    assert "45 min a week · essentials in about " in quant and "step a week" not in quant
 
 
 def test_minutes_then_steps_say_and_keep_only_the_latest_amount(runtime) -> None:

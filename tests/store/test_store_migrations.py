@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import threading
+from datetime import UTC, datetime
 
 import pytest
 import sqlalchemy as sa
@@ -292,7 +293,7 @@ def test_a_schema_behind_head_is_still_upgraded(db_url: str) -> None:
         cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
         with engine.connect() as conn:
             cfg.attributes["connection"] = conn
-            command.downgrade(cfg, "-1")
+            command.downgrade(cfg, "i25_0001")  # two revisions back: before the reading plans
             conn.commit()
         assert not at_head(engine) and "reader_budgets" not in _tables(db_url)
         migrate(db_url)
@@ -302,3 +303,26 @@ def test_a_schema_behind_head_is_still_upgraded(db_url: str) -> None:
         assert version == HEAD_REVISION
     finally:
         engine.dispose()
+
+
+def test_channel_digests_without_an_amount_get_the_default_pace(db_url: str) -> None:
+    """Issue 40: a digest set up with no amount went 1 step a week; after i40_0001 it has 45
+    minutes a week; one asked for 2 steps, or given minutes, keeps them."""
+    migrate(db_url, "i24_0001")
+    engine = make_engine(db_url)
+    row = (
+        "INSERT INTO channel_subscriptions (team_id, channel_id, track_id, weekday, at_time, timezone,"
+        " steps_per_week, cursor, status, created_at, updated_at, minutes_per_week, after_essentials)"
+        " VALUES ('T1', :c, 'spec', 0, '09:00', 'UTC', :k, 0, 'active', :now, :now, :m, 'further')"
+    )
+    try:
+        now = datetime(2026, 12, 1, tzinfo=UTC)
+        with engine.begin() as conn:
+            for channel, k, minutes in (("C1", 1, None), ("C2", 2, None), ("C3", 1, 20)):
+                conn.execute(sa.text(row), {"c": channel, "k": k, "m": minutes, "now": now})
+        migrate(db_url)
+        with engine.begin() as conn:
+            got = dict(conn.exec_driver_sql("SELECT channel_id, minutes_per_week FROM channel_subscriptions").all())
+    finally:
+        engine.dispose()
+    assert got == {"C1": 45, "C2": None, "C3": 20}

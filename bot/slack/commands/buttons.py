@@ -52,11 +52,24 @@ def _gone(ctx: Context, value: ButtonValue) -> bool:
     return bool((value.p and _post(ctx, value) is None) or (value.t and _track(ctx, value) is None))
 
 
+def _lists_posts(view: str) -> bool:
+    """Whether a button's message lists posts to act on one by one (search results, next reads,
+    what's new, reminders): it is drawn again with the change, not replaced by a short answer."""
+    return view.startswith("search:") or view in ("next", "latest", "reminders")
+
+
 def _change(
-    act: Callable[[Context, str], bool], done: str, already: str, on_post: bool, finish: bool = False
+    act: Callable[[Context, str], bool],
+    done: str,
+    already: str,
+    on_post: bool,
+    finish: bool = False,
+    short: bool = False,
 ) -> Callable[[Context, ButtonValue], Reply | None]:
     """A progress or follow button: ``act`` on its post (``on_post``) or track, say ``done`` or ``already``
-    (i18n keys), redraw; with ``finish``, the finish line when the post completes an essential path."""
+    (i18n keys), redraw; with ``finish``, the finish line when the post completes an essential path;
+    ``short``: answer in one line with the progress (:func:`replies.progress`) instead of drawing a
+    track's path again (App Home and lists of posts are still drawn again)."""
 
     def run(ctx: Context, value: ButtonValue) -> Reply | None:
         if _gone(ctx, value):
@@ -69,17 +82,25 @@ def _change(
             notice = t(done if act(ctx, target) else already, ctx.lang, **{"posts" if on_post else "track": name})
             if finish:
                 notice = plan.with_finish(notice, plan.finish_notice(ctx, [target], before))
+            if short and value.v != "home" and not _lists_posts(value.v):  # issue 40: one line
+                tid = (_track(ctx, value) if value.t else None) or (
+                    replies.main_track(ctx, [target]) if on_post else target
+                )
+                if tid:  # in place of a track's path or a short answer (a digest stays: actions.py)
+                    return replies.progress(ctx, tid, notice)
         return replies.redraw(ctx, value.v, notice, offset=value.o)
 
     return run
 
 
-mark_read = _change(lambda ctx, pid: bool(ctx.reader.mark_read([pid])), "read.done", "read.already", True, finish=True)
-"""Mark the button's post read, then redraw."""
+mark_read = _change(
+    lambda ctx, pid: bool(ctx.reader.mark_read([pid])), "read.done", "read.already", True, finish=True, short=True
+)
+"""Mark the button's post read and say where that leaves the reader."""
 mark_unread = _change(lambda ctx, pid: bool(ctx.reader.mark_unread([pid])), "unread.done", "unread.already", True)
 """Mark the button's post unread, then redraw."""
-follow = _change(lambda ctx, tid: ctx.reader.follow(tid), "follow.done_short", "follow.already", False)
-"""Follow the button's track, then redraw."""
+follow = _change(lambda ctx, tid: ctx.reader.follow(tid), "follow.done_short", "follow.already", False, short=True)
+"""Follow the button's track and say the progress and next step."""
 unfollow = _change(lambda ctx, tid: ctx.reader.unfollow(tid), "unfollow.done", "unfollow.not", False)
 """Unfollow the button's track, then redraw."""
 

@@ -55,11 +55,16 @@ def dm_budget(s: Context, cmd: grammar.Command) -> Mrkdwn | None:
     return pt("plan.set", s.lang, budget=cmd.minutes)
 
 
-def channel_budget(s: Context, sub_id: int, cmd: grammar.Command) -> Mrkdwn | None:
+def channel_budget(s: Context, sub_id: int, cmd: grammar.Command, new: bool = False) -> Mrkdwn | None:
     """``subscribe <track> … 45m [then stop]``: store the channel digest's budget (``… 3 steps``
-    without minutes: none, the digest goes by steps); the sentence to add, or None."""
+    without minutes: none, the digest goes by steps; a ``new`` digest with no amount: a person's
+    default pace, :data:`~bot.domain.budget.DEFAULT_MINUTES`); the sentence to add, or None."""
     if cmd.minutes is None and cmd.after_essentials is None and cmd.steps is None:
-        return None
+        if not new:
+            return None
+        # no amount asked for: a person's default pace (issue 40), said in the confirmation
+        s.rt.store.set_channel_budget(sub_id, budgets.DEFAULT_MINUTES, None)
+        return pt("channel.set", s.lang, budget=budgets.DEFAULT_MINUTES)
     if (refused := budget_refusal(cmd, s.lang)) is not None:
         return refused
     minutes = cmd.minutes

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
-
-from bot.domain import paths
 from bot.domain.search import SearchResult
 from bot.slack import grammar
 from bot.slack.commands import replies
@@ -37,7 +34,7 @@ def _pick(ctx: Context, text: str, candidates: SearchResult, read: bool) -> Repl
 
 def mark(ctx: Context, cmd: grammar.Command) -> Reply:
     """Resolve the posts (close matches let the reader pick), update progress, confirm; after
-    ``read`` show the track most of the posts are in (a followed one first, else the first post's first)."""
+    ``read`` say where that leaves the reader in the track most of the posts are in (:func:`replies.main_track`)."""
     cat, text, read = ctx.catalog, cmd.arg, cmd.kind == "read"
     if not text.strip():
         return views.text_reply(t("read.which" if read else "unread.which", ctx.lang))
@@ -64,13 +61,8 @@ def mark(ctx: Context, cmd: grammar.Command) -> Reply:
     said = [t("read.done", ctx.lang, posts=titles(fresh))] if fresh else []
     msg = Mrkdwn("\n").join([*said, t("read.already", ctx.lang, posts=titles(already))] if already else said)
     msg = with_finish(msg, finish_notice(ctx, post_ids, before))  # issue 24: the finish line
-    counts = Counter(tid for p in post_ids for tid in cat.tracks_of(p))
-    if not counts:
-        return views.text_reply(msg)
-    # Where that leaves the reader: the track most of the posts are in (QA: three internals steps
-    # showed the first post's first track), a followed one first, else the first post's first.
-    follows = ctx.reader.follows()
-    return replies.track_view(ctx, max(counts, key=lambda tid: (counts[tid], tid in follows)), notice=msg)
+    tid = replies.main_track(ctx, post_ids)  # where that leaves the reader, in one line (issue 40)
+    return replies.progress(ctx, tid, msg) if tid else views.text_reply(msg)
 
 
 def _tracks_of_post(ctx: Context, text: str) -> tuple[str, ...]:
@@ -81,7 +73,7 @@ def _tracks_of_post(ctx: Context, text: str) -> tuple[str, ...]:
 
 
 def follow(ctx: Context, cmd: grammar.Command) -> Reply:
-    """Follow (then show the track with its next step) or unfollow the track ``cmd.arg`` names;
+    """Follow (then say the progress and next step, in one line) or unfollow the track ``cmd.arg`` names;
     a post's id or link names the post's track (a post of several tracks gets the choice)."""
     cat = ctx.catalog
     tid = ctx.find.track(cmd.arg)
@@ -100,8 +92,6 @@ def follow(ctx: Context, cmd: grammar.Command) -> Reply:
     if cmd.kind == "follow":
         if not ctx.reader.follow(tid):
             return views.text_reply(t("follow.already", ctx.lang, track=name))
-        nxt = paths.next_step(cat, tid, ctx.reader.read())
-        post = views.post_link(cat, nxt.post, lang=ctx.lang) if nxt else t("track.done", ctx.lang)
-        return replies.track_view(ctx, tid, notice=t("follow.done", ctx.lang, track=name, post=post))
+        return replies.progress(ctx, tid, t("follow.done_short", ctx.lang, track=name))
     removed = ctx.reader.unfollow(tid)
     return views.text_reply(t("unfollow.done" if removed else "unfollow.not", ctx.lang, track=name))

@@ -74,7 +74,13 @@ def remind(ctx: Context, cmd: grammar.Command) -> Reply:
         return views.text_reply(t("remind.no_match", ctx.lang, query=truncate(query, 100)))
     if len(post_ids) != 1:
         return views.text_reply(t("remind.which", ctx.lang))
-    return views.text_reply(set_reminder(ctx, post_ids[0], day_words))
+    return _answer(ctx, post_ids[0], set_reminder(ctx, post_ids[0], day_words))
+
+
+def _answer(ctx: Context, post_id: str, notice: Mrkdwn) -> Reply:
+    """The confirmation and where the reader stands in the post's track (issue 40: one line)."""
+    tid = replies.main_track(ctx, [post_id])
+    return replies.progress(ctx, tid, notice) if tid else views.text_reply(notice)
 
 
 def reminders(ctx: Context, cmd: grammar.Command) -> Reply:
@@ -97,12 +103,16 @@ def reminders(ctx: Context, cmd: grammar.Command) -> Reply:
 
 
 def remind_button(ctx: Context, value: ButtonValue) -> Reply | None:
-    """*Remind me next week* (the day in the value's ``d``), then redraw (or answer privately)."""
+    """*Remind me next week* (the day in the value's ``d``): a short answer (App Home and the
+    reminders list are drawn again)."""
     cat = ctx.catalog
     pid = cat.resolve_post_id(value.p) if value.p else None
     if pid is None or not cat.has_post(pid):
         return replies.redraw(ctx, value.v, t("error.generic", ctx.lang), offset=value.o)
-    return replies.redraw(ctx, value.v, set_reminder(ctx, pid, (value.d or "").split()), offset=value.o)
+    notice = set_reminder(ctx, pid, (value.d or "").split())
+    if value.v == "home" or value.v.startswith("search:") or value.v in ("next", "latest", "reminders"):
+        return replies.redraw(ctx, value.v, notice, offset=value.o)  # App Home and lists: drawn again
+    return _answer(ctx, pid, notice)
 
 
 def cancel_button(ctx: Context, value: ButtonValue) -> Reply | None:

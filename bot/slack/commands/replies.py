@@ -3,6 +3,7 @@ reads, did-you-mean lines, the redraw of a button's message); the Block Kit is t
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
 
 from bot.domain import paths
@@ -125,6 +126,22 @@ def next_reads(ctx: Context, notice: str | None = None, track_ids: list[str] | N
         tracks = [tr.id for tr in cat.tracks if paths.progress(cat, tr.id, read)[0]]
         notice = notice or (t("next.started", ctx.lang, track_id=tracks[0]) if tracks else None)
     return views.next_reply(cat, ctx.reader.states(tracks), ctx.lang, notice=notice)
+
+
+def main_track(ctx: Context, post_ids: list[str]) -> str | None:
+    """The track most of ``post_ids`` are in, a followed one first (QA: three internals steps showed
+    the first post's first track), else the first post's first; None when none is on a path."""
+    counts = Counter(tid for p in post_ids for tid in ctx.catalog.tracks_of(p))
+    if not counts:
+        return None
+    follows = ctx.reader.follows()
+    return max(counts, key=lambda tid: (counts[tid], tid in follows))
+
+
+def progress(ctx: Context, track_id: str, notice: str) -> Reply:
+    """A small action's short answer: ``notice`` and where it leaves the caller in ``track_id``
+    (:func:`bot.slack.views.messages.progress_reply`)."""
+    return views.progress_reply(ctx.catalog, ctx.reader.state(track_id), notice, ctx.lang)
 
 
 def current_track(ctx: Context, track_id: str) -> str | None:

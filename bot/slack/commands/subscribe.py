@@ -82,7 +82,7 @@ def _confirmation(ctx: Context, cmd: grammar.Command, old: Subscription | None, 
     outcome = subscription_change(
         (before, old.status == "active") if old and before else None, (sub.schedule, sub.status == "active")
     )
-    budget = channel_budget(ctx, sub.id, cmd)  # issue 24: minutes a week (steps asked for clear them)
+    budget = channel_budget(ctx, sub.id, cmd, new=old is None)  # issue 24: minutes a week (steps clear them)
     now = ctx.rt.store.get_subscription(sub.id) or sub
     announce = _ANNOUNCE_KEY.get(outcome)
     if outcome == "same" and old is not None and _amount(now) != _amount(old):

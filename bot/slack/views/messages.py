@@ -276,6 +276,35 @@ def _shared_track_reply(
     return make_reply(blocks, _with_notice(notice, fallback), "in_channel")
 
 
+def progress_line(catalog: Catalog, state: TrackState, lang: str) -> Mrkdwn:
+    """Where a small action leaves the reader in a track, in one line: the essential path first
+    (``3 of 8 essential · 25 min to go · next: <post>, 4 min``), then further reading, then done."""
+    name, nxt = state.path.track.names.get(lang), state.next
+    if nxt is None:
+        return t("progress.all_done", lang, track=name, total=state.total)
+    post = read_link(catalog, nxt.post, lang) + minutes_suffix(nxt.post, lang)
+    if not state.essentials_done:
+        done, total = state.essentials_read, len(state.path.essentials)
+        return t("progress.essential", lang, track=name, done=done, total=total, minutes=state.minutes_left, post=post)
+    return t("progress.further", lang, track=name, n=state.further_left, minutes=state.minutes_left, post=post)
+
+
+def progress_reply(catalog: Catalog, state: TrackState, notice: str, lang: str) -> Reply:
+    """A small action's answer (``read``, *Mark read*, ``follow``, ``remind``): ``notice``, the
+    :func:`progress_line` of ``state``, and *Mark read* for the next step and *Open path* (2 blocks;
+    the whole path only when asked)."""
+    line = progress_line(catalog, state, lang)
+    ids, tid = ActionIds(), state.track_id
+    row = []
+    if state.next is not None:
+        row.append(
+            button(t("btn.mark_read", lang), ids("mark_read"), {"p": state.next.post_id, "t": tid, "v": "short"})
+        )
+    row.append(button(t("btn.open_path", lang), ids("open_path"), {"t": tid, "v": "short"}))
+    text = Mrkdwn("{}\n{}").format(notice, line)
+    return make_reply([section(text), actions(row)], text)
+
+
 def next_reply(catalog: Catalog, states: Sequence[TrackState], lang: str, notice: str | None = None) -> Reply:
     """The reader's next read in each followed track (``states``, at most 20 shown), with its reading time."""
     blocks: list[Block] = [header(t("next.header", lang))]

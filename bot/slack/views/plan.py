@@ -24,9 +24,10 @@ def pt(key: str, lang: str = "en", **values: object) -> Mrkdwn:
 
 
 def minutes_label(post: Post, lang: str = "en") -> Mrkdwn:
-    """A post's reading time: ``12 min`` (counted), ``~12 min`` (an estimate), empty when unknown."""
+    """A post's reading time: ``12 min`` (counted), ``~12 min`` (an estimate), ``minutes once
+    linked`` for a post the blog has not published a link to yet, empty when otherwise unknown."""
     if post.minutes is None:
-        return Mrkdwn()
+        return pt("min_when_linked", lang) if post.url is None else Mrkdwn()
     key = "min" if post.minutes_source == "counted" else "min_estimate"
     return pt(key, lang, n=post.minutes)
 
@@ -73,6 +74,8 @@ def path_line(
             line += pt("path_finish", lang, budget=per_week, day=format_day(day, lang))
             if minutes_per_week is None:
                 line += pt("path_default", lang)
+            if uncounted := sum(1 for m in left if not m):  # planning counts them; say how
+                line += pt("path_uncounted", lang, n=uncounted, minutes=budgets.UNKNOWN_STEP_MINUTES)
         line += Mrkdwn(" · ") + link(page_url, as_plain(pt("whole_path", lang))) if page_url else Mrkdwn()
         # A track to read first, as its essential path (QA: "Read first: Engine internals" read as all
         # 19 steps), unless that path is read already.

@@ -7,6 +7,7 @@ from typing import Any
 
 from slack_sdk.models.blocks import Block
 
+from bot.domain.budget import weeks_to_finish
 from bot.domain.catalog import Catalog
 from bot.domain.plan import channel_minutes
 from bot.domain.schedule import WeeklySchedule, zone_label
@@ -52,7 +53,10 @@ def subscription_line(catalog: Catalog, sub: Subscription, lang: str) -> Mrkdwn:
     n, minutes = sub.steps_per_week, channel_minutes(sub)
     words = {"track": name, **schedule_words(sub.schedule, lang), "progress": progress}
     if minutes:  # planned by minutes (issue 24): the steps count is not what it sends
-        line = t("subs.line_minutes", lang, minutes=minutes, **words)
+        lengths = [catalog.post(p).minutes for p in catalog.essentials(sub.track_id)] if total else []
+        weeks = weeks_to_finish(lengths, minutes) if lengths else 0
+        weeks_words = t("pace.weeks.one" if weeks == 1 else "pace.weeks.other", lang, n=weeks)
+        line = t("subs.line_minutes", lang, minutes=minutes, weeks=weeks_words, **words)
         if getattr(sub, "after_essentials", None) == "stop":
             line += t("subs.then_stop", lang)
     else:
