@@ -78,12 +78,39 @@ def make_wsgi_app(runtime: Runtime, app: Any, verify_requests: bool = True) -> C
         try:
             if refusal is not None:
                 return _refuse(recording_start_response, refusal)
+            if verify_requests:  # signed: what Bolt has no listener for is answered here
+                answered = _unlisted(runtime, app, raw, content_type, recording_start_response)
+                if answered is not None:
+                    return answered
             return bolt(environ, recording_start_response)
         finally:
             metrics.ACK_SECONDS.labels(kind).observe(time.monotonic() - started)
             metrics.REQUESTS.labels(kind, metrics.outcome_of(status[0] if status else 500)).inc()
 
     return wsgi
+
+
+def _unlisted(
+    runtime: Runtime, app: Any, raw: bytes, content_type: str, start_response: Callable[..., Any]
+) -> list[bytes] | None:
+    """The answer to a signed request Bolt has no listener for (:mod:`bot.doors.unlisted`): Slack's
+    ``app_rate_limited`` notice (200, empty) or a slash command without ``response_url`` (200, the
+    reply); None for the others, Bolt's."""
+    from bot.doors import guard, unlisted
+
+    body: bytes | None = None
+    notice = guard.rate_limited_notice(raw, content_type)
+    if notice is not None:
+        unlisted.note_rate_limited(notice)
+        body, ctype = b"", "text/plain; charset=utf-8"
+    elif guard.command_without_response_url(raw, content_type) is not None:
+        reply = unlisted.answer_in_ack(runtime, app, raw, content_type)
+        if reply is not None:
+            body, ctype = reply.encode("utf-8"), "application/json; charset=utf-8"
+    if body is None:
+        return None
+    start_response("200 OK", [("Content-Type", ctype), ("Content-Length", str(len(body)))])
+    return [body]
 
 
 def _refuse(start_response: Callable[..., Any], refusal: Any) -> list[bytes]:
@@ -149,6 +176,9 @@ class HttpDoor:
         import waitress
 
         from bot.doors.guard import MAX_BODY_BYTES
+        from bot.doors.queue_log import summarise_queue_warnings
+
+        summarise_queue_warnings()  # one line for a burst, not a WARNING per queued request
 
         self.app = app
         self._map: dict[int, Any] = {}

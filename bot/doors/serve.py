@@ -176,8 +176,9 @@ def _app_for(runtime: Runtime, app: Any) -> Any:
 
 
 def serve(settings: Settings | None = None, host: str = "127.0.0.1", port: int = 3000, **options: Any) -> None:
-    """``vllm-path serve``: pick the door, build the runtime and the app, run. ``options``:
-    :func:`serve_http`'s. Raises :class:`ConfigError` when no door is configured (the CLI exits 2)."""
+    """``vllm-path serve``: pick the door, build the runtime and the app (``SLACK_BOT_TOKEN`` checked
+    by :func:`bot.doors.startup.checked_client`), run. ``options``: :func:`serve_http`'s. Raises
+    :class:`ConfigError` when no door is configured or Slack refuses the bot token (the CLI exits 2)."""
     from bot.logging_setup import setup_logging
     from bot.runtime import Runtime
 
@@ -186,7 +187,18 @@ def serve(settings: Settings | None = None, host: str = "127.0.0.1", port: int =
     door = door_for(settings)
     runtime = Runtime.create(settings)
     log.info("catalog %s loaded; database %s", runtime.holder.catalog.version, _safe_db_url(settings.database_url))
-    app = _app_for(runtime, None)
+    from bot.doors.startup import TokenRefused, checked_client
+    from bot.slack.app import build_app
+
+    try:
+        client = checked_client(runtime)  # an incident at Slack does not stop the start
+    except TokenRefused as exc:
+        raise ConfigError(str(exc)) from None
+    app = build_app(runtime, client)
+    from bot.slack.held import answer_held_soon  # what the last process acknowledged, not answered
+
+    secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else None
+    answer_held_soon(app, secret if door != "socket" else None)
     if door == "socket":
         serve_socket_mode(runtime, app=app)
         return

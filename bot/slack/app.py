@@ -97,14 +97,15 @@ def build_app(
         from slack_bolt.oauth.callback_options import CallbackOptions
         from slack_bolt.oauth.oauth_settings import OAuthSettings
 
-        from bot.slack.installs import after_install
+        from bot.slack.installs import LockedRotationAuthorize, after_install
         from bot.web.oauth import PageOAuthFlow, failure, success_page
 
+        installations = runtime.store.installation_store(client_id=settings.slack_client_id)
         oauth = OAuthSettings(
             client_id=settings.slack_client_id,
             client_secret=settings.slack_client_secret.get_secret_value(),
             scopes=[s.strip() for s in settings.slack_scopes.split(",") if s.strip()],
-            installation_store=runtime.store.installation_store(client_id=settings.slack_client_id),
+            installation_store=installations,
             state_store=runtime.store.oauth_state_store(),
             authorization_url=settings.slack_authorize_url,
             callback_options=CallbackOptions(
@@ -112,9 +113,19 @@ def build_app(
                 failure=failure,
             ),
         )
+        # Bolt's own authorize would refresh rotating tokens per request, on slack.com, without our lock.
+        authorize = LockedRotationAuthorize(
+            installation_store=installations,
+            client_id=oauth.client_id,
+            client_secret=oauth.client_secret,
+            client=make_client(runtime, token=None),
+            rotation_lock=runtime.store.rotation_lock,
+            logger=logging.getLogger(f"slack_bolt.{App.__name__}"),
+        )
         app = BotApp(
             client=make_client(runtime, token=None),
             oauth_flow=PageOAuthFlow(client=make_client(runtime, token=None), settings=oauth),
+            authorize=authorize,  # type: ignore[arg-type]  # an Authorize: Bolt takes one beside an OAuth flow
             **common,
         )
     elif settings.slack_bot_token is not None:

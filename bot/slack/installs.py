@@ -1,20 +1,106 @@
-"""After an OAuth (re)install (:func:`after_install`): resume what was paused for auth, welcome once."""
+"""OAuth installations in the app: after a (re)install (:func:`after_install`) resume what was paused
+for auth and welcome once; in every request, Bolt's authorize with rotating tokens refreshed under
+the store's cross-process lock (:class:`LockedRotationAuthorize`)."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 
+from slack_bolt import BoltContext
+from slack_bolt.authorization import AuthorizeResult
+from slack_bolt.authorization.authorize import InstallationStoreAuthorize
 from slack_bolt.oauth.callback_options import SuccessArgs
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
+from slack_sdk.oauth import InstallationStore
 from slack_sdk.oauth.installation_store.models.installation import Installation
 
 from bot.runtime import Runtime
 from bot.slack.i18n import t
-from bot.store.installations import Resumed, tenant_of
+from bot.store.installations import ROTATE_MINUTES_BEFORE_EXPIRY, Resumed, rotation_due, tenant_of
 
 log = logging.getLogger(__name__)
+
+DUE_MARGIN_MINUTES = 1
+""":class:`LockedRotationAuthorize` takes the lock for a token expiring within this many minutes
+more than Bolt's refresh threshold: a token Bolt would refresh is never missed by the check made
+before (a request would need a minute between the two)."""
+
+
+class LockedRotationAuthorize(InstallationStoreAuthorize):
+    """Bolt's installation-store authorize (through its public constructor) whose token refresh runs
+    under ``rotation_lock(tenant)`` (:meth:`bot.store.installations.InstallationsRepo.rotation_lock`,
+    shared with the digest clock and workers) and goes to Slack through ``client`` (on
+    ``SLACK_API_URL``). A request finding a rotating token due takes the lock, then Bolt re-reads
+    the installation: the first holder refreshes and saves, the ones after it find the fresh token.
+    Tokens are refreshed :data:`~bot.store.installations.ROTATE_MINUTES_BEFORE_EXPIRY` minutes
+    before they expire, as outside a request. Requests whose token is not due take no lock."""
+
+    def __init__(
+        self,
+        *,
+        installation_store: InstallationStore,
+        client_id: str,
+        client_secret: str,
+        client: WebClient,
+        rotation_lock: Callable[[str], AbstractContextManager[None]],
+        logger: logging.Logger,
+    ) -> None:
+        super().__init__(
+            logger=logger,
+            installation_store=installation_store,
+            client_id=client_id,
+            client_secret=client_secret,
+            token_rotation_expiration_minutes=ROTATE_MINUTES_BEFORE_EXPIRY,
+            client=client,
+        )
+        self.rotation_lock = rotation_lock
+
+    def __call__(
+        self,
+        *,
+        context: BoltContext,
+        enterprise_id: str | None,
+        team_id: str | None,
+        user_id: str | None,
+        actor_enterprise_id: str | None = None,
+        actor_team_id: str | None = None,
+        actor_user_id: str | None = None,
+    ) -> AuthorizeResult | None:
+        """Bolt's authorize, under the rotation lock of the tenant when its token is due."""
+
+        def authorize() -> AuthorizeResult | None:
+            return super(LockedRotationAuthorize, self).__call__(
+                context=context,
+                enterprise_id=enterprise_id,
+                team_id=team_id,
+                user_id=user_id,
+                actor_enterprise_id=actor_enterprise_id,
+                actor_team_id=actor_team_id,
+                actor_user_id=actor_user_id,
+            )
+
+        tenant = self.due_tenant(enterprise_id, team_id, context.is_enterprise_install)
+        if tenant is None:
+            return authorize()
+        with self.rotation_lock(tenant):
+            return authorize()
+
+    def due_tenant(
+        self, enterprise_id: str | None, team_id: str | None, is_enterprise_install: bool | None
+    ) -> str | None:
+        """The tenant (:func:`~bot.store.installations.tenant_of`) of the installation Bolt will
+        find for these keys when one of its rotating tokens is due (within Bolt's threshold plus
+        :data:`DUE_MARGIN_MINUTES`); else None."""
+        store, org_wide = self.installation_store, is_enterprise_install
+        found = store.find_installation(
+            enterprise_id=enterprise_id, team_id=team_id, is_enterprise_install=org_wide
+        ) or store.find_bot(enterprise_id=enterprise_id, team_id=team_id, is_enterprise_install=org_wide)
+        if not rotation_due(found, self.token_rotation_expiration_minutes + DUE_MARGIN_MINUTES) or found is None:
+            return None
+        return tenant_of(found.enterprise_id, found.team_id, found.is_enterprise_install)
 
 
 def resume_after_install(runtime: Runtime, installation: Installation, client: WebClient) -> Resumed:

@@ -145,7 +145,7 @@ MIGRATION_LOCK_ID = 0x766C6C6D70617468  # "vllmpath": PostgreSQL advisory lock k
 
 _MIGRATE_IN_PROCESS = threading.Lock()  # Alembic's ``context``/``op`` proxies are process-global
 
-HEAD_REVISION = "i40_0001"
+HEAD_REVISION = "i42_0001"
 """The newest migration's revision, Alembic's ``head`` (a test keeps the two equal)."""
 
 
@@ -197,35 +197,38 @@ _memory_guard = threading.Lock()
 def shared_lock(engine: Engine, name: str) -> Iterator[None]:
     """Hold the lock ``name`` across every process on ``engine``'s database while the block runs (no
     time-out), for work that must not run twice at once (refreshing a rotating Slack token: a
-    refresh token works once). PostgreSQL: a session-level advisory lock keyed by a hash of the
-    name; SQLite: an exclusive ``flock`` on a file beside the database (``<db>.locks/<hash>``), or
-    a process-wide lock for an in-memory one."""
-    digest = hashlib.sha256(name.encode()).digest()
-    if engine.dialect.name == "postgresql":
-        key = {"k": int.from_bytes(digest[:8], "big", signed=True)}  # pg_advisory_lock's signed 64 bits
-        with engine.connect() as conn:
-            conn.execute(text("SELECT pg_advisory_lock(:k)"), key)
-            try:
-                yield
-            finally:
-                conn.execute(text("SELECT pg_advisory_unlock(:k)"), key)
-                conn.commit()
-        return
-    database = engine.url.database
-    if not database or database == ":memory:":
-        with _memory_guard:
-            lock = _memory_locks.setdefault(name, threading.Lock())
-        with lock:
+    refresh token works once). The threads of one process queue on a process-wide lock first, so
+    that one thread per process at most waits for the shared one (on PostgreSQL each waiter holds
+    a pooled connection: twenty request threads waiting there would leave the holder none for its
+    own work). PostgreSQL: a session-level advisory lock keyed by a hash of the name; SQLite: an
+    exclusive ``flock`` on a file beside the database (``<db>.locks/<hash>``), or only the
+    process-wide lock for an in-memory one."""
+    with _memory_guard:
+        local = _memory_locks.setdefault(f"{engine.url.render_as_string()} {name}", threading.Lock())
+    with local:
+        digest = hashlib.sha256(name.encode()).digest()
+        if engine.dialect.name == "postgresql":
+            key = {"k": int.from_bytes(digest[:8], "big", signed=True)}  # pg_advisory_lock's signed 64 bits
+            with engine.connect() as conn:
+                conn.execute(text("SELECT pg_advisory_lock(:k)"), key)
+                try:
+                    yield
+                finally:
+                    conn.execute(text("SELECT pg_advisory_unlock(:k)"), key)
+                    conn.commit()
+            return
+        database = engine.url.database
+        if not database or database == ":memory:":
             yield
-        return
-    import fcntl  # POSIX; SQLite shared between processes lives on one machine
+            return
+        import fcntl  # POSIX; SQLite shared between processes lives on one machine
 
-    folder = Path(database + ".locks")
-    folder.mkdir(exist_ok=True)
-    fd = os.open(folder / digest.hex()[:16], os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)
+        folder = Path(database + ".locks")
+        folder.mkdir(exist_ok=True)
+        fd = os.open(folder / digest.hex()[:16], os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)

@@ -17,6 +17,7 @@ from bot.store.models import (
     CatalogVersion,
     ChannelSubscription,
     DigestDelivery,
+    HeldRequest,
     ProcessedEvent,
     ReadingProgress,
 )
@@ -27,8 +28,36 @@ MAX_TITLE = 1000
 
 
 class HousekeepingRepo(StoreCore):
-    """Catalog versions, feed notices, processed Slack events; per-team reads and delivery
-    outcomes (never across teams) and all-workspace totals for operators."""
+    """Catalog versions, feed notices, processed Slack events, requests acknowledged and not yet
+    answered; per-team reads and delivery outcomes (never across teams) and all-workspace totals
+    for operators."""
+
+    def hold_request(self, tenant: str, body: str, content_type: str) -> int:
+        """Keep an acknowledged request (its body as Slack sent it, ``content_type`` its header)
+        until :meth:`release_request`; returns its id. Committed before this returns."""
+        row = HeldRequest(tenant_id=tenant[:32], body=body, content_type=content_type[:100], received_at=self._now())
+        with self._write() as s:
+            s.add(row)
+            s.flush()
+            return int(row.id)
+
+    def release_request(self, request_id: int) -> bool:
+        """Forget a held request: it was answered (or answering it failed for good). True if it was held."""
+        return self._change(delete(HeldRequest).where(HeldRequest.id == request_id)) > 0
+
+    def held_requests(self, since: datetime, until: datetime) -> list[tuple[int, str, str]]:
+        """``(id, body, content_type)`` of every request held from ``since`` to before ``until``
+        (aware), oldest first."""
+        check_aware(since, "since")
+        check_aware(until, "until")
+        stmt = select(HeldRequest.id, HeldRequest.body, HeldRequest.content_type)
+        stmt = stmt.where(HeldRequest.received_at >= since, HeldRequest.received_at < until)
+        return [(int(i), str(b), str(c)) for i, b, c in self._rows(stmt.order_by(HeldRequest.id))]
+
+    def forget_held_requests(self, before: datetime) -> int:
+        """Delete the requests held before ``before`` (aware: their ``response_url`` has expired); how many."""
+        check_aware(before, "before")
+        return self._change(delete(HeldRequest).where(HeldRequest.received_at < before))
 
     def record_catalog_version(self, version: str, snapshot: Mapping[str, Sequence[str]]) -> bool:
         """Remember a catalog version and each track's path ``{track_id: [post ids in order]}``.

@@ -10,6 +10,7 @@ import copy
 import logging
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from functools import partial
 from typing import TypeVar
@@ -77,9 +78,14 @@ class EncryptedInstallationStore(SQLAlchemyInstallationStore):
     def find_bot(
         self, *, enterprise_id: str | None, team_id: str | None, is_enterprise_install: bool | None = False
     ) -> Bot | None:
-        found = super().find_bot(
-            enterprise_id=enterprise_id, team_id=team_id, is_enterprise_install=is_enterprise_install
-        )
+        """The newest bot with a token for Bolt's keys, its tokens opened. An org-wide lookup
+        (:func:`org_wide_lookup`) also finds an org-wide install saved with a team id."""
+        if org_wide_lookup(enterprise_id, team_id, is_enterprise_install):
+            found = self._org_wide_bot(enterprise_id)
+        else:
+            found = super().find_bot(
+                enterprise_id=enterprise_id, team_id=team_id, is_enterprise_install=is_enterprise_install
+            )
         return None if found is None else _convert_tokens(found, self.cipher.open)
 
     def find_installation(
@@ -90,10 +96,63 @@ class EncryptedInstallationStore(SQLAlchemyInstallationStore):
         user_id: str | None = None,
         is_enterprise_install: bool | None = False,
     ) -> Installation | None:
-        found = super().find_installation(
-            enterprise_id=enterprise_id, team_id=team_id, user_id=user_id, is_enterprise_install=is_enterprise_install
-        )
+        """The newest installation for Bolt's keys (and ``user_id`` when given), its tokens opened.
+        An org-wide lookup (:func:`org_wide_lookup`) also finds an org-wide install saved with a
+        team id: Bolt asks with ``team_id`` None or the id of whichever workspace of the org the
+        request came from, and slack_sdk's store then looks only for rows without a team id."""
+        if org_wide_lookup(enterprise_id, team_id, is_enterprise_install):
+            found = self._org_wide_installation(enterprise_id, user_id)
+        else:
+            found = super().find_installation(
+                enterprise_id=enterprise_id,
+                team_id=team_id,
+                user_id=user_id,
+                is_enterprise_install=is_enterprise_install,
+            )
         return None if found is None else _convert_tokens(found, self.cipher.open)
+
+    def _org_wide_installation(self, enterprise_id: str | None, user_id: str | None) -> Installation | None:
+        """slack_sdk's ``find_installation`` for an org-wide lookup, rows with or without a team id
+        (tokens still sealed): the newest row, its bot token from the newest bot when the row has
+        none or belongs to ``user_id``."""
+        c = self.installations.c
+        where = [c.client_id == self.client_id, c.enterprise_id == enterprise_id, _org_wide_rows(self.installations)]
+        if user_id is not None:
+            where.append(c.user_id == user_id)
+        query = select(self.installations).where(*where).order_by(desc(c.installed_at)).limit(1)
+        with self.engine.connect() as conn:
+            row = conn.execute(query).mappings().first()
+        if row is None:
+            return None
+        installation = self.build_installation_entity(row)
+        if user_id is not None or installation.bot_token is None:
+            bot = self._org_wide_bot(enterprise_id)  # as slack_sdk: the latest bot token, just in case
+            if bot is not None and bot.bot_token != installation.bot_token:
+                installation.bot_id, installation.bot_user_id = bot.bot_id, bot.bot_user_id
+                installation.bot_token, installation.bot_scopes = bot.bot_token, bot.bot_scopes
+                installation.bot_refresh_token = bot.bot_refresh_token
+                installation.bot_token_expires_at = bot.bot_token_expires_at
+        return installation
+
+    def _org_wide_bot(self, enterprise_id: str | None) -> Bot | None:
+        """slack_sdk's ``find_bot`` for an org-wide lookup, rows with or without a team id (sealed)."""
+        c = self.bots.c
+        where = (c.client_id == self.client_id, c.enterprise_id == enterprise_id, _org_wide_rows(self.bots))
+        query = select(self.bots).where(*where, c.bot_token.is_not(None)).order_by(desc(c.installed_at)).limit(1)
+        with self.engine.connect() as conn:
+            row = conn.execute(query).mappings().first()
+        return None if row is None else self.build_bot_entity(row)
+
+
+def org_wide_lookup(enterprise_id: str | None, team_id: str | None, is_enterprise_install: bool | None) -> bool:
+    """Whether Bolt's keys ask for an org-wide (Enterprise Grid) install: an enterprise id with
+    ``is_enterprise_install`` or without a team id."""
+    return enterprise_id is not None and bool(is_enterprise_install or team_id is None)
+
+
+def _org_wide_rows(table: Table) -> ColumnElement[bool]:
+    """Rows of an org-wide install: saved without a team id, or saved as org-wide with one."""
+    return or_(table.c.team_id.is_(None), table.c.is_enterprise_install.is_(True))
 
 
 _Tokens = TypeVar("_Tokens", Installation, Bot)
@@ -163,7 +222,7 @@ class InstallationsRepo(StoreCore):
         bot token for ``tenant`` (a team id, or the enterprise id of an org-wide install); None if
         the app is not installed there."""
         c = slack_bots.c
-        tenants = or_(c.team_id == tenant, and_(c.enterprise_id == tenant, c.team_id.is_(None)))
+        tenants = or_(c.team_id == tenant, and_(c.enterprise_id == tenant, _org_wide_rows(slack_bots)))
         stmt = select(c.enterprise_id, c.team_id, c.is_enterprise_install).where(c.bot_token.is_not(None), tenants)
         if self._client_id:
             stmt = stmt.where(c.client_id == self._client_id)
@@ -184,11 +243,18 @@ class InstallationsRepo(StoreCore):
         store = self.installation_store()
         find = partial(store.find_installation, enterprise_id=key[0], team_id=key[1], is_enterprise_install=key[2])
         installation = find()
-        if self._token_rotator is not None and _expiring(installation):
+        if self._token_rotator is not None and rotation_due(installation, ROTATE_MINUTES_BEFORE_EXPIRY):
             # One refresh across every process: the loser of the lock re-reads what the winner saved.
-            with shared_lock(self._engine, f"token-rotation:{tenant}"):
+            with self.rotation_lock(tenant):
                 return self._bot_token_found(find(), key, tenant)
         return self._bot_token_found(installation, key, tenant)
+
+    def rotation_lock(self, tenant: str) -> AbstractContextManager[None]:
+        """The lock, shared by every process on this database, under which ``tenant``'s rotating
+        tokens are refreshed (:func:`bot.store.db.shared_lock`): here and in the request path
+        (:class:`bot.slack.installs.LockedRotationAuthorize`). Re-read the installation after
+        taking it: a refresh token works once, and the previous holder may have used it."""
+        return shared_lock(self._engine, f"token-rotation:{tenant}")
 
     def _bot_token_found(
         self, installation: Installation | None, key: tuple[str | None, str | None, bool], tenant: str
@@ -217,11 +283,13 @@ class InstallationsRepo(StoreCore):
 
     def seal_tokens(self) -> dict[str, int]:
         """Bring every stored token under the first key of ``TOKEN_ENCRYPTION_KEY`` (run at start):
-        plain tokens are sealed, tokens under an older configured key re-encrypted. Returns how
-        many non-empty tokens were in each state before: ``plain``, ``older``, ``current``.
-        Raises :class:`TokenKeyError` (naming the count, never a key), changing nothing, when a
-        stored token opens with none of the configured keys."""
+        plain tokens are sealed, tokens under an older configured key re-encrypted. Returns what
+        was done, counted from the rows actually written (a row changed meanwhile is left as the
+        other writer left it): ``plain`` tokens sealed, ``older`` tokens re-encrypted, ``current``
+        tokens already under the first key. Raises :class:`TokenKeyError` (with the counts, never a
+        key), changing nothing, when a stored token opens with none of the configured keys."""
         counts = {"plain": 0, "older": 0, "current": 0, "unreadable": 0}
+        done = {"plain": 0, "older": 0, "current": 0}
         with self._write() as s:
             pending = []
             for table in (slack_installations, slack_bots):
@@ -231,22 +299,27 @@ class InstallationsRepo(StoreCore):
                     for state in states.values():
                         counts[state] += 1
                     if {"plain", "older"} & set(states.values()):
-                        values = {n: self._cipher.reseal(getattr(row, n)) for n, v in states.items() if v != "current"}
-                        pending.append((table, row.id, values))
+                        pending.append((table, row, {n: v for n, v in states.items() if v != "current"}))
             if counts["unreadable"]:
                 raise TokenKeyError(
                     f"{counts['unreadable']} stored Slack token(s) cannot be read with any key in "
                     "TOKEN_ENCRYPTION_KEY: put back the key they were sealed with (first the new "
-                    "key, then the old one, comma separated) and start again"
+                    "key, then the old one, comma separated) and start again",
+                    unreadable=counts["unreadable"],
+                    readable=counts["plain"] + counts["older"] + counts["current"],
                 )
-            for table, row_id, values in pending:
-                s.execute(update(table).where(table.c.id == row_id).values(**values))
-        if counts["plain"]:
-            log.warning("sealed %d Slack token(s) stored in plain text by an older release", counts["plain"])
-        if counts["older"]:
-            log.info("re-encrypted %d Slack token(s) under the first key of TOKEN_ENCRYPTION_KEY", counts["older"])
-        del counts["unreadable"]
-        return counts
+            done["current"] = counts["current"]
+            for table, row, states in pending:
+                values = {n: self._cipher.reseal(getattr(row, n)) for n in states}
+                unchanged = [table.c[n] == getattr(row, n) for n in states]
+                if changed(s, update(table).where(table.c.id == row.id, *unchanged).values(**values)):
+                    for state in states.values():
+                        done[state] += 1
+        if done["plain"]:
+            log.warning("sealed %d Slack token(s) stored in plain text by an older release", done["plain"])
+        if done["older"]:
+            log.info("re-encrypted %d Slack token(s) under the first key of TOKEN_ENCRYPTION_KEY", done["older"])
+        return done
 
     def claim_welcome(self, tenant: str, user_id: str) -> bool:
         """Claim the welcome DM of ``tenant`` for its installer ``user_id``: True the first time only."""
@@ -274,20 +347,31 @@ class InstallationsRepo(StoreCore):
         return SQLAlchemyOAuthStateStore(expiration_seconds=expiration_seconds, engine=self._engine)
 
 
-def _expiring(installation: Installation | None) -> bool:
-    """Whether ``installation``'s rotating bot token expires within :data:`ROTATE_MINUTES_BEFORE_EXPIRY`."""
-    expires = installation.bot_token_expires_at if installation and installation.bot_refresh_token else None
-    return expires is not None and expires - time.time() <= ROTATE_MINUTES_BEFORE_EXPIRY * 60
+def rotation_due(tokens: Installation | Bot | None, minutes: float) -> bool:
+    """Whether a rotating token of ``tokens`` (the bot's; an installation's user token too)
+    expires within ``minutes``: slack-sdk's ``TokenRotator`` would refresh it."""
+    if tokens is None:
+        return False
+    pairs = [(tokens.bot_refresh_token, tokens.bot_token_expires_at)]
+    if isinstance(tokens, Installation):
+        pairs.append((tokens.user_refresh_token, tokens.user_token_expires_at))
+    return any(refresh and expires is not None and expires - time.time() <= minutes * 60 for refresh, expires in pairs)
 
 
 class TokenKeyError(ValueError):
-    """``TOKEN_ENCRYPTION_KEY`` cannot read the stored tokens (:meth:`InstallationsRepo.seal_tokens`)."""
+    """``TOKEN_ENCRYPTION_KEY`` cannot read the stored tokens (:meth:`InstallationsRepo.seal_tokens`):
+    ``unreadable`` tokens open with none of its keys, ``readable`` ones do (nothing was changed)."""
+
+    def __init__(self, message: str, *, unreadable: int = 0, readable: int = 0) -> None:
+        super().__init__(message)
+        self.unreadable = unreadable
+        self.readable = readable
 
 
 def _rows_of(table: Table, enterprise_id: str | None, team_id: str | None, org_wide: bool) -> ColumnElement[bool]:
     c = table.c
     if org_wide:
-        return and_(c.enterprise_id == enterprise_id, c.team_id.is_(None))
+        return and_(c.enterprise_id == enterprise_id, _org_wide_rows(table))
     if enterprise_id:
         return and_(c.team_id == team_id, or_(c.enterprise_id == enterprise_id, c.enterprise_id.is_(None)))
     return c.team_id == team_id

@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 
 from slack_sdk.oauth.installation_store.sqlalchemy import SQLAlchemyInstallationStore
 from slack_sdk.oauth.state_store.sqlalchemy import SQLAlchemyOAuthStateStore
-from sqlalchemy import JSON, Boolean, CheckConstraint, Index, Integer, MetaData, String, UniqueConstraint, text
+from sqlalchemy import JSON, Boolean, CheckConstraint, Index, Integer, MetaData, String, Text, UniqueConstraint, text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from bot.store.db import UTCDateTime
@@ -257,6 +257,21 @@ class InstallationWelcome(Base):
     tenant_id: Mapped[str] = mapped_column(String(32), primary_key=True)
     user_id: Mapped[str] = mapped_column(String(32))
     welcomed_at: Mapped[datetime]
+
+
+class HeldRequest(Base):
+    """A slash command or click acknowledged and not yet answered (issue 42): its body as Slack
+    sent it, minus the legacy verification ``token``; deleted once answered, else answered again
+    by the next process (a ``response_url`` stays valid 30 minutes)."""
+
+    __tablename__ = "held_requests"
+    __table_args__ = (Index(None, "received_at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    tenant_id: Mapped[str] = mapped_column(String(32))
+    body: Mapped[str] = mapped_column(Text)
+    content_type: Mapped[str] = mapped_column(String(100))
+    received_at: Mapped[datetime]
 
 
 APP_TABLES = frozenset(Base.metadata.tables)

@@ -12,6 +12,7 @@ from slack_sdk import WebClient
 from bot import metrics
 from bot.slack.commands.registry import BUTTONS
 from bot.slack.handlers import Caller, Handlers
+from bot.slack.held import HoldUntilAnswered
 from bot.slack.listeners.context import ack_now, caller_of, handlers_of
 from bot.slack.listeners.errors import answers_failure
 from bot.slack.listeners.events import publish_home
@@ -84,4 +85,4 @@ def handle_action(body: Payload, respond: Respond, client: WebClient, context: B
 
 def register(app: App) -> None:
     """Attach the block_actions listener for every button kind."""
-    app.action(ACTION)(ack=ack_now, lazy=[handle_action])
+    app.action(ACTION, middleware=[HoldUntilAnswered()])(ack=ack_now, lazy=[handle_action])

@@ -14,6 +14,7 @@ from slack_bolt.middleware import Middleware
 
 from bot import metrics
 from bot.slack.grammar import Command, parse
+from bot.slack.held import HoldUntilAnswered
 from bot.slack.listeners.context import ack_now, caller_of, handlers_of
 from bot.slack.listeners.errors import answers_failure
 
@@ -73,4 +74,4 @@ def answer_command(body: dict[str, Any], respond: Respond, context: BoltContext)
 
 def register(app: App) -> None:
     """Attach the slash-command listener to ``app``."""
-    app.command(COMMAND, middleware=[AnswerInAck()])(ack=ack_now, lazy=[answer_command])
+    app.command(COMMAND, middleware=[AnswerInAck(), HoldUntilAnswered()])(ack=ack_now, lazy=[answer_command])

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bot.domain.text import has_han
+from bot.slack.held import release
 from bot.slack.i18n import t
 from bot.slack.listeners.context import caller_of, handlers_of
 
@@ -25,6 +26,7 @@ def answers_failure(what: str) -> Callable[[Callable[..., None]], Callable[..., 
         def run(**kwargs: Any) -> None:
             try:
                 listener(**kwargs)
+                release(kwargs.get("context"))  # answered: a held request is done (bot/slack/held.py)
             except Exception:
                 body = kwargs.get("body") or {}
                 log.exception("%s failed (team %s)", what, _team(body))
@@ -32,6 +34,7 @@ def answers_failure(what: str) -> Callable[[Callable[..., None]], Callable[..., 
                 if respond is not None and body.get("response_url"):
                     text = t("error.generic", _lang(body, kwargs.get("context")))
                     respond(text=str(text), response_type="ephemeral", replace_original=False)
+                release(kwargs.get("context"))  # failed for good, and said so: not answered again
 
         return run
 

@@ -17,6 +17,7 @@ from bot.logging_setup import slack_error
 from bot.slack.handlers import Caller, Handlers
 from bot.slack.listeners.context import ack_now, caller_of, handlers_of, tenant
 from bot.slack.listeners.errors import answers_failure
+from bot.store.snapshots import TeamRemoval
 
 log = logging.getLogger(__name__)
 
@@ -134,7 +135,15 @@ def uninstalled(body: dict[str, Any], event: dict[str, Any], context: BoltContex
             context.enterprise_id, context.team_id, context.is_enterprise_install
         )
         paused = removal.subscriptions_paused + removal.dms_paused
-        log.info("%s in %s: tokens removed, %d digests paused", event.get("type"), tenant(context), paused)
+        log.info("%s in %s: %s, %d digests paused", event.get("type"), tenant(context), removed(removal), paused)
+
+
+def removed(removal: TeamRemoval) -> str:
+    """What :meth:`~bot.store.Store.remove_installation` deleted, for the log: the installation and
+    bot-token rows it counted, or that there were none (an app never installed there, or removed already)."""
+    if not removal.installations_deleted and not removal.bots_deleted:
+        return "no tokens were stored (nothing removed)"
+    return f"tokens removed ({removal.installations_deleted} installation(s), {removal.bots_deleted} bot token(s))"
 
 
 def register(app: App) -> None:

@@ -1,0 +1,132 @@
+"""What is acknowledged is answered (issue 42, docs/architecture.md "acknowledged is stored").
+
+A slash command or a click whose answer comes after the ack (a lazy listener) is held in the
+store before the ack (:class:`HoldUntilAnswered`, a listener middleware: one committed insert,
+about a millisecond) and released once its lazy listener has answered or failed for good
+(:func:`release`). A process that dies in between (``kill -9``, a deploy's SIGTERM past the grace
+period, a crash) leaves it held; the next process answers it at start (:func:`answer_held`): the
+body as Slack sent it, signed again with the app's signing secret and dispatched to the app, so
+the use case runs (its change stored) and the answer goes to the request's ``response_url``,
+which Slack keeps valid for 30 minutes. A change stored twice is a change stored once: every use
+case a held request runs is idempotent (a post marked read again, a track followed again, a
+subscription set to the schedule it has); the person may then see a second answer.
+
+Commands answered in the ack (read-only, :class:`bot.slack.listeners.commands.AnswerInAck`) are
+never held. The legacy verification ``token`` of a body is not stored.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime, timedelta
+from urllib.parse import parse_qsl, urlencode
+
+from slack_bolt import App, BoltContext, BoltRequest, BoltResponse
+from slack_bolt.middleware import Middleware
+from slack_sdk.signature import SignatureVerifier
+
+from bot.slack.listeners.context import handlers_of, tenant
+
+log = logging.getLogger(__name__)
+
+HELD = "vllm_path_held"
+"""Key of Bolt's context: the id of the held request being answered."""
+ANSWERABLE = timedelta(minutes=30)
+"""How long a ``response_url`` stays valid (Slack's documentation): older held requests are dropped."""
+
+
+def _without_token(body: str, content_type: str) -> str:
+    """``body`` without the legacy verification ``token`` (form field, or in a ``payload``'s JSON)."""
+    if "json" in content_type:
+        return body
+    fields = []
+    for name, value in parse_qsl(body, keep_blank_values=True):
+        if name == "token":
+            continue
+        if name == "payload":
+            try:
+                payload = json.loads(value)
+            except ValueError:
+                payload = None
+            if isinstance(payload, dict):
+                payload.pop("token", None)
+                value = json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
+        fields.append((name, value))
+    return urlencode(fields)
+
+
+class HoldUntilAnswered(Middleware):
+    """Hold the request in the store before the listener acks it (a replayed one is held already)."""
+
+    def process(self, *, req: BoltRequest, resp: BoltResponse, next: Callable[[], BoltResponse]) -> BoltResponse | None:
+        """Store the request (see the module docstring), note its id in ``req.context``, go on."""
+        context = req.context
+        if not isinstance(context.get(HELD), int):
+            content_type = (req.headers.get("content-type") or [""])[0]
+            store = handlers_of(context).rt.store
+            body = _without_token(req.raw_body, content_type)
+            context[HELD] = store.hold_request(tenant(context), body, content_type)
+        return next()
+
+
+def release(context: BoltContext | None) -> None:
+    """After a held request's lazy listener has run (answered or failed): forget it. Never raises."""
+    if context is None or not isinstance(held := context.get(HELD), int):
+        return
+    try:
+        handlers_of(context).rt.store.release_request(held)
+    except Exception:  # the answer went out; at worst the next start answers it again
+        log.warning("could not release held request %d", held, exc_info=True)
+
+
+def answer_held(app: App, signing_secret: str | None, started: float, now: Callable[[], float] = time.time) -> int:
+    """Answer every request held before ``started`` (this process's start, epoch seconds: what
+    earlier processes acknowledged and did not answer) and less than :data:`ANSWERABLE` ago (older
+    ones are dropped): each dispatched to ``app`` as Slack sent it, signed again with
+    ``signing_secret`` (None: as a Socket Mode request, unsigned). Returns how many were
+    dispatched (their answers follow on the lazy pool)."""
+    store = app.handlers.rt.store  # type: ignore[attr-defined]  # set by bot.slack.app.build_app
+    since = datetime.fromtimestamp(now(), UTC) - ANSWERABLE
+    dropped = store.forget_held_requests(since)
+    held = store.held_requests(since, datetime.fromtimestamp(started, UTC))
+    if dropped:
+        log.warning("%d acknowledged request(s) held over 30 minutes dropped: their response URLs expired", dropped)
+    verifier = SignatureVerifier(signing_secret) if signing_secret else None
+    for request_id, body, content_type in held:
+        headers: dict[str, str | Sequence[str]] = {"content-type": [content_type]}
+        if verifier is not None:  # signed again, as the HTTP door's requests are
+            stamp = str(int(now()))
+            headers["x-slack-request-timestamp"] = [stamp]
+            headers["x-slack-signature"] = [verifier.generate_signature(timestamp=stamp, body=body) or ""]
+        mode = "http" if verifier is not None else "socket_mode"  # Socket Mode requests carry no signature
+        try:
+            app.dispatch(BoltRequest(body=body, headers=headers, context={HELD: request_id}, mode=mode))
+        except Exception:
+            log.exception("held request %d could not be answered again", request_id)
+    if held:
+        log.info("answering %d request(s) acknowledged by the previous process", len(held))
+    return len(held)
+
+
+def answer_held_soon(app: App, signing_secret: str | None, delay_s: float = 0.5) -> threading.Thread:
+    """:func:`answer_held` of what was held before now, on a daemon thread after ``delay_s`` (the
+    door opens first)."""
+    started = time.time()
+
+    def run() -> None:
+        time.sleep(delay_s)
+        try:
+            answer_held(app, signing_secret, started)
+        except Exception:
+            log.exception("answering held requests failed")
+
+    thread = threading.Thread(target=run, name="answer-held", daemon=True)
+    thread.start()
+    return thread
+
+
+__all__ = ["ANSWERABLE", "HELD", "HoldUntilAnswered", "answer_held", "answer_held_soon", "release"]
