@@ -9,9 +9,9 @@ publication date (a range counts from its first day), then the post id.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from bot.domain.budget import ESSENTIAL_MAX_MINUTES, ESSENTIAL_STEPS_MAX, step_cost
 from bot.domain.catalog.attached import PerCatalog
@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from bot.domain.catalog.compiled import Catalog
 
 _LEVEL_RANK = {name: rank for rank, name in enumerate(LEVELS)}
+_S = TypeVar("_S")
 
 
 class CycleError(ValueError):
@@ -116,13 +117,30 @@ class Position:
 
 
 def next_step(catalog: Catalog, track_id: str, read: Iterable[str]) -> Step | None:
-    """The first unread step in path order whose ``after`` steps are all in ``read`` (post ids or
-    former ids); ``None`` when the path is done. Raises ``KeyError`` for an unknown track."""
+    """The reader's next step (post ids or former ids in ``read``): the first unread step with a
+    link in path order whose ``after`` steps are all read (steps without a link yet are passed over:
+    no one can read them; a step that must come after one waits for it); else the first unread
+    one whose ``after`` steps are read; ``None`` when the path is done. Raises ``KeyError`` for an
+    unknown track."""
     done = _resolve(catalog, read)
-    for step in catalog.path(track_id):
-        if step.post not in done and all(ref in done for ref in step.after):
-            return step
-    return None
+    steps = catalog.path(track_id)
+    unlinked = {s.post for s in steps if catalog.post(s.post).url is None}
+    return _next_of(steps, done, unlinked, lambda s: s.post, lambda s: s.after)
+
+
+def _next_of(
+    steps: Iterable[_S],
+    done: set[str] | frozenset[str],
+    unlinked: set[str],
+    post: Callable[[_S], str],
+    after: Callable[[_S], Iterable[str]],
+) -> _S | None:
+    """:func:`next_step`'s rule over ``steps`` (``post`` and ``after`` read a step's id and its ``after``)."""
+    steps = list(steps)
+    for s in steps:  # a linked step, passing over steps without a link it does not come after
+        if post(s) not in done and post(s) not in unlinked and all(r in done for r in after(s)):
+            return s
+    return next((s for s in steps if post(s) not in done and all(r in done for r in after(s))), None)
 
 
 def progress(catalog: Catalog, track_id: str, read: Iterable[str]) -> tuple[int, int]:
@@ -321,6 +339,15 @@ class TrackState:
         return all(s.post_id in self.read for s in self.path.essentials)
 
     @property
+    def passed_over(self) -> tuple[PathStep, ...]:
+        """Unread steps without a link before :attr:`next` in path order: passed over for now."""
+        if self.next is None or self.next.post.url is None:
+            return ()
+        return tuple(
+            s for s in self.path.steps[: self.next.number - 1] if s.post_id not in self.read and s.post.url is None
+        )
+
+    @property
     def essentials_read(self) -> int:
         """Essential steps read."""
         return sum(1 for s in self.path.essentials if s.post_id in self.read)
@@ -391,10 +418,8 @@ def track_state(catalog: Catalog, track_id: str, read: Iterable[str] = ()) -> Tr
     ones are ignored). Raises ``KeyError`` for an unknown track."""
     path = track_path(catalog, track_id)
     done = frozenset(_resolve(catalog, read))
-    nxt = next(
-        (s for s in path.steps if s.post_id not in done and all(r in done for r in s.step.after)),
-        None,
-    )
+    unlinked = {s.post_id for s in path.steps if s.post.url is None}
+    nxt = _next_of(path.steps, done, unlinked, lambda s: s.post_id, lambda s: s.step.after)
     first = tuple(
         p for p in (track_path(catalog, b) for b in path.before) if not all(s.post_id in done for s in p.essentials)
     )

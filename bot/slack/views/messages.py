@@ -252,6 +252,9 @@ def _next_detail(catalog: Catalog, state: TrackState, nxt: PathStep, lang: str) 
     if nxt.step.note:
         detail.append(nxt.step.note.get(lang))
     detail.extend(reference_lines(catalog, nxt, lang, state.unread_first(nxt)))
+    if state.passed_over:  # steps without a link yet: said in one line, not offered as next
+        titles = Mrkdwn(", ").join(Mrkdwn("{}").format(s.post.title) for s in state.passed_over[:3])
+        detail.append(t("track.passed_over", lang, posts=titles))
     return Mrkdwn("\n").join(detail)
 
 
