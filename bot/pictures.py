@@ -14,6 +14,7 @@ from urllib.parse import parse_qs, quote, urlencode
 
 from bot.domain.catalog import Catalog
 from bot.domain.picture import PathGraph, path_graph
+from bot.i18n import text
 
 if TYPE_CHECKING:
     from bot.runtime import Runtime
@@ -88,7 +89,9 @@ def render(catalog: Catalog, track_id: str, fmt: str, read: Collection[str] | No
     import graphviz
 
     try:
-        return bytes(to_dot(path_graph(catalog, track_id, read, lang)).pipe(format=fmt))  # type: ignore[attr-defined]
+        words = (text("page.min", lang), text("picture.no_link", lang))
+        graph = path_graph(catalog, track_id, read, lang, words)
+        return bytes(to_dot(graph).pipe(format=fmt))  # type: ignore[attr-defined]
     except graphviz.ExecutableNotFound as exc:
         raise PictureError("Graphviz's dot is not installed (apt-get install -y graphviz)") from exc
     except graphviz.CalledProcessError as exc:

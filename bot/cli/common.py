@@ -79,12 +79,24 @@ def echo_catalog_errors(exc: CatalogError) -> None:
 @contextmanager
 def exit_on_catalog_error() -> Iterator[None]:
     """Run the block; a :class:`CatalogError` raised in it is printed (:func:`echo_catalog_errors`)
-    and the process exits 1."""
+    and the process exits 1; a database that cannot be opened (a malformed ``DATABASE_URL``, a
+    server not answering: SQLAlchemy's errors) is said in one line, password masked, exit 2."""
     try:
         yield
     except CatalogError as exc:
         echo_catalog_errors(exc)
         sys.exit(1)
+    except Exception as exc:
+        if not type(exc).__module__.startswith(("sqlalchemy", "psycopg", "sqlite3")):
+            raise
+        from bot.logging_setup import redact
+
+        first = (str(getattr(exc, "orig", None) or exc).strip().splitlines() or [""])[0][:300]
+        click.echo(
+            f"error: the database could not be opened ({type(exc).__name__}: {redact(first)}); check DATABASE_URL",
+            err=True,
+        )
+        sys.exit(2)
 
 
 @contextmanager

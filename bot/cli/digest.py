@@ -163,7 +163,12 @@ def digest_preview(
             fail("error: that channel id is subscribed in several workspaces: add --team", 2)
         sub = subs[0]
         snapshot = runtime.store.catalog_snapshot(sub.last_catalog_version) if sub.last_catalog_version else None
-    result = compose_channel_digest(catalog, sub, snapshot, lang=lang)
+    from bot.config import Settings
+    from bot.web.urls import path_page_url
+
+    settings = runtime.settings if runtime is not None else Settings()
+    page = path_page_url(settings, track, lang)  # as the deliverer sends it (PUBLIC_URL)
+    result = compose_channel_digest(catalog, sub, snapshot, lang=lang, page_url=page)
     if result.reply is None:
         if as_json:
             click.echo(json.dumps({"text": None, "blocks": []}))

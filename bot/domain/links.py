@@ -11,7 +11,7 @@ from bot.domain.catalog import Catalog
 from bot.domain.search.links import LinkIndex
 from bot.domain.search.vocabulary import default_vocabulary
 
-BLOG_HOST_ALIASES: tuple[str, ...] = ("blog.vllm.ai",)
+BLOG_HOST_ALIASES: tuple[str, ...] = ("blog.vllm.ai", "vllm.ai")
 """Hosts that serve the vLLM blog besides the manifest's ``blog_base_url`` host."""
 
 SUMMARY_HOSTS: tuple[str, ...] = ("yomu.fyi",)

@@ -59,9 +59,16 @@ def cut_title(text: str, most: int = MAX_TITLE) -> str:
     return head.rstrip(" ,;:-–—(/") + "…"
 
 
-def path_graph(catalog: Catalog, track_id: str, read: Collection[str] | None = None, lang: str = "en") -> PathGraph:
+def path_graph(
+    catalog: Catalog,
+    track_id: str,
+    read: Collection[str] | None = None,
+    lang: str = "en",
+    words: tuple[str, str] = ("{n} min", "no link yet"),
+) -> PathGraph:
     """The :class:`PathGraph` of ``track_id`` with a reader's ``read`` posts and next step marked
-    (drawn for nobody, ``read`` ``None``: the first essential step is next). ``KeyError``: unknown."""
+    (drawn for nobody, ``read`` ``None``: the first essential step is next); ``words``: a post's
+    minutes (``{n}``) and "no link yet" in ``lang`` (the caller's strings). ``KeyError``: unknown."""
     track = catalog.track(track_id)
     done = None if read is None else {catalog.resolve_post_id(p) or p for p in read}
     ess = paths.essentials(catalog, track_id)
@@ -75,8 +82,9 @@ def path_graph(catalog: Catalog, track_id: str, read: Collection[str] | None = N
 
     def post_node(pid: str, n: int, kind: NodeKind) -> Node:
         post = catalog.post(pid)
-        minutes = "" if post.minutes is None else f"{'' if post.minutes_source == 'counted' else '~'}{post.minutes} min"
-        extra = [x for x in (minutes, "" if post.url else "no link yet") if x]
+        estimate = "" if post.minutes_source == "counted" else "~"
+        minutes = "" if post.minutes is None else estimate + words[0].format(n=post.minutes)
+        extra = [x for x in (minutes, "" if post.url else words[1]) if x]
         title = f"{n}. {cut_title(post.title)}"
         label = (title, " · ".join(extra)) if extra else (title,)
         read_mark = None if done is None else pid in done

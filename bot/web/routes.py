@@ -74,6 +74,23 @@ def routes(runtime: Runtime) -> Callable[[str, str, dict[str, Any]], Page | None
             return _html("200 OK", page)
         if "/" not in rest and "." in rest:
             return picture(rest, query, lang)
+        if "/" not in rest and not catalog.has_track(rest):  # a name or alias the bot accepts too
+            from urllib.parse import unquote
+
+            try:  # WSGI gives the path as latin-1 characters of its bytes (PEP 3333)
+                raw = rest.encode("latin-1").decode("utf-8")
+            except UnicodeError:
+                raw = rest
+            wanted = unquote(raw).replace("-", " ").casefold()
+            names = {
+                n.replace("-", " ").casefold(): tr.id
+                for tr in reversed(catalog.tracks)  # the earlier track wins a shared name
+                for n in (tr.id, tr.names.en, tr.names.zh or "", *tr.aliases)
+                if n
+            }
+            if (tid := names.get(wanted)) is not None:
+                where = f"{PATHS_PREFIX}/{tid}" + (f"?{query}" if query else "")
+                return _page("301 Moved Permanently", "text/plain; charset=utf-8", b"", ("Location", where))
         if "/" in rest or not catalog.has_track(rest):
             return _html("404 Not Found", pages.not_found_page(lang), "no-store")
         page = path_pages.track_page(

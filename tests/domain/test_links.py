@@ -50,8 +50,8 @@ def test_unknown_pages_and_other_hosts(catalog):
 
 
 def test_the_unfurl_domains_cover_the_blog_hosts(catalog):
-    assert blog_hosts(catalog) == ("vllm-project.github.io", "blog.vllm.ai")
-    assert set(unfurl_domains(catalog)) == {"vllm-project.github.io", "blog.vllm.ai", "yomu.fyi"}
+    assert blog_hosts(catalog) == ("vllm-project.github.io", "blog.vllm.ai", "vllm.ai")  # vllm.ai/blog/<slug>
+    assert set(unfurl_domains(catalog)) == {"vllm-project.github.io", "blog.vllm.ai", "vllm.ai", "yomu.fyi"}
 
 
 SPEC_FILE = "_posts/2024-10-17-spec-decode.md"

@@ -207,3 +207,22 @@ def test_the_pages_never_show_a_reader(door) -> None:
 def test_a_signed_picture_url_is_still_the_readers_picture(door) -> None:
     served, _ = door
     assert get(served.url + "/paths/spec.png?read=spec-decode&sig=forged").status == 403
+
+
+def test_a_track_named_as_the_bot_accepts_it_leads_to_its_page(door) -> None:
+    """(QA) ``/paths/speculative`` and ``/paths/SPEC`` were 404 though ``/vllm-path`` takes them."""
+    import http.client
+    from urllib.parse import quote, urlsplit
+
+    served, runtime = door
+    track = runtime.holder.catalog.track("spec")
+    where = urlsplit(served.url)
+    for name in map(quote, ("SPEC", *track.aliases, track.names.en)):
+        if name == "spec":
+            continue
+        conn = http.client.HTTPConnection(where.hostname, where.port, timeout=10)
+        conn.request("GET", f"/paths/{name}?lang=zh")
+        answer = conn.getresponse()
+        assert (answer.status, answer.getheader("Location")) == (301, "/paths/spec?lang=zh"), name
+        conn.close()
+    assert get(served.url + "/paths/SPEC").status == 200

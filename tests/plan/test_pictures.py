@@ -136,3 +136,12 @@ def test_the_console_says_where_it_saved_the_picture(runtime, tmp_path, monkeypa
     where = tmp_path / "vllm-path-spec.png"
     assert out == f"Saved the picture of your spec path to {where.resolve()}"
     png_size(where.read_bytes())
+
+
+def test_a_chinese_picture_says_its_minutes_and_missing_links_in_chinese(repo_catalog) -> None:
+    """(QA) ``/paths/spec.svg?lang=zh`` read ``7 min`` and ``no link yet`` in its boxes."""
+    svg = render(repo_catalog, "spec", "svg", lang="zh").decode("utf-8")
+    assert "分钟" in svg and "尚无链接" in svg  # spec has a step with no link yet
+    assert " min" not in svg and "no link yet" not in svg
+    english = render(repo_catalog, "spec", "svg", lang="en").decode("utf-8")
+    assert " min" in english and "no link yet" in english

@@ -212,7 +212,8 @@ class TopicIndex(TrackIndex):
         """The track a topic question asks about as a whole (``where do I begin with speculative
         decoding``, ``量化入门看什么``), or ``None``: the query holds a phrase of ``topic_phrases``
         (or ``getting started``) and the rest of it names a track, holds a track's name, or holds
-        glossary terms that all belong to one track."""
+        glossary terms that all belong to one track; with no rest (``入门看什么``, ``where do I
+        begin``) the track that ``getting started`` names."""
         norm = self._rewrite(normalize(query))
         return self._topic_track(self._units(norm, query=True))
 
@@ -241,8 +242,8 @@ class TopicIndex(TrackIndex):
             return None
         rest = [u for u, f in zip(units, framing, strict=True) if not f]
         text = " ".join(u.text for u in rest if u.text not in self._ignorable)
-        if not text:
-            return None
+        if not text:  # only "where do I begin", "入门看什么": the subject is vLLM itself, where it starts
+            return self._match_track("getting started")
         named = self._match_track(text)
         if named is not None:
             return named

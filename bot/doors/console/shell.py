@@ -176,7 +176,16 @@ class Console:
 
     def paste(self, url: str) -> list[Printed]:
         """Paste ``url`` in the console's channel (a ``link_shared`` event, as Slack sends for an
-        unfurl domain); returns the unfurl the app attached (nothing for a URL not ours)."""
+        unfurl domain of the app's manifest, :func:`bot.domain.links.unfurl_domains`); returns the
+        unfurl the app attached (for a host that is no unfurl domain Slack sends nothing: said so)."""
+        from urllib.parse import urlsplit
+
+        from bot.domain.links import unfurl_domains
+
+        host = (urlsplit(url.strip().strip("<>")).hostname or "").removeprefix("www.")
+        if host not in unfurl_domains(self.app.handlers.rt.holder.catalog):
+            note = f"Slack sends no link_shared for {host or 'this link'}: it is not an unfurl domain of the app."
+            return [Printed("no unfurl", note)]
         event = si.link_shared_event([url], user_id=self.user_id, channel=self.channel_id, message_ts=self._fake_ts())
         return self._exchange(si.event_body(event, team_id=self.team_id), "application/json")
 

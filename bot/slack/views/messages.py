@@ -63,10 +63,11 @@ def _with_notice(notice: str | None, fallback: Mrkdwn) -> Mrkdwn:
     return Mrkdwn("{}\n{}").format(notice, fallback) if notice else fallback
 
 
-def _step_line(catalog: Catalog, step: PathStep, icon: str, lang: str, bold: bool, personal: bool = False) -> Mrkdwn:
-    """``icon n. <post> · _level_``; ``personal`` (the reader's reply) adds :func:`step_suffix`."""
+def _step_line(catalog: Catalog, step: PathStep, icon: str, lang: str, bold: bool) -> Mrkdwn:
+    """``icon n. <post> · _level_`` and :func:`step_suffix` (its minutes, further reading), for the
+    reader's reply and the one shared with the channel alike."""
     text = read_link(catalog, step.post, lang, bold=bold)
-    suffix = step_suffix(step, lang) if personal else Mrkdwn("")
+    suffix = step_suffix(step, lang)
     return Mrkdwn("{} {}. {} · _{}_{}").format(Mrkdwn(icon), step.number, text, level_name(step.level, lang), suffix)
 
 
@@ -203,7 +204,7 @@ def _step_blocks(page: _TrackPage) -> list[Block]:
         kind = "mark_unread" if mark == "read" else "mark_read"
         value = {"p": step.post_id, "t": track_id, **page.view}
         accessory = button(t("btn." + kind, lang), f"{kind}:{step.number - 1 - start}", value)
-        line = _step_line(catalog, step, icon, lang, mark == "next", personal=True)
+        line = _step_line(catalog, step, icon, lang, mark == "next")
         blocks.append(section(line, accessory=accessory))
     if end < total:
         blocks.append(section(t("track.more_steps", lang, n=total - end)))
