@@ -5,7 +5,9 @@ the root handlers carry :class:`RedactSecrets` too): the configured secrets, the
 password and anything shaped like a Slack token become ``[redacted]`` in the message, its
 arguments, the exception and the stack text; logged request and response bodies are withheld
 (:func:`withhold_bodies`). Uncaught exceptions (any thread) and ``warnings`` go through logging
-too. :class:`OutageLog` turns the errors of a dependency's outage into one WARNING.
+too. :class:`OutageLog` turns the errors of a dependency's outage into one WARNING, naming the
+dependency and what is wrong with it (:func:`outage`): unreachable, or a database whose disk is
+full or that is read-only.
 """
 
 from __future__ import annotations
@@ -97,6 +99,7 @@ _OUTAGE_TYPES: dict[str, tuple[str, set[str]]] = {  # module (or its package): (
     "redis": ("the broker (Redis)", {"ConnectionError", "TimeoutError", "BusyLoadingError"}),
     "bot.digest.queue": ("Slack (digest sends)", {"DeliveryFailed"}),
 }
+_SLACK_SENDS = "Slack (digest sends)"
 
 
 def _from_dramatiq(record: logging.LogRecord, start: str) -> str | None:
@@ -115,18 +118,73 @@ def _schema_error(exc: BaseException) -> bool:
     return str(getattr(exc, "orig", None) or exc).startswith(_SCHEMA_ERRORS)
 
 
-def outage_kind(exc: BaseException | None) -> str | None:
-    """The dependency an exception (or one of its causes) says is unreachable (``'the database'``,
-    ``'the broker (Redis)'``, ``'Slack (digest sends)'``), else None."""
+UNREACHABLE = "is unreachable"
+DISK_FULL = "disk is full"
+READ_ONLY = "is read-only"
+
+_DB_MODULES = ("sqlalchemy", "psycopg", "sqlite3")
+_DB_STATES: tuple[tuple[str, frozenset[str], frozenset[str], tuple[str, ...]], ...] = (
+    # (state, SQLSTATEs, class names, message fragments; SQLite has only the message)
+    (DISK_FULL, frozenset({"53100"}), frozenset({"DiskFull"}), ("database or disk is full", "no space left on device")),
+    (
+        READ_ONLY,
+        frozenset({"25006"}),
+        frozenset({"ReadOnlySqlTransaction"}),
+        ("attempt to write a readonly database", "read-only transaction", "read-only file system"),
+    ),
+)
+"""A database that answers but cannot write: its disk is full, or it is read-only."""
+
+
+def _db_state(exc: BaseException) -> str | None:
+    """:data:`DISK_FULL` or :data:`READ_ONLY` for a database driver's (or SQLAlchemy's) error saying so."""
+    if type(exc).__module__.split(".")[0] not in _DB_MODULES:
+        return None
+    orig = getattr(exc, "orig", None) or exc
+    sqlstate = getattr(orig, "sqlstate", None) or getattr(orig, "pgcode", None)
+    names = {type(orig).__name__, type(exc).__name__}
+    text = str(orig).lower()
+    for state, codes, classes, fragments in _DB_STATES:
+        if sqlstate in codes or names & classes or any(f in text for f in fragments):
+            return state
+    return None
+
+
+def _own_outage(exc: BaseException) -> tuple[str, str] | None:
+    """What ``exc`` itself (not its causes) says about a dependency."""
+    state = _db_state(exc)
+    if state is not None:
+        return "the database", state
+    module = type(exc).__module__
+    for prefix, (kind, names) in _OUTAGE_TYPES.items():
+        if prefix in (module, module.split(".")[0]) and type(exc).__name__ in names and not _schema_error(exc):
+            return kind, UNREACHABLE
+    return None
+
+
+def outage(exc: BaseException | None) -> tuple[str, str] | None:
+    """``(dependency, state)`` of an outage an exception (or one of its causes) reports, else None:
+    the dependency ``'the database'``, ``'the broker (Redis)'`` or ``'Slack (digest sends)'``; the
+    state :data:`UNREACHABLE`, or for the database :data:`DISK_FULL` or :data:`READ_ONLY`. A digest
+    that failed (``DeliveryFailed``) is Slack's outage only when none of its causes names another:
+    a digest that failed on a database error is the database's."""
+    deferred: tuple[str, str] | None = None
     for _ in range(10):
         if exc is None:
-            return None
-        module = type(exc).__module__
-        for prefix, (kind, names) in _OUTAGE_TYPES.items():
-            if prefix in (module, module.split(".")[0]) and type(exc).__name__ in names and not _schema_error(exc):
-                return kind
+            break
+        found = _own_outage(exc)
+        if found is not None and found[0] != _SLACK_SENDS:
+            return found
+        deferred = deferred or found
         exc = exc.__cause__ or exc.__context__
-    return None
+    return deferred
+
+
+def outage_kind(exc: BaseException | None) -> str | None:
+    """The dependency an exception (or one of its causes) reports an outage of (``'the database'``,
+    ``'the broker (Redis)'``, ``'Slack (digest sends)'``), else None: :func:`outage`'s first part."""
+    found = outage(exc)
+    return found[0] if found is not None else None
 
 
 def _demote(record: logging.LogRecord) -> None:
@@ -150,7 +208,7 @@ class OutageLog:
         follower = _from_dramatiq(record, "Restarting consumer in")
         if follower is not None:  # the chatter that goes with an outage already logged
             with self._lock:
-                state = self._last.get(follower)
+                state = self._last.get(f"{follower} {UNREACHABLE}")
                 if state is not None and self.clock() - state[0] <= self.quiet_s:
                     _demote(record)
             return
@@ -159,9 +217,14 @@ class OutageLog:
         exc = record.exc_info[1] if record.exc_info else None
         # Dramatiq's consumer threads log a lost broker without a traceback, every 3 s per queue
         lost = "Consumer encountered a connection error"
-        kind = outage_kind(exc) if exc is not None else _from_dramatiq(record, lost)
-        if kind is None:
+        if exc is not None:
+            found = outage(exc)
+        else:
+            broker = _from_dramatiq(record, lost)
+            found = (broker, UNREACHABLE) if broker is not None else None
+        if found is None:
             return
+        kind = f"{found[0]} {found[1]}"  # one outage per dependency and state
         now = self.clock()
         with self._lock:
             state = self._last.get(kind)
@@ -182,7 +245,7 @@ class OutageLog:
         error = f": {type(exc).__name__}: {(str(exc).strip().splitlines() or [''])[0][:300]}" if exc is not None else ""
         note = f"; {earlier} error(s) of the previous outage were not logged" if earlier else ""
         record.msg = (
-            f"{message} ({kind} is unreachable{error}; further errors are not logged until it has "
+            f"{message} ({kind}{error}; further errors are not logged until it has "
             f"been quiet for {self.quiet_s:.0f} s{note})"
         )
         record.levelno, record.levelname = logging.WARNING, "WARNING"

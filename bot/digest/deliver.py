@@ -8,6 +8,13 @@ renderer; nothing to say: skipped); **paces** (:mod:`bot.digest.pacing`), renews
 **posts**; and **records**: sent, or a permanent Slack error (:data:`PERMANENT_ERRORS`) pauses the
 subscription or DM with a visible reason, or a failure retried until its ISO week is over.
 
+Retries cost no extra calls (issue 42): a failure Slack answered (an error code, a 429, a 5xx) is
+recorded as not posted (:data:`NOT_POSTED`), so the next attempt reads no history; the history is
+read only after a take-over from a sender that died or whose request got no answer (a timeout).
+A DM is posted to the user id; the IM id Slack answers is kept, so ``conversations.open`` runs at
+most once per person and process, and only to read a history. A queue message for a digest whose
+week is over is dropped without a Web API call (``drop_expired``, :attr:`Outcome.EXPIRED`).
+
 Times are aware UTC datetimes; durations are seconds.
 """
 
@@ -16,12 +23,13 @@ from __future__ import annotations
 import enum
 import logging
 import os
+import re
 import socket
 import threading
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
-from datetime import datetime, timedelta
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from slack_sdk import WebClient
@@ -32,7 +40,7 @@ from bot.digest.pacing import Pacer, SendPacer
 from bot.digest.render import Message
 from bot.domain.plan import plan_channel_digest
 from bot.domain.schedule import period_of
-from bot.logging_setup import slack_error
+from bot.logging_setup import outage_kind, slack_error
 from bot.runtime import Runtime
 from bot.store import DM_TRACK, Subscription
 from bot.store.ledger import NO_ATTEMPT_LIMIT
@@ -67,6 +75,25 @@ PERMANENT_ERRORS: dict[str, str] = {
 }
 """Slack error codes that no retry will fix, with the explanation shown as the pause reason."""
 
+DM_REASONS: dict[str, str] = {
+    "account_inactive": "Slack says the account is deactivated (the person's, or the app's bot user)",
+    "channel_not_found": "Slack found no DM with the person (deactivated, or no longer in the workspace)",
+    "is_archived": "the DM with the person is archived (their account is deactivated)",
+}
+"""Pause reasons of a DM digest where :data:`PERMANENT_ERRORS`' speak of a channel or of the app."""
+
+NOT_POSTED = " [attempt {n}: answered by Slack, not posted]"
+"""Appended to a ledger error when Slack answered the attempt's post with an error (a refusal, a
+429, a 5xx): the next attempt need not look for the digest in the channel's history."""
+_NOT_POSTED_RE = re.compile(r" \[attempt (\d+): answered by Slack, not posted\]$")
+
+
+def period_over(period: str, timezone: str | None, now: datetime | None = None) -> bool:
+    """Whether ``now`` (aware; default: now) is past the ISO week ``period`` in ``timezone`` (None: never)."""
+    if not timezone:
+        return False
+    return period_of(now or datetime.now(UTC), timezone) > period
+
 
 class Outcome(enum.Enum):
     """What one delivery attempt did."""
@@ -79,17 +106,20 @@ class Outcome(enum.Enum):
     PAUSED = "paused"  # a permanent Slack error paused it
     FAILED = "failed"  # retryable failure; recorded, retried later while attempts remain
     INACTIVE = "inactive"  # the subscription or DM no longer exists or is not active
+    EXPIRED = "expired"  # its week is over (a stale queue message): dropped, nothing claimed or called
     STOPPED = "stopped"  # not started: the process is shutting down; the next run sends it
 
 
 @dataclass(frozen=True)
 class Attempt:
-    """One delivery's result: ledger ``period``, Slack's ``ts`` when sent, the ``error`` code when failed."""
+    """One delivery's result: ledger ``period``, Slack's ``ts`` when sent, the ``error`` code when
+    failed, and the exception that made it fail (``cause``: what a retry is labelled by in the log)."""
 
     outcome: Outcome
     period: str | None = None
     ts: str | None = None
     error: str | None = None
+    cause: BaseException | None = field(default=None, compare=False, repr=False)
 
 
 class Deliverer:
@@ -124,12 +154,15 @@ class Deliverer:
     def store(self) -> Any:
         return self.runtime.store
 
-    def deliver_subscription(self, sub: Subscription | int, fire: datetime) -> Attempt:
-        """Deliver ``sub``'s (or its id's) digest for the week of ``fire`` (aware); never raises for Slack."""
+    def deliver_subscription(self, sub: Subscription | int, fire: datetime, *, drop_expired: bool = False) -> Attempt:
+        """Deliver ``sub``'s (or its id's) digest for the week of ``fire`` (aware); never raises for Slack.
+        ``drop_expired``: when that week is over, do nothing (:attr:`Outcome.EXPIRED`; a stale queue message)."""
         found: Subscription | None = self.store.get_subscription(sub) if isinstance(sub, int) else sub
         if found is None or not found.active:
             return Attempt(Outcome.INACTIVE)
         key = (found.team_id, found.channel_id, found.track_id, period_of(fire, found.timezone))
+        if drop_expired and period_over(key[3], found.timezone):
+            return Attempt(Outcome.EXPIRED, key[3])
         sub_id = found.id
         return self._claimed(
             key, f"digest for subscription {sub_id}", lambda: self._deliver_claimed_subscription(sub_id, fire, key)
@@ -186,12 +219,15 @@ class Deliverer:
         log.info("digest %s was already posted (ts %s) by an earlier attempt", "/".join(key), ts)
         return Attempt(Outcome.RECOVERED, period, ts=ts)
 
-    def deliver_dm(self, team: str, user: str, fire: datetime) -> Attempt:
-        """Deliver ``user``'s DM for the week of ``fire`` (aware); never raises for Slack errors."""
+    def deliver_dm(self, team: str, user: str, fire: datetime, *, drop_expired: bool = False) -> Attempt:
+        """Deliver ``user``'s DM for the week of ``fire`` (aware); never raises for Slack errors.
+        ``drop_expired``: when that week is over, do nothing (:attr:`Outcome.EXPIRED`; a stale queue message)."""
         dm = self.store.get_dm(team, user)
         if dm is None or not dm.enabled or dm.status != "active":
             return Attempt(Outcome.INACTIVE)
         period = period_of(fire, dm.timezone)
+        if drop_expired and period_over(period, dm.timezone):
+            return Attempt(Outcome.EXPIRED, period)
         key = (team, user, DM_TRACK, period)
         if dm.snoozed_until is not None and dm.snoozed_until > fire:
             self.store.skip_delivery(*key, reason="snoozed", claimed_by=self.claimant)
@@ -240,7 +276,7 @@ class Deliverer:
         except Exception as exc:  # record and go on with the fan-out
             log.exception("%s (%s) failed", what, key[3])
             self.store.mark_failed(*key, error=f"{type(exc).__name__}: {exc}"[:1000], claimed_by=self.claimant)
-            return Attempt(Outcome.FAILED, key[3], error=type(exc).__name__)
+            return Attempt(Outcome.FAILED, key[3], error=type(exc).__name__, cause=exc)
 
     def _post(self, client: WebClient, key: Key, message: Message) -> Any:
         """Post ``message`` to ``key[1]`` (a channel, or a user id: their DM with the app) in the
@@ -248,7 +284,7 @@ class Deliverer:
         with self.pacer.slot(key[0], key[1]):
             if not self._still_ours(key):
                 return None
-            return client.chat_postMessage(
+            resp = client.chat_postMessage(
                 channel=key[1],
                 text=message.text,
                 blocks=message.blocks,
@@ -256,6 +292,10 @@ class Deliverer:
                 unfurl_media=False,
                 metadata={"event_type": METADATA_EVENT, "event_payload": {"key": "/".join(key)}},
             )
+        landed = resp.get("channel")
+        if _is_user(key[1]) and isinstance(landed, str) and landed:
+            self._dm_channels[(key[0], key[1])] = landed  # the IM: no conversations.open to read it
+        return resp
 
     def _still_ours(self, key: Key) -> bool:
         """True while the claim on ``key`` is ours (renewed now)."""
@@ -263,6 +303,8 @@ class Deliverer:
         return renewed
 
     def _dm_channel(self, client: WebClient, team: str, user: str) -> str:
+        """The IM id of ``user``: the one a post or an earlier ``conversations.open`` answered, else
+        opened now. Raises what ``conversations.open`` raises."""
         cached = self._dm_channels.get((team, user))
         if cached:
             return cached
@@ -275,12 +317,24 @@ class Deliverer:
 
     def _find_earlier(self, client: WebClient, channel: str, key: Key, fire: datetime) -> str | None:
         """The ts of ``key``'s digest posted by an earlier attempt, when this claim is a take-over
-        and the history of ``channel`` (a channel or user id) shows one; else None."""
+        from an attempt that may have posted and the history of ``channel`` (a channel or user id)
+        shows one; else None. Raises a :data:`PERMANENT_ERRORS` refusal of ``conversations.open``."""
         row = self.store.delivery(*key)
         if row is None or row.attempts <= 1:
             return None
-        if channel[:1] in ("U", "W"):  # a DM: its history is the IM's, opened only here
-            channel = self._dm_channel(client, key[0], channel)
+        if row.error is None:  # a batched claim's row carries no error: the database's does
+            row = self.store.delivery(*key) or row
+        if _answered(row.error, row.attempts - 1):
+            return None  # Slack answered the previous attempt: it posted nothing
+        if _is_user(channel):  # a DM: its history is the IM's
+            try:
+                channel = self._dm_channel(client, key[0], channel)
+            except SlackApiError as exc:
+                if str(exc.response.get("error")) in PERMANENT_ERRORS:
+                    raise
+                return None  # cannot look: send, as when the history cannot be read
+            except Exception:
+                return None
         oldest = min(fire, row.claimed_at) - timedelta(minutes=5)
         try:
             resp = client.conversations_history(
@@ -307,18 +361,20 @@ class Deliverer:
         return None
 
     def _refused(self, key: Key, exc: Exception, sub: Subscription | None) -> Attempt:
-        """Record a raised send: a permanent error pauses ``sub`` (None: the DM), else retried."""
+        """Record a raised send: a permanent error pauses ``sub`` (None: the DM), else retried (a
+        Slack answer recorded as :data:`NOT_POSTED`; anything else, a timeout say, may have posted)."""
         if not isinstance(exc, SlackApiError):
-            return self._failed(key, f"{type(exc).__name__}: {exc}")
+            return self._failed(key, f"{type(exc).__name__}: {exc}", cause=exc)
         code = str(exc.response.get("error") or f"http_{exc.response.status_code}")
         if code in PERMANENT_ERRORS:
             return self._permanent(key, code, sub, detail=slack_error(exc.response))
-        return self._failed(key, slack_error(exc.response))
+        return self._failed(key, slack_error(exc.response), cause=exc, answered=True)
 
     def _permanent(self, key: Key, code: str, sub: Subscription | None, reason: str = "", detail: str = "") -> Attempt:
         """Pause ``sub`` (None: the DM of ``key``) with a visible ``reason`` (default:
         :data:`PERMANENT_ERRORS`' for ``code``); ``detail`` goes to the ledger and the log."""
-        text = reason or f"Slack error {code}: {PERMANENT_ERRORS[code]}"
+        explained = (DM_REASONS.get(code) if sub is None else None) or PERMANENT_ERRORS.get(code, "")
+        text = reason or f"Slack error {code}: {explained}"
         self.store.mark_refused(*key, code=code, detail=detail or text, claimed_by=self.claimant)
         if sub is None:
             self.store.pause_dm(key[0], key[1], text)
@@ -328,7 +384,28 @@ class Deliverer:
             log.warning("subscription %s (channel %s) paused: %s", sub.id, key[1], detail or text)
         return Attempt(Outcome.PAUSED, key[3], error=code)
 
-    def _failed(self, key: Key, error: str) -> Attempt:
-        self.store.mark_failed(*key, error=error, claimed_by=self.claimant)
-        log.warning("digest %s failed (retried with back-off until its week is over): %s", "/".join(key), error)
-        return Attempt(Outcome.FAILED, key[3], error=error.split(":")[0].split(" (")[0])
+    def _failed(self, key: Key, error: str, cause: BaseException | None = None, answered: bool = False) -> Attempt:
+        """Record a retryable failure; ``answered``: Slack answered, so nothing was posted."""
+        recorded = error[:900]
+        if answered:
+            row = self.store.delivery(*key)
+            if row is not None:
+                recorded += NOT_POSTED.format(n=row.attempts)
+        self.store.mark_failed(*key, error=recorded, claimed_by=self.claimant)
+        # a database or network outage: one warning for all of it (bot.logging_setup.OutageLog)
+        outage = cause if cause is not None and not answered and outage_kind(cause) else None
+        log.warning(
+            "digest %s failed (retried with back-off until its week is over): %s", "/".join(key), error, exc_info=outage
+        )
+        return Attempt(Outcome.FAILED, key[3], error=error.split(":")[0].split(" (")[0], cause=cause)
+
+
+def _is_user(destination: str) -> bool:
+    """Whether a destination is a user id (their DM with the app), not a channel."""
+    return destination[:1] in ("U", "W")
+
+
+def _answered(error: str | None, attempt: int) -> bool:
+    """Whether the ledger ``error`` says Slack answered attempt number ``attempt`` (nothing posted)."""
+    found = _NOT_POSTED_RE.search(error or "")
+    return found is not None and int(found.group(1)) == attempt

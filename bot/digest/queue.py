@@ -27,7 +27,7 @@ import dramatiq
 from dramatiq.brokers.redis import RedisBroker
 
 from bot.config import Settings
-from bot.domain.schedule import period_of
+from bot.digest.deliver import period_over
 from bot.store import DM_TRACK, Store, Subscription
 from bot.store.ledger import NO_ATTEMPT_LIMIT
 
@@ -82,18 +82,20 @@ def _require_runner() -> _Runner:
 
 
 def send_dm(team: str, user: str, fire: str) -> None:
-    """Actor body: ``user``'s DM digest of the week of ``fire``; raises DeliveryFailed or ``dramatiq.Retry``."""
+    """Actor body: ``user``'s DM digest of the week of ``fire``; raises DeliveryFailed or ``dramatiq.Retry``.
+    A message whose digest was sent or whose week is over is acknowledged without a Web API call."""
     runner = _require_runner()
-    attempt = runner.deliverer.deliver_dm(team, user, datetime.fromisoformat(fire))
+    attempt = runner.deliverer.deliver_dm(team, user, datetime.fromisoformat(fire), drop_expired=True)
     key = (team, user, DM_TRACK, attempt.period) if attempt.period else None
     dm = runner.store.get_dm(team, user) if attempt.outcome.value == "failed" else None
     _settle(runner, attempt, key, dm.timezone if dm is not None else None)
 
 
 def send_subscription(sub_id: int, fire: str) -> None:
-    """Actor body: send subscription ``sub_id``'s digest of the week of ``fire`` (ISO 8601)."""
+    """Actor body: send subscription ``sub_id``'s digest of the week of ``fire`` (ISO 8601); a message
+    whose digest was sent or whose week is over is acknowledged without a Web API call."""
     runner = _require_runner()
-    attempt = runner.deliverer.deliver_subscription(int(sub_id), datetime.fromisoformat(fire))
+    attempt = runner.deliverer.deliver_subscription(int(sub_id), datetime.fromisoformat(fire), drop_expired=True)
     key, timezone = None, None
     if attempt.period:
         sub = runner.store.get_subscription(int(sub_id))
@@ -101,13 +103,6 @@ def send_subscription(sub_id: int, fire: str) -> None:
             key = (sub.team_id, sub.channel_id, sub.track_id, attempt.period)
             timezone = sub.timezone
     _settle(runner, attempt, key, timezone)
-
-
-def period_over(period: str, timezone: str | None, now: datetime | None = None) -> bool:
-    """Whether ``now`` (aware; default: now) is past the ISO week ``period`` in ``timezone`` (None: never)."""
-    if not timezone:
-        return False
-    return period_of(now or datetime.now(UTC), timezone) > period
 
 
 def _settle(
@@ -120,7 +115,9 @@ def _settle(
         if key is not None and period_over(key[3], timezone):
             log.warning("digest %s: its week is over, not retried (last error: %s)", "/".join(key), attempt.error)
             return outcome
-        raise DeliveryFailed(f"digest {key[3] if key else ''} failed: {attempt.error}")
+        # chained to its cause, so that the log names the dependency that failed (a database error
+        # is not "Slack is unreachable": bot.logging_setup.outage_kind looks at the cause first)
+        raise DeliveryFailed(f"digest {key[3] if key else ''} failed: {attempt.error}") from attempt.cause
     if outcome != "taken" or key is None:
         return outcome
     row = runner.store.delivery(*key)

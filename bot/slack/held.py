@@ -69,7 +69,10 @@ class HoldUntilAnswered(Middleware):
             content_type = (req.headers.get("content-type") or [""])[0]
             store = handlers_of(context).rt.store
             body = _without_token(req.raw_body, content_type)
-            context[HELD] = store.hold_request(tenant(context), body, content_type)
+            try:
+                context[HELD] = store.hold_request(tenant(context), body, content_type)
+            except Exception:  # the database is down: the ack still goes, and the answer says so
+                log.warning("request not held: the store refused it", exc_info=True)
         return next()
 
 

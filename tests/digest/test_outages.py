@@ -40,7 +40,9 @@ def _channels() -> list[str]:
     return [f"C{i:04d}" for i in range(DIGESTS)]
 
 
-def _start_outage_mid_fan_out(standin) -> threading.Event:
+def _start_outage_mid_fan_out(
+    standin, refused: str = REFUSED, fault_methods: frozenset[str] | None = frozenset({"chat.postMessage"})
+) -> threading.Event:
     """Turn every ``chat.postMessage`` into HTTP 500 once ``OUTAGE_AFTER_POSTS`` went out and the
     refused channel had its answer, decided where the stand-in decides each call (its ``_decide``
     hook), so no post slips through between the condition and the outage however the threads are
@@ -58,9 +60,9 @@ def _start_outage_mid_fan_out(standin) -> threading.Event:
                 faults = standin.faults  # the outage, also for a call that read the faults before it
             answer = decide(method, args, faults)
             if method == "chat.postMessage" and not started.is_set():
-                seen["refused" if args.get("channel") == REFUSED else "ok"] += answer[0] == 200
+                seen["refused" if args.get("channel") == refused else "ok"] += answer[0] == 200
                 if seen["ok"] >= OUTAGE_AFTER_POSTS and seen["refused"]:
-                    standin.configure(server_error_every=1, fault_methods={"chat.postMessage"})
+                    standin.configure(server_error_every=1, fault_methods=fault_methods)
                     started.set()
             return answer
 
@@ -133,10 +135,97 @@ def test_a_slack_outage_mid_fan_out_ends_with_every_digest_posted_once(db_url, s
     assert not store.get_subscription(subs[REFUSED].id).active
     assert all(store.get_subscription(s.id).active for ch, s in subs.items() if ch != REFUSED)
     assert 'vllm_path_digest_refusals_total{reason="channel_not_found"} 1.0' in exposed
+    # Issue 42: a retry after an attempt Slack answered reads no history (it cannot have posted).
+    calls = _calls_by_method(standin)
+    ratio = sum(calls.values()) / len(standin.calls("chat.postMessage"))
     print(
         f"{DIGESTS} digests, {rounds} catch-up rounds, {len(failed_500)} answers 500, "
-        f"attempts up to {max(r.attempts for r in rows.values())}, {took:.0f} s real time"
+        f"attempts up to {max(r.attempts for r in rows.values())}, {took:.0f} s real time, "
+        f"calls {dict(calls)}, {ratio:.2f} calls per post attempt"
     )
+    assert ratio <= MAX_CALLS_PER_POST, calls
+    store.close()
+
+
+def _calls_by_method(standin) -> Counter[str]:
+    return Counter(c.method for c in standin.calls())
+
+
+def _run_rounds(clock, store, traveller, standin, started, done) -> int:
+    """Catch-up rounds until ``done(rows)``, Slack back after ``OUTAGE_ROUNDS``; returns the rounds."""
+    rounds = 0
+    while True:
+        clock.reconcile()  # the catch-up: due digests, and failed ones past their back-off
+        assert clock.idle(ROUND_S), "catch-up still running"
+        rounds += 1
+        if rounds == OUTAGE_ROUNDS:
+            assert started.is_set(), "the outage never started"
+            standin.configure(server_error_every=0)  # Slack is back
+        rows = store.deliveries(period=period_of(MONDAY_9, "UTC"))
+        if rounds > OUTAGE_ROUNDS and done(rows):
+            return rounds
+        assert rounds < 20, Counter(r.status for r in rows)
+        traveller.shift(timedelta(seconds=retry_wait_s(rounds + 1, 60) + 1))
+
+
+GONE = "U0007"  # Slack answers user_not_found for this person: deactivated
+MAX_CALLS_PER_POST = 1.2
+
+
+@pytest.mark.slow
+def test_a_slack_outage_mid_dm_fan_out_costs_one_call_per_post_and_every_dm_goes_out_once(
+    db_url, standin, holder
+) -> None:
+    """Issue 42: every Web API method answers 500 (a real outage, not only ``chat.postMessage``).
+    Before, every retry of a DM opened the IM again to read its history (17,328
+    ``conversations.open`` for 6,111 posts in production): a retry whose earlier attempt Slack
+    answered is known not to have posted, and an IM id once known is kept."""
+    from tests.digest.conftest import make_runtime
+
+    runtime = make_runtime(db_url, standin, holder)
+    store = runtime.store
+    users = [f"U{i:04d}" for i in range(DIGESTS)]
+    standin.configure(channel_errors={GONE: "user_not_found"})
+    with time_machine.travel(MONDAY_9 - timedelta(days=1), tick=False) as traveller:
+        for user in users:
+            store.set_dm(TEAM, user, True, schedule=WeeklySchedule.of(0, "09:00", "UTC"))
+            store.follow(TEAM, user, "pd")
+        clock = DigestClock(
+            runtime,
+            reconcile_every_s=None,
+            workers=32,
+            channel_interval_s=0.01,
+            team_rate_per_s=5000,
+            retry_failed_after_s=60,
+        )
+        try:
+            started = _start_outage_mid_fan_out(standin, refused=GONE, fault_methods=None)
+            traveller.move_to(MONDAY_9 + timedelta(seconds=5))
+
+            def done(rows) -> bool:
+                return len(rows) == DIGESTS and all(r.status == "sent" or r.destination == GONE for r in rows)
+
+            rounds = _run_rounds(clock, store, traveller, standin, started, done)
+            clock.reconcile()  # and once more: nothing left to send
+            assert clock.idle(60)
+        finally:
+            clock.shutdown(wait=True)
+    posts = Counter(c.args["channel"] for c in standin.calls("chat.postMessage") if c.ok)
+    assert posts == Counter({user: 1 for user in users if user != GONE})
+    attempts = standin.calls("chat.postMessage")
+    assert sum(c.status == 500 for c in attempts) >= (DIGESTS - OUTAGE_AFTER_POSTS) * (OUTAGE_ROUNDS - 1)
+    rows = {r.destination: r for r in store.deliveries()}
+    assert max(r.attempts for r in rows.values()) >= OUTAGE_ROUNDS
+    # The deactivated person: one attempt, their DM paused with the reason, never retried.
+    gone = store.get_dm(TEAM, GONE)
+    assert gone.status == "paused" and "user_not_found" in gone.pause_reason
+    assert rows[GONE].attempts == 1 and [c.args["channel"] for c in attempts].count(GONE) == 1
+    # The calls at Slack: an IM opened at most once per person, about one call per post attempt.
+    calls = _calls_by_method(standin)
+    ratio = sum(calls.values()) / len(attempts)
+    print(f"{DIGESTS} DMs, {rounds} rounds, calls {dict(calls)}, {ratio:.2f} calls per post attempt")
+    assert calls["conversations.open"] <= len(users) + 3, calls
+    assert ratio <= MAX_CALLS_PER_POST, calls
     store.close()
 
 

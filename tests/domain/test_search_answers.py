@@ -283,7 +283,9 @@ def test_a_glossary_term_is_a_synonym_group_and_its_track_a_hint(tmp_path):
     assert small.topic_track("how do I get into gizmo heads").track_id == "spec"
 
 
-@pytest.mark.parametrize("query", ["入门看什么", "怎么入门", "新手看什么", "where do I begin", "what should I read first"])
+@pytest.mark.parametrize(
+    "query", ["入门看什么", "怎么入门", "新手看什么", "where do I begin", "what should I read first"]
+)
 def test_a_topic_question_about_nothing_else_is_where_vllm_starts(catalog, matcher, query):
     """(QA) ``入门看什么`` said "no post matches" while ``入门`` opened the getting-started track."""
     start = matcher.match_track("getting started")
