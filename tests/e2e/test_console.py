@@ -174,7 +174,9 @@ def test_console_paste_shows_the_unfurl_and_its_buttons_work(console_settings_tm
         _, out = handle(console, str(labels["Mark read"]))
         assert "only visible to you" in out
         assert console.app.handlers.rt.store.read_posts("T0CONSOLE", "U0CONSOLE") == {"spec-decode"}
-        _, out = handle(console, "paste https://example.com/a-page")
+        _, out = handle(console, "paste https://example.com/a-page")  # not an unfurl domain: Slack sends nothing
+        assert "Slack sends no link_shared for example.com" in out
+        _, out = handle(console, "paste https://vllm-project.github.io/2099/01/01/not-a-post.html")
         assert out == "(no unfurl: the link is not in the catalog)"
 
 
