@@ -60,6 +60,11 @@ class Settings(BaseSettings):
     """``PUBLIC_URL``: the HTTP door's public base URL; when set, App Home shows the path picture."""
     picture_url_secret: SecretStr | None = None
     """``PICTURE_URL_SECRET``: the picture URLs' HMAC key (unset: from ``SLACK_SIGNING_SECRET``)."""
+    # --- what is acknowledged is answered (issue 42) ---
+    held_replay_after_s: float = 30.0
+    """``HELD_REPLAY_AFTER_S``: seconds after start before ``serve`` answers the requests earlier
+    processes acknowledged and did not answer (:mod:`bot.slack.held`): by then a request another
+    live process is still answering has been answered and released, so none is answered twice."""
 
     def secret_values(self) -> list[str]:
         """Every secret configured (the ``SecretStr`` fields) as plain strings, in field order."""

@@ -198,7 +198,7 @@ def serve(settings: Settings | None = None, host: str = "127.0.0.1", port: int =
     from bot.slack.held import answer_held_soon  # what the last process acknowledged, not answered
 
     secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else None
-    answer_held_soon(app, secret if door != "socket" else None)
+    answer_held_soon(app, secret if door != "socket" else None, delay_s=settings.held_replay_after_s)
     if door == "socket":
         serve_socket_mode(runtime, app=app)
         return

@@ -115,9 +115,10 @@ def answer_held(app: App, signing_secret: str | None, started: float, now: Calla
     return len(held)
 
 
-def answer_held_soon(app: App, signing_secret: str | None, delay_s: float = 0.5) -> threading.Thread:
-    """:func:`answer_held` of what was held before now, on a daemon thread after ``delay_s`` (the
-    door opens first)."""
+def answer_held_soon(app: App, signing_secret: str | None, delay_s: float = 30.0) -> threading.Thread:
+    """:func:`answer_held` of what was held before now, on a daemon thread after ``delay_s``: the
+    door opens first, and a request that another process still alive is answering (several
+    ``serve`` processes on one database) is answered and released by then, not answered twice."""
     started = time.time()
 
     def run() -> None:

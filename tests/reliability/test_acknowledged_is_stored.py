@@ -54,6 +54,7 @@ def _start(tmp_path: Path, db_url: str, standin: SlackStandIn, name: str) -> tup
         SLACK_SIGNING_SECRET=SIGNING_SECRET,
         SLACK_API_URL=standin.api_url,
         LOG_LEVEL="INFO",
+        HELD_REPLAY_AFTER_S="1",  # one serve at a time here: no other live process to wait for
     )
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(
