@@ -10,7 +10,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-from cryptography.fernet import Fernet
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 ARTIFACTS = Path(os.environ.get("BROWSER_ARTIFACTS") or Path(__file__).resolve().parent / "artifacts")
@@ -48,27 +47,7 @@ def browser():
 def site(tmp_path):
     """The real HTTP door in OAuth mode with the Slack stand-in (authorize URL pointed at it):
     ``(door url, stand-in)``."""
-    from bot.doors.serve import serve_http
-    from bot.runtime import Runtime
-    from tests.e2e.conftest import e2e_settings
-    from tests.standin import SlackStandIn
+    from tests.e2e.conftest import oauth_door
 
-    with SlackStandIn(oauth_client=(CLIENT_ID, CLIENT_SECRET)) as standin:
-        runtime = Runtime.create(
-            e2e_settings(
-                tmp_path,
-                standin,
-                slack_bot_token=None,
-                slack_client_id=CLIENT_ID,
-                slack_client_secret=CLIENT_SECRET,
-                slack_authorize_url=standin.base_url + "/oauth/v2/authorize",
-                token_encryption_key=Fernet.generate_key().decode(),
-            )
-        )
-        door = serve_http(runtime, "127.0.0.1", 0, background=True)
-        standin.oauth_redirect_url = door.url + "/slack/oauth_redirect"
-        try:
-            yield door.url, standin
-        finally:
-            door.close()
-            runtime.store.close()
+    with oauth_door(tmp_path, CLIENT_ID, CLIENT_SECRET) as (door, standin):
+        yield door.url, standin

@@ -3,6 +3,10 @@ HTTP door (waitress + Bolt's WSGI adapter) on a free loopback port with a known 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
 import pytest
 
 from bot.config import Settings
@@ -57,3 +61,33 @@ def door(runtime):
 def slack(door, standin, runtime):
     """Plays Slack: sends signed requests to the door and collects what the app sends back."""
     return FakeSlack(door.url, standin, runtime)
+
+
+@contextmanager
+def oauth_door(tmp_path, client_id: str, client_secret: str) -> Iterator[tuple[Any, SlackStandIn]]:
+    """The real HTTP door in OAuth mode (no bot token, tokens sealed) with the Slack stand-in as
+    the OAuth server (authorize URL and redirect pointed at each other): ``(door, stand-in)``."""
+    from cryptography.fernet import Fernet
+
+    from bot.doors.serve import serve_http
+    from bot.runtime import Runtime
+
+    with SlackStandIn(oauth_client=(client_id, client_secret)) as standin:
+        runtime = Runtime.create(
+            e2e_settings(
+                tmp_path,
+                standin,
+                slack_bot_token=None,
+                slack_client_id=client_id,
+                slack_client_secret=client_secret,
+                slack_authorize_url=standin.base_url + "/oauth/v2/authorize",
+                token_encryption_key=Fernet.generate_key().decode(),
+            )
+        )
+        served = serve_http(runtime, "127.0.0.1", 0, background=True)
+        standin.oauth_redirect_url = served.url + "/slack/oauth_redirect"
+        try:
+            yield served, standin
+        finally:
+            served.close()
+            runtime.store.close()

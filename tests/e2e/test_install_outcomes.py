@@ -13,17 +13,16 @@ import os
 import re
 import socket
 import subprocess
-import threading
-import time
 from pathlib import Path
 
 import pytest
 from cryptography.fernet import Fernet
 
-from tests.e2e.slack_requests import HttpResult, get
+from tests.e2e.slack_requests import HttpResult
 from tests.e2e.test_install_walk import fetch, install, welcomes
 from tests.reliability.catalogs import copy_catalog
-from tests.reliability.test_reload import _exe, _free_port
+from tests.reliability.test_reload import _free_port
+from tests.serveproc import spawn_serve, wait_healthy
 from tests.standin import SlackStandIn
 
 CLIENT_ID, CLIENT_SECRET = "4040.0404", "install-outcomes-client-secret"
@@ -33,29 +32,10 @@ DM_LINE = "I sent you a direct message"
 
 @pytest.fixture
 def door(tmp_path):
-    from bot.doors.serve import serve_http
-    from bot.runtime import Runtime
-    from tests.e2e.conftest import e2e_settings
+    from tests.e2e.conftest import oauth_door
 
-    with SlackStandIn(oauth_client=(CLIENT_ID, CLIENT_SECRET)) as standin:
-        runtime = Runtime.create(
-            e2e_settings(
-                tmp_path,
-                standin,
-                slack_bot_token=None,
-                slack_client_id=CLIENT_ID,
-                slack_client_secret=CLIENT_SECRET,
-                slack_authorize_url=standin.base_url + "/oauth/v2/authorize",
-                token_encryption_key=Fernet.generate_key().decode(),
-            )
-        )
-        served = serve_http(runtime, "127.0.0.1", 0, background=True)
-        standin.oauth_redirect_url = served.url + "/slack/oauth_redirect"
-        try:
-            yield served, standin
-        finally:
-            served.close()
-            runtime.store.close()
+    with oauth_door(tmp_path, CLIENT_ID, CLIENT_SECRET) as (served, standin):
+        yield served, standin
 
 
 def _text(page: HttpResult) -> str:
@@ -152,27 +132,9 @@ def test_an_unreachable_slack_gets_a_branded_503_and_one_warning(tmp_path: Path)
         TOKEN_ENCRYPTION_KEY=Fernet.generate_key().decode(),
         LOG_LEVEL="INFO",
     )
-    proc = subprocess.Popen(
-        [_exe(), "serve", "--port", str(port)], cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-    )
-    out: dict[str, bytes] = {}
-    readers = [
-        threading.Thread(target=lambda k=k, s=s: out.__setitem__(k, s.read()), daemon=True)
-        for k, s in (("stdout", proc.stdout), ("stderr", proc.stderr))
-    ]
-    for r in readers:
-        r.start()
-    url = f"http://127.0.0.1:{port}"
+    proc, url, out, readers = spawn_serve(port, tmp_path, env)
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if get(url + "/healthz", timeout=1).status == 200:
-                    break
-            except OSError:
-                pass
-            assert proc.poll() is None and time.monotonic() < deadline, "serve did not start"
-            time.sleep(0.1)
+        wait_healthy(proc, url)
         page = fetch(url + "/slack/install")
         cookie = page.headers["set-cookie"].split(";", 1)[0]
         state = cookie.split("=", 1)[1]

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import threading
 import time
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +26,7 @@ from bot.store import Store
 from bot.store.crypto import TokenCipher
 from tests.e2e.helpers import ack_shown
 from tests.e2e.slack_requests import HttpResult, signed_post, slash_command_body
+from tests.reliability.org_wide import org_wide_body
 from tests.standin import SlackStandIn, app_home_opened_event
 from tests.standin.scopes import default_bot_scopes
 
@@ -178,32 +178,6 @@ def test_requests_and_another_processs_worker_refresh_a_due_token_once(oauth_doo
     assert len(d.standin.calls("oauth.v2.access")) == 1
 
 
-def _org_wide_event(event: dict[str, Any]) -> bytes:
-    """An ``event_callback`` of an org-wide install: ``enterprise_id`` and ``authorizations``, no outer team id."""
-    return json.dumps(
-        {
-            "token": "verification-token-unused",
-            "enterprise_id": ORG,
-            "api_app_id": "A0ROT",
-            "event": event,
-            "type": "event_callback",
-            "event_id": f"Ev{uuid.uuid4().hex[:10].upper()}",
-            "event_time": int(time.time()),
-            "authorizations": [
-                {
-                    "enterprise_id": ORG,
-                    "team_id": None,
-                    "user_id": "U0ROTBOT",
-                    "is_bot": True,
-                    "is_enterprise_install": True,
-                }
-            ],
-            "is_ext_shared_channel": False,
-            "event_context": f"4-{uuid.uuid4().hex}",
-        }
-    ).encode()
-
-
 def test_an_org_wide_install_saved_with_a_team_id_is_found_for_org_wide_requests(oauth_door: OAuthDoor) -> None:
     d = oauth_door
     token, _ = d.standin.issue_rotating_token(default_bot_scopes(), expires_in_s=3600)
@@ -222,7 +196,15 @@ def test_an_org_wide_install_saved_with_a_team_id_is_found_for_org_wide_requests
         )
     )
     # An event: no outer team id, so Bolt looks up (ORG, None, is_enterprise_install=True).
-    assert signed_post(d.url, _org_wide_event(app_home_opened_event(USER)), SECRET, json_body=True).status == 200
+    assert (
+        signed_post(
+            d.url,
+            org_wide_body(app_home_opened_event(USER), ORG, app_id="A0ROT", bot_user="U0ROTBOT"),
+            SECRET,
+            json_body=True,
+        ).status
+        == 200
+    )
     published = d.standin.wait_for_call("views.publish", timeout=15)
     assert published.ok and published.args.get("user_id") == USER
     # A command from another workspace of the org: (ORG, T0OTHER, is_enterprise_install=True).

@@ -5,48 +5,20 @@ traceback, and has its effect, keyed by the tenant (the enterprise)."""
 
 from __future__ import annotations
 
-import json
 import time
-import uuid
 from typing import Any
 
 from bot.domain.schedule import WeeklySchedule
 from tests.e2e.slack_requests import signed_post
 from tests.reliability.conftest import SIGNING_SECRET
-from tests.reliability.org_wide import assert_org_wide_uninstalled, save_org_wide_install, wait_until
+from tests.reliability.org_wide import assert_org_wide_uninstalled, org_wide_body, save_org_wide_install, wait_until
 from tests.standin import app_home_opened_event, link_shared_event
 
 ORG, USER = "E0ORG1", "W0ORG1"
 
 
-def org_wide_body(event: dict[str, Any]) -> bytes:
-    """An ``event_callback`` body of an org-wide install: no outer ``team_id``."""
-    return json.dumps(
-        {
-            "token": "verification-token-unused",
-            "enterprise_id": ORG,
-            "api_app_id": "A0REL",
-            "event": event,
-            "type": "event_callback",
-            "event_id": f"Ev{uuid.uuid4().hex[:10].upper()}",
-            "event_time": int(time.time()),
-            "authorizations": [
-                {
-                    "enterprise_id": ORG,
-                    "team_id": None,
-                    "user_id": "U0ORGBOT",
-                    "is_bot": True,
-                    "is_enterprise_install": True,
-                }
-            ],
-            "is_ext_shared_channel": False,
-            "event_context": f"4-{uuid.uuid4().hex}",
-        }
-    ).encode()
-
-
 def _send(door, event: dict[str, Any]) -> int:
-    return signed_post(door.url + "/slack/events", org_wide_body(event), SIGNING_SECRET, json_body=True).status
+    return signed_post(door.url + "/slack/events", org_wide_body(event, ORG), SIGNING_SECRET, json_body=True).status
 
 
 def _no_traceback(caplog) -> None:

@@ -45,7 +45,8 @@ from bot.store.crypto import TokenCipher
 from tests.e2e.helpers import ack_shown
 from tests.e2e.slack_requests import get, post, signed_post
 from tests.reliability.catalogs import break_catalog, copy_catalog
-from tests.reliability.test_reload import _exe, _free_port
+from tests.reliability.test_reload import _free_port
+from tests.serveproc import spawn_serve, wait_healthy
 from tests.standin import (
     SlackStandIn,
     event_body,
@@ -286,31 +287,9 @@ def test_serve_with_known_fake_secrets_leaks_none_of_them(tmp_path, db_url):
             TOKEN_ENCRYPTION_KEY=secrets["token encryption key"],
             PYTHONFAULTHANDLER="1",
         )
-        proc = subprocess.Popen(
-            [_exe(), "serve", "--port", str(port)],
-            cwd=tmp_path,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        out: dict[str, bytes] = {}
-        readers = [
-            threading.Thread(target=lambda k=k, s=s: out.__setitem__(k, s.read()), daemon=True)
-            for k, s in (("stdout", proc.stdout), ("stderr", proc.stderr))
-        ]
-        for r in readers:
-            r.start()
-        url = f"http://127.0.0.1:{port}"
+        proc, url, out, readers = spawn_serve(port, tmp_path, env)
         try:
-            deadline = time.monotonic() + 60
-            while True:
-                try:
-                    if get(url + "/healthz", timeout=1).status == 200:
-                        break
-                except OSError:
-                    pass
-                assert proc.poll() is None and time.monotonic() < deadline, "serve did not start"
-                time.sleep(0.1)
+            wait_healthy(proc, url)
             _drive(url, standin, proc, secrets["signing secret"], catalog, db_url, captured)
         finally:
             proc.send_signal(signal.SIGTERM)
