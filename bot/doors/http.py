@@ -131,6 +131,9 @@ CONNECTION_LIMIT = 1000
 """Default most open connections (waitress's own 100 would be used up by 100 idle sockets)."""
 CHANNEL_TIMEOUT = 30
 """Default seconds an idle connection is kept before the door closes it."""
+SILENT_GRACE_S = 5.0
+"""At a stop, a connection accepted less than this many seconds before it and silent since is
+waited for (within :data:`HTTP_GRACE_S`): its request is on the way."""
 
 
 SO_ATTACH_FILTER = 26
@@ -252,9 +255,10 @@ class HttpDoor:
                 return True  # a request to answer, or an answer not yet written out
             if getattr(ch, "request", None) is not None:
                 return True  # a request still arriving
-            # Just accepted and nothing read yet: its request is on the way.
+            # Accepted lately and nothing read yet: its request is on the way (a loaded machine may
+            # take seconds to schedule the client's send).
             return bool(
-                getattr(ch, "last_activity", 0) >= stopped_at - 1.0
+                getattr(ch, "last_activity", 0) >= stopped_at - SILENT_GRACE_S
                 and getattr(ch, "creation_time", 0) == getattr(ch, "last_activity", -1)
             )
 
