@@ -9,13 +9,13 @@ what ``/vllm-path follow <track>`` sends a new reader.
 
 from __future__ import annotations
 
-import heapq
 from dataclasses import dataclass
 
 from bot.domain.budget import DEFAULT_MINUTES
 from bot.domain.catalog.attached import PerCatalog
 from bot.domain.catalog.compiled import Catalog
 from bot.domain.catalog.models import LEVELS
+from bot.domain.graphs import ordered
 from bot.domain.paths import PathStep, TrackPath, track_path
 from bot.domain.plan import reader_week
 
@@ -98,23 +98,9 @@ def suggested_order(catalog: Catalog) -> tuple[str, ...]:
     ids = [t.id for t in catalog.tracks]
     at = {tid: i for i, tid in enumerate(ids)}
     needs = {tid: {b for b in catalog.track(tid).before if b in at and b != tid} for tid in ids}
-    followers: dict[str, list[str]] = {tid: [] for tid in ids}
-    for tid, before in needs.items():
-        for b in before:
-            followers[b].append(tid)
 
     def key(tid: str) -> tuple[int, int, str]:
         return _LEVEL_RANK[level_range(track_path(catalog, tid))[1]], at[tid], tid
 
-    waiting = {tid: len(before) for tid, before in needs.items()}
-    ready = [key(tid) for tid, n in waiting.items() if n == 0]
-    heapq.heapify(ready)
-    out: list[str] = []
-    while ready:
-        *_, tid = heapq.heappop(ready)
-        out.append(tid)
-        for nxt in followers[tid]:
-            waiting[nxt] -= 1
-            if waiting[nxt] == 0:
-                heapq.heappush(ready, key(nxt))
+    out = ordered(ids, needs, key)
     return tuple(out) + tuple(tid for tid in ids if tid not in set(out))

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import heapq
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 
 def first_cycle(graph: Mapping[str, Iterable[str]], nodes: Iterable[str]) -> list[str] | None:
@@ -28,3 +30,29 @@ def first_cycle(graph: Mapping[str, Iterable[str]], nodes: Iterable[str]) -> lis
         if node not in state and (found := visit(node)):
             return found
     return None
+
+
+def ordered(
+    nodes: Iterable[str], before: Mapping[str, Iterable[str]], key: Callable[[str], tuple[Any, ...]]
+) -> list[str]:
+    """``nodes`` in an order that puts each after every node of its ``before`` (Kahn's algorithm),
+    the lowest ``key`` first among those ready (a key ends with the node, so keys differ). Nodes on
+    a cycle, and those after them, are left out: compare the length to find one."""
+    nodes = list(nodes)
+    waiting = {n: 0 for n in nodes}
+    followers: dict[str, list[str]] = {n: [] for n in nodes}
+    for n in nodes:
+        for ref in set(before.get(n, ())):
+            waiting[n] += 1
+            followers[ref].append(n)
+    ready = [(key(n), n) for n, count in waiting.items() if count == 0]
+    heapq.heapify(ready)
+    out: list[str] = []
+    while ready:
+        _, n = heapq.heappop(ready)
+        out.append(n)
+        for nxt in followers[n]:
+            waiting[nxt] -= 1
+            if waiting[nxt] == 0:
+                heapq.heappush(ready, (key(nxt), nxt))
+    return out

@@ -8,7 +8,6 @@ publication date (a range counts from its first day), then the post id.
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
@@ -16,7 +15,7 @@ from typing import TYPE_CHECKING, TypeVar
 from bot.domain.budget import ESSENTIAL_MAX_MINUTES, ESSENTIAL_STEPS_MAX, step_cost
 from bot.domain.catalog.attached import PerCatalog
 from bot.domain.catalog.models import LEVELS, ExternalPrerequisite, Post, Step, Track
-from bot.domain.graphs import first_cycle
+from bot.domain.graphs import first_cycle, ordered
 
 if TYPE_CHECKING:  # pragma: no cover
     from bot.domain.catalog.compiled import Catalog
@@ -38,14 +37,10 @@ def compute_order(track: Track, posts: Mapping[str, Post]) -> tuple[str, ...]:
     as undated). Raises :class:`CycleError` for a cycle of ``after`` and ``KeyError`` when an
     ``after`` names no step of the track."""
     steps = {s.post: s for s in track.steps}
-    indegree = {pid: 0 for pid in steps}
-    followers: dict[str, list[str]] = {pid: [] for pid in steps}
     for step in track.steps:
-        for ref in set(step.after):
+        for ref in step.after:
             if ref not in steps:
                 raise KeyError(ref)
-            indegree[step.post] += 1
-            followers[ref].append(step.post)
 
     def key(pid: str) -> tuple[int, int, int, str, str]:
         post = posts.get(pid)
@@ -53,16 +48,7 @@ def compute_order(track: Track, posts: Mapping[str, Post]) -> tuple[str, ...]:
         linked = post is not None and post.url is not None
         return (0 if steps[pid].essential else 1, 0 if linked else 1, _LEVEL_RANK[steps[pid].level], date, pid)
 
-    ready = [key(pid) for pid, deg in indegree.items() if deg == 0]
-    heapq.heapify(ready)
-    order: list[str] = []
-    while ready:
-        *_, pid = heapq.heappop(ready)
-        order.append(pid)
-        for nxt in followers[pid]:
-            indegree[nxt] -= 1
-            if indegree[nxt] == 0:
-                heapq.heappush(ready, key(nxt))
+    order = ordered(steps, {pid: s.after for pid, s in steps.items()}, key)
     if len(order) != len(steps):
         remaining = [pid for pid in steps if pid not in set(order)]
         cycle = first_cycle({pid: steps[pid].after for pid in remaining}, remaining)
