@@ -6,7 +6,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from tests.e2e.slack_requests import get
@@ -31,14 +31,19 @@ def spawn_serve(
     return proc, f"http://127.0.0.1:{port}", out, readers
 
 
-def wait_healthy(proc: subprocess.Popen[bytes], url: str, timeout: float = 60.0) -> None:
-    """Wait until ``url``'s ``/healthz`` answers 200; AssertionError when the process ends or time runs out."""
+def wait_healthy(
+    proc: subprocess.Popen[bytes], url: str, timeout: float = 60.0, log: Callable[[], str] = lambda: ""
+) -> None:
+    """Wait until ``url``'s ``/healthz`` answers 200; AssertionError (with ``log()``, the process's
+    output so far) when the process ends or time runs out."""
     deadline = time.monotonic() + timeout
-    while True:
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise AssertionError(f"serve exited {proc.returncode}:\n{log()[-3000:]}")
         try:
             if get(url + "/healthz", timeout=1).status == 200:
                 return
         except OSError:
             pass
-        assert proc.poll() is None and time.monotonic() < deadline, "serve did not start"
         time.sleep(0.1)
+    raise AssertionError(f"serve did not start:\n{log()[-3000:]}")

@@ -19,6 +19,7 @@ import pytest
 
 from tests.e2e.helpers import BOT_TOKEN, SIGNING_SECRET
 from tests.e2e.slack_requests import get, signed_post, slash_command_body
+from tests.serveproc import wait_healthy
 from tests.standin import SlackStandIn
 
 SLACK_VARS = (
@@ -58,16 +59,7 @@ def _start(tmp_path: Path, standin: SlackStandIn) -> tuple[subprocess.Popen[byte
             stderr=subprocess.STDOUT,
         )
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            if get(url + "/healthz", timeout=1).status == 200:
-                break
-        except OSError:
-            pass
-        assert proc.poll() is None, log_path.read_text()
-        assert time.monotonic() < deadline, "serve did not start"
-        time.sleep(0.1)
+    wait_healthy(proc, url, log=log_path.read_text)
     return proc, url, log_path
 
 

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.helpers import BOT_TOKEN, SIGNING_SECRET, ack_shown
-from tests.e2e.slack_requests import get, signed_post, slash_command_body
+from tests.e2e.slack_requests import signed_post, slash_command_body
+from tests.serveproc import wait_healthy
 from tests.standin import SlackStandIn
 
 COULD_NOT_CONFIRM = "Slack could not confirm the bot token at start-up"
@@ -55,17 +56,7 @@ class Serve:
         return self.log_path.read_text(encoding="utf-8", errors="replace")
 
     def wait_healthy(self, timeout: float = 60) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise AssertionError(f"serve exited {self.proc.returncode}:\n{self.log()}")
-            try:
-                if get(self.url + "/healthz", timeout=1).status == 200:
-                    return
-            except OSError:
-                pass
-            time.sleep(0.1)
-        raise AssertionError(f"serve did not start:\n{self.log()}")
+        wait_healthy(self.proc, self.url, timeout, log=self.log)
 
     def wait_for_log(self, text: str, timeout: float = 30) -> str:
         deadline = time.monotonic() + timeout

@@ -26,7 +26,8 @@ from bot.doors.console.slack import CONSOLE_CHANNEL
 from bot.store import Store
 from tests.dbutil import fresh_database_url
 from tests.e2e.helpers import BOT_TOKEN, SIGNING_SECRET
-from tests.e2e.slack_requests import get, signed_post
+from tests.e2e.slack_requests import signed_post
+from tests.serveproc import wait_healthy
 from tests.standin import SlackStandIn, block_actions_body, button_action, slash_command_body
 
 SLACK_VARS = ("SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN", "SLACK_CLIENT_ID", "SLACK_CLIENT_SECRET")
@@ -65,16 +66,8 @@ def _start(tmp_path: Path, db_url: str, standin: SlackStandIn, name: str) -> tup
             stderr=subprocess.STDOUT,
         )
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            if get(url + "/healthz", timeout=1).status == 200:
-                return proc, url, log_path
-        except OSError:
-            pass
-        assert proc.poll() is None, log_path.read_text()[-3000:]
-        assert time.monotonic() < deadline, "serve did not start"
-        time.sleep(0.1)
+    wait_healthy(proc, url, log=log_path.read_text)
+    return proc, url, log_path
 
 
 def _click(url: str, standin: SlackStandIn, n: int, post_id: str) -> tuple[int, str]:

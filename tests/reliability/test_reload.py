@@ -25,7 +25,7 @@ from bot.config import DEFAULT_CATALOG_DIR
 from bot.domain.catalog import load_catalog
 from bot.slack.handlers import Caller, Handlers
 from tests.e2e.helpers import ack_shown
-from tests.e2e.slack_requests import get, signed_post
+from tests.e2e.slack_requests import signed_post
 from tests.reliability.catalogs import (
     BROKEN_STEP,
     break_catalog,
@@ -34,6 +34,7 @@ from tests.reliability.catalogs import (
     rename_post,
 )
 from tests.reliability.conftest import BOT_TOKEN, SIGNING_SECRET
+from tests.serveproc import wait_healthy
 from tests.standin import SlackStandIn, slash_command_body
 
 # The repo catalog's own version (the copy starts there), and a later one to move to.
@@ -154,17 +155,7 @@ class Served:
             stdout=self._log,
             stderr=subprocess.STDOUT,
         )
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise AssertionError(f"serve exited {self.proc.returncode}:\n{self.log()}")
-            try:
-                if get(self.url + "/healthz", timeout=1).status == 200:
-                    return
-            except OSError:
-                pass
-            time.sleep(0.1)
-        raise AssertionError(f"serve did not start:\n{self.log()}")
+        wait_healthy(self.proc, self.url, log=self.log)
 
     def log(self) -> str:
         self._log.flush()
