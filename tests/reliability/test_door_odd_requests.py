@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import json
 import logging
+import re
 import threading
 import time
 from urllib.parse import urlencode
@@ -191,5 +192,6 @@ def test_a_burst_of_queued_requests_is_one_warning_and_one_summary(door_runtime,
     lines = [r.getMessage() for r in caplog.records if r.name == "waitress.queue"]
     assert len(lines) == 2, lines
     assert lines[0].startswith("Task queue depth is ")
-    assert lines[1].startswith("11 more requests waited for a worker thread"), lines
-    assert "(deepest queue 12)" in lines[1]
+    # 12 requests queued behind the blocker; on a loaded machine the blocker itself may queue first
+    summary = re.match(r"(\d+) more requests waited for a worker thread .*\(deepest queue (\d+)\)", lines[1])
+    assert summary and (int(summary[1]), int(summary[2])) in {(11, 12), (12, 12), (12, 13)}, lines
