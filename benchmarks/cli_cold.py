@@ -8,11 +8,13 @@ the machine's load touches all three alike), each in a fresh interpreter of this
 temporary working directory with its own SQLite database. One warm-up round is run first and not
 counted: it creates the database (``ask``'s first start migrates it), as the second and later
 runs of a reader find it. Prints, per command, the median wall time and the median CPU time
-(user + system) over ``--runs`` rounds, and the ratio of the median wall time to the baseline's;
-the 1-, 5- and 15-minute load averages before and after. Targets (issue 28): ``ask`` <= 5x and
-``search`` <= 2.5x the baseline. ``--check`` exits 1 when a target is missed. ``--against DIR``
-adds both commands run from another checkout's ``bot`` package (``git archive <commit> | tar -x
--C DIR``; first on ``PYTHONPATH``, same venv), interleaved in the same rounds.
+(user + system) over ``--runs`` rounds, and the ratios of each to the baseline's (``ratio``: wall,
+``cpu_ratio``: CPU); the 1-, 5- and 15-minute load averages before and after. Targets (issue 43,
+on CPU, which a loaded machine disturbs less than wall time): ``ask`` <= 4x and ``search`` <= 2x
+the baseline. ``--check`` exits 1 when a target is missed. ``--against DIR``
+adds both commands run from another checkout's ``bot`` package (``git archive <commit> bot catalog
+| tar -x -C DIR``; first on ``PYTHONPATH``, same venv), interleaved in the same rounds; it may be
+given more than once, and ``--only-against`` leaves out this checkout's own commands.
 """
 
 from __future__ import annotations
@@ -36,8 +38,8 @@ COMMANDS: dict[str, list[str]] = {
     "search nixl": [str(CLI), "search", "nixl"],
     "ask speculative": [str(CLI), "ask", "speculative"],
 }
-TARGETS = {"search nixl": 2.5, "ask speculative": 5.0}
-"""Most the median wall time may be, as a multiple of the baseline's."""
+TARGETS = {"search nixl": 2.0, "ask speculative": 4.0}
+"""Most the median CPU time may be, as a multiple of the baseline's."""
 
 
 def run_once(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float]:
@@ -51,15 +53,16 @@ def run_once(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, fl
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def measure(runs: int, against: Path | None = None) -> dict[str, object]:
+def measure(runs: int, against: list[Path] | None = None, only_against: bool = False) -> dict[str, object]:
     """The figures of ``runs`` interleaved rounds (after one warm-up round); with ``against``,
-    the two commands from that checkout too (their own database)."""
-    commands = {name: (argv, None) for name, argv in COMMANDS.items()}
-    if against is not None:
-        entry = [sys.executable, "-c", "import sys; from bot.cli.main import main; sys.exit(main())"]
+    the two commands from each of those checkouts too (their own database); ``only_against``:
+    not from this one."""
+    commands = {name: (argv, None) for name, argv in COMMANDS.items() if not (only_against and name in TARGETS)}
+    entry = [sys.executable, "-c", "from bot.cli import run; run()"]
+    for other in against or []:
         for name, argv in COMMANDS.items():
             if name in TARGETS:
-                commands[f"{name} @{against.name}"] = (entry + argv[1:], str(against.resolve()))
+                commands[f"{name} @{other.name}"] = (entry + argv[1:], str(other.resolve()))
     samples: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="cli-cold-") as tmp:
@@ -67,21 +70,23 @@ def measure(runs: int, against: Path | None = None) -> dict[str, object]:
         env.pop("CATALOG_DIR", None)
         for round_ in range(runs + 1):
             for name, (argv, path) in commands.items():
-                run_env = (
-                    env if path is None else {**env, "PYTHONPATH": path, "DATABASE_URL": f"sqlite:///{tmp}/against.db"}
-                )
+                own_db = f"sqlite:///{tmp}/{Path(path).name if path else 'cli'}.db"
+                run_env = env if path is None else {**env, "PYTHONPATH": path, "DATABASE_URL": own_db}
                 figure = run_once(argv, Path(tmp), run_env)
                 if round_:
                     samples[name].append(figure)
     load_after = os.getloadavg()
     base = statistics.median(w for w, _ in samples["import slack_bolt"])
+    base_cpu = statistics.median(c for _, c in samples["import slack_bolt"])
     rows = {}
     for name, figures in samples.items():
         wall = statistics.median(w for w, _ in figures)
+        cpu = statistics.median(c for _, c in figures)
         rows[name] = {
             "wall_s": round(wall, 3),
-            "cpu_s": round(statistics.median(c for _, c in figures), 3),
+            "cpu_s": round(cpu, 3),
             "ratio": round(wall / base, 2),
+            "cpu_ratio": round(cpu / base_cpu, 2),
             "target": TARGETS.get(name),
             "walls_s": [round(w, 3) for w, _ in figures],
         }
@@ -96,11 +101,14 @@ def measure(runs: int, against: Path | None = None) -> dict[str, object]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=7, help="counted rounds (default 7)")
-    parser.add_argument("--against", type=Path, help="another checkout to run as well")
+    parser.add_argument("--against", type=Path, action="append", help="another checkout to run as well (repeatable)")
+    parser.add_argument(
+        "--only-against", action="store_true", help="run the commands from the --against checkouts only"
+    )
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
     args = parser.parse_args()
-    result = measure(args.runs, args.against)
+    result = measure(args.runs, args.against, args.only_against)
     rows = result["commands"]
     assert isinstance(rows, dict)
     if args.json:
@@ -110,11 +118,14 @@ def main() -> int:
             f"load before {result['load_before']}, after {result['load_after']}; "
             f"median of {args.runs} interleaved cold runs"
         )
-        print(f"{'command':<30} {'wall':>7} {'cpu':>7} {'ratio':>6} {'target':>7}")
+        print(f"{'command':<30} {'wall':>7} {'cpu':>7} {'wall x':>6} {'cpu x':>6} {'target':>7}")
         for name, row in rows.items():
             target = f"<= {row['target']}x" if row["target"] else ""
-            print(f"{name:<30} {row['wall_s']:>6.2f}s {row['cpu_s']:>6.2f}s {row['ratio']:>5.2f}x {target:>7}")
-    missed = [n for n, r in rows.items() if r["target"] and r["ratio"] > r["target"]]
+            print(
+                f"{name:<30} {row['wall_s']:>6.2f}s {row['cpu_s']:>6.2f}s {row['ratio']:>5.2f}x"
+                f" {row['cpu_ratio']:>5.2f}x {target:>7}"
+            )
+    missed = [n for n, r in rows.items() if r["target"] and r["cpu_ratio"] > r["target"]]
     return 1 if args.check and missed else 0
 
 

@@ -34,7 +34,12 @@ duplicates, lost, allowed_per_s (``--rate`` x teams), achieved_per_s (posts per 
 first to the last), rate_ratio (achieved / allowed), http_429, wall time and ``cpu_ms_per_dm``:
 CPU milliseconds per delivered DM of the workers (after their start-up), this run's PostgreSQL
 backends, the Redis server (shared with anything else using it), the stand-in and the clock's
-enqueuing (``psutil``; a run with a high ``--rate`` is CPU-bound and shows the cost). Target:
+enqueuing (``psutil``; a run with a high ``--rate`` is CPU-bound and shows the cost); and the
+floor, measured in the same run once the workers stopped: ``floor_cpu_ms_per_post``, the CPU ms
+per call of a bare slack-sdk ``chat_postMessage`` loop (one thread, ``--floor-calls`` posts, each of
+``--floor-rounds`` rounds in a fresh process) with the body of the last DM the workers posted, to
+the same stand-in, and ``workers_to_floor`` / ``product_to_floor``, the workers' (everything's)
+CPU per DM over its median. Targets (issue 43): workers_to_floor <= 1.5, product_to_floor <= 2.5,
 rate_ratio >= 0.90 with 4 workers at >= 500 allowed per second; with ``--kill`` (one worker
 SIGKILLed a third of the way through): delivered = messages, duplicates = 0.
 
@@ -110,6 +115,7 @@ class StandIn:
         self.calls: Counter[str] = Counter()
         self.ts = 0
         self.teams_by_second: defaultdict[int, set[str]] = defaultdict(set)
+        self.last_post: dict[str, Any] = {}
 
     @staticmethod
     def team_of(channel: str) -> str:
@@ -128,6 +134,9 @@ class StandIn:
         if method != "chat.postMessage":
             return 200, {}, {"ok": True}
         channel = str(args.get("channel") or "")
+        if channel.startswith("F"):  # the floor's loop (:func:`bare_loop`): answered, never limited or counted
+            return 200, {}, {"ok": True, "channel": channel, "ts": "1700000000.000001"}
+        self.last_post = args
         if channel.startswith("U"):  # a user id: Slack posts to the app's DM with that person
             channel = "D" + channel[1:]
         if not channel.startswith("D") or "X" not in channel:
@@ -215,6 +224,8 @@ async def _handle(state: StandIn, reader: asyncio.StreamReader, writer: asyncio.
             url = urlsplit(target)
             if url.path == "/stats":
                 status, extra, payload = 200, {}, state.stats()
+            elif url.path == "/last-post":
+                status, extra, payload = 200, {}, state.last_post
             else:
                 method = url.path.rsplit("/", 1)[-1]
                 if not headers.get("authorization", "").startswith("Bearer xoxb-"):
@@ -266,9 +277,44 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def standin_stats(port: int) -> dict[str, Any]:
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/stats", timeout=10) as resp:
+def standin_stats(port: int, path: str = "stats") -> dict[str, Any]:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/{path}", timeout=10) as resp:
         return dict(json.loads(resp.read()))
+
+
+# --- the floor: a bare slack-sdk loop ------------------------------------------------------------
+
+
+def bare_loop(port: int, post: dict[str, Any], n: int, out: Any) -> None:
+    """The floor (a child process): ``n`` ``chat_postMessage`` calls in one thread with the body of a
+    DM the workers posted (``post``, its channel replaced by one the stand-in never limits) through
+    a plain slack-sdk ``WebClient`` to the same stand-in; puts its CPU ms per call on ``out``."""
+    from slack_sdk import WebClient
+
+    client = WebClient(token="xoxb-bench", base_url=f"http://127.0.0.1:{port}/api/")
+    post = {**post, "channel": "F0000X000000"}
+    for key in ("metadata", "blocks"):  # sent as JSON, as the workers' client sends them
+        if isinstance(post.get(key), str):
+            post[key] = json.loads(post[key])
+    client.chat_postMessage(**post)  # warm-up: imports, the first connection
+    cpu0 = time.process_time()
+    for _ in range(n):
+        client.chat_postMessage(**post)
+    out.put((time.process_time() - cpu0) * 1000 / n)
+
+
+def floor_cpu_ms(port: int, n: int) -> float:
+    """CPU ms per call of :func:`bare_loop` with the last DM body the stand-in saw (0 if none yet)."""
+    post = standin_stats(port, "last-post")
+    if not post:
+        return 0.0
+    ctx = multiprocessing.get_context("spawn")
+    out = ctx.Queue()
+    proc = ctx.Process(target=bare_loop, args=(port, post, n, out))
+    proc.start()
+    ms = float(out.get(timeout=600))
+    proc.join()
+    return ms
 
 
 # --- the database --------------------------------------------------------------------------------
@@ -503,6 +549,7 @@ def _run_on(
     cpu = {k: cpu_at_end[k] - cpu_at_start.get(k, 0.0) for k in cpu_at_end}
     cpu["clock"] = clock_cpu_s
     stop_workers(procs)
+    floor = sorted(floor_cpu_ms(port, args.floor_calls) for _ in range(args.floor_rounds))
     enqueuer.close()
     clock.shutdown()
     sent_rows = sum(1 for r in store.deliveries() if r.status == "sent")
@@ -535,6 +582,13 @@ def _run_on(
         "enqueue_s": round(enqueue_s, 1),
         "worker_cpu_ms_per_dm": round(cpu["workers"] * 1000 / max(1, stats["ok_posts"]), 2),
         "cpu_ms_per_dm": {k: round(v * 1000 / max(1, stats["ok_posts"]), 2) for k, v in sorted(cpu.items())},
+        "floor_cpu_ms_per_post": [round(f, 3) for f in floor],
+        "workers_to_floor": round(cpu["workers"] * 1000 / max(1, stats["ok_posts"]) / floor[len(floor) // 2], 2)
+        if floor and floor[0] > 0
+        else None,
+        "product_to_floor": round(sum(cpu.values()) * 1000 / max(1, stats["ok_posts"]) / floor[len(floor) // 2], 2)
+        if floor and floor[0] > 0
+        else None,
         "load_avg_1m": round(os.getloadavg()[0], 1),
         "wall_s": round(wall, 1),
         "seed_s": round(seed_s, 1),
@@ -567,6 +621,8 @@ def main(argv: list[str] | None = None) -> int:
         help=f"Redis server and DB, e.g. redis://127.0.0.1:6379/15 (default ${benchdb.REDIS_ENV}; no built-in default)",
     )
     parser.add_argument("--stall-s", type=float, default=120.0)
+    parser.add_argument("--floor-calls", type=int, default=2000, help="posts per round of the bare slack-sdk loop")
+    parser.add_argument("--floor-rounds", type=int, default=3, help="rounds of the bare loop after the run")
     parser.add_argument(
         "--log-dir",
         default=None,

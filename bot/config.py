@@ -37,7 +37,7 @@ class Settings(BaseSettings):
     slack_client_secret: SecretStr | None = None
     slack_scopes: str = (
         "commands,chat:write,im:write,users:read,channels:read,groups:read,"
-        "channels:history,groups:history,im:history,links:read,links:write"
+        "channels:history,groups:history,im:history,links:read,links:write,reactions:read"
     )
     slack_api_url: str | None = None
     slack_authorize_url: str = "https://slack.com/oauth/v2/authorize"
@@ -55,6 +55,18 @@ class Settings(BaseSettings):
     catalog_admin_channel: str | None = None
     catalog_admin_team: str = ""
     catalog_watch_at: str = "06:00"
+    catalog_curators: str = ""
+    """``CATALOG_CURATORS``: Slack user ids (comma-separated) who get a review card per new draft and
+    may accept or reject it (:mod:`bot.slack.listeners.drafts`)."""
+    catalog_sources_every_s: float | None = Field(default=None, ge=1)
+    """``CATALOG_SOURCES_EVERY_S``: seconds between two fetches of the feeds of ``<catalog>/sources.yaml``
+    by the clock (each new post a draft beside the catalog, :mod:`bot.digest.sources`); unset, the
+    clock fetches none. 3600 (an hour) puts a new post before a curator within the hour."""
+    catalog_import_max_bytes: int = Field(default=20 * 1024 * 1024, gt=0)
+    """``CATALOG_IMPORT_MAX_BYTES``: the largest feed read (a file or a URL's answer; ``catalog
+    import`` and the watch), in bytes; a larger one is refused."""
+    catalog_fetch_deadline_s: float = Field(default=60.0, gt=0)
+    """``CATALOG_FETCH_DEADLINE_S``: seconds a feed URL has to answer in full, however it trickles."""
     # --- the path picture (issue 24) ---
     public_url: str | None = None
     """``PUBLIC_URL``: the HTTP door's public base URL; when set, App Home shows the path picture."""
@@ -65,6 +77,11 @@ class Settings(BaseSettings):
     """``HELD_REPLAY_AFTER_S``: seconds after start before ``serve`` answers the requests earlier
     processes acknowledged and did not answer (:mod:`bot.slack.held`): by then a request another
     live process is still answering has been answered and released, so none is answered twice."""
+
+    @property
+    def curator_ids(self) -> frozenset[str]:
+        """The Slack user ids of ``CATALOG_CURATORS``."""
+        return frozenset(u.strip() for u in self.catalog_curators.split(",") if u.strip())
 
     def secret_values(self) -> list[str]:
         """Every secret configured (the ``SecretStr`` fields) as plain strings, in field order."""

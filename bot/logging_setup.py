@@ -180,6 +180,32 @@ def outage(exc: BaseException | None) -> tuple[str, str] | None:
     return deferred
 
 
+_CAUSE_LABELS = {
+    ("the database", UNREACHABLE): "database_unreachable",
+    ("the database", DISK_FULL): "database_disk_full",
+    ("the database", READ_ONLY): "database_read_only",
+    ("the broker (Redis)", UNREACHABLE): "broker_unreachable",
+    (_SLACK_SENDS, UNREACHABLE): "slack_unreachable",
+}
+
+
+def failure_cause(exc: BaseException | None) -> str:
+    """A metrics label for what an exception says went wrong: ``database_disk_full``,
+    ``database_read_only``, ``database_unreachable``, ``broker_unreachable``, ``slack_unreachable``
+    (from :func:`outage`), ``database_error`` (any other error of a database driver or SQLAlchemy,
+    or one caused by it), else ``other``."""
+    found = outage(exc)
+    if found is not None:
+        return _CAUSE_LABELS.get(found, "other")
+    for _ in range(10):
+        if exc is None:
+            break
+        if type(exc).__module__.split(".")[0] in _DB_MODULES:
+            return "database_error"
+        exc = exc.__cause__ or exc.__context__
+    return "other"
+
+
 def outage_kind(exc: BaseException | None) -> str | None:
     """The dependency an exception (or one of its causes) reports an outage of (``'the database'``,
     ``'the broker (Redis)'``, ``'Slack (digest sends)'``), else None: :func:`outage`'s first part."""

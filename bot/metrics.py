@@ -38,6 +38,13 @@ ACK_SECONDS, REPLY_SECONDS = (
         ("vllm_path_reply_seconds", "Seconds from a request's arrival to the reply sent."),
     )
 )
+FAILURES = Counter(
+    "vllm_path_failures",
+    "Listeners that failed (a command, click or event answered with an apology), by cause "
+    "(bot.logging_setup.failure_cause: database_disk_full, database_read_only, database_error, ...).",
+    ["cause"],
+    registry=REGISTRY,
+)
 SLACK_RATELIMITED = Counter(
     "vllm_path_slack_ratelimited", "Slack Web API answers HTTP 429 (rate limited).", registry=REGISTRY
 )

@@ -6,20 +6,31 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from tests.e2e.slack_requests import get
+from tests.waits import PATIENCE_S
 
 
 def spawn_serve(
-    port: int, cwd: Path, env: Mapping[str, str]
+    port: int,
+    cwd: Path,
+    env: Mapping[str, str],
+    args: Sequence[str] = (),
+    preexec_fn: Callable[[], object] | None = None,
 ) -> tuple[subprocess.Popen[bytes], str, dict[str, bytes], list[threading.Thread]]:
-    """Start ``vllm-path serve --port port``: the process, its URL, and ``out`` (``stdout`` and
-    ``stderr`` as bytes, filled by the reader threads returned, once the process ends)."""
+    """Start ``vllm-path serve --port port [args...]`` (``preexec_fn`` runs in the child before
+    it starts): the process, its URL, and ``out`` (``stdout`` and ``stderr`` as bytes, filled by
+    the reader threads returned, once the process ends)."""
     exe = str(Path(sys.executable).with_name("vllm-path"))
     proc = subprocess.Popen(
-        [exe, "serve", "--port", str(port)], cwd=cwd, env=dict(env), stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        [exe, "serve", "--port", str(port), *args],
+        cwd=cwd,
+        env=dict(env),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=preexec_fn,
     )
     out: dict[str, bytes] = {}
     readers = [
@@ -32,7 +43,7 @@ def spawn_serve(
 
 
 def wait_healthy(
-    proc: subprocess.Popen[bytes], url: str, timeout: float = 60.0, log: Callable[[], str] = lambda: ""
+    proc: subprocess.Popen[bytes], url: str, timeout: float = PATIENCE_S, log: Callable[[], str] = lambda: ""
 ) -> None:
     """Wait until ``url``'s ``/healthz`` answers 200; AssertionError (with ``log()``, the process's
     output so far) when the process ends or time runs out."""

@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.waits import PATIENCE_S
+
 REPO = Path(__file__).resolve().parent.parent
 BENCHMARKS = sorted((REPO / "benchmarks").glob("*.py"))
 
@@ -151,7 +153,7 @@ def test_fanout_queue_help_names_its_settings() -> None:
         [sys.executable, str(REPO / "benchmarks" / "fanout_queue.py"), "--help"],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=PATIENCE_S,
         env=_env_without_settings(),
     )
     assert done.returncode == 0, done.stderr
@@ -170,7 +172,7 @@ def test_fanout_queue_without_its_settings_stops_and_names_them(tmp_path: Path) 
         ],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=PATIENCE_S,
         env=_env_without_settings(),
     )
     assert done.returncode != 0
@@ -186,7 +188,7 @@ def test_fanout_queue_without_its_settings_stops_and_names_them(tmp_path: Path) 
         ],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=PATIENCE_S,
         env=_env_without_settings(),
     )
     assert with_db.returncode != 0

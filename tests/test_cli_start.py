@@ -10,6 +10,7 @@ import sys
 from click.testing import CliRunner
 
 from bot.cli.main import BRIEF, main
+from tests.waits import PATIENCE_S
 
 
 def test_a_long_lived_command_gets_the_gc_back_and_a_brief_one_leaves_it_off() -> None:
@@ -27,5 +28,5 @@ def test_a_long_lived_command_gets_the_gc_back_and_a_brief_one_leaves_it_off() -
 
 def test_the_script_is_run_and_answers() -> None:
     probe = "import sys; from bot.cli import run; sys.argv = ['vllm-path', 'search', 'nixl']; run()"
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=PATIENCE_S)
     assert done.returncode == 0 and done.stdout.startswith("1. "), done.stderr[-2000:]

@@ -1,6 +1,7 @@
 """The ``vllm-path`` command line: the entry point (:func:`run`, then :mod:`bot.cli.main`) and its command groups."""
 
 import gc
+import os
 
 
 def run() -> None:
@@ -12,7 +13,13 @@ def run() -> None:
     (:data:`bot.cli.main.BRIEF`), which exit once they have answered. A speed layer
     ``benchmarks/cli_cold.py`` needs: with the collector on, ``ask speculative`` took 5.15-5.28x
     ``import slack_bolt`` (target <= 5x; docs/benchmarks.md, "Speed layers ...").
+
+    OpenBLAS (numpy's, loaded with the search index) starts one thread per core at import, each
+    with its own buffers, for matrix products no command makes: one thread saves ~40 ms of a cold
+    ``search`` (issue 43: ``search nixl`` <= 2x ``import slack_bolt``'s CPU; 3.1x -> 2.2x with the
+    catalog kept with the index) and a few MB of a server's memory.
     """
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     gc.disable()
     from bot.cli.main import main
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+from dataclasses import asdict
 from pathlib import Path
 
 import click
@@ -12,6 +13,7 @@ import click
 from bot.cli.common import (
     PID_GLOB,
     catalog_option,
+    configured_catalog_dir,
     dump_json,
     echo_catalog_errors,
     fail,
@@ -94,25 +96,35 @@ def catalog_diff(old: str, new: str, as_json: bool) -> None:
 
 @catalog.command("import")
 @click.argument("source")
-@click.option("--write", is_flag=True, help="Write new posts as drafts and fill unknown fields.")
+@click.option("--write", is_flag=True, help="Write each new post as a draft in drafts/ and fill unknown fields.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 @catalog_option
 def catalog_import(source: str, write: bool, as_json: bool, catalog_dir: str | None) -> None:
     """Compare SOURCE (an Atom/RSS feed file or http(s) URL, or a Jekyll blog source folder with
-    _posts/) with the catalog: posts it lacks (with likely tracks), fields it can fill, conflicts.
+    _posts/) with the catalog and its drafts: the drafts new posts make, fields it can fill,
+    conflicts.
 
-    Nothing changes without --write; then new posts become drafts in posts/drafts.yaml (which
-    `catalog check` refuses until a person writes their summaries) and only unknown fields
-    (url: null, a date range, no authors) are filled. Exit 1 with the reason, writing nothing,
-    when the source is unreachable or malformed.
+    Nothing changes without --write; then each new post becomes a draft in drafts/<id>.yaml beside
+    the catalog, as the feed watch makes them (minutes counted from the feed's full content or the
+    post's body, else estimated; suggested track and position with the reason; a title variant of
+    an unlinked post a draft that fills it), which never stops the catalog from loading: review
+    them with `catalog drafts`, `catalog accept` and `catalog reject`. A post the catalog or a
+    draft already has (URL or title) makes none; only unknown fields of known posts (a date
+    range, no authors, no minutes) are filled. The drafts take the name of SOURCE's feed in
+    sources.yaml, else the vLLM blog's. Exit 1 with the reason, writing nothing, when the source
+    is unreachable, malformed, larger than CATALOG_IMPORT_MAX_BYTES or (a URL) not received in
+    full within CATALOG_FETCH_DEADLINE_S seconds.
     """
-    path = Path(catalog_dir) if catalog_dir else Settings().catalog_dir
+    settings = Settings()
+    path = Path(catalog_dir) if catalog_dir else settings.catalog_dir
     # deferred: feedparser and frontmatter (~0.2 s), for this command only
-    from bot.cli.importer import DRAFTS_FILE, ImportSourceError, apply_import, plan_import
+    from bot.cli.importer import ImportSourceError, apply_import, plan_import
 
     try:
-        plan = plan_import(source, path)
-    except ImportSourceError as exc:
+        plan = plan_import(
+            source, path, max_bytes=settings.catalog_import_max_bytes, deadline_s=settings.catalog_fetch_deadline_s
+        )
+    except (ImportSourceError, ValueError) as exc:
         fail(f"error: {exc}; nothing written", 1)
     except CatalogError as exc:
         echo_catalog_errors(exc)
@@ -128,11 +140,8 @@ def catalog_import(source: str, write: bool, as_json: bool, catalog_dir: str | N
     click.echo(plan.render())
     if write:
         click.echo(f"wrote: {', '.join(written)}" if written else "nothing to write")
-        if plan.new_posts:
-            click.echo(
-                f"next: write the drafts' summaries in {DRAFTS_FILE} and place them in "
-                "tracks; `vllm-path catalog check` refuses drafts until then"
-            )
+        if plan.drafts:
+            click.echo("next: `vllm-path catalog drafts`, then `catalog accept DRAFT` or `catalog reject DRAFT` each")
     elif plan.changes:
         click.echo("dry run: add --write to write the drafts and fills")
 
@@ -165,6 +174,19 @@ def catalog_reload(pid_files: tuple[str, ...]) -> None:
             1,
         )
     paths = [Path(p) for p in pid_files] or sorted(Path.cwd().glob(PID_GLOB))
+    signalled = signal_reload(paths, cat.version)
+    if not signalled:
+        where = ", ".join(str(p) for p in paths) or f"{PID_GLOB} in {Path.cwd()}"
+        fail(
+            f"catalog {cat.version} is valid, but no running vllm-path process was found "
+            f"({where}); start `vllm-path serve` or send it SIGHUP",
+            1,
+        )
+
+
+def signal_reload(paths: list[Path], version: str) -> int:
+    """Send SIGHUP to the live process of each pid file in ``paths`` (a line each, a warning for a
+    stale or unreadable one); the number signalled."""
     signalled = 0
     for path in paths:
         if (pid := read_pid(path)) is None:
@@ -177,11 +199,128 @@ def catalog_reload(pid_files: tuple[str, ...]) -> None:
             fail("error: SIGHUP is not available on this platform", 2)
         os.kill(pid, signal.SIGHUP)
         signalled += 1
-        click.echo(f"sent SIGHUP to process {pid} ({path}): it reloads catalog {cat.version} and logs the outcome")
-    if not signalled:
-        where = ", ".join(str(p) for p in paths) or f"{PID_GLOB} in {Path.cwd()}"
-        fail(
-            f"catalog {cat.version} is valid, but no running vllm-path process was found "
-            f"({where}); start `vllm-path serve` or send it SIGHUP",
-            1,
-        )
+        click.echo(f"sent SIGHUP to process {pid} ({path}): it reloads catalog {version} and logs the outcome")
+    return signalled
+
+
+@catalog.command("watch")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+@catalog_option
+def catalog_watch(as_json: bool, catalog_dir: str | None) -> None:
+    """Fetch the feeds of sources.yaml once (as the clock does) and draft their new posts."""
+    from bot.digest.sources import watch_sources
+
+    root = configured_catalog_dir(catalog_dir)
+    try:
+        report = watch_sources(root, load_catalog_or_exit(catalog_dir))
+    except ValueError as exc:
+        fail(f"error: {exc}", 1)
+    if as_json:
+        dump_json({**asdict(report), "drafts": [d.to_json() for d in report.drafts]})
+        return
+    click.echo(f"new drafts: {len(report.drafts)}; unchanged feeds: {len(report.unchanged)}")
+    for name, error in report.errors.items():
+        click.echo(f"feed {name}: {error}", err=True)
+
+
+@catalog.command("drafts")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+@catalog_option
+def catalog_drafts(as_json: bool, catalog_dir: str | None) -> None:
+    """List the drafts beside the catalog with their suggested places, best first (JSON:
+    {"drafts": [{"id", "title", "url", "minutes", "minutes_source", "suggested": [{"track",
+    "position", "reason"}], "fills", "published", "feed"}]})."""
+    from bot.domain.catalog.drafts import read_drafts
+
+    drafts = read_drafts(configured_catalog_dir(catalog_dir))
+    if as_json:
+        dump_json({"drafts": [d.to_json() for d in drafts]})
+        return
+    for d in drafts:
+        minutes = f"{d.minutes} min ({d.minutes_note})"
+        click.echo(f"{d.id}: {d.title} · {d.feed} · {d.published.isoformat()} · {minutes}\n  {d.url}")
+        if d.fills:
+            click.echo(f"  fills the unlinked post {d.fills}")
+        for s in d.suggested:
+            click.echo(f"  {s.track} step {s.position}: {s.reason}")
+    click.echo(f"{len(drafts)} draft(s)")
+
+
+_ACCEPT_FLAGS = {
+    "questions.en": "--question, 3 to 6 times",
+    "questions.zh": "--question-zh, 2 to 4 times",
+    "summary.en": "--summary",
+    "summary.zh": "--summary-zh",
+}
+"""The `catalog accept` option that writes each field a refused accept names."""
+_PROMPT_FLAGS = "--prompt and --prompt-zh"
+
+
+@catalog.command("accept")
+@click.argument("draft")
+@click.option("--track", help="Track id (default: the best suggestion).")
+@click.option("--position", type=click.IntRange(min=1), help="1-based place in the track (default: suggested).")
+@click.option("--essential/--further", default=None, help="Essential or further reading (default: by position).")
+@click.option("--summary", help="The summary in our own words (English; needed for a new post).")
+@click.option("--summary-zh", help="The Chinese summary (needed on a bilingual track).")
+@click.option("--question", "questions", multiple=True, help="A problem question the post answers (3-6).")
+@click.option("--question-zh", "questions_zh", multiple=True, help="One in Chinese (2-4).")
+@click.option("--prompt", help="The reading clubs' discussion prompt (an essential step needs one).")
+@click.option("--prompt-zh", help="The discussion prompt in Chinese (with --prompt).")
+@catalog_option
+def catalog_accept(
+    draft: str,
+    track: str | None,
+    position: int | None,
+    essential: bool | None,
+    summary: str | None,
+    summary_zh: str | None,
+    questions: tuple[str, ...],
+    questions_zh: tuple[str, ...],
+    prompt: str | None,
+    prompt_zh: str | None,
+    catalog_dir: str | None,
+) -> None:
+    """Accept DRAFT into the catalog: the post, its step, a new version and a changelog entry
+    naming the tracks whose reading order changed; running processes reload. Exit 1, changing
+    nothing, when the catalog would not be valid (each error with the option that fixes it)."""
+    from bot.domain.catalog.accept import Review, accept
+
+    root = configured_catalog_dir(catalog_dir)
+    review = Review(track, position, essential, summary, summary_zh, questions, questions_zh, prompt, prompt_zh)
+    try:
+        done = accept(root, draft, review)
+    except KeyError:
+        fail(f"error: no draft {draft!r} in {root}", 1)
+    except ValueError as exc:
+        fail(f"error: {exc}; nothing written", 1)
+    except CatalogError as exc:
+        for issue in exc.errors:  # the flag that fixes an error of this post's fields
+            flag = _ACCEPT_FLAGS.get(issue.field if f"'{draft}'" in issue.entry else "")
+            flag = flag or (_PROMPT_FLAGS if "discussion prompt" in issue.message else None)
+            click.echo(f"error: {issue}" + (f" (pass {flag})" if flag else ""), err=True)
+        fail("error: the catalog would not be valid; nothing written", 1)
+    where = f" in {done.track} at step {done.position}" if done.track else " (link, date and minutes filled)"
+    click.echo(f"accepted {done.post}{where}: catalog {done.version}; wrote {', '.join(done.files)}")
+    if done.moved:
+        click.echo("reading order changed: " + ", ".join(f"{tid} (now step {n})" for tid, n in done.moved))
+    signal_reload(sorted(Path.cwd().glob(PID_GLOB)), done.version)
+
+
+@catalog.command("reject")
+@click.argument("draft")
+@catalog_option
+def catalog_reject(draft: str, catalog_dir: str | None) -> None:
+    """Remove DRAFT: not for the catalog (the feed watch never drafts its URL again; rejecting it
+    again says so)."""
+    from bot.domain.catalog.drafts import reject, was_rejected
+
+    root = configured_catalog_dir(catalog_dir)
+    try:
+        gone = reject(root, draft)
+    except KeyError:
+        if was_rejected(root, draft):
+            click.echo(f"{draft} was already rejected")
+            return
+        fail(f"error: no draft {draft!r}", 1)
+    click.echo(f"rejected {gone.id}: {gone.title}")

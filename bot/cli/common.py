@@ -6,16 +6,18 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from functools import partial
 from pathlib import Path
-from typing import NoReturn
+from typing import NoReturn, TypeVar
 
 import click
 
-from bot.domain.catalog import Catalog, CatalogError, load_catalog
+from bot.domain.catalog import Catalog, CatalogError
 from bot.locations import catalog_dir as configured_catalog_dir
+
+T = TypeVar("T")
 
 DEFAULT_PID_FILE = "vllm-path.pid"
 """Where ``serve`` writes its process id (working directory), for ``catalog reload``."""
@@ -42,9 +44,17 @@ def dump_json(data: object) -> None:
 
 def load_catalog_or_exit(catalog_dir: str | None) -> Catalog:
     """Load the catalog or exit 1 with every error listed."""
+    from bot.domain.catalog.loader import load_catalog  # deferred: YAML and the checks
+
+    return catalog_or_exit(catalog_dir, load_catalog)
+
+
+def catalog_or_exit(catalog_dir: str | None, load: Callable[[Path], T]) -> T:
+    """``load(folder)`` of the catalog folder (a loader raising :class:`CatalogError`, e.g.
+    :func:`bot.domain.catalog.load_catalog`), or exit 1 with every error listed."""
     path = configured_catalog_dir(catalog_dir)
     try:
-        return load_catalog(path)
+        return load(path)
     except CatalogError as exc:
         echo_catalog_errors(exc)
         fail(f"{len(exc.errors)} error(s) in {path}", 1)

@@ -73,9 +73,9 @@ def ask_cmd(text: tuple[str, ...], user_id: str, as_json: bool) -> None:
 @option("--threads", default=32, type=int, help="HTTP worker threads (acks hold one only briefly; 32 covers bursts).")
 @option(
     "--connection-limit",
-    default=1000,
+    default=10_000,
     type=click.IntRange(10, 100000),
-    help="HTTP door: most connections kept open at once (idle ones included).",
+    help="HTTP door: most connections kept open at once (idle ones included; the open-file limit is raised to fit).",
 )
 @option(
     "--idle-timeout",

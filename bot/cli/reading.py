@@ -9,7 +9,7 @@ from typing import Any, cast
 
 import click
 
-from bot.cli.common import catalog_option, dump_json, fail, load_catalog_or_exit, option, track_or_exit
+from bot.cli.common import catalog_option, catalog_or_exit, dump_json, fail, load_catalog_or_exit, option, track_or_exit
 from bot.domain.paths import next_step, positions, progress, read_after
 from bot.locations import catalog_dir as configured_catalog_dir
 
@@ -74,13 +74,14 @@ def search_cmd(query: str, limit: int, offset: int, as_json: bool, catalog_dir: 
     track; link status "unknown" means a blog URL whose post is not in the catalog yet. An empty
     or punctuation-only query gives no results (exit 0).
     """
-    from bot.domain.search import default_vocabulary, load_vocabulary
-    from bot.domain.search.cache import matcher_for  # deferred: numpy, rapidfuzz and bm25s
+    from bot.domain.search import Matcher, default_vocabulary
+    from bot.domain.search.cache import kept_matcher  # deferred: numpy, rapidfuzz and bm25s
 
-    cat = load_catalog_or_exit(catalog_dir)
-    directory = configured_catalog_dir(catalog_dir)
-    own = (directory / "vocabulary.yaml").is_file()
-    matcher = matcher_for(cat, load_vocabulary(directory) if own else default_vocabulary(), directory if own else None)
+    if (configured_catalog_dir(catalog_dir) / "vocabulary.yaml").is_file():  # the index (and catalog) kept there
+        cat, matcher = catalog_or_exit(catalog_dir, kept_matcher)
+    else:
+        cat = load_catalog_or_exit(catalog_dir)
+        matcher = Matcher(cat, default_vocabulary())
     result = matcher.search(query, limit=limit, offset=offset)
     data = _search_json(cat, result)
     if as_json:
@@ -182,8 +183,12 @@ def next_cmd(track: str, read: tuple[str, ...], as_json: bool, catalog_dir: str 
 @click.option("--lang", default="en", type=click.Choice(["en", "zh"]), help="Language of the text.")
 def stats_cmd(team_id: str, as_json: bool, lang: str) -> None:
     """Reading insights of one workspace (what `/vllm-path stats` shows its admins): active
-    readers, reads per week, completion per track, most-read posts, digest health. Counts only;
-    a post or step read by 3 people or fewer shows no number."""
+    readers, reads per week, completion per track, the share of each track's followers who finished
+    its essential path within 4 weeks of following, most-read posts, digest health. Counts only;
+    a post or step read by 3 people or fewer shows no number, nor a share of fewer than 4 followers.
+
+    JSON: the numbers, with "completions": [{"track_id", "cohort" (followers of 4 weeks or more),
+    "finished", "share" (0..1)}], all three null for a cohort of 1 to 3."""
     from bot.cli.digest import _runtime
     from bot.doors.console import render_blocks
     from bot.slack.commands.stats import team_insights

@@ -32,7 +32,8 @@ from bot.digest.deliver import Attempt, Deliverer, Key
 from bot.digest.due import due_now, eligible, unsettled
 from bot.digest.jobs import JOBSTORE, create_jobstore_table, desired_jobs, sync_jobs
 from bot.digest.pacing import Pacer
-from bot.digest.reminders import send_due_reminders
+from bot.digest.reminders import send_due_reminders, send_nudges
+from bot.digest.sources import post_draft_cards, watch_sources
 from bot.digest.watch import check_feed
 from bot.runtime import Runtime
 from bot.store import DM_TRACK
@@ -48,10 +49,16 @@ RECONCILE_FUNC = "bot.digest.clock:reconcile"
 RECONCILE_ID = "digest:reconcile"
 WATCH_FUNC = "bot.digest.clock:watch_feed"
 WATCH_ID = "catalog:watch"
+SOURCES_FUNC = "bot.digest.clock:watch_sources_job"
+SOURCES_ID = "catalog:sources"
 REMINDERS_FUNC = "bot.digest.clock:send_reminders"
 REMINDERS_ID = "reminders:due"
 REMINDERS_EVERY_S = 60
 """Seconds between runs of the job that sends due reminders (:mod:`bot.digest.reminders`)."""
+NUDGES_FUNC = "bot.digest.clock:send_reader_nudges"
+NUDGES_ID = "readers:nudges"
+NUDGES_AT_UTC = 10
+"""Hour (UTC) of the daily job that sends the gentle nudges (:func:`bot.digest.reminders.send_nudges`)."""
 PRUNE_ID = "events:prune"
 PRUNE_EVERY_S = 3600
 """Seconds between runs of the job that forgets old Slack event ids (:meth:`DigestClock.prune_events`)."""
@@ -93,10 +100,28 @@ def watch_feed() -> None:
         check_feed(clock.runtime, clients=clock.own_sender().clients)
 
 
+def watch_sources_job() -> None:
+    """Interval job (with feeds in ``<catalog>/sources.yaml``): :func:`bot.digest.sources.watch_sources`
+    against the served catalog. A failure is one WARNING line; the next run tries again."""
+    if (clock := _running()) is not None:
+        runtime = clock.runtime
+        try:
+            report = watch_sources(runtime.settings.catalog_dir, runtime.holder.catalog)
+            post_draft_cards(runtime, clock.own_sender().clients, report.drafts)
+        except Exception as exc:  # an invalid sources file, a full disk: never the clock's end
+            log.warning("catalog sources: run failed: %s", exc)
+
+
 def send_reminders() -> None:
     """Interval job: :func:`bot.digest.reminders.send_due_reminders`."""
     if (clock := _running()) is not None:
         send_due_reminders(clock.runtime, clock.own_sender(), clock.now())
+
+
+def send_reader_nudges() -> None:
+    """Daily job: :func:`bot.digest.reminders.send_nudges` (issue 44)."""
+    if (clock := _running()) is not None:
+        send_nudges(clock.runtime, clock.own_sender(), clock.now())
 
 
 def reconcile() -> None:
@@ -176,9 +201,13 @@ class DigestClock:
         if settings is not None and settings.catalog_feed_url:  # the daily feed watch
             hour, minute = (int(x) for x in settings.catalog_watch_at.split(":", 1))
             local(WATCH_FUNC, CronTrigger(hour=hour, minute=minute, timezone=UTC), id=WATCH_ID)
+        if settings is not None and settings.catalog_sources_every_s:  # the feeds of sources.yaml -> drafts
+            every = IntervalTrigger(seconds=settings.catalog_sources_every_s)
+            local(SOURCES_FUNC, every, id=SOURCES_ID, next_run_time=self.now(), misfire_grace_time=None)
         every = IntervalTrigger(seconds=REMINDERS_EVERY_S)
         local(REMINDERS_FUNC, every, id=REMINDERS_ID, next_run_time=self.now(), misfire_grace_time=None)
         local(self.prune_events, IntervalTrigger(seconds=PRUNE_EVERY_S), id=PRUNE_ID, misfire_grace_time=None)
+        local(NUDGES_FUNC, CronTrigger(hour=NUDGES_AT_UTC, timezone=UTC), id=NUDGES_ID)
         self.scheduler.resume()
         self.catch_up()
         log.info(

@@ -38,7 +38,7 @@ from slack_sdk.errors import SlackApiError
 from bot.digest.clients import Clients
 from bot.digest.pacing import Pacer, SendPacer
 from bot.digest.render import Message
-from bot.domain.plan import plan_channel_digest
+from bot.domain.plan import new_behind, plan_channel_digest
 from bot.domain.schedule import period_of
 from bot.logging_setup import outage_kind, slack_error
 from bot.runtime import Runtime
@@ -142,6 +142,7 @@ class Deliverer:
         self.stale_after_s = stale_after_s
         self.max_attempts = NO_ATTEMPT_LIMIT
         self._dm_channels: dict[tuple[str, str], str] = {}
+        self._snapshots: dict[str, dict[str, list[str]] | None] = {}  # a version's never changes
         self._warned_history = False
         self._stopping = threading.Event()
 
@@ -187,14 +188,20 @@ class Deliverer:
             if sub.last_catalog_version and sub.last_catalog_version != catalog.version
             else None
         )
+        # A channel has no language of its own: the digest speaks the subscriber's.
+        lang = (self.store.get_lang(sub.team_id, sub.created_by) if sub.created_by else None) or "en"
         if found is not None:  # move the cursor as that digest did (the plan is deterministic)
             plan = plan_channel_digest(catalog, sub, snapshot)
-            ts, cursor, version = found, plan.cursor, plan.version
+            ts, cursor, version, steps = found, plan.cursor, plan.version, plan.steps
         else:
-            # A channel has no language of its own: the digest speaks the subscriber's.
-            lang = (self.store.get_lang(sub.team_id, sub.created_by) if sub.created_by else None) or "en"
+            readers = self.store.club_readers_last(sub.id) if sub.club else None
             digest = self.runtime.renderer.channel_digest(
-                catalog, sub, snapshot, lang, page_url=path_page_url(self.runtime.settings, sub.track_id, lang)
+                catalog,
+                sub,
+                snapshot,
+                lang,
+                page_url=path_page_url(self.runtime.settings, sub.track_id, lang),
+                readers=readers,
             )
             if digest.reply is None:
                 self.store.mark_skipped(*key, reason="nothing new in the track", claimed_by=self.claimant)
@@ -205,7 +212,7 @@ class Deliverer:
                 return self._refused(key, exc, sub)
             if resp is None:
                 return Attempt(Outcome.TAKEN, period)
-            ts, cursor, version = resp.get("ts"), digest.cursor, digest.version
+            ts, cursor, version, steps = resp.get("ts"), digest.cursor, digest.version, digest.steps
         self.store.mark_sent_at_cursor(
             *key,
             message_ts=ts,
@@ -214,10 +221,35 @@ class Deliverer:
             catalog_version=version,
             claimed_by=self.claimant,
         )
+        if sub.club and ts:
+            self._open_club_thread(client, sub, ts, steps, lang)
         if found is None:
             return Attempt(Outcome.SENT, period, ts=ts)
         log.info("digest %s was already posted (ts %s) by an earlier attempt", "/".join(key), ts)
         return Attempt(Outcome.RECOVERED, period, ts=ts)
+
+    def _open_club_thread(
+        self, client: WebClient, sub: Subscription, ts: str, steps: tuple[str, ...], lang: str
+    ) -> None:
+        """Issue 44: remember a reading club's digest ``ts`` with its ``steps`` (so a ✅ on it marks
+        them read) and, the first time, post its discussion prompts in the digest's thread. A thread
+        Slack refuses is logged, not retried (the digest itself was sent)."""
+        if not steps or not self.store.record_club_digest(sub.team_id, sub.channel_id, ts, sub.id, steps):
+            return
+        message = self.runtime.renderer.club_thread(self.runtime.holder.catalog, steps, lang)
+        try:
+            with self.pacer.slot(sub.team_id, sub.channel_id):
+                client.chat_postMessage(
+                    channel=sub.channel_id,
+                    thread_ts=ts,
+                    text=message.text,
+                    blocks=message.blocks,
+                    unfurl_links=False,
+                    unfurl_media=False,
+                )
+        except Exception as exc:
+            error = slack_error(exc.response) if isinstance(exc, SlackApiError) else type(exc).__name__
+            log.warning("the reading club thread of subscription %s was not opened: %s", sub.id, error)
 
     def deliver_dm(self, team: str, user: str, fire: datetime, *, drop_expired: bool = False) -> Attempt:
         """Deliver ``user``'s DM for the week of ``fire`` (aware); never raises for Slack errors.
@@ -243,9 +275,13 @@ class Deliverer:
         catalog = self.runtime.holder.catalog
         lang = self.store.get_lang(team, user) or "en"
         budget = self.store.get_budget(team, user)  # issue 24: the steps that fit their minutes
-        reply = self.runtime.renderer.dm_digest(
-            catalog, self.store.follows(team, user), self.store.read_posts(team, user), lang, minutes_per_week=budget
-        )
+        follows, read = self.store.follows(team, user), self.store.read_posts(team, user)
+        # issue 41: posts added behind what they read since their last DM, named once
+        last = self.store.version_of_last_dm(team, user)
+        if last is not None and last != catalog.version and last not in self._snapshots:
+            self._snapshots[last] = self.store.catalog_snapshot(last)
+        new = new_behind(catalog, follows, read, self._snapshots.get(last or ""))  # None: nothing new
+        reply = self.runtime.renderer.dm_digest(catalog, follows, read, lang, minutes_per_week=budget, new=new)
         if reply is None:
             self.store.mark_skipped(*key, reason="nothing to suggest", claimed_by=self.claimant)
             return Attempt(Outcome.NOTHING, period)

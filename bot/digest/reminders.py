@@ -1,7 +1,9 @@
-"""Send the reminders that are due: a DM to each reader at 09:00 their time, once.
+"""Send the reminders that are due: a DM to each reader at 09:00 their time, once; and the one
+gentle nudge to a reader two weeks behind their own plan (issue 44), at most once a fortnight.
 
 The clock calls :func:`send_due_reminders` from an interval job (and at start). Each send is first
-claimed in the delivery ledger (:func:`ledger_key`), so it is never sent twice.
+claimed in the delivery ledger (:func:`ledger_key`), so it is never sent twice; a nudge is claimed
+in the reader's habit row (:meth:`bot.store.Store.claim_nudge`).
 """
 
 from __future__ import annotations
@@ -12,7 +14,10 @@ from typing import TYPE_CHECKING
 
 from slack_sdk.errors import SlackApiError
 
+from bot.domain.budget import DEFAULT_MINUTES
+from bot.domain.plan import reader_week
 from bot.domain.schedule import period_of
+from bot.domain.streaks import NUDGE_BEHIND, NUDGE_EVERY, behind_since, lower_budget, streak
 from bot.runtime import Runtime
 from bot.store.snapshots import Reminder
 
@@ -76,5 +81,39 @@ def send_due_reminders(runtime: Runtime, deliverer: Deliverer, now: datetime) ->
             continue
         store.mark_sent(*key, message_ts=resp.get("ts"), claimed_by=deliverer.claimant)
         store.mark_reminder_sent(reminder.id)
+        sent += 1
+    return sent
+
+
+def send_nudges(runtime: Runtime, deliverer: Deliverer, now: datetime) -> int:
+    """DM each reader with a plan (:meth:`bot.store.Store.planners`: following, a weekly DM on or a
+    budget of their own, never after ``dm off``) who missed :data:`~bot.domain.streaks.NUDGE_BEHIND`
+    weeks in a row before ``now`` (aware) one gentle nudge offering a lighter budget or a pause: one
+    per fall behind (none again until they have kept a week), at most once in
+    :data:`~bot.domain.streaks.NUDGE_EVERY`. Returns how many were sent. Claimed before
+    it is posted; a post Slack refuses is logged and not retried (the next one comes a fortnight later)."""
+    store, catalog = runtime.store, runtime.holder.catalog
+    plan, sent = reader_week(catalog), 0
+    for team, user in store.planners():
+        facts = store.habit_facts(team, user)
+        if facts.dm_off or (facts.nudged_at is not None and now - facts.nudged_at < NUDGE_EVERY):
+            continue
+        budget = facts.budget or DEFAULT_MINUTES
+        behind = streak(catalog, facts.reads, facts.follows, budget, facts.pauses, now, plan=plan).behind
+        if behind < NUDGE_BEHIND or (facts.nudged_at is not None and facts.nudged_at >= behind_since(now, behind)):
+            continue  # keeping up, or nudged already since they fell behind: one nudge per fall
+        client = deliverer.clients.for_team(team)
+        if client is None or not store.claim_nudge(team, user, now, NUDGE_EVERY):
+            continue
+        reply = runtime.renderer.nudge(budget, lower_budget(budget), store.get_lang(team, user) or "en")
+        try:
+            with deliverer.pacer.slot(team, user):
+                client.chat_postMessage(
+                    channel=user, text=reply.text, blocks=reply.blocks, unfurl_links=False, unfurl_media=False
+                )
+        except Exception as exc:
+            error = exc.response.get("error") if isinstance(exc, SlackApiError) else type(exc).__name__
+            log.warning("a nudge to a reader of team %s was not sent: %s", team, error)
+            continue
         sent += 1
     return sent

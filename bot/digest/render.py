@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from bot.domain.catalog import Catalog
+    from bot.domain.catalog.drafts import Draft
     from bot.domain.feed import SourcePost
     from bot.domain.plan import SubscriptionLike
 
@@ -25,7 +26,8 @@ class Message(Protocol):
 
 
 class ChannelDigestLike(Protocol):
-    """A channel digest: ``reply`` (None: nothing to post), the new ``cursor``, the catalog ``version``."""
+    """A channel digest: ``reply`` (None: nothing to post), the new ``cursor``, the catalog ``version``,
+    the ``steps`` (post ids) it brings."""
 
     @property
     def reply(self) -> Message | None: ...
@@ -33,6 +35,8 @@ class ChannelDigestLike(Protocol):
     def cursor(self) -> int: ...
     @property
     def version(self) -> str: ...
+    @property
+    def steps(self) -> tuple[str, ...]: ...
 
 
 class DigestRenderer(Protocol):
@@ -45,19 +49,39 @@ class DigestRenderer(Protocol):
         snapshot: Mapping[str, Sequence[str]] | None,
         lang: str,
         page_url: str | None = None,
+        readers: int | None = None,
     ) -> ChannelDigestLike:
         """This week's digest for ``sub`` (``snapshot``: the path of its last catalog version,
         ``{track id: [post ids]}``, or None; ``page_url``: the track's public path page, linked
-        when set). Raises ``KeyError`` for a track the catalog lacks."""
+        when set; ``readers``: how many marked a reading club's last digest read, None: no club).
+        Raises ``KeyError`` for a track the catalog lacks."""
 
     def dm_digest(
-        self, catalog: Catalog, follows: Sequence[str], read: set[str], lang: str, minutes_per_week: int | None = None
+        self,
+        catalog: Catalog,
+        follows: Sequence[str],
+        read: set[str],
+        lang: str,
+        minutes_per_week: int | None = None,
+        new: Sequence[tuple[str, str, int]] = (),
     ) -> Message | None:
         """A person's weekly DM (``follows``: track ids; ``read``: post ids; ``minutes_per_week``:
-        their budget, None for :data:`bot.domain.budget.DEFAULT_MINUTES`); None: nothing to say."""
+        their budget, None for :data:`bot.domain.budget.DEFAULT_MINUTES`; ``new``: ``(track id,
+        post id, step number)`` added behind what they read, :func:`bot.domain.plan.new_behind`,
+        named once); None: nothing to say."""
 
     def reminder(self, catalog: Catalog, post_id: str, lang: str) -> Message:
         """The reminder DM about ``post_id`` (a current post id of ``catalog``)."""
 
+    def club_thread(self, catalog: Catalog, steps: Sequence[str], lang: str) -> Message:
+        """The reply opening a reading club digest's thread: the discussion prompts of ``steps``."""
+
+    def nudge(self, budget: int, lower: int | None, lang: str) -> Message:
+        """The gentle DM to a reader two weeks behind their ``budget`` (minutes a week), offering
+        ``lower`` minutes (None: none lower), a pause, or no more DMs."""
+
     def feed_notice(self, posts: Sequence[SourcePost], feed_url: str, total_missing: int) -> Message:
         """The admins' notice naming ``posts`` the catalog lacks, of ``total_missing`` in all."""
+
+    def draft_card(self, draft: Draft, catalog: Catalog, lang: str) -> Message:
+        """A curator's review card of ``draft`` (a new post from the feeds, issue 41)."""

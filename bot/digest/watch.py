@@ -9,6 +9,7 @@ published.
 from __future__ import annotations
 
 import logging
+import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
@@ -20,27 +21,30 @@ from bot.runtime import Runtime
 log = logging.getLogger(__name__)
 
 FETCH_TIMEOUT_S = 20.0
-"""Seconds to wait for a feed (or an ``http(s)`` import source) before giving up."""
-
-MAX_FEED_BYTES = 20 * 1024 * 1024
-"""A feed larger than this (bytes) is refused rather than read."""
+"""Seconds one read of a feed (or an ``http(s)`` import source) may wait for bytes."""
 
 
-def fetch(url: str) -> bytes:
-    """GET ``url`` and return its body (at most :data:`MAX_FEED_BYTES`). Raises
-    :class:`ImportSourceError` when it is unreachable or answers other than 200."""
+def fetch(url: str, max_bytes: int, deadline_s: float) -> bytes:
+    """GET ``url`` and return its body: at most ``max_bytes`` bytes, received in full within
+    ``deadline_s`` seconds however slowly they come (one read waits at most :data:`FETCH_TIMEOUT_S`).
+    Raises :class:`ImportSourceError` when it is unreachable, answers other than 200, is larger or
+    slower."""
     request = urllib.request.Request(url, headers={"User-Agent": "vllm-path catalog import"})
+    deadline, body = time.monotonic() + deadline_s, bytearray()
     try:
-        with urllib.request.urlopen(request, timeout=FETCH_TIMEOUT_S) as response:
-            body: bytes = response.read(MAX_FEED_BYTES + 1)
+        with urllib.request.urlopen(request, timeout=min(FETCH_TIMEOUT_S, deadline_s)) as response:
+            while chunk := response.read1(64 * 1024):
+                body += chunk
+                if len(body) > max_bytes:
+                    raise ImportSourceError(f"{public_source(url)}: larger than {max_bytes:,} bytes")
+                if time.monotonic() > deadline:
+                    raise ImportSourceError(f"{public_source(url)}: not received in full within {deadline_s:g} s")
     except urllib.error.HTTPError as exc:
         raise ImportSourceError(f"{public_source(url)}: the server answered HTTP {exc.code} {exc.reason}") from None
     except (urllib.error.URLError, OSError) as exc:
         reason = getattr(exc, "reason", exc)
         raise ImportSourceError(f"{public_source(url)}: unreachable ({reason})") from None
-    if len(body) > MAX_FEED_BYTES:
-        raise ImportSourceError(f"{public_source(url)}: larger than {MAX_FEED_BYTES} bytes")
-    return body
+    return bytes(body)
 
 
 @dataclass(frozen=True)
@@ -63,7 +67,8 @@ def check_feed(runtime: Runtime, *, clients: Clients | None = None) -> WatchRepo
     if not feed_url or not channel:
         return WatchReport(skipped=True)
     try:
-        missing = missing_posts(fetch(feed_url), runtime.holder.catalog)
+        body = fetch(feed_url, settings.catalog_import_max_bytes, settings.catalog_fetch_deadline_s)
+        missing = missing_posts(body, runtime.holder.catalog)
     except ImportSourceError as exc:
         log.warning("catalog watch: %s", exc)
         return WatchReport(error=str(exc))

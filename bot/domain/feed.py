@@ -7,13 +7,17 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import email.utils
+import html
+import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import feedparser
+
+from bot.domain.catalog.reading_time import reading_minutes
 
 if TYPE_CHECKING:  # pragma: no cover
     from bot.domain.catalog import Catalog
@@ -28,7 +32,8 @@ class ImportSourceError(Exception):
 class SourcePost:
     """A post as the source gives it: ``url`` absolute, ``date`` the source's own calendar day (not
     UTC), ``origin`` the entry (``entry 3``, ``_posts/…md``), ``minutes`` counted from the body of a
-    Jekyll source (:mod:`bot.domain.catalog.reading_time`), ``None`` from a feed."""
+    Jekyll source or a feed entry's full content (:mod:`bot.domain.catalog.reading_time`), else
+    ``None``; ``summary`` and ``content`` a feed entry's texts as plain text (``""`` when absent)."""
 
     title: str
     url: str
@@ -37,6 +42,34 @@ class SourcePost:
     tags: tuple[str, ...] = ()
     origin: str = ""
     minutes: int | None = None
+    summary: str = ""
+    content: str = ""
+
+    def mentions(self, word: str) -> bool:
+        """Whether the title, summary or content names ``word`` (case-insensitive)."""
+        return word.casefold() in f"{self.title} {self.summary} {self.content}".casefold()
+
+
+_PRE = re.compile(r"<pre\b[^>]*>(.*?)</pre\s*>", re.DOTALL | re.IGNORECASE)
+_TAGS = re.compile(r"<[^>]+>")
+
+
+def html_text(markup: str) -> str:
+    """Plain text of an HTML fragment (tags dropped, entities decoded, spaces collapsed)."""
+    return " ".join(html.unescape(_TAGS.sub(" ", markup)).split())
+
+
+FULL_TEXT_WORDS = 300
+"""A feed entry's content is the full post (its minutes counted, else estimated) from this many words."""
+
+
+def html_minutes(markup: str, summary: str = "") -> int | None:
+    """Reading minutes of a feed entry's HTML content by the catalog's rule (``<pre>`` blocks as
+    fenced code, counting half); ``None`` unless the content is the full post: at least
+    :data:`FULL_TEXT_WORDS` words and more than the entry's ``summary`` (plain text) has."""
+    body = _PRE.sub(lambda m: "\n```\n" + html.unescape(_TAGS.sub("", m.group(1))) + "\n```\n", markup)
+    words = len((body := html.unescape(_TAGS.sub(" ", body))).split())
+    return reading_minutes(body) if words >= FULL_TEXT_WORDS and words > len(summary.split()) else None
 
 
 @dataclass(frozen=True)
@@ -98,7 +131,10 @@ def _feed_entry(index: int, entry: Any) -> SourcePost | Skipped:
     authors = tuple(a["name"].strip() for a in entry.get("authors", []) if a.get("name", "").strip())
     tags = tuple(dict.fromkeys(t["term"].strip() for t in entry.get("tags", []) if t.get("term", "").strip()))
     assert day is not None
-    return SourcePost(title, link, day, authors, tags, origin)
+    content = "".join(str(c.get("value") or "") for c in entry.get("content", []))
+    summary = html_text(str(entry.get("summary") or ""))
+    minutes = html_minutes(content, summary) if content else None
+    return SourcePost(title, link, day, authors, tags, origin, minutes, summary, html_text(content))
 
 
 def public_source(source: str) -> str:
@@ -115,6 +151,17 @@ def normalize_title(title: str) -> str:
     text = unicodedata.normalize("NFKC", title).casefold()
     text = "".join(" " if unicodedata.category(ch)[0] in "PSZ" else ch for ch in text)
     return " ".join(text.split())
+
+
+def canonical_url(url: str) -> str:
+    """A URL for matching: ``https``, host lower-case without ``www.``, no fragment, no ``utm_*``
+    query parameters, no trailing ``/`` or ``/index.html``. Pure."""
+    parts = urlsplit(url.strip())
+    host = (parts.hostname or "").casefold().removeprefix("www.")
+    port = f":{parts.port}" if parts.port and parts.port not in (80, 443) else ""
+    path = re.sub(r"/(index\.html?)?$", "", parts.path) or ""
+    query = urlencode([(k, v) for k, v in parse_qsl(parts.query) if not k.startswith("utm_")])
+    return f"https://{host}{port}{path}" + (f"?{query}" if query else "")
 
 
 def missing_posts(feed: bytes | str, catalog: Catalog) -> list[SourcePost]:

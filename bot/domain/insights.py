@@ -1,8 +1,10 @@
 """Reading insights for a workspace's admins (pure: plain rows in, counts out).
 
-Active readers, reads per ISO week, a funnel per track, the most-read posts and digest health per
-channel. Counts only: a count about one post or step below :data:`MIN_READERS` (other than 0) is
-hidden (``None``), so no one's reading can be singled out.
+Active readers, reads per ISO week, a funnel per track, the share of each track's followers who
+finished its essential path within :data:`FINISH_DAYS` of following, the most-read posts and digest
+health per channel. Counts only: a count about one post or step below :data:`MIN_READERS` (other than 0) is
+hidden (``None``), and so are the reads per week of a workspace with fewer readers (empty), so no
+one's reading can be singled out.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ WEEKS = 8
 """Weeks shown in the reads-per-week sparkline."""
 MIN_READERS = 4
 """Smallest count of readers shown for one post or one step (above 3: no one can be singled out)."""
+FINISH_DAYS = 28
+"""Days after following within which finishing a track's essential path counts (4 weeks)."""
 TOP_POSTS = 5
 """Posts listed under *most read*."""
 SPARKS = "▁▂▃▄▅▆▇█"
@@ -34,6 +38,18 @@ class TrackFunnel:
     steps: int
     readers: int | None
     reached: tuple[int | None, ...]
+
+
+@dataclass(frozen=True)
+class TrackCompletion:
+    """Of a track's followers who followed it at least :data:`FINISH_DAYS` ago (``cohort``), how many
+    had read every step of its essential path within :data:`FINISH_DAYS` of following (``finished``)
+    and ``share`` = finished / cohort (0..1). A cohort of 1 to ``MIN_READERS - 1``: all three ``None``."""
+
+    track_id: str
+    cohort: int | None
+    finished: int | None
+    share: float | None
 
 
 @dataclass(frozen=True)
@@ -59,9 +75,12 @@ class Insights:
     readers_total: int
     readers_active: int
     reads_per_week: tuple[tuple[str, int], ...]
+    """``(ISO week, reads)`` oldest first; empty when fewer than ``MIN_READERS`` people ever read."""
     funnels: tuple[TrackFunnel, ...]
     top_posts: tuple[tuple[str, int], ...]
     channels: tuple[ChannelHealth, ...] = field(default=())
+    completions: tuple[TrackCompletion, ...] = field(default=())
+    """Tracks with a cohort (:class:`TrackCompletion`), in catalog order."""
 
     def sparkline(self) -> str:
         """Reads per week as block characters, oldest week first (``▁`` for none)."""
@@ -101,6 +120,35 @@ def _funnel(catalog: Catalog, track_id: str, by_user: dict[str, set[str]]) -> Tr
     return TrackFunnel(track_id, len(order), shown(len(counts)), reached)
 
 
+def _completions(
+    catalog: Catalog,
+    by_user: dict[str, dict[str, datetime]],
+    follows: Iterable[tuple[str, str, datetime]],
+    now: datetime,
+) -> tuple[TrackCompletion, ...]:
+    """Each track's :class:`TrackCompletion` among ``follows`` ``(user, track, followed_at)``: a
+    follower finished when the last of their reads of the essential steps (``by_user``: user -> post
+    -> read_at) is at most :data:`FINISH_DAYS` after they followed (reading before following counts)."""
+    window = timedelta(days=FINISH_DAYS)
+    cohorts: dict[str, list[bool]] = defaultdict(list)
+    for user, track_id, followed_at in follows:
+        if not catalog.has_track(track_id) or followed_at > now - window:
+            continue
+        reads = by_user.get(user, {})
+        times = [reads.get(pid) for pid in catalog.essentials(track_id)]
+        done = bool(times) and all(at is not None and at <= followed_at + window for at in times)
+        cohorts[track_id].append(done)
+    out = []
+    for track in catalog.tracks:
+        if not (flags := cohorts.get(track.id)):
+            continue
+        cohort, finished = shown(len(flags)), sum(flags)
+        out.append(
+            TrackCompletion(track.id, cohort, finished if cohort else None, finished / cohort if cohort else None)
+        )
+    return tuple(out)
+
+
 def _channels(subscriptions: Iterable[Any], deliveries: Iterable[tuple[str, str, int]]) -> tuple[ChannelHealth, ...]:
     """Each subscribed channel's subscriptions (active, paused and why) and deliveries, by channel id."""
     health: dict[str, dict[str, Any]] = defaultdict(
@@ -124,11 +172,14 @@ def compute(
     now: datetime,
     subscriptions: Iterable[Any] = (),
     deliveries: Iterable[tuple[str, str, int]] = (),
+    follows: Iterable[tuple[str, str, datetime]] = (),
 ) -> Insights:
     """The insights of ``team_id`` at ``now`` (aware UTC) from ``reads`` ``(user id, stored post
-    id, read_at)``, ``subscriptions`` (with ``channel_id``, ``status``, ``pause_reason``) and the
-    ledger's ``deliveries`` ``(destination, outcome, count)`` (DM destinations are left out)."""
+    id, read_at)``, ``subscriptions`` (with ``channel_id``, ``status``, ``pause_reason``), the
+    ledger's ``deliveries`` ``(destination, outcome, count)`` (DM destinations are left out) and the
+    track ``follows`` ``(user id, track id, followed_at)``."""
     by_user: dict[str, set[str]] = defaultdict(set)
+    read_at: dict[str, dict[str, datetime]] = defaultdict(dict)
     active: set[str] = set()
     weeks: Counter[str] = Counter()
     since = now - timedelta(days=ACTIVE_DAYS)
@@ -136,6 +187,7 @@ def compute(
         if (post := catalog.resolve_post_id(stored)) is None:
             continue
         by_user[user].add(post)
+        read_at[user][post] = min(at, read_at[user].get(post, at))
         if at >= since:
             active.add(user)
         weeks[_week(at)] += 1
@@ -144,6 +196,8 @@ def compute(
     per_post = Counter(p for posts in by_user.values() for p in posts)
     ranked = sorted(per_post.items(), key=lambda x: (-x[1], x[0]))
     top = tuple((p, n) for p, n in ranked if n >= MIN_READERS)[:TOP_POSTS]
-    weekly = tuple((w, weeks.get(w, 0)) for w in week_keys)
+    # under four readers: their weekly reads would be someone's own reading (and none: nothing to show)
+    weekly = tuple((w, weeks.get(w, 0)) for w in week_keys) if len(by_user) >= MIN_READERS else ()
     channels = _channels(subscriptions, deliveries)
-    return Insights(team_id, now, len(by_user), len(active), weekly, funnels, top, channels)
+    completions = _completions(catalog, read_at, follows, now)
+    return Insights(team_id, now, len(by_user), len(active), weekly, funnels, top, channels, completions)

@@ -42,11 +42,12 @@ def compute_order(track: Track, posts: Mapping[str, Post]) -> tuple[str, ...]:
             if ref not in steps:
                 raise KeyError(ref)
 
-    def key(pid: str) -> tuple[int, int, int, str, str]:
+    def key(pid: str) -> tuple[int, int, int, int, str, str]:
         post = posts.get(pid)
         date = post.published.earliest.isoformat() if post else "9999-12-31"
         linked = post is not None and post.url is not None
-        return (0 if steps[pid].essential else 1, 0 if linked else 1, _LEVEL_RANK[steps[pid].level], date, pid)
+        step = steps[pid]
+        return (0 if step.essential else 1, int(step.closes), 0 if linked else 1, _LEVEL_RANK[step.level], date, pid)
 
     order = ordered(steps, {pid: s.after for pid, s in steps.items()}, key)
     if len(order) != len(steps):
@@ -342,10 +343,16 @@ class TrackState:
     def minutes_left(self) -> int:
         """Minutes of reading left: of the unread essential steps, or once those are read of the
         unread further reading; steps of unknown length count nothing (the catalog's minutes)."""
+        return sum(s.post.minutes or 0 for s in self._left())
+
+    @property
+    def unknown_left(self) -> int:
+        """Steps among those :attr:`minutes_left` counts whose length is unknown (no link yet)."""
+        return sum(1 for s in self._left() if s.post.minutes is None)
+
+    def _left(self) -> list[PathStep]:
         left = [s for s in self.path.essentials if s.post_id not in self.read]
-        if not left:
-            left = [s for s in self.path.further if s.post_id not in self.read]
-        return sum(s.post.minutes or 0 for s in left)
+        return left or [s for s in self.path.further if s.post_id not in self.read]
 
     @property
     def further_left(self) -> int:

@@ -19,9 +19,9 @@ from bot.domain.catalog import Catalog
 
 MIN_STEPS_PER_WEEK = 1
 MAX_STEPS_PER_WEEK = 3
-NewKind = Literal["behind", "ahead", "moved"]
-"""Why a post is announced: added before the channel's place (``behind``), added after it
-(``ahead``), or moved up before it by a re-ordering (``moved``)."""
+NewKind = Literal["behind", "moved"]
+"""Why a post is announced: added before the channel's place (``behind``), or moved up before it
+by a re-ordering (``moved``). A post added after it simply comes in order."""
 
 
 class SubscriptionLike(Protocol):
@@ -90,7 +90,7 @@ def walk(
     """``(steps, new, added, new cursor, total)`` for a channel at ``cursor`` of ``old_order`` (the
     path in the cursor's catalog version; ``None``: the current one). This week's steps follow the
     last seen post in the current order (``steps_per_week``, or what fits ``minutes_per_week``);
-    unseen posts before it and added posts after it are announced.
+    unseen posts before it are announced (once: the new cursor counts them as seen).
     """
     order = catalog.order(track_id)
     k = max(MIN_STEPS_PER_WEEK, min(MAX_STEPS_PER_WEEK, steps_per_week))
@@ -101,15 +101,10 @@ def walk(
     if minutes_per_week:
         k = fit([catalog.post(p).minutes for p in order[frontier:]], minutes_per_week)
     steps = tuple(order[frontier : frontier + k])
-    new: list[tuple[str, NewKind]] = []
-    for i, p in enumerate(order):
-        if p in seen or p in steps:
-            continue
-        if i < frontier:
-            new.append((p, "behind" if p in added else "moved"))
-        elif p in added:
-            new.append((p, "ahead"))
-    return steps, tuple(new), frozenset(added), frontier + len(steps), len(order)
+    new: tuple[tuple[str, NewKind], ...] = tuple(
+        (p, "behind" if p in added else "moved") for p in order[:frontier] if p not in seen
+    )
+    return steps, new, frozenset(added), frontier + len(steps), len(order)
 
 
 def plan_channel_digest(
@@ -192,6 +187,29 @@ def plan_reader_week(
     return tuple(reader_week(catalog)(follows, read, minutes_per_week, limit))
 
 
+def new_behind(
+    catalog: Catalog, follows: Sequence[str], read: Iterable[str], snapshot: Mapping[str, Sequence[str]] | None
+) -> tuple[tuple[str, str, int], ...]:
+    """``(track id, post id, step number from 1)`` for a reader's DM: the unread posts of the
+    followed tracks that ``catalog`` added since ``snapshot`` (the store's ``catalog_snapshot`` of the
+    version their last DM was built on; ``None``: nothing is new) and that come before a post they
+    have read, so their walk has passed them. Path order per track, each post once."""
+    if not snapshot:
+        return ()
+    former = {a: p.id for p in catalog.posts for a in p.aliases}
+    read = {former.get(p, p) for p in read}
+    out: dict[str, tuple[str, str, int]] = {}
+    for tid in dict.fromkeys(follows):
+        if not catalog.has_track(tid) or tid not in snapshot:
+            continue
+        order, old = catalog.order(tid), {former.get(p, p) for p in snapshot[tid]}
+        last_read = max((i for i, p in enumerate(order) if p in read), default=-1)
+        for i, p in enumerate(order[:last_read]):
+            if p not in old and p not in read:
+                out.setdefault(p, (tid, p, i + 1))
+    return tuple(out.values())
+
+
 def reader_week(catalog: Catalog) -> ReaderWeek:
     """The :class:`ReaderWeek` of ``catalog`` (a fan-out keeps one: ``plan_dm.BudgetDmComposer``)."""
     return ReaderWeek(catalog)
@@ -199,14 +217,22 @@ def reader_week(catalog: Catalog) -> ReaderWeek:
 
 class ReaderWeek:
     """:func:`plan_reader_week` for one catalog, fast enough for a fan-out to 100,000 readers: each
-    track is walked over rows ``(post id, cost in minutes, linked)`` in :func:`paths.reading_order`
-    against the reader's set of read ids. Thread-safe (read-only after construction)."""
+    track is walked over rows ``(post id, cost in minutes, linked, its after steps)`` in
+    :func:`paths.reading_order` against the reader's set of read ids; a step waits for its ``after``
+    steps (as :func:`paths.next_step`), so an unlinked one it comes after holds it back. Thread-safe
+    (read-only after construction)."""
 
     def __init__(self, catalog: Catalog):
         self._former = {a: p.id for p in catalog.posts for a in p.aliases}
-        self._rows: dict[str, tuple[tuple[str, int, bool], ...]] = {
+        after = {(tr.id, s.post): s.after for tr in catalog.tracks for s in catalog.path(tr.id)}
+        self._rows: dict[str, tuple[tuple[str, int, bool, tuple[str, ...]], ...]] = {
             tr.id: tuple(
-                (pid, step_cost(catalog.post(pid).minutes), catalog.post(pid).url is not None)
+                (
+                    pid,
+                    step_cost(catalog.post(pid).minutes),
+                    catalog.post(pid).url is not None,
+                    after.get((tr.id, pid), ()),
+                )
                 for pid in paths.reading_order(catalog, tr.id)
             )
             for tr in catalog.tracks
@@ -225,9 +251,11 @@ class ReaderWeek:
         for tid in follows:
             spare: tuple[str, int] | None = None
             linked_left = False
-            for pid, cost, linked in self._rows.get(tid, ()):
+            for pid, cost, linked, first in self._rows.get(tid, ()):
                 if pid in read or pid in taken:
                     continue
+                if first and not all(f in read or f in taken for f in first):
+                    continue  # a step to read after another waits for it
                 if not linked:
                     spare = spare or (pid, cost)
                     continue

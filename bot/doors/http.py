@@ -127,10 +127,31 @@ HTTP_GRACE_S = 3.0
 """Seconds a stopping door keeps answering the requests that have arrived."""
 LAZY_GRACE_S = 5.0
 """Seconds more for running follow-ups, then dropped (a stop takes < 10 s; platforms kill at ~30 s)."""
-CONNECTION_LIMIT = 1000
-"""Default most open connections (waitress's own 100 would be used up by 100 idle sockets)."""
+CONNECTION_LIMIT = 10_000
+"""Default most open connections, idle ones included (waitress's own 100 would be used up by 100
+idle sockets; past the limit a new connection, a real request's too, waits until one closes)."""
 CHANNEL_TIMEOUT = 30
 """Default seconds an idle connection is kept before the door closes it."""
+SPARE_FILES = 100
+"""Open files kept beside the connections (database, Redis, Slack calls, logs, the catalog)."""
+
+
+def allow_open_files(wanted: int) -> int:
+    """Raise this process's soft open-file limit (``RLIMIT_NOFILE``) to ``wanted`` files when it is
+    lower, up to the hard limit; return the soft limit now in force (``wanted`` where the platform
+    has no such limit)."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not POSIX
+        return wanted
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY or soft >= wanted:
+        return wanted
+    raised = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)  # >= soft: soft <= hard
+    resource.setrlimit(resource.RLIMIT_NOFILE, (raised, hard))
+    return raised
+
+
 SILENT_GRACE_S = 5.0
 """At a stop, a connection accepted less than this many seconds before it and silent since is
 waited for (within :data:`HTTP_GRACE_S`): its request is on the way."""
@@ -161,7 +182,8 @@ def refuse_new_connections(listener: Any) -> bool:
 
 class HttpDoor:
     """Waitress serving :func:`make_wsgi_app` on ``host:port`` (0 = a free port) with ``threads``
-    workers, ``connection_limit`` connections and idle ones kept ``channel_timeout`` seconds.
+    workers, ``connection_limit`` connections and idle ones kept ``channel_timeout`` seconds (the
+    open-file limit is raised to hold them, else the connections are lowered to fit, with a WARNING).
     :meth:`serve_forever` blocks until :meth:`stop`; :meth:`start` serves on a daemon thread;
     :meth:`close` stops and frees the port. A context manager."""
 
@@ -183,6 +205,10 @@ class HttpDoor:
 
         summarise_queue_warnings()  # one line for a burst, not a WARNING per queued request
 
+        fits = allow_open_files(connection_limit + SPARE_FILES) - SPARE_FILES
+        if fits < connection_limit:
+            connection_limit, asked = max(10, fits), connection_limit
+            log.warning("the open-file limit allows %d connections, not %d: at most %d", fits, asked, connection_limit)
         self.app = app
         self._map: dict[int, Any] = {}
         self._server = waitress.create_server(
@@ -195,6 +221,7 @@ class HttpDoor:
             clear_untrusted_proxy_headers=True,
             connection_limit=connection_limit,
             channel_timeout=channel_timeout,
+            cleanup_interval=max(1, min(30, channel_timeout // 2)),  # idle ones closed in time
             max_request_body_size=MAX_BODY_BYTES,
         )
         self._stop = threading.Event()
@@ -218,7 +245,7 @@ class HttpDoor:
 
         try:
             while not self._stop.is_set() and self._map:
-                wasyncore.loop(timeout=0.2, map=self._map, count=1)
+                wasyncore.loop(timeout=0.2, use_poll=True, map=self._map, count=1)  # select() stops at fd 1024
         finally:
             deadline = time.monotonic() + HTTP_GRACE_S
             self._stop_accepting()
@@ -263,7 +290,7 @@ class HttpDoor:
             )
 
         while any(busy(ch) for ch in list(self._map.values())) and time.monotonic() < deadline:
-            wasyncore.loop(timeout=0.05, map=self._map, count=1)
+            wasyncore.loop(timeout=0.05, use_poll=True, map=self._map, count=1)
 
     def _drain_lazy(self) -> int:
         """Give the follow-ups their grace period; return how many were dropped (logged, counted)."""

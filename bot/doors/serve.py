@@ -139,26 +139,25 @@ def serve_http(
 
 
 def serve_socket_mode(runtime: Runtime, *, app: Any = None, stop: threading.Event | None = None) -> None:
-    """Connect through Socket Mode with ``SLACK_APP_TOKEN`` and block until SIGTERM/SIGINT, or
-    until ``stop`` is set when given (then no signal handler is installed). Raises
-    :class:`ConfigError` when ``SLACK_APP_TOKEN`` is not set."""
-    from slack_bolt.adapter.socket_mode import SocketModeHandler
+    """Connect through Socket Mode (:class:`bot.doors.socket_mode.SocketDoor`) with ``SLACK_APP_TOKEN``
+    and block until SIGTERM/SIGINT, or until ``stop`` is set when given (then no signal handler is
+    installed). Raises :class:`ConfigError` when ``SLACK_APP_TOKEN`` is not set."""
+    from bot.doors.socket_mode import SocketDoor
 
     token = runtime.settings.slack_app_token
     if token is None:
         raise ConfigError("SLACK_APP_TOKEN is not set")
     app = _app_for(runtime, app)
-    handler = SocketModeHandler(app, token.get_secret_value())
     stopped = stop or threading.Event()
     if stop is None:
         install_signal_handlers(runtime, stopped.set)
-    handler.connect()
+    door = SocketDoor(app, token.get_secret_value()).start()
     log.info("Socket Mode connected")
     try:
         while not stopped.wait(0.5):
             pass
     finally:
-        handler.close()
+        door.stop()
         from bot.slack.app import lazy_runner
 
         runner = lazy_runner(app)

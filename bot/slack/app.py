@@ -17,7 +17,7 @@ from bot.runtime import Runtime
 from bot.slack.commands.context import CHANNEL_INVITE, CHANNEL_OK
 from bot.slack.handlers import Handlers, UserInfo, UserInfoCache
 from bot.slack.lazy import REQUEST_BODY, BoundedLazyPool
-from bot.slack.listeners import actions, commands, errors, events
+from bot.slack.listeners import actions, commands, drafts, errors, events, reactions
 from bot.slack.listeners.context import provide_handlers
 from bot.slack.mrkdwn import Mrkdwn
 from bot.slack.retry import app_retry_handlers
@@ -186,10 +186,13 @@ def build_app(
 
     app.lazy_pool = pool
     handlers = Handlers(runtime, users_info=UserInfoCache(fetch_user), channel_check=check_channel, announce=announce)
+    handlers.publisher = events.home_publisher(app.client, handlers, listener_executor or pool)  # type: ignore[arg-type]
 
     commands.register(app)
     actions.register(app)
+    drafts.register(app)
     events.register(app)
+    reactions.register(app)
     app.error(errors.on_error)
     app.handlers = handlers
     return app

@@ -7,6 +7,7 @@
     /vllm-path subscribe <track> [weekday] [HH:MM] [time zone]  |  unsubscribe <track>  |  subscriptions
     /vllm-path dm on [weekday] [HH:MM] [time zone]  |  dm off  |  plan <minutes a week>|off
     /vllm-path remind <post or query> [day]  |  reminders [cancel <n>]
+    /vllm-path catch me up  |  what did I miss  |  跟上进度  |  我错过了什么
 
 The matcher decides whether ``<track>|<query>`` is a track; :mod:`~bot.slack.grammar_schedule` reads schedules.
 """
@@ -30,7 +31,7 @@ MAX_TEXT = 500
 # fmt: off
 Kind = Literal["help", "query", "search", "next", "read", "unread", "follow", "unfollow", "subscribe",
                "unsubscribe", "subscriptions", "dm", "lang", "remind", "reminders", "stats",
-               "did_you_mean", "thanks", "latest", "plan"]
+               "did_you_mean", "thanks", "latest", "plan", "catchup"]
 
 KEYWORDS: dict[str, Kind] = {
     "help": "help", "?": "help", "帮助": "help", "h": "help",
@@ -100,6 +101,8 @@ class Command:
     """Minutes a week (``plan 30m``, ``dm on … 30m``, ``subscribe … 45m``); ``plan off``: ``enabled=False``."""
     after_essentials: str | None = None
     """``subscribe … then stop``: ``stop`` or ``further`` after the essential path."""
+    club: bool | None = None
+    """``subscribe … club``: a reading club (True), ``no club`` (False), else None (kept as it is)."""
 
 
 _LABELLED_LINK = re.compile(r"<((?:https?|ftp)://[^<>|\s]+)\|([^<>]*)>", re.IGNORECASE)
@@ -172,6 +175,17 @@ _LATEST = re.compile(
 )
 """Asking for the newest posts (``what's new?``, ``latest posts``, ``最新文章``), not for a topic."""
 
+_CATCH_UP = re.compile(
+    r"^(?:(?:(?:please|pls|can you|could you)\s+)?(?:catch\s*(?:me\s+)?up|fill me in|bring me up to speed"
+    r"|what\s+(?:did|have)\s+i\s+miss(?:ed)?|what\s+i(?:'ve|\s+have)?\s+missed|(?:anything|what'?s)\s+i\s+missed"
+    r"|(?:what'?s|what is)\s+new\s+(?:for me|since (?:i last read|my last read|last time)))"
+    r"(?:\s+(?:please|pls|on my reading|on my tracks|since last time))?"
+    r"|(?:请|帮我|请帮我)?(?:跟上进度|追上进度|补上进度|我错过了?(?:什么|啥|哪些)|错过了(?:什么|啥|哪些)|我漏(?:看)?了(?:什么|啥|哪些))"
+    r"(?:吗|呢|啊)?)$"
+)
+"""Asking what is new since one last read (``catch me up``, ``what did I miss``, ``跟上进度``,
+``我错过了什么``): never a search."""
+
 # fmt: off
 _NEXT_FILLER = frozenset({"what", "what's", "whats", "is", "are", "my", "me", "i", "should", "shall",
                           "do", "to", "read", "the", "up", "comes", "come", "in", "for", "on", "of"})
@@ -240,13 +254,34 @@ def _dm(rest: list[str]) -> dict[str, Any]:
     return {"enabled": True, "minutes": minutes, **fields}
 
 
+_CLUB = frozenset({"club", "读书会"})
+_NO = frozenset({"no", "not", "不要", "不"})
+
+
+def _take_club(words: list[str]) -> tuple[list[str], bool | None]:
+    """``(the other words, True | False | None)`` of ``club`` / ``读书会`` (``no club``: False) in ``words``."""
+    for i, word in enumerate(words):
+        if word.casefold() in _CLUB:
+            no = i > 0 and words[i - 1].casefold() in _NO
+            return words[: i - 1 if no else i] + words[i + 1 :], not no
+    return words, None
+
+
 def _subscribe(rest: list[str]) -> dict[str, Any]:
-    """``subscribe <track> [N steps] [schedule] [budget] [then stop]``."""
+    """``subscribe <track> [N steps] [schedule] [budget] [then stop] [club]``."""
+    rest, club = _take_club(rest)
     rest, minutes = take_budget(rest)
     rest, after = take_after(rest)
     rest, steps = _take_steps(rest)
     left, fields = split_schedule(rest, "subscribe")
-    return {"arg": " ".join(left), "steps": steps, "minutes": minutes, "after_essentials": after, **fields}
+    return {
+        "arg": " ".join(left),
+        "steps": steps,
+        "minutes": minutes,
+        "after_essentials": after,
+        "club": club,
+        **fields,
+    }
 
 
 def _plan(rest: list[str]) -> dict[str, Any]:
@@ -291,6 +326,8 @@ def parse(text: str) -> Command:
         return Command("help", truncated=truncated)
     if bare in _THANKS:
         return Command("thanks", truncated=truncated)
+    if _CATCH_UP.match(bare.strip(_MARKS + "?？").replace("’", "'")):
+        return Command("catchup", truncated=truncated)
     if _LATEST.match(bare.strip(_MARKS + "?？")):
         return Command("latest", truncated=truncated)
     first, rest = _keyword(words)

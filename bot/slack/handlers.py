@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from bot.domain.catchup import catch_up
 from bot.runtime import Runtime
 from bot.slack import grammar
 from bot.slack.commands.context import (
@@ -26,6 +27,7 @@ from bot.slack.commands.plan import home_plan
 from bot.slack.commands.registry import run_button, run_command
 from bot.slack.commands.stats import team_insights
 from bot.slack.commands.unfurl import unfurls_for
+from bot.slack.homes import HomeCache, HomePublisher
 from bot.slack.i18n import t
 from bot.slack.ids import is_conversation_id
 from bot.slack.retry import SameOnCopy
@@ -33,20 +35,28 @@ from bot.slack.views.blocks import MAX_BLOCKS_VIEW, Reply, section
 from bot.slack.views.home import HomeState, home_view
 from bot.slack.views.insights import insights_blocks
 
-ANSWERED_IN_ACK = frozenset({"query", "search", "next", "help", "did_you_mean", "thanks", "latest"})
+ANSWERED_IN_ACK = frozenset({"query", "search", "next", "help", "did_you_mean", "thanks", "latest", "catchup"})
 """Command kinds that only read, so their reply can go in the ack (:meth:`Handlers.answer_now`)."""
+CHANNEL_KINDS = frozenset({"subscribe", "unsubscribe", "plan", "stop", "snooze"})
+"""Command and button kinds that may change a channel's digest (every Home in the team lists it)."""
+DM_KINDS = frozenset({"dm", "dm_on", "dm_off"})
+"""Command and button kinds that change the person's DM settings (their Home shows them)."""
 
 __all__ = ["ANSWERED_IN_ACK", "Caller", "Handlers", "UserInfo", "UserInfoCache", "UsersInfo", "no_users_info"]
 
 
 @dataclass(eq=False)
 class Handlers(SameOnCopy):
-    """Handlers bound to a :class:`Runtime` ``rt`` and the Slack look-ups; shared by every request."""
+    """Handlers bound to a :class:`Runtime` ``rt`` and the Slack look-ups; shared by every request.
+    ``homes``: what each person's App Home shows (:meth:`_changed` drops what a command or click changed);
+    ``publisher``: publishes App Home (set by :func:`bot.slack.app.build_app`)."""
 
     rt: Runtime
     users_info: UsersInfo = no_users_info
     channel_check: ChannelCheck = any_channel
     announce: Announce = no_announce
+    homes: HomeCache = field(default_factory=HomeCache)
+    publisher: HomePublisher | None = None
 
     def context(self, caller: Caller, lang: str | None = None, typed: str = "") -> Context:
         """A request :class:`Context` for ``caller`` (``typed``: the command's text, for the language)."""
@@ -59,7 +69,10 @@ class Handlers(SameOnCopy):
     def run(self, caller: Caller, cmd: grammar.Command, typed: str) -> Reply:
         """Answer the parsed command ``cmd`` (parsed from ``typed``) for ``caller``."""
         ctx = self.context(caller, typed=typed)
-        return _noting_cut(cmd, ctx.lang, run_command(ctx, cmd))
+        try:
+            return _noting_cut(cmd, ctx.lang, run_command(ctx, cmd))
+        finally:
+            self._changed(caller, cmd.kind)
 
     def answer_now(self, caller: Caller, text: str, cmd: grammar.Command | None = None) -> Reply | None:
         """The reply to ``/vllm-path <text>`` when it can go in the ack (:data:`ANSWERED_IN_ACK`, no Web
@@ -82,7 +95,16 @@ class Handlers(SameOnCopy):
 
     def action(self, caller: Caller, kind: str, data: dict[str, Any], label: str = "") -> Reply | None:
         """A click's answer (``kind``: the action id's prefix; ``label``: the text); ``None``: App Home."""
-        return run_button(self.context(caller, typed=label), kind, ButtonValue.parse(data))
+        try:
+            return run_button(self.context(caller, typed=label), kind, ButtonValue.parse(data))
+        finally:
+            self._changed(caller, kind)
+
+    def _changed(self, caller: Caller, kind: str) -> None:
+        """A command or click of ``kind`` ran: the App Home of everyone in the team differs when it may have
+        changed a channel's digest, the caller's when their DM settings (their reading state is compared)."""
+        if kind in CHANNEL_KINDS or kind in DM_KINDS:
+            self.homes.changed(caller.team_id, None if kind in CHANNEL_KINDS else caller.user_id)
 
     def unfurls(self, caller: Caller, urls: list[str]) -> dict[str, dict[str, Any]]:
         """``chat.unfurl``'s ``unfurls`` map for the links ``caller`` shared, in their language."""
@@ -90,7 +112,7 @@ class Handlers(SameOnCopy):
 
     def home(self, caller: Caller, channel_ids: list[str] | None) -> dict[str, Any]:
         """The Home view for ``caller`` in ``channel_ids`` (``None``: unknown, no digests listed)."""
-        store = self.rt.store
+        store, key = self.rt.store, (caller.team_id, caller.user_id)
         ctx = self.context(caller)
         wanted = {c for c in channel_ids or () if is_conversation_id(c)}
         subs = [x for x in store.subscriptions(caller.team_id) if x.channel_id in wanted] if wanted else []
@@ -101,6 +123,7 @@ class Handlers(SameOnCopy):
             channel_subs=subs,
             lang=ctx.lang,
             **home_plan(self.rt, caller.team_id, caller.user_id, ctx.reader.follows(), ctx.reader.read()),
+            catchup=catch_up(ctx.catalog, ctx.reader.follows(), ctx.reader.read(), store.reading_since(*key)),
         )
         view = home_view(ctx.catalog, state)
         if ctx.is_admin():

@@ -1,15 +1,15 @@
 """What is acknowledged is answered (issue 42, docs/architecture.md "acknowledged is stored").
 
-A slash command or a click whose answer comes after the ack (a lazy listener) is held in the
-store before the ack (:class:`HoldUntilAnswered`, a listener middleware: one committed insert,
-about a millisecond) and released once its lazy listener has answered or failed for good
-(:func:`release`). A process that dies in between (``kill -9``, a deploy's SIGTERM past the grace
-period, a crash) leaves it held; the next process answers it at start (:func:`answer_held`): the
-body as Slack sent it, signed again with the app's signing secret and dispatched to the app, so
-the use case runs (its change stored) and the answer goes to the request's ``response_url``,
-which Slack keeps valid for 30 minutes. A change stored twice is a change stored once: every use
-case a held request runs is idempotent (a post marked read again, a track followed again, a
-subscription set to the schedule it has); the person may then see a second answer.
+A slash command or a click whose answer comes after the ack (a lazy listener) is held in the store
+before the ack (:class:`HoldUntilAnswered`, a listener middleware: one insert, committed with other
+threads' in a group commit, :mod:`bot.store.held_batch`) and released once its lazy listener has
+answered or failed for good (:func:`release`). A process that dies in between (``kill -9``, a
+deploy's SIGTERM past the grace period, a crash) leaves it held; the next process answers it at
+start (:func:`answer_held`): the body as Slack sent it, signed again with the app's signing secret
+and dispatched to the app, so the use case runs (its change stored) and the answer goes to the
+request's ``response_url``, which Slack keeps valid for 30 minutes. A change stored twice is a
+change stored once: every use case a held request runs is idempotent (a post marked read again, a
+track followed again, a subscription set to the schedule it has); the person may then see a second answer.
 
 Commands answered in the ack (read-only, :class:`bot.slack.listeners.commands.AnswerInAck`) are
 never held. The legacy verification ``token`` of a body is not stored.
@@ -70,20 +70,17 @@ class HoldUntilAnswered(Middleware):
             store = handlers_of(context).rt.store
             body = _without_token(req.raw_body, content_type)
             try:
-                context[HELD] = store.hold_request(tenant(context), body, content_type)
+                context[HELD] = store.held_batch().hold(tenant(context), body, content_type)
             except Exception:  # the database is down: the ack still goes, and the answer says so
                 log.warning("request not held: the store refused it", exc_info=True)
         return next()
 
 
 def release(context: BoltContext | None) -> None:
-    """After a held request's lazy listener has run (answered or failed): forget it. Never raises."""
-    if context is None or not isinstance(held := context.get(HELD), int):
-        return
-    try:
-        handlers_of(context).rt.store.release_request(held)
-    except Exception:  # the answer went out; at worst the next start answers it again
-        log.warning("could not release held request %d", held, exc_info=True)
+    """After a held request's lazy listener has run (answered or failed): forget it (with the next
+    batch of :meth:`bot.store.held_batch.HeldBatcher.release`, not waited for). Never raises."""
+    if context is not None and isinstance(held := context.get(HELD), int):
+        handlers_of(context).rt.store.held_batch().release(held)
 
 
 def answer_held(app: App, signing_secret: str | None, started: float, now: Callable[[], float] = time.time) -> int:

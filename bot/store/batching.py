@@ -10,7 +10,6 @@ from collections.abc import Iterable
 from typing import Any
 
 from sqlalchemy import Engine, String, bindparam, column, func
-from sqlalchemy.dialects import postgresql
 from sqlalchemy.sql import ClauseElement
 
 log = logging.getLogger(__name__)
@@ -20,6 +19,8 @@ def json_rows(name: str, columns: tuple[str, ...]) -> Any:
     """``json_to_recordset(:rows) AS name(col VARCHAR, …)``: a FROM item of the parameter ``rows``,
     a JSON array of objects with those keys (:func:`rows_json`; PostgreSQL). One JSON text costs
     psycopg far less to send than an array parameter per column."""
+    from sqlalchemy.dialects import postgresql  # here: a cold CLI command on SQLite never loads the dialect
+
     typed = [column(c, String) for c in columns]
     rows = bindparam("rows", type_=postgresql.JSON)
     return func.json_to_recordset(rows).table_valued(*typed).render_derived(name=name, with_types=True)
@@ -108,16 +109,22 @@ class DriverConnection:
 
 class Batching(ABC):
     """A flusher thread that runs the calls of many threads in batches, through the subclass's
-    :meth:`_flush`, falling back to :meth:`_one` per call when a batch fails (a call whose
-    ``done`` the flush already set, its answer committed, is not run again)."""
+    :meth:`_flush`, falling back to :meth:`_one` per call when a batch fails (a call the flush
+    already answered, its answer committed, is not run again). A call is an object with the
+    attributes ``done`` (set here), ``answered``, ``result`` and ``error``.
+
+    Each batch is every call pending when the flusher takes it (at most one per calling thread: a
+    caller waits for its answer), and its callers share one ``threading.Event``, set once when the
+    batch is done: one wake-up call for the batch instead of an Event set per caller (issue 43's
+    fan-out profile had ``Condition.notify`` as a worker's largest leaf)."""
 
     name = "batcher"
 
-    def __init__(self, max_batch: int, driver: DriverConnection | None = None):
-        self.max_batch = max_batch
+    def __init__(self, driver: DriverConnection | None = None):
         self.driver = driver  # PostgreSQL: the flusher's own connection, closed with the batcher
         self._cond = threading.Condition()
         self._pending: list[Any] = []
+        self._round = threading.Event()  # the ``done`` of the calls now pending
         self._closed = False
         self.batches = 0  # transactions committed (a gauge for operators and benchmarks)
         self.calls = 0
@@ -133,12 +140,17 @@ class Batching(ABC):
         if self.driver is not None:
             self.driver.close()
 
-    def _submit(self, call: Any) -> Any:
+    def _enqueue(self, call: Any) -> None:
+        """Add ``call`` to the next batch (its ``done``: that batch's Event). RuntimeError when closed."""
         with self._cond:
             if self._closed:
                 raise RuntimeError(f"the {self.name} is closed")
+            call.done = self._round
             self._pending.append(call)
             self._cond.notify()
+
+    def _submit(self, call: Any) -> Any:
+        self._enqueue(call)
         call.done.wait()
         if call.error is not None:
             raise call.error
@@ -151,8 +163,8 @@ class Batching(ABC):
                     self._cond.wait()
                 if not self._pending and self._closed:
                     return
-                batch = self._pending[: self.max_batch]
-                del self._pending[: self.max_batch]
+                batch, self._pending = self._pending, []
+                done, self._round = self._round, threading.Event()
             try:
                 self._flush(batch)
                 self.batches += 1
@@ -162,20 +174,19 @@ class Batching(ABC):
                     "a batch of %d (%s) failed; running its calls one by one", len(batch), self.name, exc_info=True
                 )
                 for call in batch:
-                    if call.done.is_set():
+                    if call.answered:
                         continue
                     try:
                         call.result = self._one(call)
                     except BaseException as exc:
                         call.error = exc
             finally:
-                for call in batch:
-                    call.done.set()
+                done.set()
 
     @abstractmethod
     def _flush(self, batch: list[Any]) -> None:
-        """Run ``batch`` (pending calls), setting each call's answer (and, once it is committed,
-        its ``done``, or leave that to the flusher)."""
+        """Run ``batch`` (pending calls), setting each call's ``result`` (and ``answered`` once it
+        is committed: a failure later in the batch does not run it again)."""
 
     @abstractmethod
     def _one(self, call: Any) -> Any:

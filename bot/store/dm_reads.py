@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from dataclasses import fields as dataclass_fields
 from typing import Any, cast
 
@@ -38,7 +38,8 @@ class DmReads:
 @dataclass
 class _Read:
     who: tuple[str, str]
-    done: threading.Event = field(default_factory=threading.Event)
+    done: threading.Event | None = None  # its batch's (:meth:`Batching._enqueue`)
+    answered: bool = False
     result: Any = None
     error: BaseException | None = None
 
@@ -49,12 +50,12 @@ class DmReadBatcher(Batching):
 
     name = "dm-read-batcher"
 
-    def __init__(self, store: Store, *, max_batch: int = 500):
+    def __init__(self, store: Store):
         self.store = store
         driver = DriverConnection(store.engine) if store.engine.dialect.name == "postgresql" else None
         if driver is not None:
             self._statement = driver.prepare(_pg_read_statement())
-        super().__init__(max_batch, driver)
+        super().__init__(driver)
 
     def get(self, team: str, user: str) -> DmReads:
         """``user``'s :class:`DmReads` in ``team`` (blocks until its batch was read)."""

@@ -5,14 +5,17 @@ operators' metrics (raw rows; :mod:`bot.domain.insights` counts)."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping, Sequence
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from sqlalchemy import delete, func, select
 
 from bot.domain.catalog.versions import newest_version
 from bot.store.base import StoreCore
 from bot.store.models import (
+    DM_TRACK,
     CatalogFeedNotice,
     CatalogVersion,
     ChannelSubscription,
@@ -20,8 +23,12 @@ from bot.store.models import (
     HeldRequest,
     ProcessedEvent,
     ReadingProgress,
+    TrackFollow,
 )
 from bot.store.validate import check_aware, check_id, check_ids
+
+if TYPE_CHECKING:
+    from bot.store.held_batch import HeldBatcher
 
 MAX_URL = 2000
 MAX_TITLE = 1000
@@ -32,18 +39,26 @@ class HousekeepingRepo(StoreCore):
     answered; per-team reads and delivery outcomes (never across teams) and all-workspace totals
     for operators."""
 
-    def hold_request(self, tenant: str, body: str, content_type: str) -> int:
-        """Keep an acknowledged request (its body as Slack sent it, ``content_type`` its header)
-        until :meth:`release_request`; returns its id. Committed before this returns."""
-        row = HeldRequest(tenant_id=tenant[:32], body=body, content_type=content_type[:100], received_at=self._now())
-        with self._write() as s:
-            s.add(row)
-            s.flush()
-            return int(row.id)
+    _held_batch: HeldBatcher | None = None
+    _held_batch_lock = threading.Lock()
 
-    def release_request(self, request_id: int) -> bool:
-        """Forget a held request: it was answered (or answering it failed for good). True if it was held."""
-        return self._change(delete(HeldRequest).where(HeldRequest.id == request_id)) > 0
+    def held_batch(self) -> HeldBatcher:
+        """The :class:`~bot.store.held_batch.HeldBatcher` of this store (started on first use; its
+        flusher thread stops with :meth:`close`): holds and releases in group commits."""
+        if self._held_batch is None:
+            from bot.store.held_batch import HeldBatcher  # its batching imports the PostgreSQL dialect
+
+            with self._held_batch_lock:
+                if self._held_batch is None:
+                    self._held_batch = HeldBatcher(self)
+        return self._held_batch
+
+    def close(self) -> None:
+        """Write the pending releases of :meth:`held_batch`, then :meth:`StoreCore.close`."""
+        batcher, self._held_batch = self._held_batch, None
+        if batcher is not None:
+            batcher.close()
+        super().close()
 
     def held_requests(self, since: datetime, until: datetime) -> list[tuple[int, str, str]]:
         """``(id, body, content_type)`` of every request held from ``since`` to before ``until``
@@ -75,6 +90,18 @@ class HousekeepingRepo(StoreCore):
         """``{track_id: [post ids]}`` recorded for ``version``, or None if unknown."""
         data = self._scalar(select(CatalogVersion.snapshot).where(CatalogVersion.version == version))
         return None if data is None else {k: list(v) for k, v in data.items()}
+
+    def version_of_last_dm(self, team: str, user: str) -> str | None:
+        """The catalog version ``user``'s last posted weekly DM was built on (issue 41: what is new
+        since): the newest first seen by the time it was sent; None before their first DM."""
+        check_id(team, "team"), check_id(user, "user")
+        mine = (DigestDelivery.team_id == team, DigestDelivery.destination == user, DigestDelivery.track_id == DM_TRACK)
+        posted = (DigestDelivery.status == "sent", DigestDelivery.message_ts.is_not(None))
+        sent = select(func.max(DigestDelivery.sent_at)).where(*mine, *posted).scalar_subquery()
+        then = select(func.max(CatalogVersion.first_seen_at)).where(CatalogVersion.first_seen_at <= sent)
+        return newest_version(
+            self._scalars(select(CatalogVersion.version).where(CatalogVersion.first_seen_at == then.scalar_subquery()))
+        )
 
     def latest_catalog_version(self) -> str | None:
         """The most recently first-seen catalog version, or None; ties go by CalVer (``newest_version``)."""
@@ -125,6 +152,14 @@ class HousekeepingRepo(StoreCore):
         stmt = select(ReadingProgress.user_id, ReadingProgress.post_id, ReadingProgress.read_at)
         stmt = stmt.where(ReadingProgress.team_id == team).order_by(ReadingProgress.read_at, ReadingProgress.user_id)
         return [(u, p, at) for u, p, at in self._rows(stmt)]
+
+    def team_follows(self, team: str) -> list[tuple[str, str, datetime]]:
+        """Every follow of ``team``: ``(user id, track id, followed_at UTC)``, oldest first (an
+        unfollow deletes its row, so only current follows are here)."""
+        check_id(team, "team")
+        stmt = select(TrackFollow.user_id, TrackFollow.track_id, TrackFollow.followed_at)
+        stmt = stmt.where(TrackFollow.team_id == team).order_by(TrackFollow.followed_at, TrackFollow.user_id)
+        return [(u, t, at) for u, t, at in self._rows(stmt)]
 
     def delivery_counts(self, team: str, since: datetime) -> list[tuple[str, str, int]]:
         """Ledger rows of ``team`` claimed since ``since`` (aware) by destination and outcome:

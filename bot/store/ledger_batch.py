@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
 
@@ -43,7 +43,8 @@ class _Call:
     key: Key
     claimed_by: str
     args: dict[str, Any]
-    done: threading.Event = field(default_factory=threading.Event)
+    done: threading.Event | None = None  # its batch's (:meth:`Batching._enqueue`)
+    answered: bool = False
     result: Any = None
     error: BaseException | None = None
 
@@ -57,12 +58,12 @@ class _Call:
 
 
 class LedgerBatcher(Batching):
-    """Runs ledger calls of many threads as batches; thread-safe. ``max_batch``: calls per
-    transaction at most; ``clock``: aware UTC now. :meth:`close` flushes and stops the flusher."""
+    """Runs ledger calls of many threads as batches; thread-safe. ``clock``: aware UTC now.
+    :meth:`close` flushes and stops the flusher."""
 
     name = "ledger-batcher"
 
-    def __init__(self, store: Store, *, max_batch: int = 500, clock: Callable[[], datetime] = db.utcnow):
+    def __init__(self, store: Store, *, clock: Callable[[], datetime] = db.utcnow):
         self.store = store
         self._clock = clock
         self._dialect = store.engine.dialect.name
@@ -71,7 +72,7 @@ class LedgerBatcher(Batching):
             self._pg_claim = driver.prepare(_pg_claim_statement())
             self._pg_marks = {kind: driver.prepare(_pg_mark_statement(kind)) for kind in ("renew", "sent", "skipped")}
         self._answer_early = self._dialect == "postgresql"  # each statement commits on its own
-        super().__init__(max_batch, driver)
+        super().__init__(driver)
 
     def run(self, kind: str, key: Key, claimed_by: str, **args: Any) -> Any:
         """Run a call of ``kind`` in the next batch and return, once it committed, what the
@@ -100,10 +101,9 @@ class LedgerBatcher(Batching):
                 self._marks(rows, kind, calls, now)
 
     def _answer(self, call: _Call, result: Any) -> None:
-        """Set ``call``'s answer; on PostgreSQL (its statement committed) wake its caller now."""
+        """Set ``call``'s answer; on PostgreSQL (its statement committed) it is final."""
         call.result = result
-        if self._answer_early:
-            call.done.set()
+        call.answered = self._answer_early
 
     def _claims(self, rows: Callable[..., list[Any]], claims: list[_Call], now: datetime) -> None:
         """One INSERT … ON CONFLICT DO NOTHING for the claims; a key that had a row tries a take-over."""

@@ -112,6 +112,8 @@ class ChannelSubscription(Base):
     """The digest's weekly reading budget in minutes (issue 24); NULL: ``steps_per_week``."""
     after_essentials: Mapped[str] = mapped_column(String(16), server_default=text("'further'"))
     """After the essential path: ``further`` (go on with further reading) or ``stop``."""
+    club: Mapped[bool] = mapped_column(Boolean, server_default=text("false"))
+    """A reading club (issue 44): each digest opens a thread with a discussion prompt; a ✅ marks it read."""
 
 
 class DmPreference(PerUser, Base):
@@ -272,6 +274,44 @@ class HeldRequest(Base):
     body: Mapped[str] = mapped_column(Text)
     content_type: Mapped[str] = mapped_column(String(100))
     received_at: Mapped[datetime]
+
+
+class ClubDigest(Base):
+    """A reading club's digest message (issue 44): its channel and ``message_ts``, the subscription
+    and the post ids it brought (space-separated), so a ✅ on it marks them read."""
+
+    __tablename__ = "club_digests"
+    __table_args__ = (Index(None, "subscription_id", "posted_at"),)
+
+    team_id: Mapped[str] = mapped_column(String(SLACK_ID), primary_key=True)
+    channel_id: Mapped[str] = mapped_column(String(SLACK_ID), primary_key=True)
+    message_ts: Mapped[str] = mapped_column(String(32), primary_key=True)
+    subscription_id: Mapped[int] = mapped_column(Integer)
+    steps: Mapped[str] = mapped_column(String(2000))
+    posted_at: Mapped[datetime]
+
+
+class ClubRead(Base):
+    """A person who marked a club digest read with a ✅, once."""
+
+    __tablename__ = "club_reads"
+
+    team_id: Mapped[str] = mapped_column(String(SLACK_ID), primary_key=True)
+    channel_id: Mapped[str] = mapped_column(String(SLACK_ID), primary_key=True)
+    message_ts: Mapped[str] = mapped_column(String(32), primary_key=True)
+    user_id: Mapped[str] = mapped_column(String(SLACK_ID), primary_key=True)
+    read_at: Mapped[datetime]
+
+
+class ReaderHabit(PerUser, Base):
+    """A reader's plan pauses and gentle nudges (issue 44): ``pauses`` ``[[start, end], …]`` (ISO
+    UTC times) and when the last nudge went out."""
+
+    __tablename__ = "reader_habits"
+
+    pauses: Mapped[list[Any]] = mapped_column(JSON)
+    nudged_at: Mapped[datetime | None]
+    updated_at: Mapped[datetime]
 
 
 APP_TABLES = frozenset(Base.metadata.tables)

@@ -66,6 +66,13 @@ class ReadingRepo(StoreCore):
         """The ids of every post ``user`` has read in ``team``."""
         return set(self._scalars(select(ReadingProgress.post_id).filter_by(team_id=team, user_id=user)))
 
+    def reading_since(self, team: str, user: str) -> datetime | None:
+        """When ``user`` last marked a post read (UTC), else when they first followed a track; None
+        when they did neither ("catch me up" counts what entered the catalog since)."""
+        last = self._scalar(select(func.max(ReadingProgress.read_at)).filter_by(team_id=team, user_id=user))
+        first = select(func.min(TrackFollow.followed_at)).filter_by(team_id=team, user_id=user)
+        return last if last is not None else self._scalar(first)
+
     def follow(self, team: str, user: str, track: str) -> bool:
         """Follow a track. True if newly followed, False if already following."""
         check_id(team, "team"), check_id(user, "user"), check_id(track, "track")

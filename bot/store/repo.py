@@ -4,7 +4,8 @@ language, reads, follows, budget, finished paths, reminders), :mod:`~bot.store.s
 (channel subscriptions, DM digest settings), :mod:`~bot.store.ledger` (deliveries),
 :mod:`~bot.store.installations` (Slack installs and tokens), :mod:`~bot.store.reader` (one
 reader's state in one read) and :mod:`~bot.store.housekeeping` (catalog versions, feed notices,
-Slack event ids, insights and operators' counts).
+Slack event ids, insights and operators' counts), :mod:`~bot.store.together` (reading clubs,
+plan pauses, nudges).
 
 Each method runs its own short transaction and returns plain frozen dataclasses
 (:mod:`bot.store.snapshots`), sets, lists or booleans, never live ORM objects. Per-workspace
@@ -21,7 +22,8 @@ from bot.store.ledger import LedgerRepo
 from bot.store.reader import ReaderRepo
 from bot.store.reading import ReadingRepo
 from bot.store.subscriptions import SubscriptionsRepo
+from bot.store.together import TogetherRepo
 
 
-class Store(ReadingRepo, SubscriptionsRepo, LedgerRepo, InstallationsRepo, ReaderRepo, HousekeepingRepo):
+class Store(TogetherRepo, ReadingRepo, SubscriptionsRepo, LedgerRepo, InstallationsRepo, ReaderRepo, HousekeepingRepo):
     """The app's state; built as :class:`~bot.store.base.StoreCore` is (arguments documented there)."""

@@ -37,6 +37,7 @@ class Subscription:
     updated_at: datetime
     minutes_per_week: int | None = None
     after_essentials: str = "further"
+    club: bool = False
 
     @property
     def active(self) -> bool:

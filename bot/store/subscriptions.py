@@ -39,13 +39,16 @@ class SubscriptionsRepo(StoreCore):
         schedule: WeeklySchedule,
         steps_per_week: int = 1,
         created_by: str | None = None,
+        club: bool | None = None,
     ) -> Subscription:
         """Subscribe ``channel`` to ``track``: ``steps_per_week`` (1..3) steps on ``schedule``.
         Re-subscribing updates the schedule and reactivates a paused subscription, keeping its
-        cursor (identical arguments change nothing). Returns the subscription. Raises ValueError
-        for bad arguments."""
+        cursor (identical arguments change nothing). ``club``: a reading club (issue 44); None keeps
+        it. Returns the subscription. Raises ValueError for bad arguments."""
         check_id(team, "team"), check_id(channel, "channel"), check_id(track, "track")
         values = {**schedule_columns(schedule), "steps_per_week": check_steps(steps_per_week)}
+        if club is not None:
+            values["club"] = bool(club)
         now = self._now()
         key = {"team_id": team, "channel_id": channel, "track_id": track}
         new = {**values, "cursor": 0, "status": "active", "created_by": created_by, "created_at": now}

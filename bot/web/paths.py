@@ -85,9 +85,7 @@ def _step(catalog: Catalog, step: PathStep, lang: str) -> dict[str, Any]:
     the catalog's note on why it is read here, level, date, source, references."""
     post = step.post
     url, kind = post.read_link(catalog.manifest)
-    status = [_w(lang, "draft")] if post.is_draft else []
-    if kind == "summary":
-        status.append(_w(lang, "summary"))
+    status = [_w(lang, "summary")] if kind == "summary" else []
     return {
         "number": step.number,
         "title": post.title,

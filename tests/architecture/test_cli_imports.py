@@ -74,6 +74,16 @@ def test_search_loads_no_slack_no_database_no_other_command(tmp_path):
     )
 
 
+def test_a_second_cold_search_reads_its_catalog_kept_with_the_index_and_loads_no_yaml(tmp_path):
+    """Issue 43: the catalog and vocabulary are kept with the built index, so a search from a cold
+    process whose catalog files did not change loads neither the YAML parser nor the catalog's
+    loader and checks (the first one, or one after a change, reads the files and keeps them)."""
+    _modules_after(["search", "nixl"], tmp_path)  # keeps the index (unless a test run did already)
+    modules = _modules_after(["search", "nixl"], tmp_path)
+    assert "bot.domain.search.matcher" in modules
+    assert _loaded(modules, "yaml", "bot.domain.catalog.loader", "bot.domain.catalog.checks") == []
+
+
 def test_ask_loads_the_app_but_not_the_install_pages(tmp_path):
     modules = _modules_after(["ask", "help"], tmp_path)
     assert "slack_bolt" in modules and "bot.slack.app" in modules  # it went through the app

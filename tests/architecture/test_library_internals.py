@@ -109,3 +109,23 @@ def test_bolt_sends_only_lazy_listeners_to_the_listener_executor() -> None:
     assert response.status == 200
     assert ran["ack"] == threading.current_thread().name
     assert len(executor.submitted) == 1 and ran["lazy"] != ran["ack"]
+
+
+def test_bm25s_is_pinned_and_still_selects_its_scorers_by_name() -> None:
+    """:class:`bot.domain.search.ranking` builds its sparse index from bm25s's private
+    ``scoring._select_idf_scorer`` / ``_select_tfc_scorer`` (a vectorised build for large catalogs):
+    bm25s is pinned below its next minor, and both still take the method name and return scorers of
+    the keywords the index passes."""
+    import bm25s.scoring
+    import numpy as np
+
+    pins = {
+        (r := Requirement(line)).name: r.specifier
+        for line in tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
+    }
+    assert "<0." in str(pins["bm25s"]) and version("bm25s") in pins["bm25s"]
+    idf = bm25s.scoring._select_idf_scorer("lucene")
+    assert idf(1, N=10) > idf(5, N=10) > 0
+    tfc = bm25s.scoring._select_tfc_scorer("lucene")
+    out = tfc(tf_array=np.array([1.0, 3.0]), l_d=np.array([10, 10]), l_avg=10.0, k1=1.5, b=0.75, delta=0.5)
+    assert out.shape == (2,) and out[1] > out[0] > 0

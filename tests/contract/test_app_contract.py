@@ -45,6 +45,7 @@ from tests.dbutil import migrated_sqlite_url
 from tests.e2e.helpers import FakeSlack, find_button
 from tests.e2e.slack_requests import get, signed_post
 from tests.standin import SlackStandIn, blockkit, link_shared_event
+from tests.waits import PATIENCE_S
 
 pytestmark = pytest.mark.contract
 
@@ -196,14 +197,14 @@ def valid_reply(body: dict[str, Any]) -> dict[str, Any]:
 
 def reply_to(slack: FakeSlack, text: str) -> dict[str, Any]:
     """``/vllm-path <text>`` through the door; its reply at the response URL."""
-    return valid_reply(slack.ask(text, timeout=15).body)
+    return valid_reply(slack.ask(text, timeout=PATIENCE_S).body)
 
 
 def click(slack: FakeSlack, message: dict[str, Any], prefix: str, *, ephemeral: bool = True) -> dict[str, Any]:
     """Click the first ``prefix…`` button of ``message``; the answer at the click's response URL."""
     ack, url = slack.click(message, prefix, ephemeral=ephemeral)
     assert ack.status == 200, (ack.status, ack.text)
-    return valid_reply(slack.standin.wait_for_response(url, timeout=15).body)
+    return valid_reply(slack.standin.wait_for_response(url, timeout=PATIENCE_S).body)
 
 
 def open_home(slack: FakeSlack, slack_api, *, channel: str = "D0CONTRACT") -> dict[str, Any]:
@@ -559,7 +560,7 @@ def test_digest_run_now_cli_against_prism(tmp_path, slack_api, runtime):
         env=env,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=PATIENCE_S,
     )
     assert proc.returncode == 0, proc.stderr
     assert "sent 2" in proc.stdout, proc.stdout

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from apscheduler.events import EVENT_JOB_ERROR, EVENT_JOB_EXECUTED, JobExecutionEvent
 
 from bot.digest.clock import JOBSTORE, DigestClock
+from tests.waits import PATIENCE_S
 
 _FAR = datetime(9999, 1, 1, tzinfo=UTC)
 
@@ -48,7 +49,7 @@ class ClockDriver:
         ]
         return min(times) if times else None  # in UTC: local times in a repeated hour differ by fold only
 
-    def step(self, timeout: float = 20.0) -> datetime | None:
+    def step(self, timeout: float = PATIENCE_S) -> datetime | None:
         """Jump to the next job time, run what is due, wait for it. Returns the time, or None.
 
         A run missed while the clock was down (a next run time before now, as a restarted clock
@@ -87,7 +88,7 @@ class ClockDriver:
             time.sleep(0.01)
         return target
 
-    def run_until(self, end: datetime, timeout: float = 20.0) -> list[datetime]:
+    def run_until(self, end: datetime, timeout: float = PATIENCE_S) -> list[datetime]:
         """Step until the next job time is after ``end``; returns the times stepped to."""
         stepped = []
         while True:

@@ -11,6 +11,7 @@ from bot.digest.deliver import Deliverer, Outcome, Pacer
 from bot.domain.schedule import WeeklySchedule, next_fire, period_of
 from bot.slack.handlers import Caller, Handlers
 from tests.digest.conftest import TEAM, make_runtime
+from tests.waits import PATIENCE_S
 
 
 def _deliverer(runtime) -> Deliverer:
@@ -100,7 +101,7 @@ def test_clicks_on_a_posted_digest_through_the_http_door(tmp_path, standin, hold
         for prefix in ("mark_read", "follow", "snooze", "stop"):
             result, url = slack.click(posted, prefix, ephemeral=False)
             assert result.status == 200
-            answers[prefix] = standin.wait_for_response(url, timeout=10).body
+            answers[prefix] = standin.wait_for_response(url, timeout=PATIENCE_S).body
         for body in answers.values():
             assert body.get("replace_original") is False and body["response_type"] == "ephemeral"
         first = catalog.order("spec")[0]

@@ -19,6 +19,7 @@ from bot.slack.views.blocks import decode_value
 from tests.digest.clockdriver import ClockDriver
 from tests.digest.conftest import TEAM
 from tests.standin.blockkit import validate_blocks
+from tests.waits import PATIENCE_S
 
 START = datetime(2026, 3, 1, 0, 0, tzinfo=UTC)  # a Sunday
 BUDGET = 25
@@ -54,7 +55,7 @@ def test_weekly_dm_brings_what_fits_the_budget_until_the_path_is_finished(
                 assert len(weeks) < 20, "the path never finished"
                 before = len(_dm_posts(standin, channel))
                 driver.step()
-                standin.wait_for(lambda ch=channel, n=before: len(_dm_posts(standin, ch)) > n, timeout=10)
+                standin.wait_for(lambda ch=channel, n=before: len(_dm_posts(standin, ch)) > n, timeout=PATIENCE_S)
                 channel = channel or dm_id("UDM")  # posted by user id: the app's DM with them
                 blocks = _dm_posts(standin, channel)[-1].args["blocks"]
                 validate_blocks(blocks)

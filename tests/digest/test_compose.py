@@ -190,9 +190,10 @@ def test_additions_of_a_new_catalog_version_are_announced_once(catalog: Catalog)
     sub = _sub("spec", 1, cursor=4, version="2026.01.0")
     digest = compose_channel_digest(catalog, sub, snapshot)
     text = _all_text(digest.reply)
-    assert "New in this track since the last digest" in text
-    assert _shown(catalog.post(behind).title) in text and "worth catching up" in text
-    assert _shown(catalog.post(ahead).title) in text and "coming up" in text
+    # issue 41: the post behind the channel is named once; the one ahead comes in order, unnamed
+    assert f"New in {catalog.track('spec').names.en}: " in text and "(step 2)" in text
+    assert _shown(catalog.post(behind).title) in text
+    assert _shown(catalog.post(ahead).title) not in text
     assert set(digest.added) == {behind, ahead}
     # The week's step is the one after the four the channel had: old_order[4] (order shifted).
     assert digest.steps == (old_order[4],)
@@ -201,7 +202,7 @@ def test_additions_of_a_new_catalog_version_are_announced_once(catalog: Catalog)
     nxt = compose_channel_digest(
         catalog, replace(sub, cursor=digest.cursor, last_catalog_version=digest.version), snapshot
     )
-    assert "New in this track" not in _all_text(nxt.reply)
+    assert "New in" not in _all_text(nxt.reply)
     assert nxt.steps == (order[digest.cursor],)
     validate_blocks(digest.reply.blocks)
 
@@ -226,7 +227,7 @@ def test_a_renamed_post_keeps_the_channels_place(catalog: Catalog) -> None:
     sub = _sub("pd", 1, cursor=2, version=catalog.version)
     digest = compose_channel_digest(renamed, sub, {"pd": order})
     assert digest.steps == (order[2],) and not digest.added
-    assert "New in this track" not in _all_text(digest.reply)
+    assert "New in" not in _all_text(digest.reply)
 
 
 def test_removed_steps_do_not_stall_or_repeat_the_walk(catalog: Catalog) -> None:

@@ -24,6 +24,7 @@ from tests.digest.conftest import TEAM, settings_for
 from tests.e2e.helpers import ack_shown
 from tests.e2e.slack_requests import post
 from tests.standin import SlackStandIn, app_home_opened_event, event_body, signed_headers, slash_command_body
+from tests.waits import PATIENCE_S
 
 SECRET = "log-hygiene-signing-secret-0123456789"
 VERIFICATION = "verification-token-LOGHYG"
@@ -99,15 +100,15 @@ def test_a_full_flow_logs_no_body_token_or_response_url(sqlite_url, holder, capt
                     body = slash_command_body(text, team_id=TEAM, response_url=url, token=VERIFICATION)
                     acked = post(events, body, signed_headers(body, SECRET))
                     assert ack_shown(standin, acked, url).status == 200  # a reply in the ack too
-                    standin.wait_for_response(url, timeout=30)
+                    standin.wait_for_response(url, timeout=PATIENCE_S)
                 forged_url = standin.response_url()
                 urls.append(forged_url)
                 forged = slash_command_body(f"next {MARK}", team_id=TEAM, response_url=forged_url, token=VERIFICATION)
                 assert post(events, forged, signed_headers(forged, "not-the-secret")).status == 401
                 home = event_body(app_home_opened_event("U0HOME"), team_id=TEAM, token=VERIFICATION)
                 assert post(events, home, signed_headers(home, SECRET, content_type="application/json")).status == 200
-                standin.wait_for_call("views.publish", timeout=30)
-                standin.wait_for(lambda: any(PUBLISH_REFUSAL in line for line in captured.lines()), timeout=30)
+                standin.wait_for_call("views.publish", timeout=PATIENCE_S)
+                standin.wait_for(lambda: any(PUBLISH_REFUSAL in line for line in captured.lines()), timeout=PATIENCE_S)
             clock = DigestClock(runtime, reconcile_every_s=None, channel_interval_s=0.0, team_rate_per_s=None)
             try:
                 for future in clock.catch_up():

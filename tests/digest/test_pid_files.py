@@ -12,6 +12,7 @@ import pytest
 from tests.reliability.catalogs import copy_catalog
 from tests.reliability.test_reload import Served, _exe, _free_port
 from tests.standin import SlackStandIn
+from tests.waits import PATIENCE_S
 
 
 @pytest.mark.slow
@@ -40,7 +41,7 @@ def test_a_second_serve_in_the_same_folder_refuses_and_reload_still_finds_the_fi
             assert reload.returncode == 0 and f"process {first.proc.pid}" in reload.stdout, (
                 reload.stdout + reload.stderr
             )
-            first.wait_for_log("catalog", timeout=30)
+            first.wait_for_log("catalog", timeout=PATIENCE_S)
         finally:
             first.stop()
         assert first.proc.returncode == 0

@@ -87,6 +87,7 @@ def _start(
         SLACK_API_URL=standin.api_url,
         LOG_LEVEL="INFO",
         PYTHONUNBUFFERED="1",
+        PYTHONPATH=str(REPO),
     )
     when = start.isoformat() + (f"@{anchor!r}" if anchor is not None else "")
     cmd = [
@@ -103,7 +104,8 @@ def _start(
         "200",
         *args,
     ]
-    return subprocess.Popen(cmd, cwd=REPO, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT)
+    # run in the test's own folder: a killed scheduler leaves its pid file there, not in the repo
+    return subprocess.Popen(cmd, cwd=log.parent, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT)
 
 
 def _stop(procs: list[subprocess.Popen]) -> None:

@@ -316,9 +316,9 @@ def test_a_claim_committed_before_its_batch_failed_keeps_its_answer(pg_url, monk
     claim = _Call("claim", new, "a", {"stale_after_s": 600, "max_attempts": 3})
     mark = _Call("sent", held, "a", {"message_ts": "1.0"})
     with ledger.batcher._cond:  # both in one batch
-        ledger.batcher._pending += [claim, mark]
-        ledger.batcher._cond.notify()
-    assert claim.done.wait(10) and mark.done.wait(10)
+        ledger.batcher._enqueue(claim)
+        ledger.batcher._enqueue(mark)
+    assert claim.done is mark.done and claim.done is not None and claim.done.wait(10)
     assert claim.error is None and claim.result is not None and claim.result.claimed_by == "a"
     assert mark.error is None and mark.result is True
     assert [store.delivery(*k).status for k in (new, held)] == ["claimed", "sent"]  # type: ignore[union-attr]

@@ -17,7 +17,13 @@ from bot.domain.schedule import WeeklySchedule, period_of
 from bot.store import Store
 from tests.digest.conftest import TEAM, make_runtime
 from tests.standin import SlackStandIn
-from tests.standin.scopes import SCOPES_BY_METHOD, acceptable_scopes, default_bot_scopes, scope_refusal
+from tests.standin.scopes import (
+    SCOPES_BY_EVENT,
+    SCOPES_BY_METHOD,
+    acceptable_scopes,
+    default_bot_scopes,
+    scope_refusal,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 FIRE = datetime(2026, 12, 7, 8, 0, tzinfo=UTC)
@@ -31,6 +37,16 @@ def _manifest_scopes() -> set[str]:
 def test_the_settings_ask_for_exactly_the_manifests_scopes() -> None:
     assert set(default_bot_scopes()) == _manifest_scopes()
     assert set(Settings(_env_file=None).slack_scopes.split(",")) == _manifest_scopes()
+
+
+def test_every_event_the_manifest_subscribes_to_has_its_scope() -> None:
+    """Slack delivers an event only with its scope (issue 44: ``reaction_added`` needs ``reactions:read``)."""
+    manifest = yaml.safe_load((REPO / "manifest.yaml").read_text(encoding="utf-8"))
+    events = manifest["settings"]["event_subscriptions"]["bot_events"]
+    assert "reaction_added" in events
+    for event in events:
+        needed = SCOPES_BY_EVENT.get(event, frozenset())
+        assert not needed or needed & _manifest_scopes(), event
 
 
 def test_every_method_the_app_calls_is_allowed_by_the_manifest() -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 from bot.domain.schedule import WeeklySchedule
 from bot.store import Store
 from tests.conftest import redis_test_url
+from tests.waits import PATIENCE_S
 
 REPO = Path(__file__).resolve().parents[2]
 SLACK_VARS = ("SLACK_BOT_TOKEN", "SLACK_CLIENT_ID", "SLACK_CLIENT_SECRET", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET")
@@ -26,7 +27,7 @@ def _worker(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
         env=clean,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=PATIENCE_S,
     )
 
 

@@ -345,9 +345,6 @@ def test_catalog_check_asks_a_linked_post_for_its_questions(tmp_path):
     errors = [str(i) for i in issues if i.severity == "error"]
     assert cat is None and len(errors) == 2
     assert "post 'spec-decode': questions.en: 0 English question(s); a linked post needs 3 to 6" in errors[0]
-    # work in progress (the importer's reading): the same are warnings
-    _, drafts = check_catalog(folder, allow_drafts=True, check_versions=False)
-    assert sum("questions." in str(i) and i.severity == "warning" for i in drafts) == 2
 
 
 def test_a_catalog_without_questions_is_not_asked_for_them():
@@ -530,6 +527,33 @@ def test_the_built_index_is_kept_and_a_change_builds_it_again(tmp_path):
     assert kept.stat().st_mtime_ns != stamp and changed.search("zorblax").results
     kept.write_bytes(b"not a pickle")
     assert matcher_for(cat, load_vocabulary(folder), folder).search("nixl").results  # ignored, built again
+
+
+def test_the_catalog_and_vocabulary_are_kept_with_the_index_and_any_catalog_file_renews_them(tmp_path):
+    """``kept_matcher`` (a cold ``vllm-path search``) serves the catalog kept with the index, equal
+    to the one loaded from the files; a change to any YAML file of the folder (here a new one at
+    its root, which no earlier key named) loads and keeps them again; a broken catalog raises."""
+    from bot.domain.catalog import CatalogError
+    from bot.domain.search.cache import INDEX_FILE, kept_matcher
+
+    folder = tmp_path / "catalog"
+    shutil.copytree(REPO / "catalog", folder, ignore=shutil.ignore_patterns("__pycache__"))
+    cat, built = kept_matcher(folder)
+    kept_cat, kept = kept_matcher(folder)
+    assert kept_cat is not cat and kept_cat == load_catalog(folder)
+    assert kept_cat.version == cat.version and kept_cat.order("spec") == cat.order("spec")
+    assert kept.search("nixl") == built.search("nixl")
+    index = folder / "__pycache__" / INDEX_FILE
+    stamp = index.stat().st_mtime_ns
+    kept_matcher(folder)
+    assert index.stat().st_mtime_ns == stamp  # unchanged files: read, not written
+    (folder / "extra.yaml").write_text("version: 1\n", encoding="utf-8")
+    kept_matcher(folder)
+    assert index.stat().st_mtime_ns != stamp  # loaded and kept again
+    manifest = folder / "manifest.yaml"
+    manifest.write_text(manifest.read_text(encoding="utf-8") + "\nnot: [valid\n", encoding="utf-8")
+    with pytest.raises(CatalogError):
+        kept_matcher(folder)
 
 
 # --- the question sets --------------------------------------------------------------------------------

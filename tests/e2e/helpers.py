@@ -17,6 +17,7 @@ from tests.e2e.slack_requests import (
     slash_command_body,
 )
 from tests.standin import ResponsePost, SlackStandIn
+from tests.waits import PATIENCE_S
 
 SIGNING_SECRET = "e2e-fake-signing-secret-0123456789"
 BOT_TOKEN = "xoxb-e2e-fake-bot-token"
@@ -92,7 +93,7 @@ class FakeSlack:
         result = signed_post(self.events_url, body, self.secret)
         return ack_shown(self.standin, result, response_url), response_url
 
-    def ask(self, text: str, *, timeout: float = 10.0) -> ResponsePost:
+    def ask(self, text: str, *, timeout: float = PATIENCE_S) -> ResponsePost:
         """Send a command and wait for its reply at the response URL."""
         result, response_url = self.command(text)
         assert result.status == 200, (result.status, result.text)

@@ -6,13 +6,13 @@ Real signed requests through the HTTP door (waitress + Bolt's WSGI adapter)."""
 from __future__ import annotations
 
 import threading
-import time
 
 import pytest
 
 from bot import metrics
 from bot.slack.handlers import Handlers
 from tests.e2e.helpers import block_texts
+from tests.waits import PATIENCE_S, wait_until
 
 
 @pytest.fixture
@@ -43,9 +43,7 @@ def threads_seen(monkeypatch):
 
 def _wait_for(threads_seen, where: str) -> None:
     """Until ``where`` is recorded (a lazy listener reports its reply just after respond())."""
-    deadline = time.monotonic() + 5
-    while where not in dict(threads_seen) and time.monotonic() < deadline:
-        time.sleep(0.01)
+    wait_until(lambda: where in dict(threads_seen), what=f"{where} recorded", every=0.01)
 
 
 def test_a_reply_in_the_ack_is_computed_and_acked_on_the_request_thread(slack, standin, threads_seen):
@@ -56,7 +54,7 @@ def test_a_reply_in_the_ack_is_computed_and_acked_on_the_request_thread(slack, s
     ack, url = slack.command("speculative")
     assert ack.status == 200 and ack.text.startswith("{")  # the reply itself was the ack's body
     assert ack.headers["content-type"].startswith("application/json")  # else Slack shows it as text
-    assert "Speculative decoding" in block_texts(standin.wait_for_response(url, timeout=10).body["blocks"])
+    assert "Speculative decoding" in block_texts(standin.wait_for_response(url, timeout=PATIENCE_S).body["blocks"])
     where = dict(threads_seen)
     assert set(where) == {"answer_now", "reply:command"}, threads_seen  # nothing ran after the ack
     assert where["answer_now"] == where["reply:command"]
@@ -66,7 +64,7 @@ def test_a_reply_in_the_ack_is_computed_and_acked_on_the_request_thread(slack, s
 def test_a_command_needing_slack_still_acks_empty_and_answers_from_the_lazy_pool(slack, standin, threads_seen):
     ack, url = slack.command("follow speculative")
     assert ack.status == 200 and not ack.text.strip()
-    standin.wait_for_response(url, timeout=10)
+    standin.wait_for_response(url, timeout=PATIENCE_S)
     _wait_for(threads_seen, "reply:command")
     where = dict(threads_seen)
     assert where["answer_now"].startswith("waitress")  # the middleware: nothing to answer in the ack

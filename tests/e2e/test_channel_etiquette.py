@@ -12,6 +12,7 @@ import pytest
 
 from tests.e2e.helpers import CHANNEL
 from tests.standin import SlackStandIn
+from tests.waits import PATIENCE_S
 
 PRIVATE = "G0PRIV"  # private, the bot is not a member: Slack hides it (channel_not_found)
 PUBLIC_OUT = "C0OUT"  # public, the bot is not a member (no channels:join in the manifest)
@@ -48,7 +49,7 @@ def _wait_announced(standin: SlackStandIn, channel: str, n: int) -> list[str]:
         lines = _announcements(standin, channel)
         return lines if len(lines) >= n else []
 
-    return standin.wait_for(enough, timeout=10)
+    return standin.wait_for(enough, timeout=PATIENCE_S)
 
 
 @pytest.mark.parametrize("channel", [PRIVATE, PUBLIC_OUT, UNKNOWN])
@@ -133,13 +134,13 @@ def test_stop_button_by_someone_else_is_refused_by_the_subscriber_works(slack, s
     [sub] = runtime.store.subscriptions(slack.team, CHANNEL)
     bob = replace(slack, user="U0BOB")
     _, url = bob.click(_digest_message(sub.id, "stop"), "stop:", ephemeral=False)
-    answer = standin.wait_for_response(url, timeout=10).body["text"]
+    answer = standin.wait_for_response(url, timeout=PATIENCE_S).body["text"]
     assert answer == "Only the person who set up this digest (Ana) or a workspace admin can stop it."
     [still] = runtime.store.subscriptions(slack.team, CHANNEL)
     assert still.status == "active"
 
     _, url = slack.click(_digest_message(sub.id, "stop"), "stop:", ephemeral=False)
-    standin.wait_for_response(url, timeout=10)
+    standin.wait_for_response(url, timeout=PATIENCE_S)
     [stopped] = runtime.store.subscriptions(slack.team, CHANNEL)
     assert stopped.status == "paused"
     assert _wait_announced(standin, CHANNEL, 2)[-1] == (
@@ -155,7 +156,7 @@ def test_snooze_is_announced_and_a_failed_announcement_does_not_fail_the_command
     [sub] = runtime.store.subscriptions(slack.team, CHANNEL)
     bob = replace(slack, user="U0BOB")  # anyone may snooze
     _, url = bob.click(_digest_message(sub.id, "snooze"), "snooze:", ephemeral=False)
-    assert "Speculative decoding" in standin.wait_for_response(url, timeout=10).body["text"]
+    assert "Speculative decoding" in standin.wait_for_response(url, timeout=PATIENCE_S).body["text"]
     assert _wait_announced(standin, CHANNEL, 2)[-1].startswith("Bob snoozed this channel's Speculative decoding digest")
     # the bot is removed from the channel afterwards: the post is refused, the command still answers
     standin.channels[0]["is_member"] = False

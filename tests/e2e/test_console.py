@@ -266,3 +266,23 @@ def test_the_listener_executor_is_idle_only_when_nested_tasks_are_done():
         assert sorted(ran) == ["lazy", "listener"]
     finally:
         executor.shutdown(wait=True)
+
+
+def test_a_button_keeps_its_number_after_later_messages(console_settings_tmp):
+    """(QA) numbers restarted at 1 with every output, so "1" pressed a different button each time."""
+    with open_console(console_settings_tmp) as console:
+        handle(console, "speculative")
+        first = dict(console.controls)
+        handle(console, "nixl")
+        assert all(console.pressable[n][0].label == c.label for n, (c, _) in first.items())
+        assert min(console.controls) > max(first)  # the new output's buttons got new numbers
+        mark = next(n for n, (c, _) in first.items() if c.label == "Mark read")
+        assert "message updated" in handle(console, str(mark))[1]  # an earlier message's button works
+
+
+def test_stats_can_be_tried_in_the_console(console_settings_tmp):
+    """(QA) ``stats`` in the console answered "for workspace admins and owners" with no way to see it:
+    the console's person administers its workspace."""
+    with open_console(console_settings_tmp) as console:
+        out = handle(console, "stats")[1]
+        assert "Active readers" in out and "admins and owners" not in out

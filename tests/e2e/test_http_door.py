@@ -21,6 +21,7 @@ from tests.e2e.slack_requests import (
     signed_post,
     slash_command_body,
 )
+from tests.waits import PATIENCE_S
 
 
 def test_healthz_and_unknown_paths(door):
@@ -34,7 +35,7 @@ def test_healthz_and_unknown_paths(door):
 def test_slash_command_replies_with_the_speculative_path(slack, standin):
     ack, response_url = slack.command("speculative")
     assert ack.status == 200
-    reply = standin.wait_for_response(response_url, timeout=10).body
+    reply = standin.wait_for_response(response_url, timeout=PATIENCE_S).body
     assert reply.get("response_type", "ephemeral") == "ephemeral"
     assert reply.get("replace_original") is False
     assert reply["text"]  # the plain-text fallback Slack shows in notifications
@@ -58,7 +59,7 @@ def test_mark_read_click_replaces_the_ephemeral_message(slack, standin, runtime)
 
     ack, response_url = slack.click(reply, "mark_read:")
     assert ack.status == 200
-    updated = standin.wait_for_response(response_url, timeout=10).body
+    updated = standin.wait_for_response(response_url, timeout=PATIENCE_S).body
     assert updated["replace_original"] is True
     assert updated.get("response_type", "ephemeral") == "ephemeral"
     assert "1 of" in block_texts(updated["blocks"])  # progress redrawn
@@ -74,17 +75,17 @@ def test_follow_then_share_in_channel(slack, standin, runtime):
     track = json.loads(element["value"])["t"]
     assert runtime.holder.catalog.track(track).names.en == "Speculative decoding"
     _, url = slack.click(reply, "follow:")
-    followed = standin.wait_for_response(url, timeout=10).body
+    followed = standin.wait_for_response(url, timeout=PATIENCE_S).body
     assert followed["replace_original"] is True
     assert runtime.store.follows(slack.team, slack.user) == [track]
     assert len(followed["blocks"]) <= 4 and "essential read" in followed["text"]  # issue 40: a short answer
     _, url = slack.click(followed, "open_path:")  # the whole path when asked
-    opened = standin.wait_for_response(url, timeout=10).body
+    opened = standin.wait_for_response(url, timeout=PATIENCE_S).body
     assert opened["replace_original"] is True
     find_button(opened["blocks"], "unfollow:")
 
     _, url = slack.click(opened, "share:")
-    shared = standin.wait_for_response(url, timeout=10).body
+    shared = standin.wait_for_response(url, timeout=PATIENCE_S).body
     assert shared["response_type"] == "in_channel"
     assert shared.get("replace_original") is False
     assert "Speculative decoding" in block_texts(shared["blocks"])
@@ -94,7 +95,7 @@ def test_follow_then_share_in_channel(slack, standin, runtime):
 def test_app_home_opened_publishes_home(slack, standin):
     result = slack.open_home()
     assert result.status == 200
-    call = standin.wait_for_call("views.publish", timeout=10)
+    call = standin.wait_for_call("views.publish", timeout=PATIENCE_S)
     assert call.ok and call.args["user_id"] == slack.user
     view = call.args["view"]
     assert view["type"] == "home" and view["blocks"]
@@ -103,11 +104,11 @@ def test_app_home_opened_publishes_home(slack, standin):
 
 def test_click_in_home_republishes_home(slack, standin, runtime):
     slack.open_home()
-    view = standin.wait_for_call("views.publish", timeout=10).response["view"]
+    view = standin.wait_for_call("views.publish", timeout=PATIENCE_S).response["view"]
     element, _ = find_button(view["blocks"], "follow:")
     track = json.loads(element["value"])["t"]
     assert slack.click_in_view(view, "follow:").status == 200
-    second = standin.wait_for_call("views.publish", count=2, timeout=10)
+    second = standin.wait_for_call("views.publish", count=2, timeout=PATIENCE_S)
     assert track in runtime.store.follows(slack.team, slack.user)
     assert second.args["user_id"] == slack.user
     assert standin.responses() == []  # Home clicks have no response_url
@@ -117,7 +118,7 @@ def test_event_retries_are_processed_once(slack, standin):
     event = app_home_opened_event(slack.user)
     body = event_body(event, team_id=slack.team, event_id="Ev0RETRY")
     first = signed_post(slack.events_url, body, SIGNING_SECRET, json_body=True)
-    standin.wait_for_call("views.publish", timeout=10)
+    standin.wait_for_call("views.publish", timeout=PATIENCE_S)
     headers = signed_headers(body, SIGNING_SECRET, content_type="application/json")
     headers.update({"X-Slack-Retry-Num": "1", "X-Slack-Retry-Reason": "http_timeout"})
     retry = post(slack.events_url, body, headers)
@@ -139,7 +140,7 @@ def test_ack_comes_before_slow_work(slack, standin):
     ack, response_url = slack.command("speculative")
     acked = time.monotonic() - started
     assert ack.status == 200 and acked < 1.0
-    assert standin.wait_for_response(response_url, timeout=15).body["blocks"]
+    assert standin.wait_for_response(response_url, timeout=PATIENCE_S).body["blocks"]
 
 
 def test_first_request_does_not_wait_for_auth_test(slack, standin):
@@ -167,7 +168,7 @@ def test_unsigned_forged_stale_and_tampered_requests_get_401(slack, standin, doo
 def test_secrets_never_reach_the_stand_in_as_text(slack, standin):
     slack.ask("speculative")
     slack.open_home()
-    standin.wait_for_call("views.publish", timeout=10)
+    standin.wait_for_call("views.publish", timeout=PATIENCE_S)
     dumped = repr(standin.calls()) + repr(standin.responses())
     assert SIGNING_SECRET not in dumped and BOT_TOKEN not in dumped
 
@@ -175,14 +176,14 @@ def test_secrets_never_reach_the_stand_in_as_text(slack, standin):
 def test_open_path_on_home_opens_the_track_in_a_modal_that_redraws_in_place(slack, standin, runtime):
     slack.ask("follow spec")
     slack.open_home()
-    home = standin.wait_for_call("views.publish", timeout=10).response["view"]
+    home = standin.wait_for_call("views.publish", timeout=PATIENCE_S).response["view"]
     assert slack.click_in_view(home, "open_path:").status == 200
-    opened = standin.wait_for_call("views.open", timeout=10)
+    opened = standin.wait_for_call("views.open", timeout=PATIENCE_S)
     assert opened.ok and opened.args["trigger_id"]
     modal = opened.response["view"]
     assert modal["type"] == "modal" and "Speculative decoding" in block_texts(modal["blocks"])
     assert slack.click_in_view(modal, "mark_read:").status == 200
-    updated = standin.wait_for_call("views.update", timeout=10)
+    updated = standin.wait_for_call("views.update", timeout=PATIENCE_S)
     assert updated.ok and updated.args["view_id"] == modal["id"]
     assert "1 of" in block_texts(updated.args["view"]["blocks"])
     assert len(runtime.store.read_posts(slack.team, slack.user)) == 1
@@ -218,11 +219,11 @@ def test_writes_and_a_first_command_are_answered_after_the_ack(slack, standin, r
     """Writing commands (nothing to repeat if they had to wait) and a person whose language is
     not yet known get an empty ack and the reply at the response URL."""
     result, url = slack.command("speculative", user="U0FIRST")
-    assert result.body == b"" and not standin.wait_for_response(url, timeout=10).ack
+    assert result.body == b"" and not standin.wait_for_response(url, timeout=PATIENCE_S).ack
     for text in ("follow spec", "read eagle 3.1", "subscribe spec", "lang zh"):
         result, url = slack.command(text, user="U0FIRST")
         assert result.status == 200 and result.body == b"", text
-        assert not standin.wait_for_response(url, timeout=10).ack, text
+        assert not standin.wait_for_response(url, timeout=PATIENCE_S).ack, text
     assert runtime.store.follows(slack.team, "U0FIRST") == ["spec"]
     result, _ = slack.command("speculative", user="U0FIRST")
     assert "推测解码" in _ack_message(result)["text"]  # the language chosen: no users.info needed
@@ -261,7 +262,7 @@ def test_a_reply_in_the_ack_reaches_slack_through_socket_mode_as_a_message(runti
 
     first = standin.response_url()
     assert through_socket_mode("help", first) is None  # empty ack: the users.info comes first
-    assert not standin.wait_for_response(first, timeout=10).ack
+    assert not standin.wait_for_response(first, timeout=PATIENCE_S).ack
     payload = through_socket_mode("speculative")
     assert payload["response_type"] == "ephemeral" and payload["blocks"]
     assert "Speculative decoding" in payload["text"]

@@ -8,6 +8,7 @@ framing (``Content-Security-Policy: frame-ancestors 'none'``)."""
 
 from __future__ import annotations
 
+import contextlib
 import html
 import os
 import re
@@ -24,6 +25,7 @@ from tests.reliability.catalogs import copy_catalog
 from tests.reliability.test_reload import _free_port
 from tests.serveproc import spawn_serve, wait_healthy
 from tests.standin import SlackStandIn
+from tests.waits import PATIENCE_S, wait_exit
 
 CLIENT_ID, CLIENT_SECRET = "4040.0404", "install-outcomes-client-secret"
 CSP = "frame-ancestors 'none'"
@@ -141,13 +143,10 @@ def test_an_unreachable_slack_gets_a_branded_503_and_one_warning(tmp_path: Path)
         done = fetch(url + f"/slack/oauth_redirect?code=never-exchanged&state={state}", cookie)
     finally:
         proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            wait_exit(proc)
         for r in readers:
-            r.join(timeout=10)
+            r.join(timeout=PATIENCE_S)
     assert done.status in (502, 503), (done.status, done.text[:500])
     assert done.headers["content-type"].startswith("text/html")
     assert done.headers["content-security-policy"] == CSP

@@ -16,6 +16,7 @@ from tests.standin import (
     link_shared_event,
     slash_command_body,
 )
+from tests.waits import PATIENCE_S
 
 MANIFEST = REPO_ROOT / "manifest.yaml"
 LISTENERS = REPO_ROOT / "bot" / "slack" / "listeners"
@@ -78,13 +79,19 @@ def test_the_app_handles_what_the_manifest_subscribes(manifest, tmp_path):
         "app_uninstalled": {"type": "app_uninstalled"},
         "tokens_revoked": {"type": "tokens_revoked", "tokens": {"bot": ["U0BOT"]}},
         "link_shared": link_shared_event(["https://yomu.fyi/nothing-here"]),
+        "reaction_added": {
+            "type": "reaction_added",
+            "user": "U1",
+            "reaction": "white_check_mark",
+            "item": {"type": "message", "channel": "C1", "ts": "1.000001"},
+        },
     }
     with open_console(settings, strict=True) as console:  # the stand-in checks every call and reply
         for name in manifest["settings"]["event_subscriptions"]["bot_events"]:
             body = event_body(events[name], team_id="T9").decode()
             resp = console.app.dispatch(BoltRequest(body=body, headers={"content-type": ["application/json"]}))
             assert resp.status == 200, name
-        console.standin.wait_for_call("views.publish", timeout=10)  # before the stand-in closes
+        console.standin.wait_for_call("views.publish", timeout=PATIENCE_S)  # before the stand-in closes
         command = manifest["features"]["slash_commands"][0]["command"]
         url = console.standin.response_url()
         body = slash_command_body("help", command=command, response_url=url).decode()
@@ -94,7 +101,7 @@ def test_the_app_handles_what_the_manifest_subscribes(manifest, tmp_path):
         assert resp.status == 200
         if resp.body:  # answered in the ack: Slack shows it
             console.standin.answer_ack(url, resp.body.encode())
-        console.standin.wait_for_response(url, timeout=10)
+        console.standin.wait_for_response(url, timeout=PATIENCE_S)
 
 
 def test_unfurl_domains_match_the_catalog(manifest):
@@ -111,7 +118,9 @@ def test_unfurl_domains_match_the_catalog(manifest):
 def test_procfile_runs_the_two_processes():
     lines = dict(line.split(":", 1) for line in (REPO_ROOT / "Procfile").read_text().strip().splitlines())
     assert lines["web"].strip() == "vllm-path serve --host 0.0.0.0 --port $PORT"
-    assert lines["clock"].strip() == "vllm-path scheduler"
+    # the clock fetches the catalog's feeds hourly unless told otherwise (issue 41: a new post before a
+    # curator within the hour); tests and local runs leave CATALOG_SOURCES_EVERY_S unset: no fetch
+    assert lines["clock"].strip() == "CATALOG_SOURCES_EVERY_S=${CATALOG_SOURCES_EVERY_S:-3600} vllm-path scheduler"
 
 
 def test_org_wide_installs_are_offered_where_the_manifest_enables_them(manifest):

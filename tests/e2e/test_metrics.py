@@ -7,6 +7,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from tests.e2e.slack_requests import get, post
 from tests.standin import link_shared_event
+from tests.waits import PATIENCE_S
 
 
 def _samples(door) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
@@ -32,7 +33,7 @@ def test_metrics_move_after_commands_and_follow_the_conventions(door, slack, sta
             ["https://vllm-project.github.io/2024/10/17/spec-decode.html"], user_id=slack.user, channel=slack.channel
         )
     )
-    standin.wait_for_call("chat.unfurl", timeout=5)
+    standin.wait_for_call("chat.unfurl", timeout=PATIENCE_S)
     assert post(door.url + "/slack/events", b"command=%2Fvllm-path&text=help").status == 401
     after = _samples(door)
 

@@ -29,6 +29,7 @@ from tests.e2e.slack_requests import HttpResult, signed_post, slash_command_body
 from tests.reliability.org_wide import org_wide_body
 from tests.standin import SlackStandIn, app_home_opened_event
 from tests.standin.scopes import default_bot_scopes
+from tests.waits import PATIENCE_S
 
 CLIENT_ID, CLIENT_SECRET = "4242.4242", "rotation-in-requests-client-secret"
 SECRET = "rotation-in-requests-signing-secret-42"
@@ -131,7 +132,7 @@ def _all_at_once(work: list[Any]) -> list[Any]:
 
 
 def _answer(d: OAuthDoor, response_url: str) -> str:
-    return json.dumps(d.standin.wait_for_response(response_url, timeout=30).body)
+    return json.dumps(d.standin.wait_for_response(response_url, timeout=PATIENCE_S).body)
 
 
 def test_twenty_requests_at_a_due_token_are_all_answered_after_one_refresh(oauth_door: OAuthDoor) -> None:
@@ -205,7 +206,7 @@ def test_an_org_wide_install_saved_with_a_team_id_is_found_for_org_wide_requests
         ).status
         == 200
     )
-    published = d.standin.wait_for_call("views.publish", timeout=15)
+    published = d.standin.wait_for_call("views.publish", timeout=PATIENCE_S)
     assert published.ok and published.args.get("user_id") == USER
     # A command from another workspace of the org: (ORG, T0OTHER, is_enterprise_install=True).
     result, response_url = _command(

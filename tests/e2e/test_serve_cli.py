@@ -8,7 +8,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -19,6 +18,7 @@ from bot.config import DEFAULT_CATALOG_DIR, Settings
 from bot.doors.serve import ConfigError, door_for
 from tests.e2e.helpers import BOT_TOKEN, SIGNING_SECRET, ack_shown
 from tests.e2e.slack_requests import get, signed_post, slash_command_body
+from tests.waits import PATIENCE_S, wait_exit, wait_until
 
 SLACK_VARS = (
     "SLACK_BOT_TOKEN",
@@ -101,16 +101,6 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _wait_for(predicate, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
 @pytest.mark.slow
 def test_serve_process_answers_reloads_on_sighup_and_stops_on_sigterm(tmp_path, standin):
     catalog = tmp_path / "catalog"
@@ -141,27 +131,27 @@ def test_serve_process_answers_reloads_on_sighup_and_stops_on_sigterm(tmp_path, 
                 assert proc.poll() is None, log_path.read_text()
                 return False
 
-        _wait_for(healthy, 30, "/healthz")
+        wait_until(healthy, what="/healthz")
         response_url = standin.response_url()
         body = slash_command_body("speculative", response_url=response_url)
         acked = signed_post(url + "/slack/events", body, SIGNING_SECRET)
         assert ack_shown(standin, acked, response_url).status == 200
-        assert standin.wait_for_response(response_url, timeout=15).body["blocks"]
+        assert standin.wait_for_response(response_url, timeout=PATIENCE_S).body["blocks"]
 
         proc.send_signal(signal.SIGHUP)
-        _wait_for(lambda: "catalog reloaded" in log_path.read_text(), 15, "reload log line")
+        wait_until(lambda: "catalog reloaded" in log_path.read_text(), what="reload log line")
 
         (catalog / "manifest.yaml").write_text("version: [unclosed\n")
         proc.send_signal(signal.SIGHUP)
-        _wait_for(lambda: "reload refused" in log_path.read_text(), 15, "refusal log line")
+        wait_until(lambda: "reload refused" in log_path.read_text(), what="refusal log line")
         second = standin.response_url()
         body = slash_command_body("speculative", response_url=second)
         acked = signed_post(url + "/slack/events", body, SIGNING_SECRET)
         assert ack_shown(standin, acked, second).status == 200
-        assert standin.wait_for_response(second, timeout=15).body["blocks"]  # last good catalog
+        assert standin.wait_for_response(second, timeout=PATIENCE_S).body["blocks"]  # last good catalog
 
         proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=15) == 0
+        assert wait_exit(proc) == 0
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -170,34 +160,30 @@ def test_serve_process_answers_reloads_on_sighup_and_stops_on_sigterm(tmp_path, 
     assert SIGNING_SECRET not in text and BOT_TOKEN not in text
 
 
-def test_socket_mode_door_connects_with_the_app_token_and_closes(tmp_path, standin, monkeypatch):
+def test_socket_mode_door_connects_with_the_app_token_answers_and_closes(tmp_path, standin):
     import threading
-
-    import slack_bolt.adapter.socket_mode as sm
 
     from bot.doors.serve import serve_socket_mode
     from bot.runtime import Runtime
     from tests.e2e.conftest import e2e_settings
+    from tests.standin.socket_mode import SocketModeStandIn, command_payload
 
-    seen = {}
     stop = threading.Event()
-
-    class FakeHandler:
-        def __init__(self, app, app_token):
-            seen.update(app=app, token=app_token)
-
-        def connect(self):
-            seen["connected"] = True
-            stop.set()
-
-        def close(self):
-            seen["closed"] = True
-
-    monkeypatch.setattr(sm, "SocketModeHandler", FakeHandler)
-    runtime = Runtime.create(e2e_settings(tmp_path, standin, slack_app_token="xapp-1-test", slack_signing_secret=None))
-    serve_socket_mode(runtime, stop=stop)
-    assert seen["token"] == "xapp-1-test" and seen["connected"] and seen["closed"]
-    assert hasattr(seen["app"], "handlers")  # the app from build_app
+    with SocketModeStandIn() as sm:
+        standin.socket_mode = sm
+        runtime = Runtime.create(
+            e2e_settings(tmp_path, standin, slack_app_token="xapp-1-test", slack_signing_secret=None)
+        )
+        door = threading.Thread(target=serve_socket_mode, args=(runtime,), kwargs={"stop": stop}, daemon=True)
+        door.start()
+        sm.wait_for(lambda: sm.connections(), timeout=30)  # apps.connections.open took the app token
+        eid = sm.send("slash_commands", command_payload("help", "U0SOCKET", standin.response_url()))
+        sm.wait_for(lambda: eid in sm.ack_delays(), timeout=30)
+        stop.set()
+        door.join(timeout=30)
+        assert not door.is_alive()
+        assert sm.wait_for(lambda: not any(live for _, _, live in sm.connections()), timeout=10)  # closed
+    assert standin.calls("apps.connections.open")[0].authorized
     runtime.store.close()
 
 

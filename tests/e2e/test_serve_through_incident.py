@@ -5,11 +5,11 @@ back; a definite refusal (``invalid_auth``) still stops the start with exit 2 na
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -18,6 +18,7 @@ from tests.e2e.helpers import BOT_TOKEN, SIGNING_SECRET, ack_shown
 from tests.e2e.slack_requests import signed_post, slash_command_body
 from tests.serveproc import wait_healthy
 from tests.standin import SlackStandIn
+from tests.waits import PATIENCE_S, wait_exit, wait_until
 
 COULD_NOT_CONFIRM = "Slack could not confirm the bot token at start-up"
 CONFIRMED = "Slack confirmed the bot token"
@@ -55,24 +56,18 @@ class Serve:
     def log(self) -> str:
         return self.log_path.read_text(encoding="utf-8", errors="replace")
 
-    def wait_healthy(self, timeout: float = 60) -> None:
+    def wait_healthy(self, timeout: float = PATIENCE_S) -> None:
         wait_healthy(self.proc, self.url, timeout, log=self.log)
 
-    def wait_for_log(self, text: str, timeout: float = 30) -> str:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if text in (log := self.log()):
-                return log
-            time.sleep(0.1)
-        raise AssertionError(f"{text!r} not logged:\n{self.log()}")
+    def wait_for_log(self, text: str, timeout: float = PATIENCE_S) -> str:
+        wait_until(lambda: text in self.log(), timeout, f"{text!r} logged")
+        return self.log()
 
     def stop(self) -> int:
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
-            try:
-                return self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                return wait_exit(self.proc)
         return self.proc.wait()
 
 
@@ -96,11 +91,11 @@ def test_serve_starts_while_auth_test_answers_500_and_confirms_the_token_later(t
         body = slash_command_body("help", response_url=response_url)
         acked = signed_post(served.url + "/slack/events", body, SIGNING_SECRET)
         assert ack_shown(standin, acked, response_url).status == 200, acked.text
-        assert standin.wait_for_response(response_url, timeout=15).body["blocks"]
+        assert standin.wait_for_response(response_url, timeout=PATIENCE_S).body["blocks"]
         assert all(c.status == 500 for c in standin.calls("auth.test"))  # still in the incident
 
         standin.configure(server_error_every=0)  # Slack is back
-        log = served.wait_for_log(CONFIRMED, timeout=30)
+        log = served.wait_for_log(CONFIRMED, timeout=PATIENCE_S)
         assert log.count(CONFIRMED) == 1 and len(_warnings_about_the_token(log)) == 1
         assert "Traceback" not in log
         assert served.stop() == 0
@@ -129,7 +124,7 @@ def test_a_definite_refusal_still_stops_the_start_naming_the_variable(tmp_path, 
     standin.configure(method_errors={"auth.test": error})
     served = Serve(tmp_path, standin)
     try:
-        code = served.proc.wait(timeout=60)
+        code = wait_exit(served.proc)
     finally:
         served.stop()
     log = served.log()

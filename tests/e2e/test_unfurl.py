@@ -10,6 +10,7 @@ import pytest
 from tests.e2e.helpers import BOT_TOKEN, FakeSlack, block_texts
 from tests.standin import SlackStandIn, link_shared_event
 from tests.standin.blockkit import block_kit_problems
+from tests.waits import PATIENCE_S
 
 SPEC_DECODE = "https://vllm-project.github.io/2024/10/17/spec-decode.html"
 NEW_HOST = "https://blog.vllm.ai/2024/10/17/spec-decode.html"
@@ -107,7 +108,7 @@ def test_in_one_message_only_the_known_links_are_unfurled(slack: FakeSlack, stan
             message_ts="1700000000.000400",
         )
     )
-    call = standin.wait_for_call("chat.unfurl", timeout=3)
+    call = standin.wait_for_call("chat.unfurl", timeout=PATIENCE_S)
     assert list(call.args["unfurls"]) == [REDIRECTED]
     assert "Driving vLLM WideEP" in block_texts(call.args["unfurls"][REDIRECTED]["blocks"])
     _settle(standin)
@@ -124,7 +125,7 @@ def test_the_same_post_twice_in_a_thread_message_is_unfurled_once(slack: FakeSla
             message_ts="1700000000.000300",
         )
     )
-    call = standin.wait_for_call("chat.unfurl", timeout=3)
+    call = standin.wait_for_call("chat.unfurl", timeout=PATIENCE_S)
     assert list(call.args["unfurls"]) == [SPEC_DECODE]
     # the same message's links again (another event id) are not unfurled twice
     slack.event(
@@ -136,19 +137,19 @@ def test_the_same_post_twice_in_a_thread_message_is_unfurled_once(slack: FakeSla
 
 def test_links_in_a_dm_and_in_the_composer(slack: FakeSlack, standin):
     slack.event(link_shared_event([NEW_HOST], user_id=slack.user, channel="D0E2EDM"))
-    call = standin.wait_for_call("chat.unfurl", timeout=3)
+    call = standin.wait_for_call("chat.unfurl", timeout=PATIENCE_S)
     assert call.args["channel"] == "D0E2EDM"
     slack.event(
         link_shared_event([SPEC_DECODE], user_id=slack.user, source="composer", unfurl_id="C0E2E.1700000000.abc")
     )
-    call = standin.wait_for_call("chat.unfurl", count=2, timeout=3)
+    call = standin.wait_for_call("chat.unfurl", count=2, timeout=PATIENCE_S)
     assert call.args["unfurl_id"] == "C0E2E.1700000000.abc" and call.args["source"] == "composer"
     assert "channel" not in call.args
 
 
 def test_a_click_on_the_card_answers_privately_and_marks_read(slack: FakeSlack, standin, runtime):
     slack.event(link_shared_event([SPEC_DECODE], user_id=slack.user, channel=slack.channel))
-    card = standin.wait_for_call("chat.unfurl", timeout=3).args["unfurls"][SPEC_DECODE]
+    card = standin.wait_for_call("chat.unfurl", timeout=PATIENCE_S).args["unfurls"][SPEC_DECODE]
     ack, url = slack.click({"blocks": card["blocks"]}, "mark_read:", ephemeral=False)
     assert ack.status == 200
     answer = standin.wait_for_response(url, timeout=10).body

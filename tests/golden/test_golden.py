@@ -130,14 +130,15 @@ def _press_all(console: Console, command: str, log: list[dict[str, Any]], limit:
     """Show ``command``'s reply (``home``: App Home), then for each of its buttons: show it
     again and press it."""
     first = _show(console, command)
-    numbers = sorted(console.controls)[:limit]
+    shown = len(console.controls)
     log.append(_record(console, f"{command} (before presses)", first))
-    for number in numbers:
+    for k in range(1, min(shown, limit) + 1):  # the k-th button of a fresh view (numbers go on per session)
         _show(console, command)
-        if number not in console.controls:  # the view has fewer buttons by now (a path read to the end)
+        numbers = sorted(console.controls)
+        if k > len(numbers):  # the view has fewer buttons by now (a path read to the end)
             continue
-        label = console.controls[number][0].label
-        log.append(_record(console, f"{command} press [{number}] {label}", console.press(number)))
+        label = console.controls[numbers[k - 1]][0].label
+        log.append(_record(console, f"{command} press [{k}] {label}", console.press(numbers[k - 1])))
 
 
 @pytest.fixture

@@ -69,6 +69,9 @@ def test_marking_every_essential_step_read_gives_the_finish_message(runtime) -> 
     assert set(runtime.store.finished_paths("T1", "U1")) == {"pd"}
     # once: reading it again (or more of the track) does not finish it again
     assert "finished the essential path" not in h.command(ALICE, f"read {ess[-1]}").text
+    # (QA) nor unread and read again: the finish was noticed once
+    h.command(ALICE, f"unread {ess[-1]}")
+    assert "finished the essential path" not in h.command(ALICE, f"read {ess[-1]}").text
     # Counted in stats, but like every count of fewer than 4 readers, not as a number (QA: the
     # one finisher was shown as 1 beside a funnel that hid it).
     admin = handlers(runtime, admin=True)

@@ -63,7 +63,7 @@ def test_a_channel_set_to_stop_gets_nothing_after_the_essential_path(timed_catal
     assert ess <= set(sent) and len(sent) < len(timed_catalog.order("spec"))
     assert plans[-1][1].essentials_finished
     last = compose_channel_digest(timed_catalog, plans[-1][0], lang="zh")
-    assert "摘要到此为止" in json.dumps(last.reply.blocks, ensure_ascii=False)
+    assert "推荐到此为止" in json.dumps(last.reply.blocks, ensure_ascii=False)
 
 
 @pytest.mark.parametrize("minutes", [30, 60, 120])
@@ -115,3 +115,22 @@ def test_digest_preview_with_minutes_lists_what_fits() -> None:
     validate_blocks(out["blocks"])
     text = CliRunner().invoke(main, ["digest", "preview", "--track", "spec", "--minutes", "5"])
     assert text.exit_code == 0 and "steps this week: spec-decode;" in text.output
+
+
+def test_the_reader_week_starts_on_the_step_next_would_give(repo_catalog) -> None:
+    """(QA) The weekly DM and the course page's time plan listed a step before the step it must be
+    read after when that one had no link yet; ``next`` waited for it. One rule now: for any reader
+    of one track, the week's first step is :func:`paths.next_step`."""
+    import random
+
+    rng = random.Random(7)
+    checked = 0
+    for track in repo_catalog.tracks:
+        order = repo_catalog.order(track.id)
+        for _ in range(40):
+            read = {p for p in order if rng.random() < rng.choice((0.2, 0.5, 0.8))}
+            expected = paths.next_step(repo_catalog, track.id, read)
+            week = plan_reader_week(repo_catalog, [track.id], read, 1)
+            assert (week[0][1] if week else None) == (expected.post if expected else None), (track.id, sorted(read))
+            checked += expected is not None
+    assert checked > 100

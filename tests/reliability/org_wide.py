@@ -6,21 +6,14 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from collections.abc import Callable
 from typing import Any
 
 from slack_sdk.oauth.installation_store import Installation
 
 from bot.store import Store
+from tests.waits import wait_until
 
 CLIENT_ID = "111.222"
-
-
-def wait_until(predicate: Callable[[], object], timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "condition not met"
-        time.sleep(0.05)
 
 
 def save_org_wide_install(store: Store, enterprise_id: str) -> None:

@@ -8,6 +8,7 @@ is read, every subscription exists, and every request's ``response_url`` got an 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -29,6 +30,7 @@ from tests.e2e.helpers import BOT_TOKEN, SIGNING_SECRET
 from tests.e2e.slack_requests import signed_post
 from tests.serveproc import wait_healthy
 from tests.standin import SlackStandIn, block_actions_body, button_action, slash_command_body
+from tests.waits import wait_exit, wait_until
 
 SLACK_VARS = ("SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN", "SLACK_CLIENT_ID", "SLACK_CLIENT_SECRET")
 TEAM = "T0HELD"
@@ -102,13 +104,6 @@ def _subscribe(url: str, standin: SlackStandIn, n: int) -> tuple[int, str]:
     return signed_post(url + "/slack/events", body, SIGNING_SECRET).status, response_url
 
 
-def _wait(check, timeout: float, what: str) -> None:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, what
-        time.sleep(0.2)
-
-
 def _acked_then_stopped(tmp_path: Path, db_url: str, stop: signal.Signals) -> None:
     catalog = load_catalog(DEFAULT_CATALOG_DIR)
     post_ids = list(dict.fromkeys(p for tr in catalog.tracks for p in catalog.order(tr.id)))[:CLICKS]
@@ -123,16 +118,20 @@ def _acked_then_stopped(tmp_path: Path, db_url: str, stop: signal.Signals) -> No
                 subs = list(pool.map(lambda n: _subscribe(url, standin, n), range(SUBSCRIBES)))
             assert [s for s, _ in clicks + subs] == [200] * (CLICKS + SUBSCRIBES)  # every one acknowledged
             first.send_signal(stop)
-            first.wait(timeout=30)
+            wait_exit(first)
         finally:
             if first.poll() is None:
                 first.kill()
                 first.wait()
         with Store.from_url(db_url, migrate=False) as store:
             stored_before = sum(1 for n in range(CLICKS) if post_ids[n] in store.read_posts(TEAM, f"U0CLK{n:04d}"))
+            subscribed_before = sum(1 for s in store.active_subscriptions() if s.team_id == TEAM)
         if stop == signal.SIGKILL:
             assert stored_before < CLICKS, "the first process stored every change before dying: nothing was tested"
+        urls = [u for _, u in clicks + subs]
+        answered_before = sum(1 for u in urls if standin.responses(u))
         standin.configure(latency_s=0.0)
+        restarted = time.monotonic()
         second, _url, second_log = _start(tmp_path, db_url, standin, "second")
         try:
             with Store.from_url(db_url, migrate=False) as store:
@@ -142,19 +141,24 @@ def _acked_then_stopped(tmp_path: Path, db_url: str, stop: signal.Signals) -> No
                     channels = {s.channel_id for s in store.active_subscriptions() if s.team_id == TEAM}
                     return read and channels >= {f"C0SUB{n:04d}" for n in range(SUBSCRIBES)}
 
-                _wait(all_stored, 90, "not every acknowledged change was stored after the restart")
-            urls = [u for _, u in clicks + subs]
-            _wait(lambda: all(standin.responses(u) for u in urls), 60, "not every acknowledged request was answered")
+                wait_until(all_stored, what="every acknowledged change stored after the restart", every=0.2)
+                stored_s = time.monotonic() - restarted
+            wait_until(lambda: all(standin.responses(u) for u in urls), what="every acknowledged request answered")
+            answered_s = time.monotonic() - restarted
         finally:
             second.send_signal(signal.SIGTERM)
-            try:
-                second.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                second.kill()
-                second.wait()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                wait_exit(second)
     log = second_log.read_text()
-    assert "acknowledged by the previous process" in log, log[-3000:]
+    if answered_before < len(urls):  # a SIGTERM on an idle machine may leave nothing to the next
+        assert "acknowledged by the previous process" in log, log[-3000:]
     assert "Traceback" not in log, log[-3000:]
+    print(
+        f"{stop.name}: when the first process ended {stored_before}/{CLICKS} clicks and "
+        f"{subscribed_before}/{SUBSCRIBES} subscribes were stored, {answered_before}/{len(urls)} answered; "
+        f"after the restart all stored in {stored_s:.1f} s, all answered in {answered_s:.1f} s "
+        f"(HELD_REPLAY_AFTER_S=1; load {os.getloadavg()[0]:.1f})"
+    )
 
 
 @pytest.mark.slow

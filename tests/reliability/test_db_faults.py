@@ -33,6 +33,7 @@ from tests.reliability.pgserver import (
     unavailable,
     wait_until_accepting,
 )
+from tests.waits import PATIENCE_S
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(unavailable() is not None, reason=unavailable() or "")]
 
@@ -104,12 +105,12 @@ def test_commands_during_an_outage_get_a_friendly_reply_and_later_ones_succeed(a
         for text in ("read p-eagle", "follow spec", "speculative", "next"):
             ack, url = slack.command(text)
             assert ack.status == 200  # the ack never waits for the database
-            assert _text(slack.standin.wait_for_response(url, timeout=20)) == ERROR
+            assert _text(slack.standin.wait_for_response(url, timeout=PATIENCE_S)) == ERROR
     finally:
         pg.start()
     # No process restart: the very next commands succeed, and the outage left nothing behind.
     for text in ("next", "read p-eagle", "speculative", "follow spec", "help"):
-        assert _text(slack.ask(text, timeout=20)) != ERROR, text
+        assert _text(slack.ask(text, timeout=PATIENCE_S)) != ERROR, text
     assert store.follows(TEAM, "U0FAULT") == [*before, "spec"]
     assert "p-eagle" in store.read_posts(TEAM, "U0FAULT")
 
@@ -127,7 +128,7 @@ def test_the_first_request_after_a_restart_succeeds(app, pg):
     pg.restart("fast")
     wait_until_accepting(pg)
     for text in ("next", "speculative", "read p-eagle", "follow pd", "pd", "help"):
-        assert _text(slack.ask(text, timeout=20)) != ERROR, text
+        assert _text(slack.ask(text, timeout=PATIENCE_S)) != ERROR, text
 
 
 def test_continuous_traffic_across_a_restart_gets_exactly_one_reply_each(app, pg):
@@ -157,14 +158,14 @@ def test_continuous_traffic_across_a_restart_gets_exactly_one_reply_each(app, pg
         c.join()
     assert [s for _, s in sent if s != 200] == []
     urls = [u for u, _ in sent]
-    slack.standin.wait_for(lambda: all(slack.standin.responses(u) for u in urls), timeout=60)
+    slack.standin.wait_for(lambda: all(slack.standin.responses(u) for u in urls), timeout=PATIENCE_S)
     time.sleep(0.5)
     counts = {u: len(slack.standin.responses(u)) for u in urls}
     assert set(counts.values()) == {1}, "a command got no reply or two"
     errors = sum(_text(slack.standin.responses(u)[0]) == ERROR for u in urls)
     assert errors < len(urls)  # most went through; those in flight got the friendly reply
     for text in texts:
-        assert _text(slack.ask(text, timeout=20)) != ERROR, text
+        assert _text(slack.ask(text, timeout=PATIENCE_S)) != ERROR, text
     assert len(slack.runtime.store.follows(TEAM, "U0FAULT")) <= 1
 
 
@@ -200,14 +201,14 @@ def test_a_digest_fan_out_across_a_restart_delivers_each_digest_exactly_once(pg_
     try:
         with ThreadPoolExecutor(max_workers=4) as pool:
             futures = [pool.submit(deliver, s.id) for s in subs]
-            standin.wait_for(lambda: len(standin.calls("chat.postMessage")) >= 5, timeout=30)
+            standin.wait_for(lambda: len(standin.calls("chat.postMessage")) >= 5, timeout=PATIENCE_S)
             pg.restart("fast")
             for f in futures:
                 f.result()
         wait_until_accepting(pg)
         cut = len([c for c in standin.calls("chat.postMessage") if c.ok])
         left_after_restart = unsettled()  # posted but not recorded, or not posted at all
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + PATIENCE_S
         while (left := unsettled()) and time.monotonic() < deadline:
             time.sleep(1.1)  # past stale_after_s: unfinished claims may be taken over
             with ThreadPoolExecutor(max_workers=4) as pool:

@@ -19,6 +19,7 @@ from tests.e2e.helpers import ack_shown
 from tests.e2e.slack_requests import post
 from tests.reliability.conftest import SIGNING_SECRET
 from tests.standin import signed_headers
+from tests.waits import PATIENCE_S
 
 FORM = "application/x-www-form-urlencoded"
 JSON = "application/json"
@@ -111,7 +112,7 @@ def test_idle_connections_do_not_block_a_signed_command(slack) -> None:
         result, url = slack.command("speculative")
         assert result.status == 200
         assert ack_shown(slack.standin, result, url).status == 200
-        assert slack.standin.wait_for_response(url, timeout=5).body["blocks"]
+        assert slack.standin.wait_for_response(url, timeout=PATIENCE_S).body["blocks"]
     finally:
         for s in idle:
             s.close()

@@ -28,6 +28,7 @@ from tests.reliability.safety import (
     check_view,
 )
 from tests.reliability.strategies import ARGS, LIVE, command_text, json_value
+from tests.waits import PATIENCE_S
 
 TEAMS = ("T0FUZZA", "T0FUZZB")
 USERS = ("U0FUZZ1", "U0FUZZ2", "W0FUZZ3")
@@ -205,7 +206,7 @@ def test_any_command_through_bolt_acks_and_replies_safely(bolt, allowed, text, t
     assert resp.status == 200, resp.body
     if resp.body:  # the reply came in the ack: Slack shows it (and checks its blocks)
         standin.answer_ack(url, resp.body.encode())
-    reply = standin.wait_for_response(url, timeout=15).body
+    reply = standin.wait_for_response(url, timeout=PATIENCE_S).body
     check_message(reply, allowed)
 
 
@@ -240,7 +241,7 @@ def test_any_button_through_bolt_acks_and_replies_safely(bolt, module_runtime, a
         resp = _dispatch(app, body)
     assert resp.status == 200, resp.body
     # The answer is a redraw at the response URL, or App Home republished.
-    standin.wait_for(lambda: standin.responses(url) or len(standin.calls("views.publish")) > before, timeout=15)
+    standin.wait_for(lambda: standin.responses(url) or len(standin.calls("views.publish")) > before, timeout=PATIENCE_S)
     for post in standin.responses(url):
         check_message(post.body, allowed)
     for call in standin.calls("views.publish")[before:]:

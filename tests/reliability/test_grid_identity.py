@@ -19,6 +19,7 @@ from tests.e2e.slack_requests import signed_post
 from tests.reliability.conftest import SIGNING_SECRET
 from tests.reliability.org_wide import assert_org_wide_uninstalled, save_org_wide_install, wait_until
 from tests.standin import event_body, slash_command_body
+from tests.waits import PATIENCE_S
 
 ORG, T111, T222, USER = "E111", "T111", "T222", "W111"
 
@@ -75,11 +76,11 @@ def test_a_click_and_a_command_in_an_org_wide_install_keep_one_readers_progress(
     first_url = standin.response_url()
     acked = signed_post(url, _org_wide_command("speculative", first_url), SIGNING_SECRET)
     assert ack_shown(standin, acked, first_url).status == 200
-    reply = standin.wait_for_response(first_url, timeout=10).body
+    reply = standin.wait_for_response(first_url, timeout=PATIENCE_S).body
     element, block_id = find_button(reply["blocks"], "mark_read:")
     click_url = standin.response_url()
     assert signed_post(url, _org_wide_click(element, block_id, click_url), SIGNING_SECRET).status == 200
-    standin.wait_for_response(click_url, timeout=10)
+    standin.wait_for_response(click_url, timeout=PATIENCE_S)
     store = door_runtime.store
     read = store.read_posts(ORG, USER)
     assert len(read) == 1  # one record, under the org (the tenant of an org-wide install)
@@ -87,7 +88,7 @@ def test_a_click_and_a_command_in_an_org_wide_install_keep_one_readers_progress(
     # The next /vllm-path speculative no longer offers the post just marked read as next.
     again_url = standin.response_url()
     ack_shown(standin, signed_post(url, _org_wide_command("speculative", again_url), SIGNING_SECRET), again_url)
-    again = standin.wait_for_response(again_url, timeout=10).body
+    again = standin.wait_for_response(again_url, timeout=PATIENCE_S).body
     assert find_button(again["blocks"], "mark_read:")[0]["value"] != element["value"]
 
 

@@ -14,6 +14,7 @@ from slack_sdk.oauth.installation_store import Installation
 from bot.slack.i18n import t
 from tests.e2e.helpers import FakeSlack, find_button
 from tests.reliability.conftest import SIGNING_SECRET
+from tests.waits import PATIENCE_S
 
 TEAM_A, TEAM_B = "T0ALPHA", "T0BRAVO"
 USER, CHANNEL = "U0SAME", "C0SAME"
@@ -83,7 +84,7 @@ def test_a_click_from_one_team_changes_only_that_team(teams):
     reply = a.ask("pd").body
     find_button(reply["blocks"], "mark_read:")  # there is a Mark read button to click
     _, url = b.click(reply, "mark_read:")  # the same button value, clicked in team B
-    b.standin.wait_for_response(url, timeout=10)
+    b.standin.wait_for_response(url, timeout=PATIENCE_S)
     assert store.read_posts(TEAM_A, USER) == set()
     assert len(store.read_posts(TEAM_B, USER)) == 1
 
@@ -93,10 +94,10 @@ def test_app_home_lists_only_the_own_teams_digests(teams, standin):
     a.ask("subscribe spec monday 09:00 UTC")
     standin.channels = [{"id": CHANNEL, "name": "same", "is_channel": True, "is_member": True}]
     b.open_home()
-    view = standin.wait_for_call("views.publish", timeout=10).args["view"]
+    view = standin.wait_for_call("views.publish", timeout=PATIENCE_S).args["view"]
     assert f"<#{CHANNEL}>" not in str(view)
     a.open_home()
-    view = standin.wait_for_call("views.publish", count=2, timeout=10).args["view"]
+    view = standin.wait_for_call("views.publish", count=2, timeout=PATIENCE_S).args["view"]
     assert f"<#{CHANNEL}>" in str(view)
 
 
@@ -120,7 +121,7 @@ def test_an_uninstall_removes_that_teams_tokens_and_pauses_only_its_digests(team
     b.ask("dm on")
 
     assert a.event(dict(event, event_ts=f"{time.time():.6f}")).status == 200
-    a.standin.wait_for(lambda: store.subscriptions(TEAM_A)[0].status == "paused", timeout=10)
+    a.standin.wait_for(lambda: store.subscriptions(TEAM_A)[0].status == "paused", timeout=PATIENCE_S)
 
     installs = store.installation_store(CLIENT_ID)
     assert installs.find_bot(enterprise_id=None, team_id=TEAM_A) is None

@@ -11,6 +11,7 @@ from bot.slack.views.blocks import encode_value
 from tests.e2e.slack_requests import signed_post
 from tests.reliability.conftest import SIGNING_SECRET
 from tests.standin import block_actions_body
+from tests.waits import PATIENCE_S
 
 
 def _click(door, standin, action_id: str, value: dict[str, str]):
@@ -32,7 +33,7 @@ def _click(door, standin, action_id: str, value: dict[str, str]):
         channel_id="C0OLD",
     )
     assert signed_post(door.url + "/slack/events", body, SIGNING_SECRET).status == 200
-    return standin.wait_for_response(url, timeout=10).body
+    return standin.wait_for_response(url, timeout=PATIENCE_S).body
 
 
 def test_a_button_for_a_dropped_post_says_the_message_is_out_of_date_and_keeps_it(door, standin, door_runtime) -> None:

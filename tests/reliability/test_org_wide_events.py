@@ -13,6 +13,7 @@ from tests.e2e.slack_requests import signed_post
 from tests.reliability.conftest import SIGNING_SECRET
 from tests.reliability.org_wide import assert_org_wide_uninstalled, org_wide_body, save_org_wide_install, wait_until
 from tests.standin import app_home_opened_event, link_shared_event
+from tests.waits import PATIENCE_S
 
 ORG, USER = "E0ORG1", "W0ORG1"
 
@@ -49,7 +50,7 @@ def test_org_wide_tokens_revoked_removes_the_installation(door, door_runtime, ca
 def test_org_wide_app_home_opened_publishes_home(door, standin, caplog) -> None:
     before = len(standin.calls("views.publish"))
     assert _send(door, app_home_opened_event(USER)) == 200
-    standin.wait_for_call("views.publish", count=before + 1, timeout=10)
+    standin.wait_for_call("views.publish", count=before + 1, timeout=PATIENCE_S)
     published = standin.calls("views.publish")[-1]
     assert published.args.get("user_id") == USER
     _no_traceback(caplog)
@@ -60,7 +61,7 @@ def test_org_wide_link_shared_unfurls_once(door, standin, caplog) -> None:
     event = link_shared_event([url], user_id=USER, channel="C0CONSOLE")
     body_status = _send(door, event)
     assert body_status == 200
-    standin.wait_for_call("chat.unfurl", count=1, timeout=10)
+    standin.wait_for_call("chat.unfurl", count=1, timeout=PATIENCE_S)
     # The same event delivered again (Slack's retry) unfurls nothing more.
     time.sleep(0.3)
     assert len(standin.calls("chat.unfurl")) == 1

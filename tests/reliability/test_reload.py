@@ -9,6 +9,7 @@ requests, answering at a Slack stand-in's response URL. On SQLite and PostgreSQL
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -16,7 +17,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -36,6 +36,7 @@ from tests.reliability.catalogs import (
 from tests.reliability.conftest import BOT_TOKEN, SIGNING_SECRET
 from tests.serveproc import wait_healthy
 from tests.standin import SlackStandIn, slash_command_body
+from tests.waits import PATIENCE_S, wait_exit, wait_until
 
 # The repo catalog's own version (the copy starts there), and a later one to move to.
 OLD_VERSION, NEW_VERSION = load_catalog(DEFAULT_CATALOG_DIR).version, "2099.01.0"
@@ -166,7 +167,7 @@ class Served:
         body = slash_command_body(text, team_id="T0RELOAD", user_id=user, channel_id="C0RELOAD", response_url=url)
         acked = signed_post(self.url + "/slack/events", body, SIGNING_SECRET)
         assert ack_shown(self.standin, acked, url).status == 200
-        return self.standin.wait_for_response(url, timeout=15).body
+        return self.standin.wait_for_response(url, timeout=PATIENCE_S).body
 
     def version_served(self) -> str:
         blocks = json.dumps(self.ask("help")["blocks"])
@@ -175,14 +176,12 @@ class Served:
                 return version
         return blocks
 
-    def wait_for_log(self, text: str, timeout: float = 15) -> str:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+    def wait_for_log(self, text: str, timeout: float = PATIENCE_S) -> str:
+        def logged() -> str:
             log = self.log()
-            if text in log:
-                return log
-            time.sleep(0.1)
-        raise AssertionError(f"{text!r} not logged:\n{self.log()}")
+            return log if text in log else ""
+
+        return wait_until(logged, timeout, f"{text!r} logged")
 
     def reload_cli(self) -> subprocess.CompletedProcess:
         return subprocess.run(
@@ -191,18 +190,15 @@ class Served:
             env=self.env,
             capture_output=True,
             text=True,
-            timeout=60,
+            timeout=PATIENCE_S,
             check=False,
         )
 
     def stop(self) -> None:
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                wait_exit(self.proc)
         self._log.close()
 
 
@@ -265,12 +261,24 @@ def test_the_running_server_reloads_and_keeps_the_last_good_version(served, cata
 def test_catalog_reload_without_a_running_server_says_so(tmp_path, catalog_copy):
     env = dict(os.environ, CATALOG_DIR=str(catalog_copy))
     result = subprocess.run(
-        [_exe(), "catalog", "reload"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60, check=False
+        [_exe(), "catalog", "reload"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=PATIENCE_S,
+        check=False,
     )
     assert result.returncode == 1
     assert "no running vllm-path process" in result.stderr
     (tmp_path / "vllm-path.pid").write_text("999999999\n")  # stale: never signalled
     result = subprocess.run(
-        [_exe(), "catalog", "reload"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60, check=False
+        [_exe(), "catalog", "reload"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=PATIENCE_S,
+        check=False,
     )
     assert result.returncode == 1 and "not running" in result.stderr

@@ -2,7 +2,8 @@
 command / click delivered twice — one after the other or both at once — changes nothing twice.
 
 Progress, follows and subscriptions are idempotent writes; events are de-duplicated by id
-(``Store.record_event``). Through the real HTTP door, on SQLite and PostgreSQL.
+(``Store.record_event``), App Home opens by the view already shown (``bot/slack/homes.py``).
+Through the real HTTP door, on SQLite and PostgreSQL.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from tests.reliability.dbstate import snapshot
 from tests.standin import (
     block_actions_body,
     event_body,
+    link_shared_event,
     signed_headers,
     slash_command_body,
 )
@@ -174,21 +176,14 @@ def test_a_retried_uninstall_does_not_pause_a_team_that_reinstalled_meanwhile(sl
     assert [s.status for s in store.subscriptions(slack.team)] == ["active"]
 
 
-def test_without_deduplication_a_retry_would_publish_twice(slack, monkeypatch):
+def test_without_deduplication_a_retry_would_unfurl_twice(slack, monkeypatch):
     """The protection is what makes the retry tests pass: with ``record_event`` forgetting ids,
-    the retried event is handled again."""
+    the retried event is handled again. (A retried Home open needs none: the view Slack shows already
+    is not published again, ``bot/slack/homes.py``.)"""
     monkeypatch.setattr(slack.runtime.store, "record_event", lambda event_id, team: True)
-    body = event_body(
-        {
-            "type": "app_home_opened",
-            "user": slack.user,
-            "channel": "D0REL1",
-            "tab": "home",
-            "event_ts": f"{time.time():.6f}",
-        },
-        team_id=slack.team,
-        event_id="Ev0HOME0003",
-    )
+    url = "https://vllm-project.github.io/2024/10/17/spec-decode.html"
+    event = link_shared_event([url], user_id=slack.user, channel="C0CONSOLE")
+    body = event_body(event, team_id=slack.team, event_id="Ev0LINK0003")
     _deliver(slack, body, json_body=True)
     _deliver(slack, body, json_body=True, retry=1)
-    slack.standin.wait_for_call("views.publish", count=2, timeout=10)
+    slack.standin.wait_for_call("chat.unfurl", count=2, timeout=10)

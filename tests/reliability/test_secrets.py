@@ -14,6 +14,7 @@ secrets and Slack-token-shaped strings in messages, arguments, tracebacks (SQLAl
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import logging
@@ -53,6 +54,7 @@ from tests.standin import (
     signed_headers,
     slash_command_body,
 )
+from tests.waits import PATIENCE_S, wait_exit
 
 CLIENT_ID = "1234567890.0987654321"
 
@@ -145,8 +147,8 @@ def _drive(
     done = _get_with_cookie(url + f"/slack/oauth_redirect?code=code123&state={state}", f"slack-app-oauth-state={state}")
     keep(done)
     assert done.status == 200, done.text
-    standin.wait_for(lambda: standin.calls("oauth.v2.access"), timeout=10)
-    standin.wait_for_response(command("help", team="T0NEWTEAM", user="U0INSTALLER"), timeout=15)
+    standin.wait_for(lambda: standin.calls("oauth.v2.access"), timeout=PATIENCE_S)
+    standin.wait_for_response(command("help", team="T0NEWTEAM", user="U0INSTALLER"), timeout=PATIENCE_S)
     for text in (
         "help",
         "speculative",
@@ -157,7 +159,7 @@ def _drive(
         "<!channel> xoxb-typed-by-a-user-0000",
         "dm on",
     ):
-        standin.wait_for_response(command(text), timeout=15)
+        standin.wait_for_response(command(text), timeout=PATIENCE_S)
     command("help", team="T0NOTINSTALLED")  # no installation: refused by authorize
     # Forged and stale requests.
     body = slash_command_body("follow pd", team_id="T0SECRET", response_url=standin.response_url())
@@ -172,7 +174,7 @@ def _drive(
             "users.conversations": "ratelimited",
         }
     )
-    standin.wait_for_response(command("help", user="U0SECRET3"), timeout=15)
+    standin.wait_for_response(command("help", user="U0SECRET3"), timeout=PATIENCE_S)
     keep(
         signed_post(
             events,
@@ -190,14 +192,14 @@ def _drive(
             json_body=True,
         )
     )
-    standin.wait_for_call("views.publish", timeout=15)
+    standin.wait_for_call("views.publish", timeout=PATIENCE_S)
     standin.configure(method_errors={}, server_error_every=1, fault_methods={"users.info"})
-    standin.wait_for_response(command("help", user="U0SECRET4"), timeout=30)
+    standin.wait_for_response(command("help", user="U0SECRET4"), timeout=PATIENCE_S)
     standin.configure(server_error_every=0)
     # A database error under a command: logged with its traceback, a friendly reply.
     _rename_table(db_url, "reading_progress", "reading_progress_gone")
     try:
-        reply = standin.wait_for_response(command("read p-eagle"), timeout=15)
+        reply = standin.wait_for_response(command("read p-eagle"), timeout=PATIENCE_S)
         assert "Something went wrong" in reply.body["text"]
     finally:
         _rename_table(db_url, "reading_progress_gone", "reading_progress")
@@ -293,13 +295,10 @@ def test_serve_with_known_fake_secrets_leaks_none_of_them(tmp_path, db_url):
             _drive(url, standin, proc, secrets["signing secret"], catalog, db_url, captured)
         finally:
             proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                wait_exit(proc)
             for r in readers:
-                r.join(timeout=10)
+                r.join(timeout=PATIENCE_S)
         # What the app sent (arguments of its Web API calls, its replies); not Slack's answers.
         records = [json.dumps(c.args, default=str) for c in standin.calls()]
         records += [json.dumps(r.body) for r in standin.responses()]

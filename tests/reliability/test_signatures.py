@@ -14,6 +14,7 @@ from tests.e2e.slack_requests import post, signed_post
 from tests.reliability.conftest import SIGNING_SECRET
 from tests.reliability.dbstate import snapshot
 from tests.standin import event_body, signed_headers, slash_command_body
+from tests.waits import PATIENCE_S
 
 FORM = "application/x-www-form-urlencoded"
 
@@ -151,7 +152,7 @@ def test_a_forged_uninstall_event_is_refused_and_the_real_one_still_counts(slack
     assert [s.status for s in store.subscriptions(slack.team)] == ["active"]
     # The genuine delivery of that same event id is then handled.
     assert signed_post(slack.events_url, body, SIGNING_SECRET, json_body=True).status == 200
-    slack.standin.wait_for(lambda: store.subscriptions(slack.team)[0].status == "paused", timeout=10)
+    slack.standin.wait_for(lambda: store.subscriptions(slack.team)[0].status == "paused", timeout=PATIENCE_S)
 
 
 def test_non_ascii_bodies_verify(slack):
@@ -175,7 +176,7 @@ def test_non_ascii_bodies_verify(slack):
     assert any(b > 0x7F for b in raw)
     result = signed_post(slack.events_url, raw, SIGNING_SECRET, json_body=True)
     assert result.status == 200
-    slack.standin.wait_for_call("views.publish", timeout=10)
+    slack.standin.wait_for_call("views.publish", timeout=PATIENCE_S)
 
 
 def test_without_verification_the_forged_command_would_run(door_runtime, standin):
@@ -193,7 +194,7 @@ def test_without_verification_the_forged_command_would_run(door_runtime, standin
         )
         body, url = _command(slack, "follow pd")
         assert post(slack.events_url, body, _forged(body)).status == 200
-        standin.wait_for_response(url, timeout=10)
+        standin.wait_for_response(url, timeout=PATIENCE_S)
         assert door_runtime.store.follows(slack.team, slack.user) == ["pd"]
     finally:
         door.close()

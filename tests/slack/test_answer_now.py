@@ -153,16 +153,21 @@ def test_thanks_gets_a_short_welcome_in_the_readers_language(runtime):
 
 
 def test_whats_new_lists_the_newest_posts_and_pages_through_them(runtime):
-    """``what's new`` shows the newest posts, those with a link first, each newest first (a post
-    known only to be after a day before it), and *More results* pages on through the same list,
-    not a search for the words."""
+    """``what's new`` shows the newest posts, those with a link first and of those the vLLM blog's
+    (issue 41), each newest first (a post known only to be after a day before it), and *More
+    results* pages on through the same list, not a search for the words."""
     from bot.slack.views.search import MAX_RESULTS
 
     cat = runtime.holder.catalog
     h = Handlers(runtime)
     newest = sorted(
-        (p for p in cat.posts if not p.is_draft),
-        key=lambda p: (p.url is not None, p.published.latest, p.published.earliest),
+        cat.posts,
+        key=lambda p: (
+            p.url is not None,
+            p.url is not None and p.source.kind == "vllm-blog",
+            p.published.latest,
+            p.published.earliest,
+        ),
         reverse=True,
     )
     reply = h.command(ALICE, "what's new?")

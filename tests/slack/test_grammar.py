@@ -414,3 +414,46 @@ def test_new_with_a_topic_is_a_search(text):
 def test_asking_for_ones_progress_is_next_which_shows_each_tracks_progress(text, arg):
     cmd = parse(text)
     assert (cmd.kind, cmd.arg) == ("next", arg)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "catch me up",
+        "Catch me up!",
+        "catch up",
+        "please catch me up",
+        "what did I miss?",
+        "What have I missed",
+        "what’s new for me",
+        "跟上进度",
+        "帮我跟上进度",
+        "我错过了什么",
+        "我错过了什么？",
+        "错过了啥",
+    ],
+)
+def test_asking_to_be_caught_up_is_catchup_never_a_search(text):
+    assert parse(text).kind == "catchup"
+
+
+@pytest.mark.parametrize(
+    "text, kind",
+    [
+        ("catching poor llm performance", "query"),  # the post the issue saw answer "catch me up"
+        ("catch me up on quantization", "query"),
+        ("what did i miss in the v1 release", "query"),
+        ("what's new", "latest"),
+    ],
+)
+def test_longer_or_other_texts_are_not_catchup(text, kind):
+    assert parse(text).kind == kind
+
+
+def test_subscribe_reads_club_and_no_club_anywhere_after_the_track() -> None:
+    """Issue 44: ``subscribe spec monday club`` makes a reading club; ``no club`` ends one; left out, kept."""
+    club = parse("subscribe spec monday club")
+    assert (club.arg, club.club, club.schedule.weekday) == ("spec", True, 0)
+    assert parse("subscribe spec club mon 09:00 30m").club is True
+    assert parse("subscribe spec 读书会").club is True
+    assert (parse("subscribe spec no club").club, parse("subscribe spec").club) == (False, None)

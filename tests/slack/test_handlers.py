@@ -105,12 +105,13 @@ def test_next_without_a_followed_track_shows_the_tracks_begun(runtime):
     h = handlers(runtime)
     cat = runtime.holder.catalog
     assert "don't follow any track" in h.command(ALICE, "next").text
-    h.command(ALICE, "read " + " ".join(cat.order("spec")[:2]))
+    essential = paths.essentials(cat, "spec")
+    h.command(ALICE, "read " + " ".join(essential[:2]))
     for asked in ("next", "progress"):
         reply = h.command(ALICE, asked)
         text = reply.text
-        assert "`/vllm-path follow spec`" in str(reply.blocks) and f"(2 of {len(cat.order('spec'))} read)" in text
-        assert cat.post(paths.next_step(cat, "spec", set(cat.order("spec")[:2])).post).title in text
+        assert "`/vllm-path follow spec`" in str(reply.blocks) and f"2 of {len(essential)} essential read" in text
+        assert cat.post(paths.next_step(cat, "spec", set(essential[:2])).post).title in text
 
 
 def test_lang_and_dm_alone_say_where_they_stand_and_daily_is_weekly(runtime):
@@ -454,3 +455,43 @@ def test_a_chinese_day_word_in_an_english_command_keeps_english(runtime):
     assert runtime.store.reader_state("T1", "U1").lang is None  # nothing kept
     assert "Pick a topic" in h.command(ALICE, "help").text
     assert "我会在" in h.command(ALICE, f"提醒 {post} 礼拜一").text
+
+
+def test_minutes_left_say_when_they_leave_out_steps_not_linked_yet(runtime):
+    """(QA) "N further reading left (M min)" counted nothing for posts without a link, silently."""
+    h, cat = handlers(runtime), runtime.holder.catalog
+    track = next(t for t in cat.tracks if any(cat.post(p).minutes is None for p in paths.further(cat, t.id)))
+    unknown = sum(1 for p in paths.further(cat, track.id) if cat.post(p).minutes is None)
+    h.command(ALICE, "read " + " ".join(paths.essentials(cat, track.id)))
+    text = h.command(ALICE, "next").text
+    assert f"not counted: {unknown} without a link yet" in text
+    linked = [p for p in paths.further(cat, track.id) if cat.post(p).minutes is not None]
+    h.command(ALICE, f"follow {track.id}")
+    h.command(ALICE, "read " + " ".join(linked))
+    assert f"not counted: {unknown} without" in h.command(ALICE, "next").text
+
+
+def test_the_finish_message_shows_the_readers_streak(runtime):
+    """Issue 44: finishing an essential path this week, at the budget, shows a 1-week streak."""
+    h = handlers(runtime)
+    cat = runtime.holder.catalog
+    h.command(ALICE, "follow quant")
+    h.command(ALICE, "plan 20m")
+    reply = h.command(ALICE, "read " + " ".join(paths.essentials(cat, "quant")))
+    assert "finished the essential path" in reply.text and "Reading streak: 1 week(s) in a row." in reply.text
+    zh = h.command(Caller("T1", "U2", "C1"), "lang zh")
+    assert zh.text
+    h.command(Caller("T1", "U2", "C1"), "follow quant")
+    unfinished = h.command(Caller("T1", "U2", "C1"), "read " + paths.essentials(cat, "quant")[0])
+    assert "连续" not in unfinished.text  # no finish, no streak line
+
+
+def test_app_home_shows_the_readers_streak(runtime):
+    """Issue 44: App Home shows the streak line once a week counts (and none before)."""
+    h = handlers(runtime)
+    cat = runtime.holder.catalog
+    h.command(ALICE, "follow quant")
+    h.command(ALICE, "plan 20m")
+    assert "Reading streak" not in str(h.home(ALICE, []))
+    h.command(ALICE, "read " + " ".join(paths.essentials(cat, "quant")))
+    assert "Reading streak: 1 week(s) in a row." in str(h.home(ALICE, []))

@@ -20,6 +20,7 @@ from bot.slack import lazy
 from bot.slack.app import BotApp, lazy_runner
 from bot.slack.i18n import t
 from bot.slack.lazy import REQUEST_BODY, BoundedLazyPool
+from tests.waits import PATIENCE_S
 
 
 def _shed() -> float:
@@ -79,9 +80,10 @@ def test_past_the_bound_a_job_is_refused_and_the_person_told_busy(one_thread, re
     finally:
         REQUEST_BODY.reset(token)
     assert refused.cancelled() and _shed() == shed + 1
-    assert posted.get(timeout=5) == {"response_type": "ephemeral", "replace_original": False, "text": str(t("busy"))}
+    busy = {"response_type": "ephemeral", "replace_original": False, "text": str(t("busy"))}
+    assert posted.get(timeout=PATIENCE_S) == busy
     gate.set()
-    waiting.result(5)
+    waiting.result(PATIENCE_S)
     assert ran == ["waited"]
 
 
@@ -111,5 +113,42 @@ def test_the_app_answers_busy_at_the_dispatched_requests_response_url(one_thread
     body = f"command=%2Fx&text=&team_id=T1&user_id=U1&channel_id=C1&response_url={url}"
     response = app.dispatch(BoltRequest(body=body, headers={"content-type": ["application/x-www-form-urlencoded"]}))
     assert response.status == 200 and lazy_runner(app) is pool
-    assert posted.get(timeout=5)["text"] == str(t("busy"))
+    assert posted.get(timeout=PATIENCE_S)["text"] == str(t("busy"))
     assert REQUEST_BODY.get(None) is None  # set for the dispatch only
+
+
+def test_past_half_the_bound_a_job_waits_for_room_instead_of_busy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The request thread (before the ack) waits while half the waiting places are taken; once a job
+    leaves the queue the waiting one is taken, nobody told busy."""
+    monkeypatch.setattr(lazy, "THREADS", 1)
+    monkeypatch.setattr(lazy, "QUEUE_BOUND", 2)
+    monkeypatch.setattr(lazy, "ROOM_WAIT_S", PATIENCE_S)
+    pool, gate, started = BoundedLazyPool(), threading.Event(), threading.Event()
+    try:
+        pool.submit(lambda: (started.set(), gate.wait(PATIENCE_S)))
+        assert started.wait(PATIENCE_S)
+        ran: list[str] = []
+        pool.submit(ran.append, "first waiting")  # one of the two places: half taken
+        shed = _shed()
+        third: Queue[Any] = Queue()
+        submitting = threading.Thread(target=lambda: third.put(pool.submit(ran.append, "waited for room")))
+        submitting.start()
+        submitting.join(0.5)
+        assert submitting.is_alive() and third.empty()  # a place is free, yet it waits for room
+        gate.set()
+        third.get(timeout=PATIENCE_S).result(PATIENCE_S)
+        assert ran == ["first waiting", "waited for room"] and _shed() == shed
+    finally:
+        gate.set()
+        pool.drain(5)
+
+
+def test_drain_ends_a_wait_for_room(one_thread, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(lazy, "ROOM_WAIT_S", 10 * PATIENCE_S)  # only the drain can end it in time
+    pool, _gate = one_thread
+    pool.submit(lambda: None)  # the one waiting place taken
+    ended: Queue[Any] = Queue()
+    lazy_wait = threading.Thread(target=lambda: ended.put(pool.submit(lambda: None)))
+    lazy_wait.start()
+    assert pool.drain(0.1) == 2
+    assert ended.get(timeout=PATIENCE_S).cancelled()

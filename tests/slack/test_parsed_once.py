@@ -15,6 +15,7 @@ from bot.slack.app import build_app
 from bot.slack.commands import registry
 from bot.slack.listeners import commands as listener
 from tests.standin import SlackStandIn, slash_command_body
+from tests.waits import PATIENCE_S
 
 
 @pytest.fixture
@@ -53,7 +54,7 @@ def test_a_command_answered_after_the_ack_is_parsed_and_run_once(runtime, standi
     app = build_app(runtime, client=WebClient(token="xoxb-test", base_url=standin.api_url), verify_requests=False)
     status, body, url = _dispatch(app, standin, text)  # a first command: users.info not remembered
     assert status == 200 and body == ""  # answered after the ack
-    reply = standin.wait_for_response(url, timeout=10)
+    reply = standin.wait_for_response(url, timeout=PATIENCE_S)
     assert not reply.ack and reply.body["blocks"]
     kind = grammar.parse(text).kind
     assert parsed == [text] and ran == Counter({kind: 1})
@@ -66,5 +67,5 @@ def test_a_command_answered_after_the_ack_is_parsed_and_run_once(runtime, standi
     if kind == "query":  # a reading command of a remembered person: the reply is the ack
         assert '"blocks"' in body
     else:
-        assert body == "" and standin.wait_for_response(url, timeout=10).body["text"]
+        assert body == "" and standin.wait_for_response(url, timeout=PATIENCE_S).body["text"]
     assert parsed == [text] and ran == Counter({kind: 1})

@@ -33,16 +33,47 @@ def test_whats_new_lists_posts_with_a_link_first_newest_first(runtime):
     cat = runtime.holder.catalog
     ctx = h.context(ALICE)
     shown: list[str] = []
-    total = sum(1 for p in cat.posts if not p.is_draft)
+    total = len(cat.posts)
     for offset in range(0, total, 5):
         shown += _shown(replies.latest(ctx, offset=offset), cat)
     assert len(shown) == total
     linked = [cat.post(i).url is not None for i in shown]
     assert linked[0] and not linked[-1]  # the catalog has both
     assert linked == sorted(linked, reverse=True)  # every linked post before every unlinked one
-    dates = [cat.post(i).published.latest for i in shown if cat.post(i).url is not None]
-    assert dates == sorted(dates, reverse=True)
+    # issue 41: the vLLM blog's posts before other companies' (the first screen was all summaries)
+    blog = [cat.post(i).source.kind == "vllm-blog" for i in shown if cat.post(i).url is not None]
+    assert blog[0] and not blog[-1] and blog == sorted(blog, reverse=True)
+    for part in (True, False):
+        dates = [
+            cat.post(i).published.latest
+            for i in shown
+            if cat.post(i).url is not None and (cat.post(i).source.kind == "vllm-blog") == part
+        ]
+        assert dates == sorted(dates, reverse=True)
     assert _shown(h.command(ALICE, "what's new"), cat) == shown[:5]
+
+
+def test_whats_new_leads_with_the_vllm_blog_posts_of_the_tracks_a_reader_follows(runtime):
+    """Issue 41: ``what's new`` is the reader's: the vLLM blog's posts of the tracks they follow
+    first (newest first), then the blog's others; a reader following nothing gets the blog's newest."""
+    h, cat = handlers(runtime), runtime.holder.catalog
+    before = _shown(h.command(ALICE, "what's new"), cat)
+    assert before and all(cat.post(i).source.kind == "vllm-blog" for i in before)
+    track = next(tr.id for tr in cat.tracks if not set(cat.order(tr.id)) & set(before))
+    h.command(ALICE, f"follow {track}")
+    assert runtime.store.follows("T1", "U1") == [track]
+    mine = [
+        p
+        for p in sorted(
+            (cat.post(i) for i in cat.order(track)),
+            key=lambda p: (p.published.latest, p.published.earliest),
+            reverse=True,
+        )
+        if p.url is not None and p.source.kind == "vllm-blog"
+    ]
+    after = _shown(h.command(ALICE, "what's new"), cat)
+    assert after == [p.id for p in mine[: len(after)]] and len(after) == min(5, len(mine))
+    assert not set(after) & set(before)  # the list changed with what the reader follows
 
 
 def test_the_track_header_hint_does_not_offer_the_default_as_the_example(runtime):

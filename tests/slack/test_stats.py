@@ -76,6 +76,9 @@ def test_fewer_than_three_readers_show_no_per_post_counts(runtime) -> None:
     admin = Handlers(runtime, users_info=lambda team, user: UserInfo(is_admin=True))
     text = json.dumps(admin.command(Caller(SMALL, "UADMIN"), "stats").blocks, ensure_ascii=False)
     assert "no post has more than 3 readers" in text and "2 readers" not in text
+    # nor when they read: two people's weekly reads would be their own reading
+    assert ins.reads_per_week == () and "reads per week are shown from 4 readers on" in text
+    assert "`▁" not in text and "(0 0" not in text
 
 
 def test_only_admins_and_owners_see_the_stats(runtime) -> None:
@@ -111,4 +114,4 @@ def test_stats_from_the_terminal(runtime, monkeypatch) -> None:
 def test_sparkline_and_an_empty_workspace(runtime) -> None:
     assert sparkline([0, 1, 2, 4]) == "▁▃▅█" and sparkline([0, 0]) == "▁▁"
     ins = compute(runtime.holder.catalog, "TEMPTY", [], NOW)
-    assert ins.readers_total == 0 and ins.top_posts == () and ins.sparkline() == "▁" * 8
+    assert ins.readers_total == 0 and ins.top_posts == () and ins.reads_per_week == () and ins.sparkline() == ""

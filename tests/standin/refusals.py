@@ -19,6 +19,7 @@ SERVED_METHODS: frozenset[str] = (
     | MESSAGE_METHODS
     | VIEW_METHODS
     | {
+        "apps.connections.open",
         "auth.test",
         "chat.delete",
         "chat.unfurl",

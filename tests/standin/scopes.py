@@ -24,6 +24,13 @@ SCOPES_BY_METHOD: Mapping[str, frozenset[str]] = {
 }
 """Web API method -> the scopes any one of which allows it; a method not listed needs none."""
 
+SCOPES_BY_EVENT: Mapping[str, frozenset[str]] = {
+    "link_shared": frozenset({"links:read"}),
+    "reaction_added": frozenset({"reactions:read"}),
+}
+"""Events API event -> the scopes any one of which subscribes to it (Slack's event reference); an
+event not listed needs none (``app_home_opened``, ``app_uninstalled``, ``tokens_revoked``)."""
+
 _BY_KIND_SUFFIX = {"public": "channels", "private": "groups", "im": "im", "mpim": "mpim"}
 
 

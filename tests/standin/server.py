@@ -75,6 +75,7 @@ class SlackStandIn:
         self._responses = ResponseLog(self._cond_lock)
         self._ts = itertools.count(1)
         self._ts_base = int(time.time())
+        self.socket_mode: Any = None  # a tests.standin.socket_mode.SocketModeStandIn: apps.connections.open's
         self._server = LoopbackServer(("127.0.0.1", 0), handler_for(self))
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.1}, name="slack-standin", daemon=True
@@ -217,6 +218,8 @@ class SlackStandIn:
             return {"ok": False, "error": "unknown_method"}
         if method in NO_TOKEN_METHODS:
             return None
+        if method == "apps.connections.open":  # an app-level token's only method
+            return None if str(token).startswith("xapp-") else {"ok": False, "error": "not_allowed_token_type"}
         granted = self._tokens.granted(token, self.scopes)
         if isinstance(granted, str):
             return {"ok": False, "error": granted}
@@ -247,6 +250,10 @@ class SlackStandIn:
 
     def _ok_body(self, method: str, args: dict[str, Any]) -> dict[str, Any]:
         """The body of an accepted call (:func:`~bot.doors.console.answers.ok_body`; tests override)."""
+        if method == "apps.connections.open":
+            if self.socket_mode is None:
+                return {"ok": False, "error": "not_allowed"}  # Socket Mode off in the app's settings
+            return {"ok": True, "url": self.socket_mode.connect_url()}
         return ok_body(self, method, args)
 
     def answer_authorize(self, query: Mapping[str, str]) -> tuple[int, str]:

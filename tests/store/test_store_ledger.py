@@ -15,6 +15,7 @@ from bot.domain.schedule import WeeklySchedule
 from bot.store import Store, make_engine, utcnow
 from bot.store.models import ProcessedEvent
 from tests.dbutil import set_cursor
+from tests.waits import PATIENCE_S
 
 KEY = ("T1", "C1", "perf", "2026-W49")
 
@@ -32,7 +33,7 @@ def _race(
 
     def run(i: int) -> None:
         try:
-            barrier.wait(timeout=30)
+            barrier.wait(timeout=PATIENCE_S)
             results[i] = action(stores[i], i)
         except BaseException as exc:  # surfaced below
             results[i] = exc

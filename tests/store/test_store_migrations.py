@@ -38,6 +38,9 @@ OUR_TABLES = {
     "reader_budgets",
     "finished_paths",  # issue 24 (migration i24_0001)
     "held_requests",  # issue 42 (migration i42_0001)
+    "club_digests",  # issue 44 (migration i44_0001)
+    "club_reads",
+    "reader_habits",
 }
 SLACK_TABLES = {"slack_installations", "slack_bots", "slack_oauth_states"}
 

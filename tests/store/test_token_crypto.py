@@ -14,6 +14,7 @@ from slack_sdk.oauth.installation_store import Installation
 
 from bot.store import Store
 from bot.store.crypto import LOCAL_KEY_FILE, TokenCipher, local_key_cipher
+from tests.waits import PATIENCE_S
 
 
 def test_sealed_tokens_open_only_with_a_configured_key() -> None:
@@ -166,7 +167,7 @@ def test_tokens_reseal_command_exists_and_reports(tmp_path: Path) -> None:
         env=env,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=PATIENCE_S,
         cwd=Path(__file__).resolve().parents[2],
     )
     assert done.returncode == 0, done.stderr

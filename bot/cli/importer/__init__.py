@@ -3,24 +3,23 @@
 SOURCE is an Atom/RSS feed (a file or ``http(s)://`` URL; the vLLM blog's jekyll-feed
 ``<blog host>/feed.xml`` holds only the newest posts) or the blog's Jekyll source (a folder with
 ``_posts/``). One module a step: :mod:`~bot.cli.importer.sources` reads the source (a feed with
-:mod:`bot.domain.feed`),
-:mod:`~bot.cli.importer.plan` compares it with the catalog (:class:`ImportPlan`: new posts with
-their likely tracks, fills of unknown fields, conflicts reported but never changed, skipped
-entries), :mod:`~bot.cli.importer.drafts` writes new posts as ``status: draft`` entries (which
-``catalog check`` refuses until a person writes their summaries) and the fills, after everything
-was read and checked, so a bad source writes nothing. The command is ``catalog import`` in
-:mod:`bot.cli.catalog`; the daily feed watch (:mod:`bot.digest.watch`) imports nothing of it.
+:mod:`bot.domain.feed`), :mod:`~bot.cli.importer.plan` compares it with the catalog and its drafts
+(:class:`ImportPlan`: the drafts of new posts, made by the feed watch's own
+:func:`bot.domain.catalog.drafts.new_drafts`; fills of unknown fields of known posts; conflicts
+reported but never changed; skipped entries), :mod:`~bot.cli.importer.drafts` writes the fills and
+then each draft as ``<catalog>/drafts/<id>.yaml`` (which the catalog never loads: a curator accepts
+or rejects it with ``vllm-path catalog accept|reject``), after everything was read and checked, so
+a bad source writes nothing. The command is ``catalog import`` in :mod:`bot.cli.catalog`.
 """
 
 from __future__ import annotations
 
-from bot.cli.importer.drafts import DRAFTS_FILE, apply_import
+from bot.cli.importer.drafts import apply_import
 from bot.cli.importer.plan import load_for_import, plan_against, plan_import
 from bot.digest.watch import fetch
 from bot.domain.feed import ImportSourceError, SourcePost, missing_posts, normalize_title, parse_feed
 
 __all__ = [
-    "DRAFTS_FILE",
     "ImportSourceError",
     "SourcePost",
     "apply_import",

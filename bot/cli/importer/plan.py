@@ -1,16 +1,18 @@
 """Comparing a source with the catalog: the :class:`ImportPlan` of an import.
 
-A source post is a catalog post with the same URL, or else the same normalised title
-(:func:`normalize_title`). A post the catalog lacks becomes a :class:`NewPost` with its likely
-tracks (:func:`guess_tracks`), a field the catalog does not know yet a :class:`Fill`, a known
-field that differs a :class:`Conflict` (reported, never changed).
+A source post that a linked catalog post already is (the same canonical URL, or the same
+normalised title: :func:`~bot.domain.feed.normalize_title`) fills what that post does not know yet
+(a :class:`Fill`: a date known only as a range, its authors, its minutes) and reports what differs
+(a :class:`Conflict`, never changed). Every other post goes through the feed watch's own code,
+:func:`bot.domain.catalog.drafts.new_drafts`: a draft per new post (minutes counted from the feed's
+full content or the Jekyll post's body, else estimated; the suggested places with their reasons),
+and a title variant of an unlinked catalog post a draft that ``fills`` it (its link, date and
+minutes, when accepted). A post the catalog, a draft or a rejected URL already has (canonical URL
+or fuzzy title) makes no draft.
 """
 
 from __future__ import annotations
 
-import datetime as dt
-import re
-import unicodedata
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -21,42 +23,16 @@ import yaml
 
 from bot.cli.importer.sources import Skipped, SourcePost, public_source, read_source
 from bot.domain.catalog.compiled import Catalog
+from bot.domain.catalog.drafts import Draft, FeedSource, new_drafts, read_drafts, read_sources, read_state
 from bot.domain.catalog.loader import CatalogError, check_catalog
-from bot.domain.catalog.models import SLUG_RE, Post
-from bot.domain.feed import normalize_title
-
-TRACK_MIN_SCORE = 40.0
-"""Track guesses below this score (0..100) are not shown."""
-
-
-@dataclass(frozen=True)
-class TrackGuess:
-    """A track a new post likely belongs to: ``score`` 0..100; ``via`` says why (a tag, the title, a like post)."""
-
-    track_id: str
-    score: float
-    via: str
-
-
-@dataclass(frozen=True)
-class NewPost:
-    """A post the catalog lacks, as its draft: ``url`` a ``/path`` on the catalog's blog host, else absolute."""
-
-    id: str
-    title: str
-    url: str
-    published: dt.date
-    authors: tuple[str, ...]
-    tags: tuple[str, ...]
-    tracks: tuple[TrackGuess, ...]
-    origin: str
-    minutes: int | None = None
+from bot.domain.catalog.models import Post
+from bot.domain.feed import canonical_url, normalize_title
 
 
 @dataclass(frozen=True)
 class Fill:
-    """An unknown field of an existing post that the source knows (``url``, ``published``,
-    ``authors``, ``minutes`` counted from a Jekyll source's text); ``old``/``new`` as in YAML."""
+    """An unknown field of a linked catalog post that the source knows (``published`` known only as
+    a range, ``authors``, ``minutes`` counted from the source's text); ``old``/``new`` as in YAML."""
 
     post_id: str
     file: str
@@ -78,10 +54,14 @@ class Conflict:
 
 @dataclass
 class ImportPlan:
-    """What an import would do; ``unchanged`` counts source posts known with nothing to fill."""
+    """What an import would do: the ``drafts`` to write beside the catalog (as the feed watch
+    would), the fills and conflicts of known posts, the source entries skipped; ``unchanged``
+    counts the source posts that need nothing (known with nothing to fill, already drafted,
+    rejected, or off the ``feed``'s topic)."""
 
     source: str
-    new_posts: list[NewPost] = field(default_factory=list)
+    feed: str
+    drafts: list[Draft] = field(default_factory=list)
     fills: list[Fill] = field(default_factory=list)
     conflicts: list[Conflict] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
@@ -89,31 +69,35 @@ class ImportPlan:
 
     @property
     def changes(self) -> bool:
-        """Whether ``--write`` would change a file."""
-        return bool(self.new_posts or self.fills)
+        """Whether ``--write`` would write a file."""
+        return bool(self.drafts or self.fills)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: ``{"source", "new_posts": [{"id", "title", "url", "published" (ISO day),
-        "authors", "tags", "tracks": [{"track_id", "score", "via"}], "origin", "minutes"}], "fills": [{"post_id",
-        "file", "field", "old", "new"}], "conflicts": [{"post_id", "file", "field", "catalog",
-        "source"}], "skipped": [{"origin", "reason"}], "unchanged"}``."""
-        data = asdict(self)
-        for post in data["new_posts"]:
-            post["published"] = post["published"].isoformat()
-        return data
+        """JSON-ready: ``{"source", "feed", "drafts": [Draft.to_json(): {"id", "title", "url",
+        "minutes", "minutes_source", "suggested": [{"track", "position", "reason"}], "fills",
+        "published", "feed"}], "fills": [{"post_id", "file", "field", "old", "new"}], "conflicts":
+        [{"post_id", "file", "field", "catalog", "source"}], "skipped": [{"origin", "reason"}],
+        "unchanged"}``."""
+        return {
+            "source": self.source,
+            "feed": self.feed,
+            "drafts": [d.to_json() for d in self.drafts],
+            **{k: [asdict(x) for x in getattr(self, k)] for k in ("fills", "conflicts", "skipped")},
+            "unchanged": self.unchanged,
+        }
 
     def render(self) -> str:
         """The plan as terminal text."""
-        out = [f"import from {self.source}", f"new posts the catalog lacks: {len(self.new_posts)}"]
-        for p in self.new_posts:
-            out.append(f"  + {p.title}")
-            out.append(f"    id: {p.id}   url: {p.url}   date: {p.published.isoformat()}")
-            out.append(f"    authors: {', '.join(p.authors) or '-'}   tags: {', '.join(p.tags) or '-'}")
-            if p.minutes is not None:
-                out.append(f"    minutes: {p.minutes} (counted from the post's text)")
-            guesses = ", ".join(f"{g.track_id} ({g.score:.0f}, {g.via})" for g in p.tracks)
-            out.append(f"    tracks: {guesses or 'no likely track'}")
-            out.append("    summary: (to write: drafts cannot be published without one)")
+        out = [f"import from {self.source} (feed: {self.feed})", f"new drafts: {len(self.drafts)}"]
+        for d in self.drafts:
+            out.append(f"  + {d.title}")
+            out.append(f"    id: {d.id}   url: {d.url}   date: {d.published.isoformat()}")
+            out.append(f"    authors: {', '.join(d.authors) or '-'}   minutes: {d.minutes} ({d.minutes_note})")
+            if d.fills:
+                out.append(f"    fills the unlinked post '{d.fills}' (its link, date and minutes)")
+            out.extend(f"    suggested: {s.track} step {s.position}: {s.reason}" for s in d.suggested)
+            if not d.fills and not d.suggested:
+                out.append("    suggested: no track shares its words")
         out.append(f"fields to fill in existing posts: {len(self.fills)}")
         out.extend(f"  ~ {f.file}: post '{f.post_id}': {f.field}: {_show(f.old)} -> {_show(f.new)}" for f in self.fills)
         if self.conflicts:
@@ -125,7 +109,7 @@ class ImportPlan:
         if self.skipped:
             out.append(f"source entries skipped: {len(self.skipped)}")
             out.extend(f"  - {s.origin}: {s.reason}" for s in self.skipped)
-        out.append(f"already in the catalog with nothing to fill: {self.unchanged}")
+        out.append(f"known with nothing to fill, already drafted, rejected or off-topic: {self.unchanged}")
         return "\n".join(out)
 
 
@@ -139,15 +123,13 @@ def _show(value: Any) -> str:
 
 @dataclass(frozen=True)
 class _Known:
-    """A post of the catalog files (published or draft) and the file it is in."""
+    """A post of the catalog files and the file it is in."""
 
     post: Post
     file: str
 
 
-def _absolute(url: str | None, base: str) -> str | None:
-    if url is None:
-        return None
+def _absolute(url: str, base: str) -> str:
     return base + url if url.startswith("/") else url
 
 
@@ -159,58 +141,11 @@ def _relative(url: str, base: str) -> str:
     return url
 
 
-def slugify(text: str) -> str:
-    """An ASCII slug: accents dropped, other non-ASCII removed, words joined by ``-``."""
-    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii").lower()
-    return re.sub(r"[^a-z0-9]+", "-", ascii_text).strip("-")[:80].strip("-")
-
-
-def _new_id(sp: SourcePost, taken: set[str]) -> str:
-    path_slug = slugify(Path(urlsplit(sp.url).path).stem)
-    base = path_slug if len(path_slug) >= 3 else slugify(sp.title) or path_slug
-    if not SLUG_RE.match(base):
-        base = f"post-{sp.date.isoformat()}"
-    candidate, n = base, 2
-    while candidate in taken:
-        candidate, n = f"{base}-{n}", n + 1
-    taken.add(candidate)
-    return candidate
-
-
-def guess_tracks(matcher: Any, catalog: Catalog, title: str, tags: Iterable[str]) -> tuple[TrackGuess, ...]:
-    """The tracks a post most likely belongs to, best first (at most 3, score ≥ :data:`TRACK_MIN_SCORE`):
-    for each track the larger of a tag or the title naming it (``matcher.match_track``'s score) and
-    0.9 times the score of its post most like the title and tags (``matcher.search``; a neighbour
-    is weaker evidence than a name). ``matcher``: a :class:`bot.domain.search.Matcher`."""
-    best: dict[str, TrackGuess] = {}
-
-    def offer(track_id: str, score: float, via: str) -> None:
-        if track_id not in best or score > best[track_id].score:
-            best[track_id] = TrackGuess(track_id, round(float(score), 1), via)
-
-    tag_list = [t for t in tags if t.strip()]
-    for text, label in [*((t, f"tag {t!r}") for t in tag_list), (title, "title")]:
-        match = matcher.match_track(text.replace("-", " "))
-        if match is not None:
-            offer(match.track_id, match.score, label)
-    query = " ".join([title, *(t.replace("-", " ") for t in tag_list)])
-    for result in matcher.search(query, limit=10).results:
-        for track_id in catalog.tracks_of(result.post_id):
-            offer(track_id, result.score * 0.9, f"like {result.post_id!r}")
-    ranked = sorted(best.values(), key=lambda g: -g.score)  # at equal scores, the track offered first
-    return tuple(g for g in ranked if g.score >= TRACK_MIN_SCORE)[:3]
-
-
 def _compare(known: _Known, sp: SourcePost, base: str, plan: ImportPlan) -> bool:
-    """Add the fills and conflicts of one matched post; True when it had something to fill."""
+    """Add the fills and conflicts of one matched linked post; True when it had something to fill."""
     post, filled = known.post, False
-    source_url = _relative(sp.url, base)
-    current = _absolute(post.url, base)
-    if post.url is None:
-        plan.fills.append(Fill(post.id, known.file, "url", None, source_url))
-        filled = True
-    elif current != sp.url and _relative(current or "", base) != source_url:
-        plan.conflicts.append(Conflict(post.id, known.file, "url", post.url, source_url))
+    if post.url is not None and canonical_url(_absolute(post.url, base)) != canonical_url(sp.url):
+        plan.conflicts.append(Conflict(post.id, known.file, "url", post.url, _relative(sp.url, base)))
     pub = post.published
     if pub.precision == "range" and pub.earliest <= sp.date <= pub.latest:
         known_range = {"from": pub.earliest.isoformat(), "to": pub.latest.isoformat()}
@@ -220,6 +155,7 @@ def _compare(known: _Known, sp: SourcePost, base: str, plan: ImportPlan) -> bool
         plan.conflicts.append(Conflict(post.id, known.file, "published", pub.label(), sp.date.isoformat()))
     if not post.authors and sp.authors:
         plan.fills.append(Fill(post.id, known.file, "authors", [], list(sp.authors)))
+        filled = True
     if post.minutes is None and sp.minutes is not None:
         plan.fills.append(Fill(post.id, known.file, "minutes", None, sp.minutes))
         filled = True
@@ -227,42 +163,43 @@ def _compare(known: _Known, sp: SourcePost, base: str, plan: ImportPlan) -> bool
 
 
 def plan_against(
-    posts: list[SourcePost], skipped: list[Skipped], known: list[_Known], catalog: Catalog, source: str
+    posts: list[SourcePost],
+    skipped: list[Skipped],
+    known: list[_Known],
+    catalog: Catalog,
+    source: str,
+    feed: FeedSource,
+    drafts: Iterable[Draft] = (),
+    rejected: Iterable[str] = (),
 ) -> ImportPlan:
-    """Compare source posts with the catalog's posts (``known``: published and drafts). Pure but
-    for building a :class:`bot.domain.search.Matcher` when a new post needs its tracks guessed."""
-    matcher = None
+    """Compare source posts with the catalog's posts (``known``), its ``drafts`` and the
+    ``rejected`` URLs; the new posts' drafts are published under ``feed``. Pure but for building a
+    :class:`~bot.domain.catalog.placement.Placer` when a new post needs its places suggested."""
     base = catalog.manifest.blog_base_url
-    plan = ImportPlan(public_source(source), skipped=list(skipped))
-    by_url = {url: k for k in known if (url := _absolute(k.post.url, base))}
-    by_title = {normalize_title(k.post.title): k for k in reversed(known)}  # the first post of a title
-    taken = {k.post.id for k in known} | {a for k in known for a in k.post.aliases}
+    plan = ImportPlan(public_source(source), feed.name, skipped=list(skipped))
+    linked = [k for k in known if k.post.url is not None]
+    by_url = {canonical_url(_absolute(k.post.url or "", base)): k for k in linked}
+    by_title = {normalize_title(k.post.title): k for k in reversed(linked)}  # the first post of a title
     seen: set[str] = set()
+    fresh: list[SourcePost] = []
     for sp in posts:
-        key = normalize_title(sp.title)
-        if key in seen or sp.url in seen:
+        key, url = normalize_title(sp.title), canonical_url(sp.url)
+        if key in seen or url in seen:
             plan.skipped.append(Skipped(sp.origin, "the same post appears earlier in the source"))
             continue
-        seen.update((key, sp.url))
-        match = by_url.get(sp.url) or by_title.get(key)
-        if match is not None:
-            if not _compare(match, sp, base, plan):
-                plan.unchanged += 1
-            continue
-        if matcher is None:
-            from bot.domain.search import Matcher
-
-            matcher = Matcher(catalog)
-        tracks = guess_tracks(matcher, catalog, sp.title, sp.tags)
-        new_id, url = _new_id(sp, taken), _relative(sp.url, base)
-        plan.new_posts.append(
-            NewPost(new_id, sp.title, url, sp.date, sp.authors, sp.tags, tracks, sp.origin, sp.minutes)
-        )
+        seen.update((key, url))
+        match = by_url.get(url) or by_title.get(key)
+        if match is None:
+            fresh.append(sp)
+        elif not _compare(match, sp, base, plan):
+            plan.unchanged += 1
+    plan.drafts = new_drafts(fresh, feed, catalog, list(drafts), rejected)
+    plan.unchanged += len(fresh) - len(plan.drafts)
     return plan
 
 
 def _read_known(root: Path) -> list[_Known]:
-    """Every post of ``root/posts/*.yaml`` (drafts included). The catalog is valid here."""
+    """Every post of ``root/posts/*.yaml``. The catalog is valid here."""
     return [
         _Known(Post.model_validate(raw), f"posts/{path.name}")
         for path in sorted((root / "posts").glob("*.yaml"))
@@ -271,18 +208,33 @@ def _read_known(root: Path) -> list[_Known]:
 
 
 def load_for_import(root: Path) -> tuple[Catalog, list[_Known]]:
-    """The catalog in ``root`` (drafts set aside, version rules not applied) and all its posts.
-    Raises :class:`~bot.domain.catalog.loader.CatalogError` when it has other errors."""
-    catalog, issues = check_catalog(root, check_versions=False, allow_drafts=True)
+    """The catalog in ``root`` (version rules not applied) and all its posts. Raises
+    :class:`~bot.domain.catalog.loader.CatalogError` when it has errors."""
+    catalog, issues = check_catalog(root, check_versions=False)
     if catalog is None:
         raise CatalogError(issues)
     return catalog, _read_known(root)
 
 
-def plan_import(source: str, catalog_dir: str | Path) -> ImportPlan:
-    """Read ``source`` and compare it with the catalog in ``catalog_dir``. Raises :class:`ImportSourceError`
-    or :class:`~bot.domain.catalog.loader.CatalogError` (the catalog has errors other than drafts)."""
+def feed_for(source: str, root: Path, blog_base_url: str) -> FeedSource:
+    """The feed the drafts of ``source`` come from: the entry of ``root/sources.yaml`` with the same
+    URL (its name, kind and ``about`` filter), else that file's ``vllm-blog`` feed, else a vLLM
+    blog feed on ``blog_base_url``. Raises ``ValueError`` for an invalid ``sources.yaml``."""
+    feeds = read_sources(root)
+    same = [f for f in feeds if canonical_url(f.url) == canonical_url(source)] if "://" in source else []
+    blog = [f for f in feeds if f.kind == "vllm-blog"]
+    fallback = FeedSource(name="vLLM blog", url=blog_base_url.rstrip("/") + "/feed.xml", kind="vllm-blog")
+    return [*same, *blog, fallback][0]
+
+
+def plan_import(source: str, catalog_dir: str | Path, *, max_bytes: int, deadline_s: float) -> ImportPlan:
+    """Read ``source`` (at most ``max_bytes`` bytes; a URL within ``deadline_s`` seconds) and compare
+    it with the catalog in ``catalog_dir`` and its drafts. Raises :class:`ImportSourceError`,
+    :class:`~bot.domain.catalog.loader.CatalogError` (the catalog has errors) or ``ValueError`` (its
+    ``sources.yaml`` is not valid)."""
     root = Path(catalog_dir)
     catalog, known = load_for_import(root)
-    posts, skipped = read_source(source, catalog.manifest.blog_base_url)
-    return plan_against(posts, skipped, known, catalog, source)
+    feed = feed_for(source, root, catalog.manifest.blog_base_url)
+    posts, skipped = read_source(source, catalog.manifest.blog_base_url, max_bytes=max_bytes, deadline_s=deadline_s)
+    rejected = read_state(root)["rejected"]
+    return plan_against(posts, skipped, known, catalog, source, feed, read_drafts(root), rejected)

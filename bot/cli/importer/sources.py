@@ -62,7 +62,8 @@ def _jekyll_post(path: Path, blog_base_url: str) -> SourcePost | Skipped | None:
         return Skipped(origin, "file name is not YYYY-MM-DD-slug.md") if is_post else None
     try:
         text = path.read_text(encoding="utf-8")
-        meta = frontmatter.loads(text).metadata
+        loaded = frontmatter.loads(text)
+        meta = loaded.metadata
     except (yaml.YAMLError, UnicodeDecodeError, ValueError) as exc:
         return Skipped(origin, f"front matter is not readable: {' '.join(str(exc).split())}")
     title = " ".join(str(meta.get("title") or "").split())
@@ -79,8 +80,10 @@ def _jekyll_post(path: Path, blog_base_url: str) -> SourcePost | Skipped | None:
         categories = [c.lower() for c in _tags(meta.get("categories") or meta.get("category"))]
         url_path = "".join(f"/{c}" for c in categories) + f"/{day:%Y/%m/%d}/{slug}.html"
     authors = _authors(meta.get("author") if meta.get("author") is not None else meta.get("authors"))
+    url = blog_base_url.rstrip("/") + url_path
+    summary = " ".join(str(meta.get("summary") or "").split())
     return SourcePost(
-        title, blog_base_url.rstrip("/") + url_path, day, authors, _tags(meta.get("tags")), origin, file_minutes(text)
+        title, url, day, authors, _tags(meta.get("tags")), origin, file_minutes(text), summary, loaded.content
     )
 
 
@@ -95,20 +98,26 @@ def _jekyll_day(named: dt.date, raw: Any) -> dt.date:
     return day_of(str(raw), None) or named
 
 
-def read_source(source: str, blog_base_url: str) -> tuple[list[SourcePost], list[Skipped]]:
-    """Read SOURCE: an ``http(s)`` feed URL, a Jekyll source folder, or a feed file. Raises
+def read_source(
+    source: str, blog_base_url: str, *, max_bytes: int, deadline_s: float
+) -> tuple[list[SourcePost], list[Skipped]]:
+    """Read SOURCE: an ``http(s)`` feed URL (answered in full within ``deadline_s`` seconds), a
+    Jekyll source folder, or a feed file; a feed of more than ``max_bytes`` bytes is refused. Raises
     :class:`ImportSourceError` with the reason when it cannot be read."""
     if source.startswith(("http://", "https://")):
-        return parse_feed(fetch(source), public_source(source))
+        return parse_feed(fetch(source, max_bytes, deadline_s), public_source(source))
     path = Path(source)
     if path.is_dir():
         return read_jekyll(path, blog_base_url)
     try:
-        data = path.read_bytes()
+        with path.open("rb") as file:
+            data = file.read(max_bytes + 1)
     except FileNotFoundError:
         raise ImportSourceError(f"{source}: no such file or folder") from None
     except OSError as exc:
         raise ImportSourceError(f"{source}: cannot be read ({exc.strerror or exc})") from None
+    if len(data) > max_bytes:
+        raise ImportSourceError(f"{source}: larger than {max_bytes:,} bytes (CATALOG_IMPORT_MAX_BYTES)")
     if not data.strip():
         raise ImportSourceError(f"{source}: the file is empty")
     return parse_feed(data, source)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import unicodedata
 from collections import Counter
 from collections.abc import Iterator
-from typing import Literal
 
 import bot.domain.paths as paths  # module import: bot.domain.paths imports the catalog models too
 from bot.domain.catalog.issues import CatalogIssue
@@ -158,6 +157,11 @@ def track_issues(posts: Posts, tracks: Tracks) -> Iterator[CatalogIssue]:
             yield from _step_issues(rel, track, step, post_ids, step_ids)
         for ref in (ref for res in track.resolutions for ref in res.steps if ref not in step_ids):
             yield CatalogIssue(rel, entry, "resolutions.steps", f"unknown step reference {ref!r}")
+        for essential in (True, False):  # one ending per part of the path
+            closing = [s.post for s in track.steps if s.closes and s.essential is essential]
+            if len(closing) > 1:
+                part = "essential path" if essential else "further reading"
+                yield CatalogIssue(rel, entry, "closes", f"{len(closing)} steps close the {part}: {', '.join(closing)}")
 
 
 def post_place_issues(posts: Posts, tracks: Tracks) -> Iterator[CatalogIssue]:
@@ -165,22 +169,22 @@ def post_place_issues(posts: Posts, tracks: Tracks) -> Iterator[CatalogIssue]:
     in_track = {s.post for _, t in tracks for s in t.steps}
     bilingual_posts = {s.post for _, t in tracks if t.bilingual for s in t.steps}
     for rel, post in posts:
-        if tracks and post.id not in in_track and not post.is_draft:
+        if tracks and post.id not in in_track:
             yield CatalogIssue(rel, f"post '{post.id}'", "tracks", "the post is not a step of any track")
         if post.id in bilingual_posts and not post.summary.zh:
             needs = "the post is on a bilingual track and needs a Chinese summary"
             yield CatalogIssue(rel, f"post '{post.id}'", "summary.zh", needs)
 
 
-def question_issues(posts: Posts, severity: Literal["error", "warning"] = "error") -> Iterator[CatalogIssue]:
-    """An error per linked published post whose ``questions`` miss the counts of
+def question_issues(posts: Posts) -> Iterator[CatalogIssue]:
+    """An error per linked post whose ``questions`` miss the counts of
     :data:`~bot.domain.catalog.models.QUESTIONS_EN` (English) and ``QUESTIONS_ZH`` (Chinese): search
     finds a post by the problems it answers, so every post a reader can open needs them. A catalog
     where no post has questions (before 2026.12.8) is not asked for them, so old versions still load."""
     if not any(post.questions.en or post.questions.zh for _, post in posts):
         return
     for rel, post in posts:
-        if post.is_draft or post.url is None:
+        if post.url is None:
             continue
         for lang, (low, high) in (("en", QUESTIONS_EN), ("zh", QUESTIONS_ZH)):
             have = len(getattr(post.questions, lang))
@@ -190,7 +194,7 @@ def question_issues(posts: Posts, severity: Literal["error", "warning"] = "error
                     f"{have} {what} question(s); a linked post needs {low} to {high}: the problems it answers, "
                     "as a reader would type them, in our own words"
                 )
-                yield CatalogIssue(rel, f"post '{post.id}'", f"questions.{lang}", message, severity)
+                yield CatalogIssue(rel, f"post '{post.id}'", f"questions.{lang}", message)
 
 
 def cross_check(posts: Posts, tracks: Tracks) -> list[CatalogIssue]:
@@ -205,25 +209,15 @@ def cross_check(posts: Posts, tracks: Tracks) -> list[CatalogIssue]:
     ]
 
 
-def publishing_issues(posts: Posts, *, allow_drafts: bool) -> list[CatalogIssue]:
-    """A warning per post without a URL plus one counting them; an error per draft and per linked
-    post without its questions (:func:`question_issues`) unless ``allow_drafts`` (work in progress,
-    as the importer reads it: the questions are then warnings)."""
-    no_url = [(rel, p) for rel, p in posts if p.url is None and not p.is_draft]
+def publishing_issues(posts: Posts) -> list[CatalogIssue]:
+    """A warning per post without a URL plus one counting them; an error per linked post without
+    its questions (:func:`question_issues`)."""
+    no_url = [(rel, p) for rel, p in posts if p.url is None]
     archive = "no URL known yet: readers get the blog's archive page"
     issues = [CatalogIssue(rel, f"post '{post.id}'", "url", archive, "warning") for rel, post in no_url]
     if no_url:
         issues.append(CatalogIssue("posts/", "-", "url", f"{len(no_url)} post(s) without a URL", "warning"))
-    how = (
-        "write its summary (summary.en, and summary.zh on a bilingual track), make it a step of a track, "
-        "then remove 'status: draft'"
-    )
-    issues.extend(
-        CatalogIssue(rel, f"post '{post.id}'", "status", f"draft {post.title!r} cannot be published: {how}")
-        for rel, post in posts
-        if post.is_draft and not allow_drafts
-    )
-    issues.extend(question_issues(posts, "warning" if allow_drafts else "error"))
+    issues.extend(question_issues(posts))
     return issues
 
 
@@ -250,4 +244,8 @@ def track_orders(posts: Posts, tracks: Tracks) -> tuple[dict[str, tuple[str, ...
             CatalogIssue(rel, f"track '{track.id}' step '{step_id}'", "claims", message, "warning")
             for message, step_id in paths.soft_claim_warnings(track, orders[track.id])
         )
+        last = by_id.get(orders[track.id][-1]) if orders[track.id] else None
+        if last is not None and last.url is None:  # a reader would finish on a post they cannot open
+            why = "the path ends on a post without a link: give a linked step `closes: true`"
+            issues.append(CatalogIssue(rel, f"track '{track.id}' step '{last.id}'", "closes", why, "warning"))
     return orders, issues

@@ -4,10 +4,11 @@ path in reading order, and read-only lookup tables (``MappingProxyType``)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from bot.domain.catalog.models import Manifest, Post, Step, Track
+from bot.domain.catalog.models import Manifest, Post, Relation, Step, Track
+from bot.domain.catalog.prompts import Prompt
 
 
 @dataclass(frozen=True)
@@ -25,6 +26,10 @@ class Catalog:
     _tracks: Mapping[str, Track]
     _steps: Mapping[tuple[str, str], Step]
     _post_tracks: Mapping[str, tuple[str, ...]]
+    relations: tuple[Relation, ...] = ()
+    """``catalog/relations.yaml``: posts that revisit earlier ones (:class:`Relation`), in file order."""
+    prompts: Mapping[str, Prompt] = field(default_factory=lambda: MappingProxyType({}))
+    """``catalog/prompts.yaml``: reading clubs' discussion prompts by post id (issue 44)."""
 
     @classmethod
     def build(
@@ -36,6 +41,8 @@ class Catalog:
         orders: dict[str, tuple[str, ...]],
         warnings: tuple[str, ...] = (),
         changelog_versions: tuple[str, ...] = (),
+        relations: tuple[Relation, ...] = (),
+        prompts: Mapping[str, Prompt] | None = None,
     ) -> Catalog:
         """Assemble a catalog from validated parts, tracks in the given order (no checks here)."""
         steps = {(t.id, s.post): s for t in tracks for s in t.steps}
@@ -56,7 +63,15 @@ class Catalog:
             _tracks=MappingProxyType({t.id: t for t in tracks}),
             _steps=MappingProxyType(steps),
             _post_tracks=MappingProxyType({k: tuple(v) for k, v in post_tracks.items()}),
+            relations=tuple(relations),
+            prompts=MappingProxyType(dict(prompts or {})),
         )
+
+    def __reduce__(self) -> tuple[object, ...]:
+        """Pickled as its parts, assembled again by :meth:`build` (the lookup tables are read-only
+        proxies, which pickle cannot copy): the search index keeps its catalog this way."""
+        parts = (self.manifest, list(self.posts), list(self.tracks), dict(self.orders), self.warnings)
+        return (_rebuild, (*parts, self.changelog_versions, self.relations, dict(self.prompts)))
 
     @property
     def version(self) -> str:
@@ -107,6 +122,38 @@ class Catalog:
         """Ids of the tracks whose path includes the post (in catalog track order)."""
         return self._post_tracks.get(self.resolve_post_id(post_id) or "", ())
 
+    def relations_of(self, post_id: str) -> tuple[Relation, ...]:
+        """The relations in which ``post_id`` (or a former id) revisits an earlier post, in file order."""
+        pid = self.resolve_post_id(post_id)
+        return tuple(r for r in self.relations if r.post == pid)
+
+    def prompt(self, post_id: str) -> Prompt | None:
+        """The reading clubs' discussion prompt of ``post_id`` (or a former id), None without one."""
+        return self.prompts.get(self.resolve_post_id(post_id) or "")
+
     def url_of(self, post: Post) -> str | None:
         """The absolute URL of a post: relative ``/paths`` resolve against the manifest's blog host."""
         return None if post.url is None else post.read_link(self.manifest)[0]
+
+
+def _rebuild(
+    manifest: Manifest,
+    posts: list[Post],
+    tracks: list[Track],
+    orders: dict[str, tuple[str, ...]],
+    warnings: tuple[str, ...],
+    changelog_versions: tuple[str, ...],
+    relations: tuple[Relation, ...] = (),
+    prompts: Mapping[str, Prompt] | None = None,
+) -> Catalog:
+    """A pickled :class:`Catalog` (:meth:`Catalog.__reduce__`) assembled again."""
+    return Catalog.build(
+        manifest=manifest,
+        posts=posts,
+        tracks=tracks,
+        orders=orders,
+        warnings=warnings,
+        changelog_versions=changelog_versions,
+        relations=relations,
+        prompts=prompts,
+    )

@@ -13,9 +13,12 @@ def _text(value: LocalizedText | None) -> dict[str, str] | None:
 
 
 def export_catalog(catalog: Catalog) -> dict[str, Any]:
-    """The compiled catalog as JSON-ready data: ``{"version", "posts", "tracks", "warnings"}``, the
-    fields as below. Steps, ``essentials`` and ``further`` are in path order; ``url`` is absolute
-    or ``null``; ``published`` an ISO date or ``FROM..TO``; ``minutes`` whole minutes or ``null``.
+    """The compiled catalog as JSON-ready data: ``{"version", "posts", "tracks", "relations",
+    "prompts", "warnings"}``, the fields as below. Steps, ``essentials`` and ``further`` are in path order;
+    ``url`` is absolute or ``null``; ``published`` an ISO date or ``FROM..TO``; ``added`` the ISO day
+    the post entered the catalog (:attr:`~bot.domain.catalog.models.Post.entered`); ``minutes`` whole
+    minutes or ``null``; a relation is ``{"post", "updates" | "follows", "note"}``; ``prompts`` maps a
+    post id to its reading-club discussion prompt ``{"en", "zh"}``.
     """
     posts = [
         {
@@ -24,6 +27,7 @@ def export_catalog(catalog: Catalog) -> dict[str, Any]:
             "url": catalog.url_of(post),
             "published": post.published.label(),
             "published_precision": post.published.precision,
+            "added": post.entered.isoformat(),
             "authors": list(post.authors),
             "source": post.source.label(),
             "link_kind": post.source.link_kind,
@@ -68,7 +72,15 @@ def export_catalog(catalog: Catalog) -> dict[str, Any]:
         }
         for track in catalog.tracks
     ]
-    return {"version": catalog.version, "posts": posts, "tracks": tracks, "warnings": list(catalog.warnings)}
+    relations = [{"post": r.post, r.kind: r.earlier, "note": _text(r.note)} for r in catalog.relations]
+    return {
+        "version": catalog.version,
+        "posts": posts,
+        "tracks": tracks,
+        "relations": relations,
+        "prompts": {pid: {"en": p.en, "zh": p.zh} for pid, p in catalog.prompts.items()},
+        "warnings": list(catalog.warnings),
+    }
 
 
 def render_track(catalog: Catalog, track_id: str, lang: str = "en") -> str:
@@ -87,6 +99,8 @@ def render_track(catalog: Catalog, track_id: str, lang: str = "en") -> str:
             f"essential path: {len(essentials)} steps, {minutes} min (marked *); "
             f"further reading: {len(path) - len(essentials)} steps"
         )
+        if track.essentials_reason is not None:
+            lines.append(f"why these steps: {track.essentials_reason.get(lang)}")
     if track.before:
         lines.append(f"read before: {', '.join(track.before)}")
     if essentials or track.before:
@@ -94,6 +108,7 @@ def render_track(catalog: Catalog, track_id: str, lang: str = "en") -> str:
     for i, step in enumerate(path, start=1):
         post = catalog.post(step.post)
         after = f"  (after {', '.join(step.after)})" if step.after else ""
+        after += "  (closes the path)" if step.closes else ""
         mark = "*" if step.essential else " "
         length = f", {post.minutes} min" if post.minutes is not None else ""
         lines.append(f"{i:>2}.{mark}[{step.level}] {post.title}  ({post.published.label()}{length}){after}")

@@ -15,7 +15,8 @@ from bot.domain.catalog.compiled import Catalog
 from bot.domain.catalog.essentials import essential_path_issues
 from bot.domain.catalog.issues import CatalogError as CatalogError
 from bot.domain.catalog.issues import CatalogIssue as CatalogIssue
-from bot.domain.catalog.models import Manifest, Post, Track
+from bot.domain.catalog.models import Manifest, Post, Relation, Track
+from bot.domain.catalog.prompts import read_prompts
 from bot.domain.catalog.versions import changelog_entries, version_problems
 
 
@@ -123,6 +124,41 @@ def _read_track_file(path: Path, issues: list[CatalogIssue]) -> Tracks:
         return []
 
 
+RELATIONS_FILE = "relations.yaml"
+"""The posts that revisit earlier ones (:class:`~bot.domain.catalog.models.Relation`); optional."""
+
+
+def _read_relations(root: Path, posts: Posts, issues: list[CatalogIssue]) -> tuple[Relation, ...]:
+    """The valid entries of ``relations.yaml`` (none when the file is absent); an error in ``issues``
+    for an entry that does not validate, names no current post (a former id counts as none) or
+    repeats a pair."""
+    if not (root / RELATIONS_FILE).is_file():
+        return ()
+    if (data := _read_yaml(root / RELATIONS_FILE, RELATIONS_FILE, issues)) is None:
+        return ()
+    if not isinstance(data, list):
+        issues.append(CatalogIssue(RELATIONS_FILE, "-", "-", "expected a list of relations"))
+        return ()
+    known = {p.id for _, p in posts}
+    out: list[Relation] = []
+    for index, raw in enumerate(data):
+        entry = f"relation #{index + 1}"
+        try:
+            rel = Relation.model_validate(raw)
+        except ValidationError as exc:
+            issues.extend(CatalogIssue(RELATIONS_FILE, entry, _field_path(e["loc"]), e["msg"]) for e in exc.errors())
+            continue
+        entry = f"relation '{rel.post}' {rel.kind} '{rel.earlier}'"
+        unknown = [(f, v) for f, v in (("post", rel.post), (rel.kind, rel.earlier)) if v not in known]
+        for field, value in unknown:
+            issues.append(CatalogIssue(RELATIONS_FILE, entry, field, f"unknown post id {value!r}"))
+        if any((r.post, r.earlier) == (rel.post, rel.earlier) for r in out):
+            issues.append(CatalogIssue(RELATIONS_FILE, entry, "-", "the same two posts are related twice"))
+        elif not unknown:
+            out.append(rel)
+    return tuple(out)
+
+
 def _read_all(root: Path, folder: str, what: str, issues: list[CatalogIssue]) -> list[Path]:
     """The ``<folder>/*.yaml`` files in name order; an error in ``issues`` when there are none."""
     files = sorted((root / folder).glob("*.yaml"))
@@ -152,13 +188,10 @@ def _changelog_issues(
     return versions, issues
 
 
-def check_catalog(
-    directory: str | Path, *, check_versions: bool = True, allow_drafts: bool = False
-) -> tuple[Catalog | None, list[CatalogIssue]]:
+def check_catalog(directory: str | Path, *, check_versions: bool = True) -> tuple[Catalog | None, list[CatalogIssue]]:
     """``(catalog or None when there are errors, all issues)`` for ``directory``: every entry
     validated, then the rules of :mod:`~bot.domain.catalog.checks`, :mod:`~bot.domain.catalog.essentials`
-    and (``check_versions``) the version history. Drafts are refused unless ``allow_drafts``.
-    Never raises for a bad catalog."""
+    and (``check_versions``) the version history. Never raises for a bad catalog."""
     root = Path(directory)
     if not root.is_dir():
         return None, [CatalogIssue(str(root), "-", "-", "catalog folder not found")]
@@ -166,9 +199,11 @@ def check_catalog(
     manifest = _read_manifest(root, issues)
     posts = [p for path in _read_all(root, "posts", "post", issues) for p in _read_post_file(path, issues)]
     tracks = [t for path in _read_all(root, "tracks", "track", issues) for t in _read_track_file(path, issues)]
+    relations = _read_relations(root, posts, issues)
+    prompts = read_prompts(root, posts, tracks, _read_yaml, issues)
     versions, changelog = _changelog_issues(root, manifest, check_versions=check_versions)
     issues.extend(changelog)
-    issues.extend(checks.publishing_issues(posts, allow_drafts=allow_drafts))
+    issues.extend(checks.publishing_issues(posts))
     issues.extend(checks.cross_check(posts, tracks))
     orders, order_issues = checks.track_orders(posts, tracks)
     issues.extend(order_issues)
@@ -178,10 +213,12 @@ def check_catalog(
         return None, issues
     catalog = Catalog.build(
         manifest=manifest,
-        posts=[p for _, p in posts if not p.is_draft],
+        posts=[p for _, p in posts],
         tracks=[t for _, t in tracks],
         orders=orders,
         warnings=tuple(str(i) for i in issues if i.severity == "warning"),
         changelog_versions=tuple(versions),
+        relations=relations,
+        prompts=prompts,
     )
     return catalog, issues

@@ -152,9 +152,6 @@ class Source(_Frozen):
 ReadKind = Literal["article", "summary", "archive"]
 """What a post's reading link leads to (:meth:`Post.read_link`)."""
 
-DRAFT_SUMMARY = "(draft: summary not written yet)"
-"""The placeholder a draft post without a summary carries (``catalog check`` refuses drafts)."""
-
 
 class Post(_Frozen):
     """One blog post.
@@ -180,21 +177,14 @@ class Post(_Frozen):
     aliases: Annotated[tuple[str, ...], _matching(SLUG_RE, "alias {value!r} is not a slug", each=True)] = ()
     summary: LocalizedText
     questions: Questions = Questions()
-    """The problem questions the post answers (:class:`Questions`); empty for a draft or a post without a link."""
+    """The problem questions the post answers (:class:`Questions`); empty for a post without a link."""
+    added: dt.date | None = None
+    """The day the post entered the catalog (the date of the catalog version that added it); absent:
+    the last day of ``published`` (see :attr:`entered`)."""
     minutes: int | None = Field(default=None, gt=0, strict=True)
     """Reading time in whole minutes, ``None`` when the text is not available; only with ``minutes_source``."""
     minutes_source: MinutesSource | None = None
     """``counted`` (:mod:`bot.domain.catalog.reading_time`) or ``estimate`` (a person's guess)."""
-    status: Literal["published", "draft"] = "published"
-    """A ``draft`` (written by ``vllm-path catalog import``) may omit ``summary`` (then
-    :data:`DRAFT_SUMMARY`); ``catalog check`` refuses a catalog that still has one."""
-
-    @model_validator(mode="before")
-    @classmethod
-    def _draft_summary(cls, value: object) -> object:
-        if isinstance(value, dict) and value.get("status") == "draft" and not value.get("summary"):
-            return {**value, "summary": {"en": DRAFT_SUMMARY}}
-        return value
 
     @model_validator(mode="after")
     def _minutes_with_source(self) -> Post:
@@ -205,9 +195,11 @@ class Post(_Frozen):
         return self
 
     @property
-    def is_draft(self) -> bool:
-        """Whether the post is a draft (facts imported, summary and track place not written yet)."""
-        return self.status == "draft"
+    def entered(self) -> dt.date:
+        """When the post entered the catalog: ``added``, else the last day of ``published`` (a post
+        seeded before ``added`` existed entered no later than that: the day it was published, or
+        the day its seed was read)."""
+        return self.added or self.published.latest
 
     def read_link(self, manifest: Manifest) -> tuple[str, ReadKind]:
         """``(url, kind)``: ``article`` (a ``/path`` resolved against ``manifest.blog_base_url``),
@@ -240,13 +232,17 @@ class SoftClaim(_Frozen):
 
 
 class Step(_Frozen):
-    """A post's place in a track: ``after`` names steps of the track to read first; ``essential``
-    marks the short path a reader is asked to finish (the rest is further reading, read after it)."""
+    """A post's place in a track: ``after`` names steps of the track to read first (a prerequisite:
+    the reader is not offered the step before them); ``essential`` marks the short path a reader is
+    asked to finish (the rest is further reading, read after it); ``closes`` places the step last
+    among the essential or the further steps (an editor's choice of ending, not a prerequisite: it
+    keeps a path from ending on a post with no link yet)."""
 
     post: str
     level: Level = "core"
     essential: bool = False
     after: tuple[str, ...] = ()
+    closes: bool = False
     note: LocalizedText | None = None
     external_prerequisites: tuple[ExternalPrerequisite, ...] = ()
     claims: tuple[SoftClaim, ...] = ()
@@ -286,6 +282,38 @@ class Track(_Frozen):
         if not value.zh:
             raise ValueError("a track needs a Chinese name (names.zh)")
         return value
+
+
+class Relation(_Frozen):
+    """One entry of ``catalog/relations.yaml``: ``post`` revisits an earlier post, either ``updates``
+    it (a newer release or a rewrite of what that post describes) or ``follows`` it (a sequel: part
+    II, the launch after a preview); exactly one of the two. ``note`` says how, in our own words,
+    English and Chinese."""
+
+    post: Annotated[str, _matching(SLUG_RE, "{value!r} is not a post id")]
+    updates: Annotated[str | None, _matching(SLUG_RE, "{value!r} is not a post id")] = None
+    follows: Annotated[str | None, _matching(SLUG_RE, "{value!r} is not a post id")] = None
+    note: LocalizedText
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> Relation:
+        if (self.updates is None) == (self.follows is None):
+            raise ValueError("give exactly one of updates or follows")
+        if self.note.zh is None:
+            raise ValueError("a relation's note needs Chinese (note.zh)")
+        if self.post == self.earlier:
+            raise ValueError("a post cannot revisit itself")
+        return self
+
+    @property
+    def kind(self) -> Literal["updates", "follows"]:
+        """``updates`` or ``follows``."""
+        return "updates" if self.updates is not None else "follows"
+
+    @property
+    def earlier(self) -> str:
+        """The id of the post revisited."""
+        return str(self.updates or self.follows)
 
 
 class Manifest(_Frozen):

@@ -37,11 +37,16 @@ concepts it holds. The best candidates get rapidfuzz ``partial_ratio`` against t
     score = FUZZY_WEIGHT × (85 × coverage + 0.15 × similarity) + (1 - FUZZY_WEIGHT) × 100 × bm25
 
 where ``bm25`` (:mod:`~bot.domain.search.ranking`, real term frequencies) is divided by the best
-post's; a title saying the query's words as typed gains :data:`~bot.domain.search.matcher.EXACT_TITLE_BONUS`.
-A good match scores at least :data:`MIN_SCORE` and :data:`RELATIVE_FLOOR` × the best (at most 100);
-a post without a link ranks :data:`~bot.domain.search.matcher.UNLINKED_PENALTY` points lower. The
-search is ``confident`` when its best post holds the query's telling specific terms, else the
-posts are shown as the closest ones.
+post's; a title saying the query's words as typed gains :data:`~bot.domain.search.weights.EXACT_TITLE_BONUS`.
+A concept is weighed by its idf, at most its most common synonym's (``long prompts`` as ``long
+context``), twice when a symptom word qualifies it (``TTFT`` of ``why is my TTFT high with long
+prompts``: :data:`~bot.domain.search.weights.SUBJECT_FACTOR`). The posts of the track whose name
+the query holds gain :data:`~bot.domain.search.weights.TRACK_HINT_BONUS` (a name that is one
+shared word, ``部署``, yields to another track's: ``如何在 AMD 上部署模型`` is about hardware). A
+post without a link is scored :data:`~bot.domain.search.weights.UNLINKED_PENALTY` points lower (the
+score it is ranked and shown by). A good match scores at least :data:`MIN_SCORE` and
+:data:`RELATIVE_FLOOR` × the best (at most 100). The search is ``confident`` when its best post
+holds the query's telling specific terms, else the posts are shown as the closest ones.
 """
 
 from __future__ import annotations
@@ -69,15 +74,16 @@ if TYPE_CHECKING:  # imported on first use (numpy, bm25s: ~0.2 s; the analysis' 
     from bot.domain.search.analysis import normalize as normalize
     from bot.domain.search.analysis import stem as stem
     from bot.domain.search.fields import FIELD_WEIGHTS as FIELD_WEIGHTS
-    from bot.domain.search.matcher import FUZZY_WEIGHT as FUZZY_WEIGHT
-    from bot.domain.search.matcher import RELATIVE_FLOOR as RELATIVE_FLOOR
     from bot.domain.search.matcher import Matcher as Matcher
+    from bot.domain.search.weights import FUZZY_WEIGHT as FUZZY_WEIGHT
+    from bot.domain.search.weights import RELATIVE_FLOOR as RELATIVE_FLOOR
 
 _LAZY = {
     "normalize": "analysis",
     "stem": "analysis",
     "FIELD_WEIGHTS": "fields",
-    **dict.fromkeys(("FUZZY_WEIGHT", "RELATIVE_FLOOR", "Matcher"), "matcher"),
+    "Matcher": "matcher",
+    **dict.fromkeys(("FUZZY_WEIGHT", "RELATIVE_FLOOR"), "weights"),
 }
 """Names whose modules import numpy and bm25s or compile the analysis' regexes: imported when first
 read (``vllm-path ask help`` never does)."""

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from bot.domain.search.results import TRACK_THRESHOLD, SearchResult
+from bot.domain.search.weights import UNLINKED_PENALTY
 
 CLEAR_MARGIN = 15.0
 """Score points by which the best search match must lead the second to be acted on without asking:
@@ -20,11 +21,13 @@ track's name to be read as that track mistyped (``qaunt next``: 80)."""
 
 def clear_best(result: SearchResult) -> str | None:
     """The best post of ``result`` when it scores at least :data:`CONFIDENT_SCORE`, leads the
-    second by more than :data:`CLEAR_MARGIN` points and the query names no track; else ``None``."""
+    second by more than :data:`CLEAR_MARGIN` points (by how well it matches: a second without a link
+    is compared without its ranking penalty) and the query names no track; else ``None``."""
     top = result.results
     if not top or top[0].score < CONFIDENT_SCORE:
         return None
-    if len(top) > 1 and top[1].score >= top[0].score - CLEAR_MARGIN:
+    second = top[1].score + (0.0 if top[1].linked else UNLINKED_PENALTY) if len(top) > 1 else None
+    if second is not None and second >= top[0].score - CLEAR_MARGIN:
         return None
     if result.track is not None and result.track.score >= TRACK_THRESHOLD:
         return None

@@ -120,12 +120,13 @@ class Index:
 
     def _build_vocabulary(self, catalog: Catalog) -> None:
         """Synonym groups and glossary forms keyed by unit sequences (:class:`_Phrase`); the Chinese
-        dictionary of catalog words (stop and question words included: 什么是推测解码 → 什么 / 是 /
-        推测解码) and the query segmenter with it as its user dictionary."""
+        dictionary of catalog words (stop, question and symptom words included: 什么是推测解码 → 什么 /
+        是 / 推测解码; 首字延迟太高 → 首字延迟 / 太高) and the query segmenter with it as its user dictionary."""
         vocab = self._vocab
         members = [m for group in vocab.synonyms for m in group]
         forms = [f for term in vocab.glossary for f in term.forms]
-        parts = {w: _parts(w) for w in (*members, *forms, *vocab.ignorable, *vocab.topic_phrases)}
+        words = (*members, *forms, *vocab.ignorable, *vocab.topic_phrases, *vocab.symptom_words)
+        parts = {w: _parts(w) for w in words}
         cjk_words = {c for word_parts in parts.values() for c, _ in word_parts if c}
         self._cjk_dict = frozenset(cjk_words)
         self._cjk_max = max((len(w) for w in cjk_words), default=1)
@@ -266,7 +267,7 @@ class Index:
                 if norm:
                     self._track_names.append((track.id, name, norm, tuple(self._canon_keys(self._units(norm)))))
         self._track_name_sets = [frozenset(c) for *_, c in self._track_names]
-        self._name_heads: dict[str, list[tuple[str, str, tuple[str, ...]]]] | None = None
+        self._name_heads: dict[str, list[tuple[str, str, tuple[str, ...], int]]] | None = None
         self._track_exact: dict[str, tuple[str, str]] = {}
         for tid, name, norm, _ in self._track_names:
             self._track_exact.setdefault(norm, (tid, name))

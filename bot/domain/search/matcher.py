@@ -32,49 +32,23 @@ from bot.domain.search.results import (
     TrackMatch,
 )
 from bot.domain.search.topic import Topicality, TopicIndex, _joins
+from bot.domain.search.weights import (
+    _CANDIDATES,
+    _SIM_SYNONYM,
+    CONFIDENT_COVERAGE,
+    EXACT_TITLE_BONUS,
+    FUZZY_WEIGHT,
+    MAX_CONCEPTS,
+    MAX_FUZZY_WORDS,
+    MAX_RAW_CONCEPTS,
+    MAX_TOTAL,
+    RELATIVE_FLOOR,
+    SIMILARITY_CHARS,
+    SUBJECT_FACTOR,
+    TRACK_HINT_BONUS,
+    UNLINKED_PENALTY,
+)
 from bot.domain.text import clean
-
-FUZZY_WEIGHT = 0.6
-"""The fuzzy (coverage) score's share of the fused score; BM25 has the rest."""
-
-RELATIVE_FLOOR = 0.6
-"""A post is a good match only when it scores at least this share of the best post's score (at
-most 100): the results stop where the matches stop."""
-
-CONFIDENT_COVERAGE = 0.6
-"""With no telling specific term in the query, its best post is a match (``confident``) when it
-covers at least this weighted share (0..1) of the query's concepts the catalog holds."""
-
-UNLINKED_PENALTY = 20.0
-"""Score points a post without a link (``url: null``) is ranked below its score: it never ranks
-above (nor first before) a linked post that answers about as well (this many points below it or
-closer); a clearly better unlinked post (an exact title) still leads."""
-
-MAX_TOTAL = 100
-"""At most this many good matches are counted and paged through."""
-
-MAX_CONCEPTS = 12
-"""At most this many concepts (words, bigrams) of a query are scored: the rarest ones."""
-
-MAX_RAW_CONCEPTS = 32
-"""At most this many concepts are read from a query before the rarest are chosen."""
-
-MAX_FUZZY_WORDS = 6
-"""At most this many unknown words of a query are typo-corrected (each costs a rapidfuzz scan)."""
-
-SIMILARITY_CHARS = 100
-"""Only this many characters of a query's Latin (and Chinese) text are compared by rapidfuzz."""
-
-EXACT_TITLE_BONUS = 5.0
-"""Score points for a title that says a query of several Latin words as typed, or joined as one
-word (``semantic routing`` in one title, ``semantic router`` in the others: the same term to the
-glossary; ``paged attention`` as ``PagedAttention``)."""
-
-_SIM_SYNONYM = 0.9  # the similarity of a synonym (typo corrections, completions: spelling.SIM_*)
-
-_CANDIDATES = 40
-"""At most this many posts (the best before similarity) are re-scored with rapidfuzz; more when a
-later page is asked for."""
 
 _MAX_URL_CHARS = 2000
 _URL_RE = re.compile(r"\b[a-z][a-z0-9+.-]*://\S*", re.IGNORECASE)
@@ -97,36 +71,55 @@ class Matcher(TopicIndex):
         :data:`MAX_CONCEPTS` rarest are kept."""
         concepts: list[_Concept] = []
         seen: dict[tuple[_Alt, ...], _Concept] = {}
-        for raw_alts in self._raw_concepts(units):
+        for raw_alts, subject in self._raw_concepts(units):
             key = tuple(raw_alts)
             concept = seen.get(key)  # a pasted text repeats its words
             if concept is None:
                 concept = seen[key] = self._weigh(raw_alts)
             if concept.alternatives:
-                concepts.append(concept)
+                concepts.append(concept._replace(weight=concept.weight * SUBJECT_FACTOR) if subject else concept)
         if len(concepts) > MAX_CONCEPTS:  # a long query: keep its rarest (most telling) words
             concepts = sorted(concepts, key=lambda c: -c.weight)[:MAX_CONCEPTS]
         return concepts
 
-    def _raw_concepts(self, units: list[_Unit]) -> list[list[_Alt]]:
+    def _raw_concepts(self, units: list[_Unit]) -> list[tuple[list[_Alt], bool]]:
         """Per content word, or per glossary form of several words (one concept: ``first token``
-        is not "first" and "token" anywhere), its concept's alternatives; at most
-        :data:`MAX_RAW_CONCEPTS`."""
-        raw: list[list[_Alt]] = []
+        is not "first" and "token" anywhere), its concept's alternatives and whether it is the
+        subject of a symptom word (:meth:`_subjects`); at most :data:`MAX_RAW_CONCEPTS`."""
+        raw: list[tuple[list[_Alt], bool]] = []
         budget = [MAX_FUZZY_WORDS]  # unknown words left to typo-correct
-        for i, span in self._spans(units):
+        spans = self._spans(units)
+        subjects = self._subjects(spans)
+        for n, (i, span) in enumerate(spans):
             if len(span) > 1:
                 text = " ".join(u.text for u in span)
                 own = [(_member_terms(text, self._vocab.question_words), 1.0)]
                 if len(span) == 2 and span[0].kind == span[1].kind == "latin":  # "wide ep" as "wideep"
                     own.append(((stem(span[0].text + span[1].text),), 1.0))
                 group = span[0].group
-                raw.append(own + ([(t, _SIM_SYNONYM) for t in self._group_terms[group]] if group is not None else []))
+                alts = own + ([(t, _SIM_SYNONYM) for t in self._group_terms[group]] if group is not None else [])
+                raw.append((alts, n in subjects))
             elif span[0].group is not None or span[0].text not in self._unranked:
-                raw.extend(self._unit_alternatives(units, i, budget))
+                raw.extend((alts, n in subjects) for alts in self._unit_alternatives(units, i, budget))
             if len(raw) >= MAX_RAW_CONCEPTS:
                 break
         return raw[:MAX_RAW_CONCEPTS]
+
+    def _subjects(self, spans: list[tuple[int, list[_Unit]]]) -> set[int]:
+        """The spans (by position) that are the subject of a symptom word: the glossary form next
+        before it, else after it, stop words between them aside (``my TTFT is too high``, ``high
+        TTFT``, ``首 token 延迟太高``): the measure the question is about, not a word of its setting
+        (``with long prompts``)."""
+        content = [
+            n for n, (_, span) in enumerate(spans) if span[0].group is not None or span[0].text not in self._ignorable
+        ]
+        out: set[int] = set()
+        for k, n in enumerate(content):
+            first = spans[n][1][0]
+            if first.group is None and first.text in self._vocab.symptom_words:
+                near = [m for m in content[max(k - 1, 0) : k] + content[k + 1 : k + 2] if spans[m][1][0].sense]
+                out.update(near[:1])  # the word before it ("TTFT too high"), else after ("high TTFT")
+        return out
 
     def _unit_alternatives(self, units: list[_Unit], i: int, budget: list[int]) -> list[list[_Alt]]:
         """The concepts of ``units[i]`` (with its synonym group's alternatives): none for another
@@ -147,11 +140,13 @@ class Matcher(TopicIndex):
 
     def _lettered_name(self, units: list[_Unit], i: int) -> str | None:
         """The indexed join of the Latin word ``units[i]`` (2+ letters) with a one-letter neighbour
-        (``llm`` + ``d``: ``llmd``), else ``None``."""
+        that is no stop word (``llm`` + ``d``: ``llmd``; not ``i`` + ``serve``), else ``None``."""
         if len(units[i].text) < 2:
             return None
         for j in (i - 1, i + 1):
             if 0 <= j < len(units) and units[j].kind == "latin" and len(units[j].text) == 1:
+                if units[j].text in self._ignorable:
+                    continue
                 join = stem(units[j].text + units[i].text if j < i else units[i].text + units[j].text)
                 if join in self._df_of:
                     return join
@@ -170,7 +165,8 @@ class Matcher(TopicIndex):
 
     def _weigh(self, raw_alts: list[_Alt]) -> _Concept:
         """The concept of the ``raw_alts`` whose terms are all indexed, weighing its best exact
-        alternative's idf (of its most common term; a quarter when generic); weight 0 for none."""
+        alternative's idf (of its most common term; a quarter when generic), at most its most
+        common synonym's (posts holding it); weight 0 for none."""
         dfs = self._df_of
         found: list[_Alt] = []
         his: list[int] = []  # per alternative found: the df of its most common term ...
@@ -185,7 +181,10 @@ class Matcher(TopicIndex):
         if not found:
             return _Concept(0.0, ())
         primary = [i for i, alt in enumerate(found) if alt[1] >= 1.0] or range(len(found))
-        weight = self._idf_by_df[min(his[i] for i in primary)]
+        # As common as its most common synonym: "long prompts" weighs what "long context" does.
+        synonyms = (a[0] for a in found if abs(a[1] - _SIM_SYNONYM) < 1e-9)
+        common = max((len(self._alternative(terms)[0]) for terms in synonyms), default=0)
+        weight = self._idf_by_df[max(min(his[i] for i in primary), common)]
         if max(los[i] for i in primary) / max(self._n, 1) > _GENERIC_DF:
             weight *= _GENERIC_FACTOR
         return _Concept(weight, tuple(found))
@@ -234,20 +233,23 @@ class Matcher(TopicIndex):
             return SearchResult(query, None, (), None, known=topicality.words or None)
         track = named or topic or contained
         ranked, extra, _ = self._rank(norm, offset + limit + 1, units)
-        ranked = self._answered_first(answer_key, ranked)
+        if contained is not None and track is contained:
+            ranked = self._in_track_first(contained.track_id, ranked)
+        ranked = self._linked_first(self._answered_first(answer_key, ranked))
         if not ranked:
             return SearchResult(query, track, (), None, topic=topic is not None)
         floor = max(MIN_SCORE, RELATIVE_FLOOR * min(100.0, ranked[0][0]))
-        good = self._linked_first([r for r in ranked if r[0] >= floor - 1e-9])
+        good = [r for r in ranked if r[0] >= floor - 1e-9]
         confidence = self._confidence(good[0], topicality)
         page = good[offset : offset + limit]
         matches = tuple(
             PostMatch(
                 self._post_ids[doc],
-                round(min(100.0, score), 1),  # ranked on the raw score, which field bonuses can take past 100
+                round(min(100.0, score), 1),  # ranked on the raw score, which bonuses can take past 100
                 field,
                 self._catalog.tracks_of(self._post_ids[doc]),
                 round(cov, 3),
+                bool(self._linked[doc]),
             )
             for score, doc, field, cov in page
         )
@@ -262,6 +264,13 @@ class Matcher(TopicIndex):
             confidence,
             topic=topic is not None,
         )
+
+    def _in_track_first(self, track_id: str, ranked: list[_Ranked]) -> list[_Ranked]:
+        """``ranked`` with the posts of the track whose name the query holds (:meth:`_track_in`)
+        :data:`TRACK_HINT_BONUS` points higher, best first."""
+        tracks_of, ids = self._catalog.tracks_of, self._post_ids
+        bonus = [(s + (TRACK_HINT_BONUS if track_id in tracks_of(ids[d]) else 0.0), d, f, c) for s, d, f, c in ranked]
+        return sorted(bonus, key=lambda r: -r[0])
 
     def _holds_track_name(self, contained: TrackMatch | None) -> bool:
         """Whether a track name the query holds (:meth:`_track_in`) is of two words or more
@@ -280,10 +289,12 @@ class Matcher(TopicIndex):
         return "confident" if best[3] >= CONFIDENT_COVERAGE - 1e-9 else "closest"
 
     def _linked_first(self, good: list[_Ranked]) -> list[_Ranked]:
-        """``good`` with each post without a link ranked :data:`UNLINKED_PENALTY` points lower."""
+        """``good`` with each post without a link scored :data:`UNLINKED_PENALTY` points lower
+        (the score it is ranked and shown by), best first."""
         if all(self._linked[r[1]] for r in good):
             return good
-        return sorted(good, key=lambda r: -(r[0] - (0.0 if self._linked[r[1]] else UNLINKED_PENALTY)))
+        lowered = [r if self._linked[r[1]] else (r[0] - UNLINKED_PENALTY, *r[1:]) for r in good]
+        return sorted(lowered, key=lambda r: -r[0])
 
     def _answered_first(self, answer_key: tuple[str, ...], ranked: list[_Ranked]) -> list[_Ranked]:
         """``ranked`` with the posts whose ``answers.yaml`` lists the query as a phrase first, at

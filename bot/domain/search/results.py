@@ -46,6 +46,8 @@ class PostMatch:
     tracks: tuple[str, ...] = ()
     coverage: float = 0.0
     """The weighted share (0..1) of the query's concepts the post holds (1.0 for a link)."""
+    linked: bool = True
+    """Whether the post has a link; one without is scored ``UNLINKED_PENALTY`` points lower."""
 
 
 @dataclass(frozen=True)

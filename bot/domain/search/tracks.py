@@ -177,13 +177,19 @@ class TrackIndex(Index):
             self._name_heads = {}
             for tid, name, _, canon in (n for n in self._track_names if n[3]):
                 if max(map(self._key_weight, canon)) >= 0.5:
-                    self._name_heads.setdefault(canon[0], []).append((tid, name, canon))
-        found: dict[str, tuple[int, str]] = {}
+                    self._name_heads.setdefault(canon[0], []).append((tid, name, canon, self._name_rank(name)))
+        found: dict[str, tuple[int, int, str]] = {}  # the longest name, then one telling more than a shared word
         for i, key in enumerate(keys):
-            for tid, name, canon in self._name_heads.get(key, ()):
+            for tid, name, canon, rank in self._name_heads.get(key, ()):
                 if keys[i : i + len(canon)] == canon:
-                    found[tid] = max(found.get(tid, (0, "")), (len(canon), name))
-        ranked = sorted(found.items(), key=lambda kv: kv[1][0], reverse=True)
-        if not ranked or (len(ranked) > 1 and ranked[1][1][0] >= ranked[0][1][0]):
-            return None  # two tracks' names as long: neither
-        return TrackMatch(ranked[0][0], CONTAINED_SCORE, ranked[0][1][1])
+                    found[tid] = max(found.get(tid, (0, 0, "")), (len(canon), rank, name))
+        ranked = sorted(found.items(), key=lambda kv: kv[1][:2], reverse=True)
+        if not ranked or (len(ranked) > 1 and ranked[1][1][:2] >= ranked[0][1][:2]):
+            return None  # two tracks' names as long and as telling: neither
+        return TrackMatch(ranked[0][0], CONTAINED_SCORE, ranked[0][1][2])
+
+    def _name_rank(self, name: str) -> int:
+        """0 for a track name that is one shared or everyday glossary word (``部署``, ``deploy``), which
+        yields to another track's name as long (``AMD`` of ``如何在 AMD 上部署模型``), else 1."""
+        units = self._units(normalize(name))
+        return 0 if units and all(u.sense in ("shared", "everyday") for u in units) else 1

@@ -23,9 +23,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
-
-from bot.domain.catalog.loader import parse_yaml
 from bot.locations import DEFAULT_CATALOG_DIR
 
 VOCABULARY_FILE = "vocabulary.yaml"
@@ -117,6 +114,10 @@ def _strings(value: Any, where: str, errors: list[str], min_len: int = 0) -> lis
 
 
 def _read(path: Path, errors: list[str]) -> Any:
+    import yaml  # deferred: a cold search reads the vocabulary kept with its index (bot.domain.search.cache)
+
+    from bot.domain.catalog.loader import parse_yaml
+
     try:
         return parse_yaml(path)
     except OSError as exc:

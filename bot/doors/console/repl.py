@@ -51,10 +51,10 @@ def handle(console: Console, line: str) -> tuple[bool, str]:
     pressed = line.split(None, 1)[1] if word.startswith("press ") else line
     if pressed.strip().isdigit():  # "3" or "press 3"
         number = int(pressed)
-        if number not in console.controls:
+        if number not in console.pressable:
             have = ", ".join(str(n) for n in sorted(console.controls)) or "none"
             return True, text("console.no_button").format(number=number, have=have)
-        control = console.controls[number][0]
+        control = console.pressable[number][0]
         also = text("console.opens").format(url=control.url) if control.url else ""
         pressed = text("console.pressed").format(number=number, label=control.label, also=also)
         return True, pressed + "\n" + _join(console.press(number))

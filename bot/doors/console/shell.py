@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 
 REPLY_TIMEOUT_S = 10.0
 """Seconds to wait for the first reply to a command, a click or Home."""
+KEPT_CONTROLS = 500
+"""Buttons a console session keeps pressable (the newest; each keeps its number for the session)."""
 
 VISIBLE_METHODS = frozenset({"chat.postMessage", "chat.postEphemeral", "chat.update", "chat.delete", "chat.unfurl"})
 VISIBLE_METHODS |= {"views.publish", "views.open", "views.update", "views.push"}
@@ -112,7 +114,8 @@ class Console:
         self.channel_id = si.CONSOLE_CHANNEL_ID
         self.timeout = timeout
         self.listeners = listeners
-        self.controls: dict[int, tuple[Control, Surface]] = {}
+        self.controls: dict[int, tuple[Control, Surface]] = {}  # the last output's
+        self.pressable: dict[int, tuple[Control, Surface]] = {}  # every output's, the newest KEPT_CONTROLS
         self._next_number = 1
         self._ts = itertools.count(1)
         self._pressed: Surface | None = None
@@ -122,7 +125,6 @@ class Console:
     ) -> list[Printed]:
         mark_calls, mark_resp = len(self.standin.calls()), len(self.standin.responses())
         self._pressed = pressed
-        self._next_number = 1
         from slack_bolt.request import BoltRequest
 
         headers: dict[str, str | Sequence[str]] = {"content-type": [content_type]}
@@ -147,7 +149,12 @@ class Console:
         records += self.standin.responses()[mark_resp:]
         for record in sorted(records, key=lambda r: r.at):
             printed += [self._from_response(record)] if isinstance(record, si.ResponsePost) else self._from_call(record)
+        # numbers go on across the session, so a button keeps its number (as in Slack, an older
+        # message's buttons still work); the oldest are forgotten past KEPT_CONTROLS
         self.controls = {c.number: (c, p.surface) for p in printed for c in p.controls}
+        self.pressable.update(self.controls)
+        for number in sorted(self.pressable)[:-KEPT_CONTROLS]:
+            del self.pressable[number]
         return printed
 
     def command(self, text: str) -> list[Printed]:
@@ -159,8 +166,9 @@ class Console:
         return self._exchange(body, "application/x-www-form-urlencoded", response_url=response_url)
 
     def press(self, number: int) -> list[Printed]:
-        """Press control ``[number]`` from the last output; raises ``KeyError`` if there is none."""
-        control, surface = self.controls[number]
+        """Press control ``[number]`` of this session (the last output's or an earlier one's, within
+        the newest :data:`KEPT_CONTROLS`); raises ``KeyError`` if there is none."""
+        control, surface = self.pressable[number]
         if surface.kind == "view":
             where: dict[str, Any] = {"view": surface.payload}
         else:

@@ -4,9 +4,12 @@ in; *Share* posts the track in the channel; a digest's *Snooze* and *Stop*: :mod
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Literal
 
+from bot.domain.budget import MAX_MINUTES, MIN_MINUTES
 from bot.domain.paths import track_state
+from bot.domain.streaks import NUDGE_EVERY
 from bot.slack.commands import plan, replies
 from bot.slack.commands.context import ButtonValue, Context
 from bot.slack.commands.digest_actions import channel_subscription, handle_digest_action
@@ -143,3 +146,22 @@ def more_steps(ctx: Context, value: ButtonValue) -> Reply | None:
     """Another page of a long track's steps (``t`` the track, ``o`` the first step to list)."""
     tid = _track(ctx, value)
     return replies.track_view(ctx, tid, offset=value.o) if tid else replies.redraw(ctx, value.v, None, offset=value.o)
+
+
+def lower_budget(ctx: Context, value: ButtonValue) -> Reply | None:
+    """The nudge's *Lower to N min a week* (issue 44; ``d`` the minutes): the reader's budget set to it."""
+    minutes = int(value.d) if value.d and value.d.isdigit() else 0
+    if not MIN_MINUTES <= minutes <= MAX_MINUTES:
+        return replies.redraw(ctx, value.v, None)
+    ctx.rt.store.set_budget(ctx.caller.team_id, ctx.caller.user_id, minutes)
+    return views.text_reply(t("nudge.lowered", ctx.lang, n=minutes))
+
+
+def pause_plan(ctx: Context, value: ButtonValue) -> Reply | None:
+    """The nudge's *Pause two weeks* (issue 44): the plan paused (those weeks never break a streak)
+    and the weekly DM snoozed until then."""
+    store, team, user = ctx.rt.store, ctx.caller.team_id, ctx.caller.user_id
+    until = store.now() + NUDGE_EVERY - timedelta(minutes=1)
+    store.pause_plan(team, user, until)
+    store.snooze_dm(team, user, until)
+    return views.text_reply(t("nudge.paused", ctx.lang, date=until.date().isoformat()))

@@ -7,13 +7,16 @@ from typing import Any
 
 from bot.domain import budget as budgets
 from bot.domain import paths
+from bot.domain.streaks import streak
 from bot.slack import grammar
 from bot.slack.commands.context import Context
+from bot.slack.commands.habits import reader_streak
 from bot.slack.mrkdwn import Mrkdwn, truncate
 from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply
 from bot.slack.views.finish import finish_text
 from bot.slack.views.plan import path_line, plan_reply, pt
+from bot.slack.views.together import streak_line
 from bot.web.urls import path_page_url
 
 
@@ -85,18 +88,21 @@ def track_path_line(s: Context, track_id: str) -> Mrkdwn:
 
 def finish_notice(s: Context, post_ids: list[str], before: set[str]) -> Mrkdwn | None:
     """After ``read``: the finish message of each essential path the posts completed since ``before``
-    (recorded in the store), else None."""
+    for the first time (recorded in the store: unread and read again finishes nothing new), else None.
+    The store's finished paths are read only when a path was finished for the first time (issue 43:
+    a query on every *Mark read* click was a fifth of its CPU)."""
     cat, store, caller = s.catalog, s.rt.store, s.caller
     now_read = s.reader.read()
     texts = []
-    finished = set(store.finished_paths(caller.team_id, caller.user_id))
     for tid in dict.fromkeys(t for p in post_ids for t in cat.tracks_of(p)):
         if paths.essentials_done(cat, tid, now_read) and not paths.essentials_done(cat, tid, before):
             minutes = paths.total_minutes(cat, paths.essentials(cat, tid))[0]
-            store.record_finished(caller.team_id, caller.user_id, tid, minutes)
-            finished.add(tid)
-            state = paths.track_state(cat, tid, now_read)
-            texts.append(finish_text(cat, state, s.lang, paths.next_track(cat, tid, finished)))
+            if store.record_finished(caller.team_id, caller.user_id, tid, minutes):
+                finished = set(store.finished_paths(caller.team_id, caller.user_id))  # this one recorded too
+                state = paths.track_state(cat, tid, now_read)
+                texts.append(finish_text(cat, state, s.lang, paths.next_track(cat, tid, finished)))
+    if texts and (line := streak_line(reader_streak(s).weeks, s.lang)) is not None:
+        texts.append(line)  # issue 44: the reader's streak, in their own reply only
     return Mrkdwn("\n\n").join(texts) if texts else None
 
 
@@ -108,7 +114,8 @@ def with_finish(msg: Mrkdwn, finish: Mrkdwn | None) -> Mrkdwn:
 def home_plan(rt: Any, team: str, user: str, follows: list[str], read: set[str]) -> dict[str, Any]:
     """App Home's plan fields (:class:`bot.slack.views.home.HomeState`): the finished paths whose
     essential steps are all still read (a step marked unread reopens its path) and, with
-    ``PUBLIC_URL``, the picture URL of the first followed track not finished (else the first)."""
+    ``PUBLIC_URL``, the picture URL of the first followed track not finished (else the first); the
+    weekly streak (issue 44)."""
     from bot.pictures import signed_url
 
     cat = rt.holder.catalog
@@ -120,4 +127,7 @@ def home_plan(rt: Any, team: str, user: str, follows: list[str], read: set[str])
     followed = [tid for tid in follows if cat.has_track(tid)]
     track = next((tid for tid in followed if tid not in finished), followed[0] if followed else None)
     url = signed_url(rt.settings, cat, track, read) if track else None
-    return {"finished": finished, "picture_url": url, "picture_track": track if url else None}
+    facts = rt.store.habit_facts(team, user)  # issue 44: the streak, shown on Home
+    budget = facts.budget or budgets.DEFAULT_MINUTES
+    weeks = streak(cat, facts.reads, facts.follows, budget, facts.pauses, rt.store.now()).weeks
+    return {"finished": finished, "picture_url": url, "picture_track": track if url else None, "streak_weeks": weeks}

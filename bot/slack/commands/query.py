@@ -1,14 +1,16 @@
 """Free text: a track's path when the text names a track, else search results; ``search <text>``:
-search results only; and ``next``."""
+search results only; ``next``; and ``catch me up``."""
 
 from __future__ import annotations
 
+from bot.domain.catchup import catch_up
 from bot.domain.search.confidence import NEAR_TRACK_SCORE
 from bot.slack import grammar
 from bot.slack.commands import replies
 from bot.slack.commands.context import Context
 from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply
+from bot.slack.views.catchup import catchup_reply
 
 
 def find(ctx: Context, cmd: grammar.Command) -> Reply:
@@ -46,3 +48,11 @@ def next_reads(ctx: Context, cmd: grammar.Command) -> Reply:
     if tid is None:
         return views.text_reply(replies.unknown_track(ctx, cmd.arg, "next"))
     return replies.next_reads(ctx, track_ids=[tid])
+
+
+def catch_me_up(ctx: Context, cmd: grammar.Command) -> Reply:
+    """``catch me up`` / ``what did I miss`` / ``跟上进度``: the posts that entered the catalog since the
+    caller last read (:meth:`bot.store.Store.reading_since`) in the tracks they follow or have
+    started, with their place in the path, then the next step (:func:`bot.domain.catchup.catch_up`)."""
+    since = ctx.rt.store.reading_since(ctx.caller.team_id, ctx.caller.user_id)
+    return catchup_reply(ctx.catalog, catch_up(ctx.catalog, ctx.reader.follows(), ctx.reader.read(), since), ctx.lang)

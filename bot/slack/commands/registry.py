@@ -22,6 +22,7 @@ COMMANDS: dict[str, CommandFn] = {
     "search": query.search_posts,
     "latest": query.newest,
     "next": query.next_reads,
+    "catchup": query.catch_me_up,
     "read": progress.mark,
     "unread": progress.mark,
     "follow": progress.follow,
@@ -53,6 +54,8 @@ BUTTONS: dict[str, ButtonFn] = {
     "more_steps": buttons.more_steps,
     "remind": remind.remind_button,
     "cancel_reminder": remind.cancel_button,
+    "lower_budget": buttons.lower_budget,
+    "pause_plan": buttons.pause_plan,
 }
 """Button kind (the action id's prefix) -> use case."""
 

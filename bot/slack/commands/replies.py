@@ -4,10 +4,13 @@ reads, did-you-mean lines, the redraw of a button's message); the Block Kit is t
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import replace
+from datetime import date
 
 from bot.domain import paths
 from bot.domain.catalog import Catalog
+from bot.domain.catalog.models import Post
 from bot.domain.search import PostMatch, SearchResult
 from bot.slack import grammar
 from bot.slack.commands.context import Context
@@ -91,12 +94,12 @@ def search_now(ctx: Context, text: str, notice: str | None, offset: int) -> Repl
 
 
 def latest(ctx: Context, notice: str | None = None, offset: int = 0) -> Reply:
-    """The newest posts (``what's new``, :func:`_newest_first`): a page of ``views.MAX_RESULTS`` from
-    ``offset`` shown as search results, kept as :func:`search` is."""
-    catalog = ctx.catalog
+    """The newest posts (``what's new``, :func:`_newest_first` for the caller's followed tracks): a
+    page of ``views.MAX_RESULTS`` from ``offset`` shown as search results, kept as :func:`search` is."""
+    catalog, follows = ctx.catalog, tuple(ctx.reader.follows())
 
     def build() -> Reply:
-        order = _newest_first(catalog)
+        order = _newest_first(catalog, follows)
         start = offset if offset < len(order) else 0
         page = tuple(
             PostMatch(pid, 100.0, "date", catalog.tracks_of(pid)) for pid in order[start : start + views.MAX_RESULTS]
@@ -107,15 +110,22 @@ def latest(ctx: Context, notice: str | None = None, offset: int = 0) -> Reply:
 
     if notice:
         return build()
-    return memo_reply(catalog, ("latest", offset, ctx.lang, frozenset(ctx.reader.read())), build)
+    return memo_reply(catalog, ("latest", offset, ctx.lang, frozenset(ctx.reader.read()), follows), build)
 
 
-def _newest_first(catalog: Catalog) -> list[str]:
-    """Post ids but drafts', those with a link first, each part newest first by publication date
-    (one known only to be after a day before it)."""
-    posts = (p for p in catalog.posts if not p.is_draft)
-    ordered = sorted(posts, key=lambda p: (p.url is not None, p.published.latest, p.published.earliest), reverse=True)
-    return [p.id for p in ordered]
+def _newest_first(catalog: Catalog, follows: Sequence[str] = ()) -> list[str]:
+    """Post ids, those with a link first; of those, the vLLM blog's before other
+    companies' (issue 41: the first screen was all third-party summaries) and, within each, the
+    posts of the ``follows`` tracks first; each part newest first by publication date (one known
+    only to be after a day before it)."""
+    mine = {p for tid in follows if catalog.has_track(tid) for p in catalog.order(tid)}
+
+    def key(p: Post) -> tuple[bool, bool, bool, date, date]:
+        linked = p.url is not None
+        blog = linked and p.source.kind == "vllm-blog"
+        return linked, blog, linked and p.id in mine, p.published.latest, p.published.earliest
+
+    return [p.id for p in sorted(catalog.posts, key=key, reverse=True)]
 
 
 def next_reads(ctx: Context, notice: str | None = None, track_ids: list[str] | None = None) -> Reply:

@@ -21,7 +21,8 @@ def team_insights(rt: Runtime, team_id: str, now: datetime | None = None) -> Ins
     now = now or datetime.now(UTC)
     store, catalog = rt.store, rt.holder.catalog
     subs, deliveries = store.subscriptions(team_id), store.delivery_counts(team_id, now - timedelta(days=ACTIVE_DAYS))
-    return compute(catalog, team_id, store.team_reads(team_id), now, subscriptions=subs, deliveries=deliveries)
+    reads, follows = store.team_reads(team_id), store.team_follows(team_id)
+    return compute(catalog, team_id, reads, now, subscriptions=subs, deliveries=deliveries, follows=follows)
 
 
 def stats(ctx: Context, cmd: grammar.Command) -> Reply:

@@ -1,4 +1,4 @@
-"""The weekly digests: ``subscribe <track> [weekday] [HH:MM] [zone] [N steps]``, ``unsubscribe
+"""The weekly digests: ``subscribe <track> [weekday] [HH:MM] [zone] [N steps] [club]``, ``unsubscribe
 [track]`` and ``subscriptions`` in a channel; ``dm on [weekday] [HH:MM] [zone]`` / ``dm off``."""
 
 from __future__ import annotations
@@ -91,7 +91,9 @@ def _confirmation(ctx: Context, cmd: grammar.Command, old: Subscription | None, 
     text = t(_OUTCOME_KEY[outcome], lang, track=track, **words, first=next_fire_label(sub.schedule, lang=lang))
     if channel_minutes(now) is None and now.steps_per_week != 1:
         text = sentences(lang, text, t("sub.steps", lang, n=now.steps_per_week))
-    text = sentences(lang, text, *filter(None, (budget,)))
+    was_club = bool(getattr(old, "club", False))
+    club = t("sub.club_on", lang) if cmd.club else t("sub.club_off", lang) if cmd.club is False and was_club else None
+    text = sentences(lang, text, *filter(None, (budget, club)))
     if announce:
         amount_words = views.digest_amount(now, lang)
         person = ctx.person(ctx.caller.user_id)
@@ -131,6 +133,7 @@ def subscribe(ctx: Context, cmd: grammar.Command) -> Reply:
         (cmd.minutes is not None and cmd.minutes != getattr(old, "minutes_per_week", None))
         or (cmd.steps is not None and old is not None and channel_minutes(old) is not None)
         or (cmd.after_essentials is not None and cmd.after_essentials != getattr(old, "after_essentials", None))
+        or (cmd.club is not None and cmd.club != getattr(old, "club", False))
     )
     if (
         old is not None
@@ -139,7 +142,7 @@ def subscribe(ctx: Context, cmd: grammar.Command) -> Reply:
     ):  # changing a digest is as much the owner's as stopping it
         return views.text_reply(t("sub.change_not_allowed", ctx.lang, person=ctx.person(old.created_by or "")))
     sub = ctx.rt.store.subscribe(
-        caller.team_id, caller.channel_id, tid, wanted, steps_per_week=steps, created_by=caller.user_id
+        caller.team_id, caller.channel_id, tid, wanted, steps_per_week=steps, created_by=caller.user_id, club=cmd.club
     )
     return views.text_reply(_confirmation(ctx, cmd, old, sub))
 

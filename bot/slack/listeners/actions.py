@@ -11,11 +11,11 @@ from slack_sdk import WebClient
 
 from bot import metrics
 from bot.slack.commands.registry import BUTTONS
-from bot.slack.handlers import Caller, Handlers
+from bot.slack.handlers import Caller
 from bot.slack.held import HoldUntilAnswered
 from bot.slack.listeners.context import ack_now, caller_of, handlers_of
 from bot.slack.listeners.errors import answers_failure
-from bot.slack.listeners.events import publish_home
+from bot.slack.listeners.events import open_home
 from bot.slack.views.blocks import Reply, decode_value
 from bot.slack.views.home import track_modal
 
@@ -42,7 +42,7 @@ def _from_home(body: Payload) -> bool:
 
 
 def _show_in_modal(
-    handlers: Handlers, client: WebClient, body: Payload, caller: Caller, kind: str, data: Payload, reply: Reply
+    context: BoltContext, client: WebClient, body: Payload, caller: Caller, kind: str, data: Payload, reply: Reply
 ) -> bool:
     """Show ``reply`` in a modal: redrawn for a click inside one, opened for *Open path* on App
     Home (Home republished for other kinds); ``False``: not a modal's."""
@@ -51,13 +51,14 @@ def _show_in_modal(
     track_id = _modal_track(view_payload, kind, data)
     if track_id is None or kind == "share" or not (in_modal or (kind == "open_path" and _from_home(body))):
         return False
+    handlers = handlers_of(context)
     modal = track_modal(handlers.rt.holder.catalog, track_id, reply, handlers.context(caller).lang)
     if in_modal:
         client.views_update(view_id=view_payload.get("id"), view=modal)
     else:
         client.views_open(trigger_id=body.get("trigger_id"), view=modal)
     if kind != "open_path":
-        publish_home(handlers, client, caller)
+        open_home(context, caller)
     return True
 
 
@@ -71,10 +72,10 @@ def handle_action(body: Payload, respond: Respond, client: WebClient, context: B
     data = decode_value(action.get("value"))
     label = str((action.get("text") or {}).get("text") or "")  # the clicked button's label
     reply = handlers.action(caller, kind, data, label)
-    if reply is not None and _show_in_modal(handlers, client, body, caller, kind, data, reply):
+    if reply is not None and _show_in_modal(context, client, body, caller, kind, data, reply):
         return
     if _from_home(body) or reply is None:
-        publish_home(handlers, client, caller)
+        open_home(context, caller)
         return
     # a share is a new message; a click on a digest or an unfurl (seen by all) answers privately
     view = str(data.get("v", ""))

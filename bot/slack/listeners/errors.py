@@ -9,7 +9,9 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from bot import metrics
 from bot.domain.text import has_han
+from bot.logging_setup import failure_cause
 from bot.slack.held import release
 from bot.slack.i18n import t
 from bot.slack.listeners.context import caller_of, handlers_of
@@ -27,8 +29,9 @@ def answers_failure(what: str) -> Callable[[Callable[..., None]], Callable[..., 
             try:
                 listener(**kwargs)
                 release(kwargs.get("context"))  # answered: a held request is done (bot/slack/held.py)
-            except Exception:
+            except Exception as exc:
                 body = kwargs.get("body") or {}
+                metrics.FAILURES.labels(failure_cause(exc)).inc()
                 log.exception("%s failed (team %s)", what, _team(body))
                 respond = kwargs.get("respond")
                 if respond is not None and body.get("response_url"):
@@ -42,7 +45,9 @@ def answers_failure(what: str) -> Callable[[Callable[..., None]], Callable[..., 
 
 
 def on_error(error: Exception, body: dict[str, Any]) -> None:
-    """Bolt's ``@app.error`` handler: log the failure with its traceback and team (no payload)."""
+    """Bolt's ``@app.error`` handler: count the failure by cause (``vllm_path_failures``) and log it
+    with its traceback and team (no payload)."""
+    metrics.FAILURES.labels(failure_cause(error)).inc()
     log.error("listener failed (team %s): %s", _team(body), type(error).__name__, exc_info=error)
 
 

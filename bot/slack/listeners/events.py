@@ -1,20 +1,26 @@
-"""Events API listeners: ``app_home_opened`` (publish Home), ``link_shared`` (``chat.unfurl`` our
-links, lazily), ``app_uninstalled`` and ``tokens_revoked`` (forget the tokens, pause the digests).
-Events are de-duplicated by ``event_id``, so Slack's retries change nothing twice."""
+"""Events API listeners: ``app_home_opened`` (publish Home, through :class:`bot.slack.homes.HomePublisher`),
+``link_shared`` (``chat.unfurl`` our links, lazily), ``app_uninstalled`` and ``tokens_revoked`` (forget the
+tokens, pause the digests). Events other than ``app_home_opened`` are de-duplicated by ``event_id``, so
+Slack's retries change nothing twice; a Home open again publishes nothing new (a repeated publish is harmless)."""
 
 from __future__ import annotations
 
 import hashlib
+import http.client
 import logging
+import time
+import weakref
+from concurrent.futures import Executor
 from typing import Any
 
-from slack_bolt import App, BoltContext
+from slack_bolt import Ack, App, BoltContext
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from bot import metrics
 from bot.logging_setup import slack_error
 from bot.slack.handlers import Caller, Handlers
+from bot.slack.homes import HomePublisher, KeptAliveApi
 from bot.slack.listeners.context import ack_now, caller_of, handlers_of, tenant
 from bot.slack.listeners.errors import answers_failure
 from bot.store.snapshots import TeamRemoval
@@ -38,7 +44,7 @@ MAX_CHANNEL_PAGES = 3
 """Pages of ``users.conversations`` (200 channels each, Tier 3) read per Home publish."""
 
 
-def user_channels(client: WebClient, user_id: str) -> list[str] | None:
+def user_channels(client: WebClient, user_id: str, token: str | None = None) -> list[str] | None:
     """Channel ids ``user_id`` is in that the bot sees (:data:`MAX_CHANNEL_PAGES`), ``None`` when refused."""
     out: list[str] = []
     cursor = None
@@ -46,7 +52,12 @@ def user_channels(client: WebClient, user_id: str) -> list[str] | None:
     try:
         for _ in range(MAX_CHANNEL_PAGES):
             resp = client.users_conversations(
-                user=user_id, types="public_channel,private_channel", exclude_archived=True, limit=200, cursor=cursor
+                user=user_id,
+                types="public_channel,private_channel",
+                exclude_archived=True,
+                limit=200,
+                cursor=cursor,
+                token=token,
             )
             out.extend(c["id"] for c in resp.get("channels") or [] if isinstance(c, dict) and "id" in c)
             cursor = (resp.get("response_metadata") or {}).get("next_cursor")
@@ -59,13 +70,58 @@ def user_channels(client: WebClient, user_id: str) -> list[str] | None:
     return out
 
 
-def publish_home(handlers: Handlers, client: WebClient, caller: Caller) -> None:
-    """Render and publish App Home for ``caller`` (Slack errors are logged, not raised)."""
-    view = handlers.home(caller, user_channels(client, caller.user_id))
+def publish_home(
+    handlers: Handlers, client: WebClient, api: KeptAliveApi | None, caller: Caller, token: str | None
+) -> None:
+    """Publish App Home for ``caller`` with ``token`` (None: ``client``'s): channels and view from
+    ``handlers.homes`` while fresh and rendered from the person's reading state now. With ``api``
+    (kept-alive connections) a view Slack shows already is not sent again; without, it is sent through
+    ``client`` every time (the console shows each open).
+    Slack's refusals are logged, not raised; the store's errors are raised."""
+    homes, key = handlers.homes, (caller.team_id, caller.user_id)
+    token = token or client.token
+    version = homes.version()
+    # the catalog too (issue 41: a step's link that arrived replaces its "no link yet"); a weak
+    # reference, equal only while that very catalog is served, so that no old catalog is kept
+    basis = (weakref.ref(handlers.rt.holder.loaded), handlers.rt.store.reader_state(*key))
+    channels, listed_at, view, digest = homes.get(key, basis) or (None, 0.0, None, "")
+    if not listed_at:
+        listed_at, channels = time.monotonic(), user_channels(client, caller.user_id, token)
+    if view is None:
+        view = handlers.home(caller, channels)
+        digest = homes.keep(key, channels, listed_at, view, basis, version)
+    if api is None:
+        try:
+            client.views_publish(user_id=caller.user_id, view=view, token=token)
+        except SlackApiError as exc:
+            log.warning("views.publish failed: %s", slack_error(exc.response))
+        return
+    if homes.shown(key, digest):
+        return
     try:
-        client.views_publish(user_id=caller.user_id, view=view)
-    except SlackApiError as exc:
-        log.warning("views.publish failed: %s", slack_error(exc.response))
+        answer = api.call("views.publish", token, {"user_id": caller.user_id, "view": view})
+    except (OSError, http.client.HTTPException, ValueError) as exc:
+        log.warning("views.publish failed: %s", type(exc).__name__)
+        return
+    if answer.get("ok"):
+        homes.accepted(key, digest)
+    else:
+        log.warning("views.publish failed: %s", slack_error(answer))
+
+
+def home_publisher(client: WebClient, handlers: Handlers, executor: Executor) -> HomePublisher:
+    """The app's :class:`HomePublisher` publishing with ``client``'s base URL and token on ``executor``:
+    on the lazy pool's spare threads through a :class:`KeptAliveApi`; on the console's executor (no
+    spare threads) through ``client``, every open."""
+    api = KeptAliveApi(client.base_url, timeout=float(client.timeout)) if hasattr(executor, "run_spare") else None
+    return HomePublisher(lambda caller, token: publish_home(handlers, client, api, caller, token), executor)
+
+
+def open_home(context: BoltContext, caller: Caller) -> None:
+    """Have ``caller``'s App Home published (coalesced, :class:`HomePublisher`), when the app has a publisher."""
+    publisher = handlers_of(context).publisher
+    if publisher is not None:
+        publisher.open(caller, context.bot_token)
 
 
 def unfurl_once(handlers: Handlers, team_id: str, where: str, url: str) -> bool:
@@ -113,15 +169,15 @@ def link_shared(body: dict[str, Any], event: dict[str, Any], client: WebClient, 
         metrics.observe_reply("unfurl", context)
 
 
-@answers_failure("app_home_opened")
-def home_opened(body: dict[str, Any], event: dict[str, Any], client: WebClient, context: BoltContext) -> None:
-    """Lazy: ``app_home_opened`` on the Home tab publishes the person's Home (once per event id)."""
-    handlers = handlers_of(context)
-    if event.get("tab", "home") != "home" or not first_delivery(handlers, body, context):
+def home_opened(ack: Ack, body: dict[str, Any], event: dict[str, Any], context: BoltContext) -> None:
+    """Ack ``app_home_opened``; on the Home tab, the person's Home is to be published (:func:`open_home`:
+    no Web API call or SQL here, and no dedup insert: a repeated open publishes nothing new)."""
+    ack()
+    if event.get("tab", "home") != "home":
         return
     found = caller_of(context)
-    caller = Caller(team_id=found.team_id or event_tenant(body, context), user_id=event.get("user") or found.user_id)
-    publish_home(handlers, client, caller)
+    team = found.team_id or event_tenant(body, context)
+    open_home(context, Caller(team_id=team, user_id=event.get("user") or found.user_id))
 
 
 def uninstalled(body: dict[str, Any], event: dict[str, Any], context: BoltContext) -> None:
@@ -149,6 +205,6 @@ def removed(removal: TeamRemoval) -> str:
 def register(app: App) -> None:
     """Attach the event listeners."""
     app.event("link_shared")(ack=ack_now, lazy=[link_shared])
-    app.event("app_home_opened")(ack=ack_now, lazy=[home_opened])
+    app.event("app_home_opened")(home_opened)
     app.event("app_uninstalled")(uninstalled)
     app.event("tokens_revoked")(uninstalled)

@@ -29,13 +29,13 @@ from bot.slack.views.blocks import (
 )
 from bot.slack.views.links import read_link, reference_lines
 from bot.slack.views.plan import channel_budget_intro, channel_finish_line, minutes_suffix, pt
+from bot.slack.views.together import club_readers_line
 
 MAX_NOTE = 700
 """Characters of a step's note shown in a channel digest."""
 MAX_NEW_LISTED = 10
 """Additions listed one by one in a digest; more are summed up in one line."""
 DIGEST_DM_VIEW = "digest-dm"
-_NEW_KEYS = {"behind": "digest.new_behind", "ahead": "digest.new_ahead", "moved": "digest.moved"}
 
 
 @dataclass(frozen=True)
@@ -66,16 +66,29 @@ def _step_lines(catalog: Catalog, step: PathStep, lang: str, total: int, badge: 
     return Mrkdwn("\n").join(lines)
 
 
+def new_line(catalog: Catalog, track_id: str, post_id: str, lang: str = "en", moved: bool = False) -> Mrkdwn:
+    """The line naming a post a newer catalog version put before where a channel or reader is:
+    "New in <track>: <post> (step N)" (``moved``: moved there by a re-ordering). Escaped mrkdwn."""
+    order, post = catalog.order(track_id), read_link(catalog, catalog.post(post_id), lang)
+    position = order.index(post_id) + 1
+    if moved:
+        return Mrkdwn("• {} · _{}_").format(post, t("digest.moved", lang, position=position, total=len(order)))
+    name = catalog.track(track_id).names.get(lang)
+    return Mrkdwn("• ") + t("digest.new_in", lang, track=name, post=post, position=position)
+
+
 def compose_channel_digest(
     catalog: Catalog,
     sub: SubscriptionLike,
     snapshot: Mapping[str, Sequence[str]] | None = None,
     lang: str = "en",
     page_url: str | None = None,
+    readers: int | None = None,
 ) -> ChannelDigest:
     """A channel's digest this week. ``snapshot``: the store's ``catalog_snapshot`` of
     ``sub.last_catalog_version`` (``{track id: [post ids]}``) or None; ``page_url``: the track's
-    public page. Raises ``KeyError`` when the catalog has no track ``sub.track_id``."""
+    public page; ``readers``: a reading club's readers of its last digest (shown from 4, first).
+    Raises ``KeyError`` when the catalog has no track ``sub.track_id``."""
     plan = plan_channel_digest(catalog, sub, snapshot)
     track_id = plan.track_id
     track = catalog.track(track_id)
@@ -86,6 +99,8 @@ def compose_channel_digest(
     view = {"v": f"digest:{sub.id}"}
     n = iter(range(10_000))
     blocks: list[Any] = [header(t("digest.header", lang, track=name))]
+    if (read_last := club_readers_line(readers, lang)) is not None:
+        blocks.append(context(read_last))
     if plan.first:
         intro = channel_budget_intro(name, plan.total, plan.minutes_per_week, lang)
         blocks.append(section(intro or t("digest.intro", lang, track=name, total=plan.total, k=sub.steps_per_week)))
@@ -95,11 +110,9 @@ def compose_channel_digest(
         mark = button(t("btn.mark_read", lang), f"mark_read:{next(n)}", {"p": post_id, "t": track_id, **view})
         blocks.append(section(text, accessory=mark))
     if plan.new:
-        lines = [t("digest.new_header", lang)]
+        lines = []
         for post_id, kind in plan.new[:MAX_NEW_LISTED]:
-            position = catalog.order(track_id).index(post_id) + 1
-            where = t(_NEW_KEYS[kind], lang, position=position, total=plan.total)
-            lines.append(Mrkdwn("• {} · _{}_").format(read_link(catalog, catalog.post(post_id), lang), where))
+            lines.append(new_line(catalog, track_id, post_id, lang, kind == "moved"))
         if len(plan.new) > MAX_NEW_LISTED:
             lines.append(t("digest.more", lang, n=len(plan.new) - MAX_NEW_LISTED, track_id=track_id))
         if plan.steps:

@@ -7,30 +7,36 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from slack_sdk.models.blocks import Block, DividerBlock
-
 from bot.domain.catalog import Catalog
 from bot.domain.paths import TrackState
 from bot.slack.i18n import t
 from bot.slack.ids import is_channel_id
-from bot.slack.mrkdwn import Mrkdwn, as_plain, truncate
+from bot.slack.mrkdwn import Mrkdwn, as_plain, esc, truncate
 from bot.slack.views.blocks import (
+    ACTIONS_ELEMENTS_MAX,
+    BUTTON_TEXT_MAX,
+    HEADER_TEXT_MAX,
+    ID_MAX,
     MAX_BLOCKS_VIEW,
+    MAX_SECTION_TEXT,
+    TEXT_OBJECT_MAX,
     Reply,
-    actions,
-    button,
-    context,
-    header,
-    section,
+    cut,
+    encode_value,
+    nonblank,
     sections,
     to_dicts,
 )
+from bot.slack.views.catchup import home_catchup_blocks
 from bot.slack.views.links import read_link, reference_lines
 from bot.slack.views.messages import ActionIds, track_name
+from bot.slack.views.parts import read_count
 from bot.slack.views.plan import home_finished_blocks
 from bot.slack.views.subscriptions import dm_status, subscription_line
+from bot.slack.views.together import streak_line
 
 if TYPE_CHECKING:
+    from bot.domain.catchup import CatchUp
     from bot.store.snapshots import DmSettings, Subscription
 
 
@@ -49,6 +55,10 @@ class HomeState:
     picture_url: str | None = None
     """The signed URL of the person's path picture; None when no public URL is set."""
     picture_track: str | None = None
+    streak_weeks: int = 0
+    """The person's weekly reading streak (issue 44; :mod:`bot.domain.streaks`), shown from 1."""
+    catchup: CatchUp | None = None
+    """What entered the catalog since the person last read (issue 44); None: not shown."""
 
 
 MODAL_TITLE_MAX = 24  # characters (Slack's limit)
@@ -66,13 +76,60 @@ def track_modal(catalog: Catalog, track_id: str, reply: Reply, lang: str) -> dic
     }
 
 
+Json = dict[str, Any]
+"""A Block Kit object as Slack receives it: App Home is built as plain dicts, exactly what
+:mod:`bot.slack.views.blocks`' builders serialise to (``tests/slack/test_home_dicts.py``), without
+slack-sdk's validation on every render (it was 40% of an App Home open's CPU, issue 43)."""
+DIVIDER: Json = {"type": "divider"}
+
+
+def _mrkdwn(text: str, limit: int) -> Json:
+    return {"text": nonblank(str(esc(cut(esc(text), limit)))), "type": "mrkdwn", "verbatim": True}
+
+
+def _plain(text: str, limit: int) -> Json:
+    return {"emoji": True, "text": nonblank(cut(as_plain(text), limit)), "type": "plain_text"}
+
+
+def header(text: str) -> Json:
+    """:func:`bot.slack.views.blocks.header` as a dict."""
+    return {"text": _plain(text, HEADER_TEXT_MAX), "type": "header"}
+
+
+def section(text: str, accessory: Json | None = None) -> Json:
+    """:func:`bot.slack.views.blocks.section` as a dict."""
+    block: Json = {"text": _mrkdwn(text, MAX_SECTION_TEXT), "type": "section"}
+    return {"accessory": accessory, **block} if accessory is not None else block
+
+
+def context(text: str) -> Json:
+    """:func:`bot.slack.views.blocks.context` of one text as a dict."""
+    return {"elements": [_mrkdwn(text, TEXT_OBJECT_MAX)], "type": "context"}
+
+
+def button(text: str, action_id: str, data: dict[str, Any], style: str | None = None) -> Json:
+    """:func:`bot.slack.views.blocks.button` (no confirm) as a dict."""
+    out: Json = {"action_id": action_id[:ID_MAX]}
+    if style is not None:
+        out["style"] = style
+    return {**out, "text": _plain(text, BUTTON_TEXT_MAX), "type": "button", "value": encode_value(data)}
+
+
+def actions(buttons: Sequence[Json]) -> Json:
+    """:func:`bot.slack.views.blocks.actions` as a dict."""
+    return {"elements": list(buttons)[:ACTIONS_ELEMENTS_MAX], "type": "actions"}
+
+
 def home_view(catalog: Catalog, state: HomeState) -> dict[str, Any]:
     """The App Home tab (``views.publish`` payload, at most 100 blocks)."""
     lang = state.lang
     ids = ActionIds()
     finished = home_finished_blocks(catalog, state.finished, state.read, lang, state.picture_url, state.picture_track)
-    blocks: list[Block] = [header(t("home.header", lang)), context(t("catalog.version", lang, version=catalog.version))]
-    blocks += [*finished, section(t("home.following", lang))]
+    blocks: list[Json] = [header(t("home.header", lang)), context(t("catalog.version", lang, version=catalog.version))]
+    blocks += [*to_dicts(finished, MAX_BLOCKS_VIEW), *to_dicts(home_catchup_blocks(catalog, state.catchup, lang))]
+    if (streak := streak_line(state.streak_weeks, lang)) is not None:
+        blocks.append(context(streak))  # issue 44: only here and in the finish message
+    blocks.append(section(t("home.following", lang)))
     if not state.following:
         blocks.append(section(t("home.none_followed", lang)))
     for track in state.following:
@@ -80,12 +137,12 @@ def home_view(catalog: Catalog, state: HomeState) -> dict[str, Any]:
     follows = {track.track_id for track in state.following}
     others = [tr for tr in catalog.tracks if tr.id not in follows]
     if others:
-        blocks += [DividerBlock(), section(t("home.other_tracks", lang))]
+        blocks += [DIVIDER, section(t("home.other_tracks", lang))]
         follow = as_plain(t("btn.follow", lang))
         buttons = [button(f"{follow}: {tr.names.get(lang)}", ids("follow"), {"t": tr.id, "v": "home"}) for tr in others]
         blocks += [actions(buttons[start : start + 5]) for start in range(0, len(buttons), 5)]
-    blocks += [DividerBlock(), section(t("home.dm", lang)), _home_dm(state.dm, lang, ids)]
-    blocks += [DividerBlock(), section(t("home.channels", lang))]
+    blocks += [DIVIDER, section(t("home.dm", lang)), _home_dm(state.dm, lang, ids)]
+    blocks += [DIVIDER, section(t("home.channels", lang))]
     subs = list(state.channel_subs)
     room = MAX_BLOCKS_VIEW - len(blocks) - 1
     if not subs:
@@ -96,19 +153,19 @@ def home_view(catalog: Catalog, state: HomeState) -> dict[str, Any]:
             + subscription_line(catalog, s, lang)
             for s in subs
         ]
-        packed = sections(lines)
+        packed = to_dicts(sections(lines), MAX_BLOCKS_VIEW)
         if len(packed) > room:
             packed = [*packed[: room - 1], section(t("home.more", lang, n=len(subs)))]
         blocks.extend(packed)
-    return {"type": "home", "blocks": to_dicts(blocks, MAX_BLOCKS_VIEW)}
+    return {"type": "home", "blocks": blocks[:MAX_BLOCKS_VIEW]}
 
 
-def _home_track(catalog: Catalog, state: TrackState, lang: str, ids: ActionIds) -> list[Block]:
+def _home_track(catalog: Catalog, state: TrackState, lang: str, ids: ActionIds) -> list[Json]:
     """A followed track on App Home: progress bar and next read (or done) with its references, then its buttons."""
     tid, done, total, nxt = state.track_id, state.read_count, state.total, state.next
     filled = round(10 * done / total) if total else 0
     bar = "▰" * filled + "▱" * (10 - filled)
-    line = Mrkdwn("*{}*  {} {}/{}\n").format(track_name(catalog, tid, lang), bar, done, total)
+    line = Mrkdwn("*{}*  {} {}\n").format(track_name(catalog, tid, lang), bar, read_count(state, lang))
     data = {"t": tid, "v": "home"}
     if nxt is None:
         line += t("track.done", lang)
@@ -123,7 +180,7 @@ def _home_track(catalog: Catalog, state: TrackState, lang: str, ids: ActionIds) 
     return [section(line, accessory=accessory), actions(row)]
 
 
-def _home_dm(dm: DmSettings | None, lang: str, ids: ActionIds) -> Block:
+def _home_dm(dm: DmSettings | None, lang: str, ids: ActionIds) -> Json:
     """App Home's DM setting: the schedule (and why it is paused) with DM off, or DM on."""
     if (status := dm_status(dm, lang)) is None:
         return section(t("dm.status_off", lang), accessory=button(t("btn.dm_on", lang), ids("dm_on"), {"v": "home"}))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from slack_sdk.models.blocks import Block
 
 from bot.domain.catalog import Catalog
-from bot.domain.insights import ACTIVE_DAYS, MIN_READERS, WEEKS, Insights, TrackFunnel
+from bot.domain.insights import ACTIVE_DAYS, FINISH_DAYS, MIN_READERS, WEEKS, Insights, TrackCompletion, TrackFunnel
 from bot.slack.i18n import t
 from bot.slack.ids import is_channel_id
 from bot.slack.mrkdwn import Mrkdwn
@@ -21,6 +21,8 @@ def _activity(ins: Insights, lang: str) -> Mrkdwn:
     """Active readers and reads per week (the reply's first section and its fallback text)."""
     counts = " ".join(str(n) for _, n in ins.reads_per_week)
     readers = {"active": ins.readers_active, "total": ins.readers_total}
+    if not ins.reads_per_week:  # too few readers to show when they read
+        return t("stats.activity_hidden", lang, days=ACTIVE_DAYS, n=MIN_READERS, **readers)
     return t("stats.activity", lang, days=ACTIVE_DAYS, weeks=WEEKS, spark=ins.sparkline(), counts=counts, **readers)
 
 
@@ -34,6 +36,15 @@ def funnel_line(catalog: Catalog, funnel: TrackFunnel, lang: str) -> Mrkdwn:
     )
 
 
+def completion_line(catalog: Catalog, row: TrackCompletion, lang: str) -> Mrkdwn:
+    """``*Speculative decoding* · 60% of 5 followers finished the essential path (3)``, or that
+    there are fewer than ``MIN_READERS`` followers of :data:`FINISH_DAYS` (no share shown)."""
+    name = track_name(catalog, row.track_id, lang)
+    if row.share is None:
+        return t("stats.completion_hidden", lang, track=name, n=MIN_READERS, weeks=FINISH_DAYS // 7)
+    return t("stats.completion", lang, track=name, share=round(row.share * 100), cohort=row.cohort, n=row.finished)
+
+
 def insights_blocks(catalog: Catalog, ins: Insights, lang: str) -> list[Block]:
     """The insights as blocks (header, activity, funnels, top posts, digest health)."""
     blocks: list[Block] = [header(t("stats.header", lang)), section(_activity(ins, lang))]
@@ -41,6 +52,9 @@ def insights_blocks(catalog: Catalog, ins: Insights, lang: str) -> list[Block]:
     if funnels:
         blocks.append(section(t("stats.funnels", lang)))
         blocks.extend(sections([funnel_line(catalog, f, lang) for f in funnels])[:6])
+    if ins.completions:
+        blocks.append(section(t("stats.completions", lang, weeks=FINISH_DAYS // 7)))
+        blocks.extend(sections([completion_line(catalog, c, lang) for c in ins.completions])[:4])
     if ins.top_posts:
         lines = [
             Mrkdwn("{}. {} · {}").format(i, post_link(catalog, p), t("stats.readers", lang, n=n))

@@ -15,7 +15,7 @@ from bot.slack.i18n import level_name, t
 from bot.slack.mrkdwn import Mrkdwn, truncate
 from bot.slack.views.blocks import Reply, actions, button, context, header, make_reply, section, sections
 from bot.slack.views.links import read_link, reference_lines
-from bot.slack.views.parts import memo_reply
+from bot.slack.views.parts import memo_reply, read_count
 from bot.slack.views.plan import minutes_suffix, step_suffix
 from bot.slack.views.subscriptions import digest_amount as digest_amount
 from bot.slack.views.subscriptions import dm_status as dm_status  # re-exported: callers use views.*
@@ -169,13 +169,13 @@ def _personal_track_reply(
 ) -> Reply:
     """:func:`track_reply` for the reader (progress, buttons)."""
     track, nxt = state.path.track, state.next
-    read_count, total = state.read_count, state.total
+    total = state.total
     start = step_page(total, nxt.number - 1 if nxt else None, offset)
     page = _TrackPage(catalog, state, lang, start, min(total, start + STEPS_PER_PAGE))
 
     blocks: list[Block] = [header(_title(track))]
     blocks += [section(notice)] if notice else []
-    blocks.append(context(t("track.progress", lang, read=read_count, total=total, version=catalog.version)))
+    blocks.append(context(t("track.progress", lang, count=read_count(state, lang), version=catalog.version)))
     if path:
         blocks.append(context(path))
     blocks.append(section(track.description.get(lang)))
@@ -185,7 +185,7 @@ def _personal_track_reply(
     blocks.append(DividerBlock())
     blocks.append(section(_next_detail(catalog, state, nxt, lang) if nxt is not None else t("track.done", lang)))
     blocks.append(_track_buttons(page, followed, ids.peek()))
-    fallback = Mrkdwn("{}: {}").format(
+    fallback = Mrkdwn("{}：{}" if lang == "zh" else "{}: {}").format(
         track.names.get(lang), t("track.next", lang, post=nxt.post.title) if nxt else t("track.done", lang)
     )
     return make_reply(blocks, _with_notice(notice, fallback), "ephemeral")
@@ -276,7 +276,8 @@ def _shared_track_reply(
     tail = [more, Mrkdwn("`/vllm-path {}`").format(track_id)] if more else []
     blocks.extend(sections([*lines, *tail]))
     titles = Mrkdwn(" > ").join(s.post.title for s in steps[:5])
-    fallback = Mrkdwn("{}: {}{}").format(track.names.get(lang), titles, " …" if len(steps) > 5 else "")
+    colon = "：" if lang == "zh" else ": "
+    fallback = Mrkdwn("{}{}{}{}").format(track.names.get(lang), colon, titles, " …" if len(steps) > 5 else "")
     return make_reply(blocks, _with_notice(notice, fallback), "in_channel")
 
 
@@ -289,8 +290,12 @@ def progress_line(catalog: Catalog, state: TrackState, lang: str) -> Mrkdwn:
     post = read_link(catalog, nxt.post, lang) + minutes_suffix(nxt.post, lang)
     if not state.essentials_done:
         done, total = state.essentials_read, len(state.path.essentials)
-        return t("progress.essential", lang, track=name, done=done, total=total, minutes=state.minutes_left, post=post)
-    return t("progress.further", lang, track=name, n=state.further_left, minutes=state.minutes_left, post=post)
+        line = t("progress.essential", lang, track=name, done=done, total=total, minutes=state.minutes_left, post=post)
+    else:
+        line = t("progress.further", lang, track=name, n=state.further_left, minutes=state.minutes_left, post=post)
+    if state.unknown_left:  # the minutes above leave them out: say so
+        line += t("progress.unknown_left", lang, n=state.unknown_left)
+    return line
 
 
 def progress_reply(catalog: Catalog, state: TrackState, notice: str, lang: str) -> Reply:
@@ -324,9 +329,7 @@ def next_reply(catalog: Catalog, states: Sequence[TrackState], lang: str, notice
         if nxt is None:
             blocks.append(section(line := t("next.track_done", lang, track=name)))
         else:
-            post = read_link(catalog, nxt.post, lang)
-            line = t("next.track_line", lang, track=name, read=state.read_count, total=state.total, post=post)
-            line += minutes_suffix(nxt.post, lang)
+            line = progress_line(catalog, state, lang)  # counted as every short answer counts: essentials first
             note = Mrkdwn("\n{}").format(truncate(nxt.step.note.get(lang), 400)) if nxt.step.note else Mrkdwn()
             mark = button(t("btn.mark_read", lang), ids("mark_read"), {"p": nxt.post_id, "t": tid, "v": "next"})
             blocks.append(section(line + note, accessory=mark))

@@ -9,11 +9,16 @@ without :func:`memo` of the track's path line (target <= 1.3x)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from bot.domain.catalog import Catalog
 from bot.domain.catalog.attached import PerCatalog
 from bot.domain.insights import MIN_READERS
+from bot.slack.i18n import t
+from bot.slack.mrkdwn import Mrkdwn
+
+if TYPE_CHECKING:
+    from bot.domain.paths import TrackState
 
 MAX_PARTS = 20_000
 """Parts kept per catalog (each well under 1 KB)."""
@@ -66,3 +71,15 @@ def cache_info(catalog: Catalog) -> dict[str, int]:
 def count_text(n: int | None) -> str:
     """A count as shown to admins: the number, or ``<4`` when hidden (:func:`bot.domain.insights.shown`)."""
     return str(n) if n is not None else f"<{MIN_READERS}"
+
+
+def read_count(state: TrackState, lang: str) -> Mrkdwn:
+    """How far a reader is in a track, counted as every reply counts (issue 40: the essential path
+    first): ``2 of 8 essential read · 5 of 17 in all`` until the essential path is read, then
+    ``9 of 17 read``."""
+    if state.path.essentials and not state.essentials_done:
+        done, essential = state.essentials_read, len(state.path.essentials)
+        return t(
+            "count.essential_and_all", lang, done=done, essential=essential, read=state.read_count, total=state.total
+        )
+    return t("count.all", lang, read=state.read_count, total=state.total)

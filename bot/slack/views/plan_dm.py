@@ -4,6 +4,7 @@ and :class:`BudgetDmComposer`, the same :class:`Reply` fast enough for 100,000 r
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from bot.domain.budget import DEFAULT_MINUTES
@@ -13,7 +14,7 @@ from bot.domain.plan import plan_reader_week, reader_week
 from bot.slack.i18n import t
 from bot.slack.mrkdwn import Mrkdwn, plain
 from bot.slack.views.blocks import MAX_FALLBACK_TEXT, Reply, button, cut, header, make_reply, nonblank, section
-from bot.slack.views.digest import DIGEST_DM_VIEW, dm_tail
+from bot.slack.views.digest import DIGEST_DM_VIEW, MAX_NEW_LISTED, dm_tail, new_line
 from bot.slack.views.links import read_link
 from bot.slack.views.plan import minutes_label, pt
 
@@ -108,6 +109,18 @@ class BudgetDmComposer:
         posts = "; ".join([titles[pid] for _t, pid in steps])
         text = nonblank(cut(self._fallback_tpl.replace("{posts}", posts), MAX_FALLBACK_TEXT))
         return Reply(text=text, blocks=blocks, response_type="ephemeral")
+
+
+def with_new(reply: Reply, catalog: Catalog, new: Sequence[tuple[str, str, int]], lang: str = "en") -> Reply:
+    """``reply`` (a weekly DM) with a section after its head naming ``new`` (``(track id, post id,
+    step number)``, :func:`bot.domain.plan.new_behind`) as :func:`bot.slack.views.digest.new_line`
+    does; the same ``reply`` when ``new`` is empty. Blocks are not changed in place."""
+    if not new:
+        return reply
+    lines = Mrkdwn("\n").join(new_line(catalog, tid, pid, lang) for tid, pid, _n in new[:MAX_NEW_LISTED])
+    blocks = list(reply.blocks)
+    blocks[2:2] = [section(lines).to_dict()]
+    return replace(reply, blocks=blocks)
 
 
 _composers: PerCatalog[BudgetDmComposer] = PerCatalog()

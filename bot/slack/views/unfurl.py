@@ -38,7 +38,11 @@ def post_unfurl(catalog: Catalog, post_id: str, lang: str) -> dict[str, Any]:
     tracks = catalog.tracks_of(post.id)[:MAX_PLACES]
     follow = t("btn.follow", lang)
     for tid in tracks:
-        label = follow if len(tracks) == 1 else Mrkdwn("{}: {}").format(follow, track_name(catalog, tid, lang))
+        label = (
+            follow
+            if len(tracks) == 1
+            else Mrkdwn("{}：{}" if lang == "zh" else "{}: {}").format(follow, track_name(catalog, tid, lang))
+        )
         buttons.append(button(label, f"follow:{next(ids)}", {"t": tid, "p": post.id, "v": VIEW}))
     remind = {"p": post.id, "v": VIEW, "d": REMIND_NEXT_WEEK}
     buttons.append(button(t("btn.remind_next_week", lang), f"remind:{next(ids)}", remind))

@@ -154,10 +154,10 @@ def test_referenced_posts_are_steps_or_external_prerequisites():
 
 def test_conflicting_claims_are_resolved_with_a_reason():
     cat = load_catalog(CATALOG)
-    # Since 2026.12.5 P-EAGLE ends spec's essential path (further reading follows it); Qwen3.8 PD
-    # is still the last step of pd.
+    # Since 2026.12.5 P-EAGLE ends spec's essential path (further reading follows it); since
+    # 2026.12.10 TileRT ends pd, right after Qwen3.8 PD, which has no link yet.
     assert cat.essentials("spec")[-1] == "p-eagle"
-    assert cat.order("pd")[-1] == "qwen3-8-pd-serving"
+    assert cat.order("pd")[-2:] == ("qwen3-8-pd-serving", "vllm-tilert-pd")
     for tid in ("spec", "pd"):
         claimed_last = [s.post for s in cat.track(tid).steps for c in s.claims if c.position == "last" and not c.among]
         resolved = {p for r in cat.track(tid).resolutions for p in r.steps}

@@ -146,6 +146,22 @@ def test_the_launch_post_opens_getting_started(exported):
     assert developers["essentials"][0] == "vllm-pagedattention-launch"
 
 
+def test_no_track_ends_on_a_post_without_a_link(exported):
+    posts = {p["id"]: p for p in exported["posts"]}
+    ends = {t["id"]: t["steps"][-1]["post_id"] for t in exported["tracks"]}
+    assert not {tid: pid for tid, pid in ends.items() if not posts[pid]["url"]}
+
+
+def test_the_quantization_path_starts_on_weights_and_reaches_4_bit_floats(exported):
+    """The blog's own `kv_cache` tag marks KV-cache posts: one at most, and not first; NVFP4 or
+    MXFP4 (our tags) has a step."""
+    posts = {p["id"]: p for p in exported["posts"]}
+    ess = [posts[p] for p in next(t for t in exported["tracks"] if t["id"] == "quant")["essentials"]]
+    kv = [p["id"] for p in ess if "kv_cache" in p["blog_tags"]]
+    assert len(kv) <= 1 and ess[0]["id"] not in kv, kv
+    assert any({"nvfp4", "mxfp4"} & set(p["tags"]) for p in ess)
+
+
 # --- catalog check refuses ----------------------------------------------------------------------
 
 

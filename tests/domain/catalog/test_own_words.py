@@ -69,7 +69,8 @@ class Text:
 
 def catalog_texts(root: Path) -> list[Text]:
     """Every summary and note of the catalog: post summaries, step notes, notes of external
-    prerequisites, track descriptions and resolution reasons, English and Chinese."""
+    prerequisites, track descriptions, resolution reasons, discussion prompts and relation notes, English
+    and Chinese."""
     out: list[Text] = []
 
     def add(where: str, value: object) -> None:
@@ -91,6 +92,12 @@ def catalog_texts(root: Path) -> list[Text]:
                 add(f"{rel} step '{step.get('post')}': external_prerequisites.{i}.note", ext.get("note"))
         for i, res in enumerate(track.get("resolutions") or []):
             add(f"{rel}: resolutions.{i}.reason", res.get("reason"))
+    prompts = root / "prompts.yaml"  # issue 44: the reading clubs' discussion prompts
+    for pid, prompt in (yaml.safe_load(prompts.read_text(encoding="utf-8")) if prompts.is_file() else {}).items():
+        add(f"prompts.yaml: prompt '{pid}'", prompt)
+    relations = root / "relations.yaml"  # issue 44: how a post revisits an earlier one
+    for entry in (yaml.safe_load(relations.read_text(encoding="utf-8")) if relations.is_file() else None) or []:
+        add(f"relations.yaml: relation '{entry.get('post')}'", entry.get("note"))
     return out
 
 

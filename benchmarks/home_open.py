@@ -1,0 +1,162 @@
+"""CPU of one App Home open, in process: ours (:func:`bot.slack.app.build_app`) against a no-op Bolt app
+doing the same Slack calls (issue 43: App Home open <= 2x the no-op's).
+
+Both apps get the same signed ``app_home_opened`` bodies through ``App.dispatch`` in this thread, their
+work after the ack run in the same thread (an inline executor), so ``time.thread_time()`` of this thread
+is one open's CPU: signature check, Bolt's dispatch, and what each app does. The Web API is the tests'
+stand-in on loopback (its threads' CPU is not counted). Two cases, interleaved in rounds:
+
+* ``changed``: before each open (not timed) the person's reading state changes (a post marked read or
+  unread again), so ours reads the state, renders the view and calls ``views.publish`` once (the channel
+  list is kept); the no-op app calls ``views.publish`` with a fixed small view through Bolt's client.
+* ``same``: nothing changed since the person's last open: ours publishes nothing (Slack shows that view
+  already); the no-op app only acks.
+
+Run: ``.venv/bin/python benchmarks/home_open.py [--people 20] [--opens 400] [--rounds 4]``; prints the
+CPU per open of each app and case, their ratios (median of the rounds) and the load average; exits 1
+when the ``changed`` ratio is above 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from concurrent.futures import Executor, Future
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from slack_bolt import App, BoltRequest
+from slack_sdk import WebClient
+
+from bot.config import Settings
+from bot.runtime import Runtime
+from bot.slack.app import build_app
+from tests.standin import SlackStandIn, app_home_opened_event, event_body, signed_headers
+
+SECRET = "bench-signing-secret"
+TOKEN = "xoxb-bench"
+TARGET = 2.0
+VIEW = {"type": "home", "blocks": [{"type": "section", "text": {"type": "mrkdwn", "text": "Home"}}]}
+
+
+class Inline(Executor):
+    """Runs every job at once in the submitting thread; every thread is spare (``run_spare``)."""
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        future: Future[Any] = Future()
+        try:
+            future.set_result(fn(*args, **kwargs))
+        except BaseException as exc:
+            future.set_exception(exc)
+        return future
+
+    def run_spare(self, fn: Callable[[], Any]) -> bool:
+        fn()
+        return True
+
+
+def _noop_app(api_url: str) -> App:
+    app = App(
+        signing_secret=SECRET,
+        client=WebClient(token=TOKEN, base_url=api_url),
+        process_before_response=True,
+        listener_executor=Inline(),
+        name="noop",
+    )
+    app.event("app_home_opened")(
+        ack=lambda ack: ack(),
+        lazy=[lambda event, client: client.views_publish(user_id=event["user"], view=VIEW) if event["n"] else None],
+    )
+    return app
+
+
+def _request(person: str, changed: bool) -> BoltRequest:
+    event = app_home_opened_event(person)
+    event["n"] = 1 if changed else 0  # the no-op app publishes when ours has something new to publish
+    body = event_body(event)
+    headers = signed_headers(body, SECRET, content_type="application/json")
+    return BoltRequest(body=body.decode(), headers={k.lower(): [v] for k, v in headers.items()})
+
+
+def _cpu_per_open(app: App, requests: list[BoltRequest], before: Callable[[int], None]) -> float:
+    spent = 0.0
+    for i, req in enumerate(requests):
+        before(i)
+        started = time.thread_time()
+        response = app.dispatch(req)
+        spent += time.thread_time() - started
+        assert response.status == 200, response.status
+    return spent / len(requests)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--people", type=int, default=20)
+    parser.add_argument("--opens", type=int, default=400, help="opens per app, case and round")
+    parser.add_argument("--rounds", type=int, default=4)
+    args = parser.parse_args(argv)
+    people = [f"U0HOME{i:03d}" for i in range(args.people)]
+    with SlackStandIn() as standin, tempfile.TemporaryDirectory() as tmp:
+        settings = Settings(
+            _env_file=None,
+            database_url=f"sqlite:///{tmp}/bench.db",
+            slack_bot_token=TOKEN,
+            slack_signing_secret=SECRET,
+            slack_app_token=None,
+            slack_client_id=None,
+            slack_client_secret=None,
+            slack_api_url=standin.api_url,
+        )
+        runtime = Runtime.create(settings)
+        store, team = runtime.store, standin.team_id
+        post = runtime.holder.catalog.order("pd")[0]
+        ours = build_app(runtime, listener_executor=Inline())  # run_spare: publishes as on the lazy pool
+        noop = _noop_app(standin.api_url)
+
+        def toggle(i: int) -> None:
+            person = people[i % len(people)]
+            (store.mark_unread if post in store.read_posts(team, person) else store.mark_read)(team, person, [post])
+
+        for person in people:
+            store.follow(team, person, "pd")
+        load = os.getloadavg()
+        ratios: dict[str, list[float]] = {"changed": [], "same": []}
+        cpu: dict[str, list[float]] = {f"{a} {c}": [] for a in ("ours", "noop") for c in ratios}
+        for round_no in range(args.rounds + 1):  # round 0 warms up both apps (auth.test, channels, caches)
+            for case in ("changed", "same"):
+                changed = case == "changed"
+                reqs = [_request(people[i % len(people)], changed) for i in range(args.opens)]
+                mine = _cpu_per_open(ours, reqs, toggle if changed else lambda i: None)
+                theirs = _cpu_per_open(noop, reqs, lambda i: None)
+                if round_no:
+                    cpu[f"ours {case}"].append(mine)
+                    cpu[f"noop {case}"].append(theirs)
+                    ratios[case].append(mine / theirs)
+        publishes = len(standin.calls("views.publish"))
+        runtime.store.close()
+    after = os.getloadavg()
+    print(
+        f"App Home open, in-process CPU (thread time), {args.people} people, {args.opens} opens per app, case "
+        f"and round, {args.rounds} rounds; load average {load[0]:.1f} before, {after[0]:.1f} after; "
+        f"{publishes} views.publish calls in all"
+    )
+    for case, values in ratios.items():
+        mine, theirs = statistics.median(cpu[f"ours {case}"]), statistics.median(cpu[f"noop {case}"])
+        print(
+            f"  {case:8}: ours {1000 * mine:.2f} ms, no-op {1000 * theirs:.2f} ms, ratio median "
+            f"{statistics.median(values):.2f}x (rounds {', '.join(f'{r:.2f}' for r in values)})"
+        )
+    ok = statistics.median(ratios["changed"]) <= TARGET
+    print(f"  target: changed ratio <= {TARGET:.0f}x: {'ok' if ok else 'MISSED'}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

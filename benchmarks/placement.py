@@ -1,0 +1,139 @@
+"""How well :mod:`bot.domain.catalog.placement` places a new post: leave-one-out over every
+placed catalog post, from the text a feed gives, beside a title-only baseline.
+
+    python benchmarks/placement.py [--blog DIR_OR_GIT_DIR] [--catalog DIR] [--json]
+
+Each post that is a step of a track is left out of every track and placed again from its feed
+text: for a vLLM-blog post whose file is in the blog source (a checkout of
+vllm-project/vllm-project.github.io, or its bare mirror from ``fetch``), the title, the front
+matter's ``summary``, its tags (jekyll-feed gives them as categories) and the body; for any other
+post its title alone (its catalog summary is our own words, not the feed's). The placer for each
+post is built without it (``Placer(leave_out=...)``: not its step, words, idf, nor the track
+sentences that name it). Measured: the first suggested track is one of the post's tracks (target
+>= 0.90), one of the first two is (>= 0.97), and in that track the suggested position is within one
+step of the curated one (>= 0.70). Three runs: the feed's text against the catalog's words plus
+the other posts' blog texts (``texts``), the same without those texts, and the title alone. The
+post texts are read at run time (their licence does not let us store them); without the blog
+source the run stops with a message (exit 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from io import BytesIO
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bot.cli.importer.sources import read_jekyll
+from bot.domain.catalog import Catalog, load_catalog
+from bot.domain.catalog.placement import Placer
+
+REPO = Path(__file__).resolve().parents[1]
+MIRROR = Path("/work/.mirror/vllm-project+vllm-project.github.io/repo")
+TARGETS = {"track_first": 0.90, "track_top2": 0.97, "position_within_1": 0.70}
+
+
+Feed = tuple[str, str, str, tuple[str, ...], int | None]
+"""A post as its feed gives it: title, summary, body, tags, minutes counted from the body."""
+
+
+def blog_posts(blog: Path, base: str) -> dict[str, Feed]:
+    """URL path -> :data:`Feed` of every post of ``blog`` (a folder, or a git dir whose
+    ``HEAD:_posts`` is read with ``git archive``)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = blog
+        if (blog / "HEAD").is_file() and not (blog / "_posts").is_dir():
+            data = subprocess.run(
+                ["git", f"--git-dir={blog}", "archive", "HEAD", "_posts"], capture_output=True, check=True
+            ).stdout
+            with tarfile.open(fileobj=BytesIO(data)) as tar:
+                tar.extractall(tmp, filter="data")
+            folder = Path(tmp)
+        posts, _ = read_jekyll(folder, base)
+    return {p.url.removeprefix(base): (p.title, p.summary, p.content, p.tags, p.minutes) for p in posts}
+
+
+def evaluate(catalog: Catalog, texts: dict[str, Feed], *, mode: str) -> dict[str, float | int]:
+    """The three rates (and counts) over every placed post; ``mode``: ``feed`` (the post's feed text,
+    the others' blog texts beside the catalog's words), ``catalog`` (the same without the others'
+    texts) or ``title`` (the post's title alone, the baseline)."""
+    bodies = {p.id: texts[p.url][2] for p in catalog.posts if p.url in texts} if mode == "feed" else None
+    first = top2 = near = n = with_text = 0
+    for post in catalog.posts:
+        tracks = catalog.tracks_of(post.id)
+        if not tracks:
+            continue
+        n += 1
+        title, summary, content, tags, minutes = texts.get(post.url or "", (post.title, "", "", (), None))
+        with_text += bool(content)
+        if mode == "title":
+            summary, content, tags, minutes = "", "", (), None
+        placer = Placer(catalog, texts=bodies, leave_out=post.id)
+        got = placer.suggest(
+            title,
+            summary,
+            content,
+            tags=tags,
+            published=post.published.earliest,
+            minutes=minutes,
+            vllm_blog=post.source.kind == "vllm-blog",
+            linked=post.url is not None,
+            limit=2,
+        )
+        first += bool(got) and got[0].track in tracks
+        top2 += any(s.track in tracks for s in got[:2])
+        placed = next((s for s in got if s.track in tracks), None)
+        if placed is not None:
+            curated = catalog.order(placed.track).index(post.id) + 1
+            near += abs(placed.position - curated) <= 1
+    return {
+        "posts": n,
+        "with_feed_content": with_text,
+        "track_first": round(first / n, 3),
+        "track_top2": round(top2 / n, 3),
+        "position_within_1": round(near / n, 3),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--blog", type=Path, default=Path(os.environ.get("BLOG_SOURCE", MIRROR)))
+    parser.add_argument("--catalog", type=Path, default=Path(os.environ.get("CATALOG_DIR", REPO / "catalog")))
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    if not args.blog.exists():
+        print(
+            f"skipped: no blog source at {args.blog} (fetch github:vllm-project/vllm-project.github.io, or "
+            "pass --blog DIR): the post texts are read at run time, never stored here",
+            file=sys.stderr,
+        )
+        return 2
+    started = time.perf_counter()
+    catalog = load_catalog(args.catalog)
+    texts = blog_posts(args.blog, catalog.manifest.blog_base_url)
+    runs = {mode: evaluate(catalog, texts, mode=mode) for mode in ("feed", "catalog", "title")}
+    feed = runs["feed"]
+    result = {"runs": runs, "targets": TARGETS, "seconds": round(time.perf_counter() - started, 2)}
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        print(f"{'':20} {'feed text':>10} {'no texts':>9} {'title only':>11} {'target':>7}")
+        for key, target in TARGETS.items():
+            row = " ".join(f"{runs[m][key]:>{w}.3f}" for m, w in (("feed", 10), ("catalog", 9), ("title", 11)))
+            print(f"{key:20} {row} {target:>7.2f}")
+        print(
+            f"posts placed: {feed['posts']} ({feed['with_feed_content']} with the blog's text); {result['seconds']} s"
+        )
+    return 0 if all(feed[k] >= t for k, t in TARGETS.items()) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

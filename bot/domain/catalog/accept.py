@@ -1,0 +1,277 @@
+"""Accepting a draft (:mod:`bot.domain.catalog.drafts`) into the catalog: what ``vllm-path catalog
+accept`` and the review card's *Accept* both run.
+
+A new post is appended to ``posts/vllm-blog.yaml`` (a vLLM-blog post) or ``posts/elsewhere.yaml``
+and becomes a step of one track at the position asked (1-based in the track's reading order: the
+step is essential when it lands inside the essential path, takes the level of the step it
+displaces, comes ``after`` the step before it and, when needed, before the one it displaces) and
+its ``added`` day (the version's, UTC: what "catch me up" reads); a draft that ``fills`` an unlinked
+post writes that post's link, date and minutes instead, its authors when it has none, and its
+questions from ``answers.yaml`` when the curator gives none. Either way the manifest's version
+moves on (``YYYY.MM.N+1``, or ``.0`` in a new month) with a changelog entry naming the tracks whose
+reading order changed (:func:`bot.domain.catalog.diff.diff_catalogs`). Every file is written
+into a copy of the catalog first and the copy checked in full
+(:func:`bot.domain.catalog.check_catalog`): a refused accept changes nothing.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from bot.domain.catalog.compiled import Catalog
+from bot.domain.catalog.diff import diff_catalogs
+from bot.domain.catalog.drafts import DRAFTS_DIR, Draft, draft_path
+from bot.domain.catalog.edit import edit_fields, scalar, write_atomic
+from bot.domain.catalog.issues import CatalogError
+from bot.domain.catalog.loader import check_catalog, load_catalog
+from bot.domain.catalog.models import QUESTIONS_EN, QUESTIONS_ZH, Post
+from bot.domain.catalog.prompts import PROMPTS_FILE
+from bot.domain.catalog.versions import calver_key
+from bot.domain.search.vocabulary import ANSWERS_FILE
+
+_VERSION_LINE = re.compile(r"^version:\s*(\S+)\s*$", re.MULTILINE)
+_HAN = re.compile(r"[\u3400-\u9fff]")
+
+
+@dataclass(frozen=True)
+class Review:
+    """A curator's decision on a draft: the ``track`` and 1-based ``position`` (``None``: the best
+    suggestion's), ``essential`` (``None``: from the position), the summary (``summary_zh`` needed
+    on a bilingual track), the problem questions every linked post carries (3-6 English, 2-4 Chinese)
+    and the reading clubs' discussion prompt (``prompt`` and ``prompt_zh``, each at most 500
+    characters: :mod:`bot.domain.catalog.prompts`), which an essential step needs."""
+
+    track: str | None = None
+    position: int | None = None
+    essential: bool | None = None
+    summary: str | None = None
+    summary_zh: str | None = None
+    questions: tuple[str, ...] = ()
+    questions_zh: tuple[str, ...] = ()
+    prompt: str | None = None
+    prompt_zh: str | None = None
+
+
+@dataclass(frozen=True)
+class Accepted:
+    """What an accept did: the new catalog ``version``, the ``post`` id, its ``track`` and 1-based
+    ``position`` there (``None`` for a fill), the files written (relative to the catalog) and
+    ``moved``: ``(track id, the post's new 1-based position)`` for each track whose reading order
+    of its earlier steps changed (a linked post sorts before unlinked ones)."""
+
+    version: str
+    post: str
+    track: str | None
+    position: int | None
+    files: tuple[str, ...]
+    moved: tuple[tuple[str, int], ...] = ()
+
+
+def next_version(version: str, today: dt.date) -> str:
+    """The version after ``version`` released on ``today``: the next micro in the same month, else
+    ``YYYY.MM.0``. ``2026.12.9`` → ``2026.12.10``."""
+    year, month, micro = (int(x) for x in version.split("."))
+    return f"{year}.{month:02d}.{micro + 1}" if (year, month) == (today.year, today.month) else f"{today:%Y.%m}.0"
+
+
+def _post_text(draft: Draft, review: Review, url: str, today: dt.date) -> str:
+    lines = [f"- id: {draft.id}", f"  title: {scalar(draft.title)}", f"  url: {scalar(url)}"]
+    lines.append(f"  published: '{draft.published.isoformat()}'\n  added: '{today.isoformat()}'")
+    lines.append("  authors:" + ("" if draft.authors else " []"))
+    lines.extend(f"  - {scalar(a)}" for a in draft.authors)
+    lines.append(f"  source:\n    kind: {draft.source.kind}")
+    if draft.source.name:
+        lines.append(f"    name: {scalar(draft.source.name)}")
+    lines.append("  tags:" + ("" if draft.tags else " []"))
+    lines.extend(f"  - {scalar(t)}" for t in draft.tags)
+    lines.append(f"  summary:\n    en: {scalar(review.summary or '')}")
+    if review.summary_zh:
+        lines.append(f"    zh: {scalar(review.summary_zh)}")
+    lines.extend(_questions(review.questions, review.questions_zh, "  "))
+    lines.append(f"  minutes: {draft.minutes}\n  minutes_source: {draft.minutes_source}")
+    return "\n".join(lines) + "\n"
+
+
+def _questions(en: tuple[str, ...], zh: tuple[str, ...], indent: str) -> list[str]:
+    out = []
+    for lang, items in (("en", en), ("zh", zh)):
+        if items:
+            out.append(f"{indent}  {lang}:")
+            out.extend(f"{indent}  - {scalar(q)}" for q in items)
+    return [f"{indent}questions:", *out] if out else []
+
+
+def _fill_questions(root: Path, post: Post, review: Review) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``(en, zh)`` questions of a filled ``post``: the review's, else the post's, else the
+    comma-separated phrases of its ``answers.yaml`` entries (one with a Han character is Chinese),
+    at most :data:`QUESTIONS_EN` / :data:`QUESTIONS_ZH`'s upper bound."""
+    try:
+        raw = yaml.safe_load((root / ANSWERS_FILE).read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError):
+        raw = None
+    entries = raw.get(post.id) if isinstance(raw, dict) else None
+    phrases = [p.strip() for e in entries or [] if isinstance(e, str) for p in re.split("[,，、]", e) if p.strip()]
+    known_en = tuple(p for p in phrases if not _HAN.search(p))[: QUESTIONS_EN[1]]
+    known_zh = tuple(p for p in phrases if _HAN.search(p))[: QUESTIONS_ZH[1]]
+    return review.questions or post.questions.en or known_en, review.questions_zh or post.questions.zh or known_zh
+
+
+def _step_span(text: str) -> tuple[int, int]:
+    """``(end line of the steps list, its items' column)`` of a track file."""
+    from ruamel.yaml import YAML
+
+    data = YAML(typ="rt").load(text)
+    keys = list(data.keys())
+    at = keys.index("steps")
+    lines = text.splitlines()
+    end = int(data.lc.key(keys[at + 1])[0]) if at + 1 < len(keys) else len(lines)
+    while end > 0 and not lines[end - 1].strip():
+        end -= 1
+    return end, int(data["steps"].lc.item(0)[1]) - 2  # the column of its "- "
+
+
+def _insert_step(text: str, post: str, level: str, essential: bool, after: list[str]) -> str:
+    end, col = _step_span(text)
+    pad = " " * col
+    block = [f"{pad}- post: {post}", f"{pad}  level: {level}"]
+    block += [f"{pad}  essential: true"] if essential else []
+    block += [f"{pad}  after: [{', '.join(after)}]"] if after else []
+    lines = text.splitlines(keepends=True)
+    lines[end:end] = [line + "\n" for line in block]
+    return "".join(lines)
+
+
+def _add_after(text: str, step_post: str, new: str) -> str:
+    """``text`` (a track file) with ``new`` added to the ``after`` of step ``step_post``."""
+    from ruamel.yaml import YAML
+
+    data = YAML(typ="rt").load(text)
+    lines = text.splitlines(keepends=True)
+    step = next(s for s in data["steps"] if s["post"] == step_post)
+    col = int(step.lc.key("post")[1])
+    if "after" in step:
+        line = int(step.lc.key("after")[0])
+        keys = list(step.keys())
+        stop = keys.index("after") + 1
+        end = int(step.lc.key(keys[stop])[0]) if stop < len(keys) else line + 1 + len(step["after"])
+        end = end if "[" not in lines[line] else line + 1
+        lines[line:end] = [f"{' ' * col}after: [{', '.join([*step['after'], new])}]\n"]
+    else:
+        line = int(step.lc.key("post")[0]) + 1
+        lines[line:line] = [f"{' ' * col}after: [{new}]\n"]
+    return "".join(lines)
+
+
+def _moved(old: Catalog, new: Catalog, post: str) -> tuple[tuple[str, int], ...]:
+    """``(track, new 1-based position of post)`` per track of ``new`` holding ``post`` whose order
+    of the steps both catalogs share changed."""
+    reordered = diff_catalogs(old, new).steps_reordered
+    return tuple((tid, new.order(tid).index(post) + 1) for tid in sorted(reordered) if post in new.order(tid))
+
+
+def _changelog(text: str, version: str, today: dt.date, line: str, moved: tuple[tuple[str, int], ...]) -> str:
+    if moved:
+        line += " Reading order changed: " + ", ".join(f"{tid} (now step {n})" for tid, n in moved) + "."
+    entry = f"## {version} — {today.isoformat()}\n\n{line}\n\n"
+    at = text.find("\n## ")
+    return text + "\n" + entry if at < 0 else text[: at + 1] + entry + text[at + 1 :]
+
+
+def accept(root: Path, draft_id: str, review: Review, today: dt.date | None = None) -> Accepted:
+    """Accept draft ``draft_id`` of the catalog in ``root`` with ``review`` (see the module).
+    Raises ``KeyError`` for an unknown draft, ``ValueError`` for a track or position the draft
+    cannot take or a discussion prompt in one language only, :class:`CatalogError` (every error)
+    when the catalog would not be valid."""
+    today = today or dt.datetime.now(dt.UTC).date()
+    path = draft_path(root, draft_id)
+    draft = Draft.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+    catalog = load_catalog(root)
+    texts: dict[str, str] = {}
+    base = catalog.manifest.blog_base_url
+    url = draft.url.removeprefix(base) if draft.url.startswith(base + "/") else draft.url
+    track_id: str | None = None
+    position: int | None = None
+    if draft.fills is not None:
+        post = catalog.post(draft.fills)
+        rel = "posts/vllm-blog.yaml" if post.source.kind == "vllm-blog" else "posts/elsewhere.yaml"
+        edits = [
+            (post.id, "url", [f"url: {scalar(url)}"]),
+            (post.id, "published", [f"published: '{draft.published.isoformat()}'"]),
+            (post.id, "minutes", [f"minutes: {draft.minutes}", f"minutes_source: {draft.minutes_source}"]),
+        ]
+        en, zh = _fill_questions(root, post, review)
+        if (en, zh) != (post.questions.en, post.questions.zh):
+            edits.append((post.id, "questions", _questions(en, zh, "")))
+        if draft.authors and not post.authors:
+            edits.append((post.id, "authors", ["authors:", *(f"- {scalar(a)}" for a in draft.authors)]))
+        texts[rel] = edit_fields((root / rel).read_text(encoding="utf-8"), edits)
+        what = f"now links {post.title!r} ({draft.feed})"
+    else:
+        if not review.summary:
+            raise ValueError("a new post needs its summary in our own words (English)")
+        best = draft.suggested[0] if draft.suggested else None
+        track_id = review.track or (best.track if best else None)
+        if track_id is None or not catalog.has_track(track_id):
+            raise ValueError(f"unknown track {track_id!r}: name one with --track")
+        if bool(review.prompt) != bool(review.prompt_zh):
+            need, given = ("--prompt-zh", "--prompt") if review.prompt else ("--prompt", "--prompt-zh")
+            where = " on a bilingual track" if catalog.track(track_id).bilingual else ""
+            raise ValueError(f"{need} is required with {given}{where} (a discussion prompt has English and Chinese)")
+        order = catalog.order(track_id)
+        guess = next((s.position for s in draft.suggested if s.track == track_id), len(order) + 1)
+        position = review.position or guess
+        if not 1 <= position <= len(order) + 1:
+            raise ValueError(f"position {position} is outside 1..{len(order) + 1} of track {track_id!r}")
+        rel = "posts/vllm-blog.yaml" if draft.source.kind == "vllm-blog" else "posts/elsewhere.yaml"
+        posts_text = (root / rel).read_text(encoding="utf-8")
+        texts[rel] = posts_text + ("" if posts_text.endswith("\n") else "\n") + _post_text(draft, review, url, today)
+        essentials = catalog.essentials(track_id)
+        essential = review.essential if review.essential is not None else position <= len(essentials)
+        shown = order[position - 1] if position <= len(order) else order[-1]
+        level = catalog.step(track_id, shown).level
+        after = [order[position - 2]] if position > 1 else []
+        track_rel = f"tracks/{track_id}.yaml"
+        track_text = _insert_step((root / track_rel).read_text(encoding="utf-8"), draft.id, level, essential, after)
+        if position <= len(order):
+            track_text = _add_after(track_text, order[position - 1], draft.id)
+        texts[track_rel] = track_text
+        if review.prompt and review.prompt_zh:
+            old = (root / PROMPTS_FILE).read_text(encoding="utf-8") if (root / PROMPTS_FILE).is_file() else ""
+            entry = f"{draft.id}:\n  en: {scalar(review.prompt)}\n  zh: {scalar(review.prompt_zh)}\n"
+            texts[PROMPTS_FILE] = old + ("" if old.endswith("\n") or not old else "\n") + entry
+        what = f"added {draft.title!r} ({draft.feed}) to {track_id} at step {position}"
+    version = next_version(catalog.version, today)
+    if calver_key(version) <= calver_key(catalog.version):
+        raise ValueError(f"cannot move version {catalog.version} on at {today.isoformat()}")
+    manifest = (root / "manifest.yaml").read_text(encoding="utf-8")
+    texts["manifest.yaml"] = _VERSION_LINE.sub(f"version: {version}", manifest, count=1)
+    changelog = (root / "CHANGELOG.md").read_text(encoding="utf-8")
+    line = f"- Accepted from the feed watch: {what} (`{draft.id}`)."
+    texts["CHANGELOG.md"] = _changelog(changelog, version, today, line, ())
+    moved = _moved(catalog, _check_copy(root, texts), draft.fills or draft.id)
+    texts["CHANGELOG.md"] = _changelog(changelog, version, today, line, moved)  # the line's words are not checked
+    for rel, text in texts.items():
+        write_atomic(root / rel, text)
+    path.unlink()
+    return Accepted(version, draft.fills or draft.id, track_id, position, tuple(sorted(texts)), moved)
+
+
+def _check_copy(root: Path, texts: dict[str, str]) -> Catalog:
+    """Write ``texts`` into a copy of the catalog and check it in full: the copy's catalog, else
+    :class:`CatalogError` (every error)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / "catalog"
+        shutil.copytree(root, copy, ignore=shutil.ignore_patterns(DRAFTS_DIR, "__pycache__", ".*"))
+        for rel, text in texts.items():
+            (copy / rel).write_text(text, encoding="utf-8")
+        catalog, issues = check_catalog(copy)
+        if catalog is None:
+            raise CatalogError([i for i in issues if i.severity == "error"])
+        return catalog

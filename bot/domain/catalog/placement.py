@@ -1,0 +1,243 @@
+"""Where a new post belongs: the tracks whose steps share its distinctive words, and its place in
+each path, put where the catalog's own order puts it (:func:`bot.domain.paths.compute_order` on
+the track with the post added as a step). Pure.
+
+A post's text (title, summary, feed content) becomes a TF-IDF vector of its words and neighbouring
+word pairs (sublinear term counts, idf over the catalog's posts, light stemming:
+:func:`bot.domain.search.analysis.stem`); each catalog post's vector is built from what the
+catalog says of it (title, summary, tags, the blog's tags, questions) and, when given, its own
+text as its feed gives it. A post is compared by its :data:`QUERY_TERMS` heaviest terms; a track
+scores the mean of its :data:`TOP_STEPS` most similar steps' cosines plus the cosine with its own
+words (names, aliases, description, why its essentials are essential).
+
+The step it becomes: further reading unless the most similar step is essential and the post could
+join the essential path (a vLLM-blog post with a link, within the path's step and minute budget:
+:mod:`bot.domain.budget`); dated when it was published; at the level (of those its
+:data:`TOP_STEPS` nearest steps have) whose position is the median of theirs, each weighted by
+the summed cosines of the steps at that level. ``leave_out`` builds a placer that has never
+seen one catalog post (``benchmarks/placement.py`` measures with it, leave-one-out).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import itertools
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from bot.domain.budget import ESSENTIAL_MAX_MINUTES, ESSENTIAL_STEPS_MAX, step_cost
+from bot.domain.catalog.compiled import Catalog
+from bot.domain.catalog.models import Level, LocalizedText, Post, Published, Source, Step, Track
+from bot.domain.search.analysis import stem
+
+_WORD = re.compile(r"[a-z][a-z0-9]*(?:[.+-][a-z0-9]+)*|\d+[a-z][a-z0-9]*")
+_STOP_WORDS = (
+    "a an and are as at be by can do does for from how in into is it its of on or our that the their these this "
+    "to was we what when where which who why will with you your vllm post posts blog new more most than then "
+    "also about after before between both each use used using uses run runs how's here there all one two not "
+    "llm llms model models inference serving"
+)
+_STOP = frozenset(_STOP_WORDS.split(" "))
+_SENTENCE = re.compile(r"(?<=[.;:])\s+")
+TITLE_WEIGHT, SUMMARY_WEIGHT = 40, 10
+"""How many times a title's and a summary's words count against the content's."""
+CATALOG_WEIGHT = 10
+"""How many times the catalog's words of a post count against its own text's (``texts``)."""
+TOP_STEPS = 8
+"""A track's score averages its this many most similar steps; the level is their weighted vote."""
+QUERY_TERMS = 80
+"""A post is compared by its this many heaviest terms (a long text's tail is noise)."""
+TRACK_WORDS_WEIGHT = 1.0
+"""What the cosine with a track's own words adds to its score."""
+
+
+@functools.lru_cache(maxsize=4096)
+def _terms(text: str) -> tuple[tuple[str, str], ...]:
+    words = [(stem(w), w) for w in _WORD.findall(text.casefold()) if w not in _STOP and len(w) > 1]
+    return (*words, *((f"{a} {b}", f"{x} {y}") for (a, x), (b, y) in itertools.pairwise(words)))
+
+
+def terms(text: str, surface: dict[str, str] | None = None) -> list[str]:
+    """The stemmed, lower-case Latin words of ``text`` without stop words, then each pair of
+    neighbours among them (``"Serving EAGLE-3 drafters"`` → ``["eagle-3", "drafter",
+    "eagle-3 drafter"]``); ``surface`` collects each term's first wording."""
+    found = _terms(text)
+    if surface is not None:
+        for term, word in found:
+            surface.setdefault(term, word)
+    return [term for term, _ in found]
+
+
+Vector = Mapping[str, float]
+_PLACED = "placed-here"
+"""The id the post being placed takes in a trial order (never a catalog id: ids are slugs of real posts)."""
+
+
+def _vector(counts: Mapping[str, float], idf: Mapping[str, float], keep: int | None = None) -> dict[str, float]:
+    vec = {t: (1 + math.log(n)) * idf.get(t, 0.0) for t, n in counts.items() if n > 0}
+    if keep is not None:
+        vec = dict(sorted(vec.items(), key=lambda item: -item[1])[:keep])
+    norm = math.sqrt(sum(v * v for v in vec.values())) or 1.0
+    return {t: v / norm for t, v in vec.items() if v}
+
+
+def _cosine(a: Vector, b: Vector) -> float:
+    small, large = (a, b) if len(a) < len(b) else (b, a)
+    return sum(v * large.get(t, 0.0) for t, v in small.items())
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """A place for a post: ``track`` id, 1-based ``position`` in its reading order, ``score``
+    (cosines, 0..2) and ``reason``: what it shares with the track's steps (``shares "eagle",
+    "drafter" with p-eagle, eagle-3-1``); ``neighbour`` the most similar step, ``terms`` the
+    shared words, strongest first; ``essential`` and ``level`` the step it would be."""
+
+    track: str
+    position: int
+    score: float
+    reason: str
+    neighbour: str | None
+    terms: tuple[str, ...]
+    essential: bool = False
+    level: Level = "core"
+
+
+class Placer:
+    """Track and position suggestions against one catalog (built in ~0.1 s for 200 posts).
+
+    ``texts``: catalog post id -> that post's own text as its feed gives it (body), read beside
+    what the catalog says of it; ``leave_out``: a catalog post id the placer never sees (not its
+    step in any track, its words, nor the sentences of a track's description or reason that name
+    it by a word or word pair of its title that no other post's words or text have; the ``after``
+    references to it are dropped). An unknown ``leave_out`` id leaves the catalog whole."""
+
+    def __init__(self, catalog: Catalog, *, texts: Mapping[str, str] | None = None, leave_out: str | None = None):
+        self.posts = {p.id: p for p in catalog.posts if p.id != leave_out}
+        self.tracks = [_without(t, leave_out) for t in catalog.tracks]
+        docs: dict[str, Counter[str]] = {}
+        for post in self.posts.values():
+            text = " ".join([post.title, post.summary.en, *post.tags, *post.blog_tags * 3, *post.questions.en])
+            doc = Counter({t: n * CATALOG_WEIGHT for t, n in Counter(terms(text)).items()})
+            doc.update(terms((texts or {}).get(post.id, "")))
+            docs[post.id] = doc
+        df = Counter(t for doc in docs.values() for t in doc)
+        self.idf = {t: math.log((len(docs) + 1) / (1 + k)) + 1 for t, k in df.items()}
+        self.vectors = {pid: _vector(doc, self.idf) for pid, doc in docs.items()}
+        left_out = catalog.post(leave_out) if leave_out is not None and catalog.has_post(leave_out) else None
+        names = set(terms(left_out.title)) - set(df) if left_out else set()
+        self.track_vectors = {}
+        for t in self.tracks:
+            why = t.essentials_reason.en if t.essentials_reason else ""
+            said = [s for s in _SENTENCE.split(f"{t.description.en} {why}") if not names & set(terms(s))]
+            self.track_vectors[t.id] = _vector(Counter(terms(" ".join([t.names.en, *t.aliases, *said]))), self.idf)
+
+    def vector(
+        self,
+        title: str,
+        summary: str = "",
+        content: str = "",
+        tags: Iterable[str] = (),
+        surface: dict[str, str] | None = None,
+    ) -> dict[str, float]:
+        """The TF-IDF vector of a post's texts (title, summary and the feed's tags weighted up);
+        ``surface`` collects each term's word as written."""
+        counts = Counter(terms(content, surface))
+        for text, weight in ((title, TITLE_WEIGHT), (summary, SUMMARY_WEIGHT), (" ".join(tags), TITLE_WEIGHT)):
+            for term in terms(text, surface):
+                counts[term] += weight
+        return _vector(counts, self.idf, QUERY_TERMS)
+
+    def suggest(
+        self,
+        title: str,
+        summary: str = "",
+        content: str = "",
+        *,
+        tags: Iterable[str] = (),
+        published: dt.date | None = None,
+        minutes: int | None = None,
+        vllm_blog: bool = True,
+        linked: bool = True,
+        limit: int = 3,
+    ) -> list[Suggestion]:
+        """The best ``limit`` places for a post, best first (tracks with no shared word left out).
+        ``published`` (default: today) dates it among its track's steps; ``minutes`` (its reading
+        time, unknown: :data:`bot.domain.budget.UNKNOWN_STEP_MINUTES`), ``vllm_blog`` (from the vLLM
+        blog, not another company's) and ``linked`` (it has a URL) decide whether it may be essential."""
+        surface: dict[str, str] = {}
+        query = self.vector(title, summary, content, tags, surface)
+        day = (published or dt.date.today()).isoformat()
+        out: list[Suggestion] = []
+        for track in self.tracks:
+            sims = sorted(((_cosine(query, self.vectors[s.post]), s.post) for s in track.steps), reverse=True)
+            if not sims or sims[0][0] <= 0:
+                continue
+            top = sims[:TOP_STEPS]
+            score = sum(s for s, _ in top) / len(top) + TRACK_WORDS_WEIGHT * _cosine(
+                query, self.track_vectors[track.id]
+            )
+            shared = _shared(query, [self.vectors[p] for _, p in top])
+            names = ", ".join(p for _, p in top[:2])
+            words = ", ".join(f'"{surface.get(t, t)}"' for t in shared[:4])
+            reason = f"shares {words} with {names}" if words else f"closest to {names}"
+            position, step = self._place(track, top, day, minutes, linked, may=vllm_blog and linked)
+            out.append(
+                Suggestion(track.id, position, round(score, 4), reason, top[0][1], shared, step.essential, step.level)
+            )
+        out.sort(key=lambda s: -s.score)
+        return out[:limit]
+
+    def _place(
+        self, track: Track, top: list[tuple[float, str]], day: str, minutes: int | None, linked: bool, may: bool
+    ) -> tuple[int, Step]:
+        """1-based position and step of a post most like the ``top`` (cosine, post id) steps of
+        ``track``, published on ``day`` (see the module): each level of those steps gives the
+        position the catalog's order (:func:`bot.domain.paths.compute_order`) puts the post at with
+        it; the cosine-weighted median of those positions wins. ``may``: it may be essential."""
+        from bot.domain.paths import compute_order  # deferred: paths imports the catalog package
+
+        steps = {s.post: s for s in track.steps}
+        essentials = [s.post for s in track.steps if s.essential]
+        spent = sum(step_cost(self.posts[p].minutes) for p in essentials) + step_cost(minutes)
+        fits = len(essentials) < ESSENTIAL_STEPS_MAX and spent <= ESSENTIAL_MAX_MINUTES
+        essential = may and fits and steps[top[0][1]].essential
+        weights: dict[Level, float] = {}
+        for sim, pid in top:
+            weights[steps[pid].level] = weights.get(steps[pid].level, 0.0) + sim
+        placed = Post(id=_PLACED, title="-", url="/-" if linked else None, published=Published.model_validate(day),
+                      source=Source(kind="vllm-blog"), summary=LocalizedText(en="-"))  # fmt: skip
+        tried = []
+        for level, weight in weights.items():
+            step = Step(post=_PLACED, level=level, essential=essential)
+            order = compute_order(
+                track.model_copy(update={"steps": (*track.steps, step)}), {**self.posts, _PLACED: placed}
+            )
+            tried.append((order.index(_PLACED) + 1, weight, step))
+        tried.sort(key=lambda t: t[:2])
+        cumulative = list(itertools.accumulate(weight for _, weight, _ in tried))
+        position, _, step = tried[next(i for i, c in enumerate(cumulative) if 2 * c >= cumulative[-1])]
+        return position, step
+
+
+def _without(track: Track, pid: str | None) -> Track:
+    """``track`` without post ``pid``'s step (and the ``after`` references to it)."""
+    if all(s.post != pid for s in track.steps):
+        return track
+    steps = tuple(
+        s.model_copy(update={"after": tuple(a for a in s.after if a != pid)}) for s in track.steps if s.post != pid
+    )
+    return track.model_copy(update={"steps": steps})
+
+
+def _shared(query: Vector, steps: Iterable[Vector]) -> tuple[str, ...]:
+    weight: dict[str, float] = {}
+    for vec in steps:
+        for term, value in query.items():
+            if term in vec:
+                weight[term] = weight.get(term, 0.0) + value * vec[term]
+    return tuple(sorted(weight, key=lambda t: -weight[t])[:6])

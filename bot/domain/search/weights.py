@@ -1,0 +1,52 @@
+"""The search's tuning: weights, floors and limits of :class:`bot.domain.search.matcher.Matcher`
+(each checked by ``benchmarks/relevance.py``; the design in :mod:`bot.domain.search`)."""
+
+FUZZY_WEIGHT = 0.6
+"""The fuzzy (coverage) score's share of the fused score; BM25 has the rest."""
+
+RELATIVE_FLOOR = 0.6
+"""A post is a good match only when it scores at least this share of the best post's score (at
+most 100): the results stop where the matches stop."""
+
+CONFIDENT_COVERAGE = 0.6
+"""With no telling specific term in the query, its best post is a match (``confident``) when it
+covers at least this weighted share (0..1) of the query's concepts the catalog holds."""
+
+UNLINKED_PENALTY = 20.0
+"""Score points a post without a link (``url: null``) is ranked below its score: it never ranks
+above (nor first before) a linked post that answers about as well (this many points below it or
+closer); a clearly better unlinked post (an exact title) still leads."""
+
+MAX_TOTAL = 100
+"""At most this many good matches are counted and paged through."""
+
+MAX_CONCEPTS = 12
+"""At most this many concepts (words, bigrams) of a query are scored: the rarest ones."""
+
+MAX_RAW_CONCEPTS = 32
+"""At most this many concepts are read from a query before the rarest are chosen."""
+
+MAX_FUZZY_WORDS = 6
+"""At most this many unknown words of a query are typo-corrected (each costs a rapidfuzz scan)."""
+
+SIMILARITY_CHARS = 100
+"""Only this many characters of a query's Latin (and Chinese) text are compared by rapidfuzz."""
+
+EXACT_TITLE_BONUS = 5.0
+"""Score points for a title that says a query of several Latin words as typed, or joined as one
+word (``semantic routing`` in one title, ``semantic router`` in the others: the same term to the
+glossary; ``paged attention`` as ``PagedAttention``)."""
+
+TRACK_HINT_BONUS = 5.0
+"""Score points for a post of the track whose name (or alias: ``AMD`` of hardware) the query holds,
+the track the reply points at: among posts saying its words about as well, the one on that subject."""
+
+SUBJECT_FACTOR = 2.0
+"""A concept that is the subject of a symptom word (``TTFT`` of ``why is my TTFT high with long
+prompts``) weighs this many times its idf weight: the question is about that measure."""
+
+_SIM_SYNONYM = 0.9  # the similarity of a synonym (typo corrections, completions: spelling.SIM_*)
+
+_CANDIDATES = 40
+"""At most this many posts (the best before similarity) are re-scored with rapidfuzz; more when a
+later page is asked for."""

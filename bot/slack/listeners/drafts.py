@@ -1,0 +1,118 @@
+"""The review of a draft from its card (issue 41): *Accept* and *Change place* open the review modal,
+*Not for the catalog* rejects it; the modal's submission accepts it through the same code as
+``vllm-path catalog accept`` (:func:`bot.domain.catalog.accept.accept`), then this process reloads
+the catalog and records the version (the clock and workers follow it). Only the curators of
+``CATALOG_CURATORS`` may act; anyone else gets a polite ephemeral refusal and nothing changes."""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any
+
+from slack_bolt import Ack, App, BoltContext, Respond
+from slack_sdk import WebClient
+
+from bot.domain.catalog import CatalogError
+from bot.slack.i18n import t
+from bot.slack.listeners.context import caller_of, handlers_of
+from bot.slack.views.feed import review_modal
+
+log = logging.getLogger(__name__)
+
+ACTION = re.compile(r"^draft_(accept|place|reject):")
+CALLBACK = "draft_review"
+Payload = dict[str, Any]
+
+
+def _lang(context: BoltContext, body: Payload) -> str:
+    handlers = handlers_of(context)
+    return handlers.context(caller_of(context, body)).lang
+
+
+def _is_curator(context: BoltContext, body: Payload) -> bool:
+    user = str((body.get("user") or {}).get("id") or context.user_id or "")
+    return user in handlers_of(context).rt.settings.curator_ids
+
+
+def on_click(ack: Ack, body: Payload, client: WebClient, context: BoltContext, respond: Respond) -> None:
+    """A card's button: refuse a non-curator, reject, or open the review modal."""
+    ack()
+    lang = _lang(context, body)
+    if not _is_curator(context, body):
+        respond(text=str(t("draft.not_curator", lang)), response_type="ephemeral", replace_original=False)
+        return
+    action = (body.get("actions") or [{}])[0]
+    kind, _, draft_id = str(action.get("action_id") or "").partition(":")
+    from bot.domain.catalog.drafts import read_drafts, reject  # deferred: rapidfuzz, off `ask`'s path
+
+    rt = handlers_of(context).rt
+    root = rt.settings.catalog_dir
+    draft = next((d for d in read_drafts(root) if d.id == draft_id), None)
+    if draft is None:
+        respond(text=str(t("draft.gone", lang)), response_type="ephemeral", replace_original=False)
+        return
+    if kind == "draft_reject":
+        reject(root, draft.id)
+        user = f"<@{(body.get('user') or {}).get('id', '')}>"
+        respond(text=str(t("draft.rejected", lang, title=draft.title, user=user)), replace_original=True)
+        return
+    client.views_open(trigger_id=body.get("trigger_id"), view=review_modal(draft, rt.holder.catalog, lang))
+
+
+def _value(state: Payload, block: str) -> str:
+    element = (state.get(block) or {}).get(block) or {}
+    chosen = element.get("selected_option") or {}
+    return str(chosen.get("value") or element.get("value") or "").strip()
+
+
+def _lines(text: str) -> tuple[str, ...]:
+    return tuple(line.strip() for line in text.splitlines() if line.strip())
+
+
+def on_submit(ack: Ack, body: Payload, client: WebClient, context: BoltContext) -> None:
+    """The review modal's submission: accept the draft, or show why not in the modal."""
+    lang = _lang(context, body)
+    view = body.get("view") or {}
+    state = (view.get("state") or {}).get("values") or {}
+    first = "questions" if "summary" not in state else "summary"
+    if not _is_curator(context, body):
+        ack(response_action="errors", errors={first: str(t("draft.not_curator", lang))})
+        return
+    position = _value(state, "position")
+    from bot.domain.catalog.accept import Review, accept  # deferred: ruamel.yaml and rapidfuzz
+
+    review = Review(
+        track=_value(state, "track") or None,
+        position=int(position) if position.isdigit() else None,
+        essential=(_value(state, "reading") == "essential") if "reading" in state else None,
+        summary=_value(state, "summary") or None,
+        summary_zh=_value(state, "summary_zh") or None,
+        questions=_lines(_value(state, "questions")),
+        questions_zh=_lines(_value(state, "questions_zh")),
+    )
+    rt = handlers_of(context).rt
+    try:
+        done = accept(rt.settings.catalog_dir, str(view.get("private_metadata") or ""), review)
+    except KeyError:
+        ack(response_action="errors", errors={first: str(t("draft.gone", lang))})
+        return
+    except (ValueError, CatalogError) as exc:
+        ack(response_action="errors", errors={first: str(exc)[:1500]})
+        return
+    ack()
+    ok, errors = rt.reload_catalog()
+    log.info("draft %s accepted: catalog %s (reload %s)", done.post, done.version, "done" if ok else errors)
+    if done.track is not None:
+        where = t("draft.accepted.place", lang, track=done.track, position=done.position)
+    else:
+        where = t("draft.accepted.filled", lang)
+    title = rt.holder.catalog.post(done.post).title if rt.holder.catalog.has_post(done.post) else done.post
+    text = str(t("draft.accepted", lang, title=title, where=where, version=done.version))
+    client.chat_postMessage(channel=str((body.get("user") or {}).get("id") or ""), text=text)
+
+
+def register(app: App) -> None:
+    """Attach the card buttons' and the review modal's listeners."""
+    app.action(ACTION)(on_click)
+    app.view(CALLBACK)(on_submit)

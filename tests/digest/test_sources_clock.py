@@ -1,0 +1,64 @@
+"""Issue 41: the clock fetches the feeds of ``sources.yaml`` on its schedule (``CATALOG_SOURCES_EVERY_S``)
+and drafts their new posts beside the catalog; a broken feed does not stop it. Real loopback feeds, a
+real database and the real APScheduler clock; without the setting, no feed is fetched."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from bot.digest.clock import SOURCES_ID, DigestClock
+from bot.domain.catalog.drafts import read_drafts
+from bot.runtime import CatalogHolder
+from tests.digest.conftest import make_runtime
+from tests.domain.catalog.helpers import catalog_copy
+from tests.domain.catalog.test_feed_drafts import NEW_TITLE, Feeds, serve_feeds
+from tests.standin import SlackStandIn
+
+CEILING_S = 60.0
+
+
+def test_the_clock_drafts_new_feed_posts_on_its_schedule(sqlite_url: str, tmp_path: Path, standin: SlackStandIn):
+    root = catalog_copy(tmp_path / "catalog")
+    (tmp_path / "www").mkdir()
+    feeds = Feeds(tmp_path / "www", slow_s=0.0)
+    try:
+        serve_feeds(root, feeds)
+        off = make_runtime(sqlite_url, None, CatalogHolder(root), catalog_dir=root)
+        clock = DigestClock(off, reconcile_every_s=None, workers=1)
+        clock.start()
+        try:
+            assert clock.scheduler.get_job(SOURCES_ID) is None
+        finally:
+            clock.shutdown()
+        assert feeds.seen == []
+
+        rt = make_runtime(
+            sqlite_url,
+            standin,
+            CatalogHolder(root),
+            catalog_dir=root,
+            catalog_sources_every_s=3600,
+            catalog_curators="U0CURATOR",
+        )
+        clock = DigestClock(rt, reconcile_every_s=None, workers=1)
+        clock.start()
+        try:
+            job = clock.scheduler.get_job(SOURCES_ID)
+            assert job is not None and job.trigger.interval.total_seconds() == 3600
+            deadline = time.monotonic() + CEILING_S
+            while time.monotonic() < deadline and len(read_drafts(root)) < 3:
+                time.sleep(0.1)
+            assert NEW_TITLE in {d.title for d in read_drafts(root)}
+            assert len(read_drafts(root)) == 3
+            assert {name for name, _, status in feeds.seen if status == 500} == {"broken.xml"}
+            cards = [standin.wait_for_call("chat.postMessage", count=n, timeout=CEILING_S) for n in (1, 2, 3)]
+            assert {c.args["channel"] for c in cards} == {"U0CURATOR"}
+            assert all("draft_accept:" in json.dumps(c.args["blocks"]) for c in cards)
+            assert NEW_TITLE in " ".join(c.args["text"] for c in cards)
+        finally:
+            clock.shutdown()
+    finally:
+        feeds.server.shutdown()
+        feeds.server.server_close()

@@ -1,0 +1,107 @@
+"""Symptom questions land on the post that answers them (QA findings on answer quality): "why is
+my X high", "how do I … on <hardware>", "如何在 … 上部署", typed with typos, in English and Chinese.
+Runs the QA engineer's queries and ``tests/data/symptoms-dev.tsv`` (written before the fixes were
+run) on the repo's catalog, and the general causes one by one."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.domain.catalog import Catalog, load_catalog
+from bot.domain.search import Matcher, normalize
+from bot.domain.search.matcher import UNLINKED_PENALTY
+from tests.evaldata import DATA, REPO, read_tsv
+
+
+@pytest.fixture(scope="module")
+def catalog() -> Catalog:
+    return load_catalog(REPO / "catalog")
+
+
+@pytest.fixture(scope="module")
+def matcher(catalog) -> Matcher:
+    return Matcher(catalog)
+
+
+def test_ttft_with_long_prompts_finds_the_pd_posts_first(matcher, catalog):
+    for query in ("why is my TTFT high with long prompts", "长提示词的首字延迟太高怎么办"):
+        result = matcher.search(query, limit=3)
+        assert result.results, query
+        assert all("pd" in catalog.tracks_of(r.post_id) for r in result.results[:2]), (query, result.results)
+
+
+def test_an_exact_answer_phrase_of_an_unlinked_post_is_shown_with_the_score_it_ranks_by(matcher):
+    result = matcher.search("TTFT too high", limit=25)
+    ids = [r.post_id for r in result.results]
+    assert "taking-vllm-apart" in ids[:3]
+    hit = result.results[ids.index("taking-vllm-apart")]
+    assert (hit.matched, hit.score) == ("answers", 100.0 - UNLINKED_PENALTY)
+    scores = [r.score for r in result.results]
+    assert scores == sorted(scores, reverse=True)
+
+
+@pytest.mark.parametrize("query", ["how do I serve a model on AMD", "如何在 AMD 上部署模型"])
+def test_serving_on_amd_suggests_the_hardware_track_and_its_post(matcher, query):
+    result = matcher.search(query, limit=3)
+    assert result.track is not None and result.track.track_id == "hardware"
+    assert result.results[0].post_id == "vllm-serving-amd"
+    assert result.confidence == "confident"
+
+
+KNOWN_MISSES = {
+    "显存不够放不下模型，怎么量化": "a multimodal AutoRound post whose question says 显存不够 + 量化 ranks first",
+}
+"""Rows of the set the search does not answer yet (measured, not tuned away: the set was written
+before the fixes were run)."""
+
+
+def _rows() -> list:
+    rows = [(q, [t.strip() for t in exp.split("||")]) for q, _kind, exp in read_tsv(DATA / "symptoms-dev.tsv")]
+    return [
+        pytest.param(q, titles, marks=pytest.mark.xfail(reason=KNOWN_MISSES[q], strict=True))
+        if q in KNOWN_MISSES
+        else pytest.param(q, titles)
+        for q, titles in rows
+    ]
+
+
+@pytest.mark.parametrize(("query", "titles"), _rows())
+def test_a_symptom_question_finds_its_post(matcher, catalog, query, titles):
+    ranked = [catalog.post(r.post_id).title for r in matcher.search(query, limit=3).results]
+    if len(titles) == 1:
+        assert ranked[:1] == titles, ranked
+    else:
+        assert set(ranked) & set(titles), ranked
+
+
+def test_a_one_letter_stop_word_makes_no_name_with_its_neighbour(matcher):
+    # "i" + "serve" and "a" + "model" are indexed somewhere (as "llm" + "d" is): not as names.
+    def concepts(query: str) -> list[tuple[float, set[str]]]:
+        units = matcher._units(normalize(query), query=True)
+        return [(c.weight, {t for alt, _ in c.alternatives for t in alt}) for c in matcher._concepts(units)]
+
+    serve, model, _ = concepts("how do i serve a model on amd")
+    assert {"serv"} <= serve[1] and {"model"} <= model[1]
+    assert serve[0] == pytest.approx(concepts("serve")[0][0])
+    assert concepts("llm-d")[0][1] == {"llmd"}
+
+
+def test_the_measure_a_symptom_word_qualifies_is_the_subject(matcher):
+    def weights(query: str) -> list[float]:
+        return [c.weight for c in matcher._concepts(matcher._units(normalize(query), query=True))]
+
+    plain, symptom = weights("ttft with long prompts"), weights("ttft high with long prompts")
+    assert symptom[0] > plain[0] and symptom[1] == pytest.approx(plain[1])
+    assert weights("high ttft")[0] == pytest.approx(symptom[0])
+
+
+def test_a_symptom_word_is_one_chinese_word(matcher):
+    units = matcher._units(normalize("首字延迟太高怎么办"), query=True)
+    assert [u.text for u in units][:2] == ["首字延迟", "太高"]
+
+
+def test_a_synonyms_weight_is_the_concepts(matcher):
+    def weight(query: str) -> float:
+        return matcher._concepts(matcher._units(normalize(query), query=True))[0].weight
+
+    assert weight("long prompts") == pytest.approx(weight("long context"))

@@ -1,0 +1,77 @@
+"""``stats``: the share of a track's followers who finished its essential path within 4 weeks of
+following, with the cohort size (followers of 4 weeks or more), hidden under 4 (issue 44); on a real
+store (SQLite and PostgreSQL) with a controlled clock, in Slack, the terminal and ``--json``."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+
+from click.testing import CliRunner
+
+from bot.cli.main import main
+from bot.domain.insights import FINISH_DAYS
+from bot.slack.commands.stats import team_insights
+from bot.slack.handlers import Caller, Handlers, UserInfo
+from bot.store import Store
+from tests.standin.blockkit import block_kit_problems
+
+NOW = datetime.now(UTC).replace(microsecond=0)
+TEAM = "TDONE"
+
+
+def _seed(runtime) -> None:
+    """spec: U1..U5 followed 40 days ago; U1..U3 read its essential path 30 days ago (within 4
+    weeks), U4 five days ago (too late), U5 not all of it; U6 followed 10 days ago and read it all
+    (not in the cohort yet). pd: U1..U3 followed 40 days ago and read it all (a cohort of 3)."""
+    cat = runtime.holder.catalog
+    clock = {"now": NOW - timedelta(days=40)}
+    store = Store(runtime.store.engine, clock=lambda: clock["now"])
+    for user in ("U1", "U2", "U3", "U4", "U5"):
+        store.follow(TEAM, user, "spec")
+    for user in ("U1", "U2", "U3"):
+        store.follow(TEAM, user, "pd")
+    clock["now"] = NOW - timedelta(days=30)
+    for user in ("U1", "U2", "U3"):
+        store.mark_read(TEAM, user, [*cat.essentials("spec"), *cat.essentials("pd")])
+    store.mark_read(TEAM, "U5", list(cat.essentials("spec")[:-1]))
+    clock["now"] = NOW - timedelta(days=10)
+    store.follow(TEAM, "U6", "spec")
+    clock["now"] = NOW - timedelta(days=5)
+    store.mark_read(TEAM, "U4", list(cat.essentials("spec")))
+    store.mark_read(TEAM, "U6", list(cat.essentials("spec")))
+
+
+def test_the_share_counts_followers_of_four_weeks_who_finished_within_four_weeks(runtime) -> None:
+    _seed(runtime)
+    ins = team_insights(runtime, TEAM, NOW)
+    rows = {c.track_id: c for c in ins.completions}
+    assert set(rows) == {"spec", "pd"}
+    assert (rows["spec"].cohort, rows["spec"].finished, rows["spec"].share) == (5, 3, 0.6)
+    assert (rows["pd"].cohort, rows["pd"].finished, rows["pd"].share) == (None, None, None)  # 3 followers: hidden
+    # two days on, U6 has followed for 12 days: still outside; 19 days on, inside and finished in time
+    later = {c.track_id: c for c in team_insights(runtime, TEAM, NOW + timedelta(days=FINISH_DAYS - 9)).completions}
+    assert (later["spec"].cohort, later["spec"].finished) == (6, 4)
+
+
+def test_admins_see_the_share_in_slack_and_the_terminal_in_english_and_chinese(runtime, monkeypatch) -> None:
+    _seed(runtime)
+    admin = Handlers(runtime, users_info=lambda team, user: UserInfo(is_admin=True))
+    reply = admin.command(Caller(TEAM, "UADMIN"), "stats")
+    assert not block_kit_problems(reply.blocks)
+    text = json.dumps(reply.blocks, ensure_ascii=False)
+    spec, pd = runtime.holder.catalog.track("spec").names, runtime.holder.catalog.track("pd").names
+    assert f"*{spec.en}* · *60%* of 5 followers finished the essential path (3)" in text
+    assert f"*{pd.en}* · fewer than 4 followers of 4 weeks or more: no share shown" in text
+    admin.command(Caller(TEAM, "UADMIN"), "lang zh")
+    zh = json.dumps(admin.command(Caller(TEAM, "UADMIN"), "统计").blocks, ensure_ascii=False)
+    assert f"*{spec.zh}* · 5 位关注者中 *60%* 读完了必读路径（3 位）" in zh and "不显示比例" in zh
+    monkeypatch.setenv("DATABASE_URL", runtime.settings.database_url)
+    result = CliRunner().invoke(main, ["stats", "--team", TEAM, "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    by_track = {c["track_id"]: c for c in data["completions"]}
+    assert by_track["spec"] == {"track_id": "spec", "cohort": 5, "finished": 3, "share": 0.6}
+    assert by_track["pd"] == {"track_id": "pd", "cohort": None, "finished": None, "share": None}
+    terminal = CliRunner().invoke(main, ["stats", "--team", TEAM])
+    assert terminal.exit_code == 0 and "60% of 5 followers" in terminal.output

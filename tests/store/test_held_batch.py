@@ -1,0 +1,69 @@
+"""Held requests in group commits (:mod:`bot.store.held_batch`), on SQLite and PostgreSQL: a hold
+returns once its row is committed (another connection sees it), the holds of many threads share
+a transaction, a release does not wait and is written at the latest when the store closes."""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from bot.store import Store
+from tests.store.conftest import FakeClock
+from tests.waits import PATIENCE_S, wait_until
+
+EVER = (datetime(2000, 1, 1, tzinfo=UTC), datetime(2100, 1, 1, tzinfo=UTC))
+
+
+def _held(url: str) -> list[tuple[int, str, str]]:
+    """The held requests as a store of its own (its own connections) sees them."""
+    with Store.from_url(url, migrate=False) as other:
+        return other.held_requests(*EVER)
+
+
+def test_a_hold_returns_once_committed(store: Store, store_url: str) -> None:
+    body, form = "command=%2Fvllm-path&text=follow+pd", "application/x-www-form-urlencoded"
+    request_id = store.held_batch().hold("T1", body, form)
+    assert _held(store_url) == [(request_id, body, form)]
+
+
+def test_the_holds_of_many_threads_share_one_transaction(store: Store, store_url: str) -> None:
+    batcher = store.held_batch()
+    gate, flushing = threading.Event(), threading.Event()
+    flush = batcher._flush
+
+    def gated(batch: list[Any]) -> None:
+        flushing.set()
+        assert gate.wait(PATIENCE_S)
+        flush(batch)
+
+    batcher._flush = gated  # type: ignore[method-assign]
+    with ThreadPoolExecutor(max_workers=20) as pool:
+        first = pool.submit(batcher.hold, "T1", "first", "text/plain")
+        assert flushing.wait(PATIENCE_S)  # the first batch is being written: the others queue meanwhile
+        rest = [pool.submit(batcher.hold, "T1", f"body {i}", "text/plain") for i in range(19)]
+        wait_until(lambda: len(batcher._pending) == 19, what="19 holds pending")
+        gate.set()
+        ids = [first.result(PATIENCE_S)] + [f.result(PATIENCE_S) for f in rest]
+    assert batcher.batches == 2 and batcher.calls == 20  # one transaction for the 19 that came meanwhile
+    assert sorted(ids) == sorted(i for i, _b, _c in _held(store_url)) and len(set(ids)) == 20
+
+
+def test_a_release_does_not_wait_and_is_written_by_close(store_url: str, clock: FakeClock) -> None:
+    mine = Store.from_url(store_url, migrate=False, clock=clock)
+    batcher = mine.held_batch()
+    kept, gone = (batcher.hold("T1", body, "text/plain") for body in ("kept", "gone"))
+    gate = threading.Event()
+    flush = batcher._flush
+    batcher._flush = lambda batch: (gate.wait(PATIENCE_S), flush(batch))  # type: ignore[method-assign]
+    batcher.release(gone)  # returns although its batch cannot be written yet
+    assert {i for i, _b, _c in _held(store_url)} == {kept, gone}
+    gate.set()
+    mine.close()  # writes what is pending
+    assert [i for i, _b, _c in _held(store_url)] == [kept]
+
+
+def test_holds_carry_the_stores_clock(store: Store, clock: FakeClock) -> None:
+    request_id = store.held_batch().hold("T1", "b", "text/plain")
+    assert store.held_requests(clock.now, clock.now + timedelta(seconds=1)) == [(request_id, "b", "text/plain")]
