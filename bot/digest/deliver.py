@@ -38,6 +38,7 @@ from slack_sdk.errors import SlackApiError
 from bot.digest.clients import Clients
 from bot.digest.pacing import Pacer, SendPacer
 from bot.digest.render import Message
+from bot.domain.catchup import catch_up
 from bot.domain.plan import new_behind, plan_channel_digest
 from bot.domain.schedule import period_of
 from bot.logging_setup import outage_kind, slack_error
@@ -265,9 +266,9 @@ class Deliverer:
             self.store.skip_delivery(*key, reason="snoozed", claimed_by=self.claimant)
             return Attempt(Outcome.SNOOZED, period)
         what = f"DM digest for a user of team {team}"
-        return self._claimed(key, what, lambda: self._deliver_claimed_dm(team, user, fire, key))
+        return self._claimed(key, what, lambda: self._deliver_claimed_dm(team, user, fire, key, dm.catchup))
 
-    def _deliver_claimed_dm(self, team: str, user: str, fire: datetime, key: Key) -> Attempt:
+    def _deliver_claimed_dm(self, team: str, user: str, fire: datetime, key: Key, catchup: bool = False) -> Attempt:
         period = key[3]
         client = self.clients.for_team(team)
         if client is None:
@@ -281,7 +282,9 @@ class Deliverer:
         if last is not None and last != catalog.version and last not in self._snapshots:
             self._snapshots[last] = self.store.catalog_snapshot(last)
         new = new_behind(catalog, follows, read, self._snapshots.get(last or ""))  # None: nothing new
-        reply = self.runtime.renderer.dm_digest(catalog, follows, read, lang, minutes_per_week=budget, new=new)
+        # issue 44: `dm catchup on` adds what "catch me up" lists (read only for those who asked)
+        missed = catch_up(catalog, follows, read, self.store.reading_since(team, user)) if catchup else None
+        reply = self.runtime.renderer.dm_digest(catalog, follows, read, lang, budget, new, missed)
         if reply is None:
             self.store.mark_skipped(*key, reason="nothing to suggest", claimed_by=self.claimant)
             return Attempt(Outcome.NOTHING, period)

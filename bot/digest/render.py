@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from bot.domain.catalog import Catalog
     from bot.domain.catalog.drafts import Draft
+    from bot.domain.catchup import CatchUp
     from bot.domain.feed import SourcePost
     from bot.domain.plan import SubscriptionLike
 
@@ -64,11 +65,13 @@ class DigestRenderer(Protocol):
         lang: str,
         minutes_per_week: int | None = None,
         new: Sequence[tuple[str, str, int]] = (),
+        catchup: CatchUp | None = None,
     ) -> Message | None:
         """A person's weekly DM (``follows``: track ids; ``read``: post ids; ``minutes_per_week``:
         their budget, None for :data:`bot.domain.budget.DEFAULT_MINUTES`; ``new``: ``(track id,
         post id, step number)`` added behind what they read, :func:`bot.domain.plan.new_behind`,
-        named once); None: nothing to say."""
+        named once; ``catchup``: what "catch me up" lists, for ``dm catchup on``, its newest few
+        named, None: not asked for); None: nothing to say."""
 
     def reminder(self, catalog: Catalog, post_id: str, lang: str) -> Message:
         """The reminder DM about ``post_id`` (a current post id of ``catalog``)."""

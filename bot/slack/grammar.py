@@ -101,6 +101,8 @@ class Command:
     """Minutes a week (``plan 30m``, ``dm on … 30m``, ``subscribe … 45m``); ``plan off``: ``enabled=False``."""
     after_essentials: str | None = None
     """``subscribe … then stop``: ``stop`` or ``further`` after the essential path."""
+    catchup: bool | None = None
+    """``dm catchup on|off``: True or False, else None."""
     club: bool | None = None
     """``subscribe … club``: a reading club (True), ``no club`` (False), else None (kept as it is)."""
 
@@ -240,10 +242,16 @@ def _free_text(raw: str, words: list[str], first: str, rest: list[str], truncate
     return Command("query", arg=raw.strip(), truncated=truncated)
 
 
+_ON_OFF = {"on": True, "开启": True, "开": True, "off": False, "关闭": False, "关": False}
+
+
 def _dm(rest: list[str]) -> dict[str, Any]:
-    """``dm``, ``dm off``, ``dm on [schedule] [budget]`` (anything else after ``on``: ``dm.unknown_part``)."""
+    """``dm``, ``dm off``, ``dm on [schedule] [budget]`` (anything else after ``on``: ``dm.unknown_part``),
+    ``dm catchup on|off`` (``私信 跟上进度 开|关``: ``catchup``)."""
     rest, minutes = take_budget(rest)
     switch = rest[0].casefold() if rest else ""
+    if switch in ("catchup", "跟上进度") and len(rest) == 2 and rest[1].casefold() in _ON_OFF:
+        return {"enabled": None, "catchup": _ON_OFF[rest[1].casefold()]}
     if switch in ("off", "stop", "关闭", "关"):
         return {"enabled": False}
     if switch not in ("on", "start", "开启", "开"):

@@ -134,6 +134,8 @@ class DmPreference(PerUser, Base):
     status: Mapped[str] = mapped_column(String(16), server_default=text("'active'"))
     pause_reason: Mapped[str | None] = mapped_column(String(500))
     updated_at: Mapped[datetime]
+    catchup: Mapped[bool] = mapped_column(Boolean, server_default=text("false"))
+    """``dm catchup on`` (issue 44): the weekly DM lists what "catch me up" would."""
 
 
 class DigestDelivery(Base):

@@ -63,6 +63,8 @@ class DmSettings:
     status: str
     pause_reason: str | None
     updated_at: datetime
+    catchup: bool = False
+    """``dm catchup on``: the weekly DM lists what "catch me up" would (issue 44)."""
 
     @property
     def schedule(self) -> WeeklySchedule:

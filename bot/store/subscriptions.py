@@ -105,17 +105,26 @@ class SubscriptionsRepo(StoreCore):
         """Turn the user's weekly DM digest on or off, optionally on a new ``schedule`` (else the
         current one; new rows: Monday 09:00 in the default timezone). Enabling reactivates a
         paused digest. Raises ValueError for bad arguments."""
-        check_id(team, "team"), check_id(user, "user")
         changes: dict[str, Any] = {"enabled": bool(enabled)}
         if schedule is not None:
             changes.update(schedule_columns(schedule))
         if enabled:
             changes.update(status="active", pause_reason=None)
+        return self._change_dm(team, user, changes)
+
+    def set_dm_catchup(self, team: str, user: str, on: bool) -> DmSettings:
+        """``dm catchup on|off`` (issue 44): whether ``user``'s weekly DM lists what "catch me up"
+        would; the DM itself stays as it is (new rows: off). Raises ValueError for bad ids."""
+        return self._change_dm(team, user, {"catchup": bool(on)})
+
+    def _change_dm(self, team: str, user: str, changes: dict[str, Any]) -> DmSettings:
+        check_id(team, "team"), check_id(user, "user")
         now = self._now()
         new = {"weekday": DEFAULT_WEEKDAY, "at_time": DEFAULT_TIME, "timezone": self._default_timezone}
+        new.update(enabled=False, catchup=False)
         with self._write() as s:
             key = {"team_id": team, "user_id": user}
-            row, _ = self._row_for_update(s, DmPreference, key, **new, enabled=False, status="active", updated_at=now)
+            row, _ = self._row_for_update(s, DmPreference, key, **new, status="active", updated_at=now)
             update_row(s, row, changes, now)
             return snapshot(DmSettings, row)
 

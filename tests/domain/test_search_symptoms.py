@@ -105,3 +105,15 @@ def test_a_synonyms_weight_is_the_concepts(matcher):
         return matcher._concepts(matcher._units(normalize(query), query=True))[0].weight
 
     assert weight("long prompts") == pytest.approx(weight("long context"))
+
+
+def test_a_post_id_typed_alone_puts_that_post_first(matcher, catalog):
+    """(QA) ``p-eagle`` listed the Red Hat summary of P-EAGLE first (both at 100): a query that is a
+    post's id puts that post first whenever the search finds it."""
+    found = 0
+    for post in catalog.posts:
+        results = matcher.search(post.id, limit=5).results
+        if any(r.post_id == post.id for r in results):
+            found += 1
+            assert results[0].post_id == post.id, (post.id, [r.post_id for r in results])
+    assert found > len(catalog.posts) // 2

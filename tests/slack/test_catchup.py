@@ -121,3 +121,26 @@ def test_app_home_shows_the_newest_three_and_points_at_the_command(runtime) -> N
     quiet = Caller("TCU", "U8", "C1")
     _seed(runtime, quiet.team_id, quiet.user_id, datetime(2026, 12, 6, 8, 0, tzinfo=UTC))
     assert "New since" not in _text_of(h.home(quiet, None)["blocks"])  # nothing new: no section
+
+
+def test_dm_catchup_on_and_off_are_stored_and_dm_says_where_it_stands(runtime) -> None:
+    me, store = Caller("TCU", "U9", "C1"), runtime.store
+    h = Handlers(runtime, users_info=lambda team, user: UserInfo())
+    assert "Catch-up line in your weekly DM: off" in h.command(me, "dm").text  # the default
+    assert "Catch-up line in your weekly DM: on" in h.command(me, "dm catchup on").text
+    got = store.get_dm(me.team_id, me.user_id)
+    assert got is not None and got.catchup and not got.enabled  # the DM itself stays off
+    assert "Catch-up line in your weekly DM: on" in h.command(me, "dm").text
+    h.command(me, "dm on monday 09:00 UTC")
+    assert store.get_dm(me.team_id, me.user_id).catchup  # kept when the DM is turned on
+    assert "Catch-up line in your weekly DM: off" in h.command(me, "dm catchup off").text
+    assert not store.get_dm(me.team_id, me.user_id).catchup
+
+
+def test_dm_catchup_in_chinese(runtime) -> None:
+    me = Caller("TCU", "U10", "C1")
+    h = Handlers(runtime, users_info=lambda team, user: UserInfo(locale="zh-CN"))
+    assert "每周私信中的“跟上进度”：开启" in h.command(me, "私信 跟上进度 开").text
+    assert runtime.store.get_dm(me.team_id, me.user_id).catchup
+    assert "关闭" in h.command(me, "私信 跟上进度 关").text
+    assert not runtime.store.get_dm(me.team_id, me.user_id).catchup

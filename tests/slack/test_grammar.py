@@ -75,6 +75,9 @@ def test_dm():
     )
     assert parse("dm").enabled is None
     assert parse("dm on next tuesday").error == "dm.unknown_part"
+    assert (parse("dm catchup on").catchup, parse("dm catchup off").catchup) == (True, False)
+    assert (parse("私信 跟上进度 开").catchup, parse("私信 跟上进度 关").catchup) == (True, False)
+    assert parse("dm on").catchup is None and parse("dm catchup maybe").catchup is None
 
 
 def test_near_miss_keyword_suggests_the_command():

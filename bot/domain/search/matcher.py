@@ -235,7 +235,7 @@ class Matcher(TopicIndex):
         ranked, extra, _ = self._rank(norm, offset + limit + 1, units)
         if contained is not None and track is contained:
             ranked = self._in_track_first(contained.track_id, ranked)
-        ranked = self._linked_first(self._answered_first(answer_key, ranked))
+        ranked = self._id_first(query, self._linked_first(self._answered_first(answer_key, ranked)))
         if not ranked:
             return SearchResult(query, track, (), None, topic=topic is not None)
         floor = max(MIN_SCORE, RELATIVE_FLOOR * min(100.0, ranked[0][0]))
@@ -304,6 +304,21 @@ class Matcher(TopicIndex):
         top = max(100.0, ranked[0][0]) if ranked else 100.0  # first whatever the others' raw scores
         first = [(top, doc, "answers", 1.0) for doc in docs]
         return first + [r for r in ranked if r[1] not in docs]
+
+    @cached_property
+    def _doc_of_id(self) -> dict[str, int]:
+        return {pid: doc for doc, pid in enumerate(self._post_ids)}
+
+    def _id_first(self, query: str, ranked: list[_Ranked]) -> list[_Ranked]:
+        """``ranked`` with the post whose id the query is (``p-eagle``, not a summary of it that
+        scores as well) first, at the top score."""
+        doc = self._doc_of_id.get(query.strip().lower())
+        if doc is None or not ranked or ranked[0][1] == doc:
+            return ranked
+        found = next((r for r in ranked if r[1] == doc), None)
+        if found is None:
+            return ranked
+        return [(max(found[0], ranked[0][0]), doc, found[2], found[3])] + [r for r in ranked if r[1] != doc]
 
     def _rank(self, norm: str, need: int, units: list[_Unit]) -> tuple[list[_Ranked], int, list[_Concept]]:
         """``(ranked, extra, concepts)``: the re-scored candidates (at least ``need`` when there are),

@@ -193,11 +193,16 @@ def dm_schedule(ctx: Context, parts: ScheduleParts | None = None) -> WeeklySched
 
 
 def dm(ctx: Context, cmd: grammar.Command) -> Reply:
-    """Turn the DM digest on (parts left out: as :func:`dm_schedule` says) or off."""
+    """Turn the DM digest on (parts left out: as :func:`dm_schedule` says) or off, or its catch-up line."""
     store, lang, caller = ctx.rt.store, ctx.lang, ctx.caller
+    if cmd.catchup is not None:
+        store.set_dm_catchup(caller.team_id, caller.user_id, cmd.catchup)
+        return views.text_reply(t("dm.catchup_on" if cmd.catchup else "dm.catchup_off", lang))
     if cmd.enabled is None:  # `dm` alone: where it stands (QA), then how to change it
-        status = views.dm_status(store.get_dm(caller.team_id, caller.user_id), lang) or t("dm.now_off", lang)
-        return views.text_reply(sentences(lang, status, t("dm.usage", lang)))
+        now = store.get_dm(caller.team_id, caller.user_id)
+        status = views.dm_status(now, lang) or t("dm.now_off", lang)
+        catchup = t("dm.catchup_on" if now is not None and now.catchup else "dm.catchup_off", lang)
+        return views.text_reply(sentences(lang, status, catchup, t("dm.usage", lang)))
     if cmd.enabled is False:
         store.set_dm(caller.team_id, caller.user_id, False)
         return views.text_reply(t("dm.off", lang))

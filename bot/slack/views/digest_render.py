@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from bot.domain.budget import DEFAULT_MINUTES
 from bot.domain.catalog import Catalog
+from bot.domain.catchup import CatchUp
 from bot.slack.views.blocks import Reply
+from bot.slack.views.catchup import home_catchup_blocks
 from bot.slack.views.digest import compose_channel_digest
 from bot.slack.views.feed import draft_card, feed_notice
 from bot.slack.views.plan_dm import budget_dm_composer, with_new
@@ -32,11 +35,17 @@ class SlackDigestRenderer:
         lang: str,
         minutes_per_week: int | None = None,
         new: Sequence[tuple[str, str, int]] = (),
+        catchup: CatchUp | None = None,
     ) -> Reply | None:
         """The weekly DM at ``minutes_per_week`` (``None``: the default) naming ``new`` posts
-        (:func:`bot.slack.views.plan_dm.with_new`); None when nothing is left."""
+        (:func:`bot.slack.views.plan_dm.with_new`), then ``catchup``'s newest posts as App Home
+        lists them (:func:`bot.slack.views.catchup.home_catchup_blocks`); None when nothing is left."""
         reply = budget_dm_composer(catalog, lang).compose(follows, read, minutes_per_week or DEFAULT_MINUTES)
-        return None if reply is None else with_new(reply, catalog, new, lang)
+        if reply is None:
+            return None
+        reply = with_new(reply, catalog, new, lang)
+        missed = [b.to_dict() for b in home_catchup_blocks(catalog, catchup, lang)]
+        return replace(reply, blocks=[*reply.blocks[:2], *missed, *reply.blocks[2:]]) if missed else reply
 
 
 RENDERER = SlackDigestRenderer()

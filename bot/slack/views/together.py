@@ -37,7 +37,9 @@ def club_readers_line(readers: int | None, lang: str) -> Mrkdwn | None:
 
 def streak_line(weeks: int, lang: str) -> Mrkdwn | None:
     """A reader's streak in weeks, for their App Home and finish message only; None under one week."""
-    return t("streak.line", lang, n=weeks) if weeks >= 1 else None
+    if weeks < 1:
+        return None
+    return t("streak.line_one", lang) if weeks == 1 else t("streak.line", lang, n=weeks)
 
 
 def nudge_message(budget: int, lower: int | None, lang: str) -> Reply:

@@ -1,5 +1,5 @@
 """Reading together (issue 44): a channel subscription's ``club`` flag, each club digest's message
-and steps, the ✅ marks on them, and a reader's plan pauses and last nudge.
+and steps, the ✅ marks on them, a reader's plan pauses and last nudge, and their DM's ``catchup`` flag.
 
 Revision ID: i44_0001
 Revises: i42_0001
@@ -32,6 +32,8 @@ def _message_columns() -> list[sa.Column[str]]:
 def upgrade() -> None:
     with op.batch_alter_table("channel_subscriptions") as batch:
         batch.add_column(sa.Column("club", sa.Boolean(), server_default=sa.text("false"), nullable=False))
+    with op.batch_alter_table("dm_preferences") as batch:
+        batch.add_column(sa.Column("catchup", sa.Boolean(), server_default=sa.text("false"), nullable=False))
     op.create_table(
         "club_digests",
         *_message_columns(),
@@ -60,6 +62,8 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    with op.batch_alter_table("dm_preferences") as batch:
+        batch.drop_column("catchup")
     op.drop_table("reader_habits")
     op.drop_table("club_reads")
     op.drop_index("ix_club_digests_subscription_id_posted_at", table_name="club_digests")
