@@ -39,16 +39,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from command_latency import SECRET, TOKEN, bench_settings  # benchmarks/, this script's folder
 from slack_bolt import App, BoltRequest
 from slack_sdk import WebClient
 
-from bot.config import Settings
 from bot.runtime import Runtime
 from bot.slack.app import build_app
 from tests.standin import SlackStandIn, block_actions_body, button_action, signed_headers, slash_command_body
 
-SECRET = "bench-signing-secret"
-TOKEN = "xoxb-bench"
 TRACK = "pd"
 TARGETS = {"next": 2.0, "mark read": 1.5}
 
@@ -116,16 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     people = [f"U0CLICK{i:03d}" for i in range(args.people)]
     with SlackStandIn() as standin, tempfile.TemporaryDirectory() as tmp:
-        settings = Settings(
-            _env_file=None,
-            database_url=f"sqlite:///{tmp}/bench.db",
-            slack_bot_token=TOKEN,
-            slack_signing_secret=SECRET,
-            slack_app_token=None,
-            slack_client_id=None,
-            slack_client_secret=None,
-            slack_api_url=standin.api_url,
-        )
+        settings = bench_settings(standin.api_url, tmp)
         runtime = Runtime.create(settings)
         store, team = runtime.store, standin.team_id
         ours = build_app(runtime, listener_executor=Inline())

@@ -185,7 +185,9 @@ def _round(events_url: str, standin: SlackStandIn, text: str, clients: int, per_
         return [t for f in futures for t in f.result()]
 
 
-def _settings(api_url: str, tmp: str) -> Settings:
+def bench_settings(api_url: str, tmp: str) -> Settings:
+    """The benchmarks' settings: SQLite in the folder ``tmp``, the stand-in at ``api_url``, no
+    credential but the bench token and signing secret (shared by clicks, home_open, slow_slack)."""
     return Settings(
         _env_file=None,
         database_url=f"sqlite:///{tmp}/bench.db",
@@ -204,7 +206,7 @@ def serve(args: argparse.Namespace) -> int:
     stdout, run until stdin closes."""
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
     with tempfile.TemporaryDirectory(prefix="vp-bench-latency-") as tmp:
-        runtime = Runtime.create(_settings(args.api_url, tmp))
+        runtime = Runtime.create(bench_settings(args.api_url, tmp))
         app: App
         if args.serve == "real":
             seed_people(runtime, args.clients)
@@ -367,7 +369,7 @@ class _InlineExecutor(Executor):
 def profile(args: argparse.Namespace) -> int:
     """Run ``args.profile`` commands through the real app in this thread under cProfile."""
     with SlackStandIn() as standin, tempfile.TemporaryDirectory(prefix="vp-bench-latency-") as tmp:
-        runtime = Runtime.create(_settings(standin.api_url, tmp))
+        runtime = Runtime.create(bench_settings(standin.api_url, tmp))
         seed_people(runtime, args.clients)
         app = build_app(runtime, verify_requests=False, listener_executor=_InlineExecutor())
         turn = iter(range(1 << 62))

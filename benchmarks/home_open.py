@@ -26,40 +26,21 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from concurrent.futures import Executor, Future
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from clicks import Inline  # benchmarks/, this script's folder
+from command_latency import SECRET, TOKEN, bench_settings
 from slack_bolt import App, BoltRequest
 from slack_sdk import WebClient
 
-from bot.config import Settings
 from bot.runtime import Runtime
 from bot.slack.app import build_app
 from tests.standin import SlackStandIn, app_home_opened_event, event_body, signed_headers
 
-SECRET = "bench-signing-secret"
-TOKEN = "xoxb-bench"
 TARGET = 2.0
 VIEW = {"type": "home", "blocks": [{"type": "section", "text": {"type": "mrkdwn", "text": "Home"}}]}
-
-
-class Inline(Executor):
-    """Runs every job at once in the submitting thread; every thread is spare (``run_spare``)."""
-
-    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
-        future: Future[Any] = Future()
-        try:
-            future.set_result(fn(*args, **kwargs))
-        except BaseException as exc:
-            future.set_exception(exc)
-        return future
-
-    def run_spare(self, fn: Callable[[], Any]) -> bool:
-        fn()
-        return True
 
 
 def _noop_app(api_url: str) -> App:
@@ -104,16 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     people = [f"U0HOME{i:03d}" for i in range(args.people)]
     with SlackStandIn() as standin, tempfile.TemporaryDirectory() as tmp:
-        settings = Settings(
-            _env_file=None,
-            database_url=f"sqlite:///{tmp}/bench.db",
-            slack_bot_token=TOKEN,
-            slack_signing_secret=SECRET,
-            slack_app_token=None,
-            slack_client_id=None,
-            slack_client_secret=None,
-            slack_api_url=standin.api_url,
-        )
+        settings = bench_settings(standin.api_url, tmp)
         runtime = Runtime.create(settings)
         store, team = runtime.store, standin.team_id
         post = runtime.holder.catalog.order("pd")[0]

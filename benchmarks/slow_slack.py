@@ -43,7 +43,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bot.config import Settings
+from command_latency import SECRET, bench_settings  # benchmarks/, this script's folder
+
 from bot.doors.serve import HttpDoor
 from bot.runtime import Runtime
 from bot.slack.app import build_app
@@ -57,8 +58,6 @@ from tests.standin import (
     slash_command_body,
 )
 
-SECRET = "bench-signing-secret"
-TOKEN = "xoxb-bench"
 ACK_TARGET_S = 1.0
 
 
@@ -267,16 +266,9 @@ def _mix_main(args: argparse.Namespace) -> int:
 
     with SlackStandIn() as standin, tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
         url = stack.enter_context(benchdb.own_postgres_database(args.database_url)) if args.database_url else None
-        settings = Settings(
-            _env_file=None,
-            database_url=url or f"sqlite:///{tmp}/bench.db",
-            slack_bot_token=TOKEN,
-            slack_signing_secret=SECRET,
-            slack_app_token=None,
-            slack_client_id=None,
-            slack_client_secret=None,
-            slack_api_url=standin.api_url,
-        )
+        settings = bench_settings(standin.api_url, tmp)
+        if url:  # its own PostgreSQL database
+            settings = settings.model_copy(update={"database_url": url})
         runtime = Runtime.create(settings)
         app = build_app(runtime)
         with HttpDoor(runtime, app, port=0) as door:
@@ -384,16 +376,7 @@ def main(argv: list[str] | None = None) -> int:
 
     results: dict[str, list[dict[str, object]]] = {"app": [], "baseline": []}
     with SlackStandIn() as standin, tempfile.TemporaryDirectory() as tmp:
-        settings = Settings(
-            _env_file=None,
-            database_url=f"sqlite:///{tmp}/bench.db",
-            slack_bot_token=TOKEN,
-            slack_signing_secret=SECRET,
-            slack_app_token=None,
-            slack_client_id=None,
-            slack_client_secret=None,
-            slack_api_url=standin.api_url,
-        )
+        settings = bench_settings(standin.api_url, tmp)
         runtime = Runtime.create(settings)
         app = build_app(runtime)  # auth.test at start, before the latency is turned on
         baseline = build_app(runtime)
