@@ -183,6 +183,17 @@ class DigestClock:
             if _clock is not None and _clock is not self:
                 raise RuntimeError("a DigestClock is already running in this process")
             _clock = self
+        try:
+            self._start()
+        except BaseException:
+            with _clock_lock:  # a clock that failed to start does not block the next one
+                if _clock is self:
+                    _clock = None
+            if self.scheduler is not None and self.scheduler.running:
+                self.scheduler.shutdown(wait=False)
+            raise
+
+    def _start(self) -> None:
         jobstore = SQLAlchemyJobStore(engine=self.store.engine)
         create_jobstore_table(jobstore)
         self.scheduler = BackgroundScheduler(

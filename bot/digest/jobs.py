@@ -65,13 +65,20 @@ def sync_jobs(scheduler: BaseScheduler, desired: Jobs) -> None:
 
 
 def create_jobstore_table(jobstore: SQLAlchemyJobStore) -> None:
-    """Create APScheduler's table, tolerating another clock creating it at the same moment."""
-    from sqlalchemy.exc import IntegrityError, ProgrammingError
+    """Create APScheduler's table, tolerating another clock creating it at the same moment.
+
+    The check and the ``CREATE TABLE`` run in one write transaction (:func:`bot.store.db.write_connection`:
+    ``BEGIN IMMEDIATE`` on SQLite), so a busy database is waited for rather than failing the upgrade
+    from a read lock. Raises the last ``sqlalchemy.exc`` error after three tries."""
+    from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
+
+    from bot.store.db import write_connection
 
     for attempt in range(3):
         try:
-            jobstore.jobs_t.create(jobstore.engine, checkfirst=True)
+            with write_connection(jobstore.engine) as conn:
+                jobstore.jobs_t.create(conn, checkfirst=True)
             return
-        except (IntegrityError, ProgrammingError):
+        except (IntegrityError, ProgrammingError, OperationalError):
             if attempt == 2:
                 raise
