@@ -152,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
             _cpu_per_request(ours, requests[args.profile], befores[args.profile])  # warm-up
             profiler = cProfile.Profile(time.thread_time)
             profiler.runcall(_cpu_per_request, ours, requests[args.profile], befores[args.profile])
-            pstats.Stats(profiler).sort_stats("cumulative").print_stats(40)
+            pstats.Stats(profiler).sort_stats("cumulative").print_stats(int(os.environ.get("PROFILE_LINES", "40")))
             runtime.store.close()
             return 0
         load = os.getloadavg()

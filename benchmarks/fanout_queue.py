@@ -1,8 +1,8 @@
 """Digest fan-out through the task queue: 1 clock, N worker processes, a rate-limited Slack.
 
     python benchmarks/fanout_queue.py [--workers 4] [--teams 200] [--messages 100000]
-        [--rate 2.5] [--burst 5] [--threads 32] [--kill] [--database-url URL] [--redis-url URL]
-        [--log-dir PARENT]
+        [--rate 2.5] [--burst 5] [--threads 32] [--dm-batch 10] [--kill] [--database-url URL]
+        [--redis-url URL] [--log-dir PARENT]
 
 Where it runs (no defaults, so that a run never writes to a database or Redis DB someone else
 uses; a missing one stops the run with a message naming it): ``--database-url`` or
@@ -42,6 +42,12 @@ the same stand-in, and ``workers_to_floor`` / ``product_to_floor``, the workers'
 CPU per DM over its median. Targets (issue 43): workers_to_floor <= 1.5, product_to_floor <= 2.5,
 rate_ratio >= 0.90 with 4 workers at >= 500 allowed per second; with ``--kill`` (one worker
 SIGKILLed a third of the way through): delivered = messages, duplicates = 0.
+
+``--dm-batch`` is the DMs per queue message (the clock's ``EnqueueingDeliverer``; default the
+app's, :data:`bot.digest.queue.DM_BATCH`; 1: one ``digest.send_dm`` message per DM, as before
+batches); a comma-separated list (``--dm-batch 1,10,1,10``) runs once per value, in that order,
+each on its own database, and prints a line each (the last line is the last run's), so that the
+two are compared on the same machine at the same time.
 
 ``--one-workspace`` runs the pacing check instead: ``--messages`` DMs in ONE workspace with 2
 and then 4 workers; the stand-in must count no 429.
@@ -450,19 +456,28 @@ def _wait_idle(pids: list[int], quiet_s: float = 1.0, timeout_s: float = 60.0) -
         last = now
 
 
-def run_once(args: argparse.Namespace, workers: int, teams: int, messages: int, kill: bool) -> dict[str, Any]:
+def run_once(
+    args: argparse.Namespace, workers: int, teams: int, messages: int, kill: bool, dm_batch: int | None = None
+) -> dict[str, Any]:
     """One run on its own database (created on ``args.database_url``'s server, dropped after)
-    with its logs in a new temporary folder; the result row printed by :func:`main`."""
+    with its logs in a new temporary folder, ``dm_batch`` DMs a queue message (None: the app's
+    default); the result row printed by :func:`main`."""
     with benchdb.own_postgres_database(args.database_url) as db_url:
-        return _run_on(args, db_url, workers, teams, messages, kill)
+        return _run_on(args, db_url, workers, teams, messages, kill, dm_batch)
 
 
 def _run_on(
-    args: argparse.Namespace, db_url: str, workers: int, teams: int, messages: int, kill: bool
+    args: argparse.Namespace,
+    db_url: str,
+    workers: int,
+    teams: int,
+    messages: int,
+    kill: bool,
+    dm_batch: int | None = None,
 ) -> dict[str, Any]:
     from bot.config import Settings
     from bot.digest.clock import DigestClock
-    from bot.digest.queue import DigestQueue, EnqueueingDeliverer, make_broker
+    from bot.digest.queue import DM_BATCH, DigestQueue, EnqueueingDeliverer, make_broker
     from bot.digest.ratelimit import SharedPacer
     from bot.runtime import CatalogHolder, Runtime
     from bot.store import Store
@@ -508,7 +523,8 @@ def _run_on(
     store = Store.from_url(db_url)
     runtime = Runtime(settings, store, CatalogHolder(settings.catalog_dir))
     queue = DigestQueue(make_broker(args.redis_url, namespace=namespace))
-    enqueuer = EnqueueingDeliverer(queue, stale_after_s=15)
+    dm_batch = dm_batch or DM_BATCH
+    enqueuer = EnqueueingDeliverer(queue, stale_after_s=15, dm_batch=dm_batch)
     clock = DigestClock(
         runtime,
         deliverer=enqueuer,  # type: ignore[arg-type]
@@ -593,6 +609,7 @@ def _run_on(
         "wall_s": round(wall, 1),
         "seed_s": round(seed_s, 1),
         "threads_per_worker": args.threads,
+        "dm_batch": dm_batch,
         "per_team_rate": args.rate,
         "per_team_burst": args.burst,
     }
@@ -607,6 +624,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--burst", type=float, default=5.0, help="workspace bucket size")
     parser.add_argument("--tolerance", type=float, default=0.05)
     parser.add_argument("--threads", type=int, default=32, help="threads per worker")
+    parser.add_argument(
+        "--dm-batch",
+        default=None,
+        help="DMs per queue message (default: the app's); a comma-separated list runs once per value",
+    )
     parser.add_argument("--kill", action="store_true", help="SIGKILL one worker mid-run")
     parser.add_argument("--one-workspace", action="store_true", help="pacing check: one workspace, 2 then 4 workers")
     parser.add_argument(
@@ -640,9 +662,12 @@ def main(argv: list[str] | None = None) -> int:
             print(json.dumps(r))
         print(json.dumps(results[-1]))
         return 0 if all(r["http_429"] == 0 and r["lost"] == 0 for r in results) else 1
-    result = run_once(args, args.workers, args.teams, args.messages, args.kill)
-    print(json.dumps(result))
-    ok = result["lost"] == 0 and result["duplicates"] == 0 and (args.kill or result["rate_ratio"] >= 0.9)
+    batches = [int(b) for b in args.dm_batch.split(",")] if args.dm_batch else [None]
+    ok = True
+    for dm_batch in batches:
+        result = run_once(args, args.workers, args.teams, args.messages, args.kill, dm_batch)
+        print(json.dumps(result), flush=True)
+        ok = ok and result["lost"] == 0 and result["duplicates"] == 0 and (args.kill or result["rate_ratio"] >= 0.9)
     return 0 if ok else 1
 
 

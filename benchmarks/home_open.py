@@ -14,13 +14,16 @@ stand-in on loopback (its threads' CPU is not counted). Two cases, interleaved i
 
 Run: ``.venv/bin/python benchmarks/home_open.py [--people 20] [--opens 400] [--rounds 4]``; prints the
 CPU per open of each app and case, their ratios (median of the rounds) and the load average; exits 1
-when the ``changed`` ratio is above 2.
+when the ``changed`` ratio is above 2. ``--profile`` instead profiles ours on the ``changed`` case
+(cProfile, thread time; the not-timed toggles are in it too) and prints where the time goes.
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
 import os
+import pstats
 import statistics
 import sys
 import tempfile
@@ -82,6 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--people", type=int, default=20)
     parser.add_argument("--opens", type=int, default=400, help="opens per app, case and round")
     parser.add_argument("--rounds", type=int, default=4)
+    parser.add_argument("--profile", action="store_true", help="instead: profile ours on the changed case")
     args = parser.parse_args(argv)
     people = [f"U0HOME{i:03d}" for i in range(args.people)]
     with SlackStandIn() as standin, tempfile.TemporaryDirectory() as tmp:
@@ -98,6 +102,14 @@ def main(argv: list[str] | None = None) -> int:
 
         for person in people:
             store.follow(team, person, "pd")
+        if args.profile:
+            reqs = [_request(people[i % len(people)], True) for i in range(args.opens)]
+            _cpu_per_open(ours, reqs, toggle)  # warm-up
+            profiler = cProfile.Profile(time.thread_time)
+            profiler.runcall(_cpu_per_open, ours, reqs, toggle)
+            pstats.Stats(profiler).sort_stats("cumulative").print_stats(int(os.environ.get("PROFILE_LINES", "40")))
+            runtime.store.close()
+            return 0
         load = os.getloadavg()
         ratios: dict[str, list[float]] = {"changed": [], "same": []}
         cpu: dict[str, list[float]] = {f"{a} {c}": [] for a in ("ours", "noop") for c in ratios}

@@ -2,7 +2,7 @@
 no-op Bolt app served the same way (issue 43: ``serve`` RSS <= 70 MB idle, <= 80 MB after 10,000
 commands from 1,000 people).
 
-    python benchmarks/serve_memory.py [--commands 10000] [--people 1000] [--clients 20]
+    python benchmarks/serve_memory.py [--commands 10000] [--people 1000] [--clients 20] [--against DIR]
 
 ``ours``: ``vllm-path serve`` (the HTTP door) in its own process, on SQLite in a temporary folder
 whose database was migrated by an earlier start (as a server restarts on a database at head); the
@@ -11,8 +11,11 @@ WSGI adapter as our HTTP door is, importing nothing of ours. The Web API and the
 in this process. Each server gets ``--commands`` signed ``/vllm-path speculative`` from ``--people``
 different people, ``--clients`` at a time; printed: the resident set size (RSS) and unique set size
 (USS) of each process after its start (``idle``, 3 s after it answered ``/healthz`` or printed its
-URL) and after the commands (``loaded``), in MB, and the load average. Writes nothing but its own
-temporary folders.
+URL) and after the commands (``loaded``), in MB, and the load average. ``--against DIR`` (repeatable)
+adds ``vllm-path serve`` run from another checkout's ``bot`` package (``git worktree add DIR
+<commit>``, or ``git archive <commit> bot catalog | tar -x -C DIR``; first on ``PYTHONPATH``, same
+venv), started and measured beside ``ours`` in the same run. Writes nothing but its own temporary
+folders (and the catalog's kept index, as any start does).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import time
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the checkout: tests/standin
 
@@ -50,11 +54,15 @@ def _memory_mb(pid: int) -> dict[str, float]:
     return {"rss": round(info.rss / 2**20, 1), "uss": round(info.uss / 2**20, 1)}
 
 
-def _start_ours(api_url: str, tmp: str) -> tuple[subprocess.Popen[bytes], str]:
-    """``vllm-path serve`` on a free port (started twice: the first start migrates the database)."""
+def _start_ours(api_url: str, tmp: str, checkout: Path | None = None) -> tuple[subprocess.Popen[bytes], str]:
+    """``vllm-path serve`` on a free port (started twice: the first start migrates the database),
+    from ``checkout``'s ``bot`` package when given (its own database in ``tmp``)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "DATABASE_URL", "REDIS_URL"))}
+    name = "serve" if checkout is None else f"serve-{checkout.name}"
+    if checkout is not None:
+        env["PYTHONPATH"] = str(checkout.resolve())
     env.update(
-        DATABASE_URL=f"sqlite:///{tmp}/serve.db",
+        DATABASE_URL=f"sqlite:///{tmp}/{name}.db",
         SLACK_BOT_TOKEN=TOKEN,
         SLACK_SIGNING_SECRET=SECRET,
         SLACK_API_URL=api_url,
@@ -63,7 +71,8 @@ def _start_ours(api_url: str, tmp: str) -> tuple[subprocess.Popen[bytes], str]:
     )
     for attempt in range(2):
         port = _free_port()
-        argv = [str(VLLM_PATH), "serve", "--port", str(port), "--pid-file", ""]
+        entry = [str(VLLM_PATH)] if checkout is None else [sys.executable, "-c", "from bot.cli import run; run()"]
+        argv = [*entry, "serve", "--port", str(port), "--pid-file", ""]
         proc = subprocess.Popen(argv, cwd=tmp, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         url = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 120
@@ -127,22 +136,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--commands", type=int, default=10_000)
     parser.add_argument("--people", type=int, default=1_000)
     parser.add_argument("--clients", type=int, default=20)
+    parser.add_argument("--against", type=Path, action="append", default=[], help="another checkout (repeatable)")
     args = parser.parse_args(argv)
     load = os.getloadavg()
     figures: dict[str, dict[str, dict[str, float]]] = {}
+    servers: list[tuple[str, subprocess.Popen[Any], str]] = []
     with SlackStandIn() as standin, tempfile.TemporaryDirectory(prefix="vp-bench-memory-") as tmp:
-        ours, ours_url = _start_ours(standin.api_url, tmp)
-        noop, noop_url = _start_noop(standin.api_url)
         try:
+            for checkout in [None, *args.against]:
+                proc, url = _start_ours(standin.api_url, tmp, checkout)
+                servers.append(("ours" if checkout is None else f"ours @{checkout.name}", proc, url))
+            servers.append(("noop", *_start_noop(standin.api_url)))
             time.sleep(3)
-            figures["ours"] = {"idle": _memory_mb(ours.pid)}
-            figures["noop"] = {"idle": _memory_mb(noop.pid)}
-            for name, proc, url in (("ours", ours, ours_url), ("noop", noop, noop_url)):
+            for name, proc, _url in servers:
+                figures[name] = {"idle": _memory_mb(proc.pid)}
+            for name, proc, url in servers:
                 _send(url + "/slack/events", standin, args.commands, args.people, args.clients)
                 time.sleep(1)
                 figures[name]["loaded"] = _memory_mb(proc.pid)
         finally:
-            for proc in (ours, noop):
+            for _name, proc, _url in servers:
                 proc.terminate()
                 proc.wait(30)
     after = os.getloadavg()

@@ -21,9 +21,15 @@ answered twice); the load average before and after (the machine may be shared). 
 in the burst, 0 acks over 1 s around the refresh, reopened within 10 s; ``--check`` exits 1 when
 one is missed or anything was handled twice.
 
-Run: ``python benchmarks/socket_mode.py [--envelopes 500] [--database-url postgresql://…] [--check]``:
-SQLite in its temporary folder, or its own PostgreSQL database on that server (created and dropped,
-``benchmarks/benchdb.py``). Writes nothing else.
+Run: ``python benchmarks/socket_mode.py [--envelopes 500] [--database-url postgresql://…] [--check]
+[--profile FILE]``: SQLite in its temporary folder, or its own PostgreSQL database on that server
+(created and dropped, ``benchmarks/benchdb.py``). ``--profile``: ``serve``'s CPU in the burst by
+group of threads, and with yappi importable its profile (:data:`PROFILED_SERVE`). Writes nothing
+else. An ack's time is taken as the stand-in has read its frame, and the wait for the last ack
+lists the acks once per check (:func:`all_acked`): until 2026-12-06 the stand-in unmasked each
+byte in Python before taking the time, and the wait listed the acks once per envelope under the
+stand-in's lock on every ack, both counted in the burst's last acks (figures before that date in
+docs/reliability.md are higher by that much).
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ import argparse
 import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -50,8 +57,48 @@ APP_TOKEN = "xapp-1-A0CONSOLE-1-benchmark"
 SLACK_VARS = ("SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN", "SLACK_CLIENT_ID", "SLACK_CLIENT_SECRET")
 
 
-def start_serve(folder: Path, database_url: str, web: SlackStandIn, sm: SocketModeStandIn) -> subprocess.Popen[bytes]:
-    """``vllm-path serve`` in Socket Mode on ``database_url`` (its log in ``folder``), once connected."""
+PROFILED_SERVE = """
+import json, re, signal, sys, threading, time
+out = sys.argv.pop(1)
+yappi = None
+if not out.endswith(".json"):
+    import yappi
+cpu_at_begin = {}
+def cpu_of(thread):
+    try:
+        return time.clock_gettime(time.pthread_getcpuclockid(thread.ident))
+    except (OSError, TypeError):
+        return 0.0
+def begin(*_):
+    cpu_at_begin.update({t.ident: cpu_of(t) for t in threading.enumerate()})
+    if yappi:
+        yappi.set_clock_type("cpu"); yappi.start(builtins=False, profile_threads=True)
+def end(*_):
+    groups = {}
+    for t in threading.enumerate():
+        group = re.sub(r"[_-]?\\d+( \\(\\w+\\))?$", "", t.name)
+        groups[group] = groups.get(group, 0.0) + cpu_of(t) - cpu_at_begin.get(t.ident, 0.0)
+    if yappi:
+        yappi.stop()
+        yappi.get_func_stats().save(out, type="pstat")
+    with open(out + ".cpu", "w") as f:
+        json.dump(groups, f)
+signal.signal(signal.SIGUSR1, begin)
+signal.signal(signal.SIGUSR2, end)
+from bot.cli import run
+sys.exit(run())
+"""
+"""With ``--profile FILE``: ``serve`` told the burst's start (SIGUSR1) and its last ack (SIGUSR2); it writes
+the CPU seconds its threads spent in between, by group of threads (their names without numbers), to
+FILE.cpu (JSON), printed here. FILE not ending in ``.json``: also yappi (importable, e.g. through
+PYTHONPATH; CPU clock, every thread, about 10x slower) from SIGUSR1 to SIGUSR2, its pstats in FILE."""
+
+
+def start_serve(
+    folder: Path, database_url: str, web: SlackStandIn, sm: SocketModeStandIn, profile: str | None = None
+) -> subprocess.Popen[bytes]:
+    """``vllm-path serve`` in Socket Mode on ``database_url`` (its log in ``folder``), once connected;
+    ``profile``: see :data:`PROFILED_SERVE`."""
     env = {k: v for k, v in os.environ.items() if k not in SLACK_VARS}
     env.update(
         DATABASE_URL=database_url,
@@ -61,8 +108,11 @@ def start_serve(folder: Path, database_url: str, web: SlackStandIn, sm: SocketMo
         LOG_LEVEL="WARNING",
     )
     with open(folder / "serve.log", "wb") as log:
+        command = [str(Path(sys.executable).with_name("vllm-path")), "serve", "--pid-file", ""]
+        if profile:
+            command = [sys.executable, "-c", PROFILED_SERVE, str(Path(profile).resolve()), *command[1:]]
         proc = subprocess.Popen(
-            [str(Path(sys.executable).with_name("vllm-path")), "serve", "--pid-file", ""],
+            command,
             cwd=folder,
             env=env,
             stdout=log,
@@ -92,6 +142,7 @@ def main() -> int:
         help=f"a PostgreSQL server to create the run's own database on (or {benchdb.DATABASE_ENV}); default SQLite",
     )
     parser.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
+    parser.add_argument("--profile", metavar="FILE", help="profile serve's burst with yappi (importable) into FILE")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="vp-bench-socket-"))
     load_before = os.getloadavg()
@@ -104,9 +155,9 @@ def main() -> int:
             web.socket_mode = sm
             url = stack.enter_context(benchdb.own_postgres_database(server)) if server else f"sqlite:///{folder}/b.db"
             print("database:", "PostgreSQL" if server else "SQLite")
-            proc = start_serve(folder, url, web, sm)
+            proc = start_serve(folder, url, web, sm, args.profile)
             try:
-                failures += run_scenes(web, sm, args.envelopes, proc.pid)
+                failures += run_scenes(web, sm, args.envelopes, proc.pid, args.profile)
             finally:
                 proc.terminate()
                 proc.wait(timeout=30)
@@ -121,6 +172,15 @@ def main() -> int:
     return 1 if args.check and failures else 0
 
 
+def all_acked(sm: SocketModeStandIn, envelopes: list[str]) -> bool:
+    """Whether every one of ``envelopes`` is acked. The stand-in checks it under its lock on each
+    ack, which its reader takes to record the next: the acks are listed once per check (listing
+    them once per envelope held the lock for tens of ms per ack near the end of a burst, and
+    that wait was measured as the last acks' time)."""
+    acked = sm.ack_delays()
+    return all(e in acked for e in envelopes)
+
+
 def cpu_seconds(pid: int) -> float:
     """User + system CPU seconds process ``pid`` has spent (``/proc``; 0.0 where there is none)."""
     try:
@@ -130,8 +190,23 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def run_scenes(web: SlackStandIn, sm: SocketModeStandIn, envelopes: int, pid: int) -> list[str]:
-    """The three scenes with ``serve`` as process ``pid``; what missed its target."""
+def print_thread_cpu(profile: str) -> None:
+    """The CPU each group of ``serve``'s threads spent from SIGUSR1 to SIGUSR2 (``profile + ".cpu"``)."""
+    import json
+
+    groups: dict[str, float] = json.loads(Path(profile + ".cpu").read_text())
+    spent = sorted(groups.items(), key=lambda x: -x[1])
+    print(
+        f"  CPU by thread until the last ack ({sum(groups.values()):.2f} s): "
+        + ", ".join(f"{g} {s:.3f} s" for g, s in spent if s >= 0.0005)
+    )
+
+
+def run_scenes(
+    web: SlackStandIn, sm: SocketModeStandIn, envelopes: int, pid: int, profile: str | None = None
+) -> list[str]:
+    """The three scenes with ``serve`` as process ``pid``; what missed its target. ``profile``:
+    SIGUSR1 to ``serve`` before the burst, SIGUSR2 after its last ack (:data:`PROFILED_SERVE`)."""
     failures: list[str] = []
     for n in range(10):  # each person's users.info, asked after the first ack
         url = web.response_url()
@@ -139,6 +214,9 @@ def run_scenes(web: SlackStandIn, sm: SocketModeStandIn, envelopes: int, pid: in
         web.wait_for_response(url, timeout=120)
 
     # burst
+    if profile:
+        os.kill(pid, signal.SIGUSR1)
+        time.sleep(0.5)
     cpu = cpu_seconds(pid)
     burst, later, homes = [], [], 0
     for n in range(envelopes):
@@ -153,12 +231,18 @@ def run_scenes(web: SlackStandIn, sm: SocketModeStandIn, envelopes: int, pid: in
         else:
             homes += 1
             burst.append(sm.send("events_api", home_open_payload(f"U0H{n:04d}", f"EvB{n:05d}")))
-    sm.wait_for(lambda: all(e in sm.ack_delays() for e in burst), timeout=300)
+    sm.wait_for(lambda: all_acked(sm, burst), timeout=300)
     acked_cpu = cpu_seconds(pid) - cpu
+    if profile:
+        os.kill(pid, signal.SIGUSR2)
+        sm.wait_for(lambda: Path(profile + ".cpu").exists(), timeout=120)
+        time.sleep(0.5)
+        print_thread_cpu(profile)
     delays = sm.ack_delays()
     line = summary("burst", [delays[e] for e in burst])
     redelivered = sum(1 for e in burst if len(sm.envelope(e).deliveries) > 1)
-    print(f"{line}, delivered again: {redelivered}")
+    sent = [sm.envelope(e).sent_at or 0.0 for e in burst]
+    print(f"{line}, delivered again: {redelivered}, sent over {max(sent) - min(sent):.3f} s")
     for name, part in (
         ("subscribe", burst[0::5]),
         ("help", burst[1::5] + burst[2::5]),
@@ -183,7 +267,7 @@ def run_scenes(web: SlackStandIn, sm: SocketModeStandIn, envelopes: int, pid: in
             old = sm.disconnect("refresh_requested")
         refresh.append(sm.send("slash_commands", command_payload("help", f"U0HELP{n % 10:03d}", web.response_url())))
         time.sleep(0.005)
-    sm.wait_for(lambda: all(e in sm.ack_delays() for e in refresh), timeout=120)
+    sm.wait_for(lambda: all_acked(sm, refresh), timeout=120)
     delays = sm.ack_delays()
     first_conn: dict[str, str] = {}
     for ack in sm.acks():

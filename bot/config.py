@@ -23,7 +23,8 @@ class Settings(BaseSettings):
     Socket Mode; ``SLACK_CLIENT_ID`` / ``SLACK_CLIENT_SECRET``: OAuth; ``SLACK_API_URL``: the Web API
     base URL; ``REDIS_URL``: the broker and shared rate limits (unset: in-process sends), keys
     prefixed ``QUEUE_NAMESPACE``; ``SLACK_*_RATE_PER_S``: posts per second per workspace, per
-    channel; ``CATALOG_FEED_URL``: checked daily at ``CATALOG_WATCH_AT`` (``HH:MM`` UTC);
+    channel; ``CATALOG_FEED_URL``: one more feed of ``sources.yaml`` (read daily without
+    ``CATALOG_SOURCES_EVERY_S``; ``CATALOG_WATCH_AT`` and ``CATALOG_ADMIN_CHANNEL`` are no longer read);
     ``TOKEN_ENCRYPTION_KEY``: Fernet keys, comma separated, the first encrypting tokens at rest."""
 
     model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
@@ -52,9 +53,7 @@ class Settings(BaseSettings):
     slack_channel_rate_per_s: float = Field(default=1.0, gt=0)
     # --- the catalog feed watch ---
     catalog_feed_url: str | None = None
-    catalog_admin_channel: str | None = None
     catalog_admin_team: str = ""
-    catalog_watch_at: str = "06:00"
     catalog_curators: str = ""
     """``CATALOG_CURATORS``: Slack user ids (comma-separated) who get a review card per new draft and
     may accept or reject it (:mod:`bot.slack.listeners.drafts`)."""

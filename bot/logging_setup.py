@@ -45,6 +45,8 @@ BODY_LABEL_RE = re.compile(
 ``message:`` / ``payload:`` / ``envelope:`` followed by a dict, list, string or bytes."""
 
 BODY_WITHHELD = "[body withheld]"
+FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+"""The line every process logs (:func:`setup_logging`)."""
 
 MIN_SECRET_LENGTH = 6
 """Configured values shorter than this are not redacted by value (they would mangle ordinary text)."""
@@ -93,20 +95,18 @@ OUTAGE_QUIET_S = 60.0
 SUPPRESSED = "vllm_path_suppressed"
 """Attribute set on a record that repeats an outage already logged (the root handlers drop it)."""
 
+_BROKER, _SLACK_SENDS = "the broker (Redis)", "Slack (digest sends)"
 _OUTAGE_TYPES: dict[str, tuple[str, set[str]]] = {  # module (or its package): (kind, class names)
     "sqlalchemy": ("the database", {"OperationalError", "InterfaceError", "DisconnectionError", "TimeoutError"}),
     "psycopg": ("the database", {"OperationalError", "InterfaceError"}),
-    "redis": ("the broker (Redis)", {"ConnectionError", "TimeoutError", "BusyLoadingError"}),
-    "bot.digest.queue": ("Slack (digest sends)", {"DeliveryFailed"}),
+    "redis": (_BROKER, {"ConnectionError", "TimeoutError", "BusyLoadingError"}),
+    "bot.digest.queue": (_SLACK_SENDS, {"DeliveryFailed"}),
 }
-_SLACK_SENDS = "Slack (digest sends)"
 
 
-def _from_dramatiq(record: logging.LogRecord, start: str) -> str | None:
-    """``'the broker (Redis)'`` when a Dramatiq consumer logs a line starting with ``start``."""
-    if record.name.startswith("dramatiq.worker") and str(record.msg).startswith(start):
-        return "the broker (Redis)"
-    return None
+def _from_dramatiq(record: logging.LogRecord, start: str) -> bool:
+    """Whether a Dramatiq consumer logs a line starting with ``start``."""
+    return record.name.startswith("dramatiq.worker") and str(record.msg).startswith(start)
 
 
 _SCHEMA_ERRORS = ("no such table", "no such column", "has no column named")
@@ -184,7 +184,7 @@ _CAUSE_LABELS = {
     ("the database", UNREACHABLE): "database_unreachable",
     ("the database", DISK_FULL): "database_disk_full",
     ("the database", READ_ONLY): "database_read_only",
-    ("the broker (Redis)", UNREACHABLE): "broker_unreachable",
+    (_BROKER, UNREACHABLE): "broker_unreachable",
     (_SLACK_SENDS, UNREACHABLE): "slack_unreachable",
 }
 
@@ -231,10 +231,9 @@ class OutageLog:
 
     def judge(self, record: logging.LogRecord) -> None:
         """Rewrite ``record``: an outage's first error a WARNING, a repeat a :data:`SUPPRESSED` DEBUG."""
-        follower = _from_dramatiq(record, "Restarting consumer in")
-        if follower is not None:  # the chatter that goes with an outage already logged
+        if _from_dramatiq(record, "Restarting consumer in"):  # the chatter that goes with an outage already logged
             with self._lock:
-                state = self._last.get(f"{follower} {UNREACHABLE}")
+                state = self._last.get(f"{_BROKER} {UNREACHABLE}")
                 if state is not None and self.clock() - state[0] <= self.quiet_s:
                     _demote(record)
             return
@@ -242,12 +241,8 @@ class OutageLog:
             return
         exc = record.exc_info[1] if record.exc_info else None
         # Dramatiq's consumer threads log a lost broker without a traceback, every 3 s per queue
-        lost = "Consumer encountered a connection error"
-        if exc is not None:
-            found = outage(exc)
-        else:
-            broker = _from_dramatiq(record, lost)
-            found = (broker, UNREACHABLE) if broker is not None else None
+        lost = exc is None and _from_dramatiq(record, "Consumer encountered a connection error")
+        found = (_BROKER, UNREACHABLE) if lost else outage(exc)
         if found is None:
             return
         kind = f"{found[0]} {found[1]}"  # one outage per dependency and state
@@ -357,11 +352,9 @@ def setup_logging(settings: Any, *, stream: Any = None) -> None:
     with _lock:
         _secrets.update(v for v in secrets_of(settings) if v and len(v) >= MIN_SECRET_LENGTH)
         if not root.handlers:
-            handler = logging.StreamHandler(stream or sys.stderr)
-            handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-            root.addHandler(handler)
             level = logging.getLevelName(str(settings.log_level).upper())
-            root.setLevel(level if isinstance(level, int) else logging.INFO)
+            level = level if isinstance(level, int) else logging.INFO
+            logging.basicConfig(stream=stream or sys.stderr, format=FORMAT, level=level)
             logging.getLogger("alembic").setLevel(max(logging.WARNING, root.level))
             # slack-sdk formats the whole request and response of every Web API call for DEBUG
             # unless its own logger's level (not the effective one) is above DEBUG: ~6% of a

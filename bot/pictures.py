@@ -7,10 +7,10 @@ import hashlib
 import hmac
 import itertools
 import secrets
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import parse_qs, quote, urlencode
+from urllib.parse import quote, urlencode
 
 from bot.domain.catalog import Catalog
 from bot.domain.picture import PathGraph, path_graph
@@ -104,10 +104,10 @@ def write(catalog: Catalog, track_id: str, out: Path, read: Collection[str] | No
     return out.resolve()
 
 
-# --- signed picture URLs, served by the HTTP door (bot/doors/serve.py) -----------------------------
+# --- signed picture URLs, served by the HTTP door (bot/web/routes.py) -------------------------------
 
 PICTURE_PREFIX = "/paths/"
-"""URL path prefix of the pictures: ``/paths/<track>.<png|svg>?read=<ids>&sig=<hex>``."""
+"""URL path prefix of a reader's picture: ``/paths/<track>.<png|svg>?read=<ids>&sig=<hex>``."""
 _PROCESS_KEY = secrets.token_bytes(32)
 
 
@@ -118,8 +118,9 @@ def _key(settings: Any) -> bytes:
     return _PROCESS_KEY
 
 
-def _sign(settings: Any, track_id: str, fmt: str, read: Sequence[str]) -> str:
-    return hmac.new(_key(settings), f"{track_id}.{fmt}?{','.join(read)}".encode(), hashlib.sha256).hexdigest()[:32]
+def signature(settings: Any, name: str, read: Sequence[str]) -> str:
+    """The signature (32 hex digits) of the picture ``name`` (``<track>.<fmt>``) with the posts ``read``."""
+    return hmac.new(_key(settings), f"{name}?{','.join(read)}".encode(), hashlib.sha256).hexdigest()[:32]
 
 
 def signed_url(settings: Any, catalog: Catalog, track_id: str, read: Collection[str], fmt: str = "png") -> str | None:
@@ -130,34 +131,8 @@ def signed_url(settings: Any, catalog: Catalog, track_id: str, read: Collection[
         return None
     order = set(catalog.order(track_id))
     ids = sorted({pid for p in read if (pid := catalog.resolve_post_id(p)) and pid in order})
-    query = urlencode({"read": ",".join(ids), "sig": _sign(settings, track_id, fmt, ids)})
+    query = urlencode({"read": ",".join(ids), "sig": signature(settings, f"{track_id}.{fmt}", ids)})
     return f"{base.rstrip('/')}{PICTURE_PREFIX}{quote(track_id)}.{fmt}?{query}"
-
-
-def picture_app(runtime: Runtime, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
-    """WSGI ``GET /paths/<track>.<fmt>?read=…&sig=…``: the picture; 403 bad signature, 404, 500 no ``dot``."""
-    name = str(environ.get("PATH_INFO", ""))[len(PICTURE_PREFIX) :]
-    track_id, _, fmt = name.rpartition(".")
-    params = parse_qs(str(environ.get("QUERY_STRING", "")))
-    read = [p for p in (params.get("read", [""])[0]).split(",") if p]
-    catalog = runtime.holder.catalog
-
-    def answer(status: str, body: bytes, ctype: str = "text/plain; charset=utf-8") -> list[bytes]:
-        start_response(
-            status,
-            [("Content-Type", ctype), ("Content-Length", str(len(body))), ("Cache-Control", "private, max-age=300")],
-        )
-        return [body]
-
-    if fmt not in FORMATS or not catalog.has_track(track_id):
-        return answer("404 Not Found", b"not found")
-    if not hmac.compare_digest(params.get("sig", [""])[0], _sign(runtime.settings, track_id, fmt, read)):
-        return answer("403 Forbidden", b"forbidden")
-    try:
-        body = render(catalog, track_id, fmt, [p for p in read if catalog.has_post(p)])
-    except PictureError:
-        return answer("500 Internal Server Error", b"picture unavailable")
-    return answer("200 OK", body, "image/png" if fmt == "png" else "image/svg+xml")
 
 
 def console_picture(runtime: Runtime, team: str, user: str, track_text: str, directory: Path | None = None) -> str:

@@ -15,7 +15,7 @@ from slack_sdk import WebClient
 from slack_sdk.oauth.token_rotation import TokenRotator
 
 from bot.config import Settings
-from bot.domain.catalog import Catalog, CatalogError, load_catalog
+from bot.domain.catalog import Catalog, CatalogError
 from bot.store.crypto import TokenCipher, local_key_cipher
 
 if TYPE_CHECKING:  # the search index (numpy, bm25s) is imported only when it is built
@@ -26,7 +26,11 @@ log = logging.getLogger(__name__)
 
 
 class Loaded:
-    """A catalog version and its search index (``matcher`` None: built when first read), swapped together."""
+    """A catalog version and its search index (``matcher`` None: built when first read), swapped
+    together. ``vocabulary`` and ``directory``: the search vocabulary and the folder both were
+    read from (the built index is kept there); ``read_with``: the
+    :func:`~bot.domain.search.cache.vocabulary_key` of the files they were read from, so that an
+    index built later matches this catalog even when the files changed since."""
 
     def __init__(
         self,
@@ -34,11 +38,13 @@ class Loaded:
         matcher: Matcher | None = None,
         vocabulary: Vocabulary | None = None,
         directory: Path | None = None,
+        read_with: bytes | None = None,
     ) -> None:
         self.catalog = catalog
         self._matcher = matcher
         self._vocabulary = vocabulary
-        self._directory = directory  # the folder both were read from: the built index is kept there
+        self._directory = directory
+        self._read_with = read_with
         self._lock = threading.Lock()
 
     @property
@@ -53,15 +59,18 @@ class Loaded:
                     if self._vocabulary is None:
                         self._matcher = Matcher(self.catalog)
                     else:
-                        self._matcher = matcher_for(self.catalog, self._vocabulary, self._directory)
+                        self._matcher = matcher_for(self.catalog, self._vocabulary, self._directory, self._read_with)
         return self._matcher
 
 
 class CatalogHolder:
     """Holds the catalog currently served; reads are lock-free, :meth:`reload` swaps atomically.
-    ``index_now``: build each version's search index when loaded (False: when first needed, a
-    deferral ``benchmarks/cli_cold.py`` needs: ``vllm-path ask speculative`` took 5.0-5.5x ``import
-    slack_bolt`` with the index built at start, target <= 5x)."""
+    Each version is read through :func:`bot.domain.search.cache.kept_catalog` (unchanged files: no
+    YAML read). ``index_now``: build each version's search index when loaded (False: when first
+    needed, a deferral ``benchmarks/cli_cold.py`` needs: ``vllm-path ask speculative`` took 5.0-5.5x
+    ``import slack_bolt`` with the index built at start, target <= 5x; and
+    ``benchmarks/serve_memory.py``: numpy, bm25s and the index are most of the 30 MB ``serve``
+    held for it, see docs/benchmarks.md)."""
 
     def __init__(self, directory: str | Path, *, index_now: bool = True):
         self.directory = Path(directory)
@@ -71,10 +80,10 @@ class CatalogHolder:
 
     def _load(self) -> Loaded:
         """The catalog folder with its vocabulary; raises CatalogError or VocabularyError."""
-        from bot.domain.search.vocabulary import load_vocabulary
+        from bot.domain.search.cache import kept_catalog
 
-        catalog = load_catalog(self.directory)
-        loaded = Loaded(catalog, vocabulary=load_vocabulary(self.directory), directory=self.directory)
+        catalog, vocabulary, key = kept_catalog(self.directory)
+        loaded = Loaded(catalog, vocabulary=vocabulary, directory=self.directory, read_with=key)
         if self._index_now:
             loaded.matcher  # noqa: B018  (built now)
         return loaded

@@ -64,6 +64,21 @@ def _with_pacing(func):
     return func
 
 
+def _clock(runtime, workers, channel_interval, team_rate, stale_after, reconcile_every, deliverer=None):
+    """A :class:`bot.digest.clock.DigestClock` paced by the :data:`pacing_options`' values."""
+    from bot.digest.clock import DigestClock
+
+    return DigestClock(
+        runtime,
+        workers=workers,
+        reconcile_every_s=reconcile_every,
+        stale_after_s=stale_after,
+        channel_interval_s=channel_interval,
+        team_rate_per_s=team_rate,
+        deliverer=deliverer,
+    )
+
+
 @click.command("scheduler")
 @option(
     "--reconcile-every",
@@ -81,7 +96,6 @@ def scheduler_cmd(
     APScheduler job store on DATABASE_URL. Several clock processes on one PostgreSQL database
     still deliver every digest once. SIGHUP reloads the catalog.
     """
-    from bot.digest.clock import DigestClock
     from bot.digest.queue import DigestQueue, EnqueueingDeliverer
     from bot.doors.serve import install_signal_handlers
 
@@ -90,15 +104,8 @@ def scheduler_cmd(
     if logging.getLogger().level > logging.DEBUG:  # APScheduler logs every job run at INFO
         logging.getLogger("apscheduler").setLevel(logging.WARNING)
     queue = DigestQueue.from_settings(runtime.settings)  # None without REDIS_URL: the clock sends itself
-    clock = DigestClock(
-        runtime,
-        workers=workers,
-        reconcile_every_s=reconcile_every,
-        stale_after_s=stale_after,
-        channel_interval_s=channel_interval,
-        team_rate_per_s=team_rate,
-        deliverer=(EnqueueingDeliverer(queue, stale_after_s=stale_after) if queue is not None else None),
-    )
+    deliverer = EnqueueingDeliverer(queue, stale_after_s=stale_after) if queue is not None else None
+    clock = _clock(runtime, workers, channel_interval, team_rate, stale_after, reconcile_every, deliverer)
     stop = threading.Event()
     install_signal_handlers(runtime, stop.set)
     clock.start()
@@ -233,25 +240,10 @@ def digest_run_now(
 ) -> None:
     """Send this week's digest of every active subscription now (exactly once per week: one
     already sent this week, by the clock or an earlier run, is not sent again)."""
-    from bot.digest.clock import DigestClock
-
     runtime = _runtime()
     _require_credentials(runtime)
-    track = None
-    if track_text:
-        from bot.domain.search import track_named  # deferred: the search index pulls in numpy and rapidfuzz
-
-        track = track_named(runtime.holder.catalog, track_text)
-        if track is None:
-            fail(f"error: no track matches {track_text!r}", 2)
-    clock = DigestClock(
-        runtime,
-        workers=workers,
-        reconcile_every_s=None,
-        stale_after_s=stale_after,
-        channel_interval_s=channel_interval,
-        team_rate_per_s=team_rate,
-    )
+    track = track_or_exit(runtime.holder.catalog, track_text, 2) if track_text else None
+    clock = _clock(runtime, workers, channel_interval, team_rate, stale_after, None)
     try:
         counts = clock.run_now(track=track, dms=dms)
     finally:

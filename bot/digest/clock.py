@@ -34,7 +34,6 @@ from bot.digest.jobs import JOBSTORE, create_jobstore_table, desired_jobs, sync_
 from bot.digest.pacing import Pacer
 from bot.digest.reminders import send_due_reminders, send_nudges
 from bot.digest.sources import post_draft_cards, watch_sources
-from bot.digest.watch import check_feed
 from bot.runtime import Runtime
 from bot.store import DM_TRACK
 
@@ -45,17 +44,13 @@ log = logging.getLogger(__name__)
 
 SUB_FUNC = "bot.digest.clock:run_subscription"
 DM_FUNC = "bot.digest.clock:run_dm"
-RECONCILE_FUNC = "bot.digest.clock:reconcile"
 RECONCILE_ID = "digest:reconcile"
-WATCH_FUNC = "bot.digest.clock:watch_feed"
-WATCH_ID = "catalog:watch"
-SOURCES_FUNC = "bot.digest.clock:watch_sources_job"
 SOURCES_ID = "catalog:sources"
-REMINDERS_FUNC = "bot.digest.clock:send_reminders"
+SOURCES_DAILY_S = 24 * 3600
+"""Seconds between feed runs when only the old ``CATALOG_FEED_URL`` is set."""
 REMINDERS_ID = "reminders:due"
 REMINDERS_EVERY_S = 60
 """Seconds between runs of the job that sends due reminders (:mod:`bot.digest.reminders`)."""
-NUDGES_FUNC = "bot.digest.clock:send_reader_nudges"
 NUDGES_ID = "readers:nudges"
 NUDGES_AT_UTC = 10
 """Hour (UTC) of the daily job that sends the gentle nudges (:func:`bot.digest.reminders.send_nudges`)."""
@@ -92,42 +87,6 @@ def run_dm(team: str, user: str) -> None:
     """Cron job of a DM digest: deliver the person's digest of its latest scheduled time."""
     if (clock := _running()) is not None:
         clock.run_dm(team, user)
-
-
-def watch_feed() -> None:
-    """Daily job (with ``CATALOG_FEED_URL``): :func:`bot.digest.watch.check_feed`."""
-    if (clock := _running()) is not None:
-        check_feed(clock.runtime, clients=clock.own_sender().clients)
-
-
-def watch_sources_job() -> None:
-    """Interval job (with feeds in ``<catalog>/sources.yaml``): :func:`bot.digest.sources.watch_sources`
-    against the served catalog. A failure is one WARNING line; the next run tries again."""
-    if (clock := _running()) is not None:
-        runtime = clock.runtime
-        try:
-            report = watch_sources(runtime.settings.catalog_dir, runtime.holder.catalog)
-            post_draft_cards(runtime, clock.own_sender().clients, report.drafts)
-        except Exception as exc:  # an invalid sources file, a full disk: never the clock's end
-            log.warning("catalog sources: run failed: %s", exc)
-
-
-def send_reminders() -> None:
-    """Interval job: :func:`bot.digest.reminders.send_due_reminders`."""
-    if (clock := _running()) is not None:
-        send_due_reminders(clock.runtime, clock.own_sender(), clock.now())
-
-
-def send_reader_nudges() -> None:
-    """Daily job: :func:`bot.digest.reminders.send_nudges` (issue 44)."""
-    if (clock := _running()) is not None:
-        send_nudges(clock.runtime, clock.own_sender(), clock.now())
-
-
-def reconcile() -> None:
-    """Interval job: sync jobs with the database, reload a newer catalog, catch up."""
-    if (clock := _running()) is not None:
-        clock.reconcile()
 
 
 class DigestClock:
@@ -205,20 +164,18 @@ class DigestClock:
         self.scheduler.start(paused=True)
         self.sync_jobs()
         local = partial(self.scheduler.add_job, jobstore=LOCAL_JOBSTORE, replace_existing=True)
+        every = partial(local, misfire_grace_time=None)
         if self.reconcile_every_s:
-            every = IntervalTrigger(seconds=self.reconcile_every_s)
-            local(RECONCILE_FUNC, every, id=RECONCILE_ID, misfire_grace_time=None)
+            every(self.reconcile, IntervalTrigger(seconds=self.reconcile_every_s), id=RECONCILE_ID)
         settings = getattr(self.runtime, "settings", None)
-        if settings is not None and settings.catalog_feed_url:  # the daily feed watch
-            hour, minute = (int(x) for x in settings.catalog_watch_at.split(":", 1))
-            local(WATCH_FUNC, CronTrigger(hour=hour, minute=minute, timezone=UTC), id=WATCH_ID)
-        if settings is not None and settings.catalog_sources_every_s:  # the feeds of sources.yaml -> drafts
-            every = IntervalTrigger(seconds=settings.catalog_sources_every_s)
-            local(SOURCES_FUNC, every, id=SOURCES_ID, next_run_time=self.now(), misfire_grace_time=None)
-        every = IntervalTrigger(seconds=REMINDERS_EVERY_S)
-        local(REMINDERS_FUNC, every, id=REMINDERS_ID, next_run_time=self.now(), misfire_grace_time=None)
-        local(self.prune_events, IntervalTrigger(seconds=PRUNE_EVERY_S), id=PRUNE_ID, misfire_grace_time=None)
-        local(NUDGES_FUNC, CronTrigger(hour=NUDGES_AT_UTC, timezone=UTC), id=NUDGES_ID)
+        feeds_every = settings and (settings.catalog_sources_every_s or (settings.catalog_feed_url and SOURCES_DAILY_S))
+        if feeds_every:  # the feeds of sources.yaml (and CATALOG_FEED_URL) -> drafts
+            every(self.watch_sources, IntervalTrigger(seconds=feeds_every), id=SOURCES_ID, next_run_time=self.now())
+        reminders = lambda: send_due_reminders(self.runtime, self.own_sender(), self.now())  # noqa: E731
+        every(reminders, IntervalTrigger(seconds=REMINDERS_EVERY_S), id=REMINDERS_ID, next_run_time=self.now())
+        every(self.prune_events, IntervalTrigger(seconds=PRUNE_EVERY_S), id=PRUNE_ID)
+        nudges = lambda: send_nudges(self.runtime, self.own_sender(), self.now())  # noqa: E731
+        local(nudges, CronTrigger(hour=NUDGES_AT_UTC, timezone=UTC), id=NUDGES_ID)
         self.scheduler.resume()
         self.catch_up()
         log.info(
@@ -227,6 +184,17 @@ class DigestClock:
             self.reconcile_every_s,
             self.workers,
         )
+
+    def watch_sources(self) -> None:
+        """Interval job (``CATALOG_SOURCES_EVERY_S`` or ``CATALOG_FEED_URL``): the feeds to drafts
+        (:func:`bot.digest.sources.watch_sources`), a card per new draft to the curators. A failure
+        is one WARNING line; the next run tries again."""
+        runtime, settings = self.runtime, self.runtime.settings
+        try:
+            report = watch_sources(settings.catalog_dir, runtime.holder.catalog, feed_url=settings.catalog_feed_url)
+            post_draft_cards(runtime, self.own_sender().clients, report.drafts)
+        except Exception as exc:  # an invalid sources file, a full disk: never the clock's end
+            log.warning("catalog sources: run failed: %s", exc)
 
     def prune_events(self) -> int:
         """Interval job: forget Slack event ids older than :data:`EVENT_RETENTION_H` (the store deletes

@@ -4,9 +4,10 @@ A send (:meth:`Deliverer.deliver_subscription`, :meth:`Deliverer.deliver_dm`) **
 ledger key (team, destination, track or ``'*'``, ISO week; one claimant wins, a crashed sender's
 claim is taken over once ``stale_after_s`` old); on a take-over **looks for the message** an
 earlier attempt posted (digests carry metadata naming their key); **composes** (the runtime's
-renderer; nothing to say: skipped); **paces** (:mod:`bot.digest.pacing`), renews the claim and
-**posts**; and **records**: sent, or a permanent Slack error (:data:`PERMANENT_ERRORS`) pauses the
-subscription or DM with a visible reason, or a failure retried until its ISO week is over.
+renderer; nothing to say: skipped); **paces** (:mod:`bot.digest.pacing`), renews the claim (unless
+this sender made it less than ``renew_after_s`` ago) and **posts**; and **records**: sent, or a
+permanent Slack error (:data:`PERMANENT_ERRORS`) pauses the subscription or DM with a visible
+reason, or a failure retried until its ISO week is over.
 
 Retries cost no extra calls (issue 42): a failure Slack answered (an error code, a 429, a 5xx) is
 recorded as not posted (:data:`NOT_POSTED`), so the next attempt reads no history; the history is
@@ -26,6 +27,7 @@ import os
 import re
 import socket
 import threading
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -126,7 +128,10 @@ class Attempt:
 class Deliverer:
     """Sends digests for a :class:`bot.runtime.Runtime` as ``claimant`` (``host:pid:random``).
     ``pacer``: shared by the process's sends; ``stale_after_s``: age at which another sender's claim
-    is taken over (a claim is renewed just before its send)."""
+    is taken over (a claim is renewed just before its send, unless this sender made it less than
+    ``renew_after_s`` ago: default a tenth of ``stale_after_s``; 0 renews always). Not renewing a
+    fresh claim saves one of a DM's three ledger writes; needed by ``benchmarks/fanout_queue.py``
+    (issue 43, worker and PostgreSQL CPU per DM)."""
 
     def __init__(
         self,
@@ -135,12 +140,15 @@ class Deliverer:
         clients: Clients | None = None,
         pacer: SendPacer | None = None,
         stale_after_s: float = 300.0,
+        renew_after_s: float | None = None,
     ):
         self.runtime = runtime
         self.clients = clients or Clients(runtime)
         self.pacer: SendPacer = pacer or Pacer()
         self.claimant = f"{socket.gethostname()[:80]}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
         self.stale_after_s = stale_after_s
+        self.renew_after_s = stale_after_s / 10 if renew_after_s is None else renew_after_s
+        self._claimed_at: dict[Key, float] = {}  # monotonic time of this sender's claims in progress
         self.max_attempts = NO_ATTEMPT_LIMIT
         self._dm_channels: dict[tuple[str, str], str] = {}
         self._snapshots: dict[str, dict[str, list[str]] | None] = {}  # a version's never changes
@@ -310,12 +318,15 @@ class Deliverer:
             *key, claimed_by=self.claimant, stale_after_s=self.stale_after_s, max_attempts=self.max_attempts
         ):
             return Attempt(Outcome.TAKEN, key[3])
+        self._claimed_at[key] = time.monotonic()
         try:
             return send()
         except Exception as exc:  # record and go on with the fan-out
             log.exception("%s (%s) failed", what, key[3])
             self.store.mark_failed(*key, error=f"{type(exc).__name__}: {exc}"[:1000], claimed_by=self.claimant)
             return Attempt(Outcome.FAILED, key[3], error=type(exc).__name__, cause=exc)
+        finally:
+            self._claimed_at.pop(key, None)
 
     def _post(self, client: WebClient, key: Key, message: Message) -> Any:
         """Post ``message`` to ``key[1]`` (a channel, or a user id: their DM with the app) in the
@@ -337,7 +348,11 @@ class Deliverer:
         return resp
 
     def _still_ours(self, key: Key) -> bool:
-        """True while the claim on ``key`` is ours (renewed now)."""
+        """True while the claim on ``key`` is ours: made by this sender less than ``renew_after_s``
+        ago (nobody can take it over before ``stale_after_s``), else renewed now."""
+        claimed = self._claimed_at.get(key)
+        if claimed is not None and time.monotonic() - claimed < self.renew_after_s:
+            return True
         renewed: bool = self.store.renew_claim(*key, claimed_by=self.claimant)
         return renewed
 

@@ -10,7 +10,9 @@ go yet reserves nothing, sleeps until then and asks again, so a thread that wake
 the real time and never goes together with another. A 429 blocks the workspace ``Retry-After``.
 :class:`SendPacer` is that pacing, over a :class:`TurnStore` of the times: :class:`MemoryStore` for
 one process (:class:`Pacer`), :class:`bot.digest.ratelimit.RedisStore` for every worker
-(:class:`bot.digest.ratelimit.SharedPacer`).
+(:class:`bot.digest.ratelimit.SharedPacer`). Within :meth:`SendPacer.batch` (a worker's message
+of several DMs) the end of an attempt reaches the store with the thread's next turn request, one
+store call a send instead of two.
 
 Durations are seconds.
 """
@@ -39,10 +41,11 @@ class TurnStore(ABC):
     block, per destination its next turn; each call atomic, on the store's clock."""
 
     @abstractmethod
-    def turn(self, team: str, key: str, key_s: float, team_s: float) -> float:
+    def turn(self, team: str, key: str, key_s: float, team_s: float, ended: Ended | None = None) -> float:
         """While ``team`` is blocked or its or ``key``'s next turn is later, the seconds until then
         (negative when the wait is ``key``'s alone), nothing reserved. Else 0: the send goes now,
-        ``team``'s next turn ``team_s`` from now and ``key``'s ``key_s`` from now."""
+        ``team``'s next turn ``team_s`` from now and ``key``'s ``key_s`` from now. ``ended``
+        (team, key, seconds): first, in the same atomic call, :meth:`push` of an attempt that ended."""
 
     @abstractmethod
     def push(self, team: str, key: str | None, seconds: float) -> None:
@@ -53,6 +56,10 @@ class TurnStore(ABC):
         """Seconds left of ``team``'s Retry-After block (0 when not blocked)."""
 
 
+Ended = tuple[str, str, float]
+"""An attempt that ended, for :meth:`TurnStore.turn`: (team, destination, seconds to its next turn)."""
+
+
 class MemoryStore(TurnStore):
     """The times in a dict under a lock, on ``clock`` (monotonic seconds): one process."""
 
@@ -61,9 +68,12 @@ class MemoryStore(TurnStore):
         self._lock = threading.Lock()
         self._at: dict[tuple[str, ...], float] = {}
 
-    def turn(self, team: str, key: str, key_s: float, team_s: float) -> float:
+    def turn(self, team: str, key: str, key_s: float, team_s: float, ended: Ended | None = None) -> float:
         with self._lock:
             now, at = self._clock(), self._at
+            if ended is not None:
+                name = ("dest", ended[0], ended[1])
+                at[name] = max(at.get(name, 0.0), now + ended[2])
             until = max(at.get(("blocked", team), 0.0), at.get(("next", team), 0.0))
             if (wait := max(until, dest := at.get(("dest", team, key), 0.0)) - now) > 0:
                 return wait if until >= dest else -wait
@@ -107,6 +117,35 @@ class SendPacer:
         self._held: dict[tuple[str, str], threading.Lock] = {}  # kept while a thread holds or awaits it
         self._holders: Counter[tuple[str, str]] = Counter()
         self._batons: dict[str, threading.Lock] = {}
+        self._local = threading.local()  # .batch: in :meth:`batch`; .ended: an end not yet told
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """This thread's sends in it tell the store of an attempt's end with the next turn request
+        (:meth:`TurnStore.turn`'s ``ended``: one store call a send, not two; a round trip each with
+        :class:`~bot.digest.ratelimit.RedisStore`); the last end at the exit. Meanwhile that
+        destination's next turn is the one its send took (``channel_interval_s`` after the send's
+        start, not its answer): meant for sends to distinct destinations, a worker's batch of DMs.
+        Needed by ``benchmarks/fanout_queue.py`` (issue 43, worker CPU per DM)."""
+        local = self._local
+        outer = getattr(local, "batch", False)
+        local.batch = True
+        try:
+            yield
+        finally:
+            local.batch = outer
+            if not outer:
+                try:
+                    self._tell_ended()
+                except Exception:  # the sends are over: a lost end only shortens one destination's gap
+                    log.warning("could not tell the pacer's store of a send's end", exc_info=True)
+
+    def _tell_ended(self) -> None:
+        """Push this thread's end not yet told, if any."""
+        ended = getattr(self._local, "ended", None)
+        if ended is not None:
+            self._local.ended = None
+            self.store.push(*ended)
 
     @contextmanager
     def slot(self, team: str, key: str) -> Iterator[None]:
@@ -135,18 +174,28 @@ class SendPacer:
         workspace (the others queue: a turn wakes one, not all); the destination's wait, alone."""
         with self._lock:
             baton = self._batons.setdefault(team, threading.Lock())
+        local = self._local
         while True:
             with baton:
-                while (wait := self.store.turn(team, key, self.channel_interval_s, self._team_s)) > 0:
+                while True:
+                    ended, local.ended = getattr(local, "ended", None), None
+                    if (wait := self.store.turn(team, key, self.channel_interval_s, self._team_s, ended)) <= 0:
+                        break
                     self._sleep(max(wait, 0.001))  # at least 1 ms: no spinning on a rounded-down wait
             if wait == 0:
                 return
             self._sleep(max(-wait, 0.001))
 
     def attempt_ended(self, team: str, key: str) -> None:
-        """The attempt to ``key`` has its answer: the next may start ``channel_interval_s`` from now."""
-        if self.channel_interval_s > 0:
-            self.store.push(team, key, self.channel_interval_s)
+        """The attempt to ``key`` has its answer: the next may start ``channel_interval_s`` from now
+        (in :meth:`batch`, from when the store is told: this thread's next turn request)."""
+        if self.channel_interval_s <= 0:
+            return
+        if getattr(self._local, "batch", False):
+            self._tell_ended()  # an end not yet told (none unless a 429 interrupted): now
+            self._local.ended = (team, key, self.channel_interval_s)
+            return
+        self.store.push(team, key, self.channel_interval_s)
 
     def rate_limited(self, team: str, retry_after_s: float = 1.0) -> None:
         """Slack answered 429 ``Retry-After: retry_after_s`` in ``team``: every sender (every

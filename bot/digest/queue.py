@@ -1,11 +1,15 @@
 """Digest sends on a Dramatiq task queue on Redis: the clock decides, workers send.
 
-With ``REDIS_URL`` set, the clock's :class:`EnqueueingDeliverer` enqueues one message per ledger
-key (``digest.send_dm(team, user, fire)``, ``digest.send_subscription(sub_id, fire)``; ``fire``
-ISO 8601, aware) and ``vllm-path worker`` processes (:mod:`bot.digest.worker`) send them through
-:class:`bot.digest.deliver.Deliverer`, whose ledger claim keeps them exactly once. A retryable
-failure raises :class:`DeliveryFailed`, retried by Dramatiq with back-off until the digest's ISO
-week is over. A digest counts as enqueued only once the broker took it; one refused (Redis down)
+With ``REDIS_URL`` set, the clock's :class:`EnqueueingDeliverer` enqueues the DM digests of a
+round (one per workspace waiting) in messages of up to ``dm_batch`` DMs
+(``digest.send_dms([[team, user, fire], ...])``; ``digest.send_dm(team, user, fire)`` when
+``dm_batch`` is 1, and still consumed) and one message per channel digest
+(``digest.send_subscription(sub_id, fire)``); ``fire`` ISO 8601, aware. ``vllm-path worker``
+processes (:mod:`bot.digest.worker`) send them through :class:`bot.digest.deliver.Deliverer`,
+whose ledger claim keeps each DM exactly once, batched or not: a batch delivered again skips what
+was sent. A retryable failure raises :class:`DeliveryFailed`, retried by Dramatiq with back-off
+until the digest's ISO week is over (a batch: the whole message, its settled DMs costing a ledger
+claim each and no Web API call). A digest counts as enqueued only once the broker took it; one refused (Redis down)
 is enqueued again by the next catch-up, and an outage logs one line as it starts and one as it
 ends. Sends are buffered briefly and enqueued round-robin by workspace.
 
@@ -38,7 +42,15 @@ log = logging.getLogger(__name__)
 
 QUEUE_NAME = "digests"
 SEND_DM = "digest.send_dm"
+SEND_DMS = "digest.send_dms"
 SEND_SUBSCRIPTION = "digest.send_subscription"
+DM_BATCH = 10
+"""DM digests per queue message by default (:class:`EnqueueingDeliverer`'s ``dm_batch``): one
+message's fetch, decoding, middleware and acknowledgement for ten DMs. Needed by
+``benchmarks/fanout_queue.py`` (issue 43, worker CPU per DM; docs/benchmarks.md has the figure
+with ``--dm-batch 1``, one DM a message)."""
+BATCH_TIME_LIMIT_MS = 60 * 60_000
+"""Dramatiq's time limit of a ``digest.send_dms`` message (its default: 10 minutes a message)."""
 MAX_RETRIES = 12
 MIN_BACKOFF_MS = 2_000
 MAX_BACKOFF_MS = 15 * 60_000
@@ -89,6 +101,33 @@ def send_dm(team: str, user: str, fire: str) -> None:
     key = (team, user, DM_TRACK, attempt.period) if attempt.period else None
     dm = runner.store.get_dm(team, user) if attempt.outcome.value == "failed" else None
     _settle(runner, attempt, key, dm.timezone if dm is not None else None)
+
+
+def send_dms(items: list[list[str]]) -> None:
+    """Actor body: the DM digests ``items`` (``[team, user, fire]`` each, ``fire`` ISO 8601, aware),
+    one after another, each exactly as :func:`send_dm` (its own ledger claim and record). Once all
+    were tried, raises :class:`DeliveryFailed` (the first) when any failed retryably or raised,
+    else the longest ``dramatiq.Retry`` when any is held by another sender: Dramatiq retries the
+    whole message, whose DMs already settled are skipped by the ledger without a Web API call."""
+    runner = _require_runner()
+    failed: Exception | None = None
+    retry: dramatiq.Retry | None = None
+    with runner.deliverer.pacer.batch():
+        for team, user, fire in items:
+            try:
+                send_dm(team, user, fire)
+            except dramatiq.Retry as exc:
+                if retry is None or (exc.delay or 0) > (retry.delay or 0):
+                    retry = exc
+            except Exception as exc:  # DeliveryFailed, or a database error reading the DM
+                if failed is None:
+                    failed = exc
+                else:
+                    log.warning("DM digest of a user of team %s failed too: %s", team, exc)
+    if failed is not None:
+        raise failed
+    if retry is not None:
+        raise retry
 
 
 def send_subscription(sub_id: int, fire: str) -> None:
@@ -147,6 +186,11 @@ class DigestQueue:
         self.send_dm: dramatiq.Actor[Any, Any] = dramatiq.actor(
             actor_name=SEND_DM, queue_name=QUEUE_NAME, broker=broker, **options
         )(send_dm)
+        # a batch's DMs may each wait out a Retry-After block of their workspace: Dramatiq's
+        # default limit of 10 minutes a message is ten one-minute blocks
+        self.send_dms: dramatiq.Actor[Any, Any] = dramatiq.actor(
+            actor_name=SEND_DMS, queue_name=QUEUE_NAME, broker=broker, time_limit=BATCH_TIME_LIMIT_MS, **options
+        )(send_dms)
         self.send_subscription: dramatiq.Actor[Any, Any] = dramatiq.actor(
             actor_name=SEND_SUBSCRIPTION, queue_name=QUEUE_NAME, broker=broker, **options
         )(send_subscription)
@@ -191,7 +235,9 @@ class EnqueueingDeliverer:
     """The clock's :class:`~bot.digest.deliver.Deliverer` in queue mode: each digest a message on
     ``queue``; thread-safe. ``stale_after_s`` / ``max_attempts``: the workers' ledger settings;
     ``requeue_after_s``: the same digest is enqueued again only after this long; ``linger_s``: sends
-    are buffered until none came for this long (or ``max_buffer`` wait)."""
+    are buffered until none came for this long (or ``max_buffer`` wait); ``dm_batch``: DM digests
+    per message (:data:`DM_BATCH`; taken in round order, so of as many workspaces as a round has;
+    1: one ``digest.send_dm`` message each)."""
 
     def __init__(
         self,
@@ -202,8 +248,12 @@ class EnqueueingDeliverer:
         requeue_after_s: float | None = None,
         linger_s: float = 0.2,
         max_buffer: int = 200_000,
+        dm_batch: int = DM_BATCH,
     ):
+        if dm_batch < 1:
+            raise ValueError(f"dm_batch must be >= 1, got {dm_batch!r}")
         self.queue = queue
+        self.dm_batch = dm_batch
         self.stale_after_s = stale_after_s
         self.max_attempts = max_attempts
         self.requeue_after_s = requeue_after_s if requeue_after_s is not None else 2 * stale_after_s
@@ -306,9 +356,18 @@ class EnqueueingDeliverer:
             log.info("enqueued %d digest(s) for %d workspace(s)", sent, len(teams))
 
     def _put(self, order: list[_Pending]) -> None:
-        """One round on the queue; raises what the broker raises."""
+        """One round on the queue, its DMs ``dm_batch`` a message; raises what the broker raises."""
+        dms: list[list[Any]] = []
         for _team, actor, args, _key in order:
-            actor.send(*args)
+            if actor is self.queue.send_dm and self.dm_batch > 1:
+                dms.append(list(args))
+                if len(dms) >= self.dm_batch:
+                    self.queue.send_dms.send(dms)
+                    dms = []
+            else:
+                actor.send(*args)
+        if dms:
+            self.queue.send_dms.send(dms)
 
     def _quiet(self) -> bool:
         """No digest added for ``linger_s`` (or ``max_buffer`` waiting, or closing)."""

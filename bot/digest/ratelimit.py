@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import redis
 
-from bot.digest.pacing import SendPacer, TurnStore
+from bot.digest.pacing import Ended, SendPacer, TurnStore
 
 _SCRIPT = """
 local t = redis.call('TIME')
@@ -27,6 +27,7 @@ local function later(i, time)
 end
 if ARGV[1] == 'push' then later(1, now + tonumber(ARGV[2])) return '0' end
 if ARGV[1] == 'left' then return string.format('%.6f', math.max(0, at(1) - now)) end
+if KEYS[4] then later(4, now + tonumber(ARGV[4])) end
 local due = math.max(at(1), at(3))
 if at(2) > math.max(due, now) then return string.format('%.6f', math.min(now - at(2), -0.000001)) end
 if due > now then return string.format('%.6f', math.max(due - now, 0.000001)) end
@@ -36,8 +37,9 @@ return '0'
 """
 """The store's calls, ARGV[1]: ``push`` (KEYS[1]'s time at least ARGV[2] seconds from now; a time
 only moves later, its key expiring a second after it), ``left`` (seconds until KEYS[1]'s time), else
-:meth:`~bot.digest.pacing.TurnStore.turn` (KEYS: block, destination, workspace; ARGV[2:]: ``key_s``,
-``team_s``). Numbers cross as strings (Redis truncates Lua numbers to integers)."""
+:meth:`~bot.digest.pacing.TurnStore.turn` (KEYS: block, destination, workspace and, with ``ended``,
+its destination; ARGV[2:]: ``key_s``, ``team_s`` and ``ended``'s seconds). Numbers cross as
+strings (Redis truncates Lua numbers to integers)."""
 
 
 class RedisStore(TurnStore):
@@ -52,9 +54,13 @@ class RedisStore(TurnStore):
     def _key(self, kind: str, team: str, key: str | None = None) -> str:
         return f"{self.namespace}:{kind}:{team}" + (f":{key}" if key is not None else "")
 
-    def turn(self, team: str, key: str, key_s: float, team_s: float) -> float:
+    def turn(self, team: str, key: str, key_s: float, team_s: float, ended: Ended | None = None) -> float:
         keys = [self._key("blocked", team), self._key("dest", team, key), self._key("next", team)]
-        return float(self._script(keys=keys, args=["turn", f"{key_s:.6f}", f"{team_s:.6f}"]))
+        args = ["turn", f"{key_s:.6f}", f"{team_s:.6f}"]
+        if ended is not None:
+            keys.append(self._key("dest", ended[0], ended[1]))
+            args.append(f"{ended[2]:.6f}")
+        return float(self._script(keys=keys, args=args))
 
     def push(self, team: str, key: str | None, seconds: float) -> None:
         name = self._key("dest", team, key) if key is not None else self._key("blocked", team)

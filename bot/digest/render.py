@@ -13,7 +13,6 @@ if TYPE_CHECKING:
     from bot.domain.catalog import Catalog
     from bot.domain.catalog.drafts import Draft
     from bot.domain.catchup import CatchUp
-    from bot.domain.feed import SourcePost
     from bot.domain.plan import SubscriptionLike
 
 
@@ -82,9 +81,6 @@ class DigestRenderer(Protocol):
     def nudge(self, budget: int, lower: int | None, lang: str) -> Message:
         """The gentle DM to a reader two weeks behind their ``budget`` (minutes a week), offering
         ``lower`` minutes (None: none lower), a pause, or no more DMs."""
-
-    def feed_notice(self, posts: Sequence[SourcePost], feed_url: str, total_missing: int) -> Message:
-        """The admins' notice naming ``posts`` the catalog lacks, of ``total_missing`` in all."""
 
     def draft_card(self, draft: Draft, catalog: Catalog, lang: str) -> Message:
         """A curator's review card of ``draft`` (a new post from the feeds, issue 41)."""

@@ -1,7 +1,8 @@
 """The watch of the catalog's feeds (``<catalog>/sources.yaml``): each new post a draft beside the
 catalog (:mod:`bot.domain.catalog.drafts`), for a curator to accept or reject.
 
-The clock runs :func:`watch_sources` every ``CATALOG_SOURCES_EVERY_S`` seconds (default one hour):
+The clock runs :func:`watch_sources` every ``CATALOG_SOURCES_EVERY_S`` seconds (daily when only the
+old ``CATALOG_FEED_URL`` is set, which is read as one more feed):
 each feed is fetched with a conditional request (the ``ETag`` and ``Last-Modified`` it last
 answered, remembered in ``drafts/.feeds.json``), so an unchanged feed costs a 304. A broken or slow
 feed costs at most ``timeout`` seconds and one WARNING line; after ``deadline_s`` no further feed is
@@ -19,7 +20,16 @@ from pathlib import Path
 
 from bot.digest.clients import Clients
 from bot.domain.catalog import Catalog
-from bot.domain.catalog.drafts import Draft, new_drafts, read_drafts, read_sources, read_state, write_draft, write_state
+from bot.domain.catalog.drafts import (
+    Draft,
+    FeedSource,
+    new_drafts,
+    read_drafts,
+    read_sources,
+    read_state,
+    write_draft,
+    write_state,
+)
 from bot.domain.feed import ImportSourceError, parse_feed, public_source
 from bot.runtime import Runtime
 
@@ -29,16 +39,22 @@ FEED_TIMEOUT_S = 10.0
 """Seconds one feed may take in all (connecting, each read, the whole body)."""
 WATCH_DEADLINE_S = 120.0
 """Seconds after which a run starts no further fetch."""
+READ_TIMEOUT_S = 20.0
+"""Seconds one read may wait for bytes."""
 MAX_FEED_BYTES = 20 * 1024 * 1024
 """A feed larger than this (bytes) is refused."""
 
 
-def fetch_conditional(url: str, seen: dict[str, str], timeout: float) -> tuple[bytes | None, dict[str, str]]:
-    """GET ``url`` with ``If-None-Match`` / ``If-Modified-Since`` from ``seen`` (``{"etag",
-    "modified"}``). Returns ``(body, validators)``: ``body`` ``None`` for 304 Not Modified (then the
-    validators are ``seen``). ``timeout``: seconds for the whole answer. Raises
-    :class:`ImportSourceError` when the feed is unreachable, answers neither 200 nor 304, is larger
-    than :data:`MAX_FEED_BYTES` or slower than ``timeout``."""
+def fetch(
+    url: str, max_bytes: int = MAX_FEED_BYTES, timeout: float = FEED_TIMEOUT_S, seen: dict[str, str] | None = None
+) -> tuple[bytes | None, dict[str, str]]:
+    """GET ``url``, with ``If-None-Match`` / ``If-Modified-Since`` from ``seen`` (``{"etag",
+    "modified"}``, the validators it last answered). Returns ``(body, validators)``: ``body`` at most
+    ``max_bytes`` bytes received in full within ``timeout`` seconds however slowly they come (one
+    read waits at most :data:`READ_TIMEOUT_S`), or ``None`` for 304 Not Modified (then the
+    validators are ``seen``). Raises :class:`ImportSourceError` when it is unreachable, answers
+    neither 200 nor 304, is larger or slower."""
+    seen = seen or {}
     headers = {"User-Agent": "vllm-path catalog watch"}
     if seen.get("etag"):
         headers["If-None-Match"] = seen["etag"]
@@ -47,12 +63,13 @@ def fetch_conditional(url: str, seen: dict[str, str], timeout: float) -> tuple[b
     where = public_source(url)
     deadline, body = time.monotonic() + timeout, bytearray()
     try:
-        with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=timeout) as response:
+        request = urllib.request.Request(url, headers=headers)
+        with urllib.request.urlopen(request, timeout=min(READ_TIMEOUT_S, timeout)) as response:
             got = {"etag": response.headers.get("ETag") or "", "modified": response.headers.get("Last-Modified") or ""}
             while chunk := response.read1(64 * 1024):
                 body += chunk
-                if len(body) > MAX_FEED_BYTES:
-                    raise ImportSourceError(f"{where}: larger than {MAX_FEED_BYTES:,} bytes")
+                if len(body) > max_bytes:
+                    raise ImportSourceError(f"{where}: larger than {max_bytes:,} bytes")
                 if time.monotonic() > deadline:
                     raise ImportSourceError(f"{where}: not received in full within {timeout:g} s")
     except urllib.error.HTTPError as exc:
@@ -76,21 +93,33 @@ class SourcesReport:
 
 
 def watch_sources(
-    root: Path, catalog: Catalog, *, timeout: float = FEED_TIMEOUT_S, deadline_s: float = WATCH_DEADLINE_S
+    root: Path,
+    catalog: Catalog,
+    *,
+    feed_url: str | None = None,
+    timeout: float = FEED_TIMEOUT_S,
+    deadline_s: float = WATCH_DEADLINE_S,
 ) -> SourcesReport:
-    """Fetch every feed of ``root/sources.yaml`` and write a draft per new post into
+    """Fetch every feed of ``root/sources.yaml`` (and ``feed_url``, the old ``CATALOG_FEED_URL``,
+    as one more vLLM blog feed unless listed there) and write a draft per new post into
     ``root/drafts/``; ``catalog`` is the catalog of ``root``. Never raises for a feed (a failure is
-    one WARNING line and an entry of ``errors``); raises ``ValueError`` for an invalid sources file."""
+    one WARNING line and an entry of ``errors``); raises ``ValueError`` for an invalid sources file
+    or ``feed_url``."""
     report = SourcesReport()
     state = read_state(root)
     known = read_drafts(root)
+    feeds = read_sources(root)
+    if feed_url and feed_url not in {f.url for f in feeds}:
+        feeds.append(
+            FeedSource(name="CATALOG_FEED_URL", url=feed_url, kind="vllm-blog")
+        )  # ValidationError: a ValueError
     started = time.monotonic()
-    for feed in read_sources(root):
+    for feed in feeds:
         if time.monotonic() - started > deadline_s:
             report.late.append(feed.name)
             continue
         try:
-            body, validators = fetch_conditional(feed.url, state["feeds"].get(feed.url, {}), timeout)
+            body, validators = fetch(feed.url, timeout=timeout, seen=state["feeds"].get(feed.url, {}))
             if body is None:
                 report.unchanged.append(feed.name)
                 continue
@@ -116,19 +145,39 @@ def watch_sources(
 
 def post_draft_cards(runtime: Runtime, clients: Clients, drafts: list[Draft]) -> int:
     """DM each curator of ``CATALOG_CURATORS`` one review card per draft (in the workspace
-    ``CATALOG_ADMIN_TEAM``); the number of cards posted. A failed post is one WARNING line."""
+    ``CATALOG_ADMIN_TEAM``), in the curator's language (their ``lang`` setting, else English); the
+    number of cards posted. A card whose post fails is one WARNING line and is remembered
+    (``unsent`` in ``drafts/.feeds.json``): each later call posts it again first, while its draft
+    still waits and its curator still is one, until it goes through."""
     curators = sorted(runtime.settings.curator_ids)
-    client = clients.for_team(runtime.settings.catalog_admin_team) if curators and drafts else None
-    if client is None:
-        return 0
+    root = runtime.settings.catalog_dir
+    state = read_state(root)
+    unsent: dict[str, list[str]] = state["unsent"]
+    waiting = {d.id: d for d in read_drafts(root)} if unsent else {}
+    todo: dict[str, tuple[Draft, list[str]]] = {
+        pid: (waiting[pid], [u for u in curators if u in users]) for pid, users in unsent.items() if pid in waiting
+    }
+    todo.update((d.id, (d, curators)) for d in drafts)
+    team = runtime.settings.catalog_admin_team
+    client = clients.for_team(team) if curators and todo else None
     posted = 0
-    for draft in drafts:
-        card = runtime.renderer.draft_card(draft, runtime.holder.catalog, "en")
-        for user in curators:
-            try:
-                client.chat_postMessage(channel=user, text=card.text, blocks=card.blocks, unfurl_links=False)
-                posted += 1
-            except Exception as exc:  # slack_sdk errors and network errors alike
-                error = getattr(getattr(exc, "response", None), "data", {}).get("error") or type(exc).__name__
-                log.warning("catalog sources: card for %s not posted to %s: %s", draft.id, user, error)
+    failed: dict[str, list[str]] = {}
+    if client is None:  # no curator: nothing to send; no token for the team yet: every card waits
+        failed = {pid: users for pid, (_, users) in todo.items() if users}
+    else:
+        for draft, users in todo.values():
+            for user in users:
+                try:
+                    lang = runtime.store.get_lang(team, user) or "en"
+                    card = runtime.renderer.draft_card(draft, runtime.holder.catalog, lang)
+                    client.chat_postMessage(channel=user, text=card.text, blocks=card.blocks, unfurl_links=False)
+                    posted += 1
+                except Exception as exc:  # slack_sdk errors, network and store errors alike
+                    error = getattr(getattr(exc, "response", None), "data", {}).get("error") or type(exc).__name__
+                    log.warning("catalog sources: card for %s not posted to %s (next run tries again): %s",
+                                draft.id, user, error)  # fmt: skip
+                    failed.setdefault(draft.id, []).append(user)
+    if failed != unsent:
+        state["unsent"] = failed
+        write_state(root, state)
     return posted

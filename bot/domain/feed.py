@@ -1,6 +1,5 @@
 """The blog's feed, read (pure): an Atom or RSS document as the posts it lists (:func:`parse_feed`,
-with feedparser), and which of them a catalog lacks (:func:`missing_posts`: the daily watch's core
-and the importer's first step). Fetching a feed is the caller's (the clock, the CLI)."""
+with feedparser). Fetching a feed is the caller's (:func:`bot.digest.sources.fetch`: the clock, the CLI)."""
 
 from __future__ import annotations
 
@@ -20,7 +19,7 @@ import feedparser
 from bot.domain.catalog.reading_time import reading_minutes
 
 if TYPE_CHECKING:  # pragma: no cover
-    from bot.domain.catalog import Catalog
+    pass
 
 
 class ImportSourceError(Exception):
@@ -162,14 +161,3 @@ def canonical_url(url: str) -> str:
     path = re.sub(r"/(index\.html?)?$", "", parts.path) or ""
     query = urlencode([(k, v) for k, v in parse_qsl(parts.query) if not k.startswith("utm_")])
     return f"https://{host}{port}{path}" + (f"?{query}" if query else "")
-
-
-def missing_posts(feed: bytes | str, catalog: Catalog) -> list[SourcePost]:
-    """The posts of a feed document that ``catalog`` lacks (neither URL nor normalised title in
-    it), in feed order; entries without title, link or date are left out. Pure: the core of the
-    daily watch of ``CATALOG_FEED_URL``. Raises :class:`ImportSourceError` for a malformed feed."""
-    posts, _ = parse_feed(feed, "CATALOG_FEED_URL")
-    base = catalog.manifest.blog_base_url
-    urls = {(base + p.url if p.url and p.url.startswith("/") else p.url) for p in catalog.posts}
-    titles = {normalize_title(p.title) for p in catalog.posts}
-    return [p for p in posts if p.url not in urls and normalize_title(p.title) not in titles]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import re
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -187,25 +188,36 @@ ZONE_NOTES: dict[str, str] = {"mst": "tz.mst_note"}
 """Abbreviations whose mapping the reply explains (an i18n key)."""
 
 
-@functools.lru_cache(maxsize=1)
+_ZONES_LOCK = threading.Lock()
+"""Held while the zone tables are first built: concurrent first commands (``subscribe … Berlin``
+right after a start) wait for one build instead of each walking the tz database (~40 ms)."""
+
+
 def _zones() -> dict[str, str]:
     """Every IANA zone zoneinfo knows, keyed by its case-folded name (built once)."""
+    with _ZONES_LOCK:
+        return _zone_tables()[0]
+
+
+def _cities() -> dict[str, str]:
+    """IANA zones by their city alone (``new york`` -> ``America/New_York``), where unique."""
+    with _ZONES_LOCK:
+        return _zone_tables()[1]
+
+
+@functools.cache
+def _zone_tables() -> tuple[dict[str, str], dict[str, str]]:
+    """``(zones by case-folded name, zones by unique city)``, built once (callers hold the lock)."""
     from zoneinfo import available_timezones
 
     zones = {z.casefold(): z for z in available_timezones()}
     zones.setdefault("utc", "UTC")
-    return zones
-
-
-@functools.lru_cache(maxsize=1)
-def _cities() -> dict[str, str]:
-    """IANA zones by their city alone (``new york`` -> ``America/New_York``), where unique."""
     seen: dict[str, list[str]] = {}
-    for zone in _zones().values():
+    for zone in zones.values():
         area, _, city = zone.rpartition("/")
         if area.split("/")[0].casefold() in _IANA_AREAS - {"etc", "us", "canada", "brazil", "mexico", "chile"}:
             seen.setdefault(city.replace("_", " ").casefold(), []).append(zone)
-    return {city: zones[0] for city, zones in seen.items() if len(zones) == 1}
+    return zones, {city: zs[0] for city, zs in seen.items() if len(zs) == 1}
 
 
 def city_zone(text: str) -> str | None:

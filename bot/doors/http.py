@@ -24,20 +24,19 @@ METRICS_PATH = "/metrics"
 
 def make_wsgi_app(runtime: Runtime, app: Any, verify_requests: bool = True) -> Callable[..., Iterable[bytes]]:
     """The door's WSGI app: ``GET|HEAD /healthz`` is ``200 ok`` (no database, so a slow one keeps the
-    instance in its load balancer); ``GET /metrics``; :mod:`bot.web.routes`' pages and the signed
-    pictures; the rest Bolt's (OAuth paths when ``app.oauth_flow`` is set, else 404). A ``POST /slack/events``
+    instance in its load balancer); ``GET /metrics``; :mod:`bot.web.routes`' pages and pictures; the
+    rest Bolt's (OAuth paths when ``app.oauth_flow`` is set, else 404). A ``POST /slack/events``
     passes :mod:`bot.doors.guard` unless ``verify_requests`` is False, and is timed and counted."""
     from slack_bolt.adapter.wsgi import SlackRequestHandler
 
     from bot import metrics
     from bot.doors import guard
-    from bot.pictures import PICTURE_PREFIX, picture_app
     from bot.slack.signing import SignedRequestVerification
-    from bot.web.routes import routes
 
     bolt = SlackRequestHandler(app, path=EVENTS_PATH)
-    registry = metrics.runtime_registry(runtime)
-    web_routes = routes(runtime)
+    registries: list[Any] = []  # the runtime's metrics registry, made at the first scrape (prometheus-client then)
+    made = threading.Lock()
+    web_routes = _WebRoutes(runtime)
     secret = runtime.settings.slack_signing_secret
     verifier = SignedRequestVerification(secret.get_secret_value() if secret is not None else "")
 
@@ -47,7 +46,10 @@ def make_wsgi_app(runtime: Runtime, app: Any, verify_requests: bool = True) -> C
             start_response("200 OK", [("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", "2")])
             return [b"ok"]
         if path == METRICS_PATH and method == "GET":
-            body = metrics.exposition(registry)
+            with made:
+                if not registries:
+                    registries.append(metrics.runtime_registry(runtime))
+            body = metrics.exposition(registries[0])
             start_response("200 OK", [("Content-Type", metrics.CONTENT_TYPE), ("Content-Length", str(len(body)))])
             return [body]
         page = web_routes(str(path or ""), str(method or ""), environ)
@@ -55,8 +57,6 @@ def make_wsgi_app(runtime: Runtime, app: Any, verify_requests: bool = True) -> C
             status_line, headers, body = page
             start_response(status_line, headers)
             return [] if method == "HEAD" else [body]
-        if str(path).startswith(PICTURE_PREFIX) and method == "GET":  # issue 24: signed path pictures
-            return picture_app(runtime, environ, start_response)
         if path != EVENTS_PATH or method != "POST":
             return bolt(environ, start_response)
         started = time.monotonic()
@@ -88,6 +88,31 @@ def make_wsgi_app(runtime: Runtime, app: Any, verify_requests: bool = True) -> C
             metrics.REQUESTS.labels(kind, metrics.outcome_of(status[0] if status else 500)).inc()
 
     return wsgi
+
+
+class _WebRoutes:
+    """:func:`bot.web.routes.routes` of ``runtime``, imported and built on the first request for a
+    path that is neither Slack's nor the health check's nor the metrics': the web pages (jinja2,
+    ~2 MB) stay out of a server nobody browses (issue 43: ``serve`` <= 70 MB idle, <= 80 MB after
+    10,000 commands; ``benchmarks/serve_memory.py``)."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self._runtime = runtime
+        self._routes: Callable[[str, str, dict[str, Any]], Any] | None = None
+        self._lock = threading.Lock()
+
+    def __call__(self, path: str, method: str, environ: dict[str, Any]) -> Any:
+        """The page for ``path`` and ``method`` (``(status line, headers, body)``), or None: not a
+        page (every request but a ``GET`` or ``HEAD``, Slack's ``POST`` among them, without import)."""
+        if method not in ("GET", "HEAD"):  # as routes() answers them
+            return None
+        if self._routes is None:
+            with self._lock:
+                if self._routes is None:
+                    from bot.web.routes import routes
+
+                    self._routes = routes(self._runtime)
+        return self._routes(path, method, environ)
 
 
 def _unlisted(

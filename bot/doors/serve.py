@@ -75,6 +75,10 @@ def _missing(first: str) -> ConfigError:
     )
 
 
+RELOAD_JOIN_S = 30.0
+"""Seconds a stop waits for a catalog reload asked for before it (SIGHUP then SIGTERM)."""
+
+
 def reload_catalog_logged(runtime: Runtime) -> bool:
     """``runtime.reload_catalog()`` with its outcome logged; returns whether it was swapped in."""
     try:
@@ -98,11 +102,18 @@ def install_signal_handlers(runtime: Runtime, stop: Callable[[], None]) -> None:
     if threading.current_thread() is not threading.main_thread():
         return
 
+    reloads: list[threading.Thread] = []
+
     def on_hup(signum: int, frame: Any) -> None:
-        threading.Thread(target=reload_catalog_logged, args=(runtime,), name="catalog-reload", daemon=True).start()
+        reloads[:] = [t for t in reloads if t.is_alive()]
+        reload = threading.Thread(target=reload_catalog_logged, args=(runtime,), name="catalog-reload", daemon=True)
+        reloads.append(reload)
+        reload.start()
 
     def on_stop(signum: int, frame: Any) -> None:
         log.info("signal %s: stopping", signal.Signals(signum).name)
+        for reload in reloads:  # a reload asked for before the stop finishes and logs its outcome
+            reload.join(timeout=RELOAD_JOIN_S)
         stop()
 
     if hasattr(signal, "SIGHUP"):
@@ -184,7 +195,10 @@ def serve(settings: Settings | None = None, host: str = "127.0.0.1", port: int =
     settings = settings or Settings()
     setup_logging(settings)
     door = door_for(settings)
-    runtime = Runtime.create(settings)
+    # The search index on first search (its kept state restored in ~0.05 s): numpy, bm25s and the
+    # index are ~30 MB of a server that may never be asked to search (issue 43: serve <= 70 MB
+    # idle, benchmarks/serve_memory.py; docs/benchmarks.md).
+    runtime = Runtime.create(settings, index_now=False)
     log.info("catalog %s loaded; database %s", runtime.holder.catalog.version, _safe_db_url(settings.database_url))
     from bot.doors.startup import TokenRefused, checked_client
     from bot.slack.app import build_app

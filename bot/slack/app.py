@@ -131,10 +131,7 @@ def build_app(
     elif settings.slack_bot_token is not None:
         app = BotApp(client=make_client(runtime), token_verification_enabled=True, **common)
     else:
-        raise ValueError(
-            "no Slack credentials: set SLACK_BOT_TOKEN (one workspace) or "
-            "SLACK_CLIENT_ID and SLACK_CLIENT_SECRET (OAuth)"
-        )
+        raise ValueError(settings.missing_slack_credentials())
 
     def web_api(team_id: str, method: str, call: Callable[[str | None], Any]) -> tuple[Any, str | None]:
         """``(response, None)`` of ``call(token)`` with ``team_id``'s bot token (OAuth) or the client's;

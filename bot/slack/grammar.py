@@ -38,8 +38,11 @@ KEYWORDS: dict[str, Kind] = {
     "search": "search", "搜索": "search",
     "next": "next", "下一篇": "next", "下一步": "next", "接下来": "next",
     "progress": "next", "进度": "next", "我的进度": "next",  # `next` shows each track's progress
-    "read": "read", "done": "read", "已读": "read", "标记已读": "read",
-    "unread": "unread", "未读": "unread",
+    "read": "read", "done": "read", "已读": "read", "标记已读": "read", "标为已读": "read", "标记为已读": "read",
+    "读": "read", "读完": "read", "读完了": "read", "读过": "read", "读了": "read", "已阅": "read",
+    "看完": "read", "看完了": "read", "看过": "read", "已看": "read",
+    "unread": "unread", "未读": "unread", "取消已读": "unread", "标为未读": "unread", "标记未读": "unread",
+    "标记为未读": "unread",
     "follow": "follow", "关注": "follow",
     "unfollow": "unfollow", "取消关注": "unfollow",
     "subscribe": "subscribe", "sub": "subscribe", "订阅": "subscribe",
@@ -55,8 +58,22 @@ KEYWORDS: dict[str, Kind] = {
 """First words that select a command (English and Chinese)."""
 # fmt: on
 
-_JOINED_KEYWORDS = sorted((k for k in KEYWORDS if not k.isascii() and k != "语言"), key=len, reverse=True)
-"""Chinese keywords typed joined to what follows (``关注推测解码``), longest first; not ``语言`` (``语言模型``)."""
+_READ_VERBS = frozenset({"读", "读完", "读完了", "读过", "读了", "已阅", "看完", "看完了", "看过", "已看"})
+"""Chinese verbs of reading that begin questions as often as commands (``读什么``, ``读书会``,
+``看过哪些``): the read command only before a separate word or Latin text (``读 p-eagle``,
+``读完p-eagle``, ``读 推测解码入门``), and not before a question word (``读 什么``)."""
+
+_READ_QUESTION = re.compile(r"^(?:什么|啥|哪|几|多少|怎么|如何|为什么|吗|呢|书)")
+"""The start of what follows a reading verb when the text is a question, not a command (``读 哪篇``)."""
+
+_JOINED_KEYWORDS = sorted(
+    (k for k in KEYWORDS if not k.isascii() and k != "语言" and k not in _READ_VERBS), key=len, reverse=True
+)
+"""Chinese keywords typed joined to what follows (``关注推测解码``), longest first; not ``语言``
+(``语言模型``), nor a reading verb (:data:`_READ_VERBS`) before Chinese text."""
+
+_ARG_LEAD = ":：,，、 "
+"""Punctuation typed between a joined keyword and its argument (``已读：p-eagle``), left out."""
 
 # fmt: off
 _FUZZY_KEYWORDS = ("help", "next", "read", "unread", "follow", "unfollow", "subscribe",
@@ -226,8 +243,13 @@ def _keyword(words: list[str]) -> tuple[str, list[str]]:
     first, rest = words[0].casefold().lstrip("/"), words[1:]
     if first not in KEYWORDS and not first.isascii():
         joined = next((k for k in _JOINED_KEYWORDS if first.startswith(k)), None)
+        if joined is None:  # a reading verb joined to Latin text: 读完p-eagle, 读https://…
+            verb = next((k for k in sorted(_READ_VERBS, key=len, reverse=True) if first.startswith(k)), None)
+            if verb is not None and first[len(verb) :].lstrip(_ARG_LEAD)[:1].isascii():
+                joined = verb
         if joined is not None:
-            return joined, [words[0].lstrip("/")[len(joined) :], *rest]
+            arg = words[0].lstrip("/")[len(joined) :].lstrip(_ARG_LEAD)
+            return joined, [arg, *rest] if arg else rest
     return first, rest
 
 
@@ -340,6 +362,8 @@ def parse(text: str) -> Command:
         return Command("latest", truncated=truncated)
     first, rest = _keyword(words)
     kind = KEYWORDS.get(first)
+    if first in _READ_VERBS and (not rest or _READ_QUESTION.match(rest[0])):
+        kind = None  # "读 什么", "看过 哪些": a question, not the read command
     if kind is None:
         return _free_text(raw, words, first, rest, truncated)
     read = _ARGUMENTS.get(kind)

@@ -23,7 +23,7 @@ from bot.slack.commands.context import (
     no_announce,
     no_users_info,
 )
-from bot.slack.commands.plan import home_plan
+from bot.slack.commands.plan import home_plan, reading_since
 from bot.slack.commands.registry import run_button, run_command
 from bot.slack.commands.stats import team_insights
 from bot.slack.commands.unfurl import unfurls_for
@@ -31,7 +31,7 @@ from bot.slack.homes import HomeCache, HomePublisher
 from bot.slack.i18n import t
 from bot.slack.ids import is_conversation_id
 from bot.slack.retry import SameOnCopy
-from bot.slack.views.blocks import MAX_BLOCKS_VIEW, Reply, section
+from bot.slack.views.blocks import MAX_BLOCKS_MESSAGE, MAX_BLOCKS_VIEW, Reply, divider, section
 from bot.slack.views.home import HomeState, home_view
 from bot.slack.views.insights import insights_blocks
 
@@ -116,21 +116,23 @@ class Handlers(SameOnCopy):
         ctx = self.context(caller)
         wanted = {c for c in channel_ids or () if is_conversation_id(c)}
         subs = [x for x in store.subscriptions(caller.team_id) if x.channel_id in wanted] if wanted else []
+        follows, read = ctx.reader.follows(), ctx.reader.read()
+        facts = store.habit_facts(*key)  # the streak's, and when the person last read (catch-up)
         state = HomeState(
-            following=ctx.reader.states(ctx.reader.follows()),
-            read=ctx.reader.read(),
+            following=ctx.reader.states(follows),
+            read=read,
             dm=store.get_dm(caller.team_id, caller.user_id),
             channel_subs=subs,
             lang=ctx.lang,
-            **home_plan(self.rt, caller.team_id, caller.user_id, ctx.reader.follows(), ctx.reader.read()),
-            catchup=catch_up(ctx.catalog, ctx.reader.follows(), ctx.reader.read(), store.reading_since(*key)),
+            **home_plan(self.rt, caller.team_id, caller.user_id, follows, read, facts),
+            catchup=catch_up(ctx.catalog, follows, read, reading_since(facts)),
         )
         view = home_view(ctx.catalog, state)
         if ctx.is_admin():
             ins = team_insights(self.rt, caller.team_id)
             mine = set(channel_ids or ())
             ins = replace(ins, channels=tuple(c for c in ins.channels if c.channel_id in mine))
-            extra = [{"type": "divider"}, *(b.to_dict() for b in insights_blocks(ctx.catalog, ins, ctx.lang))]
+            extra = [divider(), *insights_blocks(ctx.catalog, ins, ctx.lang)]
             view["blocks"] = (view["blocks"] + extra)[:MAX_BLOCKS_VIEW]
         return view
 
@@ -145,5 +147,5 @@ def _noting_cut(cmd: grammar.Command, lang: str, reply: Reply) -> Reply:
     if not cmd.truncated:
         return reply
     notice = t("error.too_long", lang, n=grammar.MAX_TEXT)
-    blocks = [section(notice).to_dict(), *reply.blocks[:49]]
+    blocks = [section(notice), *reply.blocks[: MAX_BLOCKS_MESSAGE - 1]]
     return Reply(text=str(notice) + "\n" + reply.text, blocks=blocks, response_type=reply.response_type)

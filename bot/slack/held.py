@@ -2,7 +2,9 @@
 
 A slash command or a click whose answer comes after the ack (a lazy listener) is held in the store
 before the ack (:class:`HoldUntilAnswered`, a listener middleware: one insert, committed with other
-threads' in a group commit, :mod:`bot.store.held_batch`) and released once its lazy listener has
+threads' in a group commit, :mod:`bot.store.held_batch`; a door that sends its acks itself, the Socket
+Mode door, sets :data:`ACK_WHEN_HELD` and sends the ack once the hold's :class:`~bot.store.held_batch.HeldTicket`
+says it is committed, instead of the request's thread waiting for it) and released once its lazy listener has
 answered or failed for good (:func:`release`). A process that dies in between (``kill -9``, a
 deploy's SIGTERM past the grace period, a crash) leaves it held; the next process answers it at
 start (:func:`answer_held`): the body as Slack sent it, signed again with the app's signing secret
@@ -30,11 +32,16 @@ from slack_bolt.middleware import Middleware
 from slack_sdk.signature import SignatureVerifier
 
 from bot.slack.listeners.context import handlers_of, tenant
+from bot.store.held_batch import HeldTicket
 
 log = logging.getLogger(__name__)
 
 HELD = "vllm_path_held"
-"""Key of Bolt's context: the id of the held request being answered."""
+"""Key of Bolt's context: the id of the held request being answered, or the :class:`HeldTicket` of
+a hold on its way (with :data:`ACK_WHEN_HELD`)."""
+ACK_WHEN_HELD = "vllm_path_ack_when_held"
+"""Key of Bolt's context a door sets (True) when it sends each ack itself, after ``context[HELD]``'s
+:class:`HeldTicket`, if any, is committed: :class:`HoldUntilAnswered` does not wait for the hold."""
 ANSWERABLE = timedelta(minutes=30)
 """How long a ``response_url`` stays valid (Slack's documentation): older held requests are dropped."""
 
@@ -60,17 +67,25 @@ def _without_token(body: str, content_type: str) -> str:
 
 
 class HoldUntilAnswered(Middleware):
-    """Hold the request in the store before the listener acks it (a replayed one is held already)."""
+    """Hold the request in the store before the listener acks it (a replayed one is held already).
+    With :data:`ACK_WHEN_HELD` in the context the hold is not waited for: ``context[HELD]`` is its
+    :class:`HeldTicket`, and the door sends the ack once the ticket is done."""
 
     def process(self, *, req: BoltRequest, resp: BoltResponse, next: Callable[[], BoltResponse]) -> BoltResponse | None:
         """Store the request (see the module docstring), note its id in ``req.context``, go on."""
         context = req.context
-        if not isinstance(context.get(HELD), int):
+        if not isinstance(context.get(HELD), int | HeldTicket):
             content_type = (req.headers.get("content-type") or [""])[0]
-            store = handlers_of(context).rt.store
-            body = _without_token(req.raw_body, content_type)
+            if req.raw_body:
+                body = _without_token(req.raw_body, content_type)
+            else:  # a Socket Mode payload given as a dict (without its token)
+                body, content_type = json.dumps(req.body, separators=(",", ":"), ensure_ascii=False), "application/json"
             try:
-                context[HELD] = store.held_batch().hold(tenant(context), body, content_type)
+                batcher = handlers_of(context).rt.store.held_batch()
+                if context.get(ACK_WHEN_HELD):
+                    context[HELD] = batcher.hold_later(tenant(context), body, content_type)
+                else:
+                    context[HELD] = batcher.hold(tenant(context), body, content_type)
             except Exception:  # the database is down: the ack still goes, and the answer says so
                 log.warning("request not held: the store refused it", exc_info=True)
         return next()
@@ -79,7 +94,13 @@ class HoldUntilAnswered(Middleware):
 def release(context: BoltContext | None) -> None:
     """After a held request's lazy listener has run (answered or failed): forget it (with the next
     batch of :meth:`bot.store.held_batch.HeldBatcher.release`, not waited for). Never raises."""
-    if context is not None and isinstance(held := context.get(HELD), int):
+    held = context.get(HELD) if context is not None else None
+    if isinstance(held, HeldTicket):  # committed long before the lazy listener ends, but wait if not
+        try:
+            held = held.wait()
+        except Exception:  # never held (the failure was logged when the ack went): nothing to release
+            return
+    if context is not None and isinstance(held, int):
         handlers_of(context).rt.store.held_batch().release(held)
 
 
@@ -130,4 +151,4 @@ def answer_held_soon(app: App, signing_secret: str | None, delay_s: float = 30.0
     return thread
 
 
-__all__ = ["ANSWERABLE", "HELD", "HoldUntilAnswered", "answer_held", "answer_held_soon", "release"]
+__all__ = ["ACK_WHEN_HELD", "ANSWERABLE", "HELD", "HoldUntilAnswered", "answer_held", "answer_held_soon", "release"]

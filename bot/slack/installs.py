@@ -4,9 +4,11 @@ the store's cross-process lock (:class:`LockedRotationAuthorize`)."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Callable
 from contextlib import AbstractContextManager
+from typing import Any
 
 from slack_bolt import BoltContext
 from slack_bolt.authorization import AuthorizeResult
@@ -59,34 +61,12 @@ class LockedRotationAuthorize(InstallationStoreAuthorize):
         self.rotation_lock = rotation_lock
 
     def __call__(
-        self,
-        *,
-        context: BoltContext,
-        enterprise_id: str | None,
-        team_id: str | None,
-        user_id: str | None,
-        actor_enterprise_id: str | None = None,
-        actor_team_id: str | None = None,
-        actor_user_id: str | None = None,
+        self, *, context: BoltContext, enterprise_id: str | None, team_id: str | None, **rest: Any
     ) -> AuthorizeResult | None:
         """Bolt's authorize, under the rotation lock of the tenant when its token is due."""
-
-        def authorize() -> AuthorizeResult | None:
-            return super(LockedRotationAuthorize, self).__call__(
-                context=context,
-                enterprise_id=enterprise_id,
-                team_id=team_id,
-                user_id=user_id,
-                actor_enterprise_id=actor_enterprise_id,
-                actor_team_id=actor_team_id,
-                actor_user_id=actor_user_id,
-            )
-
         tenant = self.due_tenant(enterprise_id, team_id, context.is_enterprise_install)
-        if tenant is None:
-            return authorize()
-        with self.rotation_lock(tenant):
-            return authorize()
+        with self.rotation_lock(tenant) if tenant is not None else contextlib.nullcontext():
+            return super().__call__(context=context, enterprise_id=enterprise_id, team_id=team_id, **rest)
 
     def due_tenant(
         self, enterprise_id: str | None, team_id: str | None, is_enterprise_install: bool | None

@@ -3,7 +3,9 @@ threads by :class:`DmReadBatcher`; :class:`PrefetchedDmReads` is the store side.
 
 A speed layer needed by ``benchmarks/fanout_queue.py`` (500 DMs a second allowed, target rate
 ratio >= 0.90): 0.86 with each send reading its person on its own (docs/benchmarks.md, "Speed
-layers and the benchmarks that need them")."""
+layers and the benchmarks that need them"). The catalog version of the person's last DM came with
+them for issue 43 (worker CPU per DM): on its own, an ORM query a DM, a third of a worker's CPU
+in a profile of the fan-out."""
 
 from __future__ import annotations
 
@@ -16,23 +18,35 @@ from typing import Any, cast
 from sqlalchemy import ColumnElement, Table, and_, func, select
 from sqlalchemy.dialects import postgresql
 
+from bot.domain.catalog.versions import newest_version
 from bot.store import Store
 from bot.store.batching import Batching, DriverConnection, json_rows, rows_json
 from bot.store.db import as_utc
-from bot.store.models import DmPreference, ReaderBudget, ReadingProgress, TrackFollow, UserSettings
+from bot.store.models import (
+    DM_TRACK,
+    CatalogVersion,
+    DigestDelivery,
+    DmPreference,
+    ReaderBudget,
+    ReadingProgress,
+    TrackFollow,
+    UserSettings,
+)
 from bot.store.snapshots import DmSettings
 
 
 @dataclass(frozen=True)
 class DmReads:
     """What a DM send reads about one person: DM settings, language, followed track ids (oldest
-    first), read post ids and weekly budget in minutes; None where never set."""
+    first), read post ids, weekly budget in minutes and the catalog version of their last posted DM
+    (:meth:`Store.version_of_last_dm`); None where never set."""
 
     dm: DmSettings | None
     lang: str | None
     follows: tuple[str, ...]
     read: frozenset[str]
     budget: int | None = None
+    last_version: str | None = None
 
 
 @dataclass
@@ -72,14 +86,16 @@ class DmReadBatcher(Batching):
         found: dict[tuple[str, str], DmReads] = {}
         for r in self.driver.rows(self._statement, params):
             dm = None if r.dm_team_id is None else _dm_settings(r)
-            reads = DmReads(dm, r.lang, tuple(r.follows or ()), frozenset(r.reads or ()), r.budget)
+            last = newest_version(r.last_versions or ())
+            reads = DmReads(dm, r.lang, tuple(r.follows or ()), frozenset(r.reads or ()), r.budget, last)
             found[(r.who_team, r.who_user)] = reads
         for call in batch:
             call.result = found.get(call.who) or DmReads(None, None, (), frozenset())
 
     def _one(self, call: _Read) -> DmReads:
         state = self.store.reader_state(*call.who)
-        return DmReads(self.store.get_dm(*call.who), state.lang, state.follows, state.read, state.budget)
+        last = self.store.version_of_last_dm(*call.who)
+        return DmReads(self.store.get_dm(*call.who), state.lang, state.follows, state.read, state.budget, last)
 
 
 _DM_FIELDS = tuple(f.name for f in dataclass_fields(DmSettings))
@@ -97,10 +113,11 @@ def _dm_settings(row: Any) -> DmSettings:
 def _pg_read_statement() -> Any:
     """One row per (team, user) of the JSON ``rows`` (:func:`~bot.store.batching.json_rows`): ``dm_<column>``,
     ``lang``, ``budget`` (minutes), ``follows`` (track ids in follow order) and ``reads`` (post
-    ids) as arrays; NULL where there is none."""
+    ids) as arrays, ``last_versions`` (the catalog versions first seen last by the time of their
+    last posted DM, as :meth:`Store.version_of_last_dm` reads them); NULL where there is none."""
     who = json_rows("who", ("team_id", "user_id"))
-    models = (DmPreference, UserSettings, TrackFollow, ReadingProgress, ReaderBudget)
-    dm, us, tf, rp, rb = (cast(Table, model.__table__) for model in models)
+    models = (DmPreference, UserSettings, TrackFollow, ReadingProgress, ReaderBudget, DigestDelivery, CatalogVersion)
+    dm, us, tf, rp, rb, dd, cv = (cast(Table, model.__table__) for model in models)
 
     def theirs(t: Table) -> ColumnElement[bool]:
         return and_(t.c.team_id == who.c.team_id, t.c.user_id == who.c.user_id)
@@ -108,6 +125,12 @@ def _pg_read_statement() -> Any:
     in_order = postgresql.aggregate_order_by(tf.c.track_id, tf.c.followed_at, tf.c.track_id)
     follows = select(func.array_agg(in_order)).where(theirs(tf)).scalar_subquery()
     reads = select(func.array_agg(rp.c.post_id)).where(theirs(rp)).scalar_subquery()
+    mine = (dd.c.team_id == who.c.team_id, dd.c.destination == who.c.user_id, dd.c.track_id == DM_TRACK)
+    posted = (dd.c.status == "sent", dd.c.message_ts.is_not(None))
+    sent = select(func.max(dd.c.sent_at)).where(*mine, *posted).correlate(who).scalar_subquery()
+    seen = cv.alias("seen")
+    then = select(func.max(seen.c.first_seen_at)).where(seen.c.first_seen_at <= sent).scalar_subquery()
+    last = select(func.array_agg(cv.c.version)).where(cv.c.first_seen_at == then).scalar_subquery()
     return select(
         who.c.team_id.label("who_team"),
         who.c.user_id.label("who_user"),
@@ -116,6 +139,7 @@ def _pg_read_statement() -> Any:
         rb.c.minutes_per_week.label("budget"),
         follows.label("follows"),
         reads.label("reads"),
+        last.label("last_versions"),
     ).select_from(who.outerjoin(dm, theirs(dm)).outerjoin(us, theirs(us)).outerjoin(rb, theirs(rb)))
 
 
@@ -124,7 +148,8 @@ _MISSING: Any = object()
 
 class PrefetchedDmReads:
     """A store wrapper's mixin (it sets ``_store``, ``reads`` and ``_local``): after ``get_dm``,
-    the thread's next ``get_lang``, ``get_budget``, ``follows`` and ``read_posts`` are answered
+    the thread's next ``get_lang``, ``get_budget``, ``follows``, ``read_posts`` and
+    ``version_of_last_dm`` are answered
     once each from its batch (within :data:`PREFETCH_TTL_S`), else by the store."""
 
     _store: Store
@@ -142,6 +167,7 @@ class PrefetchedDmReads:
             ("get_budget", team, user): got.budget,
             ("follows", team, user): list(got.follows),
             ("read_posts", team, user): set(got.read),
+            ("version_of_last_dm", team, user): got.last_version,
         }
         self._local.prefetched_at = time.monotonic()
         return got.dm
@@ -170,3 +196,7 @@ class PrefetchedDmReads:
     def read_posts(self, team: str, user: str) -> set[str]:
         """See :meth:`Store.read_posts` (from :meth:`get_dm`'s batch when just read)."""
         return cast(set[str], self._prefetched("read_posts", team, user))
+
+    def version_of_last_dm(self, team: str, user: str) -> str | None:
+        """See :meth:`Store.version_of_last_dm` (from :meth:`get_dm`'s batch when just read)."""
+        return cast(str | None, self._prefetched("version_of_last_dm", team, user))

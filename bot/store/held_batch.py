@@ -2,7 +2,9 @@
 share one write transaction (group commit, :class:`bot.store.batching.Batching`).
 
 A hold waits for the commit of its batch (the ack goes after it: a change acknowledged is a change
-stored); a release does not wait, it is deleted with the next batch (lost in a crash, the request
+stored), in the request's thread (:meth:`HeldBatcher.hold`) or, through :meth:`HeldBatcher.hold_later`'s
+:class:`HeldTicket`, wherever its ack is sent from (the Socket Mode door: no thread of its own waits
+per held request); a release does not wait, it is deleted with the next batch (lost in a crash, the request
 is answered again at the next start, which every held use case tolerates). A speed layer needed by
 ``benchmarks/slow_slack.py --mix`` (200 people, Slack at 1 s; docs/benchmarks.md): with a write
 transaction of its own per hold and per release, SQLite's write lock was the acks' largest wait
@@ -35,6 +37,36 @@ class _Call:
     error: BaseException | None = None
 
 
+class HeldTicket:
+    """A hold on its way (:meth:`HeldBatcher.hold_later`): :meth:`wait` for its id once committed.
+    Copies as itself (Bolt deep-copies a request's context for its lazy listeners). Thread-safe."""
+
+    __slots__ = ("_call",)
+
+    def __init__(self, call: _Call):
+        self._call = call
+
+    def done(self) -> bool:
+        """True once the hold is committed or has failed (:meth:`wait` then returns at once)."""
+        return self._call.done is not None and self._call.done.is_set()
+
+    def wait(self, timeout: float | None = None) -> int:
+        """The held request's id once its batch is committed (None ``timeout``: however long that
+        takes). Raises what the database raised, or ``TimeoutError`` after ``timeout`` seconds."""
+        done = self._call.done
+        if done is not None and not done.wait(timeout):
+            raise TimeoutError("the hold is not committed yet")
+        if self._call.error is not None:
+            raise self._call.error
+        return int(self._call.result)
+
+    def __copy__(self) -> HeldTicket:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> HeldTicket:
+        return self
+
+
 class HeldBatcher(Batching):
     """Holds (:meth:`hold`, waits for the commit) and releases (:meth:`release`, does not wait) of
     ``store``'s held requests, many threads' in one transaction per batch. Thread-safe;
@@ -49,12 +81,24 @@ class HeldBatcher(Batching):
     def hold(self, tenant: str, body: str, content_type: str) -> int:
         """Keep an acknowledged request (``body`` as Slack sent it, ``content_type`` its header) until
         :meth:`release`: its id once committed with the next batch. Raises what the database raises."""
+        return self.hold_later(tenant, body, content_type).wait()
+
+    def hold_later(self, tenant: str, body: str, content_type: str) -> HeldTicket:
+        """:meth:`hold` without waiting: the ticket of the hold, committed with the next batch
+        (:meth:`HeldTicket.wait`: its id, or the database's error). Never raises; when the batcher
+        is closed (the process is stopping) the hold is written on its own before this returns."""
         now = self.store._now()  # the store's clock
-        row = dict(tenant_id=tenant[:32], body=body, content_type=content_type[:100], received_at=now)
+        call = _Call(row=dict(tenant_id=tenant[:32], body=body, content_type=content_type[:100], received_at=now))
         try:
-            return int(self._submit(_Call(row=row)))
-        except RuntimeError:  # closed (the process is stopping): on its own
-            return int(self._one(_Call(row=row)))
+            self._enqueue(call)
+        except RuntimeError:  # closed: on its own, now
+            call.done = threading.Event()
+            try:
+                call.result = self._one(call)
+            except Exception as exc:
+                call.error = exc
+            call.done.set()
+        return HeldTicket(call)
 
     def release(self, request_id: int) -> None:
         """Delete the held request ``request_id`` with the next batch, without waiting. Never raises."""

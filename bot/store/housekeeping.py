@@ -1,7 +1,6 @@
 """The app's own records, no one reader's or channel's: the catalog versions seen (each track's
-path at that version), the feed posts announced to the catalog admins, the Slack event ids
-handled (forgotten once no retry can come), and the counts behind admins' insights and
-operators' metrics (raw rows; :mod:`bot.domain.insights` counts)."""
+path at that version), the Slack event ids handled (forgotten once no retry can come), and the
+counts behind admins' insights and operators' metrics (raw rows; :mod:`bot.domain.insights` counts)."""
 
 from __future__ import annotations
 
@@ -16,7 +15,6 @@ from bot.domain.catalog.versions import newest_version
 from bot.store.base import StoreCore
 from bot.store.models import (
     DM_TRACK,
-    CatalogFeedNotice,
     CatalogVersion,
     ChannelSubscription,
     DigestDelivery,
@@ -30,12 +28,9 @@ from bot.store.validate import check_aware, check_id, check_ids
 if TYPE_CHECKING:
     from bot.store.held_batch import HeldBatcher
 
-MAX_URL = 2000
-MAX_TITLE = 1000
-
 
 class HousekeepingRepo(StoreCore):
-    """Catalog versions, feed notices, processed Slack events, requests acknowledged and not yet
+    """Catalog versions, processed Slack events, requests acknowledged and not yet
     answered; per-team reads and delivery outcomes (never across teams) and all-workspace totals
     for operators."""
 
@@ -108,22 +103,6 @@ class HousekeepingRepo(StoreCore):
         newest = select(func.max(CatalogVersion.first_seen_at)).scalar_subquery()
         versions = self._scalars(select(CatalogVersion.version).where(CatalogVersion.first_seen_at == newest))
         return newest_version(versions)
-
-    def noticed_urls(self) -> set[str]:
-        """The URLs of every feed post already announced to ``CATALOG_ADMIN_CHANNEL`` (:mod:`bot.digest.watch`)."""
-        return set(self._scalars(select(CatalogFeedNotice.url)))
-
-    def claim_feed_notice(self, url: str, title: str) -> bool:
-        """Claim the notice for a post (``url`` absolute, at most 2,000 characters): True the first
-        time only; :meth:`release_feed_notice` if the announcement fails. Raises ``ValueError``
-        for an empty or too long URL."""
-        if not url or len(url) > MAX_URL:
-            raise ValueError("url must be 1..2000 characters")
-        return self._insert_new(CatalogFeedNotice, url=url, title=title[:MAX_TITLE], notified_at=self._now())
-
-    def release_feed_notice(self, url: str) -> None:
-        """Forget a claim whose announcement failed (the next check tries again)."""
-        self._change(delete(CatalogFeedNotice).where(CatalogFeedNotice.url == url))
 
     def record_event(self, event_id: str, team: str) -> bool:
         """Remember a Slack event id: True the first time only (race-safe); handle the event only then.

@@ -128,9 +128,8 @@ class EncryptedInstallationStore(SQLAlchemyInstallationStore):
         if user_id is not None or installation.bot_token is None:
             bot = self._org_wide_bot(enterprise_id)  # as slack_sdk: the latest bot token, just in case
             if bot is not None and bot.bot_token != installation.bot_token:
-                installation.bot_id, installation.bot_user_id = bot.bot_id, bot.bot_user_id
-                installation.bot_token, installation.bot_scopes = bot.bot_token, bot.bot_scopes
-                installation.bot_refresh_token = bot.bot_refresh_token
+                for name in ("bot_id", "bot_user_id", "bot_token", "bot_scopes", "bot_refresh_token"):
+                    setattr(installation, name, getattr(bot, name))
                 installation.bot_token_expires_at = bot.bot_token_expires_at
         return installation
 

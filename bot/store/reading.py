@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
+from typing import Any, cast
 
-from sqlalchemy import ColumnElement, Update, delete, func, select, update
+from sqlalchemy import ColumnElement, Table, Update, bindparam, delete, func, select, update
 
 from bot.store.base import StoreCore, update_row
 from bot.store.models import LANGS, FinishedPath, ReaderBudget, ReadingProgress, TrackFollow, UserSettings
@@ -43,13 +44,21 @@ class ReadingRepo(StoreCore):
             return set()
         now = self._now()
         rows = [{"team_id": team, "user_id": user, "post_id": p, "read_at": now} for p in ids]
-        stmt = self._insert(ReadingProgress).values(rows).on_conflict_do_nothing().returning(ReadingProgress.post_id)
-        pending = update(ReminderRow).filter_by(team_id=team, user_id=user, status="pending")
-        cancel = pending.where(ReminderRow.post_id.in_(ids)).values(status="cancelled")
+        insert, cancel = self._mark_read_statements()
         with self._write() as s:
-            marked = set(s.execute(stmt).scalars())
-            s.execute(cancel, execution_options={"synchronize_session": False})  # no reminder of a post read
+            # Core statements with the values as parameters: compiled once (a ``values([...])`` insert
+            # was compiled again on every call, issue 43's Mark read), no ORM bulk layer
+            marked = set(s.execute(insert, rows).scalars())
+            s.execute(cancel, {"team": team, "user": user, "posts": ids})  # no reminder of a post read
             return marked
+
+    def _mark_read_statements(self) -> tuple[Any, Update]:
+        """:meth:`mark_read`'s insert (rows as parameters, the ids inserted returned) and reminder cancel
+        (``:team``, ``:user``, ``:posts``), built once per dialect."""
+        made = _STATEMENTS.get(self._dialect)
+        if made is None:
+            made = _STATEMENTS[self._dialect] = _mark_read_statements(self._insert(ReadingProgress.__table__))
+        return made
 
     def mark_unread(self, team: str, user: str, post_ids: Iterable[str]) -> set[str]:
         """Forget that posts were read. Returns the ids that had been read."""
@@ -110,8 +119,8 @@ class ReadingRepo(StoreCore):
 
     def finished_paths(self, team: str, user: str) -> dict[str, datetime]:
         """``{track id: finished_at (UTC)}`` of the essential paths ``user`` finished."""
-        stmt = select(FinishedPath.track_id, FinishedPath.finished_at).filter_by(team_id=team, user_id=user)
-        return dict(self._rows(stmt))
+        with self._read() as s:  # built once (App Home reads it at every open: home_open.py)
+            return {tid: at for tid, at in s.execute(_FINISHED, {"team": team, "user": user})}
 
     def count_finished(self, team: str) -> dict[str, int]:
         """``{track id: readers who finished its essential path}`` in ``team``."""
@@ -163,6 +172,28 @@ class ReadingRepo(StoreCore):
     def _pending_rows(self, *where: ColumnElement[bool], limit: int | None = None) -> list[Reminder]:
         stmt = select(ReminderRow).where(ReminderRow.status == "pending", *where)
         return self._snapshots(Reminder, stmt.order_by(ReminderRow.due_at, ReminderRow.id).limit(limit))
+
+
+def _mark_read_statements(insert: Any) -> tuple[Any, Update]:
+    """:meth:`ReadingRepo.mark_read`'s statements from the dialect's ``insert`` of ``reading_progress``."""
+    reminders = cast(Table, ReminderRow.__table__)
+    cancel = update(reminders).where(
+        reminders.c.team_id == bindparam("team"),
+        reminders.c.user_id == bindparam("user"),
+        reminders.c.status == "pending",
+        reminders.c.post_id.in_(bindparam("posts", expanding=True)),
+    )
+    return insert.on_conflict_do_nothing().returning(ReadingProgress.__table__.c.post_id), cancel.values(
+        status="cancelled"
+    )
+
+
+_FINISHED = select(FinishedPath.track_id, FinishedPath.finished_at).where(
+    FinishedPath.team_id == bindparam("team"), FinishedPath.user_id == bindparam("user")
+)
+""":meth:`ReadingRepo.finished_paths`' statement (``:team``, ``:user``)."""
+_STATEMENTS: dict[str, tuple[Any, Update]] = {}
+""":meth:`ReadingRepo.mark_read`'s statements, built once per dialect name."""
 
 
 def _pending(reminder_id: int) -> Update:

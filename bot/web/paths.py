@@ -16,7 +16,7 @@ from markupsafe import Markup, escape
 
 from bot.domain.catalog import Catalog
 from bot.domain.catalog.models import Post
-from bot.domain.paths import PathStep, TrackPath
+from bot.domain.paths import PathStep, TrackState
 from bot.i18n import Words, text
 from bot.web import pages
 
@@ -57,8 +57,9 @@ def minutes_text(post: Post, lang: str) -> str:
     return _w(lang, "min" if post.minutes_source == "counted" else "estimate", n=post.minutes)
 
 
-def _total_text(path: TrackPath, lang: str) -> str:
+def _total_text(state: TrackState, lang: str) -> str:
     """The essential path's minutes: ``54 min``, ``about 54 min`` (some not counted), "" (none known)."""
+    path = state.path
     if not any(s.post.minutes for s in path.essentials):
         return ""
     return _w(lang, "min" if path.minutes_counted else "total_estimate", n=path.essential_minutes)
@@ -176,8 +177,9 @@ def call_to_action(track_id: str, lang: str, install_link: bool) -> dict[str, An
     }
 
 
-def _alt(catalog: Catalog, path: TrackPath, lang: str) -> str:
+def _alt(catalog: Catalog, state: TrackState, lang: str) -> str:
     """The picture's alt text: the essential steps, how much further reading, the tracks before."""
+    path = state.path
     joiner = "、" if lang == "zh" else "; "
     steps = joiner.join(s.post.title for s in path.essentials)
     track = path.track
@@ -195,21 +197,21 @@ def _levels(levels: tuple[str, str] | None, lang: str) -> str:
 
 def index_page(
     catalog: Catalog,
-    tracks: Sequence[TrackPath],
+    tracks: Sequence[TrackState],
     lang: str = "en",
     install_link: bool = False,
     *,
     levels: Sequence[tuple[str, str]] | None = None,
     url: str | None = None,
 ) -> str:
-    """``/paths``: a card for each of ``tracks`` (every track's path, in the order given: the
+    """``/paths``: a card for each of ``tracks`` (every track's state, in the order given: the
     suggested one), with its ``levels`` (``(lowest, highest)`` of its essential steps, one per
     track), essential steps and minutes; ``url`` is the page's public address, when known."""
     rows = []
-    for i, path in enumerate(tracks):
-        track = path.track
+    for i, state in enumerate(tracks):
+        path, track = state.path, state.path.track
         name, description = track.names.get(lang), track.description.get(lang)
-        steps, minutes = _w(lang, "steps", n=len(path.essentials)), _total_text(path, lang)
+        steps, minutes = _w(lang, "steps", n=len(path.essentials)), _total_text(state, lang)
         before = [catalog.track(b).names.get(lang) for b in path.before]
         rows.append(
             {
@@ -238,7 +240,7 @@ def index_page(
 
 def track_page(
     catalog: Catalog,
-    path: TrackPath,
+    state: TrackState,
     lang: str = "en",
     install_link: bool = False,
     *,
@@ -246,15 +248,15 @@ def track_page(
     svg: bytes | None = None,
     url: str | None = None,
 ) -> str:
-    """``/paths/<track>`` of the track's ``path``, read like a course page: the *Start this path in
+    """``/paths/<track>`` of the track's ``state``, read like a course page: the *Start this path in
     Slack* box (with the install link when ``install_link``), the time plan ``plan``, the picture
     ``svg`` inline (Graphviz's document; ``None``: the ``<img>`` of ``/paths/<track>.svg``) with its
     legend, the essential steps and further reading with why each is read here, level, date,
     source, minutes and references, the tracks to read before; ``url`` its public address."""
-    track = path.track
+    path, track = state.path, state.path.track
     track_id = track.id
     before = [{"id": b, "name": catalog.track(b).names.get(lang)} for b in path.before]
-    heading = (_w(lang, "steps", n=len(path.essentials)), _total_text(path, lang))
+    heading = (_w(lang, "steps", n=len(path.essentials)), _total_text(state, lang))
     return pages.render(
         "path.html",
         lang=lang,
@@ -267,7 +269,7 @@ def track_page(
         essentials=[_step(catalog, s, lang) for s in path.essentials],
         further=[_step(catalog, s, lang) for s in path.further],
         essential_head=" · ".join(x for x in heading if x),
-        alt=_alt(catalog, path, lang),
+        alt=_alt(catalog, state, lang),
         version=catalog.version,
         follow=_w(lang, "follow", track=track_id),
         plan=_weeks(plan, lang),

@@ -1,17 +1,18 @@
 """The web pages' routes for the HTTP door: ``GET /`` (a redirect to ``/paths``), ``GET
-/static/site.css`` and the path pages of :mod:`bot.web.paths` (a picture URL with ``read``/``sig``
-is a reader's, for :func:`bot.pictures.picture_app`). The facts a page shows (the path, its weeks at
-the default budget, the tracks' suggested order) come from :mod:`bot.domain` here."""
+/static/site.css``, the path pages of :mod:`bot.web.paths` and their pictures (with ``read``/``sig``
+a reader's, signed by :func:`bot.pictures.signed_url`). The facts a page shows (the path, its weeks
+at the default budget, the tracks' suggested order) come from :mod:`bot.domain` here."""
 
 from __future__ import annotations
 
+import hmac
 import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
 
 from bot.domain.course import course_plan, level_range, suggested_order
-from bot.domain.paths import track_path
+from bot.domain.paths import track_state
 from bot.web import pages
 from bot.web import paths as path_pages
 from bot.web.pages import STATIC_DIR
@@ -44,22 +45,30 @@ def routes(runtime: Runtime) -> Callable[[str, str, dict[str, Any]], Page | None
     install_link = bool(getattr(runtime.settings, "oauth_enabled", False))
     base_url = getattr(runtime.settings, "public_url", None)
 
-    def picture(name: str, query: str, lang: str) -> Page | None:
+    def picture(name: str, query: str, lang: str) -> Page:
+        """The track's picture: the catalog's (kept), or with ``read``/``sig`` a reader's signed one
+        (:func:`bot.pictures.signed_url`; 403 when the signature does not match)."""
+        from bot.pictures import PictureError, render, signature
+
         track_id, _, fmt = name.rpartition(".")
         params = parse_qs(query)
-        if "sig" in params or "read" in params:
-            return None  # a reader's signed picture (bot.pictures.picture_app)
         catalog = runtime.holder.catalog
         if fmt not in PICTURE_TYPES or not catalog.has_track(track_id):
             return _page("404 Not Found", "text/plain; charset=utf-8", b"not found")
-        from bot.pictures import PictureError
-
+        signed = "sig" in params or "read" in params
+        read = [p for p in (params.get("read") or [""])[0].split(",") if p]
+        if signed and not hmac.compare_digest((params.get("sig") or [""])[0], signature(runtime.settings, name, read)):
+            return _page("403 Forbidden", "text/plain; charset=utf-8", b"forbidden")
         try:
-            body = pictures.get(catalog, track_id, fmt, lang)
+            if signed:
+                body = render(catalog, track_id, fmt, [p for p in read if catalog.has_post(p)])
+            else:
+                body = pictures.get(catalog, track_id, fmt, lang)
         except PictureError as exc:
-            log.warning("path picture %s.%s not drawn: %s", track_id, fmt, exc)
+            log.warning("path picture %s not drawn: %s", name, exc)
             return _page("500 Internal Server Error", "text/plain; charset=utf-8", b"picture unavailable")
-        return _page("200 OK", PICTURE_TYPES[fmt], body, ("Cache-Control", "public, max-age=3600"))
+        cache = "private, max-age=300" if signed else "public, max-age=3600"
+        return _page("200 OK", PICTURE_TYPES[fmt], body, ("Cache-Control", cache))
 
     def path_page(path: str, environ: dict[str, Any]) -> Page | None:
         query = str(environ.get("QUERY_STRING") or "")
@@ -67,8 +76,8 @@ def routes(runtime: Runtime) -> Callable[[str, str, dict[str, Any]], Page | None
         catalog = runtime.holder.catalog
         rest = path[len(PATHS_PREFIX) :].strip("/")
         if not rest:
-            every = [track_path(catalog, tid) for tid in suggested_order(catalog)]
-            levels = [level_range(p) for p in every]
+            every = [track_state(catalog, tid) for tid in suggested_order(catalog)]
+            levels = [level_range(s.path) for s in every]
             url = f"{str(base_url).rstrip('/')}{PATHS_PREFIX}{'?lang=zh' if lang == 'zh' else ''}" if base_url else None
             page = path_pages.index_page(catalog, every, lang, install_link, levels=levels, url=url)
             return _html("200 OK", page)
@@ -95,7 +104,7 @@ def routes(runtime: Runtime) -> Callable[[str, str, dict[str, Any]], Page | None
             return _html("404 Not Found", pages.not_found_page(lang), "no-store")
         page = path_pages.track_page(
             catalog,
-            track_path(catalog, rest),
+            track_state(catalog, rest),
             lang,
             install_link,
             plan=course_plan(catalog, rest),

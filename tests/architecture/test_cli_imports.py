@@ -129,6 +129,16 @@ def test_ask_at_head_loads_no_alembic_and_no_index_unless_it_searches(tmp_path):
     assert "alembic" not in searched
 
 
+def test_a_cold_ask_reads_its_catalog_kept_and_loads_no_yaml(tmp_path):
+    """Issue 43: every runtime reads the catalog and vocabulary kept beside the catalog
+    (:func:`bot.domain.search.cache.kept_catalog`), so a cold ``ask`` whose catalog files did not
+    change loads neither the YAML parser nor the catalog's loader and checks."""
+    _modules_after(["ask", "speculative"], tmp_path)  # migrates, keeps the catalog (unless kept already)
+    modules = _modules_after(["ask", "speculative"], tmp_path)
+    assert "bot.slack.app" in modules and "bot.config" in modules
+    assert _loaded(modules, "yaml", "bot.domain.catalog.loader", "bot.domain.catalog.checks") == []
+
+
 def test_every_command_is_listed_and_loads():
     from bot.cli.main import COMMANDS, main
 

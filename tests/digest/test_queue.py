@@ -616,7 +616,9 @@ def test_all_workers_together_send_evenly_spaced_under_the_workspace_rate(redis_
         for lo_b, hi_b in bounds[i + 1 :]:
             assert max(hi_b - lo_a, hi_a - lo_b) >= 0.05 - eps
         assert len([1 for lo, hi in bounds if lo >= lo_a and hi < lo_a + 1.0 - eps]) <= 20
-    assert max(lo for lo, _ in bounds) - min(hi for _, hi in bounds) < 39 / 20 + 0.5
+    # At the rate: 39 gaps of 50 ms, plus room for a loaded machine's scheduling (a pacer at half
+    # the rate would take 3.9 s).
+    assert max(lo for lo, _ in bounds) - min(hi for _, hi in bounds) < 39 / 20 + 1.5
     pacers[0].clear()
 
 

@@ -8,7 +8,10 @@ import json
 import time
 from pathlib import Path
 
-from bot.digest.clock import SOURCES_ID, DigestClock
+import pytest
+
+from bot.digest.clock import SOURCES_DAILY_S, SOURCES_ID, DigestClock
+from bot.digest.sources import watch_sources
 from bot.domain.catalog.drafts import read_drafts
 from bot.runtime import CatalogHolder
 from tests.digest.conftest import make_runtime
@@ -59,6 +62,39 @@ def test_the_clock_drafts_new_feed_posts_on_its_schedule(sqlite_url: str, tmp_pa
             assert NEW_TITLE in " ".join(c.args["text"] for c in cards)
         finally:
             clock.shutdown()
+    finally:
+        feeds.server.shutdown()
+        feeds.server.server_close()
+
+
+def test_the_old_catalog_feed_url_is_one_more_feed_read_daily(sqlite_url: str, tmp_path: Path, standin: SlackStandIn):
+    """``CATALOG_FEED_URL`` (the removed daily watch's setting) is read as one more vLLM blog feed:
+    the clock fetches it daily, its new posts become drafts; a URL also in sources.yaml is fetched once."""
+    root = catalog_copy(tmp_path / "catalog")
+    (tmp_path / "www").mkdir()
+    feeds = Feeds(tmp_path / "www", slow_s=0.0)
+    try:
+        serve_feeds(root, feeds)
+        (root / "sources.yaml").write_text("feeds: []\n", encoding="utf-8")
+        blog = f"{feeds.base}/blog.xml"
+        rt = make_runtime(sqlite_url, standin, CatalogHolder(root), catalog_dir=root, catalog_feed_url=blog)
+        clock = DigestClock(rt, reconcile_every_s=None, workers=1)
+        clock.start()
+        try:
+            job = clock.scheduler.get_job(SOURCES_ID)
+            assert job is not None and job.trigger.interval.total_seconds() == SOURCES_DAILY_S
+            deadline = time.monotonic() + CEILING_S
+            while time.monotonic() < deadline and NEW_TITLE not in {d.title for d in read_drafts(root)}:
+                time.sleep(0.1)
+            assert NEW_TITLE in {d.title for d in read_drafts(root)}
+        finally:
+            clock.shutdown()
+        assert [name for name, _, _ in feeds.seen] == ["blog.xml"]
+        (root / "sources.yaml").write_text(f"feeds: [{{name: b, url: '{blog}', kind: vllm-blog}}]\n", encoding="utf-8")
+        report = watch_sources(root, rt.holder.catalog, feed_url=blog)
+        assert report.unchanged == ["b"] and [name for name, _, _ in feeds.seen] == ["blog.xml", "blog.xml"]
+        with pytest.raises(ValueError):
+            watch_sources(root, rt.holder.catalog, feed_url="ftp://example.com/feed.xml")
     finally:
         feeds.server.shutdown()
         feeds.server.server_close()

@@ -66,7 +66,7 @@ def _doors(track_id: str, post_id: str, lang: str) -> dict[str, list[str]]:
     assert digest.reply is not None and digest.steps == (post_id,)
     reply = track_reply(CATALOG, state, lang, followed=True)
     home = home_view(CATALOG, HomeState(following=[state], read=set(state.read), dm=None, channel_subs=[], lang=lang))
-    page = track_page(CATALOG, path, lang)
+    page = track_page(CATALOG, track_state(CATALOG, track_id), lang)
     item = re.search(rf'<li value="{step.number}">.*?</li>', page, re.S)
     assert item is not None
     return {

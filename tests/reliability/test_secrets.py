@@ -214,7 +214,7 @@ def _drive(
             json_body=True,
         )
     )
-    time.sleep(1.5)
+    # SIGTERM (sent next) waits for the reload started by SIGHUP, so its outcome is in the log.
 
 
 def _get_with_cookie(url: str, cookie: str):

@@ -81,8 +81,8 @@ def test_mrkdwn_type_escapes_unless_marked_safe() -> None:
     assert Mrkdwn("*{}*").format("<!channel>") == "*&lt;!channel&gt;*"
     assert Mrkdwn(", ").join(["a&b", Mrkdwn("<u|x>")]) == "a&amp;b, <u|x>"
     assert str(t("read.no_match", "en", query="<!here>")).count("&lt;!here&gt;") == 1
-    assert section("a & b").to_dict()["text"]["text"] == "a &amp; b"  # a plain str is text
-    assert section(Mrkdwn("*a*")).to_dict()["text"]["text"] == "*a*"
+    assert section("a & b")["text"]["text"] == "a &amp; b"  # a plain str is text
+    assert section(Mrkdwn("*a*"))["text"]["text"] == "*a*"
     assert esc("America/Los_Angeles") == "America/Los_Angeles"  # inner marks cannot format
 
 

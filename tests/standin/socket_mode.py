@@ -58,7 +58,7 @@ def home_open_payload(user: str, event_id: str) -> dict[str, Any]:
 @dataclass(frozen=True)
 class Ack:
     """An ack received: ``envelope_id``, the ``connection`` (``c1``, ``c2`` …) it came on, ``at``
-    (``time.monotonic()`` s) and its ``payload`` (None when it carried none)."""
+    (``time.monotonic()`` s, when its frame had been read) and its ``payload`` (None when it carried none)."""
 
     envelope_id: str
     connection: str
@@ -351,7 +351,9 @@ class SocketModeStandIn:
             elif n == 127:
                 n = struct.unpack("!Q", reader.read(8))[0]
             mask = reader.read(4) if head[1] & 0x80 else b"\0\0\0\0"
-            data = bytes(b ^ mask[i % 4] for i, b in enumerate(reader.read(n)))
+            data = reader.read(n)
+            at = time.monotonic()  # the frame is in: its time, before this thread's own work on it
+            data = _unmask(data, mask)
             if conn.dropped:
                 continue  # a black hole: read and forgotten
             if opcode == PING:
@@ -359,9 +361,9 @@ class SocketModeStandIn:
             elif opcode == CLOSE:
                 return
             elif opcode == TEXT:
-                self._on_text(conn, data)
+                self._on_text(conn, data, at)
 
-    def _on_text(self, conn: _Conn, data: bytes) -> None:
+    def _on_text(self, conn: _Conn, data: bytes, at: float) -> None:
         try:
             message = json.loads(data)
         except ValueError:
@@ -374,8 +376,17 @@ class SocketModeStandIn:
                 Ack(
                     str(message["envelope_id"]),
                     conn.id,
-                    time.monotonic(),
+                    at,
                     payload if isinstance(payload, dict) else None,
                 )
             )
             self._cond.notify_all()
+
+
+def _unmask(data: bytes, mask: bytes) -> bytes:
+    """``data`` XOR the 4-byte ``mask`` repeated (RFC 6455 5.3), as one integer operation: Slack
+    unmasks in native code, and a Python loop per byte here (0.2 ms per 3.5 KB ``help`` ack, 200
+    of them in a burst) was measured as part of the acks' time."""
+    n = len(data)
+    key = int.from_bytes((mask * (n // 4 + 1))[:n], "little")
+    return (int.from_bytes(data, "little") ^ key).to_bytes(n, "little")

@@ -67,3 +67,33 @@ def test_a_release_does_not_wait_and_is_written_by_close(store_url: str, clock: 
 def test_holds_carry_the_stores_clock(store: Store, clock: FakeClock) -> None:
     request_id = store.held_batch().hold("T1", "b", "text/plain")
     assert store.held_requests(clock.now, clock.now + timedelta(seconds=1)) == [(request_id, "b", "text/plain")]
+
+
+def test_a_hold_later_returns_at_once_and_its_ticket_waits_for_the_commit(store: Store, store_url: str) -> None:
+    import copy
+
+    batcher = store.held_batch()
+    gate = threading.Event()
+    flush = batcher._flush
+    batcher._flush = lambda batch: (gate.wait(PATIENCE_S), flush(batch))  # type: ignore[method-assign]
+    ticket = batcher.hold_later("T1", "later", "text/plain")  # returns although nothing is written yet
+    assert not ticket.done() and _held(store_url) == []
+    try:
+        ticket.wait(timeout=0.05)
+    except TimeoutError:
+        pass
+    else:
+        raise AssertionError("a ticket not committed waited for")
+    assert copy.deepcopy({"held": ticket})["held"] is ticket  # Bolt copies a lazy request's context
+    gate.set()
+    request_id = ticket.wait(timeout=PATIENCE_S)
+    assert ticket.done() and _held(store_url) == [(request_id, "later", "text/plain")]
+
+
+def test_a_hold_later_on_a_closed_batcher_is_written_before_it_returns(store_url: str) -> None:
+    mine = Store.from_url(store_url, migrate=False)
+    batcher = mine.held_batch()
+    batcher.close()  # the process is stopping
+    ticket = batcher.hold_later("T1", "closing", "text/plain")
+    assert ticket.done() and _held(store_url) == [(ticket.wait(), "closing", "text/plain")]
+    mine.close()

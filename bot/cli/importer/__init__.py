@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from bot.cli.importer.drafts import apply_import
 from bot.cli.importer.plan import load_for_import, plan_against, plan_import
-from bot.digest.watch import fetch
-from bot.domain.feed import ImportSourceError, SourcePost, missing_posts, normalize_title, parse_feed
+from bot.digest.sources import fetch
+from bot.domain.feed import ImportSourceError, SourcePost, normalize_title, parse_feed
 
 __all__ = [
     "ImportSourceError",
@@ -25,7 +25,6 @@ __all__ = [
     "apply_import",
     "fetch",
     "load_for_import",
-    "missing_posts",
     "normalize_title",
     "parse_feed",
     "plan_against",

@@ -12,7 +12,7 @@ from typing import Any
 import frontmatter
 import yaml
 
-from bot.digest.watch import fetch
+from bot.digest.sources import fetch
 from bot.domain.catalog.reading_time import file_minutes
 from bot.domain.feed import ImportSourceError, Skipped, SourcePost, day_of, parse_feed, public_source, split_read
 
@@ -105,7 +105,7 @@ def read_source(
     Jekyll source folder, or a feed file; a feed of more than ``max_bytes`` bytes is refused. Raises
     :class:`ImportSourceError` with the reason when it cannot be read."""
     if source.startswith(("http://", "https://")):
-        return parse_feed(fetch(source, max_bytes, deadline_s), public_source(source))
+        return parse_feed(fetch(source, max_bytes, deadline_s)[0] or b"", public_source(source))
     path = Path(source)
     if path.is_dir():
         return read_jekyll(path, blog_base_url)

@@ -6,8 +6,9 @@ and becomes a step of one track at the position asked (1-based in the track's re
 step is essential when it lands inside the essential path, takes the level of the step it
 displaces, comes ``after`` the step before it and, when needed, before the one it displaces) and
 its ``added`` day (the version's, UTC: what "catch me up" reads); a draft that ``fills`` an unlinked
-post writes that post's link, date and minutes instead, its authors when it has none, and its
-questions from ``answers.yaml`` when the curator gives none. Either way the manifest's version
+post writes that post's link, date and minutes instead (and its ``added`` day when it has none: it
+can be read from this version on), its authors when it has none, and its questions from
+``answers.yaml`` when the curator gives none. Either way the manifest's version
 moves on (``YYYY.MM.N+1``, or ``.0`` in a new month) with a changelog entry naming the tracks whose
 reading order changed (:func:`bot.domain.catalog.diff.diff_catalogs`). Every file is written
 into a copy of the catalog first and the copy checked in full
@@ -206,6 +207,8 @@ def accept(root: Path, draft_id: str, review: Review, today: dt.date | None = No
             (post.id, "published", [f"published: '{draft.published.isoformat()}'"]),
             (post.id, "minutes", [f"minutes: {draft.minutes}", f"minutes_source: {draft.minutes_source}"]),
         ]
+        if post.added is None:  # readable from today: "catch me up" tells readers of it from this version
+            edits.append((post.id, "added", [f"added: '{today.isoformat()}'"]))
         en, zh = _fill_questions(root, post, review)
         if (en, zh) != (post.questions.en, post.questions.zh):
             edits.append((post.id, "questions", _questions(en, zh, "")))

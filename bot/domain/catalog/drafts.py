@@ -1,5 +1,5 @@
 """Drafts of new posts, beside the catalog: ``<catalog>/drafts/<id>.yaml``, one a file, written by
-the clock's feed watch (:mod:`bot.digest.watch`) from the feeds of ``<catalog>/sources.yaml``, read
+the clock's feed watch (:mod:`bot.digest.sources`) from the feeds of ``<catalog>/sources.yaml``, read
 by ``vllm-path catalog drafts`` and the review cards. The loader never reads this folder, so an
 unfinished draft never stops the catalog from loading; accepting one (:mod:`bot.domain.catalog.accept`)
 writes it into ``posts/`` and a track.
@@ -34,7 +34,8 @@ from bot.domain.feed import FULL_TEXT_WORDS, SourcePost, canonical_url, normaliz
 DRAFTS_DIR = "drafts"
 SOURCES_FILE = "sources.yaml"
 STATE_FILE = ".feeds.json"
-"""In :data:`DRAFTS_DIR`: each feed's ``ETag`` / ``Last-Modified`` and the rejected URLs (JSON)."""
+"""In :data:`DRAFTS_DIR`: each feed's ``ETag`` / ``Last-Modified``, the rejected URLs and the review
+cards not yet posted (JSON)."""
 FUZZY_TITLE = 88.0
 """Two titles at least this alike (0..100) name the same post."""
 ESTIMATED_MINUTES = 8
@@ -145,12 +146,15 @@ def write_draft(root: Path, draft: Draft) -> Path:
 
 
 def read_state(root: Path) -> dict[str, Any]:
-    """``{"feeds": {url: {"etag", "modified"}}, "rejected": [canonical URL, …]}`` (empty when absent or unreadable)."""
+    """``{"feeds": {url: {"etag", "modified"}}, "rejected": [canonical URL, …], "unsent": {draft id:
+    [curator user id, …]}}`` (``unsent``: review cards whose post to Slack failed, tried again on the
+    next run; empty when absent or unreadable)."""
     try:
         data = json.loads((root / DRAFTS_DIR / STATE_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         data = {}
-    return {"feeds": dict(data.get("feeds") or {}), "rejected": list(data.get("rejected") or [])}
+    unsent = {str(k): [str(u) for u in v] for k, v in dict(data.get("unsent") or {}).items() if isinstance(v, list)}
+    return {"feeds": dict(data.get("feeds") or {}), "rejected": list(data.get("rejected") or []), "unsent": unsent}
 
 
 def write_state(root: Path, state: dict[str, Any]) -> None:

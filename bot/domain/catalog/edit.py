@@ -18,7 +18,7 @@ def scalar(value: str) -> str:
     return text.removesuffix("...\n").strip()
 
 
-FIELD_ORDER = ("id", "title", "url", "published", "authors", "source")
+FIELD_ORDER = ("id", "title", "url", "published", "added", "authors", "source")
 """The order our posts files write a post's first fields in; a missing field is inserted there."""
 
 

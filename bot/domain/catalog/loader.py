@@ -130,8 +130,9 @@ RELATIONS_FILE = "relations.yaml"
 
 def _read_relations(root: Path, posts: Posts, issues: list[CatalogIssue]) -> tuple[Relation, ...]:
     """The valid entries of ``relations.yaml`` (none when the file is absent); an error in ``issues``
-    for an entry that does not validate, names no current post (a former id counts as none) or
-    repeats a pair."""
+    for an entry that does not validate, names no post or repeats a pair. A post's former id (one of
+    its ``aliases``: ids renamed in the catalog's history) is read as its current id, with a warning
+    naming both."""
     if not (root / RELATIONS_FILE).is_file():
         return ()
     if (data := _read_yaml(root / RELATIONS_FILE, RELATIONS_FILE, issues)) is None:
@@ -140,6 +141,7 @@ def _read_relations(root: Path, posts: Posts, issues: list[CatalogIssue]) -> tup
         issues.append(CatalogIssue(RELATIONS_FILE, "-", "-", "expected a list of relations"))
         return ()
     known = {p.id for _, p in posts}
+    former = {alias: p.id for _, p in posts for alias in p.aliases if alias not in known}
     out: list[Relation] = []
     for index, raw in enumerate(data):
         entry = f"relation #{index + 1}"
@@ -149,6 +151,21 @@ def _read_relations(root: Path, posts: Posts, issues: list[CatalogIssue]) -> tup
             issues.extend(CatalogIssue(RELATIONS_FILE, entry, _field_path(e["loc"]), e["msg"]) for e in exc.errors())
             continue
         entry = f"relation '{rel.post}' {rel.kind} '{rel.earlier}'"
+        renamed = {
+            f: former[v] for f, v in (("post", rel.post), (rel.kind, rel.earlier)) if v not in known and v in former
+        }
+        for field, current in renamed.items():
+            said = rel.post if field == "post" else rel.earlier
+            message = f"{said!r} is a former id of {current!r}: read as {current!r} (write the current id)"
+            issues.append(CatalogIssue(RELATIONS_FILE, entry, field, message, "warning"))
+        if renamed:
+            try:
+                rel = Relation.model_validate({**rel.model_dump(exclude_none=True), **renamed})
+            except ValidationError as exc:
+                issues.extend(
+                    CatalogIssue(RELATIONS_FILE, entry, _field_path(e["loc"]), e["msg"]) for e in exc.errors()
+                )
+                continue
         unknown = [(f, v) for f, v in (("post", rel.post), (rel.kind, rel.earlier)) if v not in known]
         for field, value in unknown:
             issues.append(CatalogIssue(RELATIONS_FILE, entry, field, f"unknown post id {value!r}"))

@@ -8,14 +8,18 @@ word pairs (sublinear term counts, idf over the catalog's posts, light stemming:
 catalog says of it (title, summary, tags, the blog's tags, questions) and, when given, its own
 text as its feed gives it. A post is compared by its :data:`QUERY_TERMS` heaviest terms; a track
 scores the mean of its :data:`TOP_STEPS` most similar steps' cosines plus the cosine with its own
-words (names, aliases, description, why its essentials are essential).
+words (names, aliases, description, why its essentials are essential) plus, for the feed's tags
+(the blog's categories), how much the catalog's steps with those tags are this track's
+(:data:`TAG_WEIGHT`).
 
-The step it becomes: further reading unless the most similar step is essential and the post could
-join the essential path (a vLLM-blog post with a link, within the path's step and minute budget:
-:mod:`bot.domain.budget`); dated when it was published; at the level (of those its
-:data:`TOP_STEPS` nearest steps have) whose position is the median of theirs, each weighted by
-the summed cosines of the steps at that level. ``leave_out`` builds a placer that has never
-seen one catalog post (``benchmarks/placement.py`` measures with it, leave-one-out).
+The step it becomes, in each of the best tracks: the ``(essential, level)`` that the most weight
+puts within one step of its own position (:meth:`Placer._place`): its most similar steps vote with
+their cosines, and the catalog's steps of its kind (how its date falls among the track's steps,
+and whether it could be essential at all: a linked vLLM-blog post, within the path's step and
+minute budget, :mod:`bot.domain.budget`) with their shares: a post newer than most of its track
+is mostly further reading, an early one mostly essential. Dated when it was published.
+``leave_out`` builds a placer that has never seen one catalog post (``benchmarks/placement.py``
+measures with it, leave-one-out): not its text, step, tags, nor its kind among the counts.
 """
 
 from __future__ import annotations
@@ -48,11 +52,23 @@ TITLE_WEIGHT, SUMMARY_WEIGHT = 40, 10
 CATALOG_WEIGHT = 10
 """How many times the catalog's words of a post count against its own text's (``texts``)."""
 TOP_STEPS = 8
-"""A track's score averages its this many most similar steps; the level is their weighted vote."""
+"""A track's score averages its this many most similar steps."""
 QUERY_TERMS = 80
 """A post is compared by its this many heaviest terms (a long text's tail is noise)."""
 TRACK_WORDS_WEIGHT = 1.0
 """What the cosine with a track's own words adds to its score."""
+TAG_WEIGHT = 0.1
+"""What the feed's tags add to a track's score: this times the mean, over the tags the catalog's
+steps have, of the share of a tag's steps that are this track's (one step more counted, unseen)."""
+VOTE_STEPS = 5
+"""The step a post becomes is voted by its this many most similar steps of the track ..."""
+PRIOR_WEIGHT = 1.0
+"""... and by the catalog's steps of its kind (see :meth:`Placer.kind_counts`), as shares summing to this."""
+DATE_BINS = 4
+"""A step's date is placed in one of this many equal slices of its track's other steps' dates."""
+_LEVELS: tuple[Level, ...] = ("intro", "core", "advanced", "capstone")
+_KINDS: tuple[tuple[bool, Level], ...] = tuple((e, level) for e in (True, False) for level in _LEVELS)
+"""Every (essential, level) a step can take."""
 
 
 @functools.lru_cache(maxsize=4096)
@@ -83,6 +99,22 @@ def _vector(counts: Mapping[str, float], idf: Mapping[str, float], keep: int | N
         vec = dict(sorted(vec.items(), key=lambda item: -item[1])[:keep])
     norm = math.sqrt(sum(v * v for v in vec.values())) or 1.0
     return {t: v / norm for t, v in vec.items() if v}
+
+
+@functools.lru_cache(maxsize=1024)
+def _tf(catalog_words: str, text: str) -> Mapping[str, float]:
+    """Sublinear term counts (``1 + ln n``) of a catalog post: what the catalog says of it
+    (counted :data:`CATALOG_WEIGHT` times) and its own ``text``. Cached (a placer per left-out post
+    rebuilds the same documents); read only."""
+    counts = Counter({t: n * CATALOG_WEIGHT for t, n in Counter(terms(catalog_words)).items()})
+    counts.update(terms(text))
+    return {t: 1 + math.log(n) for t, n in counts.items()}
+
+
+def _weighted(tf: Mapping[str, float], idf: Mapping[str, float]) -> dict[str, float]:
+    vec = {t: f * idf[t] for t, f in tf.items()}
+    norm = math.sqrt(sum(v * v for v in vec.values())) or 1.0
+    return {t: v / norm for t, v in vec.items()}
 
 
 def _cosine(a: Vector, b: Vector) -> float:
@@ -119,15 +151,16 @@ class Placer:
     def __init__(self, catalog: Catalog, *, texts: Mapping[str, str] | None = None, leave_out: str | None = None):
         self.posts = {p.id: p for p in catalog.posts if p.id != leave_out}
         self.tracks = [_without(t, leave_out) for t in catalog.tracks]
-        docs: dict[str, Counter[str]] = {}
-        for post in self.posts.values():
-            text = " ".join([post.title, post.summary.en, *post.tags, *post.blog_tags * 3, *post.questions.en])
-            doc = Counter({t: n * CATALOG_WEIGHT for t, n in Counter(terms(text)).items()})
-            doc.update(terms((texts or {}).get(post.id, "")))
-            docs[post.id] = doc
+        docs = {
+            post.id: _tf(
+                " ".join([post.title, post.summary.en, *post.tags, *post.blog_tags * 3, *post.questions.en]),
+                (texts or {}).get(post.id, ""),
+            )
+            for post in self.posts.values()
+        }
         df = Counter(t for doc in docs.values() for t in doc)
         self.idf = {t: math.log((len(docs) + 1) / (1 + k)) + 1 for t, k in df.items()}
-        self.vectors = {pid: _vector(doc, self.idf) for pid, doc in docs.items()}
+        self.vectors = {pid: _weighted(doc, self.idf) for pid, doc in docs.items()}
         left_out = catalog.post(leave_out) if leave_out is not None and catalog.has_post(leave_out) else None
         names = set(terms(left_out.title)) - set(df) if left_out else set()
         self.track_vectors = {}
@@ -135,6 +168,22 @@ class Placer:
             why = t.essentials_reason.en if t.essentials_reason else ""
             said = [s for s in _SENTENCE.split(f"{t.description.en} {why}") if not names & set(terms(s))]
             self.track_vectors[t.id] = _vector(Counter(terms(" ".join([t.names.en, *t.aliases, *said]))), self.idf)
+        self.tagged: dict[str, Counter[str]] = {}
+        """A blog tag (folded) -> how many steps of each track have a post with it."""
+        self.kind_counts: dict[tuple[bool, int], Counter[tuple[bool, Level]]] = {
+            (may, b): Counter() for may in (True, False) for b in range(DATE_BINS)
+        }
+        """``(may be essential, date slice)`` -> how many steps of the tracks are of each
+        ``(essential, level)``: a step's post may be essential when it is a linked vLLM-blog post;
+        its date slice is :func:`_date_bin` among the other steps of its track."""
+        for t in self.tracks:
+            days = [self._day(s.post) for s in t.steps]
+            for i, s in enumerate(t.steps):
+                post = self.posts[s.post]
+                for tag in post.blog_tags:
+                    self.tagged.setdefault(tag.casefold(), Counter())[t.id] += 1
+                may = post.source.kind == "vllm-blog" and post.url is not None
+                self.kind_counts[(may, _date_bin(days[i], days[:i] + days[i + 1 :]))][(s.essential, s.level)] += 1
 
     def vector(
         self,
@@ -172,7 +221,8 @@ class Placer:
         surface: dict[str, str] = {}
         query = self.vector(title, summary, content, tags, surface)
         day = (published or dt.date.today()).isoformat()
-        out: list[Suggestion] = []
+        tagged = [self.tagged[t.casefold()] for t in tags if t.casefold() in self.tagged]
+        scored: list[tuple[float, Track, list[tuple[float, str]]]] = []
         for track in self.tracks:
             sims = sorted(((_cosine(query, self.vectors[s.post]), s.post) for s in track.steps), reverse=True)
             if not sims or sims[0][0] <= 0:
@@ -181,47 +231,73 @@ class Placer:
             score = sum(s for s, _ in top) / len(top) + TRACK_WORDS_WEIGHT * _cosine(
                 query, self.track_vectors[track.id]
             )
+            if tagged:
+                score += TAG_WEIGHT * sum(c[track.id] / (sum(c.values()) + 1) for c in tagged) / len(tagged)
+            scored.append((score, track, sims))
+        scored.sort(key=lambda item: -item[0])
+        out: list[Suggestion] = []
+        for score, track, sims in scored[:limit]:
+            top = sims[:TOP_STEPS]
             shared = _shared(query, [self.vectors[p] for _, p in top])
             names = ", ".join(p for _, p in top[:2])
             words = ", ".join(f'"{surface.get(t, t)}"' for t in shared[:4])
             reason = f"shares {words} with {names}" if words else f"closest to {names}"
-            position, step = self._place(track, top, day, minutes, linked, may=vllm_blog and linked)
+            position, step = self._place(track, sims, day, minutes, linked, may=vllm_blog and linked)
             out.append(
                 Suggestion(track.id, position, round(score, 4), reason, top[0][1], shared, step.essential, step.level)
             )
-        out.sort(key=lambda s: -s.score)
-        return out[:limit]
+        return out
 
     def _place(
-        self, track: Track, top: list[tuple[float, str]], day: str, minutes: int | None, linked: bool, may: bool
+        self, track: Track, sims: list[tuple[float, str]], day: str, minutes: int | None, linked: bool, may: bool
     ) -> tuple[int, Step]:
-        """1-based position and step of a post most like the ``top`` (cosine, post id) steps of
-        ``track``, published on ``day`` (see the module): each level of those steps gives the
-        position the catalog's order (:func:`bot.domain.paths.compute_order`) puts the post at with
-        it; the cosine-weighted median of those positions wins. ``may``: it may be essential."""
+        """1-based position and step of a post whose cosines with the steps of ``track`` are
+        ``sims`` (cosine, post id; best first), published on ``day`` (ISO), ``minutes`` long; ``may``:
+        it may be essential (a linked vLLM-blog post). Each ``(essential, level)`` a step can take
+        (essential only when it ``may`` and fits the path's budget: :mod:`bot.domain.budget`) gets a
+        weight: the cosines of the :data:`VOTE_STEPS` most similar steps of that kind, plus its share
+        (times :data:`PRIOR_WEIGHT`) among the catalog's steps of the post's kind
+        (:attr:`kind_counts`: its date slice in this track, whether it may be essential). Each puts
+        the post where the catalog's order (:func:`bot.domain.paths.compute_order`) puts it; the
+        kind whose position has the most weight within one step of it wins (then its own weight)."""
         from bot.domain.paths import compute_order  # deferred: paths imports the catalog package
 
         steps = {s.post: s for s in track.steps}
         essentials = [s.post for s in track.steps if s.essential]
         spent = sum(step_cost(self.posts[p].minutes) for p in essentials) + step_cost(minutes)
         fits = len(essentials) < ESSENTIAL_STEPS_MAX and spent <= ESSENTIAL_MAX_MINUTES
-        essential = may and fits and steps[top[0][1]].essential
-        weights: dict[Level, float] = {}
-        for sim, pid in top:
-            weights[steps[pid].level] = weights.get(steps[pid].level, 0.0) + sim
+        seen = self.kind_counts[(may, _date_bin(day, [self._day(s.post) for s in track.steps]))]
+        total = sum(seen.values()) + 0.5 * len(_KINDS)
+        weights = {kind: PRIOR_WEIGHT * (seen[kind] + 0.5) / total for kind in _KINDS}
+        for sim, pid in sims[:VOTE_STEPS]:
+            weights[(steps[pid].essential, steps[pid].level)] += max(sim, 0.0)
         placed = Post(id=_PLACED, title="-", url="/-" if linked else None, published=Published.model_validate(day),
                       source=Source(kind="vllm-blog"), summary=LocalizedText(en="-"))  # fmt: skip
-        tried = []
-        for level, weight in weights.items():
+        where: dict[tuple[bool, Level], int] = {}
+        for essential, level in _KINDS:
+            if essential and not (may and fits):
+                continue
             step = Step(post=_PLACED, level=level, essential=essential)
             order = compute_order(
                 track.model_copy(update={"steps": (*track.steps, step)}), {**self.posts, _PLACED: placed}
             )
-            tried.append((order.index(_PLACED) + 1, weight, step))
-        tried.sort(key=lambda t: t[:2])
-        cumulative = list(itertools.accumulate(weight for _, weight, _ in tried))
-        position, _, step = tried[next(i for i, c in enumerate(cumulative) if 2 * c >= cumulative[-1])]
-        return position, step
+            where[(essential, level)] = order.index(_PLACED) + 1
+
+        def around(kind: tuple[bool, Level]) -> tuple[float, float]:
+            return sum(weights[k] for k, at in where.items() if abs(at - where[kind]) <= 1), weights[kind]
+
+        essential, level = max(where, key=around)
+        return where[(essential, level)], Step(post=_PLACED, level=level, essential=essential)
+
+    def _day(self, pid: str) -> str:
+        return self.posts[pid].published.earliest.isoformat()
+
+
+def _date_bin(day: str, others: list[str]) -> int:
+    """Which of :data:`DATE_BINS` equal slices of ``others`` (ISO days) ``day`` falls in by the
+    share of them published before it (0: before all of them)."""
+    before = sum(o < day for o in others) / max(len(others), 1)
+    return min(int(before * DATE_BINS), DATE_BINS - 1)
 
 
 def _without(track: Track, pid: str | None) -> Track:

@@ -1,18 +1,22 @@
-"""The built search index kept beside the catalog, so that a cold start does not build it again.
+"""The loaded catalog and the built search index kept beside the catalog, so that a cold start
+neither reads the YAML nor builds the index again.
 
-Building :class:`~bot.domain.search.Matcher` over the real catalog takes about 0.1 s (the glossary,
-1,200 questions, the typo index): most of a cold ``vllm-path search``. :func:`matcher_for` keeps
-the built index in ``<catalog>/__pycache__/vllm-path-index.pickle``, keyed by the catalog's files
-and the code that loads and checks them (:func:`catalog_key`), the search vocabulary files, the
-search package's own code and word list, and the versions of numpy, bm25s and rapidfuzz: any
-change builds it again. A missing, stale or unreadable file is ignored; an unwritable folder
-keeps none. The catalog is kept with it, so that a cold search (:func:`kept_matcher`) reads no
-YAML at all.
+:func:`kept_catalog` keeps the checked catalog with its search vocabulary in
+``<catalog>/__pycache__/vllm-path-catalog.pickle``, keyed (:func:`vocabulary_key`) by the catalog's
+files and the code that loads and checks them (:func:`catalog_key`), the search vocabulary files
+and the search package's own code and word list. Building :class:`~bot.domain.search.Matcher`
+over the real catalog takes about 0.1 s (the glossary, 1,200 questions, the typo index): most of a
+cold ``vllm-path search``. :func:`matcher_for` keeps the built index's state in
+``<catalog>/__pycache__/vllm-path-index.pickle``, keyed (:func:`index_key`) by the same and the
+versions of numpy, bm25s and rapidfuzz. Any change loads or builds them again. A missing, stale or
+unreadable file is ignored; an unwritable folder keeps none. A cold search (:func:`kept_matcher`)
+and every process's catalog (:class:`bot.runtime.CatalogHolder`) read no YAML when nothing changed.
 
 Speed layer needed by ``benchmarks/cli_cold.py`` (``vllm-path search nixl`` <= 2.5x ``import
 slack_bolt``): without it the search took 2.74-3.09x (docs/benchmarks.md, "Speed layers and the
 benchmarks that need them"). The kept catalog: ``search nixl`` 2.9x ``import slack_bolt``'s
-CPU without it (issue 43, target <= 2x).
+CPU without it (issue 43, target <= 2x); read by every runtime too, it spares a cold ``vllm-path
+ask`` the YAML, the catalog's checks and the vocabulary's parse (see docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -22,9 +26,8 @@ import hashlib
 import os
 import pickle
 import tempfile
-from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from bot.domain.search.vocabulary import ANSWERS_FILE, GLOSSARY_FILE, VOCABULARY_FILE, Vocabulary
 
@@ -35,7 +38,9 @@ if TYPE_CHECKING:  # pragma: no cover
 CACHE_DIR = "__pycache__"
 """Where, under the catalog folder, the index is kept."""
 INDEX_FILE = "vllm-path-index.pickle"
-"""The kept index, under :data:`CACHE_DIR`."""
+"""The kept index, under :data:`CACHE_DIR`: ``(index_key, Matcher state)``."""
+CATALOG_FILE = "vllm-path-catalog.pickle"
+"""The kept catalog and vocabulary, under :data:`CACHE_DIR`: ``(vocabulary_key, Catalog, Vocabulary)``."""
 
 
 def _hash_files(digest: Any, files: list[Path]) -> None:
@@ -62,15 +67,26 @@ def catalog_key(root: Path) -> bytes:
     return digest.digest()
 
 
-def index_key(root: Path) -> bytes:
-    """What a kept index was built from (SHA-256): see the module docstring."""
+def vocabulary_key(root: Path) -> bytes:
+    """SHA-256 over :func:`catalog_key`, the search vocabulary files of ``root`` and the search
+    package's code and word list: what a kept catalog and vocabulary were read with."""
     digest = hashlib.sha256(catalog_key(root))
     here = Path(__file__).parent
     files = [*sorted(here.glob("*.py")), here / "data" / "english-words.txt"]
     _hash_files(digest, files + [root / name for name in (VOCABULARY_FILE, GLOSSARY_FILE, ANSWERS_FILE)])
-    for package in ("numpy", "bm25s", "rapidfuzz"):
-        with contextlib.suppress(metadata.PackageNotFoundError):
-            digest.update(f"{package} {metadata.version(package)}\n".encode())
+    return digest.digest()
+
+
+def index_key(root: Path, read_with: bytes | None = None) -> bytes:
+    """What a kept index was built from (SHA-256): ``read_with`` (the :func:`vocabulary_key` its
+    catalog was read under; None: the files' now) and the versions of numpy, bm25s and rapidfuzz."""
+    import bm25s  # imported by the index anyway: their own versions, not the installed metadata's
+    import numpy  # (reading that parsed three METADATA files, ~4 ms of a cold search)
+    import rapidfuzz
+
+    digest = hashlib.sha256(vocabulary_key(root) if read_with is None else read_with)
+    for package in (numpy, bm25s, rapidfuzz):
+        digest.update(f"{package.__name__} {getattr(package, '__version__', '?')}\n".encode())
     return digest.digest()
 
 
@@ -88,50 +104,63 @@ def _write_pickle(path: Path, value: Any) -> None:
                 os.unlink(tmp)
 
 
-def _kept(root: Path, key: bytes) -> tuple[Catalog, Vocabulary, dict[str, Any]] | None:
-    """The catalog, vocabulary and index state kept in ``root`` when built from what ``key`` names."""
-    with contextlib.suppress(Exception):  # none kept, or not one we wrote: build it
-        kept_key, *kept = pickle.loads((root / CACHE_DIR / INDEX_FILE).read_bytes())
+def _unpickled(path: Path, key: bytes) -> tuple[Any, ...] | None:
+    """The values kept in ``path`` after ``key``, when it was written under ``key``; else None."""
+    with contextlib.suppress(Exception):  # none kept, or not one we wrote: load or build it
+        kept_key, *kept = pickle.loads(path.read_bytes())
         if kept_key == key:
-            catalog, vocabulary, state = kept
-            return catalog, vocabulary, state
+            return tuple(kept)
     return None
 
 
-def _build(catalog: Catalog, vocabulary: Vocabulary, root: Path, key: bytes) -> Matcher:
-    from bot.domain.search.matcher import Matcher
+class KeptCatalog(NamedTuple):
+    """A catalog folder's checked :class:`~bot.domain.catalog.Catalog`, its search
+    :class:`~bot.domain.search.vocabulary.Vocabulary` and the :func:`vocabulary_key` read with."""
 
-    matcher = Matcher(catalog, vocabulary)
-    _write_pickle(root / CACHE_DIR / INDEX_FILE, (key, catalog, vocabulary, matcher.__getstate__()))
-    return matcher
+    catalog: Catalog
+    vocabulary: Vocabulary
+    key: bytes
 
 
-def matcher_for(catalog: Catalog, vocabulary: Vocabulary, root: Path | None) -> Matcher:
+def kept_catalog(root: Path) -> KeptCatalog:
+    """The catalog and search vocabulary in the folder ``root``: the kept ones when kept from the
+    same files and code (no YAML read, neither the catalog's loader nor its checks imported), else
+    loaded (raising :class:`~bot.domain.catalog.CatalogError` or
+    :class:`~bot.domain.search.VocabularyError`) and kept, unless a file changed while they were read."""
+    key = vocabulary_key(root)
+    kept = _unpickled(root / CACHE_DIR / CATALOG_FILE, key)
+    if kept is not None:
+        return KeptCatalog(kept[0], kept[1], key)
+    from bot.domain.catalog import load_catalog
+    from bot.domain.search.vocabulary import load_vocabulary
+
+    catalog, vocabulary = load_catalog(root), load_vocabulary(root)
+    if vocabulary_key(root) == key:
+        _write_pickle(root / CACHE_DIR / CATALOG_FILE, (key, catalog, vocabulary))
+    return KeptCatalog(catalog, vocabulary, key)
+
+
+def matcher_for(catalog: Catalog, vocabulary: Vocabulary, root: Path | None, read_with: bytes | None = None) -> Matcher:
     """The :class:`~bot.domain.search.Matcher` of ``catalog`` with ``vocabulary``, both read from
-    the catalog folder ``root``: the kept one when it was built from the same files, else built
-    now and kept. ``root`` ``None`` (a catalog not read from a folder): built, never kept."""
+    the catalog folder ``root`` (under the :func:`vocabulary_key` ``read_with``; None: the files'
+    now): the kept index when built from the same, else built now and kept. ``root`` ``None`` (a
+    catalog not read from a folder): built, never kept."""
     from bot.domain.search.matcher import Matcher
 
     if root is None:
         return Matcher(catalog, vocabulary)
-    key = index_key(root)
-    kept = _kept(root, key)
-    return Matcher.restore(kept[2], catalog, vocabulary) if kept else _build(catalog, vocabulary, root, key)
+    key = index_key(root, read_with)
+    kept = _unpickled(root / CACHE_DIR / INDEX_FILE, key)
+    if kept is not None:
+        return Matcher.restore(kept[0], catalog, vocabulary)
+    matcher = Matcher(catalog, vocabulary)
+    _write_pickle(root / CACHE_DIR / INDEX_FILE, (key, matcher.__getstate__()))
+    return matcher
 
 
 def kept_matcher(root: Path) -> tuple[Catalog, Matcher]:
-    """The catalog in the folder ``root`` (with its own vocabulary) and its :func:`matcher_for`,
-    catalog and vocabulary kept too: when the kept index was built from the same files, those
-    (no YAML read); else both loaded (raising :class:`~bot.domain.catalog.CatalogError` or
-    :class:`~bot.domain.search.VocabularyError`), indexed and kept."""
-    from bot.domain.search.matcher import Matcher
-
-    key = index_key(root)
-    kept = _kept(root, key)
-    if kept is not None:
-        return kept[0], Matcher.restore(kept[2], kept[0], kept[1])
-    from bot.domain.catalog import load_catalog
-    from bot.domain.search.vocabulary import load_vocabulary
-
-    catalog = load_catalog(root)
-    return catalog, _build(catalog, load_vocabulary(root), root, key)
+    """The catalog in the folder ``root`` (with its own vocabulary, :func:`kept_catalog`) and its
+    :func:`matcher_for`: when nothing changed, no YAML read and no index built. Raises as
+    :func:`kept_catalog` does."""
+    catalog, vocabulary, key = kept_catalog(root)
+    return catalog, matcher_for(catalog, vocabulary, root, key)

@@ -78,6 +78,7 @@ class Matcher(TopicIndex):
                 concept = seen[key] = self._weigh(raw_alts)
             if concept.alternatives:
                 concepts.append(concept._replace(weight=concept.weight * SUBJECT_FACTOR) if subject else concept)
+        concepts = self._cap_everyday(concepts, units)  # topic.py: "setup", "full" are no subject
         if len(concepts) > MAX_CONCEPTS:  # a long query: keep its rarest (most telling) words
             concepts = sorted(concepts, key=lambda c: -c.weight)[:MAX_CONCEPTS]
         return concepts

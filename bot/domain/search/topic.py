@@ -18,9 +18,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from bot.domain.search.analysis import _member_terms, _Unit, _unit_key, english_words, normalize, stem
+from bot.domain.search.analysis import _Concept, _member_terms, _Unit, _unit_key, english_words, normalize, stem
 from bot.domain.search.results import TrackMatch
 from bot.domain.search.tracks import CONTAINED_SCORE, TrackIndex
+from bot.domain.search.weights import EVERYDAY_CAP
 
 SENSE_WEIGHTS = {"specific": 1.0, "shared": 0.5, "loose": 0.5, "everyday": 0.0}
 """How much a field term of each sense says that a question is about the catalog; ``loose`` terms
@@ -207,6 +208,64 @@ class TopicIndex(TrackIndex):
         not only the closest post."""
         missing = sum(not self._holds(doc, t) for t in terms)
         return missing == 0 or (len(terms) >= 3 and missing == 1)
+
+    def _cap_everyday(self, concepts: list[_Concept], units: list[_Unit]) -> list[_Concept]:
+        """``concepts`` with each everyday English word's (no glossary form, no field word: ``setup``,
+        ``guide``, ``full``, ``load``) weighing at most :data:`EVERYDAY_CAP` × the heaviest other
+        concept's weight: a rare everyday word is no subject of its own, so a post sharing only it
+        (``full`` of "full attention" for ``KV cache full``) does not outrank posts on the field
+        term the question is about. Unchanged when no concept but everyday words tells posts apart
+        (``run vllm on my desk``: ``vllm`` is in most posts)."""
+        everyday = {
+            stem(u.text)
+            for u in units
+            if u.kind == "latin" and u.group is None and u.sense is None and u.text in english_words()
+        }
+        if not everyday:
+            return concepts
+
+        def is_everyday(concept: _Concept) -> bool:
+            own = concept.alternatives[0][0] if concept.alternatives else ()
+            return len(own) == 1 and own[0] in everyday
+
+        def telling(concept: _Concept) -> bool:  # not a word most posts hold (vllm)
+            own = concept.alternatives[0][0] if concept.alternatives else ()
+            return bool(own) and len(self._alternative(own)[0]) <= GENERIC_SHARE * max(self._n, 1)
+
+        field = [c.weight for c in concepts if not is_everyday(c) and telling(c)]
+        if not field:
+            return concepts
+        cap = EVERYDAY_CAP * max(field)
+        return [c._replace(weight=min(c.weight, cap)) if is_everyday(c) else c for c in concepts]
+
+    def _track_in(self, units: list[_Unit]) -> TrackMatch | None:
+        """The track whose name the query's ``units`` hold (:meth:`TrackIndex._track_in`), else,
+        or when that name is one shared word (``部署`` of ops), the platform track the question is
+        about (:meth:`_platform_track`: ``vllm on Gaudi``, ``在昇腾上部署`` point at hardware)."""
+        contained = super()._track_in(units)
+        if contained is not None and self._name_rank(contained.matched) > 0:
+            return contained
+        return self._platform_track(units) or contained
+
+    def _platform_track(self, units: list[_Unit]) -> TrackMatch | None:
+        """The track of ``platform_tracks`` (``catalog/vocabulary.yaml``) that the query's platform
+        terms belong to (glossary terms whose ``track`` is one: a chip, a GPU, a vendor), scored
+        :data:`CONTAINED_SCORE`, when the question is about running on it: no other specific term
+        tells posts apart beside them (``run vllm on intel gpu``, ``AMD MI300 部署``; not
+        ``eagle3 on amd``, nor ``OOM on H100``, which their other terms answer), else ``None``."""
+        platforms = self._vocab.platform_tracks
+        if not platforms:
+            return None
+        topicality = self._topicality(units)
+        found = {t.track for t in topicality.terms if t.track in platforms and t.sense != "everyday"}
+        if len(found) != 1:
+            return None
+        if any(t.track not in platforms for t in self._telling_terms(topicality)):
+            return None
+        track = found.pop()
+        if track is None or not self._catalog.has_track(track):
+            return None
+        return TrackMatch(track, CONTAINED_SCORE, " ".join(t.text for t in topicality.terms if t.track == track))
 
     def topic_track(self, query: str) -> TrackMatch | None:
         """The track a topic question asks about as a whole (``where do I begin with speculative

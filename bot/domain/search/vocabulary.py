@@ -30,7 +30,7 @@ GLOSSARY_FILE = "glossary.yaml"
 ANSWERS_FILE = "answers.yaml"
 _HOST_RE = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$")
 _LIST_KEYS = ("stopwords", "question_words", "track_stopwords", "blog_hosts", "summary_hosts")
-_OPTIONAL_LIST_KEYS = ("other_names", "topic_phrases", "symptom_words")
+_OPTIONAL_LIST_KEYS = ("other_names", "topic_phrases", "symptom_words", "platform_tracks")
 _OPTIONAL_KEYS = ("problems", "synonyms", *_OPTIONAL_LIST_KEYS)
 _TERM_KEYS = ("term", "abbr", "also", "zh", "sense", "weak", "track")
 Sense = Literal["specific", "shared", "loose", "everyday"]
@@ -77,7 +77,10 @@ class Vocabulary:
     deciding whether a query names a track (``track``, ``路径``); ``blog_hosts``/``summary_hosts``,
     hosts whose links resolve to catalog
     posts; ``answers``, post id → questions and terms the post answers; ``other_names``, other
-    tools' names (``ollama``), never read as a typo; ``problems``, ``(phrase, topic)`` pairs."""
+    tools' names (``ollama``), never read as a typo; ``problems``, ``(phrase, topic)`` pairs;
+    ``platform_tracks``, ids of the tracks about where vLLM runs (``hardware``): a question whose
+    telling terms are all of such a track's glossary terms (``vllm on Gaudi``, ``在昇腾上部署``) is
+    pointed at that track."""
 
     synonyms: tuple[tuple[str, ...], ...]
     stopwords: frozenset[str]
@@ -91,6 +94,7 @@ class Vocabulary:
     glossary: tuple[GlossaryTerm, ...] = ()
     topic_phrases: frozenset[str] = frozenset()
     symptom_words: frozenset[str] = frozenset()
+    platform_tracks: frozenset[str] = frozenset()
 
     @property
     def ignorable(self) -> frozenset[str]:
@@ -271,6 +275,7 @@ def _parse(directory: Path, post_ids: Collection[str] | None) -> tuple[Vocabular
         glossary=glossary,
         topic_phrases=folded("topic_phrases"),
         symptom_words=folded("symptom_words"),
+        platform_tracks=folded("platform_tracks"),
     ), []
 
 

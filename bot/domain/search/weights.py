@@ -37,9 +37,18 @@ EXACT_TITLE_BONUS = 5.0
 word (``semantic routing`` in one title, ``semantic router`` in the others: the same term to the
 glossary; ``paged attention`` as ``PagedAttention``)."""
 
-TRACK_HINT_BONUS = 5.0
+TRACK_HINT_BONUS = 10.0
 """Score points for a post of the track whose name (or alias: ``AMD`` of hardware) the query holds,
-the track the reply points at: among posts saying its words about as well, the one on that subject."""
+or of the platform track its platform terms belong to (``vllm on Gaudi``: ``TopicIndex._platform_track``),
+the track the reply points at: among posts saying its words about as well, the one on that subject.
+10 rather than 5 (``benchmarks/relevance.py``, task H7): hit@1 of ``hardware-symptoms-dev`` 0.773 ->
+0.841 with no dev row lost; 15 lost top-1 rows of ``questions-dev``, ``problems-zh-b`` and
+``problems-en-c``."""
+
+EVERYDAY_CAP = 0.75
+"""An everyday English word of a query (no glossary form, no field word: ``setup``, ``full``)
+weighs at most this share of its heaviest field concept (``TopicIndex._cap_everyday``): ``pd
+disagg setup guide`` is about PD disaggregation, not about posts that say "setup"."""
 
 SUBJECT_FACTOR = 2.0
 """A concept that is the subject of a symptom word (``TTFT`` of ``why is my TTFT high with long

@@ -299,7 +299,10 @@ class Context:
         chosen = self.reader.chosen_lang
         if chosen in LANGS:
             return chosen
-        if has_han(" ".join(w for w in self.typed.split() if not (is_schedule_word(w) or names_a_day(w)))):
+        typed = self.typed  # without Han characters it has none once day and time words are left out
+        if has_han(typed) and has_han(
+            " ".join(w for w in typed.split() if not (is_schedule_word(w) or names_a_day(w)))
+        ):
             return "zh"
         locale = (self.users_info(self.caller.team_id, self.caller.user_id).locale or "").lower()
         return "zh" if locale.startswith("zh") else "en"

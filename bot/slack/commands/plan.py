@@ -3,14 +3,15 @@ budgets of ``dm on … 30m`` and ``subscribe … 45m [then stop]``, finish lines
 
 from __future__ import annotations
 
-from typing import Any
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
 
 from bot.domain import budget as budgets
 from bot.domain import paths
 from bot.domain.streaks import streak
 from bot.slack import grammar
 from bot.slack.commands.context import Context
-from bot.slack.commands.habits import reader_streak
+from bot.slack.commands.habits import kept_week, reader_streak
 from bot.slack.mrkdwn import Mrkdwn, truncate
 from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply
@@ -18,6 +19,9 @@ from bot.slack.views.finish import finish_text
 from bot.slack.views.plan import path_line, plan_reply, pt
 from bot.slack.views.together import streak_line
 from bot.web.urls import path_page_url
+
+if TYPE_CHECKING:
+    from bot.store.together import HabitFacts
 
 
 def _out_of_range(minutes: int, lang: str) -> Mrkdwn:
@@ -111,11 +115,13 @@ def with_finish(msg: Mrkdwn, finish: Mrkdwn | None) -> Mrkdwn:
     return msg if finish is None else Mrkdwn("{}\n\n{}").format(msg, finish)
 
 
-def home_plan(rt: Any, team: str, user: str, follows: list[str], read: set[str]) -> dict[str, Any]:
+def home_plan(
+    rt: Any, team: str, user: str, follows: list[str], read: set[str], facts: HabitFacts | None = None
+) -> dict[str, Any]:
     """App Home's plan fields (:class:`bot.slack.views.home.HomeState`): the finished paths whose
     essential steps are all still read (a step marked unread reopens its path) and, with
     ``PUBLIC_URL``, the picture URL of the first followed track not finished (else the first); the
-    weekly streak (issue 44)."""
+    weekly streak (issue 44) from ``facts`` (None: read from the store)."""
     from bot.pictures import signed_url
 
     cat = rt.holder.catalog
@@ -127,7 +133,15 @@ def home_plan(rt: Any, team: str, user: str, follows: list[str], read: set[str])
     followed = [tid for tid in follows if cat.has_track(tid)]
     track = next((tid for tid in followed if tid not in finished), followed[0] if followed else None)
     url = signed_url(rt.settings, cat, track, read) if track else None
-    facts = rt.store.habit_facts(team, user)  # issue 44: the streak, shown on Home
+    facts = facts or rt.store.habit_facts(team, user)  # issue 44: the streak, shown on Home
     budget = facts.budget or budgets.DEFAULT_MINUTES
-    weeks = streak(cat, facts.reads, facts.follows, budget, facts.pauses, rt.store.now()).weeks
+    weeks = streak(cat, facts.reads, facts.follows, budget, facts.pauses, rt.store.now(), plan=kept_week(cat)).weeks
     return {"finished": finished, "picture_url": url, "picture_track": track if url else None, "streak_weeks": weeks}
+
+
+def reading_since(facts: HabitFacts) -> datetime | None:
+    """:meth:`bot.store.Store.reading_since` from a reader's ``facts`` (no query): their last read
+    (UTC), else their first follow; None when they did neither."""
+    if facts.reads:
+        return max(facts.reads.values())
+    return min(facts.follows.values(), default=None)

@@ -3,14 +3,12 @@ a post with its minutes and its place in their path, then their next step (pure)
 
 from __future__ import annotations
 
-from slack_sdk.models.blocks import Block
-
 from bot.domain.catalog import Catalog
 from bot.domain.catalog.models import format_day
 from bot.domain.catchup import CatchUp, NewPost
 from bot.slack.i18n import t
 from bot.slack.mrkdwn import Mrkdwn, truncate
-from bot.slack.views.blocks import Reply, button, header, make_reply, section, sections
+from bot.slack.views.blocks import Json, Reply, button, header, make_reply, section, sections
 from bot.slack.views.links import read_link
 from bot.slack.views.messages import progress_line, track_name
 from bot.slack.views.plan import minutes_suffix
@@ -34,7 +32,7 @@ def new_post_line(catalog: Catalog, new: NewPost, lang: str) -> Mrkdwn:
 def catchup_reply(catalog: Catalog, cu: CatchUp, lang: str) -> Reply:
     """The reply to ``catch me up`` for ``cu``: the new posts (or that there are none), then the next
     step with *Mark read*; following and having started no track, how to follow one."""
-    blocks: list[Block] = [header(t("catchup.header", lang))]
+    blocks: list[Json] = [header(t("catchup.header", lang))]
     if not cu.tracks:
         text = t("catchup.no_tracks", lang)
         return make_reply([*blocks, section(text)], text)
@@ -63,7 +61,7 @@ HOME_NEW = 3
 """New posts App Home lists at most (``catch me up`` lists them all)."""
 
 
-def home_catchup_blocks(catalog: Catalog, cu: CatchUp | None, lang: str) -> list[Block]:
+def home_catchup_blocks(catalog: Catalog, cu: CatchUp | None, lang: str) -> list[Json]:
     """App Home's *What you missed* section: the newest :data:`HOME_NEW` posts new to the person and
     how many more ``catch me up`` lists; nothing when nothing is new (``cu`` None: not computed)."""
     if cu is None or not cu.new:

@@ -7,9 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
-
-from slack_sdk.models.blocks import Block, DividerBlock
 
 from bot.domain.catalog import Catalog
 from bot.domain.paths import PathStep
@@ -17,11 +14,13 @@ from bot.domain.plan import SubscriptionLike, plan_channel_digest
 from bot.slack.i18n import level_name, t
 from bot.slack.mrkdwn import Mrkdwn, as_plain, link, truncate
 from bot.slack.views.blocks import (
+    Json,
     Reply,
     actions,
     button,
     confirm_dialog,
     context,
+    divider,
     header,
     make_reply,
     section,
@@ -98,7 +97,7 @@ def compose_channel_digest(
     name = track.names.get(lang)
     view = {"v": f"digest:{sub.id}"}
     n = iter(range(10_000))
-    blocks: list[Any] = [header(t("digest.header", lang, track=name))]
+    blocks: list[Json] = [header(t("digest.header", lang, track=name))]
     if (read_last := club_readers_line(readers, lang)) is not None:
         blocks.append(context(read_last))
     if plan.first:
@@ -116,7 +115,7 @@ def compose_channel_digest(
         if len(plan.new) > MAX_NEW_LISTED:
             lines.append(t("digest.more", lang, n=len(plan.new) - MAX_NEW_LISTED, track_id=track_id))
         if plan.steps:
-            blocks.append(DividerBlock())
+            blocks.append(divider())
         blocks.extend(sections(lines)[:3])
     if plan.essentials_finished:
         blocks.append(section(channel_finish_line(name, getattr(sub, "after_essentials", "further"), lang)))
@@ -158,7 +157,7 @@ class _PreviewSub:
 _DM_VIEW = {"v": DIGEST_DM_VIEW}
 
 
-def dm_tail(catalog: Catalog, n: int, lang: str) -> list[Block]:
+def dm_tail(catalog: Catalog, n: int, lang: str) -> list[Json]:
     """A DM digest's last blocks: *Snooze a week* (``snooze:<n>``), *Stop* (``stop:<n + 1>``), footer."""
     snooze = button(t("btn.snooze", lang), f"snooze:{n}", _DM_VIEW)
     stop = button(t("btn.stop", lang), f"stop:{n + 1}", _DM_VIEW)

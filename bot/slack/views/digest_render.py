@@ -11,7 +11,7 @@ from bot.domain.catchup import CatchUp
 from bot.slack.views.blocks import Reply
 from bot.slack.views.catchup import home_catchup_blocks
 from bot.slack.views.digest import compose_channel_digest
-from bot.slack.views.feed import draft_card, feed_notice
+from bot.slack.views.feed import draft_card
 from bot.slack.views.plan_dm import budget_dm_composer, with_new
 from bot.slack.views.reminders import reminder_message
 from bot.slack.views.together import club_thread, nudge_message
@@ -22,7 +22,6 @@ class SlackDigestRenderer:
 
     channel_digest = staticmethod(compose_channel_digest)
     reminder = staticmethod(reminder_message)
-    feed_notice = staticmethod(feed_notice)
     draft_card = staticmethod(draft_card)
     club_thread = staticmethod(club_thread)
     nudge = staticmethod(nudge_message)
@@ -44,7 +43,7 @@ class SlackDigestRenderer:
         if reply is None:
             return None
         reply = with_new(reply, catalog, new, lang)
-        missed = [b.to_dict() for b in home_catchup_blocks(catalog, catchup, lang)]
+        missed = home_catchup_blocks(catalog, catchup, lang)
         return replace(reply, blocks=[*reply.blocks[:2], *missed, *reply.blocks[2:]]) if missed else reply
 
 

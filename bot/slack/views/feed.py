@@ -1,42 +1,16 @@
-"""The catalog watch's notice to admins (pure): the blog's posts the catalog lacks; the review card
-of a draft for a curator and the modal that accepts it (issue 41)."""
+"""The review card of a draft for a curator and the modal that accepts it (issue 41), pure."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from bot.domain.catalog import Catalog
-from bot.domain.feed import SourcePost
 from bot.slack.i18n import t
 from bot.slack.mrkdwn import Mrkdwn, as_plain, link, truncate
-from bot.slack.views.blocks import Reply, actions, button, context, cut, make_reply, section
+from bot.slack.views.blocks import Reply, actions, button, cut, make_reply, section
 
 if TYPE_CHECKING:  # pragma: no cover
     from bot.domain.catalog.drafts import Draft
-
-MAX_LISTED = 10
-"""Posts listed one by one in a notice; more are counted in one line."""
-
-
-def feed_notice(posts: Sequence[SourcePost], feed_url: str, total_missing: int) -> Reply:
-    """The notice for ``posts`` (new to the admins) of ``total_missing`` missing in all; no mention."""
-    lines = [Mrkdwn("*The vLLM blog has {} post(s) the catalog does not hold yet:*").format(len(posts))]
-    for post in posts[:MAX_LISTED]:
-        lines.append(Mrkdwn("• {} · {}").format(link(post.url, truncate(post.title, 200)), post.date.isoformat()))
-    if len(posts) > MAX_LISTED:
-        lines.append(Mrkdwn("… and {} more").format(len(posts) - MAX_LISTED))
-    command = Mrkdwn("`vllm-path catalog import {} --write`").format(truncate(feed_url, 500))
-    how = Mrkdwn(
-        "Import them as drafts with {}, then write each summary in our own words and place "
-        "the post in a track: `catalog check` refuses drafts, so nothing is published "
-        "until a person has done that."
-    ).format(command)
-    blocks: list[Any] = [section(Mrkdwn("\n").join(lines)), section(how)]
-    if total_missing > len(posts):
-        before = Mrkdwn("{} more missing post(s) were announced before.").format(total_missing - len(posts))
-        blocks.append(context(before))
-    return make_reply(blocks, Mrkdwn("\n").join(lines))
 
 
 def draft_card(draft: Draft, catalog: Catalog, lang: str = "en") -> Reply:
@@ -84,7 +58,7 @@ def review_modal(draft: Draft, catalog: Catalog, lang: str = "en") -> dict[str, 
     fills an unlinked post asks for its questions only, optional (accepting takes the post's, else
     those of ``answers.yaml``)."""
     best = draft.suggested[0] if draft.suggested else None
-    blocks: list[dict[str, Any]] = [section(Mrkdwn("*{}*").format(truncate(draft.title, 250))).to_dict()]
+    blocks: list[dict[str, Any]] = [section(Mrkdwn("*{}*").format(truncate(draft.title, 250)))]
     if draft.fills is None:
         tracks = sorted(catalog.tracks, key=lambda tr: tr.id != (best.track if best else None))[:100]
         options = [{"text": plain_text(truncate(tr.names.get(lang), 75)), "value": tr.id} for tr in tracks]

@@ -11,21 +11,18 @@ from bot.domain.catalog import Catalog
 from bot.domain.paths import TrackState
 from bot.slack.i18n import t
 from bot.slack.ids import is_channel_id
-from bot.slack.mrkdwn import Mrkdwn, as_plain, esc, truncate
+from bot.slack.mrkdwn import Mrkdwn, as_plain, truncate
 from bot.slack.views.blocks import (
-    ACTIONS_ELEMENTS_MAX,
-    BUTTON_TEXT_MAX,
-    HEADER_TEXT_MAX,
-    ID_MAX,
     MAX_BLOCKS_VIEW,
-    MAX_SECTION_TEXT,
-    TEXT_OBJECT_MAX,
+    Json,
     Reply,
-    cut,
-    encode_value,
-    nonblank,
+    actions,
+    button,
+    context,
+    divider,
+    header,
+    section,
     sections,
-    to_dicts,
 )
 from bot.slack.views.catchup import home_catchup_blocks
 from bot.slack.views.links import read_link, reference_lines
@@ -76,57 +73,13 @@ def track_modal(catalog: Catalog, track_id: str, reply: Reply, lang: str) -> dic
     }
 
 
-Json = dict[str, Any]
-"""A Block Kit object as Slack receives it: App Home is built as plain dicts, exactly what
-:mod:`bot.slack.views.blocks`' builders serialise to (``tests/slack/test_home_dicts.py``), without
-slack-sdk's validation on every render (it was 40% of an App Home open's CPU, issue 43)."""
-DIVIDER: Json = {"type": "divider"}
-
-
-def _mrkdwn(text: str, limit: int) -> Json:
-    return {"text": nonblank(str(esc(cut(esc(text), limit)))), "type": "mrkdwn", "verbatim": True}
-
-
-def _plain(text: str, limit: int) -> Json:
-    return {"emoji": True, "text": nonblank(cut(as_plain(text), limit)), "type": "plain_text"}
-
-
-def header(text: str) -> Json:
-    """:func:`bot.slack.views.blocks.header` as a dict."""
-    return {"text": _plain(text, HEADER_TEXT_MAX), "type": "header"}
-
-
-def section(text: str, accessory: Json | None = None) -> Json:
-    """:func:`bot.slack.views.blocks.section` as a dict."""
-    block: Json = {"text": _mrkdwn(text, MAX_SECTION_TEXT), "type": "section"}
-    return {"accessory": accessory, **block} if accessory is not None else block
-
-
-def context(text: str) -> Json:
-    """:func:`bot.slack.views.blocks.context` of one text as a dict."""
-    return {"elements": [_mrkdwn(text, TEXT_OBJECT_MAX)], "type": "context"}
-
-
-def button(text: str, action_id: str, data: dict[str, Any], style: str | None = None) -> Json:
-    """:func:`bot.slack.views.blocks.button` (no confirm) as a dict."""
-    out: Json = {"action_id": action_id[:ID_MAX]}
-    if style is not None:
-        out["style"] = style
-    return {**out, "text": _plain(text, BUTTON_TEXT_MAX), "type": "button", "value": encode_value(data)}
-
-
-def actions(buttons: Sequence[Json]) -> Json:
-    """:func:`bot.slack.views.blocks.actions` as a dict."""
-    return {"elements": list(buttons)[:ACTIONS_ELEMENTS_MAX], "type": "actions"}
-
-
 def home_view(catalog: Catalog, state: HomeState) -> dict[str, Any]:
     """The App Home tab (``views.publish`` payload, at most 100 blocks)."""
     lang = state.lang
     ids = ActionIds()
     finished = home_finished_blocks(catalog, state.finished, state.read, lang, state.picture_url, state.picture_track)
     blocks: list[Json] = [header(t("home.header", lang)), context(t("catalog.version", lang, version=catalog.version))]
-    blocks += [*to_dicts(finished, MAX_BLOCKS_VIEW), *to_dicts(home_catchup_blocks(catalog, state.catchup, lang))]
+    blocks += [*finished, *home_catchup_blocks(catalog, state.catchup, lang)]
     if (streak := streak_line(state.streak_weeks, lang)) is not None:
         blocks.append(context(streak))  # issue 44: only here and in the finish message
     blocks.append(section(t("home.following", lang)))
@@ -137,12 +90,12 @@ def home_view(catalog: Catalog, state: HomeState) -> dict[str, Any]:
     follows = {track.track_id for track in state.following}
     others = [tr for tr in catalog.tracks if tr.id not in follows]
     if others:
-        blocks += [DIVIDER, section(t("home.other_tracks", lang))]
+        blocks += [divider(), section(t("home.other_tracks", lang))]
         follow = as_plain(t("btn.follow", lang))
         buttons = [button(f"{follow}: {tr.names.get(lang)}", ids("follow"), {"t": tr.id, "v": "home"}) for tr in others]
         blocks += [actions(buttons[start : start + 5]) for start in range(0, len(buttons), 5)]
-    blocks += [DIVIDER, section(t("home.dm", lang)), _home_dm(state.dm, lang, ids)]
-    blocks += [DIVIDER, section(t("home.channels", lang))]
+    blocks += [divider(), section(t("home.dm", lang)), _home_dm(state.dm, lang, ids)]
+    blocks += [divider(), section(t("home.channels", lang))]
     subs = list(state.channel_subs)
     room = MAX_BLOCKS_VIEW - len(blocks) - 1
     if not subs:
@@ -153,7 +106,7 @@ def home_view(catalog: Catalog, state: HomeState) -> dict[str, Any]:
             + subscription_line(catalog, s, lang)
             for s in subs
         ]
-        packed = to_dicts(sections(lines), MAX_BLOCKS_VIEW)
+        packed = sections(lines)
         if len(packed) > room:
             packed = [*packed[: room - 1], section(t("home.more", lang, n=len(subs)))]
         blocks.extend(packed)

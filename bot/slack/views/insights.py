@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from slack_sdk.models.blocks import Block
-
 from bot.domain.catalog import Catalog
 from bot.domain.insights import ACTIVE_DAYS, FINISH_DAYS, MIN_READERS, WEEKS, Insights, TrackCompletion, TrackFunnel
 from bot.slack.i18n import t
 from bot.slack.ids import is_channel_id
 from bot.slack.mrkdwn import Mrkdwn
-from bot.slack.views.blocks import Reply, context, header, make_reply, section, sections
+from bot.slack.views.blocks import Json, Reply, context, header, make_reply, section, sections
 from bot.slack.views.messages import post_link, track_name
 from bot.slack.views.parts import count_text
 
@@ -45,9 +43,9 @@ def completion_line(catalog: Catalog, row: TrackCompletion, lang: str) -> Mrkdwn
     return t("stats.completion", lang, track=name, share=round(row.share * 100), cohort=row.cohort, n=row.finished)
 
 
-def insights_blocks(catalog: Catalog, ins: Insights, lang: str) -> list[Block]:
+def insights_blocks(catalog: Catalog, ins: Insights, lang: str) -> list[Json]:
     """The insights as blocks (header, activity, funnels, top posts, digest health)."""
-    blocks: list[Block] = [header(t("stats.header", lang)), section(_activity(ins, lang))]
+    blocks: list[Json] = [header(t("stats.header", lang)), section(_activity(ins, lang))]
     funnels = [f for f in ins.funnels if f.readers != 0]
     if funnels:
         blocks.append(section(t("stats.funnels", lang)))

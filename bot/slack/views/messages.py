@@ -3,19 +3,18 @@ message; what a click needs (post, track, the view to redraw) is in the button's
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-from slack_sdk.models.blocks import Block, DividerBlock
 
 from bot.domain.catalog import Catalog
 from bot.domain.catalog.models import Track
 from bot.domain.paths import PathStep, TrackState
 from bot.slack.i18n import level_name, t
 from bot.slack.mrkdwn import Mrkdwn, truncate
-from bot.slack.views.blocks import Reply, actions, button, context, header, make_reply, section, sections
+from bot.slack.views.blocks import Json, Reply, actions, button, context, divider, header, make_reply, section, sections
 from bot.slack.views.links import read_link, reference_lines
-from bot.slack.views.parts import memo_reply, read_count
+from bot.slack.views.parts import memo, memo_reply, read_count
 from bot.slack.views.plan import minutes_suffix, step_suffix
 from bot.slack.views.subscriptions import digest_amount as digest_amount
 from bot.slack.views.subscriptions import dm_status as dm_status  # re-exported: callers use views.*
@@ -78,9 +77,14 @@ def _path_head(lang: str, start: int, end: int, total: int) -> list[str]:
 
 
 def help_reply(catalog: Catalog, lang: str, prefix: str | None = None) -> Reply:
-    """The help message: grammar with examples, the track list, catalog version."""
+    """The help message: grammar with examples, the track list, catalog version; the same for every
+    reader of a language, so kept per ``(lang, prefix)`` for the catalog (shared: do not change it)."""
+    return memo_reply(catalog, ("help", lang, prefix), lambda: _help_reply(catalog, lang, prefix))
+
+
+def _help_reply(catalog: Catalog, lang: str, prefix: str | None) -> Reply:
     tracks = Mrkdwn(", ").join(Mrkdwn("`{}` {}").format(tr.id, tr.names.get(lang)) for tr in catalog.tracks)
-    blocks: list[Block] = [header(t("help.title", lang))]
+    blocks: list[Json] = [header(t("help.title", lang))]
     if prefix:
         blocks.append(section(prefix))
     blocks += [section(t("help.intro", lang)), section(t("help.commands", lang))]
@@ -173,7 +177,7 @@ def _personal_track_reply(
     start = step_page(total, nxt.number - 1 if nxt else None, offset)
     page = _TrackPage(catalog, state, lang, start, min(total, start + STEPS_PER_PAGE))
 
-    blocks: list[Block] = [header(_title(track))]
+    blocks: list[Json] = [header(_title(track))]
     blocks += [section(notice)] if notice else []
     blocks.append(context(t("track.progress", lang, count=read_count(state, lang), version=catalog.version)))
     if path:
@@ -182,7 +186,7 @@ def _personal_track_reply(
     blocks += _step_blocks(page)
     ids = ActionIds(page.end - page.start)
     blocks += _paging_blocks(page, ids)
-    blocks.append(DividerBlock())
+    blocks.append(divider())
     blocks.append(section(_next_detail(catalog, state, nxt, lang) if nxt is not None else t("track.done", lang)))
     blocks.append(_track_buttons(page, followed, ids.peek()))
     fallback = Mrkdwn("{}：{}" if lang == "zh" else "{}: {}").format(
@@ -191,12 +195,12 @@ def _personal_track_reply(
     return make_reply(blocks, _with_notice(notice, fallback), "ephemeral")
 
 
-def _step_blocks(page: _TrackPage) -> list[Block]:
+def _step_blocks(page: _TrackPage) -> list[Json]:
     """The path's head and one section per listed step, each with Mark read (or Mark unread)."""
     catalog, lang, track_id, state = page.catalog, page.lang, page.track_id, page.state
     start, end, total = page.start, page.end, page.total
 
-    blocks: list[Block] = [section(Mrkdwn("\n").join(_path_head(lang, start, end, total)))]
+    blocks: list[Json] = [section(Mrkdwn("\n").join(_path_head(lang, start, end, total)))]
     for step in state.path.steps[start:end]:
         is_next = state.next is not None and step.post_id == state.next.post_id
         mark = "read" if state.is_read(step) else "next" if is_next else "unread"
@@ -211,7 +215,7 @@ def _step_blocks(page: _TrackPage) -> list[Block]:
     return blocks
 
 
-def _paging_blocks(page: _TrackPage, ids: ActionIds) -> list[Block]:
+def _paging_blocks(page: _TrackPage, ids: ActionIds) -> list[Json]:
     """The Earlier steps / More steps buttons of a paged track (none when it fits one page)."""
     if not page.paged:
         return []
@@ -225,7 +229,7 @@ def _paging_blocks(page: _TrackPage, ids: ActionIds) -> list[Block]:
     return [actions(row)]
 
 
-def _track_buttons(page: _TrackPage, followed: bool, first_id: int) -> Block:
+def _track_buttons(page: _TrackPage, followed: bool, first_id: int) -> Json:
     """Mark read and Remind (for the next step), Follow or Unfollow, Share."""
     ids, lang, view, track_id = ActionIds(first_id), page.lang, page.view, page.track_id
     row = []
@@ -264,7 +268,7 @@ def _shared_track_reply(
 ) -> Reply:
     """The in-channel :func:`track_reply`: the first page, no progress, no buttons."""
     track, steps, track_id = state.path.track, state.path.steps, state.track_id
-    blocks: list[Block] = [header(_title(track))]
+    blocks: list[Json] = [header(_title(track))]
     blocks += [section(notice)] if notice else []
     blocks += [context(t("share.footer", lang, version=catalog.version)), section(track.description.get(lang))]
     start = step_page(len(steps), None, offset)
@@ -315,23 +319,40 @@ def progress_reply(catalog: Catalog, state: TrackState, notice: str, lang: str) 
 
 
 def next_reply(catalog: Catalog, states: Sequence[TrackState], lang: str, notice: str | None = None) -> Reply:
-    """The reader's next read in each followed track (``states``, at most 20 shown), with its reading time."""
-    blocks: list[Block] = [header(t("next.header", lang))]
+    """The reader's next read in each followed track (``states``, at most 20 shown), with its reading
+    time. Without a notice the reply is kept per reading state (:func:`~bot.slack.views.parts.memo_reply`,
+    as :func:`track_reply`): do not change it. A speed layer needed by ``benchmarks/clicks.py``: drawn
+    every time, ``next`` was 5.1-6.6x the no-op's CPU (target <= 2x)."""
+    if notice:  # one click's answer: its items are kept, not the reply
+        return _next_reply(catalog, states, lang, notice)
+    key = ("next", lang, tuple((state.track_id, state.read) for state in states[:20]))
+    return memo_reply(catalog, key, lambda: _next_reply(catalog, states, lang, None))
+
+
+def _next_reply(catalog: Catalog, states: Sequence[TrackState], lang: str, notice: str | None) -> Reply:
+    """:func:`next_reply` drawn."""
+    blocks: list[Json] = [header(t("next.header", lang))]
     blocks += [section(notice)] if notice else []
     if not states:
         blocks.append(section(t("next.none_followed", lang)))
         return make_reply(blocks, t("next.none_followed", lang))
-    ids = ActionIds()
     fallback = []
-    for state in states[:20]:
-        nxt, tid = state.next, state.track_id
-        name = track_name(catalog, tid, lang)
-        if nxt is None:
-            blocks.append(section(line := t("next.track_done", lang, track=name)))
-        else:
-            line = progress_line(catalog, state, lang)  # counted as every short answer counts: essentials first
-            note = Mrkdwn("\n{}").format(truncate(nxt.step.note.get(lang), 400)) if nxt.step.note else Mrkdwn()
-            mark = button(t("btn.mark_read", lang), ids("mark_read"), {"p": nxt.post_id, "t": tid, "v": "next"})
-            blocks.append(section(line + note, accessory=mark))
+    for i, state in enumerate(states[:20]):
+        key = ("next_item", state.track_id, state.read, lang, i)
+        block, line = memo(catalog, key, functools.partial(_next_item, catalog, state, lang, i))
+        blocks.append(block)
         fallback.append(line)
     return make_reply(blocks, Mrkdwn("\n").join(fallback))
+
+
+def _next_item(catalog: Catalog, state: TrackState, lang: str, i: int) -> tuple[Json, Mrkdwn]:
+    """The ``i``-th track's section of :func:`next_reply` (its *Mark read* ``mark_read:<i>``) and its
+    line of the fallback text (kept per reading state: shared, read-only)."""
+    nxt, tid = state.next, state.track_id
+    if nxt is None:
+        line = t("next.track_done", lang, track=track_name(catalog, tid, lang))
+        return section(line), line
+    line = progress_line(catalog, state, lang)  # counted as every short answer counts: essentials first
+    note = Mrkdwn("\n{}").format(truncate(nxt.step.note.get(lang), 400)) if nxt.step.note else Mrkdwn()
+    mark = button(t("btn.mark_read", lang), f"mark_read:{i}", {"p": nxt.post_id, "t": tid, "v": "next"})
+    return section(line + note, accessory=mark), line

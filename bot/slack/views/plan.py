@@ -5,8 +5,6 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Collection, Mapping, Sequence
 
-from slack_sdk.models.blocks import Block, ImageBlock
-
 from bot.domain import budget as budgets
 from bot.domain.catalog import Catalog
 from bot.domain.catalog.models import Post, Track, format_day
@@ -14,7 +12,7 @@ from bot.domain.insights import MIN_READERS, shown
 from bot.domain.paths import PathStep, TrackPath, TrackState
 from bot.slack.i18n import t
 from bot.slack.mrkdwn import Mrkdwn, as_plain, link
-from bot.slack.views.blocks import MAX_BLOCKS_MESSAGE, Reply, context, make_reply, section
+from bot.slack.views.blocks import MAX_BLOCKS_MESSAGE, Json, Reply, context, image, make_reply, section
 from bot.slack.views.parts import count_text, memo
 
 
@@ -131,7 +129,7 @@ def home_finished_blocks(
     lang: str,
     picture_url: str | None = None,
     picture_track: str | None = None,
-) -> list[Block]:
+) -> list[Json]:
     """App Home's finished tracks, minutes read, and the ``picture_url`` of ``picture_track``'s path."""
     minutes = minutes_read(catalog, read)
     names = [catalog.track(tid).names.get(lang) for tid in finished if catalog.has_track(tid)]
@@ -139,10 +137,10 @@ def home_finished_blocks(
         text = pt("home.finished", lang, tracks=", ".join(names), minutes=minutes)
     else:
         text = pt("home.none_finished", lang, minutes=minutes)
-    out: list[Block] = [context(text)]
+    out: list[Json] = [context(text)]
     if picture_url and picture_track and catalog.has_track(picture_track):
         alt = as_plain(pt("home.picture_alt", lang, track=catalog.track(picture_track).names.get(lang)))
-        out.append(ImageBlock(image_url=picture_url[:3000], alt_text=alt[:2000]))
+        out.append(image(picture_url, alt))
     return out
 
 
@@ -159,7 +157,7 @@ def with_finished(reply: Reply, catalog: Catalog, counts: Mapping[str, int], lan
         if catalog.has_track(tid)
     )
     line = pt("stats.finished", lang, n=said, tracks=per or "–")
-    blocks = [*reply.blocks[: MAX_BLOCKS_MESSAGE - 1], context(line).to_dict()]
+    blocks = [*reply.blocks[: MAX_BLOCKS_MESSAGE - 1], context(line)]
     return Reply(text=reply.text, blocks=blocks, response_type=reply.response_type)
 
 

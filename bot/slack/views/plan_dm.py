@@ -13,7 +13,7 @@ from bot.domain.catalog.attached import PerCatalog
 from bot.domain.plan import plan_reader_week, reader_week
 from bot.slack.i18n import t
 from bot.slack.mrkdwn import Mrkdwn, plain
-from bot.slack.views.blocks import MAX_FALLBACK_TEXT, Reply, button, cut, header, make_reply, nonblank, section
+from bot.slack.views.blocks import MAX_FALLBACK_TEXT, Json, Reply, button, cut, header, make_reply, nonblank, section
 from bot.slack.views.digest import DIGEST_DM_VIEW, MAX_NEW_LISTED, dm_tail, new_line
 from bot.slack.views.links import read_link
 from bot.slack.views.plan import minutes_label, pt
@@ -23,11 +23,11 @@ MAX_DM_STEPS = 20
 _VIEW = {"v": DIGEST_DM_VIEW}
 
 
-def _head(minutes_per_week: int, lang: str) -> list[Any]:
+def _head(minutes_per_week: int, lang: str) -> list[Json]:
     return [header(t("digest.dm_header", lang)), section(pt("dm.budget", lang, budget=minutes_per_week))]
 
 
-def _step_section(catalog: Catalog, track_id: str, post_id: str, i: int, lang: str) -> Any:
+def _step_section(catalog: Catalog, track_id: str, post_id: str, i: int, lang: str) -> Json:
     post = catalog.post(post_id)
     label = minutes_label(post, lang)
     text = Mrkdwn("{}\n_{}{}_").format(
@@ -73,11 +73,11 @@ class BudgetDmComposer:
         self._titles = {p.id: plain(Mrkdwn.escape(p.title)) for p in catalog.posts}
 
     def _step(self, tid: str, pid: str, i: int) -> dict[str, Any]:
-        """The step's section for place ``i``: the place's one rendered through the models, the
+        """The step's section for place ``i``: the place's one rendered (:func:`_step_section`), the
         others copies of it with their own button ``action_id`` (rendering is the cold cost)."""
         first = self._steps.get((tid, pid, 0))
         if first is None:
-            first = self._steps.setdefault((tid, pid, 0), _step_section(self.catalog, tid, pid, 0, self.lang).to_dict())
+            first = self._steps.setdefault((tid, pid, 0), _step_section(self.catalog, tid, pid, 0, self.lang))
         if i == 0:
             return first
         return {**first, "accessory": {**first["accessory"], "action_id": f"mark_read:{i}"}}
@@ -92,7 +92,7 @@ class BudgetDmComposer:
         cat, lang = self.catalog, self.lang
         head = self._heads.get(minutes_per_week)
         if head is None:
-            head = self._heads.setdefault(minutes_per_week, [b.to_dict() for b in _head(minutes_per_week, lang)])
+            head = self._heads.setdefault(minutes_per_week, _head(minutes_per_week, lang))
         blocks = list(head)
         cache = self._steps
         for i, (tid, pid) in enumerate(steps):
@@ -103,7 +103,7 @@ class BudgetDmComposer:
         n = len(steps)
         tail = self._tails.get(n)
         if tail is None:
-            tail = self._tails.setdefault(n, [b.to_dict() for b in dm_tail(cat, n, lang)])
+            tail = self._tails.setdefault(n, dm_tail(cat, n, lang))
         blocks.extend(tail)
         titles = self._titles
         posts = "; ".join([titles[pid] for _t, pid in steps])
@@ -119,7 +119,7 @@ def with_new(reply: Reply, catalog: Catalog, new: Sequence[tuple[str, str, int]]
         return reply
     lines = Mrkdwn("\n").join(new_line(catalog, tid, pid, lang) for tid, pid, _n in new[:MAX_NEW_LISTED])
     blocks = list(reply.blocks)
-    blocks[2:2] = [section(lines).to_dict()]
+    blocks[2:2] = [section(lines)]
     return replace(reply, blocks=blocks)
 
 

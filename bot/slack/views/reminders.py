@@ -6,13 +6,11 @@ from collections.abc import Sequence
 from datetime import date, datetime
 from zoneinfo import ZoneInfo
 
-from slack_sdk.models.blocks import Block
-
 from bot.domain.catalog import Catalog
 from bot.domain.schedule import zone_label
 from bot.slack.i18n import t, weekday_name
 from bot.slack.mrkdwn import Mrkdwn
-from bot.slack.views.blocks import Reply, actions, button, context, header, make_reply, section, sections
+from bot.slack.views.blocks import Json, Reply, actions, button, context, header, make_reply, section, sections
 from bot.slack.views.links import place_lines
 from bot.slack.views.messages import post_link
 from bot.slack.views.plan import minutes_suffix
@@ -54,7 +52,7 @@ def reminder_cancelled_notice(catalog: Catalog, reminder: Reminder, lang: str) -
 
 def reminders_reply(catalog: Catalog, reminders: Sequence[Reminder], lang: str, notice: str | None = None) -> Reply:
     """The pending reminders, soonest first, numbered as ``reminders cancel <n>`` counts, with *Cancel*."""
-    blocks: list[Block] = [header(t("reminders.header", lang))]
+    blocks: list[Json] = [header(t("reminders.header", lang))]
     if notice:
         blocks.append(section(notice))
     if not reminders:
@@ -77,7 +75,7 @@ def reminder_message(catalog: Catalog, post_id: str, lang: str) -> Reply:
     post = catalog.post(post_id)
     lines = place_lines(catalog, post.id, lang, card=True)
     published = post.published.display(lang)
-    blocks: list[Block] = [
+    blocks: list[Json] = [
         section(t("remind.dm", lang, post=post_link(catalog, post.id, bold=True, lang=lang))),
         section(
             Mrkdwn("_{} · {}{}_\n{}").format(

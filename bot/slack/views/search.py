@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from slack_sdk.models.blocks import Block
-
 from bot.domain.catalog import Catalog
 from bot.domain.catalog.models import Post
 from bot.domain.search.results import SearchResult
 from bot.slack.i18n import t
 from bot.slack.mrkdwn import Mrkdwn, truncate
-from bot.slack.views.blocks import Reply, actions, button, context, make_reply, section
+from bot.slack.views.blocks import Json, Reply, actions, button, context, make_reply, section
 from bot.slack.views.links import place_lines, read_link
 from bot.slack.views.messages import ICON_READ, MAX_RESULTS, ActionIds, track_name
 from bot.slack.views.plan import minutes_suffix
@@ -30,7 +28,7 @@ def search_reply(
     with their places and buttons, and *More results* (``{"v": "search:<query>", "o": offset}``).
     No results: "no match" plus ``suggestion`` (escaped). ``header``/``view``: for the newest posts."""
     shown_query = truncate(" ".join(query.split()), 100)
-    blocks: list[Block] = [section(notice)] if notice else []
+    blocks: list[Json] = [section(notice)] if notice else []
     if not result.results:
         return _no_results(catalog, result, shown_query, lang, blocks, suggestion)
     ids = ActionIds()
@@ -63,7 +61,7 @@ def search_reply(
 
 
 def _no_results(
-    catalog: Catalog, result: SearchResult, shown_query: str, lang: str, blocks: list[Block], suggestion: str | None
+    catalog: Catalog, result: SearchResult, shown_query: str, lang: str, blocks: list[Json], suggestion: str | None
 ) -> Reply:
     """The reply to a search with no results (see :func:`search_reply`), after ``blocks``."""
     if (link := result.link) is not None and link.status in ("unknown", "home"):
@@ -82,7 +80,7 @@ def _no_results(
     elif result.track is not None and catalog.has_track(tid := result.track.track_id):  # a long question names one
         blocks.append(section(t("search.track_hint", lang, track=track_name(catalog, tid, lang), track_id=tid)))
     blocks.append(context(t("didyoumean.help", lang)))
-    fallback = Mrkdwn("\n").join(Mrkdwn(text.text) for b in blocks if (text := getattr(b, "text", None)))
+    fallback = Mrkdwn("\n").join(Mrkdwn(b["text"]["text"]) for b in blocks if "text" in b)
     return make_reply(blocks, fallback)
 
 
@@ -94,7 +92,7 @@ def _match_blocks(
     ids: ActionIds,
     page: dict[str, str | int | None],
     view: str,
-) -> list[Block]:
+) -> list[Json]:
     """One matching post: its section (source, date, reading time, id; Mark read or Mark unread) and its buttons."""
     text = Mrkdwn("{}{}\n_{} · {}{} · `{}`_\n{}\n{}").format(
         Mrkdwn(ICON_READ + " " if read else ""),
@@ -107,7 +105,7 @@ def _match_blocks(
         Mrkdwn("\n").join(place_lines(catalog, post.id, lang)) or t("search.not_in_track", lang),
     )
     kind = "mark_unread" if read else "mark_read"
-    blocks: list[Block] = [section(text, accessory=button(t("btn." + kind, lang), ids(kind), {"p": post.id, **page}))]
+    blocks: list[Json] = [section(text, accessory=button(t("btn." + kind, lang), ids(kind), {"p": post.id, **page}))]
     tracks = catalog.tracks_of(post.id)
     row = []
     if tracks:

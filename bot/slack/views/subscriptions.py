@@ -5,15 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from slack_sdk.models.blocks import Block
-
 from bot.domain.budget import weeks_to_finish
 from bot.domain.catalog import Catalog
 from bot.domain.plan import channel_minutes
 from bot.domain.schedule import WeeklySchedule, zone_label
 from bot.slack.i18n import t, weekday_name
 from bot.slack.mrkdwn import Mrkdwn
-from bot.slack.views.blocks import Reply, context, header, make_reply, section, sections
+from bot.slack.views.blocks import Json, Reply, context, header, make_reply, section, sections
 from bot.store.snapshots import Subscription
 
 
@@ -69,7 +67,7 @@ def subscription_line(catalog: Catalog, sub: Subscription, lang: str) -> Mrkdwn:
 def subscriptions_reply(catalog: Catalog, subs: Iterable[Subscription], lang: str) -> Reply:
     """The digests of a channel, and how to stop or move one (named with the first's track)."""
     subs = list(subs)
-    blocks: list[Block] = [header(t("subs.header", lang))]
+    blocks: list[Json] = [header(t("subs.header", lang))]
     if not subs:
         blocks.append(section(t("subs.none", lang)))
         return make_reply(blocks, t("subs.none", lang))

@@ -7,7 +7,7 @@ from typing import Any
 from bot.domain.catalog import Catalog
 from bot.slack.i18n import t
 from bot.slack.mrkdwn import Mrkdwn, link, truncate
-from bot.slack.views.blocks import actions, button, context, section, to_dicts
+from bot.slack.views.blocks import MAX_BLOCKS_MESSAGE, Json, actions, button, context, section
 from bot.slack.views.links import MAX_PLACES, place_lines
 from bot.slack.views.messages import track_name
 from bot.slack.views.plan import minutes_suffix
@@ -31,7 +31,7 @@ def post_unfurl(catalog: Catalog, post_id: str, lang: str) -> dict[str, Any]:
         minutes_suffix(post, lang),
         truncate(" ".join(post.summary.get(lang).split()), SUMMARY_CHARS),
     )
-    blocks: list[Any] = [section(head)]
+    blocks: list[Json] = [section(head)]
     lines = place_lines(catalog, post.id, lang, card=True)
     blocks.append(section(Mrkdwn("\n").join(lines)) if lines else context(t("search.not_in_track", lang)))
     buttons = [button(t("btn.mark_read", lang), f"mark_read:{next(ids)}", {"p": post.id, "v": VIEW}, style="primary")]
@@ -48,4 +48,4 @@ def post_unfurl(catalog: Catalog, post_id: str, lang: str) -> dict[str, Any]:
     buttons.append(button(t("btn.remind_next_week", lang), f"remind:{next(ids)}", remind))
     blocks.append(actions(buttons))
     blocks.append(context(t("unfurl.footer", lang, version=catalog.version)))
-    return {"blocks": to_dicts(blocks)}
+    return {"blocks": blocks[:MAX_BLOCKS_MESSAGE]}

@@ -26,8 +26,6 @@ import pytest
 import yaml
 
 from bot.cli.importer import (
-    ImportSourceError,
-    missing_posts,
     normalize_title,
     parse_feed,
 )
@@ -367,28 +365,6 @@ def test_a_published_value_is_never_changed_a_conflict_is_reported(copy: Path, t
     assert data["drafts"] == [] and data["fills"] == []
     assert {(c["post_id"], c["field"]) for c in data["conflicts"]} == {(known.id, "url"), (known.id, "published")}
     assert snapshot(copy) == before
-
-
-def test_missing_posts_for_the_feed_watch(copy: Path):
-    cat = load_catalog(copy)
-    feed = make_feed(copy)
-    missing = missing_posts(feed, cat)
-    # The daily notice's cruder match: exact URL or title only, so the title variant counts too.
-    assert [p.title for p in missing] == [NEW_TITLE, variant(urlless(copy)), ZH_TITLE]
-    assert missing[0].url == NEW_URL
-    with pytest.raises(ImportSourceError):
-        missing_posts(feed[:200], cat)
-    # Every post of the catalog is known to the watch: a feed of them all is "nothing missing".
-    entries = "".join(
-        f"<entry><title>{escape(p.title)}</title><link href='{cat.url_of(p) or BLOG + '/x/' + p.id}'/>"
-        f"<id>{p.id}</id><published>2026-01-01T00:00:00Z</published></entry>"
-        for p in cat.posts
-    )
-    full = (
-        f'<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>t</title><id>i</id>'
-        f"<updated>2026-01-01T00:00:00Z</updated>{entries}</feed>"
-    )
-    assert missing_posts(full, cat) == []
 
 
 def test_rss_dates_keep_their_own_day():

@@ -190,6 +190,8 @@ def test_accepting_a_fill_takes_its_answers_questions_and_authors_and_names_the_
     assert 3 <= len(post.questions.en) <= 6 and 2 <= len(post.questions.zh) <= 4
     assert all(q in answers for q in (*post.questions.en, *post.questions.zh))
     assert post.authors == ("Ada Lovelace",) and post.url == url.removeprefix(BLOG)
+    assert gap.get("added") is None and post.added is not None  # it can be read from this version on
+    assert f"## {after.version} — {post.added.isoformat()}" in (copy / "CHANGELOG.md").read_text(encoding="utf-8")
 
     moved = {
         t.id: after.order(t.id).index(gap["id"]) + 1 for t in after.tracks if before.order(t.id) != after.order(t.id)

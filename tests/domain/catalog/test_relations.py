@@ -110,3 +110,20 @@ def test_the_kept_search_index_and_its_catalog_are_rebuilt_when_relations_change
     before = catalog_key(copy)
     _relations(copy, [{"post": "p-eagle", "follows": "spec-decode", "note": NOTE}])
     assert catalog_key(copy) != before
+
+
+def test_a_former_post_id_is_read_as_the_current_one_with_a_warning(copy: Path) -> None:
+    path = copy / "posts" / "vllm-blog.yaml"
+    posts = yaml.safe_load(path.read_text(encoding="utf-8"))
+    next(p for p in posts if p["id"] == "p-eagle")["aliases"] = ["parallel-eagle"]  # its id before a rename
+    path.write_text(yaml.safe_dump(posts, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    _relations(copy, [{"post": "parallel-eagle", "follows": "spec-decode", "note": NOTE}])
+    catalog, issues = check_catalog(copy)
+    assert catalog is not None, [str(i) for i in issues if i.severity == "error"]
+    (rel,) = catalog.relations
+    assert (rel.post, rel.kind, rel.earlier) == ("p-eagle", "follows", "spec-decode")
+    assert catalog.relations_of("p-eagle") == (rel,)
+    (warning,) = [str(i) for i in issues if i.severity == "warning" and i.file == "relations.yaml"]
+    assert "'parallel-eagle' is a former id of 'p-eagle'" in warning
+    _relations(copy, [{"post": "parallel-eagle", "follows": "p-eagle", "note": NOTE}])  # the same post twice
+    assert any("itself" in e for e in _errors(copy))

@@ -1,0 +1,184 @@
+"""The Socket Mode door in this process (:class:`bot.doors.socket_mode.SocketDoor` on the real app,
+its connection a stand-in socket that records what is written): a held command is acked once its
+hold is committed without keeping a dispatching thread for the wait, so a ``help`` behind it is
+acked meanwhile; the acks' frames are the masked text frames RFC 6455 asks of a client; slack-sdk's
+own queue gets no envelope (the door parses each once). The door against Slack's end on loopback,
+in a real ``serve``: ``tests/reliability/test_socket_mode.py``."""
+
+from __future__ import annotations
+
+import json
+import struct
+import threading
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from slack_sdk import WebClient
+
+from tests.standin import SlackStandIn
+from tests.standin.socket_mode import command_payload
+from tests.waits import PATIENCE_S, wait_until
+
+EVER = (datetime(2000, 1, 1, tzinfo=UTC), datetime(2100, 1, 1, tzinfo=UTC))
+
+
+class _Sock:
+    """The socket of a connection: keeps every byte written."""
+
+    def __init__(self) -> None:
+        self.written = bytearray()
+        self.lock = threading.Lock()
+
+    def send(self, data: Any) -> int:
+        with self.lock:
+            self.written += bytes(data)
+        return len(data)
+
+
+class FakeConnection:
+    """What the door uses of a slack-sdk connection: ``sock``, ``sock_send_lock``, ``send``,
+    ``close`` (``is_active`` False: slack-sdk's reader leaves it alone)."""
+
+    def __init__(self) -> None:
+        self.sock: _Sock | None = _Sock()
+        self.kept = self.sock
+        self.sock_send_lock = threading.Lock()
+
+    def send(self, text: str) -> None:
+        """slack-sdk's own write of a text frame (masked with zeros here)."""
+        data = text.encode()
+        n = len(data)
+        head = bytes([0x81, 0x80 | n]) if n < 126 else struct.pack("!BBH", 0x81, 0xFE, n)
+        self.kept.send(head + b"\0\0\0\0" + data)  # type: ignore[union-attr]
+
+    def close(self) -> None:
+        self.sock = None
+
+    def is_active(self) -> bool:
+        return False
+
+    def acks(self) -> dict[str, dict[str, Any]]:
+        """The acks written so far by envelope id (their JSON), decoded as Slack would."""
+        with self.kept.lock:  # type: ignore[union-attr]
+            data = bytes(self.kept.written)  # type: ignore[union-attr]
+        return {ack["envelope_id"]: ack for ack in map(json.loads, decode_frames(data))}
+
+
+def decode_frames(data: bytes) -> list[str]:
+    """The text of each client frame in ``data`` (RFC 6455 5.2); AssertionError for an unmasked,
+    fragmented or non-text frame."""
+    texts, at = [], 0
+    while at < len(data):
+        b1, b2 = data[at], data[at + 1]
+        assert b1 == 0x81 and b2 & 0x80, "a final, masked text frame"
+        n, at = b2 & 0x7F, at + 2
+        if n == 126:
+            n, at = struct.unpack("!H", data[at : at + 2])[0], at + 2
+        elif n == 127:
+            n, at = struct.unpack("!Q", data[at : at + 8])[0], at + 8
+        mask, at = data[at : at + 4], at + 4
+        texts.append(bytes(b ^ mask[i % 4] for i, b in enumerate(data[at : at + n])).decode())
+        at += n
+    return texts
+
+
+@pytest.fixture
+def door(runtime: Any) -> Iterator[tuple[Any, FakeConnection, SlackStandIn]]:
+    """A :class:`SocketDoor` with one dispatching thread on the real app (Web API: a stand-in),
+    its current connection a :class:`FakeConnection`."""
+    from bot.doors.socket_mode import SocketDoor
+    from bot.slack.app import build_app
+
+    with SlackStandIn() as web:
+        app = build_app(runtime, client=WebClient(token="xoxb-door-test", base_url=web.api_url))
+        door = SocketDoor(app, "xapp-1-A0-1-doortest", threads=1)
+        conn = FakeConnection()
+        door.client.current_session = conn
+        try:
+            yield door, conn, web
+        finally:
+            door.stop(grace_s=1.0)
+            if app.lazy_pool is not None:
+                app.lazy_pool.drain(5.0)
+
+
+def envelope(envelope_id: str, text: str, user: str, response_url: str) -> str:
+    """A ``slash_commands`` envelope's frame text."""
+    return json.dumps(
+        {
+            "envelope_id": envelope_id,
+            "type": "slash_commands",
+            "accepts_response_payload": True,
+            "payload": command_payload(text, user, response_url),
+        }
+    )
+
+
+def test_a_held_command_is_acked_once_committed_and_keeps_no_thread_meanwhile(door, runtime):
+    door, conn, web = door
+    url = web.response_url()
+    door._on_message(envelope("E-WARM", "help", "U0HELP", url))  # a person not known yet: answered later
+    web.wait_for_response(url, timeout=PATIENCE_S)  # now known: the next help is answered in its ack
+    wait_until(lambda: runtime.store.held_requests(*EVER) == [], what="the first help released")
+    batcher = runtime.store.held_batch()
+    gate, flushing = threading.Event(), threading.Event()
+    flush = batcher._flush
+
+    def gated(batch: list[Any]) -> None:
+        flushing.set()
+        assert gate.wait(PATIENCE_S)
+        flush(batch)
+
+    batcher._flush = gated  # type: ignore[method-assign]
+    url = web.response_url()
+    door._on_message(envelope("E-SUB", "subscribe pd monday 09:00 UTC", "U0HELD", url))
+    assert flushing.wait(PATIENCE_S)  # the hold is being written, and cannot finish yet
+    door._on_message(envelope("E-HELP", "help", "U0HELP", web.response_url()))
+
+    acks = wait_until(lambda: conn.acks().get("E-HELP"), what="help acked while the hold waits (one thread)")
+    assert acks["payload"]["blocks"]  # the reply in the ack
+    assert "E-SUB" not in conn.acks()  # not acknowledged before it is stored
+    assert runtime.store.held_requests(*EVER) == []
+
+    gate.set()
+    wait_until(lambda: "E-SUB" in conn.acks(), what="the held command acked once committed")
+    assert conn.acks()["E-SUB"] == {"envelope_id": "E-SUB"}
+    web.wait_for_response(url, timeout=PATIENCE_S)  # answered after the ack, then released
+    wait_until(lambda: runtime.store.held_requests(*EVER) == [], what="the held request released")
+
+
+def test_a_redelivery_of_a_held_command_waiting_for_its_commit_is_not_acked_twice(door, runtime):
+    door, conn, web = door
+    batcher = runtime.store.held_batch()
+    gate = threading.Event()
+    flush = batcher._flush
+    batcher._flush = lambda batch: (gate.wait(PATIENCE_S), flush(batch))  # type: ignore[method-assign]
+    frame = envelope("E-AGAIN", "subscribe pd monday 09:00 UTC", "U0AGAIN", web.response_url())
+    door._on_message(frame)
+    door._on_message(frame)  # Slack again, while the first is on its way: its ack will answer both
+    gate.set()
+    wait_until(lambda: "E-AGAIN" in conn.acks(), what="acked")
+    door._on_message(frame)  # again after the ack: the first ack again
+    wait_until(lambda: len(decode_frames(bytes(conn.kept.written))) == 2, what="acked again")  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("size", [0, 1, 3, 125, 126, 65535, 65536, 70001])
+def test_an_ack_frame_is_a_masked_text_frame(size: int) -> None:
+    from bot.doors.socket_mode import _frame
+
+    text = ("é" + "x" * size)[:size] if size else ""
+    data = _frame(text)
+    assert (decode_frames(data) if text else []) == ([text] if text else [])
+    if size >= 125:
+        assert text.encode() not in data  # masked, not sent as it is (a zero mask: 1 in 2**32)
+
+
+def test_slack_sdks_queue_gets_no_envelope(door) -> None:
+    door, _conn, _web = door
+    client = door.client
+    client.enqueue_message(json.dumps({"envelope_id": "E1", "type": "events_api", "payload": {}}))
+    assert client.message_queue.empty()  # the door's alone: not parsed again by slack-sdk's threads
+    client.enqueue_message(json.dumps({"type": "disconnect", "reason": "refresh_requested"}))
+    assert client.message_queue.qsize() == 1  # slack-sdk acts on a disconnect
