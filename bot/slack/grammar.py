@@ -47,7 +47,7 @@ KEYWORDS: dict[str, Kind] = {
     "unfollow": "unfollow", "取消关注": "unfollow",
     "subscribe": "subscribe", "sub": "subscribe", "订阅": "subscribe",
     "unsubscribe": "unsubscribe", "unsub": "unsubscribe", "取消订阅": "unsubscribe", "退订": "unsubscribe",
-    "subscriptions": "subscriptions", "subs": "subscriptions",
+    "subscriptions": "subscriptions", "subs": "subscriptions", "订阅列表": "subscriptions", "频道订阅": "subscriptions",
     "dm": "dm", "私信": "dm",
     "lang": "lang", "language": "lang", "语言": "lang",
     "remind": "remind", "提醒": "remind",
@@ -268,7 +268,8 @@ _ON_OFF = {"on": True, "开启": True, "开": True, "off": False, "关闭": Fals
 
 
 def _dm(rest: list[str]) -> dict[str, Any]:
-    """``dm``, ``dm off``, ``dm on [schedule] [budget]`` (anything else after ``on``: ``dm.unknown_part``),
+    """``dm``, ``dm off``, ``dm on [schedule] [budget]`` (anything else after ``on``: ``dm.unknown_part``;
+    a whole schedule without ``on``, ``dm friday 08:30``, is ``on`` too),
     ``dm catchup on|off`` (``私信 跟上进度 开|关``: ``catchup``)."""
     rest, minutes = take_budget(rest)
     switch = rest[0].casefold() if rest else ""
@@ -277,6 +278,9 @@ def _dm(rest: list[str]) -> dict[str, Any]:
     if switch in ("off", "stop", "关闭", "关"):
         return {"enabled": False}
     if switch not in ("on", "start", "开启", "开"):
+        left, fields = split_schedule(rest, "dm on") if rest else (rest, {})
+        if rest and not left and "error" not in fields and fields.get("schedule") is not None:
+            return {"enabled": True, "minutes": minutes, **fields}  # ``dm friday 08:30``: on is meant
         return {"enabled": None, "arg": " ".join(rest)}
     left, fields = split_schedule(rest[1:], "dm on")
     if left and "error" not in fields:

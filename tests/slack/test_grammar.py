@@ -460,3 +460,21 @@ def test_subscribe_reads_club_and_no_club_anywhere_after_the_track() -> None:
     assert parse("subscribe spec club mon 09:00 30m").club is True
     assert parse("subscribe spec 读书会").club is True
     assert (parse("subscribe spec no club").club, parse("subscribe spec").club) == (False, None)
+
+
+@pytest.mark.parametrize("text", ["dm friday 08:30", "私信 周五 08:30", "dm mon 9:00 Europe/Berlin"])
+def test_a_whole_dm_schedule_without_on_turns_the_dm_on(text):
+    """QA: ``dm friday 08:30`` showed the DM's status and left it off; a schedule alone means ``on``."""
+    cmd = parse(text)
+    assert cmd.kind == "dm" and cmd.enabled is True and cmd.schedule is not None and cmd.error is None
+
+
+@pytest.mark.parametrize(("text", "enabled"), [("dm", None), ("dm banana", None), ("dm off", False)])
+def test_dm_without_a_schedule_keeps_its_meaning(text, enabled):
+    assert parse(text).enabled is enabled
+
+
+@pytest.mark.parametrize("text", ["订阅列表", "频道订阅", "subscriptions", "subs"])
+def test_the_channels_subscriptions_in_chinese_too(text):
+    """QA: ``订阅列表`` searched for a track named 列表."""
+    assert parse(text).kind == "subscriptions"

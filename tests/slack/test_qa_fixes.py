@@ -84,3 +84,20 @@ def test_the_track_header_hint_does_not_offer_the_default_as_the_example(runtime
         found = re.search(hint, json.dumps(handlers(runtime).command(ALICE, text).blocks, ensure_ascii=False))
         assert found, text
         assert parse_minutes(found.group(1)) not in (None, DEFAULT_MINUTES)
+
+
+def test_turning_a_channel_digest_into_a_reading_club_and_back_is_announced_in_the_channel(runtime):
+    """QA: ``subscribe spec club`` and ``subscribe spec no club`` changed the channel's digest with
+    only a private reply; every change of a channel's digest is announced there in one line."""
+    announced: list[str] = []
+    h = handlers(runtime, announced=announced)
+    h.command(ALICE, "subscribe spec monday 09:00 UTC")
+    assert len(announced) == 1 and "subscribed this channel" in announced[0]
+    h.command(ALICE, "subscribe spec monday 09:00 UTC club")
+    assert len(announced) == 2 and "reading club" in announced[1] and "moved" not in announced[1]
+    h.command(ALICE, "subscribe spec monday 09:00 UTC club")  # no change: nothing said
+    assert len(announced) == 2
+    h.command(ALICE, "subscribe spec no club")
+    assert len(announced) == 3 and "turned the reading club" in announced[2]
+    h.command(ALICE, "subscribe spec tuesday 09:00 UTC club")  # two changes: one line with both
+    assert len(announced) == 4 and "moved" in announced[3] and "now a reading club" in announced[3]

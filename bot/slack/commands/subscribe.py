@@ -94,10 +94,15 @@ def _confirmation(ctx: Context, cmd: grammar.Command, old: Subscription | None, 
     was_club = bool(getattr(old, "club", False))
     club = t("sub.club_on", lang) if cmd.club else t("sub.club_off", lang) if cmd.club is False and was_club else None
     text = sentences(lang, text, *filter(None, (budget, club)))
-    if announce:
-        amount_words = views.digest_amount(now, lang)
+    club_changed = cmd.club is not None and bool(cmd.club) != was_club
+    if announce or club_changed:  # the channel hears of every change of its digest, a club's included
         person = ctx.person(ctx.caller.user_id)
-        ctx.tell_channel(t(announce, lang, person=person, track=track, amount=amount_words, **words))
+        amount = views.digest_amount(now, lang)
+        lines = [t(announce, lang, person=person, track=track, amount=amount, **words)] if announce else []
+        if club_changed:  # said with the change it came with, else on its own line naming the person
+            key = ("announce.club_on" if cmd.club else "announce.club_off") + ("_too" if announce else "")
+            lines.append(t(key, lang, person=person, track=track))
+        ctx.tell_channel(sentences(lang, *lines))
     kept = ctx.keep_language() if outcome != "same" else None  # a subscribe that changes nothing keeps nothing
     text = with_note(text, cmd, lang)
     return sentences(lang, text, kept) if kept else text
