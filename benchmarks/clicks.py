@@ -94,7 +94,9 @@ def _mark_read_button(blocks: list[dict[str, Any]]) -> tuple[dict[str, Any], str
     raise LookupError("no Mark read button in the next reply")
 
 
-def _cpu_per_request(app: App, requests: list[BoltRequest], before: Callable[[int], None]) -> float:
+def cpu_per_request(app: App, requests: list[BoltRequest], before: Callable[[int], None]) -> float:
+    """Thread CPU seconds per request of ``app.dispatch`` over ``requests``; ``before(i)`` runs,
+    unmeasured, ahead of each."""
     spent = 0.0
     for i, req in enumerate(requests):
         before(i)
@@ -149,9 +151,9 @@ def main(argv: list[str] | None = None) -> int:
 
         befores: dict[str, Callable[[int], None]] = {"next": lambda i: None, "mark read": unread}
         if args.profile:
-            _cpu_per_request(ours, requests[args.profile], befores[args.profile])  # warm-up
+            cpu_per_request(ours, requests[args.profile], befores[args.profile])  # warm-up
             profiler = cProfile.Profile(time.thread_time)
-            profiler.runcall(_cpu_per_request, ours, requests[args.profile], befores[args.profile])
+            profiler.runcall(cpu_per_request, ours, requests[args.profile], befores[args.profile])
             pstats.Stats(profiler).sort_stats("cumulative").print_stats(int(os.environ.get("PROFILE_LINES", "40")))
             runtime.store.close()
             return 0
@@ -160,8 +162,8 @@ def main(argv: list[str] | None = None) -> int:
         cpu: dict[str, list[float]] = {f"{a} {c}": [] for a in ("ours", "noop") for c in requests}
         for round_no in range(args.rounds + 1):  # round 0 warms up both apps (auth.test, caches)
             for case, reqs in requests.items():
-                mine = _cpu_per_request(ours, reqs, befores[case])
-                theirs = _cpu_per_request(noop, reqs, lambda i: None)
+                mine = cpu_per_request(ours, reqs, befores[case])
+                theirs = cpu_per_request(noop, reqs, lambda i: None)
                 standin.reset()  # keep its record lists short
                 if round_no:
                     cpu[f"ours {case}"].append(mine)

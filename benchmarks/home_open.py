@@ -28,12 +28,11 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from clicks import Inline  # benchmarks/, this script's folder
+from clicks import Inline, cpu_per_request  # benchmarks/, this script's folder
 from command_latency import SECRET, TOKEN, bench_settings
 from slack_bolt import App, BoltRequest
 from slack_sdk import WebClient
@@ -69,17 +68,6 @@ def _request(person: str, changed: bool) -> BoltRequest:
     return BoltRequest(body=body.decode(), headers={k.lower(): [v] for k, v in headers.items()})
 
 
-def _cpu_per_open(app: App, requests: list[BoltRequest], before: Callable[[int], None]) -> float:
-    spent = 0.0
-    for i, req in enumerate(requests):
-        before(i)
-        started = time.thread_time()
-        response = app.dispatch(req)
-        spent += time.thread_time() - started
-        assert response.status == 200, response.status
-    return spent / len(requests)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--people", type=int, default=20)
@@ -104,9 +92,9 @@ def main(argv: list[str] | None = None) -> int:
             store.follow(team, person, "pd")
         if args.profile:
             reqs = [_request(people[i % len(people)], True) for i in range(args.opens)]
-            _cpu_per_open(ours, reqs, toggle)  # warm-up
+            cpu_per_request(ours, reqs, toggle)  # warm-up
             profiler = cProfile.Profile(time.thread_time)
-            profiler.runcall(_cpu_per_open, ours, reqs, toggle)
+            profiler.runcall(cpu_per_request, ours, reqs, toggle)
             pstats.Stats(profiler).sort_stats("cumulative").print_stats(int(os.environ.get("PROFILE_LINES", "40")))
             runtime.store.close()
             return 0
@@ -117,8 +105,8 @@ def main(argv: list[str] | None = None) -> int:
             for case in ("changed", "same"):
                 changed = case == "changed"
                 reqs = [_request(people[i % len(people)], changed) for i in range(args.opens)]
-                mine = _cpu_per_open(ours, reqs, toggle if changed else lambda i: None)
-                theirs = _cpu_per_open(noop, reqs, lambda i: None)
+                mine = cpu_per_request(ours, reqs, toggle if changed else lambda i: None)
+                theirs = cpu_per_request(noop, reqs, lambda i: None)
                 if round_no:
                     cpu[f"ours {case}"].append(mine)
                     cpu[f"noop {case}"].append(theirs)

@@ -260,25 +260,14 @@ def test_the_running_server_reloads_and_keeps_the_last_good_version(served, cata
 
 def test_catalog_reload_without_a_running_server_says_so(tmp_path, catalog_copy):
     env = dict(os.environ, CATALOG_DIR=str(catalog_copy))
-    result = subprocess.run(
-        [_exe(), "catalog", "reload"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=PATIENCE_S,
-        check=False,
-    )
+
+    def reload() -> subprocess.CompletedProcess[str]:
+        run = [_exe(), "catalog", "reload"]
+        return subprocess.run(run, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=PATIENCE_S)
+
+    result = reload()
     assert result.returncode == 1
     assert "no running vllm-path process" in result.stderr
     (tmp_path / "vllm-path.pid").write_text("999999999\n")  # stale: never signalled
-    result = subprocess.run(
-        [_exe(), "catalog", "reload"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=PATIENCE_S,
-        check=False,
-    )
+    result = reload()
     assert result.returncode == 1 and "not running" in result.stderr
