@@ -46,7 +46,7 @@ from sqlalchemy.pool import NullPool
 
 from bot.config import sqlalchemy_url
 from bot.store import Store
-from bot.store.db import make_engine, write_session
+from bot.store.db import make_engine, write_connection
 from bot.store.subscriptions import set_cursor_in
 
 DEFAULT_TEST_DATABASE_URL = "postgresql://postgres@127.0.0.1:5432/test"
@@ -361,5 +361,5 @@ def reset_database(url: str, keep: tuple[str, ...] = ("alembic_version",)) -> No
 def set_cursor(store: Store, sub_id: int, cursor: int, catalog_version: str | None = None) -> bool:
     """Test set-up: put subscription ``sub_id``'s cursor at ``cursor`` (and record
     ``catalog_version`` unless None), as a sent mark does; False if there is no such subscription."""
-    with write_session(store.engine) as s:
+    with write_connection(store.engine) as s:
         return set_cursor_in(s, sub_id, cursor, catalog_version, store.now())

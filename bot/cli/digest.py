@@ -226,8 +226,8 @@ def _all_subscriptions(store, team: str | None):
 
     from bot.store.models import ChannelSubscription
 
-    with store.session_factory() as s:
-        teams = sorted(set(s.scalars(select(ChannelSubscription.team_id))))
+    with store.engine.connect() as conn:
+        teams = sorted(set(conn.scalars(select(ChannelSubscription.c.team_id))))
     return [sub for t in teams for sub in store.subscriptions(t)]
 
 

@@ -11,6 +11,7 @@ import click
 
 from bot.cli.common import catalog_option, catalog_or_exit, dump_json, fail, load_catalog_or_exit, option, track_or_exit
 from bot.domain.paths import next_step, positions, progress, read_after
+from bot.i18n import text
 from bot.locations import catalog_dir as configured_catalog_dir
 
 
@@ -125,9 +126,10 @@ def next_cmd(track: str, read: tuple[str, ...], as_json: bool, catalog_dir: str 
 
     The next step is the first one in path order whose prerequisites are all read. JSON:
     {"catalog_version", "track": {"id", "name"}, "next": {"post_id", "title", "url", "level",
-    "position", "of", "note", "after": [{"post_id", "title", "read"}], "external_prerequisites":
-    [{"title", "url"}]} | null, "progress": {"read", "total"}, "done"}. Exit 1 for an unknown track
-    or post id.
+    "position", "of", "note", "minutes" (reading time; null: unknown), "after": [{"post_id",
+    "title", "read"}], "external_prerequisites": [{"title", "url"}]} | null, "progress": {"read",
+    "total"}, "done"}. Text labels its references as Slack does (Read first, Background). Exit 1
+    for an unknown track or post id.
     """
     cat = load_catalog_or_exit(catalog_dir)
     track_id = track_or_exit(cat, track, 1)
@@ -148,6 +150,7 @@ def next_cmd(track: str, read: tuple[str, ...], as_json: bool, catalog_dir: str 
             "position": cat.order(track_id).index(post.id) + 1,
             "of": total,
             "note": step.note.en if step.note else None,
+            "minutes": post.minutes,
             "after": [
                 dict(_post_brief(cat, ref), read=ref in done) for ref in cat.order(track_id) if ref in set(step.after)
             ],
@@ -167,14 +170,16 @@ def next_cmd(track: str, read: tuple[str, ...], as_json: bool, catalog_dir: str 
     if nxt is None:
         click.echo("Path done: every step is read.")
         return
-    click.echo(f"Next: step {nxt['position']} of {total} ({nxt['level']}): {nxt['title']}")
+    minutes = f", {nxt['minutes']} min" if nxt["minutes"] is not None else ""
+    click.echo(f"Next: step {nxt['position']} of {total} ({nxt['level']}{minutes}): {nxt['title']}")
     click.echo(f"  {nxt['url'] or '(no URL known)'}  ({nxt['post_id']})")
     if nxt["note"]:
         click.echo(f"  Why: {nxt['note']}")
+    # the labels Slack, App Home and the web page give them (bot.slack.views.links.reference_lines)
     for ref in nxt["after"]:
-        click.echo(f"  Read first: {ref['title']} ({'read' if ref['read'] else 'unread'})")
+        click.echo(f"  {text('ref.read_first')}: {ref['title']} ({'read' if ref['read'] else 'unread'})")
     for ext in nxt["external_prerequisites"]:
-        click.echo(f"  Know first: {ext['title']}" + (f" <{ext['url']}>" if ext["url"] else ""))
+        click.echo(f"  {text('ref.background')}: {ext['title']}" + (f" <{ext['url']}>" if ext["url"] else ""))
 
 
 @click.command("stats")

@@ -22,6 +22,7 @@ import hashlib
 import http.client
 import json
 import logging
+import marshal
 import threading
 import time
 from collections import OrderedDict
@@ -130,8 +131,14 @@ class HomeCache:
 
 
 def view_digest(view: dict[str, Any]) -> str:
-    """A short digest of ``view`` (a JSON object) to tell whether it is the one already published."""
-    return hashlib.blake2b(json.dumps(view, sort_keys=True).encode(), digest_size=16).hexdigest()
+    """A short digest of ``view`` (a JSON object) to tell whether it is the one already published: of its
+    ``marshal`` form (version 2: no references, so equal views give equal bytes; keys in their order, as a
+    person's views are drawn by the same code), else of its JSON (a ``str`` subclass in it)."""
+    try:
+        data = marshal.dumps(view, 2)
+    except ValueError:
+        data = json.dumps(view, sort_keys=True).encode()
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 class KeptAliveApi:

@@ -1,5 +1,6 @@
 """The lazy listeners' pool (the work after an ack), Bolt's public ``App(listener_executor=...)``: with
-``process_before_response=True`` Bolt submits only lazy listeners to it (``slack_bolt.listener.thread_runner``).
+``process_before_response=True`` Bolt submits only lazy listeners to it (``slack_bolt.listener.thread_runner``),
+and the click listener submits its follow-ups itself (:mod:`bot.slack.listeners.actions`, no request copy).
 Bounded; past the bound the person is answered "busy, try again" at once through the request's ``response_url``.
 Commands and clicks come first: App Home publishes run only on spare threads (:meth:`BoundedLazyPool.run_spare`)."""
 

@@ -7,10 +7,10 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, Self, TypeVar, TypeVarTuple, cast
 
-from sqlalchemy import Connection, CursorResult, Engine, Executable, Row, Select, select
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy import Connection, CursorResult, Engine, Executable, Row, Select, Table, select, update
 
 from bot.store import db
 from bot.store.crypto import TokenCipher, ephemeral_cipher
@@ -57,7 +57,6 @@ class StoreCore:
         self._default_timezone = check_timezone(default_timezone)
         self._clock = clock
         self._owns_engine = owns_engine
-        self._sessions = sessionmaker(engine, expire_on_commit=False)
         self._token_cipher = token_cipher
         self._token_rotator = token_rotator
         self._installation_stores: dict[str, SQLAlchemyInstallationStore] = {}
@@ -89,11 +88,6 @@ class StoreCore:
                     self._token_cipher = ephemeral_cipher()
         return self._token_cipher
 
-    @property
-    def session_factory(self) -> sessionmaker[Session]:
-        """A session factory on the same engine (objects stay readable after commit)."""
-        return self._sessions
-
     def close(self) -> None:
         """Dispose of the engine's pool if this store created the engine."""
         if self._owns_engine:
@@ -108,25 +102,25 @@ class StoreCore:
     def _now(self) -> datetime:
         return check_aware(self._clock(), "clock()")
 
-    def _insert(self, model: Any) -> Any:
+    def _insert(self, model: Table) -> Any:
         # the engine's dialect only ("sqlite" or "postgresql"): the other one costs ~30 ms to import
         return importlib.import_module(f"sqlalchemy.dialects.{self._dialect}").insert(model)
 
-    def _insert_new(self, model: Any, **values: Any) -> bool:
+    def _insert_new(self, model: Table, **values: Any) -> bool:
         """Insert one row of ``model`` unless its key is taken: True when the row is new."""
         with self._write() as s:
             return self._inserted(s, model, values)
 
-    def _inserted(self, s: Session, model: Any, values: dict[str, Any]) -> bool:
+    def _inserted(self, s: Connection, model: Table, values: dict[str, Any]) -> bool:
         """:meth:`_insert_new` in ``s``."""
         stmt = self._insert(model).values(**values).on_conflict_do_nothing()
-        return s.execute(stmt.returning(*model.__table__.primary_key.columns)).first() is not None
+        return s.execute(stmt.returning(*model.primary_key.columns)).first() is not None
 
-    def _row_for_update(self, s: Session, model: Any, key: dict[str, Any], **new: Any) -> tuple[Any, bool]:
+    def _row_for_update(self, s: Connection, model: Table, key: dict[str, Any], **new: Any) -> tuple[Row[Any], bool]:
         """In ``s``: the row of ``model`` at ``key`` (locked for the transaction), inserted first with
         ``new`` when missing (race-safe); and whether it was inserted."""
         inserted = self._inserted(s, model, {**key, **new})
-        return s.execute(select(model).filter_by(**key).with_for_update()).scalar_one(), inserted
+        return s.execute(select(model).filter_by(**key).with_for_update()).one(), inserted
 
     def _scalar(self, stmt: Select[_T]) -> _T | None:
         """The first column of ``stmt``'s first row (None without one), in a read transaction."""
@@ -144,12 +138,12 @@ class StoreCore:
             return s.execute(stmt).all()
 
     def _snapshots(self, cls: type[_Snap], stmt: Select[Any]) -> list[_Snap]:
-        """Each ORM row of ``stmt`` as a :func:`~bot.store.snapshots.snapshot` of ``cls``."""
+        """Each row of ``stmt`` (a whole table's) as a :func:`~bot.store.snapshots.snapshot` of ``cls``."""
         with self._read() as s:
-            return [snapshot(cls, row) for row in s.scalars(stmt)]
+            return [snapshot(cls, row) for row in s.execute(stmt)]
 
     def _snapshot(self, cls: type[_Snap], stmt: Select[Any]) -> _Snap | None:
-        """The first ORM row of ``stmt`` as a snapshot of ``cls``, or None."""
+        """The first row of ``stmt`` as a snapshot of ``cls``, or None."""
         found = self._snapshots(cls, stmt.limit(1))
         return found[0] if found else None
 
@@ -159,32 +153,36 @@ class StoreCore:
             return changed(s, stmt)
 
     @contextmanager
-    def _write(self) -> Iterator[Session]:
-        """:func:`bot.store.db.write_session`, then :meth:`_after_write` (committed or not)."""
+    def _write(self) -> Iterator[Connection]:
+        """:func:`bot.store.db.write_connection`, then :meth:`_after_write` (committed or not)."""
         try:
-            with db.write_session(self._engine) as session:
-                yield session
+            with db.write_connection(self._engine) as conn:
+                yield conn
         finally:
             self._after_write()
 
     def _after_write(self) -> None:
         """Called after each write transaction of :meth:`_write` ends (a cache's hook)."""
 
-    def _read(self) -> AbstractContextManager[Session]:
-        return db.read_session(self._engine)
+    def _read(self) -> AbstractContextManager[Connection]:
+        return db.read_connection(self._engine)
 
 
-def changed(s: Session | Connection, stmt: Executable) -> int:
-    """Execute an ``UPDATE`` or ``DELETE`` (no ``RETURNING``, no ORM sync) in ``s``: rows matched."""
-    return cast(CursorResult[Any], s.execute(stmt, execution_options={"synchronize_session": False})).rowcount
+def changed(s: Connection, stmt: Executable) -> int:
+    """Execute an ``UPDATE`` or ``DELETE`` (no ``RETURNING``) in ``s``: rows matched."""
+    return cast(CursorResult[Any], s.execute(stmt)).rowcount
 
 
-def update_row(s: Session, row: Any, changes: dict[str, Any], now: datetime) -> bool:
-    """Set on ``row`` the ``changes`` that differ, and then ``updated_at`` = ``now``; none: nothing.
-    True if something changed."""
+def update_row(
+    s: Connection, table: Table, key: dict[str, Any], row: Any, changes: dict[str, Any], now: datetime
+) -> tuple[Any, bool]:
+    """In ``s``: set on ``table``'s row at ``key`` (read as ``row``, any object with the columns as
+    attributes) the ``changes`` that differ from ``row``, and then ``updated_at`` = ``now``; none:
+    nothing. Returns ``(the row as it now is, whether something changed)``: ``row`` itself when
+    nothing changed, else a :class:`types.SimpleNamespace` of its columns."""
     changes = {k: v for k, v in changes.items() if getattr(row, k) != v}
-    if changes:
-        for name, value in {**changes, "updated_at": now}.items():
-            setattr(row, name, value)
-        s.flush()
-    return bool(changes)
+    if not changes:
+        return row, False
+    changes["updated_at"] = now
+    s.execute(update(table).filter_by(**key).values(**changes))
+    return SimpleNamespace(**{**row._asdict(), **changes}), True

@@ -1,4 +1,4 @@
-"""Engines, sessions, the UTC datetime column type, running the migrations and a lock shared by
+"""Engines, connections, the UTC datetime column type, running the migrations and a lock shared by
 every process, on SQLite or PostgreSQL (psycopg 3). SQLite engines turn on foreign keys, WAL and a
 busy timeout, and open write transactions with ``BEGIN IMMEDIATE`` so that concurrent writers
 queue instead of failing.
@@ -18,7 +18,6 @@ from typing import Any
 from sqlalchemy import Connection, DateTime, Engine, create_engine, event, text
 from sqlalchemy.engine import Dialect, make_url
 from sqlalchemy.exc import DBAPIError
-from sqlalchemy.orm import Session
 from sqlalchemy.pool import StaticPool
 from sqlalchemy.types import TypeDecorator
 
@@ -125,19 +124,11 @@ def write_connection(engine: Engine) -> Iterator[Connection]:
 
 
 @contextmanager
-def write_session(engine: Engine) -> Iterator[Session]:
-    """The same write transaction as :func:`write_connection`, through an ORM ``Session``."""
+def read_connection(engine: Engine) -> Iterator[Connection]:
+    """One short read transaction on a Core connection (``BEGIN`` deferred on SQLite, begun by the
+    first statement); rolled back when the block ends."""
     with engine.connect() as conn:
-        conn = conn.execution_options(**{_IMMEDIATE: True})
-        with Session(bind=conn, expire_on_commit=False) as session, session.begin():
-            yield session
-
-
-@contextmanager
-def read_session(engine: Engine) -> Iterator[Session]:
-    """One short read transaction (``BEGIN`` deferred on SQLite); rolled back at the end."""
-    with Session(bind=engine, expire_on_commit=False) as session:
-        yield session
+        yield conn
 
 
 MIGRATION_LOCK_ID = 0x766C6C6D70617468  # "vllmpath": PostgreSQL advisory lock key

@@ -117,7 +117,7 @@ def _pg_read_statement() -> Any:
     last posted DM, as :meth:`Store.version_of_last_dm` reads them); NULL where there is none."""
     who = json_rows("who", ("team_id", "user_id"))
     models = (DmPreference, UserSettings, TrackFollow, ReadingProgress, ReaderBudget, DigestDelivery, CatalogVersion)
-    dm, us, tf, rp, rb, dd, cv = (cast(Table, model.__table__) for model in models)
+    dm, us, tf, rp, rb, dd, cv = models
 
     def theirs(t: Table) -> ColumnElement[bool]:
         return and_(t.c.team_id == who.c.team_id, t.c.user_id == who.c.user_id)

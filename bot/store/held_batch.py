@@ -111,10 +111,10 @@ class HeldBatcher(Batching):
         holds = [(c, c.row) for c in batch if c.row is not None]
         gone = [c.release for c in batch if c.release is not None]
         with self.store._write() as s:  # the store's own write transaction
-            stmt = insert(HeldRequest).returning(HeldRequest.id, sort_by_parameter_order=True)
+            stmt = insert(HeldRequest).returning(HeldRequest.c.id, sort_by_parameter_order=True)
             ids = list(s.scalars(stmt, [row for _c, row in holds])) if holds else []
             if gone:
-                changed(s, delete(HeldRequest).where(HeldRequest.id.in_(gone)))
+                changed(s, delete(HeldRequest).where(HeldRequest.c.id.in_(gone)))
         for (call, _row), request_id in zip(holds, ids, strict=True):
             call.result = request_id
         for call in batch:

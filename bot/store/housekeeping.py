@@ -60,14 +60,14 @@ class HousekeepingRepo(StoreCore):
         (aware), oldest first."""
         check_aware(since, "since")
         check_aware(until, "until")
-        stmt = select(HeldRequest.id, HeldRequest.body, HeldRequest.content_type)
-        stmt = stmt.where(HeldRequest.received_at >= since, HeldRequest.received_at < until)
-        return [(int(i), str(b), str(c)) for i, b, c in self._rows(stmt.order_by(HeldRequest.id))]
+        stmt = select(HeldRequest.c.id, HeldRequest.c.body, HeldRequest.c.content_type)
+        stmt = stmt.where(HeldRequest.c.received_at >= since, HeldRequest.c.received_at < until)
+        return [(int(i), str(b), str(c)) for i, b, c in self._rows(stmt.order_by(HeldRequest.c.id))]
 
     def forget_held_requests(self, before: datetime) -> int:
         """Delete the requests held before ``before`` (aware: their ``response_url`` has expired); how many."""
         check_aware(before, "before")
-        return self._change(delete(HeldRequest).where(HeldRequest.received_at < before))
+        return self._change(delete(HeldRequest).where(HeldRequest.c.received_at < before))
 
     def record_catalog_version(self, version: str, snapshot: Mapping[str, Sequence[str]]) -> bool:
         """Remember a catalog version and each track's path ``{track_id: [post ids in order]}``.
@@ -83,25 +83,31 @@ class HousekeepingRepo(StoreCore):
 
     def catalog_snapshot(self, version: str) -> dict[str, list[str]] | None:
         """``{track_id: [post ids]}`` recorded for ``version``, or None if unknown."""
-        data = self._scalar(select(CatalogVersion.snapshot).where(CatalogVersion.version == version))
+        data = self._scalar(select(CatalogVersion.c.snapshot).where(CatalogVersion.c.version == version))
         return None if data is None else {k: list(v) for k, v in data.items()}
 
     def version_of_last_dm(self, team: str, user: str) -> str | None:
         """The catalog version ``user``'s last posted weekly DM was built on (issue 41: what is new
         since): the newest first seen by the time it was sent; None before their first DM."""
         check_id(team, "team"), check_id(user, "user")
-        mine = (DigestDelivery.team_id == team, DigestDelivery.destination == user, DigestDelivery.track_id == DM_TRACK)
-        posted = (DigestDelivery.status == "sent", DigestDelivery.message_ts.is_not(None))
-        sent = select(func.max(DigestDelivery.sent_at)).where(*mine, *posted).scalar_subquery()
-        then = select(func.max(CatalogVersion.first_seen_at)).where(CatalogVersion.first_seen_at <= sent)
+        mine = (
+            DigestDelivery.c.team_id == team,
+            DigestDelivery.c.destination == user,
+            DigestDelivery.c.track_id == DM_TRACK,
+        )
+        posted = (DigestDelivery.c.status == "sent", DigestDelivery.c.message_ts.is_not(None))
+        sent = select(func.max(DigestDelivery.c.sent_at)).where(*mine, *posted).scalar_subquery()
+        then = select(func.max(CatalogVersion.c.first_seen_at)).where(CatalogVersion.c.first_seen_at <= sent)
         return newest_version(
-            self._scalars(select(CatalogVersion.version).where(CatalogVersion.first_seen_at == then.scalar_subquery()))
+            self._scalars(
+                select(CatalogVersion.c.version).where(CatalogVersion.c.first_seen_at == then.scalar_subquery())
+            )
         )
 
     def latest_catalog_version(self) -> str | None:
         """The most recently first-seen catalog version, or None; ties go by CalVer (``newest_version``)."""
-        newest = select(func.max(CatalogVersion.first_seen_at)).scalar_subquery()
-        versions = self._scalars(select(CatalogVersion.version).where(CatalogVersion.first_seen_at == newest))
+        newest = select(func.max(CatalogVersion.c.first_seen_at)).scalar_subquery()
+        versions = self._scalars(select(CatalogVersion.c.version).where(CatalogVersion.c.first_seen_at == newest))
         return newest_version(versions)
 
     def record_event(self, event_id: str, team: str) -> bool:
@@ -116,8 +122,8 @@ class HousekeepingRepo(StoreCore):
         check_aware(before, "before")
         if batch < 1:
             raise ValueError(f"batch must be at least 1, got {batch!r}")
-        old = select(ProcessedEvent.event_id).where(ProcessedEvent.received_at < before).limit(batch)
-        stmt = delete(ProcessedEvent).where(ProcessedEvent.event_id.in_(old.scalar_subquery()))
+        old = select(ProcessedEvent.c.event_id).where(ProcessedEvent.c.received_at < before).limit(batch)
+        stmt = delete(ProcessedEvent).where(ProcessedEvent.c.event_id.in_(old.scalar_subquery()))
         total = 0
         while (deleted := self._change(stmt)) > 0:
             total += deleted
@@ -128,16 +134,18 @@ class HousekeepingRepo(StoreCore):
     def team_reads(self, team: str) -> list[tuple[str, str, datetime]]:
         """Every read of ``team``: ``(user id, post id as stored, read_at UTC)``, oldest first."""
         check_id(team, "team")
-        stmt = select(ReadingProgress.user_id, ReadingProgress.post_id, ReadingProgress.read_at)
-        stmt = stmt.where(ReadingProgress.team_id == team).order_by(ReadingProgress.read_at, ReadingProgress.user_id)
+        stmt = select(ReadingProgress.c.user_id, ReadingProgress.c.post_id, ReadingProgress.c.read_at)
+        stmt = stmt.where(ReadingProgress.c.team_id == team).order_by(
+            ReadingProgress.c.read_at, ReadingProgress.c.user_id
+        )
         return [(u, p, at) for u, p, at in self._rows(stmt)]
 
     def team_follows(self, team: str) -> list[tuple[str, str, datetime]]:
         """Every follow of ``team``: ``(user id, track id, followed_at UTC)``, oldest first (an
         unfollow deletes its row, so only current follows are here)."""
         check_id(team, "team")
-        stmt = select(TrackFollow.user_id, TrackFollow.track_id, TrackFollow.followed_at)
-        stmt = stmt.where(TrackFollow.team_id == team).order_by(TrackFollow.followed_at, TrackFollow.user_id)
+        stmt = select(TrackFollow.c.user_id, TrackFollow.c.track_id, TrackFollow.c.followed_at)
+        stmt = stmt.where(TrackFollow.c.team_id == team).order_by(TrackFollow.c.followed_at, TrackFollow.c.user_id)
         return [(u, t, at) for u, t, at in self._rows(stmt)]
 
     def delivery_counts(self, team: str, since: datetime) -> list[tuple[str, str, int]]:
@@ -146,9 +154,9 @@ class HousekeepingRepo(StoreCore):
         (a period settled without posting is ``skipped``)."""
         check_id(team, "team")
         rows = self._rows(
-            select(DigestDelivery.destination, DigestDelivery.status, _SKIPPED, func.count())
-            .where(DigestDelivery.team_id == team, DigestDelivery.claimed_at >= since)
-            .group_by(DigestDelivery.destination, DigestDelivery.status, _SKIPPED)
+            select(DigestDelivery.c.destination, DigestDelivery.c.status, _SKIPPED, func.count())
+            .where(DigestDelivery.c.team_id == team, DigestDelivery.c.claimed_at >= since)
+            .group_by(DigestDelivery.c.destination, DigestDelivery.c.status, _SKIPPED)
         )
         return [(d, _outcome(st, sk), int(n)) for d, st, sk, n in rows]
 
@@ -157,16 +165,16 @@ class HousekeepingRepo(StoreCore):
         ``skipped``, ``failed``, ``claimed``) and channel subscriptions by status."""
         deliveries: dict[str, int] = {}
         with self._read() as s:
-            stmt = select(DigestDelivery.status, _SKIPPED, func.count()).group_by(DigestDelivery.status, _SKIPPED)
+            stmt = select(DigestDelivery.c.status, _SKIPPED, func.count()).group_by(DigestDelivery.c.status, _SKIPPED)
             for status, skipped, n in s.execute(stmt):
                 outcome = _outcome(status, skipped)
                 deliveries[outcome] = deliveries.get(outcome, 0) + int(n)
-            by_status = select(ChannelSubscription.status, func.count()).group_by(ChannelSubscription.status)
+            by_status = select(ChannelSubscription.c.status, func.count()).group_by(ChannelSubscription.c.status)
             subs = {status: int(n) for status, n in s.execute(by_status)}
         return deliveries, subs
 
 
-_SKIPPED = func.coalesce(DigestDelivery.error, "").like("skipped:%")
+_SKIPPED = func.coalesce(DigestDelivery.c.error, "").like("skipped:%")
 """Whether a ledger row was settled without posting (:meth:`bot.store.Store.skip_delivery`)."""
 
 

@@ -6,27 +6,28 @@ install, or the enterprise id of an org-wide (Enterprise Grid) install.
 
 from __future__ import annotations
 
-import copy
 import logging
 import time
-from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from functools import partial
-from typing import TypeVar
+from typing import TYPE_CHECKING
 
 from slack_sdk.oauth.installation_store.models.bot import Bot
 from slack_sdk.oauth.installation_store.models.installation import Installation
-from slack_sdk.oauth.installation_store.sqlalchemy import SQLAlchemyInstallationStore
-from slack_sdk.oauth.state_store.sqlalchemy import SQLAlchemyOAuthStateStore
-from sqlalchemy import ColumnElement, Engine, Table, and_, delete, desc, or_, select, update
+from sqlalchemy import ColumnElement, Table, and_, delete, desc, or_, select, update
 
 from bot.store.base import StoreCore, changed
-from bot.store.crypto import TokenCipher
 from bot.store.db import shared_lock
 from bot.store.models import ChannelSubscription, DmPreference, InstallationWelcome, slack_bots, slack_installations
+from bot.store.slack_rows import TOKEN_FIELDS, org_wide_rows
 from bot.store.snapshots import TeamRemoval
 from bot.store.validate import check_id
+
+if TYPE_CHECKING:
+    from slack_sdk.oauth.state_store.sqlalchemy import SQLAlchemyOAuthStateStore
+
+    from bot.store.slack_stores import EncryptedInstallationStore
 
 log = logging.getLogger(__name__)
 
@@ -48,8 +49,6 @@ AUTH_ERRORS = (
 ROTATE_MINUTES_BEFORE_EXPIRY = 10
 """A rotating bot token (it lives 12 hours) is refreshed when it expires within this many minutes."""
 
-_TOKEN_FIELDS = ("bot_token", "bot_refresh_token", "user_token", "user_refresh_token")
-
 
 def tenant_of(enterprise_id: str | None, team_id: str | None, is_enterprise_install: bool | None) -> str:
     """The tenant id from Bolt's context values: ``enterprise_id`` for an org-wide install (or when
@@ -59,110 +58,6 @@ def tenant_of(enterprise_id: str | None, team_id: str | None, is_enterprise_inst
     if team_id:
         return team_id
     raise ValueError("neither an enterprise id nor a team id")
-
-
-class EncryptedInstallationStore(SQLAlchemyInstallationStore):
-    """slack_sdk's SQLAlchemy installation store that seals every token with a
-    :class:`~bot.store.crypto.TokenCipher` when written (``fernet:…`` text) and opens it when read."""
-
-    def __init__(self, client_id: str, engine: Engine, cipher: TokenCipher):
-        super().__init__(client_id=client_id, engine=engine)
-        self.cipher = cipher
-
-    def save(self, installation: Installation) -> None:
-        super().save(_convert_tokens(copy.copy(installation), self.cipher.seal))
-
-    def save_bot(self, bot: Bot) -> None:
-        super().save_bot(_convert_tokens(copy.copy(bot), self.cipher.seal))
-
-    def find_bot(
-        self, *, enterprise_id: str | None, team_id: str | None, is_enterprise_install: bool | None = False
-    ) -> Bot | None:
-        """The newest bot with a token for Bolt's keys, its tokens opened. An org-wide lookup
-        (:func:`org_wide_lookup`) also finds an org-wide install saved with a team id."""
-        if org_wide_lookup(enterprise_id, team_id, is_enterprise_install):
-            found = self._org_wide_bot(enterprise_id)
-        else:
-            found = super().find_bot(
-                enterprise_id=enterprise_id, team_id=team_id, is_enterprise_install=is_enterprise_install
-            )
-        return None if found is None else _convert_tokens(found, self.cipher.open)
-
-    def find_installation(
-        self,
-        *,
-        enterprise_id: str | None,
-        team_id: str | None,
-        user_id: str | None = None,
-        is_enterprise_install: bool | None = False,
-    ) -> Installation | None:
-        """The newest installation for Bolt's keys (and ``user_id`` when given), its tokens opened.
-        An org-wide lookup (:func:`org_wide_lookup`) also finds an org-wide install saved with a
-        team id: Bolt asks with ``team_id`` None or the id of whichever workspace of the org the
-        request came from, and slack_sdk's store then looks only for rows without a team id."""
-        if org_wide_lookup(enterprise_id, team_id, is_enterprise_install):
-            found = self._org_wide_installation(enterprise_id, user_id)
-        else:
-            found = super().find_installation(
-                enterprise_id=enterprise_id,
-                team_id=team_id,
-                user_id=user_id,
-                is_enterprise_install=is_enterprise_install,
-            )
-        return None if found is None else _convert_tokens(found, self.cipher.open)
-
-    def _org_wide_installation(self, enterprise_id: str | None, user_id: str | None) -> Installation | None:
-        """slack_sdk's ``find_installation`` for an org-wide lookup, rows with or without a team id
-        (tokens still sealed): the newest row, its bot token from the newest bot when the row has
-        none or belongs to ``user_id``."""
-        c = self.installations.c
-        where = [c.client_id == self.client_id, c.enterprise_id == enterprise_id, _org_wide_rows(self.installations)]
-        if user_id is not None:
-            where.append(c.user_id == user_id)
-        query = select(self.installations).where(*where).order_by(desc(c.installed_at)).limit(1)
-        with self.engine.connect() as conn:
-            row = conn.execute(query).mappings().first()
-        if row is None:
-            return None
-        installation = self.build_installation_entity(row)
-        if user_id is not None or installation.bot_token is None:
-            bot = self._org_wide_bot(enterprise_id)  # as slack_sdk: the latest bot token, just in case
-            if bot is not None and bot.bot_token != installation.bot_token:
-                for name in ("bot_id", "bot_user_id", "bot_token", "bot_scopes", "bot_refresh_token"):
-                    setattr(installation, name, getattr(bot, name))
-                installation.bot_token_expires_at = bot.bot_token_expires_at
-        return installation
-
-    def _org_wide_bot(self, enterprise_id: str | None) -> Bot | None:
-        """slack_sdk's ``find_bot`` for an org-wide lookup, rows with or without a team id (sealed)."""
-        c = self.bots.c
-        where = (c.client_id == self.client_id, c.enterprise_id == enterprise_id, _org_wide_rows(self.bots))
-        query = select(self.bots).where(*where, c.bot_token.is_not(None)).order_by(desc(c.installed_at)).limit(1)
-        with self.engine.connect() as conn:
-            row = conn.execute(query).mappings().first()
-        return None if row is None else self.build_bot_entity(row)
-
-
-def org_wide_lookup(enterprise_id: str | None, team_id: str | None, is_enterprise_install: bool | None) -> bool:
-    """Whether Bolt's keys ask for an org-wide (Enterprise Grid) install: an enterprise id with
-    ``is_enterprise_install`` or without a team id."""
-    return enterprise_id is not None and bool(is_enterprise_install or team_id is None)
-
-
-def _org_wide_rows(table: Table) -> ColumnElement[bool]:
-    """Rows of an org-wide install: saved without a team id, or saved as org-wide with one."""
-    return or_(table.c.team_id.is_(None), table.c.is_enterprise_install.is_(True))
-
-
-_Tokens = TypeVar("_Tokens", Installation, Bot)
-
-
-def _convert_tokens(obj: _Tokens, convert: Callable[[str | None], str | None]) -> _Tokens:
-    """``obj`` with each token field it has (bot, user, refresh) passed through ``convert``."""
-    for name in _TOKEN_FIELDS:
-        if hasattr(obj, name):
-            setattr(obj, name, convert(getattr(obj, name)))
-    return obj
 
 
 @dataclass(frozen=True)
@@ -196,7 +91,7 @@ class InstallationsRepo(StoreCore):
                 for table in (slack_installations, slack_bots)
             ]
             for model in (ChannelSubscription, DmPreference):
-                pause = update(model).where(model.team_id == tenant, model.status == "active")
+                pause = update(model).where(model.c.team_id == tenant, model.c.status == "active")
                 counts.append(changed(s, pause.values(status="paused", pause_reason=UNINSTALLED, updated_at=now)))
         return TeamRemoval(*counts)
 
@@ -208,10 +103,10 @@ class InstallationsRepo(StoreCore):
         users: set[str] = set()
         with self._write() as s:
             for model, column, found in (
-                (ChannelSubscription, ChannelSubscription.channel_id, channels),
-                (DmPreference, DmPreference.user_id, users),
+                (ChannelSubscription, ChannelSubscription.c.channel_id, channels),
+                (DmPreference, DmPreference.c.user_id, users),
             ):
-                where = (model.team_id == tenant, model.status == "paused", _auth_pause(model))
+                where = (model.c.team_id == tenant, model.c.status == "paused", _auth_pause(model))
                 found.update(s.scalars(select(column).where(*where)))
                 changed(s, update(model).where(*where).values(status="active", pause_reason=None, updated_at=now))
         return Resumed(tuple(sorted(channels)), tuple(sorted(users)))
@@ -221,7 +116,7 @@ class InstallationsRepo(StoreCore):
         bot token for ``tenant`` (a team id, or the enterprise id of an org-wide install); None if
         the app is not installed there."""
         c = slack_bots.c
-        tenants = or_(c.team_id == tenant, and_(c.enterprise_id == tenant, _org_wide_rows(slack_bots)))
+        tenants = or_(c.team_id == tenant, and_(c.enterprise_id == tenant, org_wide_rows(slack_bots)))
         stmt = select(c.enterprise_id, c.team_id, c.is_enterprise_install).where(c.bot_token.is_not(None), tenants)
         if self._client_id:
             stmt = stmt.where(c.client_id == self._client_id)
@@ -292,7 +187,7 @@ class InstallationsRepo(StoreCore):
         with self._write() as s:
             pending = []
             for table in (slack_installations, slack_bots):
-                names = [n for n in _TOKEN_FIELDS if n in table.c]
+                names = [n for n in TOKEN_FIELDS if n in table.c]
                 for row in s.execute(select(table.c.id, *[table.c[n] for n in names])).all():
                     states = {n: self._cipher.state(getattr(row, n)) for n in names if getattr(row, n)}
                     for state in states.values():
@@ -327,14 +222,18 @@ class InstallationsRepo(StoreCore):
 
     def release_welcome(self, tenant: str) -> None:
         """Forget a welcome claim whose DM Slack refused (the next install tries again)."""
-        self._change(delete(InstallationWelcome).where(InstallationWelcome.tenant_id == tenant))
+        self._change(delete(InstallationWelcome).where(InstallationWelcome.c.tenant_id == tenant))
 
     def installation_store(self, client_id: str | None = None) -> EncryptedInstallationStore:
         """The :class:`EncryptedInstallationStore` on this engine for Bolt, cached per
-        ``client_id`` (default: the store's; ValueError if neither is set)."""
+        ``client_id`` (default: the store's; ValueError if neither is set). Its module, and with it
+        ``sqlalchemy.orm``, is imported on the first call (a deferral: ``serve_memory.py`` idle
+        70.3 MB without it, target 70; :mod:`bot.store.slack_stores`)."""
         client_id = client_id or self._client_id
         if not client_id:
             raise ValueError("installation_store needs the Slack app's client_id")
+        from bot.store.slack_stores import EncryptedInstallationStore  # deferred: the ORM, see its module
+
         store = self._installation_stores.get(client_id)
         if not isinstance(store, EncryptedInstallationStore):
             store = EncryptedInstallationStore(client_id=client_id, engine=self._engine, cipher=self._cipher)
@@ -343,6 +242,8 @@ class InstallationsRepo(StoreCore):
 
     def oauth_state_store(self, expiration_seconds: int = 600) -> SQLAlchemyOAuthStateStore:
         """slack_sdk's OAuth state store on this engine; states expire after ``expiration_seconds``."""
+        from slack_sdk.oauth.state_store.sqlalchemy import SQLAlchemyOAuthStateStore  # imports the ORM
+
         return SQLAlchemyOAuthStateStore(expiration_seconds=expiration_seconds, engine=self._engine)
 
 
@@ -370,13 +271,13 @@ class TokenKeyError(ValueError):
 def _rows_of(table: Table, enterprise_id: str | None, team_id: str | None, org_wide: bool) -> ColumnElement[bool]:
     c = table.c
     if org_wide:
-        return and_(c.enterprise_id == enterprise_id, _org_wide_rows(table))
+        return and_(c.enterprise_id == enterprise_id, org_wide_rows(table))
     if enterprise_id:
         return and_(c.team_id == team_id, or_(c.enterprise_id == enterprise_id, c.enterprise_id.is_(None)))
     return c.team_id == team_id
 
 
-def _auth_pause(model: type[ChannelSubscription] | type[DmPreference]) -> ColumnElement[bool]:
-    reasons = [model.pause_reason == UNINSTALLED]
-    reasons += [model.pause_reason.like(f"Slack error {code}:%") for code in AUTH_ERRORS]
+def _auth_pause(model: Table) -> ColumnElement[bool]:
+    reasons = [model.c.pause_reason == UNINSTALLED]
+    reasons += [model.c.pause_reason.like(f"Slack error {code}:%") for code in AUTH_ERRORS]
     return or_(*reasons)

@@ -31,10 +31,10 @@ KEY_COLUMNS = ("team_id", "destination", "track_id", "period")
 def delivery_key(team: str, destination: str, track: str, period: str) -> ColumnElement[bool]:
     """The WHERE clause of the ledger row at that key."""
     return and_(
-        DigestDelivery.team_id == team,
-        DigestDelivery.destination == destination,
-        DigestDelivery.track_id == track,
-        DigestDelivery.period == period,
+        DigestDelivery.c.team_id == team,
+        DigestDelivery.c.destination == destination,
+        DigestDelivery.c.track_id == track,
+        DigestDelivery.c.period == period,
     )
 
 
@@ -46,20 +46,22 @@ def new_row(key: Key, claimed_by: str, now: datetime, **values: Any) -> dict[str
 def takeover(key: Key, claimed_by: str, now: datetime, stale_after_s: float, max_attempts: int) -> Update:
     """The UPDATE that claims the row at ``key`` when it was left ``'claimed'`` longer than
     ``stale_after_s`` seconds or ``'failed'`` after fewer than ``max_attempts``."""
-    stale = and_(DigestDelivery.status == "claimed", DigestDelivery.claimed_at < now - timedelta(seconds=stale_after_s))
-    retry = and_(DigestDelivery.status == "failed", DigestDelivery.attempts < max_attempts)
+    stale = and_(
+        DigestDelivery.c.status == "claimed", DigestDelivery.c.claimed_at < now - timedelta(seconds=stale_after_s)
+    )
+    retry = and_(DigestDelivery.c.status == "failed", DigestDelivery.c.attempts < max_attempts)
     return (
         update(DigestDelivery)
         .where(delivery_key(*key), or_(stale, retry))
-        .values(status="claimed", claimed_at=now, claimed_by=claimed_by, attempts=DigestDelivery.attempts + 1)
+        .values(status="claimed", claimed_at=now, claimed_by=claimed_by, attempts=DigestDelivery.c.attempts + 1)
     )
 
 
 def settle(key: Key, claimed_by: str | None, **values: Any) -> Update:
     """The UPDATE setting ``values`` on the claimed row at ``key`` (only ``claimed_by``'s, if given)."""
-    cond = [delivery_key(*key), DigestDelivery.status == "claimed"]
+    cond = [delivery_key(*key), DigestDelivery.c.status == "claimed"]
     if claimed_by is not None:
-        cond.append(DigestDelivery.claimed_by == claimed_by)
+        cond.append(DigestDelivery.c.claimed_by == claimed_by)
     return update(DigestDelivery).where(*cond).values(**values)
 
 
@@ -179,8 +181,8 @@ class LedgerRepo(StoreCore):
 
     def refusals(self) -> dict[str, int]:
         """``{Slack error code: ledger rows}`` marked by :meth:`mark_refused`, all workspaces and periods."""
-        refused = (DigestDelivery.status == "failed", DigestDelivery.error.like(REFUSED_PREFIX + "%"))
-        errors = self._scalars(select(DigestDelivery.error).where(*refused))
+        refused = (DigestDelivery.c.status == "failed", DigestDelivery.c.error.like(REFUSED_PREFIX + "%"))
+        errors = self._scalars(select(DigestDelivery.c.error).where(*refused))
         return dict(Counter(str(e)[len(REFUSED_PREFIX) :].split(":", 1)[0].strip() or "unknown" for e in errors))
 
     SKIPPED_PREFIX = "skipped: "
@@ -218,5 +220,5 @@ class LedgerRepo(StoreCore):
         """Ledger rows of every team, optionally for one ``period``, in claim order."""
         stmt = select(DigestDelivery)
         if period is not None:
-            stmt = stmt.where(DigestDelivery.period == period)
-        return self._snapshots(Delivery, stmt.order_by(DigestDelivery.id))
+            stmt = stmt.where(DigestDelivery.c.period == period)
+        return self._snapshots(Delivery, stmt.order_by(DigestDelivery.c.id))

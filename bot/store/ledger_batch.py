@@ -33,7 +33,7 @@ from bot.store.dm_reads import DmReadBatcher, PrefetchedDmReads
 from bot.store.ledger import KEY_COLUMNS, Key, LedgerRepo, mark_values, new_row, settle, takeover
 from bot.store.models import DigestDelivery
 
-_TABLE = cast(Table, DigestDelivery.__table__)
+_TABLE: Table = DigestDelivery
 _KEY_COLUMNS = (*KEY_COLUMNS, "claimed_by")
 
 
@@ -123,7 +123,7 @@ class LedgerBatcher(Batching):
             self._answer(call, _claimed(row_id, call, now, 1))
         for call in later:
             stmt = takeover(call.key, call.claimed_by, now, call.args["stale_after_s"], call.args["max_attempts"])
-            row = next(iter(rows(stmt.returning(DigestDelivery.id, DigestDelivery.attempts))), None)
+            row = next(iter(rows(stmt.returning(DigestDelivery.c.id, DigestDelivery.c.attempts))), None)
             self._answer(call, None if row is None else _claimed(row.id, call, now, row.attempts))
 
     def _marks(self, rows: Callable[..., list[Any]], kind: str, calls: list[_Call], now: datetime) -> None:

@@ -17,6 +17,7 @@ from sqlalchemy import (
     Connection,
     Engine,
     String,
+    Table,
     bindparam,
     cast,
     event,
@@ -30,7 +31,7 @@ from sqlalchemy.pool import StaticPool
 from sqlalchemy.sql.expression import CompoundSelect
 
 from bot.store.base import StoreCore
-from bot.store.models import PerUser, ReaderBudget, ReadingProgress, TrackFollow, UserSettings
+from bot.store.models import ReaderBudget, ReadingProgress, TrackFollow, UserSettings
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,20 +53,20 @@ def _reader_statement(dialect: str) -> CompoundSelect[Any]:
     Built once per dialect (building it was half of the read's CPU, ``benchmarks/home_open.py``)."""
     team, user = bindparam("team", type_=String), bindparam("user", type_=String)
 
-    def theirs(model: type[PerUser]) -> tuple[ColumnElement[bool], ColumnElement[bool]]:
-        return model.team_id == team, model.user_id == user
+    def theirs(model: Table) -> tuple[ColumnElement[bool], ColumnElement[bool]]:
+        return model.c.team_id == team, model.c.user_id == user
 
-    no_time = cast(null(), TrackFollow.followed_at.type)
-    lang = select(literal("lang").label("kind"), UserSettings.lang.label("value"), no_time.label("at"))
+    no_time = cast(null(), TrackFollow.c.followed_at.type)
+    lang = select(literal("lang").label("kind"), UserSettings.c.lang.label("value"), no_time.label("at"))
     lang = lang.where(*theirs(UserSettings))
     posts = (
-        func.json_group_array(ReadingProgress.post_id)
+        func.json_group_array(ReadingProgress.c.post_id)
         if dialect == "sqlite"
-        else cast(func.json_agg(ReadingProgress.post_id), String)
+        else cast(func.json_agg(ReadingProgress.c.post_id), String)
     )
     read = select(literal("read"), posts, no_time).where(*theirs(ReadingProgress))
-    follows = select(literal("follow"), TrackFollow.track_id, TrackFollow.followed_at).where(*theirs(TrackFollow))
-    minutes = cast(ReaderBudget.minutes_per_week, String)
+    follows = select(literal("follow"), TrackFollow.c.track_id, TrackFollow.c.followed_at).where(*theirs(TrackFollow))
+    minutes = cast(ReaderBudget.c.minutes_per_week, String)
     budget = select(literal("budget"), minutes, no_time).where(*theirs(ReaderBudget))
     return union_all(lang, read, follows, budget)
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Any, cast
+from typing import Any
 
-from sqlalchemy import ColumnElement, Table, Update, bindparam, delete, func, select, update
+from sqlalchemy import ColumnElement, Update, bindparam, delete, func, insert, select, update
 
 from bot.store.base import StoreCore, update_row
 from bot.store.models import LANGS, FinishedPath, ReaderBudget, ReadingProgress, TrackFollow, UserSettings
@@ -23,7 +23,7 @@ class ReadingRepo(StoreCore):
 
     def get_lang(self, team: str, user: str) -> str | None:
         """The user's chosen language (``'en'`` | ``'zh'``), or None (use Slack's locale)."""
-        return self._scalar(select(UserSettings.lang).filter_by(team_id=team, user_id=user))
+        return self._scalar(select(UserSettings.c.lang).filter_by(team_id=team, user_id=user))
 
     def set_lang(self, team: str, user: str, lang: str | None) -> None:
         """Choose ``'en'`` | ``'zh'``, or None to follow Slack's locale; ValueError for another value."""
@@ -57,7 +57,7 @@ class ReadingRepo(StoreCore):
         (``:team``, ``:user``, ``:posts``), built once per dialect."""
         made = _STATEMENTS.get(self._dialect)
         if made is None:
-            made = _STATEMENTS[self._dialect] = _mark_read_statements(self._insert(ReadingProgress.__table__))
+            made = _STATEMENTS[self._dialect] = _mark_read_statements(self._insert(ReadingProgress))
         return made
 
     def mark_unread(self, team: str, user: str, post_ids: Iterable[str]) -> set[str]:
@@ -67,19 +67,19 @@ class ReadingRepo(StoreCore):
         if not ids:
             return set()
         mine = delete(ReadingProgress).filter_by(team_id=team, user_id=user)
-        stmt = mine.where(ReadingProgress.post_id.in_(ids)).returning(ReadingProgress.post_id)
+        stmt = mine.where(ReadingProgress.c.post_id.in_(ids)).returning(ReadingProgress.c.post_id)
         with self._write() as s:
-            return set(s.execute(stmt, execution_options={"synchronize_session": False}).scalars())
+            return set(s.execute(stmt).scalars())
 
     def read_posts(self, team: str, user: str) -> set[str]:
         """The ids of every post ``user`` has read in ``team``."""
-        return set(self._scalars(select(ReadingProgress.post_id).filter_by(team_id=team, user_id=user)))
+        return set(self._scalars(select(ReadingProgress.c.post_id).filter_by(team_id=team, user_id=user)))
 
     def reading_since(self, team: str, user: str) -> datetime | None:
         """When ``user`` last marked a post read (UTC), else when they first followed a track; None
         when they did neither ("catch me up" counts what entered the catalog since)."""
-        last = self._scalar(select(func.max(ReadingProgress.read_at)).filter_by(team_id=team, user_id=user))
-        first = select(func.min(TrackFollow.followed_at)).filter_by(team_id=team, user_id=user)
+        last = self._scalar(select(func.max(ReadingProgress.c.read_at)).filter_by(team_id=team, user_id=user))
+        first = select(func.min(TrackFollow.c.followed_at)).filter_by(team_id=team, user_id=user)
         return last if last is not None else self._scalar(first)
 
     def follow(self, team: str, user: str, track: str) -> bool:
@@ -93,8 +93,8 @@ class ReadingRepo(StoreCore):
 
     def follows(self, team: str, user: str) -> list[str]:
         """Track ids ``user`` follows, oldest follow first."""
-        stmt = select(TrackFollow.track_id).filter_by(team_id=team, user_id=user)
-        return self._scalars(stmt.order_by(TrackFollow.followed_at, TrackFollow.track_id))
+        stmt = select(TrackFollow.c.track_id).filter_by(team_id=team, user_id=user)
+        return self._scalars(stmt.order_by(TrackFollow.c.followed_at, TrackFollow.c.track_id))
 
     def set_budget(self, team: str, user: str, minutes: int | None) -> bool:
         """Set ``user``'s weekly budget to ``minutes`` (None: the default): True if it changed; ValueError if bad."""
@@ -105,11 +105,11 @@ class ReadingRepo(StoreCore):
         minutes, now = check_minutes(minutes), self._now()
         with self._write() as s:
             row, inserted = self._row_for_update(s, ReaderBudget, key, minutes_per_week=minutes, updated_at=now)
-            return update_row(s, row, {"minutes_per_week": minutes}, now) or inserted
+            return update_row(s, ReaderBudget, key, row, {"minutes_per_week": minutes}, now)[1] or inserted
 
     def get_budget(self, team: str, user: str) -> int | None:
         """``user``'s weekly reading budget in minutes, or ``None`` when they set none."""
-        return self._scalar(select(ReaderBudget.minutes_per_week).filter_by(team_id=team, user_id=user))
+        return self._scalar(select(ReaderBudget.c.minutes_per_week).filter_by(team_id=team, user_id=user))
 
     def record_finished(self, team: str, user: str, track: str, minutes: int) -> bool:
         """Record that ``user`` finished ``track``'s essential path (of ``minutes``) now: True the first time."""
@@ -124,8 +124,8 @@ class ReadingRepo(StoreCore):
 
     def count_finished(self, team: str) -> dict[str, int]:
         """``{track id: readers who finished its essential path}`` in ``team``."""
-        stmt = select(FinishedPath.track_id, func.count()).where(FinishedPath.team_id == team)
-        return {tid: int(n) for tid, n in self._rows(stmt.group_by(FinishedPath.track_id))}
+        stmt = select(FinishedPath.c.track_id, func.count()).where(FinishedPath.c.team_id == team)
+        return {tid: int(n) for tid, n in self._rows(stmt.group_by(FinishedPath.c.track_id))}
 
     def now(self) -> datetime:
         """The store clock's current time (aware UTC): what plans date a finish from."""
@@ -143,19 +143,21 @@ class ReadingRepo(StoreCore):
         now = self._now()
         with self._write() as s:
             mine = {"team_id": team, "user_id": user, "post_id": post, "status": "pending"}
-            row = s.scalars(select(ReminderRow).filter_by(**mine)).first()
+            row = s.execute(select(ReminderRow).filter_by(**mine).limit(1)).first()
             before = None if row is None else snapshot(Reminder, row)
+            moved = {"due_at": due_at, "timezone": timezone}
             if row is None:
-                row = ReminderRow(**mine, due_at=due_at, timezone=timezone, created_at=now)
-                s.add(row)
+                written = s.execute(
+                    insert(ReminderRow).values(**mine, **moved, created_at=now).returning(*ReminderRow.c)
+                )
             else:
-                row.due_at, row.timezone = due_at, timezone
-            s.flush()
-            return snapshot(Reminder, row), before
+                moving = update(ReminderRow).where(ReminderRow.c.id == row.id).values(**moved)
+                written = s.execute(moving.returning(*ReminderRow.c))
+            return snapshot(Reminder, written.one()), before
 
     def reminders(self, team: str, user: str) -> list[Reminder]:
         """``user``'s pending reminders, soonest first."""
-        return self._pending_rows(ReminderRow.team_id == team, ReminderRow.user_id == user)
+        return self._pending_rows(ReminderRow.c.team_id == team, ReminderRow.c.user_id == user)
 
     def cancel_reminder(self, team: str, user: str, reminder_id: int) -> bool:
         """Cancel one of ``user``'s pending reminders. True if it was pending."""
@@ -163,33 +165,31 @@ class ReadingRepo(StoreCore):
 
     def due_reminders(self, now: datetime, limit: int = 500) -> list[Reminder]:
         """Pending reminders whose ``due_at`` is at or before ``now`` (aware), oldest first."""
-        return self._pending_rows(ReminderRow.due_at <= now, limit=limit)
+        return self._pending_rows(ReminderRow.c.due_at <= now, limit=limit)
 
     def mark_reminder_sent(self, reminder_id: int) -> bool:
         """Record a pending reminder as sent. True if it was pending."""
         return self._change(_pending(reminder_id).values(status="sent", sent_at=self._now())) == 1
 
     def _pending_rows(self, *where: ColumnElement[bool], limit: int | None = None) -> list[Reminder]:
-        stmt = select(ReminderRow).where(ReminderRow.status == "pending", *where)
-        return self._snapshots(Reminder, stmt.order_by(ReminderRow.due_at, ReminderRow.id).limit(limit))
+        stmt = select(ReminderRow).where(ReminderRow.c.status == "pending", *where)
+        return self._snapshots(Reminder, stmt.order_by(ReminderRow.c.due_at, ReminderRow.c.id).limit(limit))
 
 
 def _mark_read_statements(insert: Any) -> tuple[Any, Update]:
     """:meth:`ReadingRepo.mark_read`'s statements from the dialect's ``insert`` of ``reading_progress``."""
-    reminders = cast(Table, ReminderRow.__table__)
+    reminders = ReminderRow
     cancel = update(reminders).where(
         reminders.c.team_id == bindparam("team"),
         reminders.c.user_id == bindparam("user"),
         reminders.c.status == "pending",
         reminders.c.post_id.in_(bindparam("posts", expanding=True)),
     )
-    return insert.on_conflict_do_nothing().returning(ReadingProgress.__table__.c.post_id), cancel.values(
-        status="cancelled"
-    )
+    return insert.on_conflict_do_nothing().returning(ReadingProgress.c.post_id), cancel.values(status="cancelled")
 
 
-_FINISHED = select(FinishedPath.track_id, FinishedPath.finished_at).where(
-    FinishedPath.team_id == bindparam("team"), FinishedPath.user_id == bindparam("user")
+_FINISHED = select(FinishedPath.c.track_id, FinishedPath.c.finished_at).where(
+    FinishedPath.c.team_id == bindparam("team"), FinishedPath.c.user_id == bindparam("user")
 )
 """:meth:`ReadingRepo.finished_paths`' statement (``:team``, ``:user``)."""
 _STATEMENTS: dict[str, tuple[Any, Update]] = {}
@@ -197,4 +197,4 @@ _STATEMENTS: dict[str, tuple[Any, Update]] = {}
 
 
 def _pending(reminder_id: int) -> Update:
-    return update(ReminderRow).where(ReminderRow.id == reminder_id, ReminderRow.status == "pending")
+    return update(ReminderRow).where(ReminderRow.c.id == reminder_id, ReminderRow.c.status == "pending")

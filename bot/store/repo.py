@@ -8,7 +8,7 @@ Slack event ids, insights and operators' counts), :mod:`~bot.store.together` (re
 plan pauses, nudges).
 
 Each method runs its own short transaction and returns plain frozen dataclasses
-(:mod:`bot.store.snapshots`), sets, lists or booleans, never live ORM objects. Per-workspace
+(:mod:`bot.store.snapshots`), sets, lists or booleans, never database rows. Per-workspace
 methods take the Slack team id first. Writes are idempotent. Times are aware UTC ``datetime``
 values; durations are seconds. Errors: :class:`ValueError` for invalid arguments (checked before
 touching the database); :class:`sqlalchemy.exc.SQLAlchemyError` subclasses for database failures.

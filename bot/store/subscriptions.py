@@ -7,8 +7,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, or_, select, update
-from sqlalchemy.orm import Session
+from sqlalchemy import Connection, Table, delete, or_, select, update
 
 from bot.domain.schedule import DEFAULT_TIME, DEFAULT_WEEKDAY, WeeklySchedule
 from bot.store.base import StoreCore, changed, update_row
@@ -19,12 +18,12 @@ from bot.store.validate import check_aware, check_id, check_minutes, check_reaso
 AFTER_ESSENTIALS = ("further", "stop")
 
 
-def set_cursor_in(s: Session, id: int, cursor: int, catalog_version: str | None, now: datetime) -> bool:
+def set_cursor_in(s: Connection, id: int, cursor: int, catalog_version: str | None, now: datetime) -> bool:
     """In ``s``: set ``id``'s cursor, ``updated_at`` and (unless None) ``catalog_version``; False if no such row."""
     values: dict[str, Any] = {"cursor": cursor, "updated_at": now}
     if catalog_version is not None:
         values["last_catalog_version"] = catalog_version
-    return changed(s, update(ChannelSubscription).where(ChannelSubscription.id == id).values(**values)) > 0
+    return changed(s, update(ChannelSubscription).where(ChannelSubscription.c.id == id).values(**values)) > 0
 
 
 class SubscriptionsRepo(StoreCore):
@@ -57,7 +56,7 @@ class SubscriptionsRepo(StoreCore):
             if not inserted:
                 if row.status != "active" or row.pause_reason is not None:
                     values.update(status="active", pause_reason=None)
-                update_row(s, row, values, now)
+                row, _ = update_row(s, ChannelSubscription, key, row, values, now)
             return snapshot(Subscription, row)
 
     def unsubscribe(self, team: str, channel: str, track: str) -> bool:
@@ -66,21 +65,21 @@ class SubscriptionsRepo(StoreCore):
 
     def subscriptions(self, team: str, channel: str | None = None) -> list[Subscription]:
         """The team's subscriptions (any status; or only ``channel``'s), by channel then track."""
-        stmt = select(ChannelSubscription).where(ChannelSubscription.team_id == team)
+        stmt = select(ChannelSubscription).where(ChannelSubscription.c.team_id == team)
         if channel is not None:
-            stmt = stmt.where(ChannelSubscription.channel_id == channel)
-        stmt = stmt.order_by(ChannelSubscription.channel_id, ChannelSubscription.track_id)
+            stmt = stmt.where(ChannelSubscription.c.channel_id == channel)
+        stmt = stmt.order_by(ChannelSubscription.c.channel_id, ChannelSubscription.c.track_id)
         return self._snapshots(Subscription, stmt)
 
     def get_subscription(self, id: int, team: str | None = None) -> Subscription | None:
         """The subscription ``id``, or None; with ``team``, None also when it is another team's."""
-        stmt = select(ChannelSubscription).where(ChannelSubscription.id == id)
-        return self._snapshot(Subscription, stmt if team is None else stmt.where(ChannelSubscription.team_id == team))
+        stmt = select(ChannelSubscription).where(ChannelSubscription.c.id == id)
+        return self._snapshot(Subscription, stmt if team is None else stmt.where(ChannelSubscription.c.team_id == team))
 
     def active_subscriptions(self) -> list[Subscription]:
         """Active subscriptions of every team, ordered by team, channel, track."""
-        stmt = select(ChannelSubscription).where(ChannelSubscription.status == "active")
-        order = (ChannelSubscription.team_id, ChannelSubscription.channel_id, ChannelSubscription.track_id)
+        stmt = select(ChannelSubscription).where(ChannelSubscription.c.status == "active")
+        order = (ChannelSubscription.c.team_id, ChannelSubscription.c.channel_id, ChannelSubscription.c.track_id)
         return self._snapshots(Subscription, stmt.order_by(*order))
 
     def pause_subscription(self, id: int, reason: str) -> bool:
@@ -98,7 +97,7 @@ class SubscriptionsRepo(StoreCore):
             if after_essentials not in AFTER_ESSENTIALS:
                 raise ValueError(f"after_essentials must be one of {AFTER_ESSENTIALS}")
             values["after_essentials"] = after_essentials
-        stmt = update(ChannelSubscription).where(ChannelSubscription.id == subscription_id)
+        stmt = update(ChannelSubscription).where(ChannelSubscription.c.id == subscription_id)
         return self._change(stmt.values(**values)) > 0
 
     def set_dm(self, team: str, user: str, enabled: bool, schedule: WeeklySchedule | None = None) -> DmSettings:
@@ -125,7 +124,7 @@ class SubscriptionsRepo(StoreCore):
         with self._write() as s:
             key = {"team_id": team, "user_id": user}
             row, _ = self._row_for_update(s, DmPreference, key, **new, status="active", updated_at=now)
-            update_row(s, row, changes, now)
+            row, _ = update_row(s, DmPreference, key, row, changes, now)
             return snapshot(DmSettings, row)
 
     def get_dm(self, team: str, user: str) -> DmSettings | None:
@@ -136,11 +135,11 @@ class SubscriptionsRepo(StoreCore):
         """DM digests enabled, active and not snoozed at ``at`` (aware; default now), by team then user."""
         at = self._now() if at is None else check_aware(at, "at")
         stmt = select(DmPreference).where(
-            DmPreference.enabled.is_(True),
-            DmPreference.status == "active",
-            or_(DmPreference.snoozed_until.is_(None), DmPreference.snoozed_until <= at),
+            DmPreference.c.enabled.is_(True),
+            DmPreference.c.status == "active",
+            or_(DmPreference.c.snoozed_until.is_(None), DmPreference.c.snoozed_until <= at),
         )
-        return self._snapshots(DmSettings, stmt.order_by(DmPreference.team_id, DmPreference.user_id))
+        return self._snapshots(DmSettings, stmt.order_by(DmPreference.c.team_id, DmPreference.c.user_id))
 
     def snooze_dm(self, team: str, user: str, until: datetime | None) -> bool:
         """Skip the DM digests until ``until`` (aware; None: no snooze). True if the user has DM settings."""
@@ -153,6 +152,6 @@ class SubscriptionsRepo(StoreCore):
         reason = check_reason(reason)
         return self._touch(DmPreference, {"team_id": team, "user_id": user}, status="paused", pause_reason=reason)
 
-    def _touch(self, model: type[ChannelSubscription] | type[DmPreference], key: dict[str, Any], **values: Any) -> bool:
+    def _touch(self, model: Table, key: dict[str, Any], **values: Any) -> bool:
         """Set ``values`` and ``updated_at`` (now) on the row of ``model`` at ``key``: True if there is one."""
         return self._change(update(model).filter_by(**key).values(updated_at=self._now(), **values)) > 0

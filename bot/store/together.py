@@ -52,7 +52,7 @@ class TogetherRepo(ReadingRepo):
         is no club digest or was marked before."""
         check_id(user, "user")
         key = {"team_id": team, "channel_id": channel, "message_ts": message_ts}
-        steps = self._scalar(select(ClubDigest.steps).filter_by(**key))
+        steps = self._scalar(select(ClubDigest.c.steps).filter_by(**key))
         if steps is None:
             return None
         if not self._insert_new(ClubRead, **key, user_id=user, read_at=self._now()):
@@ -62,9 +62,9 @@ class TogetherRepo(ReadingRepo):
     def club_readers_last(self, subscription_id: int) -> int:
         """How many people marked the subscription's latest club digest read (0 without one)."""
         last = (
-            select(ClubDigest.team_id, ClubDigest.channel_id, ClubDigest.message_ts)
-            .where(ClubDigest.subscription_id == subscription_id)
-            .order_by(ClubDigest.posted_at.desc(), ClubDigest.message_ts.desc())
+            select(ClubDigest.c.team_id, ClubDigest.c.channel_id, ClubDigest.c.message_ts)
+            .where(ClubDigest.c.subscription_id == subscription_id)
+            .order_by(ClubDigest.c.posted_at.desc(), ClubDigest.c.message_ts.desc())
             .limit(1)
             .subquery()
         )
@@ -73,9 +73,9 @@ class TogetherRepo(ReadingRepo):
             .select_from(ClubRead)
             .join(
                 last,
-                (ClubRead.team_id == last.c.team_id)
-                & (ClubRead.channel_id == last.c.channel_id)
-                & (ClubRead.message_ts == last.c.message_ts),
+                (ClubRead.c.team_id == last.c.team_id)
+                & (ClubRead.c.channel_id == last.c.channel_id)
+                & (ClubRead.c.message_ts == last.c.message_ts),
             )
         )
         return int(self._scalar(stmt) or 0)
@@ -84,12 +84,14 @@ class TogetherRepo(ReadingRepo):
         """:class:`HabitFacts` of ``user`` in ``team``, in one read transaction."""
         mine = {"team_id": team, "user_id": user}
         with self._read() as s:
-            reads = dict(s.execute(select(ReadingProgress.post_id, ReadingProgress.read_at).filter_by(**mine)).all())
-            follows_q = select(TrackFollow.track_id, TrackFollow.followed_at).filter_by(**mine)
-            follows = dict(s.execute(follows_q.order_by(TrackFollow.followed_at, TrackFollow.track_id)).all())
-            budget = s.scalar(select(ReaderBudget.minutes_per_week).filter_by(**mine))
-            habit = s.scalar(select(ReaderHabit).filter_by(**mine))
-            enabled = s.scalar(select(DmPreference.enabled).filter_by(**mine))
+            reads = dict(
+                s.execute(select(ReadingProgress.c.post_id, ReadingProgress.c.read_at).filter_by(**mine)).all()
+            )
+            follows_q = select(TrackFollow.c.track_id, TrackFollow.c.followed_at).filter_by(**mine)
+            follows = dict(s.execute(follows_q.order_by(TrackFollow.c.followed_at, TrackFollow.c.track_id)).all())
+            budget = s.scalar(select(ReaderBudget.c.minutes_per_week).filter_by(**mine))
+            habit = s.execute(select(ReaderHabit).filter_by(**mine)).first()
+            enabled = s.scalar(select(DmPreference.c.enabled).filter_by(**mine))
             pauses = tuple(
                 (datetime.fromisoformat(a), datetime.fromisoformat(b)) for a, b in (habit.pauses if habit else ())
             )
@@ -102,8 +104,8 @@ class TogetherRepo(ReadingRepo):
         key = {"team_id": team, "user_id": user}
         with self._write() as s:
             row, _ = self._row_for_update(s, ReaderHabit, key, pauses=[], updated_at=now)
-            row.pauses = [*row.pauses, [now.isoformat(), until.isoformat()]]
-            row.updated_at = now
+            pauses = [*row.pauses, [now.isoformat(), until.isoformat()]]
+            s.execute(update(ReaderHabit).filter_by(**key).values(pauses=pauses, updated_at=now))
 
     def claim_nudge(self, team: str, user: str, now: datetime, every: timedelta) -> bool:
         """Record a nudge to ``user`` at ``now`` (aware) unless one went out less than ``every``
@@ -113,18 +115,18 @@ class TogetherRepo(ReadingRepo):
         with self._write() as s:
             if self._inserted(s, ReaderHabit, {**key, "pauses": [], "nudged_at": now, "updated_at": now}):
                 return True
-            due = or_(ReaderHabit.nudged_at.is_(None), ReaderHabit.nudged_at <= now - every)
+            due = or_(ReaderHabit.c.nudged_at.is_(None), ReaderHabit.c.nudged_at <= now - every)
             stmt = update(ReaderHabit).filter_by(**key).where(due).values(nudged_at=now, updated_at=now)
             return changed(s, stmt) == 1
 
     def planners(self) -> list[tuple[str, str]]:
         """``(team, user)`` of every reader with a plan, in order: following a track, with a weekly
         DM on or a budget of their own, and not ``dm off``."""
-        followers = select(TrackFollow.team_id, TrackFollow.user_id).distinct().subquery()
-        dm = (DmPreference.team_id == followers.c.team_id) & (DmPreference.user_id == followers.c.user_id)
-        budget = (ReaderBudget.team_id == followers.c.team_id) & (ReaderBudget.user_id == followers.c.user_id)
-        own_budget = DmPreference.enabled.is_(None) & ReaderBudget.user_id.is_not(None)
-        planned = or_(DmPreference.enabled.is_(True), own_budget)
+        followers = select(TrackFollow.c.team_id, TrackFollow.c.user_id).distinct().subquery()
+        dm = (DmPreference.c.team_id == followers.c.team_id) & (DmPreference.c.user_id == followers.c.user_id)
+        budget = (ReaderBudget.c.team_id == followers.c.team_id) & (ReaderBudget.c.user_id == followers.c.user_id)
+        own_budget = DmPreference.c.enabled.is_(None) & ReaderBudget.c.user_id.is_not(None)
+        planned = or_(DmPreference.c.enabled.is_(True), own_budget)
         stmt = (
             select(followers.c.team_id, followers.c.user_id)
             .outerjoin(DmPreference, dm)

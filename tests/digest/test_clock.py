@@ -250,7 +250,7 @@ def test_old_event_ids_are_pruned_hourly_and_a_failure_stops_nothing(sqlite_runt
 
     def ids() -> set[str]:
         with store.engine.connect() as conn:
-            return set(conn.execute(select(ProcessedEvent.event_id)).scalars())
+            return set(conn.execute(select(ProcessedEvent.c.event_id)).scalars())
 
     with time_machine.travel(start - timedelta(days=2), tick=False) as traveller:
         store.record_event("EvOld", TEAM)

@@ -138,6 +138,26 @@ def test_each_step_carries_its_note_prerequisites_and_position(catalog: Catalog)
             assert "Read first:" in text and _shown(catalog.post(before.post).title) in text
 
 
+def test_read_first_leaves_out_the_posts_listed_above_it_in_the_same_digest(catalog: Catalog) -> None:
+    """(QA) Several steps in one digest: every step's *Read first* named the step right above it. A
+    prerequisite listed above is left out; one from an earlier week's digest is still named."""
+    order = catalog.order("spec")
+    first = compose_channel_digest(catalog, _sub("spec", 7), None)
+    assert len(first.steps) >= 3
+    for i, block in enumerate(b for b in first.reply.blocks if b.get("accessory", {}).get("type") == "button"):
+        text = block["text"]["text"]
+        for above in first.steps[:i]:
+            assert not any(
+                line.startswith("Read first:") and _shown(catalog.post(above).title) in line
+                for line in text.splitlines()
+            ), (first.steps[i], above)
+    later = compose_channel_digest(catalog, _sub("spec", 1, cursor=order.index("eagle-3-1")), None)
+    before = [s.post for s in paths.read_before(catalog, "spec", "eagle-3-1")]
+    assert later.steps == ("eagle-3-1",) and before
+    assert "Read first:" in _all_text(later.reply)
+    assert all(_shown(catalog.post(p).title) in _all_text(later.reply) for p in before)
+
+
 def test_the_digest_that_finishes_the_path_says_so_once(catalog: Catalog) -> None:
     digests = [d for d in _walk_to_end(catalog, "rl", 3) if d.reply]
     closing = [d for d in digests if "That was the last step" in _all_text(d.reply)]
@@ -312,3 +332,24 @@ def test_dm_counts_a_former_post_id_as_read(catalog: Catalog) -> None:
     assert by_old.blocks == by_new.blocks
     shown = {decode_value(b["value"]).get("p") for b in _buttons(by_old.blocks)}
     assert shown and not shown & {order[0], order[0] + "-v2"}
+
+
+def test_a_dm_names_a_new_post_once_when_the_catch_up_lists_it(catalog: Catalog) -> None:
+    """(QA) A post new in a followed path was named by the DM's "New in" line and again by its
+    catch-up section. The catch-up's line (with its place in the path) is kept, the other dropped;
+    a new post the catch-up does not list keeps its "New in" line."""
+    from datetime import UTC, datetime
+
+    from bot.domain.catchup import catch_up
+
+    cu = catch_up(catalog, ["spec"], set(), datetime(2000, 1, 1, tzinfo=UTC))
+    listed = cu.new[0]
+    unlisted = next(p for p in catalog.order("pd") if p not in {n.step.post_id for n in cu.new})
+    order = list(catalog.order("spec"))
+    new = [("spec", listed.step.post_id, order.index(listed.step.post_id) + 1), ("pd", unlisted, 1)]
+    reply = RENDERER.dm_digest(catalog, ["spec"], set(), "en", None, new, cu)
+    validate_blocks(reply.blocks)
+    new_lines = [b for b in reply.blocks if "New in" in json.dumps(b)]
+    assert len(new_lines) == 1
+    assert _shown(catalog.post(unlisted).title) in json.dumps(new_lines[0], ensure_ascii=False)
+    assert _shown(catalog.post(listed.step.post_id).title) not in json.dumps(new_lines[0], ensure_ascii=False)

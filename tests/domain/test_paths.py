@@ -322,3 +322,17 @@ def test_cli_next_text_output(repo):
     assert out.exit_code == 0
     first = repo.post(repo.order("rl")[0])
     assert first.title in out.output and f"of {len(repo.order('rl'))}" in out.output
+
+
+def test_cli_next_shows_the_reading_time_and_labels_references_as_slack_does(repo):
+    """(QA) The text said "Know first" where Slack says "Background", and showed no minutes."""
+    from bot.domain.paths import track_path
+
+    step = next(s for s in track_path(repo, "pd").steps if s.background and s.post.minutes is not None)
+    order = list(repo.order("pd"))
+    args = ["pd"] + [a for pid in order[: step.number - 1] for a in ("--read", pid)]
+    data = json.loads(_next(*args, "--json").output)
+    assert data["next"]["post_id"] == step.post_id and data["next"]["minutes"] == step.post.minutes
+    text = _next(*args).output
+    assert f"{step.post.minutes} min): {step.post.title}" in text
+    assert f"  Background: {step.background[0].title}" in text and "Know first" not in text

@@ -18,7 +18,7 @@ import pytest
 from slack_sdk import WebClient
 
 from tests.standin import SlackStandIn
-from tests.standin.socket_mode import command_payload
+from tests.standin.socket_mode import SocketModeStandIn, command_payload
 from tests.waits import PATIENCE_S, wait_until
 
 EVER = (datetime(2000, 1, 1, tzinfo=UTC), datetime(2100, 1, 1, tzinfo=UTC))
@@ -182,3 +182,55 @@ def test_slack_sdks_queue_gets_no_envelope(door) -> None:
     assert client.message_queue.empty()  # the door's alone: not parsed again by slack-sdk's threads
     client.enqueue_message(json.dumps({"type": "disconnect", "reason": "refresh_requested"}))
     assert client.message_queue.qsize() == 1  # slack-sdk acts on a disconnect
+
+
+def _open_raw(sm: SocketModeStandIn) -> Any:
+    """A WebSocket connection to the stand-in (the handshake by hand), its ``hello`` read: a
+    buffered reader of the server's frames."""
+    import socket
+    from urllib.parse import urlsplit
+
+    url = urlsplit(sm.connect_url())
+    sock = socket.create_connection((url.hostname, url.port), timeout=PATIENCE_S)
+    sock.sendall(
+        f"GET {url.path}?{url.query} HTTP/1.1\r\nHost: {url.netloc}\r\nUpgrade: websocket\r\n"
+        "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+        "Sec-WebSocket-Version: 13\r\n\r\n".encode()
+    )
+    reader = sock.makefile("rb")
+    while reader.readline().strip():
+        pass
+    assert json.loads(_read_text(reader))["type"] == "hello"
+    return sock, reader
+
+
+def _read_text(reader: Any) -> str:
+    """The next (unmasked, server's) text frame's text."""
+    b1, b2 = reader.read(2)
+    n = b2 & 0x7F
+    if n == 126:
+        n = struct.unpack("!H", reader.read(2))[0]
+    elif n == 127:
+        n = struct.unpack("!Q", reader.read(8))[0]
+    assert b1 & 0x0F == 0x1, "a text frame"
+    return str(reader.read(n).decode())
+
+
+def test_the_stand_in_spreads_envelopes_over_connections_when_asked() -> None:
+    """``benchmarks/socket_mode.py --processes 2`` relies on it: each envelope to the next live
+    connection in turn (Slack sends each to one of an app's connections); by default the newest."""
+    with SocketModeStandIn(redeliver_after_s=None) as sm:
+        (a, ra), (b, rb) = _open_raw(sm), _open_raw(sm)
+        try:
+            newest = [sm.send("events_api", {"event_id": f"Ev{n}"}) for n in range(2)]
+            assert [json.loads(_read_text(rb))["envelope_id"] for _ in newest] == newest  # both on b
+            sm.spread = True
+            spread = [sm.send("events_api", {"event_id": f"EvS{n}"}) for n in range(4)]
+            got_a = [json.loads(_read_text(ra))["envelope_id"] for _ in range(2)]
+            got_b = [json.loads(_read_text(rb))["envelope_id"] for _ in range(2)]
+            assert sorted(got_a + got_b) == sorted(spread)
+            assert set(got_a) in ({spread[0], spread[2]}, {spread[1], spread[3]})  # in turn
+        finally:
+            for reader, sock in ((ra, a), (rb, b)):
+                reader.close()
+                sock.close()

@@ -180,3 +180,17 @@ def test_whats_new_lists_the_newest_posts_and_pages_through_them(runtime):
     page2 = h.action(ALICE, "more_results", json.loads(more["value"]))
     assert page2.text.splitlines()[1].removeprefix("• ") == newest[MAX_RESULTS].title
     assert "最新文章" in h.command(ALICE, "最新文章").text
+
+
+def test_whats_new_for_a_follower_says_their_tracks_come_first(runtime):
+    """(QA) A follower's list leads with their tracks' posts, so its heading says so; the list is
+    the vLLM blog's posts of the followed track first, newest first."""
+    cat = runtime.holder.catalog
+    h = Handlers(runtime)
+    h.command(ALICE, "follow spec")
+    reply = h.command(ALICE, "what's new?")
+    assert reply.text.startswith("Newest posts, the vLLM blog's in the tracks you follow first")
+    first = reply.text.splitlines()[1].removeprefix("• ")
+    post = next(p for p in cat.posts if p.title == first)
+    assert "spec" in cat.tracks_of(post.id) and post.source.kind == "vllm-blog"
+    assert h.command(ALICE, "最新文章").text.startswith("最新文章（vLLM 博客中你关注的主题排在前面）")

@@ -119,6 +119,10 @@ class SocketModeStandIn:
     def __init__(self, *, redeliver_after_s: float | None = 3.0, close_after_s: float = 10.0):
         self.redeliver_after_s = redeliver_after_s
         self.close_after_s = close_after_s
+        self.spread = False
+        """True: each envelope goes to the next live connection in turn, as Slack sends each to one
+        of an app's open connections (several processes); False: to the newest."""
+        self._turn = itertools.count()
         self._cond = threading.Condition()
         self._conns: list[_Conn] = []
         self._envelopes: dict[str, Envelope] = {}
@@ -148,7 +152,8 @@ class SocketModeStandIn:
 
     def send(self, kind: str, payload: dict[str, Any], *, envelope_id: str | None = None) -> str:
         """Deliver an envelope of ``kind`` (``events_api``, ``slash_commands``, ``interactive``)
-        with ``payload`` to the newest live connection (or the next one to open); returns its
+        with ``payload`` to the newest live connection (with :attr:`spread`, the next in turn; none
+        live: the next one to open); returns its
         ``envelope_id``. Slash commands, view submissions and option loads accept a response payload.
         An ``envelope_id`` sent before is delivered again (Slack's retry: ``retry_attempt`` counts up)."""
         eid = envelope_id or str(uuid.uuid4())
@@ -259,7 +264,7 @@ class SocketModeStandIn:
         if not live:
             self._waiting.append(env.envelope_id)
             return
-        conn, now = live[-1], time.monotonic()
+        conn, now = live[next(self._turn) % len(live)] if self.spread else live[-1], time.monotonic()
         env.sent_at = env.sent_at if env.sent_at is not None else now
         env.deliveries.append((conn.id, now, attempt))
         conn.send_json(

@@ -166,7 +166,7 @@ def test_record_event_under_concurrency(store: Store, store_url: str) -> None:
 
 def _event_ids(store: Store) -> set[str]:
     with store.engine.connect() as conn:
-        return set(conn.execute(select(ProcessedEvent.event_id)).scalars())
+        return set(conn.execute(select(ProcessedEvent.c.event_id)).scalars())
 
 
 def test_prune_events_forgets_old_ids_and_keeps_recent_ones(store: Store, clock) -> None:  # type: ignore[no-untyped-def]

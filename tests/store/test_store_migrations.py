@@ -18,9 +18,9 @@ from slack_sdk.oauth.installation_store.sqlalchemy import SQLAlchemyInstallation
 from slack_sdk.oauth.state_store.sqlalchemy import SQLAlchemyOAuthStateStore
 
 from bot.config import REPO_ROOT
-from bot.store import Base, Store, make_engine, migrate
+from bot.store import Store, make_engine, migrate
 from bot.store.db import MIGRATIONS_DIR
-from bot.store.models import APP_TABLES, SEALED_TOKEN
+from bot.store.models import APP_TABLES, SEALED_TOKEN, metadata
 from tests.dbutil import admin_url, fresh_database_url
 
 OUR_TABLES = {
@@ -75,14 +75,14 @@ def test_upgrade_head_creates_every_table(db_url: str) -> None:
 
 def test_migrated_schema_matches_the_models(db_url: str) -> None:
     migrate(db_url)
-    assert _diff(db_url, Base.metadata) == []
+    assert _diff(db_url, metadata) == []
 
 
 def test_the_comparison_would_notice_a_drift(db_url: str) -> None:
     """Guard against a vacuous pass: a model change not in a migration shows up as a diff."""
     migrate(db_url)
     drifted = sa.MetaData()
-    for table in Base.metadata.tables.values():
+    for table in metadata.tables.values():
         table.to_metadata(drifted)
     drifted.tables["reading_progress"].append_column(sa.Column("extra", sa.Integer))
     diff = _diff(db_url, drifted)
@@ -152,7 +152,7 @@ def test_apscheduler_table_is_left_alone_by_the_comparison(db_url: str) -> None:
             conn.exec_driver_sql("CREATE TABLE apscheduler_jobs (id VARCHAR(191) PRIMARY KEY)")
     finally:
         engine.dispose()
-    assert _diff(db_url, Base.metadata) == []
+    assert _diff(db_url, metadata) == []
 
 
 def test_an_sqlite_file_engine_keeps_a_connection_per_concurrent_reader(tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -248,7 +248,7 @@ def test_concurrent_migrations_from_several_processes_succeed(db_url: str) -> No
     outcomes = [(p.wait(timeout=120), p.stderr.read()) for p in procs]  # type: ignore[union-attr]
     assert [rc for rc, _ in outcomes] == [0, 0, 0, 0], [err[-2000:] for _, err in outcomes]
     assert _tables(db_url) == OUR_TABLES | SLACK_TABLES | {"alembic_version"}
-    assert _diff(db_url, Base.metadata) == []
+    assert _diff(db_url, metadata) == []
 
 
 def test_concurrent_migrations_from_several_threads_succeed(db_url: str) -> None:
@@ -268,7 +268,7 @@ def test_concurrent_migrations_from_several_threads_succeed(db_url: str) -> None
     for t in threads:
         t.join(timeout=120)
     assert errors == []
-    assert _diff(db_url, Base.metadata) == []
+    assert _diff(db_url, metadata) == []
 
 
 def test_the_head_constant_is_alembics_head() -> None:

@@ -116,18 +116,24 @@ def with_finish(msg: Mrkdwn, finish: Mrkdwn | None) -> Mrkdwn:
 
 
 def home_plan(
-    rt: Any, team: str, user: str, follows: list[str], read: set[str], facts: HabitFacts | None = None
+    rt: Any,
+    team: str,
+    user: str,
+    follows: list[str],
+    read: set[str],
+    facts: HabitFacts | None = None,
+    recorded: dict[str, datetime] | None = None,
 ) -> dict[str, Any]:
     """App Home's plan fields (:class:`bot.slack.views.home.HomeState`): the finished paths whose
     essential steps are all still read (a step marked unread reopens its path) and, with
     ``PUBLIC_URL``, the picture URL of the first followed track not finished (else the first); the
-    weekly streak (issue 44) from ``facts`` (None: read from the store)."""
+    weekly streak (issue 44) from ``facts`` and the finishes from ``recorded`` (None: read from the store)."""
     from bot.pictures import signed_url
 
     cat = rt.holder.catalog
     finished = {
         tid: at
-        for tid, at in rt.store.finished_paths(team, user).items()
+        for tid, at in (rt.store.finished_paths(team, user) if recorded is None else recorded).items()
         if cat.has_track(tid) and paths.essentials_done(cat, tid, read)
     }
     followed = [tid for tid in follows if cat.has_track(tid)]

@@ -105,7 +105,8 @@ def latest(ctx: Context, notice: str | None = None, offset: int = 0) -> Reply:
             PostMatch(pid, 100.0, "date", catalog.tracks_of(pid)) for pid in order[start : start + views.MAX_RESULTS]
         )
         result = SearchResult("", None, page, None, total=len(order), offset=start)
-        header, read = t("latest.header", ctx.lang), ctx.reader.read()
+        mine = any(catalog.has_track(tid) for tid in follows)  # QA: the heading hid the followed-first order
+        header, read = t("latest.header_followed" if mine else "latest.header", ctx.lang), ctx.reader.read()
         return search_reply(catalog, "", result, read, ctx.lang, notice=notice, header=header, view="latest")
 
     if notice:

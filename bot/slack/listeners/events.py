@@ -88,7 +88,7 @@ def publish_home(
     if not listed_at:
         listed_at, channels = time.monotonic(), user_channels(client, caller.user_id, token)
     if view is None:
-        view = handlers.home(caller, channels)
+        view = handlers.home(caller, channels, basis[1])
         digest = homes.keep(key, channels, listed_at, view, basis, version)
     if api is None:
         try:

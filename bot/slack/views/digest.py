@@ -51,7 +51,11 @@ class ChannelDigest:
     version: str
 
 
-def _step_lines(catalog: Catalog, step: PathStep, lang: str, total: int, badge: str | None = None) -> str:
+def _step_lines(
+    catalog: Catalog, step: PathStep, lang: str, total: int, badge: str | None = None, shown: Sequence[str] = ()
+) -> str:
+    """A step's lines in a digest; ``shown``: the posts listed above it in the same digest, left out
+    of its *Read first* line (read in order already; QA: every step repeated the one above)."""
     post = step.post
     level, source, date = level_name(step.level, lang), post.source.label(lang), post.published.display(lang)
     meta = t("digest.step_meta", lang, position=step.number, total=total, level=level, source=source, date=date)
@@ -61,7 +65,8 @@ def _step_lines(catalog: Catalog, step: PathStep, lang: str, total: int, badge: 
     ]
     if step.step.note:
         lines.append(truncate(step.step.note.get(lang), MAX_NOTE))
-    lines += reference_lines(catalog, step, lang)
+    first = [p for p in step.read_first if p not in shown]
+    lines += reference_lines(catalog, step, lang, first=first)
     return Mrkdwn("\n").join(lines)
 
 
@@ -105,7 +110,10 @@ def compose_channel_digest(
         blocks.append(section(intro or t("digest.intro", lang, track=name, total=plan.total, k=sub.steps_per_week)))
     badge = t("digest.new_badge", lang, version=catalog.version)
     for post_id in plan.steps:
-        text = _step_lines(catalog, plan.path.step(post_id), lang, plan.total, badge if post_id in plan.added else None)
+        shown = plan.steps[: plan.steps.index(post_id)]
+        text = _step_lines(
+            catalog, plan.path.step(post_id), lang, plan.total, badge if post_id in plan.added else None, shown
+        )
         mark = button(t("btn.mark_read", lang), f"mark_read:{next(n)}", {"p": post_id, "t": track_id, **view})
         blocks.append(section(text, accessory=mark))
     if plan.new:

@@ -15,16 +15,16 @@ from logging.config import fileConfig
 from alembic import context
 from sqlalchemy import Connection
 
-from bot.store.models import APP_TABLES, Base
+from bot.store.models import APP_TABLES, metadata
 
 config = context.config
 if config.config_file_name is not None:  # the developers' alembic.ini, not bot.store.migrate()
     fileConfig(config.config_file_name, disable_existing_loggers=False)
-target_metadata = Base.metadata
+target_metadata = metadata
 
 
 def include_name(name: str | None, type_: str, parent_names: object) -> bool:
-    """Autogenerate looks only at the tables the app's models define."""
+    """Autogenerate looks only at the tables of the app's :data:`~bot.store.models.metadata`."""
     if type_ == "table":
         return name in APP_TABLES
     return True

@@ -102,3 +102,21 @@ def test_an_early_post_joins_the_essential_path_and_a_late_one_is_further_readin
         essentials = len(catalog.essentials(track)) - 1
         assert early.essential and early.position <= essentials, early
         assert not late.essential and late.position > essentials, late
+
+
+def test_a_suggestions_essential_flag_matches_where_its_position_falls() -> None:
+    """``benchmarks/placement.py`` scores the essential flag apart from the position
+    (``essential_right``): the flag must be the one the position implies, an essential step within
+    the essential path (essentials first in reading order), further reading after it."""
+    catalog = load_catalog(CATALOG)
+    checked = {True: 0, False: 0}
+    for pid in ("anatomy-of-vllm", "semantic-router-modular", "llama-4", "p-eagle", "turboquant"):
+        post = catalog.post(pid)
+        placer = Placer(catalog, leave_out=pid)
+        for day in (dt.date(2020, 1, 1), post.published.earliest, dt.date(2027, 1, 1)):
+            got = placer.suggest(post.title, post.summary.en, published=day, minutes=post.minutes, limit=3)
+            for s in got:
+                essentials = sum(step.essential for step in next(t for t in placer.tracks if t.id == s.track).steps)
+                assert s.position <= essentials + 1 if s.essential else s.position > essentials, (pid, day, s)
+                checked[s.essential] += 1
+    assert checked[True] and checked[False], checked
