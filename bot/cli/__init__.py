@@ -2,6 +2,7 @@
 
 import gc
 import os
+import sys
 
 
 def run() -> None:
@@ -23,4 +24,16 @@ def run() -> None:
     gc.disable()
     from bot.cli.main import main
 
-    main()
+    try:
+        main()
+    except ValueError as exc:  # a malformed vocabulary or answers file: one line per problem (QA)
+        from bot.domain.search.vocabulary import VocabularyError
+
+        if not isinstance(exc, VocabularyError):
+            raise
+        import click
+
+        for problem in exc.errors:
+            click.echo(f"error: {problem}", err=True)
+        click.echo("`vllm-path catalog check` lists the catalog's problems.", err=True)
+        sys.exit(1)

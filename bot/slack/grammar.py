@@ -346,6 +346,54 @@ _ARGUMENTS: dict[str, Callable[[list[str]], dict[str, Any]]] = {
 """How a keyword's arguments are read, where they are more than ``arg``."""
 
 
+_LATEST_IN = re.compile(
+    r"^(?:(?:what'?s|whats|what is|anything)\s+new\s+(?:in|on|about|for|with)\s+(?P<a>.+)"
+    r"|(?:latest|newest|new|recent)\s+(?P<b>.+?)\s+(?:posts?|articles?|blog posts?)"
+    r"|(?:the\s+)?(?:latest|newest)\s+(?:on\s+|in\s+|about\s+)?(?P<d>.+?)"
+    r"|(?P<c>.+?)\s*(?:有什么新文章|有哪些新文章|的?最新文章|最近有什么新的?))$",
+    re.IGNORECASE,
+)
+"""What is new in a topic (``what's new in quantization``, ``new pd posts``, ``推测解码最新文章``):
+the ``latest`` command with the topic as its argument (a track's newest posts, else a search)."""
+
+_ONE_ARG = r"(\S+|<[^<>]+>)"
+"""One word or one Slack link: the post a plain-words command names (``mark p-eagle as read``)."""
+
+# fmt: off
+_PHRASES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGNORECASE), r) for p, r in (
+    (r"^mark\s+(?:as\s+)?read\s+(.+)$", r"read \1"),
+    (rf"^mark\s+{_ONE_ARG}\s+(?:as\s+)?read$", r"read \1"),
+    (r"^mark\s+(?:as\s+)?unread\s+(.+)$", r"unread \1"),
+    (rf"^mark\s+{_ONE_ARG}\s+(?:as\s+)?unread$", r"unread \1"),
+    (rf"^i(?:'ve|\s+have)?\s+(?:just\s+)?(?:read|finished)\s+{_ONE_ARG}$", r"read \1"),
+    (r"^remind\s+me\s+(?:about\s+|of\s+|to\s+read\s+)?(.+)$", r"remind \1"),
+    (r"^(?:stop|turn\s+off|disable|no\s+more)\s+(?:the\s+|my\s+)?(?:weekly\s+)?(?:dms?|direct\s+messages?)$", "dm off"),
+    (r"^(?:turn\s+on|enable|start)\s+(?:the\s+|my\s+)?(?:weekly\s+)?(?:dms?|direct\s+messages?)$", "dm on"),
+    (r"^(?:cancel|delete|remove)\s+(?:a\s+|my\s+|the\s+)?reminders?$", "reminders"),
+    (r"^(?:show\s+)?my\s+progress$", "next"),
+    (r"^(\d{1,4})\s*(?:m|min|mins|minutes?)\s+(?:a|per|each|every)\s+week$", r"plan \1m"),
+    (r"^(?:标记|标为|标记为)\s*(\S+?)\s*(?:为)?已读$", r"read \1"),
+    (r"^我(?:已经)?(?:读完了|读完|读过了|读过|看完了|看完)\s*(\S+)$", r"read \1"),
+    (r"^提醒我\s*", "提醒 "),
+    (r"^(?:关闭|关掉|停止)私信$", "dm off"),
+    (r"^(?:打开|开启)私信$", "dm on"),
+    (r"^(?:取消|删除)提醒$", "reminders"),
+))
+"""Commands typed as plain words (QA), rewritten to their keyword form before parsing: ``mark
+p-eagle as read``, ``i read p-eagle``, ``remind me about p-eagle next week``, ``stop dm``,
+``cancel reminder`` (the list, each with *Cancel*), ``my progress``, ``30 min a week``,
+``标记 p-eagle 已读``, ``提醒我 …``, ``关闭私信``."""
+# fmt: on
+
+
+def _plain_words(raw: str) -> str:
+    """``raw`` with the first of :data:`_PHRASES` that matches applied (the text itself when none does)."""
+    for pattern, replacement in _PHRASES:
+        if pattern.search(raw):
+            return pattern.sub(replacement, raw, count=1).strip()
+    return raw
+
+
 def parse(text: str) -> Command:
     """Parse slash-command text (as Slack sends it) after :func:`bot.domain.text.clean`; never raises."""
     raw = clean(_link_labels(text or ""))
@@ -355,6 +403,8 @@ def parse(text: str) -> Command:
     if bare not in _GREETINGS_OR_THANKS:  # one before a command: read what follows
         raw = _GREETING_LEAD.sub("", raw)
         bare = raw.casefold().strip(_MARKS)
+    if (plain := _plain_words(raw)) != raw:
+        raw, bare = plain, plain.casefold().strip(_MARKS)
     words = raw.split()
     if not words or bare in _GREETINGS:  # "hi": say what I do
         return Command("help", truncated=truncated)
@@ -364,6 +414,10 @@ def parse(text: str) -> Command:
         return Command("catchup", truncated=truncated)
     if _LATEST.match(bare.strip(_MARKS + "?？")):
         return Command("latest", truncated=truncated)
+    if (topic := _LATEST_IN.match(raw.strip(_MARKS + "?？"))) is not None:
+        arg = next(g for g in topic.group("a", "b", "c", "d") if g is not None).strip()
+        if arg:
+            return Command("latest", arg=arg, truncated=truncated)
     first, rest = _keyword(words)
     kind = KEYWORDS.get(first)
     if first in _READ_VERBS and (not rest or _READ_QUESTION.match(rest[0])):

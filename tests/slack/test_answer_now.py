@@ -194,3 +194,25 @@ def test_whats_new_for_a_follower_says_their_tracks_come_first(runtime):
     post = next(p for p in cat.posts if p.title == first)
     assert "spec" in cat.tracks_of(post.id) and post.source.kind == "vllm-blog"
     assert h.command(ALICE, "最新文章").text.startswith("最新文章（vLLM 博客中你关注的主题排在前面）")
+
+
+def test_whats_new_in_a_track_lists_that_tracks_posts_and_pages_within_it(runtime):
+    """(QA) ``what's new in pd`` was a search whose words found "A New Course"; it lists the track's
+    posts (the linked vLLM blog's first, newest first) and *More results* stays in the track."""
+    cat = runtime.holder.catalog
+    h = Handlers(runtime)
+    reply = h.command(ALICE, "what's new in speculative decoding?")
+    assert reply.text.startswith("Newest posts in Speculative decoding")
+    titles = {cat.post(p).title: p for p in cat.order("spec")}
+    shown = [line.removeprefix("• ") for line in reply.text.splitlines()[1:] if line.startswith("• ")]
+    assert shown and all(title in titles for title in shown)
+    dates = [cat.post(titles[title]).published.latest for title in shown]
+    assert dates == sorted(dates, reverse=True)
+    more = next(
+        e for b in reply.blocks for e in b.get("elements", []) if e.get("action_id", "").startswith("more_results")
+    )
+    page2 = h.action(ALICE, "more_results", json.loads(more["value"]))
+    second = [line.removeprefix("• ") for line in page2.text.splitlines()[1:] if line.startswith("• ")]
+    assert second and all(title in titles for title in second) and not set(second) & set(shown)
+    assert h.command(ALICE, "推测解码最新文章").text.startswith("推测解码的最新文章")
+    assert "Newest posts in" not in h.command(ALICE, "what's new in sourdough baking").text

@@ -405,9 +405,21 @@ def test_asking_what_is_new_is_latest(text):
     assert parse(text).kind == "latest"
 
 
-@pytest.mark.parametrize("text", ["new quantization posts", "latest eagle", "what's new in quantization"])
-def test_new_with_a_topic_is_a_search(text):
-    assert parse(text).kind == "query"
+@pytest.mark.parametrize(
+    ("text", "arg"),
+    [
+        ("new quantization posts", "quantization"),
+        ("latest eagle", "eagle"),
+        ("what's new in quantization", "quantization"),
+        ("What's new in PD?", "PD"),
+        ("推测解码最新文章", "推测解码"),
+    ],
+)
+def test_new_with_a_topic_is_latest_in_that_topic(text, arg):
+    """(QA) ``what's new in pd`` searched for its words and found "A New Course"; it is now the
+    newest posts of the topic's track (a search for the topic when it names none)."""
+    cmd = parse(text)
+    assert (cmd.kind, cmd.arg) == ("latest", arg)
 
 
 @pytest.mark.parametrize(
@@ -478,3 +490,48 @@ def test_dm_without_a_schedule_keeps_its_meaning(text, enabled):
 def test_the_channels_subscriptions_in_chinese_too(text):
     """QA: ``订阅列表`` searched for a track named 列表."""
     assert parse(text).kind == "subscriptions"
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "arg"),
+    [
+        ("mark read p-eagle", "read", "p-eagle"),
+        ("mark p-eagle as read", "read", "p-eagle"),
+        ("Mark p-eagle read", "read", "p-eagle"),
+        ("i read p-eagle", "read", "p-eagle"),
+        ("I've finished p-eagle", "read", "p-eagle"),
+        ("mark p-eagle as unread", "unread", "p-eagle"),
+        ("mark unread p-eagle", "unread", "p-eagle"),
+        ("remind me about p-eagle next week", "remind", None),
+        ("remind me p-eagle on friday", "remind", None),
+        ("stop dm", "dm", None),
+        ("turn off dms", "dm", None),
+        ("cancel reminder", "reminders", ""),
+        ("my progress", "next", ""),
+        ("30 min a week", "plan", None),
+        ("标记 p-eagle 已读", "read", "p-eagle"),
+        ("我读完了 p-eagle", "read", "p-eagle"),
+        ("提醒我 p-eagle 下周一", "remind", None),
+        ("关闭私信", "dm", None),
+        ("取消提醒", "reminders", ""),
+    ],
+)
+def test_commands_typed_in_plain_words_are_understood(text, kind, arg):
+    """(QA) ``mark p-eagle as read`` showed the path and marked nothing; ``remind me about …`` looked
+    for a post called "me about p-eagle"; ``stop dm`` and ``30 min a week`` were refused as off-topic."""
+    cmd = parse(text)
+    assert cmd.kind == kind and cmd.error is None
+    if arg is not None:
+        assert cmd.arg == arg
+    if kind == "remind":
+        assert cmd.arg.split()[0] == "p-eagle"
+    if text in ("stop dm", "turn off dms", "关闭私信"):
+        assert cmd.enabled is False
+    if kind == "plan":
+        assert cmd.minutes == 30
+
+
+@pytest.mark.parametrize("text", ["i read about speculative decoding, what next", "mark my words", "remind"])
+def test_plain_words_that_are_no_command_stay_what_they_were(text):
+    """Only the exact forms are rewritten: a sentence about reading is still a question."""
+    assert parse(text).kind != "read" or text.startswith("read")

@@ -58,7 +58,7 @@ def _gone(ctx: Context, value: ButtonValue) -> bool:
 def _lists_posts(view: str) -> bool:
     """Whether a button's message lists posts to act on one by one (search results, next reads,
     what's new, reminders): it is drawn again with the change, not replaced by a short answer."""
-    return view.startswith("search:") or view in ("next", "latest", "reminders")
+    return view.startswith(("search:", "latest:")) or view in ("next", "latest", "reminders")
 
 
 def _change(

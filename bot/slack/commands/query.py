@@ -24,8 +24,13 @@ def search_posts(ctx: Context, cmd: grammar.Command) -> Reply:
 
 
 def newest(ctx: Context, cmd: grammar.Command) -> Reply:
-    """``what's new`` / ``latest posts`` / ``最新文章``: the newest posts of the catalog."""
-    return replies.latest(ctx)
+    """``what's new`` / ``latest posts`` / ``最新文章``: the newest posts of the catalog; ``what's new
+    in <topic>``: the newest posts of the track the topic names, else a search for the topic (QA: the
+    words "what's new" found a post titled "A New Course")."""
+    if not cmd.arg:
+        return replies.latest(ctx)
+    tid = ctx.find.track(cmd.arg) or ctx.find.topic(cmd.arg)
+    return replies.latest(ctx, track_id=tid) if tid else replies.search(ctx, cmd.arg)
 
 
 def next_reads(ctx: Context, cmd: grammar.Command) -> Reply:

@@ -110,7 +110,7 @@ def remind_button(ctx: Context, value: ButtonValue) -> Reply | None:
     if pid is None or not cat.has_post(pid):
         return replies.redraw(ctx, value.v, t("error.generic", ctx.lang), offset=value.o)
     notice = set_reminder(ctx, pid, (value.d or "").split())
-    if value.v == "home" or value.v.startswith("search:") or value.v in ("next", "latest", "reminders"):
+    if value.v == "home" or value.v.startswith(("search:", "latest:")) or value.v in ("next", "latest", "reminders"):
         return replies.redraw(ctx, value.v, notice, offset=value.o)  # App Home and lists: drawn again
     return _answer(ctx, pid, notice)
 

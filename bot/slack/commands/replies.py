@@ -93,25 +93,34 @@ def search_now(ctx: Context, text: str, notice: str | None, offset: int) -> Repl
     return search_reply(ctx.catalog, text, result, ctx.reader.read(), ctx.lang, notice=notice, suggestion=suggestion)
 
 
-def latest(ctx: Context, notice: str | None = None, offset: int = 0) -> Reply:
-    """The newest posts (``what's new``, :func:`_newest_first` for the caller's followed tracks): a
-    page of ``views.MAX_RESULTS`` from ``offset`` shown as search results, kept as :func:`search` is."""
+def latest(ctx: Context, notice: str | None = None, offset: int = 0, track_id: str | None = None) -> Reply:
+    """The newest posts (``what's new``, :func:`_newest_first` for the caller's followed tracks), or
+    those of ``track_id`` (``what's new in spec``): a page of ``views.MAX_RESULTS`` from ``offset``
+    shown as search results, kept as :func:`search` is. Buttons' view: ``latest`` or ``latest:<track>``."""
     catalog, follows = ctx.catalog, tuple(ctx.reader.follows())
 
     def build() -> Reply:
         order = _newest_first(catalog, follows)
+        if track_id is not None:
+            steps = set(catalog.order(track_id))
+            order = [p for p in order if p in steps]
         start = offset if offset < len(order) else 0
         page = tuple(
             PostMatch(pid, 100.0, "date", catalog.tracks_of(pid)) for pid in order[start : start + views.MAX_RESULTS]
         )
         result = SearchResult("", None, page, None, total=len(order), offset=start)
         mine = any(catalog.has_track(tid) for tid in follows)  # QA: the heading hid the followed-first order
-        header, read = t("latest.header_followed" if mine else "latest.header", ctx.lang), ctx.reader.read()
-        return search_reply(catalog, "", result, read, ctx.lang, notice=notice, header=header, view="latest")
+        if track_id is not None:
+            header = t("latest.header_track", ctx.lang, track=catalog.track(track_id).names.get(ctx.lang))
+        else:
+            header = t("latest.header_followed" if mine else "latest.header", ctx.lang)
+        view = "latest" if track_id is None else f"latest:{track_id}"
+        return search_reply(catalog, "", result, ctx.reader.read(), ctx.lang, notice=notice, header=header, view=view)
 
     if notice:
         return build()
-    return memo_reply(catalog, ("latest", offset, ctx.lang, frozenset(ctx.reader.read()), follows), build)
+    key = ("latest", offset, ctx.lang, frozenset(ctx.reader.read()), follows, track_id)
+    return memo_reply(catalog, key, build)
 
 
 def _newest_first(catalog: Catalog, follows: Sequence[str] = ()) -> list[str]:
@@ -187,4 +196,7 @@ def redraw(ctx: Context, view: str, notice: str | None, offset: int | None = Non
         return reminders_reply(ctx.catalog, mine, ctx.lang, notice=notice)
     if view in ("next", "latest"):
         return next_reads(ctx, notice=notice) if view == "next" else latest(ctx, notice=notice, offset=offset or 0)
+    if view.startswith("latest:"):  # what's new in one track
+        tid = current_track(ctx, view[7:])
+        return latest(ctx, notice=notice, offset=offset or 0, track_id=tid) if tid else outdated(ctx, notice)
     return views.text_reply(notice) if notice else outdated(ctx)
