@@ -137,16 +137,18 @@ def signed_url(settings: Any, catalog: Catalog, track_id: str, read: Collection[
 
 def console_picture(runtime: Runtime, team: str, user: str, track_text: str, directory: Path | None = None) -> str:
     """The console's ``picture <track>``: draw the reader's path to ``<directory>/vllm-path-<track>.png``
-    (default: the working directory); says where, or why not."""
+    (default: the working directory) in the reader's language (``lang zh``: title, minutes and
+    "no link yet" in Chinese); says where, or why not, in that language too."""
     from bot.domain.search import track_named
 
     catalog = runtime.holder.catalog
+    lang = runtime.store.get_lang(team, user) or "en"
     track_id = track_named(catalog, track_text) if track_text else None
     if track_id is None:
-        return f"Usage: picture <track> (tracks: {', '.join(t.id for t in catalog.tracks)})"
+        return text("console.picture_usage", lang).format(tracks=", ".join(t.id for t in catalog.tracks))
     out = (directory or Path.cwd()) / f"vllm-path-{track_id}.png"
     try:
-        where = write(catalog, track_id, out, read=runtime.store.read_posts(team, user))
+        where = write(catalog, track_id, out, read=runtime.store.read_posts(team, user), lang=lang)
     except (PictureError, OSError) as exc:
-        return f"Could not draw the picture: {exc}"
-    return f"Saved the picture of your {track_id} path to {where}"
+        return text("console.picture_failed", lang).format(error=exc)
+    return text("console.picture_saved", lang).format(track=catalog.track(track_id).names.get(lang), where=where)

@@ -166,10 +166,13 @@ _GREETINGS = frozenset({"hi", "hello", "hey", "hi there", "hello there", "hey th
                         "good afternoon", "good evening", "你好", "您好", "嗨", "哈喽", "早上好", "下午好", "晚上好"})
 """A greeting alone gets the help (what a first-time user needs)."""
 # fmt: on
+_ADDRESSEES = ("bot", "there", "vllm-path", "vllm path")
+_GREETINGS |= {f"{g}{sep}{who}" for g in _GREETINGS for sep in (" ", ", ", "，") for who in _ADDRESSEES}
+"""… also said to the bot (QA: "hi bot" searched for "bot")."""
 
 _GREETING_LEAD = re.compile(  # before a command ("hey, what's next?", "你好，推测解码"): read what follows
     r"^(?:(?:hi|hello|hey) there|good (?:morning|afternoon|evening)|hi|hello|hey|yo|thanks|thank you|thx"
-    r"|你好|您好|嗨|哈喽|早上好|下午好|晚上好|谢谢|多谢)[\s,，!！.。~～]+(?=\S)",
+    r"|你好|您好|嗨|哈喽|早上好|下午好|晚上好|谢谢|多谢)(?:[\s,，]+(?:bot|vllm[- ]path))?[\s,，!！.。~～]+(?=\S)",
     re.IGNORECASE,
 )
 
@@ -178,6 +181,7 @@ _THANKS = frozenset({"thanks", "thank you", "thanks a lot", "thank you very much
                      "谢谢", "多谢", "感谢", "谢啦", "谢谢你"})
 """Thanks alone gets a short "you're welcome" (never a search for "thanks")."""
 # fmt: on
+_THANKS |= {f"{g}{sep}{who}" for g in _THANKS for sep in (" ", ", ", "，") for who in _ADDRESSEES}
 
 _GREETINGS_OR_THANKS = _GREETINGS | _THANKS
 _MARKS = " !！.。~～"  # punctuation around a greeting, thanks or "what's new" that changes nothing

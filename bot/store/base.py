@@ -28,6 +28,10 @@ _Snap = TypeVar("_Snap", bound="DataclassInstance")
 
 _CIPHER_LOCK = threading.Lock()
 
+Carry = tuple[tuple[str, str], Callable[[Any], Any]]
+"""``((team, user), change)``: a write's change of that person's reader state, ``change(state)`` the
+state after it (:class:`bot.store.reader.ReaderState` in, out)."""
+
 
 class StoreCore:
     """What every aggregate of :class:`~bot.store.Store` shares: the engine, the clock and short
@@ -153,13 +157,20 @@ class StoreCore:
             return changed(s, stmt)
 
     @contextmanager
-    def _write(self) -> Iterator[Connection]:
-        """:func:`bot.store.db.write_connection`, then :meth:`_after_write` (committed or not)."""
+    def _write(self, carry: Carry | None = None) -> Iterator[Connection]:
+        """:func:`bot.store.db.write_connection`, then :meth:`_after_write` (committed or not).
+        ``carry``: how the transaction changes one person's reader state, for a cache of them to
+        carry a kept state over (:meth:`bot.store.reader.ReaderRepo._write`; ignored here)."""
         try:
             with db.write_connection(self._engine) as conn:
                 yield conn
         finally:
             self._after_write()
+
+    def _write_elsewhere(self) -> AbstractContextManager[Connection]:
+        """A write transaction to tables no reader state reads (held requests): :meth:`_write`
+        here; a cache of reader states keeps them over it (:meth:`bot.store.reader.ReaderRepo._write_elsewhere`)."""
+        return self._write()
 
     def _after_write(self) -> None:
         """Called after each write transaction of :meth:`_write` ends (a cache's hook)."""

@@ -9,8 +9,8 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -113,14 +113,28 @@ def _configure_sqlite(engine: Engine) -> None:
 
 
 @contextmanager
-def write_connection(engine: Engine) -> Iterator[Connection]:
+def write_connection(
+    engine: Engine, around_commit: Callable[[Connection], AbstractContextManager[None]] | None = None
+) -> Iterator[Connection]:
     """One short write transaction on a Core connection: commits on success, rolls back on any
     exception. On SQLite it takes the write lock up front (``BEGIN IMMEDIATE``, waiting up to
-    :data:`SQLITE_BUSY_TIMEOUT_MS`), so no other writer overtakes its reads."""
+    :data:`SQLITE_BUSY_TIMEOUT_MS`), so no other writer overtakes its reads. ``around_commit``: a
+    context entered with the connection just before the commit and left after it (the connection
+    still checked out; :meth:`bot.store.reader.ReaderCache.bracket`)."""
     with engine.connect() as conn:
         conn = conn.execution_options(**{_IMMEDIATE: True})
-        with conn.begin():
+        if around_commit is None:
+            with conn.begin():
+                yield conn
+            return
+        trans = conn.begin()
+        try:
             yield conn
+        except BaseException:
+            trans.rollback()
+            raise
+        with around_commit(conn):
+            trans.commit()
 
 
 @contextmanager

@@ -110,7 +110,7 @@ class HeldBatcher(Batching):
     def _flush(self, batch: list[_Call]) -> None:
         holds = [(c, c.row) for c in batch if c.row is not None]
         gone = [c.release for c in batch if c.release is not None]
-        with self.store._write() as s:  # the store's own write transaction
+        with self.store._write_elsewhere() as s:  # the store's own write transaction; no reader table
             stmt = insert(HeldRequest).returning(HeldRequest.c.id, sort_by_parameter_order=True)
             ids = list(s.scalars(stmt, [row for _c, row in holds])) if holds else []
             if gone:

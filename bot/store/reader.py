@@ -8,7 +8,8 @@ import os
 import threading
 import time
 import weakref
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,7 +31,8 @@ from sqlalchemy import (
 from sqlalchemy.pool import StaticPool
 from sqlalchemy.sql.expression import CompoundSelect
 
-from bot.store.base import StoreCore
+from bot.store import db
+from bot.store.base import Carry, StoreCore
 from bot.store.models import ReaderBudget, ReadingProgress, TrackFollow, UserSettings
 
 
@@ -73,16 +75,28 @@ def _reader_statement(dialect: str) -> CompoundSelect[Any]:
 
 class ReaderCache:
     """Reader states of one SQLite file database, shared by the process's stores on it (see
-    :func:`reader_cache`) and kept until something is committed to it: a write through a store
-    starts a new generation as soon as it commits (:meth:`changed`), and a write by any other
-    process (or any other program) is seen by ``PRAGMA data_version`` on a connection of the
-    cache's own, asked at most every :data:`CHECK_EVERY_S` seconds by whichever thread comes first
-    (one look per lookup, on 32 threads, cost more than it saved). States of an older
-    generation are not used. Thread-safe; at most :data:`MAX_STATES` states.
+    :func:`reader_cache`) and kept until something that may change them is committed to it:
+
+    * a store's write (:meth:`ReaderRepo._write`) starts a new generation as it commits, inside
+      :meth:`bracket`; a write to tables no reader state reads (held requests,
+      :meth:`ReaderRepo._write_elsewhere`) does not, and neither does a person's own *Mark read* or
+      *Mark unread*, whose kept state is carried over with the change (``carry``) — both only when
+      :meth:`bracket` proves that no other connection committed meanwhile;
+    * any other commit of this process (a migration's, a test's, an engine outside a store) starts
+      a new generation before it lands (the ``Engine`` ``commit`` event);
+    * a commit by any other connection or process is seen by ``PRAGMA data_version`` on a
+      connection of the cache's own, asked at most every :data:`CHECK_EVERY_S` seconds by whichever
+      thread comes first (one look per lookup, on 32 threads, cost more than it saved), and at each
+      :meth:`bracket`.
+
+    States of an older generation are not used. Thread-safe; at most :data:`MAX_STATES` states.
 
     Speed layer needed by ``benchmarks/command_latency.py`` (50 people, ``/vllm-path speculative``):
     without it the server's CPU per request rose from 1.26-1.29x the no-op's to 1.62-1.86x (target
-    <= 1.3x; docs/benchmarks.md, "Speed layers and the benchmarks that need them")."""
+    <= 1.3x; docs/benchmarks.md, "Speed layers and the benchmarks that need them"). Its keeping over
+    held requests' commits and carried writes (:meth:`bracket`) is needed by ``benchmarks/home_open.py``
+    (target <= 2x): without it a changed open was 2.08-2.43x the no-op's, with it 1.60-1.79x
+    (2026-12-06, interleaved pairs, load 2-5)."""
 
     MAX_STATES = 50_000
     CHECK_EVERY_S = 0.05
@@ -93,21 +107,29 @@ class ReaderCache:
         self._watch = engine.dialect.loaded_dbapi.connect(*cargs, **{**cparams, "check_same_thread": False})
         self._watch.isolation_level = None
         self._watch_lock = threading.Lock()
-        self._seen = self._watch.execute("PRAGMA data_version").fetchone()[0]
+        self._seen = self._version()
         self._checked = time.monotonic()
         self._lock = threading.Lock()
         self._generation = 0
+        self._writes = 0
         self._states: dict[tuple[str, str], tuple[int, ReaderState]] = {}
+
+    def _version(self) -> Any:
+        return self._watch.execute("PRAGMA data_version").fetchone()[0]
+
+    def _look(self) -> None:
+        """Under ``_watch_lock``: a new generation when someone committed since the last look."""
+        version = self._version()
+        self._checked = time.monotonic()
+        if version != self._seen:
+            self._seen = version
+            self.changed()
 
     def generation(self) -> int:
         """The current generation, after a look at ``data_version`` when one is due."""
         if time.monotonic() - self._checked >= self.CHECK_EVERY_S and self._watch_lock.acquire(blocking=False):
             try:
-                version = self._watch.execute("PRAGMA data_version").fetchone()[0]
-                self._checked = time.monotonic()
-                if version != self._seen:
-                    self._seen = version
-                    self.changed()
+                self._look()
             finally:
                 self._watch_lock.release()
         return self._generation
@@ -118,21 +140,97 @@ class ReaderCache:
             self._generation += 1
             self._states = {}
 
+    @contextmanager
+    def bracket(self, conn: Connection, *, elsewhere: bool = False, carry: Carry | None = None) -> Iterator[None]:
+        """Around the commit of ``conn``'s write transaction, begun with ``BEGIN IMMEDIATE`` (it holds
+        SQLite's write lock: no one else commits until it has). Before: ``conn``'s own
+        ``data_version``, then a look of the watch (what it sees new is someone else's commit). After:
+        the watch, then ``conn``'s ``data_version`` again, which moves only for other connections'
+        commits: unmoved (and no other commit of this process begun meanwhile), the watch's new value
+        is this commit alone, and
+
+        * ``elsewhere`` (the transaction wrote no table a reader state reads): every state is kept;
+        * ``carry`` ``((team, user), change)`` (it changed that person's reader state alone, as
+          ``change(state)`` says): the others are kept, theirs replaced by ``change(kept)`` (dropped
+          before the commit lands; not kept when it was not kept before);
+        * else (or moved, a failed commit, anything unexplained): a new generation."""
+        dbapi = conn.connection.dbapi_connection
+        before = _data_version(dbapi)
+        alone = elsewhere or carry is not None
+        with self._watch_lock:
+            try:
+                self._look()
+            except Exception:  # the watch could not look: nothing is taken as ours
+                before = None
+                self.changed()
+            start = self._generation
+            kept = self.get(carry[0], start) if carry is not None else None
+            if carry is not None:
+                with self._lock:  # readers that began before this do not keep what they read
+                    self._writes += 1
+                    self._states.pop(carry[0], None)
+            if alone:
+                conn.info[_ALONE] = True  # _committing leaves the generation to this
+            try:
+                yield
+            except BaseException:
+                self.changed()
+                raise
+            finally:
+                conn.info.pop(_ALONE, None)
+            seen = _data_version(self._watch)
+            after = _data_version(dbapi)
+            self._checked = time.monotonic()
+            ours = before is not None and seen is not None and after == before
+            with self._lock:
+                if seen is not None:
+                    self._seen = seen
+                if not (alone and ours and self._generation == start):
+                    self._generation += 1
+                    self._states = {}
+                elif carry is not None:
+                    self._writes += 1
+                    if kept is None:
+                        self._states.pop(carry[0], None)
+                    else:
+                        self._states[carry[0]] = (start, carry[1](kept))
+
+    def writes(self) -> int:
+        """A count of the carried writes (:meth:`bracket`) begun and ended: take it before a read."""
+        return self._writes
+
     def get(self, key: tuple[str, str], generation: int) -> ReaderState | None:
         """The state kept for ``key`` (``(team, user)``) in ``generation``, else None."""
         kept = self._states.get(key)
         return kept[1] if kept is not None and kept[0] == generation else None
 
-    def put(self, key: tuple[str, str], generation: int, state: ReaderState) -> None:
-        """Keep ``state``, read after :meth:`generation` gave ``generation``."""
-        states = self._states
-        if len(states) >= self.MAX_STATES:
-            states.clear()
-        states[key] = (generation, state)
+    def put(self, key: tuple[str, str], generation: int, state: ReaderState, writes: int) -> None:
+        """Keep ``state``, read after :meth:`generation` gave ``generation`` and :meth:`writes`
+        ``writes`` (not kept when a carried write began or ended since)."""
+        with self._lock:
+            if writes != self._writes:
+                return
+            states = self._states
+            if len(states) >= self.MAX_STATES:
+                states.clear()
+            states[key] = (generation, state)
 
+
+def _data_version(dbapi: Any) -> Any:
+    """``PRAGMA data_version`` of an sqlite3 connection (None when it cannot be asked: never equal)."""
+    try:
+        return dbapi.execute("PRAGMA data_version").fetchone()[0]
+    except Exception:  # a closed or broken connection: treated as changed
+        return None
+
+
+_ALONE = "reader_cache_alone"
+"""A connection ``info`` key: the generation after its commit under way is :meth:`ReaderCache.bracket`'s."""
 
 _CACHES: weakref.WeakValueDictionary[str, ReaderCache] = weakref.WeakValueDictionary()
 _CACHES_LOCK = threading.Lock()
+_KEYS: weakref.WeakKeyDictionary[Engine, str] = weakref.WeakKeyDictionary()
+"""Each engine's :func:`_database_key`."""
 
 
 def _database_key(engine: Engine) -> str:
@@ -157,8 +255,15 @@ def reader_cache(engine: Engine) -> ReaderCache | None:
 @event.listens_for(Engine, "commit")
 def _committing(conn: Connection) -> None:
     """Any SQLAlchemy commit in this process (a store's, a migration's, a test's clean-up) starts a new
-    generation of its database's cache before it lands; :meth:`ReaderRepo._after_write` again after."""
-    cache = _CACHES.get(_database_key(conn.engine)) if _CACHES and conn.engine.dialect.name == "sqlite" else None
+    generation of its database's cache before it lands (a store's again after:
+    :meth:`ReaderCache.bracket`), but for one that :meth:`ReaderCache.bracket` sees to."""
+    if not _CACHES or conn.info.get(_ALONE) or conn.engine.dialect.name != "sqlite":
+        return
+    engine = conn.engine
+    key = _KEYS.get(engine)
+    if key is None:  # realpath is ~0.15 ms: once per engine (clicks.py)
+        key = _KEYS[engine] = _database_key(engine)
+    cache = _CACHES.get(key)
     if cache is not None:
         cache.changed()
 
@@ -173,14 +278,39 @@ class ReaderRepo(StoreCore):
         if self._reader_cache is not None:
             self._reader_cache.changed()
 
+    def _cache(self) -> ReaderCache | None:
+        if not self._reader_cache_made:
+            self._reader_cache, self._reader_cache_made = reader_cache(self._engine), True
+        return self._reader_cache
+
+    @contextmanager
+    def _write(self, carry: Carry | None = None) -> Iterator[Connection]:
+        """:meth:`StoreCore._write`; on an SQLite file its commit inside :meth:`ReaderCache.bracket`
+        (``carry``: the writer's reader state carried over, see there)."""
+        cache = self._cache()
+        if cache is None:
+            with super()._write() as conn:
+                yield conn
+            return
+        with db.write_connection(self._engine, functools.partial(cache.bracket, carry=carry)) as conn:
+            yield conn
+
+    def _write_elsewhere(self) -> AbstractContextManager[Connection]:
+        """:meth:`StoreCore._write_elsewhere`: on an SQLite file its commit keeps the reader states
+        (:meth:`ReaderCache.bracket` with ``elsewhere``): a click's hold and release dropped every
+        kept state (``benchmarks/home_open.py``, see :class:`ReaderCache`)."""
+        cache = self._cache()
+        if cache is None:
+            return super()._write_elsewhere()
+        return db.write_connection(self._engine, functools.partial(cache.bracket, elsewhere=True))
+
     def reader_state(self, team: str, user: str) -> ReaderState:
         """``user``'s :class:`ReaderState` in ``team`` (empty for someone never seen), in one
         statement; on an SQLite file, from its :class:`ReaderCache` while nothing was committed
         since it was read."""
-        if not self._reader_cache_made:
-            self._reader_cache, self._reader_cache_made = reader_cache(self._engine), True
-        cache = self._reader_cache
+        cache = self._cache()
         generation = cache.generation() if cache is not None else 0
+        writes = cache.writes() if cache is not None else 0
         state = cache.get((team, user), generation) if cache is not None else None
         if state is not None:
             return state
@@ -189,7 +319,7 @@ class ReaderRepo(StoreCore):
                 conn.execute(_reader_statement(self._engine.dialect.name), {"team": team, "user": user}).all()
             )
         if cache is not None:
-            cache.put((team, user), generation, state)
+            cache.put((team, user), generation, state, writes)
         return state
 
     def close(self) -> None:

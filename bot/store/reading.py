@@ -6,6 +6,7 @@ first four at once (:mod:`bot.store.reader`)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -45,7 +46,8 @@ class ReadingRepo(StoreCore):
         now = self._now()
         rows = [{"team_id": team, "user_id": user, "post_id": p, "read_at": now} for p in ids]
         insert, cancel = self._mark_read_statements()
-        with self._write() as s:
+        read = frozenset(ids)
+        with self._write(carry=((team, user), lambda state: replace(state, read=state.read | read))) as s:
             # Core statements with the values as parameters: compiled once (a ``values([...])`` insert
             # was compiled again on every call, issue 43's Mark read), no ORM bulk layer
             marked = set(s.execute(insert, rows).scalars())
@@ -68,7 +70,8 @@ class ReadingRepo(StoreCore):
             return set()
         mine = delete(ReadingProgress).filter_by(team_id=team, user_id=user)
         stmt = mine.where(ReadingProgress.c.post_id.in_(ids)).returning(ReadingProgress.c.post_id)
-        with self._write() as s:
+        unread = frozenset(ids)
+        with self._write(carry=((team, user), lambda state: replace(state, read=state.read - unread))) as s:
             return set(s.execute(stmt).scalars())
 
     def read_posts(self, team: str, user: str) -> set[str]:

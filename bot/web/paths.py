@@ -96,7 +96,8 @@ def _step(catalog: Catalog, step: PathStep, lang: str) -> dict[str, Any]:
         "status": status,
         "summary": post.summary.get(lang),
         "note": step.step.note.get(lang) if step.step.note else None,
-        "level": text(f"level.{step.level}", lang),
+        # Off the essential path only "further reading", as in Slack (QA: "core · further reading").
+        "level": text(f"level.{step.level}", lang) if step.essential else text("budget.further", lang),
         "date": post.published.display(lang),
         "source": post.source.label(lang),
         "references": references(catalog, step, lang),

@@ -134,8 +134,29 @@ def test_the_console_says_where_it_saved_the_picture(runtime, tmp_path, monkeypa
         keep, out = handle(console, "picture spec")
         assert keep and "Usage: picture <track>" in handle(console, "picture")[1]
     where = tmp_path / "vllm-path-spec.png"
-    assert out == f"Saved the picture of your spec path to {where.resolve()}"
+    assert out == f"Saved the picture of your Speculative decoding path to {where.resolve()}"
     png_size(where.read_bytes())
+
+
+def test_the_console_picture_follows_the_readers_language(runtime, tmp_path, monkeypatch) -> None:
+    """QA: after ``lang zh`` the picture's title, minutes and "no link yet" and the confirmation were English."""
+    from bot.doors.console import handle, open_console
+
+    monkeypatch.chdir(tmp_path)
+    with open_console(runtime=runtime) as console:
+        team, user = console.team_id, console.user_id
+        console.command("lang zh")
+        _keep, out = handle(console, "picture pd")
+        usage = handle(console, "picture")[1]
+    where = (tmp_path / "vllm-path-pd.png").resolve()
+    catalog = runtime.holder.catalog
+    assert out == f"你的「{catalog.track('pd').names.zh}」路径图已保存到 {where}"
+    assert usage.startswith("用法：picture")
+    drawn = where.read_bytes()
+    png_size(drawn)
+    read = runtime.store.read_posts(team, user)
+    assert drawn == render(catalog, "pd", "png", read, lang="zh")  # Chinese title, 分钟, 尚无链接
+    assert drawn != render(catalog, "pd", "png", read, lang="en")
 
 
 def test_a_chinese_picture_says_its_minutes_and_missing_links_in_chinese(repo_catalog) -> None:

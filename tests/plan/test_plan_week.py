@@ -53,7 +53,35 @@ def test_a_channel_is_told_once_that_the_essential_path_is_done(timed_catalog) -
         validate_blocks(digest.reply.blocks)
         texts.append(json.dumps(digest.reply.blocks))
     assert sum("every step of the essential path" in t for t in texts) == 1
-    assert "Further reading follows" in texts[told[0]]
+    told_plan = plans[told[0]][1]
+    listed = any(p not in ess for p in told_plan.steps)
+    assert told_plan.cursor < told_plan.total
+    promise = "More further reading follows" if listed else "Further reading follows"
+    assert promise in texts[told[0]]
+
+
+def test_a_digest_listing_further_reading_promises_only_more_of_it(timed_catalog) -> None:
+    """QA: quant at 45 min a week listed steps 5-8 (further reading) and said "Further reading
+    follows in the next digests" as if none had come yet."""
+    ess = set(paths.essentials(timed_catalog, "quant"))
+    for sub, plan in _walk(timed_catalog, "quant", 45):
+        if not plan.essentials_finished:
+            continue
+        text = json.dumps(compose_channel_digest(timed_catalog, sub, lang="en").reply.blocks)
+        listed = any(p not in ess for p in plan.steps)
+        assert ("More further reading follows" in text) == (listed and plan.cursor < plan.total)
+        assert ("Further reading follows" in text) == (not listed and plan.cursor < plan.total)
+
+
+def test_a_digest_that_ends_the_path_promises_no_further_reading(timed_catalog) -> None:
+    """One digest sending the whole path: nothing is left to follow, in either language."""
+    sub = BudgetPreview(1, "quant", 0, 1, None, minutes_per_week=100_000, after_essentials="further")
+    plan = plan_channel_digest(timed_catalog, sub)
+    assert plan.essentials_finished and plan.cursor >= plan.total
+    for lang, words in (("en", "follows in the next digests"), ("zh", "后续推荐继续推送")):
+        text = json.dumps(compose_channel_digest(timed_catalog, sub, lang=lang).reply.blocks, ensure_ascii=False)
+        assert "every step of the essential path" in text or "核心路径的每一步" in text
+        assert words not in text
 
 
 def test_a_channel_set_to_stop_gets_nothing_after_the_essential_path(timed_catalog) -> None:

@@ -119,16 +119,24 @@ def _deletes(word: str) -> set[str]:
 
 
 def _member_terms(member: str, loose: frozenset[str] = frozenset()) -> tuple[str, ...]:
-    """Terms a vocabulary entry requires (all of them): stems and CJK bigrams. An entry of two
-    Latin words one of which is in ``loose`` (a question word: ``first token``) requires the two
-    side by side, its join (``firsttoken``): "first" and "token" anywhere in a post say nothing."""
+    """Terms a vocabulary entry requires (all of them): stems and CJK bigrams. A Latin word of
+    the entry that is in ``loose`` (a question word: ``first`` of ``first token``, ``first token
+    latency``) is required side by side with the Latin word after it (before it, when last), as
+    their join (``firsttoken``): "first" and "token" anywhere in a post say nothing (HaluGate's
+    "token-level" and "first decides" are no first-token latency)."""
     parts = _parts(member)
-    words = [latin for _, latin in parts if latin]
-    if len(parts) == 2 and len(words) == 2 and loose.intersection(words):
-        return (stem(words[0] + words[1]),)
+    joined: dict[int, str] = {}  # part index -> the join that stands for it
+    for i, (_, latin) in enumerate(parts):
+        if latin and latin in loose and len(parts) > 1:
+            j = i + 1 if i + 1 < len(parts) else i - 1
+            if parts[j][1] and j not in joined:
+                a, b = sorted((i, j))
+                joined[i] = joined[j] = stem(parts[a][1] + parts[b][1])
     terms: list[str] = []
-    for cjk, latin in parts:
-        if cjk:
+    for i, (cjk, latin) in enumerate(parts):
+        if i in joined:
+            terms.append(joined[i])
+        elif cjk:
             terms.extend(_bigrams(cjk))
         elif len(latin) >= 2:
             terms.append(stem(latin))

@@ -77,8 +77,16 @@ class Index:
         self._build_tracks(catalog)
         # BM25 reads a synonym group as its canonical form (typed in Chinese: and its first Chinese
         # form, so 快取 and 缓存 rank alike); not every form: abbreviations and rare names would
-        # crowd the query's own words out of the rarest terms scored.
-        self._group_tokens = [self._ranked.query_tokens(group[0]) for group in vocab.synonyms]
+        # crowd the query's own words out of the rarest terms scored. The canonical form's joins of
+        # a question word (``firsttoken`` of ``time to first token``: "first" alone is no token) are
+        # read too: without them a TTFT question ranks by "time" and "token" anywhere.
+        loose = vocab.question_words
+        self._group_tokens = [
+            list(dict.fromkeys([*self._ranked.query_tokens(g[0]), *_member_terms(g[0], loose)]))
+            if loose.intersection(w for _, w in _parts(g[0]))
+            else self._ranked.query_tokens(g[0])
+            for g in vocab.synonyms
+        ]
         self._group_zh_tokens = [
             self._ranked.query_tokens(next((m for m in group if not m.isascii()), "")) for group in vocab.synonyms
         ]

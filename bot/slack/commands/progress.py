@@ -52,9 +52,11 @@ def mark(ctx: Context, cmd: grammar.Command) -> Reply:
     def titles(ids: list[str]) -> Mrkdwn:
         return Mrkdwn(", ").join(views.post_link(cat, p, lang=ctx.lang) for p in ids)
 
-    if not read:
+    if not read:  # the same progress line as ``read`` (QA: ``unread`` gave none)
         changed = ctx.reader.mark_unread(post_ids)
-        return views.text_reply(t("unread.done" if changed else "unread.already", ctx.lang, posts=titles(post_ids)))
+        msg = t("unread.done" if changed else "unread.already", ctx.lang, posts=titles(post_ids))
+        tid = replies.main_track(ctx, post_ids)
+        return replies.progress(ctx, tid, msg) if tid else views.text_reply(msg)
     before = ctx.reader.read()
     newly = ctx.reader.mark_read(post_ids)  # (QA) each post said as what it was: marked now, or already read
     fresh, already = [p for p in post_ids if p in newly], [p for p in post_ids if p not in newly]
@@ -76,6 +78,8 @@ def follow(ctx: Context, cmd: grammar.Command) -> Reply:
     """Follow (then say the progress and next step, in one line) or unfollow the track ``cmd.arg`` names;
     a post's id or link names the post's track (a post of several tracks gets the choice)."""
     cat = ctx.catalog
+    if cmd.kind == "unfollow" and not cmd.arg.strip():  # QA: listed all 14 tracks, not the reader's
+        return views.text_reply(_which_to_unfollow(ctx))
     tid = ctx.find.track(cmd.arg)
     if tid is None:  # a post's id or link: its track, or the choice of its tracks
         tracks = _tracks_of_post(ctx, cmd.arg)
@@ -95,3 +99,13 @@ def follow(ctx: Context, cmd: grammar.Command) -> Reply:
         return replies.progress(ctx, tid, t("follow.done_short", ctx.lang, track=name))
     removed = ctx.reader.unfollow(tid)
     return views.text_reply(t("unfollow.done" if removed else "unfollow.not", ctx.lang, track=name))
+
+
+def _which_to_unfollow(ctx: Context) -> Mrkdwn:
+    """``unfollow`` without a track: the tracks the caller follows (``` `id` (name) ```), or that there are none."""
+    cat = ctx.catalog
+    followed = [tid for tid in ctx.reader.follows() if cat.has_track(tid)]
+    if not followed:
+        return t("unfollow.none", ctx.lang)
+    names = Mrkdwn(", ").join(Mrkdwn("`{}` ({})").format(x, views.track_name(cat, x, ctx.lang)) for x in followed)
+    return t("unfollow.which", ctx.lang, tracks=names, track_id=followed[0])

@@ -156,8 +156,7 @@ def unsubscribe(ctx: Context, cmd: grammar.Command) -> Reply:
     """Remove the channel's digest of ``cmd.arg``'s track (if :meth:`Context.may_stop`); no track: list them."""
     team, channel = ctx.caller.team_id, ctx.caller.channel_id
     if not cmd.arg.strip():
-        subs = ctx.rt.store.subscriptions(team, channel) if channel else []
-        return views.subscriptions_reply(ctx.catalog, subs, ctx.lang)
+        return _subscriptions(ctx, ctx.rt.store.subscriptions(team, channel) if channel else [])
     tid = ctx.find.track(cmd.arg)
     if tid is None:
         return views.text_reply(replies.unknown_track(ctx, cmd.arg, "unsubscribe"))
@@ -177,7 +176,15 @@ def list_subscriptions(ctx: Context, cmd: grammar.Command) -> Reply:
         replace(x, pause_reason=_named(ctx, x.pause_reason)) if x.pause_reason else x
         for x in ctx.rt.store.subscriptions(ctx.caller.team_id, ctx.caller.channel_id)
     ]
-    return views.subscriptions_reply(ctx.catalog, subs, ctx.lang)
+    return _subscriptions(ctx, subs)
+
+
+def _subscriptions(ctx: Context, subs: list[Subscription]) -> Reply:
+    """The channel's digests with a hint the caller may follow: how to stop or move one of theirs
+    (:meth:`Context.may_stop`), else who may (the first digest's creator, or an admin)."""
+    mine = [x.track_id for x in subs if ctx.may_stop(x.created_by)]
+    owner = ctx.person(subs[0].created_by or "") if subs and not mine else None
+    return views.subscriptions_reply(ctx.catalog, subs, ctx.lang, mine=mine, owner=owner)
 
 
 _BY_USER = re.compile(r"^((?:stopped|snoozed) by )([UW][A-Z0-9]{2,})$")

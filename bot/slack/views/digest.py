@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from bot.domain.catalog import Catalog
 from bot.domain.paths import PathStep
 from bot.domain.plan import SubscriptionLike, plan_channel_digest
-from bot.slack.i18n import level_name, t
+from bot.slack.i18n import t
 from bot.slack.mrkdwn import Mrkdwn, as_plain, link, truncate
 from bot.slack.views.blocks import (
     Json,
@@ -27,7 +27,7 @@ from bot.slack.views.blocks import (
     sections,
 )
 from bot.slack.views.links import read_link, reference_lines
-from bot.slack.views.plan import channel_budget_intro, channel_finish_line, minutes_suffix, pt
+from bot.slack.views.plan import channel_budget_intro, channel_finish_line, minutes_suffix, pt, step_level
 from bot.slack.views.together import club_readers_line
 
 MAX_NOTE = 700
@@ -57,7 +57,7 @@ def _step_lines(
     """A step's lines in a digest; ``shown``: the posts listed above it in the same digest, left out
     of its *Read first* line (read in order already; QA: every step repeated the one above)."""
     post = step.post
-    level, source, date = level_name(step.level, lang), post.source.label(lang), post.published.display(lang)
+    level, source, date = step_level(step, lang), post.source.label(lang), post.published.display(lang)
     meta = t("digest.step_meta", lang, position=step.number, total=total, level=level, source=source, date=date)
     lines: list[str] = [
         read_link(catalog, post, lang, bold=True),
@@ -126,7 +126,10 @@ def compose_channel_digest(
             blocks.append(divider())
         blocks.extend(sections(lines)[:3])
     if plan.essentials_finished:
-        blocks.append(section(channel_finish_line(name, getattr(sub, "after_essentials", "further"), lang)))
+        after = getattr(sub, "after_essentials", "further")
+        listed = any(not plan.path.step(p).essential for p in plan.steps)
+        line = channel_finish_line(name, after, lang, further_sent=listed, further_left=plan.cursor < plan.total)
+        blocks.append(section(line))
     if plan.closing:
         blocks.append(section(t("digest.closing", lang, total=plan.total, track=name)))
     stop_label = t("btn.stop", lang)

@@ -10,12 +10,12 @@ from dataclasses import dataclass
 from bot.domain.catalog import Catalog
 from bot.domain.catalog.models import Track
 from bot.domain.paths import PathStep, TrackState
-from bot.slack.i18n import level_name, t
+from bot.slack.i18n import t
 from bot.slack.mrkdwn import Mrkdwn, truncate
 from bot.slack.views.blocks import Json, Reply, actions, button, context, divider, header, make_reply, section, sections
 from bot.slack.views.links import read_link, reference_lines
 from bot.slack.views.parts import memo, memo_reply, read_count
-from bot.slack.views.plan import minutes_suffix, step_suffix
+from bot.slack.views.plan import minutes_suffix, step_level
 from bot.slack.views.subscriptions import digest_amount as digest_amount
 from bot.slack.views.subscriptions import dm_status as dm_status  # re-exported: callers use views.*
 from bot.slack.views.subscriptions import schedule_words as schedule_words
@@ -63,11 +63,11 @@ def _with_notice(notice: str | None, fallback: Mrkdwn) -> Mrkdwn:
 
 
 def _step_line(catalog: Catalog, step: PathStep, icon: str, lang: str, bold: bool) -> Mrkdwn:
-    """``icon n. <post> · _level_`` and :func:`step_suffix` (its minutes, further reading), for the
-    reader's reply and the one shared with the channel alike."""
+    """``icon n. <post> · _level_ · 12 min``: :func:`step_level` (``further reading`` off the essential
+    path) and :func:`minutes_suffix`, for the reader's reply and the one shared with the channel alike."""
     text = read_link(catalog, step.post, lang, bold=bold)
-    suffix = step_suffix(step, lang)
-    return Mrkdwn("{} {}. {} · _{}_{}").format(Mrkdwn(icon), step.number, text, level_name(step.level, lang), suffix)
+    suffix = minutes_suffix(step.post, lang)
+    return Mrkdwn("{} {}. {} · _{}_{}").format(Mrkdwn(icon), step.number, text, step_level(step, lang), suffix)
 
 
 def _path_head(lang: str, start: int, end: int, total: int) -> list[str]:

@@ -10,7 +10,7 @@ from bot.domain.catalog import Catalog
 from bot.domain.catalog.models import Post, Track, format_day
 from bot.domain.insights import MIN_READERS, shown
 from bot.domain.paths import PathStep, TrackPath, TrackState
-from bot.slack.i18n import t
+from bot.slack.i18n import level_name, t
 from bot.slack.mrkdwn import Mrkdwn, as_plain, link
 from bot.slack.views.blocks import MAX_BLOCKS_MESSAGE, Json, Reply, context, image, make_reply, section
 from bot.slack.views.parts import count_text, memo
@@ -36,12 +36,11 @@ def minutes_suffix(post: Post, lang: str = "en") -> Mrkdwn:
     return Mrkdwn(" · {}").format(minutes) if minutes else Mrkdwn()
 
 
-def step_suffix(step: PathStep, lang: str = "en") -> Mrkdwn:
-    """What a track reply's step line adds: `` · 12 min`` and, off the essential path, `` · further reading``."""
-    suffix = minutes_suffix(step.post, lang)
-    if not step.essential:
-        suffix += Mrkdwn(" · _{}_").format(pt("further", lang))
-    return suffix
+def step_level(step: PathStep, lang: str = "en") -> Mrkdwn:
+    """The word a step's meta line shows for it: its level (``core``…) on the essential path, else
+    ``further reading`` alone (QA: "_core_ · _further reading_" claimed a further-reading step was
+    core to the path). Used by track replies, digests and (as text) the web page alike."""
+    return level_name(step.level, lang) if step.essential else pt("further", lang)
 
 
 def path_line(
@@ -161,9 +160,19 @@ def with_finished(reply: Reply, catalog: Catalog, counts: Mapping[str, int], lan
     return Reply(text=reply.text, blocks=blocks, response_type=reply.response_type)
 
 
-def channel_finish_line(track_name: str, after_essentials: str, lang: str = "en") -> Mrkdwn:
-    """A channel digest's line on finishing the essential path, then ``further`` reading or ``stop``."""
-    after = pt("channel.after_stop" if after_essentials == "stop" else "channel.after_further", lang)
+def channel_finish_line(
+    track_name: str, after_essentials: str, lang: str = "en", *, further_sent: bool = False, further_left: bool = True
+) -> Mrkdwn:
+    """A channel digest's line on finishing the essential path, then ``further`` reading or ``stop``.
+    ``further_sent``: this digest already lists further reading (then "more further reading
+    follows"); ``further_left``: some is still to come after it (else nothing is promised; QA: a
+    digest ending the path still said "Further reading follows in the next digests")."""
+    if after_essentials == "stop":
+        after = pt("channel.after_stop", lang)
+    elif not further_left:
+        after = Mrkdwn()
+    else:
+        after = pt("channel.after_more_further" if further_sent else "channel.after_further", lang)
     return pt("channel.essentials_done", lang, track=track_name, after=after)
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from bot.domain.budget import weeks_to_finish
@@ -64,8 +64,18 @@ def subscription_line(catalog: Catalog, sub: Subscription, lang: str) -> Mrkdwn:
     return line
 
 
-def subscriptions_reply(catalog: Catalog, subs: Iterable[Subscription], lang: str) -> Reply:
-    """The digests of a channel, and how to stop or move one (named with the first's track)."""
+def subscriptions_reply(
+    catalog: Catalog,
+    subs: Iterable[Subscription],
+    lang: str,
+    *,
+    mine: Sequence[str] | None = None,
+    owner: str | None = None,
+) -> Reply:
+    """The digests of a channel, and how to stop or move one (named with the first's track).
+    ``mine``: track ids of the digests the caller may stop or change (``None``: every one); when it
+    is empty the hint says who may instead (``owner``, the first digest's creator's name, and
+    workspace admins; QA: a reader was shown "Stop one: …" that they were not allowed to do)."""
     subs = list(subs)
     blocks: list[Json] = [header(t("subs.header", lang))]
     if not subs:
@@ -73,5 +83,8 @@ def subscriptions_reply(catalog: Catalog, subs: Iterable[Subscription], lang: st
         return make_reply(blocks, t("subs.none", lang))
     lines = [subscription_line(catalog, s, lang) for s in subs]
     blocks.extend(sections(lines)[:40])
-    blocks.append(context(t("subs.hint", lang, track=subs[0].track_id)))
+    if mine is None or mine:
+        blocks.append(context(t("subs.hint", lang, track=mine[0] if mine else subs[0].track_id)))
+    else:
+        blocks.append(context(t("subs.hint_others", lang, person=owner or t("name.someone", lang))))
     return make_reply(blocks, Mrkdwn("\n").join(lines))
