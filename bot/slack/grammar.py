@@ -365,10 +365,8 @@ _ONE_ARG = r"(\S+|<[^<>]+>)"
 
 # fmt: off
 _PHRASES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGNORECASE), r) for p, r in (
-    (r"^mark\s+(?:as\s+)?read\s+(.+)$", r"read \1"),
-    (rf"^mark\s+{_ONE_ARG}\s+(?:as\s+)?read$", r"read \1"),
-    (r"^mark\s+(?:as\s+)?unread\s+(.+)$", r"unread \1"),
-    (rf"^mark\s+{_ONE_ARG}\s+(?:as\s+)?unread$", r"unread \1"),
+    (r"^mark\s+(?:as\s+)?(read|unread)\s+(.+)$", r"\1 \2"),
+    (rf"^mark\s+{_ONE_ARG}\s+(?:as\s+)?(read|unread)$", r"\2 \1"),
     (rf"^i(?:'ve|\s+have)?\s+(?:just\s+)?(?:read|finished)\s+{_ONE_ARG}$", r"read \1"),
     (r"^remind\s+me\s+(?:about\s+|of\s+|to\s+read\s+)?(.+)$", r"remind \1"),
     (r"^(?:stop|turn\s+off|disable|no\s+more)\s+(?:the\s+|my\s+)?(?:weekly\s+)?(?:dms?|direct\s+messages?)$", "dm off"),
