@@ -173,9 +173,12 @@ def main(argv: list[str] | None = None) -> int:
                 button_action(element, block_id), message_ts="1700000000.000100", response_url=url, user_id=person
             )
             clicks[person] = body
-        requests = {
-            "next": [command(people[i % len(people)]) for i in range(args.requests)],
-            "mark read": [_signed(clicks[people[i % len(people)]]) for i in range(args.requests)],
+        # Made again for each app and round (not timed): Bolt keeps what a dispatch notes in the
+        # request's own context, and a click dispatched again would find itself held already (until
+        # 2026-12-07 the rounds after the first measured clicks that skipped their hold)
+        makers: dict[str, Callable[[], list[BoltRequest]]] = {
+            "next": lambda: [command(people[i % len(people)]) for i in range(args.requests)],
+            "mark read": lambda: [_signed(clicks[people[i % len(people)]]) for i in range(args.requests)],
         }
 
         def unread(i: int) -> None:
@@ -184,20 +187,20 @@ def main(argv: list[str] | None = None) -> int:
 
         befores: dict[str, Callable[[int], None]] = {"next": lambda i: None, "mark read": unread}
         if args.profile:
-            cpu_per_request(ours, requests[args.profile], befores[args.profile])  # warm-up
+            cpu_per_request(ours, makers[args.profile](), befores[args.profile])  # warm-up
             profiler = cProfile.Profile(time.thread_time)
-            profiler.runcall(cpu_per_request, ours, requests[args.profile], befores[args.profile])
+            profiler.runcall(cpu_per_request, ours, makers[args.profile](), befores[args.profile])
             pstats.Stats(profiler).sort_stats("cumulative").print_stats(int(os.environ.get("PROFILE_LINES", "40")))
             runtime.store.close()
             return 0
         load = os.getloadavg()
-        ratios: dict[str, list[float]] = {case: [] for case in requests}
-        thread_ratios: dict[str, list[float]] = {case: [] for case in requests}
-        cpu: dict[str, list[float]] = {f"{a} {c}": [] for a in ("ours", "noop", "ours bg", "noop bg") for c in requests}
+        ratios: dict[str, list[float]] = {case: [] for case in makers}
+        thread_ratios: dict[str, list[float]] = {case: [] for case in makers}
+        cpu: dict[str, list[float]] = {f"{a} {c}": [] for a in ("ours", "noop", "ours bg", "noop bg") for c in makers}
         for round_no in range(args.rounds + 1):  # round 0 warms up both apps (auth.test, caches)
-            for case, reqs in requests.items():
-                mine, mine_bg = cpu_with_background(ours, reqs, befores[case])
-                theirs, theirs_bg = cpu_with_background(noop, reqs, lambda i: None)
+            for case, make in makers.items():
+                mine, mine_bg = cpu_with_background(ours, make(), befores[case])
+                theirs, theirs_bg = cpu_with_background(noop, make(), lambda i: None)
                 standin.reset()  # keep its record lists short
                 if round_no:
                     for key, value in (("ours", mine), ("noop", theirs), ("ours bg", mine_bg), ("noop bg", theirs_bg)):

@@ -155,7 +155,10 @@ def digest_preview(
     minutes: int | None = None,
 ) -> None:
     """Show a channel digest without sending it (nothing is recorded)."""
+    from bot.slack.i18n import t
+    from bot.slack.mrkdwn import plain
     from bot.slack.views.digest import compose_channel_digest
+    from bot.slack.views.together import club_preview
 
     runtime = None if channel is None else _runtime()  # without a channel, no database is opened or created
     catalog = load_catalog_or_exit(None) if runtime is None else runtime.holder.catalog
@@ -175,7 +178,9 @@ def digest_preview(
 
     settings = runtime.settings if runtime is not None else Settings()
     page = path_page_url(settings, track, lang)  # as the deliverer sends it (PUBLIC_URL)
-    result = compose_channel_digest(catalog, sub, snapshot, lang=lang, page_url=page)
+    readers = runtime.store.club_readers_last(sub.id) if runtime is not None and getattr(sub, "club", False) else None
+    result = compose_channel_digest(catalog, sub, snapshot, lang=lang, page_url=page, readers=readers)
+    thread = club_preview(catalog, sub, result.steps, lang)  # issue 44 QA: a club's thread prompt too
     if result.reply is None:
         if as_json:
             click.echo(json.dumps({"text": None, "blocks": []}))
@@ -184,11 +189,14 @@ def digest_preview(
     if as_json:
         from bot.domain.plan import channel_minutes
 
-        dump_json(_preview_json(catalog, result, channel_minutes(sub)))
+        out = _preview_json(catalog, result, channel_minutes(sub))
+        dump_json(out if thread is None else {**out, "thread": {"text": thread.text, "blocks": thread.blocks}})
         return
     from bot.doors.console import render_blocks
 
     click.echo(render_blocks(result.reply.blocks)[0])
+    if thread is not None:
+        click.echo(f"\n{plain(t('digest.preview_thread', lang))}\n{render_blocks(thread.blocks)[0]}")
     click.echo(
         f"\n(steps this week: {', '.join(result.steps) or '-'}; cursor {sub.cursor} -> "
         f"{result.cursor}{'; path done' if result.done else ''})",

@@ -196,7 +196,7 @@ def stats_cmd(team_id: str, as_json: bool, lang: str) -> None:
     "finished", "share" (0..1)}], all three null for a cohort of 1 to 3."""
     from bot.cli.digest import _runtime
     from bot.doors.console import render_blocks
-    from bot.slack.commands.stats import team_insights
+    from bot.slack.commands.stats import finished_counts, team_insights
     from bot.slack.views.insights import insights_reply
     from bot.slack.views.plan import with_finished
 
@@ -213,7 +213,7 @@ def stats_cmd(team_id: str, as_json: bool, lang: str) -> None:
             dump_json(ins.as_dict())
         else:
             cat = runtime.holder.catalog  # as in Slack, with the paths finished (QA round 2: the line was missing)
-            reply = with_finished(insights_reply(cat, ins, lang), cat, runtime.store.count_finished(team_id), lang)
+            reply = with_finished(insights_reply(cat, ins, lang), cat, finished_counts(runtime, team_id), lang)
             click.echo(terminal_text(render_blocks(reply.blocks)[0]))
     finally:
         runtime.store.close()

@@ -99,8 +99,10 @@ def send_nudges(runtime: Runtime, deliverer: Deliverer, now: datetime) -> int:
         if facts.dm_off or (facts.nudged_at is not None and now - facts.nudged_at < NUDGE_EVERY):
             continue
         budget = facts.budget or DEFAULT_MINUTES
-        behind = streak(catalog, facts.reads, facts.follows, budget, facts.pauses, now, plan=plan).behind
-        if behind < NUDGE_BEHIND or (facts.nudged_at is not None and facts.nudged_at >= behind_since(now, behind)):
+        zone = facts.timezone  # their weeks start on Monday in their own time zone
+        behind = streak(catalog, facts.reads, facts.follows, budget, facts.pauses, now, plan=plan, zone=zone).behind
+        since = behind_since(now, behind, zone)
+        if behind < NUDGE_BEHIND or (facts.nudged_at is not None and facts.nudged_at >= since):
             continue  # keeping up, or nudged already since they fell behind: one nudge per fall
         client = deliverer.clients.for_team(team)
         if client is None or not store.claim_nudge(team, user, now, NUDGE_EVERY):

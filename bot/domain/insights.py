@@ -2,9 +2,9 @@
 
 Active readers, reads per ISO week, a funnel per track, the share of each track's followers who
 finished its essential path within :data:`FINISH_DAYS` of following, the most-read posts and digest
-health per channel. Counts only: a count about one post or step below :data:`MIN_READERS` (other than 0) is
-hidden (``None``), and so are the reads per week of a workspace with fewer readers (empty), so no
-one's reading can be singled out.
+health per channel. Counts only: a count of readers below :data:`MIN_READERS` (other than 0) is
+hidden (``None``): the readers ever and lately, a post's or a step's; so are the reads per week of a
+workspace with fewer readers (empty), so no one's reading can be singled out.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from bot.domain import paths
 from bot.domain.catalog import Catalog
 
 ACTIVE_DAYS = 28
@@ -72,8 +73,10 @@ class Insights:
 
     team_id: str
     now: datetime
-    readers_total: int
-    readers_active: int
+    readers_total: int | None
+    """People who ever read; ``None`` for 1 to ``MIN_READERS - 1`` (:func:`shown`)."""
+    readers_active: int | None
+    """People who read in the last :data:`ACTIVE_DAYS` days; ``None`` for 1 to ``MIN_READERS - 1``."""
     reads_per_week: tuple[tuple[str, int], ...]
     """``(ISO week, reads)`` oldest first; empty when fewer than ``MIN_READERS`` people ever read."""
     funnels: tuple[TrackFunnel, ...]
@@ -200,4 +203,22 @@ def compute(
     weekly = tuple((w, weeks.get(w, 0)) for w in week_keys) if len(by_user) >= MIN_READERS else ()
     channels = _channels(subscriptions, deliveries)
     completions = _completions(catalog, read_at, follows, now)
-    return Insights(team_id, now, len(by_user), len(active), weekly, funnels, top, channels, completions)
+    total, recent = shown(len(by_user)), shown(len(active))  # "1 active reader" would be someone's reading
+    return Insights(team_id, now, total, recent, weekly, funnels, top, channels, completions)
+
+
+def still_finished(
+    catalog: Catalog, finished: Iterable[tuple[str, str]], reads: Iterable[tuple[str, str, datetime]]
+) -> dict[str, int]:
+    """``{track id: readers}`` of the recorded finishes ``finished`` ``(user id, track id)`` whose
+    essential steps are all still read in ``reads`` ``(user id, stored post id, read_at)``: a step
+    marked unread reopens the path (as App Home shows it); tracks the catalog lacks are left out.
+    Raw counts: the caller hides the small ones (:func:`shown`)."""
+    by_user: dict[str, set[str]] = defaultdict(set)
+    for user, stored, _ in reads:
+        by_user[user].add(stored)
+    counts: Counter[str] = Counter()
+    for user, track_id in finished:
+        if catalog.has_track(track_id) and paths.essentials_done(catalog, track_id, by_user.get(user, ())):
+            counts[track_id] += 1
+    return dict(counts)

@@ -8,6 +8,7 @@
     /vllm-path dm on [weekday] [HH:MM] [time zone]  |  dm off  |  plan <minutes a week>|off
     /vllm-path remind <post or query> [day]  |  reminders [cancel <n>]
     /vllm-path catch me up  |  what did I miss  |  跟上进度  |  我错过了什么
+    /vllm-path recommend something  |  settings  |  stop  (推荐点什么  |  设置  |  停止)
 
 The matcher decides whether ``<track>|<query>`` is a track; :mod:`~bot.slack.grammar_schedule` reads schedules.
 """
@@ -31,7 +32,7 @@ MAX_TEXT = 500
 # fmt: off
 Kind = Literal["help", "query", "search", "next", "read", "unread", "follow", "unfollow", "subscribe",
                "unsubscribe", "subscriptions", "dm", "lang", "remind", "reminders", "stats",
-               "did_you_mean", "thanks", "latest", "plan", "catchup"]
+               "did_you_mean", "thanks", "latest", "plan", "catchup", "recommend", "settings", "stop"]
 
 KEYWORDS: dict[str, Kind] = {
     "help": "help", "?": "help", "帮助": "help", "h": "help",
@@ -209,6 +210,37 @@ _CATCH_UP = re.compile(
 """Asking what is new since one last read (``catch me up``, ``what did I miss``, ``跟上进度``,
 ``我错过了什么``): never a search."""
 
+_RECOMMEND = re.compile(
+    r"^(?:(?:(?:please|pls|can you|could you|would you)\s+)?(?:recommend|suggest)(?:\s+(?:me|us))?"
+    r"(?:\s+(?:something|anything|some posts?|a post|a read|an article|a good (?:post|read|article)|one"
+    r"|what to read|something (?:good|new)))?(?:\s+(?:to read|for me|please|pls))*"
+    r"|(?:any|some|your)\s+recommendations?(?:\s+(?:for me|please|pls))?|recommendations?"
+    r"|(?:请|给我|帮我|请给我)?推荐(?:一下|一点|点|一些|些|一篇|几篇)?(?:什么|啥|文章|好文章|读物)?(?:吧|呢|吗|给我)?"
+    r"|有(?:什么|啥)推荐(?:的)?(?:吗|呢)?)$"
+)
+"""Asking for a recommendation with no topic (``recommend something``, ``any recommendations``,
+``推荐点什么``): the reader's next step, or the getting-started track (QA: it was searched)."""
+
+_SETTINGS = re.compile(
+    r"^(?:(?:(?:show|see|view|check)\s+)?(?:me\s+)?(?:my\s+)?(?:settings|preferences|prefs)"
+    r"|(?:查看|看看)?(?:我的)?(?:设置|偏好设置|偏好))$"
+)
+"""Asking for one's own settings (``settings``, ``my settings``, ``设置``): DM, plan, language."""
+
+_STOP = re.compile(
+    r"^(?:(?:please\s+)?stop(?:\s+(?:it|this|that|please|pls|now|sending|messaging me))?|make it stop"
+    r"|(?:please\s+)?stop\s+(?:the\s+|my\s+|this\s+|all\s+)?(?:digests?|reminders?|notifications?|messages?)"
+    r"|(?:请)?(?:停止|停下|停|别发了|不要再发了)(?:吧|了)?)$"
+)
+"""``stop`` alone (``停止``): which of the DM, a channel digest or a reminder, never a search."""
+
+_ALONE: tuple[tuple[re.Pattern[str], Kind], ...] = (
+    (_RECOMMEND, "recommend"),
+    (_SETTINGS, "settings"),
+    (_STOP, "stop"),
+)
+"""Questions with no argument that are commands of their own (QA: each was searched)."""
+
 # fmt: off
 _NEXT_FILLER = frozenset({"what", "what's", "whats", "is", "are", "my", "me", "i", "should", "shall",
                           "do", "to", "read", "the", "up", "comes", "come", "in", "for", "on", "of"})
@@ -354,10 +386,12 @@ _LATEST_IN = re.compile(
     r"^(?:(?:what'?s|whats|what is|anything)\s+new\s+(?:in|on|about|for|with)\s+(?P<a>.+)"
     r"|(?:latest|newest|new|recent)\s+(?P<b>.+?)\s+(?:posts?|articles?|blog posts?)"
     r"|(?:the\s+)?(?:latest|newest)\s+(?:on\s+|in\s+|about\s+)?(?P<d>.+?)"
-    r"|(?P<c>.+?)\s*(?:有什么新文章|有哪些新文章|的?最新文章|最近有什么新的?))$",
+    r"|(?P<c>.+?)\s*(?:有什么新文章|有哪些新文章|的?最新文章|最近有什么新的?)"
+    r"|最新(?:的\s*|\s+)(?P<e>.+?)(?:的?(?:文章|博客|博文))?)$",
     re.IGNORECASE,
 )
-"""What is new in a topic (``what's new in quantization``, ``new pd posts``, ``推测解码最新文章``):
+"""What is new in a topic (``what's new in quantization``, ``new pd posts``, ``推测解码最新文章``,
+``最新的推测解码文章``):
 the ``latest`` command with the topic as its argument (a track's newest posts, else a search)."""
 
 _ONE_ARG = r"(\S+|<[^<>]+>)"
@@ -416,8 +450,12 @@ def parse(text: str) -> Command:
         return Command("catchup", truncated=truncated)
     if _LATEST.match(bare.strip(_MARKS + "?？")):
         return Command("latest", truncated=truncated)
+    asked = bare.strip(_MARKS + "?？").replace("’", "'")
+    for pattern, alone in _ALONE:
+        if pattern.match(asked):
+            return Command(alone, truncated=truncated)
     if (topic := _LATEST_IN.match(raw.strip(_MARKS + "?？"))) is not None:
-        arg = next(g for g in topic.group("a", "b", "c", "d") if g is not None).strip()
+        arg = next(g for g in topic.group("a", "b", "c", "d", "e") if g is not None).strip()
         if arg:
             return Command("latest", arg=arg, truncated=truncated)
     first, rest = _keyword(words)

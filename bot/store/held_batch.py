@@ -4,8 +4,13 @@ share one write transaction (group commit, :class:`bot.store.batching.Batching`)
 A hold waits for the commit of its batch (the ack goes after it: a change acknowledged is a change
 stored), in the request's thread (:meth:`HeldBatcher.hold`) or, through :meth:`HeldBatcher.hold_later`'s
 :class:`HeldTicket`, wherever its ack is sent from (the Socket Mode door: no thread of its own waits
-per held request); a release does not wait, it is deleted with the next batch (lost in a crash, the request
-is answered again at the next start, which every held use case tolerates). A speed layer needed by
+per held request); a release does not wait, it is deleted with the next hold's batch (or on its own
+within a second; lost in a crash, the request is answered again at the next start, which every held
+use case tolerates). A hold may carry its request's change (:class:`MarkRead`: a *Mark read* click),
+written in the same transaction (issue 43: the click's own write transaction and a release's
+transaction of its own were 0.54 ms and ~0.3 ms of a click's CPU, ``benchmarks/clicks.py``); on
+SQLite the batch's statements run on the transaction's sqlite3 connection, compiled once
+(:class:`~bot.store.batching.SqliteStatement`). A speed layer needed by
 ``benchmarks/slow_slack.py --mix`` (200 people, Slack at 1 s; docs/benchmarks.md): with a write
 transaction of its own per hold and per release, SQLite's write lock was the acks' largest wait
 (about 9 in 10 of an ack thread's samples) and 140 of 2,652 acks took over 3 s.
@@ -15,22 +20,44 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import delete, insert
+from sqlalchemy import Connection, bindparam, delete, insert
 
-from bot.store.base import StoreCore, changed
-from bot.store.batching import Batching
+from bot.store.base import StoreCore
+from bot.store.batching import Batching, SqliteStatement
 from bot.store.models import HeldRequest
+from bot.store.reading import mark_read_carry
 
 log = logging.getLogger(__name__)
+
+_HOLD = insert(HeldRequest).returning(HeldRequest.c.id, sort_by_parameter_order=True)
+_RELEASE = delete(HeldRequest).where(HeldRequest.c.id == bindparam("id"))
+
+
+@dataclass(frozen=True, slots=True)
+class MarkRead:
+    """A held click's effect, written in its hold's transaction (before the ack): ``posts`` (current
+    post ids, checked) marked read for ``user`` in ``team``, as :meth:`bot.store.reading.ReadingRepo.mark_read`
+    writes them (its rows and its reminders cancelled). ``wrote``: called with ``(team, user)`` on
+    the batcher's thread once they are committed (the app's App Home facts told that person read
+    something, :meth:`bot.slack.home_facts.HomeFacts.wrote`: the writes go past its watch of
+    statements, and no one else's kept facts are dropped); None: nothing."""
+
+    team: str
+    user: str
+    posts: tuple[str, ...]
+    wrote: Callable[[str, str], None] | None = None
 
 
 @dataclass
 class _Call:
     row: dict[str, Any] | None = None  # a hold: the HeldRequest's values
     release: int | None = None  # a release: the held request's id
+    effect: MarkRead | None = None  # a hold's effect, written with it
+    marked: frozenset[str] = frozenset()  # the effect's posts not read before (committed once answered)
     done: threading.Event | None = None
     answered: bool = False
     result: Any = None
@@ -60,6 +87,12 @@ class HeldTicket:
             raise self._call.error
         return int(self._call.result)
 
+    def marked(self, timeout: float | None = None) -> frozenset[str]:
+        """Once committed (as :meth:`wait`, raising as it does): the posts of the hold's
+        :class:`MarkRead` that were not read before (empty without one)."""
+        self.wait(timeout)
+        return self._call.marked
+
     def __copy__(self) -> HeldTicket:
         return self
 
@@ -73,6 +106,7 @@ class HeldBatcher(Batching):
     :meth:`close` (called by the store's ``close``) writes what is pending and stops the flusher."""
 
     name = "held-batcher"
+    LINGERS = True  # releases go with the next hold's batch
 
     def __init__(self, store: StoreCore):
         self.store = store
@@ -83,12 +117,15 @@ class HeldBatcher(Batching):
         :meth:`release`: its id once committed with the next batch. Raises what the database raises."""
         return self.hold_later(tenant, body, content_type).wait()
 
-    def hold_later(self, tenant: str, body: str, content_type: str) -> HeldTicket:
+    def hold_later(self, tenant: str, body: str, content_type: str, effect: MarkRead | None = None) -> HeldTicket:
         """:meth:`hold` without waiting: the ticket of the hold, committed with the next batch
-        (:meth:`HeldTicket.wait`: its id, or the database's error). Never raises; when the batcher
-        is closed (the process is stopping) the hold is written on its own before this returns."""
+        (:meth:`HeldTicket.wait`: its id, or the database's error). ``effect``: the request's change,
+        written in the same transaction (:meth:`HeldTicket.marked`: what it marked). Never raises;
+        when the batcher is closed (the process is stopping) the hold is written on its own before
+        this returns."""
         now = self.store._now()  # the store's clock
-        call = _Call(row=dict(tenant_id=tenant[:32], body=body, content_type=content_type[:100], received_at=now))
+        row = dict(tenant_id=tenant[:32], body=body, content_type=content_type[:100], received_at=now)
+        call = _Call(row=row, effect=effect)
         try:
             self._enqueue(call)
         except RuntimeError:  # closed: on its own, now
@@ -101,24 +138,69 @@ class HeldBatcher(Batching):
         return HeldTicket(call)
 
     def release(self, request_id: int) -> None:
-        """Delete the held request ``request_id`` with the next batch, without waiting. Never raises."""
+        """Delete the held request ``request_id`` with the next hold's batch (or on its own within
+        :data:`~bot.store.batching.Batching.LINGER_S`, or at :meth:`close`), without waiting: a click
+        that comes while the last one is answered commits its hold and that release together. Lost
+        in a crash, the request is answered again at the next start. Never raises."""
         try:
-            self._enqueue(_Call(release=request_id))
+            self._enqueue(_Call(release=request_id), wake=False)
         except RuntimeError:  # closed: on its own
             self._one(_Call(release=request_id))
 
     def _flush(self, batch: list[_Call]) -> None:
         holds = [(c, c.row) for c in batch if c.row is not None]
         gone = [c.release for c in batch if c.release is not None]
-        with self.store._write_elsewhere() as s:  # the store's own write transaction; no reader table
-            stmt = insert(HeldRequest).returning(HeldRequest.c.id, sort_by_parameter_order=True)
-            ids = list(s.scalars(stmt, [row for _c, row in holds])) if holds else []
-            if gone:
-                changed(s, delete(HeldRequest).where(HeldRequest.c.id.in_(gone)))
+        effects = [c for c, _row in holds if c.effect is not None]
+        store: Any = self.store  # a Store: its reader and reading parts
+        if effects:  # the people's kept reader states carried over their reads, the others kept
+            writing = store._write_carrying([mark_read_carry(e.team, e.user, e.posts) for e in _effects(effects)])
+        else:
+            writing = self.store._write_elsewhere()  # the store's own write transaction; no reader table
+        with writing as s:
+            if s.dialect.name == "sqlite":
+                ids = self._write_sqlite(s, [row for _c, row in holds], gone, effects)
+            else:
+                ids = list(s.scalars(_HOLD, [row for _c, row in holds])) if holds else []
+                if gone:  # one statement built once, run for each id (an IN list was built and compiled each time)
+                    s.execute(_RELEASE, [{"id": request_id} for request_id in gone])
+                for call in effects:
+                    effect = call.effect
+                    assert effect is not None
+                    call.marked = frozenset(store._mark_read_rows(s, effect.team, effect.user, effect.posts))
         for (call, _row), request_id in zip(holds, ids, strict=True):
             call.result = request_id
         for call in batch:
             call.answered = True
+        for effect in _effects(effects):
+            if effect.wrote is not None:
+                try:
+                    effect.wrote(effect.team, effect.user)
+                except Exception:  # a cache's bookkeeping: never the commit's failure
+                    log.warning("a held click's write could not be told to the App Home facts", exc_info=True)
+
+    def _write_sqlite(
+        self, s: Connection, rows: list[dict[str, Any]], gone: list[int], effects: list[_Call]
+    ) -> list[int]:
+        """:meth:`_flush`'s statements on SQLite, run on the transaction's sqlite3 connection
+        (:class:`~bot.store.batching.SqliteStatement`; the transaction, its ``BEGIN IMMEDIATE``,
+        commit and reader-cache bracket are SQLAlchemy's as before): the holds' ids."""
+        made = _sqlite_statements(s.dialect, self.store)
+        dbapi: Any = s.connection.dbapi_connection
+        ids = [int(dbapi.execute(made.hold.sql, made.hold.params(row)).lastrowid) for row in rows]
+        if gone:
+            dbapi.executemany(made.release.sql, [made.release.params({"id": i}) for i in gone])
+        for call in effects:
+            effect = call.effect
+            assert effect is not None
+            key = {"team_id": effect.team, "user_id": effect.user, "read_at": self.store._now()}
+            marked = set()
+            for post in effect.posts:
+                if dbapi.execute(made.read.sql, made.read.params({**key, "post_id": post})).fetchall():
+                    marked.add(post)
+            cancel = [made.cancel.params({"team": effect.team, "user": effect.user, "post": p}) for p in effect.posts]
+            dbapi.executemany(made.cancel.sql, cancel)  # no reminder of a post read
+            call.marked = frozenset(marked)
+        return ids
 
     def _one(self, call: _Call) -> Any:
         """``call`` in a transaction of its own (a failed release is logged: at worst the next start
@@ -130,3 +212,35 @@ class HeldBatcher(Batching):
                 raise
             log.warning("could not release held request %s", call.release, exc_info=True)
         return call.result
+
+
+def _effects(calls: list[_Call]) -> Iterator[MarkRead]:
+    """The :class:`MarkRead` of each of ``calls`` that has one, in order."""
+    return (c.effect for c in calls if c.effect is not None)
+
+
+@dataclass(frozen=True, slots=True)
+class _SqliteStatements:
+    hold: SqliteStatement
+    release: SqliteStatement
+    read: SqliteStatement  # :meth:`bot.store.reading.ReadingRepo.mark_read`'s insert, one post a run
+    cancel: SqliteStatement  # and its reminders cancelled (``:team``, ``:user``, ``:post``)
+
+
+_SQLITE: list[_SqliteStatements] = []
+
+
+def _sqlite_statements(dialect: Any, store: Any) -> _SqliteStatements:
+    """The held batcher's statements compiled for SQLite, once."""
+    if not _SQLITE:
+        read, cancel = store._mark_read_statements()
+        hold = insert(HeldRequest)
+        _SQLITE.append(
+            _SqliteStatements(
+                SqliteStatement(hold, dialect, ["tenant_id", "body", "content_type", "received_at"]),
+                SqliteStatement(_RELEASE, dialect),
+                SqliteStatement(read, dialect, ["team_id", "user_id", "post_id", "read_at"]),
+                SqliteStatement(cancel, dialect),
+            )
+        )
+    return _SQLITE[0]

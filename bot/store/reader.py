@@ -8,9 +8,9 @@ import os
 import threading
 import time
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlalchemy import (
@@ -141,7 +141,9 @@ class ReaderCache:
             self._states = {}
 
     @contextmanager
-    def bracket(self, conn: Connection, *, elsewhere: bool = False, carry: Carry | None = None) -> Iterator[None]:
+    def bracket(
+        self, conn: Connection, *, elsewhere: bool = False, carry: Carry | None = None, carries: Sequence[Carry] = ()
+    ) -> Iterator[None]:
         """Around the commit of ``conn``'s write transaction, begun with ``BEGIN IMMEDIATE`` (it holds
         SQLite's write lock: no one else commits until it has). Before: ``conn``'s own
         ``data_version``, then a look of the watch (what it sees new is someone else's commit). After:
@@ -153,10 +155,16 @@ class ReaderCache:
         * ``carry`` ``((team, user), change)`` (it changed that person's reader state alone, as
           ``change(state)`` says): the others are kept, theirs replaced by ``change(kept)`` (dropped
           before the commit lands; not kept when it was not kept before);
+        * ``carries``: as ``carry``, for each person of a transaction that changed several people's
+          states (a batch of held clicks' *Mark read*, :mod:`bot.store.held_batch`; one person's
+          changes applied in their order);
         * else (or moved, a failed commit, anything unexplained): a new generation."""
         dbapi = conn.connection.dbapi_connection
         before = _data_version(dbapi)
-        alone = elsewhere or carry is not None
+        changes: dict[tuple[str, str], list[Callable[[Any], Any]]] = {}
+        for key, change in ([carry] if carry is not None else []) + list(carries):
+            changes.setdefault(key, []).append(change)
+        alone = elsewhere or bool(changes)
         with self._watch_lock:
             try:
                 self._look()
@@ -164,11 +172,12 @@ class ReaderCache:
                 before = None
                 self.changed()
             start = self._generation
-            kept = self.get(carry[0], start) if carry is not None else None
-            if carry is not None:
+            kept = {key: self.get(key, start) for key in changes}
+            if changes:
                 with self._lock:  # readers that began before this do not keep what they read
                     self._writes += 1
-                    self._states.pop(carry[0], None)
+                    for key in changes:
+                        self._states.pop(key, None)
             if alone:
                 conn.info[_ALONE] = True  # _committing leaves the generation to this
             try:
@@ -188,12 +197,16 @@ class ReaderCache:
                 if not (alone and ours and self._generation == start):
                     self._generation += 1
                     self._states = {}
-                elif carry is not None:
+                elif changes:
                     self._writes += 1
-                    if kept is None:
-                        self._states.pop(carry[0], None)
-                    else:
-                        self._states[carry[0]] = (start, carry[1](kept))
+                    for key, made in changes.items():
+                        state = kept[key]
+                        if state is None:
+                            self._states.pop(key, None)
+                            continue
+                        for change in made:
+                            state = change(state)
+                        self._states[key] = (start, state)
 
     def writes(self) -> int:
         """A count of the carried writes (:meth:`bracket`) begun and ended: take it before a read."""
@@ -304,28 +317,68 @@ class ReaderRepo(StoreCore):
             return super()._write_elsewhere()
         return db.write_connection(self._engine, functools.partial(cache.bracket, elsewhere=True))
 
+    def _write_carrying(self, carries: Sequence[Carry]) -> AbstractContextManager[Connection]:
+        """A write transaction changing the reader states of several people, each as its ``carries``
+        entry says (a batch of held clicks' *Mark read*, :mod:`bot.store.held_batch`): on an SQLite
+        file their kept states are carried over and the others kept (:meth:`ReaderCache.bracket`)."""
+        cache = self._cache()
+        if cache is None:
+            return super()._write()
+        return db.write_connection(self._engine, functools.partial(cache.bracket, carries=carries))
+
+    @contextmanager
+    def written_before(self, team: str, user: str, marked: frozenset[str]) -> Iterator[None]:
+        """Around a click's use case run in this thread whose *Mark read* of ``marked`` (the post ids
+        its write found unread) was committed before it ran, with the click's hold
+        (:mod:`bot.store.held_batch`): until the use case's own :meth:`~bot.store.reading.ReadingRepo.mark_read`
+        of them, :meth:`reader_state` of ``user`` in ``team`` shows them unread; that call then writes
+        nothing and returns them (:func:`take_written`): the use case answers as if it had written
+        them itself."""
+        _WRITTEN.entry = (team, user, marked) if marked else None
+        try:
+            yield
+        finally:
+            _WRITTEN.entry = None
+
     def reader_state(self, team: str, user: str) -> ReaderState:
         """``user``'s :class:`ReaderState` in ``team`` (empty for someone never seen), in one
         statement; on an SQLite file, from its :class:`ReaderCache` while nothing was committed
-        since it was read."""
+        since it was read. Inside :meth:`written_before` of this person, without the posts written before."""
         cache = self._cache()
         generation = cache.generation() if cache is not None else 0
         writes = cache.writes() if cache is not None else 0
         state = cache.get((team, user), generation) if cache is not None else None
-        if state is not None:
-            return state
-        with self._engine.connect() as conn:
-            state = _state(
-                conn.execute(_reader_statement(self._engine.dialect.name), {"team": team, "user": user}).all()
-            )
-        if cache is not None:
-            cache.put((team, user), generation, state, writes)
+        if state is None:
+            with self._engine.connect() as conn:
+                state = _state(
+                    conn.execute(_reader_statement(self._engine.dialect.name), {"team": team, "user": user}).all()
+                )
+            if cache is not None:
+                cache.put((team, user), generation, state, writes)
+        written = getattr(_WRITTEN, "entry", None)
+        if written is not None and written[0] == team and written[1] == user:
+            return replace(state, read=state.read - written[2])
         return state
 
     def close(self) -> None:
         """:meth:`StoreCore.close`; the :class:`ReaderCache` is let go (closed with its last store)."""
         self._reader_cache = None
         super().close()
+
+
+_WRITTEN = threading.local()
+"""``entry``: this thread's :meth:`ReaderRepo.written_before` ``(team, user, marked)``, else None."""
+
+
+def take_written(team: str, user: str, post_ids: Sequence[str]) -> set[str] | None:
+    """Inside :meth:`ReaderRepo.written_before` of ``user`` in ``team`` whose posts include every one
+    of ``post_ids``: those already marked (committed with the click's hold), and the scope is over
+    (later reads show them read); else None (the caller writes them)."""
+    written = getattr(_WRITTEN, "entry", None)
+    if written is None or written[0] != team or written[1] != user or not set(post_ids) <= written[2]:
+        return None
+    _WRITTEN.entry = None
+    return set(post_ids)
 
 
 def _state(rows: Sequence[Any]) -> ReaderState:

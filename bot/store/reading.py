@@ -5,16 +5,17 @@ first four at once (:mod:`bot.store.reader`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, Update, bindparam, delete, func, insert, select, update
+from sqlalchemy import ColumnElement, Connection, Update, bindparam, delete, func, insert, select, update
 
-from bot.store.base import StoreCore, update_row
+from bot.store.base import Carry, StoreCore, update_row
 from bot.store.models import LANGS, FinishedPath, ReaderBudget, ReadingProgress, TrackFollow, UserSettings
 from bot.store.models import Reminder as ReminderRow
+from bot.store.reader import take_written
 from bot.store.snapshots import Reminder, snapshot
 from bot.store.validate import check_id, check_ids, check_minutes
 
@@ -43,20 +44,27 @@ class ReadingRepo(StoreCore):
         ids = check_ids(post_ids, "post id")
         if not ids:
             return set()
+        written = take_written(team, user, ids)  # a held click's, committed with its hold
+        if written is not None:
+            return written
+        with self._write(carry=mark_read_carry(team, user, ids)) as s:
+            return self._mark_read_rows(s, team, user, ids)
+
+    def _mark_read_rows(self, s: Connection, team: str, user: str, ids: Sequence[str]) -> set[str]:
+        """:meth:`mark_read`'s writes in ``s``'s transaction (``ids`` checked): the ids not read before.
+        Also run by :mod:`bot.store.held_batch` for a held *Mark read* click, in its hold's transaction."""
         now = self._now()
         rows = [{"team_id": team, "user_id": user, "post_id": p, "read_at": now} for p in ids]
         insert, cancel = self._mark_read_statements()
-        read = frozenset(ids)
-        with self._write(carry=((team, user), lambda state: replace(state, read=state.read | read))) as s:
-            # Core statements with the values as parameters: compiled once (a ``values([...])`` insert
-            # was compiled again on every call, issue 43's Mark read), no ORM bulk layer
-            marked = set(s.execute(insert, rows).scalars())
-            s.execute(cancel, {"team": team, "user": user, "posts": ids})  # no reminder of a post read
-            return marked
+        # Core statements with the values as parameters: compiled once (a ``values([...])`` insert
+        # was compiled again on every call, issue 43's Mark read), no ORM bulk layer
+        marked = set(s.execute(insert, rows).scalars())
+        s.execute(cancel, [{"team": team, "user": user, "post": p} for p in ids])  # no reminder of a post read
+        return marked
 
     def _mark_read_statements(self) -> tuple[Any, Update]:
         """:meth:`mark_read`'s insert (rows as parameters, the ids inserted returned) and reminder cancel
-        (``:team``, ``:user``, ``:posts``), built once per dialect."""
+        (``:team``, ``:user``, ``:post``), built once per dialect."""
         made = _STATEMENTS.get(self._dialect)
         if made is None:
             made = _STATEMENTS[self._dialect] = _mark_read_statements(self._insert(ReadingProgress))
@@ -130,6 +138,14 @@ class ReadingRepo(StoreCore):
         stmt = select(FinishedPath.c.track_id, func.count()).where(FinishedPath.c.team_id == team)
         return {tid: int(n) for tid, n in self._rows(stmt.group_by(FinishedPath.c.track_id))}
 
+    def team_finished(self, team: str) -> list[tuple[str, str]]:
+        """Every recorded finish of ``team``: ``(user id, track id)``, by user then track. A record
+        stays when a step is marked unread: whether the path is still finished is the caller's to
+        tell from the reads (:func:`bot.domain.insights.still_finished`)."""
+        check_id(team, "team")
+        stmt = select(FinishedPath.c.user_id, FinishedPath.c.track_id).where(FinishedPath.c.team_id == team)
+        return [(u, t) for u, t in self._rows(stmt.order_by(FinishedPath.c.user_id, FinishedPath.c.track_id))]
+
     def now(self) -> datetime:
         """The store clock's current time (aware UTC): what plans date a finish from."""
         return self._now()
@@ -179,6 +195,12 @@ class ReadingRepo(StoreCore):
         return self._snapshots(Reminder, stmt.order_by(ReminderRow.c.due_at, ReminderRow.c.id).limit(limit))
 
 
+def mark_read_carry(team: str, user: str, ids: Sequence[str]) -> Carry:
+    """How marking ``ids`` read changes ``user``'s reader state in ``team`` (a reader cache's carry)."""
+    read = frozenset(ids)
+    return (team, user), lambda state: replace(state, read=state.read | read)
+
+
 def _mark_read_statements(insert: Any) -> tuple[Any, Update]:
     """:meth:`ReadingRepo.mark_read`'s statements from the dialect's ``insert`` of ``reading_progress``."""
     reminders = ReminderRow
@@ -186,7 +208,7 @@ def _mark_read_statements(insert: Any) -> tuple[Any, Update]:
         reminders.c.team_id == bindparam("team"),
         reminders.c.user_id == bindparam("user"),
         reminders.c.status == "pending",
-        reminders.c.post_id.in_(bindparam("posts", expanding=True)),
+        reminders.c.post_id == bindparam("post"),  # run for each post (an IN list is compiled at each run)
     )
     return insert.on_conflict_do_nothing().returning(ReadingProgress.c.post_id), cancel.values(status="cancelled")
 

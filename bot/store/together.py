@@ -3,13 +3,15 @@ reader's habit (plan pauses, the last gentle nudge). Keyed by team; times are aw
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import func, or_, select, update
+from sqlalchemy import delete, func, or_, select, update
 
 from bot.store.base import changed
 from bot.store.models import ClubDigest, ClubRead, DmPreference, ReaderBudget, ReaderHabit, ReadingProgress, TrackFollow
+from bot.store.models import Reminder as ReminderRow
 from bot.store.reading import ReadingRepo
 from bot.store.validate import check_aware, check_id, check_ids
 
@@ -21,7 +23,10 @@ MAX_STEPS_CHARS = 2000
 class HabitFacts:
     """What a reader's streak is computed from: ``reads`` ``{post id: read_at}``, ``follows``
     ``{track id: followed_at}`` (oldest first), ``budget`` (minutes; None: the default),
-    ``pauses`` ``((start, end), …)``, ``nudged_at`` (None: never), ``dm_off`` (``dm off`` said)."""
+    ``pauses`` ``((start, end), …)``, ``nudged_at`` (None: never), ``dm_off`` (``dm off`` said) and
+    ``timezone``: the reader's IANA zone, whose Mondays start their streak weeks: that of their DM
+    settings (``dm on`` takes Slack's ``users.info`` ``tz``), else of their latest reminder (set in
+    their zone), else None (unknown: UTC)."""
 
     reads: dict[str, datetime]
     follows: dict[str, datetime]
@@ -29,6 +34,7 @@ class HabitFacts:
     pauses: tuple[tuple[datetime, datetime], ...]
     nudged_at: datetime | None
     dm_off: bool
+    timezone: str | None = None
 
 
 class TogetherRepo(ReadingRepo):
@@ -58,6 +64,16 @@ class TogetherRepo(ReadingRepo):
         if not self._insert_new(ClubRead, **key, user_id=user, read_at=self._now()):
             return None
         return self.mark_read(team, user, steps.split())
+
+    def club_unmark(self, team: str, channel: str, message_ts: str, user: str, steps: Iterable[str]) -> bool:
+        """Take back a :meth:`club_mark` (a bot's ✅, found out after the ack): forget ``user``'s mark on
+        the message and the posts it newly marked read (``steps``: what :meth:`club_mark` returned;
+        others stay as they were). True when there was a mark to forget."""
+        check_id(user, "user")
+        key = {"team_id": team, "channel_id": channel, "message_ts": message_ts, "user_id": user}
+        forgot = self._change(delete(ClubRead).filter_by(**key)) > 0
+        self.mark_unread(team, user, steps)
+        return forgot
 
     def club_readers_last(self, subscription_id: int) -> int:
         """How many people marked the subscription's latest club digest read (0 without one)."""
@@ -91,11 +107,16 @@ class TogetherRepo(ReadingRepo):
             follows = dict(s.execute(follows_q.order_by(TrackFollow.c.followed_at, TrackFollow.c.track_id)).all())
             budget = s.scalar(select(ReaderBudget.c.minutes_per_week).filter_by(**mine))
             habit = s.execute(select(ReaderHabit).filter_by(**mine)).first()
-            enabled = s.scalar(select(DmPreference.c.enabled).filter_by(**mine))
+            dm = s.execute(select(DmPreference.c.enabled, DmPreference.c.timezone).filter_by(**mine)).first()
+            enabled, zone = (dm.enabled, dm.timezone) if dm is not None else (None, None)
+            if zone is None:  # no DM settings: the zone their latest reminder was set in
+                latest = select(ReminderRow.c.timezone).filter_by(**mine).order_by(ReminderRow.c.created_at.desc())
+                zone = s.scalar(latest.limit(1))
             pauses = tuple(
                 (datetime.fromisoformat(a), datetime.fromisoformat(b)) for a, b in (habit.pauses if habit else ())
             )
-            return HabitFacts(reads, follows, budget, pauses, habit.nudged_at if habit else None, enabled is False)
+            nudged = habit.nudged_at if habit else None
+            return HabitFacts(reads, follows, budget, pauses, nudged, enabled is False, zone)
 
     def pause_plan(self, team: str, user: str, until: datetime) -> None:
         """Pause ``user``'s plan from now until ``until`` (aware): those weeks never break a streak."""

@@ -105,3 +105,28 @@ def test_the_nudge_buttons_lower_the_budget_or_pause_the_plan(rt, standin, clock
     # a paused plan is not behind: no nudge while it lasts (U0LOW, at 20 minutes, still is)
     assert send_nudges(rt, Deliverer(rt), BEHIND + timedelta(days=7)) == 1
     assert [n["channel"] for n in _nudges(standin)] == ["U0LOW"]
+
+
+def test_weeks_start_on_monday_in_the_readers_own_time_zone(rt, standin) -> None:
+    """Followed Monday 2 November 10:00 UTC, nothing read. Sunday 22 November 17:00 UTC is already
+    Monday 23 November in Shanghai (two local weeks missed: nudged) but still the week of 16 November
+    in UTC (one missed); Monday 23 November 05:00 UTC is the week of 23 November in UTC (two missed)
+    but still Sunday in Los Angeles (one)."""
+    for user, zone in (("U0SHANGHAI", "Asia/Shanghai"), ("U0UTC", "UTC"), ("U0LA", "America/Los_Angeles")):
+        rt.store.follow(TEAM, user, "spec")
+        rt.store.set_dm(TEAM, user, True, WeeklySchedule.of(0, "09:00", zone))
+    assert rt.store.habit_facts(TEAM, "U0SHANGHAI").timezone == "Asia/Shanghai"
+    sender = Deliverer(rt)
+    assert send_nudges(rt, sender, datetime(2026, 11, 22, 17, 0, tzinfo=UTC)) == 1
+    assert [n["channel"] for n in _nudges(standin)] == ["U0SHANGHAI"]
+    assert send_nudges(rt, sender, datetime(2026, 11, 23, 5, 0, tzinfo=UTC)) == 1
+    assert [n["channel"] for n in _nudges(standin)] == ["U0SHANGHAI", "U0UTC"]
+    assert send_nudges(rt, sender, datetime(2026, 11, 23, 9, 0, tzinfo=UTC)) == 1  # Monday 01:00 there
+    assert [n["channel"] for n in _nudges(standin)][-1] == "U0LA"
+
+
+def test_without_dm_settings_the_zone_of_the_latest_reminder_counts(rt) -> None:
+    rt.store.follow(TEAM, "U0REMINDS", "spec")
+    assert rt.store.habit_facts(TEAM, "U0REMINDS").timezone is None  # unknown: UTC weeks
+    rt.store.add_reminder(TEAM, "U0REMINDS", "spec-decode", datetime(2026, 11, 3, 1, 0, tzinfo=UTC), "Asia/Shanghai")
+    assert rt.store.habit_facts(TEAM, "U0REMINDS").timezone == "Asia/Shanghai"

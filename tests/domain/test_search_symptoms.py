@@ -9,7 +9,7 @@ import pytest
 
 from bot.domain.catalog import Catalog, load_catalog
 from bot.domain.search import Matcher, normalize
-from bot.domain.search.matcher import UNLINKED_PENALTY
+from bot.domain.search.weights import UNLINKED_PENALTY
 from tests.evaldata import DATA, REPO, read_tsv
 
 

@@ -13,7 +13,7 @@ from bot.config import DEFAULT_CATALOG_DIR
 from bot.domain import paths
 from bot.domain.catalog import Catalog
 from bot.domain.catalog.loader import load_catalog
-from bot.domain.streaks import lower_budget, streak, week_start
+from bot.domain.streaks import behind_since, lower_budget, streak, week_start
 
 W0 = datetime(2026, 11, 2, 10, 0, tzinfo=UTC)  # a Monday: the reader follows then
 BUDGET = 20
@@ -110,3 +110,46 @@ def test_no_follows_no_streak_and_the_lighter_budget(catalog: Catalog) -> None:
     alone = budget_worth(catalog, "spec")  # no follows: a budget read still counts
     assert streak(catalog, {p: week(1) for p in alone}, {}, BUDGET, (), now=week(2)).weeks == 1
     assert lower_budget(45) == 20 and lower_budget(60) == 30 and lower_budget(5) is None
+
+
+def test_weeks_start_on_monday_in_the_readers_time_zone(catalog: Catalog) -> None:
+    assert week_start(datetime(2026, 11, 8, 17, 0, tzinfo=UTC), "Asia/Shanghai") == datetime(
+        2026, 11, 8, 16, tzinfo=UTC
+    )
+    assert week_start(datetime(2026, 11, 9, 5, 0, tzinfo=UTC), "America/Los_Angeles") == datetime(
+        2026, 11, 2, 8, tzinfo=UTC
+    )
+    assert week_start(W0, "Not/AZone") == week_start(W0) == week_start(W0, None)  # unknown: UTC
+    # a budget read on Sunday 8 November 20:00 UTC is Monday 04:00 in Shanghai: this week there
+    reads = {pid: datetime(2026, 11, 8, 20, 0, tzinfo=UTC) for pid in budget_worth(catalog, "spec")}
+    now = datetime(2026, 11, 9, 6, 0, tzinfo=UTC)
+    utc = streak(catalog, reads, {"spec": W0}, BUDGET, (), now=now)
+    shanghai = streak(catalog, reads, {"spec": W0}, BUDGET, (), now=now, zone="Asia/Shanghai")
+    assert (utc.weeks, utc.this_week) == (1, False) and (shanghai.weeks, shanghai.this_week) == (1, True)
+    # read Monday 9 November 05:00 UTC: Sunday 21:00 in Los Angeles, last week there
+    reads = {pid: datetime(2026, 11, 9, 5, 0, tzinfo=UTC) for pid in budget_worth(catalog, "spec")}
+    now = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)
+    la = streak(catalog, reads, {"spec": W0}, BUDGET, (), now=now, zone="America/Los_Angeles")
+    assert streak(catalog, reads, {"spec": W0}, BUDGET, (), now=now).this_week is True
+    assert (la.weeks, la.this_week) == (1, False)
+
+
+def test_behind_and_its_start_follow_the_readers_time_zone(catalog: Catalog) -> None:
+    now = datetime(2026, 11, 22, 17, 0, tzinfo=UTC)  # Monday 23 November 01:00 in Shanghai
+    assert streak(catalog, {}, {"spec": W0}, BUDGET, (), now=now).behind == 1
+    assert streak(catalog, {}, {"spec": W0}, BUDGET, (), now=now, zone="Asia/Shanghai").behind == 2
+    assert behind_since(now, 2, "Asia/Shanghai") == datetime(2026, 11, 8, 16, tzinfo=UTC)
+    assert behind_since(now, 1) == datetime(2026, 11, 9, tzinfo=UTC)
+
+
+def test_a_week_across_a_daylight_saving_change_starts_at_local_midnight(catalog: Catalog) -> None:
+    # Los Angeles leaves daylight saving on Sunday 1 November 2026: that week is 169 hours long
+    assert week_start(datetime(2026, 11, 2, 9, tzinfo=UTC), "America/Los_Angeles") == datetime(
+        2026, 11, 2, 8, tzinfo=UTC
+    )
+    assert week_start(datetime(2026, 11, 1, 9, tzinfo=UTC), "America/Los_Angeles") == datetime(
+        2026, 10, 26, 7, tzinfo=UTC
+    )
+    assert behind_since(datetime(2026, 11, 3, tzinfo=UTC), 1, "America/Los_Angeles") == datetime(
+        2026, 10, 26, 7, tzinfo=UTC
+    )

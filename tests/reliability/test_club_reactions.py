@@ -1,8 +1,9 @@
 """Issue 44, reading clubs through the real HTTP door (SQLite and PostgreSQL): a club digest posts
 its discussion prompt in a thread of the digest message (the stand-in records ``chat.postMessage``
 with ``thread_ts``); a signed ``reaction_added`` ✅ on it marks its steps read for that person once;
-other emoji, other messages and the bot change nothing; an org-wide body works; the next digest
-opens with how many read the last one (hidden under 4)."""
+other emoji, other messages and the bot change nothing; another app's bot user (``users.info``
+``is_bot`` / ``is_app_user``, asked once after the ack) has what it marked taken back; an org-wide
+body works; the next digest opens with how many read the last one (hidden under 4)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from tests.e2e.slack_requests import signed_post
 from tests.reliability.conftest import SIGNING_SECRET
 from tests.reliability.org_wide import org_wide_body, save_org_wide_install
 from tests.standin import event_body
+from tests.waits import wait_until
 
 TEAM, CHANNEL = "T0REL1", "C0REL1"
 FIRE = datetime(2026, 12, 7, 9, 0, tzinfo=UTC)  # a Monday
@@ -114,3 +116,51 @@ def test_an_org_wide_check_mark_is_keyed_by_the_enterprise(door, door_runtime) -
     body = org_wide_body(_reaction(user, "1765100000.000100", channel="C0ORG"), org)
     assert signed_post(door.url + "/slack/events", body, SIGNING_SECRET, json_body=True).status == 200
     assert set(store.habit_facts(org, user).reads) == {"spec-decode"}
+
+
+def _users_info_of(standin, user: str) -> list[Any]:
+    return [c for c in standin.calls("users.info") if c.args.get("user") == user]
+
+
+def test_another_apps_bot_user_marks_nothing_a_person_keeps_the_mark_and_the_answer_is_kept(
+    door, door_runtime, standin, caplog
+) -> None:
+    # Slack sends another app's bot user in event.user, without bot_id: only users.info tells
+    standin.users = {"U0PERSON": {}, "U0OTHERBOT": {"is_bot": True}, "U0WORKFLOW": {"is_app_user": True}}
+    store = door_runtime.store
+    sub = store.subscribe(TEAM, CHANNEL, "spec", MONDAY, club=True)
+    deliverer = Deliverer(door_runtime)
+    first = deliverer.deliver_subscription(sub.id, FIRE)
+    before = door_runtime.holder.catalog.order("spec")[0]  # a step of the first digest
+    store.mark_read(TEAM, "U0OTHERBOT", [before])  # read before: a take-back leaves it read
+
+    for user in ("U0PERSON", "U0OTHERBOT", "U0WORKFLOW"):
+        assert _send(door, _reaction(user, first.ts)) == 200
+    wait_until(lambda: store.habit_facts(TEAM, "U0OTHERBOT").reads.keys() == {before}, what="bot take-back")
+    wait_until(lambda: store.habit_facts(TEAM, "U0WORKFLOW").reads == {}, what="app user take-back")
+    wait_until(lambda: store.club_readers_last(sub.id) == 1, what="the bots' club marks forgotten")
+    assert _users_info_of(standin, "U0PERSON")
+    assert before in store.habit_facts(TEAM, "U0PERSON").reads  # a person's mark stays
+    # the answers are kept: no second users.info, and the bot's ✅ on the next digest marks nothing
+    second = deliverer.deliver_subscription(sub.id, FIRE + timedelta(days=7))
+    for user in ("U0PERSON", "U0OTHERBOT"):
+        assert _send(door, _reaction(user, second.ts)) == 200
+    assert store.club_readers_last(sub.id) == 1
+    assert store.habit_facts(TEAM, "U0OTHERBOT").reads.keys() == {before}
+    assert len(_users_info_of(standin, "U0PERSON")) == 1 and len(_users_info_of(standin, "U0OTHERBOT")) == 1
+    assert "Traceback" not in caplog.text
+
+
+def test_an_org_wide_bot_users_check_mark_is_taken_back(door, door_runtime, standin) -> None:
+    standin.users = {"W0ORGPERSON": {}, "W0ORGOTHERBOT": {"is_bot": True}}
+    store, org = door_runtime.store, "E0ORG45"
+    save_org_wide_install(store, org)
+    sub = store.subscribe(org, "C0ORG", "spec", MONDAY, club=True)
+    assert store.record_club_digest(org, "C0ORG", "1765100000.000200", sub.id, ("spec-decode",))
+    for user in ("W0ORGPERSON", "W0ORGOTHERBOT"):
+        body = org_wide_body(_reaction(user, "1765100000.000200", channel="C0ORG"), org)
+        assert signed_post(door.url + "/slack/events", body, SIGNING_SECRET, json_body=True).status == 200
+    wait_until(lambda: store.habit_facts(org, "W0ORGOTHERBOT").reads == {}, what="org-wide bot take-back")
+    wait_until(lambda: _users_info_of(standin, "W0ORGPERSON"), what="the person looked up")
+    assert set(store.habit_facts(org, "W0ORGPERSON").reads) == {"spec-decode"}
+    assert store.club_readers_last(sub.id) == 1

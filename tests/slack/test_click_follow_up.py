@@ -66,7 +66,7 @@ def test_a_click_is_held_and_acked_before_its_follow_up_runs_on_the_apps_executo
 
         assert response.status == 200  # acked, and only then does the follow-up run
         assert len(executor.jobs) == 1 and executor.threads == [threading.current_thread().name]
-        assert post not in runtime.store.read_posts(team, USER)
+        assert post in runtime.store.read_posts(team, USER)  # the change committed with the hold, before the ack
         held = runtime.store.held_requests(started, datetime.now(UTC) + timedelta(minutes=1))
         assert len(held) == 1 and post in held[0][1]  # durable before the ack: a kill now loses nothing
 
@@ -75,6 +75,7 @@ def test_a_click_is_held_and_acked_before_its_follow_up_runs_on_the_apps_executo
         assert post in runtime.store.read_posts(team, USER)
         answer = standin.wait_for_response(url, timeout=PATIENCE_S).body
         assert answer["replace_original"] is True and answer.get("blocks")
+        assert "Marked read" in str(answer["blocks"])  # answered as the click that marked it, not "already read"
 
 
 def test_a_click_from_a_message_without_a_follow_up_pool_place_is_still_acked(runtime) -> None:
@@ -91,4 +92,4 @@ def test_a_click_from_a_message_without_a_follow_up_pool_place_is_still_acked(ru
         app = build_app(runtime, client=client, verify_requests=False, listener_executor=Refusing())
         request, post = _mark_read_click(runtime, standin.team_id, standin.response_url())
         assert app.dispatch(request).status == 200
-        assert post not in runtime.store.read_posts(standin.team_id, USER)
+        assert post in runtime.store.read_posts(standin.team_id, USER)  # acknowledged: stored with its hold

@@ -75,3 +75,48 @@ def test_admins_see_the_share_in_slack_and_the_terminal_in_english_and_chinese(r
     assert by_track["pd"] == {"track_id": "pd", "cohort": None, "finished": None, "share": None}
     terminal = CliRunner().invoke(main, ["stats", "--team", TEAM])
     assert terminal.exit_code == 0 and "60% of 5 followers" in terminal.output
+
+
+def _finished_line(reply) -> str:
+    return next(b["elements"][0]["text"] for b in reply.blocks if "Essential paths finished" in json.dumps(b))
+
+
+def test_unread_lowers_the_finished_count_in_slack_and_the_terminal(runtime, monkeypatch) -> None:
+    """Five readers finished spec's essential path (recorded as the read command records it); one
+    marks a step unread: four finished (as App Home reopens the path), then three: hidden."""
+    cat, store = runtime.holder.catalog, runtime.store
+    essentials = list(cat.essentials("spec"))
+    for user in ("U1", "U2", "U3", "U4", "U5"):
+        store.mark_read("TUNREAD", user, essentials)
+        assert store.record_finished("TUNREAD", user, "spec", 60)
+    admin = Handlers(runtime, users_info=lambda team, user: UserInfo(is_admin=True))
+    name = cat.track("spec").names.en
+    assert f"finished: *5* ({name} 5)" in _finished_line(admin.command(Caller("TUNREAD", "UADMIN"), "stats"))
+    store.mark_unread("TUNREAD", "U1", [essentials[-1]])
+    assert f"finished: *4* ({name} 4)" in _finished_line(admin.command(Caller("TUNREAD", "UADMIN"), "stats"))
+    monkeypatch.setenv("DATABASE_URL", runtime.settings.database_url)
+    terminal = CliRunner().invoke(main, ["stats", "--team", "TUNREAD"])
+    assert terminal.exit_code == 0 and f"finished: 4 ({name} 4)" in terminal.output
+    store.mark_unread("TUNREAD", "U2", [essentials[0]])
+    assert f"finished: *&lt;4* ({name} &lt;4)" in _finished_line(admin.command(Caller("TUNREAD", "UADMIN"), "stats"))
+    store.mark_read("TUNREAD", "U1", [essentials[-1]])  # read again: finished again, counted once
+    assert f"finished: *4* ({name} 4)" in _finished_line(admin.command(Caller("TUNREAD", "UADMIN"), "stats"))
+
+
+def test_a_one_reader_workspace_shows_no_count_of_that_reader(runtime, monkeypatch) -> None:
+    cat, store = runtime.holder.catalog, runtime.store
+    store.follow("TONE", "U1", "spec")
+    store.mark_read("TONE", "U1", list(cat.essentials("spec")))
+    store.record_finished("TONE", "U1", "spec", 60)
+    admin = Handlers(runtime, users_info=lambda team, user: UserInfo(is_admin=True))
+    reply = admin.command(Caller("TONE", "UADMIN"), "stats")
+    assert not block_kit_problems(reply.blocks)
+    text = json.dumps(reply.blocks, ensure_ascii=False) + reply.text
+    assert "*1*" not in text and "1 ever" not in text and " 1)" not in text and "1 readers" not in text
+    assert "Active readers in the last 28 days: *&lt;4* (&lt;4 ever)" in text
+    ins = team_insights(runtime, "TONE")
+    assert (ins.readers_total, ins.readers_active) == (None, None)
+    assert all(f.readers in (None, 0) for f in ins.funnels) and ins.top_posts == () and ins.reads_per_week == ()
+    monkeypatch.setenv("DATABASE_URL", runtime.settings.database_url)
+    data = json.loads(CliRunner().invoke(main, ["stats", "--team", "TONE", "--json"]).output)
+    assert data["readers_total"] is None and data["readers_active"] is None

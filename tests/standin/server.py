@@ -37,7 +37,8 @@ class SlackStandIn:
     response URL accepts (Slack: 5, then 404 ``used_url``). ``scopes``: any token's scopes (default the manifest's;
     a missing one is ``missing_scope`` with ``needed`` and ``provided``); ``token_scopes``: each token's own (an
     unknown token is ``invalid_auth``). ``users``: user id -> ``users.info`` fields (``real_name``,
-    ``display_name``, ``tz`` …; another id is ``user_not_found``; without it everyone is named by their id).
+    ``display_name``, ``tz``, ``is_bot``, ``is_app_user`` …, both false unless given, as Slack answers for a
+    person; another id is ``user_not_found``; without it everyone is named by their id).
     ``oauth_client=(client_id, client_secret)``: token rotation (:meth:`issue_rotating_token`) and installs:
     ``GET /oauth/v2/authorize`` approves at once as :attr:`installer` (org-wide when :attr:`org_wide_install`),
     redirecting to the ``redirect_uri`` given or :attr:`oauth_redirect_url` with a one-time ``code`` and the

@@ -46,7 +46,10 @@ PostType = Literal["explainer", "tutorial", "benchmark", "problem-and-solution",
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=True)
+    # defer_build: each model's validator is built on its first validation (loading the catalog's
+    # files), not at import: a process that reads the kept catalog (bot.domain.search.cache)
+    # validates none and builds none (issue 43, benchmarks/cli_cold.py)
+    model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=True, defer_build=True)
 
 
 class LocalizedText(_Frozen):
@@ -176,7 +179,7 @@ class Post(_Frozen):
     blog_tags: tuple[str, ...] = ()
     aliases: Annotated[tuple[str, ...], _matching(SLUG_RE, "alias {value!r} is not a slug", each=True)] = ()
     summary: LocalizedText
-    questions: Questions = Questions()
+    questions: Questions = Questions.model_construct()  # Questions(), without building its validator
     """The problem questions the post answers (:class:`Questions`); empty for a post without a link."""
     added: dt.date | None = None
     """The day the post entered the catalog (the date of the catalog version that added it); absent:

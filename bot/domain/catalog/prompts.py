@@ -22,7 +22,7 @@ PROMPT_MAX = 500
 class Prompt(BaseModel):
     """A discussion prompt: ``en`` and ``zh``, each 1..:data:`PROMPT_MAX` characters."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)  # as the catalog's models
 
     en: str = Field(min_length=1, max_length=PROMPT_MAX)
     zh: str = Field(min_length=1, max_length=PROMPT_MAX)

@@ -21,6 +21,16 @@ from bot.domain.search.analysis import (
 )
 from bot.domain.search.fields import field_of
 from bot.domain.search.index import _GENERIC_DF, _GENERIC_FACTOR
+from bot.domain.search.reorder import (
+    NEWEST_LEAD,
+    Ranked,
+    general_first,
+    generality,
+    id_first,
+    in_track_first,
+    linked_first,
+    newest_first,
+)
 from bot.domain.search.results import (
     HINT_EMPTY,
     MAX_QUERY_CHARS,
@@ -45,8 +55,6 @@ from bot.domain.search.weights import (
     RELATIVE_FLOOR,
     SIMILARITY_CHARS,
     SUBJECT_FACTOR,
-    TRACK_HINT_BONUS,
-    UNLINKED_PENALTY,
 )
 from bot.domain.text import clean
 
@@ -56,8 +64,7 @@ _URL_RE = re.compile(r"\b[a-z][a-z0-9+.-]*://\S*", re.IGNORECASE)
 _Alt = tuple[tuple[str, ...], float]
 """An alternative of a concept: the terms a post must all hold, and their similarity (0..1)."""
 
-_Ranked = tuple[float, int, str, float]
-"""A ranked post: fused score (0..100), doc number, matched field, coverage (0..1)."""
+_Ranked = Ranked
 
 
 class Matcher(TopicIndex):
@@ -214,6 +221,10 @@ class Matcher(TopicIndex):
                 hit = PostMatch(link.post_id, 100.0, "link", self._catalog.tracks_of(link.post_id), 1.0)
                 return SearchResult(query, None, (hit,) if offset == 0 else (), None, 1, offset, link, "confident")
         text = query[: MAX_QUERY_CHARS * 4]
+        lead = NEWEST_LEAD.match(text)
+        newest = lead is not None and bool(text[lead.end() :].strip())
+        if newest and lead is not None:
+            text = text[lead.end() :]
         has_link = "://" in text or "<" in text
         if has_link:  # a link inside a sentence is not a topic: drop it
             text = _URL_RE.sub(" ", clean(text))
@@ -235,13 +246,23 @@ class Matcher(TopicIndex):
         track = named or topic or contained
         ranked, extra, _ = self._rank(norm, offset + limit + 1, units)
         if contained is not None and track is contained:
-            ranked = self._in_track_first(contained.track_id, ranked)
-        ranked = self._id_first(query, self._linked_first(self._answered_first(answer_key, ranked)))
+            ranked = in_track_first(ranked, contained.track_id, self._catalog.tracks_of, self._post_ids)
+        ranked = id_first(
+            self._doc_of_id.get(text.strip().lower()),
+            linked_first(self._answered_first(answer_key, ranked), self._linked),
+        )
         if not ranked:
             return SearchResult(query, track, (), None, topic=topic is not None)
         floor = max(MIN_SCORE, RELATIVE_FLOOR * min(100.0, ranked[0][0]))
         good = [r for r in ranked if r[0] >= floor - 1e-9]
         confidence = self._confidence(good[0], topicality)
+        terms = self._telling_terms(topicality)
+        if newest:  # "latest eagle": the posts on it newest first
+            good = newest_first(
+                good, self._catalog, self._post_ids, lambda d: not terms or self._answers_terms(d, terms)
+            )
+        elif not terms:  # "what is vllm": every title says it
+            good = general_first(good, self._generality, self._post_ids)
         page = good[offset : offset + limit]
         matches = tuple(
             PostMatch(
@@ -266,13 +287,6 @@ class Matcher(TopicIndex):
             topic=topic is not None,
         )
 
-    def _in_track_first(self, track_id: str, ranked: list[_Ranked]) -> list[_Ranked]:
-        """``ranked`` with the posts of the track whose name the query holds (:meth:`_track_in`)
-        :data:`TRACK_HINT_BONUS` points higher, best first."""
-        tracks_of, ids = self._catalog.tracks_of, self._post_ids
-        bonus = [(s + (TRACK_HINT_BONUS if track_id in tracks_of(ids[d]) else 0.0), d, f, c) for s, d, f, c in ranked]
-        return sorted(bonus, key=lambda r: -r[0])
-
     def _holds_track_name(self, contained: TrackMatch | None) -> bool:
         """Whether a track name the query holds (:meth:`_track_in`) is of two words or more
         (``engine internals``, ``模型量化``; not the one word ``router`` of ``home wifi router``)."""
@@ -289,13 +303,11 @@ class Matcher(TopicIndex):
             return "confident" if self._answers_terms(best[1], terms) else "closest"
         return "confident" if best[3] >= CONFIDENT_COVERAGE - 1e-9 else "closest"
 
-    def _linked_first(self, good: list[_Ranked]) -> list[_Ranked]:
-        """``good`` with each post without a link scored :data:`UNLINKED_PENALTY` points lower
-        (the score it is ranked and shown by), best first."""
-        if all(self._linked[r[1]] for r in good):
-            return good
-        lowered = [r if self._linked[r[1]] else (r[0] - UNLINKED_PENALTY, *r[1:]) for r in good]
-        return sorted(lowered, key=lambda r: -r[0])
+    @cached_property
+    def _generality(self) -> dict[str, tuple[int, float]]:
+        """:func:`~bot.domain.search.reorder.generality` of the catalog's posts, kept with the index."""
+        start = self._match_track("getting started")
+        return generality(self._catalog, self._post_ids, start.track_id if start is not None else None)
 
     def _answered_first(self, answer_key: tuple[str, ...], ranked: list[_Ranked]) -> list[_Ranked]:
         """``ranked`` with the posts whose ``answers.yaml`` lists the query as a phrase first, at
@@ -309,17 +321,6 @@ class Matcher(TopicIndex):
     @cached_property
     def _doc_of_id(self) -> dict[str, int]:
         return {pid: doc for doc, pid in enumerate(self._post_ids)}
-
-    def _id_first(self, query: str, ranked: list[_Ranked]) -> list[_Ranked]:
-        """``ranked`` with the post whose id the query is (``p-eagle``, not a summary of it that
-        scores as well) first, at the top score."""
-        doc = self._doc_of_id.get(query.strip().lower())
-        if doc is None or not ranked or ranked[0][1] == doc:
-            return ranked
-        found = next((r for r in ranked if r[1] == doc), None)
-        if found is None:
-            return ranked
-        return [(max(found[0], ranked[0][0]), doc, found[2], found[3])] + [r for r in ranked if r[1] != doc]
 
     def _rank(self, norm: str, need: int, units: list[_Unit]) -> tuple[list[_Ranked], int, list[_Concept]]:
         """``(ranked, extra, concepts)``: the re-scored candidates (at least ``need`` when there are),

@@ -124,6 +124,7 @@ def users(ws: Workspace, method: str, args: dict[str, Any]) -> dict[str, Any]:
             "real_name": real,
             "deleted": False,
             "is_bot": False,
+            "is_app_user": False,
             "tz": "Europe/Berlin",
             "tz_label": "Central European Time",
             "tz_offset": 3600,

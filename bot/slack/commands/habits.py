@@ -21,9 +21,11 @@ def kept_week(catalog: Catalog) -> ReaderWeek:
 
 
 def reader_streak(ctx: Context) -> Streak:
-    """The caller's :class:`~bot.domain.streaks.Streak` now (the store's clock), at their budget."""
+    """The caller's :class:`~bot.domain.streaks.Streak` now (the store's clock), at their budget, in
+    weeks of their time zone (:attr:`~bot.store.together.HabitFacts.timezone`)."""
     store, caller = ctx.rt.store, ctx.caller
     facts = store.habit_facts(caller.team_id, caller.user_id)
     budget = facts.budget or DEFAULT_MINUTES
     cat = ctx.catalog
-    return streak(cat, facts.reads, facts.follows, budget, facts.pauses, store.now(), plan=kept_week(cat))
+    now = store.now()
+    return streak(cat, facts.reads, facts.follows, budget, facts.pauses, now, plan=kept_week(cat), zone=facts.timezone)

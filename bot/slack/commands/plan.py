@@ -41,15 +41,32 @@ def plan(s: Context, cmd: grammar.Command) -> Reply:
     tracks = [paths.track_path(cat, tr.id) for tr in cat.tracks]
     if cmd.error:
         return views.text_reply(pt("plan.bad", s.lang, value=truncate(cmd.error_value or "", 100)))
+    read, mine = _current_ids(s), _reader_tracks(s)
     if cmd.enabled is False:
         store.set_budget(caller.team_id, caller.user_id, None)
-        return plan_reply(tracks, None, s.lang, changed_to="off")
+        return plan_reply(tracks, None, s.lang, changed_to="off", read=read, mine=mine)
     if cmd.minutes is None:
-        return plan_reply(tracks, store.get_budget(caller.team_id, caller.user_id), s.lang, changed_to="show")
+        return plan_reply(
+            tracks, store.get_budget(caller.team_id, caller.user_id), s.lang, changed_to="show", read=read, mine=mine
+        )
     if not budgets.check_minutes(cmd.minutes):
         return views.text_reply(_out_of_range(cmd.minutes, s.lang))
     store.set_budget(caller.team_id, caller.user_id, cmd.minutes)
-    return plan_reply(tracks, cmd.minutes, s.lang, changed_to="set")
+    return plan_reply(tracks, cmd.minutes, s.lang, changed_to="set", read=read, mine=mine)
+
+
+def _current_ids(s: Context) -> set[str]:
+    """The caller's read posts by today's ids (a former id counts as the post it became)."""
+    return {pid for p in s.reader.read() if (pid := s.catalog.resolve_post_id(p))}
+
+
+def _reader_tracks(s: Context) -> list[str]:
+    """The caller's followed tracks (oldest follow first), then the tracks they have read a post of
+    (catalog order): what the plan lists first."""
+    cat, read = s.catalog, s.reader.read()
+    followed = [tid for tid in s.reader.follows() if cat.has_track(tid)]
+    started = [tr.id for tr in cat.tracks if tr.id not in followed and paths.progress(cat, tr.id, read)[0]]
+    return followed + started
 
 
 def dm_budget(s: Context, cmd: grammar.Command) -> Mrkdwn | None:
@@ -141,7 +158,8 @@ def home_plan(
     url = signed_url(rt.settings, cat, track, read) if track else None
     facts = facts or rt.store.habit_facts(team, user)  # issue 44: the streak, shown on Home
     budget = facts.budget or budgets.DEFAULT_MINUTES
-    weeks = streak(cat, facts.reads, facts.follows, budget, facts.pauses, rt.store.now(), plan=kept_week(cat)).weeks
+    now, zone = rt.store.now(), facts.timezone  # issue 44 QA: weeks start on Monday in the reader's zone
+    weeks = streak(cat, facts.reads, facts.follows, budget, facts.pauses, now, plan=kept_week(cat), zone=zone).weeks
     return {"finished": finished, "picture_url": url, "picture_track": track if url else None, "streak_weeks": weeks}
 
 

@@ -12,6 +12,10 @@ from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply
 from bot.slack.views.catchup import catchup_reply
 
+NEWEST_LEAD = {"en": "latest", "zh": "最新"}
+"""The word put before a ``what's new in <topic>`` topic that names no track: the search reads it as
+"newest first" (:meth:`bot.domain.search.Matcher.search`) and the reply's heading shows it."""
+
 
 def find(ctx: Context, cmd: grammar.Command) -> Reply:
     """``/vllm-path <text>``: the track it names, or the posts matching it."""
@@ -26,11 +30,15 @@ def search_posts(ctx: Context, cmd: grammar.Command) -> Reply:
 def newest(ctx: Context, cmd: grammar.Command) -> Reply:
     """``what's new`` / ``latest posts`` / ``最新文章``: the newest posts of the catalog; ``what's new
     in <topic>``: the newest posts of the track the topic names, else a search for the topic (QA: the
-    words "what's new" found a post titled "A New Course")."""
+    words "what's new" found a post titled "A New Course"); a topic that names no track: the search
+    for it led by :data:`NEWEST_LEAD`, which lists the posts on it newest first."""
     if not cmd.arg:
         return replies.latest(ctx)
     tid = ctx.find.track(cmd.arg) or ctx.find.topic(cmd.arg)
-    return replies.latest(ctx, track_id=tid) if tid else replies.search(ctx, cmd.arg)
+    if tid:
+        return replies.latest(ctx, track_id=tid)
+    # no track: the posts on the topic, newest first (the matcher reads the lead; QA: `latest eagle`)
+    return replies.search(ctx, f"{NEWEST_LEAD[ctx.lang]} {cmd.arg}")
 
 
 def next_reads(ctx: Context, cmd: grammar.Command) -> Reply:

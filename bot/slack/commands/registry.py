@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from bot.slack import grammar
-from bot.slack.commands import buttons, help, plan, progress, query, remind, stats, subscribe
+from bot.slack.commands import buttons, help, plan, progress, query, remind, settings, stats, subscribe
 from bot.slack.commands.context import ButtonValue, Context
 from bot.slack.commands.replies import redraw
 from bot.slack.views.blocks import Reply
@@ -36,6 +36,9 @@ COMMANDS: dict[str, CommandFn] = {
     "reminders": remind.reminders,
     "stats": stats.stats,
     "plan": plan.plan,
+    "recommend": settings.recommend,
+    "settings": settings.show_settings,
+    "stop": settings.stop_what,
 }
 """Command kind (:data:`bot.slack.grammar.Kind`) -> use case."""
 

@@ -30,7 +30,7 @@ def set_reminder(ctx: Context, post_id: str, words: list[str]) -> Mrkdwn:
     day = choice.day or today + timedelta(days=DEFAULT_DAYS)
     caller = ctx.caller
     reminder, before = ctx.rt.store.add_reminder(caller.team_id, caller.user_id, post_id, due_at(day, zone), zone)
-    notice = rviews.reminder_set_notice(ctx.catalog, reminder, ctx.lang, before=before)
+    notice = rviews.reminder_set_notice(ctx.catalog, reminder, ctx.lang, before=before, today=today)
     kept = ctx.keep_language()
     return notice + (Mrkdwn("\n") + kept if kept else Mrkdwn())
 
@@ -78,9 +78,13 @@ def remind(ctx: Context, cmd: grammar.Command) -> Reply:
 
 
 def _answer(ctx: Context, post_id: str, notice: Mrkdwn) -> Reply:
-    """The confirmation and where the reader stands in the post's track (issue 40: one line)."""
+    """The confirmation and where the reader stands in the post's track (issue 40: one line), with
+    *Mark read* for the reminded post (:func:`~bot.slack.views.reminders.reminder_set_reply`)."""
     tid = replies.main_track(ctx, [post_id])
-    return replies.progress(ctx, tid, notice) if tid else views.text_reply(notice)
+    if tid is None:
+        return views.text_reply(notice)
+    read = post_id in ctx.reader.read()
+    return rviews.reminder_set_reply(ctx.catalog, post_id, ctx.reader.state(tid), notice, read, ctx.lang)
 
 
 def reminders(ctx: Context, cmd: grammar.Command) -> Reply:

@@ -12,6 +12,7 @@ thread never touches them again once the listener returns (Bolt only sends the a
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from typing import Any
@@ -20,14 +21,19 @@ from slack_bolt import Ack, App, BoltContext, Respond
 from slack_sdk import WebClient
 
 from bot import metrics
+from bot.domain import paths
+from bot.domain.catalog import Catalog
+from bot.slack.commands.context import ButtonValue
 from bot.slack.commands.registry import BUTTONS
 from bot.slack.handlers import Caller
-from bot.slack.held import HoldUntilAnswered
+from bot.slack.held import HoldUntilAnswered, written
+from bot.slack.home_facts import HomeFacts
 from bot.slack.listeners.context import ack_now, caller_of, handlers_of
 from bot.slack.listeners.errors import answers_failure
 from bot.slack.listeners.events import open_home
 from bot.slack.views.blocks import Reply, decode_value
 from bot.slack.views.home import track_modal
+from bot.store.held_batch import MarkRead
 
 log = logging.getLogger(__name__)
 
@@ -74,17 +80,65 @@ def _show_in_modal(
     return True
 
 
+def mark_read_effect(context: BoltContext, body: Payload) -> MarkRead | None:
+    """A *Mark read* click's change, written with its hold before the ack (:class:`HoldUntilAnswered`):
+    the button's post (its current id) for the clicker, when the use case would write it
+    (:data:`bot.slack.commands.buttons.mark_read`: neither its post nor its track gone from the
+    catalog, the post not read before under any of its ids, as the reader's state says now); else
+    None (another kind, or nothing to write: the use case runs as before after the ack)."""
+    action = (body.get("actions") or [{}])[0]
+    if not str(action.get("action_id") or "").startswith("mark_read:"):
+        return None
+    value = ButtonValue.parse(decode_value(action.get("value")))
+    handlers = handlers_of(context)
+    catalog = handlers.rt.holder.loaded.catalog
+    post = catalog.resolve_post_id(value.p) if value.p else None
+    if post is None or (value.t and not _current_track(catalog, value.t)):
+        return None  # gone: the use case says so and writes nothing
+    caller = caller_of(context, body)  # the one rule, as handle_action's
+    if not caller.team_id or not caller.user_id:
+        return None
+    read = handlers.rt.store.reader_state(caller.team_id, caller.user_id).read
+    if not paths.unread_among(catalog, read, [post]):
+        return None  # read before: the use case says so and writes nothing
+    return MarkRead(caller.team_id, caller.user_id, (post,), functools.partial(_read_in_home, handlers.facts))
+
+
+def _read_in_home(facts: HomeFacts, team: str, user: str) -> None:
+    """A held click's *Mark read*, committed with its hold, told to App Home's facts as a request's write."""
+    facts.wrote(team, user, READ_TABLES)
+
+
+READ_TABLES = frozenset({"reading_progress"})
+"""The App Home table a *Mark read* writes (its reminders' cancel is no App Home's)."""
+
+
+def _current_track(catalog: Catalog, track_id: str) -> bool:
+    """Whether today's catalog has ``track_id``, as its id or an alias (as
+    :func:`bot.slack.commands.replies.current_track` finds it)."""
+    if catalog.has_track(track_id):
+        return True
+    wanted = track_id.casefold()
+    return any(a.casefold() == wanted for tr in catalog.tracks for a in tr.aliases)
+
+
 @answers_failure("button")
 def handle_action(body: Payload, respond: Respond, client: WebClient, context: BoltContext) -> None:
     """After the ack, on the listener executor: run the button's use case and redraw where the click
-    came from (message, modal, Home)."""
+    came from (message, modal, Home). A change written with the click's hold (:func:`mark_read_effect`)
+    is not written again: the use case answers from what that write marked (``written_before``)."""
     handlers = handlers_of(context)
     action = (body.get("actions") or [{}])[0]
     kind = (action.get("action_id") or "").split(":", 1)[0]
     caller = caller_of(context, body)  # the one rule: bot/slack/listeners/context.py
     data = decode_value(action.get("value"))
     label = str((action.get("text") or {}).get("text") or "")  # the clicked button's label
-    reply = handlers.action(caller, kind, data, label)
+    marked = written(context)
+    if marked:
+        with handlers.rt.store.written_before(caller.team_id, caller.user_id, marked):
+            reply = handlers.action(caller, kind, data, label)
+    else:
+        reply = handlers.action(caller, kind, data, label)
     if reply is not None and _show_in_modal(context, client, body, caller, kind, data, reply):
         return
     if _from_home(body) or reply is None:
@@ -116,4 +170,4 @@ def register(app: App) -> None:
         follow_up = BoltContext(context)  # shallow: the request's values, none copied (see the module docstring)
         executor.submit(_follow_up, body, respond, client, follow_up)
 
-    app.action(ACTION, middleware=[HoldUntilAnswered()])(click)
+    app.action(ACTION, middleware=[HoldUntilAnswered(mark_read_effect)])(click)

@@ -1,7 +1,11 @@
 """The "catch me up" reply (issue 44): what entered the catalog since the reader last read, one line
-a post with its minutes and its place in their path, then their next step (pure)."""
+a post with its minutes and its place in their path, then their next step (pure). A post with no
+link yet (the catalog's unlinked posts: no URL, no minutes) is named as such, after the readable
+ones, with no note (QA: they were listed like readable steps)."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from bot.domain.catalog import Catalog
 from bot.domain.catalog.models import format_day
@@ -16,8 +20,11 @@ from bot.slack.views.plan import minutes_suffix
 
 def new_post_line(catalog: Catalog, new: NewPost, lang: str) -> Mrkdwn:
     """``• <post> · 8 min · new step 6 of *Speculative decoding*`` (or ``updates step 4 of …``,
-    ``follows step 2 of …``, ``further reading in …``), then the relation's note in italics."""
+    ``follows step 2 of …``, ``further reading in …``), then the relation's note in italics; for a
+    post with no link yet only ``• *title* · no link yet, nothing to read until it is published (*track*)``."""
     post, name = new.step.post, track_name(catalog, new.track_id, lang)
+    if post.url is None:
+        return Mrkdwn("• *{}* · {}").format(post.title, t("catchup.no_link", lang, track=name))
     if new.relation is not None and new.revisits is not None:
         place = t(f"catchup.{new.relation.kind}", lang, n=new.revisits.number, track=name)
     else:
@@ -29,6 +36,12 @@ def new_post_line(catalog: Catalog, new: NewPost, lang: str) -> Mrkdwn:
     return line
 
 
+def readable_first(new: Sequence[NewPost]) -> list[NewPost]:
+    """``new`` with the posts that have a link first, each group in its order (newest first): a post
+    with no link yet never takes a place a readable one could have (App Home lists three)."""
+    return sorted(new, key=lambda n: n.step.post.url is None)
+
+
 def catchup_reply(catalog: Catalog, cu: CatchUp, lang: str) -> Reply:
     """The reply to ``catch me up`` for ``cu``: the new posts (or that there are none), then the next
     step with *Mark read*; following and having started no track, how to follow one."""
@@ -38,7 +51,7 @@ def catchup_reply(catalog: Catalog, cu: CatchUp, lang: str) -> Reply:
         return make_reply([*blocks, section(text)], text)
     day = format_day(cu.since, lang) if cu.since is not None else ""
     if cu.new:
-        lines = [new_post_line(catalog, n, lang) for n in cu.new]
+        lines = [new_post_line(catalog, n, lang) for n in readable_first(cu.new)]
         more = [t("catchup.more", lang, n=cu.more)] if cu.more else []
         intro = t("catchup.intro", lang, day=day)
         blocks += sections([intro, *lines, *more])
@@ -67,7 +80,7 @@ def home_catchup_blocks(catalog: Catalog, cu: CatchUp | None, lang: str) -> list
     if cu is None or not cu.new:
         return []
     day = format_day(cu.since, lang) if cu.since is not None else ""
-    lines = [new_post_line(catalog, n, lang) for n in cu.new[:HOME_NEW]]
+    lines = [new_post_line(catalog, n, lang) for n in readable_first(cu.new)[:HOME_NEW]]
     rest = len(cu.new) - HOME_NEW + cu.more
     more = t("catchup.home_more", lang, n=rest) if rest > 0 else t("catchup.home_all", lang)
     return [*sections([t("catchup.intro", lang, day=day), *lines, more])]

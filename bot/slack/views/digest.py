@@ -28,7 +28,7 @@ from bot.slack.views.blocks import (
 )
 from bot.slack.views.links import read_link, reference_lines
 from bot.slack.views.plan import channel_budget_intro, channel_finish_line, minutes_suffix, pt, step_level
-from bot.slack.views.together import club_readers_line
+from bot.slack.views.together import club_readers_line, unlinked_line
 
 MAX_NOTE = 700
 """Characters of a step's note shown in a channel digest."""
@@ -63,7 +63,9 @@ def _step_lines(
         read_link(catalog, post, lang, bold=True),
         Mrkdwn("_{}{}_").format(meta, minutes_suffix(post, lang)) + (Mrkdwn(" · *{}*").format(badge) if badge else ""),
     ]
-    if step.step.note:
+    if post.url is None:  # issue 44 QA: said plainly, instead of the note of a step one can read
+        lines.append(unlinked_line(lang))
+    elif step.step.note:
         lines.append(truncate(step.step.note.get(lang), MAX_NOTE))
     first = [p for p in step.read_first if p not in shown]
     lines += reference_lines(catalog, step, lang, first=first)
@@ -115,7 +117,8 @@ def compose_channel_digest(
             catalog, plan.path.step(post_id), lang, plan.total, badge if post_id in plan.added else None, shown
         )
         mark = button(t("btn.mark_read", lang), f"mark_read:{next(n)}", {"p": post_id, "t": track_id, **view})
-        blocks.append(section(text, accessory=mark))
+        linked = catalog.post(post_id).url is not None  # no link yet: nothing to mark read
+        blocks.append(section(text, accessory=mark if linked else None))
     if plan.new:
         lines = []
         for post_id, kind in plan.new[:MAX_NEW_LISTED]:

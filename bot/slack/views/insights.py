@@ -18,7 +18,8 @@ FUNNEL_STEPS = 15
 def _activity(ins: Insights, lang: str) -> Mrkdwn:
     """Active readers and reads per week (the reply's first section and its fallback text)."""
     counts = " ".join(str(n) for _, n in ins.reads_per_week)
-    readers = {"active": ins.readers_active, "total": ins.readers_total}
+    # under 4 readers no count is shown, not even how many read (QA: "Active readers: *1* (1 ever)")
+    readers = {"active": count_text(ins.readers_active), "total": count_text(ins.readers_total)}
     if not ins.reads_per_week:  # too few readers to show when they read
         return t("stats.activity_hidden", lang, days=ACTIVE_DAYS, n=MIN_READERS, **readers)
     return t("stats.activity", lang, days=ACTIVE_DAYS, weeks=WEEKS, spark=ins.sparkline(), counts=counts, **readers)

@@ -88,19 +88,51 @@ def path_line(
     return memo(catalog, key, build)
 
 
-def plan_reply(tracks: Sequence[TrackPath], minutes_per_week: int | None, lang: str, *, changed_to: str) -> Reply:
+def plan_reply(
+    tracks: Sequence[TrackPath],
+    minutes_per_week: int | None,
+    lang: str,
+    *,
+    changed_to: str,
+    read: Collection[str] = (),
+    mine: Sequence[str] = (),
+) -> Reply:
     """The answer to ``plan …`` (``changed_to`` ``set``, ``off`` or ``show``) and the weeks each of
-    ``tracks`` (every track, in catalog order) takes at it."""
+    ``tracks`` (every track, in catalog order) takes at it. With ``mine`` (the ids of the reader's
+    followed, then started tracks) only those are listed, in that order, each with the minutes of
+    its essential steps not in ``read`` (current post ids) and the weeks they take; the others are
+    one line with the command that shows one (QA: the table listed all 14 tracks from scratch)."""
     per_week = minutes_per_week or budgets.DEFAULT_MINUTES
     default = pt("plan.default", lang) if minutes_per_week is None else Mrkdwn()
     key = changed_to if changed_to in ("set", "off") else "show"
     head = pt("plan." + key, lang, budget=per_week, default=default)
-    lines = [
-        pt("plan.week" if w == 1 else "plan.weeks", lang, track=tr.names.get(lang), minutes=m, weeks=w)
-        for tr, m, w in weeks_per_track(tracks, per_week)
-    ]
+    by_id = {p.track.id: p for p in tracks}
+    yours = [by_id[tid] for tid in dict.fromkeys(mine) if tid in by_id]
+    if yours:
+        lines = [_left_line(p, read, per_week, lang) for p in yours]
+        others = len(tracks) - len(yours)
+        if others:
+            lines.append(pt("plan.others", lang, n=others))
+    else:
+        lines = [
+            pt("plan.week" if w == 1 else "plan.weeks", lang, track=tr.names.get(lang), minutes=m, weeks=w)
+            for tr, m, w in weeks_per_track(tracks, per_week)
+        ]
     blocks = [section(head), section(Mrkdwn("\n").join(lines[:40]))]
     return make_reply(blocks, head)
+
+
+def _left_line(path: TrackPath, read: Collection[str], per_week: int, lang: str) -> Mrkdwn:
+    """One of the reader's tracks in the plan: the minutes and weeks of its essential steps not read."""
+    left = [s for s in path.essentials if s.post.id not in read]
+    name = path.track.names.get(lang)
+    if not left:
+        return pt("plan.track_done", lang, track=name)
+    minutes = sum(s.post.minutes or 0 for s in left)
+    weeks = budgets.weeks_to_finish([s.post.minutes for s in left], per_week)
+    done, total = len(path.essentials) - len(left), len(path.essentials)
+    key = "plan.left_week" if weeks == 1 else "plan.left_weeks"
+    return pt(key, lang, track=name, minutes=minutes, weeks=weeks, done=done, total=total)
 
 
 def weeks_per_track(tracks: Sequence[TrackPath], minutes_per_week: int) -> list[tuple[Track, int, int]]:

@@ -7,12 +7,14 @@ from datetime import date, datetime
 from zoneinfo import ZoneInfo
 
 from bot.domain.catalog import Catalog
+from bot.domain.catalog.models import format_day
+from bot.domain.paths import TrackState
 from bot.domain.schedule import zone_label
 from bot.slack.i18n import t, weekday_name
 from bot.slack.mrkdwn import Mrkdwn
 from bot.slack.views.blocks import Json, Reply, actions, button, context, header, make_reply, section, sections
 from bot.slack.views.links import place_lines
-from bot.slack.views.messages import post_link
+from bot.slack.views.messages import ActionIds, post_link, progress_line
 from bot.slack.views.plan import minutes_suffix
 from bot.store.snapshots import Reminder
 
@@ -31,18 +33,53 @@ def due_label(due_at: datetime, zone: str, lang: str) -> Mrkdwn:
     return when_label(local.date(), local.strftime("%H:%M"), zone, lang)
 
 
+def plain_due_label(due_at: datetime, zone: str, lang: str, today: date | None = None) -> Mrkdwn:
+    """An aware instant as a reader reads a day, in IANA ``zone`` and ``lang``: ``Monday 7 Dec 2026,
+    09:00 Europe/Berlin`` / ``2026年12月7日 周一 09:00 Europe/Berlin``, led by "tomorrow" when it is the
+    day after ``today`` (the reader's local date): ``remind … next monday`` on a Sunday says which
+    Monday it booked (QA: the ISO date alone left it to the reader to work out)."""
+    local = due_at.astimezone(ZoneInfo(zone))
+    day = local.date()
+    words = {
+        "weekday": weekday_name(day.weekday(), lang),
+        "day": format_day(day, lang),
+        "time": local.strftime("%H:%M"),
+        "tz": zone_label(zone),
+    }
+    tomorrow = today is not None and (day - today).days == 1
+    return t("remind.when_tomorrow" if tomorrow else "remind.when", lang, **words)
+
+
 def _post(catalog: Catalog, post_id: str, lang: str) -> Mrkdwn:
     return post_link(catalog, post_id, lang=lang) if catalog.has_post(post_id) else Mrkdwn("`{}`").format(post_id)
 
 
-def reminder_set_notice(catalog: Catalog, reminder: Reminder, lang: str, before: Reminder | None = None) -> Mrkdwn:
-    """ "I will remind you of <post> on Monday 2026-12-07 09:00 Asia/Kolkata." (escaped mrkdwn), and
-    "… instead of <time>" when it moved ``before`` (the reminder it replaced)."""
+def reminder_set_notice(
+    catalog: Catalog, reminder: Reminder, lang: str, before: Reminder | None = None, today: date | None = None
+) -> Mrkdwn:
+    """ "I will remind you of <post> on Monday 7 Dec 2026, 09:00 Asia/Kolkata." (escaped mrkdwn;
+    :func:`plain_due_label`, "tomorrow, …" when due the day after ``today``, the reader's local date),
+    and "… instead of <time>" when it moved ``before`` (the reminder it replaced)."""
     post = _post(catalog, reminder.post_id, lang)
-    when = due_label(reminder.due_at, reminder.timezone, lang)
+    when = plain_due_label(reminder.due_at, reminder.timezone, lang, today)
     if before is not None and before.due_at != reminder.due_at:
-        return t("remind.moved", lang, post=post, when=when, before=due_label(before.due_at, before.timezone, lang))
+        earlier = plain_due_label(before.due_at, before.timezone, lang, today)
+        return t("remind.moved", lang, post=post, when=when, before=earlier)
     return t("remind.set", lang, post=post, when=when)
+
+
+def reminder_set_reply(catalog: Catalog, post_id: str, state: TrackState, notice: str, read: bool, lang: str) -> Reply:
+    """The answer to ``remind <post>`` (command or button): ``notice`` (:func:`reminder_set_notice`),
+    the reader's place in the post's track ``state`` (:func:`~bot.slack.views.messages.progress_line`),
+    *Mark read* for the reminded post itself (QA: it marked the track's next step; none when ``read``)
+    and *Open path* (2 blocks, as :func:`~bot.slack.views.messages.progress_reply`)."""
+    ids, tid = ActionIds(), state.track_id
+    row = []
+    if not read:
+        row.append(button(t("btn.mark_read", lang), ids("mark_read"), {"p": post_id, "t": tid, "v": "short"}))
+    row.append(button(t("btn.open_path", lang), ids("open_path"), {"t": tid, "v": "short"}))
+    text = Mrkdwn("{}\n{}").format(notice, progress_line(catalog, state, lang))
+    return make_reply([section(text), actions(row)], text)
 
 
 def reminder_cancelled_notice(catalog: Catalog, reminder: Reminder, lang: str) -> Mrkdwn:

@@ -29,6 +29,21 @@ def club_thread(catalog: Catalog, steps: Sequence[str], lang: str) -> Reply:
     return make_reply(blocks, Mrkdwn("\n").join(lines), "in_channel")
 
 
+def unlinked_line(lang: str) -> Mrkdwn:
+    """What a digest says under a step with no link yet (the catalog's unlinked posts: no URL, no
+    minutes) instead of its notes: plainly that there is nothing to read until it is published."""
+    return t("digest.no_link", lang)
+
+
+def club_preview(catalog: Catalog, sub: object, steps: Sequence[str], lang: str) -> Reply | None:
+    """For ``digest preview``: the thread reply (:func:`club_thread`) a reading club's digest bringing
+    ``steps`` would open, as the deliverer posts it; None when ``sub`` is no club (``club`` false or
+    absent: a newly subscribed channel's stand-in) or the digest brings no step (no thread is opened)."""
+    if not getattr(sub, "club", False) or not steps:
+        return None
+    return club_thread(catalog, steps, lang)
+
+
 def club_readers_line(readers: int | None, lang: str) -> Mrkdwn | None:
     """How many marked the club's last digest read, or None when unknown or under
     :data:`~bot.domain.insights.MIN_READERS` (a count that small is never shown)."""

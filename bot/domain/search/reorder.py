@@ -1,0 +1,109 @@
+"""Reorderings of a ranked result list that the ranking itself does not decide (QA): ``latest
+<topic>`` lists the posts on the topic newest first, and a query with no telling term (``what is
+vllm``, every title says it) lists the posts tied at 100 most general first. Pure functions over the
+matcher's ranked rows ``(fused score 0..100, doc number, matched field, coverage 0..1)``."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from bot.domain.catalog import Catalog
+from bot.domain.search.weights import TRACK_HINT_BONUS, UNLINKED_PENALTY
+
+Ranked = tuple[float, int, str, float]
+"""A ranked post: fused score (0..100), doc number, matched field, coverage (0..1)."""
+
+NEWEST_LEAD = re.compile(
+    r"^\s*(?:(?:the\s+)?(?:latest|newest|most\s+recent)\s+(?:(?:posts?|articles?)\s+)?(?:on|in|about|for)?\s*"
+    r"|最新(?:的\s*|\s+))",
+    re.IGNORECASE,
+)
+"""A query's lead asking for the newest posts on what follows (``latest eagle``, ``最新 推测解码``):
+the posts on it are shown newest first (:func:`newest_first`)."""
+
+NEWEST_SHARE = 0.8
+"""The share of the best score a post needs to be listed by date for ``latest <topic>``: weaker
+matches (a mention in a question) follow, as ranked."""
+
+GENERAL_LEVELS = frozenset({"intro", "core"})
+"""Levels of the getting-started track's steps that rank first among ties (:func:`general_first`)."""
+
+
+def generality(catalog: Catalog, post_ids: Sequence[str], start_track: str | None) -> dict[str, tuple[int, float]]:
+    """Post id -> ``(its place among the essential intro and core steps of ``start_track`` (the
+    getting-started track's id; None: no such track), in reading order, else after them; its earliest
+    place in any track's reading order as a share of the track, 0..1, 1 when on no track)``: the
+    smaller, the more general the post (what a newcomer reads first, then what a path starts with)."""
+    first: list[str] = []
+    if start_track is not None:  # its essential intro and core steps: the advanced ones are no general post
+        steps = {st.post: st for st in catalog.track(start_track).steps}
+        first = [p for p in catalog.order(start_track) if steps[p].essential and steps[p].level in GENERAL_LEVELS]
+    place = {pid: i for i, pid in enumerate(first)}
+    earliest: dict[str, float] = {}
+    for track in catalog.tracks:
+        order = catalog.order(track.id)
+        for i, pid in enumerate(order):
+            earliest[pid] = min(earliest.get(pid, 1.0), i / len(order))
+    return {pid: (place.get(pid, len(first)), earliest.get(pid, 1.0)) for pid in post_ids}
+
+
+def newest_first(
+    good: list[Ranked], catalog: Catalog, post_ids: Sequence[str], on_topic: Callable[[int], bool]
+) -> list[Ranked]:
+    """``good`` with the posts ``on_topic`` (doc number -> holds the query's telling terms) that score
+    at least :data:`NEWEST_SHARE` of the best first, newest first by publication date (the latest day
+    of a range), then the others as ranked: ``latest eagle`` (QA: it was ranked by relevance only)."""
+    bar = NEWEST_SHARE * min(100.0, good[0][0]) - 1e-9 if good else 0.0
+    holders = [r for r in good if r[0] >= bar and on_topic(r[1])]
+    if not holders:
+        return good
+    dated = sorted(holders, key=lambda r: catalog.post(post_ids[r[1]]).published.latest, reverse=True)
+    taken = {r[1] for r in holders}
+    return dated + [r for r in good if r[1] not in taken]
+
+
+def general_first(good: list[Ranked], general: dict[str, tuple[int, float]], post_ids: Sequence[str]) -> list[Ranked]:
+    """``good`` with the posts tied at the shown score of 100 (QA: ``what is vllm`` listed a dozen,
+    each title saying "vLLM") the most general first (``general``: :func:`generality`), after the
+    posts ``answers.yaml`` lists for the query; the order is otherwise kept."""
+    head = 0
+    while head < len(good) and good[head][2] == "answers":
+        head += 1
+    end = head
+    while end < len(good) and good[end][0] >= 100.0 - 1e-9:
+        end += 1
+    if end - head < 2:
+        return good
+    tied = sorted(good[head:end], key=lambda r: general[post_ids[r[1]]])  # stable: ranked order within
+    return good[:head] + tied + good[end:]
+
+
+def in_track_first(
+    ranked: list[Ranked], track_id: str, tracks_of: Callable[[str], Sequence[str]], post_ids: Sequence[str]
+) -> list[Ranked]:
+    """``ranked`` with the posts of ``track_id`` (the track whose name the query holds)
+    :data:`~bot.domain.search.weights.TRACK_HINT_BONUS` points higher, best first."""
+    bonus = [(s + (TRACK_HINT_BONUS if track_id in tracks_of(post_ids[d]) else 0.0), d, f, c) for s, d, f, c in ranked]
+    return sorted(bonus, key=lambda r: -r[0])
+
+
+def linked_first(good: list[Ranked], linked: Sequence[bool]) -> list[Ranked]:
+    """``good`` with each post without a link (``linked[doc]`` false) scored
+    :data:`~bot.domain.search.weights.UNLINKED_PENALTY` points lower (the score it is ranked and
+    shown by), best first."""
+    if all(linked[r[1]] for r in good):
+        return good
+    lowered = [r if linked[r[1]] else (r[0] - UNLINKED_PENALTY, *r[1:]) for r in good]
+    return sorted(lowered, key=lambda r: -r[0])
+
+
+def id_first(doc: int | None, ranked: list[Ranked]) -> list[Ranked]:
+    """``ranked`` with ``doc`` (the post whose id the query is: ``p-eagle``, not a summary of it
+    that scores as well; None: the query is no post id) first, at the top score."""
+    if doc is None or not ranked or ranked[0][1] == doc:
+        return ranked
+    found = next((r for r in ranked if r[1] == doc), None)
+    if found is None:
+        return ranked
+    return [(max(found[0], ranked[0][0]), doc, found[2], found[3])] + [r for r in ranked if r[1] != doc]

@@ -1,0 +1,84 @@
+"""Three short questions a reader asks without a keyword's argument (QA: each was searched):
+``recommend something`` / ``推荐点什么``, ``settings`` / ``设置`` and ``stop`` / ``停止``."""
+
+from __future__ import annotations
+
+from bot.domain import budget as budgets
+from bot.domain import paths
+from bot.domain.schedule import zone_label
+from bot.slack import grammar
+from bot.slack.commands import replies
+from bot.slack.commands.context import Context
+from bot.slack.i18n import t
+from bot.slack.mrkdwn import Mrkdwn
+from bot.slack.views import messages as views
+from bot.slack.views.blocks import Reply
+from bot.slack.views.subscriptions import dm_status
+
+START_TRACK = "getting started"
+"""What names the track a reader with no progress is recommended (the catalog's getting-started track)."""
+
+
+def recommend(ctx: Context, cmd: grammar.Command) -> Reply:
+    """``recommend something``: the next step of each track the caller follows or has started
+    (:func:`~bot.slack.commands.replies.next_reads`); a reader with neither gets the getting-started
+    track (:data:`START_TRACK`, else the catalog's first track) with a line saying why."""
+    cat, read = ctx.catalog, ctx.reader.read()
+    mine = [tid for tid in ctx.reader.follows() if cat.has_track(tid)]
+    started = [tr.id for tr in cat.tracks if paths.progress(cat, tr.id, read)[0]]
+    if mine or started:
+        return replies.next_reads(ctx, notice=t("recommend.next", ctx.lang))
+    tid = ctx.find.track(START_TRACK) or cat.tracks[0].id
+    name = views.track_name(cat, tid, ctx.lang)
+    return replies.track_view(ctx, tid, notice=t("recommend.start", ctx.lang, track=name, track_id=tid))
+
+
+def show_settings(ctx: Context, cmd: grammar.Command) -> Reply:
+    """``settings``: the caller's language, weekly DM, weekly reading plan (minutes; the default
+    :data:`~bot.domain.budget.DEFAULT_MINUTES` when none is set), time zone (Slack's ``tz``),
+    followed tracks and pending reminders, one line each with the command that changes it."""
+    store, team, user, lang = ctx.rt.store, ctx.caller.team_id, ctx.caller.user_id, ctx.lang
+    dm = dm_status(store.get_dm(team, user), lang) or t("dm.now_off", lang)
+    budget = ctx.reader.budget
+    plan = (
+        t("settings.plan", lang, minutes=budget)
+        if budget is not None
+        else t("settings.plan_default", lang, minutes=budgets.DEFAULT_MINUTES)
+    )
+    follows = [tid for tid in ctx.reader.follows() if ctx.catalog.has_track(tid)]
+    followed = (
+        t("settings.follows", lang, tracks=Mrkdwn(", ").join(Mrkdwn("`{}`").format(tid) for tid in follows))
+        if follows
+        else t("settings.follows_none", lang)
+    )
+    pending = len(store.reminders(team, user))
+    lines = [
+        t("settings.header", lang),
+        t("settings.lang", lang),
+        t("settings.dm", lang, status=Mrkdwn(" ").join(str(dm).split("\n"))),
+        plan,
+        t("settings.zone", lang, tz=zone_label(ctx.timezone())),
+        followed,
+        t("settings.reminders", lang, n=pending),
+    ]
+    return views.text_reply(Mrkdwn("\n").join(lines))
+
+
+def stop_what(ctx: Context, cmd: grammar.Command) -> Reply:
+    """``stop`` alone: a question of what to stop, each with its exact command: the weekly DM (when
+    on), this channel's digests (``unsubscribe <track>`` for each, in a channel that has any) and
+    reminders (``reminders``: the list with *Cancel*); what is not running is said so too."""
+    store, team, user, lang = ctx.rt.store, ctx.caller.team_id, ctx.caller.user_id, ctx.lang
+    lines = [t("stop.question", lang)]
+    dm = store.get_dm(team, user)
+    lines.append(t("stop.dm" if dm is not None and dm.enabled else "stop.dm_off", lang))
+    channel = ctx.caller.channel_id
+    subs = store.subscriptions(team, channel) if channel and not channel.startswith("D") else []
+    if subs:
+        commands = Mrkdwn(", ").join(Mrkdwn("`/vllm-path unsubscribe {}`").format(s.track_id) for s in subs)
+        lines.append(t("stop.digests", lang, commands=commands))
+    else:
+        lines.append(t("stop.digest_none", lang))
+    pending = len(store.reminders(team, user))
+    lines.append(t("stop.reminders", lang, n=pending) if pending else t("stop.reminders_none", lang))
+    return views.text_reply(Mrkdwn("\n").join(lines))

@@ -1,0 +1,106 @@
+"""Issue 44 QA: ``digest preview`` of a reading club shows the prompt its thread would open with (and
+the readers of its last digest, as sent); a post with no link yet (the catalog's unlinked posts) is
+said plainly to have none in a channel digest and in "catch me up" (App Home and the weekly DM show
+the same lines), never presented like a step one can read. Real catalog, real database (SQLite)."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+from click.testing import CliRunner
+
+from bot.cli.main import main
+from bot.domain.catchup import catch_up
+from bot.domain.schedule import WeeklySchedule
+from bot.slack.views.catchup import HOME_NEW, catchup_reply, home_catchup_blocks
+from bot.slack.views.digest import compose_channel_digest, preview_subscription
+from bot.slack.views.together import club_thread
+from bot.store import Store
+from tests.digest.conftest import TEAM
+from tests.digest.test_cli import _env
+from tests.standin.blockkit import validate_blocks
+
+MONDAY = WeeklySchedule.of(0, "09:00", "UTC")
+UNLINKED = "taking-vllm-apart"  # pd step 9, no URL yet, with a confident note in the catalog
+
+
+def test_the_preview_of_a_club_shows_its_thread_prompt_and_last_readers(catalog, sqlite_url) -> None:
+    store = Store.from_url(sqlite_url)
+    club = store.subscribe(TEAM, "CCLUB", "spec", MONDAY, club=True)
+    store.subscribe(TEAM, "CPLAIN", "spec", MONDAY)
+    assert store.record_club_digest(TEAM, "CCLUB", "1765100000.000100", club.id, ("spec-decode",))
+    for n in range(4):
+        store.club_mark(TEAM, "CCLUB", "1765100000.000100", f"U0R{n}")
+    store.close()
+    runner = CliRunner()
+    as_json = runner.invoke(
+        main, ["digest", "preview", "--track", "spec", "--channel", "CCLUB", "--json"], env=_env(sqlite_url)
+    )
+    assert as_json.exit_code == 0, as_json.output
+    data = json.loads(as_json.stdout)
+    first = catalog.order("spec")[0]
+    assert first in json.dumps(data["blocks"]) and "Readers who marked last week's digest read: 4." in json.dumps(data)
+    values = [json.loads(b["accessory"]["value"]) for b in data["blocks"] if b.get("accessory")]
+    steps = [v["p"] for v in values if v.get("p")]
+    assert steps and steps[0] == first
+    expected = club_thread(catalog, steps, "en")
+    assert data["thread"] == {"text": expected.text, "blocks": expected.blocks}
+    validate_blocks(data["thread"]["blocks"])
+    prompt = catalog.prompt(first)
+    assert prompt is not None
+    text = runner.invoke(main, ["digest", "preview", "--track", "spec", "--channel", "CCLUB"], env=_env(sqlite_url))
+    assert text.exit_code == 0, text.output
+    assert "The reading club's thread under this digest would open with:" in text.output
+    assert prompt.en.split(".")[0][:40] in text.output
+    zh = runner.invoke(
+        main, ["digest", "preview", "--track", "spec", "--channel", "CCLUB", "--lang", "zh"], env=_env(sqlite_url)
+    )
+    assert "这份摘要下的读书会帖子串会这样开头" in zh.output and prompt.zh.split("。")[0][:20] in zh.output
+    plain = runner.invoke(
+        main, ["digest", "preview", "--track", "spec", "--channel", "CPLAIN", "--json"], env=_env(sqlite_url)
+    )
+    assert plain.exit_code == 0 and "thread" not in json.loads(plain.stdout)  # no club: no thread
+    new = runner.invoke(main, ["digest", "preview", "--track", "spec"], env=_env(sqlite_url))
+    assert new.exit_code == 0 and "would open with" not in new.output
+
+
+def test_a_channel_digest_says_plainly_that_a_step_has_no_link_yet(catalog) -> None:
+    order = catalog.order("pd")
+    sub = preview_subscription("pd", 3, order.index(UNLINKED) - 1)
+    for lang, said in (
+        ("en", "Not published yet: nothing to read until it is."),
+        ("zh", "尚未发布：发布前没有可读的内容。"),
+    ):
+        digest = compose_channel_digest(catalog, sub, None, lang)
+        assert digest.reply is not None and UNLINKED in digest.steps
+        validate_blocks(digest.reply.blocks)
+        (block,) = [b for b in digest.reply.blocks if catalog.post(UNLINKED).title in json.dumps(b, ensure_ascii=False)]
+        text = block["text"]["text"]
+        assert said in text and "accessory" not in block  # nothing to mark read
+        note = catalog.step("pd", UNLINKED).note
+        assert note is not None and note.get(lang)[:30] not in text  # no confident note
+        assert ("no link yet" if lang == "en" else "暂无链接") in text  # with the archive, as every door
+        buttons = [b for b in digest.reply.blocks if b.get("accessory")]
+        assert len(buttons) == 2  # the two readable steps keep theirs
+
+
+def test_catch_up_names_posts_without_a_link_as_such_after_the_readable_ones(catalog) -> None:
+    cu = catch_up(catalog, ["pd"], {"hybrid-ssm-disagg"}, datetime(2026, 8, 1, 9, 30, tzinfo=UTC))
+    unlinked = [n.step.post_id for n in cu.new if n.step.post.url is None]
+    assert UNLINKED in unlinked and len(unlinked) < len(cu.new)
+    for lang, said in (
+        ("en", "no link yet, nothing to read until it is published"),
+        ("zh", "暂无链接，发布后才能阅读"),
+    ):
+        reply = catchup_reply(catalog, cu, lang)
+        validate_blocks(reply.blocks)
+        lines = "\n".join(b["text"]["text"] for b in reply.blocks if b["type"] == "section").split("\n")
+        listed = [line for line in lines if line.startswith("• ")]
+        plain = [line for line in listed if said in line]
+        assert len(plain) == len(unlinked)
+        assert all("minutes once linked" not in line and "·" in line for line in plain)
+        assert listed[-len(unlinked) :] == plain  # the readable posts first
+        home = json.dumps(home_catchup_blocks(catalog, cu, lang), ensure_ascii=False)
+        readable = len(cu.new) - len(unlinked)
+        assert home.count(said) == max(0, HOME_NEW - readable)  # App Home's three: the readable ones first
