@@ -32,7 +32,7 @@ MAX_TEXT = 500
 # fmt: off
 Kind = Literal["help", "query", "search", "next", "read", "unread", "follow", "unfollow", "subscribe",
                "unsubscribe", "subscriptions", "dm", "lang", "remind", "reminders", "stats",
-               "did_you_mean", "thanks", "latest", "plan", "catchup", "recommend", "settings", "stop"]
+               "did_you_mean", "thanks", "latest", "plan", "catchup", "recommend", "settings", "stop_what"]
 
 KEYWORDS: dict[str, Kind] = {
     "help": "help", "?": "help", "帮助": "help", "h": "help",
@@ -237,7 +237,7 @@ _STOP = re.compile(
 _ALONE: tuple[tuple[re.Pattern[str], Kind], ...] = (
     (_RECOMMEND, "recommend"),
     (_SETTINGS, "settings"),
-    (_STOP, "stop"),
+    (_STOP, "stop_what"),
 )
 """Questions with no argument that are commands of their own (QA: each was searched)."""
 

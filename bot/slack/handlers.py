@@ -39,7 +39,21 @@ from bot.slack.views.home import HomeState, home_view
 from bot.slack.views.insights import insights_blocks
 from bot.store import ReaderState
 
-ANSWERED_IN_ACK = frozenset({"query", "search", "next", "help", "did_you_mean", "thanks", "latest", "catchup"})
+ANSWERED_IN_ACK = frozenset(
+    {
+        "query",
+        "search",
+        "next",
+        "help",
+        "did_you_mean",
+        "thanks",
+        "latest",
+        "catchup",
+        "recommend",
+        "settings",
+        "stop_what",
+    }
+)
 """Command kinds that only read, so their reply can go in the ack (:meth:`Handlers.answer_now`)."""
 CHANNEL_KINDS = frozenset({"subscribe", "unsubscribe", "plan", "stop", "snooze"})
 """Command and button kinds that may change a channel's digest (every Home in the team lists it)."""

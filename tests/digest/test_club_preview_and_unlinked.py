@@ -104,3 +104,19 @@ def test_catch_up_names_posts_without_a_link_as_such_after_the_readable_ones(cat
         home = json.dumps(home_catchup_blocks(catalog, cu, lang), ensure_ascii=False)
         readable = len(cu.new) - len(unlinked)
         assert home.count(said) == max(0, HOME_NEW - readable)  # App Home's three: the readable ones first
+
+
+def test_the_weekly_dm_says_a_post_has_no_link_yet_and_offers_no_mark_read(catalog) -> None:
+    from bot.slack.views.plan_dm import BudgetDmComposer, budget_dm
+
+    order = catalog.order("pd")
+    read = set(order[: order.index(UNLINKED)])  # the plan passes over it while a linked step is left
+    composed = BudgetDmComposer(catalog).compose(["pd"], read, 600)
+    for reply in (budget_dm(catalog, ["pd"], read, 600), composed):
+        assert reply is not None
+        validate_blocks(reply.blocks, surface="message")
+        step = next(b for b in reply.blocks if UNLINKED in json.dumps(b) or "Taking vLLM Apart" in json.dumps(b))
+        assert "accessory" not in step, step
+        assert "nothing to read until it is" in step["text"]["text"], step
+        marks = [b for b in reply.blocks if b.get("accessory", {}).get("action_id", "").startswith("mark_read")]
+        assert not marks, marks

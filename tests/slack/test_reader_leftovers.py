@@ -46,9 +46,9 @@ def _all(reply) -> str:
         ("settings", "settings"),
         ("my settings", "settings"),
         ("设置", "settings"),
-        ("stop", "stop"),
-        ("Stop!", "stop"),
-        ("停止", "stop"),
+        ("stop", "stop_what"),
+        ("Stop!", "stop_what"),
+        ("停止", "stop_what"),
         ("stop dm", "dm"),  # still the DM's own command
         ("stop tokens", "query"),  # a topic, searched
         ("recommend quantization posts", "query"),

@@ -38,7 +38,7 @@ COMMANDS: dict[str, CommandFn] = {
     "plan": plan.plan,
     "recommend": settings.recommend,
     "settings": settings.show_settings,
-    "stop": settings.stop_what,
+    "stop_what": settings.stop_what,
 }
 """Command kind (:data:`bot.slack.grammar.Kind`) -> use case."""
 

@@ -17,6 +17,7 @@ from bot.slack.views.blocks import MAX_FALLBACK_TEXT, Json, Reply, button, cut, 
 from bot.slack.views.digest import DIGEST_DM_VIEW, MAX_NEW_LISTED, dm_tail, new_line
 from bot.slack.views.links import read_link
 from bot.slack.views.plan import minutes_label, pt
+from bot.slack.views.together import unlinked_line
 
 MAX_DM_STEPS = 20
 """Steps listed in one DM at most (a big budget of short posts stays within Block Kit's 50)."""
@@ -35,6 +36,8 @@ def _step_section(catalog: Catalog, track_id: str, post_id: str, i: int, lang: s
         catalog.track(track_id).names.get(lang),
         Mrkdwn(" · ") + label if label else Mrkdwn(),
     )
+    if post.url is None:  # no link yet: said plainly, and nothing to mark read (as in channel digests)
+        return section(Mrkdwn("{}\n{}").format(text, unlinked_line(lang)))
     mark = button(t("btn.mark_read", lang), f"mark_read:{i}", {"p": post_id, "t": track_id, **_VIEW})
     return section(text, accessory=mark)
 
@@ -78,7 +81,7 @@ class BudgetDmComposer:
         first = self._steps.get((tid, pid, 0))
         if first is None:
             first = self._steps.setdefault((tid, pid, 0), _step_section(self.catalog, tid, pid, 0, self.lang))
-        if i == 0:
+        if i == 0 or "accessory" not in first:
             return first
         return {**first, "accessory": {**first["accessory"], "action_id": f"mark_read:{i}"}}
 
