@@ -151,7 +151,10 @@ def _refuse(start_response: Callable[..., Any], refusal: Any) -> list[bytes]:
 HTTP_GRACE_S = 3.0
 """Seconds a stopping door keeps answering the requests that have arrived."""
 LAZY_GRACE_S = 5.0
-"""Seconds more for running follow-ups, then dropped (a stop takes < 10 s; platforms kill at ~30 s)."""
+"""Seconds more for the work acknowledged and not yet done (follow-ups, the events' lazy listeners and
+App Home publishes, running or waiting for a thread), then dropped: with :data:`HTTP_GRACE_S` a stop
+takes < 10 s, well before the platforms' kill (about 30 s after SIGTERM on Heroku and Kubernetes'
+default); a Home publish is three Slack calls (about 3 s with Slack answering in 1 s)."""
 CONNECTION_LIMIT = 10_000
 """Default most open connections, idle ones included (waitress's own 100 would be used up by 100
 idle sockets; past the limit a new connection, a real request's too, waits until one closes)."""
@@ -318,14 +321,13 @@ class HttpDoor:
             wasyncore.loop(timeout=0.05, use_poll=True, map=self._map, count=1)
 
     def _drain_lazy(self) -> int:
-        """Give the follow-ups their grace period; return how many were dropped (logged, counted)."""
+        """Give the work acknowledged and not yet done (follow-ups, events' lazy listeners, App Home
+        publishes: :func:`bot.slack.app.drain_after_ack`) its grace period, :data:`LAZY_GRACE_S`;
+        return how many were dropped (logged, counted)."""
         from bot import metrics
-        from bot.slack.app import lazy_runner
+        from bot.slack.app import drain_after_ack
 
-        runner = lazy_runner(self.app)
-        if runner is None:
-            return 0
-        dropped = runner.drain(LAZY_GRACE_S)
+        dropped = drain_after_ack(self.app, LAZY_GRACE_S)
         if dropped:
             metrics.LAZY_DROPPED.inc(dropped)
             log.warning(

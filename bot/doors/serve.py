@@ -9,6 +9,7 @@ import logging
 import os
 import signal
 import threading
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -149,10 +150,12 @@ def serve_http(
     return door
 
 
-def serve_socket_mode(runtime: Runtime, *, app: Any = None, stop: threading.Event | None = None) -> None:
+def serve_socket_mode(runtime: Runtime, *, app: Any = None, stop: threading.Event | None = None) -> int:
     """Connect through Socket Mode (:class:`bot.doors.socket_mode.SocketDoor`) with ``SLACK_APP_TOKEN``
     and block until SIGTERM/SIGINT, or until ``stop`` is set when given (then no signal handler is
-    installed). Raises :class:`ConfigError` when ``SLACK_APP_TOKEN`` is not set."""
+    installed); then finish what was acknowledged, as the HTTP door does (:data:`LAZY_GRACE_S`).
+    Returns how many acknowledged events or follow-ups were dropped. Raises :class:`ConfigError`
+    when ``SLACK_APP_TOKEN`` is not set."""
     from bot.doors.socket_mode import SocketDoor
 
     token = runtime.settings.slack_app_token
@@ -168,12 +171,24 @@ def serve_socket_mode(runtime: Runtime, *, app: Any = None, stop: threading.Even
         while not stopped.wait(0.5):
             pass
     finally:
-        door.stop()
-        from bot.slack.app import lazy_runner
+        door.stop()  # no more envelopes; those received acked (STOP_GRACE_S)
+        from bot import metrics
+        from bot.slack.app import drain_after_ack
 
-        runner = lazy_runner(app)
-        dropped = runner.drain(LAZY_GRACE_S) if runner is not None else 0
+        # What was acked and not yet done, within LAZY_GRACE_S in all (as the HTTP door): the events
+        # acked on arrival still queued, then their lazy work and App Home publishes.
+        deadline = time.monotonic() + LAZY_GRACE_S
+        undispatched = door.finish_events(LAZY_GRACE_S)
+        dropped = undispatched + drain_after_ack(app, max(0.0, deadline - time.monotonic()))
+        if dropped:
+            metrics.LAZY_DROPPED.inc(dropped)
+            log.warning(
+                "stopping: %d acknowledged event(s) or follow-up(s) could not finish within %.0f s and were dropped",
+                dropped,
+                LAZY_GRACE_S,
+            )
         log.info("Socket Mode closed (%d follow-up(s) dropped)", dropped)
+    return dropped
 
 
 def _app_for(runtime: Runtime, app: Any) -> Any:
@@ -212,11 +227,12 @@ def serve(settings: Settings | None = None, host: str = "127.0.0.1", port: int =
 
     secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else None
     answer_held_soon(app, secret if door != "socket" else None, delay_s=settings.held_replay_after_s)
-    if door == "socket":
+    dropped = (
         serve_socket_mode(runtime, app=app)
-        return
-    closed = serve_http(runtime, host, port, app=app, **options)
-    if closed.dropped:
+        if door == "socket"
+        else serve_http(runtime, host, port, app=app, **options).dropped
+    )
+    if dropped:
         # Threads still waiting on Slack would hold the exit; the drop is logged, so leave now.
         logging.shutdown()
         os._exit(0)

@@ -3,7 +3,9 @@ carrying envelopes to the Bolt app, each acked on the connection it came on, at 
 
 Bolt's ``SocketModeHandler`` acks on the client's current connection, after its pool of ten has
 dispatched the envelope, and the client swaps connections on Slack's ``disconnect`` before the acks
-on their way are sent. Here: an event is acked on arrival, then dispatched; a command or a click
+on their way are sent. Here: an event is acked on arrival, then dispatched (an uninstall once
+dispatched, :data:`STORED_BEFORE_ACK`; at a stop the queued ones within the grace,
+:meth:`SocketDoor.finish_events`); a command or a click
 is dispatched first, on :data:`THREADS` threads, because its ack is Bolt's answer (the reply in the
 ack, :class:`bot.slack.listeners.commands.AnswerInAck`) and everything slow follows on the lazy
 pool, whose jobs, like the events' dispatch, wait while acks are on their way (:data:`DEFER_S` at
@@ -26,6 +28,7 @@ queue parsed every envelope a second time on two more threads."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -74,6 +77,11 @@ within minutes)."""
 STOP_GRACE_S = 3.0
 """Seconds a stopping door waits for the envelopes already received to be acked."""
 _KIND = {"slash_commands": "command", "interactive": "action", "events_api": "event"}
+STORED_BEFORE_ACK = frozenset({"app_uninstalled", "tokens_revoked"})
+"""Events whose effect is a write that must not be lost (the tokens forgotten, the digests paused):
+dispatched before their ack, as a command is, so that what is acked is stored (over HTTP Bolt runs
+their listener before answering). The others are acked on arrival: a stop finishes them
+(:meth:`SocketDoor.finish_events`) or their next delivery does the same (a Home open)."""
 
 
 class _Client(SocketModeClient):
@@ -143,8 +151,12 @@ class SocketDoor:
             concurrency=1,  # slack-sdk's own listeners: none (envelopes are ours, below)
             on_message_listeners=[self._on_message],
         )
-        for n in range(EVENT_THREADS):
-            threading.Thread(target=self._dispatch_events, name=f"socket-event-{n}", daemon=True).start()
+        self._event_threads = [
+            threading.Thread(target=self._dispatch_events, name=f"socket-event-{n}", daemon=True)
+            for n in range(EVENT_THREADS)
+        ]
+        for thread in self._event_threads:
+            thread.start()
         self._writer = threading.Thread(target=self._write, name="socket-write", daemon=True)
         self._writer.start()
         threading.Thread(target=self._ack_held, name="socket-held", daemon=True).start()
@@ -172,22 +184,27 @@ class SocketDoor:
         envelope_id, kind = envelope["envelope_id"], str(envelope.get("type"))
         payload: dict[str, Any] = envelope["payload"] if isinstance(envelope.get("payload"), dict) else {}
         event_id = payload.get("event_id") if kind == "events_api" else None
+        event = payload.get("event") if kind == "events_api" else None
+        on_arrival = kind == "events_api" and not (isinstance(event, dict) and event.get("type") in STORED_BEFORE_ACK)
         with self._cond:
-            again = envelope_id in self._acks or (event_id and event_id in self._seen_events)
+            known = envelope_id in self._acks
+            again = known or (event_id and event_id in self._seen_events)
             ack = self._acks.get(envelope_id) if again else None
+            # the ack to send again now: the first one, or for an event seen in another envelope an empty one
+            ack_again = ack or (_empty_ack(envelope_id) if again and kind == "events_api" and not known else None)
             if not again:
-                self._acks[envelope_id] = None if kind != "events_api" else _empty_ack(envelope_id)
+                self._acks[envelope_id] = _empty_ack(envelope_id) if on_arrival else None
                 if event_id:
                     self._seen_events[event_id] = True
-            if not again or ack is not None or kind == "events_api":  # an ack to send: in flight
+            if not again or ack_again is not None:  # an ack to send: in flight
                 self._in_flight[id(session)] = self._in_flight.get(id(session), 0) + 1
                 self._idle.clear()
         now = time.monotonic()
         if again:  # Slack's redelivery: the first ack again, nothing handled again
-            if ack is not None or kind == "events_api":
-                self._out.put(_Ack(session, envelope_id, ack or _empty_ack(envelope_id), None, now))
+            if ack_again is not None:
+                self._out.put(_Ack(session, envelope_id, ack_again, None, now))
             return  # else the first delivery is still being answered: its ack goes out
-        if kind == "events_api":  # nothing to answer: acked before the work
+        if on_arrival:  # nothing to answer: acked before the work
             self._out.put(_Ack(session, envelope_id, _empty_ack(envelope_id), "event", now))
             self._events.put((payload, envelope))
             return
@@ -285,7 +302,10 @@ class SocketDoor:
             self._cond.notify_all()
 
     def _wait_for_acks(self) -> None:
-        """Wait until no envelope has waited for its ack for :data:`QUIET_S`, :data:`DEFER_S` at most."""
+        """Wait until no envelope has waited for its ack for :data:`QUIET_S`, :data:`DEFER_S` at most
+        (not at all once stopping: no ack is to come, and the grace period is short)."""
+        if self._stopping:
+            return
         deadline = time.monotonic() + DEFER_S
         while (left := deadline - time.monotonic()) > 0 and self._idle.wait(left):
             quiet = QUIET_S - (time.monotonic() - self._idle_since)
@@ -360,6 +380,22 @@ class SocketDoor:
             self._events.put(None)
         self._held.put(None)
         self._out.put(None)
+
+    def finish_events(self, grace_s: float) -> int:
+        """After :meth:`stop`: wait up to ``grace_s`` seconds while the events acked on arrival and
+        still queued are dispatched (their listeners hand their slow part to the lazy pool and the
+        App Home publisher, which the caller drains next: :func:`bot.slack.app.drain_after_ack`);
+        returns how many were left undispatched (logged by the caller)."""
+        deadline = time.monotonic() + grace_s
+        for thread in self._event_threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        left = 0
+        with contextlib.suppress(queue.Empty):
+            while True:
+                left += self._events.get_nowait() is not None
+        for _ in self._event_threads:
+            self._events.put(None)  # the threads still dispatching end after their event
+        return left
 
 
 class _Ack:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from concurrent.futures import Executor
 from typing import Any
@@ -16,6 +17,7 @@ from slack_sdk.errors import SlackApiError
 from bot.runtime import Runtime
 from bot.slack.commands.context import CHANNEL_INVITE, CHANNEL_OK
 from bot.slack.handlers import Handlers, UserInfo, UserInfoCache
+from bot.slack.homes import HomePublisher
 from bot.slack.lazy import REQUEST_BODY, BoundedLazyPool
 from bot.slack.listeners import actions, commands, drafts, errors, events, reactions
 from bot.slack.listeners.context import provide_handlers
@@ -59,6 +61,27 @@ class BotApp(App):
 def lazy_runner(app: App) -> BoundedLazyPool | None:
     """The app's :class:`bot.slack.lazy.BoundedLazyPool` (``BotApp.lazy_pool``), or None."""
     return getattr(app, "lazy_pool", None)
+
+
+def drain_after_ack(app: App, grace_s: float) -> int:
+    """At a stop, once the door takes no more requests (issue 42: what is acknowledged is handled):
+    finish the work acknowledged and not yet done, within ``grace_s`` seconds in all: the App Home
+    publishes waiting for a thread (:meth:`bot.slack.homes.HomePublisher.finish`, on threads of their
+    own) while the lazy pool runs its jobs, running or waiting (``link_shared`` unfurls, the ✅ bot
+    check, command and click follow-ups), then :meth:`bot.slack.lazy.BoundedLazyPool.drain` with what
+    is left of the grace. Returns how many were dropped (jobs not finished plus Homes not published;
+    a Home publish in flight when time ran out may count in both), 0 for an app without a lazy pool."""
+    runner = lazy_runner(app)
+    if runner is None:
+        return 0
+    deadline = time.monotonic() + grace_s
+    handlers = getattr(app, "handlers", None)
+    publisher = getattr(handlers, "publisher", None)
+    homes_left = publisher.finish(grace_s) if isinstance(publisher, HomePublisher) else 0
+    jobs_left = runner.drain(max(0.0, deadline - time.monotonic()))
+    if homes_left:
+        log.warning("stopping: %d App Home publish(es) not done (their next open publishes them)", homes_left)
+    return jobs_left + homes_left
 
 
 def _not_same_token_notice(record: logging.LogRecord) -> bool:

@@ -27,7 +27,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from concurrent.futures import Executor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -195,11 +195,14 @@ class HomePublisher:
     executor (the console's) at once. Thread-safe."""
 
     MAX_WAITING = 10_000
+    FINISH_THREADS = 64
+    """Publishes at once while a stopping process finishes the opens it acknowledged (:meth:`finish`):
+    as many as the lazy pool's threads, each mostly waiting on Slack."""
 
     def __init__(self, publish: Callable[[Caller, str | None], None], executor: Executor) -> None:
         self._publish = publish
         self._executor = executor
-        self._lock = threading.Lock()
+        self._lock = threading.Condition()  # notified as a publish ends
         self._ready: OrderedDict[Key, tuple[Caller, str | None]] = OrderedDict()
         self._after: dict[Key, tuple[Caller, str | None]] = {}  # opened while their publish was in flight
         self._in_flight: set[Key] = set()
@@ -253,4 +256,33 @@ class HomePublisher:
                 self._in_flight.discard(key)
                 if key in self._after:
                     self._ready[key] = self._after.pop(key)
+                self._lock.notify_all()
             self.pump()
+
+    def finish(self, grace_s: float, threads: int = FINISH_THREADS) -> int:
+        """At a stop, once the door takes no more requests: publish the Home of everyone whose open was
+        acknowledged and is still waiting, on ``threads`` threads of its own (the lazy pool takes no more
+        jobs while it drains), and wait up to ``grace_s`` seconds for those and the publishes in flight.
+        Returns how many people's Home is left unpublished: Slack does not send an acknowledged event
+        again, but their next open publishes their Home (App Home shows the last published view until
+        then). Opens arriving meanwhile are published on the same threads."""
+        deadline = time.monotonic() + grace_s
+        finisher = ThreadPoolExecutor(max_workers=max(1, threads), thread_name_prefix="home-finish")
+
+        def start(fn: Callable[[], None]) -> bool:
+            try:
+                finisher.submit(fn)
+            except RuntimeError:  # shut down: the grace period is over
+                return False
+            return True
+
+        self._start = start
+        self.pump()
+        with self._lock:
+            while self._ready or self._after or self._in_flight:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                self._lock.wait(left)
+        finisher.shutdown(wait=False, cancel_futures=True)
+        return self.waiting()

@@ -134,18 +134,19 @@ class BoundedLazyPool(Executor):
             log.warning("busy answer not delivered: %s", type(exc).__name__)
 
     def drain(self, grace_s: float) -> int:
-        """Stop taking jobs, wait up to ``grace_s`` seconds for the running ones; how many were dropped
-        (waiting, or still running after the grace period)."""
+        """Stop taking jobs, wait up to ``grace_s`` seconds for those taken (running, or waiting for a
+        thread: acknowledged work, issue 42), then cancel those not started; how many were dropped
+        (not finished within the grace period)."""
         with self._lock:
             self._closed = True
             self._lock.notify_all()  # no submit waits for room any more
             pending = list(self._futures)
-        dropped = sum(1 for f in pending if f.cancel())
-        running = [f for f in pending if not f.cancelled()]
-        unfinished = len(wait(running, timeout=grace_s).not_done)
+        unfinished = wait(pending, timeout=grace_s).not_done
+        for future in unfinished:
+            future.cancel()  # one still waiting for a thread never starts
         self._pool.shutdown(wait=False, cancel_futures=True)
         self._busy_pool.shutdown(wait=False, cancel_futures=True)
-        return dropped + unfinished
+        return len(unfinished)
 
 
 def _response_url(body: dict[str, Any]) -> str | None:
