@@ -41,6 +41,8 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Connection, Engine, event
 from sqlalchemy.pool import StaticPool
 
+from bot.store.reader import raw_commit_watchers
+
 if TYPE_CHECKING:
     from bot.store import Store
     from bot.store.snapshots import DmSettings, Subscription
@@ -120,6 +122,7 @@ class HomeFacts:
                 self._watch.isolation_level = None
                 self._seen = self._version()
                 _watched(engine).add(self)
+                raw_commit_watchers(engine).add(self)
 
     @property
     def keeping(self) -> bool:
@@ -263,6 +266,35 @@ class HomeFacts:
             self._started += 1
             self._busy[id(conn.info)] = (self._started, mine, time.monotonic())
         conn.info[self._flag] = True
+
+    @contextmanager
+    def around_raw_commit(self, dbapi: Any) -> Iterator[None]:
+        """Around the commit of a write transaction on the sqlite3 connection ``dbapi`` kept outside
+        SQLAlchemy's pool and events (:class:`bot.store.reader.RawCommitWatcher`, the held-request
+        batcher's): as :meth:`_committing` before it and :meth:`_checked_in` once it has landed. Its
+        writes are told by the writer (:meth:`wrote`); a failed commit drops every entry."""
+        mine = _data_version(dbapi)
+        with self._lock:
+            self._check()
+            self._started += 1
+            started = self._started
+            token = object()
+            self._busy[id(token)] = (started, mine, time.monotonic())
+        try:
+            yield
+        except BaseException:
+            with self._lock:
+                self._busy.pop(id(token), None)
+                self._epoch += 1
+            raise
+        with self._lock:
+            self._busy.pop(id(token), None)
+            seen = self._version()
+            after = _data_version(dbapi)
+            if started != self._started or mine is None or after != mine:
+                self._epoch += 1
+            if not self._busy:
+                self._seen = seen
 
     def _checked_in(self, dbapi: Any, record: Any) -> None:
         """A connection came back to the pool: after a commit of ours, whether anyone else committed

@@ -10,7 +10,9 @@ use case tolerates). A hold may carry its request's change (:class:`MarkRead`: a
 written in the same transaction (issue 43: the click's own write transaction and a release's
 transaction of its own were 0.54 ms and ~0.3 ms of a click's CPU, ``benchmarks/clicks.py``); on
 SQLite the batch's statements run on the transaction's sqlite3 connection, compiled once
-(:class:`~bot.store.batching.SqliteStatement`). A speed layer needed by
+(:class:`~bot.store.batching.SqliteStatement`), and on an SQLite file that connection is the
+flusher's own, kept for the batcher's life, its ``BEGIN IMMEDIATE`` and ``COMMIT`` sent on it
+(:meth:`HeldBatcher._flush_kept`: no SQLAlchemy check-out, begin, commit and check-in a batch). A speed layer needed by
 ``benchmarks/slow_slack.py --mix`` (200 people, Slack at 1 s; docs/benchmarks.md): with a write
 transaction of its own per hold and per release, SQLite's write lock was the acks' largest wait
 (about 9 in 10 of an ack thread's samples) and 140 of 2,652 acks took over 3 s.
@@ -21,6 +23,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +32,7 @@ from sqlalchemy import Connection, bindparam, delete, insert
 from bot.store.base import StoreCore
 from bot.store.batching import Batching, SqliteStatement
 from bot.store.models import HeldRequest
+from bot.store.reader import raw_commit_watchers
 from bot.store.reading import mark_read_carry
 
 log = logging.getLogger(__name__)
@@ -110,7 +114,21 @@ class HeldBatcher(Batching):
 
     def __init__(self, store: StoreCore):
         self.store = store
+        self._sqlite: Any = None  # the flusher's own sqlite3 connection (an SQLite file), kept
         super().__init__()
+
+    def close(self) -> None:
+        """:meth:`Batching.close`, then the flusher's own SQLite connection closed."""
+        super().close()
+        self._close_sqlite()
+
+    def _close_sqlite(self) -> None:
+        conn, self._sqlite = self._sqlite, None
+        if conn is not None:
+            try:
+                conn.close()
+            except Exception:  # already broken: nothing to give back
+                log.debug("closing the held batcher's connection failed", exc_info=True)
 
     def hold(self, tenant: str, body: str, content_type: str) -> int:
         """Keep an acknowledged request (``body`` as Slack sent it, ``content_type`` its header) until
@@ -152,6 +170,75 @@ class HeldBatcher(Batching):
         gone = [c.release for c in batch if c.release is not None]
         effects = [c for c, _row in holds if c.effect is not None]
         store: Any = self.store  # a Store: its reader and reading parts
+        cache = store._cache() if not self._closed else None  # an SQLite file's (kept connection: flusher only)
+        if cache is not None:
+            ids = self._flush_kept(cache, [row for _c, row in holds], gone, effects)
+        else:
+            ids = self._flush_pooled(holds, gone, effects)
+        for (call, _row), request_id in zip(holds, ids, strict=True):
+            call.result = request_id
+        for call in batch:
+            call.answered = True
+        for effect in _effects(effects):
+            if effect.wrote is not None:
+                try:
+                    effect.wrote(effect.team, effect.user)
+                except Exception:  # a cache's bookkeeping: never the commit's failure
+                    log.warning("a held click's write could not be told to the App Home facts", exc_info=True)
+
+    def _flush_kept(self, cache: Any, rows: list[dict[str, Any]], gone: list[int], effects: list[_Call]) -> list[int]:
+        """:meth:`_flush`'s transaction on an SQLite file: on the flusher's own sqlite3 connection,
+        kept for the batcher's life (configured by the engine's ``connect`` event, then detached from
+        its pool, as :class:`~bot.store.batching.DriverConnection` on PostgreSQL), ``BEGIN IMMEDIATE``
+        and ``COMMIT`` sent on it, the commit inside the reader cache's
+        :meth:`~bot.store.reader.ReaderCache.bracket_dbapi` and each of the engine's
+        :func:`~bot.store.reader.raw_commit_watchers` (App Home's facts): what SQLAlchemy's
+        transaction did, without its check-out, begin, commit and check-in per batch (issue 43: the
+        batcher's CPU a click from 0.56-0.90 ms to 0.38-0.60 ms, *Mark read* from 1.63x the no-op's to
+        1.48x, ``benchmarks/clicks.py``, docs/benchmarks.md). Closed after any error (the next
+        batch opens another). Returns the holds' ids."""
+        store: Any = self.store
+        conn = self._sqlite
+        if conn is None:
+            fairy = store._engine.raw_connection()  # the engine's connect event: WAL, busy timeout, no lazy BEGIN
+            conn = fairy.dbapi_connection
+            fairy.detach()
+            self._sqlite = conn
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                made = _sqlite_statements(store._engine.dialect, store)
+                ids = self._statements_sqlite(conn, made, rows, gone, effects)
+                carries = [mark_read_carry(e.team, e.user, e.posts) for e in _effects(effects)]
+                # the people's kept reader states carried over their reads, the others kept (none: no reader table)
+                bracket = (
+                    cache.bracket_dbapi(conn, carries=carries) if carries else cache.bracket_dbapi(conn, elsewhere=True)
+                )
+                watchers = list(raw_commit_watchers(store._engine))
+                with bracket:
+                    if len(watchers) == 1:  # the app's App Home facts (one ExitStack less a batch)
+                        with watchers[0].around_raw_commit(conn):
+                            conn.execute("COMMIT")
+                    else:
+                        with ExitStack() as around:
+                            for watcher in watchers:
+                                around.enter_context(watcher.around_raw_commit(conn))
+                            conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+        except BaseException:
+            self._close_sqlite()
+            raise
+        return ids
+
+    def _flush_pooled(
+        self, holds: list[tuple[_Call, dict[str, Any]]], gone: list[int], effects: list[_Call]
+    ) -> list[int]:
+        """:meth:`_flush`'s transaction on a connection of the store's pool (PostgreSQL, an in-memory
+        SQLite database, or once the batcher is closed): the holds' ids."""
+        store: Any = self.store
         if effects:  # the people's kept reader states carried over their reads, the others kept
             writing = store._write_carrying([mark_read_carry(e.team, e.user, e.posts) for e in _effects(effects)])
         else:
@@ -167,32 +254,29 @@ class HeldBatcher(Batching):
                     effect = call.effect
                     assert effect is not None
                     call.marked = frozenset(store._mark_read_rows(s, effect.team, effect.user, effect.posts))
-        for (call, _row), request_id in zip(holds, ids, strict=True):
-            call.result = request_id
-        for call in batch:
-            call.answered = True
-        for effect in _effects(effects):
-            if effect.wrote is not None:
-                try:
-                    effect.wrote(effect.team, effect.user)
-                except Exception:  # a cache's bookkeeping: never the commit's failure
-                    log.warning("a held click's write could not be told to the App Home facts", exc_info=True)
+        return ids
 
     def _write_sqlite(
         self, s: Connection, rows: list[dict[str, Any]], gone: list[int], effects: list[_Call]
     ) -> list[int]:
-        """:meth:`_flush`'s statements on SQLite, run on the transaction's sqlite3 connection
-        (:class:`~bot.store.batching.SqliteStatement`; the transaction, its ``BEGIN IMMEDIATE``,
-        commit and reader-cache bracket are SQLAlchemy's as before): the holds' ids."""
+        """:meth:`_flush_pooled`'s statements on SQLite, run on the transaction's sqlite3 connection
+        (the transaction, its ``BEGIN IMMEDIATE`` and commit are SQLAlchemy's): the holds' ids."""
         made = _sqlite_statements(s.dialect, self.store)
-        dbapi: Any = s.connection.dbapi_connection
+        return self._statements_sqlite(s.connection.dbapi_connection, made, rows, gone, effects)
+
+    def _statements_sqlite(
+        self, dbapi: Any, made: _SqliteStatements, rows: list[dict[str, Any]], gone: list[int], effects: list[_Call]
+    ) -> list[int]:
+        """The batch's statements on the sqlite3 connection ``dbapi``, in its write transaction,
+        compiled once (:class:`~bot.store.batching.SqliteStatement`): the holds' ids."""
         ids = [int(dbapi.execute(made.hold.sql, made.hold.params(row)).lastrowid) for row in rows]
         if gone:
             dbapi.executemany(made.release.sql, [made.release.params({"id": i}) for i in gone])
+        now = self.store._now() if effects else None  # one clock reading for the batch's reads
         for call in effects:
             effect = call.effect
             assert effect is not None
-            key = {"team_id": effect.team, "user_id": effect.user, "read_at": self.store._now()}
+            key = {"team_id": effect.team, "user_id": effect.user, "read_at": now}
             marked = set()
             for post in effect.posts:
                 if dbapi.execute(made.read.sql, made.read.params({**key, "post_id": post})).fetchall():

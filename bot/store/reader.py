@@ -11,7 +11,7 @@ import weakref
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import (
     ColumnElement,
@@ -159,7 +159,24 @@ class ReaderCache:
           states (a batch of held clicks' *Mark read*, :mod:`bot.store.held_batch`; one person's
           changes applied in their order);
         * else (or moved, a failed commit, anything unexplained): a new generation."""
-        dbapi = conn.connection.dbapi_connection
+        with self.bracket_dbapi(
+            conn.connection.dbapi_connection, conn.info, elsewhere=elsewhere, carry=carry, carries=carries
+        ):
+            yield
+
+    @contextmanager
+    def bracket_dbapi(
+        self,
+        dbapi: Any,
+        info: dict[Any, Any] | None = None,
+        *,
+        elsewhere: bool = False,
+        carry: Carry | None = None,
+        carries: Sequence[Carry] = (),
+    ) -> Iterator[None]:
+        """:meth:`bracket` around the commit of a write transaction (``BEGIN IMMEDIATE``) on the sqlite3
+        connection ``dbapi``; ``info``: its SQLAlchemy connection's ``info`` (None: a connection kept
+        outside SQLAlchemy, whose commit no ``Engine`` event sees, :mod:`bot.store.held_batch`)."""
         before = _data_version(dbapi)
         changes: dict[tuple[str, str], list[Callable[[Any], Any]]] = {}
         for key, change in ([carry] if carry is not None else []) + list(carries):
@@ -178,15 +195,16 @@ class ReaderCache:
                     self._writes += 1
                     for key in changes:
                         self._states.pop(key, None)
-            if alone:
-                conn.info[_ALONE] = True  # _committing leaves the generation to this
+            if alone and info is not None:
+                info[_ALONE] = True  # _committing leaves the generation to this
             try:
                 yield
             except BaseException:
                 self.changed()
                 raise
             finally:
-                conn.info.pop(_ALONE, None)
+                if info is not None:
+                    info.pop(_ALONE, None)
             seen = _data_version(self._watch)
             after = _data_version(dbapi)
             self._checked = time.monotonic()
@@ -250,6 +268,30 @@ def _database_key(engine: Engine) -> str:
     """One key per database file however its URL names it (a relative path, ``file:`` URIs as given)."""
     database = engine.url.database or ""
     return database if database.startswith("file:") else os.path.realpath(database)
+
+
+class RawCommitWatcher(Protocol):
+    """What watches an engine's commits beyond the :class:`ReaderCache` (App Home's facts,
+    :class:`bot.slack.home_facts.HomeFacts`), told of a commit made outside SQLAlchemy's events."""
+
+    def around_raw_commit(self, dbapi: Any) -> AbstractContextManager[None]:
+        """Entered just before the commit of the sqlite3 connection ``dbapi``'s write transaction
+        (``BEGIN IMMEDIATE``: it holds the write lock), left once it has landed (or failed: raised)."""
+        ...
+
+
+_RAW_WATCHERS: weakref.WeakKeyDictionary[Engine, weakref.WeakSet[RawCommitWatcher]] = weakref.WeakKeyDictionary()
+
+
+def raw_commit_watchers(engine: Engine) -> weakref.WeakSet[RawCommitWatcher]:
+    """The :class:`RawCommitWatcher` objects of ``engine`` (add to it to be told; held weakly): a
+    writer that commits on a connection of its own, past SQLAlchemy (the held-request batcher,
+    :mod:`bot.store.held_batch`), enters each one's :meth:`~RawCommitWatcher.around_raw_commit`."""
+    with _CACHES_LOCK:
+        found = _RAW_WATCHERS.get(engine)
+        if found is None:
+            found = _RAW_WATCHERS[engine] = weakref.WeakSet()
+        return found
 
 
 def reader_cache(engine: Engine) -> ReaderCache | None:
