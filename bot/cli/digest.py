@@ -143,14 +143,19 @@ def digest() -> None:
     type=click.IntRange(1, 10_000),
     help="A weekly budget in minutes (newly subscribed channel only): the steps that fit.",
 )
-@option("--lang", type=click.Choice(["en", "zh"]), default="en")
+@option(
+    "--lang",
+    type=click.Choice(["en", "zh"]),
+    default=None,
+    help="Default: the --channel digest's own language (the one it was created in), else en.",
+)
 @click.option("--json", "as_json", is_flag=True, help='Print {"text", "blocks"} exactly as they would be posted.')
 def digest_preview(
     track_text: str,
     channel: str | None,
     team: str | None,
     steps: int | None,
-    lang: str,
+    lang: str | None,
     as_json: bool,
     minutes: int | None = None,
 ) -> None:
@@ -173,6 +178,8 @@ def digest_preview(
             fail("error: that channel id is subscribed in several workspaces: add --team", 2)
         sub = subs[0]
         snapshot = runtime.store.catalog_snapshot(sub.last_catalog_version) if sub.last_catalog_version else None
+    if lang is None:  # as the deliverer would send it
+        lang = "en" if runtime is None else runtime.store.digest_lang(sub)
     from bot.config import Settings
     from bot.web.urls import path_page_url
 

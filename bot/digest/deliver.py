@@ -197,8 +197,8 @@ class Deliverer:
             if sub.last_catalog_version and sub.last_catalog_version != catalog.version
             else None
         )
-        # A channel has no language of its own: the digest speaks the subscriber's.
-        lang = (self.store.get_lang(sub.team_id, sub.created_by) if sub.created_by else None) or "en"
+        # The digest keeps the language it was created in (rows from before: its creator's current one).
+        lang = self.store.digest_lang(sub)
         if found is not None:  # move the cursor as that digest did (the plan is deterministic)
             plan = plan_channel_digest(catalog, sub, snapshot)
             ts, cursor, version, steps = found, plan.cursor, plan.version, plan.steps

@@ -8,7 +8,7 @@ publication date (a range counts from its first day), then the post id.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
@@ -417,3 +417,15 @@ def track_state(catalog: Catalog, track_id: str, read: Iterable[str] = ()) -> Tr
         p for p in (track_path(catalog, b) for b in path.before) if not all(s.post_id in done for s in p.essentials)
     )
     return TrackState(path, done, nxt, first)
+
+
+def started_track_states(catalog: Catalog, read: Collection[str], following: Collection[str]) -> list[TrackState]:
+    """The tracks a reader of ``read`` (post ids, former ids count) has started (read a step of)
+    without following them (``following``: track ids), in catalog order, as :class:`TrackState`: the
+    rule of :func:`bot.domain.catchup.reader_tracks`, looked up per post read
+    (:meth:`~bot.domain.catalog.Catalog.tracks_of`) rather than per track (App Home, issue 44 QA)."""
+    touched = {tid for post in read for tid in catalog.tracks_of(post)}
+    touched.difference_update(following)
+    if not touched:
+        return []
+    return [track_state(catalog, tr.id, read) for tr in catalog.tracks if tr.id in touched]

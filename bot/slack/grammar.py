@@ -8,7 +8,7 @@
     /vllm-path dm on [weekday] [HH:MM] [time zone]  |  dm off  |  plan <minutes a week>|off
     /vllm-path remind <post or query> [day]  |  reminders [cancel <n>]
     /vllm-path catch me up  |  what did I miss  |  跟上进度  |  我错过了什么
-    /vllm-path recommend something  |  settings  |  stop  (推荐点什么  |  设置  |  停止)
+    /vllm-path recommend something  |  settings  |  stop [track]  |  snooze  (推荐点什么  |  设置  |  停止)
 
 The matcher decides whether ``<track>|<query>`` is a track; :mod:`~bot.slack.grammar_schedule` reads schedules.
 """
@@ -32,7 +32,8 @@ MAX_TEXT = 500
 # fmt: off
 Kind = Literal["help", "query", "search", "next", "read", "unread", "follow", "unfollow", "subscribe",
                "unsubscribe", "subscriptions", "dm", "lang", "remind", "reminders", "stats",
-               "did_you_mean", "thanks", "latest", "plan", "catchup", "recommend", "settings", "stop_what"]
+               "did_you_mean", "thanks", "latest", "plan", "catchup", "recommend", "settings", "stop_what",
+               "snooze_what", "digest_cli"]
 
 KEYWORDS: dict[str, Kind] = {
     "help": "help", "?": "help", "帮助": "help", "h": "help",
@@ -100,8 +101,8 @@ class Command:
     ``dm on`` (parts not typed are ``None``); ``enabled``: ``dm on|off``. ``error``: an i18n key,
     with ``error_value`` (and ``error_choices``, the zones an ambiguous abbreviation may mean);
     ``suggestion``: the command to type instead; ``note``: an i18n key the reply adds; ``steps``:
-    ``subscribe … 3 steps``; ``query``: the whole text of a ``next`` that may also be a search
-    (``qwen3 next``), searched when ``arg`` names no track."""
+    ``subscribe … 3 steps``; ``query``: the whole text of a ``next`` or ``stop <words>`` that may
+    also be a search (``qwen3 next``, ``stop tokens``), searched when ``arg`` names no track."""
 
     kind: Kind
     arg: str = ""
@@ -228,18 +229,32 @@ _SETTINGS = re.compile(
 """Asking for one's own settings (``settings``, ``my settings``, ``设置``): DM, plan, language."""
 
 _STOP = re.compile(
-    r"^(?:(?:please\s+)?stop(?:\s+(?:it|this|that|please|pls|now|sending|messaging me))?|make it stop"
+    r"^(?:(?:please\s+)?stop(?:\s+(?:it|this|that|please|pls|now|sending|messaging me))*|make it stop"
     r"|(?:please\s+)?stop\s+(?:the\s+|my\s+|this\s+|all\s+)?(?:digests?|reminders?|notifications?|messages?)"
     r"|(?:请)?(?:停止|停下|停|别发了|不要再发了)(?:吧|了)?)$"
 )
 """``stop`` alone (``停止``): which of the DM, a channel digest or a reminder, never a search."""
 
+_SNOOZE = re.compile(r"^(?:(?:please\s+)?snooze(?:\s+(?:it|this|the digest|digests?|a week))?|暂停一周)$")
+"""``snooze`` alone: the *Snooze a week* button of a digest does it (QA: it was searched)."""
+
+_DIGEST_CLI = re.compile(r"^(?:vllm-path\s+)?digests?\s+(?:preview|run-now|run\s+now)(?:\s+.*)?$")
+"""``digest preview`` / ``digest run-now`` typed in Slack: terminal commands (QA: they were searched)."""
+
 _ALONE: tuple[tuple[re.Pattern[str], Kind], ...] = (
     (_RECOMMEND, "recommend"),
     (_SETTINGS, "settings"),
     (_STOP, "stop_what"),
+    (_SNOOZE, "snooze_what"),
 )
 """Questions with no argument that are commands of their own (QA: each was searched)."""
+
+_STOP_TOPIC = re.compile(
+    r"^(?:please\s+)?(?:stop|停止)\s*(?:the\s+|my\s+|this\s+)?(?P<t>\S+(?:\s+\S+){0,2}?)"
+    r"(?:\s+(?:digests?|track|posts?|please))?$"
+)
+"""``stop <track>`` (``stop spec``, ``停止 推测解码``): ``stop_what`` with the words as ``arg``, the whole
+text as ``query`` (:func:`~bot.slack.commands.settings.stop_what` searches it when no track is named)."""
 
 # fmt: off
 _NEXT_FILLER = frozenset({"what", "what's", "whats", "is", "are", "my", "me", "i", "should", "shall",
@@ -454,6 +469,10 @@ def parse(text: str) -> Command:
     for pattern, alone in _ALONE:
         if pattern.match(asked):
             return Command(alone, truncated=truncated)
+    if _DIGEST_CLI.match(asked):
+        return Command("digest_cli", arg=raw.strip(), truncated=truncated)
+    if (stopped := _STOP_TOPIC.match(asked)) is not None:
+        return Command("stop_what", arg=stopped.group("t"), truncated=truncated, query=raw.strip())
     if (topic := _LATEST_IN.match(raw.strip(_MARKS + "?？"))) is not None:
         arg = next(g for g in topic.group("a", "b", "c", "d", "e") if g is not None).strip()
         if arg:

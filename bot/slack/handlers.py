@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from bot.domain.catchup import catch_up
-from bot.domain.paths import track_state
+from bot.domain.paths import started_track_states, track_state
 from bot.runtime import Runtime
 from bot.slack import grammar
 from bot.slack.commands.context import (
@@ -52,6 +52,8 @@ ANSWERED_IN_ACK = frozenset(
         "recommend",
         "settings",
         "stop_what",
+        "snooze_what",
+        "digest_cli",
     }
 )
 """Command kinds that only read, so their reply can go in the ack (:meth:`Handlers.answer_now`)."""
@@ -166,6 +168,7 @@ class Handlers(SameOnCopy):
             lang=ctx.lang,
             **home_plan(self.rt, team, user, follows, read, habit, facts.finished),
             catchup=catch_up(cat, follows, read, reading_since(habit)),
+            started=started_track_states(cat, read, follows),
         )
         view = home_view(cat, state)
         if ctx.is_admin():

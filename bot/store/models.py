@@ -119,6 +119,9 @@ ChannelSubscription = Table(
     Column("after_essentials", String(16), nullable=False, server_default=text("'further'")),
     # A reading club (issue 44): each digest opens a thread with a discussion prompt; a ✅ marks it read.
     Column("club", Boolean, nullable=False, server_default=text("false")),
+    # The digest's language (``'en'`` | ``'zh'``), set when it was created; NULL (rows from before
+    # i46_0001): its creator's current language, as then.
+    Column("lang", String(8), nullable=True),
     UniqueConstraint("team_id", "channel_id", "track_id"),
     Index(None, "status"),
     CheckConstraint("weekday BETWEEN 0 AND 6", name="weekday"),

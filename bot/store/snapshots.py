@@ -38,6 +38,7 @@ class Subscription:
     minutes_per_week: int | None = None
     after_essentials: str = "further"
     club: bool = False
+    lang: str | None = None  # the digest's language (None: its creator's, as before i46_0001)
 
     @property
     def active(self) -> bool:

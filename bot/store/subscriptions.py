@@ -11,7 +11,7 @@ from sqlalchemy import Connection, Table, delete, or_, select, update
 
 from bot.domain.schedule import DEFAULT_TIME, DEFAULT_WEEKDAY, WeeklySchedule
 from bot.store.base import StoreCore, changed, update_row
-from bot.store.models import ChannelSubscription, DmPreference
+from bot.store.models import LANGS, ChannelSubscription, DmPreference, UserSettings
 from bot.store.snapshots import DmSettings, Subscription, snapshot
 from bot.store.validate import check_aware, check_id, check_minutes, check_reason, check_steps, schedule_columns
 
@@ -39,18 +39,24 @@ class SubscriptionsRepo(StoreCore):
         steps_per_week: int = 1,
         created_by: str | None = None,
         club: bool | None = None,
+        lang: str | None = None,
     ) -> Subscription:
         """Subscribe ``channel`` to ``track``: ``steps_per_week`` (1..3) steps on ``schedule``.
         Re-subscribing updates the schedule and reactivates a paused subscription, keeping its
         cursor (identical arguments change nothing). ``club``: a reading club (issue 44); None keeps
-        it. Returns the subscription. Raises ValueError for bad arguments."""
+        it. ``lang`` (``'en'`` | ``'zh'`` | None): the digest's language, stored only when the
+        subscription is created (a digest keeps the language it was created in; None: its
+        creator's current language, see :meth:`digest_lang`). Returns the subscription. Raises
+        ValueError for bad arguments."""
         check_id(team, "team"), check_id(channel, "channel"), check_id(track, "track")
+        if lang is not None and lang not in LANGS:
+            raise ValueError(f"lang must be one of {LANGS} or None, got {lang!r}")
         values = {**schedule_columns(schedule), "steps_per_week": check_steps(steps_per_week)}
         if club is not None:
             values["club"] = bool(club)
         now = self._now()
         key = {"team_id": team, "channel_id": channel, "track_id": track}
-        new = {**values, "cursor": 0, "status": "active", "created_by": created_by, "created_at": now}
+        new = {**values, "cursor": 0, "status": "active", "created_by": created_by, "created_at": now, "lang": lang}
         with self._write() as s:
             row, inserted = self._row_for_update(s, ChannelSubscription, key, **new, updated_at=now)
             if not inserted:
@@ -58,6 +64,18 @@ class SubscriptionsRepo(StoreCore):
                     values.update(status="active", pause_reason=None)
                 row, _ = update_row(s, ChannelSubscription, key, row, values, now)
             return snapshot(Subscription, row)
+
+    def digest_lang(self, sub: Subscription) -> str:
+        """The language (``'en'`` | ``'zh'``) ``sub``'s digest, club thread, preview and channel
+        announcements speak: the one stored when it was created (``sub.lang``), else (rows from
+        before migration i46_0001) its creator's chosen language (``user_settings.lang``), else ``'en'``."""
+        if sub.lang in LANGS:
+            return str(sub.lang)
+        if not sub.created_by:
+            return "en"
+        stmt = select(UserSettings.c.lang).filter_by(team_id=sub.team_id, user_id=sub.created_by)
+        chosen = self._scalar(stmt)
+        return chosen if chosen in LANGS else "en"
 
     def unsubscribe(self, team: str, channel: str, track: str) -> bool:
         """Delete the subscription. True if there was one. Its ledger rows are kept."""

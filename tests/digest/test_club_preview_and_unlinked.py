@@ -56,7 +56,7 @@ def test_the_preview_of_a_club_shows_its_thread_prompt_and_last_readers(catalog,
     zh = runner.invoke(
         main, ["digest", "preview", "--track", "spec", "--channel", "CCLUB", "--lang", "zh"], env=_env(sqlite_url)
     )
-    assert "这份摘要下的读书会帖子串会这样开头" in zh.output and prompt.zh.split("。")[0][:20] in zh.output
+    assert "这期每周推荐下的读书会讨论串会这样开头" in zh.output and prompt.zh.split("。")[0][:20] in zh.output
     plain = runner.invoke(
         main, ["digest", "preview", "--track", "spec", "--channel", "CPLAIN", "--json"], env=_env(sqlite_url)
     )

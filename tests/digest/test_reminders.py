@@ -99,7 +99,7 @@ def test_in_3_days_in_kolkata_is_sent_once_at_nine_local_after_a_restart_and_can
         assert first.due_at == DUE and first.post_id == "spec-decode"
         # The list numbers them as `reminders cancel <n>` counts them.
         numbered = _ask(runtime, standin, "reminders")
-        assert "1. Thursday 2026-12-03" in numbered and "\n2. Thursday 2026-12-03" in numbered
+        assert "1. Thursday 3 Dec 2026, 09:00" in numbered and "\n2. Thursday 3 Dec 2026, 09:00" in numbered
         assert numbered.index("2. ") > numbered.index("1. ")
         assert "There is no reminder 3" in _ask(runtime, standin, "reminders cancel 3")
         assert "reminders cancel 1" in _ask(runtime, standin, "reminders cancel abc")  # the form

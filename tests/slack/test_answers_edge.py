@@ -337,7 +337,7 @@ def assert_readable(cat: Catalog, post_id: str, blob: str, lang: str) -> None:
     url, kind = post.read_link(cat.manifest)
     title = str(esc(post.title)).replace("|", "¦")
     if kind == "archive":
-        assert re.search(re.escape(title) + r"\*? \((no link yet|暂无链接)", blob), (post.id, lang)
+        assert re.search(re.escape(title) + r"\*? ?[(（](no link yet|暂无链接)", blob), (post.id, lang)
         assert f"<{cat.manifest.archive_url}|" in blob
     else:
         assert f"<{url}|{title}>" in blob, (post.id, lang)

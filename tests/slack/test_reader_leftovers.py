@@ -50,7 +50,7 @@ def _all(reply) -> str:
         ("Stop!", "stop_what"),
         ("停止", "stop_what"),
         ("stop dm", "dm"),  # still the DM's own command
-        ("stop tokens", "query"),  # a topic, searched
+        ("stop tokens", "stop_what"),  # searched whole when no track is named (test_stop_track…)
         ("recommend quantization posts", "query"),
         ("设置 max-num-seqs", "query"),
     ],

@@ -27,10 +27,10 @@ def _digest(kind: Literal["snooze", "stop"]) -> Callable[[Context, ButtonValue],
         if sub is not None and kind == "stop" and not ctx.may_stop(sub.created_by):
             return views.text_reply(t("sub.not_allowed", ctx.lang, person=ctx.person(sub.created_by or "")))
         reply = handle_digest_action(ctx.rt, ctx.caller, kind, value.model_dump(exclude_none=True), lang=ctx.lang)
-        if sub is not None:
-            cat = ctx.catalog
-            track = views.track_name(cat, sub.track_id, ctx.lang) if cat.has_track(sub.track_id) else sub.track_id
-            line = t(f"announce.{kind}", ctx.lang, person=ctx.person(ctx.caller.user_id), track=track)
+        if sub is not None:  # said in the digest's language
+            cat, lang = ctx.catalog, ctx.rt.store.digest_lang(sub)
+            track = views.track_name(cat, sub.track_id, lang) if cat.has_track(sub.track_id) else sub.track_id
+            line = t(f"announce.{kind}", lang, person=ctx.person(ctx.caller.user_id), track=track)
             ctx.announce(sub.team_id, sub.channel_id, line)
         return reply
 

@@ -92,6 +92,11 @@ def no_users_info(team_id: str, user_id: str) -> UserInfo:
     return UserInfo()
 
 
+OPTION_WORDS = frozenset({"读书会"})
+"""Chinese names of a command's options (``club``'s ``读书会``, :mod:`bot.slack.grammar`): like day and
+time words, one of them in an English command does not make the command Chinese (QA: ``subscribe rl
+monday 读书会`` answered, and set up the channel's digest, in Chinese)."""
+
 CHANNEL_OK = "ok"
 """:data:`ChannelCheck` answer: the bot can post in the channel."""
 CHANNEL_INVITE = "invite"
@@ -271,8 +276,10 @@ class Reader:
 @dataclass
 class Context:
     """One request: ``rt``, ``caller``, ``lang`` (chosen, else zh when ``typed`` holds Chinese other than
-    day and time words (:func:`~bot.domain.words.is_schedule_word`, ``reminder_day.names_a_day``), else the
-    Slack locale zh* -> zh, else en); Slack only through ``users_info``, ``channel_check``, ``announce``."""
+    day and time words (:func:`~bot.domain.words.is_schedule_word`, ``reminder_day.names_a_day``) and
+    option names (:data:`OPTION_WORDS`), else the Slack locale zh* -> zh, else en: the language of this
+    reply, stored only by ``lang`` and :meth:`keep_language`); Slack only through ``users_info``,
+    ``channel_check``, ``announce``."""
 
     rt: Runtime
     caller: Caller
@@ -301,7 +308,7 @@ class Context:
             return chosen
         typed = self.typed  # without Han characters it has none once day and time words are left out
         if has_han(typed) and has_han(
-            " ".join(w for w in typed.split() if not (is_schedule_word(w) or names_a_day(w)))
+            " ".join(w for w in typed.split() if not (is_schedule_word(w) or names_a_day(w) or w in OPTION_WORDS))
         ):
             return "zh"
         locale = (self.users_info(self.caller.team_id, self.caller.user_id).locale or "").lower()
@@ -324,7 +331,8 @@ class Context:
 
     def keep_language(self) -> Mrkdwn | None:
         """Keep Chinese as the choice of one who chose no language, when setting up something sent
-        later (digest, DM, reminder); the sentence saying so, else ``None``."""
+        to them later (their DM, a reminder); the sentence saying so, else ``None``. A channel
+        digest does not call this: it keeps its own language (``channel_subscriptions.lang``)."""
         if self.lang == "en" or self.reader.chosen_lang in LANGS:
             return None
         self.rt.store.set_lang(self.caller.team_id, self.caller.user_id, self.lang)

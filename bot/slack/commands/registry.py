@@ -39,6 +39,8 @@ COMMANDS: dict[str, CommandFn] = {
     "recommend": settings.recommend,
     "settings": settings.show_settings,
     "stop_what": settings.stop_what,
+    "snooze_what": settings.snooze_what,
+    "digest_cli": settings.digest_cli,
 }
 """Command kind (:data:`bot.slack.grammar.Kind`) -> use case."""
 

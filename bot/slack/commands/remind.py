@@ -3,7 +3,7 @@ its 09:00 send are in the reader's zone (:func:`~bot.domain.reminder_day.choose_
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 from bot.domain.reminder_day import DayChoice, choose_day, due_at, local_today
 from bot.slack import grammar
@@ -26,7 +26,7 @@ def set_reminder(ctx: Context, post_id: str, words: list[str]) -> Mrkdwn:
     today = local_today(datetime.now(UTC), zone)
     choice = choose_day(words, today)
     if choice.error or choice.rest:
-        return t("remind.bad_day", ctx.lang, value=truncate(choice.error or " ".join(words), 60))
+        return bad_day(ctx.lang, choice.error or " ".join(words), today)
     day = choice.day or today + timedelta(days=DEFAULT_DAYS)
     caller = ctx.caller
     reminder, before = ctx.rt.store.add_reminder(caller.team_id, caller.user_id, post_id, due_at(day, zone), zone)
@@ -35,11 +35,26 @@ def set_reminder(ctx: Context, post_id: str, words: list[str]) -> Mrkdwn:
     return notice + (Mrkdwn("\n") + kept if kept else Mrkdwn())
 
 
-def _day_refused(ctx: Context, choice: DayChoice) -> Mrkdwn | None:
-    """Why the day words of ``remind`` cannot be used: a day not after today, no post before it, a
-    near miss of a day word (did you mean), or words after a post id that are no day; else None."""
+def bad_day(lang: str, value: str, today: date) -> Mrkdwn:
+    """ "I could not use “<value>” as a day: try …": its dated examples are the day after ``today``
+    (the reader's local date), so they are always days ``remind`` accepts (QA: a fixed 2026-12-07
+    was offered on 2026-12-07 itself)."""
+    tomorrow = today + timedelta(days=1)
+    return t(
+        "remind.bad_day",
+        lang,
+        value=truncate(value, 60),
+        example=tomorrow.isoformat(),
+        example_md=f"{tomorrow.month}月{tomorrow.day}日",
+    )
+
+
+def _day_refused(ctx: Context, choice: DayChoice, today: date) -> Mrkdwn | None:
+    """Why the day words of ``remind`` cannot be used: a day not after ``today`` (the reader's
+    local date), no post before it, a near miss of a day word (did you mean), or words after a post
+    id that are no day; else None."""
     if choice.error:
-        return t("remind.bad_day", ctx.lang, value=truncate(choice.error, 60))
+        return bad_day(ctx.lang, choice.error, today)
     if not choice.rest:
         return t("remind.which", ctx.lang)
     if choice.meant and len(choice.rest) > 1:
@@ -51,15 +66,16 @@ def _day_refused(ctx: Context, choice: DayChoice) -> Mrkdwn | None:
             None,
         )
         if named is not None:
-            return t("remind.bad_day", ctx.lang, value=truncate(" ".join(choice.rest[named:]), 60))
+            return bad_day(ctx.lang, " ".join(choice.rest[named:]), today)
     return None
 
 
 def remind(ctx: Context, cmd: grammar.Command) -> Reply:
     """``remind <post id or query> [day]``: remind the caller of a post by DM on that day."""
     words = cmd.arg.split()
-    choice = choose_day(words, local_today(datetime.now(UTC), ctx.timezone()))
-    refused = _day_refused(ctx, choice)
+    today = local_today(datetime.now(UTC), ctx.timezone())
+    choice = choose_day(words, today)
+    refused = _day_refused(ctx, choice, today)
     if refused is not None:
         return views.text_reply(refused)
     query = " ".join(choice.rest)
@@ -74,16 +90,30 @@ def remind(ctx: Context, cmd: grammar.Command) -> Reply:
         return views.text_reply(t("remind.no_match", ctx.lang, query=truncate(query, 100)))
     if len(post_ids) != 1:
         return views.text_reply(t("remind.which", ctx.lang))
+    if (no_link := _no_link(ctx, post_ids[0])) is not None:
+        return views.text_reply(no_link)
     return _answer(ctx, post_ids[0], set_reminder(ctx, post_ids[0], day_words))
 
 
+def _no_link(ctx: Context, post_id: str) -> Mrkdwn | None:
+    """Why ``post_id`` cannot be reminded of: the catalog has no link for it yet (``url`` None: the
+    reminder would have nothing to open; QA), else None."""
+    if ctx.catalog.post(post_id).url is not None:
+        return None
+    title = ctx.catalog.post(post_id).title
+    return t("remind.no_link", ctx.lang, post=Mrkdwn("*{}*").format(truncate(str(title), 150)))
+
+
 def _answer(ctx: Context, post_id: str, notice: Mrkdwn) -> Reply:
-    """The confirmation and where the reader stands in the post's track (issue 40: one line), with
-    *Mark read* for the reminded post (:func:`~bot.slack.views.reminders.reminder_set_reply`)."""
+    """The confirmation (saying the post is read already, when it is) and where the reader stands
+    in the post's track (issue 40: one line), with *Mark read* for the reminded post
+    (:func:`~bot.slack.views.reminders.reminder_set_reply`)."""
+    read = post_id in ctx.reader.read()
+    if read:  # accepted, but the reader may not know they read it (QA)
+        notice = Mrkdwn("{}{}" if ctx.lang == "zh" else "{} {}").format(notice, t("remind.already_read", ctx.lang))
     tid = replies.main_track(ctx, [post_id])
     if tid is None:
         return views.text_reply(notice)
-    read = post_id in ctx.reader.read()
     return rviews.reminder_set_reply(ctx.catalog, post_id, ctx.reader.state(tid), notice, read, ctx.lang)
 
 
@@ -113,6 +143,8 @@ def remind_button(ctx: Context, value: ButtonValue) -> Reply | None:
     pid = cat.resolve_post_id(value.p) if value.p else None
     if pid is None or not cat.has_post(pid):
         return replies.redraw(ctx, value.v, t("error.generic", ctx.lang), offset=value.o)
+    if (no_link := _no_link(ctx, pid)) is not None:
+        return replies.redraw(ctx, value.v, no_link, offset=value.o)
     notice = set_reminder(ctx, pid, (value.d or "").split())
     if value.v == "home" or value.v.startswith(("search:", "latest:")) or value.v in ("next", "latest", "reminders"):
         return replies.redraw(ctx, value.v, notice, offset=value.o)  # App Home and lists: drawn again

@@ -1,5 +1,6 @@
-"""Three short questions a reader asks without a keyword's argument (QA: each was searched):
-``recommend something`` / ``推荐点什么``, ``settings`` / ``设置`` and ``stop`` / ``停止``."""
+"""Short questions a reader asks without a keyword's argument (QA: each was searched):
+``recommend something`` / ``推荐点什么``, ``settings`` / ``设置``, ``stop [track]`` / ``停止``,
+``snooze`` and ``digest preview`` typed in Slack."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from bot.domain import budget as budgets
 from bot.domain import paths
 from bot.domain.schedule import zone_label
 from bot.slack import grammar
-from bot.slack.commands import replies
+from bot.slack.commands import query, replies
 from bot.slack.commands.context import Context
 from bot.slack.i18n import t
 from bot.slack.mrkdwn import Mrkdwn
@@ -36,7 +37,8 @@ def recommend(ctx: Context, cmd: grammar.Command) -> Reply:
 def show_settings(ctx: Context, cmd: grammar.Command) -> Reply:
     """``settings``: the caller's language, weekly DM, weekly reading plan (minutes; the default
     :data:`~bot.domain.budget.DEFAULT_MINUTES` when none is set), time zone (Slack's ``tz``),
-    followed tracks and pending reminders, one line each with the command that changes it."""
+    followed tracks and pending reminders, one line each with the command that changes it. The
+    language is "automatic" (what they type, their Slack locale) until they choose one with ``lang``."""
     store, team, user, lang = ctx.rt.store, ctx.caller.team_id, ctx.caller.user_id, ctx.lang
     dm = dm_status(store.get_dm(team, user), lang) or t("dm.now_off", lang)
     budget = ctx.reader.budget
@@ -52,9 +54,10 @@ def show_settings(ctx: Context, cmd: grammar.Command) -> Reply:
         else t("settings.follows_none", lang)
     )
     pending = len(store.reminders(team, user))
+    chosen = ctx.reader.chosen_lang in ("en", "zh")
     lines = [
         t("settings.header", lang),
-        t("settings.lang", lang),
+        t("settings.lang" if chosen else "settings.lang_auto", lang),
         t("settings.dm", lang, status=Mrkdwn(" ").join(str(dm).split("\n"))),
         plan,
         t("settings.zone", lang, tz=zone_label(ctx.timezone())),
@@ -67,7 +70,14 @@ def show_settings(ctx: Context, cmd: grammar.Command) -> Reply:
 def stop_what(ctx: Context, cmd: grammar.Command) -> Reply:
     """``stop`` alone: a question of what to stop, each with its exact command: the weekly DM (when
     on), this channel's digests (``unsubscribe <track>`` for each, in a channel that has any) and
-    reminders (``reminders``: the list with *Cancel*); what is not running is said so too."""
+    reminders (``reminders``: the list with *Cancel*); what is not running is said so too.
+    ``stop <track>`` (``cmd.arg``): the same, focused on that track (:func:`_stop_track`); words
+    that name no track are searched whole (``stop tokens``, ``cmd.query``)."""
+    if cmd.arg:
+        tid = ctx.find.track(cmd.arg)
+        if tid is None:
+            return query.find(ctx, grammar.Command("query", arg=cmd.query or cmd.arg, truncated=cmd.truncated))
+        return _stop_track(ctx, tid)
     store, team, user, lang = ctx.rt.store, ctx.caller.team_id, ctx.caller.user_id, ctx.lang
     lines = [t("stop.question", lang)]
     dm = store.get_dm(team, user)
@@ -75,10 +85,57 @@ def stop_what(ctx: Context, cmd: grammar.Command) -> Reply:
     channel = ctx.caller.channel_id
     subs = store.subscriptions(team, channel) if channel and not channel.startswith("D") else []
     if subs:
-        commands = Mrkdwn(", ").join(Mrkdwn("`/vllm-path unsubscribe {}`").format(s.track_id) for s in subs)
+        commands = Mrkdwn("、" if lang == "zh" else ", ").join(
+            Mrkdwn("`/vllm-path unsubscribe {}`").format(s.track_id) for s in subs
+        )
         lines.append(t("stop.digests", lang, commands=commands))
     else:
         lines.append(t("stop.digest_none", lang))
     pending = len(store.reminders(team, user))
     lines.append(t("stop.reminders", lang, n=pending) if pending else t("stop.reminders_none", lang))
     return views.text_reply(Mrkdwn("\n").join(lines))
+
+
+def _stop_track(ctx: Context, tid: str) -> Reply:
+    """``stop <track>``: what can be stopped for track ``tid``, each with its command: this channel's
+    digest of it (``unsubscribe``; elsewhere: in that channel), following it (``unfollow``, when
+    followed), the weekly DM (all tracks; when on) and reminders (when any)."""
+    store, team, user, lang = ctx.rt.store, ctx.caller.team_id, ctx.caller.user_id, ctx.lang
+    words = {"track": views.track_name(ctx.catalog, tid, lang), "track_id": tid}
+    lines = [t("stop.track_question", lang, **words)]
+    channel = ctx.caller.channel_id
+    subs = store.subscriptions(team, channel) if channel and not channel.startswith("D") else []
+    here = any(s.track_id == tid for s in subs)
+    lines.append(t("stop.track_digest" if here else "stop.track_digest_elsewhere", lang, **words))
+    if tid in ctx.reader.follows():
+        lines.append(t("stop.track_follow", lang, **words))
+    dm = store.get_dm(team, user)
+    if dm is not None and dm.enabled:
+        lines.append(t("stop.track_dm", lang))
+    pending = len(store.reminders(team, user))
+    if pending:
+        lines.append(t("stop.reminders", lang, n=pending))
+    return views.text_reply(Mrkdwn("\n").join(lines))
+
+
+def snooze_what(ctx: Context, cmd: grammar.Command) -> Reply:
+    """``snooze`` alone: snoozing is a channel digest's *Snooze a week* button (a command has no
+    digest to act on); ``stop`` lists what can be stopped for good."""
+    return views.text_reply(t("snooze.what", ctx.lang, button=t("btn.snooze", ctx.lang)))
+
+
+_TRACK_OPTION = "--track"
+
+
+def digest_cli(ctx: Context, cmd: grammar.Command) -> Reply:
+    """``digest preview …`` / ``digest run-now`` typed in Slack: they are terminal commands of
+    ``vllm-path`` (:mod:`bot.cli.digest`); the preview's command line filled in with the track typed
+    (``--track`` or a track name) and this channel, when known."""
+    words = cmd.arg.split()
+    named = words[words.index(_TRACK_OPTION) + 1 : words.index(_TRACK_OPTION) + 2] if _TRACK_OPTION in words else []
+    verb = next((i for i, w in enumerate(words) if w.casefold() in ("preview", "run-now", "now")), len(words))
+    rest = [w for w in words[verb + 1 :] if not w.startswith("-")]
+    tid = ctx.find.track(named[0]) if named else (ctx.find.track(" ".join(rest)) if rest else None)
+    channel = ctx.caller.channel_id
+    here = channel if channel and not channel.startswith("D") else None
+    return views.text_reply(t("digest.cli", ctx.lang, track=tid or "<track>", channel=here or "<channel id>"))

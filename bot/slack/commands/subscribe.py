@@ -77,7 +77,8 @@ def _refused(ctx: Context, cmd: grammar.Command) -> Mrkdwn | str | None:
 
 
 def _confirmation(ctx: Context, cmd: grammar.Command, old: Subscription | None, sub: Subscription) -> Mrkdwn:
-    """The reply to a subscribe that went through; a change is announced and keeps the language."""
+    """The reply to a subscribe that went through (in the caller's language); a change is announced
+    in the channel in the digest's own language (:meth:`~bot.store.Store.digest_lang`)."""
     lang, before = ctx.lang, old.schedule if old else None
     outcome = subscription_change(
         (before, old.status == "active") if old and before else None, (sub.schedule, sub.status == "active")
@@ -96,16 +97,22 @@ def _confirmation(ctx: Context, cmd: grammar.Command, old: Subscription | None, 
     text = sentences(lang, text, *filter(None, (budget, club)))
     club_changed = cmd.club is not None and bool(cmd.club) != was_club
     if announce or club_changed:  # the channel hears of every change of its digest, a club's included
-        person = ctx.person(ctx.caller.user_id)
-        amount = views.digest_amount(now, lang)
-        lines = [t(announce, lang, person=person, track=track, amount=amount, **words)] if announce else []
-        if club_changed:  # said with the change it came with, else on its own line naming the person
-            key = ("announce.club_on" if cmd.club else "announce.club_off") + ("_too" if announce else "")
-            lines.append(t(key, lang, person=person, track=track))
-        ctx.tell_channel(sentences(lang, *lines))
-    kept = ctx.keep_language() if outcome != "same" else None  # a subscribe that changes nothing keeps nothing
-    text = with_note(text, cmd, lang)
-    return sentences(lang, text, kept) if kept else text
+        ctx.tell_channel(_announcement(ctx, cmd, now, announce, club_changed))
+    # The digest keeps its own language: a subscribe never changes the person's (only `lang` does).
+    return with_note(text, cmd, lang)
+
+
+def _announcement(ctx: Context, cmd: grammar.Command, sub: Subscription, key: str | None, club: bool) -> Mrkdwn:
+    """The channel's line on a change of ``sub`` (``key``: the change's ``announce.*`` key, if any;
+    ``club``: the club was turned on or off), in the digest's language."""
+    lang = ctx.rt.store.digest_lang(sub)
+    person, track = ctx.person(ctx.caller.user_id), views.track_name(ctx.catalog, sub.track_id, lang)
+    words, amount = views.schedule_words(sub.schedule, lang), views.digest_amount(sub, lang)
+    lines = [t(key, lang, person=person, track=track, amount=amount, **words)] if key else []
+    if club:  # said with the change it came with, else on its own line naming the person
+        club_key = ("announce.club_on" if cmd.club else "announce.club_off") + ("_too" if key else "")
+        lines.append(t(club_key, lang, person=person, track=track))
+    return sentences(lang, *lines)
 
 
 def _amount(sub: Subscription) -> tuple[int, int | None, str | None]:
@@ -147,7 +154,14 @@ def subscribe(ctx: Context, cmd: grammar.Command) -> Reply:
     ):  # changing a digest is as much the owner's as stopping it
         return views.text_reply(t("sub.change_not_allowed", ctx.lang, person=ctx.person(old.created_by or "")))
     sub = ctx.rt.store.subscribe(
-        caller.team_id, caller.channel_id, tid, wanted, steps_per_week=steps, created_by=caller.user_id, club=cmd.club
+        caller.team_id,
+        caller.channel_id,
+        tid,
+        wanted,
+        steps_per_week=steps,
+        created_by=caller.user_id,
+        club=cmd.club,
+        lang=ctx.lang,  # a new digest keeps the language it was set up in (an existing one keeps its own)
     )
     return views.text_reply(_confirmation(ctx, cmd, old, sub))
 
@@ -165,8 +179,10 @@ def unsubscribe(ctx: Context, cmd: grammar.Command) -> Reply:
     if current is not None and not ctx.may_stop(current.created_by):
         return views.text_reply(t("sub.not_allowed", ctx.lang, person=ctx.person(current.created_by or "")))
     removed = ctx.rt.store.unsubscribe(team, channel, tid)
-    if removed:
-        ctx.tell_channel(t("announce.unsub", ctx.lang, person=ctx.person(ctx.caller.user_id), track=name))
+    if removed and current is not None:  # said in the digest's language
+        said = ctx.rt.store.digest_lang(current)
+        said_name = views.track_name(ctx.catalog, tid, said)
+        ctx.tell_channel(t("announce.unsub", said, person=ctx.person(ctx.caller.user_id), track=said_name))
     return views.text_reply(t("unsub.done" if removed else "unsub.not", ctx.lang, track=name))
 
 
@@ -184,7 +200,8 @@ def _subscriptions(ctx: Context, subs: list[Subscription]) -> Reply:
     (:meth:`Context.may_stop`), else who may (the first digest's creator, or an admin)."""
     mine = [x.track_id for x in subs if ctx.may_stop(x.created_by)]
     owner = ctx.person(subs[0].created_by or "") if subs and not mine else None
-    return views.subscriptions_reply(ctx.catalog, subs, ctx.lang, mine=mine, owner=owner)
+    in_dm = (ctx.caller.channel_id or "D").startswith("D")
+    return views.subscriptions_reply(ctx.catalog, subs, ctx.lang, mine=mine, owner=owner, in_dm=in_dm)
 
 
 _BY_USER = re.compile(r"^((?:stopped|snoozed) by )([UW][A-Z0-9]{2,})$")
@@ -207,17 +224,21 @@ def dm_schedule(ctx: Context, parts: ScheduleParts | None = None) -> WeeklySched
 def dm(ctx: Context, cmd: grammar.Command) -> Reply:
     """Turn the DM digest on (parts left out: as :func:`dm_schedule` says) or off, or its catch-up line."""
     store, lang, caller = ctx.rt.store, ctx.lang, ctx.caller
-    if cmd.catchup is not None:
+    if cmd.catchup is not None:  # on while the DM itself is off: say so (QA)
         store.set_dm_catchup(caller.team_id, caller.user_id, cmd.catchup)
-        return views.text_reply(t("dm.catchup_on" if cmd.catchup else "dm.catchup_off", lang))
+        said = t("dm.catchup_on" if cmd.catchup else "dm.catchup_off", lang)
+        was = store.get_dm(caller.team_id, caller.user_id)
+        off = cmd.catchup and (was is None or not was.enabled)
+        return views.text_reply(sentences(lang, said, t("dm.catchup_dm_off", lang)) if off else said)
     if cmd.enabled is None:  # `dm` alone: where it stands (QA), then how to change it
         now = store.get_dm(caller.team_id, caller.user_id)
         status = views.dm_status(now, lang) or t("dm.now_off", lang)
         catchup = t("dm.catchup_on" if now is not None and now.catchup else "dm.catchup_off", lang)
         return views.text_reply(sentences(lang, status, catchup, t("dm.usage", lang)))
-    if cmd.enabled is False:
+    if cmd.enabled is False:  # a second `dm off` says it was off already (QA)
+        was = store.get_dm(caller.team_id, caller.user_id)
         store.set_dm(caller.team_id, caller.user_id, False)
-        return views.text_reply(t("dm.off", lang))
+        return views.text_reply(t("dm.off" if was is not None and was.enabled else "dm.already_off", lang))
     if cmd.error or cmd.schedule is None:
         if cmd.error == "dm.unknown_part":
             return views.text_reply(t(cmd.error, lang, value=truncate(cmd.error_value or "", 100)))

@@ -31,7 +31,7 @@ from bot.slack.views.catchup import home_catchup_blocks
 from bot.slack.views.links import read_link, reference_lines
 from bot.slack.views.messages import ActionIds, track_name
 from bot.slack.views.parts import read_count
-from bot.slack.views.plan import home_finished_blocks
+from bot.slack.views.plan import home_finished_blocks, minutes_suffix
 from bot.slack.views.subscriptions import dm_status, subscription_line
 from bot.slack.views.together import streak_line
 
@@ -47,6 +47,7 @@ class HomeState:
 
     following: Sequence[TrackState]
     read: set[str]
+    """Every post id the person has read (former ids count); App Home's started tracks come from it."""
     dm: DmSettings | None
     channel_subs: Sequence[Subscription]
     lang: str = "en"
@@ -59,9 +60,14 @@ class HomeState:
     """The person's weekly reading streak (issue 44; :mod:`bot.domain.streaks`), shown from 1."""
     catchup: CatchUp | None = None
     """What entered the catalog since the person last read (issue 44); None: not shown."""
+    started: Sequence[TrackState] = ()
+    """Tracks the person started (read a step of) without following them, in catalog order
+    (:func:`bot.domain.paths.started_track_states`); shown under their own heading."""
 
 
 MODAL_TITLE_MAX = 24  # characters (Slack's limit)
+COLON = {"en": ": ", "zh": "："}
+"""A label's colon in each language (Chinese text takes the full-width one)."""
 
 
 def track_modal(catalog: Catalog, track_id: str, reply: Reply, lang: str) -> dict[str, Any]:
@@ -86,12 +92,17 @@ def home_view(catalog: Catalog, state: HomeState) -> dict[str, Any]:
     if (streak := streak_line(state.streak_weeks, lang)) is not None:
         blocks.append(context(streak))  # issue 44: only here and in the finish message
     blocks.append(section(t("home.following", lang)))
+    started = state.started
     if not state.following:
-        blocks.append(section(t("home.none_followed", lang)))
+        blocks.append(section(t("home.none_followed_started" if started else "home.none_followed", lang)))
     for track in state.following:
         blocks += _home_track(catalog, track, lang, ids)
+    if started:
+        blocks.append(section(t("home.started", lang)))
+        blocks += [_started_track(catalog, track, lang, ids) for track in started]
     first = ids.peek()
-    others, used = _other_tracks(catalog, frozenset(track.track_id for track in state.following), lang, first)
+    shown = frozenset(track.track_id for track in [*state.following, *started])
+    others, used = _other_tracks(catalog, shown, lang, first)
     blocks += others
     ids = ActionIds(first + used)
     blocks += [divider(), section(t("home.dm", lang)), _home_dm(state.dm, lang, ids)]
@@ -131,9 +142,10 @@ def _kept_for(catalog: Catalog) -> _Kept:
 
 
 def _other_tracks(catalog: Catalog, follows: frozenset[str], lang: str, first: int) -> tuple[list[Json], int]:
-    """App Home's "other tracks" blocks (a follow button for each track not in ``follows``; none when
-    every track is followed), their action ids numbered from ``first``, and how many ids they use. New
-    dicts each call (kept marshalled per catalog, language, follows and ``first``).
+    """App Home's "other tracks" blocks (a follow button for each track not in ``follows``, the
+    tracks shown above: followed or started; none when every track is), their action ids numbered
+    from ``first``, and how many ids they use. New dicts each call (kept marshalled per catalog,
+    language, ``follows`` and ``first``).
 
     Speed layer needed by ``benchmarks/home_open.py`` (a changed App Home, CPU ratio to a no-op Bolt app,
     target <= 2x, still missed): drawn at every open, 2.44x in two runs, interleaved with 2.12x and 2.33x
@@ -148,7 +160,7 @@ def _other_tracks(catalog: Catalog, follows: frozenset[str], lang: str, first: i
         if others:
             blocks += [divider(), section(t("home.other_tracks", lang))]
             follow = as_plain(t("btn.follow", lang))
-            data = [(f"{follow}: {tr.names.get(lang)}", {"t": tr.id, "v": "home"}) for tr in others]
+            data = [(f"{follow}{COLON[lang]}{tr.names.get(lang)}", {"t": tr.id, "v": "home"}) for tr in others]
             buttons = [button(text, ids("follow"), value) for text, value in data]
             blocks += [actions(buttons[start : start + 5]) for start in range(0, len(buttons), 5)]
         kept = (marshal.dumps(blocks), ids.peek() - first)
@@ -161,19 +173,47 @@ def _other_tracks(catalog: Catalog, follows: frozenset[str], lang: str, first: i
     return found, kept[1]
 
 
+def progress_bar(state: TrackState) -> str:
+    """Ten cells, filled as :func:`~bot.slack.views.parts.read_count` counts: the essential steps read
+    of the essential path until it is read (QA: the bar counted every step while its label counted
+    essential ones), then the steps read of the whole path."""
+    if state.path.essentials and not state.essentials_done:
+        done, total = state.essentials_read, len(state.path.essentials)
+    else:
+        done, total = state.read_count, state.total
+    filled = round(10 * done / total) if total else 0
+    return "▰" * filled + "▱" * (10 - filled)
+
+
+def _track_text(catalog: Catalog, state: TrackState, lang: str) -> Mrkdwn:
+    """A track's App Home text: its name, progress bar and count, then the next read with its reading
+    time (:func:`~bot.slack.views.plan.minutes_suffix`, as in every other reply) and references, or done."""
+    nxt = state.next
+    line = Mrkdwn("*{}*  {} {}\n").format(
+        track_name(catalog, state.track_id, lang), progress_bar(state), read_count(state, lang)
+    )
+    if nxt is None:
+        return line + t("track.done", lang)
+    post = read_link(catalog, nxt.post, lang) + minutes_suffix(nxt.post, lang)
+    refs = reference_lines(catalog, nxt, lang, state.unread_first(nxt))
+    return line + Mrkdwn("\n").join([t("track.next", lang, post=post), *refs])
+
+
+def _started_track(catalog: Catalog, state: TrackState, lang: str, ids: ActionIds) -> Json:
+    """A track read in but not followed, on App Home: as a followed one (:func:`_track_text`), with
+    a *Follow track* button."""
+    data = {"t": state.track_id, "v": "home"}
+    return section(_track_text(catalog, state, lang), accessory=button(t("btn.follow", lang), ids("follow"), data))
+
+
 def _home_track(catalog: Catalog, state: TrackState, lang: str, ids: ActionIds) -> list[Json]:
     """A followed track on App Home: progress bar and next read (or done) with its references, then its buttons."""
-    tid, done, total, nxt = state.track_id, state.read_count, state.total, state.next
-    filled = round(10 * done / total) if total else 0
-    bar = "▰" * filled + "▱" * (10 - filled)
-    line = Mrkdwn("*{}*  {} {}\n").format(track_name(catalog, tid, lang), bar, read_count(state, lang))
+    tid, nxt = state.track_id, state.next
+    line = _track_text(catalog, state, lang)
     data = {"t": tid, "v": "home"}
     if nxt is None:
-        line += t("track.done", lang)
         accessory = button(t("btn.unfollow", lang), ids("unfollow"), data)
     else:
-        refs = reference_lines(catalog, nxt, lang, state.unread_first(nxt))
-        line += Mrkdwn("\n").join([t("track.next", lang, post=read_link(catalog, nxt.post, lang)), *refs])
         accessory = button(t("btn.mark_read", lang), ids("mark_read"), {"p": nxt.post_id, **data}, style="primary")
     row = [button(t("btn.open_path", lang), ids("open_path"), data)]
     if nxt is not None:

@@ -83,7 +83,8 @@ def help_reply(catalog: Catalog, lang: str, prefix: str | None = None) -> Reply:
 
 
 def _help_reply(catalog: Catalog, lang: str, prefix: str | None) -> Reply:
-    tracks = Mrkdwn(", ").join(Mrkdwn("`{}` {}").format(tr.id, tr.names.get(lang)) for tr in catalog.tracks)
+    sep = "、" if lang == "zh" else ", "  # Chinese items joined by the enumeration comma
+    tracks = Mrkdwn(sep).join(Mrkdwn("`{}` {}").format(tr.id, tr.names.get(lang)) for tr in catalog.tracks)
     blocks: list[Json] = [header(t("help.title", lang))]
     if prefix:
         blocks.append(section(prefix))

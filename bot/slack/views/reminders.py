@@ -22,17 +22,6 @@ MAX_LISTED = 20
 """Reminders listed with a *Cancel* button (the rest are counted)."""
 
 
-def when_label(day: date, at: str, zone: str, lang: str) -> Mrkdwn:
-    """``Monday 2026-12-07 09:00 Europe/Berlin``: weekday, date, local time and zone, no brackets."""
-    return Mrkdwn("{} {} {} {}").format(weekday_name(day.weekday(), lang), day.isoformat(), at, zone_label(zone))
-
-
-def due_label(due_at: datetime, zone: str, lang: str) -> Mrkdwn:
-    """:func:`when_label` of an aware instant in IANA ``zone``."""
-    local = due_at.astimezone(ZoneInfo(zone))
-    return when_label(local.date(), local.strftime("%H:%M"), zone, lang)
-
-
 def plain_due_label(due_at: datetime, zone: str, lang: str, today: date | None = None) -> Mrkdwn:
     """An aware instant as a reader reads a day, in IANA ``zone`` and ``lang``: ``Monday 7 Dec 2026,
     09:00 Europe/Berlin`` / ``2026年12月7日 周一 09:00 Europe/Berlin``, led by "tomorrow" when it is the
@@ -88,7 +77,8 @@ def reminder_cancelled_notice(catalog: Catalog, reminder: Reminder, lang: str) -
 
 
 def reminders_reply(catalog: Catalog, reminders: Sequence[Reminder], lang: str, notice: str | None = None) -> Reply:
-    """The pending reminders, soonest first, numbered as ``reminders cancel <n>`` counts, with *Cancel*."""
+    """The pending reminders, soonest first, numbered as ``reminders cancel <n>`` counts, with *Cancel*;
+    each day as the confirmation names it (:func:`plain_due_label`: ``Monday 14 Dec 2026, 09:00 …``)."""
     blocks: list[Json] = [header(t("reminders.header", lang))]
     if notice:
         blocks.append(section(notice))
@@ -97,7 +87,7 @@ def reminders_reply(catalog: Catalog, reminders: Sequence[Reminder], lang: str, 
         return make_reply(blocks, Mrkdwn("\n").join(x for x in (notice, t("reminders.none", lang)) if x))
     lines = []
     for i, r in enumerate(reminders[:MAX_LISTED]):
-        when = due_label(r.due_at, r.timezone, lang)
+        when = plain_due_label(r.due_at, r.timezone, lang)  # as the confirmation said it (QA)
         line = Mrkdwn("{}. {} · {}").format(i + 1, when, _post(catalog, r.post_id, lang))
         lines.append(line)
         cancel = button(t("btn.cancel", lang), f"cancel_reminder:{i}", {"d": str(r.id), "v": "reminders"})

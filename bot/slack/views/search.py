@@ -73,7 +73,8 @@ def _no_results(
     else:
         blocks.append(section(t("search.none", lang, query=shown_query)))
         if not suggestion and result.track is None:  # no did-you-mean, no track: offer the tracks and an example
-            tracks = Mrkdwn(", ").join(Mrkdwn("`{}` ({})").format(tr.id, tr.names.get(lang)) for tr in catalog.tracks)
+            item, sep = ("`{}`（{}）", "、") if lang == "zh" else ("`{}` ({})", ", ")  # full-width in Chinese
+            tracks = Mrkdwn(sep).join(Mrkdwn(item).format(tr.id, tr.names.get(lang)) for tr in catalog.tracks)
             blocks.append(section(t("search.none_offer", lang, tracks=tracks)))
     if suggestion:
         blocks.append(section(suggestion))

@@ -44,7 +44,8 @@ def digest_amount(sub: Subscription, lang: str) -> str:
 
 
 def subscription_line(catalog: Catalog, sub: Subscription, lang: str) -> Mrkdwn:
-    """One line describing a channel subscription (schedule, progress, pause reason)."""
+    """One line describing a channel subscription (schedule, progress, "reading club" when it is
+    one, pause reason)."""
     name = catalog.track(sub.track_id).names.get(lang) if catalog.has_track(sub.track_id) else sub.track_id
     total = len(catalog.order(sub.track_id)) if catalog.has_track(sub.track_id) else 0
     progress = t("subs.progress", lang, sent=min(sub.cursor, total), total=total)
@@ -59,6 +60,8 @@ def subscription_line(catalog: Catalog, sub: Subscription, lang: str) -> Mrkdwn:
             line += t("subs.then_stop", lang)
     else:
         line = t("subs.line", lang, n=n, steps=f"{n} step" + ("s" if n != 1 else ""), **words)
+    if getattr(sub, "club", False):  # QA: the list did not say which digests are reading clubs
+        line += t("subs.club", lang)
     if sub.status != "active":
         line += "\n" + t("subs.paused", lang, reason=sub.pause_reason or "paused", track_id=sub.track_id)
     return line
@@ -71,16 +74,20 @@ def subscriptions_reply(
     *,
     mine: Sequence[str] | None = None,
     owner: str | None = None,
+    in_dm: bool = False,
 ) -> Reply:
     """The digests of a channel, and how to stop or move one (named with the first's track).
     ``mine``: track ids of the digests the caller may stop or change (``None``: every one); when it
     is empty the hint says who may instead (``owner``, the first digest's creator's name, and
-    workspace admins; QA: a reader was shown "Stop one: …" that they were not allowed to do)."""
+    workspace admins; QA: a reader was shown "Stop one: …" that they were not allowed to do).
+    ``in_dm``: asked in a DM, which has no digests: it says digests are set up in a channel (QA: it
+    suggested a ``subscribe`` that a DM refuses)."""
     subs = list(subs)
     blocks: list[Json] = [header(t("subs.header", lang))]
     if not subs:
-        blocks.append(section(t("subs.none", lang)))
-        return make_reply(blocks, t("subs.none", lang))
+        none = t("subs.none_dm" if in_dm else "subs.none", lang)
+        blocks.append(section(none))
+        return make_reply(blocks, none)
     lines = [subscription_line(catalog, s, lang) for s in subs]
     blocks.extend(sections(lines)[:40])
     if mine is None or mine:
