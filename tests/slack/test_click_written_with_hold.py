@@ -5,8 +5,9 @@ when it writes the change itself; the legacy ``token`` is cut out of a held body
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
@@ -41,6 +42,16 @@ class Later(Executor):
             job()
 
 
+@contextmanager
+def _clicking(runtime) -> Iterator[tuple[Any, SlackStandIn, Later]]:
+    """``(app, standin, executor)``: the real Bolt app on ``runtime`` against a stand-in, its
+    listener executor held until ``run_all`` (the follow-ups run when the test says)."""
+    executor = Later()
+    with SlackStandIn() as standin:
+        client = WebClient(token="xoxb-test", base_url=standin.api_url)
+        yield build_app(runtime, client=client, verify_requests=False, listener_executor=executor), standin, executor
+
+
 def _click(team: str, user: str, post: str, url: str, view: str = "next") -> BoltRequest:
     value = {"p": post, "t": "pd", "v": view}
     action = {
@@ -56,10 +67,7 @@ def _click(team: str, user: str, post: str, url: str, view: str = "next") -> Bol
 
 @pytest.mark.parametrize("view", ["next", "track:pd"])
 def test_a_click_written_with_its_hold_answers_as_the_use_case_writing_it_does(runtime, view: str) -> None:
-    executor = Later()
-    with SlackStandIn() as standin:
-        client = WebClient(token="xoxb-test", base_url=standin.api_url)
-        app = build_app(runtime, client=client, verify_requests=False, listener_executor=executor)
+    with _clicking(runtime) as (app, standin, executor):
         team, store = standin.team_id, runtime.store
         post = runtime.holder.catalog.track("pd").steps[1].post
         for user in ("U0HELD", "U0PLAIN"):  # two people in the same state
@@ -81,10 +89,7 @@ def test_a_click_written_with_its_hold_answers_as_the_use_case_writing_it_does(r
 
 
 def test_a_click_on_a_post_read_before_writes_nothing_with_its_hold_and_says_so(runtime) -> None:
-    executor = Later()
-    with SlackStandIn() as standin:
-        client = WebClient(token="xoxb-test", base_url=standin.api_url)
-        app = build_app(runtime, client=client, verify_requests=False, listener_executor=executor)
+    with _clicking(runtime) as (app, standin, executor):
         team, store = standin.team_id, runtime.store
         post = runtime.holder.catalog.track("pd").steps[0].post
         store.follow(team, "U0AGAIN", "pd")
@@ -97,10 +102,7 @@ def test_a_click_on_a_post_read_before_writes_nothing_with_its_hold_and_says_so(
 
 
 def test_a_click_on_a_post_gone_from_the_catalog_writes_nothing(runtime) -> None:
-    executor = Later()
-    with SlackStandIn() as standin:
-        client = WebClient(token="xoxb-test", base_url=standin.api_url)
-        app = build_app(runtime, client=client, verify_requests=False, listener_executor=executor)
+    with _clicking(runtime) as (app, standin, executor):
         team, store = standin.team_id, runtime.store
         url = standin.response_url()
         assert app.dispatch(_click(team, "U0GONE", "a-post-dropped-long-ago", url)).status == 200
@@ -160,10 +162,7 @@ def test_the_token_cut_out_of_a_form_leaves_what_parsing_leaves(fields: dict[str
 
 def test_a_click_dispatched_again_writes_its_change_itself(runtime) -> None:
     """A request held already (answered again, or dispatched twice) carries no change from before."""
-    executor = Later()
-    with SlackStandIn() as standin:
-        client = WebClient(token="xoxb-test", base_url=standin.api_url)
-        app = build_app(runtime, client=client, verify_requests=False, listener_executor=executor)
+    with _clicking(runtime) as (app, standin, executor):
         team, store = standin.team_id, runtime.store
         post = runtime.holder.catalog.track("pd").steps[0].post
         url = standin.response_url()
