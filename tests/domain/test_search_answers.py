@@ -29,16 +29,6 @@ from tests.evaldata import DATA, REPO, eval_file, read_tsv
 LAUNCH_POST = "vllm-pagedattention-launch"
 
 
-@pytest.fixture(scope="module")
-def catalog() -> Catalog:
-    return load_catalog(REPO / "catalog")
-
-
-@pytest.fixture(scope="module")
-def matcher(catalog) -> Matcher:
-    return Matcher(catalog)
-
-
 def _search_json(query: str) -> dict:
     out = CliRunner().invoke(main, ["search", query, "--json", "--limit", "5"])
     assert out.exit_code == 0, out.output

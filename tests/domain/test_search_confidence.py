@@ -12,8 +12,6 @@ import pytest
 from click.testing import CliRunner
 
 from bot.cli.main import main
-from bot.domain.catalog import Catalog, load_catalog
-from bot.domain.search import Matcher
 from tests.evaldata import REPO, eval_file, read_tsv
 
 LAUNCH_POST = "vllm-pagedattention-launch"
@@ -23,16 +21,6 @@ TTFT_POSTS = {
     "taking-vllm-apart",
     "moriio-kv-connector",
 }
-
-
-@pytest.fixture(scope="module")
-def catalog() -> Catalog:
-    return load_catalog(REPO / "catalog")
-
-
-@pytest.fixture(scope="module")
-def matcher(catalog) -> Matcher:
-    return Matcher(catalog)
 
 
 def _rows(*paths):

@@ -10,20 +10,8 @@ import dataclasses
 
 import pytest
 
-from bot.domain.catalog import Catalog, load_catalog
 from bot.domain.search import Matcher, load_vocabulary, normalize
 from tests.evaldata import DATA, REPO, read_tsv
-
-
-@pytest.fixture(scope="module")
-def catalog() -> Catalog:
-    return load_catalog(REPO / "catalog")
-
-
-@pytest.fixture(scope="module")
-def matcher(catalog) -> Matcher:
-    return Matcher(catalog)
-
 
 PLATFORM_QUESTIONS = [
     "vllm on Gaudi",

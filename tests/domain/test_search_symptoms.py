@@ -7,20 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from bot.domain.catalog import Catalog, load_catalog
-from bot.domain.search import Matcher, normalize
+from bot.domain.search import normalize
 from bot.domain.search.weights import UNLINKED_PENALTY
-from tests.evaldata import DATA, REPO, read_tsv
-
-
-@pytest.fixture(scope="module")
-def catalog() -> Catalog:
-    return load_catalog(REPO / "catalog")
-
-
-@pytest.fixture(scope="module")
-def matcher(catalog) -> Matcher:
-    return Matcher(catalog)
+from tests.evaldata import DATA, read_tsv
 
 
 def test_ttft_with_long_prompts_finds_the_pd_posts_first(matcher, catalog):

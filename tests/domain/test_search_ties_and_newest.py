@@ -6,20 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.domain.catalog import Catalog, load_catalog
-from bot.domain.search import Matcher
 from bot.domain.search.reorder import NEWEST_SHARE
-from tests.evaldata import REPO
-
-
-@pytest.fixture(scope="module")
-def catalog() -> Catalog:
-    return load_catalog(REPO / "catalog")
-
-
-@pytest.fixture(scope="module")
-def matcher(catalog) -> Matcher:
-    return Matcher(catalog)
 
 
 @pytest.mark.parametrize("query", ["what is vllm", "vllm", "什么是 vllm", "vllm 是什么"])
