@@ -221,7 +221,7 @@ def test_ask_json_prints_the_message_as_slack_receives_it(tmp_path, monkeypatch)
     monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path}/a.db")
     result = CliRunner().invoke(main, ["ask", "speculative", "--json", "--user", "U0ASK"])
     assert result.exit_code == 0, result.output
-    payload = json.loads(result.output)
+    payload = json.loads(result.stdout)
     assert set(payload) == {"response_type", "text", "blocks"}
     assert payload["response_type"] == "ephemeral" and payload["blocks"]
     text = CliRunner().invoke(main, ["ask", "speculative"])
@@ -235,7 +235,7 @@ def test_ask_json_prints_the_reply_not_the_channel_announcement(tmp_path, monkey
     monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path}/a.db")
     result = CliRunner().invoke(main, ["ask", "--json", "subscribe spec mon 09:00 UTC"])
     assert result.exit_code == 0, result.output
-    payload = json.loads(result.output)
+    payload = json.loads(result.stdout)
     assert payload["response_type"] == "ephemeral"
     assert "now gets" in payload["text"] and "subscribed this channel" not in payload["text"]
 

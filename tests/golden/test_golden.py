@@ -201,5 +201,5 @@ def test_digest_previews_match_golden(lang: str, frozen_clock: None) -> None:
                 main, ["digest", "preview", "--track", track.id, "--steps", str(steps), "--lang", lang, "--json"]
             )
             assert result.exit_code == 0, result.output
-            out.append({"step": f"{track.id} steps={steps}", "payload": json.loads(result.output)})
+            out.append({"step": f"{track.id} steps={steps}", "payload": json.loads(result.stdout)})
     _compare(f"digest-{lang}.json", out)

@@ -72,7 +72,7 @@ def test_budget_digest_previews_match_golden(lang: str, frozen_clock: None) -> N
                 main, ["digest", "preview", "--track", track.id, "--minutes", str(minutes), "--lang", lang, "--json"]
             )
             assert result.exit_code == 0, result.output
-            payload = json.loads(result.output)
+            payload = json.loads(result.stdout)
             validate_blocks(payload["blocks"])
             lengths = [s["minutes"] for s in payload["steps"]]
             assert len(lengths) == 1 or sum(m or 10 for m in lengths) <= minutes

@@ -100,7 +100,7 @@ def test_stats_from_the_terminal(runtime, monkeypatch) -> None:
     monkeypatch.setenv("DATABASE_URL", str(runtime.store.engine.url.render_as_string(hide_password=False)))
     result = CliRunner().invoke(main, ["stats", "--team", TEAM, "--json"])
     assert result.exit_code == 0, result.output
-    data = json.loads(result.output)
+    data = json.loads(result.stdout)
     assert data["team_id"] == TEAM and data["readers_total"] == 7
     text = CliRunner().invoke(main, ["stats", "--team", TEAM]).output
     assert "Reading insights" in text and "6 → 5 → 0" in text

@@ -69,7 +69,7 @@ def test_admins_see_the_share_in_slack_and_the_terminal_in_english_and_chinese(r
     monkeypatch.setenv("DATABASE_URL", runtime.settings.database_url)
     result = CliRunner().invoke(main, ["stats", "--team", TEAM, "--json"])
     assert result.exit_code == 0, result.output
-    data = json.loads(result.output)
+    data = json.loads(result.stdout)
     by_track = {c["track_id"]: c for c in data["completions"]}
     assert by_track["spec"] == {"track_id": "spec", "cohort": 5, "finished": 3, "share": 0.6}
     assert by_track["pd"] == {"track_id": "pd", "cohort": None, "finished": None, "share": None}

@@ -241,11 +241,17 @@ class TopicIndex(TrackIndex):
     def _track_in(self, units: list[_Unit]) -> TrackMatch | None:
         """The track whose name the query's ``units`` hold (:meth:`TrackIndex._track_in`), else,
         or when that name is one shared word (``部署`` of ops), the platform track the question is
-        about (:meth:`_platform_track`: ``vllm on Gaudi``, ``在昇腾上部署`` point at hardware)."""
+        about (:meth:`_platform_track`: ``vllm on Gaudi``, ``在昇腾上部署`` point at hardware); a
+        shared word's track is kept only when no telling term of another track or of none is
+        beside it (``gpus`` is hardware, ``gpu out of memory`` is no track)."""
         contained = super()._track_in(units)
         if contained is not None and self._name_rank(contained.matched) > 0:
             return contained
-        return self._platform_track(units) or contained
+        platform = self._platform_track(units)
+        if platform is not None or contained is None:
+            return platform
+        telling = self._telling_terms(self._topicality(units))
+        return None if any(t.track != contained.track_id for t in telling) else contained
 
     def _platform_track(self, units: list[_Unit]) -> TrackMatch | None:
         """The track of ``platform_tracks`` (``catalog/vocabulary.yaml``) that the query's platform

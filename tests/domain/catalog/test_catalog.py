@@ -21,7 +21,7 @@ REQUIRED_TRACKS = {"spec": "推测解码", "pd": "PD 分离服务", "quant": "�
 def exported() -> dict:
     result = CliRunner().invoke(main, ["catalog", "export", "--json", "--catalog", str(CATALOG)])
     assert result.exit_code == 0, result.output
-    return json.loads(result.output)
+    return json.loads(result.stdout)
 
 
 def test_check_passes_on_the_repo_catalog():

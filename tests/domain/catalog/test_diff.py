@@ -33,7 +33,7 @@ def test_the_two_versions():
 def test_diff_between_the_two_versions_json():
     result = CliRunner().invoke(main, ["catalog", "diff", str(V1), str(V2), "--json"])
     assert result.exit_code == 0, result.output
-    data = json.loads(result.output)
+    data = json.loads(result.stdout)
     assert (data["old_version"], data["new_version"]) == ("2026.11.0", "2026.12.0")
     assert set(data["posts_added"]) == ADDED
     assert data["posts_removed"] == [] and data["posts_renamed"] == []
@@ -60,7 +60,7 @@ def test_diff_by_git_revision():
         pytest.skip("shallow clone: the 2026.11.0 commit is not in the history")
     result = CliRunner().invoke(main, ["catalog", "diff", "2026.11.0", str(V2), "--json"])
     assert result.exit_code == 0, result.output
-    assert set(json.loads(result.output)["posts_added"]) == ADDED
+    assert set(json.loads(result.stdout)["posts_added"]) == ADDED
 
 
 def test_diff_from_2026_12_0_to_the_repo_catalog_lists_the_whole_blog_backfill():
@@ -68,7 +68,7 @@ def test_diff_from_2026_12_0_to_the_repo_catalog_lists_the_whole_blog_backfill()
     tracks for groups of them; nothing was removed or renamed."""
     result = CliRunner().invoke(main, ["catalog", "diff", str(V2), str(CURRENT), "--json"])
     assert result.exit_code == 0, result.output
-    data = json.loads(result.output)
+    data = json.loads(result.stdout)
     assert data["old_version"] == "2026.12.0"
     assert len(data["posts_added"]) == 50
     assert {"vllm-pagedattention-launch", "anatomy-of-vllm", "struct-decode-intro", "extract-hidden-states"} <= set(

@@ -29,5 +29,5 @@ from bot.cli.main import main
 def test_the_right_post_comes_first(query: str, expected: str) -> None:
     result = CliRunner().invoke(main, ["search", query, "--json"])
     assert result.exit_code == 0, result.output
-    results = json.loads(result.output)["results"]
+    results = json.loads(result.stdout)["results"]
     assert results and results[0]["post_id"] == expected, (query, [r["post_id"] for r in results])
