@@ -141,3 +141,9 @@ def test_a_shared_word_names_its_track_only_when_nothing_else_is_asked(matcher, 
     said "This looks like the Hardware platforms track")."""
     found = matcher.search(query, limit=3).track
     assert (found.track_id if found else None) == track, found
+
+
+@pytest.mark.parametrize("query", ["vllm on mac m3", "mac 上跑 vllm", "run vllm on my macbook"])
+def test_a_mac_question_finds_the_post_that_runs_on_a_mac(matcher, query):
+    """``m3`` beside ``mac`` is Apple's chip, not MiniMax M3 (QA, 2026-12-07)."""
+    assert [r.post_id for r in matcher.search(query, limit=3).results][:1] == ["vllm-playground"]
