@@ -3,10 +3,17 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
 from bot.i18n import LANGS as LANGS
 from bot.i18n import text
 from bot.i18n import weekday_name as weekday_name
 from bot.slack.mrkdwn import Mrkdwn
+
+if TYPE_CHECKING:
+    from babel import Locale
 
 
 def t(key: str, lang: str = "en", **values: object) -> Mrkdwn:
@@ -19,3 +26,27 @@ def t(key: str, lang: str = "en", **values: object) -> Mrkdwn:
 def level_name(level: str, lang: str = "en") -> Mrkdwn:
     """A step's level (``intro``, ``core``, ``advanced``, ``capstone``) as a reader sees it in ``lang``."""
     return t("level." + level, lang)
+
+
+@functools.cache
+def _locale(lang: str) -> Locale:
+    from babel import Locale  # CLDR's data, read on first use (not at import: the CLI's cold start)
+
+    return Locale.parse(lang if lang in LANGS else "en")
+
+
+def list_text(items: Iterable[str], lang: str = "en") -> str:
+    """Plain ``items`` as one list in ``lang``, joined as CLDR's standard list pattern says (Babel's
+    :func:`~babel.lists.format_list`): ``A, B, and C`` in English, ``A、B和C`` in Chinese; empty for none."""
+    parts = list(items)
+    if not parts:
+        return ""
+    from babel.lists import format_list
+
+    return format_list(parts, locale=_locale(lang))
+
+
+def join_list(items: Iterable[object], lang: str = "en") -> Mrkdwn:
+    """:func:`list_text` of ``items`` as mrkdwn: each item escaped unless :class:`Mrkdwn` (the list
+    patterns hold no mrkdwn mark); empty for no items."""
+    return Mrkdwn(list_text((str(Mrkdwn.escape(item)) for item in items), lang))

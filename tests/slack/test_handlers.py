@@ -393,17 +393,20 @@ def test_reading_a_post_of_two_tracks_shows_the_one_the_reader_follows(runtime):
     assert f'"t":"{followed}"' in str(reply.blocks) and f'"t":"{tracks[0]}"' not in str(reply.blocks)
 
 
-def test_setting_up_a_send_in_chinese_keeps_chinese_for_what_is_sent_later(runtime):
-    """Digests, DMs and reminders go out with no command to read a language from: a person
-    answered in Chinese who chose no language gets Chinese kept (and is told so, once); an
-    English reader and an explicit choice are left alone."""
+def test_setting_up_a_send_in_chinese_stores_no_language_and_says_how_to_choose_one(runtime):
+    """Digests, DMs and reminders go out with no command to read a language from (the stored choice,
+    else English): a person answered in Chinese who chose no language is answered in Chinese and told
+    how to choose it (QA: a Chinese ``remind`` stored zh as their choice); nothing is stored but by
+    ``lang``; an English reader and an explicit choice are told nothing."""
     h = handlers(runtime)
+    note = "`/vllm-path lang zh` 改用中文"
     reply = h.command(ALICE, "提醒 p-eagle 明天")
-    assert "之后我的回复、推荐和提醒都会用中文" in reply.text
-    assert runtime.store.get_lang("T1", "U1") == "zh"
-    assert "之后我的回复、推荐和提醒都会用中文" not in h.command(ALICE, "私信 开").text  # said once
+    assert note in reply.text
+    assert runtime.store.get_lang("T1", "U1") is None
+    assert note in h.command(ALICE, "私信 开").text  # still no choice: said again
+    assert runtime.store.get_lang("T1", "U1") is None
     bob = Caller("T1", "U2", "C1")
-    h.command(bob, "remind p-eagle tomorrow")
+    assert note not in h.command(bob, "remind p-eagle tomorrow").text
     h.command(bob, "dm on")
     assert runtime.store.get_lang("T1", "U2") is None
     carol = Caller("T1", "U3", "C1")
@@ -416,8 +419,12 @@ def test_setting_up_a_send_in_chinese_keeps_chinese_for_what_is_sent_later(runti
     assert runtime.store.get_lang("T1", "U5") is None
     zh_locale = handlers(runtime, locale="zh-CN")
     dave = Caller("T1", "U4", "C1")
-    assert "之后我的回复、推荐和提醒都会用中文" in zh_locale.command(dave, "dm on").text
-    assert runtime.store.get_lang("T1", "U4") == "zh"
+    assert note in zh_locale.command(dave, "dm on").text
+    assert runtime.store.get_lang("T1", "U4") is None
+    frank = Caller("T1", "U6", "C1")
+    h.command(frank, "lang zh")
+    assert note not in h.command(frank, "提醒 p-eagle 明天").text
+    assert runtime.store.get_lang("T1", "U6") == "zh"
 
 
 def test_follow_a_post_follows_its_track_or_offers_its_tracks(runtime):

@@ -20,15 +20,18 @@ from bot.slack.views.blocks import Reply
 
 
 def _digest(kind: Literal["snooze", "stop"]) -> Callable[[Context, ButtonValue], Reply | None]:
-    """A digest's ``kind`` button: *Stop* only for who :meth:`Context.may_stop`; a change is announced."""
+    """A digest's ``kind`` button: *Stop* only for who :meth:`Context.may_stop`; a change is announced.
+    On a channel digest the answer and the announcement speak the digest's language
+    (:meth:`~bot.store.Store.digest_lang`, the language of the message clicked), not the clicker's."""
 
     def run(ctx: Context, value: ButtonValue) -> Reply | None:
         sub = channel_subscription(ctx.rt, ctx.caller, value.v)
+        lang = ctx.lang if sub is None else ctx.rt.store.digest_lang(sub)
         if sub is not None and kind == "stop" and not ctx.may_stop(sub.created_by):
-            return views.text_reply(t("sub.not_allowed", ctx.lang, person=ctx.person(sub.created_by or "")))
-        reply = handle_digest_action(ctx.rt, ctx.caller, kind, value.model_dump(exclude_none=True), lang=ctx.lang)
-        if sub is not None:  # said in the digest's language
-            cat, lang = ctx.catalog, ctx.rt.store.digest_lang(sub)
+            return views.text_reply(t("sub.not_allowed", lang, person=ctx.person(sub.created_by or "")))
+        reply = handle_digest_action(ctx.rt, ctx.caller, kind, value.model_dump(exclude_none=True), lang=lang)
+        if sub is not None:
+            cat = ctx.catalog
             track = views.track_name(cat, sub.track_id, lang) if cat.has_track(sub.track_id) else sub.track_id
             line = t(f"announce.{kind}", lang, person=ctx.person(ctx.caller.user_id), track=track)
             ctx.announce(sub.team_id, sub.channel_id, line)

@@ -278,7 +278,7 @@ class Context:
     """One request: ``rt``, ``caller``, ``lang`` (chosen, else zh when ``typed`` holds Chinese other than
     day and time words (:func:`~bot.domain.words.is_schedule_word`, ``reminder_day.names_a_day``) and
     option names (:data:`OPTION_WORDS`), else the Slack locale zh* -> zh, else en: the language of this
-    reply, stored only by ``lang`` and :meth:`keep_language`); Slack only through ``users_info``,
+    reply, stored only by ``lang``); Slack only through ``users_info``,
     ``channel_check``, ``announce``."""
 
     rt: Runtime
@@ -329,14 +329,14 @@ class Context:
         was recorded), or a workspace admin or owner (``users.info``)."""
         return not created_by or created_by == self.caller.user_id or self.is_admin()
 
-    def keep_language(self) -> Mrkdwn | None:
-        """Keep Chinese as the choice of one who chose no language, when setting up something sent
-        to them later (their DM, a reminder); the sentence saying so, else ``None``. A channel
-        digest does not call this: it keeps its own language (``channel_subscriptions.lang``)."""
+    def later_language(self) -> Mrkdwn | None:
+        """When setting up something sent to the caller later (their DM, a reminder): a note, in a
+        Chinese reply to one who chose no language, that what is sent later goes out in English (the
+        senders read the stored choice, else English) and how to choose Chinese; else ``None``.
+        Nothing is stored: only ``lang`` stores a language (QA: one Chinese ``remind`` stored zh)."""
         if self.lang == "en" or self.reader.chosen_lang in LANGS:
             return None
-        self.rt.store.set_lang(self.caller.team_id, self.caller.user_id, self.lang)
-        return t("lang.kept", self.lang)
+        return t("lang.later", self.lang)
 
     def tell_channel(self, text: Mrkdwn) -> None:
         """Post ``text`` as one line in the caller's channel (never raises)."""

@@ -3,6 +3,7 @@ budgets of ``dm on … 30m`` and ``subscribe … 45m [then stop]``, finish lines
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -121,10 +122,25 @@ def finish_notice(s: Context, post_ids: list[str], before: set[str]) -> Mrkdwn |
             if store.record_finished(caller.team_id, caller.user_id, tid, minutes):
                 finished = set(store.finished_paths(caller.team_id, caller.user_id))  # this one recorded too
                 state = paths.track_state(cat, tid, now_read)
-                texts.append(finish_text(cat, state, s.lang, paths.next_track(cat, tid, finished)))
+                texts.append(finish_text(cat, state, s.lang, next_after_finish(s, tid, finished)))
     if texts and (line := streak_line(reader_streak(s).weeks, s.lang)) is not None:
         texts.append(line)  # issue 44: the reader's streak, in their own reply only
     return Mrkdwn("\n\n").join(texts) if texts else None
+
+
+def next_after_finish(s: Context, track_id: str, finished: Collection[str]) -> str | None:
+    """The track to read after finishing ``track_id``'s essential path: what the finish message
+    offers and ``recommend`` then recommends (QA: the two disagreed). The first track the caller
+    follows whose essential path is not all read, else :func:`bot.domain.paths.next_track` (never a
+    ``finished`` track, ids recorded in the store); None when there is none."""
+    mine = [tid for tid in unfinished_follows(s) if tid != track_id]
+    return mine[0] if mine else paths.next_track(s.catalog, track_id, finished)
+
+
+def unfinished_follows(s: Context) -> list[str]:
+    """The tracks the caller follows (in the catalog, in follow order) whose essential path is not all read."""
+    cat, read = s.catalog, s.reader.read()
+    return [tid for tid in s.reader.follows() if cat.has_track(tid) and not paths.essentials_done(cat, tid, read)]
 
 
 def with_finish(msg: Mrkdwn, finish: Mrkdwn | None) -> Mrkdwn:

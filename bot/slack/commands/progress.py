@@ -7,7 +7,7 @@ from bot.slack import grammar
 from bot.slack.commands import replies
 from bot.slack.commands.context import Context
 from bot.slack.commands.plan import finish_notice, with_finish
-from bot.slack.i18n import t
+from bot.slack.i18n import join_list, t
 from bot.slack.mrkdwn import Mrkdwn, truncate
 from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply
@@ -50,7 +50,7 @@ def mark(ctx: Context, cmd: grammar.Command) -> Reply:
         return views.text_reply(msg + (Mrkdwn("\n") + suggestion if suggestion else Mrkdwn()))
 
     def titles(ids: list[str]) -> Mrkdwn:
-        return Mrkdwn(", ").join(views.post_link(cat, p, lang=ctx.lang) for p in ids)
+        return join_list([views.post_link(cat, p, lang=ctx.lang) for p in ids], ctx.lang)
 
     if not read:  # the same progress line as ``read`` (QA: ``unread`` gave none)
         changed = ctx.reader.mark_unread(post_ids)
@@ -86,7 +86,7 @@ def follow(ctx: Context, cmd: grammar.Command) -> Reply:
         if len(tracks) == 1:
             tid = tracks[0]
         elif tracks:
-            names = Mrkdwn(", ").join(Mrkdwn("`{}` ({})").format(x, views.track_name(cat, x, ctx.lang)) for x in tracks)
+            names = replies.track_items(ctx, tracks)
             return views.text_reply(
                 t("follow.post_tracks", ctx.lang, tracks=names, command=cmd.kind, track_id=tracks[0])
             )
@@ -107,5 +107,5 @@ def _which_to_unfollow(ctx: Context) -> Mrkdwn:
     followed = [tid for tid in ctx.reader.follows() if cat.has_track(tid)]
     if not followed:
         return t("unfollow.none", ctx.lang)
-    names = Mrkdwn(", ").join(Mrkdwn("`{}` ({})").format(x, views.track_name(cat, x, ctx.lang)) for x in followed)
+    names = replies.track_items(ctx, followed)
     return t("unfollow.which", ctx.lang, tracks=names, track_id=followed[0])

@@ -31,8 +31,8 @@ def set_reminder(ctx: Context, post_id: str, words: list[str]) -> Mrkdwn:
     caller = ctx.caller
     reminder, before = ctx.rt.store.add_reminder(caller.team_id, caller.user_id, post_id, due_at(day, zone), zone)
     notice = rviews.reminder_set_notice(ctx.catalog, reminder, ctx.lang, before=before, today=today)
-    kept = ctx.keep_language()
-    return notice + (Mrkdwn("\n") + kept if kept else Mrkdwn())
+    later = ctx.later_language()
+    return notice + (Mrkdwn("\n") + later if later else Mrkdwn())
 
 
 def bad_day(lang: str, value: str, today: date) -> Mrkdwn:

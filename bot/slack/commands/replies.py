@@ -15,7 +15,7 @@ from bot.domain.search import PostMatch, SearchResult
 from bot.slack import grammar
 from bot.slack.commands.context import Context
 from bot.slack.commands.plan import track_path_line
-from bot.slack.i18n import t
+from bot.slack.i18n import join_list, t
 from bot.slack.mrkdwn import Mrkdwn, truncate
 from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply
@@ -40,9 +40,16 @@ def suggest(ctx: Context, text: str, command: str = "") -> Mrkdwn | None:
     return t("didyoumean.track", ctx.lang, track=name, track_id=f"{command} {tid}" if command else tid)
 
 
+def track_items(ctx: Context, track_ids: Sequence[str]) -> Mrkdwn:
+    """The tracks ``track_ids`` (in the catalog) as ``\\`id\\` (name)`` (full-width brackets in
+    Chinese), one list in the caller's language (:func:`~bot.slack.i18n.join_list`: ``、`` in Chinese)."""
+    item = Mrkdwn("`{}`（{}）" if ctx.lang == "zh" else "`{}` ({})")
+    return join_list([item.format(tid, views.track_name(ctx.catalog, tid, ctx.lang)) for tid in track_ids], ctx.lang)
+
+
 def tracks_list(ctx: Context) -> Mrkdwn:
-    """Every track as ``\\`id\\` (name)``, comma-separated."""
-    return Mrkdwn(", ").join(Mrkdwn("`{}` ({})").format(tr.id, tr.names.get(ctx.lang)) for tr in ctx.catalog.tracks)
+    """Every track as ``\\`id\\` (name)``, one list (:func:`track_items`)."""
+    return track_items(ctx, [tr.id for tr in ctx.catalog.tracks])
 
 
 def unknown_track(ctx: Context, text: str, command: str = "") -> Mrkdwn:

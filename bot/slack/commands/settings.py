@@ -8,9 +8,9 @@ from bot.domain import budget as budgets
 from bot.domain import paths
 from bot.domain.schedule import zone_label
 from bot.slack import grammar
-from bot.slack.commands import query, replies
+from bot.slack.commands import plan, query, replies
 from bot.slack.commands.context import Context
-from bot.slack.i18n import t
+from bot.slack.i18n import join_list, t
 from bot.slack.mrkdwn import Mrkdwn
 from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply
@@ -21,10 +21,17 @@ START_TRACK = "getting started"
 
 
 def recommend(ctx: Context, cmd: grammar.Command) -> Reply:
-    """``recommend something``: the next step of each track the caller follows or has started
-    (:func:`~bot.slack.commands.replies.next_reads`); a reader with neither gets the getting-started
-    track (:data:`START_TRACK`, else the catalog's first track) with a line saying why."""
+    """``recommend something``: the next step of each followed track whose essential path is not
+    all read (:func:`~bot.slack.commands.replies.next_reads`); else, after finishing an essential
+    path, the track its finish message offered (:func:`~bot.slack.commands.plan.next_after_finish`
+    of the last path finished whose essential steps are still read); else the next step of each
+    track the caller follows or has started; a reader with none gets the getting-started track
+    (:data:`START_TRACK`, else the catalog's first track) with a line saying why."""
     cat, read = ctx.catalog, ctx.reader.read()
+    if unfinished := plan.unfinished_follows(ctx):
+        return replies.next_reads(ctx, notice=t("recommend.next", ctx.lang), track_ids=unfinished)
+    if (after := _after_finish(ctx)) is not None:
+        return after
     mine = [tid for tid in ctx.reader.follows() if cat.has_track(tid)]
     started = [tr.id for tr in cat.tracks if paths.progress(cat, tr.id, read)[0]]
     if mine or started:
@@ -32,6 +39,21 @@ def recommend(ctx: Context, cmd: grammar.Command) -> Reply:
     tid = ctx.find.track(START_TRACK) or cat.tracks[0].id
     name = views.track_name(cat, tid, ctx.lang)
     return replies.track_view(ctx, tid, notice=t("recommend.start", ctx.lang, track=name, track_id=tid))
+
+
+def _after_finish(ctx: Context) -> Reply | None:
+    """``recommend`` after an essential path: the track its finish message offered, else None."""
+    cat, read, caller = ctx.catalog, ctx.reader.read(), ctx.caller
+    recorded = ctx.rt.store.finished_paths(caller.team_id, caller.user_id)
+    done = [tid for tid in recorded if cat.has_track(tid) and paths.essentials_done(cat, tid, read)]
+    if not done:
+        return None
+    last = max(done, key=lambda tid: recorded[tid])
+    tid = plan.next_after_finish(ctx, last, recorded)
+    if tid is None:
+        return None
+    words = {"finished": views.track_name(cat, last, ctx.lang), "track": views.track_name(cat, tid, ctx.lang)}
+    return replies.track_view(ctx, tid, notice=t("recommend.after_finish", ctx.lang, **words, track_id=tid))
 
 
 def show_settings(ctx: Context, cmd: grammar.Command) -> Reply:
@@ -49,7 +71,7 @@ def show_settings(ctx: Context, cmd: grammar.Command) -> Reply:
     )
     follows = [tid for tid in ctx.reader.follows() if ctx.catalog.has_track(tid)]
     followed = (
-        t("settings.follows", lang, tracks=Mrkdwn(", ").join(Mrkdwn("`{}`").format(tid) for tid in follows))
+        t("settings.follows", lang, tracks=join_list([Mrkdwn("`{}`").format(tid) for tid in follows], lang))
         if follows
         else t("settings.follows_none", lang)
     )

@@ -248,5 +248,5 @@ def dm(ctx: Context, cmd: grammar.Command) -> Reply:
     when = dm_schedule(ctx, cmd.schedule)
     store.set_dm(caller.team_id, caller.user_id, True, schedule=when)
     text = with_note(t("dm.on", lang, **views.schedule_words(when, lang)), cmd, lang)
-    extra = (dm_budget(ctx, cmd), None if ctx.reader.follows() else t("dm.no_follows", lang), ctx.keep_language())
+    extra = (dm_budget(ctx, cmd), None if ctx.reader.follows() else t("dm.no_follows", lang), ctx.later_language())
     return views.text_reply(sentences(lang, text, *filter(None, extra)))

@@ -14,7 +14,7 @@ from slack_bolt.middleware import Middleware
 
 from bot import metrics
 from bot.slack.grammar import Command, parse
-from bot.slack.held import HoldUntilAnswered
+from bot.slack.held import HELD, HoldUntilAnswered
 from bot.slack.listeners.context import ack_now, caller_of, handlers_of
 from bot.slack.listeners.errors import answers_failure
 
@@ -42,8 +42,10 @@ class AnswerInAck(Middleware):
     """Listener middleware of the command: when the reply needs no Web API it is the ack itself (an
     HTTP 200 whose JSON body Slack shows as the message), returned without calling ``next`` so that
     Bolt runs neither the ack function nor the lazy one; otherwise (or when making it fails, logged at
-    info) it calls ``next`` and the listener answers after the ack. Bolt calls a class-based
-    middleware directly, without the keyword injection a matcher or an ack function costs.
+    info, or when the request is held already: answered again by :func:`bot.slack.held.answer_held`,
+    or acked first by the Socket Mode door, its ack gone) it calls ``next`` and the listener answers
+    after the ack. Bolt calls a class-based middleware directly, without the keyword injection a
+    matcher or an ack function costs.
 
     Speed layer needed by ``benchmarks/command_latency.py`` (50 people): with every command
     answered after the ack, p50 rose from ~37 to 100 ms and the CPU per request to 3.3-3.4x the
@@ -52,6 +54,8 @@ class AnswerInAck(Middleware):
     def process(self, *, req: BoltRequest, resp: BoltResponse, next: Callable[[], BoltResponse]) -> BoltResponse | None:
         """The ready reply as a ``BoltResponse``, else ``next()``'s (see the class)."""
         body, context = req.body, req.context
+        if context.get(HELD) is not None:  # held already (answered again, or acked first): after the ack
+            return next()
         try:
             cmd = _parsed(body, context)
             reply = handlers_of(context).answer_now(caller_of(context, body), body.get("text") or "", cmd)

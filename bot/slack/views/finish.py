@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from bot.domain.catalog import Catalog
 from bot.domain.paths import TrackState
-from bot.slack.i18n import t
-from bot.slack.mrkdwn import Mrkdwn
+from bot.slack.i18n import list_text, t
+from bot.slack.mrkdwn import Mrkdwn, truncate
 from bot.slack.views.links import read_link
 from bot.slack.views.plan import minutes_label
 
@@ -21,7 +21,7 @@ def finish_text(catalog: Catalog, state: TrackState, lang: str = "en", next_trac
     name = path.track.names.get(lang)
     lines = [
         t("finish.done", lang, track=name, steps=len(ess), minutes=path.essential_minutes),
-        t("finish.covered", lang, titles=", ".join(s.post.title for s in ess)[:900]),
+        t("finish.covered", lang, titles=truncate(list_text((s.post.title for s in ess), lang), 900)),
     ]
     more = [s for s in path.further if not state.is_read(s)][:MAX_FURTHER]
     if more:

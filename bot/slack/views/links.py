@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from bot.domain.catalog import Catalog
 from bot.domain.catalog.models import Post
 from bot.domain.paths import PathStep
-from bot.slack.i18n import t
+from bot.slack.i18n import join_list, t
 from bot.slack.mrkdwn import Mrkdwn, as_plain, link, truncate
 
 
@@ -41,9 +41,7 @@ def reference_lines(
         ("afterwards", [link(x.url, x.title) for x in step.afterwards]),
     )
     return [
-        t("ref.line", lang, label=t("ref." + key, lang), items=Mrkdwn(", ").join(items))
-        for key, items in groups
-        if items
+        t("ref.line", lang, label=t("ref." + key, lang), items=join_list(items, lang)) for key, items in groups if items
     ]
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from bot.domain.catalog import Catalog
 from bot.domain.catalog.models import Track
 from bot.domain.paths import PathStep, TrackState
-from bot.slack.i18n import t
+from bot.slack.i18n import join_list, t
 from bot.slack.mrkdwn import Mrkdwn, truncate
 from bot.slack.views.blocks import Json, Reply, actions, button, context, divider, header, make_reply, section, sections
 from bot.slack.views.links import read_link, reference_lines
@@ -259,7 +259,7 @@ def _next_detail(catalog: Catalog, state: TrackState, nxt: PathStep, lang: str) 
         detail.append(nxt.step.note.get(lang))
     detail.extend(reference_lines(catalog, nxt, lang, state.unread_first(nxt)))
     if state.passed_over:  # steps without a link yet: said in one line, not offered as next
-        titles = Mrkdwn(", ").join(Mrkdwn("{}").format(s.post.title) for s in state.passed_over[:3])
+        titles = join_list((s.post.title for s in state.passed_over[:3]), lang)
         detail.append(t("track.passed_over", lang, posts=titles))
     return Mrkdwn("\n").join(detail)
 

@@ -10,7 +10,7 @@ from bot.domain.catalog import Catalog
 from bot.domain.catalog.models import Post, Track, format_day
 from bot.domain.insights import MIN_READERS, shown
 from bot.domain.paths import PathStep, TrackPath, TrackState
-from bot.slack.i18n import level_name, t
+from bot.slack.i18n import join_list, level_name, t
 from bot.slack.mrkdwn import Mrkdwn, as_plain, link
 from bot.slack.views.blocks import MAX_BLOCKS_MESSAGE, Json, Reply, context, image, make_reply, section
 from bot.slack.views.parts import count_text, memo
@@ -77,9 +77,12 @@ def path_line(
         # A track to read first, as its essential path (QA: "Read first: Engine internals" read as all
         # 19 steps), unless that path is read already.
         if state.first:
-            names = Mrkdwn(", ").join(
-                pt("before", lang, track=p.track.names.get(lang), track_id=p.track.id, steps=len(p.essentials))
-                for p in state.first
+            names = join_list(
+                [
+                    pt("before", lang, track=p.track.names.get(lang), track_id=p.track.id, steps=len(p.essentials))
+                    for p in state.first
+                ],
+                lang,
             )
             line += Mrkdwn("\n") + t("ref.line", lang, label=t("ref.read_first", lang), items=names)
         return line
@@ -165,7 +168,7 @@ def home_finished_blocks(
     minutes = minutes_read(catalog, read)
     names = [catalog.track(tid).names.get(lang) for tid in finished if catalog.has_track(tid)]
     if names:
-        text = pt("home.finished", lang, tracks=", ".join(names), minutes=minutes)
+        text = pt("home.finished", lang, tracks=join_list(names, lang), minutes=minutes)
     else:
         text = pt("home.none_finished", lang, minutes=minutes)
     out: list[Json] = [context(text)]
@@ -182,10 +185,13 @@ def with_finished(reply: Reply, catalog: Catalog, counts: Mapping[str, int], lan
     total, parts = sum(counts.values()), sum(n for n in counts.values() if shown(n) is not None)
     # with parts hidden: at least what is shown (or the smallest count shown)
     said = count_text(shown(total)) if parts == total or total < MIN_READERS else f"{max(parts, MIN_READERS)}+"
-    per = ", ".join(
-        f"{catalog.track(tid).names.get(lang)} {count_text(shown(n))}"
-        for tid, n in sorted(counts.items(), key=lambda kv: -kv[1])
-        if catalog.has_track(tid)
+    per = join_list(
+        [
+            f"{catalog.track(tid).names.get(lang)} {count_text(shown(n))}"
+            for tid, n in sorted(counts.items(), key=lambda kv: -kv[1])
+            if catalog.has_track(tid)
+        ],
+        lang,
     )
     line = pt("stats.finished", lang, n=said, tracks=per or "–")
     blocks = [*reply.blocks[: MAX_BLOCKS_MESSAGE - 1], context(line)]
