@@ -336,3 +336,13 @@ def test_cli_next_shows_the_reading_time_and_labels_references_as_slack_does(rep
     text = _next(*args).output
     assert f"{step.post.minutes} min): {step.post.title}" in text
     assert f"  Background: {step.background[0].title}" in text and "Know first" not in text
+
+
+@pytest.mark.parametrize(
+    "written", ["p-eagle", "p_eagle", "P-EAGLE", "p\u2010eagle", "p\u2011eagle", "p\u2013eagle", "p\uff0deagle"]
+)
+def test_a_post_id_written_with_another_dash_or_in_capitals_names_its_post(written):
+    """Autocorrect turns ``-`` into a typographic hyphen or dash; people type ``_`` (QA, 2026-12-07)."""
+    catalog = load_catalog(REPO / "catalog")
+    assert catalog.resolve_post_id(written) == "p-eagle"
+    assert catalog.resolve_post_id("p eagle") is None and catalog.resolve_post_id("p--eagle") is None

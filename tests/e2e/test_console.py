@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -286,3 +290,23 @@ def test_stats_can_be_tried_in_the_console(console_settings_tmp):
     with open_console(console_settings_tmp) as console:
         out = handle(console, "stats")[1]
         assert "Active readers" in out and "admins and owners" not in out
+
+
+def test_the_strict_console_starts_from_the_checkout_root(tmp_path):
+    """``vllm-path console --strict`` run by its installed script in the repository's root (where
+    ``tests`` is no importable package unless the checkout is on ``sys.path``) talks through the
+    stand-in (QA, 2026-12-07: it failed with "needs the repository's tests/standin")."""
+    script = Path(sys.executable).parent / "vllm-path"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["DATABASE_URL"] = f"sqlite:///{tmp_path / 'strict.db'}"
+    done = subprocess.run(
+        [str(script), "console", "--strict"],
+        input="help\nquit\n",
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parents[2],
+        env=env,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "needs the repository" not in done.stderr and "/vllm-path" in done.stdout

@@ -10,6 +10,10 @@ from types import MappingProxyType
 from bot.domain.catalog.models import Manifest, Post, Relation, Step, Track
 from bot.domain.catalog.prompts import Prompt
 
+_DASHES = str.maketrans(dict.fromkeys("_\u2010\u2011\u2012\u2013\u2014\u2212\uff0d", "-"))
+"""An underscore, the typographic hyphens and dashes, the minus sign and the full-width hyphen:
+each read as ``-`` in a post id."""
+
 
 @dataclass(frozen=True)
 class Catalog:
@@ -79,8 +83,17 @@ class Catalog:
         return self.manifest.version
 
     def resolve_post_id(self, post_id: str) -> str | None:
-        """The current id of a post given its id or a former id (alias); ``None`` if unknown."""
-        return post_id if post_id in self._posts else self._aliases.get(post_id)
+        """The current id of a post given its id or a former id (alias), also written with an
+        underscore or a typographic hyphen or dash for ``-`` (``p_eagle``, ``p‐eagle`` as autocorrect
+        writes it) or in capitals; ``None`` if unknown."""
+        if post_id in self._posts:
+            return post_id
+        found = self._aliases.get(post_id)
+        if found is None:
+            folded = post_id.translate(_DASHES).casefold()
+            if folded != post_id:
+                found = folded if folded in self._posts else self._aliases.get(folded)
+        return found
 
     def post(self, post_id: str) -> Post:
         """The post with this id or former id. Raises ``KeyError`` when there is none."""
