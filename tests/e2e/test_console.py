@@ -310,3 +310,14 @@ def test_the_strict_console_starts_from_the_checkout_root(tmp_path):
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert "needs the repository" not in done.stderr and "/vllm-path" in done.stdout
+
+
+def test_a_search_result_names_the_readers_next_unread_step_after_it(console_settings_tmp):
+    """The "next:" under a found post is the first step after it the reader has not read (QA,
+    2026-12-07: it named a post already read)."""
+    with open_console(console_settings_tmp) as console:
+        before = console.command("How Speculative Decoding Boosts vLLM Performance")[0].text
+        console.command("read laguna-xs2-dflash-llm-compressor")
+        after = console.command("How Speculative Decoding Boosts vLLM Performance")[0].text
+    assert "step 1 of 17 in Speculative decoding · next: Accelerating Laguna XS.2" in before, before
+    assert "step 1 of 17 in Speculative decoding · next: Diving into speculative decoding" in after, after

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from bot.domain.catalog import Catalog
 from bot.domain.catalog.models import Post
@@ -49,10 +49,14 @@ MAX_PLACES = 3
 """Tracks a post's places are given in (the first, in catalog order)."""
 
 
-def place_lines(catalog: Catalog, post_id: str, lang: str = "en", *, card: bool = False) -> list[Mrkdwn]:
+def place_lines(
+    catalog: Catalog, post_id: str, lang: str = "en", *, card: bool = False, read: Collection[str] = ()
+) -> list[Mrkdwn]:
     """A line per track of the post (:data:`MAX_PLACES`): "step 3 of 9 in Speculative decoding ·
     next: X". A ``card`` (unfurls, reminders) bolds the place, names the step before too and links
-    its neighbours by short titles; elsewhere they are :func:`read_link` s. Escaped mrkdwn."""
+    its neighbours by short titles; elsewhere they are :func:`read_link` s. ``read``: the reader's
+    read post ids (current ids): "next" is the first step after it that they have not read, and
+    is left out when they have read every later one. Escaped mrkdwn."""
     pid = catalog.resolve_post_id(post_id) or post_id
 
     def name(post_id: str) -> Mrkdwn:
@@ -67,6 +71,10 @@ def place_lines(catalog: Catalog, post_id: str, lang: str = "en", *, card: bool 
         parts = [Mrkdwn("*{}*").format(where) if card else where]
         if card and i:
             parts.append(t("step.before", lang, post=name(order[i - 1])))
-        parts.append(t("step.next", lang, post=name(order[i + 1])) if i + 1 < len(order) else t("step.last", lang))
+        after = next((p for p in order[i + 1 :] if p not in read), None)
+        if after is not None:
+            parts.append(t("step.next", lang, post=name(after)))
+        elif i + 1 == len(order):
+            parts.append(t("step.last", lang))
         out.append(Mrkdwn(" · ").join(parts))
     return out

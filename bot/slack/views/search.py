@@ -38,7 +38,7 @@ def search_reply(
     if result.track is not None:
         tid = result.track.track_id
         blocks.append(context(t("search.track_hint", lang, track=track_name(catalog, tid, lang), track_id=tid)))
-    done = {catalog.resolve_post_id(p) for p in read} - {None}
+    done = {p for p in map(catalog.resolve_post_id, read) if p is not None}
     fallback = ([notice] if notice else []) + [title]
     view = view or f"search:{query[:150]}"
     shown = result.results[:MAX_RESULTS]
@@ -46,7 +46,7 @@ def search_reply(
     page = {"v": view, "o": offset or None}  # a click on a later page redraws that page
     for match in shown:
         post = catalog.post(match.post_id)
-        blocks += _match_blocks(catalog, post, post.id in done, lang, ids, page, view)
+        blocks += _match_blocks(catalog, post, done, lang, ids, page, view)
         fallback.append(Mrkdwn("• {}").format(post.title))
     total = result.total or len(shown)
     footer = [t("catalog.version", lang, version=catalog.version)]
@@ -88,13 +88,15 @@ def _no_results(
 def _match_blocks(
     catalog: Catalog,
     post: Post,
-    read: bool,
+    done: set[str],
     lang: str,
     ids: ActionIds,
     page: dict[str, str | int | None],
     view: str,
 ) -> list[Json]:
-    """One matching post: its section (source, date, reading time, id; Mark read or Mark unread) and its buttons."""
+    """One matching post: its section (source, date, reading time, id; Mark read or Mark unread) and
+    its buttons; ``done``: the reader's read post ids (its place names their next unread step)."""
+    read = post.id in done
     text = Mrkdwn("{}{}\n_{} · {}{} · `{}`_\n{}\n{}").format(
         Mrkdwn(ICON_READ + " " if read else ""),
         read_link(catalog, post, lang, bold=True),
@@ -103,7 +105,7 @@ def _match_blocks(
         minutes_suffix(post, lang),
         post.id,
         truncate(post.summary.get(lang), 300),
-        Mrkdwn("\n").join(place_lines(catalog, post.id, lang)) or t("search.not_in_track", lang),
+        Mrkdwn("\n").join(place_lines(catalog, post.id, lang, read=done)) or t("search.not_in_track", lang),
     )
     kind = "mark_unread" if read else "mark_read"
     blocks: list[Json] = [section(text, accessory=button(t("btn." + kind, lang), ids(kind), {"p": post.id, **page}))]
