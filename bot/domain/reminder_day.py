@@ -5,7 +5,7 @@ Day phrases: ``tomorrow`` / ``明天``, ``day after tomorrow`` / ``后天``, ``n
 ``in 3 days`` / ``in a week`` / ``3天后`` / ``一周后``, a weekday (``monday(s)``, ``礼拜一``, ``下周一``:
 the first one after today) and a date (``2026-12-07``, ``2026/12/07``, ``12月7日``, ``dec 7th``,
 ``7 december``; a month-day already past is next year). ``today``, ``yesterday`` / ``昨天`` and a
-day more than :data:`MAX_DAYS_AHEAD` days away are refused (named in the error).
+day more than a year away (:func:`a_year_after`) are refused (named in the error).
 """
 
 from __future__ import annotations
@@ -20,7 +20,18 @@ from bot.domain.words import RELATIVE_DAYS, WEEKDAY_WORDS, near_day_word
 REMIND_AT = time(9, 0)
 """The local time of day a reminder is sent."""
 MAX_DAYS_AHEAD = 366
-"""The furthest a reminder may be set, in days."""
+"""The furthest a reminder may be set, in days: the same date a year on (365 days, 366 across a
+29 February: :func:`a_year_after`)."""
+
+
+def a_year_after(day: date) -> date:
+    """The same month and day a year after ``day`` (29 February: 28 February), the last day a
+    reminder may be set for."""
+    try:
+        return day.replace(year=day.year + 1)
+    except ValueError:  # 29 February
+        return day.replace(year=day.year + 1, day=28)
+
 
 _MONTH_WORDS: tuple[str, ...] = ("jan january", "feb february", "mar march", "apr april", "may", "jun june")
 _MONTH_WORDS += ("jul july", "aug august", "sep sept september", "oct october", "nov november", "dec december")
@@ -128,7 +139,7 @@ def choose_day(words: list[str], today: date) -> DayChoice:
         if len(low) < size or (found := _phrase(low[-size:], today)) is None:
             continue
         rest = list(words[:-size])
-        if isinstance(found, str) or found <= today or (found - today).days > MAX_DAYS_AHEAD:
+        if isinstance(found, str) or found <= today or found > a_year_after(today):
             return DayChoice(rest, None, " ".join(words[-size:]))
         return DayChoice(rest, found)
     return DayChoice(list(words), meant=near_day_word(low[-1]) if low else None)

@@ -93,3 +93,19 @@ def test_a_huge_count_of_days_is_too_far_not_a_failure(runtime, typed):
         reply = handlers(runtime).command(ALICE, f"remind {POST} {typed}")
     assert "within a year" in reply.text or "一年以内" in reply.text, reply.text
     assert runtime.store.reminders("T1", "U1") == []
+
+
+@pytest.mark.parametrize(
+    ("today", "last_ok"),
+    [
+        (date(2026, 12, 7), date(2027, 12, 7)),
+        (date(2027, 12, 7), date(2028, 12, 7)),
+        (date(2028, 2, 29), date(2029, 2, 28)),
+    ],
+)
+def test_a_reminder_is_at_most_a_year_ahead(today, last_ok):
+    """ "Within a year", as the refusal says: the same date a year on, not 366 days (QA,
+    2026-12-07: ``remind p-eagle 2027-12-08`` was booked on 2026-12-07)."""
+    assert choose_day(["in", str((last_ok - today).days), "days"], today).day == last_ok
+    assert choose_day(["in", str((last_ok - today).days + 1), "days"], today).day is None
+    assert choose_day([last_ok.isoformat()], today).day == last_ok
