@@ -7,8 +7,9 @@ Three scenes, after a warm-up (one ``help`` from each of the 10 people asking it
 ``users.info`` is known as a person's second command finds it):
 
 * **burst**: ``--envelopes`` (500) sent at once: one in five ``subscribe`` (held, answered after
-  the ack), two in five ``help`` (answered in the ack), two in five App Home opens by different
-  people. An ack's time runs from the stand-in writing the envelope to reading its ack.
+  the ack), two in five ``help`` (answered in the ack, or past the door's backlog acked first and
+  answered through its response URL: how many of each is printed), two in five App Home opens by
+  different people. An ack's time runs from the stand-in writing the envelope to reading its ack.
 * **refresh**: 300 ``help`` commands, one every 5 ms, Slack's ``refresh_requested`` sent after
   the 150th: ack times, and acks that went out on another connection than their envelope's.
 * **drop**: the connection black-holed (no close frame, no pong): seconds until the new
@@ -17,12 +18,12 @@ Three scenes, after a warm-up (one ``help`` from each of the 10 people asking it
 Printed per scene: p50 / p99 / max ack time (in the burst per kind too, with the CPU ``serve``
 spent until the last ack and until the last answer), acks over 1 s, envelopes delivered more than once,
 and whether anything was handled twice (App Home published twice for one open, a response URL
-answered twice); the load average before and after (the machine may be shared), and how long
-``serve``'s threads ran and waited for a CPU in the kernel's run queue until the burst's last ack
-(:func:`sched_seconds`: a busy machine's share, which moves the burst's p99 more than most
-changes to the door do; docs/reliability.md "Socket Mode in time"). Targets: p99 < 1 s
-in the burst, 0 acks over 1 s around the refresh, reopened within 10 s; ``--check`` exits 1 when
-one is missed or anything was handled twice.
+answered twice, a ``help`` answered both in its ack and through its URL); the load average before
+and after (the machine may be shared), and how long ``serve``'s threads ran and waited for a CPU
+in the kernel's run queue until the burst's last ack (:func:`sched_seconds`: a busy machine's
+share, which moves the burst's p99 more than most changes to the door do; docs/reliability.md
+"Socket Mode in time"). Targets: p99 < 1 s in the burst, 0 acks over 1 s around the refresh,
+reopened within 10 s; ``--check`` exits 1 when one is missed or anything was handled twice.
 
 Run: ``python benchmarks/socket_mode.py [--envelopes 500] [--database-url postgresql://…] [--check]
 [--profile FILE] [--processes N]``: SQLite in its temporary folder, or its own PostgreSQL database on
@@ -256,7 +257,7 @@ def run_scenes(
         os.kill(pids[0], signal.SIGUSR1)
         time.sleep(0.5)
     cpu, sched = cpu_seconds(pids), sched_seconds(pids)
-    burst, later, homes = [], [], 0
+    burst, later, homes, helps = [], [], 0, {}
     for n in range(envelopes):
         if n % 5 == 0:
             url = web.response_url()
@@ -265,7 +266,9 @@ def run_scenes(
                 sm.send("slash_commands", command_payload("subscribe pd monday 09:00 UTC", f"U0S{n:04d}", url))
             )
         elif n % 5 in (1, 2):
-            burst.append(sm.send("slash_commands", command_payload("help", f"U0HELP{n % 10:03d}", web.response_url())))
+            url = web.response_url()
+            burst.append(sm.send("slash_commands", command_payload("help", f"U0HELP{n % 10:03d}", url)))
+            helps[burst[-1]] = url
         else:
             homes += 1
             burst.append(sm.send("events_api", home_open_payload(f"U0H{n:04d}", f"EvB{n:05d}")))
@@ -292,8 +295,10 @@ def run_scenes(
     d = sorted(delays[e] for e in burst)
     if d[max(0, int(len(d) * 0.99) - 1)] >= 1.0:
         failures.append("burst p99 >= 1 s")
+    in_ack = {a.envelope_id for a in sm.acks() if a.envelope_id in helps and a.payload}
+    print(f"  help answered in the ack: {len(in_ack)} of {len(helps)} (the others acked first, then answered)")
     web.wait_for(lambda: len(web.calls("views.publish")) >= homes, timeout=300)
-    for url in later:
+    for url in later + [u for e, u in helps.items() if e not in in_ack]:
         web.wait_for_response(url, timeout=300)
     print(
         f"  serve's CPU: {acked_cpu:.2f} s until the last ack, {cpu_seconds(pids) - cpu:.2f} s with the work "
@@ -331,6 +336,7 @@ def run_scenes(
 
     time.sleep(2.0)  # a second handling would show by now
     twice = len(web.calls("views.publish")) - homes + sum(len(web.responses(u)) - 1 for u in later)
+    twice += sum((e in in_ack) + len(web.responses(u)) - 1 for e, u in helps.items())  # in the ack, or after it
     print(f"handled twice: {twice} (App Home publishes {len(web.calls('views.publish'))} for {homes} opens)")
     if twice:
         failures.append("something was handled twice")

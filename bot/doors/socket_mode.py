@@ -5,47 +5,50 @@ Bolt's ``SocketModeHandler`` acks on the client's current connection, after its 
 dispatched the envelope, and the client swaps connections on Slack's ``disconnect`` before the acks
 on their way are sent. Here: an event is acked on arrival, then dispatched (an uninstall once
 dispatched, :data:`STORED_BEFORE_ACK`; at a stop the queued ones within the grace,
-:meth:`SocketDoor.finish_events`); a command or a click
-is dispatched first, on :data:`THREADS` threads, because its ack is Bolt's answer (the reply in the
-ack, :class:`bot.slack.listeners.commands.AnswerInAck`) and everything slow follows on the lazy
-pool, whose jobs, like the events' dispatch, wait while acks are on their way (:data:`DEFER_S` at
-most). A request answered after its ack is held in the store before the ack
-(:class:`bot.slack.held.HoldUntilAnswered`): its dispatching thread does not wait for the hold's
-group commit, one thread of the door (``socket-held``) sends the acks of the holds in the order
-they commit, those of one commit in one write. The connection's reader never waits on a socket:
-the acks of events (and of redeliveries) go to a writer thread (``socket-write``), which writes
-all those waiting in one write (with one interpreter lock, each wait on a socket costs a thread
-its turn behind every other busy thread). A connection Slack asks to leave stays open until its
-acks are out (:data:`RETIRE_S` at most); a silent one is noticed by ping (:data:`PING_INTERVAL_S`)
-and replaced. Slack redelivers what it thinks unacked: an envelope seen is answered with its first
-ack and an event seen (``event_id``) with an empty one, neither dispatched again.
+:meth:`SocketDoor.finish_events`); a command or a click is dispatched first, on :data:`THREADS`
+threads, because its ack is Bolt's answer (the reply in the ack,
+:class:`bot.slack.listeners.commands.AnswerInAck`), except past :data:`BACKLOG` a command, held on
+arrival and acked once that is committed, then dispatched like the events and answered after.
+Everything slow follows on the lazy pool, whose jobs, like the events' dispatch, wait while acks are
+on their way (:data:`DEFER_S` at most). A request answered after its ack is held in the store
+before the ack (:class:`bot.slack.held.HoldUntilAnswered`) without its thread waiting for the
+group commit: ``socket-held`` sends the acks of the holds in the order they commit, those of one
+commit in one write. The reader never waits on a socket: the acks of events and redeliveries go
+to ``socket-write``, all those waiting in one write. A connection Slack asks to leave stays open
+until its acks are out (:data:`RETIRE_S` at most); a silent one is noticed by ping
+(:data:`PING_INTERVAL_S`) and replaced. Slack redelivers what it thinks unacked: an envelope seen
+is answered with its first ack and an event seen (``event_id``) with an empty one, neither
+dispatched again.
 
 Speed layer needed by ``benchmarks/socket_mode.py`` (a burst of 500, p99 ack < 1 s; profile with
 ``--profile``, figures in docs/reliability.md "Socket Mode in time"): a held request kept one of 32
 dispatching threads for its group commit; the reader acked each event with a write of its own;
-slack-sdk's frame masking (a Python generator per byte) cost about 40 ns a byte; and slack-sdk's
-queue parsed every envelope a second time on two more threads."""
+slack-sdk masked frames byte by byte and parsed every envelope again on two more threads; and the
+burst's 300 commands were dispatched before their acks (:data:`BACKLOG`)."""
 
 from __future__ import annotations
 
 import contextlib
 import json
 import logging
-import os
 import queue
-import struct
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, NamedTuple
 
 from cachetools import TTLCache
 from slack_bolt import BoltRequest
 from slack_sdk.socket_mode.builtin import SocketModeClient
 
 from bot import metrics
+from bot.doors.socket_frames import Ack as _Ack
+from bot.doors.socket_frames import empty_ack as _empty_ack
+from bot.doors.socket_frames import frame as _frame
+from bot.doors.socket_frames import write_all as _write_all
 from bot.slack.held import ACK_WHEN_HELD, HELD
 from bot.store.held_batch import HeldTicket
+from bot.store.installations import tenant_of
 
 log = logging.getLogger(__name__)
 
@@ -57,16 +60,22 @@ THREADS = 8
 and none waits for a hold (:data:`bot.slack.held.ACK_WHEN_HELD`), so a few threads keep the CPU
 on the acks (more threads only take turns for the interpreter lock with the connection's reader)."""
 EVENT_THREADS = 2
-"""Threads dispatching the events (acked on arrival)."""
+"""Threads dispatching the events (acked on arrival) and the commands acked first (:data:`BACKLOG`)."""
+BACKLOG = 8
+"""Commands and clicks being dispatched for their ack beyond which a slash command with a
+``response_url`` is *acked first*: held in the store on arrival (one row of the next group commit,
+:meth:`bot.store.held_batch.HeldBatcher.hold_later`), acked empty once that is committed, then
+dispatched as the events are (after the acks on their way) and answered through its
+``response_url``, even a reply that would have gone in the ack. A burst's acks then wait for no
+Bolt dispatch: dispatching its 300 commands before their acks was about 4/5 of the CPU until the
+last ack (``benchmarks/socket_mode.py --profile``), which a machine with both cores busy spread
+over up to a second. A few at once are still answered in their ack."""
 DEFER_S = 2.0
 """Most seconds an acked event, and the work after an ack (the lazy pool's jobs), wait for the
 commands and clicks in flight to be acked: the process's CPU goes to the acks first."""
 QUIET_S = 0.05
 """Seconds without an ack on its way after which that work goes ahead (in a burst the acks in
 flight fall to none for a moment whenever the reader is behind the dispatching threads)."""
-SEND_WAIT_S = 10.0
-"""Most seconds a batch of acks waits for room in a connection's socket before that connection is
-closed (a frame half written would corrupt it; Slack sends what it missed again)."""
 RECEIVE_WAIT_S = 0.2
 """Seconds a connection's reader waits in one read before it looks whether to stop."""
 RETIRE_S = 5.0
@@ -125,16 +134,27 @@ class SocketDoor:
     """Socket Mode for Bolt ``app`` with app-level token ``app_token`` (``xapp-…``): :meth:`start`
     connects (``apps.connections.open`` through ``app.client``, so ``SLACK_API_URL`` holds) and
     returns; :meth:`stop` acks what has arrived (up to :data:`STOP_GRACE_S`) and closes.
-    ``ping_interval`` in seconds, ``threads`` dispatching commands and clicks at once. Thread-safe."""
+    ``ping_interval`` in seconds, ``threads`` dispatching commands and clicks at once, ``backlog``:
+    :data:`BACKLOG`. Thread-safe."""
 
-    def __init__(self, app: Any, app_token: str, *, ping_interval: float = PING_INTERVAL_S, threads: int = THREADS):
+    def __init__(
+        self,
+        app: Any,
+        app_token: str,
+        *,
+        ping_interval: float = PING_INTERVAL_S,
+        threads: int = THREADS,
+        backlog: int = BACKLOG,
+    ):
         self.app = app
         self._pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="socket-ack")
-        self._events: queue.SimpleQueue[tuple[dict[str, Any], dict[str, Any]] | None] = queue.SimpleQueue()
+        self._events: queue.SimpleQueue[_Later | None] = queue.SimpleQueue()  # dispatched after the acks
         self._out: queue.SimpleQueue[_Ack | None] = queue.SimpleQueue()  # acks for the writer
         self._held: queue.SimpleQueue[tuple[HeldTicket, _Ack] | None] = queue.SimpleQueue()  # acks after a hold
         self._cond = threading.Condition()
         self._in_flight: dict[int, int] = {}  # id(connection) -> its envelopes not acked yet
+        self._dispatching = 0  # commands and clicks on the pool, their ack not known yet
+        self._backlog = backlog
         self._idle = threading.Event()  # set while _in_flight is empty (one wake-up for its waiters)
         self._idle.set()
         self._idle_since = time.monotonic()
@@ -165,13 +185,16 @@ class SocketDoor:
             pool.before_job = self._wait_for_acks
 
     def start(self) -> SocketDoor:
-        """Open the first connection (raises slack-sdk's error when Slack refuses the token)."""
+        """Open the first connection (raises slack-sdk's error when Slack refuses the token); meanwhile
+        zoneinfo's tables are built (:func:`_warm`)."""
+        threading.Thread(target=_warm, name="socket-warm", daemon=True).start()
         self.client.connect()
         return self
 
     def _on_message(self, raw: str) -> None:
         """Every text frame, in order, on the connection's reader thread: an event is acked (by the
-        writer) and queued; a command or a click goes to the pool, which acks it with Bolt's answer."""
+        writer) and queued; a command or a click goes to the pool, which acks it with Bolt's answer;
+        past :data:`BACKLOG` a command is held, acked once committed (``socket-held``) and queued."""
         if self._stopping or '"envelope_id"' not in raw:
             return
         try:
@@ -196,6 +219,12 @@ class SocketDoor:
                 self._acks[envelope_id] = _empty_ack(envelope_id) if on_arrival else None
                 if event_id:
                     self._seen_events[event_id] = True
+            first = (
+                not again
+                and kind == "slash_commands"
+                and self._dispatching >= self._backlog
+                and bool(payload.get("response_url"))
+            )
             if not again or ack_again is not None:  # an ack to send: in flight
                 self._in_flight[id(session)] = self._in_flight.get(id(session), 0) + 1
                 self._idle.clear()
@@ -206,9 +235,29 @@ class SocketDoor:
             return  # else the first delivery is still being answered: its ack goes out
         if on_arrival:  # nothing to answer: acked before the work
             self._out.put(_Ack(session, envelope_id, _empty_ack(envelope_id), "event", now))
-            self._events.put((payload, envelope))
+            self._events.put(_Later(kind, payload, envelope, None))
             return
+        ticket = self._hold(payload) if first else None
+        if ticket is not None:  # acked first: once held, empty; answered after the acks on their way
+            self._held.put((ticket, _Ack(session, envelope_id, _empty_ack(envelope_id), "command", now)))
+            self._events.put(_Later(kind, payload, envelope, ticket))
+            return
+        with self._cond:
+            self._dispatching += 1
         self._pool.submit(self._answer, session, payload, envelope, now)
+
+    def _hold(self, payload: dict[str, Any]) -> HeldTicket | None:
+        """The ticket of ``payload``'s hold (without its legacy token, as
+        :class:`bot.slack.held.HoldUntilAnswered` holds a Socket Mode request), committed with the
+        next batch; None when the app has no store to hold it in (then dispatched as usual)."""
+        try:
+            batcher = self.app.handlers.rt.store.held_batch()
+        except Exception:
+            log.warning("Socket Mode: no store to hold a command in; dispatched before its ack", exc_info=True)
+            return None
+        body = json.dumps({k: v for k, v in payload.items() if k != "token"}, separators=(",", ":"), ensure_ascii=False)
+        ticket: HeldTicket = batcher.hold_later(_tenant(payload), body, "application/json")
+        return ticket
 
     def _answer(self, session: Any, payload: dict[str, Any], envelope: dict[str, Any], arrived: float) -> None:
         """Dispatch a command or a click and have it acked on ``session`` with Bolt's answer: now,
@@ -220,6 +269,9 @@ class SocketDoor:
             log.exception("Socket Mode envelope %s (%s) failed", envelope_id, kind)
             self._acked([_Ack(session, envelope_id, "", None, arrived)])  # not acked: Slack sends it again
             return
+        finally:
+            with self._cond:
+                self._dispatching -= 1
         ack = _Ack(session, envelope_id, text, _KIND.get(kind, "other"), arrived)
         if ticket is not None and not ticket.done():
             self._held.put((ticket, ack))
@@ -314,19 +366,22 @@ class SocketDoor:
             time.sleep(max(0.0, min(quiet, left)))
 
     def _dispatch_events(self) -> None:
-        """Dispatch the acked events, each once no command or click waits for its ack
-        (:meth:`_wait_for_acks`): an event's work never delays an ack."""
+        """Dispatch the acked events and the commands acked first, each once no envelope waits for
+        its ack (:meth:`_wait_for_acks`): their work never delays an ack."""
         while (item := self._events.get()) is not None:
             self._wait_for_acks()
             try:
-                self._dispatch("events_api", *item)
+                self._dispatch(item.kind, item.payload, item.envelope, item.held)
             except Exception:
-                log.exception("Socket Mode event %s failed", item[1].get("envelope_id"))
+                log.exception("Socket Mode %s %s failed", item.kind, item.envelope.get("envelope_id"))
 
-    def _dispatch(self, kind: str, payload: dict[str, Any], envelope: dict[str, Any]) -> tuple[str, HeldTicket | None]:
+    def _dispatch(
+        self, kind: str, payload: dict[str, Any], envelope: dict[str, Any], held: HeldTicket | None = None
+    ) -> tuple[str, HeldTicket | None]:
         """Bolt's answer to the envelope's payload as the ack's JSON text (an empty ack for no
         answer or a refusal: Slack would only send it again), and the ticket of the request's hold
-        when it is held (the ack goes once that is committed)."""
+        when it is held (the ack goes once that is committed). ``held``: the hold of a command
+        acked first (:data:`BACKLOG`): Bolt answers it after the ack (nothing in the ack)."""
         envelope_id = envelope["envelope_id"]
         if payload.get("type") == "app_rate_limited":
             from bot.doors import unlisted
@@ -338,7 +393,8 @@ class SocketDoor:
         if envelope.get("retry_attempt"):
             headers["x-slack-retry-num"] = [str(envelope["retry_attempt"])]
             headers["x-slack-retry-reason"] = [str(envelope.get("retry_reason") or "")]
-        req = BoltRequest(body=body, headers=headers, context={ACK_WHEN_HELD: True}, mode="socket_mode")
+        context: dict[str, Any] = {ACK_WHEN_HELD: True} if held is None else {ACK_WHEN_HELD: True, HELD: held}
+        req = BoltRequest(body=body, headers=headers, context=context, mode="socket_mode")
         resp = self.app.dispatch(req)
         held = req.context.get(HELD)
         metrics.REQUESTS.labels(_KIND.get(kind, "other"), metrics.outcome_of(resp.status)).inc()
@@ -385,27 +441,29 @@ class SocketDoor:
         """After :meth:`stop`: wait up to ``grace_s`` seconds while the events acked on arrival and
         still queued are dispatched (their listeners hand their slow part to the lazy pool and the
         App Home publisher, which the caller drains next: :func:`bot.slack.app.drain_after_ack`);
-        returns how many were left undispatched (logged by the caller)."""
+        returns how many events were left undispatched (logged by the caller; a command acked
+        first and left is held in the store: the next process answers it)."""
         deadline = time.monotonic() + grace_s
         for thread in self._event_threads:
             thread.join(max(0.0, deadline - time.monotonic()))
         left = 0
         with contextlib.suppress(queue.Empty):
             while True:
-                left += self._events.get_nowait() is not None
+                item = self._events.get_nowait()
+                left += item is not None and item.held is None
         for _ in self._event_threads:
             self._events.put(None)  # the threads still dispatching end after their event
         return left
 
 
-class _Ack:
-    """An ack on its way: the ``session`` its envelope came on, its JSON ``text`` (empty: none is
-    sent), ``kind`` for the ack-time metric (None: not counted) and when its envelope ``arrived``."""
+class _Later(NamedTuple):
+    """An envelope acked before its dispatch (:meth:`SocketDoor._dispatch_events`): an event, or a
+    command acked first with its ``held`` ticket (None for an event)."""
 
-    __slots__ = ("arrived", "envelope_id", "kind", "session", "text")
-
-    def __init__(self, session: Any, envelope_id: str, text: str, kind: str | None, arrived: float):
-        self.session, self.envelope_id, self.text, self.kind, self.arrived = session, envelope_id, text, kind, arrived
+    kind: str
+    payload: dict[str, Any]
+    envelope: dict[str, Any]
+    held: HeldTicket | None
 
 
 def _wait_for_hold(ticket: HeldTicket) -> None:
@@ -417,53 +475,18 @@ def _wait_for_hold(ticket: HeldTicket) -> None:
         log.warning("request not held: the store refused it", exc_info=True)
 
 
-def _empty_ack(envelope_id: str) -> str:
-    """The JSON text of an ack without a payload."""
-    return json.dumps({"envelope_id": envelope_id})
+def _warm() -> None:
+    """Build what the first commands after a start would each build before their ack: zoneinfo's
+    zone tables (parsing a ``subscribe … UTC``: about 20 ms of CPU, before the ack of the first one)."""
+    from bot.domain.words import canonical_zone
+
+    canonical_zone("UTC")
 
 
-def _frame(text: str) -> bytes:
-    """``text`` as a client's WebSocket text frame (RFC 6455 5.2, masked as a client's must be;
-    b"" for ""). The mask is applied as one integer XOR: slack-sdk's generator per byte cost about
-    40 ns a byte (0.14 ms for a 3.5 KB ``help`` ack, about a quarter of its CPU; this: 8 us)."""
-    if not text:
-        return b""
-    data = text.encode()
-    n = len(data)
-    if n < 126:
-        head = struct.pack("!BB", 0x81, 0x80 | n)
-    elif n < 65536:
-        head = struct.pack("!BBH", 0x81, 0x80 | 126, n)
-    else:
-        head = struct.pack("!BBQ", 0x81, 0x80 | 127, n)
-    mask = os.urandom(4)
-    key = int.from_bytes((mask * (n // 4 + 1))[:n], "little")
-    return head + mask + (int.from_bytes(data, "little") ^ key).to_bytes(n, "little")
-
-
-def _write_all(session: Any, data: bytes) -> bool:
-    """Write ``data`` on slack-sdk connection ``session`` (under its send lock, as its pings are);
-    False when it is closed or fails. A write that fails halfway (or finds no room for
-    :data:`SEND_WAIT_S`) closes the connection: a frame cut short would corrupt what follows."""
-    if not data:
-        return True
-    view, done, deadline = memoryview(data), 0, time.monotonic() + SEND_WAIT_S
-    with session.sock_send_lock:
-        sock = session.sock
-        if sock is None:
-            return False
-        try:
-            while done < len(view):
-                try:
-                    done += sock.send(view[done:])
-                except TimeoutError:  # the read timeout (RECEIVE_WAIT_S) applies to writes too
-                    if time.monotonic() > deadline:
-                        raise
-        except OSError:
-            if not done:
-                return False
-        else:
-            return True
-    log.warning("Socket Mode: a write failed halfway; closing the connection (Slack sends the rest again)")
-    session.close()
-    return False
+def _tenant(payload: dict[str, Any]) -> str:
+    """The tenant id a command's ``payload`` names (:func:`bot.store.installations.tenant_of`), "" for none."""
+    try:
+        org_wide = payload.get("is_enterprise_install") in (True, "true")
+        return tenant_of(payload.get("enterprise_id") or None, payload.get("team_id") or None, org_wide)
+    except ValueError:
+        return ""

@@ -10,7 +10,9 @@ from __future__ import annotations
 import json
 import struct
 import threading
+import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
@@ -84,16 +86,16 @@ def decode_frames(data: bytes) -> list[str]:
     return texts
 
 
-@pytest.fixture
-def door(runtime: Any) -> Iterator[tuple[Any, FakeConnection, SlackStandIn]]:
-    """A :class:`SocketDoor` with one dispatching thread on the real app (Web API: a stand-in),
-    its current connection a :class:`FakeConnection`."""
+@contextmanager
+def _door(runtime: Any, **kwargs: Any) -> Iterator[tuple[Any, FakeConnection, SlackStandIn]]:
+    """A :class:`SocketDoor` (``kwargs``: its options) on the real app (Web API: a stand-in), its
+    current connection a :class:`FakeConnection`."""
     from bot.doors.socket_mode import SocketDoor
     from bot.slack.app import build_app
 
     with SlackStandIn() as web:
         app = build_app(runtime, client=WebClient(token="xoxb-door-test", base_url=web.api_url))
-        door = SocketDoor(app, "xapp-1-A0-1-doortest", threads=1)
+        door = SocketDoor(app, "xapp-1-A0-1-doortest", **kwargs)
         conn = FakeConnection()
         door.client.current_session = conn
         try:
@@ -102,6 +104,20 @@ def door(runtime: Any) -> Iterator[tuple[Any, FakeConnection, SlackStandIn]]:
             door.stop(grace_s=1.0)
             if app.lazy_pool is not None:
                 app.lazy_pool.drain(5.0)
+
+
+@pytest.fixture
+def door(runtime: Any) -> Iterator[tuple[Any, FakeConnection, SlackStandIn]]:
+    """A door with one dispatching thread (:func:`_door`)."""
+    with _door(runtime, threads=1) as made:
+        yield made
+
+
+@pytest.fixture
+def first_door(runtime: Any) -> Iterator[tuple[Any, FakeConnection, SlackStandIn]]:
+    """A door whose every command is acked first (a backlog of 0, :data:`bot.doors.socket_mode.BACKLOG`)."""
+    with _door(runtime, threads=1, backlog=0) as made:
+        yield made
 
 
 def envelope(envelope_id: str, text: str, user: str, response_url: str) -> str:
@@ -162,6 +178,60 @@ def test_a_redelivery_of_a_held_command_waiting_for_its_commit_is_not_acked_twic
     wait_until(lambda: "E-AGAIN" in conn.acks(), what="acked")
     door._on_message(frame)  # again after the ack: the first ack again
     wait_until(lambda: len(decode_frames(bytes(conn.kept.written))) == 2, what="acked again")  # type: ignore[union-attr]
+
+
+def test_past_the_backlog_a_command_is_acked_once_held_then_answered_through_its_url(first_door, runtime):
+    door, conn, web = first_door
+    url = web.response_url()
+    door._on_message(envelope("E-KNOWN", "help", "U0FIRST", url))  # the person known: a help fits in an ack
+    web.wait_for_response(url, timeout=PATIENCE_S)
+    wait_until(lambda: runtime.store.held_requests(*EVER) == [], what="the first help released")
+    batcher = runtime.store.held_batch()
+    gate, flushing = threading.Event(), threading.Event()
+    flush = batcher._flush
+
+    def gated(batch: list[Any]) -> None:
+        flushing.set()
+        assert gate.wait(PATIENCE_S)
+        flush(batch)
+
+    batcher._flush = gated  # type: ignore[method-assign]
+    url = web.response_url()
+    frame = envelope("E-FIRST", "help", "U0FIRST", url)
+    door._on_message(frame)
+    assert flushing.wait(PATIENCE_S)  # held on arrival, before any dispatch
+    door._on_message(frame)  # Slack again while it is being held: the one ack to come answers both
+    assert "E-FIRST" not in conn.acks() and web.responses(url) == []  # not acknowledged before it is stored
+    gate.set()
+
+    ack = wait_until(lambda: conn.acks().get("E-FIRST"), what="acked once held")
+    assert ack == {"envelope_id": "E-FIRST"}  # empty: the reply follows through the response URL
+    answer = web.wait_for_response(url, timeout=PATIENCE_S)
+    assert answer.body.get("blocks") and answer.body.get("replace_original") is False
+    wait_until(lambda: runtime.store.held_requests(*EVER) == [], what="the held request released once answered")
+    door._on_message(frame)  # again after the answer: the first ack again, not answered again
+    wait_until(lambda: len(decode_frames(bytes(conn.kept.written))) == 3, what="acked again")  # type: ignore[union-attr]
+    assert len(web.responses(url)) == 1
+
+
+def test_a_held_help_is_answered_again_through_its_response_url(door, runtime):
+    """What a process acked first and did not answer (a help held by the door) is answered by the
+    next through its response URL: its reply, which could have gone in an ack, is not dropped."""
+    from bot.slack.held import answer_held
+
+    door, conn, web = door
+    known = web.response_url()
+    door._on_message(envelope("E-KNOWN", "help", "U0AGAINHELP", known))
+    web.wait_for_response(known, timeout=PATIENCE_S)  # now known
+    door._on_message(envelope("E-IN-ACK", "help", "U0AGAINHELP", web.response_url()))
+    wait_until(lambda: conn.acks().get("E-IN-ACK", {}).get("payload"), what="a help that fits in an ack")
+    url = web.response_url()
+    body = json.dumps(command_payload("help", "U0AGAINHELP", url))
+    runtime.store.held_batch().hold("T0CONSOLE", body, "application/json")
+    assert answer_held(door.app, None, time.time() + 1.0) == 1
+    answer = web.wait_for_response(url, timeout=PATIENCE_S)
+    assert answer.body.get("blocks")
+    wait_until(lambda: runtime.store.held_requests(*EVER) == [], what="released once answered")
 
 
 @pytest.mark.parametrize("size", [0, 1, 3, 125, 126, 65535, 65536, 70001])
