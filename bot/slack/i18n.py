@@ -35,18 +35,25 @@ def _locale(lang: str) -> Locale:
     return Locale.parse(lang if lang in LANGS else "en")
 
 
-def list_text(items: Iterable[str], lang: str = "en") -> str:
+_SEPARATORS = {"zh": "、"}
+"""A list's separator without a conjunction (:func:`list_text`), by language; else ``", "``."""
+
+
+def list_text(items: Iterable[str], lang: str = "en", *, conjunction: bool = True) -> str:
     """Plain ``items`` as one list in ``lang``, joined as CLDR's standard list pattern says (Babel's
-    :func:`~babel.lists.format_list`): ``A, B, and C`` in English, ``A、B和C`` in Chinese; empty for none."""
+    :func:`~babel.lists.format_list`): ``A, B, and C`` in English, ``A、B和C`` in Chinese; without
+    a ``conjunction`` (a breakdown of counts) ``A, B, C`` and ``A、B、C``; empty for none."""
     parts = list(items)
     if not parts:
         return ""
+    if not conjunction:
+        return _SEPARATORS.get(lang, ", ").join(parts)
     from babel.lists import format_list
 
     return format_list(parts, locale=_locale(lang))
 
 
-def join_list(items: Iterable[object], lang: str = "en") -> Mrkdwn:
+def join_list(items: Iterable[object], lang: str = "en", *, conjunction: bool = True) -> Mrkdwn:
     """:func:`list_text` of ``items`` as mrkdwn: each item escaped unless :class:`Mrkdwn` (the list
     patterns hold no mrkdwn mark); empty for no items."""
-    return Mrkdwn(list_text((str(Mrkdwn.escape(item)) for item in items), lang))
+    return Mrkdwn(list_text((str(Mrkdwn.escape(item)) for item in items), lang, conjunction=conjunction))

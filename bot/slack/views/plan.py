@@ -192,6 +192,7 @@ def with_finished(reply: Reply, catalog: Catalog, counts: Mapping[str, int], lan
             if catalog.has_track(tid)
         ],
         lang,
+        conjunction=False,
     )
     line = pt("stats.finished", lang, n=said, tracks=per or "–")
     blocks = [*reply.blocks[: MAX_BLOCKS_MESSAGE - 1], context(line)]
