@@ -55,15 +55,25 @@ fmt: $(STAMP_TEST)
 # servers and sleeps, so more workers than cores pays. --dist loadfile keeps each test file on one
 # worker: its module fixtures made once, one Prism per Prism file and one Chromium for
 # tests/browser. (xdist_group/loadgroup has no effect with pytest 9.2: xdist 3.8 renames
-# item._nodeid, which pytest no longer reads.) PYTEST_WORKERS=0 runs the suite serially.
-PYTEST_WORKERS ?= 3
-test: lint $(NPM_STAMP)
-	$(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile
+# item._nodeid, which pytest no longer reads.) --no-loadscope-reorder hands files out in collection
+# order, where tests/conftest.py puts the longest first (LONGEST_FILES; xdist's default order, by
+# number of tests, left the slowest few-test files to start last). PYTEST_WORKERS=0 runs serially.
+# ruff first (seconds; a finding stops it); mypy (about 15 s of CPU with no cache, most of a minute
+# on a busy machine) beside pytest, its output shown after the tests': either failing fails the target.
+PYTEST_WORKERS ?= 4
+test: $(STAMP_TEST) $(NPM_STAMP)
+	$(VENV)/bin/ruff check bot tests benchmarks
+	$(VENV)/bin/ruff format --check bot tests benchmarks
+	@log=$$(mktemp); $(VENV)/bin/mypy >"$$log" 2>&1 & typing=$$!; \
+	echo "$(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder  (and $(VENV)/bin/mypy beside it)"; \
+	$(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder; tests=$$?; \
+	wait $$typing; typed=$$?; echo "$(VENV)/bin/mypy (exit $$typed):"; cat "$$log"; rm -f "$$log"; \
+	[ $$tests -eq 0 ] && [ $$typed -eq 0 ]
 
 # The quick loop while editing: no lint, no browser, no contract (Prism) and no slow tests, and
 # PostgreSQL only when it is there; `make test` before you push.
 test-fast: $(STAMP_TEST)
-	$(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile -m "not slow and not contract" --ignore=tests/browser
+	$(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder -m "not slow and not contract" --ignore=tests/browser
 
 # The strings' gettext catalogs: compile bot/locale/<lang>/LC_MESSAGES/vllm_path.po to .mo (commit both).
 messages: $(STAMP_TEST)

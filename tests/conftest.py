@@ -48,6 +48,53 @@ def any_migrated_db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Itera
         yield url
 
 
+LONGEST_FILES = (
+    "tests/domain/catalog/test_import.py",
+    "tests/reliability/test_fuzz_catalog.py",
+    "tests/digest/test_processes.py",
+    "tests/digest/test_outages.py",
+    "tests/domain/catalog/test_feed_drafts.py",
+    "tests/reliability/test_socket_mode.py",
+    "tests/reliability/test_reload.py",
+    "tests/browser/test_pages.py",
+    "tests/digest/test_broker_outage.py",
+    "tests/domain/catalog/test_broken_catalogs.py",
+    "tests/domain/catalog/test_import_review.py",
+    "tests/reliability/test_acknowledged_is_stored.py",
+    "tests/domain/catalog/test_import_limits.py",
+    "tests/reliability/test_acked_events_at_sigterm.py",
+    "tests/slack/test_answer_now.py",
+    "tests/domain/test_search_answers.py",
+    "tests/golden/test_step_labels.py",
+    "tests/domain/test_search.py",
+    "tests/digest/test_deliver.py",
+    "tests/reliability/test_fuzz_input.py",
+    "tests/slack/test_answers_edge.py",
+    "tests/architecture/test_cli_imports.py",
+    "tests/reliability/test_club_reactions.py",
+    "tests/reliability/test_secrets.py",
+    "tests/reliability/test_signatures.py",
+    "tests/contract/test_app_contract.py",
+    "tests/e2e/test_unfurl.py",
+    "tests/e2e/test_home_first.py",
+)
+"""The test files that take longest on one worker (summed ``--durations``, longest first; a file
+renamed or gone is ignored). Under pytest-xdist they are handed out first, so that no long file
+starts last while the other workers sit idle (``--dist loadfile`` hands out whole files in
+collection order given ``--no-loadscope-reorder``; its default orders files by their number of
+tests, putting the slowest few-test files last)."""
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On a pytest-xdist worker: the :data:`LONGEST_FILES` first, in that order, then the rest in
+    collection order (each file's tests stay together and in order). A run without xdist keeps
+    pytest's order."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    rank = {path: i for i, path in enumerate(LONGEST_FILES)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Drop the PostgreSQL databases (and the templates) this session made and still holds."""
     close_session_databases()

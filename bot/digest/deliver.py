@@ -262,7 +262,8 @@ class Deliverer:
 
     def deliver_dm(self, team: str, user: str, fire: datetime, *, drop_expired: bool = False) -> Attempt:
         """Deliver ``user``'s DM for the week of ``fire`` (aware); never raises for Slack errors.
-        ``drop_expired``: when that week is over, do nothing (:attr:`Outcome.EXPIRED`; a stale queue message)."""
+        ``drop_expired``: when that week is over, do nothing (:attr:`Outcome.EXPIRED`; a stale queue message).
+        It speaks the person's chosen language, else the one its ``dm on`` was in (``dm.lang``), else English."""
         dm = self.store.get_dm(team, user)
         if dm is None or not dm.enabled or dm.status != "active":
             return Attempt(Outcome.INACTIVE)
@@ -274,15 +275,18 @@ class Deliverer:
             self.store.skip_delivery(*key, reason="snoozed", claimed_by=self.claimant)
             return Attempt(Outcome.SNOOZED, period)
         what = f"DM digest for a user of team {team}"
-        return self._claimed(key, what, lambda: self._deliver_claimed_dm(team, user, fire, key, dm.catchup))
+        return self._claimed(key, what, lambda: self._deliver_claimed_dm(team, user, fire, key, dm.catchup, dm.lang))
 
-    def _deliver_claimed_dm(self, team: str, user: str, fire: datetime, key: Key, catchup: bool = False) -> Attempt:
+    def _deliver_claimed_dm(
+        self, team: str, user: str, fire: datetime, key: Key, catchup: bool = False, set_up_in: str | None = None
+    ) -> Attempt:
         period = key[3]
         client = self.clients.for_team(team)
         if client is None:
             return self._permanent(key, "no_token", None)
         catalog = self.runtime.holder.catalog
-        lang = self.store.get_lang(team, user) or "en"
+        # the person's chosen language, else the one their `dm on` was in (QA), else English
+        lang = self.store.get_lang(team, user) or set_up_in or "en"
         budget = self.store.get_budget(team, user)  # issue 24: the steps that fit their minutes
         follows, read = self.store.follows(team, user), self.store.read_posts(team, user)
         # issue 41: posts added behind what they read since their last DM, named once

@@ -60,7 +60,8 @@ def send_due_reminders(runtime: Runtime, deliverer: Deliverer, now: datetime) ->
         if client is None:
             store.mark_failed(*key, error="no_token", claimed_by=deliverer.claimant)
             continue
-        lang = store.get_lang(reminder.team_id, reminder.user_id) or "en"
+        # the person's chosen language, else the one their `remind` was in (QA), else English
+        lang = store.get_lang(reminder.team_id, reminder.user_id) or reminder.lang or "en"
         reply = runtime.renderer.reminder(catalog, post_id, lang)
         try:
             opened = client.conversations_open(users=reminder.user_id)

@@ -18,22 +18,30 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from bot.domain.budget import OFF_WORDS, parse_minutes, take_after, take_budget
 from bot.domain.schedule import ScheduleParts
 from bot.domain.text import clean
 from bot.domain.words import closest
+from bot.slack.grammar_phrases import (
+    ABOUT_APP,
+    ALONE,
+    CANCEL_REMINDER,
+    CATCH_UP,
+    DIGEST_CLI,
+    LATEST,
+    LATEST_IN,
+    STOP_TOPIC,
+    USAGE_WORDS,
+    Kind,
+)
 from bot.slack.grammar_schedule import split_schedule
 
 MAX_TEXT = 500
 """Characters of command text that are read; longer text is cut (the reply says so)."""
 
 # fmt: off
-Kind = Literal["help", "query", "search", "next", "read", "unread", "follow", "unfollow", "subscribe",
-               "unsubscribe", "subscriptions", "dm", "lang", "remind", "reminders", "stats",
-               "did_you_mean", "thanks", "latest", "plan", "catchup", "recommend", "settings", "stop_what",
-               "snooze_what", "digest_cli"]
 
 KEYWORDS: dict[str, Kind] = {
     "help": "help", "?": "help", "帮助": "help", "h": "help",
@@ -188,73 +196,6 @@ _THANKS |= {f"{g}{sep}{who}" for g in _THANKS for sep in (" ", ", ", "，") for 
 _GREETINGS_OR_THANKS = _GREETINGS | _THANKS
 _MARKS = " !！.。~～"  # punctuation around a greeting, thanks or "what's new" that changes nothing
 
-_LATEST = re.compile(
-    r"^(?:(?:show me|give me|list)\s+)?(?:(?:what'?s|what is|whats|anything|any)\s+(?:new|the latest|news)"
-    r"(?:\s+(?:posts?|articles?))?(?:\s+(?:this week|this month|today|lately|recently|on the blog|in vllm"
-    r"|on the vllm blog))?"
-    r"|(?:the\s+)?(?:latest|newest|new|recent|most recent)"
-    r"(?:\s+(?:vllm\s+)?(?:blog(?:\s+(?:posts?|articles?))?|posts?|articles?|news))?"
-    r"(?:\s+(?:on the blog|from the blog|please|pls))?"
-    r"|(?:最近|本周|这周)?(?:有)?(?:什么)?(?:最新|新)(?:的)?(?:文章|博客|博文)?(?:有哪些|有什么)?(?:吗|呢)?"
-    r"|(?:最近|本周|这周)(?:有什么|有哪些)?(?:的)?(?:文章|博客|博文|更新)(?:有哪些|有什么)?(?:吗|呢)?)$"
-)
-"""Asking for the newest posts (``what's new?``, ``latest posts``, ``最新文章``), not for a topic."""
-
-_CATCH_UP = re.compile(
-    r"^(?:(?:(?:please|pls|can you|could you)\s+)?(?:catch\s*(?:me\s+)?up|fill me in|bring me up to speed"
-    r"|what\s+(?:did|have)\s+i\s+miss(?:ed)?|what\s+i(?:'ve|\s+have)?\s+missed|(?:anything|what'?s)\s+i\s+missed"
-    r"|(?:what'?s|what is)\s+new\s+(?:for me|since (?:i last read|my last read|last time)))"
-    r"(?:\s+(?:please|pls|on my reading|on my tracks|since last time))?"
-    r"|(?:请|帮我|请帮我)?(?:跟上进度|追上进度|补上进度|我错过了?(?:什么|啥|哪些)|错过了(?:什么|啥|哪些)|我漏(?:看)?了(?:什么|啥|哪些))"
-    r"(?:吗|呢|啊)?)$"
-)
-"""Asking what is new since one last read (``catch me up``, ``what did I miss``, ``跟上进度``,
-``我错过了什么``): never a search."""
-
-_RECOMMEND = re.compile(
-    r"^(?:(?:(?:please|pls|can you|could you|would you)\s+)?(?:recommend|suggest)(?:\s+(?:me|us))?"
-    r"(?:\s+(?:something|anything|some posts?|a post|a read|an article|a good (?:post|read|article)|one"
-    r"|what to read|something (?:good|new)))?(?:\s+(?:to read|for me|please|pls))*"
-    r"|(?:any|some|your)\s+recommendations?(?:\s+(?:for me|please|pls))?|recommendations?"
-    r"|(?:请|给我|帮我|请给我)?推荐(?:一下|一点|点|一些|些|一篇|几篇)?(?:什么|啥|文章|好文章|读物)?(?:吧|呢|吗|给我)?"
-    r"|有(?:什么|啥)推荐(?:的)?(?:吗|呢)?)$"
-)
-"""Asking for a recommendation with no topic (``recommend something``, ``any recommendations``,
-``推荐点什么``): the reader's next step, or the getting-started track (QA: it was searched)."""
-
-_SETTINGS = re.compile(
-    r"^(?:(?:(?:show|see|view|check)\s+)?(?:me\s+)?(?:my\s+)?(?:settings|preferences|prefs)"
-    r"|(?:查看|看看)?(?:我的)?(?:设置|偏好设置|偏好))$"
-)
-"""Asking for one's own settings (``settings``, ``my settings``, ``设置``): DM, plan, language."""
-
-_STOP = re.compile(
-    r"^(?:(?:please\s+)?stop(?:\s+(?:it|this|that|please|pls|now|sending|messaging me))*|make it stop"
-    r"|(?:please\s+)?stop\s+(?:the\s+|my\s+|this\s+|all\s+)?(?:digests?|reminders?|notifications?|messages?)"
-    r"|(?:请)?(?:停止|停下|停|别发了|不要再发了)(?:吧|了)?)$"
-)
-"""``stop`` alone (``停止``): which of the DM, a channel digest or a reminder, never a search."""
-
-_SNOOZE = re.compile(r"^(?:(?:please\s+)?snooze(?:\s+(?:it|this|the digest|digests?|a week))?|暂停一周)$")
-"""``snooze`` alone: the *Snooze a week* button of a digest does it (QA: it was searched)."""
-
-_DIGEST_CLI = re.compile(r"^(?:vllm-path\s+)?digests?\s+(?:preview|run-now|run\s+now)(?:\s+.*)?$")
-"""``digest preview`` / ``digest run-now`` typed in Slack: terminal commands (QA: they were searched)."""
-
-_ALONE: tuple[tuple[re.Pattern[str], Kind], ...] = (
-    (_RECOMMEND, "recommend"),
-    (_SETTINGS, "settings"),
-    (_STOP, "stop_what"),
-    (_SNOOZE, "snooze_what"),
-)
-"""Questions with no argument that are commands of their own (QA: each was searched)."""
-
-_STOP_TOPIC = re.compile(
-    r"^(?:please\s+)?(?:stop|停止)\s*(?:the\s+|my\s+|this\s+)?(?P<t>\S+(?:\s+\S+){0,2}?)"
-    r"(?:\s+(?:digests?|track|posts?|please))?$"
-)
-"""``stop <track>`` (``stop spec``, ``停止 推测解码``): ``stop_what`` with the words as ``arg``, the whole
-text as ``query`` (:func:`~bot.slack.commands.settings.stop_what` searches it when no track is named)."""
 
 # fmt: off
 _NEXT_FILLER = frozenset({"what", "what's", "whats", "is", "are", "my", "me", "i", "should", "shall",
@@ -318,21 +259,45 @@ def _free_text(raw: str, words: list[str], first: str, rest: list[str], truncate
 _ON_OFF = {"on": True, "开启": True, "开": True, "off": False, "关闭": False, "关": False}
 
 
+def _second_budget(words: list[str], minutes: int | None, command: str) -> dict[str, Any] | None:
+    """``words`` (the first budget, ``minutes``, taken out) still holding a second one (``dm on friday
+    08:30 30m 1h``): ``error="budget.twice"`` naming it, with the command keeping the first; else None."""
+    left, again = take_budget(words) if minutes is not None else (words, None)
+    if again is None:
+        return None
+    at = next((i for i, (a, b) in enumerate(zip(left, words, strict=False)) if a != b), len(left))
+    extra = " ".join(words[at : at + len(words) - len(left)])
+    form = " ".join([command, *left, f"{minutes}m"])
+    return {"schedule": None, "error": "budget.twice", "error_value": extra, "suggestion": form}
+
+
+_DM_PAUSE = frozenset({"pause", "snooze", "暂停"})
+_DM_STATUS = frozenset({"status", "状态"})
+
+
 def _dm(rest: list[str]) -> dict[str, Any]:
     """``dm``, ``dm off``, ``dm on [schedule] [budget]`` (anything else after ``on``: ``dm.unknown_part``;
-    a whole schedule without ``on``, ``dm friday 08:30``, is ``on`` too),
-    ``dm catchup on|off`` (``私信 跟上进度 开|关``: ``catchup``)."""
+    a whole schedule without ``on``, ``dm friday 08:30``, is ``on`` too), ``dm pause`` (``arg="pause"``:
+    skip a week), ``dm catchup on|off`` (``私信 跟上进度 开|关``: ``catchup``); words not understood
+    (``dm off 2 weeks``, ``dm foo``): ``error="dm.extra"``, nothing changed; two budgets: ``budget.twice``."""
+    typed = rest
     rest, minutes = take_budget(rest)
+    if (twice := _second_budget(rest, minutes, "dm")) is not None:
+        return {"enabled": True, **twice}
     switch = rest[0].casefold() if rest else ""
     if switch in ("catchup", "跟上进度") and len(rest) == 2 and rest[1].casefold() in _ON_OFF:
         return {"enabled": None, "catchup": _ON_OFF[rest[1].casefold()]}
+    if switch in ("off", "stop", "关闭", "关", *_DM_PAUSE, *_DM_STATUS) and len(typed) > 1:
+        return {"enabled": None, "error": "dm.extra", "error_value": " ".join(typed[1:])}
     if switch in ("off", "stop", "关闭", "关"):
         return {"enabled": False}
+    if switch in _DM_PAUSE or switch in _DM_STATUS:
+        return {"enabled": None, "arg": "pause" if switch in _DM_PAUSE else ""}
     if switch not in ("on", "start", "开启", "开"):
         left, fields = split_schedule(rest, "dm on") if rest else (rest, {})
         if rest and not left and "error" not in fields and fields.get("schedule") is not None:
             return {"enabled": True, "minutes": minutes, **fields}  # ``dm friday 08:30``: on is meant
-        return {"enabled": None, "arg": " ".join(rest)}
+        return {"enabled": None, "error": "dm.extra", "error_value": " ".join(typed)} if typed else {"enabled": None}
     left, fields = split_schedule(rest[1:], "dm on")
     if left and "error" not in fields:
         fields.update(schedule=None, error="dm.unknown_part", error_value=" ".join(left))
@@ -356,6 +321,8 @@ def _subscribe(rest: list[str]) -> dict[str, Any]:
     """``subscribe <track> [N steps] [schedule] [budget] [then stop] [club]``."""
     rest, club = _take_club(rest)
     rest, minutes = take_budget(rest)
+    if (twice := _second_budget(rest, minutes, "subscribe")) is not None:
+        return {"arg": " ".join(rest), **twice}
     rest, after = take_after(rest)
     rest, steps = _take_steps(rest)
     left, fields = split_schedule(rest, "subscribe")
@@ -397,18 +364,6 @@ _ARGUMENTS: dict[str, Callable[[list[str]], dict[str, Any]]] = {
 """How a keyword's arguments are read, where they are more than ``arg``."""
 
 
-_LATEST_IN = re.compile(
-    r"^(?:(?:what'?s|whats|what is|anything)\s+new\s+(?:in|on|about|for|with)\s+(?P<a>.+)"
-    r"|(?:latest|newest|new|recent)\s+(?P<b>.+?)\s+(?:posts?|articles?|blog posts?)"
-    r"|(?:the\s+)?(?:latest|newest)\s+(?:on\s+|in\s+|about\s+)?(?P<d>.+?)"
-    r"|(?P<c>.+?)\s*(?:有什么新文章|有哪些新文章|的?最新文章|最近有什么新的?)"
-    r"|最新(?:的\s*|\s+)(?P<e>.+?)(?:的?(?:文章|博客|博文))?)$",
-    re.IGNORECASE,
-)
-"""What is new in a topic (``what's new in quantization``, ``new pd posts``, ``推测解码最新文章``,
-``最新的推测解码文章``):
-the ``latest`` command with the topic as its argument (a track's newest posts, else a search)."""
-
 _ONE_ARG = r"(\S+|<[^<>]+>)"
 """One word or one Slack link: the post a plain-words command names (``mark p-eagle as read``)."""
 
@@ -419,6 +374,7 @@ _PHRASES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGNO
     (rf"^i(?:'ve|\s+have)?\s+(?:just\s+)?(?:read|finished)\s+{_ONE_ARG}$", r"read \1"),
     (r"^remind\s+me\s+(?:about\s+|of\s+|to\s+read\s+)?(.+)$", r"remind \1"),
     (r"^(?:stop|turn\s+off|disable|no\s+more)\s+(?:the\s+|my\s+)?(?:weekly\s+)?(?:dms?|direct\s+messages?)$", "dm off"),
+    (r"^(?:pause|snooze|mute)\s+(?:the\s+|my\s+)?(?:weekly\s+)?(?:dms?|direct\s+messages?)$", "dm pause"),
     (r"^(?:turn\s+on|enable|start)\s+(?:the\s+|my\s+)?(?:weekly\s+)?(?:dms?|direct\s+messages?)$", "dm on"),
     (r"^(?:cancel|delete|remove)\s+(?:a\s+|my\s+|the\s+)?reminders?$", "reminders"),
     (r"^(?:show\s+)?my\s+progress$", "next"),
@@ -428,6 +384,7 @@ _PHRASES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGNO
     (r"^提醒我\s*", "提醒 "),
     (r"^(?:关闭|关掉|停止)私信$", "dm off"),
     (r"^(?:打开|开启)私信$", "dm on"),
+    (r"^暂停私信$", "dm pause"),
     (r"^(?:取消|删除)提醒$", "reminders"),
 ))
 """Commands typed as plain words (QA), rewritten to their keyword form before parsing: ``mark
@@ -443,6 +400,11 @@ def _plain_words(raw: str) -> str:
         if pattern.search(raw):
             return pattern.sub(replacement, raw, count=1).strip()
     return raw
+
+
+_MENTION = re.compile(r"<[!@#][^<>\s]+>")
+"""A Slack mention (``<!channel>``, ``<@U0123>``, ``<#C0123|x>``): :func:`~bot.domain.text.clean` drops it,
+so a ``dm`` it was typed in would ignore it unsaid (QA)."""
 
 
 def parse(text: str) -> Command:
@@ -461,19 +423,23 @@ def parse(text: str) -> Command:
         return Command("help", truncated=truncated)
     if bare in _THANKS:
         return Command("thanks", truncated=truncated)
-    if _CATCH_UP.match(bare.strip(_MARKS + "?？").replace("’", "'")):
+    if CATCH_UP.match(bare.strip(_MARKS + "?？").replace("’", "'")):
         return Command("catchup", truncated=truncated)
-    if _LATEST.match(bare.strip(_MARKS + "?？")):
+    if LATEST.match(bare.strip(_MARKS + "?？")):
         return Command("latest", truncated=truncated)
     asked = bare.strip(_MARKS + "?？").replace("’", "'")
-    for pattern, alone in _ALONE:
+    for pattern, alone in ALONE:
         if pattern.match(asked):
             return Command(alone, truncated=truncated)
-    if _DIGEST_CLI.match(asked):
+    if ABOUT_APP.match(asked):  # "what can you do", "怎么用": about the app itself
+        return Command("help", truncated=truncated)
+    if CANCEL_REMINDER.match(asked):
+        return Command("usage", arg="reminders", truncated=truncated)
+    if DIGEST_CLI.match(asked):
         return Command("digest_cli", arg=raw.strip(), truncated=truncated)
-    if (stopped := _STOP_TOPIC.match(asked)) is not None:
+    if (stopped := STOP_TOPIC.match(asked)) is not None:
         return Command("stop_what", arg=stopped.group("t"), truncated=truncated, query=raw.strip())
-    if (topic := _LATEST_IN.match(raw.strip(_MARKS + "?？"))) is not None:
+    if (topic := LATEST_IN.match(raw.strip(_MARKS + "?？"))) is not None:
         arg = next(g for g in topic.group("a", "b", "c", "d", "e") if g is not None).strip()
         if arg:
             return Command("latest", arg=arg, truncated=truncated)
@@ -481,10 +447,15 @@ def parse(text: str) -> Command:
     kind = KEYWORDS.get(first)
     if first in _READ_VERBS and (not rest or _READ_QUESTION.match(rest[0])):
         kind = None  # "读 什么", "看过 哪些": a question, not the read command
+    if kind is None and first in USAGE_WORDS:  # a command word whose arguments did not parse: its usage
+        return Command("usage", arg=USAGE_WORDS[first], truncated=truncated)
     if kind is None:
         return _free_text(raw, words, first, rest, truncated)
     read = _ARGUMENTS.get(kind)
-    return Command(kind, truncated=truncated, **(read(rest) if read else {"arg": " ".join(rest)}))
+    fields = read(rest) if read else {"arg": " ".join(rest)}
+    if kind == "dm" and "error" not in fields and (mention := _MENTION.search(text or "")):
+        fields = {"enabled": None, "error": "dm.extra", "error_value": mention.group(0)}  # `dm on <!channel>`
+    return Command(kind, truncated=truncated, **fields)
 
 
 def near_command(text: str) -> str | None:

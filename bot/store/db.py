@@ -150,7 +150,7 @@ MIGRATION_LOCK_ID = 0x766C6C6D70617468  # "vllmpath": PostgreSQL advisory lock k
 
 _MIGRATE_IN_PROCESS = threading.Lock()  # Alembic's ``context``/``op`` proxies are process-global
 
-HEAD_REVISION = "i46_0001"
+HEAD_REVISION = "i46_0002"
 """The newest migration's revision, Alembic's ``head`` (a test keeps the two equal)."""
 
 

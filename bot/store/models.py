@@ -146,6 +146,9 @@ DmPreference = Table(
     _at("updated_at"),
     # ``dm catchup on`` (issue 44): the weekly DM lists what "catch me up" would.
     Column("catchup", Boolean, nullable=False, server_default=text("false")),
+    # The DM's language (``'en'`` | ``'zh'``), that of the ``dm on`` that set it up; NULL (rows from
+    # before i46_0002): English. The person's chosen language (``user_settings.lang``) comes first.
+    Column("lang", String(8), nullable=True),
     Index(None, "status", "enabled"),
     CheckConstraint("weekday BETWEEN 0 AND 6", name="weekday"),
     CheckConstraint(_in("status", STATUSES), name="status"),
@@ -282,6 +285,9 @@ Reminder = Table(
     Column("status", String(16), nullable=False, server_default=text("'pending'")),
     _at("created_at"),
     _at("sent_at", nullable=True),
+    # The reminder's language (``'en'`` | ``'zh'``), that of the ``remind`` that set it up; NULL
+    # (rows from before i46_0002): English. The person's chosen language comes first.
+    Column("lang", String(8), nullable=True),
     Index(None, "status", "due_at"),
     Index(None, "team_id", "user_id"),
     CheckConstraint(_in("status", REMINDER_STATUSES), name="status"),

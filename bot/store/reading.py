@@ -151,20 +151,26 @@ class ReadingRepo(StoreCore):
         return self._now()
 
     def add_reminder(
-        self, team: str, user: str, post: str, due_at: datetime, timezone: str
+        self, team: str, user: str, post: str, due_at: datetime, timezone: str, lang: str | None = None
     ) -> tuple[Reminder, Reminder | None]:
         """Remind ``user`` of ``post`` at ``due_at`` (aware), moving a pending reminder of the same
-        post. Returns ``(the reminder, the pending one before the move or None)``. Raises
-        ValueError for bad arguments."""
+        post. ``lang`` (``'en'`` | ``'zh'``): the reminder's language, that of the ``remind`` that
+        set it up (None: a moved one keeps its own); it speaks the person's chosen language, else
+        this one, else English (:func:`bot.digest.reminders.send_due_reminders`). Returns ``(the
+        reminder, the pending one before the move or None)``. Raises ValueError for bad arguments."""
         check_id(team, "team"), check_id(user, "user"), check_id(post, "post"), check_id(timezone, "timezone")
         if due_at.tzinfo is None:
             raise ValueError("due_at must be timezone-aware")
+        if lang is not None and lang not in LANGS:
+            raise ValueError(f"lang must be one of {LANGS} or None, got {lang!r}")
         now = self._now()
         with self._write() as s:
             mine = {"team_id": team, "user_id": user, "post_id": post, "status": "pending"}
             row = s.execute(select(ReminderRow).filter_by(**mine).limit(1)).first()
             before = None if row is None else snapshot(Reminder, row)
-            moved = {"due_at": due_at, "timezone": timezone}
+            moved: dict[str, Any] = {"due_at": due_at, "timezone": timezone}
+            if lang is not None:
+                moved["lang"] = lang
             if row is None:
                 written = s.execute(
                     insert(ReminderRow).values(**mine, **moved, created_at=now).returning(*ReminderRow.c)

@@ -66,6 +66,9 @@ class DmSettings:
     updated_at: datetime
     catchup: bool = False
     """``dm catchup on``: the weekly DM lists what "catch me up" would (issue 44)."""
+    lang: str | None = None
+    """The language (``'en'`` | ``'zh'``) of the ``dm on`` that set it up (None: rows from before
+    i46_0002); the DM speaks the person's chosen language, else this one, else English."""
 
     @property
     def schedule(self) -> WeeklySchedule:
@@ -106,6 +109,9 @@ class Reminder:
     status: str
     created_at: datetime
     sent_at: datetime | None
+    lang: str | None = None
+    """The language (``'en'`` | ``'zh'``) of the ``remind`` that set it up (None: rows from before
+    i46_0002); the reminder speaks the person's chosen language, else this one, else English."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -118,13 +118,22 @@ class SubscriptionsRepo(StoreCore):
         stmt = update(ChannelSubscription).where(ChannelSubscription.c.id == subscription_id)
         return self._change(stmt.values(**values)) > 0
 
-    def set_dm(self, team: str, user: str, enabled: bool, schedule: WeeklySchedule | None = None) -> DmSettings:
+    def set_dm(
+        self, team: str, user: str, enabled: bool, schedule: WeeklySchedule | None = None, lang: str | None = None
+    ) -> DmSettings:
         """Turn the user's weekly DM digest on or off, optionally on a new ``schedule`` (else the
         current one; new rows: Monday 09:00 in the default timezone). Enabling reactivates a
-        paused digest. Raises ValueError for bad arguments."""
+        paused digest. ``lang`` (``'en'`` | ``'zh'``): the DM's language from now on, that of the
+        command that set it up (None: the one it had); the DM speaks the person's chosen language,
+        else this one, else English (:meth:`bot.digest.deliver.Deliverer.deliver_dm`). Raises
+        ValueError for bad arguments."""
         changes: dict[str, Any] = {"enabled": bool(enabled)}
         if schedule is not None:
             changes.update(schedule_columns(schedule))
+        if lang is not None:
+            if lang not in LANGS:
+                raise ValueError(f"lang must be one of {LANGS} or None, got {lang!r}")
+            changes["lang"] = lang
         if enabled:
             changes.update(status="active", pause_reason=None)
         return self._change_dm(team, user, changes)

@@ -4,13 +4,15 @@ The real clock (its catch-up, on a controlled wall clock: ``time_machine``; paci
 own retry waits run in real time), the real ledger (SQLite and PostgreSQL) and the HTTP stand-in
 answering HTTP 500 to every ``chat.postMessage`` from the 50th digest on, for three rounds of
 attempts: with the ledger's old limit of 3 attempts the digests caught by the outage stayed
-``failed`` for good. A lasting refusal (``channel_not_found``) ends its digest at once, stored in
-the ledger and counted in ``/metrics``.
+``failed`` for good. (slack-sdk's own retry waits are scaled down: :data:`RETRY_WAIT_SCALE`.)
+A lasting refusal (``channel_not_found``) ends its digest at once, stored in the ledger and
+counted in ``/metrics``.
 """
 
 from __future__ import annotations
 
 import os
+import random
 import threading
 import time
 from collections import Counter
@@ -19,6 +21,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 import time_machine
 from prometheus_client import generate_latest
+from slack_sdk.http_retry.builtin_handlers import ServerErrorRetryHandler
+from slack_sdk.http_retry.builtin_interval_calculators import BackoffRetryIntervalCalculator
+from slack_sdk.http_retry.jitter import Jitter
 
 from bot import metrics
 from bot.digest.clock import DigestClock
@@ -34,6 +39,39 @@ OUTAGE_AFTER_POSTS = 50
 OUTAGE_ROUNDS = 3  # rounds of attempts the outage lasts (the old ledger gave up after 3 attempts)
 # A round's sends wait on slack-sdk's own 0.5 s retry of each 500, in real time: allow for the size.
 ROUND_S = max(180, DIGESTS * 0.3)
+
+
+RETRY_WAIT_SCALE = 0.1
+"""slack-sdk's waits between its own retries of a 500 (0.5 s and 1 s, each plus up to 1 s of jitter)
+are scaled by this in these tests: the same two retries per call, the same handler classes and
+counts, but 0.05-0.25 s of real time each instead of 0.5-2 s (their length decides no outcome
+checked here: the ledger's back-off is simulated time, moved by ``time_machine``)."""
+
+
+class _ScaledJitter(Jitter):
+    """slack-sdk's :class:`~slack_sdk.http_retry.jitter.RandomJitter` scaled by :data:`RETRY_WAIT_SCALE`."""
+
+    def recalculate(self, duration: float) -> float:
+        return duration + random.random() * RETRY_WAIT_SCALE
+
+
+@pytest.fixture(autouse=True)
+def _shorter_sdk_retry_waits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The app's retry handlers (``bot.slack.app.make_client``'s), their 5xx waits scaled down."""
+    from bot.slack import app
+
+    made = app.app_retry_handlers
+
+    def handlers():
+        out = made()
+        for handler in out:
+            if isinstance(handler, ServerErrorRetryHandler):
+                handler.interval_calculator = BackoffRetryIntervalCalculator(
+                    backoff_factor=0.5 * RETRY_WAIT_SCALE, jitter=_ScaledJitter()
+                )
+        return out
+
+    monkeypatch.setattr(app, "app_retry_handlers", handlers)
 
 
 def _channels() -> list[str]:

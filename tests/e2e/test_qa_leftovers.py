@@ -1,14 +1,17 @@
 """QA leftovers, end to end through the HTTP door (signed requests, the stand-in Slack, the real
 store and catalog): ``help`` names ``stop <track>``; a Chinese ``remind`` / ``dm on`` from one who
 chose no language answers in Chinese and stores no language; Chinese lists use the enumeration
-comma; a click on a channel digest's *Snooze* / *Stop* answers in the digest's language; and
-``recommend`` after an essential path recommends the track its finish message offered."""
+comma; a click on a channel digest's *Snooze* / *Stop* answers in the digest's language;
+``recommend`` after an essential path recommends the track its finish message offered; and the
+weekly DM and a reminder, composed by the real senders, speak the language they were set up in
+(unless the person chose one)."""
 
 from __future__ import annotations
 
 import json
 import re
 from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -115,3 +118,78 @@ def test_a_click_on_a_channel_digest_answers_in_the_digests_language(slack, stan
     assert answer.get("replace_original") is not True
     said = json.dumps(answer, ensure_ascii=False)
     assert "Speculative decoding" in said and not re.search(r"[\u4e00-\u9fff]", said), said
+
+
+# --- a weekly DM and a reminder keep the language they were set up in --------------------------------
+
+
+def _han(text: str) -> bool:
+    return bool(re.search(r"[\u4e00-\u9fff]", text))
+
+
+def _posted_since(standin, before: int) -> str:
+    """The one message posted after the first ``before`` posts (a DM or a reminder) as one string:
+    its text and blocks."""
+    (call,) = [c for c in standin.calls("chat.postMessage")[before:] if c.ok]
+    return str(call.args["text"]) + "\n" + block_texts(call.args.get("blocks") or [])
+
+
+@pytest.mark.parametrize("sender", ["clock", "worker"])
+@pytest.mark.parametrize(
+    "words, then, chinese",
+    [
+        ("私信 开 周五 09:00", None, True),  # typed in Chinese, no language chosen: a Chinese DM
+        ("dm on friday 09:00", None, False),
+        ("私信 开 周五 09:00", "lang en", False),  # a language chosen later wins
+        ("dm on friday 09:00", "lang zh", True),
+    ],
+)
+def test_the_weekly_dm_speaks_the_language_it_was_set_up_in(slack, standin, runtime, sender, words, then, chinese):
+    from bot.digest.deliver import Deliverer, Outcome, Pacer
+    from bot.runtime import Runtime
+    from bot.store.ledger_batch import BatchedLedgerStore
+
+    slack.ask("follow spec")
+    reply = _text(slack, words)
+    assert _han(reply) == words.startswith("私信"), reply
+    if then:
+        slack.ask(then)
+    else:
+        assert runtime.store.get_lang(slack.team, slack.user) is None  # the person's language: not stored
+    store = BatchedLedgerStore(runtime.store) if sender == "worker" else runtime.store  # the worker's batched reads
+    try:
+        rt = Runtime(runtime.settings, store, runtime.holder, runtime.renderer)
+        before = len(standin.calls("chat.postMessage"))
+        deliverer = Deliverer(rt, pacer=Pacer(channel_interval_s=0.0, team_rate_per_s=50))
+        assert deliverer.deliver_dm(slack.team, slack.user, datetime.now(UTC)).outcome is Outcome.SENT
+    finally:
+        if store is not runtime.store:
+            store.close()
+    dm = _posted_since(standin, before)
+    assert "Speculative decoding" not in dm if chinese else "Speculative decoding" in dm, dm
+    assert _han(dm) == chinese, dm
+
+
+@pytest.mark.parametrize(
+    "words, then, chinese",
+    [
+        ("提醒 p-eagle 明天", None, True),
+        ("remind p-eagle tomorrow", None, False),
+        ("提醒 p-eagle 明天", "lang en", False),
+        ("remind p-eagle tomorrow", "lang zh", True),
+    ],
+)
+def test_a_reminder_speaks_the_language_it_was_set_up_in(slack, standin, runtime, words, then, chinese):
+    from bot.digest.deliver import Deliverer, Pacer
+    from bot.digest.reminders import send_due_reminders
+
+    reply = _text(slack, words)
+    assert ("`/vllm-path lang zh`" in reply) == words.startswith("提醒"), reply  # the line saying so
+    if then:
+        slack.ask(then)
+    [reminder] = runtime.store.reminders(slack.team, slack.user)
+    deliverer = Deliverer(runtime, pacer=Pacer(channel_interval_s=0.0, team_rate_per_s=50))
+    before = len(standin.calls("chat.postMessage"))
+    assert send_due_reminders(runtime, deliverer, reminder.due_at + timedelta(minutes=1)) == 1
+    sent = _posted_since(standin, before)
+    assert _han(sent) == chinese, sent

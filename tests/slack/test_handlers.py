@@ -394,17 +394,19 @@ def test_reading_a_post_of_two_tracks_shows_the_one_the_reader_follows(runtime):
 
 
 def test_setting_up_a_send_in_chinese_stores_no_language_and_says_how_to_choose_one(runtime):
-    """Digests, DMs and reminders go out with no command to read a language from (the stored choice,
-    else English): a person answered in Chinese who chose no language is answered in Chinese and told
-    how to choose it (QA: a Chinese ``remind`` stored zh as their choice); nothing is stored but by
-    ``lang``; an English reader and an explicit choice are told nothing."""
+    """A DM or reminder keeps the language of the command that set it up (``dm_preferences.lang``,
+    ``reminders.lang``): a person answered in Chinese who chose no language is answered in Chinese,
+    told it will come in Chinese and how to make every reply Chinese; the person's language is not
+    stored (QA: a Chinese ``remind`` stored zh as their choice) but by ``lang``; an English reader
+    and an explicit choice are told nothing."""
     h = handlers(runtime)
-    note = "`/vllm-path lang zh` 改用中文"
+    note = "`/vllm-path lang zh` 让所有回复都用中文"
     reply = h.command(ALICE, "提醒 p-eagle 明天")
     assert note in reply.text
     assert runtime.store.get_lang("T1", "U1") is None
+    assert [r.lang for r in runtime.store.reminders("T1", "U1")] == ["zh"]
     assert note in h.command(ALICE, "私信 开").text  # still no choice: said again
-    assert runtime.store.get_lang("T1", "U1") is None
+    assert runtime.store.get_lang("T1", "U1") is None and runtime.store.get_dm("T1", "U1").lang == "zh"
     bob = Caller("T1", "U2", "C1")
     assert note not in h.command(bob, "remind p-eagle tomorrow").text
     h.command(bob, "dm on")

@@ -123,8 +123,9 @@ def share(ctx: Context, value: ButtonValue) -> Reply | None:
 
 
 def dm_on(ctx: Context, value: ButtonValue) -> Reply | None:
-    """Weekly DM on: the last DM schedule, else Monday 09:00 in the person's zone."""
-    ctx.rt.store.set_dm(ctx.caller.team_id, ctx.caller.user_id, True, schedule=dm_schedule(ctx))
+    """Weekly DM on: the last DM schedule, else Monday 09:00 in the person's zone; in the language of
+    the view clicked (``ctx.lang``) unless the person chose one."""
+    ctx.rt.store.set_dm(ctx.caller.team_id, ctx.caller.user_id, True, schedule=dm_schedule(ctx), lang=ctx.lang)
     return replies.redraw(ctx, value.v, None, offset=value.o)
 
 

@@ -330,10 +330,11 @@ class Context:
         return not created_by or created_by == self.caller.user_id or self.is_admin()
 
     def later_language(self) -> Mrkdwn | None:
-        """When setting up something sent to the caller later (their DM, a reminder): a note, in a
-        Chinese reply to one who chose no language, that what is sent later goes out in English (the
-        senders read the stored choice, else English) and how to choose Chinese; else ``None``.
-        Nothing is stored: only ``lang`` stores a language (QA: one Chinese ``remind`` stored zh)."""
+        """When setting up something sent to the caller later (their DM, a reminder, which keeps the
+        language of this reply: ``dm_preferences.lang``, ``reminders.lang``): a note, in a Chinese
+        reply to one who chose no language, that it will come in Chinese and how to make every reply
+        Chinese; else ``None``. The person's language is not stored: only ``lang`` stores it (QA: one
+        Chinese ``remind`` stored zh and changed every later reply)."""
         if self.lang == "en" or self.reader.chosen_lang in LANGS:
             return None
         return t("lang.later", self.lang)

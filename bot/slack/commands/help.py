@@ -1,4 +1,5 @@
-"""``help``, ``thanks``, ``lang en|zh`` and the answer to a mistyped command (``did_you_mean``)."""
+"""``help``, ``thanks``, ``lang en|zh``, the answer to a mistyped command (``did_you_mean``) and a
+command's usage (``usage``)."""
 
 from __future__ import annotations
 
@@ -32,3 +33,15 @@ def set_language(ctx: Context, cmd: grammar.Command) -> Reply:
         ctx.rt.store.set_lang(ctx.caller.team_id, ctx.caller.user_id, cmd.arg)
         return views.text_reply(t("lang.done", cmd.arg))
     return views.text_reply(t("lang.bad" if cmd.arg else "lang.now", ctx.lang))  # `lang` alone: the one in use
+
+
+USAGES = {"digest": "usage.digest", "reminders": "reminders.usage"}
+"""A ``usage`` command's ``arg`` (:data:`bot.slack.grammar_phrases.USAGE_WORDS`, ``cancel reminder 1``) ->
+the i18n key of that command's usage line."""
+
+
+def usage(ctx: Context, cmd: grammar.Command) -> Reply:
+    """The usage line of the command ``cmd.arg`` names (typed with arguments that did not parse,
+    ``digest spec``, ``cancel reminder 1``); an unknown one gets the help."""
+    key = USAGES.get(cmd.arg)
+    return views.text_reply(t(key, ctx.lang)) if key else show_help(ctx, cmd)

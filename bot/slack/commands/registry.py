@@ -41,6 +41,7 @@ COMMANDS: dict[str, CommandFn] = {
     "stop_what": settings.stop_what,
     "snooze_what": settings.snooze_what,
     "digest_cli": settings.digest_cli,
+    "usage": help.usage,
 }
 """Command kind (:data:`bot.slack.grammar.Kind`) -> use case."""
 

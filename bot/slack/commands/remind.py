@@ -29,7 +29,8 @@ def set_reminder(ctx: Context, post_id: str, words: list[str]) -> Mrkdwn:
         return bad_day(ctx.lang, choice.error or " ".join(words), today)
     day = choice.day or today + timedelta(days=DEFAULT_DAYS)
     caller = ctx.caller
-    reminder, before = ctx.rt.store.add_reminder(caller.team_id, caller.user_id, post_id, due_at(day, zone), zone)
+    due = due_at(day, zone)  # sent in the language of this reply, unless the caller chose one (QA)
+    reminder, before = ctx.rt.store.add_reminder(caller.team_id, caller.user_id, post_id, due, zone, lang=ctx.lang)
     notice = rviews.reminder_set_notice(ctx.catalog, reminder, ctx.lang, before=before, today=today)
     later = ctx.later_language()
     return notice + (Mrkdwn("\n") + later if later else Mrkdwn())

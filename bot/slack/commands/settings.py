@@ -94,11 +94,16 @@ def stop_what(ctx: Context, cmd: grammar.Command) -> Reply:
     on), this channel's digests (``unsubscribe <track>`` for each, in a channel that has any) and
     reminders (``reminders``: the list with *Cancel*); what is not running is said so too.
     ``stop <track>`` (``cmd.arg``): the same, focused on that track (:func:`_stop_track`); words
-    that name no track are searched whole (``stop tokens``, ``cmd.query``)."""
+    that name no track are searched whole (``stop tokens``, ``cmd.query``); when no word of it is
+    about the catalog, the track list ("no track matches"), not the off-topic refusal (``stop nosuchtrack``)."""
     if cmd.arg:
         tid = ctx.find.track(cmd.arg)
+        whole = cmd.query or cmd.arg
+        found = ctx.find.posts(whole, limit=1) if tid is None and not ctx.find.topic(whole) else None
+        if found is not None and not found.results and not found.known:  # never the off-topic refusal
+            return views.text_reply(replies.unknown_track(ctx, cmd.arg, "stop"))
         if tid is None:
-            return query.find(ctx, grammar.Command("query", arg=cmd.query or cmd.arg, truncated=cmd.truncated))
+            return query.find(ctx, grammar.Command("query", arg=whole, truncated=cmd.truncated))
         return _stop_track(ctx, tid)
     store, team, user, lang = ctx.rt.store, ctx.caller.team_id, ctx.caller.user_id, ctx.lang
     lines = [t("stop.question", lang)]

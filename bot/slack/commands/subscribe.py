@@ -12,11 +12,13 @@ from bot.domain.schedule import ScheduleParts, WeeklySchedule, subscription_chan
 from bot.slack import grammar
 from bot.slack.commands import replies
 from bot.slack.commands.context import CHANNEL_OK, Context
+from bot.slack.commands.digest_actions import handle_digest_action
 from bot.slack.commands.plan import budget_refusal, channel_budget, dm_budget
 from bot.slack.i18n import t, weekday_name
 from bot.slack.mrkdwn import Mrkdwn, truncate
 from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply
+from bot.slack.views.digest import DIGEST_DM_VIEW
 from bot.store.snapshots import Subscription
 
 MIN_STEPS, MAX_STEPS = 1, 3
@@ -152,7 +154,8 @@ def subscribe(ctx: Context, cmd: grammar.Command) -> Reply:
         and (wanted != before or steps != old.steps_per_week or budget_change)
         and not ctx.may_stop(old.created_by)
     ):  # changing a digest is as much the owner's as stopping it
-        return views.text_reply(t("sub.change_not_allowed", ctx.lang, person=ctx.person(old.created_by or "")))
+        key = "sub.change_not_allowed" if wanted != before else "sub.change_it_not_allowed"  # a budget, club…
+        return views.text_reply(t(key, ctx.lang, person=ctx.person(old.created_by or "")))
     sub = ctx.rt.store.subscribe(
         caller.team_id,
         caller.channel_id,
@@ -230,6 +233,10 @@ def dm(ctx: Context, cmd: grammar.Command) -> Reply:
         was = store.get_dm(caller.team_id, caller.user_id)
         off = cmd.catchup and (was is None or not was.enabled)
         return views.text_reply(sentences(lang, said, t("dm.catchup_dm_off", lang)) if off else said)
+    if cmd.error == "dm.extra":  # words not understood: nothing changed (QA: `dm off 2 weeks` dropped them)
+        return views.text_reply(t("dm.extra", lang, value=truncate(cmd.error_value or "", 100)))
+    if cmd.enabled is None and cmd.arg == "pause":
+        return _pause_dm(ctx)
     if cmd.enabled is None:  # `dm` alone: where it stands (QA), then how to change it
         now = store.get_dm(caller.team_id, caller.user_id)
         status = views.dm_status(now, lang) or t("dm.now_off", lang)
@@ -246,7 +253,16 @@ def dm(ctx: Context, cmd: grammar.Command) -> Reply:
     if (bad_budget := budget_refusal(cmd, lang)) is not None:  # refused whole, as subscribe does
         return views.text_reply(bad_budget)
     when = dm_schedule(ctx, cmd.schedule)
-    store.set_dm(caller.team_id, caller.user_id, True, schedule=when)
+    store.set_dm(caller.team_id, caller.user_id, True, schedule=when, lang=lang)  # the DM's language (QA)
     text = with_note(t("dm.on", lang, **views.schedule_words(when, lang)), cmd, lang)
     extra = (dm_budget(ctx, cmd), None if ctx.reader.follows() else t("dm.no_follows", lang), ctx.later_language())
     return views.text_reply(sentences(lang, text, *filter(None, extra)))
+
+
+def _pause_dm(ctx: Context) -> Reply:
+    """``dm pause`` / ``pause dm``: the weekly DM skips a week, as its *Snooze a week* button does
+    (:func:`~bot.slack.commands.digest_actions.handle_digest_action`); a DM that is off: nothing to pause."""
+    now = ctx.rt.store.get_dm(ctx.caller.team_id, ctx.caller.user_id)
+    if now is None or not now.enabled:
+        return views.text_reply(t("dm.pause_off", ctx.lang))
+    return handle_digest_action(ctx.rt, ctx.caller, "snooze", {"v": DIGEST_DM_VIEW}, ctx.lang)

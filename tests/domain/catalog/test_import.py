@@ -29,7 +29,7 @@ from bot.cli.importer import (
     normalize_title,
     parse_feed,
 )
-from bot.domain.catalog import check_catalog, load_catalog
+from bot.domain.catalog import Catalog, check_catalog, load_catalog
 from bot.domain.catalog.drafts import read_drafts
 from bot.domain.catalog.edit import edit_fields
 from tests.domain.catalog.helpers import catalog_copy, run_cli
@@ -66,9 +66,23 @@ def urlless(root: Path) -> dict:
     return next(p for p in raw_posts(root) if p.get("url") is None)
 
 
+_LOADED: dict[Path, tuple[tuple[tuple[str, int, int], ...], Catalog]] = {}
+
+
+def loaded(root: Path) -> Catalog:
+    """``load_catalog(root)``, loaded again only when a file under ``root`` changed (its path, size
+    or modification time): the helpers below ask for the same copy's catalog many times a test."""
+    key = tuple((str(p), (st := p.stat()).st_size, st.st_mtime_ns) for p in sorted(root.rglob("*")) if p.is_file())
+    kept = _LOADED.get(root)
+    if kept is None or kept[0] != key:
+        _LOADED.clear()  # one test's copy at a time
+        kept = _LOADED[root] = (key, load_catalog(root))
+    return kept[1]
+
+
 def known_gap(root: Path) -> dict:
     """The first linked vLLM-blog post on no essential path (raw YAML): the one whose facts the source fills."""
-    cat = load_catalog(root)
+    cat = loaded(root)
     essential = {pid for t in cat.tracks for pid in cat.essentials(t.id)}
     return next(p for p in raw_posts(root) if p.get("url") and p["id"] not in essential)
 
@@ -184,7 +198,7 @@ def assert_plan(data: dict, root: Path, skipped_origin: str, jekyll: bool = Fals
     for draft in (new, zh):
         assert draft["suggested"], draft
         for place in draft["suggested"]:
-            assert place["position"] >= 1 and place["reason"] and load_catalog(root).has_track(place["track"])
+            assert place["position"] >= 1 and place["reason"] and loaded(root).has_track(place["track"])
     fills = {(f["post_id"], f["file"], f["field"]): (f["old"], f["new"]) for f in data["fills"]}
     assert fills == {
         (known["id"], "posts/vllm-blog.yaml", "authors"): ([], ["Grace Hopper"]),

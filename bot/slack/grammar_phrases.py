@@ -1,0 +1,122 @@
+"""Phrases that are requests about the app itself, not searches: the newest posts, catch me up,
+recommend, settings, stop, snooze, the terminal's digest commands, what the app does (help) and the
+command words whose arguments did not parse (their usage). Pure regular expressions, read by
+:func:`bot.slack.grammar.parse`."""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+# fmt: off
+Kind = Literal["help", "query", "search", "next", "read", "unread", "follow", "unfollow", "subscribe",
+               "unsubscribe", "subscriptions", "dm", "lang", "remind", "reminders", "stats",
+               "did_you_mean", "thanks", "latest", "plan", "catchup", "recommend", "settings", "stop_what",
+               "snooze_what", "digest_cli", "usage"]
+# fmt: on
+
+LATEST = re.compile(
+    r"^(?:(?:show me|give me|list)\s+)?(?:(?:what'?s|what is|whats|anything|any)\s+(?:new|the latest|news)"
+    r"(?:\s+(?:posts?|articles?))?(?:\s+(?:this week|this month|today|lately|recently|on the blog|in vllm"
+    r"|on the vllm blog))?"
+    r"|(?:the\s+)?(?:latest|newest|new|recent|most recent)"
+    r"(?:\s+(?:vllm\s+)?(?:blog(?:\s+(?:posts?|articles?))?|posts?|articles?|news))?"
+    r"(?:\s+(?:on the blog|from the blog|please|pls))?"
+    r"|(?:最近|本周|这周)?(?:有)?(?:什么)?(?:最新|新)(?:的)?(?:文章|博客|博文)?(?:有哪些|有什么)?(?:吗|呢)?"
+    r"|(?:最近|本周|这周)(?:有什么|有哪些)?(?:的)?(?:文章|博客|博文|更新)(?:有哪些|有什么)?(?:吗|呢)?)$"
+)
+"""Asking for the newest posts (``what's new?``, ``latest posts``, ``最新文章``), not for a topic."""
+
+CATCH_UP = re.compile(
+    r"^(?:(?:(?:please|pls|can you|could you)\s+)?(?:catch\s*(?:me\s+)?up|fill me in|bring me up to speed"
+    r"|what\s+(?:did|have)\s+i\s+miss(?:ed)?|what\s+i(?:'ve|\s+have)?\s+missed|(?:anything|what'?s)\s+i\s+missed"
+    r"|(?:what'?s|what is)\s+new\s+(?:for me|since (?:i last read|my last read|last time)))"
+    r"(?:\s+(?:please|pls|on my reading|on my tracks|since last time))?"
+    r"|(?:请|帮我|请帮我)?(?:跟上进度|追上进度|补上进度|我错过了?(?:什么|啥|哪些)|错过了(?:什么|啥|哪些)|我漏(?:看)?了(?:什么|啥|哪些))"
+    r"(?:吗|呢|啊)?)$"
+)
+"""Asking what is new since one last read (``catch me up``, ``what did I miss``, ``跟上进度``,
+``我错过了什么``): never a search."""
+
+RECOMMEND = re.compile(
+    r"^(?:(?:(?:please|pls|can you|could you|would you)\s+)?(?:recommend|suggest)(?:\s+(?:me|us))?"
+    r"(?:\s+(?:something|anything|some posts?|a post|a read|an article|a good (?:post|read|article)|one"
+    r"|what to read|something (?:good|new)))?(?:\s+(?:to read|for me|please|pls))*"
+    r"|(?:any|some|your)\s+recommendations?(?:\s+(?:for me|please|pls))?|recommendations?"
+    r"|(?:请|给我|帮我|请给我)?推荐(?:一下|一点|点|一些|些|一篇|几篇)?(?:什么|啥|文章|好文章|读物)?(?:吧|呢|吗|给我)?"
+    r"|有(?:什么|啥)推荐(?:的)?(?:吗|呢)?)$"
+)
+"""Asking for a recommendation with no topic (``recommend something``, ``any recommendations``,
+``推荐点什么``): the reader's next step, or the getting-started track (QA: it was searched)."""
+
+SETTINGS = re.compile(
+    r"^(?:(?:(?:show|see|view|check)\s+)?(?:me\s+)?(?:my\s+)?(?:settings|preferences|prefs)"
+    r"|(?:查看|看看)?(?:我的)?(?:设置|偏好设置|偏好))$"
+)
+"""Asking for one's own settings (``settings``, ``my settings``, ``设置``): DM, plan, language."""
+
+STOP = re.compile(
+    r"^(?:(?:please\s+)?(?:stop|pause|mute|opt[\s-]?out|暂停)"
+    r"(?:\s+(?:it|this|that|please|pls|now|sending|messaging me|all|everything|of everything|of all))*|make it stop"
+    r"|(?:please\s+)?stop\s+(?:the\s+|my\s+|this\s+|all\s+)?(?:digests?|reminders?|notifications?|messages?)"
+    r"|(?:请)?(?:停止|停下|停|别发了|不要再发了)(?:吧|了)?)$"
+)
+"""``stop`` alone (``停止``, ``stop all``, ``pause``, ``opt out``): which of the DM, a channel digest or a
+reminder, never a search."""
+
+SNOOZE = re.compile(r"^(?:(?:please\s+)?snooze(?:\s+.*)?|暂停一周)$")
+"""``snooze`` with anything after it (``snooze 2 weeks``, ``snooze spec``): the *Snooze a week* button
+of a digest does it (QA: it was searched)."""
+
+DIGEST_CLI = re.compile(r"^(?:vllm-path\s+)?digests?\s+(?:preview|run-now|run\s+now)(?:\s+.*)?$")
+"""``digest preview`` / ``digest run-now`` typed in Slack: terminal commands (QA: they were searched)."""
+
+ALONE: tuple[tuple[re.Pattern[str], Kind], ...] = (
+    (RECOMMEND, "recommend"),
+    (SETTINGS, "settings"),
+    (STOP, "stop_what"),
+    (SNOOZE, "snooze_what"),
+)
+"""Questions with no argument that are commands of their own (QA: each was searched)."""
+
+STOP_TOPIC = re.compile(
+    r"^(?:please\s+)?(?:stop|pause|停止|暂停)\s*(?:the\s+|my\s+|this\s+)?(?P<t>\S+(?:\s+\S+){0,2}?)"
+    r"(?:\s+(?:digests?|track|posts?|please))?$"
+)
+"""``stop|pause <track>`` (``stop spec``, ``停止 推测解码``): ``stop_what`` with the words as ``arg``, the whole
+text as ``query`` (:func:`~bot.slack.commands.settings.stop_what` searches it when no track is named)."""
+
+LATEST_IN = re.compile(
+    r"^(?:(?:what'?s|whats|what is|anything)\s+new\s+(?:in|on|about|for|with)\s+(?P<a>.+)"
+    r"|(?:latest|newest|new|recent)\s+(?P<b>.+?)\s+(?:posts?|articles?|blog posts?)"
+    r"|(?:the\s+)?(?:latest|newest)\s+(?:on\s+|in\s+|about\s+)?(?P<d>.+?)"
+    r"|(?P<c>.+?)\s*(?:有什么新文章|有哪些新文章|的?最新文章|最近有什么新的?)"
+    r"|最新(?:的\s*|\s+)(?P<e>.+?)(?:的?(?:文章|博客|博文))?)$",
+    re.IGNORECASE,
+)
+"""What is new in a topic (``what's new in quantization``, ``new pd posts``, ``推测解码最新文章``,
+``最新的推测解码文章``):
+the ``latest`` command with the topic as its argument (a track's newest posts, else a search)."""
+
+_THIS = r"(?:this|it|you|u|the\s+(?:bot|app)|vllm-path|vllm\s+path)(?:\s+(?:bot|app))?"
+
+ABOUT_APP = re.compile(
+    r"^(?:(?:so|and|ok|okay)\s+)?(?:"
+    rf"what\s+(?:can|do|could|does)\s+{_THIS}\s+(?:do|help(?:\s+me)?(?:\s+with)?)(?:\s+for\s+me)?"
+    rf"|what\s+(?:are|is)\s+{_THIS}(?:\s+for)?|what\s+(?:are\s+)?(?:the|your)\s+commands"
+    rf"|how\s+(?:do|can|should)\s+i\s+use\s+{_THIS}|how\s+to\s+use\s+{_THIS}"
+    rf"|how\s+(?:does|do)\s+{_THIS}\s+work|(?:show\s+)?(?:the\s+)?(?:commands|usage|home|menu)"
+    r"|(?:我)?(?:该|要)?(?:怎么|如何|怎样)(?:用|使用)(?:这个|你)?(?:机器人|应用)?(?:呢|啊)?"
+    r"|你(?:能|会|可以)(?:做|干)?(?:什么|啥|些什么)(?:呢|啊)?|(?:使用)?(?:帮助|说明)|使用指南|(?:有哪些)?命令(?:列表)?|主页|首页)$"
+)
+"""Asking what the app does or how to use it (``what can you do``, ``how do I use this``, ``home``,
+``怎么用``, ``你能做什么``): the help, never a search (QA: each was refused as off-topic)."""
+
+CANCEL_REMINDER = re.compile(
+    r"^(?:cancel|delete|remove|取消|删除)\s*(?:the\s+|my\s+)?(?:reminders?|提醒)\s*(?:#|no\.?\s*|number\s+|第)?\d+(?:个)?$"
+)
+"""``cancel reminder 1`` / ``取消提醒 1``: the usage of ``reminders cancel <n>`` (QA: it was searched)."""
+
+USAGE_WORDS: dict[str, str] = {"digest": "digest", "digests": "digest", "摘要": "digest", "频道摘要": "digest"}
+"""First words of commands that have no keyword of their own: text starting with one that does not
+parse as anything else gets that command's usage (the key :func:`bot.slack.commands.help.usage` reads)."""
