@@ -407,6 +407,12 @@ _MENTION = re.compile(r"<[!@#][^<>\s]+>")
 so a ``dm`` it was typed in would ignore it unsaid (QA)."""
 
 
+_HELP_LEAD = re.compile(
+    r"^(?:(?:me|us|with|on|about|for|understand(?:ing)?|to|please|pls|out|plz)(?:\s+|$))*", re.IGNORECASE
+)
+"""Words between ``help`` and its topic (``help me understand paged attention``)."""
+
+
 def parse(text: str) -> Command:
     """Parse slash-command text (as Slack sends it) after :func:`bot.domain.text.clean`; never raises."""
     raw = clean(_link_labels(text or ""))
@@ -447,8 +453,11 @@ def parse(text: str) -> Command:
     kind = KEYWORDS.get(first)
     if first in _READ_VERBS and (not rest or _READ_QUESTION.match(rest[0])):
         kind = None  # "读 什么", "看过 哪些": a question, not the read command
-    if kind is None and first in USAGE_WORDS:  # a command word whose arguments did not parse: its usage
+    if kind is None and first in USAGE_WORDS and len(rest) <= 1:  # `digest`, `digest spec`: its usage
         return Command("usage", arg=USAGE_WORDS[first], truncated=truncated)
+    asked_about = _HELP_LEAD.sub("", " ".join(rest)).strip() if kind == "help" else ""
+    if asked_about and asked_about.split()[0].casefold() not in KEYWORDS:  # `help with quantization`: a question
+        return Command("query", arg=asked_about, truncated=truncated)
     if kind is None:
         return _free_text(raw, words, first, rest, truncated)
     read = _ARGUMENTS.get(kind)

@@ -535,3 +535,26 @@ def test_commands_typed_in_plain_words_are_understood(text, kind, arg):
 def test_plain_words_that_are_no_command_stay_what_they_were(text):
     """Only the exact forms are rewritten: a sentence about reading is still a question."""
     assert parse(text).kind != "read" or text.startswith("read")
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "arg"),
+    [
+        ("help with quantization", "query", "quantization"),
+        ("help me understand paged attention", "query", "paged attention"),
+        ("帮助 量化", "query", "量化"),
+        ("help", "help", None),
+        ("help me", "help", None),
+        ("help me with dm", "help", None),  # a command word after help: the help
+        ("digest of kv cache posts", "query", "digest of kv cache posts"),
+        ("digest spec", "usage", "digest"),
+        ("digest", "usage", "digest"),
+    ],
+)
+def test_help_or_digest_before_a_topic_is_a_question_about_it(text, kind, arg):
+    """QA, 2026-12-07: ``help with quantization`` gave the help page and ``digest of kv cache posts``
+    the digest's usage; a topic after them is searched, a command word or nothing keeps them."""
+    cmd = parse(text)
+    assert cmd.kind == kind, cmd
+    if arg is not None:
+        assert cmd.arg == arg, cmd
