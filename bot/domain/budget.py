@@ -77,7 +77,7 @@ def take_budget(words: Sequence[str]) -> tuple[list[str], int | None]:
             end, minutes = i + said, _SAID["".join(out[i : i + said]).casefold()]
         elif pair is not None and word.replace(".", "", 1).isdigit() and parse_minutes(pair) is not None:
             end, minutes = i + 2, parse_minutes(pair)
-        elif not word.isdigit() and (minutes := parse_minutes(word)) is not None and not _clock_like(word):
+        elif not word.isdigit() and (minutes := parse_minutes(word)) is not None and not _clock_like(word, out):
             end = i + 1
         else:
             continue
@@ -92,9 +92,16 @@ MAX_SHORT_HOURS = 3
 _SHORT_HOURS = re.compile(r"^(\d+(?:\.\d+)?)h(\d+)?$", re.IGNORECASE)
 
 
-def _clock_like(word: str) -> bool:
+_CLOCK = re.compile(r"^\d{1,2}[:.]\d{2}(?:am|pm)?$|^\d{1,2}(?:am|pm)$", re.IGNORECASE)
+"""A clock time written out (``08:30``, ``8.30pm``, ``9am``)."""
+
+
+def _clock_like(word: str, words: Sequence[str] = ()) -> bool:
+    """Whether ``word`` (``21h``) is more likely a clock time than a duration: the ``Nh`` form over
+    :data:`MAX_SHORT_HOURS` hours, unless another of ``words`` already is a clock time (``dm on
+    friday 08:30 10h``: ten hours a week)."""
     m = _SHORT_HOURS.match(word)
-    return bool(m and float(m.group(1)) > MAX_SHORT_HOURS)
+    return bool(m and float(m.group(1)) > MAX_SHORT_HOURS) and not any(_CLOCK.match(w) for w in words)
 
 
 def step_cost(minutes: int | None) -> int:

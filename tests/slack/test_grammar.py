@@ -558,3 +558,21 @@ def test_help_or_digest_before_a_topic_is_a_question_about_it(text, kind, arg):
     assert cmd.kind == kind, cmd
     if arg is not None:
         assert cmd.arg == arg, cmd
+
+
+@pytest.mark.parametrize(
+    ("text", "at_time", "minutes"),
+    [
+        ("dm on friday 08:30 10h", "08:30", 600),
+        ("dm on friday 9am 5h", "09:00", 300),
+        ("dm on friday 21h", "21:00", None),  # no other time: 21h is the time
+        ("dm on friday 3h", None, 180),
+    ],
+)
+def test_an_hour_count_beside_a_clock_time_is_a_reading_time(text, at_time, minutes):
+    """QA, 2026-12-07: ``dm on friday 08:30 10h`` was refused as "08:30 is not a time" (10h read as
+    a second time); beside a clock time written out, ``Nh`` is the plan's hours."""
+    cmd = parse(text)
+    assert cmd.error is None, cmd
+    assert cmd.schedule is not None and cmd.schedule.at_time == at_time, cmd
+    assert cmd.minutes == minutes, cmd
