@@ -47,6 +47,7 @@ from bot.logging_setup import outage_kind, slack_error
 from bot.runtime import Runtime
 from bot.store import DM_TRACK, Subscription
 from bot.store.ledger import NO_ATTEMPT_LIMIT
+from bot.store.subscriptions import dm_lang
 from bot.web.urls import path_page_url
 
 log = logging.getLogger(__name__)
@@ -286,7 +287,7 @@ class Deliverer:
             return self._permanent(key, "no_token", None)
         catalog = self.runtime.holder.catalog
         # the person's chosen language, else the one their `dm on` was in (QA), else English
-        lang = self.store.get_lang(team, user) or set_up_in or "en"
+        lang = dm_lang(self.store.get_lang(team, user), set_up_in)
         budget = self.store.get_budget(team, user)  # issue 24: the steps that fit their minutes
         follows, read = self.store.follows(team, user), self.store.read_posts(team, user)
         # issue 41: posts added behind what they read since their last DM, named once

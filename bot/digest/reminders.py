@@ -20,6 +20,7 @@ from bot.domain.schedule import period_of
 from bot.domain.streaks import NUDGE_BEHIND, NUDGE_EVERY, behind_since, lower_budget, streak
 from bot.runtime import Runtime
 from bot.store.snapshots import Reminder
+from bot.store.subscriptions import dm_lang
 
 if TYPE_CHECKING:
     from bot.digest.deliver import Deliverer
@@ -108,7 +109,9 @@ def send_nudges(runtime: Runtime, deliverer: Deliverer, now: datetime) -> int:
         client = deliverer.clients.for_team(team)
         if client is None or not store.claim_nudge(team, user, now, NUDGE_EVERY):
             continue
-        reply = runtime.renderer.nudge(budget, lower_budget(budget), store.get_lang(team, user) or "en")
+        dm = store.get_dm(team, user)  # the language of their weekly DM's set-up, as the DM itself (QA)
+        lang = dm_lang(store.get_lang(team, user), dm.lang if dm is not None else None)
+        reply = runtime.renderer.nudge(budget, lower_budget(budget), lang)
         try:
             with deliverer.pacer.slot(team, user):
                 client.chat_postMessage(

@@ -272,13 +272,15 @@ def _second_budget(words: list[str], minutes: int | None, command: str) -> dict[
 
 
 _DM_PAUSE = frozenset({"pause", "snooze", "暂停"})
+_DM_RESUME = frozenset({"resume", "unpause", "unsnooze", "unmute", "恢复"})
 _DM_STATUS = frozenset({"status", "状态"})
 
 
 def _dm(rest: list[str]) -> dict[str, Any]:
     """``dm``, ``dm off``, ``dm on [schedule] [budget]`` (anything else after ``on``: ``dm.unknown_part``;
     a whole schedule without ``on``, ``dm friday 08:30``, is ``on`` too), ``dm pause`` (``arg="pause"``:
-    skip a week), ``dm catchup on|off`` (``私信 跟上进度 开|关``: ``catchup``); words not understood
+    skip a week), ``dm resume`` (``arg="resume"``: the skip undone), ``dm catchup on|off``
+    (``私信 跟上进度 开|关``: ``catchup``); words not understood
     (``dm off 2 weeks``, ``dm foo``): ``error="dm.extra"``, nothing changed; two budgets: ``budget.twice``."""
     typed = rest
     rest, minutes = take_budget(rest)
@@ -287,10 +289,12 @@ def _dm(rest: list[str]) -> dict[str, Any]:
     switch = rest[0].casefold() if rest else ""
     if switch in ("catchup", "跟上进度") and len(rest) == 2 and rest[1].casefold() in _ON_OFF:
         return {"enabled": None, "catchup": _ON_OFF[rest[1].casefold()]}
-    if switch in ("off", "stop", "关闭", "关", *_DM_PAUSE, *_DM_STATUS) and len(typed) > 1:
+    if switch in ("off", "stop", "关闭", "关", *_DM_PAUSE, *_DM_RESUME, *_DM_STATUS) and len(typed) > 1:
         return {"enabled": None, "error": "dm.extra", "error_value": " ".join(typed[1:])}
     if switch in ("off", "stop", "关闭", "关"):
         return {"enabled": False}
+    if switch in _DM_RESUME:
+        return {"enabled": None, "arg": "resume"}
     if switch in _DM_PAUSE or switch in _DM_STATUS:
         return {"enabled": None, "arg": "pause" if switch in _DM_PAUSE else ""}
     if switch not in ("on", "start", "开启", "开"):
@@ -375,6 +379,7 @@ _PHRASES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGNO
     (r"^remind\s+me\s+(?:about\s+|of\s+|to\s+read\s+)?(.+)$", r"remind \1"),
     (r"^(?:stop|turn\s+off|disable|no\s+more)\s+(?:the\s+|my\s+)?(?:weekly\s+)?(?:dms?|direct\s+messages?)$", "dm off"),
     (r"^(?:pause|snooze|mute)\s+(?:the\s+|my\s+)?(?:weekly\s+)?(?:dms?|direct\s+messages?)$", "dm pause"),
+    (r"^(?:resume|unpause|unsnooze|unmute)\s+(?:the\s+|my\s+)?(?:weekly\s+)?(?:dms?|direct\s+messages?)$", "dm resume"),
     (r"^(?:turn\s+on|enable|start)\s+(?:the\s+|my\s+)?(?:weekly\s+)?(?:dms?|direct\s+messages?)$", "dm on"),
     (r"^(?:cancel|delete|remove)\s+(?:a\s+|my\s+|the\s+)?reminders?$", "reminders"),
     (r"^(?:show\s+)?my\s+progress$", "next"),
@@ -385,6 +390,7 @@ _PHRASES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGNO
     (r"^(?:关闭|关掉|停止)私信$", "dm off"),
     (r"^(?:打开|开启)私信$", "dm on"),
     (r"^暂停私信$", "dm pause"),
+    (r"^恢复私信$", "dm resume"),
     (r"^(?:取消|删除)提醒$", "reminders"),
 ))
 """Commands typed as plain words (QA), rewritten to their keyword form before parsing: ``mark
@@ -449,12 +455,12 @@ def parse(text: str) -> Command:
         arg = next(g for g in topic.group("a", "b", "c", "d", "e") if g is not None).strip()
         if arg:
             return Command("latest", arg=arg, truncated=truncated)
+    if words[0].casefold() in USAGE_WORDS and len(words) <= 2:  # `digest`, `每周推荐 spec`: its usage
+        return Command("usage", arg=USAGE_WORDS[words[0].casefold()], truncated=truncated)
     first, rest = _keyword(words)
     kind = KEYWORDS.get(first)
     if first in _READ_VERBS and (not rest or _READ_QUESTION.match(rest[0])):
         kind = None  # "读 什么", "看过 哪些": a question, not the read command
-    if kind is None and first in USAGE_WORDS and len(rest) <= 1:  # `digest`, `digest spec`: its usage
-        return Command("usage", arg=USAGE_WORDS[first], truncated=truncated)
     asked_about = _HELP_LEAD.sub("", " ".join(rest)).strip() if kind == "help" else ""
     if asked_about and asked_about.split()[0].casefold() not in KEYWORDS:  # `help with quantization`: a question
         return Command("query", arg=asked_about, truncated=truncated)

@@ -59,12 +59,14 @@ STOP = re.compile(
     r"^(?:(?:please\s+)?(?:stop|pause|mute|opt[\s-]?out|暂停)"
     r"(?:\s+(?:it|this|that|please|pls|now|sending|messaging me|all|everything|of everything|of all))*|make it stop"
     r"|(?:please\s+)?stop\s+(?:the\s+|my\s+|this\s+|all\s+)?(?:digests?|reminders?|notifications?|messages?)"
-    r"|(?:请)?(?:停止|停下|停|别发了|不要再发了)(?:吧|了)?)$"
+    r"|(?:请)?(?:停止|停下|停|别发了|不要再发了|退出|全部停止|都停了|不再接收|不要再接收)(?:吧|了)?)$"
 )
 """``stop`` alone (``停止``, ``stop all``, ``pause``, ``opt out``): which of the DM, a channel digest or a
 reminder, never a search."""
 
-SNOOZE = re.compile(r"^(?:(?:please\s+)?snooze(?:\s+.*)?|暂停一周)$")
+SNOOZE = re.compile(
+    r"^(?:(?:please\s+)?snooze(?:\s+.*)?|暂停一周|推迟\s*(?:\d+|一|两|二|三)?\s*(?:周|个星期|星期|天)?|稍后提醒(?:我)?)$"
+)
 """``snooze`` with anything after it (``snooze 2 weeks``, ``snooze spec``): the *Snooze a week* button
 of a digest does it (QA: it was searched)."""
 
@@ -80,7 +82,8 @@ ALONE: tuple[tuple[re.Pattern[str], Kind], ...] = (
 """Questions with no argument that are commands of their own (QA: each was searched)."""
 
 STOP_TOPIC = re.compile(
-    r"^(?:please\s+)?(?:stop|pause|停止|暂停)\s*(?:the\s+|my\s+|this\s+)?(?P<t>\S+(?:\s+\S+){0,2}?)"
+    r"^(?:please\s+)?(?:stop|pause|停止|暂停)\s*(?:following\s+|receiving\s+|getting\s+)?(?:the\s+|my\s+|this\s+)?"
+    r"(?P<t>\S+(?:\s+\S+){0,2}?)"
     r"(?:\s+(?:digests?|track|posts?|please))?$"
 )
 """``stop|pause <track>`` (``stop spec``, ``停止 推测解码``): ``stop_what`` with the words as ``arg``, the whole
@@ -100,23 +103,44 @@ the ``latest`` command with the topic as its argument (a track's newest posts, e
 
 _THIS = r"(?:this|it|you|u|the\s+(?:bot|app)|vllm-path|vllm\s+path)(?:\s+(?:bot|app))?"
 
+_APP_WORDS = (
+    r"(?:\s+(?:a|an|the|my|this|that|to|it|all|weekly|channel|channels|dm|dms|digest|digests|reminder|reminders"
+    r"|track|tracks|notifications?|messages?|read|as|posts?|paths?|language|lang|plan|up|here|bot|app|vllm-path))*"
+)
+"""What may follow a verb in a question about the app (``how do I stop the dm``): the app's own
+nouns only, so ``how do I use speculative decoding`` stays a question about vLLM."""
+
 ABOUT_APP = re.compile(
     r"^(?:(?:so|and|ok|okay)\s+)?(?:"
     rf"what\s+(?:can|do|could|does)\s+{_THIS}\s+(?:do|help(?:\s+me)?(?:\s+with)?)(?:\s+for\s+me)?"
     rf"|what\s+(?:are|is)\s+{_THIS}(?:\s+for)?|what\s+(?:are\s+)?(?:the|your)\s+commands"
     rf"|how\s+(?:do|can|should)\s+i\s+use\s+{_THIS}|how\s+to\s+use\s+{_THIS}"
-    rf"|how\s+(?:does|do)\s+{_THIS}\s+work|(?:show\s+)?(?:the\s+)?(?:commands|usage|home|menu)"
+    rf"|how\s+(?:does|do)\s+{_THIS}\s+work|(?:show\s+|list\s+)?(?:the\s+|all\s+)?(?:commands|usage|(?:app\s+)?home|menu)"
+    r"|what\s+commands(?:\s+(?:are\s+there|do\s+you\s+have|can\s+i\s+use|exist))?"
+    r"|(?:what|which)\s+tracks(?:\s+(?:are\s+there|do\s+you\s+have|can\s+i\s+follow|exist))?"
+    r"|(?:show\s+|list\s+)(?:the\s+|all\s+)?tracks|all\s+tracks"
+    r"|how\s+(?:do|can|should)\s+i\s+(?:subscribe|unsubscribe|follow|unfollow|stop|cancel|pause|snooze|turn\s+off"
+    rf"|turn\s+on|set\s+up|change|get|mark|use){_APP_WORDS}"
+    r"|how\s+to\s+(?:subscribe|unsubscribe|follow|unfollow|stop|cancel|pause|snooze|turn\s+off|turn\s+on|set\s+up"
+    rf"|mark){_APP_WORDS}"
     r"|(?:我)?(?:该|要)?(?:怎么|如何|怎样)(?:用|使用)(?:这个|你)?(?:机器人|应用)?(?:呢|啊)?"
-    r"|你(?:能|会|可以)(?:做|干)?(?:什么|啥|些什么)(?:呢|啊)?|(?:使用)?(?:帮助|说明)|使用指南|(?:有哪些)?命令(?:列表)?|主页|首页)$"
+    r"|你(?:能|会|可以)(?:做|干)?(?:什么|啥|些什么)(?:呢|啊)?|(?:使用)?(?:帮助|说明)|使用指南|(?:有哪些)?命令(?:列表)?|主页|首页"
+    r"|这(?:个)?(?:是什么|怎么用|如何使用)(?:呢|啊)?|(?:该)?(?:怎么|如何)(?:订阅|取消订阅|退订|关注|取消关注|取消提醒|设置提醒|标记已读)"
+    r"(?:呢|啊)?|有(?:哪些|什么)(?:主题|路径|学习路径)(?:呢|啊)?|(?:主题|路径)列表)$"
 )
 """Asking what the app does or how to use it (``what can you do``, ``how do I use this``, ``home``,
 ``怎么用``, ``你能做什么``): the help, never a search (QA: each was refused as off-topic)."""
 
 CANCEL_REMINDER = re.compile(
     r"^(?:cancel|delete|remove|取消|删除)\s*(?:the\s+|my\s+)?(?:reminders?|提醒)\s*(?:#|no\.?\s*|number\s+|第)?\d+(?:个)?$"
+    r"|^(?:cancel|delete|remove)\s+(?:#\s*)?\d+$|^(?:cancel|delete|remove)\s+(?:all\s+)?(?:my\s+)?reminders$"
+    r"|^(?:取消|删除)(?:所有|全部)?提醒$"
 )
 """``cancel reminder 1`` / ``取消提醒 1``: the usage of ``reminders cancel <n>`` (QA: it was searched)."""
 
-USAGE_WORDS: dict[str, str] = {"digest": "digest", "digests": "digest", "摘要": "digest", "频道摘要": "digest"}
+USAGE_WORDS: dict[str, str] = {
+    "digest": "digest", "digests": "digest", "摘要": "digest", "频道摘要": "digest", "每周推荐": "digest",
+    "频道推荐": "digest",
+}  # fmt: skip
 """First words of commands that have no keyword of their own: text starting with one that does not
 parse as anything else gets that command's usage (the key :func:`bot.slack.commands.help.usage` reads)."""

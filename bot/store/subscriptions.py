@@ -26,6 +26,15 @@ def set_cursor_in(s: Connection, id: int, cursor: int, catalog_version: str | No
     return changed(s, update(ChannelSubscription).where(ChannelSubscription.c.id == id).values(**values)) > 0
 
 
+def dm_lang(chosen: str | None, set_up_in: str | None) -> str:
+    """The language (``'en'`` | ``'zh'``) a DM to a person speaks (the weekly DM, the "fall behind"
+    nudge): ``chosen`` (their ``lang``, :meth:`Store.get_lang`), else ``set_up_in`` (the language of
+    the ``dm on`` that set their weekly DM up, :attr:`DmSettings.lang`, migration i46_0002), else ``'en'``."""
+    if chosen in LANGS:
+        return str(chosen)
+    return str(set_up_in) if set_up_in in LANGS else "en"
+
+
 class SubscriptionsRepo(StoreCore):
     """Channel subscriptions, keyed by (team, channel, track id) and by row id; DM digest
     settings, keyed by (team, user)."""
@@ -123,11 +132,11 @@ class SubscriptionsRepo(StoreCore):
     ) -> DmSettings:
         """Turn the user's weekly DM digest on or off, optionally on a new ``schedule`` (else the
         current one; new rows: Monday 09:00 in the default timezone). Enabling reactivates a
-        paused digest. ``lang`` (``'en'`` | ``'zh'``): the DM's language from now on, that of the
-        command that set it up (None: the one it had); the DM speaks the person's chosen language,
-        else this one, else English (:meth:`bot.digest.deliver.Deliverer.deliver_dm`). Raises
-        ValueError for bad arguments."""
-        changes: dict[str, Any] = {"enabled": bool(enabled)}
+        paused digest; on or off, a snooze (``dm pause``, *Snooze a week*) ends. ``lang``
+        (``'en'`` | ``'zh'``): the DM's language from now on, that of the command that set it up
+        (None: the one it had); the DM speaks the person's chosen language,
+        else this one, else English (:func:`dm_lang`). Raises ValueError for bad arguments."""
+        changes: dict[str, Any] = {"enabled": bool(enabled), "snoozed_until": None}  # QA: a set-up ends a pause
         if schedule is not None:
             changes.update(schedule_columns(schedule))
         if lang is not None:

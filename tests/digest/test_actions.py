@@ -68,7 +68,7 @@ def test_dm_snooze_skips_a_week_and_stop_turns_the_dm_off(runtime, standin) -> N
     handlers = Handlers(runtime)
     me = Caller(TEAM, "U1", "D1")
     reply = handlers.action(me, "snooze", {"v": "digest-dm"})
-    assert "Snoozed" in reply.text
+    assert reply.text.startswith("Paused: your weekly DM of Monday "), reply.text
     dm = store.get_dm(TEAM, "U1")
     assert dm.snoozed_until - datetime.now(UTC) > timedelta(days=6, hours=23)
     fire = next_fire(0, "09:00", "UTC", datetime.now(UTC))

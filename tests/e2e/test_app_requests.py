@@ -76,9 +76,9 @@ def test_dm_with_words_it_does_not_read_changes_nothing_and_says_what_it_accepts
     assert mention.startswith("I didn't understand “&lt;!channel&gt;”, so nothing changed."), mention
     assert runtime.store.get_dm(slack.team, slack.user).weekday == 4  # still friday
     paused = _text(slack, "dm pause")
-    assert paused.startswith("Snoozed: no weekly DM until "), paused
+    assert paused.startswith("Paused: your weekly DM of Friday "), paused
     assert runtime.store.get_dm(slack.team, slack.user).snoozed_until is not None
-    assert "Snoozed: no weekly DM until " in _text(slack, "dm snooze")
+    assert "Paused: your weekly DM of Friday " in _text(slack, "dm snooze")
 
 
 def test_two_budgets_name_the_second_not_the_time(slack, runtime):

@@ -576,3 +576,38 @@ def test_an_hour_count_beside_a_clock_time_is_a_reading_time(text, at_time, minu
     assert cmd.error is None, cmd
     assert cmd.schedule is not None and cmd.schedule.at_time == at_time, cmd
     assert cmd.minutes == minutes, cmd
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("what commands are there", "help"),
+        ("list commands", "help"),
+        ("app home", "help"),
+        ("how do I subscribe", "help"),
+        ("how do i stop the dm", "help"),
+        ("how do I cancel a reminder", "help"),
+        ("how to unsubscribe", "help"),
+        ("what tracks are there", "help"),
+        ("list tracks", "help"),
+        ("这个怎么用", "help"),
+        ("怎么订阅", "help"),
+        ("有哪些主题", "help"),
+        ("cancel 1", "usage"),
+        ("cancel all reminders", "usage"),
+        ("退出", "stop_what"),
+        ("不再接收", "stop_what"),
+        ("stop following spec", "stop_what"),
+        ("推迟两周", "snooze_what"),
+        ("每周推荐", "usage"),
+        # questions about vLLM that start the same way stay questions
+        ("how do i use speculative decoding", "query"),
+        ("how do I set up pd disaggregation", "query"),
+        ("how to stop generation at a token", "query"),
+        ("每周 30分钟", "plan"),
+    ],
+)
+def test_a_question_about_the_app_is_answered_by_the_app(text, kind):
+    """QA pass 2, 2026-12-07: each of these about the app was refused as off-topic (or ``每周推荐``,
+    the app's own word for a digest, read as a plan); vLLM questions of the same shape still search."""
+    assert parse(text).kind == kind, parse(text)

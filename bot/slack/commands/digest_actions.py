@@ -15,6 +15,7 @@ from bot.slack.i18n import t, weekday_name
 from bot.slack.views.blocks import Reply
 from bot.slack.views.digest import DIGEST_DM_VIEW
 from bot.slack.views.messages import text_reply, track_name
+from bot.slack.views.subscriptions import dm_paused_text
 from bot.store.snapshots import Subscription
 
 SNOOZE_DM_DAYS = 7
@@ -43,9 +44,8 @@ def handle_digest_action(
             until = now + timedelta(days=SNOOZE_DM_DAYS)
             if not store.snooze_dm(caller.team_id, caller.user_id, until):
                 return text_reply(t("digest.gone", lang))
-            dm = store.get_dm(caller.team_id, caller.user_id)
-            local = until.astimezone(ZoneInfo(dm.timezone if dm else "UTC"))
-            return text_reply(t("digest.snoozed_dm", lang, until=_when(local, lang)))
+            dm = store.get_dm(caller.team_id, caller.user_id)  # dates only, in the DM's zone (QA)
+            return text_reply(dm_paused_text(dm, lang, now) if dm else t("digest.gone", lang))
         store.set_dm(caller.team_id, caller.user_id, False)
         return text_reply(t("digest.stopped_dm", lang))
     sub = channel_subscription(runtime, caller, view)

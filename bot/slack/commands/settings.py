@@ -80,7 +80,7 @@ def show_settings(ctx: Context, cmd: grammar.Command) -> Reply:
     lines = [
         t("settings.header", lang),
         t("settings.lang" if chosen else "settings.lang_auto", lang),
-        t("settings.dm", lang, status=Mrkdwn(" ").join(str(dm).split("\n"))),
+        t("settings.dm", lang, status=Mrkdwn(" ").join(Mrkdwn(x) for x in str(dm).split("\n"))),
         plan,
         t("settings.zone", lang, tz=zone_label(ctx.timezone())),
         followed,

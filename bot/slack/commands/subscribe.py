@@ -237,6 +237,8 @@ def dm(ctx: Context, cmd: grammar.Command) -> Reply:
         return views.text_reply(t("dm.extra", lang, value=truncate(cmd.error_value or "", 100)))
     if cmd.enabled is None and cmd.arg == "pause":
         return _pause_dm(ctx)
+    if cmd.enabled is None and cmd.arg == "resume":
+        return _resume_dm(ctx)
     if cmd.enabled is None:  # `dm` alone: where it stands (QA), then how to change it
         now = store.get_dm(caller.team_id, caller.user_id)
         status = views.dm_status(now, lang) or t("dm.now_off", lang)
@@ -266,3 +268,18 @@ def _pause_dm(ctx: Context) -> Reply:
     if now is None or not now.enabled:
         return views.text_reply(t("dm.pause_off", ctx.lang))
     return handle_digest_action(ctx.rt, ctx.caller, "snooze", {"v": DIGEST_DM_VIEW}, ctx.lang)
+
+
+def _resume_dm(ctx: Context) -> Reply:
+    """``dm resume`` / ``dm unpause`` / ``dm unsnooze`` / ``私信 恢复``: a snooze (``dm pause``, the DM's
+    *Snooze a week*, the nudge's *Pause two weeks*) ended now; the reply names the next DM's day."""
+    store, team, user, lang = ctx.rt.store, ctx.caller.team_id, ctx.caller.user_id, ctx.lang
+    now = store.get_dm(team, user)
+    if now is None or not now.enabled:
+        return views.text_reply(t("dm.resume_off", lang))
+    if views.dm_resumes(now, store.now()) is None:
+        return views.text_reply(t("dm.resume_none", lang))
+    store.snooze_dm(team, user, None)
+    fire = now.schedule.next_fire(store.now())
+    assert fire is not None  # a weekly schedule always fires again
+    return views.text_reply(t("dm.resumed", lang, **views.day_words(fire, lang)))

@@ -16,7 +16,9 @@ from bot.slack.views.blocks import Json, Reply, actions, button, context, divide
 from bot.slack.views.links import read_link, reference_lines
 from bot.slack.views.parts import memo, memo_reply, read_count
 from bot.slack.views.plan import minutes_suffix, step_level
+from bot.slack.views.subscriptions import day_words as day_words
 from bot.slack.views.subscriptions import digest_amount as digest_amount
+from bot.slack.views.subscriptions import dm_resumes as dm_resumes
 from bot.slack.views.subscriptions import dm_status as dm_status  # re-exported: callers use views.*
 from bot.slack.views.subscriptions import schedule_words as schedule_words
 from bot.slack.views.subscriptions import subscription_line as subscription_line

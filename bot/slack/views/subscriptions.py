@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from bot.domain.budget import weeks_to_finish
 from bot.domain.catalog import Catalog
@@ -15,15 +17,58 @@ from bot.slack.views.blocks import Json, Reply, context, header, make_reply, sec
 from bot.store.snapshots import Subscription
 
 
-def dm_status(dm: Any, lang: str) -> Mrkdwn | None:
+def dm_status(dm: Any, lang: str, now: datetime | None = None) -> Mrkdwn | None:
     """A reader's weekly DM (a :class:`bot.store.snapshots.DmSettings` or None) as said to them:
-    its schedule, and why it is paused; None when it is off."""
+    its schedule, why it is paused, and until when it is snoozed (``dm pause``, *Snooze a week*,
+    the nudge's *Pause two weeks*: ``snoozed_until`` after ``now``, aware, default the clock's now);
+    None when it is off."""
     if dm is None or not getattr(dm, "enabled", False):
         return None
     status = t("dm.on", lang, **schedule_words(dm.schedule, lang))
     if getattr(dm, "status", "active") != "active":
         status += "\n" + t("dm.paused", lang, reason=dm.pause_reason or "")
+    if (resumes := dm_resumes(dm, now)) is not None:
+        status += "\n" + t("dm.snoozed", lang, **day_words(resumes, lang))
     return status
+
+
+def dm_resumes(dm: Any, now: datetime | None = None) -> datetime | None:
+    """When a snoozed weekly DM (a :class:`bot.store.snapshots.DmSettings`) next goes out: its first
+    scheduled time not before ``snoozed_until`` (aware, the DM's zone); None when not snoozed at
+    ``now`` (aware; default the clock's now). The sender skips every time before ``snoozed_until``."""
+    until = getattr(dm, "snoozed_until", None)
+    if until is None or until <= (now or datetime.now(UTC)):
+        return None
+    fire: datetime | None = dm.schedule.next_fire(until - timedelta(microseconds=1))
+    return fire
+
+
+def dm_skipped(dm: Any, now: datetime | None = None) -> datetime | None:
+    """The first weekly DM a snooze skips (the DM's next scheduled time after ``now``, aware,
+    default the clock's now, when it falls before ``snoozed_until``), else None."""
+    until = getattr(dm, "snoozed_until", None)
+    fire = dm.schedule.next_fire(now or datetime.now(UTC))
+    return fire if until is not None and fire is not None and fire < until else None
+
+
+def day_words(when: datetime, lang: str) -> dict[str, str]:
+    """A day as the strings' ``{weekday}`` (in ``lang``) and ``{date}`` (``YYYY-MM-DD``), in ``when``'s zone."""
+    return {"weekday": weekday_name(when.weekday(), lang), "date": f"{when:%Y-%m-%d}"}
+
+
+def dm_paused_text(dm: Any, lang: str, now: datetime | None = None) -> Mrkdwn:
+    """The answer to ``dm pause`` and to the weekly DM's *Snooze a week* (``dm``: the snoozed
+    :class:`bot.store.snapshots.DmSettings`): the DM skipped and the day the next one comes, dates
+    only, in the DM's time zone; how to undo it."""
+    resumes = dm_resumes(dm, now)
+    skipped = dm_skipped(dm, now)
+    if resumes is None:  # not snoozed after all (a snooze in the past): where the DM stands
+        return dm_status(dm, lang, now) or t("dm.now_off", lang)
+    if skipped is None:
+        return t("dm.snoozed_reply_next", lang, **day_words(resumes, lang))
+    skip = day_words(skipped.astimezone(ZoneInfo(dm.timezone)), lang)
+    nxt = day_words(resumes, lang)
+    return t("dm.snoozed_reply", lang, skipped=skip["date"], weekday=skip["weekday"], next=nxt["date"])
 
 
 def schedule_words(schedule: WeeklySchedule, lang: str) -> dict[str, str]:
