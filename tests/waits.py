@@ -6,9 +6,10 @@ bound; speed targets are benchmarks)."""
 from __future__ import annotations
 
 import subprocess
+import threading
 import time
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
@@ -37,3 +38,19 @@ def wait_exit(proc: subprocess.Popen[bytes], timeout: float = PATIENCE_S) -> int
         proc.kill()
         proc.wait()
         raise
+
+
+def gate_flushes(batcher: Any) -> tuple[threading.Event, threading.Event]:
+    """Hold ``batcher``'s group commits (a :class:`bot.store.held_batch.HeldBatcher`, its ``_flush``
+    replaced for the test) until the first returned event is set; the second is set as soon as a
+    batch is being written. ``(gate, flushing)``."""
+    gate, flushing = threading.Event(), threading.Event()
+    flush = batcher._flush
+
+    def gated(batch: list[Any]) -> None:
+        flushing.set()
+        assert gate.wait(PATIENCE_S)
+        flush(batch)
+
+    batcher._flush = gated
+    return gate, flushing

@@ -21,7 +21,7 @@ from slack_sdk import WebClient
 
 from tests.standin import SlackStandIn
 from tests.standin.socket_mode import SocketModeStandIn, command_payload
-from tests.waits import PATIENCE_S, wait_until
+from tests.waits import PATIENCE_S, gate_flushes, wait_until
 
 EVER = (datetime(2000, 1, 1, tzinfo=UTC), datetime(2100, 1, 1, tzinfo=UTC))
 
@@ -139,15 +139,7 @@ def test_a_held_command_is_acked_once_committed_and_keeps_no_thread_meanwhile(do
     web.wait_for_response(url, timeout=PATIENCE_S)  # now known: the next help is answered in its ack
     wait_until(lambda: runtime.store.held_requests(*EVER) == [], what="the first help released")
     batcher = runtime.store.held_batch()
-    gate, flushing = threading.Event(), threading.Event()
-    flush = batcher._flush
-
-    def gated(batch: list[Any]) -> None:
-        flushing.set()
-        assert gate.wait(PATIENCE_S)
-        flush(batch)
-
-    batcher._flush = gated  # type: ignore[method-assign]
+    gate, flushing = gate_flushes(batcher)
     url = web.response_url()
     door._on_message(envelope("E-SUB", "subscribe pd monday 09:00 UTC", "U0HELD", url))
     assert flushing.wait(PATIENCE_S)  # the hold is being written, and cannot finish yet
@@ -187,15 +179,7 @@ def test_past_the_backlog_a_command_is_acked_once_held_then_answered_through_its
     web.wait_for_response(url, timeout=PATIENCE_S)
     wait_until(lambda: runtime.store.held_requests(*EVER) == [], what="the first help released")
     batcher = runtime.store.held_batch()
-    gate, flushing = threading.Event(), threading.Event()
-    flush = batcher._flush
-
-    def gated(batch: list[Any]) -> None:
-        flushing.set()
-        assert gate.wait(PATIENCE_S)
-        flush(batch)
-
-    batcher._flush = gated  # type: ignore[method-assign]
+    gate, flushing = gate_flushes(batcher)
     url = web.response_url()
     frame = envelope("E-FIRST", "help", "U0FIRST", url)
     door._on_message(frame)

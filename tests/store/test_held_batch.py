@@ -7,11 +7,10 @@ from __future__ import annotations
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from bot.store import Store
 from tests.store.conftest import FakeClock
-from tests.waits import PATIENCE_S, wait_until
+from tests.waits import PATIENCE_S, gate_flushes, wait_until
 
 EVER = (datetime(2000, 1, 1, tzinfo=UTC), datetime(2100, 1, 1, tzinfo=UTC))
 
@@ -30,15 +29,7 @@ def test_a_hold_returns_once_committed(store: Store, store_url: str) -> None:
 
 def test_the_holds_of_many_threads_share_one_transaction(store: Store, store_url: str) -> None:
     batcher = store.held_batch()
-    gate, flushing = threading.Event(), threading.Event()
-    flush = batcher._flush
-
-    def gated(batch: list[Any]) -> None:
-        flushing.set()
-        assert gate.wait(PATIENCE_S)
-        flush(batch)
-
-    batcher._flush = gated  # type: ignore[method-assign]
+    gate, flushing = gate_flushes(batcher)
     with ThreadPoolExecutor(max_workers=20) as pool:
         first = pool.submit(batcher.hold, "T1", "first", "text/plain")
         assert flushing.wait(PATIENCE_S)  # the first batch is being written: the others queue meanwhile
