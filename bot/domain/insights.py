@@ -45,7 +45,9 @@ class TrackFunnel:
 class TrackCompletion:
     """Of a track's followers who followed it at least :data:`FINISH_DAYS` ago (``cohort``), how many
     had read every step of its essential path within :data:`FINISH_DAYS` of following (``finished``)
-    and ``share`` = finished / cohort (0..1). A cohort of 1 to ``MIN_READERS - 1``: all three ``None``."""
+    and ``share`` = finished / cohort (0..1). A cohort of 1 to ``MIN_READERS - 1``: all three ``None``;
+    1 to ``MIN_READERS - 1`` finishers: ``finished`` and ``share`` ``None`` (a share of a known cohort
+    would tell their number)."""
 
     track_id: str
     cohort: int | None
@@ -145,9 +147,11 @@ def _completions(
     for track in catalog.tracks:
         if not (flags := cohorts.get(track.id)):
             continue
-        cohort, finished = shown(len(flags)), sum(flags)
+        cohort, finished = shown(len(flags)), shown(sum(flags))
+        if cohort is None:
+            finished = None
         out.append(
-            TrackCompletion(track.id, cohort, finished if cohort else None, finished / cohort if cohort else None)
+            TrackCompletion(track.id, cohort, finished, finished / cohort if cohort and finished is not None else None)
         )
     return tuple(out)
 

@@ -21,19 +21,20 @@ TEAM = "TDONE"
 
 
 def _seed(runtime) -> None:
-    """spec: U1..U5 followed 40 days ago; U1..U3 read its essential path 30 days ago (within 4
-    weeks), U4 five days ago (too late), U5 not all of it; U6 followed 10 days ago and read it all
-    (not in the cohort yet). pd: U1..U3 followed 40 days ago and read it all (a cohort of 3)."""
+    """spec: U1..U5 and U7 followed 40 days ago; U1..U3 and U7 read its essential path 30 days ago
+    (within 4 weeks), U4 five days ago (too late), U5 not all of it; U6 followed 10 days ago and read
+    it all (not in the cohort yet). pd: U1..U3 followed 40 days ago and read it all (a cohort of 3)."""
     cat = runtime.holder.catalog
     clock = {"now": NOW - timedelta(days=40)}
     store = Store(runtime.store.engine, clock=lambda: clock["now"])
-    for user in ("U1", "U2", "U3", "U4", "U5"):
+    for user in ("U1", "U2", "U3", "U4", "U5", "U7"):
         store.follow(TEAM, user, "spec")
     for user in ("U1", "U2", "U3"):
         store.follow(TEAM, user, "pd")
     clock["now"] = NOW - timedelta(days=30)
     for user in ("U1", "U2", "U3"):
         store.mark_read(TEAM, user, [*cat.essentials("spec"), *cat.essentials("pd")])
+    store.mark_read(TEAM, "U7", list(cat.essentials("spec")))
     store.mark_read(TEAM, "U5", list(cat.essentials("spec")[:-1]))
     clock["now"] = NOW - timedelta(days=10)
     store.follow(TEAM, "U6", "spec")
@@ -47,11 +48,11 @@ def test_the_share_counts_followers_of_four_weeks_who_finished_within_four_weeks
     ins = team_insights(runtime, TEAM, NOW)
     rows = {c.track_id: c for c in ins.completions}
     assert set(rows) == {"spec", "pd"}
-    assert (rows["spec"].cohort, rows["spec"].finished, rows["spec"].share) == (5, 3, 0.6)
+    assert (rows["spec"].cohort, rows["spec"].finished, rows["spec"].share) == (6, 4, 4 / 6)
     assert (rows["pd"].cohort, rows["pd"].finished, rows["pd"].share) == (None, None, None)  # 3 followers: hidden
     # two days on, U6 has followed for 12 days: still outside; 19 days on, inside and finished in time
     later = {c.track_id: c for c in team_insights(runtime, TEAM, NOW + timedelta(days=FINISH_DAYS - 9)).completions}
-    assert (later["spec"].cohort, later["spec"].finished) == (6, 4)
+    assert (later["spec"].cohort, later["spec"].finished) == (7, 5)
 
 
 def test_admins_see_the_share_in_slack_and_the_terminal_in_english_and_chinese(runtime, monkeypatch) -> None:
@@ -61,20 +62,39 @@ def test_admins_see_the_share_in_slack_and_the_terminal_in_english_and_chinese(r
     assert not block_kit_problems(reply.blocks)
     text = json.dumps(reply.blocks, ensure_ascii=False)
     spec, pd = runtime.holder.catalog.track("spec").names, runtime.holder.catalog.track("pd").names
-    assert f"*{spec.en}* · *60%* of 5 followers finished the essential path (3)" in text
+    assert f"*{spec.en}* · *67%* of 6 followers finished the essential path (4)" in text
     assert f"*{pd.en}* · fewer than 4 followers of 4 weeks or more: no share shown" in text
     admin.command(Caller(TEAM, "UADMIN"), "lang zh")
     zh = json.dumps(admin.command(Caller(TEAM, "UADMIN"), "统计").blocks, ensure_ascii=False)
-    assert f"*{spec.zh}* · 5 位关注者中 *60%* 读完了必读路径（3 位）" in zh and "不显示比例" in zh
+    assert f"*{spec.zh}* · 6 位关注者中 *67%* 读完了必读路径（4 位）" in zh and "不显示比例" in zh
     monkeypatch.setenv("DATABASE_URL", runtime.settings.database_url)
     result = CliRunner().invoke(main, ["stats", "--team", TEAM, "--json"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     by_track = {c["track_id"]: c for c in data["completions"]}
-    assert by_track["spec"] == {"track_id": "spec", "cohort": 5, "finished": 3, "share": 0.6}
+    assert by_track["spec"] == {"track_id": "spec", "cohort": 6, "finished": 4, "share": 4 / 6}
     assert by_track["pd"] == {"track_id": "pd", "cohort": None, "finished": None, "share": None}
     terminal = CliRunner().invoke(main, ["stats", "--team", TEAM])
-    assert terminal.exit_code == 0 and "60% of 5 followers" in terminal.output
+    assert terminal.exit_code == 0 and "67% of 6 followers" in terminal.output
+
+
+def test_one_to_three_finishers_of_a_shown_cohort_are_not_counted_nor_shared(runtime) -> None:
+    """A cohort of 5 of whom 3 finished: the share (60%) would tell the count, so neither is shown."""
+    cat, store = runtime.holder.catalog, runtime.store
+    clock = {"now": NOW - timedelta(days=40)}
+    early = Store(store.engine, clock=lambda: clock["now"])
+    for user in ("U1", "U2", "U3", "U4", "U5"):
+        early.follow("TFEW", user, "spec")
+    clock["now"] = NOW - timedelta(days=30)
+    for user in ("U1", "U2", "U3"):
+        early.mark_read("TFEW", user, list(cat.essentials("spec")))
+    row = next(c for c in team_insights(runtime, "TFEW", NOW).completions if c.track_id == "spec")
+    assert (row.cohort, row.finished, row.share) == (5, None, None)
+    admin = Handlers(runtime, users_info=lambda team, user: UserInfo(is_admin=True))
+    text = json.dumps(admin.command(Caller("TFEW", "UADMIN"), "stats").blocks, ensure_ascii=False)
+    name = cat.track("spec").names.en
+    assert f"*{name}* · fewer than 4 of 5 followers finished the essential path (no share shown)" in text
+    assert "60%" not in text
 
 
 def _finished_line(reply) -> str:

@@ -37,8 +37,10 @@ def funnel_line(catalog: Catalog, funnel: TrackFunnel, lang: str) -> Mrkdwn:
 
 def completion_line(catalog: Catalog, row: TrackCompletion, lang: str) -> Mrkdwn:
     """``*Speculative decoding* · 60% of 5 followers finished the essential path (3)``, or that
-    there are fewer than ``MIN_READERS`` followers of :data:`FINISH_DAYS` (no share shown)."""
+    there are fewer than ``MIN_READERS`` followers of :data:`FINISH_DAYS` or finishers (no share shown)."""
     name = track_name(catalog, row.track_id, lang)
+    if row.share is None and row.cohort is not None:
+        return t("stats.completion_few", lang, track=name, n=MIN_READERS, cohort=row.cohort)
     if row.share is None:
         return t("stats.completion_hidden", lang, track=name, n=MIN_READERS, weeks=FINISH_DAYS // 7)
     return t("stats.completion", lang, track=name, share=round(row.share * 100), cohort=row.cohort, n=row.finished)
