@@ -18,6 +18,7 @@ from bot.cli.common import (
     track_or_exit,
     write_pid_file,
 )
+from bot.domain.budget import MAX_MINUTES, MIN_MINUTES  # the chat's range (QA: 1–10000 here)
 
 
 def _runtime():
@@ -140,7 +141,7 @@ def digest() -> None:
 )
 @click.option(
     "--minutes",
-    type=click.IntRange(1, 10_000),
+    type=click.IntRange(MIN_MINUTES, MAX_MINUTES),
     help="A weekly budget in minutes (newly subscribed channel only): the steps that fit.",
 )
 @option(

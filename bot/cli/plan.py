@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from bot.cli.common import fail, load_catalog_or_exit, option, track_or_exit
+from bot.domain.budget import MAX_MINUTES, MIN_MINUTES  # the chat's range (QA: 1–10000 here)
 
 
 def essential_weeks_line(catalog, track_id: str, minutes_per_week: int | None = None) -> str:
@@ -25,7 +26,11 @@ def essential_weeks_line(catalog, track_id: str, minutes_per_week: int | None = 
 
 
 @click.command("plan-weeks")
-@click.option("--minutes", type=click.IntRange(1, 10_000), help="Minutes a week (default: the app's default budget).")
+@click.option(
+    "--minutes",
+    type=click.IntRange(MIN_MINUTES, MAX_MINUTES),
+    help="Minutes a week (default: the app's default budget).",
+)
 @click.option("--catalog", "catalog_dir", help="Catalog folder (default: catalog/).")
 def plan_weeks_cmd(minutes: int | None, catalog_dir: str | None) -> None:
     """Weeks each track's essential path takes at a weekly budget; exit 1 when one takes more

@@ -66,11 +66,14 @@ def check_minutes(minutes: int) -> bool:
 
 
 def take_budget(words: Sequence[str]) -> tuple[list[str], int | None]:
-    """``(other words, minutes or None)``: one duration (``45 min`` may be two words, and a
-    following ``a week`` goes too) taken out of ``words``. ``21h`` is a clock time: the short
+    """``(other words, minutes or None)``: one duration (``45 min`` may be two words, ``1h 30m``
+    is 90 minutes, ``-5m`` is -5 for the range check to refuse, and a following ``a week`` goes
+    too) taken out of ``words``. ``21h`` is a clock time: the short
     ``h`` form is a duration only up to :data:`MAX_SHORT_HOURS` hours."""
     out = list(words)
-    for i, word in enumerate(out):
+    for i, typed in enumerate(out):
+        sign = -1 if typed.startswith("-") and len(typed) > 1 else 1  # "-5m": out of range, not unread
+        word = typed[1:] if sign < 0 else typed
         pair = f"{word}{out[i + 1]}" if i + 1 < len(out) else None
         minutes: int | None = None
         if said := next((n for n in (6, 3, 2) if "".join(out[i : i + n]).casefold() in _SAID), 0):
@@ -81,10 +84,29 @@ def take_budget(words: Sequence[str]) -> tuple[list[str], int | None]:
             end = i + 1
         else:
             continue
+        if minutes is not None and _HOURS_END.search("".join(out[i:end])):  # "1h 30m": 90 minutes
+            end, minutes = _and_minutes(out, end, minutes)
         while end < len(out) and out[end].casefold() in _FILLER:
             end += 1
-        return out[:i] + out[end:], minutes
+        return out[:i] + out[end:], None if minutes is None else sign * minutes
     return out, None
+
+
+_HOURS_END = re.compile(
+    r"(?:\d|[半一两二三四五六七八九十])\s*(?:h|hr|hrs|hour|hours|小时|个小时|钟头|个钟头)$", re.IGNORECASE
+)
+"""A duration in whole hours (``1h``, ``2 hours``, ``1小时``) that minutes may follow as another word."""
+_MINUTES_ONLY = re.compile(r"^\d+\s*(?:m|min|mins|minutes?|分钟|分)$", re.IGNORECASE)
+
+
+def _and_minutes(words: Sequence[str], end: int, minutes: int) -> tuple[int, int]:
+    """``(end, minutes)`` with the minutes that follow an hours duration at ``words[end]`` (``1h
+    30m``, ``1 hour 30 minutes``, ``1小时 30分钟``) added: one duration, not two."""
+    for n in (1, 2):
+        more = "".join(words[end : end + n])
+        if len(words) >= end + n and _MINUTES_ONLY.match(more) and (extra := parse_minutes(more)) is not None:
+            return end + n, minutes + extra
+    return end, minutes
 
 
 MAX_SHORT_HOURS = 3

@@ -3,9 +3,10 @@ their local today; the reminder goes out at :data:`REMIND_AT` in their Slack ``t
 
 Day phrases: ``tomorrow`` / ``明天``, ``day after tomorrow`` / ``后天``, ``next week`` / ``下周``,
 ``in 3 days`` / ``in a week`` / ``3天后`` / ``一周后``, a weekday (``monday(s)``, ``礼拜一``, ``下周一``:
-the first one after today) and a date (``2026-12-07``, ``2026/12/07``, ``12月7日``, ``dec 7th``,
-``7 december``; a month-day already past is next year). ``today``, ``yesterday`` / ``昨天`` and a
-day more than a year away (:func:`a_year_after`) are refused (named in the error).
+the first one after today) and a date (``2026-12-07``, ``2026/12/07``, ``2026年12月7日``, ``12月7日``,
+``dec 7th``, ``7 december``; a month-day already past is next year). ``today``, ``yesterday`` /
+``昨天`` and a day more than a year away (:func:`a_year_after`) are refused (named in the error,
+with the reason: :attr:`DayChoice.reason`).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ _ISO = re.compile(r"^(\d{4})[-/](\d{1,2})[-/](\d{1,2})$")
 _ZH_IN = re.compile(r"^(\d{1,3}|一|两|二|三)(天|周|个星期|星期)后$")
 _ZH_COUNT = {"一": 1, "两": 2, "二": 2, "三": 3}
 _ZH_DATE = re.compile(r"^(\d{1,2})月(\d{1,2})[日号]$")
+_ZH_YEAR_DATE = re.compile(r"^(\d{4})年(\d{1,2})月(\d{1,2})[日号]?$")
 _ORDINAL = re.compile(r"^(\d{1,2})(?:st|nd|rd|th)$")
 _UNITS = {"day": 1, "days": 1, "d": 1, "week": 7, "weeks": 7, "w": 7}
 _NUMBER_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
@@ -50,12 +52,15 @@ _COUNTS = {"a": 1} | {w: i for i, w in enumerate(_NUMBER_WORDS, 1)}
 class DayChoice:
     """The words before the day phrase (``rest``) and the ``day`` (``None``: no day phrase);
     ``error`` names a day phrase that cannot be used (past, too far, no date); ``meant`` the day
-    word a near-miss last word probably meant (``tomorow``; then ``day`` is ``None``)."""
+    word a near-miss last word probably meant (``tomorow``; then ``day`` is ``None``); ``reason``
+    why ``error``'s day cannot be used: ``"today"``, ``"past"``, ``"far"`` (more than a year
+    ahead) or ``"bad"`` (no such date)."""
 
     rest: list[str]
     day: date | None = None
     error: str | None = None
     meant: str | None = None
+    reason: str | None = None
 
 
 def _month_day(month: int, day: int, today: date) -> date | None:
@@ -104,10 +109,10 @@ def _weekday(words: list[str], today: date) -> date | None:
 
 
 def _date(words: list[str], today: date) -> date | str | None:
-    """``2026-12-07``, ``12月7日``, ``dec 7th``, ``7 december``; ``"bad"`` for no such date."""
+    """``2026-12-07``, ``2026年12月7日``, ``12月7日``, ``dec 7th``, ``7 december``; ``"bad"`` for no such date."""
     if len(words) == 1 and (m := _ZH_DATE.match(words[0])):
         return _month_day(int(m.group(1)), int(m.group(2)), today) or "bad"
-    if len(words) == 1 and (m := _ISO.match(words[0])):
+    if len(words) == 1 and (m := _ISO.match(words[0]) or _ZH_YEAR_DATE.match(words[0])):
         try:
             return date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
         except ValueError:
@@ -140,9 +145,37 @@ def choose_day(words: list[str], today: date) -> DayChoice:
             continue
         rest = list(words[:-size])
         if isinstance(found, str) or found <= today or found > a_year_after(today):
-            return DayChoice(rest, None, " ".join(words[-size:]))
+            reason = _reason(found, today)
+            return DayChoice(rest, None, " ".join(words[-size:]), reason=reason)
         return DayChoice(rest, found)
     return DayChoice(list(words), meant=near_day_word(low[-1]) if low else None)
+
+
+_READ_WORDS = frozenset({"读", "看", "阅读", "读一下", "看一下", "to", "read", "about", "of"})
+"""Words between a leading day phrase and the post (``明天 读 p-eagle``, ``tomorrow to read p-eagle``)."""
+
+
+def day_last(words: list[str], today: date) -> list[str]:
+    """``words`` with a day phrase typed first (``明天 读 p-eagle``: remind me tomorrow to read it)
+    moved to the end, where :func:`choose_day` reads it, and the reading words after it left out;
+    ``words`` as they are when a day phrase ends them or none begins them."""
+    low = [w.casefold().strip(",.，") for w in words]
+    if len(words) < 2 or any(_phrase(low[-n:], today) is not None for n in (3, 2, 1) if len(low) > n):
+        return list(words)
+    for size in (3, 2, 1):
+        if len(low) > size and _phrase(low[:size], today) is not None:
+            after = size
+            while after < len(low) - 1 and low[after] in _READ_WORDS:
+                after += 1
+            return [*words[after:], *words[:size]]
+    return list(words)
+
+
+def _reason(found: date | str, today: date) -> str:
+    """Why ``found`` (a day, or ``"bad"``) is no reminder day: :attr:`DayChoice.reason`."""
+    if isinstance(found, str):
+        return "bad"
+    return "today" if found == today else "past" if found < today else "far"
 
 
 def local_today(now: datetime, zone: str) -> date:

@@ -36,7 +36,7 @@ from bot.slack.grammar_phrases import (
     USAGE_WORDS,
     Kind,
 )
-from bot.slack.grammar_schedule import split_schedule
+from bot.slack.grammar_schedule import not_understood, split_schedule
 
 MAX_TEXT = 500
 """Characters of command text that are read; longer text is cut (the reply says so)."""
@@ -259,16 +259,19 @@ def _free_text(raw: str, words: list[str], first: str, rest: list[str], truncate
 _ON_OFF = {"on": True, "开启": True, "开": True, "off": False, "关闭": False, "关": False}
 
 
-def _second_budget(words: list[str], minutes: int | None, command: str) -> dict[str, Any] | None:
+def _second_budget(words: list[str], minutes: int | None, command: str, typed: list[str]) -> dict[str, Any] | None:
     """``words`` (the first budget, ``minutes``, taken out) still holding a second one (``dm on friday
-    08:30 30m 1h``): ``error="budget.twice"`` naming it, with the command keeping the first; else None."""
+    08:30 30m 1h``): ``error="budget.twice"`` naming it, with the command as ``typed`` (all its
+    words, ``club`` too) without the second; else None."""
     left, again = take_budget(words) if minutes is not None else (words, None)
     if again is None:
         return None
     at = next((i for i, (a, b) in enumerate(zip(left, words, strict=False)) if a != b), len(left))
-    extra = " ".join(words[at : at + len(words) - len(left)])
-    form = " ".join([command, *left, f"{minutes}m"])
-    return {"schedule": None, "error": "budget.twice", "error_value": extra, "suggestion": form}
+    second = words[at : at + len(words) - len(left)]
+    starts = [i for i in range(len(typed) - len(second) + 1) if typed[i : i + len(second)] == second]
+    kept = typed[: starts[-1]] + typed[starts[-1] + len(second) :] if starts else [*left, f"{minutes}m"]
+    form = " ".join([command, *kept])
+    return {"schedule": None, "error": "budget.twice", "error_value": " ".join(second), "suggestion": form}
 
 
 _DM_PAUSE = frozenset({"pause", "snooze", "暂停"})
@@ -284,7 +287,7 @@ def _dm(rest: list[str]) -> dict[str, Any]:
     (``dm off 2 weeks``, ``dm foo``): ``error="dm.extra"``, nothing changed; two budgets: ``budget.twice``."""
     typed = rest
     rest, minutes = take_budget(rest)
-    if (twice := _second_budget(rest, minutes, "dm")) is not None:
+    if (twice := _second_budget(rest, minutes, "dm", typed)) is not None:
         return {"enabled": True, **twice}
     switch = rest[0].casefold() if rest else ""
     if switch in ("catchup", "跟上进度") and len(rest) == 2 and rest[1].casefold() in _ON_OFF:
@@ -303,8 +306,8 @@ def _dm(rest: list[str]) -> dict[str, Any]:
             return {"enabled": True, "minutes": minutes, **fields}  # ``dm friday 08:30``: on is meant
         return {"enabled": None, "error": "dm.extra", "error_value": " ".join(typed)} if typed else {"enabled": None}
     left, fields = split_schedule(rest[1:], "dm on")
-    if left and "error" not in fields:
-        fields.update(schedule=None, error="dm.unknown_part", error_value=" ".join(left))
+    if left and "error" not in fields:  # the words not understood, not a valid weekday before them
+        fields.update(schedule=None, error="dm.unknown_part", error_value=" ".join(not_understood(left) or left))
     return {"enabled": True, "minutes": minutes, **fields}
 
 
@@ -323,9 +326,10 @@ def _take_club(words: list[str]) -> tuple[list[str], bool | None]:
 
 def _subscribe(rest: list[str]) -> dict[str, Any]:
     """``subscribe <track> [N steps] [schedule] [budget] [then stop] [club]``."""
+    typed = rest
     rest, club = _take_club(rest)
     rest, minutes = take_budget(rest)
-    if (twice := _second_budget(rest, minutes, "subscribe")) is not None:
+    if (twice := _second_budget(rest, minutes, "subscribe", typed)) is not None:
         return {"arg": " ".join(rest), **twice}
     rest, after = take_after(rest)
     rest, steps = _take_steps(rest)
@@ -386,7 +390,7 @@ _PHRASES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGNO
     (r"^(\d{1,4})\s*(?:m|min|mins|minutes?)\s+(?:a|per|each|every)\s+week$", r"plan \1m"),
     (r"^(?:标记|标为|标记为)\s*(\S+?)\s*(?:为)?已读$", r"read \1"),
     (r"^我(?:已经)?(?:读完了|读完|读过了|读过|看完了|看完)\s*(\S+)$", r"read \1"),
-    (r"^提醒我\s*", "提醒 "),
+    (r"^提醒\s*我(?!们)\s*", "提醒 "),  # "提醒 我 明天 …" too: 我 is no part of the post's words
     (r"^(?:关闭|关掉|停止)私信$", "dm off"),
     (r"^(?:打开|开启)私信$", "dm on"),
     (r"^暂停私信$", "dm pause"),

@@ -80,6 +80,7 @@ class _Parts:
     zone_word: str = ""
     bad_time: str | None = None
     number: str | None = None
+    second_day: str | None = None
 
     def take(self, rest: list[str]) -> int:
         """Read the last word of ``rest`` (two for a two-word zone); how many it used, 0: no part."""
@@ -101,6 +102,8 @@ class _Parts:
             self.at_time = at_time if self.bad_time is None else "09:00"
         elif self.weekday is None and weekday_of(low) is not None:
             self.weekday = weekday_of(low)
+        elif self.second_day is None and weekday_of(low) is not None:
+            self.second_day = word  # "dm on sat sun": once a week, refused below
         elif _BAD_TIME.match(low):
             self.bad_time = self.bad_time or word
         elif _NUMBER.match(low) and self.number is None:
@@ -147,14 +150,24 @@ class _Parts:
             return rest, {"error": "sub.bad_tz", "error_value": self.zone_word}
         if self.bad_time is not None:
             return rest, {"error": "sub.bad_time", "error_value": self.bad_time}
+        if self.second_day is not None:
+            days = [w for w in rest if weekday_of(time_word(w.casefold())) is None]  # "sat sun mon": one day
+            form = _right_form(prefix, days, self.weekday, self.at_time, zone.zone)
+            return rest, {"error": "sub.second_day", "error_value": self.second_day, "suggestion": form}
         schedule = ScheduleParts(weekday=self.weekday, at_time=self.at_time, timezone=zone.zone)
         return rest, {"schedule": schedule, "note": zone.note}
+
+
+def not_understood(words: list[str]) -> list[str]:
+    """The words of ``words`` that are no schedule part on their own (``foo`` of ``friday foo``):
+    what a refusal names, not the valid weekday before it."""
+    return [w for w in words if not _Parts().take([w])]
 
 
 def split_schedule(words: list[str], prefix: str) -> _Split:
     """Take weekday, time and zone off the end of ``words`` (:data:`_Split`). Refused, with the right
     form for ``prefix`` (``subscribe``): crontab text, a numbered weekday, a bad time, an ambiguous
-    (``IST``) or unknown zone."""
+    (``IST``) or unknown zone, a second weekday (``sat sun``: ``sub.second_day``)."""
     words = _join_meridiem(words)
     cron = _crontab(words, prefix)
     if cron is not None:

@@ -81,6 +81,10 @@ def follow(ctx: Context, cmd: grammar.Command) -> Reply:
     if cmd.kind == "unfollow" and not cmd.arg.strip():  # QA: listed all 14 tracks, not the reader's
         return views.text_reply(_which_to_unfollow(ctx))
     tid = ctx.find.track(cmd.arg)
+    if tid is None and (several := _several_tracks(ctx, cmd)) is not None:  # `follow spec pd`, `unfollow all`
+        return views.text_reply(_follow_several(ctx, cmd.kind, several))
+    if tid is None and cmd.kind == "follow" and cmd.arg.casefold().strip() in ALL_WORDS:  # one by one: say how
+        return views.text_reply(t("follow.all", ctx.lang, tracks=replies.tracks_list(ctx)))
     if tid is None:  # a post's id or link: its track, or the choice of its tracks
         tracks = _tracks_of_post(ctx, cmd.arg)
         if len(tracks) == 1:
@@ -99,6 +103,40 @@ def follow(ctx: Context, cmd: grammar.Command) -> Reply:
         return replies.progress(ctx, tid, t("follow.done_short", ctx.lang, track=name))
     removed = ctx.reader.unfollow(tid)
     return views.text_reply(t("unfollow.done" if removed else "unfollow.not", ctx.lang, track=name))
+
+
+ALL_WORDS = frozenset({"all", "everything", "every", "all tracks", "全部", "所有", "全部主题", "所有主题"})
+"""What ``unfollow all`` (``取消关注 全部``) names: every track the caller follows."""
+
+
+def _several_tracks(ctx: Context, cmd: grammar.Command) -> list[str] | None:
+    """The tracks ``cmd.arg`` names one word each (``spec pd quant``, ``spec, pd``: two or more), or
+    for ``unfollow all`` the followed ones; else None (``follow all``: no track, refused as such)."""
+    words = [w for w in cmd.arg.replace(",", " ").replace("，", " ").replace("、", " ").split() if w]
+    if cmd.kind == "unfollow" and " ".join(words).casefold() in ALL_WORDS:
+        return [tid for tid in ctx.reader.follows() if ctx.catalog.has_track(tid)]
+    found = [ctx.find.track(w) for w in words if w.casefold() not in ("and", "和", "&")]
+    tracks = list(dict.fromkeys(tid for tid in found if tid is not None))
+    return tracks if len(words) >= 2 and None not in found and len(tracks) >= 2 else None
+
+
+def _follow_several(ctx: Context, kind: str, tracks: list[str]) -> Mrkdwn:
+    """Follow or unfollow each of ``tracks``; one sentence for what changed, one for what was so
+    already (``unfollow all`` following nothing: that there is nothing to unfollow)."""
+    if not tracks:
+        return t("unfollow.none", ctx.lang)
+    follow = kind == "follow"
+    changed = [tid for tid in tracks if (ctx.reader.follow(tid) if follow else ctx.reader.unfollow(tid))]
+    same = [tid for tid in tracks if tid not in changed]
+    names = {tid: Mrkdwn("*{}*").format(views.track_name(ctx.catalog, tid, ctx.lang)) for tid in tracks}
+    said = []
+    if changed:
+        key = "follow.several_done" if follow else "unfollow.several_done"
+        said.append(t(key, ctx.lang, tracks=join_list([names[x] for x in changed], ctx.lang)))
+    if same:
+        key = "follow.several_already" if follow else "unfollow.several_not"
+        said.append(t(key, ctx.lang, tracks=join_list([names[x] for x in same], ctx.lang)))
+    return Mrkdwn("" if ctx.lang == "zh" else " ").join(said)
 
 
 def _which_to_unfollow(ctx: Context) -> Mrkdwn:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
 
-from bot.domain.reminder_day import DayChoice, choose_day, due_at, local_today
+from bot.domain.reminder_day import DayChoice, a_year_after, choose_day, day_last, due_at, local_today
 from bot.slack import grammar
 from bot.slack.commands import replies
 from bot.slack.commands.context import ButtonValue, Context
@@ -26,7 +26,7 @@ def set_reminder(ctx: Context, post_id: str, words: list[str]) -> Mrkdwn:
     today = local_today(datetime.now(UTC), zone)
     choice = choose_day(words, today)
     if choice.error or choice.rest:
-        return bad_day(ctx.lang, choice.error or " ".join(words), today)
+        return bad_day(ctx.lang, choice.error or " ".join(words), today, choice.reason if choice.error else None)
     day = choice.day or today + timedelta(days=DEFAULT_DAYS)
     caller = ctx.caller
     due = due_at(day, zone)  # sent in the language of this reply, unless the caller chose one (QA)
@@ -36,17 +36,23 @@ def set_reminder(ctx: Context, post_id: str, words: list[str]) -> Mrkdwn:
     return notice + (Mrkdwn("\n") + later if later else Mrkdwn())
 
 
-def bad_day(lang: str, value: str, today: date) -> Mrkdwn:
+_REASON_KEY = {"today": "remind.day_today", "past": "remind.day_past", "far": "remind.day_far"}
+"""The refusal of a day that is a date, by :attr:`~bot.domain.reminder_day.DayChoice.reason`."""
+
+
+def bad_day(lang: str, value: str, today: date, reason: str | None = None) -> Mrkdwn:
     """ "I could not use “<value>” as a day: try …": its dated examples are the day after ``today``
     (the reader's local date), so they are always days ``remind`` accepts (QA: a fixed 2026-12-07
-    was offered on 2026-12-07 itself)."""
-    tomorrow = today + timedelta(days=1)
+    was offered on 2026-12-07 itself). ``reason`` (``today``, ``past``, ``far``) says why a date
+    cannot be used (QA: ``2028-01-01`` is "more than a year ahead", the last day named)."""
+    tomorrow, last = today + timedelta(days=1), a_year_after(today)
     return t(
-        "remind.bad_day",
+        _REASON_KEY.get(reason or "", "remind.bad_day"),
         lang,
         value=truncate(value, 60),
         example=tomorrow.isoformat(),
         example_md=f"{tomorrow.month}月{tomorrow.day}日",
+        last=last.isoformat(),
     )
 
 
@@ -55,7 +61,7 @@ def _day_refused(ctx: Context, choice: DayChoice, today: date) -> Mrkdwn | None:
     local date), no post before it, a near miss of a day word (did you mean), or words after a post
     id that are no day; else None."""
     if choice.error:
-        return bad_day(ctx.lang, choice.error, today)
+        return bad_day(ctx.lang, choice.error, today, choice.reason)
     if not choice.rest:
         return t("remind.which", ctx.lang)
     if choice.meant and len(choice.rest) > 1:
@@ -73,8 +79,8 @@ def _day_refused(ctx: Context, choice: DayChoice, today: date) -> Mrkdwn | None:
 
 def remind(ctx: Context, cmd: grammar.Command) -> Reply:
     """``remind <post id or query> [day]``: remind the caller of a post by DM on that day."""
-    words = cmd.arg.split()
     today = local_today(datetime.now(UTC), ctx.timezone())
+    words = day_last(cmd.arg.split(), today)  # "提醒我明天读 p-eagle": the day first
     choice = choose_day(words, today)
     refused = _day_refused(ctx, choice, today)
     if refused is not None:
@@ -83,7 +89,7 @@ def remind(ctx: Context, cmd: grammar.Command) -> Reply:
     post_ids, candidates = ctx.find.resolve_posts(query)
     day_words = words[len(choice.rest) :]
     if candidates is not None:  # several posts match about as well: let the reader pick
-        day = truncate(" ".join(day_words) or "next week", 40)
+        day = truncate(" ".join(day_words) or ("下周" if ctx.lang == "zh" else "next week"), 40)
         example = candidates.results[0].post_id
         notice = t("remind.pick", ctx.lang, query=truncate(query, 100), example=example, day=day)
         return search_reply(ctx.catalog, query, candidates, ctx.reader.read(), ctx.lang, notice=notice)

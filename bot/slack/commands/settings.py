@@ -10,11 +10,12 @@ from bot.domain.schedule import zone_label
 from bot.slack import grammar
 from bot.slack.commands import plan, query, replies
 from bot.slack.commands.context import Context
-from bot.slack.i18n import join_list, t
+from bot.slack.i18n import LANGS, join_list, t
 from bot.slack.mrkdwn import Mrkdwn
 from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply
 from bot.slack.views.subscriptions import dm_status
+from bot.store.snapshots import DmSettings
 
 START_TRACK = "getting started"
 """What names the track a reader with no progress is recommended (the catalog's getting-started track)."""
@@ -75,18 +76,42 @@ def show_settings(ctx: Context, cmd: grammar.Command) -> Reply:
         if follows
         else t("settings.follows_none", lang)
     )
-    pending = len(store.reminders(team, user))
+    reminders = store.reminders(team, user)
     chosen = ctx.reader.chosen_lang in ("en", "zh")
+    dm_line = t("settings.dm", lang, status=Mrkdwn(" ").join(Mrkdwn(x) for x in str(dm).split("\n")))
+    said_in = _said_in(ctx, [x.lang for x in reminders])
     lines = [
         t("settings.header", lang),
         t("settings.lang" if chosen else "settings.lang_auto", lang),
-        t("settings.dm", lang, status=Mrkdwn(" ").join(Mrkdwn(x) for x in str(dm).split("\n"))),
+        dm_line + _dm_in(ctx, store.get_dm(team, user)),
         plan,
         t("settings.zone", lang, tz=zone_label(ctx.timezone())),
         followed,
-        t("settings.reminders", lang, n=pending),
+        t("settings.reminders_in", lang, n=len(reminders), languages=said_in)
+        if reminders
+        else t("settings.reminders", lang, n=0),
     ]
     return views.text_reply(Mrkdwn("\n").join(lines))
+
+
+def language_name(code: str, lang: str) -> Mrkdwn:
+    """The name of language ``code`` (``en`` | ``zh``) said in ``lang``: ``Chinese``, ``英文``."""
+    return t("lang.name_zh" if code == "zh" else "lang.name_en", lang)
+
+
+def _said_in(ctx: Context, set_up_in: list[str | None]) -> Mrkdwn:
+    """The languages things sent later speak (:func:`~bot.store.subscriptions.dm_lang`: the chosen
+    language, else each one's own, else English), named in the caller's language."""
+    chosen = ctx.reader.chosen_lang
+    codes = sorted({str(chosen) if chosen in LANGS else x if x in LANGS else "en" for x in set_up_in})
+    return join_list([language_name(code, ctx.lang) for code in codes], ctx.lang)
+
+
+def _dm_in(ctx: Context, dm: DmSettings | None) -> Mrkdwn:
+    """`` It comes in Chinese.``: the language of a weekly DM that is on (QA: settings did not say), else empty."""
+    if dm is None or not dm.enabled:
+        return Mrkdwn()
+    return Mrkdwn("" if ctx.lang == "zh" else " ") + t("settings.dm_in", ctx.lang, languages=_said_in(ctx, [dm.lang]))
 
 
 def stop_what(ctx: Context, cmd: grammar.Command) -> Reply:
@@ -126,7 +151,8 @@ def stop_what(ctx: Context, cmd: grammar.Command) -> Reply:
 def _stop_track(ctx: Context, tid: str) -> Reply:
     """``stop <track>``: what can be stopped for track ``tid``, each with its command: this channel's
     digest of it (``unsubscribe``; elsewhere: in that channel), following it (``unfollow``, when
-    followed), the weekly DM (all tracks; when on) and reminders (when any)."""
+    followed), the weekly DM (all tracks; when on) and reminders of the track's posts (when any;
+    QA: a reminder of another track's post was listed)."""
     store, team, user, lang = ctx.rt.store, ctx.caller.team_id, ctx.caller.user_id, ctx.lang
     words = {"track": views.track_name(ctx.catalog, tid, lang), "track_id": tid}
     lines = [t("stop.track_question", lang, **words)]
@@ -139,7 +165,7 @@ def _stop_track(ctx: Context, tid: str) -> Reply:
     dm = store.get_dm(team, user)
     if dm is not None and dm.enabled:
         lines.append(t("stop.track_dm", lang))
-    pending = len(store.reminders(team, user))
+    pending = sum(tid in ctx.catalog.tracks_of(r.post_id) for r in store.reminders(team, user))
     if pending:
         lines.append(t("stop.reminders", lang, n=pending))
     return views.text_reply(Mrkdwn("\n").join(lines))

@@ -14,7 +14,9 @@ from bot.slack.commands import replies
 from bot.slack.commands.context import CHANNEL_OK, Context
 from bot.slack.commands.digest_actions import handle_digest_action
 from bot.slack.commands.plan import budget_refusal, channel_budget, dm_budget
-from bot.slack.i18n import t, weekday_name
+from bot.slack.commands.progress import ALL_WORDS
+from bot.slack.commands.settings import language_name
+from bot.slack.i18n import LANGS, join_list, t, weekday_name
 from bot.slack.mrkdwn import Mrkdwn, truncate
 from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply
@@ -174,6 +176,8 @@ def unsubscribe(ctx: Context, cmd: grammar.Command) -> Reply:
     team, channel = ctx.caller.team_id, ctx.caller.channel_id
     if not cmd.arg.strip():
         return _subscriptions(ctx, ctx.rt.store.subscriptions(team, channel) if channel else [])
+    if cmd.arg.casefold().strip() in ALL_WORDS:  # QA: one digest at a time, each its owner's: say how
+        return views.text_reply(_unsubscribe_all(ctx))
     tid = ctx.find.track(cmd.arg)
     if tid is None:
         return views.text_reply(replies.unknown_track(ctx, cmd.arg, "unsubscribe"))
@@ -187,6 +191,17 @@ def unsubscribe(ctx: Context, cmd: grammar.Command) -> Reply:
         said_name = views.track_name(ctx.catalog, tid, said)
         ctx.tell_channel(t("announce.unsub", said, person=ctx.person(ctx.caller.user_id), track=said_name))
     return views.text_reply(t("unsub.done" if removed else "unsub.not", ctx.lang, track=name))
+
+
+def _unsubscribe_all(ctx: Context) -> Mrkdwn:
+    """``unsubscribe all``: nothing stopped (each digest is its owner's to stop); the command for
+    each of this channel's digests, or that it has none."""
+    channel = ctx.caller.channel_id
+    subs = ctx.rt.store.subscriptions(ctx.caller.team_id, channel) if channel and not channel.startswith("D") else []
+    if not subs:
+        return t("unsub.all_none", ctx.lang)
+    commands = join_list([Mrkdwn("`/vllm-path unsubscribe {}`").format(x.track_id) for x in subs], ctx.lang)
+    return t("unsub.all", ctx.lang, commands=commands)
 
 
 def list_subscriptions(ctx: Context, cmd: grammar.Command) -> Reply:
@@ -255,9 +270,14 @@ def dm(ctx: Context, cmd: grammar.Command) -> Reply:
     if (bad_budget := budget_refusal(cmd, lang)) is not None:  # refused whole, as subscribe does
         return views.text_reply(bad_budget)
     when = dm_schedule(ctx, cmd.schedule)
+    was = store.get_dm(caller.team_id, caller.user_id)
     store.set_dm(caller.team_id, caller.user_id, True, schedule=when, lang=lang)  # the DM's language (QA)
     text = with_note(t("dm.on", lang, **views.schedule_words(when, lang)), cmd, lang)
-    extra = (dm_budget(ctx, cmd), None if ctx.reader.follows() else t("dm.no_follows", lang), ctx.later_language())
+    switched = None  # QA: an English `dm on` after `私信 开` changed the DM's language unsaid
+    if was is not None and was.lang in LANGS and was.lang != lang and ctx.reader.chosen_lang not in LANGS:
+        switched = t("dm.lang_switched", lang, language=language_name(lang, lang), before=language_name(was.lang, lang))
+    no_follows = None if ctx.reader.follows() else t("dm.no_follows", lang)
+    extra = (dm_budget(ctx, cmd), no_follows, switched or ctx.later_language())
     return views.text_reply(sentences(lang, text, *filter(None, extra)))
 
 
