@@ -63,9 +63,11 @@ class Index:
         self._titles = tuple(_normalize_text(p.title) for p in posts)
         self._linked = tuple(p.url is not None for p in posts)
         ignorable = vocab.ignorable
-        # Titles without stop words, padded (" extracting hidden states vllm "), and every post's
+        # Titles' stems without stop words, padded (" extract hidden state vllm "), and every post's
         # tags and aliases as normalized text: the catalog's own names (TopicIndex._names_a_post).
-        self._title_words = tuple(f" {' '.join(w for w in t.split() if w not in ignorable)} " for t in self._titles)
+        self._title_words = tuple(
+            f" {' '.join(stem(w) for w in t.split() if w not in ignorable)} " for t in self._titles
+        )
         self._tag_names = frozenset(normalize(n) for p in posts for n in (*p.tags, *p.aliases)) - {""}
         # Newer first on ties: a tiny bonus (< 1e-6 of a score point) by publication rank.
         order = sorted(range(self._n), key=lambda i: (posts[i].published.latest, posts[i].id))

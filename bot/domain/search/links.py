@@ -53,13 +53,21 @@ _AROUND = "<>()[]{}\"'.,;:!?…。，；：！？（）【】「」『』“”�
 """Punctuation a link is pasted inside or followed by (``(https://…)``), never in a post's URL."""
 
 
-def split_url(text: str) -> tuple[str, str, str, bool] | None:
+def _on(match: re.Match[str], hosts: frozenset[str]) -> bool:
+    """Whether a :data:`_URL_RE` match's host (``www.`` aside) is one of ``hosts``."""
+    return match.group(1).casefold().removeprefix("www.") in hosts
+
+
+def split_url(text: str, hosts: frozenset[str] = frozenset()) -> tuple[str, str, str, bool] | None:
     """``(url as read, host, path, has scheme)`` when ``text`` (Slack markup decoded, punctuation
-    around it dropped) is one URL or holds exactly one ``http(s)://`` link among other words; else
-    ``None``. A bare word with a dot (``v0.6``) is a URL only with a scheme or a path."""
+    around it dropped) is one URL or holds exactly one ``http(s)://`` link among other words (with
+    none, exactly one link with a path on one of ``hosts`` without its scheme: ``blog.vllm.ai/…
+    part 2?``); else ``None``. A bare word with a dot (``v0.6``) is a URL only with a scheme or a path."""
     url = clean(text).strip("<>").strip()
     if " " in url:  # a sentence around one link ("have you read https://… ?"): that link
         linked = [w for w in url.split() if w.strip(_AROUND).lower().startswith(("http://", "https://"))]
+        if not linked and hosts:  # without a scheme, a word with a path on one of ``hosts``
+            linked = [w for w in url.split() if (m := _URL_RE.match(w.strip(_AROUND))) and m.group(2) and _on(m, hosts)]
         if len(linked) != 1:
             return None
         url = linked[0]
@@ -140,7 +148,7 @@ class LinkIndex:
 
     def resolve(self, text: str) -> LinkResult | None:
         """What the URL in ``text`` points to, or ``None`` when ``text`` is not one URL."""
-        if (split := split_url(text)) is None:
+        if (split := split_url(text, self.blog_hosts | self.summary_hosts)) is None:
             return None
         url, host, path, has_scheme = split
         host, path = _key(host, path)

@@ -215,7 +215,7 @@ class Matcher(TopicIndex):
         offset = max(0, min(int(offset), MAX_TOTAL))
         if "." in query and len(query) <= _MAX_URL_CHARS:
             link = self.resolve_link(query)
-            if link is not None:
+            if link is not None and (link.status != "foreign" or " " not in clean(query).strip()):  # words: a search
                 if link.status != "post" or link.post_id is None:
                     return SearchResult(query, None, (), None, 0, offset, link)
                 hit = PostMatch(link.post_id, 100.0, "link", self._catalog.tracks_of(link.post_id), 1.0)
@@ -243,7 +243,7 @@ class Matcher(TopicIndex):
         on_topic = topicality.on_topic or topic is not None or named is not None or answered
         if not (on_topic or self._holds_track_name(contained) or self._names_a_post(units)):
             return SearchResult(query, None, (), None, known=topicality.words or None)
-        track = named or topic or contained
+        track = named or topic or contained or self._name_word_track(units)
         ranked, extra, _ = self._rank(norm, offset + limit + 1, units)
         if contained is not None and track is contained:
             ranked = in_track_first(ranked, contained.track_id, self._catalog.tracks_of, self._post_ids)
@@ -261,8 +261,8 @@ class Matcher(TopicIndex):
             good = newest_first(
                 good, self._catalog, self._post_ids, lambda d: not terms or self._answers_terms(d, terms)
             )
-        elif not terms:  # "what is vllm": every title says it
-            good = general_first(good, self._generality, self._post_ids)
+        elif not terms or track is not None:  # "what is vllm": every title says it; a track named: its path
+            good = general_first(good, self._path_order(track) if terms else self._generality, self._post_ids)
         page = good[offset : offset + limit]
         matches = tuple(
             PostMatch(

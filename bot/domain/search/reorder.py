@@ -65,8 +65,9 @@ def newest_first(
 
 def general_first(good: list[Ranked], general: dict[str, tuple[int, float]], post_ids: Sequence[str]) -> list[Ranked]:
     """``good`` with the posts tied at the shown score of 100 (QA: ``what is vllm`` listed a dozen,
-    each title saying "vLLM") the most general first (``general``: :func:`generality`), after the
-    posts ``answers.yaml`` lists for the query; the order is otherwise kept."""
+    each title saying "vLLM") the most general first (``general``: :func:`generality`, or a track's
+    path order; a post it does not hold comes after those it holds), after the posts
+    ``answers.yaml`` lists for the query; the order is otherwise kept."""
     head = 0
     while head < len(good) and good[head][2] == "answers":
         head += 1
@@ -75,7 +76,8 @@ def general_first(good: list[Ranked], general: dict[str, tuple[int, float]], pos
         end += 1
     if end - head < 2:
         return good
-    tied = sorted(good[head:end], key=lambda r: general[post_ids[r[1]]])  # stable: ranked order within
+    last = (len(general), 0.0)  # a post ``general`` does not hold: after those it holds
+    tied = sorted(good[head:end], key=lambda r: general.get(post_ids[r[1]], last))  # stable: ranked order within
     return good[:head] + tied + good[end:]
 
 

@@ -88,9 +88,16 @@ class TopicIndex(TrackIndex):
     """The on-topic decision and topic questions over one catalog version (read-only)."""
 
     def _other_tool(self, units: list[_Unit], i: int) -> bool:
-        """Whether ``units[i]``, alone or joined with a neighbour, is another tool's name (``other_names``)
-        that no post says as typed (``windows`` is not the ``window`` of sliding-window attention)."""
-        return any(w in self._other_names and w not in self._surface for w in (units[i].text, *_joins(units, i)))
+        """Whether ``units[i]``, alone or joined with a neighbour or with two (``triton inference
+        server`` as ``tritoninferenceserver``), is another tool's name (``other_names``) that no post
+        says as typed (``windows`` is not the ``window`` of sliding-window attention)."""
+        runs = (
+            "".join(u.text for u in units[j : j + 3])
+            for j in range(max(i - 2, 0), i + 1)
+            if j + 3 <= len(units) and all(u.kind == "latin" for u in units[j : j + 3])
+        )
+        words = (units[i].text, *_joins(units, i), *runs)
+        return any(w in self._other_names and w not in self._surface for w in words)
 
     def _spans(self, units: list[_Unit]) -> list[tuple[int, list[_Unit]]]:
         """The query's units as ``(index of the first, units)`` spans: each glossary or synonym form
@@ -166,7 +173,7 @@ class TopicIndex(TrackIndex):
 
     def _names_a_post(self, units: list[_Unit]) -> bool:
         """Whether the query's content words are a tag of a post (``production stack``) or, two or
-        more, a run of a title's words (``extracting hidden states``): the catalog's own name for
+        more, a run of a title's words as stems (``extract hidden states``): the catalog's own name for
         something, however everyday its words are."""
         words = [u.text for u in units if u.text not in self._ignorable]
         if not words:
@@ -179,7 +186,7 @@ class TopicIndex(TrackIndex):
         if any(t not in self._df_of for t in terms):
             return False
         ids, _ = self._alternative(terms)
-        run = f" {' '.join(words)} "
+        run = f" {' '.join(map(stem, words))} "  # "extract hidden states" of "Extracting hidden states"
         return any(run in self._title_words[doc] for doc in ids.tolist())
 
     def _holds(self, doc: int, term: Term) -> bool:

@@ -7,7 +7,7 @@ from functools import cached_property
 
 from rapidfuzz import fuzz
 
-from bot.domain.search.analysis import _Unit, normalize, one_han_apart
+from bot.domain.search.analysis import _Unit, _unit_key, normalize, one_han_apart
 from bot.domain.search.index import _GENERIC_DF, _GENERIC_FACTOR, Index
 from bot.domain.search.results import MAX_QUERY_CHARS, TRACK_THRESHOLD, TrackMatch
 from bot.domain.text import has_han
@@ -187,6 +187,43 @@ class TrackIndex(Index):
         if not ranked or (len(ranked) > 1 and ranked[1][1][:2] >= ranked[0][1][:2]):
             return None  # two tracks' names as long and as telling: neither
         return TrackMatch(ranked[0][0], CONTAINED_SCORE, ranked[0][1][2])
+
+    def _path_order(self, named: TrackMatch | None) -> dict[str, tuple[int, float]]:
+        """Per post id of the named track's path, its place (its steps in reading order): how posts
+        tied at the top score are ordered when a query names a track (``vllm 怎么做 PD 分离`` lists
+        the path's intro before the cases that assume it; a post off the path after them)."""
+        steps = self._catalog.track(named.track_id).steps if named is not None else ()
+        return {step.post: (i, 0.0) for i, step in enumerate(steps)}
+
+    @cached_property
+    def _name_words(self) -> dict[str, frozenset[str]]:
+        """Each word key (a Latin stem, a glossary group ``=<id>``) of the tracks' English and
+        Chinese names → the tracks whose names hold it."""
+        out: dict[str, set[str]] = {}
+        for track in self._catalog.tracks:
+            for name in (track.names.en, track.names.zh or ""):
+                units = self._units(normalize(name))
+                keys = {*self._canon_keys(units), *(_unit_key(u) for u in units if len(u.text) >= 2)}
+                for key in keys:
+                    out.setdefault(key, set()).add(track.id)
+        return {k: frozenset(v) for k, v in out.items()}
+
+    def _name_word_track(self, units: list[_Unit]) -> TrackMatch | None:
+        """The track of a query that is one word or glossary term of one track's name and of no
+        other's (``kv`` and ``KV 缓存`` of "Agentic serving & KV cache"; not ``serving``, a word of
+        two names, nor ``vllm``, a word of most posts), scored :data:`CONTAINED_SCORE`: the hint a
+        short topic word gives beside its posts, as an alias gives one (``pd``, ``quant``)."""
+        skip = self._ignorable | self._vocab.track_stopwords
+        content = [u for u in units if u.group is not None or u.text not in skip]
+        keys = set(self._canon_keys(content))
+        if len(keys) != 1 or any(u.kind == "cjkchunk" for u in content):
+            return None
+        key = keys.pop()
+        tracks = self._name_words.get(key, frozenset())
+        if len(tracks) != 1 or self._key_weight(key) < 0.5:
+            return None
+        tid = next(iter(tracks))
+        return TrackMatch(tid, CONTAINED_SCORE, " ".join(u.text for u in content))
 
     def _name_rank(self, name: str) -> int:
         """0 for a track name that is one shared or everyday glossary word (``部署``, ``deploy``), which
