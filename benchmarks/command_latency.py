@@ -41,7 +41,7 @@ after (the machine may be shared).
 
 Run: ``python benchmarks/command_latency.py [--clients 50] [--rounds 4] [--per-client 5]
 [--threads 32] [--text speculative] [--check]``. ``--check`` exits 1 when the median of the
-rounds' p99 ratios (real : noop) or the CPU-per-request ratio is above its target (1.3 each).
+rounds' p99 ratios (real : noop) or the CPU-per-request ratio is above its target (1.3 and 1.2, issue 43).
 ``--profile N`` instead runs N commands (the people in turn) through the real app in one thread
 under cProfile and prints where the time goes. Writes nothing but its own temporary folders.
 """
@@ -82,8 +82,8 @@ SECRET = "bench-signing-secret"
 TOKEN = "xoxb-bench"
 TARGET_P99_RATIO = 1.3
 """The median of the rounds' p99 ratios (real : same-configured no-op) may be at most this."""
-TARGET_CPU_RATIO = 1.3
-"""Server CPU per request, real : same-configured no-op, at most this."""
+TARGET_CPU_RATIO = 1.2
+"""Server CPU per request, real : same-configured no-op, at most this (issue 43)."""
 SERVERS = ("real", "noop", "default")
 """The server kinds (see the module docstring); ``noop`` is the baseline the targets use."""
 TRACK = "spec"

@@ -18,6 +18,7 @@ from bot.runtime import Runtime
 from bot.slack.commands.context import CHANNEL_INVITE, CHANNEL_OK
 from bot.slack.handlers import Handlers, UserInfo, UserInfoCache
 from bot.slack.homes import HomePublisher
+from bot.slack.kept_answers import KeptAnswers
 from bot.slack.lazy import REQUEST_BODY, BoundedLazyPool
 from bot.slack.listeners import actions, commands, drafts, errors, events, reactions
 from bot.slack.listeners.context import provide_handlers
@@ -43,10 +44,12 @@ def make_client(runtime: Runtime, token: str | None = None) -> WebClient:
 
 class BotApp(App):
     """Bolt's ``App`` carrying our :class:`Handlers` (``app.handlers``), put in every request's context,
-    and its lazy listeners' pool (``app.lazy_pool``; None when built with the caller's executor)."""
+    its lazy listeners' pool (``app.lazy_pool``; None when built with the caller's executor) and the
+    slash command's kept answers (``app.kept_answers``, :mod:`bot.slack.kept_answers`)."""
 
     handlers: Handlers
     lazy_pool: BoundedLazyPool | None = None
+    kept_answers: KeptAnswers
 
     def dispatch(self, req: BoltRequest) -> BoltResponse:
         """Bolt's dispatch after :func:`~bot.slack.listeners.context.provide_handlers`, ``req.body`` in REQUEST_BODY."""
@@ -208,7 +211,8 @@ def build_app(
     handlers = Handlers(runtime, users_info=UserInfoCache(fetch_user), channel_check=check_channel, announce=announce)
     handlers.publisher = events.home_publisher(app.client, handlers, listener_executor or pool)  # type: ignore[arg-type]
 
-    commands.register(app)
+    app.kept_answers = KeptAnswers()
+    commands.register(app, app.kept_answers)
     actions.register(app)
     drafts.register(app)
     events.register(app)

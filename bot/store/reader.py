@@ -402,6 +402,16 @@ class ReaderRepo(StoreCore):
             return replace(state, read=state.read - written[2])
         return state
 
+    def kept_reader_state(self, team: str, user: str) -> ReaderState | None:
+        """:meth:`reader_state` when its :class:`ReaderCache` keeps it (an SQLite file, nothing committed
+        since it was read), without reading the database; else None. The same object until the
+        state may have changed (a kept state is replaced, never changed): two looks returning the
+        same object saw one state all along (:mod:`bot.slack.kept_answers`)."""
+        cache = self._cache()
+        if cache is None or getattr(_WRITTEN, "entry", None) is not None:
+            return None
+        return cache.get((team, user), cache.generation())
+
     def close(self) -> None:
         """:meth:`StoreCore.close`; the :class:`ReaderCache` is let go (closed with its last store)."""
         self._reader_cache = None

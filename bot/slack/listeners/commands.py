@@ -15,8 +15,10 @@ from slack_bolt.middleware import Middleware
 from bot import metrics
 from bot.slack.grammar import Command, parse
 from bot.slack.held import HELD, HoldUntilAnswered
+from bot.slack.kept_answers import KeptAnswers
 from bot.slack.listeners.context import ack_now, caller_of, handlers_of
 from bot.slack.listeners.errors import answers_failure
+from bot.slack.views.blocks import Reply
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +51,12 @@ class AnswerInAck(Middleware):
 
     Speed layer needed by ``benchmarks/command_latency.py`` (50 people): with every command
     answered after the ack, p50 rose from ~37 to 100 ms and the CPU per request to 3.3-3.4x the
-    no-op's (target <= 1.3x; docs/benchmarks.md, "Speed layers and the benchmarks that need them")."""
+    no-op's (target <= 1.3x; docs/benchmarks.md, "Speed layers and the benchmarks that need them").
+    Answers of some kinds are kept for the same text and reader state (:mod:`bot.slack.kept_answers`,
+    one :class:`~bot.slack.kept_answers.KeptAnswers` per app)."""
+
+    def __init__(self, kept: KeptAnswers | None = None) -> None:
+        self._kept = kept or KeptAnswers()
 
     def process(self, *, req: BoltRequest, resp: BoltResponse, next: Callable[[], BoltResponse]) -> BoltResponse | None:
         """The ready reply as a ``BoltResponse``, else ``next()``'s (see the class)."""
@@ -57,8 +64,7 @@ class AnswerInAck(Middleware):
         if context.get(HELD) is not None:  # held already (answered again, or acked first): after the ack
             return next()
         try:
-            cmd = _parsed(body, context)
-            reply = handlers_of(context).answer_now(caller_of(context, body), body.get("text") or "", cmd)
+            reply = self._answer(body, context)
         except Exception as exc:  # the lazy listener tries again and answers the failure
             log.info("reply not ready for the ack (team %s): %s", body.get("team_id"), type(exc).__name__)
             reply = None
@@ -66,6 +72,20 @@ class AnswerInAck(Middleware):
             return next()
         metrics.observe_reply("command", context)
         return BoltResponse(status=200, body=reply.body_json, headers={"content-type": JSON_TYPE})
+
+    def _answer(self, body: dict[str, Any], context: BoltContext) -> Reply | None:
+        """The reply for the ack (kept, :mod:`bot.slack.kept_answers`), else None; raises what the store raises."""
+        handlers, caller, text = handlers_of(context), caller_of(context, body), body.get("text") or ""
+        rt, users_info, kept = handlers.rt, handlers.users_info, self._kept
+        key = kept.key(rt, users_info, caller.team_id, caller.user_id, text)
+        reply = kept.get(rt, key) if key is not None else None
+        if reply is not None:
+            return reply
+        cmd = _parsed(body, context)
+        if key is None:
+            return handlers.answer_now(caller, text, cmd)
+        person = (caller.team_id, caller.user_id)
+        return kept.made(rt, users_info, person, key, cmd.kind, lambda: handlers.answer_now(caller, text, cmd))
 
 
 @answers_failure("slash command")
@@ -76,6 +96,6 @@ def answer_command(body: dict[str, Any], respond: Respond, context: BoltContext)
     metrics.observe_reply("command", context)
 
 
-def register(app: App) -> None:
-    """Attach the slash-command listener to ``app``."""
-    app.command(COMMAND, middleware=[AnswerInAck(), HoldUntilAnswered()])(ack=ack_now, lazy=[answer_command])
+def register(app: App, kept: KeptAnswers | None = None) -> None:
+    """Attach the slash-command listener to ``app``; ``kept``: where its answers are kept (default: a new one)."""
+    app.command(COMMAND, middleware=[AnswerInAck(kept), HoldUntilAnswered()])(ack=ack_now, lazy=[answer_command])
