@@ -1,7 +1,7 @@
 """Digest fan-out through the task queue: 1 clock, N worker processes, a rate-limited Slack.
 
     python benchmarks/fanout_queue.py [--workers 4] [--teams 200] [--messages 100000]
-        [--rate 2.5] [--burst 5] [--threads 32] [--dm-batch 10] [--kill] [--database-url URL]
+        [--rate 2.5] [--burst 5] [--threads 16] [--dm-batch 10] [--kill] [--database-url URL]
         [--redis-url URL] [--log-dir PARENT]
 
 Where it runs (no defaults, so that a run never writes to a database or Redis DB someone else
@@ -38,8 +38,10 @@ enqueuing (``psutil``; a run with a high ``--rate`` is CPU-bound and shows the c
 floor, measured in the same run once the workers stopped: ``floor_cpu_ms_per_post``, the CPU ms
 per call of a bare slack-sdk ``chat_postMessage`` loop (one thread, ``--floor-calls`` posts, each of
 ``--floor-rounds`` rounds in a fresh process) with the body of the last DM the workers posted, to
-the same stand-in, and ``workers_to_floor`` / ``product_to_floor``, the workers' (everything's)
-CPU per DM over its median. Targets (issue 43): workers_to_floor <= 1.5, product_to_floor <= 2.5,
+the same stand-in, and ``workers_to_floor`` / ``product_to_floor``, the workers' (the whole
+product's: workers, PostgreSQL, Redis and the clock) CPU per DM over its median. The stand-in is
+Slack, not the product: its CPU is reported (``cpu_ms_per_dm.standin``) but left out of
+``product_to_floor``. Targets (issue 43): workers_to_floor <= 1.5, product_to_floor <= 2.5,
 rate_ratio >= 0.90 with 4 workers at >= 500 allowed per second; with ``--kill`` (one worker
 SIGKILLed a third of the way through): delivered = messages, duplicates = 0.
 
@@ -578,6 +580,7 @@ def _run_on(
     span = stats["last_ok"] - stats["first_ok"]
     achieved = (stats["ok_posts"] - 1) / span if span > 0 else float("nan")
     allowed = args.rate * teams
+    product_s = sum(v for k, v in cpu.items() if k != "standin")  # Slack's stand-in is not the product
     return {
         "workers": workers,
         "teams": teams,
@@ -602,7 +605,7 @@ def _run_on(
         "workers_to_floor": round(cpu["workers"] * 1000 / max(1, stats["ok_posts"]) / floor[len(floor) // 2], 2)
         if floor and floor[0] > 0
         else None,
-        "product_to_floor": round(sum(cpu.values()) * 1000 / max(1, stats["ok_posts"]) / floor[len(floor) // 2], 2)
+        "product_to_floor": round(product_s * 1000 / max(1, stats["ok_posts"]) / floor[len(floor) // 2], 2)
         if floor and floor[0] > 0
         else None,
         "load_avg_1m": round(os.getloadavg()[0], 1),
@@ -623,7 +626,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rate", type=float, default=2.5, help="posts/s allowed per workspace")
     parser.add_argument("--burst", type=float, default=5.0, help="workspace bucket size")
     parser.add_argument("--tolerance", type=float, default=0.05)
-    parser.add_argument("--threads", type=int, default=32, help="threads per worker")
+    parser.add_argument(
+        "--threads", type=int, default=16, help="threads per worker (16: a message's DMs wait for their turns together)"
+    )
     parser.add_argument(
         "--dm-batch",
         default=None,

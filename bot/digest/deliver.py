@@ -45,7 +45,8 @@ from bot.domain.plan import new_behind, plan_channel_digest
 from bot.domain.schedule import period_of
 from bot.logging_setup import outage_kind, slack_error
 from bot.runtime import Runtime
-from bot.store import DM_TRACK, Subscription
+from bot.store import DM_TRACK, Delivery, Subscription
+from bot.store.dm_reads import DmReads
 from bot.store.ledger import NO_ATTEMPT_LIMIT
 from bot.store.subscriptions import dm_lang
 from bot.web.urls import path_page_url
@@ -155,6 +156,7 @@ class Deliverer:
         self._snapshots: dict[str, dict[str, list[str]] | None] = {}  # a version's never changes
         self._warned_history = False
         self._stopping = threading.Event()
+        self._local = threading.local()  # .renew: the current batch's renewal (bot.digest.dm_batch)
 
     def stop_claiming(self) -> None:
         """Claim nothing more (graceful shutdown): later calls return :attr:`Outcome.STOPPED`
@@ -285,19 +287,7 @@ class Deliverer:
         client = self.clients.for_team(team)
         if client is None:
             return self._permanent(key, "no_token", None)
-        catalog = self.runtime.holder.catalog
-        # the person's chosen language, else the one their `dm on` was in (QA), else English
-        lang = dm_lang(self.store.get_lang(team, user), set_up_in)
-        budget = self.store.get_budget(team, user)  # issue 24: the steps that fit their minutes
-        follows, read = self.store.follows(team, user), self.store.read_posts(team, user)
-        # issue 41: posts added behind what they read since their last DM, named once
-        last = self.store.version_of_last_dm(team, user)
-        if last is not None and last != catalog.version and last not in self._snapshots:
-            self._snapshots[last] = self.store.catalog_snapshot(last)
-        new = new_behind(catalog, follows, read, self._snapshots.get(last or ""))  # None: nothing new
-        # issue 44: `dm catchup on` adds what "catch me up" lists (read only for those who asked)
-        missed = catch_up(catalog, follows, read, self.store.reading_since(team, user)) if catchup else None
-        reply = self.runtime.renderer.dm_digest(catalog, follows, read, lang, budget, new, missed)
+        reply = self.compose_dm(team, user, catchup, set_up_in)
         if reply is None:
             self.store.mark_skipped(*key, reason="nothing to suggest", claimed_by=self.claimant)
             return Attempt(Outcome.NOTHING, period)
@@ -315,6 +305,27 @@ class Deliverer:
         self.store.mark_sent(*key, message_ts=ts, claimed_by=self.claimant)
         return Attempt(Outcome.SENT, period, ts=ts)
 
+    def compose_dm(
+        self, team: str, user: str, catchup: bool, set_up_in: str | None, facts: DmReads | None = None
+    ) -> Message | None:
+        """``user``'s DM digest as of now (None: nothing to suggest), from ``facts`` (their reads,
+        :mod:`bot.digest.dm_batch`) or the store's reads; ``set_up_in``: the language of their ``dm on``."""
+        catalog = self.runtime.holder.catalog
+        s = self.store  # the person's chosen language, else the one their `dm on` was in (QA), else English
+        lang = dm_lang(facts.lang if facts else s.get_lang(team, user), set_up_in)
+        budget = facts.budget if facts else s.get_budget(team, user)  # issue 24: the steps that fit their minutes
+        follows = list(facts.follows) if facts else s.follows(team, user)
+        read = set(facts.read) if facts else s.read_posts(team, user)
+        # issue 41: posts added behind what they read since their last DM, named once
+        last = facts.last_version if facts else s.version_of_last_dm(team, user)
+        if last is not None and last != catalog.version and last not in self._snapshots:
+            self._snapshots[last] = self.store.catalog_snapshot(last)
+        new = new_behind(catalog, follows, read, self._snapshots.get(last or ""))  # None: nothing new
+        # issue 44: `dm catchup on` adds what "catch me up" lists (read only for those who asked)
+        missed = catch_up(catalog, follows, read, self.store.reading_since(team, user)) if catchup else None
+        reply: Message | None = self.runtime.renderer.dm_digest(catalog, follows, read, lang, budget, new, missed)
+        return reply
+
     def _claimed(self, key: Key, what: str, send: Callable[[], Attempt]) -> Attempt:
         """``send()`` once ``key`` is claimed (else STOPPED or TAKEN); an exception is a failure."""
         if self._stopping.is_set():
@@ -323,7 +334,11 @@ class Deliverer:
             *key, claimed_by=self.claimant, stale_after_s=self.stale_after_s, max_attempts=self.max_attempts
         ):
             return Attempt(Outcome.TAKEN, key[3])
-        self._claimed_at[key] = time.monotonic()
+        return self._send_claimed(key, what, send, time.monotonic())
+
+    def _send_claimed(self, key: Key, what: str, send: Callable[[], Attempt], claimed_at: float) -> Attempt:
+        """``send()`` for ``key``, claimed at ``claimed_at`` (monotonic); an exception is a failure."""
+        self._claimed_at[key] = claimed_at
         try:
             return send()
         except Exception as exc:  # record and go on with the fan-out
@@ -337,16 +352,20 @@ class Deliverer:
         """Post ``message`` to ``key[1]`` (a channel, or a user id: their DM with the app) in the
         pacer's turn, with metadata naming ``key``; None when the claim was lost meanwhile."""
         with self.pacer.slot(key[0], key[1]):
-            if not self._still_ours(key):
-                return None
-            resp = client.chat_postMessage(
-                channel=key[1],
-                text=message.text,
-                blocks=message.blocks,
-                unfurl_links=False,
-                unfurl_media=False,
-                metadata={"event_type": METADATA_EVENT, "event_payload": {"key": "/".join(key)}},
-            )
+            return self.post_now(client, key, message)
+
+    def post_now(self, client: WebClient, key: Key, message: Message) -> Any:
+        """:meth:`_post` in the caller's pacer turn (:meth:`SendPacer.each_in_turn`); raises what slack-sdk raises."""
+        if not self._still_ours(key):
+            return None
+        resp = client.chat_postMessage(
+            channel=key[1],
+            text=message.text,
+            blocks=message.blocks,
+            unfurl_links=False,
+            unfurl_media=False,
+            metadata={"event_type": METADATA_EVENT, "event_payload": {"key": "/".join(key)}},
+        )
         landed = resp.get("channel")
         if _is_user(key[1]) and isinstance(landed, str) and landed:
             self._dm_channels[(key[0], key[1])] = landed  # the IM: no conversations.open to read it
@@ -358,6 +377,9 @@ class Deliverer:
         claimed = self._claimed_at.get(key)
         if claimed is not None and time.monotonic() - claimed < self.renew_after_s:
             return True
+        group = getattr(self._local, "renew", None)  # a batch renews its claims not yet sent together
+        if group is not None:
+            return bool(group(key))
         renewed: bool = self.store.renew_claim(*key, claimed_by=self.claimant)
         return renewed
 
@@ -374,11 +396,14 @@ class Deliverer:
         self._dm_channels[(team, user)] = channel
         return channel
 
-    def _find_earlier(self, client: WebClient, channel: str, key: Key, fire: datetime) -> str | None:
+    def _find_earlier(
+        self, client: WebClient, channel: str, key: Key, fire: datetime, row: Delivery | None = None
+    ) -> str | None:
         """The ts of ``key``'s digest posted by an earlier attempt, when this claim is a take-over
         from an attempt that may have posted and the history of ``channel`` (a channel or user id)
-        shows one; else None. Raises a :data:`PERMANENT_ERRORS` refusal of ``conversations.open``."""
-        row = self.store.delivery(*key)
+        shows one; else None (``row``: the claimed row, when known). Raises a
+        :data:`PERMANENT_ERRORS` refusal of ``conversations.open``."""
+        row = row or self.store.delivery(*key)
         if row is None or row.attempts <= 1:
             return None
         if row.error is None:  # a batched claim's row carries no error: the database's does

@@ -20,6 +20,7 @@ Durations are seconds.
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
 from abc import ABC, abstractmethod
@@ -46,6 +47,14 @@ class TurnStore(ABC):
         (negative when the wait is ``key``'s alone), nothing reserved. Else 0: the send goes now,
         ``team``'s next turn ``team_s`` from now and ``key``'s ``key_s`` from now. ``ended``
         (team, key, seconds): first, in the same atomic call, :meth:`push` of an attempt that ended."""
+
+    def turns(self, sends: list[tuple[str, str]], key_s: float, team_s: float, ended: list[Ended]) -> list[float]:
+        """:meth:`turn` for each (team, key) of ``sends`` in order, after :meth:`push` of each of
+        ``ended``; the answers in order (0: that send goes now, its turns taken). Here one call each;
+        :class:`~bot.digest.ratelimit.RedisStore` makes it one atomic call."""
+        for team, key, seconds in ended:
+            self.push(team, key, seconds)
+        return [self.turn(team, key, key_s, team_s) for team, key in sends]
 
     @abstractmethod
     def push(self, team: str, key: str | None, seconds: float) -> None:
@@ -90,6 +99,10 @@ class MemoryStore(TurnStore):
         return max(0.0, until - self._clock()) if until is not None else 0.0
 
 
+_SAME_TURN_S = 0.005
+"""Two waits for a workspace ending this close (seconds) wait for the same turn (:meth:`SendPacer._nearest`)."""
+
+
 class SendPacer:
     """Sends paced over a :class:`TurnStore`; thread-safe. ``with pacer.slot(team, key): send()``
     holds the destination (``key``: channel or user id; one attempt at a time in this process),
@@ -112,11 +125,13 @@ class SendPacer:
         self.channel_interval_s = channel_interval_s
         self.team_rate_per_s = team_rate_per_s
         self._team_s = 1.0 / team_rate_per_s if team_rate_per_s else 0.0
+        self._held_up_s = max(2 * self._team_s, channel_interval_s)  # see each_in_turn
         self._sleep = sleep
         self._lock = threading.Lock()
         self._held: dict[tuple[str, str], threading.Lock] = {}  # kept while a thread holds or awaits it
         self._holders: Counter[tuple[str, str]] = Counter()
         self._batons: dict[str, threading.Lock] = {}
+        self._watched: dict[str, tuple[float, int]] = {}  # workspace: when (monotonic) which thread wakes for it
         self._local = threading.local()  # .batch: in :meth:`batch`; .ended: an end not yet told
 
     @contextmanager
@@ -167,6 +182,69 @@ class SendPacer:
                 self._holders[team, key] -= 1
                 if not self._holders[team, key]:
                     del self._holders[team, key], self._held[team, key]
+
+    def each_in_turn(self, sends: list[tuple[str, str]], send: Callable[[int], None]) -> None:
+        """Call ``send(i)`` once for each (team, key) of ``sends`` (distinct destinations: a worker's
+        batch of DMs) as its turns come, in the order they come: one store call
+        (:meth:`TurnStore.turns`) grants every send that may go now, which then go one after
+        another, each attempt's end told with the next call (the last at the end), unless this
+        thread was held up longer than two workspace turns (and a destination's interval) since
+        the call: the rest wait for new turns, so that posts held up do not arrive together with
+        their workspace's next ones (a 429 each, seen under load); when none may, this
+        thread sleeps until the nearest turn (:meth:`_nearest`). A 429 within ``send`` is handled as in
+        :meth:`slot`. ``send``'s exceptions end the loop (the ends so far told first). Needed by
+        ``benchmarks/fanout_queue.py`` (issue 43: a store call a send, and a batch's sends one
+        after another each waiting its own turn, cost the workers CPU and the fan-out its rate)."""
+        waiting = list(range(len(sends)))
+        ended: list[Ended] = []
+        try:
+            while waiting:
+                answers = self.store.turns([sends[i] for i in waiting], self.channel_interval_s, self._team_s, ended)
+                asked, ended, sent = time.monotonic(), [], set()
+                granted = [i for i, wait in zip(waiting, answers, strict=True) if wait == 0]
+                for i in granted:
+                    if self._team_s and time.monotonic() - asked > self._held_up_s:
+                        break  # this thread was held up past its turns (they are lost): ask again
+                    team, key = sends[i]
+                    _current.slot = (self, team, key)
+                    try:
+                        send(i)
+                    finally:
+                        _current.slot = None
+                        sent.add(i)
+                        if self.channel_interval_s > 0:
+                            ended.append((team, key, self.channel_interval_s))
+                if granted:
+                    waiting = [i for i in waiting if i not in sent]
+                else:
+                    self._sleep(self._nearest([sends[i][0] for i in waiting], answers))
+        finally:
+            if ended:
+                try:
+                    self.store.turns([], self.channel_interval_s, self._team_s, ended)
+                except Exception:  # the sends are over: a lost end only shortens one destination's gap
+                    log.warning("could not tell the pacer's store of a send's end", exc_info=True)
+
+    def _nearest(self, teams: list[str], answers: list[float]) -> float:
+        """Seconds until this thread next asks for its sends in ``teams`` told to wait ``answers``
+        (:meth:`TurnStore.turn`'s): the nearest turn, but a workspace's turn another thread of this
+        process already waits for counts one workspace turn later (that thread asks for it; all
+        waking for it at once would cost a store call each for one send)."""
+        now, nearest, me = time.monotonic(), math.inf, threading.get_ident()
+        with self._lock:
+            if len(self._watched) > 10_000:  # forget turns gone by
+                self._watched = {team: at for team, at in self._watched.items() if at[0] > now}
+            for team, wait in zip(teams, answers, strict=True):
+                if wait < 0:  # the destination's own wait
+                    nearest = min(nearest, -wait)
+                    continue
+                due, (watched, watcher) = now + wait, self._watched.get(team, (0.0, 0))
+                if watcher != me and watched > now and abs(watched - due) < _SAME_TURN_S:
+                    wait += self._team_s
+                else:
+                    self._watched[team] = (due, me)
+                nearest = min(nearest, wait)
+        return max(nearest, 0.001)
 
     def retry_slot(self, team: str, key: str) -> None:
         """Wait until a send to ``key`` may go now (before a send, or its retry after a 429): sleep

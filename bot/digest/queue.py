@@ -32,6 +32,7 @@ from dramatiq.brokers.redis import RedisBroker
 
 from bot.config import Settings
 from bot.digest.deliver import period_over
+from bot.digest.dm_batch import deliver_dms
 from bot.store import DM_TRACK, Store, Subscription
 from bot.store.ledger import NO_ATTEMPT_LIMIT
 
@@ -104,26 +105,31 @@ def send_dm(team: str, user: str, fire: str) -> None:
 
 
 def send_dms(items: list[list[str]]) -> None:
-    """Actor body: the DM digests ``items`` (``[team, user, fire]`` each, ``fire`` ISO 8601, aware),
-    one after another, each exactly as :func:`send_dm` (its own ledger claim and record). Once all
-    were tried, raises :class:`DeliveryFailed` (the first) when any failed retryably or raised,
+    """Actor body: the DM digests ``items`` (``[team, user, fire]`` each, ``fire`` ISO 8601, aware)
+    as one batch (:func:`bot.digest.dm_batch.deliver_dms`: claimed together, posted as their
+    pacer turns come, recorded together; each exactly once, as :func:`send_dm`). Once all were tried,
+    raises :class:`DeliveryFailed` (the first) when any failed retryably or raised,
     else the longest ``dramatiq.Retry`` when any is held by another sender: Dramatiq retries the
     whole message, whose DMs already settled are skipped by the ledger without a Web API call."""
     runner = _require_runner()
     failed: Exception | None = None
     retry: dramatiq.Retry | None = None
+    batch = [(team, user, datetime.fromisoformat(fire)) for team, user, fire in items]
     with runner.deliverer.pacer.batch():
-        for team, user, fire in items:
-            try:
-                send_dm(team, user, fire)
-            except dramatiq.Retry as exc:
-                if retry is None or (exc.delay or 0) > (retry.delay or 0):
-                    retry = exc
-            except Exception as exc:  # DeliveryFailed, or a database error reading the DM
-                if failed is None:
-                    failed = exc
-                else:
-                    log.warning("DM digest of a user of team %s failed too: %s", team, exc)
+        attempts = deliver_dms(runner.deliverer, batch, drop_expired=True)  # a database error: retried
+    for (team, user, _fire), attempt in zip(batch, attempts, strict=True):
+        try:
+            key = (team, user, DM_TRACK, attempt.period) if attempt.period else None
+            dm = runner.store.get_dm(team, user) if attempt.outcome.value == "failed" else None
+            _settle(runner, attempt, key, dm.timezone if dm is not None else None)
+        except dramatiq.Retry as exc:
+            if retry is None or (exc.delay or 0) > (retry.delay or 0):
+                retry = exc
+        except Exception as exc:  # DeliveryFailed, or a database error reading the DM
+            if failed is None:
+                failed = exc
+            else:
+                log.warning("DM digest of a user of team %s failed too: %s", team, exc)
     if failed is not None:
         raise failed
     if retry is not None:

@@ -1,8 +1,9 @@
 """``vllm-path worker``: a process that consumes digest messages (:mod:`bot.digest.queue`) and sends them.
 
 Its :class:`~bot.digest.deliver.Deliverer` batches the ledger bookkeeping
-(:class:`~bot.store.ledger_batch.BatchedLedgerStore`) and paces through Redis
-(:class:`~bot.digest.ratelimit.SharedPacer`). On SIGTERM or SIGINT it lets sends in flight finish
+(:class:`~bot.store.ledger_batch.BatchedLedgerStore`; a message of DMs is one batch in its thread,
+:mod:`bot.digest.dm_batch`) and paces through Redis (:class:`~bot.digest.ratelimit.SharedPacer`).
+On SIGTERM or SIGINT it lets sends in flight finish
 (at most ``shutdown_timeout_s``), flushes the batches and exits 0; a worker killed outright loses
 nothing (Redis redelivers after ``heartbeat_timeout_s``, the ledger lets its claims be taken over).
 """

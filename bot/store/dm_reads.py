@@ -77,25 +77,38 @@ class DmReadBatcher(Batching):
         return result
 
     def _flush(self, batch: list[_Read]) -> None:
-        if self.driver is None:  # SQLite
-            for call in batch:
-                call.result = self._one(call)
-            return
-        people = list(dict.fromkeys(c.who for c in batch))
+        found = self.read_many([c.who for c in batch], self.driver)
+        for call in batch:
+            call.result = found[call.who]
+
+    def read_many(
+        self, people: list[tuple[str, str]], driver: DriverConnection | None
+    ) -> dict[tuple[str, str], DmReads]:
+        """``people``'s :class:`DmReads` by (team, user), read in the calling thread: one statement
+        on ``driver`` (PostgreSQL: a connection only this thread uses meanwhile, see
+        :class:`bot.store.ledger_batch.DriverPool`), or the store's own reads person by person
+        (``driver`` None: SQLite). Raises the database's errors."""
+        people = list(dict.fromkeys(people))
+        if driver is None:
+            return {who: self._one(_Read(who)) for who in people}
         params = {"rows": rows_json({"team_id": t, "user_id": u} for t, u in people)}
         found: dict[tuple[str, str], DmReads] = {}
-        for r in self.driver.rows(self._statement, params):
+        for r in driver.rows(self._statement, params):
             dm = None if r.dm_team_id is None else _dm_settings(r)
             last = newest_version(r.last_versions or ())
             reads = DmReads(dm, r.lang, tuple(r.follows or ()), frozenset(r.reads or ()), r.budget, last)
             found[(r.who_team, r.who_user)] = reads
-        for call in batch:
-            call.result = found.get(call.who) or DmReads(None, None, (), frozenset())
+        return {who: found.get(who) or DmReads(None, None, (), frozenset()) for who in people}
 
     def _one(self, call: _Read) -> DmReads:
-        state = self.store.reader_state(*call.who)
-        last = self.store.version_of_last_dm(*call.who)
-        return DmReads(self.store.get_dm(*call.who), state.lang, state.follows, state.read, state.budget, last)
+        return read_one(self.store, *call.who)
+
+
+def read_one(store: Store, team: str, user: str) -> DmReads:
+    """``user``'s :class:`DmReads` in ``team`` through the store's own reads (several statements)."""
+    state = store.reader_state(team, user)
+    last = store.version_of_last_dm(team, user)
+    return DmReads(store.get_dm(team, user), state.lang, state.follows, state.read, state.budget, last)
 
 
 _DM_FIELDS = tuple(f.name for f in dataclass_fields(DmSettings))

@@ -8,7 +8,11 @@ connection (:class:`~bot.store.batching.DriverConnection`) and committed on its 
 one round trip, no ``BEGIN``/``COMMIT``; every answer is its own row's, so nothing joins the
 statements), and its callers are answered as soon as it returns; SQLite writes
 row by row in the batch's transaction. The calls not yet answered when a batch fails run again
-call by call through the :class:`Store`. Times are aware UTC; durations seconds.
+call by call through the :class:`Store`. A thread with a batch of its own (a queue message's
+DMs, :mod:`bot.digest.dm_batch`) runs the same statements itself on a connection of a small
+:class:`DriverPool` (:meth:`BatchedLedgerStore.claim_many`, :meth:`~BatchedLedgerStore.mark_many`,
+:meth:`~BatchedLedgerStore.dm_reads_many`): no flusher thread, no hand-off. Times are aware UTC;
+durations seconds.
 
 A speed layer that does not change what is delivered (each row keeps its own exactly-once
 statement); needed by ``benchmarks/fanout_queue.py`` (4 workers, 200 workspaces at 2.5 posts a
@@ -18,8 +22,10 @@ with the DM reads unbatched too (docs/benchmarks.md, "Speed layers and the bench
 
 from __future__ import annotations
 
+import logging
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
@@ -29,9 +35,11 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from bot.store import Delivery, Store, db
 from bot.store.batching import Batching, DriverConnection, json_rows, rows_json
-from bot.store.dm_reads import DmReadBatcher, PrefetchedDmReads
+from bot.store.dm_reads import DmReadBatcher, DmReads, PrefetchedDmReads
 from bot.store.ledger import KEY_COLUMNS, Key, LedgerRepo, mark_values, new_row, settle, takeover
 from bot.store.models import DigestDelivery
+
+log = logging.getLogger(__name__)
 
 _TABLE: Table = DigestDelivery
 _KEY_COLUMNS = (*KEY_COLUMNS, "claimed_by")
@@ -139,6 +147,27 @@ class LedgerBatcher(Batching):
         for c in calls:
             self._answer(c, (*c.key, c.claimed_by) in done)
 
+    def run_here(self, calls: list[_Call], driver: DriverConnection | None) -> None:
+        """Run ``calls`` as one batch in the calling thread (each call's ``result`` as :meth:`run`
+        returns it): on ``driver`` (PostgreSQL, a connection only this thread uses meanwhile), else
+        in one SQLite transaction. When the batch fails, the calls it did not answer run one by one
+        through the store; their errors are raised."""
+        calls.sort(key=lambda c: c.key)  # workspace order: the same lock order in every process
+        now = self._clock()
+        try:
+            if driver is not None:
+                self._run_batch(driver.rows, calls, now)
+            else:
+                with db.write_connection(self.store.engine) as s:
+                    self._run_batch(lambda stmt, params=None: list(s.execute(stmt, params)), calls, now)
+                for call in calls:
+                    call.answered = True
+        except Exception:
+            log.warning("a batch of %d ledger calls failed; running them one by one", len(calls), exc_info=True)
+            for call in calls:
+                if not call.answered:
+                    call.result = self._one(call)
+
     def _one(self, call: _Call) -> Any:
         store, key = self.store, call.key
         if call.kind == "claim":
@@ -196,6 +225,52 @@ def _claimed(row_id: int, call: _Call, now: datetime, attempts: int) -> Delivery
     return Delivery(id=row_id, **row, sent_at=None, message_ts=None, error=None)
 
 
+class DriverPool:
+    """Up to ``size`` :class:`DriverConnection` s (opened on first use, kept) lent to the threads
+    that run their own batches (:meth:`BatchedLedgerStore.claim_many` and the like): a thread
+    holds one for a statement, so no flusher thread and no hand-off between threads is needed.
+    ``custom_plans``: as :class:`DriverConnection`'s. Thread-safe; :meth:`close` closes them all."""
+
+    def __init__(self, engine: Any, size: int = 4, *, custom_plans: bool = False):
+        self.engine = engine
+        self.size = size
+        self.custom_plans = custom_plans
+        self._free: list[DriverConnection] = []
+        self._opened = 0
+        self._closed = False
+        self._cond = threading.Condition()
+
+    @contextmanager
+    def connection(self) -> Iterator[DriverConnection]:
+        """A connection for the calling thread alone until the block ends (waits while all are lent)."""
+        with self._cond:
+            while not self._free and self._opened >= self.size:
+                self._cond.wait()
+            if self._free:
+                driver = self._free.pop()
+            else:
+                driver = DriverConnection(self.engine, custom_plans=self.custom_plans)
+                self._opened += 1
+        try:
+            yield driver
+        finally:
+            with self._cond:
+                closed = self._closed
+                if not closed:
+                    self._free.append(driver)
+                self._cond.notify()
+            if closed:
+                driver.close()
+
+    def close(self) -> None:
+        """Close the connections not lent out (a lent one is closed as it comes back)."""
+        with self._cond:
+            self._closed = True
+            free, self._free = self._free, []
+        for driver in free:
+            driver.close()
+
+
 class BatchedLedgerStore(PrefetchedDmReads):
     """A :class:`Store` whose claims, renewals, and marks ``sent`` and ``skipped`` with a
     ``claimed_by`` go through a :class:`LedgerBatcher`; ``delivery`` answers first from the
@@ -208,9 +283,53 @@ class BatchedLedgerStore(PrefetchedDmReads):
         self._claims: dict[Key, Delivery] = {}
         self._claims_lock = threading.Lock()
         self._local = threading.local()
+        postgres = store.engine.dialect.name == "postgresql"
+        self._read_pool = DriverPool(store.engine) if postgres else None
+        self._ledger_pool = DriverPool(store.engine, custom_plans=True) if postgres else None
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._store, name)
+
+    @contextmanager
+    def _driver(self, pool: DriverPool | None) -> Iterator[DriverConnection | None]:
+        if pool is None:
+            yield None
+        else:
+            with pool.connection() as driver:
+                yield driver
+
+    def dm_reads_many(self, people: list[tuple[str, str]]) -> dict[tuple[str, str], DmReads]:
+        """``people``'s :class:`DmReads` by (team, user), one statement in the calling thread
+        (PostgreSQL; SQLite: the store's reads). Raises the database's errors."""
+        with self._driver(self._read_pool) as driver:
+            return self.reads.read_many(people, driver)
+
+    def claim_many(
+        self, keys: list[Key], claimed_by: str, stale_after_s: float, max_attempts: int
+    ) -> dict[Key, Delivery]:
+        """Claim each of ``keys`` as :meth:`claim_delivery` would, in one batch run by the calling
+        thread; the claimed ones' rows by key (a key missing: not claimed). Raises the database's errors."""
+        if stale_after_s < 0:
+            raise ValueError(f"stale_after_s must be >= 0, got {stale_after_s!r}")
+        args = {"stale_after_s": stale_after_s, "max_attempts": max_attempts}
+        calls = [_Call("claim", key, claimed_by, args) for key in dict.fromkeys(keys)]
+        with self._driver(self._ledger_pool) as driver:
+            self.batcher.run_here(calls, driver)
+        return {c.key: c.result for c in calls if c.result is not None}
+
+    def mark_many(self, kind: str, marks: list[tuple[Key, Any]], claimed_by: str) -> set[Key]:
+        """Settle ``claimed_by``'s claims in one batch run by the calling thread: ``kind`` ``'sent'``
+        (each mark's value: the message ts), ``'skipped'`` (the reason) or ``'renew'`` (None), as
+        :meth:`mark_sent`, :meth:`mark_skipped` and :meth:`renew_claim` would; the keys changed."""
+        name = {"sent": "message_ts", "skipped": "reason", "renew": "unused"}[kind]
+        calls = [_Call(kind, key, claimed_by, {name: value}) for key, value in marks]
+        if not calls:
+            return set()
+        for call in calls:
+            self._forget(call.key)
+        with self._driver(self._ledger_pool) as driver:
+            self.batcher.run_here(calls, driver)
+        return {c.key for c in calls if c.result}
 
     def claim_delivery(
         self,
@@ -285,6 +404,9 @@ class BatchedLedgerStore(PrefetchedDmReads):
             self._claims.pop(key, None)
 
     def close(self) -> None:
-        """Stop the batchers (the store itself is closed by its owner)."""
+        """Stop the batchers and close the pools' connections (the store itself is closed by its owner)."""
         self.batcher.close()
         self.reads.close()
+        for pool in (self._read_pool, self._ledger_pool):
+            if pool is not None:
+                pool.close()
