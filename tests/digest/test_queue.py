@@ -114,6 +114,15 @@ def _worker(db_url: str, redis_url: str, namespace: str, api_url: str, log: Path
     )
 
 
+def _wait_started(proc: subprocess.Popen, log: Path, timeout: float = 60.0) -> None:
+    """Until ``proc`` logged that it consumes (its SIGTERM handler is set by then) or exited."""
+    deadline = time.monotonic() + timeout
+    while proc.poll() is None and time.monotonic() < deadline:
+        if b"digest worker started" in log.read_bytes():
+            return
+        time.sleep(0.05)
+
+
 def _seed(store: Store, dms: int, subs: int) -> None:
     tracks = ["spec", "pd", "quant", "rl", "agentic", "ops", "models", "internals"]
     for i in range(dms):
@@ -167,7 +176,8 @@ def test_two_workers_deliver_each_digest_exactly_once(queue_db_url, redis_url, n
             timeout=60,
         )
     finally:
-        for proc in workers:
+        for i, proc in enumerate(workers):  # a SIGTERM before the worker's handler is set kills it (-15)
+            _wait_started(proc, tmp_path / f"worker{i}.log")
             if proc.poll() is None:
                 proc.send_signal(signal.SIGTERM)
         codes = []
