@@ -20,7 +20,7 @@ different set of tracks), so request ``k`` is person ``k mod people``'s. Cases, 
 * ``nixl``: ``nixl`` (a search naming no track);
 * ``question``: :data:`QUESTIONS` in turn (7 of them: with 50 people a (question, person) pair
   comes back every 350 requests);
-* ``question, unkept``: :data:`UNKEPT` in turn, their kept replies forgotten before each request
+* ``unkept question``: :data:`UNKEPT` in turn, their kept replies forgotten before each request
   (unmeasured), so each answer is searched and drawn afresh: a question nobody asked before.
 
 What repeats: ours keeps whole answers per (text, reader state, Slack locale, day)
@@ -84,14 +84,14 @@ UNKEPT = (
     "run vllm on amd gpus",
     "structured output with json schema",
 )
-"""The questions of the ``question, unkept`` case (others than :data:`QUESTIONS`: forgetting their
+"""The questions of the ``unkept question`` case (others than :data:`QUESTIONS`: forgetting their
 replies leaves the other cases' kept)."""
 
 TEXTS: dict[str, Callable[[int], str]] = {
     "track": lambda k: "speculative",
     "nixl": lambda k: "nixl",
     "question": lambda k: QUESTIONS[k % len(QUESTIONS)],
-    "question, unkept": lambda k: UNKEPT[k % len(UNKEPT)],
+    "unkept question": lambda k: UNKEPT[k % len(UNKEPT)],
 }
 """Each case's command text of request ``k``."""
 
@@ -132,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
                 del kept[key]
 
         befores: dict[str, Callable[[int], None]] = {c: (lambda k: None) for c in TEXTS}
-        befores["question, unkept"] = forget
+        befores["unkept question"] = forget
         for case in cases:  # each person's first command: their language (users.info) remembered
             cpu_with_background(ours, maker(case)(), lambda k: None)
         if args.profile:
