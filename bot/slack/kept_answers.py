@@ -51,6 +51,13 @@ class KeptAnswers:
     def __init__(self) -> None:
         self._kept: tuple[Loaded | None, dict[Key, Reply]] = (None, {})
         """The catalog version and its answers, swapped together (one assignment: atomic)."""
+        self._texts: frozenset[str] = frozenset()
+        """The texts some answer was kept for (a superset after a swap): a command whose text is
+        not among them is parsed at once, without making a key (``benchmarks/clicks.py``'s ``next``)."""
+
+    def known(self, text: str) -> bool:
+        """Whether an answer to ``text`` may be kept (False: none is; parse the command)."""
+        return text in self._texts
 
     def key(self, rt: Runtime, users_info: UsersInfo, team: str, user: str, text: str) -> Key | None:
         """The key of ``user``'s answer to ``text`` now, else None (their state or Slack locale not kept)."""
@@ -70,11 +77,15 @@ class KeptAnswers:
 
     def get(self, rt: Runtime, key: Key) -> Reply | None:
         """The answer kept for ``key`` with the current catalog, else None."""
+        return self._current(rt).get(key)
+
+    def _current(self, rt: Runtime) -> dict[Key, Reply]:
+        """The answers kept for the current catalog (a new, empty dict when it was swapped)."""
         loaded, answers = self._kept
         if rt.holder.loaded is not loaded:
-            self._kept = (rt.holder.loaded, {})
-            return None
-        return answers.get(key)
+            answers = {}
+            self._kept, self._texts = (rt.holder.loaded, answers), frozenset()
+        return answers
 
     def forget(self, text: str) -> int:
         """Drop the answers kept for ``text`` (a benchmark's question asked afresh); returns how many."""
@@ -97,6 +108,7 @@ class KeptAnswers:
         kept for ``key`` (:meth:`key` just before) when ``kind`` is one of :data:`KINDS` and nothing the
         reply depends on changed while it was made: the same catalog, the same state object, locale
         and day (see the module)."""
+        self._current(rt)
         loaded, answers = self._kept
         reply = make()
         if reply is None or kind not in KINDS or rt.holder.loaded is not loaded:
@@ -106,6 +118,8 @@ class KeptAnswers:
             return reply
         if len(answers) >= self.MAX:
             answers = {}
-            self._kept = (loaded, answers)
+            self._kept, self._texts = (loaded, answers), frozenset()
         answers[key] = reply
+        if key[0] not in self._texts:
+            self._texts = self._texts | {key[0]}
         return reply

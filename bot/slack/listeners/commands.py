@@ -15,7 +15,7 @@ from slack_bolt.middleware import Middleware
 from bot import metrics
 from bot.slack.grammar import Command, parse
 from bot.slack.held import HELD, HoldUntilAnswered
-from bot.slack.kept_answers import KeptAnswers
+from bot.slack.kept_answers import KINDS, KeptAnswers
 from bot.slack.listeners.context import ack_now, caller_of, handlers_of
 from bot.slack.listeners.errors import answers_failure
 from bot.slack.views.blocks import Reply
@@ -77,11 +77,15 @@ class AnswerInAck(Middleware):
         """The reply for the ack (kept, :mod:`bot.slack.kept_answers`), else None; raises what the store raises."""
         handlers, caller, text = handlers_of(context), caller_of(context, body), body.get("text") or ""
         rt, users_info, kept = handlers.rt, handlers.users_info, self._kept
-        key = kept.key(rt, users_info, caller.team_id, caller.user_id, text)
-        reply = kept.get(rt, key) if key is not None else None
-        if reply is not None:
-            return reply
+        key = None
+        if kept.known(text):
+            key = kept.key(rt, users_info, caller.team_id, caller.user_id, text)
+            reply = kept.get(rt, key) if key is not None else None
+            if reply is not None:
+                return reply
         cmd = _parsed(body, context)
+        if key is None and cmd.kind in KINDS:
+            key = kept.key(rt, users_info, caller.team_id, caller.user_id, text)
         if key is None:
             return handlers.answer_now(caller, text, cmd)
         person = (caller.team_id, caller.user_id)
