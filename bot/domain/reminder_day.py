@@ -4,7 +4,9 @@ their local today; the reminder goes out at :data:`REMIND_AT` in their Slack ``t
 Day phrases: ``tomorrow`` / ``明天``, ``day after tomorrow`` / ``后天``, ``next week`` / ``下周``,
 ``in 3 days`` / ``in a week`` / ``3天后`` / ``一周后``, a weekday (``monday(s)``, ``礼拜一``, ``下周一``:
 the first one after today) and a date (``2026-12-07``, ``2026/12/07``, ``2026年12月7日``, ``12月7日``,
-``dec 7th``, ``7 december``; a month-day already past is next year). ``today``, ``yesterday`` /
+``dec 7th``, ``7 december``, ``15 jan 2027``, ``Dec 20, 2026``, ``20.12.2026`` and ``12/20`` when
+only one order is a date; a month-day already past is next year; ``on`` before any of them; a time
+after the day, ``at 14:00``, is set aside: :attr:`DayChoice.at`). ``today``, ``yesterday`` /
 ``昨天`` and a day more than a year away (:func:`a_year_after`) are refused (named in the error,
 with the reason: :attr:`DayChoice.reason`).
 """
@@ -16,7 +18,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
-from bot.domain.words import RELATIVE_DAYS, WEEKDAY_WORDS, near_day_word
+from bot.domain.words import MERIDIEM, RELATIVE_DAYS, WEEKDAY_WORDS, clock_time, near_day_word, time_word
 
 REMIND_AT = time(9, 0)
 """The local time of day a reminder is sent."""
@@ -43,6 +45,8 @@ _ZH_COUNT = {"一": 1, "两": 2, "二": 2, "三": 3}
 _ZH_DATE = re.compile(r"^(\d{1,2})月(\d{1,2})[日号]$")
 _ZH_YEAR_DATE = re.compile(r"^(\d{4})年(\d{1,2})月(\d{1,2})[日号]?$")
 _ORDINAL = re.compile(r"^(\d{1,2})(?:st|nd|rd|th)$")
+_NUMERIC = re.compile(r"^(\d{1,2})([./])(\d{1,2})(?:\2(\d{4}))?\.?$")
+"""``20.12.2026``, ``12/20``, ``20.12.``: day and month in an order only their values can tell."""
 _UNITS = {"day": 1, "days": 1, "d": 1, "week": 7, "weeks": 7, "w": 7}
 _NUMBER_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 _COUNTS = {"a": 1} | {w: i for i, w in enumerate(_NUMBER_WORDS, 1)}
@@ -61,6 +65,9 @@ class DayChoice:
     error: str | None = None
     meant: str | None = None
     reason: str | None = None
+    at: str | None = None
+    """A time of day typed after the day (``tomorrow at 14:00``), left out: reminders come at
+    :data:`REMIND_AT`, which cannot be chosen."""
 
 
 def _month_day(month: int, day: int, today: date) -> date | None:
@@ -108,8 +115,55 @@ def _weekday(words: list[str], today: date) -> date | None:
     return today + timedelta(days=(WEEKDAY_WORDS[word] - today.weekday()) % 7 or 7)
 
 
+def _numeric(word: str, today: date) -> date | str | None:
+    """``20.12.2026``, ``12/20``: the one date its numbers can be (a month is at most 12);
+    ``"ambiguous"`` when both orders are dates (``05/06``), ``"bad"`` for none, ``None``: no such form."""
+    m = _NUMERIC.match(word)
+    if m is None:
+        return None
+    days = {d for d in numeric_readings(word, today) if d is not None}
+    return days.pop() if len(days) == 1 else "ambiguous" if days else "bad"
+
+
+def numeric_readings(word: str, today: date) -> tuple[date | None, date | None]:
+    """The dates ``12/05`` or ``12.05.2027`` can be, month first and day first (``None``: not a
+    date that way, or not such a form); a year-less one is the next such day after ``today``."""
+    m = _NUMERIC.match(word)
+    if m is None:
+        return None, None
+    a, b, year = int(m.group(1)), int(m.group(3)), m.group(4)
+
+    def read(month: int, day: int) -> date | None:
+        if not year:
+            return _month_day(month, day, today)
+        try:
+            return date(int(year), month, day)
+        except ValueError:
+            return None
+
+    return read(a, b), read(b, a)
+
+
+def _named_month(words: list[str], today: date) -> date | str | None:
+    """``dec 7th``, ``7 december``, ``15 jan 2027``, ``december 20 2026`` (a comma already gone)."""
+    year = int(words[-1]) if len(words) == 3 and re.fullmatch(r"\d{4}", words[-1]) else None
+    if len(words) != 2 and year is None:
+        return None
+    a, b = (_ORDINAL.sub(r"\1", w) for w in words[:2])
+    month, day = (_MONTHS[a], b) if a in _MONTHS else (_MONTHS.get(b, 0), a)
+    if not month or not day.isdigit():
+        return None
+    if year is None:
+        return _month_day(month, int(day), today) or "bad"
+    try:
+        return date(year, month, int(day))
+    except ValueError:
+        return "bad"
+
+
 def _date(words: list[str], today: date) -> date | str | None:
-    """``2026-12-07``, ``2026年12月7日``, ``12月7日``, ``dec 7th``, ``7 december``; ``"bad"`` for no such date."""
+    """``2026-12-07``, ``2026年12月7日``, ``12月7日``, ``dec 7th``, ``7 december``, ``15 jan 2027``,
+    ``20.12.2026``; ``"bad"`` for no such date, ``"ambiguous"`` for ``05/06``."""
     if len(words) == 1 and (m := _ZH_DATE.match(words[0])):
         return _month_day(int(m.group(1)), int(m.group(2)), today) or "bad"
     if len(words) == 1 and (m := _ISO.match(words[0]) or _ZH_YEAR_DATE.match(words[0])):
@@ -117,13 +171,9 @@ def _date(words: list[str], today: date) -> date | str | None:
             return date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
         except ValueError:
             return "bad"
-    if len(words) == 2:
-        a, b = (_ORDINAL.sub(r"\1", w) for w in words)
-        if a in _MONTHS and b.isdigit():
-            return _month_day(_MONTHS[a], int(b), today) or "bad"
-        if b in _MONTHS and a.isdigit():
-            return _month_day(_MONTHS[b], int(a), today) or "bad"
-    return None
+    if len(words) == 1:
+        return _numeric(words[0], today)
+    return _named_month(words, today)
 
 
 def _phrase(words: list[str], today: date) -> date | str | None:
@@ -137,18 +187,50 @@ def names_a_day(word: str) -> bool:
     return _phrase([word.casefold()], date(2000, 1, 1)) is not None
 
 
+_TIME_LEAD = frozenset({"at", "around", "about", "by", "在"})
+"""Words before a time of day (``tomorrow at 14:00``)."""
+
+
+def _time_at_end(low: list[str]) -> int:
+    """How many of the last words of ``low`` are a time of day (``at 14:00``, ``2 pm``, ``下午3点``,
+    ``at 9``), 0: none (``20.12`` alone is a date, after ``at`` a time)."""
+    lead = 0
+    for size in (2, 1):
+        if len(low) < size:
+            continue
+        tail = low[-size:]
+        led = len(low) > size and low[-size - 1] in _TIME_LEAD
+        if size == 2 and tail[1] not in MERIDIEM:
+            continue
+        word = tail[0] + MERIDIEM[tail[1]] if size == 2 else time_word(tail[0])
+        if size == 1 and led and tail[0].isdigit() and int(tail[0]) < 24:
+            word = f"{int(tail[0])}:00"
+        if (_NUMERIC.match(tail[0]) or tail[0].isdigit()) and not led and size == 1:  # 20.12, 2027: no time
+            continue
+        if clock_time(word) is not None:
+            lead = size + (1 if led else 0)
+            break
+    return lead
+
+
 def choose_day(words: list[str], today: date) -> DayChoice:
-    """Take the longest day phrase off the end of ``words``, relative to the reader's local ``today``."""
-    low = [w.casefold().strip(",.") for w in words]
+    """Take the longest day phrase off the end of ``words``, relative to the reader's local ``today``
+    (``on`` before it too: ``on 15 jan 2027``); a time of day after it is left out (:attr:`DayChoice.at`)."""
+    low = [w.casefold().strip(",.") if not _NUMERIC.match(w) else w for w in words]
+    at = None
+    if (timed := _time_at_end(low)) and len(low) > timed:
+        at, words, low = " ".join(words[-timed:]), words[:-timed], low[:-timed]
     for size in (3, 2, 1):
         if len(low) < size or (found := _phrase(low[-size:], today)) is None:
             continue
         rest = list(words[:-size])
+        if rest and rest[-1].casefold() == "on":  # "remind p-eagle on jan 15"
+            rest, size = rest[:-1], size + 1
         if isinstance(found, str) or found <= today or found > a_year_after(today):
             reason = _reason(found, today)
             return DayChoice(rest, None, " ".join(words[-size:]), reason=reason)
-        return DayChoice(rest, found)
-    return DayChoice(list(words), meant=near_day_word(low[-1]) if low else None)
+        return DayChoice(rest, found, at=at)
+    return DayChoice(list(words), meant=near_day_word(low[-1]) if low else None, at=at)
 
 
 _READ_WORDS = frozenset({"读", "看", "阅读", "读一下", "看一下", "to", "read", "about", "of"})
@@ -159,6 +241,7 @@ def day_last(words: list[str], today: date) -> list[str]:
     """``words`` with a day phrase typed first (``明天 读 p-eagle``: remind me tomorrow to read it)
     moved to the end, where :func:`choose_day` reads it, and the reading words after it left out;
     ``words`` as they are when a day phrase ends them or none begins them."""
+    words = _unglue(words, today)
     low = [w.casefold().strip(",.，") for w in words]
     if len(words) < 2 or any(_phrase(low[-n:], today) is not None for n in (3, 2, 1) if len(low) > n):
         return list(words)
@@ -171,10 +254,31 @@ def day_last(words: list[str], today: date) -> list[str]:
     return list(words)
 
 
+def _unglue(words: list[str], today: date) -> list[str]:
+    """``明天读``, ``下周一读p-eagle``, ``明天提醒我读``: a first word of Chinese that starts with a day
+    (the longest) and goes on with reading words (or a post) split into the day and the rest."""
+    first = words[0] if words else ""
+    if first.isascii():
+        return list(words)
+    for end in range(len(first) - 1, 0, -1):
+        if _phrase([first[:end].casefold()], today) is None:
+            continue
+        tail = re.sub(r"^(?:提醒我|提醒)", "", first[end:])
+        lead = next((r for r in sorted(_READ_WORDS, key=len, reverse=True) if tail.startswith(r)), "")
+        if lead or tail[:1].isascii():
+            return [
+                first[:end],
+                *([lead] if lead else []),
+                *([tail[len(lead) :]] if tail[len(lead) :] else []),
+                *words[1:],
+            ]
+    return list(words)
+
+
 def _reason(found: date | str, today: date) -> str:
     """Why ``found`` (a day, or ``"bad"``) is no reminder day: :attr:`DayChoice.reason`."""
     if isinstance(found, str):
-        return "bad"
+        return "ambiguous" if found == "ambiguous" else "bad"
     return "today" if found == today else "past" if found < today else "far"
 
 

@@ -30,10 +30,13 @@ from bot.slack.grammar_phrases import (
     CANCEL_REMINDER,
     CATCH_UP,
     DIGEST_CLI,
+    END_MARKS,
     LATEST,
     LATEST_IN,
+    OWN_NAME,
     STOP_TOPIC,
     USAGE_WORDS,
+    ZH_DAY,
     Kind,
 )
 from bot.slack.grammar_schedule import not_understood, split_schedule
@@ -233,6 +236,8 @@ def _next_last(words: list[str]) -> str | None:
 def _keyword(words: list[str]) -> tuple[str, list[str]]:
     """The first word (case-folded, no leading ``/``) and the rest; ``关注推测解码`` gives ``关注``, ``推测解码``."""
     first, rest = words[0].casefold().lstrip("/"), words[1:]
+    if first.rstrip(END_MARKS) in KEYWORDS and first.rstrip(END_MARKS):  # "help!", "next?"
+        first = first.rstrip(END_MARKS)
     if first not in KEYWORDS and not first.isascii():
         joined = next((k for k in _JOINED_KEYWORDS if first.startswith(k)), None)
         if joined is None:  # a reading verb joined to Latin text: 读完p-eagle, 读https://…
@@ -293,7 +298,8 @@ def _dm(rest: list[str]) -> dict[str, Any]:
     if switch in ("catchup", "跟上进度") and len(rest) == 2 and rest[1].casefold() in _ON_OFF:
         return {"enabled": None, "catchup": _ON_OFF[rest[1].casefold()]}
     if switch in ("off", "stop", "关闭", "关", *_DM_PAUSE, *_DM_RESUME, *_DM_STATUS) and len(typed) > 1:
-        return {"enabled": None, "error": "dm.extra", "error_value": " ".join(typed[1:])}
+        error = "dm.pause_length" if switch in _DM_PAUSE else "dm.extra"  # `dm pause 2 weeks`: one week
+        return {"enabled": None, "error": error, "error_value": " ".join(typed[1:])}
     if switch in ("off", "stop", "关闭", "关"):
         return {"enabled": False}
     if switch in _DM_RESUME:
@@ -390,6 +396,7 @@ _PHRASES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGNO
     (r"^(\d{1,4})\s*(?:m|min|mins|minutes?)\s+(?:a|per|each|every)\s+week$", r"plan \1m"),
     (r"^(?:标记|标为|标记为)\s*(\S+?)\s*(?:为)?已读$", r"read \1"),
     (r"^我(?:已经)?(?:读完了|读完|读过了|读过|看完了|看完)\s*(\S+)$", r"read \1"),
+    (rf"^({ZH_DAY})\s*提醒\s*我(?!们)\s*", r"提醒 \1 "),  # "明天提醒我读 p-eagle": the day first
     (r"^提醒\s*我(?!们)\s*", "提醒 "),  # "提醒 我 明天 …" too: 我 is no part of the post's words
     (r"^(?:关闭|关掉|停止)私信$", "dm off"),
     (r"^(?:打开|开启)私信$", "dm on"),
@@ -425,7 +432,7 @@ _HELP_LEAD = re.compile(
 
 def parse(text: str) -> Command:
     """Parse slash-command text (as Slack sends it) after :func:`bot.domain.text.clean`; never raises."""
-    raw = clean(_link_labels(text or ""))
+    raw = OWN_NAME.sub("", clean(_link_labels(text or "")))  # "/vllm-path spec" pasted whole
     truncated = len(raw) > MAX_TEXT
     raw = raw[:MAX_TEXT]
     bare = raw.casefold().strip(_MARKS)

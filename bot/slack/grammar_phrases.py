@@ -144,3 +144,10 @@ USAGE_WORDS: dict[str, str] = {
 }  # fmt: skip
 """First words of commands that have no keyword of their own: text starting with one that does not
 parse as anything else gets that command's usage (the key :func:`bot.slack.commands.help.usage` reads)."""
+
+END_MARKS = "!！?？.。,，:：;；"
+"""Punctuation after a keyword that changes nothing (``help!``)."""
+OWN_NAME = re.compile(r"^(?:/?vllm-path(?:\s+|$))+", re.IGNORECASE)
+"""The command's own name typed in its text (``/vllm-path /vllm-path spec``, ``vllm-path help``)."""
+ZH_DAY = r"明天|后天|(?:下|这|本)?(?:周|星期|礼拜)[一二三四五六日天]|下周|下星期|\d{1,3}天后|\d{1,2}月\d{1,2}[日号]"
+"""A Chinese day typed before 提醒我 (``明天提醒我读 p-eagle``)."""

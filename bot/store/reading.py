@@ -184,6 +184,18 @@ class ReadingRepo(StoreCore):
         """``user``'s pending reminders, soonest first."""
         return self._pending_rows(ReminderRow.c.team_id == team, ReminderRow.c.user_id == user)
 
+    def reminder_slots(self, team: str, user: str) -> list[Reminder]:
+        """``user``'s reminders still to come, pending or cancelled (``due_at`` after now), soonest
+        first: what ``reminders cancel <n>`` counts, so that a number keeps naming its reminder
+        after another is cancelled (a repeated ``cancel 1`` cancels nothing more)."""
+        stmt = select(ReminderRow).where(
+            ReminderRow.c.team_id == team,
+            ReminderRow.c.user_id == user,
+            ReminderRow.c.status.in_(("pending", "cancelled")),
+            ReminderRow.c.due_at > self._now(),
+        )
+        return self._snapshots(Reminder, stmt.order_by(ReminderRow.c.due_at, ReminderRow.c.id))
+
     def cancel_reminder(self, team: str, user: str, reminder_id: int) -> bool:
         """Cancel one of ``user``'s pending reminders. True if it was pending."""
         return self._change(_pending(reminder_id).filter_by(team_id=team, user_id=user).values(status="cancelled")) == 1

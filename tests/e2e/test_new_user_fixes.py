@@ -89,7 +89,7 @@ def test_several_tracks_at_once_and_all(slack, runtime):
     assert runtime.store.follows(TEAM, USER) == []
     slack.ask("subscribe spec")
     said = _text(slack, "unsubscribe all")
-    assert "Nothing was stopped" in said and "`/vllm-path unsubscribe spec`" in said, said
+    assert "one at a time" in said and "`/vllm-path unsubscribe spec`" in said, said
     assert [s.track_id for s in runtime.store.subscriptions(TEAM, CHANNEL)] == ["spec"]
 
 

@@ -457,10 +457,10 @@ def test_a_chinese_day_word_in_an_english_command_keeps_english(runtime):
     h = handlers(runtime, locale="en-US")
     post = runtime.holder.catalog.order("spec")[0]
     assert "Weekly DM on" in h.command(ALICE, "dm on 周五 08:30").text
-    assert "I will remind you" in h.command(ALICE, f"remind {post} 礼拜一").text
+    assert "I will remind you" in h.command(ALICE, f"remind {post} on 礼拜一").text
     later = runtime.holder.catalog.order("spec")[1]
-    for day in ("下周一", "3天后", "12月24日", "本周五"):  # (QA) a reminder's day phrases too
-        assert "remind you" in h.command(ALICE, f"remind {later} {day}").text, day
+    for day in ("下周一", "3天后", "12月24日", "本周五"):  # all words Chinese (but the id): Chinese (QA)
+        assert "提醒你" in h.command(ALICE, f"remind {later} {day}").text, day
     assert runtime.store.reader_state("T1", "U1").lang is None  # nothing kept
     assert "Pick a topic" in h.command(ALICE, "help").text
     assert "我会在" in h.command(ALICE, f"提醒 {post} 礼拜一").text

@@ -277,7 +277,8 @@ class Reader:
 class Context:
     """One request: ``rt``, ``caller``, ``lang`` (chosen, else zh when ``typed`` holds Chinese other than
     day and time words (:func:`~bot.domain.words.is_schedule_word`, ``reminder_day.names_a_day``) and
-    option names (:data:`OPTION_WORDS`), else the Slack locale zh* -> zh, else en: the language of this
+    option names (:data:`OPTION_WORDS`) unless every word after the keyword is Chinese or an id
+    (``dm 周六 9点``, ``remind p-eagle 下周一``), else the Slack locale zh* -> zh, else en: the language of this
     reply, stored only by ``lang``); Slack only through ``users_info``,
     ``channel_check``, ``announce``."""
 
@@ -311,8 +312,21 @@ class Context:
             " ".join(w for w in typed.split() if not (is_schedule_word(w) or names_a_day(w) or w in OPTION_WORDS))
         ):
             return "zh"
+        if has_han(typed) and self._words_chinese(typed):  # `dm 周六 9点`: a Chinese command (QA)
+            return "zh"
         locale = (self.users_info(self.caller.team_id, self.caller.user_id).locale or "").lower()
         return "zh" if locale.startswith("zh") else "en"
+
+    def _words_chinese(self, typed: str) -> bool:
+        """Whether the words of ``typed`` after its (English) keyword are Chinese: some hold Han
+        characters and none is an English word (``dm 周六 9点``, ``remind p-eagle 下周一``; not
+        ``dm on 周五``): post and track ids, numbers and times say no language."""
+        cat = self.find.catalog
+        rest = typed.split()[1:]
+        english = (w for w in rest if w.isascii() and w.isalpha())
+        return any(has_han(w) for w in rest) and all(
+            cat.has_track(w.casefold()) or cat.resolve_post_id(w.casefold()) for w in english
+        )
 
     def person(self, user_id: str) -> str:
         """``user_id``'s Slack name (``users.info``), else "someone" (never a raw id or a mention)."""

@@ -6,14 +6,38 @@ from __future__ import annotations
 from bot.slack import grammar
 from bot.slack.commands.context import Context
 from bot.slack.i18n import LANGS, t
-from bot.slack.mrkdwn import truncate
+from bot.slack.mrkdwn import Mrkdwn, truncate
 from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply
 
+_TOPICS: tuple[frozenset[str], ...] = (
+    frozenset({"remind", "reminders"}),
+    frozenset({"subscribe", "unsubscribe", "subscriptions"}),
+    frozenset({"follow", "unfollow"}),
+    frozenset({"read", "unread"}),
+)
+"""Commands whose help comes together (``help reminders`` shows ``remind`` too)."""
+
+
+def topic_help(lang: str, topic: str) -> Mrkdwn | None:
+    """The lines of the help (``help.commands``) about the command ``topic`` names (``reminders``,
+    ``dm``, ``plan``, ``提醒``: any keyword), with a pointer to the full help; ``None`` when no line is."""
+    kind = grammar.KEYWORDS.get(topic.casefold().strip())
+    if kind is None or kind == "help":
+        return None
+    kinds = next((group for group in _TOPICS if kind in group), frozenset({kind}))
+    marks = [m for k in kinds for m in (f"/vllm-path {k} ", f"`{k}`", f"`{k} ")]
+    lines = [line for line in str(t("help.commands", lang)).splitlines() if any(m in line for m in marks)]
+    if not lines:
+        return None
+    return Mrkdwn("\n").join([Mrkdwn(line) for line in lines] + [t("didyoumean.help", lang)])
+
 
 def show_help(ctx: Context, cmd: grammar.Command) -> Reply:
-    """The grammar with examples, the track list and the catalog version."""
-    return views.help_reply(ctx.catalog, ctx.lang)
+    """The grammar with examples, the track list and the catalog version; ``help <command>``
+    (``help reminders``): only that command's lines (:func:`topic_help`)."""
+    section = topic_help(ctx.lang, cmd.arg) if cmd.arg else None
+    return views.text_reply(section) if section is not None else views.help_reply(ctx.catalog, ctx.lang)
 
 
 def thanks(ctx: Context, cmd: grammar.Command) -> Reply:

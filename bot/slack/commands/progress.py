@@ -82,7 +82,7 @@ def follow(ctx: Context, cmd: grammar.Command) -> Reply:
         return views.text_reply(_which_to_unfollow(ctx))
     tid = ctx.find.track(cmd.arg)
     if tid is None and (several := _several_tracks(ctx, cmd)) is not None:  # `follow spec pd`, `unfollow all`
-        return views.text_reply(_follow_several(ctx, cmd.kind, several))
+        return views.text_reply(_follow_several(ctx, cmd.kind, several) + _not_tracks(ctx, cmd))
     if tid is None and cmd.kind == "follow" and cmd.arg.casefold().strip() in ALL_WORDS:  # one by one: say how
         return views.text_reply(t("follow.all", ctx.lang, tracks=replies.tracks_list(ctx)))
     if tid is None:  # a post's id or link: its track, or the choice of its tracks
@@ -110,14 +110,27 @@ ALL_WORDS = frozenset({"all", "everything", "every", "all tracks", "全部", "�
 
 
 def _several_tracks(ctx: Context, cmd: grammar.Command) -> list[str] | None:
-    """The tracks ``cmd.arg`` names one word each (``spec pd quant``, ``spec, pd``: two or more), or
+    """The tracks ``cmd.arg`` names one word each (``spec pd quant``, ``spec, pd``: two or more;
+    ``spec foo``: one, and a word that is none, :func:`_not_tracks`), or
     for ``unfollow all`` the followed ones; else None (``follow all``: no track, refused as such)."""
     words = [w for w in cmd.arg.replace(",", " ").replace("，", " ").replace("、", " ").split() if w]
     if cmd.kind == "unfollow" and " ".join(words).casefold() in ALL_WORDS:
         return [tid for tid in ctx.reader.follows() if ctx.catalog.has_track(tid)]
-    found = [ctx.find.track(w) for w in words if w.casefold() not in ("and", "和", "&")]
+    words = [w for w in words if w.casefold() not in ("and", "和", "&")]
+    found = [ctx.find.track(w) for w in words]
     tracks = list(dict.fromkeys(tid for tid in found if tid is not None))
-    return tracks if len(words) >= 2 and None not in found and len(tracks) >= 2 else None
+    return tracks if len(words) >= 2 and (len(tracks) >= 2 or (None in found and tracks)) else None
+
+
+def _not_tracks(ctx: Context, cmd: grammar.Command) -> Mrkdwn:
+    """What of ``cmd.arg`` names no track (``follow spec foo pd``: “foo”, QA), said after the tracks
+    followed; empty when each word is a track."""
+    words = [w for w in cmd.arg.replace(",", " ").replace("，", " ").replace("、", " ").split() if w]
+    unknown = [w for w in words if w.casefold() not in ("and", "和", "&") and ctx.find.track(w) is None]
+    if not unknown:
+        return Mrkdwn()
+    said = t("follow.not_tracks", ctx.lang, words=truncate(" ".join(unknown), 80), command=cmd.kind)
+    return Mrkdwn("" if ctx.lang == "zh" else " ") + said
 
 
 def _follow_several(ctx: Context, kind: str, tracks: list[str]) -> Mrkdwn:

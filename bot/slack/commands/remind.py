@@ -5,10 +5,20 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
 
-from bot.domain.reminder_day import DayChoice, a_year_after, choose_day, day_last, due_at, local_today
+from bot.domain.reminder_day import (
+    REMIND_AT,
+    DayChoice,
+    a_year_after,
+    choose_day,
+    day_last,
+    due_at,
+    local_today,
+    numeric_readings,
+)
 from bot.slack import grammar
 from bot.slack.commands import replies
 from bot.slack.commands.context import ButtonValue, Context
+from bot.slack.commands.reminder_numbers import numbered
 from bot.slack.i18n import t
 from bot.slack.mrkdwn import Mrkdwn, truncate
 from bot.slack.views import messages as views
@@ -37,6 +47,7 @@ def set_reminder(ctx: Context, post_id: str, words: list[str]) -> Mrkdwn:
 
 
 _REASON_KEY = {"today": "remind.day_today", "past": "remind.day_past", "far": "remind.day_far"}
+_REASON_KEY["ambiguous"] = "remind.day_ambiguous"
 """The refusal of a day that is a date, by :attr:`~bot.domain.reminder_day.DayChoice.reason`."""
 
 
@@ -44,8 +55,10 @@ def bad_day(lang: str, value: str, today: date, reason: str | None = None) -> Mr
     """ "I could not use “<value>” as a day: try …": its dated examples are the day after ``today``
     (the reader's local date), so they are always days ``remind`` accepts (QA: a fixed 2026-12-07
     was offered on 2026-12-07 itself). ``reason`` (``today``, ``past``, ``far``) says why a date
-    cannot be used (QA: ``2028-01-01`` is "more than a year ahead", the last day named)."""
+    cannot be used (QA: ``2028-01-01`` is "more than a year ahead", the last day named; ``05/06``
+    could be either of two days: both named in ISO form, ``2027-05-06`` or ``2027-06-05``)."""
     tomorrow, last = today + timedelta(days=1), a_year_after(today)
+    first, second = (d.isoformat() if d else "" for d in numeric_readings(value, today))
     return t(
         _REASON_KEY.get(reason or "", "remind.bad_day"),
         lang,
@@ -53,6 +66,8 @@ def bad_day(lang: str, value: str, today: date, reason: str | None = None) -> Mr
         example=tomorrow.isoformat(),
         example_md=f"{tomorrow.month}月{tomorrow.day}日",
         last=last.isoformat(),
+        first=first,
+        second=second,
     )
 
 
@@ -86,11 +101,12 @@ def remind(ctx: Context, cmd: grammar.Command) -> Reply:
     if refused is not None:
         return views.text_reply(refused)
     query = " ".join(choice.rest)
-    post_ids, candidates = ctx.find.resolve_posts(query)
+    spaced = ctx.find.exact_post_ids(["-".join(choice.rest)]) if len(choice.rest) > 1 else None
+    post_ids, candidates = (spaced, None) if spaced else ctx.find.resolve_posts(query)  # "p eagle": p-eagle
     day_words = words[len(choice.rest) :]
     if candidates is not None:  # several posts match about as well: let the reader pick
         day = truncate(" ".join(day_words) or ("下周" if ctx.lang == "zh" else "next week"), 40)
-        example = candidates.results[0].post_id
+        example = _typed_id(ctx, choice.rest) or candidates.results[0].post_id
         notice = t("remind.pick", ctx.lang, query=truncate(query, 100), example=example, day=day)
         return search_reply(ctx.catalog, query, candidates, ctx.reader.read(), ctx.lang, notice=notice)
     if not post_ids:
@@ -99,7 +115,22 @@ def remind(ctx: Context, cmd: grammar.Command) -> Reply:
         return views.text_reply(t("remind.which", ctx.lang))
     if (no_link := _no_link(ctx, post_ids[0])) is not None:
         return views.text_reply(no_link)
+    if choice.at:  # "tomorrow at 14:00": the day is understood, the time cannot be chosen (QA)
+        day = " ".join(day_words[: len(day_words) - len(choice.at.split())]) or (
+            "下周" if ctx.lang == "zh" else "next week"
+        )
+        command = truncate(" ".join(w for w in ("/vllm-path remind", post_ids[0], day) if w), 200)
+        at = REMIND_AT.strftime("%H:%M")
+        return views.text_reply(t("remind.at_nine", ctx.lang, at=at, value=truncate(choice.at, 40), command=command))
     return _answer(ctx, post_ids[0], set_reminder(ctx, post_ids[0], day_words))
+
+
+def _typed_id(ctx: Context, words: list[str]) -> str | None:
+    """The post id typed among ``words`` (``p-eagle foo``) or spelled with spaces (``p eagle``), the
+    example a "which post?" reply gives before the best match's (QA); else None."""
+    spaced = ctx.find.exact_post_ids(["-".join(words)]) if len(words) > 1 else None
+    typed = [ctx.find.exact_post_ids([w]) for w in words]
+    return next((ids[0] for ids in (spaced, *typed) if ids), None)
 
 
 def _no_link(ctx: Context, post_id: str) -> Mrkdwn | None:
@@ -125,22 +156,29 @@ def _answer(ctx: Context, post_id: str, notice: Mrkdwn) -> Reply:
 
 
 def reminders(ctx: Context, cmd: grammar.Command) -> Reply:
-    """``reminders``: the caller's pending reminders; ``reminders cancel <n>`` cancels the n-th."""
+    """``reminders``: the caller's pending reminders; ``reminders cancel <n>`` cancels the n-th, as
+    numbered (:func:`~bot.slack.commands.reminder_numbers.numbered`: a number keeps its reminder, so
+    a repeated cancel says it was cancelled already instead of cancelling the next one)."""
     store, team, user = ctx.rt.store, ctx.caller.team_id, ctx.caller.user_id
     words = cmd.arg.split()
     notice = None
     if len(words) == 2 and words[0].casefold() in ("cancel", "取消") and words[1].isdigit():
-        pending = store.reminders(team, user)
+        pending, _, order = numbered(store, team, user)
         n = int(words[1])
-        if not 1 <= n <= len(pending):
+        if not 1 <= n <= len(order):
             notice = t("reminders.no_number" if pending else "reminders.no_number_none", ctx.lang, n=n)
-        elif store.cancel_reminder(team, user, pending[n - 1].id):
-            notice = rviews.reminder_cancelled_notice(ctx.catalog, pending[n - 1], ctx.lang)
+        elif order[n - 1].status != "pending":
+            pid = order[n - 1].post_id
+            title = truncate(str(ctx.catalog.post(pid).title) if ctx.catalog.has_post(pid) else pid, 150)
+            notice = t("reminders.already_cancelled", ctx.lang, n=n, post=Mrkdwn("*{}*").format(title))
+        elif store.cancel_reminder(team, user, order[n - 1].id):
+            notice = rviews.reminder_cancelled_notice(ctx.catalog, order[n - 1], ctx.lang)
         else:  # sent or cancelled between the list and the cancel
             notice = t("reminders.not_found", ctx.lang)
     elif words:  # "reminders cancel abc", "reminders foo": say what works, and list them
         notice = t("reminders.usage", ctx.lang)
-    return rviews.reminders_reply(ctx.catalog, store.reminders(team, user), ctx.lang, notice=notice)
+    pending, numbers, _ = numbered(store, team, user)
+    return rviews.reminders_reply(ctx.catalog, pending, ctx.lang, notice=notice, numbers=numbers)
 
 
 def remind_button(ctx: Context, value: ButtonValue) -> Reply | None:

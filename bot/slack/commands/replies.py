@@ -15,6 +15,7 @@ from bot.domain.search import PostMatch, SearchResult
 from bot.slack import grammar
 from bot.slack.commands.context import Context
 from bot.slack.commands.plan import track_path_line
+from bot.slack.commands.reminder_numbers import numbered
 from bot.slack.i18n import join_list, t
 from bot.slack.mrkdwn import Mrkdwn, truncate
 from bot.slack.views import messages as views
@@ -199,8 +200,8 @@ def redraw(ctx: Context, view: str, notice: str | None, offset: int | None = Non
     if view.startswith("digest") or view == "unfurl":
         return views.text_reply(notice or t("done", ctx.lang))
     if view == "reminders":
-        mine = ctx.rt.store.reminders(ctx.caller.team_id, ctx.caller.user_id)
-        return reminders_reply(ctx.catalog, mine, ctx.lang, notice=notice)
+        mine, numbers, _ = numbered(ctx.rt.store, ctx.caller.team_id, ctx.caller.user_id)
+        return reminders_reply(ctx.catalog, mine, ctx.lang, notice=notice, numbers=numbers)
     if view in ("next", "latest"):
         return next_reads(ctx, notice=notice) if view == "next" else latest(ctx, notice=notice, offset=offset or 0)
     if view.startswith("latest:"):  # what's new in one track

@@ -194,13 +194,16 @@ def unsubscribe(ctx: Context, cmd: grammar.Command) -> Reply:
 
 
 def _unsubscribe_all(ctx: Context) -> Mrkdwn:
-    """``unsubscribe all``: nothing stopped (each digest is its owner's to stop); the command for
-    each of this channel's digests, or that it has none."""
+    """``unsubscribe all``: nothing stopped (one digest at a time, each its owner's to stop); the
+    command for each of this channel's digests (said plainly when the caller may stop each), or
+    that it has none."""
     channel = ctx.caller.channel_id
     subs = ctx.rt.store.subscriptions(ctx.caller.team_id, channel) if channel and not channel.startswith("D") else []
     if not subs:
         return t("unsub.all_none", ctx.lang)
     commands = join_list([Mrkdwn("`/vllm-path unsubscribe {}`").format(x.track_id) for x in subs], ctx.lang)
+    if all(ctx.may_stop(x.created_by) for x in subs):  # all the caller's to stop: no refusal (QA)
+        return t("unsub.all_yours", ctx.lang, commands=commands)
     return t("unsub.all", ctx.lang, commands=commands)
 
 
@@ -248,8 +251,8 @@ def dm(ctx: Context, cmd: grammar.Command) -> Reply:
         was = store.get_dm(caller.team_id, caller.user_id)
         off = cmd.catchup and (was is None or not was.enabled)
         return views.text_reply(sentences(lang, said, t("dm.catchup_dm_off", lang)) if off else said)
-    if cmd.error == "dm.extra":  # words not understood: nothing changed (QA: `dm off 2 weeks` dropped them)
-        return views.text_reply(t("dm.extra", lang, value=truncate(cmd.error_value or "", 100)))
+    if cmd.error in ("dm.extra", "dm.pause_length"):  # nothing changed (QA: `dm off 2 weeks` dropped them)
+        return views.text_reply(t(cmd.error, lang, value=truncate(cmd.error_value or "", 100)))
     if cmd.enabled is None and cmd.arg == "pause":
         return _pause_dm(ctx)
     if cmd.enabled is None and cmd.arg == "resume":

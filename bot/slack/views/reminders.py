@@ -76,9 +76,16 @@ def reminder_cancelled_notice(catalog: Catalog, reminder: Reminder, lang: str) -
     return t("reminders.cancelled_post", lang, post=_post(catalog, reminder.post_id, lang))
 
 
-def reminders_reply(catalog: Catalog, reminders: Sequence[Reminder], lang: str, notice: str | None = None) -> Reply:
-    """The pending reminders, soonest first, numbered as ``reminders cancel <n>`` counts, with *Cancel*;
-    each day as the confirmation names it (:func:`plain_due_label`: ``Monday 14 Dec 2026, 09:00 …``)."""
+def reminders_reply(
+    catalog: Catalog,
+    reminders: Sequence[Reminder],
+    lang: str,
+    notice: str | None = None,
+    numbers: Sequence[int] | None = None,
+) -> Reply:
+    """The pending reminders, soonest first, numbered as ``reminders cancel <n>`` counts (``numbers``,
+    one each; None: 1, 2, …), with *Cancel*; each day as the confirmation names it
+    (:func:`plain_due_label`: ``Monday 14 Dec 2026, 09:00 …``)."""
     blocks: list[Json] = [header(t("reminders.header", lang))]
     if notice:
         blocks.append(section(notice))
@@ -88,7 +95,7 @@ def reminders_reply(catalog: Catalog, reminders: Sequence[Reminder], lang: str, 
     lines = []
     for i, r in enumerate(reminders[:MAX_LISTED]):
         when = plain_due_label(r.due_at, r.timezone, lang)  # as the confirmation said it (QA)
-        line = Mrkdwn("{}. {} · {}").format(i + 1, when, _post(catalog, r.post_id, lang))
+        line = Mrkdwn("{}. {} · {}").format(numbers[i] if numbers else i + 1, when, _post(catalog, r.post_id, lang))
         lines.append(line)
         cancel = button(t("btn.cancel", lang), f"cancel_reminder:{i}", {"d": str(r.id), "v": "reminders"})
         blocks.append(section(line, accessory=cancel))
