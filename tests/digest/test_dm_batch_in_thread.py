@@ -7,7 +7,6 @@ exactly-once rules of a DM sent alone kept (a take-over finds an earlier post; n
 
 from __future__ import annotations
 
-import json
 import threading
 from datetime import UTC, datetime
 from typing import Any
@@ -18,28 +17,12 @@ from sqlalchemy import event
 from bot.digest import dm_batch
 from bot.digest.deliver import Deliverer, Pacer
 from bot.digest.pacing import MemoryStore, SendPacer
-from bot.domain.schedule import WeeklySchedule, period_of
+from bot.domain.schedule import period_of
 from bot.runtime import Runtime
 from bot.store import Store
 from bot.store.ledger_batch import BatchedLedgerStore
 from tests.digest.conftest import TEAM, make_runtime
-from tests.digest.test_dm_batches import namespace, redis_url  # noqa: F401  (fixtures)
-
-
-def _dm(store: Store, user: str, team: str = TEAM) -> None:
-    store.set_dm(team, user, True, schedule=WeeklySchedule.of(0, "09:00", "UTC"))
-    store.follow(team, user, "pd")
-
-
-def _posted(standin) -> list[str]:
-    keys = []
-    for call in standin.calls("chat.postMessage"):
-        if call.ok:
-            meta = call.args.get("metadata") or {}
-            if isinstance(meta, str):
-                meta = json.loads(meta)
-            keys.append(meta["event_payload"]["key"].split("/")[1])
-    return keys
+from tests.digest.test_dm_batches import _dm, _posted, namespace, redis_url  # noqa: F401  (fixtures)
 
 
 def _deliverer(runtime: Runtime, **kwargs: Any) -> tuple[Deliverer, BatchedLedgerStore]:

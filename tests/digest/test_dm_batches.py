@@ -86,9 +86,9 @@ def test_a_batch_size_below_one_is_refused() -> None:
 # --- a worker's batch ------------------------------------------------------------------------------
 
 
-def _dm(store: Store, user: str) -> None:
-    store.set_dm(TEAM, user, True, schedule=WeeklySchedule.of(0, "09:00", "UTC"))
-    store.follow(TEAM, user, "pd")
+def _dm(store: Store, user: str, team: str = TEAM) -> None:
+    store.set_dm(team, user, True, schedule=WeeklySchedule.of(0, "09:00", "UTC"))
+    store.follow(team, user, "pd")
 
 
 def _posted(standin) -> list[str]:
