@@ -83,8 +83,9 @@ def test_several_tracks_at_once_and_all(slack, runtime):
     followed = _text(slack, "follow spec pd quant")
     assert "No track matches" not in followed, followed
     assert sorted(runtime.store.follows(TEAM, USER)) == ["pd", "quant", "spec"]
-    _text(slack, "unfollow all")
+    unfollowed = _text(slack, "unfollow all")
     assert runtime.store.follows(TEAM, USER) == []
+    assert "not a track" not in unfollowed, unfollowed  # QA: "“all” is not a track" after unfollowing all
     assert "`/vllm-path follow spec pd`" in _text(slack, "follow all")  # how, not "no track matches"
     assert runtime.store.follows(TEAM, USER) == []
     slack.ask("subscribe spec")

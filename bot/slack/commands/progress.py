@@ -126,6 +126,8 @@ def _not_tracks(ctx: Context, cmd: grammar.Command) -> Mrkdwn:
     """What of ``cmd.arg`` names no track (``follow spec foo pd``: “foo”, QA), said after the tracks
     followed; empty when each word is a track."""
     words = [w for w in cmd.arg.replace(",", " ").replace("，", " ").replace("、", " ").split() if w]
+    if cmd.kind == "unfollow" and " ".join(words).casefold() in ALL_WORDS:  # `unfollow all`: no track word
+        return Mrkdwn()
     unknown = [w for w in words if w.casefold() not in ("and", "和", "&") and ctx.find.track(w) is None]
     if not unknown:
         return Mrkdwn()
