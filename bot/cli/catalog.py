@@ -71,7 +71,7 @@ def catalog_export(as_json: bool, catalog_dir: str | None) -> None:
 def catalog_show(track: str, lang: str, catalog_dir: str | None) -> None:
     """Show a track's path in reading order (TRACK is a track id, name or alias)."""
     cat = load_catalog_or_exit(catalog_dir)
-    track_id = track_or_exit(cat, track, 1)
+    track_id = track_or_exit(cat, track)
     click.echo(render_track(cat, track_id, lang))
     from bot.cli.plan import essential_weeks_line  # issue 24: weeks at the default budget
 

@@ -66,18 +66,42 @@ def fail(message: str, code: int) -> NoReturn:
     sys.exit(code)
 
 
-def track_or_exit(catalog: Catalog, text: str, code: int) -> str:
+def track_or_exit(catalog: Catalog, text: str) -> str:
     """The id of the track ``text`` names (:func:`bot.domain.search.track_named`: id, name or
-    alias, even misspelt); else exit ``code`` listing the track ids on stderr (the reading
-    commands' wording for 1, an ``error:`` line for 2)."""
+    alias, even misspelt). Raises :class:`click.BadParameter` (click's usage error: exit 2,
+    ``Error: Invalid value for 'TRACK': no track matches 'x'; tracks: …`` on stderr) for the
+    parameter of the running command that holds ``text``, when no track matches."""
     from bot.domain.search import track_named  # deferred: the search index pulls in numpy and rapidfuzz
 
     track_id = track_named(catalog, text)
     if track_id is None:
         tracks = ", ".join(t.id for t in catalog.tracks)
-        wrong = f"No track matches {text!r}. Tracks: " if code == 1 else f"error: no track matches {text!r}; tracks: "
-        fail(wrong + tracks, code)
+        ctx = click.get_current_context(silent=True)
+        params = ctx.command.params if ctx else []
+        param = next((p for p in params if ctx is not None and ctx.params.get(p.name or "") == text), None)
+        raise click.BadParameter(f"no track matches {text!r}; tracks: {tracks}", ctx=ctx, param=param)
     return track_id
+
+
+class Minutes(click.IntRange):
+    """A ``--minutes`` value: a whole number of minutes from ``low`` to ``high``; anything else is
+    click's usage error (exit 2) saying so plainly (not "not a valid integer range")."""
+
+    name = "minutes"
+
+    def __init__(self, low: int, high: int) -> None:
+        super().__init__(low, high)
+        self.low, self.high = low, high
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        """``value`` as an ``int``; raises :class:`click.BadParameter` for a non-number or one out of range."""
+        try:
+            number = int(str(value).strip())
+        except ValueError:
+            number = None
+        if number is None or not self.low <= number <= self.high:
+            self.fail(f"{value!r} is not a number of minutes from {self.low} to {self.high}", param, ctx)
+        return number
 
 
 def echo_catalog_errors(exc: CatalogError) -> None:

@@ -10,6 +10,7 @@ import threading
 import click
 
 from bot.cli.common import (
+    Minutes,
     dump_json,
     exit_on_catalog_error,
     fail,
@@ -141,7 +142,7 @@ def digest() -> None:
 )
 @click.option(
     "--minutes",
-    type=click.IntRange(MIN_MINUTES, MAX_MINUTES),
+    type=Minutes(MIN_MINUTES, MAX_MINUTES),
     help="A weekly budget in minutes (newly subscribed channel only): the steps that fit.",
 )
 @option(
@@ -168,7 +169,7 @@ def digest_preview(
 
     runtime = None if channel is None else _runtime()  # without a channel, no database is opened or created
     catalog = load_catalog_or_exit(None) if runtime is None else runtime.holder.catalog
-    track = track_or_exit(catalog, track_text, 2)
+    track = track_or_exit(catalog, track_text)
     if runtime is None:  # no --channel (the runtime is opened exactly when one is given)
         sub, snapshot = _preview_sub(track, steps, minutes), None
     else:
@@ -258,7 +259,7 @@ def digest_run_now(
     already sent this week, by the clock or an earlier run, is not sent again)."""
     runtime = _runtime()
     _require_credentials(runtime)
-    track = track_or_exit(runtime.holder.catalog, track_text, 2) if track_text else None
+    track = track_or_exit(runtime.holder.catalog, track_text) if track_text else None
     clock = _clock(runtime, workers, channel_interval, team_rate, stale_after, None)
     try:
         counts = clock.run_now(track=track, dms=dms)

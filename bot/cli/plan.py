@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from bot.cli.common import fail, load_catalog_or_exit, option, track_or_exit
+from bot.cli.common import Minutes, fail, load_catalog_or_exit, option, track_or_exit
 from bot.domain.budget import MAX_MINUTES, MIN_MINUTES  # the chat's range (QA: 1–10000 here)
 
 
@@ -28,7 +28,7 @@ def essential_weeks_line(catalog, track_id: str, minutes_per_week: int | None = 
 @click.command("plan-weeks")
 @click.option(
     "--minutes",
-    type=click.IntRange(MIN_MINUTES, MAX_MINUTES),
+    type=Minutes(MIN_MINUTES, MAX_MINUTES),
     help="Minutes a week (default: the app's default budget).",
 )
 @click.option("--catalog", "catalog_dir", help="Catalog folder (default: catalog/).")
@@ -66,7 +66,7 @@ def path_image_cmd(track: str, read: tuple[str, ...], output: Path, lang: str, c
     from bot.pictures import FORMATS, PictureError, write
 
     cat = load_catalog_or_exit(catalog_dir)
-    track_id = track_or_exit(cat, track, 2)
+    track_id = track_or_exit(cat, track)
     if output.suffix.lower().lstrip(".") not in FORMATS:
         fail(f"error: {output.name}: the file name must end in .png or .svg", 2)
     if unknown := [p for p in read if not cat.has_post(p)]:

@@ -132,7 +132,7 @@ def next_cmd(track: str, read: tuple[str, ...], as_json: bool, catalog_dir: str 
     for an unknown track or post id.
     """
     cat = load_catalog_or_exit(catalog_dir)
-    track_id = track_or_exit(cat, track, 1)
+    track_id = track_or_exit(cat, track)
     if unknown := [p for p in read if not cat.has_post(p)]:
         fail(f"Unknown post id(s): {', '.join(unknown)}", 1)
     done = cast(set[str], {cat.resolve_post_id(p) for p in read})

@@ -4,6 +4,7 @@ through the handlers and end to end through the real HTTP door with signed Slack
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -24,6 +25,8 @@ def test_snoozing_a_channel_digest_skips_its_next_one_only(runtime, standin) -> 
     reply = Handlers(runtime).action(Caller(TEAM, "U1", "C1"), "snooze", {"v": f"digest:{sub.id}"})
     assert "skips its next one" in reply.text and reply.response_type == "ephemeral"
     fire = next_fire(0, "09:00", "Europe/Berlin", datetime.now(UTC))
+    local = fire.astimezone(ZoneInfo("Europe/Berlin"))  # the day as every reply shows it (QA)
+    assert f"({local:%A} {local.day} {local:%b %Y} 09:00 Europe/Berlin)" in reply.text, reply.text
     row = store.delivery(TEAM, "C1", "spec", period_of(fire, "Europe/Berlin"))
     assert row.status == "sent" and row.message_ts is None and row.error == "skipped: snoozed by U1"
     d = _deliverer(runtime)

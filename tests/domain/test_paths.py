@@ -312,7 +312,7 @@ def test_cli_next_resolves_the_track_like_search(name):
 
 def test_cli_next_refuses_an_unknown_track_or_post():
     out = _next("no-such-track")
-    assert out.exit_code == 1 and "No track matches" in out.output
+    assert out.exit_code == 2 and "no track matches" in out.output  # click's usage error, like path-image
     out = _next("spec", "--read", "no-such-post")
     assert out.exit_code == 1 and "no-such-post" in out.output
 

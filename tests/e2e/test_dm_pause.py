@@ -15,7 +15,7 @@ import pytest
 from tests.e2e.helpers import block_texts
 from tests.waits import PATIENCE_S
 
-_DATE = r"\d{4}-\d{2}-\d{2}"
+_DATE = r"\d{1,2} [A-Z][a-z]{2} \d{4}"  # 14 Dec 2026, as every reply writes a day
 
 
 def _text(slack, words: str) -> str:

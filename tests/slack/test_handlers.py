@@ -245,9 +245,9 @@ def test_next_fire_label_uses_the_local_zone():
 
     now = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)  # a Monday
     nine, two = WeeklySchedule.of(0, "09:00", "Europe/Berlin"), WeeklySchedule.of(0, "14:00", "Europe/Berlin")
-    assert next_fire_label(nine, now) == "Monday 2026-12-07 09:00 Europe/Berlin"
-    assert next_fire_label(nine, now, lang="zh") == "周一 2026-12-07 09:00 Europe/Berlin"
-    assert next_fire_label(two, now) == "Monday 2026-11-30 14:00 Europe/Berlin"
+    assert next_fire_label(nine, now) == "Monday 7 Dec 2026 09:00 Europe/Berlin"
+    assert next_fire_label(nine, now, lang="zh") == "2026年12月7日 周一 09:00 Europe/Berlin"
+    assert next_fire_label(two, now) == "Monday 30 Nov 2026 14:00 Europe/Berlin"
 
 
 def test_resubscribing_keeps_the_schedule_and_resumes_a_paused_digest(runtime):

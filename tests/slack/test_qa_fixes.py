@@ -79,7 +79,7 @@ def test_whats_new_leads_with_the_vllm_blog_posts_of_the_tracks_a_reader_follows
 def test_the_track_header_hint_does_not_offer_the_default_as_the_example(runtime):
     for text, hint in (
         ("speculative", r"the default; set yours with `plan (\w+)`"),
-        ("推测解码", r"默认值；用 `plan (\w+)`"),
+        ("推测解码", r"默认值；用 `计划 (\w+)`"),  # the form the Chinese help teaches
     ):
         found = re.search(hint, json.dumps(handlers(runtime).command(ALICE, text).blocks, ensure_ascii=False))
         assert found, text

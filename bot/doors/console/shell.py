@@ -158,10 +158,15 @@ class Console:
         return printed
 
     def command(self, text: str) -> list[Printed]:
-        """Send ``/vllm-path text`` as this console user; returns what became visible."""
+        """Send ``/vllm-path text`` as this console user typed it (:func:`~bot.doors.console.slack.typed_text`:
+        ``&<>`` escaped as Slack escapes them); returns what became visible."""
         response_url = self.standin.response_url()
         body = si.slash_command_body(
-            text, user_id=self.user_id, team_id=self.team_id, channel_id=self.channel_id, response_url=response_url
+            si.typed_text(text),
+            user_id=self.user_id,
+            team_id=self.team_id,
+            channel_id=self.channel_id,
+            response_url=response_url,
         )
         return self._exchange(body, "application/x-www-form-urlencoded", response_url=response_url)
 

@@ -6,6 +6,7 @@ and one channel, and what a Slack records of the app's calls and replies (:class
 from __future__ import annotations
 
 import json
+import re
 import time
 import uuid
 from collections.abc import Iterable, Mapping
@@ -96,6 +97,20 @@ def response_key(path: str) -> str | None:
 
 
 # --- Slack's requests to the app -----------------------------------------------------------------
+
+
+_CLIENT_MARKUP = re.compile(r"(<(?:[@#!][^<>\s]*|https?://[^<>\s]*)>)")
+"""What Slack's client itself writes into a message as markup: a mention, a channel, ``<!here>``, a link."""
+
+
+def typed_text(text: str) -> str:
+    """``text`` as Slack sends what a person typed: ``&``, ``<`` and ``>`` as entities (so ``</b>``
+    stays a literal, not markup the app decodes), a mention or link written as Slack's markup
+    (:data:`_CLIENT_MARKUP`, ``<@U1>``, ``<https://…>``) kept so the console can still send one."""
+    parts = _CLIENT_MARKUP.split(text)
+    for i in range(0, len(parts), 2):
+        parts[i] = parts[i].replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return "".join(parts)
 
 
 def slash_command_body(

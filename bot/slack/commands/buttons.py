@@ -14,7 +14,7 @@ from bot.slack.commands import plan, replies
 from bot.slack.commands.context import ButtonValue, Context
 from bot.slack.commands.digest_actions import channel_subscription, handle_digest_action
 from bot.slack.commands.subscribe import dm_schedule
-from bot.slack.i18n import t
+from bot.slack.i18n import day_text, t
 from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply
 
@@ -168,4 +168,4 @@ def pause_plan(ctx: Context, value: ButtonValue) -> Reply | None:
     until = store.now() + NUDGE_EVERY - timedelta(minutes=1)
     store.pause_plan(team, user, until)
     store.snooze_dm(team, user, until)
-    return views.text_reply(t("nudge.paused", ctx.lang, date=until.date().isoformat()))
+    return views.text_reply(t("nudge.paused", ctx.lang, date=day_text(until.date(), ctx.lang)))

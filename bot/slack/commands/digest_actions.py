@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 
 from bot.runtime import Runtime
 from bot.slack.commands.context import Caller
-from bot.slack.i18n import t, weekday_name
+from bot.slack.i18n import day_text, t
 from bot.slack.views.blocks import Reply
 from bot.slack.views.digest import DIGEST_DM_VIEW
 from bot.slack.views.messages import text_reply, track_name
@@ -75,4 +75,5 @@ def handle_digest_action(
 
 
 def _when(local: datetime, lang: str) -> str:
-    return f"{weekday_name(local.weekday(), lang)} {local:%Y-%m-%d %H:%M}"
+    """``Saturday 12 Dec 2026 09:00`` / ``2026年12月12日 周六 09:00``: the day as every reply shows it."""
+    return f"{day_text(local, lang)} {local:%H:%M}"

@@ -16,7 +16,7 @@ from bot.slack.commands.digest_actions import handle_digest_action
 from bot.slack.commands.plan import budget_refusal, channel_budget, dm_budget
 from bot.slack.commands.progress import ALL_WORDS
 from bot.slack.commands.settings import language_name
-from bot.slack.i18n import LANGS, join_list, t, weekday_name
+from bot.slack.i18n import LANGS, day_text, join_list, t
 from bot.slack.mrkdwn import Mrkdwn, truncate
 from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply
@@ -33,11 +33,11 @@ _ANNOUNCE_KEY = {"new": "announce.new", "resumed": "announce.resumed", "updated"
 
 def next_fire_label(schedule: WeeklySchedule, now: datetime | None = None, lang: str = "en") -> str:
     """When a weekly schedule next fires after ``now`` (default: the wall clock), as ``Monday
-    2026-12-07 09:00 Europe/Berlin`` (local; weekday in ``lang``), by the clock's own rule."""
+    7 Dec 2026 09:00 Europe/Berlin`` (local; weekday in ``lang``), by the clock's own rule."""
     fire = schedule.next_fire(now or datetime.now(UTC))
     if not fire:
         return "-"
-    return f"{weekday_name(fire.weekday(), lang)} {fire:%Y-%m-%d %H:%M} {zone_label(schedule.timezone)}"
+    return f"{day_text(fire, lang)} {fire:%H:%M} {zone_label(schedule.timezone)}"
 
 
 def _unknown_schedule_part(ctx: Context, text: str) -> Mrkdwn | None:

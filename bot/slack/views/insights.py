@@ -26,10 +26,14 @@ def _activity(ins: Insights, lang: str) -> Mrkdwn:
 
 
 def funnel_line(catalog: Catalog, funnel: TrackFunnel, lang: str) -> Mrkdwn:
-    """``*Speculative decoding* · 6 readers`` then ``6 → 5 → 4 → <4 …`` (readers reaching each step)."""
+    """``*Speculative decoding* · 6 readers`` then ``6 → 5 → 4 → <4 …`` (readers reaching each step);
+    one line saying so when every step's count is hidden or zero (not ``<4 → 0 → 0 …``)."""
+    name = track_name(catalog, funnel.track_id, lang)
+    if not any(funnel.reached):  # each None (hidden) or 0
+        readers = count_text(funnel.readers)
+        return t("stats.funnel_hidden", lang, track=name, readers=readers, steps=funnel.steps)
     steps = " → ".join(count_text(n) for n in funnel.reached[:FUNNEL_STEPS])
     more = " …" if funnel.steps > FUNNEL_STEPS else ""
-    name = track_name(catalog, funnel.track_id, lang)
     return t(
         "stats.funnel", lang, track=name, readers=count_text(funnel.readers), steps=funnel.steps, funnel=steps + more
     )

@@ -55,9 +55,9 @@ def post_link(catalog: Catalog, post_id: str, bold: bool = False, lang: str = "e
     return read_link(catalog, catalog.post(post_id), lang, bold=bold)
 
 
-def _title(track: Track) -> str:
-    """A track's header: its English and Chinese names."""
-    return f"{track.names.en} · {track.names.zh}" if track.names.zh else track.names.en
+def _title(track: Track, lang: str) -> str:
+    """A track's header: its name in the reply's language ``lang`` (English where it has no other)."""
+    return track.names.get(lang)
 
 
 def _with_notice(notice: str | None, fallback: Mrkdwn) -> Mrkdwn:
@@ -180,7 +180,7 @@ def _personal_track_reply(
     start = step_page(total, nxt.number - 1 if nxt else None, offset)
     page = _TrackPage(catalog, state, lang, start, min(total, start + STEPS_PER_PAGE))
 
-    blocks: list[Json] = [header(_title(track))]
+    blocks: list[Json] = [header(_title(track, lang))]
     blocks += [section(notice)] if notice else []
     blocks.append(context(t("track.progress", lang, count=read_count(state, lang), version=catalog.version)))
     if path:
@@ -271,7 +271,7 @@ def _shared_track_reply(
 ) -> Reply:
     """The in-channel :func:`track_reply`: the first page, no progress, no buttons."""
     track, steps, track_id = state.path.track, state.path.steps, state.track_id
-    blocks: list[Json] = [header(_title(track))]
+    blocks: list[Json] = [header(_title(track, lang))]
     blocks += [section(notice)] if notice else []
     blocks += [context(t("share.footer", lang, version=catalog.version)), section(track.description.get(lang))]
     start = step_page(len(steps), None, offset)

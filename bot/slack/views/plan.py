@@ -194,7 +194,12 @@ def with_finished(reply: Reply, catalog: Catalog, counts: Mapping[str, int], lan
         lang,
         conjunction=False,
     )
-    line = pt("stats.finished", lang, n=said, tracks=per or "–")
+    if total == 0:
+        line = pt("stats.finished_none", lang)
+    elif parts == 0:  # every count hidden: one line, not "<4 (Speculative decoding <4)"
+        line = pt("stats.finished_hidden", lang, n=MIN_READERS)
+    else:
+        line = pt("stats.finished", lang, n=said, tracks=per or "–")
     blocks = [*reply.blocks[: MAX_BLOCKS_MESSAGE - 1], context(line)]
     return Reply(text=reply.text, blocks=blocks, response_type=reply.response_type)
 

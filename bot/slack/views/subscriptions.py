@@ -11,7 +11,7 @@ from bot.domain.budget import weeks_to_finish
 from bot.domain.catalog import Catalog
 from bot.domain.plan import channel_minutes
 from bot.domain.schedule import WeeklySchedule, zone_label
-from bot.slack.i18n import t, weekday_name
+from bot.slack.i18n import day_text, t, weekday_name
 from bot.slack.mrkdwn import Mrkdwn
 from bot.slack.views.blocks import Json, Reply, context, header, make_reply, section, sections
 from bot.store.snapshots import Subscription
@@ -52,8 +52,9 @@ def dm_skipped(dm: Any, now: datetime | None = None) -> datetime | None:
 
 
 def day_words(when: datetime, lang: str) -> dict[str, str]:
-    """A day as the strings' ``{weekday}`` (in ``lang``) and ``{date}`` (``YYYY-MM-DD``), in ``when``'s zone."""
-    return {"weekday": weekday_name(when.weekday(), lang), "date": f"{when:%Y-%m-%d}"}
+    """A day as the strings' ``{weekday}`` and ``{date}`` (:func:`day_text` without the weekday,
+    ``7 Dec 2026`` / ``2026年12月7日``) in ``lang``, in ``when``'s zone."""
+    return {"weekday": weekday_name(when.weekday(), lang), "date": day_text(when, lang, weekday=False)}
 
 
 def dm_paused_text(dm: Any, lang: str, now: datetime | None = None) -> Mrkdwn:
