@@ -22,6 +22,7 @@ ask`` the YAML, the catalog's checks and the vocabulary's parse (see docs/benchm
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import os
 import pickle
@@ -49,31 +50,42 @@ def _hash_files(digest: Any, files: list[Path]) -> None:
             digest.update(f"{path.name} {path.stat().st_size}\n".encode() + path.read_bytes())
 
 
+@functools.cache
+def _code_digest(kind: str) -> bytes:
+    """SHA-256 of the code that reads a catalog (``kind`` ``"catalog"``: the catalog package,
+    budget.py, graphs.py, paths.py) or builds its search (``"search"``: this package's modules and
+    word list), as this process first read it: computed once per process, so that a process running
+    older code (a deploy beside a running server) never keeps its pickles under newer files' key,
+    where the new code would restore objects of the old shape."""
+    here = Path(__file__).parent
+    if kind == "catalog":
+        catalog_code = here.parent / "catalog"
+        files = [*sorted(catalog_code.glob("*.py")), *(here.parent / f"{m}.py" for m in ("budget", "graphs", "paths"))]
+    else:
+        files = [*sorted(here.glob("*.py")), here / "data" / "english-words.txt"]
+    digest = hashlib.sha256(kind.encode())
+    _hash_files(digest, files)
+    return digest.digest()
+
+
 def catalog_key(root: Path) -> bytes:
     """SHA-256 over the catalog's files (every ``*.yaml`` of the folder, of ``posts/`` and of
     ``tracks/``, and ``CHANGELOG.md``), the code that checks them (the catalog package, budget.py,
     graphs.py, paths.py) and pydantic's version."""
     import pydantic  # already imported by the models whenever a catalog is loaded
 
-    digest = hashlib.sha256(f"{pydantic.VERSION}\n".encode())
-    catalog_code = Path(__file__).parent.parent / "catalog"
-    code = [
-        *sorted(catalog_code.glob("*.py")),
-        *(catalog_code.parent / f"{m}.py" for m in ("budget", "graphs", "paths")),
-    ]
+    digest = hashlib.sha256(f"{pydantic.VERSION}\n".encode() + _code_digest("catalog"))
     # every YAML file of the folder: a cold search serves the catalog kept with the index as it is
     files = [root / "CHANGELOG.md", *sorted(root.glob("*.yaml")), *sorted(root.glob("posts/*.yaml"))]
-    _hash_files(digest, [*code, *files, *sorted(root.glob("tracks/*.yaml"))])
+    _hash_files(digest, [*files, *sorted(root.glob("tracks/*.yaml"))])
     return digest.digest()
 
 
 def vocabulary_key(root: Path) -> bytes:
     """SHA-256 over :func:`catalog_key`, the search vocabulary files of ``root`` and the search
     package's code and word list: what a kept catalog and vocabulary were read with."""
-    digest = hashlib.sha256(catalog_key(root))
-    here = Path(__file__).parent
-    files = [*sorted(here.glob("*.py")), here / "data" / "english-words.txt"]
-    _hash_files(digest, files + [root / name for name in (VOCABULARY_FILE, GLOSSARY_FILE, ANSWERS_FILE)])
+    digest = hashlib.sha256(catalog_key(root) + _code_digest("search"))
+    _hash_files(digest, [root / name for name in (VOCABULARY_FILE, GLOSSARY_FILE, ANSWERS_FILE)])
     return digest.digest()
 
 

@@ -29,6 +29,7 @@ from bot.domain.search.links import LinkIndex
 from bot.domain.search.ranking import Postings, RankedIndex, ignorable_terms
 from bot.domain.search.segment import Segmenter
 from bot.domain.search.spelling import Speller
+from bot.domain.search.subject import compound_parts, title_terms
 from bot.domain.search.vocabulary import Sense, Vocabulary, default_vocabulary
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -61,6 +62,7 @@ class Index:
         self._post_ids: tuple[str, ...] = tuple(p.id for p in posts)
         self._doc_index = {pid: i for i, pid in enumerate(self._post_ids)}
         self._titles = tuple(_normalize_text(p.title) for p in posts)
+        self._title_terms = title_terms([p.title for p in posts])  # subject.py: what a title is about
         self._linked = tuple(p.url is not None for p in posts)
         ignorable = vocab.ignorable
         # Titles' stems without stop words, padded (" extract hidden state vllm "), and every post's
@@ -220,7 +222,7 @@ class Index:
         answers_of = self._vocab.answers
         for post in catalog.posts:
             cjk_runs: list[str] = []
-            chunks.append(_text_terms(post.title, True, surface, cjk_runs))
+            chunks.append([*_text_terms(post.title, True, surface, cjk_runs), *compound_parts(post.title)])
             # Tags (and ids) are read as one text: a few harmless joins span two tags.
             chunks.append(_text_terms("\n".join(post.tags), True, surface, cjk_runs))
             chunks.append(_text_terms(" ".join((post.id, *post.aliases)), True, surface))
@@ -282,6 +284,14 @@ class Index:
         for tid, name, norm, _ in self._track_names:
             self._track_exact.setdefault(norm, (tid, name))
             self._track_exact.setdefault(norm.replace(" ", ""), (tid, name))
+        # An abbreviation of a track's own name (not of an alias: MTP is a subject of spec, no name
+        # of it) names the track as its alias would: "SD" opens spec as "PD" opens pd.
+        names = {(t.id, n) for t in catalog.tracks for n in (t.id, t.names.en, t.names.zh or "")}
+        for term in self._vocab.glossary:
+            named = self._track_exact.get(normalize(term.term))
+            if named is not None and named[0] == term.track and named in names:
+                for abbr in term.abbr:
+                    self._track_exact.setdefault(normalize(abbr).replace(" ", ""), named)
         self._max_name_units = max((len(c) for *_, c in self._track_names), default=0)
 
     def _build_answer_keys(self) -> dict[tuple[str, ...], tuple[int, ...]]:

@@ -41,6 +41,7 @@ from bot.domain.search.results import (
     SearchResult,
     TrackMatch,
 )
+from bot.domain.search.subject import lift_subjects
 from bot.domain.search.topic import Topicality, TopicIndex, _joins
 from bot.domain.search.weights import (
     _CANDIDATES,
@@ -63,8 +64,6 @@ _URL_RE = re.compile(r"\b[a-z][a-z0-9+.-]*://\S*", re.IGNORECASE)
 
 _Alt = tuple[tuple[str, ...], float]
 """An alternative of a concept: the terms a post must all hold, and their similarity (0..1)."""
-
-_Ranked = Ranked
 
 
 class Matcher(TopicIndex):
@@ -292,7 +291,7 @@ class Matcher(TopicIndex):
         (``engine internals``, ``模型量化``; not the one word ``router`` of ``home wifi router``)."""
         return contained is not None and len(self._canon_keys(self._units(normalize(contained.matched)))) >= 2
 
-    def _confidence(self, best: _Ranked, topicality: Topicality) -> Confidence:
+    def _confidence(self, best: Ranked, topicality: Topicality) -> Confidence:
         """``confident`` when the best post is a listed answer, or holds the query's telling
         specific terms (:meth:`TopicIndex._answers_terms`), or, the query having none (``run vllm
         on my desk``), covers :data:`CONFIDENT_COVERAGE` of its concepts; else ``closest``: the
@@ -309,7 +308,7 @@ class Matcher(TopicIndex):
         start = self._match_track("getting started")
         return generality(self._catalog, self._post_ids, start.track_id if start is not None else None)
 
-    def _answered_first(self, answer_key: tuple[str, ...], ranked: list[_Ranked]) -> list[_Ranked]:
+    def _answered_first(self, answer_key: tuple[str, ...], ranked: list[Ranked]) -> list[Ranked]:
         """``ranked`` with the posts whose ``answers.yaml`` lists the query as a phrase first, at
         score 100 and coverage 1."""
         if not (docs := self._answer_keys.get(answer_key, ())):
@@ -322,7 +321,7 @@ class Matcher(TopicIndex):
     def _doc_of_id(self) -> dict[str, int]:
         return {pid: doc for doc, pid in enumerate(self._post_ids)}
 
-    def _rank(self, norm: str, need: int, units: list[_Unit]) -> tuple[list[_Ranked], int, list[_Concept]]:
+    def _rank(self, norm: str, need: int, units: list[_Unit]) -> tuple[list[Ranked], int, list[_Concept]]:
         """``(ranked, extra, concepts)``: the re-scored candidates (at least ``need`` when there are),
         best first, how many further posts are good matches (counted, not ranked), the query's concepts."""
         concepts = self._concepts(units)
@@ -345,6 +344,7 @@ class Matcher(TopicIndex):
             order = np.argpartition(-(high[hits] + self._recency[hits]), keep - 1)
             hits, rest = hits[order[:keep]], hits[order[keep:]]
         out = self._rescore(norm, hits, coverage, best_field, low, w_fuzzy)
+        out = lift_subjects(out, concepts, self._title_terms)  # subject.py: the title's subject leads
         # Posts past the re-scored ones that are good matches whatever their similarity.
         extra = 0
         if len(rest) and out:
@@ -413,7 +413,7 @@ class Matcher(TopicIndex):
 
     def _rescore(
         self, norm: str, hits: np.ndarray, coverage: np.ndarray, best_field: np.ndarray, low: np.ndarray, w_fuzzy: float
-    ) -> list[_Ranked]:
+    ) -> list[Ranked]:
         """The candidates ``hits`` with the rapidfuzz similarity added, best first (at least
         :data:`MIN_SCORE`, at most :data:`MAX_TOTAL`); among equal rounded scores, a title starting
         with the query, then the closer title (rapidfuzz alone: two titles that both say the query's

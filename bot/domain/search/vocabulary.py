@@ -44,13 +44,15 @@ class GlossaryTerm:
     the term first); ``sense`` how much it says a question is about the catalog (``specific``: alone;
     ``shared``: a word of computing, with another field term; ``loose``: a field word whose everyday
     sense comes first, with a specific or shared term; ``everyday``: never); ``weak`` the forms that
-    count as ``loose`` although the term is specific or shared; ``track`` the track that teaches it."""
+    count as ``loose`` although the term is specific or shared; ``track`` the track that teaches it;
+    ``abbr`` its abbreviations (casefolded, in ``forms`` too): each names what the term names."""
 
     term: str
     forms: tuple[str, ...]
     sense: Sense = "specific"
     weak: frozenset[str] = frozenset()
     track: str | None = None
+    abbr: tuple[str, ...] = ()
 
     def sense_of(self, form: str) -> Sense:
         """The sense of one of the term's forms (casefolded): ``loose`` for a ``weak`` one of a
@@ -185,7 +187,8 @@ def _parse_term(i: int, raw: Any, seen: dict[str, str], errors: list[str]) -> Gl
     if track is not None and (not isinstance(track, str) or not track.strip()):
         errors.append(f"{where}: track: must be a track id")
         track = None
-    return GlossaryTerm(term, tuple(dict.fromkeys(folded)), sense, frozenset(weak), track)
+    abbr = tuple(a.casefold() for a in _strings(raw.get("abbr", []), f"{where}: abbr", []))
+    return GlossaryTerm(term, tuple(dict.fromkeys(folded)), sense, frozenset(weak), track, abbr)
 
 
 def _parse_glossary(directory: Path, seen: dict[str, str], errors: list[str]) -> tuple[GlossaryTerm, ...]:

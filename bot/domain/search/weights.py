@@ -59,3 +59,10 @@ _SIM_SYNONYM = 0.9  # the similarity of a synonym (typo corrections, completions
 _CANDIDATES = 40
 """At most this many posts (the best before similarity) are re-scored with rapidfuzz; more when a
 later page is asked for."""
+
+TITLE_SUBJECT_BONUS = 0.5
+"""The share of its distance below 100 a post gains when its title names all the query's concepts
+by another form than the query's words (by their share of its weight; :mod:`bot.domain.search.subject`):
+the post about a term leads the posts that mention it. ``benchmarks/relevance.py`` (top-1 rows of
+every set against 2026.12.15): 0.5 gains 3 rows and loses 1 (``多机多卡怎么部署``: the Ray multi-node
+post now leads "Distributed Inference"); 0.45 leaves ``kubernetes`` unchanged; 0.55+ loses 2."""
