@@ -63,7 +63,8 @@ def show_settings(ctx: Context, cmd: grammar.Command) -> Reply:
     followed tracks and pending reminders, one line each with the command that changes it. The
     language is "automatic" (what they type, their Slack locale) until they choose one with ``lang``."""
     store, team, user, lang = ctx.rt.store, ctx.caller.team_id, ctx.caller.user_id, ctx.lang
-    dm = dm_status(store.get_dm(team, user), lang) or t("dm.now_off", lang)
+    dm_row = store.get_dm(team, user)
+    dm = dm_status(dm_row, lang) or t("dm.now_off", lang)
     budget = ctx.reader.budget
     plan = (
         t("settings.plan", lang, minutes=budget)
@@ -78,12 +79,14 @@ def show_settings(ctx: Context, cmd: grammar.Command) -> Reply:
     )
     reminders = store.reminders(team, user)
     chosen = ctx.reader.chosen_lang in ("en", "zh")
-    dm_line = t("settings.dm", lang, status=Mrkdwn(" ").join(Mrkdwn(x) for x in str(dm).split("\n")))
+    dm_key = "settings.dm" if dm_row is not None and dm_row.enabled else "settings.dm_off"  # QA: no `dm off` when off
+    status = Mrkdwn("" if lang == "zh" else " ").join(Mrkdwn(x) for x in str(dm).split("\n"))  # QA: no space after 。
+    dm_line = t(dm_key, lang, status=status)
     said_in = _said_in(ctx, [x.lang for x in reminders])
     lines = [
         t("settings.header", lang),
         t("settings.lang" if chosen else "settings.lang_auto", lang),
-        dm_line + _dm_in(ctx, store.get_dm(team, user)),
+        dm_line + _dm_in(ctx, dm_row),
         plan,
         t("settings.zone", lang, tz=zone_label(ctx.timezone())),
         followed,

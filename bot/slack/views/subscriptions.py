@@ -68,8 +68,8 @@ def dm_paused_text(dm: Any, lang: str, now: datetime | None = None) -> Mrkdwn:
     if skipped is None:
         return t("dm.snoozed_reply_next", lang, **day_words(resumes, lang))
     skip = day_words(skipped.astimezone(ZoneInfo(dm.timezone)), lang)
-    nxt = day_words(resumes, lang)
-    return t("dm.snoozed_reply", lang, skipped=skip["date"], weekday=skip["weekday"], next=nxt["date"])
+    # the next DM's day with its weekday too, as the skipped one (QA: one date format in a sentence)
+    return t("dm.snoozed_reply", lang, skipped=skip["date"], weekday=skip["weekday"], next=day_text(resumes, lang))
 
 
 def schedule_words(schedule: WeeklySchedule, lang: str) -> dict[str, str]:

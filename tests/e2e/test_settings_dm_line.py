@@ -1,0 +1,37 @@
+"""``settings``' weekly-DM line (the last new-user pass): off, it offers how to turn it on, not
+``dm off``; on and paused in Chinese, its parts join without a space after 。 (through the console)."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.config import Settings
+from bot.doors.console import open_console
+from tests.dbutil import migrated_sqlite_url
+
+
+@pytest.fixture
+def console(tmp_path):
+    settings = Settings(_env_file=None, database_url=migrated_sqlite_url(tmp_path, "settings.db"))
+    with open_console(settings) as c:
+        yield c
+
+
+def _dm_line(console, text: str) -> str:
+    said = "\n".join(p.text for p in console.command(text))
+    return next(line for line in said.splitlines() if "dm on" in line)
+
+
+def test_a_dm_that_is_off_is_offered_dm_on_only(console):
+    line = _dm_line(console, "settings")
+    assert "Turn it on with `/vllm-path dm on" in line and "dm off" not in line, line
+    console.command("dm on monday 09:00 UTC")
+    assert "`/vllm-path dm off`" in _dm_line(console, "settings")
+
+
+def test_a_paused_dm_in_chinese_has_no_space_after_a_full_stop(console):
+    console.command("lang zh")
+    console.command("dm on monday 09:00 UTC")
+    console.command("dm pause")
+    line = _dm_line(console, "设置")
+    assert "。 " not in line and "已暂停" in line, line
