@@ -248,9 +248,26 @@ def day_last(words: list[str], today: date) -> list[str]:
     for size in (3, 2, 1):
         if len(low) > size and _phrase(low[:size], today) is not None:
             after = size
+            timed = clock_time(time_word(low[after])) is not None and after < len(low) - 1  # 明天 下午2点 读
+            after += 1 if timed else 0
             while after < len(low) - 1 and low[after] in _READ_WORDS:
                 after += 1
-            return [*words[after:], *words[:size]]
+            return [*words[after:], *words[:size], *([words[size]] if timed else [])]
+    return list(words)
+
+
+_ZH_READ_WORDS = ("阅读", "读一下", "看一下", "读", "看")
+"""Chinese reading words before a post (``提醒我读 p-eagle``), the longest first."""
+
+
+def drop_read_words(words: list[str]) -> list[str]:
+    """``words`` without Chinese reading words before the post (``读 nope``, ``读nope``: ``nope``),
+    as when a day comes first; the words as they are when nothing follows them."""
+    if len(words) > 1 and words[0] in _ZH_READ_WORDS:
+        return list(words[1:])
+    lead = next((r for r in _ZH_READ_WORDS if words and words[0].startswith(r)), "")
+    if lead and words[0][len(lead) :].isascii():
+        return [words[0][len(lead) :], *words[1:]]
     return list(words)
 
 
@@ -264,6 +281,9 @@ def _unglue(words: list[str], today: date) -> list[str]:
         if _phrase([first[:end].casefold()], today) is None:
             continue
         tail = re.sub(r"^(?:提醒我|提醒)", "", first[end:])
+        if (timed := _ZH_TIME.match(tail)) is not None and timed.end() < len(tail):  # 明天下午2点读, 明天14:00读
+            rest = _unglue([first[:end] + tail[timed.end() :], *words[1:]], today)
+            return [rest[0], timed.group(0), *rest[1:]]
         lead = next((r for r in sorted(_READ_WORDS, key=len, reverse=True) if tail.startswith(r)), "")
         if lead or tail[:1].isascii():
             return [
@@ -273,6 +293,10 @@ def _unglue(words: list[str], today: date) -> list[str]:
                 *words[1:],
             ]
     return list(words)
+
+
+_ZH_TIME = re.compile(r"^(?:(?:上午|下午|晚上|早上|中午)?\d{1,2}(?:点半|点\d{1,2}分?|点)|\d{1,2}:\d{2})")
+"""A time of day glued after a Chinese day (``明天下午2点读``, ``明天14:00读``): ``_unglue`` splits it off."""
 
 
 def _reason(found: date | str, today: date) -> str:

@@ -28,9 +28,12 @@ from bot.slack.grammar_phrases import (
     ABOUT_APP,
     ALONE,
     CANCEL_REMINDER,
+    CANCEL_REMINDER_N,
     CATCH_UP,
     DIGEST_CLI,
     END_MARKS,
+    GREETING_LEAD,
+    HELP_TOPICS,
     LATEST,
     LATEST_IN,
     OWN_NAME,
@@ -182,12 +185,6 @@ _GREETINGS = frozenset({"hi", "hello", "hey", "hi there", "hello there", "hey th
 _ADDRESSEES = ("bot", "there", "vllm-path", "vllm path")
 _GREETINGS |= {f"{g}{sep}{who}" for g in _GREETINGS for sep in (" ", ", ", "，") for who in _ADDRESSEES}
 """… also said to the bot (QA: "hi bot" searched for "bot")."""
-
-_GREETING_LEAD = re.compile(  # before a command ("hey, what's next?", "你好，推测解码"): read what follows
-    r"^(?:(?:hi|hello|hey) there|good (?:morning|afternoon|evening)|hi|hello|hey|yo|thanks|thank you|thx"
-    r"|你好|您好|嗨|哈喽|早上好|下午好|晚上好|谢谢|多谢)(?:[\s,，]+(?:bot|vllm[- ]path))?[\s,，!！.。~～]+(?=\S)",
-    re.IGNORECASE,
-)
 
 # fmt: off
 _THANKS = frozenset({"thanks", "thank you", "thanks a lot", "thank you very much", "thx", "ty", "cheers",
@@ -437,7 +434,7 @@ def parse(text: str) -> Command:
     raw = raw[:MAX_TEXT]
     bare = raw.casefold().strip(_MARKS)
     if bare not in _GREETINGS_OR_THANKS:  # one before a command: read what follows
-        raw = _GREETING_LEAD.sub("", raw)
+        raw = GREETING_LEAD.sub("", raw)
         bare = raw.casefold().strip(_MARKS)
     if (plain := _plain_words(raw)) != raw:
         raw, bare = plain, plain.casefold().strip(_MARKS)
@@ -456,6 +453,8 @@ def parse(text: str) -> Command:
             return Command(alone, truncated=truncated)
     if ABOUT_APP.match(asked):  # "what can you do", "怎么用": about the app itself
         return Command("help", truncated=truncated)
+    if (cancel := CANCEL_REMINDER_N.match(asked)) is not None:  # `取消提醒 1`: as `reminders cancel 1`
+        return Command("reminders", arg=f"cancel {int(cancel.group('n'))}", truncated=truncated)
     if CANCEL_REMINDER.match(asked):
         return Command("usage", arg="reminders", truncated=truncated)
     if DIGEST_CLI.match(asked):
@@ -473,7 +472,9 @@ def parse(text: str) -> Command:
     if first in _READ_VERBS and (not rest or _READ_QUESTION.match(rest[0])):
         kind = None  # "读 什么", "看过 哪些": a question, not the read command
     asked_about = _HELP_LEAD.sub("", " ".join(rest)).strip() if kind == "help" else ""
-    if asked_about and asked_about.split()[0].casefold() not in KEYWORDS:  # `help with quantization`: a question
+    if (
+        asked_about and asked_about.split()[0].casefold() not in KEYWORDS.keys() | HELP_TOPICS
+    ):  # `help with X`: a question
         return Command("query", arg=asked_about, truncated=truncated)
     if kind is None:
         return _free_text(raw, words, first, rest, truncated)

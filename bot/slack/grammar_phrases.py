@@ -131,12 +131,16 @@ ABOUT_APP = re.compile(
 """Asking what the app does or how to use it (``what can you do``, ``how do I use this``, ``home``,
 ``怎么用``, ``你能做什么``): the help, never a search (QA: each was refused as off-topic)."""
 
+CANCEL_REMINDER_N = re.compile(
+    r"^(?:cancel|delete|remove|取消|删除)\s*(?:the\s+|my\s+)?(?:reminders?|提醒)\s*(?:#|no\.?\s*|number\s+|第)?(?P<n>\d+)(?:个)?$"
+)
+"""``cancel reminder 1`` / ``取消提醒 1``: ``reminders cancel 1`` (QA: it answered the usage)."""
+
 CANCEL_REMINDER = re.compile(
-    r"^(?:cancel|delete|remove|取消|删除)\s*(?:the\s+|my\s+)?(?:reminders?|提醒)\s*(?:#|no\.?\s*|number\s+|第)?\d+(?:个)?$"
-    r"|^(?:cancel|delete|remove)\s+(?:#\s*)?\d+$|^(?:cancel|delete|remove)\s+(?:all\s+)?(?:my\s+)?reminders$"
+    r"^(?:cancel|delete|remove|取消|删除)\s*(?:#\s*)?\d+$|^(?:cancel|delete|remove)\s+(?:all\s+)?(?:my\s+)?reminders$"
     r"|^(?:取消|删除)(?:所有|全部)?提醒$"
 )
-"""``cancel reminder 1`` / ``取消提醒 1``: the usage of ``reminders cancel <n>`` (QA: it was searched)."""
+"""``cancel 1``, ``取消 1``, ``cancel all reminders``: the usage of ``reminders cancel <n>`` (QA: searched)."""
 
 USAGE_WORDS: dict[str, str] = {
     "digest": "digest", "digests": "digest", "摘要": "digest", "频道摘要": "digest", "每周推荐": "digest",
@@ -151,3 +155,17 @@ OWN_NAME = re.compile(r"^(?:/?vllm-path(?:\s+|$))+", re.IGNORECASE)
 """The command's own name typed in its text (``/vllm-path /vllm-path spec``, ``vllm-path help``)."""
 ZH_DAY = r"明天|后天|(?:下|这|本)?(?:周|星期|礼拜)[一二三四五六日天]|下周|下星期|\d{1,3}天后|\d{1,2}月\d{1,2}[日号]"
 """A Chinese day typed before 提醒我 (``明天提醒我读 p-eagle``)."""
+
+GREETING_LEAD = re.compile(  # before a command ("hey, what's next?", "你好，推测解码"): read what follows
+    r"^(?:(?:hi|hello|hey) there|good (?:morning|afternoon|evening)|hi|hello|hey|yo|thanks|thank you|thx"
+    r"|你好|您好|嗨|哈喽|早上好|下午好|晚上好|谢谢|多谢)(?:[\s,，]+(?:bot|vllm[- ]path))?[\s,，!！.。~～]+(?=\S)",
+    re.IGNORECASE,
+)
+"""A greeting before a command: the command is what follows it."""
+
+HELP_TOPICS: dict[str, str] = {
+    "stop": "stop", "停止": "stop", "reminder": "remind", "digest": "subscribe", "digests": "subscribe",
+    "channel": "subscribe", "摘要": "subscribe", "每周推荐": "subscribe",
+}  # fmt: skip
+"""Topics of ``help <topic>`` that are no keyword of their own (QA: ``help stop``, ``help digest`` and
+``help reminder`` searched): the keyword whose lines of the help answer them."""

@@ -53,7 +53,7 @@ def test_chinese_replies_suggest_the_plan_form_the_chinese_help_teaches(console)
 def test_every_reply_writes_a_day_one_way_per_language(console):
     _say(console, "dm on monday 09:00 UTC")
     paused = _say(console, "dm pause")
-    assert re.search(rf"of {_DAY_EN} is skipped; the next one comes on {_DAY_EN}\.", paused), paused  # both with weekday
+    assert re.search(rf"of {_DAY_EN} is skipped; the next one comes on {_DAY_EN}\.", paused), paused  # weekdays
     resumed = _say(console, "dm resume")
     subscribed = _say(console, "subscribe spec monday 09:00 UTC")
     assert re.search(rf"First one: {_DAY_EN} 09:00 UTC", subscribed), subscribed

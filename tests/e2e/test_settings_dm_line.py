@@ -1,5 +1,6 @@
-"""``settings``' weekly-DM line (the last new-user pass): off, it offers how to turn it on, not
-``dm off``; on and paused in Chinese, its parts join without a space after 。 (through the console)."""
+"""From the last new-user pass, through the console: ``help <topic>`` for topics that are no keyword
+(stop, digest, reminder) shows their lines of the help; ``settings``' weekly-DM line, off, offers how
+to turn it on, not ``dm off``; on and paused in Chinese, its parts join without a space after 。."""
 
 from __future__ import annotations
 
@@ -35,3 +36,18 @@ def test_a_paused_dm_in_chinese_has_no_space_after_a_full_stop(console):
     console.command("dm pause")
     line = _dm_line(console, "设置")
     assert "。 " not in line and "已暂停" in line, line
+
+
+@pytest.mark.parametrize(
+    ("asked", "shown"),
+    [
+        ("help stop", "`/vllm-path stop spec`"),
+        ("help digest", "`/vllm-path subscribe spec"),
+        ("help reminder", "`/vllm-path remind p-eagle"),
+        ("帮助 停止", "`/vllm-path 停止 spec`"),
+    ],
+)
+def test_help_on_a_topic_that_is_no_keyword_shows_its_lines(console, asked, shown):
+    said = "\n".join(p.text for p in console.command(asked))
+    assert shown in said and "No post matches" not in said and "没有与" not in said, said
+    assert len(said.splitlines()) <= 4, said  # the section, not the whole help

@@ -10,11 +10,12 @@ from typing import Literal
 from bot.domain.budget import MAX_MINUTES, MIN_MINUTES
 from bot.domain.paths import track_state
 from bot.domain.streaks import NUDGE_EVERY
-from bot.slack.commands import plan, replies
+from bot.slack.commands import plan, remind, replies
 from bot.slack.commands.context import ButtonValue, Context
 from bot.slack.commands.digest_actions import channel_subscription, handle_digest_action
 from bot.slack.commands.subscribe import dm_schedule
 from bot.slack.i18n import day_text, t
+from bot.slack.mrkdwn import Mrkdwn
 from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply
 
@@ -85,7 +86,14 @@ def _change(
         if target:  # an old button may do it again: say it already was
             name = views.post_link(cat, target, lang=ctx.lang) if on_post else views.track_name(cat, target, ctx.lang)
             before = ctx.reader.read() if finish else set()
-            notice = t(done if act(ctx, target) else already, ctx.lang, **{"posts" if on_post else "track": name})
+            pending = remind.pending_of(ctx, [target]) if finish else []  # marking read cancels them
+            acted = act(ctx, target)
+            notice = t(done if acted else already, ctx.lang, **{"posts" if on_post else "track": name})
+            dropped = remind.cancelled_by_read(ctx, pending) if pending else None
+            if finish and acted and not pending:  # a held click: cancelled with its hold, before this ran
+                dropped = remind.cancelled_with_click(ctx, target)
+            if dropped is not None:
+                notice = Mrkdwn("{}{}" if ctx.lang == "zh" else "{} {}").format(notice, dropped)
             if finish:
                 notice = plan.with_finish(notice, plan.finish_notice(ctx, [target], before))
             if short and value.v != "home" and not _lists_posts(value.v):  # issue 40: one line

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from bot.slack import grammar
 from bot.slack.commands.context import Context
+from bot.slack.grammar_phrases import HELP_TOPICS
 from bot.slack.i18n import LANGS, t
 from bot.slack.mrkdwn import Mrkdwn, truncate
 from bot.slack.views import messages as views
@@ -22,11 +23,12 @@ _TOPICS: tuple[frozenset[str], ...] = (
 def topic_help(lang: str, topic: str) -> Mrkdwn | None:
     """The lines of the help (``help.commands``) about the command ``topic`` names (``reminders``,
     ``dm``, ``plan``, ``提醒``: any keyword), with a pointer to the full help; ``None`` when no line is."""
-    kind = grammar.KEYWORDS.get(topic.casefold().strip())
+    word = topic.casefold().strip()
+    kind = grammar.KEYWORDS.get(word) or HELP_TOPICS.get(word)  # `help stop`, `help digest` (QA)
     if kind is None or kind == "help":
         return None
     kinds = next((group for group in _TOPICS if kind in group), frozenset({kind}))
-    marks = [m for k in kinds for m in (f"/vllm-path {k} ", f"`{k}`", f"`{k} ")]
+    marks = [m for k in {*kinds, word} for m in (f"/vllm-path {k} ", f"`{k}`", f"`{k} ", f"`{k}:")]
     lines = [line for line in str(t("help.commands", lang)).splitlines() if any(m in line for m in marks)]
     if not lines:
         return None

@@ -7,6 +7,7 @@ from bot.slack import grammar
 from bot.slack.commands import replies
 from bot.slack.commands.context import Context
 from bot.slack.commands.plan import finish_notice, with_finish
+from bot.slack.commands.remind import cancelled_by_read, pending_of
 from bot.slack.i18n import join_list, t
 from bot.slack.mrkdwn import Mrkdwn, truncate
 from bot.slack.views import messages as views
@@ -57,11 +58,13 @@ def mark(ctx: Context, cmd: grammar.Command) -> Reply:
         msg = t("unread.done" if changed else "unread.already", ctx.lang, posts=titles(post_ids))
         tid = replies.main_track(ctx, post_ids)
         return replies.progress(ctx, tid, msg) if tid else views.text_reply(msg)
-    before = ctx.reader.read()
+    before, pending = ctx.reader.read(), pending_of(ctx, post_ids)
     newly = ctx.reader.mark_read(post_ids)  # (QA) each post said as what it was: marked now, or already read
     fresh, already = [p for p in post_ids if p in newly], [p for p in post_ids if p not in newly]
     said = [t("read.done", ctx.lang, posts=titles(fresh))] if fresh else []
     msg = Mrkdwn("\n").join([*said, t("read.already", ctx.lang, posts=titles(already))] if already else said)
+    if (dropped := cancelled_by_read(ctx, pending)) is not None:  # QA: the reminder went unsaid
+        msg = Mrkdwn("{}{}" if ctx.lang == "zh" else "{} {}").format(msg, dropped)
     msg = with_finish(msg, finish_notice(ctx, post_ids, before))  # issue 24: the finish line
     tid = replies.main_track(ctx, post_ids)  # where that leaves the reader, in one line (issue 40)
     return replies.progress(ctx, tid, msg) if tid else views.text_reply(msg)

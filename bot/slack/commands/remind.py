@@ -3,6 +3,8 @@ its 09:00 send are in the reader's zone (:func:`~bot.domain.reminder_day.choose_
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 
 from bot.domain.reminder_day import (
@@ -11,6 +13,7 @@ from bot.domain.reminder_day import (
     a_year_after,
     choose_day,
     day_last,
+    drop_read_words,
     due_at,
     local_today,
     numeric_readings,
@@ -19,12 +22,13 @@ from bot.slack import grammar
 from bot.slack.commands import replies
 from bot.slack.commands.context import ButtonValue, Context
 from bot.slack.commands.reminder_numbers import numbered
-from bot.slack.i18n import t
+from bot.slack.i18n import day_text, t
 from bot.slack.mrkdwn import Mrkdwn, truncate
 from bot.slack.views import messages as views
 from bot.slack.views import reminders as rviews
 from bot.slack.views.blocks import Reply
 from bot.slack.views.search import search_reply
+from bot.store.snapshots import Reminder
 
 DEFAULT_DAYS = 7
 """Days ahead when no day is named (``remind p-eagle``: a week from today)."""
@@ -100,6 +104,7 @@ def remind(ctx: Context, cmd: grammar.Command) -> Reply:
     refused = _day_refused(ctx, choice, today)
     if refused is not None:
         return views.text_reply(refused)
+    choice = replace(choice, rest=drop_read_words(choice.rest))  # "提醒我读 nope": the post is "nope" (QA)
     query = " ".join(choice.rest)
     spaced = ctx.find.exact_post_ids(["-".join(choice.rest)]) if len(choice.rest) > 1 else None
     post_ids, candidates = (spaced, None) if spaced else ctx.find.resolve_posts(query)  # "p eagle": p-eagle
@@ -170,7 +175,9 @@ def reminders(ctx: Context, cmd: grammar.Command) -> Reply:
         elif order[n - 1].status != "pending":
             pid = order[n - 1].post_id
             title = truncate(str(ctx.catalog.post(pid).title) if ctx.catalog.has_post(pid) else pid, 150)
-            notice = t("reminders.already_cancelled", ctx.lang, n=n, post=Mrkdwn("*{}*").format(title))
+            listed = len(pending) > 0  # "the numbers below stay": only when a list follows (QA)
+            key = "reminders.already_cancelled" if listed else "reminders.already_cancelled_none"
+            notice = t(key, ctx.lang, n=n, post=Mrkdwn("*{}*").format(title))
         elif store.cancel_reminder(team, user, order[n - 1].id):
             notice = rviews.reminder_cancelled_notice(ctx.catalog, order[n - 1], ctx.lang)
         else:  # sent or cancelled between the list and the cancel
@@ -202,3 +209,38 @@ def cancel_button(ctx: Context, value: ButtonValue) -> Reply | None:
     ok = reminder_id is not None and ctx.rt.store.cancel_reminder(ctx.caller.team_id, ctx.caller.user_id, reminder_id)
     notice = t("reminders.cancelled" if ok else "reminders.not_found", ctx.lang)
     return replies.redraw(ctx, value.v, notice, offset=value.o)
+
+
+def pending_of(ctx: Context, post_ids: Sequence[str]) -> list[Reminder]:
+    """The caller's pending reminders of ``post_ids``, soonest first: those marking the posts read
+    cancels (:meth:`bot.store.reading.ReadingRepo.mark_read`), read before the mark."""
+    wanted = set(post_ids)
+    return [r for r in ctx.rt.store.reminders(ctx.caller.team_id, ctx.caller.user_id) if r.post_id in wanted]
+
+
+def cancelled_by_read(ctx: Context, reminders: Sequence[Reminder]) -> Mrkdwn | None:
+    """ "Your reminder of it for Tuesday 8 Dec 2026 is cancelled." for the pending ``reminders`` of
+    posts just marked read (their days in each reminder's zone, :func:`~bot.slack.i18n.day_text`);
+    None when there were none (QA: the reminder went unsaid)."""
+    still = {r.id for r in ctx.rt.store.reminders(ctx.caller.team_id, ctx.caller.user_id)}
+    gone = [r for r in reminders if r.id not in still]
+    if not gone:
+        return None
+    return _cancelled_text(ctx, gone)
+
+
+def cancelled_with_click(ctx: Context, post_id: str) -> Mrkdwn | None:
+    """:func:`cancelled_by_read` for a *Mark read* click that just marked ``post_id`` read: its
+    pending reminder was cancelled with the click's hold (:mod:`bot.store.held_batch`) before this
+    runs, so the post's latest reminder still to come is named when it is cancelled (one cancelled
+    by hand before the click is named too: it is cancelled all the same); else None."""
+    mine = [r for r in ctx.rt.store.reminder_slots(ctx.caller.team_id, ctx.caller.user_id) if r.post_id == post_id]
+    latest = max(mine, key=lambda r: r.id) if mine else None
+    return _cancelled_text(ctx, [latest]) if latest is not None and latest.status == "cancelled" else None
+
+
+def _cancelled_text(ctx: Context, gone: Sequence[Reminder]) -> Mrkdwn:
+    """ "Your reminder of it for <days> is cancelled." (``gone``: one or more)."""
+    sep = "、" if ctx.lang == "zh" else ", "
+    days = sep.join(day_text(local_today(r.due_at, r.timezone), ctx.lang) for r in gone)
+    return t("read.reminder_cancelled", ctx.lang, days=days)
