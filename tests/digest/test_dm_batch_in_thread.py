@@ -22,7 +22,7 @@ from bot.runtime import Runtime
 from bot.store import Store
 from bot.store.ledger_batch import BatchedLedgerStore
 from tests.digest.conftest import TEAM, make_runtime
-from tests.digest.test_dm_batches import _dm, _posted, namespace, redis_url  # noqa: F401  (fixtures)
+from tests.digest.test_dm_batches import _Clock, _dm, _posted, namespace, redis_url  # noqa: F401  (fixtures)
 
 
 def _deliverer(runtime: Runtime, **kwargs: Any) -> tuple[Deliverer, BatchedLedgerStore]:
@@ -125,17 +125,6 @@ def test_an_old_claim_is_renewed_with_the_batchs_others_and_a_lost_one_is_not_po
     assert renewals[0] == ["U1", "U2", "U3"]  # the first post renewed all three at once
     assert [a.outcome.value for a in got] == ["sent", "sent", "taken"]
     assert _posted(standin) == ["U1", "U2"]
-
-
-class _Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
 
 
 def test_a_batch_posts_in_the_order_its_turns_come() -> None:

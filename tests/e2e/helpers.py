@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -139,3 +140,18 @@ class FakeSlack:
     def open_home(self, *, user: str | None = None, event_id: str | None = None) -> HttpResult:
         """Deliver ``app_home_opened`` for ``user`` (default the test user)."""
         return self.event(app_home_opened_event(user or self.user), event_id=event_id)
+
+
+@contextmanager
+def zoned_standin(zone: str) -> Iterator[SlackStandIn]:
+    """The stand-in Slack with the test's channel (the app a member) and its user in time zone ``zone``."""
+    channel = {"id": CHANNEL, "name": "e2e", "is_channel": True, "is_private": False, "is_member": True}
+    with SlackStandIn(team_id=TEAM, channels=[channel], users={USER: {"tz": zone}}) as s:
+        yield s
+
+
+def reply_text(slack: Any, words: str) -> str:
+    """The reply to ``/vllm-path words`` (``slack``: the e2e door's driver) as one string: its
+    fallback text and its blocks."""
+    body = slack.ask(words).body
+    return str(body.get("text", "")) + "\n" + block_texts(body.get("blocks") or [])

@@ -12,8 +12,7 @@ import pytest
 
 from bot.domain.reminder_day import local_today
 from bot.slack.i18n import day_text
-from tests.e2e.helpers import CHANNEL, PATIENCE_S, TEAM, USER, block_texts
-from tests.standin import SlackStandIn
+from tests.e2e.helpers import PATIENCE_S, TEAM, USER, block_texts, reply_text, zoned_standin
 
 ZONE = "Asia/Shanghai"
 
@@ -21,15 +20,11 @@ ZONE = "Asia/Shanghai"
 @pytest.fixture
 def standin():
     """The stand-in Slack: the test's channel (the app a member) and its user in :data:`ZONE`."""
-    channel = {"id": CHANNEL, "name": "e2e", "is_channel": True, "is_private": False, "is_member": True}
-    with SlackStandIn(team_id=TEAM, channels=[channel], users={USER: {"tz": ZONE}}) as s:
+    with zoned_standin(ZONE) as s:
         yield s
 
 
-def _text(slack, words: str) -> str:
-    """The reply to ``/vllm-path words`` as one string: its fallback text and its blocks."""
-    body = slack.ask(words).body
-    return str(body.get("text", "")) + "\n" + block_texts(body.get("blocks") or [])
+_text = reply_text
 
 
 def _tomorrow(lang: str) -> str:
