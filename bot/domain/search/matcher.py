@@ -39,7 +39,6 @@ from bot.domain.search.results import (
     LinkResult,
     PostMatch,
     SearchResult,
-    TrackMatch,
 )
 from bot.domain.search.subject import lift_subjects
 from bot.domain.search.topic import Topicality, TopicIndex, _joins
@@ -246,6 +245,7 @@ class Matcher(TopicIndex):
         ranked, extra, _ = self._rank(norm, offset + limit + 1, units)
         if contained is not None and track is contained:
             ranked = in_track_first(ranked, contained.track_id, self._catalog.tracks_of, self._post_ids)
+        ranked = self._explainers_and_launches(ranked, units, topicality)
         ranked = id_first(
             self._doc_of_id.get(text.strip().lower()),
             linked_first(self._answered_first(answer_key, ranked), self._linked),
@@ -254,6 +254,8 @@ class Matcher(TopicIndex):
             return SearchResult(query, track, (), None, topic=topic is not None)
         floor = max(MIN_SCORE, RELATIVE_FLOOR * min(100.0, ranked[0][0]))
         good = [r for r in ranked if r[0] >= floor - 1e-9]
+        if track is None and self._tool_unanswered(good[0][1], topicality):  # about another tool
+            return SearchResult(query, None, (), None, known=topicality.words or None)
         confidence = self._confidence(good[0], topicality)
         terms = self._telling_terms(topicality)
         if newest:  # "latest eagle": the posts on it newest first
@@ -285,11 +287,6 @@ class Matcher(TopicIndex):
             confidence,
             topic=topic is not None,
         )
-
-    def _holds_track_name(self, contained: TrackMatch | None) -> bool:
-        """Whether a track name the query holds (:meth:`_track_in`) is of two words or more
-        (``engine internals``, ``模型量化``; not the one word ``router`` of ``home wifi router``)."""
-        return contained is not None and len(self._canon_keys(self._units(normalize(contained.matched)))) >= 2
 
     def _confidence(self, best: Ranked, topicality: Topicality) -> Confidence:
         """``confident`` when the best post is a listed answer, or holds the query's telling

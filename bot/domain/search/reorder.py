@@ -109,3 +109,12 @@ def id_first(doc: int | None, ranked: list[Ranked]) -> list[Ranked]:
     if found is None:
         return ranked
     return [(max(found[0], ranked[0][0]), doc, found[2], found[3])] + [r for r in ranked if r[1] != doc]
+
+
+def adjusted(ranked: list[Ranked], points: Callable[[int], float]) -> list[Ranked]:
+    """``ranked`` with each post's score moved by ``points(doc)`` (a bonus above 0, a penalty below),
+    best first again (stable: posts moved alike keep their order); unchanged when none moves."""
+    moves = [points(r[1]) for r in ranked]
+    if not any(moves):
+        return ranked
+    return sorted(((s + m, d, f, c) for (s, d, f, c), m in zip(ranked, moves, strict=True)), key=lambda r: -r[0])

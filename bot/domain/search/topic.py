@@ -10,6 +10,9 @@ corrects to. A question is on-topic when its distinct terms reach :data:`ON_TOPI
 only field words (``router``, ``sleep`` typed alone in the app). Words no post holds, everyday
 words, stop and question words and Chinese particles never count against it: ``my TTFT is too
 high`` is on-topic by ``ttft`` alone, ``how to get better sleep`` is not by ``sleep`` alone.
+Another tool's name (``other_names``) asks about that tool: one no post says needs two specific
+terms beside it; one a post mentions (``onnx``, ``linux``), in a question naming no term most posts
+hold (``vllm``), shows posts only when the best holds the tool with the question's telling terms.
 """
 
 from __future__ import annotations
@@ -19,9 +22,10 @@ from typing import NamedTuple
 import numpy as np
 
 from bot.domain.search.analysis import _Concept, _member_terms, _Unit, _unit_key, english_words, normalize, stem
+from bot.domain.search.reorder import Ranked, adjusted
 from bot.domain.search.results import TrackMatch
 from bot.domain.search.tracks import CONTAINED_SCORE, TrackIndex
-from bot.domain.search.weights import EVERYDAY_CAP
+from bot.domain.search.weights import EVERYDAY_CAP, TRACK_HINT_BONUS, UNNAMED_LAUNCH_PENALTY
 
 SENSE_WEIGHTS = {"specific": 1.0, "shared": 0.5, "loose": 0.5, "everyday": 0.0}
 """How much a field term of each sense says that a question is about the catalog; ``loose`` terms
@@ -38,19 +42,28 @@ tool unless it holds two specific terms of ours (``ollama pull llama3 fails`` is
 GENERIC_SHARE = 0.5
 """A term held by more than this share of the posts (``vllm``) tells no post from another."""
 
+_OPENING_ONLY = frozenset({"work", "works"})
+"""Mechanism words (``mechanism_words``) that ask how something works only in a question opening
+with a question word (``how does the scheduler work``; not ``eagle does not work on my gpu``)."""
+
 HINT_SCORE = 75.0
 """The score of a topic question's track found through its glossary terms' ``track`` (``how do i
 get into eagle``): below a named track's 80, above a contained name's 70."""
 
 
 def _joins(units: list[_Unit], i: int) -> list[str]:
-    """``units[i]``'s Latin word joined with the Latin word before it, then with the one after."""
+    """``units[i]``'s Latin word joined with the Latin word before it, then with the one after; a
+    number followed by a number, also with a ``v`` before it: a version typed without its ``v``
+    (``vllm 0.6`` as the title's ``v0.6.0``, ``deepseek 3.2`` as ``V3.2``)."""
     text = units[i].text
-    return [
+    out = [
         text + units[j].text if j > i else units[j].text + text
         for j in (i - 1, i + 1)
         if 0 <= j < len(units) and units[j].kind == "latin"
     ]
+    if text.isdigit() and i + 1 < len(units) and units[i + 1].text.isdigit():
+        out.append(f"v{text}{units[i + 1].text}")
+    return out
 
 
 class Term(NamedTuple):
@@ -66,11 +79,15 @@ class Term(NamedTuple):
 class Topicality(NamedTuple):
     """The on-topic decision of a query: ``terms`` its distinct field terms (:class:`Term`),
     ``score`` their weight (:data:`SENSE_WEIGHTS`), ``bare`` whether every content word of it is in
-    one of them (no other word beside them)."""
+    one of them (no other word beside them), ``tools`` the names of other tools that some post
+    mentions (``onnx``, ``linux``, ``helm``) when the query names no term most posts hold (``vllm``):
+    such a question is about that tool unless a post answers it, tool and all
+    (:meth:`TopicIndex._tool_unanswered`)."""
 
     terms: tuple[Term, ...]
     score: float
     bare: bool
+    tools: tuple[Term, ...] = ()
 
     @property
     def on_topic(self) -> bool:
@@ -87,17 +104,18 @@ class Topicality(NamedTuple):
 class TopicIndex(TrackIndex):
     """The on-topic decision and topic questions over one catalog version (read-only)."""
 
-    def _other_tool(self, units: list[_Unit], i: int) -> bool:
+    def _other_tool(self, units: list[_Unit], i: int, said: bool = False) -> bool:
         """Whether ``units[i]``, alone or joined with a neighbour or with two (``triton inference
         server`` as ``tritoninferenceserver``), is another tool's name (``other_names``) that no post
-        says as typed (``windows`` is not the ``window`` of sliding-window attention)."""
+        says as typed (``windows`` is not the ``window`` of sliding-window attention); with ``said``,
+        one that some post says (``onnx``, ``linux``: a post mentions it, so it still finds that post)."""
         runs = (
             "".join(u.text for u in units[j : j + 3])
             for j in range(max(i - 2, 0), i + 1)
             if j + 3 <= len(units) and all(u.kind == "latin" for u in units[j : j + 3])
         )
         words = (units[i].text, *_joins(units, i), *runs)
-        return any(w in self._other_names and w not in self._surface for w in words)
+        return any(w in self._other_names and (w in self._surface) == said for w in words)
 
     def _spans(self, units: list[_Unit]) -> list[tuple[int, list[_Unit]]]:
         """The query's units as ``(index of the first, units)`` spans: each glossary or synonym form
@@ -145,6 +163,7 @@ class TopicIndex(TrackIndex):
         terms: dict[tuple[tuple[str, ...], ...], Term] = {}
         content = covered = 0
         other_tool = False
+        mentioned: list[Term] = []  # another tool's name that some post says (onnx, linux)
         for i, span in self._spans(units):
             first = span[0]
             if first.sense is None and (
@@ -158,18 +177,27 @@ class TopicIndex(TrackIndex):
                 other_tool = True  # a word of another tool's name (ollama, chrome, llama of llama.cpp)
                 continue
             term = self._span_term(span)
+            if first.kind == "latin" and first.sense is None and self._other_tool(units, i, said=True):
+                mentioned.append(term or Term(first.text, "specific", ((_unit_key(first),),), None))
             if term is None:
                 continue
             covered += 1  # a glossary word, even an everyday one, is no word beside the field's
             if term.sense != "everyday":
                 terms.setdefault(term.alternatives, term)
+        if any(t.sense == "specific" and self._generic(t) for t in terms.values()):
+            mentioned = []  # "run vllm on linux": about vLLM
         score = sum(SENSE_WEIGHTS[t.sense] for t in terms.values())
         tracks = [t.track for t in terms.values() if t.track is not None]
         if all(t.sense == "loose" for t in terms.values()) and len(set(tracks)) == len(tracks):
             score /= 2  # "toddler's sleep schedule": field words in their everyday sense, of no one track
         if other_tool and score < ON_TOPIC_BESIDE_TOOL:
             score = min(score, ON_TOPIC / 2)  # about the other tool: at most one shared term's worth
-        return Topicality(tuple(terms.values()), score, content > 0 and covered == content)
+        return Topicality(tuple(terms.values()), score, content > 0 and covered == content, tuple(mentioned))
+
+    def _holds_track_name(self, contained: TrackMatch | None) -> bool:
+        """Whether a track name the query holds (:meth:`_track_in`) is of two words or more
+        (``engine internals``, ``模型量化``; not the one word ``router`` of ``home wifi router``)."""
+        return contained is not None and len(self._canon_keys(self._units(normalize(contained.matched)))) >= 2
 
     def _names_a_post(self, units: list[_Unit]) -> bool:
         """Whether the query's content words are a tag of a post (``production stack``) or, two or
@@ -203,12 +231,62 @@ class TopicIndex(TrackIndex):
     def _telling_terms(self, topicality: Topicality) -> list[Term]:
         """The query's specific terms that tell posts apart: not one most posts hold (``vllm``,
         :data:`GENERIC_SHARE`)."""
+        return [t for t in topicality.terms if t.sense == "specific" and not self._generic(t)]
+
+    def _tool_unanswered(self, doc: int, topicality: Topicality) -> bool:
+        """Whether a question naming another tool some post mentions (``Topicality.tools``: ``how
+        do i export a pytorch model to onnx``, ``linux cpu scheduler``) is about that tool: post
+        ``doc`` (the best) does not hold the tool's name with the query's telling terms
+        (:meth:`_answers_terms`); ``k8s deployment with a helm chart`` is answered by the post on
+        the Helm chart. ``False`` for a question naming no such tool."""
+        if not topicality.tools:
+            return False
+        terms = list({t.alternatives: t for t in (*self._telling_terms(topicality), *topicality.tools)}.values())
+        return not self._answers_terms(doc, terms)
+
+    def _explainers_and_launches(
+        self, ranked: list[Ranked], units: list[_Unit], topicality: Topicality
+    ) -> list[Ranked]:
+        """``ranked`` (best first) re-scored for what the question asks: when it asks how something
+        works inside (``mechanism_words``: ``how is the scheduler implemented``, ``调度器 原理``), the
+        essential steps of the tracks of its terms (the engine explainers) gain
+        :data:`~bot.domain.search.weights.TRACK_HINT_BONUS` over the posts that only use the feature;
+        for a question whose terms belong to no track (a general problem: ``显存不够``), a post of the
+        ``launch_tracks`` only whose title names none of its terms loses
+        :data:`~bot.domain.search.weights.UNNAMED_LAUNCH_PENALTY` (not the GLM-4.5 launch first).
+        Best first again."""
+        texts = {u.text for u in units}
+        asks = texts & self._vocab.mechanism_words
+        opening = bool(units) and units[0].text in self._vocab.question_words
+        explainers: set[str] = set()
+        if asks and (opening or asks - _OPENING_ONLY):
+            for track in {t.track for t in topicality.terms if t.track and self._catalog.has_track(t.track)}:
+                explainers.update(self._catalog.essentials(track))
+        launches = self._vocab.launch_tracks
+        told = [t for t in topicality.terms if not self._generic(t)]
+        # A feature a track teaches (``tool calling``): the launches supporting it are examples of it.
+        alts = [] if any(t.track for t in told) else [alt for t in told for alt in t.alternatives if alt]
+        if not explainers and not (alts and launches):
+            return ranked
+
+        def points(doc: int) -> float:
+            pid = self._post_ids[doc]
+            if pid in explainers:
+                return TRACK_HINT_BONUS
+            tracks = self._catalog.tracks_of(pid)
+            if not alts or not tracks or not set(tracks) <= launches:
+                return 0.0
+            plain, parts = self._title_terms[doc]
+            named = any(all(t in plain or t in parts for t in alt) for alt in alts)
+            return 0.0 if named else -UNNAMED_LAUNCH_PENALTY
+
+        return adjusted(ranked, points)
+
+    def _generic(self, term: Term) -> bool:
+        """Whether ``term`` is one most posts hold (:data:`GENERIC_SHARE`: ``vllm``, the catalog's
+        own subject): it tells no post from another."""
         limit = GENERIC_SHARE * max(self._n, 1)
-
-        def generic(term: Term) -> bool:
-            return any(min((self._df_of.get(t, 0) for t in alt), default=0) > limit for alt in term.alternatives)
-
-        return [t for t in topicality.terms if t.sense == "specific" and not generic(t)]
+        return any(min((self._df_of.get(t, 0) for t in alt), default=0) > limit for alt in term.alternatives)
 
     def _answers_terms(self, doc: int, terms: list[Term]) -> bool:
         """Whether post ``doc`` holds ``terms`` (all, or all but one of three or more): a match,

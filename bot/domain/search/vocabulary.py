@@ -30,7 +30,14 @@ GLOSSARY_FILE = "glossary.yaml"
 ANSWERS_FILE = "answers.yaml"
 _HOST_RE = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$")
 _LIST_KEYS = ("stopwords", "question_words", "track_stopwords", "blog_hosts", "summary_hosts")
-_OPTIONAL_LIST_KEYS = ("other_names", "topic_phrases", "symptom_words", "platform_tracks")
+_OPTIONAL_LIST_KEYS = (
+    "other_names",
+    "topic_phrases",
+    "symptom_words",
+    "platform_tracks",
+    "mechanism_words",
+    "launch_tracks",
+)
 _OPTIONAL_KEYS = ("problems", "synonyms", *_OPTIONAL_LIST_KEYS)
 _TERM_KEYS = ("term", "abbr", "also", "zh", "sense", "weak", "track")
 Sense = Literal["specific", "shared", "loose", "everyday"]
@@ -82,7 +89,11 @@ class Vocabulary:
     tools' names (``ollama``), never read as a typo; ``problems``, ``(phrase, topic)`` pairs;
     ``platform_tracks``, ids of the tracks about where vLLM runs (``hardware``): a question whose
     telling terms are all of such a track's glossary terms (``vllm on Gaudi``, ``在昇腾上部署``) is
-    pointed at that track."""
+    pointed at that track; ``mechanism_words``, words asking how something works inside
+    (``implemented``, ``原理``): the essential steps of the tracks of the question's terms lead;
+    ``launch_tracks``, ids of the tracks of model launches (``models``): a post of such tracks only,
+    whose title names none of the question's terms, ranks lower (``显存不够`` is no question about
+    GLM-4.5)."""
 
     synonyms: tuple[tuple[str, ...], ...]
     stopwords: frozenset[str]
@@ -97,6 +108,8 @@ class Vocabulary:
     topic_phrases: frozenset[str] = frozenset()
     symptom_words: frozenset[str] = frozenset()
     platform_tracks: frozenset[str] = frozenset()
+    mechanism_words: frozenset[str] = frozenset()
+    launch_tracks: frozenset[str] = frozenset()
 
     @property
     def ignorable(self) -> frozenset[str]:
@@ -279,6 +292,8 @@ def _parse(directory: Path, post_ids: Collection[str] | None) -> tuple[Vocabular
         topic_phrases=folded("topic_phrases"),
         symptom_words=folded("symptom_words"),
         platform_tracks=folded("platform_tracks"),
+        mechanism_words=folded("mechanism_words"),
+        launch_tracks=folded("launch_tracks"),
     ), []
 
 

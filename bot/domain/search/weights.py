@@ -66,3 +66,8 @@ by another form than the query's words (by their share of its weight; :mod:`bot.
 the post about a term leads the posts that mention it. ``benchmarks/relevance.py`` (top-1 rows of
 every set against 2026.12.15): 0.5 gains 3 rows and loses 1 (``多机多卡怎么部署``: the Ray multi-node
 post now leads "Distributed Inference"); 0.45 leaves ``kubernetes`` unchanged; 0.55+ loses 2."""
+
+UNNAMED_LAUNCH_PENALTY = 15.0
+"""Score points a post of the model-launch tracks only (``launch_tracks``) loses when its title names
+none of the question's terms: ``显存不够`` (out of memory) lists the posts on memory before the
+GLM-4.5 launch that mentions it in a question, while ``GLM-4.5 显存不够`` keeps it first."""
