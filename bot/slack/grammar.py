@@ -24,6 +24,8 @@ from bot.domain.budget import OFF_WORDS, parse_minutes, take_after, take_budget
 from bot.domain.schedule import ScheduleParts
 from bot.domain.text import clean
 from bot.domain.words import closest
+from bot.slack.grammar_dm import dm as _dm
+from bot.slack.grammar_dm import second_budget as _second_budget
 from bot.slack.grammar_phrases import (
     ABOUT_APP,
     ALONE,
@@ -37,12 +39,13 @@ from bot.slack.grammar_phrases import (
     LATEST,
     LATEST_IN,
     OWN_NAME,
+    STOP_TERM,
     STOP_TOPIC,
     USAGE_WORDS,
     ZH_DAY,
     Kind,
 )
-from bot.slack.grammar_schedule import not_understood, split_schedule
+from bot.slack.grammar_schedule import split_schedule
 
 MAX_TEXT = 500
 """Characters of command text that are read; longer text is cut (the reply says so)."""
@@ -258,62 +261,6 @@ def _free_text(raw: str, words: list[str], first: str, rest: list[str], truncate
     return Command("query", arg=raw.strip(), truncated=truncated)
 
 
-_ON_OFF = {"on": True, "开启": True, "开": True, "off": False, "关闭": False, "关": False}
-
-
-def _second_budget(words: list[str], minutes: int | None, command: str, typed: list[str]) -> dict[str, Any] | None:
-    """``words`` (the first budget, ``minutes``, taken out) still holding a second one (``dm on friday
-    08:30 30m 1h``): ``error="budget.twice"`` naming it, with the command as ``typed`` (all its
-    words, ``club`` too) without the second; else None."""
-    left, again = take_budget(words) if minutes is not None else (words, None)
-    if again is None:
-        return None
-    at = next((i for i, (a, b) in enumerate(zip(left, words, strict=False)) if a != b), len(left))
-    second = words[at : at + len(words) - len(left)]
-    starts = [i for i in range(len(typed) - len(second) + 1) if typed[i : i + len(second)] == second]
-    kept = typed[: starts[-1]] + typed[starts[-1] + len(second) :] if starts else [*left, f"{minutes}m"]
-    form = " ".join([command, *kept])
-    return {"schedule": None, "error": "budget.twice", "error_value": " ".join(second), "suggestion": form}
-
-
-_DM_PAUSE = frozenset({"pause", "snooze", "暂停"})
-_DM_RESUME = frozenset({"resume", "unpause", "unsnooze", "unmute", "恢复"})
-_DM_STATUS = frozenset({"status", "状态"})
-
-
-def _dm(rest: list[str]) -> dict[str, Any]:
-    """``dm``, ``dm off``, ``dm on [schedule] [budget]`` (anything else after ``on``: ``dm.unknown_part``;
-    a whole schedule without ``on``, ``dm friday 08:30``, is ``on`` too), ``dm pause`` (``arg="pause"``:
-    skip a week), ``dm resume`` (``arg="resume"``: the skip undone), ``dm catchup on|off``
-    (``私信 跟上进度 开|关``: ``catchup``); words not understood
-    (``dm off 2 weeks``, ``dm foo``): ``error="dm.extra"``, nothing changed; two budgets: ``budget.twice``."""
-    typed = rest
-    rest, minutes = take_budget(rest)
-    if (twice := _second_budget(rest, minutes, "dm", typed)) is not None:
-        return {"enabled": True, **twice}
-    switch = rest[0].casefold() if rest else ""
-    if switch in ("catchup", "跟上进度") and len(rest) == 2 and rest[1].casefold() in _ON_OFF:
-        return {"enabled": None, "catchup": _ON_OFF[rest[1].casefold()]}
-    if switch in ("off", "stop", "关闭", "关", *_DM_PAUSE, *_DM_RESUME, *_DM_STATUS) and len(typed) > 1:
-        error = "dm.pause_length" if switch in _DM_PAUSE else "dm.extra"  # `dm pause 2 weeks`: one week
-        return {"enabled": None, "error": error, "error_value": " ".join(typed[1:])}
-    if switch in ("off", "stop", "关闭", "关"):
-        return {"enabled": False}
-    if switch in _DM_RESUME:
-        return {"enabled": None, "arg": "resume"}
-    if switch in _DM_PAUSE or switch in _DM_STATUS:
-        return {"enabled": None, "arg": "pause" if switch in _DM_PAUSE else ""}
-    if switch not in ("on", "start", "开启", "开"):
-        left, fields = split_schedule(rest, "dm on") if rest else (rest, {})
-        if rest and not left and "error" not in fields and fields.get("schedule") is not None:
-            return {"enabled": True, "minutes": minutes, **fields}  # ``dm friday 08:30``: on is meant
-        return {"enabled": None, "error": "dm.extra", "error_value": " ".join(typed)} if typed else {"enabled": None}
-    left, fields = split_schedule(rest[1:], "dm on")
-    if left and "error" not in fields:  # the words not understood, not a valid weekday before them
-        fields.update(schedule=None, error="dm.unknown_part", error_value=" ".join(not_understood(left) or left))
-    return {"enabled": True, "minutes": minutes, **fields}
-
-
 _CLUB = frozenset({"club", "读书会"})
 _NO = frozenset({"no", "not", "不要", "不"})
 
@@ -378,15 +325,20 @@ _ARGUMENTS: dict[str, Callable[[list[str]], dict[str, Any]]] = {
 _ONE_ARG = r"(\S+|<[^<>]+>)"
 """One word or one Slack link: the post a plain-words command names (``mark p-eagle as read``)."""
 
+_THE_DM = r"(?:the\s+|my\s+)?(?:weekly\s+)?(?:dms?|direct\s+messages?)"
+_ZH_DM = r"\s*(?:我的)?(?:每周)?私信\s*"
+"""The weekly DM named in plain words (``my weekly dm``, ``每周私信``)."""
+
 # fmt: off
 _PHRASES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGNORECASE), r) for p, r in (
     (r"^mark\s+(?:as\s+)?(read|unread)\s+(.+)$", r"\1 \2"),
     (rf"^mark\s+{_ONE_ARG}\s+(?:as\s+)?(read|unread)$", r"\2 \1"),
     (rf"^i(?:'ve|\s+have)?\s+(?:just\s+)?(?:read|finished)\s+{_ONE_ARG}$", r"read \1"),
     (r"^remind\s+me\s+(?:about\s+|of\s+|to\s+read\s+)?(.+)$", r"remind \1"),
-    (r"^(?:stop|turn\s+off|disable|no\s+more)\s+(?:the\s+|my\s+)?(?:weekly\s+)?(?:dms?|direct\s+messages?)$", "dm off"),
-    (r"^(?:pause|snooze|mute)\s+(?:the\s+|my\s+)?(?:weekly\s+)?(?:dms?|direct\s+messages?)$", "dm pause"),
-    (r"^(?:resume|unpause|unsnooze|unmute)\s+(?:the\s+|my\s+)?(?:weekly\s+)?(?:dms?|direct\s+messages?)$", "dm resume"),
+    (rf"^(?:stop|turn\s+off|disable|no\s+more)\s+{_THE_DM}$", "dm off"),
+    (rf"^(?:stop|turn\s+off|disable|no\s+more)\s+{_THE_DM}\s+for\s+(.+)$", r"dm pause \1"),  # a while: a pause
+    (rf"^(?:pause|snooze|mute)\s+{_THE_DM}(?:\s+(?:for\s+)?(.+))?$", r"dm pause \1"),  # `pause dm 2 weeks` too
+    (rf"^(?:resume|unpause|unsnooze|unmute)\s+{_THE_DM}(?:\s+(.+))?$", r"dm resume \1"),
     (r"^(?:turn\s+on|enable|start)\s+(?:the\s+|my\s+)?(?:weekly\s+)?(?:dms?|direct\s+messages?)$", "dm on"),
     (r"^(?:cancel|delete|remove)\s+(?:a\s+|my\s+|the\s+)?reminders?$", "reminders"),
     (r"^(?:show\s+)?my\s+progress$", "next"),
@@ -395,10 +347,10 @@ _PHRASES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGNO
     (r"^我(?:已经)?(?:读完了|读完|读过了|读过|看完了|看完)\s*(\S+)$", r"read \1"),
     (rf"^({ZH_DAY})\s*提醒\s*我(?!们)\s*", r"提醒 \1 "),  # "明天提醒我读 p-eagle": the day first
     (r"^提醒\s*我(?!们)\s*", "提醒 "),  # "提醒 我 明天 …" too: 我 is no part of the post's words
-    (r"^(?:关闭|关掉|停止)私信$", "dm off"),
-    (r"^(?:打开|开启)私信$", "dm on"),
-    (r"^暂停私信$", "dm pause"),
-    (r"^恢复私信$", "dm resume"),
+    (rf"^(?:关闭|关掉|停止){_ZH_DM}(.*)$", r"dm off \1"),  # each with what follows (QA: `暂停私信 两周`
+    (rf"^(?:打开|开启){_ZH_DM}(.*)$", r"dm on \1"),  # was read as `stop 私信 两周`): the dm command
+    (rf"^暂停\s*(?:(一周|1周|一个星期|一星期|两周|2周|三周|3周|一个月)\s*)?(?:的)?{_ZH_DM}(.*)$", r"dm pause \1 \2"),
+    (rf"^恢复{_ZH_DM}(.*)$", r"dm resume \1"),
     (r"^(?:取消|删除)提醒$", "reminders"),
 ))
 """Commands typed as plain words (QA), rewritten to their keyword form before parsing: ``mark
@@ -459,7 +411,7 @@ def parse(text: str) -> Command:
         return Command("usage", arg="reminders", truncated=truncated)
     if DIGEST_CLI.match(asked):
         return Command("digest_cli", arg=raw.strip(), truncated=truncated)
-    if (stopped := STOP_TOPIC.match(asked)) is not None:
+    if (stopped := STOP_TOPIC.match(asked)) is not None and not STOP_TERM.match(asked):  # not `stop sequences`
         return Command("stop_what", arg=stopped.group("t"), truncated=truncated, query=raw.strip())
     if (topic := LATEST_IN.match(raw.strip(_MARKS + "?？"))) is not None:
         arg = next(g for g in topic.group("a", "b", "c", "d", "e") if g is not None).strip()

@@ -82,12 +82,19 @@ ALONE: tuple[tuple[re.Pattern[str], Kind], ...] = (
 """Questions with no argument that are commands of their own (QA: each was searched)."""
 
 STOP_TOPIC = re.compile(
-    r"^(?:please\s+)?(?:stop|pause|停止|暂停)\s*(?:following\s+|receiving\s+|getting\s+)?(?:the\s+|my\s+|this\s+)?"
+    r"^(?:please\s+)?(?:(?:stop|pause)\s+|(?:停止|暂停)\s*)(?:following\s+|receiving\s+|getting\s+)?(?:the\s+|my\s+|this\s+)?"
     r"(?P<t>\S+(?:\s+\S+){0,2}?)"
     r"(?:\s+(?:digests?|track|posts?|please))?$"
 )
 """``stop|pause <track>`` (``stop spec``, ``停止 推测解码``): ``stop_what`` with the words as ``arg``, the whole
 text as ``query`` (:func:`~bot.slack.commands.settings.stop_what` searches it when no track is named)."""
+
+STOP_TERM = re.compile(
+    r"^(?:stop|停止)[\s_-]*(?:sequences?|tokens?|token[\s_-]?ids?|strings?|words?|criteria|conditions?|reasons?"
+    r"|序列|词|符|字符串|条件|标记|token)(?:\s.*)?$"
+)
+"""``stop`` as the first word of a sampling parameter's name (``stop sequences``, ``stop_token_ids``,
+``停止词``): a search, never the stop command (QA: ``stop sequences`` answered "no track matches")."""
 
 LATEST_IN = re.compile(
     r"^(?:(?:what'?s|whats|what is|anything)\s+new\s+(?:in|on|about|for|with)\s+(?P<a>.+)"

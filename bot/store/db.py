@@ -7,6 +7,7 @@ queue instead of failing.
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import threading
 from collections.abc import Callable, Iterator
@@ -22,6 +23,8 @@ from sqlalchemy.pool import StaticPool
 from sqlalchemy.types import TypeDecorator
 
 from bot.config import sqlalchemy_url
+
+log = logging.getLogger(__name__)
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 """Alembic's script location, inside the package so that it ships with the wheel."""
@@ -66,7 +69,8 @@ def utcnow() -> datetime:
 
 def make_engine(url: str, **kwargs: Any) -> Engine:
     """An :class:`~sqlalchemy.Engine` for a ``DATABASE_URL`` (``postgres://`` uses psycopg 3,
-    :func:`bot.config.sqlalchemy_url`). An SQLite file's directory is created if missing; an
+    :func:`bot.config.sqlalchemy_url`). An SQLite file's directory is created if missing (a
+    warning names it, so a mistyped path is seen); an
     in-memory one gets one shared connection. ``kwargs`` go to :func:`sqlalchemy.create_engine`.
     Raises :class:`sqlalchemy.exc.ArgumentError` for an unparseable URL and :class:`ValueError`
     for a backend other than SQLite or PostgreSQL."""
@@ -85,7 +89,10 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
         else:
             options.update(pool_size=SQLITE_POOL_SIZE, max_overflow=SQLITE_POOL_SIZE // 4)
             if not database.startswith("file:"):
-                Path(database).expanduser().resolve().parent.mkdir(parents=True, exist_ok=True)
+                folder = Path(database).expanduser().resolve().parent
+                if not folder.is_dir():
+                    folder.mkdir(parents=True, exist_ok=True)
+                    log.warning("made the folder %s for the SQLite database %s", folder, Path(database).name)
     options.update(kwargs)
     engine = create_engine(parsed, **options)
     if backend == "sqlite":

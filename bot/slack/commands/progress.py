@@ -79,13 +79,17 @@ def _tracks_of_post(ctx: Context, text: str) -> tuple[str, ...]:
 
 def follow(ctx: Context, cmd: grammar.Command) -> Reply:
     """Follow (then say the progress and next step, in one line) or unfollow the track ``cmd.arg`` names;
-    a post's id or link names the post's track (a post of several tracks gets the choice)."""
+    a post's id or link names the post's track (a post of several tracks gets the choice); several
+    tracks (``follow spec pd``): each, then the progress line and next step of each."""
     cat = ctx.catalog
     if cmd.kind == "unfollow" and not cmd.arg.strip():  # QA: listed all 14 tracks, not the reader's
         return views.text_reply(_which_to_unfollow(ctx))
     tid = ctx.find.track(cmd.arg)
-    if tid is None and (several := _several_tracks(ctx, cmd)) is not None:  # `follow spec pd`, `unfollow all`
-        return views.text_reply(_follow_several(ctx, cmd.kind, several) + _not_tracks(ctx, cmd))
+    if tid is None and (several := several_tracks(ctx, cmd)) is not None:  # `follow spec pd`, `unfollow all`
+        said = _follow_several(ctx, cmd.kind, several) + not_tracks(ctx, cmd)
+        if cmd.kind == "follow":  # where the reader stands in each, as `follow spec` says it (QA)
+            return replies.next_reads(ctx, notice=said, track_ids=several)
+        return views.text_reply(said)
     if tid is None and cmd.kind == "follow" and cmd.arg.casefold().strip() in ALL_WORDS:  # one by one: say how
         return views.text_reply(t("follow.all", ctx.lang, tracks=replies.tracks_list(ctx)))
     if tid is None:  # a post's id or link: its track, or the choice of its tracks
@@ -112,9 +116,9 @@ ALL_WORDS = frozenset({"all", "everything", "every", "all tracks", "全部", "�
 """What ``unfollow all`` (``取消关注 全部``) names: every track the caller follows."""
 
 
-def _several_tracks(ctx: Context, cmd: grammar.Command) -> list[str] | None:
+def several_tracks(ctx: Context, cmd: grammar.Command) -> list[str] | None:
     """The tracks ``cmd.arg`` names one word each (``spec pd quant``, ``spec, pd``: two or more;
-    ``spec foo``: one, and a word that is none, :func:`_not_tracks`), or
+    ``spec foo``: one, and a word that is none, :func:`not_tracks`), or
     for ``unfollow all`` the followed ones; else None (``follow all``: no track, refused as such)."""
     words = [w for w in cmd.arg.replace(",", " ").replace("，", " ").replace("、", " ").split() if w]
     if cmd.kind == "unfollow" and " ".join(words).casefold() in ALL_WORDS:
@@ -125,7 +129,7 @@ def _several_tracks(ctx: Context, cmd: grammar.Command) -> list[str] | None:
     return tracks if len(words) >= 2 and (len(tracks) >= 2 or (None in found and tracks)) else None
 
 
-def _not_tracks(ctx: Context, cmd: grammar.Command) -> Mrkdwn:
+def not_tracks(ctx: Context, cmd: grammar.Command) -> Mrkdwn:
     """What of ``cmd.arg`` names no track (``follow spec foo pd``: “foo”, QA), said after the tracks
     followed; empty when each word is a track."""
     words = [w for w in cmd.arg.replace(",", " ").replace("，", " ").replace("、", " ").split() if w]

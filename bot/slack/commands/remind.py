@@ -3,6 +3,7 @@ its 09:00 send are in the reader's zone (:func:`~bot.domain.reminder_day.choose_
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
@@ -18,6 +19,7 @@ from bot.domain.reminder_day import (
     local_today,
     numeric_readings,
 )
+from bot.domain.words import clock_time, time_word
 from bot.slack import grammar
 from bot.slack.commands import replies
 from bot.slack.commands.context import ButtonValue, Context
@@ -96,10 +98,33 @@ def _day_refused(ctx: Context, choice: DayChoice, today: date) -> Mrkdwn | None:
     return None
 
 
+_TIME_FIRST = re.compile(
+    r"^(?P<time>(?:上午|下午|晚上|早上|中午)?\d{1,2}(?:点半|点\d{1,2}分?|点)|\d{1,2}:\d{2}|\d{1,2}(?:am|pm))(?P<rest>.*)$",
+    re.IGNORECASE,
+)
+"""A time of day typed before the post (``提醒我下午3点读 p-eagle``, ``提醒我 15:00 读 p-eagle``), maybe glued."""
+
+
+def _time_first(words: list[str]) -> list[str]:
+    """``words`` with a time of day typed first (no day before it) moved to the end with the reading
+    words after it left out (``下午3点读 p-eagle``: ``p-eagle 下午3点``), where
+    :func:`~bot.domain.reminder_day.choose_day` sets it aside as the time it cannot be (QA: it was
+    searched for as a post); ``words`` as they are otherwise."""
+    lead = 1 if len(words) > 2 and words[0].casefold() in ("at", "around", "在") else 0  # "at 3pm to read p-eagle"
+    m = _TIME_FIRST.match(words[lead]) if words else None
+    if m is None or clock_time(time_word(m["time"].casefold())) is None:
+        return words
+    rest = [m["rest"], *words[lead + 1 :]] if m["rest"] else words[lead + 1 :]
+    while len(rest) > 1 and rest[0].casefold() in ("to", "read", "about", "of"):
+        rest = rest[1:]
+    rest = drop_read_words(rest)
+    return [*rest, *words[:lead], m["time"]] if rest else words
+
+
 def remind(ctx: Context, cmd: grammar.Command) -> Reply:
     """``remind <post id or query> [day]``: remind the caller of a post by DM on that day."""
     today = local_today(datetime.now(UTC), ctx.timezone())
-    words = day_last(cmd.arg.split(), today)  # "提醒我明天读 p-eagle": the day first
+    words = day_last(_time_first(cmd.arg.split()), today)  # "提醒我明天读 p-eagle": the day first
     choice = choose_day(words, today)
     refused = _day_refused(ctx, choice, today)
     if refused is not None:
@@ -121,12 +146,10 @@ def remind(ctx: Context, cmd: grammar.Command) -> Reply:
     if (no_link := _no_link(ctx, post_ids[0])) is not None:
         return views.text_reply(no_link)
     if choice.at:  # "tomorrow at 14:00": the day is understood, the time cannot be chosen (QA)
-        day = " ".join(day_words[: len(day_words) - len(choice.at.split())]) or (
-            "下周" if ctx.lang == "zh" else "next week"
-        )
-        command = truncate(" ".join(w for w in ("/vllm-path remind", post_ids[0], day) if w), 200)
-        at = REMIND_AT.strftime("%H:%M")
-        return views.text_reply(t("remind.at_nine", ctx.lang, at=at, value=truncate(choice.at, 40), command=command))
+        day = " ".join(day_words[: len(day_words) - len(choice.at.split())])  # none: ask for one (QA: "at 3pm")
+        command = truncate(" ".join(("/vllm-path remind", post_ids[0], day or t("remind.tomorrow", ctx.lang))), 200)
+        key, at = "remind.at_nine" if day else "remind.at_nine_day", REMIND_AT.strftime("%H:%M")
+        return views.text_reply(t(key, ctx.lang, at=at, value=truncate(choice.at, 40), command=command))
     return _answer(ctx, post_ids[0], set_reminder(ctx, post_ids[0], day_words))
 
 

@@ -123,7 +123,11 @@ def latest(ctx: Context, notice: str | None = None, offset: int = 0, track_id: s
         else:
             header = t("latest.header_followed" if mine else "latest.header", ctx.lang)
         view = "latest" if track_id is None else f"latest:{track_id}"
-        return search_reply(catalog, "", result, ctx.reader.read(), ctx.lang, notice=notice, header=header, view=view)
+        count = "latest.count_followed" if mine and track_id is None else "latest.count_blog_first"  # as ordered (QA)
+        read = ctx.reader.read()
+        return search_reply(
+            catalog, "", result, read, ctx.lang, notice=notice, header=header, view=view, count_key=count
+        )
 
     if notice:
         return build()

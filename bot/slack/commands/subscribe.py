@@ -14,7 +14,7 @@ from bot.slack.commands import replies
 from bot.slack.commands.context import CHANNEL_OK, Context
 from bot.slack.commands.digest_actions import handle_digest_action
 from bot.slack.commands.plan import budget_refusal, channel_budget, dm_budget
-from bot.slack.commands.progress import ALL_WORDS
+from bot.slack.commands.progress import ALL_WORDS, not_tracks, several_tracks
 from bot.slack.commands.settings import language_name
 from bot.slack.i18n import LANGS, day_text, join_list, t
 from bot.slack.mrkdwn import Mrkdwn, truncate
@@ -126,13 +126,16 @@ def _amount(sub: Subscription) -> tuple[int, int | None, str | None]:
 
 def subscribe(ctx: Context, cmd: grammar.Command) -> Reply:
     """Subscribe this channel to a track's weekly digest: parts left out keep its schedule (resuming
-    a paused one), else Monday 09:00 in the person's zone; a change only for who :meth:`Context.may_stop`."""
+    a paused one), else Monday 09:00 in the person's zone; a change only for who :meth:`Context.may_stop`.
+    Several tracks (``subscribe spec pd friday``): each with the same schedule, one line each (what
+    was done, or why not), then the words that name no track."""
     caller = ctx.caller
     refused = _refused(ctx, cmd)
     if refused is not None or cmd.schedule is None:
         return views.text_reply(refused or schedule_refusal(cmd, ctx.lang))
     tid = ctx.find.track(cmd.arg)
-    if tid is None:
+    several = _several(ctx, cmd) if tid is None else []
+    if tid is None and not several:
         unknown = _unknown_schedule_part(ctx, cmd.arg) or replies.unknown_track(ctx, cmd.arg, "subscribe")
         return views.text_reply(unknown)
     if (bad_budget := budget_refusal(cmd, ctx.lang)) is not None:
@@ -140,6 +143,29 @@ def subscribe(ctx: Context, cmd: grammar.Command) -> Reply:
     if ctx.channel_check(caller.team_id, caller.channel_id) != CHANNEL_OK:
         again = " ".join(ctx.typed.replace("`", "").split())[:200] or f"subscribe {tid}"  # (QA) with its day and time
         return views.text_reply(t("sub.invite", ctx.lang, command=again))
+    if several:
+        lines = [_subscribe_one(ctx, cmd, x, named=True) for x in several]
+        return views.text_reply(Mrkdwn("\n").join(lines) + not_tracks(ctx, cmd))
+    assert tid is not None
+    return views.text_reply(_subscribe_one(ctx, cmd, tid))
+
+
+def _several(ctx: Context, cmd: grammar.Command) -> list[str]:
+    """The two or more tracks ``cmd.arg`` names one word each (``spec pd``, ``spec, pd``), else ``[]``."""
+    tracks = several_tracks(ctx, cmd) or []
+    return tracks if len(tracks) >= 2 else []
+
+
+def _named_refusal(ctx: Context, tid: str, said: Mrkdwn) -> Mrkdwn:
+    """``said`` (a refusal that names no track) led by the track's name: one line of several."""
+    return t("sub.several_item", ctx.lang, track=views.track_name(ctx.catalog, tid, ctx.lang), said=said)
+
+
+def _subscribe_one(ctx: Context, cmd: grammar.Command, tid: str, named: bool = False) -> Mrkdwn:
+    """Subscribe this channel to ``tid``'s digest as :func:`subscribe` says; the confirmation, or why
+    not (led by the track's name when ``named``: one of several)."""
+    caller = ctx.caller
+    assert cmd.schedule is not None
     old = next((x for x in ctx.rt.store.subscriptions(caller.team_id, caller.channel_id) if x.track_id == tid), None)
     before = old.schedule if old else None
     zone = ctx.timezone() if cmd.schedule.timezone is None and before is None else ""
@@ -157,7 +183,8 @@ def subscribe(ctx: Context, cmd: grammar.Command) -> Reply:
         and not ctx.may_stop(old.created_by)
     ):  # changing a digest is as much the owner's as stopping it
         key = "sub.change_not_allowed" if wanted != before else "sub.change_it_not_allowed"  # a budget, club…
-        return views.text_reply(t(key, ctx.lang, person=ctx.person(old.created_by or "")))
+        said = t(key, ctx.lang, person=ctx.person(old.created_by or ""))
+        return _named_refusal(ctx, tid, said) if named else said
     sub = ctx.rt.store.subscribe(
         caller.team_id,
         caller.channel_id,
@@ -168,29 +195,41 @@ def subscribe(ctx: Context, cmd: grammar.Command) -> Reply:
         club=cmd.club,
         lang=ctx.lang,  # a new digest keeps the language it was set up in (an existing one keeps its own)
     )
-    return views.text_reply(_confirmation(ctx, cmd, old, sub))
+    return _confirmation(ctx, cmd, old, sub)
 
 
 def unsubscribe(ctx: Context, cmd: grammar.Command) -> Reply:
-    """Remove the channel's digest of ``cmd.arg``'s track (if :meth:`Context.may_stop`); no track: list them."""
+    """Remove the channel's digest of ``cmd.arg``'s track (if :meth:`Context.may_stop`); no track: list
+    them; several (``unsubscribe spec pd``): each, one line each, then the words that name no track."""
     team, channel = ctx.caller.team_id, ctx.caller.channel_id
     if not cmd.arg.strip():
         return _subscriptions(ctx, ctx.rt.store.subscriptions(team, channel) if channel else [])
     if cmd.arg.casefold().strip() in ALL_WORDS:  # QA: one digest at a time, each its owner's: say how
         return views.text_reply(_unsubscribe_all(ctx))
     tid = ctx.find.track(cmd.arg)
+    if tid is None and (several := _several(ctx, cmd)):
+        lines = [_unsubscribe_one(ctx, x, named=True) for x in several]
+        return views.text_reply(Mrkdwn("\n").join(lines) + not_tracks(ctx, cmd))
     if tid is None:
         return views.text_reply(replies.unknown_track(ctx, cmd.arg, "unsubscribe"))
+    return views.text_reply(_unsubscribe_one(ctx, tid))
+
+
+def _unsubscribe_one(ctx: Context, tid: str, named: bool = False) -> Mrkdwn:
+    """Remove this channel's digest of ``tid`` as :func:`unsubscribe` says; what was done, or why
+    not (led by the track's name when ``named``: one of several)."""
+    team, channel = ctx.caller.team_id, ctx.caller.channel_id
     name = views.track_name(ctx.catalog, tid, ctx.lang)
     current = next((x for x in ctx.rt.store.subscriptions(team, channel) if x.track_id == tid), None)
     if current is not None and not ctx.may_stop(current.created_by):
-        return views.text_reply(t("sub.not_allowed", ctx.lang, person=ctx.person(current.created_by or "")))
+        said = t("sub.not_allowed", ctx.lang, person=ctx.person(current.created_by or ""))
+        return _named_refusal(ctx, tid, said) if named else said
     removed = ctx.rt.store.unsubscribe(team, channel, tid)
     if removed and current is not None:  # said in the digest's language
-        said = ctx.rt.store.digest_lang(current)
-        said_name = views.track_name(ctx.catalog, tid, said)
-        ctx.tell_channel(t("announce.unsub", said, person=ctx.person(ctx.caller.user_id), track=said_name))
-    return views.text_reply(t("unsub.done" if removed else "unsub.not", ctx.lang, track=name))
+        said_in = ctx.rt.store.digest_lang(current)
+        said_name = views.track_name(ctx.catalog, tid, said_in)
+        ctx.tell_channel(t("announce.unsub", said_in, person=ctx.person(ctx.caller.user_id), track=said_name))
+    return t("unsub.done" if removed else "unsub.not", ctx.lang, track=name)
 
 
 def _unsubscribe_all(ctx: Context) -> Mrkdwn:

@@ -12,7 +12,19 @@ from bot.domain.catalog.models import Track
 from bot.domain.paths import PathStep, TrackState
 from bot.slack.i18n import join_list, t
 from bot.slack.mrkdwn import Mrkdwn, truncate
-from bot.slack.views.blocks import Json, Reply, actions, button, context, divider, header, make_reply, section, sections
+from bot.slack.views.blocks import (
+    MAX_SECTION_TEXT,
+    Json,
+    Reply,
+    actions,
+    button,
+    context,
+    divider,
+    header,
+    make_reply,
+    section,
+    sections,
+)
 from bot.slack.views.links import read_link, reference_lines
 from bot.slack.views.parts import memo, memo_reply, read_count
 from bot.slack.views.plan import minutes_suffix, step_level
@@ -96,7 +108,11 @@ def _help_reply(catalog: Catalog, lang: str, prefix: str | None) -> Reply:
 
 
 def text_reply(text: str, response_type: str = "ephemeral") -> Reply:
-    """A one-section reply (``text`` is mrkdwn the caller has escaped)."""
+    """A one-section reply (``text`` is mrkdwn the caller has escaped); a text longer than a section
+    holds (3,000 characters) goes in as many sections as its lines need, never cut (QA:
+    ``subscribe`` of all 14 tracks lost its last lines)."""
+    if len(text) > MAX_SECTION_TEXT:
+        return make_reply(sections(text.split("\n")), text, response_type)
     return make_reply([section(text)], text, response_type)
 
 

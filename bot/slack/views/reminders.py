@@ -100,7 +100,7 @@ def reminders_reply(
         cancel = button(t("btn.cancel", lang), f"cancel_reminder:{i}", {"d": str(r.id), "v": "reminders"})
         blocks.append(section(line, accessory=cancel))
     if len(reminders) > MAX_LISTED:
-        blocks.append(context(t("home.more", lang, n=len(reminders))))
+        blocks.append(context(t("home.more", lang, n=len(reminders) - MAX_LISTED)))  # those not listed (QA)
     return make_reply(blocks, Mrkdwn("\n").join(([Mrkdwn(notice)] if notice else []) + lines))
 
 

@@ -23,10 +23,12 @@ def search_reply(
     suggestion: str | None = None,
     header: str | None = None,
     view: str | None = None,
+    count_key: str = "latest.more_count",
 ) -> Reply:
     """A page of :data:`MAX_RESULTS` posts of ``result`` (a :class:`bot.domain.search.SearchResult`)
     with their places and buttons, and *More results* (``{"v": "search:<query>", "o": offset}``).
-    No results: "no match" plus ``suggestion`` (escaped). ``header``/``view``: for the newest posts."""
+    No results: "no match" plus ``suggestion`` (escaped). ``header``/``view``: for the newest posts,
+    whose count line (``count_key``, an i18n key with ``first``, ``last``, ``total``) says their order."""
     shown_query = truncate(" ".join(query.split()), 100)
     blocks: list[Json] = [section(notice)] if notice else []
     if not result.results:
@@ -51,8 +53,8 @@ def search_reply(
     total = result.total or len(shown)
     footer = [t("catalog.version", lang, version=catalog.version)]
     if total > len(shown):
-        count_key = "search.more_count" if header is None else "latest.more_count"
-        footer.insert(0, t(count_key, lang, first=offset + 1, last=offset + len(shown), total=total))
+        key = "search.more_count" if header is None else count_key
+        footer.insert(0, t(key, lang, first=offset + 1, last=offset + len(shown), total=total))
     blocks.append(context(*footer))
     if offset + len(shown) < total:
         more = {"v": view, "o": offset + len(shown)}
