@@ -123,7 +123,7 @@ def serve_cmd(host: str, port: int, threads: int, connection_limit: int, idle_ti
 
 
 @click.command("worker")
-@option("--threads", default=16, type=click.IntRange(1, 256), help="Digests sent at once by this process.")
+@option("--threads", default=8, type=click.IntRange(1, 256), help="Digests sent at once by this process.")
 @option(
     "--heartbeat-timeout",
     default=60.0,

@@ -5,8 +5,9 @@ before the post, record after it, a take-over looks for an earlier post, a kille
 nothing) with one statement where a DM each cost a statement or a hand-off to a flusher thread:
 the people's facts read at once (:meth:`bot.store.ledger_batch.BatchedLedgerStore.dm_reads_many`),
 the batch's keys claimed at once (``claim_many``), the claimed DMs composed, then posted as
-their pacer turns come (:meth:`bot.digest.pacing.SendPacer.each_in_turn`: one store call for the
-sends that may go), and the sent and skipped marks written at once at the end (``mark_many``).
+their pacer turns come (:meth:`bot.digest.pacing.SendPacer.each_in_turn`: one store call books
+the turns of every send, the thread sleeping until each), and the sent and skipped marks written
+at once at the end (``mark_many``).
 A claim that grew older than the deliverer's ``renew_after_s`` before its post is renewed
 together with the batch's other claims not yet sent (one statement). On a store without those
 methods (the plain :class:`bot.store.Store`) each is the store's call per DM.

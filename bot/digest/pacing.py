@@ -10,9 +10,10 @@ go yet reserves nothing, sleeps until then and asks again, so a thread that wake
 the real time and never goes together with another. A 429 blocks the workspace ``Retry-After``.
 :class:`SendPacer` is that pacing, over a :class:`TurnStore` of the times: :class:`MemoryStore` for
 one process (:class:`Pacer`), :class:`bot.digest.ratelimit.RedisStore` for every worker
-(:class:`bot.digest.ratelimit.SharedPacer`). Within :meth:`SendPacer.batch` (a worker's message
-of several DMs) the end of an attempt reaches the store with the thread's next turn request, one
-store call a send instead of two.
+(:class:`bot.digest.ratelimit.SharedPacer`). A worker's message of several DMs books their turns
+ahead in one store call (:meth:`SendPacer.each_in_turn`, :meth:`TurnStore.reserve`) and sleeps
+until each; within :meth:`SendPacer.batch` the end of an attempt through :meth:`SendPacer.slot`
+reaches the store with the thread's next turn request, one store call a send instead of two.
 
 Durations are seconds.
 """
@@ -20,7 +21,6 @@ Durations are seconds.
 from __future__ import annotations
 
 import logging
-import math
 import threading
 import time
 from abc import ABC, abstractmethod
@@ -48,13 +48,15 @@ class TurnStore(ABC):
         ``team``'s next turn ``team_s`` from now and ``key``'s ``key_s`` from now. ``ended``
         (team, key, seconds): first, in the same atomic call, :meth:`push` of an attempt that ended."""
 
-    def turns(self, sends: list[tuple[str, str]], key_s: float, team_s: float, ended: list[Ended]) -> list[float]:
-        """:meth:`turn` for each (team, key) of ``sends`` in order, after :meth:`push` of each of
-        ``ended``; the answers in order (0: that send goes now, its turns taken). Here one call each;
-        :class:`~bot.digest.ratelimit.RedisStore` makes it one atomic call."""
-        for team, key, seconds in ended:
-            self.push(team, key, seconds)
-        return [self.turn(team, key, key_s, team_s) for team, key in sends]
+    @abstractmethod
+    def reserve(self, sends: list[tuple[str, str]], key_s: float, team_s: float, horizon_s: float) -> list[float]:
+        """Book a turn for each (team, key) of ``sends``, in order, in one atomic call: a send's turn
+        is the first moment its workspace is neither blocked nor busy (now at the earliest); when
+        that is at most ``horizon_s`` away and ``key`` is free by then, the turn is booked (the
+        workspace's next turn ``team_s`` after it, the destination's ``key_s`` after it) and its
+        answer is the seconds until it (>= 0); else nothing is booked and the answer is minus the
+        seconds until it or until ``key`` is free (< 0). A booked turn is the sender's alone: it
+        posts then, or the turn goes unused."""
 
     @abstractmethod
     def push(self, team: str, key: str | None, seconds: float) -> None:
@@ -89,6 +91,20 @@ class MemoryStore(TurnStore):
             at[("next", team)], at[("dest", team, key)] = now + team_s, now + key_s
             return 0.0
 
+    def reserve(self, sends: list[tuple[str, str]], key_s: float, team_s: float, horizon_s: float) -> list[float]:
+        with self._lock:
+            now, at, out = self._clock(), self._at, []
+            for team, key in sends:
+                turn = max(now, at.get(("blocked", team), 0.0), at.get(("next", team), 0.0))
+                if (free := at.get(("dest", team, key), 0.0)) > turn:
+                    out.append(min(now - free, -1e-6))
+                elif turn - now > horizon_s:
+                    out.append(min(now - turn, -1e-6))
+                else:
+                    at[("next", team)], at[("dest", team, key)] = turn + team_s, turn + key_s
+                    out.append(turn - now)
+            return out
+
     def push(self, team: str, key: str | None, seconds: float) -> None:
         name = ("dest", team, key) if key is not None else ("blocked", team)
         with self._lock:
@@ -99,10 +115,6 @@ class MemoryStore(TurnStore):
         return max(0.0, until - self._clock()) if until is not None else 0.0
 
 
-_SAME_TURN_S = 0.005
-"""Two waits for a workspace ending this close (seconds) wait for the same turn (:meth:`SendPacer._nearest`)."""
-
-
 class SendPacer:
     """Sends paced over a :class:`TurnStore`; thread-safe. ``with pacer.slot(team, key): send()``
     holds the destination (``key``: channel or user id; one attempt at a time in this process),
@@ -110,7 +122,8 @@ class SendPacer:
     destination's next turn ``channel_interval_s`` past it (so the spacing holds where Slack counts
     arrivals). A 429 in the body (:class:`PacedRateLimitRetryHandler`) calls :meth:`rate_limited`
     and waits again. ``team_rate_per_s`` None: no workspace cap;
-    ``sleep`` may be a fake in tests; waiting blocks the calling thread."""
+    ``sleep`` and ``clock`` (monotonic seconds, :meth:`each_in_turn`'s) may be fakes in tests;
+    waiting blocks the calling thread."""
 
     def __init__(
         self,
@@ -118,6 +131,7 @@ class SendPacer:
         channel_interval_s: float,
         team_rate_per_s: float | None,
         sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.monotonic,
     ):
         if channel_interval_s < 0 or (team_rate_per_s is not None and team_rate_per_s <= 0):
             raise ValueError("channel_interval_s must be >= 0 and team_rate_per_s > 0 or None")
@@ -126,12 +140,15 @@ class SendPacer:
         self.team_rate_per_s = team_rate_per_s
         self._team_s = 1.0 / team_rate_per_s if team_rate_per_s else 0.0
         self._held_up_s = max(2 * self._team_s, channel_interval_s)  # see each_in_turn
+        self._pad_s = 2 * self._held_up_s  # a booked destination's margin past its interval (each_in_turn)
+        self.horizon_s = max(2.0, 4 * self._team_s)
+        """How far ahead (seconds) :meth:`each_in_turn` books turns."""
         self._sleep = sleep
+        self._clock = clock
         self._lock = threading.Lock()
         self._held: dict[tuple[str, str], threading.Lock] = {}  # kept while a thread holds or awaits it
         self._holders: Counter[tuple[str, str]] = Counter()
         self._batons: dict[str, threading.Lock] = {}
-        self._watched: dict[str, tuple[float, int]] = {}  # workspace: when (monotonic) which thread wakes for it
         self._local = threading.local()  # .batch: in :meth:`batch`; .ended: an end not yet told
 
     @contextmanager
@@ -185,66 +202,49 @@ class SendPacer:
 
     def each_in_turn(self, sends: list[tuple[str, str]], send: Callable[[int], None]) -> None:
         """Call ``send(i)`` once for each (team, key) of ``sends`` (distinct destinations: a worker's
-        batch of DMs) as its turns come, in the order they come: one store call
-        (:meth:`TurnStore.turns`) grants every send that may go now, which then go one after
-        another, each attempt's end told with the next call (the last at the end), unless this
-        thread was held up longer than two workspace turns (and a destination's interval) since
-        the call: the rest wait for new turns, so that posts held up do not arrive together with
-        their workspace's next ones (a 429 each, seen under load); when none may, this
-        thread sleeps until the nearest turn (:meth:`_nearest`). A 429 within ``send`` is handled as in
-        :meth:`slot`. ``send``'s exceptions end the loop (the ends so far told first). Needed by
-        ``benchmarks/fanout_queue.py`` (issue 43: a store call a send, and a batch's sends one
-        after another each waiting its own turn, cost the workers CPU and the fan-out its rate)."""
+        batch of DMs) in its own turn: one store call (:meth:`TurnStore.reserve`) books every turn
+        due within :attr:`horizon_s`, and this thread sleeps until each and sends then, in the order
+        the turns come. A turn this thread wakes for more than two workspace turns (and a
+        destination's interval) late goes unused, so that posts held up do not arrive together with
+        their workspace's next ones (a 429 each, seen under load): that send and those not booked
+        are asked for again (those not booked once their turn is within the horizon). A booked
+        destination's next turn is ``channel_interval_s`` plus :attr:`_pad_s` after the turn; an
+        attempt answered later than the pad tells the store of its end (one store call, rare). A 429
+        within ``send`` is handled as in :meth:`slot`. ``send``'s exceptions end the loop. Needed by
+        ``benchmarks/fanout_queue.py`` (issue 43: a store call for the sends that might go now, then
+        another after each sleep, cost about five round trips a batch of ten)."""
         waiting = list(range(len(sends)))
-        ended: list[Ended] = []
-        try:
-            while waiting:
-                answers = self.store.turns([sends[i] for i in waiting], self.channel_interval_s, self._team_s, ended)
-                asked, ended, sent = time.monotonic(), [], set()
-                granted = [i for i, wait in zip(waiting, answers, strict=True) if wait == 0]
-                for i in granted:
-                    if self._team_s and time.monotonic() - asked > self._held_up_s:
-                        break  # this thread was held up past its turns (they are lost): ask again
-                    team, key = sends[i]
-                    _current.slot = (self, team, key)
-                    try:
-                        send(i)
-                    finally:
-                        _current.slot = None
-                        sent.add(i)
-                        if self.channel_interval_s > 0:
-                            ended.append((team, key, self.channel_interval_s))
-                if granted:
-                    waiting = [i for i in waiting if i not in sent]
-                else:
-                    self._sleep(self._nearest([sends[i][0] for i in waiting], answers))
-        finally:
-            if ended:
+        while waiting:
+            answers = self.store.reserve(
+                [sends[i] for i in waiting], self.channel_interval_s + self._pad_s, self._team_s, self.horizon_s
+            )
+            asked, sent = self._clock(), set()
+            booked = sorted((wait, i) for i, wait in zip(waiting, answers, strict=True) if wait >= 0)
+            for wait, i in booked:
+                turn = asked + wait
+                if (left := turn - self._clock()) > 0:
+                    self._sleep(left)
+                if self._team_s and self._clock() - turn > self._held_up_s:
+                    continue  # held up past its turn (lost): asked again
+                team, key = sends[i]
+                _current.slot = (self, team, key)
                 try:
-                    self.store.turns([], self.channel_interval_s, self._team_s, ended)
-                except Exception:  # the sends are over: a lost end only shortens one destination's gap
-                    log.warning("could not tell the pacer's store of a send's end", exc_info=True)
+                    send(i)
+                finally:
+                    _current.slot = None
+                    sent.add(i)
+                    if self.channel_interval_s > 0 and self._clock() - turn > self._pad_s:
+                        self._tell_end(team, key)
+            waiting = [i for i in waiting if i not in sent]
+            if waiting and not booked:  # sleep until a destination is free or a turn is within the horizon
+                self._sleep(max(min(-a - self.horizon_s if -a > self.horizon_s else -a for a in answers), 0.001))
 
-    def _nearest(self, teams: list[str], answers: list[float]) -> float:
-        """Seconds until this thread next asks for its sends in ``teams`` told to wait ``answers``
-        (:meth:`TurnStore.turn`'s): the nearest turn, but a workspace's turn another thread of this
-        process already waits for counts one workspace turn later (that thread asks for it; all
-        waking for it at once would cost a store call each for one send)."""
-        now, nearest, me = time.monotonic(), math.inf, threading.get_ident()
-        with self._lock:
-            if len(self._watched) > 10_000:  # forget turns gone by
-                self._watched = {team: at for team, at in self._watched.items() if at[0] > now}
-            for team, wait in zip(teams, answers, strict=True):
-                if wait < 0:  # the destination's own wait
-                    nearest = min(nearest, -wait)
-                    continue
-                due, (watched, watcher) = now + wait, self._watched.get(team, (0.0, 0))
-                if watcher != me and watched > now and abs(watched - due) < _SAME_TURN_S:
-                    wait += self._team_s
-                else:
-                    self._watched[team] = (due, me)
-                nearest = min(nearest, wait)
-        return max(nearest, 0.001)
+    def _tell_end(self, team: str, key: str) -> None:
+        """Tell the store an attempt to ``key`` just ended (its next turn ``channel_interval_s`` from now)."""
+        try:
+            self.store.push(team, key, self.channel_interval_s)
+        except Exception:  # the send is over: a lost end only shortens one destination's gap
+            log.warning("could not tell the pacer's store of a send's end", exc_info=True)
 
     def retry_slot(self, team: str, key: str) -> None:
         """Wait until a send to ``key`` may go now (before a send, or its retry after a 429): sleep
@@ -298,7 +298,7 @@ class Pacer(SendPacer):
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
     ):
-        super().__init__(MemoryStore(clock), channel_interval_s, team_rate_per_s, sleep)
+        super().__init__(MemoryStore(clock), channel_interval_s, team_rate_per_s, sleep, clock)
 
 
 _current = threading.local()

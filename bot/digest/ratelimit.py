@@ -42,7 +42,7 @@ its destination; ARGV[2:]: ``key_s``, ``team_s`` and ``ended``'s seconds). Numbe
 strings (Redis truncates Lua numbers to integers)."""
 
 
-_TURNS = """
+_RESERVE = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
 local function at(k) return tonumber(redis.call('GET', k) or '0') end
@@ -51,27 +51,27 @@ local function later(k, time)
     redis.call('SET', k, string.format('%.6f', time), 'PX', math.ceil((time - now) * 1000) + 1000)
   end
 end
-local key_s, team_s, n = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-for j = 1, #KEYS - 3 * n do later(KEYS[3 * n + j], now + tonumber(ARGV[3 + j])) end
+local key_s, team_s, horizon = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local out = {}
-for i = 0, n - 1 do
+for i = 0, #KEYS / 3 - 1 do
   local block, dest, team = KEYS[3 * i + 1], KEYS[3 * i + 2], KEYS[3 * i + 3]
-  local due = math.max(at(block), at(team))
-  if at(dest) > math.max(due, now) then
-    out[i + 1] = string.format('%.6f', math.min(now - at(dest), -0.000001))
-  elseif due > now then
-    out[i + 1] = string.format('%.6f', math.max(due - now, 0.000001))
+  local turn = math.max(now, at(block), at(team))
+  local free = at(dest)
+  if free > turn then
+    out[i + 1] = string.format('%.6f', math.min(now - free, -0.000001))
+  elseif turn - now > horizon then
+    out[i + 1] = string.format('%.6f', math.min(now - turn, -0.000001))
   else
-    later(dest, now + key_s)
-    later(team, now + team_s)
-    out[i + 1] = '0'
+    later(dest, turn + key_s)
+    later(team, turn + team_s)
+    out[i + 1] = string.format('%.6f', turn - now)
   end
 end
 return out
 """
-""":meth:`RedisStore.turns` in one atomic call: ARGV ``key_s``, ``team_s``, the number of sends
-and the ends' seconds; KEYS per send its block, destination and workspace keys (as
-:data:`_SCRIPT`'s turn), then the ends' destination keys. The answers as :data:`_SCRIPT`'s, in order."""
+""":meth:`RedisStore.reserve` in one atomic call: ARGV ``key_s``, ``team_s``, ``horizon_s``; KEYS
+per send its block, destination and workspace keys (as :data:`_SCRIPT`'s turn). The answers in
+order, as :meth:`~bot.digest.pacing.TurnStore.reserve`'s."""
 
 
 class RedisStore(TurnStore):
@@ -82,7 +82,7 @@ class RedisStore(TurnStore):
         self.namespace = namespace
         self._redis = redis.Redis.from_url(redis_url)
         self._script = self._redis.register_script(_SCRIPT)
-        self._turns = self._redis.register_script(_TURNS)
+        self._reserve = self._redis.register_script(_RESERVE)
 
     def _key(self, kind: str, team: str, key: str | None = None) -> str:
         return f"{self.namespace}:{kind}:{team}" + (f":{key}" if key is not None else "")
@@ -95,11 +95,10 @@ class RedisStore(TurnStore):
             args.append(f"{ended[2]:.6f}")
         return float(self._script(keys=keys, args=args))
 
-    def turns(self, sends: list[tuple[str, str]], key_s: float, team_s: float, ended: list[Ended]) -> list[float]:
+    def reserve(self, sends: list[tuple[str, str]], key_s: float, team_s: float, horizon_s: float) -> list[float]:
         keys = [name for team, key in sends for name in self._names(team, key)]
-        keys += [self._key("dest", team, key) for team, key, _ in ended]
-        args = [f"{key_s:.6f}", f"{team_s:.6f}", str(len(sends)), *(f"{seconds:.6f}" for *_, seconds in ended)]
-        return [float(answer) for answer in self._turns(keys=keys, args=args)]
+        args = [f"{key_s:.6f}", f"{team_s:.6f}", f"{horizon_s:.6f}"]
+        return [float(answer) for answer in self._reserve(keys=keys, args=args)] if keys else []
 
     def _names(self, team: str, key: str) -> tuple[str, str, str]:
         return self._key("blocked", team), self._key("dest", team, key), self._key("next", team)

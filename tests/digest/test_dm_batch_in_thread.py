@@ -7,7 +7,6 @@ exactly-once rules of a DM sent alone kept (a take-over finds an earlier post; n
 
 from __future__ import annotations
 
-import threading
 from datetime import UTC, datetime
 from typing import Any
 
@@ -130,12 +129,50 @@ def test_an_old_claim_is_renewed_with_the_batchs_others_and_a_lost_one_is_not_po
 def test_a_batch_posts_in_the_order_its_turns_come() -> None:
     clock = _Clock()
     store = MemoryStore(clock)
-    pacer = SendPacer(store, channel_interval_s=1.0, team_rate_per_s=1.0, sleep=clock.advance)
+    pacer = SendPacer(store, channel_interval_s=1.0, team_rate_per_s=1.0, sleep=clock.advance, clock=clock)
     store.turn("T1", "Ux", 1.0, 1.0)  # T1's next turn a second from now
     order: list[tuple[str, float]] = []
     sends = [("T1", "U1"), ("T2", "U2"), ("T2", "U3"), ("T3", "U4")]
     pacer.each_in_turn(sends, lambda i: order.append((sends[i][1], clock.now)))
     assert order == [("U2", 100.0), ("U4", 100.0), ("U1", 101.0), ("U3", 101.0)]
+
+
+def test_a_batch_books_its_turns_in_one_store_call_and_sends_each_in_its_own() -> None:
+    clock = _Clock()
+    asked: list[int] = []
+
+    class Counting(MemoryStore):
+        def reserve(self, sends: Any, *args: Any) -> list[float]:
+            asked.append(len(sends))
+            return super().reserve(sends, *args)
+
+    pacer = SendPacer(Counting(clock), channel_interval_s=1.0, team_rate_per_s=10.0, sleep=clock.advance, clock=clock)
+    sends = [("T1", f"U{i}") for i in range(30)]  # one workspace, a turn each 100 ms
+    at: list[float] = []
+    pacer.each_in_turn(sends, lambda i: at.append(clock.now))
+    assert len(at) == 30
+    assert [round(t - 100.0, 3) for t in at] == [round(0.1 * i, 3) for i in range(30)]  # never two in a turn
+    assert asked == [30, 9]  # the turns within the horizon (2 s: 21 of them) booked at once, then the rest
+
+
+def test_a_destination_answered_late_waits_its_interval_from_the_answer() -> None:
+    clock = _Clock()
+    pushed: list[str] = []
+
+    class Counting(MemoryStore):
+        def push(self, team: str, key: str | None, seconds: float) -> None:
+            pushed.append(str(key))
+            super().push(team, key, seconds)
+
+    store = Counting(clock)
+    pacer = SendPacer(store, channel_interval_s=1.0, team_rate_per_s=10.0, sleep=clock.advance, clock=clock)
+    pacer.each_in_turn([("T1", "U1")], lambda i: clock.advance(2.5))  # Slack answered 2.5 s after the turn
+    # past the booked interval and pad (100.0 + 1 + 2 = 103.0): its end told, a second from the answer
+    assert pushed == ["U1"]
+    assert store.turn("T1", "U1", 1.0, 0.1) == pytest.approx(-1.0)
+    pacer.each_in_turn([("T2", "U2")], lambda i: clock.advance(0.05))  # answered within them
+    assert pushed == ["U1"]  # no store call for its end: the booked next turn covers it
+    assert store.turn("T2", "U2", 1.0, 0.1) < -1.0
 
 
 def test_a_batchs_turns_are_one_atomic_redis_call(redis_url, namespace) -> None:  # noqa: F811
@@ -144,15 +181,18 @@ def test_a_batchs_turns_are_one_atomic_redis_call(redis_url, namespace) -> None:
     pacer = SharedPacer(redis_url, namespace=namespace, team_rate_per_s=2.0)
     store = pacer.store
     calls: list[int] = []
-    real = store._turns
-    store._turns = lambda **kw: calls.append(1) or real(**kw)  # type: ignore[method-assign]
+    real = store._reserve
+    store._reserve = lambda **kw: calls.append(1) or real(**kw)  # type: ignore[method-assign]
     try:
         assert store.turn("T1", "Ux", 1.0, 0.5) == 0.0  # T1 busy for half a second
-        answers = store.turns([("T1", "U1"), ("T2", "U2"), ("T2", "U3")], 1.0, 0.5, [("T9", "U9", 5.0)])
-        assert calls == [1]  # one round trip for the three sends and the end
-        assert 0.3 < answers[0] <= 0.5 and answers[1] == 0.0 and 0.4 < answers[2] <= 0.5
-        assert -5.0 <= store.turn("T9", "U9", 1.0, 0.5) < -4.5  # the end told with them
-        assert store.turns([], 1.0, 0.5, []) == []
+        answers = store.reserve([("T1", "U1"), ("T2", "U2"), ("T2", "U3")], 1.0, 0.5, 0.6)
+        assert calls == [1]  # one round trip for the three sends
+        assert 0.4 < answers[0] <= 0.5 and answers[1] == 0.0 and 0.4 < answers[2] <= 0.5  # all three booked
+        assert -1.0 <= store.reserve([("T2", "U4")], 1.0, 0.5, 0.6)[0] < -0.9  # T2's next turn is past the horizon
+        assert 0.4 < store.turn("T2", "U5", 1.0, 0.5) <= 1.0  # the booked turns are taken for everyone
+        store.push("T3", "U6", 3.0)
+        assert -3.0 <= store.reserve([("T3", "U6")], 1.0, 0.5, 0.6)[0] < -2.9  # the destination's own wait
+        assert store.reserve([], 1.0, 0.5, 0.6) == []
     finally:
         pacer.clear()
 
@@ -171,40 +211,19 @@ def test_a_batch_through_the_queue_pacer_sends_each_once(runtime, standin, team_
     assert sorted(_posted(standin)) == ["U1", "U2"]
 
 
-def test_one_thread_of_a_process_wakes_for_a_workspaces_turn() -> None:
-    import time
-
-    pacer = SendPacer(MemoryStore(), channel_interval_s=1.0, team_rate_per_s=2.0)
-    t1, t2 = time.monotonic() + 0.3, time.monotonic() + 0.9  # the turns of T1 and T2, as the store says
-
-    def wakes() -> float:
-        """When (monotonic) a thread told to wait for those turns asks again."""
-        now = time.monotonic()
-        return now + pacer._nearest(["T1", "T2"], [t1 - now, t2 - now])
-
-    assert wakes() == pytest.approx(t1, abs=0.002)  # it watches both turns
-    assert wakes() == pytest.approx(t1, abs=0.002)  # and asks again for T1's
-    # another thread waiting for the same turns wakes for T1's next one (T1 + 0.5), not with the first
-    other: list[float] = []
-    thread = threading.Thread(target=lambda: other.append(wakes()))
-    thread.start()
-    thread.join()
-    assert other == [pytest.approx(t1 + 0.5, abs=0.002)]
-    assert pacer._nearest(["T3"], [-0.2]) == pytest.approx(0.2)  # a destination's wait is its own
-
-
 def test_a_send_whose_turn_went_by_while_its_thread_was_held_up_asks_again() -> None:
     import time
 
     asked: list[int] = []
 
     class Counting(MemoryStore):
-        def turns(self, sends: Any, *args: Any) -> list[float]:
+        def reserve(self, sends: Any, *args: Any) -> list[float]:
             asked.append(len(sends))
-            return super().turns(sends, *args)
+            return super().reserve(sends, *args)
 
     pacer = SendPacer(Counting(), channel_interval_s=0.0, team_rate_per_s=20.0)  # a turn each 50 ms
     sent: list[tuple[int, int]] = []
     pacer.each_in_turn([("T1", "U1"), ("T2", "U2")], lambda i: (sent.append((i, len(asked))), time.sleep(0.15)))
-    assert sent == [(0, 1), (1, 2)]  # U2's turn, granted with U1's, went by (two turns, 100 ms): asked anew
+    assert sent[0] == (0, 1) and sent[1][0] == 1
+    assert sent[1][1] > 1  # U2's turn, booked with U1's, went by (two turns, 100 ms): asked anew
     assert asked[:2] == [2, 1]

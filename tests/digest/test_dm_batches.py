@@ -125,9 +125,9 @@ def test_a_batch_sends_each_dm_once_and_delivered_again_sends_none(runtime, stan
         _dm(runtime.store, user)
     items = _items("U1", "U2", "U3")
     digest_queue.send_dms(items)
-    assert _posted(standin) == ["U1", "U2", "U3"]
+    assert sorted(_posted(standin)) == ["U1", "U2", "U3"]  # in their turns' order: a late turn is asked again
     digest_queue.send_dms(items)  # redelivered (a dead worker's message): the ledger says sent
-    assert _posted(standin) == ["U1", "U2", "U3"]
+    assert sorted(_posted(standin)) == ["U1", "U2", "U3"]
     assert len(standin.calls()) == 3  # and no other Web API call either
     assert sorted(r.status for r in runtime.store.deliveries()) == ["sent"] * 3
 
@@ -141,10 +141,10 @@ def test_a_failed_dm_fails_its_batch_after_the_others_went_and_its_retry_sends_i
     items = _items("U1", "U2", "U3")
     with pytest.raises(digest_queue.DeliveryFailed, match="internal_error"):
         digest_queue.send_dms(items)
-    assert _posted(standin) == ["U1", "U3"]  # U2's failure held up neither
+    assert sorted(_posted(standin)) == ["U1", "U3"]  # U2's failure held up neither
     standin.configure(channel_errors={})
     digest_queue.send_dms(items)  # Dramatiq's retry of the whole message
-    assert _posted(standin) == ["U1", "U3", "U2"]
+    assert _posted(standin)[2:] == ["U2"]  # its retry, alone
     assert sorted(r.status for r in runtime.store.deliveries()) == ["sent"] * 3
 
 
