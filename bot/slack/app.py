@@ -212,10 +212,12 @@ def build_app(
     handlers.publisher = events.home_publisher(app.client, handlers, listener_executor or pool)  # type: ignore[arg-type]
 
     app.kept_answers = KeptAnswers()
+    # Bolt tries the listeners in this order, each match building its keyword arguments (~0.02 ms a
+    # listener, issue 43): the slash command, the buttons and App Home opens first
     commands.register(app, app.kept_answers)
     actions.register(app)
-    drafts.register(app)
     events.register(app)
+    drafts.register(app)
     reactions.register(app)
     app.error(errors.on_error)
     app.handlers = handlers

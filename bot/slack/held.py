@@ -172,6 +172,18 @@ def written(context: BoltContext | None) -> frozenset[str] | None:
         return None
 
 
+def written_cancels(context: BoltContext | None) -> dict[str, int] | None:
+    """With :func:`written`: how many pending reminders of each post marked the hold's write
+    cancelled (:meth:`HeldTicket.cancelled`), or None when not counted (the use case looks them up)."""
+    ticket = context.get(WRITTEN) if context is not None else None
+    if not isinstance(ticket, HeldTicket):
+        return None
+    try:
+        return ticket.cancelled()
+    except Exception:  # not held: logged when the ack went
+        return None
+
+
 def release(context: BoltContext | None) -> None:
     """After a held request's lazy listener has run (answered or failed): forget it (with the next
     batch of :meth:`bot.store.held_batch.HeldBatcher.release`, not waited for). Never raises."""
@@ -243,4 +255,5 @@ __all__ = [
     "answer_held_soon",
     "release",
     "written",
+    "written_cancels",
 ]

@@ -1,5 +1,6 @@
 """Whole answers to ``/vllm-path <text>`` kept per (text, reader state, Slack locale, day), for the
-command kinds whose reply is made of nothing else (:data:`KINDS`: a track's path, search results):
+command kinds whose reply is made of nothing else (:data:`KINDS`: a track's path, search results,
+the next reads of ``next``):
 a repeated question is answered in the ack without parsing it, routing it to a track or a search,
 or drawing the reader's place again.
 
@@ -21,7 +22,9 @@ Speed layer needed by ``benchmarks/commands_inproc.py`` (issue 43: track reply a
 a no-op Bolt app's in-process CPU): without it a track reply was 2.28-2.83x, ``nixl`` 2.74-3.37x and
 a question 3.85-4.41x the no-op's, with it 1.06-1.39x, 1.05-1.09x and 0.99-1.03x (2026-12-07, three
 interleaved pairs, load 7-14); ``benchmarks/command_latency.py`` (50 people over HTTP): server CPU
-1.44-1.56x the no-op's without it, 1.07-1.33x with it (two pairs, load 13-23)."""
+1.44-1.56x the no-op's without it, 1.07-1.33x with it (two pairs, load 13-23); ``benchmarks/clicks.py``
+(``next <track>``, target <= 2x): 1.91-2.11x without ``next`` among the kinds, 1.09-1.20x with it
+(2026-12-07, interleaved pairs, load 9-11)."""
 
 from __future__ import annotations
 
@@ -33,7 +36,7 @@ from bot.slack.commands.context import NotCached, UserInfoCache, UsersInfo, no_u
 from bot.slack.views.blocks import Reply
 from bot.store.reader import ReaderState
 
-KINDS = frozenset({"query", "search"})
+KINDS = frozenset({"query", "search", "next"})
 """Command kinds (:class:`bot.slack.grammar.Command`) whose answers are kept."""
 
 Key = tuple[str, ReaderState, str | None, dt.date]
@@ -53,7 +56,7 @@ class KeptAnswers:
         """The catalog version and its answers, swapped together (one assignment: atomic)."""
         self._texts: frozenset[str] = frozenset()
         """The texts some answer was kept for (a superset after a swap): a command whose text is
-        not among them is parsed at once, without making a key (``benchmarks/clicks.py``'s ``next``)."""
+        not among them is parsed at once, without making a key (a command not of :data:`KINDS`)."""
 
     def known(self, text: str) -> bool:
         """Whether an answer to ``text`` may be kept (False: none is; parse the command)."""

@@ -369,18 +369,34 @@ class ReaderRepo(StoreCore):
         return db.write_connection(self._engine, functools.partial(cache.bracket, carries=carries))
 
     @contextmanager
-    def written_before(self, team: str, user: str, marked: frozenset[str]) -> Iterator[None]:
+    def written_before(
+        self, team: str, user: str, marked: frozenset[str], cancels: dict[str, int] | None = None
+    ) -> Iterator[None]:
         """Around a click's use case run in this thread whose *Mark read* of ``marked`` (the post ids
         its write found unread) was committed before it ran, with the click's hold
         (:mod:`bot.store.held_batch`): until the use case's own :meth:`~bot.store.reading.ReadingRepo.mark_read`
         of them, :meth:`reader_state` of ``user`` in ``team`` shows them unread; that call then writes
         nothing and returns them (:func:`take_written`): the use case answers as if it had written
-        them itself."""
+        them itself. ``cancels``: how many pending reminders of each post that write cancelled
+        (:meth:`~bot.store.held_batch.HeldTicket.cancelled`; None: not counted), for
+        :meth:`cancelled_with_hold`."""
         _WRITTEN.entry = (team, user, marked) if marked else None
+        _WRITTEN.cancels = (team, user, cancels) if marked and cancels is not None else None
         try:
             yield
         finally:
-            _WRITTEN.entry = None
+            _WRITTEN.entry = _WRITTEN.cancels = None
+
+    def cancelled_with_hold(self, team: str, user: str, post_id: str) -> int | None:
+        """Inside :meth:`written_before` of ``user`` in ``team``, before or after the use case's
+        ``mark_read``: how many pending reminders of ``post_id`` the click's hold cancelled when it
+        marked the post read (0: none were pending; no reminder to name, none to look up); None
+        when not known (no held click's write of that post here, or not counted: the caller reads
+        the reminders)."""
+        cancels: tuple[str, str, dict[str, int]] | None = getattr(_WRITTEN, "cancels", None)
+        if cancels is None or cancels[0] != team or cancels[1] != user:
+            return None
+        return cancels[2].get(post_id)
 
     def reader_state(self, team: str, user: str) -> ReaderState:
         """``user``'s :class:`ReaderState` in ``team`` (empty for someone never seen), in one
@@ -419,7 +435,9 @@ class ReaderRepo(StoreCore):
 
 
 _WRITTEN = threading.local()
-"""``entry``: this thread's :meth:`ReaderRepo.written_before` ``(team, user, marked)``, else None."""
+"""``entry``: this thread's :meth:`ReaderRepo.written_before` ``(team, user, marked)``, else None
+(taken by the use case's ``mark_read``); ``cancels``: ``(team, user, {post: reminders cancelled})``
+for the whole scope, else None."""
 
 
 def take_written(team: str, user: str, post_ids: Sequence[str]) -> set[str] | None:

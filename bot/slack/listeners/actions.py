@@ -26,7 +26,7 @@ from bot.domain.catalog import Catalog
 from bot.slack.commands.context import ButtonValue
 from bot.slack.commands.registry import BUTTONS
 from bot.slack.handlers import Caller
-from bot.slack.held import HoldUntilAnswered, written
+from bot.slack.held import HoldUntilAnswered, written, written_cancels
 from bot.slack.home_facts import HomeFacts
 from bot.slack.listeners.context import ack_now, caller_of, handlers_of
 from bot.slack.listeners.errors import answers_failure
@@ -126,7 +126,8 @@ def _current_track(catalog: Catalog, track_id: str) -> bool:
 def handle_action(body: Payload, respond: Respond, client: WebClient, context: BoltContext) -> None:
     """After the ack, on the listener executor: run the button's use case and redraw where the click
     came from (message, modal, Home). A change written with the click's hold (:func:`mark_read_effect`)
-    is not written again: the use case answers from what that write marked (``written_before``)."""
+    is not written again: the use case answers from what that write marked and the reminders it
+    cancelled (``written_before``)."""
     handlers = handlers_of(context)
     action = (body.get("actions") or [{}])[0]
     kind = (action.get("action_id") or "").split(":", 1)[0]
@@ -135,7 +136,8 @@ def handle_action(body: Payload, respond: Respond, client: WebClient, context: B
     label = str((action.get("text") or {}).get("text") or "")  # the clicked button's label
     marked = written(context)
     if marked:
-        with handlers.rt.store.written_before(caller.team_id, caller.user_id, marked):
+        cancels = written_cancels(context)
+        with handlers.rt.store.written_before(caller.team_id, caller.user_id, marked, cancels):
             reply = handlers.action(caller, kind, data, label)
     else:
         reply = handlers.action(caller, kind, data, label)

@@ -203,8 +203,8 @@ def removed(removal: TeamRemoval) -> str:
 
 
 def register(app: App) -> None:
-    """Attach the event listeners."""
-    app.event("link_shared")(ack=ack_now, lazy=[link_shared])
+    """Attach the event listeners (App Home opens first: Bolt tries the listeners in order)."""
     app.event("app_home_opened")(home_opened)
+    app.event("link_shared")(ack=ack_now, lazy=[link_shared])
     app.event("app_uninstalled")(uninstalled)
     app.event("tokens_revoked")(uninstalled)
