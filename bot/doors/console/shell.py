@@ -320,7 +320,8 @@ def open_console(
 ) -> Iterator[Console]:
     """A :class:`Console` on the runtime (unless given) and a fresh in-process Slack
     (:class:`~bot.doors.console.recorder.Recorder`) or, ``strict``, the tests' stand-in on loopback
-    (closed on exit; needs a checkout: ``tests/standin``). Raises the runtime's errors
+    (closed on exit; needs a checkout: ``tests/standin``); a runtime made here is closed on exit (its
+    answered requests released). Raises the runtime's errors
     (:class:`bot.domain.catalog.CatalogError`) and ``ImportError`` for ``strict`` without the tests."""
     from slack_sdk import WebClient
 
@@ -338,7 +339,10 @@ def open_console(
                 app.use(slack.middleware)  # respond() to the recorder
             yield Console(app, slack, user_id=user_id, timeout=timeout, listeners=listeners, runtime=rt)
         finally:
+            listeners.wait_idle(timeout)  # a request's release comes once its listener ends
             listeners.shutdown(wait=False, cancel_futures=True)
+            if runtime is None:  # ours: its pending releases written, or a later serve answers them again
+                rt.store.close()
 
 
 @contextmanager
