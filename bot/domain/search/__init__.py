@@ -44,7 +44,9 @@ prompts``: :data:`~bot.domain.search.weights.SUBJECT_FACTOR`). The posts of the 
 the query holds gain :data:`~bot.domain.search.weights.TRACK_HINT_BONUS` (a name that is one
 shared word, ``部署``, yields to another track's: ``如何在 AMD 上部署模型`` is about hardware). A
 post without a link is scored :data:`~bot.domain.search.weights.UNLINKED_PENALTY` points lower (the
-score it is ranked and shown by). A good match scores at least :data:`MIN_SCORE` and
+score it is ranked and shown by). A question naming a chip prefers the posts naming a chip of its
+generation, a one-term question ranks recap posts lower, and a question that is one Chinese form
+alone is ranked as its term (:mod:`~bot.domain.search.fit`). A good match scores at least :data:`MIN_SCORE` and
 :data:`RELATIVE_FLOOR` × the best (at most 100). The search is ``confident`` when its best post
 holds the query's telling specific terms, else the posts are shown as the closest ones.
 """

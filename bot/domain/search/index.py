@@ -94,6 +94,10 @@ class Index:
         self._group_zh_tokens = [
             self._ranked.query_tokens(next((m for m in group if not m.isascii()), "")) for group in vocab.synonyms
         ]
+        # Each group's first abbreviation, for a question that is one Chinese form alone (首字延迟高 as
+        # ``ttft``: fit.FitIndex._chinese_subject).
+        abbr_of = {t.forms: t.abbr[0] for t in vocab.glossary if t.abbr}
+        self._group_abbr_tokens = [self._ranked.query_tokens(abbr_of.get(group, "")) for group in vocab.synonyms]
         self._links = LinkIndex(catalog, vocab)
         self._answer_keys = self._build_answer_keys()
         self._problems = {normalize(p): normalize(t) for p, t in vocab.problems if normalize(p)}

@@ -1,4 +1,4 @@
-"""Post search (:class:`Matcher`, over :class:`~bot.domain.search.topic.TopicIndex`): concepts,
+"""Post search (:class:`Matcher`, over :class:`~bot.domain.search.fit.FitIndex`): concepts,
 coverage, BM25 fusion, the on-topic decision, confidence; design in :mod:`bot.domain.search`."""
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from bot.domain.search.analysis import (
     stem,
 )
 from bot.domain.search.fields import field_of
+from bot.domain.search.fit import FitIndex
 from bot.domain.search.index import _GENERIC_DF, _GENERIC_FACTOR
 from bot.domain.search.reorder import (
     NEWEST_LEAD,
@@ -41,7 +42,7 @@ from bot.domain.search.results import (
     SearchResult,
 )
 from bot.domain.search.subject import lift_subjects
-from bot.domain.search.topic import Topicality, TopicIndex, _joins
+from bot.domain.search.topic import Topicality, _joins
 from bot.domain.search.weights import (
     _CANDIDATES,
     _SIM_SYNONYM,
@@ -65,7 +66,7 @@ _Alt = tuple[tuple[str, ...], float]
 """An alternative of a concept: the terms a post must all hold, and their similarity (0..1)."""
 
 
-class Matcher(TopicIndex):
+class Matcher(FitIndex):
     """Track matching and post search over one catalog version, with the shipped vocabulary or
     another (:func:`bot.domain.search.load_vocabulary`). Building takes tens of milliseconds for a
     hundred posts, about a second for ten thousand; the matcher is then read-only and thread-safe."""
@@ -245,7 +246,7 @@ class Matcher(TopicIndex):
         ranked, extra, _ = self._rank(norm, offset + limit + 1, units)
         if contained is not None and track is contained:
             ranked = in_track_first(ranked, contained.track_id, self._catalog.tracks_of, self._post_ids)
-        ranked = self._explainers_and_launches(ranked, units, topicality)
+        ranked = self._fit(self._explainers_and_launches(ranked, units, topicality), topicality)  # fit.py
         ranked = id_first(
             self._doc_of_id.get(text.strip().lower()),
             linked_first(self._answered_first(answer_key, ranked), self._linked),
@@ -438,9 +439,10 @@ class Matcher(TopicIndex):
     def _bm25(self, norm: str, units: list[_Unit]) -> np.ndarray | None:
         """BM25 of every post (0..1, divided by the best) for the query and the canonical form of
         each of its synonym groups (not every form: a group's abbreviations and Chinese names are
-        rare terms that would crowd the query's own words out of the rarest scored); ``None`` when
-        no query token is indexed."""
-        tokens = self._bm25_tokens(units)
+        rare terms that would crowd the query's own words out of the rarest scored; typed in Chinese,
+        its first Chinese form; a Chinese subject alone: fit.py); ``None``: no token indexed."""
+        own, abbr = self._chinese_subject(units)  # fit.py: 首字延迟高 read as TTFT
+        tokens = self._bm25_tokens(own) + abbr
         for gid in sorted({u.group for u in units if u.group is not None}):
             tokens.extend(self._group_tokens[gid])
         for gid in sorted({u.group for u in units if u.group is not None and u.kind != "latin"}):

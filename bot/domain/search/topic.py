@@ -161,7 +161,7 @@ class TopicIndex(TrackIndex):
     def _topicality(self, units: list[_Unit]) -> Topicality:
         """The on-topic decision of the query's ``units`` (:class:`Topicality`)."""
         terms: dict[tuple[tuple[str, ...], ...], Term] = {}
-        content = covered = 0
+        content = covered = unheard = 0
         other_tool = False
         mentioned: list[Term] = []  # another tool's name that some post says (onnx, linux)
         for i, span in self._spans(units):
@@ -180,6 +180,7 @@ class TopicIndex(TrackIndex):
             if first.kind == "latin" and first.sense is None and self._other_tool(units, i, said=True):
                 mentioned.append(term or Term(first.text, "specific", ((_unit_key(first),),), None))
             if term is None:
+                unheard += first.kind == "latin" and _unit_key(first) not in self._df_of  # "coffee": no post says it
                 continue
             covered += 1  # a glossary word, even an everyday one, is no word beside the field's
             if term.sense != "everyday":
@@ -188,8 +189,9 @@ class TopicIndex(TrackIndex):
             mentioned = []  # "run vllm on linux": about vLLM
         score = sum(SENSE_WEIGHTS[t.sense] for t in terms.values())
         tracks = [t.track for t in terms.values() if t.track is not None]
-        if all(t.sense == "loose" for t in terms.values()) and len(set(tracks)) == len(tracks):
-            score /= 2  # "toddler's sleep schedule": field words in their everyday sense, of no one track
+        if all(t.sense == "loose" for t in terms.values()) and (len(set(tracks)) == len(tracks) or unheard >= 2):
+            score /= 2  # "toddler's sleep schedule": field words in their everyday sense, of no one track;
+            # or of one track beside two words no post says ("throughput and latency of our coffee shop")
         if other_tool and score < ON_TOPIC_BESIDE_TOOL:
             score = min(score, ON_TOPIC / 2)  # about the other tool: at most one shared term's worth
         return Topicality(tuple(terms.values()), score, content > 0 and covered == content, tuple(mentioned))

@@ -37,8 +37,9 @@ _OPTIONAL_LIST_KEYS = (
     "platform_tracks",
     "mechanism_words",
     "launch_tracks",
+    "recap_tags",
 )
-_OPTIONAL_KEYS = ("problems", "synonyms", *_OPTIONAL_LIST_KEYS)
+_OPTIONAL_KEYS = ("problems", "synonyms", "gpu_generations", *_OPTIONAL_LIST_KEYS)
 _TERM_KEYS = ("term", "abbr", "also", "zh", "sense", "weak", "track")
 Sense = Literal["specific", "shared", "loose", "everyday"]
 SENSES: tuple[Sense, ...] = ("specific", "shared", "loose", "everyday")
@@ -93,7 +94,11 @@ class Vocabulary:
     (``implemented``, ``原理``): the essential steps of the tracks of the question's terms lead;
     ``launch_tracks``, ids of the tracks of model launches (``models``): a post of such tracks only,
     whose title names none of the question's terms, ranks lower (``显存不够`` is no question about
-    GLM-4.5)."""
+    GLM-4.5); ``gpu_generations``, groups of chip names of one generation, the generation's name
+    first (``hopper``, ``h100``, ``h200``): a question naming one prefers the posts about its
+    generation to those about another (:mod:`bot.domain.search.fit`); ``recap_tags``, tags of posts
+    that recap an event or a year (``meetup``): for a question of one term they rank below the posts
+    about it."""
 
     synonyms: tuple[tuple[str, ...], ...]
     stopwords: frozenset[str]
@@ -110,6 +115,8 @@ class Vocabulary:
     platform_tracks: frozenset[str] = frozenset()
     mechanism_words: frozenset[str] = frozenset()
     launch_tracks: frozenset[str] = frozenset()
+    gpu_generations: tuple[tuple[str, ...], ...] = ()
+    recap_tags: frozenset[str] = frozenset()
 
     @property
     def ignorable(self) -> frozenset[str]:
@@ -235,6 +242,22 @@ def _parse_problems(value: Any, errors: list[str]) -> tuple[tuple[str, str], ...
     return tuple(out)
 
 
+def _parse_generations(raw: Any, errors: list[str]) -> tuple[tuple[str, ...], ...]:
+    """``gpu_generations``: groups of 2+ chip names (casefolded), no name in two groups."""
+    where = f"{VOCABULARY_FILE}: gpu_generations"
+    if not isinstance(raw, list):
+        errors.append(f"{where}: must be a list of lists of names")
+        return ()
+    out: list[tuple[str, ...]] = []
+    seen: set[str] = set()
+    for i, group in enumerate(raw):
+        names = [n.casefold() for n in _strings(group, f"{where}[{i}]", errors, min_len=2)]
+        errors.extend(f"{where}[{i}]: {n!r} is in another generation" for n in names if n in seen)
+        seen.update(names)
+        out.append(tuple(names))
+    return tuple(out)
+
+
 def _parse_lists(raw: dict[str, Any], errors: list[str]) -> dict[str, list[str]]:
     """The word and host lists of ``vocabulary.yaml`` (``other_names``, ``topic_phrases``,
     ``symptom_words`` optional)."""
@@ -271,6 +294,7 @@ def _parse(directory: Path, post_ids: Collection[str] | None) -> tuple[Vocabular
     groups.extend(t.forms for t in glossary if len(t.forms) > 1)
     lists = _parse_lists(raw, errors)
     problems = _parse_problems(raw.get("problems", []), errors)
+    generations = _parse_generations(raw.get("gpu_generations", []), errors)
     answers = _parse_answers(directory, post_ids, errors)
     if errors:
         return None, errors
@@ -294,6 +318,8 @@ def _parse(directory: Path, post_ids: Collection[str] | None) -> tuple[Vocabular
         platform_tracks=folded("platform_tracks"),
         mechanism_words=folded("mechanism_words"),
         launch_tracks=folded("launch_tracks"),
+        gpu_generations=generations,
+        recap_tags=folded("recap_tags"),
     ), []
 
 

@@ -71,3 +71,12 @@ UNNAMED_LAUNCH_PENALTY = 15.0
 """Score points a post of the model-launch tracks only (``launch_tracks``) loses when its title names
 none of the question's terms: ``显存不够`` (out of memory) lists the posts on memory before the
 GLM-4.5 launch that mentions it in a question, while ``GLM-4.5 显存不够`` keeps it first."""
+
+GENERATION_POINTS = 15.0
+"""Score points a post gains when its title or tags name a chip of the generation of the chip the
+question names (``gpu_generations``: ``deepseek v3 on h100s`` and the H200 Wide-EP post), and loses
+when they name only chips of other generations (the GB300 post): :mod:`bot.domain.search.fit`."""
+
+RECAP_PENALTY = 15.0
+"""Score points a recap post (``recap_tags``: a meetup, a year's retrospective) loses for a question
+of one term its title does not name (``tpu``: the Korea meetup below the TPU posts): :mod:`bot.domain.search.fit`."""

@@ -1,0 +1,95 @@
+"""Whether a post fits what the question is about beyond its words: the chip generation it names
+and whether the post is a recap of an event: :class:`FitIndex`, between
+:class:`~bot.domain.search.topic.TopicIndex` and :class:`bot.domain.search.Matcher`.
+
+* A question naming a chip (``how do i run deepseek v3 on h100s``) is about that chip's
+  generation (``gpu_generations`` of ``catalog/vocabulary.yaml``: H100 and H200 are Hopper): a post
+  whose title or tags name a chip of that generation gains :data:`GENERATION_POINTS`, one naming
+  only chips of other generations (the GB300 post) loses as many. Posts naming no chip stay.
+* A question of one field term (``tpu``) asks for the posts about it: a post tagged with a
+  ``recap_tags`` tag (a meetup recap, a year's retrospective) whose title does not name the term
+  loses :data:`RECAP_PENALTY`; it mentions the term among many others.
+* A question that is one Chinese glossary form, question and symptom words aside (``首字延迟高``,
+  ``显存不够怎么办``), is about the term, not about its wording: BM25 reads it as the term's first
+  Chinese form and first abbreviation (``TTFT``, ``OOM``: how Chinese texts write most terms), not as
+  the typed form's own bigrams, which would favour the one post whose curated question happens to
+  say it so (Structured Decoding's ``首字延迟变高``).
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+from bot.domain.search.analysis import _Unit, stem
+from bot.domain.search.reorder import Ranked, adjusted
+from bot.domain.search.topic import Topicality, TopicIndex
+from bot.domain.search.weights import GENERATION_POINTS, RECAP_PENALTY
+
+
+class FitIndex(TopicIndex):
+    """Re-scoring by the chip generation and the recap posts (module docstring); read-only."""
+
+    @cached_property
+    def _generation_of_stem(self) -> dict[str, int]:
+        """Stem of a one-word chip or generation name (``h100``, ``hopper`` as ``hopp``) → its
+        generation's number in ``gpu_generations``."""
+        return {
+            stem(name): g for g, names in enumerate(self._vocab.gpu_generations) for name in names if " " not in name
+        }
+
+    @cached_property
+    def _doc_generations(self) -> tuple[frozenset[int], ...]:
+        """Per post: the generations whose chips (or name) its title or its tags name."""
+        of_stem = self._generation_of_stem
+        of_name = {name: g for g, names in enumerate(self._vocab.gpu_generations) for name in names}
+        out = []
+        for doc, post in enumerate(self._catalog.posts):
+            plain, _ = self._title_terms[doc]
+            gens = {of_stem[t] for t in plain if t in of_stem}
+            gens.update(of_name[t.casefold()] for t in post.tags if t.casefold() in of_name)
+            out.append(frozenset(gens))
+        return tuple(out)
+
+    def _question_generations(self, topicality: Topicality) -> frozenset[int]:
+        """The generations of the chips the question names (``h100s``: Hopper); empty for none."""
+        of_stem = self._generation_of_stem
+        return frozenset(
+            of_stem[alt[0]]
+            for term in topicality.terms
+            for alt in term.alternatives
+            if len(alt) == 1 and alt[0] in of_stem
+        )
+
+    def _chinese_subject(self, units: list[_Unit]) -> tuple[list[_Unit], list[str]]:
+        """``(units, extra BM25 tokens)``: for a query whose only content word (stop, question and
+        symptom words aside) is a Chinese glossary form of a term with a Chinese form, the units
+        without it and the term's first abbreviation's tokens (its first Chinese form is read for
+        every Chinese form: ``Matcher._bm25``); else ``units`` as they are and none."""
+        content = [u for u in units if u.group is not None or u.text not in self._ignorable | self._vocab.symptom_words]
+        if len(content) != 1 or content[0].kind == "latin" or content[0].group is None:
+            return units, []
+        gid = content[0].group
+        if not self._group_zh_tokens[gid]:
+            return units, []
+        return [u for u in units if u is not content[0]], list(self._group_abbr_tokens[gid])
+
+    def _fit(self, ranked: list[Ranked], topicality: Topicality) -> list[Ranked]:
+        """``ranked`` (best first) with the chip-generation points and the recap penalty (module
+        docstring) applied, best first again; unchanged when neither applies."""
+        asked = self._question_generations(topicality)
+        single = topicality.terms[0] if len(topicality.terms) == 1 and topicality.bare else None
+        recaps = self._vocab.recap_tags
+        if not asked and (single is None or not recaps):
+            return ranked
+
+        def points(doc: int) -> float:
+            out = 0.0
+            if asked and (gens := self._doc_generations[doc]):
+                out += GENERATION_POINTS if gens & asked else -GENERATION_POINTS
+            if single is not None and recaps.intersection(t.casefold() for t in self._catalog.posts[doc].tags):
+                plain, parts = self._title_terms[doc]
+                if not any(alt and all(t in plain or t in parts for t in alt) for alt in single.alternatives):
+                    out -= RECAP_PENALTY
+            return out
+
+        return adjusted(ranked, points)
