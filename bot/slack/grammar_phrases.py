@@ -176,3 +176,13 @@ HELP_TOPICS: dict[str, str] = {
 }  # fmt: skip
 """Topics of ``help <topic>`` that are no keyword of their own (QA: ``help stop``, ``help digest`` and
 ``help reminder`` searched): the keyword whose lines of the help answer them."""
+
+TRACK_QUESTION = re.compile(
+    r"^(?P<t>.+?)\s*(?:的)?\s*(?:(?:应该|该|要)?(?:(?:怎么|如何)(?:开始)?(?:读|看|学|入门)|(?:从哪里?|从哪儿)(?:开始)?(?:读|看|学|入门|读起|看起)?)"
+    r"|(?:是什么|是啥|讲什么|讲的是什么|入门)"
+    r"|(?:,\s*|\s+)(?:how\s+(?:do\s+i\s+|should\s+i\s+|to\s+)(?:read|start|begin|learn)(?:\s+it)?"
+    r"|where\s+(?:do\s+i\s+|should\s+i\s+|to\s+)(?:start|begin)|what\s+is\s+it))(?:呢|吗|啊)?\s*[?？。.!！]*$",
+    re.IGNORECASE,
+)
+"""A track's name followed by words that only ask how to read it (``spec 怎么读``, ``pd 从哪开始``,
+``spec how to read``, ``pd where to start``): ``t`` is the name; the reply opens its path."""

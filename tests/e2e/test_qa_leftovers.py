@@ -73,7 +73,7 @@ def test_chinese_lists_use_the_enumeration_comma(slack, runtime):
     finished = _finish(slack, runtime)
     covered = next(line for line in finished.split("\n") if line.startswith("你读过："))
     titles = [runtime.holder.catalog.post(p).title for p in paths.essentials(runtime.holder.catalog, "spec")]
-    assert covered == "你读过：" + "、".join(titles[:-1]) + "和" + titles[-1], covered
+    assert covered == "你读过：" + "、".join(titles[:-1]) + "和" + titles[-1] + "。", covered
     english = replace(slack, user="U0EN")
     english.ask("follow spec")
     english.ask("follow pd")

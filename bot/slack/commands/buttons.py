@@ -86,14 +86,16 @@ def _change(
         if target:  # an old button may do it again: say it already was
             name = views.post_link(cat, target, lang=ctx.lang) if on_post else views.track_name(cat, target, ctx.lang)
             before = ctx.reader.read() if finish else set()
-            pending = remind.pending_of(ctx, [target]) if finish else []  # marking read cancels them
+            # a held click's hold cancelled the post's reminders before this ran and counted them
+            held = ctx.rt.store.cancelled_with_hold(ctx.caller.team_id, ctx.caller.user_id, target) if finish else None
+            pending = remind.pending_of(ctx, [target]) if finish and held is None else []  # read cancels them
             acted = act(ctx, target)
             notice = t(done if acted else already, ctx.lang, **{"posts" if on_post else "track": name})
             dropped = remind.cancelled_by_read(ctx, pending) if pending else None
-            if finish and acted and not pending:  # a held click: cancelled with its hold, before this ran
+            if finish and acted and not pending and held != 0:  # a held click: cancelled with its hold
                 dropped = remind.cancelled_with_click(ctx, target)
             if dropped is not None:
-                notice = Mrkdwn("{}{}" if ctx.lang == "zh" else "{} {}").format(notice, dropped)
+                notice = Mrkdwn("{}\n{}").format(notice, dropped)  # after a link: a line of its own (QA)
             if finish:
                 notice = plan.with_finish(notice, plan.finish_notice(ctx, [target], before))
             if short and value.v != "home" and not _lists_posts(value.v):  # issue 40: one line

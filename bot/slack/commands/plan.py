@@ -3,6 +3,7 @@ budgets of ``dm on … 30m`` and ``subscribe … 45m [then stop]``, finish lines
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Collection
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -22,6 +23,7 @@ from bot.slack.views.together import streak_line
 from bot.web.urls import path_page_url
 
 if TYPE_CHECKING:
+    from bot.domain.catalog import Catalog
     from bot.store.together import HabitFacts
 
 
@@ -134,7 +136,26 @@ def next_after_finish(s: Context, track_id: str, finished: Collection[str]) -> s
     follows whose essential path is not all read, else :func:`bot.domain.paths.next_track` (never a
     ``finished`` track, ids recorded in the store); None when there is none."""
     mine = [tid for tid in unfinished_follows(s) if tid != track_id]
-    return mine[0] if mine else paths.next_track(s.catalog, track_id, finished)
+    return mine[0] if mine else related_track(s.catalog, track_id, finished)
+
+
+def related_track(cat: Catalog, track_id: str, finished: Collection[str] = ()) -> str | None:
+    """The track the catalog relates to ``track_id``: one naming it in ``before`` (read after it),
+    else one of its own ``before``, else the track most often holding a post that
+    ``catalog/relations.yaml`` links to or from a post of its path (a sequel, an update); never
+    ``track_id`` nor a ``finished`` one; None when the catalog relates none (QA: the next track in
+    catalog order was offered, however unrelated)."""
+    skip = {*finished, track_id}
+    after = [tr.id for tr in cat.tracks if track_id in tr.before]
+    own = [b for b in cat.track(track_id).before if cat.has_track(b)]
+    steps = set(cat.order(track_id))
+    linked: Counter[str] = Counter()
+    for rel in cat.relations:
+        earlier = rel.updates or rel.follows or ""
+        other = earlier if rel.post in steps else rel.post if earlier in steps else None
+        linked.update(cat.tracks_of(other) if other else ())
+    related = [*after, *own, *(tid for tid, _ in linked.most_common())]
+    return next((tid for tid in related if tid not in skip), None)
 
 
 def unfinished_follows(s: Context) -> list[str]:

@@ -63,8 +63,8 @@ def mark(ctx: Context, cmd: grammar.Command) -> Reply:
     fresh, already = [p for p in post_ids if p in newly], [p for p in post_ids if p not in newly]
     said = [t("read.done", ctx.lang, posts=titles(fresh))] if fresh else []
     msg = Mrkdwn("\n").join([*said, t("read.already", ctx.lang, posts=titles(already))] if already else said)
-    if (dropped := cancelled_by_read(ctx, pending)) is not None:  # QA: the reminder went unsaid
-        msg = Mrkdwn("{}{}" if ctx.lang == "zh" else "{} {}").format(msg, dropped)
+    if (dropped := cancelled_by_read(ctx, pending, named=len(post_ids) > 1)) is not None:  # QA: went unsaid
+        msg = Mrkdwn("{}\n{}").format(msg, dropped)  # after a link: a line of its own (QA: read as one)
     msg = with_finish(msg, finish_notice(ctx, post_ids, before))  # issue 24: the finish line
     tid = replies.main_track(ctx, post_ids)  # where that leaves the reader, in one line (issue 40)
     return replies.progress(ctx, tid, msg) if tid else views.text_reply(msg)

@@ -8,6 +8,8 @@ from bot.domain.search.confidence import NEAR_TRACK_SCORE
 from bot.slack import grammar
 from bot.slack.commands import replies
 from bot.slack.commands.context import Context
+from bot.slack.commands.progress import not_tracks, several_tracks
+from bot.slack.mrkdwn import Mrkdwn
 from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply
 from bot.slack.views.catchup import catchup_reply
@@ -42,11 +44,16 @@ def newest(ctx: Context, cmd: grammar.Command) -> Reply:
 
 
 def next_reads(ctx: Context, cmd: grammar.Command) -> Reply:
-    """``next``: the next read of each followed track; ``next <track>``: that track's; no track: the
+    """``next``: the next read of each followed track; ``next <track>``: that track's (``next spec
+    pd``: each one's, a word that is no track said, :func:`~bot.slack.commands.progress.several_tracks`); no track: the
     list and a did-you-mean, or the search for the text when the keyword came last (``qwen3 next``)."""
     if not cmd.arg.strip():
         return replies.next_reads(ctx)
     tid = ctx.find.track(cmd.arg)
+    several = several_tracks(ctx, cmd) if tid is None else None
+    if several is not None and (cmd.query is None or len(several) > 1):  # `next spec pd`, as `follow` (QA)
+        unknown = not_tracks(ctx, cmd)
+        return replies.next_reads(ctx, notice=Mrkdwn(unknown.lstrip()) or None, track_ids=several)
     if tid is None and cmd.query:  # "qaunt next": a track's name mistyped, else a search as typed
         near = ctx.find.near_track(cmd.arg)
         if near is None or near.score < NEAR_TRACK_SCORE:

@@ -17,6 +17,7 @@ from bot.domain.reminder_day import (
     drop_read_words,
     due_at,
     local_today,
+    names_a_day,
     numeric_readings,
 )
 from bot.domain.words import clock_time, time_word
@@ -38,18 +39,23 @@ DEFAULT_DAYS = 7
 
 def set_reminder(ctx: Context, post_id: str, words: list[str]) -> Mrkdwn:
     """Store a reminder of ``post_id`` for the day ``words`` name (none: in a week); the confirmation or error."""
+    return _set(ctx, post_id, words)[0]
+
+
+def _set(ctx: Context, post_id: str, words: list[str]) -> tuple[Mrkdwn, bool]:
+    """:func:`set_reminder`'s answer and whether the reminder was stored (False: the day was refused)."""
     zone = ctx.timezone()
     today = local_today(datetime.now(UTC), zone)
     choice = choose_day(words, today)
     if choice.error or choice.rest:
-        return bad_day(ctx.lang, choice.error or " ".join(words), today, choice.reason if choice.error else None)
+        return bad_day(ctx.lang, choice.error or " ".join(words), today, choice.reason if choice.error else None), False
     day = choice.day or today + timedelta(days=DEFAULT_DAYS)
     caller = ctx.caller
     due = due_at(day, zone)  # sent in the language of this reply, unless the caller chose one (QA)
     reminder, before = ctx.rt.store.add_reminder(caller.team_id, caller.user_id, post_id, due, zone, lang=ctx.lang)
     notice = rviews.reminder_set_notice(ctx.catalog, reminder, ctx.lang, before=before, today=today)
     later = ctx.later_language()
-    return notice + (Mrkdwn("\n") + later if later else Mrkdwn())
+    return notice + (Mrkdwn("\n") + later if later else Mrkdwn()), True
 
 
 _REASON_KEY = {"today": "remind.day_today", "past": "remind.day_past", "far": "remind.day_far"}
@@ -121,10 +127,23 @@ def _time_first(words: list[str]) -> list[str]:
     return [*rest, *words[:lead], m["time"]] if rest else words
 
 
+def _unglue_day(words: list[str]) -> list[str]:
+    """``words`` with a Chinese day glued to the end of the last (``p-eagle明天``, ``读p-eagle下周一``)
+    split off as a word of its own; ``words`` as they are otherwise."""
+    last = words[-1] if words else ""
+    for at in range(1, len(last)):
+        if last[at - 1].isascii() and not last[at].isascii() and names_a_day(last[at:]):
+            return [*words[:-1], last[:at], last[at:]]
+    return words
+
+
 def remind(ctx: Context, cmd: grammar.Command) -> Reply:
-    """``remind <post id or query> [day]``: remind the caller of a post by DM on that day."""
+    """``remind <post id or query> [day]``: remind the caller of a post by DM on that day. Reading
+    words before the post (``提醒我读 p-eagle 明天``) are left out before the day is read (QA: the
+    day was read as ``p-eagle 明天``, the post as ``读``)."""
     today = local_today(datetime.now(UTC), ctx.timezone())
-    words = day_last(_time_first(cmd.arg.split()), today)  # "提醒我明天读 p-eagle": the day first
+    typed = drop_read_words(_unglue_day(_time_first(cmd.arg.split())))
+    words = day_last(typed, today)  # "提醒我明天读 p-eagle": the day first
     choice = choose_day(words, today)
     refused = _day_refused(ctx, choice, today)
     if refused is not None:
@@ -150,7 +169,7 @@ def remind(ctx: Context, cmd: grammar.Command) -> Reply:
         command = truncate(" ".join(("/vllm-path remind", post_ids[0], day or t("remind.tomorrow", ctx.lang))), 200)
         key, at = "remind.at_nine" if day else "remind.at_nine_day", REMIND_AT.strftime("%H:%M")
         return views.text_reply(t(key, ctx.lang, at=at, value=truncate(choice.at, 40), command=command))
-    return _answer(ctx, post_ids[0], set_reminder(ctx, post_ids[0], day_words))
+    return _answer(ctx, post_ids[0], *_set(ctx, post_ids[0], day_words))
 
 
 def _typed_id(ctx: Context, words: list[str]) -> str | None:
@@ -170,13 +189,15 @@ def _no_link(ctx: Context, post_id: str) -> Mrkdwn | None:
     return t("remind.no_link", ctx.lang, post=Mrkdwn("*{}*").format(truncate(str(title), 150)))
 
 
-def _answer(ctx: Context, post_id: str, notice: Mrkdwn) -> Reply:
-    """The confirmation (saying the post is read already, when it is) and where the reader stands
-    in the post's track (issue 40: one line), with *Mark read* for the reminded post
+def _answer(ctx: Context, post_id: str, notice: Mrkdwn, stored: bool = True) -> Reply:
+    """The confirmation (saying, on a line of its own, that the post is read already, when it is,
+    and that the reminder is set anyway when ``stored``) and where the reader stands in the post's
+    track (issue 40: one line), with *Mark read* for the reminded post
     (:func:`~bot.slack.views.reminders.reminder_set_reply`)."""
     read = post_id in ctx.reader.read()
-    if read:  # accepted, but the reader may not know they read it (QA)
-        notice = Mrkdwn("{}{}" if ctx.lang == "zh" else "{} {}").format(notice, t("remind.already_read", ctx.lang))
+    if read:  # accepted, but the reader may not know they read it (QA: glued to the link in Chinese)
+        note = t("remind.already_read_set" if stored else "remind.already_read", ctx.lang)
+        notice = Mrkdwn("{}\n{}").format(notice, note)
     tid = replies.main_track(ctx, [post_id])
     if tid is None:
         return views.text_reply(notice)
@@ -220,10 +241,10 @@ def remind_button(ctx: Context, value: ButtonValue) -> Reply | None:
         return replies.redraw(ctx, value.v, t("error.generic", ctx.lang), offset=value.o)
     if (no_link := _no_link(ctx, pid)) is not None:
         return replies.redraw(ctx, value.v, no_link, offset=value.o)
-    notice = set_reminder(ctx, pid, (value.d or "").split())
+    notice, stored = _set(ctx, pid, (value.d or "").split())
     if value.v == "home" or value.v.startswith(("search:", "latest:")) or value.v in ("next", "latest", "reminders"):
         return replies.redraw(ctx, value.v, notice, offset=value.o)  # App Home and lists: drawn again
-    return _answer(ctx, pid, notice)
+    return _answer(ctx, pid, notice, stored)
 
 
 def cancel_button(ctx: Context, value: ButtonValue) -> Reply | None:
@@ -241,15 +262,19 @@ def pending_of(ctx: Context, post_ids: Sequence[str]) -> list[Reminder]:
     return [r for r in ctx.rt.store.reminders(ctx.caller.team_id, ctx.caller.user_id) if r.post_id in wanted]
 
 
-def cancelled_by_read(ctx: Context, reminders: Sequence[Reminder]) -> Mrkdwn | None:
+def cancelled_by_read(ctx: Context, reminders: Sequence[Reminder], named: bool = False) -> Mrkdwn | None:
     """ "Your reminder of it for Tuesday 8 Dec 2026 is cancelled." for the pending ``reminders`` of
     posts just marked read (their days in each reminder's zone, :func:`~bot.slack.i18n.day_text`);
-    None when there were none (QA: the reminder went unsaid)."""
+    ``named``: several posts were marked, so each reminder's post is named instead of "it" (QA),
+    one line a post; None when there were none (QA: the reminder went unsaid)."""
     still = {r.id for r in ctx.rt.store.reminders(ctx.caller.team_id, ctx.caller.user_id)}
     gone = [r for r in reminders if r.id not in still]
     if not gone:
         return None
-    return _cancelled_text(ctx, gone)
+    if not named:
+        return _cancelled_text(ctx, gone)
+    posts = list(dict.fromkeys(r.post_id for r in gone))
+    return Mrkdwn("\n").join(_cancelled_text(ctx, [r for r in gone if r.post_id == p], p) for p in posts)
 
 
 def cancelled_with_click(ctx: Context, post_id: str) -> Mrkdwn | None:
@@ -262,8 +287,13 @@ def cancelled_with_click(ctx: Context, post_id: str) -> Mrkdwn | None:
     return _cancelled_text(ctx, [latest]) if latest is not None and latest.status == "cancelled" else None
 
 
-def _cancelled_text(ctx: Context, gone: Sequence[Reminder]) -> Mrkdwn:
-    """ "Your reminder of it for <days> is cancelled." (``gone``: one or more)."""
+def _cancelled_text(ctx: Context, gone: Sequence[Reminder], post_id: str | None = None) -> Mrkdwn:
+    """ "Your reminder of it for <days> is cancelled." (``gone``: one or more); with ``post_id``,
+    "Your reminder of *<title>* for <days> is cancelled."."""
     sep = "、" if ctx.lang == "zh" else ", "
     days = sep.join(day_text(local_today(r.due_at, r.timezone), ctx.lang) for r in gone)
-    return t("read.reminder_cancelled", ctx.lang, days=days)
+    if post_id is None:
+        return t("read.reminder_cancelled", ctx.lang, days=days)
+    title = str(ctx.catalog.post(post_id).title) if ctx.catalog.has_post(post_id) else post_id
+    post = Mrkdwn("*{}*").format(truncate(title, 150))
+    return t("read.reminder_cancelled_post", ctx.lang, days=days, post=post)

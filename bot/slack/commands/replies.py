@@ -16,6 +16,7 @@ from bot.slack import grammar
 from bot.slack.commands.context import Context
 from bot.slack.commands.plan import track_path_line
 from bot.slack.commands.reminder_numbers import numbered
+from bot.slack.grammar_phrases import TRACK_QUESTION
 from bot.slack.i18n import join_list, t
 from bot.slack.mrkdwn import Mrkdwn, truncate
 from bot.slack.views import messages as views
@@ -71,8 +72,10 @@ def track_view(ctx: Context, track_id: str, notice: str | None = None, offset: i
 
 def query(ctx: Context, text: str, notice: str | None = None, offset: int = 0) -> Reply:
     """A track's path when ``text`` names a track or asks about one as a whole (``where do I begin
-    with X``), otherwise search results (:func:`search`)."""
-    track_id = ctx.find.track(text) or ctx.find.topic(text)
+    with X``, or a track's name and how to read it: ``spec 怎么读``, :data:`~bot.slack.grammar_phrases.TRACK_QUESTION`),
+    otherwise search results (:func:`search`)."""
+    asked = TRACK_QUESTION.match(text.strip())
+    track_id = ctx.find.track(text) or ctx.find.topic(text) or (ctx.find.track(asked["t"]) if asked else None)
     if track_id is not None:
         return track_view(ctx, track_id, notice=notice)
     return search(ctx, text, notice=notice, offset=offset)
@@ -152,22 +155,37 @@ def _newest_first(catalog: Catalog, follows: Sequence[str] = ()) -> list[str]:
 
 def next_reads(ctx: Context, notice: str | None = None, track_ids: list[str] | None = None) -> Reply:
     """The caller's next read in each followed track (or in ``track_ids``); following none, in each
-    track the caller has read a post of (QA: ``next`` said only "you follow no track")."""
+    track the caller has read a post of (QA: ``next`` said only "you follow no track"), with the
+    ``follow`` command that adds them all."""
     tracks, read, cat = ctx.reader.follows() if track_ids is None else track_ids, ctx.reader.read(), ctx.catalog
     if track_ids is None and not any(cat.has_track(tid) for tid in tracks):
         tracks = [tr.id for tr in cat.tracks if paths.progress(cat, tr.id, read)[0]]
-        notice = notice or (t("next.started", ctx.lang, track_id=tracks[0]) if tracks else None)
+        several = len(tracks) > 1  # QA: two started tracks, one named: `follow` takes them all
+        key = "next.started_several" if several else "next.started"
+        notice = notice or (t(key, ctx.lang, track_id=" ".join(tracks)) if tracks else None)
     return views.next_reply(cat, ctx.reader.states(tracks), ctx.lang, notice=notice)
 
 
 def main_track(ctx: Context, post_ids: list[str]) -> str | None:
-    """The track most of ``post_ids`` are in, a followed one first (QA: three internals steps showed
-    the first post's first track), else the first post's first; None when none is on a path."""
+    """The track most of ``post_ids`` are in (QA: three internals steps showed the first post's first
+    track); among those, one the reader follows, then the one they have read most in (started),
+    then the one whose path has the posts earliest, as a share of its length (QA: with no follow,
+    ``vllm-router-release``, step 2 of PD's essential path and later in *Deployment & operations*,
+    showed the latter: catalog order); None when none is on a path. The same rule for ``read``,
+    ``remind`` and *Mark read*, so one post always leads to one track for one reader."""
     counts = Counter(tid for p in post_ids for tid in ctx.catalog.tracks_of(p))
     if not counts:
         return None
-    follows = ctx.reader.follows()
-    return max(counts, key=lambda tid: (counts[tid], tid in follows))
+    follows, read = ctx.reader.follows(), ctx.reader.read() - set(post_ids)
+
+    def earliest(tid: str) -> float:
+        order = ctx.catalog.order(tid)
+        return min((order.index(p) for p in post_ids if p in order), default=len(order)) / max(len(order), 1)
+
+    def started(tid: str) -> int:
+        return sum(1 for p in ctx.catalog.order(tid) if p in read)
+
+    return max(counts, key=lambda tid: (counts[tid], tid in follows, started(tid), -earliest(tid)))
 
 
 def progress(ctx: Context, track_id: str, notice: str) -> Reply:

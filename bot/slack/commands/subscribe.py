@@ -108,11 +108,15 @@ def _confirmation(ctx: Context, cmd: grammar.Command, old: Subscription | None, 
 
 def _announcement(ctx: Context, cmd: grammar.Command, sub: Subscription, key: str | None, club: bool) -> Mrkdwn:
     """The channel's line on a change of ``sub`` (``key``: the change's ``announce.*`` key, if any;
-    ``club``: the club was turned on or off), in the digest's language."""
+    ``club``: the club was turned on or off), in the digest's language; what the digest does after
+    the essential path when this command set it (``then stop``)."""
     lang = ctx.rt.store.digest_lang(sub)
     person, track = ctx.person(ctx.caller.user_id), views.track_name(ctx.catalog, sub.track_id, lang)
     words, amount = views.schedule_words(sub.schedule, lang), views.digest_amount(sub, lang)
     lines = [t(key, lang, person=person, track=track, amount=amount, **words)] if key else []
+    after = getattr(sub, "after_essentials", None)
+    if key and cmd.after_essentials is not None and after in ("stop", "further"):  # QA: `then stop` went unsaid
+        lines.append(t("budget.channel.set_" + after, lang))
     if club:  # said with the change it came with, else on its own line naming the person
         club_key = ("announce.club_on" if cmd.club else "announce.club_off") + ("_too" if key else "")
         lines.append(t(club_key, lang, person=person, track=track))

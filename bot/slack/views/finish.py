@@ -21,7 +21,7 @@ def finish_text(catalog: Catalog, state: TrackState, lang: str = "en", next_trac
     name = path.track.names.get(lang)
     lines = [
         t("finish.done", lang, track=name, steps=len(ess), minutes=path.essential_minutes),
-        t("finish.covered", lang, titles=truncate(list_text((s.post.title for s in ess), lang), 900)),
+        _sentence(t("finish.covered", lang, titles=truncate(list_text((s.post.title for s in ess), lang), 900)), lang),
     ]
     more = [s for s in path.further if not state.is_read(s)][:MAX_FURTHER]
     if more:
@@ -33,3 +33,12 @@ def finish_text(catalog: Catalog, state: TrackState, lang: str = "en", next_trac
     if next_track is not None:
         lines.append(t("finish.next", lang, track=catalog.track(next_track).names.get(lang), track_id=next_track))
     return Mrkdwn("\n").join(lines)
+
+
+_ENDS = ".!?…。！？"
+"""Marks that already end a sentence (a title ending in ``?``, a list cut with ``…``)."""
+
+
+def _sentence(text: Mrkdwn, lang: str) -> Mrkdwn:
+    """``text`` ended with a full stop (``。`` in Chinese) unless it ends with a mark of :data:`_ENDS` (QA)."""
+    return text if str(text).rstrip().endswith(tuple(_ENDS)) else text + Mrkdwn("。" if lang == "zh" else ".")
