@@ -229,7 +229,8 @@ def catalog_watch(as_json: bool, catalog_dir: str | None) -> None:
 def catalog_drafts(as_json: bool, catalog_dir: str | None) -> None:
     """List the drafts beside the catalog with their suggested places, best first (JSON:
     {"drafts": [{"id", "title", "url", "minutes", "minutes_source", "suggested": [{"track",
-    "position", "reason"}], "fills", "published", "feed"}]})."""
+    "position", "reason", "weak" (only when true: the post may not be about vLLM)}], "fills",
+    "published", "feed"}]})."""
     from bot.domain.catalog.drafts import read_drafts
 
     drafts = read_drafts(configured_catalog_dir(catalog_dir))

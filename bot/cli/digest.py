@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import os
@@ -138,12 +139,12 @@ def digest() -> None:
 @option(
     "--steps",
     type=click.IntRange(1, 3),
-    help="Steps per week instead of a budget (newly subscribed channel only; default: 45 min of reading).",
+    help="Steps per week instead of a budget (with --channel, instead of its own pace; default: 45 min of reading).",
 )
 @click.option(
     "--minutes",
     type=Minutes(MIN_MINUTES, MAX_MINUTES),
-    help="A weekly budget in minutes (newly subscribed channel only): the steps that fit.",
+    help="A weekly budget in minutes: the steps that fit (with --channel, instead of the channel's own budget).",
 )
 @option(
     "--lang",
@@ -178,7 +179,7 @@ def digest_preview(
             fail(f"error: channel {channel} has no {track} subscription", 1)
         if len({s.team_id for s in subs}) > 1:
             fail("error: that channel id is subscribed in several workspaces: add --team", 2)
-        sub = subs[0]
+        sub = _with_pace(subs[0], steps, minutes)
         snapshot = runtime.store.catalog_snapshot(sub.last_catalog_version) if sub.last_catalog_version else None
     if lang is None:  # as the deliverer would send it
         lang = "en" if runtime is None else runtime.store.digest_lang(sub)
@@ -211,6 +212,17 @@ def digest_preview(
         f"{result.cursor}{'; path done' if result.done else ''})",
         err=True,
     )
+
+
+def _with_pace(sub, steps: int | None, minutes: int | None):
+    """``sub`` (a :class:`bot.store.snapshots.Subscription`) with the pace the options ask for
+    instead of its own: ``minutes`` a week (wins over ``steps``), else ``steps`` a week, else as is.
+    Nothing is stored: the preview shows the next digest that channel would get at that pace."""
+    if minutes is not None:
+        return dataclasses.replace(sub, minutes_per_week=minutes)
+    if steps is not None:
+        return dataclasses.replace(sub, steps_per_week=steps, minutes_per_week=None)
+    return sub
 
 
 def _preview_sub(track: str, steps: int | None, minutes: int | None):

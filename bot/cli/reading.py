@@ -10,7 +10,10 @@ from typing import Any, cast
 import click
 
 from bot.cli.common import catalog_option, catalog_or_exit, dump_json, fail, load_catalog_or_exit, option, track_or_exit
-from bot.domain.paths import next_step, positions, progress, read_after
+from bot.domain.catalog import Catalog
+from bot.domain.catalog.models import ExternalPrerequisite
+from bot.domain.outside_refs import covering_post, reference_title
+from bot.domain.paths import TrackState, next_step, positions, progress, read_after, track_state
 from bot.i18n import text
 from bot.locations import catalog_dir as configured_catalog_dir
 
@@ -127,9 +130,10 @@ def next_cmd(track: str, read: tuple[str, ...], as_json: bool, catalog_dir: str 
     The next step is the first one in path order whose prerequisites are all read. JSON:
     {"catalog_version", "track": {"id", "name"}, "next": {"post_id", "title", "url", "level",
     "position", "of", "note", "minutes" (reading time; null: unknown), "after": [{"post_id",
-    "title", "read"}], "external_prerequisites": [{"title", "url"}]} | null, "progress": {"read",
-    "total"}, "done"}. Text labels its references as Slack does (Read first, Background). Exit 1
-    for an unknown track or post id.
+    "title", "read"}], "external_prerequisites": [{"title", "url", "kind", "label", "covered_by"}]}
+    | null, "progress": {"read", "total", "essential_read", "essential"}, "done"}. Text counts and
+    labels its references as Slack does (Read first, Background, Afterwards). Exit 1 for an unknown
+    track or post id.
     """
     cat = load_catalog_or_exit(catalog_dir)
     track_id = track_or_exit(cat, track)
@@ -154,19 +158,25 @@ def next_cmd(track: str, read: tuple[str, ...], as_json: bool, catalog_dir: str 
             "after": [
                 dict(_post_brief(cat, ref), read=ref in done) for ref in cat.order(track_id) if ref in set(step.after)
             ],
-            "external_prerequisites": [{"title": e.title, "url": e.url} for e in step.external_prerequisites],
+            "external_prerequisites": [_outside(cat, e) for e in step.external_prerequisites],
         }
+    state = track_state(cat, track_id, done)
     data = {
         "catalog_version": cat.version,
         "track": {"id": trk.id, "name": trk.names.en},
         "next": nxt,
-        "progress": {"read": n_read, "total": total},
+        "progress": {
+            "read": n_read,
+            "total": total,
+            "essential_read": state.essentials_read,
+            "essential": len(state.path.essentials),
+        },
         "done": step is None,
     }
     if as_json:
         dump_json(data)
         return
-    click.echo(f"{trk.names.en} ({trk.id}): {n_read} of {total} read")
+    click.echo(f"{trk.names.en} ({trk.id}): {_count(state)}")
     if nxt is None:
         click.echo("Path done: every step is read.")
         return
@@ -179,7 +189,37 @@ def next_cmd(track: str, read: tuple[str, ...], as_json: bool, catalog_dir: str 
     for ref in nxt["after"]:
         click.echo(f"  {text('ref.read_first')}: {ref['title']} ({'read' if ref['read'] else 'unread'})")
     for ext in nxt["external_prerequisites"]:
-        click.echo(f"  {text('ref.background')}: {ext['title']}" + (f" <{ext['url']}>" if ext["url"] else ""))
+        label = text("ref.background" if ext["kind"] == "prerequisite" else "ref.afterwards")
+        shown = f"{ext['label']} <{ext['url']}>" if ext["url"] else ext["label"]
+        if ext["covered_by"]:
+            cover = ext["covered_by"]
+            post = cover["title"] + (f" <{cover['url']}>" if cover["url"] else "")
+            shown = text("ref.covered").format(title=shown, post=post)
+        click.echo(f"  {label}: {shown}")
+
+
+def _count(state: TrackState) -> str:
+    """How far the reader is, worded as Slack's replies word it
+    (:func:`bot.slack.views.parts.read_count`): the essential path first, then all steps."""
+    if state.path.essentials and not state.essentials_done:
+        return text("count.essential_and_all").format(
+            done=state.essentials_read, essential=len(state.path.essentials), read=state.read_count, total=state.total
+        )
+    return text("count.all").format(read=state.read_count, total=state.total)
+
+
+def _outside(cat: Catalog, ref: ExternalPrerequisite) -> dict[str, Any]:
+    """A reference outside the catalog for ``next``: ``{"title", "url", "kind", "label" (as the
+    doors name it, :func:`bot.domain.outside_refs.reference_title`), "covered_by" ({"post_id",
+    "title", "url"} of the post its note names as covering the same ground, or null)}``."""
+    cover = covering_post(cat, ref)
+    return {
+        "title": ref.title,
+        "url": ref.url,
+        "kind": ref.kind,
+        "label": reference_title(ref),
+        "covered_by": None if cover is None else {"post_id": cover.id, "title": cover.title, "url": cat.url_of(cover)},
+    }
 
 
 @click.command("stats")

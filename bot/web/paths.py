@@ -6,6 +6,7 @@ English or Chinese by ``?lang=``, else the browser's ``Accept-Language``."""
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -15,7 +16,8 @@ from urllib.parse import parse_qs
 from markupsafe import Markup, escape
 
 from bot.domain.catalog import Catalog
-from bot.domain.catalog.models import Post
+from bot.domain.catalog.models import ExternalPrerequisite, Post
+from bot.domain.outside_refs import covering_post, reference_title
 from bot.domain.paths import PathStep, TrackState
 from bot.i18n import Words, text
 from bot.web import pages
@@ -69,15 +71,32 @@ def _link(url: str | None, title: str) -> Markup:
     return Markup('<a href="{}">{}</a>').format(url, title) if url else Markup("{}").format(title)
 
 
+def _template(key: str, lang: str, *names: str) -> Markup:
+    """The string ``key`` with its ``{name}`` fields as positional Markup fields, in ``names``' order."""
+    out = text(key, lang)
+    for i, name in enumerate(names):
+        out = out.replace("{" + name + "}", "{" + str(i) + "}")
+    return Markup(out)
+
+
+def _outside(catalog: Catalog, ref: ExternalPrerequisite, lang: str) -> Markup:
+    """A reference outside the catalog named as in Slack (:func:`bot.slack.views.links.outside_link`)."""
+    title = _link(ref.url, reference_title(ref))
+    cover = covering_post(catalog, ref)
+    if cover is None:
+        return title
+    return _template("ref.covered", lang, "title", "post").format(title, _link(catalog.url_of(cover), cover.title))
+
+
 def references(catalog: Catalog, step: PathStep, lang: str) -> list[Markup]:
     """The labelled lines under a step, worded as in Slack (``ref.*`` of :mod:`bot.i18n`): *Read
     first* (catalog posts), *Background* and *Afterwards* (references outside the catalog); HTML."""
     groups = (
         ("read_first", [_link(catalog.url_of(catalog.post(p)), catalog.post(p).title) for p in step.read_first]),
-        ("background", [_link(x.url, x.title) for x in step.background]),
-        ("afterwards", [_link(x.url, x.title) for x in step.afterwards]),
+        ("background", [_outside(catalog, x, lang) for x in step.background]),
+        ("afterwards", [_outside(catalog, x, lang) for x in step.afterwards]),
     )
-    line = Markup(text("ref.line", lang).replace("{label}", "{0}").replace("{items}", "{1}"))
+    line = _template("ref.line", lang, "label", "items")
     return [line.format(text("ref." + key, lang), Markup(", ").join(items)) for key, items in groups if items]
 
 
@@ -152,12 +171,36 @@ class Share:
     url: str | None = None
 
 
+_SVG_TITLE = re.compile(r"<title>.*?</title>\n?", re.S)
+_SVG_COMMENT = re.compile(r"<!--.*?-->\n?", re.S)
+_SVG_TEXT = re.compile(r"<text\b[^>]*>(.*?)</text>", re.S)
+
+
+def reader_svg(svg: bytes) -> bytes:
+    """Graphviz's SVG document ``svg`` with no internal id a reader could see (QA round 6): each
+    ``<title>`` (a browser's tooltip on hover) becomes the words its own element shows (the track's
+    name for the picture, a box's title and minutes), or goes when it shows none (an arrow's
+    ``a->b``), and the comments naming node ids go. A box's link keeps its post title
+    (``xlink:title``). Texts stay as Graphviz escaped them."""
+    body = _SVG_COMMENT.sub("", svg.decode("utf-8"))
+    out, last = [], 0
+    titles = list(_SVG_TITLE.finditer(body))
+    for i, match in enumerate(titles):
+        end = titles[i + 1].start() if i + 1 < len(titles) else len(body)
+        words = " ".join(w.strip() for w in _SVG_TEXT.findall(body, match.end(), end) if w.strip())
+        out += [body[last : match.start()], f"<title>{words}</title>\n" if words else ""]
+        last = match.end()
+    out.append(body[last:])
+    return "".join(out).encode("utf-8")
+
+
 def inline_svg(svg: bytes | None) -> Markup | None:
     """Graphviz's SVG document ``svg`` as markup to put in a page: from its ``<svg`` element on (no
-    XML prolog or DOCTYPE), with ``class="path-picture"``. Graphviz escapes the catalog's text."""
+    XML prolog or DOCTYPE), with ``class="path-picture"`` and readers' tooltips (:func:`reader_svg`).
+    Graphviz escapes the catalog's text."""
     if not svg:
         return None
-    body = svg.decode("utf-8")
+    body = reader_svg(svg).decode("utf-8")
     start = body.find("<svg")
     if start < 0:
         return None

@@ -68,6 +68,7 @@ def routes(runtime: Runtime) -> Callable[[str, str, dict[str, Any]], Page | None
             log.warning("path picture %s not drawn: %s", name, exc)
             return _page("500 Internal Server Error", "text/plain; charset=utf-8", b"picture unavailable")
         cache = "private, max-age=300" if signed else "public, max-age=3600"
+        body = path_pages.reader_svg(body) if fmt == "svg" else body  # no internal ids on hover
         return _page("200 OK", PICTURE_TYPES[fmt], body, ("Cache-Control", cache))
 
     def path_page(path: str, environ: dict[str, Any]) -> Page | None:

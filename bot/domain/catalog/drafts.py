@@ -63,11 +63,14 @@ class FeedSource(_Model):
 
 
 class Placement(_Model):
-    """A suggested place: ``track`` id, 1-based ``position`` in its reading order, ``reason``."""
+    """A suggested place: ``track`` id, 1-based ``position`` in its reading order, ``reason``;
+    ``weak`` when it rests on loose words only (:attr:`bot.domain.catalog.placement.Suggestion.weak`:
+    the post may not be about vLLM; the reason then says so first)."""
 
     track: str
     position: int = Field(ge=1)
     reason: str
+    weak: bool = False
 
 
 class Draft(_Model):
@@ -97,9 +100,9 @@ class Draft(_Model):
 
     def to_json(self) -> dict[str, Any]:
         """``{"id", "title", "url", "minutes", "minutes_source", "suggested": [{"track",
-        "position", "reason"}], "fills", "published", "feed"}`` (JSON-ready)."""
+        "position", "reason"} and "weak": true for a weak one], "fills", "published", "feed"}`` (JSON-ready)."""
         data = self.model_dump(mode="json", include={"id", "title", "url", "minutes", "minutes_source", "fills"})
-        data["suggested"] = [s.model_dump() for s in self.suggested]
+        data["suggested"] = [s.model_dump(exclude_defaults=True) for s in self.suggested]
         return {**data, "published": self.published.isoformat(), "feed": self.feed}
 
 
@@ -264,7 +267,9 @@ def new_drafts(
                 minutes=sp.minutes if sp.minutes is not None else estimate,
                 vllm_blog=feed.source.kind == "vllm-blog",  # a company's post is further reading
             )
-            suggested = tuple(Placement(track=s.track, position=s.position, reason=s.reason) for s in found)
+            suggested = tuple(
+                Placement(track=s.track, position=s.position, reason=s.reason, weak=s.weak) for s in found
+            )
         counted = sp.minutes is not None
         out.append(
             Draft(

@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 
 from bot.domain.catalog import Catalog
-from bot.domain.catalog.models import Post
+from bot.domain.catalog.models import ExternalPrerequisite, Post
+from bot.domain.outside_refs import covering_post, reference_title
 from bot.domain.paths import PathStep
 from bot.slack.i18n import join_list, t
 from bot.slack.mrkdwn import Mrkdwn, as_plain, link, truncate
@@ -31,18 +32,30 @@ def reference_lines(
 ) -> list[Mrkdwn]:
     """The labelled lines every door shows under a step (the web page words them alike): *Read
     first* (the posts ``first``, default ``step.read_first``), *Background* and *Afterwards* (its
-    references outside the catalog); escaped mrkdwn, none for a step with nothing to say."""
+    references outside the catalog, :func:`outside_link`); escaped mrkdwn, none for a step with nothing to say."""
     groups = (
         (
             "read_first",
             [read_link(catalog, catalog.post(p), lang) for p in (step.read_first if first is None else first)],
         ),
-        ("background", [link(x.url, x.title) for x in step.background]),
-        ("afterwards", [link(x.url, x.title) for x in step.afterwards]),
+        ("background", [outside_link(catalog, x, lang) for x in step.background]),
+        ("afterwards", [outside_link(catalog, x, lang) for x in step.afterwards]),
     )
     return [
         t("ref.line", lang, label=t("ref." + key, lang), items=join_list(items, lang)) for key, items in groups if items
     ]
+
+
+def outside_link(catalog: Catalog, ref: ExternalPrerequisite, lang: str = "en") -> Mrkdwn:
+    """A reference outside the catalog as every door names it (:mod:`bot.domain.outside_refs`):
+    its title (no id-shaped tail), linked when it has a URL; without one, plain text naming the
+    catalog post its note says covers the same ground (linked when it has a URL, as the web page
+    links it), when it names one."""
+    title = link(ref.url, reference_title(ref))
+    cover = covering_post(catalog, ref)
+    return (
+        title if cover is None else t("ref.covered", lang, title=title, post=link(catalog.url_of(cover), cover.title))
+    )
 
 
 MAX_PLACES = 3
