@@ -25,7 +25,7 @@ from bot.cli.common import (
 from bot.config import Settings
 from bot.domain.catalog import CatalogError, check_catalog
 from bot.domain.catalog.diff import diff_refs
-from bot.domain.catalog.export import export_catalog, render_track
+from bot.domain.catalog.export import export_catalog
 from bot.domain.catalog.loader import CatalogIssue
 
 
@@ -72,7 +72,9 @@ def catalog_show(track: str, lang: str, catalog_dir: str | None) -> None:
     """Show a track's path in reading order (TRACK is a track id, name or alias)."""
     cat = load_catalog_or_exit(catalog_dir)
     track_id = track_or_exit(cat, track)
-    click.echo(render_track(cat, track_id, lang))
+    from bot.cli.show import track_text  # the readers' words (QA round 7), not the curator's levels
+
+    click.echo(track_text(cat, track_id, lang))
     from bot.cli.plan import essential_weeks_line  # issue 24: weeks at the default budget
 
     click.echo(essential_weeks_line(cat, track_id))

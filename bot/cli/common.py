@@ -68,17 +68,26 @@ def fail(message: str, code: int) -> NoReturn:
 
 def track_or_exit(catalog: Catalog, text: str) -> str:
     """The id of the track ``text`` names (:func:`bot.domain.search.track_named`: id, name or
-    alias, even misspelt). Raises :class:`click.BadParameter` (click's usage error: exit 2,
-    ``Error: Invalid value for 'TRACK': no track matches 'x'; tracks: …`` on stderr) for the
-    parameter of the running command that holds ``text``, when no track matches."""
+    alias, even misspelt): a word close to one track's name or id and no other (``spc``, as chat's
+    did-you-mean, :meth:`bot.domain.search.Matcher.suggest_track`) is taken as that track, said on
+    stderr (QA: ``--help`` promised misspellings, chat suggested ``spec``, the CLI refused). Raises
+    :class:`click.BadParameter` (click's usage error: exit 2, ``Error: Invalid value for 'TRACK': no
+    track matches 'x'; tracks: …`` on stderr) for the parameter of the running command that holds
+    ``text``, when no track matches."""
     from bot.domain.search import track_named  # deferred: the search index pulls in numpy and rapidfuzz
+    from bot.domain.search.matcher import Matcher
 
-    track_id = track_named(catalog, text)
+    matcher = Matcher(catalog)
+    track_id = track_named(catalog, text, matcher)
+    if track_id is None and (near := matcher.suggest_track(text)) is not None:
+        track_id = near.track_id
+        click.echo(f"Taking {text!r} as {track_id} ({catalog.track(track_id).names.en}).", err=True)
     if track_id is None:
         tracks = ", ".join(t.id for t in catalog.tracks)
         ctx = click.get_current_context(silent=True)
         params = ctx.command.params if ctx else []
-        param = next((p for p in params if ctx is not None and ctx.params.get(p.name or "") == text), None)
+        given = ctx.params if ctx is not None else {}
+        param = next((p for p in params if text in (given.get(p.name or ""), *(given.get(p.name or "") or ()))), None)
         raise click.BadParameter(f"no track matches {text!r}; tracks: {tracks}", ctx=ctx, param=param)
     return track_id
 

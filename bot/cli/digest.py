@@ -207,9 +207,9 @@ def digest_preview(
     click.echo(render_blocks(result.reply.blocks)[0])
     if thread is not None:
         click.echo(f"\n{plain(t('digest.preview_thread', lang))}\n{render_blocks(thread.blocks)[0]}")
+    sent = f"{result.cursor} of {len(catalog.order(sub.track_id))} steps of the path sent after it"  # no "cursor" (QA)
     click.echo(
-        f"\n(steps this week: {', '.join(result.steps) or '-'}; cursor {sub.cursor} -> "
-        f"{result.cursor}{'; path done' if result.done else ''})",
+        f"\n(steps this week: {', '.join(result.steps) or '-'}; {sent}{'; path done' if result.done else ''})",
         err=True,
     )
 

@@ -10,6 +10,7 @@ from typing import Any, cast
 import click
 
 from bot.cli.common import catalog_option, catalog_or_exit, dump_json, fail, load_catalog_or_exit, option, track_or_exit
+from bot.cli.show import post_where
 from bot.domain.catalog import Catalog
 from bot.domain.catalog.models import ExternalPrerequisite
 from bot.domain.outside_refs import covering_post, reference_title
@@ -118,28 +119,46 @@ def search_cmd(query: str, limit: int, offset: int, as_json: bool, catalog_dir: 
 
 
 @click.command("next")
-@click.argument("track")
+@click.argument("tracks", nargs=-1, required=True, metavar="TRACK...")
 @click.option(
     "--read", multiple=True, metavar="POST_ID", help="A post already read (id or former id); repeat for several."
 )
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 @catalog_option
-def next_cmd(track: str, read: tuple[str, ...], as_json: bool, catalog_dir: str | None) -> None:
-    """The next step of TRACK (id, name, alias, even misspelt) for a reader who has read --read.
+def next_cmd(tracks: tuple[str, ...], read: tuple[str, ...], as_json: bool, catalog_dir: str | None) -> None:
+    """The next step of each TRACK (id, name, alias, even misspelt; several as chat's `next spec pd`)
+    for a reader who has read --read.
 
-    The next step is the first one in path order whose prerequisites are all read. JSON:
+    The next step is the first one in path order whose prerequisites are all read. JSON, per track:
     {"catalog_version", "track": {"id", "name"}, "next": {"post_id", "title", "url", "level",
     "position", "of", "note", "minutes" (reading time; null: unknown), "after": [{"post_id",
     "title", "read"}], "external_prerequisites": [{"title", "url", "kind", "label", "covered_by"}]}
-    | null, "progress": {"read", "total", "essential_read", "essential"}, "done"}. Text counts and
-    labels its references as Slack does (Read first, Background, Afterwards). Exit 1 for an unknown
-    track or post id.
+    | null, "progress": {"read", "total", "essential_read", "essential"}, "done"}; several tracks
+    give a list of those. Text counts and labels its references as Slack does (Read first,
+    Background, Afterwards). Exit 1 for an unknown post id, 2 for words naming no track.
     """
     cat = load_catalog_or_exit(catalog_dir)
-    track_id = track_or_exit(cat, track)
+    whole = " ".join(tracks)  # `next speculative decoding`: one name in two words first
+    from bot.domain.search import track_named
+
+    ids = [track_named(cat, whole)] if len(tracks) > 1 else []
+    if not ids or ids[0] is None:
+        ids = list(dict.fromkeys(track_or_exit(cat, word) for word in tracks))
     if unknown := [p for p in read if not cat.has_post(p)]:
         fail(f"Unknown post id(s): {', '.join(unknown)}", 1)
     done = cast(set[str], {cat.resolve_post_id(p) for p in read})
+    found = [(_next_data(cat, str(track_id), done), track_state(cat, str(track_id), done)) for track_id in ids]
+    if as_json:
+        dump_json(found[0][0] if len(found) == 1 else [data for data, _ in found])
+        return
+    for i, (data, state) in enumerate(found):
+        if i:
+            click.echo()
+        _echo_next(cat, data, state)
+
+
+def _next_data(cat: Catalog, track_id: str, done: set[str]) -> dict[str, Any]:
+    """One track's ``next --json`` document (see :func:`next_cmd`)."""
     trk = cat.track(track_id)
     step = next_step(cat, track_id, done)
     n_read, total = progress(cat, track_id, done)
@@ -173,16 +192,19 @@ def next_cmd(track: str, read: tuple[str, ...], as_json: bool, catalog_dir: str 
         },
         "done": step is None,
     }
-    if as_json:
-        dump_json(data)
-        return
-    click.echo(f"{trk.names.en} ({trk.id}): {_count(state)}")
+    return data
+
+
+def _echo_next(cat: Catalog, data: dict[str, Any], state: TrackState) -> None:
+    """One track's ``next`` as text (see :func:`next_cmd`)."""
+    trk, nxt, total = data["track"], data["next"], data["progress"]["total"]
+    click.echo(f"{trk['name']} ({trk['id']}): {_count(state)}")
     if nxt is None:
         click.echo("Path done: every step is read.")
         return
     minutes = f", {nxt['minutes']} min" if nxt["minutes"] is not None else ""
     click.echo(f"Next: step {nxt['position']} of {total} ({nxt['level']}{minutes}): {nxt['title']}")
-    click.echo(f"  {nxt['url'] or '(no URL known)'}  ({nxt['post_id']})")
+    click.echo(f"  {post_where(cat, cat.post(nxt['post_id']))}  ({nxt['post_id']})")  # chat's words (QA round 7)
     if nxt["note"]:
         click.echo(f"  Why: {nxt['note']}")
     # the labels Slack, App Home and the web page give them (bot.slack.views.links.reference_lines)

@@ -186,3 +186,11 @@ TRACK_QUESTION = re.compile(
 )
 """A track's name followed by words that only ask how to read it (``spec 怎么读``, ``pd 从哪开始``,
 ``spec how to read``, ``pd where to start``): ``t`` is the name; the reply opens its path."""
+
+ASKED_TOPIC = re.compile(
+    r"^(?:(?:what\s+(?:is|are)|what's|whats|tell\s+me\s+about|explain|什么是|啥是|介绍一下|介绍)\s*)?"
+    r"(?P<t>.+?)\s*(?:(?:是什么|是啥|是什么意思|是什么东西)\s*(?:呢|啊)?)?\s*[?？。.!！]*$",
+    re.IGNORECASE,
+)
+"""A question that only frames its topic (``qwen3 是什么``, ``what is qwen3?``, ``什么是 kv cache``):
+``t`` the words searched, quoted in the results' heading (QA: it quoted the question words)."""

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from bot.i18n import LANGS as LANGS
 from bot.i18n import text
 from bot.i18n import weekday_name as weekday_name
-from bot.slack.mrkdwn import Mrkdwn, truncate
+from bot.slack.mrkdwn import Mrkdwn, cjk_typeset, truncate
 
 if TYPE_CHECKING:
     from babel import Locale
@@ -28,7 +28,10 @@ def t(key: str, lang: str = "en", **values: object) -> Mrkdwn:
     """The string ``key`` in ``lang`` (English when missing), formatted with ``values`` (escaped
     unless :class:`Mrkdwn`); a plain-text :data:`ECHOED` field (the reader's own words) is cut to
     :data:`ECHO_MAX` characters with an ellipsis before it is escaped, so a pasted essay or a
-    3,000-digit number comes back as a short quote. Raises ``KeyError`` for an unknown key."""
+    3,000-digit number comes back as a short quote. Chinese is set as Chinese typography sets mixed
+    text (:func:`~bot.slack.mrkdwn.cjk_typeset`: a space between Hanzi and Latin words, none around a
+    Chinese bold span), so the web and the terminal read as Slack does. Raises ``KeyError`` for an
+    unknown key."""
     template = Mrkdwn(text(key, lang))
     if not values:
         return template
@@ -36,7 +39,11 @@ def t(key: str, lang: str = "en", **values: object) -> Mrkdwn:
         echoed = values.get(name)
         if isinstance(echoed, str) and len(echoed) > ECHO_MAX and not isinstance(echoed, Mrkdwn):
             values[name] = truncate(echoed, ECHO_MAX)
-    return template.format(**values)
+    filled = template.format(**values)
+    if lang == "zh":
+        typeset = cjk_typeset(filled)
+        return filled if typeset == filled else Mrkdwn(typeset)
+    return filled
 
 
 def level_name(level: str, lang: str = "en") -> Mrkdwn:

@@ -103,5 +103,5 @@ def test_nothing_new_says_so_and_gives_the_next_step(env: Store) -> None:
 def test_the_chinese_phrasings_answer_alike(env: Store) -> None:
     out = _ask("跟上进度", "--user", "U1")
     assert _ask("我错过了什么", "--user", "U1") == out
-    assert "2026年12月2日以来" in out and NEW_SPEC["p-eagle-2"] in out and "更新了 *推测解码* 第" in out
+    assert "2026年12月2日以来" in out and NEW_SPEC["p-eagle-2"] in out and "更新了*推测解码*第 " in out
     assert NEW_QUANT["quant-late"] not in out

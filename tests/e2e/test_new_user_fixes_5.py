@@ -137,25 +137,26 @@ def test_bold_next_to_chinese_is_spaced_so_that_it_formats(slack, runtime, typed
 def test_text_a_reader_typed_next_to_chinese_cannot_format():
     typed = esc("中*文*、和_斜_")
     assert "\u2060*\u2060" in typed and "\u200b" not in typed  # escaped, never spaced into formatting
-    ours = esc(Mrkdwn("已关注 *量化*。和*PD*、"))
-    assert ours == "已关注 *量化\u200b*\u200b。和\u200b*\u200bPD\u200b*\u200b、"
-    assert esc(ours) == ours and ours.unescape() == "已关注 *量化*。和*PD*、"
+    ours = esc(Mrkdwn("已关注 *量化*。和*PD*、"))  # Chinese typography (QA round 7): spaces set by one rule
+    assert ours == "已关注\u200b*\u200b量化\u200b*\u200b。和 *PD\u200b*\u200b、"
+    assert esc(ours) == ours and ours.unescape() == "已关注*量化*。和 *PD*、"
     assert esc(Mrkdwn("*推测解码* · 6")) == "*推测解码* · 6"  # at a word's edge already
 
 
 def test_whats_new_says_the_order_it_lists(slack, runtime):
     cat = runtime.holder.catalog
     alone = _text(slack, "what's new")
-    assert "newest first: the vLLM blog's, then other blogs'" in alone and "if you follow any" not in alone, alone
+    assert "the vLLM blog's first, then other blogs'; newest first in each" in alone, alone  # QA round 7
+    assert "if you follow any" not in alone and "your tracks" not in alone, alone
     slack.ask("follow pd")
     mine = _text(slack, "what's new")
     assert "the vLLM blog's in the tracks you follow first" in mine, mine
-    assert "newest first: the vLLM blog's in the tracks you follow, then the vLLM blog's others" in mine, mine
+    assert "the vLLM blog's first, then other blogs'; in each, your tracks' first, newest first" in mine, mine
     first = re.search(r"· `([a-z0-9-]+)`_", mine)
     assert first is not None and "pd" in cat.tracks_of(first.group(1)), mine
     assert cat.post(first.group(1)).source.kind == "vllm-blog"
     zh = _text(slack, "最新文章")
-    assert "先是 vLLM 博客中你关注的主题的文章" in zh, zh
+    assert "先 vLLM 博客，后其他博客；各自先列你关注的主题，均从新到旧" in zh, zh
 
 
 @pytest.mark.parametrize("typed", ["stop sequences", "stop_token_ids", "stopping criteria", "停止词"])

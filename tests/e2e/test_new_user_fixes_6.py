@@ -104,7 +104,8 @@ def test_with_no_follow_a_post_shows_the_track_whose_path_has_it_earliest(slack,
     assert f"*{_name(runtime, earliest)}*:" in read, read
     others = [_name(runtime, tid) for tid in tracks if tid != earliest]
     assert not any(f"*{name}*:" in read for name in others), read
-    remind = _said(slack, "remind vllm-router-release tomorrow")
+    blocks = slack.ask("remind vllm-router-release tomorrow").body.get("blocks") or []
+    remind = "\n".join(str(b["text"]["text"]) for b in blocks if b.get("type") == "section")
     assert f"*{_name(runtime, earliest)}*:" in remind, remind  # the same track for the same post
 
 

@@ -73,16 +73,16 @@ def test_chinese_lists_use_the_enumeration_comma(slack, runtime):
     finished = _finish(slack, runtime)
     covered = next(line for line in finished.split("\n") if line.startswith("你读过："))
     titles = [runtime.holder.catalog.post(p).title for p in paths.essentials(runtime.holder.catalog, "spec")]
-    assert covered == "你读过：" + "、".join(titles[:-1]) + "和" + titles[-1] + "。", covered
+    assert covered == "你读过：" + "、".join(titles[:-1]) + " 和 " + titles[-1] + "。", covered
     english = replace(slack, user="U0EN")
     english.ask("follow spec")
     english.ask("follow pd")
     settings = _text(english, "settings")
     assert "`spec` and `pd`" in settings, settings
     english.ask("lang zh")
-    assert "`spec`和`pd`" in _text(english, "设置")
+    assert "`spec` 和 `pd`" in _text(english, "设置")
     which = _text(english, "unfollow")
-    assert "`spec`（推测解码）和`pd`（" in which and "), `" not in which, which
+    assert "`spec`（推测解码）和 `pd`（" in which and "), `" not in which, which
 
 
 def test_recommend_after_an_essential_path_says_what_the_finish_message_offered(slack, runtime):

@@ -105,12 +105,12 @@ def test_the_reminder_confirmations_mark_read_marks_the_reminded_post(runtime):
     h = handlers(runtime)
     reply = h.command(ALICE, "remind p-eagle next week")
     marks = [value for action, value in _buttons(reply) if action.startswith("mark_read")]
-    assert [v["p"] for v in marks] == ["p-eagle"], marks
+    assert [v["p"] for v in marks][:1] == ["p-eagle"], marks  # the first, beside the notice (QA round 7)
     h.action(ALICE, "mark_read", marks[0])
     assert "p-eagle" in runtime.store.read_posts("T1", "U1")
     assert "spec-decode" not in runtime.store.read_posts("T1", "U1")  # the track's first step stays unread
     again = h.command(ALICE, "remind p-eagle next week")  # read already: nothing to mark
-    assert not [a for a, _ in _buttons(again) if a.startswith("mark_read")]
+    assert "p-eagle" not in [v["p"] for a, v in _buttons(again) if a.startswith("mark_read")]
 
 
 def test_remind_next_monday_on_a_sunday_names_the_day_it_booked(runtime):

@@ -36,7 +36,9 @@ EMOJI = {
 def mrkdwn_to_text(text: str) -> str:
     """Slack mrkdwn made readable: ``<url|label>`` -> ``label (url)``, ``<url>`` -> ``url``, ``<@U1>`` ->
     ``@U1``, ``<#C1|name>`` -> ``#name``, ``<!here>`` -> ``@here``, ``<!date^…|fallback>`` -> ``fallback``,
-    :data:`EMOJI` codes -> characters; then ``&lt;``, ``&gt;``, ``&amp;`` unescaped."""
+    :data:`EMOJI` codes -> characters; then ``&lt;``, ``&gt;``, ``&amp;`` unescaped and the zero-width
+    characters escaping puts around marks (U+200B, U+2060) dropped: a terminal shows them as gaps or
+    boxes (QA)."""
 
     def entity(m: re.Match[str]) -> str:
         target, _, label = m.group(1).partition("|")
@@ -48,6 +50,7 @@ def mrkdwn_to_text(text: str) -> str:
 
     text = _ENTITY.sub(entity, text)
     text = _EMOJI_CODE.sub(lambda m: EMOJI.get(m.group(1), m.group(0)), text)
+    text = text.replace("\u200b", "").replace("\u2060", "")
     return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
 
 

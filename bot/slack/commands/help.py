@@ -4,6 +4,7 @@ command's usage (``usage``)."""
 from __future__ import annotations
 
 from bot.slack import grammar
+from bot.slack.commands import replies
 from bot.slack.commands.context import Context
 from bot.slack.grammar_phrases import HELP_TOPICS
 from bot.slack.i18n import LANGS, t
@@ -48,7 +49,12 @@ def thanks(ctx: Context, cmd: grammar.Command) -> Reply:
 
 
 def did_you_mean(ctx: Context, cmd: grammar.Command) -> Reply:
-    """The help, headed by the command the text probably meant."""
+    """The help, headed by the command the text probably meant; text whose first word is a known
+    word (:func:`~bot.slack.commands.replies.known_word`) is a search instead (QA: ``sglang vs
+    vllm`` is no ``lang vs vllm``, ``ready for production`` no ``read for production``)."""
+    words = cmd.arg.split()
+    if words and replies.known_word(ctx, words[0]):
+        return replies.query(ctx, cmd.arg)
     prefix = t("didyoumean.command", ctx.lang, suggestion=truncate(cmd.suggestion or "", 200))
     return views.help_reply(ctx.catalog, ctx.lang, prefix=prefix)
 

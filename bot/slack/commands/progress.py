@@ -131,15 +131,30 @@ def several_tracks(ctx: Context, cmd: grammar.Command) -> list[str] | None:
 
 def not_tracks(ctx: Context, cmd: grammar.Command) -> Mrkdwn:
     """What of ``cmd.arg`` names no track (``follow spec foo pd``: “foo”, QA), said after the tracks
-    followed; empty when each word is a track."""
+    followed: a word close to a track's name suggests that track, as ``follow spc`` alone does
+    (:meth:`Finder.near_track`), the others are named with no example; empty when each word is a track."""
     words = [w for w in cmd.arg.replace(",", " ").replace("，", " ").replace("、", " ").split() if w]
     if cmd.kind == "unfollow" and " ".join(words).casefold() in ALL_WORDS:  # `unfollow all`: no track word
         return Mrkdwn()
     unknown = [w for w in words if w.casefold() not in ("and", "和", "&") and ctx.find.track(w) is None]
-    if not unknown:
+    near = {w: match for w in unknown if (match := ctx.find.near_track(w)) is not None}
+    said = [
+        t(
+            "follow.not_track_near",
+            ctx.lang,
+            word=truncate(w, 40),
+            track=views.track_name(ctx.catalog, m.track_id, ctx.lang),
+            command=cmd.kind,
+            track_id=m.track_id,
+        )
+        for w, m in near.items()
+    ]
+    if rest := [w for w in unknown if w not in near]:
+        said.append(t("follow.not_tracks_plain", ctx.lang, words=truncate(" ".join(rest), 80)))
+    if not said:
         return Mrkdwn()
-    said = t("follow.not_tracks", ctx.lang, words=truncate(" ".join(unknown), 80), command=cmd.kind)
-    return Mrkdwn("" if ctx.lang == "zh" else " ") + said
+    space = Mrkdwn("" if ctx.lang == "zh" else " ")
+    return space + space.join(said)
 
 
 def _follow_several(ctx: Context, kind: str, tracks: list[str]) -> Mrkdwn:
@@ -155,10 +170,22 @@ def _follow_several(ctx: Context, kind: str, tracks: list[str]) -> Mrkdwn:
     if changed:
         key = "follow.several_done" if follow else "unfollow.several_done"
         said.append(t(key, ctx.lang, tracks=join_list([names[x] for x in changed], ctx.lang)))
-    if same:
-        key = "follow.several_already" if follow else "unfollow.several_not"
-        said.append(t(key, ctx.lang, tracks=join_list([names[x] for x in same], ctx.lang)))
+    if same and follow:
+        said.append(t("follow.several_already", ctx.lang, tracks=join_list([names[x] for x in same], ctx.lang)))
+    elif same:  # "either A or B" (QA: "not following A and B" read as not both); zh: "A和B你都没有关注"
+        key = "unfollow.several_not_any" if len(same) > 2 else "unfollow.several_not_either"
+        said.append(t(key, ctx.lang, tracks=_or_list([names[x] for x in same], ctx.lang)))
     return Mrkdwn("" if ctx.lang == "zh" else " ").join(said)
+
+
+def _or_list(items: list[Mrkdwn], lang: str) -> Mrkdwn:
+    """``items`` joined with "or" in English (``A, B, or C``; Babel's CLDR ``or`` list), with "and"
+    in Chinese, whose sentence says "neither" itself (``A、B和C你都没有关注``)."""
+    if lang == "zh":
+        return join_list(items, lang)
+    from babel.lists import format_list  # deferred: CLDR's data on first use
+
+    return Mrkdwn(format_list([str(x) for x in items], style="or", locale="en"))
 
 
 def _which_to_unfollow(ctx: Context) -> Mrkdwn:

@@ -16,7 +16,7 @@ from bot.slack import grammar
 from bot.slack.commands.context import Context
 from bot.slack.commands.plan import track_path_line
 from bot.slack.commands.reminder_numbers import numbered
-from bot.slack.grammar_phrases import TRACK_QUESTION
+from bot.slack.grammar_phrases import ASKED_TOPIC, TRACK_QUESTION
 from bot.slack.i18n import join_list, t
 from bot.slack.mrkdwn import Mrkdwn, truncate
 from bot.slack.views import messages as views
@@ -25,11 +25,31 @@ from bot.slack.views.parts import memo_reply
 from bot.slack.views.reminders import reminders_reply
 from bot.slack.views.search import search_reply
 
+_FORM_ENDINGS = ("s", "d", "ed", "er", "ers", "ing")
+"""Endings that make an English word a form of a command's keyword (``reminder``, ``follows``)."""
+
+
+def known_word(ctx: Context, word: str) -> bool:
+    """Whether ``word`` is a word in its own right, not a mistyped command: an everyday English word
+    (:func:`bot.domain.search.analysis.english_words`: ``ready``) or one the search answers with
+    confidence alone (catalog vocabulary: ``sglang``, ``nixl``; :attr:`SearchResult.confidence`);
+    never a form of a keyword (``reminder``, ``follows``, ``subscription``: the command meant)."""
+    from bot.domain.search.analysis import english_words  # deferred: read for a near-miss only
+
+    low = word.casefold()
+    keys = [key for key in grammar.KEYWORDS if key.isascii()]
+    if any(low + end == key or low == key + end for key in keys for end in _FORM_ENDINGS):  # `subscription`
+        return False
+    return low in english_words() or ctx.find.posts(low, limit=1).confidence == "confident"
+
 
 def suggest_command(ctx: Context, text: str) -> Mrkdwn | None:
-    """A did-you-mean line when ``text`` starts with a near miss of a command (:func:`grammar.near_command`)."""
+    """A did-you-mean line when ``text`` starts with a near miss of a command (:func:`grammar.near_command`)
+    that is no known word (:func:`known_word`: ``ready for production`` is no mistyped ``read``)."""
     meant = grammar.near_command(text)
-    return None if meant is None else t("didyoumean.command", ctx.lang, suggestion=truncate(meant, 200))
+    if meant is None or known_word(ctx, text.split()[0].lstrip("/")):
+        return None
+    return t("didyoumean.command", ctx.lang, suggestion=truncate(meant, 200))
 
 
 def suggest(ctx: Context, text: str, command: str = "") -> Mrkdwn | None:
@@ -101,7 +121,29 @@ def search_now(ctx: Context, text: str, notice: str | None, offset: int) -> Repl
         near = ctx.find.near_track(text)  # only the track the posts found lead to: `kv` is no typo of `pd`
         result = replace(result, track=near) if near and near.track_id == result.leading_track else result
     suggestion = None if quiet else suggest_command(ctx, text) or suggest(ctx, text)
-    return search_reply(ctx.catalog, text, result, ctx.reader.read(), ctx.lang, notice=notice, suggestion=suggestion)
+    header, read = _asked_header(ctx, text, result), ctx.reader.read()
+    return search_reply(
+        ctx.catalog,
+        text,
+        result,
+        read,
+        ctx.lang,
+        notice=notice,
+        suggestion=suggestion,
+        header=header,
+        count_key="search.more_count",
+    )
+
+
+def _asked_header(ctx: Context, text: str, result: SearchResult) -> Mrkdwn | None:
+    """The results' heading quoting the words searched when ``text`` only frames them as a question
+    (``qwen3 是什么``: “qwen3”, :data:`~bot.slack.grammar_phrases.ASKED_TOPIC`); None: the usual one."""
+    asked = ASKED_TOPIC.match(" ".join(text.split()))
+    words = asked["t"] if asked else ""
+    if not result.results or not words or words == " ".join(text.split()):
+        return None
+    key = "search.closest" if result.confidence == "closest" else "search.header"
+    return t(key, ctx.lang, query=truncate(words, 100))
 
 
 def latest(ctx: Context, notice: str | None = None, offset: int = 0, track_id: str | None = None) -> Reply:

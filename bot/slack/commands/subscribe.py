@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 
 from bot.domain.plan import channel_minutes
 from bot.domain.schedule import ScheduleParts, WeeklySchedule, subscription_change, zone_label
+from bot.domain.words import closest
 from bot.slack import grammar
 from bot.slack.commands import replies
 from bot.slack.commands.context import CHANNEL_OK, Context
@@ -48,6 +49,26 @@ def _unknown_schedule_part(ctx: Context, text: str) -> Mrkdwn | None:
             rest = " ".join(words[cut:])
             weekly = rest.casefold() in ("daily", "every day", "everyday", "每天", "每日")  # (QA) say why
             return t("sub.weekly_only" if weekly else "sub.bad_part", ctx.lang, value=truncate(rest, 80))
+    return None
+
+
+_DAY_WORDS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "daily", "weekly")
+_ZH_WHEN = re.compile(r"[周星期礼拜点号每天日]")
+"""Words and characters a mistyped schedule part is near (:func:`_schedule_like`)."""
+
+
+def _schedule_like(ctx: Context, text: str) -> Mrkdwn | None:
+    """The refusal for the words of ``text`` that name no track when they read as a schedule not
+    understood (``every day``: digests are weekly; ``fridya``, ``9h``, ``周八``: a digit, near a day's
+    name, a Chinese day or time word), else None: such words refuse the whole command rather than
+    being said to be no track while the digest goes out on another day (QA)."""
+    unknown = [w for w in text.split() if ctx.find.track(w.casefold()) is None]
+    if " ".join(unknown).casefold() in ("daily", "every day", "everyday", "每天", "每日"):
+        return t("sub.weekly_only", ctx.lang)
+    for word in unknown:
+        low = word.casefold()
+        if any(c.isdigit() for c in low) or closest(low, _DAY_WORDS, 75) or _ZH_WHEN.search(low):
+            return t("sub.bad_part", ctx.lang, value=truncate(word, 80))
     return None
 
 
@@ -139,6 +160,8 @@ def subscribe(ctx: Context, cmd: grammar.Command) -> Reply:
         return views.text_reply(refused or schedule_refusal(cmd, ctx.lang))
     tid = ctx.find.track(cmd.arg)
     several = _several(ctx, cmd) if tid is None else []
+    if several and (odd := _schedule_like(ctx, cmd.arg)) is not None:  # `subscribe spec fridya`: refused
+        return views.text_reply(odd)
     if tid is None and not several:
         unknown = _unknown_schedule_part(ctx, cmd.arg) or replies.unknown_track(ctx, cmd.arg, "subscribe")
         return views.text_reply(unknown)
@@ -155,9 +178,9 @@ def subscribe(ctx: Context, cmd: grammar.Command) -> Reply:
 
 
 def _several(ctx: Context, cmd: grammar.Command) -> list[str]:
-    """The two or more tracks ``cmd.arg`` names one word each (``spec pd``, ``spec, pd``), else ``[]``."""
-    tracks = several_tracks(ctx, cmd) or []
-    return tracks if len(tracks) >= 2 else []
+    """The tracks ``cmd.arg`` names one word each among other words (``spec pd``, ``spec, pd``, and
+    ``spec banana``: one track, the word that is none said after it, as for several; QA), else ``[]``."""
+    return several_tracks(ctx, cmd) or []
 
 
 def _named_refusal(ctx: Context, tid: str, said: Mrkdwn) -> Mrkdwn:
@@ -329,10 +352,13 @@ def dm(ctx: Context, cmd: grammar.Command) -> Reply:
 
 def _pause_dm(ctx: Context) -> Reply:
     """``dm pause`` / ``pause dm``: the weekly DM skips a week, as its *Snooze a week* button does
-    (:func:`~bot.slack.commands.digest_actions.handle_digest_action`); a DM that is off: nothing to pause."""
+    (:func:`~bot.slack.commands.digest_actions.handle_digest_action`); a DM that is off: nothing to
+    pause; one paused already: until when (QA: a second ``dm pause`` repeated "Paused: …")."""
     now = ctx.rt.store.get_dm(ctx.caller.team_id, ctx.caller.user_id)
     if now is None or not now.enabled:
         return views.text_reply(t("dm.pause_off", ctx.lang))
+    if (resumes := views.dm_resumes(now, ctx.rt.store.now())) is not None:
+        return views.text_reply(t("dm.pause_already", ctx.lang, **views.day_words(resumes, ctx.lang)))
     return handle_digest_action(ctx.rt, ctx.caller, "snooze", {"v": DIGEST_DM_VIEW}, ctx.lang)
 
 

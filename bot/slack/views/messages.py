@@ -316,8 +316,9 @@ def progress_line(catalog: Catalog, state: TrackState, lang: str) -> Mrkdwn:
         line = t("progress.essential", lang, track=name, done=done, total=total, minutes=state.minutes_left, post=post)
     else:
         line = t("progress.further", lang, track=name, n=state.further_left, minutes=state.minutes_left, post=post)
-    if state.unknown_left:  # the minutes above leave them out: say so
-        line += t("progress.unknown_left", lang, n=state.unknown_left)
+    if state.unknown_left:  # the count above holds them, the minutes leave them out: say of how many
+        left = len(state.path.essentials) - state.essentials_read if not state.essentials_done else state.further_left
+        line += t("progress.minutes_of", lang, known=left - state.unknown_left, n=state.unknown_left)
     return line
 
 

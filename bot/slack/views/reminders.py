@@ -58,17 +58,22 @@ def reminder_set_notice(
 
 
 def reminder_set_reply(catalog: Catalog, post_id: str, state: TrackState, notice: str, read: bool, lang: str) -> Reply:
-    """The answer to ``remind <post>`` (command or button): ``notice`` (:func:`reminder_set_notice`),
-    the reader's place in the post's track ``state`` (:func:`~bot.slack.views.messages.progress_line`),
-    *Mark read* for the reminded post itself (QA: it marked the track's next step; none when ``read``)
-    and *Open path* (2 blocks, as :func:`~bot.slack.views.messages.progress_reply`)."""
+    """The answer to ``remind <post>`` (command or button): ``notice`` (:func:`reminder_set_notice`)
+    with *Mark read* for the reminded post beside it (none when ``read``), the reader's place in the
+    post's track ``state`` (:func:`~bot.slack.views.messages.progress_line`) with *Mark read* for that
+    line's next step beside it (none when it is the reminded post or there is none), and *Open path*
+    (3 blocks). A button acts on what it sits beside (QA: one *Mark read* under both lines marked the
+    reminded post while sitting next to the next step)."""
     ids, tid = ActionIds(), state.track_id
-    row = []
-    if not read:
-        row.append(button(t("btn.mark_read", lang), ids("mark_read"), {"p": post_id, "t": tid, "v": "short"}))
-    row.append(button(t("btn.open_path", lang), ids("open_path"), {"t": tid, "v": "short"}))
-    text = Mrkdwn("{}\n{}").format(notice, progress_line(catalog, state, lang))
-    return make_reply([section(text), actions(row)], text)
+    mine = None if read else button(t("btn.mark_read", lang), ids("mark_read"), {"p": post_id, "t": tid, "v": "short"})
+    nxt = state.next
+    step = None
+    if nxt is not None and nxt.post_id != post_id:
+        step = button(t("btn.mark_read", lang), ids("mark_read"), {"p": nxt.post_id, "t": tid, "v": "short"})
+    line = progress_line(catalog, state, lang)
+    open_path = button(t("btn.open_path", lang), ids("open_path"), {"t": tid, "v": "short"})
+    blocks = [section(notice, accessory=mine), section(line, accessory=step), actions([open_path])]
+    return make_reply(blocks, Mrkdwn("{}\n{}").format(notice, line))
 
 
 def reminder_cancelled_notice(catalog: Catalog, reminder: Reminder, lang: str) -> Mrkdwn:

@@ -12,6 +12,15 @@ from bot.slack.views.links import place_lines, read_link
 from bot.slack.views.messages import ICON_READ, MAX_RESULTS, ActionIds, track_name
 from bot.slack.views.plan import minutes_suffix
 
+_ORDER_LINES = {
+    "latest.more_count": "latest.order_followed",
+    "latest.count_blog_first": "latest.order_blog",
+    "latest.count_followed": "latest.order_followed",
+}
+"""The newest posts' count lines, each said in one short, true line (QA round 7: "newest first" led
+a line whose order was the vLLM blog's first; for a follower it grew long and contradicted itself):
+the vLLM blog's posts lead, then other blogs'; a follower's tracks lead within each; newest first."""
+
 
 def search_reply(
     catalog: Catalog,
@@ -53,7 +62,7 @@ def search_reply(
     total = result.total or len(shown)
     footer = [t("catalog.version", lang, version=catalog.version)]
     if total > len(shown):
-        key = "search.more_count" if header is None else count_key
+        key = "search.more_count" if header is None else _ORDER_LINES.get(count_key, count_key)
         footer.insert(0, t(key, lang, first=offset + 1, last=offset + len(shown), total=total))
     blocks.append(context(*footer))
     if offset + len(shown) < total:
@@ -70,8 +79,10 @@ def _no_results(
         blocks.append(section(t(f"search.{link.status}_link", lang, url=truncate(link.url, 300))))
     elif not shown_query or result.hint:
         blocks.append(section(t("search.empty", lang)))
-    elif known := result.known:  # a word of it is known, the rest is not
-        blocks.append(section(t("search.partly", lang, query=shown_query, words=truncate(known, 100))))
+    elif known := result.known:  # a word of it is known, the rest is not: name the rest
+        rest = _rest_of(shown_query, known)
+        key, extra = ("search.partly_rest", {"rest": truncate(rest, 100)}) if rest else ("search.partly", {})
+        blocks.append(section(t(key, lang, query=shown_query, words=truncate(known, 100), **extra)))
     else:
         blocks.append(section(t("search.none", lang, query=shown_query)))
         if not suggestion and result.track is None:  # no did-you-mean, no track: offer the tracks and an example
@@ -120,3 +131,11 @@ def _match_blocks(
     if not read:
         row.append(button(t("btn.remind_next_week", lang), ids("remind"), {"p": post.id, "d": "next week", **page}))
     return blocks + ([actions(row)] if row else [])
+
+
+def _rest_of(query: str, known: str) -> str:
+    """The words of ``query`` (as shown) that ``known`` (the search's known words) does not hold,
+    in their order, joined by spaces; "" when every word is known (a new user's QA: "the rest of it"
+    was unclear)."""
+    have = {w.casefold() for w in known.split()}
+    return " ".join(w for w in query.split() if w.casefold().strip("?!.,;:") not in have)
