@@ -51,3 +51,12 @@ def test_help_on_a_topic_that_is_no_keyword_shows_its_lines(console, asked, show
     said = "\n".join(p.text for p in console.command(asked))
     assert shown in said and "No post matches" not in said and "没有与" not in said, said
     assert len(said.splitlines()) <= 4, said  # the section, not the whole help
+
+
+def test_a_dm_in_another_language_than_the_replies_says_why(console):
+    """(QA) "automatic (Chinese now)" beside "it comes in English" read as a contradiction."""
+    console.command("dm on monday 09:00 UTC")
+    said = "\n".join(p.text for p in console.command("设置"))
+    assert "英文发送" in said and "开启私信时使用的语言" in said, said
+    english = "\n".join(p.text for p in console.command("settings"))
+    assert "It comes in English." in english and "the language you turned it on in" not in english, english

@@ -114,7 +114,11 @@ def _dm_in(ctx: Context, dm: DmSettings | None) -> Mrkdwn:
     """`` It comes in Chinese.``: the language of a weekly DM that is on (QA: settings did not say), else empty."""
     if dm is None or not dm.enabled:
         return Mrkdwn()
-    return Mrkdwn("" if ctx.lang == "zh" else " ") + t("settings.dm_in", ctx.lang, languages=_said_in(ctx, [dm.lang]))
+    said = Mrkdwn("" if ctx.lang == "zh" else " ") + t("settings.dm_in", ctx.lang, languages=_said_in(ctx, [dm.lang]))
+    if ctx.reader.chosen_lang not in LANGS and (dm.lang if dm.lang in LANGS else "en") != ctx.lang:
+        # QA: "automatic (Chinese now)" beside "it comes in English" read as a contradiction
+        said += Mrkdwn("" if ctx.lang == "zh" else " ") + t("settings.dm_in_why", ctx.lang)
+    return said
 
 
 def stop_what(ctx: Context, cmd: grammar.Command) -> Reply:
