@@ -30,3 +30,15 @@ def read_tsv(path: Path) -> list[list[str]]:
                 continue
             rows.append(row)
     return rows
+
+
+def relevance_default_sets() -> tuple[str, ...]:
+    """``benchmarks/relevance.py``'s ``DEFAULT_SETS`` (the file names its ``--check`` runs)."""
+    import sys
+
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    try:
+        import relevance
+    finally:
+        sys.path.remove(str(REPO / "benchmarks"))
+    return tuple(relevance.DEFAULT_SETS)

@@ -11,11 +11,9 @@ mem util``, ``max model len``, ``吐字``, ``hidden states``, ``reasoning parser
 
 from __future__ import annotations
 
-import sys
-
 import pytest
 
-from tests.evaldata import DATA, REPO, read_tsv
+from tests.evaldata import DATA, read_tsv, relevance_default_sets
 
 
 @pytest.mark.parametrize("query", ["kv", "KV", "kv cache", "KV 缓存", "kv缓存"])
@@ -102,13 +100,9 @@ def test_glossary_forms_readers_type_are_on_topic(matcher, query, expected):
 
 
 def test_the_f_sets_are_default_sets_of_the_benchmark():
-    sys.path.insert(0, str(REPO / "benchmarks"))
-    try:
-        import relevance
-    finally:
-        sys.path.remove(str(REPO / "benchmarks"))
+    default_sets = relevance_default_sets()
     for name in ("problems-en-f.tsv", "problems-zh-f.tsv", "topics-f.tsv", "offtopic-f.tsv"):
-        assert name in relevance.DEFAULT_SETS
+        assert name in default_sets
         assert len(read_tsv(DATA / name)) >= 10
 
 

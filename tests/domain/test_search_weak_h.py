@@ -8,12 +8,10 @@ its ``v`` finds the title's; ``CPU 开销`` is a term."""
 
 from __future__ import annotations
 
-import sys
-
 import pytest
 
 from bot.domain.search.reorder import adjusted
-from tests.evaldata import DATA, REPO, read_tsv
+from tests.evaldata import DATA, read_tsv, relevance_default_sets
 
 
 def _top(matcher, query: str, n: int = 1) -> list[str]:
@@ -130,11 +128,7 @@ def test_adjusted_moves_scores_and_keeps_the_order_of_posts_moved_alike():
 
 
 def test_the_g_sets_are_default_sets_of_the_benchmark():
-    sys.path.insert(0, str(REPO / "benchmarks"))
-    try:
-        import relevance
-    finally:
-        sys.path.remove(str(REPO / "benchmarks"))
+    default_sets = relevance_default_sets()
     for name in ("problems-en-g.tsv", "problems-zh-g.tsv", "topics-g.tsv", "offtopic-g.tsv"):
-        assert name in relevance.DEFAULT_SETS
+        assert name in default_sets
         assert len(read_tsv(DATA / name)) >= 10

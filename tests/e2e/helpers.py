@@ -8,6 +8,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+import pytest
+
 from tests.e2e.slack_requests import (
     HttpResult,
     app_home_opened_event,
@@ -148,6 +150,18 @@ def zoned_standin(zone: str) -> Iterator[SlackStandIn]:
     channel = {"id": CHANNEL, "name": "e2e", "is_channel": True, "is_private": False, "is_member": True}
     with SlackStandIn(team_id=TEAM, channels=[channel], users={USER: {"tz": zone}}) as s:
         yield s
+
+
+def zoned_standin_fixture(zone: str) -> Any:
+    """A ``standin`` fixture for a test module: :func:`zoned_standin` in time zone ``zone``
+    (``standin = zoned_standin_fixture("Asia/Shanghai")`` replaces the e2e conftest's)."""
+
+    @pytest.fixture
+    def standin() -> Iterator[SlackStandIn]:
+        with zoned_standin(zone) as s:
+            yield s
+
+    return standin
 
 
 def reply_text(slack: Any, words: str) -> str:

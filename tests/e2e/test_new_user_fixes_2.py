@@ -11,19 +11,13 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
 
-import pytest
-
 from bot.domain.reminder_day import local_today
-from tests.e2e.helpers import TEAM, USER, reply_text, zoned_standin
+from tests.e2e.helpers import TEAM, USER, reply_text, zoned_standin_fixture
 
 ZONE = "Asia/Shanghai"
 
 
-@pytest.fixture
-def standin():
-    """The stand-in Slack: the test's channel (the app a member) and its user in :data:`ZONE`."""
-    with zoned_standin(ZONE) as s:
-        yield s
+standin = zoned_standin_fixture(ZONE)
 
 
 _text = reply_text

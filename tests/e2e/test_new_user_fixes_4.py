@@ -12,16 +12,12 @@ import pytest
 
 from bot.domain.reminder_day import local_today
 from bot.slack.i18n import day_text
-from tests.e2e.helpers import PATIENCE_S, TEAM, USER, block_texts, reply_text, zoned_standin
+from tests.e2e.helpers import PATIENCE_S, TEAM, USER, block_texts, reply_text, zoned_standin_fixture
 
 ZONE = "Asia/Shanghai"
 
 
-@pytest.fixture
-def standin():
-    """The stand-in Slack: the test's channel (the app a member) and its user in :data:`ZONE`."""
-    with zoned_standin(ZONE) as s:
-        yield s
+standin = zoned_standin_fixture(ZONE)
 
 
 _text = reply_text

@@ -16,17 +16,13 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from bot.slack.mrkdwn import Mrkdwn, esc
-from tests.e2e.helpers import CHANNEL, TEAM, USER, reply_text, zoned_standin
+from tests.e2e.helpers import CHANNEL, TEAM, USER, reply_text, zoned_standin_fixture
 
 ZONE = "Asia/Shanghai"
 OTHER = "U0E2EOTHER"
 
 
-@pytest.fixture
-def standin():
-    """The stand-in Slack: the test's channel (the app a member) and its user in :data:`ZONE`."""
-    with zoned_standin(ZONE) as s:
-        yield s
+standin = zoned_standin_fixture(ZONE)
 
 
 _text = reply_text

@@ -16,17 +16,13 @@ import pytest
 from bot.domain import paths
 from bot.domain.reminder_day import local_today
 from bot.slack.mrkdwn import esc
-from tests.e2e.helpers import CHANNEL, TEAM, USER, reply_text, zoned_standin
+from tests.e2e.helpers import CHANNEL, TEAM, USER, reply_text, zoned_standin_fixture
 from tests.waits import PATIENCE_S
 
 ZONE = "Asia/Shanghai"
 
 
-@pytest.fixture
-def standin():
-    """The stand-in Slack: the test's channel (the app a member) and its user in :data:`ZONE`."""
-    with zoned_standin(ZONE) as s:
-        yield s
+standin = zoned_standin_fixture(ZONE)
 
 
 _text = reply_text

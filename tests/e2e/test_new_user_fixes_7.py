@@ -13,16 +13,12 @@ import re
 import pytest
 
 from bot.slack.mrkdwn import esc
-from tests.e2e.helpers import CHANNEL, TEAM, USER, reply_text, zoned_standin
+from tests.e2e.helpers import CHANNEL, TEAM, USER, reply_text, zoned_standin_fixture
 
 _text = reply_text
 
 
-@pytest.fixture
-def standin():
-    """The stand-in Slack: the test's channel (the app a member), its user in Europe/Berlin."""
-    with zoned_standin("Europe/Berlin") as s:
-        yield s
+standin = zoned_standin_fixture("Europe/Berlin")
 
 
 def _name(runtime, tid: str, lang: str = "en") -> str:

@@ -1,4 +1,5 @@
-"""The compiled catalog as plain data (``vllm-path catalog export --json``) and as terminal text."""
+"""The compiled catalog as plain data (``vllm-path catalog export --json``); ``catalog show``'s
+terminal text is :func:`bot.cli.show.track_text`."""
 
 from __future__ import annotations
 
@@ -81,44 +82,3 @@ def export_catalog(catalog: Catalog) -> dict[str, Any]:
         "prompts": {pid: {"en": p.en, "zh": p.zh} for pid, p in catalog.prompts.items()},
         "warnings": list(catalog.warnings),
     }
-
-
-def render_track(catalog: Catalog, track_id: str, lang: str = "en") -> str:
-    """A track's path as terminal text, one numbered line per step. Raises ``KeyError`` if unknown."""
-    track = catalog.track(track_id)
-    lines = [
-        f"{track.names.en} / {track.names.zh}  [{track.id}]  catalog {catalog.version}",
-        track.description.get(lang),
-        "",
-    ]
-    path = catalog.path(track_id)
-    essentials = catalog.essentials(track_id)
-    if essentials:
-        minutes = sum(catalog.post(pid).minutes or 0 for pid in essentials)
-        lines.append(
-            f"essential path: {len(essentials)} steps, {minutes} min (marked *); "
-            f"further reading: {len(path) - len(essentials)} steps"
-        )
-        if track.essentials_reason is not None:
-            lines.append(f"why these steps: {track.essentials_reason.get(lang)}")
-    if track.before:
-        lines.append(f"read before: {', '.join(track.before)}")
-    if essentials or track.before:
-        lines.append("")
-    for i, step in enumerate(path, start=1):
-        post = catalog.post(step.post)
-        after = f"  (after {', '.join(step.after)})" if step.after else ""
-        after += "  (closes the path)" if step.closes else ""
-        mark = "*" if step.essential else " "
-        length = f", {post.minutes} min" if post.minutes is not None else ""
-        lines.append(f"{i:>2}.{mark}[{step.level}] {post.title}  ({post.published.label()}{length}){after}")
-        lines.append(f"    id: {post.id}   {catalog.url_of(post) or 'URL not known'}")
-        for ext in step.external_prerequisites:
-            label = "first know" if ext.kind == "prerequisite" else "then read"
-            lines.append(f"    {label}: {ext.title}" + (f" <{ext.url}>" if ext.url else ""))
-        if step.note:
-            lines.append(f"    {step.note.get(lang)}")
-    if track.resolutions:
-        lines += ["", "Resolved conflicts in the notes:"]
-        lines.extend(f"  - {', '.join(res.steps)}: {res.reason.get(lang)}" for res in track.resolutions)
-    return "\n".join(lines)

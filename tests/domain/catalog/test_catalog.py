@@ -9,8 +9,9 @@ import pytest
 from click.testing import CliRunner
 
 from bot.cli.main import main
+from bot.cli.show import track_text
 from bot.domain.catalog import load_catalog
-from bot.domain.catalog.export import export_catalog, render_track
+from bot.domain.catalog.export import export_catalog
 from tests.evaldata import REPO, eval_file, read_tsv
 
 CATALOG = REPO / "catalog"
@@ -171,7 +172,7 @@ def test_conflicting_claims_are_resolved_with_a_reason():
 
 def test_show_renders_the_path_in_order():
     cat = load_catalog(CATALOG)
-    text = render_track(cat, "spec")
+    text = track_text(cat, "spec")
     positions = [text.index(cat.post(pid).title) for pid in cat.order("spec")]
     assert positions == sorted(positions)
     result = CliRunner().invoke(main, ["catalog", "show", "推测解码", "--catalog", str(CATALOG)])
