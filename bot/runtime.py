@@ -183,9 +183,12 @@ class Runtime:
 
     def record_catalog_version(self) -> None:
         """Record the served version's paths (track id -> post ids) for later digests. Idempotent."""
+        from bot.domain.plan import version_snapshot
+
         cat = self.holder.catalog
-        snapshot = {t.id: list(cat.order(t.id)) for t in cat.tracks}
-        self.store.record_catalog_version(cat.version, snapshot)
+        # each track's path and, since QA round 8, the posts without a link in it (a digest passes
+        # them over and sends them once a later version links them; bot/domain/plan.py)
+        self.store.record_catalog_version(cat.version, version_snapshot(cat))
 
     def reload_catalog(self) -> tuple[bool, list[str]]:
         """Reload the catalog (see :meth:`CatalogHolder.reload`) and record a new version."""

@@ -110,7 +110,7 @@ def scheduler_cmd(
     deliverer = EnqueueingDeliverer(queue, stale_after_s=stale_after) if queue is not None else None
     clock = _clock(runtime, workers, channel_interval, team_rate, stale_after, reconcile_every, deliverer)
     stop = threading.Event()
-    install_signal_handlers(runtime, stop.set)
+    install_signal_handlers(runtime, stop.set, logger=logging.getLogger("bot.digest.clock"))  # QA round 8
     clock.start()
     click.echo(f"digest clock running (catalog {runtime.holder.catalog.version}); Ctrl-C or SIGTERM stops it", err=True)
     try:
@@ -279,7 +279,8 @@ def digest_run_now(
         clock.shutdown(wait=True)
         runtime.store.close()
     total = sum(counts.values())
-    parts = ", ".join(f"{name} {n}" for name, n in sorted(counts.items())) or "nothing to do"
+    said = {"taken": "already sent this week"}  # QA round 8: "taken" said nothing to an operator
+    parts = ", ".join(f"{said.get(name, name)} {n}" for name, n in sorted(counts.items())) or "nothing to do"
     click.echo(f"{total} digest(s): {parts}")
     if counts.get("failed") or counts.get("paused"):
         fail("some digests failed or were paused: see the log and `/vllm-path subscriptions`", 1)

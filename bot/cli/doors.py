@@ -75,8 +75,18 @@ def ask_cmd(text: tuple[str, ...], user_id: str, as_json: bool) -> None:
 
 @click.command("serve")
 @option("--host", default="127.0.0.1", help="HTTP door: address to bind.")
-@option("--port", default=3000, type=int, help="HTTP door: port.")
-@option("--threads", default=32, type=int, help="HTTP worker threads (acks hold one only briefly; 32 covers bursts).")
+@option(
+    "--port",
+    default=3000,
+    type=click.IntRange(0, 65535),
+    help="HTTP door: port (0: one the system picks, logged at start).",
+)
+@option(
+    "--threads",
+    default=32,
+    type=click.IntRange(1, 256),
+    help="HTTP worker threads, 1 to 256 (acks hold one only briefly; 32 covers bursts).",
+)
 @option(
     "--connection-limit",
     default=10_000,
@@ -177,6 +187,10 @@ def _broker_problem(redis_url: str) -> str | None:
 def _startup_problem(exc: BaseException) -> str:
     """One line for a start-up failure: Slack refusing the token, Slack out of reach, or else the
     exception's type and message."""
+    from http.client import HTTPException
+    from socket import gaierror
+    from urllib.error import URLError
+
     from slack_sdk.errors import SlackApiError  # deferred: slack_sdk (~0.1 s) only for this command
 
     seen: BaseException | None = exc
@@ -186,7 +200,9 @@ def _startup_problem(exc: BaseException) -> str:
                 f"Slack refused the bot token ({seen.response.get('error')}): check "
                 "SLACK_BOT_TOKEN (or the OAuth settings)"
             )
-        if isinstance(seen, OSError) and not isinstance(seen, FileNotFoundError):
+        if isinstance(
+            seen, URLError | HTTPException | TimeoutError | ConnectionError | gaierror
+        ):  # QA 8: not any OSError
             return f"cannot reach Slack's Web API ({type(seen).__name__}: {seen}); check SLACK_API_URL and the network"
         seen = seen.__cause__ or seen.__context__
     text = str(exc)

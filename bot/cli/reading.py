@@ -76,9 +76,12 @@ def search_cmd(query: str, limit: int, offset: int, as_json: bool, catalog_dir: 
     "link": {"status": "post" | "unknown" | "home" | "foreign", "url", "post_id"} | null,
     "results": [{"post_id", "title", "url", "score" (0-100), "tracks": [{"id", "position", "of"}],
     "next": {"post_id", "title"} | null}]}; "next" is what comes after the post in its first
-    track; link status "unknown" means a blog URL whose post is not in the catalog yet. An empty
-    or punctuation-only query gives no results (exit 0).
+    track; link status "unknown" means a blog URL whose post is not in the catalog yet. "total"
+    counts at most the first 100 good matches: an --offset at or past it lists none and says so. An
+    empty QUERY is a usage error (exit 2); a punctuation-only one gives no results (exit 0).
     """
+    if not query.strip():  # QA round 8: `search ''` said how to search, and exited 0
+        raise click.UsageError("QUERY is empty: give words to search for, e.g. `vllm-path search nixl`")
     from bot.domain.search import Matcher, default_vocabulary
     from bot.domain.search.cache import kept_matcher  # deferred: numpy, rapidfuzz and bm25s
 
@@ -103,6 +106,12 @@ def search_cmd(query: str, limit: int, offset: int, as_json: bool, catalog_dir: 
             + ("the blog's home page." if result.link.status == "home" else "not in the catalog yet.")
         )
         return
+    if not data["results"] and result.total and offset >= result.total:  # QA round 8: "No post matches"
+        last = max(0, result.total - limit)
+        click.echo(
+            f"--offset {offset} is past the {_listed(result.total)} for {query!r}; the last page: --offset {last}"
+        )
+        return
     if not data["results"]:
         click.echo(result.hint or f"No post matches {query!r}.")
         return
@@ -116,6 +125,13 @@ def search_cmd(query: str, limit: int, offset: int, as_json: bool, catalog_dir: 
         click.echo(f"   {places or 'not in a track'}{nxt}")
     if result.has_more:
         click.echo(f"{result.total - offset - len(result.results)} more: --offset {offset + len(result.results)}")
+
+
+def _listed(total: int) -> str:
+    """The good matches ``total`` counts, in words: all of them, or the first :data:`MAX_TOTAL` listed."""
+    from bot.domain.search.weights import MAX_TOTAL  # deferred: the CLI's cold start
+
+    return f"first {total} good matches listed" if total >= MAX_TOTAL else f"{total} good matches"
 
 
 @click.command("next")

@@ -32,6 +32,7 @@ from bot.digest.deliver import Attempt, Deliverer, Key
 from bot.digest.due import due_now, eligible, unsettled
 from bot.digest.jobs import JOBSTORE, create_jobstore_table, desired_jobs, sync_jobs
 from bot.digest.pacing import Pacer
+from bot.digest.reload_log import log_reload
 from bot.digest.reminders import send_due_reminders, send_nudges
 from bot.digest.sources import post_draft_cards, watch_sources
 from bot.runtime import Runtime
@@ -227,6 +228,7 @@ class DigestClock:
         with self._reconcile_lock:  # let a running reconcile finish: APScheduler's shutdown holds
             pass  # the job store lock that reconcile's job sync needs
         self._pool.shutdown(wait=False, cancel_futures=True)  # queued catch-up: not started
+        was_running = self.scheduler is not None and self.scheduler.running
         if self.scheduler is not None and self.scheduler.running:
             self.scheduler.shutdown(wait=wait)
         self._pool.shutdown(wait=wait)
@@ -234,7 +236,9 @@ class DigestClock:
             if _clock is self:
                 _clock = None
         took = time.monotonic() - started
-        log.info(
+        # `digest run-now` never started the schedule: "the next run" is the clock's words (QA round 8)
+        log.log(
+            logging.INFO if was_running else logging.DEBUG,
             "digest clock stopped in %.2f s: sends in flight finished and recorded; "
             "digests not yet sent go out on the next run",
             took,
@@ -320,12 +324,8 @@ class DigestClock:
         if latest and latest != current and latest != self._reload_tried:
             self._reload_tried = latest
             ok, errors = self.runtime.reload_catalog()
-            log.info(
-                "catalog %s recorded by another process: reload %s (now serving %s)",
-                latest,
-                "done" if ok else f"refused ({len(errors)} errors)",
-                self.runtime.holder.catalog.version,
-            )
+            serving, folder = self.runtime.holder.catalog.version, self.runtime.settings.catalog_dir
+            log_reload(log, latest, ok, len(errors), serving, folder)
 
     def sync_jobs(self) -> None:
         """Make the cron jobs match the database (:func:`bot.digest.jobs.sync_jobs`)."""

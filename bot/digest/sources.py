@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot.digest.clients import Clients
+from bot.digest.curators import CuratorTenant, curator_tenant, warn_held
 from bot.domain.catalog import Catalog
 from bot.domain.catalog.drafts import (
     Draft,
@@ -145,25 +146,32 @@ def watch_sources(
 
 def post_draft_cards(runtime: Runtime, clients: Clients, drafts: list[Draft]) -> int:
     """DM each curator of ``CATALOG_CURATORS`` one review card per draft (in the workspace
-    ``CATALOG_ADMIN_TEAM``), in the curator's language (their ``lang`` setting, else English); the
-    number of cards posted. A card whose post fails is one WARNING line and is remembered
-    (``unsent`` in ``drafts/.feeds.json``): each later call posts it again first, while its draft
-    still waits and its curator still is one, until it goes through."""
+    :func:`bot.digest.curators.curator_tenant` finds), in the curator's language (their ``lang``
+    setting there, else English); the number of cards posted. ``drafts``: those just written; any
+    other waiting draft without cards yet (written by ``catalog watch`` or ``catalog import
+    --write``: ``carded`` in ``drafts/.feeds.json`` does not name it) gets them too. A card whose
+    post fails, or that cannot be sent (one WARNING line says why), is remembered (``unsent``): each
+    later call posts it again first, while its draft still waits and its curator still is one."""
     curators = sorted(runtime.settings.curator_ids)
     root = runtime.settings.catalog_dir
     state = read_state(root)
     unsent: dict[str, list[str]] = state["unsent"]
-    waiting = {d.id: d for d in read_drafts(root)} if unsent else {}
+    waiting = {d.id: d for d in read_drafts(root)}
+    carded = set(state["carded"]) & waiting.keys()
     todo: dict[str, tuple[Draft, list[str]]] = {
         pid: (waiting[pid], [u for u in curators if u in users]) for pid, users in unsent.items() if pid in waiting
     }
     todo.update((d.id, (d, curators)) for d in drafts)
-    team = runtime.settings.catalog_admin_team
-    client = clients.for_team(team) if curators and todo else None
+    todo.update((pid, (d, curators)) for pid, d in waiting.items() if pid not in carded and pid not in todo)
+    where = curator_tenant(runtime, clients) if curators and todo else CuratorTenant(None)
+    team = where.tenant
+    client = clients.for_team(team) if team is not None else None
     posted = 0
     failed: dict[str, list[str]] = {}
     if client is None:  # no curator: nothing to send; no token for the team yet: every card waits
         failed = {pid: users for pid, (_, users) in todo.items() if users}
+        if failed:
+            warn_held(sum(map(len, failed.values())), where.why or f"no bot token for {team}")
     else:
         for draft, users in todo.values():
             for user in users:
@@ -177,7 +185,8 @@ def post_draft_cards(runtime: Runtime, clients: Clients, drafts: list[Draft]) ->
                     log.warning("catalog sources: card for %s not posted to %s (next run tries again): %s",
                                 draft.id, user, error)  # fmt: skip
                     failed.setdefault(draft.id, []).append(user)
-    if failed != unsent:
-        state["unsent"] = failed
+    now_carded = carded | (set(todo) if curators else set())
+    if failed != unsent or now_carded != set(state["carded"]):
+        state["unsent"], state["carded"] = failed, sorted(now_carded)
         write_state(root, state)
     return posted

@@ -23,6 +23,7 @@ from bot.digest import queue as digest_queue
 from bot.digest.clients import Clients
 from bot.digest.deliver import Deliverer
 from bot.digest.ratelimit import SharedPacer
+from bot.digest.reload_log import log_reload
 from bot.runtime import Runtime
 from bot.store.ledger_batch import BatchedLedgerStore
 
@@ -80,11 +81,8 @@ class DigestWorker:
             return False
         self._tried = latest
         ok, errors = self.runtime.holder.reload()
-        log.info(
-            "catalog %s recorded by another process: reload %s",
-            latest,
-            "done" if ok else f"refused ({len(errors)} errors)",
-        )
+        serving, folder = self.runtime.holder.catalog.version, self.runtime.settings.catalog_dir
+        log_reload(log, latest, ok, len(errors), serving, folder)
         return True
 
     def start(self) -> None:

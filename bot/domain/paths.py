@@ -335,6 +335,19 @@ class TrackState:
         )
 
     @property
+    def held_back(self) -> tuple[PathStep, ...]:
+        """Unread steps with a link before :attr:`next` in path order: each comes ``after`` a step
+        not read yet (one without a link, or one waiting for such), so it waits; the catalog's
+        reading order is a hard rule (``catalog/README.md``), so :attr:`next` passes them too."""
+        if self.next is None:
+            return ()
+        return tuple(
+            s
+            for s in self.path.steps[: self.next.number - 1]
+            if s.post_id not in self.read and s.post.url is not None and self.unread_first(s)
+        )
+
+    @property
     def essentials_read(self) -> int:
         """Essential steps read."""
         return sum(1 for s in self.path.essentials if s.post_id in self.read)
@@ -417,6 +430,21 @@ def track_state(catalog: Catalog, track_id: str, read: Iterable[str] = ()) -> Tr
         p for p in (track_path(catalog, b) for b in path.before) if not all(s.post_id in done for s in p.essentials)
     )
     return TrackState(path, done, nxt, first)
+
+
+def started_tracks(catalog: Catalog, read: Collection[str]) -> tuple[str, ...]:
+    """The tracks ``next`` and ``recommend`` call started for a reader following none (QA round 8),
+    in catalog order: those with an essential step read (``read``: post ids, former ids count). A
+    post read only as further reading starts no track (one such post, ``deepseek-v3-2-gb300``, sits
+    in three tracks), unless no track is started so: then the one track holding most of the posts
+    read (ties: catalog order); ``()`` when no post read is on a path."""
+    done = _resolve(catalog, read)
+    started = tuple(tr.id for tr in catalog.tracks if any(p in done for p in essentials(catalog, tr.id)))
+    if started or not done:
+        return started
+    held = {tr.id: sum(1 for p in catalog.order(tr.id) if p in done) for tr in catalog.tracks}
+    best = max(held, key=held.__getitem__)  # the first of the most: catalog order breaks ties
+    return (best,) if held[best] else ()
 
 
 def started_track_states(catalog: Catalog, read: Collection[str], following: Collection[str]) -> list[TrackState]:

@@ -67,6 +67,8 @@ class ChannelPlan:
     """This digest passes the last essential step (only one does: the cursor only moves forward)."""
     minutes_per_week: int | None = None
     """The budget this week was planned by (:func:`channel_minutes`)."""
+    waiting: int = 0
+    """Steps the channel has passed over for want of a link, still without one (they come once linked)."""
 
     @property
     def done(self) -> bool:
@@ -79,6 +81,101 @@ class ChannelPlan:
         return not self.steps and not self.new
 
 
+UNLINKED_KEY = "~unlinked"
+"""The key of a version snapshot (:func:`version_snapshot`) listing the posts with no link yet in
+that version: the steps a cursor passed over without sending them."""
+
+
+def version_snapshot(catalog: Catalog) -> dict[str, list[str]]:
+    """What to record of ``catalog``'s version for later digests: each track's path (track id ->
+    post ids, the order cursors count in) and, under :data:`UNLINKED_KEY`, its posts without a link."""
+    snapshot = {t.id: list(catalog.order(t.id)) for t in catalog.tracks}
+    snapshot[UNLINKED_KEY] = sorted(p.id for p in catalog.posts if p.url is None)
+    return snapshot
+
+
+@dataclass(frozen=True)
+class Walk:
+    """:func:`walk_path`'s week: ``steps`` to send (first the steps passed over before that have a
+    link now, ``relinked``, then the next linked ones), ``new`` and ``added`` as in
+    :class:`ChannelPlan`, the new ``cursor`` of ``total``; ``waiting``: steps passed over that still
+    have no link; ``sent_before``: the steps the channel had been sent; ``ends``: the cursor after
+    each of ``steps`` (for a week cut short)."""
+
+    steps: tuple[str, ...]
+    new: tuple[tuple[str, NewKind], ...]
+    added: frozenset[str]
+    cursor: int
+    total: int
+    waiting: tuple[str, ...]
+    relinked: tuple[str, ...]
+    sent_before: frozenset[str]
+    ends: tuple[int, ...]
+
+
+def walk_path(
+    catalog: Catalog,
+    track_id: str,
+    cursor: int,
+    steps_per_week: int,
+    old_order: Sequence[str] | None,
+    minutes_per_week: int | None = None,
+    old_unlinked: Iterable[str] | None = None,
+) -> Walk:
+    """A channel's week at ``cursor`` of ``old_order`` (the path in the cursor's catalog version;
+    ``None``: the current one). The steps the cursor counts are those the channel has been through:
+    sent, or passed over for want of a link (``old_unlinked``: the cursor version's posts with no
+    link, :data:`UNLINKED_KEY` of its snapshot; ``None`` with ``old_order``: a version recorded
+    before, whose steps were all sent). This week: the passed-over steps that have a link now,
+    then the next linked steps after the last seen post in the current order (``steps_per_week``,
+    or what fits ``minutes_per_week``), passing over a step without a link when a linked step
+    follows (as :func:`bot.domain.paths.next_step`); unseen linked posts before it are announced
+    (once: the new cursor counts them as seen). A step without a link is never spent: it waits,
+    counted in the new cursor as passed over, and comes once a version links it.
+    """
+    order = catalog.order(track_id)
+    unlinked_now = {p for p in order if catalog.post(p).url is None}
+    resolved = order if old_order is None else [catalog.resolve_post_id(p) or p for p in old_order]
+    old_ids = {catalog.resolve_post_id(p) or p for p in (old_unlinked or ())}
+    unlinked_then = unlinked_now if old_order is None else old_ids
+    prefix = resolved[:cursor]
+    seen, added = set(prefix), set(order) - set(resolved)
+    passed = {p for p in prefix if p in unlinked_then}
+    pos = {p: i for i, p in enumerate(order)}
+    frontier = max((pos[p] for p in seen if p in pos), default=-1) + 1
+    before = order[:frontier]
+    relinked = tuple(p for p in before if p in passed and p not in unlinked_now)
+    waiting = [p for p in before if p in unlinked_now and (p in passed or p not in seen)]
+    new: tuple[tuple[str, NewKind], ...] = tuple(
+        (p, "behind" if p in added else "moved") for p in before if p not in seen and p not in unlinked_now
+    )
+    after = {s.post: set(s.after) for s in catalog.path(track_id)}
+    ahead: list[tuple[int, str]] = []
+    for i, p in enumerate(order[frontier:], frontier):
+        if after.get(p, set()) & unlinked_now:
+            break  # a step to read after one without a link waits for it, and so do the rest
+        if p not in unlinked_now:
+            ahead.append((i, p))
+    k = max(MIN_STEPS_PER_WEEK, min(MAX_STEPS_PER_WEEK, steps_per_week))
+    if minutes_per_week:
+        lengths = [catalog.post(p).minutes for p in (*relinked, *(p for _, p in ahead))]
+        k = fit(lengths, minutes_per_week)
+    forward = ahead[: max(0, k - len(relinked))]
+    new_cursor = forward[-1][0] + 1 if forward else frontier
+    waiting += [p for p in order[frontier:new_cursor] if p in unlinked_now]
+    return Walk(
+        steps=relinked + tuple(p for _, p in forward),
+        new=new,
+        added=frozenset(added),
+        cursor=new_cursor,
+        total=len(order),
+        waiting=tuple(waiting),
+        relinked=relinked,
+        sent_before=frozenset(seen - passed),
+        ends=(frontier,) * len(relinked) + tuple(i + 1 for i, _ in forward),
+    )
+
+
 def walk(
     catalog: Catalog,
     track_id: str,
@@ -87,65 +184,56 @@ def walk(
     old_order: Sequence[str] | None,
     minutes_per_week: int | None = None,
 ) -> tuple[tuple[str, ...], tuple[tuple[str, NewKind], ...], frozenset[str], int, int]:
-    """``(steps, new, added, new cursor, total)`` for a channel at ``cursor`` of ``old_order`` (the
-    path in the cursor's catalog version; ``None``: the current one). This week's steps follow the
-    last seen post in the current order (``steps_per_week``, or what fits ``minutes_per_week``);
-    unseen posts before it are announced (once: the new cursor counts them as seen).
-    """
-    order = catalog.order(track_id)
-    k = max(MIN_STEPS_PER_WEEK, min(MAX_STEPS_PER_WEEK, steps_per_week))
-    resolved = order if old_order is None else [catalog.resolve_post_id(p) or p for p in old_order]
-    seen, added = set(resolved[:cursor]), set(order) - set(resolved)
-    pos = {p: i for i, p in enumerate(order)}
-    frontier = max((pos[p] for p in seen if p in pos), default=-1) + 1
-    if minutes_per_week:
-        k = fit([catalog.post(p).minutes for p in order[frontier:]], minutes_per_week)
-    steps = tuple(order[frontier : frontier + k])
-    new: tuple[tuple[str, NewKind], ...] = tuple(
-        (p, "behind" if p in added else "moved") for p in order[:frontier] if p not in seen
-    )
-    return steps, new, frozenset(added), frontier + len(steps), len(order)
+    """``(steps, new, added, new cursor, total)`` of :func:`walk_path` (a version recorded without
+    its unlinked posts)."""
+    w = walk_path(catalog, track_id, cursor, steps_per_week, old_order, minutes_per_week)
+    return w.steps, w.new, w.added, w.cursor, w.total
 
 
 def plan_channel_digest(
     catalog: Catalog, sub: SubscriptionLike, snapshot: Mapping[str, Sequence[str]] | None = None
 ) -> ChannelPlan:
     """This week's :class:`ChannelPlan` for ``sub``; ``snapshot`` is the store's
-    ``catalog_snapshot(sub.last_catalog_version)`` (``{track id: [post ids]}``) or ``None``.
+    ``catalog_snapshot(sub.last_catalog_version)`` (``{track id: [post ids]}``, with
+    :data:`UNLINKED_KEY` when recorded by :func:`version_snapshot`) or ``None``.
     Raises ``KeyError`` when the catalog has no track ``sub.track_id``.
     """
     track_id = sub.track_id
     catalog.track(track_id)  # KeyError for a track the catalog no longer has
-    old_order = None
+    old_order, old_unlinked = None, None
     if snapshot is not None and sub.last_catalog_version not in (None, catalog.version) and track_id in snapshot:
         old_order = list(snapshot[track_id])
+        old_unlinked = snapshot.get(UNLINKED_KEY)
     budget = channel_minutes(sub)
-    steps, new, added, cursor, total = walk(
-        catalog, track_id, max(0, sub.cursor), sub.steps_per_week, old_order, budget
-    )
+    w = walk_path(catalog, track_id, max(0, sub.cursor), sub.steps_per_week, old_order, budget, old_unlinked)
+    steps, new, added, cursor = w.steps, w.new, w.added, w.cursor
     ess = set(paths.essentials(catalog, track_id))
     order = catalog.order(track_id)
-    walked = [catalog.resolve_post_id(p) or p for p in (old_order or order)][: max(0, sub.cursor)]
-    had_all = ess <= set(walked)
+    unlinked_now = {p for p in order if catalog.post(p).url is None}
+    had_all = ess <= w.sent_before
     if getattr(sub, "after_essentials", "further") == "stop":
-        if had_all:  # nothing more to send
-            steps, new, added, cursor = (), (), frozenset(), max(0, sub.cursor)
-        else:  # the week that finishes the essential path ends with its last essential step
-            kept = _through_essentials(steps, ess - set(walked))
-            steps, cursor = steps[:kept], cursor - (len(steps) - kept)
+        if ess - unlinked_now <= w.sent_before:  # nothing more to send but essential steps linked since
+            steps = tuple(p for p in w.relinked if p in ess)
+            new, added, cursor = (), frozenset(), max(0, sub.cursor) if not steps else w.ends[0]
+        else:  # the week that finishes the essential path ends with its last linked essential step
+            kept = _through_essentials(steps, ess - w.sent_before - unlinked_now)
+            steps, cursor = steps[:kept], (w.ends[kept - 1] if kept else cursor)
+    sent_after = (w.sent_before | set(order[:cursor])) - unlinked_now
+    waiting = tuple(p for p in w.waiting if order.index(p) < cursor)
     return ChannelPlan(
         track_id=track_id,
         steps=steps,
         new=new,
         added=tuple(p for p in order if p in added),
         cursor=cursor,
-        total=total,
-        closing=cursor >= total and bool(steps),
+        total=w.total,
+        closing=cursor >= w.total and bool(steps) and not waiting,
         first=sub.cursor == 0 and sub.last_catalog_version is None,
         version=catalog.version,
-        essentials_finished=not had_all and ess <= set(order[:cursor]),
+        essentials_finished=not had_all and ess <= sent_after,
         minutes_per_week=budget,
         path=paths.track_path(catalog, track_id),
+        waiting=len(waiting),
     )
 
 

@@ -208,12 +208,35 @@ def refuse_new_connections(listener: Any) -> bool:
     return True
 
 
+class ListenError(Exception):
+    """The HTTP door cannot listen on its address and port; the message says why and what to do."""
+
+
+def listen_problem(host: str, port: int, exc: OSError) -> str:
+    """What to tell the operator when the door cannot listen on ``host:port`` (``exc``: the bind's
+    error): the port in use, a port that needs privileges, an address not on this machine, a host
+    name that does not resolve, else the system's words."""
+    import errno
+    import socket
+
+    if isinstance(exc, socket.gaierror):
+        return f"cannot listen on host {host!r}: the name does not resolve ({exc.strerror or exc}); check --host"
+    if exc.errno == errno.EADDRINUSE:
+        return f"port {port} is in use: choose another with --port or stop what holds it"
+    if exc.errno == errno.EACCES:
+        return f"port {port} on {host} needs privileges this process lacks: choose one above 1023 with --port"
+    if exc.errno == errno.EADDRNOTAVAIL:
+        return f"cannot listen on {host}: that address is not one of this machine's; check --host"
+    return f"cannot listen on {host} port {port}: {exc.strerror or exc}"
+
+
 class HttpDoor:
     """Waitress serving :func:`make_wsgi_app` on ``host:port`` (0 = a free port) with ``threads``
     workers, ``connection_limit`` connections and idle ones kept ``channel_timeout`` seconds (the
     open-file limit is raised to hold them, else the connections are lowered to fit, with a WARNING).
     :meth:`serve_forever` blocks until :meth:`stop`; :meth:`start` serves on a daemon thread;
-    :meth:`close` stops and frees the port. A context manager."""
+    :meth:`close` stops and frees the port. A context manager. Raises :class:`ListenError`
+    (:func:`listen_problem`'s words, no ``OSError`` in its context) when it cannot listen."""
 
     def __init__(
         self,
@@ -239,19 +262,26 @@ class HttpDoor:
             log.warning("the open-file limit allows %d connections, not %d: at most %d", fits, asked, connection_limit)
         self.app = app
         self._map: dict[int, Any] = {}
-        self._server = waitress.create_server(
-            make_wsgi_app(runtime, app, verify_requests),
-            map=self._map,
-            host=host,
-            port=port,
-            threads=threads,
-            ident="vllm-path",
-            clear_untrusted_proxy_headers=True,
-            connection_limit=connection_limit,
-            channel_timeout=channel_timeout,
-            cleanup_interval=max(1, min(30, channel_timeout // 2)),  # idle ones closed in time
-            max_request_body_size=MAX_BODY_BYTES,
-        )
+        try:
+            self._server = waitress.create_server(
+                make_wsgi_app(runtime, app, verify_requests),
+                map=self._map,
+                host=host,
+                port=port,
+                threads=threads,
+                ident="vllm-path",
+                clear_untrusted_proxy_headers=True,
+                connection_limit=connection_limit,
+                channel_timeout=channel_timeout,
+                cleanup_interval=max(1, min(30, channel_timeout // 2)),  # idle ones closed in time
+                max_request_body_size=MAX_BODY_BYTES,
+            )
+        except OSError as exc:  # QA round 8: "port in use" was reported as Slack out of reach
+            problem: str | None = listen_problem(host, port, exc)
+        else:
+            problem = None
+        if problem is not None:  # raised outside the except: no OSError in its context to misread
+            raise ListenError(problem)
         self._stop = threading.Event()
         self._done = threading.Event()
         self.dropped = 0  # follow-ups dropped when the door stopped (_drain_lazy)

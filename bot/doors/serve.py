@@ -14,12 +14,24 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from bot.config import Settings
-from bot.doors.http import EVENTS_PATH, HEALTH_PATH, LAZY_GRACE_S, HttpDoor  # re-exported for callers of serve
+from bot.doors.http import (
+    EVENTS_PATH,
+    HEALTH_PATH,
+    LAZY_GRACE_S,
+    HttpDoor,
+    ListenError,
+)  # re-exported for callers of serve
 
 if TYPE_CHECKING:
     from bot.runtime import Runtime
 
 log = logging.getLogger(__name__)
+
+
+MAX_PORT = 65535
+"""The highest TCP port; ``serve`` takes 0 to it (0: a port the system picks, logged)."""
+MAX_THREADS = 256
+"""Most HTTP worker threads ``serve`` takes (as ``worker --threads``); at least one answers."""
 
 
 class ConfigError(Exception):
@@ -98,8 +110,9 @@ def reload_catalog_logged(runtime: Runtime) -> bool:
     return ok
 
 
-def install_signal_handlers(runtime: Runtime, stop: Callable[[], None]) -> None:
-    """SIGHUP reloads the catalog on a thread; SIGTERM/SIGINT call ``stop`` (main thread only)."""
+def install_signal_handlers(runtime: Runtime, stop: Callable[[], None], logger: logging.Logger | None = None) -> None:
+    """SIGHUP reloads the catalog on a thread; SIGTERM/SIGINT call ``stop`` (main thread only); the
+    signal is logged on ``logger`` (default: this module's; the clock passes its own)."""
     if threading.current_thread() is not threading.main_thread():
         return
 
@@ -112,7 +125,7 @@ def install_signal_handlers(runtime: Runtime, stop: Callable[[], None]) -> None:
         reload.start()
 
     def on_stop(signum: int, frame: Any) -> None:
-        log.info("signal %s: stopping", signal.Signals(signum).name)
+        (logger or log).info("signal %s: stopping", signal.Signals(signum).name)
         for reload in reloads:  # a reload asked for before the stop finishes and logs its outcome
             reload.join(timeout=RELOAD_JOIN_S)
         stop()
@@ -203,13 +216,18 @@ def _app_for(runtime: Runtime, app: Any) -> Any:
 def serve(settings: Settings | None = None, host: str = "127.0.0.1", port: int = 3000, **options: Any) -> None:
     """``vllm-path serve``: pick the door, build the runtime and the app (``SLACK_BOT_TOKEN`` checked
     by :func:`bot.doors.startup.checked_client`), run. ``options``: :func:`serve_http`'s. Raises
-    :class:`ConfigError` when no door is configured or Slack refuses the bot token (the CLI exits 2)."""
+    :class:`ConfigError` when no door is configured, the HTTP door's ``port`` or ``threads`` is out
+    of range (:data:`MAX_PORT`, :data:`MAX_THREADS`) or Slack refuses the bot token (the CLI exits 2)."""
     from bot.logging_setup import setup_logging
     from bot.runtime import Runtime
 
     settings = settings or Settings()
     setup_logging(settings)
     door = door_for(settings)
+    if door == "http" and not 0 <= port <= MAX_PORT:  # QA round 8: 99999 listened on a port of chance
+        raise ConfigError(f"port {port} is not from 0 to {MAX_PORT} (0: one the system picks)")
+    if door == "http" and not 1 <= options.get("threads", 1) <= MAX_THREADS:  # 0: /healthz never answered
+        raise ConfigError(f"threads {options['threads']} is not from 1 to {MAX_THREADS}")
     # The search index on first search (its kept state restored in ~0.05 s): numpy, bm25s and the
     # index are ~30 MB of a server that may never be asked to search (issue 43: serve <= 70 MB
     # idle, benchmarks/serve_memory.py; docs/benchmarks.md).
@@ -227,11 +245,14 @@ def serve(settings: Settings | None = None, host: str = "127.0.0.1", port: int =
 
     secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else None
     answer_held_soon(app, secret if door != "socket" else None, delay_s=settings.held_replay_after_s)
-    dropped = (
-        serve_socket_mode(runtime, app=app)
-        if door == "socket"
-        else serve_http(runtime, host, port, app=app, **options).dropped
-    )
+    try:
+        dropped = (
+            serve_socket_mode(runtime, app=app)
+            if door == "socket"
+            else serve_http(runtime, host, port, app=app, **options).dropped
+        )
+    except ListenError as exc:  # QA round 8: a port in use was blamed on Slack
+        raise ConfigError(str(exc)) from None
     if dropped:
         # Threads still waiting on Slack would hold the exit; the drop is logged, so leave now.
         logging.shutdown()

@@ -123,7 +123,7 @@ def build_app(
         from slack_bolt.oauth.callback_options import CallbackOptions
         from slack_bolt.oauth.oauth_settings import OAuthSettings
 
-        from bot.slack.installs import LockedRotationAuthorize, after_install
+        from bot.slack.installs import InstallationGate, LockedRotationAuthorize, after_install
         from bot.web.oauth import PageOAuthFlow, failure, success_page
 
         installations = runtime.store.installation_store(client_id=settings.slack_client_id)
@@ -147,6 +147,14 @@ def build_app(
             client=make_client(runtime, token=None),
             rotation_lock=runtime.store.rotation_lock,
             logger=logging.getLogger(f"slack_bolt.{App.__name__}"),
+        )
+        # A workspace without an installation gets our words and the install link, not Bolt's stock text.
+        base = str(settings.public_url).rstrip("/") if settings.public_url else None
+        common["before_authorize"] = InstallationGate(
+            runtime,
+            installations,
+            f"{base}{oauth.install_path}" if base else None,
+            verification=common["before_authorize"],
         )
         app = BotApp(
             client=make_client(runtime, token=None),

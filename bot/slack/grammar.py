@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from bot.domain.budget import OFF_WORDS, parse_minutes, take_after, take_budget
@@ -38,13 +38,16 @@ from bot.slack.grammar_phrases import (
     HELP_TOPICS,
     LATEST,
     LATEST_IN,
+    MY_DATA,
     OWN_NAME,
     STOP_TERM,
     STOP_TOPIC,
     USAGE_WORDS,
     ZH_DAY,
     Kind,
+    how_to_topic,
 )
+from bot.slack.grammar_refs import Elsewhere, cut_words, named_elsewhere, visible, zh_budget_words
 from bot.slack.grammar_schedule import split_schedule
 
 MAX_TEXT = 500
@@ -141,6 +144,11 @@ class Command:
     """``dm catchup on|off``: True or False, else None."""
     club: bool | None = None
     """``subscribe … club``: a reading club (True), ``no club`` (False), else None (kept as it is)."""
+    elsewhere: Elsewhere | None = None
+    """A channel or person named in a command that acts only where it is typed, for whoever types it
+    (``subscribe #general spec``, ``follow spec for @bob``; :data:`ELSEWHERE_KINDS`); the other
+    fields are those of the command without it, ``here``: that command's text."""
+    here: str = ""
 
 
 _LABELLED_LINK = re.compile(r"<((?:https?|ftp)://[^<>|\s]+)\|([^<>]*)>", re.IGNORECASE)
@@ -276,6 +284,7 @@ def _take_club(words: list[str]) -> tuple[list[str], bool | None]:
 
 def _subscribe(rest: list[str]) -> dict[str, Any]:
     """``subscribe <track> [N steps] [schedule] [budget] [then stop] [club]``."""
+    rest = zh_budget_words(rest)  # "订阅 spec 每周半小时" (QA round 8)
     typed = rest
     rest, club = _take_club(rest)
     rest, minutes = take_budget(rest)
@@ -296,8 +305,9 @@ def _subscribe(rest: list[str]) -> dict[str, Any]:
 
 def _plan(rest: list[str]) -> dict[str, Any]:
     """``plan 30m`` (``1h``, ``计划 30分钟``): ``minutes``; ``plan off``: ``enabled=False``; ``plan``
-    alone: no fields (show the plan); anything else: ``error="plan.bad"``."""
-    text = " ".join(rest).strip()
+    alone: no fields (show the plan); anything else: ``error="plan.bad"``. Chinese durations
+    (``每周半小时``, ``一个半小时``: :func:`~bot.slack.grammar_refs.zh_minutes`) too."""
+    text = " ".join(w for w in zh_budget_words(rest) if w not in ("每周", "每星期", "每个星期", "每礼拜")).strip()
     if not text:
         return {}
     if text.casefold() in OFF_WORDS:
@@ -315,7 +325,7 @@ def _plan(rest: list[str]) -> dict[str, Any]:
 _ARGUMENTS: dict[str, Callable[[list[str]], dict[str, Any]]] = {
     "next": lambda rest: {"arg": _next_topic(" ".join(rest))},
     "lang": lambda rest: {"arg": LANG_WORDS.get(" ".join(rest).casefold(), " ".join(rest).casefold())},
-    "dm": _dm,
+    "dm": lambda rest: _dm(zh_budget_words(rest)),
     "subscribe": _subscribe,
     "plan": _plan,
 }
@@ -379,11 +389,34 @@ _HELP_LEAD = re.compile(
 """Words between ``help`` and its topic (``help me understand paged attention``)."""
 
 
+ELSEWHERE_KINDS: dict[str, tuple[bool, bool]] = {
+    "subscribe": (True, True), "unsubscribe": (True, True), "subscriptions": (True, False),
+    "follow": (True, True), "unfollow": (True, True), "remind": (True, True),
+}  # fmt: skip
+"""Commands that act only in the channel they are typed in, or only for whoever types them: whether
+a channel, and whether a person, named in them is refused (:attr:`Command.elsewhere`; QA round 8)."""
+
+
 def parse(text: str) -> Command:
-    """Parse slash-command text (as Slack sends it) after :func:`bot.domain.text.clean`; never raises."""
-    raw = OWN_NAME.sub("", clean(_link_labels(text or "")))  # "/vllm-path spec" pasted whole
+    """Parse slash-command text (as Slack sends it) after :func:`bot.domain.text.clean`, with no
+    invisible characters (:func:`~bot.slack.grammar_refs.visible`); a channel or person named in one
+    of :data:`ELSEWHERE_KINDS` is :attr:`Command.elsewhere`, the rest parsed without it. Never raises."""
+    text = visible(text or "")
+    cmd = _parse(text)
+    if cmd.kind not in ELSEWHERE_KINDS:
+        return cmd
+    ref, here = named_elsewhere(text, *ELSEWHERE_KINDS[cmd.kind])
+    if ref is None:
+        return cmd
+    alone = _parse(here)
+    return replace(alone if alone.kind == cmd.kind else cmd, elsewhere=ref, here=clean(here))
+
+
+def _parse(text: str) -> Command:
+    """:func:`parse` without what it adds."""
+    raw = OWN_NAME.sub("", clean(_link_labels(text)))  # "/vllm-path spec" pasted whole
     truncated = len(raw) > MAX_TEXT
-    raw = raw[:MAX_TEXT]
+    raw = cut_words(raw, MAX_TEXT)  # at a word's end (QA: "follow spec spec …" ended in "spe")
     bare = raw.casefold().strip(_MARKS)
     if bare not in _GREETINGS_OR_THANKS:  # one before a command: read what follows
         raw = GREETING_LEAD.sub("", raw)
@@ -403,8 +436,10 @@ def parse(text: str) -> Command:
     for pattern, alone in ALONE:
         if pattern.match(asked):
             return Command(alone, truncated=truncated)
-    if ABOUT_APP.match(asked):  # "what can you do", "怎么用": about the app itself
-        return Command("help", truncated=truncated)
+    if ABOUT_APP.match(asked):  # "what can you do", "怎么用": about the app itself; "how do I subscribe": its lines
+        return Command("help", arg=how_to_topic(asked) or "", truncated=truncated)
+    if MY_DATA.match(asked):  # "delete my data", "forget me": what is kept, how to remove it (QA round 8)
+        return Command("my_data", truncated=truncated)
     if (cancel := CANCEL_REMINDER_N.match(asked)) is not None:  # `取消提醒 1`: as `reminders cancel 1`
         return Command("reminders", arg=f"cancel {int(cancel.group('n'))}", truncated=truncated)
     if CANCEL_REMINDER.match(asked):

@@ -12,7 +12,7 @@ from typing import Literal
 Kind = Literal["help", "query", "search", "next", "read", "unread", "follow", "unfollow", "subscribe",
                "unsubscribe", "subscriptions", "dm", "lang", "remind", "reminders", "stats",
                "did_you_mean", "thanks", "latest", "plan", "catchup", "recommend", "settings", "stop_what",
-               "snooze_what", "digest_cli", "usage"]
+               "snooze_what", "digest_cli", "usage", "my_data"]
 # fmt: on
 
 LATEST = re.compile(
@@ -194,3 +194,48 @@ ASKED_TOPIC = re.compile(
 )
 """A question that only frames its topic (``qwen3 是什么``, ``what is qwen3?``, ``什么是 kv cache``):
 ``t`` the words searched, quoted in the results' heading (QA: it quoted the question words)."""
+
+_HOW_VERBS = {
+    "subscribe": "subscribe", "unsubscribe": "unsubscribe", "follow": "follow", "unfollow": "unfollow",
+    "stop": "stop", "mark": "read", "订阅": "subscribe", "取消订阅": "unsubscribe", "退订": "unsubscribe",
+    "关注": "follow", "取消关注": "unfollow", "取消提醒": "remind", "设置提醒": "remind", "标记已读": "read",
+}  # fmt: skip
+_HOW_NOUNS = {
+    "dm": "dm", "dms": "dm", "reminder": "remind", "reminders": "remind", "digest": "subscribe",
+    "digests": "subscribe", "channel": "subscribe", "channels": "subscribe", "plan": "plan", "language": "lang",
+    "lang": "lang", "track": "follow", "tracks": "follow", "read": "read", "post": "read", "posts": "read",
+}  # fmt: skip
+_HOW_TO = re.compile(
+    r"^(?:(?:so|and|ok|okay)\s+)?(?:how\s+(?:do|can|should)\s+i|how\s+to)\s+(?P<v>\w+)(?P<rest>(?:\s+\w+)*)$"
+    r"|^(?:我)?(?:该|要)?(?:怎么|如何|怎样)(?P<zh>订阅|取消订阅|退订|关注|取消关注|取消提醒|设置提醒|标记已读)(?:呢|啊)?$"
+)
+
+
+def how_to_topic(asked: str) -> str | None:
+    """The command a "how do I …" question about the app asks about (``how do I subscribe``,
+    ``how to unsubscribe``, ``how do I stop the dm``, ``怎么订阅``): the keyword whose lines of the
+    help answer it (QA round 8: the whole help was shown); None for a question about the app as a
+    whole (``how do I use this``)."""
+    m = _HOW_TO.match(asked)
+    if m is None:
+        return None
+    if m["zh"]:
+        return _HOW_VERBS[m["zh"]]
+    nouns = [_HOW_NOUNS[w] for w in m["rest"].split() if w in _HOW_NOUNS]
+    return nouns[0] if nouns else _HOW_VERBS.get(m["v"])
+
+
+MY_DATA = re.compile(
+    r"^(?:(?:please|pls|can you|could you)\s+)?(?:"
+    r"(?:delete|remove|erase|wipe|purge|clear)\s+(?:all\s+(?:of\s+)?)?(?:my|me)(?:\s+(?:data|info|information|account"
+    r"|records?|history|details|profile|everything))?|(?:delete|erase|wipe)\s+(?:all\s+)?(?:my\s+)?(?:data|everything)"
+    r"(?:\s+(?:about|of|on)\s+me)?|forget\s+(?:about\s+)?me|forget\s+(?:everything|all)(?:\s+about\s+me)?"
+    r"|what\s+(?:data\s+)?do\s+you\s+(?:keep|store|know|have|save)(?:\s+(?:about|on|of)\s+me)?"
+    r"|what\s+(?:data|information|info)\s+(?:do\s+you\s+)?(?:keep|store|have|save)(?:\s+(?:about|on|of)\s+me)?"
+    r"|(?:my\s+)?(?:privacy|gdpr|data\s+(?:deletion|privacy|protection))(?:\s+policy)?|my\s+data"
+    r"|(?:请)?(?:删除|清除|删掉|抹掉)(?:我的)?(?:全部|所有)?(?:数据|信息|记录|资料|账号)|(?:请)?(?:忘记|忘掉)我"
+    r"|(?:你)?(?:保存|存储|存|记录)了?(?:我的)?(?:哪些|什么)(?:数据|信息)?|隐私(?:政策)?|我的数据)"
+    r"(?:\s+(?:please|pls|now))?(?:吧|呢|吗)?$"
+)
+"""Asking what the app keeps about one or to have it deleted (``delete my data``, ``forget me``,
+``删除我的数据``): what is kept and how to remove it, never a search (QA round 8)."""

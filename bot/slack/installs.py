@@ -1,26 +1,32 @@
 """OAuth installations in the app: after a (re)install (:func:`after_install`) resume what was paused
-for auth and welcome once; in every request, Bolt's authorize with rotating tokens refreshed under
-the store's cross-process lock (:class:`LockedRotationAuthorize`)."""
+for auth and welcome once; in every request, a workspace without an installation answered with our
+words and the install link (:class:`InstallationGate`), and Bolt's authorize with rotating tokens
+refreshed under the store's cross-process lock (:class:`LockedRotationAuthorize`)."""
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Any
 
-from slack_bolt import BoltContext
+from slack_bolt import BoltContext, BoltRequest, BoltResponse
 from slack_bolt.authorization import AuthorizeResult
 from slack_bolt.authorization.authorize import InstallationStoreAuthorize
+from slack_bolt.middleware import Middleware
 from slack_bolt.oauth.callback_options import SuccessArgs
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 from slack_sdk.oauth import InstallationStore
+from slack_sdk.oauth.installation_store.models.bot import Bot
 from slack_sdk.oauth.installation_store.models.installation import Installation
 
+from bot.domain.text import has_han
 from bot.runtime import Runtime
 from bot.slack.i18n import t
+from bot.slack.mrkdwn import Mrkdwn
 from bot.store.installations import ROTATE_MINUTES_BEFORE_EXPIRY, Resumed, rotation_due, tenant_of
 
 log = logging.getLogger(__name__)
@@ -29,6 +35,108 @@ DUE_MARGIN_MINUTES = 1
 """:class:`LockedRotationAuthorize` takes the lock for a token expiring within this many minutes
 more than Bolt's refresh threshold: a token Bolt would refresh is never missed by the check made
 before (a request would need a minute between the two)."""
+
+
+FOUND = "vllm_path_installation_found"
+"""Key in a request's context: ``(installation or bot or None,)`` as :class:`InstallationGate`
+found it for the request's workspace, so that :class:`LockedRotationAuthorize` does not look again."""
+NO_AUTH_EVENTS = frozenset({"app_uninstalled", "tokens_revoked", "team_access_revoked"})
+"""Events Bolt passes without an installation (it authorizes them without a token)."""
+WARNED_TEAMS_MAX = 10_000
+"""Most workspaces :class:`InstallationGate` remembers having logged (then it starts afresh)."""
+
+
+class InstallationGate(Middleware):
+    """Bolt's ``before_authorize`` of an OAuth app: ``verification`` first (our signature check,
+    when given); then a request from a workspace with no installation (never installed, or
+    removed by ``app_uninstalled``/``tokens_revoked``) is answered here, not by Bolt's stock
+    "your installation … is no longer available" with an ERROR per request: the person who typed
+    or clicked gets ``install.missing`` (English or Chinese, :func:`missing_install_text`) through
+    ``response_url`` or in the ack, with ``install_url`` when known; an event is acknowledged
+    quietly. One WARNING per workspace (then DEBUG). Requests from installed workspaces go on,
+    the lookup kept in the context (:data:`FOUND`)."""
+
+    def __init__(
+        self,
+        runtime: Runtime,
+        installation_store: InstallationStore,
+        install_url: str | None,
+        verification: Middleware | None = None,
+    ) -> None:
+        self.runtime, self.installation_store, self.install_url = runtime, installation_store, install_url
+        self.verification = verification
+        self._warned: set[str] = set()
+        self._lock = threading.Lock()
+
+    def process(self, *, req: BoltRequest, resp: BoltResponse, next: Callable[[], BoltResponse]) -> BoltResponse | None:
+        """The signature check (when given), then the installation check."""
+        if self.verification is None:
+            return self._gate(req, next)
+        return self.verification.process(req=req, resp=resp, next=lambda: self._gate(req, next))
+
+    def _gate(self, req: BoltRequest, next: Callable[[], BoltResponse]) -> BoltResponse:
+        body, context = req.body or {}, req.context
+        raw_event = body.get("event")
+        event: dict[str, Any] = raw_event if isinstance(raw_event, dict) else {}
+        if body.get("type") in ("url_verification", "ssl_check") or event.get("type") in NO_AUTH_EVENTS:
+            return next()
+        enterprise, team, org_wide = context.enterprise_id, context.team_id, context.is_enterprise_install
+        if not (enterprise or team):
+            return next()
+        store = self.installation_store
+        found = store.find_installation(
+            enterprise_id=enterprise, team_id=team, is_enterprise_install=org_wide
+        ) or store.find_bot(enterprise_id=enterprise, team_id=team, is_enterprise_install=org_wide)
+        if found is not None:
+            context[FOUND] = (found,)
+            return next()
+        tenant = tenant_of(enterprise, team, org_wide)
+        self._log_once(tenant, body)
+        if body.get("type") == "event_callback":
+            return BoltResponse(status=200, body="")
+        text = missing_install_text(self.runtime, tenant, context.user_id, body, self.install_url)
+        if context.response_url:
+            with contextlib.suppress(Exception):  # a response_url that fails: the ack is all there is
+                respond = context.respond
+                if respond is not None:
+                    respond(text=text, response_type="ephemeral", replace_original=False)
+                    return BoltResponse(status=200, body="")
+        if body.get("command"):  # a slash command without a response_url: the ack is its reply
+            return BoltResponse(status=200, body=text)
+        return BoltResponse(status=200, body="")
+
+    def _log_once(self, tenant: str, body: dict[str, Any]) -> None:
+        with self._lock:
+            first = tenant not in self._warned
+            if first:
+                if len(self._warned) >= WARNED_TEAMS_MAX:
+                    self._warned.clear()
+                self._warned.add(tenant)
+        kind = body.get("command") or body.get("type") or "request"
+        if first:
+            log.warning(
+                "a request (%s) from workspace %s, where the app is not installed (never, or removed): "
+                "answered with the install link; further ones from it are logged at DEBUG",
+                kind,
+                tenant,
+            )
+        else:
+            log.debug("a request (%s) from workspace %s, where the app is not installed", kind, tenant)
+
+
+def missing_install_text(
+    runtime: Runtime, tenant: str, user_id: str | None, body: dict[str, Any], install_url: str | None
+) -> str:
+    """``install.missing`` (with ``install_url``) or ``install.missing_no_url``: Chinese when the
+    command was typed in Chinese or the person chose Chinese before (kept after an uninstall),
+    else English."""
+    lang = "zh" if has_han(str(body.get("text") or "")) else "en"
+    if lang == "en" and user_id:
+        with contextlib.suppress(Exception):  # the store may be what fails: English then
+            lang = "zh" if runtime.store.get_lang(tenant, user_id) == "zh" else "en"
+    if install_url:
+        return str(t("install.missing", lang, url=Mrkdwn(install_url)))
+    return str(t("install.missing_no_url", lang))
 
 
 class LockedRotationAuthorize(InstallationStoreAuthorize):
@@ -64,7 +172,11 @@ class LockedRotationAuthorize(InstallationStoreAuthorize):
         self, *, context: BoltContext, enterprise_id: str | None, team_id: str | None, **rest: Any
     ) -> AuthorizeResult | None:
         """Bolt's authorize, under the rotation lock of the tenant when its token is due."""
-        tenant = self.due_tenant(enterprise_id, team_id, context.is_enterprise_install)
+        known = context.get(FOUND)  # InstallationGate's lookup of this request
+        found = (
+            known[0] if isinstance(known, tuple) else self._find(enterprise_id, team_id, context.is_enterprise_install)
+        )
+        tenant = self._due(found)
         with self.rotation_lock(tenant) if tenant is not None else contextlib.nullcontext():
             return super().__call__(context=context, enterprise_id=enterprise_id, team_id=team_id, **rest)
 
@@ -74,10 +186,17 @@ class LockedRotationAuthorize(InstallationStoreAuthorize):
         """The tenant (:func:`~bot.store.installations.tenant_of`) of the installation Bolt will
         find for these keys when one of its rotating tokens is due (within Bolt's threshold plus
         :data:`DUE_MARGIN_MINUTES`); else None."""
-        store, org_wide = self.installation_store, is_enterprise_install
-        found = store.find_installation(
+        return self._due(self._find(enterprise_id, team_id, is_enterprise_install))
+
+    def _find(self, enterprise_id: str | None, team_id: str | None, org_wide: bool | None) -> Installation | Bot | None:
+        """The installation (else the bot) Bolt will find for these keys."""
+        store = self.installation_store
+        return store.find_installation(
             enterprise_id=enterprise_id, team_id=team_id, is_enterprise_install=org_wide
         ) or store.find_bot(enterprise_id=enterprise_id, team_id=team_id, is_enterprise_install=org_wide)
+
+    def _due(self, found: Installation | Bot | None) -> str | None:
+        """``found``'s tenant when one of its rotating tokens is due, else None."""
         if not rotation_due(found, self.token_rotation_expiration_minutes + DUE_MARGIN_MINUTES) or found is None:
             return None
         return tenant_of(found.enterprise_id, found.team_id, found.is_enterprise_install)

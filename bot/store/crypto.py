@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
@@ -112,19 +113,84 @@ def ephemeral_cipher() -> TokenCipher:
 
 def local_key_cipher(directory: Path | None = None) -> TokenCipher:
     """For a local run without ``TOKEN_ENCRYPTION_KEY``: the key in ``LOCAL_KEY_FILE`` in
-    ``directory`` (default: the working directory), generated (mode 0600) on first use."""
+    ``directory`` (default: the working directory); without that file, a :class:`LocalKeyCipher`
+    whose new key is written there (mode 0600) only when it first seals a token. Stored sealed
+    tokens no key opens are then refused without a key file left behind (QA round 8: ``serve``
+    wrote a new key, then refused the tokens sealed under the old one, "with any key in
+    TOKEN_ENCRYPTION_KEY", with that variable unset)."""
     path = (directory or Path.cwd()) / LOCAL_KEY_FILE
-    if not path.exists():
-        from cryptography.fernet import Fernet
-
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(Fernet.generate_key())
-        log.warning(
-            "TOKEN_ENCRYPTION_KEY is not set: generated a token encryption key in %s "
-            "(keep it with the database; set TOKEN_ENCRYPTION_KEY in production)",
-            path,
-        )
-    else:
+    if path.exists():
         log.warning("TOKEN_ENCRYPTION_KEY is not set: using the token encryption key in %s", path)
-    return TokenCipher([path.read_bytes().strip()])
+    return LocalKeyCipher(path)
+
+
+class LocalKeyCipher(TokenCipher):
+    """A :class:`TokenCipher` on the key file ``path`` (:func:`local_key_cipher`): its key when the
+    file exists, else a new key kept in memory until the first seal writes it to ``path``
+    (``O_EXCL``, mode 0600; a file another process wrote meanwhile is read and used instead).
+    :attr:`key_unset` is True while no key file exists."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self._lock = threading.Lock()
+        self.key_unset = not self._load()
+        if self.key_unset:
+            from cryptography.fernet import Fernet
+
+            self._new_key = Fernet.generate_key()
+            super().__init__([self._new_key])
+
+    def _load(self) -> bool:
+        """Use the key in :attr:`path` if the file exists; whether it did."""
+        try:
+            key = self.path.read_bytes().strip()
+        except FileNotFoundError:
+            return False
+        super().__init__([key])
+        return True
+
+    def _settle(self, write: bool) -> None:
+        """While no key file is known: use one that has appeared; else, when ``write``, write ours."""
+        if not self.key_unset:
+            return
+        with self._lock:
+            if not self.key_unset or self._load():
+                self.key_unset = False
+                return
+            if not write:
+                return
+            try:
+                fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            except FileExistsError:
+                self._load()
+            else:
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(self._new_key)
+                log.warning(
+                    "TOKEN_ENCRYPTION_KEY is not set: generated a token encryption key in %s "
+                    "(keep it with the database; set TOKEN_ENCRYPTION_KEY in production)",
+                    self.path,
+                )
+            self.key_unset = False
+
+    def seal(self, value: str | None) -> str | None:
+        """:meth:`TokenCipher.seal`, the key written to :attr:`path` first if it is new."""
+        if value:
+            self._settle(write=True)
+        return super().seal(value)
+
+    def reseal(self, value: str | None) -> str | None:
+        """:meth:`TokenCipher.reseal`, the key written to :attr:`path` first if it is new."""
+        if value:
+            self._settle(write=True)
+        return super().reseal(value)
+
+    def open(self, value: str | None) -> str | None:
+        """:meth:`TokenCipher.open` (with the key file another process may have written since)."""
+        self._settle(write=False)
+        return super().open(value)
+
+    def state(self, value: str | None) -> str:
+        """:meth:`TokenCipher.state` (with the key file another process may have written since)."""
+        self._settle(write=False)
+        return super().state(value)

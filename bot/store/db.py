@@ -18,7 +18,7 @@ from typing import Any
 
 from sqlalchemy import Connection, DateTime, Engine, create_engine, event, text
 from sqlalchemy.engine import Dialect, make_url
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.pool import StaticPool
 from sqlalchemy.types import TypeDecorator
 
@@ -89,15 +89,34 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
         else:
             options.update(pool_size=SQLITE_POOL_SIZE, max_overflow=SQLITE_POOL_SIZE // 4)
             if not database.startswith("file:"):
-                folder = Path(database).expanduser().resolve().parent
-                if not folder.is_dir():
-                    folder.mkdir(parents=True, exist_ok=True)
-                    log.warning("made the folder %s for the SQLite database %s", folder, Path(database).name)
+                _make_sqlite_folder(Path(database).expanduser())
     options.update(kwargs)
     engine = create_engine(parsed, **options)
     if backend == "sqlite":
         _configure_sqlite(engine)
     return engine
+
+
+def _make_sqlite_folder(database: Path) -> None:
+    """Create the folder of the SQLite file ``database`` if missing (a WARNING names it). Raises
+    :class:`sqlalchemy.exc.ArgumentError` saying ``cannot open the database at …: <reason>`` when it
+    cannot be made (a path under a file, no permission): the CLI's database error, not an
+    ``OSError`` a caller could take for the network (QA round 8: ``serve`` blamed Slack)."""
+    folder, reason = database.absolute().parent, None
+    try:
+        folder = database.resolve().parent
+        if folder.is_dir():
+            return
+        blocker = next((p for p in (folder, *folder.parents) if p.exists()), None)
+        if blocker is not None and not blocker.is_dir():
+            reason = f"{blocker} is a file, not a folder"
+        else:
+            folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        reason = f"{exc.strerror} ({exc.filename})" if exc.strerror and exc.filename else str(exc)
+    if reason is not None:  # raised outside the except: no OSError in its context to misread
+        raise ArgumentError(f"cannot open the database at {database}: {reason}")
+    log.warning("made the folder %s for the SQLite database %s", folder, database.name)
 
 
 def _configure_sqlite(engine: Engine) -> None:

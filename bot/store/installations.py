@@ -196,9 +196,7 @@ class InstallationsRepo(StoreCore):
                         pending.append((table, row, {n: v for n, v in states.items() if v != "current"}))
             if counts["unreadable"]:
                 raise TokenKeyError(
-                    f"{counts['unreadable']} stored Slack token(s) cannot be read with any key in "
-                    "TOKEN_ENCRYPTION_KEY: put back the key they were sealed with (first the new "
-                    "key, then the old one, comma separated) and start again",
+                    _unreadable_message(self._cipher, counts["unreadable"]),
                     unreadable=counts["unreadable"],
                     readable=counts["plain"] + counts["older"] + counts["current"],
                 )
@@ -266,6 +264,30 @@ class TokenKeyError(ValueError):
         super().__init__(message)
         self.unreadable = unreadable
         self.readable = readable
+
+
+def _unreadable_message(cipher: object, unreadable: int) -> str:
+    """Why ``unreadable`` stored tokens cannot be opened, by where ``cipher``'s keys came from:
+    ``TOKEN_ENCRYPTION_KEY``, the local key file, or no key at all (the variable unset and no key
+    file: none was written, :class:`bot.store.crypto.LocalKeyCipher`)."""
+    from bot.store.crypto import LocalKeyCipher
+
+    if isinstance(cipher, LocalKeyCipher) and cipher.key_unset:
+        return (
+            f"TOKEN_ENCRYPTION_KEY is not set and {unreadable} sealed Slack token(s) are stored: "
+            "set TOKEN_ENCRYPTION_KEY to the key they were sealed with and start again"
+        )
+    if isinstance(cipher, LocalKeyCipher):
+        return (
+            f"{unreadable} stored Slack token(s) cannot be read with the key in {cipher.path} "
+            "(TOKEN_ENCRYPTION_KEY is not set): set TOKEN_ENCRYPTION_KEY to the key they were "
+            "sealed with and start again"
+        )
+    return (
+        f"{unreadable} stored Slack token(s) cannot be read with any key in "
+        "TOKEN_ENCRYPTION_KEY: put back the key they were sealed with (first the new "
+        "key, then the old one, comma separated) and start again"
+    )
 
 
 def _rows_of(table: Table, enterprise_id: str | None, team_id: str | None, org_wide: bool) -> ColumnElement[bool]:

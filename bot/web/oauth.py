@@ -5,9 +5,10 @@ to try again in a minute and one WARNING line (:class:`PageOAuthFlow`)."""
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from slack_bolt.oauth import OAuthFlow
 from slack_bolt.oauth.callback_options import FailureArgs, SuccessArgs
@@ -127,8 +128,69 @@ def installed_before(store: InstallationStore, installation: Installation) -> bo
     )
 
 
+INSTALLED_COOKIE = "vllm-path-installed"
+"""The cookie the success page sets (:func:`installed_cookie`): the install's state and the
+installation's ids, so that the same browser reloading the used redirect link is told the app is
+installed (:func:`already_installed`), not that the link expired (QA round 8)."""
+INSTALLED_COOKIE_MAX_AGE = 86_400
+"""Seconds the browser keeps :data:`INSTALLED_COOKIE` (a day of reloads and back buttons)."""
+RELOAD_REASONS = frozenset({"invalid_state", "invalid_browser"})
+"""Bolt's failure reasons a reload of the used redirect link meets (the state consumed; its cookie gone)."""
+
+
+def installed_cookie(state: str, installation: Installation) -> str:
+    """The ``Set-Cookie`` value of :data:`INSTALLED_COOKIE` for a good install with ``state``."""
+    ids = (
+        installation.enterprise_id or "",
+        installation.team_id or "",
+        "1" if installation.is_enterprise_install else "",
+    )
+    value = ".".join((state, *ids))
+    return f"{INSTALLED_COOKIE}={value}; Secure; HttpOnly; SameSite=Lax; Path=/; Max-Age={INSTALLED_COOKIE_MAX_AGE}"
+
+
+def _cookie(request: BoltRequest, name: str) -> str | None:
+    """The value of the cookie ``name`` the request carries, or None."""
+    from http.cookies import CookieError, SimpleCookie
+
+    jar: SimpleCookie = SimpleCookie()
+    for header in request.headers.get("cookie", []):
+        with contextlib.suppress(CookieError):
+            jar.load(header)
+    morsel = jar.get(name)
+    return morsel.value if morsel is not None else None
+
+
+def already_installed(args: FailureArgs) -> BoltResponse | None:
+    """For a reload of the redirect link a good install used, in the browser that made it (its
+    :data:`INSTALLED_COOKIE` names the link's state) and the installation still stored: the page
+    saying the app is already installed (200, *Open Slack*); else None."""
+    request = args.request
+    state = next(iter(request.query.get("state") or []), None)
+    cookie = _cookie(request, INSTALLED_COOKIE)
+    if args.reason not in RELOAD_REASONS or not state or not cookie:
+        return None
+    parts = cookie.rsplit(".", 3)
+    if len(parts) != 4 or parts[0] != state:
+        return None
+    enterprise, team, org_wide = parts[1] or None, parts[2] or None, parts[3] == "1"
+    store = args.settings.installation_store
+    found = store.find_installation(enterprise_id=enterprise, team_id=team, is_enterprise_install=org_wide)
+    if found is None and store.find_bot(enterprise_id=enterprise, team_id=team, is_enterprise_install=org_wide) is None:
+        return None  # removed since: the link has expired after all
+    name = (found.team_name or found.enterprise_name) if found is not None else None
+    app_id = found.app_id if found is not None else None
+    log.info("OAuth redirect link reloaded after a good install (team %s): said it is installed", team or enterprise)
+    html = pages.success_page(name, already=True, open_url=pages.open_slack_url(app_id, team))
+    return BoltResponse(status=200, body=html, headers=dict(HTML))
+
+
 def failure(args: FailureArgs) -> BoltResponse:
-    """Bolt's OAuth ``failure`` callback: log the reason (and error), answer our error page."""
+    """Bolt's OAuth ``failure`` callback: a reload of a link a good install used is told so
+    (:func:`already_installed`); else log the reason (and error), answer our error page."""
+    gentle = already_installed(args)
+    if gentle is not None:
+        return gentle
     error = f" ({type(args.error).__name__})" if args.error is not None else ""
     log.warning("OAuth install failed: %s%s", args.reason, error)
     status, html = pages.failure_page(args.reason)
@@ -139,7 +201,8 @@ def success_page(after: Callable[[SuccessArgs], bool | None]) -> Callable[[Succe
     """Bolt's OAuth ``success`` callback: run ``after`` (resume paused digests, welcome the
     installer; it returns whether the welcome DM was sent; its errors are logged, the page still
     shows), then answer our success page: installed or reinstalled (:data:`INSTALLED_BEFORE`),
-    the DM mentioned only when sent, an *Open Slack* button to the app in the workspace."""
+    the DM mentioned only when sent, an *Open Slack* button to the app in the workspace; it sets
+    :data:`INSTALLED_COOKIE` (:func:`installed_cookie`) for a reload of the link."""
 
     def success(args: SuccessArgs) -> BoltResponse:
         welcomed = False
@@ -155,6 +218,10 @@ def success_page(after: Callable[[SuccessArgs], bool | None]) -> Callable[[Succe
             welcomed=welcomed,
             open_url=pages.open_slack_url(installation.app_id, installation.team_id),
         )
-        return BoltResponse(status=200, body=html, headers=dict(HTML))
+        headers: dict[str, str | Sequence[str]] = dict(HTML)
+        state = next(iter(args.request.query.get("state") or []), None)
+        if state:  # a reload of this link is told the app is installed (already_installed)
+            headers["Set-Cookie"] = installed_cookie(state, installation)
+        return BoltResponse(status=200, body=html, headers=headers)
 
     return success

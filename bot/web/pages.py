@@ -74,22 +74,28 @@ def open_slack_url(app_id: str | None, team_id: str | None) -> str:
 
 
 def success_page(
-    team_name: str | None, *, reinstall: bool = False, welcomed: bool = False, open_url: str = SLACK_HOME
+    team_name: str | None,
+    *,
+    reinstall: bool = False,
+    welcomed: bool = False,
+    open_url: str = SLACK_HOME,
+    already: bool = False,
 ) -> str:
     """The page after a good install of ``team_name`` (a workspace or org; None: unnamed): installed,
-    or installed again when ``reinstall`` (the workspace had an installation before); the
-    direct-message line only when the welcome DM was ``welcomed`` (sent now); what to do next in
-    Slack; an *Open Slack* button to ``open_url`` (:func:`open_slack_url`)."""
+    or installed again when ``reinstall`` (the workspace had an installation before), or already
+    installed when ``already`` (the used link reloaded); the direct-message line only when the
+    welcome DM was ``welcomed`` (sent now); what to do next in Slack; an *Open Slack* button to
+    ``open_url`` (:func:`open_slack_url`)."""
     w = Words("web.success", "en")
-    key = ("again_title" if reinstall else "title") + ("_in" if team_name else "")
-    title = w[key].format(app=APP_NAME, team=team_name or "")
-    page_title = w["again_title" if reinstall else "title"].format(app=APP_NAME)
+    stem = "already_title" if already else "again_title" if reinstall else "title"
+    title = w[stem + ("_in" if team_name else "")].format(app=APP_NAME, team=team_name or "")
+    page_title = w[stem].format(app=APP_NAME)
     steps = [
         _with_code(w.step_help, command="/vllm-path help"),
         _with_code(w.step_path, command="/vllm-path speculative"),
         _with_code(w.step_digest, invite="/invite @vllm-path", subscribe="/vllm-path subscribe spec"),
     ]
-    lead = [w.again_lead] if reinstall else []
+    lead = [w.already_lead] if already else [w.again_lead] if reinstall else []
     lead += [w.lead] + ([w.dm_sent] if welcomed else [])
     return render(
         "success.html", title=title, page_title=page_title, lead=" ".join(lead), steps=steps, open_url=open_url, w=w

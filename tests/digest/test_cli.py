@@ -75,7 +75,7 @@ def test_run_now_sends_this_weeks_digests_once(sqlite_url, standin) -> None:
     assert "2 digest(s): sent 2" in first.output
     assert sorted(c.channel for c in standin.calls("chat.postMessage")) == ["C1", "C3"]
     again = runner.invoke(main, args, env=_env(sqlite_url, standin))
-    assert again.exit_code == 0 and "taken 2" in again.output
+    assert again.exit_code == 0 and "already sent this week 2" in again.output and "taken" not in again.output
     everything = runner.invoke(main, ["digest", "run-now"], env=_env(sqlite_url, standin))
     assert "sent 1" in everything.output and len(standin.calls("chat.postMessage")) == 3
 

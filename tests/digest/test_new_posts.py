@@ -87,6 +87,8 @@ NEW_LINE = re.compile(r"New in ([^:]+): .*?\(step (\d+)\)")
 
 
 def test_a_post_accepted_behind_a_channel_is_named_once_in_its_next_digest(root: Path, db_url: str, standin) -> None:
+    for pid in [p for p in load_catalog(root).order("spec") if load_catalog(root).post(p).url is None]:
+        give_link(root, pid, f"https://vllm-project.github.io/2026/12/04/{pid}.html")  # the path walks to its end
     rt = runtime_on(root, db_url, standin)
     sub = rt.store.subscribe(TEAM, "C1", "spec", WeeklySchedule.of(0, "09:00", "UTC"), steps_per_week=3)
     further = len(rt.holder.catalog.essentials("spec")) + 1  # the first further reading step
@@ -210,6 +212,8 @@ def test_no_link_yet_gives_way_to_the_link_once_the_catalog_has_it(root: Path, s
         after = json.dumps(h.command(me, tid).blocks, ensure_ascii=False)
         assert LINK in after and "no link yet" not in around(after, title)
         nxt = json.dumps(h.command(me, f"next {tid}").blocks, ensure_ascii=False)
+        # the minutes' note counts the other steps still without one ("… more have no link yet")
+        nxt = re.sub(r"\d+ more ha(?:ve|s) no link yet", "", nxt)
         assert LINK in nxt and "no link yet" not in around(nxt, title)
         assert deliverer(rt).deliver_subscription(sub.id, FIRE).outcome is Outcome.SENT
         digest = sent_text(standin, "C2")[0]

@@ -276,6 +276,7 @@ def test_sigterm_mid_fan_out_stops_within_10_s_and_the_restart_sends_the_rest_on
     log = (tmp_path / "first.log").read_text(errors="replace")
     stopped = re.search(r"digest clock stopped in ([0-9.]+) s", log)
     assert stopped, log[-3000:]
+    assert "bot.digest.clock: signal SIGTERM: stopping" in log and "bot.doors.serve" not in log, log[-3000:]
     # The clock's own measure of its shutdown, and the platform's view (signal to exit, with
     # the interpreter's teardown): both within 10 s.
     assert float(stopped.group(1)) < 10 and exited_in < 10, (stopped.group(1), exited_in)

@@ -193,3 +193,17 @@ def test_moving_someone_elses_digest_is_refused_the_same_subscribe_is_fine_and_a
     assert "Fridays" in admin.ask("subscribe spec friday 10:00").body["text"]
     [moved] = runtime.store.subscriptions(slack.team, CHANNEL)
     assert moved.schedule.weekday == 4
+
+
+def test_a_second_snooze_of_the_same_digest_is_answered_privately_and_announced_once(slack, standin, runtime):
+    """QA round 8: three clicks on one digest's Snooze posted three identical announcements."""
+    slack.ask("subscribe spec")
+    [sub] = runtime.store.subscriptions(slack.team, CHANNEL)
+    _, url = slack.click(_digest_message(sub.id, "snooze"), "snooze:", ephemeral=False)
+    standin.wait_for_response(url, timeout=PATIENCE_S)
+    announced = _wait_announced(standin, CHANNEL, 2)
+    bob = replace(slack, user="U0BOB")
+    _, again = bob.click(_digest_message(sub.id, "snooze"), "snooze:", ephemeral=False)
+    answer = standin.wait_for_response(again, timeout=PATIENCE_S).body
+    assert "already snoozed" in answer["text"] and answer.get("response_type", "ephemeral") == "ephemeral"
+    assert _announcements(standin, CHANNEL) == announced  # the subscribe's line and one snooze line

@@ -157,7 +157,8 @@ def test_an_unreachable_slack_gets_a_branded_503_and_one_warning(tmp_path: Path)
     for internal in ("URLError", "Connection refused", "Traceback", "never-exchanged", "Internal Server Error"):
         assert internal not in done.text
     log = out.get("stderr", b"").decode("utf-8", "replace") + out.get("stdout", b"").decode("utf-8", "replace")
-    warnings = [line for line in log.splitlines() if " WARNING " in line]
+    # A busy machine may queue the first request for a moment (waitress.queue): that is load, not the outage.
+    warnings = [line for line in log.splitlines() if " WARNING " in line and " waitress.queue: " not in line]
     assert len(warnings) == 1, log
     assert "Slack could not be reached" in warnings[0] and "never-exchanged" not in warnings[0]
     assert "Traceback" not in log and " ERROR " not in log and " CRITICAL " not in log, log

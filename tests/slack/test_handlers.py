@@ -475,11 +475,14 @@ def test_minutes_left_say_when_they_leave_out_steps_not_linked_yet(runtime):
     text = h.command(ALICE, "next").text
     further = len(paths.further(cat, track.id))  # the count holds them, the minutes do not (QA round 7)
     assert f"{further} further reading left" in text, text
-    assert f"(the minutes are of {further - unknown}; {unknown} without a link yet not counted)" in text, text
+    said = "1 more has no link yet" if unknown == 1 else f"{unknown} more have no link yet"  # QA round 8: wording
+    assert f"(minutes for the {further - unknown} with a link; {said})" in text, text
     linked = [p for p in paths.further(cat, track.id) if cat.post(p).minutes is not None]
     h.command(ALICE, f"follow {track.id}")
     h.command(ALICE, "read " + " ".join(linked))
-    assert f"(the minutes are of 0; {unknown} without a link yet not counted)" in h.command(ALICE, "next").text
+    left = h.command(ALICE, "next").text  # only unlinked steps left: "? min", not "0 min ... of 0" (roadmap)
+    assert "(? min)" in left and f"(reading time unknown: {unknown} left without a link yet)" in left, left
+    assert "minutes are of 0" not in left and "(0 min)" not in left
 
 
 def test_the_finish_message_shows_the_readers_streak(runtime):

@@ -70,6 +70,8 @@ def test_the_digest_and_the_web_page_label_further_reading_alike(runtime) -> Non
     sub = BudgetPreview(1, "quant", 0, 1, None, minutes_per_week=100_000, after_essentials="further")  # all of it
     text = _text(compose_channel_digest(cat, sub, lang="en").reply)
     for s in path.further:
+        if cat.post(s.post_id).url is None:
+            continue  # QA round 8: a step without a link waits for one; no digest sends it
         meta = f"step {s.number} of {len(path.steps)} · "
         assert meta + "further reading · " in text
     for s in path.essentials:

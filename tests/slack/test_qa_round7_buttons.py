@@ -46,5 +46,6 @@ def test_further_readings_count_and_minutes_say_of_how_many(runtime):
     h.command(ALICE, "read " + " ".join(paths.essentials(cat, track.id)))
     text = h.command(ALICE, "next").text
     assert f"{len(further)} further reading left" in text, text
-    assert f"the minutes are of {len(further) - unknown}; {unknown} without a link yet not counted" in text, text
+    said = "1 more has no link yet" if unknown == 1 else f"{unknown} more have no link yet"  # QA round 8: wording
+    assert f"(minutes for the {len(further) - unknown} with a link; {said})" in text, text
     assert "not counted: " not in text

@@ -32,10 +32,11 @@ def test_sealed_tokens_open_only_with_a_configured_key() -> None:
 def test_a_local_run_without_a_key_generates_one_file_and_says_where(tmp_path: Path, caplog) -> None:
     with caplog.at_level(logging.WARNING):
         first = local_key_cipher(tmp_path)
+        sealed = first.seal("xoxb-2")  # the new key is written when it first seals (QA round 8)
     path = tmp_path / LOCAL_KEY_FILE
     assert stat.S_IMODE(path.stat().st_mode) == 0o600 and str(path) in caplog.text
     assert path.read_text().strip() not in caplog.text
-    assert local_key_cipher(tmp_path).open(first.seal("xoxb-2")) == "xoxb-2"
+    assert local_key_cipher(tmp_path).open(sealed) == "xoxb-2"
 
 
 def test_reseal_moves_every_stored_token_to_the_new_key(tmp_path: Path) -> None:

@@ -150,14 +150,17 @@ def write_draft(root: Path, draft: Draft) -> Path:
 
 def read_state(root: Path) -> dict[str, Any]:
     """``{"feeds": {url: {"etag", "modified"}}, "rejected": [canonical URL, …], "unsent": {draft id:
-    [curator user id, …]}}`` (``unsent``: review cards whose post to Slack failed, tried again on the
-    next run; empty when absent or unreadable)."""
+    [curator user id, …]}, "carded": [draft id, …]}`` (``unsent``: review cards whose post to Slack
+    failed, tried again on the next run; ``carded``: the drafts whose cards were sent or queued, so a
+    draft written by the command line gets its cards too; empty when absent or unreadable)."""
     try:
         data = json.loads((root / DRAFTS_DIR / STATE_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         data = {}
     unsent = {str(k): [str(u) for u in v] for k, v in dict(data.get("unsent") or {}).items() if isinstance(v, list)}
-    return {"feeds": dict(data.get("feeds") or {}), "rejected": list(data.get("rejected") or []), "unsent": unsent}
+    carded = [str(d) for d in data.get("carded") or []]
+    feeds, rejected = dict(data.get("feeds") or {}), list(data.get("rejected") or [])
+    return {"feeds": feeds, "rejected": rejected, "unsent": unsent, "carded": carded}
 
 
 def write_state(root: Path, state: dict[str, Any]) -> None:

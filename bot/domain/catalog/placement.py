@@ -6,26 +6,31 @@ A post's text (title, summary, feed content) becomes a TF-IDF vector of its word
 word pairs (sublinear term counts, idf over the catalog's posts, light stemming:
 :func:`bot.domain.search.analysis.stem`); each catalog post's vector is built from what the
 catalog says of it (title, summary, tags, the blog's tags, questions) and, when given, its own
-text as its feed gives it. A post is compared by its :data:`QUERY_TERMS` heaviest terms; a track
-scores the mean of its :data:`TOP_STEPS` most similar steps' cosines plus the cosine with its own
-words (names, aliases, description, why its essentials are essential) plus, for the feed's tags
-(the blog's categories), how much the catalog's steps with those tags are this track's
-(:data:`TAG_WEIGHT`).
+text as its feed gives it (a body's markup left out: :func:`plain`). A post is compared by its
+:data:`QUERY_TERMS` heaviest terms; a track scores the mean of its :data:`TOP_STEPS` most similar
+steps' cosines plus the cosine with its own words (names, aliases, description, why its
+essentials are essential) plus, for the feed's tags (the blog's categories), how much the
+catalog's steps with those tags are this track's (:data:`TAG_WEIGHT`).
 
 The step it becomes, in each of the best tracks: the ``(essential, level)`` that the most weight
 puts within one step of its own position (:meth:`Placer._place`): its most similar steps vote with
 their cosines, and the catalog's steps of its kind (how its date falls among the track's steps,
 and whether it could be essential at all: a linked vLLM-blog post, within the path's step and
 minute budget, :mod:`bot.domain.budget`) with their shares: a post newer than most of its track
-is mostly further reading, an early one mostly essential. Dated when it was published.
-``leave_out`` builds a placer that has never seen one catalog post (``benchmarks/placement.py``
-measures with it, leave-one-out): not its text, step, tags, nor its kind among the counts.
+is mostly further reading, an early one mostly essential. How that weight splits between
+essential and further reading is then set by a small logistic model the placer fits on its own
+steps (:mod:`bot.domain.catalog.placement_essential`: date share, similar essentials, home track);
+a level a track holds once (:data:`SINGLE_LEVELS`, the capstone) is not offered again. Dated when
+it was published. ``leave_out`` builds a placer that has never seen one catalog post
+(``benchmarks/placement.py`` measures with it, leave-one-out): not its text, step, tags, nor its
+kind among the counts or the essential model's rows.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import functools
+import heapq
 import itertools
 import math
 import re
@@ -36,6 +41,7 @@ from dataclasses import dataclass
 from bot.domain.budget import ESSENTIAL_MAX_MINUTES, ESSENTIAL_STEPS_MAX, step_cost
 from bot.domain.catalog.compiled import Catalog
 from bot.domain.catalog.models import Level, LocalizedText, Post, Published, Source, Step, Track
+from bot.domain.catalog.placement_essential import EssentialModel, cross_cosines, essential_share, features, fit
 from bot.domain.search.analysis import stem
 
 _WORD = re.compile(r"[a-z][a-z0-9]*(?:[.+-][a-z0-9]+)*|\d+[a-z][a-z0-9]*")
@@ -68,6 +74,9 @@ PRIOR_WEIGHT = 1.0
 """... and by the catalog's steps of its kind (see :meth:`Placer.kind_counts`), as shares summing to this."""
 DATE_BINS = 4
 """A step's date is placed in one of this many equal slices of its track's other steps' dates."""
+SINGLE_LEVELS: frozenset[Level] = frozenset({"capstone"})
+"""Levels a track holds one step of at most (every track of the catalog ends on one capstone): a
+new post is not offered a level its track already has."""
 _LEVELS: tuple[Level, ...] = ("intro", "core", "advanced", "capstone")
 _KINDS: tuple[tuple[bool, Level], ...] = tuple((e, level) for e in (True, False) for level in _LEVELS)
 """Every (essential, level) a step can take."""
@@ -90,17 +99,49 @@ def terms(text: str, surface: dict[str, str] | None = None) -> list[str]:
     return [term for term, _ in found]
 
 
+_MARKUP = re.compile(
+    r"<!--.*?-->|<(script|style)\b.*?</\1>|<[^>]*>"  # HTML comments, scripts, every tag and its attributes
+    r"|!?\[([^\]]*)\]\([^)]*\)"  # a Markdown link or image: its text stays, its address goes
+    r"|https?://\S+|&\w+;",  # bare addresses, entities
+    re.DOTALL | re.IGNORECASE,
+)
+
+
+def plain(text: str) -> str:
+    """A post's body without its markup: HTML tags with their attributes (``<img src=...
+    width="100%">``), comments and scripts, link and image addresses (a link's text stays),
+    bare URLs and entities, which would otherwise tie every post with a figure to every other."""
+    return (
+        _MARKUP.sub(lambda m: f" {m.group(2) or ''} ", text) if "<" in text or "](" in text or "://" in text else text
+    )
+
+
 Vector = Mapping[str, float]
 _PLACED = "placed-here"
 """The id the post being placed takes in a trial order (never a catalog id: ids are slugs of real posts)."""
 
 
 def _vector(counts: Mapping[str, float], idf: Mapping[str, float], keep: int | None = None) -> dict[str, float]:
-    vec = {t: (1 + math.log(n)) * idf.get(t, 0.0) for t, n in counts.items() if n > 0}
-    if keep is not None:
-        vec = dict(sorted(vec.items(), key=lambda item: -item[1])[:keep])
+    return _vector_tf({t: 1 + math.log(n) for t, n in counts.items() if n > 0}, idf, keep)
+
+
+def _vector_tf(tf: Mapping[str, float], idf: Mapping[str, float], keep: int | None = None) -> dict[str, float]:
+    vec = {t: f * idf.get(t, 0.0) for t, f in tf.items()}
+    if keep is not None and len(vec) > keep:
+        vec = dict(heapq.nlargest(keep, vec.items(), key=lambda item: item[1]))
     norm = math.sqrt(sum(v * v for v in vec.values())) or 1.0
     return {t: v / norm for t, v in vec.items() if v}
+
+
+@functools.lru_cache(maxsize=1024)
+def _query_tf(title: str, summary: str, content: str, tags: tuple[str, ...]) -> Mapping[str, float]:
+    """Sublinear term counts (``1 + ln n``) of a post's texts as :meth:`Placer.vector` weighs them.
+    Cached (each placer's essential model reads every catalog post again); read only."""
+    counts = Counter(terms(plain(content)))
+    for text, weight in ((title, TITLE_WEIGHT), (summary, SUMMARY_WEIGHT), (" ".join(tags), TITLE_WEIGHT)):
+        for term in terms(text):
+            counts[term] += weight
+    return {t: 1 + math.log(n) for t, n in counts.items() if n > 0}
 
 
 @functools.lru_cache(maxsize=1024)
@@ -109,7 +150,7 @@ def _tf(catalog_words: str, text: str) -> Mapping[str, float]:
     (counted :data:`CATALOG_WEIGHT` times) and its own ``text``. Cached (a placer per left-out post
     rebuilds the same documents); read only."""
     counts = Counter({t: n * CATALOG_WEIGHT for t, n in Counter(terms(catalog_words)).items()})
-    counts.update(terms(text))
+    counts.update(terms(plain(text)))
     return {t: 1 + math.log(n) for t, n in counts.items()}
 
 
@@ -162,7 +203,8 @@ GPUs) are weak; one on gardening with Python is not (``python`` is mostly the de
 
 
 class Placer:
-    """Track and position suggestions against one catalog (built in ~0.1 s for 200 posts).
+    """Track and position suggestions against one catalog (built in ~0.1 s for 200 posts; its
+    :attr:`essential_model` is fitted on the first placement that may be essential, ~0.1–0.3 s).
 
     ``texts``: catalog post id -> that post's own text as its feed gives it (body), read beside
     what the catalog says of it; ``leave_out``: a catalog post id the placer never sees (not its
@@ -172,6 +214,7 @@ class Placer:
 
     def __init__(self, catalog: Catalog, *, texts: Mapping[str, str] | None = None, leave_out: str | None = None):
         self.posts = {p.id: p for p in catalog.posts if p.id != leave_out}
+        self.texts = {pid: text for pid, text in (texts or {}).items() if pid != leave_out}
         self.tracks = [_without(t, leave_out) for t in catalog.tracks]
         docs = {
             post.id: _tf(
@@ -217,7 +260,9 @@ class Placer:
     ) -> dict[str, float]:
         """The TF-IDF vector of a post's texts (title, summary and the feed's tags weighted up);
         ``surface`` collects each term's word as written."""
-        counts = Counter(terms(content, surface))
+        if surface is None:
+            return _vector_tf(_query_tf(title, summary, content, tuple(tags)), self.idf, QUERY_TERMS)
+        counts = Counter(terms(plain(content), surface))
         for text, weight in ((title, TITLE_WEIGHT), (summary, SUMMARY_WEIGHT), (" ".join(tags), TITLE_WEIGHT)):
             for term in terms(text, surface):
                 counts[term] += weight
@@ -247,22 +292,15 @@ class Placer:
         scored: list[tuple[float, Track, list[tuple[float, str]]]] = []
         for track in self.tracks:
             sims = sorted(((_cosine(query, self.vectors[s.post]), s.post) for s in track.steps), reverse=True)
-            if not sims or sims[0][0] <= 0:
-                continue
-            top = sims[:TOP_STEPS]
-            score = sum(s for s, _ in top) / len(top) + TRACK_WORDS_WEIGHT * _cosine(
-                query, self.track_vectors[track.id]
-            )
-            if tagged:
-                score += TAG_WEIGHT * sum(c[track.id] / (sum(c.values()) + 1) for c in tagged) / len(tagged)
-            scored.append((score, track, sims))
+            if sims and sims[0][0] > 0:
+                scored.append((self._track_score(track, sims, query, tagged), track, sims))
         scored.sort(key=lambda item: -item[0])
         weak = not _VLLM.search(" ".join([title, summary, content, *tags])) and all(
             self._loose(_shared(query, [self.vectors[p] for _, p in sims[:TOP_STEPS]]), track)
             for _, track, sims in scored[:WEAK_TRACKS]
         )
         out: list[Suggestion] = []
-        for score, track, sims in scored[:limit]:
+        for rank, (score, track, sims) in enumerate(scored[:limit]):
             top = sims[:TOP_STEPS]
             shared = _shared(query, [self.vectors[p] for _, p in top])
             names = ", ".join(p for _, p in top[:2])
@@ -270,13 +308,72 @@ class Placer:
             reason = f"shares {words} with {names}" if words else f"closest to {names}"
             if weak:
                 reason = f"weak: it never names vLLM and shares only loose words, so it may not be about vLLM; {reason}"
-            position, step = self._place(track, sims, day, minutes, linked, may=vllm_blog and linked)
+            position, step = self._place(track, sims, day, minutes, linked, may=vllm_blog and linked, home=rank == 0)
             out.append(
                 Suggestion(
                     track.id, position, round(score, 4), reason, top[0][1], shared, step.essential, step.level, weak
                 )
             )
         return out
+
+    def _track_score(
+        self, track: Track, sims: list[tuple[float, str]], query: Vector, tagged: list[Counter[str]]
+    ) -> float:
+        """How well a post fits ``track``: the mean of its :data:`TOP_STEPS` best cosines in ``sims``
+        (best first), plus the cosine of ``query`` with the track's words, plus the tag share
+        (``tagged``: for each of its tags, the count of steps with it by track)."""
+        top = sims[:TOP_STEPS]
+        score = sum(s for s, _ in top) / len(top) + TRACK_WORDS_WEIGHT * _cosine(query, self.track_vectors[track.id])
+        if tagged:
+            score += TAG_WEIGHT * sum(c[track.id] / (sum(c.values()) + 1) for c in tagged) / len(tagged)
+        return score
+
+    @functools.cached_property
+    def essential_model(self) -> EssentialModel:
+        """The :mod:`~bot.domain.catalog.placement_essential` model fitted on this placer's own
+        steps whose post may be essential (a linked vLLM-blog post), each read as a new post would
+        be: its post's text as :meth:`vector` reads a feed's (its blog tags as the feed's tags), its
+        track without it, every track scored without its step. Fitted once, on first use; the
+        left-out post of ``leave_out`` is in none of it."""
+        queries = {
+            pid: self.vector(p.title, p.summary.en, self.texts.get(pid, ""), p.blog_tags)
+            for pid in dict.fromkeys(s.post for t in self.tracks for s in t.steps)
+            for p in (self.posts[pid],)
+            if p.source.kind == "vllm-blog" and p.url is not None
+        }
+        cosines = cross_cosines(queries, self.vectors)
+        rows: list[tuple[float, ...]] = []
+        labels: list[bool] = []
+        for pid, query in queries.items():
+            own = {tag.casefold() for tag in self.posts[pid].blog_tags}
+            best: tuple[float, str] | None = None
+            held: list[tuple[Track, Step, list[tuple[float, str]]]] = []
+            for track in self.tracks:
+                sims = sorted(
+                    ((cosines[pid].get(s.post, 0.0), s.post) for s in track.steps if s.post != pid), reverse=True
+                )
+                if not sims or sims[0][0] <= 0:
+                    continue
+                step = next((s for s in track.steps if s.post == pid), None)
+                tagged = [self.tagged[t] - Counter({track.id: 1} if step else {}) for t in own if t in self.tagged]
+                best = max(best or (-math.inf, ""), (self._track_score(track, sims, query, tagged), track.id))
+                if step is not None:
+                    held.append((track, step, sims))
+            for track, step, sims in held:
+                others = [s for s in track.steps if s.post != pid]
+                rows.append(self._features(others, sims, self._day(pid), home=best is not None and best[1] == track.id))
+                labels.append(step.essential)
+        return fit(rows, labels)
+
+    def _features(
+        self, steps: Iterable[Step], sims: list[tuple[float, str]], day: str, *, home: bool
+    ) -> tuple[float, ...]:
+        """The essential model's :func:`~bot.domain.catalog.placement_essential.features` of a post
+        published on ``day`` whose cosines with a track's ``steps`` (without the post) are ``sims``
+        (best first); ``home``: the track is the post's best-scoring one."""
+        essential = {s.post: s.essential for s in steps}
+        before = sum(self._day(p) < day for p in essential) / max(len(essential), 1)
+        return features(before, essential_share((sim, essential[p]) for sim, p in sims[:VOTE_STEPS]), home)
 
     def _loose(self, shared: Iterable[str], track: Track) -> bool:
         """Whether none of the ``shared`` terms ties a post to ``track``: each is in fewer than
@@ -291,7 +388,14 @@ class Placer:
         return True
 
     def _place(
-        self, track: Track, sims: list[tuple[float, str]], day: str, minutes: int | None, linked: bool, may: bool
+        self,
+        track: Track,
+        sims: list[tuple[float, str]],
+        day: str,
+        minutes: int | None,
+        linked: bool,
+        may: bool,
+        home: bool = True,
     ) -> tuple[int, Step]:
         """1-based position and step of a post whose cosines with the steps of ``track`` are
         ``sims`` (cosine, post id; best first), published on ``day`` (ISO), ``minutes`` long; ``may``:
@@ -301,24 +405,34 @@ class Placer:
         (times :data:`PRIOR_WEIGHT`) among the catalog's steps of the post's kind
         (:attr:`kind_counts`: its date slice in this track, whether it may be essential). Each puts
         the post where the catalog's order (:func:`bot.domain.paths.compute_order`) puts it; the
-        kind whose position has the most weight within one step of it wins (then its own weight)."""
+        kind whose position has the most weight within one step of it wins (then its own weight).
+        When it may be essential, the essential kinds' weights are scaled to sum to the chance
+        :attr:`essential_model` gives (``home``: ``track`` is the post's best-scoring one) and the
+        further ones to the rest; no kind takes a level of :data:`SINGLE_LEVELS` its track has."""
         from bot.domain.paths import compute_order  # deferred: paths imports the catalog package
 
         steps = {s.post: s for s in track.steps}
         essentials = [s.post for s in track.steps if s.essential]
         spent = sum(step_cost(self.posts[p].minutes) for p in essentials) + step_cost(minutes)
         fits = len(essentials) < ESSENTIAL_STEPS_MAX and spent <= ESSENTIAL_MAX_MINUTES
+        capped = {s.level for s in track.steps if s.level in SINGLE_LEVELS}
+        kinds = [(e, lev) for e, lev in _KINDS if ((may and fits) or not e) and lev not in capped]
         seen = self.kind_counts[(may, _date_bin(day, [self._day(s.post) for s in track.steps]))]
         total = sum(seen.values()) + 0.5 * len(_KINDS)
         weights = {kind: PRIOR_WEIGHT * (seen[kind] + 0.5) / total for kind in _KINDS}
         for sim, pid in sims[:VOTE_STEPS]:
             weights[(steps[pid].essential, steps[pid].level)] += max(sim, 0.0)
+        weights = {kind: weights[kind] for kind in kinds}
+        if may and fits:
+            chance = self.essential_model.probability(self._features(track.steps, sims, day, home=home))
+            for flag, share in ((True, chance), (False, 1 - chance)):
+                group = sum(w for k, w in weights.items() if k[0] == flag)
+                for kind in [k for k in weights if k[0] == flag]:
+                    weights[kind] *= share / group
         placed = Post(id=_PLACED, title="-", url="/-" if linked else None, published=Published.model_validate(day),
                       source=Source(kind="vllm-blog"), summary=LocalizedText(en="-"))  # fmt: skip
         where: dict[tuple[bool, Level], int] = {}
-        for essential, level in _KINDS:
-            if essential and not (may and fits):
-                continue
+        for essential, level in kinds:
             step = Step(post=_PLACED, level=level, essential=essential)
             order = compute_order(
                 track.model_copy(update={"steps": (*track.steps, step)}), {**self.posts, _PLACED: placed}

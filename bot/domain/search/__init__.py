@@ -25,8 +25,10 @@ Two decisions, apart
 specific term (a glossary term, or a word of the posts' names that is no everyday English word),
 two shared ones, the catalog's own name for something (a tag, a run of a title's words), a track's
 name or a phrase of ``answers.yaml``; words no post holds, everyday words and particles never count
-against it. Otherwise no posts: ``SearchResult.known`` names the field words it saw. A topic
-question (``where do I begin with X``, ``X 入门看什么``) names its track (``SearchResult.topic``).
+against it. Another tool's name (``sglang``, ``centos``, ``驱动``) or a question asking to train a
+model (:mod:`~bot.domain.search.scope`) weighs its terms down. Otherwise no posts:
+``SearchResult.known`` names the field words it saw. A topic question (``where do I begin with X``,
+``X 入门看什么``) names its track (``SearchResult.topic``).
 
 **Ranking**: an inverted index maps each term to its posts and the weight of its best field
 (:data:`FIELD_WEIGHTS`; the posts' own ``questions`` are a field). A query is a list of concepts

@@ -1,6 +1,6 @@
 """Whether a post fits what the question is about beyond its words: the chip generation it names
 and whether the post is a recap of an event: :class:`FitIndex`, between
-:class:`~bot.domain.search.topic.TopicIndex` and :class:`bot.domain.search.Matcher`.
+:class:`~bot.domain.search.define.DefineIndex` and :class:`bot.domain.search.Matcher`.
 
 * A question naming a chip (``how do i run deepseek v3 on h100s``) is about that chip's
   generation (``gpu_generations`` of ``catalog/vocabulary.yaml``: H100 and H200 are Hopper): a post
@@ -21,12 +21,13 @@ from __future__ import annotations
 from functools import cached_property
 
 from bot.domain.search.analysis import _Unit, stem
+from bot.domain.search.define import DefineIndex
 from bot.domain.search.reorder import Ranked, adjusted
-from bot.domain.search.topic import Topicality, TopicIndex
+from bot.domain.search.topic import Topicality
 from bot.domain.search.weights import GENERATION_POINTS, RECAP_PENALTY
 
 
-class FitIndex(TopicIndex):
+class FitIndex(DefineIndex):
     """Re-scoring by the chip generation and the recap posts (module docstring); read-only."""
 
     @cached_property

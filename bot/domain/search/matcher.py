@@ -255,7 +255,7 @@ class Matcher(FitIndex):
             return SearchResult(query, track, (), None, topic=topic is not None)
         floor = max(MIN_SCORE, RELATIVE_FLOOR * min(100.0, ranked[0][0]))
         good = [r for r in ranked if r[0] >= floor - 1e-9]
-        if track is None and self._tool_unanswered(good[0][1], topicality):  # about another tool
+        if named is None and topic is None and self._tool_unanswered(good[0][1], topicality):  # another tool
             return SearchResult(query, None, (), None, known=topicality.words or None)
         confidence = self._confidence(good[0], topicality)
         terms = self._telling_terms(topicality)

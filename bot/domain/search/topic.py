@@ -10,13 +10,15 @@ corrects to. A question is on-topic when its distinct terms reach :data:`ON_TOPI
 only field words (``router``, ``sleep`` typed alone in the app). Words no post holds, everyday
 words, stop and question words and Chinese particles never count against it: ``my TTFT is too
 high`` is on-topic by ``ttft`` alone, ``how to get better sleep`` is not by ``sleep`` alone.
-Another tool's name (``other_names``) asks about that tool: one no post says needs two specific
-terms beside it; one a post mentions (``onnx``, ``linux``), in a question naming no term most posts
-hold (``vllm``), shows posts only when the best holds the tool with the question's telling terms.
+Another tool's name (``other_names``: an engine, a training framework, an OS, a driver; Latin or
+Chinese, ``驱动``) asks about that tool: one no post says needs two specific terms beside it; one
+a post mentions (``onnx``, ``linux``), in a question naming no term most posts hold (``vllm``), shows
+posts only when the best holds the tool with the question's telling terms.
 """
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 import numpy as np
@@ -45,6 +47,11 @@ GENERIC_SHARE = 0.5
 _OPENING_ONLY = frozenset({"work", "works"})
 """Mechanism words (``mechanism_words``) that ask how something works only in a question opening
 with a question word (``how does the scheduler work``; not ``eagle does not work on my gpu``)."""
+
+_QUANTITY_RE = re.compile(r"\d+(?:\.\d+)?[km]?")
+"""A count or a size (``64``, ``2k``, ``128k``, ``1.5m``): the setting of a question (``2k in / 64
+out``), capped like an everyday word (:meth:`TopicIndex._cap_everyday`), not a subject.
+Model sizes (``8b``, ``70b``) and chips (``h100``) are no quantities."""
 
 HINT_SCORE = 75.0
 """The score of a topic question's track found through its glossary terms' ``track`` (``how do i
@@ -108,7 +115,11 @@ class TopicIndex(TrackIndex):
         """Whether ``units[i]``, alone or joined with a neighbour or with two (``triton inference
         server`` as ``tritoninferenceserver``), is another tool's name (``other_names``) that no post
         says as typed (``windows`` is not the ``window`` of sliding-window attention); with ``said``,
-        one that some post says (``onnx``, ``linux``: a post mentions it, so it still finds that post)."""
+        one that some post says (``onnx``, ``linux``: a post mentions it, so it still finds that post).
+        A Chinese word (``驱动``) is another tool's name as typed, never one a post says: a post's
+        Chinese text is read by character pairs, which hold it inside other words (``配置驱动``)."""
+        if units[i].kind != "latin":
+            return not said and units[i].text in self._other_names
         runs = (
             "".join(u.text for u in units[j : j + 3])
             for j in range(max(i - 2, 0), i + 1)
@@ -146,7 +157,7 @@ class TopicIndex(TrackIndex):
         if first.kind != "latin" or first.text in self._ignorable:
             return None
         word, key = first.text, _unit_key(first)
-        if word not in english_words() and not word.isdigit() and key in self._field_stems:
+        if word not in english_words() and not _QUANTITY_RE.fullmatch(word) and key in self._field_stems:
             return Term(word, "specific", ((key,),), None)
         if len(word) >= 4 and word not in self._surface:  # a misspelt word: as the word it corrects to
             fixes = [w for w, _ in self._speller.expand(word) if not w.startswith(word)]  # typos, not completions
@@ -173,8 +184,8 @@ class TopicIndex(TrackIndex):
             if first.sense is None and first.text in self._vocab.symptom_words:
                 continue  # "latency too high": how the measure misbehaves, no other subject
             content += 1
-            if first.kind == "latin" and self._other_tool(units, i):
-                other_tool = True  # a word of another tool's name (ollama, chrome, llama of llama.cpp)
+            if self._other_tool(units, i):
+                other_tool = True  # a word of another tool's name (ollama, chrome, llama of llama.cpp, 驱动)
                 continue
             term = self._span_term(span)
             if first.kind == "latin" and first.sense is None and self._other_tool(units, i, said=True):
@@ -298,15 +309,19 @@ class TopicIndex(TrackIndex):
 
     def _cap_everyday(self, concepts: list[_Concept], units: list[_Unit]) -> list[_Concept]:
         """``concepts`` with each everyday English word's (no glossary form, no field word: ``setup``,
-        ``guide``, ``full``, ``load``) weighing at most :data:`EVERYDAY_CAP` × the heaviest other
-        concept's weight: a rare everyday word is no subject of its own, so a post sharing only it
-        (``full`` of "full attention" for ``KV cache full``) does not outrank posts on the field
-        term the question is about. Unchanged when no concept but everyday words tells posts apart
-        (``run vllm on my desk``: ``vllm`` is in most posts)."""
+        ``guide``, ``full``, ``load``) and each quantity's (:data:`_QUANTITY_RE`: ``2k``, ``64``)
+        weighing at most :data:`EVERYDAY_CAP` × the heaviest other concept's weight: a rare everyday
+        word is no subject of its own, so a post sharing only it (``full`` of "full attention" for
+        ``KV cache full``) does not outrank posts on the field term the question is about. Unchanged
+        when no concept but everyday words tells posts apart (``run vllm on my desk``: ``vllm`` is in
+        most posts)."""
         everyday = {
             stem(u.text)
             for u in units
-            if u.kind == "latin" and u.group is None and u.sense is None and u.text in english_words()
+            if u.kind == "latin"
+            and u.group is None
+            and u.sense is None
+            and (u.text in english_words() or _QUANTITY_RE.fullmatch(u.text))
         }
         if not everyday:
             return concepts
@@ -364,8 +379,9 @@ class TopicIndex(TrackIndex):
         """The track a topic question asks about as a whole (``where do I begin with speculative
         decoding``, ``量化入门看什么``), or ``None``: the query holds a phrase of ``topic_phrases``
         (or ``getting started``) and the rest of it names a track, holds a track's name, or holds
-        glossary terms that all belong to one track; with no rest (``入门看什么``, ``where do I
-        begin``) the track that ``getting started`` names."""
+        glossary terms that all belong to one track (its specific terms' one track, when loose
+        words of another are beside them: ``vllm 作为强化学习 rollout 引擎``); with no rest
+        (``入门看什么``, ``where do I begin``) the track that ``getting started`` names."""
         norm = self._rewrite(normalize(query))
         return self._topic_track(self._units(norm, query=True))
 
@@ -399,16 +415,30 @@ class TopicIndex(TrackIndex):
         named = self._match_track(text)
         if named is not None:
             return named
-        if not self._topicality(rest).on_topic:
+        if not self._topicality(rest).on_topic and not self._names_subject(units, framing):
             return None  # not about the catalog: "learn about my car engine" is no topic question
         contained = self._track_in(rest)
         if contained is not None:
             return contained
-        hinted = {u.track for u in rest if u.track is not None and self._catalog.has_track(u.track)}
+        tracked = [(u.track, u.sense) for u in rest if u.track is not None and self._catalog.has_track(u.track)]
+        # The specific terms' track leads a loose word's (``rollout 引擎``: the engine is RL's setting).
+        hinted = {track for track, sense in tracked if sense == "specific"}
+        if len(hinted) != 1:
+            hinted = {track for track, _ in tracked}
         if len(hinted) == 1:
             track = hinted.pop()
             return TrackMatch(track, HINT_SCORE, " ".join(u.text for u in rest if u.track == track))
         return None
+
+    def _names_subject(self, units: list[_Unit], framing: list[bool]) -> bool:
+        """Whether a framing word of a topic question is the catalog's own subject (``vllm`` of
+        ``new to vllm``: a word most posts hold that is no English word): the rest is about vLLM
+        however loose its words (``want to send my first pr``)."""
+        limit = GENERIC_SHARE * max(self._n, 1)
+        return any(
+            f and u.kind == "latin" and u.text not in english_words() and self._df_of.get(_unit_key(u), 0) > limit
+            for u, f in zip(units, framing, strict=True)
+        )
 
 
 __all__ = ["CONTAINED_SCORE", "HINT_SCORE", "ON_TOPIC", "Term", "TopicIndex", "Topicality"]

@@ -38,9 +38,11 @@ _OPTIONAL_LIST_KEYS = (
     "mechanism_words",
     "launch_tracks",
     "recap_tags",
+    "training_words",
+    "definition_words",
 )
 _OPTIONAL_KEYS = ("problems", "synonyms", "gpu_generations", *_OPTIONAL_LIST_KEYS)
-_TERM_KEYS = ("term", "abbr", "also", "zh", "sense", "weak", "track")
+_TERM_KEYS = ("term", "abbr", "also", "zh", "sense", "weak", "track", "intro")
 Sense = Literal["specific", "shared", "loose", "everyday"]
 SENSES: tuple[Sense, ...] = ("specific", "shared", "loose", "everyday")
 
@@ -53,7 +55,9 @@ class GlossaryTerm:
     ``shared``: a word of computing, with another field term; ``loose``: a field word whose everyday
     sense comes first, with a specific or shared term; ``everyday``: never); ``weak`` the forms that
     count as ``loose`` although the term is specific or shared; ``track`` the track that teaches it;
-    ``abbr`` its abbreviations (casefolded, in ``forms`` too): each names what the term names."""
+    ``abbr`` its abbreviations (casefolded, in ``forms`` too): each names what the term names;
+    ``intro`` the id of the post that explains the term to a newcomer (a definition question,
+    ``what is quantization``, leads with it: :mod:`bot.domain.search.define`)."""
 
     term: str
     forms: tuple[str, ...]
@@ -61,6 +65,7 @@ class GlossaryTerm:
     weak: frozenset[str] = frozenset()
     track: str | None = None
     abbr: tuple[str, ...] = ()
+    intro: str | None = None
 
     def sense_of(self, form: str) -> Sense:
         """The sense of one of the term's forms (casefolded): ``loose`` for a ``weak`` one of a
@@ -98,7 +103,11 @@ class Vocabulary:
     first (``hopper``, ``h100``, ``h200``): a question naming one prefers the posts about its
     generation to those about another (:mod:`bot.domain.search.fit`); ``recap_tags``, tags of posts
     that recap an event or a year (``meetup``): for a question of one term they rank below the posts
-    about it."""
+    about it; ``training_words``, words asking to train or fine-tune a model (``fine tune``, ``训练``):
+    such a question is about training, not serving, unless a term of a track is beside them
+    (:mod:`bot.domain.search.scope`); ``definition_words``, words and phrases asking what a term is
+    (``what is``, ``explained``, ``是什么``): the post introducing the term leads
+    (:mod:`bot.domain.search.define`)."""
 
     synonyms: tuple[tuple[str, ...], ...]
     stopwords: frozenset[str]
@@ -117,6 +126,8 @@ class Vocabulary:
     launch_tracks: frozenset[str] = frozenset()
     gpu_generations: tuple[tuple[str, ...], ...] = ()
     recap_tags: frozenset[str] = frozenset()
+    training_words: frozenset[str] = frozenset()
+    definition_words: frozenset[str] = frozenset()
 
     @property
     def ignorable(self) -> frozenset[str]:
@@ -208,7 +219,11 @@ def _parse_term(i: int, raw: Any, seen: dict[str, str], errors: list[str]) -> Gl
         errors.append(f"{where}: track: must be a track id")
         track = None
     abbr = tuple(a.casefold() for a in _strings(raw.get("abbr", []), f"{where}: abbr", []))
-    return GlossaryTerm(term, tuple(dict.fromkeys(folded)), sense, frozenset(weak), track, abbr)
+    intro = raw.get("intro")
+    if intro is not None and (not isinstance(intro, str) or not intro.strip()):
+        errors.append(f"{where}: intro: must be a post id")
+        intro = None
+    return GlossaryTerm(term, tuple(dict.fromkeys(folded)), sense, frozenset(weak), track, abbr, intro)
 
 
 def _parse_glossary(directory: Path, seen: dict[str, str], errors: list[str]) -> tuple[GlossaryTerm, ...]:
@@ -296,6 +311,11 @@ def _parse(directory: Path, post_ids: Collection[str] | None) -> tuple[Vocabular
     problems = _parse_problems(raw.get("problems", []), errors)
     generations = _parse_generations(raw.get("gpu_generations", []), errors)
     answers = _parse_answers(directory, post_ids, errors)
+    errors.extend(
+        f"{GLOSSARY_FILE}: {t.term}: intro: no post with this id in the catalog"
+        for t in glossary
+        if post_ids is not None and t.intro is not None and t.intro not in post_ids
+    )
     if errors:
         return None, errors
 
@@ -320,6 +340,8 @@ def _parse(directory: Path, post_ids: Collection[str] | None) -> tuple[Vocabular
         launch_tracks=folded("launch_tracks"),
         gpu_generations=generations,
         recap_tags=folded("recap_tags"),
+        training_words=folded("training_words"),
+        definition_words=folded("definition_words"),
     ), []
 
 

@@ -80,3 +80,8 @@ when they name only chips of other generations (the GB300 post): :mod:`bot.domai
 RECAP_PENALTY = 15.0
 """Score points a recap post (``recap_tags``: a meetup, a year's retrospective) loses for a question
 of one term its title does not name (``tpu``: the Korea meetup below the TPU posts): :mod:`bot.domain.search.fit`."""
+
+DEFINITION_BONUS = 15.0
+"""Score points the post introducing a term gains for a question asking what the term is (``what is
+kv cache``: the PagedAttention launch post before PegaFlow's external KV cache):
+:mod:`bot.domain.search.define`."""

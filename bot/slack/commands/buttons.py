@@ -12,7 +12,7 @@ from bot.domain.paths import track_state
 from bot.domain.streaks import NUDGE_EVERY
 from bot.slack.commands import plan, remind, replies
 from bot.slack.commands.context import ButtonValue, Context
-from bot.slack.commands.digest_actions import channel_subscription, handle_digest_action
+from bot.slack.commands.digest_actions import channel_subscription, digest_action
 from bot.slack.commands.subscribe import dm_schedule
 from bot.slack.i18n import day_text, t
 from bot.slack.mrkdwn import Mrkdwn
@@ -30,8 +30,8 @@ def _digest(kind: Literal["snooze", "stop"]) -> Callable[[Context, ButtonValue],
         lang = ctx.lang if sub is None else ctx.rt.store.digest_lang(sub)
         if sub is not None and kind == "stop" and not ctx.may_stop(sub.created_by):
             return views.text_reply(t("sub.not_allowed", lang, person=ctx.person(sub.created_by or "")))
-        reply = handle_digest_action(ctx.rt, ctx.caller, kind, value.model_dump(exclude_none=True), lang=lang)
-        if sub is not None:
+        reply, changed = digest_action(ctx.rt, ctx.caller, kind, value.model_dump(exclude_none=True), lang=lang)
+        if sub is not None and changed:  # a repeated Snooze is answered to the clicker alone (QA round 8)
             cat = ctx.catalog
             track = views.track_name(cat, sub.track_id, lang) if cat.has_track(sub.track_id) else sub.track_id
             line = t(f"announce.{kind}", lang, person=ctx.person(ctx.caller.user_id), track=track)

@@ -30,11 +30,13 @@ MAX_OFFSET = 10_000
 
 @dataclass(frozen=True)
 class Caller:
-    """Who asked, from where: Slack team, user and channel ids (``channel_id`` may be a DM ``D…``)."""
+    """Who asked, from where: Slack team, user and channel ids (``channel_id`` may be a DM ``D…``);
+    ``channel_name`` as a slash command's body gives it ("" when unknown: a click, an event)."""
 
     team_id: str
     user_id: str
     channel_id: str = ""
+    channel_name: str = ""
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,15 @@ def handle_digest_action(
 ) -> Reply:
     """The private answer to a digest's ``kind`` button (``data``: its value; ``lang``: default the
     chosen one, else en); another team's or channel's digest, or one gone, "no longer exists". Never raises."""
+    return digest_action(runtime, caller, kind, data, lang)[0]
+
+
+def digest_action(
+    runtime: Runtime, caller: Caller, kind: Literal["snooze", "stop"], data: dict[str, str], lang: str | None = None
+) -> tuple[Reply, bool]:
+    """:func:`handle_digest_action`'s answer, and whether the click changed anything (a channel's
+    change is announced there; a repeated *Snooze* of the same digest answers "already snoozed
+    until …" and changes nothing, so it is not announced again)."""
     store = runtime.store
     lang = lang or store.get_lang(caller.team_id, caller.user_id) or "en"
     view = str(data.get("v") or "")
@@ -43,21 +52,21 @@ def handle_digest_action(
         if kind == "snooze":
             until = now + timedelta(days=SNOOZE_DM_DAYS)
             if not store.snooze_dm(caller.team_id, caller.user_id, until):
-                return text_reply(t("digest.gone", lang))
+                return text_reply(t("digest.gone", lang)), False
             dm = store.get_dm(caller.team_id, caller.user_id)  # dates only, in the DM's zone (QA)
-            return text_reply(dm_paused_text(dm, lang, now) if dm else t("digest.gone", lang))
+            return text_reply(dm_paused_text(dm, lang, now) if dm else t("digest.gone", lang)), dm is not None
         store.set_dm(caller.team_id, caller.user_id, False)
-        return text_reply(t("digest.stopped_dm", lang))
+        return text_reply(t("digest.stopped_dm", lang)), True
     sub = channel_subscription(runtime, caller, view)
     if sub is None:
-        return text_reply(t("digest.gone", lang))
+        return text_reply(t("digest.gone", lang)), False
     catalog = runtime.holder.catalog
     name = track_name(catalog, sub.track_id, lang) if catalog.has_track(sub.track_id) else sub.track_id
     if kind == "snooze":
         # Skip the next digest that is still to come: when this week's went out early (run-now),
         # its ledger key is already settled and the snooze applies to the week after.
         schedule = sub.schedule
-        fire = schedule.next_fire(now)
+        fire, again = schedule.next_fire(now), False
         for _ in range(2):
             assert fire is not None  # a weekly schedule always fires again
             key = (sub.team_id, sub.channel_id, sub.track_id, schedule.period_of(fire))
@@ -65,13 +74,15 @@ def handle_digest_action(
                 break
             settled = store.delivery(*key)
             if settled is not None and (settled.error or "").startswith(store.SKIPPED_PREFIX + "snoozed"):
-                break  # already snoozed by someone: say which digest is skipped, change nothing
+                again = True  # already snoozed by someone: say which digest is skipped, change nothing
+                break
             fire = schedule.next_fire(fire + timedelta(minutes=1))
         assert fire is not None
         local = fire.astimezone(ZoneInfo(sub.timezone))
-        return text_reply(t("digest.snoozed_channel", lang, track=name, when=f"{_when(local, lang)} {sub.timezone}"))
+        said = "digest.already_snoozed_channel" if again else "digest.snoozed_channel"
+        return text_reply(t(said, lang, track=name, when=f"{_when(local, lang)} {sub.timezone}")), not again
     store.pause_subscription(sub.id, f"stopped by {caller.user_id}")
-    return text_reply(t("digest.stopped_channel", lang, track=name, track_id=sub.track_id))
+    return text_reply(t("digest.stopped_channel", lang, track=name, track_id=sub.track_id)), True
 
 
 def _when(local: datetime, lang: str) -> str:

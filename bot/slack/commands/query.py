@@ -9,6 +9,7 @@ from bot.slack import grammar
 from bot.slack.commands import replies
 from bot.slack.commands.context import Context
 from bot.slack.commands.progress import not_tracks, several_tracks
+from bot.slack.commands.track_lookup import typo_track
 from bot.slack.mrkdwn import Mrkdwn
 from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply
@@ -20,7 +21,10 @@ NEWEST_LEAD = {"en": "latest", "zh": "最新"}
 
 
 def find(ctx: Context, cmd: grammar.Command) -> Reply:
-    """``/vllm-path <text>``: the track it names, or the posts matching it."""
+    """``/vllm-path <text>``: the track it names (a track's name mistyped too, :func:`typo_track`:
+    ``omini`` as ``multimodel`` does; QA round 8), or the posts matching it."""
+    if ctx.find.track(cmd.arg) is None and (typo := typo_track(ctx.find, cmd.arg)) is not None:
+        return replies.track_view(ctx, typo)
     return replies.query(ctx, cmd.arg)
 
 

@@ -197,14 +197,20 @@ def _newest_first(catalog: Catalog, follows: Sequence[str] = ()) -> list[str]:
 
 def next_reads(ctx: Context, notice: str | None = None, track_ids: list[str] | None = None) -> Reply:
     """The caller's next read in each followed track (or in ``track_ids``); following none, in each
-    track the caller has read a post of (QA: ``next`` said only "you follow no track"), with the
-    ``follow`` command that adds them all."""
+    track the caller has started (QA: ``next`` said only "you follow no track"), as
+    :func:`~bot.domain.paths.started_tracks` counts them (an essential step read; QA round 8: one
+    post read as further reading started three tracks), those whose essential path is unread first,
+    with the ``follow`` command that adds those (a finished track is not offered to follow as
+    started: its further reading is listed after them)."""
     tracks, read, cat = ctx.reader.follows() if track_ids is None else track_ids, ctx.reader.read(), ctx.catalog
     if track_ids is None and not any(cat.has_track(tid) for tid in tracks):
-        tracks = [tr.id for tr in cat.tracks if paths.progress(cat, tr.id, read)[0]]
-        several = len(tracks) > 1  # QA: two started tracks, one named: `follow` takes them all
+        started = paths.started_tracks(cat, read)
+        todo = [tid for tid in started if not paths.essentials_done(cat, tid, read)]
+        tracks = todo + [tid for tid in started if tid not in todo]
+        several = len(todo) > 1  # QA: two started tracks, one named: `follow` takes them all
         key = "next.started_several" if several else "next.started"
-        notice = notice or (t(key, ctx.lang, track_id=" ".join(tracks)) if tracks else None)
+        said = t(key, ctx.lang, track_id=" ".join(todo)) if todo else t("next.finished_only", ctx.lang)
+        notice = notice or (said if tracks else None)
     return views.next_reply(cat, ctx.reader.states(tracks), ctx.lang, notice=notice)
 
 

@@ -199,3 +199,12 @@ def digest_cli(ctx: Context, cmd: grammar.Command) -> Reply:
     channel = ctx.caller.channel_id
     here = channel if channel and not channel.startswith("D") else None
     return views.text_reply(t("digest.cli", ctx.lang, track=tid or "<track>", channel=here or "<channel id>"))
+
+
+def my_data(ctx: Context, cmd: grammar.Command) -> Reply:
+    """``delete my data`` / ``forget me`` / ``删除我的数据`` (QA round 8: "no post matches"): what the app
+    keeps about the caller (as the store's tables hold it), what they can remove or stop themselves
+    (``unread``, ``unfollow all``, ``plan off`` delete those rows; ``dm off`` and a cancelled
+    reminder are kept, switched off), and that no command deletes everything: a workspace admin asks
+    whoever runs the app. Nothing is changed."""
+    return views.text_reply(t("mydata.kept", ctx.lang))

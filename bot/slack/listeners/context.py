@@ -51,4 +51,7 @@ def caller_of(context: BoltContext, body: dict[str, Any] | None = None) -> Calle
     channel = context.channel_id or ""
     if not channel and body:
         channel = (body.get("channel") or {}).get("id") or (body.get("container") or {}).get("channel_id") or ""
-    return Caller(team_id=tenant(context), user_id=context.user_id or "", channel_id=channel)
+    name = str(
+        (body or {}).get("channel_name") or ""
+    )  # a slash command's (QA round 8: `subscribe #general …` in #general)
+    return Caller(team_id=tenant(context), user_id=context.user_id or "", channel_id=channel, channel_name=name)

@@ -70,6 +70,57 @@ def _lines(text: str) -> tuple[str, ...]:
     return tuple(line.strip() for line in text.splitlines() if line.strip())
 
 
+def field_errors(state: Payload, lang: str) -> dict[str, str]:
+    """The review modal's own checks, each error under its input's ``block_id`` in ``lang``: a new
+    post's summary, the questions' counts, and the discussion prompt an essential step needs (in
+    English and Chinese, or neither on a further-reading step)."""
+    from bot.domain.catalog.models import QUESTIONS_EN, QUESTIONS_ZH  # deferred with the catalog's checks
+
+    errors: dict[str, str] = {}
+    new_post = "summary" in state
+    if new_post and not _value(state, "summary"):
+        errors["summary"] = str(t("draft.error.summary", lang))
+    for block, (low, high) in (("questions", QUESTIONS_EN), ("questions_zh", QUESTIONS_ZH)):
+        have = len(_lines(_value(state, block)))
+        if block in state and (new_post or have) and not low <= have <= high:
+            errors[block] = str(t("draft.error.questions", lang, n=have, low=low, high=high))
+    if "prompt" in state:
+        essential = _value(state, "reading") == "essential"
+        prompt, prompt_zh = _value(state, "prompt"), _value(state, "prompt_zh")
+        for block, given, other in (("prompt", prompt, prompt_zh), ("prompt_zh", prompt_zh, prompt)):
+            if not given and (essential or other):
+                errors[block] = str(t("draft.error.prompt" if essential else "draft.error.prompt_pair", lang))
+    return errors
+
+
+def catalog_errors(exc: Exception, state: Payload, lang: str) -> dict[str, str]:
+    """The errors of a refused accept (``exc``: ``ValueError`` or ``CatalogError``), each under the
+    input it is about (by the field it names, else the first input), introduced in ``lang``."""
+    issues = getattr(exc, "issues", None) or [exc]
+    out: dict[str, list[str]] = {}
+    for issue in issues:
+        words = f"{getattr(issue, 'field', '')} {getattr(issue, 'message', issue)}".casefold()
+        block = next((b for b, w in _ABOUT if w in words and b in state), None)
+        block = block or ("summary" if "summary" in state else "questions")
+        out.setdefault(block, []).append(str(getattr(issue, "message", issue)))
+    return {b: str(t("draft.error.catalog", lang, why="; ".join(m))[:1500]) for b, m in out.items()}
+
+
+_ABOUT = (
+    ("questions_zh", "questions.zh"),
+    ("questions_zh", "chinese question"),
+    ("questions", "question"),
+    ("prompt_zh", "prompt-zh"),
+    ("prompt", "prompt"),
+    ("reading", "essential step"),
+    ("summary_zh", "summary_zh"),
+    ("summary", "summary"),
+    ("position", "position"),
+    ("track", "track"),
+)
+"""Which input a catalog error is about: ``(block id, a word of its field or message)``, first match."""
+
+
 def on_submit(ack: Ack, body: Payload, client: WebClient, context: BoltContext) -> None:
     """The review modal's submission: accept the draft, or show why not in the modal."""
     lang = _lang(context, body)
@@ -78,6 +129,9 @@ def on_submit(ack: Ack, body: Payload, client: WebClient, context: BoltContext) 
     first = "questions" if "summary" not in state else "summary"
     if not _is_curator(context, body):
         ack(response_action="errors", errors={first: str(t("draft.not_curator", lang))})
+        return
+    if problems := field_errors(state, lang):
+        ack(response_action="errors", errors=problems)
         return
     position = _value(state, "position")
     from bot.domain.catalog.accept import Review, accept  # deferred: ruamel.yaml and rapidfuzz
@@ -90,6 +144,8 @@ def on_submit(ack: Ack, body: Payload, client: WebClient, context: BoltContext) 
         summary_zh=_value(state, "summary_zh") or None,
         questions=_lines(_value(state, "questions")),
         questions_zh=_lines(_value(state, "questions_zh")),
+        prompt=_value(state, "prompt") or None,
+        prompt_zh=_value(state, "prompt_zh") or None,
     )
     rt = handlers_of(context).rt
     try:
@@ -98,13 +154,15 @@ def on_submit(ack: Ack, body: Payload, client: WebClient, context: BoltContext) 
         ack(response_action="errors", errors={first: str(t("draft.gone", lang))})
         return
     except (ValueError, CatalogError) as exc:
-        ack(response_action="errors", errors={first: str(exc)[:1500]})
+        ack(response_action="errors", errors=catalog_errors(exc, state, lang))
         return
     ack()
     ok, errors = rt.reload_catalog()
     log.info("draft %s accepted: catalog %s (reload %s)", done.post, done.version, "done" if ok else errors)
-    if done.track is not None:
-        where = t("draft.accepted.place", lang, track=done.track, position=done.position)
+    catalog = rt.holder.catalog
+    if done.track is not None:  # the track's name in the curator's language (QA: its id)
+        name = catalog.track(done.track).names.get(lang) if catalog.has_track(done.track) else done.track
+        where = t("draft.accepted.place", lang, track=name, position=done.position)
     else:
         where = t("draft.accepted.filled", lang)
     title = rt.holder.catalog.post(done.post).title if rt.holder.catalog.has_post(done.post) else done.post

@@ -128,6 +128,9 @@ def compose_channel_digest(
         if plan.steps:
             blocks.append(divider())
         blocks.extend(sections(lines)[:3])
+    if plan.waiting:  # passed over for want of a link: said in one line, sent once linked
+        key = "digest.waiting_one" if plan.waiting == 1 else "digest.waiting"
+        blocks.append(context(t(key, lang, n=plan.waiting)))
     if plan.essentials_finished:
         after = getattr(sub, "after_essentials", "further")
         listed = any(not plan.path.step(p).essential for p in plan.steps)

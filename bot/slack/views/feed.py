@@ -54,7 +54,8 @@ def plain_text(text: str) -> dict[str, Any]:
 def review_modal(draft: Draft, catalog: Catalog, lang: str = "en") -> dict[str, Any]:
     """The modal a curator accepts a draft with (``callback_id`` ``draft_review``, the draft id in
     ``private_metadata``): track (the suggestion first), position, essential or further reading,
-    the summary (English; Chinese optional) and the problem questions, one a line. A draft that
+    the discussion prompt (English and Chinese, which an essential step needs), the summary
+    (English; Chinese optional) and the problem questions, one a line. A draft that
     fills an unlinked post asks for its questions only, optional (accepting takes the post's, else
     those of ``answers.yaml``)."""
     best = draft.suggested[0] if draft.suggested else None
@@ -76,6 +77,18 @@ def review_modal(draft: Draft, catalog: Catalog, lang: str = "en") -> dict[str, 
                 "reading",
                 t("draft.modal.reading", lang),
                 {"type": "radio_buttons", "options": radios, "initial_option": radios[0]},
+            ),
+            _input(  # the reading clubs' discussion prompt: an essential step needs it (both languages)
+                "prompt",
+                t("draft.modal.prompt", lang),
+                {"type": "plain_text_input", "multiline": True, "max_length": 500},
+                optional=True,
+            ),
+            _input(
+                "prompt_zh",
+                t("draft.modal.prompt_zh", lang),
+                {"type": "plain_text_input", "multiline": True, "max_length": 500},
+                optional=True,
             ),
             _input(
                 "summary",

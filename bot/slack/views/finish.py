@@ -15,7 +15,8 @@ MAX_FURTHER = 5
 
 def finish_text(catalog: Catalog, state: TrackState, lang: str = "en", next_track: str | None = None) -> Mrkdwn:
     """The finish message (escaped mrkdwn, under 3,000 characters) of the reader's ``state``: the
-    steps covered, unread further reading (:data:`MAX_FURTHER`) and ``next_track`` (an id) to offer."""
+    steps covered, unread further reading (:data:`MAX_FURTHER`; one waiting for a step before it
+    says which: ``next`` passes it) and ``next_track`` (an id) to offer."""
     path = state.path
     ess = path.essentials
     name = path.track.names.get(lang)
@@ -29,6 +30,9 @@ def finish_text(catalog: Catalog, state: TrackState, lang: str = "en", next_trac
         for step in more:
             label = minutes_label(step.post, lang)
             reading = Mrkdwn(" · ") + label if label else Mrkdwn()
+            if step in state.held_back:  # QA round 8: listed, then passed by "next" without a word
+                first = catalog.post(state.unread_first(step)[0]).title
+                reading += t("finish.after_unread", lang, post=truncate(first, 80))
             lines.append(Mrkdwn("• {}{}").format(read_link(catalog, step.post, lang), reading))
     if next_track is not None:
         lines.append(t("finish.next", lang, track=catalog.track(next_track).names.get(lang), track_id=next_track))

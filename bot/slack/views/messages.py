@@ -279,7 +279,22 @@ def _next_detail(catalog: Catalog, state: TrackState, nxt: PathStep, lang: str) 
     if state.passed_over:  # steps without a link yet: said in one line, not offered as next
         titles = join_list((s.post.title for s in state.passed_over[:3]), lang)
         detail.append(t("track.passed_over", lang, posts=titles))
+    if state.held_back:  # linked, but after a step not read yet (QA round 8: passed over unsaid)
+        detail.append(t("track.held_back", lang, posts=held_back_list(catalog, state, lang)))
     return Mrkdwn("\n").join(detail)
+
+
+def held_back_list(catalog: Catalog, state: TrackState, lang: str) -> Mrkdwn:
+    """The first three of ``state.held_back`` as ``title (after title)``: each with the first
+    unread step it comes after."""
+    item = "step.after_unread"
+    return join_list(
+        [
+            t(item, lang, post=s.post.title, first=catalog.post(state.unread_first(s)[0]).title)
+            for s in state.held_back[:3]
+        ],
+        lang,
+    )
 
 
 def _shared_track_reply(
@@ -311,14 +326,21 @@ def progress_line(catalog: Catalog, state: TrackState, lang: str) -> Mrkdwn:
     if nxt is None:
         return t("progress.all_done", lang, track=name, total=state.total)
     post = read_link(catalog, nxt.post, lang) + minutes_suffix(nxt.post, lang)
+    left = len(state.path.essentials) - state.essentials_read if not state.essentials_done else state.further_left
+    known = left - state.unknown_left
+    minutes: int | str = state.minutes_left if known > 0 else "?"  # none left has a length: not "0 min"
     if not state.essentials_done:
         done, total = state.essentials_read, len(state.path.essentials)
-        line = t("progress.essential", lang, track=name, done=done, total=total, minutes=state.minutes_left, post=post)
+        line = t("progress.essential", lang, track=name, done=done, total=total, minutes=minutes, post=post)
     else:
-        line = t("progress.further", lang, track=name, n=state.further_left, minutes=state.minutes_left, post=post)
-    if state.unknown_left:  # the count above holds them, the minutes leave them out: say of how many
-        left = len(state.path.essentials) - state.essentials_read if not state.essentials_done else state.further_left
-        line += t("progress.minutes_of", lang, known=left - state.unknown_left, n=state.unknown_left)
+        line = t("progress.further", lang, track=name, n=state.further_left, minutes=minutes, post=post)
+    if state.unknown_left and known > 0:  # the count above holds them, the minutes leave them out: say of how many
+        key = "progress.minutes_for_one" if state.unknown_left == 1 else "progress.minutes_for"
+        line += t(key, lang, known=known, n=state.unknown_left)
+    elif state.unknown_left:
+        line += t("progress.minutes_unknown", lang, n=state.unknown_left)
+    if skipped := len(state.passed_over) + len(state.held_back):  # QA round 8: next past listed steps, unsaid
+        line += t("progress.skipped", lang, n=skipped)
     return line
 
 

@@ -54,7 +54,8 @@ def path_line(
     """``Essential path: 6 steps · 84 min · at 30 min a week you finish around 29 Dec 2026``: the
     reader's unread essential steps (``state``) from ``today`` at ``minutes_per_week`` (``None``: the
     default, said so), then "see the whole path" (``page_url``) and the tracks to read first whose
-    essential path is not read yet (``state.first``). Memoised."""
+    essential path is not read yet (``state.first``; once this essential path is read, as background:
+    "read first" no longer holds). Memoised."""
 
     def build() -> Mrkdwn:
         ess = state.path.essentials
@@ -84,7 +85,8 @@ def path_line(
                 ],
                 lang,
             )
-            line += Mrkdwn("\n") + t("ref.line", lang, label=t("ref.read_first", lang), items=names)
+            label = t("ref.background" if not left else "ref.read_first", lang)  # QA round 8: "first" once done
+            line += Mrkdwn("\n") + t("ref.line", lang, label=label, items=names)
         return line
 
     key = ("path_line", state.track_id, state.read, minutes_per_week, today, lang, page_url)

@@ -1,0 +1,48 @@
+"""What a question asks for beyond the catalog's words: :class:`ScopeIndex`, between
+:class:`~bot.domain.search.topic.TopicIndex` and :class:`~bot.domain.search.fit.FitIndex`.
+
+vLLM serves models; it does not train them. A question asking to train or fine-tune a model (a word
+of ``training_words`` in ``catalog/vocabulary.yaml``: ``fine tune``, ``train``, ``训练``, ``微调``) is
+about training, whatever field terms it holds beside (``fine-tune llama 3 8b with lora using
+unsloth``, ``用 DeepSpeed ZeRO-3 训练 70B 模型显存不够怎么办``): its terms weigh at most one shared
+term's worth, as beside another tool's name (:data:`~bot.domain.search.topic.ON_TOPIC_BESIDE_TOOL`).
+It is about what the catalog covers when a term of a track is beside the training word (what vLLM
+trains with or for: RL's ``rollout`` and ``GRPO``, speculative decoding's ``draft model``,
+deployment) or when it names vLLM or serving (a term most posts hold: ``can vllm train a model``,
+``serve the model i fine-tuned``). A fine-tuned model or adapter (``fine-tuned``, ``finetunes``,
+``微调模型``) is something served: those forms are no training word.
+"""
+
+from __future__ import annotations
+
+from bot.domain.search.analysis import _Unit
+from bot.domain.search.topic import ON_TOPIC, Topicality, TopicIndex
+
+
+class ScopeIndex(TopicIndex):
+    """The on-topic decision of :class:`TopicIndex`, with training questions out of scope (module
+    docstring); read-only."""
+
+    def _topicality(self, units: list[_Unit]) -> Topicality:
+        """:meth:`TopicIndex._topicality`, its score at most half :data:`ON_TOPIC` for a question
+        about training a model (:meth:`_about_training`), and no longer ``bare`` unless it is the
+        training word alone (``fine tuning`` typed in the app is still searched)."""
+        topicality = super()._topicality(units)
+        if topicality.score <= ON_TOPIC / 2 or not self._about_training(units, topicality):
+            return topicality
+        return topicality._replace(score=ON_TOPIC / 2, bare=topicality.bare and len(topicality.terms) == 1)
+
+    def _about_training(self, units: list[_Unit], topicality: Topicality) -> bool:
+        """Whether the query asks to train or fine-tune (one of its words or glossary forms is in
+        ``training_words``) with no term of a track beside, nor a term most posts hold that is no
+        shared word of computing (``vllm``, ``serve``; not ``model``, the thing trained)."""
+        words = self._vocab.training_words
+        if not words or not any(" ".join(u.text for u in span) in words for _, span in self._spans(units)):
+            return False
+        return not any(
+            (t.track is not None and self._catalog.has_track(t.track)) or (t.sense != "shared" and self._generic(t))
+            for t in topicality.terms
+        )
+
+
+__all__ = ["ScopeIndex"]
