@@ -226,7 +226,8 @@ def how_to_topic(asked: str) -> str | None:
 
 
 MY_DATA = re.compile(
-    r"^(?:(?:please|pls|can you|could you)\s+)?(?:"
+    r"^(?:(?:please|pls|can you|could you|how\s+(?:do|can|would|should)\s+i|how\s+to|can\s+i|i\s+want\s+to"
+    r"|i'd\s+like\s+to|i\s+would\s+like\s+to)\s+|(?:如何|怎么|怎样|我想|我要|能不能|可以)\s*)?(?:"
     r"(?:delete|remove|erase|wipe|purge|clear)\s+(?:all\s+(?:of\s+)?)?(?:my|me)(?:\s+(?:data|info|information|account"
     r"|records?|history|details|profile|everything))?|(?:delete|erase|wipe)\s+(?:all\s+)?(?:my\s+)?(?:data|everything)"
     r"(?:\s+(?:about|of|on)\s+me)?|forget\s+(?:about\s+)?me|forget\s+(?:everything|all)(?:\s+about\s+me)?"

@@ -10,8 +10,10 @@ from dataclasses import dataclass
 
 from bot.domain.budget import parse_minutes
 
-_INVISIBLE = re.compile("[\u00ad\u180e\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff]")
-"""Characters with no width (zero-width space, word joiner, byte-order mark, soft hyphen …): dropped."""
+_INVISIBLE = re.compile("[\u00ad\u180e\u200b\u200c\u200d\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+"""Characters with no width (zero-width space, word joiner, byte-order mark, soft hyphen, and the
+direction marks and embeddings, QA round 9: U+200E U+200F before ``next`` was searched): dropped (a
+zero-width space is most often inside a word, as Slack's and web pages' formatting leave it)."""
 _ODD_SPACES = re.compile("[\u00a0\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
 """Spaces that are not U+0020 (no-break, thin, ideographic …): a space."""
 
@@ -37,9 +39,22 @@ _ZH_DIGITS = dict(zip("零一二两三四五六七八九", (0, 1, 2, 2, 3, 4, 5,
 
 
 def _zh_int(text: str) -> int | None:
-    """A number 0-99 written in digits or Chinese numerals (``45``, ``四十五``, ``十五``, ``两``), else None."""
+    """A number 0-999 written in digits or Chinese numerals (``45``, ``四十五``, ``十五``, ``两``,
+    ``一百二十``, ``两百``, ``一百零五``), else None."""
     if text.isdigit():
         return int(text)
+    if "百" in text:
+        hundreds, _, rest = text.partition("百")
+        h = _ZH_DIGITS.get(hundreds) if hundreds else None
+        if h is None:
+            return None
+        rest = rest.removeprefix("零")
+        if not rest:
+            return h * 100
+        if len(rest) == 1 and rest in _ZH_DIGITS and text.endswith("百" + rest):  # 一百五: a hundred and fifty
+            return h * 100 + _ZH_DIGITS[rest] * (1 if "零" in text else 10)
+        below = _zh_int(rest)
+        return None if below is None or "百" in rest else h * 100 + below
     if not text or any(c not in _ZH_DIGITS and c != "十" for c in text):
         return None
     if "十" not in text:
@@ -57,6 +72,9 @@ _ZH_HOURS_MIN = re.compile(
     rf"^(?P<h>[\d零一二两三四五六七八九十]+){_HOUR}(?:零)?(?P<m>[\d零一二两三四五六七八九十]+)(?:分钟|分)?$"
 )
 _ZH_QUARTERS = re.compile(r"^(?P<q>[一两二三\d])刻钟$")
+_ZH_NUMBER = r"[\d零一二两三四五六七八九十百]+"
+_ZH_PLAIN = re.compile(rf"^(?P<n>{_ZH_NUMBER})(?P<unit>分钟|分|{_HOUR})(?P<half>半)?$")
+"""``十二分钟``, ``一百分钟``, ``十一小时``, ``一小时半`` (QA round 9: numbers past 二十 and 四十五 were not read)."""
 
 
 def zh_minutes(word: str) -> int | None:
@@ -75,6 +93,10 @@ def zh_minutes(word: str) -> int | None:
         return h * 60 + n
     if (m := _ZH_QUARTERS.match(low)) and (q := _zh_int(m["q"])) is not None:
         return q * 15
+    if (m := _ZH_PLAIN.match(low)) and (n := _zh_int(m["n"])) is not None:
+        if m["unit"] in ("分钟", "分"):
+            return None if m["half"] else n
+        return n * 60 + (30 if m["half"] else 0)
     return parse_minutes(low)
 
 

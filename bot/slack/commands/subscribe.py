@@ -18,7 +18,7 @@ from bot.slack.commands.plan import budget_refusal, channel_budget, dm_budget
 from bot.slack.commands.progress import ALL_WORDS, not_tracks, several_tracks
 from bot.slack.commands.settings import language_name
 from bot.slack.i18n import LANGS, day_text, join_list, t
-from bot.slack.mrkdwn import Mrkdwn, truncate
+from bot.slack.mrkdwn import Mrkdwn, esc, truncate
 from bot.slack.views import messages as views
 from bot.slack.views.blocks import Reply
 from bot.slack.views.digest import DIGEST_DM_VIEW
@@ -162,6 +162,8 @@ def subscribe(ctx: Context, cmd: grammar.Command) -> Reply:
     several = _several(ctx, cmd) if tid is None else []
     if several and (odd := _schedule_like(ctx, cmd.arg)) is not None:  # `subscribe spec fridya`: refused
         return views.text_reply(odd)
+    if (elsewhere := _channel_without_hash(ctx, cmd, several)) is not None:
+        return elsewhere
     if tid is None and not several:
         unknown = _unknown_schedule_part(ctx, cmd.arg) or replies.unknown_track(ctx, cmd.arg, "subscribe")
         return views.text_reply(unknown)
@@ -375,3 +377,20 @@ def _resume_dm(ctx: Context) -> Reply:
     fire = now.schedule.next_fire(store.now())
     assert fire is not None  # a weekly schedule always fires again
     return views.text_reply(t("dm.resumed", lang, **views.day_words(fire, lang)))
+
+
+_TO_CHANNEL = re.compile(r"(?:^|\s)(?:to|into)\s+(?:the\s+)?(?P<name>[a-z][a-z0-9._-]*)$", re.IGNORECASE)
+"""``… to general`` at the end of a subscribe's words: a channel named without its ``#``."""
+
+
+def _channel_without_hash(ctx: Context, cmd: grammar.Command, several: list[str]) -> Reply | None:
+    """The refusal of ``subscribe spec to general`` (QA round 9: it set up the current channel and
+    said "“to general” is not a track"), as for ``subscribe spec to #general``; None when the words
+    after ``to`` name a track or the channel typed in."""
+    found = _TO_CHANNEL.search(cmd.arg) if several else None
+    if found is None or ctx.find.track(found["name"].casefold()) is not None:
+        return None
+    if found["name"].casefold() == ctx.caller.channel_name.casefold():
+        return None
+    here = truncate(f"subscribe {cmd.arg[: found.start()].strip()}", 200)
+    return views.text_reply(t("elsewhere.channel", ctx.lang, channel=esc("#" + found["name"]), command=here))

@@ -79,10 +79,10 @@ def _no_results(
         blocks.append(section(t(f"search.{link.status}_link", lang, url=truncate(link.url, 300))))
     elif not shown_query or result.hint:
         blocks.append(section(t("search.empty", lang)))
-    elif known := result.known:  # a word of it is known, the rest is not: name the rest
-        rest = _rest_of(shown_query, known)
-        key, extra = ("search.partly_rest", {"rest": truncate(rest, 100)}) if rest else ("search.partly", {})
-        blocks.append(section(t(key, lang, query=shown_query, words=truncate(known, 100), **extra)))
+    elif (known := result.known) and (rest := _rest_of(shown_query, known)):  # a word known, the rest not
+        # (every word known, nothing found: no "search {words}" pointing at itself; QA round 9)
+        key, words = "search.partly_rest", truncate(known, 100)
+        blocks.append(section(t(key, lang, query=shown_query, words=words, rest=truncate(rest, 100))))
     else:
         blocks.append(section(t("search.none", lang, query=shown_query)))
         if not suggestion and result.track is None:  # no did-you-mean, no track: offer the tracks and an example
