@@ -176,20 +176,6 @@ def walk_path(
     )
 
 
-def walk(
-    catalog: Catalog,
-    track_id: str,
-    cursor: int,
-    steps_per_week: int,
-    old_order: Sequence[str] | None,
-    minutes_per_week: int | None = None,
-) -> tuple[tuple[str, ...], tuple[tuple[str, NewKind], ...], frozenset[str], int, int]:
-    """``(steps, new, added, new cursor, total)`` of :func:`walk_path` (a version recorded without
-    its unlinked posts)."""
-    w = walk_path(catalog, track_id, cursor, steps_per_week, old_order, minutes_per_week)
-    return w.steps, w.new, w.added, w.cursor, w.total
-
-
 def plan_channel_digest(
     catalog: Catalog, sub: SubscriptionLike, snapshot: Mapping[str, Sequence[str]] | None = None
 ) -> ChannelPlan:
